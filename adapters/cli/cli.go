@@ -1,0 +1,363 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+
+	"github.com/alecthomas/kong"
+
+	"rea/core"
+)
+
+// Options wire the CLI. Catalog and Registry are required.
+type Options struct {
+	Catalog  *core.Catalog
+	Registry *core.Registry
+	Identity core.ServerIdentity
+	// Serve runs the MCP stdio server; cmd/rea injects it.
+	Serve  func(ctx context.Context) error
+	Stdout io.Writer
+	Stderr io.Writer
+	// StderrIsTerminal enables the progress indicator.
+	StderrIsTerminal bool
+}
+
+// exitCodes maps every canonical code to a process exit status.
+var exitCodes = map[core.Code]int{
+	core.CodeExecutionFailure:          1,
+	core.CodeUnreadableOutput:          1,
+	core.CodeCleanupIncomplete:         1,
+	core.CodeProcessCaptureFailed:      1,
+	core.CodeRevisionConflict:          1,
+	core.CodeInvalidRequest:            2,
+	core.CodeConfigurationInvalid:      2,
+	core.CodeTargetUnavailable:         3,
+	core.CodeAccessDenied:              3,
+	core.CodeUnsupportedTarget:         4,
+	core.CodeCapabilityUnavailable:     4,
+	core.CodeProviderUnavailable:       4,
+	core.CodeArtifactIntegrityMismatch: 5,
+	core.CodeEvidenceIntegrityMismatch: 5,
+	core.CodeArtifactChanged:           5,
+	core.CodeResourceConstraint:        6,
+	core.CodeTruncated:                 6,
+	core.CodeArtifactOperationFailed:   7,
+	core.CodeProviderTimeout:           124,
+	core.CodeCancelled:                 130,
+}
+
+// ExitCode returns the exit status for an error (0 for nil).
+func ExitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	if c, ok := exitCodes[core.AsError("", err).Code]; ok {
+		return c
+	}
+	return 1
+}
+
+type usageError struct{ error }
+
+type globals struct {
+	Format   string `enum:"text,json" default:"text" help:"Output format: text or json."`
+	Provider string `help:"Analysis provider: auto or a provider id (also REA_ANALYSIS_PROVIDER)." default:""`
+}
+
+type grammar struct {
+	globals
+	Serve   serveCmd   `cmd:"" help:"Run the MCP server over stdio."`
+	Analyze analyzeCmd `cmd:"" help:"Open a file and print its overview with the bound provider (the built-in rea-native for ELF, PE and Mach-O)."`
+	Tools   toolsCmd   `cmd:"" help:"List every operation in the catalog."`
+	Call    callCmd    `cmd:"" help:"Call any operation with JSON arguments, with the same validation and error envelope as MCP."`
+	Version versionCmd `cmd:"" help:"Print the version."`
+}
+
+type env struct {
+	ctx  context.Context
+	opts *Options
+	g    *globals
+}
+
+// Run parses args and runs one command. It returns the process exit status.
+func Run(ctx context.Context, args []string, opts *Options) int {
+	o := *opts
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	var g grammar
+	exited := -1
+	k, err := kong.New(&g, kong.Name("rea"),
+		kong.Description("rea: reverse engineer binaries, archives and apps with reproducible, content-addressed Evidence."),
+		kong.Writers(o.Stdout, o.Stderr), kong.Exit(func(code int) { exited = code }))
+	if err != nil {
+		fmt.Fprintln(o.Stderr, "rea:", err)
+		return 1
+	}
+	kctx, err := k.Parse(args)
+	if exited >= 0 {
+		return exited // --help
+	}
+	if err != nil {
+		fmt.Fprintln(o.Stderr, "rea:", err)
+		return 2
+	}
+	e := &env{ctx: ctx, opts: &o, g: &g.globals}
+	if err := kctx.Run(e); err != nil {
+		e.printError(err)
+		return ExitCode(err)
+	}
+	return 0
+}
+
+func (e *env) printError(err error) {
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintln(e.opts.Stderr, "rea:", ue.Error())
+		return
+	}
+	ce := core.AsError("rea", err)
+	if e.g.Format == "json" {
+		fmt.Fprintln(e.opts.Stdout, string(ce.JSON()))
+		return
+	}
+	env := ce.Envelope().Error
+	fmt.Fprintf(e.opts.Stderr, "rea: %s (%s)\n", env.Message, env.Code)
+	if env.Remediation.Action != "" {
+		fmt.Fprintf(e.opts.Stderr, "  what to do: %s\n", env.Remediation.Action)
+	}
+	if issues, ok := env.Details["issues"].([]core.Issue); ok {
+		for _, is := range issues {
+			fmt.Fprintf(e.opts.Stderr, "  %v: %s %s\n", is.Path, is.Reason, is.Message)
+		}
+	}
+}
+
+func (e *env) session() *core.Session {
+	return core.NewSession(e.opts.Catalog, e.opts.Registry, &core.SessionOptions{Server: e.opts.Identity})
+}
+
+func (e *env) call(s *core.Session, name string, args any) (*core.Result, error) {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return nil, err
+	}
+	var p core.Progress
+	if e.opts.StderrIsTerminal {
+		p = newIndicator(e.opts.Stderr)
+	}
+	return s.Call(e.ctx, name, raw, &core.CallOptions{Progress: p, Client: &core.ClientInfo{Name: "rea-cli", Version: e.opts.Identity.Version}})
+}
+
+func (e *env) writeJSON(v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := e.opts.Stdout.Write(buf.Bytes())
+	return err
+}
+
+type serveCmd struct{}
+
+func (serveCmd) Run(e *env) error {
+	if e.opts.Serve == nil {
+		return errors.New("serve: no MCP server is wired into this build")
+	}
+	return e.opts.Serve(e.ctx)
+}
+
+type versionCmd struct{}
+
+func (versionCmd) Run(e *env) error {
+	id := e.opts.Identity
+	if e.g.Format == "json" {
+		return e.writeJSON(map[string]any{"name": "rea", "version": id.Version, "catalog_sha256": e.opts.Catalog.Identity().Combined,
+			"tools": len(e.opts.Catalog.Operations())})
+	}
+	fmt.Fprintf(e.opts.Stdout, "rea %s (catalog %s, %d tools)\n", id.Version, e.opts.Catalog.Identity().Combined[:12], len(e.opts.Catalog.Operations()))
+	return nil
+}
+
+type toolsCmd struct{}
+
+func (toolsCmd) Run(e *env) error {
+	ops := e.opts.Catalog.Operations()
+	if e.g.Format == "json" {
+		out := make([]map[string]any, len(ops))
+		for i, op := range ops {
+			out[i] = map[string]any{"name": op.Name, "title": op.Title, "kind": op.Kind, "description": op.Description,
+				"effects": op.Effects, "annotations": op.Effects.Annotations(), "input_schema": op.Input}
+		}
+		return e.writeJSON(out)
+	}
+	tw := tabwriter.NewWriter(e.opts.Stdout, 0, 4, 2, ' ', 0)
+	for _, op := range ops {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", op.Name, op.Kind, op.Title)
+	}
+	return tw.Flush()
+}
+
+type callCmd struct {
+	Tool      string `arg:"" help:"Operation name (see rea tools)."`
+	Arguments string `arg:"" optional:"" default:"{}" help:"Arguments as one JSON object."`
+	Target    string `help:"Open this file with open_binary before the call."`
+}
+
+func (c *callCmd) Run(e *env) error {
+	var args json.RawMessage
+	if err := json.Unmarshal([]byte(c.Arguments), &args); err != nil || !json.Valid([]byte(c.Arguments)) {
+		return core.InvalidRequest(c.Tool, core.Issue{Path: []any{}, Reason: core.ReasonInvalidType,
+			Message: "arguments are not one JSON value: " + fmt.Sprint(err), Expected: "object"})
+	}
+	s := e.session()
+	defer s.Close(context.WithoutCancel(e.ctx))
+	if c.Target != "" {
+		if _, err := e.open(s, c.Target); err != nil {
+			return err
+		}
+	}
+	res, err := e.call(s, c.Tool, args)
+	if err != nil {
+		return err
+	}
+	j, err := res.StructuredJSON()
+	if err != nil {
+		return err
+	}
+	return e.writeJSON(json.RawMessage(j))
+}
+
+func (e *env) open(s *core.Session, path string) (*core.Result, error) {
+	args := map[string]any{"path": path}
+	if p := e.g.Provider; p != "" {
+		if _, err := core.ParseProviderSelector(p); err != nil {
+			return nil, core.InvalidRequest("open_binary", core.Issue{Path: []any{"provider_id"}, Reason: core.ReasonInvalidFormat, Message: err.Error()})
+		}
+		args["provider_id"] = p
+	}
+	return e.call(s, "open_binary", args)
+}
+
+type analyzeCmd struct {
+	Path   string `arg:"" help:"File to analyze." type:"path"`
+	Detail string `enum:"concise,detailed" default:"detailed" help:"Overview detail."`
+	Limit  int    `default:"10" help:"How many procedures and strings to show (1-50)."`
+}
+
+func (c *analyzeCmd) Run(e *env) error {
+	s := e.session()
+	defer s.Close(context.WithoutCancel(e.ctx))
+	opened, err := e.open(s, c.Path)
+	if err != nil {
+		return err
+	}
+	res, err := e.call(s, "binary_overview", map[string]any{"detail": c.Detail, "limit": c.Limit})
+	if err != nil {
+		return err
+	}
+	if e.g.Format == "json" {
+		return e.writeJSON(map[string]any{"target": opened.Value, "overview": res.Evidence})
+	}
+	return writeOverview(e.opts.Stdout, opened.Value.(map[string]any), res.Evidence)
+}
+
+func writeOverview(w io.Writer, target map[string]any, ev *core.Evidence) error {
+	var ov struct {
+		Document       string  `json:"document"`
+		Format         string  `json:"format"`
+		Architecture   *string `json:"architecture"`
+		Entry          *string `json:"entry"`
+		ProcedureCount int     `json:"procedure_count"`
+		SegmentCount   int     `json:"segment_count"`
+		StringCount    int     `json:"string_count"`
+		NameCount      *int    `json:"name_count"`
+		Segments       []struct{ Name, Start, End, Length string }
+		Procedures     []struct {
+			Address, Value, Source string
+			Procedure              struct{ Thunk bool }
+		}
+		Strings []struct {
+			Address, Value, Charset string
+		}
+	}
+	if err := json.Unmarshal(ev.NormalizedResult, &ov); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	arch := "unknown"
+	if ov.Architecture != nil {
+		arch = *ov.Architecture
+	}
+	fmt.Fprintf(tw, "%s\n", target["path"])
+	fmt.Fprintf(tw, "  format\t%s %s, %s\n", ov.Format, target["kind"], arch)
+	fmt.Fprintf(tw, "  sha256\t%s\n", target["sha256"])
+	fmt.Fprintf(tw, "  provider\t%s %s\n", ev.Provider.ID, deref(ev.Provider.Version))
+	if ov.Entry != nil {
+		fmt.Fprintf(tw, "  entry\t%s\n", *ov.Entry)
+	}
+	names := "n/a"
+	if ov.NameCount != nil {
+		names = fmt.Sprint(*ov.NameCount)
+	}
+	fmt.Fprintf(tw, "  counts\t%d procedures, %d segments, %d strings, %s names\n", ov.ProcedureCount, ov.SegmentCount, ov.StringCount, names)
+	fmt.Fprintf(tw, "  evidence\t%s\n", ev.EvidenceID)
+	for _, l := range ev.Limitations {
+		fmt.Fprintf(tw, "  limitation\t%s\n", l)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nSegments\n")
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, s := range ov.Segments {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.Name, s.Start, s.End, s.Length)
+	}
+	tw.Flush()
+	if len(ov.Procedures) > 0 {
+		fmt.Fprintf(w, "\nProcedures (first %d of %d)\n", len(ov.Procedures), ov.ProcedureCount)
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, p := range ov.Procedures {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", p.Address, p.Value, p.Source)
+		}
+		tw.Flush()
+	}
+	if len(ov.Strings) > 0 {
+		fmt.Fprintf(w, "\nStrings (first %d of %d)\n", len(ov.Strings), ov.StringCount)
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, s := range ov.Strings {
+			fmt.Fprintf(tw, "  %s\t%s\t%q\n", s.Address, s.Charset, truncate(s.Value, 60))
+		}
+		tw.Flush()
+	}
+	return nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}

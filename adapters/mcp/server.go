@@ -1,0 +1,174 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"rea/core"
+)
+
+// SDKVersion is the go-sdk version this adapter is built and tested on.
+const SDKVersion = "github.com/modelcontextprotocol/go-sdk v1.8.0"
+
+// Options configure a Server. The zero value is usable.
+type Options struct {
+	Identity core.ServerIdentity
+	Logger   *slog.Logger // stderr in production; never stdout
+	// ProgressInterval is the minimum gap between intermediate progress
+	// notifications; default 100 ms.
+	ProgressInterval time.Duration
+}
+
+// Server serves core's catalog over MCP. Each client connection gets its own
+// core.Session (target, binding and Evidence ledger).
+type Server struct {
+	cat  *core.Catalog
+	reg  *core.Registry
+	opts Options
+	sdk  *sdk.Server
+
+	mu       sync.Mutex
+	sessions map[*sdk.ServerSession]*core.Session
+}
+
+// New builds a server for every operation in cat.
+func New(cat *core.Catalog, reg *core.Registry, opts *Options) *Server {
+	s := &Server{cat: cat, reg: reg, sessions: map[*sdk.ServerSession]*core.Session{}}
+	if opts != nil {
+		s.opts = *opts
+	}
+	if s.opts.Logger == nil {
+		s.opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if s.opts.ProgressInterval == 0 {
+		s.opts.ProgressInterval = 100 * time.Millisecond
+	}
+	if s.opts.Identity.SDKServer == "" {
+		s.opts.Identity.SDKServer = SDKVersion
+	}
+	version := s.opts.Identity.Version
+	if version == "" {
+		version = "devel"
+	}
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "rea", Title: "rea reverse-engineering server", Version: version}, &sdk.ServerOptions{
+		Logger:       s.opts.Logger,
+		PageSize:     10000,
+		Instructions: "Call binary_session with {} to see tool availability, then open_binary with a path. Every success is content-addressed Evidence.",
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: false}},
+	})
+	for _, op := range cat.Operations() {
+		s.sdk.AddTool(toolOf(op), s.handler(op))
+	}
+	return s
+}
+
+func toolOf(op *core.Operation) *sdk.Tool {
+	a := op.Effects.Annotations()
+	destructive, openWorld := a.Destructive, a.OpenWorld
+	return &sdk.Tool{
+		Name:         op.Name,
+		Title:        op.Title,
+		Description:  op.Description,
+		InputSchema:  op.Input,
+		OutputSchema: op.OutputSchema(),
+		Annotations: &sdk.ToolAnnotations{Title: op.Title, ReadOnlyHint: a.ReadOnly, DestructiveHint: &destructive,
+			IdempotentHint: a.Idempotent, OpenWorldHint: &openWorld},
+	}
+}
+
+// Run serves one connection over t (for example &sdk.StdioTransport{})
+// until the client disconnects or ctx ends.
+func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
+	return s.sdk.Run(ctx, t)
+}
+
+// Connect starts serving one connection over t and returns at once; tests
+// use it with in-memory transports.
+func (s *Server) Connect(ctx context.Context, t sdk.Transport) (*sdk.ServerSession, error) {
+	return s.sdk.Connect(ctx, t, nil)
+}
+
+// session returns the core session of a connection, creating it on first use
+// and closing it (provider and ledger) when the connection ends.
+func (s *Server) session(ss *sdk.ServerSession) *core.Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cs, ok := s.sessions[ss]; ok {
+		return cs
+	}
+	cs := core.NewSession(s.cat, s.reg, &core.SessionOptions{Server: s.opts.Identity, Logger: s.opts.Logger})
+	s.sessions[ss] = cs
+	if ss != nil {
+		go func() {
+			_ = ss.Wait()
+			s.mu.Lock()
+			delete(s.sessions, ss)
+			s.mu.Unlock()
+			_ = cs.Close(context.Background())
+		}()
+	}
+	return cs
+}
+
+func (s *Server) handler(op *core.Operation) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				s.opts.Logger.Error("tool handler panic", "tool", op.Name, "panic", r, "stack", string(debug.Stack()))
+				res, err = errorResult(&core.Error{Code: core.CodeExecutionFailure,
+					Message: fmt.Sprintf("%s: internal error: %v", op.Name, r),
+					Details: map[string]any{"operation": op.Name, "reason": "panic"}}), nil
+			}
+		}()
+		cs := s.session(req.Session)
+		opts := &core.CallOptions{Client: clientInfo(req)}
+		if tok := req.Params.GetProgressToken(); tok != nil {
+			opts.Progress = newProgress(ctx, req.Session, tok, s.opts.ProgressInterval)
+		}
+		out, cerr := cs.Call(ctx, op.Name, req.Params.Arguments, opts)
+		if cerr != nil {
+			return errorResult(core.AsError(op.Name, cerr)), nil
+		}
+		j, jerr := out.StructuredJSON()
+		if jerr != nil {
+			return errorResult(core.AsError(op.Name, jerr)), nil
+		}
+		return &sdk.CallToolResult{
+			Content:           []sdk.Content{&sdk.TextContent{Text: string(j)}},
+			StructuredContent: json.RawMessage(j),
+		}, nil
+	}
+}
+
+// errorResult is the one shape of a failed call: isError, the envelope JSON
+// as the only text, and no structured content.
+func errorResult(e *core.Error) *sdk.CallToolResult {
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: string(e.JSON())}}}
+}
+
+func clientInfo(req *sdk.CallToolRequest) *core.ClientInfo {
+	ci := &core.ClientInfo{}
+	if req.Session == nil {
+		return ci
+	}
+	if impl := req.ClientInfo(); impl != nil {
+		ci.Name, ci.Version = impl.Name, impl.Version
+	}
+	ci.ProtocolVersion = req.ProtocolVersion()
+	if caps := req.ClientCapabilities(); caps != nil {
+		if caps.Elicitation != nil {
+			ci.Features.ElicitationForm = caps.Elicitation.Form != nil || caps.Elicitation.URL == nil
+			ci.Features.ElicitationURL = caps.Elicitation.URL != nil
+		}
+		ci.Features.Roots = caps.RootsV2 != nil || caps.Roots.ListChanged
+		ci.Features.Sampling = caps.Sampling != nil
+	}
+	return ci
+}

@@ -1,0 +1,417 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+)
+
+// Kind classifies an operation.
+type Kind string
+
+// Operation kinds.
+const (
+	KindSession          Kind = "session"
+	KindOfficialProxy    Kind = "official-proxy"
+	KindEnhanced         Kind = "enhanced"
+	KindNativeProvider   Kind = "native-provider"
+	KindArtifactProvider Kind = "artifact-provider"
+	KindApplication      Kind = "application"
+)
+
+// Effects are what an operation may do, over every input it accepts.
+type Effects struct {
+	MutatesTarget       bool `json:"mutatesTarget"`
+	MutatesSession      bool `json:"mutatesSession"`
+	WritesFilesystem    bool `json:"writesFilesystem"`
+	LaunchesProcess     bool `json:"launchesProcess"`
+	AccessesNetwork     bool `json:"accessesNetwork"`
+	ChangesUIState      bool `json:"changesUiState"`
+	MayDiscardData      bool `json:"mayDiscardData"`
+	Idempotent          bool `json:"idempotent"`
+	ExecutesForeignCode bool `json:"executesForeignCode"`
+	MutatesDevice       bool `json:"mutatesDevice"`
+}
+
+// Annotations are the MCP hints derived from Effects.
+type Annotations struct {
+	ReadOnly    bool `json:"read_only"`
+	Destructive bool `json:"destructive"`
+	Idempotent  bool `json:"idempotent"`
+	OpenWorld   bool `json:"open_world"`
+}
+
+// Annotations derives the hints: read-only when nothing mutates (session
+// state included), destructive when data may be discarded or foreign code
+// runs or a device changes.
+func (e Effects) Annotations() Annotations {
+	mut := e.MutatesTarget || e.MutatesSession || e.WritesFilesystem || e.LaunchesProcess ||
+		e.AccessesNetwork || e.ChangesUIState || e.MayDiscardData || e.ExecutesForeignCode || e.MutatesDevice
+	return Annotations{
+		ReadOnly:    !mut,
+		Destructive: e.MayDiscardData || e.ExecutesForeignCode || e.MutatesDevice,
+		Idempotent:  e.Idempotent,
+		OpenWorld:   e.LaunchesProcess || e.AccessesNetwork,
+	}
+}
+
+// Handler runs an operation. Evidence operations return *Observation;
+// session operations return their result value.
+type Handler func(ctx context.Context, c *Call) (any, error)
+
+// Operation is one tool, declared once: every front end projects it.
+type Operation struct {
+	Name        string
+	Title       string
+	Description string
+	Kind        Kind
+	Effects     Effects
+	// RequiresSession marks session-scoped tools that answer {"result": ...}
+	// instead of an Evidence record.
+	RequiresSession bool
+	// Input is the canonical JSON Schema (2020-12) of the arguments.
+	Input json.RawMessage
+	// Result is the schema of normalized_result (Evidence tools) or of
+	// result (session tools).
+	Result json.RawMessage
+	// Examples are advertised example arguments; each must validate.
+	Examples []json.RawMessage
+	// Needs names the provider capabilities (ports interfaces) the
+	// operation requires of the bound analysis; empty means none.
+	Needs []string
+	// NeedsTarget marks operations that need an open target.
+	NeedsTarget bool
+	Handler     Handler
+
+	schema *jsonschema.Schema
+	output json.RawMessage
+}
+
+// ProducesEvidence reports whether a success is an Evidence record.
+func (o *Operation) ProducesEvidence() bool { return !o.RequiresSession }
+
+// OutputSchema is the complete advertised output schema.
+func (o *Operation) OutputSchema() json.RawMessage { return o.output }
+
+// Catalog is the ordered set of operations.
+type Catalog struct {
+	ops    []*Operation
+	byName map[string]*Operation
+}
+
+// NewCatalog compiles every input schema, checks every example against it,
+// and builds output schemas. It fails on a duplicate name or a bad schema.
+func NewCatalog(ops []*Operation) (*Catalog, error) {
+	c := &Catalog{byName: map[string]*Operation{}}
+	for _, op := range ops {
+		if _, dup := c.byName[op.Name]; dup {
+			return nil, fmt.Errorf("catalog: duplicate operation %s", op.Name)
+		}
+		if op.Handler == nil {
+			return nil, fmt.Errorf("catalog: %s has no handler", op.Name)
+		}
+		sch, err := compileSchema(op.Name, op.Input)
+		if err != nil {
+			return nil, err
+		}
+		op.schema = sch
+		out, err := buildOutputSchema(op)
+		if err != nil {
+			return nil, err
+		}
+		op.output = out
+		for i, ex := range op.Examples {
+			if _, err := c.validate(op, ex); err != nil {
+				return nil, fmt.Errorf("catalog: %s example %d: %v", op.Name, i, err)
+			}
+		}
+		c.byName[op.Name] = op
+		c.ops = append(c.ops, op)
+	}
+	sort.Slice(c.ops, func(i, j int) bool { return c.ops[i].Name < c.ops[j].Name })
+	return c, nil
+}
+
+func compileSchema(name string, schema json.RawMessage) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return nil, fmt.Errorf("catalog: %s schema: %w", name, err)
+	}
+	comp := jsonschema.NewCompiler()
+	comp.DefaultDraft(jsonschema.Draft2020)
+	comp.AssertFormat()
+	url := "urn:rea:input:" + name
+	if err := comp.AddResource(url, doc); err != nil {
+		return nil, fmt.Errorf("catalog: %s schema: %w", name, err)
+	}
+	sch, err := comp.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: %s schema: %w", name, err)
+	}
+	return sch, nil
+}
+
+// Operations returns every operation sorted by name (code-point order).
+func (c *Catalog) Operations() []*Operation { return c.ops }
+
+// Lookup finds an operation by name.
+func (c *Catalog) Lookup(name string) (*Operation, bool) {
+	op, ok := c.byName[name]
+	return op, ok
+}
+
+// Validate checks raw arguments against op's canonical schema and returns
+// them decoded with top-level defaults applied. A failure is invalid_request
+// with details.issues.
+func (c *Catalog) Validate(op *Operation, raw json.RawMessage) (map[string]any, error) {
+	return c.validate(op, raw)
+}
+
+func (c *Catalog) validate(op *Operation, raw json.RawMessage) (map[string]any, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, InvalidRequest(op.Name, Issue{Path: []any{}, Reason: ReasonInvalidType, Message: "arguments are not valid JSON: " + err.Error(), Expected: "object"})
+	}
+	if err := op.schema.Validate(inst); err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			return nil, InvalidRequest(op.Name, issuesOf(ve)...)
+		}
+		return nil, InvalidRequest(op.Name, Issue{Path: []any{}, Reason: ReasonInvalidValue, Message: err.Error()})
+	}
+	args, err := decodeJSON(raw)
+	if err != nil {
+		return nil, InvalidRequest(op.Name, Issue{Path: []any{}, Reason: ReasonInvalidType, Message: err.Error()})
+	}
+	m, ok := args.(map[string]any)
+	if !ok {
+		return nil, InvalidRequest(op.Name, Issue{Path: []any{}, Reason: ReasonInvalidType, Expected: "object"})
+	}
+	applyDefaults(op.Input, m)
+	return m, nil
+}
+
+// applyDefaults fills absent top-level properties that declare a default, so
+// Evidence parameters record the effective inputs.
+func applyDefaults(schema json.RawMessage, args map[string]any) {
+	var s struct {
+		Properties map[string]struct {
+			Default json.RawMessage `json:"default"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(schema, &s) != nil {
+		return
+	}
+	for name, p := range s.Properties {
+		if _, set := args[name]; set || len(p.Default) == 0 {
+			continue
+		}
+		if v, err := decodeJSON(p.Default); err == nil {
+			args[name] = v
+		}
+	}
+}
+
+// issuesOf flattens a validation error tree into input issues.
+func issuesOf(ve *jsonschema.ValidationError) []Issue {
+	var out []Issue
+	var walk func(*jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		out = append(out, issuesFor(e)...)
+	}
+	walk(ve)
+	if len(out) == 0 {
+		out = append(out, Issue{Path: []any{}, Reason: ReasonInvalidValue, Message: ve.Error()})
+	}
+	seen := map[string]bool{}
+	uniq := out[:0]
+	for _, is := range out {
+		k := fmt.Sprint(is.Path, is.Reason, is.Message)
+		if !seen[k] {
+			seen[k] = true
+			uniq = append(uniq, is)
+		}
+	}
+	return uniq
+}
+
+func instancePath(loc []string) []any {
+	p := make([]any, 0, len(loc))
+	for _, s := range loc {
+		if n, err := strconv.Atoi(s); err == nil && n >= 0 && strconv.Itoa(n) == s {
+			p = append(p, n)
+		} else {
+			p = append(p, s)
+		}
+	}
+	return p
+}
+
+func issuesFor(e *jsonschema.ValidationError) []Issue {
+	base := instancePath(e.InstanceLocation)
+	with := func(name string) []any { return append(append([]any{}, base...), name) }
+	switch k := e.ErrorKind.(type) {
+	case *kind.AdditionalProperties:
+		var out []Issue
+		for _, p := range k.Properties {
+			out = append(out, Issue{Path: with(p), Reason: ReasonUnknownArgument, Message: "unknown argument " + strconv.Quote(p)})
+		}
+		return out
+	case *kind.Required:
+		var out []Issue
+		for _, p := range k.Missing {
+			out = append(out, Issue{Path: with(p), Reason: ReasonMissingArgument, Message: "missing required argument " + strconv.Quote(p)})
+		}
+		return out
+	case *kind.DependentRequired:
+		var out []Issue
+		for _, p := range k.Missing {
+			out = append(out, Issue{Path: with(p), Reason: ReasonMissingArgument, Message: fmt.Sprintf("%q is required with %q", p, k.Prop)})
+		}
+		return out
+	case *kind.Type:
+		return []Issue{{Path: base, Reason: ReasonInvalidType, Message: fmt.Sprintf("got %s, want %s", k.Got, strings.Join(k.Want, " or ")), Expected: strings.Join(k.Want, "|")}}
+	case *kind.Minimum:
+		return []Issue{{Path: base, Reason: ReasonOutOfRange, Message: e.Error(), Minimum: ratNumber(k.Want.RatString())}}
+	case *kind.ExclusiveMinimum:
+		return []Issue{{Path: base, Reason: ReasonOutOfRange, Message: e.Error(), Minimum: ratNumber(k.Want.RatString())}}
+	case *kind.Maximum:
+		return []Issue{{Path: base, Reason: ReasonOutOfRange, Message: e.Error(), Maximum: ratNumber(k.Want.RatString())}}
+	case *kind.ExclusiveMaximum:
+		return []Issue{{Path: base, Reason: ReasonOutOfRange, Message: e.Error(), Maximum: ratNumber(k.Want.RatString())}}
+	case *kind.MinLength:
+		return []Issue{{Path: base, Reason: ReasonOutOfRange, Message: e.Error(), Minimum: k.Want}}
+	case *kind.MaxLength:
+		return []Issue{{Path: base, Reason: ReasonOutOfRange, Message: e.Error(), Maximum: k.Want}}
+	case *kind.MinItems:
+		return []Issue{{Path: base, Reason: ReasonOutOfRange, Message: e.Error(), Minimum: k.Want}}
+	case *kind.MaxItems:
+		return []Issue{{Path: base, Reason: ReasonOutOfRange, Message: e.Error(), Maximum: k.Want}}
+	case *kind.MinProperties, *kind.MaxProperties:
+		return []Issue{{Path: base, Reason: ReasonOutOfRange, Message: e.Error()}}
+	case *kind.Enum:
+		return []Issue{{Path: base, Reason: ReasonInvalidValue, Message: e.Error(), Expected: k.Want}}
+	case *kind.Const:
+		return []Issue{{Path: base, Reason: ReasonInvalidValue, Message: e.Error(), Expected: k.Want}}
+	case *kind.Pattern:
+		return []Issue{{Path: base, Reason: ReasonInvalidFormat, Message: e.Error(), Expected: k.Want}}
+	case *kind.Format:
+		return []Issue{{Path: base, Reason: ReasonInvalidFormat, Message: e.Error(), Expected: k.Want}}
+	case *kind.FalseSchema:
+		if n := len(base); n > 0 {
+			return []Issue{{Path: base, Reason: ReasonUnknownArgument, Message: fmt.Sprintf("unknown argument %v", base[n-1])}}
+		}
+	}
+	return []Issue{{Path: base, Reason: ReasonInvalidValue, Message: e.Error()}}
+}
+
+func ratNumber(s string) any {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n
+	}
+	return s
+}
+
+// evidenceSchemaTemplate is the output schema of every Evidence tool; the
+// operation's result schema is placed at normalized_result.
+const evidenceSchemaTemplate = `{
+ "$schema": "https://json-schema.org/draft/2020-12/schema",
+ "type": "object",
+ "description": "A complete Evidence record. normalized_result holds the operation's result; evidence_id is its content-hash identity.",
+ "additionalProperties": false,
+ "required": ["evidence_id","subject","provider","analysis_profile","predicate_type","operation","parameters","raw_result","normalized_result","confidence","authority","environment","limitations","locations","evidence_links"],
+ "properties": {
+  "evidence_id": {"type":"string","pattern":"^ev_[0-9a-f]{64}$"},
+  "subject": {"anyOf":[{"type":"null"},{"type":"object","additionalProperties":false,
+    "required":["name","digest","format","architecture","local_path"],
+    "properties":{"name":{"type":"string"},"digest":{"type":"object","additionalProperties":false,"required":["sha256"],"properties":{"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"}}},
+    "format":{"type":"string"},"architecture":{"enum":["x86","x86_64","arm","arm64",null]},"local_path":{"type":"string"}}}]},
+  "provider": {"$ref":"#/$defs/provider"},
+  "analysis_profile": {"anyOf":[{"type":"null"},{"type":"object","additionalProperties":false,
+    "required":["schema_version","provider","provider_profile_schema_version","parameters","digest"],
+    "properties":{"schema_version":{"const":1},"provider":{"type":"object","additionalProperties":false,"required":["id","name","version"],
+      "properties":{"id":{"type":"string"},"name":{"type":"string"},"version":{"type":"string","minLength":1}}},
+     "provider_profile_schema_version":{"type":"integer","minimum":1},"parameters":{"type":"object"},"digest":{"type":"string","pattern":"^[0-9a-f]{64}$"}}}]},
+  "predicate_type": {"type":"string"},
+  "operation": {"type":"string"},
+  "parameters": {"type":"object"},
+  "raw_result": {},
+  "normalized_result": null,
+  "confidence": {"enum":["observed","derived","inferred"]},
+  "authority": {"enum":["shipped-artifact","controlled-replay","historical-reference","external-service","analyst-inference"]},
+  "environment": {"anyOf":[{"type":"null"},{"type":"object","additionalProperties":false,"required":["id","platform","architecture","isolation"],
+    "properties":{"id":{"type":"string"},"platform":{"type":"string"},"architecture":{"type":"string"},"isolation":{"enum":["none","process","container","virtual-machine"]}}}]},
+  "limitations": {"type":"array","items":{"type":"string"}},
+  "locations": {"type":"array","items":{"type":"object","required":["kind"],"properties":{"kind":{"enum":["address","address-range","artifact-path","file-offset","file-offset-range"]}}}},
+  "evidence_links": {"type":"array","items":{"type":"string","pattern":"^ev_[0-9a-f]{64}$"}}
+ },
+ "$defs": {"provider":{"type":"object","additionalProperties":false,"required":["id","name","version"],
+   "properties":{"id":{"type":"string"},"name":{"type":"string"},"version":{"type":["string","null"]}}}}
+}`
+
+func buildOutputSchema(op *Operation) (json.RawMessage, error) {
+	result := op.Result
+	if len(result) == 0 {
+		result = json.RawMessage(`{}`)
+	}
+	var res any
+	if err := json.Unmarshal(result, &res); err != nil {
+		return nil, fmt.Errorf("catalog: %s result schema: %w", op.Name, err)
+	}
+	var out map[string]any
+	if op.RequiresSession {
+		out = map[string]any{
+			"$schema":              "https://json-schema.org/draft/2020-12/schema",
+			"type":                 "object",
+			"additionalProperties": false,
+			"required":             []any{"result"},
+			"properties":           map[string]any{"result": res},
+		}
+	} else {
+		if err := json.Unmarshal([]byte(evidenceSchemaTemplate), &out); err != nil {
+			return nil, fmt.Errorf("catalog: evidence schema: %w", err)
+		}
+		out["properties"].(map[string]any)["normalized_result"] = res
+	}
+	// Hoist the result schema's $defs to the root so local refs resolve.
+	if rm, ok := res.(map[string]any); ok {
+		if defs, ok := rm["$defs"].(map[string]any); ok {
+			delete(rm, "$defs")
+			root, _ := out["$defs"].(map[string]any)
+			if root == nil {
+				root = map[string]any{}
+			}
+			for k, v := range defs {
+				root[k] = v
+			}
+			out["$defs"] = root
+		}
+	}
+	raw, err := marshalNoEscape(out)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := compileSchema(op.Name+":output", raw); err != nil {
+		return nil, err
+	}
+	d := MustDigest(map[string]any{"target": "draft-2020-12", "schema": out})
+	out["$id"] = "urn:rea:tool-output:sha256:" + d
+	return marshalNoEscape(out)
+}

@@ -1,0 +1,160 @@
+package core_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"rea/core"
+)
+
+func catalog(t *testing.T) *core.Catalog {
+	t.Helper()
+	c, err := core.NewDefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestCatalogExamplesAreDistinctAndValid(t *testing.T) {
+	c := catalog(t)
+	for _, op := range c.Operations() {
+		t.Run(op.Name, func(t *testing.T) {
+			is := is.New(t)
+			is.True(len(op.Examples) > 0)
+			seen := map[string]bool{}
+			for _, ex := range op.Examples {
+				canon, err := core.Canonicalize(ex)
+				is.NoErr(err)
+				is.True(!seen[string(canon)]) // distinct
+				seen[string(canon)] = true
+				_, err = c.Validate(op, ex)
+				is.NoErr(err)
+			}
+			is.True(op.Title != "" && op.Description != "")
+		})
+	}
+}
+
+func TestCatalogSortedByCodePoint(t *testing.T) {
+	is := is.New(t)
+	ops := catalog(t).Operations()
+	for i := 1; i < len(ops); i++ {
+		is.True(ops[i-1].Name < ops[i].Name)
+	}
+}
+
+func TestCatalogOutputSchemas(t *testing.T) {
+	for _, op := range catalog(t).Operations() {
+		t.Run(op.Name, func(t *testing.T) {
+			is := is.New(t)
+			var m map[string]any
+			is.NoErr(json.Unmarshal(op.OutputSchema(), &m))
+			id, _ := m["$id"].(string)
+			is.True(strings.HasPrefix(id, "urn:rea:tool-output:sha256:"))
+			is.Equal(m["type"], "object")
+			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(op.OutputSchema()))
+			is.NoErr(err)
+			comp := jsonschema.NewCompiler()
+			is.NoErr(comp.AddResource(id, doc))
+			_, err = comp.Compile(id)
+			is.NoErr(err)
+		})
+	}
+}
+
+func TestValidationIssues(t *testing.T) {
+	c := catalog(t)
+	cases := []struct {
+		tool, args string
+		path       []any
+		reason     string
+	}{
+		{"open_binary", `{}`, []any{"path"}, core.ReasonMissingArgument},
+		{"open_binary", `{"path":"/bin/ls","bogus":1}`, []any{"bogus"}, core.ReasonUnknownArgument},
+		{"open_binary", `{"path":7}`, []any{"path"}, core.ReasonInvalidType},
+		{"open_binary", `{"path":"/bin/ls","provider_id":"Bad Id"}`, []any{"provider_id"}, core.ReasonInvalidFormat},
+		{"list_procedures", `{"limit":501}`, []any{"limit"}, core.ReasonOutOfRange},
+		{"list_procedures", `{"offset":-1}`, []any{"offset"}, core.ReasonOutOfRange},
+		{"binary_overview", `{"detail":"everything"}`, []any{"detail"}, core.ReasonInvalidValue},
+		{"address_name", `{"address":"main"}`, []any{"address"}, core.ReasonInvalidFormat},
+		{"list_names", `[1]`, []any{}, core.ReasonInvalidType},
+	}
+	for _, tc := range cases {
+		t.Run(tc.tool+tc.args, func(t *testing.T) {
+			is := is.New(t)
+			op, ok := c.Lookup(tc.tool)
+			is.True(ok)
+			_, err := c.Validate(op, json.RawMessage(tc.args))
+			ce := core.AsError(tc.tool, err)
+			is.Equal(ce.Code, core.CodeInvalidRequest)
+			issues := ce.Details["issues"].([]core.Issue)
+			found := false
+			for _, iss := range issues {
+				if iss.Reason == tc.reason && equalPath(iss.Path, tc.path) {
+					found = true
+				}
+			}
+			if !found {
+				t.Fatalf("issues %+v lack %v %s", issues, tc.path, tc.reason)
+			}
+		})
+	}
+}
+
+func equalPath(a, b []any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestDefaultsApplied(t *testing.T) {
+	is := is.New(t)
+	c := catalog(t)
+	op, _ := c.Lookup("list_procedures")
+	args, err := c.Validate(op, json.RawMessage(`{}`))
+	is.NoErr(err)
+	is.Equal(args["offset"], json.Number("0"))
+	is.Equal(args["limit"], json.Number("100"))
+}
+
+func TestAnnotationsFromEffects(t *testing.T) {
+	is := is.New(t)
+	a := core.Effects{MutatesSession: true, Idempotent: true}.Annotations()
+	is.Equal(a, core.Annotations{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: false})
+	a = core.Effects{}.Annotations()
+	is.True(a.ReadOnly)
+	a = core.Effects{ExecutesForeignCode: true}.Annotations()
+	is.True(a.Destructive && !a.ReadOnly)
+	a = core.Effects{MutatesDevice: true}.Annotations()
+	is.True(a.Destructive)
+	a = core.Effects{LaunchesProcess: true}.Annotations()
+	is.True(a.OpenWorld)
+	c := catalog(t)
+	cl, _ := c.Lookup("close_binary")
+	is.True(cl.Effects.Annotations().Destructive)
+	bs, _ := c.Lookup("binary_session")
+	is.True(bs.Effects.Annotations().ReadOnly)
+}
+
+func TestCatalogRejectsDuplicatesAndBadExamples(t *testing.T) {
+	is := is.New(t)
+	ops := core.Operations()
+	_, err := core.NewCatalog(append(ops, ops[0]))
+	is.True(err != nil)
+	bad := core.Operations()
+	bad[0].Examples = append(bad[0].Examples, json.RawMessage(`{"no_such_field":1}`))
+	_, err = core.NewCatalog(bad)
+	is.True(err != nil)
+}

@@ -1,0 +1,284 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"rea/ports"
+)
+
+// Code is a canonical error code.
+type Code string
+
+// The 20 canonical error codes.
+const (
+	CodeInvalidRequest            Code = "invalid_request"
+	CodeAccessDenied              Code = "access_denied"
+	CodeArtifactChanged           Code = "artifact_changed"
+	CodeUnreadableOutput          Code = "unreadable_output"
+	CodeCapabilityUnavailable     Code = "capability_unavailable"
+	CodeUnsupportedTarget         Code = "unsupported_target"
+	CodeProviderUnavailable       Code = "provider_unavailable"
+	CodeProviderTimeout           Code = "provider_timeout"
+	CodeResourceConstraint        Code = "resource_constraint"
+	CodeCancelled                 Code = "cancelled"
+	CodeArtifactIntegrityMismatch Code = "artifact_integrity_mismatch"
+	CodeArtifactOperationFailed   Code = "artifact_operation_failed"
+	CodeEvidenceIntegrityMismatch Code = "evidence_integrity_mismatch"
+	CodeTruncated                 Code = "truncated"
+	CodeProcessCaptureFailed      Code = "process_capture_failed"
+	CodeCleanupIncomplete         Code = "cleanup_incomplete"
+	CodeRevisionConflict          Code = "revision_conflict"
+	CodeConfigurationInvalid      Code = "configuration_invalid"
+	CodeTargetUnavailable         Code = "target_unavailable"
+	CodeExecutionFailure          Code = "execution_failure"
+)
+
+// Codes lists every canonical code.
+var Codes = []Code{
+	CodeInvalidRequest, CodeAccessDenied, CodeArtifactChanged, CodeUnreadableOutput,
+	CodeCapabilityUnavailable, CodeUnsupportedTarget, CodeProviderUnavailable,
+	CodeProviderTimeout, CodeResourceConstraint, CodeCancelled,
+	CodeArtifactIntegrityMismatch, CodeArtifactOperationFailed,
+	CodeEvidenceIntegrityMismatch, CodeTruncated, CodeProcessCaptureFailed,
+	CodeCleanupIncomplete, CodeRevisionConflict, CodeConfigurationInvalid,
+	CodeTargetUnavailable, CodeExecutionFailure,
+}
+
+// Category is a canonical error category.
+type Category string
+
+// The 10 canonical categories.
+const (
+	CategoryInvalidInput        Category = "invalid_input"
+	CategoryUnsupportedProvider Category = "unsupported_provider"
+	CategoryUnsupportedTarget   Category = "unsupported_target"
+	CategoryIntegrityMismatch   Category = "integrity_mismatch"
+	CategoryTruncated           Category = "truncated"
+	CategoryCancelled           Category = "cancelled"
+	CategoryTimeout             Category = "timeout"
+	CategoryResourceConstraint  Category = "resource_constraint"
+	CategoryUnavailable         Category = "unavailable"
+	CategoryExecutionFailure    Category = "execution_failure"
+)
+
+// Categories lists every canonical category.
+var Categories = []Category{
+	CategoryInvalidInput, CategoryUnsupportedProvider, CategoryUnsupportedTarget,
+	CategoryIntegrityMismatch, CategoryTruncated, CategoryCancelled, CategoryTimeout,
+	CategoryResourceConstraint, CategoryUnavailable, CategoryExecutionFailure,
+}
+
+// defaultCategory is the category a code takes unless the error says otherwise.
+var defaultCategory = map[Code]Category{
+	CodeInvalidRequest:            CategoryInvalidInput,
+	CodeAccessDenied:              CategoryUnavailable,
+	CodeArtifactChanged:           CategoryIntegrityMismatch,
+	CodeUnreadableOutput:          CategoryExecutionFailure,
+	CodeCapabilityUnavailable:     CategoryUnsupportedProvider,
+	CodeUnsupportedTarget:         CategoryUnsupportedTarget,
+	CodeProviderUnavailable:       CategoryUnavailable,
+	CodeProviderTimeout:           CategoryTimeout,
+	CodeResourceConstraint:        CategoryResourceConstraint,
+	CodeCancelled:                 CategoryCancelled,
+	CodeArtifactIntegrityMismatch: CategoryIntegrityMismatch,
+	CodeArtifactOperationFailed:   CategoryExecutionFailure,
+	CodeEvidenceIntegrityMismatch: CategoryIntegrityMismatch,
+	CodeTruncated:                 CategoryTruncated,
+	CodeProcessCaptureFailed:      CategoryExecutionFailure,
+	CodeCleanupIncomplete:         CategoryExecutionFailure,
+	CodeRevisionConflict:          CategoryExecutionFailure,
+	CodeConfigurationInvalid:      CategoryInvalidInput,
+	CodeTargetUnavailable:         CategoryUnavailable,
+	CodeExecutionFailure:          CategoryExecutionFailure,
+}
+
+// Retryable reports whether a caller may retry the same request unchanged
+// with a chance of success.
+func (c Code) Retryable() bool {
+	switch c {
+	case CodeArtifactChanged, CodeInvalidRequest, CodeProviderTimeout, CodeCancelled,
+		CodeRevisionConflict, CodeProviderUnavailable:
+		return true
+	}
+	return false
+}
+
+// Issue is one input validation problem.
+type Issue struct {
+	Path     []any  `json:"path"` // property names (string) and array indexes (int)
+	Reason   string `json:"reason"`
+	Message  string `json:"message,omitempty"`
+	Expected any    `json:"expected,omitempty"`
+	Minimum  any    `json:"minimum,omitempty"`
+	Maximum  any    `json:"maximum,omitempty"`
+}
+
+// Issue reasons.
+const (
+	ReasonUnknownArgument = "unknown_argument"
+	ReasonMissingArgument = "missing_argument"
+	ReasonInvalidType     = "invalid_type"
+	ReasonOutOfRange      = "out_of_range"
+	ReasonInvalidValue    = "invalid_value"
+	ReasonInvalidFormat   = "invalid_format"
+)
+
+// Error is the one error type every operation returns to a front end.
+type Error struct {
+	Code        Code
+	Category    Category // empty means the code's default category
+	Message     string
+	Remediation string
+	Details     map[string]any
+	Err         error // the cause, not serialized
+}
+
+func (e *Error) Error() string { return e.Message }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Envelope is the serialized {"error": ...} form.
+type Envelope struct {
+	Error EnvelopeBody `json:"error"`
+}
+
+// EnvelopeBody is the inside of an Envelope.
+type EnvelopeBody struct {
+	Code        Code           `json:"code"`
+	Category    Category       `json:"category"`
+	Message     string         `json:"message"`
+	Retryable   bool           `json:"retryable"`
+	Remediation Remediation    `json:"remediation"`
+	Details     map[string]any `json:"details,omitempty"`
+}
+
+// Remediation tells the caller what to do next.
+type Remediation struct {
+	Action string `json:"action"`
+}
+
+// Envelope renders e canonically.
+func (e *Error) Envelope() Envelope {
+	cat := e.Category
+	if cat == "" {
+		cat = defaultCategory[e.Code]
+	}
+	if cat == "" {
+		cat = CategoryExecutionFailure
+	}
+	rem := e.Remediation
+	if rem == "" {
+		rem = defaultRemediation(e.Code)
+	}
+	var details map[string]any
+	if len(e.Details) > 0 {
+		details = e.Details
+	}
+	return Envelope{Error: EnvelopeBody{
+		Code: e.Code, Category: cat, Message: e.Message, Retryable: e.Code.Retryable(),
+		Remediation: Remediation{Action: rem}, Details: details,
+	}}
+}
+
+// JSON returns the compact envelope JSON.
+func (e *Error) JSON() []byte {
+	b, err := marshalNoEscape(e.Envelope())
+	if err != nil {
+		// Details held a value encoding/json cannot encode: keep the envelope.
+		c := *e
+		c.Details = map[string]any{"details_error": err.Error()}
+		b, _ = marshalNoEscape(c.Envelope())
+	}
+	return b
+}
+
+func defaultRemediation(c Code) string {
+	switch c {
+	case CodeInvalidRequest:
+		return "Correct the arguments listed in details.issues and call again."
+	case CodeCancelled:
+		return "The operation was cancelled before it completed; call again if the result is still needed."
+	case CodeProviderTimeout:
+		return "Retry with a longer deadline, or narrow the request."
+	case CodeTargetUnavailable:
+		return "Call open_binary with a readable file path first."
+	case CodeProviderUnavailable:
+		return "Check binary_session.analysis_provider_candidates and select an available provider with open_binary provider_id."
+	case CodeCapabilityUnavailable:
+		return "Check binary_session.tool_availability for an operation the bound provider supports."
+	case CodeEvidenceIntegrityMismatch:
+		return "Use Evidence exactly as rea returned it, or re-run the producing operation."
+	case CodeResourceConstraint:
+		return "Narrow the request (smaller pages or filters) or export the Evidence bundle to a file."
+	case CodeExecutionFailure:
+		return "Report this failure with the request; the server keeps serving."
+	}
+	return "Read the message and details, correct the cause and call again."
+}
+
+// Errorf builds an Error with a formatted message.
+func Errorf(code Code, details map[string]any, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Details: details}
+}
+
+// InvalidRequest builds an invalid_request error for one issue.
+func InvalidRequest(op string, issues ...Issue) *Error {
+	msg := op + ": invalid arguments"
+	if len(issues) > 0 {
+		msg = fmt.Sprintf("%s: invalid arguments: %s", op, issueText(issues[0]))
+	}
+	return &Error{Code: CodeInvalidRequest, Message: msg,
+		Details: map[string]any{"operation": op, "issues": issues}}
+}
+
+func issueText(is Issue) string {
+	p := "input"
+	for _, s := range is.Path {
+		p += fmt.Sprintf(".%v", s)
+	}
+	if is.Message != "" {
+		return p + ": " + is.Message
+	}
+	return p + ": " + is.Reason
+}
+
+// AsError turns any error reaching a front end into a canonical Error. It
+// classifies context errors and the ports sentinels; anything else becomes
+// execution_failure.
+func AsError(op string, err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return &Error{Code: CodeCancelled, Message: op + ": cancelled", Err: err,
+			Details: map[string]any{"operation": op, "cleanup": "complete"}}
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, ports.ErrTimeout):
+		return &Error{Code: CodeProviderTimeout, Message: op + ": " + err.Error(), Err: err,
+			Details: map[string]any{"operation": op}}
+	case errors.Is(err, ports.ErrMalformed):
+		return &Error{Code: CodeUnsupportedTarget, Message: op + ": " + err.Error(), Err: err,
+			Details: map[string]any{"operation": op, "reason": "malformed"}}
+	case errors.Is(err, ports.ErrUnsupported):
+		return &Error{Code: CodeCapabilityUnavailable, Message: op + ": " + err.Error(), Err: err,
+			Details: map[string]any{"operation": op, "reason": "unsupported"}}
+	case errors.Is(err, ports.ErrUnavailable):
+		return &Error{Code: CodeProviderUnavailable, Message: op + ": " + err.Error(), Err: err,
+			Details: map[string]any{"operation": op}}
+	case errors.Is(err, ports.ErrNotFound):
+		return &Error{Code: CodeInvalidRequest, Message: op + ": " + err.Error(), Err: err,
+			Details: map[string]any{"operation": op, "issues": []Issue{{Path: []any{}, Reason: ReasonInvalidValue, Message: err.Error()}}}}
+	}
+	return &Error{Code: CodeExecutionFailure, Message: op + ": " + err.Error(), Err: err,
+		Details: map[string]any{"operation": op}}
+}
+
+// envelopeJSON is a helper for tests and front ends: the compact envelope of
+// any error.
+func EnvelopeJSON(op string, err error) json.RawMessage { return AsError(op, err).JSON() }

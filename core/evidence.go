@@ -1,0 +1,296 @@
+package core
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+)
+
+// Subject identifies the bytes an observation is about.
+type Subject struct {
+	Name         string        `json:"name"`
+	Digest       SubjectDigest `json:"digest"`
+	Format       string        `json:"format"`
+	Architecture *string       `json:"architecture"`
+	LocalPath    string        `json:"local_path"`
+}
+
+// SubjectDigest holds the subject's content hash.
+type SubjectDigest struct {
+	SHA256 string `json:"sha256"`
+}
+
+// ProviderRef names the engine (or rea itself) that observed.
+type ProviderRef struct {
+	ID      string  `json:"id"`
+	Name    string  `json:"name"`
+	Version *string `json:"version"`
+}
+
+// Environment describes where a dynamic observation ran.
+type Environment struct {
+	ID           string `json:"id"`
+	Platform     string `json:"platform"`
+	Architecture string `json:"architecture"`
+	Isolation    string `json:"isolation"`
+}
+
+// Location points into the subject. Addresses are "0x" hex strings.
+type Location struct {
+	Kind    string `json:"kind"` // address, address-range, artifact-path, file-offset, file-offset-range
+	Address string `json:"address,omitempty"`
+	Start   any    `json:"start,omitempty"` // hex string for addresses, int for offsets
+	End     any    `json:"end,omitempty"`
+	Path    string `json:"path,omitempty"`
+	Offset  *int64 `json:"offset,omitempty"`
+}
+
+// Confidence and authority values.
+const (
+	ConfidenceObserved = "observed"
+	ConfidenceDerived  = "derived"
+	ConfidenceInferred = "inferred"
+
+	AuthorityShippedArtifact = "shipped-artifact"
+
+	DefaultPredicate = "rea.analysis"
+)
+
+var (
+	confidences = []string{ConfidenceObserved, ConfidenceDerived, ConfidenceInferred}
+	authorities = []string{"shipped-artifact", "controlled-replay", "historical-reference", "external-service", "analyst-inference"}
+	isolations  = []string{"none", "process", "container", "virtual-machine"}
+	archs       = []string{"x86", "x86_64", "arm", "arm64"}
+)
+
+// Evidence is the canonical record of one observation.
+type Evidence struct {
+	EvidenceID       EvidenceID      `json:"evidence_id"`
+	Subject          *Subject        `json:"subject"`
+	Provider         ProviderRef     `json:"provider"`
+	AnalysisProfile  *Profile        `json:"analysis_profile"`
+	PredicateType    string          `json:"predicate_type"`
+	Operation        string          `json:"operation"`
+	Parameters       json.RawMessage `json:"parameters"`
+	RawResult        json.RawMessage `json:"raw_result"`
+	NormalizedResult json.RawMessage `json:"normalized_result"`
+	Confidence       string          `json:"confidence"`
+	Authority        string          `json:"authority"`
+	Environment      *Environment    `json:"environment"`
+	Limitations      []string        `json:"limitations"`
+	Locations        []Location      `json:"locations"`
+	EvidenceLinks    []EvidenceID    `json:"evidence_links"`
+}
+
+// projection is the semantic part of a record: everything that identifies
+// the observation, nothing that names where the bytes were found.
+type projection struct {
+	Subject          *projSubject    `json:"subject"`
+	Provider         ProviderRef     `json:"provider"`
+	AnalysisProfile  *Profile        `json:"analysis_profile"`
+	PredicateType    string          `json:"predicate_type"`
+	Operation        string          `json:"operation"`
+	Parameters       json.RawMessage `json:"parameters"`
+	RawResult        json.RawMessage `json:"raw_result"`
+	NormalizedResult json.RawMessage `json:"normalized_result"`
+	Confidence       string          `json:"confidence"`
+	Authority        string          `json:"authority"`
+	Environment      *Environment    `json:"environment"`
+	Limitations      []string        `json:"limitations"`
+	Locations        []Location      `json:"locations"`
+	EvidenceLinks    []EvidenceID    `json:"evidence_links"`
+}
+
+type projSubject struct {
+	Digest       SubjectDigest `json:"digest"`
+	Format       string        `json:"format"`
+	Architecture *string       `json:"architecture"`
+}
+
+// ComputeID derives the record's ID from its semantic projection.
+func (e *Evidence) ComputeID() (EvidenceID, error) {
+	p := projection{
+		Provider: e.Provider, AnalysisProfile: e.AnalysisProfile, PredicateType: e.PredicateType,
+		Operation: e.Operation, Parameters: e.Parameters, RawResult: e.RawResult,
+		NormalizedResult: e.NormalizedResult, Confidence: e.Confidence, Authority: e.Authority,
+		Environment: e.Environment, Limitations: e.Limitations, Locations: e.Locations,
+		EvidenceLinks: e.EvidenceLinks,
+	}
+	if e.Subject != nil {
+		p.Subject = &projSubject{Digest: e.Subject.Digest, Format: e.Subject.Format, Architecture: e.Subject.Architecture}
+	}
+	d, err := Digest(p)
+	if err != nil {
+		return "", err
+	}
+	return EvidenceID("ev_" + d), nil
+}
+
+// Seal fills defaults, canonicalizes the JSON payloads and sets EvidenceID.
+func (e *Evidence) Seal() error {
+	if e.PredicateType == "" {
+		e.PredicateType = DefaultPredicate
+	}
+	if e.Confidence == "" {
+		e.Confidence = ConfidenceObserved
+	}
+	if e.Authority == "" {
+		e.Authority = AuthorityShippedArtifact
+	}
+	if e.Limitations == nil {
+		e.Limitations = []string{}
+	}
+	if e.Locations == nil {
+		e.Locations = []Location{}
+	}
+	if e.EvidenceLinks == nil {
+		e.EvidenceLinks = []EvidenceID{}
+	}
+	for _, f := range []*json.RawMessage{&e.Parameters, &e.RawResult, &e.NormalizedResult} {
+		if len(*f) == 0 {
+			*f = json.RawMessage("null")
+		}
+		c, err := Canonicalize(*f)
+		if err != nil {
+			return fmt.Errorf("seal evidence: %w", err)
+		}
+		*f = c
+	}
+	if err := e.validate(); err != nil {
+		return err
+	}
+	id, err := e.ComputeID()
+	if err != nil {
+		return fmt.Errorf("seal evidence: %w", err)
+	}
+	e.EvidenceID = id
+	return nil
+}
+
+// MarshalCanonical returns the record's JCS bytes.
+func (e *Evidence) MarshalCanonical() ([]byte, error) { return CanonicalJSON(e) }
+
+// ParseEvidence strictly decodes a record, re-validates it and recomputes its
+// ID. Unknown fields, a missing analysis_profile and a tampered ID are
+// rejected with evidence_integrity_mismatch.
+func ParseEvidence(raw []byte) (*Evidence, error) {
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &probe); err != nil {
+		return nil, evidenceErr("not a JSON object: " + err.Error())
+	}
+	for _, k := range []string{"evidence_id", "subject", "provider", "analysis_profile", "predicate_type",
+		"operation", "parameters", "raw_result", "normalized_result", "confidence", "authority",
+		"environment", "limitations", "locations", "evidence_links"} {
+		if _, ok := probe[k]; !ok {
+			return nil, evidenceErr("missing field " + k)
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var e Evidence
+	if err := dec.Decode(&e); err != nil {
+		return nil, evidenceErr(err.Error())
+	}
+	claimed := e.EvidenceID
+	for _, f := range []*json.RawMessage{&e.Parameters, &e.RawResult, &e.NormalizedResult} {
+		c, err := Canonicalize(*f)
+		if err != nil {
+			return nil, evidenceErr(err.Error())
+		}
+		*f = c
+	}
+	if err := e.validate(); err != nil {
+		return nil, err
+	}
+	id, err := e.ComputeID()
+	if err != nil {
+		return nil, evidenceErr(err.Error())
+	}
+	if id != claimed {
+		return nil, &Error{Code: CodeEvidenceIntegrityMismatch,
+			Message: "evidence: id does not match content (tampered or not canonical)",
+			Details: map[string]any{"reason": "id_mismatch", "expected": string(id), "actual": string(claimed)}}
+	}
+	return &e, nil
+}
+
+func evidenceErr(msg string) *Error {
+	return &Error{Code: CodeEvidenceIntegrityMismatch, Message: "evidence: " + msg,
+		Details: map[string]any{"reason": "invalid_record"}}
+}
+
+func (e *Evidence) validate() error {
+	if e.Operation == "" {
+		return evidenceErr("operation is empty")
+	}
+	if e.Provider.ID == "" || e.Provider.Name == "" {
+		return evidenceErr("provider id and name are required")
+	}
+	if !contains(confidences, e.Confidence) {
+		return evidenceErr("confidence " + e.Confidence + " is not one of " + strings.Join(confidences, ", "))
+	}
+	if !contains(authorities, e.Authority) {
+		return evidenceErr("authority " + e.Authority + " is not valid")
+	}
+	if e.Environment != nil && !contains(isolations, e.Environment.Isolation) {
+		return evidenceErr("environment isolation " + e.Environment.Isolation + " is not valid")
+	}
+	if p := e.Parameters; len(p) == 0 || p[0] != '{' {
+		return evidenceErr("parameters must be a JSON object")
+	}
+	if s := e.Subject; s != nil {
+		if !isHex64(s.Digest.SHA256) {
+			return evidenceErr("subject digest is not a sha256")
+		}
+		if s.Architecture != nil && !contains(archs, *s.Architecture) {
+			return evidenceErr("subject architecture " + *s.Architecture + " is not valid")
+		}
+	}
+	if p := e.AnalysisProfile; p != nil {
+		if err := p.Verify(); err != nil {
+			return err
+		}
+		if p.Provider.ID != e.Provider.ID || p.Provider.Name != e.Provider.Name ||
+			e.Provider.Version == nil || p.Provider.Version != *e.Provider.Version {
+			return evidenceErr("analysis_profile provider differs from the record's provider")
+		}
+	}
+	for _, l := range e.Locations {
+		switch l.Kind {
+		case "address", "address-range", "artifact-path", "file-offset", "file-offset-range":
+		default:
+			return evidenceErr("location kind " + l.Kind + " is not valid")
+		}
+	}
+	for _, id := range e.EvidenceLinks {
+		if _, err := ParseEvidenceID(string(id)); err != nil {
+			return evidenceErr(err.Error())
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// NewSubject describes a target for Evidence.
+func NewSubject(localPath, sha256, format, arch string) *Subject {
+	name := path.Base(strings.ReplaceAll(localPath, "\\", "/"))
+	if name == "" || name == "." || name == "/" {
+		name = "artifact"
+	}
+	s := &Subject{Name: name, Digest: SubjectDigest{SHA256: sha256}, Format: format, LocalPath: localPath}
+	if arch != "" && contains(archs, arch) {
+		a := arch
+		s.Architecture = &a
+	}
+	return s
+}

@@ -1,0 +1,5 @@
+package core_test
+
+import "strings"
+
+func stringsReader(s string) *strings.Reader { return strings.NewReader(s) }

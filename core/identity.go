@@ -1,0 +1,37 @@
+package core
+
+import "encoding/json"
+
+// CatalogIdentity are the digests that identify a catalog.
+type CatalogIdentity struct {
+	Tools    string
+	Combined string
+}
+
+// cliCommands are the CLI's fixed commands, part of the catalog identity.
+var cliCommands = []string{"analyze", "call", "serve", "tools", "version"}
+
+type toolEntry struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title"`
+	Surface      string          `json:"surface"`
+	Description  string          `json:"description"`
+	Effects      Effects         `json:"effects"`
+	Annotations  Annotations     `json:"annotations"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	OutputSchema json.RawMessage `json:"output_schema"`
+}
+
+// Identity digests the catalog as advertised: tools sorted by name with
+// their effects, annotations and schemas.
+func (c *Catalog) Identity() CatalogIdentity {
+	tools := make([]toolEntry, 0, len(c.ops))
+	for _, op := range c.ops {
+		tools = append(tools, toolEntry{op.Name, op.Title, "mcp", op.Description, op.Effects,
+			op.Effects.Annotations(), op.Input, op.output})
+	}
+	t := MustDigest(tools)
+	combined := MustDigest(map[string]any{"cli": cliCommands, "tools": tools, "prompts": []any{},
+		"resources": []any{}, "resource_templates": []any{}})
+	return CatalogIdentity{Tools: t, Combined: combined}
+}

@@ -1,0 +1,113 @@
+package core_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"rea/core"
+)
+
+func numbered(t *testing.T, n int, payload string) *core.Evidence {
+	v := "0.1.0"
+	e := &core.Evidence{Provider: core.ProviderRef{ID: "rea", Name: "rea", Version: &v}, Operation: "test",
+		Parameters: json.RawMessage(fmt.Sprintf(`{"n":%d}`, n)), NormalizedResult: json.RawMessage(fmt.Sprintf("%q", payload))}
+	if err := e.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func TestLedgerIdempotentAndConflict(t *testing.T) {
+	is := is.New(t)
+	l := core.NewLedger()
+	a := sample(t, "/usr/bin/ls")
+	r, err := l.Record(a)
+	is.NoErr(err)
+	is.Equal(r, core.Added)
+	b := sample(t, "/elsewhere/ls") // same content, other path
+	r, err = l.Record(b)
+	is.NoErr(err)
+	is.Equal(r, core.Duplicate)
+	n, _ := l.Len()
+	is.Equal(n, 1)
+
+	forged := *a
+	forged.NormalizedResult = json.RawMessage(`{"total":42}`)
+	_, err = l.Record(&forged)
+	ce := core.AsError("t", err)
+	is.Equal(ce.Code, core.CodeEvidenceIntegrityMismatch)
+	got, ok := l.Get(a.EvidenceID)
+	is.True(ok)
+	is.Equal(string(got.NormalizedResult), string(a.NormalizedResult)) // nothing lost or replaced
+}
+
+func TestLedgerRecordBound(t *testing.T) {
+	is := is.New(t)
+	l := core.NewLedgerLimits(3, 0)
+	for i := 0; i < 3; i++ {
+		_, err := l.Record(numbered(t, i, "x"))
+		is.NoErr(err)
+	}
+	_, err := l.Record(numbered(t, 3, "x"))
+	ce := core.AsError("t", err)
+	is.Equal(ce.Code, core.CodeTruncated)
+	is.Equal(ce.Details["limit"], "records")
+	is.Equal(ce.Details["maximum"], 3)
+	n, _ := l.Len()
+	is.Equal(n, 3)
+}
+
+func TestLedgerDefaultBounds(t *testing.T) {
+	is := is.New(t)
+	l := core.NewLedger()
+	for i := 0; i < core.LedgerMaxRecords; i++ {
+		if _, err := l.Record(numbered(t, i, "")); err != nil {
+			t.Fatalf("record %d: %v", i, err)
+		}
+	}
+	_, err := l.Record(numbered(t, core.LedgerMaxRecords, ""))
+	is.Equal(core.AsError("t", err).Details["limit"], "records")
+}
+
+func TestLedgerByteBound(t *testing.T) {
+	is := is.New(t)
+	l := core.NewLedger()
+	big := strings.Repeat("0", 1<<20) // 1 MiB payload
+	var err error
+	i := 0
+	for ; i < 100 && err == nil; i++ {
+		_, err = l.Record(numbered(t, i, big))
+	}
+	ce := core.AsError("t", err)
+	is.Equal(ce.Code, core.CodeTruncated)
+	is.Equal(ce.Details["limit"], "bytes")
+	_, size := l.Len()
+	is.True(size <= core.LedgerMaxBytes)
+	is.True(i > 60) // 64 MiB holds about 63 records of 1 MiB
+}
+
+func TestLedgerResolveMissing(t *testing.T) {
+	is := is.New(t)
+	l := core.NewLedger()
+	id := core.EvidenceID("ev_" + sha)
+	_, err := l.Resolve(id)
+	ce := core.AsError("t", err)
+	is.Equal(ce.Code, core.CodeEvidenceIntegrityMismatch)
+	is.Equal(ce.Details["evidence_id"], string(id))
+	is.Equal(ce.Details["reason"], "missing")
+	is.Equal(ce.Details["actual"], nil)
+	e := sample(t, "/usr/bin/ls")
+	_, _ = l.Record(e)
+	got, err := l.Resolve(e.EvidenceID)
+	is.NoErr(err)
+	is.Equal(got.EvidenceID, e.EvidenceID)
+	ref, _ := json.Marshal(core.Reference(e.EvidenceID))
+	is.Equal(string(ref), `{"kind":"retained-evidence","evidence_id":"`+string(e.EvidenceID)+`"}`)
+	l.Clear()
+	_, err = l.Resolve(e.EvidenceID)
+	is.True(err != nil)
+}

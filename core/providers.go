@@ -1,0 +1,204 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"rea/ports"
+)
+
+// SelectorAuto lets rea choose among available, supporting providers.
+const SelectorAuto = "auto"
+
+var providerIDPattern = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+
+// ParseProviderSelector is the one parser for MCP provider_id, CLI
+// --provider and REA_ANALYSIS_PROVIDER. Empty means auto.
+func ParseProviderSelector(s string) (string, error) {
+	if s == "" || s == SelectorAuto {
+		return SelectorAuto, nil
+	}
+	if len(s) > 64 || !providerIDPattern.MatchString(s) {
+		return "", fmt.Errorf("provider id %q: want \"auto\" or an id matching ^[a-z][a-z0-9-]*$ of at most 64 characters", s)
+	}
+	return s, nil
+}
+
+// Registry holds the providers this process can use. It is immutable after
+// NewRegistry and safe for concurrent use.
+type Registry struct {
+	providers []ports.Provider
+	def       string
+	defSource string
+}
+
+// RegistryOptions configure a Registry.
+type RegistryOptions struct {
+	// Default is the configured selector (REA_ANALYSIS_PROVIDER); empty is auto.
+	Default string
+}
+
+// NewRegistry sorts providers by id. A duplicate id or an invalid default is
+// a configuration_invalid error.
+func NewRegistry(providers []ports.Provider, opts *RegistryOptions) (*Registry, error) {
+	var o RegistryOptions
+	if opts != nil {
+		o = *opts
+	}
+	r := &Registry{providers: append([]ports.Provider(nil), providers...), def: SelectorAuto, defSource: "auto"}
+	sort.Slice(r.providers, func(i, j int) bool { return r.providers[i].Info().ID < r.providers[j].Info().ID })
+	seen := map[string]bool{}
+	for _, p := range r.providers {
+		id := p.Info().ID
+		if _, err := ParseProviderSelector(id); err != nil || id == SelectorAuto || seen[id] {
+			return nil, fmt.Errorf("provider registry: invalid or duplicate provider id %q", id)
+		}
+		seen[id] = true
+	}
+	if o.Default != "" {
+		sel, err := ParseProviderSelector(o.Default)
+		if err != nil {
+			return nil, &Error{Code: CodeConfigurationInvalid, Message: "REA_ANALYSIS_PROVIDER: " + err.Error(),
+				Details: map[string]any{"settings": []map[string]any{{"setting": "REA_ANALYSIS_PROVIDER", "constraint": "auto or a provider id"}}}}
+		}
+		r.def, r.defSource = sel, "environment"
+	}
+	return r, nil
+}
+
+// Providers returns the providers sorted by id.
+func (r *Registry) Providers() []ports.Provider { return r.providers }
+
+func (r *Registry) lookup(id string) ports.Provider {
+	for _, p := range r.providers {
+		if p.Info().ID == id {
+			return p
+		}
+	}
+	return nil
+}
+
+// Binding is the immutable result of provider selection for one target.
+type Binding struct {
+	Provider ports.Provider
+	Source   string // request, environment, auto-single-candidate
+}
+
+type rejection struct {
+	ProviderID  string   `json:"provider_id"`
+	Code        string   `json:"code"`
+	Reason      string   `json:"reason"`
+	Diagnostics []string `json:"diagnostics"`
+}
+
+// selectProvider applies the selection policy. It returns a nil binding
+// (and no error) when nothing usable exists and nothing was asked for.
+func (r *Registry) selectProvider(ctx context.Context, requested string, t ports.Target) (*Binding, error) {
+	sel, source := requested, "request"
+	if requested == "" {
+		sel, source = r.def, r.defSource
+	}
+	ids := make([]string, len(r.providers))
+	for i, p := range r.providers {
+		ids[i] = p.Info().ID
+	}
+	selErr := func(code Code, reason, msg string, rej []rejection) *Error {
+		if rej == nil {
+			rej = []rejection{}
+		}
+		cat := CategoryUnsupportedProvider
+		if code == CodeProviderUnavailable {
+			cat = CategoryUnavailable
+		}
+		return &Error{Code: code, Category: cat, Message: "open_binary: " + msg,
+			Remediation: "Choose a provider listed in binary_session.analysis_provider_candidates with open_binary provider_id, CLI --provider or REA_ANALYSIS_PROVIDER.",
+			Details: map[string]any{"operation": "open_binary", "selection_reason": reason,
+				"requested_provider_id": nullable(requested), "candidate_ids": ids, "rejections": rej}}
+	}
+	if sel != SelectorAuto {
+		p := r.lookup(sel)
+		if p == nil {
+			return nil, selErr(CodeCapabilityUnavailable, "unknown_provider", fmt.Sprintf("unknown provider %q (known: %s)", sel, strings.Join(ids, ", ")), nil)
+		}
+		if s := p.Support(ctx, t); !s.Supported {
+			if requested == "" {
+				// A configured default that cannot take this target leaves it
+				// unbound when every candidate refuses it.
+				if r.noneSupports(ctx, t) {
+					return nil, nil
+				}
+			}
+			return nil, selErr(CodeCapabilityUnavailable, "target_unsupported",
+				fmt.Sprintf("provider %s does not support %s: %s", sel, describeTarget(t), s.Reason),
+				[]rejection{{sel, s.Code, s.Reason, nonNil(s.Diagnostics)}})
+		}
+		if a := p.Availability(ctx); !a.Available {
+			return nil, selErr(CodeProviderUnavailable, "provider_unavailable",
+				fmt.Sprintf("provider %s is unavailable: %s", sel, a.Reason),
+				[]rejection{{sel, a.Code, a.Reason, nonNil(a.Diagnostics)}})
+		}
+		return &Binding{Provider: p, Source: source}, nil
+	}
+	type cand struct {
+		p  ports.Provider
+		ok bool
+	}
+	res := make([]cand, len(r.providers))
+	var wg sync.WaitGroup
+	for i, p := range r.providers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res[i] = cand{p, p.Availability(ctx).Available && p.Support(ctx, t).Supported}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var usable []ports.Provider
+	for _, c := range res {
+		if c.ok {
+			usable = append(usable, c.p)
+		}
+	}
+	switch len(usable) {
+	case 0:
+		return nil, nil
+	case 1:
+		return &Binding{Provider: usable[0], Source: "auto-single-candidate"}, nil
+	}
+	names := make([]string, len(usable))
+	for i, p := range usable {
+		names[i] = p.Info().ID
+	}
+	return nil, selErr(CodeCapabilityUnavailable, "ambiguous",
+		"several providers can analyze this target ("+strings.Join(names, ", ")+"); choose one with provider_id, --provider or REA_ANALYSIS_PROVIDER", nil)
+}
+
+func (r *Registry) noneSupports(ctx context.Context, t ports.Target) bool {
+	for _, p := range r.providers {
+		if p.Support(ctx, t).Supported {
+			return false
+		}
+	}
+	return true
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

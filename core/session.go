@@ -1,0 +1,361 @@
+package core
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"rea/ports"
+)
+
+// ServerIdentity describes the running rea for binary_session.
+type ServerIdentity struct {
+	PackageName   string
+	Version       string
+	RootPath      string
+	BuildCommit   string
+	CommandPath   string
+	StartedAt     time.Time
+	SDKServer     string
+	SDKClientTest string
+}
+
+// ClientInfo is what the front end knows of its client.
+type ClientInfo struct {
+	Name            string
+	Version         string
+	ProtocolVersion string
+	Features        ClientFeatures
+}
+
+// ClientFeatures are the negotiated client capabilities rea cares about.
+type ClientFeatures struct {
+	ElicitationForm bool `json:"elicitation_form"`
+	ElicitationURL  bool `json:"elicitation_url"`
+	Roots           bool `json:"roots"`
+	Sampling        bool `json:"sampling"`
+}
+
+// SessionOptions configure a Session.
+type SessionOptions struct {
+	Server ServerIdentity
+	Logger *slog.Logger
+}
+
+// Session is one connection's state: the open target, the provider binding,
+// the analysis run and the Evidence ledger. Calls may run concurrently.
+type Session struct {
+	cat    *Catalog
+	reg    *Registry
+	ledger *Ledger
+	opts   SessionOptions
+
+	mu       sync.Mutex
+	target   *ports.Target
+	binding  *Binding
+	analysis ports.Analysis
+	profile  *Profile
+	runID    string
+	inflight atomic.Int64
+}
+
+// NewSession starts an empty session.
+func NewSession(cat *Catalog, reg *Registry, opts *SessionOptions) *Session {
+	s := &Session{cat: cat, reg: reg, ledger: NewLedger()}
+	if opts != nil {
+		s.opts = *opts
+	}
+	if s.opts.Logger == nil {
+		s.opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return s
+}
+
+// Catalog returns the session's catalog.
+func (s *Session) Catalog() *Catalog { return s.cat }
+
+// Ledger returns the session's Evidence ledger.
+func (s *Session) Ledger() *Ledger { return s.ledger }
+
+// CallOptions carry per-call context from the front end.
+type CallOptions struct {
+	Progress Progress    // nil means no progress reporting
+	Client   *ClientInfo // nil when the front end has no client identity
+}
+
+// Result is a successful call.
+type Result struct {
+	Evidence *Evidence // set for Evidence operations
+	Value    any       // set for session operations: the value under "result"
+}
+
+// StructuredJSON is the structured content: the Evidence record, or
+// {"result": value}. It is also the text content.
+func (r *Result) StructuredJSON() ([]byte, error) {
+	if r.Evidence != nil {
+		return marshalNoEscape(r.Evidence)
+	}
+	return marshalNoEscape(map[string]any{"result": r.Value})
+}
+
+// Observation is what an Evidence operation's handler returns; core seals it
+// into Evidence with the session's subject, provider and profile.
+type Observation struct {
+	Result      any
+	Raw         any // nil becomes raw_result null
+	Limitations []string
+	Locations   []Location
+	Links       []EvidenceID
+	Confidence  string
+	// Unbound marks results that do not depend on the open target or
+	// provider (rea computed them from supplied data).
+	Unbound bool
+}
+
+// Call is one validated invocation handed to a Handler.
+type Call struct {
+	Session  *Session
+	Op       *Operation
+	Args     map[string]any
+	Progress Progress
+	Client   *ClientInfo
+}
+
+// Observe reports a status observation for this call.
+func (c *Call) Observe(message string) { c.Progress.Observe(c.Op.Name, message) }
+
+// Call validates args against the operation's canonical schema and runs it.
+// Every failure is an *Error; a panic in a handler becomes
+// execution_failure. Evidence is recorded in the ledger unless the call was
+// cancelled before it completed.
+func (s *Session) Call(ctx context.Context, name string, args json.RawMessage, o *CallOptions) (res *Result, err error) {
+	var opts CallOptions
+	if o != nil {
+		opts = *o
+	}
+	if opts.Progress == nil {
+		opts.Progress = nopProgress{}
+	}
+	op, ok := s.cat.Lookup(name)
+	if !ok {
+		return nil, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("unknown tool %q", name),
+			Remediation: "List the tools with tools/list (or rea tools) and call one of them.",
+			Details:     map[string]any{"operation": name, "issues": []Issue{{Path: []any{"name"}, Reason: ReasonInvalidValue, Message: "unknown tool " + name}}}}
+	}
+	m, err := s.cat.Validate(op, args)
+	if err != nil {
+		return nil, err
+	}
+	s.inflight.Add(1)
+	defer s.inflight.Add(-1)
+	opts.Progress.Observe(op.Name, "started")
+	defer func() {
+		if r := recover(); r != nil {
+			s.opts.Logger.Error("handler panic", "operation", op.Name, "panic", r, "stack", string(debug.Stack()))
+			res, err = nil, &Error{Code: CodeExecutionFailure, Message: fmt.Sprintf("%s: internal error: %v", op.Name, r),
+				Details: map[string]any{"operation": op.Name, "reason": "panic"}}
+		}
+		if err != nil {
+			err = AsError(op.Name, err)
+			opts.Progress.Finish(op.Name, "failed: "+string(err.(*Error).Code))
+		} else {
+			opts.Progress.Finish(op.Name, "completed")
+		}
+	}()
+	call := &Call{Session: s, Op: op, Args: m, Progress: opts.Progress, Client: opts.Client}
+	if err := s.ready(ctx, op); err != nil {
+		return nil, err
+	}
+	out, err := op.Handler(ports.WithProgress(ctx, opts.Progress), call)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if op.RequiresSession {
+		return &Result{Value: out}, nil
+	}
+	obs, ok := out.(*Observation)
+	if !ok {
+		return nil, fmt.Errorf("%s: handler returned %T, not *Observation", op.Name, out)
+	}
+	ev, err := s.seal(op, m, obs)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if _, err := s.ledger.Record(ev); err != nil {
+		return nil, err
+	}
+	return &Result{Evidence: ev}, nil
+}
+
+// ready checks that the target and capabilities an operation needs exist.
+func (s *Session) ready(ctx context.Context, op *Operation) error {
+	if !op.NeedsTarget && len(op.Needs) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	t, b, a := s.target, s.binding, s.analysis
+	s.mu.Unlock()
+	if t == nil {
+		return &Error{Code: CodeTargetUnavailable, Message: op.Name + ": no target is open",
+			Remediation: "Call open_binary with the path of the file to analyze first.",
+			Details:     map[string]any{"operation": op.Name, "reason": "no_target"}}
+	}
+	if len(op.Needs) == 0 {
+		return nil
+	}
+	if b == nil || a == nil {
+		code := CodeProviderUnavailable
+		if s.reg.noneSupports(ctx, *t) {
+			code = CodeUnsupportedTarget
+		}
+		return &Error{Code: code, Message: fmt.Sprintf("%s: no analysis provider is bound to %s", op.Name, describeTarget(*t)),
+			Details: map[string]any{"operation": op.Name, "reason": "no_provider_binding", "path": t.Path}}
+	}
+	for _, need := range op.Needs {
+		if !hasCapability(a, need) {
+			return &Error{Code: CodeCapabilityUnavailable,
+				Message: fmt.Sprintf("%s: provider %s does not offer %s", op.Name, b.Provider.Info().ID, need),
+				Details: map[string]any{"provider_id": b.Provider.Info().ID, "operation": op.Name, "reason": "missing_capability:" + need}}
+		}
+	}
+	return nil
+}
+
+// Capability names used in Operation.Needs.
+const (
+	CapDocuments  = "list_documents"
+	CapSegments   = "list_segments"
+	CapProcedures = "list_procedures"
+	CapNames      = "list_names"
+	CapStrings    = "list_strings"
+)
+
+func hasCapability(a ports.Analysis, name string) bool {
+	switch name {
+	case CapDocuments:
+		_, ok := a.(ports.DocumentLister)
+		return ok
+	case CapSegments:
+		_, ok := a.(ports.SegmentLister)
+		return ok
+	case CapProcedures:
+		_, ok := a.(ports.ProcedureLister)
+		return ok
+	case CapNames:
+		_, ok := a.(ports.NameLister)
+		return ok
+	case CapStrings:
+		_, ok := a.(ports.StringLister)
+		return ok
+	}
+	return false
+}
+
+// reaProvider is rea itself, the provider of results it derives from
+// supplied data.
+func (s *Session) reaProvider() ProviderRef {
+	v := s.opts.Server.Version
+	return ProviderRef{ID: "rea", Name: "rea", Version: &v}
+}
+
+func (s *Session) seal(op *Operation, args map[string]any, obs *Observation) (*Evidence, error) {
+	params, err := CanonicalJSON(args)
+	if err != nil {
+		return nil, err
+	}
+	norm, err := CanonicalJSON(obs.Result)
+	if err != nil {
+		return nil, err
+	}
+	raw := json.RawMessage("null")
+	if obs.Raw != nil {
+		if raw, err = CanonicalJSON(obs.Raw); err != nil {
+			return nil, err
+		}
+	}
+	ev := &Evidence{Operation: op.Name, Parameters: params, NormalizedResult: norm, RawResult: raw,
+		Confidence: obs.Confidence, Limitations: obs.Limitations, Locations: obs.Locations, EvidenceLinks: obs.Links}
+	s.mu.Lock()
+	t, b, prof := s.target, s.binding, s.profile
+	s.mu.Unlock()
+	switch {
+	case obs.Unbound:
+		ev.Provider = s.reaProvider()
+		ev.Limitations = append([]string{"Artifact identity is unavailable for this observation."}, ev.Limitations...)
+	case b != nil:
+		info := b.Provider.Info()
+		v := prof.Provider.Version
+		ev.Provider = ProviderRef{ID: info.ID, Name: info.Name, Version: &v}
+		ev.AnalysisProfile = prof
+	default:
+		ev.Provider = s.reaProvider()
+	}
+	if t != nil && !obs.Unbound {
+		ev.Subject = NewSubject(t.Path, t.SHA256, t.Format, t.Architecture)
+	}
+	if err := ev.Seal(); err != nil {
+		return nil, err
+	}
+	return ev, nil
+}
+
+// Close drains owned work, closes the provider and clears the ledger.
+func (s *Session) Close(ctx context.Context) error {
+	return s.closeTarget(ctx, true)
+}
+
+func (s *Session) closeTarget(ctx context.Context, clear bool) error {
+	s.mu.Lock()
+	a := s.analysis
+	s.target, s.binding, s.analysis, s.profile = nil, nil, nil, nil
+	s.mu.Unlock()
+	var err error
+	if a != nil {
+		err = a.Close(context.WithoutCancel(ctx))
+	}
+	if clear {
+		s.ledger.Clear()
+	}
+	if err != nil {
+		return &Error{Code: CodeCleanupIncomplete, Message: "close_binary: provider did not close cleanly: " + err.Error(), Err: err,
+			Details: map[string]any{"operation": "close_binary", "cleanup": "incomplete", "resources": []string{"provider-session"}}}
+	}
+	return nil
+}
+
+// newRunID returns a random RFC 4122 version 4 UUID.
+func newRunID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// Analysis returns the bound analysis, or an error naming what is missing.
+func (s *Session) boundAnalysis() (ports.Analysis, *Binding, *ports.Target) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.analysis, s.binding, s.target
+}
+
+// drain waits until the calling operation is the only one in flight, the
+// context ends or the bound passes.
+func (s *Session) drain(ctx context.Context, bound time.Duration) {
+	deadline := time.Now().Add(bound)
+	for s.inflight.Load() > 1 && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -1,0 +1,41 @@
+package ports
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel kinds that engines wrap so core can classify failures without
+// knowing the engine. Wrap with fmt.Errorf("...: %w", ports.ErrX) or use
+// FormatError.
+var (
+	// ErrUnsupported: the engine cannot do this for this target (wrong
+	// architecture, format or capability).
+	ErrUnsupported = errors.New("unsupported")
+	// ErrUnavailable: the engine or something it needs is not usable now.
+	ErrUnavailable = errors.New("unavailable")
+	// ErrNotFound: an address, name or item the caller named does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrMalformed: the target's bytes are corrupt or truncated.
+	ErrMalformed = errors.New("malformed input")
+	// ErrTimeout: the engine did not answer within its deadline.
+	ErrTimeout = errors.New("timeout")
+)
+
+// FormatError reports malformed input at a byte offset. It matches
+// ErrMalformed with errors.Is.
+type FormatError struct {
+	Format string // elf, pe, mach-o, ...
+	Offset int64  // -1 when unknown
+	Msg    string
+}
+
+func (e *FormatError) Error() string {
+	if e.Offset < 0 {
+		return fmt.Sprintf("%s: %s", e.Format, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s at offset 0x%x", e.Format, e.Msg, e.Offset)
+}
+
+// Is reports whether target is ErrMalformed.
+func (e *FormatError) Is(target error) bool { return target == ErrMalformed }

@@ -1,0 +1,87 @@
+package ports
+
+import "context"
+
+// Document is one analysable unit inside a target (an ELF file has one; a
+// universal Mach-O has one per slice).
+type Document struct {
+	Name         string
+	Format       string
+	Architecture string
+	Entry        uint64
+	HasEntry     bool
+}
+
+// Permissions of a segment or section.
+type Permissions struct {
+	Read, Write, Execute bool
+}
+
+// Segment is a mapped region: an ELF/PE/Mach-O section (Kind "section") or a
+// loadable program segment (Kind "segment").
+type Segment struct {
+	Name       string
+	Kind       string // "section" or "segment"
+	Start      uint64 // virtual address
+	Size       uint64 // size in memory
+	FileOffset uint64
+	FileSize   uint64 // bytes present in the file (0 for NOBITS/BSS)
+	Perms      Permissions
+}
+
+// Procedure is a function start known to the engine.
+type Procedure struct {
+	Address uint64
+	Name    string // "" when the engine has no name
+	Size    uint64 // 0 when unknown
+	// Source says how the start was found: symbol, dynamic-symbol, plt, entry,
+	// dwarf, eh-frame, pdata, function-starts, call-target, export.
+	Source      string
+	External    bool   // an import stub or external function
+	Thunk       bool   // a PLT stub or jump thunk
+	ThunkTarget string // name of what the thunk jumps to, when known
+}
+
+// Name is a label at an address.
+type Name struct {
+	Address uint64
+	Name    string
+	Kind    string // function, object, import, label, section
+}
+
+// String is a string literal found in the target's bytes.
+type String struct {
+	Address    uint64
+	FileOffset uint64
+	Value      string // decoded UTF-8
+	Charset    string // "ascii" or "utf-16le"
+	ByteLength int    // bytes occupied in the file, terminator excluded
+	Truncated  bool   // Value was cut at the engine's maximum string length
+	Section    string
+}
+
+// DocumentLister reports the documents of an analysis.
+type DocumentLister interface {
+	Documents(ctx context.Context) ([]Document, error)
+}
+
+// SegmentLister reports sections and segments, in file order.
+type SegmentLister interface {
+	Segments(ctx context.Context) ([]Segment, error)
+}
+
+// ProcedureLister reports every known procedure, sorted by address, each
+// address once.
+type ProcedureLister interface {
+	Procedures(ctx context.Context) ([]Procedure, error)
+}
+
+// NameLister reports every label, sorted by address then name.
+type NameLister interface {
+	Names(ctx context.Context) ([]Name, error)
+}
+
+// StringLister reports every string found, sorted by address.
+type StringLister interface {
+	Strings(ctx context.Context) ([]String, error)
+}
