@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -91,24 +92,52 @@ type Operation struct {
 	NeedsTarget bool
 	Handler     Handler
 
-	schema *jsonschema.Schema
-	output json.RawMessage
+	once    sync.Once
+	schema  *jsonschema.Schema
+	output  json.RawMessage
+	prepErr error
+}
+
+// prepare compiles the input schema and builds the output schema once, on
+// first use, so start-up does not pay for operations nobody calls.
+func (o *Operation) prepare() error {
+	o.once.Do(func() {
+		sch, err := compileSchema(o.Name, o.Input)
+		if err != nil {
+			o.prepErr = err
+			return
+		}
+		out, err := buildOutputSchema(o)
+		if err != nil {
+			o.prepErr = err
+			return
+		}
+		o.schema, o.output = sch, out
+	})
+	return o.prepErr
 }
 
 // ProducesEvidence reports whether a success is an Evidence record.
 func (o *Operation) ProducesEvidence() bool { return !o.RequiresSession }
 
 // OutputSchema is the complete advertised output schema.
-func (o *Operation) OutputSchema() json.RawMessage { return o.output }
+func (o *Operation) OutputSchema() json.RawMessage {
+	if err := o.prepare(); err != nil {
+		panic("core: " + err.Error()) // a broken declared schema is a programmer error; Catalog.Check finds it in tests
+	}
+	return o.output
+}
 
 // Catalog is the ordered set of operations.
 type Catalog struct {
 	ops    []*Operation
 	byName map[string]*Operation
+	idOnce sync.Once
+	id     CatalogIdentity
 }
 
-// NewCatalog compiles every input schema, checks every example against it,
-// and builds output schemas. It fails on a duplicate name or a bad schema.
+// NewCatalog indexes ops. It fails on a duplicate name or a missing
+// handler; schemas are compiled lazily, and Check verifies all of them.
 func NewCatalog(ops []*Operation) (*Catalog, error) {
 	c := &Catalog{byName: map[string]*Operation{}}
 	for _, op := range ops {
@@ -118,26 +147,27 @@ func NewCatalog(ops []*Operation) (*Catalog, error) {
 		if op.Handler == nil {
 			return nil, fmt.Errorf("catalog: %s has no handler", op.Name)
 		}
-		sch, err := compileSchema(op.Name, op.Input)
-		if err != nil {
-			return nil, err
-		}
-		op.schema = sch
-		out, err := buildOutputSchema(op)
-		if err != nil {
-			return nil, err
-		}
-		op.output = out
-		for i, ex := range op.Examples {
-			if _, err := c.validate(op, ex); err != nil {
-				return nil, fmt.Errorf("catalog: %s example %d: %v", op.Name, i, err)
-			}
-		}
 		c.byName[op.Name] = op
 		c.ops = append(c.ops, op)
 	}
 	sort.Slice(c.ops, func(i, j int) bool { return c.ops[i].Name < c.ops[j].Name })
 	return c, nil
+}
+
+// Check compiles every schema, builds every output schema and validates
+// every advertised example: the catalog's own contract, run by the tests.
+func (c *Catalog) Check() error {
+	for _, op := range c.ops {
+		if err := op.prepare(); err != nil {
+			return err
+		}
+		for i, ex := range op.Examples {
+			if _, err := c.validate(op, ex); err != nil {
+				return fmt.Errorf("catalog: %s example %d: %v", op.Name, i, err)
+			}
+		}
+	}
+	return nil
 }
 
 func compileSchema(name string, schema json.RawMessage) (*jsonschema.Schema, error) {
@@ -176,6 +206,9 @@ func (c *Catalog) Validate(op *Operation, raw json.RawMessage) (map[string]any, 
 }
 
 func (c *Catalog) validate(op *Operation, raw json.RawMessage) (map[string]any, error) {
+	if err := op.prepare(); err != nil {
+		return nil, &Error{Code: CodeExecutionFailure, Message: err.Error(), Details: map[string]any{"operation": op.Name}}
+	}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage("{}")
 	}

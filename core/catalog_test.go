@@ -18,6 +18,9 @@ func catalog(t *testing.T) *core.Catalog {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := c.Check(); err != nil {
+		t.Fatal(err)
+	}
 	return c
 }
 
@@ -155,6 +158,7 @@ func TestCatalogRejectsDuplicatesAndBadExamples(t *testing.T) {
 	is.True(err != nil)
 	bad := core.Operations()
 	bad[0].Examples = append(bad[0].Examples, json.RawMessage(`{"no_such_field":1}`))
-	_, err = core.NewCatalog(bad)
-	is.True(err != nil)
+	c, err := core.NewCatalog(bad)
+	is.NoErr(err)
+	is.True(c.Check() != nil)
 }

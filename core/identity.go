@@ -25,10 +25,15 @@ type toolEntry struct {
 // Identity digests the catalog as advertised: tools sorted by name with
 // their effects, annotations and schemas.
 func (c *Catalog) Identity() CatalogIdentity {
+	c.idOnce.Do(func() { c.id = c.computeIdentity() })
+	return c.id
+}
+
+func (c *Catalog) computeIdentity() CatalogIdentity {
 	tools := make([]toolEntry, 0, len(c.ops))
 	for _, op := range c.ops {
 		tools = append(tools, toolEntry{op.Name, op.Title, "mcp", op.Description, op.Effects,
-			op.Effects.Annotations(), op.Input, op.output})
+			op.Effects.Annotations(), op.Input, op.OutputSchema()})
 	}
 	t := MustDigest(tools)
 	combined := MustDigest(map[string]any{"cli": cliCommands, "tools": tools, "prompts": []any{},

@@ -135,6 +135,14 @@ func classify(r io.ReaderAt, size int64, head []byte, path string) (format, kind
 		}
 		return
 	case bytes.HasPrefix(head, []byte("MZ")):
+		if len(head) < 64 {
+			return "", "", "" // not even a complete DOS header
+		}
+		lfanew := int64(binary.LittleEndian.Uint32(head[0x3c:]))
+		sig := make([]byte, 4)
+		if n, _ := r.ReadAt(sig, lfanew); n < 4 || !bytes.Equal(sig, []byte("PE\x00\x00")) {
+			return "dos-mz", "executable", ""
+		}
 		format, kind = "pe", "unknown"
 		if f, err := pe.NewFile(r); err == nil {
 			switch f.Machine {
@@ -151,8 +159,6 @@ func classify(r io.ReaderAt, size int64, head []byte, path string) (format, kind
 			if f.Characteristics&pe.IMAGE_FILE_DLL != 0 {
 				kind = "shared-library"
 			}
-		} else {
-			format, kind = "dos-mz", "executable"
 		}
 		return
 	case len(head) >= 4 && isMachOMagic(binary.LittleEndian.Uint32(head)):
