@@ -692,10 +692,4 @@ func handleBinaryOverview(ctx context.Context, c *Call) (any, error) {
 	}, Limitations: limitations}, nil
 }
 
-// Operations returns every operation core declares.
-func Operations() []*Operation {
-	return append(sessionOperations(), nativeOperations()...)
-}
-
-// NewDefaultCatalog builds the catalog of every core operation.
-func NewDefaultCatalog() (*Catalog, error) { return NewCatalog(Operations()) }
+func init() { registerFamily(nativeOperations) }

@@ -9,7 +9,7 @@ import (
 	"rea/ports"
 )
 
-const sessionEffectsNote = ""
+func init() { registerFamily(sessionOperations) }
 
 func sessionOperations() []*Operation {
 	return []*Operation{opBinarySession(), opOpenBinary(), opCloseBinary(), opGetEvidenceBundle()}
@@ -256,7 +256,7 @@ func handleBinarySession(ctx context.Context, c *Call) (any, error) {
 		selected := b != nil && b.Provider.Info().ID == p.Info().ID
 		caps := []string{}
 		if selected {
-			for _, cp := range []string{CapDocuments, CapSegments, CapProcedures, CapNames, CapStrings} {
+			for _, cp := range capabilityOrder {
 				if hasCapability(a, cp) {
 					caps = append(caps, cp)
 				}

@@ -242,25 +242,12 @@ const (
 	CapStrings    = "list_strings"
 )
 
-func hasCapability(a ports.Analysis, name string) bool {
-	switch name {
-	case CapDocuments:
-		_, ok := a.(ports.DocumentLister)
-		return ok
-	case CapSegments:
-		_, ok := a.(ports.SegmentLister)
-		return ok
-	case CapProcedures:
-		_, ok := a.(ports.ProcedureLister)
-		return ok
-	case CapNames:
-		_, ok := a.(ports.NameLister)
-		return ok
-	case CapStrings:
-		_, ok := a.(ports.StringLister)
-		return ok
-	}
-	return false
+func init() {
+	registerCapability[ports.DocumentLister](CapDocuments)
+	registerCapability[ports.SegmentLister](CapSegments)
+	registerCapability[ports.ProcedureLister](CapProcedures)
+	registerCapability[ports.NameLister](CapNames)
+	registerCapability[ports.StringLister](CapStrings)
 }
 
 // reaProvider is rea itself, the provider of results it derives from
