@@ -92,10 +92,13 @@ type Operation struct {
 	NeedsTarget bool
 	Handler     Handler
 
-	once    sync.Once
-	schema  *jsonschema.Schema
-	output  json.RawMessage
-	prepErr error
+	once                  sync.Once
+	schema                *jsonschema.Schema
+	presFull, presCompact presented
+	// examplesCatalog validates examples while presenting (set by NewCatalog).
+	examplesCatalog *Catalog
+	output          json.RawMessage
+	prepErr         error
 }
 
 // prepare compiles the input schema and builds the output schema once, on
@@ -130,10 +133,28 @@ func (o *Operation) OutputSchema() json.RawMessage {
 
 // Catalog is the ordered set of operations.
 type Catalog struct {
-	ops    []*Operation
-	byName map[string]*Operation
-	idOnce sync.Once
-	id     CatalogIdentity
+	ops     []*Operation
+	byName  map[string]*Operation
+	idOnce  sync.Once
+	id      CatalogIdentity
+	profile SchemaProfile
+}
+
+// SetInputProfile selects how input schemas are advertised (start-up only,
+// before the catalog is served or its identity read).
+func (c *Catalog) SetInputProfile(p SchemaProfile) { c.profile = p }
+
+// InputProfile is the advertised input schema profile (full by default).
+func (c *Catalog) InputProfile() SchemaProfile {
+	if c.profile == "" {
+		return ProfileFull
+	}
+	return c.profile
+}
+
+// AdvertisedInput is op's input schema as this catalog advertises it.
+func (c *Catalog) AdvertisedInput(op *Operation) json.RawMessage {
+	return op.AdvertisedInput(c.InputProfile())
 }
 
 // NewCatalog indexes ops. It fails on a duplicate name or a missing
@@ -147,6 +168,7 @@ func NewCatalog(ops []*Operation) (*Catalog, error) {
 		if op.Handler == nil {
 			return nil, fmt.Errorf("catalog: %s has no handler", op.Name)
 		}
+		op.examplesCatalog = c
 		c.byName[op.Name] = op
 		c.ops = append(c.ops, op)
 	}
@@ -160,6 +182,11 @@ func (c *Catalog) Check() error {
 	for _, op := range c.ops {
 		if err := op.prepare(); err != nil {
 			return err
+		}
+		for _, p := range []SchemaProfile{ProfileFull, ProfileCompact} {
+			if _, _, err := op.presentation(p); err != nil {
+				return err
+			}
 		}
 		for i, ex := range op.Examples {
 			if _, err := c.validate(op, ex); err != nil {

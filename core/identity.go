@@ -33,7 +33,7 @@ func (c *Catalog) computeIdentity() CatalogIdentity {
 	tools := make([]toolEntry, 0, len(c.ops))
 	for _, op := range c.ops {
 		tools = append(tools, toolEntry{op.Name, op.Title, "mcp", op.Description, op.Effects,
-			op.Effects.Annotations(), op.Input, op.OutputSchema()})
+			op.Effects.Annotations(), c.AdvertisedInput(op), op.OutputSchema()})
 	}
 	t := MustDigest(tools)
 	combined := MustDigest(map[string]any{"cli": cliCommands, "tools": tools, "prompts": []any{},

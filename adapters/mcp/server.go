@@ -64,19 +64,19 @@ func New(cat *core.Catalog, reg *core.Registry, opts *Options) *Server {
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: false}},
 	})
 	for _, op := range cat.Operations() {
-		s.sdk.AddTool(toolOf(op), s.handler(op))
+		s.sdk.AddTool(toolOf(cat, op), s.handler(op))
 	}
 	return s
 }
 
-func toolOf(op *core.Operation) *sdk.Tool {
+func toolOf(cat *core.Catalog, op *core.Operation) *sdk.Tool {
 	a := op.Effects.Annotations()
 	destructive, openWorld := a.Destructive, a.OpenWorld
 	return &sdk.Tool{
 		Name:         op.Name,
 		Title:        op.Title,
 		Description:  op.Description,
-		InputSchema:  op.Input,
+		InputSchema:  cat.AdvertisedInput(op),
 		OutputSchema: op.OutputSchema(),
 		Annotations: &sdk.ToolAnnotations{Title: op.Title, ReadOnlyHint: a.ReadOnly, DestructiveHint: &destructive,
 			IdempotentHint: a.Idempotent, OpenWorldHint: &openWorld},

@@ -1,0 +1,998 @@
+package core
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// SchemaProfile selects how input schemas are advertised. Server-side
+// validation always uses the canonical schema.
+type SchemaProfile string
+
+// Input schema profiles.
+const (
+	ProfileFull    SchemaProfile = "full"
+	ProfileCompact SchemaProfile = "compact"
+)
+
+// CompactBudget is the largest advertised input schema in the compact
+// profile, in bytes of compact JSON.
+const CompactBudget = 13 * 1024
+
+// SchemaProfileEnv names the start-up setting.
+const SchemaProfileEnv = "REA_MCP_INPUT_SCHEMA_PROFILE"
+
+// ParseSchemaProfile reads REA_MCP_INPUT_SCHEMA_PROFILE: absent is full;
+// only the exact values full and compact are accepted.
+func ParseSchemaProfile(value string, set bool) (SchemaProfile, error) {
+	if !set {
+		return ProfileFull, nil
+	}
+	switch SchemaProfile(value) {
+	case ProfileFull, ProfileCompact:
+		return SchemaProfile(value), nil
+	}
+	return "", &Error{Code: CodeConfigurationInvalid,
+		Message:     fmt.Sprintf("%s=%q: want exactly \"full\" or \"compact\"", SchemaProfileEnv, value),
+		Remediation: "Unset " + SchemaProfileEnv + " or set it to full or compact, then restart the server.",
+		Details:     map[string]any{"settings": []map[string]any{{"setting": SchemaProfileEnv, "constraint": "full|compact"}}}}
+}
+
+// Presentation kinds.
+const (
+	PresentFull    = "full"
+	PresentInline  = "inline"
+	PresentReduced = "reduced"
+	PresentMinimal = "minimal"
+)
+
+type presented struct {
+	once   sync.Once
+	schema json.RawMessage
+	kind   string
+	err    error
+}
+
+// AdvertisedInput is the input schema front ends advertise in profile p.
+func (o *Operation) AdvertisedInput(p SchemaProfile) json.RawMessage {
+	s, _, err := o.presentation(p)
+	if err != nil {
+		panic("core: " + err.Error()) // declared schemas are programmer input; Catalog.Check reports this in tests
+	}
+	return s
+}
+
+// Presentation reports which form AdvertisedInput(p) took: full, inline
+// (compact with references inlined), reduced or minimal.
+func (o *Operation) Presentation(p SchemaProfile) string {
+	_, k, _ := o.presentation(p)
+	return k
+}
+
+func (o *Operation) presentation(p SchemaProfile) (json.RawMessage, string, error) {
+	slot := &o.presFull
+	if p == ProfileCompact {
+		slot = &o.presCompact
+	}
+	slot.once.Do(func() {
+		full, err := presentFull(o)
+		if err != nil {
+			slot.err = fmt.Errorf("present %s: %w", o.Name, err)
+			return
+		}
+		if p != ProfileCompact {
+			slot.schema, slot.kind = full, PresentFull
+			return
+		}
+		slot.schema, slot.kind = presentCompact(full)
+	})
+	return slot.schema, slot.kind, slot.err
+}
+
+// AdvertisedExamples returns the examples that are advertised: inline
+// Evidence replaced by retained references, examples that still fail the
+// canonical schema dropped, duplicates removed.
+func (o *Operation) AdvertisedExamples(c *Catalog) []json.RawMessage {
+	var out []json.RawMessage
+	seen := map[string]bool{}
+	for _, ex := range o.Examples {
+		v, err := decodeJSON(ex)
+		if err != nil {
+			continue
+		}
+		v = replaceInlineEvidence(v)
+		raw, err := CanonicalJSON(v)
+		if err != nil || seen[string(raw)] {
+			continue
+		}
+		if _, err := c.validate(o, raw); err != nil {
+			continue
+		}
+		seen[string(raw)] = true
+		out = append(out, raw)
+	}
+	return out
+}
+
+// replaceInlineEvidence swaps every embedded Evidence record for its
+// retained reference.
+func replaceInlineEvidence(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if id, ok := x["evidence_id"].(string); ok {
+			if _, hasResult := x["normalized_result"]; hasResult {
+				return map[string]any{"kind": "retained-evidence", "evidence_id": id}
+			}
+		}
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = replaceInlineEvidence(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = replaceInlineEvidence(e)
+		}
+		return out
+	}
+	return v
+}
+
+// presentFull builds the full advertised form: root unions flattened,
+// repeated subschemas shared through $defs, missing property descriptions
+// filled, advertised examples at the root.
+func presentFull(o *Operation) (json.RawMessage, error) {
+	v, err := decodeJSON(o.Input)
+	if err != nil {
+		return nil, err
+	}
+	root, ok := v.(map[string]any)
+	if !ok {
+		return nil, errors.New("input schema is not an object")
+	}
+	root = flattenRootUnion(root)
+	shareRepeated(root)
+	fillDescriptions(root)
+	if o.examplesCatalog != nil {
+		if ex := o.AdvertisedExamples(o.examplesCatalog); len(ex) > 0 {
+			list := make([]any, len(ex))
+			for i, e := range ex {
+				list[i], _ = decodeJSON(e)
+			}
+			root["examples"] = list
+		}
+	}
+	if hasRecursiveRef(root) {
+		return nil, errors.New("advertised schema has a reachable recursive $ref")
+	}
+	return marshalNoEscape(root)
+}
+
+// --- root union flattening (CONTRACTS.md §11.2) ---
+
+func flattenRootUnion(root map[string]any) map[string]any {
+	if _, has := root["properties"]; has {
+		return root
+	}
+	key := "anyOf"
+	branchesAny, ok := root[key].([]any)
+	if !ok || len(branchesAny) == 0 {
+		key = "oneOf"
+		if branchesAny, ok = root[key].([]any); !ok || len(branchesAny) == 0 {
+			return root
+		}
+	}
+	type branch struct {
+		props    map[string]any
+		order    []string
+		required []string
+		closed   bool
+	}
+	defs, _ := root["$defs"].(map[string]any)
+	var branches []branch
+	for _, b := range branchesAny {
+		m, ok := b.(map[string]any)
+		if !ok {
+			return root
+		}
+		if ref, ok := m["$ref"].(string); ok {
+			if len(m) != 1 || !strings.HasPrefix(ref, "#/$defs/") || defs == nil {
+				return root
+			}
+			if m, ok = defs[strings.TrimPrefix(ref, "#/$defs/")].(map[string]any); !ok {
+				return root
+			}
+		}
+		props, ok := m["properties"].(map[string]any)
+		if !ok {
+			return root
+		}
+		br := branch{props: props, closed: m["additionalProperties"] == false}
+		br.order = sortedMapKeys(props)
+		for _, r := range asStrings(m["required"]) {
+			br.required = append(br.required, r)
+		}
+		branches = append(branches, br)
+	}
+	out := map[string]any{}
+	for k, v := range root {
+		if k != key {
+			out[k] = v
+		}
+	}
+	out["type"] = "object"
+	props := map[string]any{}
+	var variants = map[string][]any{}
+	var names []string
+	owners := map[string][]int{}
+	for bi, b := range branches {
+		for _, name := range b.order {
+			s := b.props[name]
+			if _, seen := variants[name]; !seen {
+				names = append(names, name)
+			}
+			dup := false
+			for _, prev := range variants[name] {
+				if reflect.DeepEqual(prev, s) {
+					dup = true
+				}
+			}
+			if !dup {
+				variants[name] = append(variants[name], s)
+			}
+			owners[name] = append(owners[name], bi)
+		}
+	}
+	for _, name := range names {
+		if vs := variants[name]; len(vs) == 1 {
+			props[name] = vs[0]
+		} else {
+			props[name] = map[string]any{"anyOf": vs}
+		}
+	}
+	out["properties"] = props
+	var global []string
+	for _, r := range branches[0].required {
+		inAll := true
+		for _, b := range branches[1:] {
+			if !containsStr(b.required, r) {
+				inAll = false
+			}
+		}
+		if inAll {
+			global = append(global, r)
+		}
+	}
+	if len(global) > 0 {
+		out["required"] = toAny(global)
+	} else {
+		delete(out, "required")
+	}
+	dep := map[string]any{}
+	for _, name := range names {
+		var common []string
+		for i, bi := range owners[name] {
+			req := branches[bi].required
+			if i == 0 {
+				common = append([]string(nil), req...)
+				continue
+			}
+			var keep []string
+			for _, r := range common {
+				if containsStr(req, r) {
+					keep = append(keep, r)
+				}
+			}
+			common = keep
+		}
+		var need []string
+		for _, r := range common {
+			if r != name && !containsStr(global, r) {
+				need = append(need, r)
+			}
+		}
+		if len(need) > 0 {
+			dep[name] = toAny(need)
+		}
+	}
+	if len(dep) > 0 {
+		depKey := "dependentRequired"
+		if root["$schema"] == "http://json-schema.org/draft-07/schema#" {
+			depKey = "dependencies"
+		}
+		out[depKey] = dep
+	}
+	minReq := -1
+	allClosed := true
+	for _, b := range branches {
+		if minReq < 0 || len(b.required) < minReq {
+			minReq = len(b.required)
+		}
+		allClosed = allClosed && b.closed
+	}
+	if minReq > 0 {
+		out["minProperties"] = minReq
+	}
+	if allClosed {
+		out["additionalProperties"] = false
+	}
+	var groups []string
+	for _, b := range branches {
+		var parts []string
+		parts = append(parts, b.required...)
+		for _, n := range b.order {
+			if !containsStr(b.required, n) {
+				parts = append(parts, "["+n+"]")
+			}
+		}
+		g := strings.Join(parts, " + ")
+		if !containsStr(groups, g) {
+			groups = append(groups, g)
+		}
+	}
+	if len(groups) > 1 {
+		desc, _ := out["description"].(string)
+		out["description"] = strings.TrimSpace(desc + " Provide a complete input group: " + strings.Join(groups, "; ") + ".")
+	}
+	return out
+}
+
+// --- sharing repeated subschemas through $defs ---
+
+// shareMinBytes is the smallest subschema worth sharing.
+const shareMinBytes = 160
+
+// shareRepeated moves subschemas that occur at least twice into root $defs
+// and refers to them, largest first.
+func shareRepeated(root map[string]any) {
+	for n := 0; n < 64; n++ {
+		counts := map[string]int{}
+		values := map[string]any{}
+		walkSchemas(root, true, func(s map[string]any) {
+			b, err := CanonicalJSON(s)
+			if err != nil || len(b) < shareMinBytes {
+				return
+			}
+			counts[string(b)]++
+			values[string(b)] = s
+		})
+		best := ""
+		for k, c := range counts {
+			if c >= 2 && (len(k) > len(best) || len(k) == len(best) && k < best) {
+				best = k
+			}
+		}
+		if best == "" {
+			return
+		}
+		defs, _ := root["$defs"].(map[string]any)
+		if defs == nil {
+			defs = map[string]any{}
+			root["$defs"] = defs
+		}
+		name := "shared" + strconv.Itoa(len(defs))
+		for defs[name] != nil {
+			name += "_"
+		}
+		target := values[best]
+		replaceSchemas(root, func(s map[string]any) (any, bool) {
+			b, _ := CanonicalJSON(s)
+			if string(b) == best {
+				return map[string]any{"$ref": "#/$defs/" + name}, true
+			}
+			return nil, false
+		})
+		defs[name] = cloneJSON(target)
+	}
+}
+
+// schemaMapKeys hold maps of subschemas; schemaListKeys lists of them;
+// schemaValueKeys one subschema.
+var (
+	schemaMapKeys   = []string{"$defs", "definitions", "properties", "patternProperties", "dependentSchemas"}
+	schemaListKeys  = []string{"allOf", "anyOf", "oneOf", "prefixItems"}
+	schemaValueKeys = []string{"items", "additionalItems", "contains", "additionalProperties", "unevaluatedProperties",
+		"unevaluatedItems", "propertyNames", "not", "if", "then", "else"}
+)
+
+// walkSchemas calls f on every subschema below s (not s itself when skipRoot).
+func walkSchemas(s map[string]any, skipRoot bool, f func(map[string]any)) {
+	if !skipRoot {
+		f(s)
+	}
+	for _, k := range schemaMapKeys {
+		if m, ok := s[k].(map[string]any); ok {
+			for _, v := range m {
+				if sub, ok := v.(map[string]any); ok {
+					walkSchemas(sub, false, f)
+				}
+			}
+		}
+	}
+	for _, k := range schemaListKeys {
+		if l, ok := s[k].([]any); ok {
+			for _, v := range l {
+				if sub, ok := v.(map[string]any); ok {
+					walkSchemas(sub, false, f)
+				}
+			}
+		}
+	}
+	for _, k := range schemaValueKeys {
+		if sub, ok := s[k].(map[string]any); ok {
+			walkSchemas(sub, false, f)
+		}
+	}
+	if d, ok := s["dependencies"].(map[string]any); ok {
+		for _, v := range d {
+			if sub, ok := v.(map[string]any); ok {
+				walkSchemas(sub, false, f)
+			}
+		}
+	}
+}
+
+// replaceSchemas replaces subschemas (never $defs entries themselves) for
+// which f returns true; replaced subtrees are not descended.
+func replaceSchemas(s map[string]any, f func(map[string]any) (any, bool)) {
+	visit := func(v any) any {
+		sub, ok := v.(map[string]any)
+		if !ok {
+			return v
+		}
+		if r, ok := f(sub); ok {
+			return r
+		}
+		replaceSchemas(sub, f)
+		return sub
+	}
+	for _, k := range schemaMapKeys {
+		if m, ok := s[k].(map[string]any); ok {
+			for name, v := range m {
+				if k == "$defs" || k == "definitions" {
+					if sub, ok := v.(map[string]any); ok {
+						replaceSchemas(sub, f)
+					}
+					continue
+				}
+				m[name] = visit(v)
+			}
+		}
+	}
+	for _, k := range schemaListKeys {
+		if l, ok := s[k].([]any); ok {
+			for i, v := range l {
+				l[i] = visit(v)
+			}
+		}
+	}
+	for _, k := range schemaValueKeys {
+		if v, ok := s[k]; ok {
+			s[k] = visit(v)
+		}
+	}
+}
+
+// --- property descriptions ---
+
+var propertyDescriptions = map[string]string{
+	"path":          "Local filesystem path.",
+	"document":      "Document name from list_documents; defaults to the current document.",
+	"offset":        "Index of the first item to return.",
+	"limit":         "Maximum number of items to return.",
+	"address":       "Address as 0x hex or decimal.",
+	"procedure":     "Procedure name or address.",
+	"pattern":       "Text or pattern to match.",
+	"detail":        "How much detail to return.",
+	"evidence_id":   "An evidence_id (ev_ followed by 64 hex characters).",
+	"overwrite":     "Replace an existing destination file.",
+	"provider_id":   "Analysis provider: auto or a provider id.",
+	"kind":          "Discriminator of this object.",
+	"source":        "The Evidence to read: a retained reference or inline Evidence.",
+	"view":          "Which view to project.",
+	"filters":       "Exact-match filters.",
+	"mode":          "How the operation matches or runs.",
+	"max_changes":   "Maximum number of changes to report.",
+	"before":        "The earlier capture.",
+	"after":         "The later capture.",
+	"left":          "The left side of the comparison.",
+	"right":         "The right side of the comparison.",
+	"application":   "Application Evidence or a retained reference to it.",
+	"normalization": "Normalization rules applied before comparing.",
+}
+
+func fillDescriptions(s map[string]any) {
+	walkSchemas(s, false, func(sub map[string]any) {
+		props, ok := sub["properties"].(map[string]any)
+		if !ok {
+			return
+		}
+		for name, v := range props {
+			p, ok := v.(map[string]any)
+			if !ok {
+				continue
+			}
+			if _, has := p["description"]; has {
+				continue
+			}
+			if _, isRef := p["$ref"]; isRef {
+				continue
+			}
+			if d := describeName(name); d != "" {
+				p["description"] = d
+			}
+		}
+	})
+}
+
+func describeName(name string) string {
+	if d, ok := propertyDescriptions[name]; ok {
+		return d
+	}
+	switch {
+	case strings.HasPrefix(name, "max_"):
+		return "Upper bound on " + strings.ReplaceAll(strings.TrimPrefix(name, "max_"), "_", " ") + "."
+	case strings.HasPrefix(name, "include_"):
+		return "Include " + strings.ReplaceAll(strings.TrimPrefix(name, "include_"), "_", " ") + "."
+	case strings.HasSuffix(name, "_sha256"):
+		return "SHA-256 (64 lowercase hex characters) of the " + strings.ReplaceAll(strings.TrimSuffix(name, "_sha256"), "_", " ") + "."
+	case strings.HasSuffix(name, "_path"):
+		return "Local path of the " + strings.ReplaceAll(strings.TrimSuffix(name, "_path"), "_", " ") + "."
+	}
+	return ""
+}
+
+// --- recursion check ---
+
+// hasRecursiveRef reports whether following local $refs from the root can
+// reach a $ref that is already being expanded.
+func hasRecursiveRef(root map[string]any) bool {
+	var visit func(v any, stack map[string]bool) bool
+	visit = func(v any, stack map[string]bool) bool {
+		switch x := v.(type) {
+		case map[string]any:
+			if ref, ok := x["$ref"].(string); ok && strings.HasPrefix(ref, "#") {
+				if stack[ref] {
+					return true
+				}
+				target, ok := resolvePointer(root, ref)
+				if !ok {
+					return false
+				}
+				stack[ref] = true
+				r := visit(target, stack)
+				delete(stack, ref)
+				if r {
+					return true
+				}
+			}
+			for k, e := range x {
+				if k == "$defs" || k == "definitions" || k == "const" || k == "enum" || k == "examples" || k == "default" {
+					continue
+				}
+				if visit(e, stack) {
+					return true
+				}
+			}
+		case []any:
+			for _, e := range x {
+				if visit(e, stack) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return visit(root, map[string]bool{})
+}
+
+// resolvePointer resolves a local JSON pointer reference ("#", "#/a/b").
+func resolvePointer(root any, ref string) (any, bool) {
+	if ref == "#" {
+		return root, true
+	}
+	if !strings.HasPrefix(ref, "#/") {
+		return nil, false
+	}
+	cur := root
+	for _, tok := range strings.Split(ref[2:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch c := cur.(type) {
+		case map[string]any:
+			v, ok := c[tok]
+			if !ok {
+				return nil, false
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil, false
+			}
+			cur = c[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// --- compact profile (CONTRACTS.md §11.3) ---
+
+var annotationKeys = []string{"description", "examples", "default", "title"}
+
+// stripAnnotations removes prose and examples from every nested schema
+// position; the root keeps its description.
+func stripAnnotations(root map[string]any) {
+	for _, k := range annotationKeys {
+		if k != "description" {
+			delete(root, k)
+		}
+	}
+	walkSchemas(root, true, func(s map[string]any) {
+		for _, k := range annotationKeys {
+			delete(s, k)
+		}
+	})
+}
+
+var errBudget = errors.New("compact schema exceeds its budget")
+
+// allTypes is what an unconstrained JSON field advertises in compact form.
+var allTypes = []any{"null", "boolean", "object", "array", "number", "string"}
+
+func presentCompact(full json.RawMessage) (json.RawMessage, string) {
+	v, _ := decodeJSON(full)
+	root := v.(map[string]any)
+	orig := cloneJSON(root).(map[string]any)
+	stripAnnotations(root)
+	w := &budgetWriter{limit: CompactBudget}
+	if err := writeInlined(w, root, root, map[string]bool{}, true, 0); err == nil {
+		return json.RawMessage(w.buf.Bytes()), PresentInline
+	}
+	reduced := reduceSchema(orig)
+	if b, _ := marshalNoEscape(reduced); len(b) <= CompactBudget {
+		return b, PresentReduced
+	}
+	minimal := map[string]any{"type": "object", "description": reduced["description"], "properties": map[string]any{}}
+	b, _ := marshalNoEscape(minimal)
+	return b, PresentMinimal
+}
+
+type budgetWriter struct {
+	buf   bytes.Buffer
+	limit int
+}
+
+func (w *budgetWriter) write(b []byte) error {
+	if w.buf.Len()+len(b) > w.limit {
+		return errBudget
+	}
+	w.buf.Write(b)
+	return nil
+}
+
+func (w *budgetWriter) str(s string) error { return w.write(appendCanonicalString(nil, s)) }
+
+// isSchemaKey reports whether values under key k are schemas (so refs
+// inside are resolved and {} expanded) rather than data.
+func isSchemaKey(k string) bool {
+	return containsStr(schemaValueKeys, k)
+}
+
+// writeInlined streams s with every local $ref replaced by its target,
+// failing on a cycle, an unresolved reference or the budget.
+func writeInlined(w *budgetWriter, root map[string]any, s any, stack map[string]bool, isSchema bool, depth int) error {
+	if depth > 256 {
+		return errBudget
+	}
+	switch x := s.(type) {
+	case map[string]any:
+		if !isSchema {
+			return writeData(w, x)
+		}
+		if ref, ok := x["$ref"].(string); ok {
+			if !strings.HasPrefix(ref, "#") || stack[ref] {
+				return errBudget
+			}
+			target, ok := resolvePointer(root, ref)
+			if !ok {
+				return errBudget
+			}
+			tm, _ := target.(map[string]any)
+			if tm != nil {
+				tm = cloneJSON(tm).(map[string]any)
+				for _, k := range annotationKeys {
+					delete(tm, k)
+				}
+			}
+			stack[ref] = true
+			defer delete(stack, ref)
+			if len(x) == 1 {
+				return writeInlined(w, root, tm, stack, true, depth+1)
+			}
+			siblings := map[string]any{}
+			for k, v := range x {
+				if k != "$ref" {
+					siblings[k] = v
+				}
+			}
+			return writeInlined(w, root, map[string]any{"allOf": []any{tm, siblings}}, stack, true, depth+1)
+		}
+		if len(x) == 0 {
+			return writeData(w, map[string]any{"type": allTypes})
+		}
+		if err := w.write([]byte("{")); err != nil {
+			return err
+		}
+		first := true
+		for _, k := range sortedMapKeys(x) {
+			if k == "$defs" || k == "definitions" {
+				continue
+			}
+			if !first {
+				if err := w.write([]byte(",")); err != nil {
+					return err
+				}
+			}
+			first = false
+			if err := w.str(k); err != nil {
+				return err
+			}
+			if err := w.write([]byte(":")); err != nil {
+				return err
+			}
+			v := x[k]
+			var err error
+			switch {
+			case containsStr(schemaMapKeys, k) || k == "dependencies":
+				err = writeSchemaMap(w, root, v, stack, depth)
+			case containsStr(schemaListKeys, k):
+				err = writeSchemaList(w, root, v, stack, depth)
+			case isSchemaKey(k):
+				if b, ok := v.(bool); ok {
+					err = writeData(w, b)
+				} else {
+					err = writeInlined(w, root, v, stack, true, depth+1)
+				}
+			default:
+				err = writeData(w, v)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return w.write([]byte("}"))
+	case bool:
+		return writeData(w, x)
+	}
+	return writeData(w, s)
+}
+
+func writeSchemaMap(w *budgetWriter, root map[string]any, v any, stack map[string]bool, depth int) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return writeData(w, v)
+	}
+	if err := w.write([]byte("{")); err != nil {
+		return err
+	}
+	for i, k := range sortedMapKeys(m) {
+		if i > 0 {
+			if err := w.write([]byte(",")); err != nil {
+				return err
+			}
+		}
+		if err := w.str(k); err != nil {
+			return err
+		}
+		if err := w.write([]byte(":")); err != nil {
+			return err
+		}
+		var err error
+		if _, isList := m[k].([]any); isList { // draft-07 dependencies arrays
+			err = writeData(w, m[k])
+		} else {
+			err = writeInlined(w, root, m[k], stack, true, depth+1)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return w.write([]byte("}"))
+}
+
+func writeSchemaList(w *budgetWriter, root map[string]any, v any, stack map[string]bool, depth int) error {
+	l, ok := v.([]any)
+	if !ok {
+		return writeData(w, v)
+	}
+	if err := w.write([]byte("[")); err != nil {
+		return err
+	}
+	for i, e := range l {
+		if i > 0 {
+			if err := w.write([]byte(",")); err != nil {
+				return err
+			}
+		}
+		if err := writeInlined(w, root, e, stack, true, depth+1); err != nil {
+			return err
+		}
+	}
+	return w.write([]byte("]"))
+}
+
+func writeData(w *budgetWriter, v any) error {
+	b, err := AppendCanonical(nil, v)
+	if err != nil {
+		return err
+	}
+	return w.write(b)
+}
+
+const reducedNote = "Reduced schema: nested validation detail is elided here; the server validates complete inputs against the canonical schema and answers invalid_request with details.issues."
+
+// reduceSchema keeps property names, their resolved types and first-level
+// guidance, and the root's required-field constraints.
+func reduceSchema(root map[string]any) map[string]any {
+	desc, _ := root["description"].(string)
+	out := map[string]any{"type": "object", "description": strings.TrimSpace(desc + " " + reducedNote)}
+	if s, ok := root["$schema"]; ok {
+		out["$schema"] = s
+	}
+	props := map[string]any{}
+	if m, ok := root["properties"].(map[string]any); ok {
+		for name, v := range m {
+			p := map[string]any{}
+			if t := detectType(root, v, 0); t != nil {
+				p["type"] = t
+			}
+			if pm, ok := v.(map[string]any); ok {
+				if d, ok := pm["description"].(string); ok {
+					p["description"] = d
+				}
+			}
+			props[name] = p
+		}
+	}
+	out["properties"] = props
+	for _, k := range []string{"required", "minProperties", "dependentRequired"} {
+		if v, ok := root[k]; ok {
+			out[k] = v
+		}
+	}
+	if root["additionalProperties"] == false {
+		out["additionalProperties"] = false
+	}
+	return out
+}
+
+// detectType resolves a subschema's JSON type(s) through $ref and unions;
+// nil when any branch is unknown.
+func detectType(root map[string]any, v any, depth int) any {
+	m, ok := v.(map[string]any)
+	if !ok || depth > 32 {
+		return nil
+	}
+	if ref, ok := m["$ref"].(string); ok {
+		t, ok := resolvePointer(root, ref)
+		if !ok {
+			return nil
+		}
+		return detectType(root, t, depth+1)
+	}
+	if t, ok := m["type"]; ok {
+		return t
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		if l, ok := m[k].([]any); ok {
+			var types []string
+			for _, b := range l {
+				t := detectType(root, b, depth+1)
+				if t == nil {
+					return nil
+				}
+				for _, s := range asStrings(t) {
+					if !containsStr(types, s) {
+						types = append(types, s)
+					}
+				}
+				if s, ok := t.(string); ok && !containsStr(types, s) {
+					types = append(types, s)
+				}
+			}
+			if len(types) == 1 {
+				return types[0]
+			}
+			return toAny(types)
+		}
+	}
+	if c, ok := m["const"]; ok {
+		return jsonTypeOf(c)
+	}
+	return nil
+}
+
+func jsonTypeOf(v any) any {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case json.Number, float64:
+		return "number"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return nil
+}
+
+// --- small helpers ---
+
+func sortedMapKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func asStrings(v any) []string {
+	l, _ := v.([]any)
+	var out []string
+	for _, e := range l {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func toAny(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+func containsStr(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func cloneJSON(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = cloneJSON(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = cloneJSON(e)
+		}
+		return out
+	}
+	return v
+}
