@@ -20,8 +20,9 @@ type Options struct {
 	Catalog  *core.Catalog
 	Registry *core.Registry
 	Identity core.ServerIdentity
-	// Serve runs the MCP stdio server; cmd/rea injects it.
-	Serve  func(ctx context.Context) error
+	// Serve runs the MCP server (stdio, or loopback Streamable HTTP when
+	// httpAddr is set); cmd/rea injects it.
+	Serve  func(ctx context.Context, httpAddr string) error
 	Stdout io.Writer
 	Stderr io.Writer
 	// StderrIsTerminal enables the progress indicator.
@@ -76,7 +77,7 @@ type globals struct {
 
 type grammar struct {
 	globals
-	Serve   serveCmd   `cmd:"" help:"Run the MCP server over stdio."`
+	Serve   serveCmd   `cmd:"" help:"Run the MCP server over stdio (or --http on a loopback address)."`
 	Analyze analyzeCmd `cmd:"" help:"Open a file and print its overview with the bound provider (the built-in rea-native for ELF, PE and Mach-O)."`
 	Tools   toolsCmd   `cmd:"" help:"List every operation in the catalog."`
 	Call    callCmd    `cmd:"" help:"Call any operation with JSON arguments, with the same validation and error envelope as MCP."`
@@ -174,13 +175,18 @@ func (e *env) writeJSON(v any) error {
 	return err
 }
 
-type serveCmd struct{}
+type serveCmd struct {
+	HTTP string `name:"http" placeholder:"127.0.0.1:PORT" help:"Serve Streamable HTTP on this loopback address instead of stdio."`
+}
 
-func (serveCmd) Run(e *env) error {
+func (c *serveCmd) Run(e *env) error {
 	if e.opts.Serve == nil {
 		return errors.New("serve: no MCP server is wired into this build")
 	}
-	return e.opts.Serve(e.ctx)
+	if err := e.opts.Serve(e.ctx, c.HTTP); err != nil {
+		return usageError{err}
+	}
+	return nil
 }
 
 type versionCmd struct{}
