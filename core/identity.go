@@ -9,7 +9,7 @@ type CatalogIdentity struct {
 }
 
 // cliCommands are the CLI's fixed commands, part of the catalog identity.
-var cliCommands = []string{"analyze", "call", "serve", "tools", "version"}
+var cliCommands = []string{"analyze", "call", "catalog", "serve", "tools", "version"}
 
 type toolEntry struct {
 	Name         string          `json:"name"`

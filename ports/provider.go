@@ -73,3 +73,10 @@ type Analysis interface {
 	// Close releases everything the analysis owns. It is safe to call twice.
 	Close(ctx context.Context) error
 }
+
+// CapabilityLister is optionally implemented by a Provider to declare,
+// without starting an engine, which capabilities its analyses offer, named as
+// core names them in operations' needs (for example "list_procedures").
+type CapabilityLister interface {
+	Capabilities() []string
+}

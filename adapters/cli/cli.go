@@ -82,7 +82,11 @@ type grammar struct {
 	Tools   toolsCmd   `cmd:"" help:"List every operation in the catalog."`
 	Call    callCmd    `cmd:"" help:"Call any operation with JSON arguments, with the same validation and error envelope as MCP."`
 	Version versionCmd `cmd:"" help:"Print the version."`
+	Catalog catalogCmd `cmd:"" help:"Write the machine-readable product catalog (docs/public/product-catalog.json)."`
 }
+
+// Commands are the CLI's primary commands, for the product catalog.
+var Commands = []string{"analyze", "call", "catalog", "serve", "tools", "version"}
 
 type env struct {
 	ctx  context.Context
@@ -199,6 +203,32 @@ func (versionCmd) Run(e *env) error {
 	}
 	fmt.Fprintf(e.opts.Stdout, "rea %s (catalog %s, %d tools)\n", id.Version, e.opts.Catalog.Identity().Combined[:12], len(e.opts.Catalog.Operations()))
 	return nil
+}
+
+type catalogCmd struct {
+	Output string `short:"o" help:"Write to this file instead of stdout." type:"path"`
+}
+
+func (c *catalogCmd) Run(e *env) error {
+	pc := core.NewProductCatalog(e.ctx, e.opts.Catalog, e.opts.Registry, core.ProductInfo{
+		Version: e.opts.Identity.Version, SDKServer: e.opts.Identity.SDKServer, SDKClient: e.opts.Identity.SDKClientTest,
+		CLICommands: Commands})
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(pc); err != nil {
+		return err
+	}
+	if c.Output == "" {
+		_, err := e.opts.Stdout.Write(buf.Bytes())
+		return err
+	}
+	tmp := c.Output + ".tmp"
+	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, c.Output)
 }
 
 type toolsCmd struct{}

@@ -1,0 +1,142 @@
+package core
+
+import (
+	"context"
+	"sort"
+
+	"rea/ports"
+)
+
+// ProductInfo is what the product catalog needs from the wiring.
+type ProductInfo struct {
+	Version     string
+	SDKServer   string
+	SDKClient   string
+	CLICommands []string
+	CLIAliases  map[string]string
+}
+
+// ProductCatalog is the machine-readable description of a build
+// (docs/public/product-catalog.json). binary_session stays the authority for a
+// running server.
+type ProductCatalog struct {
+	CatalogSchemaVersion int               `json:"catalog_schema_version"`
+	Package              productPackage    `json:"package"`
+	Tools                productTools      `json:"tools"`
+	Providers            []productProvider `json:"providers"`
+	SetupClients         []any             `json:"setup_clients"`
+	Schemas              []productSchema   `json:"schemas"`
+	CLI                  productCLI        `json:"cli"`
+	RuntimeCatalog       productRuntime    `json:"runtime_catalog"`
+}
+
+type productPackage struct {
+	Name string            `json:"name"`
+	Ver  string            `json:"version"`
+	SDK  map[string]string `json:"sdk"`
+}
+
+type productTools struct {
+	Total    int             `json:"total"`
+	Families []productFamily `json:"families"`
+}
+
+type productFamily struct {
+	ID      string   `json:"id"`
+	Surface string   `json:"surface"`
+	Count   int      `json:"count"`
+	Tools   []string `json:"tools"`
+}
+
+type productProvider struct {
+	ID           string   `json:"id"`
+	Name         string   `json:"name"`
+	Version      *string  `json:"version"`
+	Capabilities []string `json:"capabilities"`
+}
+
+type productSchema struct {
+	ID      string `json:"id"`
+	Version int    `json:"version"`
+}
+
+type productCLI struct {
+	PrimaryCount int               `json:"primary_count"`
+	Commands     []string          `json:"commands"`
+	Aliases      map[string]string `json:"aliases"`
+}
+
+type productRuntime struct {
+	Profile string         `json:"input_schema_profile"`
+	Counts  map[string]int `json:"counts"`
+	Digests map[string]any `json:"digests"`
+}
+
+// familyOf groups tools by kind for the catalog.
+var familyOf = map[Kind]string{
+	KindSession:          "session",
+	KindOfficialProxy:    "direct",
+	KindEnhanced:         "enhanced",
+	KindNativeProvider:   "native",
+	KindArtifactProvider: "artifact",
+	KindApplication:      "application",
+}
+
+// NewProductCatalog describes cat, the providers in reg and the CLI.
+func NewProductCatalog(ctx context.Context, cat *Catalog, reg *Registry, info ProductInfo) *ProductCatalog {
+	fams := map[string][]string{}
+	for _, op := range cat.Operations() {
+		f := familyOf[op.Kind]
+		if f == "" {
+			f = string(op.Kind)
+		}
+		fams[f] = append(fams[f], op.Name)
+	}
+	pc := &ProductCatalog{
+		CatalogSchemaVersion: 1,
+		Package:              productPackage{Name: "rea", Ver: info.Version, SDK: map[string]string{"server": info.SDKServer, "client": info.SDKClient, "core": "rea/core"}},
+		Tools:                productTools{Total: len(cat.Operations()), Families: []productFamily{}},
+		Providers:            []productProvider{},
+		SetupClients:         []any{}, // rea setup does not exist yet: no client is configured by rea
+		Schemas:              []productSchema{{"evidence", 3}, {"evidence_bundle", 3}, {"analysis_profile", 1}, {"error_envelope", 1}},
+		CLI:                  productCLI{PrimaryCount: len(info.CLICommands), Commands: append([]string{}, info.CLICommands...), Aliases: info.CLIAliases},
+	}
+	if pc.CLI.Aliases == nil {
+		pc.CLI.Aliases = map[string]string{}
+	}
+	sort.Strings(pc.CLI.Commands)
+	for _, id := range sortedKeys(fams) {
+		tools := fams[id]
+		sort.Strings(tools)
+		pc.Tools.Families = append(pc.Tools.Families, productFamily{ID: id, Surface: "mcp", Count: len(tools), Tools: tools})
+	}
+	for _, p := range reg.Providers() {
+		info := p.Info()
+		pp := productProvider{ID: info.ID, Name: info.Name, Capabilities: providerCapabilities(p)}
+		if info.Version != "" {
+			v := info.Version
+			pp.Version = &v
+		}
+		pc.Providers = append(pc.Providers, pp)
+	}
+	id := cat.Identity()
+	pc.RuntimeCatalog = productRuntime{
+		Profile: string(cat.InputProfile()),
+		Counts:  map[string]int{"tools": len(cat.Operations()), "prompts": 0, "resources": 0, "resource_templates": 0},
+		Digests: map[string]any{"tools_sha256": id.Tools, "prompts_sha256": MustDigest([]any{}),
+			"resources_sha256": MustDigest(map[string]any{"resourceCatalog": []any{}, "resourceTemplateCatalog": []any{}}),
+			"combined_sha256":  id.Combined, "providers_sha256": MustDigest(pc.Providers)},
+	}
+	return pc
+}
+
+// providerCapabilities lists what a provider declares, sorted; [] when it
+// declares nothing.
+func providerCapabilities(p ports.Provider) []string {
+	out := []string{}
+	if cl, ok := p.(ports.CapabilityLister); ok {
+		out = append(out, cl.Capabilities()...)
+	}
+	sort.Strings(out)
+	return out
+}
