@@ -346,3 +346,22 @@ func (s *Session) drain(ctx context.Context, bound time.Duration) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// RetainError records a failed call's complete error envelope as Evidence
+// (predicate rea.error), so a diagnostic too large to deliver is kept.
+func (s *Session) RetainError(op string, args json.RawMessage, envelope []byte) (*Evidence, error) {
+	params := json.RawMessage(`{}`)
+	if len(args) > 0 && json.Valid(args) && args[0] == '{' {
+		params = args
+	}
+	ev := &Evidence{Operation: op, PredicateType: "rea.error", Parameters: params, NormalizedResult: envelope,
+		Provider: s.reaProvider(), Confidence: ConfidenceObserved,
+		Limitations: []string{"The operation failed; normalized_result is its complete error envelope."}}
+	if err := ev.Seal(); err != nil {
+		return nil, err
+	}
+	if _, err := s.ledger.Record(ev); err != nil {
+		return nil, err
+	}
+	return ev, nil
+}

@@ -24,6 +24,8 @@ type Options struct {
 	// ProgressInterval is the minimum gap between intermediate progress
 	// notifications; default 100 ms.
 	ProgressInterval time.Duration
+	// Budget bounds every result; zero means the default 10 MiB.
+	Budget core.ResponseBudget
 }
 
 // Server serves core's catalog over MCP. Each client connection gets its own
@@ -49,6 +51,9 @@ func New(cat *core.Catalog, reg *core.Registry, opts *Options) *Server {
 	}
 	if s.opts.ProgressInterval == 0 {
 		s.opts.ProgressInterval = 100 * time.Millisecond
+	}
+	if s.opts.Budget.MaxResponseBytes == 0 {
+		s.opts.Budget = core.ResponseBudget{MaxResponseBytes: core.DefaultMaxResponseBytes}
 	}
 	if s.opts.Identity.SDKServer == "" {
 		s.opts.Identity.SDKServer = SDKVersion
@@ -122,9 +127,9 @@ func (s *Server) handler(op *core.Operation) sdk.ToolHandler {
 		defer func() {
 			if r := recover(); r != nil {
 				s.opts.Logger.Error("tool handler panic", "tool", op.Name, "panic", r, "stack", string(debug.Stack()))
-				res, err = errorResult(&core.Error{Code: core.CodeExecutionFailure,
+				res, err = errorResultText((&core.Error{Code: core.CodeExecutionFailure,
 					Message: fmt.Sprintf("%s: internal error: %v", op.Name, r),
-					Details: map[string]any{"operation": op.Name, "reason": "panic"}}), nil
+					Details: map[string]any{"operation": op.Name, "reason": "panic"}}).JSON()), nil
 			}
 		}()
 		cs := s.session(req.Session)
@@ -134,11 +139,15 @@ func (s *Server) handler(op *core.Operation) sdk.ToolHandler {
 		}
 		out, cerr := cs.Call(ctx, op.Name, req.Params.Arguments, opts)
 		if cerr != nil {
-			return errorResult(core.AsError(op.Name, cerr)), nil
+			return s.errorResult(cs, op.Name, req.Params.Arguments, core.AsError(op.Name, cerr)), nil
 		}
 		j, jerr := out.StructuredJSON()
 		if jerr != nil {
-			return errorResult(core.AsError(op.Name, jerr)), nil
+			return s.errorResult(cs, op.Name, req.Params.Arguments, core.AsError(op.Name, jerr)), nil
+		}
+		if berr := s.opts.Budget.CheckSuccess(op.Name, out, j, out.Evidence != nil); berr != nil {
+			// The Evidence is complete in the ledger; only delivery failed.
+			return s.errorResult(cs, op.Name, req.Params.Arguments, berr), nil
 		}
 		return &sdk.CallToolResult{
 			Content:           []sdk.Content{&sdk.TextContent{Text: string(j)}},
@@ -147,10 +156,20 @@ func (s *Server) handler(op *core.Operation) sdk.ToolHandler {
 	}
 }
 
-// errorResult is the one shape of a failed call: isError, the envelope JSON
-// as the only text, and no structured content.
-func errorResult(e *core.Error) *sdk.CallToolResult {
-	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: string(e.JSON())}}}
+// errorResult delivers e, or, when its text exceeds the budget, retains it
+// as Evidence and delivers a bounded diagnostic naming it.
+func (s *Server) errorResult(cs *core.Session, op string, args json.RawMessage, e *core.Error) *sdk.CallToolResult {
+	text := e.JSON()
+	if berr := s.opts.Budget.CheckError(op, text, func() (*core.Evidence, error) { return cs.RetainError(op, args, text) }); berr != nil {
+		text = berr.JSON()
+	}
+	return errorResultText(text)
+}
+
+// errorResultText is the one shape of a failed call: isError, the envelope
+// JSON as the only text, and no structured content.
+func errorResultText(text []byte) *sdk.CallToolResult {
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: string(text)}}}
 }
 
 func clientInfo(req *sdk.CallToolRequest) *core.ClientInfo {

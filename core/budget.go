@@ -1,0 +1,172 @@
+package core
+
+import (
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Response budget defaults (CONTRACTS.md §7).
+const (
+	DefaultMaxResponseBytes = 10485760
+	ResponseEnvelopeReserve = 1024
+	MaxResponseBytesEnv     = "REA_MCP_MAX_RESPONSE_BYTES"
+	maxSafeInteger          = 1<<53 - 1
+	// successEnvelopeBytes is {"content":[{"type":"text","text":""}],"structuredContent":null}
+	// without the 4 bytes of null.
+	successEnvelopeBytes = 60
+)
+
+// ResponseBudget bounds one MCP result so it fits the client's receive
+// buffer. It is read once at start-up.
+type ResponseBudget struct {
+	MaxResponseBytes int64
+}
+
+// ResultBudget is the room for a result: the maximum less the envelope
+// reserve.
+func (b ResponseBudget) ResultBudget() int64 { return b.MaxResponseBytes - ResponseEnvelopeReserve }
+
+// ParseResponseBudget reads REA_MCP_MAX_RESPONSE_BYTES: absent is the
+// default; otherwise a decimal safe integer of at least 10485760.
+func ParseResponseBudget(value string, set bool) (ResponseBudget, error) {
+	if !set {
+		return ResponseBudget{DefaultMaxResponseBytes}, nil
+	}
+	bad := func(why string) error {
+		return &Error{Code: CodeConfigurationInvalid,
+			Message:     fmt.Sprintf("%s=%q: %s", MaxResponseBytesEnv, value, why),
+			Remediation: "Unset " + MaxResponseBytesEnv + " or set it to a decimal byte count of at least 10485760 (the client's receive buffer), then restart the server.",
+			Details:     map[string]any{"settings": []map[string]any{{"setting": MaxResponseBytesEnv, "constraint": "decimal safe integer >= 10485760"}}}}
+	}
+	if value == "" || value[0] < '1' || value[0] > '9' {
+		return ResponseBudget{}, bad("want a decimal integer without sign, spaces or leading zeros")
+	}
+	for i := 0; i < len(value); i++ {
+		if value[i] < '0' || value[i] > '9' {
+			return ResponseBudget{}, bad("want a decimal integer")
+		}
+	}
+	n, err := strconv.ParseInt(value, 10, 64)
+	if err != nil || n > maxSafeInteger {
+		return ResponseBudget{}, bad("not a safe integer")
+	}
+	if n < DefaultMaxResponseBytes {
+		return ResponseBudget{}, bad("must be at least 10485760")
+	}
+	return ResponseBudget{n}, nil
+}
+
+// escapedLen is the UTF-8 length of s as a JSON string body (without the
+// quotes), as a JSON encoder escapes it, computed without building it.
+func escapedLen(s []byte) int64 {
+	var n int64
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '<' || c == '>' || c == '&': // HTML-escaping encoders write \u003c
+				n += 6
+			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
+				n += 2
+			case c < 0x20:
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			n += 6 // \ufffd
+		} else if r == '\u2028' || r == '\u2029' {
+			n += 6
+		} else {
+			n += int64(size)
+		}
+		i += size
+	}
+	return n
+}
+
+// SuccessBytes is the serialized size of a success result carrying j both as
+// text and as structured content.
+func SuccessBytes(j []byte) int64 {
+	// The structured copy may have <, > and & escaped by the SDK's encoder.
+	html := int64(0)
+	for _, c := range j {
+		if c == '<' || c == '>' || c == '&' {
+			html += 5
+		}
+	}
+	return successEnvelopeBytes + int64(len(j)) + html + escapedLen(j)
+}
+
+// ErrorBytes is the serialized size of an error result: its text only.
+func ErrorBytes(text []byte) int64 {
+	return int64(len(`{"content":[{"type":"text","text":""}],"isError":true}`)) + escapedLen(text)
+}
+
+// reportedLimits describes the transport limit for an oversized result.
+func (b ResponseBudget) reportedLimits(measured int64, codeUnits int64) map[string]any {
+	return map[string]any{
+		"boundary":                     "mcp-response",
+		"default_receive_buffer_bytes": DefaultMaxResponseBytes,
+		"result_budget_bytes":          b.ResultBudget(),
+		"max_string_code_units":        nil,
+		"response_bytes_at_least":      measured,
+		"response_code_units_at_least": codeUnits,
+		"constraint":                   "receive-buffer",
+	}
+}
+
+// CheckSuccess returns nil when the result fits, else the canonical
+// resource_constraint naming the retained Evidence. j is the structured JSON.
+func (b ResponseBudget) CheckSuccess(op string, res *Result, j []byte, retained bool) *Error {
+	size := SuccessBytes(j)
+	if size <= b.ResultBudget() {
+		return nil
+	}
+	limits := b.reportedLimits(size, int64(len(j)))
+	msg := fmt.Sprintf("%s completed, but its result (%d bytes) does not fit the %d-byte response budget; nothing was truncated", op, size, b.ResultBudget())
+	if res.Evidence != nil {
+		limits["evidence_id"] = string(res.Evidence.EvidenceID)
+		if retained {
+			limits["evidence_reference"] = Reference(res.Evidence.EvidenceID)
+			msg += "; the complete Evidence is retained as " + string(res.Evidence.EvidenceID)
+		}
+	}
+	return &Error{Code: CodeResourceConstraint, Message: msg,
+		Remediation: "Discover retained records with get_evidence_bundle {\"detail\":\"summary\"}, read them a page at a time with inspect_analysis_view, " +
+			"write them to a file with export_evidence_bundle, or use the CLI's JSON output. The connection remains usable.",
+		Details: map[string]any{"operation": op, "resource": "transport", "reason": msg, "reported_limits": limits}}
+}
+
+// CheckError returns nil when an error's text fits. Otherwise the complete
+// envelope is retained through retain (as Evidence) and a bounded
+// resource_constraint diagnostic naming it is returned; if retention fails
+// the diagnostic says why.
+func (b ResponseBudget) CheckError(op string, text []byte, retain func() (*Evidence, error)) *Error {
+	size := ErrorBytes(text)
+	if size <= b.ResultBudget() {
+		return nil
+	}
+	limits := b.reportedLimits(size, int64(len(text)))
+	msg := fmt.Sprintf("%s failed and its diagnostic (%d bytes) does not fit the %d-byte response budget", op, size, b.ResultBudget())
+	details := map[string]any{"operation": op, "resource": "transport", "reported_limits": limits}
+	ev, err := retain()
+	if err != nil {
+		msg += "; the complete diagnostic could not be retained: " + err.Error()
+		details["retention"] = map[string]any{"status": "failed", "reason": err.Error()}
+	} else {
+		limits["evidence_id"] = string(ev.EvidenceID)
+		limits["evidence_reference"] = Reference(ev.EvidenceID)
+		msg += "; the complete diagnostic is retained as " + string(ev.EvidenceID)
+		details["retention"] = map[string]any{"status": "retained"}
+	}
+	details["reason"] = msg
+	return &Error{Code: CodeResourceConstraint, Message: msg,
+		Remediation: "Export the retained diagnostic with export_evidence_bundle, or find it with get_evidence_bundle {\"detail\":\"summary\"}.",
+		Details:     details}
+}
