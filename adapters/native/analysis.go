@@ -1,0 +1,275 @@
+package native
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync/atomic"
+
+	"rea/ports"
+)
+
+// image is one parsed file format. Implementations read through the
+// Analysis's ReaderAt and never cache results: Analysis caches them.
+type image interface {
+	format() string
+	documents(name string) []ports.Document
+	segments(ctx context.Context) ([]ports.Segment, error)
+	symbols(ctx context.Context) (*symbolSet, error)
+	stringRegions(ctx context.Context) ([]region, error)
+}
+
+// region is a span of file bytes that is scanned for strings.
+type region struct {
+	name string
+	addr uint64
+	off  uint64 // absolute file offset
+	size uint64
+}
+
+// symbolSet holds what Procedures and Names are derived from.
+type symbolSet struct {
+	procs  []candidate
+	labels []ports.Name
+}
+
+// Analysis is one open, parsed binary. It is safe for concurrent use. Lists
+// are computed on first use and cached; a list call cut short by its context
+// is not cached.
+type Analysis struct {
+	opts   Options
+	src    source
+	file   *os.File // nil when created by NewAnalysis
+	img    image
+	docs   []ports.Document
+	closed atomic.Bool
+
+	segs  lazy[[]ports.Segment]
+	syms  lazy[*symbolSet]
+	procs lazy[[]ports.Procedure]
+	names lazy[[]ports.Name]
+	strs  lazy[[]ports.String]
+}
+
+var (
+	_ ports.Analysis        = (*Analysis)(nil)
+	_ ports.DocumentLister  = (*Analysis)(nil)
+	_ ports.SegmentLister   = (*Analysis)(nil)
+	_ ports.ProcedureLister = (*Analysis)(nil)
+	_ ports.NameLister      = (*Analysis)(nil)
+	_ ports.StringLister    = (*Analysis)(nil)
+)
+
+// OpenFile opens and parses the ELF, PE or Mach-O file at path with default
+// Options. The caller must Close the result.
+func OpenFile(ctx context.Context, path string) (*Analysis, error) {
+	return openFile(ctx, path, (*Options)(nil).withDefaults())
+}
+
+// NewAnalysis parses the size bytes of r as an ELF, PE or Mach-O file with
+// default Options. r must stay readable until the Analysis is closed; Close
+// does not close r. Documents are named "image" since no file name is known.
+func NewAnalysis(r io.ReaderAt, size int64) (*Analysis, error) {
+	return newAnalysis(r, size, "image", (*Options)(nil).withDefaults())
+}
+
+func openFile(ctx context.Context, path string, opts Options) (*Analysis, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("native: open %s: %w", path, err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("native: open: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("native: open: %w", err)
+	}
+	if st.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("native: open %s: is a directory: %w", path, ports.ErrUnsupported)
+	}
+	a, err := newAnalysis(f, st.Size(), filepath.Base(path), opts)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("native: open %s: %w", path, err)
+	}
+	a.file = f
+	return a, nil
+}
+
+func newAnalysis(r io.ReaderAt, size int64, name string, opts Options) (a *Analysis, err error) {
+	if size < 0 {
+		return nil, fmt.Errorf("negative size %d: %w", size, ports.ErrMalformed)
+	}
+	src := source{r: r, size: size}
+	var magic [8]byte
+	n, _ := r.ReadAt(magic[:], 0)
+	kind := detect(magic[:n])
+	if kind == "" {
+		return nil, fmt.Errorf("unrecognised file format (not elf, pe or mach-o): %w", ports.ErrUnsupported)
+	}
+	src.format = kind
+	defer recoverInto(kind, "parse", &err)
+	var img image
+	switch kind {
+	case "elf":
+		img, err = newELF(src)
+	case "pe":
+		img, err = newPE(src)
+	case "mach-o":
+		img, err = newMachO(src)
+	case "mach-o-universal":
+		img, err = newFat(src)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Analysis{
+		opts: opts,
+		src:  src,
+		img:  img,
+		docs: img.documents(name),
+	}, nil
+}
+
+// detect names the format from the first bytes of a file, or returns "".
+func detect(b []byte) string {
+	if len(b) >= 2 && string(b[:2]) == "MZ" {
+		return "pe"
+	}
+	if len(b) < 4 {
+		return ""
+	}
+	be := binary.BigEndian.Uint32(b)
+	switch {
+	case string(b[:4]) == "\x7fELF":
+		return "elf"
+	case be == 0xfeedface || be == 0xfeedfacf || be == 0xcefaedfe || be == 0xcffaedfe:
+		return "mach-o"
+	case be == 0xcafebabe && len(b) >= 8 && binary.BigEndian.Uint32(b[4:]) < 32:
+		// Java class files share the magic; their second word is a version,
+		// far above any real slice count.
+		return "mach-o-universal"
+	}
+	return ""
+}
+
+// Version is the provider version that performs the analysis.
+func (a *Analysis) Version() string { return Version }
+
+// Profile reports the options that shape the lists.
+func (a *Analysis) Profile() ports.Profile {
+	return ports.Profile{
+		SchemaVersion: 1,
+		Parameters: map[string]any{
+			"max_string_bytes": a.opts.MaxStringBytes,
+			"min_string_chars": a.opts.MinStringChars,
+		},
+	}
+}
+
+// Close releases the file opened by OpenFile or Provider.Open. It is safe to
+// call more than once; lists fail after Close.
+func (a *Analysis) Close(context.Context) error {
+	if a.closed.Swap(true) {
+		return nil
+	}
+	if a.file != nil {
+		return a.file.Close()
+	}
+	return nil
+}
+
+// Documents reports the analysable units of the file.
+func (a *Analysis) Documents(ctx context.Context) ([]ports.Document, error) {
+	if err := a.check(ctx, "documents"); err != nil {
+		return nil, err
+	}
+	return slices.Clone(a.docs), nil
+}
+
+// Segments reports sections (or, without a section table, loadable
+// segments) in file order.
+func (a *Analysis) Segments(ctx context.Context) ([]ports.Segment, error) {
+	return list(a, ctx, "segments", &a.segs, a.img.segments)
+}
+
+// Procedures reports every known procedure, sorted by address, one per
+// address.
+func (a *Analysis) Procedures(ctx context.Context) ([]ports.Procedure, error) {
+	return list(a, ctx, "procedures", &a.procs, func(ctx context.Context) ([]ports.Procedure, error) {
+		set, err := a.symbolSet(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return mergeProcedures(set.procs), nil
+	})
+}
+
+// Names reports every label, sorted by address then name, without
+// duplicates.
+func (a *Analysis) Names(ctx context.Context) ([]ports.Name, error) {
+	return list(a, ctx, "names", &a.names, func(ctx context.Context) ([]ports.Name, error) {
+		set, err := a.symbolSet(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return sortNames(set.labels), nil
+	})
+}
+
+// Strings reports the ASCII and UTF-16LE strings in data sections, sorted by
+// address.
+func (a *Analysis) Strings(ctx context.Context) ([]ports.String, error) {
+	return list(a, ctx, "strings", &a.strs, func(ctx context.Context) ([]ports.String, error) {
+		regions, err := a.img.stringRegions(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return scanRegions(ctx, a.src, regions, a.opts)
+	})
+}
+
+func (a *Analysis) symbolSet(ctx context.Context) (*symbolSet, error) {
+	return a.syms.get(ctx, func(ctx context.Context) (set *symbolSet, err error) {
+		defer recoverInto(a.img.format(), "symbols", &err)
+		return a.img.symbols(ctx)
+	})
+}
+
+// check fails when ctx is done or the analysis is closed.
+func (a *Analysis) check(ctx context.Context, op string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("native: %s: %w", op, err)
+	}
+	if a.closed.Load() {
+		return fmt.Errorf("native: %s: analysis closed: %w", op, fs.ErrClosed)
+	}
+	return nil
+}
+
+// list computes a cached list under recover and hands the caller a copy.
+func list[T any](a *Analysis, ctx context.Context, op string, l *lazy[[]T], compute func(context.Context) ([]T, error)) ([]T, error) {
+	if err := a.check(ctx, op); err != nil {
+		return nil, err
+	}
+	v, err := l.get(ctx, func(ctx context.Context) (v []T, err error) {
+		defer recoverInto(a.img.format(), op, &err)
+		return compute(ctx)
+	})
+	if err != nil {
+		if a.closed.Load() && !errors.Is(err, ctx.Err()) {
+			return nil, fmt.Errorf("native: %s: analysis closed: %w", op, fs.ErrClosed)
+		}
+		return nil, fmt.Errorf("native: %s: %w", op, classify(a.img.format(), err))
+	}
+	return slices.Clone(v), nil
+}

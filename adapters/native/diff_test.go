@@ -1,0 +1,255 @@
+package native_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"debug/elf"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"rea/adapters/native"
+	"rea/ports"
+)
+
+// Differential tests against binutils. Each skips when its tool is absent.
+
+const ls = "/usr/bin/ls"
+
+// elfTargets are the ELF files compared with binutils: the gcc fixtures and
+// /usr/bin/ls (stripped, so compared through its dynamic symbols).
+func elfTargets(t *testing.T, names ...string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, n := range names {
+		if n == "ls" {
+			if _, err := elf.Open(ls); err != nil {
+				continue
+			}
+			out[n] = ls
+			continue
+		}
+		out[n] = fixturePath(t, n)
+	}
+	return out
+}
+
+func openAnalysis(t *testing.T, path string) *native.Analysis {
+	t.Helper()
+	a, err := native.OpenFile(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close(context.Background()) })
+	return a
+}
+
+// nmSymbol is one defined symbol as nm prints it.
+type nmSymbol struct {
+	addr, size uint64
+	hasSize    bool
+	name       string
+}
+
+// nmFunctions runs nm -S and keeps the defined text symbols (T, t, W, i)
+// inside executable sections; nm shows weak data symbols as W too.
+func nmFunctions(t *testing.T, path string, dynamic bool) map[uint64][]nmSymbol {
+	t.Helper()
+	args := []string{"-S", "--defined-only"}
+	if dynamic {
+		args = append(args, "-D")
+	}
+	out, err := run(t.Context(), "", nil, "nm", append(args, path)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	inCode := func(addr uint64) bool {
+		return slices.ContainsFunc(f.Sections, func(s *elf.Section) bool {
+			return s.Flags&elf.SHF_EXECINSTR != 0 && addr >= s.Addr && addr < s.Addr+s.Size
+		})
+	}
+	syms := map[uint64][]nmSymbol{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		var s nmSymbol
+		var typ string
+		switch len(f) {
+		case 3:
+			typ, s.name = f[1], f[2]
+		case 4:
+			typ, s.name, s.hasSize = f[2], f[3], true
+			s.size, err = strconv.ParseUint(f[1], 16, 64)
+		default:
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.addr, err = strconv.ParseUint(f[0], 16, 64); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains("TtWi", typ) || !inCode(s.addr) {
+			continue
+		}
+		s.name, _, _ = strings.Cut(s.name, "@") // nm -D prints versions
+		syms[s.addr] = append(syms[s.addr], s)
+	}
+	return syms
+}
+
+func TestProceduresMatchNM(t *testing.T) {
+	needTool(t, "nm")
+	for name, path := range elfTargets(t, "c", "c-g", "c-O2", "ls") {
+		t.Run(name, func(t *testing.T) {
+			is := is.New(t)
+			want := nmFunctions(t, path, name == "ls")
+			is.True(len(want) > 0)
+			procs, err := openAnalysis(t, path).Procedures(context.Background())
+			is.NoErr(err)
+			got := map[uint64]ports.Procedure{}
+			for _, p := range procs {
+				got[p.Address] = p
+				if p.Source == "symbol" || p.Source == "dynamic-symbol" {
+					_, ok := want[p.Address]
+					is.True(ok) // a procedure from a symbol is a text symbol for nm
+				}
+			}
+			for addr, syms := range want {
+				p, ok := got[addr]
+				if !ok {
+					t.Errorf("nm symbol %s at 0x%x is not a procedure", syms[0].name, addr)
+					continue
+				}
+				i := slices.IndexFunc(syms, func(s nmSymbol) bool { return s.name == p.Name })
+				if i < 0 {
+					t.Errorf("procedure at 0x%x is %q; nm names it %v", addr, p.Name, syms)
+					continue
+				}
+				if syms[i].hasSize {
+					is.Equal(p.Size, syms[i].size) // procedure size is the symbol's
+				}
+			}
+		})
+	}
+}
+
+// TestDWARFProceduresMatchNM checks the DWARF fallback on a file with debug
+// info but no .symtab against nm on the same program before stripping.
+func TestDWARFProceduresMatchNM(t *testing.T) {
+	needTool(t, "nm")
+	is := is.New(t)
+	want := nmFunctions(t, fixturePath(t, "c-g"), false)
+	procs, err := openAnalysis(t, fixturePath(t, "c-dwarf")).Procedures(context.Background())
+	is.NoErr(err)
+	var names []string
+	for _, p := range procs {
+		if p.Source != "dwarf" {
+			continue
+		}
+		names = append(names, p.Name)
+		syms := want[p.Address]
+		is.True(slices.ContainsFunc(syms, func(s nmSymbol) bool { return s.name == p.Name && s.size == p.Size })) // DWARF subprogram is an nm symbol
+	}
+	slices.Sort(names)
+	is.Equal(names, []string{"add", "greet", "main", "square"})
+}
+
+var readelfSection = regexp.MustCompile(`^\s*\[\s*(\d+)\]\s+(.*)$`)
+
+func TestSegmentsMatchReadelf(t *testing.T) {
+	needTool(t, "readelf")
+	targets := elfTargets(t, "c", "c-g", "c-stripped", "ls")
+	if !testing.Short() {
+		targets["go-linux-arm64"] = fixturePath(t, "go-linux-arm64")
+	}
+	for name, path := range targets {
+		t.Run(name, func(t *testing.T) {
+			is := is.New(t)
+			out, err := run(t.Context(), "", nil, "readelf", "-S", "-W", path)
+			is.NoErr(err)
+			var want []ports.Segment
+			sc := bufio.NewScanner(bytes.NewReader(out))
+			for sc.Scan() {
+				m := readelfSection.FindStringSubmatch(sc.Text())
+				if m == nil || m[1] == "0" {
+					continue
+				}
+				f := strings.Fields(m[2]) // name type address offset size ...
+				is.True(len(f) >= 5)
+				want = append(want, ports.Segment{Name: f[0], Start: hex(t, f[2]), FileOffset: hex(t, f[3]), Size: hex(t, f[4])})
+			}
+			is.True(len(want) > 20)
+			segs, err := openAnalysis(t, path).Segments(context.Background())
+			is.NoErr(err)
+			is.Equal(len(segs), len(want))
+			for i, s := range segs {
+				is.Equal(s.Kind, "section")
+				is.Equal(ports.Segment{Name: s.Name, Start: s.Start, FileOffset: s.FileOffset, Size: s.Size}, want[i])
+			}
+		})
+	}
+}
+
+func hex(t *testing.T, s string) uint64 {
+	t.Helper()
+	v, err := strconv.ParseUint(s, 16, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+var objdumpPLT = regexp.MustCompile(`^([0-9a-f]+) <(.+@plt)>:$`)
+
+func TestPLTMatchesObjdump(t *testing.T) {
+	needTool(t, "objdump")
+	for name, path := range elfTargets(t, "c", "c-O2", "c-stripped", "c-ibt", "c-noplt", "ls") {
+		t.Run(name, func(t *testing.T) {
+			is := is.New(t)
+			out, err := run(t.Context(), "", nil, "objdump", "-d", path)
+			is.NoErr(err)
+			want := map[uint64]string{}
+			sc := bufio.NewScanner(bytes.NewReader(out))
+			for sc.Scan() {
+				if m := objdumpPLT.FindStringSubmatch(sc.Text()); m != nil {
+					want[hex(t, m[1])] = m[2]
+				}
+			}
+			is.True(len(want) > 0)
+
+			a := openAnalysis(t, path)
+			procs, err := a.Procedures(context.Background())
+			is.NoErr(err)
+			got := map[uint64]string{}
+			for _, p := range procs {
+				if p.Source == "plt" {
+					got[p.Address] = p.Name
+					is.True(p.Thunk && p.External)
+					is.Equal(p.ThunkTarget+"@plt", p.Name)
+				}
+			}
+			is.Equal(got, want)
+
+			names, err := a.Names(context.Background())
+			is.NoErr(err)
+			imports := map[uint64]string{}
+			for _, n := range names {
+				if n.Kind == "import" {
+					imports[n.Address] = n.Name
+				}
+			}
+			is.Equal(imports, want)
+		})
+	}
+}

@@ -1,0 +1,54 @@
+// Package native is rea's built-in analysis provider, "rea-native": a pure Go
+// reader of ELF, PE and Mach-O files over the standard library's debug/elf,
+// debug/pe, debug/macho and debug/dwarf. It needs no external engine, so it is
+// always available.
+//
+// An [Analysis] lists documents, segments, procedures, names and strings (the
+// ports.DocumentLister, SegmentLister, ProcedureLister, NameLister and
+// StringLister capabilities). Each list is computed once, on first use, and
+// cached; an Analysis is safe for concurrent use. Searching, paging and
+// address lookup over these lists belong to core, not here.
+//
+// What the lists hold:
+//
+//   - Documents: one per analysable unit. A universal (fat) Mach-O has one
+//     document per slice, named "<file>#<arch>" with Format "mach-o"; every
+//     other list describes the first slice only, with offsets in the whole
+//     file. NewAnalysis, which knows no file name, names documents "image".
+//   - Segments: the section header table in file order (ELF sections without
+//     the null section, PE sections, Mach-O sections named "__SEG,__sect").
+//     An ELF file without sections reports its PT_LOAD program headers as
+//     segments named "LOAD#0", "LOAD#1", ...
+//   - Procedures: function symbols (ELF .symtab and .dynsym, PE COFF symbols,
+//     Mach-O N_SECT symbols in code sections), the entry point, PE exports and
+//     x64/arm64 .pdata starts, Mach-O LC_FUNCTION_STARTS, and import stubs:
+//     ELF x86/x86-64 PLT entries named as objdump names them ("printf@plt")
+//     and Mach-O symbol stubs (named after the imported symbol, also with
+//     Source "plt"). DWARF subprograms are used only when an ELF file has no
+//     .symtab. One procedure per address; of several names, a global symbol
+//     wins, then the shortest name, then code-point order; the entry point
+//     keeps Source "entry" and is named "entry" only when no symbol names it.
+//     ARM Thumb addresses have bit 0 cleared.
+//   - Names: every symbol label (function, object, label), import stubs and
+//     import slots whose address is known (kind import), sorted by address
+//     then name; one name per address and name.
+//   - Strings: ASCII and UTF-16LE runs in allocated, non-executable sections
+//     that have file data (for an ELF file without sections, the non-executable
+//     PT_LOAD segments); PE sections that are code or discardable and Mach-O
+//     code, zero-fill and debug sections are not scanned. Each section is read
+//     whole, so memory is bounded by the largest section (and the file size).
+//
+// Errors: input that is not ELF, PE or Mach-O (or is a directory) wraps
+// ports.ErrUnsupported; malformed input is a *ports.FormatError (matching
+// ports.ErrMalformed); a missing file wraps fs.ErrNotExist; a list after
+// Close wraps fs.ErrClosed; a cancelled context wraps ctx.Err().
+//
+// Malformed input never panics: parsing and every access to parsed data is
+// recovered into a *ports.FormatError, and sizes are checked against the file
+// size before anything is read. Optional tables (PLT relocations, PE imports,
+// exports and .pdata, Mach-O function starts and indirect symbols, DWARF)
+// that cannot be read are skipped; the rest of the list is still reported.
+//
+// native imports only the standard library and rea/ports; it never imports
+// rea/core or another adapter.
+package native

@@ -1,0 +1,163 @@
+package native_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Fixtures are built once per test binary into fixtureDir, on first use.
+var fixtureDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "rea-native-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fixtureDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// fixture is a binary built from testdata by external tools.
+type fixture struct {
+	tools []string                                  // executables the build needs
+	slow  bool                                      // a Go cross-compile: skipped with -short
+	build func(ctx context.Context) (string, error) // returns the path built
+
+	once sync.Once
+	path string
+	skip string
+	err  error
+}
+
+func gccFixture(name string, flags ...string) *fixture {
+	return &fixture{tools: []string{"gcc"}, build: func(ctx context.Context) (string, error) {
+		out := filepath.Join(fixtureDir, name)
+		args := append(append([]string{}, flags...), "-o", out, filepath.Join("testdata", "hello.c"))
+		_, err := run(ctx, "", nil, "gcc", args...)
+		return out, err
+	}}
+}
+
+func stripFixture(name, from string, flags ...string) *fixture {
+	return &fixture{tools: []string{"gcc", "strip"}, build: func(ctx context.Context) (string, error) {
+		src, err := buildFixture(ctx, from)
+		if err != nil {
+			return "", err
+		}
+		out := filepath.Join(fixtureDir, name)
+		_, err = run(ctx, "", nil, "strip", append(append([]string{}, flags...), "-o", out, src)...)
+		return out, err
+	}}
+}
+
+func goFixture(goos, goarch string) *fixture {
+	name := "go-" + goos + "-" + goarch
+	return &fixture{tools: []string{"go"}, slow: true, build: func(ctx context.Context) (string, error) {
+		out := filepath.Join(fixtureDir, name)
+		env := []string{"CGO_ENABLED=0", "GOOS=" + goos, "GOARCH=" + goarch}
+		_, err := run(ctx, filepath.Join("testdata", "goprog"), env, "go", "build", "-o", out, "main.go")
+		return out, err
+	}}
+}
+
+// fixtures is set in init: stripFixture refers back to it.
+var fixtures map[string]*fixture
+
+func init() {
+	fixtures = map[string]*fixture{
+		"c":    gccFixture("c"),
+		"c-g":  gccFixture("c-g", "-g"),
+		"c-O2": gccFixture("c-O2", "-O2"),
+		// IBT: lazy .plt entries jump to PLT0, the named stubs are in .plt.sec.
+		"c-ibt": gccFixture("c-ibt", "-fcf-protection=full", "-Wl,-z,ibtplt"),
+		// No lazy binding: calls go through the GOT, only .plt.got has a stub.
+		"c-noplt":    gccFixture("c-noplt", "-fno-plt", "-Wl,-z,now"),
+		"c-stripped": stripFixture("c-stripped", "c"),
+		// DWARF but no .symtab: procedures come from debug info.
+		"c-dwarf":          stripFixture("c-dwarf", "c-g", "--strip-all", "--keep-section=.debug_*"),
+		"go-linux-arm64":   goFixture("linux", "arm64"),
+		"go-windows-amd64": goFixture("windows", "amd64"),
+		"go-darwin-arm64":  goFixture("darwin", "arm64"),
+	}
+}
+
+// buildFixture builds a fixture once; it reports a skip reason as an error
+// wrapping errSkip.
+func buildFixture(ctx context.Context, name string) (string, error) {
+	fx := fixtures[name]
+	if fx == nil {
+		return "", fmt.Errorf("no fixture %q", name)
+	}
+	fx.once.Do(func() {
+		for _, tool := range fx.tools {
+			if _, err := exec.LookPath(tool); err != nil {
+				fx.skip = fmt.Sprintf("fixture %s needs %s, which is not installed", name, tool)
+				return
+			}
+		}
+		fx.path, fx.err = fx.build(context.WithoutCancel(ctx))
+	})
+	switch {
+	case fx.skip != "":
+		return "", fmt.Errorf("%s: %w", fx.skip, errSkip)
+	case fx.err != nil:
+		return "", fmt.Errorf("build fixture %s: %w", name, fx.err)
+	}
+	return fx.path, nil
+}
+
+var errSkip = errors.New("skip")
+
+// fixturePath returns the built fixture, skipping the test when a tool is
+// missing (or, for Go cross-compiles, under -short).
+func fixturePath(t testing.TB, name string) string {
+	t.Helper()
+	if fixtures[name] != nil && fixtures[name].slow && testing.Short() {
+		t.Skipf("fixture %s is a Go cross-compile; skipped with -short", name)
+	}
+	p, err := buildFixture(t.Context(), name)
+	if errors.Is(err, errSkip) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// needTool skips the test when an external tool is not installed.
+func needTool(t testing.TB, name string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		t.Skipf("%s is not installed", name)
+	}
+}
+
+// run runs an external tool and returns its stdout.
+func run(ctx context.Context, dir string, env []string, name string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.WaitDelay = 5 * time.Second
+	var stderr []byte
+	out, err := cmd.Output()
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+		stderr = ee.Stderr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s %v: %w\n%s", name, args, err, stderr)
+	}
+	return out, nil
+}

@@ -1,0 +1,30 @@
+package native
+
+import (
+	"context"
+	"errors"
+	"sync"
+)
+
+// lazy computes a value once and caches it, unless the computation was cut
+// short by its context: a cancelled caller must not poison later callers.
+type lazy[T any] struct {
+	mu   sync.Mutex
+	done bool
+	val  T
+	err  error
+}
+
+func (l *lazy[T]) get(ctx context.Context, compute func(context.Context) (T, error)) (T, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done {
+		return l.val, l.err
+	}
+	v, err := compute(ctx)
+	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return v, err
+	}
+	l.done, l.val, l.err = true, v, err
+	return v, err
+}

@@ -1,0 +1,174 @@
+package native
+
+import (
+	"bytes"
+	"context"
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+
+	"rea/ports"
+)
+
+// gotReloc is the dynamic relocation that fills one GOT slot.
+type gotReloc struct {
+	sym    uint32 // index into the dynamic symbol table; 0 for none
+	addend int64
+}
+
+var (
+	endbr64 = []byte{0xf3, 0x0f, 0x1e, 0xfa}
+	endbr32 = []byte{0xf3, 0x0f, 0x1e, 0xfb}
+)
+
+// plt synthesises x86 and x86-64 PLT stubs the way binutils' objdump labels
+// them: each entry of .plt, .plt.sec, .plt.got and .plt.bnd that jumps
+// through a GOT slot filled by a dynamic relocation is named after the
+// relocation's symbol, "printf@plt" (with "+0x<addend>" before "@plt" for a
+// nonzero addend, and "*ABS*" for a relocation without symbol). PLT0 and the
+// lazy-binding entries of an IBT .plt jump elsewhere and get no name.
+func (e *elfImage) plt(ctx context.Context, set *symbolSet, dyn []elf.Symbol) error {
+	m := e.f.Machine
+	if m != elf.EM_X86_64 && m != elf.EM_386 {
+		return nil
+	}
+	slots, err := e.gotRelocs(ctx)
+	if err != nil || len(slots) == 0 {
+		return err
+	}
+	var gotBase uint64 // %ebx in i386 PIC PLT entries
+	if s := e.f.Section(".got.plt"); s != nil {
+		gotBase = s.Addr
+	} else if s := e.f.Section(".got"); s != nil {
+		gotBase = s.Addr
+	}
+	for _, name := range []string{".plt", ".plt.sec", ".plt.got", ".plt.bnd"} {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s := e.f.Section(name)
+		if s == nil || s.Type == elf.SHT_NOBITS || s.FileSize == 0 {
+			continue
+		}
+		data, err := e.src.read(s.Offset, s.FileSize)
+		if err != nil {
+			return err
+		}
+		size := uint64(16)
+		switch {
+		case s.Entsize == 8 || s.Entsize == 16:
+			size = s.Entsize
+		case name == ".plt.got" && !bytes.HasPrefix(data, endbr64) && !bytes.HasPrefix(data, endbr32):
+			size = 8
+		}
+		for off := uint64(0); off+size <= uint64(len(data)); off += size {
+			addr := s.Addr + off
+			slot, ok := gotSlot(m, data[off:off+size], addr, gotBase)
+			if !ok {
+				continue
+			}
+			r, ok := slots[slot]
+			if !ok {
+				continue
+			}
+			target := "*ABS*"
+			if r.sym != 0 {
+				if int(r.sym) > len(dyn) || dyn[r.sym-1].Name == "" {
+					continue
+				}
+				target = dyn[r.sym-1].Name
+			}
+			if r.addend != 0 {
+				target += fmt.Sprintf("+0x%x", uint64(r.addend))
+			}
+			label := target + "@plt"
+			set.procs = append(set.procs, candidate{
+				addr: addr, name: label, size: size, source: "plt", rank: rankGlobal,
+				thunk: true, external: true, target: target,
+			})
+			set.labels = append(set.labels, ports.Name{Address: addr, Name: label, Kind: "import"})
+		}
+	}
+	return nil
+}
+
+// gotRelocs maps GOT slot addresses to the dynamic relocations that fill them.
+func (e *elfImage) gotRelocs(ctx context.Context) (map[uint64]gotReloc, error) {
+	slots := map[uint64]gotReloc{}
+	is64 := e.f.Class == elf.ELFCLASS64
+	bo := e.f.ByteOrder
+	for _, s := range e.f.Sections {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if s.Type != elf.SHT_RELA && s.Type != elf.SHT_REL {
+			continue
+		}
+		if int(s.Link) >= len(e.f.Sections) || e.f.Sections[s.Link].Type != elf.SHT_DYNSYM {
+			continue
+		}
+		rela := s.Type == elf.SHT_RELA
+		var size uint64
+		switch {
+		case is64 && rela:
+			size = 24
+		case is64:
+			size = 16
+		case rela:
+			size = 12
+		default:
+			size = 8
+		}
+		data, err := e.src.read(s.Offset, s.FileSize)
+		if err != nil {
+			return nil, err
+		}
+		for off := uint64(0); off+size <= uint64(len(data)); off += size {
+			b := data[off : off+size]
+			var slot uint64
+			var r gotReloc
+			if is64 {
+				slot = bo.Uint64(b)
+				r.sym = uint32(bo.Uint64(b[8:]) >> 32)
+				if rela {
+					r.addend = int64(bo.Uint64(b[16:]))
+				}
+			} else {
+				slot = uint64(bo.Uint32(b))
+				r.sym = bo.Uint32(b[4:]) >> 8
+				if rela {
+					r.addend = int64(int32(bo.Uint32(b[8:])))
+				}
+			}
+			if _, dup := slots[slot]; !dup {
+				slots[slot] = r
+			}
+		}
+	}
+	return slots, nil
+}
+
+// gotSlot decodes the indirect jump of one PLT entry at addr and returns the
+// address of the GOT slot it jumps through.
+func gotSlot(m elf.Machine, entry []byte, addr, gotBase uint64) (uint64, bool) {
+	p := 0
+	if bytes.HasPrefix(entry, endbr64) || bytes.HasPrefix(entry, endbr32) {
+		p = 4
+	}
+	if p < len(entry) && entry[p] == 0xf2 { // bnd
+		p++
+	}
+	if p+6 > len(entry) || entry[p] != 0xff {
+		return 0, false
+	}
+	disp := int32(binary.LittleEndian.Uint32(entry[p+2:]))
+	switch {
+	case m == elf.EM_X86_64 && entry[p+1] == 0x25: // jmp *disp(%rip)
+		return addr + uint64(p) + 6 + uint64(int64(disp)), true
+	case m == elf.EM_386 && entry[p+1] == 0x25: // jmp *abs32
+		return uint64(uint32(disp)), true
+	case m == elf.EM_386 && entry[p+1] == 0xa3: // jmp *disp(%ebx)
+		return uint64(uint32(gotBase) + uint32(disp)), true
+	}
+	return 0, false
+}

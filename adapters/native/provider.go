@@ -1,0 +1,104 @@
+package native
+
+import (
+	"context"
+	"fmt"
+	"unicode/utf8"
+
+	"rea/ports"
+)
+
+const (
+	// ID identifies the provider.
+	ID = "rea-native"
+	// Version is the version of this provider's analysis.
+	Version = "0.1.0"
+)
+
+// Defaults for Options.
+const (
+	DefaultMaxStringBytes = 4096
+	DefaultMinStringChars = 4
+)
+
+// Options configure a Provider. The zero value of a field means its default.
+type Options struct {
+	// MaxStringBytes caps the UTF-8 bytes of a string's Value; longer strings
+	// are cut and marked Truncated. Default 4096; values below 4 mean 4.
+	MaxStringBytes int
+	// MinStringChars is the shortest run, in characters, reported as a
+	// string. Default 4.
+	MinStringChars int
+}
+
+func (o *Options) withDefaults() Options {
+	var out Options
+	if o != nil {
+		out = *o
+	}
+	if out.MaxStringBytes <= 0 {
+		out.MaxStringBytes = DefaultMaxStringBytes
+	}
+	out.MaxStringBytes = max(out.MaxStringBytes, utf8.UTFMax)
+	if out.MinStringChars <= 0 {
+		out.MinStringChars = DefaultMinStringChars
+	}
+	return out
+}
+
+// Provider is the rea-native analysis provider. It is safe for concurrent use.
+type Provider struct {
+	opts Options
+}
+
+var _ ports.Provider = (*Provider)(nil)
+
+// New returns a Provider. A nil opts means defaults; opts is copied.
+func New(opts *Options) *Provider {
+	return &Provider{opts: opts.withDefaults()}
+}
+
+// Info identifies the provider.
+func (p *Provider) Info() ports.ProviderInfo {
+	return ports.ProviderInfo{ID: ID, Name: "rea built-in native analyzer", Version: Version}
+}
+
+// Availability is always available: the provider is pure Go.
+func (p *Provider) Availability(context.Context) ports.Availability {
+	return ports.Availability{Available: true}
+}
+
+var supportedFormats = map[string]bool{
+	"elf":              true,
+	"pe":               true,
+	"mach-o":           true,
+	"mach-o-universal": true,
+}
+
+// Support reports whether t's format is one the provider reads.
+func (p *Provider) Support(_ context.Context, t ports.Target) ports.Support {
+	if supportedFormats[t.Format] {
+		return ports.Support{Supported: true}
+	}
+	return ports.Support{
+		Code:   "target_format_unsupported",
+		Reason: fmt.Sprintf("%s reads elf, pe, mach-o and mach-o-universal files, not %q", ID, t.Format),
+	}
+}
+
+// Open opens and parses t.Path. The caller must Close the result.
+func (p *Provider) Open(ctx context.Context, t ports.Target) (ports.Analysis, error) {
+	a, err := openFile(ctx, t.Path, p.opts)
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+var _ ports.CapabilityLister = (*Provider)(nil)
+
+// Capabilities names what every analysis of this provider offers, in core's
+// vocabulary, without opening anything.
+func (p *Provider) Capabilities() []string {
+	return []string{"list_documents", "list_names", "list_procedures", "list_segments", "list_strings"}
+}

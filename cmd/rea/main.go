@@ -1,0 +1,122 @@
+// Command rea is the reverse-engineering tool: an MCP stdio server (rea
+// serve) and a command line (rea analyze, rea call, rea tools). It is the only
+// place where adapters are constructed and wired.
+package main
+
+//go:generate go run . catalog --output ../../docs/public/product-catalog.json
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"rea/adapters/cli"
+	"rea/adapters/mcp"
+	"rea/adapters/native"
+	"rea/core"
+	"rea/ports"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0"
+
+func main() {
+	os.Exit(run())
+}
+
+func run() int {
+	// SIGINT and SIGTERM cancel the running operation; cleanup uses
+	// context.WithoutCancel so it still completes.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runArgs(ctx, os.Args[1:], os.LookupEnv, os.Stdin, os.Stdout, os.Stderr)
+}
+
+// app is everything cmd/rea wires together.
+type app struct {
+	cat    *core.Catalog
+	reg    *core.Registry
+	id     core.ServerIdentity
+	budget core.ResponseBudget
+}
+
+// wire builds the catalog, the provider registry and the server identity
+// from the start-up environment. An invalid setting stops start-up.
+func wire(lookupEnv func(string) (string, bool)) (*app, error) {
+	started := time.Now()
+	getenv := func(k string) string { v, _ := lookupEnv(k); return v }
+	cat, err := core.NewDefaultCatalog()
+	if err != nil {
+		return nil, fmt.Errorf("catalog: %w", err)
+	}
+	profile, err := core.ParseSchemaProfile(lookupEnv(core.SchemaProfileEnv))
+	if err != nil {
+		return nil, err
+	}
+	cat.SetInputProfile(profile)
+	budget, err := core.ParseResponseBudget(lookupEnv(core.MaxResponseBytesEnv))
+	if err != nil {
+		return nil, err
+	}
+	reg, err := core.NewRegistry([]ports.Provider{native.New(nil)},
+		&core.RegistryOptions{Default: getenv("REA_ANALYSIS_PROVIDER")})
+	if err != nil {
+		return nil, err
+	}
+	exe, _ := os.Executable()
+	return &app{cat: cat, reg: reg, budget: budget, id: core.ServerIdentity{
+		PackageName:   "rea",
+		Version:       version,
+		RootPath:      filepath.Dir(exe),
+		BuildCommit:   getenv("REA_BUILD_COMMIT"),
+		CommandPath:   exe,
+		StartedAt:     started,
+		SDKServer:     mcp.SDKVersion,
+		SDKClientTest: "@modelcontextprotocol/sdk 1.32.2",
+	}}, nil
+}
+
+func (a *app) server(logger *slog.Logger) *mcp.Server {
+	return mcp.New(a.cat, a.reg, &mcp.Options{Identity: a.id, Logger: logger, Budget: a.budget})
+}
+
+func runArgs(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdin io.ReadCloser, stdout, stderr *os.File) int {
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	a, err := wire(lookupEnv)
+	if err != nil {
+		fmt.Fprintln(stderr, "rea:", err)
+		return 2
+	}
+	serve := func(ctx context.Context, httpAddr string) error {
+		if httpAddr != "" {
+			ln, err := mcp.ListenLoopback(httpAddr)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "rea: serving MCP over Streamable HTTP at http://%s/\n", ln.Addr())
+			return a.server(logger).ServeHTTP(ctx, ln)
+		}
+		err := a.server(logger).Run(ctx, &sdk.IOTransport{Reader: stdin, Writer: stdout})
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	return cli.Run(ctx, args, &cli.Options{
+		Catalog: a.cat, Registry: a.reg, Identity: a.id, Serve: serve,
+		Stdout: stdout, Stderr: stderr, StderrIsTerminal: isTerminal(stderr),
+	})
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
