@@ -736,3 +736,30 @@ func TestConformanceSuite(t *testing.T) {
 	is.True(ran > len(conformancePasses))
 	is.Equal(passed, conformancePasses)
 }
+
+// TestCLISignalCancels interrupts `rea analyze` while it hashes a large
+// target: the run ends promptly with the cancelled exit status.
+func TestCLISignalCancels(t *testing.T) {
+	is := is.New(t)
+	big := filepath.Join(t.TempDir(), "big.elf")
+	ls, err := os.ReadFile("/usr/bin/ls")
+	if err != nil {
+		t.Skip("no /usr/bin/ls")
+	}
+	f, err := os.Create(big)
+	is.NoErr(err)
+	f.Write(ls)
+	is.NoErr(f.Truncate(4 << 30)) // a sparse 4 GiB tail keeps the ELF valid and hashing long
+	f.Close()
+	cmd := exec.Command(reaBin, "analyze", big)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	is.NoErr(cmd.Start())
+	time.Sleep(300 * time.Millisecond)
+	is.NoErr(cmd.Process.Signal(os.Interrupt))
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	is.True(errors.As(err, &ee))
+	is.Equal(ee.ExitCode(), 130)
+	is.True(strings.Contains(stderr.String(), "cancelled"))
+}
