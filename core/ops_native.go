@@ -101,6 +101,18 @@ func addressArg(op string, args map[string]any, name string) (uint64, error) {
 	return a, nil
 }
 
+// addressFilter keeps everything, or only the optional "address" argument.
+func addressFilter(c *Call) (func(uint64) bool, error) {
+	if _, ok := c.Args["address"]; !ok {
+		return func(uint64) bool { return true }, nil
+	}
+	at, err := addressArg(c.Op.Name, c.Args, "address")
+	if err != nil {
+		return nil, err
+	}
+	return func(a uint64) bool { return a == at }, nil
+}
+
 // analysisFor returns the bound analysis as the capability T.
 func analysisFor[T any](c *Call) (T, error) {
 	var zero T
@@ -356,17 +368,13 @@ func opListNames() *Operation {
 			if err != nil {
 				return nil, err
 			}
-			filter := false
-			var at uint64
-			if _, ok := c.Args["address"]; ok {
-				if at, err = addressArg(c.Op.Name, c.Args, "address"); err != nil {
-					return nil, err
-				}
-				filter = true
+			keep, err := addressFilter(c)
+			if err != nil {
+				return nil, err
 			}
 			items := []nameItem{}
 			for _, n := range all {
-				if !filter || n.Address == at {
+				if keep(n.Address) {
 					items = append(items, nameItem{Hex(n.Address), n.Name, n.Kind})
 				}
 			}
@@ -417,17 +425,13 @@ func opListStrings() *Operation {
 			if err != nil {
 				return nil, err
 			}
-			filter := false
-			var at uint64
-			if _, ok := c.Args["address"]; ok {
-				if at, err = addressArg(c.Op.Name, c.Args, "address"); err != nil {
-					return nil, err
-				}
-				filter = true
+			keep, err := addressFilter(c)
+			if err != nil {
+				return nil, err
 			}
 			items := []stringItem{}
 			for _, s := range all {
-				if !filter || s.Address == at {
+				if keep(s.Address) {
 					items = append(items, stringItemOf(s))
 				}
 			}
