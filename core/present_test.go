@@ -42,7 +42,7 @@ func accepts(s *jsonschema.Schema, instance []byte) error {
 
 // reducedPresentations pins which tools are advertised in reduced form in
 // the compact profile. Changing it is a product decision.
-var reducedPresentations = map[string]bool{}
+var reducedPresentations = map[string]bool{"compare_web_captures": true}
 
 func TestAdvertisedSchemasBothProfiles(t *testing.T) {
 	c := catalog(t)
