@@ -113,6 +113,10 @@ type Observation struct {
 	Locations   []Location
 	Links       []EvidenceID
 	Confidence  string
+	// Predicate and Authority override the defaults (rea.analysis,
+	// shipped-artifact) for derived or controlled observations.
+	Predicate string
+	Authority string
 	// Unbound marks results that do not depend on the open target or
 	// provider (rea computed them from supplied data).
 	Unbound bool
@@ -273,7 +277,8 @@ func (s *Session) seal(op *Operation, args map[string]any, obs *Observation) (*E
 		}
 	}
 	ev := &Evidence{Operation: op.Name, Parameters: params, NormalizedResult: norm, RawResult: raw,
-		Confidence: obs.Confidence, Limitations: obs.Limitations, Locations: obs.Locations, EvidenceLinks: obs.Links}
+		Confidence: obs.Confidence, Limitations: obs.Limitations, Locations: obs.Locations, EvidenceLinks: obs.Links,
+		PredicateType: obs.Predicate, Authority: obs.Authority}
 	s.mu.Lock()
 	t, b, prof := s.target, s.binding, s.profile
 	s.mu.Unlock()
