@@ -109,19 +109,10 @@ type projSubject struct {
 	Architecture *string       `json:"architecture"`
 }
 
-// ComputeID derives the record's ID from its semantic projection.
+// ComputeID derives the record's ID from its semantic projection, streamed
+// through SHA-256 without building the projection's bytes.
 func (e *Evidence) ComputeID() (EvidenceID, error) {
-	p := projection{
-		Provider: e.Provider, AnalysisProfile: e.AnalysisProfile, PredicateType: e.PredicateType,
-		Operation: e.Operation, Parameters: e.Parameters, RawResult: e.RawResult,
-		NormalizedResult: e.NormalizedResult, Confidence: e.Confidence, Authority: e.Authority,
-		Environment: e.Environment, Limitations: e.Limitations, Locations: e.Locations,
-		EvidenceLinks: e.EvidenceLinks,
-	}
-	if e.Subject != nil {
-		p.Subject = &projSubject{Digest: e.Subject.Digest, Format: e.Subject.Format, Architecture: e.Subject.Architecture}
-	}
-	d, err := Digest(p)
+	d, _, err := e.digestForm(formProjection)
 	if err != nil {
 		return "", err
 	}
@@ -158,6 +149,35 @@ func (e *Evidence) Seal() error {
 		}
 		*f = c
 	}
+	return e.sealCanonical()
+}
+
+// sealCanonical is Seal for records whose payloads are already canonical
+// (core produced them), so large results are not re-encoded.
+func (e *Evidence) sealCanonical() error {
+	if e.PredicateType == "" {
+		e.PredicateType = DefaultPredicate
+	}
+	if e.Confidence == "" {
+		e.Confidence = ConfidenceObserved
+	}
+	if e.Authority == "" {
+		e.Authority = AuthorityShippedArtifact
+	}
+	if e.Limitations == nil {
+		e.Limitations = []string{}
+	}
+	if e.Locations == nil {
+		e.Locations = []Location{}
+	}
+	if e.EvidenceLinks == nil {
+		e.EvidenceLinks = []EvidenceID{}
+	}
+	for _, f := range []*json.RawMessage{&e.Parameters, &e.RawResult, &e.NormalizedResult} {
+		if len(*f) == 0 {
+			*f = json.RawMessage("null")
+		}
+	}
 	if err := e.validate(); err != nil {
 		return err
 	}
@@ -170,7 +190,13 @@ func (e *Evidence) Seal() error {
 }
 
 // MarshalCanonical returns the record's JCS bytes.
-func (e *Evidence) MarshalCanonical() ([]byte, error) { return CanonicalJSON(e) }
+func (e *Evidence) MarshalCanonical() ([]byte, error) {
+	var b bytes.Buffer
+	if err := e.writeCanonical(&b, formFull); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
 
 // ParseEvidence strictly decodes a record, re-validates it and recomputes its
 // ID. Unknown fields, a missing analysis_profile and a tampered ID are

@@ -1,8 +1,6 @@
 package core
 
 import (
-	"bytes"
-	"encoding/json"
 	"sort"
 	"sync"
 )
@@ -23,9 +21,9 @@ type Ledger struct {
 }
 
 type ledgerEntry struct {
-	ev        *Evidence
-	canonical []byte // JCS of the record with subject name and local_path masked
-	size      int64
+	ev     *Evidence
+	masked string // digest of the record's JCS with subject name and local_path masked
+	size   int64
 }
 
 // RecordResult says whether Record stored a new record.
@@ -52,33 +50,18 @@ func NewLedgerLimits(maxRecords int, maxBytes int64) *Ledger {
 	return &Ledger{records: map[EvidenceID]*ledgerEntry{}, max: maxRecords, maxB: maxBytes}
 }
 
-// masked returns the JCS of e with the path-dependent subject fields blanked.
-func masked(e *Evidence) ([]byte, error) {
-	c := *e
-	if e.Subject != nil {
-		s := *e.Subject
-		s.Name, s.LocalPath = "", ""
-		c.Subject = &s
-	}
-	return CanonicalJSON(&c)
-}
-
 // Record stores e idempotently. Recording the same content twice is a
 // Duplicate; different content under one ID is evidence_integrity_mismatch;
 // a full ledger is truncated with details {limit, maximum, truncated}.
 func (l *Ledger) Record(e *Evidence) (RecordResult, error) {
-	m, err := masked(e)
-	if err != nil {
-		return "", AsError("record evidence", err)
-	}
-	full, err := json.Marshal(e)
+	m, size, err := e.digestForm(formMasked)
 	if err != nil {
 		return "", AsError("record evidence", err)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if old, ok := l.records[e.EvidenceID]; ok {
-		if bytes.Equal(old.canonical, m) {
+		if old.masked == m {
 			return Duplicate, nil
 		}
 		return "", &Error{Code: CodeEvidenceIntegrityMismatch,
@@ -90,13 +73,12 @@ func (l *Ledger) Record(e *Evidence) (RecordResult, error) {
 			Remediation: "Export the bundle with export_evidence_bundle, then close_binary to clear the ledger.",
 			Details:     map[string]any{"limit": "records", "maximum": l.max, "truncated": true}}
 	}
-	size := int64(len(full))
 	if l.bytes+size > l.maxB {
 		return "", &Error{Code: CodeTruncated, Message: "record evidence: the session ledger holds its maximum number of bytes",
 			Remediation: "Export the bundle with export_evidence_bundle, then close_binary to clear the ledger.",
 			Details:     map[string]any{"limit": "bytes", "maximum": l.maxB, "truncated": true}}
 	}
-	l.records[e.EvidenceID] = &ledgerEntry{ev: e, canonical: m, size: size}
+	l.records[e.EvidenceID] = &ledgerEntry{ev: e, masked: m, size: size}
 	l.bytes += size
 	return Added, nil
 }

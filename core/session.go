@@ -63,6 +63,9 @@ type Session struct {
 	profile  *Profile
 	runID    string
 	inflight atomic.Int64
+	// retained holds this connection's residual unknowns and bundle
+	// snapshots (core/bundle_state.go); close_binary clears it with the ledger.
+	retained retainedState
 }
 
 // NewSession starts an empty session.
@@ -99,7 +102,7 @@ type Result struct {
 // {"result": value}. It is also the text content.
 func (r *Result) StructuredJSON() ([]byte, error) {
 	if r.Evidence != nil {
-		return marshalNoEscape(r.Evidence)
+		return r.Evidence.MarshalCanonical()
 	}
 	return marshalNoEscape(map[string]any{"result": r.Value})
 }
@@ -120,6 +123,12 @@ type Observation struct {
 	// Unbound marks results that do not depend on the open target or
 	// provider (rea computed them from supplied data).
 	Unbound bool
+	// Subject and Provider, when set, replace what the session would
+	// supply: the observation is about other bytes than the open target
+	// (a path argument, or a parent record). Provider set means a null
+	// analysis_profile.
+	Subject  *Subject
+	Provider *ProviderRef
 }
 
 // Call is one validated invocation handed to a Handler.
@@ -297,7 +306,13 @@ func (s *Session) seal(op *Operation, args map[string]any, obs *Observation) (*E
 	if t != nil && !obs.Unbound {
 		ev.Subject = NewSubject(t.Path, t.SHA256, t.Format, t.Architecture)
 	}
-	if err := ev.Seal(); err != nil {
+	if obs.Provider != nil {
+		ev.Provider, ev.AnalysisProfile = *obs.Provider, nil
+	}
+	if obs.Subject != nil {
+		ev.Subject = obs.Subject
+	}
+	if err := ev.sealCanonical(); err != nil {
 		return nil, err
 	}
 	return ev, nil
@@ -319,6 +334,7 @@ func (s *Session) closeTarget(ctx context.Context, clear bool) error {
 	}
 	if clear {
 		s.ledger.Clear()
+		s.retained.clear()
 	}
 	if err != nil {
 		return &Error{Code: CodeCleanupIncomplete, Message: "close_binary: provider did not close cleanly: " + err.Error(), Err: err,
