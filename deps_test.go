@@ -31,6 +31,8 @@ var policy = []struct {
 	{"rea/adapters/cli", []string{"rea/core", "rea/ports", "github.com/alecthomas/kong"}},
 	{"rea/adapters/native", []string{"rea/ports", "rea/adapters/native/", "golang.org/x/arch/"}},
 	{"rea/adapters/asar", []string{"rea/ports", "rea/adapters/asar/"}},
+	{"rea/adapters/zip", []string{"rea/ports"}},
+	{"rea/adapters/js", []string{"rea/ports", "github.com/tdewolff/parse/v2", "github.com/go-sourcemap/sourcemap"}},
 	{"rea/adapters/cdp", []string{"rea/ports", "rea/adapters/cdp/", "github.com/chromedp/"}},
 	{"rea/adapters/", []string{"rea/ports"}}, // any future engine
 	{"rea/cmd/", []string{"rea/", "github.com/"}},

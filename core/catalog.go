@@ -90,7 +90,11 @@ type Operation struct {
 	Needs []string
 	// NeedsTarget marks operations that need an open target.
 	NeedsTarget bool
-	Handler     Handler
+	// MissingRemediation and MissingReason replace the generic advice when
+	// the bound provider lacks one of Needs (e.g. name the engine that has it).
+	MissingRemediation string
+	MissingReason      string
+	Handler            Handler
 
 	once                  sync.Once
 	schema                *jsonschema.Schema

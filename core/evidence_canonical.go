@@ -6,7 +6,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"sync"
 )
+
+// writerPool reuses the buffers that writeCanonical streams through.
+var writerPool = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 16<<10) }}
 
 // canonicalForm selects which view of a record writeCanonical streams.
 type canonicalForm int
@@ -21,7 +25,9 @@ const (
 // re-encoding its JSON payloads, which Seal and ParseEvidence leave in
 // canonical form. Keys are ASCII, so byte order is UTF-16 order.
 func (e *Evidence) writeCanonical(w io.Writer, form canonicalForm) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
+	bw := writerPool.Get().(*bufio.Writer)
+	bw.Reset(w)
+	defer func() { bw.Reset(nil); writerPool.Put(bw) }()
 	var scratch []byte
 	small := func(v any) ([]byte, error) {
 		scratch = scratch[:0]

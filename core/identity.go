@@ -9,7 +9,7 @@ type CatalogIdentity struct {
 }
 
 // cliCommands are the CLI's fixed commands, part of the catalog identity.
-var cliCommands = []string{"analyze", "call", "catalog", "serve", "tools", "version"}
+var cliCommands = []string{"analyze", "analyze-javascript-application", "call", "catalog", "compare", "evidence-export", "evidence-import", "extract-artifact", "inspect-evidence-bundle", "inventory", "serve", "tools", "version"}
 
 type toolEntry struct {
 	Name         string          `json:"name"`
@@ -36,7 +36,8 @@ func (c *Catalog) computeIdentity() CatalogIdentity {
 			op.Effects.Annotations(), c.AdvertisedInput(op), op.OutputSchema()})
 	}
 	t := MustDigest(tools)
+	res, tmpl := resourceCatalog()
 	combined := MustDigest(map[string]any{"cli": cliCommands, "tools": tools, "prompts": []any{},
-		"resources": []any{}, "resource_templates": []any{}})
+		"resources": res, "resource_templates": tmpl})
 	return CatalogIdentity{Tools: t, Combined: combined}
 }

@@ -140,23 +140,18 @@ func opCloseBinary() *Operation {
 
 func opGetEvidenceBundle() *Operation {
 	return &Operation{
-		Name:            "get_evidence_bundle",
-		Title:           "Get Evidence Bundle",
-		Description:     "Return the complete canonical Evidence bundle of this connection's ledger: every retained record sorted by evidence_id, with artifact, provider and environment manifests. Starts no provider.",
+		Name:  "get_evidence_bundle",
+		Title: "Get Evidence Bundle",
+		Description: "Return the complete canonical Evidence bundle of this connection's ledger: every retained record sorted by evidence_id, with artifact, provider and environment manifests and the residual unknowns. " +
+			"With detail \"summary\" return only each record's identity, provenance and native procedure metadata, optionally narrowed by exact-match filters, to discover records too large to deliver. Starts no provider.",
 		Kind:            KindSession,
 		RequiresSession: true,
 		Effects:         Effects{Idempotent: true},
-		Input:           json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,"properties":{}}`),
-		Result: json.RawMessage(`{"type":"object","additionalProperties":false,
- "required":["artifacts","providers","environments","scenarios","captures","unknowns","records"],
- "properties":{"artifacts":{"type":"array","items":{"type":"object"}},"providers":{"type":"array","items":{"type":"object"}},
-  "environments":{"type":"array","items":{"type":"object"}},"scenarios":{"type":"array","items":{"type":"object"}},
-  "captures":{"type":"array","items":{"type":"object"}},"unknowns":{"type":"array","items":{"type":"object"}},
-  "records":{"type":"array","items":{"type":"object","required":["evidence_id"],"properties":{"evidence_id":{"type":"string","pattern":"^ev_[0-9a-f]{64}$"}}}}}}`),
-		Examples: []json.RawMessage{json.RawMessage(`{}`)},
-		Handler: func(ctx context.Context, c *Call) (any, error) {
-			return NewBundle(c.Session.ledger.Records()), nil
-		},
+		Input:           getEvidenceBundleInput,
+		Result:          getEvidenceBundleResult,
+		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"detail":"summary"}`),
+			json.RawMessage(`{"detail":"summary","filters":{"operation":"inspect_binary_layout"}}`)},
+		Handler: handleGetEvidenceBundle,
 	}
 }
 
@@ -328,7 +323,7 @@ func (s *Session) serverIdentity(c *Call) map[string]any {
 		"negotiated_protocol_version": proto,
 		"client":                      client,
 		"catalog":                     map[string]any{"tools_sha256": cat.Tools, "combined_sha256": cat.Combined, "tool_count": len(s.cat.ops)},
-		"protocol_features":           map[string]any{"progress": true, "cancellation": true, "evidence_resources": false, "elicitation": false},
+		"protocol_features":           map[string]any{"progress": true, "cancellation": true, "evidence_resources": true, "elicitation": false},
 		"alignment":                   map[string]any{"state": state, "reasons": nonNil(reasons), "remediation": rem},
 	}
 }
@@ -355,6 +350,9 @@ func (s *Session) toolAvailability(a ports.Analysis, b *Binding, t *ports.Target
 			for _, n := range op.Needs {
 				if !hasCapability(a, n) {
 					avail, reason, rem = false, "target_unsupported", "The bound provider does not offer "+n+" for this target."
+					if op.MissingRemediation != "" {
+						rem = op.MissingRemediation
+					}
 					break
 				}
 			}

@@ -120,11 +120,12 @@ func NewProductCatalog(ctx context.Context, cat *Catalog, reg *Registry, info Pr
 		pc.Providers = append(pc.Providers, pp)
 	}
 	id := cat.Identity()
+	res, tmpl := resourceCatalog()
 	pc.RuntimeCatalog = productRuntime{
 		Profile: string(cat.InputProfile()),
-		Counts:  map[string]int{"tools": len(cat.Operations()), "prompts": 0, "resources": 0, "resource_templates": 0},
+		Counts:  map[string]int{"tools": len(cat.Operations()), "prompts": 0, "resources": len(res), "resource_templates": len(tmpl)},
 		Digests: map[string]any{"tools_sha256": id.Tools, "prompts_sha256": MustDigest([]any{}),
-			"resources_sha256": MustDigest(map[string]any{"resourceCatalog": []any{}, "resourceTemplateCatalog": []any{}}),
+			"resources_sha256": MustDigest(map[string]any{"resourceCatalog": res, "resourceTemplateCatalog": tmpl}),
 			"combined_sha256":  id.Combined, "providers_sha256": MustDigest(pc.Providers)},
 	}
 	return pc

@@ -34,12 +34,23 @@ type Registry struct {
 	providers []ports.Provider
 	def       string
 	defSource string
+	// containers open ASAR, ZIP and other containers for the artifact
+	// operations (see core/artifact.go).
+	containers []ports.ContainerOpener
+	// javascript extracts syntactic facts for analyze_javascript_application.
+	javascript ports.JavaScriptEngine
 }
 
 // RegistryOptions configure a Registry.
 type RegistryOptions struct {
 	// Default is the configured selector (REA_ANALYSIS_PROVIDER); empty is auto.
 	Default string
+	// Containers are the container formats the artifact operations can
+	// open, tried in order; none means directories and plain files only.
+	Containers []ports.ContainerOpener
+	// JavaScript is the engine analyze_javascript_application uses; nil
+	// makes that operation capability_unavailable.
+	JavaScript ports.JavaScriptEngine
 }
 
 // NewRegistry sorts providers by id. A duplicate id or an invalid default is
@@ -49,7 +60,8 @@ func NewRegistry(providers []ports.Provider, opts *RegistryOptions) (*Registry, 
 	if opts != nil {
 		o = *opts
 	}
-	r := &Registry{providers: append([]ports.Provider(nil), providers...), def: SelectorAuto, defSource: "auto"}
+	r := &Registry{providers: append([]ports.Provider(nil), providers...), def: SelectorAuto, defSource: "auto",
+		containers: append([]ports.ContainerOpener(nil), o.Containers...), javascript: o.JavaScript}
 	sort.Slice(r.providers, func(i, j int) bool { return r.providers[i].Info().ID < r.providers[j].Info().ID })
 	seen := map[string]bool{}
 	for _, p := range r.providers {

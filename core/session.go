@@ -238,9 +238,14 @@ func (s *Session) ready(ctx context.Context, op *Operation) error {
 	}
 	for _, need := range op.Needs {
 		if !hasCapability(a, need) {
+			reason := "missing_capability:" + need
+			if op.MissingReason != "" {
+				reason = op.MissingReason
+			}
 			return &Error{Code: CodeCapabilityUnavailable,
-				Message: fmt.Sprintf("%s: provider %s does not offer %s", op.Name, b.Provider.Info().ID, need),
-				Details: map[string]any{"provider_id": b.Provider.Info().ID, "operation": op.Name, "reason": "missing_capability:" + need}}
+				Message:     fmt.Sprintf("%s: provider %s does not offer %s", op.Name, b.Provider.Info().ID, need),
+				Remediation: op.MissingRemediation,
+				Details:     map[string]any{"provider_id": b.Provider.Info().ID, "operation": op.Name, "reason": reason}}
 		}
 	}
 	return nil

@@ -22,6 +22,9 @@
 //	16  n bytes of JSON, zero-padded to a multiple of 4
 //	8+headerSize                  file data; a file's "offset" counts from here
 //
-// asar is an engine adapter: it imports only the standard library, and never
-// rea/core or another adapter.
+// [Opener] presents archives to core's artifact graph as a ports.Container,
+// reading unpacked files through the request's Companion.
+//
+// asar is an engine adapter: it imports only the standard library and
+// rea/ports, never rea/core or another adapter.
 package asar

@@ -77,16 +77,23 @@ type globals struct {
 
 type grammar struct {
 	globals
-	Serve   serveCmd   `cmd:"" help:"Run the MCP server over stdio (or --http on a loopback address)."`
-	Analyze analyzeCmd `cmd:"" help:"Open a file and print its overview with the bound provider (the built-in rea-native for ELF, PE and Mach-O)."`
-	Tools   toolsCmd   `cmd:"" help:"List every operation in the catalog."`
-	Call    callCmd    `cmd:"" help:"Call any operation with JSON arguments, with the same validation and error envelope as MCP."`
-	Version versionCmd `cmd:"" help:"Print the version."`
-	Catalog catalogCmd `cmd:"" help:"Write the machine-readable product catalog (docs/public/product-catalog.json)."`
+	Serve           serveCmd           `cmd:"" help:"Run the MCP server over stdio (or --http on a loopback address)."`
+	Analyze         analyzeCmd         `cmd:"" help:"Open a file and print its overview with the bound provider (the built-in rea-native for ELF, PE and Mach-O)."`
+	Tools           toolsCmd           `cmd:"" help:"List every operation in the catalog."`
+	Call            callCmd            `cmd:"" help:"Call any operation with JSON arguments, with the same validation and error envelope as MCP."`
+	Version         versionCmd         `cmd:"" help:"Print the version."`
+	Catalog         catalogCmd         `cmd:"" help:"Write the machine-readable product catalog (docs/public/product-catalog.json)."`
+	Inventory       inventoryCmd       `cmd:"" help:"Inventory a directory, ASAR or ZIP: every entry hashed, classified and checked against its declared integrity."`
+	ExtractArtifact extractArtifactCmd `cmd:"" name:"extract-artifact" help:"Extract the regular files of a directory, ASAR or ZIP into a fresh temporary directory and print it."`
+	AnalyzeJSApp    jsappCmd           `cmd:"" name:"analyze-javascript-application" help:"Map a JavaScript or Electron application (a directory or an .asar) without running it: processes, IPC, modules, endpoints, source maps."`
+	InspectBundle   inspectBundleCmd   `cmd:"" name:"inspect-evidence-bundle" help:"Validate an exported Evidence bundle and print it, or with detail summary its records' identities (get_evidence_bundle's projection)."`
+	EvidenceExport  evidenceExportCmd  `cmd:"" name:"evidence-export" help:"Write an Evidence bundle file from imported bundles (--from) and recorded calls (--target, --call), streamed and atomically published."`
+	EvidenceImport  evidenceImportCmd  `cmd:"" name:"evidence-import" help:"Validate a bundle file completely as import_evidence_bundle does and print its summary."`
+	Compare         compareCmd         `cmd:"" help:"Compare two Evidence bundle files: added, removed and changed records (compare_bundles)."`
 }
 
 // Commands are the CLI's primary commands, for the product catalog.
-var Commands = []string{"analyze", "call", "catalog", "serve", "tools", "version"}
+var Commands = []string{"analyze", "analyze-javascript-application", "call", "catalog", "compare", "evidence-export", "evidence-import", "extract-artifact", "inspect-evidence-bundle", "inventory", "serve", "tools", "version"}
 
 type env struct {
 	ctx  context.Context
@@ -298,6 +305,9 @@ type analyzeCmd struct {
 }
 
 func (c *analyzeCmd) Run(e *env) error {
+	if isJSApplication(c.Path) {
+		return (&jsappCmd{Path: c.Path, ContainerFormat: "auto", IntegrityPolicy: "fail", Detail: "complete"}).Run(e)
+	}
 	s := e.session()
 	defer s.Close(context.WithoutCancel(e.ctx))
 	opened, err := e.open(s, c.Path)

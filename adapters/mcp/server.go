@@ -66,11 +66,13 @@ func New(cat *core.Catalog, reg *core.Registry, opts *Options) *Server {
 		Logger:       s.opts.Logger,
 		PageSize:     10000,
 		Instructions: "Call binary_session with {} to see tool availability, then open_binary with a path. Every success is content-addressed Evidence.",
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: false}},
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: false},
+			Resources: &sdk.ResourceCapabilities{ListChanged: false}},
 	})
 	for _, op := range cat.Operations() {
 		s.sdk.AddTool(toolOf(cat, op), s.handler(op))
 	}
+	s.addResources()
 	return s
 }
 

@@ -55,6 +55,12 @@ type Analysis struct {
 	procs lazy[[]ports.Procedure]
 	names lazy[[]ports.Name]
 	strs  lazy[[]ports.String]
+
+	// Code analysis (code.go): the whole-binary program, the address map
+	// and the DWARF signature index.
+	code lazy[*program]
+	mmap lazy[*memMap]
+	sigs lazy[*sigIndex]
 }
 
 var (
@@ -64,6 +70,12 @@ var (
 	_ ports.ProcedureLister = (*Analysis)(nil)
 	_ ports.NameLister      = (*Analysis)(nil)
 	_ ports.StringLister    = (*Analysis)(nil)
+
+	_ ports.Disassembler     = (*Analysis)(nil)
+	_ ports.FunctionAnalyzer = (*Analysis)(nil)
+	_ ports.CrossReferencer  = (*Analysis)(nil)
+	_ ports.ByteReader       = (*Analysis)(nil)
+	_ ports.SignatureReader  = (*Analysis)(nil)
 )
 
 // OpenFile opens and parses the ELF, PE or Mach-O file at path with default
@@ -206,11 +218,11 @@ func (a *Analysis) Segments(ctx context.Context) ([]ports.Segment, error) {
 // address.
 func (a *Analysis) Procedures(ctx context.Context) ([]ports.Procedure, error) {
 	return list(a, ctx, "procedures", &a.procs, func(ctx context.Context) ([]ports.Procedure, error) {
-		set, err := a.symbolSet(ctx)
+		p, err := a.program(ctx) // symbols plus discovered functions (discover.go)
 		if err != nil {
 			return nil, err
 		}
-		return mergeProcedures(set.procs), nil
+		return p.procs, nil
 	})
 }
 

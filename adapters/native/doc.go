@@ -9,6 +9,16 @@
 // cached; an Analysis is safe for concurrent use. Searching, paging and
 // address lookup over these lists belong to core, not here.
 //
+// Code analysis (code.go and its neighbours) adds the ports.Disassembler,
+// FunctionAnalyzer, CrossReferencer, ByteReader and SignatureReader
+// capabilities: x86 and x86-64 (Intel syntax, endbr special-cased) and AArch64
+// (GNU syntax) disassembly, function discovery on stripped binaries (call
+// targets, .eh_frame FDEs, .pdata, LC_FUNCTION_STARTS, Go .gopclntab, then
+// boundary-checked jump and pointer targets), basic blocks with jump tables
+// or explicit unresolved edges, and references through RIP-relative and
+// ADRP addressing. Discovered functions also appear in Procedures. Whole-file
+// discovery runs once, lazily, and is cancellable. It does not decompile.
+//
 // What the lists hold:
 //
 //   - Documents: one per analysable unit. A universal (fat) Mach-O has one

@@ -100,5 +100,6 @@ var _ ports.CapabilityLister = (*Provider)(nil)
 // Capabilities names what every analysis of this provider offers, in core's
 // vocabulary, without opening anything.
 func (p *Provider) Capabilities() []string {
-	return []string{"list_documents", "list_names", "list_procedures", "list_segments", "list_strings"}
+	return []string{"list_documents", "list_names", "list_procedures", "list_segments", "list_strings", "read_layout",
+		"disassemble", "analyze_functions", "cross_references", "read_bytes", "signatures"}
 }

@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Benchmarks rea's ASAR reader against npm's @electron/asar on a ~100 MB tree.
+# Benchmarks rea's ASAR reader against npm's @electron/asar on a ~100 MB tree:
+# the adapter alone (asarbench) and rea end to end (rea inventory and rea
+# extract-artifact, whole processes), each against @electron/asar doing the
+# same work in the same run.
 #
 #   bench/asar/run.sh [size_mb]   (default 100)
 #
@@ -47,6 +50,7 @@ t1=$(date +%s.%N)
 echo "packed with @electron/asar in $(echo "$t1 - $t0" | bc) s: $(du -m "$archive" | cut -f1) MiB"
 
 go build -o "$work/asarbench" "$here"
+go build -o "$work/rea" "$root/cmd/rea"
 cat "$archive" > /dev/null # warm the page cache
 
 # best of $runs: prints "<label> <bytes> <seconds>"
@@ -74,7 +78,44 @@ sha_sum() {
 
 node "$here/npm.cjs" extract "$archive" "$work/ref" > /dev/null
 
+# wall <label> <cmd...>: the whole process, start-up included, prints
+# "<label> <bytes> <seconds>" for the archive's file bytes.
+wall() {
+  local label=$1 t0 t1; shift
+  t0=$(date +%s.%N)
+  "$@" > "$work/wall.out"
+  t1=$(date +%s.%N)
+  echo "$label $bytes $(echo "$t1 - $t0" | bc)"
+}
+
+# cpu <label> <cmd...>: like wall, but user+system CPU seconds of the
+# process tree, which a busy host disturbs less than wall time.
+cpu() {
+  local label=$1 t TIMEFORMAT='%U %S'; shift
+  t=$( { time "$@" > "$work/wall.out"; } 2>&1 )
+  echo "$label $bytes $(echo "$t" | tail -1 | awk '{print $1 + $2}')"
+}
+
+# rea end to end: the CLI inventories the archive (list, read and SHA-256
+# every file, packed and unpacked, check each declared hash; classify; build
+# and seal the content-addressed graph as Evidence) and extracts every regular
+# file into a directory it creates under TMPDIR (the same file system as
+# npm's output), which is removed after each run.
+mkdir -p "$work/tmp"
+rea_extract() {
+  TMPDIR="$work/tmp" "$work/rea" extract-artifact "$archive" --max-entries 1000000
+  rm -rf "$work/tmp"/rea-extract-*
+}
+
 results=$(
+  best rea-inventory wall rea-inventory "$work/rea" inventory "$archive" --max-entries 1000000
+  best rea-extract-e2e wall rea-extract-e2e rea_extract
+  best npm-verify-e2e wall npm-verify-e2e node "$here/npm.cjs" verify "$archive"
+  best npm-extract-e2e wall npm-extract-e2e node "$here/npm.cjs" extract "$archive" "$work/out"
+  best rea-inventory-cpu cpu rea-inventory-cpu "$work/rea" inventory "$archive" --max-entries 1000000
+  best rea-extract-cpu cpu rea-extract-cpu rea_extract
+  best npm-verify-cpu cpu npm-verify-cpu node "$here/npm.cjs" verify "$archive"
+  best npm-extract-cpu cpu npm-extract-cpu node "$here/npm.cjs" extract "$archive" "$work/out"
   best rea-verify "$work/asarbench" -mode verify -archive "$archive"
   best npm-verify node "$here/npm.cjs" verify "$archive"
   best rea-rawsha "$work/asarbench" -mode rawsha -archive "$archive"
@@ -92,4 +133,12 @@ echo "$results" | awk '
     printf "rea verify / raw sha256 (Go) %5.2fx\n", mbs["rea-verify"] / mbs["rea-rawsha"]
     printf "rea verify / sha256sum      %5.2fx\n", mbs["rea-verify"] / mbs["sha256sum"]
     printf "rea extract / npm extractAll %5.2fx\n", mbs["rea-extract"] / mbs["npm-extract"]
+    printf "\nend to end (whole processes, higher is faster for rea):\n"
+    printf "rea inventory / npm verify        %5.2fx\n", mbs["rea-inventory"] / mbs["npm-verify-e2e"]
+    printf "rea inventory / npm verify (in-process) %5.2fx\n", mbs["rea-inventory"] / mbs["npm-verify"]
+    printf "rea extract-artifact / npm extractAll   %5.2fx\n", mbs["rea-extract-e2e"] / mbs["npm-extract-e2e"]
+    printf "rea extract-artifact / npm extractAll (in-process) %5.2fx\n", mbs["rea-extract-e2e"] / mbs["npm-extract"]
+    printf "\nper CPU second (the *-cpu rows are MB per CPU second):\n"
+    printf "rea inventory / npm verify        %5.2fx\n", mbs["rea-inventory-cpu"] / mbs["npm-verify-cpu"]
+    printf "rea extract-artifact / npm extractAll %5.2fx\n", mbs["rea-extract-cpu"] / mbs["npm-extract-cpu"]
   }'

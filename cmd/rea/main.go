@@ -18,9 +18,12 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"rea/adapters/asar"
 	"rea/adapters/cli"
+	"rea/adapters/js"
 	"rea/adapters/mcp"
 	"rea/adapters/native"
+	"rea/adapters/zip"
 	"rea/core"
 	"rea/ports"
 )
@@ -67,7 +70,9 @@ func wire(lookupEnv func(string) (string, bool)) (*app, error) {
 		return nil, err
 	}
 	reg, err := core.NewRegistry([]ports.Provider{native.New(nil)},
-		&core.RegistryOptions{Default: getenv("REA_ANALYSIS_PROVIDER")})
+		&core.RegistryOptions{Default: getenv("REA_ANALYSIS_PROVIDER"),
+			Containers: []ports.ContainerOpener{asar.Opener{}, zip.Opener{}},
+			JavaScript: js.New()})
 	if err != nil {
 		return nil, err
 	}

@@ -36,9 +36,14 @@ for (const name of order) {
   const args = name === "open_binary" ? { path: target } : examples[name];
   try {
     const res = await client.callTool({ name, arguments: args });
-    let code = null;
-    if (res.isError) code = JSON.parse(res.content[0].text).error.code;
-    summary.calls.push({ name, isError: !!res.isError, code, structured: res.structuredContent !== undefined });
+    let code = null, reason = null;
+    if (res.isError) {
+      const e = JSON.parse(res.content[0].text).error;
+      code = e.code;
+      reason = e.details?.reason ?? null;
+    }
+    summary.calls.push({ name, isError: !!res.isError, code, reason, structured: res.structuredContent !== undefined,
+      retained_reference: JSON.stringify(args).includes('"retained-evidence"') });
   } catch (err) {
     summary.thrown.push({ name, error: String(err?.message ?? err) });
   }

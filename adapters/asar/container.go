@@ -1,0 +1,140 @@
+package asar
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"io/fs"
+	"path"
+
+	"rea/ports"
+)
+
+// Opener is the ports.ContainerOpener for ASAR archives: it lets core build an
+// artifact graph of an archive without knowing the format. Unpacked files are
+// read through the request's Companion ("<name>.unpacked/<path>"), never
+// from the file system directly, so the caller decides where they may come
+// from. An Opener is stateless and safe for concurrent use.
+type Opener struct{}
+
+var _ ports.ContainerOpener = Opener{}
+
+// Recognize reports "asar" for the ASAR prefix: a size pickle holding 4,
+// then a header pickle whose JSON starts with an object.
+func (Opener) Recognize(head []byte, name string) (string, bool) {
+	if len(head) < 17 || binary.LittleEndian.Uint32(head) != 4 {
+		return "", false
+	}
+	n := binary.LittleEndian.Uint32(head[12:])
+	if n < 2 || head[16] != '{' {
+		return "", false
+	}
+	return "asar", true
+}
+
+// OpenContainer parses the archive's header within req.Limits.
+func (Opener) OpenContainer(ctx context.Context, req ports.ContainerRequest) (ports.Container, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	o := &Options{MaxEntries: req.Limits.MaxEntries, MaxDepth: req.Limits.MaxDepth, MaxPathBytes: req.Limits.MaxPathBytes}
+	r, err := NewReader(req.ReaderAt, req.Size, o)
+	if err != nil {
+		return nil, containerError(err)
+	}
+	c := &container{r: r, req: req}
+	for _, e := range r.Entries() {
+		ce := ports.ContainerEntry{Path: e.Path, Executable: e.Executable, Unpacked: e.Unpacked, CompressedSize: -1, Offset: -1}
+		switch e.Type {
+		case TypeDir:
+			ce.Kind = ports.EntryDirectory
+		case TypeLink:
+			ce.Kind, ce.Link = ports.EntrySymlink, e.Link
+		default:
+			ce.Kind, ce.Size = ports.EntryFile, e.Size
+			if !e.Unpacked {
+				ce.Offset, ce.Length = e.Offset, e.Size
+			}
+			if in := e.Integrity; in != nil && in.Algorithm == "SHA256" && isHex64(in.Hash) {
+				ce.DeclaredSHA256 = in.Hash
+			}
+		}
+		c.entries = append(c.entries, ce)
+	}
+	return c, nil
+}
+
+type container struct {
+	r       *Reader
+	req     ports.ContainerRequest
+	entries []ports.ContainerEntry
+}
+
+func (c *container) Entries() []ports.ContainerEntry { return c.entries }
+
+func (c *container) Close() error { return c.r.Close() }
+
+// Open returns a packed file's bytes from the archive, or an unpacked file's
+// from the companion. A missing companion is reason unavailable.
+func (c *container) Open(ctx context.Context, name string) (io.ReadCloser, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	e, ok := c.r.Lookup(name)
+	if !ok || e.Type != TypeFile {
+		return nil, &ports.ContainerError{Format: "asar", Reason: ports.ContainerFormat, Path: name, Err: errors.New("not a file in the archive")}
+	}
+	if !e.Unpacked {
+		return c.r.Open(name)
+	}
+	missing := &ports.ContainerError{Format: "asar", Reason: ports.ContainerUnavailable, Path: name, Err: ErrUnpackedMissing}
+	if c.req.Companion == nil {
+		return nil, missing
+	}
+	rc, err := c.req.Companion(ctx, path.Join(c.req.Name+".unpacked", name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, missing
+	}
+	if err != nil {
+		return nil, &ports.ContainerError{Format: "asar", Reason: ports.ContainerUnavailable, Path: name, Err: err}
+	}
+	return rc, nil
+}
+
+// containerError classifies a Reader error for core.
+func containerError(err error) error {
+	var fe *FormatError
+	if !errors.As(err, &fe) {
+		return &ports.ContainerError{Format: "asar", Reason: ports.ContainerIO, Err: err}
+	}
+	ce := &ports.ContainerError{Format: "asar", Reason: ports.ContainerFormat, Path: fe.Path, Err: err}
+	var ne *NameError
+	switch {
+	case errors.As(err, &ne) && ne.Reason == "too-long":
+		ce.Reason, ce.Limit = ports.ContainerLimit, "max_path_bytes"
+	case fe.Reason == ReasonPath || fe.Reason == ReasonLink:
+		ce.Reason = ports.ContainerPath
+	case fe.Reason == ReasonDepth:
+		ce.Reason, ce.Limit = ports.ContainerLimit, "max_depth"
+	case fe.Reason == ReasonLimit:
+		ce.Reason, ce.Limit = ports.ContainerLimit, "max_entries"
+		if fe.Path == "" {
+			ce.Limit = "max_header_bytes" // only the header size is checked before any entry
+		}
+	}
+	return ce
+}
+
+func isHex64(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

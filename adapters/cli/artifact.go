@@ -1,0 +1,201 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"text/tabwriter"
+
+	"rea/core"
+)
+
+// artifactFlags are the inputs rea inventory and rea extract-artifact share
+// with the MCP tools.
+type artifactFlags struct {
+	Path            string `arg:"" help:"Directory, ASAR, ZIP (APK, IPA, JAR, MSIX, APPX) or any file." type:"path"`
+	IntegrityPolicy string `name:"integrity-policy" enum:"fail,record-and-continue" default:"fail" help:"fail: a file contradicting its declared hash fails the command; record-and-continue: record the contradiction and continue with the verified files."`
+	MaxEntries      int    `name:"max-entries" help:"Most entries the inventory may hold (default 10000)."`
+}
+
+func (f *artifactFlags) args() map[string]any {
+	a := map[string]any{"path": f.Path, "integrity_policy": f.IntegrityPolicy}
+	if f.MaxEntries > 0 {
+		a["max_entries"] = f.MaxEntries
+	}
+	return a
+}
+
+type inventoryCmd struct {
+	artifactFlags
+}
+
+func (c *inventoryCmd) Run(e *env) error {
+	s := e.session()
+	defer s.Close(context.WithoutCancel(e.ctx))
+	res, err := e.call(s, "inventory_artifact", c.args())
+	if err != nil {
+		return err
+	}
+	if e.g.Format == "json" {
+		return e.writeJSON(res.Evidence)
+	}
+	return writeInventory(e.opts.Stdout, c.Path, res.Evidence)
+}
+
+type extractArtifactCmd struct {
+	artifactFlags
+	Occurrence []string `name:"occurrence" placeholder:"OCC_ID" help:"Extract only this occurrence (repeatable; ids from rea inventory --format json). Default: every regular file."`
+}
+
+func (c *extractArtifactCmd) Run(e *env) error {
+	s := e.session()
+	defer s.Close(context.WithoutCancel(e.ctx))
+	args := c.args()
+	if len(c.Occurrence) > 0 {
+		args["occurrence_ids"] = c.Occurrence
+	}
+	res, err := e.call(s, "extract_artifact", args)
+	if err != nil {
+		return err
+	}
+	if e.g.Format == "json" {
+		return e.writeJSON(res.Evidence)
+	}
+	var r struct {
+		Manifest struct {
+			RootFormat string `json:"root_format"`
+			ManifestID string `json:"manifest_id"`
+		} `json:"manifest"`
+		ExtractionManifest struct {
+			ExtractionID string `json:"extraction_id"`
+		} `json:"extraction_manifest"`
+		OutputRoot string `json:"output_root"`
+		Artifacts  []struct {
+			BytesWritten int64 `json:"bytes_written"`
+		} `json:"artifacts"`
+		ContainmentVerified     bool              `json:"containment_verified"`
+		IntegrityContradictions []json.RawMessage `json:"integrity_contradictions"`
+	}
+	if err := json.Unmarshal(res.Evidence.NormalizedResult, &r); err != nil {
+		return err
+	}
+	var bytes int64
+	for _, a := range r.Artifacts {
+		bytes += a.BytesWritten
+	}
+	tw := tabwriter.NewWriter(e.opts.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "%s\n", c.Path)
+	fmt.Fprintf(tw, "  output_root\t%s\n", r.OutputRoot)
+	fmt.Fprintf(tw, "  extracted\t%d files, %d bytes from %s\n", len(r.Artifacts), bytes, r.Manifest.RootFormat)
+	fmt.Fprintf(tw, "  containment\tverified=%v\n", r.ContainmentVerified)
+	fmt.Fprintf(tw, "  contradictions\t%d\n", len(r.IntegrityContradictions))
+	fmt.Fprintf(tw, "  extraction\t%s\n", r.ExtractionManifest.ExtractionID)
+	fmt.Fprintf(tw, "  manifest\t%s\n", r.Manifest.ManifestID)
+	fmt.Fprintf(tw, "  evidence\t%s\n", res.Evidence.EvidenceID)
+	for _, l := range res.Evidence.Limitations {
+		fmt.Fprintf(tw, "  limitation\t%s\n", l)
+	}
+	return tw.Flush()
+}
+
+func writeInventory(w io.Writer, p string, ev *core.Evidence) error {
+	var r struct {
+		Manifest struct {
+			RootFormat      string `json:"root_format"`
+			RootSHA256      string `json:"root_sha256"`
+			ManifestID      string `json:"manifest_id"`
+			GraphSHA256     string `json:"graph_sha256"`
+			NodeCount       int    `json:"node_count"`
+			OccurrenceCount int    `json:"occurrence_count"`
+			EdgeCount       int    `json:"edge_count"`
+		} `json:"manifest"`
+		Nodes []struct {
+			ArtifactID string `json:"artifact_id"`
+			Kind       string `json:"kind"`
+			Size       int64  `json:"size"`
+		} `json:"nodes"`
+		Occurrences []struct {
+			ArtifactID  *string `json:"artifact_id"`
+			LogicalPath string  `json:"logical_path"`
+			EntryKind   string  `json:"entry_kind"`
+			HashStatus  string  `json:"hash_status"`
+		} `json:"occurrences"`
+		IntegrityContradictions []struct {
+			LogicalPath    string `json:"logical_path"`
+			DeclaredSHA256 string `json:"declared_sha256"`
+			ObservedSHA256 string `json:"observed_sha256"`
+			Unpacked       bool   `json:"unpacked"`
+		} `json:"integrity_contradictions"`
+	}
+	if err := json.Unmarshal(ev.NormalizedResult, &r); err != nil {
+		return err
+	}
+	kindOf := map[string]string{}
+	sizeOf := map[string]int64{}
+	for _, n := range r.Nodes {
+		kindOf[n.ArtifactID], sizeOf[n.ArtifactID] = n.Kind, n.Size
+	}
+	kinds := map[string]int{}
+	files, verified := 0, 0
+	var bytes int64
+	entries := len(r.Occurrences)
+	for _, o := range r.Occurrences {
+		// A root container is counted by what it holds, not as a file of its own.
+		if o.LogicalPath == "." && len(r.Occurrences) > 1 {
+			entries--
+			continue
+		}
+		if o.EntryKind != "file" {
+			continue
+		}
+		files++
+		if o.HashStatus == "verified" {
+			verified++
+		}
+		if o.ArtifactID != nil {
+			kinds[kindOf[*o.ArtifactID]]++
+			bytes += sizeOf[*o.ArtifactID]
+		}
+	}
+	m := r.Manifest
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "%s\n", p)
+	fmt.Fprintf(tw, "  root\t%s, %d entries (%d files, %d bytes)\n", m.RootFormat, entries, files, bytes)
+	fmt.Fprintf(tw, "  sha256\t%s\n", m.RootSHA256)
+	fmt.Fprintf(tw, "  graph\t%d nodes, %d edges, sha256 %s\n", m.NodeCount, m.EdgeCount, m.GraphSHA256)
+	fmt.Fprintf(tw, "  manifest\t%s\n", m.ManifestID)
+	fmt.Fprintf(tw, "  integrity\t%d of %d files verified, %d contradiction(s)\n", verified, files, len(r.IntegrityContradictions))
+	fmt.Fprintf(tw, "  evidence\t%s\n", ev.EvidenceID)
+	for _, l := range ev.Limitations {
+		fmt.Fprintf(tw, "  limitation\t%s\n", l)
+	}
+	tw.Flush()
+	if len(kinds) > 0 {
+		fmt.Fprintf(w, "\nFiles by kind\n")
+		names := make([]string, 0, len(kinds))
+		for k := range kinds {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, k := range names {
+			fmt.Fprintf(tw, "  %s\t%d\n", k, kinds[k])
+		}
+		tw.Flush()
+	}
+	if len(r.IntegrityContradictions) > 0 {
+		fmt.Fprintf(w, "\nIntegrity contradictions (observed-untrusted)\n")
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, c := range r.IntegrityContradictions {
+			u := ""
+			if c.Unpacked {
+				u = "unpacked"
+			}
+			fmt.Fprintf(tw, "  %s\tdeclared %s\tobserved %s\t%s\n", c.LogicalPath, c.DeclaredSHA256[:12], c.ObservedSHA256[:12], u)
+		}
+		tw.Flush()
+	}
+	return nil
+}

@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"rea/core"
+)
+
+// jsappCmd is rea analyze-javascript-application.
+type jsappCmd struct {
+	Path            string `arg:"" help:"Application directory or .asar archive." type:"path"`
+	ContainerFormat string `name:"container-format" enum:"auto,asar,directory" default:"auto" help:"How to read PATH: auto, asar or directory."`
+	IntegrityPolicy string `name:"integrity-policy" enum:"fail,record-and-continue" default:"fail" help:"fail stops at an ASAR integrity mismatch; record-and-continue quarantines it and continues."`
+	Detail          string `enum:"complete,summary" default:"complete" help:"complete prints the analysis; summary prints the summary view of the retained analysis."`
+	TimeoutMS       int    `name:"analysis-timeout-ms" default:"0" help:"Deadline in milliseconds (0: the default, 300000)."`
+}
+
+func (c *jsappCmd) Run(e *env) error {
+	s := e.session()
+	defer s.Close(e.ctx)
+	args := map[string]any{"path": c.Path}
+	if c.ContainerFormat != "" && c.ContainerFormat != "auto" {
+		args["format"] = c.ContainerFormat
+	}
+	if c.IntegrityPolicy != "" && c.IntegrityPolicy != "fail" {
+		args["integrity_policy"] = c.IntegrityPolicy
+	}
+	if c.Detail == "summary" {
+		args["detail"] = "summary"
+	}
+	if c.TimeoutMS > 0 {
+		args["analysis_timeout_ms"] = c.TimeoutMS
+	}
+	res, err := e.call(s, "analyze_javascript_application", args)
+	if err != nil {
+		return err
+	}
+	if e.g.Format == "json" {
+		return e.writeJSON(res.Evidence)
+	}
+	return writeJSApp(e.opts.Stdout, res.Evidence)
+}
+
+// isJSApplication reports whether rea analyze should map PATH as a
+// JavaScript application: an .asar archive, or a directory holding a
+// package.json or JavaScript files (looked for within a bounded walk).
+// Other directories keep the binary route, which explains that a file is
+// needed.
+func isJSApplication(p string) bool {
+	st, err := os.Stat(p)
+	if err != nil {
+		return false
+	}
+	if !st.IsDir() {
+		return strings.EqualFold(filepath.Ext(p), ".asar")
+	}
+	found, seen := false, 0
+	_ = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+		if err != nil || found {
+			return fs.SkipAll
+		}
+		if seen++; seen > 5000 {
+			return fs.SkipAll
+		}
+		if d.IsDir() && d.Name() == "node_modules" {
+			return fs.SkipDir
+		}
+		switch n := d.Name(); {
+		case n == "package.json", strings.HasSuffix(n, ".js"), strings.HasSuffix(n, ".mjs"), strings.HasSuffix(n, ".cjs"), strings.HasSuffix(n, ".asar"):
+			found = true
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return found
+}
+
+func writeJSApp(w io.Writer, ev *core.Evidence) error {
+	var r struct {
+		InputPath  string         `json:"input_path"`
+		Format     string         `json:"format"`
+		Root       string         `json:"root_artifact_sha256"`
+		Statistics map[string]int `json:"statistics"`
+		Summary    map[string]int `json:"summary"`
+		Electron   struct {
+			Detected                                        bool
+			Main, Preload, Renderer, Utility, ContextBridge []string
+			ContextBridgeAPIs                               []string `json:"context_bridge_apis"`
+			IPC                                             struct{ Paired []string }
+			Unresolved                                      []any
+		} `json:"electron"`
+		Coverage    map[string]any   `json:"coverage"`
+		Limitations []string         `json:"limitations"`
+		Unknowns    []map[string]any `json:"unknowns"`
+	}
+	var probe struct {
+		Parent string `json:"parent_evidence_id"`
+	}
+	if err := json.Unmarshal(ev.NormalizedResult, &probe); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if probe.Parent != "" {
+		var v struct {
+			Summary struct {
+				InputPath  string         `json:"input_path"`
+				Format     string         `json:"format"`
+				Root       string         `json:"root_artifact_sha256"`
+				Statistics map[string]int `json:"statistics"`
+				Coverage   map[string]any `json:"coverage"`
+				Limits     int            `json:"limitation_count"`
+				Unknowns   int            `json:"unknown_count"`
+			} `json:"summary"`
+		}
+		if err := json.Unmarshal(ev.NormalizedResult, &v); err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "%s\n", v.Summary.InputPath)
+		fmt.Fprintf(tw, "  format\t%s\n  sha256\t%s\n", v.Summary.Format, v.Summary.Root)
+		fmt.Fprintf(tw, "  counts\t%s\n", counts(v.Summary.Statistics))
+		fmt.Fprintf(tw, "  coverage\t%v\n  unknowns\t%d\n  limitations\t%d\n", v.Summary.Coverage["status"], v.Summary.Unknowns, v.Summary.Limits)
+		fmt.Fprintf(tw, "  summary\t%s\n  retained\t%s\n", ev.EvidenceID, probe.Parent)
+		return tw.Flush()
+	}
+	if err := json.Unmarshal(ev.NormalizedResult, &r); err != nil {
+		return err
+	}
+	fmt.Fprintf(tw, "%s\n", r.InputPath)
+	fmt.Fprintf(tw, "  format\t%s\n  sha256\t%s\n", r.Format, r.Root)
+	fmt.Fprintf(tw, "  provider\t%s %s\n", ev.Provider.ID, deref(ev.Provider.Version))
+	fmt.Fprintf(tw, "  counts\t%s\n", counts(r.Statistics))
+	if r.Electron.Detected {
+		fmt.Fprintf(tw, "  electron\tmain %s; preload %s; renderer %s; utility %s\n", list(r.Electron.Main), list(r.Electron.Preload), list(r.Electron.Renderer), list(r.Electron.Utility))
+		fmt.Fprintf(tw, "  bridge\t%s\n", list(r.Electron.ContextBridgeAPIs))
+		fmt.Fprintf(tw, "  ipc paired\t%s\n", list(r.Electron.IPC.Paired))
+	}
+	fmt.Fprintf(tw, "  found\t%s\n", counts(r.Summary))
+	fmt.Fprintf(tw, "  coverage\t%v\n", r.Coverage["status"])
+	fmt.Fprintf(tw, "  evidence\t%s\n", ev.EvidenceID)
+	tw.Flush()
+	if len(r.Unknowns) > 0 {
+		fmt.Fprintf(w, "\nUnknowns (%d)\n", len(r.Unknowns))
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for i, u := range r.Unknowns {
+			if i == 20 {
+				fmt.Fprintf(tw, "  …\t%d more\n", len(r.Unknowns)-20)
+				break
+			}
+			fmt.Fprintf(tw, "  %v\t%v\t%s\n", u["kind"], u["path"], truncate(fmt.Sprint(u["detail"]), 80))
+		}
+		tw.Flush()
+	}
+	for _, l := range r.Limitations {
+		fmt.Fprintf(w, "limitation: %s\n", truncate(l, 200))
+	}
+	return nil
+}
+
+func counts(m map[string]int) string {
+	var parts []string
+	for _, k := range sortedNames(m) {
+		if m[k] != 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", m[k], strings.ReplaceAll(k, "_", " ")))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sortedNames(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+func list(s []string) string {
+	if len(s) == 0 {
+		return "-"
+	}
+	return strings.Join(s, ", ")
+}

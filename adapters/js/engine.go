@@ -1,0 +1,1267 @@
+package js
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/tdewolff/parse/v2"
+	tjs "github.com/tdewolff/parse/v2/js"
+
+	"rea/ports"
+)
+
+// Default limits (ports.JSLimits zero fields).
+const (
+	DefaultMaxSourceBytes = 64 << 20
+	DefaultMaxStrings     = 20000
+	DefaultMaxStringBytes = 4096
+	DefaultMaxCalls       = 20000
+	DefaultMaxModules     = 20000
+	DefaultMaxValueDepth  = 4
+)
+
+// ParserVersion is the parser module version the engine reports.
+const ParserVersion = "tdewolff/parse v2.25.0"
+
+// Engine is the JavaScript engine. The zero value is ready; it is stateless
+// and safe for concurrent use.
+type Engine struct{}
+
+var _ ports.JavaScriptEngine = Engine{}
+
+// New returns an Engine.
+func New() Engine { return Engine{} }
+
+// Info names the engine.
+func (Engine) Info() ports.ProviderInfo {
+	return ports.ProviderInfo{ID: "rea-js", Name: "rea JavaScript engine", Version: ParserVersion}
+}
+
+func limitsOf(l ports.JSLimits) ports.JSLimits {
+	if l.MaxSourceBytes <= 0 {
+		l.MaxSourceBytes = DefaultMaxSourceBytes
+	}
+	if l.MaxStrings <= 0 {
+		l.MaxStrings = DefaultMaxStrings
+	}
+	if l.MaxStringBytes <= 0 {
+		l.MaxStringBytes = DefaultMaxStringBytes
+	}
+	if l.MaxCalls <= 0 {
+		l.MaxCalls = DefaultMaxCalls
+	}
+	if l.MaxModules <= 0 {
+		l.MaxModules = DefaultMaxModules
+	}
+	if l.MaxValueDepth <= 0 {
+		l.MaxValueDepth = DefaultMaxValueDepth
+	}
+	return l
+}
+
+// Facts parses req.Source and reports its facts. The only error is the
+// context's.
+func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	lim := limitsOf(req.Limits)
+	f = &ports.JSFacts{ModuleType: "unknown"}
+	src := req.Source
+	f.SourceMap = sourceMapRef(src)
+	if int64(len(src)) > lim.MaxSourceBytes {
+		f.Limitations = append(f.Limitations, fmt.Sprintf("The source has %d bytes, more than the %d-byte parse limit; it was not parsed.", len(src), lim.MaxSourceBytes))
+		return f, nil
+	}
+	if why := binaryReason(src); why != "" {
+		f.Limitations = append(f.Limitations, "The file is not JavaScript text ("+why+"); it was not parsed.")
+		f.SourceMap = nil
+		return f, nil
+	}
+	// The parser wants a NUL after the input; give it its own copy so the
+	// caller's bytes are never written and literal slices alias one buffer.
+	buf := make([]byte, len(src), len(src)+1)
+	copy(buf, src)
+	defer func() {
+		if r := recover(); r != nil {
+			f = &ports.JSFacts{ModuleType: "unknown", SourceMap: f.SourceMap,
+				Errors:      []ports.JSSyntaxError{{Message: fmt.Sprintf("parser failure: %v", r), Offset: -1}},
+				Limitations: []string{"The parser failed on this source; no facts were extracted."}}
+			err = nil
+		}
+	}()
+	ast, perr := tjs.Parse(parse.NewInputBytes(buf), tjs.Options{})
+	if perr != nil {
+		f.Errors = append(f.Errors, syntaxError(buf, perr))
+		return f, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	w := newWalker(ctx, buf, req, lim, f)
+	w.detectBundler()
+	w.bindImports(ast)
+	tjs.Walk(w, ast)
+	if w.cancelled {
+		return nil, ctx.Err()
+	}
+	w.finish()
+	f.Parsed = true
+	return f, nil
+}
+
+// binaryReason reports why src is not JavaScript text, or "".
+func binaryReason(src []byte) string {
+	head := src[:min(len(src), 8192)]
+	if bytes.IndexByte(head, 0) >= 0 {
+		return "it holds NUL bytes"
+	}
+	if !utf8.Valid(head) {
+		// Allow a cut rune at the end of the sample.
+		cut := head
+		for i := 0; i < 3 && len(cut) > 0 && !utf8.Valid(cut); i++ {
+			cut = cut[:len(cut)-1]
+		}
+		if !utf8.Valid(cut) {
+			return "it is not valid UTF-8"
+		}
+	}
+	return ""
+}
+
+func syntaxError(buf []byte, err error) ports.JSSyntaxError {
+	var pe *parse.Error
+	if errors.As(err, &pe) {
+		msg := pe.Message
+		return ports.JSSyntaxError{Message: msg, Line: pe.Line, Column: pe.Column, Offset: lineColOffset(buf, pe.Line, pe.Column)}
+	}
+	return ports.JSSyntaxError{Message: truncate(err.Error(), 512), Offset: -1}
+}
+
+// lineColOffset converts a 1-based line and rune column to a byte offset.
+func lineColOffset(buf []byte, line, col int) int64 {
+	if line < 1 || col < 1 {
+		return -1
+	}
+	off := 0
+	for l := 1; l < line; l++ {
+		i := bytes.IndexByte(buf[off:], '\n')
+		if i < 0 {
+			return -1
+		}
+		off += i + 1
+	}
+	for c := 1; c < col && off < len(buf); c++ {
+		if buf[off] == '\n' {
+			break
+		}
+		_, n := utf8.DecodeRune(buf[off:])
+		off += n
+	}
+	return int64(off)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// sourceMapRef finds the last sourceMappingURL comment.
+func sourceMapRef(src []byte) *ports.JSSourceMapRef {
+	const key = "sourceMappingURL="
+	i := bytes.LastIndex(src, []byte(key))
+	for i >= 4 {
+		pre := src[i-4 : i]
+		if (pre[0] == '/' && (pre[1] == '/' || pre[1] == '*') && (pre[2] == '#' || pre[2] == '@') && pre[3] == ' ') ||
+			(i >= 3 && src[i-3] == '/' && src[i-2] == '/' && (src[i-1] == '#' || src[i-1] == '@')) {
+			start := i + len(key)
+			end := start
+			for end < len(src) && src[end] != '\n' && src[end] != '\r' && src[end] != ' ' && src[end] != '\t' && src[end] != '*' {
+				end++
+			}
+			if end == start {
+				return nil
+			}
+			return &ports.JSSourceMapRef{URL: string(src[start:end]), Offset: int64(start)}
+		}
+		i = bytes.LastIndex(src[:i], []byte(key))
+	}
+	return nil
+}
+
+// --- the walk ---
+
+type alias struct{ module, member string }
+
+type modCtx struct {
+	idx     int
+	reqVar  *tjs.Var // the module function's require parameter (webpack)
+	expVar  *tjs.Var // its exports parameter
+	hasher  hash.Hash
+	varCall []*tjs.Var // esbuild: calls to require_x() / init_x()
+}
+
+type walker struct {
+	ctx       context.Context
+	buf       []byte
+	req       ports.JSRequest
+	lim       ports.JSLimits
+	f         *ports.JSFacts
+	aliases   map[*tjs.Var]alias
+	modFuncs  map[tjs.INode]int // module function node -> index in f.Modules
+	stack     []*modCtx
+	esVars    map[*tjs.Var]int // esbuild require_x/init_x -> module
+	lastNames map[string]bool
+	modSuffix []string
+	roots     map[string]bool
+	tables    [][]int // module indices of each table, in source order
+	hasESM    bool
+	hasCJS    bool
+	steps     int
+	cancelled bool
+	tag       [1]byte
+}
+
+func newWalker(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.JSLimits, f *ports.JSFacts) *walker {
+	w := &walker{ctx: ctx, buf: buf, req: req, lim: lim, f: f, aliases: map[*tjs.Var]alias{},
+		modFuncs: map[tjs.INode]int{}, esVars: map[*tjs.Var]int{}}
+	if req.Calls != nil {
+		w.lastNames = map[string]bool{}
+		for _, n := range req.Calls.LastNames {
+			w.lastNames[n] = true
+		}
+		w.modSuffix = req.Calls.ModuleSuffixes
+		w.roots = map[string]bool{}
+		for _, n := range req.Calls.Roots {
+			w.roots[n] = true
+		}
+	}
+	return w
+}
+
+// offsetOf returns the offset of b in the engine's buffer, or -1 when b
+// does not alias it (the parser made a copy).
+func (w *walker) offsetOf(b []byte) int64 {
+	if len(b) == 0 {
+		return -1
+	}
+	// The lexer hands out three-index slices of its buffer, so only the
+	// address tells where a token lies. Go does not move heap objects, and
+	// the result is checked against the buffer before it is used.
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(w.buf)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if p < base || p-base+uintptr(len(b)) > uintptr(len(w.buf)) {
+		return -1
+	}
+	off := int(p - base)
+	if &w.buf[off] != &b[0] {
+		return -1
+	}
+	return int64(off)
+}
+
+func (w *walker) detectBundler() {
+	b := w.buf
+	switch {
+	case bytes.Contains(b, []byte("__rspack_require__")) || bytes.Contains(b, []byte("rspackChunk")) || bytes.Contains(b, []byte("__rspack_")):
+		w.f.Bundler = "rspack"
+	case bytes.Contains(b, []byte("__webpack_require__")) || bytes.Contains(b, []byte("webpackChunk")) || bytes.Contains(b, []byte("webpackJsonp")):
+		w.f.Bundler = "webpack"
+	case bytes.Contains(b, []byte("__commonJS")) || bytes.Contains(b, []byte("__esm(")) || bytes.Contains(b, []byte("__toESM")):
+		w.f.Bundler = "esbuild"
+	}
+}
+
+// bindImports records module-scope import bindings as aliases.
+func (w *walker) bindImports(ast *tjs.AST) {
+	byName := map[string]*tjs.Var{}
+	for _, v := range ast.BlockStmt.Scope.Declared {
+		byName[string(v.Data)] = v
+	}
+	for _, st := range ast.BlockStmt.List {
+		im, ok := st.(*tjs.ImportStmt)
+		if !ok {
+			continue
+		}
+		mod, _ := decodeString(im.Module)
+		if im.Default != nil {
+			if v := byName[string(im.Default)]; v != nil {
+				w.aliases[v] = alias{module: mod}
+			}
+		}
+		for _, a := range im.List {
+			v := byName[string(a.Binding)]
+			if v == nil {
+				continue
+			}
+			member := string(a.Name)
+			if member == "" {
+				member = string(a.Binding)
+			}
+			if member == "*" {
+				member = ""
+			}
+			w.aliases[v] = alias{module: mod, member: member}
+		}
+	}
+}
+
+func (w *walker) top() *modCtx {
+	if len(w.stack) == 0 {
+		return nil
+	}
+	return w.stack[len(w.stack)-1]
+}
+
+func (w *walker) inModule() int {
+	if m := w.top(); m != nil {
+		return m.idx
+	}
+	return -1
+}
+
+// Enter implements tjs.IVisitor.
+func (w *walker) Enter(n tjs.INode) tjs.IVisitor {
+	if w.cancelled {
+		return nil
+	}
+	if w.steps++; w.steps&0xffff == 0 && w.ctx.Err() != nil {
+		w.cancelled = true
+		return nil
+	}
+	if len(w.modFuncs) > 0 && isFuncNode(n) {
+		if idx, ok := w.modFuncs[n]; ok {
+			w.enterModule(n, idx)
+		}
+	}
+	if m := w.top(); m != nil {
+		w.shape(m, n)
+	}
+	switch t := n.(type) {
+	case *tjs.ImportStmt:
+		w.hasESM = true
+		w.importStmt(t)
+	case *tjs.ExportStmt:
+		w.hasESM = true
+		w.exportStmt(t)
+	case *tjs.LiteralExpr:
+		w.literal(t)
+	case tjs.LiteralExpr:
+		w.literal(&t)
+	case *tjs.TemplateExpr:
+		if t.Tag == nil && len(t.List) == 0 {
+			w.template(t)
+		}
+	case *tjs.CallExpr:
+		w.call(t)
+	case *tjs.NewExpr:
+		w.newExpr(t)
+	case *tjs.ObjectExpr:
+		w.objectTable(t)
+	case *tjs.VarDecl:
+		w.varDecl(t)
+	case *tjs.BinaryExpr:
+		if t.Op == tjs.EqToken {
+			w.assign(t)
+		}
+	}
+	return w
+}
+
+// Exit implements tjs.IVisitor.
+func (w *walker) Exit(n tjs.INode) {
+	if len(w.modFuncs) > 0 && isFuncNode(n) {
+		if idx, ok := w.modFuncs[n]; ok {
+			if m := w.top(); m != nil && m.idx == idx {
+				w.exitModule(m)
+			}
+		}
+	}
+}
+
+func (w *walker) importStmt(t *tjs.ImportStmt) {
+	spec, _ := decodeString(t.Module)
+	im := ports.JSImport{Kind: ports.JSImportStatic, Specifier: spec, Offset: w.offsetOf(t.Module), InModule: w.inModule()}
+	if t.Default != nil {
+		im.Names = append(im.Names, "default")
+	}
+	for _, a := range t.List {
+		name := string(a.Name)
+		if name == "" {
+			name = string(a.Binding)
+		}
+		im.Names = append(im.Names, name)
+	}
+	w.f.Imports = append(w.f.Imports, im)
+}
+
+func (w *walker) exportStmt(t *tjs.ExportStmt) {
+	if t.Module != nil {
+		spec, _ := decodeString(t.Module)
+		off := w.offsetOf(t.Module)
+		all := len(t.List) == 1 && (string(t.List[0].Binding) == "*" || string(t.List[0].Name) == "*")
+		kind := ports.JSExportFrom
+		var names []string
+		for _, a := range t.List {
+			names = append(names, string(a.Binding))
+			ek := "re-export"
+			if all {
+				ek = "export-all"
+			}
+			if string(a.Binding) != "*" {
+				w.f.Exports = append(w.f.Exports, ports.JSExport{Name: string(a.Binding), Kind: ek, Source: spec, Offset: off})
+			} else {
+				w.f.Exports = append(w.f.Exports, ports.JSExport{Name: "*", Kind: ek, Source: spec, Offset: off})
+			}
+		}
+		if all {
+			kind = ports.JSExportAll
+		}
+		w.f.Imports = append(w.f.Imports, ports.JSImport{Kind: kind, Specifier: spec, Names: names, Offset: off, InModule: w.inModule()})
+		return
+	}
+	if t.Default {
+		w.f.Exports = append(w.f.Exports, ports.JSExport{Name: "default", Kind: "default", Offset: -1})
+		return
+	}
+	for _, a := range t.List {
+		w.f.Exports = append(w.f.Exports, ports.JSExport{Name: string(a.Binding), Kind: "named", Offset: -1})
+	}
+	switch d := t.Decl.(type) {
+	case *tjs.FuncDecl:
+		if d.Name != nil {
+			w.f.Exports = append(w.f.Exports, ports.JSExport{Name: string(d.Name.Name()), Kind: "named", Offset: -1})
+		}
+	case *tjs.ClassDecl:
+		if d.Name != nil {
+			w.f.Exports = append(w.f.Exports, ports.JSExport{Name: string(d.Name.Name()), Kind: "named", Offset: -1})
+		}
+	case *tjs.VarDecl:
+		for _, b := range d.List {
+			for _, name := range bindingNames(b.Binding) {
+				w.f.Exports = append(w.f.Exports, ports.JSExport{Name: name, Kind: "named", Offset: -1})
+			}
+		}
+	}
+}
+
+func bindingNames(b tjs.IBinding) []string {
+	switch t := b.(type) {
+	case *tjs.Var:
+		return []string{string(t.Name())}
+	case *tjs.BindingArray:
+		var out []string
+		for _, e := range t.List {
+			out = append(out, bindingNames(e.Binding)...)
+		}
+		return out
+	case *tjs.BindingObject:
+		var out []string
+		for _, e := range t.List {
+			out = append(out, bindingNames(e.Value.Binding)...)
+		}
+		return out
+	}
+	return nil
+}
+
+func (w *walker) literal(t *tjs.LiteralExpr) {
+	if t.TokenType != tjs.StringToken {
+		return
+	}
+	w.addString(t.Data)
+}
+
+func (w *walker) addString(raw []byte) {
+	if len(w.f.Strings) >= w.lim.MaxStrings {
+		w.f.StringsOmitted++
+		return
+	}
+	v, ok := decodeString(raw)
+	if !ok {
+		return
+	}
+	s := ports.JSString{Value: v, Offset: w.offsetOf(raw), Length: int64(len(raw))}
+	if len(s.Value) > w.lim.MaxStringBytes {
+		s.Value, s.Truncated = truncate(s.Value, w.lim.MaxStringBytes), true
+	}
+	w.f.Strings = append(w.f.Strings, s)
+}
+
+func (w *walker) template(t *tjs.TemplateExpr) {
+	w.addString(t.Tail)
+}
+
+// calleePath renders a name path and the module binding its root came from.
+func (w *walker) calleePath(x tjs.IExpr, depth int) (path string, al alias, ok bool) {
+	if depth > 12 {
+		return "", alias{}, false
+	}
+	switch t := x.(type) {
+	case *tjs.Var:
+		name := string(t.Name())
+		if a, found := w.aliases[root(t)]; found {
+			return name, a, true
+		}
+		return name, alias{}, true
+	case *tjs.DotExpr:
+		p, a, ok := w.calleePath(t.X, depth+1)
+		if !ok {
+			return "", alias{}, false
+		}
+		y := dotName(t.Y)
+		if y == "" {
+			return "", alias{}, false
+		}
+		if a.module != "" {
+			a.member = joinPath(a.member, y)
+		}
+		return p + "." + y, a, true
+	case *tjs.IndexExpr:
+		lit, isLit := t.Y.(*tjs.LiteralExpr)
+		if !isLit || lit.TokenType != tjs.StringToken {
+			return "", alias{}, false
+		}
+		s, _ := decodeString(lit.Data)
+		p, a, ok := w.calleePath(t.X, depth+1)
+		if !ok {
+			return "", alias{}, false
+		}
+		if a.module != "" {
+			a.member = joinPath(a.member, s)
+		}
+		return p + "." + s, a, true
+	case *tjs.GroupExpr:
+		return w.calleePath(t.X, depth+1)
+	case *tjs.CommaExpr:
+		if len(t.List) > 0 {
+			return w.calleePath(t.List[len(t.List)-1], depth+1)
+		}
+	case *tjs.LiteralExpr:
+		if t.TokenType == tjs.ThisToken {
+			return "this", alias{}, true
+		}
+	case *tjs.CallExpr:
+		if spec, ok := w.requireSpec(t); ok {
+			return fmt.Sprintf("require(%q)", spec), alias{module: spec}, true
+		}
+	}
+	return "", alias{}, false
+}
+
+func root(v *tjs.Var) *tjs.Var {
+	for v.Link != nil {
+		v = v.Link
+	}
+	return v
+}
+
+func dotName(y tjs.IExpr) string {
+	switch t := y.(type) {
+	case tjs.LiteralExpr:
+		return string(t.Data)
+	case *tjs.LiteralExpr:
+		return string(t.Data)
+	case *tjs.Var:
+		return string(t.Name())
+	}
+	return ""
+}
+
+func joinPath(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "." + b
+}
+
+// requireSpec reports require("x") with a literal x.
+func (w *walker) requireSpec(c *tjs.CallExpr) (string, bool) {
+	v, ok := c.X.(*tjs.Var)
+	if !ok || string(v.Name()) != "require" || v.Decl != tjs.NoDecl || len(c.Args.List) != 1 {
+		return "", false
+	}
+	return literalString(c.Args.List[0].Value)
+}
+
+// literalString decodes a string literal or a template without substitutions.
+func literalString(x tjs.IExpr) (string, bool) {
+	switch t := x.(type) {
+	case *tjs.LiteralExpr:
+		if t.TokenType == tjs.StringToken {
+			return decodeString(t.Data)
+		}
+	case *tjs.TemplateExpr:
+		if t.Tag == nil && len(t.List) == 0 {
+			return decodeString(t.Tail)
+		}
+	}
+	return "", false
+}
+
+func (w *walker) literalOffset(x tjs.IExpr) int64 {
+	switch t := x.(type) {
+	case *tjs.LiteralExpr:
+		return w.offsetOf(t.Data)
+	case *tjs.TemplateExpr:
+		if len(t.List) > 0 {
+			return w.offsetOf(t.List[0].Value)
+		}
+		return w.offsetOf(t.Tail)
+	case *tjs.NewExpr:
+		if t.Args != nil && len(t.Args.List) > 0 {
+			return w.literalOffset(t.Args.List[0].Value)
+		}
+	}
+	return -1
+}
+
+func (w *walker) addImport(kind string, arg tjs.IExpr) {
+	im := ports.JSImport{Kind: kind, Offset: -1, InModule: w.inModule()}
+	if arg == nil {
+		im.Dynamic = true
+	} else if s, ok := literalString(arg); ok {
+		im.Specifier, im.Offset = s, w.literalOffset(arg)
+	} else {
+		im.Dynamic = true
+		im.Offset = w.literalOffset(arg)
+	}
+	w.f.Imports = append(w.f.Imports, im)
+}
+
+func (w *walker) call(t *tjs.CallExpr) {
+	var first tjs.IExpr
+	if len(t.Args.List) > 0 {
+		first = t.Args.List[0].Value
+	}
+	if lit, ok := t.X.(*tjs.LiteralExpr); ok && lit.TokenType == tjs.ImportToken {
+		w.addImport(ports.JSDynamicImport, first)
+		return
+	}
+	if v, ok := t.X.(*tjs.Var); ok && v.Decl == tjs.NoDecl {
+		switch string(v.Name()) {
+		case "require":
+			w.hasCJS = true
+			if len(t.Args.List) == 1 {
+				w.addImport(ports.JSRequire, first)
+			}
+		case "importScripts":
+			for _, a := range t.Args.List {
+				w.addImport(ports.JSImportScripts, a.Value)
+			}
+		}
+	}
+	if m := w.top(); m != nil {
+		if v, ok := t.X.(*tjs.Var); ok {
+			if m.reqVar != nil && root(v) == m.reqVar && first != nil {
+				if id, ok := moduleKey(first); ok {
+					w.f.Modules[m.idx].Requires = append(w.f.Modules[m.idx].Requires, id)
+				}
+			} else if w.f.Bundler == "esbuild" {
+				m.varCall = append(m.varCall, root(v))
+			}
+		}
+		// __webpack_require__.d(exports, {name: getter})
+		if d, ok := t.X.(*tjs.DotExpr); ok && m.reqVar != nil && dotName(d.Y) == "d" && len(t.Args.List) == 2 {
+			if v, ok := d.X.(*tjs.Var); ok && root(v) == m.reqVar {
+				if obj, ok := t.Args.List[1].Value.(*tjs.ObjectExpr); ok {
+					for _, p := range obj.List {
+						if k, ok := propKey(p.Name); ok {
+							w.f.Modules[m.idx].Exports = append(w.f.Modules[m.idx].Exports, k)
+						}
+					}
+				}
+			}
+		}
+	}
+	path, al, ok := w.calleePath(t.X, 0)
+	if !ok {
+		return
+	}
+	if path == "require.resolve" && first != nil {
+		w.addImport(ports.JSRequireResolved, first)
+	}
+	if path == "navigator.serviceWorker.register" || strings.HasSuffix(path, ".serviceWorker.register") {
+		w.addImport(ports.JSServiceWorker, first)
+	}
+	w.recordCall(false, path, al, t.Args.List, first)
+	// esbuild: var require_x = __commonJS({...}) is handled in varDecl.
+}
+
+func moduleKey(x tjs.IExpr) (string, bool) {
+	lit, ok := x.(*tjs.LiteralExpr)
+	if !ok {
+		return "", false
+	}
+	switch lit.TokenType {
+	case tjs.DecimalToken, tjs.IntegerToken:
+		return string(lit.Data), true
+	case tjs.StringToken:
+		return decodeString(lit.Data)
+	}
+	return "", false
+}
+
+func (w *walker) newExpr(t *tjs.NewExpr) {
+	var args []tjs.Arg
+	if t.Args != nil {
+		args = t.Args.List
+	}
+	path, al, ok := w.calleePath(t.X, 0)
+	if !ok {
+		return
+	}
+	var first tjs.IExpr
+	if len(args) > 0 {
+		first = args[0].Value
+	}
+	switch path {
+	case "Worker", "SharedWorker", "window.Worker", "self.Worker":
+		kind := ports.JSWorker
+		if strings.HasSuffix(path, "SharedWorker") {
+			kind = ports.JSSharedWorker
+		}
+		spec := first
+		if nu, ok := first.(*tjs.NewExpr); ok {
+			if p, _, _ := w.calleePath(nu.X, 0); p == "URL" && nu.Args != nil && len(nu.Args.List) > 0 {
+				spec = nu.Args.List[0].Value
+			}
+		}
+		w.addImport(kind, spec)
+	}
+	w.recordCall(true, path, al, args, first)
+}
+
+func (w *walker) selected(path string, al alias) bool {
+	if w.lastNames == nil {
+		return true
+	}
+	last := path
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
+		last = path[i+1:]
+	}
+	if w.lastNames[last] {
+		return true
+	}
+	first := path
+	if i := strings.IndexByte(path, '.'); i >= 0 {
+		first = path[:i]
+	}
+	if w.roots[first] && first != path {
+		return true
+	}
+	for _, s := range w.modSuffix {
+		if al.module != "" && strings.HasSuffix(al.module, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *walker) recordCall(isNew bool, path string, al alias, args []tjs.Arg, first tjs.IExpr) {
+	if !w.selected(path, al) {
+		return
+	}
+	if len(w.f.Calls) >= w.lim.MaxCalls {
+		w.f.CallsOmitted++
+		return
+	}
+	c := ports.JSCall{New: isNew, Callee: path, Module: al.module, Member: al.member, Offset: -1, InModule: w.inModule()}
+	for i, a := range args {
+		if i >= 8 {
+			break
+		}
+		c.Args = append(c.Args, w.value(a.Value, 0))
+	}
+	c.Offset = w.calleeOffset(path, args)
+	w.f.Calls = append(w.f.Calls, c)
+}
+
+// calleeOffset is the offset of the first literal argument, else -1: the
+// AST gives positions only through literal tokens.
+func (w *walker) calleeOffset(path string, args []tjs.Arg) int64 {
+	for _, a := range args {
+		if o := w.literalOffset(a.Value); o >= 0 {
+			return o
+		}
+	}
+	return -1
+}
+
+// value captures an argument, bounded in depth and breadth.
+func (w *walker) value(x tjs.IExpr, depth int) ports.JSValue {
+	v := ports.JSValue{Kind: ports.JSValOther, Offset: -1}
+	if x == nil {
+		return v
+	}
+	if depth >= w.lim.MaxValueDepth {
+		return v
+	}
+	switch t := x.(type) {
+	case *tjs.LiteralExpr:
+		v.Offset = w.offsetOf(t.Data)
+		switch {
+		case t.TokenType == tjs.StringToken:
+			v.Kind = ports.JSValString
+			v.Value, _ = decodeString(t.Data)
+			v.Value = truncate(v.Value, w.lim.MaxStringBytes)
+		case tjs.IsNumeric(t.TokenType):
+			v.Kind, v.Value = ports.JSValNumber, string(t.Data)
+		case t.TokenType == tjs.TrueToken || t.TokenType == tjs.FalseToken:
+			v.Kind, v.Value = ports.JSValBool, string(t.Data)
+		case t.TokenType == tjs.NullToken:
+			v.Kind = ports.JSValNull
+		case t.TokenType == tjs.ThisToken:
+			v.Kind, v.Value = ports.JSValName, "this"
+		}
+	case *tjs.TemplateExpr:
+		if t.Tag != nil {
+			return v
+		}
+		if len(t.List) == 0 {
+			v.Kind = ports.JSValString
+			v.Value, _ = decodeString(t.Tail)
+			v.Offset = w.offsetOf(t.Tail)
+			return v
+		}
+		v.Kind = ports.JSValTemplate
+		v.Offset = w.offsetOf(t.List[0].Value)
+		var sb strings.Builder
+		for _, p := range t.List {
+			s, _ := templateChunk(p.Value)
+			sb.WriteString(s)
+			sb.WriteString("${}")
+			v.Parts = append(v.Parts, w.value(p.Expr, depth+1))
+		}
+		s, _ := templateChunk(t.Tail)
+		sb.WriteString(s)
+		v.Value = truncate(sb.String(), w.lim.MaxStringBytes)
+	case *tjs.BinaryExpr:
+		if t.Op != tjs.AddToken {
+			return v
+		}
+		// a + "b" + c: a template in all but syntax.
+		var parts []tjs.IExpr
+		flattenAdd(t, &parts, 0)
+		var sb strings.Builder
+		v.Kind = ports.JSValTemplate
+		for _, p := range parts {
+			if s, ok := literalString(p); ok {
+				sb.WriteString(s)
+				if v.Offset < 0 {
+					v.Offset = w.literalOffset(p)
+				}
+				continue
+			}
+			sb.WriteString("${}")
+			v.Parts = append(v.Parts, w.value(p, depth+1))
+		}
+		v.Value = truncate(sb.String(), w.lim.MaxStringBytes)
+	case *tjs.Var, *tjs.DotExpr, *tjs.IndexExpr:
+		if p, al, ok := w.calleePath(x, 0); ok {
+			v.Kind, v.Value = ports.JSValName, p
+			if al.module != "" {
+				v.Value = p
+			}
+		}
+	case *tjs.GroupExpr:
+		return w.value(t.X, depth)
+	case *tjs.CallExpr:
+		if p, _, ok := w.calleePath(t.X, 0); ok {
+			v.Kind, v.Value = ports.JSValCall, p
+			for i, a := range t.Args.List {
+				if i >= 8 {
+					break
+				}
+				v.Args = append(v.Args, w.value(a.Value, depth+1))
+			}
+		}
+	case *tjs.NewExpr:
+		if p, _, ok := w.calleePath(t.X, 0); ok {
+			v.Kind, v.Value = ports.JSValNew, p
+			if t.Args != nil {
+				for i, a := range t.Args.List {
+					if i >= 8 {
+						break
+					}
+					v.Args = append(v.Args, w.value(a.Value, depth+1))
+				}
+			}
+		}
+	case *tjs.ObjectExpr:
+		v.Kind = ports.JSValObject
+		for _, p := range t.List {
+			if len(v.Props) >= 32 {
+				break
+			}
+			if p.Spread || p.Name == nil {
+				continue
+			}
+			k, ok := propKey(p.Name)
+			if !ok {
+				continue
+			}
+			val := p.Value
+			if p.Init != nil {
+				val = p.Init
+			}
+			v.Props = append(v.Props, ports.JSProp{Key: k, Value: w.value(val, depth+1)})
+		}
+	case *tjs.ArrayExpr:
+		v.Kind = ports.JSValArray
+		for i, e := range t.List {
+			if i >= 16 {
+				break
+			}
+			v.Items = append(v.Items, w.value(e.Value, depth+1))
+		}
+	case *tjs.FuncDecl, *tjs.ArrowFunc, *tjs.MethodDecl:
+		v.Kind = ports.JSValFunction
+	}
+	return v
+}
+
+func flattenAdd(x tjs.IExpr, out *[]tjs.IExpr, depth int) {
+	if b, ok := x.(*tjs.BinaryExpr); ok && b.Op == tjs.AddToken && depth < 64 {
+		flattenAdd(b.X, out, depth+1)
+		flattenAdd(b.Y, out, depth+1)
+		return
+	}
+	if g, ok := x.(*tjs.GroupExpr); ok && depth < 64 {
+		flattenAdd(g.X, out, depth+1)
+		return
+	}
+	*out = append(*out, x)
+}
+
+func propKey(n *tjs.PropertyName) (string, bool) {
+	if n == nil || n.IsComputed() {
+		return "", false
+	}
+	switch n.Literal.TokenType {
+	case tjs.StringToken:
+		return decodeString(n.Literal.Data)
+	}
+	if len(n.Literal.Data) == 0 {
+		return "", false
+	}
+	return string(n.Literal.Data), true
+}
+
+func (w *walker) varDecl(t *tjs.VarDecl) {
+	for _, b := range t.List {
+		if b.Default == nil {
+			continue
+		}
+		// esbuild: var require_x = __commonJS({...}); var init_x = __esm({...})
+		if v, ok := b.Binding.(*tjs.Var); ok {
+			if c, ok := b.Default.(*tjs.CallExpr); ok {
+				if cv, ok := c.X.(*tjs.Var); ok {
+					if n := string(cv.Name()); (n == "__commonJS" || n == "__esm") && len(c.Args.List) == 1 {
+						if obj, ok := c.Args.List[0].Value.(*tjs.ObjectExpr); ok && len(obj.List) == 1 {
+							if idx := w.addTableModule(obj.List[0], "esbuild", nil); idx >= 0 {
+								w.esVars[root(v)] = idx
+							}
+						}
+						continue
+					}
+				}
+			}
+		}
+		a, ok := w.aliasOf(b.Default)
+		if !ok {
+			continue
+		}
+		switch bt := b.Binding.(type) {
+		case *tjs.Var:
+			w.aliases[root(bt)] = a
+		case *tjs.BindingObject:
+			for _, it := range bt.List {
+				k, ok := propKey(it.Key)
+				if !ok {
+					continue
+				}
+				if v, ok := it.Value.Binding.(*tjs.Var); ok {
+					w.aliases[root(v)] = alias{module: a.module, member: joinPath(a.member, k)}
+				}
+			}
+		}
+	}
+}
+
+// aliasOf reports the module binding an initializer denotes: require("m"),
+// require("m").x, or a member of another alias.
+func (w *walker) aliasOf(x tjs.IExpr) (alias, bool) {
+	_, a, ok := w.calleePath(x, 0)
+	if !ok || a.module == "" {
+		return alias{}, false
+	}
+	return a, true
+}
+
+// assign records CommonJS exports: module.exports.x = ..., exports.x = ...
+func (w *walker) assign(t *tjs.BinaryExpr) {
+	p, _, ok := w.calleePath(t.X, 0)
+	if !ok {
+		return
+	}
+	var name string
+	switch {
+	case p == "module.exports":
+		w.hasCJS = true
+		if obj, ok := t.Y.(*tjs.ObjectExpr); ok {
+			for _, pr := range obj.List {
+				if k, ok := propKey(pr.Name); ok {
+					w.f.Exports = append(w.f.Exports, ports.JSExport{Name: k, Kind: "commonjs", Offset: w.offsetOf(pr.Name.Literal.Data)})
+				}
+			}
+			return
+		}
+		name = "default"
+	case strings.HasPrefix(p, "module.exports."):
+		name = p[len("module.exports."):]
+	case strings.HasPrefix(p, "exports."):
+		name = p[len("exports."):]
+	default:
+		return
+	}
+	if strings.Contains(name, ".") {
+		return
+	}
+	w.hasCJS = true
+	w.f.Exports = append(w.f.Exports, ports.JSExport{Name: name, Kind: "commonjs", Offset: -1})
+}
+
+// objectTable detects a webpack or rspack module table: an object whose
+// properties all have number or path keys and function values.
+func (w *walker) objectTable(t *tjs.ObjectExpr) {
+	if (w.f.Bundler != "webpack" && w.f.Bundler != "rspack") || len(t.List) == 0 {
+		return
+	}
+	for _, p := range t.List {
+		if p.Spread || p.Name == nil || p.Name.IsComputed() {
+			return
+		}
+		switch p.Name.Literal.TokenType {
+		case tjs.DecimalToken, tjs.IntegerToken, tjs.StringToken:
+		default:
+			return
+		}
+		if !isFunc(p.Value) {
+			return
+		}
+		if k, _ := propKey(p.Name); p.Name.Literal.TokenType == tjs.StringToken && !strings.ContainsAny(k, "/.") {
+			return
+		}
+	}
+	var table []int
+	for _, p := range t.List {
+		fn := unwrapFunc(p.Value)
+		if idx := w.addTableModule(p, w.f.Bundler, fn); idx >= 0 {
+			table = append(table, idx)
+		}
+	}
+	w.tables = append(w.tables, table)
+}
+
+// isFuncNode reports the pointer kinds that can key modFuncs (some AST
+// values, such as LiteralExpr, are not comparable).
+func isFuncNode(n tjs.INode) bool {
+	switch n.(type) {
+	case *tjs.FuncDecl, *tjs.ArrowFunc, *tjs.MethodDecl:
+		return true
+	}
+	return false
+}
+
+func isFunc(x tjs.IExpr) bool { return unwrapFunc(x) != nil }
+
+func unwrapFunc(x tjs.IExpr) tjs.INode {
+	switch t := x.(type) {
+	case *tjs.FuncDecl, *tjs.ArrowFunc:
+		return t
+	case *tjs.GroupExpr:
+		return unwrapFunc(t.X)
+	}
+	return nil
+}
+
+// addTableModule records one module of a table. For esbuild the property is
+// a method (name(exports, module) {...}).
+func (w *walker) addTableModule(p tjs.Property, bundler string, fn tjs.INode) int {
+	if p.Name == nil {
+		if m, ok := p.Value.(*tjs.MethodDecl); ok && m.Name.Private == nil {
+			p.Name = &m.Name.PropertyName
+		} else {
+			return -1
+		}
+	}
+	key, ok := propKey(p.Name)
+	if !ok {
+		return -1
+	}
+	if len(w.f.Modules) >= w.lim.MaxModules {
+		w.f.ModulesOmitted++
+		return -1
+	}
+	if fn == nil {
+		if m, ok := p.Value.(*tjs.MethodDecl); ok {
+			fn = m
+		} else {
+			fn = unwrapFunc(p.Value)
+		}
+	}
+	if fn == nil {
+		return -1
+	}
+	idx := len(w.f.Modules)
+	start := w.offsetOf(p.Name.Literal.Data)
+	w.f.Modules = append(w.f.Modules, ports.JSBundledModule{Bundler: bundler, ID: key, Start: start, End: start})
+	w.modFuncs[fn] = idx
+	return idx
+}
+
+func (w *walker) enterModule(n tjs.INode, idx int) {
+	m := &modCtx{idx: idx, hasher: sha256.New()}
+	var params *tjs.Params
+	switch t := n.(type) {
+	case *tjs.FuncDecl:
+		params = &t.Params
+	case *tjs.ArrowFunc:
+		params = &t.Params
+	case *tjs.MethodDecl:
+		params = &t.Params
+	}
+	if params != nil && w.f.Modules[idx].Bundler != "esbuild" {
+		if len(params.List) >= 3 {
+			if v, ok := params.List[2].Binding.(*tjs.Var); ok {
+				m.reqVar = root(v)
+			}
+		}
+		if len(params.List) >= 2 {
+			if v, ok := params.List[1].Binding.(*tjs.Var); ok {
+				m.expVar = root(v)
+			}
+		}
+	}
+	w.stack = append(w.stack, m)
+}
+
+func (w *walker) exitModule(m *modCtx) {
+	w.stack = w.stack[:len(w.stack)-1]
+	mod := &w.f.Modules[m.idx]
+	mod.Fingerprint = hex.EncodeToString(m.hasher.Sum(nil))
+	for _, v := range m.varCall {
+		if idx, ok := w.esVars[v]; ok && idx != m.idx {
+			mod.Requires = append(mod.Requires, w.f.Modules[idx].ID)
+		}
+	}
+}
+
+// shape feeds the module fingerprint: node kinds and literal values, never
+// local names, and extends the module's end.
+func (w *walker) shape(m *modCtx, n tjs.INode) {
+	var data []byte
+	tag := byte('?')
+	switch t := n.(type) {
+	case *tjs.LiteralExpr:
+		tag, data = 'L', t.Data
+	case tjs.LiteralExpr:
+		tag, data = 'P', t.Data
+	case *tjs.CallExpr:
+		tag = 'C'
+	case *tjs.NewExpr:
+		tag = 'N'
+	case *tjs.DotExpr:
+		tag = 'D'
+	case *tjs.BinaryExpr:
+		tag = byte('B' + t.Op%7)
+	case *tjs.FuncDecl, *tjs.ArrowFunc, *tjs.MethodDecl:
+		tag = 'F'
+	case *tjs.IfStmt:
+		tag = 'I'
+	case *tjs.ReturnStmt:
+		tag = 'R'
+	case *tjs.ObjectExpr:
+		tag = 'O'
+	case *tjs.ArrayExpr:
+		tag = 'A'
+	case *tjs.VarDecl:
+		tag = 'V'
+	case *tjs.ForStmt, *tjs.ForInStmt, *tjs.ForOfStmt, *tjs.WhileStmt, *tjs.DoWhileStmt:
+		tag = 'W'
+	case *tjs.TemplateExpr:
+		tag, data = 'T', t.Tail
+	case *tjs.Var:
+		// Names are not hashed, but a declared name's slice is where it is
+		// declared, which extends the module's end.
+		if t.Decl != tjs.NoDecl {
+			w.extend(w.offsetOf(t.Data), int64(len(t.Data)))
+		}
+		return
+	default:
+		return
+	}
+	w.tag[0] = tag
+	m.hasher.Write(w.tag[:])
+	if len(data) > 0 {
+		m.hasher.Write(data)
+		w.extend(w.offsetOf(data), int64(len(data)))
+	}
+}
+
+// extend moves the end of every open module past a token at off.
+func (w *walker) extend(off, n int64) {
+	if off < 0 {
+		return
+	}
+	end := off + n
+	for _, mc := range w.stack {
+		if mod := &w.f.Modules[mc.idx]; end > mod.End && off > mod.Start {
+			mod.End = end
+		}
+	}
+}
+
+func (w *walker) finish() {
+	// A table's modules are contiguous: each one ends where the next key
+	// starts (bodies without literals would otherwise end early).
+	for _, t := range w.tables {
+		for i := 0; i+1 < len(t); i++ {
+			m, next := &w.f.Modules[t[i]], w.f.Modules[t[i+1]]
+			if next.Start > m.Start {
+				m.End = next.Start
+			}
+		}
+	}
+	switch {
+	case w.hasESM:
+		w.f.ModuleType = "esm"
+	case w.hasCJS:
+		w.f.ModuleType = "commonjs"
+	default:
+		w.f.ModuleType = "script"
+	}
+	if w.f.StringsOmitted > 0 {
+		w.f.Limitations = append(w.f.Limitations, fmt.Sprintf("%d string literals beyond the first %d were not recorded.", w.f.StringsOmitted, w.lim.MaxStrings))
+	}
+	if w.f.CallsOmitted > 0 {
+		w.f.Limitations = append(w.f.Limitations, fmt.Sprintf("%d selected calls beyond the first %d were not recorded.", w.f.CallsOmitted, w.lim.MaxCalls))
+	}
+	if w.f.ModulesOmitted > 0 {
+		w.f.Limitations = append(w.f.Limitations, fmt.Sprintf("%d bundled modules beyond the first %d were not recorded.", w.f.ModulesOmitted, w.lim.MaxModules))
+	}
+}

@@ -1,0 +1,246 @@
+package js_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"rea/adapters/js"
+	"rea/ports"
+)
+
+func facts(t *testing.T, src string) *ports.JSFacts {
+	t.Helper()
+	f, err := js.New().Facts(context.Background(), ports.JSRequest{Path: "t.js", Source: []byte(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestImportsAndExports(t *testing.T) {
+	is := is.New(t)
+	src := `import a, {b as c} from "m";
+import * as ns from './n.js';
+export * from "./x.js";
+export * as q from "./y.js";
+export {c as e} from "./z.js";
+export function f() {}
+export default 1;
+const r = require('fs');
+import('./lazy.js');
+import(name);
+new Worker(new URL('./w.js', import.meta.url));
+new SharedWorker('./sw.js');
+navigator.serviceWorker.register('/sw.js');
+importScripts('a.js', 'b.js');
+`
+	f := facts(t, src)
+	is.True(f.Parsed)
+	is.Equal(f.ModuleType, "esm")
+	type im struct{ kind, spec string }
+	var got []im
+	for _, i := range f.Imports {
+		got = append(got, im{i.Kind, i.Specifier})
+		if !i.Dynamic {
+			// Every literal import has the offset of its quoted specifier.
+			is.True(i.Offset >= 0)
+			is.True(strings.HasPrefix(src[i.Offset:], `"`+i.Specifier) || strings.HasPrefix(src[i.Offset:], `'`+i.Specifier))
+		}
+	}
+	want := []im{{"import", "m"}, {"import", "./n.js"}, {"export-all", "./x.js"}, {"export-all", "./y.js"}, {"export-from", "./z.js"},
+		{"require", "fs"}, {"dynamic-import", "./lazy.js"}, {"dynamic-import", ""}, {"worker", "./w.js"}, {"shared-worker", "./sw.js"},
+		{"service-worker", "/sw.js"}, {"import-scripts", "a.js"}, {"import-scripts", "b.js"}}
+	is.Equal(len(got), len(want))
+	for _, w := range want {
+		found := false
+		for _, g := range got {
+			found = found || g == w
+		}
+		if !found {
+			t.Errorf("missing import %v in %v", w, got)
+		}
+	}
+	var names []string
+	for _, e := range f.Exports {
+		names = append(names, e.Kind+":"+e.Name)
+	}
+	for _, w := range []string{"export-all:*", "export-all:q", "re-export:e", "named:f", "default:default"} {
+		if !strings.Contains(strings.Join(names, " "), w) {
+			t.Errorf("missing export %s in %v", w, names)
+		}
+	}
+}
+
+func TestCallsWithAliases(t *testing.T) {
+	is := is.New(t)
+	src := `const { ipcMain: i, BrowserWindow } = require("electron");
+const path = require('path');
+i.handle("ch:one", () => 1);
+new BrowserWindow({ webPreferences: { preload: path.join(__dirname, "preload.js"), sandbox: true } });
+require("electron").ipcMain.on("ch:two", f);
+const addon = require('./x.node');
+addon.compute(1, "two");
+`
+	f := facts(t, src)
+	is.True(f.Parsed)
+	byCallee := map[string]ports.JSCall{}
+	for _, c := range f.Calls {
+		byCallee[c.Callee] = c
+	}
+	h := byCallee["i.handle"]
+	is.Equal(h.Module, "electron")
+	is.Equal(h.Member, "ipcMain.handle")
+	is.Equal(h.Args[0].Value, "ch:one")
+	is.Equal(src[h.Args[0].Offset:h.Args[0].Offset+8], `"ch:one"`)
+	bw := byCallee["BrowserWindow"]
+	is.True(bw.New)
+	is.Equal(bw.Member, "BrowserWindow")
+	pre := bw.Args[0].Props[0].Value.Props[0]
+	is.Equal(pre.Key, "preload")
+	is.Equal(pre.Value.Kind, ports.JSValCall)
+	is.Equal(pre.Value.Value, "path.join")
+	is.Equal(pre.Value.Args[0].Value, "__dirname")
+	is.Equal(pre.Value.Args[1].Value, "preload.js")
+	on := byCallee[`require("electron").ipcMain.on`]
+	is.Equal(on.Member, "ipcMain.on")
+	nc := byCallee["addon.compute"]
+	is.Equal(nc.Module, "./x.node")
+	is.Equal(nc.Member, "compute")
+}
+
+func TestStringsAndTemplates(t *testing.T) {
+	is := is.New(t)
+	src := "const a = 'it\\'s', b = \"\\u0041\\x42\\u{1F600}\", c = `plain`, d = `x${a}y`;"
+	f := facts(t, src)
+	var vals []string
+	for _, s := range f.Strings {
+		vals = append(vals, s.Value)
+		is.True(s.Offset >= 0)
+	}
+	is.Equal(vals, []string{"it's", "AB😀", "plain"})
+}
+
+func TestWebpackModuleTable(t *testing.T) {
+	is := is.New(t)
+	src := `(() => { var __webpack_modules__ = ({
+"./src/a.js": ((m, e, __webpack_require__) => { __webpack_require__.d(e, { run: () => run }); var b = __webpack_require__("./src/b.js"); function run() { return "a"; } }),
+"./src/b.js": ((m, e, r) => { r.d(e, { x: () => 1 }); })
+}); })();`
+	f := facts(t, src)
+	is.Equal(f.Bundler, "webpack")
+	is.Equal(len(f.Modules), 2)
+	a := f.Modules[0]
+	is.Equal(a.ID, "./src/a.js")
+	is.Equal(a.Requires, []string{"./src/b.js"})
+	is.Equal(a.Exports, []string{"run"})
+	is.True(a.Start >= 0 && a.End > a.Start)
+	is.Equal(len(a.Fingerprint), 64)
+	is.Equal(f.Modules[1].Exports, []string{"x"})
+}
+
+func TestMinifiedWebpackFingerprintIgnoresNames(t *testing.T) {
+	is := is.New(t)
+	one := facts(t, `var __webpack_require__;({1:(e,t,n)=>{n(2);t.x="v"},2:(e,t,n)=>{}})`)
+	two := facts(t, `var __webpack_require__;({1:(a,b,c)=>{c(2);b.x="v"},2:(a,b,c)=>{}})`)
+	is.Equal(len(one.Modules), 2)
+	is.Equal(one.Modules[0].Requires, []string{"2"})
+	is.Equal(one.Modules[0].Fingerprint, two.Modules[0].Fingerprint)
+}
+
+func TestEsbuildCommonJS(t *testing.T) {
+	is := is.New(t)
+	src := `var __commonJS = (cb, mod) => function () { return mod; };
+var require_b = __commonJS({ "node_modules/b/index.js"(exports, module) { module.exports = 1; } });
+var require_a = __commonJS({ "src/a.js"(exports, module) { var b = require_b(); } });
+`
+	f := facts(t, src)
+	is.Equal(f.Bundler, "esbuild")
+	is.Equal(len(f.Modules), 2)
+	is.Equal(f.Modules[1].ID, "src/a.js")
+	is.Equal(f.Modules[1].Requires, []string{"node_modules/b/index.js"})
+}
+
+func TestSourceMapComment(t *testing.T) {
+	is := is.New(t)
+	f := facts(t, "var a;\n//# sourceMappingURL=a.js.map\n")
+	is.Equal(f.SourceMap.URL, "a.js.map")
+	f = facts(t, "var a;\n/*# sourceMappingURL=data:application/json;base64,e30= */\n")
+	is.Equal(f.SourceMap.URL, "data:application/json;base64,e30=")
+}
+
+func TestBadInput(t *testing.T) {
+	deep := strings.Repeat("(", 5000) + "1" + strings.Repeat(")", 5000)
+	deepArr := strings.Repeat("[", 3000) + strings.Repeat("]", 3000)
+	deepFn := strings.Repeat("function f(){", 2000) + strings.Repeat("}", 2000)
+	cases := []struct {
+		name, src string
+		parsed    bool
+		errors    bool
+		limit     string
+	}{
+		{"syntax error", "function ( {", false, true, ""},
+		{"deep parens", deep, false, true, ""},
+		{"deep arrays", deepArr, false, true, ""},
+		{"deep functions", deepFn, false, true, ""},
+		{"binary", "\x00\x01\x02ELF", false, false, "not JavaScript text"},
+		{"invalid utf-8", "var a = '\xff\xfe\xfd';", false, false, "not valid UTF-8"},
+		{"empty", "", true, false, ""},
+		{"unterminated string", "var a = 'abc", false, true, ""},
+		{"regexp and division", "var a = b / c / d; var r = /x\\/y/g.test(a);", true, false, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			is := is.New(t)
+			f := facts(t, c.src)
+			is.Equal(f.Parsed, c.parsed)
+			is.Equal(len(f.Errors) > 0, c.errors)
+			if c.limit != "" {
+				is.True(strings.Contains(strings.Join(f.Limitations, " "), c.limit))
+			}
+		})
+	}
+}
+
+func TestSizeLimitAndCancellation(t *testing.T) {
+	is := is.New(t)
+	src := bytes.Repeat([]byte("a+"), 600)
+	f, err := js.New().Facts(context.Background(), ports.JSRequest{Source: src, Limits: ports.JSLimits{MaxSourceBytes: 1000}})
+	is.NoErr(err)
+	is.True(!f.Parsed)
+	is.True(strings.Contains(f.Limitations[0], "parse limit"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = js.New().Facts(ctx, ports.JSRequest{Source: []byte("var a")})
+	is.True(err != nil)
+}
+
+func TestSourceNotModified(t *testing.T) {
+	is := is.New(t)
+	src := make([]byte, 5, 10)
+	copy(src, "var a")
+	full := src[:10]
+	for i := 5; i < 10; i++ {
+		full[i] = 'z'
+	}
+	_, err := js.New().Facts(context.Background(), ports.JSRequest{Source: src})
+	is.NoErr(err)
+	is.Equal(string(full), "var azzzzz")
+}
+
+func TestLimitsStrings(t *testing.T) {
+	is := is.New(t)
+	var sb strings.Builder
+	for i := 0; i < 50; i++ {
+		sb.WriteString(`x("s");`)
+	}
+	f, err := js.New().Facts(context.Background(), ports.JSRequest{Source: []byte(sb.String()), Limits: ports.JSLimits{MaxStrings: 10, MaxCalls: 5}})
+	is.NoErr(err)
+	is.Equal(len(f.Strings), 10)
+	is.Equal(f.StringsOmitted, 40)
+	is.Equal(len(f.Calls), 5)
+	is.Equal(f.CallsOmitted, 45)
+}

@@ -1,0 +1,55 @@
+package js_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"rea/adapters/js"
+	"rea/ports"
+)
+
+// FuzzFacts checks that no source makes the engine panic, fail, or report
+// an offset outside the source.
+func FuzzFacts(f *testing.F) {
+	seeds, _ := filepath.Glob("../../cmd/rea/testdata/jsapp/*/*.js")
+	more, _ := filepath.Glob("../../cmd/rea/testdata/jsapp/*/*/*.js")
+	for _, p := range append(seeds, more...) {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	for _, s := range []string{"", "(", "`${", "import(", "new Worker(new URL(", "a?.b?.(c)", "//# sourceMappingURL=",
+		`({1:(e,t,n)=>{n(1)}})__webpack_require__`, `var r=__commonJS({"a"(e,m){r()}})`, "\"\\u{110000}\"", "'\\ud800'"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		facts, err := js.New().Facts(context.Background(), ports.JSRequest{Source: src})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := int64(len(src))
+		check := func(what string, off int64) {
+			if off < -1 || off > n {
+				t.Fatalf("%s offset %d outside a %d-byte source", what, off, n)
+			}
+		}
+		for _, i := range facts.Imports {
+			check("import", i.Offset)
+		}
+		for _, s := range facts.Strings {
+			check("string", s.Offset)
+		}
+		for _, c := range facts.Calls {
+			check("call", c.Offset)
+		}
+		for _, m := range facts.Modules {
+			check("module start", m.Start)
+			check("module end", m.End)
+		}
+		for _, e := range facts.Errors {
+			check("error", e.Offset)
+		}
+	})
+}

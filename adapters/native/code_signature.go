@@ -1,0 +1,350 @@
+package native
+
+import (
+	"context"
+	"debug/dwarf"
+	"fmt"
+	"strings"
+
+	"rea/ports"
+)
+
+// Signatures come from DWARF subprograms (formal parameters, return type,
+// variadic marker). The calling convention follows from the format and
+// architecture (or from a Go producer); parameter locations are derived for
+// scalar parameters only, and left empty where the ABI's classification of
+// aggregates would be needed.
+
+// sigIndex maps subprogram entry addresses to their DWARF entries.
+type sigIndex struct {
+	d      *dwarf.Data
+	byAddr map[uint64]sigEntry
+}
+
+type sigEntry struct {
+	off dwarf.Offset
+	goc bool // compiled by the Go toolchain
+}
+
+func (a *Analysis) dwarfData() (*dwarf.Data, uint64) {
+	switch im := a.img.(type) {
+	case *elfImage:
+		var total, info uint64
+		for _, s := range im.f.Sections {
+			if strings.HasPrefix(s.Name, ".debug_") || strings.HasPrefix(s.Name, ".zdebug_") {
+				total += s.Size
+				if s.Name == ".debug_info" || s.Name == ".zdebug_info" {
+					info = max(s.Size, 1)
+					if s.Name == ".zdebug_info" {
+						info = maxDWARFBytes
+					}
+				}
+			}
+		}
+		if info == 0 || total > maxDWARFBytes {
+			return nil, 0
+		}
+		d, err := im.f.DWARF()
+		if err != nil {
+			return nil, 0
+		}
+		return d, info
+	case *peImage:
+		if s := im.f.Section(".debug_info"); s != nil && s.Size <= maxDWARFBytes {
+			if d, err := im.f.DWARF(); err == nil {
+				return d, uint64(max(s.Size, 1))
+			}
+		}
+	case *machoImage, *fatImage:
+		m := machoOf(a.img)
+		if s := m.f.Section("__debug_info"); s != nil && s.Size <= maxDWARFBytes {
+			if d, err := m.f.DWARF(); err == nil {
+				return d, max(s.Size, 1)
+			}
+		}
+	}
+	return nil, 0
+}
+
+func (a *Analysis) signatures(ctx context.Context) (*sigIndex, error) {
+	return a.sigs.get(ctx, func(ctx context.Context) (idx *sigIndex, err error) {
+		defer recoverInto(a.img.format(), "signatures", &err)
+		idx = &sigIndex{byAddr: map[uint64]sigEntry{}}
+		d, infoSize := a.dwarfData()
+		if d == nil {
+			return idx, nil
+		}
+		idx.d = d
+		r := d.Reader()
+		goc := false
+		var last dwarf.Offset
+		for i := uint64(0); ; i++ {
+			if i%1024 == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
+			ent, err := r.Next()
+			if err != nil || ent == nil || i > infoSize {
+				return idx, nil // what was read is kept
+			}
+			if ent.Tag == 0 { // a null entry, ending a list of children
+				continue
+			}
+			if ent.Offset <= last && i > 0 {
+				return idx, nil // entries must advance
+			}
+			last = ent.Offset
+			switch ent.Tag {
+			case dwarf.TagCompileUnit:
+				p, _ := ent.Val(dwarf.AttrProducer).(string)
+				goc = strings.HasPrefix(p, "Go cmd/compile")
+			case dwarf.TagSubprogram:
+				ranges, err := d.Ranges(ent)
+				if err == nil && len(ranges) > 0 && ranges[0][0] != 0 {
+					if _, dup := idx.byAddr[ranges[0][0]]; !dup {
+						idx.byAddr[ranges[0][0]] = sigEntry{off: ent.Offset, goc: goc}
+					}
+				}
+			}
+		}
+	})
+}
+
+// Signature derives the signature of the procedure starting at addr from
+// DWARF.
+func (a *Analysis) Signature(ctx context.Context, addr uint64) (sig ports.Signature, err error) {
+	if err := a.check(ctx, "signature"); err != nil {
+		return sig, err
+	}
+	idx, err := a.signatures(ctx)
+	if err != nil {
+		return sig, fmt.Errorf("native: signature: %w", classify(a.img.format(), err))
+	}
+	e, ok := idx.byAddr[addr]
+	if !ok {
+		return sig, fmt.Errorf("native: signature: no debug information describes 0x%x: %w", addr, ports.ErrNotFound)
+	}
+	defer recoverInto(a.img.format(), "signature", &err)
+	r := idx.d.Reader()
+	r.Seek(e.off)
+	ent, err := r.Next()
+	if err != nil || ent == nil {
+		return sig, fmt.Errorf("native: signature: unreadable entry for 0x%x: %w", addr, ports.ErrNotFound)
+	}
+	sig.Source = "dwarf"
+	sig.CallingConvention = a.convention(e.goc)
+	sig.ReturnType = "void"
+	if off, ok := ent.Val(dwarf.AttrType).(dwarf.Offset); ok {
+		sig.ReturnType = typeName(idx.d, off)
+	}
+	if ent.Children {
+		for depth, n := 0, 0; n < 4096; n++ {
+			c, err := r.Next()
+			if err != nil || c == nil {
+				break
+			}
+			if c.Tag == 0 {
+				if depth == 0 {
+					break
+				}
+				depth--
+				continue
+			}
+			if depth == 0 {
+				switch c.Tag {
+				case dwarf.TagFormalParameter:
+					p := ports.Parameter{}
+					p.Name, _ = c.Val(dwarf.AttrName).(string)
+					if off, ok := c.Val(dwarf.AttrType).(dwarf.Offset); ok {
+						p.Type = typeName(idx.d, off)
+					}
+					if v, _ := c.Val(dwarf.AttrVarParam).(bool); v && e.goc {
+						continue // a Go result parameter
+					}
+					sig.Parameters = append(sig.Parameters, p)
+				case dwarf.TagUnspecifiedParameters:
+					sig.Variadic = true
+				}
+			}
+			if c.Children {
+				depth++
+			}
+		}
+	}
+	a.locate(&sig, idx.d, e.off)
+	return sig, nil
+}
+
+func (a *Analysis) convention(goc bool) string {
+	if goc {
+		return "go-abiinternal"
+	}
+	switch a.docs[0].Architecture {
+	case "x86_64":
+		if a.img.format() == "pe" {
+			return "ms-x64"
+		}
+		return "sysv-amd64"
+	case "x86":
+		return "cdecl"
+	case "arm64":
+		return "aapcs64"
+	}
+	return ""
+}
+
+func typeName(d *dwarf.Data, off dwarf.Offset) string {
+	t, err := d.Type(off)
+	if err != nil || t == nil {
+		return ""
+	}
+	return cType(t, 0)
+}
+
+// cType renders a DWARF type in C notation ("const char *"), where
+// debug/dwarf's String uses Go-like notation ("*const char").
+func cType(t dwarf.Type, depth int) string {
+	if depth > 16 || t == nil {
+		return "?"
+	}
+	switch x := t.(type) {
+	case *dwarf.PtrType:
+		if _, fn := x.Type.(*dwarf.FuncType); fn {
+			return x.Type.String()
+		}
+		if _, void := x.Type.(*dwarf.VoidType); void || x.Type == nil {
+			return "void *"
+		}
+		return strings.TrimSuffix(cType(x.Type, depth+1), " ") + " *"
+	case *dwarf.QualType:
+		inner := cType(x.Type, depth+1)
+		if _, ptr := x.Type.(*dwarf.PtrType); ptr {
+			return inner + x.Qual
+		}
+		return x.Qual + " " + inner
+	case *dwarf.ArrayType:
+		return cType(x.Type, depth+1) + fmt.Sprintf("[%d]", max(x.Count, 0))
+	case *dwarf.TypedefType:
+		return x.Name
+	case *dwarf.StructType:
+		if x.StructName != "" {
+			return x.Kind + " " + x.StructName
+		}
+	case *dwarf.EnumType:
+		if x.EnumName != "" {
+			return "enum " + x.EnumName
+		}
+	}
+	return t.String()
+}
+
+// class is the register class of a scalar type: 'i' integer or pointer,
+// 'f' floating point, 0 anything else.
+func class(d *dwarf.Data, name string, off dwarf.Offset) byte {
+	t, err := d.Type(off)
+	for i := 0; err == nil && i < 16; i++ {
+		switch x := t.(type) {
+		case *dwarf.TypedefType:
+			t = x.Type
+			continue
+		case *dwarf.QualType:
+			t = x.Type
+			continue
+		case *dwarf.PtrType, *dwarf.IntType, *dwarf.UintType, *dwarf.CharType, *dwarf.UcharType, *dwarf.BoolType, *dwarf.EnumType:
+			if t.Size() <= 8 {
+				return 'i'
+			}
+		case *dwarf.FloatType:
+			if x.ByteSize == 4 || x.ByteSize == 8 {
+				return 'f'
+			}
+		}
+		return 0
+	}
+	return 0
+}
+
+// locate fills parameter locations for the calling conventions whose
+// scalar assignment is simple.
+func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset) {
+	var ints, floats []string
+	positional := false
+	switch sig.CallingConvention {
+	case "sysv-amd64":
+		ints = []string{"rdi", "rsi", "rdx", "rcx", "r8", "r9"}
+		floats = []string{"xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7"}
+	case "ms-x64":
+		ints, floats, positional = []string{"rcx", "rdx", "r8", "r9"}, []string{"xmm0", "xmm1", "xmm2", "xmm3"}, true
+	case "aapcs64":
+		ints = []string{"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7"}
+		floats = []string{"v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7"}
+	case "cdecl":
+		for i := range sig.Parameters {
+			sig.Parameters[i].Location = "stack"
+		}
+		return
+	default:
+		return
+	}
+	// Re-read the parameter types' offsets in order.
+	r := d.Reader()
+	r.Seek(off)
+	if _, err := r.Next(); err != nil {
+		return
+	}
+	var types []dwarf.Offset
+	for depth, n := 0, 0; n < 4096; n++ {
+		c, err := r.Next()
+		if err != nil || c == nil || (c.Tag == 0 && depth == 0) {
+			break
+		}
+		if c.Tag == 0 {
+			depth--
+			continue
+		}
+		if depth == 0 && c.Tag == dwarf.TagFormalParameter {
+			t, _ := c.Val(dwarf.AttrType).(dwarf.Offset)
+			types = append(types, t)
+		}
+		if c.Children {
+			depth++
+		}
+	}
+	ni, nf := 0, 0
+	for i := range sig.Parameters {
+		if i >= len(types) {
+			return
+		}
+		c := class(d, sig.Parameters[i].Type, types[i])
+		if positional {
+			switch {
+			case i >= len(ints):
+				sig.Parameters[i].Location = "stack"
+			case c == 'i':
+				sig.Parameters[i].Location = ints[i]
+			case c == 'f':
+				sig.Parameters[i].Location = floats[i]
+			}
+			continue
+		}
+		switch c {
+		case 'i':
+			if ni < len(ints) {
+				sig.Parameters[i].Location = ints[ni]
+			} else {
+				sig.Parameters[i].Location = "stack"
+			}
+			ni++
+		case 'f':
+			if nf < len(floats) {
+				sig.Parameters[i].Location = floats[nf]
+			} else {
+				sig.Parameters[i].Location = "stack"
+			}
+			nf++
+		default:
+			return // an aggregate: the rest depends on its classification
+		}
+	}
+}

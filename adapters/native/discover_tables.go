@@ -1,0 +1,502 @@
+package native
+
+import (
+	"context"
+	"debug/elf"
+	"debug/gosym"
+	"encoding/binary"
+	"errors"
+
+	"rea/ports"
+)
+
+// Function starts from tables the compiler and linker leave behind even in
+// stripped files: ELF .eh_frame FDEs, the Go pclntab, and ELF init/fini
+// arrays (DT_INIT, DT_FINI included) and Mach-O module initializers.
+
+// tableStarts returns the candidates of every table the image has. A table
+// that cannot be read is skipped; a cancelled context is returned.
+func tableStarts(ctx context.Context, src source, img image, mm *memMap, labels []ports.Name) ([]candidate, error) {
+	var out []candidate
+	readers := []func() ([]candidate, error){
+		func() ([]candidate, error) { return goFunctions(ctx, src, img, mm, labels) },
+	}
+	if e, ok := img.(*elfImage); ok {
+		readers = append(readers,
+			func() ([]candidate, error) { return e.ehFrame(ctx, mm) },
+			func() ([]candidate, error) { return e.initFunctions(ctx, mm) })
+	}
+	if m := machoOf(img); m != nil {
+		readers = append(readers, func() ([]candidate, error) { return m.initFunctions(ctx, mm) })
+	}
+	for _, read := range readers {
+		var got []candidate
+		err := optional(ctx, func() (err error) {
+			got, err = read()
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, got...)
+	}
+	return out, ctx.Err()
+}
+
+func machoOf(img image) *machoImage {
+	switch m := img.(type) {
+	case *machoImage:
+		return m
+	case *fatImage:
+		return m.slices[0]
+	}
+	return nil
+}
+
+// DWARF exception-header pointer encodings (DW_EH_PE_*).
+const (
+	pePtr     = 0x00
+	peULEB    = 0x01
+	peUData2  = 0x02
+	peUData4  = 0x03
+	peUData8  = 0x04
+	peSLEB    = 0x09
+	peSData2  = 0x0a
+	peSData4  = 0x0b
+	peSData8  = 0x0c
+	pePCRel   = 0x10
+	peOmit    = 0xff
+	peIndir   = 0x80
+	peAppMask = 0x70
+)
+
+// ehReader reads encoded values from one .eh_frame.
+type ehReader struct {
+	data []byte
+	addr uint64 // address of data[0]
+	ptr  int
+	bo   binary.ByteOrder
+}
+
+var errEH = errors.New("eh_frame: malformed")
+
+func (r *ehReader) uleb(p int) (uint64, int, error) {
+	var v uint64
+	var shift uint
+	for i := p; i < len(r.data) && i < p+10; i++ {
+		b := r.data[i]
+		if shift < 64 {
+			v |= uint64(b&0x7f) << shift
+		}
+		shift += 7
+		if b&0x80 == 0 {
+			return v, i + 1, nil
+		}
+	}
+	return 0, 0, errEH
+}
+
+func (r *ehReader) sleb(p int) (int64, int, error) {
+	var v int64
+	var shift uint
+	for i := p; i < len(r.data) && i < p+10; i++ {
+		b := r.data[i]
+		if shift < 64 {
+			v |= int64(b&0x7f) << shift
+		}
+		shift += 7
+		if b&0x80 == 0 {
+			if shift < 64 && b&0x40 != 0 {
+				v |= -1 << shift
+			}
+			return v, i + 1, nil
+		}
+	}
+	return 0, 0, errEH
+}
+
+func (r *ehReader) fixed(p, n int) (uint64, error) {
+	if p < 0 || n > len(r.data)-p {
+		return 0, errEH
+	}
+	b := r.data[p : p+n]
+	switch n {
+	case 2:
+		return uint64(r.bo.Uint16(b)), nil
+	case 4:
+		return uint64(r.bo.Uint32(b)), nil
+	}
+	return r.bo.Uint64(b), nil
+}
+
+// value decodes a value of encoding enc at p; apply adds the pc-relative
+// base (pc_range values are not applied).
+func (r *ehReader) value(p int, enc byte, apply bool) (uint64, int, error) {
+	if enc == peOmit {
+		return 0, p, errEH
+	}
+	var v uint64
+	var err error
+	next := p
+	switch enc & 0x0f {
+	case pePtr:
+		v, err = r.fixed(p, r.ptr)
+		next = p + r.ptr
+	case peULEB:
+		v, next, err = r.uleb(p)
+	case peUData2, peSData2:
+		v, err = r.fixed(p, 2)
+		if enc&0x0f == peSData2 {
+			v = uint64(int64(int16(v)))
+		}
+		next = p + 2
+	case peUData4, peSData4:
+		v, err = r.fixed(p, 4)
+		if enc&0x0f == peSData4 {
+			v = uint64(int64(int32(v)))
+		}
+		next = p + 4
+	case peUData8, peSData8:
+		v, err = r.fixed(p, 8)
+		next = p + 8
+	case peSLEB:
+		var s int64
+		s, next, err = r.sleb(p)
+		v = uint64(s)
+	default:
+		return 0, p, errEH
+	}
+	if err != nil || !apply {
+		return v, next, err
+	}
+	switch enc & peAppMask {
+	case 0:
+	case pePCRel:
+		v += r.addr + uint64(p)
+	default: // textrel, datarel, funcrel, aligned: not used for code addresses here
+		return 0, next, errEH
+	}
+	if enc&peIndir != 0 {
+		return 0, next, errEH
+	}
+	if r.ptr == 4 {
+		v = uint64(uint32(v))
+	}
+	return v, next, nil
+}
+
+// cie reads the FDE pointer encoding of the CIE at off.
+func (r *ehReader) cie(off int) (byte, error) {
+	length, err := r.fixed(off, 4)
+	if err != nil {
+		return 0, err
+	}
+	p := off + 4
+	if length == 0xffffffff {
+		if length, err = r.fixed(p, 8); err != nil {
+			return 0, err
+		}
+		p += 8
+	}
+	end := uint64(p) + length
+	if length == 0 || end > uint64(len(r.data)) {
+		return 0, errEH
+	}
+	if id, err := r.fixed(p, 4); err != nil || id != 0 {
+		return 0, errEH
+	}
+	p += 4
+	if p >= int(end) {
+		return 0, errEH
+	}
+	version := r.data[p]
+	p++
+	augStart := p
+	for p < int(end) && r.data[p] != 0 {
+		p++
+	}
+	if p >= int(end) {
+		return 0, errEH
+	}
+	aug := string(r.data[augStart:p])
+	p++
+	if len(aug) >= 2 && aug[:2] == "eh" {
+		p += r.ptr
+	}
+	if _, p, err = r.uleb(p); err != nil { // code alignment
+		return 0, err
+	}
+	if _, p, err = r.sleb(p); err != nil { // data alignment
+		return 0, err
+	}
+	if version == 1 {
+		p++
+	} else if _, p, err = r.uleb(p); err != nil {
+		return 0, err
+	}
+	enc := byte(pePtr)
+	if aug == "" || aug[0] != 'z' {
+		return enc, nil
+	}
+	if _, p, err = r.uleb(p); err != nil { // augmentation data length
+		return 0, err
+	}
+	for _, c := range aug[1:] {
+		if p >= int(end) {
+			return 0, errEH
+		}
+		switch c {
+		case 'R':
+			enc = r.data[p]
+			p++
+		case 'L':
+			p++
+		case 'P':
+			penc := r.data[p]
+			if _, p, err = r.value(p+1, penc&0x0f, false); err != nil {
+				return 0, err
+			}
+		case 'S', 'B', 'G':
+		default:
+			return enc, nil
+		}
+	}
+	return enc, nil
+}
+
+// maxFDEs bounds the FDEs read from one .eh_frame.
+const maxFDEs = 1 << 22
+
+// ehFrame returns one candidate per FDE whose range starts in a code region
+// that is not a PLT section (the PLT's FDE covers every stub).
+func (e *elfImage) ehFrame(ctx context.Context, mm *memMap) ([]candidate, error) {
+	s := e.f.Section(".eh_frame")
+	if s == nil || s.Type == elf.SHT_NOBITS || s.FileSize == 0 {
+		return nil, nil
+	}
+	data, err := e.src.read(s.Offset, s.FileSize)
+	if err != nil {
+		return nil, err
+	}
+	ptr := 8
+	if e.f.Class == elf.ELFCLASS32 {
+		ptr = 4
+	}
+	r := &ehReader{data: data, addr: s.Addr, ptr: ptr, bo: e.f.ByteOrder}
+	cies := map[int]byte{}
+	var out []candidate
+	for off, n := 0, 0; off+4 <= len(data) && n < maxFDEs; n++ {
+		if n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		length, _ := r.fixed(off, 4)
+		p := off + 4
+		if length == 0 {
+			break
+		}
+		if length == 0xffffffff {
+			if length, err = r.fixed(p, 8); err != nil {
+				break
+			}
+			p += 8
+		}
+		end := uint64(p) + length
+		if end > uint64(len(data)) || end < uint64(p)+4 {
+			break
+		}
+		next := int(end)
+		id, _ := r.fixed(p, 4)
+		if id != 0 && uint64(p) >= id {
+			ciePos := p - int(id)
+			enc, ok := cies[ciePos]
+			if !ok {
+				if enc, err = r.cie(ciePos); err != nil {
+					enc = peOmit
+				}
+				cies[ciePos] = enc
+			}
+			if enc != peOmit {
+				begin, q, err := r.value(p+4, enc, true)
+				if err == nil && q <= next {
+					size, _, err := r.value(q, enc&0x0f, false)
+					if reg := mm.code(begin); err == nil && reg != nil && !reg.plt && size > 0 && size < reg.size {
+						out = append(out, candidate{addr: begin, size: size, source: "eh-frame", rank: rankUnnamed})
+					}
+				}
+			}
+		}
+		off = next
+	}
+	return out, nil
+}
+
+// initFunctions reads DT_INIT, DT_FINI and the init, fini and preinit
+// arrays: functions the loader calls.
+func (e *elfImage) initFunctions(ctx context.Context, mm *memMap) ([]candidate, error) {
+	var out []candidate
+	add := func(v uint64) {
+		if v != 0 && v != ^uint64(0) && mm.isCode(v) {
+			out = append(out, candidate{addr: e.codeAddr(v), source: "init", rank: rankUnnamed})
+		}
+	}
+	for _, tag := range []elf.DynTag{elf.DT_INIT, elf.DT_FINI} {
+		if vs, err := e.f.DynValue(tag); err == nil {
+			for _, v := range vs {
+				add(v)
+			}
+		}
+	}
+	ptr := uint64(8)
+	if e.f.Class == elf.ELFCLASS32 {
+		ptr = 4
+	}
+	for _, s := range e.f.Sections {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if s.Type != elf.SHT_INIT_ARRAY && s.Type != elf.SHT_FINI_ARRAY && s.Type != elf.SHT_PREINIT_ARRAY {
+			continue
+		}
+		data, err := e.src.read(s.Offset, min(s.FileSize, 1<<20))
+		if err != nil {
+			continue
+		}
+		for i := uint64(0); i+ptr <= uint64(len(data)); i += ptr {
+			if ptr == 8 {
+				add(e.f.ByteOrder.Uint64(data[i:]))
+			} else {
+				add(uint64(e.f.ByteOrder.Uint32(data[i:])))
+			}
+		}
+	}
+	return out, nil
+}
+
+// sModInitFuncPointers is the Mach-O section type of module initializers.
+const sModInitFuncPointers = 0x9
+
+func (m *machoImage) initFunctions(ctx context.Context, mm *memMap) ([]candidate, error) {
+	var out []candidate
+	ptr := uint64(4)
+	if m.f.Magic == 0xfeedfacf {
+		ptr = 8
+	}
+	for _, s := range m.f.Sections {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if s.Flags&sectionType != sModInitFuncPointers || s.Offset == 0 {
+			continue
+		}
+		data, err := m.src.read(m.base+uint64(s.Offset), min(s.Size, 1<<20))
+		if err != nil {
+			continue
+		}
+		for i := uint64(0); i+ptr <= uint64(len(data)); i += ptr {
+			v := uint64(m.f.ByteOrder.Uint32(data[i:]))
+			if ptr == 8 {
+				v = m.f.ByteOrder.Uint64(data[i:])
+			}
+			if mm.isCode(v) {
+				out = append(out, candidate{addr: v, source: "init", rank: rankUnnamed})
+			}
+		}
+	}
+	return out, nil
+}
+
+// maxPCLNBytes bounds the Go pclntab read.
+const maxPCLNBytes = 1 << 30
+
+// goFunctions lists the functions of a Go binary's pclntab (.gopclntab,
+// __gopclntab, or the bytes between runtime.pclntab and runtime.epclntab),
+// with names and exact extents: on a stripped Go binary this recovers
+// every function.
+func goFunctions(ctx context.Context, src source, img image, mm *memMap, labels []ports.Name) ([]candidate, error) {
+	var data []byte
+	var text uint64
+	var err error
+	switch im := img.(type) {
+	case *elfImage:
+		if s := im.f.Section(".text"); s != nil {
+			text = s.Addr
+		}
+		s := im.f.Section(".gopclntab")
+		if s == nil {
+			s = im.f.Section(".data.rel.ro.gopclntab")
+		}
+		if s != nil && s.Type != elf.SHT_NOBITS && s.FileSize <= maxPCLNBytes {
+			if data, err = src.read(s.Offset, s.FileSize); err != nil {
+				return nil, err
+			}
+		}
+	case *peImage:
+		if s := im.f.Section(".text"); s != nil {
+			text = im.base + uint64(s.VirtualAddress)
+		}
+	case *machoImage, *fatImage:
+		m := machoOf(img)
+		if s := m.f.Section("__text"); s != nil {
+			text = s.Addr
+		}
+		if s := m.f.Section("__gopclntab"); s != nil && s.Offset != 0 && s.Size <= maxPCLNBytes {
+			if data, err = src.read(m.base+uint64(s.Offset), s.Size); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if data == nil {
+		var start, end uint64
+		for _, l := range labels {
+			switch l.Name {
+			case "runtime.pclntab":
+				start = l.Address
+			case "runtime.epclntab":
+				end = l.Address
+			}
+		}
+		if start == 0 || end <= start || end-start > maxPCLNBytes {
+			return nil, nil
+		}
+		if data, err = mm.read(src, start, end-start); err != nil {
+			return nil, nil
+		}
+	}
+	if len(data) < 16 || !goPCLNMagic(data) {
+		return nil, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ports.Observe(ctx, "discover", "reading the Go pclntab")
+	tab, err := gosym.NewTable(nil, gosym.NewLineTable(data, text))
+	if err != nil {
+		return nil, nil
+	}
+	out := make([]candidate, 0, len(tab.Funcs))
+	for i := range tab.Funcs {
+		f := &tab.Funcs[i]
+		if f.Entry == 0 || !mm.isCode(f.Entry) {
+			continue
+		}
+		var size uint64
+		if f.End > f.Entry {
+			size = f.End - f.Entry
+		}
+		out = append(out, candidate{addr: f.Entry, name: f.Name, size: size, source: "gopclntab", rank: rankDebug})
+	}
+	return out, nil
+}
+
+// goPCLNMagic recognises the pclntab header of Go 1.2 to 1.20+.
+func goPCLNMagic(b []byte) bool {
+	for _, bo := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
+		switch bo.Uint32(b) {
+		case 0xfffffffb, 0xfffffffa, 0xfffffff0, 0xfffffff1:
+			return b[4] == 0 && b[5] == 0 && (b[7] == 4 || b[7] == 8)
+		}
+	}
+	return false
+}

@@ -1,0 +1,191 @@
+// Command bundlebench measures Evidence bundle export and import for
+// bench/bundle/run.sh. Each mode runs in its own process so its peak
+// resident memory (VmHWM) is its own, and prints one line:
+//
+//	<mode> bytes=<n> records=<n> seconds=<s> rss_before_kib=<n> peak_rss_kib=<n> heap_alloc_bytes=<n>
+//
+// Modes:
+//
+//	export -records N -out PATH   build N records in memory (as a ledger holds them), then
+//	                              time core.ExportBundleFile: streamed, staged, fsynced, renamed
+//	lazy   -records N -out PATH   the same export from a source that generates each record
+//	                              when it is written: nothing is held, so peak RSS shows
+//	                              what streaming costs (includes generating the records)
+//	import -in PATH               core.ReadBundleFile (streamed, bounded, every ID re-derived,
+//	                              canonical check) and an atomic Ledger.Merge
+//	validate -in PATH             core.ReadBundleFile alone: records are checked and dropped
+//	sha -in PATH                  one SHA-256 pass over the file's bytes
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"rea/core"
+)
+
+func main() {
+	mode := flag.String("mode", "export", "export, lazy, import, validate or sha")
+	n := flag.Int("records", 100000, "records to export")
+	out := flag.String("out", "", "bundle to write")
+	in := flag.String("in", "", "bundle to read")
+	flag.Parse()
+	if err := run(*mode, *n, *out, *in); err != nil {
+		fmt.Fprintln(os.Stderr, "bundlebench:", err)
+		os.Exit(1)
+	}
+}
+
+// record builds the i-th record: a list_names page about one of ten
+// targets, with an analysis profile, about 1 KB of canonical JSON.
+func record(i int, prof *core.Profile) *core.Evidence {
+	v := "0.1.0"
+	items := make([]map[string]any, 4)
+	for j := range items {
+		items[j] = map[string]any{"address": core.Hex(uint64(0x401000 + i*64 + j*16)), "name": fmt.Sprintf("function_%d_%d", i, j), "kind": "function"}
+	}
+	norm, _ := json.Marshal(map[string]any{"items": items, "offset": i * 4, "limit": 4, "total": 400000, "next_offset": i*4 + 4, "has_more": true})
+	sha := fmt.Sprintf("%064x", i%10+1)
+	e := &core.Evidence{Subject: core.NewSubject(fmt.Sprintf("/opt/app/bin%d", i%10), sha, "elf", "x86_64"),
+		Provider: core.ProviderRef{ID: "rea-native", Name: "rea built-in native analyzer", Version: &v}, AnalysisProfile: prof,
+		Operation: "list_names", Parameters: json.RawMessage(fmt.Sprintf(`{"offset":%d,"limit":4}`, i*4)), NormalizedResult: norm}
+	if err := e.Seal(); err != nil {
+		panic(err)
+	}
+	return e
+}
+
+func profile() *core.Profile {
+	p, err := core.NewProfile(core.ProfileProvider{ID: "rea-native", Name: "rea built-in native analyzer", Version: "0.1.0"}, 1,
+		map[string]any{"max_string_bytes": 4096, "min_string_chars": 4})
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// procStatus reads a VmHWM-style field of /proc/self/status in KiB.
+func procStatus(field string) int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, field+":") {
+			n, _ := strconv.ParseInt(strings.Fields(l)[1], 10, 64)
+			return n
+		}
+	}
+	return -1
+}
+
+// resetPeak makes VmHWM start again from the current RSS (Linux).
+func resetPeak() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+func run(mode string, n int, out, in string) error {
+	ctx := context.Background()
+	var ms runtime.MemStats
+	report := func(bytes int64, records int, start time.Time, rssBefore int64, allocBefore uint64) {
+		secs := time.Since(start).Seconds()
+		runtime.ReadMemStats(&ms)
+		fmt.Printf("%s bytes=%d records=%d seconds=%.3f rss_before_kib=%d peak_rss_kib=%d heap_alloc_bytes=%d\n",
+			mode, bytes, records, secs, rssBefore, procStatus("VmHWM"), ms.TotalAlloc-allocBefore)
+	}
+	begin := func() (time.Time, int64, uint64) {
+		runtime.GC()
+		resetPeak()
+		runtime.ReadMemStats(&ms)
+		return time.Now(), procStatus("VmRSS"), ms.TotalAlloc
+	}
+	switch mode {
+	case "export":
+		prof := profile()
+		recs := make([]*core.Evidence, n)
+		for i := range recs {
+			recs[i] = record(i, prof)
+		}
+		src := core.SourceOf(recs, nil)
+		start, rss, alloc := begin()
+		res, err := core.ExportBundleFile(ctx, out, src, &core.ExportOptions{Overwrite: true})
+		if err != nil {
+			return err
+		}
+		report(res.Bytes, res.Records, start, rss, alloc)
+	case "lazy":
+		prof := profile()
+		// Records are written in evidence_id order: find it once, keep only
+		// the order, and regenerate each record when it is needed.
+		type key struct {
+			id core.EvidenceID
+			i  int
+		}
+		order := make([]key, n)
+		for i := range order {
+			order[i] = key{record(i, prof).EvidenceID, i}
+		}
+		slices.SortFunc(order, func(a, b key) int { return strings.Compare(string(a.id), string(b.id)) })
+		var seq iter.Seq[*core.Evidence] = func(yield func(*core.Evidence) bool) {
+			for _, k := range order {
+				if !yield(record(k.i, prof)) {
+					return
+				}
+			}
+		}
+		start, rss, alloc := begin()
+		res, err := core.ExportBundleFile(ctx, out, core.BundleSource{Records: seq}, &core.ExportOptions{Overwrite: true})
+		if err != nil {
+			return err
+		}
+		report(res.Bytes, res.Records, start, rss, alloc)
+	case "import":
+		l := core.NewLedgerLimits(1<<30, 1<<40)
+		lim := core.BundleLimits{MaxBytes: 1 << 40, MaxDepth: 64, MaxStringBytes: 1 << 20, MaxNodes: 1 << 40}
+		start, rss, alloc := begin()
+		var recs []*core.Evidence
+		info, err := core.ReadBundleFile(ctx, in, &lim, func(e *core.Evidence) error { recs = append(recs, e); return nil })
+		if err != nil {
+			return err
+		}
+		if _, err := l.Merge(recs); err != nil {
+			return err
+		}
+		report(info.Bytes, info.Records, start, rss, alloc)
+	case "validate":
+		lim := core.BundleLimits{MaxBytes: 1 << 40, MaxDepth: 64, MaxStringBytes: 1 << 20, MaxNodes: 1 << 40}
+		start, rss, alloc := begin()
+		info, err := core.ReadBundleFile(ctx, in, &lim, nil)
+		if err != nil {
+			return err
+		}
+		report(info.Bytes, info.Records, start, rss, alloc)
+	case "sha":
+		start, rss, alloc := begin()
+		f, err := os.Open(in)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		h := sha256.New()
+		nb, err := io.Copy(h, bufio.NewReaderSize(f, 1<<20))
+		if err != nil {
+			return err
+		}
+		_ = h.Sum(nil)
+		report(nb, 0, start, rss, alloc)
+	default:
+		return fmt.Errorf("unknown mode %q", mode)
+	}
+	return nil
+}

@@ -1,0 +1,288 @@
+package main
+
+import (
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"rea/core"
+)
+
+// featureFixture compiles testdata/feature.c, and a stripped copy.
+func featureFixture(t *testing.T) (full, stripped string) {
+	t.Helper()
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc is not installed: the C fixture cannot be built")
+	}
+	dir := t.TempDir()
+	full, stripped = filepath.Join(dir, "feature"), filepath.Join(dir, "feature-stripped")
+	if out, err := exec.Command("gcc", "-O0", "-o", full, "testdata/feature.c").CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("strip", "-o", stripped, full).CombinedOutput(); err != nil {
+		t.Fatalf("strip: %v\n%s", err, out)
+	}
+	return full, stripped
+}
+
+// decode re-decodes a normalized result into v.
+func decode(t *testing.T, m map[string]any, v any) {
+	t.Helper()
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type page struct {
+	Items      []map[string]any `json:"items"`
+	Returned   int              `json:"returned"`
+	Total      *int             `json:"total"`
+	Truncated  bool             `json:"truncated"`
+	NextOffset *int             `json:"next_offset"`
+}
+
+type graphResult struct {
+	Nodes []struct {
+		Address, Name string
+		Depth         int
+	} `json:"nodes"`
+	Edges []struct{ From, To, Kind string } `json:"edges"`
+}
+
+func (g graphResult) names() []string {
+	var out []string
+	for _, n := range g.Nodes {
+		out = append(out, n.Name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (g graphResult) edge(from, to string) bool {
+	addr := map[string]string{}
+	for _, n := range g.Nodes {
+		addr[n.Name] = n.Address
+	}
+	for _, e := range g.Edges {
+		if e.From == addr[from] && e.To == addr[to] {
+			return true
+		}
+	}
+	return false
+}
+
+// TestMCPCodeWorkflow walks a known code path over MCP: the unique string
+// leads to handler (find_code_for_string), whose dossier names its caller,
+// callees and string (analyze_function), and whose call graph leads back to
+// main (get_call_graph); then the same walk on the stripped build.
+func TestMCPCodeWorkflow(t *testing.T) {
+	full, stripped := featureFixture(t)
+	for _, tc := range []struct {
+		name, path string
+		named      bool
+	}{{"symbols", full, true}, {"stripped", stripped, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			cs := mcpClient(t)
+			is.True(!call(t, cs, "open_binary", map[string]any{"path": tc.path}).isError)
+
+			// string -> code
+			_, m := evidence(t, call(t, cs, "find_code_for_string", map[string]any{"query": "unique handler string"}))
+			var found struct {
+				Strings []struct {
+					String     struct{ Address, Value string }
+					References []struct {
+						From      string
+						Procedure *struct{ Address, Name string }
+					}
+				}
+				Procedures []struct {
+					Address, Name string
+					Seeds         []string
+				}
+			}
+			decode(t, m, &found)
+			is.Equal(len(found.Strings), 1)
+			is.Equal(found.Strings[0].String.Value, "rea-feature: unique handler string")
+			is.Equal(len(found.Procedures), 1) // only handler references the string
+			handler := found.Procedures[0]
+			if tc.named {
+				is.Equal(handler.Name, "handler")
+			} else {
+				is.True(strings.HasPrefix(handler.Name, "sub_"))
+			}
+
+			// code -> dossier
+			ev, m := evidence(t, call(t, cs, "analyze_function", map[string]any{"procedure": handler.Address, "include_assembly": true}))
+			is.Equal(ev.Operation, "analyze_function")
+			var dossier struct {
+				Procedure  struct{ Address, Name, Classification string }
+				Pseudocode struct {
+					Available bool
+					Reason    string
+				}
+				Assembly           page `json:"assembly"`
+				BasicBlocks        page `json:"basic_blocks"`
+				Callers            page `json:"callers"`
+				Callees            page `json:"callees"`
+				ReferencedStrings  page `json:"referenced_strings"`
+				OutgoingReferences page `json:"outgoing_references"`
+				InstructionScan    struct {
+					Scanned   int
+					Truncated bool
+				} `json:"instruction_scan"`
+				Limitations []string
+			}
+			decode(t, m, &dossier)
+			for _, key := range []string{"assembly", "basic_blocks", "comments", "callers", "callees", "incoming_references",
+				"outgoing_references", "referenced_strings", "referenced_names", "unresolved_calls"} {
+				c := m[key].(map[string]any)
+				for _, f := range []string{"items", "returned", "total", "truncated", "next_offset"} {
+					_, ok := c[f]
+					is.True(ok) // every collection is paged
+				}
+			}
+			is.Equal(dossier.Procedure.Address, handler.Address)
+			is.Equal(dossier.Procedure.Classification, "function")
+			is.True(!dossier.Pseudocode.Available)
+			is.True(strings.Contains(dossier.Pseudocode.Reason, "Ghidra"))
+			is.True(dossier.InstructionScan.Scanned > 3 && !dossier.InstructionScan.Truncated)
+			is.Equal(dossier.Assembly.Returned, dossier.InstructionScan.Scanned)
+			is.True(len(dossier.BasicBlocks.Items) >= 1)
+			is.Equal(len(dossier.ReferencedStrings.Items), 1)
+			is.Equal(dossier.ReferencedStrings.Items[0]["value"], "rea-feature: unique handler string")
+			is.Equal(len(dossier.Callers.Items), 1)
+			caller := dossier.Callers.Items[0]["procedure"].(map[string]any)
+			if tc.named {
+				is.Equal(caller["name"], "dispatch")
+			}
+			var callees []string
+			for _, c := range dossier.Callees.Items {
+				callees = append(callees, c["name"].(string))
+			}
+			slices.Sort(callees)
+			is.Equal(callees, []string{"puts@plt", "strlen@plt"})
+
+			// code -> callers, back to main
+			_, m = evidence(t, call(t, cs, "get_call_graph", map[string]any{"address": handler.Address, "direction": "backward", "depth": 3}))
+			var back graphResult
+			decode(t, m, &back)
+			is.Equal(len(back.Nodes), 3)
+			is.Equal(back.Nodes[0].Address, handler.Address)
+			dispatchName, mainName := caller["name"].(string), "main"
+			if !tc.named {
+				mainName = back.Nodes[2].Name // unnamed in a stripped build
+			}
+			is.True(back.edge(dispatchName, back.Nodes[0].Name))
+			is.True(back.edge(mainName, dispatchName))
+
+			// and forward from main, through dispatch to both handlers
+			_, m = evidence(t, call(t, cs, "get_call_graph", map[string]any{"address": back.Nodes[2].Address, "depth": 2}))
+			var fwd graphResult
+			decode(t, m, &fwd)
+			is.True(fwd.edge(mainName, dispatchName))
+			is.True(fwd.edge(dispatchName, back.Nodes[0].Name))
+			is.Equal(len(fwd.Nodes), 4) // main, dispatch, handler, fallback
+
+			_, m = evidence(t, call(t, cs, "trace_call_path", map[string]any{"start": back.Nodes[2].Address, "goal": handler.Address}))
+			is.Equal(m["found"], true)
+			is.Equal(len(m["path"].([]any)), 3)
+
+			if tc.named {
+				_, m = evidence(t, call(t, cs, "find_xrefs_to_name", map[string]any{"name": "puts"}))
+				is.Equal(int(m["total"].(float64)), 1)
+				_, m = evidence(t, call(t, cs, "inspect_native_api", map[string]any{"procedure": "handler"}))
+				is.Equal(m["native_api"].(map[string]any)["available"], false) // no DWARF in an -O0 build without -g
+			}
+		})
+	}
+}
+
+// TestMCPCodePrimitives exercises the primitives and their bad input.
+func TestMCPCodePrimitives(t *testing.T) {
+	is := is.New(t)
+	full, _ := featureFixture(t)
+	cs := mcpClient(t)
+	is.True(!call(t, cs, "open_binary", map[string]any{"path": full}).isError)
+
+	_, info := evidence(t, call(t, cs, "procedure_info", map[string]any{"procedure": "dispatch"}))
+	is.Equal(info["end_source"], "symbol")
+	is.Equal(int(info["caller_count"].(float64)), 1)
+	is.Equal(int(info["callee_count"].(float64)), 2)
+	start := info["start"].(string)
+
+	asm := call(t, cs, "procedure_assembly", map[string]any{"procedure": start})
+	ev, err := core.ParseEvidence([]byte(asm.text))
+	is.NoErr(err)
+	var text string
+	is.NoErr(json.Unmarshal(ev.NormalizedResult, &text))
+	is.True(strings.HasPrefix(text, start+": "))
+	is.True(strings.Contains(text, "<handler>"))
+
+	_, ins := evidence(t, call(t, cs, "read_function_instructions", map[string]any{"procedure": "dispatch", "offset": 1, "limit": 2}))
+	is.Equal(len(ins["items"].([]any)), 2)
+	is.Equal(int(ins["next_offset"].(float64)), 3)
+
+	_, callees := evidence(t, call(t, cs, "procedure_callees", map[string]any{"procedure": "dispatch"}))
+	is.Equal(int(callees["total"].(float64)), 2)
+	_, callers := evidence(t, call(t, cs, "procedure_callers", map[string]any{"procedure": "handler"}))
+	is.Equal(int(callers["total"].(float64)), 1)
+	_, refs := evidence(t, call(t, cs, "procedure_references", map[string]any{"procedure": "handler", "direction": "incoming"}))
+	is.Equal(int(refs["total"].(float64)), 1)
+
+	xr := call(t, cs, "xrefs", map[string]any{"address": start})
+	ev, err = core.ParseEvidence([]byte(xr.text))
+	is.NoErr(err)
+	var sites []string
+	is.NoErr(json.Unmarshal(ev.NormalizedResult, &sites))
+	is.Equal(len(sites), 1) // main calls dispatch once
+
+	_, rc := evidence(t, call(t, cs, "resolve_containing_procedure", map[string]any{"address": sites[0]}))
+	is.Equal(rc["procedure"].(map[string]any)["value"], "main")
+
+	_, rb := evidence(t, call(t, cs, "read_bytes", map[string]any{"address": start, "length": 4}))
+	is.Equal(len(rb["bytes"].(string)), 8)
+	_, fo := evidence(t, call(t, cs, "address_to_file_offset", map[string]any{"address": start}))
+	is.Equal(fo["in_file"], true)
+	_, next := evidence(t, call(t, cs, "next_address", map[string]any{"address": start}))
+	is.Equal(next["unit"], "instruction")
+	_, prev := evidence(t, call(t, cs, "prev_address", map[string]any{"address": next["next_address"]}))
+	is.Equal(prev["previous_address"], start)
+
+	_, bd := evidence(t, call(t, cs, "batch_decompile", map[string]any{"addresses": []string{"main", "no_such_function"}}))
+	items := bd["items"].([]any)
+	is.Equal(items[0].(map[string]any)["status"], "unavailable")
+	is.Equal(items[1].(map[string]any)["status"], "error")
+
+	code, details := errCode(t, call(t, cs, "procedure_pseudo_code", map[string]any{"procedure": "main"}))
+	is.Equal(code, core.CodeCapabilityUnavailable)
+	is.Equal(details["reason"], "decompiler_unavailable")
+
+	for _, bad := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"analyze_function", map[string]any{"procedure": "no_such_function"}},
+		{"analyze_function", map[string]any{"procedure": "0xffffffff00"}},
+		{"analyze_function", map[string]any{"procedure": "main", "max_instructions": 1000000}},
+		{"read_bytes", map[string]any{"address": "0xfffffffffff0"}},
+		{"read_bytes", map[string]any{"address": start, "length": 70000}},
+		{"read_bytes", map[string]any{"address": "main"}},
+		{"address_to_file_offset", map[string]any{"address": "0x1"}},
+		{"get_call_graph", map[string]any{"address": "main", "depth": 9}},
+		{"resolve_containing_procedure", map[string]any{"address": "12g"}},
+	} {
+		code, details := errCode(t, call(t, cs, bad.tool, bad.args))
+		is.Equal(code, core.CodeInvalidRequest)
+		is.True(len(details["issues"].([]any)) > 0)
+	}
+}

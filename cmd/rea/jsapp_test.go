@@ -1,0 +1,710 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"rea/adapters/asar"
+	"rea/core"
+)
+
+// Golden files under testdata/jsapp are rewritten with go test -update.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite golden files")
+	}
+}
+
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+func jaSession(t *testing.T) *core.Session {
+	t.Helper()
+	a, err := wire(noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := core.NewSession(a.cat, a.reg, nil)
+	t.Cleanup(func() { s.Close(context.Background()) })
+	return s
+}
+
+func jaCall(t *testing.T, s *core.Session, name string, args any) *core.Evidence {
+	t.Helper()
+	raw, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Call(context.Background(), name, raw, nil)
+	if err != nil {
+		t.Fatalf("%s: %s", name, core.AsError(name, err).JSON())
+	}
+	return res.Evidence
+}
+
+func jaCallErr(t *testing.T, s *core.Session, ctx context.Context, name string, args any) *core.Error {
+	t.Helper()
+	raw, _ := json.Marshal(args)
+	_, err := s.Call(ctx, name, raw, nil)
+	if err == nil {
+		t.Fatalf("%s succeeded, want an error", name)
+	}
+	return core.AsError(name, err)
+}
+
+type jaResult struct {
+	Statistics map[string]int   `json:"statistics"`
+	Summary    map[string]int   `json:"summary"`
+	Electron   map[string]any   `json:"electron"`
+	Coverage   map[string]any   `json:"coverage"`
+	Unknowns   []map[string]any `json:"unknowns"`
+	Graph      struct {
+		GraphID string `json:"graph_id"`
+		Nodes   []struct {
+			NodeID       string         `json:"node_id"`
+			Kind         string         `json:"kind"`
+			Identity     map[string]any `json:"identity"`
+			Observations []struct {
+				Label      *string        `json:"label"`
+				Properties map[string]any `json:"properties"`
+			} `json:"observations"`
+		} `json:"nodes"`
+		Edges []struct {
+			Source   string `json:"source_node_id"`
+			Target   string `json:"target_node_id"`
+			Relation string `json:"relation"`
+		} `json:"edges"`
+	} `json:"graph"`
+	Contradictions []map[string]any `json:"integrity_contradictions"`
+	Limitations    []string         `json:"limitations"`
+}
+
+func decodeApp(t *testing.T, ev *core.Evidence) jaResult {
+	t.Helper()
+	var r jaResult
+	if err := json.Unmarshal(ev.NormalizedResult, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// labels returns "kind label" for every node, sorted.
+func (r jaResult) labels() []string {
+	var out []string
+	for _, n := range r.Graph.Nodes {
+		l := ""
+		for _, o := range n.Observations {
+			if o.Label != nil {
+				l = *o.Label
+				break
+			}
+		}
+		out = append(out, n.Kind+" "+l)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (r jaResult) has(kind, label string) bool {
+	for _, l := range r.labels() {
+		if l == kind+" "+label {
+			return true
+		}
+	}
+	return false
+}
+
+// golden compares got (indented JSON) with testdata/jsapp/name, or
+// rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, got, "", " "); err != nil {
+		t.Fatal(err)
+	}
+	buf.WriteByte('\n')
+	p := filepath.Join("testdata", "jsapp", name)
+	if updating() {
+		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(want, buf.Bytes()) {
+		t.Errorf("%s differs from the golden file; rerun with -update and review the diff", p)
+	}
+}
+
+func TestJSAppElectronFixtureGolden(t *testing.T) {
+	is := is.New(t)
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": "testdata/jsapp/electron"})
+	golden(t, "electron.golden.json", ev.NormalizedResult)
+	is.Equal(ev.Subject.Format, "directory")
+	is.Equal(ev.Provider.ID, "rea-js")
+	r := decodeApp(t, ev)
+	is.Equal(r.Electron["detected"], true)
+	is.Equal(r.Electron["main"], []any{"main.js"})
+	is.Equal(r.Electron["preload"], []any{"preload.js"})
+	is.Equal(r.Electron["renderer"], []any{"index.html"})
+	is.Equal(r.Electron["utility"], []any{"worker-utility.js"})
+	is.Equal(r.Electron["context_bridge_apis"], []any{"api"})
+	ipc := r.Electron["ipc"].(map[string]any)
+	is.Equal(ipc["paired"], []any{"dialog:open", "log"})
+	is.Equal(ipc["dynamic"], float64(1))
+	for _, want := range [][2]string{
+		{"worker", "worker.js"}, {"native-addon", "addon.node"}, {"native-export", "compute"}, {"endpoint", "https://telemetry.example.com/ping"},
+		{"storage", "localStorage:settings"}, {"storage", "fs:settings.json"}, {"javascript-module", "./src/index.js"},
+		{"javascript-module", "./src/math.js"}, {"source-module", "webpack://demo/./src/math.js"}, {"source-map", "dist/bundle.js.map"},
+		{"browser-window", "BrowserWindow"}, {"context-bridge-api", "api"}, {"ipc-channel", "dialog:open"},
+	} {
+		if !r.has(want[0], want[1]) {
+			t.Errorf("graph lacks %s %q", want[0], want[1])
+		}
+	}
+	kinds := map[string]bool{}
+	for _, u := range r.Unknowns {
+		kinds[u["kind"].(string)+" "+u["path"].(string)] = true
+	}
+	for _, k := range []string{"syntax-error broken.js", "not-parsed lib/binary.js", "dynamic-ipc-channel main.js", "dynamic-import lib/esm.mjs"} {
+		if !kinds[k] {
+			t.Errorf("unknowns lack %s: %v", k, kinds)
+		}
+	}
+	is.Equal(r.Statistics["syntax_errors"], 1)
+	is.Equal(r.Statistics["bundled_modules"], 2)
+	// Same bytes elsewhere: same graph.
+	dir := t.TempDir()
+	copyTree(t, "testdata/jsapp/electron", dir)
+	again := decodeApp(t, jaCall(t, s, "analyze_javascript_application", map[string]any{"path": dir}))
+	is.Equal(again.Graph.GraphID, r.Graph.GraphID)
+}
+
+func TestJSAppSourceMapsGolden(t *testing.T) {
+	is := is.New(t)
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": "testdata/jsapp/maps"})
+	golden(t, "maps.golden.json", ev.NormalizedResult)
+	r := decodeApp(t, ev)
+	kinds := map[string]bool{}
+	for _, u := range r.Unknowns {
+		kinds[u["kind"].(string)] = true
+	}
+	is.True(kinds["source-map-out-of-range"])
+	is.True(kinds["missing-source-map"])
+	is.True(kinds["invalid-source-map"])
+	is.True(r.has("source-module", "a.ts")) // index map sections
+	is.True(r.has("source-module", "b.ts"))
+	is.True(strings.Contains(strings.Join(r.Limitations, "\n"), "lie outside the app"))
+}
+
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.Walk(from, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		dst := filepath.Join(to, rel)
+		if info.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, info.Mode())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// buildNPMApp bundles react, react-dom and lodash with esbuild (from the
+// root node_modules) into an Electron app directory and returns it.
+func buildNPMApp(t *testing.T, minify bool, env string) string {
+	t.Helper()
+	root := needNodeModule(t, "esbuild")
+	for _, p := range []string{"react-dom", "lodash", "react"} {
+		needNodeModule(t, p)
+	}
+	app := t.TempDir()
+	copyTree(t, "testdata/jsapp/npmapp", app)
+	os.RemoveAll(filepath.Join(app, "src"))
+	args := []string{filepath.Join(root, "cmd/rea/testdata/jsapp/npmapp/src/renderer.js"), "--bundle", "--sourcemap", "--log-level=warning",
+		"--outfile=" + filepath.Join(app, "dist", "renderer.js")}
+	if minify {
+		args = append(args, "--minify")
+	} else {
+		args = append(args, `--define:process.env.NODE_ENV="`+env+`"`)
+	}
+	cmd := exec.Command(filepath.Join(root, "node_modules", ".bin", "esbuild"), args...)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("esbuild: %v\n%s", err, out)
+	}
+	// Ship lodash as a runtime dependency of the main process.
+	copyTree(t, filepath.Join(root, "node_modules", "lodash"), filepath.Join(app, "node_modules", "lodash"))
+	return app
+}
+
+// packASAR writes dir as an ASAR (in path order, directories first, as
+// @electron/asar would crawl it).
+func packASAR(t *testing.T, dir, out string) {
+	t.Helper()
+	var entries []asar.WriteEntry
+	err := filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil || p == dir {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if info.IsDir() {
+			entries = append(entries, asar.WriteEntry{Path: rel, Type: asar.TypeDir})
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		entries = append(entries, asar.WriteEntry{Path: rel, Type: asar.TypeFile, Data: b})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := asar.WriteFile(out, entries, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestJSAppNPMAssembledASAR(t *testing.T) {
+	is := is.New(t)
+	app := buildNPMApp(t, false, "production")
+	archive := filepath.Join(t.TempDir(), "app.asar")
+	packASAR(t, app, archive)
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": archive})
+	is.Equal(ev.Subject.Format, "asar")
+	r := decodeApp(t, ev)
+	is.Equal(r.Electron["main"], []any{"main.js"})
+	is.Equal(r.Electron["preload"], []any{"preload.js"})
+	is.Equal(r.Electron["ipc"].(map[string]any)["paired"], []any{"items:sort"})
+	// esbuild's CommonJS wrappers are the module table; each maps to its
+	// original through the source map.
+	var modules, sources []string
+	mapped := 0
+	for _, n := range r.Graph.Nodes {
+		switch n.Kind {
+		case "javascript-module":
+			modules = append(modules, n.Observations[0].Properties["module_id"].(string))
+		case "source-module":
+			src := n.Identity["original_source"].(string)
+			if i := strings.Index(src, "node_modules/"); i >= 0 {
+				src = src[i:]
+			} else if i := strings.Index(src, "npmapp/"); i >= 0 {
+				src = src[i:]
+			}
+			sources = append(sources, src)
+		}
+	}
+	for _, e := range r.Graph.Edges {
+		if e.Relation == "maps_to" {
+			mapped++
+		}
+	}
+	sort.Strings(modules)
+	sort.Strings(sources)
+	is.True(len(modules) >= 6)
+	is.True(mapped >= len(modules))
+	view := map[string]any{
+		"statistics": r.Statistics, "summary": r.Summary, "electron": r.Electron, "bundled_modules": modules, "original_sources": sources,
+	}
+	b, _ := json.Marshal(view)
+	golden(t, "npmapp.golden.json", b)
+	// Determinism: the same archive gives the same Evidence.
+	again := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": archive})
+	is.Equal(again.EvidenceID, ev.EvidenceID)
+}
+
+func TestJSAppRetainedAndInlineAgree(t *testing.T) {
+	is := is.New(t)
+	s := jaSession(t)
+	app := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": "testdata/jsapp/electron"})
+	src := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": "testdata/jsapp/src"})
+	ref := func(ev *core.Evidence) map[string]any {
+		return map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	}
+	inline := func(ev *core.Evidence) json.RawMessage {
+		b, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	type form func(*core.Evidence) any
+	forms := map[string]form{"retained": func(e *core.Evidence) any { return ref(e) }, "inline": func(e *core.Evidence) any { return inline(e) }}
+	calls := []struct {
+		name string
+		args func(f form) map[string]any
+	}{
+		{"trace_application_feature", func(f form) map[string]any {
+			return map[string]any{"application": f(app), "seed": map[string]any{"kind": "ipc-channel", "value": "dialog:open"}}
+		}},
+		{"trace_javascript_semantics", func(f form) map[string]any {
+			return map[string]any{"application": f(app), "query": map[string]any{"kind": "symbol", "value": "search"}}
+		}},
+		{"compare_application_versions", func(f form) map[string]any { return map[string]any{"left": f(src), "right": f(app)} }},
+		{"compare_source_to_bundle", func(f form) map[string]any { return map[string]any{"left": f(src), "right": f(app)} }},
+		{"compare_javascript_export_shapes", func(f form) map[string]any {
+			return map[string]any{"left": f(src), "right": f(app), "left_module_path": "math.js", "right_module_path": "./src/math.js"}
+		}},
+	}
+	for _, c := range calls {
+		t.Run(c.name, func(t *testing.T) {
+			is := is.New(t)
+			a := jaCall(t, s, c.name, c.args(forms["retained"]))
+			b := jaCall(t, s, c.name, c.args(forms["inline"]))
+			is.Equal(string(a.NormalizedResult), string(b.NormalizedResult))
+			is.Equal(a.EvidenceID, b.EvidenceID) // parameters record the reference either way
+			golden(t, c.name+".golden.json", a.NormalizedResult)
+			missing := c.args(func(*core.Evidence) any {
+				return map[string]any{"kind": "retained-evidence", "evidence_id": "ev_" + strings.Repeat("ab", 32)}
+			})
+			e := jaCallErr(t, s, context.Background(), c.name, missing)
+			is.Equal(e.Code, core.CodeEvidenceIntegrityMismatch)
+			is.Equal(e.Details["reason"], "missing")
+			is.Equal(e.Details["evidence_id"], "ev_"+strings.Repeat("ab", 32))
+		})
+	}
+	_ = is
+}
+
+func TestJSAppWorkflowFacts(t *testing.T) {
+	is := is.New(t)
+	s := jaSession(t)
+	app := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": "testdata/jsapp/electron"})
+	src := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": "testdata/jsapp/src"})
+	ref := func(ev *core.Evidence) map[string]any {
+		return map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	}
+	var trace struct {
+		SeedMatches []map[string]any `json:"seed_matches"`
+		Paths       []struct {
+			EndKind     string   `json:"end_kind"`
+			Authorities []string `json:"authorities"`
+		} `json:"paths"`
+	}
+	tr := jaCall(t, s, "trace_application_feature", map[string]any{"application": ref(app), "seed": map[string]any{"kind": "ipc-channel", "value": "dialog:open"}})
+	is.NoErr(json.Unmarshal(tr.NormalizedResult, &trace))
+	is.Equal(len(trace.SeedMatches), 1)
+	ends := map[string]bool{}
+	for _, p := range trace.Paths {
+		ends[p.EndKind] = true
+		is.True(len(p.Authorities) > 0)
+	}
+	is.True(len(trace.Paths) > 0)
+	// From the channel, both the handler side (main) and the caller side
+	// (preload, then the bridge and the renderer) are reached.
+	var ltr struct {
+		Obligations []map[string]any `json:"obligations"`
+	}
+	ledger := jaCall(t, s, "build_reconstruction_obligation_ledger", map[string]any{"trace": ref(tr), "application": ref(app)})
+	is.NoErr(json.Unmarshal(ledger.NormalizedResult, &ltr))
+	kinds := map[string]bool{}
+	for _, o := range ltr.Obligations {
+		kinds[o["kind"].(string)] = true
+	}
+	for _, k := range []string{"ipc-channel", "module", "bridge-api", "process"} {
+		if !kinds[k] {
+			t.Errorf("ledger lacks %s obligations: %v", k, kinds)
+		}
+	}
+	var cov struct {
+		Summary struct {
+			Counts map[string]int `json:"counts"`
+			Total  int            `json:"total"`
+		} `json:"summary"`
+	}
+	self := jaCall(t, s, "evaluate_reconstruction_coverage", map[string]any{"ledger": ref(ledger), "reconstruction": ref(app)})
+	is.NoErr(json.Unmarshal(self.NormalizedResult, &cov))
+	if cov.Summary.Counts["missing"] != 0 { // the app covers its own ledger
+		t.Errorf("self coverage: %s", self.NormalizedResult)
+	}
+	partial := jaCall(t, s, "evaluate_reconstruction_coverage", map[string]any{"ledger": ref(ledger), "reconstruction": ref(src)})
+	is.NoErr(json.Unmarshal(partial.NormalizedResult, &cov))
+	is.True(cov.Summary.Counts["missing"] > 0)
+
+	var stb struct {
+		Items []struct {
+			SourcePath string `json:"source_path"`
+			Status     string `json:"status"`
+		} `json:"items"`
+	}
+	cmp := jaCall(t, s, "compare_source_to_bundle", map[string]any{"left": ref(src), "right": ref(app)})
+	is.NoErr(json.Unmarshal(cmp.NormalizedResult, &stb))
+	got := map[string]string{}
+	for _, it := range stb.Items {
+		got[it.SourcePath] = it.Status
+	}
+	is.Equal(got, map[string]string{"index.js": "unchanged", "math.js": "modified"})
+
+	var shapes struct {
+		Summary map[string]int `json:"summary"`
+	}
+	sh := jaCall(t, s, "compare_javascript_export_shapes", map[string]any{"left": ref(src), "right": ref(app), "left_module_path": "math.js", "right_module_path": "./src/math.js"})
+	is.NoErr(json.Unmarshal(sh.NormalizedResult, &shapes))
+	is.Equal(shapes.Summary, map[string]int{"added": 0, "removed": 1, "unchanged": 2, "unknown": 0}) // div was removed
+
+	// Versions: a copy with one changed file.
+	dir := t.TempDir()
+	copyTree(t, "testdata/jsapp/electron", dir)
+	os.WriteFile(filepath.Join(dir, "search.js"), []byte("export function search(q) { return q.toLowerCase(); }\nexport default search;\n"), 0o644)
+	v2 := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
+	var ver struct {
+		Summary  map[string]int `json:"summary"`
+		Matching map[string]int `json:"matching"`
+	}
+	cv := jaCall(t, s, "compare_application_versions", map[string]any{"left": ref(app), "right": ref(v2)})
+	is.NoErr(json.Unmarshal(cv.NormalizedResult, &ver))
+	is.Equal(ver.Summary["changed"], 1)
+	is.Equal(ver.Summary["added"], 0)
+	is.Equal(ver.Summary["removed"], 0)
+	is.True(ver.Matching["content_digest"] > 0)
+	is.True(ver.Matching["canonical_path"] >= 1) // search.js (and the package, which has no content digest)
+
+	// A summary view given as the application is followed to its parent.
+	sum := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": "testdata/jsapp/electron", "detail": "summary"})
+	tr2 := jaCall(t, s, "trace_application_feature", map[string]any{"application": ref(sum), "seed": map[string]any{"kind": "ipc-channel", "value": "dialog:open"}})
+	is.Equal(string(tr2.NormalizedResult), string(tr.NormalizedResult))
+	// Wrong producer.
+	e := jaCallErr(t, s, context.Background(), "trace_application_feature", map[string]any{"application": ref(tr), "seed": map[string]any{"kind": "module", "value": "x"}})
+	is.Equal(e.Details["reason"], "wrong_operation")
+}
+
+func TestJSAppSummaryRetainsParent(t *testing.T) {
+	is := is.New(t)
+	s := jaSession(t)
+	full := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": "testdata/jsapp/electron"})
+	s2 := jaSession(t)
+	sum := jaCall(t, s2, "analyze_javascript_application", map[string]any{"path": "testdata/jsapp/electron", "detail": "summary"})
+	var v struct {
+		Parent  string         `json:"parent_evidence_id"`
+		Summary map[string]any `json:"summary"`
+		View    map[string]any `json:"view"`
+	}
+	is.NoErr(json.Unmarshal(sum.NormalizedResult, &v))
+	is.Equal(v.View["kind"], "summary")
+	is.Equal(v.Parent, string(full.EvidenceID)) // the retained parent is the complete analysis
+	is.Equal(sum.EvidenceLinks, []core.EvidenceID{full.EvidenceID})
+	parent, ok := s2.Ledger().Get(full.EvidenceID)
+	is.True(ok)
+	is.Equal(string(parent.NormalizedResult), string(full.NormalizedResult))
+	n, _ := s2.Ledger().Len()
+	is.Equal(n, 2)
+}
+
+// bigApp writes an app of n small modules importing each other.
+func bigApp(t *testing.T, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"big","main":"m0.js"}`), 0o644)
+	for i := 0; i < n; i++ {
+		src := fmt.Sprintf("const next = require('./m%d.js');\nexports.f%d = () => next;\nfetch('https://example.com/%d');\n", (i+1)%n, i, i)
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("m%d.js", i)), []byte(src), 0o644)
+	}
+	return dir
+}
+
+func TestJSAppCancellationAndTimeout(t *testing.T) {
+	dir := bigApp(t, 3000)
+	t.Run("cancelled before", func(t *testing.T) {
+		is := is.New(t)
+		s := jaSession(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		e := jaCallErr(t, s, ctx, "analyze_javascript_application", map[string]any{"path": dir})
+		is.Equal(e.Code, core.CodeCancelled)
+		n, _ := s.Ledger().Len()
+		is.Equal(n, 0)
+	})
+	t.Run("cancelled during", func(t *testing.T) {
+		is := is.New(t)
+		s := jaSession(t)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		e := jaCallErr(t, s, ctx, "analyze_javascript_application", map[string]any{"path": dir, "detail": "summary"})
+		is.True(e.Code == core.CodeCancelled || e.Code == core.CodeProviderTimeout)
+		n, _ := s.Ledger().Len()
+		is.Equal(n, 0) // nothing recorded, not even the summary's parent
+	})
+	t.Run("timeout", func(t *testing.T) {
+		is := is.New(t)
+		s := jaSession(t)
+		e := jaCallErr(t, s, context.Background(), "analyze_javascript_application", map[string]any{"path": dir, "analysis_timeout_ms": 30})
+		is.Equal(e.Code, core.CodeProviderTimeout)
+		is.Equal(e.Details["timeout_ms"], 30)
+		partial, ok := e.Details["partial_observation"].(map[string]any)
+		is.True(ok)
+		cov, _ := partial["coverage"].(map[string]any)
+		is.Equal(cov["truncated"], true)
+		n, _ := s.Ledger().Len()
+		is.Equal(n, 0)
+	})
+}
+
+func TestJSAppBadInput(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"bad","main":"index.js"`), 0o644) // truncated JSON
+	os.WriteFile(filepath.Join(dir, "index.js"), []byte("require('./a.js');\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a.js"), []byte("require('./index.js');\n"), 0o644) // circular
+	os.WriteFile(filepath.Join(dir, "deep.js"), []byte(strings.Repeat("(", 200000)+"1"+strings.Repeat(")", 200000)), 0o644)
+	os.WriteFile(filepath.Join(dir, "image.js"), []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), 0o644)
+	os.Mkdir(filepath.Join(dir, "loop"), 0o755)
+	os.Symlink("..", filepath.Join(dir, "loop", "up"))
+	os.Symlink("self", filepath.Join(dir, "self"))
+	big := bytes.Repeat([]byte("a.b(1,'xy',function(){return c});"), 50<<20/33)
+	if testing.Short() {
+		big = big[:len(big)/50]
+	}
+	os.WriteFile(filepath.Join(dir, "bundle.min.js"), big, 0o644)
+	is := is.New(t)
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
+	r := decodeApp(t, ev)
+	kinds := map[string]bool{}
+	for _, u := range r.Unknowns {
+		kinds[u["kind"].(string)+" "+u["path"].(string)] = true
+	}
+	for _, k := range []string{"invalid-package package.json", "syntax-error deep.js", "not-parsed image.js"} {
+		if !kinds[k] {
+			t.Errorf("unknowns lack %q: %v", k, kinds)
+		}
+	}
+	is.Equal(r.Statistics["symlinks"], 2)
+	is.Equal(r.Statistics["parsed_assets"], 3) // index.js, a.js and the large bundle
+	is.True(strings.Contains(strings.Join(r.Limitations, "\n"), "symbolic link"))
+	for _, bad := range []map[string]any{
+		{"path": filepath.Join(dir, "index.js")},                        // a file that is not an ASAR
+		{"path": dir, "format": "asar"},                                 // a directory as an ASAR
+		{"path": filepath.Join(dir, "missing")},                         // nothing there
+		{"path": dir, "input_path": dir},                                // both names
+		{"path": dir, "analysis_timeout_ms": 0},                         // out of range
+		{"path": dir, "detail": "everything"},                           // not an enum value
+		{"path": dir, "integrity_policy": "ignore"},                     // not an enum value
+		{"path": filepath.Join(dir, "index.js"), "format": "directory"}, // format mismatch
+	} {
+		e := jaCallErr(t, s, context.Background(), "analyze_javascript_application", bad)
+		if e.Code != core.CodeUnsupportedTarget && e.Code != core.CodeInvalidRequest && e.Code != core.CodeTargetUnavailable {
+			t.Errorf("%v: %s", bad, e.JSON())
+		}
+	}
+}
+
+func TestJSAppASARIntegrity(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	archive := filepath.Join(dir, "app.asar")
+	asarEntries := []asar.WriteEntry{
+		{Path: "package.json", Type: asar.TypeFile, Data: []byte(`{"name":"x","main":"main.js","devDependencies":{"electron":"1"}}`)},
+		{Path: "main.js", Type: asar.TypeFile, Data: []byte(`require('electron').ipcMain.handle('one', () => 1);` + "\n")},
+		{Path: "other.js", Type: asar.TypeFile, Data: []byte("exports.x = 1;\n")},
+	}
+	if err := asar.WriteFile(archive, asarEntries, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(archive)
+	i := bytes.LastIndex(b, []byte("exports.x = 1"))
+	b[i+12] = '2' // other.js no longer matches its declared hash
+	os.WriteFile(archive, b, 0o644)
+	s := jaSession(t)
+	e := jaCallErr(t, s, context.Background(), "analyze_javascript_application", map[string]any{"path": archive})
+	is.Equal(e.Code, core.CodeArtifactIntegrityMismatch)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": archive, "integrity_policy": "record-and-continue"})
+	r := decodeApp(t, ev)
+	is.Equal(len(r.Contradictions), 1)
+	is.Equal(r.Coverage["status"], "partial")
+	found := false
+	for _, u := range r.Unknowns {
+		found = found || u["kind"] == "integrity-contradiction"
+	}
+	is.True(found)
+
+	out, _, code := runCLI(t, "analyze-javascript-application", archive)
+	is.Equal(code, 5)
+	out, _, code = runCLI(t, "analyze-javascript-application", archive, "--integrity-policy", "record-and-continue", "--detail", "summary")
+	is.Equal(code, 0)
+	is.True(strings.Contains(out, "retained"))
+}
+
+func TestCLIAnalyzeChoosesJSApp(t *testing.T) {
+	is := is.New(t)
+	out, errOut, code := runCLI(t, "analyze", "testdata/jsapp/electron")
+	is.Equal(code, 0)
+	is.Equal(errOut, "")
+	for _, want := range []string{"electron", "main main.js", "preload preload.js", "ipc paired  dialog:open, log", "evidence    ev_"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("analyze output lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, code = runCLI(t, "--format", "json", "analyze-javascript-application", "testdata/jsapp/electron", "--detail", "summary")
+	is.Equal(code, 0)
+	ev, err := core.ParseEvidence([]byte(out))
+	is.NoErr(err)
+	is.Equal(ev.Operation, "analyze_javascript_application")
+	is.Equal(len(ev.EvidenceLinks), 1)
+}
+
+func TestJSAppViews(t *testing.T) {
+	is := is.New(t)
+	s := jaSession(t)
+	app := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": "testdata/jsapp/electron"})
+	src := map[string]any{"kind": "retained-evidence", "evidence_id": string(app.EvidenceID)}
+	var item struct {
+		Item struct {
+			NodeID string `json:"node_id"`
+			Kind   string `json:"kind"`
+		} `json:"item"`
+		Parent string `json:"parent_evidence_id"`
+	}
+	v := jaCall(t, s, "inspect_analysis_view", map[string]any{"source": src, "view": map[string]any{"kind": "item", "collection": "modules", "selector": map[string]any{"path": "./src/math.js"}}})
+	is.NoErr(json.Unmarshal(v.NormalizedResult, &item))
+	is.Equal(item.Item.Kind, "javascript-module")
+	is.Equal(item.Parent, string(app.EvidenceID))
+	byID := jaCall(t, s, "inspect_analysis_view", map[string]any{"source": src, "view": map[string]any{"kind": "item", "collection": "modules", "selector": map[string]any{"node_id": item.Item.NodeID}}})
+	is.NoErr(json.Unmarshal(byID.NormalizedResult, &item))
+	is.Equal(item.Item.Kind, "javascript-module")
+	var page struct {
+		Items    []map[string]any `json:"items"`
+		Coverage map[string]any   `json:"coverage"`
+	}
+	p := jaCall(t, s, "inspect_analysis_view", map[string]any{"source": src, "view": map[string]any{"kind": "page", "collection": "modules", "offset": 0, "limit": 5}})
+	is.NoErr(json.Unmarshal(p.NormalizedResult, &page))
+	is.Equal(len(page.Items), 5)
+	is.Equal(page.Coverage["next_offset"], float64(5))
+	// The summary view answered by detail:"summary" is the one
+	// inspect_analysis_view computes.
+	sum := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": "testdata/jsapp/electron", "detail": "summary"})
+	view := jaCall(t, s, "inspect_analysis_view", map[string]any{"source": src, "view": map[string]any{"kind": "summary"}})
+	is.Equal(string(sum.NormalizedResult), string(view.NormalizedResult))
+	e := jaCallErr(t, s, context.Background(), "inspect_analysis_view", map[string]any{"source": src, "view": map[string]any{"kind": "item", "collection": "sections", "selector": map[string]any{"index": 0}}})
+	is.Equal(e.Code, core.CodeInvalidRequest)
+}

@@ -1,0 +1,2 @@
+const a = require('./a.js');
+exports.fromB = () => 'b';

@@ -1,0 +1,2 @@
+export const value = 42;
+export default function () { return value; }

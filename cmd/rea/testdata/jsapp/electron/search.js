@@ -1,0 +1,2 @@
+export function search(q) { return q.trim(); }
+export default search;

@@ -1,0 +1,1 @@
+process.parentPort.on('message', () => {});

@@ -1,0 +1,1 @@
+self.onmessage = (e) => postMessage(e.data * 2);

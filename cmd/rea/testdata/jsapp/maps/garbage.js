@@ -1,0 +1,2 @@
+var g = 1;
+//# sourceMappingURL=garbage.js.map

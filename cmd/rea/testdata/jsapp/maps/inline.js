@@ -1,0 +1,2 @@
+console.log("inline");
+//# sourceMappingURL=data:application/json;base64,eyJ2ZXJzaW9uIjogMywgInNvdXJjZXMiOiBbIi4uLy4uLy4uLy4uL291dHNpZGUuanMiLCAiL2Ficy9maWxlLmpzIl0sICJzb3VyY2VzQ29udGVudCI6IFsieCgpIiwgbnVsbF0sICJuYW1lcyI6IFtdLCAibWFwcGluZ3MiOiAiQUFBQTs7Ozs7Ozs7O0FLQUE7QUNBQSJ9

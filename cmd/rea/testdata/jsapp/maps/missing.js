@@ -1,0 +1,2 @@
+var m = 1;
+//# sourceMappingURL=nowhere.js.map

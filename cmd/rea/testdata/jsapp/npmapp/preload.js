@@ -1,0 +1,2 @@
+const { contextBridge, ipcRenderer } = require('electron');
+contextBridge.exposeInMainWorld('items', { sort: (list) => ipcRenderer.invoke('items:sort', list) });

@@ -1,0 +1,543 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// BundleLimits bound what ReadBundle accepts (CONTRACTS.md §3).
+type BundleLimits struct {
+	MaxBytes       int64 // whole document
+	MaxDepth       int   // nesting of arrays and objects
+	MaxStringBytes int   // one string, as written (escapes count as written)
+	MaxNodes       int   // values (objects, arrays, strings, numbers, literals); keys are not counted
+}
+
+// DefaultBundleLimits are the import limits: 64 MiB, depth 64, strings of
+// 1 MiB, 1,000,000 nodes.
+func DefaultBundleLimits() BundleLimits {
+	return BundleLimits{MaxBytes: 64 << 20, MaxDepth: 64, MaxStringBytes: 1 << 20, MaxNodes: 1_000_000}
+}
+
+// EvidenceFileError reasons (CONTRACTS.md §3).
+const (
+	FileReasonNotFile     = "not-file"
+	FileReasonTooLarge    = "too-large"
+	FileReasonExists      = "exists"
+	FileReasonInvalidJSON = "invalid-json"
+	FileReasonIO          = "io"
+	FileReasonMissing     = "missing"
+	FileReasonPath        = "path"
+)
+
+// fileError is an EvidenceFileError: invalid-json is
+// evidence_integrity_mismatch, io is execution_failure, the rest
+// invalid_request (category invalid_input for missing, not-file and exists).
+func fileError(op, reason, path, msg string, err error) *Error {
+	code, cat := CodeInvalidRequest, CategoryInvalidInput
+	switch reason {
+	case FileReasonInvalidJSON:
+		code, cat = CodeEvidenceIntegrityMismatch, ""
+	case FileReasonIO:
+		code, cat = CodeExecutionFailure, ""
+	case FileReasonTooLarge:
+		cat = CategoryResourceConstraint
+	}
+	d := map[string]any{"operation": op, "reason": reason}
+	if path != "" {
+		d["path"] = path
+	}
+	e := &Error{Code: code, Category: cat, Message: "evidence bundle " + op + ": " + msg, Details: d, Err: err}
+	switch reason {
+	case FileReasonExists:
+		e.Remediation = "Choose another path, or pass overwrite:true to replace the existing file."
+	case FileReasonNotFile:
+		e.Remediation = "Use a path that names a regular file (not a symlink, directory, FIFO or device)."
+	case FileReasonMissing:
+		e.Remediation = "Check the path; the file (or its directory) does not exist."
+	case FileReasonPath:
+		e.Remediation = "Pass an absolute path."
+	case FileReasonTooLarge:
+		e.Remediation = "The bundle exceeds the import limits; split the investigation into smaller bundles."
+	}
+	return e
+}
+
+// integrityError is a bundle that parses but is not a valid canonical
+// bundle.
+func integrityError(path, reason, msg string, extra map[string]any) *Error {
+	d := map[string]any{"operation": "read", "reason": reason}
+	if path != "" {
+		d["path"] = path
+	}
+	for k, v := range extra {
+		d[k] = v
+	}
+	return &Error{Code: CodeEvidenceIntegrityMismatch, Message: "evidence bundle: " + msg, Details: d,
+		Remediation: "Use the bundle exactly as export_evidence_bundle wrote it; re-export it from the session that produced it."}
+}
+
+// BundleInfo describes a bundle ReadBundle accepted.
+type BundleInfo struct {
+	Bytes    int64
+	Digest   string // hex SHA-256 of the bytes, the bundle digest
+	Records  int
+	Unknowns []*Unknown
+}
+
+// limitError reports a read limit.
+type limitError struct {
+	limit string
+	max   int64
+}
+
+func (e *limitError) Error() string {
+	return fmt.Sprintf("bundle exceeds its %s limit (%d)", e.limit, e.max)
+}
+
+// guard passes bytes through while hashing them and enforcing the limits
+// with a small lexical scanner, so an oversized or too-deep document fails
+// while it is read, before it is decoded.
+type guard struct {
+	r      io.Reader
+	lim    BundleLimits
+	h      hash.Hash
+	n      int64
+	stack  []byte // '{' or '['
+	key    bool   // the next string in this object is a key
+	inStr  bool
+	esc    bool
+	strLen int
+	scalar bool
+	nodes  int
+	err    error
+}
+
+func (g *guard) Read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	n, err := g.r.Read(p)
+	g.n += int64(n)
+	if g.n > g.lim.MaxBytes {
+		g.err = &limitError{"bytes", g.lim.MaxBytes}
+		return 0, g.err
+	}
+	g.h.Write(p[:n])
+	if serr := g.scan(p[:n]); serr != nil {
+		g.err = serr
+		return 0, serr
+	}
+	return n, err
+}
+
+func (g *guard) scan(p []byte) error {
+	for _, c := range p {
+		if g.inStr {
+			switch {
+			case g.esc:
+				g.esc = false
+				g.strLen++
+			case c == '\\':
+				g.esc = true
+				g.strLen++
+			case c == '"':
+				g.inStr = false
+			default:
+				g.strLen++
+			}
+			if g.strLen > g.lim.MaxStringBytes {
+				return &limitError{"string", int64(g.lim.MaxStringBytes)}
+			}
+			continue
+		}
+		isScalar := c == '-' || c == '+' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if isScalar {
+			if !g.scalar {
+				g.nodes++
+			}
+			g.scalar = true
+		} else {
+			g.scalar = false
+		}
+		switch c {
+		case '"':
+			if !g.key {
+				g.nodes++
+			}
+			g.key = false
+			g.inStr, g.strLen = true, 0
+		case '{', '[':
+			g.nodes++
+			g.stack = append(g.stack, c)
+			g.key = c == '{'
+			if len(g.stack) > g.lim.MaxDepth {
+				return &limitError{"depth", int64(g.lim.MaxDepth)}
+			}
+		case '}', ']':
+			if len(g.stack) > 0 {
+				g.stack = g.stack[:len(g.stack)-1]
+			}
+			g.key = false
+		case ',':
+			g.key = len(g.stack) > 0 && g.stack[len(g.stack)-1] == '{'
+		}
+		if g.nodes > g.lim.MaxNodes {
+			return &limitError{"nodes", int64(g.lim.MaxNodes)}
+		}
+	}
+	return nil
+}
+
+// ReadBundle reads and validates a canonical Evidence bundle from r as a
+// stream: records are decoded one at a time, re-parsed with ParseEvidence
+// (which re-derives each ID) and handed to visit; the reader keeps only
+// their IDs and the manifests. After the last byte it checks, in the
+// contract's order, the schema, duplicate IDs, the unknown graph and that
+// the canonical rebuild equals the input ("manifests are not canonical").
+//
+// The bundle is valid only when ReadBundle returns nil: visit must not
+// publish anything before that. limits nil means DefaultBundleLimits. Every
+// failure is an *Error (EvidenceFileError reasons, or
+// evidence_integrity_mismatch with details.reason).
+func ReadBundle(ctx context.Context, r io.Reader, limits *BundleLimits, visit func(*Evidence) error) (*BundleInfo, error) {
+	return readBundle(ctx, r, "", limits, visit)
+}
+
+func readBundle(ctx context.Context, r io.Reader, path string, limits *BundleLimits, visit func(*Evidence) error) (*BundleInfo, error) {
+	lim := DefaultBundleLimits()
+	if limits != nil {
+		lim = *limits
+	}
+	g := &guard{r: r, lim: lim, h: sha256.New()}
+	dec := json.NewDecoder(g)
+	dec.UseNumber()
+	fail := func(err error, what string) *Error {
+		var le *limitError
+		if errors.As(err, &le) {
+			e := fileError("read", FileReasonTooLarge, path, le.Error(), err)
+			e.Details["limit"], e.Details["maximum"] = le.limit, le.max
+			return e
+		}
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return AsError("import_evidence_bundle", err)
+		}
+		var se *json.SyntaxError
+		var ue *json.UnmarshalTypeError
+		if errors.As(err, &se) || errors.As(err, &ue) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return fileError("read", FileReasonInvalidJSON, path, what+": "+err.Error(), err)
+		}
+		var ce *Error
+		if errors.As(err, &ce) {
+			return ce
+		}
+		if errors.Is(err, errSchema) {
+			return fileError("read", FileReasonInvalidJSON, path, what+": "+err.Error(), err)
+		}
+		return fileError("read", FileReasonIO, path, what+": "+err.Error(), err)
+	}
+	schema := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{errSchema}, args...)...)
+	}
+
+	expected := sha256.New()
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, fail(err, "bundle")
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, fail(schema("a bundle is a JSON object"), "bundle")
+	}
+	expected.Write([]byte{'{'})
+	var (
+		order       []string
+		inputMan    = map[string][]byte{}
+		rawUnknowns []json.RawMessage
+		ids         = map[EvidenceID]evidenceFacts{}
+		m           = newManifests()
+		prev        EvidenceID
+		sorted      = true
+		firstNonCan = -1
+		dupID       EvidenceID
+		records     int
+	)
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fail(err, "bundle")
+		}
+		key, _ := tok.(string)
+		if !contains(bundleKeys, key) {
+			return nil, fail(schema("unknown bundle field %q", key), "bundle")
+		}
+		if contains(order, key) {
+			return nil, fail(schema("bundle field %q appears twice", key), "bundle")
+		}
+		if len(order) > 0 {
+			expected.Write([]byte{','})
+		}
+		order = append(order, key)
+		expected.Write(appendCanonicalString(nil, key))
+		expected.Write([]byte{':'})
+		switch key {
+		case "records":
+			if tok, err := dec.Token(); err != nil {
+				return nil, fail(err, "records")
+			} else if d, ok := tok.(json.Delim); !ok || d != '[' {
+				return nil, fail(schema("records is an array"), "records")
+			}
+			expected.Write([]byte{'['})
+			consume := func(r *parsedRecord) error {
+				if r.err != nil {
+					ce := AsError("import_evidence_bundle", r.err)
+					d := map[string]any{"operation": "read", "record_index": records}
+					for k, v := range ce.Details {
+						d[k] = v
+					}
+					if path != "" {
+						d["path"] = path
+					}
+					return &Error{Code: ce.Code, Message: fmt.Sprintf("evidence bundle: records[%d]: %s", records, ce.Message), Details: d, Err: r.err}
+				}
+				ev := r.ev
+				if firstNonCan < 0 && !bytes.Equal(r.canon, r.raw) {
+					firstNonCan = records
+				}
+				if records > 0 {
+					expected.Write([]byte{','})
+				}
+				expected.Write(r.canon)
+				if _, dup := ids[ev.EvidenceID]; dup && dupID == "" {
+					dupID = ev.EvidenceID
+				}
+				if ev.EvidenceID <= prev {
+					sorted = false
+				}
+				prev = ev.EvidenceID
+				ids[ev.EvidenceID] = factsOf(ev)
+				m.add(ev)
+				records++
+				if visit != nil {
+					if err := visit(ev); err != nil {
+						return AsError("import_evidence_bundle", err)
+					}
+				}
+				return nil
+			}
+			rp := newRecordParser()
+			defer rp.close()
+			for dec.More() {
+				if err := ctx.Err(); err != nil {
+					return nil, fail(err, "records")
+				}
+				var raw json.RawMessage
+				if err := dec.Decode(&raw); err != nil {
+					return nil, fail(err, fmt.Sprintf("records[%d]", records))
+				}
+				if r := rp.push(raw); r != nil {
+					if err := consume(r); err != nil {
+						return nil, err
+					}
+				}
+			}
+			for r := rp.pop(); r != nil; r = rp.pop() {
+				if err := consume(r); err != nil {
+					return nil, err
+				}
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, fail(err, "records")
+			}
+			expected.Write([]byte{']'})
+		case "unknowns":
+			if err := dec.Decode(&rawUnknowns); err != nil {
+				return nil, fail(err, "unknowns")
+			}
+			if rawUnknowns == nil {
+				return nil, fail(schema("unknowns is an array"), "unknowns")
+			}
+			expected.Write([]byte{'['})
+			for i, raw := range rawUnknowns {
+				c, err := Canonicalize(raw)
+				if err != nil {
+					return nil, fail(schema("unknowns[%d]: %v", i, err), "unknowns")
+				}
+				if i > 0 {
+					expected.Write([]byte{','})
+				}
+				expected.Write(c)
+			}
+			expected.Write([]byte{']'})
+		default:
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return nil, fail(err, key)
+			}
+			if err := checkManifestSchema(key, raw); err != nil {
+				return nil, fail(schema("%s: %v", key, err), key)
+			}
+			c, err := Canonicalize(raw)
+			if err != nil {
+				return nil, fail(schema("%s: %v", key, err), key)
+			}
+			inputMan[key] = c
+			expected.Write(c)
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, fail(err, "bundle")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		if err == nil {
+			err = schema("data after the bundle object")
+		}
+		return nil, fail(err, "bundle")
+	}
+	expected.Write([]byte{'}'})
+	// 1. schema: every field present.
+	for _, k := range bundleKeys {
+		if !contains(order, k) {
+			return nil, fail(schema("missing bundle field %q", k), "bundle")
+		}
+	}
+	// 2. duplicate ids.
+	if dupID != "" {
+		return nil, integrityError(path, "duplicate-evidence-id", "evidence id "+string(dupID)+" appears more than once", map[string]any{"evidence_id": string(dupID)})
+	}
+	// 3. the unknown graph.
+	unks := make([]*Unknown, 0, len(rawUnknowns))
+	for i, raw := range rawUnknowns {
+		u, err := parseUnknown(raw)
+		if err != nil {
+			return nil, fail(schema("unknowns[%d]: %v", i, err), "unknowns")
+		}
+		unks = append(unks, u)
+	}
+	lookup := func(id EvidenceID) (evidenceFacts, bool) { f, ok := ids[id]; return f, ok }
+	if err := validateUnknownGraph("import_evidence_bundle", unks, lookup); err != nil {
+		ce := err.(*Error)
+		ce.Message = "evidence bundle: " + ce.Message
+		if path != "" {
+			ce.Details["path"] = path
+		}
+		return nil, ce
+	}
+	// 4. (records were re-parsed as they were read.) 5. canonical rebuild.
+	rebuilt, err := m.canonical()
+	if err != nil {
+		return nil, fail(err, "manifests")
+	}
+	for _, k := range []string{"artifacts", "captures", "environments", "providers", "scenarios"} {
+		if !bytes.Equal(rebuilt[k], inputMan[k]) {
+			return nil, integrityError(path, "non-canonical", "manifests are not canonical: "+k+" differs from the manifest rebuilt from the records",
+				map[string]any{"field": k})
+		}
+	}
+	sortedUnks := append([]*Unknown(nil), unks...)
+	sortUnknowns(sortedUnks)
+	for i := range unks {
+		if unks[i] != sortedUnks[i] {
+			return nil, integrityError(path, "non-canonical", "manifests are not canonical: unknowns are not sorted by (unknown_id, revision)", map[string]any{"field": "unknowns"})
+		}
+	}
+	if !sorted {
+		return nil, integrityError(path, "non-canonical", "manifests are not canonical: records are not sorted by evidence_id", map[string]any{"field": "records"})
+	}
+	if firstNonCan >= 0 {
+		return nil, integrityError(path, "non-canonical", fmt.Sprintf("records[%d] is not in canonical JSON form", firstNonCan), map[string]any{"record_index": firstNonCan})
+	}
+	for i, k := range bundleKeys {
+		if order[i] != k {
+			return nil, integrityError(path, "non-canonical", "manifests are not canonical: bundle fields are not in canonical order", map[string]any{"field": order[i]})
+		}
+	}
+	in, want := g.h.Sum(nil), expected.Sum(nil)
+	if !bytes.Equal(in, want) {
+		return nil, integrityError(path, "non-canonical", "the bundle is not in canonical JSON form (white space or escaping differs from the canonical rebuild)", nil)
+	}
+	return &BundleInfo{Bytes: g.n, Digest: hex.EncodeToString(in), Records: records, Unknowns: unks}, nil
+}
+
+var errSchema = errors.New("bundle schema")
+
+// checkManifestSchema strictly decodes a manifest array.
+func checkManifestSchema(key string, raw json.RawMessage) error {
+	var target any
+	switch key {
+	case "artifacts":
+		target = &[]BundleArtifact{}
+	case "providers":
+		target = &[]ProviderRef{}
+	case "environments":
+		target = &[]Environment{}
+	case "scenarios":
+		target = &[]BundleScenario{}
+	case "captures":
+		target = &[]BundleCapture{}
+	}
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return errors.New("not an array")
+	}
+	return decodeStrictJSON(raw, target)
+}
+
+// decodeStrictJSON decodes raw into v, rejecting unknown fields and trailing data.
+func decodeStrictJSON(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data")
+	}
+	return nil
+}
+
+// ReadBundleFile opens path (absolute; a regular file, symlinks to one
+// allowed) and reads it with ReadBundle. A file larger than the byte limit
+// fails before any of it is read; FIFOs and devices are never opened.
+func ReadBundleFile(ctx context.Context, path string, limits *BundleLimits, visit func(*Evidence) error) (*BundleInfo, error) {
+	lim := DefaultBundleLimits()
+	if limits != nil {
+		lim = *limits
+	}
+	if !filepath.IsAbs(path) {
+		return nil, fileError("read", FileReasonPath, path, path+" is not an absolute path", nil)
+	}
+	path = filepath.Clean(path)
+	st, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fileError("read", FileReasonMissing, path, path+" does not exist", err)
+		}
+		return nil, fileError("read", FileReasonIO, path, err.Error(), err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fileError("read", FileReasonNotFile, path, path+" is not a regular file", nil)
+	}
+	if st.Size() > lim.MaxBytes {
+		e := fileError("read", FileReasonTooLarge, path, fmt.Sprintf("%s holds %d bytes, more than the %d-byte limit", path, st.Size(), lim.MaxBytes), nil)
+		e.Details["limit"], e.Details["maximum"] = "bytes", lim.MaxBytes
+		return nil, e
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fileError("read", FileReasonIO, path, err.Error(), err)
+	}
+	defer f.Close()
+	if st2, err := f.Stat(); err != nil || !os.SameFile(st, st2) {
+		return nil, fileError("read", FileReasonIO, path, path+" changed while it was opened", err)
+	}
+	return readBundle(ctx, f, path, &lim, visit)
+}

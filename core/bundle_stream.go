@@ -1,0 +1,373 @@
+package core
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+)
+
+// AppendCanonicalEvidence appends the JCS encoding of a sealed or parsed
+// record to dst without re-decoding its payloads: Seal and ParseEvidence
+// leave parameters, raw_result and normalized_result canonical, so they are
+// spliced as they are, and the small fields are written directly. The keys
+// are written in JCS order.
+func AppendCanonicalEvidence(dst []byte, e *Evidence) ([]byte, error) {
+	payload := func(dst []byte, p json.RawMessage) []byte {
+		if len(p) == 0 {
+			return append(dst, "null"...)
+		}
+		return append(dst, p...)
+	}
+	var err error
+	dst = append(dst, `{"analysis_profile":`...)
+	if dst, err = appendCanonicalProfile(dst, e.AnalysisProfile); err != nil {
+		return nil, err
+	}
+	dst = append(dst, `,"authority":`...)
+	dst = appendCanonicalString(dst, e.Authority)
+	dst = append(dst, `,"confidence":`...)
+	dst = appendCanonicalString(dst, e.Confidence)
+	dst = append(dst, `,"environment":`...)
+	if env := e.Environment; env == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = appendFields(dst, "architecture", env.Architecture, "id", env.ID, "isolation", env.Isolation, "platform", env.Platform)
+	}
+	dst = append(dst, `,"evidence_id":`...)
+	dst = appendCanonicalString(dst, string(e.EvidenceID))
+	dst = append(dst, `,"evidence_links":[`...)
+	for i, l := range e.EvidenceLinks {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendCanonicalString(dst, string(l))
+	}
+	dst = append(dst, `],"limitations":[`...)
+	for i, l := range e.Limitations {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendCanonicalString(dst, l)
+	}
+	dst = append(dst, `],"locations":`...)
+	if len(e.Locations) == 0 {
+		dst = append(dst, "[]"...)
+	} else if dst, err = appendCanonicalValue(dst, e.Locations); err != nil {
+		return nil, err
+	}
+	dst = append(dst, `,"normalized_result":`...)
+	dst = payload(dst, e.NormalizedResult)
+	dst = append(dst, `,"operation":`...)
+	dst = appendCanonicalString(dst, e.Operation)
+	dst = append(dst, `,"parameters":`...)
+	dst = payload(dst, e.Parameters)
+	dst = append(dst, `,"predicate_type":`...)
+	dst = appendCanonicalString(dst, e.PredicateType)
+	dst = append(dst, `,"provider":`...)
+	dst = appendProviderRef(dst, e.Provider)
+	dst = append(dst, `,"raw_result":`...)
+	dst = payload(dst, e.RawResult)
+	dst = append(dst, `,"subject":`...)
+	if sub := e.Subject; sub == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, `{"architecture":`...)
+		dst = appendNullableString(dst, sub.Architecture)
+		dst = append(dst, `,"digest":{"sha256":`...)
+		dst = appendCanonicalString(dst, sub.Digest.SHA256)
+		dst = append(dst, `},"format":`...)
+		dst = appendCanonicalString(dst, sub.Format)
+		dst = append(dst, `,"local_path":`...)
+		dst = appendCanonicalString(dst, sub.LocalPath)
+		dst = append(dst, `,"name":`...)
+		dst = appendCanonicalString(dst, sub.Name)
+		dst = append(dst, '}')
+	}
+	return append(dst, '}'), nil
+}
+
+// appendFields writes an object of string fields given in JCS key order.
+func appendFields(dst []byte, kv ...string) []byte {
+	dst = append(dst, '{')
+	for i := 0; i < len(kv); i += 2 {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendCanonicalString(dst, kv[i])
+		dst = append(dst, ':')
+		dst = appendCanonicalString(dst, kv[i+1])
+	}
+	return append(dst, '}')
+}
+
+func appendNullableString(dst []byte, s *string) []byte {
+	if s == nil {
+		return append(dst, "null"...)
+	}
+	return appendCanonicalString(dst, *s)
+}
+
+func appendProviderRef(dst []byte, p ProviderRef) []byte {
+	dst = append(dst, `{"id":`...)
+	dst = appendCanonicalString(dst, p.ID)
+	dst = append(dst, `,"name":`...)
+	dst = appendCanonicalString(dst, p.Name)
+	dst = append(dst, `,"version":`...)
+	dst = appendNullableString(dst, p.Version)
+	return append(dst, '}')
+}
+
+func appendCanonicalProfile(dst []byte, p *Profile) ([]byte, error) {
+	if p == nil {
+		return append(dst, "null"...), nil
+	}
+	params := p.Parameters
+	if len(params) == 0 {
+		params = json.RawMessage("null")
+	}
+	c, err := Canonicalize(params) // small, and not canonicalized by ParseEvidence
+	if err != nil {
+		return nil, err
+	}
+	dst = append(dst, `{"digest":`...)
+	dst = appendCanonicalString(dst, p.Digest)
+	dst = append(dst, `,"parameters":`...)
+	dst = append(dst, c...)
+	dst = append(dst, `,"provider":`...)
+	dst = appendFields(dst, "id", p.Provider.ID, "name", p.Provider.Name, "version", p.Provider.Version)
+	dst = append(dst, `,"provider_profile_schema_version":`...)
+	dst = strconv.AppendInt(dst, int64(p.ProviderProfileSchemaVersion), 10)
+	dst = append(dst, `,"schema_version":`...)
+	dst = strconv.AppendInt(dst, int64(p.SchemaVersion), 10)
+	return append(dst, '}'), nil
+}
+
+// appendCanonicalValue encodes a small Go value through its decoded form.
+func appendCanonicalValue(dst []byte, v any) ([]byte, error) {
+	raw, err := marshalNoEscape(v)
+	if err != nil {
+		return nil, err
+	}
+	d, err := decodeJSON(raw)
+	if err != nil {
+		return nil, err
+	}
+	return AppendCanonical(dst, d)
+}
+
+// manifests accumulates a bundle's manifests from its records, in the order
+// NewBundle produces them: unique, sorted by their compact JSON. Entries are
+// deduplicated on a cheap key while records stream; the JSON sort keys are
+// computed once per distinct entry.
+type manifests struct {
+	arts      map[string]BundleArtifact
+	provs     map[string]ProviderRef
+	envs      map[Environment]bool
+	scenarios []BundleScenario
+	captures  []BundleCapture
+}
+
+func newManifests() *manifests {
+	return &manifests{arts: map[string]BundleArtifact{}, provs: map[string]ProviderRef{}, envs: map[Environment]bool{},
+		scenarios: []BundleScenario{}, captures: []BundleCapture{}}
+}
+
+func optKey(s *string) string {
+	if s == nil {
+		return "\x01"
+	}
+	return "\x02" + *s
+}
+
+func (m *manifests) add(r *Evidence) {
+	if s := r.Subject; s != nil {
+		k := s.Digest.SHA256 + "\x00" + s.Format + "\x00" + optKey(s.Architecture)
+		if _, ok := m.arts[k]; !ok {
+			m.arts[k] = BundleArtifact{Digest: s.Digest, Format: s.Format, Architecture: s.Architecture}
+		}
+	}
+	pk := r.Provider.ID + "\x00" + r.Provider.Name + "\x00" + optKey(r.Provider.Version)
+	if _, ok := m.provs[pk]; !ok {
+		m.provs[pk] = r.Provider
+	}
+	if r.Environment != nil {
+		m.envs[*r.Environment] = true
+	}
+	if r.Authority == "controlled-replay" {
+		m.scenarios = append(m.scenarios, BundleScenario{r.EvidenceID, r.Operation, r.Authority})
+	}
+	if r.PredicateType == "rea.process-capture" {
+		m.captures = append(m.captures, BundleCapture{r.EvidenceID, r.PredicateType})
+	}
+}
+
+// byJSON returns vs sorted by their compact JSON, NewBundle's order.
+func byJSON[V any](vs []V) []V {
+	keys := make(map[string]V, len(vs))
+	for _, v := range vs {
+		keys[keyJSON(v)] = v
+	}
+	out := make([]V, 0, len(keys))
+	for _, k := range sortedKeys(keys) {
+		out = append(out, keys[k])
+	}
+	return out
+}
+
+// canonical returns the JCS of each manifest, keyed by bundle field.
+func (m *manifests) canonical() (map[string][]byte, error) {
+	arts := make([]BundleArtifact, 0, len(m.arts))
+	for _, a := range m.arts {
+		arts = append(arts, a)
+	}
+	provs := make([]ProviderRef, 0, len(m.provs))
+	for _, p := range m.provs {
+		provs = append(provs, p)
+	}
+	envs := make([]Environment, 0, len(m.envs))
+	for e := range m.envs {
+		envs = append(envs, e)
+	}
+	out := map[string][]byte{}
+	for k, v := range map[string]any{"artifacts": byJSON(arts), "providers": byJSON(provs), "environments": byJSON(envs),
+		"scenarios": m.scenarios, "captures": m.captures} {
+		c, err := CanonicalJSON(v)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = c
+	}
+	return out, nil
+}
+
+// bundleKeys are the bundle's fields in JCS order.
+var bundleKeys = []string{"artifacts", "captures", "environments", "providers", "records", "scenarios", "unknowns"}
+
+// BundleStats describes a written bundle.
+type BundleStats struct {
+	Bytes    int64
+	Records  int
+	Unknowns int
+}
+
+// errUnsorted reports a BundleSource whose records are not strictly
+// increasing by evidence_id.
+var errUnsorted = errors.New("bundle: records are not sorted by evidence_id or repeat one")
+
+// WriteBundle streams the canonical JSON of src to w, one record at a time:
+// the document is never built in memory. It checks ctx before every record
+// and stops with ctx's error; progress, when set, is called after every
+// 1000 records. The bytes equal CanonicalJSON(NewBundle(...)) with the
+// unknowns.
+func WriteBundle(ctx context.Context, w io.Writer, src BundleSource, progress func(records int)) (BundleStats, error) {
+	var st BundleStats
+	m := newManifests()
+	var prev EvidenceID
+	for r := range src.Records {
+		if r.EvidenceID <= prev {
+			return st, errUnsorted
+		}
+		prev = r.EvidenceID
+		m.add(r)
+	}
+	man, err := m.canonical()
+	if err != nil {
+		return st, err
+	}
+	bw := bufio.NewWriterSize(&countWriter{w: w, n: &st.Bytes}, 256<<10)
+	buf := make([]byte, 0, 64<<10)
+	for i, key := range bundleKeys {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		if i == 0 {
+			buf = append(buf, '{')
+		} else {
+			buf = append(buf, ',')
+		}
+		buf = appendCanonicalString(buf, key)
+		buf = append(buf, ':')
+		switch key {
+		case "records":
+			buf = append(buf, '[')
+			for r := range src.Records {
+				if err := ctx.Err(); err != nil {
+					return st, err
+				}
+				if st.Records > 0 {
+					buf = append(buf, ',')
+				}
+				if buf, err = AppendCanonicalEvidence(buf, r); err != nil {
+					return st, fmt.Errorf("bundle: record %s: %w", r.EvidenceID, err)
+				}
+				if _, err := bw.Write(buf); err != nil {
+					return st, err
+				}
+				buf = buf[:0]
+				st.Records++
+				if progress != nil && st.Records%1000 == 0 {
+					progress(st.Records)
+				}
+			}
+			buf = append(buf, ']')
+		case "unknowns":
+			buf = append(buf, '[')
+			for j, u := range src.Unknowns {
+				if j > 0 {
+					buf = append(buf, ',')
+				}
+				c, err := CanonicalJSON(u)
+				if err != nil {
+					return st, err
+				}
+				buf = append(buf, c...)
+			}
+			buf = append(buf, ']')
+			st.Unknowns = len(src.Unknowns)
+		default:
+			buf = append(buf, man[key]...)
+		}
+	}
+	buf = append(buf, '}')
+	if _, err := bw.Write(buf); err != nil {
+		return st, err
+	}
+	return st, bw.Flush()
+}
+
+type countWriter struct {
+	w io.Writer
+	n *int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	*c.n += int64(n)
+	return n, err
+}
+
+// NewBundleWith is NewBundle with the residual unknowns, sorted by
+// (unknown_id, revision).
+func NewBundleWith(records []*Evidence, unknowns []*Unknown) (*Bundle, error) {
+	b := NewBundle(records)
+	unks := append([]*Unknown(nil), unknowns...)
+	sort.SliceStable(unks, func(i, j int) bool {
+		if unks[i].UnknownID != unks[j].UnknownID {
+			return unks[i].UnknownID < unks[j].UnknownID
+		}
+		return unks[i].Revision < unks[j].Revision
+	})
+	for _, u := range unks {
+		c, err := CanonicalJSON(u)
+		if err != nil {
+			return nil, err
+		}
+		b.Unknowns = append(b.Unknowns, c)
+	}
+	return b, nil
+}

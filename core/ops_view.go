@@ -1,0 +1,121 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+)
+
+func init() { registerFamily(viewOperations) }
+
+func viewOperations() []*Operation { return []*Operation{opInspectAnalysisView()} }
+
+var viewInputSchema = `{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": false, "required": ["source", "view"],
+ "properties": {
+  "source": {"oneOf": [
+    {"type": "object", "additionalProperties": false, "required": ["kind", "evidence_id"],
+     "properties": {"kind": {"const": "retained-evidence"}, "evidence_id": {"type": "string", "pattern": "^ev_[0-9a-f]{64}$", "description": "An evidence_id retained by this connection."}}},
+    {"type": "object", "additionalProperties": false, "required": ["kind", "evidence"],
+     "properties": {"kind": {"const": "inline"}, "evidence": {"type": "object", "required": ["evidence_id", "normalized_result"], "description": "A complete Evidence record, verified again."}}}],
+   "description": "The parent: a same-connection retained reference, or complete inline Evidence."},
+  "view": {"oneOf": [
+    {"type": "object", "additionalProperties": false, "required": ["kind"], "properties": {"kind": {"const": "summary"}}},
+    {"type": "object", "additionalProperties": false, "required": ["kind", "facet"], "properties": {"kind": {"const": "facet"}, "facet": {"enum": ["mitigations", "linkage"]}}},
+    {"type": "object", "additionalProperties": false, "required": ["kind", "collection", "selector"],
+     "properties": {"kind": {"const": "item"}, "collection": {"enum": ["sections", "symbols", "modules"]},
+      "selector": {"oneOf": [
+        {"type": "object", "additionalProperties": false, "required": ["index"], "properties": {"index": {"type": "integer", "minimum": 0}}},
+        {"type": "object", "additionalProperties": false, "required": ["name"], "properties": {"name": {"type": "string"}}},
+        {"type": "object", "additionalProperties": false, "required": ["path"], "properties": {"path": {"type": "string"}}},
+        {"type": "object", "additionalProperties": false, "required": ["node_id"], "properties": {"node_id": {"type": "string", "pattern": "^jag_node_[0-9a-f]{64}$"}}}]}}},
+    {"type": "object", "additionalProperties": false, "required": ["kind", "collection"],
+     "properties": {"kind": {"const": "page"}, "collection": {"enum": ["sections", "segments", "symbols", "relocations", "packed_relative_relocations", "modules"]},
+      "offset": {"type": "integer", "minimum": 0, "default": 0}, "limit": {"type": "integer", "minimum": 1, "maximum": 10000, "default": 64}}},
+    {"type": "object", "additionalProperties": false, "required": ["kind", "facet"],
+     "properties": {"kind": {"const": "native"}, "facet": {"enum": ["procedure", "pseudocode", "native_api", "references", "assembly", "basic_blocks", "comments", "callers", "callees",
+       "incoming_references", "outgoing_references", "unresolved_calls", "referenced_strings", "referenced_names"]},
+      "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "Rows, or UTF-16 code units for pseudocode."},
+      "limit": {"type": "integer", "minimum": 1, "maximum": 100000, "default": 64, "description": "Rows, or UTF-16 code units for pseudocode."}}}],
+   "description": "summary; a layout facet (mitigations, linkage); one section or symbol (by index or exact name); a stable page of a collection (offset 0, limit 64 by default); or an analyze_function facet (kind native)."}}}`
+
+func opInspectAnalysisView() *Operation {
+	return &Operation{
+		Name:  "inspect_analysis_view",
+		Title: "Inspect Analysis View",
+		Description: "Project a view of completed inspect_binary_layout or analyze_function Evidence without starting a provider or repeating the analysis: a summary, a layout facet (mitigations, linkage), " +
+			"one section or symbol, a stable page of sections, segments, symbols or relocations, or an analyze_function facet (procedure, pseudocode paged in UTF-16 code units, assembly, basic blocks, comments, callers, callees, references, unresolved calls, referenced strings and names, native API). " +
+			"The source is a retained reference from this connection (for example the evidence_reference of a resource_constraint error) or complete inline Evidence. Each view carries view_digest over its selected facts and names its parent.",
+		Kind:     KindEnhanced,
+		Effects:  Effects{MutatesSession: true, Idempotent: true},
+		Input:    json.RawMessage(viewInputSchema),
+		Result:   json.RawMessage(viewResultSchema),
+		Examples: viewExamples(),
+		Handler:  handleInspectAnalysisView,
+	}
+}
+
+func viewExamples() []json.RawMessage {
+	ref := `{"kind":"retained-evidence","evidence_id":"ev_0000000000000000000000000000000000000000000000000000000000000000"}`
+	return []json.RawMessage{
+		json.RawMessage(`{"source":` + ref + `,"view":{"kind":"summary"}}`),
+		json.RawMessage(`{"source":` + ref + `,"view":{"kind":"page","collection":"symbols","offset":0,"limit":64}}`),
+		json.RawMessage(`{"source":` + ref + `,"view":{"kind":"item","collection":"sections","selector":{"name":".text"}}}`),
+		json.RawMessage(`{"source":` + ref + `,"view":{"kind":"native","facet":"pseudocode","offset":0,"limit":4096}}`),
+	}
+}
+
+// resolveViewSource returns the parent a source names. A view Evidence
+// given as source stands for the parent it names, when that is retained.
+func resolveViewSource(s *Session, src map[string]any) (*Evidence, error) {
+	var parent *Evidence
+	switch k, _ := src["kind"].(string); k {
+	case "retained-evidence":
+		id, _ := src["evidence_id"].(string)
+		e, err := s.ledger.Resolve(EvidenceID(id))
+		if err != nil {
+			return nil, err
+		}
+		parent = e
+	default:
+		raw, err := marshalNoEscape(src["evidence"])
+		if err != nil {
+			return nil, err
+		}
+		e, err := ParseEvidence(raw)
+		if err != nil {
+			ce := AsError("inspect_analysis_view", err)
+			ce.Message = "inspect_analysis_view: source.evidence: " + strings.TrimPrefix(ce.Message, "evidence: ")
+			return nil, ce
+		}
+		parent = e
+	}
+	if id := viewOfEvidence(parent); id != "" {
+		if p, ok := s.ledger.Get(id); ok {
+			return p, nil
+		}
+	}
+	return parent, nil
+}
+
+func handleInspectAnalysisView(_ context.Context, c *Call) (any, error) {
+	src, _ := c.Args["source"].(map[string]any)
+	parent, err := resolveViewSource(c.Session, src)
+	if err != nil {
+		return nil, err
+	}
+	view, _ := c.Args["view"].(map[string]any)
+	res, err := projectView(parent, view)
+	if err != nil {
+		return nil, err
+	}
+	prov := c.Session.reaProvider()
+	obs := &Observation{Result: res, Links: []EvidenceID{parent.EvidenceID}, Confidence: ConfidenceDerived, Provider: &prov,
+		Limitations: res["limitations"].([]string)}
+	if parent.Subject != nil {
+		subj := *parent.Subject
+		obs.Subject = &subj
+	} else {
+		obs.Unbound = true
+	}
+	return obs, nil
+}

@@ -1,0 +1,116 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"strings"
+)
+
+// ResourceTemplate is a family of readable resources core serves, declared
+// once like an Operation; front ends project it (adapters/mcp registers it
+// with resources/templates/list and resources/read).
+type ResourceTemplate struct {
+	URITemplate string `json:"uriTemplate"`
+	Name        string `json:"name"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	MIMEType    string `json:"mimeType"`
+	// read returns the contents of uri, or ok=false when it names nothing.
+	read func(ctx context.Context, s *Session, uri string) (text []byte, ok bool, err error)
+}
+
+// ErrResourceNotFound is what ReadResource returns for a URI that names no
+// resource of this connection.
+var ErrResourceNotFound = errors.New("resource not found")
+
+// ResourceContents is one read resource.
+type ResourceContents struct {
+	URI      string
+	MIMEType string
+	Text     []byte
+}
+
+// EvidenceURIPrefix is the scheme and path of retained-record resources.
+const EvidenceURIPrefix = "rea://evidence/"
+
+// ResourceTemplates lists the resource templates, sorted by URI template.
+func ResourceTemplates() []ResourceTemplate {
+	return []ResourceTemplate{
+		{
+			URITemplate: "rea://evidence-bundle/{digest}",
+			Name:        "evidence-bundle",
+			Title:       "Evidence bundle snapshot",
+			Description: "A bundle frozen by snapshot_evidence_bundle on this connection, as canonical JSON; {digest} is its bundle_digest. Released by release_evidence_bundle or close_binary.",
+			MIMEType:    "application/json",
+			read: func(_ context.Context, s *Session, uri string) ([]byte, bool, error) {
+				d, ok := strings.CutPrefix(uri, BundleURIPrefix)
+				if !ok || !isHex64(d) {
+					return nil, false, nil
+				}
+				b, ok := s.snapshotBytes(d)
+				return b, ok, nil
+			},
+		},
+		{
+			URITemplate: "rea://evidence/{evidence_id}",
+			Name:        "evidence",
+			Title:       "Retained Evidence record",
+			Description: "One Evidence record retained by this connection's ledger, as canonical JSON; {evidence_id} is ev_ and 64 hex characters.",
+			MIMEType:    "application/json",
+			read: func(_ context.Context, s *Session, uri string) ([]byte, bool, error) {
+				id, ok := strings.CutPrefix(uri, EvidenceURIPrefix)
+				if !ok {
+					return nil, false, nil
+				}
+				if _, err := ParseEvidenceID(id); err != nil {
+					return nil, false, nil
+				}
+				ev, ok := s.ledger.Get(EvidenceID(id))
+				if !ok {
+					return nil, false, nil
+				}
+				b, err := AppendCanonicalEvidence(nil, ev)
+				return b, err == nil, err
+			},
+		},
+	}
+}
+
+// ReadResource reads a resource of this connection. A URI no template
+// serves, or one that names nothing retained, is ErrResourceNotFound.
+func (s *Session) ReadResource(ctx context.Context, uri string) (*ResourceContents, error) {
+	for _, t := range ResourceTemplates() {
+		text, ok, err := t.read(ctx, s, uri)
+		if err != nil {
+			return nil, AsError("resources/read", err)
+		}
+		if ok {
+			return &ResourceContents{URI: uri, MIMEType: t.MIMEType, Text: text}, nil
+		}
+	}
+	return nil, ErrResourceNotFound
+}
+
+// resourceCatalog is the resource part of the catalog identity.
+func resourceCatalog() (resources, templates []any) {
+	templates = []any{}
+	for _, t := range ResourceTemplates() {
+		templates = append(templates, map[string]any{"uriTemplate": t.URITemplate, "name": t.Name, "title": t.Title,
+			"description": t.Description, "mimeType": t.MIMEType})
+	}
+	return []any{}, templates
+}
+
+// CheckResource returns nil when a resource's text fits the budget, else a
+// resource_constraint naming it.
+func (b ResponseBudget) CheckResource(uri string, text []byte) *Error {
+	size := int64(len(`{"contents":[{"uri":"","mimeType":"application/json","text":""}]}`)) + escapedLen([]byte(uri)) + escapedLen(text)
+	if size <= b.ResultBudget() {
+		return nil
+	}
+	limits := b.reportedLimits(size, int64(len(text)))
+	msg := "resources/read: " + uri + " does not fit the response budget; nothing was truncated"
+	return &Error{Code: CodeResourceConstraint, Message: msg,
+		Remediation: "Export the bundle with export_evidence_bundle, or read records one at a time through rea://evidence/{evidence_id} and inspect_analysis_view.",
+		Details:     map[string]any{"operation": "resources/read", "resource": "transport", "reason": msg, "reported_limits": limits, "uri": uri}}
+}

@@ -1,0 +1,194 @@
+package core
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// A viewer projects views of one parent operation's normalized_result
+// (CONTRACTS.md §13). Viewers register per parent operation, so views over
+// another producer (analyze_javascript_application) plug in with
+// registerViewer and touch nothing here.
+type viewer func(parent *Evidence, req *viewRequest) (*viewBody, error)
+
+var viewers = map[string]viewer{}
+
+func registerViewer(operation string, v viewer) { viewers[operation] = v }
+
+// Defaults of paged views.
+const (
+	defaultViewLimit = 64
+	maxViewRowLimit  = 10000
+	maxViewUnitLimit = 100000
+)
+
+// viewRequest is a decoded view.
+type viewRequest struct {
+	Kind       string         // summary, facet, item, page, native
+	Facet      string         // facet and native
+	Collection string         // item and page
+	Selector   map[string]any // item
+	Offset     int
+	Limit      int
+}
+
+// viewBody is what a viewer selected.
+type viewBody struct {
+	Key         string // summary, facet, item or items
+	Value       any
+	Extra       map[string]any
+	Coverage    viewCoverage
+	Limitations []string
+	Unknowns    []any
+}
+
+// viewCoverage says how much of the parent the view covers.
+type viewCoverage struct {
+	Status     string `json:"status"` // complete-within-view, page, empty
+	Examined   int    `json:"examined"`
+	Total      int    `json:"total"`
+	NextOffset *int   `json:"next_offset"`
+	Exhausted  bool   `json:"exhausted"`
+}
+
+func wholeCoverage() viewCoverage {
+	return viewCoverage{Status: "complete-within-view", Examined: 1, Total: 1, Exhausted: true}
+}
+
+// pageOf selects [offset, offset+limit) of n rows.
+func pageOf(n, offset, limit int) (start, end int, cov viewCoverage) {
+	start, end = min(offset, n), min(n, offset+limit)
+	cov = viewCoverage{Status: "page", Examined: end - start, Total: n, Exhausted: end >= n}
+	if end < n {
+		next := end
+		cov.NextOffset = &next
+	}
+	if end == start {
+		cov.Status = "empty"
+	}
+	return start, end, cov
+}
+
+func viewInvalid(msg string, path ...any) *Error {
+	return InvalidRequest("inspect_analysis_view", Issue{Path: append([]any{"view"}, path...), Reason: ReasonInvalidValue, Message: msg})
+}
+
+// parseViewRequest decodes view and writes the effective defaults back into
+// it, so the view echo and the Evidence parameters record them.
+func parseViewRequest(view map[string]any) (*viewRequest, error) {
+	r := &viewRequest{}
+	r.Kind, _ = view["kind"].(string)
+	r.Facet, _ = view["facet"].(string)
+	r.Collection, _ = view["collection"].(string)
+	r.Selector, _ = view["selector"].(map[string]any)
+	if r.Kind == "page" || r.Kind == "native" {
+		if _, ok := view["offset"]; !ok {
+			view["offset"] = json.Number("0")
+		}
+		if _, ok := view["limit"]; !ok {
+			view["limit"] = json.Number(fmt.Sprint(defaultViewLimit))
+		}
+		r.Offset, r.Limit = intArg(view, "offset", 0), intArg(view, "limit", defaultViewLimit)
+		if r.Offset < 0 || r.Limit < 1 {
+			return nil, viewInvalid("offset must be at least 0 and limit at least 1", "limit")
+		}
+	}
+	return r, nil
+}
+
+// viewOfEvidence reports the parent a view Evidence names, or "".
+func viewOfEvidence(e *Evidence) EvidenceID {
+	var probe struct {
+		Parent     string `json:"parent_evidence_id"`
+		ViewDigest string `json:"view_digest"`
+	}
+	if json.Unmarshal(e.NormalizedResult, &probe) == nil && probe.ViewDigest != "" && probe.Parent != "" {
+		return EvidenceID(probe.Parent)
+	}
+	return ""
+}
+
+// projectView builds the view result: the viewer's selection plus the
+// fields every view carries, and view_digest over all of them.
+func projectView(parent *Evidence, view map[string]any) (map[string]any, error) {
+	v, ok := viewers[parent.Operation]
+	if !ok {
+		ops := make([]string, 0, len(viewers))
+		for k := range viewers {
+			ops = append(ops, k)
+		}
+		sortStrings(ops)
+		return nil, &Error{Code: CodeUnsupportedTarget,
+			Message:     fmt.Sprintf("inspect_analysis_view: %s Evidence has no views; views exist for %s", parent.Operation, strings.Join(ops, ", ")),
+			Remediation: "Pass Evidence produced by " + strings.Join(ops, " or ") + ".",
+			Details:     map[string]any{"operation": "inspect_analysis_view", "path": "", "reason": "unsupported_parent_operation", "parent_operation": parent.Operation}}
+	}
+	if parent.PredicateType != DefaultPredicate {
+		return nil, &Error{Code: CodeEvidenceIntegrityMismatch, Message: "inspect_analysis_view: " + string(parent.EvidenceID) + " records a " + parent.PredicateType + ", not an analysis",
+			Details: map[string]any{"evidence_id": string(parent.EvidenceID), "reason": "wrong_predicate", "expected": DefaultPredicate, "actual": parent.PredicateType}}
+	}
+	req, err := parseViewRequest(view)
+	if err != nil {
+		return nil, err
+	}
+	body, err := v(parent, req)
+	if err != nil {
+		return nil, err
+	}
+	artifact := map[string]any{"path": "", "sha256": nil}
+	if s := parent.Subject; s != nil {
+		artifact = map[string]any{"path": s.LocalPath, "sha256": s.Digest.SHA256}
+	}
+	lims := body.Limitations
+	if lims == nil {
+		lims = []string{}
+	}
+	unks := body.Unknowns
+	if unks == nil {
+		unks = []any{}
+	}
+	res := map[string]any{
+		"kind":               req.Kind,
+		"view":               view,
+		body.Key:             body.Value,
+		"parent_evidence_id": string(parent.EvidenceID),
+		"parent_operation":   parent.Operation,
+		"parent_digest":      strings.TrimPrefix(string(parent.EvidenceID), "ev_"),
+		"artifact":           artifact,
+		"coverage":           body.Coverage,
+		"limitations":        lims,
+		"unknowns":           unks,
+	}
+	for k, x := range body.Extra {
+		res[k] = x
+	}
+	d, err := Digest(res)
+	if err != nil {
+		return nil, err
+	}
+	res["view_digest"] = d
+	return res, nil
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+// viewResultSchema is the result of inspect_analysis_view (and of
+// inspect_binary_layout detail:"summary").
+const viewResultSchema = `{"type":"object","additionalProperties":false,
+ "required":["kind","view","parent_evidence_id","parent_operation","parent_digest","view_digest","artifact","coverage","limitations","unknowns"],
+ "properties":{"kind":{"enum":["summary","facet","item","page","native"]},"view":{"type":"object"},
+  "summary":{"type":"object"},"facet":{},"item":{},"items":{"type":"array"},"procedure_address":{"type":["string","null"]},
+  "parent_evidence_id":{"type":"string","pattern":"^ev_[0-9a-f]{64}$"},"parent_operation":{"type":"string"},"parent_digest":{"type":"string","pattern":"^[0-9a-f]{64}$"},
+  "view_digest":{"type":"string","pattern":"^[0-9a-f]{64}$"},
+  "artifact":{"type":"object","required":["path","sha256"],"properties":{"path":{"type":"string"},"sha256":{"type":["string","null"]}}},
+  "coverage":{"type":"object","additionalProperties":false,"required":["status","examined","total","next_offset","exhausted"],
+   "properties":{"status":{"enum":["complete-within-view","page","empty"]},"examined":{"type":"integer","minimum":0},"total":{"type":"integer","minimum":0},
+    "next_offset":{"type":["integer","null"]},"exhausted":{"type":"boolean"}}},
+  "limitations":{"type":"array","items":{"type":"string"}},"unknowns":{"type":"array"}}}`

@@ -1,0 +1,210 @@
+package ports
+
+import "context"
+
+// Code analysis capabilities: disassembly, function bodies and control flow,
+// cross-references, raw bytes, signatures and decompilation. Engines report
+// raw facts with uint64 addresses; core composes the workflows
+// (analyze_function, call graphs, traces) from them, so any engine that
+// answers these gets the workflows.
+
+// Flow says how control leaves an instruction.
+type Flow string
+
+// Instruction flows.
+const (
+	FlowNext   Flow = ""       // continues with the next instruction
+	FlowCall   Flow = "call"   // calls Target (or an unknown target) and returns to the next instruction
+	FlowJump   Flow = "jump"   // unconditional jump to Target (or an unknown target)
+	FlowBranch Flow = "branch" // conditional: Target or the next instruction
+	FlowReturn Flow = "return" // returns to the caller
+	FlowStop   Flow = "stop"   // traps or halts: no successor (hlt, ud2, int3, brk)
+)
+
+// Instruction is one decoded machine instruction.
+type Instruction struct {
+	Address  uint64
+	Bytes    []byte // the encoding; its length is the instruction's length
+	Mnemonic string // lower case, without prefixes
+	Operands string // in the engine's syntax; "" when there are none
+	Text     string // the whole instruction in the engine's syntax
+	Flow     Flow
+	// Target is the direct target of a call, jump or branch; valid when
+	// HasTarget. Indirect transfers have HasTarget false.
+	Target    uint64
+	HasTarget bool
+	// Invalid marks bytes that do not decode. The engine steps over them by
+	// its minimum instruction size (one byte on x86, four on AArch64) with
+	// Mnemonic "(bad)" and Flow FlowStop.
+	Invalid bool
+}
+
+// DisassembleRequest selects a window of code.
+type DisassembleRequest struct {
+	Address uint64
+	// End is the exclusive end of the window; 0 means the end of the code
+	// section holding Address.
+	End uint64
+	// MaxInstructions bounds the window; 0 means the engine's default. The
+	// engine may lower it to its own cap.
+	MaxInstructions int
+}
+
+// Disassembly is a linear window of instructions.
+type Disassembly struct {
+	Syntax       string // "intel" (x86), "gnu" (AArch64), ...
+	Instructions []Instruction
+	Truncated    bool // MaxInstructions was reached before End
+}
+
+// Disassembler decodes machine code by linear sweep. An architecture the
+// engine cannot decode fails with ErrUnsupported; an address outside every
+// code section with file bytes fails with ErrNotFound.
+type Disassembler interface {
+	Disassemble(ctx context.Context, req DisassembleRequest) (Disassembly, error)
+}
+
+// Control-flow edge kinds (Edge.Kind).
+const (
+	EdgeFallthrough = "fallthrough" // to the block that follows
+	EdgeJump        = "jump"        // unconditional direct jump inside the function
+	EdgeBranch      = "branch"      // taken side of a conditional branch
+	EdgeJumpTable   = "jump-table"  // one case of a recovered jump table
+	EdgeTailCall    = "tail-call"   // a jump or branch to another function
+	EdgeUnresolved  = "unresolved"  // an indirect jump whose targets are unknown; Target is 0
+)
+
+// Edge is one successor of a basic block.
+type Edge struct {
+	Kind   string
+	Target uint64
+}
+
+// BasicBlock is a maximal straight-line run of instructions. Calls do not
+// end blocks.
+type BasicBlock struct {
+	Start, End   uint64 // [Start, End)
+	Instructions int
+	Successors   []Edge // none after a return, a trap or an invalid instruction
+}
+
+// FunctionRange is the extent of one procedure.
+type FunctionRange struct {
+	Start, End uint64 // [Start, End)
+	// EndSource says how End was found: symbol, eh-frame, pdata, dwarf,
+	// gopclntab, plt (a stub's fixed size), next-start (the next known
+	// procedure) or section-end.
+	EndSource string
+}
+
+// FunctionRequest selects one procedure.
+type FunctionRequest struct {
+	// Address is the start of a procedure listed by the ProcedureLister.
+	Address uint64
+	// MaxInstructions bounds the decoded Instructions returned; 0 means the
+	// engine's default. Blocks and InstructionCount always cover the whole
+	// function (up to the engine's own cap, reported by Truncated).
+	MaxInstructions int
+}
+
+// Function is one procedure's code.
+type Function struct {
+	FunctionRange
+	Syntax           string
+	Instructions     []Instruction // the first MaxInstructions, in address order
+	InstructionCount int           // instructions in the range (up to the engine's cap)
+	Blocks           []BasicBlock  // sorted by Start
+	// Truncated: the engine stopped at its own instruction or block cap;
+	// Blocks and InstructionCount describe a prefix of the range.
+	Truncated bool
+}
+
+// FunctionAnalyzer reports procedure extents and bodies.
+type FunctionAnalyzer interface {
+	// FunctionRanges lists one range per procedure, sorted by Start, in the
+	// same order as ProcedureLister.Procedures.
+	FunctionRanges(ctx context.Context) ([]FunctionRange, error)
+	// Function decodes one procedure. ErrNotFound when no procedure starts
+	// at req.Address; ErrUnsupported when the architecture is not decoded.
+	Function(ctx context.Context, req FunctionRequest) (Function, error)
+}
+
+// Reference kinds (Reference.Kind).
+const (
+	RefCall    = "call"    // a call
+	RefJump    = "jump"    // a jump or branch (jump-table cases included)
+	RefRead    = "read"    // a data read
+	RefWrite   = "write"   // a data write
+	RefAddress = "address" // an address computed or loaded as a constant (lea, adrp+add, an immediate)
+)
+
+// Reference is one cross-reference made by an instruction.
+type Reference struct {
+	From uint64 // the referencing instruction
+	To   uint64 // the referenced address; 0 when Unresolved
+	Kind string
+	// Unresolved marks an indirect call or jump whose target is unknown.
+	// Such references are reported, never dropped.
+	Unresolved bool
+	// Operand is how an unresolved target is computed ("rax",
+	// "qword ptr [rip+0x2fe2]").
+	Operand string
+	// Slot is the address of the memory slot an indirect call or jump reads
+	// its target from, when that address is known (a GOT or IAT entry); 0
+	// otherwise.
+	Slot uint64
+}
+
+// CrossReferencer reports the references of the whole document. Both lists
+// are complete over what the engine analysed.
+type CrossReferencer interface {
+	// ReferencesFrom lists the references made by instructions in
+	// [start, end), unresolved ones included, sorted by From then To.
+	ReferencesFrom(ctx context.Context, start, end uint64) ([]Reference, error)
+	// ReferencesTo lists the resolved references whose To is in
+	// [start, end), sorted by To then From.
+	ReferencesTo(ctx context.Context, start, end uint64) ([]Reference, error)
+}
+
+// ByteReader reads the file bytes mapped at an address.
+type ByteReader interface {
+	// ReadBytes returns up to n bytes at addr, stopping at the end of the
+	// section's file data (a short result is not an error). ErrNotFound when
+	// addr is in no section with file bytes.
+	ReadBytes(ctx context.Context, addr uint64, n int) ([]byte, error)
+}
+
+// Parameter is one formal parameter.
+type Parameter struct {
+	Name     string // "" when unnamed
+	Type     string // in C-like notation; "" when unknown
+	Location string // register or "stack" under the calling convention; "" when not derivable
+}
+
+// Signature is what an engine can derive about a procedure's interface.
+type Signature struct {
+	CallingConvention string // sysv-amd64, ms-x64, cdecl, aapcs64, go-abiinternal; "" when unknown
+	ReturnType        string // "" when unknown, "void" when none
+	Parameters        []Parameter
+	Variadic          bool
+	Source            string // what the parameters come from: dwarf, ...
+}
+
+// SignatureReader derives procedure signatures (from debug information).
+type SignatureReader interface {
+	// Signature fails with ErrNotFound when nothing describes the procedure
+	// starting at addr.
+	Signature(ctx context.Context, addr uint64) (Signature, error)
+}
+
+// Pseudocode is decompiler output.
+type Pseudocode struct {
+	Text      string
+	Signature string // "" when unknown
+}
+
+// Decompiler produces pseudo-code. Engines that do not decompile do not
+// implement it.
+type Decompiler interface {
+	Decompile(ctx context.Context, addr uint64) (Pseudocode, error)
+}

@@ -1,0 +1,185 @@
+package ports
+
+import "context"
+
+// JavaScriptEngine extracts syntactic facts from one JavaScript source
+// without executing it. Implementations must be safe for concurrent use and
+// must never panic on input: malformed, binary or oversized sources give a
+// JSFacts with Errors or Limitations, not a Go error. A Go error is reserved
+// for a cancelled context.
+type JavaScriptEngine interface {
+	Info() ProviderInfo
+	Facts(ctx context.Context, req JSRequest) (*JSFacts, error)
+}
+
+// JSRequest is one source to examine. Source is owned by the caller and must
+// not be retained or modified by the engine.
+type JSRequest struct {
+	Path   string // logical path, for messages only
+	Source []byte
+	// Calls selects which call and new expressions are reported (all when
+	// nil); see JSCallSelector.
+	Calls  *JSCallSelector
+	Limits JSLimits
+}
+
+// JSCallSelector narrows the reported calls: a call is reported when any
+// field selects it.
+type JSCallSelector struct {
+	LastNames      []string // last callee segment ("handle" in ipcMain.handle)
+	ModuleSuffixes []string // module the root binding came from (".node")
+	Roots          []string // first callee segment ("window" in window.api.open)
+}
+
+// JSLimits bound the facts of one source. Zero fields take the engine's
+// defaults.
+type JSLimits struct {
+	MaxSourceBytes int64 // larger sources are not parsed (a limitation)
+	MaxStrings     int   // string literals reported
+	MaxStringBytes int   // longer literals are cut (JSString.Truncated)
+	MaxCalls       int
+	MaxModules     int // bundled modules reported
+	MaxValueDepth  int // nesting captured in JSValue arguments
+}
+
+// JSFacts are the syntactic facts of one source. Offsets are byte offsets
+// into Source; -1 means unknown.
+type JSFacts struct {
+	Parsed      bool   // the whole source parsed
+	ModuleType  string // esm, commonjs, script or unknown
+	Imports     []JSImport
+	Exports     []JSExport
+	Strings     []JSString
+	Calls       []JSCall
+	Modules     []JSBundledModule // module tables of webpack, rspack and esbuild bundles
+	Bundler     string            // webpack, rspack, esbuild or "" when no bundle runtime was seen
+	SourceMap   *JSSourceMapRef   // the last sourceMappingURL comment
+	Errors      []JSSyntaxError
+	Limitations []string
+	// StringsOmitted counts literals beyond MaxStrings; CallsOmitted and
+	// ModulesOmitted likewise.
+	StringsOmitted, CallsOmitted, ModulesOmitted int
+}
+
+// Import kinds (JSImport.Kind).
+const (
+	JSImportStatic    = "import"         // import ... from "x" / import "x"
+	JSExportFrom      = "export-from"    // export {a} from "x"
+	JSExportAll       = "export-all"     // export * from "x" / export * as ns from "x"
+	JSRequire         = "require"        // require("x")
+	JSDynamicImport   = "dynamic-import" // import("x")
+	JSWorker          = "worker"         // new Worker("x") / new Worker(new URL("x", import.meta.url))
+	JSSharedWorker    = "shared-worker"
+	JSServiceWorker   = "service-worker" // navigator.serviceWorker.register("x")
+	JSImportScripts   = "import-scripts" // importScripts("x")
+	JSRequireResolved = "require-resolve"
+)
+
+// JSImport is one dependency edge written in the source.
+type JSImport struct {
+	Kind      string
+	Specifier string // decoded literal; "" when Dynamic
+	Dynamic   bool   // the specifier is not a literal (or a template with substitutions)
+	Names     []string
+	Offset    int64
+	// InModule is the index in JSFacts.Modules of the bundled module whose
+	// body holds this import, or -1.
+	InModule int
+}
+
+// JSExport is one exported name. Kind is named, default, re-export,
+// export-all or commonjs (module.exports.x / exports.x).
+type JSExport struct {
+	Name   string
+	Kind   string
+	Source string // module of a re-export
+	Offset int64
+}
+
+// JSString is one string literal (or a template without substitutions).
+type JSString struct {
+	Value     string
+	Offset    int64
+	Length    int64 // bytes of the literal in the source, quotes included
+	Truncated bool
+}
+
+// JSCall is one call or new expression with a name-path callee.
+type JSCall struct {
+	Offset int64
+	New    bool
+	Callee string // "ipcMain.handle", "window.api.send", "fetch"
+	// Module and Member are set when the callee's root binding came from an
+	// import or require of Module: Member is the path below it
+	// ("ipcMain.handle" for i.handle after const {ipcMain: i} = require("electron")).
+	Module   string
+	Member   string
+	Args     []JSValue
+	InModule int // see JSImport.InModule
+}
+
+// Value kinds (JSValue.Kind).
+const (
+	JSValString   = "string"
+	JSValTemplate = "template" // Value holds the parts with each substitution as ${}
+	JSValNumber   = "number"
+	JSValBool     = "boolean"
+	JSValNull     = "null"
+	JSValName     = "name" // identifier or member path, in Value
+	JSValCall     = "call" // Value holds the callee path
+	JSValNew      = "new"
+	JSValObject   = "object"
+	JSValArray    = "array"
+	JSValFunction = "function"
+	JSValOther    = "other"
+)
+
+// JSValue is a captured argument, bounded in depth.
+type JSValue struct {
+	Kind   string
+	Value  string
+	Offset int64
+	// Parts are a template's substitutions (as values) in order.
+	Parts []JSValue
+	Args  []JSValue // for call and new
+	Props []JSProp  // for object
+	Items []JSValue // for array
+}
+
+// JSProp is one object property with a literal (non-computed) key.
+type JSProp struct {
+	Key   string
+	Value JSValue
+}
+
+// JSBundledModule is one entry of a bundle's module table.
+type JSBundledModule struct {
+	Bundler string // webpack, rspack, esbuild
+	ID      string // the table key: a number or a path
+	Start   int64  // offset of the key
+	// End is where the next module of the same table starts or, for the
+	// last one, just past the last literal token of its body (a lower bound).
+	End int64
+	// Requires are the literal module ids the body requires through the
+	// bundle's require function.
+	Requires []string
+	// Fingerprint is a hex SHA-256 over the module body's syntax shape
+	// (node kinds, literals and property names; local names excluded), so a
+	// re-minified module keeps it.
+	Fingerprint string
+	Exports     []string
+}
+
+// JSSourceMapRef is a sourceMappingURL comment.
+type JSSourceMapRef struct {
+	URL    string
+	Offset int64
+}
+
+// JSSyntaxError is where parsing stopped.
+type JSSyntaxError struct {
+	Message string
+	Line    int
+	Column  int
+	Offset  int64
+}
