@@ -3,6 +3,8 @@ package core
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -97,6 +99,8 @@ type Operation struct {
 	Handler            Handler
 
 	once                  sync.Once
+	outOnce               sync.Once
+	outErr                error
 	schema                *jsonschema.Schema
 	presFull, presCompact presented
 	// examplesCatalog validates examples while presenting (set by NewCatalog).
@@ -105,23 +109,22 @@ type Operation struct {
 	prepErr         error
 }
 
-// prepare compiles the input schema and builds the output schema once, on
-// first use, so start-up does not pay for operations nobody calls.
+// prepare compiles the input schema once, on first validation, so start-up
+// does not pay for operations nobody calls.
 func (o *Operation) prepare() error {
 	o.once.Do(func() {
-		sch, err := compileSchema(o.Name, o.Input)
-		if err != nil {
-			o.prepErr = err
-			return
-		}
-		out, err := buildOutputSchema(o)
-		if err != nil {
-			o.prepErr = err
-			return
-		}
-		o.schema, o.output = sch, out
+		o.schema, o.prepErr = compileSchema(o.Name, o.Input)
 	})
 	return o.prepErr
+}
+
+// prepareOutput builds the advertised output schema once (without compiling
+// it; Catalog.Check compiles every output schema in the tests).
+func (o *Operation) prepareOutput() error {
+	o.outOnce.Do(func() {
+		o.output, o.outErr = buildOutputSchema(o)
+	})
+	return o.outErr
 }
 
 // ProducesEvidence reports whether a success is an Evidence record.
@@ -129,7 +132,7 @@ func (o *Operation) ProducesEvidence() bool { return !o.RequiresSession }
 
 // OutputSchema is the complete advertised output schema.
 func (o *Operation) OutputSchema() json.RawMessage {
-	if err := o.prepare(); err != nil {
+	if err := o.prepareOutput(); err != nil {
 		panic("core: " + err.Error()) // a broken declared schema is a programmer error; Catalog.Check finds it in tests
 	}
 	return o.output
@@ -185,6 +188,12 @@ func NewCatalog(ops []*Operation) (*Catalog, error) {
 func (c *Catalog) Check() error {
 	for _, op := range c.ops {
 		if err := op.prepare(); err != nil {
+			return err
+		}
+		if err := op.prepareOutput(); err != nil {
+			return err
+		}
+		if _, err := compileSchema(op.Name+":output", op.output); err != nil {
 			return err
 		}
 		for _, p := range []SchemaProfile{ProfileFull, ProfileCompact} {
@@ -468,14 +477,12 @@ func buildOutputSchema(op *Operation) (json.RawMessage, error) {
 			out["$defs"] = root
 		}
 	}
-	raw, err := marshalNoEscape(out)
+	c, err := AppendCanonical(nil, map[string]any{"target": "draft-2020-12", "schema": out})
 	if err != nil {
 		return nil, err
 	}
-	if _, err := compileSchema(op.Name+":output", raw); err != nil {
-		return nil, err
-	}
-	d := MustDigest(map[string]any{"target": "draft-2020-12", "schema": out})
+	sum := sha256.Sum256(c)
+	d := hex.EncodeToString(sum[:])
 	out["$id"] = "urn:rea:tool-output:sha256:" + d
 	return marshalNoEscape(out)
 }

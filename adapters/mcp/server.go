@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -69,8 +70,27 @@ func New(cat *core.Catalog, reg *core.Registry, opts *Options) *Server {
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: false},
 			Resources: &sdk.ResourceCapabilities{ListChanged: false}},
 	})
-	for _, op := range cat.Operations() {
-		s.sdk.AddTool(toolOf(cat, op), s.handler(op))
+	// Presenting schemas is the bulk of start-up: do it on every core.
+	ops := cat.Operations()
+	tools := make([]*sdk.Tool, len(ops))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				tools[i] = toolOf(cat, ops[i])
+			}
+		}()
+	}
+	for i := range ops {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, op := range ops {
+		s.sdk.AddTool(tools[i], s.handler(op))
 	}
 	s.addResources()
 	return s
