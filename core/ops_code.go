@@ -878,6 +878,20 @@ func opResolveContainingProcedure() *Operation {
 
 // segmentOf finds the section (or segment) mapping an address; an address
 // outside every one is invalid_request.
+// addressedSegment checks the document, parses the "address" argument and
+// finds the segment that maps it.
+func addressedSegment(ctx context.Context, c *Call) (uint64, ports.Segment, error) {
+	if err := checkDocument(ctx, c); err != nil {
+		return 0, ports.Segment{}, err
+	}
+	at, err := addressArg(c.Op.Name, c.Args, "address")
+	if err != nil {
+		return 0, ports.Segment{}, err
+	}
+	seg, err := segmentOf(ctx, c, at)
+	return at, seg, err
+}
+
 func segmentOf(ctx context.Context, c *Call, at uint64) (ports.Segment, error) {
 	sl, err := analysisFor[ports.SegmentLister](c)
 	if err != nil {
@@ -920,14 +934,7 @@ func opReadBytes() *Operation {
   "bytes":{"type":"string","pattern":"^([0-9a-f]{2})*$"},"segment":{"type":"string"},"file_offset":{"$ref":"#/$defs/hex"},"truncated":{"type":"boolean"}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"address":"0x1000"}`), json.RawMessage(`{"address":"0x401000","length":16}`)},
 		Handler: func(ctx context.Context, c *Call) (any, error) {
-			if err := checkDocument(ctx, c); err != nil {
-				return nil, err
-			}
-			at, err := addressArg(c.Op.Name, c.Args, "address")
-			if err != nil {
-				return nil, err
-			}
-			seg, err := segmentOf(ctx, c, at)
+			at, seg, err := addressedSegment(ctx, c)
 			if err != nil {
 				return nil, err
 			}
@@ -964,14 +971,7 @@ func opAddressToFileOffset() *Operation {
   "file_offset":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"in_file":{"type":"boolean"}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"address":"0x1000"}`)},
 		Handler: func(ctx context.Context, c *Call) (any, error) {
-			if err := checkDocument(ctx, c); err != nil {
-				return nil, err
-			}
-			at, err := addressArg(c.Op.Name, c.Args, "address")
-			if err != nil {
-				return nil, err
-			}
-			seg, err := segmentOf(ctx, c, at)
+			at, seg, err := addressedSegment(ctx, c)
 			if err != nil {
 				return nil, err
 			}
