@@ -407,21 +407,14 @@ func ratNumber(s string) any {
 const evidenceSchemaTemplate = `{
  "$schema": "https://json-schema.org/draft/2020-12/schema",
  "type": "object",
- "description": "A complete Evidence record. normalized_result holds the operation's result; evidence_id is its content-hash identity.",
+ "description": "A complete Evidence record (see ParseEvidence for the full record rules). normalized_result holds the operation's result; evidence_id is its content-hash identity.",
  "additionalProperties": false,
  "required": ["evidence_id","subject","provider","analysis_profile","predicate_type","operation","parameters","raw_result","normalized_result","confidence","authority","environment","limitations","locations","evidence_links"],
  "properties": {
   "evidence_id": {"type":"string","pattern":"^ev_[0-9a-f]{64}$"},
-  "subject": {"anyOf":[{"type":"null"},{"type":"object","additionalProperties":false,
-    "required":["name","digest","format","architecture","local_path"],
-    "properties":{"name":{"type":"string"},"digest":{"type":"object","additionalProperties":false,"required":["sha256"],"properties":{"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"}}},
-    "format":{"type":"string"},"architecture":{"enum":["x86","x86_64","arm","arm64",null]},"local_path":{"type":"string"}}}]},
-  "provider": {"$ref":"#/$defs/provider"},
-  "analysis_profile": {"anyOf":[{"type":"null"},{"type":"object","additionalProperties":false,
-    "required":["schema_version","provider","provider_profile_schema_version","parameters","digest"],
-    "properties":{"schema_version":{"const":1},"provider":{"type":"object","additionalProperties":false,"required":["id","name","version"],
-      "properties":{"id":{"type":"string"},"name":{"type":"string"},"version":{"type":"string","minLength":1}}},
-     "provider_profile_schema_version":{"type":"integer","minimum":1},"parameters":{"type":"object"},"digest":{"type":"string","pattern":"^[0-9a-f]{64}$"}}}]},
+  "subject": {"type":["object","null"],"required":["name","digest","format","architecture","local_path"]},
+  "provider": {"type":"object","required":["id","name","version"],"properties":{"id":{"type":"string"},"name":{"type":"string"},"version":{"type":["string","null"]}}},
+  "analysis_profile": {"type":["object","null"],"required":["schema_version","provider","provider_profile_schema_version","parameters","digest"]},
   "predicate_type": {"type":"string"},
   "operation": {"type":"string"},
   "parameters": {"type":"object"},
@@ -429,14 +422,11 @@ const evidenceSchemaTemplate = `{
   "normalized_result": null,
   "confidence": {"enum":["observed","derived","inferred"]},
   "authority": {"enum":["shipped-artifact","controlled-replay","historical-reference","external-service","analyst-inference"]},
-  "environment": {"anyOf":[{"type":"null"},{"type":"object","additionalProperties":false,"required":["id","platform","architecture","isolation"],
-    "properties":{"id":{"type":"string"},"platform":{"type":"string"},"architecture":{"type":"string"},"isolation":{"enum":["none","process","container","virtual-machine"]}}}]},
+  "environment": {"type":["object","null"]},
   "limitations": {"type":"array","items":{"type":"string"}},
-  "locations": {"type":"array","items":{"type":"object","required":["kind"],"properties":{"kind":{"enum":["address","address-range","artifact-path","file-offset","file-offset-range"]}}}},
+  "locations": {"type":"array","items":{"type":"object","required":["kind"]}},
   "evidence_links": {"type":"array","items":{"type":"string","pattern":"^ev_[0-9a-f]{64}$"}}
- },
- "$defs": {"provider":{"type":"object","additionalProperties":false,"required":["id","name","version"],
-   "properties":{"id":{"type":"string"},"name":{"type":"string"},"version":{"type":["string","null"]}}}}
+ }
 }`
 
 func buildOutputSchema(op *Operation) (json.RawMessage, error) {
