@@ -121,24 +121,6 @@ func (e *Evidence) ComputeID() (EvidenceID, error) {
 
 // Seal fills defaults, canonicalizes the JSON payloads and sets EvidenceID.
 func (e *Evidence) Seal() error {
-	if e.PredicateType == "" {
-		e.PredicateType = DefaultPredicate
-	}
-	if e.Confidence == "" {
-		e.Confidence = ConfidenceObserved
-	}
-	if e.Authority == "" {
-		e.Authority = AuthorityShippedArtifact
-	}
-	if e.Limitations == nil {
-		e.Limitations = []string{}
-	}
-	if e.Locations == nil {
-		e.Locations = []Location{}
-	}
-	if e.EvidenceLinks == nil {
-		e.EvidenceLinks = []EvidenceID{}
-	}
 	for _, f := range []*json.RawMessage{&e.Parameters, &e.RawResult, &e.NormalizedResult} {
 		if len(*f) == 0 {
 			*f = json.RawMessage("null")

@@ -70,13 +70,13 @@ func (e *Evidence) writeCanonical(w io.Writer, form canonicalForm) error {
 			return err
 		}
 	}
-	if err := enc("evidence_links", nonNilIDs(e.EvidenceLinks)); err != nil {
+	if err := enc("evidence_links", nonNilSlice(e.EvidenceLinks)); err != nil {
 		return err
 	}
-	if err := enc("limitations", nonNilStrings(e.Limitations)); err != nil {
+	if err := enc("limitations", nonNilSlice(e.Limitations)); err != nil {
 		return err
 	}
-	if err := enc("locations", nonNilLocations(e.Locations)); err != nil {
+	if err := enc("locations", nonNilSlice(e.Locations)); err != nil {
 		return err
 	}
 	field("normalized_result", payload(e.NormalizedResult))
@@ -116,27 +116,6 @@ func payload(raw json.RawMessage) []byte {
 		return []byte("null")
 	}
 	return raw
-}
-
-func nonNilIDs(v []EvidenceID) []EvidenceID {
-	if v == nil {
-		return []EvidenceID{}
-	}
-	return v
-}
-
-func nonNilStrings(v []string) []string {
-	if v == nil {
-		return []string{}
-	}
-	return v
-}
-
-func nonNilLocations(v []Location) []Location {
-	if v == nil {
-		return []Location{}
-	}
-	return v
 }
 
 // countingHash hashes and counts what is written.

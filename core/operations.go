@@ -39,3 +39,11 @@ func hasCapability(a ports.Analysis, name string) bool {
 	check, ok := capabilities[name]
 	return ok && a != nil && check(a)
 }
+
+// nonNilSlice returns s, or an empty slice for nil, so JSON says [] not null.
+func nonNilSlice[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

@@ -195,6 +195,16 @@ func (v *codeView) containing(addr uint64) (int, bool) {
 
 // resolve selects the procedure an argument names: an exact name, else an
 // address that starts or lies inside a procedure.
+// procedureArg builds the code view and resolves the "procedure" argument.
+func procedureArg(ctx context.Context, c *Call) (*codeView, int, error) {
+	v, err := codeViewOf(ctx, c)
+	if err != nil {
+		return nil, 0, err
+	}
+	i, err := v.resolve("procedure")
+	return v, i, err
+}
+
 func (v *codeView) resolve(name string) (int, error) {
 	s, _ := stringArg(v.c.Args, name)
 	return v.resolveValue(s, []any{name})
@@ -505,11 +515,7 @@ func opProcedureInfo() *Operation {
   "truncated":{"type":"boolean"},"caller_count":{"type":"integer","minimum":0},"callee_count":{"type":"integer","minimum":0},"unresolved_transfer_count":{"type":"integer","minimum":0}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`), json.RawMessage(`{"procedure":"0x401000"}`)},
 		Handler: func(ctx context.Context, c *Call) (any, error) {
-			v, err := codeViewOf(ctx, c)
-			if err != nil {
-				return nil, err
-			}
-			i, err := v.resolve("procedure")
+			v, i, err := procedureArg(ctx, c)
 			if err != nil {
 				return nil, err
 			}
@@ -559,11 +565,7 @@ func opProcedureAssembly() *Operation {
 		Result:   json.RawMessage(`{"type":"string"}`),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`)},
 		Handler: func(ctx context.Context, c *Call) (any, error) {
-			v, err := codeViewOf(ctx, c)
-			if err != nil {
-				return nil, err
-			}
-			i, err := v.resolve("procedure")
+			v, i, err := procedureArg(ctx, c)
 			if err != nil {
 				return nil, err
 			}
@@ -602,11 +604,7 @@ func opReadFunctionInstructions() *Operation {
   "next_offset":{"type":["integer","null"]},"has_more":{"type":"boolean"}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`), json.RawMessage(`{"procedure":"main","offset":100,"limit":50}`)},
 		Handler: func(ctx context.Context, c *Call) (any, error) {
-			v, err := codeViewOf(ctx, c)
-			if err != nil {
-				return nil, err
-			}
-			i, err := v.resolve("procedure")
+			v, i, err := procedureArg(ctx, c)
 			if err != nil {
 				return nil, err
 			}
@@ -648,11 +646,7 @@ func opProcedureCallers() *Operation {
  "properties":{"procedure":` + procRefSchema + `,"items":{"type":"array","items":` + callerItemSchema + `},"total":{"type":"integer","minimum":0},"truncated":{"type":"boolean"}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"puts@plt"}`)},
 		Handler: func(ctx context.Context, c *Call) (any, error) {
-			v, err := codeViewOf(ctx, c)
-			if err != nil {
-				return nil, err
-			}
-			i, err := v.resolve("procedure")
+			v, i, err := procedureArg(ctx, c)
 			if err != nil {
 				return nil, err
 			}
@@ -668,13 +662,6 @@ func opProcedureCallers() *Operation {
 	}
 }
 
-func nonNilSlice[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
 func opProcedureCallees() *Operation {
 	return &Operation{
 		Name: "procedure_callees", Title: "Procedure Callees", Kind: KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
@@ -687,11 +674,7 @@ func opProcedureCallees() *Operation {
   "unresolved":{"type":"array","items":` + unresolvedItemSchema + `}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`)},
 		Handler: func(ctx context.Context, c *Call) (any, error) {
-			v, err := codeViewOf(ctx, c)
-			if err != nil {
-				return nil, err
-			}
-			i, err := v.resolve("procedure")
+			v, i, err := procedureArg(ctx, c)
 			if err != nil {
 				return nil, err
 			}
@@ -727,11 +710,7 @@ func opProcedureReferences() *Operation {
   "next_offset":{"type":["integer","null"]},"has_more":{"type":"boolean"}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`), json.RawMessage(`{"procedure":"main","direction":"incoming","limit":20}`)},
 		Handler: func(ctx context.Context, c *Call) (any, error) {
-			v, err := codeViewOf(ctx, c)
-			if err != nil {
-				return nil, err
-			}
-			i, err := v.resolve("procedure")
+			v, i, err := procedureArg(ctx, c)
 			if err != nil {
 				return nil, err
 			}
@@ -1098,11 +1077,7 @@ func opProcedurePseudoCode() *Operation {
 		Result:   json.RawMessage(`{"type":["string","null"]}`),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`)},
 		Handler: func(ctx context.Context, c *Call) (any, error) {
-			v, err := codeViewOf(ctx, c)
-			if err != nil {
-				return nil, err
-			}
-			i, err := v.resolve("procedure")
+			v, i, err := procedureArg(ctx, c)
 			if err != nil {
 				return nil, err
 			}

@@ -236,16 +236,16 @@ func handleBinarySession(ctx context.Context, c *Call) (any, error) {
 	for _, p := range s.reg.Providers() {
 		providers = append(providers, providerRefOf(p, ""))
 		av := p.Availability(ctx)
-		avail := map[string]any{"status": "available", "code": nil, "reason": nil, "diagnostics": nonNil(av.Diagnostics)}
+		avail := map[string]any{"status": "available", "code": nil, "reason": nil, "diagnostics": nonNilSlice(av.Diagnostics)}
 		if !av.Available {
-			avail = map[string]any{"status": "unavailable", "code": av.Code, "reason": av.Reason, "diagnostics": nonNil(av.Diagnostics)}
+			avail = map[string]any{"status": "unavailable", "code": av.Code, "reason": av.Reason, "diagnostics": nonNilSlice(av.Diagnostics)}
 		}
 		sup := map[string]any{"status": "unknown", "code": nil, "reason": nil, "diagnostics": []string{}}
 		if t != nil {
 			ts := p.Support(ctx, *t)
-			sup = map[string]any{"status": "supported", "code": nil, "reason": nil, "diagnostics": nonNil(ts.Diagnostics)}
+			sup = map[string]any{"status": "supported", "code": nil, "reason": nil, "diagnostics": nonNilSlice(ts.Diagnostics)}
 			if !ts.Supported {
-				sup = map[string]any{"status": "unsupported", "code": ts.Code, "reason": ts.Reason, "diagnostics": nonNil(ts.Diagnostics)}
+				sup = map[string]any{"status": "unsupported", "code": ts.Code, "reason": ts.Reason, "diagnostics": nonNilSlice(ts.Diagnostics)}
 			}
 		}
 		selected := b != nil && b.Provider.Info().ID == p.Info().ID
@@ -324,7 +324,7 @@ func (s *Session) serverIdentity(c *Call) map[string]any {
 		"client":                      client,
 		"catalog":                     map[string]any{"tools_sha256": cat.Tools, "combined_sha256": cat.Combined, "tool_count": len(s.cat.ops)},
 		"protocol_features":           map[string]any{"progress": true, "cancellation": true, "evidence_resources": true, "elicitation": false},
-		"alignment":                   map[string]any{"state": state, "reasons": nonNil(reasons), "remediation": rem},
+		"alignment":                   map[string]any{"state": state, "reasons": nonNilSlice(reasons), "remediation": rem},
 	}
 }
 

@@ -146,12 +146,12 @@ func (r *Registry) selectProvider(ctx context.Context, requested string, t ports
 			}
 			return nil, selErr(CodeCapabilityUnavailable, "target_unsupported",
 				fmt.Sprintf("provider %s does not support %s: %s", sel, describeTarget(t), s.Reason),
-				[]rejection{{sel, s.Code, s.Reason, nonNil(s.Diagnostics)}})
+				[]rejection{{sel, s.Code, s.Reason, nonNilSlice(s.Diagnostics)}})
 		}
 		if a := p.Availability(ctx); !a.Available {
 			return nil, selErr(CodeProviderUnavailable, "provider_unavailable",
 				fmt.Sprintf("provider %s is unavailable: %s", sel, a.Reason),
-				[]rejection{{sel, a.Code, a.Reason, nonNil(a.Diagnostics)}})
+				[]rejection{{sel, a.Code, a.Reason, nonNilSlice(a.Diagnostics)}})
 		}
 		return &Binding{Provider: p, Source: source}, nil
 	}
@@ -204,13 +204,6 @@ func (r *Registry) noneSupports(ctx context.Context, t ports.Target) bool {
 func nullable(s string) any {
 	if s == "" {
 		return nil
-	}
-	return s
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
 	}
 	return s
 }

@@ -503,11 +503,7 @@ func opInspectNativeAPI() *Operation {
  "properties":{"procedure":` + procRefSchema + `,"classification":{"type":"string"},"signature":{"type":["string","null"]},"native_api":` + nativeAPISchema + `}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`), json.RawMessage(`{"procedure":"0x401000","max_instructions":100}`)},
 		Handler: func(ctx context.Context, c *Call) (any, error) {
-			v, err := codeViewOf(ctx, c)
-			if err != nil {
-				return nil, err
-			}
-			i, err := v.resolve("procedure")
+			v, i, err := procedureArg(ctx, c)
 			if err != nil {
 				return nil, err
 			}
