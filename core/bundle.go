@@ -41,7 +41,8 @@ type BundleCapture struct {
 // sorted in code-point order of their compact JSON (a Go-native choice noted
 // in ARCHITECTURE.md); records are sorted by evidence_id.
 func NewBundle(records []*Evidence) *Bundle {
-	recs := append([]*Evidence(nil), records...)
+	recs := make([]*Evidence, len(records)) // never null, even when empty
+	copy(recs, records)
 	sort.Slice(recs, func(i, j int) bool { return recs[i].EvidenceID < recs[j].EvidenceID })
 	b := &Bundle{Artifacts: []BundleArtifact{}, Providers: []ProviderRef{}, Environments: []Environment{},
 		Scenarios: []BundleScenario{}, Captures: []BundleCapture{}, Unknowns: []json.RawMessage{}, Records: recs}

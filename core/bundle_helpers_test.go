@@ -61,6 +61,7 @@ func bndSession(t *testing.T, providers ...ports.Provider) *core.Session {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cat.SetCheckOutputs(true)
 	reg, err := core.NewRegistry(providers, nil)
 	if err != nil {
 		t.Fatal(err)

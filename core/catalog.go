@@ -104,9 +104,13 @@ type Operation struct {
 	schema                *jsonschema.Schema
 	presFull, presCompact presented
 	// examplesCatalog validates examples while presenting (set by NewCatalog).
-	examplesCatalog *Catalog
-	output          json.RawMessage
-	prepErr         error
+	examplesCatalog  *Catalog
+	output           json.RawMessage // advertised (core/outschema.go)
+	completeOutput   json.RawMessage
+	completeOnce     sync.Once
+	completeCompiled *jsonschema.Schema
+	completeErr      error
+	prepErr          error
 }
 
 // prepare compiles the input schema once, on first validation, so start-up
@@ -122,7 +126,7 @@ func (o *Operation) prepare() error {
 // it; Catalog.Check compiles every output schema in the tests).
 func (o *Operation) prepareOutput() error {
 	o.outOnce.Do(func() {
-		o.output, o.outErr = buildOutputSchema(o)
+		o.completeOutput, o.output, o.outErr = buildOutputSchemas(o)
 	})
 	return o.outErr
 }
@@ -130,12 +134,22 @@ func (o *Operation) prepareOutput() error {
 // ProducesEvidence reports whether a success is an Evidence record.
 func (o *Operation) ProducesEvidence() bool { return !o.RequiresSession }
 
-// OutputSchema is the complete advertised output schema.
+// OutputSchema is the advertised output schema (tools/list): a projection
+// of CompleteOutputSchema that every valid output also matches.
 func (o *Operation) OutputSchema() json.RawMessage {
 	if err := o.prepareOutput(); err != nil {
 		panic("core: " + err.Error()) // a broken declared schema is a programmer error; Catalog.Check finds it in tests
 	}
 	return o.output
+}
+
+// CompleteOutputSchema is the output schema with the result's complete
+// declared shape.
+func (o *Operation) CompleteOutputSchema() json.RawMessage {
+	if err := o.prepareOutput(); err != nil {
+		panic("core: " + err.Error())
+	}
+	return o.completeOutput
 }
 
 // Catalog is the ordered set of operations.
@@ -145,6 +159,8 @@ type Catalog struct {
 	idOnce  sync.Once
 	id      CatalogIdentity
 	profile SchemaProfile
+	// checkOutputs validates every success (core/outschema.go).
+	checkOutputs bool
 }
 
 // SetInputProfile selects how input schemas are advertised (start-up only,
@@ -194,6 +210,9 @@ func (c *Catalog) Check() error {
 			return err
 		}
 		if _, err := compileSchema(op.Name+":output", op.output); err != nil {
+			return err
+		}
+		if _, err := op.completeSchema(); err != nil { // compiles the complete output schema
 			return err
 		}
 		for _, p := range []SchemaProfile{ProfileFull, ProfileCompact} {
@@ -429,17 +448,21 @@ const evidenceSchemaTemplate = `{
  }
 }`
 
-func buildOutputSchema(op *Operation) (json.RawMessage, error) {
+// buildOutputSchemas builds op's complete output schema and the advertised
+// projection of it (core/outschema.go), each with its content-bound $id.
+func buildOutputSchemas(op *Operation) (complete, advertised json.RawMessage, err error) {
 	result := op.Result
 	if len(result) == 0 {
 		result = json.RawMessage(`{}`)
 	}
 	var res any
 	if err := json.Unmarshal(result, &res); err != nil {
-		return nil, fmt.Errorf("catalog: %s result schema: %w", op.Name, err)
+		return nil, nil, fmt.Errorf("catalog: %s result schema: %w", op.Name, err)
 	}
 	var out map[string]any
+	resultKey := "normalized_result"
 	if op.RequiresSession {
+		resultKey = "result"
 		out = map[string]any{
 			"$schema":              "https://json-schema.org/draft/2020-12/schema",
 			"type":                 "object",
@@ -449,9 +472,9 @@ func buildOutputSchema(op *Operation) (json.RawMessage, error) {
 		}
 	} else {
 		if err := json.Unmarshal([]byte(evidenceSchemaTemplate), &out); err != nil {
-			return nil, fmt.Errorf("catalog: evidence schema: %w", err)
+			return nil, nil, fmt.Errorf("catalog: evidence schema: %w", err)
 		}
-		out["properties"].(map[string]any)["normalized_result"] = res
+		out["properties"].(map[string]any)[resultKey] = res
 	}
 	// Hoist the result schema's $defs to the root so local refs resolve.
 	if rm, ok := res.(map[string]any); ok {
@@ -467,12 +490,23 @@ func buildOutputSchema(op *Operation) (json.RawMessage, error) {
 			out["$defs"] = root
 		}
 	}
-	c, err := AppendCanonical(nil, map[string]any{"target": "draft-2020-12", "schema": out})
+	adv := advertiseOutput(out, resultKey)
+	if complete, err = withOutputID(out); err != nil {
+		return nil, nil, err
+	}
+	if advertised, err = withOutputID(adv); err != nil {
+		return nil, nil, err
+	}
+	return complete, advertised, nil
+}
+
+// withOutputID sets the content-bound $id (CONTRACTS.md §11.4) and encodes.
+func withOutputID(schema map[string]any) (json.RawMessage, error) {
+	c, err := AppendCanonical(nil, map[string]any{"target": "draft-2020-12", "schema": schema})
 	if err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(c)
-	d := hex.EncodeToString(sum[:])
-	out["$id"] = "urn:rea:tool-output:sha256:" + d
-	return marshalNoEscape(out)
+	schema["$id"] = "urn:rea:tool-output:sha256:" + hex.EncodeToString(sum[:])
+	return marshalNoEscape(schema)
 }

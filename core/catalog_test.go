@@ -18,6 +18,7 @@ func catalog(t *testing.T) *core.Catalog {
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.SetCheckOutputs(true)
 	if err := c.Check(); err != nil {
 		t.Fatal(err)
 	}

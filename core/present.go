@@ -96,12 +96,18 @@ func (o *Operation) presentation(p SchemaProfile) (json.RawMessage, string, erro
 	return slot.schema, slot.kind, slot.err
 }
 
+// ExampleBudget bounds the bytes of one tool's advertised examples: examples
+// are advertised in declaration order while they fit (the first always is);
+// the rest stay test examples, validated by Catalog.Check.
+const ExampleBudget = 20 << 10
+
 // AdvertisedExamples returns the examples that are advertised: inline
 // Evidence replaced by retained references, examples that still fail the
-// canonical schema dropped, duplicates removed.
+// canonical schema dropped, duplicates removed, within ExampleBudget.
 func (o *Operation) AdvertisedExamples(c *Catalog) []json.RawMessage {
 	var out []json.RawMessage
 	seen := map[string]bool{}
+	total := 0
 	for _, ex := range o.Examples {
 		v, err := decodeJSON(ex)
 		if err != nil {
@@ -120,6 +126,10 @@ func (o *Operation) AdvertisedExamples(c *Catalog) []json.RawMessage {
 				continue
 			}
 		}
+		if len(out) > 0 && total+len(raw) > ExampleBudget {
+			continue // stays a test example
+		}
+		total += len(raw)
 		seen[string(raw)] = true
 		out = append(out, raw)
 	}

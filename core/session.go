@@ -193,7 +193,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage, o
 		return nil, err
 	}
 	if op.RequiresSession {
-		return &Result{Value: out}, nil
+		return s.checked(op, &Result{Value: out})
 	}
 	obs, ok := out.(*Observation)
 	if !ok {
@@ -209,7 +209,22 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage, o
 	if _, err := s.ledger.Record(ev); err != nil {
 		return nil, err
 	}
-	return &Result{Evidence: ev}, nil
+	return s.checked(op, &Result{Evidence: ev})
+}
+
+// checked applies the catalog's CheckOutputs setting.
+func (s *Session) checked(op *Operation, r *Result) (*Result, error) {
+	if !s.cat.checkOutputs {
+		return r, nil
+	}
+	b, err := r.StructuredJSON()
+	if err != nil {
+		return nil, err
+	}
+	if err := op.CheckOutput(b); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // ready checks that the target and capabilities an operation needs exist.

@@ -149,6 +149,7 @@ func codeSession(t *testing.T, decompiles bool) *core.Session {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cat.SetCheckOutputs(true)
 	reg, err := core.NewRegistry([]ports.Provider{&codeFake{decompiles: decompiles}}, nil)
 	if err != nil {
 		t.Fatal(err)

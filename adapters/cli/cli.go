@@ -246,7 +246,8 @@ func (toolsCmd) Run(e *env) error {
 		out := make([]map[string]any, len(ops))
 		for i, op := range ops {
 			out[i] = map[string]any{"name": op.Name, "title": op.Title, "kind": op.Kind, "description": op.Description,
-				"effects": op.Effects, "annotations": op.Effects.Annotations(), "input_schema": e.opts.Catalog.AdvertisedInput(op)}
+				"effects": op.Effects, "annotations": op.Effects.Annotations(), "input_schema": e.opts.Catalog.AdvertisedInput(op),
+				"output_schema": op.OutputSchema(), "complete_output_schema": op.CompleteOutputSchema()}
 		}
 		return e.writeJSON(out)
 	}

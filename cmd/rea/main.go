@@ -65,6 +65,11 @@ func wire(lookupEnv func(string) (string, bool)) (*app, error) {
 		return nil, err
 	}
 	cat.SetInputProfile(profile)
+	check, err := core.ParseCheckOutputs(lookupEnv(core.CheckOutputSchemasEnv))
+	if err != nil {
+		return nil, err
+	}
+	cat.SetCheckOutputs(check)
 	budget, err := core.ParseResponseBudget(lookupEnv(core.MaxResponseBytesEnv))
 	if err != nil {
 		return nil, err

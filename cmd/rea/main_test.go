@@ -34,6 +34,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	reaBin = filepath.Join(dir, "rea")
+	// Every rea these tests start, in process or not, checks each success
+	// against its complete output schema.
+	os.Setenv(core.CheckOutputSchemasEnv, "1")
 	if out, err := exec.Command("go", "build", "-o", reaBin, ".").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build rea: %v\n%s", err, out)
 		os.Exit(1)
@@ -538,7 +541,14 @@ func peCut() []byte {
 	return b
 }
 
-func noEnv(string) (string, bool) { return "", false }
+// noEnv is an empty start-up environment, except that outputs are checked
+// against their complete schemas as everywhere in the tests.
+func noEnv(k string) (string, bool) {
+	if k == core.CheckOutputSchemasEnv {
+		return "1", true
+	}
+	return "", false
+}
 
 func TestStartupRejectsInvalidSettings(t *testing.T) {
 	for _, env := range []string{"REA_MCP_INPUT_SCHEMA_PROFILE=FULL", "REA_MCP_INPUT_SCHEMA_PROFILE=", "REA_ANALYSIS_PROVIDER=Bad Id"} {
