@@ -126,6 +126,10 @@ func (o *Operation) prepare() error {
 // it; Catalog.Check compiles every output schema in the tests).
 func (o *Operation) prepareOutput() error {
 	o.outOnce.Do(func() {
+		if c := o.cached(); c != nil {
+			o.completeOutput, o.output = c.CompleteOutput, c.Output
+			return
+		}
 		o.completeOutput, o.output, o.outErr = buildOutputSchemas(o)
 	})
 	return o.outErr
@@ -161,6 +165,8 @@ type Catalog struct {
 	profile SchemaProfile
 	// checkOutputs validates every success (core/outschema.go).
 	checkOutputs bool
+	// fresh bypasses the presentation cache (core/presentcache.go).
+	fresh bool
 }
 
 // SetInputProfile selects how input schemas are advertised (start-up only,

@@ -82,6 +82,13 @@ func (o *Operation) presentation(p SchemaProfile) (json.RawMessage, string, erro
 		slot = &o.presCompact
 	}
 	slot.once.Do(func() {
+		if c := o.cached(); c != nil {
+			slot.schema, slot.kind = c.Full, PresentFull
+			if p == ProfileCompact {
+				slot.schema, slot.kind = c.Compact, c.CompactKind
+			}
+			return
+		}
 		full, err := presentFull(o)
 		if err != nil {
 			slot.err = fmt.Errorf("present %s: %w", o.Name, err)
