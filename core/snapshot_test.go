@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -131,4 +132,44 @@ func TestCompareBundles(t *testing.T) {
 	is.Equal(c["conclusion"], "indeterminate")
 	_, c = bndCall(t, s, "compare_bundles", map[string]any{"left": ev(), "right": ev()})
 	is.Equal(c["conclusion"], "indeterminate")
+}
+
+// The 64 MiB byte budget: a ledger of about 6 MiB snapshotted as it grows
+// runs out of bytes before it runs out of snapshots, and the refusal says so.
+func TestSnapshotByteBudget(t *testing.T) {
+	is := is.New(t)
+	s := bndSession(t)
+	payload := strings.Repeat("p", 1<<20)
+	var total float64
+	var last string
+	for i := 0; ; i++ {
+		bndRecord(t, s, 1000+i, payload)
+		res, err := s.Call(context.Background(), "snapshot_evidence_bundle", bndArgs(t, map[string]any{}), nil)
+		if err != nil {
+			var e *core.Error
+			is.True(errors.As(err, &e))
+			is.Equal(e.Code, core.CodeTruncated)
+			is.Equal(e.Details["limit"], "bytes")
+			is.Equal(e.Details["maximum"], core.MaxSnapshotBytes)
+			is.True(i < core.MaxSnapshots) // bytes, not the count, ran out
+			is.True(total <= core.MaxSnapshotBytes)
+			break
+		}
+		raw, _ := res.StructuredJSON()
+		var out struct {
+			Result struct {
+				Bytes        float64
+				BundleDigest string `json:"bundle_digest"`
+			}
+		}
+		is.NoErr(json.Unmarshal(raw, &out))
+		total += out.Result.Bytes
+		last = out.Result.BundleDigest
+		is.True(i < core.MaxSnapshots)
+	}
+	// Releasing the largest snapshot gives its bytes back.
+	_, rel := bndCall(t, s, "release_evidence_bundle", map[string]any{"bundle_digest": last})
+	is.Equal(rel["released"], true)
+	_, snap := bndCall(t, s, "snapshot_evidence_bundle", map[string]any{})
+	is.True(snap["records"].(float64) >= 6)
 }
