@@ -59,7 +59,7 @@ func TestAdvertisedOutputProjection(t *testing.T) {
 	is.NoErr(json.Unmarshal(op.OutputSchema(), &adv))
 	nr := adv["properties"].(map[string]any)["normalized_result"].(map[string]any)
 	props := nr["properties"].(map[string]any)
-	is.Equal(nr["additionalProperties"], false)                        // level 0 stays closed
+	is.Equal(nr["additionalProperties"], false)                           // level 0 stays closed
 	is.Equal(props["summary"].(map[string]any)["description"], "Counts.") // level 1 keeps prose
 	is.Equal(props["either"], map[string]any{"type": []any{"string", "integer"}})
 	is.Equal(props["kind"], map[string]any{"enum": []any{"a", "b"}})
