@@ -20,12 +20,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
+	"rea/bench/internal/benchutil"
 	"runtime"
-	"sort"
 	"time"
 
 	"rea/adapters/native"
@@ -41,7 +39,7 @@ func main() {
 	if len(files) == 0 {
 		l := *large
 		if l == "" {
-			l = largestELF("/usr")
+			l = benchutil.LargestELF("/usr")
 		}
 		files = []string{"/usr/bin/ls", l}
 	}
@@ -78,11 +76,6 @@ func codeBytes(path string) (uint64, error) {
 	return n, nil
 }
 
-func median(ds []time.Duration) time.Duration {
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	return ds[len(ds)/2]
-}
-
 func measure(path string, runs int) error {
 	code, err := codeBytes(path)
 	if err != nil {
@@ -115,7 +108,7 @@ func measure(path string, runs int) error {
 		theirs = append(theirs, time.Since(start))
 	}
 	mb := float64(code) / 1e6
-	o, t := median(ours), median(theirs)
+	o, t := benchutil.Median(ours), benchutil.Median(theirs)
 	fmt.Printf("%-60s %9.1f %12v %12.1f %12v %12.1f %6.1fx %9d\n", path, mb, o.Round(time.Millisecond), mb/o.Seconds(),
 		t.Round(time.Millisecond), mb/t.Seconds(), t.Seconds()/o.Seconds(), functions)
 	return nil
@@ -185,30 +178,6 @@ func latency(path string, runs int) error {
 		warm = append(warm, time.Since(start))
 	}
 	fmt.Printf("%-60s %-40s %9d %10d %12v %12v\n", path, name, f.InstructionCount, big.End-big.Start,
-		cold.Round(time.Millisecond), median(warm).Round(10*time.Microsecond))
+		cold.Round(time.Millisecond), benchutil.Median(warm).Round(10*time.Microsecond))
 	return nil
-}
-
-func largestELF(root string) string {
-	best, size := "/usr/bin/ls", int64(0)
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil || info.Size() <= size {
-			return nil
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			return nil
-		}
-		defer f.Close()
-		magic := make([]byte, 4)
-		if n, _ := f.Read(magic); n == 4 && string(magic) == "\x7fELF" {
-			best, size = p, info.Size()
-		}
-		return nil
-	})
-	return best
 }

@@ -17,11 +17,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"sort"
+	"rea/bench/internal/benchutil"
 	"strings"
 	"time"
 )
@@ -52,13 +50,13 @@ func main() {
 		rss = c.rss()
 		c.close()
 	}
-	fmt.Printf("cold start to initialize response: median %v (min %v) over %d runs\n", median(initT), minimum(initT), *runs)
-	fmt.Printf("cold start to complete tools/list: median %v (min %v); tools/list response %d bytes\n", median(listT), minimum(listT), listBytes)
+	fmt.Printf("cold start to initialize response: median %v (min %v) over %d runs\n", benchutil.Median(initT), minimum(initT), *runs)
+	fmt.Printf("cold start to complete tools/list: median %v (min %v); tools/list response %d bytes\n", benchutil.Median(listT), minimum(listT), listBytes)
 	fmt.Printf("resident memory after start: %.1f MB\n", float64(rss)/1024)
 
 	target := *large
 	if target == "" {
-		target = largestELF("/usr")
+		target = benchutil.LargestELF("/usr")
 	}
 	for _, path := range []string{"/usr/bin/ls", target} {
 		st, _ := os.Stat(path)
@@ -148,40 +146,10 @@ func (c *conn) close() {
 	c.cmd.Wait()
 }
 
-func median(d []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
-}
-
 func minimum(d []time.Duration) time.Duration {
 	m := d[0]
 	for _, v := range d {
 		m = min(m, v)
 	}
 	return m
-}
-
-func largestELF(root string) string {
-	best, size := "/usr/bin/ls", int64(0)
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil || info.Size() <= size {
-			return nil
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			return nil
-		}
-		defer f.Close()
-		magic := make([]byte, 4)
-		if n, _ := f.Read(magic); n == 4 && string(magic) == "\x7fELF" {
-			best, size = p, info.Size()
-		}
-		return nil
-	})
-	return best
 }
