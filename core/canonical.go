@@ -20,13 +20,10 @@ import (
 // maxCanonicalDepth bounds nesting in canonicalized values.
 const maxCanonicalDepth = 512
 
-// Canonicalize returns the RFC 8785 (JCS) form of the JSON text raw.
+// Canonicalize returns the RFC 8785 (JCS) form of the JSON text raw
+// (canonical_raw.go).
 func Canonicalize(raw []byte) ([]byte, error) {
-	v, err := decodeJSON(raw)
-	if err != nil {
-		return nil, err
-	}
-	return AppendCanonical(nil, v)
+	return canonicalizeRaw(nil, raw)
 }
 
 // CanonicalJSON marshals v with encoding/json and returns its JCS form.

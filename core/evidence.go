@@ -3,8 +3,11 @@ package core
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -184,31 +187,52 @@ func (e *Evidence) MarshalCanonical() ([]byte, error) {
 // ID. Unknown fields, a missing analysis_profile and a tampered ID are
 // rejected with evidence_integrity_mismatch.
 func ParseEvidence(raw []byte) (*Evidence, error) {
-	var probe map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &probe); err != nil {
-		return nil, evidenceErr("not a JSON object: " + err.Error())
+	// One pass: every member's value is canonicalized (the large results
+	// are kept as they come out), keys must be exactly the record's fields,
+	// each once; the small fields are then decoded strictly, together.
+	var e Evidence
+	var seen [len(evidenceFields)]bool
+	small := make([]byte, 0, 512)
+	small = append(small, '{')
+	err := canonicalMembers(raw, func(key string, v []byte) error {
+		i := slices.Index(evidenceFields[:], key)
+		if i < 0 {
+			return errors.New("unknown field " + strconv.Quote(key))
+		}
+		if seen[i] {
+			return errors.New("duplicate field " + key)
+		}
+		seen[i] = true
+		switch key {
+		case "parameters":
+			e.Parameters = v
+		case "raw_result":
+			e.RawResult = v
+		case "normalized_result":
+			e.NormalizedResult = v
+		default:
+			if len(small) > 1 {
+				small = append(small, ',')
+			}
+			small = appendCanonicalString(small, key)
+			small = append(append(small, ':'), v...)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, evidenceErr(err.Error())
 	}
-	for _, k := range []string{"evidence_id", "subject", "provider", "analysis_profile", "predicate_type",
-		"operation", "parameters", "raw_result", "normalized_result", "confidence", "authority",
-		"environment", "limitations", "locations", "evidence_links"} {
-		if _, ok := probe[k]; !ok {
-			return nil, evidenceErr("missing field " + k)
+	for i, ok := range seen {
+		if !ok {
+			return nil, evidenceErr("missing field " + evidenceFields[i])
 		}
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec := json.NewDecoder(bytes.NewReader(append(small, '}')))
 	dec.DisallowUnknownFields()
-	var e Evidence
 	if err := dec.Decode(&e); err != nil {
 		return nil, evidenceErr(err.Error())
 	}
 	claimed := e.EvidenceID
-	for _, f := range []*json.RawMessage{&e.Parameters, &e.RawResult, &e.NormalizedResult} {
-		c, err := Canonicalize(*f)
-		if err != nil {
-			return nil, evidenceErr(err.Error())
-		}
-		*f = c
-	}
 	if err := e.validate(); err != nil {
 		return nil, err
 	}
@@ -223,6 +247,11 @@ func ParseEvidence(raw []byte) (*Evidence, error) {
 	}
 	return &e, nil
 }
+
+// evidenceFields are a record's members, all required.
+var evidenceFields = [...]string{"evidence_id", "subject", "provider", "analysis_profile", "predicate_type",
+	"operation", "parameters", "raw_result", "normalized_result", "confidence", "authority",
+	"environment", "limitations", "locations", "evidence_links"}
 
 func evidenceErr(msg string) *Error {
 	return &Error{Code: CodeEvidenceIntegrityMismatch, Message: "evidence: " + msg,
