@@ -1,0 +1,620 @@
+package native
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"rea/ports"
+)
+
+// Value flow (ports.ValueFlowAnalyzer): reaching definitions over one
+// procedure's basic blocks, from the same linear sweep and block split as
+// Function. Each instruction is reduced to the locations it defines and uses
+// (valueflow_x86.go, valueflow_arm64.go); definitions then flow along the
+// successor edges to a fixed point, bounded in rounds and work.
+//
+// Locations are registers by their full name and memory operands in
+// brackets. Only stack-frame slots (the stack pointer, or the frame pointer
+// once the procedure sets it from the stack pointer, plus a constant) and
+// absolute addresses are tracked as variables: a slot dies when its base
+// register is written, an absolute address when a call is made. Accesses
+// through other pointers are uses and effects but carry no reaching
+// definitions, and are assumed not to alias tracked slots. Flags are not
+// modelled. A call defines the convention's caller-saved registers; it uses
+// the argument registers the procedure wrote before it, and those before the
+// last one written (a callee given its third argument is given the first
+// two); a return uses the return registers the procedure wrote. So an entry
+// value passed through to a callee counts as a parameter use only when a
+// later argument is set, and a procedure that merely calls another infers
+// no parameters.
+
+// Value-flow bounds.
+const (
+	defaultVFInsns = 20000   // instructions analysed by default
+	maxVFInsns     = 100000  // the most a request may ask for
+	maxVFRounds    = 64      // passes over the blocks before giving up on a fixed point
+	maxVFWork      = 4 << 20 // location-set updates over all rounds
+	maxVFEdges     = 200000  // def-use edges reported
+)
+
+// convention is a calling convention as the value flow needs it.
+type convention struct {
+	name    string
+	intArgs []string
+	vecArgs []string
+	clobber []string
+	ret     []string
+	sp, fp  string
+}
+
+var (
+	sysvAMD64 = convention{name: "sysv-amd64", intArgs: []string{"rdi", "rsi", "rdx", "rcx", "r8", "r9"},
+		vecArgs: xmms(0, 8), clobber: append([]string{"rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11"}, xmms(0, 16)...),
+		ret: []string{"rax", "xmm0"}, sp: "rsp", fp: "rbp"}
+	msX64 = convention{name: "ms-x64", intArgs: []string{"rcx", "rdx", "r8", "r9"},
+		vecArgs: xmms(0, 4), clobber: append([]string{"rax", "rcx", "rdx", "r8", "r9", "r10", "r11"}, xmms(0, 6)...),
+		ret: []string{"rax", "xmm0"}, sp: "rsp", fp: "rbp"}
+	aapcs64 = convention{name: "aapcs64", intArgs: regNames("x", 0, 8), vecArgs: regNames("v", 0, 8),
+		clobber: append(append(append(regNames("x", 0, 19), "x30"), regNames("v", 0, 8)...), regNames("v", 16, 32)...),
+		ret:     []string{"x0", "v0"}, sp: "sp", fp: "x29"}
+)
+
+func xmms(from, to int) []string { return regNames("xmm", from, to) }
+
+func regNames(prefix string, from, to int) []string {
+	out := make([]string, 0, to-from)
+	for i := from; i < to; i++ {
+		out = append(out, fmt.Sprintf("%s%d", prefix, i))
+	}
+	return out
+}
+
+// vfSem is what one instruction does to locations.
+type vfSem struct {
+	defs, uses []string
+	call, ret  bool
+	// setsFrame marks the instruction that makes the frame pointer a copy
+	// of the stack pointer (mov rbp, rsp; mov x29, sp; add x29, sp, #n).
+	setsFrame bool
+	indirect  string // the operand of an indirect call
+	write     *vfWrite
+	opaque    bool // not modelled: defines and uses nothing known
+}
+
+// vfWrite is a store to memory.
+type vfWrite struct {
+	loc    string
+	target uint64
+	has    bool
+	value  string   // the stored register or immediate
+	from   []string // locations whose definitions reach the stored value
+}
+
+// semantics reduces one decoded instruction to a vfSem.
+type semantics interface {
+	sem(b []byte, pc uint64, in *insn) vfSem
+}
+
+// ValueFlow computes the value flow of the procedure starting at req.Address.
+func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (ports.ValueFlow, error) {
+	return codeOp(a, ctx, "value flow", func(p *program) (ports.ValueFlow, error) {
+		i, ok := p.rangeIndex(req.Address)
+		if !ok {
+			return ports.ValueFlow{}, fmt.Errorf("no procedure starts at 0x%x: %w", req.Address, ports.ErrNotFound)
+		}
+		var cc convention
+		var sm semantics
+		switch p.arch {
+		case archX8664:
+			cc = sysvAMD64
+			if a.img.format() == "pe" {
+				cc = msX64
+			}
+			sm = &x86Sem{d: newX86(64, p.mm, a.src)}
+		default:
+			return ports.ValueFlow{}, fmt.Errorf("value flow models x86-64 only: %w", ports.ErrUnsupported)
+		}
+		d, err := p.decoder(a.src)
+		if err != nil {
+			return ports.ValueFlow{}, err
+		}
+		out := ports.ValueFlow{CallingConvention: cc.name}
+		r := p.ranges[i]
+		reg := p.mm.code(r.Start)
+		if reg == nil || r.End <= r.Start {
+			out.Limitations = []string{"The procedure has no code bytes (an import or a symbol outside code)."}
+			return finishVF(out), nil
+		}
+		end := min(r.End, reg.addr+reg.fileSize)
+		b, err := codeBytes(ctx, a.src, p.mm, p.arch, r.Start, end)
+		if err != nil {
+			return ports.ValueFlow{}, err
+		}
+		limit := defaultVFInsns
+		if req.MaxInstructions > 0 {
+			limit = min(req.MaxInstructions, maxVFInsns)
+		}
+		vf := valueFlowOf(ctx, d, sm, cc, b, r, end, limit, p.noret)
+		return vf, ctx.Err()
+	})
+}
+
+// valueFlowOf analyses the procedure r whose bytes from r.Start are b,
+// decoded up to end; calls to noret targets end their block.
+func valueFlowOf(ctx context.Context, d decoder, sm semantics, cc convention, b []byte, r ports.FunctionRange, end uint64,
+	limit int, noret map[uint64]bool) ports.ValueFlow {
+	out := ports.ValueFlow{CallingConvention: cc.name}
+	var flows []flowInsn
+	var sems []vfSem
+	var names []string
+	_, capped := sweep(d, b, r.Start, end, limit, func(in *insn) bool {
+		f := flowInsn{addr: in.addr, size: in.size, flow: in.flow, target: in.target, hasTarget: in.hasTarget,
+			noreturn: in.flow == ports.FlowCall && in.hasTarget && noret[in.target]}
+		if len(in.table) > 0 {
+			f.table = append([]uint64(nil), in.table...)
+		}
+		flows = append(flows, f)
+		code := b[in.addr-r.Start:]
+		names = append(names, d.format(code, in.addr, in, func(uint64) string { return "" }).Mnemonic)
+		s := vfSem{opaque: true}
+		if !in.invalid {
+			s = sm.sem(code, in.addr, in)
+		}
+		sems = append(sems, s)
+		return len(flows)%4096 != 0 || ctx.Err() == nil
+	})
+	if capped {
+		out.Truncated = true
+		out.OmittedOperations = 1 // at least the instruction past the cap
+		out.Limitations = append(out.Limitations, fmt.Sprintf("Value flow covers the first %d instructions of the procedure.", len(flows)))
+	}
+	blocks, cut := basicBlocks(flows, r.Start, r.End)
+	if cut {
+		out.Truncated = true
+		out.Limitations = append(out.Limitations, "The procedure has more basic blocks than the engine's cap; value flow covers a prefix.")
+	}
+	fl := &flowSolver{cc: cc, flows: flows, sems: sems, names: names, blocks: blocks}
+	fl.solve(ctx, &out)
+	return finishVF(out)
+}
+
+func finishVF(out ports.ValueFlow) ports.ValueFlow {
+	if out.Operations == nil {
+		out.Operations = []ports.ValueFlowOperation{}
+	}
+	if out.DefUses == nil {
+		out.DefUses = []ports.DefUse{}
+	}
+	if out.Effects == nil {
+		out.Effects = []ports.ValueFlowEffect{}
+	}
+	if out.Parameters == nil {
+		out.Parameters = []ports.InferredParameter{}
+	}
+	if out.ParameterUses == nil {
+		out.ParameterUses = []ports.ParameterUse{}
+	}
+	out.Limitations = append(out.Limitations,
+		"Flags are not modelled: compares and tests define nothing, conditional instructions use nothing for their condition.",
+		"Memory is tracked only for stack-frame slots and absolute addresses, by exact operand; accesses through other pointers are assumed not to alias them.",
+		"Parameters are argument registers read before any write on some path; stack-passed parameters are not inferred.")
+	return out
+}
+
+// defSet is a sorted set of definition sites: instruction indexes, and
+// entryDef for the value a location holds on entry.
+type defSet []int32
+
+const entryDef int32 = -1
+
+func (s defSet) union(t defSet) (defSet, bool) {
+	if len(t) == 0 {
+		return s, false
+	}
+	out := make(defSet, 0, len(s)+len(t))
+	i, j := 0, 0
+	for i < len(s) || j < len(t) {
+		switch {
+		case j >= len(t) || (i < len(s) && s[i] < t[j]):
+			out = append(out, s[i])
+			i++
+		case i >= len(s) || t[j] < s[i]:
+			out = append(out, t[j])
+			j++
+		default:
+			out = append(out, s[i])
+			i, j = i+1, j+1
+		}
+	}
+	return out, len(out) != len(s)
+}
+
+// locInfo describes one interned location.
+type locInfo struct {
+	name    string
+	tracked bool   // carries reaching definitions
+	base    string // the register a frame slot is relative to
+	abs     bool   // an absolute address (dies at calls)
+}
+
+type flowSolver struct {
+	cc     convention
+	flows  []flowInsn
+	sems   []vfSem
+	names  []string
+	blocks []ports.BasicBlock
+
+	locs   []locInfo
+	locID  map[string]int
+	byBase map[string][]int // frame-slot locations by base register
+	absIDs []int
+	frame  bool // the procedure sets its frame pointer from the stack pointer
+
+	defIDs, useIDs [][]int // per instruction
+	intArgIDs      []int   // argument registers in the convention's order
+	vecArgIDs      []int
+	retIDs         []int
+	clobberIDs     []int
+	work           int
+}
+
+func (f *flowSolver) intern(name string) int {
+	if id, ok := f.locID[name]; ok {
+		return id
+	}
+	li := locInfo{name: name}
+	switch {
+	case !strings.Contains(name, "["):
+		li.tracked = true
+	case strings.HasPrefix(name, "[0x") && !strings.ContainsAny(name[1:], "+*"):
+		li.tracked, li.abs = true, true
+	case strings.HasPrefix(name, "["):
+		inner := strings.TrimSuffix(name[1:], "]")
+		reg, rest := inner, ""
+		if k := strings.IndexAny(inner, "+-"); k >= 0 {
+			reg, rest = inner[:k], inner[k+1:]
+		}
+		if (reg == f.cc.sp || (reg == f.cc.fp && f.frame)) && !strings.ContainsAny(rest, "*+-") &&
+			(rest == "" || strings.HasPrefix(rest, "0x")) {
+			li.tracked, li.base = true, reg
+		}
+	}
+	id := len(f.locs)
+	f.locs = append(f.locs, li)
+	f.locID[name] = id
+	if li.base != "" {
+		f.byBase[li.base] = append(f.byBase[li.base], id)
+	}
+	if li.abs {
+		f.absIDs = append(f.absIDs, id)
+	}
+	return id
+}
+
+func (f *flowSolver) ids(names []string) []int {
+	out := make([]int, 0, len(names))
+	for _, n := range names {
+		if n == "" {
+			continue
+		}
+		id := f.intern(n)
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// transfer applies instruction k to state s.
+func (f *flowSolver) transfer(k int, s []defSet) {
+	if f.sems[k].call {
+		for _, id := range f.clobberIDs {
+			s[id] = defSet{int32(k)}
+		}
+		for _, id := range f.absIDs {
+			s[id] = nil
+		}
+		f.work += len(f.clobberIDs) + len(f.absIDs)
+	}
+	for _, id := range f.defIDs[k] {
+		s[id] = defSet{int32(k)}
+		for _, m := range f.byBase[f.locs[id].name] {
+			s[m] = nil
+		}
+		f.work += 1 + len(f.byBase[f.locs[id].name])
+	}
+}
+
+func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
+	n := len(f.flows)
+	f.locID, f.byBase = map[string]int{}, map[string][]int{}
+	for k := range n {
+		if f.sems[k].setsFrame {
+			f.frame = true
+		}
+	}
+	f.defIDs, f.useIDs = make([][]int, n), make([][]int, n)
+	for k := range n {
+		f.useIDs[k] = f.ids(f.sems[k].uses)
+		f.defIDs[k] = f.ids(f.sems[k].defs)
+		if w := f.sems[k].write; w != nil {
+			f.ids(w.from)
+		}
+		if f.sems[k].opaque && !strings.HasPrefix(f.names[k], "endbr") && f.names[k] != "nop" {
+			out.OmittedInputs++
+		}
+	}
+	f.intArgIDs, f.vecArgIDs = f.ids(f.cc.intArgs), f.ids(f.cc.vecArgs)
+	f.retIDs = f.ids(f.cc.ret)
+	f.clobberIDs = f.ids(f.cc.clobber)
+	nl := len(f.locs)
+
+	// Instructions of each block, and block indexes by start.
+	first := make([]int, len(f.blocks))
+	byStart := make(map[uint64]int, len(f.blocks))
+	for bi, b := range f.blocks {
+		first[bi] = sort.Search(n, func(k int) bool { return f.flows[k].addr >= b.Start })
+		byStart[b.Start] = bi
+		for _, e := range b.Successors {
+			if e.Kind == ports.EdgeUnresolved {
+				out.OmittedEdges++
+			}
+		}
+	}
+	insnsOf := func(bi int) (int, int) {
+		lo, hi := first[bi], first[bi]
+		for hi < n && f.flows[hi].addr < f.blocks[bi].End {
+			hi++
+		}
+		return lo, hi
+	}
+
+	in := make([][]defSet, len(f.blocks))
+	if len(f.blocks) > 0 && f.blocks[0].Start == f.flows[0].addr {
+		in[0] = make([]defSet, nl)
+		for id := range nl {
+			in[0][id] = defSet{entryDef}
+		}
+	}
+	converged := false
+	state := make([]defSet, nl)
+	for round := 0; round < maxVFRounds && f.work < maxVFWork && !converged; round++ {
+		if ctx.Err() != nil {
+			return
+		}
+		converged = true
+		for bi, b := range f.blocks {
+			if in[bi] == nil {
+				continue
+			}
+			copy(state, in[bi])
+			lo, hi := insnsOf(bi)
+			for k := lo; k < hi; k++ {
+				f.transfer(k, state)
+			}
+			for _, e := range b.Successors {
+				si, ok := byStart[e.Target]
+				if !ok || e.Kind == ports.EdgeTailCall || e.Kind == ports.EdgeUnresolved {
+					continue
+				}
+				if in[si] == nil {
+					in[si] = make([]defSet, nl)
+					converged = false
+				}
+				for id := range nl {
+					u, changed := in[si][id].union(state[id])
+					if changed {
+						in[si][id], converged = u, false
+					}
+				}
+				f.work += nl
+			}
+		}
+	}
+	if !converged {
+		out.Truncated = true
+		out.Limitations = append(out.Limitations, "Reaching definitions did not reach a fixed point within the engine's work bound; def-use edges and parameters may be incomplete.")
+	}
+
+	// Final pass: edges, parameter uses, effects and operations.
+	ops := make([]ports.ValueFlowOperation, n)
+	for k := range n {
+		ops[k] = ports.ValueFlowOperation{Address: f.flows[k].addr, Mnemonic: f.names[k],
+			Defs: nonNil(f.sems[k].defs), Uses: nonNil(f.sems[k].uses)}
+		if f.sems[k].call {
+			ops[k].Defs = append(slices.Clone(ops[k].Defs), f.cc.clobber...)
+		}
+	}
+	paramUses := map[int][]uint64{}
+	var edges []ports.DefUse
+	var effects []ports.ValueFlowEffect
+	addEdges := func(k, id int, s defSet) {
+		for _, d := range s {
+			if d < 0 {
+				continue
+			}
+			if len(edges) >= maxVFEdges {
+				out.Truncated = true
+				continue
+			}
+			edges = append(edges, ports.DefUse{Def: f.flows[d].addr, Use: f.flows[k].addr, Location: f.locs[id].name})
+		}
+	}
+	seen := make([]bool, n)
+	for bi, b := range f.blocks {
+		lo, hi := insnsOf(bi)
+		if in[bi] == nil {
+			for k := lo; k < hi; k++ {
+				seen[k] = true
+				effects = append(effects, f.effects(k, nil)...)
+			}
+			continue
+		}
+		copy(state, in[bi])
+		for k := lo; k < hi; k++ {
+			seen[k] = true
+			for _, id := range f.useIDs[k] {
+				if !f.locs[id].tracked {
+					continue
+				}
+				addEdges(k, id, state[id])
+				if slices.Contains(state[id], entryDef) && f.isArg(id) {
+					paramUses[id] = append(paramUses[id], f.flows[k].addr)
+				}
+			}
+			// extra adds the uses of a call or return: registers written in
+			// the procedure, and for calls every argument register before
+			// the last one written (a callee given argument k is given the
+			// ones before it), whose entry values are then parameter uses.
+			extra := func(ids []int, prefix bool) {
+				last := -1
+				for pos, id := range ids {
+					if s := state[id]; len(s) > 0 && s[len(s)-1] >= 0 {
+						last = pos
+					}
+				}
+				for pos, id := range ids {
+					s := state[id]
+					if slices.Contains(f.useIDs[k], id) || !(pos <= last && prefix || len(s) > 0 && s[len(s)-1] >= 0) {
+						continue
+					}
+					ops[k].Uses = append(slices.Clone(ops[k].Uses), f.locs[id].name)
+					addEdges(k, id, s)
+					if slices.Contains(s, entryDef) {
+						paramUses[id] = append(paramUses[id], f.flows[k].addr)
+					}
+				}
+			}
+			tail := false
+			if f.flows[k].flow == ports.FlowJump && f.flows[k].hasTarget {
+				for _, e := range b.Successors {
+					tail = tail || e.Kind == ports.EdgeTailCall
+				}
+			}
+			switch {
+			case f.sems[k].call || tail:
+				extra(f.intArgIDs, true)
+				extra(f.vecArgIDs, true)
+			case f.sems[k].ret:
+				extra(f.retIDs, false)
+			}
+			effects = append(effects, f.effects(k, state)...)
+			if tail && !f.sems[k].call {
+				effects = append(effects, ports.ValueFlowEffect{Kind: ports.EffectCall, Address: f.flows[k].addr,
+					Target: f.flows[k].target, HasTarget: true, Definitions: []uint64{}})
+			}
+			f.transfer(k, state)
+		}
+	}
+	for k := range n {
+		if !seen[k] { // outside every block (the block cap): operations only
+			out.OmittedInputs += len(f.useIDs[k])
+		}
+	}
+	out.Operations = ops
+	slices.SortFunc(edges, func(x, y ports.DefUse) int {
+		switch {
+		case x.Use != y.Use:
+			return cmpU(x.Use, y.Use)
+		case x.Def != y.Def:
+			return cmpU(x.Def, y.Def)
+		}
+		return strings.Compare(x.Location, y.Location)
+	})
+	out.DefUses = slices.Compact(edges)
+	slices.SortStableFunc(effects, func(x, y ports.ValueFlowEffect) int { return cmpU(x.Address, y.Address) })
+	out.Effects = effects
+	for _, regs := range [][]string{f.cc.intArgs, f.cc.vecArgs} {
+		for pos, r := range regs {
+			us := paramUses[f.locID[r]]
+			if len(us) == 0 {
+				continue
+			}
+			slices.Sort(us)
+			us = slices.Compact(us)
+			out.Parameters = append(out.Parameters, ports.InferredParameter{Location: r, Position: pos, Uses: len(us)})
+			for _, u := range us {
+				out.ParameterUses = append(out.ParameterUses, ports.ParameterUse{Location: r, Address: u})
+			}
+		}
+	}
+	slices.SortStableFunc(out.ParameterUses, func(x, y ports.ParameterUse) int { return cmpU(x.Address, y.Address) })
+}
+
+func (f *flowSolver) isArg(id int) bool {
+	name := f.locs[id].name
+	return slices.Contains(f.cc.intArgs, name) || slices.Contains(f.cc.vecArgs, name)
+}
+
+// effects lists the effects of instruction k; state is nil in a block
+// that is not reached from the entry.
+func (f *flowSolver) effects(k int, state []defSet) []ports.ValueFlowEffect {
+	s := f.sems[k]
+	fl := f.flows[k]
+	defsOf := func(names ...string) []uint64 {
+		out := []uint64{}
+		if state == nil {
+			return out
+		}
+		for _, nm := range names {
+			if id, ok := f.locID[nm]; ok {
+				for _, d := range state[id] {
+					if d >= 0 {
+						out = append(out, f.flows[d].addr)
+					}
+				}
+			}
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	var out []ports.ValueFlowEffect
+	if w := s.write; w != nil && !f.isFrameSlot(w.loc) {
+		out = append(out, ports.ValueFlowEffect{Kind: ports.EffectMemoryWrite, Address: fl.addr, Location: w.loc,
+			Target: w.target, HasTarget: w.has, Value: w.value, Definitions: defsOf(w.from...)})
+	}
+	switch {
+	case s.call:
+		e := ports.ValueFlowEffect{Kind: ports.EffectCall, Address: fl.addr, Target: fl.target, HasTarget: fl.hasTarget,
+			Definitions: []uint64{}}
+		if !fl.hasTarget {
+			e.Indirect, e.Location = true, s.indirect
+			e.Definitions = defsOf(s.uses...)
+		}
+		out = append(out, e)
+	case s.ret:
+		out = append(out, ports.ValueFlowEffect{Kind: ports.EffectReturn, Address: fl.addr, Location: f.cc.ret[0],
+			Definitions: defsOf(f.cc.ret...)})
+	}
+	return out
+}
+
+// isFrameSlot reports whether a memory operand addresses the procedure's
+// own stack frame; such stores are def-use facts, not effects.
+func (f *flowSolver) isFrameSlot(loc string) bool {
+	id, ok := f.locID[loc]
+	return ok && f.locs[id].base != ""
+}
+
+func cmpU(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func nonNil(s []string) []string {
+	out := []string{}
+	for _, x := range s {
+		if x != "" && !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
