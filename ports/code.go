@@ -220,7 +220,7 @@ type Decompiler interface {
 const (
 	EffectMemoryWrite = "memory-write" // a store to memory
 	EffectCall        = "call"         // a direct or indirect call
-	EffectReturn      = "return"       // a return, with the definitions of the return register that reach it
+	EffectReturn      = "return"       // a return, with the definitions of the return register (Location) that reach it
 )
 
 // ValueFlowOperation is one instruction as the value flow sees it.
@@ -273,7 +273,7 @@ type ParameterUse struct {
 // ValueFlow is the value flow of one procedure, sorted by address (def-use
 // edges by Use, then Def, then Location).
 type ValueFlow struct {
-	CallingConvention string // sysv-amd64, ms-x64, aapcs64
+	CallingConvention string // sysv-amd64, ms-x64, aapcs64, go-abiinternal
 	Operations        []ValueFlowOperation
 	DefUses           []DefUse
 	Effects           []ValueFlowEffect

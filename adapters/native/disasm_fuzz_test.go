@@ -71,12 +71,15 @@ func FuzzDisassemble(f *testing.F) {
 				t.Fatalf("%v: blocks hold %d of %d instructions", a, n, len(flows))
 			}
 		}
-		// The value flow over the same bytes as one x86-64 procedure, under
-		// both conventions: no panic, and every location set stays sorted.
+		// The value flow over the same bytes as one procedure (x86-64 under
+		// SysV, AArch64): no panic, operations in order, edges well formed.
 		for _, cc := range []convention{sysvAMD64, msX64} {
 			r := ports.FunctionRange{Start: base, End: base + uint64(len(data))}
 			vf := valueFlowOf(context.Background(), newDecoder(archX8664, mm, source{}), &x86Sem{d: newX86(64, mm, source{})}, cc,
 				data, r, r.End, len(data)+1, nil)
+			if cc.name == msX64.name {
+				vf = valueFlowOf(context.Background(), newDecoder(archARM64, mm, source{}), arm64Sem{}, aapcs64, data, r, r.End, len(data)+1, nil)
+			}
 			for k := 1; k < len(vf.Operations); k++ {
 				if vf.Operations[k].Address <= vf.Operations[k-1].Address {
 					t.Fatal("value-flow operations out of order")

@@ -60,7 +60,27 @@ var (
 	aapcs64 = convention{name: "aapcs64", intArgs: regNames("x", 0, 8), vecArgs: regNames("v", 0, 8),
 		clobber: append(append(append(regNames("x", 0, 19), "x30"), regNames("v", 0, 8)...), regNames("v", 16, 32)...),
 		ret:     []string{"x0", "v0"}, sp: "sp", fp: "x29"}
+
+	// Go's register ABI (ABIInternal): no register is callee-saved but the
+	// stack and frame pointers and the goroutine register (r14, x28); X15
+	// is the zero register on amd64.
+	goAMD64 = convention{name: "go-abiinternal", intArgs: []string{"rax", "rbx", "rcx", "rdi", "rsi", "r8", "r9", "r10", "r11"},
+		vecArgs: xmms(0, 15), clobber: append([]string{"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r15"}, xmms(0, 15)...),
+		ret: []string{"rax", "xmm0"}, sp: "rsp", fp: "rbp"}
+	goARM64 = convention{name: "go-abiinternal", intArgs: regNames("x", 0, 16), vecArgs: regNames("v", 0, 16),
+		clobber: append(append(regNames("x", 0, 28), "x30"), regNames("v", 0, 32)...), ret: []string{"x0", "v0"}, sp: "sp", fp: "x29"}
 )
+
+// isGoProgram reports whether the procedures are a Go program's, whose
+// functions follow Go's register ABI rather than the platform's.
+func isGoProgram(p *program) bool {
+	for _, pr := range p.procs {
+		if strings.HasPrefix(pr.Name, "runtime.goexit") {
+			return true
+		}
+	}
+	return false
+}
 
 func xmms(from, to int) []string { return regNames("xmm", from, to) }
 
@@ -107,15 +127,24 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 		}
 		var cc convention
 		var sm semantics
+		goProg := isGoProgram(p)
 		switch p.arch {
 		case archX8664:
 			cc = sysvAMD64
-			if a.img.format() == "pe" {
+			switch {
+			case goProg:
+				cc = goAMD64
+			case a.img.format() == "pe":
 				cc = msX64
 			}
 			sm = &x86Sem{d: newX86(64, p.mm, a.src)}
+		case archARM64:
+			cc, sm = aapcs64, arm64Sem{}
+			if goProg {
+				cc = goARM64
+			}
 		default:
-			return ports.ValueFlow{}, fmt.Errorf("value flow models x86-64 only: %w", ports.ErrUnsupported)
+			return ports.ValueFlow{}, fmt.Errorf("value flow models x86-64 and AArch64 only: %w", ports.ErrUnsupported)
 		}
 		d, err := p.decoder(a.src)
 		if err != nil {
@@ -586,8 +615,16 @@ func (f *flowSolver) effects(k int, state []defSet) []ports.ValueFlowEffect {
 		}
 		out = append(out, e)
 	case s.ret:
-		out = append(out, ports.ValueFlowEffect{Kind: ports.EffectReturn, Address: fl.addr, Location: f.cc.ret[0],
-			Definitions: defsOf(f.cc.ret...)})
+		// The integer return register, or the vector one when only it is
+		// written in the procedure (a floating-point result).
+		loc := f.cc.ret[0]
+		ds := defsOf(loc)
+		if len(ds) == 0 && len(f.cc.ret) > 1 {
+			if vs := defsOf(f.cc.ret[1]); len(vs) > 0 {
+				loc, ds = f.cc.ret[1], vs
+			}
+		}
+		out = append(out, ports.ValueFlowEffect{Kind: ports.EffectReturn, Address: fl.addr, Location: loc, Definitions: ds})
 	}
 	return out
 }

