@@ -184,7 +184,8 @@ func opAnalyzeFunction() *Operation {
 			"callers, callees, incoming and outgoing references, referenced strings and names, unresolved indirect calls, the native interface, the " +
 			"pseudo-code section (unavailable with its reason when the provider does not decompile), and native_value_flow: per-instruction defined and used " +
 			"locations, def-use edges, effects (memory writes, calls, returns) and parameters inferred from argument registers read before any write " +
-			"(status observed, or unavailable with its reason when the provider does not compute value flow). Every collection is paged " +
+			"over the whole procedure up to the provider's own cap (status observed, or unavailable with its reason when the provider does not compute " +
+			"value flow). Every collection is paged " +
 			"{items, returned, total, truncated, next_offset}; the instruction scan is bounded by max_instructions.",
 		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,"required":["procedure"],
  "properties":{` + procedureProp + `,

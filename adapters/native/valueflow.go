@@ -38,6 +38,7 @@ const (
 	maxVFRounds    = 64      // passes over the blocks before giving up on a fixed point
 	maxVFWork      = 4 << 20 // location-set updates over all rounds
 	maxVFEdges     = 200000  // def-use edges reported
+	maxVFCells     = 1 << 21 // blocks times tracked locations (the solver's states)
 )
 
 // convention is a calling convention as the value flow needs it.
@@ -276,11 +277,13 @@ type flowSolver struct {
 	names  []string
 	blocks []ports.BasicBlock
 
-	locs   []locInfo
-	locID  map[string]int
-	byBase map[string][]int // frame-slot locations by base register
-	absIDs []int
-	frame  bool // the procedure sets its frame pointer from the stack pointer
+	locs     []locInfo
+	locID    map[string]int
+	byBase   map[string][]int // frame-slot locations by base register
+	absIDs   []int
+	frame    bool // the procedure sets its frame pointer from the stack pointer
+	nt       int  // tracked locations: ids [0, nt) carry reaching definitions
+	unsolved bool // too large to solve
 
 	defIDs, useIDs [][]int // per instruction
 	intArgIDs      []int   // argument registers in the convention's order
@@ -290,10 +293,9 @@ type flowSolver struct {
 	work           int
 }
 
-func (f *flowSolver) intern(name string) int {
-	if id, ok := f.locID[name]; ok {
-		return id
-	}
+// classify describes a location: registers and the memory the value flow
+// tracks (frame slots, absolute addresses) carry reaching definitions.
+func (f *flowSolver) classify(name string) locInfo {
 	li := locInfo{name: name}
 	switch {
 	case !strings.Contains(name, "["):
@@ -311,25 +313,77 @@ func (f *flowSolver) intern(name string) int {
 			li.tracked, li.base = true, reg
 		}
 	}
-	id := len(f.locs)
-	f.locs = append(f.locs, li)
-	f.locID[name] = id
-	if li.base != "" {
-		f.byBase[li.base] = append(f.byBase[li.base], id)
+	return li
+}
+
+// intern numbers every location: registers first, then tracked memory,
+// then the rest, so that the states of the solver (f.nt wide) cover the
+// tracked ones. When blocks times tracked locations exceed maxVFCells,
+// memory stops being tracked; when registers alone exceed it, nothing is.
+func (f *flowSolver) intern(names []string, out *ports.ValueFlow) {
+	f.locID, f.byBase = map[string]int{}, map[string][]int{}
+	var infos []locInfo
+	for _, n := range names {
+		if _, ok := f.locID[n]; n == "" || ok {
+			continue
+		}
+		f.locID[n] = -1
+		infos = append(infos, f.classify(n))
 	}
-	if li.abs {
-		f.absIDs = append(f.absIDs, id)
+	rank := func(li locInfo) int {
+		switch {
+		case !strings.Contains(li.name, "["):
+			return 0
+		case li.tracked:
+			return 1
+		}
+		return 2
 	}
-	return id
+	slices.SortStableFunc(infos, func(x, y locInfo) int { return rank(x) - rank(y) })
+	regs := 0
+	for id, li := range infos {
+		f.locID[li.name] = id
+		switch rank(li) {
+		case 0:
+			regs++
+			f.nt++
+		case 1:
+			f.nt++
+		}
+	}
+	blocks := max(len(f.blocks), 1)
+	if blocks*f.nt > maxVFCells {
+		f.nt = regs
+		for id := range infos {
+			if rank(infos[id]) == 1 {
+				infos[id].tracked, infos[id].abs, infos[id].base = false, false, ""
+			}
+		}
+		out.Truncated = true
+		out.Limitations = append(out.Limitations, "The procedure is too large to track memory; only registers carry def-use edges.")
+	}
+	if blocks*f.nt > maxVFCells {
+		f.nt, f.unsolved = 0, true
+		out.Limitations = append(out.Limitations, "The procedure is too large for reaching definitions; only operations and effects are reported.")
+	}
+	f.locs = infos
+	for id, li := range infos {
+		if li.base != "" {
+			f.byBase[li.base] = append(f.byBase[li.base], id)
+		}
+		if li.abs {
+			f.absIDs = append(f.absIDs, id)
+		}
+	}
 }
 
 func (f *flowSolver) ids(names []string) []int {
 	out := make([]int, 0, len(names))
 	for _, n := range names {
-		if n == "" {
+		id, ok := f.locID[n]
+		if !ok || id < 0 {
 			continue
 		}
-		id := f.intern(n)
 		if !slices.Contains(out, id) {
 			out = append(out, id)
 		}
@@ -341,7 +395,9 @@ func (f *flowSolver) ids(names []string) []int {
 func (f *flowSolver) transfer(k int, s []defSet) {
 	if f.sems[k].call {
 		for _, id := range f.clobberIDs {
-			s[id] = defSet{int32(k)}
+			if id < f.nt {
+				s[id] = defSet{int32(k)}
+			}
 		}
 		for _, id := range f.absIDs {
 			s[id] = nil
@@ -349,6 +405,9 @@ func (f *flowSolver) transfer(k int, s []defSet) {
 		f.work += len(f.clobberIDs) + len(f.absIDs)
 	}
 	for _, id := range f.defIDs[k] {
+		if id >= f.nt {
+			continue
+		}
 		s[id] = defSet{int32(k)}
 		for _, m := range f.byBase[f.locs[id].name] {
 			s[m] = nil
@@ -359,19 +418,24 @@ func (f *flowSolver) transfer(k int, s []defSet) {
 
 func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 	n := len(f.flows)
-	f.locID, f.byBase = map[string]int{}, map[string][]int{}
 	for k := range n {
 		if f.sems[k].setsFrame {
 			f.frame = true
 		}
 	}
+	var names []string
+	for k := range n {
+		names = append(append(names, f.sems[k].uses...), f.sems[k].defs...)
+		if w := f.sems[k].write; w != nil {
+			names = append(names, w.from...)
+		}
+	}
+	names = append(append(append(append(names, f.cc.intArgs...), f.cc.vecArgs...), f.cc.ret...), f.cc.clobber...)
+	f.intern(names, out)
 	f.defIDs, f.useIDs = make([][]int, n), make([][]int, n)
 	for k := range n {
 		f.useIDs[k] = f.ids(f.sems[k].uses)
 		f.defIDs[k] = f.ids(f.sems[k].defs)
-		if w := f.sems[k].write; w != nil {
-			f.ids(w.from)
-		}
 		if f.sems[k].opaque && !strings.HasPrefix(f.names[k], "endbr") && f.names[k] != "nop" {
 			out.OmittedInputs++
 		}
@@ -379,7 +443,7 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 	f.intArgIDs, f.vecArgIDs = f.ids(f.cc.intArgs), f.ids(f.cc.vecArgs)
 	f.retIDs = f.ids(f.cc.ret)
 	f.clobberIDs = f.ids(f.cc.clobber)
-	nl := len(f.locs)
+	nl := f.nt
 
 	// Instructions of each block, and block indexes by start.
 	first := make([]int, len(f.blocks))
@@ -402,7 +466,7 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 	}
 
 	in := make([][]defSet, len(f.blocks))
-	if len(f.blocks) > 0 && f.blocks[0].Start == f.flows[0].addr {
+	if len(f.blocks) > 0 && f.blocks[0].Start == f.flows[0].addr && !f.unsolved {
 		in[0] = make([]defSet, nl)
 		for id := range nl {
 			in[0][id] = defSet{entryDef}
@@ -589,7 +653,7 @@ func (f *flowSolver) effects(k int, state []defSet) []ports.ValueFlowEffect {
 			return out
 		}
 		for _, nm := range names {
-			if id, ok := f.locID[nm]; ok {
+			if id, ok := f.locID[nm]; ok && id >= 0 && id < f.nt {
 				for _, d := range state[id] {
 					if d >= 0 {
 						out = append(out, f.flows[d].addr)

@@ -105,3 +105,28 @@ func TestValueFlowMicrosoftX64(t *testing.T) {
 	is.True(hasEdge(vf, 0x1000, 0x1003, "rax"))
 	is.True(hasEdge(vf, 0x1003, 0x1006, "rax"))
 }
+
+// TestValueFlowTooLarge: a procedure whose blocks times tracked slots
+// exceed the solver's bound keeps its register flow, drops memory tracking
+// and says so.
+func TestValueFlowTooLarge(t *testing.T) {
+	is := is.New(t)
+	var code []byte
+	for k := range 1600 {
+		d := uint32(8 * (k + 1))
+		// mov [rsp+d], eax; je .+2 (a block per slot)
+		code = append(code, 0x89, 0x84, 0x24, byte(d), byte(d>>8), byte(d>>16), byte(d>>24), 0x74, 0x00)
+	}
+	code = append(code, 0x89, 0xf8, 0xc3) // mov eax, edi; ret
+	mm := &memMap{regions: []memRegion{{name: ".text", addr: 0x1000, size: 0x10000, fileSize: 0x10000, exec: true}}}
+	r := ports.FunctionRange{Start: 0x1000, End: 0x1000 + uint64(len(code))}
+	vf := valueFlowOf(context.Background(), newDecoder(archX8664, mm, source{}), &x86Sem{d: newX86(64, mm, source{})}, sysvAMD64,
+		code, r, r.End, 100000, nil)
+	is.True(vf.Truncated)
+	is.True(slices.Contains(vf.Limitations, "The procedure is too large to track memory; only registers carry def-use edges."))
+	is.Equal(params(vf), []string{"rdi"})
+	is.Equal(len(vf.Operations), 3202)
+	for _, e := range vf.DefUses {
+		is.True(e.Location[0] != '[') // no memory edges
+	}
+}
