@@ -25,11 +25,13 @@ import (
 // definitions, and are assumed not to alias tracked slots. Flags are not
 // modelled. A call defines the convention's caller-saved registers; it uses
 // the argument registers the procedure wrote before it, and those before the
-// last one written (a callee given its third argument is given the first
-// two); a return uses the return registers the procedure wrote. So an entry
-// value passed through to a callee counts as a parameter use only when a
-// later argument is set, and a procedure that merely calls another infers
-// no parameters.
+// lowest one written (a call that sets only its second and third arguments
+// passes the first through; a register written above an unwritten one may
+// be scratch, so it fills no gap). A register a call merely clobbered does
+// not count as written for a later call. A return uses the return registers the procedure or a call
+// wrote, and never makes a parameter. So an entry value passed through to a
+// callee counts as a parameter use only when a later argument is set, and a
+// procedure that merely calls another infers no parameters.
 
 // Value-flow bounds.
 const (
@@ -559,24 +561,39 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				}
 			}
 			// extra adds the uses of a call or return: registers written in
-			// the procedure, and for calls every argument register before
-			// the last one written (a callee given argument k is given the
-			// ones before it), whose entry values are then parameter uses.
-			extra := func(ids []int, prefix bool) {
-				last := -1
+			// the procedure, and for calls every argument register below
+			// the lowest one written, whose entry values are then
+			// parameter uses.
+			// A register a call merely clobbered is not written: only an
+			// explicit definition makes it an argument. For a return, the
+			// value a call leaves in the return register counts.
+			extra := func(ids []int, call bool) {
+				written := func(id int) bool {
+					for _, d := range state[id] {
+						if d >= 0 && (!call || !f.sems[d].call || slices.Contains(f.defIDs[d], id)) {
+							return true
+						}
+					}
+					return false
+				}
+				lowest := -1
 				for pos, id := range ids {
-					if s := state[id]; len(s) > 0 && s[len(s)-1] >= 0 {
-						last = pos
+					if written(id) {
+						lowest = pos
+						break
 					}
 				}
 				for pos, id := range ids {
 					s := state[id]
-					if slices.Contains(f.useIDs[k], id) || !(pos <= last && prefix || len(s) > 0 && s[len(s)-1] >= 0) {
+					if slices.Contains(f.useIDs[k], id) || !(pos < lowest && call || written(id)) {
 						continue
 					}
 					ops[k].Uses = append(slices.Clone(ops[k].Uses), f.locs[id].name)
 					addEdges(k, id, s)
-					if slices.Contains(s, entryDef) {
+					// A return register whose entry value also reaches the
+					// return is not evidence of a parameter (only of a path
+					// that leaves it alone).
+					if call && slices.Contains(s, entryDef) {
 						paramUses[id] = append(paramUses[id], f.flows[k].addr)
 					}
 				}

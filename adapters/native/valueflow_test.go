@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -21,6 +22,8 @@ func vfFixtures() {
 		fixtures["vf-O0"] = cFixture("vf-O0", "valueflow.c", "-O0")
 		fixtures["vf-O2"] = cFixture("vf-O2", "valueflow.c", "-O2")
 		fixtures["vf-O0-cet"] = cFixture("vf-O0-cet", "valueflow.c", "-O0", "-fcf-protection=full")
+		fixtures["vf-O0-g"] = cFixture("vf-O0-g", "valueflow.c", "-O0", "-g")
+		fixtures["vf-O2-g"] = cFixture("vf-O2-g", "valueflow.c", "-O2", "-g")
 	})
 }
 
@@ -262,6 +265,57 @@ func TestValueFlowGo(t *testing.T) {
 				_, err := a.ValueFlow(context.Background(), ports.FunctionRequest{Address: r.Start})
 				is.True(err == nil || errors.Is(err, ports.ErrNotFound))
 			}
+		})
+	}
+}
+
+// TestValueFlowAgainstDWARF is differential: at -O0 gcc spills every
+// register parameter on entry, so for every procedure that DWARF describes
+// with register parameters only, the inferred parameters are exactly the
+// registers DWARF's signature assigns. At -O2 an unused parameter is never
+// read, so the inferred ones are a subset: never a register DWARF does not
+// assign.
+func TestValueFlowAgainstDWARF(t *testing.T) {
+	vfFixtures()
+	codeFixtures()
+	for _, name := range []string{"vf-O0-g", "code-O0-g", "vf-O2-g", "code-O2-g"} {
+		exact := strings.Contains(name, "-O0")
+		t.Run(name, func(t *testing.T) {
+			is := is.New(t)
+			a := openAnalysis(t, fixturePath(t, name))
+			procs, err := a.Procedures(context.Background())
+			is.NoErr(err)
+			compared := 0
+			for _, p := range procs {
+				sig, err := a.Signature(context.Background(), p.Address)
+				if errors.Is(err, ports.ErrNotFound) {
+					continue
+				}
+				is.NoErr(err)
+				var want []string
+				ok := !sig.Variadic
+				for _, prm := range sig.Parameters {
+					ok = ok && prm.Location != "" && prm.Location != "stack"
+					want = append(want, prm.Location)
+				}
+				if !ok {
+					continue
+				}
+				vf, err := a.ValueFlow(context.Background(), ports.FunctionRequest{Address: p.Address})
+				is.NoErr(err)
+				got := paramNames(vf)
+				slices.Sort(got)
+				slices.Sort(want)
+				sub := true
+				for _, g := range got {
+					sub = sub && slices.Contains(want, g)
+				}
+				if exact && !slices.Equal(got, want) || !sub {
+					t.Errorf("%s: inferred %v, DWARF %v", p.Name, got, want)
+				}
+				compared++
+			}
+			is.True(compared >= 6)
 		})
 	}
 }
