@@ -106,7 +106,7 @@ func (v *codeView) nativeValueFlow(ctx context.Context, i, offset, limit int) (m
 		reason := "The bound provider does not compute value flow."
 		return map[string]any{"status": "unavailable", "reason": reason}, []string{"native_value_flow is unavailable: " + reason}, nil
 	}
-	vf, err := vfa.ValueFlow(ctx, ports.FunctionRequest{Address: v.procs[i].Address})
+	vf, err := listsOf(a).valueFlow(ctx, vfa, v.procs[i].Address)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
