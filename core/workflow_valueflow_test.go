@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"testing"
 
 	"github.com/matryer/is"
@@ -17,15 +18,23 @@ import (
 // procedure gets n operations, n-1 def-use edges, a return and one
 // parameter (rdi) used by its first two instructions. handle_request fails
 // with ErrUnsupported.
-type flowFake struct{ codeFake }
-
-func (f *flowFake) Open(context.Context, ports.Target) (ports.Analysis, error) {
-	return &flowCode{}, nil
+type flowFake struct {
+	codeFake
+	opened *flowCode
 }
 
-type flowCode struct{ fakeCode }
+func (f *flowFake) Open(context.Context, ports.Target) (ports.Analysis, error) {
+	f.opened = &flowCode{}
+	return f.opened, nil
+}
 
-func (*flowCode) ValueFlow(_ context.Context, req ports.FunctionRequest) (ports.ValueFlow, error) {
+type flowCode struct {
+	fakeCode
+	calls atomic.Int32
+}
+
+func (f *flowCode) ValueFlow(_ context.Context, req ports.FunctionRequest) (ports.ValueFlow, error) {
+	f.calls.Add(1)
 	if req.Address == 0x1070 {
 		return ports.ValueFlow{}, fmt.Errorf("fake: no model: %w", ports.ErrUnsupported)
 	}
@@ -72,7 +81,8 @@ func flowSession(t *testing.T, p ports.Provider) *core.Session {
 func TestAnalyzeFunctionValueFlow(t *testing.T) {
 	t.Run("observed", func(t *testing.T) {
 		is := is.New(t)
-		s := flowSession(t, &flowFake{})
+		fake := &flowFake{}
+		s := flowSession(t, fake)
 		d := callResult(t, s, "analyze_function", `{"procedure":"main","limit":4,"collection_offset":2}`)
 		vf := d["native_value_flow"].(map[string]any)
 		is.Equal(vf["status"], "observed")
@@ -99,6 +109,15 @@ func TestAnalyzeFunctionValueFlow(t *testing.T) {
 			found = found || l == "Value flow: flags are not modelled"
 		}
 		is.True(found)
+
+		// Paging the same procedure reuses the flow; another procedure
+		// computes its own.
+		calls := fake.opened.calls.Load()
+		d = callResult(t, s, "analyze_function", `{"procedure":"main","limit":4,"collection_offset":6}`)
+		is.Equal(d["native_value_flow"].(map[string]any)["operations"].(map[string]any)["items"].([]any)[0].(map[string]any)["address"], "0x1048")
+		is.Equal(fake.opened.calls.Load(), calls)
+		callResult(t, s, "analyze_function", `{"procedure":"logger"}`)
+		is.Equal(fake.opened.calls.Load(), calls+1)
 
 		// The bundle summary reads the real record.
 		_, b := bndCall(t, s, "get_evidence_bundle", map[string]any{"detail": "summary", "filters": map[string]any{"operation": "analyze_function"}})
