@@ -62,6 +62,7 @@ func viewExamples() []json.RawMessage {
 		json.RawMessage(`{"source":` + ref + `,"view":{"kind":"page","collection":"symbols","offset":0,"limit":64}}`),
 		json.RawMessage(`{"source":` + ref + `,"view":{"kind":"item","collection":"sections","selector":{"name":".text"}}}`),
 		json.RawMessage(`{"source":` + ref + `,"view":{"kind":"native","facet":"pseudocode","offset":0,"limit":4096}}`),
+		json.RawMessage(`{"source":` + ref + `,"view":{"kind":"native","facet":"value_flow_def_use","offset":0,"limit":64}}`),
 	}
 }
 
