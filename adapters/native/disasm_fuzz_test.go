@@ -76,9 +76,9 @@ func FuzzDisassemble(f *testing.F) {
 		for _, cc := range []convention{sysvAMD64, msX64} {
 			r := ports.FunctionRange{Start: base, End: base + uint64(len(data))}
 			vf := valueFlowOf(context.Background(), newDecoder(archX8664, mm, source{}), &x86Sem{d: newX86(64, mm, source{})}, cc,
-				data, r, r.End, len(data)+1, nil)
+				data, r, r.End, len(data)+1, vfTargets{})
 			if cc.name == msX64.name {
-				vf = valueFlowOf(context.Background(), newDecoder(archARM64, mm, source{}), arm64Sem{}, aapcs64, data, r, r.End, len(data)+1, nil)
+				vf = valueFlowOf(context.Background(), newDecoder(archARM64, mm, source{}), arm64Sem{}, aapcs64, data, r, r.End, len(data)+1, vfTargets{})
 			}
 			for k := 1; k < len(vf.Operations); k++ {
 				if vf.Operations[k].Address <= vf.Operations[k-1].Address {

@@ -74,15 +74,30 @@ var (
 		clobber: append(append(regNames("x", 0, 28), "x30"), regNames("v", 0, 32)...), ret: []string{"x0", "v0"}, sp: "sp", fp: "x29"}
 )
 
-// isGoProgram reports whether the procedures are a Go program's, whose
-// functions follow Go's register ABI rather than the platform's.
-func isGoProgram(p *program) bool {
+// vfTargets is what the value flow knows of call targets.
+type vfTargets struct {
+	noret map[uint64]bool // calls that do not return end their block
+	// stackGrowth: Go's runtime.morestack*, called from a function's
+	// prologue with the function's own arguments still in their
+	// registers; such a call passes nothing through.
+	stackGrowth map[uint64]bool
+}
+
+// goRuntime reports whether the procedures are a Go program's, whose
+// functions follow Go's register ABI rather than the platform's, and where
+// its stack-growth functions are.
+func goRuntime(p *program) (bool, map[uint64]bool) {
+	isGo := false
+	growth := map[uint64]bool{}
 	for _, pr := range p.procs {
-		if strings.HasPrefix(pr.Name, "runtime.goexit") {
-			return true
+		switch {
+		case strings.HasPrefix(pr.Name, "runtime.goexit"):
+			isGo = true
+		case strings.HasPrefix(pr.Name, "runtime.morestack"):
+			growth[pr.Address] = true
 		}
 	}
-	return false
+	return isGo, growth
 }
 
 func xmms(from, to int) []string { return regNames("xmm", from, to) }
@@ -130,7 +145,7 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 		}
 		var cc convention
 		var sm semantics
-		goProg := isGoProgram(p)
+		goProg, growth := goRuntime(p)
 		switch p.arch {
 		case archX8664:
 			cc = sysvAMD64
@@ -169,22 +184,22 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 		if req.MaxInstructions > 0 {
 			limit = min(req.MaxInstructions, maxVFInsns)
 		}
-		vf := valueFlowOf(ctx, d, sm, cc, b, r, end, limit, p.noret)
+		vf := valueFlowOf(ctx, d, sm, cc, b, r, end, limit, vfTargets{noret: p.noret, stackGrowth: growth})
 		return vf, ctx.Err()
 	})
 }
 
 // valueFlowOf analyses the procedure r whose bytes from r.Start are b,
-// decoded up to end; calls to noret targets end their block.
+// decoded up to end.
 func valueFlowOf(ctx context.Context, d decoder, sm semantics, cc convention, b []byte, r ports.FunctionRange, end uint64,
-	limit int, noret map[uint64]bool) ports.ValueFlow {
+	limit int, known vfTargets) ports.ValueFlow {
 	out := ports.ValueFlow{CallingConvention: cc.name}
 	var flows []flowInsn
 	var sems []vfSem
 	var names []string
 	_, capped := sweep(d, b, r.Start, end, limit, func(in *insn) bool {
 		f := flowInsn{addr: in.addr, size: in.size, flow: in.flow, target: in.target, hasTarget: in.hasTarget,
-			noreturn: in.flow == ports.FlowCall && in.hasTarget && noret[in.target]}
+			noreturn: in.flow == ports.FlowCall && in.hasTarget && known.noret[in.target]}
 		if len(in.table) > 0 {
 			f.table = append([]uint64(nil), in.table...)
 		}
@@ -208,7 +223,7 @@ func valueFlowOf(ctx context.Context, d decoder, sm semantics, cc convention, b 
 		out.Truncated = true
 		out.Limitations = append(out.Limitations, "The procedure has more basic blocks than the engine's cap; value flow covers a prefix.")
 	}
-	fl := &flowSolver{cc: cc, flows: flows, sems: sems, names: names, blocks: blocks}
+	fl := &flowSolver{cc: cc, flows: flows, sems: sems, names: names, blocks: blocks, known: known}
 	fl.solve(ctx, &out)
 	return finishVF(out)
 }
@@ -278,6 +293,7 @@ type flowSolver struct {
 	sems   []vfSem
 	names  []string
 	blocks []ports.BasicBlock
+	known  vfTargets
 
 	locs     []locInfo
 	locID    map[string]int
@@ -605,6 +621,8 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				}
 			}
 			switch {
+			case f.sems[k].call && f.flows[k].hasTarget && f.known.stackGrowth[f.flows[k].target]:
+				// the stack-growth call's own argument (if any) is explicit
 			case f.sems[k].call || tail:
 				extra(f.intArgIDs, true)
 				extra(f.vecArgIDs, true)

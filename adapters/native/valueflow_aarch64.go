@@ -207,7 +207,7 @@ func (arm64Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 			use(dst...)
 		}
 		def(dst...)
-		if len(dst) == 1 && dst[0] == "x29" && len(args) >= 2 && (name == "MOV" || name == "ADD") {
+		if len(dst) == 1 && dst[0] == "x29" && len(args) >= 2 && (name == "MOV" || name == "ADD" || name == "SUB") {
 			if src := regsOf(args[1]); len(src) == 1 && src[0] == "sp" {
 				out.setsFrame = true
 			}

@@ -14,7 +14,7 @@ import (
 func flowOf(a arch, sm semantics, cc convention, code []byte) ports.ValueFlow {
 	mm := &memMap{regions: []memRegion{{name: ".text", addr: 0x1000, size: 0x1000, fileSize: 0x1000, exec: true}}}
 	r := ports.FunctionRange{Start: 0x1000, End: 0x1000 + uint64(len(code))}
-	return valueFlowOf(context.Background(), newDecoder(a, mm, source{}), sm, cc, code, r, r.End, 1000, nil)
+	return valueFlowOf(context.Background(), newDecoder(a, mm, source{}), sm, cc, code, r, r.End, 1000, vfTargets{})
 }
 
 func params(vf ports.ValueFlow) []string {
@@ -121,7 +121,7 @@ func TestValueFlowTooLarge(t *testing.T) {
 	mm := &memMap{regions: []memRegion{{name: ".text", addr: 0x1000, size: 0x10000, fileSize: 0x10000, exec: true}}}
 	r := ports.FunctionRange{Start: 0x1000, End: 0x1000 + uint64(len(code))}
 	vf := valueFlowOf(context.Background(), newDecoder(archX8664, mm, source{}), &x86Sem{d: newX86(64, mm, source{})}, sysvAMD64,
-		code, r, r.End, 100000, nil)
+		code, r, r.End, 100000, vfTargets{})
 	is.True(vf.Truncated)
 	is.True(slices.Contains(vf.Limitations, "The procedure is too large to track memory; only registers carry def-use edges."))
 	is.Equal(params(vf), []string{"rdi"})

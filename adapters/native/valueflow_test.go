@@ -256,6 +256,8 @@ func TestValueFlowGo(t *testing.T) {
 			vf := valueFlow(t, a, "main.add")
 			is.Equal(vf.CallingConvention, "go-abiinternal")
 			is.Equal(paramNames(vf), tc.want)
+			// main.main takes nothing; its stack-growth call passes nothing through.
+			is.Equal(len(valueFlow(t, a, "main.main").Parameters), 0)
 			ranges, err := a.FunctionRanges(context.Background())
 			is.NoErr(err)
 			for k, r := range ranges {
