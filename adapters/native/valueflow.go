@@ -24,14 +24,14 @@ import (
 // through other pointers are uses and effects but carry no reaching
 // definitions, and are assumed not to alias tracked slots. Flags are not
 // modelled. A call defines the convention's caller-saved registers; it uses
-// the argument registers the procedure wrote before it, and those before the
-// lowest one written (a call that sets only its second and third arguments
-// passes the first through; a register written above an unwritten one may
-// be scratch, so it fills no gap). A register a call merely clobbered does
-// not count as written for a later call. A return uses the return registers the procedure or a call
-// wrote, and never makes a parameter. So an entry value passed through to a
-// callee counts as a parameter use only when a later argument is set, and a
-// procedure that merely calls another infers no parameters.
+// the argument registers the procedure wrote before it (on some path), and
+// those below the lowest one written when the written ones are contiguous
+// (a call that sets only its second and third arguments passes the first
+// through; a gap says the higher ones may be scratch, so nothing is filled). A register a call
+// merely clobbered does not count as written for a later call. A return
+// uses the return registers the procedure or a call wrote. Of all these
+// uses, only a register passed through untouched makes a parameter, so a
+// procedure that merely calls another infers none.
 
 // Value-flow bounds.
 const (
@@ -592,12 +592,20 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 					}
 					return false
 				}
-				lowest := -1
+				// The registers below the lowest one written are passed
+				// through only when the written ones are a contiguous run
+				// (a gap says the higher ones are scratch).
+				lowest, highest, count := -1, -1, 0
 				for pos, id := range ids {
 					if written(id) {
-						lowest = pos
-						break
+						if lowest < 0 {
+							lowest = pos
+						}
+						highest, count = pos, count+1
 					}
+				}
+				if count != highest-lowest+1 {
+					lowest = -1
 				}
 				for pos, id := range ids {
 					s := state[id]
@@ -606,10 +614,12 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 					}
 					ops[k].Uses = append(slices.Clone(ops[k].Uses), f.locs[id].name)
 					addEdges(k, id, s)
-					// A return register whose entry value also reaches the
-					// return is not evidence of a parameter (only of a path
-					// that leaves it alone).
-					if call && slices.Contains(s, entryDef) {
+					// Only a register passed through untouched (below the
+					// lowest one written) makes a parameter: an entry value
+					// that reaches a call or return beside a definition on
+					// another path is evidence only of a path that leaves
+					// the register alone.
+					if call && pos < lowest && slices.Contains(s, entryDef) {
 						paramUses[id] = append(paramUses[id], f.flows[k].addr)
 					}
 				}
