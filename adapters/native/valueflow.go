@@ -27,11 +27,12 @@ import (
 // the argument registers the procedure wrote before it (on some path), and
 // those below the lowest one written when the written ones are contiguous
 // (a call that sets only its second and third arguments passes the first
-// through; a gap says the higher ones may be scratch, so nothing is filled). A register a call
-// merely clobbered does not count as written for a later call. A return
-// uses the return registers the procedure or a call wrote. Of all these
-// uses, only a register passed through untouched makes a parameter, so a
-// procedure that merely calls another infers none.
+// through; a gap says the higher ones may be scratch, so nothing is
+// filled). A register a call merely clobbered does not count as written for
+// a later call. A return uses the integer return register when the
+// procedure or a call wrote it, and the vector one when the procedure wrote
+// it. Of all these uses, only a register passed through untouched makes a
+// parameter, so a procedure that merely calls another infers none.
 
 // Value-flow bounds.
 const (
@@ -581,12 +582,15 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 			// the lowest one written, whose entry values are then
 			// parameter uses.
 			// A register a call merely clobbered is not written: only an
-			// explicit definition makes it an argument. For a return, the
-			// value a call leaves in the return register counts.
+			// explicit definition makes it an argument.
 			extra := func(ids []int, call bool) {
-				written := func(id int) bool {
+				// For a return, a call's clobber counts for the integer
+				// return register (the callee's result), not for the
+				// vector one (which a call leaves defined only in name).
+				written := func(pos, id int) bool {
+					clobberCounts := !call && pos == 0
 					for _, d := range state[id] {
-						if d >= 0 && (!call || !f.sems[d].call || slices.Contains(f.defIDs[d], id)) {
+						if d >= 0 && (clobberCounts || !f.sems[d].call || slices.Contains(f.defIDs[d], id)) {
 							return true
 						}
 					}
@@ -597,7 +601,7 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				// (a gap says the higher ones are scratch).
 				lowest, highest, count := -1, -1, 0
 				for pos, id := range ids {
-					if written(id) {
+					if written(pos, id) {
 						if lowest < 0 {
 							lowest = pos
 						}
@@ -609,7 +613,7 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				}
 				for pos, id := range ids {
 					s := state[id]
-					if slices.Contains(f.useIDs[k], id) || !(pos < lowest && call || written(id)) {
+					if slices.Contains(f.useIDs[k], id) || !(pos < lowest && call || written(pos, id)) {
 						continue
 					}
 					ops[k].Uses = append(slices.Clone(ops[k].Uses), f.locs[id].name)

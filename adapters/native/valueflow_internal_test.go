@@ -1,7 +1,12 @@
 package native
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -165,6 +170,56 @@ func TestValueFlowCallArguments(t *testing.T) {
 			is := is.New(t)
 			vf := flowOf(archX8664, &x86Sem{d: newX86(64, mm, source{})}, sysvAMD64, tc.code)
 			is.Equal(params(vf), tc.want)
+		})
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the value-flow golden files in testdata/valueflow")
+
+// TestValueFlowGolden compares the whole value flow of hand-assembled
+// procedures with testdata/valueflow/*.json (rewrite with -update and
+// review the diff): add3 as gcc -O0 writes it for x86-64, and a caller that
+// keeps its argument across a call on AArch64.
+func TestValueFlowGolden(t *testing.T) {
+	mm := &memMap{regions: []memRegion{{name: ".text", addr: 0x1000, size: 0x1000, fileSize: 0x1000, exec: true}}}
+	for _, tc := range []struct {
+		name string
+		a    arch
+		sm   semantics
+		cc   convention
+		code []byte
+	}{
+		{"x86-64-add3-O0", archX8664, &x86Sem{d: newX86(64, mm, source{})}, sysvAMD64, []byte{
+			0x55, 0x48, 0x89, 0xe5, 0x89, 0x7d, 0xfc, 0x89, 0x75, 0xf8, 0x89, 0x55, 0xf4, 0x8b, 0x55, 0xfc, 0x8b, 0x45, 0xf8,
+			0x01, 0xc2, 0x8b, 0x45, 0xf4, 0x01, 0xd0, 0x5d, 0xc3}},
+		{"aarch64-caller", archARM64, arm64Sem{}, aapcs64, []byte{
+			0xfd, 0x7b, 0xbe, 0xa9, 0xfd, 0x03, 0x00, 0x91, 0xf3, 0x0b, 0x00, 0xf9, 0xf3, 0x03, 0x00, 0x2a, 0x62, 0x00, 0x80, 0x52,
+			0x41, 0x00, 0x80, 0x52, 0xf2, 0xff, 0xff, 0x97, 0x00, 0x78, 0x1f, 0x53, 0xf3, 0x0b, 0x40, 0xf9, 0xfd, 0x7b, 0xc2, 0xa8,
+			0xc0, 0x03, 0x5f, 0xd6}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vf := flowOf(tc.a, tc.sm, tc.cc, tc.code)
+			got, err := json.MarshalIndent(vf, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, '\n')
+			path := filepath.Join("testdata", "valueflow", tc.name+".json")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("value flow differs from %s (run with -update and review the diff):\n%s", path, got)
+			}
 		})
 	}
 }
