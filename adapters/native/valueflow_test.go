@@ -321,3 +321,25 @@ func TestValueFlowAgainstDWARF(t *testing.T) {
 		})
 	}
 }
+
+// TestValueFlowConcurrent: concurrent callers of one Analysis get the same
+// value flow.
+func TestValueFlowConcurrent(t *testing.T) {
+	vfFixtures()
+	is := is.New(t)
+	a := openAnalysis(t, fixturePath(t, "vf-O2"))
+	want := valueFlow(t, a, "main")
+	addr := procedureNamed(t, a, "main").Address
+	var wg sync.WaitGroup
+	got := make([]ports.ValueFlow, 8)
+	errs := make([]error, 8)
+	for k := range got {
+		wg.Go(func() { got[k], errs[k] = a.ValueFlow(context.Background(), ports.FunctionRequest{Address: addr}) })
+	}
+	wg.Wait()
+	for k := range got {
+		is.NoErr(errs[k])
+		is.Equal(got[k].DefUses, want.DefUses)
+		is.Equal(got[k].Parameters, want.Parameters)
+	}
+}
