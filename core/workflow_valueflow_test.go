@@ -200,3 +200,26 @@ func TestValueFlowViews(t *testing.T) {
 	is.Equal(v["unknowns"].([]any)[0].(map[string]any)["kind"], "unavailable-facet")
 	is.Equal(view("value_flow_summary", 0, 64)["item"].(map[string]any)["value"].(map[string]any)["status"], "unavailable")
 }
+
+// TestValueFlowViewsUnrecorded: a dossier whose native_value_flow records
+// only its status (no collections) gives empty value-flow pages that say
+// the rows were not recorded and the flow is truncated.
+func TestValueFlowViewsUnrecorded(t *testing.T) {
+	is := is.New(t)
+	s := bndSession(t)
+	af := bndAnalyzeFunction(t, "x", 3)
+	src := map[string]any{"kind": "inline", "evidence": af}
+	_, v := bndCall(t, s, "inspect_analysis_view", map[string]any{"source": src, "view": map[string]any{"kind": "native", "facet": "value_flow_operations"}})
+	is.Equal(v["coverage"].(map[string]any)["status"], "empty")
+	var kinds []any
+	for _, u := range v["unknowns"].([]any) {
+		kinds = append(kinds, u.(map[string]any)["kind"])
+	}
+	is.Equal(kinds, []any{"truncated-value-flow", "unrecorded-facet"})
+	_, v = bndCall(t, s, "inspect_analysis_view", map[string]any{"source": src, "view": map[string]any{"kind": "native", "facet": "value_flow_summary"}})
+	sum := v["item"].(map[string]any)["value"].(map[string]any)
+	is.Equal(sum["status"], "observed")
+	is.Equal(sum["collections"].(map[string]any)["operations"], nil)
+	_, v = bndCall(t, s, "inspect_analysis_view", map[string]any{"source": src, "view": map[string]any{"kind": "summary"}})
+	is.Equal(v["summary"].(map[string]any)["value_flow"].(map[string]any)["truncated"], true)
+}
