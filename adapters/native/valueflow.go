@@ -215,8 +215,17 @@ func valueFlowOf(ctx context.Context, d decoder, sm semantics, cc convention, b 
 		return len(flows)%4096 != 0 || ctx.Err() == nil
 	})
 	if capped {
+		// The bytes left hold at least one instruction per longest encoding.
+		next := r.Start
+		if k := len(flows); k > 0 {
+			next = flows[k-1].next()
+		}
+		longest := uint64(15)
+		if _, ok := d.(*arm64Decoder); ok {
+			longest = 4
+		}
 		out.Truncated = true
-		out.OmittedOperations = 1 // at least the instruction past the cap
+		out.OmittedOperations = max(1, int((end-min(next, end)+longest-1)/longest))
 		out.Limitations = append(out.Limitations, fmt.Sprintf("Value flow covers the first %d instructions of the procedure.", len(flows)))
 	}
 	blocks, cut := basicBlocks(flows, r.Start, r.End)
