@@ -223,3 +223,30 @@ func TestValueFlowGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestValueFlowVEX: VEX forms write their destination without reading it
+// (vpmovmskb eax, ymm1 reads no rax), fused multiply-adds read it, and
+// vptest writes nothing.
+func TestValueFlowVEX(t *testing.T) {
+	is := is.New(t)
+	mm := &memMap{regions: []memRegion{{name: ".text", addr: 0x1000, size: 0x1000, fileSize: 0x1000, exec: true}}}
+	sem := &x86Sem{d: newX86(64, mm, source{})}
+	for _, tc := range []struct {
+		code       []byte
+		defs, uses []string
+	}{
+		{[]byte{0xc5, 0xfd, 0xd7, 0xc1}, []string{"rax"}, []string{"xmm1"}},                        // vpmovmskb eax, ymm1
+		{[]byte{0xc5, 0xfd, 0x74, 0x0f}, []string{"xmm1"}, []string{"xmm0", "rdi", "[rdi]"}},       // vpcmpeqb ymm1, ymm0, [rdi]
+		{[]byte{0xc4, 0xe2, 0xf1, 0xb9, 0xc2}, []string{"xmm0"}, []string{"xmm1", "xmm2", "xmm0"}}, // vfmadd231sd xmm0, xmm1, xmm2
+		{[]byte{0xc4, 0xe2, 0x7d, 0x17, 0xc1}, nil, []string{"xmm0", "xmm1"}},                      // vptest ymm0, ymm1
+	} {
+		var in insn
+		d := newX86(64, mm, source{})
+		d.reset(tc.code, 0x1000)
+		d.step(tc.code, 0x1000, &in)
+		s := sem.sem(tc.code, 0x1000, &in)
+		is.True(!s.opaque)
+		is.Equal(s.defs, tc.defs)
+		is.Equal(s.uses, tc.uses)
+	}
+}

@@ -10,7 +10,7 @@ import (
 // x86-64 instruction semantics for the value flow. The destination is
 // Args[0] for most instructions; it is also read unless the instruction
 // only moves into it (mov family, lea, set, pop, conversions, the
-// non-destructive VEX forms) or zeroes it (xor r, r and its kin). Writes to
+// non-destructive VEX forms but fused multiply-adds) or zeroes it (xor r, r and its kin). Writes to
 // 8- and 16-bit registers merge into the full register, so they read it too;
 // 32-bit writes zero-extend and do not. Implicit operands are modelled for
 // push, pop, call, ret, leave, the string instructions, mul and div,
@@ -248,7 +248,8 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 		read(args[1])
 		write(args[0], true, args[1])
 		def("rax")
-	case x86NoDef[op] || x86Branches[op]:
+	case x86NoDef[op] || x86Branches[op] || name == "VPTEST" || name == "VTESTPS" || name == "VTESTPD" ||
+		name == "VUCOMISS" || name == "VUCOMISD" || name == "VCOMISS" || name == "VCOMISD":
 		for _, a := range args {
 			if _, rel := a.(x86asm.Rel); !rel {
 				read(a)
@@ -264,8 +265,8 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 			use(regs...)
 		}
 		write(args[0], false, nil)
-	case x86Move[op] || strings.HasPrefix(name, "SET") || (strings.HasPrefix(name, "V") && len(args) >= 3) ||
-		(strings.HasPrefix(name, "VMOV") && len(args) == 2):
+	case x86Move[op] || strings.HasPrefix(name, "SET") ||
+		(strings.HasPrefix(name, "V") && !isFMA(name) && name != "VERR" && name != "VERW" && len(args) >= 2):
 		for _, a := range args[1:] {
 			read(a)
 		}
@@ -300,6 +301,13 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 		}
 	}
 	return out
+}
+
+// isFMA reports whether a VEX operation is a fused multiply-add, whose
+// destination is also an input (the accumulator).
+func isFMA(name string) bool {
+	return strings.HasPrefix(name, "VFMADD") || strings.HasPrefix(name, "VFMSUB") || strings.HasPrefix(name, "VFNMADD") ||
+		strings.HasPrefix(name, "VFNMSUB")
 }
 
 // x86String models the string instructions: rdi (and rsi) are read and
