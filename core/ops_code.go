@@ -35,6 +35,7 @@ func init() {
 	registerCapability[ports.ByteReader](CapBytes)
 	registerCapability[ports.SignatureReader](CapSignatures)
 	registerCapability[ports.Decompiler](CapDecompile)
+	registerCapability[ports.ValueFlowAnalyzer](CapValueFlow)
 	registerFamily(codeOperations)
 }
 

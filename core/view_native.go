@@ -12,8 +12,13 @@ func init() { registerViewer("analyze_function", nativeView) }
 var nativeCollections = []string{"assembly", "basic_blocks", "comments", "callers", "callees", "incoming_references",
 	"outgoing_references", "unresolved_calls", "referenced_strings", "referenced_names"}
 
+// valueFlowFacets are the facets over native_value_flow: its summary and
+// its paged collections (value_flow_<collection>).
+var valueFlowFacets = []string{"value_flow_summary", "value_flow_operations", "value_flow_def_use", "value_flow_effects",
+	"value_flow_parameters", "value_flow_parameter_uses"}
+
 // nativeFacets are the facets of kind "native".
-var nativeFacets = append([]string{"procedure", "pseudocode", "native_api", "references"}, nativeCollections...)
+var nativeFacets = append(append([]string{"procedure", "pseudocode", "native_api", "references"}, nativeCollections...), valueFlowFacets...)
 
 // recordedCollection is one collection as analyze_function recorded it.
 type recordedCollection struct {
@@ -75,7 +80,8 @@ func nativeView(parent *Evidence, req *viewRequest) (*viewBody, error) {
 		_ = json.Unmarshal(doc["native_api"], &api)
 		body.Key, body.Coverage = "summary", wholeCoverage()
 		body.Value = map[string]any{"procedure_address": proc.Address, "procedure_name": proc.Name, "collections": cols,
-			"pseudocode": pseudo, "native_api_available": api.Available, "limitation_count": len(body.Limitations)}
+			"pseudocode": pseudo, "native_api_available": api.Available, "value_flow": valueFlowStatus(doc["native_value_flow"]),
+			"limitation_count": len(body.Limitations)}
 		return body, nil
 	case "native", "facet":
 	default:
@@ -92,6 +98,8 @@ func nativeView(parent *Evidence, req *viewRequest) (*viewBody, error) {
 		body.Value, body.Coverage = map[string]any{"facet": req.Facet, "value": raw}, wholeCoverage()
 	case "pseudocode":
 		return pseudocodePage(doc["pseudocode"], req, body)
+	case "value_flow_summary", "value_flow_operations", "value_flow_def_use", "value_flow_effects", "value_flow_parameters", "value_flow_parameter_uses":
+		valueFlowFacet(doc["native_value_flow"], req, body)
 	case "references":
 		var rows []json.RawMessage
 		var truncated bool
@@ -188,4 +196,71 @@ func pseudocodePage(raw json.RawMessage, req *viewRequest, body *viewBody) (*vie
 		body.Limitations = append(body.Limitations, "The parent recorded truncated pseudocode; pages cover the recorded text only.")
 	}
 	return body, nil
+}
+
+// valueFlowFacet projects native_value_flow: the summary facet is the record
+// without its collections (each collection's recorded, total and truncated
+// instead); a collection facet pages the recorded rows. A record that is
+// missing or unavailable gives an empty page (or a null summary value) with
+// a limitation and an unknown saying why.
+func valueFlowFacet(raw json.RawMessage, req *viewRequest, body *viewBody) {
+	var flow map[string]json.RawMessage
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &flow)
+	}
+	var status, reason string
+	_ = json.Unmarshal(flow["status"], &status)
+	_ = json.Unmarshal(flow["reason"], &reason)
+	if status != "observed" {
+		why := "The parent did not record native_value_flow."
+		unknown := map[string]any{"kind": "unrecorded-facet", "facet": req.Facet}
+		if status == "unavailable" {
+			why = "native_value_flow is unavailable in the parent: " + reason
+			unknown = map[string]any{"kind": "unavailable-facet", "facet": req.Facet, "reason": reason}
+		}
+		body.Limitations = append(body.Limitations, why)
+		body.Unknowns = append(body.Unknowns, unknown)
+		if req.Facet == "value_flow_summary" {
+			var v any
+			if status == "unavailable" {
+				v = map[string]any{"status": "unavailable", "reason": reason}
+			}
+			body.Value, body.Coverage = map[string]any{"facet": req.Facet, "value": v}, wholeCoverage()
+			return
+		}
+		pageRows(body, req, nil, false, nil)
+		return
+	}
+	var truncated bool
+	_ = json.Unmarshal(flow["truncated"], &truncated)
+	if truncated {
+		body.Unknowns = append(body.Unknowns, map[string]any{"kind": "truncated-value-flow", "facet": req.Facet})
+	}
+	if req.Facet == "value_flow_summary" {
+		v := map[string]any{}
+		for k, x := range flow {
+			if !contains(valueFlowCollections, k) {
+				v[k] = x
+			}
+		}
+		cols := map[string]any{}
+		for _, n := range valueFlowCollections {
+			var c recordedCollection
+			if json.Unmarshal(flow[n], &c) != nil || flow[n] == nil {
+				cols[n] = nil
+				continue
+			}
+			cols[n] = map[string]any{"recorded": len(c.Items), "total": c.Total, "truncated": c.Truncated}
+		}
+		v["collections"] = cols
+		body.Value, body.Coverage = map[string]any{"facet": req.Facet, "value": v}, wholeCoverage()
+		return
+	}
+	name := req.Facet[len("value_flow_"):]
+	var c recordedCollection
+	if json.Unmarshal(flow[name], &c) != nil || flow[name] == nil {
+		body.Limitations = append(body.Limitations, "The parent did not record native_value_flow."+name+".")
+		body.Unknowns = append(body.Unknowns, map[string]any{"kind": "unrecorded-facet", "facet": req.Facet})
+	}
+	pageRows(body, req, c.Items, c.Truncated, c.Total)
 }

@@ -181,8 +181,11 @@ func opAnalyzeFunction() *Operation {
 		Name: "analyze_function", Title: "Analyze Function", Kind: KindEnhanced, Effects: codeEffects, NeedsTarget: true,
 		Needs: []string{CapProcedures, CapFunctions, CapReferences},
 		Description: "One function's dossier in one call: the procedure (signature when debug info gives one), an assembly page, basic blocks with successors, " +
-			"callers, callees, incoming and outgoing references, referenced strings and names, unresolved indirect calls, the native interface, and the " +
-			"pseudo-code section (unavailable with its reason when the provider does not decompile). Every collection is paged " +
+			"callers, callees, incoming and outgoing references, referenced strings and names, unresolved indirect calls, the native interface, the " +
+			"pseudo-code section (unavailable with its reason when the provider does not decompile), and native_value_flow: per-instruction defined and used " +
+			"locations, def-use edges, effects (memory writes, calls, returns) and parameters inferred from argument registers read before any write " +
+			"over the whole procedure up to the provider's own cap (status observed, or unavailable with its reason when the provider does not compute " +
+			"value flow). Every collection is paged " +
 			"{items, returned, total, truncated, next_offset}; the instruction scan is bounded by max_instructions.",
 		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,"required":["procedure"],
  "properties":{` + procedureProp + `,
@@ -195,7 +198,7 @@ func opAnalyzeFunction() *Operation {
   "collection_offset":{"type":"integer","minimum":0,"default":0,"description":"First item of every other collection page."}}}`),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,
  "required":["procedure","pseudocode","assembly","basic_blocks","comments","callers","callees","incoming_references","outgoing_references",
-  "referenced_strings","referenced_names","unresolved_calls","instruction_scan","native_api","limitations"],
+  "referenced_strings","referenced_names","unresolved_calls","instruction_scan","native_api","native_value_flow","limitations"],
  "properties":{
   "procedure":{"type":"object","additionalProperties":false,"required":["address","name","signature","classification","locals","end","end_source","source"],
    "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"signature":{"type":["string","null"]},
@@ -216,6 +219,7 @@ func opAnalyzeFunction() *Operation {
   "unresolved_calls":` + collectionSchema(unresolvedItemSchema) + `,
   "instruction_scan":{"type":"object","additionalProperties":false,"required":["scanned","truncated"],"properties":{"scanned":{"type":"integer","minimum":0},"truncated":{"type":"boolean"}}},
   "native_api":` + nativeAPISchema + `,
+  "native_value_flow":` + nativeValueFlowResultSchema() + `,
   "limitations":{"type":"array","items":{"type":"string"}}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`),
 			json.RawMessage(`{"procedure":"0x401000","include_assembly":true,"max_instructions":200,"limit":50}`)},
@@ -332,6 +336,12 @@ func handleAnalyzeFunction(ctx context.Context, c *Call) (any, error) {
 	if m, ok := api.(map[string]any); ok && m["available"] == true {
 		signature = signatureText(v.value(i), m)
 	}
+	c.Observe("computing value flow")
+	flow, flowLim, err := v.nativeValueFlow(ctx, i, coff, limit)
+	if err != nil {
+		return nil, err
+	}
+	lim = append(lim, flowLim...)
 	if len(unresolved) > 0 {
 		lim = append(lim, fmt.Sprintf("%d indirect calls or jumps have unknown targets (unresolved_calls).", len(unresolved)))
 	}
@@ -354,6 +364,7 @@ func handleAnalyzeFunction(ctx context.Context, c *Call) (any, error) {
 		"unresolved_calls":    collect(nonNilSlice(unresolved), coff, limit),
 		"instruction_scan":    map[string]any{"scanned": len(f.Instructions), "truncated": scanTruncated},
 		"native_api":          api,
+		"native_value_flow":   flow,
 		"limitations":         nonNilSlice(lim),
 	}
 	return &Observation{Result: result, Limitations: lim, Locations: rangeLocation(r)}, nil

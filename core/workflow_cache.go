@@ -25,6 +25,12 @@ type codeLists struct {
 	namesOK bool
 	strs    []ports.String
 	strsOK  bool
+
+	// The latest value flow, so that paging through one procedure's
+	// collections does not recompute it.
+	flowMu   sync.Mutex
+	flowAddr uint64
+	flow     *ports.ValueFlow
 }
 
 var (
@@ -141,4 +147,20 @@ func (l *codeLists) stringsOf(ctx context.Context, a ports.Analysis) ([]ports.St
 	}
 	l.strsOK = true
 	return l.strs, nil
+}
+
+// valueFlow returns the value flow of the procedure at addr, reusing the
+// latest one computed for this analysis.
+func (l *codeLists) valueFlow(ctx context.Context, vfa ports.ValueFlowAnalyzer, addr uint64) (ports.ValueFlow, error) {
+	l.flowMu.Lock()
+	defer l.flowMu.Unlock()
+	if l.flow != nil && l.flowAddr == addr {
+		return *l.flow, nil
+	}
+	vf, err := vfa.ValueFlow(ctx, ports.FunctionRequest{Address: addr})
+	if err != nil {
+		return vf, err
+	}
+	l.flowAddr, l.flow = addr, &vf
+	return vf, nil
 }

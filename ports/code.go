@@ -208,3 +208,96 @@ type Pseudocode struct {
 type Decompiler interface {
 	Decompile(ctx context.Context, addr uint64) (Pseudocode, error)
 }
+
+// Value flow: what one procedure's instructions define and use, which
+// definitions reach which uses, what it writes, calls and returns, and which
+// argument registers it reads before writing them. Locations are strings: a
+// register by its full name (eax, ax and al are rax; w0 is x0; xmm, ymm and
+// zmm N are xmmN), or a memory operand in brackets ("[rbp-0x14]",
+// "[0x404028]" for an absolute or RIP-relative address, "[rdi+rax*4]").
+
+// Effect kinds (ValueFlowEffect.Kind).
+const (
+	EffectMemoryWrite = "memory-write" // a store to memory
+	EffectCall        = "call"         // a direct or indirect call
+	EffectReturn      = "return"       // a return, with the definitions of the return register (Location) that reach it
+)
+
+// ValueFlowOperation is one instruction as the value flow sees it.
+type ValueFlowOperation struct {
+	Address  uint64
+	Mnemonic string
+	Defs     []string // locations written (a call's clobbered registers included)
+	Uses     []string // locations read (address registers of memory operands included)
+}
+
+// DefUse is one definition that reaches one use on some path.
+type DefUse struct {
+	Def, Use uint64 // instruction addresses
+	Location string
+}
+
+// ValueFlowEffect is one observable effect of the procedure.
+type ValueFlowEffect struct {
+	Kind    string
+	Address uint64
+	// Location is the memory operand written, the operand of an indirect
+	// call, or the return register; "" for a direct call.
+	Location string
+	// Target is a direct call's target, or the absolute address written;
+	// valid when HasTarget.
+	Target    uint64
+	HasTarget bool
+	Indirect  bool   // an indirect call
+	Value     string // the location or immediate stored by a memory write; "" otherwise
+	// Definitions are the in-procedure definitions (instruction addresses)
+	// that reach the value: the stored register, the indirect call's
+	// operand, the return register.
+	Definitions []uint64
+}
+
+// InferredParameter is an argument register of the calling convention that
+// is read before any write on some path from the entry.
+type InferredParameter struct {
+	Location string // the register
+	Position int    // 0-based position among the convention's argument registers of its class
+	Uses     int    // uses of its entry value
+}
+
+// ParameterUse is one use of a parameter's entry value.
+type ParameterUse struct {
+	Location string
+	Address  uint64
+}
+
+// ValueFlow is the value flow of one procedure, sorted by address (def-use
+// edges by Use, then Def, then Location).
+type ValueFlow struct {
+	CallingConvention string // sysv-amd64, ms-x64, aapcs64, go-abiinternal
+	Operations        []ValueFlowOperation
+	DefUses           []DefUse
+	Effects           []ValueFlowEffect
+	Parameters        []InferredParameter // in the convention's order
+	ParameterUses     []ParameterUse
+	// Truncated: the engine stopped at its instruction, block or work cap,
+	// or the procedure was cut; the lists describe what was analysed.
+	Truncated bool
+	// OmittedOperations is a lower bound on the procedure's instructions
+	// not analysed.
+	OmittedOperations int
+	// OmittedInputs counts uses whose inputs the engine does not model
+	// (instructions it cannot decode semantically).
+	OmittedInputs int
+	// OmittedEdges counts control-flow edges the analysis could not follow
+	// (indirect jumps with unknown targets).
+	OmittedEdges int
+	Limitations  []string
+}
+
+// ValueFlowAnalyzer computes reaching definitions over one procedure's
+// basic blocks. ErrNotFound when no procedure starts at req.Address;
+// ErrUnsupported when the architecture is not modelled. req.MaxInstructions
+// bounds the instructions analysed (0: the engine's default).
+type ValueFlowAnalyzer interface {
+	ValueFlow(ctx context.Context, req FunctionRequest) (ValueFlow, error)
+}

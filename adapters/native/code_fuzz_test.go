@@ -17,8 +17,8 @@ func codeTyped(err error) bool {
 }
 
 // FuzzDiscover parses arbitrary files and runs whole-binary discovery,
-// every function's decoding, references, disassembly and byte reads: no
-// panic, no hang, only typed errors. Seeds are the gcc fixtures (whole, and
+// every function's decoding, references, disassembly, byte reads and value
+// flow: no panic, no hang, only typed errors. Seeds are the gcc fixtures (whole, and
 // with their headers and code bytes flipped).
 func FuzzDiscover(f *testing.F) {
 	codeFixtures()
@@ -80,6 +80,8 @@ func FuzzDiscover(f *testing.F) {
 			check("read bytes", err)
 			_, err = a.Signature(ctx, r.Start)
 			check("signature", err)
+			_, err = a.ValueFlow(ctx, ports.FunctionRequest{Address: r.Start, MaxInstructions: 256})
+			check("value flow", err)
 		}
 	})
 }

@@ -19,6 +19,13 @@
 // ADRP addressing. Discovered functions also appear in Procedures. Whole-file
 // discovery runs once, lazily, and is cancellable. It does not decompile.
 //
+// Value flow (valueflow*.go) adds ports.ValueFlowAnalyzer for x86-64 and
+// AArch64: per-instruction defined and used locations, reaching definitions
+// over the basic blocks, def-use edges, effects and parameters inferred under
+// the target's calling convention (SysV, Microsoft x64, AAPCS64, or Go's
+// register ABI for Go programs), bounded in instructions, rounds, work and
+// state size.
+//
 // What the lists hold:
 //
 //   - Documents: one per analysable unit. A universal (fat) Mach-O has one

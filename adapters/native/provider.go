@@ -101,5 +101,5 @@ var _ ports.CapabilityLister = (*Provider)(nil)
 // vocabulary, without opening anything.
 func (p *Provider) Capabilities() []string {
 	return []string{"list_documents", "list_names", "list_procedures", "list_segments", "list_strings", "read_layout",
-		"disassemble", "analyze_functions", "cross_references", "read_bytes", "signatures"}
+		"disassemble", "analyze_functions", "cross_references", "read_bytes", "signatures", "value_flow"}
 }

@@ -1,0 +1,260 @@
+package native
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"rea/ports"
+)
+
+// Value flow (ports.ValueFlowAnalyzer): reaching definitions over one
+// procedure's basic blocks, from the same linear sweep and block split as
+// Function. Each instruction is reduced to the locations it defines and uses
+// (valueflow_x86.go, valueflow_arm64.go); definitions then flow along the
+// successor edges to a fixed point, bounded in rounds and work.
+//
+// Locations are registers by their full name and memory operands in
+// brackets. Only stack-frame slots (the stack pointer, or the frame pointer
+// once the procedure sets it from the stack pointer, plus a constant) and
+// absolute addresses are tracked as variables: a slot dies when its base
+// register is written, an absolute address when a call is made. Accesses
+// through other pointers are uses and effects but carry no reaching
+// definitions, and are assumed not to alias tracked slots. Flags are not
+// modelled. A call defines the convention's caller-saved registers; it uses
+// the argument registers the procedure wrote before it (on some path), and
+// those below the lowest one written when the written ones are contiguous
+// (a call that sets only its second and third arguments passes the first
+// through; a gap says the higher ones may be scratch, so nothing is
+// filled). A register a call merely clobbered does not count as written for
+// a later call. A return uses the integer return register when the
+// procedure or a call wrote it, and the vector one when the procedure wrote
+// it. Of all these uses, only a register passed through untouched makes a
+// parameter, so a procedure that merely calls another infers none.
+
+// Value-flow bounds.
+const (
+	defaultVFInsns = 20000   // instructions analysed by default
+	maxVFInsns     = 100000  // the most a request may ask for
+	maxVFRounds    = 64      // passes over the blocks before giving up on a fixed point
+	maxVFWork      = 4 << 20 // location-set updates over all rounds
+	maxVFEdges     = 200000  // def-use edges reported
+	maxVFCells     = 1 << 21 // blocks times tracked locations (the solver's states)
+)
+
+// convention is a calling convention as the value flow needs it.
+type convention struct {
+	name    string
+	intArgs []string
+	vecArgs []string
+	clobber []string
+	ret     []string
+	sp, fp  string
+}
+
+var (
+	sysvAMD64 = convention{name: "sysv-amd64", intArgs: []string{"rdi", "rsi", "rdx", "rcx", "r8", "r9"},
+		vecArgs: xmms(0, 8), clobber: append([]string{"rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11"}, xmms(0, 16)...),
+		ret: []string{"rax", "xmm0"}, sp: "rsp", fp: "rbp"}
+	msX64 = convention{name: "ms-x64", intArgs: []string{"rcx", "rdx", "r8", "r9"},
+		vecArgs: xmms(0, 4), clobber: append([]string{"rax", "rcx", "rdx", "r8", "r9", "r10", "r11"}, xmms(0, 6)...),
+		ret: []string{"rax", "xmm0"}, sp: "rsp", fp: "rbp"}
+	aapcs64 = convention{name: "aapcs64", intArgs: regNames("x", 0, 8), vecArgs: regNames("v", 0, 8),
+		clobber: append(append(append(regNames("x", 0, 19), "x30"), regNames("v", 0, 8)...), regNames("v", 16, 32)...),
+		ret:     []string{"x0", "v0"}, sp: "sp", fp: "x29"}
+
+	// Go's register ABI (ABIInternal): no register is callee-saved but the
+	// stack and frame pointers and the goroutine register (r14, x28); X15
+	// is the zero register on amd64.
+	goAMD64 = convention{name: "go-abiinternal", intArgs: []string{"rax", "rbx", "rcx", "rdi", "rsi", "r8", "r9", "r10", "r11"},
+		vecArgs: xmms(0, 15), clobber: append([]string{"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r15"}, xmms(0, 15)...),
+		ret: []string{"rax", "xmm0"}, sp: "rsp", fp: "rbp"}
+	goARM64 = convention{name: "go-abiinternal", intArgs: regNames("x", 0, 16), vecArgs: regNames("v", 0, 16),
+		clobber: append(append(regNames("x", 0, 28), "x30"), regNames("v", 0, 32)...), ret: []string{"x0", "v0"}, sp: "sp", fp: "x29"}
+)
+
+// vfTargets is what the value flow knows of call targets.
+type vfTargets struct {
+	noret map[uint64]bool // calls that do not return end their block
+	// stackGrowth: Go's runtime.morestack*, called from a function's
+	// prologue with the function's own arguments still in their
+	// registers; such a call passes nothing through.
+	stackGrowth map[uint64]bool
+}
+
+// goRuntime reports whether the procedures are a Go program's, whose
+// functions follow Go's register ABI rather than the platform's, and where
+// its stack-growth functions are.
+func goRuntime(p *program) (bool, map[uint64]bool) {
+	isGo := false
+	growth := map[uint64]bool{}
+	for _, pr := range p.procs {
+		switch {
+		case strings.HasPrefix(pr.Name, "runtime.goexit"):
+			isGo = true
+		case strings.HasPrefix(pr.Name, "runtime.morestack"):
+			growth[pr.Address] = true
+		}
+	}
+	return isGo, growth
+}
+
+func xmms(from, to int) []string { return regNames("xmm", from, to) }
+
+func regNames(prefix string, from, to int) []string {
+	out := make([]string, 0, to-from)
+	for i := from; i < to; i++ {
+		out = append(out, fmt.Sprintf("%s%d", prefix, i))
+	}
+	return out
+}
+
+// vfSem is what one instruction does to locations.
+type vfSem struct {
+	defs, uses []string
+	call, ret  bool
+	// setsFrame marks the instruction that makes the frame pointer a copy
+	// of the stack pointer (mov rbp, rsp; mov x29, sp; add x29, sp, #n).
+	setsFrame bool
+	indirect  string // the operand of an indirect call
+	write     *vfWrite
+	opaque    bool // not modelled: defines and uses nothing known
+}
+
+// vfWrite is a store to memory.
+type vfWrite struct {
+	loc    string
+	target uint64
+	has    bool
+	value  string   // the stored register or immediate
+	from   []string // locations whose definitions reach the stored value
+}
+
+// semantics reduces one decoded instruction to a vfSem.
+type semantics interface {
+	sem(b []byte, pc uint64, in *insn) vfSem
+}
+
+// ValueFlow computes the value flow of the procedure starting at req.Address.
+func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (ports.ValueFlow, error) {
+	return codeOp(a, ctx, "value flow", func(p *program) (ports.ValueFlow, error) {
+		i, ok := p.rangeIndex(req.Address)
+		if !ok {
+			return ports.ValueFlow{}, fmt.Errorf("no procedure starts at 0x%x: %w", req.Address, ports.ErrNotFound)
+		}
+		var cc convention
+		var sm semantics
+		goProg, growth := goRuntime(p)
+		switch p.arch {
+		case archX8664:
+			cc = sysvAMD64
+			switch {
+			case goProg:
+				cc = goAMD64
+			case a.img.format() == "pe":
+				cc = msX64
+			}
+			sm = &x86Sem{d: newX86(64, p.mm, a.src)}
+		case archARM64:
+			cc, sm = aapcs64, arm64Sem{}
+			if goProg {
+				cc = goARM64
+			}
+		default:
+			return ports.ValueFlow{}, fmt.Errorf("value flow models x86-64 and AArch64 only: %w", ports.ErrUnsupported)
+		}
+		d, err := p.decoder(a.src)
+		if err != nil {
+			return ports.ValueFlow{}, err
+		}
+		out := ports.ValueFlow{CallingConvention: cc.name}
+		r := p.ranges[i]
+		reg := p.mm.code(r.Start)
+		if reg == nil || r.End <= r.Start {
+			out.Limitations = []string{"The procedure has no code bytes (an import or a symbol outside code)."}
+			return finishVF(out), nil
+		}
+		end := min(r.End, reg.addr+reg.fileSize)
+		b, err := codeBytes(ctx, a.src, p.mm, p.arch, r.Start, end)
+		if err != nil {
+			return ports.ValueFlow{}, err
+		}
+		limit := defaultVFInsns
+		if req.MaxInstructions > 0 {
+			limit = min(req.MaxInstructions, maxVFInsns)
+		}
+		vf := valueFlowOf(ctx, d, sm, cc, b, r, end, limit, vfTargets{noret: p.noret, stackGrowth: growth})
+		return vf, ctx.Err()
+	})
+}
+
+// valueFlowOf analyses the procedure r whose bytes from r.Start are b,
+// decoded up to end.
+func valueFlowOf(ctx context.Context, d decoder, sm semantics, cc convention, b []byte, r ports.FunctionRange, end uint64,
+	limit int, known vfTargets) ports.ValueFlow {
+	out := ports.ValueFlow{CallingConvention: cc.name}
+	var flows []flowInsn
+	var sems []vfSem
+	var names []string
+	_, capped := sweep(d, b, r.Start, end, limit, func(in *insn) bool {
+		f := flowInsn{addr: in.addr, size: in.size, flow: in.flow, target: in.target, hasTarget: in.hasTarget,
+			noreturn: in.flow == ports.FlowCall && in.hasTarget && known.noret[in.target]}
+		if len(in.table) > 0 {
+			f.table = append([]uint64(nil), in.table...)
+		}
+		flows = append(flows, f)
+		code := b[in.addr-r.Start:]
+		names = append(names, d.format(code, in.addr, in, func(uint64) string { return "" }).Mnemonic)
+		s := vfSem{opaque: true}
+		if !in.invalid {
+			s = sm.sem(code, in.addr, in)
+		}
+		sems = append(sems, s)
+		return len(flows)%4096 != 0 || ctx.Err() == nil
+	})
+	if capped {
+		// The bytes left hold at least one instruction per longest encoding.
+		next := r.Start
+		if k := len(flows); k > 0 {
+			next = flows[k-1].next()
+		}
+		longest := uint64(15)
+		if _, ok := d.(*arm64Decoder); ok {
+			longest = 4
+		}
+		out.Truncated = true
+		out.OmittedOperations = max(1, int((end-min(next, end)+longest-1)/longest))
+		out.Limitations = append(out.Limitations, fmt.Sprintf("Value flow covers the first %d instructions of the procedure.", len(flows)))
+	}
+	blocks, cut := basicBlocks(flows, r.Start, r.End)
+	if cut {
+		out.Truncated = true
+		out.Limitations = append(out.Limitations, "The procedure has more basic blocks than the engine's cap; value flow covers a prefix.")
+	}
+	fl := &flowSolver{cc: cc, flows: flows, sems: sems, names: names, blocks: blocks, known: known}
+	fl.solve(ctx, &out)
+	return finishVF(out)
+}
+
+func finishVF(out ports.ValueFlow) ports.ValueFlow {
+	if out.Operations == nil {
+		out.Operations = []ports.ValueFlowOperation{}
+	}
+	if out.DefUses == nil {
+		out.DefUses = []ports.DefUse{}
+	}
+	if out.Effects == nil {
+		out.Effects = []ports.ValueFlowEffect{}
+	}
+	if out.Parameters == nil {
+		out.Parameters = []ports.InferredParameter{}
+	}
+	if out.ParameterUses == nil {
+		out.ParameterUses = []ports.ParameterUse{}
+	}
+	out.Limitations = append(out.Limitations,
+		"Flags are not modelled: compares and tests define nothing, conditional instructions use nothing for their condition.",
+		"Memory is tracked only for stack-frame slots and absolute addresses, by exact operand; accesses through other pointers are assumed not to alias them.",
+		"Parameters are argument registers read before any write on some path; stack-passed parameters are not inferred.")
+	return out
+}

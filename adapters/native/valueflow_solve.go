@@ -1,0 +1,531 @@
+package native
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"strings"
+
+	"rea/ports"
+)
+
+// The value-flow solver: reaching definitions over the basic blocks of one
+// procedure, then one pass that turns them into def-use edges, parameter
+// uses and effects. See valueflow.go for what is modelled.
+
+// defSet is a sorted set of definition sites: instruction indexes, and
+// entryDef for the value a location holds on entry.
+type defSet []int32
+
+const entryDef int32 = -1
+
+func (s defSet) union(t defSet) (defSet, bool) {
+	if len(t) == 0 {
+		return s, false
+	}
+	out := make(defSet, 0, len(s)+len(t))
+	i, j := 0, 0
+	for i < len(s) || j < len(t) {
+		switch {
+		case j >= len(t) || (i < len(s) && s[i] < t[j]):
+			out = append(out, s[i])
+			i++
+		case i >= len(s) || t[j] < s[i]:
+			out = append(out, t[j])
+			j++
+		default:
+			out = append(out, s[i])
+			i, j = i+1, j+1
+		}
+	}
+	return out, len(out) != len(s)
+}
+
+// locInfo describes one interned location.
+type locInfo struct {
+	name    string
+	tracked bool   // carries reaching definitions
+	base    string // the register a frame slot is relative to
+	abs     bool   // an absolute address (dies at calls)
+}
+
+type flowSolver struct {
+	cc     convention
+	flows  []flowInsn
+	sems   []vfSem
+	names  []string
+	blocks []ports.BasicBlock
+	known  vfTargets
+
+	locs     []locInfo
+	locID    map[string]int
+	byBase   map[string][]int // frame-slot locations by base register
+	absIDs   []int
+	frame    bool // the procedure sets its frame pointer from the stack pointer
+	nt       int  // tracked locations: ids [0, nt) carry reaching definitions
+	unsolved bool // too large to solve
+
+	defIDs, useIDs [][]int // per instruction
+	intArgIDs      []int   // argument registers in the convention's order
+	vecArgIDs      []int
+	retIDs         []int
+	clobberIDs     []int
+	work           int
+}
+
+// classify describes a location: registers and the memory the value flow
+// tracks (frame slots, absolute addresses) carry reaching definitions.
+func (f *flowSolver) classify(name string) locInfo {
+	li := locInfo{name: name}
+	switch {
+	case !strings.Contains(name, "["):
+		li.tracked = true
+	case strings.HasPrefix(name, "[0x") && !strings.ContainsAny(name[1:], "+*"):
+		li.tracked, li.abs = true, true
+	case strings.HasPrefix(name, "["):
+		inner := strings.TrimSuffix(name[1:], "]")
+		reg, rest := inner, ""
+		if k := strings.IndexAny(inner, "+-"); k >= 0 {
+			reg, rest = inner[:k], inner[k+1:]
+		}
+		if (reg == f.cc.sp || (reg == f.cc.fp && f.frame)) && !strings.ContainsAny(rest, "*+-") &&
+			(rest == "" || strings.HasPrefix(rest, "0x")) {
+			li.tracked, li.base = true, reg
+		}
+	}
+	return li
+}
+
+// intern numbers every location: registers first, then tracked memory,
+// then the rest, so that the states of the solver (f.nt wide) cover the
+// tracked ones. When blocks times tracked locations exceed maxVFCells,
+// memory stops being tracked; when registers alone exceed it, nothing is.
+func (f *flowSolver) intern(names []string, out *ports.ValueFlow) {
+	f.locID, f.byBase = map[string]int{}, map[string][]int{}
+	var infos []locInfo
+	for _, n := range names {
+		if _, ok := f.locID[n]; n == "" || ok {
+			continue
+		}
+		f.locID[n] = -1
+		infos = append(infos, f.classify(n))
+	}
+	rank := func(li locInfo) int {
+		switch {
+		case !strings.Contains(li.name, "["):
+			return 0
+		case li.tracked:
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(infos, func(x, y locInfo) int { return rank(x) - rank(y) })
+	regs := 0
+	for id, li := range infos {
+		f.locID[li.name] = id
+		switch rank(li) {
+		case 0:
+			regs++
+			f.nt++
+		case 1:
+			f.nt++
+		}
+	}
+	blocks := max(len(f.blocks), 1)
+	if blocks*f.nt > maxVFCells {
+		f.nt = regs
+		for id := range infos {
+			if rank(infos[id]) == 1 {
+				infos[id].tracked, infos[id].abs, infos[id].base = false, false, ""
+			}
+		}
+		out.Truncated = true
+		out.Limitations = append(out.Limitations, "The procedure is too large to track memory; only registers carry def-use edges.")
+	}
+	if blocks*f.nt > maxVFCells {
+		f.nt, f.unsolved = 0, true
+		out.Limitations = append(out.Limitations, "The procedure is too large for reaching definitions; only operations and effects are reported.")
+	}
+	f.locs = infos
+	for id, li := range infos {
+		if li.base != "" {
+			f.byBase[li.base] = append(f.byBase[li.base], id)
+		}
+		if li.abs {
+			f.absIDs = append(f.absIDs, id)
+		}
+	}
+}
+
+func (f *flowSolver) ids(names []string) []int {
+	out := make([]int, 0, len(names))
+	for _, n := range names {
+		id, ok := f.locID[n]
+		if !ok || id < 0 {
+			continue
+		}
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// transfer applies instruction k to state s.
+func (f *flowSolver) transfer(k int, s []defSet) {
+	if f.sems[k].call {
+		for _, id := range f.clobberIDs {
+			if id < f.nt {
+				s[id] = defSet{int32(k)}
+			}
+		}
+		for _, id := range f.absIDs {
+			s[id] = nil
+		}
+		f.work += len(f.clobberIDs) + len(f.absIDs)
+	}
+	for _, id := range f.defIDs[k] {
+		if id >= f.nt {
+			continue
+		}
+		s[id] = defSet{int32(k)}
+		for _, m := range f.byBase[f.locs[id].name] {
+			s[m] = nil
+		}
+		f.work += 1 + len(f.byBase[f.locs[id].name])
+	}
+}
+
+func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
+	n := len(f.flows)
+	for k := range n {
+		if f.sems[k].setsFrame {
+			f.frame = true
+		}
+	}
+	var names []string
+	for k := range n {
+		names = append(append(names, f.sems[k].uses...), f.sems[k].defs...)
+		if w := f.sems[k].write; w != nil {
+			names = append(names, w.from...)
+		}
+	}
+	names = append(append(append(append(names, f.cc.intArgs...), f.cc.vecArgs...), f.cc.ret...), f.cc.clobber...)
+	f.intern(names, out)
+	f.defIDs, f.useIDs = make([][]int, n), make([][]int, n)
+	for k := range n {
+		f.useIDs[k] = f.ids(f.sems[k].uses)
+		f.defIDs[k] = f.ids(f.sems[k].defs)
+		if f.sems[k].opaque && !strings.HasPrefix(f.names[k], "endbr") && f.names[k] != "nop" {
+			out.OmittedInputs++
+		}
+	}
+	f.intArgIDs, f.vecArgIDs = f.ids(f.cc.intArgs), f.ids(f.cc.vecArgs)
+	f.retIDs = f.ids(f.cc.ret)
+	f.clobberIDs = f.ids(f.cc.clobber)
+	nl := f.nt
+
+	// Instructions of each block, and block indexes by start.
+	first := make([]int, len(f.blocks))
+	byStart := make(map[uint64]int, len(f.blocks))
+	for bi, b := range f.blocks {
+		first[bi] = sort.Search(n, func(k int) bool { return f.flows[k].addr >= b.Start })
+		byStart[b.Start] = bi
+		for _, e := range b.Successors {
+			if e.Kind == ports.EdgeUnresolved {
+				out.OmittedEdges++
+			}
+		}
+	}
+	insnsOf := func(bi int) (int, int) {
+		lo, hi := first[bi], first[bi]
+		for hi < n && f.flows[hi].addr < f.blocks[bi].End {
+			hi++
+		}
+		return lo, hi
+	}
+
+	in := make([][]defSet, len(f.blocks))
+	if len(f.blocks) > 0 && f.blocks[0].Start == f.flows[0].addr && !f.unsolved {
+		in[0] = make([]defSet, nl)
+		for id := range nl {
+			in[0][id] = defSet{entryDef}
+		}
+	}
+	converged := false
+	state := make([]defSet, nl)
+	for round := 0; round < maxVFRounds && f.work < maxVFWork && !converged; round++ {
+		if ctx.Err() != nil {
+			return
+		}
+		converged = true
+		for bi, b := range f.blocks {
+			if in[bi] == nil {
+				continue
+			}
+			copy(state, in[bi])
+			lo, hi := insnsOf(bi)
+			for k := lo; k < hi; k++ {
+				f.transfer(k, state)
+			}
+			for _, e := range b.Successors {
+				si, ok := byStart[e.Target]
+				if !ok || e.Kind == ports.EdgeTailCall || e.Kind == ports.EdgeUnresolved {
+					continue
+				}
+				if in[si] == nil {
+					in[si] = make([]defSet, nl)
+					converged = false
+				}
+				for id := range nl {
+					u, changed := in[si][id].union(state[id])
+					if changed {
+						in[si][id], converged = u, false
+					}
+				}
+				f.work += nl
+			}
+		}
+	}
+	if !converged {
+		out.Truncated = true
+		out.Limitations = append(out.Limitations, "Reaching definitions did not reach a fixed point within the engine's work bound; def-use edges and parameters may be incomplete.")
+	}
+
+	// Final pass: edges, parameter uses, effects and operations.
+	ops := make([]ports.ValueFlowOperation, n)
+	for k := range n {
+		ops[k] = ports.ValueFlowOperation{Address: f.flows[k].addr, Mnemonic: f.names[k],
+			Defs: nonNil(f.sems[k].defs), Uses: nonNil(f.sems[k].uses)}
+		if f.sems[k].call {
+			ops[k].Defs = append(slices.Clone(ops[k].Defs), f.cc.clobber...)
+		}
+	}
+	paramUses := map[int][]uint64{}
+	var edges []ports.DefUse
+	var effects []ports.ValueFlowEffect
+	addEdges := func(k, id int, s defSet) {
+		for _, d := range s {
+			if d < 0 {
+				continue
+			}
+			if len(edges) >= maxVFEdges {
+				out.Truncated = true
+				continue
+			}
+			edges = append(edges, ports.DefUse{Def: f.flows[d].addr, Use: f.flows[k].addr, Location: f.locs[id].name})
+		}
+	}
+	seen := make([]bool, n)
+	for bi, b := range f.blocks {
+		lo, hi := insnsOf(bi)
+		if in[bi] == nil {
+			for k := lo; k < hi; k++ {
+				seen[k] = true
+				effects = append(effects, f.effects(k, nil)...)
+			}
+			continue
+		}
+		copy(state, in[bi])
+		for k := lo; k < hi; k++ {
+			seen[k] = true
+			for _, id := range f.useIDs[k] {
+				if !f.locs[id].tracked {
+					continue
+				}
+				addEdges(k, id, state[id])
+				if slices.Contains(state[id], entryDef) && f.isArg(id) {
+					paramUses[id] = append(paramUses[id], f.flows[k].addr)
+				}
+			}
+			// extra adds the uses of a call or return: registers written in
+			// the procedure, and for calls every argument register below
+			// the lowest one written, whose entry values are then
+			// parameter uses.
+			// A register a call merely clobbered is not written: only an
+			// explicit definition makes it an argument.
+			extra := func(ids []int, call bool) {
+				// For a return, a call's clobber counts for the integer
+				// return register (the callee's result), not for the
+				// vector one (which a call leaves defined only in name).
+				written := func(pos, id int) bool {
+					clobberCounts := !call && pos == 0
+					for _, d := range state[id] {
+						if d >= 0 && (clobberCounts || !f.sems[d].call || slices.Contains(f.defIDs[d], id)) {
+							return true
+						}
+					}
+					return false
+				}
+				// The registers below the lowest one written are passed
+				// through only when the written ones are a contiguous run
+				// (a gap says the higher ones are scratch).
+				lowest, highest, count := -1, -1, 0
+				for pos, id := range ids {
+					if written(pos, id) {
+						if lowest < 0 {
+							lowest = pos
+						}
+						highest, count = pos, count+1
+					}
+				}
+				if count != highest-lowest+1 {
+					lowest = -1
+				}
+				for pos, id := range ids {
+					s := state[id]
+					if slices.Contains(f.useIDs[k], id) || !(pos < lowest && call || written(pos, id)) {
+						continue
+					}
+					ops[k].Uses = append(slices.Clone(ops[k].Uses), f.locs[id].name)
+					addEdges(k, id, s)
+					// Only a register passed through untouched (below the
+					// lowest one written) makes a parameter: an entry value
+					// that reaches a call or return beside a definition on
+					// another path is evidence only of a path that leaves
+					// the register alone.
+					if call && pos < lowest && slices.Contains(s, entryDef) {
+						paramUses[id] = append(paramUses[id], f.flows[k].addr)
+					}
+				}
+			}
+			tail := false
+			if f.flows[k].flow == ports.FlowJump && f.flows[k].hasTarget {
+				for _, e := range b.Successors {
+					tail = tail || e.Kind == ports.EdgeTailCall
+				}
+			}
+			switch {
+			case f.sems[k].call && f.flows[k].hasTarget && f.known.stackGrowth[f.flows[k].target]:
+				// the stack-growth call's own argument (if any) is explicit
+			case f.sems[k].call || tail:
+				extra(f.intArgIDs, true)
+				extra(f.vecArgIDs, true)
+			case f.sems[k].ret:
+				extra(f.retIDs, false)
+			}
+			effects = append(effects, f.effects(k, state)...)
+			if tail && !f.sems[k].call {
+				effects = append(effects, ports.ValueFlowEffect{Kind: ports.EffectCall, Address: f.flows[k].addr,
+					Target: f.flows[k].target, HasTarget: true, Definitions: []uint64{}})
+			}
+			f.transfer(k, state)
+		}
+	}
+	for k := range n {
+		if !seen[k] { // outside every block (the block cap): operations only
+			out.OmittedInputs += len(f.useIDs[k])
+		}
+	}
+	out.Operations = ops
+	slices.SortFunc(edges, func(x, y ports.DefUse) int {
+		switch {
+		case x.Use != y.Use:
+			return cmpU(x.Use, y.Use)
+		case x.Def != y.Def:
+			return cmpU(x.Def, y.Def)
+		}
+		return strings.Compare(x.Location, y.Location)
+	})
+	out.DefUses = slices.Compact(edges)
+	slices.SortStableFunc(effects, func(x, y ports.ValueFlowEffect) int { return cmpU(x.Address, y.Address) })
+	out.Effects = effects
+	for _, regs := range [][]string{f.cc.intArgs, f.cc.vecArgs} {
+		for pos, r := range regs {
+			us := paramUses[f.locID[r]]
+			if len(us) == 0 {
+				continue
+			}
+			slices.Sort(us)
+			us = slices.Compact(us)
+			out.Parameters = append(out.Parameters, ports.InferredParameter{Location: r, Position: pos, Uses: len(us)})
+			for _, u := range us {
+				out.ParameterUses = append(out.ParameterUses, ports.ParameterUse{Location: r, Address: u})
+			}
+		}
+	}
+	slices.SortStableFunc(out.ParameterUses, func(x, y ports.ParameterUse) int { return cmpU(x.Address, y.Address) })
+}
+
+func (f *flowSolver) isArg(id int) bool {
+	name := f.locs[id].name
+	return slices.Contains(f.cc.intArgs, name) || slices.Contains(f.cc.vecArgs, name)
+}
+
+// effects lists the effects of instruction k; state is nil in a block
+// that is not reached from the entry.
+func (f *flowSolver) effects(k int, state []defSet) []ports.ValueFlowEffect {
+	s := f.sems[k]
+	fl := f.flows[k]
+	defsOf := func(names ...string) []uint64 {
+		out := []uint64{}
+		if state == nil {
+			return out
+		}
+		for _, nm := range names {
+			if id, ok := f.locID[nm]; ok && id >= 0 && id < f.nt {
+				for _, d := range state[id] {
+					if d >= 0 {
+						out = append(out, f.flows[d].addr)
+					}
+				}
+			}
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	var out []ports.ValueFlowEffect
+	if w := s.write; w != nil && !f.isFrameSlot(w.loc) {
+		out = append(out, ports.ValueFlowEffect{Kind: ports.EffectMemoryWrite, Address: fl.addr, Location: w.loc,
+			Target: w.target, HasTarget: w.has, Value: w.value, Definitions: defsOf(w.from...)})
+	}
+	switch {
+	case s.call:
+		e := ports.ValueFlowEffect{Kind: ports.EffectCall, Address: fl.addr, Target: fl.target, HasTarget: fl.hasTarget,
+			Definitions: []uint64{}}
+		if !fl.hasTarget {
+			e.Indirect, e.Location = true, s.indirect
+			e.Definitions = defsOf(s.uses...)
+		}
+		out = append(out, e)
+	case s.ret:
+		// The integer return register, or the vector one when only it is
+		// written in the procedure (a floating-point result).
+		loc := f.cc.ret[0]
+		ds := defsOf(loc)
+		if len(ds) == 0 && len(f.cc.ret) > 1 {
+			if vs := defsOf(f.cc.ret[1]); len(vs) > 0 {
+				loc, ds = f.cc.ret[1], vs
+			}
+		}
+		out = append(out, ports.ValueFlowEffect{Kind: ports.EffectReturn, Address: fl.addr, Location: loc, Definitions: ds})
+	}
+	return out
+}
+
+// isFrameSlot reports whether a memory operand addresses the procedure's
+// own stack frame; such stores are def-use facts, not effects.
+func (f *flowSolver) isFrameSlot(loc string) bool {
+	id, ok := f.locID[loc]
+	return ok && f.locs[id].base != ""
+}
+
+func cmpU(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func nonNil(s []string) []string {
+	out := []string{}
+	for _, x := range s {
+		if x != "" && !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,347 @@
+package native
+
+import (
+	"fmt"
+	"strings"
+
+	"golang.org/x/arch/x86/x86asm"
+)
+
+// x86-64 instruction semantics for the value flow. The destination is
+// Args[0] for most instructions; it is also read unless the instruction
+// only moves into it (mov family, lea, set, pop, conversions, the
+// non-destructive VEX forms but fused multiply-adds) or zeroes it (xor r, r and its kin). Writes to
+// 8- and 16-bit registers merge into the full register, so they read it too;
+// 32-bit writes zero-extend and do not. Implicit operands are modelled for
+// push, pop, call, ret, leave, the string instructions, mul and div,
+// sign-extensions (cdq, cqo, cdqe), syscall, cpuid and rdtsc.
+
+type x86Sem struct{ d *x86Decoder }
+
+// x86Regs names the full register of a general-purpose register by number.
+var x86Regs = [16]string{"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"}
+
+// x86Reg names the full register of r and its width in bits (0 when
+// the register is not tracked: the instruction pointer, segments).
+func x86Reg(r x86asm.Reg) (string, int) {
+	switch {
+	case r >= x86asm.AL && r <= x86asm.BL:
+		return x86Regs[r-x86asm.AL], 8
+	case r >= x86asm.AH && r <= x86asm.BH:
+		return x86Regs[r-x86asm.AH], 8
+	case r >= x86asm.SPB && r <= x86asm.DIB:
+		return x86Regs[4+r-x86asm.SPB], 8
+	case r >= x86asm.R8B && r <= x86asm.R15B:
+		return x86Regs[8+r-x86asm.R8B], 8
+	case r >= x86asm.AX && r <= x86asm.R15W:
+		return x86Regs[r-x86asm.AX], 16
+	case r >= x86asm.EAX && r <= x86asm.R15L:
+		return x86Regs[r-x86asm.EAX], 32
+	case r >= x86asm.RAX && r <= x86asm.R15:
+		return x86Regs[r-x86asm.RAX], 64
+	case r >= x86asm.X0 && r <= x86asm.X31:
+		return fmt.Sprintf("xmm%d", r-x86asm.X0), 128
+	case r >= x86asm.Y0 && r <= x86asm.Y31:
+		return fmt.Sprintf("xmm%d", r-x86asm.Y0), 256
+	case r >= x86asm.Z0 && r <= x86asm.Z31:
+		return fmt.Sprintf("xmm%d", r-x86asm.Z0), 512
+	case r == x86asm.RIP || r == x86asm.EIP || r == x86asm.IP || r == 0:
+		return "", 0
+	case r >= x86asm.ES && r <= x86asm.GS:
+		return "", 0
+	}
+	return strings.ToLower(r.String()), 64
+}
+
+// memLoc renders a memory operand as a location with full register names,
+// and lists the registers that form its address. RIP-relative and absolute
+// operands become "[0x...]" with their address.
+func (s *x86Sem) memLoc(m x86asm.Mem, next uint64) (loc string, addrRegs []string, target uint64, has bool) {
+	if a, ok := s.d.memAddr(m, next); ok {
+		return fmt.Sprintf("[0x%x]", a), nil, a, true
+	}
+	var b strings.Builder
+	if m.Segment == x86asm.FS || m.Segment == x86asm.GS {
+		b.WriteString(strings.ToLower(m.Segment.String()) + ":")
+	}
+	b.WriteByte('[')
+	sep := ""
+	if r, _ := x86Reg(m.Base); r != "" {
+		b.WriteString(r)
+		addrRegs = append(addrRegs, r)
+		sep = "+"
+	}
+	if r, _ := x86Reg(m.Index); r != "" {
+		fmt.Fprintf(&b, "%s%s*%d", sep, r, max(m.Scale, 1))
+		addrRegs = append(addrRegs, r)
+		sep = "+"
+	}
+	switch {
+	case m.Disp < 0:
+		fmt.Fprintf(&b, "-0x%x", uint64(-m.Disp))
+	case m.Disp > 0 || sep == "":
+		fmt.Fprintf(&b, "%s0x%x", sep, uint64(m.Disp))
+	}
+	b.WriteByte(']')
+	return b.String(), addrRegs, 0, false
+}
+
+// x86 instruction classes by what they do to Args[0].
+var (
+	// x86NoDef: every operand is read, nothing written (flags aside).
+	x86NoDef = map[x86asm.Op]bool{x86asm.CMP: true, x86asm.TEST: true, x86asm.BT: true, x86asm.UCOMISS: true,
+		x86asm.UCOMISD: true, x86asm.COMISS: true, x86asm.COMISD: true, x86asm.PTEST: true, x86asm.NOP: true,
+		x86asm.PREFETCHT0: true, x86asm.PREFETCHT1: true, x86asm.PREFETCHT2: true, x86asm.PREFETCHNTA: true,
+		x86asm.PREFETCHW: true, x86asm.CLFLUSH: true, x86asm.JMP: true, x86asm.LJMP: true}
+	// x86Move: Args[0] is written, not read.
+	x86Move = map[x86asm.Op]bool{x86asm.MOV: true, x86asm.MOVZX: true, x86asm.MOVSX: true, x86asm.MOVSXD: true,
+		x86asm.LEA: true, x86asm.MOVD: true, x86asm.MOVQ: true, x86asm.MOVAPS: true, x86asm.MOVAPD: true,
+		x86asm.MOVUPS: true, x86asm.MOVUPD: true, x86asm.MOVDQA: true, x86asm.MOVDQU: true, x86asm.MOVSS: true,
+		x86asm.MOVSD_XMM: true, x86asm.MOVNTI: true, x86asm.MOVNTDQ: true, x86asm.MOVNTPS: true,
+		x86asm.CVTSI2SD: true, x86asm.CVTSI2SS: true, x86asm.CVTTSD2SI: true, x86asm.CVTTSS2SI: true,
+		x86asm.CVTSD2SI: true, x86asm.CVTSS2SI: true, x86asm.CVTSS2SD: true, x86asm.CVTSD2SS: true,
+		x86asm.POPCNT: true, x86asm.LZCNT: true, x86asm.TZCNT: true, x86asm.PMOVMSKB: true,
+		x86asm.MOVMSKPS: true, x86asm.MOVMSKPD: true, x86asm.PSHUFD: true, x86asm.MOVBE: true}
+	// x86Zeroing: op r, r sets r to a constant.
+	x86Zeroing = map[x86asm.Op]bool{x86asm.XOR: true, x86asm.SUB: true, x86asm.PXOR: true, x86asm.XORPS: true,
+		x86asm.XORPD: true}
+)
+
+func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
+	inst, special, err := s.d.decode(b)
+	if special != "" {
+		return vfSem{} // endbr64, endbr32, vzeroupper: nothing the value flow tracks
+	}
+	if err != nil || inst.Len != in.size || inst.Op == 0 {
+		return vfSem{opaque: true}
+	}
+	next := pc + uint64(inst.Len)
+	var out vfSem
+	use := func(names ...string) { out.uses = append(out.uses, names...) }
+	def := func(names ...string) { out.defs = append(out.defs, names...) }
+	// read adds what reading arg uses; it returns the location read.
+	read := func(arg x86asm.Arg) string {
+		switch a := arg.(type) {
+		case x86asm.Reg:
+			r, _ := x86Reg(a)
+			use(r)
+			return r
+		case x86asm.Mem:
+			loc, regs, _, _ := s.memLoc(a, next)
+			use(regs...)
+			use(loc)
+			return loc
+		case x86asm.Imm:
+			return fmt.Sprintf("0x%x", uint64(a))
+		}
+		return ""
+	}
+	// write adds what writing arg defines (and, for a partial register
+	// write or a read-modify-write, uses).
+	write := func(arg x86asm.Arg, alsoRead bool, value x86asm.Arg) {
+		switch a := arg.(type) {
+		case x86asm.Reg:
+			r, bits := x86Reg(a)
+			if alsoRead || bits == 8 || bits == 16 {
+				use(r)
+			}
+			def(r)
+		case x86asm.Mem:
+			loc, regs, t, has := s.memLoc(a, next)
+			use(regs...)
+			if alsoRead {
+				use(loc)
+			}
+			def(loc)
+			w := &vfWrite{loc: loc, target: t, has: has}
+			if value != nil {
+				switch v := value.(type) {
+				case x86asm.Reg:
+					w.value, _ = x86Reg(v)
+					w.from = []string{w.value}
+				case x86asm.Imm:
+					w.value = fmt.Sprintf("0x%x", uint64(v))
+				}
+			} else if alsoRead {
+				w.from = []string{loc}
+			}
+			out.write = w
+		}
+	}
+	args := inst.Args[:]
+	for k, a := range args {
+		if a == nil {
+			args = args[:k]
+			break
+		}
+	}
+	op := inst.Op
+	rep := false
+	for _, p := range inst.Prefix {
+		if p&0xff == x86asm.PrefixREP || p&0xff == x86asm.PrefixREPN {
+			rep = true
+		}
+	}
+	name := op.String()
+	switch {
+	case op == x86asm.CALL || op == x86asm.LCALL:
+		out.call = true
+		if len(args) > 0 {
+			if _, rel := args[0].(x86asm.Rel); !rel {
+				out.indirect = read(args[0])
+			}
+		}
+	case op == x86asm.NOP:
+		// multi-byte nops name memory they never touch
+	case op == x86asm.RET || op == x86asm.LRET:
+		out.ret = true
+		use("rsp")
+		def("rsp")
+	case op == x86asm.PUSH:
+		v := args[0]
+		read(v)
+		use("rsp")
+		def("rsp", "[rsp]")
+	case op == x86asm.POP:
+		use("rsp", "[rsp]")
+		def("rsp")
+		write(args[0], false, nil)
+		out.write = nil
+	case op == x86asm.LEAVE:
+		use("rbp")
+		def("rsp", "rbp")
+	case op == x86asm.CDQ || op == x86asm.CQO || op == x86asm.CWD:
+		use("rax")
+		def("rdx")
+	case op == x86asm.CDQE || op == x86asm.CWDE || op == x86asm.CBW:
+		use("rax")
+		def("rax")
+	case (op == x86asm.MUL || op == x86asm.DIV || op == x86asm.IDIV || op == x86asm.IMUL) && len(args) == 1:
+		read(args[0])
+		use("rax")
+		if op != x86asm.MUL && op != x86asm.IMUL {
+			use("rdx")
+		}
+		def("rax", "rdx")
+	case op == x86asm.IMUL && len(args) == 3:
+		read(args[1])
+		write(args[0], false, nil)
+	case strings.HasPrefix(name, "MOVS") && op != x86asm.MOVSX && op != x86asm.MOVSXD && op != x86asm.MOVSS && op != x86asm.MOVSD_XMM,
+		strings.HasPrefix(name, "STOS"), strings.HasPrefix(name, "LODS"), strings.HasPrefix(name, "SCAS"), strings.HasPrefix(name, "CMPS") && op != x86asm.CMPSD_XMM:
+		out = x86String(name, rep)
+	case op == x86asm.SYSCALL:
+		use("rax", "rdi", "rsi", "rdx", "r10", "r8", "r9")
+		def("rax", "rcx", "r11")
+	case op == x86asm.CPUID:
+		use("rax", "rcx")
+		def("rax", "rbx", "rcx", "rdx")
+	case op == x86asm.RDTSC:
+		def("rax", "rdx")
+	case op == x86asm.XCHG || op == x86asm.XADD:
+		for _, a := range args {
+			read(a)
+			write(a, false, nil)
+		}
+		out.write = nil
+	case op == x86asm.CMPXCHG:
+		use("rax")
+		read(args[1])
+		write(args[0], true, args[1])
+		def("rax")
+	case x86NoDef[op] || x86Branches[op] || name == "VPTEST" || name == "VTESTPS" || name == "VTESTPD" ||
+		name == "VUCOMISS" || name == "VUCOMISD" || name == "VCOMISS" || name == "VCOMISD":
+		for _, a := range args {
+			if _, rel := a.(x86asm.Rel); !rel {
+				read(a)
+			}
+		}
+	case len(args) == 0:
+		// hlt, ud2, int3, cld, pause, mfence, ...: no register operands
+	case len(args) >= 2 && x86Zeroing[op] && sameArg(args[0], args[1]):
+		write(args[0], false, nil)
+	case op == x86asm.LEA:
+		if m, ok := args[1].(x86asm.Mem); ok {
+			_, regs, _, _ := s.memLoc(m, next)
+			use(regs...)
+		}
+		write(args[0], false, nil)
+	case x86Move[op] || strings.HasPrefix(name, "SET") ||
+		(strings.HasPrefix(name, "V") && !isFMA(name) && name != "VERR" && name != "VERW" && len(args) >= 2):
+		for _, a := range args[1:] {
+			read(a)
+		}
+		var value x86asm.Arg
+		if len(args) == 2 {
+			value = args[1]
+		}
+		write(args[0], false, value)
+		if r, ok := args[0].(x86asm.Reg); ok && (op == x86asm.MOV || op == x86asm.MOVZX || op == x86asm.MOVSX || op == x86asm.MOVSXD) {
+			if r1, ok := args[1].(x86asm.Reg); ok && r == x86asm.RBP && r1 == x86asm.RSP {
+				out.setsFrame = true
+			}
+		}
+	case strings.HasPrefix(name, "CMOV"):
+		for _, a := range args[1:] {
+			read(a)
+		}
+		write(args[0], true, nil)
+	default:
+		// Read-modify-write of Args[0], the rest read: add, sub, and, or,
+		// shifts, inc, dec, neg, not, two-operand imul, SSE arithmetic.
+		for _, a := range args[1:] {
+			read(a)
+		}
+		var value x86asm.Arg
+		if len(args) == 2 {
+			value = args[1]
+		}
+		write(args[0], true, value)
+		if out.write != nil && value != nil {
+			out.write.from = append(out.write.from, out.write.loc)
+		}
+	}
+	return out
+}
+
+// isFMA reports whether a VEX operation is a fused multiply-add, whose
+// destination is also an input (the accumulator).
+func isFMA(name string) bool {
+	return strings.HasPrefix(name, "VFMADD") || strings.HasPrefix(name, "VFMSUB") || strings.HasPrefix(name, "VFNMADD") ||
+		strings.HasPrefix(name, "VFNMSUB")
+}
+
+// x86String models the string instructions: rdi (and rsi) are read and
+// advanced, rcx counts a repetition, rax is stored, loaded or compared.
+func x86String(name string, rep bool) vfSem {
+	var s vfSem
+	s.uses = []string{"rdi"}
+	s.defs = []string{"rdi"}
+	switch {
+	case strings.HasPrefix(name, "MOVS"):
+		s.uses, s.defs = []string{"rsi", "rdi", "[rsi]"}, []string{"rsi", "rdi", "[rdi]"}
+		s.write = &vfWrite{loc: "[rdi]", value: "[rsi]", from: []string{"[rsi]"}}
+	case strings.HasPrefix(name, "STOS"):
+		s.uses = append(s.uses, "rax")
+		s.defs = append(s.defs, "[rdi]")
+		s.write = &vfWrite{loc: "[rdi]", value: "rax", from: []string{"rax"}}
+	case strings.HasPrefix(name, "LODS"):
+		s.uses, s.defs = []string{"rsi", "[rsi]"}, []string{"rsi", "rax"}
+	case strings.HasPrefix(name, "SCAS"):
+		s.uses = append(s.uses, "rax", "[rdi]")
+	case strings.HasPrefix(name, "CMPS"):
+		s.uses, s.defs = []string{"rsi", "rdi", "[rsi]", "[rdi]"}, []string{"rsi", "rdi"}
+	}
+	if rep {
+		s.uses = append(s.uses, "rcx")
+		s.defs = append(s.defs, "rcx")
+	}
+	return s
+}
+
+// sameArg reports whether two operands are the same register at the same
+// width (xor eax, eax).
+func sameArg(a, b x86asm.Arg) bool {
+	ra, ok1 := a.(x86asm.Reg)
+	rb, ok2 := b.(x86asm.Reg)
+	return ok1 && ok2 && ra == rb
+}
