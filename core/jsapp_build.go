@@ -996,7 +996,11 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, data []byte, mapPath, mapSHA 
 		if p, ok := resolveSourcePath(path.Dir(mapPath), s); ok {
 			props["resolved_path"] = p
 		} else if !strings.HasPrefix(s, "webpack://") && !strings.HasPrefix(s, "rspack://") {
-			outside++
+			// A source outside the app is a loss only when the map does not
+			// embed its text: rea never reads outside the analysed root.
+			if srcSHA == nil {
+				outside++
+			}
 			props["outside_app"] = true
 		}
 		id := b.g.node("source-module", identity(idSourceMap, stabilitySMExact, map[string]any{"source_map_sha256": mapSHA, "original_source": s, "source_sha256": srcSHA}),
@@ -1006,7 +1010,7 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, data []byte, mapPath, mapSHA 
 		b.sourceModules++
 	}
 	if outside > 0 {
-		st.limitations = append(st.limitations, fmt.Sprintf("%s: %d sources lie outside the app (absolute paths, URLs or ../ beyond the root); they were not read.", mapPath, outside))
+		st.limitations = append(st.limitations, fmt.Sprintf("%s: %d sources lie outside the app (absolute paths, URLs or ../ beyond the root) and the map embeds no content for them; rea does not read outside the app, so their text is unknown.", mapPath, outside))
 	}
 	// Attribute bundled modules to original sources.
 	mods := b.bundleModuleNode[a.path]

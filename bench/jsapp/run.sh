@@ -5,5 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 test -x node_modules/.bin/esbuild || { echo "run npm ci at the repository root first" >&2; exit 1; }
-echo "# case files bytes best_seconds MB/s ($(nproc) CPUs, $(go version | cut -d' ' -f3))"
+echo "# case files bytes best_seconds MB/s (facts of the first call) ($(nproc) CPUs, $(go version | cut -d' ' -f3))"
 go run ./bench/jsapp -root . -runs "${RUNS:-5}"
