@@ -207,8 +207,15 @@ func classShape(c *tjs.ClassDecl) ports.JSValueShape {
 	return ports.JSValueShape{Kind: ports.JSValueClass, Params: 0}
 }
 
+// maxShapeDepth bounds the recursion of shapeOf through parentheses,
+// unary operators, assignments and names together.
+const maxShapeDepth = 64
+
 // shapeOf is the shape of an expression or declaration node.
-func (w *walker) shapeOf(n tjs.INode, hops int) ports.JSValueShape {
+func (w *walker) shapeOf(n tjs.INode, depth int) ports.JSValueShape {
+	if depth > maxShapeDepth {
+		return unknownShape()
+	}
 	switch t := n.(type) {
 	case *tjs.FuncDecl:
 		return funcShape(t.Async, t.Generator, &t.Params)
@@ -234,7 +241,7 @@ func (w *walker) shapeOf(n tjs.INode, hops int) ports.JSValueShape {
 			return valueShape(ports.JSValueString)
 		}
 	case *tjs.GroupExpr:
-		return w.shapeOf(t.X, hops)
+		return w.shapeOf(t.X, depth+1)
 	case *tjs.UnaryExpr:
 		switch t.Op {
 		case tjs.NotToken:
@@ -244,18 +251,18 @@ func (w *walker) shapeOf(n tjs.INode, hops int) ports.JSValueShape {
 		case tjs.TypeofToken:
 			return valueShape(ports.JSValueString)
 		case tjs.NegToken, tjs.PosToken, tjs.BitNotToken:
-			if s := w.shapeOf(t.X, hops); s.Kind == ports.JSValueNumber || (s.Kind == ports.JSValueBigInt && t.Op != tjs.PosToken) {
+			if s := w.shapeOf(t.X, depth+1); s.Kind == ports.JSValueNumber || (s.Kind == ports.JSValueBigInt && t.Op != tjs.PosToken) {
 				return s
 			}
 		}
 	case *tjs.BinaryExpr:
 		// a = b = value: the value of an assignment is its right side.
 		if t.Op == tjs.EqToken {
-			return w.shapeOf(t.Y, hops)
+			return w.shapeOf(t.Y, depth+1)
 		}
 	case *tjs.Var:
-		if d, ok := w.decls[root(t)]; ok && hops < maxShapeHops {
-			return w.shapeOf(d, hops+1)
+		if d, ok := w.decls[root(t)]; ok {
+			return w.shapeOf(d, depth+1)
 		}
 		if t.Decl == tjs.NoDecl && string(t.Data) == "undefined" {
 			return valueShape(ports.JSValueUndefined)

@@ -21,7 +21,9 @@ func FuzzFacts(f *testing.F) {
 		}
 	}
 	for _, s := range []string{"", "(", "`${", "import(", "new Worker(new URL(", "a?.b?.(c)", "//# sourceMappingURL=",
-		`({1:(e,t,n)=>{n(1)}})__webpack_require__`, `var r=__commonJS({"a"(e,m){r()}})`, "\"\\u{110000}\"", "'\\ud800'"} {
+		`({1:(e,t,n)=>{n(1)}})__webpack_require__`, `var r=__commonJS({"a"(e,m){r()}})`, "\"\\u{110000}\"", "'\\ud800'",
+		"var a = b; var b = a; exports.x = a;", "export {a as b,}; function a(x, ...y) {}", "module.exports = {f() {}, get g() {}, ...h}",
+		"exports.a = exports.b = void 0; exports.a = -1n;", "export default class extends B { constructor(a) {} }"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
