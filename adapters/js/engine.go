@@ -108,8 +108,8 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 	}
 	w := newWalker(ctx, buf, req, lim, f)
 	w.detectBundler()
-	w.bindImports(ast)
 	w.scope = &ast.BlockStmt.Scope
+	w.bindImports(ast)
 	tjs.Walk(w, ast)
 	if w.cancelled {
 		return nil, ctx.Err()
@@ -236,7 +236,8 @@ type walker struct {
 	cancelled bool
 	tag       [1]byte
 	// export value shapes (exports.go)
-	scope        *tjs.Scope // module scope
+	scope        *tjs.Scope          // module scope
+	scopeNames   map[string]*tjs.Var // its declarations by name, built on first use
 	declNotes    []declNote
 	decls        map[*tjs.Var]tjs.INode
 	exportValues []exportValue
@@ -294,10 +295,6 @@ func (w *walker) detectBundler() {
 
 // bindImports records module-scope import bindings as aliases.
 func (w *walker) bindImports(ast *tjs.AST) {
-	byName := map[string]*tjs.Var{}
-	for _, v := range ast.BlockStmt.Scope.Declared {
-		byName[string(v.Data)] = v
-	}
 	for _, st := range ast.BlockStmt.List {
 		im, ok := st.(*tjs.ImportStmt)
 		if !ok {
@@ -305,12 +302,12 @@ func (w *walker) bindImports(ast *tjs.AST) {
 		}
 		mod, _ := decodeString(im.Module)
 		if im.Default != nil {
-			if v := byName[string(im.Default)]; v != nil {
+			if v := w.declaredAt(im.Default); v != nil {
 				w.aliases[v] = alias{module: mod}
 			}
 		}
 		for _, a := range im.List {
-			v := byName[string(a.Binding)]
+			v := w.declaredAt(a.Binding)
 			if v == nil {
 				continue
 			}

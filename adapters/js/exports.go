@@ -1,8 +1,6 @@
 package js
 
 import (
-	"bytes"
-
 	tjs "github.com/tdewolff/parse/v2/js"
 
 	"rea/ports"
@@ -142,17 +140,21 @@ func (w *walker) noteVarDecl(t *tjs.VarDecl) {
 	}
 }
 
-// declaredAt finds a module-scope binding by name (export {a as b}).
+// declaredAt finds a module-scope binding by name (import bindings,
+// export {a as b}); the index is built only for files that need it.
 func (w *walker) declaredAt(name []byte) *tjs.Var {
-	if w.scope == nil {
+	if w.scope == nil || len(name) == 0 {
 		return nil
 	}
-	for _, v := range w.scope.Declared {
-		if bytes.Equal(v.Data, name) {
-			return v
+	if w.scopeNames == nil {
+		w.scopeNames = make(map[string]*tjs.Var, len(w.scope.Declared))
+		for _, v := range w.scope.Declared {
+			if _, dup := w.scopeNames[string(v.Data)]; !dup {
+				w.scopeNames[string(v.Data)] = v
+			}
 		}
 	}
-	return nil
+	return w.scopeNames[string(name)]
 }
 
 // resolveExportShapes fills JSExport.Value for every queued export.
