@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -100,6 +99,10 @@ type jsPackage struct {
 	deps   map[string]bool
 	nodeID string
 	err    string
+	// entries are the files main, module and exports name; fieldErrs the
+	// fields that had the wrong type or shape (each was ignored).
+	entries   []packageEntry
+	fieldErrs []string
 }
 
 type jsappState struct {
@@ -386,9 +389,12 @@ func (st *jsappState) unknown(kind, nodeID, p string, off int64, detail string) 
 }
 
 // resolveModule resolves a specifier written in fromPath to an inventoried
-// file, as Node would for relative and package specifiers (without
-// executing anything and without the exports map's conditions).
-func (st *jsappState) resolveModule(fromPath, spec string) (string, bool) {
+// file, as Node would for relative and package specifiers, without
+// executing anything. A package's exports map is followed with the
+// conditions of the import kind (node plus require or import, then
+// default); a subpath it does not export falls back to the file layout,
+// as bundlers do.
+func (st *jsappState) resolveModule(fromPath, spec, kind string) (string, bool) {
 	if spec == "" {
 		return "", false
 	}
@@ -419,6 +425,11 @@ func (st *jsappState) resolveModule(fromPath, spec string) (string, bool) {
 		if d == "." {
 			base = path.Join("node_modules", pkgName)
 		}
+		if pkg, ok := st.packages[base]; ok {
+			if p, ok := st.resolveExports(pkg, sub, kind); ok {
+				return p, true
+			}
+		}
 		if sub != "" {
 			if p, ok := st.resolveFile(path.Join(base, sub)); ok {
 				return p, true
@@ -446,9 +457,22 @@ func (st *jsappState) resolveFile(p string) (string, bool) {
 			return p + ext, true
 		}
 	}
-	if pkg, ok := st.packages[p]; ok && pkg.main != "" {
-		if q, ok := st.resolveFile(path.Join(p, pkg.main)); ok && q != p {
-			return q, true
+	if pkg, ok := st.packages[p]; ok {
+		if pkg.main != "" {
+			if q, ok := st.resolveFile(path.Join(p, pkg.main)); ok && q != p {
+				return q, true
+			}
+		}
+		// A package without a usable main: the first target of its "."
+		// export (conditions in document order).
+		for _, e := range pkg.entries {
+			if e.field == "exports" && e.subpath == "." && strings.HasPrefix(e.target, "./") && !strings.Contains(e.target, "*") {
+				if q := path.Join(p, e.target); q != p {
+					if _, ok := st.files[q]; ok {
+						return q, true
+					}
+				}
+			}
 		}
 	}
 	for _, idx := range []string{"index.js", "index.mjs", "index.cjs", "index.json", "index.node"} {
@@ -488,26 +512,7 @@ func (st *jsappState) readPackages(ctx context.Context) {
 			pkg.err = err.Error()
 			continue
 		}
-		var m struct {
-			Name            string          `json:"name"`
-			Version         string          `json:"version"`
-			Main            string          `json:"main"`
-			Type            string          `json:"type"`
-			Dependencies    map[string]any  `json:"dependencies"`
-			DevDependencies map[string]any  `json:"devDependencies"`
-			Browser         json.RawMessage `json:"browser"`
-		}
-		if err := json.Unmarshal(b, &m); err != nil {
-			pkg.err = "package.json is not valid JSON: " + err.Error()
-			continue
-		}
-		pkg.name, pkg.ver, pkg.main, pkg.typ = m.Name, m.Version, m.Main, m.Type
-		for k := range m.Dependencies {
-			pkg.deps[k] = true
-		}
-		for k := range m.DevDependencies {
-			pkg.deps[k] = true
-		}
+		parsePackageJSON(pkg, b)
 	}
 }
 

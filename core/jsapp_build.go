@@ -88,6 +88,9 @@ func (b *jsappBuilder) packagesPhase(ctx context.Context) {
 		if pkg.err != "" {
 			st.unknown("invalid-package", pkg.nodeID, pkg.path, -1, pkg.err)
 		}
+		for _, fe := range pkg.fieldErrs {
+			st.unknown("invalid-package-field", pkg.nodeID, pkg.path, -1, fe)
+		}
 	}
 	for _, p := range st.order {
 		f := st.files[p]
@@ -159,19 +162,32 @@ func (b *jsappBuilder) assetsPhase() {
 		}
 		b.indexStrings(a)
 	}
-	// Entry points.
+	// Entry points: main (index.js when absent), module and every exports
+	// target, patterns matched against the inventory.
 	for _, dir := range jaKeys(st.packages) {
 		pkg := st.packages[dir]
-		main := pkg.main
-		if main == "" {
-			main = "index.js"
-		}
-		if p, ok := st.resolveFile(path.Join(pkg.dir, main)); ok {
-			if a := st.assets[p]; a != nil {
-				b.g.edge(pkg.nodeID, a.nodeID, "loads", map[string]any{"field": "main", "specifier": main}, jagEvidence{Basis: "package-metadata", Locations: []jagLocation{{Path: pkg.path}}})
+		ev := jagEvidence{Basis: "package-metadata", Locations: []jagLocation{{Path: pkg.path}}}
+		if pkg.main == "" {
+			if p, ok := st.resolveFile(path.Join(pkg.dir, "index.js")); ok {
+				if a := st.assets[p]; a != nil {
+					b.g.edge(pkg.nodeID, a.nodeID, "loads", map[string]any{"field": "main", "specifier": "index.js"}, ev)
+				}
 			}
-		} else if pkg.main != "" {
-			st.unknown("unresolved-entry", pkg.nodeID, pkg.path, -1, "main "+pkg.main+" does not name an inventoried file")
+		}
+		for _, e := range pkg.entries {
+			props := map[string]any{"field": e.field, "specifier": e.target}
+			if e.field == "exports" {
+				props["subpath"], props["conditions"] = e.subpath, strSlice(e.conditions)
+			}
+			found := st.resolveEntry(pkg, e)
+			for _, p := range found {
+				if a := st.assets[p]; a != nil {
+					b.g.edge(pkg.nodeID, a.nodeID, "loads", props, ev)
+				}
+			}
+			if len(found) == 0 {
+				st.unknown("unresolved-entry", pkg.nodeID, pkg.path, -1, e.field+" "+e.target+" does not name an inventoried file")
+			}
 		}
 	}
 }
@@ -213,7 +229,7 @@ func (b *jsappBuilder) importsPhase() {
 				b.relation(rel)
 				continue
 			}
-			target, ok := st.resolveModule(a.path, im.Specifier)
+			target, ok := st.resolveModule(a.path, im.Specifier, im.Kind)
 			switch im.Kind {
 			case ports.JSWorker, ports.JSSharedWorker, ports.JSServiceWorker:
 				kind := "worker"
@@ -741,7 +757,7 @@ func (b *jsappBuilder) nativeCall(a *jsAsset, c ports.JSCall) {
 	if !strings.HasSuffix(c.Module, ".node") || c.Member == "" {
 		return
 	}
-	addon, ok := b.st.resolveModule(a.path, c.Module)
+	addon, ok := b.st.resolveModule(a.path, c.Module, ports.JSRequire)
 	if !ok {
 		addon = c.Module
 	}

@@ -99,6 +99,21 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 		}
 	}()
 	ast, perr := tjs.Parse(parse.NewInputBytes(buf), tjs.Options{})
+	if perr != nil && bytes.Contains([]byte(perr.Error()), []byte("unexpected return")) {
+		// Node runs a CommonJS file inside a function, so a top-level
+		// return is legal there: parse it again as a function body, with a
+		// shebang line blanked (offsets stay those of the source).
+		retry := make([]byte, len(src), len(src)+1)
+		copy(retry, src)
+		if bytes.HasPrefix(retry, []byte("#!")) {
+			for i := 0; i < len(retry) && retry[i] != '\n' && retry[i] != '\r'; i++ {
+				retry[i] = ' '
+			}
+		}
+		if ast2, err2 := tjs.Parse(parse.NewInputBytes(retry), tjs.Options{Inline: true}); err2 == nil {
+			ast, perr, buf = ast2, nil, retry
+		}
+	}
 	if perr != nil {
 		f.Errors = append(f.Errors, syntaxError(buf, perr))
 		return f, nil

@@ -249,3 +249,21 @@ func TestLimitsStrings(t *testing.T) {
 	is.Equal(len(f.Calls), 5)
 	is.Equal(f.CallsOmitted, 45)
 }
+
+// TestTopLevelReturn: Node wraps CommonJS files in a function, so a
+// top-level return parses (shebang or not); in an ES module it stays an
+// error.
+func TestTopLevelReturn(t *testing.T) {
+	is := is.New(t)
+	src := "#!/usr/bin/env node\n'use strict';\nvar test = require('tape');\nif (typeof Symbol !== 'function') { return; }\nexports.ok = function (a) {};\n"
+	f := facts(t, src)
+	is.True(f.Parsed)
+	is.Equal(len(f.Errors), 0)
+	is.Equal(f.ModuleType, "commonjs")
+	is.Equal(len(f.Imports), 1)
+	is.True(strings.HasPrefix(src[f.Imports[0].Offset:], "'tape'")) // offsets are the source's
+	is.Equal(f.Exports[0].Value.Kind, ports.JSValueFunction)
+	g := facts(t, "import x from 'y';\nreturn;\n")
+	is.True(!g.Parsed)
+	is.True(len(g.Errors) > 0)
+}

@@ -84,9 +84,10 @@ type jaResult struct {
 			} `json:"observations"`
 		} `json:"nodes"`
 		Edges []struct {
-			Source   string `json:"source_node_id"`
-			Target   string `json:"target_node_id"`
-			Relation string `json:"relation"`
+			Source     string         `json:"source_node_id"`
+			Target     string         `json:"target_node_id"`
+			Relation   string         `json:"relation"`
+			Properties map[string]any `json:"properties"`
 		} `json:"edges"`
 	} `json:"graph"`
 	Contradictions []map[string]any `json:"integrity_contradictions"`
@@ -776,4 +777,76 @@ export const h = async () => {};
 	none := jaCall(t, s, "compare_javascript_export_shapes", map[string]any{"left": ref(a), "right": ref(b), "left_module_path": "nope.js", "right_module_path": "api.js"})
 	is.NoErr(json.Unmarshal(none.NormalizedResult, &out))
 	is.Equal(out.Coverage["status"], "unknown")
+}
+
+// TestJSAppPackageEntries: main, module and exports (subpaths, nested
+// conditions, patterns, null exclusions) name entry points; a field of the
+// wrong type ("main": false, as npm packages ship) is reported and ignored,
+// not a reason to drop the package.
+func TestJSAppPackageEntries(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	write := func(p, body string) {
+		is.NoErr(os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755))
+		is.NoErr(os.WriteFile(filepath.Join(dir, p), []byte(body), 0o644))
+	}
+	write("package.json", `{"name":"app","main":"index.js","dependencies":{"p":"1"}}`)
+	write("index.js", "const p = require('p');\nconst a = require('p/feature/a');\n")
+	write("esm.mjs", "import p from 'p';\n")
+	write("node_modules/p/package.json", `{"name":"p","version":"1.0.0","main":false,"module":"./esm/index.mjs",
+ "exports":{".":{"node":{"import":"./esm/index.mjs","require":"./cjs/index.js"},"default":"./cjs/index.js"},
+  "./feature/*":"./src/feature/*.js","./private/*":null,"./missing":"./nope.js","./outside":"../escape.js"}}`)
+	write("node_modules/p/esm/index.mjs", "export const v = 1;\n")
+	write("node_modules/p/cjs/index.js", "exports.v = 1;\n")
+	write("node_modules/p/src/feature/a.js", "exports.a = 1;\n")
+	write("node_modules/p/src/feature/deep/b.js", "exports.b = 1;\n")
+	write("node_modules/q/package.json", `{"name":"q","exports":{".":"./x.js","node":"./y.js"}}`)
+	write("node_modules/q/x.js", "")
+	s := jaSession(t)
+	r := decodeApp(t, jaCall(t, s, "analyze_javascript_application", map[string]any{"path": dir}))
+	label := map[string]string{}
+	for _, n := range r.Graph.Nodes {
+		for _, o := range n.Observations {
+			if o.Label != nil {
+				label[n.NodeID] = *o.Label
+			}
+		}
+	}
+	var loads []string
+	for _, e := range r.Graph.Edges {
+		if e.Relation == "loads" && label[e.Source] == "p" {
+			loads = append(loads, fmt.Sprintf("%s %v %v -> %s", e.Properties["field"], e.Properties["subpath"], e.Properties["conditions"], label[e.Target]))
+		}
+	}
+	sort.Strings(loads)
+	is.Equal(loads, []string{
+		"exports . [default] -> node_modules/p/cjs/index.js",
+		"exports . [node import] -> node_modules/p/esm/index.mjs",
+		"exports . [node require] -> node_modules/p/cjs/index.js",
+		"exports ./feature/* [] -> node_modules/p/src/feature/a.js",
+		"exports ./feature/* [] -> node_modules/p/src/feature/deep/b.js",
+		"module <nil> <nil> -> node_modules/p/esm/index.mjs",
+	})
+	details := map[string]string{}
+	for _, u := range r.Unknowns {
+		details[u["kind"].(string)+" "+u["path"].(string)] += u["detail"].(string) + "|"
+	}
+	is.True(strings.Contains(details["invalid-package-field node_modules/p/package.json"], `"main" is a boolean (false)`))
+	is.True(strings.Contains(details["unresolved-entry node_modules/p/package.json"], "exports ./nope.js"))
+	is.True(strings.Contains(details["unresolved-entry node_modules/p/package.json"], "exports ../escape.js"))
+	is.True(strings.Contains(details["invalid-package-field node_modules/q/package.json"], "mixes subpath keys and condition keys"))
+	_, invalid := details["invalid-package node_modules/p/package.json"]
+	is.True(!invalid)
+	// Specifiers resolve through the exports map with the conditions of
+	// their import kind.
+	imports := map[string]bool{}
+	for _, e := range r.Graph.Edges {
+		if e.Relation == "imports" {
+			imports[label[e.Source]+" -> "+label[e.Target]] = true
+		}
+	}
+	is.True(imports["index.js -> node_modules/p/cjs/index.js"])     // require: node.require
+	is.True(imports["index.js -> node_modules/p/src/feature/a.js"]) // a pattern subpath
+	is.True(imports["esm.mjs -> node_modules/p/esm/index.mjs"])     // import: node.import
+	is.True(!imports["index.js -> node_modules/p/esm/index.mjs"])
 }
