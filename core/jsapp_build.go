@@ -134,6 +134,7 @@ func (b *jsappBuilder) assetsPhase() {
 					names = append(names, e.Name)
 				}
 				props["exports"] = uniqueUTF16(names)
+				props["export_shapes"] = exportShapes(a.facts.Exports)
 			}
 			for _, l := range a.facts.Limitations {
 				st.limitations = append(st.limitations, a.path+": "+l)
@@ -263,7 +264,7 @@ func (b *jsappBuilder) importsPhase() {
 		}
 		for _, e := range a.facts.Exports {
 			b.relation(map[string]any{"relation": "exports", "source_node_id": a.nodeID, "name": e.Name, "kind": e.Kind,
-				"specifier": e.Source, "offset": offsetPtr(e.Offset), "target_node_id": nil})
+				"specifier": e.Source, "offset": offsetPtr(e.Offset), "target_node_id": nil, "value": shapeJSON(e.Value)})
 		}
 	}
 }
@@ -870,7 +871,12 @@ func (b *jsappBuilder) bundlePhase() {
 			props := map[string]any{"bundler": m.Bundler, "module_id": m.ID, "asset": a.path, "start": m.Start, "end": m.End,
 				"fingerprint_sha256": m.Fingerprint, "requires": len(m.Requires)}
 			if len(m.Exports) > 0 {
-				props["exports"] = strSlice(m.Exports)
+				names := make([]string, len(m.Exports))
+				for i, e := range m.Exports {
+					names[i] = e.Name
+				}
+				props["exports"] = strSlice(names)
+				props["export_shapes"] = exportShapes(m.Exports)
 			}
 			id := b.g.node("javascript-module", b.localKey(a.path+"#"+m.Bundler, key), m.ID, props, at(a.path, m.Start))
 			b.g.edge(a.nodeID, id, "contains", map[string]any{"module_id": m.ID}, at(a.path, m.Start))

@@ -436,8 +436,9 @@ func opCompareJSExportShapes() *Operation {
 		Name:  "compare_javascript_export_shapes",
 		Title: "Compare JavaScript Export Shapes",
 		Description: "Compare the exports of one module in two analyzed applications (each inline or retained): the module is selected by path " +
-			"(asset path, bundled module id or original source) on each side; names are added, removed or unchanged. Export value shapes " +
-			"are not validated at run time (rea never executes code).",
+			"(asset path or bundled module id) on each side. Each exported name is added, removed, changed (its value kind, declared " +
+			"parameter count or rest parameter differs), unchanged, or unknown (a side's value is computed at run time, e.g. a re-export " +
+			"or a call result). Shapes are read from the source, never by executing it.",
 		Kind:    KindApplication,
 		Effects: jsappEffects,
 		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,
@@ -452,7 +453,14 @@ func opCompareJSExportShapes() *Operation {
 	}
 }
 
-func selectModule(ix *appIndex, p string) (map[string]any, []string) {
+// moduleExport is one exported name of a selected module with its shape
+// (nil when the analysis recorded none).
+type moduleExport struct {
+	name  string
+	shape map[string]any
+}
+
+func selectModule(ix *appIndex, p string) (map[string]any, []moduleExport) {
 	var cands []*jagNode
 	for _, n := range ix.res.Graph.Nodes {
 		switch n.Kind {
@@ -476,6 +484,16 @@ func selectModule(ix *appIndex, p string) (map[string]any, []string) {
 		return side, nil
 	case 1:
 		side["status"], side["selected_node_id"] = "selected", cands[0].NodeID
+		shapes := map[string]map[string]any{}
+		if l, ok := cands[0].prop("export_shapes").([]any); ok {
+			for _, x := range l {
+				if m, ok := x.(map[string]any); ok {
+					if name, ok := m["name"].(string); ok {
+						shapes[name] = map[string]any{"kind": m["kind"], "params": m["params"], "rest": m["rest"]}
+					}
+				}
+			}
+		}
 		var names []string
 		if l, ok := cands[0].prop("exports").([]any); ok {
 			for _, x := range l {
@@ -484,10 +502,35 @@ func selectModule(ix *appIndex, p string) (map[string]any, []string) {
 				}
 			}
 		}
-		return side, uniqueUTF16(names)
+		var out []moduleExport
+		for _, n := range uniqueUTF16(names) {
+			out = append(out, moduleExport{name: n, shape: shapes[n]})
+		}
+		return side, out
 	}
 	side["status"] = "ambiguous"
 	return side, nil
+}
+
+// shapeKnown reports whether an export's shape was observed.
+func shapeKnown(s map[string]any) bool {
+	return s != nil && s["kind"] != nil && s["kind"] != "unknown"
+}
+
+// sameShape compares kind, declared parameters and rest parameter.
+func sameShape(a, b map[string]any) bool {
+	return fmt.Sprint(a["kind"], a["params"], a["rest"]) == fmt.Sprint(b["kind"], b["params"], b["rest"])
+}
+
+func exportSide(e *moduleExport) any {
+	if e == nil {
+		return nil
+	}
+	v := map[string]any{"present": true, "value": e.shape}
+	if e.shape == nil {
+		v["value"] = map[string]any{"kind": "unknown", "params": nil, "rest": false}
+	}
+	return v
 }
 
 func handleExportShapes(ctx context.Context, c *Call) (any, error) {
@@ -509,31 +552,28 @@ func handleExportShapes(ctx context.Context, c *Call) (any, error) {
 	}
 	lp, _ := stringArg(c.Args, "left_module_path")
 	rp, _ := stringArg(c.Args, "right_module_path")
-	ls, ln := selectModule(lix, lp)
-	rs, rn := selectModule(rix, rp)
-	filter := func(names []string, arg string) []string {
-		if n, ok := stringArg(c.Args, arg); ok {
-			var out []string
-			for _, x := range names {
-				if x == n {
-					out = append(out, x)
-				}
+	ls, lex := selectModule(lix, lp)
+	rs, rex := selectModule(rix, rp)
+	filter := func(exps []moduleExport, arg string) map[string]*moduleExport {
+		n, only := stringArg(c.Args, arg)
+		out := map[string]*moduleExport{}
+		for i := range exps {
+			if !only || exps[i].name == n {
+				out[exps[i].name] = &exps[i]
 			}
-			return out
 		}
-		return names
+		return out
 	}
-	ln, rn = filter(ln, "left_export_name"), filter(rn, "right_export_name")
+	lset, rset := filter(lex, "left_export_name"), filter(rex, "right_export_name")
+	maxChanges := 100000
+	if lim, ok := c.Args["limits"].(map[string]any); ok {
+		maxChanges = intArg(lim, "max_changes", maxChanges)
+	}
 	changes := []map[string]any{}
-	summary := map[string]int{"added": 0, "removed": 0, "unchanged": 0, "unknown": 0}
+	summary := map[string]int{"added": 0, "removed": 0, "changed": 0, "unchanged": 0, "unknown": 0}
+	coverage := map[string]any{"status": "complete", "truncated": false, "omitted_count": 0, "limits": []any{},
+		"basis": "export-names-and-static-value-shapes"}
 	if ls["status"] == "selected" && rs["status"] == "selected" {
-		lset, rset := map[string]bool{}, map[string]bool{}
-		for _, n := range ln {
-			lset[n] = true
-		}
-		for _, n := range rn {
-			rset[n] = true
-		}
 		all := map[string]bool{}
 		for k := range lset {
 			all[k] = true
@@ -541,31 +581,49 @@ func handleExportShapes(ctx context.Context, c *Call) (any, error) {
 		for k := range rset {
 			all[k] = true
 		}
+		omitted := 0
 		for _, k := range jaKeys(all) {
+			l, r := lset[k], rset[k]
 			st := "unchanged"
 			switch {
-			case !lset[k]:
+			case l == nil:
 				st = "added"
-			case !rset[k]:
+			case r == nil:
 				st = "removed"
+			case !shapeKnown(l.shape) || !shapeKnown(r.shape):
+				st = "unknown"
+			case !sameShape(l.shape, r.shape):
+				st = "changed"
 			}
 			summary[st]++
-			ch := map[string]any{"path": []any{k}, "status": st, "left": presence(lset[k]), "right": presence(rset[k])}
+			if len(changes) >= maxChanges {
+				omitted++
+				continue
+			}
+			ch := map[string]any{"path": []any{k}, "status": st, "left": exportSide(l), "right": exportSide(r)}
 			ch["change_id"] = MustDigest(ch)
 			changes = append(changes, ch)
 		}
+		switch {
+		case omitted > 0:
+			coverage["status"], coverage["truncated"], coverage["omitted_count"] = "partial", true, omitted
+			coverage["limits"] = []any{map[string]any{"name": "max_changes", "value": maxChanges, "unit": "changes"}}
+		case summary["unknown"] > 0:
+			coverage["status"], coverage["omitted_count"] = "partial", summary["unknown"]
+		}
 	} else {
 		summary["unknown"]++
+		coverage["status"], coverage["omitted_count"] = "unknown", nil
 	}
 	res := map[string]any{"left": ls, "right": rs, "changes": changes, "summary": summary,
-		"runtime_validation": map[string]any{"status": "not-performed", "reason": "rea compares statically observed export names and never executes code"},
-		"coverage":           map[string]any{"status": "complete", "truncated": false, "basis": "export-names"}}
+		"runtime_validation": map[string]any{"status": "not-performed", "reason": "rea compares statically observed export names and value shapes and never executes code"},
+		"coverage":           coverage}
 	res["comparison_id"] = "jesc_" + MustDigest(res)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	return &Observation{Result: res, Unbound: true, Confidence: ConfidenceDerived, Links: []EvidenceID{lev.EvidenceID, rev.EvidenceID},
-		Limitations: []string{"Export shapes are compared by name only; value shapes need run-time validation, which rea does not perform."}}, nil
+		Limitations: []string{"Export value shapes are what the source shows (value kind, declared parameters, rest parameter); values computed at run time are unknown, and rea does not execute code to learn them."}}, nil
 }
 
 func presence(b bool) any {

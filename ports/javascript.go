@@ -94,7 +94,40 @@ type JSExport struct {
 	Kind   string
 	Source string // module of a re-export
 	Offset int64
+	// Value is what the source shows of the exported value without running
+	// it; the zero value means nothing was observed (unknown).
+	Value JSValueShape
 }
+
+// JSValueShape is the statically observed shape of a value: its kind and,
+// for functions and classes, the declared parameters.
+type JSValueShape struct {
+	// Kind is one of the JSValue* constants; "" is unknown.
+	Kind string
+	// Params counts the declared parameters before a rest parameter (a
+	// class counts its constructor's); -1 when not a function or not known.
+	Params int
+	Rest   bool // the function takes a rest parameter
+}
+
+// Value kinds (JSValueShape.Kind).
+const (
+	JSValueFunction       = "function"
+	JSValueAsyncFunction  = "async-function"
+	JSValueGenerator      = "generator"
+	JSValueAsyncGenerator = "async-generator"
+	JSValueClass          = "class"
+	JSValueObject         = "object"
+	JSValueArray          = "array"
+	JSValueString         = "string"
+	JSValueNumber         = "number"
+	JSValueBigInt         = "bigint"
+	JSValueBoolean        = "boolean"
+	JSValueNull           = "null"
+	JSValueUndefined      = "undefined"
+	JSValueRegExp         = "regexp"
+	JSValueUnknown        = "unknown"
+)
 
 // JSString is one string literal (or a template without substitutions).
 type JSString struct {
@@ -172,7 +205,9 @@ type JSBundledModule struct {
 	// (node kinds, literals and property names; local names excluded), so a
 	// re-minified module keeps it.
 	Fingerprint string
-	Exports     []string
+	// Exports are the names the module defines on its exports object
+	// (webpack's __webpack_require__.d getters) with their value shapes.
+	Exports []JSExport
 }
 
 // JSSourceMapRef is a sourceMappingURL comment.

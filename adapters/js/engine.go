@@ -108,12 +108,14 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 	}
 	w := newWalker(ctx, buf, req, lim, f)
 	w.detectBundler(ast)
+	w.scope = &ast.BlockStmt.Scope
 	w.bindImports(ast)
 	tjs.Walk(w, ast)
 	if w.cancelled {
 		return nil, ctx.Err()
 	}
 	w.finish()
+	w.resolveExportShapes()
 	f.Parsed = true
 	return f, nil
 }
@@ -237,6 +239,12 @@ type walker struct {
 	steps     int
 	cancelled bool
 	tag       [1]byte
+	// export value shapes (exports.go)
+	scope        *tjs.Scope          // module scope
+	scopeNames   map[string]*tjs.Var // its declarations by name, built on first use
+	declNotes    []declNote
+	decls        map[*tjs.Var]tjs.INode
+	exportValues []exportValue
 }
 
 func newWalker(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.JSLimits, f *ports.JSFacts) *walker {
@@ -296,10 +304,6 @@ func (w *walker) detectBundler(ast *tjs.AST) {
 
 // bindImports records module-scope import bindings as aliases.
 func (w *walker) bindImports(ast *tjs.AST) {
-	byName := map[string]*tjs.Var{}
-	for _, v := range ast.BlockStmt.Scope.Declared {
-		byName[string(v.Data)] = v
-	}
 	for _, st := range ast.BlockStmt.List {
 		im, ok := st.(*tjs.ImportStmt)
 		if !ok {
@@ -307,12 +311,12 @@ func (w *walker) bindImports(ast *tjs.AST) {
 		}
 		mod, _ := decodeString(im.Module)
 		if im.Default != nil {
-			if v := byName[string(im.Default)]; v != nil {
+			if v := w.declaredAt(im.Default); v != nil {
 				w.aliases[v] = alias{module: mod}
 			}
 		}
 		for _, a := range im.List {
-			v := byName[string(a.Binding)]
+			v := w.declaredAt(a.Binding)
 			if v == nil {
 				continue
 			}
@@ -381,7 +385,16 @@ func (w *walker) Enter(n tjs.INode) tjs.IVisitor {
 	case *tjs.ObjectExpr:
 		w.objectTable(t)
 	case *tjs.VarDecl:
+		w.noteVarDecl(t)
 		w.varDecl(t)
+	case *tjs.FuncDecl:
+		if t.Name != nil {
+			w.noteDecl(t.Name, t)
+		}
+	case *tjs.ClassDecl:
+		if t.Name != nil {
+			w.noteDecl(t.Name, t)
+		}
 	case *tjs.BinaryExpr:
 		if t.Op == tjs.EqToken {
 			w.assign(t)
@@ -430,10 +443,13 @@ func (w *walker) exportStmt(t *tjs.ExportStmt) {
 			if all {
 				ek = "export-all"
 			}
+			if len(a.Binding) == 0 {
+				continue // the empty alias after a trailing comma
+			}
 			if string(a.Binding) != "*" {
-				w.f.Exports = append(w.f.Exports, ports.JSExport{Name: string(a.Binding), Kind: ek, Source: spec, Offset: off})
+				w.addExport(ports.JSExport{Name: string(a.Binding), Kind: ek, Source: spec, Offset: off, Value: unknownShape()}, nil)
 			} else {
-				w.f.Exports = append(w.f.Exports, ports.JSExport{Name: "*", Kind: ek, Source: spec, Offset: off})
+				w.addExport(ports.JSExport{Name: "*", Kind: ek, Source: spec, Offset: off, Value: unknownShape()}, nil)
 			}
 		}
 		if all {
@@ -443,25 +459,40 @@ func (w *walker) exportStmt(t *tjs.ExportStmt) {
 		return
 	}
 	if t.Default {
-		w.f.Exports = append(w.f.Exports, ports.JSExport{Name: "default", Kind: "default", Offset: -1})
+		w.addExport(ports.JSExport{Name: "default", Kind: "default", Offset: -1, Value: unknownShape()}, t.Decl)
 		return
 	}
 	for _, a := range t.List {
-		w.f.Exports = append(w.f.Exports, ports.JSExport{Name: string(a.Binding), Kind: "named", Offset: -1})
+		if len(a.Binding) == 0 {
+			continue // the empty alias after a trailing comma
+		}
+		local := a.Name
+		if local == nil {
+			local = a.Binding
+		}
+		var value tjs.INode
+		if v := w.declaredAt(local); v != nil {
+			value = v
+		}
+		w.addExport(ports.JSExport{Name: string(a.Binding), Kind: "named", Offset: -1, Value: unknownShape()}, value)
 	}
 	switch d := t.Decl.(type) {
 	case *tjs.FuncDecl:
 		if d.Name != nil {
-			w.f.Exports = append(w.f.Exports, ports.JSExport{Name: string(d.Name.Name()), Kind: "named", Offset: -1})
+			w.addExport(ports.JSExport{Name: string(d.Name.Name()), Kind: "named", Offset: -1, Value: unknownShape()}, d)
 		}
 	case *tjs.ClassDecl:
 		if d.Name != nil {
-			w.f.Exports = append(w.f.Exports, ports.JSExport{Name: string(d.Name.Name()), Kind: "named", Offset: -1})
+			w.addExport(ports.JSExport{Name: string(d.Name.Name()), Kind: "named", Offset: -1, Value: unknownShape()}, d)
 		}
 	case *tjs.VarDecl:
 		for _, b := range d.List {
+			if v, ok := b.Binding.(*tjs.Var); ok {
+				w.addExport(ports.JSExport{Name: string(v.Name()), Kind: "named", Offset: -1, Value: unknownShape()}, b.Default)
+				continue
+			}
 			for _, name := range bindingNames(b.Binding) {
-				w.f.Exports = append(w.f.Exports, ports.JSExport{Name: name, Kind: "named", Offset: -1})
+				w.addExport(ports.JSExport{Name: name, Kind: "named", Offset: -1, Value: unknownShape()}, nil)
 			}
 		}
 	}
@@ -689,7 +720,7 @@ func (w *walker) call(t *tjs.CallExpr) {
 				if obj, ok := t.Args.List[1].Value.(*tjs.ObjectExpr); ok {
 					for _, p := range obj.List {
 						if k, ok := propKey(p.Name); ok {
-							w.f.Modules[m.idx].Exports = append(w.f.Modules[m.idx].Exports, k)
+							w.addModuleExport(m.idx, ports.JSExport{Name: k, Kind: "named", Offset: w.offsetOf(p.Name.Literal.Data), Value: unknownShape()}, getterValue(p.Value))
 						}
 					}
 				}
@@ -1036,8 +1067,11 @@ func (w *walker) assign(t *tjs.BinaryExpr) {
 		w.hasCJS = true
 		if obj, ok := t.Y.(*tjs.ObjectExpr); ok {
 			for _, pr := range obj.List {
+				if m, ok := pr.Value.(*tjs.MethodDecl); ok && pr.Name == nil && m.Name.Private == nil {
+					pr.Name = &m.Name.PropertyName // a method: {f() {}}, {get g() {}}
+				}
 				if k, ok := propKey(pr.Name); ok {
-					w.f.Exports = append(w.f.Exports, ports.JSExport{Name: k, Kind: "commonjs", Offset: w.offsetOf(pr.Name.Literal.Data)})
+					w.addExport(ports.JSExport{Name: k, Kind: "commonjs", Offset: w.offsetOf(pr.Name.Literal.Data), Value: unknownShape()}, pr.Value)
 				}
 			}
 			return
@@ -1054,7 +1088,7 @@ func (w *walker) assign(t *tjs.BinaryExpr) {
 		return
 	}
 	w.hasCJS = true
-	w.f.Exports = append(w.f.Exports, ports.JSExport{Name: name, Kind: "commonjs", Offset: -1})
+	w.addExport(ports.JSExport{Name: name, Kind: "commonjs", Offset: -1, Value: unknownShape()}, t.Y)
 }
 
 // objectTable detects a webpack or rspack module table: an object whose

@@ -136,10 +136,15 @@ func TestWebpackModuleTable(t *testing.T) {
 	a := f.Modules[0]
 	is.Equal(a.ID, "./src/a.js")
 	is.Equal(a.Requires, []string{"./src/b.js"})
-	is.Equal(a.Exports, []string{"run"})
+	is.Equal(len(a.Exports), 1)
+	is.Equal(a.Exports[0].Name, "run")
+	is.Equal(a.Exports[0].Value, ports.JSValueShape{Kind: ports.JSValueFunction, Params: 0}) // the getter's local function
+	is.True(strings.HasPrefix(src[a.Exports[0].Offset:], "run:"))
 	is.True(a.Start >= 0 && a.End > a.Start)
 	is.Equal(len(a.Fingerprint), 64)
-	is.Equal(f.Modules[1].Exports, []string{"x"})
+	is.Equal(len(f.Modules[1].Exports), 1)
+	is.Equal(f.Modules[1].Exports[0].Name, "x")
+	is.Equal(f.Modules[1].Exports[0].Value.Kind, ports.JSValueNumber)
 }
 
 func TestMinifiedWebpackFingerprintIgnoresNames(t *testing.T) {

@@ -472,7 +472,9 @@ func TestJSAppWorkflowFacts(t *testing.T) {
 	}
 	sh := jaCall(t, s, "compare_javascript_export_shapes", map[string]any{"left": ref(src), "right": ref(app), "left_module_path": "math.js", "right_module_path": "./src/math.js"})
 	is.NoErr(json.Unmarshal(sh.NormalizedResult, &shapes))
-	is.Equal(shapes.Summary, map[string]int{"added": 0, "removed": 1, "unchanged": 2, "unknown": 0}) // div was removed
+	// div was removed; add and mul keep their shape (function, 2 params)
+	// through webpack's export getters in the bundle.
+	is.Equal(shapes.Summary, map[string]int{"added": 0, "removed": 1, "changed": 0, "unchanged": 2, "unknown": 0})
 
 	// Versions: a copy with one changed file.
 	dir := t.TempDir()
@@ -707,4 +709,71 @@ func TestJSAppViews(t *testing.T) {
 	is.Equal(string(sum.NormalizedResult), string(view.NormalizedResult))
 	e := jaCallErr(t, s, context.Background(), "inspect_analysis_view", map[string]any{"source": src, "view": map[string]any{"kind": "item", "collection": "sections", "selector": map[string]any{"index": 0}}})
 	is.Equal(e.Code, core.CodeInvalidRequest)
+}
+
+// TestExportShapeChanges: value kind, parameter count and rest parameter
+// changes are "changed"; values computed at run time stay unknown.
+func TestExportShapeChanges(t *testing.T) {
+	is := is.New(t)
+	s := jaSession(t)
+	v1, v2 := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(v1, "api.js"), []byte(`export function f(a) {}
+export const g = 1;
+export class C {}
+export const k = compute();
+export function same(x, ...rest) {}
+export function gone() {}
+`), 0o644)
+	os.WriteFile(filepath.Join(v2, "api.js"), []byte(`export function f(a, b) {}
+export const g = "one";
+export class C { constructor(x) {} }
+export const k = compute();
+export function same(y, ...more) {}
+export const h = async () => {};
+`), 0o644)
+	ref := func(ev *core.Evidence) map[string]any {
+		return map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	}
+	a := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": v1})
+	b := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": v2})
+	var out struct {
+		Summary map[string]int `json:"summary"`
+		Changes []struct {
+			Path   []string `json:"path"`
+			Status string   `json:"status"`
+			Left   *struct {
+				Value struct {
+					Kind   string `json:"kind"`
+					Params *int   `json:"params"`
+				} `json:"value"`
+			} `json:"left"`
+		} `json:"changes"`
+		Coverage map[string]any `json:"coverage"`
+	}
+	ev := jaCall(t, s, "compare_javascript_export_shapes", map[string]any{"left": ref(a), "right": ref(b), "left_module_path": "api.js", "right_module_path": "api.js"})
+	is.NoErr(json.Unmarshal(ev.NormalizedResult, &out))
+	got := map[string]string{}
+	for _, c := range out.Changes {
+		got[c.Path[0]] = c.Status
+	}
+	is.Equal(got, map[string]string{"f": "changed", "g": "changed", "C": "changed", "k": "unknown", "same": "unchanged", "gone": "removed", "h": "added"})
+	is.Equal(out.Summary, map[string]int{"added": 1, "removed": 1, "changed": 3, "unchanged": 1, "unknown": 1})
+	is.Equal(out.Coverage["status"], "partial") // k's value is computed at run time
+	for _, c := range out.Changes {
+		if c.Path[0] == "f" {
+			is.Equal(c.Left.Value.Kind, "function")
+			is.Equal(*c.Left.Value.Params, 1)
+		}
+	}
+	// max_changes truncates and says so.
+	lim := jaCall(t, s, "compare_javascript_export_shapes", map[string]any{"left": ref(a), "right": ref(b), "left_module_path": "api.js", "right_module_path": "api.js",
+		"limits": map[string]any{"max_changes": 2}})
+	is.NoErr(json.Unmarshal(lim.NormalizedResult, &out))
+	is.Equal(len(out.Changes), 2)
+	is.Equal(out.Coverage["truncated"], true)
+	is.Equal(out.Coverage["omitted_count"], float64(5))
+	// An unknown module path: nothing selected, coverage unknown.
+	none := jaCall(t, s, "compare_javascript_export_shapes", map[string]any{"left": ref(a), "right": ref(b), "left_module_path": "nope.js", "right_module_path": "api.js"})
+	is.NoErr(json.Unmarshal(none.NormalizedResult, &out))
+	is.Equal(out.Coverage["status"], "unknown")
 }

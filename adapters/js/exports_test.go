@@ -1,0 +1,92 @@
+package js_test
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"rea/ports"
+)
+
+// shapes renders each export as "name=kind/params[+rest]" (params only for
+// functions and classes), sorted.
+func shapes(f *ports.JSFacts) string {
+	var out []string
+	for _, e := range f.Exports {
+		s := e.Name + "=" + e.Value.Kind
+		if e.Value.Params >= 0 {
+			s += fmt.Sprintf("/%d", e.Value.Params)
+		}
+		if e.Value.Rest {
+			s += "+rest"
+		}
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return strings.Join(out, " ")
+}
+
+func TestESMExportShapes(t *testing.T) {
+	is := is.New(t)
+	f := facts(t, `
+export function plain(a, b) {}
+export async function later(a) {}
+export function* gen() {}
+export async function* agen(...xs) {}
+export const arrow = (a, b = 1, ...rest) => a;
+export const asyncArrow = async x => x;
+export class Base {}
+export class WithCtor { constructor(a, b) {} method(x) {} }
+export class Derived extends Base {}
+export let n = -1, big = 10n, s = "x", tpl = `+"`t`"+`, yes = !0, nil = null, re = /a/g, obj = {}, arr = [], nothing = void 0;
+export let later2;
+const local = function (p, q, r) {};
+const alias = local;
+export { alias as renamed, hoisted, missing, };
+function hoisted(a) {}
+export default class { constructor(x) {} }
+export { x } from "./other.js";
+`)
+	is.True(f.Parsed)
+	is.Equal(shapes(f), "Base=class/0 Derived=class WithCtor=class/2 agen=async-generator/0+rest arr=array arrow=function/2+rest "+
+		"asyncArrow=async-function/1 big=bigint default=class/1 gen=generator/0 hoisted=function/1 later2=unknown "+
+		"later=async-function/1 missing=unknown n=number nil=null nothing=undefined obj=object plain=function/2 re=regexp "+
+		"renamed=function/3 s=string tpl=string x=unknown yes=boolean")
+}
+
+func TestCommonJSExportShapes(t *testing.T) {
+	is := is.New(t)
+	f := facts(t, `"use strict";
+exports.a = exports.b = void 0;
+exports.a = a;
+exports.b = class { constructor(x, y, z) {} };
+module.exports.c = async function (p) {};
+function a(x, y) {}
+(function () {
+  function inner(q) {}
+  exports.d = inner;
+  exports.e = unknownGlobal;
+  exports.f = require("x");
+})();
+`)
+	is.True(f.Parsed)
+	// Placeholder assignments (void 0) are kept as observations; the core
+	// layer decides between several observations of one name.
+	is.Equal(shapes(f), "a=function/2 a=undefined b=class/3 b=undefined c=async-function/1 d=function/1 e=unknown f=unknown")
+
+	g := facts(t, `module.exports = { one, two() {}, get three() { return 3 }, four: 4, ...more };
+function one(a, b, c) {}`)
+	is.Equal(shapes(g), "four=number one=function/3 three=unknown two=function/0")
+
+	h := facts(t, `module.exports = function main(a) {};`)
+	is.Equal(shapes(h), "default=function/1")
+}
+
+func TestExportShapeAliasCycleEnds(t *testing.T) {
+	is := is.New(t)
+	f := facts(t, `var a = b; var b = a; exports.x = a;`)
+	is.Equal(shapes(f), "x=unknown")
+}
