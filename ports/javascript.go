@@ -188,13 +188,18 @@ type JSProp struct {
 // JSBundledModule is one entry of a bundle's module table.
 type JSBundledModule struct {
 	Bundler string // webpack, rspack, esbuild
-	ID      string // the table key: a number or a path
-	Start   int64  // offset of the key
+	// ID is the table key (a number or a path) or, for a minified esbuild
+	// module, which has none, "esbuild:cjs:" or "esbuild:esm:" plus the
+	// first 12 hex digits of Fingerprint ("-2", "-3", ... for later
+	// modules of the same shape in file order).
+	ID    string
+	Start int64 // offset of the key, or of the binding's name without one
 	// End is where the next module of the same table starts or, for the
 	// last one, just past the last literal token of its body (a lower bound).
 	End int64
-	// Requires are the literal module ids the body requires through the
-	// bundle's require function.
+	// Requires are the module ids the body requires: literal ids passed to
+	// the bundle's require function, or, in esbuild bundles, the IDs of the
+	// modules whose binding it calls (require_x(), init_x()).
 	Requires []string
 	// Fingerprint is a hex SHA-256 over the module body's syntax shape
 	// (node kinds, literals and property names; local names excluded), so a

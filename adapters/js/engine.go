@@ -122,7 +122,7 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 		return nil, err
 	}
 	w := newWalker(ctx, buf, req, lim, f)
-	w.detectBundler()
+	w.detectBundler(ast)
 	w.scope = &ast.BlockStmt.Scope
 	w.bindImports(ast)
 	tjs.Walk(w, ast)
@@ -240,7 +240,11 @@ type walker struct {
 	aliases   map[*tjs.Var]alias
 	modFuncs  map[tjs.INode]int // module function node -> index in f.Modules
 	stack     []*modCtx
-	esVars    map[*tjs.Var]int // esbuild require_x/init_x -> module
+	esVars    map[*tjs.Var]int    // esbuild require_x/init_x -> module
+	esHelpers map[*tjs.Var]esKind // esbuild helpers found by shape
+	modScopes map[*tjs.Scope]bool // scopes whose helper calls declare modules
+	minMods   []minModule         // modules of minified esbuild bundles
+	esReqs    []esRequire         // calls inside modules, resolved in finish
 	lastNames map[string]bool
 	modSuffix []string
 	roots     map[string]bool
@@ -296,14 +300,19 @@ func (w *walker) offsetOf(b []byte) int64 {
 	return int64(off)
 }
 
-func (w *walker) detectBundler() {
+// detectBundler names the bundler from its runtime's names or, for
+// esbuild, from its helpers' shape (minified bundles rename them).
+func (w *walker) detectBundler(ast *tjs.AST) {
 	b := w.buf
+	shaped := w.findEsbuildHelpers(ast)
 	switch {
 	case bytes.Contains(b, []byte("__rspack_require__")) || bytes.Contains(b, []byte("rspackChunk")) || bytes.Contains(b, []byte("__rspack_")):
 		w.f.Bundler = "rspack"
 	case bytes.Contains(b, []byte("__webpack_require__")) || bytes.Contains(b, []byte("webpackChunk")) || bytes.Contains(b, []byte("webpackJsonp")):
 		w.f.Bundler = "webpack"
 	case bytes.Contains(b, []byte("__commonJS")) || bytes.Contains(b, []byte("__esm(")) || bytes.Contains(b, []byte("__toESM")):
+		w.f.Bundler = "esbuild"
+	case shaped:
 		w.f.Bundler = "esbuild"
 	}
 }
@@ -716,7 +725,7 @@ func (w *walker) call(t *tjs.CallExpr) {
 				if id, ok := moduleKey(first); ok {
 					w.f.Modules[m.idx].Requires = append(w.f.Modules[m.idx].Requires, id)
 				}
-			} else if w.f.Bundler == "esbuild" {
+			} else if len(w.esVars) > 0 {
 				m.varCall = append(m.varCall, root(v))
 			}
 		}
@@ -1014,6 +1023,9 @@ func (w *walker) varDecl(t *tjs.VarDecl) {
 		}
 		// esbuild: var require_x = __commonJS({...}); var init_x = __esm({...})
 		if v, ok := b.Binding.(*tjs.Var); ok {
+			if len(w.esHelpers) > 0 && w.esbuildModule(t, v, b.Default) {
+				continue
+			}
 			if c, ok := b.Default.(*tjs.CallExpr); ok {
 				if cv, ok := c.X.(*tjs.Var); ok {
 					if n := string(cv.Name()); (n == "__commonJS" || n == "__esm") && len(c.Args.List) == 1 {
@@ -1214,9 +1226,7 @@ func (w *walker) exitModule(m *modCtx) {
 	mod := &w.f.Modules[m.idx]
 	mod.Fingerprint = hex.EncodeToString(m.hasher.Sum(nil))
 	for _, v := range m.varCall {
-		if idx, ok := w.esVars[v]; ok && idx != m.idx {
-			mod.Requires = append(mod.Requires, w.f.Modules[idx].ID)
-		}
+		w.esReqs = append(w.esReqs, esRequire{from: m.idx, v: v})
 	}
 }
 
@@ -1286,6 +1296,7 @@ func (w *walker) extend(off, n int64) {
 }
 
 func (w *walker) finish() {
+	w.esbuildIDs()
 	// A table's modules are contiguous: each one ends where the next key
 	// starts (bodies without literals would otherwise end early).
 	for _, t := range w.tables {

@@ -15,13 +15,18 @@ import (
 func FuzzFacts(f *testing.F) {
 	seeds, _ := filepath.Glob("../../cmd/rea/testdata/jsapp/*/*.js")
 	more, _ := filepath.Glob("../../cmd/rea/testdata/jsapp/*/*/*.js")
-	for _, p := range append(seeds, more...) {
+	esb, _ := filepath.Glob("testdata/esbuild/*.js")
+	for _, p := range append(append(seeds, more...), esb...) {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}
 	}
 	for _, s := range []string{"", "(", "`${", "import(", "new Worker(new URL(", "a?.b?.(c)", "//# sourceMappingURL=",
 		`({1:(e,t,n)=>{n(1)}})__webpack_require__`, `var r=__commonJS({"a"(e,m){r()}})`, "\"\\u{110000}\"", "'\\ud800'",
+		// esbuild's minified helpers, new and old, and their modules.
+		`var s=(o,t,n)=>()=>{if(n)throw n[0];try{return o&&(t=o(o=0)),t}catch(r){throw n=[r],r}};var f=(o,t)=>()=>{try{return t||o((t={exports:{}}).exports,t),t.exports}catch(n){throw t=0,n}};var u=f((e,c)=>{e.x=1}),i=s(()=>{u()});var g=u();`,
+		`(()=>{var f=(e,t)=>()=>(t||e((t={exports:{}}).exports,t),t.exports),s=(e,t)=>()=>(e&&(t=e(e=0)),t);var a=f(function(e,c){b()}),b=s(()=>{a()});})();`,
+		`var f=(e,t)=>()=>(t||e((t={exports:{}}).exports,t),t.exports);var a=f({"k.js"(e,c){}}),b=f(a),c=f(`,
 		"var a = b; var b = a; exports.x = a;", "export {a as b,}; function a(x, ...y) {}", "module.exports = {f() {}, get g() {}, ...h}",
 		"exports.a = exports.b = void 0; exports.a = -1n;", "export default class extends B { constructor(a) {} }"} {
 		f.Add([]byte(s))

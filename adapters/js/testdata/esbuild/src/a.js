@@ -1,0 +1,2 @@
+exports.x = 1;
+module.exports.y = function (o, t) { return o + t; };

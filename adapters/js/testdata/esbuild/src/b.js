@@ -1,0 +1,3 @@
+export function f(o) { return o; }
+export let b;
+b = 2;

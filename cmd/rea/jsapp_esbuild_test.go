@@ -1,0 +1,100 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+// esbuildSources are small modules for a minified bundle: CommonJS (a, d,
+// c), an ES module that c requires (so esbuild wraps it in __esm), and two
+// modules of the same shape (a and d differ only in local names).
+var esbuildSources = map[string]string{
+	"package.json": `{}`,
+	"entry.js":     "import c from \"./c.js\";\nimport * as a from \"./a.js\";\nimport d from \"./d.js\";\nconsole.log(c(), a.x, d.y(1, 2));\n",
+	"a.js":         "exports.x = 1;\nmodule.exports.y = function (o, t) { return o + t; };\n",
+	"d.js":         "exports.x = 1;\nmodule.exports.y = function (p, q) { return p + q; };\n",
+	"b.js":         "export function f(o) { return o * 2; }\nexport let b;\nb = \"two\";\n",
+	"c.js":         "const a = require(\"./a.js\");\nmodule.exports = function c() { return a.y(1, 2) + require(\"./b.js\").f(3); };\n",
+}
+
+// TestJSAppMinifiedEsbuild analyses minified esbuild bundles with source
+// maps: the modules are found by the helpers' shape, their requires become
+// edges, and each maps to its own original source.
+func TestJSAppMinifiedEsbuild(t *testing.T) {
+	root := needNodeModule(t, "esbuild")
+	srcDir := t.TempDir()
+	for name, text := range esbuildSources {
+		if err := os.WriteFile(filepath.Join(srcDir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := jaSession(t)
+	for _, build := range [][]string{
+		{"--format=iife"},
+		{"--format=esm", "--platform=node"},
+		{"--format=cjs", "--sourcemap=inline"},
+	} {
+		t.Run(strings.Join(build, " "), func(t *testing.T) {
+			is := is.New(t)
+			app := t.TempDir()
+			args := append([]string{"entry.js", "--bundle", "--minify", "--sourcemap", "--log-level=error",
+				"--outfile=" + filepath.Join(app, "dist", "bundle.js")}, build...)
+			cmd := exec.Command(filepath.Join(root, "node_modules", ".bin", "esbuild"), args...)
+			cmd.Dir = srcDir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("esbuild: %v\n%s", err, out)
+			}
+			r := decodeApp(t, jaCall(t, s, "analyze_javascript_application", map[string]any{"path": app}))
+			ids := map[string]string{}     // module node -> module ID
+			sources := map[string]string{} // source-module node -> base name
+			for _, n := range r.Graph.Nodes {
+				switch n.Kind {
+				case "javascript-module":
+					ids[n.NodeID] = n.Observations[0].Properties["module_id"].(string)
+				case "source-module":
+					sources[n.NodeID] = path.Base(n.Identity["original_source"].(string))
+				}
+			}
+			is.Equal(len(ids), 4)         // a, b, c, d; the entry is not wrapped
+			byFile := map[string]string{} // original base name -> module ID
+			node := map[string]string{}   // module ID -> node
+			requires := map[string][]string{}
+			for _, e := range r.Graph.Edges {
+				if id, ok := ids[e.Source]; ok && e.Relation == "maps_to" {
+					file := sources[e.Target]
+					is.Equal(byFile[file], "") // one module per source
+					byFile[file] = id
+				}
+				if id, ok := ids[e.Source]; ok && e.Relation == "imports" {
+					requires[id] = append(requires[id], ids[e.Target])
+				}
+			}
+			for n, id := range ids {
+				node[id] = n
+			}
+			is.Equal(len(byFile), 4)
+			for _, f := range []string{"a.js", "c.js", "d.js"} {
+				is.True(strings.HasPrefix(byFile[f], "esbuild:cjs:"))
+			}
+			is.True(strings.HasPrefix(byFile["b.js"], "esbuild:esm:"))
+			// a and d have one shape: one ID, numbered in file order.
+			is.True(byFile["d.js"] == byFile["a.js"]+"-2" || byFile["a.js"] == byFile["d.js"]+"-2")
+			got := requires[byFile["c.js"]]
+			sort.Strings(got)
+			want := []string{byFile["a.js"], byFile["b.js"]}
+			sort.Strings(want)
+			is.Equal(got, want)
+			is.Equal(len(requires[byFile["a.js"]])+len(requires[byFile["b.js"]])+len(requires[byFile["d.js"]]), 0)
+			for _, u := range r.Unknowns {
+				is.True(u["kind"] != "unresolved-bundle-module")
+			}
+		})
+	}
+}
