@@ -31,6 +31,21 @@ func CanonicalJSON(v any) ([]byte, error) {
 	if raw, ok := v.(json.RawMessage); ok {
 		return Canonicalize(raw)
 	}
+	out, err := appendDirect(nil, v, 0)
+	if checkCanonicalDirect {
+		want, werr := canonicalTwoPass(v)
+		if err != errDirectUnsupported && ((err == nil) != (werr == nil) || !bytes.Equal(out, want)) {
+			panic(fmt.Sprintf("canonical json: the direct encoder differs from encoding/json + Canonicalize for %T:\n direct %.300s (%v)\n two-pass %.300s (%v)", v, out, err, want, werr))
+		}
+	}
+	if err != errDirectUnsupported {
+		return out, err
+	}
+	return canonicalTwoPass(v)
+}
+
+// canonicalTwoPass marshals with encoding/json and canonicalizes the text.
+func canonicalTwoPass(v any) ([]byte, error) {
 	raw, err := marshalNoEscape(v)
 	if err != nil {
 		return nil, err
@@ -164,12 +179,31 @@ func appendFloat(dst []byte, f float64) ([]byte, error) {
 
 const hexDigits = "0123456789abcdef"
 
+// plainJSONByte marks the ASCII bytes a JSON string holds as they are.
+var plainJSONByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // appendCanonicalString escapes only what RFC 8785 requires: '"', '\\' and
 // control characters. Invalid UTF-8 is replaced by U+FFFD, as a JSON decoder
 // would have done.
 func appendCanonicalString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {
+		// A run of bytes that need nothing goes in one append.
+		j := i
+		for j < len(s) && plainJSONByte[s[j]] {
+			j++
+		}
+		if j > i {
+			dst = append(dst, s[i:j]...)
+			if i = j; i == len(s) {
+				break
+			}
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch c {

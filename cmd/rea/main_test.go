@@ -37,6 +37,10 @@ func TestMain(m *testing.M) {
 	// Every rea these tests start, in process or not, checks each success
 	// against its complete output schema.
 	os.Setenv(core.CheckOutputSchemasEnv, "1")
+	// ... and compares its direct canonical encoder with encoding/json plus
+	// Canonicalize on every value it seals or digests.
+	os.Setenv(core.CheckCanonicalEnv, "1")
+	core.SetCanonicalCheck(true)
 	if out, err := exec.Command("go", "build", "-o", reaBin, ".").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build rea: %v\n%s", err, out)
 		os.Exit(1)

@@ -1,0 +1,124 @@
+package core
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"testing"
+)
+
+func init() { checkCanonicalDirect = true } // every CanonicalJSON in core's tests compares both paths
+
+type directInner struct {
+	Z  string  `json:"z"`
+	A  *int64  `json:"a,omitempty"`
+	N  *string `json:"n"`
+	No string  `json:"-"`
+	x  int
+}
+
+type directOuter struct {
+	Name  string            `json:"name"`
+	Items []directInner     `json:"items"`
+	Empty []string          `json:"empty,omitempty"`
+	Nil   []string          `json:"nil_list"`
+	Map   map[string]any    `json:"map"`
+	Typed map[string]int    `json:"typed,omitempty"`
+	Raw   json.RawMessage   `json:"raw"`
+	Num   json.Number       `json:"num"`
+	ID    EvidenceID        `json:"id"`
+	Bytes []byte            `json:"bytes"`
+	Big   int64             `json:"big"`
+	UBig  uint64            `json:"ubig"`
+	F     float64           `json:"f"`
+	Any   any               `json:"any"`
+	Arr   [2]bool           `json:"arr"`
+	Plain int               // no tag: the field name
+	Ptr   *directInner      `json:"ptr,omitempty"`
+	Strs  map[string]string `json:"strs"`
+}
+
+// TestCanonicalDirectMatchesTwoPass: the direct encoder writes exactly what
+// encoding/json plus Canonicalize write, for the shapes rea seals.
+func TestCanonicalDirectMatchesTwoPass(t *testing.T) {
+	seven := int64(7)
+	values := []any{
+		nil, true, "a\u2028b\"\\\x01\xff", 0, -0.0, 1.5, 1e21, 1e-7, math.MaxInt64, int64(-(1 << 60) - 1), uint64(1<<63 + 5),
+		[]any{1, "x", nil, map[string]any{"b": 1, "a": []any{}}},
+		map[string]any{"\U0001F600": 1, "\uE000": 2, "z": 3, "": 4, "aa": 5, "a": 6},
+		[]map[string]any{{"k": json.RawMessage(` {"y":1, "x":[1.0,2e0]} `)}, nil},
+		directOuter{Name: "n", Items: []directInner{{Z: "z", A: &seven}, {}}, Map: map[string]any{"m": []string{"q"}},
+			Raw: json.RawMessage(`{"b":1,"a":2}`), Num: "12.50", ID: "ev_1", Bytes: []byte{0, 1, 2, 250}, Big: 1<<53 + 1,
+			UBig: 1<<64 - 1, F: 0.1, Any: map[string]int{"x": 1}, Plain: 3, Ptr: &directInner{Z: "p"}, Strs: map[string]string{"b": "1", "a": "2"}},
+		&directOuter{},
+		map[string]map[string][]int{"a": {"b": {1, 2}}},
+	}
+	for i, v := range values {
+		direct, err := appendDirect(nil, v, 0)
+		if err != nil {
+			t.Fatalf("%d: direct: %v", i, err)
+		}
+		want, err := canonicalTwoPass(v)
+		if err != nil {
+			t.Fatalf("%d: two-pass: %v", i, err)
+		}
+		if !bytes.Equal(direct, want) {
+			t.Errorf("%d: direct %s\n two-pass %s", i, direct, want)
+		}
+	}
+}
+
+// Unsupported shapes fall back to the two-pass path, with the same bytes.
+func TestCanonicalDirectFallsBack(t *testing.T) {
+	type embedded struct{ A int }
+	type withEmbedded struct {
+		embedded
+		B int
+	}
+	type withString struct {
+		N int `json:"n,string"`
+	}
+	type withUnicodeTag struct {
+		N int `json:"\u00e9t\u00e9"`
+	}
+	for _, v := range []any{float32(0.1), map[int]string{2: "b", 1: "a"}, withEmbedded{embedded{1}, 2}, withString{5}, withUnicodeTag{1}} {
+		if _, err := appendDirect(nil, v, 0); err != errDirectUnsupported {
+			t.Errorf("%T: %v, want errDirectUnsupported", v, err)
+		}
+		got, err := CanonicalJSON(v)
+		want, werr := canonicalTwoPass(v)
+		if err != nil || werr != nil || !bytes.Equal(got, want) {
+			t.Errorf("%T: %s %v / %s %v", v, got, err, want, werr)
+		}
+	}
+	for _, v := range []any{math.NaN(), map[string]any{"x": math.Inf(1)}} {
+		if _, err := CanonicalJSON(v); err == nil {
+			t.Errorf("%v: no error", v)
+		}
+	}
+}
+
+// FuzzCanonicalDirect: any JSON text, decoded as rea decodes arguments
+// (numbers as float64 or json.Number), encodes the same both ways.
+func FuzzCanonicalDirect(f *testing.F) {
+	for _, s := range []string{`{"b":[1,2.5,"x"],"a":null}`, `[1e300,-0,0.1]`, `{"\ud83d\ude00":1,"\ue000":2}`, `"\u2028"`, `123456789012345678901`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v any
+		if json.Unmarshal(b, &v) != nil {
+			return
+		}
+		n, err := decodeJSON(b)
+		for _, x := range []any{v, n} {
+			if x == nil && err != nil {
+				continue
+			}
+			direct, derr := appendDirect(nil, x, 0)
+			want, werr := canonicalTwoPass(x)
+			if (derr == nil) != (werr == nil) || !bytes.Equal(direct, want) {
+				t.Fatalf("%q: direct %s %v, two-pass %s %v", b, direct, derr, want, werr)
+			}
+		}
+	})
+}
