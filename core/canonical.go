@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -91,67 +90,11 @@ func decodeJSON(raw []byte) (any, error) {
 // AppendCanonical appends the JCS encoding of a decoded JSON value (nil, bool,
 // string, json.Number, float64, integer kinds, []any, map[string]any) to dst.
 func AppendCanonical(dst []byte, v any) ([]byte, error) {
-	return appendCanonical(dst, v, 0)
-}
-
-func appendCanonical(dst []byte, v any, depth int) ([]byte, error) {
-	if depth > maxCanonicalDepth {
-		return nil, errors.New("canonical json: nesting too deep")
-	}
-	switch x := v.(type) {
-	case nil:
-		return append(dst, "null"...), nil
-	case bool:
-		if x {
-			return append(dst, "true"...), nil
-		}
-		return append(dst, "false"...), nil
-	case string:
-		return appendCanonicalString(dst, x), nil
-	case json.Number:
-		return appendCanonicalNumber(dst, string(x))
-	case float64:
-		return appendFloat(dst, x)
-	case int:
-		return appendFloat(dst, float64(x))
-	case int64:
-		return appendFloat(dst, float64(x))
-	case uint64:
-		return appendFloat(dst, float64(x))
-	case []any:
-		dst = append(dst, '[')
-		for i, e := range x {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			var err error
-			if dst, err = appendCanonical(dst, e, depth+1); err != nil {
-				return nil, err
-			}
-		}
-		return append(dst, ']'), nil
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Slice(keys, func(i, j int) bool { return lessUTF16(keys[i], keys[j]) })
-		dst = append(dst, '{')
-		for i, k := range keys {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendCanonicalString(dst, k)
-			dst = append(dst, ':')
-			var err error
-			if dst, err = appendCanonical(dst, x[k], depth+1); err != nil {
-				return nil, err
-			}
-		}
-		return append(dst, '}'), nil
-	default:
+	out, err := appendDirect(dst, v, 0)
+	if err == errDirectUnsupported {
 		return nil, fmt.Errorf("canonical json: unsupported type %T", v)
 	}
+	return out, err
 }
 
 func appendCanonicalNumber(dst []byte, s string) ([]byte, error) {

@@ -127,6 +127,12 @@ func appendDirectMap(dst []byte, m map[string]any, depth int) ([]byte, error) {
 	for k := range m {
 		keys = append(keys, k)
 	}
+	return appendSortedObject(dst, keys, func(dst []byte, k string) ([]byte, error) { return appendDirect(dst, m[k], depth+1) })
+}
+
+// appendSortedObject writes an object of the given keys in UTF-16 order,
+// each value by value.
+func appendSortedObject(dst []byte, keys []string, value func(dst []byte, key string) ([]byte, error)) ([]byte, error) {
 	slices.SortFunc(keys, cmpKeyUTF16)
 	dst = append(dst, '{')
 	for i, k := range keys {
@@ -136,7 +142,7 @@ func appendDirectMap(dst []byte, m map[string]any, depth int) ([]byte, error) {
 		dst = appendCanonicalString(dst, k)
 		dst = append(dst, ':')
 		var err error
-		if dst, err = appendDirect(dst, m[k], depth+1); err != nil {
+		if dst, err = value(dst, k); err != nil {
 			return nil, err
 		}
 	}
@@ -282,20 +288,7 @@ func appendReflect(dst []byte, v reflect.Value, depth int) ([]byte, error) {
 			keys = append(keys, k)
 			vals[k] = it.Value()
 		}
-		slices.SortFunc(keys, cmpKeyUTF16)
-		dst = append(dst, '{')
-		for i, k := range keys {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendCanonicalString(dst, k)
-			dst = append(dst, ':')
-			var err error
-			if dst, err = appendReflect(dst, vals[k], depth+1); err != nil {
-				return nil, err
-			}
-		}
-		return append(dst, '}'), nil
+		return appendSortedObject(dst, keys, func(dst []byte, k string) ([]byte, error) { return appendReflect(dst, vals[k], depth+1) })
 	case reflect.Struct:
 		plan, err := structPlanFor(t)
 		if err != nil {
