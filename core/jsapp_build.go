@@ -870,6 +870,9 @@ func (b *jsappBuilder) ipcPhase() {
 
 func (b *jsappBuilder) bundlePhase() {
 	st := b.st
+	// Module nodes of every asset first: a chunk's code may require a
+	// module that another chunk of the same build holds.
+	global := map[string][]string{} // bundler + "\x00" + module id -> node IDs across assets
 	for _, a := range st.sortedAssets() {
 		if a.facts == nil || len(a.facts.Modules) == 0 {
 			continue
@@ -899,22 +902,50 @@ func (b *jsappBuilder) bundlePhase() {
 			if count[m.ID] == 1 {
 				ids[m.ID] = id
 			}
+			global[m.Bundler+"\x00"+m.ID] = append(global[m.Bundler+"\x00"+m.ID], id)
 			b.bundled++
 			b.fingerprints = append(b.fingerprints, map[string]any{"node_id": id, "algorithm": "rea-js-shape-v1", "fingerprint_sha256": m.Fingerprint,
 				"basis": []any{"syntax-tree", "literals"}})
 		}
 		b.bundleModuleNode[a.path] = ids
+	}
+	// resolve finds a required module: in the asset's own tables, else the
+	// one module of that id and bundler in the whole app (ambiguous ids stay
+	// unresolved).
+	resolve := func(a *jsAsset, bundler, id string) (string, bool, bool) {
+		if n, ok := b.bundleModuleNode[a.path][id]; ok {
+			return n, false, true
+		}
+		if l := global[bundler+"\x00"+id]; len(l) == 1 {
+			return l[0], true, true
+		}
+		return "", false, false
+	}
+	for _, a := range st.sortedAssets() {
+		if a.facts == nil {
+			continue
+		}
+		ids := b.bundleModuleNode[a.path]
 		for _, m := range a.facts.Modules {
 			src, ok := ids[m.ID]
 			if !ok {
 				continue
 			}
 			for _, r := range m.Requires {
-				if dst, ok := ids[r]; ok {
-					b.g.edge(src, dst, "imports", map[string]any{"kind": "bundle-require", "module_id": r}, at(a.path, m.Start))
+				if dst, other, ok := resolve(a, m.Bundler, r); ok {
+					b.g.edge(src, dst, "imports", map[string]any{"kind": "bundle-require", "module_id": r, "cross_asset": other}, at(a.path, m.Start))
 				} else {
 					st.unknown("unresolved-bundle-module", src, a.path, m.Start, "module "+m.ID+" requires "+r+", which is not in this bundle's tables")
 				}
+			}
+		}
+		// The bundle's own code (runtime, inlined entry modules) requiring
+		// table modules, chunk loads included.
+		for _, r := range a.facts.EntryRequires {
+			if dst, other, ok := resolve(a, a.facts.Bundler, r.ID); ok {
+				b.g.edge(a.nodeID, dst, "imports", map[string]any{"kind": "bundle-require", "module_id": r.ID, "cross_asset": other}, at(a.path, r.Offset))
+			} else {
+				st.unknown("unresolved-bundle-module", a.nodeID, a.path, r.Offset, "the bundle requires module "+r.ID+", which no table in the app holds uniquely")
 			}
 		}
 		// Imports written inside modules (require of externals, dynamic chunks).

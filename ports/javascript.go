@@ -45,17 +45,21 @@ type JSLimits struct {
 // JSFacts are the syntactic facts of one source. Offsets are byte offsets
 // into Source; -1 means unknown.
 type JSFacts struct {
-	Parsed      bool   // the whole source parsed
-	ModuleType  string // esm, commonjs, script or unknown
-	Imports     []JSImport
-	Exports     []JSExport
-	Strings     []JSString
-	Calls       []JSCall
-	Modules     []JSBundledModule // module tables of webpack, rspack and esbuild bundles
-	Bundler     string            // webpack, rspack, esbuild or "" when no bundle runtime was seen
-	SourceMap   *JSSourceMapRef   // the last sourceMappingURL comment
-	Errors      []JSSyntaxError
-	Limitations []string
+	Parsed     bool   // the whole source parsed
+	ModuleType string // esm, commonjs, script or unknown
+	Imports    []JSImport
+	Exports    []JSExport
+	Strings    []JSString
+	Calls      []JSCall
+	Modules    []JSBundledModule // module tables of webpack, rspack and esbuild bundles
+	// EntryRequires are the table modules the bundle's own code (runtime
+	// and inlined entry modules, outside any table module) requires
+	// through the runtime's require function.
+	EntryRequires []JSBundleRequire
+	Bundler       string          // webpack, rspack, esbuild or "" when no bundle runtime was seen
+	SourceMap     *JSSourceMapRef // the last sourceMappingURL comment
+	Errors        []JSSyntaxError
+	Limitations   []string
 	// StringsOmitted counts literals beyond MaxStrings; CallsOmitted and
 	// ModulesOmitted likewise.
 	StringsOmitted, CallsOmitted, ModulesOmitted int
@@ -208,6 +212,13 @@ type JSBundledModule struct {
 	// Exports are the names the module defines on its exports object
 	// (webpack's __webpack_require__.d getters) with their value shapes.
 	Exports []JSExport
+}
+
+// JSBundleRequire is a literal module id required through a bundle's
+// require function, with the offset of the id (-1 when unknown).
+type JSBundleRequire struct {
+	ID     string
+	Offset int64
 }
 
 // JSSourceMapRef is a sourceMappingURL comment.

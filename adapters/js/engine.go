@@ -131,6 +131,7 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 	}
 	w.finish()
 	w.resolveExportShapes()
+	w.resolveEntryRequires()
 	f.Parsed = true
 	return f, nil
 }
@@ -227,6 +228,7 @@ type modCtx struct {
 	idx     int
 	reqVar  *tjs.Var // the module function's require parameter (webpack)
 	expVar  *tjs.Var // its exports parameter
+	modVar  *tjs.Var // its module parameter
 	hasher  hash.Hash
 	varCall []*tjs.Var // esbuild: calls to require_x() / init_x()
 }
@@ -255,11 +257,14 @@ type walker struct {
 	cancelled bool
 	tag       [1]byte
 	// export value shapes (exports.go)
-	scope        *tjs.Scope          // module scope
-	scopeNames   map[string]*tjs.Var // its declarations by name, built on first use
-	declNotes    []declNote
-	decls        map[*tjs.Var]tjs.INode
-	exportValues []exportValue
+	scope      *tjs.Scope          // module scope
+	scopeNames map[string]*tjs.Var // its declarations by name, built on first use
+	// webpack runtime requires (webpack.go)
+	requireFuncs    map[*tjs.Var]bool
+	pendingRequires []pendingRequire
+	declNotes       []declNote
+	decls           map[*tjs.Var]tjs.INode
+	exportValues    []exportValue
 }
 
 func newWalker(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.JSLimits, f *ports.JSFacts) *walker {
@@ -305,6 +310,7 @@ func (w *walker) offsetOf(b []byte) int64 {
 func (w *walker) detectBundler(ast *tjs.AST) {
 	b := w.buf
 	shaped := w.findEsbuildHelpers(ast)
+	runtime := !shaped && w.findWebpackRuntime(ast)
 	switch {
 	case bytes.Contains(b, []byte("__rspack_require__")) || bytes.Contains(b, []byte("rspackChunk")) || bytes.Contains(b, []byte("__rspack_")):
 		w.f.Bundler = "rspack"
@@ -314,6 +320,8 @@ func (w *walker) detectBundler(ast *tjs.AST) {
 		w.f.Bundler = "esbuild"
 	case shaped:
 		w.f.Bundler = "esbuild"
+	case runtime:
+		w.f.Bundler = "webpack" // by the runtime's shape (a minified build without chunk loading)
 	}
 }
 
@@ -719,6 +727,9 @@ func (w *walker) call(t *tjs.CallExpr) {
 			}
 		}
 	}
+	if w.f.Bundler == "webpack" || w.f.Bundler == "rspack" {
+		w.webpackCall(t)
+	}
 	if m := w.top(); m != nil {
 		if v, ok := t.X.(*tjs.Var); ok {
 			if m.reqVar != nil && root(v) == m.reqVar && first != nil {
@@ -1072,6 +1083,9 @@ func (w *walker) aliasOf(x tjs.IExpr) (alias, bool) {
 
 // assign records CommonJS exports: module.exports.x = ..., exports.x = ...
 func (w *walker) assign(t *tjs.BinaryExpr) {
+	if m := w.top(); m != nil && (m.expVar != nil || m.modVar != nil) && w.moduleAssign(m, t) {
+		return
+	}
 	p, _, ok := w.calleePath(t.X, 0)
 	if !ok {
 		return
@@ -1113,18 +1127,22 @@ func (w *walker) objectTable(t *tjs.ObjectExpr) {
 		return
 	}
 	for _, p := range t.List {
-		if p.Spread || p.Name == nil || p.Name.IsComputed() {
+		name := p.Name
+		if m, ok := p.Value.(*tjs.MethodDecl); ok && name == nil && m.Name.Private == nil && !m.Get && !m.Set && !m.Async && !m.Generator {
+			// webpack 5.9x and later: {"./src/a.js"(module, exports, require) {...}, 416(e, t) {...}}
+			name = &m.Name.PropertyName
+		} else if !isFunc(p.Value) {
 			return
 		}
-		switch p.Name.Literal.TokenType {
+		if p.Spread || name == nil || name.IsComputed() {
+			return
+		}
+		switch name.Literal.TokenType {
 		case tjs.DecimalToken, tjs.IntegerToken, tjs.StringToken:
 		default:
 			return
 		}
-		if !isFunc(p.Value) {
-			return
-		}
-		if k, _ := propKey(p.Name); p.Name.Literal.TokenType == tjs.StringToken && !strings.ContainsAny(k, "/.") {
+		if k, _ := propKey(name); name.Literal.TokenType == tjs.StringToken && !strings.ContainsAny(k, "/.") {
 			return
 		}
 	}
@@ -1216,6 +1234,19 @@ func (w *walker) enterModule(n tjs.INode, idx int) {
 			if v, ok := params.List[1].Binding.(*tjs.Var); ok {
 				m.expVar = root(v)
 			}
+		}
+		if len(params.List) >= 1 {
+			if v, ok := params.List[0].Binding.(*tjs.Var); ok {
+				m.modVar = root(v)
+			}
+		}
+	} else if params != nil && len(params.List) == 2 {
+		// esbuild's __commonJS((exports, module) => {...})
+		if v, ok := params.List[0].Binding.(*tjs.Var); ok {
+			m.expVar = root(v)
+		}
+		if v, ok := params.List[1].Binding.(*tjs.Var); ok {
+			m.modVar = root(v)
 		}
 	}
 	w.stack = append(w.stack, m)

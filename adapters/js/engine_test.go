@@ -267,3 +267,32 @@ func TestTopLevelReturn(t *testing.T) {
 	is.True(!g.Parsed)
 	is.True(len(g.Errors) > 0)
 }
+
+// TestWebpackMethodTableAndRuntimeRequires: webpack 5's method-shorthand
+// tables (numeric ids once minified), the runtime's require function found
+// by the call that runs a module, its direct and bound calls outside the
+// table, and CommonJS exports written through a module's own parameters.
+func TestWebpackMethodTableAndRuntimeRequires(t *testing.T) {
+	is := is.New(t)
+	src := `(()=>{var e={416(e,t){t.S=function(e,n){return"v="+e}},7(e){e.exports={a:1,b(){}}},"./x.js"(m,x,q){q(416);x.y=q.bind(q,7)}};const t={};` +
+		`function r(n){const o=t[n];if(void 0!==o)return o.exports;const s=t[n]={exports:{}};return e[n](s,s.exports,r),s.exports}` +
+		`r.e=()=>Promise.resolve();var n=r(416);r.e(480).then(r.bind(r,480));f(416);})();`
+	f := facts(t, src)
+	is.Equal(f.Bundler, "webpack")
+	is.Equal(len(f.Modules), 3)
+	byID := map[string]ports.JSBundledModule{}
+	for _, m := range f.Modules {
+		byID[m.ID] = m
+	}
+	is.Equal(byID["416"].Exports[0].Name, "S")
+	is.Equal(byID["416"].Exports[0].Value, ports.JSValueShape{Kind: ports.JSValueFunction, Params: 2})
+	is.Equal(len(byID["7"].Exports), 2) // module.exports = {a, b() {}}
+	is.Equal(byID["./x.js"].Requires, []string{"416", "7"})
+	var entry []string
+	for _, r := range f.EntryRequires {
+		entry = append(entry, r.ID)
+		is.True(r.Offset > 0 && strings.HasPrefix(src[r.Offset:], r.ID))
+	}
+	is.Equal(entry, []string{"416", "480"}) // f(416) is not the runtime's require
+	is.Equal(len(f.Exports), 0)             // the modules' exports are not the file's
+}

@@ -28,7 +28,8 @@ func FuzzFacts(f *testing.F) {
 		`(()=>{var f=(e,t)=>()=>(t||e((t={exports:{}}).exports,t),t.exports),s=(e,t)=>()=>(e&&(t=e(e=0)),t);var a=f(function(e,c){b()}),b=s(()=>{a()});})();`,
 		`var f=(e,t)=>()=>(t||e((t={exports:{}}).exports,t),t.exports);var a=f({"k.js"(e,c){}}),b=f(a),c=f(`,
 		"var a = b; var b = a; exports.x = a;", "export {a as b,}; function a(x, ...y) {}", "module.exports = {f() {}, get g() {}, ...h}",
-		"exports.a = exports.b = void 0; exports.a = -1n;", "export default class extends B { constructor(a) {} }"} {
+		"exports.a = exports.b = void 0; exports.a = -1n;", "export default class extends B { constructor(a) {} }",
+		`(()=>{var e={416(e,t){t.S=1},"./a.js"(m,x,q){q(416);q.bind(q,7)}};function r(n){return e[n](s,s.exports,r)}r(416)})()`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {

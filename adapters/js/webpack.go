@@ -1,0 +1,206 @@
+package js
+
+import (
+	"bytes"
+
+	tjs "github.com/tdewolff/parse/v2/js"
+
+	"rea/ports"
+)
+
+// webpack and rspack runtimes: besides the module table, the bundle's own
+// code (the runtime and the entry modules inlined into it) requires table
+// modules through the runtime's require function: __webpack_require__(id)
+// in development builds, r(416) once minified, and r.bind(r, id) after a
+// chunk load. The require function is recognised by what it does, not by
+// its name: it is the third argument of the call that runs a module,
+// table[id](module, module.exports, require). Calls to it with a literal
+// id outside table modules are the file's EntryRequires; inside a module,
+// require.bind(require, id) is one of the module's Requires too.
+
+// pendingRequire is a call outside table modules that requires a literal
+// module id if callee turns out to be the runtime's require function.
+type pendingRequire struct {
+	callee *tjs.Var
+	id     string
+	offset int64
+}
+
+// webpackCall inspects one call in a webpack or rspack bundle.
+func (w *walker) webpackCall(t *tjs.CallExpr) {
+	args := t.Args.List
+	// table[id](module, module.exports, require) names the require function.
+	if _, ok := t.X.(*tjs.IndexExpr); ok && len(args) == 3 {
+		if d, ok := args[1].Value.(*tjs.DotExpr); ok && dotName(d.Y) == "exports" {
+			if v, ok := args[2].Value.(*tjs.Var); ok {
+				if w.requireFuncs == nil {
+					w.requireFuncs = map[*tjs.Var]bool{}
+				}
+				w.requireFuncs[root(v)] = true
+			}
+		}
+		return
+	}
+	callee, idArg := requireCallee(t)
+	if callee == nil || idArg == nil {
+		return
+	}
+	id, ok := moduleKey(idArg)
+	if !ok {
+		return
+	}
+	if m := w.top(); m != nil {
+		// Direct calls of the module's require parameter are counted in
+		// call(); the bound form is counted here.
+		if _, bound := t.X.(*tjs.DotExpr); bound && m.reqVar != nil && callee == m.reqVar {
+			w.f.Modules[m.idx].Requires = append(w.f.Modules[m.idx].Requires, id)
+		}
+		return
+	}
+	lit, _ := idArg.(*tjs.LiteralExpr)
+	off := int64(-1)
+	if lit != nil {
+		off = w.offsetOf(lit.Data)
+	}
+	w.pendingRequires = append(w.pendingRequires, pendingRequire{callee: callee, id: id, offset: off})
+}
+
+// requireCallee reads f(id) and f.bind(f, id): the callee's binding and the
+// id argument.
+func requireCallee(t *tjs.CallExpr) (*tjs.Var, tjs.IExpr) {
+	args := t.Args.List
+	switch x := t.X.(type) {
+	case *tjs.Var:
+		if len(args) == 1 {
+			return root(x), args[0].Value
+		}
+	case *tjs.DotExpr:
+		if v, ok := x.X.(*tjs.Var); ok && dotName(x.Y) == "bind" && len(args) == 2 {
+			if self, ok := args[0].Value.(*tjs.Var); ok && root(self) == root(v) {
+				return root(v), args[1].Value
+			}
+		}
+	}
+	return nil, nil
+}
+
+// resolveEntryRequires keeps the pending calls whose callee is a require
+// function (or is named like webpack's and rspack's).
+func (w *walker) resolveEntryRequires() {
+	for _, p := range w.pendingRequires {
+		if n := string(p.callee.Data); w.requireFuncs[p.callee] || n == "__webpack_require__" || n == "__rspack_require__" {
+			w.f.EntryRequires = append(w.f.EntryRequires, ports.JSBundleRequire{ID: p.id, Offset: p.offset})
+		}
+	}
+}
+
+// moduleAssign records a CommonJS export of a bundled module, written
+// through its own parameters: exports.x = v, module.exports.x = v,
+// module.exports = {...} or = v (default). It reports whether t was one.
+func (w *walker) moduleAssign(m *modCtx, t *tjs.BinaryExpr) bool {
+	d, ok := t.X.(*tjs.DotExpr)
+	if !ok {
+		return false
+	}
+	param := func(x tjs.IExpr, want *tjs.Var) bool {
+		v, ok := x.(*tjs.Var)
+		return ok && want != nil && root(v) == want
+	}
+	name := dotName(d.Y)
+	switch {
+	case param(d.X, m.expVar):
+	case param(d.X, m.modVar) && name == "exports":
+		if obj, ok := t.Y.(*tjs.ObjectExpr); ok {
+			for _, pr := range obj.List {
+				if md, ok := pr.Value.(*tjs.MethodDecl); ok && pr.Name == nil && md.Name.Private == nil {
+					pr.Name = &md.Name.PropertyName
+				}
+				if k, ok := propKey(pr.Name); ok {
+					w.addModuleExport(m.idx, ports.JSExport{Name: k, Kind: "commonjs", Offset: w.offsetOf(pr.Name.Literal.Data), Value: unknownShape()}, pr.Value)
+				}
+			}
+			return true
+		}
+		name = "default"
+	default:
+		inner, ok := d.X.(*tjs.DotExpr)
+		if !ok || !param(inner.X, m.modVar) || dotName(inner.Y) != "exports" {
+			return false
+		}
+	}
+	if name == "" {
+		return false
+	}
+	w.addModuleExport(m.idx, ports.JSExport{Name: name, Kind: "commonjs", Offset: -1, Value: unknownShape()}, t.Y)
+	return true
+}
+
+// findWebpackRuntime looks, at module scope and in an IIFE wrapper, for the
+// runtime's require function: a one-parameter function declaration whose
+// body runs a module as table[id](module, module.exports, itself). It
+// reports whether one was found; production bundles without chunk loading
+// carry no other webpack marker.
+func (w *walker) findWebpackRuntime(ast *tjs.AST) bool {
+	if !bytes.Contains(w.buf, []byte("exports,")) && !bytes.Contains(w.buf, []byte("exports ,")) {
+		return false
+	}
+	found := false
+	scan := func(list []tjs.IStmt) {
+		for _, st := range list {
+			fd, ok := st.(*tjs.FuncDecl)
+			if !ok || fd.Name == nil || len(fd.Params.List) != 1 || fd.Params.Rest != nil {
+				continue
+			}
+			param, ok := fd.Params.List[0].Binding.(*tjs.Var)
+			if !ok {
+				continue
+			}
+			v := &runtimeFinder{self: root(fd.Name), param: root(param), budget: 400}
+			tjs.Walk(v, &fd.Body)
+			if v.found {
+				if w.requireFuncs == nil {
+					w.requireFuncs = map[*tjs.Var]bool{}
+				}
+				w.requireFuncs[root(fd.Name)] = true
+				found = true
+			}
+		}
+	}
+	scan(ast.BlockStmt.List)
+	for _, st := range ast.BlockStmt.List {
+		if body := iifeBody(st); body != nil {
+			scan(body.List)
+		}
+	}
+	return found
+}
+
+// runtimeFinder walks a small function body for table[param](m, m.exports,
+// self), visiting at most budget nodes.
+type runtimeFinder struct {
+	self, param *tjs.Var
+	budget      int
+	found       bool
+}
+
+func (r *runtimeFinder) Enter(n tjs.INode) tjs.IVisitor {
+	if r.found || r.budget <= 0 {
+		return nil
+	}
+	r.budget--
+	c, ok := n.(*tjs.CallExpr)
+	if !ok || len(c.Args.List) != 3 {
+		return r
+	}
+	ix, ok := c.X.(*tjs.IndexExpr)
+	if !ok || !isVar(ix.Y, r.param) {
+		return r
+	}
+	if d, ok := c.Args.List[1].Value.(*tjs.DotExpr); ok && dotName(d.Y) == "exports" && isVar(c.Args.List[2].Value, r.self) {
+		r.found = true
+		return nil
+	}
+	return r
+}
+
+func (r *runtimeFinder) Exit(tjs.INode) {}
