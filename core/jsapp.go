@@ -354,8 +354,8 @@ func (st *jsappState) build(ctx context.Context) (*jsappOutcome, error) {
 	if err := cancelled(); err != nil {
 		return nil, err
 	}
+	b.bundlePhase() // first: calls inside bundled modules start from the module's node
 	b.electronPhase()
-	b.bundlePhase()
 	if !st.truncated {
 		b.sourceMapPhase(ctx)
 	}

@@ -34,6 +34,7 @@ type jsappBuilder struct {
 	electron                              bool
 	stringsCut                            bool
 	bundleModuleNode                      map[string]map[string]string // asset path -> module id -> node id
+	moduleNodes                           map[string][]string          // asset path -> node id of each module, by index in JSFacts.Modules
 }
 
 type ipcChannel struct {
@@ -49,7 +50,7 @@ func newJSAppBuilder(st *jsappState) *jsappBuilder {
 	return &jsappBuilder{st: st, g: newGraphBuild(), ipc: map[string]*ipcChannel{}, apis: map[string]string{},
 		mains: map[string]bool{}, preloads: map[string]bool{}, renderers: map[string]bool{}, utilities: map[string]bool{},
 		endpoints: map[string]bool{}, storage: map[string]bool{}, workers: map[string]bool{}, addons: map[string]bool{},
-		bundleModuleNode: map[string]map[string]string{}}
+		bundleModuleNode: map[string]map[string]string{}, moduleNodes: map[string][]string{}}
 }
 
 func (b *jsappBuilder) localKey(namespace, key string) map[string]any {
@@ -681,8 +682,17 @@ func (b *jsappBuilder) endpoint(a *jsAsset, c ports.JSCall) {
 		return
 	}
 	id := b.g.node("endpoint", b.localKey("endpoint", url), url, map[string]any{"url": url, "api": api, "literal": v.Kind == ports.JSValString}, at(a.path, v.Offset))
-	b.g.edge(a.nodeID, id, "calls", map[string]any{"api": api}, at(a.path, v.Offset))
+	b.g.edge(b.callSite(a, c.InModule), id, "calls", map[string]any{"api": api}, at(a.path, v.Offset))
 	b.endpoints[url] = true
+}
+
+// callSite is the node a call is made from: the bundled module whose body
+// holds it, else the asset.
+func (b *jsappBuilder) callSite(a *jsAsset, inModule int) string {
+	if mods := b.moduleNodes[a.path]; inModule >= 0 && inModule < len(mods) {
+		return mods[inModule]
+	}
+	return a.nodeID
 }
 
 func isHTTPMethod(s string) bool {
@@ -744,7 +754,7 @@ func (b *jsappBuilder) storageCall(a *jsAsset, c ports.JSCall) {
 		name = area + ":" + key
 	}
 	id := b.g.node("storage", b.localKey("storage", name), name, map[string]any{"area": area, "key": key}, at(a.path, off))
-	b.g.edge(a.nodeID, id, "persists_to", map[string]any{"api": c.Callee, "operation": op}, at(a.path, off))
+	b.g.edge(b.callSite(a, c.InModule), id, "persists_to", map[string]any{"api": c.Callee, "operation": op}, at(a.path, off))
 	b.storage[name] = true
 	if key == "${}" {
 		b.st.unknown("dynamic-storage-key", a.nodeID, a.path, off, c.Callee+" key is computed at run time")
@@ -763,7 +773,7 @@ func (b *jsappBuilder) nativeCall(a *jsAsset, c ports.JSCall) {
 	}
 	export := strings.SplitN(c.Member, ".", 2)[0]
 	id := b.g.node("native-export", b.localKey("native-export", addon+"#"+export), export, map[string]any{"addon": addon, "export": export}, at(a.path, c.Offset))
-	b.g.edge(a.nodeID, id, "calls", map[string]any{"callee": c.Callee}, at(a.path, c.Offset))
+	b.g.edge(b.callSite(a, c.InModule), id, "calls", map[string]any{"callee": c.Callee}, at(a.path, c.Offset))
 	if ok {
 		b.g.edge(nodeID("native-addon", b.pathKey(addon)), id, "exposes", map[string]any{"export": export}, at(a.path, c.Offset))
 	}
@@ -899,6 +909,7 @@ func (b *jsappBuilder) bundlePhase() {
 			}
 			id := b.g.node("javascript-module", b.localKey(a.path+"#"+m.Bundler, key), m.ID, props, at(a.path, m.Start))
 			b.g.edge(a.nodeID, id, "contains", map[string]any{"module_id": m.ID}, at(a.path, m.Start))
+			b.moduleNodes[a.path] = append(b.moduleNodes[a.path], id)
 			if count[m.ID] == 1 {
 				ids[m.ID] = id
 			}
