@@ -1,7 +1,9 @@
 package core
 
 import (
+	"crypto/sha256"
 	"encoding"
+	"encoding/hex"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -115,6 +117,8 @@ func appendDirect(dst []byte, v any, depth int) ([]byte, error) {
 			return append(dst, "null"...), nil
 		}
 		return canonicalizeRaw(dst, x)
+	case sealedJSON:
+		return append(dst, x...), nil
 	}
 	return appendReflect(dst, reflect.ValueOf(v), depth)
 }
@@ -412,4 +416,57 @@ func isEmptyJSONValue(v reflect.Value) bool {
 		return v.IsNil()
 	}
 	return false
+}
+
+// sealedJSON is a value already in canonical form, written by this
+// encoder; appendDirect copies it as is (and encoding/json, through
+// MarshalJSON, then Canonicalize, leaves it unchanged). It lets a large
+// part of a result (an application graph) be encoded once for its own ID
+// and again for the Evidence that holds it.
+type sealedJSON []byte
+
+// MarshalJSON implements json.Marshaler.
+func (s sealedJSON) MarshalJSON() ([]byte, error) { return s, nil }
+
+// sealObject encodes obj with an ID member: idKey is prefix + the digest of
+// obj's canonical form without it, and the result is obj's canonical form
+// with it, each value encoded once.
+func sealObject(obj map[string]any, idKey, prefix string) (sealedJSON, string, error) {
+	keys := make([]string, 0, len(obj)+1)
+	parts := make(map[string][]byte, len(obj)+1)
+	for k, v := range obj {
+		if k == idKey {
+			continue
+		}
+		b, err := appendDirect(nil, v, 1)
+		if err == errDirectUnsupported {
+			b, err = canonicalTwoPass(v)
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		keys, parts[k] = append(keys, k), b
+	}
+	assemble := func(keys []string) []byte {
+		slices.SortFunc(keys, cmpKeyUTF16)
+		n := 2
+		for _, k := range keys {
+			n += len(k) + len(parts[k]) + 4
+		}
+		out := make([]byte, 0, n)
+		out = append(out, '{')
+		for i, k := range keys {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = appendCanonicalString(out, k)
+			out = append(out, ':')
+			out = append(out, parts[k]...)
+		}
+		return append(out, '}')
+	}
+	sum := sha256.Sum256(assemble(keys))
+	id := prefix + hex.EncodeToString(sum[:])
+	parts[idKey] = appendCanonicalString(nil, id)
+	return assemble(append(keys, idKey)), id, nil
 }

@@ -122,3 +122,28 @@ func FuzzCanonicalDirect(f *testing.F) {
 		}
 	})
 }
+
+// sealObject's ID is the digest of the object without it, and its bytes are
+// the canonical form of the object with it.
+func TestSealObject(t *testing.T) {
+	obj := map[string]any{"nodes": []any{map[string]any{"b": 1, "a": "x"}}, "schema": "S", "\u00e9": true, "graph_id": "ignored"}
+	sealed, id, err := sealObject(obj, "graph_id", "jag_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	without := map[string]any{"nodes": obj["nodes"], "schema": "S", "\u00e9": true}
+	if id != "jag_"+MustDigest(without) {
+		t.Fatalf("id %s", id)
+	}
+	with := map[string]any{"nodes": obj["nodes"], "schema": "S", "\u00e9": true, "graph_id": id}
+	want, _ := canonicalTwoPass(with)
+	if !bytes.Equal(sealed, want) {
+		t.Fatalf("sealed %s\nwant %s", sealed, want)
+	}
+	// Embedded in a larger value it is copied as is, both ways.
+	outer := map[string]any{"graph": sealed, "z": 1}
+	got, err := CanonicalJSON(outer)
+	if err != nil || !bytes.Equal(got, []byte(`{"graph":`+string(want)+`,"z":1}`)) {
+		t.Fatalf("%s %v", got, err)
+	}
+}

@@ -1166,16 +1166,19 @@ func (b *jsappBuilder) result() *jsappOutcome {
 		coverage["status"] = "partial"
 		coverage["omitted_count"] = nil
 	}
-	sort.SliceStable(b.relations, func(i, j int) bool {
-		return fmt.Sprint(b.relations[i]["source_node_id"]) < fmt.Sprint(b.relations[j]["source_node_id"])
-	})
+	relKey := func(r map[string]any) string { s, _ := r["source_node_id"].(string); return s }
+	sort.SliceStable(b.relations, func(i, j int) bool { return relKey(b.relations[i]) < relKey(b.relations[j]) })
 	semCoverage := map[string]any{"status": "complete", "truncated": false}
 	if len(b.relations) >= jsappMaxRelations || st.truncated {
 		semCoverage = map[string]any{"status": "partial", "truncated": true}
 	}
 	sem := map[string]any{"nodes": strSlice(assetNodeIDs(st)), "relations": jaMaps(b.relations), "fingerprints": jaMaps(b.fingerprints),
 		"unknown_frontiers": jaMaps(b.frontiers), "coverage": semCoverage, "query_tool": "trace_javascript_semantics"}
-	sem["graph_id"] = "jsrg_" + MustDigest(sem)
+	semSealed, semID, err := sealObject(sem, "graph_id", "jsrg_")
+	if err != nil {
+		panic(fmt.Sprintf("jsapp semantic graph: %v", err)) // rea's own values always encode
+	}
+	sem["graph_id"] = semID
 	sort.SliceStable(b.stringIndex, func(i, j int) bool {
 		return cmpUTF16(b.stringIndex[i]["value"].(string), b.stringIndex[j]["value"].(string)) < 0
 	})
@@ -1191,7 +1194,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	res := map[string]any{
 		"schema_version": 1, "input_path": st.req.given, "format": format, "root_artifact_sha256": st.rootSHA,
 		"inventory_manifest_id": st.g.Manifest.ManifestID, "inventory_graph_sha256": st.g.Manifest.GraphSHA256,
-		"statistics": stats, "summary": summary, "electron": electron, "coverage": coverage, "graph": graph, "semantic_graph": sem,
+		"statistics": stats, "summary": summary, "electron": electron, "coverage": coverage, "graph": graph.sealed, "semantic_graph": semSealed,
 		"string_index": jaMaps(b.stringIndex), "integrity_contradictions": contradictions,
 		"limitations": graph.Limitations, "unknowns": unknowns,
 	}

@@ -105,6 +105,10 @@ type jagGraph struct {
 	Edges         []*jagEdge  `json:"edges"`
 	Coverage      jagCoverage `json:"coverage"`
 	Limitations   []string    `json:"limitations"`
+	// sealed is the canonical form written when the graph was sealed (the
+	// same bytes encoding the struct gives), so the Evidence holding it
+	// does not encode the graph a second time.
+	sealed sealedJSON
 }
 
 // graphBuild accumulates nodes and edges.
@@ -255,8 +259,13 @@ func (g *graphBuild) seal(limitations []string, limits []jagLimit) *jagGraph {
 	default:
 		out.Coverage = jagCoverage{Status: "complete", OmittedCount: &zero, Limits: limits}
 	}
-	out.GraphID = "jag_" + MustDigest(map[string]any{"schema": out.Schema, "schema_version": out.SchemaVersion,
-		"root_node_ids": out.RootNodeIDs, "nodes": out.Nodes, "edges": out.Edges, "coverage": out.Coverage, "limitations": out.Limitations})
+	sealed, id, err := sealObject(map[string]any{"schema": out.Schema, "schema_version": out.SchemaVersion,
+		"root_node_ids": out.RootNodeIDs, "nodes": out.Nodes, "edges": out.Edges, "coverage": out.Coverage, "limitations": out.Limitations},
+		"graph_id", "jag_")
+	if err != nil {
+		panic(fmt.Sprintf("jsapp graph: %v", err)) // rea's own values always encode
+	}
+	out.GraphID, out.sealed = id, sealed
 	return out
 }
 
