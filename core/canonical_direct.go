@@ -3,8 +3,8 @@ package core
 import (
 	"crypto/sha256"
 	"encoding"
-	"encoding/hex"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
