@@ -194,8 +194,9 @@ type JSBundledModule struct {
 	Bundler string // webpack, rspack, esbuild
 	// ID is the table key (a number or a path) or, for a minified esbuild
 	// module, which has none, "esbuild:cjs:" or "esbuild:esm:" plus the
-	// first 12 hex digits of Fingerprint ("-2", "-3", ... for later
-	// modules of the same shape in file order).
+	// first 12 hex digits of Fingerprint (modules of one shape add "." and
+	// 8 hex digits over the fingerprints they require; "-2", "-3", ... in
+	// file order only for modules identical in both).
 	ID    string
 	Start int64 // offset of the key, or of the binding's name without one
 	// End is where the next module of the same table starts or, for the

@@ -2,7 +2,11 @@ package js
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
 	"strconv"
+	"strings"
 
 	tjs "github.com/tdewolff/parse/v2/js"
 
@@ -202,22 +206,40 @@ func (w *walker) addMinModule(v *tjs.Var, fn tjs.INode, k esKind) int {
 // 12 hex digits of the module's Fingerprint. The fingerprint covers the
 // body's syntax shape and literals but no local names, so the ID survives
 // re-minification, renaming and moves within the bundle, and changes when
-// the module's code does. Modules of identical shape get "-2", "-3", ... in
-// file order after the first.
+// the module's code does. Modules of identical shape (index files that only
+// re-export another module, say) are told apart by what they require: "."
+// and 8 hex digits of a digest of the required modules' fingerprints.
+// Only modules identical in both get "-2", "-3", ... in file order.
 func (w *walker) esbuildIDs() {
-	var seen map[string]int
+	base := make(map[int]string, len(w.minMods))
+	count := map[string]int{}
 	for _, mm := range w.minMods {
 		mod := &w.f.Modules[mm.idx]
 		id := "esbuild:" + mm.kind.String() + ":" + mod.Fingerprint[:min(12, len(mod.Fingerprint))]
-		if seen == nil {
-			seen = map[string]int{}
+		base[mm.idx] = id
+		count[id]++
+	}
+	// The fingerprints each module requires, for the shared shapes.
+	reqFP := map[int][]string{}
+	for _, r := range w.esReqs {
+		if idx, ok := w.esVars[r.v]; ok && idx != r.from && count[base[r.from]] > 1 {
+			reqFP[r.from] = append(reqFP[r.from], w.f.Modules[idx].Fingerprint)
 		}
+	}
+	for idx, fps := range reqFP {
+		slices.Sort(fps)
+		sum := sha256.Sum256([]byte(strings.Join(slices.Compact(fps), ",")))
+		base[idx] += "." + hex.EncodeToString(sum[:4])
+	}
+	seen := map[string]int{}
+	for _, mm := range w.minMods {
+		id := base[mm.idx]
 		n := seen[id] + 1
 		seen[id] = n
 		if n > 1 {
 			id += "-" + strconv.Itoa(n)
 		}
-		mod.ID = id
+		w.f.Modules[mm.idx].ID = id
 	}
 	for _, r := range w.esReqs {
 		if idx, ok := w.esVars[r.v]; ok && idx != r.from {

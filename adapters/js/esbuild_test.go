@@ -240,3 +240,32 @@ var r=K({"src/a.js"(e,m){s()}}),s=I({"src/b.js"(){}});`)
 	is.Equal(f.Bundler, "esbuild")
 	is.Equal(modulesOf(f), []modView{{"src/a.js", "src/b.js"}, {"src/b.js", ""}})
 }
+
+// TestEsbuildSameShapeTellsRequiresApart: two modules of one shape that
+// require different modules get different IDs, whatever their order.
+func TestEsbuildSameShapeTellsRequiresApart(t *testing.T) {
+	is := is.New(t)
+	head := `var f=(o,t)=>()=>(t||o((t={exports:{}}).exports,t),t.exports);var a=f((e,m)=>{m.exports=1});var b=f((e,m)=>{m.exports="two"});`
+	x := `var x=f((e,m)=>{m.exports=a()});`
+	y := `var y=f((e,m)=>{m.exports=b()});`
+	ids := func(src string) map[string]string { // required id -> requiring module id
+		out := map[string]string{}
+		for _, m := range facts(t, src).Modules {
+			for _, r := range m.Requires {
+				out[r] = m.ID
+			}
+		}
+		return out
+	}
+	one, two := ids(head+x+y+"x();y();"), ids(head+y+x+"x();y();")
+	is.Equal(len(one), 2)
+	is.Equal(one, two)
+	var requiring []string
+	for _, id := range one {
+		requiring = append(requiring, id)
+	}
+	is.True(requiring[0] != requiring[1])
+	for _, id := range one {
+		is.True(!strings.Contains(id, "-")) // told apart without file-order numbers
+	}
+}
