@@ -343,10 +343,14 @@ func firstString(c ports.JSCall) (string, int64, bool) {
 }
 
 func calleeLast(c ports.JSCall) string {
-	if i := strings.LastIndexByte(c.Callee, '.'); i >= 0 {
-		return c.Callee[i+1:]
+	name := c.Callee
+	if (c.Module == "electron" || strings.HasPrefix(c.Module, "electron/")) && c.Member != "" {
+		name = c.Member // a renamed binding: const {BrowserWindow: n} = require("electron"); new n()
 	}
-	return c.Callee
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		return name[i+1:]
+	}
+	return name
 }
 
 func (b *jsappBuilder) electronPhase() {
@@ -410,7 +414,7 @@ func (b *jsappBuilder) electronPhase() {
 			parts := strings.Split(c.Callee, ".")
 			if len(parts) >= 3 && (parts[0] == "window" || parts[0] == "globalThis") {
 				if id, ok := b.apis[parts[1]]; ok {
-					b.g.edge(a.nodeID, id, "calls", map[string]any{"member": strings.Join(parts[2:], ".")}, at(a.path, c.Offset))
+					b.g.edge(b.callSite(a, c.InModule), id, "calls", map[string]any{"member": strings.Join(parts[2:], ".")}, at(a.path, c.Offset))
 				}
 			}
 		}
@@ -649,7 +653,7 @@ func (b *jsappBuilder) expose(a *jsAsset, c ports.JSCall) {
 	sort.Strings(members)
 	id := b.g.node("context-bridge-api", b.localKey("context-bridge", name), name, map[string]any{"world_key": name, "members": strSlice(members), "exposed_by": a.path}, at(a.path, off))
 	b.apis[name] = id
-	b.g.edge(a.nodeID, id, "exposes", map[string]any{"world_key": name}, at(a.path, off))
+	b.g.edge(b.callSite(a, c.InModule), id, "exposes", map[string]any{"world_key": name}, at(a.path, off))
 	if !a.roles["preload"] {
 		b.process("electron-preload", a, jagEvidence{Basis: "derived", Confidence: ConfidenceInferred, Locations: []jagLocation{{Path: a.path, Offset: offsetPtr(off)}}})
 	}
@@ -869,9 +873,9 @@ func (b *jsappBuilder) ipcPhase() {
 		ch := b.ipc[u.channel]
 		props := map[string]any{"callee": u.call.Callee, "channel": u.channel}
 		if u.relation == "handles" {
-			b.g.edge(ch.nodeID, u.a.nodeID, "handles", props, at(u.a.path, u.off))
+			b.g.edge(ch.nodeID, b.callSite(u.a, u.call.InModule), "handles", props, at(u.a.path, u.off))
 		} else {
-			b.g.edge(u.a.nodeID, ch.nodeID, u.relation, props, at(u.a.path, u.off))
+			b.g.edge(b.callSite(u.a, u.call.InModule), ch.nodeID, u.relation, props, at(u.a.path, u.off))
 		}
 	}
 }

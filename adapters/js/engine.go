@@ -261,6 +261,7 @@ type walker struct {
 	scopeNames map[string]*tjs.Var // its declarations by name, built on first use
 	// webpack runtime requires (webpack.go)
 	requireFuncs    map[*tjs.Var]bool
+	externals       map[string]string // table module id -> the request it re-exports (webpack externals)
 	pendingRequires []pendingRequire
 	declNotes       []declNote
 	decls           map[*tjs.Var]tjs.INode
@@ -621,6 +622,13 @@ func (w *walker) calleePath(x tjs.IExpr, depth int) (path string, al alias, ok b
 		if spec, ok := w.requireSpec(t); ok {
 			return fmt.Sprintf("require(%q)", spec), alias{module: spec}, true
 		}
+	case *tjs.NewExpr:
+		// new X(...).m(): the instance's method, named after its class.
+		p, a, ok := w.calleePath(t.X, depth+1)
+		if !ok {
+			return "", alias{}, false
+		}
+		return "new " + p, a, true
 	}
 	return "", alias{}, false
 }
@@ -654,8 +662,11 @@ func joinPath(a, b string) string {
 // requireSpec reports require("x") with a literal x.
 func (w *walker) requireSpec(c *tjs.CallExpr) (string, bool) {
 	v, ok := c.X.(*tjs.Var)
-	if !ok || string(v.Name()) != "require" || v.Decl != tjs.NoDecl || len(c.Args.List) != 1 {
+	if !ok || len(c.Args.List) != 1 {
 		return "", false
+	}
+	if string(v.Name()) != "require" || v.Decl != tjs.NoDecl {
+		return w.externalRequire(v, c.Args.List[0].Value)
 	}
 	return literalString(c.Args.List[0].Value)
 }
@@ -821,6 +832,17 @@ func (w *walker) selected(path string, al alias) bool {
 	}
 	if w.lastNames[last] {
 		return true
+	}
+	if al.module != "" && al.member != "" {
+		// A renamed binding (const {BrowserWindow: n} = require("electron"))
+		// is selected by the name it was imported as.
+		m := al.member
+		if i := strings.LastIndexByte(m, '.'); i >= 0 {
+			m = m[i+1:]
+		}
+		if w.lastNames[m] {
+			return true
+		}
 	}
 	first := path
 	if i := strings.IndexByte(path, '.'); i >= 0 {
@@ -1137,17 +1159,36 @@ func (w *walker) objectTable(t *tjs.ObjectExpr) {
 		if p.Spread || name == nil || name.IsComputed() {
 			return
 		}
+		// Keys are numbers or paths, or an external's request ("electron",
+		// which the parser may hand over as an identifier) whose module
+		// only re-exports require(request).
+		k, _ := propKey(name)
 		switch name.Literal.TokenType {
-		case tjs.DecimalToken, tjs.IntegerToken, tjs.StringToken:
+		case tjs.DecimalToken, tjs.IntegerToken:
+		case tjs.StringToken:
+			if !strings.ContainsAny(k, "/.") && w.externalOf(p.Value) == "" {
+				return
+			}
 		default:
-			return
-		}
-		if k, _ := propKey(name); name.Literal.TokenType == tjs.StringToken && !strings.ContainsAny(k, "/.") {
-			return
+			if w.externalOf(p.Value) == "" {
+				return
+			}
 		}
 	}
 	var table []int
 	for _, p := range t.List {
+		if spec := w.externalOf(p.Value); spec != "" {
+			name := p.Name
+			if m, ok := p.Value.(*tjs.MethodDecl); ok && name == nil {
+				name = &m.Name.PropertyName
+			}
+			if k, ok := propKey(name); ok {
+				if w.externals == nil {
+					w.externals = map[string]string{}
+				}
+				w.externals[k] = spec
+			}
+		}
 		fn := unwrapFunc(p.Value)
 		if idx := w.addTableModule(p, w.f.Bundler, fn); idx >= 0 {
 			table = append(table, idx)

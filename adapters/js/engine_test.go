@@ -296,3 +296,26 @@ func TestWebpackMethodTableAndRuntimeRequires(t *testing.T) {
 	is.Equal(entry, []string{"416", "480"}) // f(416) is not the runtime's require
 	is.Equal(len(f.Exports), 0)             // the modules' exports are not the file's
 }
+
+// TestWebpackExternals: a table module that only re-exports
+// require("electron") is an external; requiring its id through the
+// bundle's require function (in a module or in the entry code) aliases
+// electron, so renamed bindings and new X().m() calls are reported with
+// their electron members, even under a call selector.
+func TestWebpackExternals(t *testing.T) {
+	is := is.New(t)
+	src := `(()=>{var e={731(e,t,r){const{ipcMain:s}=r(157);s.handle("items:list",()=>1)},157(e){"use strict";e.exports=require("electron")},` +
+		`electron(e){e.exports=require("electron")}};const t={};function r(s){const n=t[s];if(void 0!==n)return n.exports;const o=t[s]={exports:{}};return e[s](o,o.exports,r),o.exports}` +
+		`const{BrowserWindow:n}=r(157);new n({}).loadFile("index.html");r(731)})();`
+	f, err := js.New().Facts(context.Background(), ports.JSRequest{Source: []byte(src),
+		Calls: &ports.JSCallSelector{LastNames: []string{"handle", "BrowserWindow", "loadFile"}}})
+	is.NoErr(err)
+	is.Equal(len(f.Modules), 3) // "electron" is a key without a path, accepted as an external
+	got := map[string]string{}
+	for _, c := range f.Calls {
+		got[c.Callee] = c.Module + " " + c.Member
+	}
+	is.Equal(got["s.handle"], "electron ipcMain.handle")
+	is.Equal(got["n"], "electron BrowserWindow")
+	is.Equal(got["new n.loadFile"], "electron BrowserWindow.loadFile")
+}

@@ -204,3 +204,75 @@ func (r *runtimeFinder) Enter(n tjs.INode) tjs.IVisitor {
 }
 
 func (r *runtimeFinder) Exit(tjs.INode) {}
+
+// externalOf reports the request of a webpack external: a table module
+// whose body, after an optional "use strict", is only
+// module.exports = require("request"). It returns "" for any other value.
+func (w *walker) externalOf(x tjs.IExpr) string {
+	params, body := funcParts(x)
+	if m, ok := x.(*tjs.MethodDecl); ok {
+		params, body = &m.Params, m.Body.List
+	}
+	if params == nil || len(params.List) < 1 {
+		return ""
+	}
+	mod, ok := params.List[0].Binding.(*tjs.Var)
+	if !ok {
+		return ""
+	}
+	var stmts []tjs.IStmt
+	for _, st := range body {
+		if d, ok := st.(*tjs.DirectivePrologueStmt); ok && d != nil {
+			continue
+		}
+		if e, ok := st.(*tjs.ExprStmt); ok {
+			if lit, ok := e.Value.(*tjs.LiteralExpr); ok && lit.TokenType == tjs.StringToken {
+				continue // "use strict" as an expression statement
+			}
+		}
+		stmts = append(stmts, st)
+	}
+	if len(stmts) != 1 {
+		return ""
+	}
+	e, ok := stmts[0].(*tjs.ExprStmt)
+	if !ok {
+		return ""
+	}
+	as, ok := e.Value.(*tjs.BinaryExpr)
+	if !ok || as.Op != tjs.EqToken || !isDot(as.X, mod, "exports") {
+		return ""
+	}
+	c, ok := as.Y.(*tjs.CallExpr)
+	if !ok || len(c.Args.List) != 1 {
+		return ""
+	}
+	if v, ok := c.X.(*tjs.Var); !ok || string(v.Name()) != "require" || v.Decl != tjs.NoDecl {
+		return ""
+	}
+	spec, _ := literalString(c.Args.List[0].Value)
+	return spec
+}
+
+// externalRequire reads callee(id), a call of the bundle's require
+// function (a module's require parameter or the runtime's), as a require of
+// the request that external module id re-exports.
+func (w *walker) externalRequire(callee *tjs.Var, arg tjs.IExpr) (string, bool) {
+	if len(w.externals) == 0 {
+		return "", false
+	}
+	r := root(callee)
+	isReq := w.requireFuncs[r]
+	if m := w.top(); m != nil && m.reqVar == r {
+		isReq = true
+	}
+	if !isReq {
+		return "", false
+	}
+	id, ok := moduleKey(arg)
+	if !ok {
+		return "", false
+	}
+	spec, ok := w.externals[id]
+	return spec, ok
+}

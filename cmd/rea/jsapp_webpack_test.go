@@ -106,3 +106,60 @@ func srcOf(r jaResult, label map[string]string, node string) string {
 	}
 	return label[node]
 }
+
+// TestJSAppWebpackedElectronMain: an Electron main process bundled by the
+// pinned webpack (target electron-main), minified and not. electron is a
+// webpack external (a table module that re-exports require("electron"));
+// the IPC handler lives in another table module, so the channel's handler
+// edge starts at that module, which maps to its original source, and the
+// plain preload's invoke pairs with it.
+func TestJSAppWebpackedElectronMain(t *testing.T) {
+	root := needNodeModule(t, "webpack")
+	src := t.TempDir()
+	files := map[string]string{
+		"index.js": "const { app, BrowserWindow } = require('electron');\nconst path = require('path');\nrequire('./ipc.js');\n" +
+			"app.whenReady().then(() => { const w = new BrowserWindow({ webPreferences: { preload: path.join(__dirname, '../preload.js') } }); w.loadFile('index.html'); });\n",
+		"ipc.js": "const { ipcMain } = require('electron');\nmodule.exports = function register() {};\nipcMain.handle('items:list', async () => fetch('https://api.example.com/items'));\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := jaSession(t)
+	for _, mode := range []string{"development", "production"} {
+		t.Run(mode, func(t *testing.T) {
+			is := is.New(t)
+			app := t.TempDir()
+			cmd := exec.Command("node", filepath.Join(root, "cmd/rea/testdata/jsapp/webpack-build.cjs"), src, filepath.Join(app, "dist"), mode, "electron-main")
+			if b, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("webpack: %v\n%s", err, b)
+			}
+			is.NoErr(os.WriteFile(filepath.Join(app, "package.json"), []byte(`{"name":"wpe","main":"dist/main.js","devDependencies":{"electron":"*"}}`), 0o644))
+			is.NoErr(os.WriteFile(filepath.Join(app, "preload.js"), []byte("const { contextBridge, ipcRenderer } = require('electron');\ncontextBridge.exposeInMainWorld('items', { list: () => ipcRenderer.invoke('items:list') });\n"), 0o644))
+			is.NoErr(os.WriteFile(filepath.Join(app, "index.html"), []byte("<html><body></body></html>"), 0o644))
+			r := decodeApp(t, jaCall(t, s, "analyze_javascript_application", map[string]any{"path": app}))
+			label := map[string]string{}
+			for _, n := range r.Graph.Nodes {
+				if l := n.Observations[0].Label; l != nil {
+					label[n.NodeID] = n.Kind + ":" + *l
+				}
+			}
+			handler := ""
+			for _, e := range r.Graph.Edges {
+				if e.Relation == "handles" && label[e.Source] == "ipc-channel:items:list" {
+					handler = e.Target
+				}
+			}
+			is.True(strings.HasPrefix(label[handler], "javascript-module:"))
+			is.True(strings.HasSuffix(srcOf(r, label, handler), "/ipc.js"))
+			is.Equal(r.Electron["ipc"].(map[string]any)["paired"], []any{"items:list"})
+			is.Equal(r.Summary["browser_windows"], 1) // new BrowserWindow through the external
+			calls := false
+			for _, e := range r.Graph.Edges {
+				calls = calls || (e.Source == handler && e.Relation == "calls" && label[e.Target] == "endpoint:https://api.example.com/items")
+			}
+			is.True(calls) // the endpoint is called from the same module
+		})
+	}
+}
