@@ -981,6 +981,7 @@ func (b *jsappBuilder) sourceMapPhase(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
+		b.attachModuleMaps(a)
 		if a.facts == nil || a.facts.SourceMap == nil {
 			a.src = nil
 			continue
@@ -1029,29 +1030,10 @@ func (b *jsappBuilder) sourceMapPhase(ctx context.Context) {
 	}
 }
 
-func (b *jsappBuilder) attachSourceMap(a *jsAsset, data []byte, mapPath, mapSHA string, inline bool, refOff int64) {
+// sourceModuleNodes adds a node for each source of a map, contained by the
+// map's node, and notes sources outside the app without embedded content.
+func (b *jsappBuilder) sourceModuleNodes(sm *sourceMap, smID, mapPath, mapSHA string) []string {
 	st := b.st
-	sm, err := parseSourceMap(data)
-	props := map[string]any{"path": mapPath, "sha256": mapSHA, "inline": inline}
-	if sm != nil {
-		props["index_map"] = sm.Index
-		props["sources"] = len(sm.Sources)
-	}
-	ident := b.pathKey(mapPath)
-	smID := b.g.node("source-map", ident, mapPath, props, jagEvidence{Basis: "source-map", Locations: []jagLocation{{Path: a.path, Offset: offsetPtr(refOff)}}})
-	b.g.edge(a.nodeID, smID, "maps_to", map[string]any{"inline": inline}, at(a.path, refOff))
-	b.sourceMaps++
-	if err != nil {
-		st.unknown("invalid-source-map", smID, mapPath, -1, err.Error())
-		if sm == nil {
-			return
-		}
-	}
-	sm.sortSegments()
-	if bad := sm.OutOfRange + sm.checkGenerated(a.src); bad > 0 {
-		st.limitations = append(st.limitations, fmt.Sprintf("%s: %d source map mappings point outside the generated file or the source list; they were ignored.", mapPath, bad))
-		st.unknown("source-map-out-of-range", smID, mapPath, -1, fmt.Sprintf("%d mappings are out of range", bad))
-	}
 	srcNodes := make([]string, len(sm.Sources))
 	outside := 0
 	for i, s := range sm.Sources {
@@ -1080,6 +1062,77 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, data []byte, mapPath, mapSHA 
 	if outside > 0 {
 		st.limitations = append(st.limitations, fmt.Sprintf("%s: %d sources lie outside the app (absolute paths, URLs or ../ beyond the root) and the map embeds no content for them; rea does not read outside the app, so their text is unknown.", mapPath, outside))
 	}
+	return srcNodes
+}
+
+// attachModuleMaps reads the inline source maps that bundled modules carry
+// in their eval strings (webpack's eval-source-map): each module maps to
+// the sources of its own map.
+func (b *jsappBuilder) attachModuleMaps(a *jsAsset) {
+	if a.facts == nil {
+		return
+	}
+	mods := b.moduleNodes[a.path]
+	for i, m := range a.facts.Modules {
+		if m.SourceMap == nil || i >= len(mods) {
+			continue
+		}
+		if !strings.HasPrefix(m.SourceMap.URL, "data:") {
+			continue // module maps outside the file are not read
+		}
+		mapPath := a.path + "#" + m.ID + "#inline-source-map"
+		data, err := decodeDataURL(m.SourceMap.URL)
+		if err != nil {
+			b.st.unknown("invalid-source-map", mods[i], a.path, m.SourceMap.Offset, "module "+m.ID+" inline source map: "+err.Error())
+			continue
+		}
+		sum := sha256.Sum256(data)
+		mapSHA := hex.EncodeToString(sum[:])
+		sm, err := parseSourceMap(data)
+		props := map[string]any{"path": mapPath, "sha256": mapSHA, "inline": true, "module_id": m.ID}
+		if sm != nil {
+			props["index_map"] = sm.Index
+			props["sources"] = len(sm.Sources)
+		}
+		smID := b.g.node("source-map", b.pathKey(mapPath), mapPath, props, jagEvidence{Basis: "source-map", Locations: []jagLocation{{Path: a.path, Offset: offsetPtr(m.SourceMap.Offset)}}})
+		b.g.edge(mods[i], smID, "maps_to", map[string]any{"inline": true}, at(a.path, m.SourceMap.Offset))
+		b.sourceMaps++
+		if err != nil {
+			b.st.unknown("invalid-source-map", smID, mapPath, -1, err.Error())
+			if sm == nil {
+				continue
+			}
+		}
+		for _, id := range b.sourceModuleNodes(sm, smID, mapPath, mapSHA) {
+			b.g.edge(mods[i], id, "maps_to", map[string]any{"via": "module-source-map"}, jagEvidence{Basis: "source-map", Confidence: ConfidenceDerived, Locations: []jagLocation{{Path: mapPath}}})
+		}
+	}
+}
+
+func (b *jsappBuilder) attachSourceMap(a *jsAsset, data []byte, mapPath, mapSHA string, inline bool, refOff int64) {
+	st := b.st
+	sm, err := parseSourceMap(data)
+	props := map[string]any{"path": mapPath, "sha256": mapSHA, "inline": inline}
+	if sm != nil {
+		props["index_map"] = sm.Index
+		props["sources"] = len(sm.Sources)
+	}
+	ident := b.pathKey(mapPath)
+	smID := b.g.node("source-map", ident, mapPath, props, jagEvidence{Basis: "source-map", Locations: []jagLocation{{Path: a.path, Offset: offsetPtr(refOff)}}})
+	b.g.edge(a.nodeID, smID, "maps_to", map[string]any{"inline": inline}, at(a.path, refOff))
+	b.sourceMaps++
+	if err != nil {
+		st.unknown("invalid-source-map", smID, mapPath, -1, err.Error())
+		if sm == nil {
+			return
+		}
+	}
+	sm.sortSegments()
+	if bad := sm.OutOfRange + sm.checkGenerated(a.src); bad > 0 {
+		st.limitations = append(st.limitations, fmt.Sprintf("%s: %d source map mappings point outside the generated file or the source list; they were ignored.", mapPath, bad))
+		st.unknown("source-map-out-of-range", smID, mapPath, -1, fmt.Sprintf("%d mappings are out of range", bad))
+	}
+	srcNodes := b.sourceModuleNodes(sm, smID, mapPath, mapSHA)
 	// Attribute bundled modules to original sources.
 	mods := b.bundleModuleNode[a.path]
 	if len(mods) == 0 || a.src == nil {

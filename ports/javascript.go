@@ -210,6 +210,11 @@ type JSBundledModule struct {
 	// (node kinds, literals and property names; local names excluded), so a
 	// re-minified module keeps it.
 	Fingerprint string
+	// SourceMap is the module's own sourceMappingURL comment, for code
+	// kept in an eval string (webpack's eval-source-map); Offset is in the
+	// file. SourceURL is its sourceURL comment ("webpack://app/./src/a.js").
+	SourceMap *JSSourceMapRef
+	SourceURL string
 	// Exports are the names the module defines on its exports object
 	// (webpack's __webpack_require__.d getters) with their value shapes.
 	Exports []JSExport

@@ -199,7 +199,11 @@ func truncate(s string, n int) string {
 
 // sourceMapRef finds the last sourceMappingURL comment.
 func sourceMapRef(src []byte) *ports.JSSourceMapRef {
-	const key = "sourceMappingURL="
+	return commentRef(src, "sourceMappingURL=")
+}
+
+// commentRef finds the last //# key=value (or //@, /*#) comment of src.
+func commentRef(src []byte, key string) *ports.JSSourceMapRef {
 	i := bytes.LastIndex(src, []byte(key))
 	for i >= 4 {
 		pre := src[i-4 : i]
@@ -213,7 +217,12 @@ func sourceMapRef(src []byte) *ports.JSSourceMapRef {
 			if end == start {
 				return nil
 			}
-			return &ports.JSSourceMapRef{URL: string(src[start:end]), Offset: int64(start)}
+			// A comment inside a string (webpack's eval-source-map keeps one
+			// per module in its eval strings) runs into escapes and quotes;
+			// it is not the file's.
+			if url := src[start:end]; bytes.IndexAny(url, "\\\"'`") < 0 {
+				return &ports.JSSourceMapRef{URL: string(url), Offset: int64(start)}
+			}
 		}
 		i = bytes.LastIndex(src[:i], []byte(key))
 	}
@@ -230,7 +239,8 @@ type modCtx struct {
 	expVar  *tjs.Var // its exports parameter
 	modVar  *tjs.Var // its module parameter
 	hasher  hash.Hash
-	varCall []*tjs.Var // esbuild: calls to require_x() / init_x()
+	varCall []*tjs.Var  // esbuild: calls to require_x() / init_x()
+	params  *tjs.Params // the module function's parameters
 }
 
 type walker struct {
@@ -259,6 +269,8 @@ type walker struct {
 	// export value shapes (exports.go)
 	scope      *tjs.Scope          // module scope
 	scopeNames map[string]*tjs.Var // its declarations by name, built on first use
+	// module code inside eval strings (evalcode.go)
+	ev *evalSource
 	// webpack runtime requires (webpack.go)
 	requireFuncs    map[*tjs.Var]bool
 	externals       map[string]string // table module id -> the request it re-exports (webpack externals)
@@ -297,7 +309,7 @@ func (w *walker) offsetOf(b []byte) int64 {
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(w.buf)))
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	if p < base || p-base+uintptr(len(b)) > uintptr(len(w.buf)) {
-		return -1
+		return w.evalOffset(b)
 	}
 	off := int(p - base)
 	if &w.buf[off] != &b[0] {
@@ -727,6 +739,12 @@ func (w *walker) call(t *tjs.CallExpr) {
 	}
 	if v, ok := t.X.(*tjs.Var); ok && v.Decl == tjs.NoDecl {
 		switch string(v.Name()) {
+		case "eval":
+			if m := w.top(); m != nil && len(t.Args.List) == 1 {
+				if lit, ok := t.Args.List[0].Value.(*tjs.LiteralExpr); ok && lit.TokenType == tjs.StringToken {
+					w.evalModule(m, lit)
+				}
+			}
 		case "require":
 			w.hasCJS = true
 			if len(t.Args.List) == 1 {
@@ -1265,6 +1283,7 @@ func (w *walker) enterModule(n tjs.INode, idx int) {
 	case *tjs.MethodDecl:
 		params = &t.Params
 	}
+	m.params = params
 	if params != nil && w.f.Modules[idx].Bundler != "esbuild" {
 		if len(params.List) >= 3 {
 			if v, ok := params.List[2].Binding.(*tjs.Var); ok {

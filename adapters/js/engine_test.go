@@ -319,3 +319,29 @@ func TestWebpackExternals(t *testing.T) {
 	is.Equal(got["n"], "electron BrowserWindow")
 	is.Equal(got["new n.loadFile"], "electron BrowserWindow.loadFile")
 }
+
+// TestWebpackEvalModules: module code kept in eval strings (webpack's eval
+// devtools) is parsed with the module's parameters, so its requires,
+// exports and literals are facts, with offsets inside the eval literal.
+func TestWebpackEvalModules(t *testing.T) {
+	is := is.New(t)
+	src := `(()=>{var __webpack_modules__={"./a.js"(module,exports,__webpack_require__){eval("{const b = __webpack_require__(\"./b.js\");\nexports.go = function (x) { return fetch(\"https://api.example.com/\\u00e9\"); };\n}\n//# sourceURL=webpack://app/./a.js\n//# sourceMappingURL=data:application/json;base64,e30=\n")},` +
+		`"./b.js"(module){eval("module.exports = 1;")}};function __webpack_require__(id){return __webpack_modules__[id](m,m.exports,__webpack_require__)}__webpack_require__("./a.js")})();`
+	f := facts(t, src)
+	is.Equal(len(f.Modules), 2)
+	a := f.Modules[0]
+	is.Equal(a.Requires, []string{"./b.js"})
+	is.Equal(len(a.Exports), 1)
+	is.Equal(a.Exports[0].Value.Kind, ports.JSValueFunction)
+	is.Equal(a.SourceURL, "webpack://app/./a.js")
+	is.True(a.SourceMap != nil && strings.HasPrefix(src[a.SourceMap.Offset:], "data:application/json;base64,e30="))
+	is.True(f.SourceMap == nil) // the comment inside the eval string is not the file's
+	found := false
+	for _, s := range f.Strings {
+		if s.Value == "https://api.example.com/\u00e9" {
+			found = true
+			is.True(strings.HasPrefix(src[s.Offset:], `\"https://api.example.com/`)) // the literal's opening quote, escaped in the eval string
+		}
+	}
+	is.True(found)
+}

@@ -34,11 +34,17 @@ func TestJSAppRealWebpack(t *testing.T) {
 		}
 	}
 	s := jaSession(t)
-	for _, mode := range []string{"development", "production"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, build := range []struct{ mode, devtool string }{
+		{"development", "source-map"},
+		{"production", "source-map"},
+		{"development", "none"},            // webpack's default: module code in eval strings
+		{"development", "eval-source-map"}, // eval strings with a source map each
+	} {
+		mode := build.mode
+		t.Run(mode+" "+build.devtool, func(t *testing.T) {
 			is := is.New(t)
 			out := filepath.Join(t.TempDir(), "dist")
-			cmd := exec.Command("node", filepath.Join(root, "cmd/rea/testdata/jsapp/webpack-build.cjs"), src, out, mode)
+			cmd := exec.Command("node", filepath.Join(root, "cmd/rea/testdata/jsapp/webpack-build.cjs"), src, out, mode, "web", build.devtool)
 			if b, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("webpack: %v\n%s", err, b)
 			}
@@ -52,8 +58,9 @@ func TestJSAppRealWebpack(t *testing.T) {
 			// Every table module maps to its own original source.
 			var mapped []string
 			for _, e := range r.Graph.Edges {
-				if e.Relation == "maps_to" && strings.HasPrefix(label[e.Source], "javascript-module:") {
-					mapped = append(mapped, filepath.Base(label[e.Target]))
+				if e.Relation == "maps_to" && strings.HasPrefix(label[e.Source], "javascript-module:") && strings.HasPrefix(label[e.Target], "source-module:") {
+					base, _, _ := strings.Cut(filepath.Base(label[e.Target]), "?") // eval-source-map adds ?hash
+					mapped = append(mapped, base)
 				}
 			}
 			sort.Strings(mapped)
@@ -72,14 +79,35 @@ func TestJSAppRealWebpack(t *testing.T) {
 					}
 				}
 			}
-			if mode == "development" {
+			switch {
+			case build.devtool == "none":
+				// No source map at all: the modules keep their paths as ids,
+				// and their code, read from the eval strings, gives exports
+				// and the endpoint. The entry cannot be inlined under eval.
+				is.Equal(len(mapped), 0)
+				is.Equal(exports["math.js"], []any{"PI", "add"})
+				is.Equal(exports["util.cjs"], []any{"fmt"})
+				is.Equal(exports["lazy.js"], []any{"run"})
+				is.Equal(r.Summary["endpoints"], 1)
+				is.Equal(r.Statistics["bundled_modules"], 4)
+				return
+			case build.devtool == "eval-source-map":
+				// Each eval string carries the module's own map.
+				is.Equal(mapped, []string{"index.js", "lazy.js", "math.js", "util.cjs"})
+				is.Equal(r.Statistics["source_maps"], 4)
+				for _, u := range r.Unknowns {
+					is.True(u["kind"] != "invalid-source-map") // the comments inside eval strings are not the file's
+				}
+				is.Equal(r.Summary["endpoints"], 1)
+				return
+			case mode == "development":
 				// Keyed by path; math.js stays a module; its getters give its
 				// exports with their shapes.
 				is.Equal(mapped, []string{"lazy.js", "math.js", "util.cjs"})
 				is.Equal(requires, []string{"main.js -> lazy.js", "main.js -> math.js", "main.js -> util.cjs"})
 				is.Equal(exports["math.js"], []any{"PI", "add"})
 				is.Equal(exports["util.cjs"], []any{"fmt"})
-			} else {
+			default:
 				// Numeric ids; webpack inlines math.js into the entry and
 				// mangles util's export name.
 				is.Equal(mapped, []string{"lazy.js", "util.cjs"})

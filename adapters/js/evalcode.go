@@ -1,0 +1,170 @@
+package js
+
+import (
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/tdewolff/parse/v2"
+	tjs "github.com/tdewolff/parse/v2/js"
+)
+
+// Module code inside eval strings. webpack's eval devtools (the default in
+// development mode) write each table module as
+//
+//	"./src/a.js"(module, exports, require) { eval("...code...//# sourceURL=...") }
+//
+// so the module's imports, calls and exports are in a string. The engine
+// decodes the literal, parses it as the body of a function with the
+// module's own parameters (so require, exports and module bind as they do
+// at run time), and walks it as that module. Offsets inside it are mapped
+// back to the bytes of the literal in the source. Nothing is executed.
+
+// evalSource is the synthetic source being walked: its buffer and, for
+// each byte, the offset in the file (-1 for the wrapper).
+type evalSource struct {
+	buf []byte
+	pos []int32
+}
+
+// evalModule walks the code of eval("...") inside module m.
+func (w *walker) evalModule(m *modCtx, lit *tjs.LiteralExpr) {
+	if w.ev != nil || m.params == nil || len(lit.Data) < 2 || int64(len(lit.Data)) > w.lim.MaxSourceBytes {
+		return // no nesting; the size bound is the file's
+	}
+	start := w.offsetOf(lit.Data)
+	if start < 0 {
+		return
+	}
+	var names []string
+	for _, p := range m.params.List {
+		v, ok := p.Binding.(*tjs.Var)
+		if !ok {
+			return
+		}
+		names = append(names, string(v.Data))
+	}
+	code, pos := unescapeMapped(lit.Data[1 : len(lit.Data)-1])
+	mod := &w.f.Modules[m.idx]
+	if ref := sourceMapRef(code); ref != nil && mod.SourceMap == nil {
+		ref.Offset = start + 1 + int64(pos[ref.Offset])
+		mod.SourceMap = ref
+	}
+	if ref := commentRef(code, "sourceURL="); ref != nil && mod.SourceURL == "" {
+		mod.SourceURL = ref.URL
+	}
+	head := "(function(" + strings.Join(names, ",") + "){\n"
+	src := make([]byte, 0, len(head)+len(code)+4) // room for the NUL the parser appends
+	src = append(src, head...)
+	src = append(src, code...)
+	src = append(src, "\n})"...)
+	ev := &evalSource{buf: src, pos: make([]int32, len(src))}
+	for i := range ev.pos {
+		ev.pos[i] = -1
+	}
+	for i, p := range pos {
+		ev.pos[len(head)+i] = int32(start) + 1 + p
+	}
+	ast, err := tjs.Parse(parse.NewInputBytes(src), tjs.Options{})
+	if err != nil || len(ast.BlockStmt.List) != 1 {
+		w.f.Limitations = appendOnce(w.f.Limitations, "Some bundled modules keep their code in eval strings that did not parse; their facts are missing.")
+		return
+	}
+	es, ok := ast.BlockStmt.List[0].(*tjs.ExprStmt)
+	if !ok {
+		return
+	}
+	fn, ok := unwrapFunc(es.Value).(*tjs.FuncDecl)
+	if !ok {
+		return
+	}
+	w.modFuncs[fn] = m.idx
+	w.ev = ev
+	tjs.Walk(w, fn)
+	w.ev = nil
+	delete(w.modFuncs, fn)
+}
+
+// evalOffset maps a slice of the eval source to its offset in the file.
+func (w *walker) evalOffset(b []byte) int64 {
+	if w.ev == nil || len(b) == 0 {
+		return -1
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(w.ev.buf)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if p < base || p-base+uintptr(len(b)) > uintptr(len(w.ev.buf)) {
+		return -1
+	}
+	off := int(p - base)
+	if &w.ev.buf[off] != &b[0] {
+		return -1
+	}
+	return int64(w.ev.pos[off])
+}
+
+// unescapeMapped decodes the body of a string literal and gives, for each
+// decoded byte, the offset in raw of the character or escape it came from.
+func unescapeMapped(raw []byte) ([]byte, []int32) {
+	out := make([]byte, 0, len(raw))
+	pos := make([]int32, 0, len(raw))
+	for i := 0; i < len(raw); {
+		if raw[i] != '\\' {
+			_, n := utf8.DecodeRune(raw[i:])
+			for k := 0; k < n; k++ {
+				out = append(out, raw[i+k])
+				pos = append(pos, int32(i))
+			}
+			i += n
+			continue
+		}
+		j := escapeEnd(raw, i)
+		dec := unescape(raw[i:j])
+		for k := 0; k < len(dec); k++ {
+			out = append(out, dec[k])
+			pos = append(pos, int32(i))
+		}
+		i = j
+	}
+	return out, pos
+}
+
+// escapeEnd is the end of the escape sequence starting at raw[i] == '\\';
+// a surrogate pair written as two \u escapes is one sequence.
+func escapeEnd(raw []byte, i int) int {
+	if i+1 >= len(raw) {
+		return len(raw)
+	}
+	switch raw[i+1] {
+	case 'x':
+		return min(len(raw), i+4)
+	case 'u':
+		if i+2 < len(raw) && raw[i+2] == '{' {
+			if end := strings.IndexByte(string(raw[i+2:min(len(raw), i+16)]), '}'); end > 0 {
+				return i + 3 + end
+			}
+			return i + 2
+		}
+		j := min(len(raw), i+6)
+		if j-i == 6 && (raw[i+2] == 'd' || raw[i+2] == 'D') && j+6 <= len(raw) && raw[j] == '\\' && raw[j+1] == 'u' {
+			if c := raw[i+3] | 0x20; c >= '8' && c <= 'b' {
+				return j + 6 // a high surrogate and, presumably, its low half
+			}
+		}
+		return j
+	case '\r':
+		if i+2 < len(raw) && raw[i+2] == '\n' {
+			return i + 3
+		}
+	}
+	_, n := utf8.DecodeRune(raw[i+1:])
+	return i + 1 + n
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
