@@ -887,9 +887,26 @@ func (b *jsappBuilder) bundlePhase() {
 	// Module nodes of every asset first: a chunk's code may require a
 	// module that another chunk of the same build holds.
 	global := map[string][]string{} // bundler + "\x00" + module id -> node IDs across assets
+	// A chunk file holds no runtime, so it cannot tell rspack from webpack
+	// (rspack writes webpack's names): it takes the bundler of the runtime
+	// that shares its chunk global.
+	chunkBundler := map[string]string{}
+	for _, a := range st.sortedAssets() {
+		if a.facts != nil && a.facts.ChunkGlobal != "" && a.facts.Bundler == "rspack" {
+			chunkBundler[a.facts.ChunkGlobal] = "rspack"
+		}
+	}
 	for _, a := range st.sortedAssets() {
 		if a.facts == nil || len(a.facts.Modules) == 0 {
 			continue
+		}
+		if bn, ok := chunkBundler[a.facts.ChunkGlobal]; ok && a.facts.ChunkGlobal != "" && a.facts.Bundler == "webpack" {
+			a.facts.Bundler = bn
+			for i := range a.facts.Modules {
+				if a.facts.Modules[i].Bundler == "webpack" {
+					a.facts.Modules[i].Bundler = bn
+				}
+			}
 		}
 		ids := map[string]string{}
 		count := map[string]int{}

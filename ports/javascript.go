@@ -56,10 +56,14 @@ type JSFacts struct {
 	// and inlined entry modules, outside any table module) requires
 	// through the runtime's require function.
 	EntryRequires []JSBundleRequire
-	Bundler       string          // webpack, rspack, esbuild or "" when no bundle runtime was seen
-	SourceMap     *JSSourceMapRef // the last sourceMappingURL comment
-	Errors        []JSSyntaxError
-	Limitations   []string
+	Bundler       string // webpack, rspack, esbuild or "" when no bundle runtime was seen
+	// ChunkGlobal is the global a webpack or rspack build's chunks share
+	// ("webpackChunkapp"): a chunk file without the runtime belongs to the
+	// build whose runtime names the same global.
+	ChunkGlobal string
+	SourceMap   *JSSourceMapRef // the last sourceMappingURL comment
+	Errors      []JSSyntaxError
+	Limitations []string
 	// StringsOmitted counts literals beyond MaxStrings; CallsOmitted and
 	// ModulesOmitted likewise.
 	StringsOmitted, CallsOmitted, ModulesOmitted int

@@ -322,10 +322,20 @@ func (w *walker) offsetOf(b []byte) int64 {
 // esbuild, from its helpers' shape (minified bundles rename them).
 func (w *walker) detectBundler(ast *tjs.AST) {
 	b := w.buf
+	if i := bytes.Index(b, []byte("webpackChunk")); i >= 0 {
+		j := i + len("webpackChunk")
+		for j < len(b) && j-i < 256 && (b[j] == '_' || b[j] == '$' || b[j] >= '0' && b[j] <= '9' || b[j]|0x20 >= 'a' && b[j]|0x20 <= 'z') {
+			j++
+		}
+		w.f.ChunkGlobal = string(b[i:j])
+	}
 	shaped := w.findEsbuildHelpers(ast)
 	runtime := !shaped && w.findWebpackRuntime(ast)
 	switch {
-	case bytes.Contains(b, []byte("__rspack_require__")) || bytes.Contains(b, []byte("rspackChunk")) || bytes.Contains(b, []byte("__rspack_")):
+	case bytes.Contains(b, []byte("__rspack_require__")) || bytes.Contains(b, []byte("rspackChunk")) || bytes.Contains(b, []byte("__rspack_")) ||
+		bytes.Contains(b, []byte("bundler=rspack@")) || bytes.Contains(b, []byte("rspack_version")):
+		// rspack 1.x writes webpack's runtime names and marks itself in
+		// __webpack_require__.ruid ("bundler=rspack@1.6.2") or rspack_version.
 		w.f.Bundler = "rspack"
 	case bytes.Contains(b, []byte("__webpack_require__")) || bytes.Contains(b, []byte("webpackChunk")) || bytes.Contains(b, []byte("webpackJsonp")):
 		w.f.Bundler = "webpack"
