@@ -1,6 +1,8 @@
 package js
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -20,11 +22,21 @@ import (
 // at run time), and walks it as that module. Offsets inside it are mapped
 // back to the bytes of the literal in the source. Nothing is executed.
 
-// evalSource is the synthetic source being walked: its buffer and, for
-// each byte, the offset in the file (-1 for the wrapper).
+// evalSource is the synthetic source being walked: its buffer, where the
+// decoded code starts in it and how decoded offsets map to the file.
 type evalSource struct {
-	buf []byte
-	pos []int32
+	buf        []byte
+	head, size int   // the code is buf[head : head+size]
+	base       int64 // file offset of the literal's first content byte
+	breaks     []evalBreak
+}
+
+// evalBreak starts a stretch of decoded code: from dec on, a run of plain
+// characters maps one to one onto the literal from src; an escape's decoded
+// bytes all map to the escape's backslash at src.
+type evalBreak struct {
+	dec, src int32
+	esc      bool
 }
 
 // evalModule walks the code of eval("...") inside module m.
@@ -44,10 +56,11 @@ func (w *walker) evalModule(m *modCtx, lit *tjs.LiteralExpr) {
 		}
 		names = append(names, string(v.Data))
 	}
-	code, pos := unescapeMapped(lit.Data[1 : len(lit.Data)-1])
+	code, breaks := unescapeMapped(lit.Data[1 : len(lit.Data)-1])
 	mod := &w.f.Modules[m.idx]
+	ev := &evalSource{base: start + 1, breaks: breaks, size: len(code)}
 	if ref := sourceMapRef(code); ref != nil && mod.SourceMap == nil {
-		ref.Offset = start + 1 + int64(pos[ref.Offset])
+		ref.Offset = ev.fileOffset(int(ref.Offset))
 		mod.SourceMap = ref
 	}
 	if ref := commentRef(code, "sourceURL="); ref != nil && mod.SourceURL == "" {
@@ -58,13 +71,7 @@ func (w *walker) evalModule(m *modCtx, lit *tjs.LiteralExpr) {
 	src = append(src, head...)
 	src = append(src, code...)
 	src = append(src, "\n})"...)
-	ev := &evalSource{buf: src, pos: make([]int32, len(src))}
-	for i := range ev.pos {
-		ev.pos[i] = -1
-	}
-	for i, p := range pos {
-		ev.pos[len(head)+i] = int32(start) + 1 + p
-	}
+	ev.buf, ev.head = src, len(head)
 	ast, err := tjs.Parse(parse.NewInputBytes(src), tjs.Options{})
 	if err != nil || len(ast.BlockStmt.List) != 1 {
 		w.f.Limitations = appendOnce(w.f.Limitations, "Some bundled modules keep their code in eval strings that did not parse; their facts are missing.")
@@ -96,36 +103,55 @@ func (w *walker) evalOffset(b []byte) int64 {
 		return -1
 	}
 	off := int(p - base)
-	if &w.ev.buf[off] != &b[0] {
+	if &w.ev.buf[off] != &b[0] || off < w.ev.head || off >= w.ev.head+w.ev.size {
 		return -1
 	}
-	return int64(w.ev.pos[off])
+	return w.ev.fileOffset(off - w.ev.head)
 }
 
-// unescapeMapped decodes the body of a string literal and gives, for each
-// decoded byte, the offset in raw of the character or escape it came from.
-func unescapeMapped(raw []byte) ([]byte, []int32) {
+// fileOffset maps an offset in the decoded code to the file.
+func (ev *evalSource) fileOffset(dec int) int64 {
+	i, found := slices.BinarySearchFunc(ev.breaks, int32(dec), func(b evalBreak, t int32) int { return cmp.Compare(b.dec, t) })
+	if !found {
+		i--
+	}
+	for i+1 < len(ev.breaks) && ev.breaks[i+1].dec <= int32(dec) {
+		i++ // past escapes that decode to nothing (a line continuation)
+	}
+	if i < 0 {
+		return -1
+	}
+	b := ev.breaks[i]
+	if b.esc {
+		return ev.base + int64(b.src)
+	}
+	return ev.base + int64(b.src) + int64(int32(dec)-b.dec)
+}
+
+// unescapeMapped decodes the body of a string literal and gives the
+// breaks that map decoded offsets back to offsets in raw (one per run of
+// plain characters and one per escape, not one per byte: eval strings of
+// tens of MB stay cheap).
+func unescapeMapped(raw []byte) ([]byte, []evalBreak) {
 	out := make([]byte, 0, len(raw))
-	pos := make([]int32, 0, len(raw))
+	var breaks []evalBreak
 	for i := 0; i < len(raw); {
-		if raw[i] != '\\' {
-			_, n := utf8.DecodeRune(raw[i:])
-			for k := 0; k < n; k++ {
-				out = append(out, raw[i+k])
-				pos = append(pos, int32(i))
-			}
-			i += n
+		j := i
+		for j < len(raw) && raw[j] != '\\' {
+			j++
+		}
+		if j > i {
+			breaks = append(breaks, evalBreak{dec: int32(len(out)), src: int32(i)})
+			out = append(out, raw[i:j]...) // invalid UTF-8 stays as is: the parser reports it
+			i = j
 			continue
 		}
-		j := escapeEnd(raw, i)
-		dec := unescape(raw[i:j])
-		for k := 0; k < len(dec); k++ {
-			out = append(out, dec[k])
-			pos = append(pos, int32(i))
-		}
+		j = escapeEnd(raw, i)
+		breaks = append(breaks, evalBreak{dec: int32(len(out)), src: int32(i), esc: true})
+		out = append(out, unescape(raw[i:j])...)
 		i = j
 	}
-	return out, pos
+	return out, breaks
 }
 
 // escapeEnd is the end of the escape sequence starting at raw[i] == '\\';
