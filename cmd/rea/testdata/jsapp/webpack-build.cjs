@@ -3,8 +3,7 @@
 //   node webpack-build.cjs SRC_DIR OUT_DIR production|development [TARGET [DEVTOOL]]
 // DEVTOOL none leaves webpack's default (eval in development).
 const path = require('path');
-// BUNDLER=rspack builds with the pinned rspack, whose API is webpack's.
-const webpack = process.env.BUNDLER === 'rspack' ? require('@rspack/core').rspack : require('webpack');
+const webpack = require('webpack');
 const [src, out, mode, target, devtool] = process.argv.slice(2);
 webpack({
   mode, context: src, entry: './index.js', target: target || 'web',

@@ -1,0 +1,2 @@
+"use strict";(self.webpackChunkrsp=self.webpackChunkrsp||[]).push([["665"],{480:function(e,s,t){t.d(s,{run:()=>n});function n(){return fetch("https://api.example.com/items")}}}]);
+//# sourceMappingURL=665.main.js.map

@@ -1,0 +1,1 @@
+export function run() { return fetch("https://api.example.com/items"); }

@@ -1,0 +1,1 @@
+exports.fmt = function (x) { return "v=" + x; };
