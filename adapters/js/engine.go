@@ -322,26 +322,54 @@ func (w *walker) offsetOf(b []byte) int64 {
 // esbuild, from its helpers' shape (minified bundles rename them).
 func (w *walker) detectBundler(ast *tjs.AST) {
 	b := w.buf
-	if i := bytes.Index(b, []byte("webpackChunk")); i >= 0 {
-		j := i + len("webpackChunk")
-		for j < len(b) && j-i < 256 && (b[j] == '_' || b[j] == '$' || b[j] >= '0' && b[j] <= '9' || b[j]|0x20 >= 'a' && b[j]|0x20 <= 'z') {
-			j++
+	webpack, rspack := false, false
+	// One scan for "pack" finds every webpack and rspack marker (they are
+	// rare in other code); the esbuild names are looked for only without
+	// them. Every file passes here, so the scans are few.
+	for i := 0; ; {
+		j := bytes.Index(b[i:], []byte("pack"))
+		if j < 0 {
+			break
 		}
-		w.f.ChunkGlobal = string(b[i:j])
+		at := i + j
+		i = at + 4
+		switch {
+		case at >= 2 && string(b[at-2:at]) == "rs":
+			// __rspack_require__, rspackChunk, __rspack_*, rspack_version,
+			// and rspack 1.x's __webpack_require__.ruid = "bundler=rspack@1.6.2".
+			rest := b[at+4 : min(len(b), at+12)]
+			if bytes.HasPrefix(rest, []byte("Chunk")) || bytes.HasPrefix(rest, []byte("_")) || bytes.HasPrefix(rest, []byte("@")) && at >= 10 && string(b[at-10:at-2]) == "bundler=" {
+				rspack = true
+			}
+		case at >= 3 && string(b[at-3:at]) == "web":
+			rest := b[at+4 : min(len(b), at+14)]
+			switch {
+			case bytes.HasPrefix(rest, []byte("Chunk")):
+				webpack = true
+				if w.f.ChunkGlobal == "" {
+					k := at - 3
+					e := at + 4 + len("Chunk")
+					for e < len(b) && e-k < 256 && (b[e] == '_' || b[e] == '$' || b[e] >= '0' && b[e] <= '9' || b[e]|0x20 >= 'a' && b[e]|0x20 <= 'z') {
+						e++
+					}
+					w.f.ChunkGlobal = string(b[k:e])
+				}
+			case bytes.HasPrefix(rest, []byte("Jsonp")), bytes.HasPrefix(rest, []byte("_require__")) && at >= 5 && string(b[at-5:at-3]) == "__":
+				webpack = true
+			}
+		}
 	}
 	shaped := w.findEsbuildHelpers(ast)
-	runtime := !shaped && w.findWebpackRuntime(ast)
+	runtime := !shaped && !webpack && !rspack && w.findWebpackRuntime(ast)
+	if (webpack || rspack) && w.requireFuncs == nil {
+		w.findWebpackRuntime(ast) // the require function of a marked build, for EntryRequires
+	}
 	switch {
-	case bytes.Contains(b, []byte("__rspack_require__")) || bytes.Contains(b, []byte("rspackChunk")) || bytes.Contains(b, []byte("__rspack_")) ||
-		bytes.Contains(b, []byte("bundler=rspack@")) || bytes.Contains(b, []byte("rspack_version")):
-		// rspack 1.x writes webpack's runtime names and marks itself in
-		// __webpack_require__.ruid ("bundler=rspack@1.6.2") or rspack_version.
+	case rspack:
 		w.f.Bundler = "rspack"
-	case bytes.Contains(b, []byte("__webpack_require__")) || bytes.Contains(b, []byte("webpackChunk")) || bytes.Contains(b, []byte("webpackJsonp")):
+	case webpack:
 		w.f.Bundler = "webpack"
-	case bytes.Contains(b, []byte("__commonJS")) || bytes.Contains(b, []byte("__esm(")) || bytes.Contains(b, []byte("__toESM")):
-		w.f.Bundler = "esbuild"
-	case shaped:
+	case shaped || bytes.Contains(b, []byte("__commonJS")) || bytes.Contains(b, []byte("__esm(")) || bytes.Contains(b, []byte("__toESM")):
 		w.f.Bundler = "esbuild"
 	case runtime:
 		w.f.Bundler = "webpack" // by the runtime's shape (a minified build without chunk loading)

@@ -345,3 +345,27 @@ func TestWebpackEvalModules(t *testing.T) {
 	}
 	is.True(found)
 }
+
+// TestBundlerMarkers: the runtime names and marks that name a bundler, and
+// words that do not.
+func TestBundlerMarkers(t *testing.T) {
+	for src, want := range map[string]string{
+		`__webpack_require__("./a.js")`:                                  "webpack",
+		`(self.webpackChunkapp = self.webpackChunkapp || [])`:            "webpack",
+		`window.webpackJsonp = []`:                                       "webpack",
+		`__webpack_require__.ruid = "bundler=rspack@1.6.2";`:             "rspack",
+		`__webpack_require__.rv = () => "1.6.2"; var rspack_version = 1`: "rspack",
+		`self.rspackChunkx = []`:                                         "rspack",
+		`var a = __toESM(require("x"));`:                                 "esbuild",
+		`console.log("built with webpack and rspack, packed")`:           "",
+		`var backpack = 1, webpackage = 2;`:                              "",
+	} {
+		if got := facts(t, src).Bundler; got != want {
+			t.Errorf("%s: bundler %q, want %q", src, got, want)
+		}
+	}
+	f := facts(t, `(self.webpackChunkmy_app$1 = self.webpackChunkmy_app$1 || []).push([[1], {}])`)
+	if f.ChunkGlobal != "webpackChunkmy_app$1" {
+		t.Errorf("chunk global %q", f.ChunkGlobal)
+	}
+}

@@ -141,7 +141,7 @@ func (w *walker) moduleAssign(m *modCtx, t *tjs.BinaryExpr) bool {
 // reports whether one was found; production bundles without chunk loading
 // carry no other webpack marker.
 func (w *walker) findWebpackRuntime(ast *tjs.AST) bool {
-	if !bytes.Contains(w.buf, []byte("exports,")) && !bytes.Contains(w.buf, []byte("exports ,")) {
+	if !runCallSite(w.buf) {
 		return false
 	}
 	found := false
@@ -275,4 +275,25 @@ func (w *walker) externalRequire(callee *tjs.Var, arg tjs.IExpr) (string, bool) 
 	}
 	spec, ok := w.externals[id]
 	return spec, ok
+}
+
+// runCallSite reports whether src has a table[id](m, m.exports, r) site
+// in its text: ".exports," with "](" shortly before it. Files without one
+// (almost all) skip the walk of their functions.
+func runCallSite(src []byte) bool {
+	for i := 0; ; {
+		j := bytes.Index(src[i:], []byte(".exports"))
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		i = at + len(".exports")
+		k := i
+		for k < len(src) && (src[k] == ' ' || src[k] == '\t') {
+			k++
+		}
+		if k < len(src) && src[k] == ',' && bytes.Contains(src[max(0, at-64):at], []byte("](")) {
+			return true
+		}
+	}
 }
