@@ -141,7 +141,11 @@ func analyzeJSApp(ctx context.Context, req jsappRequest) (*jsappOutcome, error) 
 		return nil, err
 	}
 	defer st.g.close()
-	if err := st.parse(ctx); err != nil {
+	err := st.parse(ctx)
+	if err == nil {
+		err = st.linkSplitChunks(ctx)
+	}
+	if err != nil {
 		if ctx.Err() == nil || !errors.Is(err, context.DeadlineExceeded) {
 			return nil, err
 		}
@@ -290,7 +294,7 @@ func (st *jsappState) parse(ctx context.Context) error {
 					continue
 				}
 				budget.acquire(a.size)
-				err := st.parseOne(ctx, a)
+				err := st.parseOne(ctx, a, nil)
 				budget.release(a.size)
 				mu.Lock()
 				if err != nil && firstErr == nil {
@@ -318,12 +322,12 @@ func (st *jsappState) parse(ctx context.Context) error {
 	return ctx.Err()
 }
 
-func (st *jsappState) parseOne(ctx context.Context, a *jsAsset) error {
+func (st *jsappState) parseOne(ctx context.Context, a *jsAsset, helpers []ports.JSHelperBinding) error {
 	src, err := st.read(ctx, a.jsFile, jsappArtifactLimits.MaxEntryBytes)
 	if err != nil {
 		return err
 	}
-	facts, err := st.req.engine.Facts(ctx, ports.JSRequest{Path: a.path, Source: src, Calls: jsappCallSelector})
+	facts, err := st.req.engine.Facts(ctx, ports.JSRequest{Path: a.path, Source: src, Calls: jsappCallSelector, Helpers: helpers})
 	if err != nil {
 		return err
 	}
@@ -371,6 +375,39 @@ func (st *jsappState) build(ctx context.Context) (*jsappOutcome, error) {
 }
 
 // assetOrderSorted returns assets in path order.
+// linkSplitChunks handles esbuild --splitting: a chunk's modules may be
+// declared through helpers another chunk exports. A file that calls an
+// imported binding with a function at module scope is parsed again, told
+// which of its imports are helpers, when the file it imports them from
+// exports helpers under those names.
+func (st *jsappState) linkSplitChunks(ctx context.Context) error {
+	for _, p := range st.assetOrder {
+		a := st.assets[p]
+		if a.facts == nil || len(a.facts.HelperImports) == 0 {
+			continue
+		}
+		var helpers []ports.JSHelperBinding
+		for _, c := range a.facts.HelperImports {
+			target, ok := st.resolveModule(a.path, c.Specifier, ports.JSImportStatic)
+			if !ok || st.assets[target] == nil || st.assets[target].facts == nil {
+				continue
+			}
+			for _, h := range st.assets[target].facts.HelperExports {
+				if h.Export == c.Export {
+					helpers = append(helpers, ports.JSHelperBinding{Specifier: c.Specifier, Export: c.Export, Kind: h.Kind})
+				}
+			}
+		}
+		if len(helpers) == 0 {
+			continue
+		}
+		if err := st.parseOne(ctx, a, helpers); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (st *jsappState) sortedAssets() []*jsAsset {
 	out := make([]*jsAsset, 0, len(st.assetOrder))
 	for _, p := range st.assetOrder {

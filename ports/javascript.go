@@ -21,6 +21,19 @@ type JSRequest struct {
 	// nil); see JSCallSelector.
 	Calls  *JSCallSelector
 	Limits JSLimits
+	// Helpers are esbuild runtime helpers this source imports from another
+	// chunk (esbuild --splitting), as the caller learned from that chunk's
+	// HelperExports; the engine then reads calls of those bindings as
+	// module declarations.
+	Helpers []JSHelperBinding
+}
+
+// JSHelperBinding is an esbuild runtime helper (__commonJS or __esm) as
+// one module exports it and another imports it.
+type JSHelperBinding struct {
+	Specifier string // the importing file's specifier of the chunk ("" in HelperExports)
+	Export    string // the exported name
+	Kind      string // "cjs" or "esm" ("" in HelperImports: not known yet)
 }
 
 // JSCallSelector narrows the reported calls: a call is reported when any
@@ -57,6 +70,10 @@ type JSFacts struct {
 	// through the runtime's require function.
 	EntryRequires []JSBundleRequire
 	Bundler       string // webpack, rspack, esbuild or "" when no bundle runtime was seen
+	// HelperExports are the esbuild helpers this file exports (a split
+	// build's shared chunk); HelperImports are imported bindings called at
+	// module scope with a function, which may be helpers of another chunk.
+	HelperExports, HelperImports []JSHelperBinding
 	// ChunkGlobal is the global a webpack or rspack build's chunks share
 	// ("webpackChunkapp"): a chunk file without the runtime belongs to the
 	// build whose runtime names the same global.

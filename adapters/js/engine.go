@@ -122,9 +122,9 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 		return nil, err
 	}
 	w := newWalker(ctx, buf, req, lim, f)
-	w.detectBundler(ast)
 	w.scope = &ast.BlockStmt.Scope
-	w.bindImports(ast)
+	w.bindImports(ast) // first: a split esbuild chunk's helpers are import bindings
+	w.detectBundler(ast)
 	tjs.Walk(w, ast)
 	if w.cancelled {
 		return nil, ctx.Err()
@@ -1338,13 +1338,16 @@ func (w *walker) enterModule(n tjs.INode, idx int) {
 				m.modVar = root(v)
 			}
 		}
-	} else if params != nil && len(params.List) == 2 {
-		// esbuild's __commonJS((exports, module) => {...})
+	} else if params != nil && len(params.List) >= 1 && len(params.List) <= 2 {
+		// esbuild's __commonJS((exports, module) => {...}); minified, an
+		// unused module parameter is dropped.
 		if v, ok := params.List[0].Binding.(*tjs.Var); ok {
 			m.expVar = root(v)
 		}
-		if v, ok := params.List[1].Binding.(*tjs.Var); ok {
-			m.modVar = root(v)
+		if len(params.List) == 2 {
+			if v, ok := params.List[1].Binding.(*tjs.Var); ok {
+				m.modVar = root(v)
+			}
 		}
 	}
 	w.stack = append(w.stack, m)

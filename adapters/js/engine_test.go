@@ -369,3 +369,18 @@ func TestBundlerMarkers(t *testing.T) {
 		t.Errorf("chunk global %q", f.ChunkGlobal)
 	}
 }
+
+// TestImportBindingsAlias: the parser leaves ES import bindings
+// undeclared; they still alias their module, renamed or not.
+func TestImportBindingsAlias(t *testing.T) {
+	is := is.New(t)
+	f := facts(t, `import { ipcRenderer as r } from "electron"; import fs from "node:fs"; import * as e from "electron";
+r.send("a"); fs.writeFileSync("/tmp/x", "y"); e.ipcRenderer.invoke("b");`)
+	got := map[string]string{}
+	for _, c := range f.Calls {
+		got[c.Callee] = c.Module + " " + c.Member
+	}
+	is.Equal(got["r.send"], "electron ipcRenderer.send")
+	is.Equal(got["fs.writeFileSync"], "node:fs writeFileSync")
+	is.Equal(got["e.ipcRenderer.invoke"], "electron ipcRenderer.invoke")
+}

@@ -67,6 +67,8 @@ type esRequire struct {
 func (w *walker) findEsbuildHelpers(ast *tjs.AST) bool {
 	used := false
 	w.modScopes = map[*tjs.Scope]bool{}
+	w.importedHelpers(ast)
+	var candidates map[ports.JSHelperBinding]bool
 	var last *tjs.Scope
 	scan := func(list []tjs.IStmt) {
 		for _, st := range list {
@@ -97,6 +99,16 @@ func (w *walker) findEsbuildHelpers(ast *tjs.AST) bool {
 						used = true
 					}
 				}
+				if c, ok := b.Default.(*tjs.CallExpr); ok && len(c.Args.List) == 1 && unwrapFunc(c.Args.List[0].Value) != nil {
+					if cv, ok := c.X.(*tjs.Var); ok && w.esHelpers[root(cv)] == esNone {
+						if a, ok := w.aliases[root(cv)]; ok && a.module != "" && a.member != "" && !strings.Contains(a.member, ".") {
+							if candidates == nil {
+								candidates = map[ports.JSHelperBinding]bool{}
+							}
+							candidates[ports.JSHelperBinding{Specifier: a.module, Export: a.member}] = true
+						}
+					}
+				}
 			}
 		}
 	}
@@ -106,7 +118,83 @@ func (w *walker) findEsbuildHelpers(ast *tjs.AST) bool {
 			scan(body.List)
 		}
 	}
+	if !used {
+		for c := range candidates {
+			w.f.HelperImports = append(w.f.HelperImports, c)
+		}
+		slices.SortFunc(w.f.HelperImports, func(a, b ports.JSHelperBinding) int {
+			return strings.Compare(a.Specifier+"\x00"+a.Export, b.Specifier+"\x00"+b.Export)
+		})
+	}
+	w.exportedHelpers(ast)
 	return used
+}
+
+// importedHelpers marks the import bindings the request names as helpers
+// of another chunk.
+func (w *walker) importedHelpers(ast *tjs.AST) {
+	if len(w.req.Helpers) == 0 {
+		return
+	}
+	for _, st := range ast.BlockStmt.List {
+		im, ok := st.(*tjs.ImportStmt)
+		if !ok {
+			continue
+		}
+		spec, _ := decodeString(im.Module)
+		for _, a := range im.List {
+			exported := string(a.Name)
+			if exported == "" {
+				exported = string(a.Binding)
+			}
+			for _, h := range w.req.Helpers {
+				if h.Specifier != spec || h.Export != exported {
+					continue
+				}
+				if v := w.declaredAt(a.Binding); v != nil {
+					if w.esHelpers == nil {
+						w.esHelpers = map[*tjs.Var]esKind{}
+					}
+					w.esHelpers[root(v)] = esKindOf(h.Kind)
+				}
+			}
+		}
+	}
+}
+
+// exportedHelpers lists the helpers the file exports (export {d as a}).
+func (w *walker) exportedHelpers(ast *tjs.AST) {
+	if len(w.esHelpers) == 0 {
+		return
+	}
+	for _, st := range ast.BlockStmt.List {
+		ex, ok := st.(*tjs.ExportStmt)
+		if !ok || ex.Module != nil || ex.Decl != nil {
+			continue
+		}
+		for _, a := range ex.List {
+			local := a.Name
+			if local == nil {
+				local = a.Binding
+			}
+			if v := w.declaredAt(local); v != nil {
+				if k := w.esHelpers[root(v)]; k != esNone {
+					w.f.HelperExports = append(w.f.HelperExports, ports.JSHelperBinding{Export: string(a.Binding), Kind: k.String()})
+				}
+			}
+		}
+	}
+}
+
+// esKindOf reads a helper kind written by esKind.String.
+func esKindOf(s string) esKind {
+	switch s {
+	case "cjs":
+		return esCJS
+	case "esm":
+		return esESM
+	}
+	return esNone
 }
 
 // iifeBody returns the body of `(() => {...})()`, `(function () {...})()`

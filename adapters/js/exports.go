@@ -142,13 +142,23 @@ func (w *walker) noteVarDecl(t *tjs.VarDecl) {
 
 // declaredAt finds a module-scope binding by name (import bindings,
 // export {a as b}); the index is built only for files that need it.
+// Callers look up names the file binds (an import or export list), so an
+// undeclared global is found only where an import binds its name.
 func (w *walker) declaredAt(name []byte) *tjs.Var {
 	if w.scope == nil || len(name) == 0 {
 		return nil
 	}
 	if w.scopeNames == nil {
-		w.scopeNames = make(map[string]*tjs.Var, len(w.scope.Declared))
+		w.scopeNames = make(map[string]*tjs.Var, len(w.scope.Declared)+len(w.scope.Undeclared))
 		for _, v := range w.scope.Declared {
+			if _, dup := w.scopeNames[string(v.Data)]; !dup {
+				w.scopeNames[string(v.Data)] = v
+			}
+		}
+		// The parser does not declare import bindings: they stay among
+		// the module scope's undeclared names, which is where their uses
+		// link to.
+		for _, v := range w.scope.Undeclared {
 			if _, dup := w.scopeNames[string(v.Data)]; !dup {
 				w.scopeNames[string(v.Data)] = v
 			}

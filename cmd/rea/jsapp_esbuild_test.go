@@ -98,3 +98,35 @@ func TestJSAppMinifiedEsbuild(t *testing.T) {
 		})
 	}
 }
+
+// TestJSAppEsbuildSplitting: with --splitting, esbuild moves its helpers
+// into a shared chunk and each entry imports them; the entries' modules are
+// still found, through the chunk's exported helpers.
+func TestJSAppEsbuildSplitting(t *testing.T) {
+	is := is.New(t)
+	root := needNodeModule(t, "esbuild")
+	src := t.TempDir()
+	for name, text := range map[string]string{
+		"one.js": "const a = require('./a1.cjs');\nexport function one() { return a.x + 1; }\n",
+		"two.js": "const a = require('./a2.cjs');\nexport function two() { return a.y + 2; }\n",
+		"a1.cjs": "exports.x = 1;\n", "a2.cjs": "exports.y = 2;\n",
+	} {
+		is.NoErr(os.WriteFile(filepath.Join(src, name), []byte(text), 0o644))
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := exec.Command(filepath.Join(root, "node_modules", ".bin", "esbuild"), "one.js", "two.js", "--bundle", "--splitting", "--format=esm", "--minify",
+		"--log-level=error", "--outdir="+out)
+	cmd.Dir = src
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("esbuild: %v\n%s", err, b)
+	}
+	r := decodeApp(t, jaCall(t, jaSession(t), "analyze_javascript_application", map[string]any{"path": out}))
+	got := map[string][]any{}
+	for _, n := range r.Graph.Nodes {
+		if n.Kind == "javascript-module" {
+			p := n.Observations[0].Properties
+			got[p["asset"].(string)], _ = p["exports"].([]any)
+		}
+	}
+	is.Equal(got, map[string][]any{"one.js": {"x"}, "two.js": {"y"}})
+}
