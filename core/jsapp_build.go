@@ -33,8 +33,10 @@ type jsappBuilder struct {
 	stringIndex                           []map[string]any
 	electron                              bool
 	stringsCut                            bool
-	bundleModuleNode                      map[string]map[string]string // asset path -> module id -> node id
-	moduleNodes                           map[string][]string          // asset path -> node id of each module, by index in JSFacts.Modules
+	bundleModuleNode                      map[string]map[string]string  // asset path -> module id -> node id
+	moduleNodes                           map[string][]string           // asset path -> node id of each module, by index in JSFacts.Modules
+	exportViews                           map[*jsAsset][]ports.JSExport // exportView results
+	exportWork                            int                           // module visits of exportView, bounded by maxExportWork
 }
 
 type ipcChannel struct {
@@ -50,7 +52,7 @@ func newJSAppBuilder(st *jsappState) *jsappBuilder {
 	return &jsappBuilder{st: st, g: newGraphBuild(), ipc: map[string]*ipcChannel{}, apis: map[string]string{},
 		mains: map[string]bool{}, preloads: map[string]bool{}, renderers: map[string]bool{}, utilities: map[string]bool{},
 		endpoints: map[string]bool{}, storage: map[string]bool{}, workers: map[string]bool{}, addons: map[string]bool{},
-		bundleModuleNode: map[string]map[string]string{}, moduleNodes: map[string][]string{}}
+		bundleModuleNode: map[string]map[string]string{}, moduleNodes: map[string][]string{}, exportViews: map[*jsAsset][]ports.JSExport{}}
 }
 
 func (b *jsappBuilder) localKey(namespace, key string) map[string]any {
@@ -138,7 +140,7 @@ func (b *jsappBuilder) assetsPhase() {
 					names = append(names, e.Name)
 				}
 				props["exports"] = uniqueUTF16(names)
-				props["export_shapes"] = exportShapes(a.facts.Exports)
+				props["export_shapes"] = exportShapes(b.exportView(a))
 			}
 			for _, l := range a.facts.Limitations {
 				st.limitations = append(st.limitations, a.path+": "+l)

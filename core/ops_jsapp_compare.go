@@ -494,11 +494,18 @@ func selectModule(ix *appIndex, p string) (map[string]any, []moduleExport) {
 				}
 			}
 		}
+		// The names importers see (export * expanded) when the analysis
+		// recorded shapes, else the names as written.
 		var names []string
-		if l, ok := cands[0].prop("exports").([]any); ok {
-			for _, x := range l {
-				if s, ok := x.(string); ok {
-					names = append(names, s)
+		for name := range shapes {
+			names = append(names, name)
+		}
+		if len(names) == 0 {
+			if l, ok := cands[0].prop("exports").([]any); ok {
+				for _, x := range l {
+					if s, ok := x.(string); ok {
+						names = append(names, s)
+					}
 				}
 			}
 		}

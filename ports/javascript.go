@@ -118,6 +118,9 @@ type JSExport struct {
 	Name   string
 	Kind   string
 	Source string // module of a re-export
+	// Local is, for a re-export, the name in the source module ("c" in
+	// export {c as e} from "x"; "*" for export * as ns).
+	Local  string
 	Offset int64
 	// Value is what the source shows of the exported value without running
 	// it; the zero value means nothing was observed (unknown).

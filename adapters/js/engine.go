@@ -521,7 +521,11 @@ func (w *walker) exportStmt(t *tjs.ExportStmt) {
 				continue // the empty alias after a trailing comma
 			}
 			if string(a.Binding) != "*" {
-				w.addExport(ports.JSExport{Name: string(a.Binding), Kind: ek, Source: spec, Offset: off, Value: unknownShape()}, nil)
+				local := string(a.Name)
+				if local == "" {
+					local = string(a.Binding)
+				}
+				w.addExport(ports.JSExport{Name: string(a.Binding), Kind: ek, Source: spec, Local: local, Offset: off, Value: unknownShape()}, nil)
 			} else {
 				w.addExport(ports.JSExport{Name: "*", Kind: ek, Source: spec, Offset: off, Value: unknownShape()}, nil)
 			}

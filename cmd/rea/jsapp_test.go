@@ -850,3 +850,60 @@ func TestJSAppPackageEntries(t *testing.T) {
 	is.True(imports["esm.mjs -> node_modules/p/esm/index.mjs"])     // import: node.import
 	is.True(!imports["index.js -> node_modules/p/esm/index.mjs"])
 }
+
+// TestExportShapesThroughBarrels: a barrel file (export * from, export
+// {a as b} from, export * as ns from) shows the names and shapes of the
+// modules it re-exports, so comparing the barrel sees a change made behind
+// it; a cycle of barrels ends.
+func TestExportShapesThroughBarrels(t *testing.T) {
+	is := is.New(t)
+	s := jaSession(t)
+	app := func(fParams string) map[string]any {
+		dir := t.TempDir()
+		for name, text := range map[string]string{
+			"index.js": "export * from './api.js';\nexport { f as g } from './api.js';\nexport * as ns from './api.js';\nexport * from './loop.js';\nexport const own = 1;\n",
+			"api.js":   "export function f(" + fParams + ") {}\nexport class K {}\nexport default 1;\n",
+			"loop.js":  "export * from './index.js';\nexport const fromLoop = 'x';\n",
+		} {
+			is.NoErr(os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+		}
+		ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
+		return map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	}
+	v1, v2 := app("a"), app("a, b")
+	var out struct {
+		Changes []struct {
+			Path   []string `json:"path"`
+			Status string   `json:"status"`
+		} `json:"changes"`
+	}
+	ev := jaCall(t, s, "compare_javascript_export_shapes", map[string]any{"left": v1, "right": v2, "left_module_path": "index.js", "right_module_path": "index.js"})
+	is.NoErr(json.Unmarshal(ev.NormalizedResult, &out))
+	got := map[string]string{}
+	for _, c := range out.Changes {
+		got[c.Path[0]] = c.Status
+	}
+	// default is not re-exported by export *; own wins over the loop's names.
+	is.Equal(got, map[string]string{"f": "changed", "g": "changed", "K": "unchanged", "ns": "unchanged", "own": "unchanged", "fromLoop": "unchanged"})
+}
+
+// TestExportViewWebOfBarrels: thirty barrels that each export * from all
+// the others end within the work bound instead of walking every path.
+func TestExportViewWebOfBarrels(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	const n = 30
+	for i := 0; i < n; i++ {
+		var b strings.Builder
+		for j := 0; j < n; j++ {
+			if j != i {
+				fmt.Fprintf(&b, "export * from './m%d.js';\n", j)
+			}
+		}
+		fmt.Fprintf(&b, "export const v%d = %d;\n", i, i)
+		is.NoErr(os.WriteFile(filepath.Join(dir, fmt.Sprintf("m%d.js", i)), []byte(b.String()), 0o644))
+	}
+	r := decodeApp(t, jaCall(t, jaSession(t), "analyze_javascript_application", map[string]any{"path": dir}))
+	is.Equal(r.Statistics["parsed_assets"], n)
+	is.True(strings.Contains(strings.Join(r.Limitations, "\n"), "Re-exports were followed through"))
+}
