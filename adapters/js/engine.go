@@ -115,6 +115,11 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 		}
 	}
 	if perr != nil {
+		if ast2, buf2, ok := parseWithASI(buf, perr); ok {
+			ast, perr, buf = ast2, nil, buf2
+		}
+	}
+	if perr != nil {
 		f.Errors = append(f.Errors, syntaxError(buf, perr))
 		return f, nil
 	}
@@ -153,6 +158,48 @@ func binaryReason(src []byte) string {
 		}
 	}
 	return ""
+}
+
+// maxASIRetries bounds the semicolons parseWithASI inserts in one source.
+const maxASIRetries = 16
+
+// parseWithASI works around the parser where it misses automatic semicolon
+// insertion: after an arrow function with a block body, a line that starts
+// with [ or ( is a new statement (the grammar cannot continue the arrow
+// function, so a semicolon is inserted), but the parser reports
+// "unexpected [ in expression". When the offending token starts a line, the
+// whitespace byte just before it becomes ';' in a copy, which keeps every
+// offset, and the copy is parsed again, a bounded number of times.
+func parseWithASI(buf []byte, perr error) (*tjs.AST, []byte, bool) {
+	var cp []byte
+	for range maxASIRetries {
+		se := syntaxError(buf, perr)
+		if !strings.HasPrefix(se.Message, "unexpected [") && !strings.HasPrefix(se.Message, "unexpected (") {
+			return nil, nil, false
+		}
+		off := int(se.Offset)
+		if off <= 0 || off >= len(buf) || (buf[off] != '[' && buf[off] != '(') {
+			return nil, nil, false
+		}
+		k := off - 1
+		for k >= 0 && (buf[k] == ' ' || buf[k] == '\t') {
+			k--
+		}
+		if k < 0 || (buf[k] != '\n' && buf[k] != '\r') {
+			return nil, nil, false // not at the start of a line: no semicolon is inserted there
+		}
+		if cp == nil {
+			cp = make([]byte, len(buf), len(buf)+1)
+			copy(cp, buf)
+		}
+		cp[off-1] = ';'
+		ast, err := tjs.Parse(parse.NewInputBytes(cp), tjs.Options{})
+		if err == nil {
+			return ast, cp, true
+		}
+		buf, perr = cp, err
+	}
+	return nil, nil, false
 }
 
 func syntaxError(buf []byte, err error) ports.JSSyntaxError {

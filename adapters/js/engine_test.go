@@ -384,3 +384,18 @@ r.send("a"); fs.writeFileSync("/tmp/x", "y"); e.ipcRenderer.invoke("b");`)
 	is.Equal(got["fs.writeFileSync"], "node:fs writeFileSync")
 	is.Equal(got["e.ipcRenderer.invoke"], "electron ipcRenderer.invoke")
 }
+
+// TestASIAfterArrowBlock: a line starting with [ or ( after an arrow
+// function's block body is a new statement (npm's own base-cmd.js has one);
+// the parser misses that semicolon, the engine supplies it, offsets kept.
+func TestASIAfterArrowBlock(t *testing.T) {
+	is := is.New(t)
+	src := "const gen = (x) => {\n  return x\n}\n\n[1, 2].forEach(gen)\nconst h = () => {}\n(function () { require('./after.js') })()\n"
+	f := facts(t, src)
+	is.True(f.Parsed)
+	is.Equal(len(f.Errors), 0)
+	is.Equal(len(f.Imports), 1)
+	is.True(strings.HasPrefix(src[f.Imports[0].Offset:], "'./after.js'"))
+	g := facts(t, "a = b\n]") // a real error stays one
+	is.True(!g.Parsed)
+}
