@@ -62,7 +62,7 @@ func cmpNodes(ix *appIndex) []*cmpNode {
 		case "package":
 			c.path = n.propString("path")
 		case "source-module":
-			c.original = n.propString("original_source")
+			c.original = normalizeOriginal(n.propString("original_source"))
 			if s, ok := n.Identity["source_sha256"].(string); ok {
 				c.content = s
 			}
@@ -70,8 +70,8 @@ func cmpNodes(ix *appIndex) []*cmpNode {
 			c.finger = n.propString("fingerprint_sha256")
 			for _, e := range ix.out[n.NodeID] {
 				if e.Relation == "maps_to" {
-					if t := ix.nodes[e.TargetNodeID]; t != nil {
-						c.original = t.propString("original_source")
+					if t := ix.nodes[e.TargetNodeID]; t != nil && t.Kind == "source-module" {
+						c.original = normalizeOriginal(t.propString("original_source"))
 					}
 				}
 			}
@@ -314,6 +314,10 @@ func opCompareSourceToBundle() *Operation {
 func normalizeOriginal(s string) string {
 	if i := strings.Index(s, "://"); i >= 0 {
 		s = s[i+3:]
+		// webpack's eval-source-map names a source webpack://app/./a.js?5a03
+		if q := strings.IndexAny(s, "?#"); q >= 0 {
+			s = s[:q]
+		}
 		if j := strings.IndexByte(s, '/'); j >= 0 && !strings.HasPrefix(s, "./") {
 			s = s[j+1:]
 		}

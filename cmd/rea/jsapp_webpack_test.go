@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,7 +49,8 @@ func TestJSAppRealWebpack(t *testing.T) {
 			if b, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("webpack: %v\n%s", err, b)
 			}
-			r := decodeApp(t, jaCall(t, s, "analyze_javascript_application", map[string]any{"path": out}))
+			bundleEv := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": out})
+			r := decodeApp(t, bundleEv)
 			label := map[string]string{}
 			for _, n := range r.Graph.Nodes {
 				if l := n.Observations[0].Label; l != nil {
@@ -99,6 +101,17 @@ func TestJSAppRealWebpack(t *testing.T) {
 					is.True(u["kind"] != "invalid-source-map") // the comments inside eval strings are not the file's
 				}
 				is.Equal(r.Summary["endpoints"], 1)
+				// Its sources are named webpack://wp/./math.js?5a03; they still
+				// match the files they came from.
+				srcApp := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": src})
+				var cmp struct {
+					Summary map[string]int `json:"summary"`
+				}
+				ev := jaCall(t, s, "compare_source_to_bundle", map[string]any{"left": map[string]any{"kind": "retained-evidence", "evidence_id": string(srcApp.EvidenceID)},
+					"right": map[string]any{"kind": "retained-evidence", "evidence_id": string(bundleEv.EvidenceID)}})
+				is.NoErr(json.Unmarshal(ev.NormalizedResult, &cmp))
+				is.Equal(cmp.Summary["unchanged"], 4)
+				is.Equal(cmp.Summary["removed"], 0)
 				return
 			case mode == "development":
 				// Keyed by path; math.js stays a module; its getters give its
