@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
@@ -29,12 +28,7 @@ var esbuildSources = map[string]string{
 // edges, and each maps to its own original source.
 func TestJSAppMinifiedEsbuild(t *testing.T) {
 	root := needNodeModule(t, "esbuild")
-	srcDir := t.TempDir()
-	for name, text := range esbuildSources {
-		if err := os.WriteFile(filepath.Join(srcDir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	srcDir := writeTree(t, esbuildSources)
 	s := jaSession(t)
 	for _, build := range [][]string{
 		{"--format=iife"},
@@ -105,14 +99,11 @@ func TestJSAppMinifiedEsbuild(t *testing.T) {
 func TestJSAppEsbuildSplitting(t *testing.T) {
 	is := is.New(t)
 	root := needNodeModule(t, "esbuild")
-	src := t.TempDir()
-	for name, text := range map[string]string{
+	src := writeTree(t, map[string]string{
 		"one.js": "const a = require('./a1.cjs');\nexport function one() { return a.x + 1; }\n",
 		"two.js": "const a = require('./a2.cjs');\nexport function two() { return a.y + 2; }\n",
 		"a1.cjs": "exports.x = 1;\n", "a2.cjs": "exports.y = 2;\n",
-	} {
-		is.NoErr(os.WriteFile(filepath.Join(src, name), []byte(text), 0o644))
-	}
+	})
 	out := filepath.Join(t.TempDir(), "out")
 	cmd := exec.Command(filepath.Join(root, "node_modules", ".bin", "esbuild"), "one.js", "two.js", "--bundle", "--splitting", "--format=esm", "--minify",
 		"--log-level=error", "--outdir="+out)

@@ -217,6 +217,22 @@ func TestJSAppSourceMapsGolden(t *testing.T) {
 	is.True(strings.Contains(strings.Join(r.Limitations, "\n"), "lie outside the app"))
 }
 
+// writeTree writes files (name -> text) into a new temporary directory.
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
 func copyTree(t *testing.T, from, to string) {
 	t.Helper()
 	err := filepath.Walk(from, func(p string, info os.FileInfo, err error) error {
@@ -859,14 +875,11 @@ func TestExportShapesThroughBarrels(t *testing.T) {
 	is := is.New(t)
 	s := jaSession(t)
 	app := func(fParams string) map[string]any {
-		dir := t.TempDir()
-		for name, text := range map[string]string{
+		dir := writeTree(t, map[string]string{
 			"index.js": "export * from './api.js';\nexport { f as g } from './api.js';\nexport * as ns from './api.js';\nexport * from './loop.js';\nexport const own = 1;\n",
 			"api.js":   "export function f(" + fParams + ") {}\nexport class K {}\nexport default 1;\n",
 			"loop.js":  "export * from './index.js';\nexport const fromLoop = 'x';\n",
-		} {
-			is.NoErr(os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
-		}
+		})
 		ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
 		return map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
 	}

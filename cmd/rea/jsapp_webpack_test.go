@@ -28,12 +28,7 @@ var webpackSources = map[string]string{
 // (across chunks too) and the original sources they map to.
 func TestJSAppRealWebpack(t *testing.T) {
 	root := needNodeModule(t, "webpack")
-	src := t.TempDir()
-	for name, text := range webpackSources {
-		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	src := writeTree(t, webpackSources)
 	s := jaSession(t)
 	for _, build := range []struct{ mode, devtool string }{
 		{"development", "source-map"},
@@ -156,17 +151,11 @@ func srcOf(r jaResult, label map[string]string, node string) string {
 // plain preload's invoke pairs with it.
 func TestJSAppWebpackedElectronMain(t *testing.T) {
 	root := needNodeModule(t, "webpack")
-	src := t.TempDir()
-	files := map[string]string{
+	src := writeTree(t, map[string]string{
 		"index.js": "const { app, BrowserWindow } = require('electron');\nconst path = require('path');\nrequire('./ipc.js');\n" +
 			"app.whenReady().then(() => { const w = new BrowserWindow({ webPreferences: { preload: path.join(__dirname, '../preload.js') } }); w.loadFile('index.html'); });\n",
 		"ipc.js": "const { ipcMain } = require('electron');\nmodule.exports = function register() {};\nipcMain.handle('items:list', async () => fetch('https://api.example.com/items'));\n",
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	s := jaSession(t)
 	for _, mode := range []string{"development", "production"} {
 		t.Run(mode, func(t *testing.T) {
