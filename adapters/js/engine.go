@@ -137,6 +137,7 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 	w.finish()
 	w.resolveExportShapes()
 	w.resolveEntryRequires()
+	w.resolveChunkWorkers()
 	f.Parsed = true
 	return f, nil
 }
@@ -320,7 +321,9 @@ type walker struct {
 	ev *evalSource
 	// webpack runtime requires (webpack.go)
 	requireFuncs    map[*tjs.Var]bool
-	externals       map[string]string // table module id -> the request it re-exports (webpack externals)
+	externals       map[string]string      // table module id -> the request it re-exports (webpack externals)
+	chunkURLs       map[*tjs.Var]tjs.IExpr // runtime chunk file name functions (require.u = id => ...)
+	chunkWorkers    []chunkWorker
 	pendingRequires []pendingRequire
 	declNotes       []declNote
 	decls           map[*tjs.Var]tjs.INode
@@ -924,6 +927,9 @@ func (w *walker) newExpr(t *tjs.NewExpr) {
 				spec = nu.Args.List[0].Value
 			}
 		}
+		if w.chunkWorker(kind, spec) {
+			break
+		}
 		w.addImport(kind, spec)
 	}
 	w.recordCall(true, path, al, args, first)
@@ -1212,6 +1218,7 @@ func (w *walker) aliasOf(x tjs.IExpr) (alias, bool) {
 
 // assign records CommonJS exports: module.exports.x = ..., exports.x = ...
 func (w *walker) assign(t *tjs.BinaryExpr) {
+	w.chunkURLAssign(t)
 	if m := w.top(); m != nil && (m.expVar != nil || m.modVar != nil) && w.moduleAssign(m, t) {
 		return
 	}

@@ -399,3 +399,26 @@ func TestASIAfterArrowBlock(t *testing.T) {
 	g := facts(t, "a = b\n]") // a real error stays one
 	is.True(!g.Parsed)
 }
+
+// TestWebpackChunkWorkerNames: require.u written as a concatenation, with
+// a per-chunk map of hashes, names the worker's chunk file.
+func TestWebpackChunkWorkerNames(t *testing.T) {
+	is := is.New(t)
+	src := `(()=>{var e={};function r(n){return e[n](o,o.exports,r)}r.u=e=>"js/"+e+"."+{447:"9f1c",339:"aa00"}[e]+".chunk.js";` +
+		`new Worker(new URL(r.p+r.u(447),r.b));new Worker(new URL(r.p+r.u(999),r.b))})();`
+	f := facts(t, src)
+	var specs []string
+	dynamic := 0
+	for _, im := range f.Imports {
+		if im.Kind == ports.JSWorker {
+			if im.Dynamic {
+				dynamic++
+			} else {
+				specs = append(specs, im.Specifier)
+				is.True(strings.HasPrefix(src[im.Offset:], "447"))
+			}
+		}
+	}
+	is.Equal(specs, []string{"./js/447.9f1c.chunk.js"})
+	is.Equal(dynamic, 1) // an id the map does not hold stays unknown
+}

@@ -136,6 +136,9 @@ func (w *walker) noteVarDecl(t *tjs.VarDecl) {
 	for _, b := range t.List {
 		if v, ok := b.Binding.(*tjs.Var); ok && b.Default != nil {
 			w.noteDecl(v, b.Default)
+			if obj, ok := b.Default.(*tjs.ObjectExpr); ok {
+				w.chunkURLObject(v, obj) // a webpack runtime object {u: id => ...}
+			}
 		}
 	}
 }

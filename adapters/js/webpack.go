@@ -2,6 +2,7 @@ package js
 
 import (
 	"bytes"
+	"strings"
 
 	tjs "github.com/tdewolff/parse/v2/js"
 
@@ -296,4 +297,175 @@ func runCallSite(src []byte) bool {
 			return true
 		}
 	}
+}
+
+// Workers in webpack builds: new Worker(new URL(require.p + require.u(id),
+// require.b)) starts the chunk whose file name the runtime's require.u
+// function computes from id. That function is a string concatenation of
+// the id, literals and, for hashed names, an object of per-chunk parts
+// indexed by the id; rea evaluates those forms for a literal id (nothing is
+// executed) and records the worker with the chunk's file as a relative
+// specifier. Other forms leave the worker dynamic, as before.
+
+type chunkWorker struct {
+	kind   string
+	rt     *tjs.Var // the runtime object whose u computes the name
+	id     string
+	offset int64
+	module int
+}
+
+// chunkURLAssign remembers X.u = function (the runtime's chunk file name
+// function; X is the require function, or a plain runtime object in a
+// build without modules).
+func (w *walker) chunkURLAssign(t *tjs.BinaryExpr) {
+	d, ok := t.X.(*tjs.DotExpr)
+	if !ok || dotName(d.Y) != "u" || unwrapFunc(t.Y) == nil {
+		return
+	}
+	if v, ok := d.X.(*tjs.Var); ok {
+		w.noteChunkURL(v, t.Y)
+	}
+}
+
+// chunkURLObject remembers const X = {u: function, ...}.
+func (w *walker) chunkURLObject(v *tjs.Var, obj *tjs.ObjectExpr) {
+	for _, p := range obj.List {
+		if p.Name == nil || len(p.Name.Literal.Data) > 3 { // "u" or 'u' at most; most keys are longer
+			continue
+		}
+		if k, ok := propKey(p.Name); ok && k == "u" && unwrapFunc(p.Value) != nil {
+			w.noteChunkURL(v, p.Value)
+		}
+	}
+}
+
+func (w *walker) noteChunkURL(v *tjs.Var, fn tjs.IExpr) {
+	if w.chunkURLs == nil {
+		w.chunkURLs = map[*tjs.Var]tjs.IExpr{}
+	}
+	w.chunkURLs[root(v)] = fn
+}
+
+// chunkWorker records a worker whose URL is X.p + X.u(id).
+func (w *walker) chunkWorker(kind string, spec tjs.IExpr) bool {
+	b, ok := spec.(*tjs.BinaryExpr)
+	if !ok || b.Op != tjs.AddToken || !isDotOf(b.X, "p") {
+		return false
+	}
+	c, ok := b.Y.(*tjs.CallExpr)
+	if !ok || len(c.Args.List) != 1 {
+		return false
+	}
+	d, ok := c.X.(*tjs.DotExpr)
+	if !ok || dotName(d.Y) != "u" {
+		return false
+	}
+	v, ok := d.X.(*tjs.Var)
+	if !ok {
+		return false
+	}
+	id, ok := moduleKey(c.Args.List[0].Value)
+	if !ok {
+		return false
+	}
+	off := int64(-1)
+	if lit, ok := c.Args.List[0].Value.(*tjs.LiteralExpr); ok {
+		off = w.offsetOf(lit.Data)
+	}
+	w.chunkWorkers = append(w.chunkWorkers, chunkWorker{kind: kind, rt: root(v), id: id, offset: off, module: w.inModule()})
+	return true
+}
+
+// isDotOf reports x.name for a variable x.
+func isDotOf(x tjs.IExpr, name string) bool {
+	d, ok := x.(*tjs.DotExpr)
+	if !ok || dotName(d.Y) != name {
+		return false
+	}
+	_, ok = d.X.(*tjs.Var)
+	return ok
+}
+
+// resolveChunkWorkers turns the recorded workers into imports of their
+// chunk files, or dynamic imports when the name cannot be computed.
+func (w *walker) resolveChunkWorkers() {
+	for _, cw := range w.chunkWorkers {
+		im := ports.JSImport{Kind: cw.kind, Offset: cw.offset, InModule: cw.module}
+		if name, ok := w.chunkFileName(cw.rt, cw.id); ok && name != "" && !strings.Contains(name, "://") && !strings.HasPrefix(name, "/") {
+			im.Specifier = "./" + name
+		} else {
+			im.Dynamic = true
+		}
+		w.f.Imports = append(w.f.Imports, im)
+	}
+}
+
+// chunkFileName evaluates require.u for one chunk id.
+func (w *walker) chunkFileName(rt *tjs.Var, id string) (string, bool) {
+	fn := w.chunkURLs[rt]
+	if fn == nil {
+		return "", false
+	}
+	params, body := funcParts(fn)
+	if params == nil || len(params.List) != 1 {
+		return "", false
+	}
+	p, ok := params.List[0].Binding.(*tjs.Var)
+	if !ok {
+		return "", false
+	}
+	x := returned(body)
+	if x == nil {
+		return "", false
+	}
+	return evalChunkName(x, p, id, 0)
+}
+
+// evalChunkName evaluates x, a concatenation of the id parameter, string
+// and number literals and {id: part}[id] lookups.
+func evalChunkName(x tjs.IExpr, p *tjs.Var, id string, depth int) (string, bool) {
+	if depth > 32 {
+		return "", false
+	}
+	switch t := x.(type) {
+	case *tjs.GroupExpr:
+		return evalChunkName(t.X, p, id, depth+1)
+	case *tjs.BinaryExpr:
+		if t.Op != tjs.AddToken {
+			return "", false
+		}
+		l, ok := evalChunkName(t.X, p, id, depth+1)
+		if !ok {
+			return "", false
+		}
+		r, ok := evalChunkName(t.Y, p, id, depth+1)
+		return l + r, ok
+	case *tjs.Var:
+		if isVar(t, p) {
+			return id, true
+		}
+	case *tjs.LiteralExpr:
+		switch t.TokenType {
+		case tjs.StringToken:
+			return decodeString(t.Data)
+		case tjs.DecimalToken, tjs.IntegerToken:
+			return string(t.Data), true
+		}
+	case *tjs.TemplateExpr:
+		if t.Tag == nil && len(t.List) == 0 {
+			return decodeString(t.Tail)
+		}
+	case *tjs.IndexExpr:
+		obj, ok := t.X.(*tjs.ObjectExpr)
+		if !ok || !isVar(t.Y, p) {
+			return "", false
+		}
+		for _, pr := range obj.List {
+			if k, ok := propKey(pr.Name); ok && k == id {
+				return evalChunkName(pr.Value, p, id, depth+1)
+			}
+		}
+	}
+	return "", false
 }

@@ -240,3 +240,32 @@ func TestJSAppRealRspack(t *testing.T) {
 		})
 	}
 }
+
+// TestJSAppWebpackWorker: webpack turns new Worker(new URL('./worker.js',
+// import.meta.url)) into new Worker(new URL(require.p + require.u(id),
+// require.b)); the chunk's file name is computed from the runtime's
+// require.u, so the worker is found in both modes.
+func TestJSAppWebpackWorker(t *testing.T) {
+	root := needNodeModule(t, "webpack")
+	src := writeTree(t, map[string]string{
+		"index.js":  "const w = new Worker(new URL('./worker.js', import.meta.url));\nw.postMessage(1);\n",
+		"worker.js": "self.onmessage = e => fetch('https://w.example.com/' + e.data);\n",
+	})
+	s := jaSession(t)
+	for _, mode := range []string{"development", "production"} {
+		t.Run(mode, func(t *testing.T) {
+			is := is.New(t)
+			out := filepath.Join(t.TempDir(), "dist")
+			cmd := exec.Command("node", filepath.Join(root, "cmd/rea/testdata/jsapp/webpack-build.cjs"), src, out, mode, "web", "source-map")
+			if b, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("webpack: %v\n%s", err, b)
+			}
+			r := decodeApp(t, jaCall(t, s, "analyze_javascript_application", map[string]any{"path": out}))
+			is.Equal(r.Summary["workers"], 1)
+			is.Equal(r.Summary["endpoints"], 1) // the worker chunk's fetch
+			for _, u := range r.Unknowns {
+				is.True(u["kind"] != "dynamic-worker")
+			}
+		})
+	}
+}
