@@ -440,7 +440,7 @@ func opCompareJSExportShapes() *Operation {
 		Name:  "compare_javascript_export_shapes",
 		Title: "Compare JavaScript Export Shapes",
 		Description: "Compare the exports of one module in two analyzed applications (each inline or retained): the module is selected by path " +
-			"(asset path or bundled module id) on each side. Each exported name is added, removed, changed (its value kind, declared " +
+			"(asset path, bundled module id, or the original source a bundled module maps to) on each side. Each exported name is added, removed, changed (its value kind, declared " +
 			"parameter count or rest parameter differs), unchanged, or unknown (a side's value is computed at run time, e.g. a re-export " +
 			"or a call result). Shapes are read from the source, never by executing it.",
 		Kind:    KindApplication,
@@ -475,6 +475,23 @@ func selectModule(ix *appIndex, p string) (map[string]any, []moduleExport) {
 		case "javascript-module":
 			if n.propString("module_id") == p {
 				cands = append(cands, n)
+			}
+		}
+	}
+	if len(cands) == 0 {
+		// An original source path: the bundled module that maps to it
+		// (src/api.js, or webpack://app/./src/api.js as the map names it).
+		want := normalizeOriginal(p)
+		for _, n := range ix.res.Graph.Nodes {
+			if n.Kind != "javascript-module" {
+				continue
+			}
+			for _, e := range ix.out[n.NodeID] {
+				if t := ix.nodes[e.TargetNodeID]; e.Relation == "maps_to" && t != nil && t.Kind == "source-module" &&
+					normalizeOriginal(t.propString("original_source")) == want {
+					cands = append(cands, n)
+					break
+				}
 			}
 		}
 	}

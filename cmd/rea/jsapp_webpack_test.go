@@ -115,6 +115,16 @@ func TestJSAppRealWebpack(t *testing.T) {
 				is.Equal(requires, []string{"main.js -> lazy.js", "main.js -> math.js", "main.js -> util.cjs"})
 				is.Equal(exports["math.js"], []any{"PI", "add"})
 				is.Equal(exports["util.cjs"], []any{"fmt"})
+				// A module is selected by the original source it maps to.
+				ref := map[string]any{"kind": "retained-evidence", "evidence_id": string(bundleEv.EvidenceID)}
+				var sh struct {
+					Left    map[string]any `json:"left"`
+					Summary map[string]int `json:"summary"`
+				}
+				ev := jaCall(t, s, "compare_javascript_export_shapes", map[string]any{"left": ref, "right": ref, "left_module_path": "./math.js", "right_module_path": "webpack://wp/./math.js"})
+				is.NoErr(json.Unmarshal(ev.NormalizedResult, &sh))
+				is.Equal(sh.Left["status"], "selected")
+				is.Equal(sh.Summary["unchanged"], 2)
 			default:
 				// Numeric ids; webpack inlines math.js into the entry and
 				// mangles util's export name.
