@@ -90,11 +90,15 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 	// caller's bytes are never written and literal slices alias one buffer.
 	buf := make([]byte, len(src), len(src)+1)
 	copy(buf, src)
+	// A panic in the third-party parser or in rea's own walk must not take
+	// the process down: the source is reported as not analysed. The message
+	// says which side failed, so the fuzz target can fail on rea's.
+	who := "parser"
 	defer func() {
 		if r := recover(); r != nil {
 			f = &ports.JSFacts{ModuleType: "unknown", SourceMap: f.SourceMap,
-				Errors:      []ports.JSSyntaxError{{Message: fmt.Sprintf("parser failure: %v", r), Offset: -1}},
-				Limitations: []string{"The parser failed on this source; no facts were extracted."}}
+				Errors:      []ports.JSSyntaxError{{Message: fmt.Sprintf("%s failure: %v", who, r), Offset: -1}},
+				Limitations: []string{"The " + who + " failed on this source; no facts were extracted."}}
 			err = nil
 		}
 	}()
@@ -126,6 +130,7 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	who = "engine"
 	w := newWalker(ctx, buf, req, lim, f)
 	w.scope = &ast.BlockStmt.Scope
 	w.bindImports(ast) // first: a split esbuild chunk's helpers are import bindings

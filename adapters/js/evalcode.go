@@ -2,6 +2,7 @@ package js
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -72,7 +73,7 @@ func (w *walker) evalModule(m *modCtx, lit *tjs.LiteralExpr) {
 	src = append(src, code...)
 	src = append(src, "\n})"...)
 	ev.buf, ev.head = src, len(head)
-	ast, err := tjs.Parse(parse.NewInputBytes(src), tjs.Options{})
+	ast, err := parseGuarded(src)
 	if err != nil || len(ast.BlockStmt.List) != 1 {
 		w.f.Limitations = appendOnce(w.f.Limitations, "Some bundled modules keep their code in eval strings that did not parse; their facts are missing.")
 		return
@@ -193,4 +194,14 @@ func appendOnce(list []string, s string) []string {
 		}
 	}
 	return append(list, s)
+}
+
+// parseGuarded parses src, turning a panic of the parser into an error.
+func parseGuarded(src []byte) (ast *tjs.AST, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			ast, err = nil, fmt.Errorf("parser failure: %v", r)
+		}
+	}()
+	return tjs.Parse(parse.NewInputBytes(src), tjs.Options{})
 }

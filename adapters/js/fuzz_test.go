@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"rea/adapters/js"
@@ -59,6 +60,9 @@ func FuzzFacts(f *testing.F) {
 		}
 		for _, e := range facts.Errors {
 			check("error", e.Offset)
+			if strings.HasPrefix(e.Message, "engine failure") {
+				t.Fatalf("rea's walk panicked: %s", e.Message) // the parser's own panics are tolerated and reported
+			}
 		}
 	})
 }
