@@ -500,15 +500,11 @@ func (st *jsappState) resolveFile(p string) (string, bool) {
 				return q, true
 			}
 		}
-		// A package without a usable main: the first target of its "."
-		// export (conditions in document order).
-		for _, e := range pkg.entries {
-			if e.field == "exports" && e.subpath == "." && strings.HasPrefix(e.target, "./") && !strings.Contains(e.target, "*") {
-				if q := path.Join(p, e.target); q != p {
-					if _, ok := st.files[q]; ok {
-						return q, true
-					}
-				}
+		// A package without a usable main: its "." export, as require
+		// or else import would resolve it.
+		for _, kind := range []string{ports.JSRequire, ports.JSImportStatic} {
+			if q, ok := st.resolveExports(pkg, "", kind); ok {
+				return q, true
 			}
 		}
 	}

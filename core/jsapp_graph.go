@@ -1,12 +1,10 @@
 package core
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -270,40 +268,7 @@ func (g *graphBuild) seal(limitations []string, limits []jagLimit) *jagGraph {
 }
 
 // cmpUTF16 orders strings by UTF-16 code units (as JavaScript sorts).
-func cmpUTF16(a, b string) int {
-	for a != "" && b != "" {
-		ra, na := utf8.DecodeRuneInString(a)
-		rb, nb := utf8.DecodeRuneInString(b)
-		if ra != rb {
-			ua, ub := utf16Units(ra), utf16Units(rb)
-			for i := 0; i < len(ua) && i < len(ub); i++ {
-				if ua[i] != ub[i] {
-					if ua[i] < ub[i] {
-						return -1
-					}
-					return 1
-				}
-			}
-			return len(ua) - len(ub)
-		}
-		a, b = a[na:], b[nb:]
-	}
-	switch {
-	case a == "" && b == "":
-		return 0
-	case a == "":
-		return -1
-	}
-	return 1
-}
-
-func utf16Units(r rune) []uint16 {
-	if r >= 0x10000 {
-		x, y := utf16.EncodeRune(r)
-		return []uint16{uint16(x), uint16(y)}
-	}
-	return []uint16{uint16(r)}
-}
+func cmpUTF16(a, b string) int { return cmp.Compare(cmpKeyUTF16(a, b), 0) }
 
 func uniqueUTF16(in []string) []string {
 	out := slices.Clone(in)
@@ -404,89 +369,7 @@ func describeCount(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// jagDigest is Digest for the graph's own values: it converts them to the
-// decoded-JSON forms AppendCanonical takes instead of a marshal and decode
-// round trip per record, and falls back to Digest for anything else. The
-// bytes hashed are the same JCS bytes.
-func jagDigest(v any) string {
-	c, ok := canonicalValue(v, 0)
-	if !ok {
-		return MustDigest(v)
-	}
-	b, err := AppendCanonical(nil, c)
-	if err != nil {
-		return MustDigest(v)
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
-
-func canonicalValue(v any, depth int) (any, bool) {
-	if depth > 64 {
-		return nil, false
-	}
-	switch x := v.(type) {
-	case nil, bool, string, int, int64, float64:
-		return x, true
-	case *int64:
-		if x == nil {
-			return nil, true
-		}
-		return *x, true
-	case *int:
-		if x == nil {
-			return nil, true
-		}
-		return *x, true
-	case *string:
-		if x == nil {
-			return nil, true
-		}
-		return *x, true
-	case []string:
-		out := make([]any, len(x))
-		for i, s := range x {
-			out[i] = s
-		}
-		return out, true
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			c, ok := canonicalValue(e, depth+1)
-			if !ok {
-				return nil, false
-			}
-			out[i] = c
-		}
-		return out, true
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			c, ok := canonicalValue(e, depth+1)
-			if !ok {
-				return nil, false
-			}
-			out[k] = c
-		}
-		return out, true
-	case map[string]int:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = e
-		}
-		return out, true
-	case jagStrategy:
-		return map[string]any{"strategy": x.Strategy, "stability": x.Stability}, true
-	case jagEvidence:
-		locs := make([]any, len(x.Locations))
-		for i, l := range x.Locations {
-			var off any
-			if l.Offset != nil {
-				off = *l.Offset
-			}
-			locs[i] = map[string]any{"path": l.Path, "offset": off}
-		}
-		return map[string]any{"basis": x.Basis, "confidence": x.Confidence, "locations": locs}, true
-	}
-	return nil, false
-}
+// jagDigest is Digest for the graph's own values (IDs of nodes,
+// observations and edges). CanonicalJSON writes them directly
+// (canonical_direct.go), so no conversion of its own is needed.
+func jagDigest(v any) string { return MustDigest(v) }

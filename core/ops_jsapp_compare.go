@@ -654,9 +654,3 @@ func handleExportShapes(ctx context.Context, c *Call) (any, error) {
 		Limitations: []string{"Export value shapes are what the source shows (value kind, declared parameters, rest parameter); values computed at run time are unknown, and rea does not execute code to learn them."}}, nil
 }
 
-func presence(b bool) any {
-	if b {
-		return map[string]any{"present": true}
-	}
-	return nil
-}
