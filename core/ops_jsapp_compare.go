@@ -653,4 +653,3 @@ func handleExportShapes(ctx context.Context, c *Call) (any, error) {
 	return &Observation{Result: res, Unbound: true, Confidence: ConfidenceDerived, Links: []EvidenceID{lev.EvidenceID, rev.EvidenceID},
 		Limitations: []string{"Export value shapes are what the source shows (value kind, declared parameters, rest parameter); values computed at run time are unknown, and rea does not execute code to learn them."}}, nil
 }
-
