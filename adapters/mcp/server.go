@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"runtime"
 	"runtime/debug"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"rea/core"
@@ -27,6 +29,8 @@ type Options struct {
 	ProgressInterval time.Duration
 	// Budget bounds every result; zero means the default 10 MiB.
 	Budget core.ResponseBudget
+	// HTTP bounds the Streamable HTTP transport (ServeHTTP).
+	HTTP HTTPOptions
 }
 
 // Server serves core's catalog over MCP. Each client connection gets its own
@@ -93,7 +97,20 @@ func New(cat *core.Catalog, reg *core.Registry, opts *Options) *Server {
 		s.sdk.AddTool(tools[i], s.handler(op))
 	}
 	s.addResources()
+	s.sdk.AddReceivingMiddleware(undeclared)
 	return s
+}
+
+// undeclared answers the methods of capabilities rea does not declare as
+// not found, instead of the SDK's default handling: rea declares no logging
+// capability, so logging/setLevel is -32601.
+func undeclared(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if method == "logging/setLevel" {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: logging/setLevel (rea declares no logging capability; logs go to stderr)"}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 func toolOf(cat *core.Catalog, op *core.Operation) *sdk.Tool {
@@ -108,6 +125,12 @@ func toolOf(cat *core.Catalog, op *core.Operation) *sdk.Tool {
 		Annotations: &sdk.ToolAnnotations{Title: op.Title, ReadOnlyHint: a.ReadOnly, DestructiveHint: &destructive,
 			IdempotentHint: a.Idempotent, OpenWorldHint: &openWorld},
 	}
+}
+
+// ServeStdio serves one connection over newline-delimited JSON-RPC on r and
+// w (stdin and stdout) with the StdioTransport, which outlives bad frames.
+func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
+	return s.sdk.Run(ctx, &StdioTransport{Reader: r, Writer: w, Logger: s.opts.Logger})
 }
 
 // Run serves one connection over t (for example &sdk.StdioTransport{})

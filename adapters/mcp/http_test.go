@@ -1,0 +1,108 @@
+package mcp_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"rea/adapters/mcp"
+	"rea/core"
+)
+
+const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+
+func startHTTP(t *testing.T, o mcp.HTTPOptions) string {
+	t.Helper()
+	cat, err := core.NewCatalog(testOperations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := core.NewRegistry(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcp.New(cat, reg, &mcp.Options{Identity: core.ServerIdentity{PackageName: "rea", Version: "test"}, HTTP: o})
+	ln, err := mcp.ListenLoopback("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeHTTP(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return "http://" + ln.Addr().String() + "/"
+}
+
+func post(t *testing.T, url, body string, hdr map[string]string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func TestHTTPRefusesForeignOrigin(t *testing.T) {
+	is := is.New(t)
+	url := startHTTP(t, mcp.HTTPOptions{})
+	resp, _ := post(t, url, initBody, map[string]string{"Origin": "http://evil.example"})
+	is.Equal(resp.StatusCode, http.StatusForbidden)
+	resp, _ = post(t, url, initBody, map[string]string{"Origin": "http://127.0.0.1:9"})
+	is.Equal(resp.StatusCode, http.StatusOK)
+}
+
+func TestHTTPStreamsStartWithRetryAndPriming(t *testing.T) {
+	is := is.New(t)
+	url := startHTTP(t, mcp.HTTPOptions{SSERetry: 1500 * time.Millisecond})
+	resp, body := post(t, url, initBody, nil)
+	is.Equal(resp.StatusCode, http.StatusOK)
+	is.True(strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream"))
+	is.True(strings.HasPrefix(body, "retry: 1500\n\n")) // retry first
+	is.True(strings.Contains(body, "event: prime"))     // then the priming event
+	is.True(strings.Contains(body, `"protocolVersion"`))
+}
+
+func TestHTTPSessionCapAndIdleTimeout(t *testing.T) {
+	is := is.New(t)
+	url := startHTTP(t, mcp.HTTPOptions{MaxSessions: 2, IdleTimeout: 300 * time.Millisecond})
+	var ids []string
+	for i := 0; i < 2; i++ {
+		resp, _ := post(t, url, initBody, nil)
+		is.Equal(resp.StatusCode, http.StatusOK)
+		ids = append(ids, resp.Header.Get("Mcp-Session-Id"))
+	}
+	resp, body := post(t, url, initBody, nil)
+	is.Equal(resp.StatusCode, http.StatusServiceUnavailable)
+	is.True(strings.Contains(body, "sessions are open"))
+	// Idle sessions are closed; then a new one is accepted.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, _ = post(t, url, initBody, nil)
+		if resp.StatusCode == http.StatusOK || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	is.Equal(resp.StatusCode, http.StatusOK)
+	resp, _ = post(t, url, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, map[string]string{"Mcp-Session-Id": ids[0], "Mcp-Protocol-Version": "2025-11-25"})
+	is.Equal(resp.StatusCode, http.StatusNotFound) // the idle session is gone
+}
