@@ -16,7 +16,6 @@ import (
 	"syscall"
 	"time"
 
-
 	"rea/adapters/asar"
 	"rea/adapters/cli"
 	"rea/adapters/js"
