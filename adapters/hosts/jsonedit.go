@@ -38,9 +38,15 @@ func shapeError(data []byte, off int, format string, args ...any) *ShapeError {
 	return &ShapeError{Offset: off, Line: line, Column: col, Msg: fmt.Sprintf(format, args...)}
 }
 
-// errLayout: the entry is in a layout rea does not edit (a TOML inline
-// table, for instance); the user edits it by hand.
-var errLayout = errors.New("the entry is written in a layout rea does not edit")
+// ErrLayout: the entry is written in a layout rea does not edit (a TOML
+// inline table, for instance); the user edits it by hand.
+var ErrLayout = errors.New("hosts: the entry is written in a layout rea does not edit")
+
+// ErrUnverified: an edit did not give exactly the intended document when
+// parsed again, so it is not written.
+var ErrUnverified = errors.New("hosts: the edited document does not hold exactly what was intended")
+
+var errLayout = ErrLayout
 
 // jsonWalk follows path from the root object. It returns the deepest object
 // reached and how many keys of path it consumed.
@@ -422,10 +428,10 @@ func jsonDecodeDoc(data []byte, jsonc bool) (any, error) {
 func jsonVerify(data []byte, jsonc bool, want any) error {
 	got, err := jsonDecodeDoc(data, jsonc)
 	if err != nil {
-		return fmt.Errorf("edited document does not parse: %w", err)
+		return fmt.Errorf("%w: it does not parse: %v", ErrUnverified, err)
 	}
 	if !reflect.DeepEqual(got, want) {
-		return errors.New("edited document does not hold what was intended")
+		return ErrUnverified
 	}
 	return nil
 }

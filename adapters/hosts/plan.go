@@ -184,11 +184,7 @@ func planRegistration(a *Action) {
 	}
 	next, err := a.loc.set(c.data, a.loc.desired(a.want), f)
 	if err != nil {
-		if errors.Is(err, errLayout) {
-			invalid(ReasonLayout, err.Error())
-		} else {
-			invalid(ReasonParse, err.Error())
-		}
+		invalid(ReasonLayout, err.Error())
 		return
 	}
 	if bytes.Equal(next, c.data) {

@@ -82,7 +82,7 @@ func tomlScan(data []byte) ([]texpr, error) {
 			last = int(k.Raw.Offset + k.Raw.Length)
 		}
 		if first < 0 {
-			return nil, errors.New("toml expression without a key")
+			return nil, &SyntaxError{Line: 1, Column: 1, Msg: "expression without a key"}
 		}
 		switch e.Kind {
 		case unstable.Table, unstable.ArrayTable:
@@ -91,7 +91,7 @@ func tomlScan(data []byte) ([]texpr, error) {
 		case unstable.KeyValue:
 			eq := bytes.IndexByte(data[last:], '=')
 			if eq < 0 {
-				return nil, errors.New("toml key/value without '='")
+				return nil, &SyntaxError{Line: 1, Column: 1, Msg: "key/value without '='"}
 			}
 			vs := last + eq + 1
 			for vs < len(data) && (data[vs] == ' ' || data[vs] == '\t') {
@@ -103,7 +103,7 @@ func tomlScan(data []byte) ([]texpr, error) {
 		}
 	}
 	if err := p.Error(); err != nil {
-		return nil, err
+		return nil, &SyntaxError{Line: 1, Column: 1, Msg: err.Error()}
 	}
 	return out, nil
 }
@@ -295,11 +295,11 @@ func tomlSet(data []byte, path []string, fs fields) ([]byte, error) {
 	}
 	after, err := tomlDecode(out)
 	if err != nil {
-		return nil, fmt.Errorf("edited document does not parse: %w", err)
+		return nil, fmt.Errorf("%w: it does not parse: %v", ErrUnverified, err)
 	}
 	want := jsonExpectSetEach(before, path, fs)
 	if !reflect.DeepEqual(normalizeTOML(after), normalizeTOML(want)) {
-		return nil, errors.New("edited document does not hold what was intended")
+		return nil, ErrUnverified
 	}
 	return out, nil
 }
@@ -378,33 +378,35 @@ func tomlRemove(data []byte, path []string) ([]byte, error) {
 		spans = append(spans, span{lineStart(data, e.start), lineEnd(data, e.end)})
 	}
 	sort.Slice(spans, func(i, j int) bool { return spans[i].from < spans[j].from })
-	out := append([]byte{}, data...)
-	for i := len(spans) - 1; i >= 0; i-- {
-		s := spans[i]
-		if i+1 < len(spans) && s.to > spans[i+1].from {
-			s.to = spans[i+1].from // already removed
-		}
-		if s.to < s.from {
+	var merged []span
+	for _, s := range spans {
+		if n := len(merged); n > 0 && s.from <= merged[n-1].to {
+			merged[n-1].to = max(merged[n-1].to, s.to)
 			continue
 		}
-		atEOF := s.to == len(out)
-		out = splice(out, s.from, s.to, "")
-		if atEOF {
-			for _, blank := range []string{"\r\n\r\n", "\n\n"} {
-				if bytes.HasSuffix(out, []byte(blank)) {
-					out = out[:len(out)-len(blank)/2]
-					break
-				}
+		merged = append(merged, s)
+	}
+	out := append([]byte{}, data...)
+	for i := len(merged) - 1; i >= 0; i-- {
+		out = splice(out, merged[i].from, merged[i].to, "")
+	}
+	if merged[len(merged)-1].to == len(data) {
+		// The entry was the last thing in the file: drop the blank line
+		// that set put before it.
+		for _, blank := range []string{"\r\n\r\n", "\n\n"} {
+			if bytes.HasSuffix(out, []byte(blank)) {
+				out = out[:len(out)-len(blank)/2]
+				break
 			}
 		}
 	}
 	after, err := tomlDecode(out)
 	if err != nil {
-		return nil, fmt.Errorf("edited document does not parse: %w", err)
+		return nil, fmt.Errorf("%w: it does not parse: %v", ErrUnverified, err)
 	}
 	deletePath(before, path)
 	if !reflect.DeepEqual(normalizeTOML(after), normalizeTOML(before)) {
-		return nil, errors.New("edited document does not hold what was intended")
+		return nil, ErrUnverified
 	}
 	return out, nil
 }

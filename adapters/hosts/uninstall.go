@@ -72,10 +72,7 @@ func (l *location) removal(c config, ferr *FileError) (kind ActionKind, reason R
 	}
 	next, err = l.remove(c.data)
 	if err != nil {
-		if errors.Is(err, errLayout) {
-			return ActionInvalid, ReasonLayout, err.Error(), nil, false, false
-		}
-		return ActionInvalid, ReasonParse, err.Error(), nil, false, false
+		return ActionInvalid, ReasonLayout, err.Error(), nil, false, false
 	}
 	return ActionRemove, ReasonNone, "removes rea's entry; the rest of the file is kept", next, false, false
 }
