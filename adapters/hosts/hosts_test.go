@@ -533,3 +533,44 @@ func TestErrorsAreTyped(t *testing.T) {
 	is.True(errors.Is(se, ports.ErrMalformed))
 	is.True(errors.Is(&hosts.ShapeError{}, ports.ErrMalformed))
 }
+
+func TestApplyThroughSymlink(t *testing.T) {
+	is := is.New(t)
+	h := newHome(t)
+	f := files[3] // codex
+	h.install(f)
+	target := filepath.Join(h.env.Home, "dotfiles", "codex.toml")
+	must(t, os.MkdirAll(filepath.Dir(target), 0o755))
+	orig := fixture(t, f.fixture)
+	must(t, os.WriteFile(target, orig, 0o640))
+	must(t, os.Symlink(target, h.path(f)))
+	plan, err := hosts.PlanSetup(h.env, h.want, &hosts.SetupOptions{Options: *opts(f)})
+	is.NoErr(err)
+	is.Equal(plan.Actions[0].BackupPath, target+".rea.backup") // beside the real file
+	_, err = hosts.Apply(plan)
+	is.NoErr(err)
+	fi, err := os.Lstat(h.path(f))
+	is.NoErr(err)
+	is.True(fi.Mode()&os.ModeSymlink != 0) // the link is kept
+	fi, err = os.Stat(target)
+	is.NoErr(err)
+	is.Equal(fi.Mode().Perm(), os.FileMode(0o640))
+	is.Equal(h.inspect(f, nil).Status, hosts.StatusAligned)
+}
+
+func TestProjectScopeOnlyForInstalledClients(t *testing.T) {
+	is := is.New(t)
+	h := newHome(t)
+	h.install(files[0]) // Claude Code
+	project := &hosts.SetupOptions{Options: hosts.Options{Scopes: []hosts.Scope{hosts.ScopeProject}}}
+	plan, err := hosts.PlanSetup(h.env, h.want, project)
+	is.NoErr(err)
+	is.Equal(len(plan.Actions), 1)
+	is.Equal(plan.Actions[0].ID, "configure_client:claude-code:project")
+	is.Equal(plan.Actions[0].Path, filepath.Join(h.env.Dir, ".mcp.json"))
+	project.Clients = []string{"vscode"} // asked for by name
+	plan, err = hosts.PlanSetup(h.env, h.want, project)
+	is.NoErr(err)
+	is.Equal(len(plan.Actions), 1)
+	is.Equal(plan.Actions[0].Kind, hosts.ActionCreate)
+}

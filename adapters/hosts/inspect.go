@@ -135,6 +135,11 @@ func (o *Options) wantsClient(id string) bool {
 	return false
 }
 
+// named: the caller listed id in Clients.
+func (o *Options) named(id string) bool {
+	return o != nil && len(o.Clients) > 0 && o.wantsClient(id)
+}
+
 func (o *Options) wantsScope(s Scope, def ...Scope) bool {
 	scopes := def
 	if o != nil && len(o.Scopes) > 0 {

@@ -104,6 +104,9 @@ func PlanSetup(env Env, want Entry, opts *SetupOptions) (Plan, error) {
 		}
 		a := Action{ID: fmt.Sprintf("configure_client:%s:%s", l.client.ID, l.scope), Client: l.client.ID,
 			ClientName: l.client.Name, Scope: l.scope, Path: path, loc: l, want: want}
+		if l.scope == ScopeProject && !o.named(l.client.ID) && userLocation(l.client.ID).marker(env) == "" {
+			continue // a project file only for an installed client, or one asked for
+		}
 		if l.scope == ScopeUser && l.marker(env) == "" {
 			if o == nil || len(o.Clients) == 0 {
 				continue
@@ -120,6 +123,15 @@ func PlanSetup(env Env, want Entry, opts *SetupOptions) (Plan, error) {
 		plan.add(planSkill(env, *opts.Skill))
 	}
 	return plan, nil
+}
+
+func userLocation(id string) *location {
+	for i := range locations {
+		if locations[i].client.ID == id && locations[i].scope == ScopeUser {
+			return &locations[i]
+		}
+	}
+	return &location{}
 }
 
 func (p *Plan) add(a Action) {
