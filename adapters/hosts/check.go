@@ -40,6 +40,10 @@ func RegistrationChecks(regs []Registration, requested []string) []Check {
 		case StatusStale:
 			c.OK, c.Classification = false, "config_drift"
 			c.Remediation = "run " + setup
+			if r.Reason == ReasonOtherVersion {
+				// The entry already names this path: rewriting it would not help.
+				c.Remediation = fmt.Sprintf("%s reports version %s: reinstall rea there, or run %s doctor if this rea is the outdated one", r.Command, r.Version, r.Command)
+			}
 		case StatusInvalid:
 			c.OK, c.Classification = false, "config_drift"
 			c.Remediation = remediation(r)
