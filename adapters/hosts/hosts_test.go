@@ -574,3 +574,26 @@ func TestProjectScopeOnlyForInstalledClients(t *testing.T) {
 	is.Equal(len(plan.Actions), 1)
 	is.Equal(plan.Actions[0].Kind, hosts.ActionCreate)
 }
+
+// The file changes between planning and applying: apply works from what is
+// there under the lock, and an invalid file is left alone.
+func TestApplyRereadsUnderLock(t *testing.T) {
+	is := is.New(t)
+	h := newHome(t)
+	f := files[4] // Cursor
+	h.write(f, fixture(t, f.fixture))
+	plan, err := hosts.PlanSetup(h.env, h.want, &hosts.SetupOptions{Options: *opts(f)})
+	is.NoErr(err)
+	broken := []byte("{\"mcpServers\": {\n")
+	h.write(f, broken)
+	res, err := hosts.Apply(plan)
+	is.NoErr(err)
+	is.True(res.Failed)
+	is.Equal(res.Outcomes[0].Reason, hosts.ReasonParse)
+	is.Equal(h.read(f), broken)
+
+	h.write(f, entryFor(f, h.want.Command)) // someone else registered it meanwhile
+	res, err = hosts.Apply(plan)
+	is.NoErr(err)
+	is.Equal(res.Outcomes[0].Status, hosts.OutcomeUnchanged)
+}

@@ -182,6 +182,10 @@ func syncDir(dir string) {
 	}
 }
 
+// readBack reads a file just written; tests replace it to simulate a
+// write that did not land.
+var readBack = os.ReadFile
+
 // commit writes data over c (already locked), backing up first and reading
 // back after; on a mismatch the previous state is restored. A nil data
 // removes the file.
@@ -211,7 +215,7 @@ func commit(c config, data []byte) (backup string, ferr *FileError) {
 	if err := writeAtomic(c.real, data, mode); err != nil {
 		return backup, &FileError{Op: "write", Path: c.path, Reason: ReasonWrite, Err: err}
 	}
-	got, err := os.ReadFile(c.real)
+	got, err := readBack(c.real)
 	if err == nil && bytes.Equal(got, data) {
 		return backup, nil
 	}
