@@ -153,7 +153,7 @@ func remediation(r Registration) string {
 	}
 	switch r.Reason {
 	case ReasonParse, ReasonShape:
-		return fmt.Sprintf("fix %s (%s), then run setup again", where, r.Detail)
+		return fmt.Sprintf("fix %s, then run setup again", where)
 	case ReasonForeign:
 		return fmt.Sprintf("rename or remove the %q entry at %s, then run setup again", serverName, where)
 	case ReasonLayout:

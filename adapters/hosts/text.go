@@ -48,7 +48,7 @@ func (p Plan) WriteText(w io.Writer) error {
 func (r Result) WriteText(w io.Writer) error {
 	var b strings.Builder
 	for _, o := range r.Outcomes {
-		fmt.Fprintf(&b, "%-11s %-30s %s", o.Status, o.ID, o.Path)
+		fmt.Fprintf(&b, "%-11s %-34s %s", o.Status, o.ID, o.Path)
 		if o.BackupPath != "" {
 			fmt.Fprintf(&b, "  (backup: %s)", o.BackupPath)
 		}
