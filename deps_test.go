@@ -17,6 +17,7 @@ import (
 //	ports/portstest  ports + github.com/matryer/is
 //	core             ports + its JSON libraries
 //	adapters/<eng>   ports + that engine's libraries; never core, never another adapter
+//	adapters/hosts   ports + go-toml (agent hosts' configuration files)
 //	adapters/mcp     core + ports + go-sdk
 //	adapters/cli     core + ports + kong
 //	cmd, examples    anything in rea (the only wiring places)
@@ -34,6 +35,7 @@ var policy = []struct {
 	{"rea/adapters/zip", []string{"rea/ports"}},
 	{"rea/adapters/js", []string{"rea/ports", "github.com/tdewolff/parse/v2", "github.com/go-sourcemap/sourcemap"}},
 	{"rea/adapters/cdp", []string{"rea/ports", "rea/adapters/cdp/", "github.com/chromedp/"}},
+	{"rea/adapters/hosts", []string{"rea/ports", "github.com/pelletier/go-toml/v2"}},
 	{"rea/adapters/", []string{"rea/ports"}}, // any future engine
 	{"rea/cmd/", []string{"rea/", "github.com/"}},
 	{"rea/examples/", []string{"rea/core", "rea/ports", "rea/adapters/"}},

@@ -7,6 +7,7 @@ require (
 	github.com/gowebpki/jcs v1.0.2
 	github.com/matryer/is v1.4.1
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/tdewolff/parse/v2 v2.25.0
 	golang.org/x/arch v0.33.0

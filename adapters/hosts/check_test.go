@@ -1,0 +1,52 @@
+package hosts_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"rea/adapters/hosts"
+)
+
+func TestRegistrationChecks(t *testing.T) {
+	is := is.New(t)
+	regs := []hosts.Registration{
+		{Client: "codex", Status: hosts.StatusAligned, Scope: hosts.ScopeUser},
+		{Client: "cursor", Status: hosts.StatusMissing, Scope: hosts.ScopeUser, Detail: "the file does not exist"},
+		{Client: "zed", Status: hosts.StatusStale, Scope: hosts.ScopeUser},
+		{Client: "vscode", Status: hosts.StatusInvalid, Scope: hosts.ScopeProject, Reason: hosts.ReasonParse, Path: "/p/.vscode/mcp.json", Line: 3, Column: 4},
+	}
+	checks := hosts.RegistrationChecks(regs, []string{"cursor", "windsurf"})
+	is.Equal(len(checks), 5)
+	is.True(checks[0].OK)
+	is.True(!checks[1].OK) // missing, and asked about
+	is.True(!checks[2].OK)
+	is.Equal(checks[2].Remediation, "run rea setup --client zed")
+	is.Equal(checks[3].Name, "registration:vscode:project")
+	is.True(!checks[3].OK)
+	is.Equal(checks[4].Detail, "Requested client Windsurf was not detected.")
+	is.True(hosts.RegistrationChecks(regs[1:2], nil)[0].OK) // missing and not asked about: informational
+}
+
+func TestVersionProbe(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "rea")
+	must(t, os.WriteFile(bin, []byte("#!/bin/sh\necho '{\"name\":\"rea\",\"version\":\"0.9.1\"}'\n"), 0o755))
+	probe := hosts.VersionProbe(context.Background(), 10*time.Second)
+	v, err := probe(bin)
+	if err != nil {
+		t.Skipf("cannot run a shell script here: %v", err)
+	}
+	is.Equal(v, "0.9.1")
+	must(t, os.WriteFile(bin, []byte("#!/bin/sh\necho not json\n"), 0o755))
+	_, err = probe(bin)
+	is.True(err != nil)
+	must(t, os.Chmod(bin, 0o644))
+	_, err = probe(bin)
+	is.True(err != nil) // not executable: not run
+}
