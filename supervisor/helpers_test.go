@@ -42,6 +42,7 @@ func TestMain(m *testing.M) {
 //	orphan            start one sleeping child, print, exit 0
 //	daemon STAY       start a sleeping child in a new session (setsid); print;
 //	                  exit if STAY is "exit", else sleep
+//	join PGID         start a sleeping child in process group PGID; print; sleep
 //	env               print the run ID the process received, then sleep
 //	stdin             print, then exit 0 when stdin reaches EOF
 //	tty               print "tty SID PID TTY_NR" read from /proc/self/stat, then sleep
@@ -83,6 +84,11 @@ func helper(mode string, args []string) int {
 		if len(args) > 0 && args[0] == "exit" {
 			return 0
 		}
+		sleepForever()
+	case "join":
+		c, out := spawn("tree", &syscall.SysProcAttr{Setpgid: true, Pgid: arg(0)}, "0", "0")
+		readPids(out)
+		fmt.Println(pidLine([]int{c.Process.Pid}))
 		sleepForever()
 	case "env":
 		fmt.Println("env " + os.Getenv(supervisor.RunIDEnv))

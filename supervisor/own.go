@@ -33,6 +33,8 @@ type census struct {
 	owned        map[int]procInfo // proven ours, launcher included when live
 	unverified   map[int]string   // live members of an owned process group not proven ours: pid -> why
 	members      map[int][]int    // owned process group -> its live members, owned or not
+	// Owned process groups are those led (now or at an earlier look) by a
+	// process proven ours; only they are signalled whole or reported.
 }
 
 // take enumerates the process table and proves, by the rules in the package
@@ -105,14 +107,19 @@ func (r *Run) take(ctx context.Context) census {
 	}
 	grow()
 
-	// Members of a group an owned process is in, that could not be proven.
-	// A group that had owned members earlier and still has members is still
-	// ours, unless a stranger now holds its ID as leader (the group ID's PID
-	// was freed and reused): while a group has members its ID cannot be
-	// reused.
+	// Owned process groups: the launcher's, and any other led by an owned
+	// process. (An owned process may also have joined a group that is not
+	// ours, such as rea's own: it is then signalled by itself, and that
+	// group's other members are none of our business.) A group that was ours
+	// at an earlier look and still has members is still ours, unless a
+	// stranger now holds its ID as leader: while a group has members its ID
+	// cannot be reused, so a stranger leading it means it emptied and the ID
+	// was reused.
 	groups := map[int]bool{}
 	for _, p := range c.owned {
-		groups[p.pgid] = true
+		if _, led := c.owned[p.pgid]; led || p.pgid == pid {
+			groups[p.pgid] = true
+		}
 	}
 	live := map[int]bool{}
 	for _, p := range tab {

@@ -60,6 +60,10 @@ func readStat(pid int) (procInfo, error) {
 	if err != nil {
 		return procInfo{}, err
 	}
+	return parseStat(pid, b)
+}
+
+func parseStat(pid int, b []byte) (procInfo, error) {
 	open := bytes.IndexByte(b, '(')
 	end := bytes.LastIndexByte(b, ')')
 	if open < 0 || end < open {
@@ -70,6 +74,7 @@ func readStat(pid int) (procInfo, error) {
 	if len(f) < 20 || len(f[0]) != 1 {
 		return procInfo{}, fmt.Errorf("supervisor: /proc/%d/stat: %d fields", pid, len(f)+2)
 	}
+	var err error
 	num := func(s string) (int, error) { return strconv.Atoi(s) }
 	p := procInfo{pid: pid, state: f[0][0], comm: string(b[open+1 : end])}
 	if p.ppid, err = num(f[1]); err == nil {

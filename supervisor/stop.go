@@ -17,11 +17,12 @@ import (
 // still there.
 const pollInterval = 20 * time.Millisecond
 
-// Stop runs the stop sequence: close stdin (and wait up to ExitDelay), SIGTERM to the proven processes,
-// wait up to GraceDelay, SIGKILL to those left (and to any proven process
-// that appears meanwhile), wait up to WaitDelay. When ctx ends, the grace
-// delay is cut short and the final wait ends. Stop returns nil when no proven
-// process remains, else a *ports.CleanupError listing the processes (and
+// Stop runs the stop sequence: close stdin (and wait up to ExitDelay),
+// SIGTERM to the proven processes, wait up to GraceDelay, SIGKILL to those
+// left (and to any proven process that appears meanwhile), wait up to
+// WaitDelay. When ctx ends, the exit and grace delays are cut short; the
+// wait after SIGKILL is not. Stop returns nil when no proven process
+// remains, else a *ports.CleanupError listing the processes (and owned
 // process groups) left. Every signal attempt is kept (Signals).
 func (r *Run) Stop(ctx context.Context) error {
 	r.stopMu.Lock()
@@ -36,7 +37,10 @@ func (r *Run) Stop(ctx context.Context) error {
 	if stdin != nil {
 		stdin.Close()
 	}
-	c := r.take(ctx)
+	// The process table is read even when ctx has ended: only waits are cut
+	// short by ctx.
+	look := context.WithoutCancel(ctx)
+	c := r.take(look)
 	if !r.quiet(c) && stdin != nil && r.opts.ExitDelay > 0 {
 		c = r.waitQuiet(ctx, r.opts.ExitDelay, nil)
 	}
@@ -51,7 +55,10 @@ func (r *Run) Stop(ctx context.Context) error {
 		ports.Observe(ctx, "cleanup", fmt.Sprintf("SIGKILL to %d owned processes", r.countLive(c)))
 		kill := newRound(syscall.SIGKILL)
 		r.signalRound(c, kill)
-		c = r.waitQuiet(ctx, r.opts.WaitDelay, kill)
+		// SIGKILL cannot be ignored: wait for it whatever ctx says, bounded
+		// by WaitDelay, so a cancelled caller does not get a report of
+		// processes that were only dying.
+		c = r.waitQuiet(look, r.opts.WaitDelay, kill)
 	}
 	return r.processesLeft(c)
 }
@@ -93,7 +100,7 @@ func (r *Run) waitQuiet(ctx context.Context, d time.Duration, rd *round) census 
 			return r.take(context.WithoutCancel(ctx))
 		case <-tick.C:
 		}
-		c := r.take(ctx)
+		c := r.take(context.WithoutCancel(ctx))
 		if r.quiet(c) {
 			return c
 		}
@@ -134,7 +141,8 @@ func (r *Run) signalRound(c census, rd *round) {
 	sort.Ints(groups)
 	for _, g := range groups {
 		members := byGroup[g]
-		if c.groupClean(g) && !rd.groups[g] {
+		_, owned := c.members[g]
+		if owned && c.groupClean(g) && !rd.groups[g] {
 			if r.signalGroup(g, members, rd.sig) {
 				rd.groups[g] = true
 				for _, p := range members {
@@ -143,7 +151,7 @@ func (r *Run) signalRound(c census, rd *round) {
 				continue
 			}
 		}
-		if !c.groupClean(g) {
+		if owned && !c.groupClean(g) {
 			for _, m := range c.members[g] {
 				if reason, ok := c.unverified[m]; ok && !rd.refused[m] {
 					rd.refused[m] = true

@@ -312,7 +312,8 @@ func (r *Run) Start(ctx context.Context, spec Spec) error {
 	go func() {
 		select {
 		case <-ctx.Done():
-			r.Stop(context.WithoutCancel(ctx))
+			// The call that started the run is over: no progress goes to it.
+			r.Stop(context.Background())
 		case <-r.done:
 		}
 	}()

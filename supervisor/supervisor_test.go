@@ -327,6 +327,28 @@ func TestUnrelatedProcessWithTheSameNameIsNeverSignalled(t *testing.T) {
 	}
 }
 
+func TestDescendantInAForeignGroupIsSignalledAlone(t *testing.T) {
+	is := is.New(t)
+	// The grandchild joins the test's own process group, which is not ours.
+	r, pids := start(t, context.Background(), fast(t), helperSpec("join", nil, strconv.Itoa(syscall.Getpgrp())))
+	ids := identify(t, pids...)
+	s, _ := readStat(pids[0])
+	is.Equal(s.pgid, syscall.Getpgrp())
+
+	checkLineage(t, r, r.Lineage(context.Background()), pids)
+	is.NoErr(r.Cleanup(context.Background())) // the foreign group is not reported
+	checkGone(t, r, ids)
+	var alone bool
+	for _, a := range r.Signals() {
+		is.True(!(a.Target == ports.TargetProcessGroup && a.ID == syscall.Getpgrp())) // never the foreign group
+		is.True(a.ID != os.Getpid())
+		if a.Target == ports.TargetProcess && a.ID == pids[0] && a.Result == ports.SignalDelivered {
+			alone = true
+		}
+	}
+	is.True(alone)
+}
+
 func TestStrangerInOurGroupIsRefusedAndReported(t *testing.T) {
 	is := is.New(t)
 	r, pids := start(t, context.Background(), fast(t), helperSpec("tree", nil, "1", "1"))
