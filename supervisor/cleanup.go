@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"rea/ports"
 )
@@ -32,11 +33,15 @@ func (r *Run) Cleanup(ctx context.Context) error {
 	r.mu.Unlock()
 	r.doneOnce.Do(func() { close(r.done) })
 	if started && len(left) == 0 {
-		// The launcher is dead; let the waiter reap it before we report.
+		// The launcher is dead: the waiter reaps it at once. Wait for that
+		// (bounded, whatever ctx says) so that nothing of ours, not even a
+		// zombie, is left when Cleanup reports success.
+		t := time.NewTimer(r.opts.WaitDelay)
 		select {
 		case <-r.exited:
-		case <-ctx.Done():
+		case <-t.C:
 		}
+		t.Stop()
 	}
 	for _, f := range files {
 		if f != nil {

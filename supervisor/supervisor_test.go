@@ -37,6 +37,16 @@ func start(t *testing.T, ctx context.Context, opts *supervisor.Options, spec sup
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every run owns a temporary root, its working directory; checkGone
+	// checks that it was removed.
+	root, err := r.TempDir("run-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rootOf.Store(r, root)
+	if spec.Dir == "" {
+		spec.Dir = root
+	}
 	if err := r.Start(ctx, spec); err != nil {
 		t.Fatal(err)
 	}
@@ -100,11 +110,17 @@ func checkLineage(t *testing.T, r *supervisor.Run, l ports.ProcessLineage, want 
 	is.Equal(got, want)
 }
 
+// rootOf maps a Run made by start to its temporary root.
+var rootOf sync.Map
+
 // checkGone checks from /proc and the file system that nothing of the run is
 // left.
 func checkGone(t *testing.T, r *supervisor.Run, ids []identity, roots ...string) {
 	t.Helper()
 	is := is.New(t)
+	if root, ok := rootOf.Load(r); ok {
+		roots = append(roots, root.(string))
+	}
 	if left := leftovers(r.ID(), ids...); len(left) > 0 {
 		t.Fatalf("processes of the run remain: %v", left)
 	}
@@ -174,6 +190,18 @@ func TestTermIgnoredGetsKill(t *testing.T) {
 	state, err := r.Wait(context.Background())
 	is.True(err != nil) // killed
 	is.Equal(state.Sys().(syscall.WaitStatus).Signal(), syscall.SIGKILL)
+}
+
+func TestCleanupAfterTheContextEnded(t *testing.T) {
+	is := is.New(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	r, pids := start(t, context.Background(), fast(t), helperSpec("tree", []string{ignoreTermEnv + "=1"}, "1", "2"))
+	ids := identify(t, pids...)
+	cancel()
+	// The grace delay is cut short, SIGKILL is still waited for.
+	is.NoErr(r.Cleanup(ctx))
+	checkGone(t, r, ids)
+	is.True(delivered(r.Signals(), "SIGKILL") > 0)
 }
 
 func TestEarlyExit(t *testing.T) {
