@@ -22,9 +22,3 @@ func StartTicks(pid int) (uint64, error) {
 	p, err := readStat(pid)
 	return p.start, err
 }
-
-// ParseStat parses the text of /proc/PID/stat.
-func ParseStat(pid int, b []byte) (ppid, pgid, sid int, start uint64, state byte, comm string, err error) {
-	p, err := parseStat(pid, b)
-	return p.ppid, p.pgid, p.sid, p.start, p.state, p.comm, err
-}
