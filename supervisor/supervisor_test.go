@@ -50,16 +50,29 @@ func start(t *testing.T, ctx context.Context, opts *supervisor.Options, spec sup
 	if err := r.Start(ctx, spec); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		cctx, cancel := supervisor.CleanupContext(context.Background(), 2*time.Minute)
-		defer cancel()
-		r.Cleanup(cctx)
-	})
+	own(t, r)
 	line := readLine(t, r.Stdout())
 	if strings.HasPrefix(line, "pids") {
 		return r, parsePidsT(t, line)
 	}
 	return r, nil
+}
+
+// own cleans r up when the test ends and, as a last resort for a failing
+// test, kills whatever still carries the run's ID, so a broken supervisor
+// does not leak the test's processes.
+func own(t *testing.T, r *supervisor.Run) {
+	t.Cleanup(func() {
+		cctx, cancel := supervisor.CleanupContext(context.Background(), 2*time.Minute)
+		defer cancel()
+		r.Cleanup(cctx)
+		for _, pid := range leftovers(r.ID()) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			if !t.Failed() {
+				t.Errorf("process %d of run %s outlived its cleanup", pid, r.ID())
+			}
+		}
+	})
 }
 
 func parsePidsT(t *testing.T, line string) []int {
@@ -150,6 +163,7 @@ func TestTreeIsStoppedWithItsGrandchildren(t *testing.T) {
 	opts := fast(t)
 	r, err := supervisor.New(opts)
 	is.NoErr(err)
+	own(t, r)
 	root, err := r.TempDir("tree-")
 	is.NoErr(err)
 	is.NoErr(os.WriteFile(filepath.Join(root, "f"), []byte("x"), 0o600))
@@ -208,6 +222,7 @@ func TestEarlyExit(t *testing.T) {
 	is := is.New(t)
 	r, err := supervisor.New(fast(t))
 	is.NoErr(err)
+	own(t, r)
 	is.NoErr(r.Start(context.Background(), helperSpec("exit", nil, "3")))
 	state, err := r.Wait(context.Background())
 	var ee *exec.ExitError
@@ -428,7 +443,7 @@ func TestRunIDReachesTheProcess(t *testing.T) {
 
 	r2, err := supervisor.Start(context.Background(), helperSpec("env", nil), fast(t))
 	is.NoErr(err)
-	defer r2.Cleanup(context.Background())
+	own(t, r2)
 	is.Equal(readLine(t, r2.Stdout()), "env "+r2.ID())
 	is.True(len(r2.ID()) == 36)
 }
@@ -578,6 +593,7 @@ func TestControllingTerminal(t *testing.T) {
 	r, err := supervisor.Start(context.Background(), spec, fast(t))
 	slave.Close()
 	is.NoErr(err)
+	own(t, r)
 	is.True(r.Stdin() == nil && r.Stdout() == nil) // the caller's files, no pipes
 	f := strings.Fields(readLine(t, master))
 	is.Equal(len(f), 4)
