@@ -13,12 +13,15 @@
 // our run ID in its initial environment (which is how a daemon that called
 // setsid and was reparented is still found). Before any signal the PID's start
 // time is read again, and a process group is signalled as a whole only when
-// every live member is proven ours; otherwise proven members are signalled one
-// by one (through a pidfd where the kernel has them) and the others are
-// recorded as refused.
+// it is led by a process proven ours and every live member is proven ours;
+// otherwise proven members are signalled one by one (through a pidfd where
+// the kernel has them) and the unproven members of an owned group are
+// recorded as refused, never signalled.
 //
-// Stopping closes stdin, sends SIGTERM, waits a grace delay, sends SIGKILL and
-// waits again; every attempt is kept as a [ports.SignalAttempt]. [Run.Cleanup]
+// Stopping closes stdin (optionally waiting for the processes to exit by
+// themselves), sends SIGTERM, waits a grace delay, sends SIGKILL and waits
+// again; every attempt is kept as a [ports.SignalAttempt]. Cancelling the
+// context given to Start runs the same sequence. [Run.Cleanup]
 // also removes temporary roots and sockets and returns a
 // [*ports.CleanupError] listing only the owned resources that remain.
 // [Run.Lineage] gives the [ports.ProcessLineage] snapshot core renders as
