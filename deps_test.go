@@ -16,7 +16,8 @@ import (
 //	ports            standard library only
 //	ports/portstest  ports + github.com/matryer/is
 //	core             ports + its JSON libraries
-//	adapters/<eng>   ports + that engine's libraries; never core, never another adapter
+//	supervisor       ports (owned processes for the engines that launch one)
+//	adapters/<eng>   ports + supervisor + that engine's libraries; never core, never another adapter
 //	adapters/hosts   ports + go-toml (agent hosts' configuration files)
 //	adapters/mcp     core + ports + go-sdk
 //	adapters/cli     core + ports + kong
@@ -36,7 +37,8 @@ var policy = []struct {
 	{"rea/adapters/js", []string{"rea/ports", "github.com/tdewolff/parse/v2", "github.com/go-sourcemap/sourcemap"}},
 	{"rea/adapters/cdp", []string{"rea/ports", "rea/adapters/cdp/", "github.com/chromedp/"}},
 	{"rea/adapters/hosts", []string{"rea/ports", "github.com/pelletier/go-toml/v2"}},
-	{"rea/adapters/", []string{"rea/ports"}}, // any future engine
+	{"rea/adapters/", []string{"rea/ports", "rea/supervisor"}}, // any future engine
+	{"rea/supervisor", []string{"rea/ports"}},
 	{"rea/cmd/", []string{"rea/", "github.com/"}},
 	{"rea/examples/", []string{"rea/core", "rea/ports", "rea/adapters/"}},
 	{"rea/bench/", []string{"rea/"}},

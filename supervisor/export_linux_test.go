@@ -1,0 +1,7 @@
+package supervisor
+
+// ParseStat parses the text of /proc/PID/stat.
+func ParseStat(pid int, b []byte) (ppid, pgid, sid int, start uint64, state byte, comm string, err error) {
+	p, err := parseStat(pid, b)
+	return p.ppid, p.pgid, p.sid, p.start, p.state, p.comm, err
+}

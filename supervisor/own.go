@@ -1,0 +1,192 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"sort"
+)
+
+// procInfo is one process as the kernel reports it.
+type procInfo struct {
+	pid, ppid, pgid, sid int
+	start                uint64 // clock ticks after boot: with pid, the process's identity
+	state                byte   // R, S, D, Z, X, ...
+	comm                 string
+}
+
+func (p procInfo) dead() bool { return p.state == 'Z' || p.state == 'X' || p.state == 'x' }
+
+type tokenResult int
+
+const (
+	tokenMismatch   tokenResult = iota // readable, without our run ID
+	tokenPresent                       // readable, with our run ID
+	tokenUnreadable                    // not readable (another user, a setuid program)
+	tokenGone                          // the process vanished
+)
+
+// census is one enumeration of what the run owns.
+type census struct {
+	err          error // the process table could not be read
+	launcherLive bool
+	launcher     procInfo
+	owned        map[int]procInfo // proven ours, launcher included when live
+	unverified   map[int]string   // live members of an owned process group not proven ours: pid -> why
+	members      map[int][]int    // owned process group -> its live members, owned or not
+	// Owned process groups are those led (now or at an earlier look) by a
+	// process proven ours; only they are signalled whole or reported.
+}
+
+// take enumerates the process table and proves, by the rules in the package
+// documentation, which processes are the run's. It never signals.
+func (r *Run) take(ctx context.Context) census {
+	r.mu.Lock()
+	pid, start, id := r.pid, r.startTick, r.id
+	known := make(map[int]uint64, len(r.known))
+	for k, v := range r.known {
+		known[k] = v
+	}
+	ownedGroups := append([]int(nil), r.groups...)
+	r.mu.Unlock()
+
+	c := census{owned: map[int]procInfo{}, unverified: map[int]string{}, members: map[int][]int{}}
+	if pid == 0 {
+		return c
+	}
+	if start == 0 {
+		c.err = errors.New("supervisor: the launcher's start time could not be read at launch")
+		return c
+	}
+	tab, err := readTable(ctx)
+	if err != nil {
+		c.err = err
+		return c
+	}
+	if p, ok := tab[pid]; ok && start != 0 && p.start == start {
+		c.launcherLive, c.launcher = true, p
+	}
+	for k, v := range known {
+		if p, ok := tab[k]; ok && p.start == v {
+			c.owned[k] = p
+		}
+	}
+	// A child of a proven process, born after it, is ours.
+	grow := func() {
+		for changed := true; changed; {
+			changed = false
+			for k, p := range tab {
+				if _, ok := c.owned[k]; ok {
+					continue
+				}
+				if parent, ok := c.owned[p.ppid]; ok && p.start >= parent.start {
+					c.owned[k] = p
+					changed = true
+				}
+			}
+		}
+	}
+	grow()
+	// A process born no earlier than the launcher and carrying the run ID is
+	// ours, wherever it was reparented to.
+	why := map[int]string{}
+	for k, p := range tab {
+		if _, ok := c.owned[k]; ok || start == 0 || p.start < start {
+			continue
+		}
+		switch res, err := tokenState(k, RunIDEnv, id); res {
+		case tokenPresent:
+			c.owned[k] = p
+		case tokenUnreadable:
+			why[k] = "environment unreadable"
+			if err != nil {
+				why[k] += ": " + err.Error()
+			}
+		case tokenMismatch:
+			why[k] = "run id missing from its environment"
+		}
+	}
+	grow()
+
+	// Owned process groups: the launcher's, and any other led by an owned
+	// process. (An owned process may also have joined a group that is not
+	// ours, such as rea's own: it is then signalled by itself, and that
+	// group's other members are none of our business.) A group that was ours
+	// at an earlier look and still has members is still ours, unless a
+	// stranger now holds its ID as leader: while a group has members its ID
+	// cannot be reused, so a stranger leading it means it emptied and the ID
+	// was reused.
+	groups := map[int]bool{}
+	for _, p := range c.owned {
+		if _, led := c.owned[p.pgid]; led || p.pgid == pid {
+			groups[p.pgid] = true
+		}
+	}
+	live := map[int]bool{}
+	for _, p := range tab {
+		live[p.pgid] = true
+	}
+	for _, g := range ownedGroups {
+		if groups[g] || !live[g] {
+			continue
+		}
+		if _, led := tab[g]; led {
+			continue
+		}
+		groups[g] = true
+	}
+	for k, p := range tab {
+		if !groups[p.pgid] {
+			continue
+		}
+		c.members[p.pgid] = append(c.members[p.pgid], k)
+		if _, ok := c.owned[k]; !ok {
+			reason := why[k]
+			if reason == "" {
+				reason = "not proven ours"
+				if p.start < start {
+					reason = "started before the launcher"
+				}
+			}
+			c.unverified[k] = reason
+		}
+	}
+	for _, m := range c.members {
+		sort.Ints(m)
+	}
+
+	r.mu.Lock()
+	r.groups = r.groups[:0]
+	for g := range groups {
+		r.groups = append(r.groups, g)
+	}
+	for k, p := range c.owned {
+		r.known[k] = p.start
+	}
+	for k, v := range r.known {
+		if p, ok := tab[k]; !ok || p.start != v {
+			delete(r.known, k) // gone: its PID may be reused by a stranger
+		}
+	}
+	r.mu.Unlock()
+	return c
+}
+
+// sortedOwned returns the owned processes sorted by pid.
+func (c census) sortedOwned() []procInfo {
+	out := make([]procInfo, 0, len(c.owned))
+	for _, p := range c.owned {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].pid < out[j].pid })
+	return out
+}
+
+// groupClean reports whether every live member of group g is proven ours.
+func (c census) groupClean(g int) bool {
+	for _, m := range c.members[g] {
+		if _, ok := c.unverified[m]; ok {
+			return false
+		}
+	}
+	return len(c.members[g]) > 0
+}

@@ -1,0 +1,171 @@
+//go:build linux
+
+package supervisor
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The process table comes from /proc. Every reading is bounded and every
+// parse failure is an error, never a panic: /proc is the kernel's, but a
+// process can vanish between two reads.
+
+const procRoot = "/proc"
+
+// readTable returns every live process (zombies and dead tasks excluded).
+func readTable(ctx context.Context) (map[int]procInfo, error) {
+	d, err := os.Open(procRoot)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	tab := make(map[int]procInfo, len(names))
+	for i, name := range names {
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		pid, err := strconv.Atoi(name)
+		if err != nil || pid <= 0 {
+			continue
+		}
+		p, err := readStat(pid)
+		if err != nil || p.dead() {
+			continue // gone since the directory was read, or unparsable
+		}
+		tab[pid] = p
+	}
+	return tab, nil
+}
+
+// readStat parses /proc/PID/stat. The command name sits in parentheses and
+// may itself contain spaces and parentheses, so the fields start after the
+// last ')'.
+func readStat(pid int) (procInfo, error) {
+	b, err := readBounded(procRoot+"/"+strconv.Itoa(pid)+"/stat", 4096)
+	if err != nil {
+		return procInfo{}, err
+	}
+	return parseStat(pid, b)
+}
+
+func parseStat(pid int, b []byte) (procInfo, error) {
+	open := bytes.IndexByte(b, '(')
+	end := bytes.LastIndexByte(b, ')')
+	if open < 0 || end < open {
+		return procInfo{}, fmt.Errorf("supervisor: /proc/%d/stat: no command name", pid)
+	}
+	f := strings.Fields(string(b[end+1:]))
+	// f[0] is field 3 (state); field n is f[n-3].
+	if len(f) < 20 || len(f[0]) != 1 {
+		return procInfo{}, fmt.Errorf("supervisor: /proc/%d/stat: %d fields", pid, len(f)+2)
+	}
+	var err error
+	num := func(s string) (int, error) { return strconv.Atoi(s) }
+	p := procInfo{pid: pid, state: f[0][0], comm: string(b[open+1 : end])}
+	if p.ppid, err = num(f[1]); err == nil {
+		if p.pgid, err = num(f[2]); err == nil {
+			if p.sid, err = num(f[3]); err == nil {
+				p.start, err = strconv.ParseUint(f[19], 10, 64)
+			}
+		}
+	}
+	if err != nil {
+		return procInfo{}, fmt.Errorf("supervisor: /proc/%d/stat: %w", pid, err)
+	}
+	if head, err := strconv.Atoi(strings.TrimSpace(string(b[:open]))); err != nil || head != pid {
+		return procInfo{}, fmt.Errorf("supervisor: /proc/%d/stat: pid field %q", pid, b[:open])
+	}
+	return p, nil
+}
+
+// environLimit bounds how much of an environment is read; the kernel caps a
+// process's environment far below it in practice.
+const environLimit = 4 << 20
+
+// tokenState reports whether pid's initial environment carries name=value as
+// its first entry for name.
+func tokenState(pid int, name, value string) (tokenResult, error) {
+	b, err := readBounded(procRoot+"/"+strconv.Itoa(pid)+"/environ", environLimit)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return tokenGone, nil
+		}
+		return tokenUnreadable, err
+	}
+	prefix := name + "="
+	for len(b) > 0 {
+		entry := b
+		if i := bytes.IndexByte(b, 0); i >= 0 {
+			entry, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if bytes.HasPrefix(entry, []byte(prefix)) {
+			if string(entry[len(prefix):]) == value {
+				return tokenPresent, nil
+			}
+			return tokenMismatch, nil
+		}
+	}
+	return tokenMismatch, nil
+}
+
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("supervisor: %s: larger than %d bytes", path, limit)
+	}
+	return b, nil
+}
+
+// /proc/PID/stat counts start times in USER_HZ ticks after boot; USER_HZ is
+// 100 on every Linux ABI.
+const userHZ = 100
+
+var bootTime = sync.OnceValue(func() time.Time {
+	b, err := readBounded(procRoot+"/stat", 1<<20)
+	if err != nil {
+		return time.Time{}
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "btime "); ok {
+			if sec, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+				return time.Unix(sec, 0).UTC()
+			}
+		}
+	}
+	return time.Time{}
+})
+
+// startTime converts ticks after boot to a time, or the zero time when the
+// boot time is unknown.
+func startTime(ticks uint64) time.Time {
+	bt := bootTime()
+	if bt.IsZero() {
+		return time.Time{}
+	}
+	return bt.Add(time.Duration(ticks/userHZ)*time.Second + time.Duration(ticks%userHZ)*(time.Second/userHZ))
+}

@@ -1,0 +1,51 @@
+//go:build linux
+
+package supervisor_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"rea/supervisor"
+)
+
+const statLine = "4242 (a) b (c)) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 123456 1000 100 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n"
+
+func TestParseStat(t *testing.T) {
+	is := is.New(t)
+	// A command name may hold spaces and parentheses: fields start after the last ')'.
+	ppid, pgid, sid, start, state, comm, err := supervisor.ParseStat(4242, []byte(statLine))
+	is.NoErr(err)
+	is.Equal([]int{ppid, pgid, sid}, []int{1, 4242, 4242})
+	is.Equal(start, uint64(123456))
+	is.Equal(state, byte('S'))
+	is.Equal(comm, "a) b (c)")
+
+	for _, bad := range []string{"", "4242", "4242 (x", "4242 (x) S 1 2", "4243 (x)" + statLine[len("4242 (a) b (c))"):], "4242 (x) SS 1 4242 4242 0 -1 0 0 0 0 0 0 0 0 0 0 0 1 0 1"} {
+		_, _, _, _, _, _, err := supervisor.ParseStat(4242, []byte(bad))
+		is.True(err != nil) // rejected, not guessed
+	}
+
+	self, err := os.ReadFile("/proc/self/stat")
+	is.NoErr(err)
+	ppid, _, _, _, _, _, err = supervisor.ParseStat(os.Getpid(), self)
+	is.NoErr(err)
+	is.Equal(ppid, os.Getppid())
+}
+
+func FuzzParseStat(f *testing.F) {
+	f.Add([]byte(statLine))
+	if b, err := os.ReadFile("/proc/self/stat"); err == nil {
+		f.Add(b)
+	}
+	f.Add([]byte("1 () R 0 0 0"))
+	// Whatever the bytes, parsing returns a value or an error; it never panics.
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, _, _, _, state, _, err := supervisor.ParseStat(4242, b)
+		if err == nil && state == 0 {
+			t.Fatal("parsed without a state")
+		}
+	})
+}
