@@ -213,10 +213,7 @@ func (a *Analysis) literalRefs(ctx context.Context, tc toolchain, regions []regi
 			}
 		}
 	}
-	slices.SortFunc(refs, func(x, y litRef) int {
-		return cmp.Or(cmp.Compare(x.addr, y.addr), cmp.Compare(x.n, y.n), cmpBool(x.tagged, y.tagged))
-	})
-	return slices.Compact(refs), ctx.Err()
+	return sortRefs(refs), ctx.Err()
 }
 
 // pairRegion reports whether a region may hold string headers: not the Go
@@ -300,6 +297,14 @@ func scanPairs(data []byte, base uint64, ptr int, relocs []reloc, idx regionInde
 		refs = append(refs, litRef{addr: p, n: n})
 	}
 	return refs
+}
+
+// sortRefs sorts refs by address, length and tag, without duplicates.
+func sortRefs(refs []litRef) []litRef {
+	slices.SortFunc(refs, func(x, y litRef) int {
+		return cmp.Or(cmp.Compare(x.addr, y.addr), cmp.Compare(x.n, y.n), cmpBool(x.tagged, y.tagged))
+	})
+	return slices.Compact(refs)
 }
 
 func cmpBool(a, b bool) int {
