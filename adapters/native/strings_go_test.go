@@ -94,15 +94,23 @@ var literalBuilds struct {
 	paths map[string]string
 }
 
-func goLiteralProgram(t *testing.T, goarch string) string {
+// goLiteralProgram builds goLiteralSource once per variant: a GOARCH, or
+// "amd64-pie-stripped", a position-independent executable without symbols
+// (its data pointers are in RELATIVE relocations, and only the build
+// information says it is Go).
+func goLiteralProgram(t *testing.T, variant string) string {
 	t.Helper()
 	needTool(t, "go")
 	literalBuilds.Lock()
 	defer literalBuilds.Unlock()
-	if p, ok := literalBuilds.paths[goarch]; ok {
+	if p, ok := literalBuilds.paths[variant]; ok {
 		return p
 	}
-	dir := filepath.Join(fixtureDir, "golit-"+goarch)
+	goarch, flags := variant, []string{}
+	if variant == "amd64-pie-stripped" {
+		goarch, flags = "amd64", []string{"-buildmode=pie", "-ldflags=-s -w"}
+	}
+	dir := filepath.Join(fixtureDir, "golit-"+variant)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -113,13 +121,13 @@ func goLiteralProgram(t *testing.T, goarch string) string {
 	}
 	out := filepath.Join(dir, "golit")
 	env := []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=" + goarch, "GOFLAGS=-trimpath"}
-	if _, err := run(context.WithoutCancel(t.Context()), dir, env, "go", "build", "-o", out, "."); err != nil {
+	if _, err := run(context.WithoutCancel(t.Context()), dir, env, "go", append(append([]string{"build"}, flags...), "-o", out, ".")...); err != nil {
 		t.Fatal(err)
 	}
 	if literalBuilds.paths == nil {
 		literalBuilds.paths = map[string]string{}
 	}
-	literalBuilds.paths[goarch] = out
+	literalBuilds.paths[variant] = out
 	return out
 }
 
@@ -182,10 +190,11 @@ func loadTargets(t *testing.T, path, goarch, symRegexp string) []uint64 {
 }
 
 func TestGoLiterals(t *testing.T) {
-	for _, goarch := range []string{"amd64", "arm64"} {
-		t.Run(goarch, func(t *testing.T) {
+	for _, variant := range []string{"amd64", "arm64", "amd64-pie-stripped"} {
+		t.Run(variant, func(t *testing.T) {
 			is := is.New(t)
-			path := goLiteralProgram(t, goarch)
+			path := goLiteralProgram(t, variant)
+			goarch, _, _ := strings.Cut(variant, "-")
 			strs, err := openAnalysis(t, path).Strings(t.Context())
 			is.NoErr(err)
 			found := map[string]ports.String{}
@@ -203,6 +212,9 @@ func TestGoLiterals(t *testing.T) {
 			// but the references.
 			// Each literal returned by a function starts where that function's
 			// code loads it.
+			if strings.HasSuffix(variant, "stripped") {
+				return // go tool objdump needs symbols; TestGoLiteralOneUser covers this build
+			}
 			for fn, lits := range map[string][]string{
 				`^main\.onlyInOne$`:  {litOnly},
 				`^main\.sharedPick$`: {litShare1, litShare2},
@@ -219,8 +231,17 @@ func TestGoLiterals(t *testing.T) {
 }
 
 func TestGoLiteralOneUser(t *testing.T) {
+	for _, variant := range []string{"amd64", "arm64", "amd64-pie-stripped"} {
+		t.Run(variant, func(t *testing.T) { testGoLiteralOneUser(t, variant) })
+	}
+}
+
+// testGoLiteralOneUser checks that the literal only main.onlyInOne uses is
+// referenced from that function alone (names from the pclntab when the
+// build is stripped).
+func testGoLiteralOneUser(t *testing.T, variant string) {
 	is := is.New(t)
-	path := goLiteralProgram(t, "amd64")
+	path := goLiteralProgram(t, variant)
 	a := openAnalysis(t, path)
 	strs, err := a.Strings(t.Context())
 	is.NoErr(err)
