@@ -34,11 +34,8 @@ import (
 // localeCompare("en"), so graph_sha256 can differ from the reference's for
 // trees whose paths differ in case or punctuation order.
 
-// Containers returns the container openers the artifact operations use.
-func (r *Registry) Containers() []ports.ContainerOpener { return r.containers }
-
 // artifactLimits bound one graph (§15 inventory_artifact input).
-type artifactLimits struct {
+type Limits struct {
 	MaxEntries          int   `json:"max_entries"`
 	MaxTotalBytes       int64 `json:"max_total_bytes"`
 	MaxEntryBytes       int64 `json:"max_entry_bytes"`
@@ -47,14 +44,14 @@ type artifactLimits struct {
 	MaxPathBytes        int   `json:"max_path_bytes"`
 }
 
-var defaultArtifactLimits = artifactLimits{
+var defaultArtifactLimits = Limits{
 	MaxEntries: 10000, MaxTotalBytes: 1 << 30, MaxEntryBytes: 256 << 20,
 	MaxCompressionRatio: 1000, MaxDepth: 20, MaxPathBytes: 4096,
 }
 
 // Integrity policies (§15).
 const (
-	integrityFail   = "fail"
+	IntegrityFail   = "fail"
 	integrityRecord = "record-and-continue"
 )
 
@@ -74,14 +71,14 @@ const (
 )
 
 // artifactRequest is one graph to build.
-type artifactRequest struct {
-	op       string
-	path     string // absolute
-	policy   string
-	limits   artifactLimits
-	openers  []ports.ContainerOpener
-	observe  func(string)
-	keepOpen bool // keep containers open after building (extraction reads again)
+type Request struct {
+	Op       string
+	Path     string // absolute
+	Policy   string
+	Limits   Limits
+	Openers  []ports.ContainerOpener
+	Observe  func(string)
+	KeepOpen bool // keep containers open after building (extraction reads again)
 }
 
 // Records of the graph (§15.3).
@@ -130,7 +127,7 @@ type artifactEdge struct {
 	Producer         any     `json:"producer"`
 }
 
-type integrityContradiction struct {
+type Contradiction struct {
 	ContradictionID  string   `json:"contradiction_id"`
 	OccurrenceID     string   `json:"occurrence_id"`
 	ParentArtifactID string   `json:"parent_artifact_id"`
@@ -158,34 +155,43 @@ type artifactManifest struct {
 
 // artifactGraph is a built graph plus what extraction needs to read the
 // bytes again.
-type artifactGraph struct {
+type Graph struct {
 	Manifest       artifactManifest
 	Nodes          []artifactNode
 	Occurrences    []artifactOccurrence
 	Edges          []artifactEdge
-	Contradictions []integrityContradiction
+	Contradictions []Contradiction
 	Limitations    []string
 
-	items  []*artItem // every occurrence, in occurrence order
-	byOcc  map[string]*artItem
+	Items  []*Item // every occurrence, in occurrence order
+	byOcc  map[string]*Item
 	nodeOf map[string]*artifactNode
 	b      *graphBuilder
 }
 
 // close releases the containers and directories the graph holds open.
-func (g *artifactGraph) close() {
+func (g *Graph) Close() {
 	if g != nil && g.b != nil {
 		g.b.close()
 	}
 }
 
+// Root is the graph's root occurrence.
+func (g *Graph) Root() *Item { return g.b.root }
+
+// Open reads an occurrence's content again (the graph must have been built
+// with KeepOpen).
+func (g *Graph) Open(ctx context.Context, it *Item) (io.ReadCloser, error) {
+	return g.b.open(ctx, it)
+}
+
 // artItem is one occurrence under construction.
-type artItem struct {
-	path     string // logical path; "." for the root
+type Item struct {
+	Path     string // logical path; "." for the root
 	name     string
-	kind     ports.EntryKind
-	parent   *artItem
-	children []*artItem
+	Kind     ports.EntryKind
+	parent   *Item
+	children []*Item
 
 	fsRel string  // set for items read from the file system: path under the builder's fsRoot
 	box   *artBox // the container holding the item; nil for file-system items
@@ -200,9 +206,9 @@ type artItem struct {
 	stamp                        string // file-system stat fingerprint
 
 	// observed
-	hashed   bool
-	sha256   string
-	size     int64
+	Hashed   bool
+	SHA256   string
+	Size     int64
 	head     []byte
 	slice    []byte // 16 bytes at a universal Mach-O's first slice, when seen
 	data     []byte // whole bytes of a nested ASAR inside a container
@@ -212,7 +218,7 @@ type artItem struct {
 	class    artClass
 	opaque   string // why a recognised container was not expanded
 	nested   *artBox
-	mismatch bool
+	Mismatch bool
 
 	artifactID, occurrenceID string
 }
@@ -221,18 +227,18 @@ type artItem struct {
 type artBox struct {
 	format string
 	c      ports.Container
-	item   *artItem
+	item   *Item
 	closer io.Closer
 	root   bool // the root container (expansion of nested ASARs is allowed from a root ZIP)
 }
 
 type graphBuilder struct {
-	req     artifactRequest
+	req     Request
 	fsRoot  *os.Root // the directory root, or the directory holding a file root
 	isDir   bool
-	root    *artItem
-	items   []*artItem
-	byPath  map[string]*artItem
+	root    *Item
+	items   []*Item
+	byPath  map[string]*Item
 	boxes   []*artBox
 	total   atomic.Int64
 	hashedN atomic.Int64
@@ -254,22 +260,22 @@ func (b *graphBuilder) close() {
 }
 
 // buildArtifactGraph inventories req.path.
-func buildArtifactGraph(ctx context.Context, req artifactRequest) (g *artifactGraph, err error) {
-	if req.observe == nil {
-		req.observe = func(string) {}
+func Build(ctx context.Context, req Request) (g *Graph, err error) {
+	if req.Observe == nil {
+		req.Observe = func(string) {}
 	}
-	b := &graphBuilder{req: req, byPath: map[string]*artItem{}}
+	b := &graphBuilder{req: req, byPath: map[string]*Item{}}
 	defer func() {
-		if err != nil || !req.keepOpen {
+		if err != nil || !req.KeepOpen {
 			b.close()
 		}
 		if err != nil {
 			err = b.classify(ctx, err)
 		}
 	}()
-	st, err := os.Stat(req.path)
+	st, err := os.Stat(req.Path)
 	if err != nil {
-		return nil, targetErr(req.op, req.path, "missing", err)
+		return nil, TargetError(req.Op, req.Path, "missing", err)
 	}
 	if err := b.start(ctx, st); err != nil {
 		return nil, err
@@ -278,7 +284,7 @@ func buildArtifactGraph(ctx context.Context, req artifactRequest) (g *artifactGr
 	// Nested containers are expanded only from the root's own level (see
 	// expandable), so this ends after at most two rounds.
 	for len(level) > 0 {
-		req.observe(fmt.Sprintf("hashing %d files", len(level)))
+		req.Observe(fmt.Sprintf("hashing %d files", len(level)))
 		if err := b.hashAll(ctx, level); err != nil {
 			return nil, err
 		}
@@ -297,7 +303,7 @@ func buildArtifactGraph(ctx context.Context, req artifactRequest) (g *artifactGr
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	req.observe("sealing the graph")
+	req.Observe("sealing the graph")
 	return b.seal()
 }
 
@@ -305,44 +311,44 @@ func buildArtifactGraph(ctx context.Context, req artifactRequest) (g *artifactGr
 // a single file.
 func (b *graphBuilder) start(ctx context.Context, st os.FileInfo) error {
 	if st.IsDir() {
-		root, err := os.OpenRoot(b.req.path)
+		root, err := os.OpenRoot(b.req.Path)
 		if err != nil {
-			return targetErr(b.req.op, b.req.path, "unreadable", err)
+			return TargetError(b.req.Op, b.req.Path, "unreadable", err)
 		}
 		b.fsRoot, b.isDir = root, true
-		b.root = &artItem{path: ".", name: filepath.Base(b.req.path), kind: ports.EntryDirectory}
+		b.root = &Item{Path: ".", name: filepath.Base(b.req.Path), Kind: ports.EntryDirectory}
 		b.items = append(b.items, b.root)
 		b.byPath["."] = b.root
-		b.req.observe("walking " + b.req.path)
+		b.req.Observe("walking " + b.req.Path)
 		return b.walk(ctx)
 	}
 	if !st.Mode().IsRegular() {
-		return targetErr(b.req.op, b.req.path, "not_regular_file", nil)
+		return TargetError(b.req.Op, b.req.Path, "not_regular_file", nil)
 	}
-	root, err := os.OpenRoot(filepath.Dir(b.req.path))
+	root, err := os.OpenRoot(filepath.Dir(b.req.Path))
 	if err != nil {
-		return targetErr(b.req.op, b.req.path, "unreadable", err)
+		return TargetError(b.req.Op, b.req.Path, "unreadable", err)
 	}
 	b.fsRoot = root
-	name := filepath.Base(b.req.path)
+	name := filepath.Base(b.req.Path)
 	size := st.Size()
-	b.root = &artItem{path: ".", name: name, kind: ports.EntryFile, fsRel: name, declaredSize: &size,
+	b.root = &Item{Path: ".", name: name, Kind: ports.EntryFile, fsRel: name, declaredSize: &size,
 		exec: st.Mode()&0o111 != 0, stamp: artStamp(st)}
 	b.items = append(b.items, b.root)
 	b.byPath["."] = b.root
 	f, err := b.fsRoot.Open(name)
 	if err != nil {
-		return targetErr(b.req.op, b.req.path, "unreadable", err)
+		return TargetError(b.req.Op, b.req.Path, "unreadable", err)
 	}
 	head := make([]byte, headBytes)
 	n, _ := f.ReadAt(head, 0)
 	head = head[:n]
-	for _, o := range b.req.openers {
+	for _, o := range b.req.Openers {
 		format, ok := o.Recognize(head, name)
 		if !ok {
 			continue
 		}
-		b.req.observe("reading the " + format + " directory")
+		b.req.Observe("reading the " + format + " directory")
 		bx, err := b.openBox(ctx, o, format, b.root, f, size, b.fsCompanion(name))
 		if err != nil {
 			f.Close()
@@ -360,7 +366,7 @@ func (b *graphBuilder) start(ctx context.Context, st os.FileInfo) error {
 func (b *graphBuilder) walk(ctx context.Context) error {
 	return fs.WalkDir(b.fsRoot.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return &artifactFailure{reason: "io", path: p, err: err}
+			return &Failure{Reason: "io", Path: p, Err: err}
 		}
 		if err := ctx.Err(); err != nil {
 			return err
@@ -370,19 +376,19 @@ func (b *graphBuilder) walk(ctx context.Context) error {
 		}
 		info, err := d.Info()
 		if err != nil {
-			return &artifactFailure{reason: "io", path: p, err: err}
+			return &Failure{Reason: "io", Path: p, Err: err}
 		}
-		it := &artItem{path: p, name: d.Name(), fsRel: p, stamp: artStamp(info)}
+		it := &Item{Path: p, name: d.Name(), fsRel: p, stamp: artStamp(info)}
 		switch t := info.Mode().Type(); {
 		case t&fs.ModeDir != 0:
-			it.kind = ports.EntryDirectory
+			it.Kind = ports.EntryDirectory
 		case t&fs.ModeSymlink != 0:
-			it.kind = ports.EntrySymlink
+			it.Kind = ports.EntrySymlink
 			if it.link, err = b.fsRoot.Readlink(p); err != nil {
-				return &artifactFailure{reason: "io", path: p, err: err}
+				return &Failure{Reason: "io", Path: p, Err: err}
 			}
 		default:
-			it.kind = ports.EntryFile
+			it.Kind = ports.EntryFile
 			size := info.Size()
 			it.declaredSize = &size
 			it.exec = info.Mode()&0o111 != 0
@@ -396,39 +402,39 @@ func (b *graphBuilder) walk(ctx context.Context) error {
 
 // add links it under its parent (creating implied directories) and checks
 // the count, depth and path limits.
-func (b *graphBuilder) add(it *artItem, parentPath string) error {
-	l := b.req.limits
-	if len(it.path) > l.MaxPathBytes {
-		return limitFailure("max_path_bytes", it.path, int64(len(it.path)), int64(l.MaxPathBytes))
+func (b *graphBuilder) add(it *Item, parentPath string) error {
+	l := b.req.Limits
+	if len(it.Path) > l.MaxPathBytes {
+		return limitFailure("max_path_bytes", it.Path, int64(len(it.Path)), int64(l.MaxPathBytes))
 	}
-	if d := strings.Count(it.path, "/") + 1; d > l.MaxDepth {
-		return limitFailure("max_depth", it.path, int64(d), int64(l.MaxDepth))
+	if d := strings.Count(it.Path, "/") + 1; d > l.MaxDepth {
+		return limitFailure("max_depth", it.Path, int64(d), int64(l.MaxDepth))
 	}
 	if len(b.items)-1 >= l.MaxEntries {
-		return limitFailure("max_entries", it.path, int64(len(b.items)), int64(l.MaxEntries))
+		return limitFailure("max_entries", it.Path, int64(len(b.items)), int64(l.MaxEntries))
 	}
-	if prev, dup := b.byPath[it.path]; dup {
-		if prev.kind == ports.EntryDirectory && it.kind == ports.EntryDirectory {
+	if prev, dup := b.byPath[it.Path]; dup {
+		if prev.Kind == ports.EntryDirectory && it.Kind == ports.EntryDirectory {
 			return nil
 		}
-		return &artifactFailure{reason: "path", path: it.path, err: errors.New("two entries share one logical path")}
+		return &Failure{Reason: "path", Path: it.Path, Err: errors.New("two entries share one logical path")}
 	}
 	parent, ok := b.byPath[parentPath]
 	if !ok {
 		// A ZIP may leave parent directories implicit.
-		parent = &artItem{path: parentPath, name: path.Base(parentPath), kind: ports.EntryDirectory, box: it.box,
+		parent = &Item{Path: parentPath, name: path.Base(parentPath), Kind: ports.EntryDirectory, box: it.box,
 			inner: path.Dir(it.inner)}
 		if err := b.add(parent, path.Dir(parentPath)); err != nil {
 			return err
 		}
 	}
-	if parent.kind != ports.EntryDirectory && parent.nested == nil {
-		return &artifactFailure{reason: "path", path: it.path, err: fmt.Errorf("parent %q is not a directory", parentPath)}
+	if parent.Kind != ports.EntryDirectory && parent.nested == nil {
+		return &Failure{Reason: "path", Path: it.Path, Err: fmt.Errorf("parent %q is not a directory", parentPath)}
 	}
 	it.parent = parent
 	parent.children = append(parent.children, it)
 	b.items = append(b.items, it)
-	b.byPath[it.path] = it
+	b.byPath[it.Path] = it
 	return nil
 }
 
@@ -470,14 +476,14 @@ func boxCompanion(parent *artBox, inner string) func(context.Context, string) (i
 	}
 }
 
-func (b *graphBuilder) openBox(ctx context.Context, o ports.ContainerOpener, format string, it *artItem, ra io.ReaderAt, size int64,
+func (b *graphBuilder) openBox(ctx context.Context, o ports.ContainerOpener, format string, it *Item, ra io.ReaderAt, size int64,
 	companion func(context.Context, string) (io.ReadCloser, error)) (*artBox, error) {
-	l := b.req.limits
+	l := b.req.Limits
 	c, err := o.OpenContainer(ctx, ports.ContainerRequest{Name: it.name, ReaderAt: ra, Size: size, Companion: companion,
 		Limits: ports.ContainerLimits{MaxEntries: l.MaxEntries, MaxEntryBytes: l.MaxEntryBytes, MaxTotalBytes: l.MaxTotalBytes,
 			MaxCompressionRatio: l.MaxCompressionRatio, MaxDepth: l.MaxDepth, MaxPathBytes: l.MaxPathBytes}})
 	if err != nil {
-		return nil, withPath(err, it.path)
+		return nil, withPath(err, it.Path)
 	}
 	bx := &artBox{format: format, c: c, item: it}
 	if cl, ok := ra.(io.Closer); ok {
@@ -494,13 +500,13 @@ func (b *graphBuilder) addEntries(bx *artBox, prefix string) error {
 	slices.SortFunc(entries, func(a, c ports.ContainerEntry) int { return strings.Compare(a.Path, c.Path) })
 	for _, e := range entries {
 		if !fs.ValidPath(e.Path) || e.Path == "." {
-			return &artifactFailure{reason: "path", path: path.Join(prefix, e.Path), err: errors.New("the container declared an unsafe path")}
+			return &Failure{Reason: "path", Path: path.Join(prefix, e.Path), Err: errors.New("the container declared an unsafe path")}
 		}
 		lp := e.Path
 		if prefix != "" {
 			lp = prefix + "/" + e.Path
 		}
-		it := &artItem{path: lp, name: path.Base(e.Path), kind: e.Kind, box: bx, inner: e.Path,
+		it := &Item{Path: lp, name: path.Base(e.Path), Kind: e.Kind, box: bx, inner: e.Path,
 			exec: e.Executable, encrypted: e.Encrypted, unpacked: e.Unpacked, link: e.Link}
 		if e.Kind == ports.EntryFile {
 			size := e.Size
@@ -522,10 +528,10 @@ func (b *graphBuilder) addEntries(bx *artBox, prefix string) error {
 }
 
 // hashable selects the items whose bytes are read.
-func (b *graphBuilder) hashable(items []*artItem) []*artItem {
-	var out []*artItem
+func (b *graphBuilder) hashable(items []*Item) []*Item {
+	var out []*Item
 	for _, it := range items {
-		if it.kind != ports.EntryFile {
+		if it.Kind != ports.EntryFile {
 			continue
 		}
 		switch {
@@ -545,12 +551,12 @@ func (b *graphBuilder) hashable(items []*artItem) []*artItem {
 // hashAll hashes items with one worker per CPU, largest first. The first
 // failure stops the others; the error reported is the one of the first item
 // in path order, so a failure names the same entry every time.
-func (b *graphBuilder) hashAll(ctx context.Context, items []*artItem) error {
+func (b *graphBuilder) hashAll(ctx context.Context, items []*Item) error {
 	order := slices.Clone(items)
-	slices.SortStableFunc(order, func(x, y *artItem) int { return cmp.Compare(artSize(y), artSize(x)) })
+	slices.SortStableFunc(order, func(x, y *Item) int { return cmp.Compare(artSize(y), artSize(x)) })
 	work, stop := context.WithCancel(ctx)
 	defer stop()
-	jobs := make(chan *artItem)
+	jobs := make(chan *Item)
 	var wg sync.WaitGroup
 	for range min(runtime.NumCPU(), max(len(order), 1)) {
 		wg.Go(func() {
@@ -563,7 +569,7 @@ func (b *graphBuilder) hashAll(ctx context.Context, items []*artItem) error {
 					stop()
 				}
 				if n := b.hashedN.Add(1); n%500 == 0 {
-					b.req.observe(fmt.Sprintf("hashed %d files", n))
+					b.req.Observe(fmt.Sprintf("hashed %d files", n))
 				}
 			}
 		})
@@ -581,9 +587,9 @@ feed:
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	var first *artItem
+	var first *Item
 	for _, it := range items {
-		if it.err != nil && !errors.Is(it.err, context.Canceled) && (first == nil || it.path < first.path) {
+		if it.err != nil && !errors.Is(it.err, context.Canceled) && (first == nil || it.Path < first.Path) {
 			first = it
 		}
 	}
@@ -593,7 +599,7 @@ feed:
 	return nil
 }
 
-func artSize(it *artItem) int64 {
+func artSize(it *Item) int64 {
 	if it.declaredSize != nil {
 		return *it.declaredSize
 	}
@@ -601,22 +607,22 @@ func artSize(it *artItem) int64 {
 }
 
 // open returns an item's bytes as they are now.
-func (b *graphBuilder) open(ctx context.Context, it *artItem) (io.ReadCloser, error) {
+func (b *graphBuilder) open(ctx context.Context, it *Item) (io.ReadCloser, error) {
 	if it.box != nil {
 		rc, err := it.box.c.Open(ctx, it.inner)
 		if err != nil {
-			return nil, withPath(err, it.path)
+			return nil, withPath(err, it.Path)
 		}
 		return rc, nil
 	}
 	f, err := b.fsRoot.Open(it.fsRel)
 	if err != nil {
-		return nil, &artifactFailure{reason: "io", path: it.path, err: err}
+		return nil, &Failure{Reason: "io", Path: it.Path, Err: err}
 	}
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() {
 		f.Close()
-		return nil, &artifactFailure{reason: "io", path: it.path, err: fmt.Errorf("not a regular file any more: %v", err)}
+		return nil, &Failure{Reason: "io", Path: it.Path, Err: fmt.Errorf("not a regular file any more: %v", err)}
 	}
 	return f, nil
 }
@@ -624,13 +630,13 @@ func (b *graphBuilder) open(ctx context.Context, it *artItem) (io.ReadCloser, er
 // hashItem reads one item within the limits, recording its hash, size and
 // first bytes, and keeping the whole bytes of an ASAR inside a container so
 // it can be expanded.
-func (b *graphBuilder) hashItem(ctx context.Context, it *artItem, buf []byte) error {
+func (b *graphBuilder) hashItem(ctx context.Context, it *Item, buf []byte) error {
 	rc, err := b.open(ctx, it)
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
-	l := b.req.limits
+	l := b.req.Limits
 	h := sha256.New()
 	var n int64
 	ratioMax := int64(-1)
@@ -656,13 +662,13 @@ func (b *graphBuilder) hashItem(ctx context.Context, it *artItem, buf []byte) er
 			h.Write(chunk)
 			n += int64(k)
 			if total := b.total.Add(int64(k)); total > l.MaxTotalBytes {
-				return limitFailure("max_total_bytes", it.path, total, l.MaxTotalBytes)
+				return limitFailure("max_total_bytes", it.Path, total, l.MaxTotalBytes)
 			}
 			if n > l.MaxEntryBytes {
-				return limitFailure("max_entry_bytes", it.path, n, l.MaxEntryBytes)
+				return limitFailure("max_entry_bytes", it.Path, n, l.MaxEntryBytes)
 			}
 			if ratioMax >= 0 && n > ratioMax {
-				return limitFailure("max_compression_ratio", it.path, n/max(*it.compressedSize, 1), l.MaxCompressionRatio)
+				return limitFailure("max_compression_ratio", it.Path, n/max(*it.compressedSize, 1), l.MaxCompressionRatio)
 			}
 			switch {
 			case keep == 1:
@@ -684,10 +690,10 @@ func (b *graphBuilder) hashItem(ctx context.Context, it *artItem, buf []byte) er
 			break
 		}
 		if rerr != nil {
-			return withPath(rerr, it.path)
+			return withPath(rerr, it.Path)
 		}
 	}
-	it.sha256, it.size, it.hashed = hex.EncodeToString(h.Sum(nil)), n, true
+	it.SHA256, it.Size, it.Hashed = hex.EncodeToString(h.Sum(nil)), n, true
 	it.status = hashVerified
 	return nil
 }
@@ -707,30 +713,30 @@ func artCapture(dst, chunk []byte, base, at int64, n int) []byte {
 // applyPolicy compares declared and observed hashes. Under fail the first
 // mismatch in path order is an error; under record-and-continue every
 // mismatch is marked and later recorded as a contradiction.
-func (b *graphBuilder) applyPolicy(items []*artItem) error {
-	var mism []*artItem
+func (b *graphBuilder) applyPolicy(items []*Item) error {
+	var mism []*Item
 	for _, it := range items {
-		if it.hashed && it.declared != "" && it.declared != it.sha256 {
+		if it.Hashed && it.declared != "" && it.declared != it.SHA256 {
 			mism = append(mism, it)
 		}
 	}
 	if len(mism) == 0 {
 		return nil
 	}
-	slices.SortFunc(mism, func(x, y *artItem) int { return strings.Compare(x.path, y.path) })
-	if b.req.policy != integrityRecord {
-		return integrityMismatch(b.req.op, mism[0])
+	slices.SortFunc(mism, func(x, y *Item) int { return strings.Compare(x.Path, y.Path) })
+	if b.req.Policy != integrityRecord {
+		return integrityMismatch(b.req.Op, mism[0])
 	}
 	for _, it := range mism {
-		it.mismatch, it.status = true, hashMismatched
-		it.limits = append(it.limits, fmt.Sprintf("Declared sha256 %s differs from the observed bytes (%s); the content is observed-untrusted.", it.declared, it.sha256))
+		it.Mismatch, it.status = true, hashMismatched
+		it.limits = append(it.limits, fmt.Sprintf("Declared sha256 %s differs from the observed bytes (%s); the content is observed-untrusted.", it.declared, it.SHA256))
 	}
 	return nil
 }
 
 // expandable returns "" when a recognised container at it may be expanded,
 // or why not.
-func (b *graphBuilder) expandable(it *artItem) string {
+func (b *graphBuilder) expandable(it *Item) string {
 	switch {
 	case it == b.root:
 		return "root"
@@ -744,8 +750,8 @@ func (b *graphBuilder) expandable(it *artItem) string {
 	return "it is inside a nested container; only one level of nesting is expanded"
 }
 
-func (b *graphBuilder) recognize(it *artItem) ports.ContainerOpener {
-	for _, o := range b.req.openers {
+func (b *graphBuilder) recognize(it *Item) ports.ContainerOpener {
+	for _, o := range b.req.Openers {
 		if _, ok := o.Recognize(it.head, it.name); ok {
 			return o
 		}
@@ -755,10 +761,10 @@ func (b *graphBuilder) recognize(it *artItem) ports.ContainerOpener {
 
 // expandNested opens the ASARs found in a directory or a root ZIP (never a
 // contradicted one) and records why other containers stay opaque.
-func (b *graphBuilder) expandNested(ctx context.Context, hashed []*artItem) ([]*artItem, error) {
-	var added []*artItem
+func (b *graphBuilder) expandNested(ctx context.Context, hashed []*Item) ([]*Item, error) {
+	var added []*Item
 	for _, it := range hashed {
-		if it == b.root || !it.hashed {
+		if it == b.root || !it.Hashed {
 			continue
 		}
 		o := b.recognize(it)
@@ -770,7 +776,7 @@ func (b *graphBuilder) expandNested(ctx context.Context, hashed []*artItem) ([]*
 		switch {
 		case format != "asar":
 			why = "nested " + format + " containers are recorded, not expanded"
-		case it.mismatch:
+		case it.Mismatch:
 			why = "its bytes contradict the declared integrity, so they are quarantined"
 		}
 		if why != "" {
@@ -781,19 +787,19 @@ func (b *graphBuilder) expandNested(ctx context.Context, hashed []*artItem) ([]*
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		b.req.observe("expanding " + it.path)
+		b.req.Observe("expanding " + it.Path)
 		var ra io.ReaderAt
 		var size int64
 		var companion func(context.Context, string) (io.ReadCloser, error)
 		if it.box == nil {
 			f, err := b.fsRoot.Open(it.fsRel)
 			if err != nil {
-				return nil, &artifactFailure{reason: "io", path: it.path, err: err}
+				return nil, &Failure{Reason: "io", Path: it.Path, Err: err}
 			}
 			st, err := f.Stat()
-			if err != nil || st.Size() != it.size {
+			if err != nil || st.Size() != it.Size {
 				f.Close()
-				return nil, changedErr(b.req.op, b.req.path, "nested archive "+it.path+" changed while it was read")
+				return nil, ChangedError(b.req.Op, b.req.Path, "nested archive "+it.Path+" changed while it was read")
 			}
 			ra, size, companion = f, st.Size(), b.fsCompanion(it.fsRel)
 		} else {
@@ -807,7 +813,7 @@ func (b *graphBuilder) expandNested(ctx context.Context, hashed []*artItem) ([]*
 			}
 			return nil, err
 		}
-		if err := b.addEntries(bx, it.path); err != nil {
+		if err := b.addEntries(bx, it.Path); err != nil {
 			return nil, err
 		}
 		it.data = nil
@@ -821,13 +827,13 @@ func (b *graphBuilder) expandNested(ctx context.Context, hashed []*artItem) ([]*
 // compared. (The reference hashes the root twice; a stat comparison catches
 // the same edits without reading the bytes again.)
 func (b *graphBuilder) recheck(ctx context.Context, st os.FileInfo) error {
-	now, err := os.Stat(b.req.path)
+	now, err := os.Stat(b.req.Path)
 	if err != nil {
-		return changedErr(b.req.op, b.req.path, "the root disappeared while it was read")
+		return ChangedError(b.req.Op, b.req.Path, "the root disappeared while it was read")
 	}
 	if !b.isDir {
 		if artStamp(now) != artStamp(st) || !os.SameFile(now, st) {
-			return changedErr(b.req.op, b.req.path, "the root file changed while it was read")
+			return ChangedError(b.req.Op, b.req.Path, "the root file changed while it was read")
 		}
 		return nil
 	}
@@ -867,18 +873,18 @@ func (b *graphBuilder) recheck(ctx context.Context, st os.FileInfo) error {
 		if err != nil {
 			msg += ": " + err.Error()
 		}
-		return changedErr(b.req.op, b.req.path, msg)
+		return ChangedError(b.req.Op, b.req.Path, msg)
 	}
 	return nil
 }
 
 // seal classifies the content, computes the content IDs bottom-up and
 // assembles the sorted records.
-func (b *graphBuilder) seal() (*artifactGraph, error) {
+func (b *graphBuilder) seal() (*Graph, error) {
 	items := b.items
 	// Children before parents: deepest paths first.
 	order := slices.Clone(items)
-	slices.SortStableFunc(order, func(x, y *artItem) int { return cmp.Compare(artDepth(y), artDepth(x)) })
+	slices.SortStableFunc(order, func(x, y *Item) int { return cmp.Compare(artDepth(y), artDepth(x)) })
 	nodes := map[string]*artifactNode{}
 	addNode := func(n artifactNode) {
 		if _, ok := nodes[n.ArtifactID]; !ok {
@@ -887,22 +893,22 @@ func (b *graphBuilder) seal() (*artifactGraph, error) {
 	}
 	for _, it := range order {
 		switch {
-		case it.kind == ports.EntryFile && it.hashed:
-			it.class = classifyArtifact(it.name, it.head, it.slice, b.req.openers)
+		case it.Kind == ports.EntryFile && it.Hashed:
+			it.class = classifyArtifact(it.name, it.head, it.slice, b.req.Openers)
 			state := "materialized"
 			if it.box != nil {
 				state = "embedded"
 			}
-			it.artifactID = artifactID(it.sha256)
-			addNode(artifactNode{ArtifactID: it.artifactID, Kind: it.class.kind, Format: it.class.format, SHA256: it.sha256, Size: it.size,
-				MediaType: optString(it.class.media), Architecture: optString(it.class.arch), Executable: it.class.executable,
+			it.artifactID = artifactID(it.SHA256)
+			addNode(artifactNode{ArtifactID: it.artifactID, Kind: it.class.kind, Format: it.class.format, SHA256: it.SHA256, Size: it.Size,
+				MediaType: OptString(it.class.media), Architecture: OptString(it.class.arch), Executable: it.class.executable,
 				ContentState: state, Limitations: []string{}})
-		case it.kind == ports.EntrySymlink:
+		case it.Kind == ports.EntrySymlink:
 			sum := fastDigest(jcsField{"kind", "symlink"}, jcsField{"target", it.link})
 			it.artifactID = artifactID(sum)
 			addNode(artifactNode{ArtifactID: it.artifactID, Kind: "unknown", Format: "file", SHA256: sum, Size: int64(len(it.link)),
 				ContentState: "virtual", Limitations: []string{fmt.Sprintf("Symbolic link to %q; recorded, not followed. sha256 is the digest of the link, not of bytes.", it.link)}})
-		case it.kind == ports.EntryDirectory && it != b.root:
+		case it.Kind == ports.EntryDirectory && it != b.root:
 			sum, size := dirDigest(it)
 			it.artifactID = artifactID(sum)
 			addNode(artifactNode{ArtifactID: it.artifactID, Kind: "container", Format: "directory", SHA256: sum, Size: size,
@@ -916,15 +922,15 @@ func (b *graphBuilder) seal() (*artifactGraph, error) {
 		var size int64
 		for _, it := range items[1:] {
 			if it.box == nil {
-				children = append(children, [2]string{it.path, it.artifactID})
-				if it.kind == ports.EntryFile {
-					size += it.size
+				children = append(children, [2]string{it.Path, it.artifactID})
+				if it.Kind == ports.EntryFile {
+					size += it.Size
 				}
 			}
 		}
 		slices.SortFunc(children, func(x, y [2]string) int { return strings.Compare(x[0], y[0]) })
 		list := appendJCSList(nil, len(children), func(b []byte, i int) []byte {
-			return appendJCSObject(b, jcsField{"artifact_id", nullable(children[i][1])}, jcsField{"logical_path", children[i][0]})
+			return appendJCSObject(b, jcsField{"artifact_id", OrNull(children[i][1])}, jcsField{"logical_path", children[i][0]})
 		})
 		rootSHA = fastDigest(jcsField{"kind", "directory-root"}, jcsField{"children", jcsRaw(list)})
 		rootFormat = "directory"
@@ -932,33 +938,33 @@ func (b *graphBuilder) seal() (*artifactGraph, error) {
 		addNode(artifactNode{ArtifactID: root.artifactID, Kind: "container", Format: "directory", SHA256: rootSHA, Size: size,
 			ContentState: "virtual", Limitations: []string{}})
 	} else {
-		rootSHA, rootFormat = root.sha256, root.class.format
+		rootSHA, rootFormat = root.SHA256, root.class.format
 	}
 	rootID := root.artifactID
 
 	occs := make([]artifactOccurrence, 0, len(items))
-	byOcc := make(map[string]*artItem, len(items))
+	byOcc := make(map[string]*Item, len(items))
 	sorted := slices.Clone(items)
-	slices.SortFunc(sorted, func(x, y *artItem) int {
+	slices.SortFunc(sorted, func(x, y *Item) int {
 		if x == root {
 			return -1
 		}
 		if y == root {
 			return 1
 		}
-		return strings.Compare(x.path, y.path)
+		return strings.Compare(x.Path, y.Path)
 	})
 	for _, it := range sorted {
 		if it == root {
 			it.occurrenceID = "occ_" + fastDigest(jcsField{"root", rootID})
 		} else {
-			it.occurrenceID = "occ_" + fastDigest(jcsField{"root_artifact_id", rootID}, jcsField{"logical_path", it.path}, jcsField{"entry_kind", string(it.kind)})
+			it.occurrenceID = "occ_" + fastDigest(jcsField{"root_artifact_id", rootID}, jcsField{"logical_path", it.Path}, jcsField{"entry_kind", string(it.Kind)})
 		}
 	}
-	var contradictions []integrityContradiction
+	var contradictions []Contradiction
 	for _, it := range sorted {
-		o := artifactOccurrence{OccurrenceID: it.occurrenceID, ArtifactID: optString(it.artifactID), LogicalPath: it.path,
-			EntryKind: string(it.kind), DeclaredSize: it.declaredSize, CompressedSize: it.compressedSize, Executable: it.exec,
+		o := artifactOccurrence{OccurrenceID: it.occurrenceID, ArtifactID: OptString(it.artifactID), LogicalPath: it.Path,
+			EntryKind: string(it.Kind), DeclaredSize: it.declaredSize, CompressedSize: it.compressedSize, Executable: it.exec,
 			Encrypted: it.encrypted, HashStatus: cmp.Or(it.status, hashVerified), SourceLocation: it.loc, Limitations: artStrings(it.limits)}
 		if it.parent != nil {
 			o.ParentOccurrenceID = &it.parent.occurrenceID
@@ -968,12 +974,12 @@ func (b *graphBuilder) seal() (*artifactGraph, error) {
 		}
 		occs = append(occs, o)
 		byOcc[it.occurrenceID] = it
-		if it.mismatch {
-			contradictions = append(contradictions, integrityContradiction{
-				ContradictionID: "ic_" + fastDigest(jcsField{"root_artifact_id", rootID}, jcsField{"logical_path", it.path},
-					jcsField{"declared_sha256", it.declared}, jcsField{"observed_sha256", it.sha256}),
-				OccurrenceID: it.occurrenceID, ParentArtifactID: it.parent.artifactID, LogicalPath: it.path,
-				DeclaredSHA256: it.declared, ObservedSHA256: it.sha256, EntryKind: "file", Unpacked: it.unpacked,
+		if it.Mismatch {
+			contradictions = append(contradictions, Contradiction{
+				ContradictionID: "ic_" + fastDigest(jcsField{"root_artifact_id", rootID}, jcsField{"logical_path", it.Path},
+					jcsField{"declared_sha256", it.declared}, jcsField{"observed_sha256", it.SHA256}),
+				OccurrenceID: it.occurrenceID, ParentArtifactID: it.parent.artifactID, LogicalPath: it.Path,
+				DeclaredSHA256: it.declared, ObservedSHA256: it.SHA256, EntryKind: "file", Unpacked: it.unpacked,
 				Trust: contradictionTrust, Provenance: contradictionSource,
 				Limitations: []string{contradictionLimitation(it)}})
 		}
@@ -982,11 +988,11 @@ func (b *graphBuilder) seal() (*artifactGraph, error) {
 		return nil, limitFailure("max_integrity_contradictions", contradictions[maxContradictions].LogicalPath,
 			int64(len(contradictions)), maxContradictions)
 	}
-	slices.SortFunc(contradictions, func(x, y integrityContradiction) int { return strings.Compare(x.ContradictionID, y.ContradictionID) })
+	slices.SortFunc(contradictions, func(x, y Contradiction) int { return strings.Compare(x.ContradictionID, y.ContradictionID) })
 
 	var edges []artifactEdge
-	addEdge := func(parent, child, relation string, occ *artItem) {
-		lp := occ.path
+	addEdge := func(parent, child, relation string, occ *Item) {
+		lp := occ.Path
 		edges = append(edges, artifactEdge{EdgeID: "edge_" + fastDigest(jcsField{"parent_artifact_id", parent}, jcsField{"child_artifact_id", child},
 			jcsField{"relation", relation}, jcsField{"occurrence_id", occ.occurrenceID}, jcsField{"logical_path", lp}),
 			ParentArtifactID: parent, ChildArtifactID: child, Relation: relation, OccurrenceID: occ.occurrenceID, LogicalPath: &lp})
@@ -996,12 +1002,12 @@ func (b *graphBuilder) seal() (*artifactGraph, error) {
 			continue
 		}
 		addEdge(it.parent.artifactID, it.artifactID, "contains", it)
-		if it.kind == ports.EntryFile && strings.HasSuffix(it.name, ".map") && len(it.name) > 4 {
-			target := it.parent.path + "/" + strings.TrimSuffix(it.name, ".map")
+		if it.Kind == ports.EntryFile && strings.HasSuffix(it.name, ".map") && len(it.name) > 4 {
+			target := it.parent.Path + "/" + strings.TrimSuffix(it.name, ".map")
 			if it.parent == root {
 				target = strings.TrimSuffix(it.name, ".map")
 			}
-			if js, ok := b.byPath[target]; ok && js.kind == ports.EntryFile && js.artifactID != "" {
+			if js, ok := b.byPath[target]; ok && js.Kind == ports.EntryFile && js.artifactID != "" {
 				addEdge(it.artifactID, js.artifactID, "maps-source", it)
 			}
 		}
@@ -1020,19 +1026,19 @@ func (b *graphBuilder) seal() (*artifactGraph, error) {
 		nodeOf[nodeList[i].ArtifactID] = &nodeList[i]
 	}
 	if contradictions == nil {
-		contradictions = []integrityContradiction{}
+		contradictions = []Contradiction{}
 	}
 	if edges == nil {
 		edges = []artifactEdge{}
 	}
 	graphSHA := graphDigest(nodeList, occs, edges, contradictions)
-	g := &artifactGraph{
+	g := &Graph{
 		Manifest: artifactManifest{SchemaVersion: artifactSchemaVersion,
 			ManifestID:     "agm_" + fastDigest(jcsField{"schema_version", artifactSchemaVersion}, jcsField{"root_artifact_id", rootID}, jcsField{"graph_sha256", graphSHA}),
 			RootArtifactID: rootID, RootSHA256: rootSHA, RootFormat: rootFormat, GraphSHA256: graphSHA,
 			NodeCount: len(nodeList), OccurrenceCount: len(occs), EdgeCount: len(edges)},
 		Nodes: nodeList, Occurrences: occs, Edges: edges, Contradictions: contradictions,
-		items: sorted, byOcc: byOcc, nodeOf: nodeOf, b: b,
+		Items: sorted, byOcc: byOcc, nodeOf: nodeOf, b: b,
 	}
 	g.Limitations = []string{}
 	if n := len(contradictions); n > 0 {
@@ -1056,18 +1062,18 @@ func (b *graphBuilder) seal() (*artifactGraph, error) {
 	return g, nil
 }
 
-func contradictionLimitation(it *artItem) string {
+func contradictionLimitation(it *Item) string {
 	if it.unpacked {
 		return "The unpacked companion file differs from the hash declared in the archive header; packagers commonly sign or strip .asar.unpacked binaries after writing the header."
 	}
 	return "The bytes differ from the hash declared by the container; they are recorded as observed and not trusted."
 }
 
-func artDepth(it *artItem) int {
-	if it.path == "." {
+func artDepth(it *Item) int {
+	if it.Path == "." {
 		return 0
 	}
-	return strings.Count(it.path, "/") + 1
+	return strings.Count(it.Path, "/") + 1
 }
 
 func artifactID(sha string) string {
@@ -1076,31 +1082,31 @@ func artifactID(sha string) string {
 
 // dirDigest is Digest({kind:"directory", children:[{name, artifact_id,
 // entry_kind}] sorted by name}) and the total bytes of the files beneath.
-func dirDigest(it *artItem) (string, int64) {
+func dirDigest(it *Item) (string, int64) {
 	children := slices.Clone(it.children)
-	slices.SortFunc(children, func(x, y *artItem) int { return strings.Compare(x.name, y.name) })
+	slices.SortFunc(children, func(x, y *Item) int { return strings.Compare(x.name, y.name) })
 	var size int64
 	for _, c := range children {
-		switch c.kind {
+		switch c.Kind {
 		case ports.EntryFile:
-			size += c.size
+			size += c.Size
 		case ports.EntryDirectory:
 			size += dirSize(c)
 		}
 	}
 	list := appendJCSList(nil, len(children), func(b []byte, i int) []byte {
 		c := children[i]
-		return appendJCSObject(b, jcsField{"artifact_id", nullable(c.artifactID)}, jcsField{"entry_kind", string(c.kind)}, jcsField{"name", c.name})
+		return appendJCSObject(b, jcsField{"artifact_id", OrNull(c.artifactID)}, jcsField{"entry_kind", string(c.Kind)}, jcsField{"name", c.name})
 	})
 	return fastDigest(jcsField{"kind", "directory"}, jcsField{"children", jcsRaw(list)}), size
 }
 
-func dirSize(it *artItem) int64 {
+func dirSize(it *Item) int64 {
 	var s int64
 	for _, c := range it.children {
-		switch c.kind {
+		switch c.Kind {
 		case ports.EntryFile:
-			s += c.size
+			s += c.Size
 		case ports.EntryDirectory:
 			s += dirSize(c)
 		}

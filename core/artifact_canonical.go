@@ -30,12 +30,12 @@ func appendJCSValue(b []byte, v any) []byte {
 	case nil:
 		return append(b, "null"...)
 	case string:
-		return appendCanonicalString(b, x)
+		return AppendCanonicalString(b, x)
 	case *string:
 		if x == nil {
 			return append(b, "null"...)
 		}
-		return appendCanonicalString(b, *x)
+		return AppendCanonicalString(b, *x)
 	case bool:
 		return strconv.AppendBool(b, x)
 	case int:
@@ -53,7 +53,7 @@ func appendJCSValue(b []byte, v any) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendCanonicalString(b, s)
+			b = AppendCanonicalString(b, s)
 		}
 		return append(b, ']')
 	case jcsRaw:
@@ -73,7 +73,7 @@ func appendJCSObject(b []byte, fields ...jcsField) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendCanonicalString(b, f.key)
+		b = AppendCanonicalString(b, f.key)
 		b = append(b, ':')
 		b = appendJCSValue(b, f.val)
 	}
@@ -114,7 +114,7 @@ func (e *artifactEdge) appendJCS(b []byte) []byte {
 		jcsField{"parent_artifact_id", e.ParentArtifactID}, jcsField{"producer", nil}, jcsField{"relation", e.Relation})
 }
 
-func (c *integrityContradiction) appendJCS(b []byte) []byte {
+func (c *Contradiction) appendJCS(b []byte) []byte {
 	return appendJCSObject(b, jcsField{"contradiction_id", c.ContradictionID}, jcsField{"declared_sha256", c.DeclaredSHA256},
 		jcsField{"entry_kind", c.EntryKind}, jcsField{"limitations", artStrings(c.Limitations)}, jcsField{"logical_path", c.LogicalPath},
 		jcsField{"observed_sha256", c.ObservedSHA256}, jcsField{"occurrence_id", c.OccurrenceID},
@@ -129,11 +129,11 @@ func (a *extractedArtifact) appendJCS(b []byte) []byte {
 
 // MarshalJSON writes the canonical form, which encoding/json then only
 // has to validate.
-func (n artifactNode) MarshalJSON() ([]byte, error)           { return n.appendJCS(nil), nil }
-func (o artifactOccurrence) MarshalJSON() ([]byte, error)     { return o.appendJCS(nil), nil }
-func (e artifactEdge) MarshalJSON() ([]byte, error)           { return e.appendJCS(nil), nil }
-func (c integrityContradiction) MarshalJSON() ([]byte, error) { return c.appendJCS(nil), nil }
-func (a extractedArtifact) MarshalJSON() ([]byte, error)      { return a.appendJCS(nil), nil }
+func (n artifactNode) MarshalJSON() ([]byte, error)       { return n.appendJCS(nil), nil }
+func (o artifactOccurrence) MarshalJSON() ([]byte, error) { return o.appendJCS(nil), nil }
+func (e artifactEdge) MarshalJSON() ([]byte, error)       { return e.appendJCS(nil), nil }
+func (c Contradiction) MarshalJSON() ([]byte, error)      { return c.appendJCS(nil), nil }
+func (a extractedArtifact) MarshalJSON() ([]byte, error)  { return a.appendJCS(nil), nil }
 
 // appendJCSList writes a canonical array of n records.
 func appendJCSList(b []byte, n int, item func([]byte, int) []byte) []byte {
@@ -149,11 +149,11 @@ func appendJCSList(b []byte, n int, item func([]byte, int) []byte) []byte {
 
 // graphDigest is Digest({nodes, occurrences, edges, integrity_contradictions}),
 // streamed into the hash one record at a time (keys in sorted order).
-func graphDigest(nodes []artifactNode, occs []artifactOccurrence, edges []artifactEdge, ics []integrityContradiction) string {
+func graphDigest(nodes []artifactNode, occs []artifactOccurrence, edges []artifactEdge, ics []Contradiction) string {
 	h := sha256.New()
 	buf := make([]byte, 0, 4096)
 	list := func(key string, n int, item func([]byte, int) []byte) {
-		buf = appendCanonicalString(buf[:0], key)
+		buf = AppendCanonicalString(buf[:0], key)
 		buf = append(buf, ':', '[')
 		h.Write(buf)
 		for i := range n {

@@ -24,14 +24,14 @@ func TestArtifactCanonicalMatchesDigest(t *testing.T) {
 	lp := odd
 	edges := []artifactEdge{{EdgeID: "edge_1", Ordinal: 0, ParentArtifactID: "art_1", ChildArtifactID: "art_2", Relation: "contains", OccurrenceID: "occ_2", LogicalPath: &lp},
 		{EdgeID: "edge_2", Ordinal: 1, Relation: "maps-source"}}
-	ics := []integrityContradiction{{ContradictionID: "ic_1", OccurrenceID: "occ_2", LogicalPath: odd, DeclaredSHA256: "a", ObservedSHA256: "b",
+	ics := []Contradiction{{ContradictionID: "ic_1", OccurrenceID: "occ_2", LogicalPath: odd, DeclaredSHA256: "a", ObservedSHA256: "b",
 		EntryKind: "file", Unpacked: true, Trust: contradictionTrust, Provenance: contradictionSource, Limitations: []string{"x"}}}
 	// The plain types drop MarshalJSON, so the reference goes through
 	// reflection and Canonicalize.
 	type plainNode artifactNode
 	type plainOcc artifactOccurrence
 	type plainEdge artifactEdge
-	type plainIC integrityContradiction
+	type plainIC Contradiction
 	type plainArt extractedArtifact
 	var pn []plainNode
 	for _, x := range nodes {

@@ -82,14 +82,14 @@ func entryViews(nodes []artifactNode, occs []artifactOccurrence, edges []artifac
 
 // inventoryResult is inventory_artifact's result.
 type inventoryResult struct {
-	Manifest                artifactManifest         `json:"manifest"`
-	Nodes                   []artifactNode           `json:"nodes"`
-	Occurrences             []artifactOccurrence     `json:"occurrences"`
-	Edges                   []artifactEdge           `json:"edges"`
-	Limits                  artifactLimits           `json:"limits"`
-	Provenance              artifactProvenance       `json:"provenance"`
-	IntegrityContradictions []integrityContradiction `json:"integrity_contradictions"`
-	Limitations             []string                 `json:"limitations"`
+	Manifest                artifactManifest     `json:"manifest"`
+	Nodes                   []artifactNode       `json:"nodes"`
+	Occurrences             []artifactOccurrence `json:"occurrences"`
+	Edges                   []artifactEdge       `json:"edges"`
+	Limits                  Limits               `json:"limits"`
+	Provenance              artifactProvenance   `json:"provenance"`
+	IntegrityContradictions []Contradiction      `json:"integrity_contradictions"`
+	Limitations             []string             `json:"limitations"`
 }
 
 type artifactProvenance struct {

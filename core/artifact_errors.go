@@ -12,82 +12,82 @@ import (
 // artifactFailure is an artifact operation failure before it is mapped to
 // the canonical envelope (CONTRACTS.md §5, "Artifact"). reason is one of
 // cancelled, format, integrity, limit, path, policy, unavailable, io.
-type artifactFailure struct {
-	reason     string
-	path       string // logical path involved
+type Failure struct {
+	Reason     string
+	Path       string // logical path involved
 	limit      string // for reason limit
 	value, max int64
-	err        error
+	Err        error
 }
 
-func (f *artifactFailure) Error() string {
-	s := f.reason
+func (f *Failure) Error() string {
+	s := f.Reason
 	if f.limit != "" {
 		s += " " + f.limit
 	}
-	if f.path != "" {
-		s += fmt.Sprintf(" at %q", f.path)
+	if f.Path != "" {
+		s += fmt.Sprintf(" at %q", f.Path)
 	}
-	if f.err != nil {
-		s += ": " + f.err.Error()
+	if f.Err != nil {
+		s += ": " + f.Err.Error()
 	}
 	return s
 }
 
-func (f *artifactFailure) Unwrap() error { return f.err }
+func (f *Failure) Unwrap() error { return f.Err }
 
 func limitFailure(limit, path string, value, max int64) error {
-	return &artifactFailure{reason: "limit", path: path, limit: limit, value: value, max: max}
+	return &Failure{Reason: "limit", Path: path, limit: limit, value: value, max: max}
 }
 
 // withPath classifies an error met while reading the entry at the logical
 // path p: container errors keep their reason, context errors pass through,
 // anything else is io.
 func withPath(err error, p string) error {
-	var af *artifactFailure
+	var af *Failure
 	var e *Error
 	if errors.As(err, &af) || errors.As(err, &e) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	var ce *ports.ContainerError
 	if errors.As(err, &ce) {
-		f := &artifactFailure{reason: ce.Reason, path: p, limit: ce.Limit, err: err}
+		f := &Failure{Reason: ce.Reason, Path: p, limit: ce.Limit, Err: err}
 		switch ce.Reason {
 		case ports.ContainerFormat, ports.ContainerPath, ports.ContainerLimit, ports.ContainerUnavailable, ports.ContainerIO:
 		default:
-			f.reason = "format"
+			f.Reason = "format"
 		}
 		if ce.Path != "" {
 			switch {
 			case p == "" || p == ".":
-				f.path = ce.Path
+				f.Path = ce.Path
 			case p != ce.Path && !strings.HasSuffix(p, "/"+ce.Path):
-				f.path = p + "/" + ce.Path // a failure inside the container opened at p
+				f.Path = p + "/" + ce.Path // a failure inside the container opened at p
 			}
 		}
 		return f
 	}
-	return &artifactFailure{reason: "io", path: p, err: err}
+	return &Failure{Reason: "io", Path: p, Err: err}
 }
 
 // integrityMismatch is the fail-closed error for one contradicted entry.
-func integrityMismatch(op string, it *artItem) *Error {
-	msg := fmt.Sprintf("%s: %s: declared sha256 %s, calculated %s", op, it.path, it.declared, it.sha256)
+func integrityMismatch(op string, it *Item) *Error {
+	msg := fmt.Sprintf("%s: %s: declared sha256 %s, calculated %s", op, it.Path, it.declared, it.SHA256)
 	rem := "The bytes differ from what the container declares. Treat them as untrusted; to inventory the verified siblings and record this contradiction, rerun " +
 		op + " with integrity_policy=record-and-continue."
 	if it.unpacked {
 		msg = fmt.Sprintf("%s: unpacked entry %s does not match the hash in the archive header (declared %s, calculated %s); "+
 			"packagers commonly sign or strip .asar.unpacked binaries after writing the header, and Electron does not check unpacked files at run time",
-			op, it.path, it.declared, it.sha256)
+			op, it.Path, it.declared, it.SHA256)
 		rem = "If the packager signs or strips unpacked binaries, rerun " + op +
 			" with integrity_policy=record-and-continue to record the contradiction and continue with the verified entries."
 	}
 	return &Error{Code: CodeArtifactIntegrityMismatch, Category: CategoryIntegrityMismatch, Message: msg, Remediation: rem,
-		Details: map[string]any{"logical_path": it.path, "declared_sha256": it.declared, "calculated_sha256": it.sha256, "unpacked": it.unpacked}}
+		Details: map[string]any{"logical_path": it.Path, "declared_sha256": it.declared, "calculated_sha256": it.SHA256, "unpacked": it.unpacked}}
 }
 
 // changedErr is artifact_changed: the root changed while it was read.
-func changedErr(op, p, reason string) *Error {
+func ChangedError(op, p, reason string) *Error {
 	return &Error{Code: CodeArtifactChanged, Category: CategoryIntegrityMismatch,
 		Message:     op + ": Root artifact changed: " + reason,
 		Remediation: "Wait until nothing writes to the artifact, then call again.",
@@ -97,7 +97,7 @@ func changedErr(op, p, reason string) *Error {
 // classify maps any failure of an artifact operation onto the canonical
 // envelope.
 func (b *graphBuilder) classify(ctx context.Context, err error) error {
-	return artifactError(ctx, b.req.op, err)
+	return artifactError(ctx, b.req.Op, err)
 }
 
 func artifactError(ctx context.Context, op string, err error) error {
@@ -109,22 +109,22 @@ func artifactError(ctx context.Context, op string, err error) error {
 		return &Error{Code: CodeCancelled, Category: CategoryCancelled, Message: op + ": cancelled", Err: err,
 			Details: map[string]any{"operation": op, "reason": "cancelled", "cleanup": "complete"}}
 	}
-	var f *artifactFailure
+	var f *Failure
 	if !errors.As(err, &f) {
-		f = &artifactFailure{reason: "io", err: err}
+		f = &Failure{Reason: "io", Err: err}
 	}
 	detail := ""
-	if f.err != nil {
-		detail = f.err.Error()
+	if f.Err != nil {
+		detail = f.Err.Error()
 	}
-	details := map[string]any{"operation": op, "reason": f.reason}
-	if f.path != "" {
-		details["logical_path"] = f.path
+	details := map[string]any{"operation": op, "reason": f.Reason}
+	if f.Path != "" {
+		details["logical_path"] = f.Path
 	}
 	if detail != "" {
 		details["detail"] = detail
 	}
-	switch f.reason {
+	switch f.Reason {
 	case "limit":
 		details["truncated"] = true
 		details["limit"] = f.limit
@@ -136,8 +136,8 @@ func artifactError(ctx context.Context, op string, err error) error {
 		if f.max > 0 {
 			msg += fmt.Sprintf(" (%d > %d)", f.value, f.max)
 		}
-		if f.path != "" {
-			msg += " at " + f.path
+		if f.Path != "" {
+			msg += " at " + f.Path
 		}
 		return &Error{Code: CodeTruncated, Category: CategoryTruncated, Message: msg, Err: err, Details: details,
 			Remediation: "The artifact is larger or deeper than the limits allow (or is a compression bomb). Raise the named limit within its maximum if the input is trusted, or inventory a smaller part of it."}
@@ -145,7 +145,7 @@ func artifactError(ctx context.Context, op string, err error) error {
 		details["calculated_sha256"] = nil
 		details["unpacked"] = isUnpackedMissing(err)
 		return &Error{Code: CodeArtifactOperationFailed, Category: CategoryUnavailable, Err: err, Details: details,
-			Message: fmt.Sprintf("%s: the bytes of %s are unavailable: %s", op, f.path, detail),
+			Message: fmt.Sprintf("%s: the bytes of %s are unavailable: %s", op, f.Path, detail),
 			Remediation: "Restore the missing file (for an ASAR, the <archive>.unpacked companion directory must sit beside the archive) and call again; " +
 				"its content cannot be verified or materialized without it."}
 	case "integrity":

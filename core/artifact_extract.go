@@ -47,42 +47,42 @@ type cleanupReport struct {
 }
 
 type extractionResult struct {
-	Manifest                artifactManifest         `json:"manifest"`
-	ExtractionManifest      extractionManifest       `json:"extraction_manifest"`
-	OutputRoot              string                   `json:"output_root"`
-	Artifacts               []extractedArtifact      `json:"artifacts"`
-	ContainmentVerified     bool                     `json:"containment_verified"`
-	Cleanup                 cleanupReport            `json:"cleanup"`
-	Provenance              artifactProvenance       `json:"provenance"`
-	Limitations             []string                 `json:"limitations"`
-	IntegrityContradictions []integrityContradiction `json:"integrity_contradictions"`
+	Manifest                artifactManifest    `json:"manifest"`
+	ExtractionManifest      extractionManifest  `json:"extraction_manifest"`
+	OutputRoot              string              `json:"output_root"`
+	Artifacts               []extractedArtifact `json:"artifacts"`
+	ContainmentVerified     bool                `json:"containment_verified"`
+	Cleanup                 cleanupReport       `json:"cleanup"`
+	Provenance              artifactProvenance  `json:"provenance"`
+	Limitations             []string            `json:"limitations"`
+	IntegrityContradictions []Contradiction     `json:"integrity_contradictions"`
 }
 
 // extractionPath is where an item is written under the output root: its
 // logical path, except that the entries of a nested container go under
 // "<container path>.contents/" so the container's own bytes keep their path.
-func (g *artifactGraph) extractionPath(it *artItem) string {
+func (g *Graph) extractionPath(it *Item) string {
 	if it == g.b.root {
 		return it.name
 	}
 	if it.box != nil && !it.box.root {
-		return it.box.item.path + ".contents/" + it.inner
+		return it.box.item.Path + ".contents/" + it.inner
 	}
-	return it.path
+	return it.Path
 }
 
 // selectExtraction returns the items to write: the named occurrences, or
 // every readable regular file (the root itself only when it is a plain file).
-func (g *artifactGraph) selectExtraction(op string, ids []string) ([]*artItem, []string, error) {
-	var out []*artItem
+func (g *Graph) selectExtraction(op string, ids []string) ([]*Item, []string, error) {
+	var out []*Item
 	var limitations []string
 	if len(ids) == 0 {
 		skipped := 0
-		for _, it := range g.items {
-			if it.kind != ports.EntryFile || (it == g.b.root && it.nested != nil) {
+		for _, it := range g.Items {
+			if it.Kind != ports.EntryFile || (it == g.b.root && it.nested != nil) {
 				continue
 			}
-			if !it.hashed {
+			if !it.Hashed {
 				skipped++
 				continue
 			}
@@ -99,11 +99,11 @@ func (g *artifactGraph) selectExtraction(op string, ids []string) ([]*artItem, [
 		case !ok:
 			return nil, nil, InvalidRequest(op, Issue{Path: []any{"occurrence_ids", i}, Reason: ReasonInvalidValue,
 				Message: "no occurrence " + id + " in the inventory of this artifact (ids come from inventory_artifact on the same bytes)"})
-		case it.kind != ports.EntryFile:
+		case it.Kind != ports.EntryFile:
 			return nil, nil, InvalidRequest(op, Issue{Path: []any{"occurrence_ids", i}, Reason: ReasonInvalidValue,
-				Message: fmt.Sprintf("occurrence %s is a %s, not a regular file", it.path, it.kind)})
-		case !it.hashed:
-			return nil, nil, &artifactFailure{reason: "unavailable", path: it.path, err: errors.New("the bytes of this entry cannot be read (" + strings.Join(it.limits, " ") + ")")}
+				Message: fmt.Sprintf("occurrence %s is a %s, not a regular file", it.Path, it.Kind)})
+		case !it.Hashed:
+			return nil, nil, &Failure{Reason: "unavailable", Path: it.Path, Err: errors.New("the bytes of this entry cannot be read (" + strings.Join(it.limits, " ") + ")")}
 		}
 		out = append(out, it)
 	}
@@ -113,10 +113,10 @@ func (g *artifactGraph) selectExtraction(op string, ids []string) ([]*artItem, [
 // extract writes items into a fresh directory chosen here, verifies that
 // nothing but those files exists under it, and removes it on any failure or
 // cancellation.
-func (g *artifactGraph) extract(ctx context.Context, op string, items []*artItem, observe func(string)) (res *extractionResult, err error) {
+func (g *Graph) extract(ctx context.Context, op string, items []*Item, observe func(string)) (res *extractionResult, err error) {
 	out, err := os.MkdirTemp("", "rea-extract-")
 	if err != nil {
-		return nil, &artifactFailure{reason: "io", err: fmt.Errorf("create the output directory: %w", err)}
+		return nil, &Failure{Reason: "io", Err: fmt.Errorf("create the output directory: %w", err)}
 	}
 	defer func() {
 		if err != nil {
@@ -128,11 +128,11 @@ func (g *artifactGraph) extract(ctx context.Context, op string, items []*artItem
 	}
 	root, err := os.OpenRoot(out)
 	if err != nil {
-		return nil, &artifactFailure{reason: "io", err: err}
+		return nil, &Failure{Reason: "io", Err: err}
 	}
 	defer root.Close()
 	type job struct {
-		it  *artItem
+		it  *Item
 		rel string
 	}
 	jobs := make([]job, len(items))
@@ -177,8 +177,8 @@ func (g *artifactGraph) extract(ctx context.Context, op string, items []*artItem
 					continue
 				}
 				n, sum, err := g.writeOne(work, root, j.rel, j.it, buf)
-				if err == nil && sum != j.it.sha256 {
-					err = changedErr(op, g.b.req.path, j.it.path+" changed between inventory and extraction")
+				if err == nil && sum != j.it.SHA256 {
+					err = ChangedError(op, g.b.req.Path, j.it.Path+" changed between inventory and extraction")
 				}
 				if err != nil {
 					errs[i] = err
@@ -222,7 +222,7 @@ feed:
 	slices.Sort(selected)
 	selected = slices.Compact(selected)
 	files := filesDigest(arts)
-	contradictions := []integrityContradiction{}
+	contradictions := []Contradiction{}
 	for _, c := range g.Contradictions {
 		if inSel[c.OccurrenceID] {
 			contradictions = append(contradictions, c)
@@ -256,14 +256,14 @@ func ensureDir(root *os.Root, d string) error {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if err := root.Mkdir(p, 0o755); err != nil {
-				return &artifactFailure{reason: "path", path: d, err: fmt.Errorf("create %s: %w", p, err)}
+				return &Failure{Reason: "path", Path: d, Err: fmt.Errorf("create %s: %w", p, err)}
 			}
 		case err != nil:
-			return &artifactFailure{reason: "io", path: d, err: err}
+			return &Failure{Reason: "io", Path: d, Err: err}
 		case fi.Mode()&fs.ModeSymlink != 0:
-			return &artifactFailure{reason: "path", path: d, err: fmt.Errorf("a symbolic link was planted at %s in the output directory", p)}
+			return &Failure{Reason: "path", Path: d, Err: fmt.Errorf("a symbolic link was planted at %s in the output directory", p)}
 		case !fi.IsDir():
-			return &artifactFailure{reason: "path", path: d, err: fmt.Errorf("%s in the output directory is not a directory", p)}
+			return &Failure{Reason: "path", Path: d, Err: fmt.Errorf("%s in the output directory is not a directory", p)}
 		}
 	}
 	return nil
@@ -272,9 +272,9 @@ func ensureDir(root *os.Root, d string) error {
 // writeOne creates rel exclusively (its directories exist; os.Root keeps
 // every step inside the output) and copies the item's bytes into it,
 // hashing them.
-func (g *artifactGraph) writeOne(ctx context.Context, root *os.Root, rel string, it *artItem, buf []byte) (int64, string, error) {
+func (g *Graph) writeOne(ctx context.Context, root *os.Root, rel string, it *Item, buf []byte) (int64, string, error) {
 	if !fs.ValidPath(rel) || rel == "." {
-		return 0, "", &artifactFailure{reason: "path", path: it.path, err: fmt.Errorf("unsafe output path %q", rel)}
+		return 0, "", &Failure{Reason: "path", Path: it.Path, Err: fmt.Errorf("unsafe output path %q", rel)}
 	}
 	perm := os.FileMode(0o644)
 	if it.exec {
@@ -282,7 +282,7 @@ func (g *artifactGraph) writeOne(ctx context.Context, root *os.Root, rel string,
 	}
 	f, err := root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
-		return 0, "", &artifactFailure{reason: "path", path: it.path, err: fmt.Errorf("create %s exclusively: %w", rel, err)}
+		return 0, "", &Failure{Reason: "path", Path: it.Path, Err: fmt.Errorf("create %s exclusively: %w", rel, err)}
 	}
 	rc, err := g.b.open(ctx, it)
 	if err != nil {
@@ -297,13 +297,13 @@ func (g *artifactGraph) writeOne(ctx context.Context, root *os.Root, rel string,
 		if k > 0 {
 			if _, err := f.Write(buf[:k]); err != nil {
 				f.Close()
-				return 0, "", &artifactFailure{reason: "io", path: it.path, err: err}
+				return 0, "", &Failure{Reason: "io", Path: it.Path, Err: err}
 			}
 			h.Write(buf[:k])
 			n += int64(k)
-			if n > g.b.req.limits.MaxEntryBytes {
+			if n > g.b.req.Limits.MaxEntryBytes {
 				f.Close()
-				return 0, "", limitFailure("max_entry_bytes", it.path, n, g.b.req.limits.MaxEntryBytes)
+				return 0, "", limitFailure("max_entry_bytes", it.Path, n, g.b.req.Limits.MaxEntryBytes)
 			}
 			if err := ctx.Err(); err != nil {
 				f.Close()
@@ -315,11 +315,11 @@ func (g *artifactGraph) writeOne(ctx context.Context, root *os.Root, rel string,
 		}
 		if rerr != nil {
 			f.Close()
-			return 0, "", withPath(rerr, it.path)
+			return 0, "", withPath(rerr, it.Path)
 		}
 	}
 	if err := f.Close(); err != nil {
-		return 0, "", &artifactFailure{reason: "io", path: it.path, err: err}
+		return 0, "", &Failure{Reason: "io", Path: it.Path, Err: err}
 	}
 	return n, hex.EncodeToString(h.Sum(nil)), nil
 }
@@ -361,7 +361,7 @@ func verifyContainment(ctx context.Context, out string, arts []extractedArtifact
 		err = fmt.Errorf("%d of %d extracted files are missing from the output directory", len(want)-seen, len(want))
 	}
 	if err != nil {
-		return &artifactFailure{reason: "path", err: fmt.Errorf("containment check failed: %w", err)}
+		return &Failure{Reason: "path", Err: fmt.Errorf("containment check failed: %w", err)}
 	}
 	return nil
 }

@@ -45,7 +45,7 @@ func CanonicalJSON(v any) ([]byte, error) {
 
 // canonicalTwoPass marshals with encoding/json and canonicalizes the text.
 func canonicalTwoPass(v any) ([]byte, error) {
-	raw, err := marshalNoEscape(v)
+	raw, err := MarshalNoEscape(v)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func appendFloat(dst []byte, f float64) ([]byte, error) {
 	return append(dst, s...), nil
 }
 
-const hexDigits = "0123456789abcdef"
+const HexDigits = "0123456789abcdef"
 
 // plainJSONByte marks the ASCII bytes a JSON string holds as they are.
 var plainJSONByte = func() (t [256]bool) {
@@ -133,7 +133,7 @@ var plainJSONByte = func() (t [256]bool) {
 // appendCanonicalString escapes only what RFC 8785 requires: '"', '\\' and
 // control characters. Invalid UTF-8 is replaced by U+FFFD, as a JSON decoder
 // would have done.
-func appendCanonicalString(dst []byte, s string) []byte {
+func AppendCanonicalString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {
 		// A run of bytes that need nothing goes in one append.
@@ -166,7 +166,7 @@ func appendCanonicalString(dst []byte, s string) []byte {
 				dst = append(dst, '\\', 't')
 			default:
 				if c < 0x20 {
-					dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+					dst = append(dst, '\\', 'u', '0', '0', HexDigits[c>>4], HexDigits[c&0xf])
 				} else {
 					dst = append(dst, c)
 				}
@@ -209,7 +209,7 @@ func utf16Key(r rune) uint64 {
 }
 
 // marshalNoEscape is json.Marshal without HTML escaping.
-func marshalNoEscape(v any) ([]byte, error) {
+func MarshalNoEscape(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

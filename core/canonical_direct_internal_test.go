@@ -127,7 +127,7 @@ func FuzzCanonicalDirect(f *testing.F) {
 // the canonical form of the object with it.
 func TestSealObject(t *testing.T) {
 	obj := map[string]any{"nodes": []any{map[string]any{"b": 1, "a": "x"}}, "schema": "S", "\u00e9": true, "graph_id": "ignored"}
-	sealed, id, err := sealObject(obj, "graph_id", "jag_")
+	sealed, id, err := SealObject(obj, "graph_id", "jag_")
 	if err != nil {
 		t.Fatal(err)
 	}

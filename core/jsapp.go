@@ -27,7 +27,7 @@ import (
 // executed.
 
 // jsappLimits bound one analysis.
-var jsappArtifactLimits = artifactLimits{
+var jsappArtifactLimits = Limits{
 	MaxEntries: 200000, MaxTotalBytes: 4 << 30, MaxEntryBytes: 256 << 20,
 	MaxCompressionRatio: 1000, MaxDepth: 64, MaxPathBytes: 4096,
 }
@@ -73,7 +73,7 @@ type jsFile struct {
 	path    string
 	sha256  string
 	size    int64
-	item    *artItem
+	item    *Item
 	kind    string // javascript, source-map, package, html, native-addon, other
 	quarant bool   // integrity contradicted: bytes are not analysed
 }
@@ -107,7 +107,7 @@ type jsPackage struct {
 
 type jsappState struct {
 	req         jsappRequest
-	g           *artifactGraph
+	g           *Graph
 	rootSHA     string
 	format      string
 	files       map[string]*jsFile
@@ -140,7 +140,7 @@ func analyzeJSApp(ctx context.Context, req jsappRequest) (*jsappOutcome, error) 
 	if err := st.inventory(ctx); err != nil {
 		return nil, err
 	}
-	defer st.g.close()
+	defer st.g.Close()
 	err := st.parse(ctx)
 	if err == nil {
 		err = st.linkSplitChunks(ctx)
@@ -162,7 +162,7 @@ func (st *jsappState) inventory(ctx context.Context) error {
 	req := st.req
 	info, err := statPath(req.path)
 	if err != nil {
-		return targetErr(req.op, req.path, "missing", err)
+		return TargetError(req.op, req.path, "missing", err)
 	}
 	switch req.format {
 	case "directory":
@@ -177,8 +177,8 @@ func (st *jsappState) inventory(ctx context.Context) error {
 		}
 	}
 	req.observe("inventory")
-	g, err := buildArtifactGraph(ctx, artifactRequest{op: req.op, path: req.path, policy: req.policy, limits: jsappArtifactLimits,
-		openers: req.openers, observe: req.observe, keepOpen: true})
+	g, err := Build(ctx, Request{Op: req.op, Path: req.path, Policy: req.policy, Limits: jsappArtifactLimits,
+		Openers: req.openers, Observe: req.observe, KeepOpen: true})
 	if err != nil {
 		return err
 	}
@@ -186,15 +186,15 @@ func (st *jsappState) inventory(ctx context.Context) error {
 	st.rootSHA = g.Manifest.RootSHA256
 	st.format = g.Manifest.RootFormat
 	if !info.IsDir() && st.format != "asar" {
-		g.close()
+		g.Close()
 		return &Error{Code: CodeUnsupportedTarget, Message: fmt.Sprintf("%s: %s is neither a directory nor an ASAR archive (it is %s)", req.op, req.path, st.format),
 			Remediation: "Pass an application directory or an .asar archive.",
 			Details:     map[string]any{"operation": req.op, "path": req.path, "reason": "format_mismatch"}}
 	}
-	for _, it := range g.items {
-		switch it.kind {
+	for _, it := range g.Items {
+		switch it.Kind {
 		case ports.EntryDirectory:
-			if it != g.b.root {
+			if it != g.Root() {
 				st.dirs++
 			}
 			continue
@@ -202,10 +202,10 @@ func (st *jsappState) inventory(ctx context.Context) error {
 			st.symlinks++
 			continue
 		}
-		if it == g.b.root || !it.hashed {
+		if it == g.Root() || !it.Hashed {
 			continue
 		}
-		f := &jsFile{path: it.path, sha256: it.sha256, size: it.size, item: it, kind: classifyJSFile(it.path), quarant: it.mismatch}
+		f := &jsFile{path: it.Path, sha256: it.SHA256, size: it.Size, item: it, kind: classifyJSFile(it.Path), quarant: it.Mismatch}
 		st.files[f.path] = f
 		st.order = append(st.order, f.path)
 	}
@@ -239,21 +239,21 @@ func classifyJSFile(p string) string {
 // read returns a file's bytes as they are now, checked against the hash the
 // inventory recorded.
 func (st *jsappState) read(ctx context.Context, f *jsFile, max int64) ([]byte, error) {
-	rc, err := st.g.b.open(ctx, f.item)
+	rc, err := st.g.Open(ctx, f.item)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
 	b, err := io.ReadAll(io.LimitReader(rc, max+1))
 	if err != nil {
-		return nil, &artifactFailure{reason: "io", path: f.path, err: err}
+		return nil, &Failure{Reason: "io", Path: f.path, Err: err}
 	}
 	if int64(len(b)) > max {
 		return nil, fmt.Errorf("%s is larger than %d bytes", f.path, max)
 	}
 	sum := sha256.Sum256(b)
 	if hex.EncodeToString(sum[:]) != f.sha256 {
-		return nil, changedErr(st.req.op, f.path, "content_changed")
+		return nil, ChangedError(st.req.op, f.path, "content_changed")
 	}
 	return b, nil
 }
@@ -421,7 +421,7 @@ func (st *jsappState) unknown(kind, nodeID, p string, off int64, detail string) 
 		st.unknownsCut++
 		return
 	}
-	st.unknowns = append(st.unknowns, map[string]any{"kind": kind, "node_id": nullable(nodeID), "path": p,
+	st.unknowns = append(st.unknowns, map[string]any{"kind": kind, "node_id": OrNull(nodeID), "path": p,
 		"offset": offsetPtr(off), "detail": detail})
 }
 

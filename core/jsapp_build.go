@@ -1250,7 +1250,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	}
 	sem := map[string]any{"nodes": strSlice(assetNodeIDs(st)), "relations": jaMaps(b.relations), "fingerprints": jaMaps(b.fingerprints),
 		"unknown_frontiers": jaMaps(b.frontiers), "coverage": semCoverage, "query_tool": "trace_javascript_semantics"}
-	semSealed, semID, err := sealObject(sem, "graph_id", "jsrg_")
+	semSealed, semID, err := SealObject(sem, "graph_id", "jsrg_")
 	if err != nil {
 		panic(fmt.Sprintf("jsapp semantic graph: %v", err)) // rea's own values always encode
 	}
@@ -1260,7 +1260,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	})
 	contradictions := st.g.Contradictions
 	if contradictions == nil {
-		contradictions = []integrityContradiction{}
+		contradictions = []Contradiction{}
 	}
 	unknowns := jaMaps(st.unknowns)
 	format := "directory"

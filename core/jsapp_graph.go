@@ -106,7 +106,7 @@ type jagGraph struct {
 	// sealed is the canonical form written when the graph was sealed (the
 	// same bytes encoding the struct gives), so the Evidence holding it
 	// does not encode the graph a second time.
-	sealed sealedJSON
+	sealed SealedJSON
 }
 
 // graphBuild accumulates nodes and edges.
@@ -165,7 +165,7 @@ func (g *graphBuild) observe(n *jagNode, label string, props map[string]any, ev 
 	if ev.Confidence == "" {
 		ev.Confidence = ConfidenceObserved
 	}
-	o := jagObservation{Label: optString(label), Properties: props, Evidence: ev,
+	o := jagObservation{Label: OptString(label), Properties: props, Evidence: ev,
 		IdentifierStrategy: jagStrategy{"semantic-content-sha256", "observation-exact"}}
 	o.ObservationID = "jag_observation_" + jagDigest(map[string]any{"node_id": n.NodeID, "label": o.Label, "properties": o.Properties,
 		"evidence": o.Evidence, "identifier_strategy": o.IdentifierStrategy})
@@ -257,7 +257,7 @@ func (g *graphBuild) seal(limitations []string, limits []jagLimit) *jagGraph {
 	default:
 		out.Coverage = jagCoverage{Status: "complete", OmittedCount: &zero, Limits: limits}
 	}
-	sealed, id, err := sealObject(map[string]any{"schema": out.Schema, "schema_version": out.SchemaVersion,
+	sealed, id, err := SealObject(map[string]any{"schema": out.Schema, "schema_version": out.SchemaVersion,
 		"root_node_ids": out.RootNodeIDs, "nodes": out.Nodes, "edges": out.Edges, "coverage": out.Coverage, "limitations": out.Limitations},
 		"graph_id", "jag_")
 	if err != nil {
@@ -268,7 +268,7 @@ func (g *graphBuild) seal(limitations []string, limits []jagLimit) *jagGraph {
 }
 
 // cmpUTF16 orders strings by UTF-16 code units (as JavaScript sorts).
-func cmpUTF16(a, b string) int { return cmp.Compare(cmpKeyUTF16(a, b), 0) }
+func cmpUTF16(a, b string) int { return cmp.Compare(CompareKeys(a, b), 0) }
 
 func uniqueUTF16(in []string) []string {
 	out := slices.Clone(in)

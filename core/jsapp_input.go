@@ -27,11 +27,11 @@ func jsappEvidenceArg(c *Call, name string, ops ...string) (*Evidence, error) {
 		if err != nil {
 			return nil, InvalidRequest(c.Op.Name, Issue{Path: []any{name, "evidence_id"}, Reason: ReasonInvalidFormat, Message: err.Error()})
 		}
-		if ev, err = c.Session.ledger.Resolve(id); err != nil {
+		if ev, err = c.Resolve(id); err != nil {
 			return nil, err
 		}
 	} else {
-		b, err := marshalNoEscape(raw)
+		b, err := MarshalNoEscape(raw)
 		if err != nil {
 			return nil, err
 		}
@@ -61,7 +61,7 @@ func checkEvidenceInput(c *Call, ev *Evidence, ops []string) (*Evidence, error) 
 		}
 		_ = json.Unmarshal(ev.NormalizedResult, &probe)
 		if probe.Graph == nil && probe.Parent != "" {
-			parent, err := c.Session.ledger.Resolve(EvidenceID(probe.Parent))
+			parent, err := c.Resolve(EvidenceID(probe.Parent))
 			if err != nil {
 				return nil, err
 			}

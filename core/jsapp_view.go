@@ -11,8 +11,6 @@ import (
 // (selector path or node_id) and stable pages of modules. Modules are
 // JavaScript assets, bundled modules and source-map originals.
 
-func init() { registerViewer("analyze_javascript_application", jsappView) }
-
 type jsappDoc struct {
 	InputPath      string         `json:"input_path"`
 	Format         string         `json:"format"`
@@ -29,13 +27,13 @@ type jsappDoc struct {
 
 const jsappViewUnknowns = 50
 
-func jsappView(parent *Evidence, req *viewRequest) (*viewBody, error) {
+func jsappView(parent *Evidence, req *ViewRequest) (*ViewBody, error) {
 	var d jsappDoc
 	if err := json.Unmarshal(parent.NormalizedResult, &d); err != nil || d.Graph == nil {
 		return nil, &Error{Code: CodeEvidenceIntegrityMismatch, Message: "inspect_analysis_view: the parent is not a complete analyze_javascript_application result",
 			Details: map[string]any{"evidence_id": string(parent.EvidenceID), "reason": "wrong_operation", "expected": "complete analyze_javascript_application result", "actual": "other"}}
 	}
-	body := &viewBody{Limitations: append([]string{}, d.Limitations...)}
+	body := &ViewBody{Limitations: append([]string{}, d.Limitations...)}
 	switch req.Kind {
 	case "summary":
 		var semCov any
@@ -47,7 +45,7 @@ func jsappView(parent *Evidence, req *viewRequest) (*viewBody, error) {
 			"statistics": d.Statistics, "electron": d.Electron, "coverage": d.Coverage, "semantic_coverage": semCov,
 			"limitation_count": len(parent.Limitations) + len(d.Limitations), "unknown_count": len(d.Unknowns),
 			"integrity_contradiction_count": len(d.Contradictions)}
-		body.Coverage = wholeCoverage()
+		body.Coverage = WholeCoverage()
 		body.Unknowns = d.Unknowns
 		if len(body.Unknowns) > jsappViewUnknowns {
 			body.Unknowns = body.Unknowns[:jsappViewUnknowns]
@@ -56,14 +54,14 @@ func jsappView(parent *Evidence, req *viewRequest) (*viewBody, error) {
 		return body, nil
 	case "item", "page":
 		if req.Collection != "modules" {
-			return nil, viewInvalid("analyze_javascript_application Evidence has one collection, modules", "collection")
+			return nil, ViewInvalid("analyze_javascript_application Evidence has one collection, modules", "collection")
 		}
 	default:
-		return nil, viewInvalid("analyze_javascript_application Evidence has summary, item and page views", "kind")
+		return nil, ViewInvalid("analyze_javascript_application Evidence has summary, item and page views", "kind")
 	}
 	mods := jsappModules(d.Graph)
 	if req.Kind == "page" {
-		start, end, cov := pageOf(len(mods), req.Offset, req.Limit)
+		start, end, cov := PageOf(len(mods), req.Offset, req.Limit)
 		items := make([]any, 0, end-start)
 		for _, n := range mods[start:end] {
 			items = append(items, n)
@@ -85,20 +83,20 @@ func jsappView(parent *Evidence, req *viewRequest) (*viewBody, error) {
 			}
 		}
 	} else {
-		return nil, viewInvalid("module items are selected by path or node_id", "selector")
+		return nil, ViewInvalid("module items are selected by path or node_id", "selector")
 	}
 	switch len(found) {
 	case 0:
-		return nil, viewInvalid("no module matches the selector", "selector")
+		return nil, ViewInvalid("no module matches the selector", "selector")
 	case 1:
 	default:
 		ids := make([]string, len(found))
 		for i, n := range found {
 			ids[i] = n.NodeID
 		}
-		return nil, viewInvalid(fmt.Sprintf("%d modules match the path; select one by node_id: %v", len(found), ids), "selector")
+		return nil, ViewInvalid(fmt.Sprintf("%d modules match the path; select one by node_id: %v", len(found), ids), "selector")
 	}
-	body.Key, body.Value, body.Coverage = "item", found[0], wholeCoverage()
+	body.Key, body.Value, body.Coverage = "item", found[0], WholeCoverage()
 	return body, nil
 }
 

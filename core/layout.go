@@ -16,8 +16,6 @@ import (
 	"rea/ports"
 )
 
-func init() { registerFamily(layoutOperations) }
-
 func layoutOperations() []*Operation { return []*Operation{opInspectBinaryLayout()} }
 
 // Layout JSON: every number is a "0x" hex string (CONTRACTS.md §17).
@@ -196,7 +194,7 @@ func displayOf(b []byte) string {
 	for len(b) > 0 {
 		r, size := utf8.DecodeRune(b)
 		if (r == utf8.RuneError && size == 1) || r < 0x20 || r == 0x7f {
-			out = append(out, '\\', 'x', hexDigits[b[0]>>4], hexDigits[b[0]&0xf])
+			out = append(out, '\\', 'x', HexDigits[b[0]>>4], HexDigits[b[0]&0xf])
 			b = b[1:]
 			continue
 		}
@@ -347,7 +345,7 @@ func opInspectBinaryLayout() *Operation {
  "properties": {
   "path": {"type": "string", "minLength": 2, "pattern": "^/", "description": "Absolute path of the ELF file.", "examples": ["/usr/bin/ls"]},
   "detail": {"enum": ["complete", "summary"], "default": "complete", "description": "complete returns the whole layout; summary retains it and returns its summary view."}}}`),
-		Result:   json.RawMessage(`{"anyOf": [` + layoutResultSchema + `, ` + viewResultSchema + `]}`),
+		Result:   json.RawMessage(`{"anyOf": [` + layoutResultSchema + `, ` + ViewResultSchema + `]}`),
 		Examples: []json.RawMessage{json.RawMessage(`{"path":"/usr/bin/ls","detail":"summary"}`), json.RawMessage(`{"path":"/usr/bin/ls"}`)},
 		Handler:  handleInspectBinaryLayout,
 	}
@@ -377,12 +375,10 @@ const layoutResultSchema = `{"type":"object","additionalProperties":false,
 
 // layoutReader finds a provider that reads layouts; none is
 // capability_unavailable.
-func (s *Session) layoutReader() (ports.LayoutReader, ports.ProviderInfo, error) {
-	if s.reg != nil {
-		for _, p := range s.reg.Providers() {
-			if lr, ok := p.(ports.LayoutReader); ok {
-				return lr, p.Info(), nil
-			}
+func layoutReader(c *Call) (ports.LayoutReader, ports.ProviderInfo, error) {
+	for _, p := range c.Providers() {
+		if lr, ok := p.(ports.LayoutReader); ok {
+			return lr, p.Info(), nil
 		}
 	}
 	return nil, ports.ProviderInfo{}, &Error{Code: CodeCapabilityUnavailable, Message: "inspect_binary_layout: no provider reads binary layouts",
@@ -392,7 +388,7 @@ func (s *Session) layoutReader() (ports.LayoutReader, ports.ProviderInfo, error)
 func handleInspectBinaryLayout(ctx context.Context, c *Call) (any, error) {
 	const op = "inspect_binary_layout"
 	path := filepath.Clean(c.Args["path"].(string))
-	lr, info, err := c.Session.layoutReader()
+	lr, info, err := layoutReader(c)
 	if err != nil {
 		return nil, err
 	}
@@ -407,7 +403,7 @@ func handleInspectBinaryLayout(ctx context.Context, c *Call) (any, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, targetErr(op, path, "unreadable", err)
+		return nil, TargetError(op, path, "unreadable", err)
 	}
 	sha := hex.EncodeToString(h.Sum(nil))
 	l, err := lr.ReadLayout(ctx, f, st.Size())
@@ -434,14 +430,14 @@ func handleInspectBinaryLayout(ctx context.Context, c *Call) (any, error) {
 	// Summary: retain the complete Evidence (as a complete call would have
 	// made it), then return its summary view.
 	params := map[string]any{"path": c.Args["path"], "detail": "complete"}
-	parent, err := c.Session.sealWith(op, params, complete)
+	parent, err := c.SealAs(op, params, complete)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.Session.ledger.Record(parent); err != nil {
+	if _, err := c.Retain(parent); err != nil {
 		return nil, err
 	}
-	view, err := projectView(parent, map[string]any{"kind": "summary"})
+	view, err := c.ProjectView(parent, map[string]any{"kind": "summary"})
 	if err != nil {
 		return nil, err
 	}
@@ -449,19 +445,14 @@ func handleInspectBinaryLayout(ctx context.Context, c *Call) (any, error) {
 		Confidence: ConfidenceDerived, Limitations: view["limitations"].([]string)}, nil
 }
 
-// sealWith seals an observation as if op had been called with params.
-func (s *Session) sealWith(op string, params map[string]any, obs *Observation) (*Evidence, error) {
-	return s.seal(&Operation{Name: op}, params, obs)
-}
-
 func openLayoutTarget(path string) (*os.File, fs.FileInfo, error) {
 	const op = "inspect_binary_layout"
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, nil, targetErr(op, path, "missing", err)
+		return nil, nil, TargetError(op, path, "missing", err)
 	}
 	if !st.Mode().IsRegular() {
-		e := targetErr(op, path, "not_regular_file", nil)
+		e := TargetError(op, path, "not_regular_file", nil)
 		if st.IsDir() {
 			e.Details["constraint"] = "directory_requires_file"
 		}
@@ -469,7 +460,7 @@ func openLayoutTarget(path string) (*os.File, fs.FileInfo, error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, targetErr(op, path, "unreadable", err)
+		return nil, nil, TargetError(op, path, "unreadable", err)
 	}
 	return f, st, nil
 }

@@ -14,8 +14,6 @@ import (
 	"rea/ports"
 )
 
-func init() { registerFamily(artifactOperations) }
-
 func artifactOperations() []*Operation {
 	return []*Operation{opInventoryArtifact(), opInspectArtifact(), opExtractArtifact(), opCompareArtifacts()}
 }
@@ -29,7 +27,7 @@ func opInventoryArtifact() *Operation {
 			"occurrences and edges with content IDs (the same tree at two paths has the same IDs). Every declared integrity hash is " +
 			"verified, unpacked ASAR files included. Root containers and ASARs found in a directory or a root ZIP are expanded; other " +
 			"nested containers are recorded. Limits bound entries, bytes, compression ratio, depth and path length (truncated beyond them).",
-		Input:  inputSchema(nil, artifactInputProps),
+		Input:  InputSchema(nil, artifactInputProps),
 		Result: inventorySchema(),
 		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"path":"/opt/App/resources/app.asar"}`),
 			json.RawMessage(`{"path":"build/app-release.apk","integrity_policy":"record-and-continue","max_entries":50000}`)},
@@ -44,7 +42,7 @@ func opInspectArtifact() *Operation {
 		Description: "Inventory an artifact (recording that inventory_artifact Evidence too) and summarize it: every entry with its content facts, " +
 			"source-map and container relations, integrity contradictions, containers left unexplored, hypotheses and next probes " +
 			"(for example extracting native add-ons). Takes the same inputs as inventory_artifact.",
-		Input:    inputSchema(nil, artifactInputProps),
+		Input:    InputSchema(nil, artifactInputProps),
 		Result:   inspectSchema(),
 		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"path":"/opt/App/resources","integrity_policy":"record-and-continue"}`)},
 		Handler:  handleInspectArtifact,
@@ -61,7 +59,7 @@ func opExtractArtifact() *Operation {
 			"exclusively, links planted under it are refused, and containment is verified after writing. With record-and-continue the " +
 			"observed bytes of contradicted entries are written and their integrity_contradictions returned. A failed or cancelled " +
 			"extraction removes its directory.",
-		Input: inputSchema(nil, artifactInputProps, `"occurrence_ids":{"type":"array","minItems":1,"maxItems":10000,"uniqueItems":true,
+		Input: InputSchema(nil, artifactInputProps, `"occurrence_ids":{"type":"array","minItems":1,"maxItems":10000,"uniqueItems":true,
   "items":{"type":"string","pattern":"^occ_[0-9a-f]{64}$"},"description":"Regular-file occurrences to write, from inventory_artifact on the same bytes. Default: every readable regular file."}`),
 		Result: extractSchema(),
 		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"path":"/opt/App/resources/app.asar","integrity_policy":"record-and-continue"}`),
@@ -78,7 +76,7 @@ func opCompareArtifacts() *Operation {
 			"logical path: content (sha256), metadata (size, executable, kind, format) and relations (source maps, expanded containers). " +
 			"Each path is unchanged, changed, added, removed, contradiction (an integrity contradiction on either side, never unchanged) " +
 			"or unknown (unreadable bytes). An incomplete side makes the status incomplete, never equal. Reads no files.",
-		Input: inputSchema([]string{"left", "right"}, `"left":`+evidenceInputSchema("left"), `"right":`+evidenceInputSchema("right"),
+		Input: InputSchema([]string{"left", "right"}, `"left":`+evidenceInputSchema("left"), `"right":`+evidenceInputSchema("right"),
 			`"max_differences":{"type":"integer","minimum":1,"maximum":10000,"default":1000,"description":"Most differences listed; counts cover all."}`),
 		Result:   compareSchema(),
 		Examples: compareExamples(),
@@ -88,13 +86,13 @@ func opCompareArtifacts() *Operation {
 
 // artifactRequestOf resolves the path (default: the open target), the
 // policy and the limits of a call.
-func artifactRequestOf(c *Call) (artifactRequest, bool, error) {
+func artifactRequestOf(c *Call) (Request, bool, error) {
 	op := c.Op.Name
-	_, _, t := c.Session.boundAnalysis()
-	p, given := stringArg(c.Args, "path")
+	_, _, t := c.Bound()
+	p, given := StringArg(c.Args, "path")
 	if !given {
 		if t == nil {
-			return artifactRequest{}, false, &Error{Code: CodeTargetUnavailable, Message: op + ": no path was given and no target is open",
+			return Request{}, false, &Error{Code: CodeTargetUnavailable, Message: op + ": no path was given and no target is open",
 				Remediation: "Pass path (a directory or an archive), or open a target with open_binary first.",
 				Details:     map[string]any{"operation": op, "reason": "no_target"}}
 		}
@@ -102,40 +100,40 @@ func artifactRequestOf(c *Call) (artifactRequest, bool, error) {
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
-		return artifactRequest{}, false, InvalidRequest(op, Issue{Path: []any{"path"}, Reason: ReasonInvalidValue, Message: err.Error()})
+		return Request{}, false, InvalidRequest(op, Issue{Path: []any{"path"}, Reason: ReasonInvalidValue, Message: err.Error()})
 	}
 	l := defaultArtifactLimits
-	l.MaxEntries = intArg(c.Args, "max_entries", l.MaxEntries)
-	l.MaxTotalBytes = int64(intArg(c.Args, "max_total_bytes", int(l.MaxTotalBytes)))
-	l.MaxEntryBytes = int64(intArg(c.Args, "max_entry_bytes", int(l.MaxEntryBytes)))
-	l.MaxCompressionRatio = int64(intArg(c.Args, "max_compression_ratio", int(l.MaxCompressionRatio)))
-	l.MaxDepth = intArg(c.Args, "max_depth", l.MaxDepth)
-	l.MaxPathBytes = intArg(c.Args, "max_path_bytes", l.MaxPathBytes)
-	policy, _ := stringArg(c.Args, "integrity_policy")
+	l.MaxEntries = IntArg(c.Args, "max_entries", l.MaxEntries)
+	l.MaxTotalBytes = int64(IntArg(c.Args, "max_total_bytes", int(l.MaxTotalBytes)))
+	l.MaxEntryBytes = int64(IntArg(c.Args, "max_entry_bytes", int(l.MaxEntryBytes)))
+	l.MaxCompressionRatio = int64(IntArg(c.Args, "max_compression_ratio", int(l.MaxCompressionRatio)))
+	l.MaxDepth = IntArg(c.Args, "max_depth", l.MaxDepth)
+	l.MaxPathBytes = IntArg(c.Args, "max_path_bytes", l.MaxPathBytes)
+	policy, _ := StringArg(c.Args, "integrity_policy")
 	if policy == "" {
-		policy = integrityFail
+		policy = IntegrityFail
 	}
 	// A path other than the open target's must not be sealed with the
 	// target as its subject. With no target open the subject is null anyway.
 	unbound := given && t != nil && abs != t.Path
-	return artifactRequest{op: op, path: abs, policy: policy, limits: l, openers: c.Session.reg.Containers(), observe: c.Observe}, unbound, nil
+	return Request{Op: op, Path: abs, Policy: policy, Limits: l, Openers: c.Containers(), Observe: c.Observe}, unbound, nil
 }
 
-func (g *artifactGraph) provenance() artifactProvenance {
+func (g *Graph) provenance() artifactProvenance {
 	kind := "file"
 	if g.b.isDir {
 		kind = "directory"
 	}
-	return artifactProvenance{Tool: "rea", IntegrityPolicy: g.b.req.policy, RootKind: kind,
+	return artifactProvenance{Tool: "rea", IntegrityPolicy: g.b.req.Policy, RootKind: kind,
 		Method: "container headers read through rea's container adapters; every readable file hashed with SHA-256 and checked against its declared hash"}
 }
 
-func (g *artifactGraph) inventory() *inventoryResult {
-	return &inventoryResult{Manifest: g.Manifest, Nodes: g.Nodes, Occurrences: g.Occurrences, Edges: g.Edges, Limits: g.b.req.limits,
+func (g *Graph) inventory() *inventoryResult {
+	return &inventoryResult{Manifest: g.Manifest, Nodes: g.Nodes, Occurrences: g.Occurrences, Edges: g.Edges, Limits: g.b.req.Limits,
 		Provenance: g.provenance(), IntegrityContradictions: g.Contradictions, Limitations: g.Limitations}
 }
 
-func artifactLocations(g *artifactGraph) []Location {
+func artifactLocations(g *Graph) []Location {
 	var out []Location
 	for _, c := range g.Contradictions {
 		out = append(out, Location{Kind: "artifact-path", Path: c.LogicalPath})
@@ -148,7 +146,7 @@ func handleInventoryArtifact(ctx context.Context, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := buildArtifactGraph(ctx, req)
+	g, err := Build(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -160,12 +158,12 @@ func handleExtractArtifact(ctx context.Context, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	req.keepOpen = true
-	g, err := buildArtifactGraph(ctx, req)
+	req.KeepOpen = true
+	g, err := Build(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	defer g.close()
+	defer g.Close()
 	var ids []string
 	if raw, ok := c.Args["occurrence_ids"].([]any); ok {
 		for _, v := range raw {
@@ -268,7 +266,7 @@ func handleInspectArtifact(ctx context.Context, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := buildArtifactGraph(ctx, req)
+	g, err := Build(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -277,15 +275,15 @@ func handleInspectArtifact(ctx context.Context, c *Call) (any, error) {
 	}
 	// The inventory is Evidence of its own, recorded first so the
 	// inspection can link it.
-	inv, ok := c.Session.cat.Lookup("inventory_artifact")
+	inv, ok := c.Lookup("inventory_artifact")
 	if !ok {
 		return nil, fmt.Errorf("%s: inventory_artifact is not in the catalog", c.Op.Name)
 	}
-	ev, err := c.Session.seal(inv, c.Args, &Observation{Result: g.inventory(), Limitations: g.Limitations, Locations: artifactLocations(g), Unbound: unbound})
+	ev, err := c.Seal(inv, c.Args, &Observation{Result: g.inventory(), Limitations: g.Limitations, Locations: artifactLocations(g), Unbound: unbound})
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.Session.ledger.Record(ev); err != nil {
+	if _, err := c.Retain(ev); err != nil {
 		return nil, err
 	}
 	res := g.inspection(string(ev.EvidenceID), c.Args)
@@ -294,7 +292,7 @@ func handleInspectArtifact(ctx context.Context, c *Call) (any, error) {
 }
 
 // inspection summarizes a graph.
-func (g *artifactGraph) inspection(invID string, args map[string]any) *inspectResult {
+func (g *Graph) inspection(invID string, args map[string]any) *inspectResult {
 	views := entryViews(g.Nodes, g.Occurrences, g.Edges)
 	r := &inspectResult{SchemaVersion: artifactSchemaVersion, Observations: views, EvidenceLinks: []string{invID},
 		Subject: inspectSubject{RootArtifactID: g.Manifest.RootArtifactID, RootSHA256: g.Manifest.RootSHA256, RootFormat: g.Manifest.RootFormat,
@@ -308,13 +306,13 @@ func (g *artifactGraph) inspection(invID string, args map[string]any) *inspectRe
 	cov := &r.Coverage
 	var addons, maps, js []string
 	declared := 0
-	for _, it := range g.items {
+	for _, it := range g.Items {
 		cov.Occurrences++
-		if it.kind != ports.EntryFile {
+		if it.Kind != ports.EntryFile {
 			continue
 		}
 		cov.Files++
-		if it.hashed {
+		if it.Hashed {
 			cov.HashedFiles++
 		} else {
 			cov.UnavailableFiles++
@@ -327,15 +325,15 @@ func (g *artifactGraph) inspection(invID string, args map[string]any) *inspectRe
 		}
 		if it.opaque != "" {
 			cov.OpaqueContainers++
-			r.UnexploredBranches = append(r.UnexploredBranches, unexploredBranch{OccurrenceID: it.occurrenceID, LogicalPath: it.path, Reason: it.opaque})
+			r.UnexploredBranches = append(r.UnexploredBranches, unexploredBranch{OccurrenceID: it.occurrenceID, LogicalPath: it.Path, Reason: it.opaque})
 		}
 		switch it.class.kind {
 		case "native-addon":
-			addons = append(addons, it.path)
+			addons = append(addons, it.Path)
 		case "source-map":
-			maps = append(maps, it.path)
+			maps = append(maps, it.Path)
 		case "javascript":
-			js = append(js, it.path)
+			js = append(js, it.Path)
 		}
 	}
 	cov.Complete = cov.UnavailableFiles == 0 && cov.OpaqueContainers == 0
@@ -387,8 +385,8 @@ func (g *artifactGraph) inspection(invID string, args map[string]any) *inspectRe
 		r.Hypotheses = append(r.Hypotheses, artifactHypothesis{Confidence: ConfidenceInferred, Basis: firstN(addons, 20),
 			Statement: fmt.Sprintf("The application ships %d native add-on(s) that run with the host process's privileges.", len(addons))})
 		var ids []any
-		for _, it := range g.items {
-			if it.class.kind == "native-addon" && it.hashed && len(ids) < 50 {
+		for _, it := range g.Items {
+			if it.class.kind == "native-addon" && it.Hashed && len(ids) < 50 {
 				ids = append(ids, it.occurrenceID)
 			}
 		}
@@ -401,9 +399,9 @@ func (g *artifactGraph) inspection(invID string, args map[string]any) *inspectRe
 	}
 	if g.Manifest.RootFormat == "asar" || g.hasASAR() {
 		basis := []string{}
-		for _, it := range g.items {
+		for _, it := range g.Items {
 			if it.class.format == "asar" || it.class.kind == "package-metadata" {
-				basis = append(basis, it.path)
+				basis = append(basis, it.Path)
 			}
 		}
 		r.Hypotheses = append(r.Hypotheses, artifactHypothesis{Confidence: ConfidenceInferred, Basis: firstN(basis, 20),
@@ -421,12 +419,12 @@ func (g *artifactGraph) inspection(invID string, args map[string]any) *inspectRe
 		}
 	}
 	r.InspectionID = "ai_" + MustDigest(map[string]any{"schema_version": artifactSchemaVersion, "manifest_id": g.Manifest.ManifestID,
-		"integrity_policy": g.b.req.policy, "inventory_evidence_id": invID})
+		"integrity_policy": g.b.req.Policy, "inventory_evidence_id": invID})
 	return r
 }
 
-func (g *artifactGraph) hasASAR() bool {
-	for _, it := range g.items {
+func (g *Graph) hasASAR() bool {
+	for _, it := range g.Items {
 		if it.class.format == "asar" {
 			return true
 		}
@@ -451,7 +449,7 @@ func handleCompareArtifacts(ctx context.Context, c *Call) (any, error) {
 		links = append(links, ev.EvidenceID)
 	}
 	c.Observe(fmt.Sprintf("comparing %d and %d entries", sides[0].Entries, sides[1].Entries))
-	res, err := compareArtifacts(ctx, sides[0], sides[1], intArg(c.Args, "max_differences", 1000))
+	res, err := compareArtifacts(ctx, sides[0], sides[1], IntArg(c.Args, "max_differences", 1000))
 	if err != nil {
 		return nil, err
 	}
@@ -476,7 +474,7 @@ func resolveEvidenceArg(c *Call, name string) (*Evidence, error) {
 		}
 		return c.Session.Ledger().Resolve(id)
 	}
-	raw, err := marshalNoEscape(v)
+	raw, err := MarshalNoEscape(v)
 	if err != nil {
 		return nil, InvalidRequest(c.Op.Name, Issue{Path: []any{name}, Reason: ReasonInvalidType, Message: err.Error()})
 	}
@@ -499,7 +497,7 @@ func compareExamples() []json.RawMessage {
 		return `{"kind":"retained-evidence","evidence_id":"` + string(ev.EvidenceID) + `"}`
 	}
 	inline := func(ev *Evidence) string {
-		raw, err := marshalNoEscape(ev)
+		raw, err := MarshalNoEscape(ev)
 		if err != nil {
 			panic("core: compare_artifacts example: " + err.Error())
 		}
@@ -515,15 +513,15 @@ func exampleInventoryEvidence(content string) *Evidence {
 	data := []byte(content)
 	sum := sha256.Sum256(data)
 	size := int64(len(data))
-	root := &artItem{path: ".", name: "main.js", kind: ports.EntryFile, hashed: true, sha256: hex.EncodeToString(sum[:]), size: size,
+	root := &Item{Path: ".", name: "main.js", Kind: ports.EntryFile, Hashed: true, SHA256: hex.EncodeToString(sum[:]), Size: size,
 		head: data, status: hashVerified, declaredSize: &size}
-	b := &graphBuilder{req: artifactRequest{op: "inventory_artifact", policy: integrityFail, limits: defaultArtifactLimits},
-		root: root, items: []*artItem{root}, byPath: map[string]*artItem{".": root}}
+	b := &graphBuilder{req: Request{Op: "inventory_artifact", Policy: IntegrityFail, Limits: defaultArtifactLimits},
+		root: root, items: []*Item{root}, byPath: map[string]*Item{".": root}}
 	g, err := b.seal()
 	if err != nil {
 		panic("core: compare_artifacts example: " + err.Error())
 	}
-	params, _ := CanonicalJSON(map[string]any{"path": "main.js", "integrity_policy": integrityFail, "max_entries": 10000,
+	params, _ := CanonicalJSON(map[string]any{"path": "main.js", "integrity_policy": IntegrityFail, "max_entries": 10000,
 		"max_total_bytes": 1 << 30, "max_entry_bytes": 256 << 20, "max_compression_ratio": 1000, "max_depth": 20, "max_path_bytes": 4096})
 	norm, _ := CanonicalJSON(g.inventory())
 	ev := &Evidence{Operation: "inventory_artifact", Provider: ProviderRef{ID: "rea", Name: "rea"}, Parameters: params,

@@ -18,27 +18,6 @@ import (
 // (Disassembler, FunctionAnalyzer, CrossReferencer, ByteReader). Workflows
 // composed from them live in workflow*.go.
 
-// Capability names of the code primitives (Operation.Needs).
-const (
-	CapDisassemble = "disassemble"
-	CapFunctions   = "analyze_functions"
-	CapReferences  = "cross_references"
-	CapBytes       = "read_bytes"
-	CapSignatures  = "signatures"
-	CapDecompile   = "decompile"
-)
-
-func init() {
-	registerCapability[ports.Disassembler](CapDisassemble)
-	registerCapability[ports.FunctionAnalyzer](CapFunctions)
-	registerCapability[ports.CrossReferencer](CapReferences)
-	registerCapability[ports.ByteReader](CapBytes)
-	registerCapability[ports.SignatureReader](CapSignatures)
-	registerCapability[ports.Decompiler](CapDecompile)
-	registerCapability[ports.ValueFlowAnalyzer](CapValueFlow)
-	registerFamily(codeOperations)
-}
-
 func codeOperations() []*Operation {
 	return []*Operation{
 		opProcedureInfo(), opProcedureAssembly(), opReadFunctionInstructions(), opProcedureCallers(),
@@ -120,7 +99,7 @@ func codeViewOf(ctx context.Context, c *Call) (*codeView, error) {
 	if err := checkDocument(ctx, c); err != nil {
 		return nil, err
 	}
-	a, _, _ := c.Session.boundAnalysis()
+	a, _, _ := c.Bound()
 	lists := listsOf(a)
 	procs, err := lists.procedures(ctx, a)
 	if err != nil {
@@ -145,7 +124,7 @@ func codeViewOf(ctx context.Context, c *Call) (*codeView, error) {
 // codeError gives an engine's unsupported architecture a remediation.
 func codeError(c *Call, err error) error {
 	if errors.Is(err, ports.ErrUnsupported) {
-		_, b, t := c.Session.boundAnalysis()
+		_, b, t := c.Bound()
 		id := ""
 		if b != nil {
 			id = b.Provider.Info().ID
@@ -207,7 +186,7 @@ func procedureArg(ctx context.Context, c *Call) (*codeView, int, error) {
 }
 
 func (v *codeView) resolve(name string) (int, error) {
-	s, _ := stringArg(v.c.Args, name)
+	s, _ := StringArg(v.c.Args, name)
 	return v.resolveValue(s, []any{name})
 }
 
@@ -256,7 +235,7 @@ func (v *codeView) stringsList(ctx context.Context) ([]ports.String, error) {
 	if v.loaded {
 		return v.strs, nil
 	}
-	a, _, _ := v.c.Session.boundAnalysis()
+	a, _, _ := v.c.Bound()
 	s, err := v.lists.stringsOf(ctx, a)
 	if err != nil {
 		return nil, err
@@ -338,9 +317,9 @@ func (v *codeView) referenceItemOf(r ports.Reference) referenceItem {
 	if !r.Unresolved {
 		to := Hex(r.To)
 		it.To = &to
-		it.ToName = optString(v.nameAt(r.To))
+		it.ToName = OptString(v.nameAt(r.To))
 	} else {
-		it.Operand = optString(r.Operand)
+		it.Operand = OptString(r.Operand)
 		if it.Operand == nil {
 			s := ""
 			it.Operand = &s
@@ -348,7 +327,7 @@ func (v *codeView) referenceItemOf(r ports.Reference) referenceItem {
 	}
 	if r.Slot != 0 {
 		s := Hex(r.Slot)
-		it.Slot, it.SlotName = &s, optString(v.nameAt(r.Slot))
+		it.Slot, it.SlotName = &s, OptString(v.nameAt(r.Slot))
 	}
 	return it
 }
@@ -408,7 +387,7 @@ func (v *codeView) callees(ctx context.Context, i int) ([]calleeItem, []unresolv
 			u := unresolvedItem{From: Hex(x.From), Kind: x.Kind, Operand: x.Operand}
 			if x.Slot != 0 {
 				s := Hex(x.Slot)
-				u.Slot, u.SlotName = &s, optString(v.nameAt(x.Slot))
+				u.Slot, u.SlotName = &s, OptString(v.nameAt(x.Slot))
 			}
 			unresolved = append(unresolved, u)
 			continue
@@ -507,7 +486,7 @@ func opProcedureInfo() *Operation {
 		Needs: []string{CapProcedures, CapFunctions, CapReferences},
 		Description: "Describe one procedure (by name or address): its extent and how the end was found, instruction and basic-block counts, " +
 			"and how many procedures call it and it calls.",
-		Input: inputSchema([]string{"procedure"}, documentProp, procedureProp),
+		Input: InputSchema([]string{"procedure"}, documentProp, procedureProp),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,
  "required":["procedure","start","end","length","end_source","entry_point","syntax","instruction_count","basic_block_count","truncated","caller_count","callee_count","unresolved_transfer_count"],
  "properties":{"procedure":` + procedureItemSchema + `,"start":{"$ref":"#/$defs/hex"},"end":{"$ref":"#/$defs/hex"},"length":{"$ref":"#/$defs/hex"},
@@ -562,7 +541,7 @@ func opProcedureAssembly() *Operation {
 		Needs: []string{CapProcedures, CapFunctions},
 		Description: "The disassembly of one procedure as text, one instruction per line (\"0x401126: push rbp\"), in the provider's syntax " +
 			"(rea-native: Intel for x86, GNU for AArch64). At most 5000 lines; page longer procedures with read_function_instructions.",
-		Input:    inputSchema([]string{"procedure"}, documentProp, procedureProp),
+		Input:    InputSchema([]string{"procedure"}, documentProp, procedureProp),
 		Result:   json.RawMessage(`{"type":"string"}`),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`)},
 		Handler: func(ctx context.Context, c *Call) (any, error) {
@@ -597,7 +576,7 @@ func opReadFunctionInstructions() *Operation {
 		Needs: []string{CapProcedures, CapFunctions},
 		Description: "Page through the instructions of one procedure: address, bytes (hex), length, mnemonic, operands, text, control flow and direct target, " +
 			"with an exact total.",
-		Input: inputSchema([]string{"procedure"}, documentProp, procedureProp, pageProps),
+		Input: InputSchema([]string{"procedure"}, documentProp, procedureProp, pageProps),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,
  "required":["procedure","syntax","items","offset","limit","total","next_offset","has_more"],
  "properties":{"procedure":` + procRefSchema + `,"syntax":{"type":"string"},"items":{"type":"array","items":` + instructionItemSchema + `},
@@ -609,7 +588,7 @@ func opReadFunctionInstructions() *Operation {
 			if err != nil {
 				return nil, err
 			}
-			offset, limit := intArg(c.Args, "offset", 0), intArg(c.Args, "limit", defaultPageLimit)
+			offset, limit := IntArg(c.Args, "offset", 0), IntArg(c.Args, "limit", defaultPageLimit)
 			f, err := v.function(ctx, i, min(offset+limit, 1<<30))
 			if err != nil {
 				return nil, err
@@ -642,7 +621,7 @@ func opProcedureCallers() *Operation {
 		Name: "procedure_callers", Title: "Procedure Callers", Kind: KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
 		Needs:       []string{CapProcedures, CapFunctions, CapReferences},
 		Description: "The procedures that call (or tail-call) one procedure, with their call sites. Calls through pointers are not attributed (see procedure_callees' unresolved list).",
-		Input:       inputSchema([]string{"procedure"}, documentProp, procedureProp),
+		Input:       InputSchema([]string{"procedure"}, documentProp, procedureProp),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["procedure","items","total","truncated"],
  "properties":{"procedure":` + procRefSchema + `,"items":{"type":"array","items":` + callerItemSchema + `},"total":{"type":"integer","minimum":0},"truncated":{"type":"boolean"}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"puts@plt"}`)},
@@ -657,7 +636,7 @@ func opProcedureCallers() *Operation {
 			}
 			total := len(items)
 			items = items[:min(total, maxCallList)]
-			return &Observation{Result: map[string]any{"procedure": v.ref(i), "items": nonNilSlice(items), "total": total, "truncated": total > len(items)},
+			return &Observation{Result: map[string]any{"procedure": v.ref(i), "items": NonNil(items), "total": total, "truncated": total > len(items)},
 				Locations: rangeLocation(v.ranges[i])}, nil
 		},
 	}
@@ -669,7 +648,7 @@ func opProcedureCallees() *Operation {
 		Needs: []string{CapProcedures, CapFunctions, CapReferences},
 		Description: "The procedures one procedure calls or tail-calls, with call sites, and every indirect call or jump whose target is unknown " +
 			"(reported in unresolved, never dropped; with the memory slot read, and its name, when known).",
-		Input: inputSchema([]string{"procedure"}, documentProp, procedureProp),
+		Input: InputSchema([]string{"procedure"}, documentProp, procedureProp),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["procedure","items","total","truncated","unresolved"],
  "properties":{"procedure":` + procRefSchema + `,"items":{"type":"array","items":` + calleeItemSchema + `},"total":{"type":"integer","minimum":0},"truncated":{"type":"boolean"},
   "unresolved":{"type":"array","items":` + unresolvedItemSchema + `}}}`)),
@@ -686,8 +665,8 @@ func opProcedureCallees() *Operation {
 			total := len(items)
 			items = items[:min(total, maxCallList)]
 			unresolved = unresolved[:min(len(unresolved), maxCallList)]
-			return &Observation{Result: map[string]any{"procedure": v.ref(i), "items": nonNilSlice(items), "total": total,
-				"truncated": total > len(items), "unresolved": nonNilSlice(unresolved)}, Locations: rangeLocation(v.ranges[i])}, nil
+			return &Observation{Result: map[string]any{"procedure": v.ref(i), "items": NonNil(items), "total": total,
+				"truncated": total > len(items), "unresolved": NonNil(unresolved)}, Locations: rangeLocation(v.ranges[i])}, nil
 		},
 	}
 }
@@ -698,7 +677,7 @@ func opProcedureReferences() *Operation {
 		Needs: []string{CapProcedures, CapFunctions, CapReferences},
 		Description: "Cross-references of one procedure, paged: outgoing (calls, jumps, data reads and writes, address constants, unresolved indirect transfers) " +
 			"and incoming (references to its start).",
-		Input: inputSchema([]string{"procedure"}, documentProp, procedureProp,
+		Input: InputSchema([]string{"procedure"}, documentProp, procedureProp,
 			`"direction": {"enum":["outgoing","incoming","both"],"default":"both","description":"Which references to list."}`,
 			`"max_instructions": {"type":"integer","minimum":1,"maximum":100000,"description":"Scan only the first N instructions for outgoing references."}`, pageProps),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,
@@ -715,7 +694,7 @@ func opProcedureReferences() *Operation {
 			if err != nil {
 				return nil, err
 			}
-			dir, _ := stringArg(c.Args, "direction")
+			dir, _ := StringArg(c.Args, "direction")
 			r := v.ranges[i]
 			type dirRef struct {
 				Direction string        `json:"direction"`
@@ -725,7 +704,7 @@ func opProcedureReferences() *Operation {
 			scan := map[string]any{"scanned": 0, "truncated": false}
 			if dir != "incoming" {
 				end := max(r.End, r.Start+1)
-				f, err := v.function(ctx, i, intArg(c.Args, "max_instructions", 100000))
+				f, err := v.function(ctx, i, IntArg(c.Args, "max_instructions", 100000))
 				if err != nil {
 					return nil, err
 				}
@@ -752,7 +731,7 @@ func opProcedureReferences() *Operation {
 					items = append(items, dirRef{"incoming", v.referenceItemOf(x)})
 				}
 			}
-			page := paginate(nonNilSlice(items), intArg(c.Args, "offset", 0), intArg(c.Args, "limit", defaultPageLimit))
+			page := paginate(NonNil(items), IntArg(c.Args, "offset", 0), IntArg(c.Args, "limit", defaultPageLimit))
 			return &Observation{Result: map[string]any{"procedure": v.ref(i), "direction": dir, "instruction_scan": scan,
 				"items": page.Items, "offset": page.Offset, "limit": page.Limit, "total": page.Total, "next_offset": page.NextOffset, "has_more": page.HasMore},
 				Locations: rangeLocation(r)}, nil
@@ -784,7 +763,7 @@ func opXrefs() *Operation {
 		Needs: []string{CapReferences},
 		Description: "The addresses of the instructions that reference an address (calls, jumps, data reads and writes, address constants), sorted. " +
 			"Without address, the entry point. At most 10000.",
-		Input:    inputSchema(nil, documentProp, addressProp),
+		Input:    InputSchema(nil, documentProp, addressProp),
 		Result:   withHexDefs(json.RawMessage(`{"type":"array","items":{"$ref":"#/$defs/hex"}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"address":"0x1000"}`)},
 		Handler: func(ctx context.Context, c *Call) (any, error) {
@@ -828,7 +807,7 @@ func opResolveContainingProcedure() *Operation {
 		Name: "resolve_containing_procedure", Title: "Resolve Containing Procedure", Kind: KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
 		Needs:       []string{CapProcedures, CapFunctions, CapSegments},
 		Description: "The procedure whose extent holds an address, with the offset into it; procedure is null for a mapped address outside every procedure.",
-		Input:       inputSchema([]string{"address"}, documentProp, addressProp),
+		Input:       InputSchema([]string{"address"}, documentProp, addressProp),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["address","segment","procedure","start","end","offset"],
  "properties":{"address":{"$ref":"#/$defs/hex"},"segment":{"type":"string"},"procedure":{"anyOf":[{"type":"null"},` + procedureItemSchema + `]},
   "start":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"end":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"offset":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]}}}`)),
@@ -907,7 +886,7 @@ func opReadBytes() *Operation {
 		Name: "read_bytes", Title: "Read Bytes", Kind: KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
 		Needs:       []string{CapBytes, CapSegments},
 		Description: "Read up to 65536 bytes of file data mapped at an address, as lowercase hex; the read stops at the end of the section's file data (truncated says so).",
-		Input: inputSchema([]string{"address"}, documentProp, addressProp,
+		Input: InputSchema([]string{"address"}, documentProp, addressProp,
 			`"length": {"type":"integer","minimum":1,"maximum":65536,"default":256,"description":"Bytes to read (1-65536)."}`),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["address","length","requested","bytes","segment","file_offset","truncated"],
  "properties":{"address":{"$ref":"#/$defs/hex"},"length":{"type":"integer","minimum":0},"requested":{"type":"integer","minimum":1},
@@ -918,7 +897,7 @@ func opReadBytes() *Operation {
 			if err != nil {
 				return nil, err
 			}
-			n := intArg(c.Args, "length", defaultReadBytes)
+			n := IntArg(c.Args, "length", defaultReadBytes)
 			br, err := analysisFor[ports.ByteReader](c)
 			if err != nil {
 				return nil, err
@@ -945,7 +924,7 @@ func opAddressToFileOffset() *Operation {
 		Name: "address_to_file_offset", Title: "Address To File Offset", Kind: KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
 		Needs:       []string{CapSegments},
 		Description: "Map an address to its offset in the file through the section table; file_offset is null when the address is mapped but not stored (.bss).",
-		Input:       inputSchema([]string{"address"}, documentProp, addressProp),
+		Input:       InputSchema([]string{"address"}, documentProp, addressProp),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["address","segment","segment_start","file_offset","in_file"],
  "properties":{"address":{"$ref":"#/$defs/hex"},"segment":{"type":"string"},"segment_start":{"$ref":"#/$defs/hex"},
   "file_offset":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"in_file":{"type":"boolean"}}}`)),
@@ -984,7 +963,7 @@ func opStepAddress(name string) *Operation {
 		Needs: []string{CapSegments, CapProcedures, CapFunctions, CapDisassemble},
 		Description: "The address of the " + what + " item: in a code section the " + what + " instruction (by linear sweep from the containing procedure's start), " +
 			"elsewhere the " + what + " byte. Without address, the entry point. Null at the edge of the address space.",
-		Input: inputSchema(nil, documentProp, addressProp),
+		Input: InputSchema(nil, documentProp, addressProp),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["address","` + field + `","unit","segment"],
  "properties":{"address":{"$ref":"#/$defs/hex"},"` + field + `":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"unit":{"enum":["instruction","byte"]},"segment":{"type":"string"}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"address":"0x1000"}`)},
@@ -1055,7 +1034,7 @@ func opStepAddress(name string) *Operation {
 // pseudocodeUnavailable is the answer of a provider that does not
 // decompile.
 func pseudocodeUnavailable(c *Call) *Error {
-	_, b, _ := c.Session.boundAnalysis()
+	_, b, _ := c.Bound()
 	id := "the bound provider"
 	if b != nil {
 		id = b.Provider.Info().ID
@@ -1074,7 +1053,7 @@ func opProcedurePseudoCode() *Operation {
 		MissingRemediation: "Use procedure_assembly or analyze_function for this provider's view, or open the target with the Ghidra provider (open_binary provider_id ghidra) for pseudo-code.",
 		Description: "Decompiled pseudo-code of one procedure, from a provider that decompiles (Ghidra). The built-in rea-native does not decompile " +
 			"and answers capability_unavailable; procedure_assembly and analyze_function work with it.",
-		Input:    inputSchema([]string{"procedure"}, documentProp, procedureProp),
+		Input:    InputSchema([]string{"procedure"}, documentProp, procedureProp),
 		Result:   json.RawMessage(`{"type":["string","null"]}`),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`)},
 		Handler: func(ctx context.Context, c *Call) (any, error) {
@@ -1082,7 +1061,7 @@ func opProcedurePseudoCode() *Operation {
 			if err != nil {
 				return nil, err
 			}
-			a, _, _ := c.Session.boundAnalysis()
+			a, _, _ := c.Bound()
 			dc, ok := a.(ports.Decompiler)
 			if !ok {
 				return nil, pseudocodeUnavailable(c)

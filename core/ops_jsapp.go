@@ -8,8 +8,6 @@ import (
 	"time"
 )
 
-func init() { registerFamily(jsappOperations) }
-
 func jsappOperations() []*Operation {
 	return []*Operation{opAnalyzeJSApp(), opTraceApplicationFeature(), opTraceJSSemantics(), opCompareApplicationVersions(),
 		opCompareSourceToBundle(), opCompareJSExportShapes(), opBuildReconstructionLedger(), opEvaluateReconstructionCoverage()}
@@ -52,32 +50,32 @@ func opAnalyzeJSApp() *Operation {
 
 func handleAnalyzeJSApp(ctx context.Context, c *Call) (any, error) {
 	op := c.Op.Name
-	eng := c.Session.reg.javascript
+	eng := c.JavaScript()
 	if eng == nil {
 		return nil, &Error{Code: CodeCapabilityUnavailable, Message: op + ": no JavaScript engine is wired into this build",
 			Details: map[string]any{"provider_id": "rea-js", "operation": op, "reason": "engine_missing"}}
 	}
-	p, _ := stringArg(c.Args, "path")
+	p, _ := StringArg(c.Args, "path")
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return nil, InvalidRequest(op, Issue{Path: []any{"path"}, Reason: ReasonInvalidValue, Message: err.Error()})
 	}
-	format, _ := stringArg(c.Args, "format")
+	format, _ := StringArg(c.Args, "format")
 	if format == "" {
 		format = "auto"
 	}
-	policy, _ := stringArg(c.Args, "integrity_policy")
+	policy, _ := StringArg(c.Args, "integrity_policy")
 	if policy == "" {
-		policy = integrityFail
+		policy = IntegrityFail
 	}
-	detail, _ := stringArg(c.Args, "detail")
-	timeoutMS := intArg(c.Args, "analysis_timeout_ms", defaultAnalysisTimeoutMS)
+	detail, _ := StringArg(c.Args, "detail")
+	timeoutMS := IntArg(c.Args, "analysis_timeout_ms", defaultAnalysisTimeoutMS)
 	actx, cancel := context.WithTimeout(ctx, time.Duration(timeoutMS)*time.Millisecond)
 	defer cancel()
 	info := eng.Info()
 	prov := ProviderRef{ID: info.ID, Name: info.Name, Version: &info.Version}
 	out, err := analyzeJSApp(actx, jsappRequest{op: op, path: abs, given: p, format: format, policy: policy, engine: eng,
-		openers: c.Session.reg.Containers(), observe: c.Observe})
+		openers: c.Containers(), observe: c.Observe})
 	if ctx.Err() != nil {
 		return nil, ctx.Err() // cancelled by the caller: nothing is recorded
 	}
@@ -108,17 +106,17 @@ func handleAnalyzeJSApp(ctx context.Context, c *Call) (any, error) {
 			parentArgs[k] = v
 		}
 	}
-	parent, err := c.Session.seal(c.Op, parentArgs, obs)
+	parent, err := c.Seal(c.Op, parentArgs, obs)
 	if err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if _, err := c.Session.ledger.Record(parent); err != nil {
+	if _, err := c.Retain(parent); err != nil {
 		return nil, err
 	}
-	view, err := projectView(parent, map[string]any{"kind": "summary"})
+	view, err := c.ProjectView(parent, map[string]any{"kind": "summary"})
 	if err != nil {
 		return nil, err
 	}

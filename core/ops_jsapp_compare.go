@@ -158,7 +158,7 @@ func handleCompareVersions(ctx context.Context, c *Call) (any, error) {
 	}
 	maxItems := 50000
 	if m, ok := c.Args["limits"].(map[string]any); ok {
-		maxItems = intArg(m, "max_items", maxItems)
+		maxItems = IntArg(m, "max_items", maxItems)
 	}
 	left, right := cmpNodes(lix), cmpNodes(rix)
 	matchedL, matchedR := map[*cmpNode]bool{}, map[*cmpNode]bool{}
@@ -578,12 +578,12 @@ func handleExportShapes(ctx context.Context, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	lp, _ := stringArg(c.Args, "left_module_path")
-	rp, _ := stringArg(c.Args, "right_module_path")
+	lp, _ := StringArg(c.Args, "left_module_path")
+	rp, _ := StringArg(c.Args, "right_module_path")
 	ls, lex := selectModule(lix, lp)
 	rs, rex := selectModule(rix, rp)
 	filter := func(exps []moduleExport, arg string) map[string]*moduleExport {
-		n, only := stringArg(c.Args, arg)
+		n, only := StringArg(c.Args, arg)
 		out := map[string]*moduleExport{}
 		for i := range exps {
 			if !only || exps[i].name == n {
@@ -595,7 +595,7 @@ func handleExportShapes(ctx context.Context, c *Call) (any, error) {
 	lset, rset := filter(lex, "left_export_name"), filter(rex, "right_export_name")
 	maxChanges := 100000
 	if lim, ok := c.Args["limits"].(map[string]any); ok {
-		maxChanges = intArg(lim, "max_changes", maxChanges)
+		maxChanges = IntArg(lim, "max_changes", maxChanges)
 	}
 	changes := []map[string]any{}
 	summary := map[string]int{"added": 0, "removed": 0, "changed": 0, "unchanged": 0, "unknown": 0}

@@ -53,7 +53,7 @@ func jsappResultSchema() json.RawMessage {
    "integrity_contradictions":{"type":"array","maxItems":100,"items":{"type":"object","required":["contradiction_id","logical_path","declared_sha256","observed_sha256"]}},
    "limitations":{"type":"array","items":{"type":"string"}},
    "unknowns":{"type":"array","items":{"type":"object","required":["kind","node_id","path","offset","detail"]}}}},
- ` + viewResultSchema + `],
+ ` + ViewResultSchema + `],
  "$defs":{` + jagDefs + `}}`)
 }
 

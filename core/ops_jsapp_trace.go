@@ -46,9 +46,9 @@ type traceLimits struct{ depth, paths, nodes int }
 func limitsArg(c *Call) traceLimits {
 	l := traceLimits{depth: 8, paths: 100, nodes: 2000}
 	if m, ok := c.Args["limits"].(map[string]any); ok {
-		l.depth = intArg(m, "max_depth", l.depth)
-		l.paths = intArg(m, "max_paths", l.paths)
-		l.nodes = intArg(m, "max_nodes", l.nodes)
+		l.depth = IntArg(m, "max_depth", l.depth)
+		l.paths = IntArg(m, "max_paths", l.paths)
+		l.nodes = IntArg(m, "max_nodes", l.nodes)
 	}
 	return l
 }
@@ -192,7 +192,7 @@ func handleTraceFeature(ctx context.Context, c *Call) (any, error) {
 	if v, ok := seed["case_sensitive"].(bool); ok {
 		cs = v
 	}
-	dir, _ := stringArg(c.Args, "direction")
+	dir, _ := StringArg(c.Args, "direction")
 	if dir == "" {
 		dir = "both"
 	}
@@ -345,7 +345,7 @@ func nativeHandoffs(c *Call, ix *appIndex, seen map[string]bool) []map[string]an
 	if list, ok := c.Args["native_observations"].([]any); ok {
 		for _, x := range list {
 			m, _ := x.(map[string]any)
-			b, err := marshalNoEscape(m)
+			b, err := MarshalNoEscape(m)
 			if err != nil {
 				continue
 			}
@@ -368,7 +368,7 @@ func nativeHandoffs(c *Call, ix *appIndex, seen map[string]bool) []map[string]an
 		if addon == "" {
 			addon = n.propString("path")
 		}
-		h := map[string]any{"node_id": id, "kind": n.Kind, "addon": addon, "export": nullable(n.propString("export")), "native_evidence_id": nil, "status": "unobserved"}
+		h := map[string]any{"node_id": id, "kind": n.Kind, "addon": addon, "export": OrNull(n.propString("export")), "native_evidence_id": nil, "status": "unobserved"}
 		for _, s := range supplied {
 			if s["name"] == pathBase(addon) {
 				h["native_evidence_id"], h["status"] = s["evidence_id"], "observed"
@@ -422,7 +422,7 @@ func handleTraceSemantics(ctx context.Context, c *Call) (any, error) {
 	}
 	maxResults := 1000
 	if m, ok := c.Args["limits"].(map[string]any); ok {
-		maxResults = intArg(m, "max_results", maxResults)
+		maxResults = IntArg(m, "max_results", maxResults)
 	}
 	m := textMatcher(value, match, true)
 	defs, refs := []map[string]any{}, []map[string]any{}

@@ -33,15 +33,6 @@ const documentProp = `"document": {"type": "string", "minLength": 1, "descriptio
 
 const addressPattern = `^(0[xX][0-9a-fA-F]{1,16}|[0-9]{1,20})$`
 
-func inputSchema(required []string, props ...string) json.RawMessage {
-	req, _ := json.Marshal(required)
-	if required == nil {
-		req = []byte("[]")
-	}
-	return json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,"required":` +
-		string(req) + `,"properties":{` + strings.Join(props, ",") + `}}`)
-}
-
 // pageSchema is the result schema of an offset-paginated list.
 func pageSchema(item string) json.RawMessage {
 	return json.RawMessage(`{"type":"object","additionalProperties":false,
@@ -73,20 +64,6 @@ func paginate[T any](all []T, offset, limit int) Page[T] {
 	return p
 }
 
-func intArg(args map[string]any, name string, def int) int {
-	if v, ok := args[name].(json.Number); ok {
-		if n, err := v.Int64(); err == nil {
-			return int(n)
-		}
-	}
-	return def
-}
-
-func stringArg(args map[string]any, name string) (string, bool) {
-	v, ok := args[name].(string)
-	return v, ok
-}
-
 func boolArg(args map[string]any, name string) bool {
 	v, _ := args[name].(bool)
 	return v
@@ -116,7 +93,7 @@ func addressFilter(c *Call) (func(uint64) bool, error) {
 // analysisFor returns the bound analysis as the capability T.
 func analysisFor[T any](c *Call) (T, error) {
 	var zero T
-	a, _, _ := c.Session.boundAnalysis()
+	a, _, _ := c.Bound()
 	v, ok := a.(T)
 	if !ok {
 		return zero, &Error{Code: CodeCapabilityUnavailable, Message: c.Op.Name + ": the bound provider does not offer it",
@@ -127,7 +104,7 @@ func analysisFor[T any](c *Call) (T, error) {
 
 // checkDocument rejects a document name the analysis does not have.
 func checkDocument(ctx context.Context, c *Call) error {
-	name, ok := stringArg(c.Args, "document")
+	name, ok := StringArg(c.Args, "document")
 	if !ok {
 		return nil
 	}
@@ -149,13 +126,13 @@ func checkDocument(ctx context.Context, c *Call) error {
 
 func documents(ctx context.Context, c *Call) ([]ports.Document, error) {
 	if dl, ok := func() (ports.DocumentLister, bool) {
-		a, _, _ := c.Session.boundAnalysis()
+		a, _, _ := c.Bound()
 		v, ok := a.(ports.DocumentLister)
 		return v, ok
 	}(); ok {
 		return dl.Documents(ctx)
 	}
-	_, _, t := c.Session.boundAnalysis()
+	_, _, t := c.Bound()
 	return []ports.Document{{Name: NewSubject(t.Path, "", "", "").Name, Format: t.Format, Architecture: t.Architecture}}, nil
 }
 
@@ -172,7 +149,7 @@ func opListDocuments() *Operation {
 		Name: "list_documents", Title: "List Documents", Kind: KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
 		Needs:       []string{CapDocuments},
 		Description: "List the analysable documents of the open target (one for a thin binary, one per slice of a universal Mach-O) with format, architecture and entry point.",
-		Input:       inputSchema(nil),
+		Input:       InputSchema(nil),
 		Result: json.RawMessage(`{"type":"object","additionalProperties":false,"required":["items","total"],"properties":{"total":{"type":"integer"},
  "items":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","format","architecture","entry","current"],
  "properties":{"name":{"type":"string"},"format":{"type":"string"},"architecture":{"type":["string","null"]},"entry":{"type":["string","null"]},"current":{"type":"boolean"}}}}}}`),
@@ -184,7 +161,7 @@ func opListDocuments() *Operation {
 			}
 			items := make([]documentItem, len(docs))
 			for i, d := range docs {
-				items[i] = documentItem{Name: d.Name, Format: d.Format, Architecture: optString(d.Architecture), Current: i == 0}
+				items[i] = documentItem{Name: d.Name, Format: d.Format, Architecture: OptString(d.Architecture), Current: i == 0}
 				if d.HasEntry {
 					h := Hex(d.Entry)
 					items[i].Entry = &h
@@ -193,13 +170,6 @@ func opListDocuments() *Operation {
 			return &Observation{Result: map[string]any{"items": items, "total": len(items)}}, nil
 		},
 	}
-}
-
-func optString(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
 
 type segmentItem struct {
@@ -240,7 +210,7 @@ func opListSegments() *Operation {
 		Name: "list_segments", Title: "List Segments", Kind: KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
 		Needs:       []string{CapSegments},
 		Description: "List every section (or loadable segment when a file has no section table) with start, end, length, file offset, file size and permissions. Addresses are 0x hex strings.",
-		Input:       inputSchema(nil, documentProp),
+		Input:       InputSchema(nil, documentProp),
 		Result: json.RawMessage(`{"type":"object","additionalProperties":false,"required":["items","total"],"properties":{"total":{"type":"integer"},
  "items":{"type":"array","items":` + segmentItemSchema + `}},` + hexDef + `}`),
 		Examples: []json.RawMessage{json.RawMessage(`{}`)},
@@ -284,11 +254,11 @@ const procedureItemSchema = `{"type":"object","additionalProperties":false,"requ
 
 func procedureItemOf(p ports.Procedure) procedureItem {
 	it := procedureItem{Address: Hex(p.Address), Value: p.Name, Source: p.Source,
-		Procedure: procedureFacts{External: p.External, Thunk: p.Thunk, ThunkTarget: optString(p.ThunkTarget)}}
+		Procedure: procedureFacts{External: p.External, Thunk: p.Thunk, ThunkTarget: OptString(p.ThunkTarget)}}
 	if p.Name == "" {
 		it.Value = fmt.Sprintf("sub_%x", p.Address)
 	} else {
-		it.Symbol = optString(p.Name)
+		it.Symbol = OptString(p.Name)
 	}
 	if p.Size > 0 {
 		h := Hex(p.Size)
@@ -311,7 +281,7 @@ func opListProcedures() *Operation {
 		Needs: []string{CapProcedures},
 		Description: "List known procedures sorted by address, a page at a time with an exact total: symbol-table and dynamic-symbol functions, the entry point, " +
 			"synthesized PLT stubs (name@plt) and other discovered starts.",
-		Input:    inputSchema(nil, documentProp, pageProps),
+		Input:    InputSchema(nil, documentProp, pageProps),
 		Result:   withHexDefs(pageSchema(procedureItemSchema)),
 		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"offset":100,"limit":50}`)},
 		Handler: func(ctx context.Context, c *Call) (any, error) {
@@ -326,7 +296,7 @@ func opListProcedures() *Operation {
 			for i, p := range procs {
 				items[i] = procedureItemOf(p)
 			}
-			return &Observation{Result: paginate(items, intArg(c.Args, "offset", 0), intArg(c.Args, "limit", defaultPageLimit))}, nil
+			return &Observation{Result: paginate(items, IntArg(c.Args, "offset", 0), IntArg(c.Args, "limit", defaultPageLimit))}, nil
 		},
 	}
 }
@@ -357,7 +327,7 @@ func opListNames() *Operation {
 		Name: "list_names", Title: "List Names", Kind: KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
 		Needs:       []string{CapNames},
 		Description: "List labels (function, object and import names) sorted by address, a page at a time with an exact total; with address, only the names at that address.",
-		Input:       inputSchema(nil, documentProp, `"address": {"type":"string","pattern":"`+addressPattern+`","description":"Only names at this address (0x hex or decimal).","examples":["0x401000"]}`, pageProps),
+		Input:       InputSchema(nil, documentProp, `"address": {"type":"string","pattern":"`+addressPattern+`","description":"Only names at this address (0x hex or decimal).","examples":["0x401000"]}`, pageProps),
 		Result:      withHexDefs(pageSchema(nameItemSchema)),
 		Examples:    []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"address":"0x401000"}`)},
 		Handler: func(ctx context.Context, c *Call) (any, error) {
@@ -378,7 +348,7 @@ func opListNames() *Operation {
 					items = append(items, nameItem{Hex(n.Address), n.Name, n.Kind})
 				}
 			}
-			return &Observation{Result: paginate(items, intArg(c.Args, "offset", 0), intArg(c.Args, "limit", defaultPageLimit))}, nil
+			return &Observation{Result: paginate(items, IntArg(c.Args, "offset", 0), IntArg(c.Args, "limit", defaultPageLimit))}, nil
 		},
 	}
 }
@@ -414,7 +384,7 @@ func opListStrings() *Operation {
 		Name: "list_strings", Title: "List Strings", Kind: KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
 		Needs:       []string{CapStrings},
 		Description: "List ASCII and UTF-16LE strings found in data sections, sorted by address, with charset, byte length and truncation facts; a page at a time with an exact total.",
-		Input:       inputSchema(nil, documentProp, `"address": {"type":"string","pattern":"`+addressPattern+`","description":"Only the string starting at this address."}`, pageProps),
+		Input:       InputSchema(nil, documentProp, `"address": {"type":"string","pattern":"`+addressPattern+`","description":"Only the string starting at this address."}`, pageProps),
 		Result:      withHexDefs(pageSchema(stringItemSchema)),
 		Examples:    []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"offset":0,"limit":20}`)},
 		Handler: func(ctx context.Context, c *Call) (any, error) {
@@ -435,7 +405,7 @@ func opListStrings() *Operation {
 					items = append(items, stringItemOf(s))
 				}
 			}
-			return &Observation{Result: paginate(items, intArg(c.Args, "offset", 0), intArg(c.Args, "limit", defaultPageLimit))}, nil
+			return &Observation{Result: paginate(items, IntArg(c.Args, "offset", 0), IntArg(c.Args, "limit", defaultPageLimit))}, nil
 		},
 	}
 }
@@ -446,8 +416,8 @@ const searchProps = `"pattern": {"type":"string","minLength":1,"maxLength":4096,
 
 // matcher compiles the search arguments.
 func matcher(c *Call) (func(string) bool, error) {
-	pat, _ := stringArg(c.Args, "pattern")
-	mode, _ := stringArg(c.Args, "mode")
+	pat, _ := StringArg(c.Args, "pattern")
+	mode, _ := StringArg(c.Args, "mode")
 	cs := boolArg(c.Args, "case_sensitive")
 	if mode == "regex" {
 		expr := pat
@@ -479,7 +449,7 @@ func opSearchProcedures() *Operation {
 		Name: "search_procedures", Title: "Search Procedures", Kind: KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
 		Needs:       []string{CapProcedures},
 		Description: "Find procedures whose name matches a pattern (substring, exact, prefix or regex; case-insensitive by default), sorted by address, paged with an exact total.",
-		Input:       inputSchema([]string{"pattern"}, documentProp, searchProps, pageProps),
+		Input:       InputSchema([]string{"pattern"}, documentProp, searchProps, pageProps),
 		Result:      withHexDefs(pageSchema(procedureItemSchema)),
 		Examples:    []json.RawMessage{json.RawMessage(`{"pattern":"main"}`), json.RawMessage(`{"pattern":"^str","mode":"regex","case_sensitive":true}`)},
 		Handler: func(ctx context.Context, c *Call) (any, error) {
@@ -501,7 +471,7 @@ func opSearchProcedures() *Operation {
 					items = append(items, it)
 				}
 			}
-			return &Observation{Result: paginate(items, intArg(c.Args, "offset", 0), intArg(c.Args, "limit", defaultPageLimit))}, nil
+			return &Observation{Result: paginate(items, IntArg(c.Args, "offset", 0), IntArg(c.Args, "limit", defaultPageLimit))}, nil
 		},
 	}
 }
@@ -511,7 +481,7 @@ func opSearchStrings() *Operation {
 		Name: "search_strings", Title: "Search Strings", Kind: KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
 		Needs:       []string{CapStrings},
 		Description: "Find strings whose value matches a pattern (substring, exact, prefix or regex; case-insensitive by default), sorted by address, paged with an exact total.",
-		Input:       inputSchema([]string{"pattern"}, documentProp, searchProps, pageProps),
+		Input:       InputSchema([]string{"pattern"}, documentProp, searchProps, pageProps),
 		Result:      withHexDefs(pageSchema(stringItemSchema)),
 		Examples:    []json.RawMessage{json.RawMessage(`{"pattern":"usage"}`)},
 		Handler: func(ctx context.Context, c *Call) (any, error) {
@@ -532,7 +502,7 @@ func opSearchStrings() *Operation {
 					items = append(items, stringItemOf(s))
 				}
 			}
-			return &Observation{Result: paginate(items, intArg(c.Args, "offset", 0), intArg(c.Args, "limit", defaultPageLimit))}, nil
+			return &Observation{Result: paginate(items, IntArg(c.Args, "offset", 0), IntArg(c.Args, "limit", defaultPageLimit))}, nil
 		},
 	}
 }
@@ -542,7 +512,7 @@ func opProcedureAddress() *Operation {
 		Name: "procedure_address", Title: "Procedure Address", Kind: KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
 		Needs:       []string{CapProcedures},
 		Description: "Resolve a procedure name (exact, case-sensitive) to its address. Every procedure with that name is listed in matches.",
-		Input:       inputSchema([]string{"procedure"}, documentProp, `"procedure": {"type":"string","minLength":1,"description":"Exact procedure name, e.g. main or printf@plt.","examples":["main"]}`),
+		Input:       InputSchema([]string{"procedure"}, documentProp, `"procedure": {"type":"string","minLength":1,"description":"Exact procedure name, e.g. main or printf@plt.","examples":["main"]}`),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["procedure","address","matches"],
  "properties":{"procedure":{"type":"string"},"address":{"$ref":"#/$defs/hex"},"matches":{"type":"array","items":{"$ref":"#/$defs/hex"}}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`)},
@@ -550,7 +520,7 @@ func opProcedureAddress() *Operation {
 			if err := checkDocument(ctx, c); err != nil {
 				return nil, err
 			}
-			name, _ := stringArg(c.Args, "procedure")
+			name, _ := StringArg(c.Args, "procedure")
 			procs, err := procedures(ctx, c)
 			if err != nil {
 				return nil, err
@@ -575,7 +545,7 @@ func opAddressName() *Operation {
 		Name: "address_name", Title: "Address Name", Kind: KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
 		Needs:       []string{CapNames},
 		Description: "Return the name at an address, or null when the address has no label.",
-		Input:       inputSchema([]string{"address"}, documentProp, `"address": {"type":"string","pattern":"`+addressPattern+`","description":"Address as 0x hex or decimal.","examples":["0x401000"]}`),
+		Input:       InputSchema([]string{"address"}, documentProp, `"address": {"type":"string","pattern":"`+addressPattern+`","description":"Address as 0x hex or decimal.","examples":["0x401000"]}`),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["address","name","names"],
  "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":["string","null"]},"names":{"type":"array","items":{"type":"string"}}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"address":"0x401000"}`)},
@@ -612,7 +582,7 @@ func opBinaryOverview() *Operation {
 		Needs: []string{CapDocuments, CapSegments, CapProcedures, CapStrings},
 		Description: "Overview of the open target composed from list_documents, list_segments, list_procedures and list_strings: counts, segments, and (detailed) " +
 			"the first procedures and strings. Works with any provider that answers those primitives, including the built-in rea-native.",
-		Input: inputSchema(nil, `"detail": {"enum":["concise","detailed"],"default":"concise","description":"concise: counts and segments; detailed: also the first procedures and strings."}`,
+		Input: InputSchema(nil, `"detail": {"enum":["concise","detailed"],"default":"concise","description":"concise: counts and segments; detailed: also the first procedures and strings."}`,
 			`"limit": {"type":"integer","minimum":1,"maximum":50,"default":10,"description":"How many procedures and strings a detailed overview samples (1-50)."}`),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,
  "required":["detail","document","format","architecture","entry","procedure_count","segment_count","string_count","name_count","segments","procedures","strings"],
@@ -655,7 +625,7 @@ func handleBinaryOverview(ctx context.Context, c *Call) (any, error) {
 	c.Observe(fmt.Sprintf("%d strings", len(strs)))
 	var nameCount any
 	var limitations []string
-	if a, _, _ := c.Session.boundAnalysis(); a != nil {
+	if a, _, _ := c.Bound(); a != nil {
 		if nl, ok := a.(ports.NameLister); ok {
 			ns, err := nl.Names(ctx)
 			if err != nil {
@@ -666,8 +636,8 @@ func handleBinaryOverview(ctx context.Context, c *Call) (any, error) {
 			limitations = append(limitations, "The provider does not list names; name_count is null.")
 		}
 	}
-	detail, _ := stringArg(c.Args, "detail")
-	limit := intArg(c.Args, "limit", 10)
+	detail, _ := StringArg(c.Args, "detail")
+	limit := IntArg(c.Args, "limit", 10)
 	segOut := make([]map[string]string, len(segs))
 	for i, s := range segs {
 		segOut[i] = map[string]string{"name": s.Name, "start": Hex(s.Start), "end": Hex(s.Start + s.Size), "length": Hex(s.Size)}
@@ -690,10 +660,8 @@ func handleBinaryOverview(ctx context.Context, c *Call) (any, error) {
 		limitations = append(limitations, fmt.Sprintf("The target has %d documents; this overview covers %s.", len(docs), d.Name))
 	}
 	return &Observation{Result: map[string]any{
-		"detail": detail, "document": d.Name, "format": d.Format, "architecture": nullable(d.Architecture), "entry": entry,
+		"detail": detail, "document": d.Name, "format": d.Format, "architecture": OrNull(d.Architecture), "entry": entry,
 		"procedure_count": len(procs), "segment_count": len(segs), "string_count": len(strs), "name_count": nameCount,
 		"segments": segOut, "procedures": procOut, "strings": strOut,
 	}, Limitations: limitations}, nil
 }
-
-func init() { registerFamily(nativeOperations) }

@@ -7,8 +7,6 @@ import (
 	"strconv"
 )
 
-func init() { registerFamily(webOperations) }
-
 func webOperations() []*Operation { return []*Operation{opCompareWebCaptures()} }
 
 // Defaults of compare_web_captures. The input root is a union with no
@@ -58,7 +56,7 @@ func handleCompareWebCaptures(ctx context.Context, c *Call) (any, error) {
 	if _, ok := c.Args["normalization"]; scenario && !ok {
 		c.Args["normalization"] = map[string]any{"rules": []any{}}
 	}
-	raw, err := marshalNoEscape(c.Args)
+	raw, err := MarshalNoEscape(c.Args)
 	if err != nil {
 		return nil, err
 	}

@@ -74,7 +74,7 @@ func handleBuildLedger(ctx context.Context, c *Call) (any, error) {
 	}
 	maxOb := 2000
 	if m, ok := c.Args["limits"].(map[string]any); ok {
-		maxOb = intArg(m, "max_obligations", maxOb)
+		maxOb = IntArg(m, "max_obligations", maxOb)
 	}
 	onPath := map[string]bool{}
 	for _, s := range tr.SeedMatches {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 )
 
-func init() { registerViewer("inspect_binary_layout", layoutView) }
-
 // layoutDoc is a layout result with its lists left as raw rows, so a page
 // re-encodes only what it returns.
 type layoutDoc struct {
@@ -44,13 +42,13 @@ func (d *layoutDoc) collection(name string) ([]json.RawMessage, bool) {
 	return nil, false
 }
 
-func layoutView(parent *Evidence, req *viewRequest) (*viewBody, error) {
+func layoutView(parent *Evidence, req *ViewRequest) (*ViewBody, error) {
 	var d layoutDoc
 	if err := json.Unmarshal(parent.NormalizedResult, &d); err != nil || d.Format == "" {
 		return nil, &Error{Code: CodeEvidenceIntegrityMismatch, Message: "inspect_analysis_view: the parent is not a complete inspect_binary_layout result",
 			Details: map[string]any{"evidence_id": string(parent.EvidenceID), "reason": "wrong_operation", "expected": "complete inspect_binary_layout result", "actual": "other"}}
 	}
-	body := &viewBody{Limitations: append([]string{}, d.Limitations...)}
+	body := &ViewBody{Limitations: append([]string{}, d.Limitations...)}
 	switch req.Kind {
 	case "summary":
 		counts := map[string]any{}
@@ -58,7 +56,7 @@ func layoutView(parent *Evidence, req *viewRequest) (*viewBody, error) {
 			rows, _ := d.collection(c)
 			counts[c] = Hex(uint64(len(rows)))
 		}
-		body.Key, body.Coverage = "summary", wholeCoverage()
+		body.Key, body.Coverage = "summary", WholeCoverage()
 		body.Value = map[string]any{"bytes": d.Artifact.Bytes, "format": d.Format, "architecture": d.Architecture, "image_type": d.ImageType,
 			"entry": d.EntryPoint, "counts": counts, "limitation_count": len(d.Limitations), "diagnostic_count": len(d.Diagnostics)}
 	case "facet":
@@ -69,36 +67,36 @@ func layoutView(parent *Evidence, req *viewRequest) (*viewBody, error) {
 		case "linkage":
 			v = d.Linkage
 		default:
-			return nil, viewInvalid("inspect_binary_layout views offer the facets mitigations and linkage, not "+req.Facet, "facet")
+			return nil, ViewInvalid("inspect_binary_layout views offer the facets mitigations and linkage, not "+req.Facet, "facet")
 		}
-		body.Key, body.Value, body.Coverage = "facet", map[string]any{"name": req.Facet, "value": v}, wholeCoverage()
+		body.Key, body.Value, body.Coverage = "facet", map[string]any{"name": req.Facet, "value": v}, WholeCoverage()
 	case "item":
 		rows, ok := d.collection(req.Collection)
 		if !ok || (req.Collection != "sections" && req.Collection != "symbols") {
-			return nil, viewInvalid("inspect_binary_layout items are sections or symbols, not "+req.Collection, "collection")
+			return nil, ViewInvalid("inspect_binary_layout items are sections or symbols, not "+req.Collection, "collection")
 		}
 		i, err := selectRow(rows, req)
 		if err != nil {
 			return nil, err
 		}
-		body.Key, body.Coverage = "item", wholeCoverage()
+		body.Key, body.Coverage = "item", WholeCoverage()
 		body.Value = map[string]any{"collection": req.Collection, "position": i, "value": rows[i]}
 	case "page":
 		rows, ok := d.collection(req.Collection)
 		if !ok {
-			return nil, viewInvalid("inspect_binary_layout pages are sections, segments, symbols, relocations or packed_relative_relocations, not "+req.Collection, "collection")
+			return nil, ViewInvalid("inspect_binary_layout pages are sections, segments, symbols, relocations or packed_relative_relocations, not "+req.Collection, "collection")
 		}
-		start, end, cov := pageOf(len(rows), req.Offset, req.Limit)
+		start, end, cov := PageOf(len(rows), req.Offset, req.Limit)
 		body.Key, body.Value, body.Coverage = "items", rows[start:end], cov
 	default:
-		return nil, viewInvalid("inspect_binary_layout offers summary, facet, item and page views, not "+req.Kind, "kind")
+		return nil, ViewInvalid("inspect_binary_layout offers summary, facet, item and page views, not "+req.Kind, "kind")
 	}
 	return body, nil
 }
 
 // selectRow finds one row by list position or exact display name; a name
 // that several rows share is ambiguous and lists their positions.
-func selectRow(rows []json.RawMessage, req *viewRequest) (int, error) {
+func selectRow(rows []json.RawMessage, req *ViewRequest) (int, error) {
 	if v, ok := req.Selector["index"]; ok {
 		i := -1
 		if n, ok := v.(json.Number); ok {
@@ -107,13 +105,13 @@ func selectRow(rows []json.RawMessage, req *viewRequest) (int, error) {
 			}
 		}
 		if i < 0 || i >= len(rows) {
-			return 0, viewInvalid(fmt.Sprintf("index %v is outside the %d %s", v, len(rows), req.Collection), "selector", "index")
+			return 0, ViewInvalid(fmt.Sprintf("index %v is outside the %d %s", v, len(rows), req.Collection), "selector", "index")
 		}
 		return i, nil
 	}
 	name, ok := req.Selector["name"].(string)
 	if !ok {
-		return 0, viewInvalid("select "+req.Collection+" by index or name", "selector")
+		return 0, ViewInvalid("select "+req.Collection+" by index or name", "selector")
 	}
 	var hits []int
 	for i, r := range rows {
@@ -128,11 +126,11 @@ func selectRow(rows []json.RawMessage, req *viewRequest) (int, error) {
 	}
 	switch len(hits) {
 	case 0:
-		return 0, viewInvalid(fmt.Sprintf("no %s is named %q", req.Collection, name), "selector", "name")
+		return 0, ViewInvalid(fmt.Sprintf("no %s is named %q", req.Collection, name), "selector", "name")
 	case 1:
 		return hits[0], nil
 	}
-	e := viewInvalid(fmt.Sprintf("%d %s are named %q; select one by index", len(hits), req.Collection, name), "selector", "name")
+	e := ViewInvalid(fmt.Sprintf("%d %s are named %q; select one by index", len(hits), req.Collection, name), "selector", "name")
 	e.Details["candidates"] = hits[:min(len(hits), 32)]
 	return 0, e
 }

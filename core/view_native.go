@@ -6,8 +6,6 @@ import (
 	"unicode/utf16"
 )
 
-func init() { registerViewer("analyze_function", nativeView) }
-
 // nativeCollections are analyze_function's paged collections.
 var nativeCollections = []string{"assembly", "basic_blocks", "comments", "callers", "callees", "incoming_references",
 	"outgoing_references", "unresolved_calls", "referenced_strings", "referenced_names"}
@@ -28,7 +26,7 @@ type recordedCollection struct {
 	NextOffset *int              `json:"next_offset"`
 }
 
-func nativeView(parent *Evidence, req *viewRequest) (*viewBody, error) {
+func nativeView(parent *Evidence, req *ViewRequest) (*ViewBody, error) {
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(parent.NormalizedResult, &doc); err != nil || doc["procedure"] == nil {
 		return nil, &Error{Code: CodeEvidenceIntegrityMismatch, Message: "inspect_analysis_view: the parent is not an analyze_function dossier",
@@ -39,7 +37,7 @@ func nativeView(parent *Evidence, req *viewRequest) (*viewBody, error) {
 		Name    *string `json:"name"`
 	}
 	_ = json.Unmarshal(doc["procedure"], &proc)
-	body := &viewBody{Extra: map[string]any{"procedure_address": proc.Address}}
+	body := &ViewBody{Extra: map[string]any{"procedure_address": proc.Address}}
 	if lims, ok := doc["limitations"]; ok {
 		_ = json.Unmarshal(lims, &body.Limitations)
 	}
@@ -78,14 +76,14 @@ func nativeView(parent *Evidence, req *viewRequest) (*viewBody, error) {
 			Available *bool `json:"available"`
 		}
 		_ = json.Unmarshal(doc["native_api"], &api)
-		body.Key, body.Coverage = "summary", wholeCoverage()
+		body.Key, body.Coverage = "summary", WholeCoverage()
 		body.Value = map[string]any{"procedure_address": proc.Address, "procedure_name": proc.Name, "collections": cols,
 			"pseudocode": pseudo, "native_api_available": api.Available, "value_flow": valueFlowStatus(doc["native_value_flow"]),
 			"limitation_count": len(body.Limitations)}
 		return body, nil
 	case "native", "facet":
 	default:
-		return nil, viewInvalid("analyze_function offers summary and native views, not "+req.Kind, "kind")
+		return nil, ViewInvalid("analyze_function offers summary and native views, not "+req.Kind, "kind")
 	}
 	body.Key = "item"
 	switch req.Facet {
@@ -95,7 +93,7 @@ func nativeView(parent *Evidence, req *viewRequest) (*viewBody, error) {
 			raw = json.RawMessage("null")
 			body.Limitations = append(body.Limitations, "The parent did not record "+req.Facet+".")
 		}
-		body.Value, body.Coverage = map[string]any{"facet": req.Facet, "value": raw}, wholeCoverage()
+		body.Value, body.Coverage = map[string]any{"facet": req.Facet, "value": raw}, WholeCoverage()
 	case "pseudocode":
 		return pseudocodePage(doc["pseudocode"], req, body)
 	case "value_flow_summary", "value_flow_operations", "value_flow_def_use", "value_flow_effects", "value_flow_parameters", "value_flow_parameter_uses":
@@ -111,14 +109,14 @@ func nativeView(parent *Evidence, req *viewRequest) (*viewBody, error) {
 			}
 			truncated = truncated || c.Truncated
 			for _, it := range c.Items {
-				row, _ := marshalNoEscape(map[string]any{"direction": dir, "reference": it})
+				row, _ := MarshalNoEscape(map[string]any{"direction": dir, "reference": it})
 				rows = append(rows, row)
 			}
 		}
 		pageRows(body, req, rows, truncated, nil)
 	default:
 		if !contains(nativeCollections, req.Facet) {
-			return nil, viewInvalid("analyze_function facets are "+fmt.Sprint(nativeFacets)+", not "+req.Facet, "facet")
+			return nil, ViewInvalid("analyze_function facets are "+fmt.Sprint(nativeFacets)+", not "+req.Facet, "facet")
 		}
 		c, ok := collection(req.Facet)
 		if !ok {
@@ -133,8 +131,8 @@ func nativeView(parent *Evidence, req *viewRequest) (*viewBody, error) {
 
 // pageRows pages recorded rows; rows the parent did not record stay
 // explicit as a limitation and an unknown.
-func pageRows(body *viewBody, req *viewRequest, rows []json.RawMessage, truncated bool, total *int) {
-	start, end, cov := pageOf(len(rows), req.Offset, req.Limit)
+func pageRows(body *ViewBody, req *ViewRequest, rows []json.RawMessage, truncated bool, total *int) {
+	start, end, cov := PageOf(len(rows), req.Offset, req.Limit)
 	if rows == nil {
 		rows = []json.RawMessage{}
 	}
@@ -153,7 +151,7 @@ func pageRows(body *viewBody, req *viewRequest, rows []json.RawMessage, truncate
 // pseudocodePage pages pseudocode text in UTF-16 code units and never
 // splits a surrogate pair: an offset inside a pair is refused, an end inside
 // one moves back, and a one-unit page at a pair returns the whole pair.
-func pseudocodePage(raw json.RawMessage, req *viewRequest, body *viewBody) (*viewBody, error) {
+func pseudocodePage(raw json.RawMessage, req *ViewRequest, body *ViewBody) (*ViewBody, error) {
 	var pc struct {
 		Text       *string `json:"text"`
 		TotalChars *int    `json:"total_chars"`
@@ -163,7 +161,7 @@ func pseudocodePage(raw json.RawMessage, req *viewRequest, body *viewBody) (*vie
 	if pc.Text == nil {
 		body.Limitations = append(body.Limitations, "The parent recorded no pseudocode.")
 		body.Value = map[string]any{"facet": "pseudocode", "text": nil, "offset": req.Offset, "limit": req.Limit, "returned_code_units": 0, "total_code_units": 0}
-		body.Coverage = viewCoverage{Status: "empty", Exhausted: true}
+		body.Coverage = ViewCoverage{Status: "empty", Exhausted: true}
 		return body, nil
 	}
 	units := utf16.Encode([]rune(*pc.Text))
@@ -171,7 +169,7 @@ func pseudocodePage(raw json.RawMessage, req *viewRequest, body *viewBody) (*vie
 	isHigh := func(u uint16) bool { return u >= 0xd800 && u < 0xdc00 }
 	isLow := func(u uint16) bool { return u >= 0xdc00 && u < 0xe000 }
 	if req.Offset > 0 && req.Offset < n && isLow(units[req.Offset]) && isHigh(units[req.Offset-1]) {
-		return nil, viewInvalid(fmt.Sprintf("offset %d is inside a surrogate pair; use %d or %d", req.Offset, req.Offset-1, req.Offset+1), "offset")
+		return nil, ViewInvalid(fmt.Sprintf("offset %d is inside a surrogate pair; use %d or %d", req.Offset, req.Offset-1, req.Offset+1), "offset")
 	}
 	start := min(req.Offset, n)
 	end := min(n, start+req.Limit)
@@ -181,7 +179,7 @@ func pseudocodePage(raw json.RawMessage, req *viewRequest, body *viewBody) (*vie
 			end += 2
 		}
 	}
-	cov := viewCoverage{Status: "page", Examined: end - start, Total: n, Exhausted: end >= n}
+	cov := ViewCoverage{Status: "page", Examined: end - start, Total: n, Exhausted: end >= n}
 	if end < n {
 		next := end
 		cov.NextOffset = &next
@@ -203,7 +201,7 @@ func pseudocodePage(raw json.RawMessage, req *viewRequest, body *viewBody) (*vie
 // instead); a collection facet pages the recorded rows. A record that is
 // missing or unavailable gives an empty page (or a null summary value) with
 // a limitation and an unknown saying why.
-func valueFlowFacet(raw json.RawMessage, req *viewRequest, body *viewBody) {
+func valueFlowFacet(raw json.RawMessage, req *ViewRequest, body *ViewBody) {
 	var flow map[string]json.RawMessage
 	if len(raw) > 0 {
 		_ = json.Unmarshal(raw, &flow)
@@ -225,7 +223,7 @@ func valueFlowFacet(raw json.RawMessage, req *viewRequest, body *viewBody) {
 			if status == "unavailable" {
 				v = map[string]any{"status": "unavailable", "reason": reason}
 			}
-			body.Value, body.Coverage = map[string]any{"facet": req.Facet, "value": v}, wholeCoverage()
+			body.Value, body.Coverage = map[string]any{"facet": req.Facet, "value": v}, WholeCoverage()
 			return
 		}
 		pageRows(body, req, nil, false, nil)
@@ -253,7 +251,7 @@ func valueFlowFacet(raw json.RawMessage, req *viewRequest, body *viewBody) {
 			cols[n] = map[string]any{"recorded": len(c.Items), "total": c.Total, "truncated": c.Truncated}
 		}
 		v["collections"] = cols
-		body.Value, body.Coverage = map[string]any{"facet": req.Facet, "value": v}, wholeCoverage()
+		body.Value, body.Coverage = map[string]any{"facet": req.Facet, "value": v}, WholeCoverage()
 		return
 	}
 	name := req.Facet[len("value_flow_"):]

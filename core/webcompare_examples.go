@@ -243,7 +243,7 @@ func webCompareExamples() []json.RawMessage {
 	}
 	out := make([]json.RawMessage, len(examples))
 	for i, e := range examples {
-		raw, err := marshalNoEscape(e)
+		raw, err := MarshalNoEscape(e)
 		if err != nil {
 			panic("core: compare_web_captures example: " + err.Error())
 		}

@@ -555,7 +555,7 @@ func webCompareInputSchema() json.RawMessage {
 		"anyOf":       []any{passive, scenario},
 		"$defs":       defs,
 	}
-	raw, err := marshalNoEscape(root)
+	raw, err := MarshalNoEscape(root)
 	if err != nil {
 		panic("core: compare_web_captures input schema: " + err.Error())
 	}
@@ -631,7 +631,7 @@ func webCompareResultSchema() json.RawMessage {
 	}), "Step-aligned browser scenario comparison.")
 	root := jsAnyOf(passive, scenario)
 	root["$defs"] = js{"web_change": change, "web_dimension": dimension}
-	raw, err := marshalNoEscape(root)
+	raw, err := MarshalNoEscape(root)
 	if err != nil {
 		panic("core: compare_web_captures result schema: " + err.Error())
 	}

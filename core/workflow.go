@@ -135,7 +135,7 @@ func jumpTables(f ports.Function) []jumpTable {
 // derives no signatures, unavailable with a reason when nothing describes
 // the procedure.
 func (v *codeView) nativeAPI(ctx context.Context, i int, f ports.Function) (any, []string, error) {
-	a, _, _ := v.c.Session.boundAnalysis()
+	a, _, _ := v.c.Bound()
 	sr, ok := a.(ports.SignatureReader)
 	if !ok {
 		return nil, []string{"The provider derives no signatures; native_api is null."}, nil
@@ -151,14 +151,14 @@ func (v *codeView) nativeAPI(ctx context.Context, i int, f ports.Function) (any,
 	}
 	params := []map[string]any{}
 	for _, p := range sig.Parameters {
-		params = append(params, map[string]any{"name": nullable(p.Name), "type": nullable(p.Type), "location": nullable(p.Location)})
+		params = append(params, map[string]any{"name": OrNull(p.Name), "type": OrNull(p.Type), "location": OrNull(p.Location)})
 	}
 	prov := []string{"signature:" + sig.Source}
 	if sig.CallingConvention != "" {
 		prov = append(prov, "calling_convention:abi-of-format-and-architecture")
 	}
-	return map[string]any{"available": true, "calling_convention": nullable(sig.CallingConvention), "parameters": params,
-		"return_type": nullable(sig.ReturnType), "variadic": sig.Variadic, "jump_tables": jumpTables(f),
+	return map[string]any{"available": true, "calling_convention": OrNull(sig.CallingConvention), "parameters": params,
+		"return_type": OrNull(sig.ReturnType), "variadic": sig.Variadic, "jump_tables": jumpTables(f),
 		"signature_source": sig.Source, "provenance": prov, "pseudocode": nil}, nil, nil
 }
 
@@ -236,8 +236,8 @@ func handleAnalyzeFunction(ctx context.Context, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	limit, coff := intArg(c.Args, "limit", defaultPageLimit), intArg(c.Args, "collection_offset", 0)
-	maxInsns := intArg(c.Args, "max_instructions", 500)
+	limit, coff := IntArg(c.Args, "limit", defaultPageLimit), IntArg(c.Args, "collection_offset", 0)
+	maxInsns := IntArg(c.Args, "max_instructions", 500)
 	c.Observe("decoding the procedure")
 	f, err := v.function(ctx, i, maxInsns)
 	if err != nil {
@@ -262,10 +262,10 @@ func handleAnalyzeFunction(ctx context.Context, c *Call) (any, error) {
 	for _, in := range f.Instructions {
 		asm = append(asm, instructionItemOf(in))
 	}
-	assembly := collect(asm, intArg(c.Args, "assembly_offset", 0), limit)
+	assembly := collect(asm, IntArg(c.Args, "assembly_offset", 0), limit)
 	if !boolArg(c.Args, "include_assembly") {
 		assembly.Items, assembly.Returned = []instructionItem{}, 0
-		off := intArg(c.Args, "assembly_offset", 0)
+		off := IntArg(c.Args, "assembly_offset", 0)
 		assembly.Truncated = len(asm) > 0
 		if assembly.Truncated {
 			assembly.NextOffset = &off
@@ -312,13 +312,13 @@ func handleAnalyzeFunction(ctx context.Context, c *Call) (any, error) {
 	}
 
 	pseudo := map[string]any{"available": false, "reason": nil, "text": nil, "returned_chars": 0, "total_chars": nil, "truncated": false, "next_offset": nil}
-	a, _, _ := c.Session.boundAnalysis()
+	a, _, _ := c.Bound()
 	if dc, ok := a.(ports.Decompiler); ok {
 		p, err := dc.Decompile(ctx, v.procs[i].Address)
 		if err != nil {
 			pseudo["reason"] = "The decompiler failed: " + err.Error()
 		} else {
-			text, total, next := pageRunes(p.Text, intArg(c.Args, "pseudocode_offset", 0), intArg(c.Args, "max_pseudocode_chars", 20000))
+			text, total, next := pageRunes(p.Text, IntArg(c.Args, "pseudocode_offset", 0), IntArg(c.Args, "max_pseudocode_chars", 20000))
 			pseudo["available"], pseudo["text"], pseudo["returned_chars"], pseudo["total_chars"] = true, text, utf8.RuneCountInString(text), total
 			pseudo["truncated"], pseudo["next_offset"] = next != nil, next
 		}
@@ -355,17 +355,17 @@ func handleAnalyzeFunction(ctx context.Context, c *Call) (any, error) {
 		"assembly":            assembly,
 		"basic_blocks":        collect(blocks, coff, limit),
 		"comments":            collect([]map[string]any{}, coff, limit),
-		"callers":             collect(nonNilSlice(callers), coff, limit),
-		"callees":             collect(nonNilSlice(callees), coff, limit),
+		"callers":             collect(NonNil(callers), coff, limit),
+		"callees":             collect(NonNil(callees), coff, limit),
 		"incoming_references": collect(inItems, coff, limit),
 		"outgoing_references": collect(outItems, coff, limit),
 		"referenced_strings":  collect(strs, coff, limit),
 		"referenced_names":    collect(names, coff, limit),
-		"unresolved_calls":    collect(nonNilSlice(unresolved), coff, limit),
+		"unresolved_calls":    collect(NonNil(unresolved), coff, limit),
 		"instruction_scan":    map[string]any{"scanned": len(f.Instructions), "truncated": scanTruncated},
 		"native_api":          api,
 		"native_value_flow":   flow,
-		"limitations":         nonNilSlice(lim),
+		"limitations":         NonNil(lim),
 	}
 	return &Observation{Result: result, Limitations: lim, Locations: rangeLocation(r)}, nil
 }
@@ -507,7 +507,7 @@ func opInspectNativeAPI() *Operation {
 		Needs: []string{CapProcedures, CapFunctions},
 		Description: "The native interface of one procedure where it can be derived: calling convention, parameters (names, types and register or stack " +
 			"locations), return type and jump tables, from debug information (DWARF); otherwise native_api is unavailable with its reason and the residual unknowns.",
-		Input: inputSchema([]string{"procedure"}, procedureProp,
+		Input: InputSchema([]string{"procedure"}, procedureProp,
 			`"max_instructions": {"type":"integer","minimum":1,"maximum":5000,"default":500,"description":"Instructions scanned for jump tables (1-5000)."}`,
 			`"max_pseudocode_chars": {"type":"integer","minimum":1,"maximum":100000,"default":20000,"description":"Characters of pseudo-code returned when a decompiler is bound."}`),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["procedure","classification","signature","native_api"],
@@ -518,7 +518,7 @@ func opInspectNativeAPI() *Operation {
 			if err != nil {
 				return nil, err
 			}
-			f, err := v.function(ctx, i, intArg(c.Args, "max_instructions", 500))
+			f, err := v.function(ctx, i, IntArg(c.Args, "max_instructions", 500))
 			if err != nil {
 				return nil, err
 			}
@@ -534,12 +534,12 @@ func opInspectNativeAPI() *Operation {
 			if m, ok := api.(map[string]any); ok && m["available"] == true {
 				sig = signatureText(v.value(i), m)
 				if dc, ok := func() (ports.Decompiler, bool) {
-					a, _, _ := c.Session.boundAnalysis()
+					a, _, _ := c.Bound()
 					d, ok := a.(ports.Decompiler)
 					return d, ok
 				}(); ok {
 					if p, err := dc.Decompile(ctx, v.procs[i].Address); err == nil {
-						text, _, _ := pageRunes(p.Text, 0, intArg(c.Args, "max_pseudocode_chars", 20000))
+						text, _, _ := pageRunes(p.Text, 0, IntArg(c.Args, "max_pseudocode_chars", 20000))
 						m["pseudocode"] = text
 					}
 				}
@@ -572,7 +572,7 @@ func opBatchDecompile() *Operation {
 			if err != nil {
 				return nil, err
 			}
-			a, _, _ := c.Session.boundAnalysis()
+			a, _, _ := c.Bound()
 			dc, canDecompile := a.(ports.Decompiler)
 			reqs, _ := c.Args["addresses"].([]any)
 			items := []map[string]any{}

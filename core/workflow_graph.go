@@ -184,7 +184,7 @@ func (g *graph) walk(ctx context.Context, root uint64, depth int, forward bool, 
 }
 
 func (g *graph) result() map[string]any {
-	return map[string]any{"nodes": nonNilSlice(g.nodes), "edges": nonNilSlice(g.edges)}
+	return map[string]any{"nodes": NonNil(g.nodes), "edges": NonNil(g.edges)}
 }
 
 func opGetCallGraph() *Operation {
@@ -193,7 +193,7 @@ func opGetCallGraph() *Operation {
 		Needs: []string{CapProcedures, CapFunctions, CapReferences},
 		Description: "The call graph around one procedure, depth 1-5 (default 2): forward follows calls and tail calls, backward follows callers. " +
 			"Returned as flat node and edge lists (at most 500 nodes); nodes count their unresolved indirect calls.",
-		Input: inputSchema([]string{"address"}, `"address": {"type":"string","minLength":1,"maxLength":4096,"description":"The root procedure: an address (0x hex or decimal) or a name.","examples":["0x401000"]}`,
+		Input: InputSchema([]string{"address"}, `"address": {"type":"string","minLength":1,"maxLength":4096,"description":"The root procedure: an address (0x hex or decimal) or a name.","examples":["0x401000"]}`,
 			`"depth": {"type":"integer","minimum":1,"maximum":5,"default":2,"description":"Levels to follow (1-5)."}`,
 			`"direction": {"enum":["forward","backward"],"default":"forward","description":"forward: callees; backward: callers."}`),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["root","direction","depth","nodes","edges","truncated"],
@@ -209,8 +209,8 @@ func opGetCallGraph() *Operation {
 			if err != nil {
 				return nil, err
 			}
-			dir, _ := stringArg(c.Args, "direction")
-			depth := intArg(c.Args, "depth", 2)
+			dir, _ := StringArg(c.Args, "direction")
+			depth := IntArg(c.Args, "depth", 2)
 			g := newGraph(v, 500)
 			ops := 5000
 			if _, _, err := g.walk(ctx, v.procs[i].Address, depth, dir != "backward", &ops, nil); err != nil {
@@ -236,7 +236,7 @@ func opFindXrefsToName() *Operation {
 		Needs: []string{CapProcedures, CapFunctions, CapReferences},
 		Description: "Every address carrying a name (a procedure, label or import; \"puts\" also matches puts@plt and versioned names) and every " +
 			"reference to those addresses, with the referencing procedure. At most 1000 references.",
-		Input: inputSchema([]string{"name"}, `"name": {"type":"string","minLength":1,"maxLength":4096,"description":"The exact name, e.g. printf, printf@plt or main.","examples":["printf"]}`),
+		Input: InputSchema([]string{"name"}, `"name": {"type":"string","minLength":1,"maxLength":4096,"description":"The exact name, e.g. printf, printf@plt or main.","examples":["printf"]}`),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["name","matches","references","total","truncated"],
  "properties":{"name":{"type":"string"},"matches":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["address","name","kind"],
    "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"kind":{"type":"string"}}}},
@@ -247,7 +247,7 @@ func opFindXrefsToName() *Operation {
 			if err != nil {
 				return nil, err
 			}
-			want, _ := stringArg(c.Args, "name")
+			want, _ := StringArg(c.Args, "name")
 			type match struct {
 				Address string `json:"address"`
 				Name    string `json:"name"`
@@ -394,7 +394,7 @@ func opFindCodeForString() *Operation {
 		Needs: []string{CapProcedures, CapFunctions, CapReferences, CapStrings},
 		Description: "From text to code: the string literals containing the query, the instructions that reference each one, and the procedures " +
 			"holding those instructions (the place to continue with analyze_function).",
-		Input: inputSchema([]string{"query"}, stringSearchProps),
+		Input: InputSchema([]string{"query"}, stringSearchProps),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["query","case_sensitive","strings","procedures","matched_strings","truncated","operations"],
  "properties":{"query":{"type":"string"},"case_sensitive":{"type":"boolean"},"strings":{"type":"array","items":` + stringHitSchema + `},
   "procedures":{"type":"array","items":` + codeUserSchema + `},"matched_strings":{"type":"integer","minimum":0},"truncated":{"type":"boolean"},"operations":{"type":"integer","minimum":0}}}`)),
@@ -404,11 +404,11 @@ func opFindCodeForString() *Operation {
 			if err != nil {
 				return nil, err
 			}
-			q, _ := stringArg(c.Args, "query")
+			q, _ := StringArg(c.Args, "query")
 			cs := boolArg(c.Args, "case_sensitive")
-			budget := intArg(c.Args, "max_operations", 5000)
+			budget := IntArg(c.Args, "max_operations", 5000)
 			ops := budget
-			hits, users, matched, cut, err := v.searchStrings(ctx, q, cs, intArg(c.Args, "limit", 20), &ops)
+			hits, users, matched, cut, err := v.searchStrings(ctx, q, cs, IntArg(c.Args, "limit", 20), &ops)
 			if err != nil {
 				return nil, err
 			}
@@ -432,7 +432,7 @@ func opTraceCallPath() *Operation {
 		Description: "A shortest call path from one procedure to another, breadth-first over callees (forward) or callers (backward), bounded by depth, " +
 			"nodes and operations; without goal, the reachable call graph. found is false when the bounds were exhausted without reaching the goal " +
 			"(truncated says whether the search was complete).",
-		Input: inputSchema([]string{"start"},
+		Input: InputSchema([]string{"start"},
 			`"start": {"type":"string","minLength":1,"maxLength":4096,"description":"The procedure to start from: a name or an address.","examples":["main"]}`,
 			`"goal": {"type":"string","minLength":1,"maxLength":4096,"description":"The procedure to reach: a name or an address."}`,
 			`"direction": {"enum":["forward","backward"],"default":"forward","description":"forward: follow calls; backward: follow callers."}`,
@@ -462,18 +462,18 @@ func opTraceCallPath() *Operation {
 				}
 				goal = v.ref(gi)
 			}
-			dir, _ := stringArg(c.Args, "direction")
+			dir, _ := StringArg(c.Args, "direction")
 			forward := dir != "backward"
-			budget := intArg(c.Args, "max_operations", 10000)
+			budget := IntArg(c.Args, "max_operations", 10000)
 			ops := budget
-			g := newGraph(v, intArg(c.Args, "max_nodes", 500))
+			g := newGraph(v, IntArg(c.Args, "max_nodes", 500))
 			start := v.procs[si].Address
 			var stop func(uint64) bool
 			if gi >= 0 {
 				target := v.procs[gi].Address
 				stop = func(a uint64) bool { return a == target }
 			}
-			parent, reached, err := g.walk(ctx, start, intArg(c.Args, "max_depth", 6), forward, &ops, stop)
+			parent, reached, err := g.walk(ctx, start, IntArg(c.Args, "max_depth", 6), forward, &ops, stop)
 			if err != nil {
 				return nil, err
 			}
@@ -516,7 +516,7 @@ func opTraceFeature() *Operation {
 		Needs: []string{CapProcedures, CapFunctions, CapReferences, CapStrings},
 		Description: "Follow a feature from a seed text to code: the strings and names containing the query, the procedures that reference them or bear " +
 			"them, and the call-graph neighbourhood of those procedures (their callers and callees), as flat node and edge lists. Bounded by limit and max_operations.",
-		Input: inputSchema([]string{"query"}, stringSearchProps),
+		Input: InputSchema([]string{"query"}, stringSearchProps),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["query","seeds","procedures","nodes","edges","truncated","operations"],
  "properties":{"query":{"type":"string"},
   "seeds":{"type":"object","additionalProperties":false,"required":["strings","names"],"properties":{"strings":{"type":"array","items":` + stringHitSchema + `},
@@ -531,10 +531,10 @@ func opTraceFeature() *Operation {
 			if err != nil {
 				return nil, err
 			}
-			q, _ := stringArg(c.Args, "query")
+			q, _ := StringArg(c.Args, "query")
 			cs := boolArg(c.Args, "case_sensitive")
-			limit := intArg(c.Args, "limit", 20)
-			budget := intArg(c.Args, "max_operations", 5000)
+			limit := IntArg(c.Args, "limit", 20)
+			budget := IntArg(c.Args, "max_operations", 5000)
 			ops := budget
 			c.Observe("searching strings")
 			hits, users, _, cut, err := v.searchStrings(ctx, q, cs, limit, &ops)

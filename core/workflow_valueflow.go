@@ -16,10 +16,6 @@ import (
 // architecture, gives {status:"unavailable", reason}; analyze_function never
 // fails for the value flow, except on cancellation.
 
-// CapValueFlow names ports.ValueFlowAnalyzer in Operation.Needs and the
-// capability listings.
-const CapValueFlow = "value_flow"
-
 // Value-flow collections of native_value_flow, in their recorded order.
 var valueFlowCollections = []string{"operations", "def_use", "effects", "parameters", "parameter_uses"}
 
@@ -102,7 +98,7 @@ func nativeValueFlowResultSchema() string {
 // nativeValueFlow asks the bound provider for procedure i's value flow and
 // pages its lists; the limitations it returns belong to the dossier.
 func (v *codeView) nativeValueFlow(ctx context.Context, i, offset, limit int) (map[string]any, []string, error) {
-	a, _, _ := v.c.Session.boundAnalysis()
+	a, _, _ := v.c.Bound()
 	vfa, ok := a.(ports.ValueFlowAnalyzer)
 	if !ok {
 		reason := "The bound provider does not compute value flow."
@@ -121,7 +117,7 @@ func (v *codeView) nativeValueFlow(ctx context.Context, i, offset, limit int) (m
 	}
 	ops := make([]vfOperationItem, len(vf.Operations))
 	for k, o := range vf.Operations {
-		ops[k] = vfOperationItem{Address: Hex(o.Address), Mnemonic: o.Mnemonic, Defs: nonNilSlice(o.Defs), Uses: nonNilSlice(o.Uses)}
+		ops[k] = vfOperationItem{Address: Hex(o.Address), Mnemonic: o.Mnemonic, Defs: NonNil(o.Defs), Uses: NonNil(o.Uses)}
 	}
 	du := make([]vfDefUseItem, len(vf.DefUses))
 	for k, e := range vf.DefUses {
@@ -157,7 +153,7 @@ func (v *codeView) nativeValueFlow(ctx context.Context, i, offset, limit int) (m
 	for k, u := range vf.ParameterUses {
 		uses[k] = vfParameterUseItem{Location: u.Location, Address: Hex(u.Address)}
 	}
-	summary := map[string]any{"calling_convention": nullable(vf.CallingConvention), "operations": len(ops), "def_use": len(du),
+	summary := map[string]any{"calling_convention": OrNull(vf.CallingConvention), "operations": len(ops), "def_use": len(du),
 		"effects": len(effects), "memory_writes": counts[ports.EffectMemoryWrite], "calls": counts[ports.EffectCall],
 		"returns": counts[ports.EffectReturn], "parameters": names, "parameter_uses": len(uses)}
 	var lim []string
