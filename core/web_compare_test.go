@@ -12,6 +12,7 @@ import (
 	"github.com/matryer/is"
 
 	"rea/core"
+	"rea/core/standard"
 )
 
 const webOpName = "compare_web_captures"
@@ -34,7 +35,7 @@ var (
 func webOp(t *testing.T) (*core.Catalog, *core.Operation) {
 	t.Helper()
 	webCatalogOnce.Do(func() {
-		if webCatalog, webCatalogErr = core.NewDefaultCatalog(); webCatalogErr == nil {
+		if webCatalog, webCatalogErr = standard.Catalog(); webCatalogErr == nil {
 			webCatalog.SetCheckOutputs(true)
 			webCatalogErr = webCatalog.Check()
 		}
@@ -441,7 +442,7 @@ func TestCompareWebCapturesCancelled(t *testing.T) {
 // failure. The seeds are ~20 KB, so run it with -fuzzminimizetime=0:
 // minimizing a new input that large stalls the fuzzer for a minute.
 func FuzzCompareWebCaptures(f *testing.F) {
-	cat, err := core.NewDefaultCatalog()
+	cat, err := standard.Catalog()
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -1,6 +1,0 @@
-package core
-
-// webFamily is the comparison of supplied web captures.
-func webFamily() Family {
-	return Family{Name: "web", Operations: webOperations()}
-}
