@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"runtime"
 	"runtime/debug"
@@ -114,6 +115,12 @@ func toolOf(cat *core.Catalog, op *core.Operation) *sdk.Tool {
 // until the client disconnects or ctx ends.
 func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 	return s.sdk.Run(ctx, t)
+}
+
+// RunStdio serves one connection over r and w (newline-delimited JSON-RPC,
+// the stdio transport) until it ends or ctx is cancelled.
+func (s *Server) RunStdio(ctx context.Context, r io.ReadCloser, w io.WriteCloser) error {
+	return s.sdk.Run(ctx, &sdk.IOTransport{Reader: r, Writer: w})
 }
 
 // Connect starts serving one connection over t and returns at once; tests

@@ -16,8 +16,6 @@ import (
 	"syscall"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"rea/adapters/asar"
 	"rea/adapters/cli"
 	"rea/adapters/js"
@@ -115,7 +113,7 @@ func runArgs(ctx context.Context, args []string, lookupEnv func(string) (string,
 			fmt.Fprintf(stderr, "rea: serving MCP over Streamable HTTP at http://%s/\n", ln.Addr())
 			return a.server(logger).ServeHTTP(ctx, ln)
 		}
-		err := a.server(logger).Run(ctx, &sdk.IOTransport{Reader: stdin, Writer: stdout})
+		err := a.server(logger).RunStdio(ctx, stdin, stdout)
 		if ctx.Err() != nil {
 			return nil
 		}
