@@ -1,4 +1,4 @@
-package core_test
+package web_test
 
 import (
 	"fmt"
