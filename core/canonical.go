@@ -120,7 +120,7 @@ func appendFloat(dst []byte, f float64) ([]byte, error) {
 	return append(dst, s...), nil
 }
 
-const HexDigits = "0123456789abcdef"
+const hexDigits = "0123456789abcdef"
 
 // plainJSONByte marks the ASCII bytes a JSON string holds as they are.
 var plainJSONByte = func() (t [256]bool) {
@@ -130,7 +130,7 @@ var plainJSONByte = func() (t [256]bool) {
 	return t
 }()
 
-// appendCanonicalString escapes only what RFC 8785 requires: '"', '\\' and
+// AppendCanonicalString escapes only what RFC 8785 requires: '"', '\\' and
 // control characters. Invalid UTF-8 is replaced by U+FFFD, as a JSON decoder
 // would have done.
 func AppendCanonicalString(dst []byte, s string) []byte {
@@ -166,7 +166,7 @@ func AppendCanonicalString(dst []byte, s string) []byte {
 				dst = append(dst, '\\', 't')
 			default:
 				if c < 0x20 {
-					dst = append(dst, '\\', 'u', '0', '0', HexDigits[c>>4], HexDigits[c&0xf])
+					dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 				} else {
 					dst = append(dst, c)
 				}
@@ -208,7 +208,7 @@ func utf16Key(r rune) uint64 {
 	return uint64(r) << 16
 }
 
-// marshalNoEscape is json.Marshal without HTML escaping.
+// MarshalNoEscape is json.Marshal without HTML escaping.
 func MarshalNoEscape(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -161,7 +161,7 @@ func appendSortedObject(dst []byte, keys []string, value func(dst []byte, key st
 	return append(dst, '}'), nil
 }
 
-// cmpKeyUTF16 orders keys by UTF-16 code units: bytewise while the
+// CompareKeys orders keys by UTF-16 code units: bytewise while the
 // differing bytes are ASCII, lessUTF16 from the differing rune otherwise.
 func CompareKeys(a, b string) int {
 	n := min(len(a), len(b))
@@ -441,7 +441,7 @@ func isEmptyJSONValue(v reflect.Value) bool {
 	return false
 }
 
-// sealedJSON is a value already in canonical form, written by this
+// SealedJSON is a value already in canonical form, written by this
 // encoder; appendDirect copies it as is (and encoding/json, through
 // MarshalJSON, then Canonicalize, leaves it unchanged). It lets a large
 // part of a result (an application graph) be encoded once for its own ID
@@ -451,7 +451,7 @@ type SealedJSON []byte
 // MarshalJSON implements json.Marshaler.
 func (s SealedJSON) MarshalJSON() ([]byte, error) { return s, nil }
 
-// sealObject encodes obj with an ID member: idKey is prefix + the digest of
+// SealObject encodes obj with an ID member: idKey is prefix + the digest of
 // obj's canonical form without it, and the result is obj's canonical form
 // with it, each value encoded once.
 func SealObject(obj map[string]any, idKey, prefix string) (SealedJSON, string, error) {

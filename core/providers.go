@@ -201,6 +201,7 @@ func (r *Registry) noneSupports(ctx context.Context, t ports.Target) bool {
 	return true
 }
 
+// OrNull is s, or nil (JSON null) for the empty string.
 func OrNull(s string) any {
 	if s == "" {
 		return nil

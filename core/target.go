@@ -83,6 +83,8 @@ func Identify(ctx context.Context, path string) (ports.Target, error) {
 	return t, nil
 }
 
+// TargetError is the error for a path argument that cannot be read:
+// target_unavailable, or access_denied when the file system refused.
 func TargetError(op, path, reason string, cause error) *Error {
 	code := CodeTargetUnavailable
 	details := map[string]any{"path": path, "reason": reason}

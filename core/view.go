@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// A viewer projects views of one parent operation's normalized_result
+// A Viewer projects views of one parent operation's normalized_result
 // (CONTRACTS.md §13). Viewers register per parent operation, so views over
 // another producer (analyze_javascript_application) plug in with
 // registerViewer and touch nothing here.
@@ -19,7 +19,7 @@ const (
 	maxViewUnitLimit = 100000
 )
 
-// viewRequest is a decoded view.
+// ViewRequest is a decoded view.
 type ViewRequest struct {
 	Kind       string         // summary, facet, item, page, native
 	Facet      string         // facet and native
@@ -29,7 +29,7 @@ type ViewRequest struct {
 	Limit      int
 }
 
-// viewBody is what a viewer selected.
+// ViewBody is what a viewer selected.
 type ViewBody struct {
 	Key         string // summary, facet, item or items
 	Value       any
@@ -39,7 +39,7 @@ type ViewBody struct {
 	Unknowns    []any
 }
 
-// viewCoverage says how much of the parent the view covers.
+// ViewCoverage says how much of the parent the view covers.
 type ViewCoverage struct {
 	Status     string `json:"status"` // complete-within-view, page, empty
 	Examined   int    `json:"examined"`
@@ -48,11 +48,12 @@ type ViewCoverage struct {
 	Exhausted  bool   `json:"exhausted"`
 }
 
+// WholeCoverage is the coverage of a view that holds its whole selection.
 func WholeCoverage() ViewCoverage {
 	return ViewCoverage{Status: "complete-within-view", Examined: 1, Total: 1, Exhausted: true}
 }
 
-// pageOf selects [offset, offset+limit) of n rows.
+// PageOf selects [offset, offset+limit) of n rows.
 func PageOf(n, offset, limit int) (start, end int, cov ViewCoverage) {
 	start, end = min(offset, n), min(n, offset+limit)
 	cov = ViewCoverage{Status: "page", Examined: end - start, Total: n, Exhausted: end >= n}
@@ -66,6 +67,7 @@ func PageOf(n, offset, limit int) (start, end int, cov ViewCoverage) {
 	return start, end, cov
 }
 
+// ViewInvalid is an invalid_request about the view argument at path.
 func ViewInvalid(msg string, path ...any) *Error {
 	return InvalidRequest("inspect_analysis_view", Issue{Path: append([]any{"view"}, path...), Reason: ReasonInvalidValue, Message: msg})
 }
@@ -175,7 +177,7 @@ func sortStrings(s []string) {
 	}
 }
 
-// viewResultSchema is the result of inspect_analysis_view (and of
+// ViewResultSchema is the result of inspect_analysis_view (and of
 // inspect_binary_layout detail:"summary").
 const ViewResultSchema = `{"type":"object","additionalProperties":false,
  "required":["kind","view","parent_evidence_id","parent_operation","parent_digest","view_digest","artifact","coverage","limitations","unknowns"],

@@ -36,7 +36,7 @@ import (
 // localeCompare("en"), so graph_sha256 can differ from the reference's for
 // trees whose paths differ in case or punctuation order.
 
-// artifactLimits bound one graph (§15 inventory_artifact input).
+// Limits bound one graph (§15 inventory_artifact input).
 type Limits struct {
 	MaxEntries          int   `json:"max_entries"`
 	MaxTotalBytes       int64 `json:"max_total_bytes"`
@@ -72,7 +72,7 @@ const (
 	contradictionSource   = "container-integrity-metadata-versus-observed-bytes"
 )
 
-// artifactRequest is one graph to build.
+// Request is one graph to build.
 type Request struct {
 	Op       string
 	Path     string // absolute
@@ -155,7 +155,7 @@ type artifactManifest struct {
 	EdgeCount       int    `json:"edge_count"`
 }
 
-// artifactGraph is a built graph plus what extraction needs to read the
+// Graph is a built graph plus what extraction needs to read the
 // bytes again.
 type Graph struct {
 	Manifest       artifactManifest
@@ -187,7 +187,7 @@ func (g *Graph) Open(ctx context.Context, it *Item) (io.ReadCloser, error) {
 	return g.b.open(ctx, it)
 }
 
-// artItem is one occurrence under construction.
+// Item is one occurrence under construction.
 type Item struct {
 	Path     string // logical path; "." for the root
 	name     string
@@ -261,7 +261,7 @@ func (b *graphBuilder) close() {
 	}
 }
 
-// buildArtifactGraph inventories req.path.
+// Build inventories req.path.
 func Build(ctx context.Context, req Request) (g *Graph, err error) {
 	if req.Observe == nil {
 		req.Observe = func(string) {}

@@ -14,7 +14,7 @@ import (
 // encoding/json and Canonicalize for each costs more than hashing the
 // archive's bytes, so the records write their RFC 8785 form directly: keys
 // are fixed ASCII names written in sorted order, strings go through
-// appendCanonicalString and integers are plain decimals. The result is
+// AppendCanonicalString and integers are plain decimals. The result is
 // byte-identical to CanonicalJSON (artifact_canonical_internal_test.go checks
 // it), and MarshalJSON uses the same bytes.
 

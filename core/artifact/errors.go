@@ -11,7 +11,7 @@ import (
 	"rea/core"
 )
 
-// artifactFailure is an artifact operation failure before it is mapped to
+// Failure is an artifact operation failure before it is mapped to
 // the canonical envelope (CONTRACTS.md §5, "Artifact"). reason is one of
 // cancelled, format, integrity, limit, path, policy, unavailable, io.
 type Failure struct {
@@ -88,7 +88,7 @@ func integrityMismatch(op string, it *Item) *core.Error {
 		Details: map[string]any{"logical_path": it.Path, "declared_sha256": it.declared, "calculated_sha256": it.SHA256, "unpacked": it.unpacked}}
 }
 
-// changedErr is artifact_changed: the root changed while it was read.
+// ChangedError is artifact_changed: the root changed while it was read.
 func ChangedError(op, p, reason string) *core.Error {
 	return &core.Error{Code: core.CodeArtifactChanged, Category: core.CategoryIntegrityMismatch,
 		Message:     op + ": Root artifact changed: " + reason,

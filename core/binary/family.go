@@ -1,3 +1,10 @@
+// Package binary is rea's native workflows family: the operations over an
+// open binary's provider primitives (list_*, search_*, binary_overview), the
+// code primitives and the workflows composed from them (analyze_function,
+// get_call_graph, find_code_for_string, trace_call_path, ...), the binary
+// layout (inspect_binary_layout), the native views of inspect_analysis_view,
+// and analyze_function's bundle summarizer. Any engine that answers the
+// ports primitives gets these operations.
 package binary
 
 import (

@@ -196,7 +196,7 @@ func displayOf(b []byte) string {
 	for len(b) > 0 {
 		r, size := utf8.DecodeRune(b)
 		if (r == utf8.RuneError && size == 1) || r < 0x20 || r == 0x7f {
-			out = append(out, '\\', 'x', core.HexDigits[b[0]>>4], core.HexDigits[b[0]&0xf])
+			out = append(out, '\\', 'x', hexDigits[b[0]>>4], hexDigits[b[0]&0xf])
 			b = b[1:]
 			continue
 		}
@@ -479,3 +479,5 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 	}
 	return c.r.Read(p)
 }
+
+const hexDigits = "0123456789abcdef"

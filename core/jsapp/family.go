@@ -1,3 +1,8 @@
+// Package jsapp is rea's JavaScript application graph family (CONTRACTS.md
+// §16): analyze_javascript_application from ports.JavaScriptEngine facts,
+// the workflows over the graph (feature tracing, version and export shape
+// comparison, reconstruction ledgers) and its views. It builds on the
+// artifact graph's inventory (rea/core/artifact).
 package jsapp
 
 import (

@@ -1,3 +1,5 @@
+// Package web is rea's web capture comparison family: compare_web_captures
+// over supplied passive or scenario captures.
 package web
 
 import (
