@@ -474,7 +474,7 @@ func resolveEvidenceArg(c *core.Call, name string) (*core.Evidence, error) {
 		if err != nil {
 			return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name, "evidence_id"}, Reason: core.ReasonInvalidFormat, Message: err.Error()})
 		}
-		return c.Session.Ledger().Resolve(id)
+		return c.Resolve(id)
 	}
 	raw, err := core.MarshalNoEscape(v)
 	if err != nil {

@@ -519,16 +519,17 @@ func (st *jsappState) resolveFile(p string) (string, bool) {
 	return "", false
 }
 
-var builtinModules = map[string]bool{}
-
-func init() {
+// builtinModules are Node's and Electron's built-in module names.
+var builtinModules = func() map[string]bool {
+	mods := map[string]bool{}
 	for _, m := range strings.Fields(`assert async_hooks buffer child_process cluster console constants crypto dgram diagnostics_channel dns domain
  events fs fs/promises http http2 https inspector module net os path path/posix path/win32 perf_hooks process punycode querystring readline
  repl stream stream/promises string_decoder sys timers timers/promises tls trace_events tty url util util/types v8 vm wasi worker_threads zlib
  electron electron/main electron/renderer electron/common original-fs`) {
-		builtinModules[m] = true
+		mods[m] = true
 	}
-}
+	return mods
+}()
 
 func isBuiltinModule(s string) bool {
 	return builtinModules[s] || strings.HasPrefix(s, "node:")
