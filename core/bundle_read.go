@@ -287,7 +287,7 @@ func readBundle(ctx context.Context, r io.Reader, path string, limits *BundleLim
 			expected.Write([]byte{','})
 		}
 		order = append(order, key)
-		expected.Write(appendCanonicalString(nil, key))
+		expected.Write(AppendCanonicalString(nil, key))
 		expected.Write([]byte{':'})
 		switch key {
 		case "records":
