@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"rea/ports"
 
@@ -338,7 +339,7 @@ func (b *graphBuilder) start(ctx context.Context, st os.FileInfo) error {
 		exec: st.Mode()&0o111 != 0, stamp: artStamp(st)}
 	b.items = append(b.items, b.root)
 	b.byPath["."] = b.root
-	f, err := b.fsRoot.Open(name)
+	f, err := openRegular(b.fsRoot, name)
 	if err != nil {
 		return core.TargetError(b.req.Op, b.req.Path, "unreadable", err)
 	}
@@ -460,7 +461,7 @@ func (b *graphBuilder) fsCompanion(rel string) func(context.Context, string) (io
 		if !st.Mode().IsRegular() {
 			return nil, fmt.Errorf("companion %s is not a regular file (%v)", p, st.Mode().Type())
 		}
-		return b.fsRoot.Open(p)
+		return openRegular(b.fsRoot, p)
 	}
 }
 
@@ -617,14 +618,29 @@ func (b *graphBuilder) open(ctx context.Context, it *Item) (io.ReadCloser, error
 		}
 		return rc, nil
 	}
-	f, err := b.fsRoot.Open(it.fsRel)
+	f, err := openRegular(b.fsRoot, it.fsRel)
 	if err != nil {
 		return nil, &Failure{Reason: "io", Path: it.Path, Err: err}
 	}
+	return f, nil
+}
+
+// openRegular opens name under root without blocking and keeps it only if
+// it is a regular file once open: a file swapped for a FIFO or a device
+// between the walk and the read would otherwise block the open (a FIFO with
+// no writer) or the read forever.
+func openRegular(root *os.Root, name string) (*os.File, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
 	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file any more (%v)", name, st.Mode().Type())
+	}
+	if err != nil {
 		f.Close()
-		return nil, &Failure{Reason: "io", Path: it.Path, Err: fmt.Errorf("not a regular file any more: %v", err)}
+		return nil, err
 	}
 	return f, nil
 }
@@ -794,7 +810,7 @@ func (b *graphBuilder) expandNested(ctx context.Context, hashed []*Item) ([]*Ite
 		var size int64
 		var companion func(context.Context, string) (io.ReadCloser, error)
 		if it.box == nil {
-			f, err := b.fsRoot.Open(it.fsRel)
+			f, err := openRegular(b.fsRoot, it.fsRel)
 			if err != nil {
 				return nil, &Failure{Reason: "io", Path: it.Path, Err: err}
 			}
