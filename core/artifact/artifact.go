@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -166,10 +167,11 @@ type Graph struct {
 	Contradictions []Contradiction
 	Limitations    []string
 
-	Items  []*Item // every occurrence, in occurrence order
-	byOcc  map[string]*Item
-	nodeOf map[string]*artifactNode
-	b      *graphBuilder
+	Items     []*Item      // every occurrence, in occurrence order
+	extracted atomic.Int64 // bytes read by extraction, its own max_total_bytes budget
+	byOcc     map[string]*Item
+	nodeOf    map[string]*artifactNode
+	b         *graphBuilder
 }
 
 // close releases the containers and directories the graph holds open.
@@ -482,8 +484,16 @@ func boxCompanion(parent *artBox, inner string) func(context.Context, string) (i
 func (b *graphBuilder) openBox(ctx context.Context, o ports.ContainerOpener, format string, it *Item, ra io.ReaderAt, size int64,
 	companion func(context.Context, string) (io.ReadCloser, error)) (*artBox, error) {
 	l := b.req.Limits
+	// A container kept open is read twice (inventory, then extraction or the
+	// application graph's second reading), and containers count what they
+	// yield over their whole life; each pass has its own max_total_bytes,
+	// enforced here in core, so the container gets both budgets.
+	containerTotal := l.MaxTotalBytes
+	if b.req.KeepOpen && containerTotal > 0 {
+		containerTotal = satAdd(containerTotal, l.MaxTotalBytes)
+	}
 	c, err := o.OpenContainer(ctx, ports.ContainerRequest{Name: it.name, ReaderAt: ra, Size: size, Companion: companion,
-		Limits: ports.ContainerLimits{MaxEntries: l.MaxEntries, MaxEntryBytes: l.MaxEntryBytes, MaxTotalBytes: l.MaxTotalBytes,
+		Limits: ports.ContainerLimits{MaxEntries: l.MaxEntries, MaxEntryBytes: l.MaxEntryBytes, MaxTotalBytes: containerTotal,
 			MaxCompressionRatio: l.MaxCompressionRatio, MaxDepth: l.MaxDepth, MaxPathBytes: l.MaxPathBytes}})
 	if err != nil {
 		return nil, withPath(err, it.Path)
@@ -623,6 +633,14 @@ func (b *graphBuilder) open(ctx context.Context, it *Item) (io.ReadCloser, error
 		return nil, &Failure{Reason: "io", Path: it.Path, Err: err}
 	}
 	return f, nil
+}
+
+// satAdd adds two non-negative sizes, saturating.
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // openRegular opens name under root without blocking and keeps it only if

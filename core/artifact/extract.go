@@ -303,6 +303,10 @@ func (g *Graph) writeOne(ctx context.Context, root *os.Root, rel string, it *Ite
 			}
 			h.Write(buf[:k])
 			n += int64(k)
+			if total := g.extracted.Add(int64(k)); total > g.b.req.Limits.MaxTotalBytes {
+				f.Close()
+				return 0, "", limitFailure("max_total_bytes", it.Path, total, g.b.req.Limits.MaxTotalBytes)
+			}
 			if n > g.b.req.Limits.MaxEntryBytes {
 				f.Close()
 				return 0, "", limitFailure("max_entry_bytes", it.Path, n, g.b.req.Limits.MaxEntryBytes)
