@@ -25,11 +25,22 @@ type BundleLimits struct {
 	MaxNodes       int   // values (objects, arrays, strings, numbers, literals); keys are not counted
 }
 
-// DefaultBundleLimits are the import limits: 64 MiB, depth 64, strings of
-// 1 MiB, 1,000,000 nodes.
+// DefaultBundleLimits are the import limits: 80 MiB, depth 64, strings of
+// 64 MiB, 40 Mi values. They derive from the ledger's, so that whatever export_evidence_bundle
+// writes from a ledger within its limits reads back: the document may hold
+// the ledger's bytes plus the bundle's envelope and unknowns; one string may
+// be as long as the whole ledger (a retained error's text); and every value
+// takes at least two bytes with its separator. The reference's fixed read
+// limits (strings of 1 MiB, 1,000,000 values) refused rea's own exports.
+// Depth stays 64: records are sealed canonical JSON no deeper than that.
 func DefaultBundleLimits() BundleLimits {
-	return BundleLimits{MaxBytes: 64 << 20, MaxDepth: 64, MaxStringBytes: 1 << 20, MaxNodes: 1_000_000}
+	const maxBytes = LedgerMaxBytes + bundleEnvelopeBytes
+	return BundleLimits{MaxBytes: maxBytes, MaxDepth: 64, MaxStringBytes: LedgerMaxBytes, MaxNodes: maxBytes / 2}
 }
+
+// bundleEnvelopeBytes bounds what a bundle adds to its records: the
+// header, separators and the residual unknowns with their revisions.
+const bundleEnvelopeBytes = 16 << 20
 
 // EvidenceFileError reasons (CONTRACTS.md §3).
 const (

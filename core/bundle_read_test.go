@@ -139,7 +139,7 @@ func TestReadBundleRejectsBadInput(t *testing.T) {
 		{"truncated", good[:len(good)/2], nil, core.CodeEvidenceIntegrityMismatch, "invalid-json", ""},
 		{"not json", []byte("PK\x03\x04"), nil, core.CodeEvidenceIntegrityMismatch, "invalid-json", ""},
 		{"too deep", deep, nil, core.CodeInvalidRequest, "too-large", "depth"},
-		{"string too long", long, nil, core.CodeInvalidRequest, "too-large", "string"},
+		{"string too long", long, &core.BundleLimits{MaxBytes: 1 << 30, MaxDepth: 64, MaxStringBytes: 1 << 20, MaxNodes: 1 << 20}, core.CodeInvalidRequest, "too-large", "string"},
 		{"too many nodes", good, &core.BundleLimits{MaxBytes: 1 << 30, MaxDepth: 64, MaxStringBytes: 1 << 20, MaxNodes: 50}, core.CodeInvalidRequest, "too-large", "nodes"},
 		{"too many bytes", good, &core.BundleLimits{MaxBytes: 100, MaxDepth: 64, MaxStringBytes: 1 << 20, MaxNodes: 1 << 20}, core.CodeInvalidRequest, "too-large", "bytes"},
 	}

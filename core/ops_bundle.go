@@ -41,7 +41,7 @@ func opImportEvidenceBundle() *Operation {
 	return &Operation{
 		Name:  "import_evidence_bundle",
 		Title: "Import Evidence Bundle",
-		Description: "Validate an exported Evidence bundle completely (at most 64 MiB, depth 64, strings of 1 MiB, 1,000,000 values; schema, duplicate ids, the unknown revision chains, every record's id re-derived, canonical form) " +
+		Description: "Validate an exported Evidence bundle completely (at most 80 MiB, depth 64, strings of 64 MiB, 40 Mi values, so any bundle rea exports reads back; schema, duplicate ids, the unknown revision chains, every record's id re-derived, canonical form) " +
 			"and then merge its records and unknowns into this connection's ledger atomically: on any failure nothing is merged. A record whose id is retained with different content is rejected. Starts no provider.",
 		Kind:            KindSession,
 		RequiresSession: true,
