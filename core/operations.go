@@ -67,9 +67,13 @@ func Assemble(fams ...Family) (*Catalog, error) {
 // What a handler reaches of its session. Families use these methods, never
 // Session fields.
 
-// Bound returns the open target's analysis, provider binding and target;
-// each is nil when absent.
-func (c *Call) Bound() (ports.Analysis, *Binding, *ports.Target) { return c.Session.boundAnalysis() }
+// Bound returns the analysis, provider binding and target this call
+// started with; each is nil when absent. A concurrent open_binary or
+// close_binary does not change them: the analysis stays open until every
+// call that started with it has ended.
+func (c *Call) Bound() (ports.Analysis, *Binding, *ports.Target) {
+	return c.bound.analysis, c.bound.binding, c.bound.target
+}
 
 // Resolve returns a record retained in this session's ledger.
 func (c *Call) Resolve(id EvidenceID) (*Evidence, error) { return c.Session.ledger.Resolve(id) }
@@ -81,12 +85,12 @@ func (c *Call) Retain(ev *Evidence) (RecordResult, error) { return c.Session.led
 // Seal seals obs as Evidence of op called with args, as the session seals
 // a handler's result.
 func (c *Call) Seal(op *Operation, args map[string]any, obs *Observation) (*Evidence, error) {
-	return c.Session.seal(op, args, obs)
+	return c.Session.seal(op, args, obs, c.bound)
 }
 
 // SealAs seals obs as if the operation named op had been called with args.
 func (c *Call) SealAs(op string, args map[string]any, obs *Observation) (*Evidence, error) {
-	return c.Session.seal(&Operation{Name: op}, args, obs)
+	return c.Session.seal(&Operation{Name: op}, args, obs, c.bound)
 }
 
 // Lookup finds an operation of the session's catalog.

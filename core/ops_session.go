@@ -100,7 +100,7 @@ func handleOpenBinary(ctx context.Context, c *Call) (any, error) {
 	s.target, s.binding, s.analysis, s.profile, s.runID = &t, b, a, prof, runID
 	s.mu.Unlock()
 	if old != nil && old != a {
-		if err := old.Close(context.WithoutCancel(ctx)); err != nil {
+		if err := s.retire(ctx, old, c.bound.analysis); err != nil {
 			// The previous provider could not be released: its records may
 			// describe state we cannot vouch for any more.
 			s.ledger.Clear()
@@ -131,7 +131,7 @@ func opCloseBinary() *Operation {
 			s := c.Session
 			// Drain: wait (bounded) for this connection's other calls to finish.
 			s.drain(ctx, 30*time.Second)
-			return nil, s.Close(ctx)
+			return nil, s.closeTargetFor(ctx, true, c.bound.analysis)
 		},
 	}
 }

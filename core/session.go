@@ -63,6 +63,8 @@ type Session struct {
 	profile  *Profile
 	runID    string
 	inflight atomic.Int64
+	users    map[ports.Analysis]int  // calls in flight per analysis (acquire, release)
+	retiring map[ports.Analysis]bool // unbound analyses closed by their last user
 	// retained holds this connection's residual unknowns and bundle
 	// snapshots (core/bundle_state.go); close_binary clears it with the ledger.
 	retained retainedState
@@ -138,6 +140,18 @@ type Call struct {
 	Args     map[string]any
 	Progress Progress
 	Client   *ClientInfo
+
+	bound bound // the target and binding this call started with
+}
+
+// bound is what a call sees of the open target from start to finish: a
+// concurrent open_binary or close_binary switches the session, never a call
+// in flight (its analysis is closed when the last call using it ends).
+type bound struct {
+	target   *ports.Target
+	binding  *Binding
+	analysis ports.Analysis
+	profile  *Profile
 }
 
 // Observe reports a status observation for this call.
@@ -181,8 +195,10 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage, o
 			opts.Progress.Finish(op.Name, "completed")
 		}
 	}()
-	call := &Call{Session: s, Op: op, Args: m, Progress: opts.Progress, Client: opts.Client}
-	if err := s.ready(ctx, op); err != nil {
+	snap := s.acquire()
+	defer s.release(snap.analysis)
+	call := &Call{Session: s, Op: op, Args: m, Progress: opts.Progress, Client: opts.Client, bound: snap}
+	if err := s.ready(ctx, op, snap); err != nil {
 		return nil, err
 	}
 	out, err := op.Handler(ports.WithProgress(ctx, opts.Progress), call)
@@ -199,7 +215,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage, o
 	if !ok {
 		return nil, fmt.Errorf("%s: handler returned %T, not *Observation", op.Name, out)
 	}
-	ev, err := s.seal(op, m, obs)
+	ev, err := s.seal(op, m, obs, snap)
 	if err != nil {
 		return nil, err
 	}
@@ -228,13 +244,11 @@ func (s *Session) checked(op *Operation, r *Result) (*Result, error) {
 }
 
 // ready checks that the target and capabilities an operation needs exist.
-func (s *Session) ready(ctx context.Context, op *Operation) error {
+func (s *Session) ready(ctx context.Context, op *Operation, snap bound) error {
 	if !op.NeedsTarget && len(op.Needs) == 0 {
 		return nil
 	}
-	s.mu.Lock()
-	t, b, a := s.target, s.binding, s.analysis
-	s.mu.Unlock()
+	t, b, a := snap.target, snap.binding, snap.analysis
 	if t == nil {
 		return &Error{Code: CodeTargetUnavailable, Message: op.Name + ": no target is open",
 			Remediation: "Call open_binary with the path of the file to analyze first.",
@@ -311,7 +325,7 @@ func (s *Session) reaProvider() ProviderRef {
 	return ProviderRef{ID: "rea", Name: "rea", Version: &v}
 }
 
-func (s *Session) seal(op *Operation, args map[string]any, obs *Observation) (*Evidence, error) {
+func (s *Session) seal(op *Operation, args map[string]any, obs *Observation, snap bound) (*Evidence, error) {
 	params, err := CanonicalJSON(args)
 	if err != nil {
 		return nil, err
@@ -329,9 +343,7 @@ func (s *Session) seal(op *Operation, args map[string]any, obs *Observation) (*E
 	ev := &Evidence{Operation: op.Name, Parameters: params, NormalizedResult: norm, RawResult: raw,
 		Confidence: obs.Confidence, Limitations: obs.Limitations, Locations: obs.Locations, EvidenceLinks: obs.Links,
 		PredicateType: obs.Predicate, Authority: obs.Authority}
-	s.mu.Lock()
-	t, b, prof := s.target, s.binding, s.profile
-	s.mu.Unlock()
+	t, b, prof := snap.target, snap.binding, snap.profile
 	switch {
 	case obs.Unbound:
 		ev.Provider = s.reaProvider()
@@ -365,14 +377,18 @@ func (s *Session) Close(ctx context.Context) error {
 }
 
 func (s *Session) closeTarget(ctx context.Context, clear bool) error {
+	return s.closeTargetFor(ctx, clear, nil)
+}
+
+// closeTargetFor closes the open target for a call that started with
+// caller (nil outside a call): the analysis is closed now unless other
+// calls still use it, in which case the last of them closes it.
+func (s *Session) closeTargetFor(ctx context.Context, clear bool, caller ports.Analysis) error {
 	s.mu.Lock()
 	a := s.analysis
 	s.target, s.binding, s.analysis, s.profile = nil, nil, nil, nil
 	s.mu.Unlock()
-	var err error
-	if a != nil {
-		err = a.Close(context.WithoutCancel(ctx))
-	}
+	err := s.retire(ctx, a, caller)
 	if clear {
 		s.ledger.Clear()
 		s.retained.clear()
@@ -398,6 +414,69 @@ func (s *Session) boundAnalysis() (ports.Analysis, *Binding, *ports.Target) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.analysis, s.binding, s.target
+}
+
+// acquire snapshots the open target for a call and counts the call as a
+// user of its analysis.
+func (s *Session) acquire() bound {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := bound{target: s.target, binding: s.binding, analysis: s.analysis, profile: s.profile}
+	if b.analysis != nil {
+		if s.users == nil {
+			s.users = map[ports.Analysis]int{}
+		}
+		s.users[b.analysis]++
+	}
+	return b
+}
+
+// release ends a call's use of a; the last user of a retired analysis
+// closes it.
+func (s *Session) release(a ports.Analysis) {
+	if a == nil {
+		return
+	}
+	s.mu.Lock()
+	s.users[a]--
+	last := s.users[a] <= 0
+	if last {
+		delete(s.users, a)
+	}
+	closeNow := last && s.retiring[a]
+	if closeNow {
+		delete(s.retiring, a)
+	}
+	s.mu.Unlock()
+	if closeNow {
+		if err := a.Close(context.Background()); err != nil {
+			s.opts.Logger.Warn("provider did not close cleanly after its last call", "error", err)
+		}
+	}
+}
+
+// retire closes a, which the session no longer binds: now when no call
+// other than caller uses it, else when the last such call ends (the close
+// error is then logged, as no caller is left to receive it).
+func (s *Session) retire(ctx context.Context, a, caller ports.Analysis) error {
+	if a == nil {
+		return nil
+	}
+	s.mu.Lock()
+	users := s.users[a]
+	if caller == a {
+		users--
+	}
+	if users > 0 {
+		if s.retiring == nil {
+			s.retiring = map[ports.Analysis]bool{}
+		}
+		s.retiring[a] = true
+		s.mu.Unlock()
+		return nil
+	}
+	s.mu.Unlock()
+	return a.Close(context.WithoutCancel(ctx))
 }
 
 // drain waits until the calling operation is the only one in flight, the
