@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"rea/core"
@@ -43,6 +42,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[*sdk.ServerSession]*core.Session
+	logging  sync.Map // sdk.Session -> true once it sent logging/setLevel
 }
 
 // New builds a server for every operation in cat.
@@ -71,7 +71,7 @@ func New(cat *core.Catalog, reg *core.Registry, opts *Options) *Server {
 		Logger:       s.opts.Logger,
 		PageSize:     10000,
 		Instructions: "Call binary_session with {} to see tool availability, then open_binary with a path. Every success is content-addressed Evidence.",
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: false},
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: false}, Logging: &sdk.LoggingCapabilities{},
 			Resources: &sdk.ResourceCapabilities{ListChanged: false}},
 	})
 	// Presenting schemas is the bulk of start-up: do it on every core.
@@ -97,19 +97,19 @@ func New(cat *core.Catalog, reg *core.Registry, opts *Options) *Server {
 		s.sdk.AddTool(tools[i], s.handler(op))
 	}
 	s.addResources()
-	s.sdk.AddReceivingMiddleware(undeclared)
+	s.sdk.AddReceivingMiddleware(s.noteLogLevel)
 	return s
 }
 
-// undeclared answers the methods of capabilities rea does not declare as
-// not found, instead of the SDK's default handling: rea declares no logging
-// capability, so logging/setLevel is -32601.
-func undeclared(next sdk.MethodHandler) sdk.MethodHandler {
+// noteLogLevel remembers which connections chose a log level: rea sends log
+// notifications only to those.
+func (s *Server) noteLogLevel(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
-		if method == "logging/setLevel" {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: logging/setLevel (rea declares no logging capability; logs go to stderr)"}
+		res, err := next(ctx, method, req)
+		if method == "logging/setLevel" && err == nil {
+			s.logging.Store(req.GetSession(), true)
 		}
-		return next(ctx, method, req)
+		return res, err
 	}
 }
 
@@ -161,6 +161,7 @@ func (s *Server) session(ss *sdk.ServerSession) *core.Session {
 			s.mu.Lock()
 			delete(s.sessions, ss)
 			s.mu.Unlock()
+			s.logging.Delete(ss)
 			_ = cs.Close(context.Background())
 		}()
 	}
@@ -178,13 +179,20 @@ func (s *Server) handler(op *core.Operation) sdk.ToolHandler {
 			}
 		}()
 		cs := s.session(req.Session)
+		log := s.clientLog(req.Session)
+		log.Debug("call", "tool", op.Name)
 		opts := &core.CallOptions{Client: clientInfo(req)}
 		if tok := req.Params.GetProgressToken(); tok != nil {
 			opts.Progress = newProgress(ctx, req.Session, tok, s.opts.ProgressInterval)
 		}
 		out, cerr := cs.Call(ctx, op.Name, req.Params.Arguments, opts)
 		if cerr != nil {
-			return s.errorResult(cs, op.Name, req.Params.Arguments, core.AsError(op.Name, cerr)), nil
+			e := core.AsError(op.Name, cerr)
+			log.Warn("call failed", "tool", op.Name, "code", string(e.Code), "message", e.Message)
+			return s.errorResult(cs, op.Name, req.Params.Arguments, e), nil
+		}
+		if out.Evidence != nil {
+			log.Info("evidence", "tool", op.Name, "evidence_id", string(out.Evidence.EvidenceID))
 		}
 		j, jerr := out.StructuredJSON()
 		if jerr != nil {
@@ -199,6 +207,17 @@ func (s *Server) handler(op *core.Operation) sdk.ToolHandler {
 			StructuredContent: json.RawMessage(j),
 		}, nil
 	}
+}
+
+// clientLog logs to the client as MCP notifications/message, at or above
+// the level the client chose with logging/setLevel (none before it does): a
+// debug line per call, an info line per Evidence record, a warning per
+// failed call.
+func (s *Server) clientLog(ss *sdk.ServerSession) *slog.Logger {
+	if _, ok := s.logging.Load(ss); !ok || ss == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(sdk.NewLoggingHandler(ss, &sdk.LoggingHandlerOptions{LoggerName: "rea"}))
 }
 
 // errorResult delivers e, or, when its text exceeds the budget, retains it

@@ -23,6 +23,7 @@ type stdioPeer struct {
 	out  *bufio.Scanner
 	done chan error
 	got  map[string]json.RawMessage // responses by id
+	logs []string                   // notifications/message lines, in order
 }
 
 func startStdio(t *testing.T, maxFrame int) *stdioPeer {
@@ -88,6 +89,9 @@ func (p *stdioPeer) await(id string) json.RawMessage {
 		line := append([]byte(nil), p.out.Bytes()...)
 		if err := json.Unmarshal(line, &m); err != nil {
 			p.t.Fatalf("server wrote a line that is not JSON: %q", line)
+		}
+		if m.Method == "notifications/message" {
+			p.logs = append(p.logs, string(line))
 		}
 		if m.Method != "" {
 			continue // a notification
@@ -195,9 +199,26 @@ func TestStdioCancelledRequestGetsNoResponse(t *testing.T) {
 	}
 }
 
-func TestLoggingSetLevelIsNotFound(t *testing.T) {
+func TestLoggingHonoursSetLevel(t *testing.T) {
 	is := is.New(t)
 	p := startStdio(t, 0)
-	p.send(`{"jsonrpc":"2.0","id":30,"method":"logging/setLevel","params":{"level":"debug"}}`)
-	is.Equal(errorCode(t, p.await("30")), -32601)
+	// Before logging/setLevel: no log notifications.
+	p.send(`{"jsonrpc":"2.0","id":30,"method":"tools/call","params":{"name":"test_slow","arguments":{"steps":1}}}`)
+	p.await("30")
+	p.send(`{"jsonrpc":"2.0","id":31,"method":"logging/setLevel","params":{"level":"info"}}`)
+	p.await("31")
+	p.send(`{"jsonrpc":"2.0","id":32,"method":"tools/call","params":{"name":"test_slow","arguments":{"steps":1}}}`)
+	p.await("32")
+	p.send(`{"jsonrpc":"2.0","id":33,"method":"logging/setLevel","params":{"level":"error"}}`)
+	p.await("33")
+	p.send(`{"jsonrpc":"2.0","id":34,"method":"tools/call","params":{"name":"test_slow","arguments":{"steps":1}}}`)
+	p.await("34")
+	p.send(`{"jsonrpc":"2.0","id":35,"method":"ping"}`)
+	p.await("35")
+	// Exactly one: the info line of call 32's Evidence (the debug line is
+	// below info; call 34's lines are below error; call 30 came before any
+	// level was chosen).
+	is.Equal(len(p.logs), 1)
+	is.True(strings.Contains(p.logs[0], `"level":"info"`))
+	is.True(strings.Contains(p.logs[0], `evidence_id`))
 }
