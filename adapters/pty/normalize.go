@@ -188,32 +188,56 @@ type streamRedactor struct {
 	pending []byte
 }
 
-// Push returns the redacted text that can be released after chunk.
+// Push returns the redacted text that can be released after chunk. What is
+// held back is a suffix of the redacted text that could still become a
+// secret, or an incomplete UTF-8 sequence; it holds raw bytes only, so it is
+// redacted again with what follows.
 func (r *streamRedactor) Push(chunk []byte) string {
 	r.pending = append(r.pending, chunk...)
-	text := string(r.pending)
-	hold := 0
+	red := r.n.Redact(string(r.pending))
+	hold := incompleteUTF8(red)
 	for _, sec := range r.n.Secrets {
-		for k := min(len(sec)-1, len(text)); k > hold; k-- {
-			if strings.HasSuffix(text, sec[:k]) {
-				hold = k
-				break
-			}
+		if k := suffixPrefix(red, sec); k > hold {
+			hold = k
 		}
 	}
-	if u := incompleteUTF8(text); u > hold {
-		hold = u
+	r.pending = append(r.pending[:0], red[len(red)-hold:]...)
+	return toValidUTF8(red[:len(red)-hold])
+}
+
+// suffixPrefix returns the length of the longest suffix of text that is a
+// proper prefix of sec, in time linear in len(sec) (the prefix function of
+// sec's head, a separator and text's tail), so long secrets and many chunks
+// cannot make redaction quadratic.
+func suffixPrefix(text, sec string) int {
+	if len(sec) < 2 {
+		return 0
 	}
-	// A held tail must not cut a secret that ends inside it: redact the
-	// whole text first and hold back only what follows the last redaction.
-	red := r.n.Redact(text)
-	if hold > 0 && strings.HasSuffix(red, text[len(text)-hold:]) {
-		out := red[:len(red)-hold]
-		r.pending = append(r.pending[:0], text[len(text)-hold:]...)
-		return toValidUTF8(out)
+	head := sec[:len(sec)-1]
+	tail := text[max(len(text)-len(head), 0):]
+	// The separator is a position no byte matches.
+	n := len(head) + 1 + len(tail)
+	at := func(i int) int {
+		switch {
+		case i < len(head):
+			return int(head[i])
+		case i == len(head):
+			return -1
+		}
+		return int(tail[i-len(head)-1])
 	}
-	r.pending = r.pending[:0]
-	return toValidUTF8(red)
+	pi := make([]int, n)
+	for i := 1; i < n; i++ {
+		k := pi[i-1]
+		for k > 0 && at(i) != at(k) {
+			k = pi[k-1]
+		}
+		if at(i) == at(k) {
+			k++
+		}
+		pi[i] = k
+	}
+	return pi[n-1]
 }
 
 // Flush releases whatever was held back.
