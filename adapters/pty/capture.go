@@ -375,7 +375,12 @@ func (e *Engine) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (
 			break
 		}
 		if time.Since(settleStart) >= settle {
-			out.Settlement = ports.Settlement{State: ports.SettlementAliveAtDeadline, Remaining: live}
+			// With no time left to look twice, one empty look settles it.
+			if len(live) == 0 {
+				out.Settlement = ports.Settlement{State: ports.SettlementQuiesced}
+			} else {
+				out.Settlement = ports.Settlement{State: ports.SettlementAliveAtDeadline, Remaining: live}
+			}
 			break
 		}
 		if cancelledLate == nil && c.disposition == ports.DispositionExited {
@@ -471,6 +476,17 @@ func (c *capture) abort(out *ports.ProcessCapture, cause error) (*ports.ProcessC
 	out.Exit = ports.CaptureExit{Reason: ports.DispositionFailed}
 	out.SignalAttempts = c.sup.Signals()
 	out.CompletedAt = time.Now().UTC()
+	out.Coverage = []ports.CoverageNote{
+		{Scope: ports.ScopeProcess, Reason: "the program was not launched: " + cause.Error()},
+		{Scope: ports.ScopeEnvironment, Reason: "the inherited host environment is not recorded"},
+		{Scope: ports.ScopeNetwork, Reason: "network traffic is not observed"},
+	}
+	empty := hex.EncodeToString(c.rawHash.Sum(nil))
+	out.Manifest.ProviderVersion = ProviderVersion
+	out.Manifest.Platform, out.Manifest.Architecture = runtime.GOOS, runtime.GOARCH
+	out.Manifest.PTYBackend, out.Manifest.TerminalEmulator = ptyBackend, terminalEmulator
+	out.Manifest.StartedAt, out.Manifest.CompletedAt = out.StartedAt, out.CompletedAt
+	out.Manifest.RawOutputSHA256, out.Manifest.NormalizedOutputSHA256 = empty, empty
 	c.disposition = ports.DispositionFailed
 	c.cleanupStatus = fmt.Sprintf("owned_process_group=%s terminal_renderer=%s temporary_root=%s",
 		out.Cleanup.OwnedProcessGroup.State, out.Cleanup.TerminalRenderer.State, out.Cleanup.TemporaryRoot.State)

@@ -506,3 +506,37 @@ func TestExecutableResolution(t *testing.T) {
 }
 
 func syscallZero() os.Signal { return syscall.Signal(0) }
+
+// An executable that passes resolution but cannot be started (a script whose
+// interpreter is missing) fails after the setup: a CaptureError with the
+// partial observation, and nothing left behind.
+func TestLaunchFailure(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	script := filepath.Join(t.TempDir(), "script")
+	is.NoErr(os.WriteFile(script, []byte("#!/nonexistent/interpreter\n"), 0o755))
+	sc := ports.NewCaptureScenario(script)
+	c, err := capture(t, e, context.Background(), sc)
+	is.True(c == nil)
+	var ce *ports.CaptureError
+	is.True(errors.As(err, &ce))
+	is.Equal(ce.Disposition, ports.DispositionFailed)
+	is.True(errors.Is(err, os.ErrNotExist))
+	is.True(!errors.Is(err, ports.ErrCleanupIncomplete))
+	is.Equal(ce.Partial.Exit.Reason, ports.DispositionFailed)
+	is.True(ce.Partial.Exit.ElapsedMS == nil)
+	is.Equal(ce.Partial.Cleanup.TemporaryRoot.State, ports.CleanupCleaned)
+	is.Equal(len(ce.Partial.Executable.SelectedSHA256), 64)
+}
+
+// settle_ms=0: one empty look after the exit settles the tree.
+func TestZeroSettle(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	sc := ports.NewCaptureScenario(program(t, "exitnow"))
+	sc.SettleMS = 0
+	c, err := capture(t, e, context.Background(), sc)
+	is.NoErr(err)
+	is.Equal(c.Settlement.State, ports.SettlementQuiesced)
+	is.Equal(c.Cleanup.OwnedProcessGroup.State, ports.CleanupNotRequired)
+}
