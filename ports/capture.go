@@ -468,7 +468,9 @@ type JournalEntry struct {
 	Index        int
 }
 
-// TerminalTruncation accounts for one terminal budget.
+// TerminalTruncation accounts for one terminal budget. Raw bytes are counted
+// after sensitive input was redacted (what would have been stored); rendered
+// bytes are the lines and serialized state of each frame.
 type TerminalTruncation struct {
 	BudgetBytes    int64
 	ObservedBytes  int64

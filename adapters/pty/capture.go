@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -101,6 +102,9 @@ type capture struct {
 	eventSignals  []ports.SignalAttempt
 	journal       []ports.JournalEntry
 	lastActivity  time.Time
+	journalMu     sync.Mutex // the renderer records too
+	renderQ       chan renderItem
+	renderDone    chan struct{}
 	nextSample    time.Duration
 	launchStart   uint64
 	disposition   string
@@ -110,6 +114,8 @@ type capture struct {
 func (c *capture) elapsed() time.Duration { return time.Since(c.t0) }
 
 func (c *capture) record(collection string, index int) {
+	c.journalMu.Lock()
+	defer c.journalMu.Unlock()
 	c.journal = append(c.journal, ports.JournalEntry{CaptureOrder: len(c.journal), Collection: collection, Index: index})
 }
 
@@ -219,6 +225,7 @@ func (e *Engine) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (
 	}
 	c.ptm = ptm
 	c.scr = newScreen(c.cols, c.rows, sc.Terminal.Scrollback)
+	c.startRenderer()
 	env, notes := buildEnv(sc.Environment, tmp)
 	out.Manifest.EnvironmentNotes = notes
 
@@ -440,6 +447,7 @@ func (e *Engine) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (
 	if tail := c.red.Flush(); tail != "" {
 		c.storeText(c.elapsed(), tail)
 	}
+	c.stopRenderer()
 	rendererErr := c.scr.close()
 	out.Cleanup = c.cleanupReport(cleanErr, rendererErr, signalledBefore, len(sup.Signals()), out.Settlement.State)
 	c.cleanupStatus = fmt.Sprintf("owned_process_group=%s terminal_renderer=%s temporary_root=%s",
@@ -470,6 +478,7 @@ func (c *capture) abort(out *ports.ProcessCapture, cause error) (*ports.ProcessC
 	}
 	var rendererErr error
 	if c.scr != nil {
+		c.stopRenderer()
 		rendererErr = c.scr.close()
 	}
 	out.Cleanup = c.cleanupReport(cleanErr, rendererErr, 0, len(c.sup.Signals()), ports.SettlementQuiesced)
@@ -547,7 +556,6 @@ func (c *capture) settleLook() ([]int, bool) {
 // update and a rendered frame (within its own budget).
 func (c *capture) store(ch chunk) {
 	c.lastActivity = time.Now()
-	c.rawTrunc.ObservedBytes += int64(len(ch.data))
 	text := c.red.Push(ch.data)
 	if text == "" {
 		return
@@ -557,6 +565,7 @@ func (c *capture) store(ch chunk) {
 
 func (c *capture) storeText(at time.Duration, text string) {
 	c.rawHash.Write([]byte(text))
+	c.rawTrunc.ObservedBytes += int64(len(text)) // as retained: after redaction
 	c.rawTrunc.ObservedFrames++
 	if !c.rawDropping && c.rawTrunc.RetainedBytes+int64(len(text)) <= c.rawTrunc.BudgetBytes {
 		c.rawTrunc.RetainedBytes += int64(len(text))
@@ -566,8 +575,43 @@ func (c *capture) storeText(at time.Duration, text string) {
 	} else {
 		c.rawDropping = true
 	}
-	c.scr.write(text)
-	c.render(at)
+	c.renderQ <- renderItem{at: at, text: text}
+}
+
+// renderItem is one write to (or resize of) the emulated terminal.
+type renderItem struct {
+	at         time.Duration
+	text       string
+	resize     bool
+	cols, rows int
+}
+
+// The emulator runs in a goroutine of its own, so that its cost (scrolling
+// is the expensive part) does not slow the reading of the terminal, and so
+// the captured program, until 256 chunks are waiting.
+func (c *capture) startRenderer() {
+	c.renderQ = make(chan renderItem, 256)
+	c.renderDone = make(chan struct{})
+	go func() {
+		defer close(c.renderDone)
+		for it := range c.renderQ {
+			if it.resize {
+				c.scr.resize(it.cols, it.rows)
+			} else {
+				c.scr.write(it.text)
+			}
+			c.render(it.at)
+		}
+	}()
+}
+
+// stopRenderer waits for the emulator to take in everything sent to it.
+func (c *capture) stopRenderer() {
+	if c.renderQ != nil {
+		close(c.renderQ)
+		<-c.renderDone
+		c.renderQ = nil
+	}
 }
 
 func (c *capture) render(at time.Duration) {
@@ -624,8 +668,7 @@ func (c *capture) dispatch(i int, ev ports.CaptureEvent) {
 			break
 		}
 		c.cols, c.rows = ev.Columns, ev.Rows
-		c.scr.resize(ev.Columns, ev.Rows)
-		c.render(c.elapsed())
+		c.renderQ <- renderItem{at: c.elapsed(), resize: true, cols: ev.Columns, rows: ev.Rows}
 	case ports.EventSignal:
 		ie.Data = ev.Signal
 		res, why := c.signalLauncher(signalNames[ev.Signal], ev.Signal)

@@ -96,7 +96,18 @@ func TestPromptAnsweredByInputEvents(t *testing.T) {
 	is.Equal(c.NormalizedProcesses[0].SessionID, 1)
 	is.Equal(c.NormalizedProcesses[0].Command, "<executable>")
 	is.True(len(c.ProcessSamples) >= 1)
+	s0 := c.ProcessSamples[0]
+	is.Equal(s0.PID, c.Processes[0].PID)
+	is.Equal(s0.ProcessGroupID, s0.PID)
+	is.Equal(s0.SessionID, s0.PID)
+	is.Equal(s0.ParentPID, os.Getpid())
+	is.True(strings.HasSuffix(s0.Command, "/prompt"))
+	is.Equal(c.Processes[0].ParentPID, os.Getpid())
+	is.True(!c.Processes[0].ByRunID)
 	is.Equal(len(c.ListeningSockets), 0)
+	is.True(!c.Truncation.Truncated)
+	is.Equal(c.Truncation.RawTerminal.ObservedBytes, c.Truncation.RawTerminal.RetainedBytes)
+	is.Equal(c.Truncation.RawTerminal.ObservedFrames, len(c.Frames))
 
 	is.Equal(c.Executable.State, ports.IdentityUnchanged)
 	is.Equal(len(c.Executable.SelectedSHA256), 64)

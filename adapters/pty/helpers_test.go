@@ -5,6 +5,8 @@ package pty_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -246,6 +248,31 @@ func checkInvariants(t *testing.T, c *ports.ProcessCapture) {
 	}
 	if c.Manifest.PTYBackend == "" || c.Manifest.TerminalEmulator == "" || len(c.Manifest.RawOutputSHA256) != 64 {
 		t.Errorf("manifest incomplete: %+v", c.Manifest)
+	}
+	if c.Exit.Reason != ports.DispositionFailed {
+		h := sha256.New()
+		for _, f := range c.Frames {
+			h.Write([]byte(f.Data))
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != c.Manifest.NormalizedOutputSHA256 {
+			t.Errorf("normalized output digest %s, frames hash to %s", c.Manifest.NormalizedOutputSHA256, got)
+		}
+		sum := sha256.Sum256([]byte(strings.Join(c.FinalScreen.Lines, "\n")))
+		if got := hex.EncodeToString(sum[:]); got != c.Manifest.FinalScreenSHA256 {
+			t.Errorf("final screen digest %s, lines hash to %s", c.Manifest.FinalScreenSHA256, got)
+		}
+		if c.Truncation.RawTerminal.RetainedBytes > c.Truncation.RawTerminal.BudgetBytes ||
+			c.Truncation.RenderedTerminal.RetainedBytes > c.Truncation.RenderedTerminal.BudgetBytes {
+			t.Errorf("terminal budgets exceeded: %+v", c.Truncation)
+		}
+		if c.Truncation.Process.RetainedSamples != len(c.ProcessSamples) || int64(len(c.ProcessSamples)) > c.Truncation.Process.SampleLimit {
+			t.Errorf("process truncation %+v with %d samples", c.Truncation.Process, len(c.ProcessSamples))
+		}
+		for _, p := range c.Processes {
+			if p.FirstSeenMS > p.LastSeenMS {
+				t.Errorf("process %d first seen %d after last seen %d", p.PID, p.FirstSeenMS, p.LastSeenMS)
+			}
+		}
 	}
 	if c.Cleanup.TerminalRenderer.State != ports.CleanupCleaned {
 		t.Errorf("terminal renderer cleanup: %+v", c.Cleanup.TerminalRenderer)

@@ -271,7 +271,10 @@ func (s *sampler) sample(atMS int64) []procStat {
 		}
 		rec.ParentPID, rec.ProcessGroupID, rec.SessionID = p.ppid, p.pgid, p.sid
 		rec.LastSeenMS = atMS
-		if !rec.ArgvReadable {
+		if p.comm != rec.Comm || !rec.ArgvReadable {
+			// An exec (the kernel's command name changed) or a first read
+			// that failed: the argv is read again.
+			rec.Comm = p.comm
 			rec.Argv, rec.ArgvReadable = readArgv(p.pid)
 		}
 		cmd := p.comm
