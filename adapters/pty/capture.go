@@ -90,25 +90,28 @@ type capture struct {
 	red  *streamRedactor
 	samp *sampler
 
-	cols, rows    int
-	frames        []rawFrame
-	renders       []rawRender
-	rawTrunc      ports.TerminalTruncation
-	renderTrunc   ports.TerminalTruncation
-	rawDropping   bool
-	renderDropped bool
-	rawHash       hash.Hash
-	interactions  []ports.InteractionEvent
-	eventSignals  []ports.SignalAttempt
-	journal       []ports.JournalEntry
-	lastActivity  time.Time
-	journalMu     sync.Mutex // the renderer records too
-	renderQ       chan renderItem
-	renderDone    chan struct{}
-	nextSample    time.Duration
-	launchStart   uint64
-	disposition   string
-	cleanupStatus string
+	cols, rows      int
+	frames          []rawFrame
+	renders         []rawRender
+	rawTrunc        ports.TerminalTruncation
+	renderTrunc     ports.TerminalTruncation
+	rawDropping     bool
+	renderDropped   bool
+	rawHash         hash.Hash
+	interactions    []ports.InteractionEvent
+	eventSignals    []ports.SignalAttempt
+	journal         []ports.JournalEntry
+	lastActivity    time.Time
+	journalMu       sync.Mutex // the renderer records too
+	renderQ         chan renderItem
+	renderCut       bool // cancelled while the emulator was busy
+	renderCutFrames int
+	renderAbandoned bool // set by the renderer
+	renderDone      chan struct{}
+	nextSample      time.Duration
+	launchStart     uint64
+	disposition     string
+	cleanupStatus   string
 }
 
 func (c *capture) elapsed() time.Duration { return time.Since(c.t0) }
@@ -575,7 +578,21 @@ func (c *capture) storeText(at time.Duration, text string) {
 	} else {
 		c.rawDropping = true
 	}
-	c.renderQ <- renderItem{at: at, text: text}
+	c.sendRender(renderItem{at: at, text: text})
+}
+
+// sendRender queues a write for the emulator; a cancelled capture stops
+// waiting for a busy emulator and renders no more.
+func (c *capture) sendRender(it renderItem) {
+	if !c.renderCut {
+		select {
+		case c.renderQ <- it:
+			return
+		case <-c.ctx.Done():
+			c.renderCut = true
+		}
+	}
+	c.renderCutFrames++ // counted as observed, not retained
 }
 
 // renderItem is one write to (or resize of) the emulated terminal.
@@ -595,6 +612,12 @@ func (c *capture) startRenderer() {
 	go func() {
 		defer close(c.renderDone)
 		for it := range c.renderQ {
+			if c.ctx.Err() != nil {
+				// Cancelled: what is queued is not rendered.
+				c.renderTrunc.ObservedFrames++
+				c.renderAbandoned = true
+				continue
+			}
 			if it.resize {
 				c.scr.resize(it.cols, it.rows)
 			} else {
@@ -668,7 +691,7 @@ func (c *capture) dispatch(i int, ev ports.CaptureEvent) {
 			break
 		}
 		c.cols, c.rows = ev.Columns, ev.Rows
-		c.renderQ <- renderItem{at: c.elapsed(), resize: true, cols: ev.Columns, rows: ev.Rows}
+		c.sendRender(renderItem{at: c.elapsed(), resize: true, cols: ev.Columns, rows: ev.Rows})
 	case ports.EventSignal:
 		ie.Data = ev.Signal
 		res, why := c.signalLauncher(signalNames[ev.Signal], ev.Signal)
@@ -1040,12 +1063,13 @@ func (c *capture) finish(out *ports.ProcessCapture, stopStart time.Time) {
 
 	tr := &out.Truncation
 	tr.RawTerminal, tr.RenderedTerminal = c.rawTrunc, c.renderTrunc
+	tr.RenderedTerminal.ObservedFrames += c.renderCutFrames
 	tr.Process = ports.ProcessTruncation{
 		SampleLimit: sc.Limits.Processes, SamplingPartial: c.samp.partial, RetainedSamples: len(c.samp.samples),
 		SampleLimitReached: c.samp.limitHit, SamplingFailures: c.samp.failures, FirstSamplingFailure: c.samp.firstFail,
 	}
 	fsTrunc := func(t ports.FilesystemTruncation) bool { return t.EnumerationTruncated || len(t.HashOmissions) > 0 }
-	tr.Truncated = c.rawDropping || c.renderDropped || fsTrunc(tr.FilesystemBefore) || fsTrunc(tr.FilesystemAfter) || c.samp.partial
+	tr.Truncated = c.rawDropping || c.renderDropped || c.renderCut || c.renderAbandoned || fsTrunc(tr.FilesystemBefore) || fsTrunc(tr.FilesystemAfter) || c.samp.partial
 
 	out.Coverage = c.coverage(out)
 
@@ -1099,6 +1123,9 @@ func (c *capture) coverage(out *ports.ProcessCapture) []ports.CoverageNote {
 			notes = append(notes, ports.CoverageNote{Scope: ports.ScopeInteraction, Reason: "sensitive input is redacted in the events and wherever it appeared in the output"})
 			break
 		}
+	}
+	if c.renderCut || c.renderAbandoned {
+		notes = append(notes, ports.CoverageNote{Scope: ports.ScopeTerminal, Reason: "the capture was cancelled while the terminal emulator was behind: later output was not rendered"})
 	}
 	if c.rawDropping || c.renderDropped {
 		notes = append(notes, ports.CoverageNote{Scope: ports.ScopeTerminal, Reason: "terminal output beyond limits.output_bytes was not retained"})

@@ -551,3 +551,22 @@ func TestZeroSettle(t *testing.T) {
 	is.Equal(c.Settlement.State, ports.SettlementQuiesced)
 	is.Equal(c.Cleanup.OwnedProcessGroup.State, ports.CleanupNotRequired)
 }
+
+// Cancelling a flood returns promptly with what was read, even though the
+// emulator is behind, and leaves nothing running.
+func TestCancelDuringFlood(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	sc := ports.NewCaptureScenario(program(t, "flood"))
+	sc.Arguments = []string{"100000000"}
+	sc.TimeoutMS = 60000
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(400*time.Millisecond, cancel)
+	_, err := capture(t, e, ctx, sc)
+	var ce *ports.CaptureError
+	is.True(errors.As(err, &ce))
+	is.True(errors.Is(err, context.Canceled))
+	is.True(len(ce.Partial.Frames) > 0)
+	is.True(ce.Partial.Truncation.RawTerminal.ObservedBytes > 0)
+	is.Equal(ce.Partial.Cleanup.OwnedProcessGroup.State, ports.CleanupCleaned)
+}
