@@ -108,9 +108,17 @@ func (s *screen) frame() ports.RenderedFrame {
 	}
 }
 
-// close stops the emulator and waits for its answer pipe to drain.
+// close ends the emulator's answer pipe and waits for the reader to stop.
+// Emulator.Close would do it too, but it writes a flag that Read reads
+// without synchronization; closing the pipe's write end (which InputPipe
+// returns) ends the reader without touching that flag.
 func (s *screen) close() error {
-	err := s.emu.Close()
+	var err error
+	if pw, ok := s.emu.InputPipe().(*io.PipeWriter); ok {
+		err = pw.CloseWithError(io.EOF)
+	} else {
+		err = s.emu.Close()
+	}
 	<-s.done
 	return err
 }
