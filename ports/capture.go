@@ -220,7 +220,7 @@ type ProcessCapture struct {
 
 	Frames            []CaptureFrame
 	RenderedFrames    []RenderedFrame
-	FinalScreen       RenderedFrame // the screen at the end, kept even when frames were truncated
+	FinalScreen       RenderedFrame // the screen at the end (Sequence -1), kept even when frames were truncated
 	InteractionEvents []InteractionEvent
 	Exit              CaptureExit
 	Settlement        Settlement
