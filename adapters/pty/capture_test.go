@@ -1,0 +1,572 @@
+//go:build linux
+
+package pty_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"rea/ports"
+)
+
+func TestPromptAnsweredByInputEvents(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	sc := ports.NewCaptureScenario(program(t, "prompt"))
+	sc.Terminal = ports.CaptureTerminal{Columns: 40, Rows: 10, Scrollback: 100}
+	sc.Events = []ports.CaptureEvent{
+		{AtMS: 200, Type: ports.EventInput, Data: "ada\n"},
+		{AtMS: 400, Type: ports.EventInput, Data: "hunter2\n", Sensitive: true},
+	}
+	sc.TimeoutMS = 10000
+	sc.Normalization.Paths = true
+	sc.Normalization.Patterns = []ports.LiteralReplacement{{Pattern: "ada", Replacement: "<name>"}}
+	p := &progress{}
+	c, err := capture(t, e, ports.WithProgress(context.Background(), p), sc)
+	is.NoErr(err)
+
+	out := text(c)
+	is.True(strings.Contains(out, "name? "))
+	is.True(strings.Contains(out, "hello <name>"))             // literal pattern
+	is.True(strings.Contains(out, "the secret is <redacted>")) // sensitive input, wherever it appears
+	is.True(strings.Contains(out, "pid=<pid>"))                // the launcher's pid
+	is.True(strings.Contains(out, "port=:<port>"))             // contextual port
+	is.True(strings.Contains(out, "tmp=<temporary-root>"))     // TMPDIR is the temporary root
+	// The secret is nowhere in the observation, raw forms included.
+	var all strings.Builder
+	enc := json.NewEncoder(&all)
+	enc.SetEscapeHTML(false)
+	is.NoErr(enc.Encode(c))
+	is.True(!strings.Contains(all.String(), "hunter2"))
+	is.True(strings.Contains(all.String(), "<redacted-input:8-bytes>"))
+	// Frames keep the raw form only when normalization changed them.
+	raws := 0
+	for _, f := range c.Frames {
+		if f.HasRaw {
+			raws++
+			is.True(strings.Contains(f.Raw, strconv.Itoa(c.Processes[0].PID)) || strings.Contains(f.Raw, "ada") || strings.Contains(f.Raw, ":8080"))
+		}
+	}
+	is.True(raws > 0)
+
+	is.Equal(c.Exit.Reason, ports.DispositionExited)
+	is.True(c.Exit.Exited)
+	is.True(c.Exit.Code != nil && *c.Exit.Code == 3)
+	is.Equal(c.Exit.Signal, "")
+	is.True(c.Exit.ElapsedMS != nil)
+	is.True(c.Exit.Finalization == nil)
+	is.Equal(c.Settlement.State, ports.SettlementQuiesced)
+	is.Equal(len(c.InteractionEvents), 2)
+	is.Equal(c.InteractionEvents[0].Data, "ada\n")
+	is.Equal(c.InteractionEvents[0].Outcome, ports.OutcomeDispatched)
+	is.True(c.InteractionEvents[0].DispatchedAtMS != nil && *c.InteractionEvents[0].DispatchedAtMS >= 200)
+	is.Equal(c.InteractionEvents[1].Data, "<redacted-input:8-bytes>")
+	is.Equal(c.Scenario.Events[1].Data, "<redacted-input:8-bytes>")
+
+	// The rendered screen shows the dialogue, normalized and trimmed.
+	screen := strings.Join(c.FinalScreen.Lines, "\n")
+	is.True(strings.Contains(screen, "hello <name>"))
+	is.True(strings.Contains(screen, "the secret is <redacted>"))
+	is.Equal(c.FinalScreen.Columns, 40)
+	is.Equal(c.FinalScreen.Rows, 10)
+	is.Equal(c.FinalScreen.ActiveBuffer, ports.BufferNormal)
+	is.True(len(c.RenderedFrames) > 0)
+	is.True(!strings.Contains(c.FinalScreen.SerializedState, "hunter2"))
+
+	// The process tree: the launcher, by descent, with its argv.
+	is.True(len(c.Processes) >= 1)
+	is.Equal(c.Processes[0].Comm, "prompt")
+	is.True(c.Processes[0].ArgvReadable)
+	is.Equal(c.NormalizedProcesses[0].ID, 1)
+	is.Equal(c.NormalizedProcesses[0].GroupID, 1) // leads its own group
+	is.Equal(c.NormalizedProcesses[0].SessionID, 1)
+	is.Equal(c.NormalizedProcesses[0].Command, "<executable>")
+	is.True(len(c.ProcessSamples) >= 1)
+	s0 := c.ProcessSamples[0]
+	is.Equal(s0.PID, c.Processes[0].PID)
+	is.Equal(s0.ProcessGroupID, s0.PID)
+	is.Equal(s0.SessionID, s0.PID)
+	is.Equal(s0.ParentPID, os.Getpid())
+	is.True(strings.HasSuffix(s0.Command, "/prompt"))
+	is.Equal(c.Processes[0].ParentPID, os.Getpid())
+	is.True(!c.Processes[0].ByRunID)
+	is.Equal(len(c.ListeningSockets), 0)
+	is.True(!c.Truncation.Truncated)
+	is.Equal(c.Truncation.RawTerminal.ObservedBytes, c.Truncation.RawTerminal.RetainedBytes)
+	is.Equal(c.Truncation.RawTerminal.ObservedFrames, len(c.Frames))
+
+	is.Equal(c.Executable.State, ports.IdentityUnchanged)
+	is.Equal(len(c.Executable.SelectedSHA256), 64)
+	is.Equal(c.Cleanup.OwnedProcessGroup.State, ports.CleanupNotRequired)
+	is.Equal(c.Cleanup.TemporaryRoot.State, ports.CleanupCleaned)
+	is.NoErr(c.Cleanup.Err)
+	is.Equal(c.NormalizationApplied.PortNormalizationVersion, "contextual-endpoints-v2")
+	is.Equal(c.NormalizationApplied.PatternNormalizationVersion, "literal-replacements-v1")
+
+	// Progress: every phase, elapsed time, and the cleanup status at the end.
+	seen := p.all()
+	phases := map[string]bool{}
+	for _, s := range seen {
+		phase, msg, _ := strings.Cut(s, ": ")
+		phases[phase] = true
+		is.True(strings.HasPrefix(msg, "elapsed_ms="))
+	}
+	for _, ph := range []string{"prepare", "running", "settling", "cleanup"} {
+		is.True(phases[ph])
+	}
+	lastMsg := seen[len(seen)-1]
+	is.True(strings.Contains(lastMsg, "disposition=exited"))
+	is.True(strings.Contains(lastMsg, "owned_process_group=not_required terminal_renderer=cleaned temporary_root=cleaned"))
+}
+
+func TestForkedTreeAndSetsidDaemonAreFoundAndCleanedUp(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	sc := ports.NewCaptureScenario(program(t, "forker"))
+	sc.TimeoutMS = 10000
+	sc.SettleMS = 300
+	c, err := capture(t, e, context.Background(), sc)
+	is.NoErr(err)
+	is.True(strings.Contains(text(c), "forked"))
+	is.Equal(c.Exit.Reason, ports.DispositionExited)
+	is.True(*c.Exit.Code == 0)
+	is.Equal(c.Settlement.State, ports.SettlementAliveAtDeadline)
+	is.True(len(c.Settlement.Remaining) >= 3) // child, grandchild (sleep), daemon
+	launcher := c.Processes[0]
+	var sleepSeen, daemonSeen bool
+	for _, p := range c.Processes {
+		if len(p.Argv) > 0 && p.Argv[0] == "sleep" {
+			sleepSeen = true
+			is.True(p.ProcessGroupID == launcher.PID) // a grandchild, in the launcher's group
+		}
+		if p.SessionID != launcher.SessionID {
+			daemonSeen = true
+		}
+	}
+	is.True(sleepSeen)
+	is.True(daemonSeen)
+	// The daemon left the session: it is in a group of its own, and it was
+	// signalled (it is gone: noneLeft in capture checked it).
+	is.Equal(c.Cleanup.OwnedProcessGroup.State, ports.CleanupCleaned)
+	is.NoErr(c.Cleanup.Err)
+	kills := 0
+	for _, a := range c.SignalAttempts {
+		if a.Result == ports.SignalDelivered {
+			kills++
+		}
+	}
+	is.True(kills >= 2) // the launcher's group and the daemon
+}
+
+// An unrelated process with the same name as the captured one, started here
+// outside rea, survives every stop sequence.
+func TestIgnoresSIGTERMFinalizationAndUnrelatedNamesake(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	bin := program(t, "ignoreterm")
+	stranger := exec.Command(bin)
+	is.NoErr(stranger.Start())
+	defer func() {
+		stranger.Process.Kill()
+		stranger.Wait()
+	}()
+
+	sc := ports.NewCaptureScenario(bin)
+	sc.TimeoutMS = 600
+	sc.FinalizationMS = 300
+	c, err := capture(t, e, context.Background(), sc)
+	is.NoErr(err)
+	is.True(strings.Contains(text(c), "ignoring SIGTERM"))
+	is.Equal(c.Exit.Reason, ports.DispositionTimeout)
+	is.True(c.Exit.Exited)
+	is.True(c.Exit.Code == nil)
+	is.Equal(c.Exit.Signal, "SIGKILL")
+	fin := c.Exit.Finalization
+	is.True(fin != nil)
+	is.Equal(fin.RequestedMS, int64(300))
+	is.True(len(fin.Signals) >= 2)
+	is.Equal(fin.Signals[0].Signal, "SIGTERM")
+	is.Equal(fin.Signals[0].Delivery, ports.DeliverySignaled)
+	is.Equal(fin.Signals[len(fin.Signals)-1].Signal, "SIGKILL")
+	is.True(fin.Signals[len(fin.Signals)-1].SentAtMS-fin.Signals[0].SentAtMS >= 250) // the grace was honoured
+	is.True(fin.ElapsedMS != nil)
+	is.Equal(c.Cleanup.OwnedProcessGroup.State, ports.CleanupCleaned)
+
+	// The namesake is alive and was never a target.
+	is.NoErr(stranger.Process.Signal(syscallZero()))
+	for _, a := range c.SignalAttempts {
+		is.True(a.ID != stranger.Process.Pid)
+	}
+
+	// Idle timeout, with no finalization: SIGKILL at once, no record.
+	sc.TimeoutMS, sc.IdleTimeoutMS, sc.FinalizationMS = 10000, 300, 0
+	c, err = capture(t, e, context.Background(), sc)
+	is.NoErr(err)
+	is.Equal(c.Exit.Reason, ports.DispositionIdleTimeout)
+	is.True(c.Exit.Finalization == nil)
+	is.Equal(c.Exit.Signal, "SIGKILL")
+	is.NoErr(stranger.Process.Signal(syscallZero()))
+}
+
+func TestFilesInsideAndOutsideObservationPaths(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	work := t.TempDir()
+	inside := filepath.Join(work, "observed")
+	outside := filepath.Join(work, "elsewhere")
+	is.NoErr(os.Mkdir(inside, 0o755))
+	is.NoErr(os.Mkdir(outside, 0o755))
+	is.NoErr(os.WriteFile(filepath.Join(inside, "mod.txt"), []byte("before\n"), 0o644))
+	is.NoErr(os.WriteFile(filepath.Join(inside, "del.txt"), []byte("doomed\n"), 0o644))
+	is.NoErr(os.WriteFile(filepath.Join(inside, "same.txt"), []byte("same\n"), 0o644))
+	is.NoErr(os.Symlink("/etc/hostname", filepath.Join(inside, "escape")))
+
+	sc := ports.NewCaptureScenario(program(t, "files"))
+	sc.WorkingDirectory = work
+	sc.Arguments = []string{"observed", "elsewhere"}
+	sc.FilesystemObservationPaths = []string{"observed"}
+	c, err := capture(t, e, context.Background(), sc)
+	is.NoErr(err)
+	got := map[string]string{}
+	for _, f := range c.FileEffects {
+		got[f.Path] = f.Effect
+	}
+	is.Equal(got, map[string]string{
+		"root_0:.":        ports.EffectUnchanged, // a directory's size and times are not compared
+		"root_0:new.txt":  ports.EffectCreated,
+		"root_0:mod.txt":  ports.EffectModified,
+		"root_0:del.txt":  ports.EffectDeleted,
+		"root_0:same.txt": ports.EffectUnchanged,
+		"root_0:escape":   ports.EffectUnchanged,
+	})
+	for _, f := range c.FilesAfter {
+		is.True(!strings.Contains(f.Path, "outside"))
+		switch f.Path {
+		case "root_0:new.txt":
+			is.Equal(f.Type, ports.FileRegular)
+			is.Equal(f.Size, int64(len("created\n")))
+			sum := sha256.Sum256([]byte("created\n"))
+			is.Equal(f.SHA256, hex.EncodeToString(sum[:]))
+		case "root_0:escape":
+			is.Equal(f.Type, ports.FileSymlink)
+			is.Equal(f.SymlinkTarget, "<outside-declared-root>")
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(outside, "outside.txt"))
+	is.NoErr(err)
+	is.Equal(string(b), "outside\n") // the program did write there; it is simply not observed
+	is.Equal(len(c.ObservationRoots), 1)
+	is.Equal(c.Truncation.FilesystemAfter.HashedBytes > 0, true)
+}
+
+func TestLoopbackListener(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	sc := ports.NewCaptureScenario(program(t, "listen"))
+	sc.Events = []ports.CaptureEvent{{AtMS: 800, Type: ports.EventInput, Data: "\n"}}
+	sc.TimeoutMS = 10000
+	c, err := capture(t, e, context.Background(), sc)
+	is.NoErr(err)
+	m := regexp.MustCompile(`127\.0\.0\.1:(\d+)`).FindStringSubmatch(strings.Join(rawText(c), ""))
+	is.True(m != nil)
+	port, _ := strconv.Atoi(m[1])
+	is.Equal(len(c.ListeningSockets), 1)
+	ls := c.ListeningSockets[0]
+	is.Equal(ls.Protocol, "tcp")
+	is.Equal(ls.Address, "127.0.0.1")
+	is.Equal(ls.Port, port)
+	is.True(ls.Loopback)
+	is.Equal(ls.PID, c.Processes[0].PID)
+	is.Equal(ls.NormalizedPort, "<port>")
+	is.True(strings.Contains(text(c), "127.0.0.1:<port>"))
+	is.True(strings.Contains(text(c), "bye"))
+}
+
+func rawText(c *ports.ProcessCapture) []string {
+	var out []string
+	for _, f := range c.Frames {
+		if f.HasRaw {
+			out = append(out, f.Raw)
+		} else {
+			out = append(out, f.Data)
+		}
+	}
+	return out
+}
+
+func TestOutputFloodIsBounded(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	sc := ports.NewCaptureScenario(program(t, "flood"))
+	sc.Arguments = []string{"50000"} // 3.2 MB
+	sc.Limits.OutputBytes = 64 << 10
+	sc.TimeoutMS = 20000
+	c, err := capture(t, e, context.Background(), sc)
+	is.NoErr(err)
+	is.Equal(c.Exit.Reason, ports.DispositionExited)
+	tr := c.Truncation
+	is.True(tr.Truncated)
+	is.True(tr.RawTerminal.RetainedBytes <= 64<<10)
+	is.True(tr.RawTerminal.ObservedBytes >= 50000*64) // "\n" becomes "\r\n" on the terminal
+	is.True(tr.RawTerminal.RetainedFrames < tr.RawTerminal.ObservedFrames)
+	is.True(tr.RenderedTerminal.RetainedBytes <= 64<<10)
+	is.True(len(text(c)) <= 64<<10)
+	// The final screen is still the end of the flood.
+	is.True(strings.HasPrefix(c.FinalScreen.Lines[0], "xxxxxxxx"))
+}
+
+func TestExitsAtOnce(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	sc := ports.NewCaptureScenario(program(t, "exitnow"))
+	sc.Events = []ports.CaptureEvent{
+		{AtMS: 2000, Type: ports.EventInput, Data: "late\n", Sensitive: true},
+		{AtMS: 2000, Type: ports.EventResize, Columns: 100, Rows: 30},
+		{AtMS: 2500, Type: ports.EventSignal, Signal: "SIGINT"},
+	}
+	c, err := capture(t, e, context.Background(), sc)
+	is.NoErr(err)
+	is.True(*c.Exit.Code == 7)
+	is.Equal(len(c.Frames), 0)
+	is.Equal(len(c.InteractionEvents), 3)
+	for _, ev := range c.InteractionEvents {
+		is.Equal(ev.Outcome, ports.OutcomeTargetExited)
+		is.True(ev.DispatchedAtMS == nil)
+	}
+	is.Equal(c.InteractionEvents[0].Data, "<not-dispatched>")
+	is.Equal(c.InteractionEvents[1].Data, "100x30")
+	is.Equal(c.InteractionEvents[2].Data, "SIGINT")
+	is.Equal(len(c.SignalAttempts), 0)
+	is.Equal(c.Settlement.State, ports.SettlementQuiesced)
+	is.Equal(c.FinalScreen.Lines, make([]string, 24))
+}
+
+func TestResizeAndSignalEvents(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	sc := ports.NewCaptureScenario(program(t, "ignoreterm"))
+	sc.Events = []ports.CaptureEvent{
+		{AtMS: 100, Type: ports.EventResize, Columns: 50, Rows: 5},
+		{AtMS: 300, Type: ports.EventSignal, Signal: "SIGINT"},
+	}
+	sc.TimeoutMS = 10000
+	c, err := capture(t, e, context.Background(), sc)
+	is.NoErr(err)
+	is.Equal(c.Exit.Reason, ports.DispositionExited)
+	is.Equal(c.Exit.Signal, "SIGINT")
+	is.True(c.Exit.Code == nil)
+	is.Equal(c.InteractionEvents[0].Data, "50x5")
+	is.Equal(c.InteractionEvents[0].Outcome, ports.OutcomeDispatched)
+	is.Equal(c.InteractionEvents[1].SignalDelivery, ports.SignalDelivered)
+	is.Equal(c.FinalScreen.Columns, 50)
+	is.Equal(c.FinalScreen.Rows, 5)
+	is.Equal(len(c.SignalAttempts), 1)
+	is.Equal(c.SignalAttempts[0].Signal, "SIGINT")
+	is.Equal(c.SignalAttempts[0].ID, c.Processes[0].PID)
+	resized := false
+	for _, f := range c.RenderedFrames {
+		if f.Columns == 50 && f.Rows == 5 {
+			resized = true
+		}
+	}
+	is.True(resized)
+}
+
+func TestCancellationKeepsPartialObservation(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	sc := ports.NewCaptureScenario(program(t, "ignoreterm"))
+	sc.TimeoutMS = 20000
+	sc.FinalizationMS = 5000 // cancellation does not wait for it
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(500*time.Millisecond, cancel)
+	c, err := capture(t, e, ctx, sc)
+	is.True(c == nil)
+	is.True(errors.Is(err, context.Canceled))
+	var ce *ports.CaptureError
+	is.True(errors.As(err, &ce))
+	is.Equal(ce.Disposition, ports.DispositionCancelled)
+	p := ce.Partial
+	is.True(strings.Contains(text(p), "ignoring SIGTERM"))
+	is.Equal(p.Exit.Reason, ports.DispositionCancelled)
+	is.True(p.Exit.Code == nil)
+	is.True(p.Exit.Finalization == nil)
+	is.True(len(p.SignalAttempts) >= 2)
+	var term, kill bool
+	for _, a := range p.SignalAttempts {
+		is.True(a.Result != "")
+		term = term || a.Signal == "SIGTERM"
+		kill = kill || a.Signal == "SIGKILL" && a.Result == ports.SignalDelivered
+	}
+	is.True(term && kill)
+	is.Equal(p.Cleanup.OwnedProcessGroup.State, ports.CleanupCleaned)
+	is.True(len(p.Processes) == 1)
+
+	// Cancelled before the launch: nothing was seen, so no elapsed time and
+	// no exit code.
+	done, stop := context.WithCancel(context.Background())
+	stop()
+	_, err = capture(t, e, done, sc)
+	is.True(errors.As(err, &ce))
+	is.True(errors.Is(err, context.Canceled))
+	is.True(ce.Partial.Exit.ElapsedMS == nil)
+	is.True(ce.Partial.Exit.Code == nil)
+	is.True(!ce.Partial.Exit.Exited)
+}
+
+func TestBadInput(t *testing.T) {
+	e := engine(t)
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "plain")
+	os.WriteFile(notExec, []byte("\x7fELF"), 0o644)
+	script := filepath.Join(dir, "script")
+	os.WriteFile(script, []byte("echo no shebang\n"), 0o755)
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, nil, 0o644)
+	good := program(t, "exitnow")
+
+	cases := []struct {
+		name string
+		edit func(*ports.CaptureScenario)
+		path string
+		want string
+	}{
+		{"missing", func(s *ports.CaptureScenario) { s.Executable = filepath.Join(dir, "nope") }, "executable", "could not be resolved"},
+		{"missing on PATH", func(s *ports.CaptureScenario) { s.Executable = "rea-no-such-program" }, "executable", "not found"},
+		{"directory", func(s *ports.CaptureScenario) { s.Executable = dir }, "executable", "is a directory"},
+		{"not executable", func(s *ports.CaptureScenario) { s.Executable = notExec }, "executable", "not executable"},
+		{"script without shebang", func(s *ports.CaptureScenario) { s.Executable = script }, "executable", "#!"},
+		{"empty executable", func(s *ports.CaptureScenario) { s.Executable = "" }, "executable", "empty"},
+		{"NUL in executable", func(s *ports.CaptureScenario) { s.Executable = "a\x00b" }, "executable", "NUL"},
+		{"working directory is a file", func(s *ports.CaptureScenario) { s.WorkingDirectory = file }, "working_directory", "not a directory"},
+		{"working directory missing", func(s *ports.CaptureScenario) { s.WorkingDirectory = filepath.Join(dir, "nope") }, "working_directory", "could not be resolved"},
+		{"env name with =", func(s *ports.CaptureScenario) { s.Environment = map[string]string{"A=B": "x"} }, "environment", "'='"},
+		{"env name with NUL", func(s *ports.CaptureScenario) { s.Environment = map[string]string{"A\x00": "x"} }, "environment", "NUL"},
+		{"env empty name", func(s *ports.CaptureScenario) { s.Environment = map[string]string{"": "x"} }, "environment", "empty"},
+		{"env run id", func(s *ports.CaptureScenario) {
+			s.Environment = map[string]string{"REA_PROCESS_RUN_ID": "mine"}
+		}, "environment", "REA_PROCESS_RUN_ID"},
+		{"events out of order", func(s *ports.CaptureScenario) {
+			s.Events = []ports.CaptureEvent{{AtMS: 200, Type: "input", Data: "a"}, {AtMS: 100, Type: "input", Data: "b"}}
+		}, "events", "time order"},
+		{"event past the timeout", func(s *ports.CaptureScenario) {
+			s.TimeoutMS = 1000
+			s.Events = []ports.CaptureEvent{{AtMS: 1001, Type: "input", Data: "a"}}
+		}, "events", "timeout_ms"},
+		{"unknown signal", func(s *ports.CaptureScenario) {
+			s.Events = []ports.CaptureEvent{{AtMS: 1, Type: "signal", Signal: "SIGHUP"}}
+		}, "events", "SIGHUP"},
+		{"unknown event", func(s *ports.CaptureScenario) { s.Events = []ports.CaptureEvent{{AtMS: 1, Type: "click"}} }, "events", "click"},
+		{"zero columns", func(s *ports.CaptureScenario) { s.Terminal.Columns = 0 }, "terminal", "outside"},
+		{"zero timeout", func(s *ports.CaptureScenario) { s.TimeoutMS = 0 }, "timeout_ms", "outside"},
+		{"empty pattern", func(s *ports.CaptureScenario) {
+			s.Normalization.Patterns = []ports.LiteralReplacement{{Pattern: ""}}
+		}, "normalization", "empty"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			sc := ports.NewCaptureScenario(good)
+			tc.edit(&sc)
+			c, err := e.CaptureProcess(context.Background(), ports.CaptureRequest{Scenario: sc})
+			is.True(c == nil)
+			is.True(errors.Is(err, ports.ErrInvalidScenario))
+			var se *ports.ScenarioError
+			is.True(errors.As(err, &se))
+			is.Equal(se.Path[0], tc.path)
+			if !strings.Contains(se.Message, tc.want) {
+				t.Errorf("message %q lacks %q", se.Message, tc.want)
+			}
+		})
+	}
+}
+
+// A name without a slash is looked up on the scenario's PATH first.
+func TestExecutableResolution(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	bin := program(t, "exitnow")
+	sc := ports.NewCaptureScenario("exitnow")
+	sc.Environment = map[string]string{"PATH": "/nonexistent:" + filepath.Dir(bin)}
+	c, err := capture(t, e, context.Background(), sc)
+	is.NoErr(err)
+	is.Equal(c.Executable.Path, bin)
+	is.Equal(c.Executable.Checked, []string{"/nonexistent/exitnow", bin})
+	is.True(*c.Exit.Code == 7)
+
+	// Relative to the working directory.
+	sc = ports.NewCaptureScenario("./exitnow")
+	sc.WorkingDirectory = filepath.Dir(bin)
+	c, err = capture(t, e, context.Background(), sc)
+	is.NoErr(err)
+	is.Equal(c.Executable.Path, bin)
+}
+
+func syscallZero() os.Signal { return syscall.Signal(0) }
+
+// An executable that passes resolution but cannot be started (a script whose
+// interpreter is missing) fails after the setup: a CaptureError with the
+// partial observation, and nothing left behind.
+func TestLaunchFailure(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	script := filepath.Join(t.TempDir(), "script")
+	is.NoErr(os.WriteFile(script, []byte("#!/nonexistent/interpreter\n"), 0o755))
+	sc := ports.NewCaptureScenario(script)
+	c, err := capture(t, e, context.Background(), sc)
+	is.True(c == nil)
+	var ce *ports.CaptureError
+	is.True(errors.As(err, &ce))
+	is.Equal(ce.Disposition, ports.DispositionFailed)
+	is.True(errors.Is(err, os.ErrNotExist))
+	is.True(!errors.Is(err, ports.ErrCleanupIncomplete))
+	is.Equal(ce.Partial.Exit.Reason, ports.DispositionFailed)
+	is.True(ce.Partial.Exit.ElapsedMS == nil)
+	is.Equal(ce.Partial.Cleanup.TemporaryRoot.State, ports.CleanupCleaned)
+	is.Equal(len(ce.Partial.Executable.SelectedSHA256), 64)
+}
+
+// settle_ms=0: one empty look after the exit settles the tree.
+func TestZeroSettle(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	sc := ports.NewCaptureScenario(program(t, "exitnow"))
+	sc.SettleMS = 0
+	c, err := capture(t, e, context.Background(), sc)
+	is.NoErr(err)
+	is.Equal(c.Settlement.State, ports.SettlementQuiesced)
+	is.Equal(c.Cleanup.OwnedProcessGroup.State, ports.CleanupNotRequired)
+}
+
+// Cancelling a flood returns promptly with what was read, even though the
+// emulator is behind, and leaves nothing running.
+func TestCancelDuringFlood(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	sc := ports.NewCaptureScenario(program(t, "flood"))
+	sc.Arguments = []string{"100000000"}
+	sc.TimeoutMS = 60000
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(400*time.Millisecond, cancel)
+	_, err := capture(t, e, ctx, sc)
+	var ce *ports.CaptureError
+	is.True(errors.As(err, &ce))
+	is.True(errors.Is(err, context.Canceled))
+	is.True(len(ce.Partial.Frames) > 0)
+	is.True(ce.Partial.Truncation.RawTerminal.ObservedBytes > 0)
+	is.Equal(ce.Partial.Cleanup.OwnedProcessGroup.State, ports.CleanupCleaned)
+}

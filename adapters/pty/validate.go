@@ -1,0 +1,310 @@
+//go:build linux
+
+package pty
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"rea/ports"
+	"rea/supervisor"
+)
+
+func issue(reason, msg string, path ...any) error {
+	return &ports.ScenarioError{Path: path, Reason: reason, Message: msg}
+}
+
+var signalNames = map[string]syscall.Signal{
+	"SIGINT": syscall.SIGINT, "SIGTERM": syscall.SIGTERM, "SIGKILL": syscall.SIGKILL,
+}
+
+// validate checks the scenario's shape (§1.1) without touching the
+// filesystem.
+func validate(s ports.CaptureScenario) error {
+	hasNUL := func(v string) bool { return strings.IndexByte(v, 0) >= 0 }
+	if s.Executable == "" {
+		return issue(ports.IssueInvalidValue, "must not be empty", "executable")
+	}
+	if hasNUL(s.Executable) {
+		return issue(ports.IssueInvalidValue, "contains a NUL byte", "executable")
+	}
+	for i, a := range s.Arguments {
+		if hasNUL(a) {
+			return issue(ports.IssueInvalidValue, "contains a NUL byte", "arguments", i)
+		}
+	}
+	if hasNUL(s.WorkingDirectory) {
+		return issue(ports.IssueInvalidValue, "contains a NUL byte", "working_directory")
+	}
+	for name, v := range s.Environment {
+		switch {
+		case name == "":
+			return issue(ports.IssueInvalidValue, "environment names must not be empty", "environment")
+		case strings.ContainsAny(name, "=\x00"):
+			return issue(ports.IssueInvalidValue, fmt.Sprintf("environment name %q contains '=' or NUL", name), "environment", name)
+		case name == supervisor.RunIDEnv:
+			return issue(ports.IssueInvalidValue, supervisor.RunIDEnv+" is set by the capture and cannot be overridden", "environment", name)
+		case hasNUL(v):
+			return issue(ports.IssueInvalidValue, "value contains a NUL byte", "environment", name)
+		}
+	}
+	for i, p := range s.FilesystemObservationPaths {
+		if p == "" || hasNUL(p) {
+			return issue(ports.IssueInvalidValue, "must be a non-empty path without NUL", "filesystem_observation_paths", i)
+		}
+	}
+	rng := func(v, lo, hi int64, path ...any) error {
+		if v < lo || v > hi {
+			return &ports.ScenarioError{Path: path, Reason: ports.IssueOutOfRange,
+				Message: fmt.Sprintf("%d is outside %d..%d", v, lo, hi)}
+		}
+		return nil
+	}
+	const maxMS = 24 * 3600 * 1000
+	const big = 1 << 53
+	checks := []error{
+		rng(int64(s.Terminal.Columns), 1, 65535, "terminal", "columns"),
+		rng(int64(s.Terminal.Rows), 1, 65535, "terminal", "rows"),
+		rng(int64(s.Terminal.Scrollback), 0, 1_000_000, "terminal", "scrollback"),
+		rng(s.TimeoutMS, 1, maxMS, "timeout_ms"),
+		rng(s.IdleTimeoutMS, 1, maxMS, "idle_timeout_ms"),
+		rng(s.SettleMS, 0, maxMS, "settle_ms"),
+		rng(s.FinalizationMS, 0, maxMS, "finalization_ms"),
+		rng(s.Limits.OutputBytes, 1, big, "limits", "output_bytes"),
+		rng(s.Limits.Files, 1, big, "limits", "files"),
+		rng(s.Limits.FileBytes, 0, big, "limits", "file_bytes"),
+		rng(s.Limits.Processes, 1, big, "limits", "processes"),
+		rng(s.Limits.FilesystemDepth, 0, 4096, "limits", "filesystem_depth"),
+		rng(s.Normalization.TimeBucketMS, 1, maxMS, "normalization", "time_bucket_ms"),
+	}
+	for _, err := range checks {
+		if err != nil {
+			return err
+		}
+	}
+	for i, p := range s.Normalization.Patterns {
+		if p.Pattern == "" {
+			return issue(ports.IssueInvalidValue, "must not be empty", "normalization", "patterns", i, "pattern")
+		}
+	}
+	var last int64
+	for i, ev := range s.Events {
+		if ev.AtMS < 0 || ev.AtMS > s.TimeoutMS {
+			return issue(ports.IssueOutOfRange, fmt.Sprintf("at_ms %d is outside 0..timeout_ms (%d)", ev.AtMS, s.TimeoutMS), "events", i, "at_ms")
+		}
+		if ev.AtMS < last {
+			return issue(ports.IssueInvalidValue, fmt.Sprintf("at_ms %d is before the previous event's %d: events must be in time order", ev.AtMS, last), "events", i, "at_ms")
+		}
+		last = ev.AtMS
+		switch ev.Type {
+		case ports.EventInput:
+		case ports.EventResize:
+			if err := rng(int64(ev.Columns), 1, 65535, "events", i, "columns"); err != nil {
+				return err
+			}
+			if err := rng(int64(ev.Rows), 1, 65535, "events", i, "rows"); err != nil {
+				return err
+			}
+		case ports.EventSignal:
+			if _, ok := signalNames[ev.Signal]; !ok {
+				return issue(ports.IssueInvalidValue, fmt.Sprintf("signal %q is not SIGINT, SIGTERM or SIGKILL", ev.Signal), "events", i, "signal")
+			}
+		default:
+			return issue(ports.IssueInvalidValue, fmt.Sprintf("event type %q is not input, resize or signal", ev.Type), "events", i, "type")
+		}
+	}
+	return nil
+}
+
+// resolveDir returns the real path of the working directory, which must be a
+// directory.
+func resolveDir(dir string) (string, error) {
+	if dir == "" {
+		dir = "."
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", issue(ports.IssueInvalidValue, err.Error(), "working_directory")
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", issue(ports.IssueInvalidValue, "working directory could not be resolved: "+err.Error(), "working_directory")
+	}
+	info, err := os.Stat(real)
+	if err != nil {
+		return "", issue(ports.IssueInvalidValue, "working directory could not be resolved: "+err.Error(), "working_directory")
+	}
+	if !info.IsDir() {
+		return "", issue(ports.IssueInvalidValue, fmt.Sprintf("working directory %s is not a directory", real), "working_directory")
+	}
+	return real, nil
+}
+
+// resolveExecutable applies §1.2: a name with '/' or '\' resolves against
+// the working directory; otherwise the first regular executable file on the
+// scenario's PATH, else the host's (an empty entry means the working
+// directory).
+func resolveExecutable(s ports.CaptureScenario, cwd string) (string, []string, error) {
+	var checked []string
+	fail := func(why string) error {
+		return issue(ports.IssueInvalidValue,
+			"executable could not be resolved: "+why+"; checked "+strings.Join(checked, ", "), "executable")
+	}
+	name := s.Executable
+	if strings.ContainsAny(name, `/\`) {
+		p := name
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		checked = append(checked, p)
+		if err := checkCandidate(p); err != nil {
+			return "", checked, fail(err.Error())
+		}
+		return p, checked, nil
+	}
+	pathVar, ok := s.Environment["PATH"]
+	if !ok {
+		pathVar = os.Getenv("PATH")
+	}
+	var lastErr error
+	for _, dir := range filepath.SplitList(pathVar) {
+		if dir == "" {
+			dir = cwd
+		} else if !filepath.IsAbs(dir) {
+			dir = filepath.Join(cwd, dir)
+		}
+		p := filepath.Join(dir, name)
+		checked = append(checked, p)
+		err := checkCandidate(p)
+		if err == nil {
+			return p, checked, nil
+		}
+		if !errors.Is(err, errCandidateMissing) {
+			lastErr = err
+		}
+	}
+	if lastErr != nil {
+		return "", checked, fail(lastErr.Error())
+	}
+	return "", checked, fail(name + " not found")
+}
+
+var errCandidateMissing = errors.New("does not exist")
+
+// checkCandidate: a regular file, executable by us, that the kernel can run
+// directly (ELF, or a script with a #! line).
+func checkCandidate(p string) error {
+	info, err := os.Stat(p)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%s %w", p, errCandidateMissing)
+		}
+		return fmt.Errorf("%s: %v", p, err)
+	}
+	if info.IsDir() {
+		return fmt.Errorf("%s is a directory", p)
+	}
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", p)
+	}
+	if err := syscall.Access(p, 0x1 /* X_OK */); err != nil {
+		return fmt.Errorf("%s is not executable", p)
+	}
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return fmt.Errorf("%s: %v", p, err)
+	}
+	defer f.Close()
+	var head [4]byte
+	n, _ := io.ReadFull(f, head[:])
+	switch {
+	case n >= 4 && string(head[:4]) == "\x7fELF":
+	case n >= 2 && string(head[:2]) == "#!":
+	default:
+		return fmt.Errorf("%s is neither an ELF binary nor a script starting with #!", p)
+	}
+	return nil
+}
+
+type fileTuple struct {
+	dev, ino         uint64
+	mode             uint32
+	size             int64
+	mtimeNS, ctimeNS int64
+}
+
+func tupleOf(info os.FileInfo) (fileTuple, bool) {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileTuple{}, false
+	}
+	return fileTuple{
+		dev: uint64(st.Dev), ino: st.Ino, mode: st.Mode, size: st.Size,
+		mtimeNS: st.Mtim.Sec*1e9 + st.Mtim.Nsec, ctimeNS: st.Ctim.Sec*1e9 + st.Ctim.Nsec,
+	}, true
+}
+
+// identify opens the executable O_NONBLOCK, checks that the open file is the
+// path's, hashes it and checks that it did not change while hashed (§1.2
+// steps 1-2). Step 3 (re-stat after the launch) is confirmIdentity.
+func identify(path string, checked []string) (ports.ExecutableIdentity, fileTuple, error) {
+	id := ports.ExecutableIdentity{Path: path, Checked: checked, State: ports.IdentityUnknown}
+	bad := func(why string) error {
+		return issue(ports.IssueInvalidValue, "executable identity could not be established: "+why, "executable")
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return id, fileTuple{}, bad(err.Error())
+	}
+	defer f.Close()
+	finfo, err := f.Stat()
+	if err != nil || !finfo.Mode().IsRegular() {
+		return id, fileTuple{}, bad("not a regular file")
+	}
+	pinfo, err := os.Stat(path)
+	if err != nil {
+		return id, fileTuple{}, bad(err.Error())
+	}
+	ft, ok1 := tupleOf(finfo)
+	pt, ok2 := tupleOf(pinfo)
+	if !ok1 || !ok2 || ft != pt {
+		return id, fileTuple{}, bad("the opened file is not the file at the path")
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return id, fileTuple{}, bad(err.Error())
+	}
+	again, err := f.Stat()
+	if err != nil {
+		return id, fileTuple{}, bad(err.Error())
+	}
+	if at, _ := tupleOf(again); at != ft {
+		return id, fileTuple{}, bad("the file changed while it was hashed")
+	}
+	id.SelectedSHA256 = hex.EncodeToString(h.Sum(nil))
+	id.Size, id.Mode = ft.size, ft.mode
+	id.Device, id.Inode = ft.dev, ft.ino
+	id.MtimeNS, id.CtimeNS = ft.mtimeNS, ft.ctimeNS
+	return id, ft, nil
+}
+
+// confirmIdentity re-stats the path after the launch.
+func confirmIdentity(id *ports.ExecutableIdentity, want fileTuple) {
+	info, err := os.Stat(id.Path)
+	if err != nil {
+		id.State, id.Reason, id.SHA256 = ports.IdentityUnknown, "the executable could not be stat'ed after the launch: "+err.Error(), ""
+		return
+	}
+	if got, ok := tupleOf(info); !ok || got != want {
+		id.State, id.Reason, id.SHA256 = ports.IdentityUnknown, "the executable's metadata changed between hashing and the launch", ""
+		return
+	}
+	id.State, id.SHA256 = ports.IdentityUnchanged, id.SelectedSHA256
+}
