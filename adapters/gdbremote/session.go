@@ -366,9 +366,7 @@ func (s *session) handle(ctx context.Context, st stopReply) (done bool, err erro
 		return true, nil
 	case st.fork != nil:
 		s.res.Coverage.ForksNotFollowed = append(s.res.Coverage.ForksNotFollowed, int(st.fork.PID))
-		// Detaching removes our breakpoints from the child's copy of the
-		// memory and lets it run untraced.
-		return false, s.cl.requestOK(ctx, "D;"+strconv.FormatInt(st.fork.PID, 16))
+		return false, s.detachChild(ctx, *st.fork)
 	case st.signal == 5:
 		return false, s.onTrap(ctx, st)
 	case st.signal == 0:
@@ -376,6 +374,33 @@ func (s *session) handle(ctx context.Context, st stopReply) (done bool, err erro
 		s.sig = st.signal
 	}
 	return false, nil
+}
+
+// detachChild lets a forked child run untraced. Its memory is a copy of the
+// parent's, breakpoints included, so they are removed from the child first
+// (the server applies z0 to the process of the selected thread).
+func (s *session) detachChild(ctx context.Context, child threadID) error {
+	if err := s.cl.selectThread(ctx, child); err != nil {
+		return err
+	}
+	for _, addr := range s.inserted() {
+		if err := s.cl.removeBreakpoint(ctx, addr, s.conv.bpKind); err != nil && !isReply(err) {
+			return err
+		}
+	}
+	s.cl.selected = ""
+	return s.cl.requestOK(ctx, "D;"+strconv.FormatInt(child.PID, 16))
+}
+
+// inserted lists the inserted breakpoint addresses in order, so the packets
+// a trace sends do not depend on map order.
+func (s *session) inserted() []uint64 {
+	out := make([]uint64, 0, len(s.bps))
+	for a := range s.bps {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
 }
 
 // stepOver moves the thread stopped at a breakpoint past it: the server
@@ -659,7 +684,7 @@ func (s *session) release(ctx context.Context) {
 	}
 	pid := strconv.FormatInt(s.pid, 16)
 	if s.req.Attach != nil {
-		for addr := range s.bps {
+		for _, addr := range s.inserted() {
 			if err := s.cl.removeBreakpoint(ctx, addr, s.conv.bpKind); err != nil && !isReply(err) {
 				return
 			}
