@@ -19,6 +19,7 @@ import (
 //	supervisor       ports (owned processes for the engines that launch one)
 //	adapters/<eng>   ports + supervisor + that engine's libraries; never core, never another adapter
 //	adapters/hosts   ports + go-toml (agent hosts' configuration files)
+//	adapters/gdbremote ports + supervisor (native call tracing under gdbserver)
 //	adapters/mcp     core + ports + go-sdk
 //	adapters/cli     core + ports + kong
 //	cmd, examples    anything in rea (the only wiring places)
@@ -37,6 +38,7 @@ var policy = []struct {
 	{"rea/adapters/js", []string{"rea/ports", "github.com/tdewolff/parse/v2", "github.com/go-sourcemap/sourcemap"}},
 	{"rea/adapters/cdp", []string{"rea/ports", "rea/adapters/cdp/", "github.com/chromedp/"}},
 	{"rea/adapters/hosts", []string{"rea/ports", "github.com/pelletier/go-toml/v2"}},
+	{"rea/adapters/gdbremote", []string{"rea/ports", "rea/supervisor"}},
 	{"rea/adapters/", []string{"rea/ports", "rea/supervisor"}}, // any future engine
 	{"rea/supervisor", []string{"rea/ports"}},
 	{"rea/cmd/", []string{"rea/", "github.com/"}},

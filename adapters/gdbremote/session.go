@@ -42,6 +42,8 @@ type session struct {
 	sigThread threadID
 	alive     bool // the program is running or stopped under the server
 	traps     int  // SIGTRAP stops no breakpoint explains
+	// reentries counts stops at an entry by an activation already recorded.
+	reentries int
 }
 
 // breakpoint is an inserted Z0 breakpoint: the request breakpoints placed
@@ -190,6 +192,9 @@ func (s *session) relocate(ctx context.Context) error {
 // loader has mapped every library it needs.
 func (s *session) runTo(ctx context.Context, addr uint64) error {
 	if err := s.cl.insertBreakpoint(ctx, addr, s.conv.bpKind); err != nil {
+		if !isReply(err) {
+			return err
+		}
 		return fmt.Errorf("entry point %#x: %w", addr, ports.ErrAddressNotMapped)
 	}
 	for {
@@ -305,6 +310,9 @@ func (s *session) insertAll(ctx context.Context) error {
 			continue
 		}
 		if _, err := s.cl.readMemory(ctx, rt, 1); err != nil {
+			if !isReply(err) {
+				return err
+			}
 			return fmt.Errorf("breakpoint %d at %#x (runtime %#x): %w", i, b.Address, rt, ports.ErrAddressNotMapped)
 		}
 		if err := s.cl.insertBreakpoint(ctx, rt, s.conv.bpKind); err != nil {
@@ -547,6 +555,13 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 	for i, name := range s.conv.args {
 		args[i] = ports.TraceRegister{Name: name, Value: regs[name]}
 	}
+	if s.reentered(ra, st.thread, sp, regs) {
+		// The same activation stopped at its entry again: a signal handler
+		// (Go's preemption) ran during the step over the breakpoint and
+		// returned to the entry. Not a new call.
+		s.reentries++
+		return nil
+	}
 	caller, callerMod := ra, ""
 	for _, m := range s.res.Modules {
 		if m.Name == "" && s.inMain(ra) {
@@ -588,6 +603,21 @@ func (s *session) inMain(addr uint64) bool {
 	bias := s.res.Modules[0].LoadBias
 	for _, seg := range s.target.segments {
 		if addr-bias >= seg[0] && addr-bias < seg[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// reentered reports whether a call still waiting for its return has the same
+// return address, stack pointer and thread (goroutine for Go): only the same
+// activation can, since a nested call has a lower stack pointer.
+func (s *session) reentered(ra uint64, t threadID, sp uint64, regs map[string]uint64) bool {
+	for _, p := range s.pending[ra] {
+		if p.sp != sp+s.conv.spAfterReturn {
+			continue
+		}
+		if s.conv.g != "" && p.g == regs[s.conv.g] || s.conv.g == "" && p.thread == t {
 			return true
 		}
 	}
@@ -724,6 +754,9 @@ func (s *session) finishCoverage() {
 	}
 	if s.traps > 0 {
 		cov.Notes = append(cov.Notes, fmt.Sprintf("%d SIGTRAP stop(s) at no breakpoint were not passed to the program", s.traps))
+	}
+	if s.reentries > 0 {
+		cov.Notes = append(cov.Notes, fmt.Sprintf("%d stop(s) at an entry by a call already recorded (a signal handler returned to the entry) were not counted as calls", s.reentries))
 	}
 	if s.conv.g != "" {
 		cov.Notes = append(cov.Notes, "Go: a call whose prologue grows the goroutine stack stops twice at its entry")

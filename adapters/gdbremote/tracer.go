@@ -247,6 +247,8 @@ func (s *session) classify(err error) error {
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
+	case errors.Is(err, errNotSupported), errors.Is(err, errUnsupportedArch):
+		return fmt.Errorf("debugger server: %w: %v", ports.ErrUnsupported, err)
 	case errors.Is(err, ErrServerGone), errors.Is(err, ErrProtocol), errors.Is(err, io.ErrClosedPipe):
 		msg := strings.TrimSpace(s.ep.log())
 		if i := strings.LastIndexByte(msg, '\n'); len(msg) > 512 && i >= 0 {
