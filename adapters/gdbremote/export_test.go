@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"time"
 
 	"rea/ports"
 )
@@ -30,7 +29,7 @@ func (f *fakeEndpoint) lineage(context.Context) ports.ProcessLineage {
 	return ports.ProcessLineage{Status: ports.LineageUnavailable, Reason: ports.LineageReasonNoProcessTable}
 }
 func (f *fakeEndpoint) log() string { return "" }
-func (f *fakeEndpoint) close(context.Context, time.Duration) ([]ports.SignalAttempt, error) {
+func (f *fakeEndpoint) close(context.Context) ([]ports.SignalAttempt, error) {
 	if c, ok := f.ReadWriter.(io.Closer); ok {
 		c.Close()
 	}

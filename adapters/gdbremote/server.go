@@ -20,9 +20,10 @@ type endpoint interface {
 	lineage(ctx context.Context) ports.ProcessLineage
 	// log is the tail of the server's diagnostic output.
 	log() string
-	// close waits up to grace for the server to exit by itself, then stops
-	// and cleans up everything owned. It returns every signal attempt.
-	close(ctx context.Context, grace time.Duration) ([]ports.SignalAttempt, error)
+	// close ends the connection, gives the server its exit grace to exit by
+	// itself, then stops and cleans up everything owned. It returns every
+	// signal attempt.
+	close(ctx context.Context) ([]ports.SignalAttempt, error)
 }
 
 // serverArgs is gdbserver's command line: the protocol on stdin and stdout,
@@ -45,8 +46,10 @@ type supervised struct {
 	done chan struct{} // stderr drained
 }
 
-func startServer(ctx context.Context, path string, req ports.TraceRequest) (*supervised, error) {
-	run, err := supervisor.New(&supervisor.Options{RunID: req.RunID, GraceDelay: time.Second})
+func startServer(ctx context.Context, path string, req ports.TraceRequest, exitGrace time.Duration) (*supervised, error) {
+	// With --once, gdbserver exits when its stdin closes, which is the first
+	// step of the supervisor's stop sequence.
+	run, err := supervisor.New(&supervisor.Options{RunID: req.RunID, ExitDelay: exitGrace, GraceDelay: time.Second})
 	if err != nil {
 		return nil, err
 	}
@@ -77,14 +80,7 @@ func (s *supervised) lineage(ctx context.Context) ports.ProcessLineage { return 
 
 func (s *supervised) log() string { return s.tail.String() }
 
-func (s *supervised) close(ctx context.Context, grace time.Duration) ([]ports.SignalAttempt, error) {
-	t := time.NewTimer(grace)
-	select {
-	case <-s.run.Exited():
-	case <-t.C:
-	case <-ctx.Done():
-	}
-	t.Stop()
+func (s *supervised) close(ctx context.Context) ([]ports.SignalAttempt, error) {
 	err := s.run.Cleanup(ctx)
 	// Cleanup closed the pipes; the stderr copy ends with them.
 	select {

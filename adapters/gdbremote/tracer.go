@@ -103,7 +103,7 @@ func (t *Tracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports
 			return fail(op, err)
 		}
 		dial = func(ctx context.Context, req ports.TraceRequest) (endpoint, error) {
-			return startServer(ctx, path, req)
+			return startServer(ctx, path, req, t.opts.ExitGrace)
 		}
 	}
 	ep, err := dial(ctx, req)
@@ -127,7 +127,7 @@ func (t *Tracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports
 	defer cancel()
 	ports.Observe(ctx, "cleanup", "stopping the debugger server")
 	s.release(cctx)
-	signals, cleanupErr := ep.close(cctx, t.opts.ExitGrace)
+	signals, cleanupErr := ep.close(cctx)
 	res.Signals = signals
 	s.finishCoverage()
 	switch {
