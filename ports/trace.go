@@ -47,7 +47,8 @@ type TraceRequest struct {
 	// C convention (sysv on x86-64, aapcs64 on arm64).
 	Convention CallingConvention
 	// MaxHits bounds the recorded hits; later hits are counted in
-	// TraceCoverage.HitsDropped. 0 means DefaultTraceMaxHits.
+	// TraceCoverage.HitsDropped. 0 means DefaultTraceMaxHits; at most
+	// MaxTraceHits.
 	MaxHits int
 	// MaxDuration bounds the trace from launch or attach; when it passes the
 	// program is stopped (launched) or released (attached). 0 means
@@ -61,6 +62,7 @@ type TraceRequest struct {
 // Defaults for TraceRequest limits.
 const (
 	DefaultTraceMaxHits     = 10000
+	MaxTraceHits            = 1000000
 	DefaultTraceMaxDuration = 30 * time.Second
 )
 
@@ -108,6 +110,9 @@ type TraceResult struct {
 	// Lineage is the owned process tree (debugger server and launched
 	// program) as it was once the program was stopped at its start.
 	Lineage ProcessLineage
+	// Remaining lists the owned resources the cleanup could not release
+	// (empty when it completed); host state, apart from the trace's outcome.
+	Remaining []OwnedResource
 }
 
 // TraceModule is one module with its load bias (runtime minus link-time
@@ -148,8 +153,10 @@ type TraceHit struct {
 	// register (rax, x0) at the return address.
 	Returned    bool
 	ReturnValue uint64
-	// ReturnSequence is the number of stops (hits and returns) seen before
-	// the return, so nesting can be read off; -1 when not returned.
+	// ReturnSequence is the ordinal of the stop at which the return was
+	// seen, counting every stop of the trace from 1 (entries, returns,
+	// signals), so nesting can be read off: an inner call returns at a lower
+	// ordinal. -1 when not returned.
 	ReturnSequence int
 }
 
@@ -205,11 +212,16 @@ var (
 	// ErrAddressNotMapped: a breakpoint address is not mapped in the process,
 	// or its module is not loaded (ErrNotFound).
 	ErrAddressNotMapped = errors.New("address not mapped")
+	// ErrTraceRequest: the request itself is invalid (no breakpoints, both
+	// or neither of launch and attach, a bad limit or environment entry);
+	// nothing was started.
+	ErrTraceRequest = errors.New("invalid trace request")
 )
 
 // TraceError is a failed trace. Partial holds what was observed before the
-// failure (never nil once the program was launched or attached), Err the
-// cause: a sentinel above, a context error, or a *CleanupError.
+// failure (never nil), Err the cause: a sentinel above, a context error, or
+// a *CleanupError when only the cleanup failed (Partial.Remaining lists what
+// remains in every case).
 type TraceError struct {
 	Op      string // "launch", "attach", "breakpoint", "trace", "cleanup"
 	Err     error

@@ -330,7 +330,13 @@ func (cl *client) wait(ctx context.Context) (stopReply, error) {
 		cl.running = running
 		return stopReply{}, err
 	}
-	return parseStop(p)
+	st, err := parseStop(p)
+	if err == nil && st.kind == stopSignal && st.thread.TID > 0 {
+		// A stop makes the reporting thread the server's general thread
+		// (gdb's remote client relies on it too): no Hg needed for it.
+		cl.selected = st.thread.String()
+	}
+	return st, err
 }
 
 // threadID is a thread in the multiprocess syntax p<pid>.<tid>; PID 0 when

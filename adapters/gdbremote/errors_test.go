@@ -239,3 +239,50 @@ func TestTraceAttach(t *testing.T) {
 	is.True(!isZombie(string(stat)))
 	is.True(cmd.ProcessState == nil)
 }
+
+func TestTraceBadRequests(t *testing.T) {
+	bp := []ports.TraceBreakpoint{{Address: 0x1000}}
+	launch := &ports.TraceLaunch{Path: "/bin/true"}
+	cases := map[string]ports.TraceRequest{
+		"neither":        {Breakpoints: bp},
+		"both":           {Launch: launch, Attach: &ports.TraceAttach{PID: 1}, Breakpoints: bp},
+		"no breakpoints": {Launch: launch},
+		"too many hits":  {Launch: launch, Breakpoints: bp, MaxHits: ports.MaxTraceHits + 1},
+		"negative time":  {Launch: launch, Breakpoints: bp, MaxDuration: -1},
+		"env without =":  {Launch: &ports.TraceLaunch{Path: "/bin/true", Env: []string{"A"}}, Breakpoints: bp},
+		"env NUL":        {Launch: &ports.TraceLaunch{Path: "/bin/true", Env: []string{"A=\x00"}}, Breakpoints: bp},
+		"env run id":     {Launch: &ports.TraceLaunch{Path: "/bin/true", Env: []string{"REA_PROCESS_RUN_ID=x"}}, Breakpoints: bp},
+		"arg NUL":        {Launch: &ports.TraceLaunch{Path: "/bin/true", Args: []string{"a\x00"}}, Breakpoints: bp},
+		"dir is a file":  {Launch: &ports.TraceLaunch{Path: "/bin/true", Dir: "/bin/true"}, Breakpoints: bp},
+	}
+	for name, req := range cases {
+		t.Run(name, func(t *testing.T) {
+			is := is.New(t)
+			_, err := gdbremote.New(nil).TraceCalls(context.Background(), req)
+			is.True(errors.Is(err, ports.ErrTraceRequest))
+		})
+	}
+	many := make([]ports.TraceBreakpoint, gdbremote.MaxBreakpoints+1)
+	_, err := gdbremote.New(nil).TraceCalls(context.Background(), ports.TraceRequest{Launch: launch, Breakpoints: many})
+	is.New(t).True(errors.Is(err, ports.ErrTraceRequest))
+}
+
+// Arguments reach the program as given (no shell), and the working directory
+// and environment are the request's.
+func TestTraceLaunchEnvironment(t *testing.T) {
+	needServer(t)
+	is := is.New(t)
+	bin := buildC(t, "calls.c", "calls")
+	dir := t.TempDir()
+	id := runID(t)
+	defer noneLeft(t, id)
+	res, err := gdbremote.New(nil).TraceCalls(context.Background(), ports.TraceRequest{
+		Launch:      &ports.TraceLaunch{Path: bin, Args: []string{"5 $(false)"}, Dir: dir, Env: []string{"A=b"}},
+		Breakpoints: []ports.TraceBreakpoint{{Address: symbol(t, bin, "target"), Name: "target"}},
+		RunID:       id,
+	})
+	is.NoErr(err)
+	is.Equal(*res.Exit.Code, 5)   // atoi("5 $(false)"): the shell never saw it
+	is.Equal(len(res.Signals), 0) // the server exited by itself
+	is.Equal(len(res.Remaining), 0)
+}

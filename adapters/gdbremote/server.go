@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,14 +28,30 @@ type endpoint interface {
 }
 
 // serverArgs is gdbserver's command line: the protocol on stdin and stdout,
-// no shell between it and the program (so arguments reach the program as
-// given), and exit once the connection ends.
+// exit once the connection ends, and no shell between it and the program
+// unless an argument needs one: without a shell gdbserver splits arguments
+// at whitespace (and refuses them), so an empty argument or one with
+// whitespace goes through the shell ($SHELL or /bin/sh) with gdbserver's
+// quoting.
 func serverArgs(req ports.TraceRequest) []string {
 	if req.Attach != nil {
 		return []string{"--once", "--attach", "-", strconv.Itoa(req.Attach.PID)}
 	}
-	args := []string{"--once", "--no-startup-with-shell", "-", req.Launch.Path}
+	args := []string{"--once"}
+	if !needsShell(req.Launch.Args) {
+		args = append(args, "--no-startup-with-shell")
+	}
+	args = append(args, "-", req.Launch.Path)
 	return append(args, req.Launch.Args...)
+}
+
+func needsShell(args []string) bool {
+	for _, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n\v\f\r") {
+			return true
+		}
+	}
+	return false
 }
 
 // supervised is gdbserver run by rea/supervisor.

@@ -761,5 +761,8 @@ func (s *session) finishCoverage() {
 	if s.conv.g != "" {
 		cov.Notes = append(cov.Notes, "Go: a call whose prologue grows the goroutine stack stops twice at its entry")
 	}
+	if s.req.Launch != nil && needsShell(s.req.Launch.Args) {
+		cov.Notes = append(cov.Notes, "an argument was empty or had whitespace, so the program was started through the shell ($SHELL or /bin/sh), which may add to its environment")
+	}
 	cov.Notes = append(cov.Notes, "vfork and clone children other than threads are not traced; exec replaces the traced image without breakpoints")
 }

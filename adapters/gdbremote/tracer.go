@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"rea/ports"
+	"rea/supervisor"
 )
 
 // Limits on a request.
@@ -129,6 +130,10 @@ func (t *Tracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports
 	s.release(cctx)
 	signals, cleanupErr := ep.close(cctx)
 	res.Signals = signals
+	var ce *ports.CleanupError
+	if errors.As(cleanupErr, &ce) {
+		res.Remaining = ce.Resources
+	}
 	s.finishCoverage()
 	switch {
 	case traceErr != nil:
@@ -142,17 +147,20 @@ func (t *Tracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports
 // checkRequest validates the request and reads the link-time facts of the
 // launched executable.
 func checkRequest(req *ports.TraceRequest) (*elfInfo, error) {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ports.ErrTraceRequest}, a...)...)
+	}
 	if (req.Launch == nil) == (req.Attach == nil) {
-		return nil, errors.New("exactly one of launch and attach must be given")
+		return nil, bad("exactly one of launch and attach must be given")
 	}
 	if len(req.Breakpoints) == 0 {
-		return nil, errors.New("no breakpoints")
+		return nil, bad("no breakpoints")
 	}
 	if len(req.Breakpoints) > MaxBreakpoints {
-		return nil, fmt.Errorf("%d breakpoints: at most %d", len(req.Breakpoints), MaxBreakpoints)
+		return nil, bad("%d breakpoints: at most %d", len(req.Breakpoints), MaxBreakpoints)
 	}
-	if req.MaxHits < 0 || req.MaxDuration < 0 {
-		return nil, errors.New("negative limit")
+	if req.MaxHits < 0 || req.MaxHits > ports.MaxTraceHits || req.MaxDuration < 0 {
+		return nil, bad("limits out of range (max hits 0 to %d, duration not negative)", ports.MaxTraceHits)
 	}
 	if req.MaxHits == 0 {
 		req.MaxHits = ports.DefaultTraceMaxHits
@@ -173,15 +181,23 @@ func checkRequest(req *ports.TraceRequest) (*elfInfo, error) {
 	if l.Path == "" || strings.IndexByte(l.Path, 0) >= 0 {
 		return nil, fmt.Errorf("program path %q: %w", l.Path, ports.ErrTargetNotFound)
 	}
+	for _, a := range l.Args {
+		if strings.IndexByte(a, 0) >= 0 {
+			return nil, bad("argument with a NUL byte")
+		}
+	}
 	for _, e := range l.Env {
 		name, _, ok := strings.Cut(e, "=")
-		if !ok || name == "" || strings.IndexByte(e, 0) >= 0 {
-			return nil, fmt.Errorf("environment entry %q is not NAME=value", e)
+		switch {
+		case !ok || name == "" || strings.IndexByte(e, 0) >= 0:
+			return nil, bad("environment entry %q is not NAME=value", e)
+		case name == supervisor.RunIDEnv:
+			return nil, bad("the environment may not set %s: the supervisor sets it", name)
 		}
 	}
 	if l.Dir != "" {
 		if fi, err := os.Stat(l.Dir); err != nil || !fi.IsDir() {
-			return nil, fmt.Errorf("working directory %s is not a directory", l.Dir)
+			return nil, bad("working directory %s is not a directory", l.Dir)
 		}
 	}
 	path := l.Path
