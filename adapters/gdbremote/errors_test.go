@@ -137,6 +137,17 @@ func TestTraceTimeLimit(t *testing.T) {
 	needServer(t)
 	is := is.New(t)
 	bin := buildC(t, "loop.c", "loop")
+	// An unrelated process named like ours: it must survive the trace.
+	decoy := filepath.Join(t.TempDir(), "gdbserver")
+	sleep, err := os.ReadFile("/bin/sleep")
+	is.NoErr(err)
+	is.NoErr(os.WriteFile(decoy, sleep, 0o755))
+	other := exec.Command(decoy, "60")
+	is.NoErr(other.Start())
+	defer func() {
+		other.Process.Kill()
+		other.Wait()
+	}()
 	id := runID(t)
 	defer noneLeft(t, id)
 	res, err := gdbremote.New(nil).TraceCalls(context.Background(), ports.TraceRequest{
@@ -151,6 +162,10 @@ func TestTraceTimeLimit(t *testing.T) {
 	is.True(res.Exit == nil)
 	is.Equal(firstArgs(res.Hits, "target"), []uint64{0, 1, 2, 3, 4})
 	is.True(res.Coverage.HitsDropped > 0)
+	is.True(other.Process.Signal(syscall.Signal(0)) == nil) // the decoy is alive
+	for _, a := range res.Signals {
+		is.True(a.ID != other.Process.Pid)
+	}
 }
 
 func TestTraceCancel(t *testing.T) {
