@@ -725,7 +725,12 @@ func (s *session) release(ctx context.Context) {
 		s.alive = false
 		return
 	}
-	if err := s.cl.requestOK(ctx, "vKill;"+pid); err != nil && !isReply(err) {
+	err := s.cl.requestOK(ctx, "vKill;"+pid)
+	if errors.Is(err, errNotSupported) {
+		// The old kill request; servers need not answer it.
+		err = s.cl.c.send(ctx, "k")
+	}
+	if err != nil && !isReply(err) {
 		return
 	}
 	s.alive = false
