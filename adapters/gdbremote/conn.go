@@ -23,16 +23,17 @@ type conn struct {
 
 	frames  chan frame
 	done    chan struct{} // closed when the reader stops; err is then set
+	quit    chan struct{} // closed by close: the reader stops delivering
 	err     error
 	buf     []byte
-	pending []frame
+	pending []frame // frames read before they were wanted (tracer goroutine only)
 	// tap, when set, sees every packet: 'c' sent, 's' received, 'i' the
 	// interrupt byte. Tests record sessions with it.
-	tap func(dir byte, payload []byte) // frames read before they were wanted (tracer goroutine only)
+	tap func(dir byte, payload []byte)
 }
 
 func newConn(rw io.ReadWriter, tap func(dir byte, payload []byte)) *conn {
-	c := &conn{w: rw, frames: make(chan frame, 16), done: make(chan struct{}), tap: tap}
+	c := &conn{w: rw, frames: make(chan frame, 16), done: make(chan struct{}), quit: make(chan struct{}), tap: tap}
 	go c.read(bufio.NewReaderSize(rw, 64<<10))
 	return c
 }
@@ -72,7 +73,22 @@ func (c *conn) read(r *bufio.Reader) {
 		if f.kind == '$' && c.tap != nil {
 			c.tap('s', f.payload)
 		}
-		c.frames <- f
+		select {
+		case c.frames <- f:
+		case <-c.quit:
+			c.err = ErrServerGone
+			return
+		}
+	}
+}
+
+// close stops the reader from delivering frames; it ends for good once the
+// stream itself is closed.
+func (c *conn) close() {
+	select {
+	case <-c.quit:
+	default:
+		close(c.quit)
 	}
 }
 

@@ -129,6 +129,7 @@ func (t *Tracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports
 	ports.Observe(ctx, "cleanup", "stopping the debugger server")
 	s.release(cctx)
 	signals, cleanupErr := ep.close(cctx)
+	c.close()
 	res.Signals = signals
 	var ce *ports.CleanupError
 	if errors.As(cleanupErr, &ce) {
