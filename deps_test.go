@@ -10,46 +10,99 @@ import (
 	"github.com/matryer/is"
 )
 
-// The direction of dependencies (STYLE.md). This is policy: a failure means
-// the import is wrong, not the table.
+// The direction of dependencies (STYLE.md, ARCHITECTURE.md). This is policy:
+// a failure means the import is wrong, not the table.
 //
-//	ports            standard library only
-//	ports/portstest  ports + github.com/matryer/is
-//	core             ports + its JSON libraries
-//	supervisor       ports (owned processes for the engines that launch one)
-//	adapters/<eng>   ports + supervisor + that engine's libraries; never core, never another adapter
-//	adapters/hosts   ports + go-toml (agent hosts' configuration files)
+//	ports              standard library only
+//	ports/portstest    ports + github.com/matryer/is
+//	core               the kernel: ports + its JSON libraries
+//	core/<family>      core + ports + the JSON libraries; core/jsapp also
+//	                   core/artifact (the application graph is built over the
+//	                   artifact graph's inventory); no other family imports
+//	                   a sibling
+//	core/standard      core + the families (the one place they are listed)
+//	supervisor         ports only (the process supervisor); core never
+//	                   imports it
+//	adapters/<eng>     ports + that engine's libraries (+ supervisor); never
+//	                   core, never another adapter
+//	adapters/hosts     ports + go-toml (agent hosts' configuration files)
 //	adapters/gdbremote ports + supervisor (native call tracing under gdbserver)
-//	adapters/mcp     core + ports + go-sdk
-//	adapters/cli     core + ports + kong
-//	cmd, examples    anything in rea (the only wiring places)
+//	adapters/mcp       core + ports + go-sdk
+//	adapters/cli       core + ports + kong
+//	cmd/               wiring only: rea's own packages (no go-sdk, no kong)
+//	examples/          core, its families and standard, ports, adapters
+//	bench/             anything in rea
+//
+// Test files are checked too, against the row plus its test allowance.
+// Production code never imports rea/ports/portstest.
 var policy = []struct {
 	prefix  string
 	allowed []string // import path prefixes beyond the standard library
+	tests   []string // further prefixes test files may import
 }{
-	{"rea/ports/portstest", []string{"rea/ports", "github.com/matryer/is"}},
-	{"rea/ports", nil},
-	{"rea/core", []string{"rea/ports", "github.com/santhosh-tekuri/jsonschema/v6", "github.com/gowebpki/jcs"}},
-	{"rea/adapters/mcp", []string{"rea/core", "rea/ports", "github.com/modelcontextprotocol/go-sdk/"}},
-	{"rea/adapters/cli", []string{"rea/core", "rea/ports", "github.com/alecthomas/kong"}},
-	{"rea/adapters/native", []string{"rea/ports", "rea/adapters/native/", "golang.org/x/arch/"}},
-	{"rea/adapters/asar", []string{"rea/ports", "rea/adapters/asar/"}},
-	{"rea/adapters/zip", []string{"rea/ports"}},
-	{"rea/adapters/js", []string{"rea/ports", "github.com/tdewolff/parse/v2", "github.com/go-sourcemap/sourcemap"}},
-	{"rea/adapters/cdp", []string{"rea/ports", "rea/adapters/cdp/", "github.com/chromedp/"}},
-	{"rea/adapters/hosts", []string{"rea/ports", "github.com/pelletier/go-toml/v2"}},
-	{"rea/adapters/gdbremote", []string{"rea/ports", "rea/supervisor"}},
-	{"rea/adapters/", []string{"rea/ports", "rea/supervisor"}}, // any future engine
-	{"rea/supervisor", []string{"rea/ports"}},
-	{"rea/cmd/", []string{"rea/", "github.com/"}},
-	{"rea/examples/", []string{"rea/core", "rea/ports", "rea/adapters/"}},
-	{"rea/bench/", []string{"rea/"}},
+	{"rea/ports/portstest", []string{"rea/ports", "github.com/matryer/is"}, nil},
+	{"rea/ports", nil, []string{"github.com/matryer/is"}},
+	{"rea/core/standard", []string{"rea/core", "rea/core/artifact", "rea/core/binary", "rea/core/jsapp", "rea/core/web"}, nil},
+	{"rea/core/jsapp", append([]string{"rea/core/artifact"}, familyAllowed...), familyTests},
+	{"rea/core/artifact", familyAllowed, familyTests},
+	{"rea/core/binary", familyAllowed, familyTests},
+	{"rea/core/web", familyAllowed, familyTests},
+	{"rea/core/", nil, nil}, // a new family needs its own row
+	{"rea/core", kernelAllowed, []string{"rea/core/standard", "rea/ports/portstest", "github.com/matryer/is"}},
+	{"rea/supervisor", []string{"rea/ports"}, []string{"github.com/matryer/is"}},
+	{"rea/adapters/mcp", []string{"rea/core", "rea/ports", "github.com/modelcontextprotocol/go-sdk/"},
+		[]string{"rea/core/standard", "github.com/santhosh-tekuri/jsonschema/v6", "github.com/matryer/is"}},
+	{"rea/adapters/cli", []string{"rea/core", "rea/ports", "github.com/alecthomas/kong"}, []string{"rea/core/standard", "github.com/matryer/is"}},
+	{"rea/adapters/native", []string{"rea/ports", "rea/adapters/native/", "golang.org/x/arch/", "rea/supervisor"}, engineTests},
+	{"rea/adapters/asar", []string{"rea/ports", "rea/adapters/asar/"}, engineTests},
+	{"rea/adapters/zip", []string{"rea/ports"}, engineTests},
+	{"rea/adapters/js", []string{"rea/ports", "github.com/tdewolff/parse/v2", "github.com/go-sourcemap/sourcemap"}, engineTests},
+	{"rea/adapters/cdp", []string{"rea/ports", "rea/adapters/cdp/", "github.com/chromedp/", "rea/supervisor"}, engineTests},
+	{"rea/adapters/hosts", []string{"rea/ports", "github.com/pelletier/go-toml/v2"}, engineTests},
+	{"rea/adapters/gdbremote", []string{"rea/ports", "rea/supervisor"}, engineTests},
+	{"rea/adapters/", []string{"rea/ports", "rea/supervisor"}, engineTests}, // any future engine
+	// cmd/rea's end-to-end tests are MCP clients, so its tests may use go-sdk.
+	{"rea/cmd/", []string{"rea/"}, []string{"github.com/modelcontextprotocol/go-sdk/", "github.com/matryer/is"}},
+	{"rea/examples/", []string{"rea/core", "rea/core/", "rea/ports", "rea/adapters/"}, []string{"github.com/matryer/is"}},
+	{"rea/bench/", []string{"rea/"}, nil},
+}
+
+var (
+	kernelAllowed = []string{"rea/ports", "github.com/santhosh-tekuri/jsonschema/v6", "github.com/gowebpki/jcs"}
+	familyAllowed = append([]string{"rea/core"}, kernelAllowed...)
+	familyTests   = []string{"rea/core/standard", "rea/ports/portstest", "github.com/matryer/is"}
+	engineTests   = []string{"rea/ports/portstest", "github.com/matryer/is"}
+)
+
+// forbidden holds, whatever a row allows, for production code and tests.
+var forbidden = []struct {
+	importer, imported, why string
+	production              bool // the rule binds production code only
+}{
+	{"rea/core", "rea/supervisor", "core never starts processes; engines own them", false},
+	{"rea/core/", "rea/supervisor", "core never starts processes; engines own them", false},
+	{"rea/cmd/", "github.com/modelcontextprotocol/go-sdk/", "cmd wires adapters; go-sdk stays in adapters/mcp", true},
+	{"rea/cmd/", "github.com/alecthomas/kong", "cmd wires adapters; kong stays in adapters/cli", true},
 }
 
 type pkg struct {
-	ImportPath string
-	Imports    []string
-	Standard   bool
+	ImportPath   string
+	Imports      []string
+	TestImports  []string
+	XTestImports []string
+}
+
+// covers reports whether a policy entry covers path: an entry ending in
+// "/" covers the packages below it; a rea path covers itself only; a
+// third-party path covers itself and the packages of its module below it.
+func covers(entry, path string) bool {
+	if strings.HasSuffix(entry, "/") {
+		return strings.HasPrefix(path, entry)
+	}
+	if strings.HasPrefix(entry, "rea/") {
+		return path == entry
+	}
+	return path == entry || strings.HasPrefix(path, entry+"/")
 }
 
 func TestDependencyDirection(t *testing.T) {
@@ -74,32 +127,99 @@ func TestDependencyDirection(t *testing.T) {
 		if p.ImportPath == "rea" {
 			continue
 		}
-		rule := -1
-		for i, r := range policy {
-			if p.ImportPath == strings.TrimSuffix(r.prefix, "/") || strings.HasPrefix(p.ImportPath, r.prefix) {
-				rule = i
-				break
-			}
+		errs := checkPackage(p, std)
+		if errs == nil {
+			checked++
 		}
-		if rule < 0 {
-			t.Errorf("%s: no dependency rule covers this package; add it to the policy in deps_test.go and STYLE.md", p.ImportPath)
-			continue
+		for _, e := range errs {
+			t.Error(e)
 		}
-		checked++
-		for _, imp := range p.Imports {
+	}
+	is.True(checked > 5)
+}
+
+// checkPackage returns the violations of p's imports.
+func checkPackage(p pkg, std map[string]bool) []string {
+	rule := -1
+	for i, r := range policy {
+		if covers(r.prefix, p.ImportPath) || !strings.HasSuffix(r.prefix, "/") && strings.HasPrefix(p.ImportPath, r.prefix+"/") {
+			rule = i
+			break
+		}
+	}
+	if rule < 0 || policy[rule].prefix == "rea/core/" {
+		return []string{p.ImportPath + ": no dependency rule covers this package; add it to the policy in deps_test.go and ARCHITECTURE.md"}
+	}
+	var errs []string
+	check := func(imports []string, test bool) {
+		for _, imp := range imports {
 			if std[imp] || imp == p.ImportPath {
 				continue
 			}
+			what := "imports"
+			if test {
+				what = "tests import"
+			}
+			for _, f := range forbidden {
+				if (!test || !f.production) && covers(f.importer, p.ImportPath) && covers(f.imported, imp) {
+					errs = append(errs, p.ImportPath+" "+what+" "+imp+": "+f.why)
+				}
+			}
+			if !test && imp == "rea/ports/portstest" {
+				errs = append(errs, p.ImportPath+" imports rea/ports/portstest: it is for tests only")
+				continue
+			}
+			allowed := policy[rule].allowed
+			if test {
+				allowed = append(append([]string{p.ImportPath}, allowed...), policy[rule].tests...)
+			}
 			ok := false
-			for _, a := range policy[rule].allowed {
-				if imp == strings.TrimSuffix(a, "/") || strings.HasPrefix(imp, a) {
+			for _, a := range allowed {
+				if covers(a, imp) {
 					ok = true
 				}
 			}
 			if !ok {
-				t.Errorf("%s imports %s, against the direction of dependencies", p.ImportPath, imp)
+				errs = append(errs, p.ImportPath+" "+what+" "+imp+", against the direction of dependencies")
 			}
 		}
 	}
-	is.True(checked > 5)
+	check(p.Imports, false)
+	check(p.TestImports, true)
+	check(p.XTestImports, true)
+	return errs
+}
+
+// The checker itself must fail on the imports the policy forbids.
+func TestDependencyPolicyRejects(t *testing.T) {
+	std := map[string]bool{"fmt": true}
+	for _, bad := range []pkg{
+		{ImportPath: "rea/core", Imports: []string{"rea/core/binary"}},
+		{ImportPath: "rea/core/binary", Imports: []string{"rea/core/artifact"}},
+		{ImportPath: "rea/core/artifact", Imports: []string{"rea/core/jsapp"}},
+		{ImportPath: "rea/core/web", Imports: []string{"rea/adapters/native"}},
+		{ImportPath: "rea/core", Imports: []string{"rea/supervisor"}},
+		{ImportPath: "rea/supervisor", Imports: []string{"rea/core"}},
+		{ImportPath: "rea/adapters/native", Imports: []string{"rea/ports/portstest"}},
+		{ImportPath: "rea/adapters/native", Imports: []string{"rea/core"}},
+		{ImportPath: "rea/adapters/zip", TestImports: []string{"rea/adapters/asar"}},
+		{ImportPath: "rea/core", XTestImports: []string{"rea/adapters/native"}},
+		{ImportPath: "rea/cmd/rea", Imports: []string{"github.com/modelcontextprotocol/go-sdk/mcp"}},
+		{ImportPath: "rea/cmd/rea", Imports: []string{"github.com/alecthomas/kong"}},
+		{ImportPath: "rea/core/newfamily", Imports: []string{"rea/core"}},
+	} {
+		if errs := checkPackage(bad, std); len(errs) == 0 {
+			t.Errorf("%s importing %v%v%v passed the policy", bad.ImportPath, bad.Imports, bad.TestImports, bad.XTestImports)
+		}
+	}
+	for _, good := range []pkg{
+		{ImportPath: "rea/core/jsapp", Imports: []string{"rea/core", "rea/core/artifact", "fmt"}},
+		{ImportPath: "rea/supervisor", Imports: []string{"rea/ports"}},
+		{ImportPath: "rea/cmd/rea", Imports: []string{"rea/adapters/mcp"}, TestImports: []string{"github.com/modelcontextprotocol/go-sdk/mcp"}},
+		{ImportPath: "rea/adapters/native", XTestImports: []string{"rea/ports/portstest", "rea/adapters/native"}},
+	} {
+		if errs := checkPackage(good, std); len(errs) != 0 {
+			t.Errorf("%s: %v", good.ImportPath, errs)
+		}
+	}
 }

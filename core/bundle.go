@@ -78,7 +78,7 @@ func NewBundle(records []*Evidence) *Bundle {
 }
 
 func keyJSON(v any) string {
-	b, _ := marshalNoEscape(v)
+	b, _ := MarshalNoEscape(v)
 	return string(b)
 }
 

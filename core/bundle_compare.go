@@ -54,7 +54,7 @@ func loadSide(ctx context.Context, s *Session, name string, v map[string]any) (*
 				}
 				ev = e
 			} else {
-				raw, err := marshalNoEscape(m)
+				raw, err := MarshalNoEscape(m)
 				if err != nil {
 					return nil, err
 				}

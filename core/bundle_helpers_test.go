@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"rea/core"
+	"rea/core/standard"
 	"rea/ports"
 )
 
@@ -57,7 +58,7 @@ func (p bndLayoutProvider) ReadLayout(ctx context.Context, r io.ReaderAt, size i
 
 func bndSession(t *testing.T, providers ...ports.Provider) *core.Session {
 	t.Helper()
-	cat, err := core.NewDefaultCatalog()
+	cat, err := standard.Catalog()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 )
 
 // BundleLimits bound what ReadBundle accepts (CONTRACTS.md §3).
@@ -38,14 +40,24 @@ const (
 	FileReasonIO          = "io"
 	FileReasonMissing     = "missing"
 	FileReasonPath        = "path"
+	FileReasonDenied      = "access-denied"
 )
 
 // fileError is an EvidenceFileError: invalid-json is
 // evidence_integrity_mismatch, io is execution_failure, the rest
 // invalid_request (category invalid_input for missing, not-file and exists).
 func fileError(op, reason, path, msg string, err error) *Error {
+	// Causes the caller can act on are typed, not execution failures.
+	switch {
+	case reason == FileReasonIO && errors.Is(err, fs.ErrPermission):
+		reason = FileReasonDenied
+	case reason == FileReasonIO && errors.Is(err, syscall.ENAMETOOLONG):
+		reason, msg = FileReasonPath, "the path or one of its names is too long: "+msg
+	}
 	code, cat := CodeInvalidRequest, CategoryInvalidInput
 	switch reason {
+	case FileReasonDenied:
+		code, cat = CodeAccessDenied, ""
 	case FileReasonInvalidJSON:
 		code, cat = CodeEvidenceIntegrityMismatch, ""
 	case FileReasonIO:
@@ -66,7 +78,9 @@ func fileError(op, reason, path, msg string, err error) *Error {
 	case FileReasonMissing:
 		e.Remediation = "Check the path; the file (or its directory) does not exist."
 	case FileReasonPath:
-		e.Remediation = "Pass an absolute path."
+		e.Remediation = "Pass an absolute path of a file, without NUL bytes and within the file system's name limits."
+	case FileReasonDenied:
+		e.Remediation = "rea may not read or write there: choose a path in a directory the user running rea can use, or fix its permissions."
 	case FileReasonTooLarge:
 		e.Remediation = "The bundle exceeds the import limits; split the investigation into smaller bundles."
 	}
@@ -287,7 +301,7 @@ func readBundle(ctx context.Context, r io.Reader, path string, limits *BundleLim
 			expected.Write([]byte{','})
 		}
 		order = append(order, key)
-		expected.Write(appendCanonicalString(nil, key))
+		expected.Write(AppendCanonicalString(nil, key))
 		expected.Write([]byte{':'})
 		switch key {
 		case "records":
@@ -511,6 +525,9 @@ func ReadBundleFile(ctx context.Context, path string, limits *BundleLimits, visi
 	lim := DefaultBundleLimits()
 	if limits != nil {
 		lim = *limits
+	}
+	if strings.ContainsRune(path, 0) {
+		return nil, fileError("read", FileReasonPath, path, "the path contains a NUL byte", nil)
 	}
 	if !filepath.IsAbs(path) {
 		return nil, fileError("read", FileReasonPath, path, path+" is not an absolute path", nil)

@@ -29,9 +29,9 @@ func AppendCanonicalEvidence(dst []byte, e *Evidence) ([]byte, error) {
 		return nil, err
 	}
 	dst = append(dst, `,"authority":`...)
-	dst = appendCanonicalString(dst, e.Authority)
+	dst = AppendCanonicalString(dst, e.Authority)
 	dst = append(dst, `,"confidence":`...)
-	dst = appendCanonicalString(dst, e.Confidence)
+	dst = AppendCanonicalString(dst, e.Confidence)
 	dst = append(dst, `,"environment":`...)
 	if env := e.Environment; env == nil {
 		dst = append(dst, "null"...)
@@ -39,20 +39,20 @@ func AppendCanonicalEvidence(dst []byte, e *Evidence) ([]byte, error) {
 		dst = appendFields(dst, "architecture", env.Architecture, "id", env.ID, "isolation", env.Isolation, "platform", env.Platform)
 	}
 	dst = append(dst, `,"evidence_id":`...)
-	dst = appendCanonicalString(dst, string(e.EvidenceID))
+	dst = AppendCanonicalString(dst, string(e.EvidenceID))
 	dst = append(dst, `,"evidence_links":[`...)
 	for i, l := range e.EvidenceLinks {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendCanonicalString(dst, string(l))
+		dst = AppendCanonicalString(dst, string(l))
 	}
 	dst = append(dst, `],"limitations":[`...)
 	for i, l := range e.Limitations {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendCanonicalString(dst, l)
+		dst = AppendCanonicalString(dst, l)
 	}
 	dst = append(dst, `],"locations":`...)
 	if len(e.Locations) == 0 {
@@ -63,11 +63,11 @@ func AppendCanonicalEvidence(dst []byte, e *Evidence) ([]byte, error) {
 	dst = append(dst, `,"normalized_result":`...)
 	dst = payload(dst, e.NormalizedResult)
 	dst = append(dst, `,"operation":`...)
-	dst = appendCanonicalString(dst, e.Operation)
+	dst = AppendCanonicalString(dst, e.Operation)
 	dst = append(dst, `,"parameters":`...)
 	dst = payload(dst, e.Parameters)
 	dst = append(dst, `,"predicate_type":`...)
-	dst = appendCanonicalString(dst, e.PredicateType)
+	dst = AppendCanonicalString(dst, e.PredicateType)
 	dst = append(dst, `,"provider":`...)
 	dst = appendProviderRef(dst, e.Provider)
 	dst = append(dst, `,"raw_result":`...)
@@ -79,13 +79,13 @@ func AppendCanonicalEvidence(dst []byte, e *Evidence) ([]byte, error) {
 		dst = append(dst, `{"architecture":`...)
 		dst = appendNullableString(dst, sub.Architecture)
 		dst = append(dst, `,"digest":{"sha256":`...)
-		dst = appendCanonicalString(dst, sub.Digest.SHA256)
+		dst = AppendCanonicalString(dst, sub.Digest.SHA256)
 		dst = append(dst, `},"format":`...)
-		dst = appendCanonicalString(dst, sub.Format)
+		dst = AppendCanonicalString(dst, sub.Format)
 		dst = append(dst, `,"local_path":`...)
-		dst = appendCanonicalString(dst, sub.LocalPath)
+		dst = AppendCanonicalString(dst, sub.LocalPath)
 		dst = append(dst, `,"name":`...)
-		dst = appendCanonicalString(dst, sub.Name)
+		dst = AppendCanonicalString(dst, sub.Name)
 		dst = append(dst, '}')
 	}
 	return append(dst, '}'), nil
@@ -98,9 +98,9 @@ func appendFields(dst []byte, kv ...string) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendCanonicalString(dst, kv[i])
+		dst = AppendCanonicalString(dst, kv[i])
 		dst = append(dst, ':')
-		dst = appendCanonicalString(dst, kv[i+1])
+		dst = AppendCanonicalString(dst, kv[i+1])
 	}
 	return append(dst, '}')
 }
@@ -109,14 +109,14 @@ func appendNullableString(dst []byte, s *string) []byte {
 	if s == nil {
 		return append(dst, "null"...)
 	}
-	return appendCanonicalString(dst, *s)
+	return AppendCanonicalString(dst, *s)
 }
 
 func appendProviderRef(dst []byte, p ProviderRef) []byte {
 	dst = append(dst, `{"id":`...)
-	dst = appendCanonicalString(dst, p.ID)
+	dst = AppendCanonicalString(dst, p.ID)
 	dst = append(dst, `,"name":`...)
-	dst = appendCanonicalString(dst, p.Name)
+	dst = AppendCanonicalString(dst, p.Name)
 	dst = append(dst, `,"version":`...)
 	dst = appendNullableString(dst, p.Version)
 	return append(dst, '}')
@@ -135,7 +135,7 @@ func appendCanonicalProfile(dst []byte, p *Profile) ([]byte, error) {
 		return nil, err
 	}
 	dst = append(dst, `{"digest":`...)
-	dst = appendCanonicalString(dst, p.Digest)
+	dst = AppendCanonicalString(dst, p.Digest)
 	dst = append(dst, `,"parameters":`...)
 	dst = append(dst, c...)
 	dst = append(dst, `,"provider":`...)
@@ -149,7 +149,7 @@ func appendCanonicalProfile(dst []byte, p *Profile) ([]byte, error) {
 
 // appendCanonicalValue encodes a small Go value through its decoded form.
 func appendCanonicalValue(dst []byte, v any) ([]byte, error) {
-	raw, err := marshalNoEscape(v)
+	raw, err := MarshalNoEscape(v)
 	if err != nil {
 		return nil, err
 	}
@@ -290,7 +290,7 @@ func WriteBundle(ctx context.Context, w io.Writer, src BundleSource, progress fu
 		} else {
 			buf = append(buf, ',')
 		}
-		buf = appendCanonicalString(buf, key)
+		buf = AppendCanonicalString(buf, key)
 		buf = append(buf, ':')
 		switch key {
 		case "records":

@@ -36,88 +36,24 @@ type BundleSummary struct {
 // summaryFilterKeys are the exact-match filters, combined with AND.
 var summaryFilterKeys = []string{"evidence_id", "operation", "target_sha256", "analysis_profile_digest", "procedure_address"}
 
-// summarize projects one record. It reads only analyze_function's
-// procedure{address, name} and native_value_flow.
-func summarize(e *Evidence) SummaryRecord {
+// summarize projects one record; its native_dossier comes from the
+// family summarizer of its operation, if any.
+func (c *Catalog) summarize(e *Evidence) SummaryRecord {
+	var dossier any = map[string]any{"available": false, "reason": "different-operation"}
+	if s, ok := c.summarizers[e.Operation]; ok {
+		if d, ok := s(e); ok {
+			dossier = d
+		}
+	}
 	r := SummaryRecord{EvidenceID: e.EvidenceID, Subject: e.Subject, Provider: e.Provider, Operation: e.Operation,
 		PredicateType: e.PredicateType, Confidence: e.Confidence, Authority: e.Authority, Retention: "complete-record",
-		LimitationCount: len(e.Limitations), NativeDossier: nativeDossier(e)}
+		LimitationCount: len(e.Limitations), NativeDossier: dossier}
 	if e.AnalysisProfile != nil {
 		d := e.AnalysisProfile.Digest
 		r.AnalysisProfileDigest = &d
 	}
 	return r
 }
-
-func nativeDossier(e *Evidence) map[string]any {
-	if e.Operation != "analyze_function" || e.PredicateType != DefaultPredicate {
-		return map[string]any{"available": false, "reason": "different-operation"}
-	}
-	var nr struct {
-		Procedure *struct {
-			Address *string `json:"address"`
-			Name    *string `json:"name"`
-		} `json:"procedure"`
-		ValueFlow json.RawMessage `json:"native_value_flow"`
-	}
-	if json.Unmarshal(e.NormalizedResult, &nr) != nil || nr.Procedure == nil || nr.Procedure.Address == nil {
-		return map[string]any{"available": false, "reason": "not-recorded-or-incompatible"}
-	}
-	return map[string]any{"available": true, "procedure_address": *nr.Procedure.Address,
-		"procedure_name": nr.Procedure.Name, "value_flow": valueFlowStatus(nr.ValueFlow)}
-}
-
-// valueFlowStatus reports what a record says of its value flow without
-// inventing counts: missing counts stay null.
-func valueFlowStatus(raw json.RawMessage) map[string]any {
-	if len(raw) == 0 || string(raw) == "null" {
-		return map[string]any{"status": "not-recorded"}
-	}
-	var vf map[string]any
-	if err := json.Unmarshal(raw, &vf); err != nil {
-		return map[string]any{"status": "unknown", "reason": "value-flow record is not an object"}
-	}
-	reason := func() string {
-		if s, ok := vf["reason"].(string); ok && s != "" {
-			return s
-		}
-		return "unspecified"
-	}
-	status, _ := vf["status"].(string)
-	if avail, ok := vf["available"].(bool); ok && !avail && status == "" {
-		status = "unavailable"
-	}
-	count := func(names ...string) any {
-		for _, n := range names {
-			for _, m := range []map[string]any{vf, asMap(vf["omissions"]), asMap(vf["coverage"])} {
-				if v, ok := m[n].(float64); ok {
-					return int64(v)
-				}
-			}
-		}
-		return nil
-	}
-	switch status {
-	case "observed", "complete", "partial", "truncated":
-		truncated, _ := vf["truncated"].(bool)
-		return map[string]any{"status": "observed", "truncated": truncated || status == "truncated",
-			"omitted_operations_lower_bound": count("omitted_operations_lower_bound", "omitted_operations"),
-			"known_omitted_inputs":           count("known_omitted_inputs", "omitted_inputs"),
-			"known_omitted_edges":            count("known_omitted_edges", "omitted_edges")}
-	case "unavailable":
-		return map[string]any{"status": "unavailable", "reason": reason()}
-	case "not-recorded":
-		return map[string]any{"status": "not-recorded"}
-	}
-	return map[string]any{"status": "unknown", "reason": "unrecognized value-flow status " + jsonString(status)}
-}
-
-func asMap(v any) map[string]any {
-	m, _ := v.(map[string]any)
-	return m
-}
-
-func jsonString(s string) string { return string(appendCanonicalString(nil, s)) }
 
 // summaryFilter matches summary records exactly; procedure_address matches
 // only available dossiers (hex addresses compared by value).
@@ -174,18 +110,19 @@ func sameAddress(a, b string) bool {
 // summaryBuilder accumulates a summary record by record, so a bundle file
 // can be summarized while it streams.
 type summaryBuilder struct {
+	c *Catalog
 	s BundleSummary
 	f summaryFilter
 }
 
-func newSummaryBuilder(args map[string]any) *summaryBuilder {
+func (c *Catalog) newSummaryBuilder(args map[string]any) *summaryBuilder {
 	f, echo := newSummaryFilter(args)
-	return &summaryBuilder{f: f, s: BundleSummary{Kind: "evidence-bundle-summary", Filters: echo, Records: []SummaryRecord{}}}
+	return &summaryBuilder{c: c, f: f, s: BundleSummary{Kind: "evidence-bundle-summary", Filters: echo, Records: []SummaryRecord{}}}
 }
 
 func (b *summaryBuilder) add(e *Evidence) {
 	b.s.TotalRetainedRecords++
-	r := summarize(e)
+	r := b.c.summarize(e)
 	if b.f.match(&r) {
 		b.s.Records = append(b.s.Records, r)
 	}
@@ -203,7 +140,7 @@ func (b *summaryBuilder) finish(unknownRevisions int) *BundleSummary {
 func handleGetEvidenceBundle(_ context.Context, c *Call) (any, error) {
 	src := c.Session.bundleSource()
 	if d, _ := c.Args["detail"].(string); d == "summary" {
-		b := newSummaryBuilder(c.Args)
+		b := c.Session.cat.newSummaryBuilder(c.Args)
 		for r := range src.Records {
 			b.add(r)
 		}
@@ -220,14 +157,14 @@ func handleGetEvidenceBundle(_ context.Context, c *Call) (any, error) {
 // bundle at args.path with the import limits and returns the projection
 // get_evidence_bundle gives for the same detail and filters. Complete
 // detail is written to w as canonical JSON (streamed) and returns nil.
-func InspectBundleFile(ctx context.Context, args json.RawMessage, w io.Writer) (*BundleSummary, error) {
+func (c *Catalog) InspectBundleFile(ctx context.Context, args json.RawMessage, w io.Writer) (*BundleSummary, error) {
 	m, err := validateInspectBundleArgs(args)
 	if err != nil {
 		return nil, err
 	}
 	path := m["path"].(string)
 	if d, _ := m["detail"].(string); d == "summary" {
-		b := newSummaryBuilder(m)
+		b := c.newSummaryBuilder(m)
 		info, err := ReadBundleFile(ctx, path, nil, func(e *Evidence) error { b.add(e); return nil })
 		if err != nil {
 			return nil, err

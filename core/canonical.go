@@ -45,7 +45,7 @@ func CanonicalJSON(v any) ([]byte, error) {
 
 // canonicalTwoPass marshals with encoding/json and canonicalizes the text.
 func canonicalTwoPass(v any) ([]byte, error) {
-	raw, err := marshalNoEscape(v)
+	raw, err := MarshalNoEscape(v)
 	if err != nil {
 		return nil, err
 	}
@@ -130,10 +130,10 @@ var plainJSONByte = func() (t [256]bool) {
 	return t
 }()
 
-// appendCanonicalString escapes only what RFC 8785 requires: '"', '\\' and
+// AppendCanonicalString escapes only what RFC 8785 requires: '"', '\\' and
 // control characters. Invalid UTF-8 is replaced by U+FFFD, as a JSON decoder
 // would have done.
-func appendCanonicalString(dst []byte, s string) []byte {
+func AppendCanonicalString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {
 		// A run of bytes that need nothing goes in one append.
@@ -208,8 +208,8 @@ func utf16Key(r rune) uint64 {
 	return uint64(r) << 16
 }
 
-// marshalNoEscape is json.Marshal without HTML escaping.
-func marshalNoEscape(v any) ([]byte, error) {
+// MarshalNoEscape is json.Marshal without HTML escaping.
+func MarshalNoEscape(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -70,7 +70,7 @@ func appendDirect(dst []byte, v any, depth int) ([]byte, error) {
 	case nil:
 		return append(dst, "null"...), nil
 	case string:
-		return appendCanonicalString(dst, x), nil
+		return AppendCanonicalString(dst, x), nil
 	case bool:
 		return strconv.AppendBool(dst, x), nil
 	case int:
@@ -117,7 +117,7 @@ func appendDirect(dst []byte, v any, depth int) ([]byte, error) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendCanonicalString(dst, e)
+			dst = AppendCanonicalString(dst, e)
 		}
 		return append(dst, ']'), nil
 	case json.RawMessage:
@@ -125,7 +125,7 @@ func appendDirect(dst []byte, v any, depth int) ([]byte, error) {
 			return append(dst, "null"...), nil
 		}
 		return canonicalizeRaw(dst, x)
-	case sealedJSON:
+	case SealedJSON:
 		return append(dst, x...), nil
 	}
 	return appendReflect(dst, reflect.ValueOf(v), depth)
@@ -145,13 +145,13 @@ func appendDirectMap(dst []byte, m map[string]any, depth int) ([]byte, error) {
 // appendSortedObject writes an object of the given keys in UTF-16 order,
 // each value by value.
 func appendSortedObject(dst []byte, keys []string, value func(dst []byte, key string) ([]byte, error)) ([]byte, error) {
-	slices.SortFunc(keys, cmpKeyUTF16)
+	slices.SortFunc(keys, CompareKeys)
 	dst = append(dst, '{')
 	for i, k := range keys {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendCanonicalString(dst, k)
+		dst = AppendCanonicalString(dst, k)
 		dst = append(dst, ':')
 		var err error
 		if dst, err = value(dst, k); err != nil {
@@ -161,9 +161,9 @@ func appendSortedObject(dst []byte, keys []string, value func(dst []byte, key st
 	return append(dst, '}'), nil
 }
 
-// cmpKeyUTF16 orders keys by UTF-16 code units: bytewise while the
+// CompareKeys orders keys by UTF-16 code units: bytewise while the
 // differing bytes are ASCII, lessUTF16 from the differing rune otherwise.
-func cmpKeyUTF16(a, b string) int {
+func CompareKeys(a, b string) int {
 	n := min(len(a), len(b))
 	i := 0
 	for i < n && a[i] == b[i] {
@@ -253,13 +253,13 @@ func appendReflect(dst []byte, v reflect.Value, depth int) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		return appendCanonicalString(dst, string(b)), nil
+		return AppendCanonicalString(dst, string(b)), nil
 	}
 	switch t.Kind() {
 	case reflect.Bool:
 		return strconv.AppendBool(dst, v.Bool()), nil
 	case reflect.String:
-		return appendCanonicalString(dst, v.String()), nil
+		return AppendCanonicalString(dst, v.String()), nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return appendCanonicalInt(dst, v.Int())
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
@@ -400,13 +400,13 @@ func structPlanFor(t reflect.Type) ([]structField, error) {
 			err = errDirectUnsupported // encoding/json drops conflicting names
 		}
 		seen[name] = true
-		plan = append(plan, structField{index: i, name: name, quoted: appendCanonicalString(nil, name), omitEmpty: omit})
+		plan = append(plan, structField{index: i, name: name, quoted: AppendCanonicalString(nil, name), omitEmpty: omit})
 	}
 	if err != nil {
 		structPlans.Store(t, err)
 		return nil, err
 	}
-	slices.SortFunc(plan, func(a, b structField) int { return cmpKeyUTF16(a.name, b.name) })
+	slices.SortFunc(plan, func(a, b structField) int { return CompareKeys(a.name, b.name) })
 	structPlans.Store(t, plan)
 	return plan, nil
 }
@@ -441,20 +441,20 @@ func isEmptyJSONValue(v reflect.Value) bool {
 	return false
 }
 
-// sealedJSON is a value already in canonical form, written by this
+// SealedJSON is a value already in canonical form, written by this
 // encoder; appendDirect copies it as is (and encoding/json, through
 // MarshalJSON, then Canonicalize, leaves it unchanged). It lets a large
 // part of a result (an application graph) be encoded once for its own ID
 // and again for the Evidence that holds it.
-type sealedJSON []byte
+type SealedJSON []byte
 
 // MarshalJSON implements json.Marshaler.
-func (s sealedJSON) MarshalJSON() ([]byte, error) { return s, nil }
+func (s SealedJSON) MarshalJSON() ([]byte, error) { return s, nil }
 
-// sealObject encodes obj with an ID member: idKey is prefix + the digest of
+// SealObject encodes obj with an ID member: idKey is prefix + the digest of
 // obj's canonical form without it, and the result is obj's canonical form
 // with it, each value encoded once.
-func sealObject(obj map[string]any, idKey, prefix string) (sealedJSON, string, error) {
+func SealObject(obj map[string]any, idKey, prefix string) (SealedJSON, string, error) {
 	keys := make([]string, 0, len(obj)+1)
 	parts := make(map[string][]byte, len(obj)+1)
 	for k, v := range obj {
@@ -471,7 +471,7 @@ func sealObject(obj map[string]any, idKey, prefix string) (sealedJSON, string, e
 		keys, parts[k] = append(keys, k), b
 	}
 	assemble := func(keys []string) []byte {
-		slices.SortFunc(keys, cmpKeyUTF16)
+		slices.SortFunc(keys, CompareKeys)
 		n := 2
 		for _, k := range keys {
 			n += len(k) + len(parts[k]) + 4
@@ -482,7 +482,7 @@ func sealObject(obj map[string]any, idKey, prefix string) (sealedJSON, string, e
 			if i > 0 {
 				out = append(out, ',')
 			}
-			out = appendCanonicalString(out, k)
+			out = AppendCanonicalString(out, k)
 			out = append(out, ':')
 			out = append(out, parts[k]...)
 		}
@@ -490,6 +490,6 @@ func sealObject(obj map[string]any, idKey, prefix string) (sealedJSON, string, e
 	}
 	sum := sha256.Sum256(assemble(keys))
 	id := prefix + hex.EncodeToString(sum[:])
-	parts[idKey] = appendCanonicalString(nil, id)
+	parts[idKey] = AppendCanonicalString(nil, id)
 	return assemble(append(keys, idKey)), id, nil
 }

@@ -123,11 +123,11 @@ func FuzzCanonicalDirect(f *testing.F) {
 	})
 }
 
-// sealObject's ID is the digest of the object without it, and its bytes are
+// SealObject's ID is the digest of the object without it, and its bytes are
 // the canonical form of the object with it.
 func TestSealObject(t *testing.T) {
 	obj := map[string]any{"nodes": []any{map[string]any{"b": 1, "a": "x"}}, "schema": "S", "\u00e9": true, "graph_id": "ignored"}
-	sealed, id, err := sealObject(obj, "graph_id", "jag_")
+	sealed, id, err := SealObject(obj, "graph_id", "jag_")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -182,7 +182,7 @@ func (p *rawCanon) str(dst []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return appendCanonicalString(dst, v), nil
+	return AppendCanonicalString(dst, v), nil
 }
 
 func (p *rawCanon) array(dst []byte, depth int) ([]byte, error) {
@@ -301,7 +301,7 @@ func (p *rawCanon) object(dst []byte, depth int) ([]byte, error) {
 		if plain {
 			dst = append(dst, p.src[ks-1:ke+1]...)
 		} else {
-			dst = appendCanonicalString(dst, m.key)
+			dst = AppendCanonicalString(dst, m.key)
 		}
 		dst = append(dst, ':')
 		if dst, err = p.value(dst, depth+1); err != nil {

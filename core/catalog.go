@@ -167,6 +167,9 @@ type Catalog struct {
 	checkOutputs bool
 	// fresh bypasses the presentation cache (core/presentcache.go).
 	fresh bool
+	// viewers and summarizers come from the families (Assemble).
+	viewers     map[string]Viewer
+	summarizers map[string]Summarizer
 }
 
 // SetInputProfile selects how input schemas are advertised (start-up only,
@@ -186,10 +189,11 @@ func (c *Catalog) AdvertisedInput(op *Operation) json.RawMessage {
 	return op.AdvertisedInput(c.InputProfile())
 }
 
-// NewCatalog indexes ops. It fails on a duplicate name or a missing
+// NewCatalog indexes ops, with no viewers or summarizers (Assemble adds
+// a family's). It fails on a duplicate name or a missing
 // handler; schemas are compiled lazily, and Check verifies all of them.
 func NewCatalog(ops []*Operation) (*Catalog, error) {
-	c := &Catalog{byName: map[string]*Operation{}}
+	c := &Catalog{byName: map[string]*Operation{}, viewers: map[string]Viewer{}, summarizers: map[string]Summarizer{}}
 	for _, op := range ops {
 		if _, dup := c.byName[op.Name]; dup {
 			return nil, fmt.Errorf("catalog: duplicate operation %s", op.Name)
@@ -514,5 +518,5 @@ func withOutputID(schema map[string]any) (json.RawMessage, error) {
 	}
 	sum := sha256.Sum256(c)
 	schema["$id"] = "urn:rea:tool-output:sha256:" + hex.EncodeToString(sum[:])
-	return marshalNoEscape(schema)
+	return MarshalNoEscape(schema)
 }

@@ -10,11 +10,12 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"rea/core"
+	"rea/core/standard"
 )
 
 func catalog(t *testing.T) *core.Catalog {
 	t.Helper()
-	c, err := core.NewDefaultCatalog()
+	c, err := standard.Catalog()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,10 +155,10 @@ func TestAnnotationsFromEffects(t *testing.T) {
 
 func TestCatalogRejectsDuplicatesAndBadExamples(t *testing.T) {
 	is := is.New(t)
-	ops := core.Operations()
+	ops := standard.Operations()
 	_, err := core.NewCatalog(append(ops, ops[0]))
 	is.True(err != nil)
-	bad := core.Operations()
+	bad := standard.Operations()
 	bad[0].Examples = append(bad[0].Examples, json.RawMessage(`{"no_such_field":1}`))
 	c, err := core.NewCatalog(bad)
 	is.NoErr(err)

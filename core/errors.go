@@ -184,12 +184,12 @@ func (e *Error) Envelope() Envelope {
 
 // JSON returns the compact envelope JSON.
 func (e *Error) JSON() []byte {
-	b, err := marshalNoEscape(e.Envelope())
+	b, err := MarshalNoEscape(e.Envelope())
 	if err != nil {
 		// Details held a value encoding/json cannot encode: keep the envelope.
 		c := *e
 		c.Details = map[string]any{"details_error": err.Error()}
-		b, _ = marshalNoEscape(c.Envelope())
+		b, _ = MarshalNoEscape(c.Envelope())
 	}
 	return b
 }

@@ -214,7 +214,7 @@ func ParseEvidence(raw []byte) (*Evidence, error) {
 			if len(small) > 1 {
 				small = append(small, ',')
 			}
-			small = appendCanonicalString(small, key)
+			small = AppendCanonicalString(small, key)
 			small = append(append(small, ':'), v...)
 		}
 		return nil

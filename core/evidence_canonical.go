@@ -40,7 +40,7 @@ func (e *Evidence) writeCanonical(w io.Writer, form canonicalForm) error {
 			bw.WriteByte(',')
 		}
 		first = false
-		bw.Write(appendCanonicalString(nil, name))
+		bw.Write(AppendCanonicalString(nil, name))
 		bw.WriteByte(':')
 		bw.Write(raw)
 	}
@@ -70,13 +70,13 @@ func (e *Evidence) writeCanonical(w io.Writer, form canonicalForm) error {
 			return err
 		}
 	}
-	if err := enc("evidence_links", nonNilSlice(e.EvidenceLinks)); err != nil {
+	if err := enc("evidence_links", NonNil(e.EvidenceLinks)); err != nil {
 		return err
 	}
-	if err := enc("limitations", nonNilSlice(e.Limitations)); err != nil {
+	if err := enc("limitations", NonNil(e.Limitations)); err != nil {
 		return err
 	}
-	if err := enc("locations", nonNilSlice(e.Locations)); err != nil {
+	if err := enc("locations", NonNil(e.Locations)); err != nil {
 		return err
 	}
 	field("normalized_result", payload(e.NormalizedResult))

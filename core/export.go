@@ -50,6 +50,9 @@ func ExportBundleFile(ctx context.Context, path string, src BundleSource, opts *
 	if opts != nil {
 		o = *opts
 	}
+	if strings.ContainsRune(path, 0) {
+		return nil, fileError("write", FileReasonPath, path, "the path contains a NUL byte", nil)
+	}
 	if !filepath.IsAbs(path) {
 		return nil, fileError("write", FileReasonPath, path, path+" is not an absolute path", nil)
 	}

@@ -51,6 +51,8 @@ func TestExportRefusals(t *testing.T) {
 		{"fifo", map[string]any{"path": fifo, "overwrite": true}, core.CodeInvalidRequest, "not-file", ""},
 		{"directory", map[string]any{"path": sub, "overwrite": true}, core.CodeInvalidRequest, "not-file", ""},
 		{"missing directory", map[string]any{"path": filepath.Join(dir, "nope", "x.json")}, core.CodeInvalidRequest, "missing", ""},
+		{"NUL in the path", map[string]any{"path": filepath.Join(dir, "a\x00b.json")}, core.CodeInvalidRequest, "path", ""},
+		{"name too long", map[string]any{"path": filepath.Join(dir, strings.Repeat("n", 300)+".json")}, core.CodeInvalidRequest, "path", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,25 +1,126 @@
 package core
 
-import "rea/ports"
+import (
+	"fmt"
 
-// families are the functions that declare operations. Each ops_*.go file
-// registers its own family in init, so adding a family touches no shared
-// list.
-var families []func() []*Operation
+	"rea/ports"
+)
 
-func registerFamily(f func() []*Operation) { families = append(families, f) }
-
-// Operations returns a fresh copy of every operation core declares.
-func Operations() []*Operation {
-	var ops []*Operation
-	for _, f := range families {
-		ops = append(ops, f()...)
-	}
-	return ops
+// A Family is what one feature family contributes to a catalog: its
+// operations, the viewers inspect_analysis_view projects their results
+// with, and the summarizers get_evidence_bundle detail:"summary" uses for
+// their records. Families are plain values, assembled in one place
+// (rea/core/standard for the default catalog); the kernel keeps no global
+// list of them.
+type Family struct {
+	Name        string
+	Operations  []*Operation
+	Viewers     map[string]Viewer     // keyed by the parent operation
+	Summarizers map[string]Summarizer // keyed by the record's operation
 }
 
-// NewDefaultCatalog builds the catalog of every core operation.
-func NewDefaultCatalog() (*Catalog, error) { return NewCatalog(Operations()) }
+// A Summarizer gives the native_dossier of one retained record in a bundle
+// summary: an object with "available" (and, when available,
+// "procedure_address"). ok false means the record has none, which the
+// summary reports as {"available":false,"reason":"different-operation"}.
+type Summarizer func(e *Evidence) (dossier map[string]any, ok bool)
+
+// Kernel is the kernel's own family: the session, bundle, unknown and view
+// operations every catalog needs.
+func Kernel() Family {
+	var ops []*Operation
+	for _, f := range []func() []*Operation{sessionOperations, bundleOperations, unknownOperations, viewOperations} {
+		ops = append(ops, f()...)
+	}
+	return Family{Name: "kernel", Operations: ops}
+}
+
+// Assemble builds a catalog of the families' operations, viewers and
+// summarizers (include Kernel() for the kernel's operations). A name
+// declared twice is an error.
+func Assemble(fams ...Family) (*Catalog, error) {
+	var ops []*Operation
+	for _, f := range fams {
+		ops = append(ops, f.Operations...)
+	}
+	c, err := NewCatalog(ops)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fams {
+		for op, v := range f.Viewers {
+			if _, dup := c.viewers[op]; dup {
+				return nil, fmt.Errorf("catalog: two viewers for %s", op)
+			}
+			c.viewers[op] = v
+		}
+		for op, s := range f.Summarizers {
+			if _, dup := c.summarizers[op]; dup {
+				return nil, fmt.Errorf("catalog: two summarizers for %s", op)
+			}
+			c.summarizers[op] = s
+		}
+	}
+	return c, nil
+}
+
+// What a handler reaches of its session. Families use these methods, never
+// Session fields.
+
+// Bound returns the open target's analysis, provider binding and target;
+// each is nil when absent.
+func (c *Call) Bound() (ports.Analysis, *Binding, *ports.Target) { return c.Session.boundAnalysis() }
+
+// Resolve returns a record retained in this session's ledger.
+func (c *Call) Resolve(id EvidenceID) (*Evidence, error) { return c.Session.ledger.Resolve(id) }
+
+// Retain records ev in this session's ledger (a parent the handler sealed
+// itself, such as the complete record behind a summary).
+func (c *Call) Retain(ev *Evidence) (RecordResult, error) { return c.Session.ledger.Record(ev) }
+
+// Seal seals obs as Evidence of op called with args, as the session seals
+// a handler's result.
+func (c *Call) Seal(op *Operation, args map[string]any, obs *Observation) (*Evidence, error) {
+	return c.Session.seal(op, args, obs)
+}
+
+// SealAs seals obs as if the operation named op had been called with args.
+func (c *Call) SealAs(op string, args map[string]any, obs *Observation) (*Evidence, error) {
+	return c.Session.seal(&Operation{Name: op}, args, obs)
+}
+
+// Lookup finds an operation of the session's catalog.
+func (c *Call) Lookup(name string) (*Operation, bool) { return c.Session.cat.Lookup(name) }
+
+// Providers lists the registered analysis providers.
+func (c *Call) Providers() []ports.Provider {
+	if c.Session.reg == nil {
+		return nil
+	}
+	return c.Session.reg.Providers()
+}
+
+// Containers lists the registered container openers.
+func (c *Call) Containers() []ports.ContainerOpener {
+	if c.Session.reg == nil {
+		return nil
+	}
+	return c.Session.reg.Containers()
+}
+
+// JavaScript is the registered JavaScript engine, or nil.
+func (c *Call) JavaScript() ports.JavaScriptEngine {
+	if c.Session.reg == nil {
+		return nil
+	}
+	return c.Session.reg.javascript
+}
+
+// ProjectView projects a view of parent with the catalog's viewer for its
+// operation, as inspect_analysis_view does.
+func (c *Call) ProjectView(parent *Evidence, view map[string]any) (map[string]any, error) {
+	return c.Session.cat.projectView(parent, view)
+}
 
 // capabilities maps a capability name (used in Operation.Needs) to the
 // check that an analysis offers it, in registration order.
@@ -40,8 +141,8 @@ func hasCapability(a ports.Analysis, name string) bool {
 	return ok && a != nil && check(a)
 }
 
-// nonNilSlice returns s, or an empty slice for nil, so JSON says [] not null.
-func nonNilSlice[T any](s []T) []T {
+// NonNil returns s, or an empty slice for nil, so JSON says [] not null.
+func NonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
 	}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 )
 
-func init() { registerFamily(bundleOperations) }
-
 func bundleOperations() []*Operation {
 	return []*Operation{opExportEvidenceBundle(), opImportEvidenceBundle(), opSnapshotEvidenceBundle(),
 		opReleaseEvidenceBundle(), opCompareBundles()}
@@ -149,7 +147,7 @@ func handleCompareBundles(ctx context.Context, c *Call) (any, error) {
 
 // CompareBundleFiles compares two bundle files, as `rea compare` does.
 func (s *Session) CompareBundleFiles(ctx context.Context, left, right string) (*Result, error) {
-	args, err := marshalNoEscape(map[string]any{"left": map[string]any{"kind": "bundle", "path": left}, "right": map[string]any{"kind": "bundle", "path": right}})
+	args, err := MarshalNoEscape(map[string]any{"left": map[string]any{"kind": "bundle", "path": left}, "right": map[string]any{"kind": "bundle", "path": right}})
 	if err != nil {
 		return nil, err
 	}

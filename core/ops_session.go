@@ -9,8 +9,6 @@ import (
 	"rea/ports"
 )
 
-func init() { registerFamily(sessionOperations) }
-
 func sessionOperations() []*Operation {
 	return []*Operation{opBinarySession(), opOpenBinary(), opCloseBinary(), opGetEvidenceBundle()}
 }
@@ -109,7 +107,7 @@ func handleOpenBinary(ctx context.Context, c *Call) (any, error) {
 		}
 	}
 	out := map[string]any{"path": t.Path, "sha256": t.SHA256, "format": t.Format, "kind": t.Kind,
-		"architecture": nullable(t.Architecture), "loaderArgs": []string{}, "provider": nil, "selection_source": nil, "run_id": runID}
+		"architecture": OrNull(t.Architecture), "loaderArgs": []string{}, "provider": nil, "selection_source": nil, "run_id": runID}
 	if b != nil {
 		info := b.Provider.Info()
 		out["provider"] = map[string]any{"id": info.ID, "name": info.Name, "version": a.Version()}
@@ -223,7 +221,7 @@ func handleBinarySession(ctx context.Context, c *Call) (any, error) {
 	out := map[string]any{"open": t != nil, "path": nil, "sha256": nil, "format": nil, "kind": nil, "architecture": nil,
 		"provider": nil, "analysis_provider_binding": nil, "analysis_run": nil}
 	if t != nil {
-		out["path"], out["sha256"], out["format"], out["kind"], out["architecture"] = t.Path, t.SHA256, t.Format, t.Kind, nullable(t.Architecture)
+		out["path"], out["sha256"], out["format"], out["kind"], out["architecture"] = t.Path, t.SHA256, t.Format, t.Kind, OrNull(t.Architecture)
 		out["analysis_run"] = map[string]any{"run_id": runID, "process_lineage": map[string]any{"status": "not_observed"}}
 	}
 	if b != nil {
@@ -236,16 +234,16 @@ func handleBinarySession(ctx context.Context, c *Call) (any, error) {
 	for _, p := range s.reg.Providers() {
 		providers = append(providers, providerRefOf(p, ""))
 		av := p.Availability(ctx)
-		avail := map[string]any{"status": "available", "code": nil, "reason": nil, "diagnostics": nonNilSlice(av.Diagnostics)}
+		avail := map[string]any{"status": "available", "code": nil, "reason": nil, "diagnostics": NonNil(av.Diagnostics)}
 		if !av.Available {
-			avail = map[string]any{"status": "unavailable", "code": av.Code, "reason": av.Reason, "diagnostics": nonNilSlice(av.Diagnostics)}
+			avail = map[string]any{"status": "unavailable", "code": av.Code, "reason": av.Reason, "diagnostics": NonNil(av.Diagnostics)}
 		}
 		sup := map[string]any{"status": "unknown", "code": nil, "reason": nil, "diagnostics": []string{}}
 		if t != nil {
 			ts := p.Support(ctx, *t)
-			sup = map[string]any{"status": "supported", "code": nil, "reason": nil, "diagnostics": nonNilSlice(ts.Diagnostics)}
+			sup = map[string]any{"status": "supported", "code": nil, "reason": nil, "diagnostics": NonNil(ts.Diagnostics)}
 			if !ts.Supported {
-				sup = map[string]any{"status": "unsupported", "code": ts.Code, "reason": ts.Reason, "diagnostics": nonNilSlice(ts.Diagnostics)}
+				sup = map[string]any{"status": "unsupported", "code": ts.Code, "reason": ts.Reason, "diagnostics": NonNil(ts.Diagnostics)}
 			}
 		}
 		selected := b != nil && b.Provider.Info().ID == p.Info().ID
@@ -317,14 +315,14 @@ func (s *Session) serverIdentity(c *Call) map[string]any {
 		started = id.StartedAt.UTC().Format(time.RFC3339Nano)
 	}
 	return map[string]any{
-		"package":                     map[string]any{"name": id.PackageName, "version": id.Version, "root_path": nullable(id.RootPath), "build_commit": nullable(id.BuildCommit)},
-		"server":                      map[string]any{"name": "rea", "version": id.Version, "started_at": nullable(started), "command_path": nullable(id.CommandPath)},
-		"sdk":                         map[string]any{"server": nullable(id.SDKServer), "client_test": nullable(id.SDKClientTest), "core": "rea/core"},
+		"package":                     map[string]any{"name": id.PackageName, "version": id.Version, "root_path": OrNull(id.RootPath), "build_commit": OrNull(id.BuildCommit)},
+		"server":                      map[string]any{"name": "rea", "version": id.Version, "started_at": OrNull(started), "command_path": OrNull(id.CommandPath)},
+		"sdk":                         map[string]any{"server": OrNull(id.SDKServer), "client_test": OrNull(id.SDKClientTest), "core": "rea/core"},
 		"negotiated_protocol_version": proto,
 		"client":                      client,
 		"catalog":                     map[string]any{"tools_sha256": cat.Tools, "combined_sha256": cat.Combined, "tool_count": len(s.cat.ops)},
 		"protocol_features":           map[string]any{"progress": true, "cancellation": true, "evidence_resources": true, "elicitation": false},
-		"alignment":                   map[string]any{"state": state, "reasons": nonNilSlice(reasons), "remediation": rem},
+		"alignment":                   map[string]any{"state": state, "reasons": NonNil(reasons), "remediation": rem},
 	}
 }
 

@@ -6,8 +6,6 @@ import (
 	"fmt"
 )
 
-func init() { registerFamily(unknownOperations) }
-
 func unknownOperations() []*Operation {
 	return []*Operation{opRecordUnknown(), opUpdateUnknown(), opListUnknowns(), opVerifyUnknownResolution()}
 }
@@ -143,7 +141,7 @@ func opVerifyUnknownResolution() *Operation {
 
 // unknownArgs decodes the mutable fields present in args onto u.
 func applyUnknownArgs(u *Unknown, args map[string]any) error {
-	raw, err := marshalNoEscape(args)
+	raw, err := MarshalNoEscape(args)
 	if err != nil {
 		return err
 	}
@@ -361,7 +359,7 @@ func mustRevisionDigestSans(cur *Unknown) string {
 }
 
 func cloneUnknown(u *Unknown) *Unknown {
-	raw, _ := marshalNoEscape(u)
+	raw, _ := MarshalNoEscape(u)
 	var c Unknown
 	_ = json.Unmarshal(raw, &c)
 	c.normalize()

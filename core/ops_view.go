@@ -6,8 +6,6 @@ import (
 	"strings"
 )
 
-func init() { registerFamily(viewOperations) }
-
 func viewOperations() []*Operation { return []*Operation{opInspectAnalysisView()} }
 
 var viewInputSchema = `{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": false, "required": ["source", "view"],
@@ -49,7 +47,7 @@ func opInspectAnalysisView() *Operation {
 		Kind:     KindEnhanced,
 		Effects:  Effects{MutatesSession: true, Idempotent: true},
 		Input:    json.RawMessage(viewInputSchema),
-		Result:   json.RawMessage(viewResultSchema),
+		Result:   json.RawMessage(ViewResultSchema),
 		Examples: viewExamples(),
 		Handler:  handleInspectAnalysisView,
 	}
@@ -79,7 +77,7 @@ func resolveViewSource(s *Session, src map[string]any) (*Evidence, error) {
 		}
 		parent = e
 	default:
-		raw, err := marshalNoEscape(src["evidence"])
+		raw, err := MarshalNoEscape(src["evidence"])
 		if err != nil {
 			return nil, err
 		}
@@ -106,7 +104,7 @@ func handleInspectAnalysisView(_ context.Context, c *Call) (any, error) {
 		return nil, err
 	}
 	view, _ := c.Args["view"].(map[string]any)
-	res, err := projectView(parent, view)
+	res, err := c.ProjectView(parent, view)
 	if err != nil {
 		return nil, err
 	}

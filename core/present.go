@@ -195,7 +195,7 @@ func presentFull(o *Operation) (json.RawMessage, error) {
 	if hasRecursiveRef(root) {
 		return nil, errors.New("advertised schema has a reachable recursive $ref")
 	}
-	return marshalNoEscape(root)
+	return MarshalNoEscape(root)
 }
 
 // --- root union flattening (CONTRACTS.md §11.2) ---
@@ -681,11 +681,11 @@ func presentCompact(full json.RawMessage) (json.RawMessage, string) {
 		return json.RawMessage(w.buf.Bytes()), PresentInline
 	}
 	reduced := reduceSchema(orig)
-	if b, _ := marshalNoEscape(reduced); len(b) <= CompactBudget {
+	if b, _ := MarshalNoEscape(reduced); len(b) <= CompactBudget {
 		return b, PresentReduced
 	}
 	minimal := map[string]any{"type": "object", "description": reduced["description"], "properties": map[string]any{}}
-	b, _ := marshalNoEscape(minimal)
+	b, _ := MarshalNoEscape(minimal)
 	return b, PresentMinimal
 }
 
@@ -702,7 +702,7 @@ func (w *budgetWriter) write(b []byte) error {
 	return nil
 }
 
-func (w *budgetWriter) str(s string) error { return w.write(appendCanonicalString(nil, s)) }
+func (w *budgetWriter) str(s string) error { return w.write(AppendCanonicalString(nil, s)) }
 
 // isSchemaKey reports whether values under key k are schemas (so refs
 // inside are resolved and {} expanded) rather than data.

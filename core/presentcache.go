@@ -97,7 +97,7 @@ func WritePresentations(w io.Writer, cat *Catalog) error {
 		if err := op.prepareOutput(); err != nil {
 			return err
 		}
-		line, err := marshalNoEscape(cachedTool{Fingerprint: op.fingerprint(), Full: full, Compact: compact, CompactKind: kind,
+		line, err := MarshalNoEscape(cachedTool{Fingerprint: op.fingerprint(), Full: full, Compact: compact, CompactKind: kind,
 			Output: op.output, CompleteOutput: op.completeOutput})
 		if err != nil {
 			return err
@@ -106,7 +106,7 @@ func WritePresentations(w io.Writer, cat *Catalog) error {
 			buf.WriteString(",")
 		}
 		buf.WriteString("\n")
-		key, _ := marshalNoEscape(op.Name)
+		key, _ := MarshalNoEscape(op.Name)
 		buf.Write(key)
 		buf.WriteString(":")
 		buf.Write(line)

@@ -129,7 +129,7 @@ func (r *Registry) selectProvider(ctx context.Context, requested string, t ports
 		return &Error{Code: code, Category: cat, Message: "open_binary: " + msg,
 			Remediation: "Choose a provider listed in binary_session.analysis_provider_candidates with open_binary provider_id, CLI --provider or REA_ANALYSIS_PROVIDER.",
 			Details: map[string]any{"operation": "open_binary", "selection_reason": reason,
-				"requested_provider_id": nullable(requested), "candidate_ids": ids, "rejections": rej}}
+				"requested_provider_id": OrNull(requested), "candidate_ids": ids, "rejections": rej}}
 	}
 	if sel != SelectorAuto {
 		p := r.lookup(sel)
@@ -146,12 +146,12 @@ func (r *Registry) selectProvider(ctx context.Context, requested string, t ports
 			}
 			return nil, selErr(CodeCapabilityUnavailable, "target_unsupported",
 				fmt.Sprintf("provider %s does not support %s: %s", sel, describeTarget(t), s.Reason),
-				[]rejection{{sel, s.Code, s.Reason, nonNilSlice(s.Diagnostics)}})
+				[]rejection{{sel, s.Code, s.Reason, NonNil(s.Diagnostics)}})
 		}
 		if a := p.Availability(ctx); !a.Available {
 			return nil, selErr(CodeProviderUnavailable, "provider_unavailable",
 				fmt.Sprintf("provider %s is unavailable: %s", sel, a.Reason),
-				[]rejection{{sel, a.Code, a.Reason, nonNilSlice(a.Diagnostics)}})
+				[]rejection{{sel, a.Code, a.Reason, NonNil(a.Diagnostics)}})
 		}
 		return &Binding{Provider: p, Source: source}, nil
 	}
@@ -201,9 +201,13 @@ func (r *Registry) noneSupports(ctx context.Context, t ports.Target) bool {
 	return true
 }
 
-func nullable(s string) any {
+// OrNull is s, or nil (JSON null) for the empty string.
+func OrNull(s string) any {
 	if s == "" {
 		return nil
 	}
 	return s
 }
+
+// Containers returns the container openers the artifact operations use.
+func (r *Registry) Containers() []ports.ContainerOpener { return r.containers }

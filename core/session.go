@@ -104,7 +104,7 @@ func (r *Result) StructuredJSON() ([]byte, error) {
 	if r.Evidence != nil {
 		return r.Evidence.MarshalCanonical()
 	}
-	return marshalNoEscape(map[string]any{"result": r.Value})
+	return MarshalNoEscape(map[string]any{"result": r.Value})
 }
 
 // Observation is what an Evidence operation's handler returns; core seals it
@@ -275,12 +275,33 @@ const (
 	CapStrings    = "list_strings"
 )
 
+// Capability names of the code primitives (Operation.Needs).
+const (
+	CapDisassemble = "disassemble"
+	CapFunctions   = "analyze_functions"
+	CapReferences  = "cross_references"
+	CapBytes       = "read_bytes"
+	CapSignatures  = "signatures"
+	CapDecompile   = "decompile"
+)
+
+// CapValueFlow names ports.ValueFlowAnalyzer in Operation.Needs and the
+// capability listings.
+const CapValueFlow = "value_flow"
+
 func init() {
 	registerCapability[ports.DocumentLister](CapDocuments)
 	registerCapability[ports.SegmentLister](CapSegments)
 	registerCapability[ports.ProcedureLister](CapProcedures)
 	registerCapability[ports.NameLister](CapNames)
 	registerCapability[ports.StringLister](CapStrings)
+	registerCapability[ports.Disassembler](CapDisassemble)
+	registerCapability[ports.FunctionAnalyzer](CapFunctions)
+	registerCapability[ports.CrossReferencer](CapReferences)
+	registerCapability[ports.ByteReader](CapBytes)
+	registerCapability[ports.SignatureReader](CapSignatures)
+	registerCapability[ports.Decompiler](CapDecompile)
+	registerCapability[ports.ValueFlowAnalyzer](CapValueFlow)
 }
 
 // reaProvider is rea itself, the provider of results it derives from

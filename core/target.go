@@ -28,34 +28,34 @@ func Identify(ctx context.Context, path string) (ports.Target, error) {
 	const op = "open_binary"
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return ports.Target{}, targetErr(op, path, "invalid_path", err)
+		return ports.Target{}, TargetError(op, path, "invalid_path", err)
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
-		return ports.Target{}, targetErr(op, abs, "missing", err)
+		return ports.Target{}, TargetError(op, abs, "missing", err)
 	}
 	if st.IsDir() {
-		e := targetErr(op, abs, "directory", nil)
+		e := TargetError(op, abs, "directory", nil)
 		e.Details["constraint"] = "directory_requires_file"
 		e.Message = op + ": " + abs + " is a directory; open_binary needs a file"
 		return ports.Target{}, e
 	}
 	if !st.Mode().IsRegular() {
-		return ports.Target{}, targetErr(op, abs, "not_regular_file", nil)
+		return ports.Target{}, TargetError(op, abs, "not_regular_file", nil)
 	}
 	f, err := os.Open(abs)
 	if err != nil {
-		return ports.Target{}, targetErr(op, abs, "unreadable", err)
+		return ports.Target{}, TargetError(op, abs, "unreadable", err)
 	}
 	defer f.Close()
 	head := make([]byte, 4096)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return ports.Target{}, targetErr(op, abs, "unreadable", err)
+		return ports.Target{}, TargetError(op, abs, "unreadable", err)
 	}
 	head = head[:n]
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return ports.Target{}, targetErr(op, abs, "unreadable", err)
+		return ports.Target{}, TargetError(op, abs, "unreadable", err)
 	}
 	h := sha256.New()
 	buf := make([]byte, 1<<20)
@@ -69,7 +69,7 @@ func Identify(ctx context.Context, path string) (ports.Target, error) {
 			break
 		}
 		if err != nil {
-			return ports.Target{}, targetErr(op, abs, "unreadable", err)
+			return ports.Target{}, TargetError(op, abs, "unreadable", err)
 		}
 	}
 	t := ports.Target{Path: abs, SHA256: hex.EncodeToString(h.Sum(nil)), Size: st.Size()}
@@ -83,7 +83,9 @@ func Identify(ctx context.Context, path string) (ports.Target, error) {
 	return t, nil
 }
 
-func targetErr(op, path, reason string, cause error) *Error {
+// TargetError is the error for a path argument that cannot be read:
+// target_unavailable, or access_denied when the file system refused.
+func TargetError(op, path, reason string, cause error) *Error {
 	code := CodeTargetUnavailable
 	details := map[string]any{"path": path, "reason": reason}
 	msg := op + ": " + path + ": " + reason

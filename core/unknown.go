@@ -123,7 +123,7 @@ func CollapseSpace(s string) string { return strings.Join(strings.Fields(s), " "
 
 // ComputeRevisionDigest is Digest of the revision without revision_digest.
 func (u *Unknown) ComputeRevisionDigest() (string, error) {
-	raw, err := marshalNoEscape(u)
+	raw, err := MarshalNoEscape(u)
 	if err != nil {
 		return "", err
 	}

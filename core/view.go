@@ -6,15 +6,11 @@ import (
 	"strings"
 )
 
-// A viewer projects views of one parent operation's normalized_result
+// A Viewer projects views of one parent operation's normalized_result
 // (CONTRACTS.md §13). Viewers register per parent operation, so views over
 // another producer (analyze_javascript_application) plug in with
 // registerViewer and touch nothing here.
-type viewer func(parent *Evidence, req *viewRequest) (*viewBody, error)
-
-var viewers = map[string]viewer{}
-
-func registerViewer(operation string, v viewer) { viewers[operation] = v }
+type Viewer func(parent *Evidence, req *ViewRequest) (*ViewBody, error)
 
 // Defaults of paged views.
 const (
@@ -23,8 +19,8 @@ const (
 	maxViewUnitLimit = 100000
 )
 
-// viewRequest is a decoded view.
-type viewRequest struct {
+// ViewRequest is a decoded view.
+type ViewRequest struct {
 	Kind       string         // summary, facet, item, page, native
 	Facet      string         // facet and native
 	Collection string         // item and page
@@ -33,18 +29,18 @@ type viewRequest struct {
 	Limit      int
 }
 
-// viewBody is what a viewer selected.
-type viewBody struct {
+// ViewBody is what a viewer selected.
+type ViewBody struct {
 	Key         string // summary, facet, item or items
 	Value       any
 	Extra       map[string]any
-	Coverage    viewCoverage
+	Coverage    ViewCoverage
 	Limitations []string
 	Unknowns    []any
 }
 
-// viewCoverage says how much of the parent the view covers.
-type viewCoverage struct {
+// ViewCoverage says how much of the parent the view covers.
+type ViewCoverage struct {
 	Status     string `json:"status"` // complete-within-view, page, empty
 	Examined   int    `json:"examined"`
 	Total      int    `json:"total"`
@@ -52,14 +48,15 @@ type viewCoverage struct {
 	Exhausted  bool   `json:"exhausted"`
 }
 
-func wholeCoverage() viewCoverage {
-	return viewCoverage{Status: "complete-within-view", Examined: 1, Total: 1, Exhausted: true}
+// WholeCoverage is the coverage of a view that holds its whole selection.
+func WholeCoverage() ViewCoverage {
+	return ViewCoverage{Status: "complete-within-view", Examined: 1, Total: 1, Exhausted: true}
 }
 
-// pageOf selects [offset, offset+limit) of n rows.
-func pageOf(n, offset, limit int) (start, end int, cov viewCoverage) {
+// PageOf selects [offset, offset+limit) of n rows.
+func PageOf(n, offset, limit int) (start, end int, cov ViewCoverage) {
 	start, end = min(offset, n), min(n, offset+limit)
-	cov = viewCoverage{Status: "page", Examined: end - start, Total: n, Exhausted: end >= n}
+	cov = ViewCoverage{Status: "page", Examined: end - start, Total: n, Exhausted: end >= n}
 	if end < n {
 		next := end
 		cov.NextOffset = &next
@@ -70,14 +67,15 @@ func pageOf(n, offset, limit int) (start, end int, cov viewCoverage) {
 	return start, end, cov
 }
 
-func viewInvalid(msg string, path ...any) *Error {
+// ViewInvalid is an invalid_request about the view argument at path.
+func ViewInvalid(msg string, path ...any) *Error {
 	return InvalidRequest("inspect_analysis_view", Issue{Path: append([]any{"view"}, path...), Reason: ReasonInvalidValue, Message: msg})
 }
 
 // parseViewRequest decodes view and writes the effective defaults back into
 // it, so the view echo and the Evidence parameters record them.
-func parseViewRequest(view map[string]any) (*viewRequest, error) {
-	r := &viewRequest{}
+func parseViewRequest(view map[string]any) (*ViewRequest, error) {
+	r := &ViewRequest{}
 	r.Kind, _ = view["kind"].(string)
 	r.Facet, _ = view["facet"].(string)
 	r.Collection, _ = view["collection"].(string)
@@ -89,9 +87,9 @@ func parseViewRequest(view map[string]any) (*viewRequest, error) {
 		if _, ok := view["limit"]; !ok {
 			view["limit"] = json.Number(fmt.Sprint(defaultViewLimit))
 		}
-		r.Offset, r.Limit = intArg(view, "offset", 0), intArg(view, "limit", defaultViewLimit)
+		r.Offset, r.Limit = IntArg(view, "offset", 0), IntArg(view, "limit", defaultViewLimit)
 		if r.Offset < 0 || r.Limit < 1 {
-			return nil, viewInvalid("offset must be at least 0 and limit at least 1", "limit")
+			return nil, ViewInvalid("offset must be at least 0 and limit at least 1", "limit")
 		}
 	}
 	return r, nil
@@ -111,11 +109,11 @@ func viewOfEvidence(e *Evidence) EvidenceID {
 
 // projectView builds the view result: the viewer's selection plus the
 // fields every view carries, and view_digest over all of them.
-func projectView(parent *Evidence, view map[string]any) (map[string]any, error) {
-	v, ok := viewers[parent.Operation]
+func (c *Catalog) projectView(parent *Evidence, view map[string]any) (map[string]any, error) {
+	v, ok := c.viewers[parent.Operation]
 	if !ok {
-		ops := make([]string, 0, len(viewers))
-		for k := range viewers {
+		ops := make([]string, 0, len(c.viewers))
+		for k := range c.viewers {
 			ops = append(ops, k)
 		}
 		sortStrings(ops)
@@ -179,9 +177,9 @@ func sortStrings(s []string) {
 	}
 }
 
-// viewResultSchema is the result of inspect_analysis_view (and of
+// ViewResultSchema is the result of inspect_analysis_view (and of
 // inspect_binary_layout detail:"summary").
-const viewResultSchema = `{"type":"object","additionalProperties":false,
+const ViewResultSchema = `{"type":"object","additionalProperties":false,
  "required":["kind","view","parent_evidence_id","parent_operation","parent_digest","view_digest","artifact","coverage","limitations","unknowns"],
  "properties":{"kind":{"enum":["summary","facet","item","page","native"]},"view":{"type":"object"},
   "summary":{"type":"object"},"facet":{},"item":{},"items":{"type":"array"},"procedure_address":{"type":["string","null"]},

@@ -11,6 +11,7 @@ import (
 	"github.com/matryer/is"
 
 	"rea/core"
+	"rea/core/standard"
 	"rea/ports"
 )
 
@@ -145,7 +146,7 @@ func codeSession(t *testing.T, decompiles bool) *core.Session {
 	if _, err := os.Stat(target); err != nil {
 		t.Skip("no /usr/bin/ls to open")
 	}
-	cat, err := core.NewDefaultCatalog()
+	cat, err := standard.Catalog()
 	if err != nil {
 		t.Fatal(err)
 	}

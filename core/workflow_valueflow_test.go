@@ -11,6 +11,7 @@ import (
 	"github.com/matryer/is"
 
 	"rea/core"
+	"rea/core/standard"
 	"rea/ports"
 )
 
@@ -61,7 +62,7 @@ func flowSession(t *testing.T, p ports.Provider) *core.Session {
 	if _, err := os.Stat(target); err != nil {
 		t.Skip("no /usr/bin/ls to open")
 	}
-	cat, err := core.NewDefaultCatalog()
+	cat, err := standard.Catalog()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,15 @@ import "context"
 // raw facts with uint64 addresses; core composes the workflows
 // (analyze_function, call graphs, traces) from them, so any engine that
 // answers these gets the workflows.
+//
+// Every method below shares the Analysis contract: it is safe for
+// concurrent use and concurrent callers get the same results as sequential
+// ones; a done ctx makes it fail with an error wrapping ctx.Err(); after
+// Close it fails; hostile arguments (any address, reversed or empty ranges,
+// zero, negative or huge counts) never panic and never allocate beyond what
+// the target holds. An address that names nothing is ErrNotFound; an
+// architecture the engine does not model is ErrUnsupported. Results are the
+// caller's to modify. portstest.Run checks all of this.
 
 // Flow says how control leaves an instruction.
 type Flow string
@@ -42,11 +51,11 @@ type Instruction struct {
 // DisassembleRequest selects a window of code.
 type DisassembleRequest struct {
 	Address uint64
-	// End is the exclusive end of the window; 0 means the end of the code
-	// section holding Address.
+	// End is the exclusive end of the window; 0, or an End at or before
+	// Address, means the end of the code section holding Address.
 	End uint64
-	// MaxInstructions bounds the window; 0 means the engine's default. The
-	// engine may lower it to its own cap.
+	// MaxInstructions bounds the window; 0 or less means the engine's
+	// default. The engine may lower it to its own cap.
 	MaxInstructions int
 }
 
@@ -60,6 +69,14 @@ type Disassembly struct {
 // Disassembler decodes machine code by linear sweep. An architecture the
 // engine cannot decode fails with ErrUnsupported; an address outside every
 // code section with file bytes fails with ErrNotFound.
+//
+// The window is contiguous: the first instruction is at req.Address, each
+// next one at the end of the previous one (Address + len(Bytes), Bytes never
+// empty), every one starts before the window's end, and there are at most
+// MaxInstructions of them when it is positive. Flow is one of the Flow
+// constants; HasTarget only with FlowCall, FlowJump or FlowBranch; an Invalid
+// instruction is "(bad)" with FlowStop. Bytes equal what ByteReader reads at
+// the same address.
 type Disassembler interface {
 	Disassemble(ctx context.Context, req DisassembleRequest) (Disassembly, error)
 }
@@ -101,9 +118,10 @@ type FunctionRange struct {
 type FunctionRequest struct {
 	// Address is the start of a procedure listed by the ProcedureLister.
 	Address uint64
-	// MaxInstructions bounds the decoded Instructions returned; 0 means the
-	// engine's default. Blocks and InstructionCount always cover the whole
-	// function (up to the engine's own cap, reported by Truncated).
+	// MaxInstructions bounds the decoded Instructions returned; 0 or less
+	// means the engine's default. Blocks and InstructionCount always cover
+	// the whole function (up to the engine's own cap, reported by
+	// Truncated).
 	MaxInstructions int
 }
 
@@ -122,10 +140,17 @@ type Function struct {
 // FunctionAnalyzer reports procedure extents and bodies.
 type FunctionAnalyzer interface {
 	// FunctionRanges lists one range per procedure, sorted by Start, in the
-	// same order as ProcedureLister.Procedures.
+	// same order as ProcedureLister.Procedures: the i-th range starts at the
+	// i-th procedure's Address, End >= Start, and EndSource is set.
 	FunctionRanges(ctx context.Context) ([]FunctionRange, error)
 	// Function decodes one procedure. ErrNotFound when no procedure starts
 	// at req.Address; ErrUnsupported when the architecture is not decoded.
+	// Its FunctionRange is the one FunctionRanges lists; Instructions are
+	// in increasing address order inside [Start, End), at most
+	// req.MaxInstructions when that is positive, and no more than
+	// InstructionCount; Blocks are sorted by Start, do not overlap, lie
+	// inside [Start, End), and their edges use the Edge constants (an
+	// unresolved edge has Target 0).
 	Function(ctx context.Context, req FunctionRequest) (Function, error)
 }
 
@@ -156,7 +181,11 @@ type Reference struct {
 }
 
 // CrossReferencer reports the references of the whole document. Both lists
-// are complete over what the engine analysed.
+// are complete over what the engine analysed, and they agree: the resolved
+// references ReferencesFrom reports over a range of sources are exactly
+// those ReferencesTo reports for their targets. Kind is one of the Ref
+// constants; an Unresolved reference has To 0. An empty or reversed range
+// (end <= start) lists nothing and is not an error.
 type CrossReferencer interface {
 	// ReferencesFrom lists the references made by instructions in
 	// [start, end), unresolved ones included, sorted by From then To.
@@ -170,7 +199,9 @@ type CrossReferencer interface {
 type ByteReader interface {
 	// ReadBytes returns up to n bytes at addr, stopping at the end of the
 	// section's file data (a short result is not an error). ErrNotFound when
-	// addr is in no section with file bytes.
+	// addr is in no section with file bytes. n <= 0 returns no bytes and no
+	// error; a huge n is bounded by the section, never allocated as asked.
+	// At the start of a section with file bytes at least one byte is read.
 	ReadBytes(ctx context.Context, addr uint64, n int) ([]byte, error)
 }
 
@@ -193,7 +224,7 @@ type Signature struct {
 // SignatureReader derives procedure signatures (from debug information).
 type SignatureReader interface {
 	// Signature fails with ErrNotFound when nothing describes the procedure
-	// starting at addr.
+	// starting at addr (an address where no procedure starts included).
 	Signature(ctx context.Context, addr uint64) (Signature, error)
 }
 
@@ -204,7 +235,9 @@ type Pseudocode struct {
 }
 
 // Decompiler produces pseudo-code. Engines that do not decompile do not
-// implement it.
+// implement it. Decompile fails with ErrNotFound when no procedure starts at
+// addr, and otherwise returns non-empty Text (or ErrUnsupported when the
+// engine cannot decompile that procedure).
 type Decompiler interface {
 	Decompile(ctx context.Context, addr uint64) (Pseudocode, error)
 }
@@ -297,7 +330,12 @@ type ValueFlow struct {
 // ValueFlowAnalyzer computes reaching definitions over one procedure's
 // basic blocks. ErrNotFound when no procedure starts at req.Address;
 // ErrUnsupported when the architecture is not modelled. req.MaxInstructions
-// bounds the instructions analysed (0: the engine's default).
+// bounds the instructions analysed (0 or less: the engine's default).
+// Operations have strictly increasing addresses inside the procedure's
+// range; every def-use edge and every effect's Definitions name addresses of
+// Operations; Effects are sorted by Address and use the Effect constants;
+// ParameterUses are sorted by Address; the Omitted counts are never
+// negative.
 type ValueFlowAnalyzer interface {
 	ValueFlow(ctx context.Context, req FunctionRequest) (ValueFlow, error)
 }

@@ -17,7 +17,9 @@ type ContainerOpener interface {
 	Recognize(head []byte, name string) (format string, ok bool)
 	// OpenContainer parses the container's directory (header, central
 	// directory) within req.Limits. The Container is owned by the caller, who
-	// must Close it.
+	// must Close it. Every failure is a *ContainerError, except a done ctx,
+	// which fails with ctx.Err(); malformed or truncated input never panics.
+	// portstest.RunContainer checks the whole contract.
 	OpenContainer(ctx context.Context, req ContainerRequest) (Container, error)
 }
 
@@ -27,9 +29,14 @@ type Container interface {
 	// order. Parents a format leaves implicit (ZIP) need not be listed.
 	Entries() []ContainerEntry
 	// Open returns the bytes of the regular file at a logical path as they
-	// are now. A reader must not yield more bytes than Limits allow and must
-	// fail with a ContainerError (reason limit) rather than trust a header.
+	// are now. A reader must not yield more bytes than Limits allow
+	// (MaxEntryBytes per file, MaxTotalBytes over every Open of the
+	// container) and must fail with a ContainerError (reason limit, Limit
+	// naming the field) rather than trust a header. A path that is not a
+	// regular file of the container (missing, a directory, an unsafe name)
+	// fails with a *ContainerError; a done ctx fails with ctx.Err().
 	Open(ctx context.Context, path string) (io.ReadCloser, error)
+	// Close releases the container; a second Close must not panic.
 	Close() error
 }
 

@@ -6,7 +6,9 @@ import "context"
 // without executing it. Implementations must be safe for concurrent use and
 // must never panic on input: malformed, binary or oversized sources give a
 // JSFacts with Errors or Limitations, not a Go error. A Go error is reserved
-// for a cancelled context.
+// for a cancelled context. Every offset is -1 or inside Source, and each
+// JSLimits bound caps its list (the rest counted as omitted);
+// portstest.RunJavaScript checks the whole contract.
 type JavaScriptEngine interface {
 	Info() ProviderInfo
 	Facts(ctx context.Context, req JSRequest) (*JSFacts, error)

@@ -75,8 +75,32 @@ type Analysis interface {
 }
 
 // CapabilityLister is optionally implemented by a Provider to declare,
-// without starting an engine, which capabilities its analyses offer, named as
-// core names them in operations' needs (for example "list_procedures").
+// without starting an engine, which capabilities its analyses (and the
+// provider itself, for CapLayout) offer. Each string is the wire name of a
+// Capability constant; the declaration must equal what the implementation
+// offers, CapabilitiesOf(analysis) plus ProviderCapabilitiesOf(provider), in
+// any order (portstest.CheckCapabilities enforces it).
+//
+// The result stays []string until core reads it as []Capability; the
+// switch changes only this signature and the engines' declarations.
 type CapabilityLister interface {
 	Capabilities() []string
+}
+
+// DeclaredCapabilities returns what p declares through CapabilityLister,
+// typed, with the strings that name no capability in unknown; ok is false
+// when p declares nothing.
+func DeclaredCapabilities(p Provider) (caps []Capability, unknown []string, ok bool) {
+	cl, ok := p.(CapabilityLister)
+	if !ok {
+		return nil, nil, false
+	}
+	for _, s := range cl.Capabilities() {
+		if c, valid := ParseCapability(s); valid {
+			caps = append(caps, c)
+		} else {
+			unknown = append(unknown, s)
+		}
+	}
+	return caps, unknown, true
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"sync/atomic"
 
 	"rea/ports"
 )
@@ -69,6 +70,7 @@ type container struct {
 	r       *Reader
 	req     ports.ContainerRequest
 	entries []ports.ContainerEntry
+	read    atomic.Int64 // bytes yielded by every Open, for MaxTotalBytes
 }
 
 func (c *container) Entries() []ports.ContainerEntry { return c.entries }
@@ -86,7 +88,11 @@ func (c *container) Open(ctx context.Context, name string) (io.ReadCloser, error
 		return nil, &ports.ContainerError{Format: "asar", Reason: ports.ContainerFormat, Path: name, Err: errors.New("not a file in the archive")}
 	}
 	if !e.Unpacked {
-		return c.r.Open(name)
+		rc, err := c.r.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		return c.bounded(rc, name), nil
 	}
 	missing := &ports.ContainerError{Format: "asar", Reason: ports.ContainerUnavailable, Path: name, Err: ErrUnpackedMissing}
 	if c.req.Companion == nil {
@@ -99,8 +105,49 @@ func (c *container) Open(ctx context.Context, name string) (io.ReadCloser, error
 	if err != nil {
 		return nil, &ports.ContainerError{Format: "asar", Reason: ports.ContainerUnavailable, Path: name, Err: err}
 	}
-	return rc, nil
+	return c.bounded(rc, name), nil
 }
+
+// bounded enforces the request's MaxEntryBytes and MaxTotalBytes (across
+// every Open of the container) on what a reader yields, whatever the header
+// declares: an unpacked companion can be larger than its entry says.
+func (c *container) bounded(rc io.ReadCloser, name string) io.ReadCloser {
+	l := c.req.Limits
+	if l.MaxEntryBytes <= 0 && l.MaxTotalBytes <= 0 {
+		return rc
+	}
+	return &boundedReader{rc: rc, c: c, name: name}
+}
+
+type boundedReader struct {
+	rc   io.ReadCloser
+	c    *container
+	name string
+	n    int64
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	k, err := b.rc.Read(p)
+	if k > 0 {
+		b.n += int64(k)
+		total := b.c.read.Add(int64(k))
+		l := b.c.req.Limits
+		limit := ""
+		switch {
+		case l.MaxEntryBytes > 0 && b.n > l.MaxEntryBytes:
+			limit = "max_entry_bytes"
+		case l.MaxTotalBytes > 0 && total > l.MaxTotalBytes:
+			limit = "max_total_bytes"
+		}
+		if limit != "" {
+			return 0, &ports.ContainerError{Format: "asar", Reason: ports.ContainerLimit, Path: b.name, Limit: limit,
+				Err: errors.New("more bytes than the limit allows")}
+		}
+	}
+	return k, err
+}
+
+func (b *boundedReader) Close() error { return b.rc.Close() }
 
 // containerError classifies a Reader error for core.
 func containerError(err error) error {

@@ -28,7 +28,7 @@ func (c *inspectBundleCmd) Run(e *env) error {
 		return err
 	}
 	out := bufio.NewWriterSize(e.opts.Stdout, 256<<10)
-	sum, err := core.InspectBundleFile(e.ctx, args, out)
+	sum, err := e.opts.Catalog.InspectBundleFile(e.ctx, args, out)
 	if err != nil {
 		return err
 	}

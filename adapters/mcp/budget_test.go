@@ -12,6 +12,7 @@ import (
 
 	"rea/adapters/mcp"
 	"rea/core"
+	"rea/core/standard"
 )
 
 var bigInput = json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,"properties":{"mib":{"type":"integer","minimum":1,"maximum":64}}}`)
@@ -24,7 +25,7 @@ func mibArg(c *core.Call) int {
 // bigOperations produce results and errors of a chosen size, and look up
 // retained records.
 func bigOperations() []*core.Operation {
-	return append(core.Operations(),
+	return append(standard.Operations(),
 		&core.Operation{Name: "test_big", Title: "Big", Description: "a large Evidence result", Kind: core.KindEnhanced,
 			Effects: core.Effects{MutatesSession: true, Idempotent: true}, Input: bigInput,
 			Result: json.RawMessage(`{"type":"object"}`), Examples: []json.RawMessage{json.RawMessage(`{"mib":1}`)},

@@ -17,6 +17,7 @@ import (
 
 	"rea/adapters/mcp"
 	"rea/core"
+	"rea/core/standard"
 )
 
 var emptyInput = json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,"properties":{"steps":{"type":"integer","minimum":0,"maximum":1000}}}`)
@@ -24,7 +25,7 @@ var emptyInput = json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020
 // testOperations adds operations that exercise the front end: a panic, slow
 // work with progress, and an Evidence result.
 func testOperations() []*core.Operation {
-	return append(core.Operations(),
+	return append(standard.Operations(),
 		&core.Operation{Name: "test_panic", Title: "Panic", Description: "panics", Kind: core.KindSession, RequiresSession: true,
 			Input: emptyInput, Result: json.RawMessage(`{}`), Examples: []json.RawMessage{json.RawMessage(`{}`)},
 			Handler: func(ctx context.Context, c *core.Call) (any, error) { panic("deliberate") }},

@@ -246,7 +246,7 @@ func (a *Analysis) Strings(ctx context.Context) ([]ports.String, error) {
 		if err != nil {
 			return nil, err
 		}
-		return scanRegions(ctx, a.src, regions, a.opts)
+		return a.scanStrings(ctx, regions)
 	})
 }
 

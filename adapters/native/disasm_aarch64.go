@@ -172,7 +172,10 @@ func (d *arm64Decoder) format(b []byte, pc uint64, in *insn, name func(uint64) s
 		Target: in.target, HasTarget: in.hasTarget, Invalid: in.invalid}
 	inst, err := arm64asm.Decode(b)
 	if err != nil || in.invalid {
+		// An encoding the decoder rejects has no successor and no target,
+		// whatever our own step read from its bits.
 		out.Mnemonic, out.Invalid, out.Flow = "(bad)", true, ports.FlowStop
+		out.Target, out.HasTarget = 0, false
 		out.Text = "(bad)"
 		if len(b) >= 4 {
 			out.Text = fmt.Sprintf(".inst 0x%08x", binary.LittleEndian.Uint32(b))

@@ -54,6 +54,15 @@
 //     PT_LOAD segments); PE sections that are code or discardable and Mach-O
 //     code, zero-fill and debug sections are not scanned. Each section is read
 //     whole, so memory is bounded by the largest section (and the file size).
+//     Go and Rust binaries (recognised by their sections or build markers)
+//     keep literals back to back without terminators; there each literal
+//     whose start and length the program gives (string headers in data,
+//     RELATIVE relocations applied; x86-64 LEA and AArch64 ADRP+ADD loads
+//     with the length moved beside them; Rust's 2*len+1 fmt form) is one
+//     string with its exact address and length, line breaks included, and
+//     the remaining text is split at every referenced address
+//     (strings_lit.go, strings_code.go, strings_split.go). A Value is cut at
+//     MaxStringBytes; ByteLength is always the whole literal.
 //
 // Errors: input that is not ELF, PE or Mach-O (or is a directory) wraps
 // ports.ErrUnsupported; malformed input is a *ports.FormatError (matching

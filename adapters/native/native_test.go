@@ -98,6 +98,22 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// The provider declares, through typed capabilities, exactly what its
+// analyses and it implement (Run checks it too, on every fixture).
+func TestCapabilities(t *testing.T) {
+	is := is.New(t)
+	p := native.New(nil)
+	a, err := p.Open(t.Context(), target(t, fixturePath(t, "c"), "elf"))
+	is.NoErr(err)
+	defer a.Close(t.Context())
+	portstest.CheckCapabilities(t, p, a)
+	caps, unknown, ok := ports.DeclaredCapabilities(p)
+	is.True(ok)
+	is.Equal(len(unknown), 0)
+	is.True(!slices.Contains(caps, ports.CapDecompile)) // native does not decompile
+	is.Equal(ports.ProviderCapabilitiesOf(p), []ports.Capability{ports.CapLayout})
+}
+
 func TestDocuments(t *testing.T) {
 	tests := []struct {
 		fixture string

@@ -97,9 +97,19 @@ func (p *Provider) Open(ctx context.Context, t ports.Target) (ports.Analysis, er
 
 var _ ports.CapabilityLister = (*Provider)(nil)
 
-// Capabilities names what every analysis of this provider offers, in core's
-// vocabulary, without opening anything.
+// capabilities is what every analysis of this provider offers, and the
+// provider itself (read_layout).
+var capabilities = []ports.Capability{
+	ports.CapDocuments, ports.CapNames, ports.CapProcedures, ports.CapSegments, ports.CapStrings, ports.CapLayout,
+	ports.CapDisassemble, ports.CapFunctions, ports.CapReferences, ports.CapBytes, ports.CapSignatures, ports.CapValueFlow,
+}
+
+// Capabilities names what every analysis of this provider offers, by their
+// wire names, without opening anything.
 func (p *Provider) Capabilities() []string {
-	return []string{"list_documents", "list_names", "list_procedures", "list_segments", "list_strings", "read_layout",
-		"disassemble", "analyze_functions", "cross_references", "read_bytes", "signatures", "value_flow"}
+	out := make([]string, len(capabilities))
+	for i, c := range capabilities {
+		out[i] = string(c)
+	}
+	return out
 }

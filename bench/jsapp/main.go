@@ -32,6 +32,7 @@ import (
 	"rea/adapters/asar"
 	"rea/adapters/js"
 	"rea/core"
+	"rea/core/standard"
 	"rea/ports"
 )
 
@@ -127,7 +128,7 @@ func run(root string, runs int) error {
 		best = min(best, time.Since(start))
 	}
 	fmt.Printf("engine 1 %d %.3f %.1f\n", len(src), best.Seconds(), float64(len(src))/best.Seconds()/1e6)
-	cat, err := core.NewDefaultCatalog()
+	cat, err := standard.Catalog()
 	if err != nil {
 		return err
 	}

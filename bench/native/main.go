@@ -28,6 +28,7 @@ import (
 
 	"rea/adapters/native"
 	"rea/core"
+	"rea/core/standard"
 	"rea/ports"
 )
 
@@ -118,7 +119,7 @@ func measure(path string, runs int) error {
 // times analyze_function on it.
 func latency(path string, runs int) error {
 	ctx := context.Background()
-	cat, err := core.NewDefaultCatalog()
+	cat, err := standard.Catalog()
 	if err != nil {
 		return err
 	}

@@ -10,12 +10,13 @@ import (
 	"os"
 
 	"rea/core"
+	"rea/core/standard"
 )
 
 func main() {
 	out := flag.String("o", "presented.json", "output file")
 	flag.Parse()
-	cat, err := core.NewDefaultCatalog()
+	cat, err := standard.Catalog()
 	if err == nil {
 		var buf bytes.Buffer
 		if err = core.WritePresentations(&buf, cat); err == nil {

@@ -23,6 +23,7 @@ import (
 	"rea/adapters/native"
 	"rea/adapters/zip"
 	"rea/core"
+	"rea/core/standard"
 	"rea/ports"
 )
 
@@ -54,7 +55,7 @@ type app struct {
 func wire(lookupEnv func(string) (string, bool)) (*app, error) {
 	started := time.Now()
 	getenv := func(k string) string { v, _ := lookupEnv(k); return v }
-	cat, err := core.NewDefaultCatalog()
+	cat, err := standard.Catalog()
 	if err != nil {
 		return nil, fmt.Errorf("catalog: %w", err)
 	}

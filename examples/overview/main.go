@@ -14,6 +14,7 @@ import (
 
 	"rea/adapters/native"
 	"rea/core"
+	"rea/core/standard"
 	"rea/ports"
 )
 
@@ -29,7 +30,7 @@ func main() {
 }
 
 func overview(ctx context.Context, w io.Writer, path string) error {
-	cat, err := core.NewDefaultCatalog()
+	cat, err := standard.Catalog()
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,10 @@
 package portstest
 
 import (
+	"bytes"
+	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -118,6 +121,156 @@ func TestCheckLists(t *testing.T) {
 		{"strings charset", func() error { return checkStrings([]ports.String{{Value: "abcd", Charset: "latin1", ByteLength: 4}}) }, false},
 		{"strings length", func() error { return checkStrings([]ports.String{{Value: "abcd", Charset: "utf-16le", ByteLength: 4}}) }, false},
 		{"strings invalid utf-8", func() error { return checkStrings([]ports.String{{Value: "\xff", Charset: "ascii", ByteLength: 1}}) }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			err := tt.check()
+			is.Equal(err == nil, tt.ok) // check result
+		})
+	}
+}
+
+// The code checks reject each way a result can break its contract; every
+// case starts from the CodeFake's valid data and breaks one thing.
+func TestCheckCode(t *testing.T) {
+	ctx := t.Context()
+	a, err := NewCodeFake().Open(ctx, ports.Target{Format: "elf"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca := a.(*CodeAnalysis)
+	dis, _ := ca.Disassemble(ctx, ports.DisassembleRequest{Address: 0x1030})
+	fn, _ := ca.Function(ctx, ports.FunctionRequest{Address: 0x1030})
+	from, _ := ca.ReferencesFrom(ctx, 0, math.MaxUint64)
+	to, _ := ca.ReferencesTo(ctx, 0, math.MaxUint64)
+	vf, _ := ca.ValueFlow(ctx, ports.FunctionRequest{Address: 0x1030})
+	lay, _ := NewCodeFake().ReadLayout(ctx, bytes.NewReader(CodeFakeImage()), int64(len(CodeFakeImage())))
+	r := codeRanges[2]
+
+	disWith := func(f func(*ports.Disassembly)) func() error {
+		return func() error {
+			d := dis
+			d.Instructions = slices.Clone(d.Instructions)
+			f(&d)
+			return checkDisassembly(d, ports.DisassembleRequest{Address: 0x1030})
+		}
+	}
+	fnWith := func(f func(*ports.Function)) func() error {
+		return func() error {
+			g := fn
+			g.Instructions, g.Blocks = slices.Clone(g.Instructions), slices.Clone(g.Blocks)
+			f(&g)
+			return checkFunction(g, r, ports.FunctionRequest{Address: 0x1030})
+		}
+	}
+	vfWith := func(f func(*ports.ValueFlow)) func() error {
+		return func() error {
+			g := vf
+			g.Operations, g.DefUses, g.Effects = slices.Clone(g.Operations), slices.Clone(g.DefUses), slices.Clone(g.Effects)
+			f(&g)
+			return checkValueFlow(g, r)
+		}
+	}
+	layWith := func(f func(*ports.Layout)) func() error {
+		return func() error {
+			l := *lay
+			l.Sections = slices.Clone(l.Sections)
+			f(&l)
+			return checkLayout(&l, int64(len(CodeFakeImage())))
+		}
+	}
+	tests := []struct {
+		name  string
+		check func() error
+		ok    bool
+	}{
+		{"disassembly ok", disWith(func(*ports.Disassembly) {}), true},
+		{"disassembly gap", disWith(func(d *ports.Disassembly) { d.Instructions = slices.Delete(d.Instructions, 1, 2) }), false},
+		{"disassembly not at the address", disWith(func(d *ports.Disassembly) { d.Instructions = d.Instructions[1:] }), false},
+		{"disassembly empty bytes", disWith(func(d *ports.Disassembly) { d.Instructions[8].Bytes = nil }), false},
+		{"disassembly target on a return", disWith(func(d *ports.Disassembly) { d.Instructions[8].HasTarget = true }), false},
+		{"disassembly bad flow", disWith(func(d *ports.Disassembly) { d.Instructions[0].Flow = "fall" }), false},
+		{"disassembly invalid not bad", disWith(func(d *ports.Disassembly) { d.Instructions[0].Invalid = true }), false},
+		{"disassembly over the limit", func() error {
+			return checkDisassembly(dis, ports.DisassembleRequest{Address: 0x1030, MaxInstructions: 2})
+		}, false},
+		{"disassembly past the end", func() error {
+			return checkDisassembly(dis, ports.DisassembleRequest{Address: 0x1030, End: 0x1032})
+		}, false},
+
+		{"ranges ok", func() error { return checkRanges(codeRanges, codeProcs, true) }, true},
+		{"ranges fewer than procedures", func() error { return checkRanges(codeRanges[1:], codeProcs, true) }, false},
+		{"ranges unsorted", func() error {
+			return checkRanges([]ports.FunctionRange{codeRanges[1], codeRanges[0]}, nil, false)
+		}, false},
+		{"ranges reversed", func() error {
+			return checkRanges([]ports.FunctionRange{{Start: 2, End: 1, EndSource: "symbol"}}, nil, false)
+		}, false},
+		{"ranges no source", func() error { return checkRanges([]ports.FunctionRange{{Start: 1, End: 2}}, nil, false) }, false},
+		{"ranges another order", func() error {
+			procs := slices.Clone(codeProcs)
+			procs[1].Address = 0x1011
+			return checkRanges(codeRanges, procs, true)
+		}, false},
+
+		{"function ok", fnWith(func(*ports.Function) {}), true},
+		{"function other range", fnWith(func(f *ports.Function) { f.End++ }), false},
+		{"function instruction outside", fnWith(func(f *ports.Function) { f.Instructions[0].Address = 0x2000 }), false},
+		{"function instructions unsorted", fnWith(func(f *ports.Function) {
+			f.Instructions[0], f.Instructions[1] = f.Instructions[1], f.Instructions[0]
+		}), false},
+		{"function count below instructions", fnWith(func(f *ports.Function) { f.InstructionCount = 1 }), false},
+		{"function blocks overlap", fnWith(func(f *ports.Function) { f.Blocks[1].Start = 0x1034 }), false},
+		{"function block outside", fnWith(func(f *ports.Function) { f.Blocks[2].End = 0x1050 }), false},
+		{"function edge kind", fnWith(func(f *ports.Function) { f.Blocks[0].Successors = []ports.Edge{{Kind: "goto", Target: 0x1038}} }), false},
+		{"function unresolved with target", fnWith(func(f *ports.Function) {
+			f.Blocks[0].Successors = []ports.Edge{{Kind: ports.EdgeUnresolved, Target: 0x1038}}
+		}), false},
+		{"function over the limit", func() error {
+			return checkFunction(fn, r, ports.FunctionRequest{Address: 0x1030, MaxInstructions: 1})
+		}, false},
+
+		{"references ok", func() error {
+			return errors.Join(checkRefsFrom(from, 0, math.MaxUint64), checkRefsTo(to, 0, math.MaxUint64), checkRefsAgree(from, to))
+		}, true},
+		{"references from unsorted", func() error {
+			return checkRefsFrom([]ports.Reference{from[3], from[2]}, 0, math.MaxUint64)
+		}, false},
+		{"references from outside", func() error { return checkRefsFrom(from, 0x1001, math.MaxUint64) }, false},
+		{"references to unsorted", func() error { return checkRefsTo([]ports.Reference{to[1], to[0]}, 0, math.MaxUint64) }, false},
+		{"references to unresolved", func() error { return checkRefsTo(from[:1], 0, math.MaxUint64) }, false},
+		{"references to outside", func() error { return checkRefsTo(to, 0x1001, math.MaxUint64) }, false},
+		{"references kind", func() error {
+			return checkRefsFrom([]ports.Reference{{From: 1, To: 2, Kind: "borrow"}}, 0, math.MaxUint64)
+		}, false},
+		{"references unresolved with target", func() error {
+			return checkRefsFrom([]ports.Reference{{From: 1, To: 2, Kind: ports.RefCall, Unresolved: true}}, 0, math.MaxUint64)
+		}, false},
+		{"references missing from To", func() error { return checkRefsAgree(from, to[1:]) }, false},
+		{"references missing from From", func() error { return checkRefsAgree(from[:3], to) }, false},
+
+		{"value flow ok", vfWith(func(*ports.ValueFlow) {}), true},
+		{"value flow operations unsorted", vfWith(func(v *ports.ValueFlow) {
+			v.Operations[0], v.Operations[1] = v.Operations[1], v.Operations[0]
+		}), false},
+		{"value flow operation outside", vfWith(func(v *ports.ValueFlow) { v.Operations[8].Address = 0x1050 }), false},
+		{"value flow def-use unsorted", vfWith(func(v *ports.ValueFlow) { v.DefUses[0], v.DefUses[1] = v.DefUses[1], v.DefUses[0] }), false},
+		{"value flow def-use to nowhere", vfWith(func(v *ports.ValueFlow) { v.DefUses[0].Use = 0x1032 }), false},
+		{"value flow effect kind", vfWith(func(v *ports.ValueFlow) { v.Effects[0].Kind = "print" }), false},
+		{"value flow effect unsorted", vfWith(func(v *ports.ValueFlow) { v.Effects[0], v.Effects[1] = v.Effects[1], v.Effects[0] }), false},
+		{"value flow negative omission", vfWith(func(v *ports.ValueFlow) { v.OmittedEdges = -1 }), false},
+		{"value flow parameter", vfWith(func(v *ports.ValueFlow) { v.Parameters = []ports.InferredParameter{{Position: -1}} }), false},
+		{"value flow truncated may name more", vfWith(func(v *ports.ValueFlow) { v.Truncated, v.DefUses[0].Use = true, 0x1032 }), true},
+
+		{"layout ok", layWith(func(*ports.Layout) {}), true},
+		{"layout bits", layWith(func(l *ports.Layout) { l.Bits = 16 }), false},
+		{"layout byte order", layWith(func(l *ports.Layout) { l.ByteOrder = "middle" }), false},
+		{"layout section beyond the file", layWith(func(l *ports.Layout) { l.Sections[0].FileSize = 0x1000 }), false},
+		{"layout section indexes", layWith(func(l *ports.Layout) { l.Sections[1].Index = 1 }), false},
+		{"layout mapped section unknown", layWith(func(l *ports.Layout) {
+			l.Segments = []ports.LayoutSegment{{Index: 0, SectionIndexesMapped: []int{9}}}
+		}), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

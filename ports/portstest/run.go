@@ -1,9 +1,11 @@
 package portstest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"sync"
 	"testing"
@@ -16,10 +18,20 @@ import (
 // Run checks that p honours the contracts of rea/ports on target: a valid
 // provider ID; target supported; Open works; every implemented lister
 // returns results sorted and unique as its doc comment says, with segments
-// that do not overflow and strings with a value and a known charset; the
-// lists are the same when called concurrently; Close is safe twice; and a
-// cancelled context makes Open, or the first list call on a fresh Analysis,
-// fail with an error wrapping context.Canceled.
+// that do not overflow and strings with a value and a known charset; every
+// implemented code capability (Disassembler, FunctionAnalyzer,
+// CrossReferencer, ByteReader, SignatureReader, Decompiler,
+// ValueFlowAnalyzer) returns results that keep its doc comment's promises,
+// agrees with the others (function ranges with procedures, instruction
+// bytes with ReadBytes, calls with references, ReferencesFrom with
+// ReferencesTo), answers ErrNotFound for addresses that name nothing, and
+// survives hostile arguments; the results are the same when called
+// concurrently; Close is safe twice and calls fail after it; a cancelled
+// context makes Open, or each call on a fresh Analysis, fail with an error
+// wrapping context.Canceled; a provider that declares its capabilities
+// declares exactly what it implements ([CheckCapabilities]); and a provider
+// that is a ports.LayoutReader passes [RunLayout] on the bytes of
+// target.Path, when that file can be read.
 //
 // Run skips when p reports itself unavailable.
 func Run(t *testing.T, p ports.Provider, target ports.Target) {
@@ -39,6 +51,32 @@ func Run(t *testing.T, p ports.Provider, target ports.Target) {
 		is.True(s.Supported) // the provider must support the conformance target
 		is.Equal(s.Code, "")
 	})
+
+	if _, ok := p.(ports.CapabilityLister); ok {
+		t.Run("Capabilities", func(t *testing.T) {
+			a, err := p.Open(ctx, target)
+			if err != nil {
+				t.Fatalf("open: %v", err)
+			}
+			defer a.Close(context.WithoutCancel(ctx))
+			CheckCapabilities(t, p, a)
+		})
+	}
+	t.Run("Code", func(t *testing.T) { runCode(t, p, target) })
+	t.Run("CodeConcurrent", func(t *testing.T) { runCodeConcurrent(t, p, target) })
+	t.Run("CodeCancelled", func(t *testing.T) { runCodeCancelled(t, p, target) })
+	if lr, ok := p.(ports.LayoutReader); ok {
+		t.Run("Layout", func(t *testing.T) {
+			b, err := os.ReadFile(target.Path)
+			if err != nil {
+				t.Skipf("no bytes to read the layout of: %v", err)
+			}
+			if _, err := lr.ReadLayout(t.Context(), bytes.NewReader(b), int64(len(b))); errors.Is(err, ports.ErrUnsupported) {
+				t.Skipf("the layout of this target is not read: %v", err)
+			}
+			RunLayout(t, lr, b)
+		})
+	}
 
 	t.Run("Lists", func(t *testing.T) {
 		is := is.New(t)

@@ -1,0 +1,1173 @@
+package artifact
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"rea/ports"
+
+	"rea/core"
+)
+
+// This file builds the artifact graph of CONTRACTS.md §15.3: a directory, a
+// container file (ASAR, ZIP and the formats built on ZIP, reached through
+// ports.ContainerOpener) or a plain file becomes nodes (content), occurrences
+// (where the content was found) and edges (relations), all with content IDs,
+// so the same tree at two paths has the same IDs. Root containers and ASARs
+// found in a directory or a root ZIP are expanded; other nested containers are
+// recorded only.
+//
+// Sorting is by code point (Go string order), as everywhere in rea
+// (ARCHITECTURE.md). The TypeScript reference sorts occurrences with ICU
+// localeCompare("en"), so graph_sha256 can differ from the reference's for
+// trees whose paths differ in case or punctuation order.
+
+// Limits bound one graph (§15 inventory_artifact input).
+type Limits struct {
+	MaxEntries          int   `json:"max_entries"`
+	MaxTotalBytes       int64 `json:"max_total_bytes"`
+	MaxEntryBytes       int64 `json:"max_entry_bytes"`
+	MaxCompressionRatio int64 `json:"max_compression_ratio"`
+	MaxDepth            int   `json:"max_depth"`
+	MaxPathBytes        int   `json:"max_path_bytes"`
+}
+
+var defaultArtifactLimits = Limits{
+	MaxEntries: 10000, MaxTotalBytes: 1 << 30, MaxEntryBytes: 256 << 20,
+	MaxCompressionRatio: 1000, MaxDepth: 20, MaxPathBytes: 4096,
+}
+
+// Integrity policies (§15).
+const (
+	IntegrityFail   = "fail"
+	integrityRecord = "record-and-continue"
+)
+
+// Hash statuses of an occurrence.
+const (
+	hashVerified    = "verified"
+	hashMismatched  = "mismatched"
+	hashUnavailable = "unavailable"
+)
+
+const (
+	artifactSchemaVersion = 1
+	headBytes             = 4096
+	maxContradictions     = 100
+	contradictionTrust    = "observed-untrusted"
+	contradictionSource   = "container-integrity-metadata-versus-observed-bytes"
+)
+
+// Request is one graph to build.
+type Request struct {
+	Op       string
+	Path     string // absolute
+	Policy   string
+	Limits   Limits
+	Openers  []ports.ContainerOpener
+	Observe  func(string)
+	KeepOpen bool // keep containers open after building (extraction reads again)
+}
+
+// Records of the graph (§15.3).
+
+type artifactNode struct {
+	ArtifactID   string   `json:"artifact_id"`
+	Kind         string   `json:"kind"`
+	Format       string   `json:"format"`
+	SHA256       string   `json:"sha256"`
+	Size         int64    `json:"size"`
+	MediaType    *string  `json:"media_type"`
+	Architecture *string  `json:"architecture"`
+	Executable   bool     `json:"executable"`
+	ContentState string   `json:"content_state"`
+	Limitations  []string `json:"limitations"`
+}
+
+type artifactOccurrence struct {
+	OccurrenceID       string          `json:"occurrence_id"`
+	ArtifactID         *string         `json:"artifact_id"`
+	ParentOccurrenceID *string         `json:"parent_occurrence_id"`
+	LogicalPath        string          `json:"logical_path"`
+	EntryKind          string          `json:"entry_kind"`
+	DeclaredSize       *int64          `json:"declared_size"`
+	CompressedSize     *int64          `json:"compressed_size"`
+	Executable         bool            `json:"executable"`
+	Encrypted          bool            `json:"encrypted"`
+	HashStatus         string          `json:"hash_status"`
+	SourceLocation     *sourceLocation `json:"source_location"`
+	Limitations        []string        `json:"limitations"`
+}
+
+type sourceLocation struct {
+	Offset int64 `json:"offset"`
+	Length int64 `json:"length"`
+}
+
+type artifactEdge struct {
+	EdgeID           string  `json:"edge_id"`
+	Ordinal          int     `json:"ordinal"`
+	ParentArtifactID string  `json:"parent_artifact_id"`
+	ChildArtifactID  string  `json:"child_artifact_id"`
+	Relation         string  `json:"relation"`
+	OccurrenceID     string  `json:"occurrence_id"`
+	LogicalPath      *string `json:"logical_path"`
+	Producer         any     `json:"producer"`
+}
+
+type Contradiction struct {
+	ContradictionID  string   `json:"contradiction_id"`
+	OccurrenceID     string   `json:"occurrence_id"`
+	ParentArtifactID string   `json:"parent_artifact_id"`
+	LogicalPath      string   `json:"logical_path"`
+	DeclaredSHA256   string   `json:"declared_sha256"`
+	ObservedSHA256   string   `json:"observed_sha256"`
+	EntryKind        string   `json:"entry_kind"`
+	Unpacked         bool     `json:"unpacked"`
+	Trust            string   `json:"trust"`
+	Provenance       string   `json:"provenance"`
+	Limitations      []string `json:"limitations"`
+}
+
+type artifactManifest struct {
+	SchemaVersion   int    `json:"schema_version"`
+	ManifestID      string `json:"manifest_id"`
+	RootArtifactID  string `json:"root_artifact_id"`
+	RootSHA256      string `json:"root_sha256"`
+	RootFormat      string `json:"root_format"`
+	GraphSHA256     string `json:"graph_sha256"`
+	NodeCount       int    `json:"node_count"`
+	OccurrenceCount int    `json:"occurrence_count"`
+	EdgeCount       int    `json:"edge_count"`
+}
+
+// Graph is a built graph plus what extraction needs to read the
+// bytes again.
+type Graph struct {
+	Manifest       artifactManifest
+	Nodes          []artifactNode
+	Occurrences    []artifactOccurrence
+	Edges          []artifactEdge
+	Contradictions []Contradiction
+	Limitations    []string
+
+	Items     []*Item      // every occurrence, in occurrence order
+	extracted atomic.Int64 // bytes read by extraction, its own max_total_bytes budget
+	byOcc     map[string]*Item
+	nodeOf    map[string]*artifactNode
+	b         *graphBuilder
+}
+
+// close releases the containers and directories the graph holds open.
+func (g *Graph) Close() {
+	if g != nil && g.b != nil {
+		g.b.close()
+	}
+}
+
+// Root is the graph's root occurrence.
+func (g *Graph) Root() *Item { return g.b.root }
+
+// Open reads an occurrence's content again (the graph must have been built
+// with KeepOpen).
+func (g *Graph) Open(ctx context.Context, it *Item) (io.ReadCloser, error) {
+	return g.b.open(ctx, it)
+}
+
+// Item is one occurrence under construction.
+type Item struct {
+	Path     string // logical path; "." for the root
+	name     string
+	Kind     ports.EntryKind
+	parent   *Item
+	children []*Item
+
+	fsRel string  // set for items read from the file system: path under the builder's fsRoot
+	box   *artBox // the container holding the item; nil for file-system items
+	inner string  // path inside box
+
+	declaredSize, compressedSize *int64
+	exec, encrypted, unpacked    bool
+	loc                          *sourceLocation
+	declared                     string // declared sha256
+	link                         string
+	special                      string // a non-regular file-system entry's type
+	stamp                        string // file-system stat fingerprint
+
+	// observed
+	Hashed   bool
+	SHA256   string
+	Size     int64
+	head     []byte
+	slice    []byte // 16 bytes at a universal Mach-O's first slice, when seen
+	data     []byte // whole bytes of a nested ASAR inside a container
+	err      error
+	status   string
+	limits   []string // occurrence limitations
+	class    artClass
+	opaque   string // why a recognised container was not expanded
+	nested   *artBox
+	Mismatch bool
+
+	artifactID, occurrenceID string
+}
+
+// artBox is an open container.
+type artBox struct {
+	format string
+	c      ports.Container
+	item   *Item
+	closer io.Closer
+	root   bool // the root container (expansion of nested ASARs is allowed from a root ZIP)
+}
+
+type graphBuilder struct {
+	req     Request
+	fsRoot  *os.Root // the directory root, or the directory holding a file root
+	isDir   bool
+	root    *Item
+	items   []*Item
+	byPath  map[string]*Item
+	boxes   []*artBox
+	total   atomic.Int64
+	hashedN atomic.Int64
+	mu      sync.Mutex
+}
+
+func (b *graphBuilder) close() {
+	for _, bx := range b.boxes {
+		bx.c.Close()
+		if bx.closer != nil {
+			bx.closer.Close()
+		}
+	}
+	b.boxes = nil
+	if b.fsRoot != nil {
+		b.fsRoot.Close()
+		b.fsRoot = nil
+	}
+}
+
+// Build inventories req.path.
+func Build(ctx context.Context, req Request) (g *Graph, err error) {
+	if req.Observe == nil {
+		req.Observe = func(string) {}
+	}
+	b := &graphBuilder{req: req, byPath: map[string]*Item{}}
+	defer func() {
+		if err != nil || !req.KeepOpen {
+			b.close()
+		}
+		if err != nil {
+			err = b.classify(ctx, err)
+		}
+	}()
+	st, err := os.Stat(req.Path)
+	if err != nil {
+		return nil, core.TargetError(req.Op, req.Path, "missing", err)
+	}
+	if err := b.start(ctx, st); err != nil {
+		return nil, err
+	}
+	level := b.hashable(b.items)
+	// Nested containers are expanded only from the root's own level (see
+	// expandable), so this ends after at most two rounds.
+	for len(level) > 0 {
+		req.Observe(fmt.Sprintf("hashing %d files", len(level)))
+		if err := b.hashAll(ctx, level); err != nil {
+			return nil, err
+		}
+		if err := b.applyPolicy(level); err != nil {
+			return nil, err
+		}
+		added, err := b.expandNested(ctx, level)
+		if err != nil {
+			return nil, err
+		}
+		level = b.hashable(added)
+	}
+	if err := b.recheck(ctx, st); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	req.Observe("sealing the graph")
+	return b.seal()
+}
+
+// start sets up the root: a directory walk, a root container's entries, or
+// a single file.
+func (b *graphBuilder) start(ctx context.Context, st os.FileInfo) error {
+	if st.IsDir() {
+		root, err := os.OpenRoot(b.req.Path)
+		if err != nil {
+			return core.TargetError(b.req.Op, b.req.Path, "unreadable", err)
+		}
+		b.fsRoot, b.isDir = root, true
+		b.root = &Item{Path: ".", name: filepath.Base(b.req.Path), Kind: ports.EntryDirectory}
+		b.items = append(b.items, b.root)
+		b.byPath["."] = b.root
+		b.req.Observe("walking " + b.req.Path)
+		return b.walk(ctx)
+	}
+	if !st.Mode().IsRegular() {
+		return core.TargetError(b.req.Op, b.req.Path, "not_regular_file", nil)
+	}
+	root, err := os.OpenRoot(filepath.Dir(b.req.Path))
+	if err != nil {
+		return core.TargetError(b.req.Op, b.req.Path, "unreadable", err)
+	}
+	b.fsRoot = root
+	name := filepath.Base(b.req.Path)
+	size := st.Size()
+	b.root = &Item{Path: ".", name: name, Kind: ports.EntryFile, fsRel: name, declaredSize: &size,
+		exec: st.Mode()&0o111 != 0, stamp: artStamp(st)}
+	b.items = append(b.items, b.root)
+	b.byPath["."] = b.root
+	f, err := openRegular(b.fsRoot, name)
+	if err != nil {
+		return core.TargetError(b.req.Op, b.req.Path, "unreadable", err)
+	}
+	head := make([]byte, headBytes)
+	n, _ := f.ReadAt(head, 0)
+	head = head[:n]
+	for _, o := range b.req.Openers {
+		format, ok := o.Recognize(head, name)
+		if !ok {
+			continue
+		}
+		b.req.Observe("reading the " + format + " directory")
+		bx, err := b.openBox(ctx, o, format, b.root, f, size, b.fsCompanion(name))
+		if err != nil {
+			f.Close()
+			return err
+		}
+		bx.root = true
+		return b.addEntries(bx, "")
+	}
+	f.Close()
+	return nil
+}
+
+// walk records every entry under the directory root without following
+// symbolic links.
+func (b *graphBuilder) walk(ctx context.Context) error {
+	return fs.WalkDir(b.fsRoot.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return &Failure{Reason: "io", Path: p, Err: err}
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if p == "." {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return &Failure{Reason: "io", Path: p, Err: err}
+		}
+		it := &Item{Path: p, name: d.Name(), fsRel: p, stamp: artStamp(info)}
+		switch t := info.Mode().Type(); {
+		case t&fs.ModeDir != 0:
+			it.Kind = ports.EntryDirectory
+		case t&fs.ModeSymlink != 0:
+			it.Kind = ports.EntrySymlink
+			if it.link, err = b.fsRoot.Readlink(p); err != nil {
+				return &Failure{Reason: "io", Path: p, Err: err}
+			}
+		default:
+			it.Kind = ports.EntryFile
+			size := info.Size()
+			it.declaredSize = &size
+			it.exec = info.Mode()&0o111 != 0
+			if !info.Mode().IsRegular() {
+				it.special = info.Mode().Type().String()
+			}
+		}
+		return b.add(it, path.Dir(p))
+	})
+}
+
+// add links it under its parent (creating implied directories) and checks
+// the count, depth and path limits.
+func (b *graphBuilder) add(it *Item, parentPath string) error {
+	l := b.req.Limits
+	if len(it.Path) > l.MaxPathBytes {
+		return limitFailure("max_path_bytes", it.Path, int64(len(it.Path)), int64(l.MaxPathBytes))
+	}
+	if d := strings.Count(it.Path, "/") + 1; d > l.MaxDepth {
+		return limitFailure("max_depth", it.Path, int64(d), int64(l.MaxDepth))
+	}
+	if len(b.items)-1 >= l.MaxEntries {
+		return limitFailure("max_entries", it.Path, int64(len(b.items)), int64(l.MaxEntries))
+	}
+	if prev, dup := b.byPath[it.Path]; dup {
+		if prev.Kind == ports.EntryDirectory && it.Kind == ports.EntryDirectory {
+			return nil
+		}
+		return &Failure{Reason: "path", Path: it.Path, Err: errors.New("two entries share one logical path")}
+	}
+	parent, ok := b.byPath[parentPath]
+	if !ok {
+		// A ZIP may leave parent directories implicit.
+		parent = &Item{Path: parentPath, name: path.Base(parentPath), Kind: ports.EntryDirectory, box: it.box,
+			inner: path.Dir(it.inner)}
+		if err := b.add(parent, path.Dir(parentPath)); err != nil {
+			return err
+		}
+	}
+	if parent.Kind != ports.EntryDirectory && parent.nested == nil {
+		return &Failure{Reason: "path", Path: it.Path, Err: fmt.Errorf("parent %q is not a directory", parentPath)}
+	}
+	it.parent = parent
+	parent.children = append(parent.children, it)
+	b.items = append(b.items, it)
+	b.byPath[it.Path] = it
+	return nil
+}
+
+func artStamp(fi os.FileInfo) string {
+	return fmt.Sprintf("%d %d %v", fi.Size(), fi.ModTime().UnixNano(), fi.Mode())
+}
+
+// fsCompanion opens files beside a file-system container through the
+// directory root, so a companion can never be read from outside it.
+func (b *graphBuilder) fsCompanion(rel string) func(context.Context, string) (io.ReadCloser, error) {
+	dir := path.Dir(rel)
+	return func(ctx context.Context, name string) (io.ReadCloser, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		p := path.Join(dir, name)
+		st, err := b.fsRoot.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("companion %s is not a regular file (%v)", p, st.Mode().Type())
+		}
+		return openRegular(b.fsRoot, p)
+	}
+}
+
+// boxCompanion opens files beside a container stored inside another one.
+func boxCompanion(parent *artBox, inner string) func(context.Context, string) (io.ReadCloser, error) {
+	dir := path.Dir(inner)
+	return func(ctx context.Context, name string) (io.ReadCloser, error) {
+		p := path.Join(dir, name)
+		for _, e := range parent.c.Entries() {
+			if e.Path == p && e.Kind == ports.EntryFile {
+				return parent.c.Open(ctx, p)
+			}
+		}
+		return nil, fs.ErrNotExist
+	}
+}
+
+func (b *graphBuilder) openBox(ctx context.Context, o ports.ContainerOpener, format string, it *Item, ra io.ReaderAt, size int64,
+	companion func(context.Context, string) (io.ReadCloser, error)) (*artBox, error) {
+	l := b.req.Limits
+	// A container kept open is read twice (inventory, then extraction or the
+	// application graph's second reading), and containers count what they
+	// yield over their whole life; each pass has its own max_total_bytes,
+	// enforced here in core, so the container gets both budgets.
+	containerTotal := l.MaxTotalBytes
+	if b.req.KeepOpen && containerTotal > 0 {
+		containerTotal = satAdd(containerTotal, l.MaxTotalBytes)
+	}
+	c, err := o.OpenContainer(ctx, ports.ContainerRequest{Name: it.name, ReaderAt: ra, Size: size, Companion: companion,
+		Limits: ports.ContainerLimits{MaxEntries: l.MaxEntries, MaxEntryBytes: l.MaxEntryBytes, MaxTotalBytes: containerTotal,
+			MaxCompressionRatio: l.MaxCompressionRatio, MaxDepth: l.MaxDepth, MaxPathBytes: l.MaxPathBytes}})
+	if err != nil {
+		return nil, withPath(err, it.Path)
+	}
+	bx := &artBox{format: format, c: c, item: it}
+	if cl, ok := ra.(io.Closer); ok {
+		bx.closer = cl
+	}
+	it.nested = bx
+	b.boxes = append(b.boxes, bx)
+	return bx, nil
+}
+
+// addEntries adds a container's entries under its item.
+func (b *graphBuilder) addEntries(bx *artBox, prefix string) error {
+	entries := slices.Clone(bx.c.Entries())
+	slices.SortFunc(entries, func(a, c ports.ContainerEntry) int { return strings.Compare(a.Path, c.Path) })
+	for _, e := range entries {
+		if !fs.ValidPath(e.Path) || e.Path == "." {
+			return &Failure{Reason: "path", Path: path.Join(prefix, e.Path), Err: errors.New("the container declared an unsafe path")}
+		}
+		lp := e.Path
+		if prefix != "" {
+			lp = prefix + "/" + e.Path
+		}
+		it := &Item{Path: lp, name: path.Base(e.Path), Kind: e.Kind, box: bx, inner: e.Path,
+			exec: e.Executable, encrypted: e.Encrypted, unpacked: e.Unpacked, link: e.Link}
+		if e.Kind == ports.EntryFile {
+			size := e.Size
+			it.declaredSize = &size
+			if e.CompressedSize >= 0 {
+				cs := e.CompressedSize
+				it.compressedSize = &cs
+			}
+			if e.Offset >= 0 {
+				it.loc = &sourceLocation{Offset: e.Offset, Length: e.Length}
+			}
+			it.declared = e.DeclaredSHA256
+		}
+		if err := b.add(it, path.Dir(lp)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hashable selects the items whose bytes are read.
+func (b *graphBuilder) hashable(items []*Item) []*Item {
+	var out []*Item
+	for _, it := range items {
+		if it.Kind != ports.EntryFile {
+			continue
+		}
+		switch {
+		case it.special != "":
+			it.status = hashUnavailable
+			it.limits = append(it.limits, fmt.Sprintf("Not a regular file (%s); its bytes were not read.", it.special))
+		case it.encrypted:
+			it.status = hashUnavailable
+			it.limits = append(it.limits, "The entry is encrypted; its bytes were not read.")
+		default:
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// hashAll hashes items with one worker per CPU, largest first. The first
+// failure stops the others; the error reported is the one of the first item
+// in path order, so a failure names the same entry every time.
+func (b *graphBuilder) hashAll(ctx context.Context, items []*Item) error {
+	order := slices.Clone(items)
+	slices.SortStableFunc(order, func(x, y *Item) int { return cmp.Compare(artSize(y), artSize(x)) })
+	work, stop := context.WithCancel(ctx)
+	defer stop()
+	jobs := make(chan *Item)
+	var wg sync.WaitGroup
+	for range min(runtime.NumCPU(), max(len(order), 1)) {
+		wg.Go(func() {
+			buf := make([]byte, 1<<20)
+			for it := range jobs {
+				if work.Err() != nil {
+					continue
+				}
+				if it.err = b.hashItem(work, it, buf); it.err != nil && !errors.Is(it.err, context.Canceled) {
+					stop()
+				}
+				if n := b.hashedN.Add(1); n%500 == 0 {
+					b.req.Observe(fmt.Sprintf("hashed %d files", n))
+				}
+			}
+		})
+	}
+feed:
+	for _, it := range order {
+		select {
+		case jobs <- it:
+		case <-work.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var first *Item
+	for _, it := range items {
+		if it.err != nil && !errors.Is(it.err, context.Canceled) && (first == nil || it.Path < first.Path) {
+			first = it
+		}
+	}
+	if first != nil {
+		return first.err
+	}
+	return nil
+}
+
+func artSize(it *Item) int64 {
+	if it.declaredSize != nil {
+		return *it.declaredSize
+	}
+	return 0
+}
+
+// open returns an item's bytes as they are now.
+func (b *graphBuilder) open(ctx context.Context, it *Item) (io.ReadCloser, error) {
+	if it.box != nil {
+		rc, err := it.box.c.Open(ctx, it.inner)
+		if err != nil {
+			return nil, withPath(err, it.Path)
+		}
+		return rc, nil
+	}
+	f, err := openRegular(b.fsRoot, it.fsRel)
+	if err != nil {
+		return nil, &Failure{Reason: "io", Path: it.Path, Err: err}
+	}
+	return f, nil
+}
+
+// satAdd adds two non-negative sizes, saturating.
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// openRegular opens name under root without blocking and keeps it only if
+// it is a regular file once open: a file swapped for a FIFO or a device
+// between the walk and the read would otherwise block the open (a FIFO with
+// no writer) or the read forever.
+func openRegular(root *os.Root, name string) (*os.File, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file any more (%v)", name, st.Mode().Type())
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// hashItem reads one item within the limits, recording its hash, size and
+// first bytes, and keeping the whole bytes of an ASAR inside a container so
+// it can be expanded.
+func (b *graphBuilder) hashItem(ctx context.Context, it *Item, buf []byte) error {
+	rc, err := b.open(ctx, it)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	l := b.req.Limits
+	h := sha256.New()
+	var n int64
+	ratioMax := int64(-1)
+	if it.compressedSize != nil {
+		ratioMax = max(*it.compressedSize, 1) * l.MaxCompressionRatio
+	}
+	keep := -1 // undecided; 0 no; 1 yes
+	var sliceAt int64 = -1
+	for {
+		k, rerr := rc.Read(buf)
+		if k > 0 {
+			chunk := buf[:k]
+			prev := n
+			if len(it.head) < headBytes {
+				it.head = append(it.head, chunk[:min(len(chunk), headBytes-len(it.head))]...)
+			}
+			if sliceAt < 0 && len(it.head) >= 28 {
+				sliceAt = universalSliceOffset(it.head)
+			}
+			if sliceAt > 0 && len(it.slice) < 16 {
+				it.slice = artCapture(it.slice, chunk, n, sliceAt, 16)
+			}
+			h.Write(chunk)
+			n += int64(k)
+			if total := b.total.Add(int64(k)); total > l.MaxTotalBytes {
+				return limitFailure("max_total_bytes", it.Path, total, l.MaxTotalBytes)
+			}
+			if n > l.MaxEntryBytes {
+				return limitFailure("max_entry_bytes", it.Path, n, l.MaxEntryBytes)
+			}
+			if ratioMax >= 0 && n > ratioMax {
+				return limitFailure("max_compression_ratio", it.Path, n/max(*it.compressedSize, 1), l.MaxCompressionRatio)
+			}
+			switch {
+			case keep == 1:
+				it.data = append(it.data, chunk...)
+			case keep < 0 && len(it.head) >= 17:
+				// Decided on the chunk that completes the first 17 bytes;
+				// the earlier bytes are all in head.
+				keep = 0
+				if it.box != nil && b.expandable(it) == "" && b.recognize(it) != nil {
+					keep = 1
+					it.data = append(append(make([]byte, 0, min(artSize(it), l.MaxEntryBytes)), it.head[:prev]...), chunk...)
+				}
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return withPath(rerr, it.Path)
+		}
+	}
+	it.SHA256, it.Size, it.Hashed = hex.EncodeToString(h.Sum(nil)), n, true
+	it.status = hashVerified
+	return nil
+}
+
+// artCapture appends to dst the bytes of chunk (which starts at stream offset
+// base) that fall in [at, at+n).
+func artCapture(dst, chunk []byte, base, at int64, n int) []byte {
+	from := at + int64(len(dst))
+	end := base + int64(len(chunk))
+	if from < base || from >= end {
+		return dst
+	}
+	want := min(int64(n-len(dst)), end-from)
+	return append(dst, chunk[from-base:from-base+want]...)
+}
+
+// applyPolicy compares declared and observed hashes. Under fail the first
+// mismatch in path order is an error; under record-and-continue every
+// mismatch is marked and later recorded as a contradiction.
+func (b *graphBuilder) applyPolicy(items []*Item) error {
+	var mism []*Item
+	for _, it := range items {
+		if it.Hashed && it.declared != "" && it.declared != it.SHA256 {
+			mism = append(mism, it)
+		}
+	}
+	if len(mism) == 0 {
+		return nil
+	}
+	slices.SortFunc(mism, func(x, y *Item) int { return strings.Compare(x.Path, y.Path) })
+	if b.req.Policy != integrityRecord {
+		return integrityMismatch(b.req.Op, mism[0])
+	}
+	for _, it := range mism {
+		it.Mismatch, it.status = true, hashMismatched
+		it.limits = append(it.limits, fmt.Sprintf("Declared sha256 %s differs from the observed bytes (%s); the content is observed-untrusted.", it.declared, it.SHA256))
+	}
+	return nil
+}
+
+// expandable returns "" when a recognised container at it may be expanded,
+// or why not.
+func (b *graphBuilder) expandable(it *Item) string {
+	switch {
+	case it == b.root:
+		return "root"
+	case it.box == nil && b.isDir:
+		return ""
+	case it.box != nil && it.box.root && it.box.format != "asar":
+		return ""
+	case it.box != nil && it.box.format == "asar" && it.box.root:
+		return "it is inside an ASAR archive; only root ASARs and ASARs in directories or a root ZIP are expanded"
+	}
+	return "it is inside a nested container; only one level of nesting is expanded"
+}
+
+func (b *graphBuilder) recognize(it *Item) ports.ContainerOpener {
+	for _, o := range b.req.Openers {
+		if _, ok := o.Recognize(it.head, it.name); ok {
+			return o
+		}
+	}
+	return nil
+}
+
+// expandNested opens the ASARs found in a directory or a root ZIP (never a
+// contradicted one) and records why other containers stay opaque.
+func (b *graphBuilder) expandNested(ctx context.Context, hashed []*Item) ([]*Item, error) {
+	var added []*Item
+	for _, it := range hashed {
+		if it == b.root || !it.Hashed {
+			continue
+		}
+		o := b.recognize(it)
+		if o == nil {
+			continue
+		}
+		format, _ := o.Recognize(it.head, it.name)
+		why := b.expandable(it)
+		switch {
+		case format != "asar":
+			why = "nested " + format + " containers are recorded, not expanded"
+		case it.Mismatch:
+			why = "its bytes contradict the declared integrity, so they are quarantined"
+		}
+		if why != "" {
+			it.opaque = why
+			it.limits = append(it.limits, fmt.Sprintf("Nested %s container not expanded: %s.", format, why))
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		b.req.Observe("expanding " + it.Path)
+		var ra io.ReaderAt
+		var size int64
+		var companion func(context.Context, string) (io.ReadCloser, error)
+		if it.box == nil {
+			f, err := openRegular(b.fsRoot, it.fsRel)
+			if err != nil {
+				return nil, &Failure{Reason: "io", Path: it.Path, Err: err}
+			}
+			st, err := f.Stat()
+			if err != nil || st.Size() != it.Size {
+				f.Close()
+				return nil, ChangedError(b.req.Op, b.req.Path, "nested archive "+it.Path+" changed while it was read")
+			}
+			ra, size, companion = f, st.Size(), b.fsCompanion(it.fsRel)
+		} else {
+			ra, size, companion = artReaderAt(it.data), int64(len(it.data)), boxCompanion(it.box, it.inner)
+		}
+		before := len(b.items)
+		bx, err := b.openBox(ctx, o, format, it, ra, size, companion)
+		if err != nil {
+			if c, ok := ra.(io.Closer); ok {
+				c.Close()
+			}
+			return nil, err
+		}
+		if err := b.addEntries(bx, it.Path); err != nil {
+			return nil, err
+		}
+		it.data = nil
+		added = append(added, b.items[before:]...)
+	}
+	return added, nil
+}
+
+// recheck fails when the root changed while it was read: a directory is
+// walked again and its entries' stat fingerprints compared; a file's stat is
+// compared. (The reference hashes the root twice; a stat comparison catches
+// the same edits without reading the bytes again.)
+func (b *graphBuilder) recheck(ctx context.Context, st os.FileInfo) error {
+	now, err := os.Stat(b.req.Path)
+	if err != nil {
+		return ChangedError(b.req.Op, b.req.Path, "the root disappeared while it was read")
+	}
+	if !b.isDir {
+		if artStamp(now) != artStamp(st) || !os.SameFile(now, st) {
+			return ChangedError(b.req.Op, b.req.Path, "the root file changed while it was read")
+		}
+		return nil
+	}
+	seen := 0
+	err = fs.WalkDir(b.fsRoot.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if p == "." {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		it, ok := b.byPath[p]
+		if !ok || it.box != nil || it.stamp != artStamp(info) {
+			return fmt.Errorf("%s changed", p)
+		}
+		seen++
+		return nil
+	})
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	fsItems := 0
+	for _, it := range b.items[1:] {
+		if it.box == nil {
+			fsItems++
+		}
+	}
+	if err != nil || seen != fsItems {
+		msg := "the directory changed while it was read"
+		if err != nil {
+			msg += ": " + err.Error()
+		}
+		return ChangedError(b.req.Op, b.req.Path, msg)
+	}
+	return nil
+}
+
+// seal classifies the content, computes the content IDs bottom-up and
+// assembles the sorted records.
+func (b *graphBuilder) seal() (*Graph, error) {
+	items := b.items
+	// Children before parents: deepest paths first.
+	order := slices.Clone(items)
+	slices.SortStableFunc(order, func(x, y *Item) int { return cmp.Compare(artDepth(y), artDepth(x)) })
+	nodes := map[string]*artifactNode{}
+	addNode := func(n artifactNode) {
+		if _, ok := nodes[n.ArtifactID]; !ok {
+			nodes[n.ArtifactID] = &n
+		}
+	}
+	for _, it := range order {
+		switch {
+		case it.Kind == ports.EntryFile && it.Hashed:
+			it.class = classifyArtifact(it.name, it.head, it.slice, b.req.Openers)
+			state := "materialized"
+			if it.box != nil {
+				state = "embedded"
+			}
+			it.artifactID = artifactID(it.SHA256)
+			addNode(artifactNode{ArtifactID: it.artifactID, Kind: it.class.kind, Format: it.class.format, SHA256: it.SHA256, Size: it.Size,
+				MediaType: core.OptString(it.class.media), Architecture: core.OptString(it.class.arch), Executable: it.class.executable,
+				ContentState: state, Limitations: []string{}})
+		case it.Kind == ports.EntrySymlink:
+			sum := fastDigest(jcsField{"kind", "symlink"}, jcsField{"target", it.link})
+			it.artifactID = artifactID(sum)
+			addNode(artifactNode{ArtifactID: it.artifactID, Kind: "unknown", Format: "file", SHA256: sum, Size: int64(len(it.link)),
+				ContentState: "virtual", Limitations: []string{fmt.Sprintf("Symbolic link to %q; recorded, not followed. sha256 is the digest of the link, not of bytes.", it.link)}})
+		case it.Kind == ports.EntryDirectory && it != b.root:
+			sum, size := dirDigest(it)
+			it.artifactID = artifactID(sum)
+			addNode(artifactNode{ArtifactID: it.artifactID, Kind: "container", Format: "directory", SHA256: sum, Size: size,
+				ContentState: "virtual", Limitations: []string{}})
+		}
+	}
+	root := b.root
+	var rootSHA, rootFormat string
+	if b.isDir {
+		var children [][2]string // logical_path, artifact_id ("" for null)
+		var size int64
+		for _, it := range items[1:] {
+			if it.box == nil {
+				children = append(children, [2]string{it.Path, it.artifactID})
+				if it.Kind == ports.EntryFile {
+					size += it.Size
+				}
+			}
+		}
+		slices.SortFunc(children, func(x, y [2]string) int { return strings.Compare(x[0], y[0]) })
+		list := appendJCSList(nil, len(children), func(b []byte, i int) []byte {
+			return appendJCSObject(b, jcsField{"artifact_id", core.OrNull(children[i][1])}, jcsField{"logical_path", children[i][0]})
+		})
+		rootSHA = fastDigest(jcsField{"kind", "directory-root"}, jcsField{"children", jcsRaw(list)})
+		rootFormat = "directory"
+		root.artifactID = artifactID(rootSHA)
+		addNode(artifactNode{ArtifactID: root.artifactID, Kind: "container", Format: "directory", SHA256: rootSHA, Size: size,
+			ContentState: "virtual", Limitations: []string{}})
+	} else {
+		rootSHA, rootFormat = root.SHA256, root.class.format
+	}
+	rootID := root.artifactID
+
+	occs := make([]artifactOccurrence, 0, len(items))
+	byOcc := make(map[string]*Item, len(items))
+	sorted := slices.Clone(items)
+	slices.SortFunc(sorted, func(x, y *Item) int {
+		if x == root {
+			return -1
+		}
+		if y == root {
+			return 1
+		}
+		return strings.Compare(x.Path, y.Path)
+	})
+	for _, it := range sorted {
+		if it == root {
+			it.occurrenceID = "occ_" + fastDigest(jcsField{"root", rootID})
+		} else {
+			it.occurrenceID = "occ_" + fastDigest(jcsField{"root_artifact_id", rootID}, jcsField{"logical_path", it.Path}, jcsField{"entry_kind", string(it.Kind)})
+		}
+	}
+	var contradictions []Contradiction
+	for _, it := range sorted {
+		o := artifactOccurrence{OccurrenceID: it.occurrenceID, ArtifactID: core.OptString(it.artifactID), LogicalPath: it.Path,
+			EntryKind: string(it.Kind), DeclaredSize: it.declaredSize, CompressedSize: it.compressedSize, Executable: it.exec,
+			Encrypted: it.encrypted, HashStatus: cmp.Or(it.status, hashVerified), SourceLocation: it.loc, Limitations: artStrings(it.limits)}
+		if it.parent != nil {
+			o.ParentOccurrenceID = &it.parent.occurrenceID
+		}
+		if it.unpacked {
+			o.Limitations = append(o.Limitations, "Stored outside the archive, in its .unpacked companion directory.")
+		}
+		occs = append(occs, o)
+		byOcc[it.occurrenceID] = it
+		if it.Mismatch {
+			contradictions = append(contradictions, Contradiction{
+				ContradictionID: "ic_" + fastDigest(jcsField{"root_artifact_id", rootID}, jcsField{"logical_path", it.Path},
+					jcsField{"declared_sha256", it.declared}, jcsField{"observed_sha256", it.SHA256}),
+				OccurrenceID: it.occurrenceID, ParentArtifactID: it.parent.artifactID, LogicalPath: it.Path,
+				DeclaredSHA256: it.declared, ObservedSHA256: it.SHA256, EntryKind: "file", Unpacked: it.unpacked,
+				Trust: contradictionTrust, Provenance: contradictionSource,
+				Limitations: []string{contradictionLimitation(it)}})
+		}
+	}
+	if len(contradictions) > maxContradictions {
+		return nil, limitFailure("max_integrity_contradictions", contradictions[maxContradictions].LogicalPath,
+			int64(len(contradictions)), maxContradictions)
+	}
+	slices.SortFunc(contradictions, func(x, y Contradiction) int { return strings.Compare(x.ContradictionID, y.ContradictionID) })
+
+	var edges []artifactEdge
+	addEdge := func(parent, child, relation string, occ *Item) {
+		lp := occ.Path
+		edges = append(edges, artifactEdge{EdgeID: "edge_" + fastDigest(jcsField{"parent_artifact_id", parent}, jcsField{"child_artifact_id", child},
+			jcsField{"relation", relation}, jcsField{"occurrence_id", occ.occurrenceID}, jcsField{"logical_path", lp}),
+			ParentArtifactID: parent, ChildArtifactID: child, Relation: relation, OccurrenceID: occ.occurrenceID, LogicalPath: &lp})
+	}
+	for _, it := range sorted {
+		if it == root || it.artifactID == "" || it.parent == nil || it.parent.artifactID == "" {
+			continue
+		}
+		addEdge(it.parent.artifactID, it.artifactID, "contains", it)
+		if it.Kind == ports.EntryFile && strings.HasSuffix(it.name, ".map") && len(it.name) > 4 {
+			target := it.parent.Path + "/" + strings.TrimSuffix(it.name, ".map")
+			if it.parent == root {
+				target = strings.TrimSuffix(it.name, ".map")
+			}
+			if js, ok := b.byPath[target]; ok && js.Kind == ports.EntryFile && js.artifactID != "" {
+				addEdge(it.artifactID, js.artifactID, "maps-source", it)
+			}
+		}
+	}
+	slices.SortFunc(edges, func(x, y artifactEdge) int { return strings.Compare(x.EdgeID, y.EdgeID) })
+	for i := range edges {
+		edges[i].Ordinal = i
+	}
+	nodeList := make([]artifactNode, 0, len(nodes))
+	for _, n := range nodes {
+		nodeList = append(nodeList, *n)
+	}
+	slices.SortFunc(nodeList, func(x, y artifactNode) int { return strings.Compare(x.ArtifactID, y.ArtifactID) })
+	nodeOf := make(map[string]*artifactNode, len(nodeList))
+	for i := range nodeList {
+		nodeOf[nodeList[i].ArtifactID] = &nodeList[i]
+	}
+	if contradictions == nil {
+		contradictions = []Contradiction{}
+	}
+	if edges == nil {
+		edges = []artifactEdge{}
+	}
+	graphSHA := graphDigest(nodeList, occs, edges, contradictions)
+	g := &Graph{
+		Manifest: artifactManifest{SchemaVersion: artifactSchemaVersion,
+			ManifestID:     "agm_" + fastDigest(jcsField{"schema_version", artifactSchemaVersion}, jcsField{"root_artifact_id", rootID}, jcsField{"graph_sha256", graphSHA}),
+			RootArtifactID: rootID, RootSHA256: rootSHA, RootFormat: rootFormat, GraphSHA256: graphSHA,
+			NodeCount: len(nodeList), OccurrenceCount: len(occs), EdgeCount: len(edges)},
+		Nodes: nodeList, Occurrences: occs, Edges: edges, Contradictions: contradictions,
+		Items: sorted, byOcc: byOcc, nodeOf: nodeOf, b: b,
+	}
+	g.Limitations = []string{}
+	if n := len(contradictions); n > 0 {
+		g.Limitations = append(g.Limitations, fmt.Sprintf("%d integrity contradiction(s) were recorded; mismatched content is observed-untrusted.", n))
+	}
+	opaque, unavailable := 0, 0
+	for _, it := range sorted {
+		if it.opaque != "" {
+			opaque++
+		}
+		if it.status == hashUnavailable {
+			unavailable++
+		}
+	}
+	if opaque > 0 {
+		g.Limitations = append(g.Limitations, fmt.Sprintf("%d nested container(s) were recorded without being expanded; see the occurrences' limitations.", opaque))
+	}
+	if unavailable > 0 {
+		g.Limitations = append(g.Limitations, fmt.Sprintf("%d file(s) could not be read (encrypted or not regular); their hash_status is unavailable.", unavailable))
+	}
+	return g, nil
+}
+
+func contradictionLimitation(it *Item) string {
+	if it.unpacked {
+		return "The unpacked companion file differs from the hash declared in the archive header; packagers commonly sign or strip .asar.unpacked binaries after writing the header."
+	}
+	return "The bytes differ from the hash declared by the container; they are recorded as observed and not trusted."
+}
+
+func artDepth(it *Item) int {
+	if it.Path == "." {
+		return 0
+	}
+	return strings.Count(it.Path, "/") + 1
+}
+
+func artifactID(sha string) string {
+	return "art_" + fastDigest(jcsField{"schema_version", artifactSchemaVersion}, jcsField{"sha256", sha})
+}
+
+// dirDigest is Digest({kind:"directory", children:[{name, artifact_id,
+// entry_kind}] sorted by name}) and the total bytes of the files beneath.
+func dirDigest(it *Item) (string, int64) {
+	children := slices.Clone(it.children)
+	slices.SortFunc(children, func(x, y *Item) int { return strings.Compare(x.name, y.name) })
+	var size int64
+	for _, c := range children {
+		switch c.Kind {
+		case ports.EntryFile:
+			size += c.Size
+		case ports.EntryDirectory:
+			size += dirSize(c)
+		}
+	}
+	list := appendJCSList(nil, len(children), func(b []byte, i int) []byte {
+		c := children[i]
+		return appendJCSObject(b, jcsField{"artifact_id", core.OrNull(c.artifactID)}, jcsField{"entry_kind", string(c.Kind)}, jcsField{"name", c.name})
+	})
+	return fastDigest(jcsField{"kind", "directory"}, jcsField{"children", jcsRaw(list)}), size
+}
+
+func dirSize(it *Item) int64 {
+	var s int64
+	for _, c := range it.children {
+		switch c.Kind {
+		case ports.EntryFile:
+			s += c.Size
+		case ports.EntryDirectory:
+			s += dirSize(c)
+		}
+	}
+	return s
+}
+
+func artStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return slices.Clone(s)
+}
+
+type artBytes []byte
+
+func (b artBytes) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 || off > int64(len(b)) {
+		return 0, io.EOF
+	}
+	n := copy(p, b[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func artReaderAt(b []byte) io.ReaderAt { return artBytes(b) }

@@ -1,0 +1,204 @@
+package artifact_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"rea/core"
+)
+
+func ref(ev *core.Evidence) map[string]any {
+	return map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+}
+
+func inline(t *testing.T, ev *core.Evidence) map[string]any {
+	t.Helper()
+	raw, _ := json.Marshal(ev)
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+type diff struct {
+	Path           string   `json:"logical_path"`
+	Classification string   `json:"classification"`
+	Aspects        []string `json:"aspects"`
+}
+
+func differences(t *testing.T, r map[string]any) map[string]diff {
+	t.Helper()
+	raw, _ := json.Marshal(r["differences"])
+	var ds []diff
+	json.Unmarshal(raw, &ds)
+	out := map[string]diff{}
+	for _, d := range ds {
+		out[d.Path] = d
+	}
+	return out
+}
+
+func TestCompareArtifacts(t *testing.T) {
+	is := is.New(t)
+	s := artSession(t)
+	base := []node{
+		{path: "same.txt", data: "same"},
+		{path: "changed.txt", data: "v1"},
+		{path: "removed.txt", data: "gone"},
+		{path: "run.sh", data: "#!/bin/sh\n", mode: 0o644},
+		{path: "app.js", data: "a()"},
+		{path: "app.js.map", data: `{"version":3}`},
+	}
+	left := writeTree(t, t.TempDir(), base...)
+	right := writeTree(t, t.TempDir(),
+		node{path: "same.txt", data: "same"},
+		node{path: "changed.txt", data: "v2"},
+		node{path: "added.txt", data: "new"},
+		node{path: "run.sh", data: "#!/bin/sh\n", mode: 0o755},
+		node{path: "app.js.map", data: `{"version":3}`},
+		node{path: "app.asar", data: string(fakeBox("asar", fakeEntry{Path: "x.js", Data: "x", SHA: sum256("y")}))},
+	)
+	_, lev := mustCall(t, s, "inventory_artifact", map[string]any{"path": left})
+	_, rev := mustCall(t, s, "inventory_artifact", map[string]any{"path": right, "integrity_policy": "record-and-continue"})
+
+	r, cev := mustCall(t, s, "compare_artifacts", map[string]any{"left": ref(lev), "right": ref(rev)})
+	is.Equal(r["status"], "contradiction")
+	is.Equal(r["complete"], true)
+	d := differences(t, r)
+	is.Equal(d["changed.txt"].Classification, "changed")
+	is.Equal(d["changed.txt"].Aspects, []string{"content"})
+	is.Equal(d["added.txt"].Classification, "added")
+	is.Equal(d["removed.txt"].Classification, "removed")
+	is.Equal(d["run.sh"].Classification, "changed")
+	is.Equal(d["run.sh"].Aspects, []string{"metadata"}) // the executable bit
+	is.Equal(d["app.js"].Classification, "removed")
+	is.Equal(d["app.js.map"].Aspects, []string{"relations"})     // its source is gone
+	is.Equal(d["app.asar/x.js"].Classification, "contradiction") // added, and contradicted
+	is.Equal(d["app.asar/x.js"].Aspects, []string{"integrity", "presence"})
+	_, listed := d["same.txt"]
+	is.True(!listed)
+	counts := r["counts"].(map[string]any)
+	is.Equal(counts["unchanged"].(float64) >= 2, true) // same.txt and the root directory
+	is.Equal(cev.Confidence, core.ConfidenceDerived)
+	is.Equal(len(cev.EvidenceLinks), 2)
+
+	// A contradiction is never unchanged: the same contradicted tree on both sides.
+	r, _ = mustCall(t, s, "compare_artifacts", map[string]any{"left": ref(rev), "right": ref(rev)})
+	is.Equal(r["status"], "contradiction")
+	is.Equal(differences(t, r)["app.asar/x.js"].Classification, "contradiction")
+
+	// Inline Evidence gives the same result as the retained reference.
+	r1, _ := mustCall(t, s, "compare_artifacts", map[string]any{"left": ref(lev), "right": ref(rev)})
+	r2, _ := mustCall(t, s, "compare_artifacts", map[string]any{"left": inline(t, lev), "right": inline(t, rev)})
+	j1, _ := json.Marshal(r1)
+	j2, _ := json.Marshal(r2)
+	is.Equal(string(j1), string(j2))
+
+	// inventory and inspect Evidence of the same tree compare equal.
+	_, iev := mustCall(t, s, "inspect_artifact", map[string]any{"path": left})
+	r, _ = mustCall(t, s, "compare_artifacts", map[string]any{"left": ref(lev), "right": ref(iev)})
+	is.Equal(r["status"], "equal")
+	is.Equal(len(r["differences"].([]any)), 0)
+
+	// max_differences bounds the list, not the counts.
+	r, _ = mustCall(t, s, "compare_artifacts", map[string]any{"left": ref(lev), "right": ref(rev), "max_differences": 1})
+	is.Equal(len(r["differences"].([]any)), 1)
+	is.Equal(r["differences_truncated"], true)
+}
+
+func TestCompareIncompleteIsNeverEqual(t *testing.T) {
+	is := is.New(t)
+	s := artSession(t)
+	box := fakeBox("zip", fakeEntry{Path: "secret", Data: "x", Encrypted: true}, fakeEntry{Path: "plain", Data: "p"})
+	p := filepath.Join(t.TempDir(), "a.zip")
+	os.WriteFile(p, box, 0o644)
+	_, ev := mustCall(t, s, "inventory_artifact", map[string]any{"path": p})
+	_, occ, _ := decodeGraph(t, ev)
+	is.Equal(occ["secret"]["hash_status"], "unavailable")
+	is.Equal(occ["secret"]["encrypted"], true)
+	is.Equal(occ["secret"]["artifact_id"], nil)
+	r, _ := mustCall(t, s, "compare_artifacts", map[string]any{"left": ref(ev), "right": ref(ev)})
+	is.Equal(r["status"], "incomplete")
+	is.Equal(r["complete"], false)
+	is.Equal(differences(t, r)["secret"].Classification, "unknown")
+}
+
+func TestCompareRejectsBadEvidence(t *testing.T) {
+	is := is.New(t)
+	s := artSession(t)
+	dir := writeTree(t, t.TempDir(), node{path: "a", data: "a"})
+	_, ev := mustCall(t, s, "inventory_artifact", map[string]any{"path": dir})
+	missing := "ev_" + strings.Repeat("ab", 32)
+
+	_, _, e := artCall(t, s, context.Background(), "compare_artifacts", map[string]any{"left": ref(ev),
+		"right": map[string]any{"kind": "retained-evidence", "evidence_id": missing}})
+	is.Equal(e.Code, core.CodeEvidenceIntegrityMismatch)
+	is.Equal(e.Details["reason"], "missing")
+	is.Equal(e.Details["evidence_id"], missing)
+
+	tampered := inline(t, ev)
+	tampered["limitations"] = []any{"edited"}
+	_, _, e = artCall(t, s, context.Background(), "compare_artifacts", map[string]any{"left": ref(ev), "right": tampered})
+	is.Equal(e.Code, core.CodeEvidenceIntegrityMismatch)
+
+	_, cmp := mustCall(t, s, "compare_artifacts", map[string]any{"left": ref(ev), "right": ref(ev)})
+	_, _, e = artCall(t, s, context.Background(), "compare_artifacts", map[string]any{"left": ref(ev), "right": ref(cmp)})
+	is.Equal(e.Code, core.CodeEvidenceIntegrityMismatch) // compare Evidence is not a valid side
+	is.Equal(e.Details["reason"], "wrong_operation")
+	_, _, e = artCall(t, s, context.Background(), "compare_artifacts", map[string]any{"left": inline(t, ev), "right": inline(t, cmp)})
+	is.Equal(e.Code, core.CodeInvalidRequest) // the input schema admits only artifact Evidence inline
+}
+
+func TestInspectArtifact(t *testing.T) {
+	is := is.New(t)
+	s := artSession(t)
+	dir := appTree(t, t.TempDir())
+	r, ev := mustCall(t, s, "inspect_artifact", map[string]any{"path": dir})
+	is.True(strings.HasPrefix(r["inspection_id"].(string), "ai_"))
+	subj := r["subject"].(map[string]any)
+	invID := subj["inventory_evidence_id"].(string)
+	is.Equal(ev.EvidenceLinks, []core.EvidenceID{core.EvidenceID(invID)})
+	inv, ok := s.Ledger().Get(core.EvidenceID(invID))
+	is.True(ok) // the inventory was recorded too
+	is.Equal(inv.Operation, "inventory_artifact")
+	cov := r["coverage"].(map[string]any)
+	is.Equal(cov["expanded_containers"], 1.0)
+	is.Equal(cov["opaque_containers"], 2.0) // extra.zip, lib/inner.asar
+	is.Equal(cov["complete"], false)
+	is.Equal(len(r["unexplored_branches"].([]any)), 2)
+	var statements []string
+	for _, h := range r["hypotheses"].([]any) {
+		statements = append(statements, h.(map[string]any)["statement"].(string))
+	}
+	all := strings.Join(statements, "\n")
+	is.True(strings.Contains(all, "native add-on"))
+	is.True(strings.Contains(all, "source map"))
+	is.True(strings.Contains(all, "Electron"))
+	probe := r["next_probes"].([]any)[0].(map[string]any)
+	is.Equal(probe["operation"], "extract_artifact")
+	rel := r["derived_relationships"].([]any)
+	is.Equal(len(rel), 1)
+	is.Equal(rel[0].(map[string]any)["to_logical_path"], "resources/app.asar/main.js")
+
+	// Contradictions point at the recorded inventory.
+	p := integrityFixture(t, elfSO(), true)
+	r, _ = mustCall(t, s, "inspect_artifact", map[string]any{"path": p, "integrity_policy": "record-and-continue"})
+	c := r["contradictions"].([]any)[0].(map[string]any)
+	is.Equal(c["evidence_id"], r["subject"].(map[string]any)["inventory_evidence_id"])
+	is.True(strings.Contains(c["statement"].(string), "b.js"))
+}
+
+func TestArtifactOperationsUseTheOpenTarget(t *testing.T) {
+	is := is.New(t)
+	s := artSession(t)
+	_, _, e := artCall(t, s, context.Background(), "inventory_artifact", map[string]any{})
+	is.Equal(e.Code, core.CodeTargetUnavailable)
+	is.Equal(e.Details["reason"], "no_target")
+}

@@ -1,0 +1,535 @@
+package artifact
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"rea/ports"
+
+	"rea/core"
+)
+
+func artifactOperations() []*core.Operation {
+	return []*core.Operation{opInventoryArtifact(), opInspectArtifact(), opExtractArtifact(), opCompareArtifacts()}
+}
+
+func opInventoryArtifact() *core.Operation {
+	return &core.Operation{
+		Name: "inventory_artifact", Title: "Inventory Artifact", Kind: core.KindArtifactProvider,
+		Effects: core.Effects{MutatesSession: true, Idempotent: true},
+		Description: "Build the artifact graph of a directory, an ASAR, a ZIP (APK, IPA, JAR, MSIX, APPX) or any file: every entry with its content " +
+			"hash, format and kind (ELF, PE, Mach-O and universal, JavaScript, source map, plist, package.json, .node add-ons), nodes, " +
+			"occurrences and edges with content IDs (the same tree at two paths has the same IDs). Every declared integrity hash is " +
+			"verified, unpacked ASAR files included. Root containers and ASARs found in a directory or a root ZIP are expanded; other " +
+			"nested containers are recorded. Limits bound entries, bytes, compression ratio, depth and path length (truncated beyond them).",
+		Input:  core.InputSchema(nil, artifactInputProps),
+		Result: inventorySchema(),
+		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"path":"/opt/App/resources/app.asar"}`),
+			json.RawMessage(`{"path":"build/app-release.apk","integrity_policy":"record-and-continue","max_entries":50000}`)},
+		Handler: handleInventoryArtifact,
+	}
+}
+
+func opInspectArtifact() *core.Operation {
+	return &core.Operation{
+		Name: "inspect_artifact", Title: "Inspect Artifact", Kind: core.KindArtifactProvider,
+		Effects: core.Effects{MutatesSession: true, Idempotent: true},
+		Description: "Inventory an artifact (recording that inventory_artifact Evidence too) and summarize it: every entry with its content facts, " +
+			"source-map and container relations, integrity contradictions, containers left unexplored, hypotheses and next probes " +
+			"(for example extracting native add-ons). Takes the same inputs as inventory_artifact.",
+		Input:    core.InputSchema(nil, artifactInputProps),
+		Result:   inspectSchema(),
+		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"path":"/opt/App/resources","integrity_policy":"record-and-continue"}`)},
+		Handler:  handleInspectArtifact,
+	}
+}
+
+func opExtractArtifact() *core.Operation {
+	return &core.Operation{
+		Name: "extract_artifact", Title: "Extract Artifact", Kind: core.KindArtifactProvider,
+		// Not idempotent: every call creates a fresh output directory.
+		Effects: core.Effects{MutatesSession: true, WritesFilesystem: true},
+		Description: "Inventory an artifact and write the selected regular files (occurrence_ids from inventory_artifact, or all of them) into a fresh " +
+			"temporary directory rea creates for this call and reports as output_root. Nothing is written outside it: files are created " +
+			"exclusively, links planted under it are refused, and containment is verified after writing. With record-and-continue the " +
+			"observed bytes of contradicted entries are written and their integrity_contradictions returned. A failed or cancelled " +
+			"extraction removes its directory.",
+		Input: core.InputSchema(nil, artifactInputProps, `"occurrence_ids":{"type":"array","minItems":1,"maxItems":10000,"uniqueItems":true,
+  "items":{"type":"string","pattern":"^occ_[0-9a-f]{64}$"},"description":"Regular-file occurrences to write, from inventory_artifact on the same bytes. Default: every readable regular file."}`),
+		Result: extractSchema(),
+		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"path":"/opt/App/resources/app.asar","integrity_policy":"record-and-continue"}`),
+			json.RawMessage(`{"path":"/opt/App/resources/app.asar","occurrence_ids":["occ_` + strings.Repeat("0", 64) + `"]}`)},
+		Handler: handleExtractArtifact,
+	}
+}
+
+func opCompareArtifacts() *core.Operation {
+	return &core.Operation{
+		Name: "compare_artifacts", Title: "Compare Artifacts", Kind: core.KindApplication,
+		Effects: core.Effects{MutatesSession: true, Idempotent: true},
+		Description: "Compare two artifact inventories (inventory_artifact or inspect_artifact Evidence, inline or as retained references) by stable " +
+			"logical path: content (sha256), metadata (size, executable, kind, format) and relations (source maps, expanded containers). " +
+			"Each path is unchanged, changed, added, removed, contradiction (an integrity contradiction on either side, never unchanged) " +
+			"or unknown (unreadable bytes). An incomplete side makes the status incomplete, never equal. Reads no files.",
+		Input: core.InputSchema([]string{"left", "right"}, `"left":`+evidenceInputSchema("left"), `"right":`+evidenceInputSchema("right"),
+			`"max_differences":{"type":"integer","minimum":1,"maximum":10000,"default":1000,"description":"Most differences listed; counts cover all."}`),
+		Result:   compareSchema(),
+		Examples: compareExamples(),
+		Handler:  handleCompareArtifacts,
+	}
+}
+
+// artifactRequestOf resolves the path (default: the open target), the
+// policy and the limits of a call.
+func artifactRequestOf(c *core.Call) (Request, bool, error) {
+	op := c.Op.Name
+	_, _, t := c.Bound()
+	p, given := core.StringArg(c.Args, "path")
+	if !given {
+		if t == nil {
+			return Request{}, false, &core.Error{Code: core.CodeTargetUnavailable, Message: op + ": no path was given and no target is open",
+				Remediation: "Pass path (a directory or an archive), or open a target with open_binary first.",
+				Details:     map[string]any{"operation": op, "reason": "no_target"}}
+		}
+		p = t.Path
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return Request{}, false, core.InvalidRequest(op, core.Issue{Path: []any{"path"}, Reason: core.ReasonInvalidValue, Message: err.Error()})
+	}
+	l := defaultArtifactLimits
+	l.MaxEntries = core.IntArg(c.Args, "max_entries", l.MaxEntries)
+	l.MaxTotalBytes = int64(core.IntArg(c.Args, "max_total_bytes", int(l.MaxTotalBytes)))
+	l.MaxEntryBytes = int64(core.IntArg(c.Args, "max_entry_bytes", int(l.MaxEntryBytes)))
+	l.MaxCompressionRatio = int64(core.IntArg(c.Args, "max_compression_ratio", int(l.MaxCompressionRatio)))
+	l.MaxDepth = core.IntArg(c.Args, "max_depth", l.MaxDepth)
+	l.MaxPathBytes = core.IntArg(c.Args, "max_path_bytes", l.MaxPathBytes)
+	policy, _ := core.StringArg(c.Args, "integrity_policy")
+	if policy == "" {
+		policy = IntegrityFail
+	}
+	// A path other than the open target's must not be sealed with the
+	// target as its subject. With no target open the subject is null anyway.
+	unbound := given && t != nil && abs != t.Path
+	return Request{Op: op, Path: abs, Policy: policy, Limits: l, Openers: c.Containers(), Observe: c.Observe}, unbound, nil
+}
+
+func (g *Graph) provenance() artifactProvenance {
+	kind := "file"
+	if g.b.isDir {
+		kind = "directory"
+	}
+	return artifactProvenance{Tool: "rea", IntegrityPolicy: g.b.req.Policy, RootKind: kind,
+		Method: "container headers read through rea's container adapters; every readable file hashed with SHA-256 and checked against its declared hash"}
+}
+
+func (g *Graph) inventory() *inventoryResult {
+	return &inventoryResult{Manifest: g.Manifest, Nodes: g.Nodes, Occurrences: g.Occurrences, Edges: g.Edges, Limits: g.b.req.Limits,
+		Provenance: g.provenance(), IntegrityContradictions: g.Contradictions, Limitations: g.Limitations}
+}
+
+func artifactLocations(g *Graph) []core.Location {
+	var out []core.Location
+	for _, c := range g.Contradictions {
+		out = append(out, core.Location{Kind: "artifact-path", Path: c.LogicalPath})
+	}
+	return out
+}
+
+func handleInventoryArtifact(ctx context.Context, c *core.Call) (any, error) {
+	req, unbound, err := artifactRequestOf(c)
+	if err != nil {
+		return nil, err
+	}
+	g, err := Build(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return &core.Observation{Result: g.inventory(), Limitations: g.Limitations, Locations: artifactLocations(g), Unbound: unbound}, nil
+}
+
+func handleExtractArtifact(ctx context.Context, c *core.Call) (any, error) {
+	req, unbound, err := artifactRequestOf(c)
+	if err != nil {
+		return nil, err
+	}
+	req.KeepOpen = true
+	g, err := Build(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	defer g.Close()
+	var ids []string
+	if raw, ok := c.Args["occurrence_ids"].([]any); ok {
+		for _, v := range raw {
+			ids = append(ids, v.(string))
+		}
+	}
+	items, lims, err := g.selectExtraction(c.Op.Name, ids)
+	if err != nil {
+		return nil, artifactError(ctx, c.Op.Name, err)
+	}
+	c.Observe(fmt.Sprintf("extracting %d files", len(items)))
+	res, err := g.extract(ctx, c.Op.Name, items, c.Observe)
+	if err != nil {
+		return nil, err
+	}
+	res.Provenance = g.provenance()
+	res.Limitations = append(res.Limitations, lims...)
+	return &core.Observation{Result: res, Limitations: res.Limitations, Unbound: unbound}, nil
+}
+
+// inspectResult is inspect_artifact's result.
+type inspectResult struct {
+	SchemaVersion        int                    `json:"schema_version"`
+	InspectionID         string                 `json:"inspection_id"`
+	Subject              inspectSubject         `json:"subject"`
+	Substeps             []inspectSubstep       `json:"substeps"`
+	Observations         []artifactEntryView    `json:"observations"`
+	DerivedRelationships []derivedRelationship  `json:"derived_relationships"`
+	Hypotheses           []artifactHypothesis   `json:"hypotheses"`
+	Contradictions       []inspectContradiction `json:"contradictions"`
+	UnexploredBranches   []unexploredBranch     `json:"unexplored_branches"`
+	NextProbes           []nextProbe            `json:"next_probes"`
+	Coverage             inspectCoverage        `json:"coverage"`
+	EvidenceLinks        []string               `json:"evidence_links"`
+	Limitations          []string               `json:"limitations"`
+}
+
+type inspectSubject struct {
+	RootArtifactID      string `json:"root_artifact_id"`
+	RootSHA256          string `json:"root_sha256"`
+	RootFormat          string `json:"root_format"`
+	ManifestID          string `json:"manifest_id"`
+	GraphSHA256         string `json:"graph_sha256"`
+	OccurrenceCount     int    `json:"occurrence_count"`
+	InventoryEvidenceID string `json:"inventory_evidence_id"`
+}
+
+type inspectSubstep struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Count  int    `json:"count"`
+}
+
+type derivedRelationship struct {
+	Relation string `json:"relation"`
+	From     string `json:"from_logical_path"`
+	To       string `json:"to_logical_path"`
+	EdgeID   string `json:"edge_id"`
+}
+
+type artifactHypothesis struct {
+	Statement  string   `json:"statement"`
+	Confidence string   `json:"confidence"`
+	Basis      []string `json:"basis"`
+}
+
+type inspectContradiction struct {
+	ContradictionID string `json:"contradiction_id"`
+	OccurrenceID    string `json:"occurrence_id"`
+	DeclaredSHA256  string `json:"declared_sha256"`
+	ObservedSHA256  string `json:"observed_sha256"`
+	EvidenceID      string `json:"evidence_id"`
+	Statement       string `json:"statement"`
+}
+
+type unexploredBranch struct {
+	OccurrenceID string `json:"occurrence_id"`
+	LogicalPath  string `json:"logical_path"`
+	Reason       string `json:"reason"`
+}
+
+type nextProbe struct {
+	Operation string         `json:"operation"`
+	Arguments map[string]any `json:"arguments"`
+	Reason    string         `json:"reason"`
+}
+
+type inspectCoverage struct {
+	Occurrences        int  `json:"occurrences"`
+	Files              int  `json:"files"`
+	HashedFiles        int  `json:"hashed_files"`
+	UnavailableFiles   int  `json:"unavailable_files"`
+	ExpandedContainers int  `json:"expanded_containers"`
+	OpaqueContainers   int  `json:"opaque_containers"`
+	Complete           bool `json:"complete"`
+}
+
+func handleInspectArtifact(ctx context.Context, c *core.Call) (any, error) {
+	req, unbound, err := artifactRequestOf(c)
+	if err != nil {
+		return nil, err
+	}
+	g, err := Build(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// The inventory is Evidence of its own, recorded first so the
+	// inspection can link it.
+	inv, ok := c.Lookup("inventory_artifact")
+	if !ok {
+		return nil, fmt.Errorf("%s: inventory_artifact is not in the catalog", c.Op.Name)
+	}
+	ev, err := c.Seal(inv, c.Args, &core.Observation{Result: g.inventory(), Limitations: g.Limitations, Locations: artifactLocations(g), Unbound: unbound})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Retain(ev); err != nil {
+		return nil, err
+	}
+	res := g.inspection(string(ev.EvidenceID), c.Args)
+	return &core.Observation{Result: res, Limitations: res.Limitations, Links: []core.EvidenceID{ev.EvidenceID}, Locations: artifactLocations(g),
+		Unbound: unbound, Confidence: core.ConfidenceDerived}, nil
+}
+
+// inspection summarizes a graph.
+func (g *Graph) inspection(invID string, args map[string]any) *inspectResult {
+	views := entryViews(g.Nodes, g.Occurrences, g.Edges)
+	r := &inspectResult{SchemaVersion: artifactSchemaVersion, Observations: views, EvidenceLinks: []string{invID},
+		Subject: inspectSubject{RootArtifactID: g.Manifest.RootArtifactID, RootSHA256: g.Manifest.RootSHA256, RootFormat: g.Manifest.RootFormat,
+			ManifestID: g.Manifest.ManifestID, GraphSHA256: g.Manifest.GraphSHA256, OccurrenceCount: g.Manifest.OccurrenceCount, InventoryEvidenceID: invID},
+		DerivedRelationships: []derivedRelationship{}, Hypotheses: []artifactHypothesis{}, Contradictions: []inspectContradiction{},
+		UnexploredBranches: []unexploredBranch{}, NextProbes: []nextProbe{}, Limitations: slices.Clone(g.Limitations)}
+	pathOf := map[string]string{}
+	for _, o := range g.Occurrences {
+		pathOf[o.OccurrenceID] = o.LogicalPath
+	}
+	cov := &r.Coverage
+	var addons, maps, js []string
+	declared := 0
+	for _, it := range g.Items {
+		cov.Occurrences++
+		if it.Kind != ports.EntryFile {
+			continue
+		}
+		cov.Files++
+		if it.Hashed {
+			cov.HashedFiles++
+		} else {
+			cov.UnavailableFiles++
+		}
+		if it.declared != "" {
+			declared++
+		}
+		if it.nested != nil && it != g.b.root {
+			cov.ExpandedContainers++
+		}
+		if it.opaque != "" {
+			cov.OpaqueContainers++
+			r.UnexploredBranches = append(r.UnexploredBranches, unexploredBranch{OccurrenceID: it.occurrenceID, LogicalPath: it.Path, Reason: it.opaque})
+		}
+		switch it.class.kind {
+		case "native-addon":
+			addons = append(addons, it.Path)
+		case "source-map":
+			maps = append(maps, it.Path)
+		case "javascript":
+			js = append(js, it.Path)
+		}
+	}
+	cov.Complete = cov.UnavailableFiles == 0 && cov.OpaqueContainers == 0
+	status := func(ok bool) string {
+		if ok {
+			return "completed"
+		}
+		return "partial"
+	}
+	r.Substeps = []inspectSubstep{
+		{"traverse", "completed", cov.Occurrences},
+		{"hash", status(cov.UnavailableFiles == 0), cov.HashedFiles},
+		{"verify-declared-integrity", "completed", declared},
+		{"expand-containers", status(cov.OpaqueContainers == 0), cov.ExpandedContainers},
+		{"classify", "completed", len(g.Nodes)},
+	}
+	for _, e := range g.Edges {
+		if e.Relation == "contains" {
+			continue
+		}
+		from := pathOf[e.OccurrenceID]
+		to := path.Clean(strings.TrimSuffix(from, ".map"))
+		r.DerivedRelationships = append(r.DerivedRelationships, derivedRelationship{Relation: e.Relation, From: from, To: to, EdgeID: e.EdgeID})
+	}
+	for _, c := range g.Contradictions {
+		state := ""
+		if c.Unpacked {
+			state = " (unpacked companion)"
+		}
+		r.Contradictions = append(r.Contradictions, inspectContradiction{ContradictionID: c.ContradictionID, OccurrenceID: c.OccurrenceID,
+			DeclaredSHA256: c.DeclaredSHA256, ObservedSHA256: c.ObservedSHA256, EvidenceID: invID,
+			Statement: fmt.Sprintf("%s%s: the container declares sha256 %s but the bytes hash to %s.", c.LogicalPath, state, c.DeclaredSHA256, c.ObservedSHA256)})
+	}
+	pathArg := map[string]any{}
+	if p, ok := args["path"]; ok {
+		pathArg["path"] = p
+	}
+	with := func(extra map[string]any) map[string]any {
+		m := map[string]any{}
+		for k, v := range pathArg {
+			m[k] = v
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	if len(addons) > 0 {
+		r.Hypotheses = append(r.Hypotheses, artifactHypothesis{Confidence: core.ConfidenceInferred, Basis: firstN(addons, 20),
+			Statement: fmt.Sprintf("The application ships %d native add-on(s) that run with the host process's privileges.", len(addons))})
+		var ids []any
+		for _, it := range g.Items {
+			if it.class.kind == "native-addon" && it.Hashed && len(ids) < 50 {
+				ids = append(ids, it.occurrenceID)
+			}
+		}
+		r.NextProbes = append(r.NextProbes, nextProbe{Operation: "extract_artifact", Arguments: with(map[string]any{"occurrence_ids": ids}),
+			Reason: "Write the native add-ons to disk, then open each with open_binary to analyze it."})
+	}
+	if len(maps) > 0 {
+		r.Hypotheses = append(r.Hypotheses, artifactHypothesis{Confidence: core.ConfidenceInferred, Basis: firstN(maps, 20),
+			Statement: fmt.Sprintf("%d source map(s) are shipped; original source names and text may be recoverable from them.", len(maps))})
+	}
+	if g.Manifest.RootFormat == "asar" || g.hasASAR() {
+		basis := []string{}
+		for _, it := range g.Items {
+			if it.class.format == "asar" || it.class.kind == "package-metadata" {
+				basis = append(basis, it.Path)
+			}
+		}
+		r.Hypotheses = append(r.Hypotheses, artifactHypothesis{Confidence: core.ConfidenceInferred, Basis: firstN(basis, 20),
+			Statement: fmt.Sprintf("This is (or contains) an Electron application archive with %d JavaScript file(s).", len(js))})
+	}
+	if len(r.Contradictions) > 0 {
+		r.NextProbes = append(r.NextProbes, nextProbe{Operation: "extract_artifact", Arguments: with(map[string]any{"integrity_policy": integrityRecord}),
+			Reason: "Materialize the observed bytes of the contradicted entries and compare them with a trusted build."})
+	}
+	for _, u := range r.UnexploredBranches {
+		r.NextProbes = append(r.NextProbes, nextProbe{Operation: "extract_artifact", Arguments: with(map[string]any{"occurrence_ids": []any{u.OccurrenceID}}),
+			Reason: "Extract " + u.LogicalPath + ", then run inventory_artifact on the extracted file to see inside it."})
+		if len(r.NextProbes) >= 20 {
+			break
+		}
+	}
+	r.InspectionID = "ai_" + core.MustDigest(map[string]any{"schema_version": artifactSchemaVersion, "manifest_id": g.Manifest.ManifestID,
+		"integrity_policy": g.b.req.Policy, "inventory_evidence_id": invID})
+	return r
+}
+
+func (g *Graph) hasASAR() bool {
+	for _, it := range g.Items {
+		if it.class.format == "asar" {
+			return true
+		}
+	}
+	return false
+}
+
+func firstN(s []string, n int) []string { return s[:min(len(s), n)] }
+
+func handleCompareArtifacts(ctx context.Context, c *core.Call) (any, error) {
+	op := c.Op.Name
+	var sides [2]*compareSide
+	var links []core.EvidenceID
+	for i, name := range []string{"left", "right"} {
+		ev, err := resolveEvidenceArg(c, name)
+		if err != nil {
+			return nil, err
+		}
+		if sides[i], err = compareSideOf(op, name, ev); err != nil {
+			return nil, err
+		}
+		links = append(links, ev.EvidenceID)
+	}
+	c.Observe(fmt.Sprintf("comparing %d and %d entries", sides[0].Entries, sides[1].Entries))
+	res, err := compareArtifacts(ctx, sides[0], sides[1], core.IntArg(c.Args, "max_differences", 1000))
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	slices.Sort(links)
+	links = slices.Compact(links)
+	return &core.Observation{Result: res, Limitations: res.Limitations, Links: links, Unbound: true, Confidence: core.ConfidenceDerived}, nil
+}
+
+// resolveEvidenceArg returns the Evidence an argument names: a retained
+// reference from this connection's ledger, or an inline record whose ID is
+// verified.
+func resolveEvidenceArg(c *core.Call, name string) (*core.Evidence, error) {
+	v := c.Args[name]
+	m, _ := v.(map[string]any)
+	if kind, _ := m["kind"].(string); kind == "retained-evidence" {
+		id, err := core.ParseEvidenceID(fmt.Sprint(m["evidence_id"]))
+		if err != nil {
+			return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name, "evidence_id"}, Reason: core.ReasonInvalidFormat, Message: err.Error()})
+		}
+		return c.Resolve(id)
+	}
+	raw, err := core.MarshalNoEscape(v)
+	if err != nil {
+		return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name}, Reason: core.ReasonInvalidType, Message: err.Error()})
+	}
+	ev, err := core.ParseEvidence(raw)
+	if err != nil {
+		if e, ok := err.(*core.Error); ok {
+			e.Message = c.Op.Name + ": " + name + ": " + e.Message
+		}
+		return nil, err
+	}
+	return ev, nil
+}
+
+// compareExamples are two complete inventory_artifact records of a
+// one-file artifact before and after an edit (the catalog advertises them as
+// retained references).
+func compareExamples() []json.RawMessage {
+	a, b := exampleInventoryEvidence("console.log('v1')\n"), exampleInventoryEvidence("console.log('v2')\n")
+	ref := func(ev *core.Evidence) string {
+		return `{"kind":"retained-evidence","evidence_id":"` + string(ev.EvidenceID) + `"}`
+	}
+	inline := func(ev *core.Evidence) string {
+		raw, err := core.MarshalNoEscape(ev)
+		if err != nil {
+			panic("core: compare_artifacts example: " + err.Error())
+		}
+		return string(raw)
+	}
+	return []json.RawMessage{
+		json.RawMessage(`{"left":` + inline(a) + `,"right":` + inline(b) + `}`),
+		json.RawMessage(`{"left":` + ref(a) + `,"right":` + ref(b) + `,"max_differences":100}`),
+	}
+}
+
+func exampleInventoryEvidence(content string) *core.Evidence {
+	data := []byte(content)
+	sum := sha256.Sum256(data)
+	size := int64(len(data))
+	root := &Item{Path: ".", name: "main.js", Kind: ports.EntryFile, Hashed: true, SHA256: hex.EncodeToString(sum[:]), Size: size,
+		head: data, status: hashVerified, declaredSize: &size}
+	b := &graphBuilder{req: Request{Op: "inventory_artifact", Policy: IntegrityFail, Limits: defaultArtifactLimits},
+		root: root, items: []*Item{root}, byPath: map[string]*Item{".": root}}
+	g, err := b.seal()
+	if err != nil {
+		panic("core: compare_artifacts example: " + err.Error())
+	}
+	params, _ := core.CanonicalJSON(map[string]any{"path": "main.js", "integrity_policy": IntegrityFail, "max_entries": 10000,
+		"max_total_bytes": 1 << 30, "max_entry_bytes": 256 << 20, "max_compression_ratio": 1000, "max_depth": 20, "max_path_bytes": 4096})
+	norm, _ := core.CanonicalJSON(g.inventory())
+	ev := &core.Evidence{Operation: "inventory_artifact", Provider: core.ProviderRef{ID: "rea", Name: "rea"}, Parameters: params,
+		NormalizedResult: norm, Limitations: []string{"Artifact identity is unavailable for this observation."}}
+	if err := ev.Seal(); err != nil {
+		panic("core: compare_artifacts example: " + err.Error())
+	}
+	return ev
+}

@@ -1,0 +1,1082 @@
+package binary
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"rea/ports"
+
+	"rea/core"
+)
+
+// Code operations: the primitives over the ports code capabilities
+// (Disassembler, FunctionAnalyzer, CrossReferencer, ByteReader). Workflows
+// composed from them live in workflow*.go.
+
+func codeOperations() []*core.Operation {
+	return []*core.Operation{
+		opProcedureInfo(), opProcedureAssembly(), opReadFunctionInstructions(), opProcedureCallers(),
+		opProcedureCallees(), opProcedureReferences(), opXrefs(), opResolveContainingProcedure(),
+		opReadBytes(), opAddressToFileOffset(), opStepAddress("next_address"), opStepAddress("prev_address"),
+		opProcedurePseudoCode(),
+		opAnalyzeFunction(), opGetCallGraph(), opFindXrefsToName(), opFindCodeForString(), opTraceCallPath(),
+		opTraceFeature(), opInspectNativeAPI(), opBatchDecompile(),
+	}
+}
+
+// Effects of the code tools (CONTRACTS.md §10): recording Evidence mutates
+// the session; the four trace-like workflows are not idempotent.
+var (
+	codeEffects  = core.Effects{MutatesSession: true, Idempotent: true}
+	traceEffects = core.Effects{MutatesSession: true}
+)
+
+const procedureProp = `"procedure": {"type":"string","minLength":1,"maxLength":4096,"description":"Procedure name (e.g. main, puts@plt, sub_401000) or address (0x hex or decimal); an address inside a procedure selects that procedure.","examples":["main"]}`
+
+const addressProp = `"address": {"type":"string","pattern":"` + addressPattern + `","description":"Address as 0x hex or decimal.","examples":["0x401000"]}`
+
+// procRefSchema is a procedure named by address and name (its symbol, or
+// sub_<address>).
+const procRefSchema = `{"type":"object","additionalProperties":false,"required":["address","name"],"properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"}}}`
+
+type procRef struct {
+	Address string `json:"address"`
+	Name    string `json:"name"`
+}
+
+// instructionItem is one instruction as the code tools report it.
+type instructionItem struct {
+	Address  string  `json:"address"`
+	Bytes    string  `json:"bytes"`
+	Length   int     `json:"length"`
+	Mnemonic string  `json:"mnemonic"`
+	Operands string  `json:"operands"`
+	Text     string  `json:"text"`
+	Flow     string  `json:"flow"`
+	Target   *string `json:"target"`
+}
+
+const instructionItemSchema = `{"type":"object","additionalProperties":false,"required":["address","bytes","length","mnemonic","operands","text","flow","target"],
+ "properties":{"address":{"$ref":"#/$defs/hex"},"bytes":{"type":"string","pattern":"^([0-9a-f]{2})*$"},"length":{"type":"integer","minimum":1},
+  "mnemonic":{"type":"string"},"operands":{"type":"string"},"text":{"type":"string"},
+  "flow":{"enum":["next","call","jump","branch","return","stop"]},"target":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]}}}`
+
+func instructionItemOf(in ports.Instruction) instructionItem {
+	it := instructionItem{Address: core.Hex(in.Address), Bytes: hex.EncodeToString(in.Bytes), Length: len(in.Bytes),
+		Mnemonic: in.Mnemonic, Operands: in.Operands, Text: in.Text, Flow: string(in.Flow)}
+	if it.Flow == "" {
+		it.Flow = "next"
+	}
+	if in.HasTarget {
+		t := core.Hex(in.Target)
+		it.Target = &t
+	}
+	if it.Length == 0 {
+		it.Length = 1
+	}
+	return it
+}
+
+// codeView is the bound analysis seen through the code primitives.
+type codeView struct {
+	c      *core.Call
+	procs  []ports.Procedure
+	ranges []ports.FunctionRange // parallel to procs
+	fa     ports.FunctionAnalyzer
+	xr     ports.CrossReferencer // nil when the provider does not offer it
+	names  []ports.Name          // nil when the provider does not list names
+	strs   []ports.String        // loaded on demand
+	loaded bool
+	lists  *codeLists
+}
+
+func codeViewOf(ctx context.Context, c *core.Call) (*codeView, error) {
+	if err := checkDocument(ctx, c); err != nil {
+		return nil, err
+	}
+	a, _, _ := c.Bound()
+	lists := listsOf(a)
+	procs, err := lists.procedures(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	fa, err := analysisFor[ports.FunctionAnalyzer](c)
+	if err != nil {
+		return nil, err
+	}
+	ranges, err := lists.functionRanges(ctx, fa, procs)
+	if err != nil {
+		return nil, codeError(c, err)
+	}
+	v := &codeView{c: c, procs: procs, fa: fa, ranges: ranges, lists: lists}
+	v.xr, _ = a.(ports.CrossReferencer)
+	if v.names, err = lists.namesOf(ctx, a); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// codeError gives an engine's unsupported architecture a remediation.
+func codeError(c *core.Call, err error) error {
+	if errors.Is(err, ports.ErrUnsupported) {
+		_, b, t := c.Bound()
+		id := ""
+		if b != nil {
+			id = b.Provider.Info().ID
+		}
+		arch := ""
+		if t != nil {
+			arch = t.Architecture
+		}
+		return &core.Error{Code: core.CodeCapabilityUnavailable, Err: err,
+			Message:     fmt.Sprintf("%s: provider %s cannot decode the %s instruction set: %v", c.Op.Name, id, orUnknown(arch), err),
+			Remediation: "rea-native decodes x86, x86-64 and AArch64; for another architecture open the target with an engine that decodes it (provider_id ghidra).",
+			Details:     map[string]any{"operation": c.Op.Name, "reason": "architecture_unsupported", "provider_id": id}}
+	}
+	return err
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// value is a procedure's display name.
+func (v *codeView) value(i int) string { return procedureItemOf(v.procs[i]).Value }
+
+func (v *codeView) ref(i int) procRef {
+	return procRef{Address: core.Hex(v.procs[i].Address), Name: v.value(i)}
+}
+
+// startIndex finds the procedure starting at addr.
+func (v *codeView) startIndex(addr uint64) (int, bool) {
+	i := sort.Search(len(v.procs), func(i int) bool { return v.procs[i].Address >= addr })
+	return i, i < len(v.procs) && v.procs[i].Address == addr
+}
+
+// containing finds the procedure whose range holds addr; of nested ranges
+// the innermost (latest start) wins.
+func (v *codeView) containing(addr uint64) (int, bool) {
+	i := sort.Search(len(v.ranges), func(i int) bool { return v.ranges[i].Start > addr })
+	for j := i - 1; j >= 0 && j >= i-16; j-- {
+		if r := v.ranges[j]; addr >= r.Start && (addr < r.End || addr == r.Start) {
+			return j, true
+		}
+	}
+	return -1, false
+}
+
+// resolve selects the procedure an argument names: an exact name, else an
+// address that starts or lies inside a procedure.
+// procedureArg builds the code view and resolves the "procedure" argument.
+func procedureArg(ctx context.Context, c *core.Call) (*codeView, int, error) {
+	v, err := codeViewOf(ctx, c)
+	if err != nil {
+		return nil, 0, err
+	}
+	i, err := v.resolve("procedure")
+	return v, i, err
+}
+
+func (v *codeView) resolve(name string) (int, error) {
+	s, _ := core.StringArg(v.c.Args, name)
+	return v.resolveValue(s, []any{name})
+}
+
+func (v *codeView) resolveValue(s string, path []any) (int, error) {
+	for i := range v.procs {
+		if v.procs[i].Name == s {
+			return i, nil
+		}
+	}
+	if hexPart, ok := strings.CutPrefix(s, "sub_"); ok { // the display name of an unnamed procedure
+		if a, err := strconv.ParseUint(hexPart, 16, 64); err == nil {
+			if i, ok := v.startIndex(a); ok && v.procs[i].Name == "" {
+				return i, nil
+			}
+		}
+	}
+	if a, err := core.ParseHex(s); err == nil {
+		if i, ok := v.startIndex(a); ok {
+			return i, nil
+		}
+		if i, ok := v.containing(a); ok {
+			return i, nil
+		}
+		return -1, core.InvalidRequest(v.c.Op.Name, core.Issue{Path: path, Reason: core.ReasonInvalidValue,
+			Message: fmt.Sprintf("no procedure starts at or contains %s", core.Hex(a)), Expected: "the name or address of a procedure (list_procedures)"})
+	}
+	return -1, core.InvalidRequest(v.c.Op.Name, core.Issue{Path: path, Reason: core.ReasonInvalidValue,
+		Message: fmt.Sprintf("no procedure is named %q", s), Expected: "the name or address of a procedure (list_procedures)"})
+}
+
+// nameAt returns the procedure name or label at addr, or "" (unnamed
+// procedures have none).
+func (v *codeView) nameAt(addr uint64) string {
+	if i, ok := v.startIndex(addr); ok && v.procs[i].Name != "" {
+		return v.procs[i].Name
+	}
+	j := sort.Search(len(v.names), func(j int) bool { return v.names[j].Address >= addr })
+	if j < len(v.names) && v.names[j].Address == addr {
+		return v.names[j].Name
+	}
+	return ""
+}
+
+// stringsList loads the strings once.
+func (v *codeView) stringsList(ctx context.Context) ([]ports.String, error) {
+	if v.loaded {
+		return v.strs, nil
+	}
+	a, _, _ := v.c.Bound()
+	s, err := v.lists.stringsOf(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	v.strs, v.loaded = s, true
+	return v.strs, nil
+}
+
+// stringAt returns the string whose bytes hold addr.
+func (v *codeView) stringAt(addr uint64) (ports.String, bool) {
+	i := sort.Search(len(v.strs), func(i int) bool { return v.strs[i].Address > addr })
+	for j := i - 1; j >= 0 && j >= i-4; j-- {
+		if s := v.strs[j]; addr >= s.Address && addr < s.Address+uint64(max(s.ByteLength, 1)) {
+			return s, true
+		}
+	}
+	return ports.String{}, false
+}
+
+// function decodes procedure i.
+func (v *codeView) function(ctx context.Context, i, maxInsns int) (ports.Function, error) {
+	f, err := v.fa.Function(ctx, ports.FunctionRequest{Address: v.procs[i].Address, MaxInstructions: maxInsns})
+	if err != nil {
+		return f, codeError(v.c, err)
+	}
+	return f, nil
+}
+
+func (v *codeView) needRefs() error {
+	if v.xr == nil {
+		return &core.Error{Code: core.CodeCapabilityUnavailable, Message: v.c.Op.Name + ": the bound provider does not report cross-references",
+			Details: map[string]any{"operation": v.c.Op.Name, "reason": "missing_capability:" + core.CapReferences}}
+	}
+	return nil
+}
+
+// refsFrom and refsTo wrap the engine's lists.
+func (v *codeView) refsFrom(ctx context.Context, start, end uint64) ([]ports.Reference, error) {
+	if err := v.needRefs(); err != nil {
+		return nil, err
+	}
+	r, err := v.xr.ReferencesFrom(ctx, start, end)
+	return r, codeError(v.c, err)
+}
+
+func (v *codeView) refsTo(ctx context.Context, start, end uint64) ([]ports.Reference, error) {
+	if err := v.needRefs(); err != nil {
+		return nil, err
+	}
+	r, err := v.xr.ReferencesTo(ctx, start, end)
+	return r, codeError(v.c, err)
+}
+
+// referenceItem is one cross-reference as the code tools report it.
+type referenceItem struct {
+	From          string   `json:"from"`
+	FromProcedure *procRef `json:"from_procedure"`
+	To            *string  `json:"to"`
+	ToName        *string  `json:"to_name"`
+	Kind          string   `json:"kind"`
+	Unresolved    bool     `json:"unresolved"`
+	Operand       *string  `json:"operand"`
+	Slot          *string  `json:"slot"`
+	SlotName      *string  `json:"slot_name"`
+}
+
+const referenceItemSchema = `{"type":"object","additionalProperties":false,"required":["from","from_procedure","to","to_name","kind","unresolved","operand","slot","slot_name"],
+ "properties":{"from":{"$ref":"#/$defs/hex"},"from_procedure":{"anyOf":[{"type":"null"},` + procRefSchema + `]},
+  "to":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"to_name":{"type":["string","null"]},
+  "kind":{"enum":["call","jump","read","write","address"]},"unresolved":{"type":"boolean","description":"An indirect call or jump whose target is unknown; reported, never dropped."},
+  "operand":{"type":["string","null"]},"slot":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"slot_name":{"type":["string","null"]}}}`
+
+func (v *codeView) referenceItemOf(r ports.Reference) referenceItem {
+	it := referenceItem{From: core.Hex(r.From), Kind: r.Kind, Unresolved: r.Unresolved}
+	if i, ok := v.containing(r.From); ok {
+		ref := v.ref(i)
+		it.FromProcedure = &ref
+	}
+	if !r.Unresolved {
+		to := core.Hex(r.To)
+		it.To = &to
+		it.ToName = core.OptString(v.nameAt(r.To))
+	} else {
+		it.Operand = core.OptString(r.Operand)
+		if it.Operand == nil {
+			s := ""
+			it.Operand = &s
+		}
+	}
+	if r.Slot != 0 {
+		s := core.Hex(r.Slot)
+		it.Slot, it.SlotName = &s, core.OptString(v.nameAt(r.Slot))
+	}
+	return it
+}
+
+// calleeItem is one procedure called (or tail-called) by another.
+type calleeItem struct {
+	Address   string   `json:"address"`
+	Name      string   `json:"name"`
+	Kind      string   `json:"kind"`
+	Procedure bool     `json:"procedure"`
+	External  bool     `json:"external"`
+	Thunk     bool     `json:"thunk"`
+	CallSites []string `json:"call_sites"`
+}
+
+const calleeItemSchema = `{"type":"object","additionalProperties":false,"required":["address","name","kind","procedure","external","thunk","call_sites"],
+ "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"kind":{"enum":["call","tail-call"]},
+  "procedure":{"type":"boolean","description":"The target is the start of a known procedure."},"external":{"type":"boolean"},"thunk":{"type":"boolean"},
+  "call_sites":{"type":"array","items":{"$ref":"#/$defs/hex"}}}}`
+
+// unresolvedItem is an indirect call or jump whose target is unknown.
+type unresolvedItem struct {
+	From     string  `json:"from"`
+	Kind     string  `json:"kind"`
+	Operand  string  `json:"operand"`
+	Slot     *string `json:"slot"`
+	SlotName *string `json:"slot_name"`
+}
+
+const unresolvedItemSchema = `{"type":"object","additionalProperties":false,"required":["from","kind","operand","slot","slot_name"],
+ "properties":{"from":{"$ref":"#/$defs/hex"},"kind":{"enum":["call","jump"]},"operand":{"type":"string"},
+  "slot":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"slot_name":{"type":["string","null"]}}}`
+
+// callees lists what procedure i calls and tail-calls, and its unresolved
+// indirect transfers (indirect jumps inside the procedure that a jump table
+// explains are not calls and are not listed).
+func (v *codeView) callees(ctx context.Context, i int) ([]calleeItem, []unresolvedItem, error) {
+	r := v.ranges[i]
+	refs, err := v.refsFrom(ctx, r.Start, max(r.End, r.Start+1))
+	if err != nil {
+		return nil, nil, err
+	}
+	byTarget := map[uint64]int{}
+	var out []calleeItem
+	var unresolved []unresolvedItem
+	jumpTables := map[uint64]bool{} // jumps with resolved targets inside the procedure
+	for _, x := range refs {
+		if x.Kind == ports.RefJump && !x.Unresolved && x.To >= r.Start && x.To < r.End {
+			jumpTables[x.From] = true
+		}
+	}
+	for _, x := range refs {
+		if x.Unresolved {
+			if x.Kind != ports.RefCall && x.Kind != ports.RefJump {
+				continue
+			}
+			u := unresolvedItem{From: core.Hex(x.From), Kind: x.Kind, Operand: x.Operand}
+			if x.Slot != 0 {
+				s := core.Hex(x.Slot)
+				u.Slot, u.SlotName = &s, core.OptString(v.nameAt(x.Slot))
+			}
+			unresolved = append(unresolved, u)
+			continue
+		}
+		kind := ""
+		switch {
+		case x.Kind == ports.RefCall:
+			kind = "call"
+		case x.Kind == ports.RefJump && (x.To < r.Start || x.To >= r.End) && !jumpTables[x.From]:
+			kind = "tail-call"
+		default:
+			continue
+		}
+		k, ok := byTarget[x.To]
+		if !ok {
+			it := calleeItem{Address: core.Hex(x.To), Name: v.nameAt(x.To), Kind: kind, CallSites: []string{}}
+			if j, ok := v.startIndex(x.To); ok {
+				it.Procedure, it.External, it.Thunk = true, v.procs[j].External, v.procs[j].Thunk
+			}
+			if it.Name == "" {
+				it.Name = fmt.Sprintf("sub_%x", x.To)
+			}
+			k = len(out)
+			byTarget[x.To] = k
+			out = append(out, it)
+		}
+		if kind == "call" {
+			out[k].Kind = "call"
+		}
+		if s := core.Hex(x.From); !slices.Contains(out[k].CallSites, s) {
+			out[k].CallSites = append(out[k].CallSites, s)
+		}
+	}
+	return out, unresolved, nil
+}
+
+// callerItem is one procedure that calls (or tail-calls) another.
+type callerItem struct {
+	Procedure *procRef `json:"procedure"`
+	Kind      string   `json:"kind"`
+	CallSites []string `json:"call_sites"`
+}
+
+const callerItemSchema = `{"type":"object","additionalProperties":false,"required":["procedure","kind","call_sites"],
+ "properties":{"procedure":{"anyOf":[{"type":"null"},` + procRefSchema + `],"description":"The calling procedure; null when the call site is in no known procedure."},
+  "kind":{"enum":["call","tail-call"]},"call_sites":{"type":"array","items":{"$ref":"#/$defs/hex"}}}}`
+
+// callers lists the procedures that call or tail-call procedure i.
+func (v *codeView) callers(ctx context.Context, i int) ([]callerItem, error) {
+	r := v.ranges[i]
+	refs, err := v.refsTo(ctx, r.Start, r.Start+1)
+	if err != nil {
+		return nil, err
+	}
+	byCaller := map[int]int{}
+	var out []callerItem
+	for _, x := range refs {
+		kind := ""
+		j, in := v.containing(x.From)
+		switch {
+		case x.Kind == ports.RefCall:
+			kind = "call"
+		case x.Kind == ports.RefJump && (!in || j != i):
+			kind = "tail-call"
+		default:
+			continue
+		}
+		key := j
+		if !in {
+			key = -1
+		}
+		k, ok := byCaller[key]
+		if !ok {
+			it := callerItem{Kind: kind, CallSites: []string{}}
+			if in {
+				ref := v.ref(j)
+				it.Procedure = &ref
+			}
+			k = len(out)
+			byCaller[key] = k
+			out = append(out, it)
+		}
+		if kind == "call" {
+			out[k].Kind = "call"
+		}
+		out[k].CallSites = append(out[k].CallSites, core.Hex(x.From))
+	}
+	return out, nil
+}
+
+// --- primitives ---
+
+func opProcedureInfo() *core.Operation {
+	return &core.Operation{
+		Name: "procedure_info", Title: "Procedure Info", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
+		Needs: []string{core.CapProcedures, core.CapFunctions, core.CapReferences},
+		Description: "Describe one procedure (by name or address): its extent and how the end was found, instruction and basic-block counts, " +
+			"and how many procedures call it and it calls.",
+		Input: core.InputSchema([]string{"procedure"}, documentProp, procedureProp),
+		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,
+ "required":["procedure","start","end","length","end_source","entry_point","syntax","instruction_count","basic_block_count","truncated","caller_count","callee_count","unresolved_transfer_count"],
+ "properties":{"procedure":` + procedureItemSchema + `,"start":{"$ref":"#/$defs/hex"},"end":{"$ref":"#/$defs/hex"},"length":{"$ref":"#/$defs/hex"},
+  "end_source":{"type":"string","description":"How the end was found: symbol, eh-frame, pdata, dwarf, gopclntab, plt, next-start, section-end or unknown."},
+  "entry_point":{"type":"boolean"},"syntax":{"type":"string"},"instruction_count":{"type":"integer","minimum":0},"basic_block_count":{"type":"integer","minimum":0},
+  "truncated":{"type":"boolean"},"caller_count":{"type":"integer","minimum":0},"callee_count":{"type":"integer","minimum":0},"unresolved_transfer_count":{"type":"integer","minimum":0}}}`)),
+		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`), json.RawMessage(`{"procedure":"0x401000"}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			v, i, err := procedureArg(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			f, err := v.function(ctx, i, 1)
+			if err != nil {
+				return nil, err
+			}
+			callers, err := v.callers(ctx, i)
+			if err != nil {
+				return nil, err
+			}
+			callees, unresolved, err := v.callees(ctx, i)
+			if err != nil {
+				return nil, err
+			}
+			docs, err := documents(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			r := v.ranges[i]
+			entry := len(docs) > 0 && docs[0].HasEntry && docs[0].Entry == r.Start
+			return &core.Observation{Result: map[string]any{
+				"procedure": procedureItemOf(v.procs[i]), "start": core.Hex(r.Start), "end": core.Hex(r.End), "length": core.Hex(r.End - r.Start),
+				"end_source": r.EndSource, "entry_point": entry, "syntax": f.Syntax, "instruction_count": f.InstructionCount,
+				"basic_block_count": len(f.Blocks), "truncated": f.Truncated, "caller_count": len(callers), "callee_count": len(callees),
+				"unresolved_transfer_count": len(unresolved),
+			}, Locations: rangeLocation(r)}, nil
+		},
+	}
+}
+
+func rangeLocation(r ports.FunctionRange) []core.Location {
+	return []core.Location{{Kind: "address-range", Start: core.Hex(r.Start), End: core.Hex(r.End)}}
+}
+
+// maxAssemblyLines bounds procedure_assembly; read_function_instructions
+// pages through longer procedures.
+const maxAssemblyLines = 5000
+
+func opProcedureAssembly() *core.Operation {
+	return &core.Operation{
+		Name: "procedure_assembly", Title: "Procedure Assembly", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
+		Needs: []string{core.CapProcedures, core.CapFunctions},
+		Description: "The disassembly of one procedure as text, one instruction per line (\"0x401126: push rbp\"), in the provider's syntax " +
+			"(rea-native: Intel for x86, GNU for AArch64). At most 5000 lines; page longer procedures with read_function_instructions.",
+		Input:    core.InputSchema([]string{"procedure"}, documentProp, procedureProp),
+		Result:   json.RawMessage(`{"type":"string"}`),
+		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			v, i, err := procedureArg(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			f, err := v.function(ctx, i, maxAssemblyLines)
+			if err != nil {
+				return nil, err
+			}
+			var b strings.Builder
+			for _, in := range f.Instructions {
+				fmt.Fprintf(&b, "%s: %s\n", core.Hex(in.Address), in.Text)
+			}
+			var lim []string
+			if n := f.InstructionCount - len(f.Instructions); n > 0 {
+				fmt.Fprintf(&b, "; %d more instructions: read_function_instructions with offset %d\n", n, len(f.Instructions))
+				lim = append(lim, fmt.Sprintf("The listing stops after %d of %d instructions.", len(f.Instructions), f.InstructionCount))
+			}
+			if f.Truncated {
+				lim = append(lim, "The provider stopped decoding this procedure at its instruction cap.")
+			}
+			return &core.Observation{Result: b.String(), Limitations: lim, Locations: rangeLocation(v.ranges[i])}, nil
+		},
+	}
+}
+
+func opReadFunctionInstructions() *core.Operation {
+	return &core.Operation{
+		Name: "read_function_instructions", Title: "Read Function Instructions", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
+		Needs: []string{core.CapProcedures, core.CapFunctions},
+		Description: "Page through the instructions of one procedure: address, bytes (hex), length, mnemonic, operands, text, control flow and direct target, " +
+			"with an exact total.",
+		Input: core.InputSchema([]string{"procedure"}, documentProp, procedureProp, pageProps),
+		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,
+ "required":["procedure","syntax","items","offset","limit","total","next_offset","has_more"],
+ "properties":{"procedure":` + procRefSchema + `,"syntax":{"type":"string"},"items":{"type":"array","items":` + instructionItemSchema + `},
+  "offset":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":1},"total":{"type":"integer","minimum":0},
+  "next_offset":{"type":["integer","null"]},"has_more":{"type":"boolean"}}}`)),
+		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`), json.RawMessage(`{"procedure":"main","offset":100,"limit":50}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			v, i, err := procedureArg(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			offset, limit := core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", defaultPageLimit)
+			f, err := v.function(ctx, i, min(offset+limit, 1<<30))
+			if err != nil {
+				return nil, err
+			}
+			items := make([]instructionItem, len(f.Instructions))
+			for k, in := range f.Instructions {
+				items[k] = instructionItemOf(in)
+			}
+			page := paginate(items, offset, limit)
+			page.Total = max(f.InstructionCount, len(items))
+			if end := offset + len(page.Items); end < page.Total && len(page.Items) > 0 {
+				page.NextOffset, page.HasMore = &end, true
+			}
+			var lim []string
+			if f.Truncated {
+				lim = append(lim, "The provider stopped decoding this procedure at its instruction cap; total counts the decoded part.")
+			}
+			return &core.Observation{Result: map[string]any{"procedure": v.ref(i), "syntax": f.Syntax, "items": page.Items, "offset": page.Offset,
+				"limit": page.Limit, "total": page.Total, "next_offset": page.NextOffset, "has_more": page.HasMore},
+				Limitations: lim, Locations: rangeLocation(v.ranges[i])}, nil
+		},
+	}
+}
+
+// maxCallList bounds the callers and callees listed by one call.
+const maxCallList = 1000
+
+func opProcedureCallers() *core.Operation {
+	return &core.Operation{
+		Name: "procedure_callers", Title: "Procedure Callers", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
+		Needs:       []string{core.CapProcedures, core.CapFunctions, core.CapReferences},
+		Description: "The procedures that call (or tail-call) one procedure, with their call sites. Calls through pointers are not attributed (see procedure_callees' unresolved list).",
+		Input:       core.InputSchema([]string{"procedure"}, documentProp, procedureProp),
+		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["procedure","items","total","truncated"],
+ "properties":{"procedure":` + procRefSchema + `,"items":{"type":"array","items":` + callerItemSchema + `},"total":{"type":"integer","minimum":0},"truncated":{"type":"boolean"}}}`)),
+		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"puts@plt"}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			v, i, err := procedureArg(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			items, err := v.callers(ctx, i)
+			if err != nil {
+				return nil, err
+			}
+			total := len(items)
+			items = items[:min(total, maxCallList)]
+			return &core.Observation{Result: map[string]any{"procedure": v.ref(i), "items": core.NonNil(items), "total": total, "truncated": total > len(items)},
+				Locations: rangeLocation(v.ranges[i])}, nil
+		},
+	}
+}
+
+func opProcedureCallees() *core.Operation {
+	return &core.Operation{
+		Name: "procedure_callees", Title: "Procedure Callees", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
+		Needs: []string{core.CapProcedures, core.CapFunctions, core.CapReferences},
+		Description: "The procedures one procedure calls or tail-calls, with call sites, and every indirect call or jump whose target is unknown " +
+			"(reported in unresolved, never dropped; with the memory slot read, and its name, when known).",
+		Input: core.InputSchema([]string{"procedure"}, documentProp, procedureProp),
+		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["procedure","items","total","truncated","unresolved"],
+ "properties":{"procedure":` + procRefSchema + `,"items":{"type":"array","items":` + calleeItemSchema + `},"total":{"type":"integer","minimum":0},"truncated":{"type":"boolean"},
+  "unresolved":{"type":"array","items":` + unresolvedItemSchema + `}}}`)),
+		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			v, i, err := procedureArg(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			items, unresolved, err := v.callees(ctx, i)
+			if err != nil {
+				return nil, err
+			}
+			total := len(items)
+			items = items[:min(total, maxCallList)]
+			unresolved = unresolved[:min(len(unresolved), maxCallList)]
+			return &core.Observation{Result: map[string]any{"procedure": v.ref(i), "items": core.NonNil(items), "total": total,
+				"truncated": total > len(items), "unresolved": core.NonNil(unresolved)}, Locations: rangeLocation(v.ranges[i])}, nil
+		},
+	}
+}
+
+func opProcedureReferences() *core.Operation {
+	return &core.Operation{
+		Name: "procedure_references", Title: "Procedure References", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
+		Needs: []string{core.CapProcedures, core.CapFunctions, core.CapReferences},
+		Description: "Cross-references of one procedure, paged: outgoing (calls, jumps, data reads and writes, address constants, unresolved indirect transfers) " +
+			"and incoming (references to its start).",
+		Input: core.InputSchema([]string{"procedure"}, documentProp, procedureProp,
+			`"direction": {"enum":["outgoing","incoming","both"],"default":"both","description":"Which references to list."}`,
+			`"max_instructions": {"type":"integer","minimum":1,"maximum":100000,"description":"Scan only the first N instructions for outgoing references."}`, pageProps),
+		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,
+ "required":["procedure","direction","instruction_scan","items","offset","limit","total","next_offset","has_more"],
+ "properties":{"procedure":` + procRefSchema + `,"direction":{"enum":["outgoing","incoming","both"]},
+  "instruction_scan":{"type":"object","additionalProperties":false,"required":["scanned","truncated"],"properties":{"scanned":{"type":"integer","minimum":0},"truncated":{"type":"boolean"}}},
+  "items":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["direction","reference"],
+   "properties":{"direction":{"enum":["outgoing","incoming"]},"reference":` + referenceItemSchema + `}}},
+  "offset":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":1},"total":{"type":"integer","minimum":0},
+  "next_offset":{"type":["integer","null"]},"has_more":{"type":"boolean"}}}`)),
+		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`), json.RawMessage(`{"procedure":"main","direction":"incoming","limit":20}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			v, i, err := procedureArg(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			dir, _ := core.StringArg(c.Args, "direction")
+			r := v.ranges[i]
+			type dirRef struct {
+				Direction string        `json:"direction"`
+				Reference referenceItem `json:"reference"`
+			}
+			var items []dirRef
+			scan := map[string]any{"scanned": 0, "truncated": false}
+			if dir != "incoming" {
+				end := max(r.End, r.Start+1)
+				f, err := v.function(ctx, i, core.IntArg(c.Args, "max_instructions", 100000))
+				if err != nil {
+					return nil, err
+				}
+				scan["scanned"] = len(f.Instructions)
+				if len(f.Instructions) < f.InstructionCount {
+					scan["truncated"] = true
+					last := f.Instructions[len(f.Instructions)-1]
+					end = last.Address + uint64(max(len(last.Bytes), 1))
+				}
+				out, err := v.refsFrom(ctx, r.Start, end)
+				if err != nil {
+					return nil, err
+				}
+				for _, x := range out {
+					items = append(items, dirRef{"outgoing", v.referenceItemOf(x)})
+				}
+			}
+			if dir != "outgoing" {
+				in, err := v.refsTo(ctx, r.Start, r.Start+1)
+				if err != nil {
+					return nil, err
+				}
+				for _, x := range in {
+					items = append(items, dirRef{"incoming", v.referenceItemOf(x)})
+				}
+			}
+			page := paginate(core.NonNil(items), core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", defaultPageLimit))
+			return &core.Observation{Result: map[string]any{"procedure": v.ref(i), "direction": dir, "instruction_scan": scan,
+				"items": page.Items, "offset": page.Offset, "limit": page.Limit, "total": page.Total, "next_offset": page.NextOffset, "has_more": page.HasMore},
+				Locations: rangeLocation(r)}, nil
+		},
+	}
+}
+
+// defaultAddress is the address argument, or the entry point when absent
+// (there is no session cursor).
+func defaultAddress(ctx context.Context, c *core.Call) (uint64, error) {
+	if _, ok := c.Args["address"]; ok {
+		return addressArg(c.Op.Name, c.Args, "address")
+	}
+	docs, err := documents(ctx, c)
+	if err != nil {
+		return 0, err
+	}
+	if len(docs) == 0 || !docs[0].HasEntry {
+		return 0, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"address"}, Reason: core.ReasonMissingArgument, Message: "address is required: the document has no entry point"})
+	}
+	return docs[0].Entry, nil
+}
+
+const maxXrefs = 10000
+
+func opXrefs() *core.Operation {
+	return &core.Operation{
+		Name: "xrefs", Title: "Cross-References To An Address", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
+		Needs: []string{core.CapReferences},
+		Description: "The addresses of the instructions that reference an address (calls, jumps, data reads and writes, address constants), sorted. " +
+			"Without address, the entry point. At most 10000.",
+		Input:    core.InputSchema(nil, documentProp, addressProp),
+		Result:   withHexDefs(json.RawMessage(`{"type":"array","items":{"$ref":"#/$defs/hex"}}`)),
+		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"address":"0x1000"}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			if err := checkDocument(ctx, c); err != nil {
+				return nil, err
+			}
+			at, err := defaultAddress(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			xr, err := analysisFor[ports.CrossReferencer](c)
+			if err != nil {
+				return nil, err
+			}
+			refs, err := xr.ReferencesTo(ctx, at, at+1)
+			if err != nil {
+				return nil, codeError(c, err)
+			}
+			out := []string{}
+			var froms []uint64
+			for _, r := range refs {
+				froms = append(froms, r.From)
+			}
+			slices.Sort(froms)
+			froms = slices.Compact(froms)
+			var lim []string
+			if len(froms) > maxXrefs {
+				lim = append(lim, fmt.Sprintf("%d referencing instructions; the first %d are listed.", len(froms), maxXrefs))
+				froms = froms[:maxXrefs]
+			}
+			for _, f := range froms {
+				out = append(out, core.Hex(f))
+			}
+			return &core.Observation{Result: out, Limitations: lim, Locations: []core.Location{{Kind: "address", Address: core.Hex(at)}}}, nil
+		},
+	}
+}
+
+func opResolveContainingProcedure() *core.Operation {
+	return &core.Operation{
+		Name: "resolve_containing_procedure", Title: "Resolve Containing Procedure", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
+		Needs:       []string{core.CapProcedures, core.CapFunctions, core.CapSegments},
+		Description: "The procedure whose extent holds an address, with the offset into it; procedure is null for a mapped address outside every procedure.",
+		Input:       core.InputSchema([]string{"address"}, documentProp, addressProp),
+		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["address","segment","procedure","start","end","offset"],
+ "properties":{"address":{"$ref":"#/$defs/hex"},"segment":{"type":"string"},"procedure":{"anyOf":[{"type":"null"},` + procedureItemSchema + `]},
+  "start":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"end":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"offset":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]}}}`)),
+		Examples: []json.RawMessage{json.RawMessage(`{"address":"0x1000"}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			v, err := codeViewOf(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			at, err := addressArg(c.Op.Name, c.Args, "address")
+			if err != nil {
+				return nil, err
+			}
+			seg, err := segmentOf(ctx, c, at)
+			if err != nil {
+				return nil, err
+			}
+			out := map[string]any{"address": core.Hex(at), "segment": seg.Name, "procedure": nil, "start": nil, "end": nil, "offset": nil}
+			if i, ok := v.containing(at); ok {
+				r := v.ranges[i]
+				out["procedure"], out["start"], out["end"], out["offset"] = procedureItemOf(v.procs[i]), core.Hex(r.Start), core.Hex(r.End), core.Hex(at-r.Start)
+			}
+			return &core.Observation{Result: out, Locations: []core.Location{{Kind: "address", Address: core.Hex(at)}}}, nil
+		},
+	}
+}
+
+// segmentOf finds the section (or segment) mapping an address; an address
+// outside every one is invalid_request.
+// addressedSegment checks the document, parses the "address" argument and
+// finds the segment that maps it.
+func addressedSegment(ctx context.Context, c *core.Call) (uint64, ports.Segment, error) {
+	if err := checkDocument(ctx, c); err != nil {
+		return 0, ports.Segment{}, err
+	}
+	at, err := addressArg(c.Op.Name, c.Args, "address")
+	if err != nil {
+		return 0, ports.Segment{}, err
+	}
+	seg, err := segmentOf(ctx, c, at)
+	return at, seg, err
+}
+
+func segmentOf(ctx context.Context, c *core.Call, at uint64) (ports.Segment, error) {
+	sl, err := analysisFor[ports.SegmentLister](c)
+	if err != nil {
+		return ports.Segment{}, err
+	}
+	segs, err := sl.Segments(ctx)
+	if err != nil {
+		return ports.Segment{}, err
+	}
+	var best *ports.Segment
+	for k := range segs {
+		s := &segs[k]
+		if at >= s.Start && at-s.Start < s.Size && (s.Start != 0 || s.Perms.Read || s.Perms.Execute) {
+			if best == nil || s.Size < best.Size {
+				best = s
+			}
+		}
+	}
+	if best == nil {
+		return ports.Segment{}, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"address"}, Reason: core.ReasonOutOfRange,
+			Message: fmt.Sprintf("%s is outside every section and segment (list_segments)", core.Hex(at))})
+	}
+	return *best, nil
+}
+
+const (
+	defaultReadBytes = 256
+	maxReadBytes     = 65536
+)
+
+func opReadBytes() *core.Operation {
+	return &core.Operation{
+		Name: "read_bytes", Title: "Read Bytes", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
+		Needs:       []string{core.CapBytes, core.CapSegments},
+		Description: "Read up to 65536 bytes of file data mapped at an address, as lowercase hex; the read stops at the end of the section's file data (truncated says so).",
+		Input: core.InputSchema([]string{"address"}, documentProp, addressProp,
+			`"length": {"type":"integer","minimum":1,"maximum":65536,"default":256,"description":"Bytes to read (1-65536)."}`),
+		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["address","length","requested","bytes","segment","file_offset","truncated"],
+ "properties":{"address":{"$ref":"#/$defs/hex"},"length":{"type":"integer","minimum":0},"requested":{"type":"integer","minimum":1},
+  "bytes":{"type":"string","pattern":"^([0-9a-f]{2})*$"},"segment":{"type":"string"},"file_offset":{"$ref":"#/$defs/hex"},"truncated":{"type":"boolean"}}}`)),
+		Examples: []json.RawMessage{json.RawMessage(`{"address":"0x1000"}`), json.RawMessage(`{"address":"0x401000","length":16}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			at, seg, err := addressedSegment(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			n := core.IntArg(c.Args, "length", defaultReadBytes)
+			br, err := analysisFor[ports.ByteReader](c)
+			if err != nil {
+				return nil, err
+			}
+			b, err := br.ReadBytes(ctx, at, n)
+			if err != nil {
+				if errors.Is(err, ports.ErrNotFound) {
+					return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"address"}, Reason: core.ReasonInvalidValue,
+						Message: fmt.Sprintf("%s has no bytes in the file (%s is not stored in the file, e.g. .bss)", core.Hex(at), seg.Name)})
+				}
+				return nil, err
+			}
+			b = b[:min(len(b), n)]
+			off := core.Hex(seg.FileOffset + (at - seg.Start))
+			return &core.Observation{Result: map[string]any{"address": core.Hex(at), "length": len(b), "requested": n, "bytes": hex.EncodeToString(b),
+				"segment": seg.Name, "file_offset": off, "truncated": len(b) < n},
+				Locations: []core.Location{{Kind: "address-range", Start: core.Hex(at), End: core.Hex(at + uint64(len(b)))}}}, nil
+		},
+	}
+}
+
+func opAddressToFileOffset() *core.Operation {
+	return &core.Operation{
+		Name: "address_to_file_offset", Title: "Address To File Offset", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
+		Needs:       []string{core.CapSegments},
+		Description: "Map an address to its offset in the file through the section table; file_offset is null when the address is mapped but not stored (.bss).",
+		Input:       core.InputSchema([]string{"address"}, documentProp, addressProp),
+		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["address","segment","segment_start","file_offset","in_file"],
+ "properties":{"address":{"$ref":"#/$defs/hex"},"segment":{"type":"string"},"segment_start":{"$ref":"#/$defs/hex"},
+  "file_offset":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"in_file":{"type":"boolean"}}}`)),
+		Examples: []json.RawMessage{json.RawMessage(`{"address":"0x1000"}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			at, seg, err := addressedSegment(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			var off any
+			in := at-seg.Start < seg.FileSize
+			if in {
+				off = core.Hex(seg.FileOffset + (at - seg.Start))
+			}
+			loc := []core.Location{{Kind: "address", Address: core.Hex(at)}}
+			if in {
+				o := int64(seg.FileOffset + (at - seg.Start))
+				loc = append(loc, core.Location{Kind: "file-offset", Offset: &o})
+			}
+			return &core.Observation{Result: map[string]any{"address": core.Hex(at), "segment": seg.Name, "segment_start": core.Hex(seg.Start), "file_offset": off, "in_file": in},
+				Locations: loc}, nil
+		},
+	}
+}
+
+// opStepAddress declares next_address and prev_address: the neighbouring
+// instruction in code, the neighbouring byte elsewhere.
+func opStepAddress(name string) *core.Operation {
+	forward := name == "next_address"
+	field, title, what := "next_address", "Next Address", "following"
+	if !forward {
+		field, title, what = "previous_address", "Previous Address", "preceding"
+	}
+	return &core.Operation{
+		Name: name, Title: title, Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
+		Needs: []string{core.CapSegments, core.CapProcedures, core.CapFunctions, core.CapDisassemble},
+		Description: "The address of the " + what + " item: in a code section the " + what + " instruction (by linear sweep from the containing procedure's start), " +
+			"elsewhere the " + what + " byte. Without address, the entry point. Null at the edge of the address space.",
+		Input: core.InputSchema(nil, documentProp, addressProp),
+		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["address","` + field + `","unit","segment"],
+ "properties":{"address":{"$ref":"#/$defs/hex"},"` + field + `":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"unit":{"enum":["instruction","byte"]},"segment":{"type":"string"}}}`)),
+		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"address":"0x1000"}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			if err := checkDocument(ctx, c); err != nil {
+				return nil, err
+			}
+			at, err := defaultAddress(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			seg, err := segmentOf(ctx, c, at)
+			if err != nil {
+				return nil, err
+			}
+			out := map[string]any{"address": core.Hex(at), field: nil, "unit": "byte", "segment": seg.Name}
+			if !seg.Perms.Execute || seg.FileSize == 0 {
+				switch {
+				case forward && at < ^uint64(0):
+					out[field] = core.Hex(at + 1)
+				case !forward && at > 0:
+					out[field] = core.Hex(at - 1)
+				}
+				return &core.Observation{Result: out, Locations: []core.Location{{Kind: "address", Address: core.Hex(at)}}}, nil
+			}
+			out["unit"] = "instruction"
+			d, err := analysisFor[ports.Disassembler](c)
+			if err != nil {
+				return nil, err
+			}
+			if forward {
+				dis, err := d.Disassemble(ctx, ports.DisassembleRequest{Address: at, MaxInstructions: 1})
+				if err != nil {
+					return nil, codeError(c, err)
+				}
+				if len(dis.Instructions) > 0 {
+					out[field] = core.Hex(at + uint64(max(len(dis.Instructions[0].Bytes), 1)))
+				}
+				return &core.Observation{Result: out, Locations: []core.Location{{Kind: "address", Address: core.Hex(at)}}}, nil
+			}
+			// Backwards: sweep from the containing procedure's start (or a
+			// bounded window before the address) and take the instruction
+			// that ends at or spans the address.
+			v, err := codeViewOf(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			from := max(seg.Start, at-min(at, 64))
+			if at > 0 {
+				if i, ok := v.containing(at - 1); ok && at-v.ranges[i].Start <= 1<<20 && v.ranges[i].Start >= seg.Start {
+					from = v.ranges[i].Start
+				}
+			}
+			if from < at {
+				dis, err := d.Disassemble(ctx, ports.DisassembleRequest{Address: from, End: at, MaxInstructions: 100000})
+				if err != nil {
+					return nil, codeError(c, err)
+				}
+				if n := len(dis.Instructions); n > 0 {
+					out[field] = core.Hex(dis.Instructions[n-1].Address)
+				}
+			}
+			return &core.Observation{Result: out, Locations: []core.Location{{Kind: "address", Address: core.Hex(at)}}}, nil
+		},
+	}
+}
+
+// pseudocodeUnavailable is the answer of a provider that does not
+// decompile.
+func pseudocodeUnavailable(c *core.Call) *core.Error {
+	_, b, _ := c.Bound()
+	id := "the bound provider"
+	if b != nil {
+		id = b.Provider.Info().ID
+	}
+	return &core.Error{Code: core.CodeCapabilityUnavailable,
+		Message:     fmt.Sprintf("%s: %s does not decompile; it disassembles and analyses control flow and references", c.Op.Name, id),
+		Remediation: "Use procedure_assembly or analyze_function for this provider's view, or open the target with the Ghidra provider (open_binary provider_id ghidra) for pseudo-code.",
+		Details:     map[string]any{"operation": c.Op.Name, "reason": "decompiler_unavailable", "provider_id": id}}
+}
+
+func opProcedurePseudoCode() *core.Operation {
+	return &core.Operation{
+		Name: "procedure_pseudo_code", Title: "Procedure Pseudo-Code", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
+		Needs:              []string{core.CapProcedures, core.CapFunctions, core.CapDecompile},
+		MissingReason:      "decompiler_unavailable",
+		MissingRemediation: "Use procedure_assembly or analyze_function for this provider's view, or open the target with the Ghidra provider (open_binary provider_id ghidra) for pseudo-code.",
+		Description: "Decompiled pseudo-code of one procedure, from a provider that decompiles (Ghidra). The built-in rea-native does not decompile " +
+			"and answers capability_unavailable; procedure_assembly and analyze_function work with it.",
+		Input:    core.InputSchema([]string{"procedure"}, documentProp, procedureProp),
+		Result:   json.RawMessage(`{"type":["string","null"]}`),
+		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			v, i, err := procedureArg(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			a, _, _ := c.Bound()
+			dc, ok := a.(ports.Decompiler)
+			if !ok {
+				return nil, pseudocodeUnavailable(c)
+			}
+			p, err := dc.Decompile(ctx, v.procs[i].Address)
+			if err != nil {
+				return nil, err
+			}
+			var text any
+			if p.Text != "" {
+				text = p.Text
+			}
+			return &core.Observation{Result: text, Locations: rangeLocation(v.ranges[i])}, nil
+		},
+	}
+}

@@ -1,0 +1,669 @@
+package binary
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"rea/ports"
+
+	"rea/core"
+)
+
+// Paging defaults for list operations.
+const (
+	defaultPageLimit = 100
+	maxPageLimit     = 500
+)
+
+func nativeOperations() []*core.Operation {
+	return []*core.Operation{
+		opListDocuments(), opListSegments(), opListProcedures(), opListNames(), opListStrings(),
+		opSearchProcedures(), opSearchStrings(), opProcedureAddress(), opAddressName(), opBinaryOverview(),
+	}
+}
+
+var listEffects = core.Effects{MutatesSession: true, Idempotent: true}
+
+const pageProps = `"offset": {"type": "integer", "minimum": 0, "default": 0, "description": "Index of the first item to return."},
+  "limit": {"type": "integer", "minimum": 1, "maximum": 500, "default": 100, "description": "Maximum number of items to return (1-500)."}`
+
+const documentProp = `"document": {"type": "string", "minLength": 1, "description": "Document name from list_documents; defaults to the current document."}`
+
+const addressPattern = `^(0[xX][0-9a-fA-F]{1,16}|[0-9]{1,20})$`
+
+// pageSchema is the result schema of an offset-paginated list.
+func pageSchema(item string) json.RawMessage {
+	return json.RawMessage(`{"type":"object","additionalProperties":false,
+ "required":["items","offset","limit","total","next_offset","has_more"],
+ "properties":{"items":{"type":"array","items":` + item + `},"offset":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":1},
+  "total":{"type":"integer","minimum":0},"next_offset":{"type":["integer","null"]},"has_more":{"type":"boolean"}}}`)
+}
+
+// Page is an offset page with an exact total.
+type Page[T any] struct {
+	Items      []T  `json:"items"`
+	Offset     int  `json:"offset"`
+	Limit      int  `json:"limit"`
+	Total      int  `json:"total"`
+	NextOffset *int `json:"next_offset"`
+	HasMore    bool `json:"has_more"`
+}
+
+func paginate[T any](all []T, offset, limit int) Page[T] {
+	p := Page[T]{Offset: offset, Limit: limit, Total: len(all), Items: []T{}}
+	if offset < len(all) {
+		end := min(len(all), offset+limit)
+		p.Items = all[offset:end]
+		if end < len(all) {
+			n := end
+			p.NextOffset, p.HasMore = &n, true
+		}
+	}
+	return p
+}
+
+func boolArg(args map[string]any, name string) bool {
+	v, _ := args[name].(bool)
+	return v
+}
+
+func addressArg(op string, args map[string]any, name string) (uint64, error) {
+	s, _ := args[name].(string)
+	a, err := core.ParseHex(s)
+	if err != nil {
+		return 0, core.InvalidRequest(op, core.Issue{Path: []any{name}, Reason: core.ReasonInvalidFormat, Message: "not a hex (0x...) or decimal address", Expected: "0x hex or decimal"})
+	}
+	return a, nil
+}
+
+// addressFilter keeps everything, or only the optional "address" argument.
+func addressFilter(c *core.Call) (func(uint64) bool, error) {
+	if _, ok := c.Args["address"]; !ok {
+		return func(uint64) bool { return true }, nil
+	}
+	at, err := addressArg(c.Op.Name, c.Args, "address")
+	if err != nil {
+		return nil, err
+	}
+	return func(a uint64) bool { return a == at }, nil
+}
+
+// analysisFor returns the bound analysis as the capability T.
+func analysisFor[T any](c *core.Call) (T, error) {
+	var zero T
+	a, _, _ := c.Bound()
+	v, ok := a.(T)
+	if !ok {
+		return zero, &core.Error{Code: core.CodeCapabilityUnavailable, Message: c.Op.Name + ": the bound provider does not offer it",
+			Details: map[string]any{"operation": c.Op.Name, "reason": "missing_capability"}}
+	}
+	return v, nil
+}
+
+// checkDocument rejects a document name the analysis does not have.
+func checkDocument(ctx context.Context, c *core.Call) error {
+	name, ok := core.StringArg(c.Args, "document")
+	if !ok {
+		return nil
+	}
+	docs, err := documents(ctx, c)
+	if err != nil {
+		return err
+	}
+	for i, d := range docs {
+		if d.Name == name {
+			if i != 0 {
+				return &core.Error{Code: core.CodeCapabilityUnavailable, Message: fmt.Sprintf("%s: document %q is not the current document; this provider analyzes %q", c.Op.Name, name, docs[0].Name),
+					Details: map[string]any{"operation": c.Op.Name, "reason": "document_not_current"}}
+			}
+			return nil
+		}
+	}
+	return core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"document"}, Reason: core.ReasonInvalidValue, Message: "unknown document " + name})
+}
+
+func documents(ctx context.Context, c *core.Call) ([]ports.Document, error) {
+	if dl, ok := func() (ports.DocumentLister, bool) {
+		a, _, _ := c.Bound()
+		v, ok := a.(ports.DocumentLister)
+		return v, ok
+	}(); ok {
+		return dl.Documents(ctx)
+	}
+	_, _, t := c.Bound()
+	return []ports.Document{{Name: core.NewSubject(t.Path, "", "", "").Name, Format: t.Format, Architecture: t.Architecture}}, nil
+}
+
+type documentItem struct {
+	Name         string  `json:"name"`
+	Format       string  `json:"format"`
+	Architecture *string `json:"architecture"`
+	Entry        *string `json:"entry"`
+	Current      bool    `json:"current"`
+}
+
+func opListDocuments() *core.Operation {
+	return &core.Operation{
+		Name: "list_documents", Title: "List Documents", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
+		Needs:       []string{core.CapDocuments},
+		Description: "List the analysable documents of the open target (one for a thin binary, one per slice of a universal Mach-O) with format, architecture and entry point.",
+		Input:       core.InputSchema(nil),
+		Result: json.RawMessage(`{"type":"object","additionalProperties":false,"required":["items","total"],"properties":{"total":{"type":"integer"},
+ "items":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","format","architecture","entry","current"],
+ "properties":{"name":{"type":"string"},"format":{"type":"string"},"architecture":{"type":["string","null"]},"entry":{"type":["string","null"]},"current":{"type":"boolean"}}}}}}`),
+		Examples: []json.RawMessage{json.RawMessage(`{}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			docs, err := documents(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			items := make([]documentItem, len(docs))
+			for i, d := range docs {
+				items[i] = documentItem{Name: d.Name, Format: d.Format, Architecture: core.OptString(d.Architecture), Current: i == 0}
+				if d.HasEntry {
+					h := core.Hex(d.Entry)
+					items[i].Entry = &h
+				}
+			}
+			return &core.Observation{Result: map[string]any{"items": items, "total": len(items)}}, nil
+		},
+	}
+}
+
+type segmentItem struct {
+	Name        string      `json:"name"`
+	Kind        string      `json:"kind"`
+	Start       string      `json:"start"`
+	End         string      `json:"end"`
+	Length      string      `json:"length"`
+	FileOffset  string      `json:"file_offset"`
+	FileSize    string      `json:"file_size"`
+	Permissions permissions `json:"permissions"`
+}
+
+type permissions struct {
+	Read    bool `json:"read"`
+	Write   bool `json:"write"`
+	Execute bool `json:"execute"`
+}
+
+const segmentItemSchema = `{"type":"object","additionalProperties":false,"required":["name","kind","start","end","length","file_offset","file_size","permissions"],
+ "properties":{"name":{"type":"string"},"kind":{"enum":["section","segment"]},"start":{"$ref":"#/$defs/hex"},"end":{"$ref":"#/$defs/hex"},"length":{"$ref":"#/$defs/hex"},
+  "file_offset":{"$ref":"#/$defs/hex"},"file_size":{"$ref":"#/$defs/hex"},
+  "permissions":{"type":"object","additionalProperties":false,"required":["read","write","execute"],"properties":{"read":{"type":"boolean"},"write":{"type":"boolean"},"execute":{"type":"boolean"}}}}}`
+
+const hexDef = `"$defs":{"hex":{"type":"string","pattern":"^0x(0|[1-9a-f][0-9a-f]{0,15})$"}}`
+
+func segmentItems(segs []ports.Segment) []segmentItem {
+	out := make([]segmentItem, len(segs))
+	for i, s := range segs {
+		out[i] = segmentItem{Name: s.Name, Kind: s.Kind, Start: core.Hex(s.Start), End: core.Hex(s.Start + s.Size), Length: core.Hex(s.Size),
+			FileOffset: core.Hex(s.FileOffset), FileSize: core.Hex(s.FileSize), Permissions: permissions{s.Perms.Read, s.Perms.Write, s.Perms.Execute}}
+	}
+	return out
+}
+
+func opListSegments() *core.Operation {
+	return &core.Operation{
+		Name: "list_segments", Title: "List Segments", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
+		Needs:       []string{core.CapSegments},
+		Description: "List every section (or loadable segment when a file has no section table) with start, end, length, file offset, file size and permissions. Addresses are 0x hex strings.",
+		Input:       core.InputSchema(nil, documentProp),
+		Result: json.RawMessage(`{"type":"object","additionalProperties":false,"required":["items","total"],"properties":{"total":{"type":"integer"},
+ "items":{"type":"array","items":` + segmentItemSchema + `}},` + hexDef + `}`),
+		Examples: []json.RawMessage{json.RawMessage(`{}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			if err := checkDocument(ctx, c); err != nil {
+				return nil, err
+			}
+			sl, err := analysisFor[ports.SegmentLister](c)
+			if err != nil {
+				return nil, err
+			}
+			segs, err := sl.Segments(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return &core.Observation{Result: map[string]any{"items": segmentItems(segs), "total": len(segs)}}, nil
+		},
+	}
+}
+
+type procedureItem struct {
+	Address   string         `json:"address"`
+	Value     string         `json:"value"`
+	Symbol    *string        `json:"symbol"`
+	Size      *string        `json:"size"`
+	Source    string         `json:"source"`
+	Procedure procedureFacts `json:"procedure"`
+}
+
+type procedureFacts struct {
+	External    bool    `json:"external"`
+	Thunk       bool    `json:"thunk"`
+	ThunkTarget *string `json:"thunk_target"`
+}
+
+const procedureItemSchema = `{"type":"object","additionalProperties":false,"required":["address","value","symbol","size","source","procedure"],
+ "properties":{"address":{"$ref":"#/$defs/hex"},"value":{"type":"string","description":"The procedure's name, or sub_<address> when it has none."},
+  "symbol":{"type":["string","null"]},"size":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"source":{"type":"string"},
+  "procedure":{"type":"object","additionalProperties":false,"required":["external","thunk","thunk_target"],
+   "properties":{"external":{"type":"boolean"},"thunk":{"type":"boolean"},"thunk_target":{"type":["string","null"]}}}}}`
+
+func procedureItemOf(p ports.Procedure) procedureItem {
+	it := procedureItem{Address: core.Hex(p.Address), Value: p.Name, Source: p.Source,
+		Procedure: procedureFacts{External: p.External, Thunk: p.Thunk, ThunkTarget: core.OptString(p.ThunkTarget)}}
+	if p.Name == "" {
+		it.Value = fmt.Sprintf("sub_%x", p.Address)
+	} else {
+		it.Symbol = core.OptString(p.Name)
+	}
+	if p.Size > 0 {
+		h := core.Hex(p.Size)
+		it.Size = &h
+	}
+	return it
+}
+
+func procedures(ctx context.Context, c *core.Call) ([]ports.Procedure, error) {
+	pl, err := analysisFor[ports.ProcedureLister](c)
+	if err != nil {
+		return nil, err
+	}
+	return pl.Procedures(ctx)
+}
+
+func opListProcedures() *core.Operation {
+	return &core.Operation{
+		Name: "list_procedures", Title: "List Procedures", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
+		Needs: []string{core.CapProcedures},
+		Description: "List known procedures sorted by address, a page at a time with an exact total: symbol-table and dynamic-symbol functions, the entry point, " +
+			"synthesized PLT stubs (name@plt) and other discovered starts.",
+		Input:    core.InputSchema(nil, documentProp, pageProps),
+		Result:   withHexDefs(pageSchema(procedureItemSchema)),
+		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"offset":100,"limit":50}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			if err := checkDocument(ctx, c); err != nil {
+				return nil, err
+			}
+			procs, err := procedures(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			items := make([]procedureItem, len(procs))
+			for i, p := range procs {
+				items[i] = procedureItemOf(p)
+			}
+			return &core.Observation{Result: paginate(items, core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", defaultPageLimit))}, nil
+		},
+	}
+}
+
+func withHexDefs(schema json.RawMessage) json.RawMessage {
+	s := strings.TrimSpace(string(schema))
+	return json.RawMessage(s[:len(s)-1] + `,` + hexDef + `}`)
+}
+
+type nameItem struct {
+	Address string `json:"address"`
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+}
+
+const nameItemSchema = `{"type":"object","additionalProperties":false,"required":["address","name","kind"],"properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"kind":{"type":"string"}}}`
+
+func names(ctx context.Context, c *core.Call) ([]ports.Name, error) {
+	nl, err := analysisFor[ports.NameLister](c)
+	if err != nil {
+		return nil, err
+	}
+	return nl.Names(ctx)
+}
+
+func opListNames() *core.Operation {
+	return &core.Operation{
+		Name: "list_names", Title: "List Names", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
+		Needs:       []string{core.CapNames},
+		Description: "List labels (function, object and import names) sorted by address, a page at a time with an exact total; with address, only the names at that address.",
+		Input:       core.InputSchema(nil, documentProp, `"address": {"type":"string","pattern":"`+addressPattern+`","description":"Only names at this address (0x hex or decimal).","examples":["0x401000"]}`, pageProps),
+		Result:      withHexDefs(pageSchema(nameItemSchema)),
+		Examples:    []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"address":"0x401000"}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			if err := checkDocument(ctx, c); err != nil {
+				return nil, err
+			}
+			all, err := names(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			keep, err := addressFilter(c)
+			if err != nil {
+				return nil, err
+			}
+			items := []nameItem{}
+			for _, n := range all {
+				if keep(n.Address) {
+					items = append(items, nameItem{core.Hex(n.Address), n.Name, n.Kind})
+				}
+			}
+			return &core.Observation{Result: paginate(items, core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", defaultPageLimit))}, nil
+		},
+	}
+}
+
+type stringItem struct {
+	Address    string `json:"address"`
+	Value      string `json:"value"`
+	Charset    string `json:"charset"`
+	ByteLength int    `json:"byte_length"`
+	Truncated  bool   `json:"truncated"`
+	FileOffset string `json:"file_offset"`
+	Section    string `json:"section"`
+}
+
+const stringItemSchema = `{"type":"object","additionalProperties":false,"required":["address","value","charset","byte_length","truncated","file_offset","section"],
+ "properties":{"address":{"$ref":"#/$defs/hex"},"value":{"type":"string"},"charset":{"enum":["ascii","utf-16le"]},"byte_length":{"type":"integer","minimum":0},
+  "truncated":{"type":"boolean","description":"value was cut at the provider's maximum string length; byte_length is the full length."},"file_offset":{"$ref":"#/$defs/hex"},"section":{"type":"string"}}}`
+
+func stringItemOf(s ports.String) stringItem {
+	return stringItem{core.Hex(s.Address), s.Value, s.Charset, s.ByteLength, s.Truncated, core.Hex(s.FileOffset), s.Section}
+}
+
+func stringsOf(ctx context.Context, c *core.Call) ([]ports.String, error) {
+	sl, err := analysisFor[ports.StringLister](c)
+	if err != nil {
+		return nil, err
+	}
+	return sl.Strings(ctx)
+}
+
+func opListStrings() *core.Operation {
+	return &core.Operation{
+		Name: "list_strings", Title: "List Strings", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
+		Needs:       []string{core.CapStrings},
+		Description: "List ASCII and UTF-16LE strings found in data sections, sorted by address, with charset, byte length and truncation facts; a page at a time with an exact total.",
+		Input:       core.InputSchema(nil, documentProp, `"address": {"type":"string","pattern":"`+addressPattern+`","description":"Only the string starting at this address."}`, pageProps),
+		Result:      withHexDefs(pageSchema(stringItemSchema)),
+		Examples:    []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"offset":0,"limit":20}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			if err := checkDocument(ctx, c); err != nil {
+				return nil, err
+			}
+			all, err := stringsOf(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			keep, err := addressFilter(c)
+			if err != nil {
+				return nil, err
+			}
+			items := []stringItem{}
+			for _, s := range all {
+				if keep(s.Address) {
+					items = append(items, stringItemOf(s))
+				}
+			}
+			return &core.Observation{Result: paginate(items, core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", defaultPageLimit))}, nil
+		},
+	}
+}
+
+const searchProps = `"pattern": {"type":"string","minLength":1,"maxLength":4096,"description":"Text to look for; a regular expression (RE2 syntax) when mode is regex.","examples":["main"]},
+  "mode": {"enum":["substring","exact","prefix","regex"],"default":"substring","description":"How pattern matches."},
+  "case_sensitive": {"type":"boolean","default":false,"description":"Match case exactly."}`
+
+// matcher compiles the search arguments.
+func matcher(c *core.Call) (func(string) bool, error) {
+	pat, _ := core.StringArg(c.Args, "pattern")
+	mode, _ := core.StringArg(c.Args, "mode")
+	cs := boolArg(c.Args, "case_sensitive")
+	if mode == "regex" {
+		expr := pat
+		if !cs {
+			expr = "(?i)" + expr
+		}
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"pattern"}, Reason: core.ReasonInvalidFormat, Message: err.Error()})
+		}
+		return re.MatchString, nil
+	}
+	norm := func(s string) string { return s }
+	if !cs {
+		norm = strings.ToLower
+	}
+	p := norm(pat)
+	switch mode {
+	case "exact":
+		return func(s string) bool { return norm(s) == p }, nil
+	case "prefix":
+		return func(s string) bool { return strings.HasPrefix(norm(s), p) }, nil
+	}
+	return func(s string) bool { return strings.Contains(norm(s), p) }, nil
+}
+
+func opSearchProcedures() *core.Operation {
+	return &core.Operation{
+		Name: "search_procedures", Title: "Search Procedures", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
+		Needs:       []string{core.CapProcedures},
+		Description: "Find procedures whose name matches a pattern (substring, exact, prefix or regex; case-insensitive by default), sorted by address, paged with an exact total.",
+		Input:       core.InputSchema([]string{"pattern"}, documentProp, searchProps, pageProps),
+		Result:      withHexDefs(pageSchema(procedureItemSchema)),
+		Examples:    []json.RawMessage{json.RawMessage(`{"pattern":"main"}`), json.RawMessage(`{"pattern":"^str","mode":"regex","case_sensitive":true}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			if err := checkDocument(ctx, c); err != nil {
+				return nil, err
+			}
+			match, err := matcher(c)
+			if err != nil {
+				return nil, err
+			}
+			procs, err := procedures(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			items := []procedureItem{}
+			for _, p := range procs {
+				it := procedureItemOf(p)
+				if match(it.Value) {
+					items = append(items, it)
+				}
+			}
+			return &core.Observation{Result: paginate(items, core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", defaultPageLimit))}, nil
+		},
+	}
+}
+
+func opSearchStrings() *core.Operation {
+	return &core.Operation{
+		Name: "search_strings", Title: "Search Strings", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
+		Needs:       []string{core.CapStrings},
+		Description: "Find strings whose value matches a pattern (substring, exact, prefix or regex; case-insensitive by default), sorted by address, paged with an exact total.",
+		Input:       core.InputSchema([]string{"pattern"}, documentProp, searchProps, pageProps),
+		Result:      withHexDefs(pageSchema(stringItemSchema)),
+		Examples:    []json.RawMessage{json.RawMessage(`{"pattern":"usage"}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			if err := checkDocument(ctx, c); err != nil {
+				return nil, err
+			}
+			match, err := matcher(c)
+			if err != nil {
+				return nil, err
+			}
+			all, err := stringsOf(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			items := []stringItem{}
+			for _, s := range all {
+				if match(s.Value) {
+					items = append(items, stringItemOf(s))
+				}
+			}
+			return &core.Observation{Result: paginate(items, core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", defaultPageLimit))}, nil
+		},
+	}
+}
+
+func opProcedureAddress() *core.Operation {
+	return &core.Operation{
+		Name: "procedure_address", Title: "Procedure Address", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
+		Needs:       []string{core.CapProcedures},
+		Description: "Resolve a procedure name (exact, case-sensitive) to its address. Every procedure with that name is listed in matches.",
+		Input:       core.InputSchema([]string{"procedure"}, documentProp, `"procedure": {"type":"string","minLength":1,"description":"Exact procedure name, e.g. main or printf@plt.","examples":["main"]}`),
+		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["procedure","address","matches"],
+ "properties":{"procedure":{"type":"string"},"address":{"$ref":"#/$defs/hex"},"matches":{"type":"array","items":{"$ref":"#/$defs/hex"}}}}`)),
+		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			if err := checkDocument(ctx, c); err != nil {
+				return nil, err
+			}
+			name, _ := core.StringArg(c.Args, "procedure")
+			procs, err := procedures(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			var matches []string
+			for _, p := range procs {
+				if procedureItemOf(p).Value == name {
+					matches = append(matches, core.Hex(p.Address))
+				}
+			}
+			if len(matches) == 0 {
+				return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"procedure"}, Reason: core.ReasonInvalidValue, Message: "no procedure named " + name})
+			}
+			loc := []core.Location{{Kind: "address", Address: matches[0]}}
+			return &core.Observation{Result: map[string]any{"procedure": name, "address": matches[0], "matches": matches}, Locations: loc}, nil
+		},
+	}
+}
+
+func opAddressName() *core.Operation {
+	return &core.Operation{
+		Name: "address_name", Title: "Address Name", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
+		Needs:       []string{core.CapNames},
+		Description: "Return the name at an address, or null when the address has no label.",
+		Input:       core.InputSchema([]string{"address"}, documentProp, `"address": {"type":"string","pattern":"`+addressPattern+`","description":"Address as 0x hex or decimal.","examples":["0x401000"]}`),
+		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["address","name","names"],
+ "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":["string","null"]},"names":{"type":"array","items":{"type":"string"}}}}`)),
+		Examples: []json.RawMessage{json.RawMessage(`{"address":"0x401000"}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			if err := checkDocument(ctx, c); err != nil {
+				return nil, err
+			}
+			at, err := addressArg(c.Op.Name, c.Args, "address")
+			if err != nil {
+				return nil, err
+			}
+			all, err := names(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			i := sort.Search(len(all), func(i int) bool { return all[i].Address >= at })
+			found := []string{}
+			for ; i < len(all) && all[i].Address == at; i++ {
+				found = append(found, all[i].Name)
+			}
+			var name any
+			if len(found) > 0 {
+				name = found[0]
+			}
+			return &core.Observation{Result: map[string]any{"address": core.Hex(at), "name": name, "names": found},
+				Locations: []core.Location{{Kind: "address", Address: core.Hex(at)}}}, nil
+		},
+	}
+}
+
+func opBinaryOverview() *core.Operation {
+	return &core.Operation{
+		Name: "binary_overview", Title: "Binary Overview", Kind: core.KindEnhanced, Effects: listEffects, NeedsTarget: true,
+		Needs: []string{core.CapDocuments, core.CapSegments, core.CapProcedures, core.CapStrings},
+		Description: "Overview of the open target composed from list_documents, list_segments, list_procedures and list_strings: counts, segments, and (detailed) " +
+			"the first procedures and strings. Works with any provider that answers those primitives, including the built-in rea-native.",
+		Input: core.InputSchema(nil, `"detail": {"enum":["concise","detailed"],"default":"concise","description":"concise: counts and segments; detailed: also the first procedures and strings."}`,
+			`"limit": {"type":"integer","minimum":1,"maximum":50,"default":10,"description":"How many procedures and strings a detailed overview samples (1-50)."}`),
+		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,
+ "required":["detail","document","format","architecture","entry","procedure_count","segment_count","string_count","name_count","segments","procedures","strings"],
+ "properties":{"detail":{"enum":["concise","detailed"]},"document":{"type":"string"},"format":{"type":"string"},"architecture":{"type":["string","null"]},
+  "entry":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},
+  "procedure_count":{"type":"integer"},"segment_count":{"type":"integer"},"string_count":{"type":"integer"},"name_count":{"type":["integer","null"]},
+  "segments":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","start","end","length"],
+   "properties":{"name":{"type":"string"},"start":{"$ref":"#/$defs/hex"},"end":{"$ref":"#/$defs/hex"},"length":{"$ref":"#/$defs/hex"}}}},
+  "procedures":{"type":"array","items":` + procedureItemSchema + `},
+  "strings":{"type":"array","items":` + stringItemSchema + `}}}`)),
+		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"detail":"detailed","limit":5}`)},
+		Handler:  handleBinaryOverview,
+	}
+}
+
+func handleBinaryOverview(ctx context.Context, c *core.Call) (any, error) {
+	docs, err := documents(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	c.Observe("listing segments")
+	sl, err := analysisFor[ports.SegmentLister](c)
+	if err != nil {
+		return nil, err
+	}
+	segs, err := sl.Segments(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.Observe(fmt.Sprintf("%d segments; listing procedures", len(segs)))
+	procs, err := procedures(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	c.Observe(fmt.Sprintf("%d procedures; listing strings", len(procs)))
+	strs, err := stringsOf(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	c.Observe(fmt.Sprintf("%d strings", len(strs)))
+	var nameCount any
+	var limitations []string
+	if a, _, _ := c.Bound(); a != nil {
+		if nl, ok := a.(ports.NameLister); ok {
+			ns, err := nl.Names(ctx)
+			if err != nil {
+				return nil, err
+			}
+			nameCount = len(ns)
+		} else {
+			limitations = append(limitations, "The provider does not list names; name_count is null.")
+		}
+	}
+	detail, _ := core.StringArg(c.Args, "detail")
+	limit := core.IntArg(c.Args, "limit", 10)
+	segOut := make([]map[string]string, len(segs))
+	for i, s := range segs {
+		segOut[i] = map[string]string{"name": s.Name, "start": core.Hex(s.Start), "end": core.Hex(s.Start + s.Size), "length": core.Hex(s.Size)}
+	}
+	procOut, strOut := []procedureItem{}, []stringItem{}
+	if detail == "detailed" {
+		for _, p := range procs[:min(limit, len(procs))] {
+			procOut = append(procOut, procedureItemOf(p))
+		}
+		for _, s := range strs[:min(limit, len(strs))] {
+			strOut = append(strOut, stringItemOf(s))
+		}
+	}
+	d := docs[0]
+	var entry any
+	if d.HasEntry {
+		entry = core.Hex(d.Entry)
+	}
+	if len(docs) > 1 {
+		limitations = append(limitations, fmt.Sprintf("The target has %d documents; this overview covers %s.", len(docs), d.Name))
+	}
+	return &core.Observation{Result: map[string]any{
+		"detail": detail, "document": d.Name, "format": d.Format, "architecture": core.OrNull(d.Architecture), "entry": entry,
+		"procedure_count": len(procs), "segment_count": len(segs), "string_count": len(strs), "name_count": nameCount,
+		"segments": segOut, "procedures": procOut, "strings": strOut,
+	}, Limitations: limitations}, nil
+}

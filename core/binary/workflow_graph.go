@@ -1,0 +1,621 @@
+package binary
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"rea/core"
+)
+
+// Graph workflows composed from the code primitives: call graphs, call
+// paths, and the searches that lead from a string or a name to code. Every
+// walk is bounded (depth, nodes, operations) and says when it was cut. The
+// advertised results are flat lists of nodes and edges, never recursive
+// trees.
+
+type graphNode struct {
+	Address   string `json:"address"`
+	Name      string `json:"name"`
+	Depth     int    `json:"depth"`
+	Procedure bool   `json:"procedure"`
+	External  bool   `json:"external"`
+	Thunk     bool   `json:"thunk"`
+	// Unresolved counts the node's indirect calls and jumps with unknown
+	// targets (edges that could not be drawn).
+	Unresolved int  `json:"unresolved_calls"`
+	Expanded   bool `json:"expanded"`
+}
+
+type graphEdge struct {
+	From      string   `json:"from"`
+	To        string   `json:"to"`
+	Kind      string   `json:"kind"`
+	CallSites []string `json:"call_sites"`
+}
+
+const graphNodeSchema = `{"type":"object","additionalProperties":false,"required":["address","name","depth","procedure","external","thunk","unresolved_calls","expanded"],
+ "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"depth":{"type":"integer","minimum":0},"procedure":{"type":"boolean"},
+  "external":{"type":"boolean"},"thunk":{"type":"boolean"},"unresolved_calls":{"type":"integer","minimum":0},
+  "expanded":{"type":"boolean","description":"The node's own calls (or callers) were followed."}}}`
+
+const graphEdgeSchema = `{"type":"object","additionalProperties":false,"required":["from","to","kind","call_sites"],
+ "properties":{"from":{"$ref":"#/$defs/hex"},"to":{"$ref":"#/$defs/hex"},"kind":{"enum":["call","tail-call"]},"call_sites":{"type":"array","items":{"$ref":"#/$defs/hex"}}}}`
+
+// graph is a bounded call graph under construction.
+type graph struct {
+	v        *codeView
+	nodes    []graphNode
+	edges    []graphEdge
+	index    map[uint64]int
+	edgeKey  map[[2]uint64]int
+	maxNodes int
+	cut      bool
+}
+
+func newGraph(v *codeView, maxNodes int) *graph {
+	return &graph{v: v, index: map[uint64]int{}, edgeKey: map[[2]uint64]int{}, maxNodes: maxNodes}
+}
+
+// node adds (or finds) the node at addr; false when the node cap is reached.
+func (g *graph) node(addr uint64, depth int) (int, bool) {
+	if k, ok := g.index[addr]; ok {
+		return k, true
+	}
+	if len(g.nodes) >= g.maxNodes {
+		g.cut = true
+		return -1, false
+	}
+	n := graphNode{Address: core.Hex(addr), Name: g.v.nameAt(addr), Depth: depth}
+	if i, ok := g.v.startIndex(addr); ok {
+		n.Procedure, n.External, n.Thunk, n.Name = true, g.v.procs[i].External, g.v.procs[i].Thunk, g.v.value(i)
+	}
+	if n.Name == "" {
+		n.Name = fmt.Sprintf("sub_%x", addr)
+	}
+	g.index[addr] = len(g.nodes)
+	g.nodes = append(g.nodes, n)
+	return len(g.nodes) - 1, true
+}
+
+func (g *graph) edge(from, to uint64, kind string, sites []string) {
+	key := [2]uint64{from, to}
+	if k, ok := g.edgeKey[key]; ok {
+		if kind == "call" {
+			g.edges[k].Kind = "call"
+		}
+		for _, s := range sites {
+			g.edges[k].CallSites = appendUnique(g.edges[k].CallSites, s)
+		}
+		return
+	}
+	g.edgeKey[key] = len(g.edges)
+	g.edges = append(g.edges, graphEdge{From: core.Hex(from), To: core.Hex(to), Kind: kind, CallSites: append([]string{}, sites...)})
+}
+
+// callStep is one neighbour of a procedure in a walk.
+type callStep struct {
+	addr  uint64
+	kind  string
+	sites []string
+}
+
+// neighbours lists the callees (forward) or callers (backward) of the
+// procedure at addr, and how many of its transfers are unresolved.
+func (v *codeView) neighbours(ctx context.Context, addr uint64, forward bool) ([]callStep, int, error) {
+	i, ok := v.startIndex(addr)
+	if !ok {
+		return nil, 0, nil // a target that is not a procedure start: a leaf
+	}
+	var out []callStep
+	if forward {
+		cs, un, err := v.callees(ctx, i)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, c := range cs {
+			a, _ := core.ParseHex(c.Address)
+			out = append(out, callStep{a, c.Kind, c.CallSites})
+		}
+		return out, len(un), nil
+	}
+	cs, err := v.callers(ctx, i)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, c := range cs {
+		if c.Procedure == nil {
+			continue
+		}
+		a, _ := core.ParseHex(c.Procedure.Address)
+		out = append(out, callStep{a, c.Kind, c.CallSites})
+	}
+	return out, 0, nil
+}
+
+// walk expands the graph breadth-first from root to depth, within the
+// operations budget (one per expanded node). It returns the parent of each
+// node reached, for path reconstruction.
+func (g *graph) walk(ctx context.Context, root uint64, depth int, forward bool, ops *int, stop func(uint64) bool) (map[uint64]uint64, bool, error) {
+	parent := map[uint64]uint64{}
+	if _, ok := g.node(root, 0); !ok {
+		return parent, false, nil
+	}
+	frontier := []uint64{root}
+	for d := 0; d < depth && len(frontier) > 0; d++ {
+		var next []uint64
+		for _, addr := range frontier {
+			if err := ctx.Err(); err != nil {
+				return nil, false, err
+			}
+			if *ops <= 0 {
+				g.cut = true
+				return parent, false, nil
+			}
+			*ops--
+			steps, unresolved, err := g.v.neighbours(ctx, addr, forward)
+			if err != nil {
+				return nil, false, err
+			}
+			k := g.index[addr]
+			g.nodes[k].Expanded, g.nodes[k].Unresolved = true, unresolved
+			for _, s := range steps {
+				_, seen := g.index[s.addr]
+				if _, ok := g.node(s.addr, d+1); !ok {
+					continue
+				}
+				if forward {
+					g.edge(addr, s.addr, s.kind, s.sites)
+				} else {
+					g.edge(s.addr, addr, s.kind, s.sites)
+				}
+				if !seen {
+					parent[s.addr] = addr
+					if stop != nil && stop(s.addr) {
+						return parent, true, nil
+					}
+					next = append(next, s.addr)
+				}
+			}
+		}
+		frontier = next
+	}
+	return parent, false, nil
+}
+
+func (g *graph) result() map[string]any {
+	return map[string]any{"nodes": core.NonNil(g.nodes), "edges": core.NonNil(g.edges)}
+}
+
+func opGetCallGraph() *core.Operation {
+	return &core.Operation{
+		Name: "get_call_graph", Title: "Get Call Graph", Kind: core.KindEnhanced, Effects: codeEffects, NeedsTarget: true,
+		Needs: []string{core.CapProcedures, core.CapFunctions, core.CapReferences},
+		Description: "The call graph around one procedure, depth 1-5 (default 2): forward follows calls and tail calls, backward follows callers. " +
+			"Returned as flat node and edge lists (at most 500 nodes); nodes count their unresolved indirect calls.",
+		Input: core.InputSchema([]string{"address"}, `"address": {"type":"string","minLength":1,"maxLength":4096,"description":"The root procedure: an address (0x hex or decimal) or a name.","examples":["0x401000"]}`,
+			`"depth": {"type":"integer","minimum":1,"maximum":5,"default":2,"description":"Levels to follow (1-5)."}`,
+			`"direction": {"enum":["forward","backward"],"default":"forward","description":"forward: callees; backward: callers."}`),
+		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["root","direction","depth","nodes","edges","truncated"],
+ "properties":{"root":` + procRefSchema + `,"direction":{"enum":["forward","backward"]},"depth":{"type":"integer"},
+  "nodes":{"type":"array","items":` + graphNodeSchema + `},"edges":{"type":"array","items":` + graphEdgeSchema + `},"truncated":{"type":"boolean"}}}`)),
+		Examples: []json.RawMessage{json.RawMessage(`{"address":"main"}`), json.RawMessage(`{"address":"0x401000","depth":3,"direction":"backward"}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			v, err := codeViewOf(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			i, err := v.resolve("address")
+			if err != nil {
+				return nil, err
+			}
+			dir, _ := core.StringArg(c.Args, "direction")
+			depth := core.IntArg(c.Args, "depth", 2)
+			g := newGraph(v, 500)
+			ops := 5000
+			if _, _, err := g.walk(ctx, v.procs[i].Address, depth, dir != "backward", &ops, nil); err != nil {
+				return nil, err
+			}
+			out := g.result()
+			out["root"], out["direction"], out["depth"], out["truncated"] = v.ref(i), dir, depth, g.cut
+			var lim []string
+			if g.cut {
+				lim = append(lim, "The graph was cut at 500 nodes or 5000 expansions.")
+			}
+			return &core.Observation{Result: out, Limitations: lim, Locations: rangeLocation(v.ranges[i])}, nil
+		},
+	}
+}
+
+// maxRefsListed bounds the references a search lists.
+const maxRefsListed = 1000
+
+func opFindXrefsToName() *core.Operation {
+	return &core.Operation{
+		Name: "find_xrefs_to_name", Title: "Find Cross-References To A Name", Kind: core.KindEnhanced, Effects: codeEffects, NeedsTarget: true,
+		Needs: []string{core.CapProcedures, core.CapFunctions, core.CapReferences},
+		Description: "Every address carrying a name (a procedure, label or import; \"puts\" also matches puts@plt and versioned names) and every " +
+			"reference to those addresses, with the referencing procedure. At most 1000 references.",
+		Input: core.InputSchema([]string{"name"}, `"name": {"type":"string","minLength":1,"maxLength":4096,"description":"The exact name, e.g. printf, printf@plt or main.","examples":["printf"]}`),
+		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["name","matches","references","total","truncated"],
+ "properties":{"name":{"type":"string"},"matches":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["address","name","kind"],
+   "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"kind":{"type":"string"}}}},
+  "references":{"type":"array","items":` + referenceItemSchema + `},"total":{"type":"integer","minimum":0},"truncated":{"type":"boolean"}}}`)),
+		Examples: []json.RawMessage{json.RawMessage(`{"name":"printf"}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			v, err := codeViewOf(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			want, _ := core.StringArg(c.Args, "name")
+			type match struct {
+				Address string `json:"address"`
+				Name    string `json:"name"`
+				Kind    string `json:"kind"`
+			}
+			matches := []match{}
+			addrs := map[uint64]bool{}
+			same := func(n string) bool {
+				base, _, _ := strings.Cut(n, "@")
+				return n == want || (!strings.Contains(want, "@") && base == want)
+			}
+			for _, p := range v.procs {
+				if p.Name != "" && same(p.Name) && !addrs[p.Address] {
+					addrs[p.Address] = true
+					matches = append(matches, match{core.Hex(p.Address), p.Name, "procedure"})
+				}
+			}
+			for _, n := range v.names {
+				if same(n.Name) && !addrs[n.Address] {
+					addrs[n.Address] = true
+					matches = append(matches, match{core.Hex(n.Address), n.Name, n.Kind})
+				}
+			}
+			if len(matches) == 0 {
+				return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"name"}, Reason: core.ReasonInvalidValue, Message: "no procedure, label or import is named " + want})
+			}
+			refs := []referenceItem{}
+			total := 0
+			keys := make([]uint64, 0, len(addrs))
+			for a := range addrs {
+				keys = append(keys, a)
+			}
+			sort.Slice(keys, func(a, b int) bool { return keys[a] < keys[b] })
+			for _, a := range keys {
+				rs, err := v.refsTo(ctx, a, a+1)
+				if err != nil {
+					return nil, err
+				}
+				total += len(rs)
+				for _, r := range rs {
+					if len(refs) < maxRefsListed {
+						refs = append(refs, v.referenceItemOf(r))
+					}
+				}
+			}
+			return &core.Observation{Result: map[string]any{"name": want, "matches": matches, "references": refs, "total": total, "truncated": total > len(refs)}}, nil
+		},
+	}
+}
+
+const stringSearchProps = `"query": {"type":"string","minLength":1,"maxLength":4096,"description":"Text to look for inside string literals (substring).","examples":["usage"]},
+  "case_sensitive": {"type":"boolean","default":false,"description":"Match case exactly."},
+  "limit": {"type":"integer","minimum":1,"maximum":200,"default":20,"description":"Matching strings (or seeds) followed (1-200)."},
+  "max_operations": {"type":"integer","minimum":1,"maximum":100000,"default":5000,"description":"Reference lookups and procedure expansions allowed (1-100000)."}`
+
+// codeForStrings finds the strings matching the query and the code that
+// references them.
+type stringHit struct {
+	String     stringItem   `json:"string"`
+	References []stringSite `json:"references"`
+}
+
+type stringSite struct {
+	From      string   `json:"from"`
+	Kind      string   `json:"kind"`
+	Procedure *procRef `json:"procedure"`
+}
+
+const stringHitSchema = `{"type":"object","additionalProperties":false,"required":["string","references"],
+ "properties":{"string":` + stringItemSchema + `,"references":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","kind","procedure"],
+  "properties":{"from":{"$ref":"#/$defs/hex"},"kind":{"type":"string"},"procedure":{"anyOf":[{"type":"null"},` + procRefSchema + `]}}}}}}`
+
+type codeUser struct {
+	Address string   `json:"address"`
+	Name    string   `json:"name"`
+	Seeds   []string `json:"seeds"`
+	Sites   []string `json:"sites"`
+}
+
+const codeUserSchema = `{"type":"object","additionalProperties":false,"required":["address","name","seeds","sites"],
+ "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"seeds":{"type":"array","items":{"$ref":"#/$defs/hex"}},
+  "sites":{"type":"array","items":{"$ref":"#/$defs/hex"}}}}`
+
+// searchStrings runs the string half of find_code_for_string and
+// trace_feature. It returns the hits, the procedures using them (in order of
+// first use), the number of matching strings, and whether a bound cut it.
+func (v *codeView) searchStrings(ctx context.Context, query string, cs bool, limit int, ops *int) ([]stringHit, []codeUser, int, bool, error) {
+	strs, err := v.stringsList(ctx)
+	if err != nil {
+		return nil, nil, 0, false, err
+	}
+	norm := strings.ToLower
+	if cs {
+		norm = func(s string) string { return s }
+	}
+	q := norm(query)
+	hits := []stringHit{}
+	users := []codeUser{}
+	byProc := map[int]int{}
+	matched, cut := 0, false
+	for _, s := range strs {
+		if !strings.Contains(norm(s.Value), q) {
+			continue
+		}
+		matched++
+		if len(hits) >= limit {
+			cut = true
+			continue
+		}
+		if *ops <= 0 {
+			cut = true
+			continue
+		}
+		*ops--
+		refs, err := v.refsTo(ctx, s.Address, s.Address+uint64(max(s.ByteLength, 1)))
+		if err != nil {
+			return nil, nil, 0, false, err
+		}
+		h := stringHit{String: stringItemOf(s), References: []stringSite{}}
+		for _, r := range refs {
+			site := stringSite{From: core.Hex(r.From), Kind: r.Kind}
+			if i, ok := v.containing(r.From); ok {
+				ref := v.ref(i)
+				site.Procedure = &ref
+				k, seen := byProc[i]
+				if !seen {
+					k = len(users)
+					byProc[i] = k
+					users = append(users, codeUser{Address: ref.Address, Name: ref.Name, Seeds: []string{}, Sites: []string{}})
+				}
+				users[k].Seeds = appendUnique(users[k].Seeds, core.Hex(s.Address))
+				users[k].Sites = appendUnique(users[k].Sites, core.Hex(r.From))
+			}
+			h.References = append(h.References, site)
+		}
+		hits = append(hits, h)
+	}
+	return hits, users, matched, cut, nil
+}
+
+func opFindCodeForString() *core.Operation {
+	return &core.Operation{
+		Name: "find_code_for_string", Title: "Find Code For String", Kind: core.KindEnhanced, Effects: traceEffects, NeedsTarget: true,
+		Needs: []string{core.CapProcedures, core.CapFunctions, core.CapReferences, core.CapStrings},
+		Description: "From text to code: the string literals containing the query, the instructions that reference each one, and the procedures " +
+			"holding those instructions (the place to continue with analyze_function).",
+		Input: core.InputSchema([]string{"query"}, stringSearchProps),
+		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["query","case_sensitive","strings","procedures","matched_strings","truncated","operations"],
+ "properties":{"query":{"type":"string"},"case_sensitive":{"type":"boolean"},"strings":{"type":"array","items":` + stringHitSchema + `},
+  "procedures":{"type":"array","items":` + codeUserSchema + `},"matched_strings":{"type":"integer","minimum":0},"truncated":{"type":"boolean"},"operations":{"type":"integer","minimum":0}}}`)),
+		Examples: []json.RawMessage{json.RawMessage(`{"query":"usage"}`), json.RawMessage(`{"query":"Usage:","case_sensitive":true,"limit":5}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			v, err := codeViewOf(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			q, _ := core.StringArg(c.Args, "query")
+			cs := boolArg(c.Args, "case_sensitive")
+			budget := core.IntArg(c.Args, "max_operations", 5000)
+			ops := budget
+			hits, users, matched, cut, err := v.searchStrings(ctx, q, cs, core.IntArg(c.Args, "limit", 20), &ops)
+			if err != nil {
+				return nil, err
+			}
+			var lim []string
+			if cut {
+				lim = append(lim, fmt.Sprintf("%d strings match; %d were followed (limit or max_operations).", matched, len(hits)))
+			}
+			if len(hits) > 0 && len(users) == 0 {
+				lim = append(lim, "No instruction references the matching strings directly (they may be reached through tables or computed addresses).")
+			}
+			return &core.Observation{Result: map[string]any{"query": q, "case_sensitive": cs, "strings": hits, "procedures": users,
+				"matched_strings": matched, "truncated": cut, "operations": budget - ops}, Limitations: lim}, nil
+		},
+	}
+}
+
+func opTraceCallPath() *core.Operation {
+	return &core.Operation{
+		Name: "trace_call_path", Title: "Trace Call Path", Kind: core.KindEnhanced, Effects: traceEffects, NeedsTarget: true,
+		Needs: []string{core.CapProcedures, core.CapFunctions, core.CapReferences},
+		Description: "A shortest call path from one procedure to another, breadth-first over callees (forward) or callers (backward), bounded by depth, " +
+			"nodes and operations; without goal, the reachable call graph. found is false when the bounds were exhausted without reaching the goal " +
+			"(truncated says whether the search was complete).",
+		Input: core.InputSchema([]string{"start"},
+			`"start": {"type":"string","minLength":1,"maxLength":4096,"description":"The procedure to start from: a name or an address.","examples":["main"]}`,
+			`"goal": {"type":"string","minLength":1,"maxLength":4096,"description":"The procedure to reach: a name or an address."}`,
+			`"direction": {"enum":["forward","backward"],"default":"forward","description":"forward: follow calls; backward: follow callers."}`,
+			`"max_depth": {"type":"integer","minimum":1,"maximum":12,"default":6,"description":"Longest path followed (1-12)."}`,
+			`"max_nodes": {"type":"integer","minimum":1,"maximum":5000,"default":500,"description":"Procedures visited at most (1-5000)."}`,
+			`"max_operations": {"type":"integer","minimum":1,"maximum":100000,"default":10000,"description":"Procedure expansions allowed (1-100000)."}`),
+		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["start","goal","direction","found","path","nodes","edges","explored","truncated"],
+ "properties":{"start":` + procRefSchema + `,"goal":{"anyOf":[{"type":"null"},` + procRefSchema + `]},"direction":{"enum":["forward","backward"]},
+  "found":{"type":["boolean","null"]},"path":{"type":"array","items":` + procRefSchema + `},
+  "nodes":{"type":"array","items":` + graphNodeSchema + `},"edges":{"type":"array","items":` + graphEdgeSchema + `},
+  "explored":{"type":"integer","minimum":0},"truncated":{"type":"boolean"}}}`)),
+		Examples: []json.RawMessage{json.RawMessage(`{"start":"main","goal":"puts@plt"}`), json.RawMessage(`{"start":"main","max_depth":3}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			v, err := codeViewOf(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			si, err := v.resolve("start")
+			if err != nil {
+				return nil, err
+			}
+			var goal any
+			gi := -1
+			if _, ok := c.Args["goal"]; ok {
+				if gi, err = v.resolve("goal"); err != nil {
+					return nil, err
+				}
+				goal = v.ref(gi)
+			}
+			dir, _ := core.StringArg(c.Args, "direction")
+			forward := dir != "backward"
+			budget := core.IntArg(c.Args, "max_operations", 10000)
+			ops := budget
+			g := newGraph(v, core.IntArg(c.Args, "max_nodes", 500))
+			start := v.procs[si].Address
+			var stop func(uint64) bool
+			if gi >= 0 {
+				target := v.procs[gi].Address
+				stop = func(a uint64) bool { return a == target }
+			}
+			parent, reached, err := g.walk(ctx, start, core.IntArg(c.Args, "max_depth", 6), forward, &ops, stop)
+			if err != nil {
+				return nil, err
+			}
+			path := []procRef{}
+			var found any
+			if gi >= 0 {
+				target := v.procs[gi].Address
+				reached = reached || target == start
+				found = reached
+				if reached {
+					for a := target; ; a = parent[a] {
+						n := g.nodes[g.index[a]]
+						path = append(path, procRef{Address: n.Address, Name: n.Name})
+						if a == start {
+							break
+						}
+					}
+					if forward {
+						for l, r := 0, len(path)-1; l < r; l, r = l+1, r-1 {
+							path[l], path[r] = path[r], path[l]
+						}
+					}
+				}
+			}
+			var lim []string
+			if g.cut {
+				lim = append(lim, "The search stopped at max_nodes or max_operations; a path may exist beyond it.")
+			}
+			out := g.result()
+			out["start"], out["goal"], out["direction"], out["found"], out["path"] = v.ref(si), goal, dir, found, path
+			out["explored"], out["truncated"] = budget-ops, g.cut
+			return &core.Observation{Result: out, Limitations: lim}, nil
+		},
+	}
+}
+
+func opTraceFeature() *core.Operation {
+	return &core.Operation{
+		Name: "trace_feature", Title: "Trace Feature", Kind: core.KindEnhanced, Effects: traceEffects, NeedsTarget: true,
+		Needs: []string{core.CapProcedures, core.CapFunctions, core.CapReferences, core.CapStrings},
+		Description: "Follow a feature from a seed text to code: the strings and names containing the query, the procedures that reference them or bear " +
+			"them, and the call-graph neighbourhood of those procedures (their callers and callees), as flat node and edge lists. Bounded by limit and max_operations.",
+		Input: core.InputSchema([]string{"query"}, stringSearchProps),
+		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["query","seeds","procedures","nodes","edges","truncated","operations"],
+ "properties":{"query":{"type":"string"},
+  "seeds":{"type":"object","additionalProperties":false,"required":["strings","names"],"properties":{"strings":{"type":"array","items":` + stringHitSchema + `},
+   "names":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["address","name","kind"],
+    "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"kind":{"type":"string"}}}}}},
+  "procedures":{"type":"array","items":` + codeUserSchema + `},
+  "nodes":{"type":"array","items":` + graphNodeSchema + `},"edges":{"type":"array","items":` + graphEdgeSchema + `},
+  "truncated":{"type":"boolean"},"operations":{"type":"integer","minimum":0}}}`)),
+		Examples: []json.RawMessage{json.RawMessage(`{"query":"password"}`), json.RawMessage(`{"query":"config","limit":5,"max_operations":500}`)},
+		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			v, err := codeViewOf(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			q, _ := core.StringArg(c.Args, "query")
+			cs := boolArg(c.Args, "case_sensitive")
+			limit := core.IntArg(c.Args, "limit", 20)
+			budget := core.IntArg(c.Args, "max_operations", 5000)
+			ops := budget
+			c.Observe("searching strings")
+			hits, users, _, cut, err := v.searchStrings(ctx, q, cs, limit, &ops)
+			if err != nil {
+				return nil, err
+			}
+			// Names containing the query: procedures bear them, other
+			// labels are referenced.
+			norm := strings.ToLower
+			if cs {
+				norm = func(s string) string { return s }
+			}
+			nq := norm(q)
+			type nameSeed struct {
+				Address string `json:"address"`
+				Name    string `json:"name"`
+				Kind    string `json:"kind"`
+			}
+			names := []nameSeed{}
+			byProc := map[string]int{}
+			for k, u := range users {
+				byProc[u.Address] = k
+			}
+			addUser := func(i int, seed, site string) {
+				ref := v.ref(i)
+				k, ok := byProc[ref.Address]
+				if !ok {
+					k = len(users)
+					byProc[ref.Address] = k
+					users = append(users, codeUser{Address: ref.Address, Name: ref.Name, Seeds: []string{}, Sites: []string{}})
+				}
+				users[k].Seeds = appendUnique(users[k].Seeds, seed)
+				if site != "" {
+					users[k].Sites = appendUnique(users[k].Sites, site)
+				}
+			}
+			for _, n := range v.names {
+				if !strings.Contains(norm(n.Name), nq) {
+					continue
+				}
+				if len(names) >= limit || ops <= 0 {
+					cut = true
+					break
+				}
+				names = append(names, nameSeed{core.Hex(n.Address), n.Name, n.Kind})
+				if i, ok := v.startIndex(n.Address); ok && n.Kind == "function" {
+					addUser(i, core.Hex(n.Address), "")
+					continue
+				}
+				ops--
+				rs, err := v.refsTo(ctx, n.Address, n.Address+1)
+				if err != nil {
+					return nil, err
+				}
+				for _, r := range rs {
+					if i, ok := v.containing(r.From); ok {
+						addUser(i, core.Hex(n.Address), core.Hex(r.From))
+					}
+				}
+			}
+			c.Observe(fmt.Sprintf("%d procedures use the seeds; expanding their neighbourhood", len(users)))
+			g := newGraph(v, 500)
+			for _, u := range users {
+				a, _ := core.ParseHex(u.Address)
+				for _, forward := range []bool{true, false} {
+					if _, _, err := g.walk(ctx, a, 1, forward, &ops, nil); err != nil {
+						return nil, err
+					}
+				}
+			}
+			cut = cut || g.cut
+			var lim []string
+			if cut {
+				lim = append(lim, "The trace stopped at limit, max_operations or 500 nodes; more code may use the seeds.")
+			}
+			out := g.result()
+			out["query"], out["seeds"], out["procedures"] = q, map[string]any{"strings": hits, "names": names}, users
+			out["truncated"], out["operations"] = cut, budget-ops
+			return &core.Observation{Result: out, Limitations: lim}, nil
+		},
+	}
+}

@@ -1,0 +1,1333 @@
+package jsapp
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"rea/ports"
+
+	"rea/core"
+	"rea/core/artifact"
+)
+
+// jsappBuilder derives the application graph from the inventory and the
+// facts.
+type jsappBuilder struct {
+	st      *jsappState
+	g       *graphBuild
+	rootID  string
+	ipc     map[string]*ipcChannel
+	apis    map[string]string // exposed world name -> node id
+	windows int
+	// counters for the summary
+	mains, preloads, renderers, utilities map[string]bool
+	endpoints, storage, workers, addons   map[string]bool
+	bundled, sourceMaps, sourceModules    int
+	htmlDocs                              int
+	relations                             []map[string]any
+	fingerprints                          []map[string]any
+	frontiers                             []map[string]any
+	stringIndex                           []map[string]any
+	electron                              bool
+	stringsCut                            bool
+	bundleModuleNode                      map[string]map[string]string  // asset path -> module id -> node id
+	moduleNodes                           map[string][]string           // asset path -> node id of each module, by index in JSFacts.Modules
+	exportViews                           map[*jsAsset][]ports.JSExport // exportView results
+	exportWork                            int                           // module visits of exportView, bounded by maxExportWork
+}
+
+type ipcChannel struct {
+	name     string
+	nodeID   string
+	handlers []string // asset paths registering a main-side handler
+	senders  []string
+	mainSend []string // main -> renderer sends (webContents.send)
+	rendOn   []string // renderer listeners (ipcRenderer.on)
+}
+
+func newJSAppBuilder(st *jsappState) *jsappBuilder {
+	return &jsappBuilder{st: st, g: newGraphBuild(), ipc: map[string]*ipcChannel{}, apis: map[string]string{},
+		mains: map[string]bool{}, preloads: map[string]bool{}, renderers: map[string]bool{}, utilities: map[string]bool{},
+		endpoints: map[string]bool{}, storage: map[string]bool{}, workers: map[string]bool{}, addons: map[string]bool{},
+		bundleModuleNode: map[string]map[string]string{}, moduleNodes: map[string][]string{}, exportViews: map[*jsAsset][]ports.JSExport{}}
+}
+
+func (b *jsappBuilder) localKey(namespace, key string) map[string]any {
+	return identity(idArtifactLocal, stabilityVersion, map[string]any{"artifact_sha256": b.st.rootSHA, "namespace": namespace, "key": key})
+}
+
+func (b *jsappBuilder) pathKey(p string) map[string]any {
+	return identity(idCanonicalPath, stabilityVersion, map[string]any{"artifact_sha256": b.st.rootSHA, "path": p})
+}
+
+func inventoryEv(p string) jagEvidence {
+	return jagEvidence{Basis: "artifact-inventory", Confidence: core.ConfidenceObserved, Locations: []jagLocation{{Path: p}}}
+}
+
+func (b *jsappBuilder) packagesPhase(ctx context.Context) {
+	st := b.st
+	b.rootID = b.g.node("artifact", identity(idContentDigest, stabilityGlobal, map[string]any{"sha256": st.rootSHA}), "",
+		map[string]any{"format": st.format, "sha256": st.rootSHA, "files": len(st.files)}, inventoryEv("."))
+	b.g.root(b.rootID)
+	st.readPackages(ctx)
+	for _, dir := range jaKeys(st.packages) {
+		pkg := st.packages[dir]
+		props := map[string]any{"path": pkg.path, "name": pkg.name, "version": pkg.ver, "main": pkg.main, "type": pkg.typ,
+			"electron_dependency": pkg.deps["electron"]}
+		if pkg.err != "" {
+			props["error"] = pkg.err
+		}
+		pkg.nodeID = b.g.node("package", b.pathKey(pkg.path), pkg.name, props, jagEvidence{Basis: "package-metadata", Locations: []jagLocation{{Path: pkg.path}}})
+		b.g.edge(b.rootID, pkg.nodeID, "contains", map[string]any{"path": pkg.path}, inventoryEv(pkg.path))
+		if pkg.deps["electron"] {
+			b.electron = true
+		}
+		if !strings.Contains(pkg.path, "node_modules/") {
+			b.g.root(pkg.nodeID)
+		}
+		if pkg.err != "" {
+			st.unknown("invalid-package", pkg.nodeID, pkg.path, -1, pkg.err)
+		}
+		for _, fe := range pkg.fieldErrs {
+			st.unknown("invalid-package-field", pkg.nodeID, pkg.path, -1, fe)
+		}
+	}
+	for _, p := range st.order {
+		f := st.files[p]
+		switch f.kind {
+		case "native-addon":
+			id := b.g.node("native-addon", b.pathKey(p), path.Base(p), map[string]any{"path": p, "sha256": f.sha256, "size": f.size}, inventoryEv(p))
+			b.g.edge(b.rootID, id, "contains", map[string]any{"path": p}, inventoryEv(p))
+			b.addons[p] = true
+		case "html":
+			b.htmlDocs++
+		}
+	}
+}
+
+func (b *jsappBuilder) assetsPhase() {
+	st := b.st
+	for _, a := range st.sortedAssets() {
+		props := map[string]any{"path": a.path, "sha256": a.sha256, "size": a.size}
+		switch {
+		case a.quarant:
+			props["status"] = "quarantined"
+		case a.facts == nil:
+			props["status"] = "not-analysed"
+		case !a.facts.Parsed && len(a.facts.Errors) > 0:
+			props["status"] = "syntax-error"
+			e := a.facts.Errors[0]
+			props["syntax_error"] = map[string]any{"message": truncateUTF8(e.Message, 512), "line": e.Line, "column": e.Column, "offset": offsetPtr(e.Offset)}
+			st.syntaxErrs++
+		case !a.facts.Parsed:
+			props["status"] = "not-parsed"
+			st.notParsed++
+		default:
+			props["status"] = "parsed"
+			props["module_type"] = a.facts.ModuleType
+			st.bytesParsed += a.size
+		}
+		if a.facts != nil {
+			if a.facts.Bundler != "" {
+				props["bundler"] = a.facts.Bundler
+			}
+			if len(a.facts.Exports) > 0 {
+				var names []string
+				for _, e := range a.facts.Exports {
+					names = append(names, e.Name)
+				}
+				props["exports"] = uniqueUTF16(names)
+				props["export_shapes"] = exportShapes(b.exportView(a))
+			}
+			for _, l := range a.facts.Limitations {
+				st.limitations = append(st.limitations, a.path+": "+l)
+			}
+		}
+		a.nodeID = b.g.node("javascript-asset", b.pathKey(a.path), a.path, props, inventoryEv(a.path))
+		parent := b.rootID
+		if a.pkg = st.nearestPackage(a.path); a.pkg != nil && a.pkg.nodeID != "" {
+			parent = a.pkg.nodeID
+		}
+		b.g.edge(parent, a.nodeID, "contains", map[string]any{"path": a.path}, inventoryEv(a.path))
+		if a.facts != nil && !a.facts.Parsed {
+			if len(a.facts.Errors) > 0 {
+				e := a.facts.Errors[0]
+				st.unknown("syntax-error", a.nodeID, a.path, e.Offset, e.Message)
+			} else {
+				st.unknown("not-parsed", a.nodeID, a.path, -1, strings.Join(a.facts.Limitations, " "))
+			}
+		}
+		if a.quarant {
+			st.unknown("integrity-contradiction", a.nodeID, a.path, -1, "declared and observed sha256 differ; the bytes were not analysed")
+		}
+		b.indexStrings(a)
+	}
+	// Entry points: main (index.js when absent), module and every exports
+	// target, patterns matched against the inventory.
+	for _, dir := range jaKeys(st.packages) {
+		pkg := st.packages[dir]
+		ev := jagEvidence{Basis: "package-metadata", Locations: []jagLocation{{Path: pkg.path}}}
+		if pkg.main == "" {
+			if p, ok := st.resolveFile(path.Join(pkg.dir, "index.js")); ok {
+				if a := st.assets[p]; a != nil {
+					b.g.edge(pkg.nodeID, a.nodeID, "loads", map[string]any{"field": "main", "specifier": "index.js"}, ev)
+				}
+			}
+		}
+		for _, e := range pkg.entries {
+			props := map[string]any{"field": e.field, "specifier": e.target}
+			if e.field == "exports" {
+				props["subpath"], props["conditions"] = e.subpath, strSlice(e.conditions)
+			}
+			found := st.resolveEntry(pkg, e)
+			for _, p := range found {
+				if a := st.assets[p]; a != nil {
+					b.g.edge(pkg.nodeID, a.nodeID, "loads", props, ev)
+				}
+			}
+			if len(found) == 0 {
+				st.unknown("unresolved-entry", pkg.nodeID, pkg.path, -1, e.field+" "+e.target+" does not name an inventoried file")
+			}
+		}
+	}
+}
+
+// strings feeds the string index with literals worth a seed: 3..256 bytes.
+func (b *jsappBuilder) indexStrings(a *jsAsset) {
+	if a.facts == nil {
+		return
+	}
+	seen := map[string]bool{}
+	for _, s := range a.facts.Strings {
+		if len(s.Value) < 3 || len(s.Value) > 256 || seen[s.Value] {
+			continue
+		}
+		seen[s.Value] = true
+		if len(b.stringIndex) >= jsappMaxStringIndex {
+			b.stringsCut = true
+			return
+		}
+		b.stringIndex = append(b.stringIndex, map[string]any{"value": s.Value, "node_id": a.nodeID, "offset": offsetPtr(s.Offset)})
+	}
+}
+
+func (b *jsappBuilder) importsPhase() {
+	st := b.st
+	for _, a := range st.sortedAssets() {
+		if a.facts == nil {
+			continue
+		}
+		for _, im := range a.facts.Imports {
+			if im.InModule >= 0 {
+				continue // inside a bundled module: handled by the bundle phase
+			}
+			rel := map[string]any{"relation": im.Kind, "source_node_id": a.nodeID, "specifier": im.Specifier, "offset": offsetPtr(im.Offset),
+				"names": strSlice(im.Names), "target_node_id": nil}
+			if im.Dynamic {
+				st.unknown(dynamicKind(im.Kind), a.nodeID, a.path, im.Offset, im.Kind+" specifier is computed at run time")
+				b.frontier(a, dynamicKind(im.Kind), im.Offset, "computed specifier")
+				b.relation(rel)
+				continue
+			}
+			target, ok := st.resolveModule(a.path, im.Specifier, im.Kind)
+			switch im.Kind {
+			case ports.JSWorker, ports.JSSharedWorker, ports.JSServiceWorker:
+				kind := "worker"
+				if im.Kind == ports.JSServiceWorker {
+					kind = "service-worker"
+				}
+				key := im.Specifier
+				if ok {
+					key = target
+				}
+				wid := b.g.node(kind, b.localKey(kind, key), key, map[string]any{"specifier": im.Specifier, "type": im.Kind, "resolved": ok}, at(a.path, im.Offset))
+				b.g.edge(a.nodeID, wid, "loads", map[string]any{"kind": im.Kind, "specifier": im.Specifier}, at(a.path, im.Offset))
+				b.workers[key] = true
+				if ok {
+					if t := st.assets[target]; t != nil {
+						b.g.edge(wid, t.nodeID, "loads", map[string]any{"path": target}, at(a.path, im.Offset))
+						t.roles[kind] = true
+						rel["target_node_id"] = t.nodeID
+					}
+				} else if !isBuiltinModule(im.Specifier) {
+					st.unknown("unresolved-worker", a.nodeID, a.path, im.Offset, "worker script "+im.Specifier+" is not in the app")
+				}
+				b.relation(rel)
+				continue
+			}
+			if !ok {
+				if isBuiltinModule(im.Specifier) || isBareSpecifier(im.Specifier) {
+					rel["external"] = true
+				} else {
+					st.unknown("unresolved-import", a.nodeID, a.path, im.Offset, "specifier "+im.Specifier+" does not resolve to an inventoried file")
+				}
+				b.relation(rel)
+				continue
+			}
+			props := map[string]any{"kind": im.Kind, "specifier": im.Specifier}
+			if len(im.Names) > 0 {
+				props["names"] = strSlice(im.Names)
+			}
+			if t := st.assets[target]; t != nil {
+				b.g.edge(a.nodeID, t.nodeID, "imports", props, at(a.path, im.Offset))
+				rel["target_node_id"] = t.nodeID
+			} else if st.files[target].kind == "native-addon" {
+				nid := nodeID("native-addon", b.pathKey(target))
+				b.g.edge(a.nodeID, nid, "loads", props, at(a.path, im.Offset))
+				rel["target_node_id"] = nid
+			}
+			b.relation(rel)
+		}
+		for _, e := range a.facts.Exports {
+			b.relation(map[string]any{"relation": "exports", "source_node_id": a.nodeID, "name": e.Name, "kind": e.Kind,
+				"specifier": e.Source, "offset": offsetPtr(e.Offset), "target_node_id": nil, "value": shapeJSON(e.Value)})
+		}
+	}
+}
+
+func dynamicKind(kind string) string {
+	if strings.HasPrefix(kind, "dynamic-") {
+		return kind
+	}
+	return "dynamic-" + kind
+}
+
+func isBareSpecifier(s string) bool {
+	return s != "" && !strings.HasPrefix(s, ".") && !strings.HasPrefix(s, "/") && !strings.Contains(s, "://")
+}
+
+func strSlice(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+func (b *jsappBuilder) relation(r map[string]any) {
+	if len(b.relations) < jsappMaxRelations {
+		b.relations = append(b.relations, r)
+	}
+}
+
+func (b *jsappBuilder) frontier(a *jsAsset, kind string, off int64, detail string) {
+	if len(b.frontiers) < jsappMaxUnknowns {
+		b.frontiers = append(b.frontiers, map[string]any{"node_id": a.nodeID, "kind": kind, "offset": offsetPtr(off), "detail": detail})
+	}
+}
+
+// --- Electron, endpoints, storage, native add-ons ---
+
+// member reports whether call is obj.name on an Electron module object
+// (ipcMain, ipcRenderer, contextBridge, ...), by binding or by callee text.
+func isMember(c ports.JSCall, obj string, names ...string) (string, bool) {
+	for _, n := range names {
+		if c.Module == "electron" || strings.HasPrefix(c.Module, "electron/") {
+			if c.Member == obj+"."+n {
+				return n, true
+			}
+		}
+		if c.Callee == obj+"."+n || strings.HasSuffix(c.Callee, "."+obj+"."+n) {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+func firstString(c ports.JSCall) (string, int64, bool) {
+	if len(c.Args) == 0 || c.Args[0].Kind != ports.JSValString {
+		return "", -1, false
+	}
+	return c.Args[0].Value, c.Args[0].Offset, true
+}
+
+func calleeLast(c ports.JSCall) string {
+	name := c.Callee
+	if (c.Module == "electron" || strings.HasPrefix(c.Module, "electron/")) && c.Member != "" {
+		name = c.Member // a renamed binding: const {BrowserWindow: n} = require("electron"); new n()
+	}
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		return name[i+1:]
+	}
+	return name
+}
+
+func (b *jsappBuilder) electronPhase() {
+	st := b.st
+	for _, a := range st.sortedAssets() {
+		if a.facts == nil {
+			continue
+		}
+		for _, im := range a.facts.Imports {
+			if im.Specifier == "electron" || strings.HasPrefix(im.Specifier, "electron/") {
+				b.electron = true
+			}
+		}
+	}
+	// The root package's main is the main process when the app is Electron.
+	if b.electron {
+		for _, dir := range jaKeys(st.packages) {
+			pkg := st.packages[dir]
+			if strings.Contains(pkg.path, "node_modules/") || pkg.main == "" {
+				continue
+			}
+			if p, ok := st.resolveFile(path.Join(pkg.dir, pkg.main)); ok && st.assets[p] != nil {
+				b.process("electron-main", st.assets[p], jagEvidence{Basis: "package-metadata", Locations: []jagLocation{{Path: pkg.path}}})
+			}
+		}
+	}
+	for _, a := range st.sortedAssets() {
+		if a.facts == nil {
+			continue
+		}
+		var windows []string
+		for _, c := range a.facts.Calls {
+			last := calleeLast(c)
+			switch {
+			case c.New && (last == "BrowserWindow" || last == "BrowserView" || last == "WebContentsView"):
+				b.electron = true
+				b.process("electron-main", a, at(a.path, c.Offset))
+				windows = append(windows, b.browserWindow(a, c))
+			case last == "loadFile" || last == "loadURL":
+				b.load(a, c, windows)
+			case last == "fork":
+				if _, ok := isMember(c, "utilityProcess", "fork"); ok {
+					b.utility(a, c)
+				}
+			case last == "exposeInMainWorld":
+				if _, ok := isMember(c, "contextBridge", "exposeInMainWorld"); ok {
+					b.expose(a, c)
+				}
+			}
+			b.endpoint(a, c)
+			b.storageCall(a, c)
+			b.nativeCall(a, c)
+		}
+	}
+	// Renderer calls into exposed APIs: window.<api>.<member>(...).
+	for _, a := range st.sortedAssets() {
+		if a.facts == nil {
+			continue
+		}
+		for _, c := range a.facts.Calls {
+			parts := strings.Split(c.Callee, ".")
+			if len(parts) >= 3 && (parts[0] == "window" || parts[0] == "globalThis") {
+				if id, ok := b.apis[parts[1]]; ok {
+					b.g.edge(b.callSite(a, c.InModule), id, "calls", map[string]any{"member": strings.Join(parts[2:], ".")}, at(a.path, c.Offset))
+				}
+			}
+		}
+	}
+}
+
+// process records an Electron process role for an asset.
+func (b *jsappBuilder) process(kind string, a *jsAsset, ev jagEvidence) string {
+	role := strings.TrimPrefix(kind, "electron-")
+	a.roles[role] = true
+	id := b.g.node(kind, b.localKey("electron-process", role+":"+a.path), a.path, map[string]any{"path": a.path, "role": role}, ev)
+	b.g.edge(id, a.nodeID, "loads", map[string]any{"path": a.path}, ev)
+	switch kind {
+	case "electron-main":
+		b.mains[a.path] = true
+		b.g.root(id)
+	case "electron-preload":
+		b.preloads[a.path] = true
+	case "electron-renderer":
+		b.renderers[a.path] = true
+	case "electron-utility":
+		b.utilities[a.path] = true
+	}
+	return id
+}
+
+// pathValue resolves a path expression written in asset a: a literal
+// (relative to base), path.join/resolve(__dirname, ...), `${__dirname}/x`
+// or __dirname + "/x". ok is false when any part is not literal.
+func (b *jsappBuilder) pathValue(a *jsAsset, v ports.JSValue, base string) (string, bool) {
+	dir := path.Dir(a.path)
+	switch v.Kind {
+	case ports.JSValString:
+		if strings.HasPrefix(v.Value, "/") {
+			return "", false
+		}
+		return path.Join(base, v.Value), true
+	case ports.JSValName:
+		if v.Value == "__dirname" {
+			return dir, true
+		}
+	case ports.JSValCall:
+		if v.Value == "path.join" || v.Value == "path.resolve" || v.Value == "join" || v.Value == "resolve" || strings.HasSuffix(v.Value, ".join") {
+			var segs []string
+			for i, arg := range v.Args {
+				switch {
+				case arg.Kind == ports.JSValName && arg.Value == "__dirname" && i == 0:
+					segs = append(segs, dir)
+				case arg.Kind == ports.JSValString:
+					segs = append(segs, arg.Value)
+				default:
+					return "", false
+				}
+			}
+			if len(segs) == 0 {
+				return "", false
+			}
+			if len(v.Args) > 0 && v.Args[0].Kind == ports.JSValString {
+				segs = append([]string{base}, segs...)
+			}
+			return path.Join(segs...), true
+		}
+	case ports.JSValTemplate:
+		if len(v.Parts) == 1 && v.Parts[0].Kind == ports.JSValName && v.Parts[0].Value == "__dirname" && strings.HasPrefix(v.Value, "${}") {
+			return path.Join(dir, strings.TrimPrefix(v.Value, "${}")), true
+		}
+		if len(v.Parts) == 0 {
+			return path.Join(base, v.Value), true
+		}
+	}
+	return "", false
+}
+
+func findProp(v ports.JSValue, dotted string) (ports.JSValue, bool) {
+	cur := v
+	for _, k := range strings.Split(dotted, ".") {
+		found := false
+		for _, p := range cur.Props {
+			if p.Key == k {
+				cur, found = p.Value, true
+				break
+			}
+		}
+		if !found {
+			return ports.JSValue{}, false
+		}
+	}
+	return cur, true
+}
+
+func (b *jsappBuilder) browserWindow(a *jsAsset, c ports.JSCall) string {
+	b.windows++
+	key := fmt.Sprintf("%s@%d#%d", a.path, c.Offset, b.windows)
+	props := map[string]any{"created_in": a.path, "constructor": calleeLast(c)}
+	var opts ports.JSValue
+	if len(c.Args) > 0 {
+		opts = c.Args[0]
+	}
+	for _, k := range []string{"nodeIntegration", "contextIsolation", "sandbox", "webSecurity"} {
+		if v, ok := findProp(opts, "webPreferences."+k); ok && (v.Kind == ports.JSValBool) {
+			props[k] = v.Value == "true"
+		}
+	}
+	id := b.g.node("browser-window", b.localKey("browser-window", key), "BrowserWindow", props, at(a.path, c.Offset))
+	b.g.edge(a.nodeID, id, "calls", map[string]any{"callee": c.Callee}, at(a.path, c.Offset))
+	if v, ok := findProp(opts, "webPreferences.preload"); ok {
+		if p, ok := b.pathValue(a, v, path.Dir(a.path)); ok {
+			if pa := b.st.assets[p]; pa != nil {
+				pid := b.process("electron-preload", pa, at(a.path, v.Offset))
+				b.g.edge(id, pid, "loads", map[string]any{"via": "webPreferences.preload"}, at(a.path, v.Offset))
+			} else {
+				b.st.unknown("unresolved-preload", a.nodeID, a.path, v.Offset, "preload "+p+" is not an inventoried JavaScript file")
+			}
+		} else {
+			b.st.unknown("dynamic-preload", a.nodeID, a.path, v.Offset, "the preload path is computed at run time")
+		}
+	}
+	return id
+}
+
+var scriptSrc = regexp.MustCompile(`(?is)<script\b[^>]*\bsrc\s*=\s*["']([^"']+)["']`)
+
+func (b *jsappBuilder) load(a *jsAsset, c ports.JSCall, windows []string) {
+	if len(c.Args) == 0 {
+		return
+	}
+	arg := c.Args[0]
+	var target string
+	ok := false
+	if calleeLast(c) == "loadURL" {
+		if arg.Kind == ports.JSValString && (strings.HasPrefix(arg.Value, "http://") || strings.HasPrefix(arg.Value, "https://")) {
+			tid := b.g.node("target", b.localKey("target", arg.Value), arg.Value, map[string]any{"url": arg.Value}, at(a.path, c.Offset))
+			for _, w := range windows {
+				b.g.edge(w, tid, "loads", map[string]any{"callee": c.Callee}, at(a.path, c.Offset))
+			}
+			if len(windows) == 0 {
+				b.g.edge(a.nodeID, tid, "loads", map[string]any{"callee": c.Callee}, at(a.path, c.Offset))
+			}
+			return
+		}
+		v := arg
+		if v.Kind == ports.JSValTemplate && strings.HasPrefix(v.Value, "file://") {
+			v.Value = strings.TrimPrefix(v.Value, "file://")
+		}
+		if v.Kind == ports.JSValString && strings.HasPrefix(v.Value, "file://") {
+			v.Value = strings.TrimPrefix(v.Value, "file://")
+		}
+		target, ok = b.pathValue(a, v, b.appBase(a))
+	} else {
+		target, ok = b.pathValue(a, arg, b.appBase(a))
+	}
+	if !ok {
+		b.st.unknown("dynamic-load", a.nodeID, a.path, c.Offset, c.Callee+" argument is computed at run time")
+		return
+	}
+	f := b.st.files[target]
+	if f == nil {
+		b.st.unknown("unresolved-load", a.nodeID, a.path, c.Offset, c.Callee+" target "+target+" is not in the app")
+		return
+	}
+	rid := b.g.node("electron-renderer", b.localKey("electron-process", "renderer:"+target), target, map[string]any{"path": target, "role": "renderer"}, at(a.path, c.Offset))
+	b.renderers[target] = true
+	for _, w := range windows {
+		b.g.edge(w, rid, "loads", map[string]any{"callee": c.Callee, "path": target}, at(a.path, c.Offset))
+	}
+	if len(windows) == 0 {
+		b.g.edge(a.nodeID, rid, "loads", map[string]any{"callee": c.Callee, "path": target}, at(a.path, c.Offset))
+	}
+	if f.kind == "html" && !f.quarant {
+		src, err := b.st.read(context.Background(), f, jsappMaxHTMLBytes)
+		if err != nil {
+			return
+		}
+		for _, m := range scriptSrc.FindAllSubmatchIndex(src, -1) {
+			s := string(src[m[2]:m[3]])
+			if strings.Contains(s, "://") {
+				continue
+			}
+			p := path.Join(path.Dir(target), s)
+			if strings.HasPrefix(s, "/") {
+				p = path.Join(b.appBase(a), s)
+			}
+			if sa := b.st.assets[p]; sa != nil {
+				sa.roles["renderer"] = true
+				b.g.edge(rid, sa.nodeID, "loads", map[string]any{"via": "script", "src": s},
+					jagEvidence{Basis: "html-markup", Confidence: core.ConfidenceObserved, Locations: []jagLocation{{Path: target, Offset: offsetPtr(int64(m[2]))}}})
+			} else {
+				b.st.unknown("unresolved-script", rid, target, int64(m[2]), "script "+s+" is not in the app")
+			}
+		}
+	} else if sa := b.st.assets[target]; sa != nil {
+		sa.roles["renderer"] = true
+		b.g.edge(rid, sa.nodeID, "loads", map[string]any{"path": target}, at(a.path, c.Offset))
+	}
+}
+
+// appBase is the directory loadFile resolves relative paths against: the
+// app's root package.
+func (b *jsappBuilder) appBase(a *jsAsset) string {
+	if a.pkg != nil {
+		return a.pkg.dir
+	}
+	return "."
+}
+
+func (b *jsappBuilder) utility(a *jsAsset, c ports.JSCall) {
+	if len(c.Args) == 0 {
+		return
+	}
+	p, ok := b.pathValue(a, c.Args[0], path.Dir(a.path))
+	if !ok {
+		b.st.unknown("dynamic-utility", a.nodeID, a.path, c.Offset, "utilityProcess.fork argument is computed at run time")
+		return
+	}
+	ua := b.st.assets[p]
+	if ua == nil {
+		b.st.unknown("unresolved-utility", a.nodeID, a.path, c.Offset, "utility process script "+p+" is not in the app")
+		return
+	}
+	uid := b.process("electron-utility", ua, at(a.path, c.Offset))
+	b.g.edge(a.nodeID, uid, "calls", map[string]any{"callee": c.Callee}, at(a.path, c.Offset))
+}
+
+func (b *jsappBuilder) expose(a *jsAsset, c ports.JSCall) {
+	name, off, ok := firstString(c)
+	if !ok {
+		b.st.unknown("dynamic-context-bridge", a.nodeID, a.path, c.Offset, "exposeInMainWorld key is computed at run time")
+		return
+	}
+	var members []string
+	if len(c.Args) > 1 {
+		for _, p := range c.Args[1].Props {
+			members = append(members, p.Key)
+		}
+	}
+	sort.Strings(members)
+	id := b.g.node("context-bridge-api", b.localKey("context-bridge", name), name, map[string]any{"world_key": name, "members": strSlice(members), "exposed_by": a.path}, at(a.path, off))
+	b.apis[name] = id
+	b.g.edge(b.callSite(a, c.InModule), id, "exposes", map[string]any{"world_key": name}, at(a.path, off))
+	if !a.roles["preload"] {
+		b.process("electron-preload", a, jagEvidence{Basis: "derived", Confidence: core.ConfidenceInferred, Locations: []jagLocation{{Path: a.path, Offset: offsetPtr(off)}}})
+	}
+}
+
+// endpoint records literal network targets: fetch(url), xhr.open(method,
+// url), new WebSocket(url), new EventSource(url).
+func (b *jsappBuilder) endpoint(a *jsAsset, c ports.JSCall) {
+	last := calleeLast(c)
+	var v ports.JSValue
+	api := ""
+	switch {
+	case !c.New && (c.Callee == "fetch" || c.Callee == "window.fetch" || c.Callee == "globalThis.fetch" || c.Callee == "self.fetch") && len(c.Args) > 0:
+		v, api = c.Args[0], "fetch"
+	case !c.New && last == "open" && len(c.Args) >= 2 && c.Args[0].Kind == ports.JSValString && isHTTPMethod(c.Args[0].Value):
+		v, api = c.Args[1], "XMLHttpRequest"
+	case c.New && (last == "WebSocket" || last == "EventSource") && len(c.Args) > 0:
+		v, api = c.Args[0], last
+	default:
+		return
+	}
+	var url string
+	switch v.Kind {
+	case ports.JSValString:
+		url = v.Value
+	case ports.JSValTemplate:
+		url = v.Value
+	default:
+		b.st.unknown("dynamic-endpoint", a.nodeID, a.path, c.Offset, api+" target is computed at run time")
+		return
+	}
+	id := b.g.node("endpoint", b.localKey("endpoint", url), url, map[string]any{"url": url, "api": api, "literal": v.Kind == ports.JSValString}, at(a.path, v.Offset))
+	b.g.edge(b.callSite(a, c.InModule), id, "calls", map[string]any{"api": api}, at(a.path, v.Offset))
+	b.endpoints[url] = true
+}
+
+// callSite is the node a call is made from: the bundled module whose body
+// holds it, else the asset.
+func (b *jsappBuilder) callSite(a *jsAsset, inModule int) string {
+	if mods := b.moduleNodes[a.path]; inModule >= 0 && inModule < len(mods) {
+		return mods[inModule]
+	}
+	return a.nodeID
+}
+
+func isHTTPMethod(s string) bool {
+	switch strings.ToUpper(s) {
+	case "GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS":
+		return true
+	}
+	return false
+}
+
+var fsOps = map[string]bool{"readFile": true, "readFileSync": true, "writeFile": true, "writeFileSync": true, "appendFile": true,
+	"appendFileSync": true, "existsSync": true, "mkdir": true, "mkdirSync": true, "readdir": true, "readdirSync": true, "unlink": true,
+	"unlinkSync": true, "createReadStream": true, "createWriteStream": true, "rm": true, "rmSync": true, "stat": true, "statSync": true}
+
+func (b *jsappBuilder) storageCall(a *jsAsset, c ports.JSCall) {
+	last := calleeLast(c)
+	var area, key, op string
+	var off int64 = c.Offset
+	switch {
+	case (strings.HasSuffix(c.Callee, "localStorage."+last) || strings.HasSuffix(c.Callee, "sessionStorage."+last) ||
+		c.Callee == "localStorage."+last || c.Callee == "sessionStorage."+last) && (last == "setItem" || last == "getItem" || last == "removeItem" || last == "clear"):
+		area = "localStorage"
+		if strings.Contains(c.Callee, "sessionStorage") {
+			area = "sessionStorage"
+		}
+		op = last
+		if s, o, ok := firstString(c); ok {
+			key, off = s, o
+		} else if last != "clear" {
+			key = "${}"
+		}
+	case (c.Callee == "indexedDB.open" || strings.HasSuffix(c.Callee, ".indexedDB.open")):
+		area, op = "indexedDB", "open"
+		if s, o, ok := firstString(c); ok {
+			key, off = s, o
+		} else {
+			key = "${}"
+		}
+	case fsOps[last] && (c.Module == "fs" || c.Module == "node:fs" || c.Module == "fs/promises" || c.Module == "node:fs/promises" || c.Module == "original-fs" ||
+		strings.HasPrefix(c.Callee, "fs.") || strings.HasPrefix(c.Callee, "fsp.") || strings.Contains(c.Callee, "fs.promises.")):
+		area, op = "fs", last
+		if len(c.Args) > 0 {
+			if p, ok := b.pathValue(a, c.Args[0], path.Dir(a.path)); ok && c.Args[0].Kind != ports.JSValString {
+				key = p
+			} else if c.Args[0].Kind == ports.JSValString || c.Args[0].Kind == ports.JSValTemplate {
+				key = c.Args[0].Value
+			} else {
+				key = "${}"
+			}
+			if c.Args[0].Offset >= 0 {
+				off = c.Args[0].Offset
+			}
+		}
+	default:
+		return
+	}
+	name := area
+	if key != "" {
+		name = area + ":" + key
+	}
+	id := b.g.node("storage", b.localKey("storage", name), name, map[string]any{"area": area, "key": key}, at(a.path, off))
+	b.g.edge(b.callSite(a, c.InModule), id, "persists_to", map[string]any{"api": c.Callee, "operation": op}, at(a.path, off))
+	b.storage[name] = true
+	if key == "${}" {
+		b.st.unknown("dynamic-storage-key", a.nodeID, a.path, off, c.Callee+" key is computed at run time")
+	}
+}
+
+// nativeCall records calls on a binding required from a .node add-on as
+// native exports.
+func (b *jsappBuilder) nativeCall(a *jsAsset, c ports.JSCall) {
+	if !strings.HasSuffix(c.Module, ".node") || c.Member == "" {
+		return
+	}
+	addon, ok := b.st.resolveModule(a.path, c.Module, ports.JSRequire)
+	if !ok {
+		addon = c.Module
+	}
+	export := strings.SplitN(c.Member, ".", 2)[0]
+	id := b.g.node("native-export", b.localKey("native-export", addon+"#"+export), export, map[string]any{"addon": addon, "export": export}, at(a.path, c.Offset))
+	b.g.edge(b.callSite(a, c.InModule), id, "calls", map[string]any{"callee": c.Callee}, at(a.path, c.Offset))
+	if ok {
+		b.g.edge(nodeID("native-addon", b.pathKey(addon)), id, "exposes", map[string]any{"export": export}, at(a.path, c.Offset))
+	}
+}
+
+// --- IPC ---
+
+func (b *jsappBuilder) channel(name string) *ipcChannel {
+	ch := b.ipc[name]
+	if ch == nil {
+		ch = &ipcChannel{name: name}
+		b.ipc[name] = ch
+	}
+	return ch
+}
+
+func (b *jsappBuilder) ipcPhase() {
+	st := b.st
+	type use struct {
+		a        *jsAsset
+		relation string
+		side     string
+		call     ports.JSCall
+		channel  string
+		off      int64
+	}
+	var uses []use
+	for _, a := range st.sortedAssets() {
+		if a.facts == nil {
+			continue
+		}
+		for _, c := range a.facts.Calls {
+			var relation, side string
+			if _, ok := isMember(c, "ipcMain", "handle", "handleOnce", "on", "once"); ok {
+				relation, side = "handles", "main"
+			} else if n, ok := isMember(c, "ipcRenderer", "invoke", "send", "sendSync", "sendToHost"); ok {
+				relation, side = "sends", "renderer"
+				if n == "invoke" {
+					relation = "invokes"
+				}
+			} else if _, ok := isMember(c, "ipcRenderer", "on", "once"); ok {
+				relation, side = "handles", "renderer-listener"
+			} else if _, ok := isMember(c, "webContents", "send"); ok {
+				relation, side = "sends", "main-send"
+			} else {
+				continue
+			}
+			name, off, ok := firstString(c)
+			if !ok {
+				detail := c.Callee + " channel is computed at run time"
+				st.unknown("dynamic-ipc-channel", a.nodeID, a.path, c.Offset, detail)
+				b.frontier(a, "dynamic-ipc-channel", c.Offset, detail)
+				continue
+			}
+			uses = append(uses, use{a, relation, side, c, name, off})
+		}
+	}
+	for _, u := range uses {
+		ch := b.channel(u.channel)
+		switch u.side {
+		case "main":
+			ch.handlers = append(ch.handlers, u.a.path)
+		case "renderer":
+			ch.senders = append(ch.senders, u.a.path)
+		case "main-send":
+			ch.mainSend = append(ch.mainSend, u.a.path)
+		case "renderer-listener":
+			ch.rendOn = append(ch.rendOn, u.a.path)
+		}
+	}
+	for _, name := range jaKeys(b.ipc) {
+		ch := b.ipc[name]
+		status := "unresolved"
+		switch {
+		case len(ch.handlers) == 1 && len(ch.senders) > 0:
+			status = "paired"
+		case len(ch.handlers) > 1:
+			status = "ambiguous"
+		case len(ch.handlers) == 0 && len(ch.senders) > 0:
+			status = "no-handler"
+		case len(ch.handlers) == 1 && len(ch.senders) == 0 && len(ch.mainSend) == 0:
+			status = "no-sender"
+		case len(ch.mainSend) > 0 && len(ch.rendOn) > 0:
+			status = "paired"
+		}
+		ch.nodeID = b.g.node("ipc-channel", b.localKey("ipc-channel", name), name, map[string]any{"channel": name, "status": status,
+			"handlers": len(ch.handlers), "senders": len(ch.senders) + len(ch.mainSend)}, jagEvidence{Basis: "derived", Confidence: core.ConfidenceDerived, Locations: []jagLocation{}})
+		if status == "ambiguous" {
+			st.unknown("ambiguous-ipc-channel", ch.nodeID, "", -1, fmt.Sprintf("channel %q has %d handlers; it is not paired", name, len(ch.handlers)))
+		}
+	}
+	for _, u := range uses {
+		ch := b.ipc[u.channel]
+		props := map[string]any{"callee": u.call.Callee, "channel": u.channel}
+		if u.relation == "handles" {
+			b.g.edge(ch.nodeID, b.callSite(u.a, u.call.InModule), "handles", props, at(u.a.path, u.off))
+		} else {
+			b.g.edge(b.callSite(u.a, u.call.InModule), ch.nodeID, u.relation, props, at(u.a.path, u.off))
+		}
+	}
+}
+
+// --- bundles and source maps ---
+
+func (b *jsappBuilder) bundlePhase() {
+	st := b.st
+	// Module nodes of every asset first: a chunk's code may require a
+	// module that another chunk of the same build holds.
+	global := map[string][]string{} // bundler + "\x00" + module id -> node IDs across assets
+	// A chunk file holds no runtime, so it cannot tell rspack from webpack
+	// (rspack writes webpack's names): it takes the bundler of the runtime
+	// that shares its chunk global.
+	chunkBundler := map[string]string{}
+	for _, a := range st.sortedAssets() {
+		if a.facts != nil && a.facts.ChunkGlobal != "" && a.facts.Bundler == "rspack" {
+			chunkBundler[a.facts.ChunkGlobal] = "rspack"
+		}
+	}
+	for _, a := range st.sortedAssets() {
+		if a.facts == nil || len(a.facts.Modules) == 0 {
+			continue
+		}
+		if bn, ok := chunkBundler[a.facts.ChunkGlobal]; ok && a.facts.ChunkGlobal != "" && a.facts.Bundler == "webpack" {
+			a.facts.Bundler = bn
+			for i := range a.facts.Modules {
+				if a.facts.Modules[i].Bundler == "webpack" {
+					a.facts.Modules[i].Bundler = bn
+				}
+			}
+		}
+		ids := map[string]string{}
+		count := map[string]int{}
+		for _, m := range a.facts.Modules {
+			count[m.ID]++
+		}
+		for _, m := range a.facts.Modules {
+			key := m.ID
+			if count[m.ID] > 1 {
+				key = fmt.Sprintf("%s@%d", m.ID, m.Start)
+			}
+			props := map[string]any{"bundler": m.Bundler, "module_id": m.ID, "asset": a.path, "start": m.Start, "end": m.End,
+				"fingerprint_sha256": m.Fingerprint, "requires": len(m.Requires)}
+			if len(m.Exports) > 0 {
+				names := make([]string, len(m.Exports))
+				for i, e := range m.Exports {
+					names[i] = e.Name
+				}
+				props["exports"] = strSlice(names)
+				props["export_shapes"] = exportShapes(m.Exports)
+			}
+			id := b.g.node("javascript-module", b.localKey(a.path+"#"+m.Bundler, key), m.ID, props, at(a.path, m.Start))
+			b.g.edge(a.nodeID, id, "contains", map[string]any{"module_id": m.ID}, at(a.path, m.Start))
+			b.moduleNodes[a.path] = append(b.moduleNodes[a.path], id)
+			if count[m.ID] == 1 {
+				ids[m.ID] = id
+			}
+			global[m.Bundler+"\x00"+m.ID] = append(global[m.Bundler+"\x00"+m.ID], id)
+			b.bundled++
+			b.fingerprints = append(b.fingerprints, map[string]any{"node_id": id, "algorithm": "rea-js-shape-v1", "fingerprint_sha256": m.Fingerprint,
+				"basis": []any{"syntax-tree", "literals"}})
+		}
+		b.bundleModuleNode[a.path] = ids
+	}
+	// resolve finds a required module: in the asset's own tables, else the
+	// one module of that id and bundler in the whole app (ambiguous ids stay
+	// unresolved).
+	resolve := func(a *jsAsset, bundler, id string) (string, bool, bool) {
+		if n, ok := b.bundleModuleNode[a.path][id]; ok {
+			return n, false, true
+		}
+		if l := global[bundler+"\x00"+id]; len(l) == 1 {
+			return l[0], true, true
+		}
+		return "", false, false
+	}
+	for _, a := range st.sortedAssets() {
+		if a.facts == nil {
+			continue
+		}
+		ids := b.bundleModuleNode[a.path]
+		for _, m := range a.facts.Modules {
+			src, ok := ids[m.ID]
+			if !ok {
+				continue
+			}
+			for _, r := range m.Requires {
+				if dst, other, ok := resolve(a, m.Bundler, r); ok {
+					b.g.edge(src, dst, "imports", map[string]any{"kind": "bundle-require", "module_id": r, "cross_asset": other}, at(a.path, m.Start))
+				} else {
+					st.unknown("unresolved-bundle-module", src, a.path, m.Start, "module "+m.ID+" requires "+r+", which is not in this bundle's tables")
+				}
+			}
+		}
+		// The bundle's own code (runtime, inlined entry modules) requiring
+		// table modules, chunk loads included.
+		for _, r := range a.facts.EntryRequires {
+			if dst, other, ok := resolve(a, a.facts.Bundler, r.ID); ok {
+				b.g.edge(a.nodeID, dst, "imports", map[string]any{"kind": "bundle-require", "module_id": r.ID, "cross_asset": other}, at(a.path, r.Offset))
+			} else {
+				st.unknown("unresolved-bundle-module", a.nodeID, a.path, r.Offset, "the bundle requires module "+r.ID+", which no table in the app holds uniquely")
+			}
+		}
+		// Imports written inside modules (require of externals, dynamic chunks).
+		for _, im := range a.facts.Imports {
+			if im.InModule < 0 || im.InModule >= len(a.facts.Modules) {
+				continue
+			}
+			if im.Dynamic {
+				st.unknown(dynamicKind(im.Kind), a.nodeID, a.path, im.Offset, im.Kind+" specifier is computed at run time")
+			}
+		}
+	}
+}
+
+func (b *jsappBuilder) sourceMapPhase(ctx context.Context) {
+	st := b.st
+	for _, a := range st.sortedAssets() {
+		if ctx.Err() != nil {
+			return
+		}
+		b.attachModuleMaps(a)
+		if a.facts == nil || a.facts.SourceMap == nil {
+			a.src = nil
+			continue
+		}
+		ref := a.facts.SourceMap
+		var data []byte
+		var mapPath, mapSHA string
+		inline := strings.HasPrefix(ref.URL, "data:")
+		if inline {
+			d, err := decodeDataURL(ref.URL)
+			if err != nil {
+				st.unknown("invalid-source-map", a.nodeID, a.path, ref.Offset, "inline source map: "+err.Error())
+				a.src = nil
+				continue
+			}
+			data, mapPath = d, a.path+"#inline-source-map"
+			sum := sha256.Sum256(d)
+			mapSHA = hex.EncodeToString(sum[:])
+		} else {
+			if strings.Contains(ref.URL, "://") || strings.HasPrefix(ref.URL, "/") {
+				st.unknown("external-source-map", a.nodeID, a.path, ref.Offset, "source map "+ref.URL+" is outside the app; not read")
+				a.src = nil
+				continue
+			}
+			p := path.Join(path.Dir(a.path), ref.URL)
+			f := st.files[p]
+			if f == nil {
+				st.unknown("missing-source-map", a.nodeID, a.path, ref.Offset, "source map "+p+" is not in the app")
+				a.src = nil
+				continue
+			}
+			if f.quarant {
+				a.src = nil
+				continue
+			}
+			d, err := st.read(ctx, f, jsappMaxSourceMapBytes)
+			if err != nil {
+				st.unknown("unreadable-source-map", a.nodeID, a.path, ref.Offset, err.Error())
+				a.src = nil
+				continue
+			}
+			data, mapPath, mapSHA = d, p, f.sha256
+		}
+		b.attachSourceMap(a, data, mapPath, mapSHA, inline, ref.Offset)
+		a.src = nil
+	}
+}
+
+// sourceModuleNodes adds a node for each source of a map, contained by the
+// map's node, and notes sources outside the app without embedded content.
+func (b *jsappBuilder) sourceModuleNodes(sm *sourceMap, smID, mapPath, mapSHA string) []string {
+	st := b.st
+	srcNodes := make([]string, len(sm.Sources))
+	outside := 0
+	for i, s := range sm.Sources {
+		var srcSHA any
+		if c := sm.SourcesContent[i]; c != nil {
+			sum := sha256.Sum256([]byte(*c))
+			srcSHA = hex.EncodeToString(sum[:])
+		}
+		props := map[string]any{"original_source": s, "has_content": srcSHA != nil}
+		if p, ok := resolveSourcePath(path.Dir(mapPath), s); ok {
+			props["resolved_path"] = p
+		} else if !strings.HasPrefix(s, "webpack://") && !strings.HasPrefix(s, "rspack://") {
+			// A source outside the app is a loss only when the map does not
+			// embed its text: rea never reads outside the analysed root.
+			if srcSHA == nil {
+				outside++
+			}
+			props["outside_app"] = true
+		}
+		id := b.g.node("source-module", identity(idSourceMap, stabilitySMExact, map[string]any{"source_map_sha256": mapSHA, "original_source": s, "source_sha256": srcSHA}),
+			s, props, jagEvidence{Basis: "source-map", Locations: []jagLocation{{Path: mapPath}}})
+		b.g.edge(smID, id, "contains", map[string]any{"index": i}, jagEvidence{Basis: "source-map", Locations: []jagLocation{{Path: mapPath}}})
+		srcNodes[i] = id
+		b.sourceModules++
+	}
+	if outside > 0 {
+		st.limitations = append(st.limitations, fmt.Sprintf("%s: %d sources lie outside the app (absolute paths, URLs or ../ beyond the root) and the map embeds no content for them; rea does not read outside the app, so their text is unknown.", mapPath, outside))
+	}
+	return srcNodes
+}
+
+// attachModuleMaps reads the inline source maps that bundled modules carry
+// in their eval strings (webpack's eval-source-map): each module maps to
+// the sources of its own map.
+func (b *jsappBuilder) attachModuleMaps(a *jsAsset) {
+	if a.facts == nil {
+		return
+	}
+	mods := b.moduleNodes[a.path]
+	for i, m := range a.facts.Modules {
+		if m.SourceMap == nil || i >= len(mods) {
+			continue
+		}
+		if !strings.HasPrefix(m.SourceMap.URL, "data:") {
+			continue // module maps outside the file are not read
+		}
+		mapPath := a.path + "#" + m.ID + "#inline-source-map"
+		data, err := decodeDataURL(m.SourceMap.URL)
+		if err != nil {
+			b.st.unknown("invalid-source-map", mods[i], a.path, m.SourceMap.Offset, "module "+m.ID+" inline source map: "+err.Error())
+			continue
+		}
+		sum := sha256.Sum256(data)
+		mapSHA := hex.EncodeToString(sum[:])
+		sm, err := parseSourceMap(data)
+		props := map[string]any{"path": mapPath, "sha256": mapSHA, "inline": true, "module_id": m.ID}
+		if sm != nil {
+			props["index_map"] = sm.Index
+			props["sources"] = len(sm.Sources)
+		}
+		smID := b.g.node("source-map", b.pathKey(mapPath), mapPath, props, jagEvidence{Basis: "source-map", Locations: []jagLocation{{Path: a.path, Offset: offsetPtr(m.SourceMap.Offset)}}})
+		b.g.edge(mods[i], smID, "maps_to", map[string]any{"inline": true}, at(a.path, m.SourceMap.Offset))
+		b.sourceMaps++
+		if err != nil {
+			b.st.unknown("invalid-source-map", smID, mapPath, -1, err.Error())
+			if sm == nil {
+				continue
+			}
+		}
+		for _, id := range b.sourceModuleNodes(sm, smID, mapPath, mapSHA) {
+			b.g.edge(mods[i], id, "maps_to", map[string]any{"via": "module-source-map"}, jagEvidence{Basis: "source-map", Confidence: core.ConfidenceDerived, Locations: []jagLocation{{Path: mapPath}}})
+		}
+	}
+}
+
+func (b *jsappBuilder) attachSourceMap(a *jsAsset, data []byte, mapPath, mapSHA string, inline bool, refOff int64) {
+	st := b.st
+	sm, err := parseSourceMap(data)
+	props := map[string]any{"path": mapPath, "sha256": mapSHA, "inline": inline}
+	if sm != nil {
+		props["index_map"] = sm.Index
+		props["sources"] = len(sm.Sources)
+	}
+	ident := b.pathKey(mapPath)
+	smID := b.g.node("source-map", ident, mapPath, props, jagEvidence{Basis: "source-map", Locations: []jagLocation{{Path: a.path, Offset: offsetPtr(refOff)}}})
+	b.g.edge(a.nodeID, smID, "maps_to", map[string]any{"inline": inline}, at(a.path, refOff))
+	b.sourceMaps++
+	if err != nil {
+		st.unknown("invalid-source-map", smID, mapPath, -1, err.Error())
+		if sm == nil {
+			return
+		}
+	}
+	sm.sortSegments()
+	if bad := sm.OutOfRange + sm.checkGenerated(a.src); bad > 0 {
+		st.limitations = append(st.limitations, fmt.Sprintf("%s: %d source map mappings point outside the generated file or the source list; they were ignored.", mapPath, bad))
+		st.unknown("source-map-out-of-range", smID, mapPath, -1, fmt.Sprintf("%d mappings are out of range", bad))
+	}
+	srcNodes := b.sourceModuleNodes(sm, smID, mapPath, mapSHA)
+	// Attribute bundled modules to original sources.
+	mods := b.bundleModuleNode[a.path]
+	if len(mods) == 0 || a.src == nil {
+		return
+	}
+	starts := lineStarts(a.src)
+	for _, m := range a.facts.Modules {
+		id, ok := mods[m.ID]
+		if !ok || m.Start < 0 {
+			continue
+		}
+		fl, fc := position(starts, m.Start)
+		tl, tc := position(starts, max(m.End, m.Start+1))
+		srcs := sm.sourcesIn(fl, fc, tl, tc)
+		if len(srcs) == 0 {
+			continue
+		}
+		b.g.edge(id, srcNodes[srcs[0]], "maps_to", map[string]any{"segments_sources": len(srcs)}, jagEvidence{Basis: "source-map", Confidence: core.ConfidenceDerived, Locations: []jagLocation{{Path: mapPath}}})
+	}
+}
+
+// --- the result ---
+
+func (b *jsappBuilder) result() *jsappOutcome {
+	st := b.st
+	for _, a := range st.sortedAssets() {
+		if len(a.roles) > 0 {
+			// Roles are also recorded on the asset for views and traces.
+			roles := jaKeys(a.roles)
+			b.g.node("javascript-asset", b.pathKey(a.path), a.path, map[string]any{"path": a.path, "sha256": a.sha256, "roles": strSlice(roles)},
+				jagEvidence{Basis: "derived", Confidence: core.ConfidenceDerived, Locations: []jagLocation{{Path: a.path}}})
+		}
+	}
+	var limits []jagLimit
+	lims := append([]string(nil), st.limitations...)
+	if st.truncated {
+		lims = append(lims, "The analysis stopped at analysis_timeout_ms during the "+st.partialWhy+" phase; the graph holds the facts gathered before it.")
+		limits = append(limits, jagLimit{Name: "analysis_timeout_ms", Value: 0, Unit: "ms"})
+		b.g.truncated = true
+	}
+	if st.unknownsCut > 0 {
+		lims = append(lims, fmt.Sprintf("%d unknowns beyond the first %d were not listed.", st.unknownsCut, jsappMaxUnknowns))
+	}
+	if b.stringsCut {
+		lims = append(lims, fmt.Sprintf("string_index holds the first %d literals (3 to 256 bytes, one per value and asset); trace string seeds beyond them match node labels only.", jsappMaxStringIndex))
+	}
+	if n := st.syntaxErrs + st.notParsed; n > 0 {
+		lims = append(lims, fmt.Sprintf("%s did not parse; their facts are missing (see unknowns).", describeCount(n, "JavaScript file")))
+	}
+	if len(st.g.Contradictions) > 0 {
+		lims = append(lims, fmt.Sprintf("%d integrity contradiction(s) were recorded; mismatched content is observed-untrusted.", len(st.g.Contradictions)))
+	}
+	graph := b.g.seal(lims, limits)
+	stats := map[string]any{
+		"files": len(st.files), "directories": st.dirs, "symlinks": st.symlinks, "javascript_assets": len(st.assets),
+		"parsed_assets": len(st.assets) - st.syntaxErrs - st.notParsed - countUnparsed(st), "syntax_errors": st.syntaxErrs,
+		"packages": len(st.packages), "bundled_modules": b.bundled, "source_maps": b.sourceMaps, "source_modules": b.sourceModules,
+		"html_documents": b.htmlDocs, "native_addons": len(b.addons), "bytes_parsed": st.bytesParsed, "graph_nodes": len(graph.Nodes),
+	}
+	var paired, unresolved []any
+	for _, name := range jaKeys(b.ipc) {
+		ch := b.ipc[name]
+		if status := nodeStatus(graph, ch.nodeID); status == "paired" {
+			paired = append(paired, name)
+		} else {
+			unresolved = append(unresolved, map[string]any{"channel": name, "status": status})
+		}
+	}
+	dynIPC := 0
+	for _, u := range st.unknowns {
+		if u["kind"] == "dynamic-ipc-channel" {
+			dynIPC++
+		}
+	}
+	electron := map[string]any{
+		"detected": b.electron, "main": strSlice(jaKeys(b.mains)), "preload": strSlice(jaKeys(b.preloads)),
+		"renderer": strSlice(jaKeys(b.renderers)), "utility": strSlice(jaKeys(b.utilities)), "browser_windows": b.windows,
+		"context_bridge_apis": strSlice(jaKeys(b.apis)),
+		"ipc":                 map[string]any{"channels": len(b.ipc), "paired": jaList(paired), "unresolved": jaList(unresolved), "dynamic": dynIPC},
+	}
+	summary := map[string]any{"main_processes": len(b.mains), "preload_scripts": len(b.preloads), "renderer_processes": len(b.renderers),
+		"utility_processes": len(b.utilities), "browser_windows": b.windows, "context_bridge_apis": len(b.apis), "ipc_channels": len(b.ipc),
+		"ipc_paired": len(paired), "ipc_unresolved": len(unresolved) + dynIPC, "endpoints": len(b.endpoints), "storage": len(b.storage),
+		"workers": len(b.workers), "native_addons": len(b.addons)}
+	coverage := map[string]any{"status": graph.Coverage.Status, "truncated": graph.Coverage.Truncated, "omitted_count": graph.Coverage.OmittedCount,
+		"limits": graph.Coverage.Limits}
+	if len(st.g.Contradictions) > 0 && coverage["status"] == "complete" {
+		coverage["status"] = "partial"
+		coverage["omitted_count"] = nil
+	}
+	relKey := func(r map[string]any) string { s, _ := r["source_node_id"].(string); return s }
+	sort.SliceStable(b.relations, func(i, j int) bool { return relKey(b.relations[i]) < relKey(b.relations[j]) })
+	semCoverage := map[string]any{"status": "complete", "truncated": false}
+	if len(b.relations) >= jsappMaxRelations || st.truncated {
+		semCoverage = map[string]any{"status": "partial", "truncated": true}
+	}
+	sem := map[string]any{"nodes": strSlice(assetNodeIDs(st)), "relations": jaMaps(b.relations), "fingerprints": jaMaps(b.fingerprints),
+		"unknown_frontiers": jaMaps(b.frontiers), "coverage": semCoverage, "query_tool": "trace_javascript_semantics"}
+	semSealed, semID, err := core.SealObject(sem, "graph_id", "jsrg_")
+	if err != nil {
+		panic(fmt.Sprintf("jsapp semantic graph: %v", err)) // rea's own values always encode
+	}
+	sem["graph_id"] = semID
+	sort.SliceStable(b.stringIndex, func(i, j int) bool {
+		return cmpUTF16(b.stringIndex[i]["value"].(string), b.stringIndex[j]["value"].(string)) < 0
+	})
+	contradictions := st.g.Contradictions
+	if contradictions == nil {
+		contradictions = []artifact.Contradiction{}
+	}
+	unknowns := jaMaps(st.unknowns)
+	format := "directory"
+	if st.format == "asar" {
+		format = "asar"
+	}
+	res := map[string]any{
+		"schema_version": 1, "input_path": st.req.given, "format": format, "root_artifact_sha256": st.rootSHA,
+		"inventory_manifest_id": st.g.Manifest.ManifestID, "inventory_graph_sha256": st.g.Manifest.GraphSHA256,
+		"statistics": stats, "summary": summary, "electron": electron, "coverage": coverage, "graph": graph.sealed, "semantic_graph": semSealed,
+		"string_index": jaMaps(b.stringIndex), "integrity_contradictions": contradictions,
+		"limitations": graph.Limitations, "unknowns": unknowns,
+	}
+	subjFormat := "directory"
+	if format == "asar" {
+		subjFormat = "asar"
+	}
+	return &jsappOutcome{result: res, partial: st.truncated, subject: core.NewSubject(st.req.given, st.rootSHA, subjFormat, ""),
+		locs: []core.Location{{Kind: "artifact-path", Path: "."}}}
+}
+
+func countUnparsed(st *jsappState) int {
+	n := 0
+	for _, a := range st.assets {
+		if a.facts == nil && !a.quarant {
+			n++
+		}
+	}
+	return n
+}
+
+func nodeStatus(g *jagGraph, id string) string {
+	for _, n := range g.Nodes {
+		if n.NodeID == id {
+			for _, o := range n.Observations {
+				if s, ok := o.Properties["status"].(string); ok {
+					return s
+				}
+			}
+		}
+	}
+	return "unresolved"
+}
+
+func assetNodeIDs(st *jsappState) []string {
+	var out []string
+	for _, a := range st.sortedAssets() {
+		if a.nodeID != "" {
+			out = append(out, a.nodeID)
+		}
+	}
+	return out
+}
+
+func jaList(s []any) []any {
+	if s == nil {
+		return []any{}
+	}
+	return s
+}
+
+func jaMaps(s []map[string]any) []map[string]any {
+	if s == nil {
+		return []map[string]any{}
+	}
+	return s
+}

@@ -1,0 +1,377 @@
+package jsapp
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sort"
+	"unicode/utf8"
+
+	"rea/core"
+)
+
+// The JavaScript Application Graph v1 (CONTRACTS.md §16): nodes with
+// content-derived IDs, observations, edges, coverage and limitations. Every
+// ID is a Digest of the record it names, so the same app gives the same
+// graph whatever its path.
+
+// Graph bounds (§16).
+const (
+	jagMaxRoots        = 1000
+	jagMaxNodes        = 100000
+	jagMaxEdges        = 200000
+	jagMaxObservations = 64
+	jagMaxPropKeys     = 64
+	jagMaxPropDepth    = 6
+	jagMaxPropNodes    = 512
+	jagMaxPropString   = 4096
+	jagMaxLimits       = 32
+)
+
+// Identity strategies (§16).
+const (
+	idContentDigest  = "content-digest"
+	idSourceMap      = "source-map-original"
+	idCanonicalPath  = "canonical-path"
+	idStructural     = "structural-fingerprint"
+	idArtifactLocal  = "artifact-local-key"
+	stabilityGlobal  = "global-exact"
+	stabilitySMExact = "source-map-exact"
+	stabilityVersion = "artifact-version"
+	stabilityInfer   = "cross-version-inference"
+)
+
+type jagStrategy struct {
+	Strategy  string `json:"strategy"`
+	Stability string `json:"stability"`
+}
+
+// jagEvidence says where an observation or edge was seen.
+type jagEvidence struct {
+	Basis      string        `json:"basis"` // static-syntax, package-metadata, source-map, artifact-inventory, html-markup, derived
+	Confidence string        `json:"confidence"`
+	Locations  []jagLocation `json:"locations"`
+}
+
+type jagLocation struct {
+	Path   string `json:"path"`
+	Offset *int64 `json:"offset"`
+}
+
+type jagObservation struct {
+	ObservationID      string         `json:"observation_id"`
+	Label              *string        `json:"label"`
+	Properties         map[string]any `json:"properties"`
+	Evidence           jagEvidence    `json:"evidence"`
+	IdentifierStrategy jagStrategy    `json:"identifier_strategy"`
+}
+
+type jagNode struct {
+	NodeID       string           `json:"node_id"`
+	Kind         string           `json:"kind"`
+	Identity     map[string]any   `json:"identity"`
+	Observations []jagObservation `json:"observations"`
+}
+
+type jagEdge struct {
+	EdgeID             string         `json:"edge_id"`
+	SourceNodeID       string         `json:"source_node_id"`
+	TargetNodeID       string         `json:"target_node_id"`
+	Relation           string         `json:"relation"`
+	Properties         map[string]any `json:"properties"`
+	Evidence           jagEvidence    `json:"evidence"`
+	IdentifierStrategy jagStrategy    `json:"identifier_strategy"`
+}
+
+type jagLimit struct {
+	Name  string `json:"name"`
+	Value int64  `json:"value"`
+	Unit  string `json:"unit"`
+}
+
+type jagCoverage struct {
+	Status       string     `json:"status"` // complete, partial, unknown, unavailable
+	Truncated    bool       `json:"truncated"`
+	OmittedCount *int       `json:"omitted_count"`
+	Limits       []jagLimit `json:"limits"`
+}
+
+type jagGraph struct {
+	Schema        string      `json:"schema"`
+	SchemaVersion int         `json:"schema_version"`
+	GraphID       string      `json:"graph_id"`
+	RootNodeIDs   []string    `json:"root_node_ids"`
+	Nodes         []*jagNode  `json:"nodes"`
+	Edges         []*jagEdge  `json:"edges"`
+	Coverage      jagCoverage `json:"coverage"`
+	Limitations   []string    `json:"limitations"`
+	// sealed is the canonical form written when the graph was sealed (the
+	// same bytes encoding the struct gives), so the Evidence holding it
+	// does not encode the graph a second time.
+	sealed core.SealedJSON
+}
+
+// graphBuild accumulates nodes and edges.
+type graphBuild struct {
+	nodes     map[string]*jagNode
+	obsSeen   map[string]bool
+	edges     map[string]*jagEdge
+	roots     map[string]bool
+	omitted   int
+	truncated bool
+	limits    []string
+}
+
+func newGraphBuild() *graphBuild {
+	return &graphBuild{nodes: map[string]*jagNode{}, obsSeen: map[string]bool{}, edges: map[string]*jagEdge{}, roots: map[string]bool{}}
+}
+
+func identity(strategy, stability string, fields map[string]any) map[string]any {
+	id := map[string]any{"strategy": strategy, "stability": stability}
+	for k, v := range fields {
+		id[k] = v
+	}
+	return id
+}
+
+func nodeID(kind string, ident map[string]any) string {
+	return "jag_node_" + jagDigest(map[string]any{"kind": kind, "identity": ident})
+}
+
+// node adds (or extends) a node and returns its ID, or "" when the graph is
+// full.
+func (g *graphBuild) node(kind string, ident map[string]any, label string, props map[string]any, ev jagEvidence) string {
+	id := nodeID(kind, ident)
+	n, ok := g.nodes[id]
+	if !ok {
+		if len(g.nodes) >= jagMaxNodes {
+			g.omitted++
+			g.truncated = true
+			return ""
+		}
+		n = &jagNode{NodeID: id, Kind: kind, Identity: ident}
+		g.nodes[id] = n
+	}
+	g.observe(n, label, props, ev)
+	return id
+}
+
+func (g *graphBuild) observe(n *jagNode, label string, props map[string]any, ev jagEvidence) {
+	if props == nil {
+		props = map[string]any{}
+	}
+	props = boundProps(props)
+	if ev.Locations == nil {
+		ev.Locations = []jagLocation{}
+	}
+	if ev.Confidence == "" {
+		ev.Confidence = core.ConfidenceObserved
+	}
+	o := jagObservation{Label: core.OptString(label), Properties: props, Evidence: ev,
+		IdentifierStrategy: jagStrategy{"semantic-content-sha256", "observation-exact"}}
+	o.ObservationID = "jag_observation_" + jagDigest(map[string]any{"node_id": n.NodeID, "label": o.Label, "properties": o.Properties,
+		"evidence": o.Evidence, "identifier_strategy": o.IdentifierStrategy})
+	if g.obsSeen[o.ObservationID] {
+		return
+	}
+	if len(n.Observations) >= jagMaxObservations {
+		g.omitted++
+		g.truncated = true
+		return
+	}
+	g.obsSeen[o.ObservationID] = true
+	n.Observations = append(n.Observations, o)
+}
+
+func (g *graphBuild) edge(src, dst, relation string, props map[string]any, ev jagEvidence) string {
+	if src == "" || dst == "" {
+		return ""
+	}
+	if props == nil {
+		props = map[string]any{}
+	}
+	props = boundProps(props)
+	if ev.Locations == nil {
+		ev.Locations = []jagLocation{}
+	}
+	if ev.Confidence == "" {
+		ev.Confidence = core.ConfidenceObserved
+	}
+	e := &jagEdge{SourceNodeID: src, TargetNodeID: dst, Relation: relation, Properties: props, Evidence: ev,
+		IdentifierStrategy: jagStrategy{"semantic-content-sha256", "relationship-exact"}}
+	e.EdgeID = "jag_edge_" + jagDigest(map[string]any{"source_node_id": src, "target_node_id": dst, "relation": relation,
+		"properties": props, "evidence": ev, "identifier_strategy": e.IdentifierStrategy})
+	if _, ok := g.edges[e.EdgeID]; ok {
+		return e.EdgeID
+	}
+	if len(g.edges) >= jagMaxEdges {
+		g.omitted++
+		g.truncated = true
+		return ""
+	}
+	g.edges[e.EdgeID] = e
+	return e.EdgeID
+}
+
+func (g *graphBuild) root(id string) {
+	if id != "" && len(g.roots) < jagMaxRoots {
+		g.roots[id] = true
+	}
+}
+
+// seal sorts everything, fixes coverage and computes graph_id.
+func (g *graphBuild) seal(limitations []string, limits []jagLimit) *jagGraph {
+	out := &jagGraph{Schema: "JavaScriptApplicationGraph", SchemaVersion: 1}
+	for id := range g.roots {
+		out.RootNodeIDs = append(out.RootNodeIDs, id)
+	}
+	sort.Strings(out.RootNodeIDs)
+	for _, n := range g.nodes {
+		slices.SortFunc(n.Observations, func(a, b jagObservation) int { return cmpUTF16(a.ObservationID, b.ObservationID) })
+		out.Nodes = append(out.Nodes, n)
+	}
+	slices.SortFunc(out.Nodes, func(a, b *jagNode) int { return cmpUTF16(a.NodeID, b.NodeID) })
+	for _, e := range g.edges {
+		out.Edges = append(out.Edges, e)
+	}
+	slices.SortFunc(out.Edges, func(a, b *jagEdge) int { return cmpUTF16(a.EdgeID, b.EdgeID) })
+	if out.Edges == nil {
+		out.Edges = []*jagEdge{}
+	}
+	out.Limitations = uniqueUTF16(limitations)
+	if len(limits) > jagMaxLimits {
+		limits = limits[:jagMaxLimits]
+	}
+	slices.SortFunc(limits, func(a, b jagLimit) int { return cmpUTF16(a.Name, b.Name) })
+	if limits == nil {
+		limits = []jagLimit{}
+	}
+	zero := 0
+	switch {
+	case g.truncated:
+		n := max(g.omitted, 1)
+		out.Coverage = jagCoverage{Status: "partial", Truncated: true, OmittedCount: &n, Limits: limits}
+		if len(limits) == 0 {
+			out.Coverage.Limits = []jagLimit{{Name: "max_nodes", Value: jagMaxNodes, Unit: "nodes"}}
+		}
+	case len(limitations) > 0:
+		out.Coverage = jagCoverage{Status: "partial", OmittedCount: nil, Limits: limits}
+	default:
+		out.Coverage = jagCoverage{Status: "complete", OmittedCount: &zero, Limits: limits}
+	}
+	sealed, id, err := core.SealObject(map[string]any{"schema": out.Schema, "schema_version": out.SchemaVersion,
+		"root_node_ids": out.RootNodeIDs, "nodes": out.Nodes, "edges": out.Edges, "coverage": out.Coverage, "limitations": out.Limitations},
+		"graph_id", "jag_")
+	if err != nil {
+		panic(fmt.Sprintf("jsapp graph: %v", err)) // rea's own values always encode
+	}
+	out.GraphID, out.sealed = id, sealed
+	return out
+}
+
+// cmpUTF16 orders strings by UTF-16 code units (as JavaScript sorts).
+func cmpUTF16(a, b string) int { return cmp.Compare(core.CompareKeys(a, b), 0) }
+
+func uniqueUTF16(in []string) []string {
+	out := slices.Clone(in)
+	slices.SortFunc(out, cmpUTF16)
+	out = slices.Compact(out)
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}
+
+// boundProps enforces the property limits: at most 64 keys per object,
+// depth 6, 512 values, strings of 4096 bytes.
+func boundProps(p map[string]any) map[string]any {
+	budget := jagMaxPropNodes
+	v, _ := boundValue(p, 0, &budget).(map[string]any)
+	if v == nil {
+		v = map[string]any{}
+	}
+	return v
+}
+
+func boundValue(v any, depth int, budget *int) any {
+	*budget--
+	if *budget < 0 {
+		return nil
+	}
+	switch x := v.(type) {
+	case string:
+		if len(x) > jagMaxPropString {
+			return truncateUTF8(x, jagMaxPropString)
+		}
+		return x
+	case map[string]any:
+		if depth >= jagMaxPropDepth {
+			return nil
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		if len(keys) > jagMaxPropKeys {
+			keys = keys[:jagMaxPropKeys]
+		}
+		out := make(map[string]any, len(keys))
+		for _, k := range keys {
+			out[k] = boundValue(x[k], depth+1, budget)
+		}
+		return out
+	case []string:
+		l := make([]any, len(x))
+		for i, s := range x {
+			l[i] = s
+		}
+		return boundValue(l, depth, budget)
+	case []any:
+		if depth >= jagMaxPropDepth {
+			return nil
+		}
+		out := make([]any, 0, len(x))
+		for _, e := range x {
+			if *budget <= 0 {
+				break
+			}
+			out = append(out, boundValue(e, depth+1, budget))
+		}
+		return out
+	}
+	return v
+}
+
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+func offsetPtr(o int64) *int64 {
+	if o < 0 {
+		return nil
+	}
+	return &o
+}
+
+func at(path string, off int64) jagEvidence {
+	return jagEvidence{Basis: "static-syntax", Confidence: core.ConfidenceObserved, Locations: []jagLocation{{Path: path, Offset: offsetPtr(off)}}}
+}
+
+func describeCount(n int, what string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", what)
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// jagDigest is Digest for the graph's own values (IDs of nodes,
+// observations and edges). CanonicalJSON writes them directly
+// (canonical_direct.go), so no conversion of its own is needed.
+func jagDigest(v any) string { return core.MustDigest(v) }

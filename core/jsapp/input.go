@@ -1,0 +1,180 @@
+package jsapp
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"rea/core"
+)
+
+// Application Evidence inputs (CONTRACTS.md §4): complete inline Evidence
+// or {"kind":"retained-evidence","evidence_id"} resolved in this
+// connection's ledger. Both pass the same checks: a strict re-parse (the
+// ID is recomputed), the producing operation and the predicate. A summary
+// view of analyze_javascript_application is followed to its retained
+// parent.
+
+// resolveEvidenceArg resolves c.Args[name] and, after the checks, records
+// the argument as the retained reference so the Evidence parameters are the
+// same for both input forms.
+func jsappEvidenceArg(c *core.Call, name string, ops ...string) (*core.Evidence, error) {
+	raw, ok := c.Args[name].(map[string]any)
+	if !ok {
+		return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name}, Reason: core.ReasonMissingArgument, Message: name + " is required"})
+	}
+	var ev *core.Evidence
+	if raw["kind"] == "retained-evidence" && raw["normalized_result"] == nil {
+		id, err := core.ParseEvidenceID(fmt.Sprint(raw["evidence_id"]))
+		if err != nil {
+			return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name, "evidence_id"}, Reason: core.ReasonInvalidFormat, Message: err.Error()})
+		}
+		if ev, err = c.Resolve(id); err != nil {
+			return nil, err
+		}
+	} else {
+		b, err := core.MarshalNoEscape(raw)
+		if err != nil {
+			return nil, err
+		}
+		if ev, err = core.ParseEvidence(b); err != nil {
+			return nil, err
+		}
+	}
+	ev, err := checkEvidenceInput(c, ev, ops)
+	if err != nil {
+		return nil, err
+	}
+	c.Args[name] = map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	return ev, nil
+}
+
+func checkEvidenceInput(c *core.Call, ev *core.Evidence, ops []string) (*core.Evidence, error) {
+	if ev.PredicateType != core.DefaultPredicate {
+		return nil, referenceErr(ev.EvidenceID, "wrong_predicate", core.DefaultPredicate, ev.PredicateType)
+	}
+	if !slices.Contains(ops, ev.Operation) {
+		return nil, referenceErr(ev.EvidenceID, "wrong_operation", strings.Join(ops, "|"), ev.Operation)
+	}
+	if ev.Operation == "analyze_javascript_application" {
+		var probe struct {
+			Parent string          `json:"parent_evidence_id"`
+			Graph  json.RawMessage `json:"graph"`
+		}
+		_ = json.Unmarshal(ev.NormalizedResult, &probe)
+		if probe.Graph == nil && probe.Parent != "" {
+			parent, err := c.Resolve(core.EvidenceID(probe.Parent))
+			if err != nil {
+				return nil, err
+			}
+			if parent.Operation != ev.Operation {
+				return nil, referenceErr(parent.EvidenceID, "wrong_operation", ev.Operation, parent.Operation)
+			}
+			return parent, nil
+		}
+	}
+	return ev, nil
+}
+
+func referenceErr(id core.EvidenceID, reason, expected, actual string) *core.Error {
+	return &core.Error{Code: core.CodeEvidenceIntegrityMismatch,
+		Message:     fmt.Sprintf("evidence %s: %s (expected %s, got %s)", id, strings.ReplaceAll(reason, "_", " "), expected, actual),
+		Remediation: "Pass Evidence produced by the expected operation, inline or as a retained reference.",
+		Details:     map[string]any{"evidence_id": string(id), "reason": reason, "expected": expected, "actual": actual}}
+}
+
+// appIndex is a decoded application result with graph lookups.
+type appIndex struct {
+	ev      *core.Evidence
+	res     appResult
+	nodes   map[string]*jagNode
+	out, in map[string][]*jagEdge
+}
+
+type appResult struct {
+	InputPath      string           `json:"input_path"`
+	Root           string           `json:"root_artifact_sha256"`
+	Graph          jagGraph         `json:"graph"`
+	Semantic       appSemantic      `json:"semantic_graph"`
+	StringIndex    []appString      `json:"string_index"`
+	Contradictions []map[string]any `json:"integrity_contradictions"`
+	Electron       map[string]any   `json:"electron"`
+	Unknowns       []map[string]any `json:"unknowns"`
+	Coverage       map[string]any   `json:"coverage"`
+	Statistics     map[string]any   `json:"statistics"`
+}
+
+type appSemantic struct {
+	GraphID      string           `json:"graph_id"`
+	Relations    []map[string]any `json:"relations"`
+	Fingerprints []map[string]any `json:"fingerprints"`
+	Frontiers    []map[string]any `json:"unknown_frontiers"`
+}
+
+type appString struct {
+	Value  string `json:"value"`
+	NodeID string `json:"node_id"`
+	Offset *int64 `json:"offset"`
+}
+
+func indexApp(ev *core.Evidence) (*appIndex, error) {
+	ix := &appIndex{ev: ev, nodes: map[string]*jagNode{}, out: map[string][]*jagEdge{}, in: map[string][]*jagEdge{}}
+	if err := json.Unmarshal(ev.NormalizedResult, &ix.res); err != nil {
+		return nil, &core.Error{Code: core.CodeEvidenceIntegrityMismatch, Message: "application evidence does not hold an application graph: " + err.Error(),
+			Details: map[string]any{"evidence_id": string(ev.EvidenceID), "reason": "invalid_record"}}
+	}
+	if ix.res.Graph.GraphID == "" {
+		return nil, &core.Error{Code: core.CodeEvidenceIntegrityMismatch, Message: "application evidence has no graph",
+			Details: map[string]any{"evidence_id": string(ev.EvidenceID), "reason": "invalid_record"}}
+	}
+	for _, n := range ix.res.Graph.Nodes {
+		ix.nodes[n.NodeID] = n
+	}
+	for _, e := range ix.res.Graph.Edges {
+		ix.out[e.SourceNodeID] = append(ix.out[e.SourceNodeID], e)
+		ix.in[e.TargetNodeID] = append(ix.in[e.TargetNodeID], e)
+	}
+	return ix, nil
+}
+
+// prop returns the first observation's value for key, across observations.
+func (n *jagNode) prop(key string) any {
+	for _, o := range n.Observations {
+		if v, ok := o.Properties[key]; ok && v != nil {
+			return v
+		}
+	}
+	return nil
+}
+
+func (n *jagNode) propString(key string) string {
+	s, _ := n.prop(key).(string)
+	return s
+}
+
+func (n *jagNode) label() string {
+	for _, o := range n.Observations {
+		if o.Label != nil {
+			return *o.Label
+		}
+	}
+	return ""
+}
+
+func (n *jagNode) key() string {
+	if k, ok := n.Identity["key"].(string); ok {
+		return k
+	}
+	if p, ok := n.Identity["path"].(string); ok {
+		return p
+	}
+	if s, ok := n.Identity["original_source"].(string); ok {
+		return s
+	}
+	return n.label()
+}
+
+func nodeBrief(n *jagNode) map[string]any {
+	return map[string]any{"node_id": n.NodeID, "kind": n.Kind, "label": n.label()}
+}

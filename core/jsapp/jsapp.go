@@ -1,0 +1,635 @@
+package jsapp
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"rea/ports"
+
+	"rea/core"
+	"rea/core/artifact"
+)
+
+// analyze_javascript_application (CONTRACTS.md §16): inventory the app
+// through the artifact graph (directories and ASARs, integrity policy
+// included), extract syntactic facts from every JavaScript asset with the
+// JavaScript engine port, then derive the application graph. Nothing is
+// executed.
+
+// jsappLimits bound one analysis.
+var jsappArtifactLimits = artifact.Limits{
+	MaxEntries: 200000, MaxTotalBytes: 4 << 30, MaxEntryBytes: 256 << 20,
+	MaxCompressionRatio: 1000, MaxDepth: 64, MaxPathBytes: 4096,
+}
+
+const (
+	jsappMaxSourceMapBytes = 64 << 20
+	jsappMaxHTMLBytes      = 8 << 20
+	jsappMaxPackageBytes   = 4 << 20
+	jsappMaxStringIndex    = 5000
+	jsappMaxUnknowns       = 5000
+	jsappMaxRelations      = 50000
+	jsappParseBudget       = 64 << 20 // source bytes parsed concurrently
+)
+
+// electronCalls select the calls the analysis interprets.
+var jsappCallSelector = &ports.JSCallSelector{
+	LastNames: []string{
+		"handle", "handleOnce", "on", "once", "invoke", "send", "sendSync", "sendToHost", "postMessage",
+		"BrowserWindow", "BrowserView", "WebContentsView", "loadFile", "loadURL", "fork", "exposeInMainWorld",
+		"fetch", "open", "WebSocket", "EventSource", "XMLHttpRequest",
+		"setItem", "getItem", "removeItem", "clear",
+		"readFile", "readFileSync", "writeFile", "writeFileSync", "appendFile", "appendFileSync", "existsSync",
+		"mkdir", "mkdirSync", "readdir", "readdirSync", "unlink", "unlinkSync", "createReadStream", "createWriteStream",
+		"rm", "rmSync", "stat", "statSync", "whenReady", "register",
+	},
+	ModuleSuffixes: []string{".node"},
+	Roots:          []string{"window", "globalThis"},
+}
+
+type jsappRequest struct {
+	op      string
+	path    string // absolute
+	given   string // as the caller wrote it (recorded in the result)
+	format  string // auto, asar, directory
+	policy  string
+	engine  ports.JavaScriptEngine
+	openers []ports.ContainerOpener
+	observe func(string)
+}
+
+// jsFile is one inventoried regular file.
+type jsFile struct {
+	path    string
+	sha256  string
+	size    int64
+	item    *artifact.Item
+	kind    string // javascript, source-map, package, html, native-addon, other
+	quarant bool   // integrity contradicted: bytes are not analysed
+}
+
+// jsAsset is one analysed JavaScript file.
+type jsAsset struct {
+	*jsFile
+	facts  *ports.JSFacts
+	src    []byte // kept while source maps are resolved, then dropped
+	nodeID string
+	roles  map[string]bool
+	pkg    *jsPackage
+	lineAt []int // byte offset of each line start (for source-map attribution)
+}
+
+type jsPackage struct {
+	path   string // of package.json
+	dir    string
+	name   string
+	ver    string
+	main   string
+	typ    string
+	deps   map[string]bool
+	nodeID string
+	err    string
+	// entries are the files main, module and exports name; fieldErrs the
+	// fields that had the wrong type or shape (each was ignored).
+	entries   []packageEntry
+	fieldErrs []string
+}
+
+type jsappState struct {
+	req         jsappRequest
+	g           *artifact.Graph
+	rootSHA     string
+	format      string
+	files       map[string]*jsFile
+	order       []string // file paths, sorted
+	assets      map[string]*jsAsset
+	assetOrder  []string
+	packages    map[string]*jsPackage // by dir
+	symlinks    int
+	dirs        int
+	limitations []string
+	unknowns    []map[string]any
+	truncated   bool // stopped early (timeout)
+	partialWhy  string
+	bytesParsed int64
+	syntaxErrs  int
+	notParsed   int
+	unknownsCut int
+}
+
+// jsappOutcome is the analysis result plus whether it is partial.
+type jsappOutcome struct {
+	result  map[string]any
+	partial bool
+	locs    []core.Location
+	subject *core.Subject
+}
+
+func analyzeJSApp(ctx context.Context, req jsappRequest) (*jsappOutcome, error) {
+	st := &jsappState{req: req, files: map[string]*jsFile{}, assets: map[string]*jsAsset{}, packages: map[string]*jsPackage{}}
+	if err := st.inventory(ctx); err != nil {
+		return nil, err
+	}
+	defer st.g.Close()
+	err := st.parse(ctx)
+	if err == nil {
+		err = st.linkSplitChunks(ctx)
+	}
+	if err != nil {
+		if ctx.Err() == nil || !errors.Is(err, context.DeadlineExceeded) {
+			return nil, err
+		}
+		st.truncated, st.partialWhy = true, "parse"
+	}
+	if err := ctx.Err(); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return nil, err
+	}
+	return st.build(ctx)
+}
+
+// inventory builds the artifact graph and classifies its files.
+func (st *jsappState) inventory(ctx context.Context) error {
+	req := st.req
+	info, err := statPath(req.path)
+	if err != nil {
+		return core.TargetError(req.op, req.path, "missing", err)
+	}
+	switch req.format {
+	case "directory":
+		if !info.IsDir() {
+			return &core.Error{Code: core.CodeUnsupportedTarget, Message: req.op + ": " + req.path + " is not a directory (format directory)",
+				Details: map[string]any{"operation": req.op, "path": req.path, "reason": "format_mismatch"}}
+		}
+	case "asar":
+		if info.IsDir() {
+			return &core.Error{Code: core.CodeUnsupportedTarget, Message: req.op + ": " + req.path + " is a directory, not an ASAR archive (format asar)",
+				Details: map[string]any{"operation": req.op, "path": req.path, "reason": "format_mismatch"}}
+		}
+	}
+	req.observe("inventory")
+	g, err := artifact.Build(ctx, artifact.Request{Op: req.op, Path: req.path, Policy: req.policy, Limits: jsappArtifactLimits,
+		Openers: req.openers, Observe: req.observe, KeepOpen: true})
+	if err != nil {
+		return err
+	}
+	st.g = g
+	st.rootSHA = g.Manifest.RootSHA256
+	st.format = g.Manifest.RootFormat
+	if !info.IsDir() && st.format != "asar" {
+		g.Close()
+		return &core.Error{Code: core.CodeUnsupportedTarget, Message: fmt.Sprintf("%s: %s is neither a directory nor an ASAR archive (it is %s)", req.op, req.path, st.format),
+			Remediation: "Pass an application directory or an .asar archive.",
+			Details:     map[string]any{"operation": req.op, "path": req.path, "reason": "format_mismatch"}}
+	}
+	for _, it := range g.Items {
+		switch it.Kind {
+		case ports.EntryDirectory:
+			if it != g.Root() {
+				st.dirs++
+			}
+			continue
+		case ports.EntrySymlink:
+			st.symlinks++
+			continue
+		}
+		if it == g.Root() || !it.Hashed {
+			continue
+		}
+		f := &jsFile{path: it.Path, sha256: it.SHA256, size: it.Size, item: it, kind: classifyJSFile(it.Path), quarant: it.Mismatch}
+		st.files[f.path] = f
+		st.order = append(st.order, f.path)
+	}
+	sort.Strings(st.order)
+	if st.symlinks > 0 {
+		st.limitations = append(st.limitations, fmt.Sprintf("%s recorded and not followed; imports through them are unresolved.", describeCount(st.symlinks, "symbolic link")))
+	}
+	for _, l := range g.Limitations {
+		st.limitations = append(st.limitations, l)
+	}
+	return nil
+}
+
+func classifyJSFile(p string) string {
+	base := path.Base(p)
+	switch ext := strings.ToLower(path.Ext(p)); {
+	case base == "package.json" && !strings.Contains(p, "/.") && !strings.HasPrefix(p, "."):
+		return "package"
+	case ext == ".js" || ext == ".mjs" || ext == ".cjs" || ext == ".jsx":
+		return "javascript"
+	case ext == ".map":
+		return "source-map"
+	case ext == ".html" || ext == ".htm":
+		return "html"
+	case ext == ".node":
+		return "native-addon"
+	}
+	return "other"
+}
+
+// read returns a file's bytes as they are now, checked against the hash the
+// inventory recorded.
+func (st *jsappState) read(ctx context.Context, f *jsFile, max int64) ([]byte, error) {
+	rc, err := st.g.Open(ctx, f.item)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, max+1))
+	if err != nil {
+		return nil, &artifact.Failure{Reason: "io", Path: f.path, Err: err}
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s is larger than %d bytes", f.path, max)
+	}
+	sum := sha256.Sum256(b)
+	if hex.EncodeToString(sum[:]) != f.sha256 {
+		return nil, artifact.ChangedError(st.req.op, f.path, "content_changed")
+	}
+	return b, nil
+}
+
+// parse extracts facts from every JavaScript asset, concurrently.
+func (st *jsappState) parse(ctx context.Context) error {
+	var jobs []*jsAsset
+	for _, p := range st.order {
+		f := st.files[p]
+		if f.kind != "javascript" {
+			continue
+		}
+		a := &jsAsset{jsFile: f, roles: map[string]bool{}}
+		st.assets[p] = a
+		st.assetOrder = append(st.assetOrder, p)
+		if f.quarant {
+			st.notParsed++
+			continue
+		}
+		jobs = append(jobs, a)
+	}
+	st.req.observe(fmt.Sprintf("parsing %d JavaScript files", len(jobs)))
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(jobs)))
+	// Parsing needs many times a source's size in memory: bound the bytes
+	// parsed at once, so two huge bundles never parse together.
+	budget := newByteBudget(jsappParseBudget)
+	next := make(chan *jsAsset)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	done := 0
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for a := range next {
+				if ctx.Err() != nil {
+					continue
+				}
+				budget.acquire(a.size)
+				err := st.parseOne(ctx, a, nil)
+				budget.release(a.size)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				done++
+				if done%200 == 0 {
+					st.req.observe(fmt.Sprintf("parsed %d of %d JavaScript files", done, len(jobs)))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, a := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- a
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return ctx.Err()
+}
+
+func (st *jsappState) parseOne(ctx context.Context, a *jsAsset, helpers []ports.JSHelperBinding) error {
+	src, err := st.read(ctx, a.jsFile, jsappArtifactLimits.MaxEntryBytes)
+	if err != nil {
+		return err
+	}
+	facts, err := st.req.engine.Facts(ctx, ports.JSRequest{Path: a.path, Source: src, Calls: jsappCallSelector, Helpers: helpers})
+	if err != nil {
+		return err
+	}
+	a.facts = facts
+	if facts.SourceMap != nil || len(facts.Modules) > 0 {
+		a.src = src
+	}
+	return nil
+}
+
+// build derives the graph and the result. It runs even after a timeout,
+// on the facts gathered so far, so the partial observation is useful.
+func (st *jsappState) build(ctx context.Context) (*jsappOutcome, error) {
+	cancelled := func() error {
+		if err := ctx.Err(); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		return nil
+	}
+	b := newJSAppBuilder(st)
+	st.req.observe("building the application graph")
+	b.packagesPhase(ctx)
+	if err := cancelled(); err != nil {
+		return nil, err
+	}
+	b.assetsPhase()
+	b.importsPhase()
+	if err := cancelled(); err != nil {
+		return nil, err
+	}
+	b.bundlePhase() // first: calls inside bundled modules start from the module's node
+	b.electronPhase()
+	if !st.truncated {
+		b.sourceMapPhase(ctx)
+	}
+	if err := cancelled(); err != nil {
+		return nil, err
+	}
+	b.ipcPhase()
+	if ctx.Err() != nil && !st.truncated {
+		st.truncated, st.partialWhy = true, "graph"
+	}
+	st.req.observe("sealing the graph")
+	return b.result(), nil
+}
+
+// assetOrderSorted returns assets in path order.
+// linkSplitChunks handles esbuild --splitting: a chunk's modules may be
+// declared through helpers another chunk exports. A file that calls an
+// imported binding with a function at module scope is parsed again, told
+// which of its imports are helpers, when the file it imports them from
+// exports helpers under those names.
+func (st *jsappState) linkSplitChunks(ctx context.Context) error {
+	for _, p := range st.assetOrder {
+		a := st.assets[p]
+		if a.facts == nil || len(a.facts.HelperImports) == 0 {
+			continue
+		}
+		var helpers []ports.JSHelperBinding
+		for _, c := range a.facts.HelperImports {
+			target, ok := st.resolveModule(a.path, c.Specifier, ports.JSImportStatic)
+			if !ok || st.assets[target] == nil || st.assets[target].facts == nil {
+				continue
+			}
+			for _, h := range st.assets[target].facts.HelperExports {
+				if h.Export == c.Export {
+					helpers = append(helpers, ports.JSHelperBinding{Specifier: c.Specifier, Export: c.Export, Kind: h.Kind})
+				}
+			}
+		}
+		if len(helpers) == 0 {
+			continue
+		}
+		if err := st.parseOne(ctx, a, helpers); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (st *jsappState) sortedAssets() []*jsAsset {
+	out := make([]*jsAsset, 0, len(st.assetOrder))
+	for _, p := range st.assetOrder {
+		out = append(out, st.assets[p])
+	}
+	return out
+}
+
+func (st *jsappState) unknown(kind, nodeID, p string, off int64, detail string) {
+	if len(st.unknowns) >= jsappMaxUnknowns {
+		st.unknownsCut++
+		return
+	}
+	st.unknowns = append(st.unknowns, map[string]any{"kind": kind, "node_id": core.OrNull(nodeID), "path": p,
+		"offset": offsetPtr(off), "detail": detail})
+}
+
+// resolveModule resolves a specifier written in fromPath to an inventoried
+// file, as Node would for relative and package specifiers, without
+// executing anything. A package's exports map is followed with the
+// conditions of the import kind (node plus require or import, then
+// default); a subpath it does not export falls back to the file layout,
+// as bundlers do.
+func (st *jsappState) resolveModule(fromPath, spec, kind string) (string, bool) {
+	if spec == "" {
+		return "", false
+	}
+	spec = strings.TrimPrefix(spec, "file://")
+	if i := strings.IndexAny(spec, "?#"); i > 0 {
+		spec = spec[:i]
+	}
+	dir := path.Dir(fromPath)
+	if strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../") || spec == "." || spec == ".." {
+		return st.resolveFile(path.Join(dir, spec))
+	}
+	if strings.HasPrefix(spec, "/") || isBuiltinModule(spec) || strings.Contains(spec, ":") {
+		return "", false
+	}
+	// node_modules lookup upward from dir.
+	pkgName, sub := spec, ""
+	parts := strings.SplitN(spec, "/", 3)
+	if strings.HasPrefix(spec, "@") && len(parts) >= 2 {
+		pkgName = parts[0] + "/" + parts[1]
+		if len(parts) == 3 {
+			sub = parts[2]
+		}
+	} else if i := strings.IndexByte(spec, '/'); i > 0 {
+		pkgName, sub = spec[:i], spec[i+1:]
+	}
+	for d := dir; ; d = path.Dir(d) {
+		base := path.Join(d, "node_modules", pkgName)
+		if d == "." {
+			base = path.Join("node_modules", pkgName)
+		}
+		if pkg, ok := st.packages[base]; ok {
+			if p, ok := st.resolveExports(pkg, sub, kind); ok {
+				return p, true
+			}
+		}
+		if sub != "" {
+			if p, ok := st.resolveFile(path.Join(base, sub)); ok {
+				return p, true
+			}
+		} else if p, ok := st.resolveFile(base); ok {
+			return p, true
+		}
+		if d == "." || d == "/" || d == "" {
+			break
+		}
+	}
+	return "", false
+}
+
+func (st *jsappState) resolveFile(p string) (string, bool) {
+	p = path.Clean(p)
+	if p == ".." || strings.HasPrefix(p, "../") {
+		return "", false
+	}
+	if _, ok := st.files[p]; ok {
+		return p, true
+	}
+	for _, ext := range []string{".js", ".mjs", ".cjs", ".json", ".node", ".jsx"} {
+		if _, ok := st.files[p+ext]; ok {
+			return p + ext, true
+		}
+	}
+	if pkg, ok := st.packages[p]; ok {
+		if pkg.main != "" {
+			if q, ok := st.resolveFile(path.Join(p, pkg.main)); ok && q != p {
+				return q, true
+			}
+		}
+		// A package without a usable main: its "." export, as require
+		// or else import would resolve it.
+		for _, kind := range []string{ports.JSRequire, ports.JSImportStatic} {
+			if q, ok := st.resolveExports(pkg, "", kind); ok {
+				return q, true
+			}
+		}
+	}
+	for _, idx := range []string{"index.js", "index.mjs", "index.cjs", "index.json", "index.node"} {
+		if _, ok := st.files[path.Join(p, idx)]; ok {
+			return path.Join(p, idx), true
+		}
+	}
+	return "", false
+}
+
+// builtinModules are Node's and Electron's built-in module names.
+var builtinModules = func() map[string]bool {
+	mods := map[string]bool{}
+	for _, m := range strings.Fields(`assert async_hooks buffer child_process cluster console constants crypto dgram diagnostics_channel dns domain
+ events fs fs/promises http http2 https inspector module net os path path/posix path/win32 perf_hooks process punycode querystring readline
+ repl stream stream/promises string_decoder sys timers timers/promises tls trace_events tty url util util/types v8 vm wasi worker_threads zlib
+ electron electron/main electron/renderer electron/common original-fs`) {
+		mods[m] = true
+	}
+	return mods
+}()
+
+func isBuiltinModule(s string) bool {
+	return builtinModules[s] || strings.HasPrefix(s, "node:")
+}
+
+// readPackages reads every package.json.
+func (st *jsappState) readPackages(ctx context.Context) {
+	for _, p := range st.order {
+		f := st.files[p]
+		if f.kind != "package" || f.quarant || ctx.Err() != nil {
+			continue
+		}
+		pkg := &jsPackage{path: p, dir: path.Dir(p), deps: map[string]bool{}}
+		st.packages[pkg.dir] = pkg
+		b, err := st.read(ctx, f, jsappMaxPackageBytes)
+		if err != nil {
+			pkg.err = err.Error()
+			continue
+		}
+		parsePackageJSON(pkg, b)
+	}
+}
+
+// nearestPackage returns the package whose directory holds p most closely.
+func (st *jsappState) nearestPackage(p string) *jsPackage {
+	for d := path.Dir(p); ; d = path.Dir(d) {
+		if pkg, ok := st.packages[d]; ok {
+			return pkg
+		}
+		if d == "." || d == "/" {
+			return nil
+		}
+	}
+}
+
+// lineStarts indexes line starts for offset-to-position conversion.
+func lineStarts(src []byte) []int {
+	out := []int{0}
+	for i := 0; ; {
+		j := bytes.IndexByte(src[i:], '\n')
+		if j < 0 {
+			return out
+		}
+		i += j + 1
+		out = append(out, i)
+	}
+}
+
+// position converts a byte offset to a 0-based line and column (bytes; the
+// same as UTF-16 columns for ASCII, which bundles nearly always are).
+func position(starts []int, off int64) (int32, int32) {
+	i := sort.SearchInts(starts, int(off)+1) - 1
+	if i < 0 {
+		i = 0
+	}
+	return int32(i), int32(int(off) - starts[i])
+}
+
+func statPath(p string) (os.FileInfo, error) {
+	return os.Stat(filepath.Clean(p))
+}
+
+func jaKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// byteBudget is a counting semaphore over bytes. A request larger than the
+// whole budget waits until nothing else holds any.
+type byteBudget struct {
+	mu    sync.Mutex
+	cond  *sync.Cond
+	free  int64
+	total int64
+}
+
+func newByteBudget(n int64) *byteBudget {
+	b := &byteBudget{free: n, total: n}
+	b.cond = sync.NewCond(&b.mu)
+	return b
+}
+
+func (b *byteBudget) acquire(n int64) {
+	n = min(n, b.total)
+	b.mu.Lock()
+	for b.free < n {
+		b.cond.Wait()
+	}
+	b.free -= n
+	b.mu.Unlock()
+}
+
+func (b *byteBudget) release(n int64) {
+	n = min(n, b.total)
+	b.mu.Lock()
+	b.free += n
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}

@@ -1,0 +1,657 @@
+package jsapp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"rea/core"
+)
+
+func opCompareApplicationVersions() *core.Operation {
+	return &core.Operation{
+		Name:  "compare_application_versions",
+		Title: "Compare Application Versions",
+		Description: "Compare two analyze_javascript_application results (each inline or retained). Nodes are matched in unique-only tiers: " +
+			"content digest, source-map original, structural fingerprint, then canonical path and artifact-local key; a candidate that is " +
+			"not unique on both sides stays unknown. Items are added, removed, changed, unchanged, unknown or contradiction (an integrity " +
+			"contradiction is never unchanged).",
+		Kind:    core.KindApplication,
+		Effects: jsappEffects,
+		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,
+ "required":["left","right"],
+ "properties":{"left":` + jsappEvidenceInput + `,"right":` + jsappEvidenceInput + `,
+  "left_native_observations":{"type":"array","maxItems":64,"items":{"type":"object"}},
+  "right_native_observations":{"type":"array","maxItems":64,"items":{"type":"object"}},
+  "limits":{"type":"object","additionalProperties":false,"properties":{"max_items":{"type":"integer","minimum":1,"maximum":200000}}}}}`),
+		Result:   genericResult("comparison_id", "left_graph_id", "right_graph_id", "graph", "items", "matching", "summary", "coverage"),
+		Examples: []json.RawMessage{json.RawMessage(`{"left":` + retainedExample + `,"right":{"kind":"retained-evidence","evidence_id":"ev_1111111111111111111111111111111111111111111111111111111111111111"}}`)},
+		Handler:  handleCompareVersions,
+	}
+}
+
+// comparable node kinds and how a node is keyed in each tier.
+type cmpNode struct {
+	n        *jagNode
+	content  string // sha256
+	original string // source-map original (source-module, or the module it maps to)
+	finger   string
+	path     string
+	local    string // namespace/key without the artifact digest
+	props    string // the digest of the observation properties that matter
+	contra   bool
+}
+
+func cmpNodes(ix *appIndex) []*cmpNode {
+	contra := map[string]bool{}
+	for _, c := range ix.res.Contradictions {
+		if p, ok := c["logical_path"].(string); ok {
+			contra[p] = true
+		}
+	}
+	var out []*cmpNode
+	for _, n := range ix.res.Graph.Nodes {
+		if n.Kind == "artifact" {
+			continue
+		}
+		c := &cmpNode{n: n}
+		switch n.Kind {
+		case "javascript-asset", "native-addon", "source-map":
+			c.content = n.propString("sha256")
+			c.path = n.propString("path")
+		case "package":
+			c.path = n.propString("path")
+		case "source-module":
+			c.original = normalizeOriginal(n.propString("original_source"))
+			if s, ok := n.Identity["source_sha256"].(string); ok {
+				c.content = s
+			}
+		case "javascript-module":
+			c.finger = n.propString("fingerprint_sha256")
+			for _, e := range ix.out[n.NodeID] {
+				if e.Relation == "maps_to" {
+					if t := ix.nodes[e.TargetNodeID]; t != nil && t.Kind == "source-module" {
+						c.original = normalizeOriginal(t.propString("original_source"))
+					}
+				}
+			}
+			c.local = n.propString("module_id")
+		default:
+			if ns, ok := n.Identity["namespace"].(string); ok {
+				c.local = ns + "\x00" + fmt.Sprint(n.Identity["key"])
+			}
+		}
+		c.contra = contra[c.path]
+		props := map[string]any{}
+		for _, o := range n.Observations {
+			for k, v := range o.Properties {
+				switch k {
+				case "path", "start", "end", "asset", "created_in", "exposed_by":
+					continue // positions and paths are not content
+				}
+				props[k] = v
+			}
+		}
+		c.props = core.MustDigest(props)
+		out = append(out, c)
+	}
+	return out
+}
+
+type tier struct {
+	name string
+	key  func(*cmpNode) string
+}
+
+var compareTiers = []tier{
+	{"content_digest", func(c *cmpNode) string {
+		if c.content == "" {
+			return ""
+		}
+		return c.n.Kind + "\x00" + c.content
+	}},
+	{"source_map_original", func(c *cmpNode) string {
+		if c.original == "" {
+			return ""
+		}
+		return c.n.Kind + "\x00" + c.original
+	}},
+	{"structural_fingerprint", func(c *cmpNode) string {
+		if c.finger == "" {
+			return ""
+		}
+		return c.n.Kind + "\x00" + c.finger
+	}},
+	{"canonical_path", func(c *cmpNode) string {
+		if c.path == "" {
+			return ""
+		}
+		return c.n.Kind + "\x00" + c.path
+	}},
+	{"artifact_local_key", func(c *cmpNode) string {
+		if c.local == "" {
+			return ""
+		}
+		return c.n.Kind + "\x00" + c.local
+	}},
+}
+
+func handleCompareVersions(ctx context.Context, c *core.Call) (any, error) {
+	lev, err := jsappEvidenceArg(c, "left", "analyze_javascript_application")
+	if err != nil {
+		return nil, err
+	}
+	rev, err := jsappEvidenceArg(c, "right", "analyze_javascript_application")
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	lix, err := indexApp(lev)
+	if err != nil {
+		return nil, err
+	}
+	rix, err := indexApp(rev)
+	if err != nil {
+		return nil, err
+	}
+	maxItems := 50000
+	if m, ok := c.Args["limits"].(map[string]any); ok {
+		maxItems = core.IntArg(m, "max_items", maxItems)
+	}
+	left, right := cmpNodes(lix), cmpNodes(rix)
+	matchedL, matchedR := map[*cmpNode]bool{}, map[*cmpNode]bool{}
+	ambiguous := map[*cmpNode]bool{}
+	counts := map[string]int{}
+	var items []map[string]any
+	for _, t := range compareTiers {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		lk, rk := map[string][]*cmpNode{}, map[string][]*cmpNode{}
+		for _, n := range left {
+			if k := t.key(n); k != "" && !matchedL[n] {
+				lk[k] = append(lk[k], n)
+			}
+		}
+		for _, n := range right {
+			if k := t.key(n); k != "" && !matchedR[n] {
+				rk[k] = append(rk[k], n)
+			}
+		}
+		for _, k := range jaKeys(lk) {
+			ls, rs := lk[k], rk[k]
+			if len(rs) == 0 {
+				continue
+			}
+			if len(ls) != 1 || len(rs) != 1 {
+				for _, n := range ls {
+					ambiguous[n] = true
+				}
+				for _, n := range rs {
+					ambiguous[n] = true
+				}
+				continue
+			}
+			l, r := ls[0], rs[0]
+			matchedL[l], matchedR[r] = true, true
+			delete(ambiguous, l)
+			delete(ambiguous, r)
+			counts[t.name]++
+			items = append(items, compareItem(l, r, t.name))
+		}
+	}
+	for _, n := range left {
+		if matchedL[n] {
+			continue
+		}
+		st := "removed"
+		if ambiguous[n] {
+			st = "unknown"
+		}
+		items = append(items, compareItem(n, nil, st))
+	}
+	for _, n := range right {
+		if matchedR[n] {
+			continue
+		}
+		st := "added"
+		if ambiguous[n] {
+			st = "unknown"
+		}
+		items = append(items, compareItem(nil, n, st))
+	}
+	counts["ambiguous"] = len(ambiguous)
+	sort.SliceStable(items, func(i, j int) bool { return items[i]["item_id"].(string) < items[j]["item_id"].(string) })
+	summary := map[string]int{"added": 0, "removed": 0, "changed": 0, "unchanged": 0, "unknown": 0, "contradiction": 0}
+	for _, it := range items {
+		summary[it["status"].(string)]++
+	}
+	truncated := false
+	if len(items) > maxItems {
+		items, truncated = items[:maxItems], true
+	}
+	cov := map[string]any{"status": "complete", "truncated": truncated, "left_coverage": lix.res.Coverage["status"], "right_coverage": rix.res.Coverage["status"]}
+	if truncated || lix.res.Coverage["status"] != "complete" || rix.res.Coverage["status"] != "complete" {
+		cov["status"] = "partial"
+	}
+	res := map[string]any{"left_graph_id": lix.res.Graph.GraphID, "right_graph_id": rix.res.Graph.GraphID, "graph": nil,
+		"items": jaMaps(items), "matching": counts, "summary": summary, "coverage": cov}
+	res["comparison_id"] = "javc_" + core.MustDigest(res)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{lev.EvidenceID, rev.EvidenceID}}, nil
+}
+
+// compareItem builds one item. strategy is a tier name for a match, or a
+// status for an unmatched node.
+func compareItem(l, r *cmpNode, strategy string) map[string]any {
+	it := map[string]any{"left_node_id": nil, "right_node_id": nil, "match": nil}
+	var kind string
+	if l != nil {
+		it["left_node_id"], kind = l.n.NodeID, l.n.Kind
+	}
+	if r != nil {
+		it["right_node_id"], kind = r.n.NodeID, r.n.Kind
+	}
+	it["node_kind"] = kind
+	if l != nil && r != nil {
+		it["match"] = map[string]any{"strategy": strategy, "unique": true}
+		dims := map[string]any{
+			"content":    dim(l.content, r.content),
+			"properties": dim(l.props, r.props),
+			"path":       dim(l.path, r.path),
+		}
+		status := "unchanged"
+		if dims["content"] == "changed" || dims["properties"] == "changed" {
+			status = "changed"
+		}
+		if l.contra || r.contra {
+			status = "contradiction"
+		}
+		it["dimensions"], it["status"] = dims, status
+	} else {
+		it["status"], it["dimensions"] = strategy, map[string]any{}
+	}
+	it["item_id"] = core.MustDigest(map[string]any{"left": it["left_node_id"], "right": it["right_node_id"], "kind": kind})
+	return it
+}
+
+func dim(a, b string) string {
+	switch {
+	case a == "" && b == "":
+		return "not-applicable"
+	case a == b:
+		return "unchanged"
+	}
+	return "changed"
+}
+
+func opCompareSourceToBundle() *core.Operation {
+	return &core.Operation{
+		Name:  "compare_source_to_bundle",
+		Title: "Compare Source to Bundle",
+		Description: "Map an original source tree (left: analyze_javascript_application of the source directory) onto a bundled app " +
+			"(right: its analysis, with source maps), inline or retained. Each source file is unchanged (the map's sourcesContent hash " +
+			"equals the file's), modified, removed (in no source map), duplicated (in several maps) or unknown (ambiguous path); bundled " +
+			"sources with no file on the left are listed as unmapped.",
+		Kind:    core.KindApplication,
+		Effects: jsappEffects,
+		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,
+ "required":["left","right"],
+ "properties":{"left":` + jsappEvidenceInput + `,"right":` + jsappEvidenceInput + `,
+  "limits":{"type":"object","additionalProperties":false,"properties":{"max_items":{"type":"integer","minimum":1,"maximum":200000}}}}}`),
+		Result:   genericResult("comparison_id", "items", "unmapped_current_node_ids", "summary", "coverage"),
+		Examples: []json.RawMessage{json.RawMessage(`{"left":` + retainedExample + `,"right":{"kind":"retained-evidence","evidence_id":"ev_1111111111111111111111111111111111111111111111111111111111111111"}}`)},
+		Handler:  handleSourceToBundle,
+	}
+}
+
+// normalizeOriginal strips bundler prefixes and leading ./ and ../ from a
+// source-map source.
+func normalizeOriginal(s string) string {
+	if i := strings.Index(s, "://"); i >= 0 {
+		s = s[i+3:]
+		// webpack's eval-source-map names a source webpack://app/./a.js?5a03
+		if q := strings.IndexAny(s, "?#"); q >= 0 {
+			s = s[:q]
+		}
+		if j := strings.IndexByte(s, '/'); j >= 0 && !strings.HasPrefix(s, "./") {
+			s = s[j+1:]
+		}
+	}
+	for {
+		switch {
+		case strings.HasPrefix(s, "./"):
+			s = s[2:]
+		case strings.HasPrefix(s, "../"):
+			s = s[3:]
+		case strings.HasPrefix(s, "/"):
+			s = s[1:]
+		default:
+			return s
+		}
+	}
+}
+
+func handleSourceToBundle(ctx context.Context, c *core.Call) (any, error) {
+	lev, err := jsappEvidenceArg(c, "left", "analyze_javascript_application")
+	if err != nil {
+		return nil, err
+	}
+	rev, err := jsappEvidenceArg(c, "right", "analyze_javascript_application")
+	if err != nil {
+		return nil, err
+	}
+	lix, err := indexApp(lev)
+	if err != nil {
+		return nil, err
+	}
+	rix, err := indexApp(rev)
+	if err != nil {
+		return nil, err
+	}
+	type orig struct {
+		n    *jagNode
+		norm string
+		sha  string
+	}
+	var origs []orig
+	for _, n := range rix.res.Graph.Nodes {
+		if n.Kind == "source-module" {
+			sha, _ := n.Identity["source_sha256"].(string)
+			origs = append(origs, orig{n, normalizeOriginal(n.propString("original_source")), sha})
+		}
+	}
+	used := map[string]bool{}
+	var items []map[string]any
+	summary := map[string]int{"unchanged": 0, "modified": 0, "removed": 0, "split": 0, "merged": 0, "duplicated": 0, "unknown": 0}
+	for i, n := range lix.res.Graph.Nodes {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if n.Kind != "javascript-asset" {
+			continue
+		}
+		p := n.propString("path")
+		sha := n.propString("sha256")
+		var cands []orig
+		for _, o := range origs {
+			if o.norm == p || strings.HasSuffix(p, "/"+o.norm) || strings.HasSuffix(o.norm, "/"+p) {
+				cands = append(cands, o)
+			}
+		}
+		status, conf := "removed", core.ConfidenceDerived
+		var candIDs []string
+		for _, o := range cands {
+			candIDs = append(candIDs, o.n.NodeID)
+			used[o.n.NodeID] = true
+		}
+		norms := map[string]bool{}
+		for _, o := range cands {
+			norms[o.norm] = true
+		}
+		switch {
+		case len(cands) == 0:
+		case len(norms) > 1:
+			status, conf = "unknown", core.ConfidenceInferred
+		case len(cands) > 1:
+			status = "duplicated"
+		case cands[0].sha == "":
+			status, conf = "unknown", core.ConfidenceInferred
+		case cands[0].sha == sha:
+			status, conf = "unchanged", core.ConfidenceObserved
+		default:
+			status = "modified"
+		}
+		summary[status]++
+		it := map[string]any{"source_path": p, "source_node_id": n.NodeID, "status": status, "candidates": jaStrList(candIDs), "confidence": conf}
+		it["mapping_id"] = core.MustDigest(it)
+		items = append(items, it)
+	}
+	var unmapped []string
+	for _, o := range origs {
+		if !used[o.n.NodeID] {
+			unmapped = append(unmapped, o.n.NodeID)
+		}
+	}
+	sort.Strings(unmapped)
+	res := map[string]any{"left_graph_id": lix.res.Graph.GraphID, "right_graph_id": rix.res.Graph.GraphID, "items": jaMaps(items),
+		"unmapped_current_node_ids": jaStrList(unmapped), "summary": summary,
+		"coverage": map[string]any{"status": "complete", "truncated": false, "source_modules": len(origs)}}
+	res["comparison_id"] = "stbc_" + core.MustDigest(res)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{lev.EvidenceID, rev.EvidenceID}}, nil
+}
+
+func jaStrList(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func opCompareJSExportShapes() *core.Operation {
+	return &core.Operation{
+		Name:  "compare_javascript_export_shapes",
+		Title: "Compare JavaScript Export Shapes",
+		Description: "Compare the exports of one module in two analyzed applications (each inline or retained): the module is selected by path " +
+			"(asset path, bundled module id, or the original source a bundled module maps to) on each side. Each exported name is added, removed, changed (its value kind, declared " +
+			"parameter count or rest parameter differs), unchanged, or unknown (a side's value is computed at run time, e.g. a re-export " +
+			"or a call result). Shapes are read from the source, never by executing it.",
+		Kind:    core.KindApplication,
+		Effects: jsappEffects,
+		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,
+ "required":["left","right","left_module_path","right_module_path"],
+ "properties":{"left":` + jsappEvidenceInput + `,"right":` + jsappEvidenceInput + `,
+  "left_module_path":{"type":"string","minLength":1},"right_module_path":{"type":"string","minLength":1},
+  "left_export_name":{"type":"string","minLength":1},"right_export_name":{"type":"string","minLength":1},
+  "limits":{"type":"object","additionalProperties":false,"properties":{"max_changes":{"type":"integer","minimum":1,"maximum":100000}}}}}`),
+		Result:   genericResult("comparison_id", "left", "right", "changes", "summary", "runtime_validation", "coverage"),
+		Examples: []json.RawMessage{json.RawMessage(`{"left":` + retainedExample + `,"right":{"kind":"retained-evidence","evidence_id":"ev_1111111111111111111111111111111111111111111111111111111111111111"},"left_module_path":"src/api.js","right_module_path":"src/api.js"}`)},
+		Handler:  handleExportShapes,
+	}
+}
+
+// moduleExport is one exported name of a selected module with its shape
+// (nil when the analysis recorded none).
+type moduleExport struct {
+	name  string
+	shape map[string]any
+}
+
+func selectModule(ix *appIndex, p string) (map[string]any, []moduleExport) {
+	var cands []*jagNode
+	for _, n := range ix.res.Graph.Nodes {
+		switch n.Kind {
+		case "javascript-asset":
+			if n.propString("path") == p {
+				cands = append(cands, n)
+			}
+		case "javascript-module":
+			if n.propString("module_id") == p {
+				cands = append(cands, n)
+			}
+		}
+	}
+	if len(cands) == 0 {
+		// An original source path: the bundled module that maps to it
+		// (src/api.js, or webpack://app/./src/api.js as the map names it).
+		want := normalizeOriginal(p)
+		for _, n := range ix.res.Graph.Nodes {
+			if n.Kind != "javascript-module" {
+				continue
+			}
+			for _, e := range ix.out[n.NodeID] {
+				if t := ix.nodes[e.TargetNodeID]; e.Relation == "maps_to" && t != nil && t.Kind == "source-module" &&
+					normalizeOriginal(t.propString("original_source")) == want {
+					cands = append(cands, n)
+					break
+				}
+			}
+		}
+	}
+	ids := make([]string, 0, len(cands))
+	for _, n := range cands {
+		ids = append(ids, n.NodeID)
+	}
+	side := map[string]any{"status": "not-found", "selected_node_id": nil, "candidates": jaStrList(ids)}
+	switch len(cands) {
+	case 0:
+		return side, nil
+	case 1:
+		side["status"], side["selected_node_id"] = "selected", cands[0].NodeID
+		shapes := map[string]map[string]any{}
+		if l, ok := cands[0].prop("export_shapes").([]any); ok {
+			for _, x := range l {
+				if m, ok := x.(map[string]any); ok {
+					if name, ok := m["name"].(string); ok {
+						shapes[name] = map[string]any{"kind": m["kind"], "params": m["params"], "rest": m["rest"]}
+					}
+				}
+			}
+		}
+		// The names importers see (export * expanded) when the analysis
+		// recorded shapes, else the names as written.
+		var names []string
+		for name := range shapes {
+			names = append(names, name)
+		}
+		if len(names) == 0 {
+			if l, ok := cands[0].prop("exports").([]any); ok {
+				for _, x := range l {
+					if s, ok := x.(string); ok {
+						names = append(names, s)
+					}
+				}
+			}
+		}
+		var out []moduleExport
+		for _, n := range uniqueUTF16(names) {
+			out = append(out, moduleExport{name: n, shape: shapes[n]})
+		}
+		return side, out
+	}
+	side["status"] = "ambiguous"
+	return side, nil
+}
+
+// shapeKnown reports whether an export's shape was observed.
+func shapeKnown(s map[string]any) bool {
+	return s != nil && s["kind"] != nil && s["kind"] != "unknown"
+}
+
+// sameShape compares kind, declared parameters and rest parameter.
+func sameShape(a, b map[string]any) bool {
+	return fmt.Sprint(a["kind"], a["params"], a["rest"]) == fmt.Sprint(b["kind"], b["params"], b["rest"])
+}
+
+func exportSide(e *moduleExport) any {
+	if e == nil {
+		return nil
+	}
+	v := map[string]any{"present": true, "value": e.shape}
+	if e.shape == nil {
+		v["value"] = map[string]any{"kind": "unknown", "params": nil, "rest": false}
+	}
+	return v
+}
+
+func handleExportShapes(ctx context.Context, c *core.Call) (any, error) {
+	lev, err := jsappEvidenceArg(c, "left", "analyze_javascript_application")
+	if err != nil {
+		return nil, err
+	}
+	rev, err := jsappEvidenceArg(c, "right", "analyze_javascript_application")
+	if err != nil {
+		return nil, err
+	}
+	lix, err := indexApp(lev)
+	if err != nil {
+		return nil, err
+	}
+	rix, err := indexApp(rev)
+	if err != nil {
+		return nil, err
+	}
+	lp, _ := core.StringArg(c.Args, "left_module_path")
+	rp, _ := core.StringArg(c.Args, "right_module_path")
+	ls, lex := selectModule(lix, lp)
+	rs, rex := selectModule(rix, rp)
+	filter := func(exps []moduleExport, arg string) map[string]*moduleExport {
+		n, only := core.StringArg(c.Args, arg)
+		out := map[string]*moduleExport{}
+		for i := range exps {
+			if !only || exps[i].name == n {
+				out[exps[i].name] = &exps[i]
+			}
+		}
+		return out
+	}
+	lset, rset := filter(lex, "left_export_name"), filter(rex, "right_export_name")
+	maxChanges := 100000
+	if lim, ok := c.Args["limits"].(map[string]any); ok {
+		maxChanges = core.IntArg(lim, "max_changes", maxChanges)
+	}
+	changes := []map[string]any{}
+	summary := map[string]int{"added": 0, "removed": 0, "changed": 0, "unchanged": 0, "unknown": 0}
+	coverage := map[string]any{"status": "complete", "truncated": false, "omitted_count": 0, "limits": []any{},
+		"basis": "export-names-and-static-value-shapes"}
+	if ls["status"] == "selected" && rs["status"] == "selected" {
+		all := map[string]bool{}
+		for k := range lset {
+			all[k] = true
+		}
+		for k := range rset {
+			all[k] = true
+		}
+		omitted := 0
+		for _, k := range jaKeys(all) {
+			l, r := lset[k], rset[k]
+			st := "unchanged"
+			switch {
+			case l == nil:
+				st = "added"
+			case r == nil:
+				st = "removed"
+			case !shapeKnown(l.shape) || !shapeKnown(r.shape):
+				st = "unknown"
+			case !sameShape(l.shape, r.shape):
+				st = "changed"
+			}
+			summary[st]++
+			if len(changes) >= maxChanges {
+				omitted++
+				continue
+			}
+			ch := map[string]any{"path": []any{k}, "status": st, "left": exportSide(l), "right": exportSide(r)}
+			ch["change_id"] = core.MustDigest(ch)
+			changes = append(changes, ch)
+		}
+		switch {
+		case omitted > 0:
+			coverage["status"], coverage["truncated"], coverage["omitted_count"] = "partial", true, omitted
+			coverage["limits"] = []any{map[string]any{"name": "max_changes", "value": maxChanges, "unit": "changes"}}
+		case summary["unknown"] > 0:
+			coverage["status"], coverage["omitted_count"] = "partial", summary["unknown"]
+		}
+	} else {
+		summary["unknown"]++
+		coverage["status"], coverage["omitted_count"] = "unknown", nil
+	}
+	res := map[string]any{"left": ls, "right": rs, "changes": changes, "summary": summary,
+		"runtime_validation": map[string]any{"status": "not-performed", "reason": "rea compares statically observed export names and value shapes and never executes code"},
+		"coverage":           coverage}
+	res["comparison_id"] = "jesc_" + core.MustDigest(res)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{lev.EvidenceID, rev.EvidenceID},
+		Limitations: []string{"Export value shapes are what the source shows (value kind, declared parameters, rest parameter); values computed at run time are unknown, and rea does not execute code to learn them."}}, nil
+}

@@ -1,0 +1,505 @@
+package jsapp
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"rea/core"
+)
+
+const retainedExample = `{"kind":"retained-evidence","evidence_id":"ev_0000000000000000000000000000000000000000000000000000000000000000"}`
+
+func opTraceApplicationFeature() *core.Operation {
+	return &core.Operation{
+		Name:  "trace_application_feature",
+		Title: "Trace Application Feature",
+		Description: "Trace one feature through a JavaScript application graph (analyze_javascript_application Evidence, inline or retained): " +
+			"seed by module path, string literal, route (URL or page), context-bridge api, IPC channel or native export, then follow edges " +
+			"outgoing, incoming or both within bounded depth. Paths list their node and edge IDs, end kind, authorities and whether any step is inferred.",
+		Kind:    core.KindApplication,
+		Effects: jsappEffects,
+		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,
+ "required":["application","seed"],
+ "properties":{
+  "application":` + jsappEvidenceInput + `,
+  "seed":{"type":"object","additionalProperties":false,"required":["kind","value"],"properties":{
+   "kind":{"enum":["module","string","route","api","ipc-channel","native-export"]},
+   "value":{"type":"string","minLength":1,"maxLength":4096},
+   "match":{"enum":["exact","prefix","substring"],"description":"Default exact."},
+   "case_sensitive":{"type":"boolean","description":"Default true."}}},
+  "direction":{"enum":["outgoing","incoming","both"],"description":"Default both."},
+  "limits":{"type":"object","additionalProperties":false,"properties":{
+   "max_depth":{"type":"integer","minimum":1,"maximum":32},"max_paths":{"type":"integer","minimum":1,"maximum":1000},
+   "max_nodes":{"type":"integer","minimum":1,"maximum":20000}}},
+  "native_observations":{"type":"array","maxItems":64,"items":{"type":"object"},"description":"Native analysis Evidence (inline) for the add-ons the trace reaches."}
+ }}`),
+		Result: genericResult("trace_id", "source_graph_id", "seed_matches", "paths", "graph", "native_handoffs", "summary", "coverage"),
+		Examples: []json.RawMessage{
+			json.RawMessage(`{"application":` + retainedExample + `,"seed":{"kind":"module","value":"search.js","match":"exact"}}`),
+			json.RawMessage(`{"application":` + retainedExample + `,"seed":{"kind":"ipc-channel","value":"dialog:open"},"direction":"both","limits":{"max_depth":6}}`)},
+		Handler: handleTraceFeature,
+	}
+}
+
+type traceLimits struct{ depth, paths, nodes int }
+
+func limitsArg(c *core.Call) traceLimits {
+	l := traceLimits{depth: 8, paths: 100, nodes: 2000}
+	if m, ok := c.Args["limits"].(map[string]any); ok {
+		l.depth = core.IntArg(m, "max_depth", l.depth)
+		l.paths = core.IntArg(m, "max_paths", l.paths)
+		l.nodes = core.IntArg(m, "max_nodes", l.nodes)
+	}
+	return l
+}
+
+func textMatcher(value, match string, cs bool) func(string) bool {
+	norm := func(s string) string { return s }
+	if !cs {
+		norm = strings.ToLower
+	}
+	v := norm(value)
+	switch match {
+	case "prefix":
+		return func(s string) bool { return strings.HasPrefix(norm(s), v) }
+	case "substring":
+		return func(s string) bool { return strings.Contains(norm(s), v) }
+	}
+	return func(s string) bool { return norm(s) == v }
+}
+
+// seedNodes finds the nodes a seed names.
+func seedNodes(ix *appIndex, kind string, match func(string) bool) []string {
+	set := map[string]bool{}
+	for _, n := range ix.res.Graph.Nodes {
+		switch kind {
+		case "module":
+			switch n.Kind {
+			case "javascript-asset":
+				p := n.propString("path")
+				if match(p) || match(pathBase(p)) {
+					set[n.NodeID] = true
+				}
+			case "javascript-module":
+				if match(n.propString("module_id")) {
+					set[n.NodeID] = true
+				}
+			case "source-module":
+				s := n.propString("original_source")
+				if match(s) || match(pathBase(s)) {
+					set[n.NodeID] = true
+				}
+			}
+		case "route":
+			switch n.Kind {
+			case "endpoint", "target":
+				if match(n.propString("url")) {
+					set[n.NodeID] = true
+				}
+			case "electron-renderer":
+				if p := n.propString("path"); match(p) || match(pathBase(p)) {
+					set[n.NodeID] = true
+				}
+			}
+		case "api":
+			if n.Kind == "context-bridge-api" {
+				key := n.propString("world_key")
+				if match(key) {
+					set[n.NodeID] = true
+				}
+				if ms, ok := n.prop("members").([]any); ok {
+					for _, m := range ms {
+						if s, _ := m.(string); match(key+"."+s) || match(s) {
+							set[n.NodeID] = true
+						}
+					}
+				}
+			}
+		case "ipc-channel":
+			if n.Kind == "ipc-channel" && match(n.propString("channel")) {
+				set[n.NodeID] = true
+			}
+		case "native-export":
+			if (n.Kind == "native-export" && match(n.propString("export"))) || (n.Kind == "native-addon" && (match(n.propString("path")) || match(pathBase(n.propString("path"))))) {
+				set[n.NodeID] = true
+			}
+		case "string":
+			for _, k := range []string{"url", "channel", "key", "world_key"} {
+				if s := n.propString(k); s != "" && match(s) {
+					set[n.NodeID] = true
+				}
+			}
+		}
+	}
+	if kind == "string" {
+		for _, s := range ix.res.StringIndex {
+			if match(s.Value) {
+				set[s.NodeID] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for id := range set {
+		if ix.nodes[id] != nil {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func pathBase(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+type step struct {
+	node string
+	edge string
+	prev int
+	dep  int
+}
+
+func edgeAuthority(e *jagEdge) string {
+	if e.Evidence.Confidence == core.ConfidenceInferred {
+		return "analyst-inference"
+	}
+	return core.AuthorityShippedArtifact
+}
+
+func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
+	ev, err := jsappEvidenceArg(c, "application", "analyze_javascript_application")
+	if err != nil {
+		return nil, err
+	}
+	ix, err := indexApp(ev)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	seed, _ := c.Args["seed"].(map[string]any)
+	kind, _ := seed["kind"].(string)
+	value, _ := seed["value"].(string)
+	match, _ := seed["match"].(string)
+	if match == "" {
+		match = "exact"
+	}
+	cs := true
+	if v, ok := seed["case_sensitive"].(bool); ok {
+		cs = v
+	}
+	dir, _ := core.StringArg(c.Args, "direction")
+	if dir == "" {
+		dir = "both"
+	}
+	lim := limitsArg(c)
+	seeds := seedNodes(ix, kind, textMatcher(value, match, cs))
+
+	// Breadth-first from every seed; each node is reached once (shortest
+	// path), so cycles end.
+	var steps []step
+	seen := map[string]bool{}
+	edgesSeen := map[string]bool{}
+	for _, s := range seeds {
+		seen[s] = true
+		steps = append(steps, step{node: s, prev: -1})
+	}
+	truncated := false
+	for i := 0; i < len(steps); i++ {
+		if i%4096 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		st := steps[i]
+		if st.dep >= lim.depth {
+			continue
+		}
+		var next []*jagEdge
+		if dir != "incoming" {
+			next = append(next, ix.out[st.node]...)
+		}
+		if dir != "outgoing" {
+			next = append(next, ix.in[st.node]...)
+		}
+		for _, e := range next {
+			other := e.TargetNodeID
+			if other == st.node {
+				other = e.SourceNodeID
+			}
+			// Never step onto a package or the artifact root: from there
+			// everything is reachable and the trace would be the whole app.
+			if k := ix.nodes[other]; k == nil || k.Kind == "package" || k.Kind == "artifact" {
+				continue
+			}
+			edgesSeen[e.EdgeID] = true
+			if seen[other] {
+				continue
+			}
+			if len(seen) >= lim.nodes {
+				truncated = true
+				continue
+			}
+			seen[other] = true
+			steps = append(steps, step{node: other, edge: e.EdgeID, prev: i, dep: st.dep + 1})
+		}
+	}
+	edgeByID := map[string]*jagEdge{}
+	for _, e := range ix.res.Graph.Edges {
+		edgeByID[e.EdgeID] = e
+	}
+	// Paths end at leaves of the traversal tree.
+	hasChild := make([]bool, len(steps))
+	for _, s := range steps {
+		if s.prev >= 0 {
+			hasChild[s.prev] = true
+		}
+	}
+	var paths []map[string]any
+	endKinds := map[string]int{}
+	for i := range steps {
+		if hasChild[i] || steps[i].prev < 0 {
+			continue
+		}
+		if len(paths) >= lim.paths {
+			truncated = true
+			break
+		}
+		var nodes, edges []string
+		auth := map[string]bool{}
+		inference := false
+		for j := i; j >= 0; j = steps[j].prev {
+			nodes = append(nodes, steps[j].node)
+			if steps[j].edge != "" {
+				edges = append(edges, steps[j].edge)
+				e := edgeByID[steps[j].edge]
+				auth[edgeAuthority(e)] = true
+				if e.Evidence.Confidence == core.ConfidenceInferred {
+					inference = true
+				}
+			}
+		}
+		reverse(nodes)
+		reverse(edges)
+		end := ix.nodes[nodes[len(nodes)-1]].Kind
+		endKinds[end]++
+		p := map[string]any{"node_ids": nodes, "edge_ids": edges, "end_kind": end, "authorities": jaKeys(auth), "contains_inference": inference}
+		p["path_id"] = core.MustDigest(map[string]any{"node_ids": nodes, "edge_ids": edges})
+		paths = append(paths, p)
+	}
+	matches := make([]map[string]any, 0, len(seeds))
+	for _, s := range seeds {
+		matches = append(matches, nodeBrief(ix.nodes[s]))
+	}
+	var gnodes []map[string]any
+	for _, s := range steps {
+		gnodes = append(gnodes, nodeBrief(ix.nodes[s.node]))
+	}
+	var gedges []map[string]any
+	for _, id := range jaKeys(edgesSeen) {
+		e := edgeByID[id]
+		if seen[e.SourceNodeID] && seen[e.TargetNodeID] {
+			gedges = append(gedges, map[string]any{"edge_id": e.EdgeID, "source_node_id": e.SourceNodeID, "target_node_id": e.TargetNodeID, "relation": e.Relation})
+		}
+	}
+	sort.Slice(gnodes, func(i, j int) bool { return gnodes[i]["node_id"].(string) < gnodes[j]["node_id"].(string) })
+	handoffs := nativeHandoffs(c, ix, seen)
+	var graph any
+	if len(gnodes) > 0 {
+		graph = map[string]any{"nodes": gnodes, "edges": jaMaps(gedges)}
+	}
+	cov := map[string]any{"status": "complete", "truncated": false, "limits": map[string]any{"max_depth": lim.depth, "max_paths": lim.paths, "max_nodes": lim.nodes}}
+	if truncated {
+		cov["status"], cov["truncated"] = "partial", true
+	}
+	if len(seeds) == 0 {
+		cov["status"] = "empty"
+	}
+	res := map[string]any{"source_graph_id": ix.res.Graph.GraphID, "seed": map[string]any{"kind": kind, "value": value, "match": match, "case_sensitive": cs},
+		"direction": dir, "seed_matches": matches, "paths": jaMaps(paths), "graph": graph, "native_handoffs": handoffs,
+		"summary":  map[string]any{"seed_matches": len(seeds), "paths": len(paths), "nodes_visited": len(steps), "edges_visited": len(gedges), "end_kinds": endKinds},
+		"coverage": cov}
+	res["trace_id"] = "jatr_" + core.MustDigest(res)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var lims []string
+	if len(seeds) == 0 {
+		lims = append(lims, "No node matches the seed; the trace is empty.")
+	}
+	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{ev.EvidenceID}, Limitations: lims}, nil
+}
+
+func reverse[T any](s []T) {
+	for i, j := 0, len(s)-1; i < j; i, j = i+1, j-1 {
+		s[i], s[j] = s[j], s[i]
+	}
+}
+
+// nativeHandoffs lists the native exports and add-ons the trace reached,
+// with the native Evidence supplied for them, if any.
+func nativeHandoffs(c *core.Call, ix *appIndex, seen map[string]bool) []map[string]any {
+	var supplied []map[string]any
+	if list, ok := c.Args["native_observations"].([]any); ok {
+		for _, x := range list {
+			m, _ := x.(map[string]any)
+			b, err := core.MarshalNoEscape(m)
+			if err != nil {
+				continue
+			}
+			if ev, err := core.ParseEvidence(b); err == nil {
+				name := ""
+				if ev.Subject != nil {
+					name = ev.Subject.Name
+				}
+				supplied = append(supplied, map[string]any{"evidence_id": string(ev.EvidenceID), "name": name})
+			}
+		}
+	}
+	out := []map[string]any{}
+	for _, id := range jaKeys(seen) {
+		n := ix.nodes[id]
+		if n.Kind != "native-export" && n.Kind != "native-addon" {
+			continue
+		}
+		addon := n.propString("addon")
+		if addon == "" {
+			addon = n.propString("path")
+		}
+		h := map[string]any{"node_id": id, "kind": n.Kind, "addon": addon, "export": core.OrNull(n.propString("export")), "native_evidence_id": nil, "status": "unobserved"}
+		for _, s := range supplied {
+			if s["name"] == pathBase(addon) {
+				h["native_evidence_id"], h["status"] = s["evidence_id"], "observed"
+			}
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+func opTraceJSSemantics() *core.Operation {
+	return &core.Operation{
+		Name:  "trace_javascript_semantics",
+		Title: "Trace JavaScript Semantics",
+		Description: "Query the semantic relations of an analyzed application (inline or retained analyze_javascript_application Evidence): " +
+			"for an exported symbol, its definitions (exports) and references (imports naming it); for a module path or specifier, " +
+			"who imports it and what it imports. Unresolved frontiers (computed specifiers) on the involved modules are listed.",
+		Kind:    core.KindApplication,
+		Effects: jsappEffects,
+		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,
+ "required":["application","query"],
+ "properties":{
+  "application":` + jsappEvidenceInput + `,
+  "query":{"type":"object","additionalProperties":false,"required":["kind","value"],"properties":{
+   "kind":{"enum":["symbol","module","specifier"]},"value":{"type":"string","minLength":1,"maxLength":4096},
+   "match":{"enum":["exact","prefix","substring"]}}},
+  "limits":{"type":"object","additionalProperties":false,"properties":{"max_results":{"type":"integer","minimum":1,"maximum":10000}}}
+ }}`),
+		Result: genericResult("query", "source_graph_id", "semantic_graph_id", "definitions", "references", "unknown_frontiers", "summary", "coverage"),
+		Examples: []json.RawMessage{json.RawMessage(`{"application":` + retainedExample + `,"query":{"kind":"symbol","value":"search"}}`),
+			json.RawMessage(`{"application":` + retainedExample + `,"query":{"kind":"module","value":"src/search.js"}}`)},
+		Handler: handleTraceSemantics,
+	}
+}
+
+func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
+	ev, err := jsappEvidenceArg(c, "application", "analyze_javascript_application")
+	if err != nil {
+		return nil, err
+	}
+	ix, err := indexApp(ev)
+	if err != nil {
+		return nil, err
+	}
+	q, _ := c.Args["query"].(map[string]any)
+	kind, _ := q["kind"].(string)
+	value, _ := q["value"].(string)
+	match, _ := q["match"].(string)
+	if match == "" {
+		match = "exact"
+	}
+	maxResults := 1000
+	if m, ok := c.Args["limits"].(map[string]any); ok {
+		maxResults = core.IntArg(m, "max_results", maxResults)
+	}
+	m := textMatcher(value, match, true)
+	defs, refs := []map[string]any{}, []map[string]any{}
+	involved := map[string]bool{}
+	modules := map[string]bool{}
+	if kind == "module" {
+		for _, n := range ix.res.Graph.Nodes {
+			if n.Kind == "javascript-asset" && (m(n.propString("path")) || m(pathBase(n.propString("path")))) {
+				modules[n.NodeID] = true
+			}
+		}
+	}
+	truncated := false
+	add := func(list *[]map[string]any, r map[string]any) {
+		if len(defs)+len(refs) >= maxResults {
+			truncated = true
+			return
+		}
+		*list = append(*list, r)
+		if s, ok := r["source_node_id"].(string); ok {
+			involved[s] = true
+		}
+	}
+	for i, r := range ix.res.Semantic.Relations {
+		if i%4096 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		rel, _ := r["relation"].(string)
+		src, _ := r["source_node_id"].(string)
+		tgt, _ := r["target_node_id"].(string)
+		spec, _ := r["specifier"].(string)
+		switch kind {
+		case "symbol":
+			if rel == "exports" {
+				if name, _ := r["name"].(string); m(name) {
+					add(&defs, r)
+				}
+				continue
+			}
+			if names, ok := r["names"].([]any); ok {
+				for _, x := range names {
+					if s, _ := x.(string); m(s) {
+						add(&refs, r)
+						break
+					}
+				}
+			}
+		case "module":
+			if modules[src] {
+				if rel == "exports" {
+					add(&defs, r)
+				} else {
+					add(&refs, r)
+				}
+			} else if tgt != "" && modules[tgt] {
+				add(&refs, r)
+			}
+		case "specifier":
+			if rel != "exports" && m(spec) {
+				add(&refs, r)
+			}
+		}
+	}
+	frontiers := []map[string]any{}
+	for _, f := range ix.res.Semantic.Frontiers {
+		if id, _ := f["node_id"].(string); involved[id] || modules[id] {
+			frontiers = append(frontiers, f)
+		}
+	}
+	cov := map[string]any{"status": "complete", "truncated": truncated}
+	if truncated {
+		cov["status"] = "partial"
+	}
+	res := map[string]any{"query": map[string]any{"kind": kind, "value": value, "match": match}, "source_graph_id": ix.res.Graph.GraphID,
+		"semantic_graph_id": ix.res.Semantic.GraphID, "definitions": defs, "references": refs, "unknown_frontiers": frontiers,
+		"summary": map[string]any{"definitions": len(defs), "references": len(refs), "unknown_frontiers": len(frontiers)}, "coverage": cov}
+	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{ev.EvidenceID}}, nil
+}

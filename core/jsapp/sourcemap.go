@@ -1,0 +1,279 @@
+package jsapp
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"path"
+	"sort"
+	"strings"
+)
+
+// Source maps (revision 3, index maps included) decoded without any
+// library: rea needs every mapping to check ranges and to attribute bundled
+// modules to original sources, which lookup-only libraries do not expose.
+
+// smSegment is one decoded mapping: a generated position and the source
+// it maps to (src -1 for a segment without a source).
+type smSegment struct {
+	line, col int32
+	src       int32
+}
+
+type sourceMap struct {
+	Sources        []string  // as written (sourceRoot applied)
+	SourcesContent []*string // nil entries when absent
+	Segments       []smSegment
+	Index          bool // an index map (sections)
+	// OutOfRange counts segments naming a source index that does not exist
+	// or a generated line beyond the generated file.
+	OutOfRange int
+}
+
+type rawSourceMap struct {
+	Version        int               `json:"version"`
+	SourceRoot     string            `json:"sourceRoot"`
+	Sources        []*string         `json:"sources"`
+	SourcesContent []*string         `json:"sourcesContent"`
+	Mappings       string            `json:"mappings"`
+	Sections       []rawSourceMapSec `json:"sections"`
+}
+
+type rawSourceMapSec struct {
+	Offset struct {
+		Line   int `json:"line"`
+		Column int `json:"column"`
+	} `json:"offset"`
+	Map *rawSourceMap `json:"map"`
+}
+
+// maxSourceMapSegments bounds decoding (a limitation beyond it).
+const maxSourceMapSegments = 4 << 20
+
+var errSourceMapSegments = errors.New("source map has more mappings than rea decodes")
+
+func parseSourceMap(b []byte) (*sourceMap, error) {
+	var raw rawSourceMap
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("source map is not JSON: %v", err)
+	}
+	sm := &sourceMap{}
+	if len(raw.Sections) > 0 {
+		sm.Index = true
+		for i, sec := range raw.Sections {
+			if sec.Map == nil {
+				return nil, fmt.Errorf("section %d has no inline map (url sections are not followed)", i)
+			}
+			if len(sec.Map.Sections) > 0 {
+				return nil, fmt.Errorf("section %d nests an index map", i)
+			}
+			if err := sm.add(sec.Map, int32(sec.Offset.Line), int32(sec.Offset.Column)); err != nil {
+				return sm, err
+			}
+		}
+		return sm, nil
+	}
+	if raw.Version != 3 {
+		return nil, fmt.Errorf("source map version %d is not 3", raw.Version)
+	}
+	return sm, sm.add(&raw, 0, 0)
+}
+
+func (sm *sourceMap) add(raw *rawSourceMap, lineOff, colOff int32) error {
+	base := int32(len(sm.Sources))
+	for i, s := range raw.Sources {
+		name := ""
+		if s != nil {
+			name = *s
+		}
+		if raw.SourceRoot != "" && !strings.Contains(name, "://") && !strings.HasPrefix(name, "/") {
+			name = strings.TrimSuffix(raw.SourceRoot, "/") + "/" + name
+		}
+		sm.Sources = append(sm.Sources, name)
+		var content *string
+		if i < len(raw.SourcesContent) {
+			content = raw.SourcesContent[i]
+		}
+		sm.SourcesContent = append(sm.SourcesContent, content)
+	}
+	n := int32(len(raw.Sources))
+	line, col := lineOff, int32(0)
+	var src, sline, scol, name int32
+	m := raw.Mappings
+	for i := 0; i < len(m); {
+		switch m[i] {
+		case ';':
+			line++
+			col = 0
+			i++
+			continue
+		case ',':
+			i++
+			continue
+		}
+		var fields [5]int32
+		k := 0
+		for i < len(m) && m[i] != ',' && m[i] != ';' {
+			v, next, err := vlq(m, i)
+			if err != nil {
+				return err
+			}
+			if k < 5 {
+				fields[k] = v
+			}
+			k++
+			i = next
+		}
+		if k == 0 {
+			continue
+		}
+		col += fields[0]
+		gc := col
+		if line == lineOff {
+			gc += colOff
+		}
+		seg := smSegment{line: line, col: gc, src: -1}
+		if k >= 4 {
+			src += fields[1]
+			sline += fields[2]
+			scol += fields[3]
+			if src < 0 || src >= n {
+				sm.OutOfRange++
+			} else {
+				seg.src = base + src
+			}
+		}
+		if k >= 5 {
+			name += fields[4]
+		}
+		if len(sm.Segments) >= maxSourceMapSegments {
+			return errSourceMapSegments
+		}
+		sm.Segments = append(sm.Segments, seg)
+	}
+	return nil
+}
+
+func vlq(s string, i int) (int32, int, error) {
+	var v, shift int64
+	for {
+		if i >= len(s) {
+			return 0, i, errors.New("source map mappings end inside a value")
+		}
+		d := strings.IndexByte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", s[i])
+		if d < 0 {
+			return 0, i, fmt.Errorf("source map mappings hold %q at %d", s[i], i)
+		}
+		i++
+		v |= int64(d&31) << shift
+		shift += 5
+		if shift > 35 {
+			return 0, i, errors.New("source map mapping value overflows")
+		}
+		if d&32 == 0 {
+			break
+		}
+	}
+	neg := v&1 == 1
+	v >>= 1
+	if neg {
+		v = -v
+	}
+	return int32(v), i, nil
+}
+
+// checkGenerated counts segments past the end of the generated source.
+func (sm *sourceMap) checkGenerated(gen []byte) int {
+	lines := bytes.Count(gen, []byte{'\n'}) + 1
+	bad := 0
+	for _, s := range sm.Segments {
+		if int(s.line) >= lines {
+			bad++
+		}
+	}
+	return bad
+}
+
+// sourcesIn returns the source indices mapped from generated positions in
+// [from, to) (line, col pairs), most segments first.
+func (sm *sourceMap) sourcesIn(fromLine, fromCol, toLine, toCol int32) []int32 {
+	lo := sort.Search(len(sm.Segments), func(i int) bool {
+		s := sm.Segments[i]
+		return s.line > fromLine || s.line == fromLine && s.col >= fromCol
+	})
+	count := map[int32]int{}
+	for i := lo; i < len(sm.Segments); i++ {
+		s := sm.Segments[i]
+		if s.line > toLine || s.line == toLine && s.col >= toCol {
+			break
+		}
+		if s.src >= 0 {
+			count[s.src]++
+		}
+	}
+	out := make([]int32, 0, len(count))
+	for k := range count {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if count[out[i]] != count[out[j]] {
+			return count[out[i]] > count[out[j]]
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+// sortSegments orders segments by generated position (index maps and
+// hand-written maps may not be ordered).
+func (sm *sourceMap) sortSegments() {
+	sort.SliceStable(sm.Segments, func(i, j int) bool {
+		a, b := sm.Segments[i], sm.Segments[j]
+		return a.line < b.line || a.line == b.line && a.col < b.col
+	})
+}
+
+// decodeDataURL decodes a data: URL's payload (base64 or percent-encoded).
+func decodeDataURL(u string) ([]byte, error) {
+	rest, ok := strings.CutPrefix(u, "data:")
+	if !ok {
+		return nil, errors.New("not a data URL")
+	}
+	meta, payload, ok := strings.Cut(rest, ",")
+	if !ok {
+		return nil, errors.New("data URL has no payload")
+	}
+	if strings.HasSuffix(meta, ";base64") {
+		b, err := base64.StdEncoding.DecodeString(payload)
+		if err != nil {
+			b, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(payload, "="))
+		}
+		return b, err
+	}
+	s, err := url.PathUnescape(payload)
+	return []byte(s), err
+}
+
+// resolveSourcePath turns a source map source into a logical path inside
+// the app, relative to the map's directory. ok is false for URLs with a
+// scheme other than file, absolute paths and paths that leave the app.
+func resolveSourcePath(mapDir, source string) (p string, ok bool) {
+	if i := strings.Index(source, "://"); i >= 0 {
+		scheme := source[:i]
+		if scheme != "file" {
+			return "", false
+		}
+		return "", false
+	}
+	if strings.HasPrefix(source, "/") || source == "" {
+		return "", false
+	}
+	joined := path.Join(mapDir, source)
+	if joined == ".." || strings.HasPrefix(joined, "../") {
+		return "", false
+	}
+	return joined, true
+}

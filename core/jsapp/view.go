@@ -1,0 +1,138 @@
+package jsapp
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"rea/core"
+)
+
+// Views of analyze_javascript_application Evidence for
+// inspect_analysis_view (CONTRACTS.md §13): the summary, one module item
+// (selector path or node_id) and stable pages of modules. Modules are
+// JavaScript assets, bundled modules and source-map originals.
+
+type jsappDoc struct {
+	InputPath      string         `json:"input_path"`
+	Format         string         `json:"format"`
+	Root           string         `json:"root_artifact_sha256"`
+	Statistics     map[string]any `json:"statistics"`
+	Electron       map[string]any `json:"electron"`
+	Coverage       map[string]any `json:"coverage"`
+	Limitations    []string       `json:"limitations"`
+	Unknowns       []any          `json:"unknowns"`
+	Semantic       map[string]any `json:"semantic_graph"`
+	Contradictions []any          `json:"integrity_contradictions"`
+	Graph          *jagGraph      `json:"graph"`
+}
+
+const jsappViewUnknowns = 50
+
+func jsappView(parent *core.Evidence, req *core.ViewRequest) (*core.ViewBody, error) {
+	var d jsappDoc
+	if err := json.Unmarshal(parent.NormalizedResult, &d); err != nil || d.Graph == nil {
+		return nil, &core.Error{Code: core.CodeEvidenceIntegrityMismatch, Message: "inspect_analysis_view: the parent is not a complete analyze_javascript_application result",
+			Details: map[string]any{"evidence_id": string(parent.EvidenceID), "reason": "wrong_operation", "expected": "complete analyze_javascript_application result", "actual": "other"}}
+	}
+	body := &core.ViewBody{Limitations: append([]string{}, d.Limitations...)}
+	switch req.Kind {
+	case "summary":
+		var semCov any
+		if d.Semantic != nil {
+			semCov = d.Semantic["coverage"]
+		}
+		body.Key = "summary"
+		body.Value = map[string]any{"input_path": d.InputPath, "format": d.Format, "root_artifact_sha256": d.Root,
+			"statistics": d.Statistics, "electron": d.Electron, "coverage": d.Coverage, "semantic_coverage": semCov,
+			"limitation_count": len(parent.Limitations) + len(d.Limitations), "unknown_count": len(d.Unknowns),
+			"integrity_contradiction_count": len(d.Contradictions)}
+		body.Coverage = core.WholeCoverage()
+		body.Unknowns = d.Unknowns
+		if len(body.Unknowns) > jsappViewUnknowns {
+			body.Unknowns = body.Unknowns[:jsappViewUnknowns]
+			body.Limitations = append(body.Limitations, fmt.Sprintf("The summary lists the first %d of %d unknowns; the parent holds all of them.", jsappViewUnknowns, len(d.Unknowns)))
+		}
+		return body, nil
+	case "item", "page":
+		if req.Collection != "modules" {
+			return nil, core.ViewInvalid("analyze_javascript_application Evidence has one collection, modules", "collection")
+		}
+	default:
+		return nil, core.ViewInvalid("analyze_javascript_application Evidence has summary, item and page views", "kind")
+	}
+	mods := jsappModules(d.Graph)
+	if req.Kind == "page" {
+		start, end, cov := core.PageOf(len(mods), req.Offset, req.Limit)
+		items := make([]any, 0, end-start)
+		for _, n := range mods[start:end] {
+			items = append(items, n)
+		}
+		body.Key, body.Value, body.Coverage = "items", items, cov
+		return body, nil
+	}
+	var found []*jagNode
+	if id, ok := req.Selector["node_id"].(string); ok {
+		for _, n := range mods {
+			if n.NodeID == id {
+				found = append(found, n)
+			}
+		}
+	} else if p, ok := req.Selector["path"].(string); ok {
+		for _, n := range mods {
+			if moduleRef(n) == p {
+				found = append(found, n)
+			}
+		}
+	} else {
+		return nil, core.ViewInvalid("module items are selected by path or node_id", "selector")
+	}
+	switch len(found) {
+	case 0:
+		return nil, core.ViewInvalid("no module matches the selector", "selector")
+	case 1:
+	default:
+		ids := make([]string, len(found))
+		for i, n := range found {
+			ids[i] = n.NodeID
+		}
+		return nil, core.ViewInvalid(fmt.Sprintf("%d modules match the path; select one by node_id: %v", len(found), ids), "selector")
+	}
+	body.Key, body.Value, body.Coverage = "item", found[0], core.WholeCoverage()
+	return body, nil
+}
+
+// jsappModules lists assets, bundled modules and source modules in a stable
+// order: by kind, then by path, then by node_id.
+func jsappModules(g *jagGraph) []*jagNode {
+	rank := map[string]int{"javascript-asset": 0, "javascript-module": 1, "source-module": 2}
+	var out []*jagNode
+	for _, n := range g.Nodes {
+		if _, ok := rank[n.Kind]; ok {
+			out = append(out, n)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if rank[a.Kind] != rank[b.Kind] {
+			return rank[a.Kind] < rank[b.Kind]
+		}
+		if ra, rb := moduleRef(a), moduleRef(b); ra != rb {
+			return ra < rb
+		}
+		return a.NodeID < b.NodeID
+	})
+	return out
+}
+
+// moduleRef is the path a module is selected by: the observed path, the
+// bundled module id, or the original source-map reference.
+func moduleRef(n *jagNode) string {
+	switch n.Kind {
+	case "javascript-asset":
+		return n.propString("path")
+	case "javascript-module":
+		return n.propString("module_id")
+	}
+	return n.propString("original_source")
+}

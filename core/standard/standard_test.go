@@ -1,0 +1,57 @@
+package standard_test
+
+import (
+	"testing"
+
+	"rea/core"
+	"rea/core/standard"
+)
+
+func TestCatalogAssembles(t *testing.T) {
+	cat, err := standard.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cat.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(cat.Operations()), len(standard.Operations()); got != want {
+		t.Fatalf("catalog has %d operations, the families declare %d", got, want)
+	}
+}
+
+// A family's viewers and summarizers are for its own operations.
+func TestFamiliesOwnTheirViewers(t *testing.T) {
+	names := map[string]bool{}
+	for _, f := range standard.Families() {
+		if f.Name == "" || names[f.Name] {
+			t.Fatalf("family name %q is empty or repeated", f.Name)
+		}
+		names[f.Name] = true
+		own := map[string]bool{}
+		for _, op := range f.Operations {
+			own[op.Name] = true
+		}
+		for op := range f.Viewers {
+			if !own[op] {
+				t.Errorf("family %s has a viewer for %s, which it does not declare", f.Name, op)
+			}
+		}
+		for op := range f.Summarizers {
+			if !own[op] {
+				t.Errorf("family %s has a summarizer for %s, which it does not declare", f.Name, op)
+			}
+		}
+	}
+}
+
+func TestAssembleRejectsDuplicates(t *testing.T) {
+	fams := standard.Families()
+	if _, err := core.Assemble(append(fams, fams[1])...); err == nil {
+		t.Fatal("a family assembled twice was accepted")
+	}
+	v := core.Family{Name: "again", Viewers: map[string]core.Viewer{"analyze_function": nil}}
+	if _, err := core.Assemble(append(standard.Families(), v)...); err == nil {
+		t.Fatal("a second viewer for analyze_function was accepted")
+	}
+}

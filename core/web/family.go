@@ -1,0 +1,12 @@
+// Package web is rea's web capture comparison family: compare_web_captures
+// over supplied passive or scenario captures.
+package web
+
+import (
+	"rea/core"
+)
+
+// webFamily is the comparison of supplied web captures.
+func Family() core.Family {
+	return core.Family{Name: "web", Operations: webOperations()}
+}
