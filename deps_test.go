@@ -27,6 +27,7 @@ import (
 //	                   core, never another adapter
 //	adapters/hosts     ports + go-toml (agent hosts' configuration files)
 //	adapters/pty       ports + supervisor + creack/pty + charmbracelet/x/vt (process capture)
+//	adapters/gdbremote ports + supervisor (native call tracing under gdbserver)
 //	adapters/mcp       core + ports + go-sdk
 //	adapters/cli       core + ports + kong
 //	cmd/               wiring only: rea's own packages (no go-sdk, no kong)
@@ -60,6 +61,7 @@ var policy = []struct {
 	{"rea/adapters/cdp", []string{"rea/ports", "rea/adapters/cdp/", "github.com/chromedp/", "rea/supervisor"}, engineTests},
 	{"rea/adapters/hosts", []string{"rea/ports", "github.com/pelletier/go-toml/v2"}, engineTests},
 	{"rea/adapters/pty", []string{"rea/ports", "rea/supervisor", "github.com/creack/pty", "github.com/charmbracelet/x/vt"}, engineTests},
+	{"rea/adapters/gdbremote", []string{"rea/ports", "rea/supervisor"}, engineTests},
 	{"rea/adapters/", []string{"rea/ports", "rea/supervisor"}, engineTests}, // any future engine
 	// cmd/rea's end-to-end tests are MCP clients, so its tests may use go-sdk.
 	{"rea/cmd/", []string{"rea/"}, []string{"github.com/modelcontextprotocol/go-sdk/", "github.com/matryer/is"}},

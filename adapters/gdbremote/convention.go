@@ -1,0 +1,104 @@
+package gdbremote
+
+import (
+	"fmt"
+
+	"rea/ports"
+)
+
+// convention is where a calling convention keeps what a trace reads, by the
+// register names of the target description.
+type convention struct {
+	name ports.CallingConvention
+	args []string
+	ret  string
+	pc   string
+	sp   string
+	// lr is the link register holding the return address at entry; "" means
+	// the return address is the word at sp.
+	lr string
+	// g is the register holding the current goroutine (Go only): returns are
+	// matched by goroutine, since a goroutine may move between threads and
+	// its stack may move.
+	g string
+	// spAfterReturn is sp at the return address minus sp at entry.
+	spAfterReturn uint64
+	// bpKind is the Z0 kind (breakpoint instruction length).
+	bpKind int
+}
+
+func conventionFor(arch string, name ports.CallingConvention) (convention, error) {
+	switch arch {
+	case "x86-64":
+		c := convention{pc: "rip", sp: "rsp", ret: "rax", spAfterReturn: 8, bpKind: 1}
+		switch name {
+		case "", ports.ConventionSysV:
+			c.name = ports.ConventionSysV
+			c.args = []string{"rdi", "rsi", "rdx", "rcx", "r8", "r9"}
+		case ports.ConventionGo:
+			c.name = name
+			c.args = []string{"rax", "rbx", "rcx", "rdi", "rsi", "r8", "r9", "r10", "r11"}
+			c.g = "r14"
+		default:
+			return convention{}, fmt.Errorf("calling convention %q on %s: %w", name, arch, ports.ErrUnsupported)
+		}
+		return c, nil
+	case "arm64":
+		c := convention{pc: "pc", sp: "sp", ret: "x0", lr: "x30", bpKind: 4}
+		switch name {
+		case "", ports.ConventionAAPCS64:
+			c.name = ports.ConventionAAPCS64
+			c.args = regRange("x", 0, 8)
+		case ports.ConventionGo:
+			c.name = name
+			c.args = regRange("x", 0, 16)
+			c.g = "x28"
+		default:
+			return convention{}, fmt.Errorf("calling convention %q on %s: %w", name, arch, ports.ErrUnsupported)
+		}
+		return c, nil
+	}
+	return convention{}, fmt.Errorf("architecture %q: %w", arch, ports.ErrUnsupported)
+}
+
+func regRange(prefix string, from, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s%d", prefix, from+i)
+	}
+	return out
+}
+
+// needed lists every register a stop reads.
+func (c convention) needed() []string {
+	out := append([]string{c.pc, c.sp, c.ret}, c.args...)
+	if c.lr != "" {
+		out = append(out, c.lr)
+	}
+	if c.g != "" {
+		out = append(out, c.g)
+	}
+	return out
+}
+
+// gdbSignals names GDB's signal numbers (the protocol's, not the host's).
+var gdbSignals = map[int]string{
+	1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT",
+	7: "SIGEMT", 8: "SIGFPE", 9: "SIGKILL", 10: "SIGBUS", 11: "SIGSEGV", 12: "SIGSYS",
+	13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM", 16: "SIGURG", 17: "SIGSTOP",
+	18: "SIGTSTP", 19: "SIGCONT", 20: "SIGCHLD", 21: "SIGTTIN", 22: "SIGTTOU",
+	23: "SIGIO", 24: "SIGXCPU", 25: "SIGXFSZ", 26: "SIGVTALRM", 27: "SIGPROF",
+	28: "SIGWINCH", 30: "SIGUSR1", 31: "SIGUSR2", 32: "SIGPWR",
+}
+
+func signalName(n int) string {
+	if s, ok := gdbSignals[n]; ok {
+		return s
+	}
+	return fmt.Sprintf("signal %d", n)
+}
+
+// passSignals are delivered to the program without a stop: they are part of
+// normal operation (Go's preemption uses SIGURG, timers use SIGALRM and
+// SIGPROF) and only cost round trips when reported.
+const passSignals = "QPassSignals:0e;10;14;17;1a;1b;1c;1e;1f"

@@ -1,0 +1,177 @@
+package gdbremote_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"rea/adapters/gdbremote"
+	"rea/ports"
+)
+
+func firstArgs(hits []ports.TraceHit, name string) []uint64 {
+	var out []uint64
+	for _, h := range hits {
+		if h.Name == name {
+			out = append(out, h.Arguments[0].Value)
+		}
+	}
+	return out
+}
+
+func TestTraceCFixture(t *testing.T) {
+	needServer(t)
+	cases := []struct {
+		name  string
+		flags []string
+		strip bool
+	}{
+		{"pie", []string{"-pie", "-fPIE"}, false},
+		{"pie-stripped", []string{"-pie", "-fPIE"}, true},
+		{"no-pie", []string{"-no-pie", "-fno-pie"}, false},
+		{"no-pie-stripped", []string{"-no-pie", "-fno-pie"}, true},
+		{"static", []string{"-static"}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			bin := buildC(t, "calls.c", "calls", tc.flags...)
+			target, fact := symbol(t, bin, "target"), symbol(t, bin, "fact")
+			if tc.strip {
+				bin = stripped(t, bin)
+			}
+			id := runID(t)
+			defer noneLeft(t, id)
+			tr := gdbremote.New(nil)
+			debugTap(t, tr)
+			res, err := tr.TraceCalls(context.Background(), ports.TraceRequest{
+				Launch:      &ports.TraceLaunch{Path: bin, Args: []string{"3"}},
+				Breakpoints: []ports.TraceBreakpoint{{Address: target, Name: "target"}, {Address: fact, Name: "fact"}},
+				RunID:       id,
+				MaxDuration: 5 * time.Second,
+			})
+			is.NoErr(err)
+			is.Equal(res.Coverage.StopReason, ports.TraceStopExited)
+			is.True(res.Exit != nil && res.Exit.Code != nil)
+			is.Equal(*res.Exit.Code, 3)
+			is.Equal(firstArgs(res.Hits, "target"), []uint64{1, 2, 3, 4, 5})
+			is.Equal(firstArgs(res.Hits, "fact"), []uint64{5, 4, 3, 2, 1})
+			for _, h := range res.Hits {
+				is.True(h.Returned)
+				switch h.Name {
+				case "target":
+					a := h.Arguments
+					is.Equal(h.Arguments[1].Value, a[0].Value+1)
+					is.Equal(h.ReturnValue, a[0].Value*100+a[1].Value*10+a[2].Value)
+					is.Equal(h.CallerModule, bin)
+				case "fact":
+					want := uint64(1)
+					for i := uint64(2); i <= h.Arguments[0].Value; i++ {
+						want *= i
+					}
+					is.Equal(h.ReturnValue, want)
+				}
+			}
+			// Recursion: the innermost call returns first.
+			var facts []ports.TraceHit
+			for _, h := range res.Hits {
+				if h.Name == "fact" {
+					facts = append(facts, h)
+				}
+			}
+			for i := 1; i < len(facts); i++ {
+				is.True(facts[i].ReturnSequence < facts[i-1].ReturnSequence)
+				is.Equal(facts[i].ReturnAddress, facts[1].ReturnAddress) // the recursive call site
+			}
+			is.Equal(res.Coverage.ReturnsMissing, 0)
+			is.Equal(len(res.Coverage.Threads), 1)
+			is.Equal(res.Lineage.Status, ports.LineageVerified)
+			bias := res.Modules[0].LoadBias
+			if tc.name == "pie" || tc.name == "pie-stripped" {
+				is.True(bias != 0)
+			} else {
+				is.Equal(bias, uint64(0))
+			}
+			is.Equal(res.Breakpoints[0].RuntimeAddress, target+bias)
+		})
+	}
+}
+
+func traceOne(t *testing.T, bin string, bps []ports.TraceBreakpoint, conv ports.CallingConvention) (*ports.TraceResult, error) {
+	t.Helper()
+	id := runID(t)
+	t.Cleanup(func() { noneLeft(t, id) })
+	tr := gdbremote.New(nil)
+	debugTap(t, tr)
+	return tr.TraceCalls(context.Background(), ports.TraceRequest{
+		Launch:      &ports.TraceLaunch{Path: bin},
+		Breakpoints: bps,
+		Convention:  conv,
+		RunID:       id,
+		MaxDuration: 20 * time.Second,
+	})
+}
+
+func TestTraceThreads(t *testing.T) {
+	needServer(t)
+	is := is.New(t)
+	bin := buildC(t, "threads.c", "threads", "-pthread")
+	res, err := traceOne(t, bin, []ports.TraceBreakpoint{{Address: symbol(t, bin, "target"), Name: "target"}}, "")
+	is.NoErr(err)
+	is.Equal(*res.Exit.Code, 0)
+	got := firstArgs(res.Hits, "target")
+	sort.Slice(got, func(i, j int) bool { return got[i] < got[j] })
+	is.Equal(got, []uint64{10, 11, 12, 13})
+	for _, h := range res.Hits {
+		is.True(h.Returned)
+		is.Equal(h.ReturnValue, h.Arguments[0].Value*3+7)
+		is.True(h.ThreadID != res.ProcessID) // worker threads, not the main one
+	}
+	is.Equal(len(res.Coverage.Threads), 4)
+}
+
+func TestTraceFork(t *testing.T) {
+	needServer(t)
+	is := is.New(t)
+	bin := buildC(t, "forks.c", "forks")
+	res, err := traceOne(t, bin, []ports.TraceBreakpoint{{Address: symbol(t, bin, "target"), Name: "target"}}, "")
+	is.NoErr(err)
+	is.Equal(*res.Exit.Code, 0)
+	// The child's call (2) is not traced; it survived its copy of the
+	// breakpoint and exited 7, which the parent passes on.
+	is.Equal(firstArgs(res.Hits, "target"), []uint64{1, 3})
+	is.Equal(res.Hits[1].Arguments[1].Value, uint64(7))
+	is.Equal(len(res.Coverage.ForksNotFollowed), 1)
+	is.True(res.Coverage.ForksNotFollowed[0] != res.ProcessID)
+	is.True(strings.Contains(strings.Join(res.Coverage.Notes, "\n"), "forked child"))
+}
+
+func TestTraceGo(t *testing.T) {
+	needServer(t)
+	is := is.New(t)
+	bin := filepath.Join(t.TempDir(), "goprog")
+	cmd := exec.Command("go", "build", "-o", bin, "./testdata/goprog/main.go")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	res, err := traceOne(t, bin, []ports.TraceBreakpoint{{Address: symbol(t, bin, "main.Target"), Name: "main.Target"}}, ports.ConventionGo)
+	is.NoErr(err)
+	is.Equal(*res.Exit.Code, 0)
+	is.Equal(res.Convention, ports.ConventionGo)
+	is.Equal(firstArgs(res.Hits, "main.Target"), []uint64{1, 2, 3})
+	for _, h := range res.Hits {
+		is.Equal(h.Arguments[0].Name, "rax")
+		is.Equal(h.Arguments[1].Value, h.Arguments[0].Value+1) // rbx
+		is.Equal(h.Arguments[2].Value, h.Arguments[0].Value+2) // rcx
+		is.True(h.Returned)
+		is.Equal(h.ReturnValue, h.Arguments[0].Value*100+h.Arguments[1].Value*10+h.Arguments[2].Value)
+	}
+}

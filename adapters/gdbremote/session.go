@@ -1,0 +1,773 @@
+package gdbremote
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"rea/ports"
+)
+
+// session is one trace over one connection.
+type session struct {
+	req    ports.TraceRequest
+	target *elfInfo // the launched executable; nil until known for an attach
+	cl     *client
+	ep     endpoint
+	res    *ports.TraceResult
+	stopOp string
+
+	td   *tdesc
+	conv convention
+	pid  int64
+	main threadID // the thread of the first stop
+
+	bps     map[uint64]*breakpoint // inserted, by runtime address
+	pending map[uint64][]pendingReturn
+	stops   int
+	threads map[int]bool
+	exited  bool
+	// over is a thread stopped at a breakpoint that must step past it
+	// before the program runs on; sig is the signal the next resume gives
+	// sigThread.
+	over      *stepOver
+	sig       int
+	sigThread threadID
+	alive     bool // the program is running or stopped under the server
+	traps     int  // SIGTRAP stops no breakpoint explains
+	// reentries counts stops at an entry by an activation already recorded.
+	reentries int
+}
+
+// breakpoint is an inserted Z0 breakpoint: the request breakpoints placed
+// there and the returns it waits for.
+type breakpoint struct {
+	requests []int
+	returns  int
+}
+
+type stepOver struct {
+	thread threadID
+	addr   uint64
+}
+
+// pendingReturn is a recorded hit waiting for its return.
+type pendingReturn struct {
+	hit    int
+	thread threadID
+	sp     uint64 // expected at the return address
+	g      uint64
+}
+
+func (s *session) trace(ctx context.Context) error {
+	s.pending = map[uint64][]pendingReturn{}
+	s.threads = map[int]bool{}
+	ports.Observe(ctx, "launch", "connecting to the debugger server")
+	if err := s.cl.handshake(ctx); err != nil {
+		return err
+	}
+	first, err := s.queryStop(ctx)
+	if err != nil {
+		return err
+	}
+	s.alive = true
+	s.main = first.thread
+	s.pid = first.thread.PID
+	if s.pid <= 0 {
+		s.pid = first.thread.TID
+	}
+	s.res.ProcessID = int(s.pid)
+	if s.td, err = loadTdesc(ctx, s.cl); err != nil {
+		return err
+	}
+	arch, err := s.td.archName()
+	if err != nil {
+		return fmt.Errorf("%w: %w", ports.ErrTargetNotExecutable, err)
+	}
+	s.res.Architecture = arch
+	if s.conv, err = conventionFor(arch, s.req.Convention); err != nil {
+		return err
+	}
+	s.res.Convention = s.conv.name
+	for _, r := range s.conv.needed() {
+		if _, ok := s.td.reg(r); !ok {
+			return protoErr("target description has no register %q", r)
+		}
+	}
+	// Not every server passes signals quietly; then they are passed on at
+	// each stop instead.
+	_ = s.cl.requestOK(ctx, passSignals)
+
+	s.stopOp = "breakpoint"
+	if err := s.relocate(ctx); err != nil {
+		return err
+	}
+	if err := s.insertAll(ctx); err != nil {
+		return err
+	}
+	s.res.Lineage = s.ep.lineage(ctx)
+	s.stopOp = "trace"
+	return s.run(ctx)
+}
+
+// queryStop asks why the program is stopped (the launch or attach stop).
+func (s *session) queryStop(ctx context.Context) (stopReply, error) {
+	if err := s.cl.sendExpecting(ctx, "?"); err != nil {
+		return stopReply{}, err
+	}
+	st, err := s.cl.wait(ctx)
+	if err != nil {
+		return stopReply{}, err
+	}
+	if st.kind != stopSignal {
+		return stopReply{}, fmt.Errorf("%w: the program ended before the trace began", ports.ErrTargetNotExecutable)
+	}
+	return st, nil
+}
+
+// relocate finds the load bias of the main executable (from the auxiliary
+// vector's entry point) and, when a breakpoint names a library, runs the
+// program to its entry point and reads the loader's library list.
+func (s *session) relocate(ctx context.Context) error {
+	if s.target == nil {
+		// Attached: the server names the executable.
+		name, err := s.cl.xfer(ctx, "exec-file", strconv.FormatInt(s.pid, 16))
+		if err != nil {
+			return fmt.Errorf("executable of pid %d: %w", s.pid, err)
+		}
+		if s.target, err = readELF(string(name)); err != nil {
+			return err
+		}
+	}
+	if s.target.arch != s.res.Architecture {
+		return fmt.Errorf("%s is %s but the server debugs %s: %w", s.target.path, s.target.arch, s.res.Architecture, ports.ErrTargetNotExecutable)
+	}
+	auxv, err := s.cl.xfer(ctx, "auxv", "")
+	if err != nil {
+		return fmt.Errorf("auxiliary vector: %w", err)
+	}
+	entry, ok := auxvEntry(auxv)
+	if !ok {
+		return protoErr("auxiliary vector has no AT_ENTRY")
+	}
+	mainBias := entry - s.target.entry
+	s.res.Modules = append(s.res.Modules, ports.TraceModule{Name: "", Path: s.target.path, LoadBias: mainBias})
+
+	needLibs := false
+	for _, b := range s.req.Breakpoints {
+		needLibs = needLibs || b.Module != ""
+	}
+	if !needLibs {
+		return nil
+	}
+	if s.req.Launch != nil {
+		if err := s.runTo(ctx, entry); err != nil {
+			return err
+		}
+	}
+	libs, err := s.cl.xfer(ctx, "libraries-svr4", "")
+	if err != nil {
+		return fmt.Errorf("library list: %w", err)
+	}
+	mods, err := parseLibraries(libs)
+	if err != nil {
+		return err
+	}
+	for _, m := range mods {
+		if m.Name != "" {
+			s.res.Modules = append(s.res.Modules, m)
+		}
+	}
+	return nil
+}
+
+// runTo runs a just-launched program to addr (its entry point), where the
+// loader has mapped every library it needs.
+func (s *session) runTo(ctx context.Context, addr uint64) error {
+	if err := s.cl.insertBreakpoint(ctx, addr, s.conv.bpKind); err != nil {
+		if !isReply(err) {
+			return err
+		}
+		return fmt.Errorf("entry point %#x: %w", addr, ports.ErrAddressNotMapped)
+	}
+	for {
+		if err := s.cl.resume(ctx, s.main, 0); err != nil {
+			return err
+		}
+		st, err := s.cl.wait(ctx)
+		if err != nil {
+			return err
+		}
+		if st.kind != stopSignal {
+			s.exit(st)
+			return fmt.Errorf("%w: the program ended before its entry point", ports.ErrTargetNotExecutable)
+		}
+		if st.signal == 5 {
+			pc, err := s.readPC(ctx, st)
+			if err != nil {
+				return err
+			}
+			if pc == addr {
+				return s.cl.removeBreakpoint(ctx, addr, s.conv.bpKind)
+			}
+		}
+	}
+}
+
+func (s *session) readPC(ctx context.Context, st stopReply) (uint64, error) {
+	r, _ := s.td.reg(s.conv.pc)
+	if b, ok := st.registers[r.number]; ok && len(b) == 8 {
+		return binary.LittleEndian.Uint64(b), nil
+	}
+	b, err := s.cl.readRegister(ctx, st.thread, r.number)
+	if err != nil {
+		return 0, err
+	}
+	if len(b) != 8 {
+		return 0, protoErr("pc is %d bytes", len(b))
+	}
+	return binary.LittleEndian.Uint64(b), nil
+}
+
+func auxvEntry(b []byte) (uint64, bool) {
+	for i := 0; i+16 <= len(b); i += 16 {
+		k := binary.LittleEndian.Uint64(b[i:])
+		v := binary.LittleEndian.Uint64(b[i+8:])
+		switch k {
+		case 0:
+			return 0, false
+		case 9: // AT_ENTRY
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+// parseLibraries reads qXfer:libraries-svr4: each library's name and l_addr,
+// which is its load bias.
+func parseLibraries(b []byte) ([]ports.TraceModule, error) {
+	var doc struct {
+		Libraries []struct {
+			Name  string `xml:"name,attr"`
+			LAddr string `xml:"l_addr,attr"`
+		} `xml:"library"`
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		return nil, protoErr("library list: %v", err)
+	}
+	var out []ports.TraceModule
+	for _, l := range doc.Libraries {
+		if len(out) >= 4096 {
+			break
+		}
+		bias, err := strconv.ParseUint(strings.TrimPrefix(l.LAddr, "0x"), 16, 64)
+		if err != nil {
+			return nil, protoErr("library %q: bad l_addr", short(l.Name))
+		}
+		out = append(out, ports.TraceModule{Name: l.Name, Path: l.Name, LoadBias: bias})
+	}
+	return out, nil
+}
+
+// module finds the module a breakpoint names: "" is the main executable; a
+// library matches by path or by file name.
+func (s *session) module(name string) (ports.TraceModule, bool) {
+	for _, m := range s.res.Modules {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	if name == "" {
+		return ports.TraceModule{}, false
+	}
+	for _, m := range s.res.Modules {
+		if m.Name != "" && path.Base(m.Name) == path.Base(name) {
+			return m, true
+		}
+	}
+	return ports.TraceModule{}, false
+}
+
+// insertAll places every requested breakpoint, checking first that its
+// address is mapped.
+func (s *session) insertAll(ctx context.Context) error {
+	for i, b := range s.req.Breakpoints {
+		m, ok := s.module(b.Module)
+		if !ok {
+			return fmt.Errorf("module %q is not loaded: %w", b.Module, ports.ErrAddressNotMapped)
+		}
+		rt := b.Address + m.LoadBias
+		s.res.Breakpoints = append(s.res.Breakpoints, ports.TraceResolved{Address: b.Address, RuntimeAddress: rt, Module: m.Name, Name: b.Name})
+		if bp := s.bps[rt]; bp != nil {
+			bp.requests = append(bp.requests, i)
+			continue
+		}
+		if _, err := s.cl.readMemory(ctx, rt, 1); err != nil {
+			if !isReply(err) {
+				return err
+			}
+			return fmt.Errorf("breakpoint %d at %#x (runtime %#x): %w", i, b.Address, rt, ports.ErrAddressNotMapped)
+		}
+		if err := s.cl.insertBreakpoint(ctx, rt, s.conv.bpKind); err != nil {
+			var er *errorReply
+			if errors.As(err, &er) {
+				return fmt.Errorf("breakpoint %d at %#x (runtime %#x): %w: %v", i, b.Address, rt, ports.ErrAddressNotMapped, err)
+			}
+			return err
+		}
+		s.bps[rt] = &breakpoint{requests: []int{i}}
+	}
+	return nil
+}
+
+// run resumes and handles stops until the program exits or a limit ends the
+// trace.
+func (s *session) run(ctx context.Context) error {
+	tctx, cancel := context.WithTimeout(ctx, s.req.MaxDuration)
+	defer cancel()
+	for s.stops < maxStops {
+		var st stopReply
+		var err error
+		if s.over != nil {
+			st, err = s.stepOver(tctx)
+		} else {
+			err = s.cl.resume(tctx, s.sigThread, s.sig)
+			if err == nil {
+				st, err = s.cl.wait(tctx)
+			}
+		}
+		if err != nil {
+			return s.limit(ctx, tctx, err)
+		}
+		s.stops++
+		if s.stops%64 == 0 {
+			ports.Observe(ctx, "trace", fmt.Sprintf("%d stops, %d hits recorded", s.stops, len(s.res.Hits)))
+		}
+		done, err := s.handle(tctx, st)
+		if err != nil {
+			return s.limit(ctx, tctx, err)
+		}
+		if done {
+			return nil
+		}
+	}
+	s.res.Coverage.Notes = append(s.res.Coverage.Notes, fmt.Sprintf("stopped after %d stops", maxStops))
+	return nil
+}
+
+// handle acts on one stop; done means the program exited.
+func (s *session) handle(ctx context.Context, st stopReply) (done bool, err error) {
+	s.sigThread, s.sig = st.thread, 0
+	switch {
+	case st.kind == stopExited || st.kind == stopKilled:
+		if st.pid != 0 && st.pid != s.pid {
+			return false, nil // a child we detached from
+		}
+		s.exit(st)
+		return true, nil
+	case st.fork != nil:
+		s.res.Coverage.ForksNotFollowed = append(s.res.Coverage.ForksNotFollowed, int(st.fork.PID))
+		return false, s.detachChild(ctx, *st.fork)
+	case st.signal == 5:
+		return false, s.onTrap(ctx, st)
+	case st.signal == 0:
+	default:
+		s.sig = st.signal
+	}
+	return false, nil
+}
+
+// detachChild lets a forked child run untraced. Its memory is a copy of the
+// parent's, breakpoints included, so they are removed from the child first
+// (the server applies z0 to the process of the selected thread).
+func (s *session) detachChild(ctx context.Context, child threadID) error {
+	if err := s.cl.selectThread(ctx, child); err != nil {
+		return err
+	}
+	for _, addr := range s.inserted() {
+		if err := s.cl.removeBreakpoint(ctx, addr, s.conv.bpKind); err != nil && !isReply(err) {
+			return err
+		}
+	}
+	s.cl.selected = ""
+	return s.cl.requestOK(ctx, "D;"+strconv.FormatInt(child.PID, 16))
+}
+
+// inserted lists the inserted breakpoint addresses in order, so the packets
+// a trace sends do not depend on map order.
+func (s *session) inserted() []uint64 {
+	out := make([]uint64, 0, len(s.bps))
+	for a := range s.bps {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// stepOver moves the thread stopped at a breakpoint past it: the server
+// leaves a client's breakpoints to the client, so it is removed, the thread
+// alone steps one instruction, and it is inserted again.
+func (s *session) stepOver(ctx context.Context) (stopReply, error) {
+	over := *s.over
+	s.over = nil
+	if err := s.cl.removeBreakpoint(ctx, over.addr, s.conv.bpKind); err != nil {
+		return stopReply{}, err
+	}
+	if err := s.cl.step(ctx, over.thread); err != nil {
+		return stopReply{}, err
+	}
+	st, err := s.cl.wait(ctx)
+	if err != nil {
+		return stopReply{}, err
+	}
+	if s.bps[over.addr] != nil && s.alive {
+		if err := s.cl.insertBreakpoint(ctx, over.addr, s.conv.bpKind); err != nil {
+			return stopReply{}, err
+		}
+	}
+	if st.kind == stopSignal && st.signal == 5 {
+		// The step's own stop: not a breakpoint unless it landed on one.
+		pc, err := s.readPC(ctx, st)
+		if err != nil {
+			return stopReply{}, err
+		}
+		if s.bps[pc] == nil {
+			st.signal = 0
+		}
+	}
+	return st, nil
+}
+
+// limit turns a wait ended by the time limit or by ctx into a stopped
+// program and a stop reason; any other error is returned.
+func (s *session) limit(ctx, tctx context.Context, err error) error {
+	if tctx.Err() == nil || !(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
+		return err
+	}
+	// Stop the running program so it can be killed or released cleanly.
+	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if !s.cl.running {
+		return s.stopped(ctx)
+	}
+	if ierr := s.cl.c.interrupt(); ierr != nil {
+		return ierr
+	}
+	for {
+		st, werr := s.cl.wait(ictx)
+		if werr != nil {
+			return werr
+		}
+		if st.kind == stopExited || st.kind == stopKilled {
+			if st.pid == 0 || st.pid == s.pid {
+				s.exit(st)
+				break
+			}
+			continue
+		}
+		break // the interrupt stop (or a stop that raced with it)
+	}
+	return s.stopped(ctx)
+}
+
+// stopped sets the stop reason once a limit or ctx ended the trace.
+func (s *session) stopped(ctx context.Context) error {
+	if ctx.Err() != nil {
+		s.res.Coverage.StopReason = ports.TraceStopCancelled
+		return ctx.Err()
+	}
+	if s.res.Exit == nil {
+		s.res.Coverage.StopReason = ports.TraceStopTimeLimit
+	}
+	return nil
+}
+
+// exit records how the program ended.
+func (s *session) exit(st stopReply) {
+	s.alive = false
+	s.exited = true
+	s.res.Coverage.StopReason = ports.TraceStopExited
+	switch st.kind {
+	case stopExited:
+		code := st.signal
+		s.res.Exit = &ports.TraceExit{Code: &code}
+	case stopKilled:
+		s.res.Exit = &ports.TraceExit{Signal: signalName(st.signal)}
+	}
+}
+
+// onTrap handles a SIGTRAP stop: a return, a hit, or neither.
+func (s *session) onTrap(ctx context.Context, st stopReply) error {
+	pc, err := s.readPC(ctx, st)
+	if err != nil {
+		return err
+	}
+	bp := s.bps[pc]
+	if bp == nil {
+		if !st.swbreak {
+			s.traps++
+		}
+		return nil
+	}
+	s.over = &stepOver{thread: st.thread, addr: pc}
+	var regs map[string]uint64
+	read := func() error {
+		if regs != nil {
+			return nil
+		}
+		regs, err = s.readRegs(ctx, st.thread)
+		return err
+	}
+	if bp.returns > 0 {
+		if err := read(); err != nil {
+			return err
+		}
+		if err := s.onReturn(ctx, pc, bp, st.thread, regs); err != nil {
+			return err
+		}
+	}
+	if len(bp.requests) == 0 {
+		return nil
+	}
+	if len(s.res.Hits) >= s.req.MaxHits {
+		s.res.Coverage.HitsDropped += len(bp.requests)
+		return nil
+	}
+	if err := read(); err != nil {
+		return err
+	}
+	s.threads[int(st.thread.TID)] = true
+	sp := regs[s.conv.sp]
+	var ra uint64
+	if s.conv.lr != "" {
+		ra = regs[s.conv.lr]
+	} else if ra, err = s.cl.readWord(ctx, sp); err != nil {
+		return err
+	}
+	args := make([]ports.TraceRegister, len(s.conv.args))
+	for i, name := range s.conv.args {
+		args[i] = ports.TraceRegister{Name: name, Value: regs[name]}
+	}
+	if s.reentered(ra, st.thread, sp, regs) {
+		// The same activation stopped at its entry again: a signal handler
+		// (Go's preemption) ran during the step over the breakpoint and
+		// returned to the entry. Not a new call.
+		s.reentries++
+		return nil
+	}
+	caller, callerMod := ra, ""
+	for _, m := range s.res.Modules {
+		if m.Name == "" && s.inMain(ra) {
+			caller, callerMod = ra-m.LoadBias, m.Path
+		}
+	}
+	for _, i := range bp.requests {
+		if len(s.res.Hits) >= s.req.MaxHits {
+			s.res.Coverage.HitsDropped++
+			continue
+		}
+		b := s.res.Breakpoints[i]
+		h := ports.TraceHit{
+			Sequence:       len(s.res.Hits),
+			Breakpoint:     i,
+			Name:           b.Name,
+			Address:        b.Address,
+			RuntimeAddress: b.RuntimeAddress,
+			ProcessID:      int(s.pid),
+			ThreadID:       int(st.thread.TID),
+			Arguments:      args,
+			StackPointer:   sp,
+			ReturnAddress:  ra,
+			Caller:         caller,
+			CallerModule:   callerMod,
+			ReturnSequence: -1,
+		}
+		s.res.Hits = append(s.res.Hits, h)
+		if err := s.expectReturn(ctx, ra, pendingReturn{hit: h.Sequence, thread: st.thread, sp: sp + s.conv.spAfterReturn, g: regs[s.conv.g]}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inMain reports whether a runtime address lies in the main executable's
+// image, judged by the loaded segments of its file.
+func (s *session) inMain(addr uint64) bool {
+	bias := s.res.Modules[0].LoadBias
+	for _, seg := range s.target.segments {
+		if addr-bias >= seg[0] && addr-bias < seg[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// reentered reports whether a call still waiting for its return has the same
+// return address, stack pointer and thread (goroutine for Go): only the same
+// activation can, since a nested call has a lower stack pointer.
+func (s *session) reentered(ra uint64, t threadID, sp uint64, regs map[string]uint64) bool {
+	for _, p := range s.pending[ra] {
+		if p.sp != sp+s.conv.spAfterReturn {
+			continue
+		}
+		if s.conv.g != "" && p.g == regs[s.conv.g] || s.conv.g == "" && p.thread == t {
+			return true
+		}
+	}
+	return false
+}
+
+// expectReturn waits for a hit's return with a breakpoint at its return
+// address (shared by every pending return there).
+func (s *session) expectReturn(ctx context.Context, ra uint64, p pendingReturn) error {
+	bp := s.bps[ra]
+	if bp == nil {
+		if err := s.cl.insertBreakpoint(ctx, ra, s.conv.bpKind); err != nil {
+			var er *errorReply
+			if errors.As(err, &er) {
+				return nil // the return stays unobserved and is counted missing
+			}
+			return err
+		}
+		bp = &breakpoint{}
+		s.bps[ra] = bp
+	}
+	bp.returns++
+	s.pending[ra] = append(s.pending[ra], p)
+	return nil
+}
+
+// onReturn matches a stop at a return address with the innermost pending
+// call it ends: the same thread with the stack pointer the return leaves (C),
+// or the same goroutine (Go).
+func (s *session) onReturn(ctx context.Context, pc uint64, bp *breakpoint, t threadID, regs map[string]uint64) error {
+	list := s.pending[pc]
+	for i := len(list) - 1; i >= 0; i-- {
+		p := list[i]
+		if s.conv.g != "" {
+			if p.g != regs[s.conv.g] {
+				continue
+			}
+		} else if p.thread != t || p.sp != regs[s.conv.sp] {
+			continue
+		}
+		h := &s.res.Hits[p.hit]
+		h.Returned = true
+		h.ReturnValue = regs[s.conv.ret]
+		h.ReturnSequence = s.stops
+		s.pending[pc] = append(list[:i], list[i+1:]...)
+		bp.returns--
+		if bp.returns == 0 && len(bp.requests) == 0 {
+			delete(s.bps, pc)
+			delete(s.pending, pc)
+			if s.over != nil && s.over.addr == pc {
+				s.over = nil
+			}
+			return s.cl.removeBreakpoint(ctx, pc, s.conv.bpKind)
+		}
+		return nil
+	}
+	return nil
+}
+
+// readRegs reads the registers the convention needs from the g packet,
+// falling back to p for any the g packet does not carry.
+func (s *session) readRegs(ctx context.Context, t threadID) (map[string]uint64, error) {
+	data, avail, err := s.cl.readRegisters(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]uint64, 16)
+	for _, name := range s.conv.needed() {
+		r, _ := s.td.reg(name)
+		if r.bits != 64 {
+			return nil, protoErr("register %s is %d bits", name, r.bits)
+		}
+		if r.offset >= 0 && r.offset+8 <= len(data) && avail[r.offset] {
+			out[name] = binary.LittleEndian.Uint64(data[r.offset:])
+			continue
+		}
+		b, err := s.cl.readRegister(ctx, t, r.number)
+		if err != nil {
+			return nil, err
+		}
+		if len(b) != 8 {
+			return nil, protoErr("register %s: %d bytes", name, len(b))
+		}
+		out[name] = binary.LittleEndian.Uint64(b)
+	}
+	return out, nil
+}
+
+// release ends the program's life under the server: a launched program is
+// killed, an attached one has its breakpoints removed and is detached.
+func (s *session) release(ctx context.Context) {
+	if !s.alive {
+		return
+	}
+	pid := strconv.FormatInt(s.pid, 16)
+	if s.req.Attach != nil {
+		for _, addr := range s.inserted() {
+			if err := s.cl.removeBreakpoint(ctx, addr, s.conv.bpKind); err != nil && !isReply(err) {
+				return
+			}
+		}
+		if err := s.cl.requestOK(ctx, "D;"+pid); err != nil && !isReply(err) {
+			return
+		}
+		s.alive = false
+		return
+	}
+	err := s.cl.requestOK(ctx, "vKill;"+pid)
+	if errors.Is(err, errNotSupported) {
+		// The old kill request; servers need not answer it.
+		err = s.cl.c.send(ctx, "k")
+	}
+	if err != nil && !isReply(err) {
+		return
+	}
+	s.alive = false
+}
+
+func isReply(err error) bool {
+	var er *errorReply
+	return errors.As(err, &er) || errors.Is(err, errNotSupported)
+}
+
+// finishCoverage fills in the coverage counts and notes.
+func (s *session) finishCoverage() {
+	cov := &s.res.Coverage
+	cov.Threads = cov.Threads[:0]
+	for t := range s.threads {
+		cov.Threads = append(cov.Threads, t)
+	}
+	sort.Ints(cov.Threads)
+	for _, h := range s.res.Hits {
+		if !h.Returned {
+			cov.ReturnsMissing++
+		}
+	}
+	if len(cov.ForksNotFollowed) > 0 {
+		cov.Notes = append(cov.Notes, fmt.Sprintf("%d forked child process(es) were detached and ran without breakpoints", len(cov.ForksNotFollowed)))
+	}
+	if s.traps > 0 {
+		cov.Notes = append(cov.Notes, fmt.Sprintf("%d SIGTRAP stop(s) at no breakpoint were not passed to the program", s.traps))
+	}
+	if s.reentries > 0 {
+		cov.Notes = append(cov.Notes, fmt.Sprintf("%d stop(s) at an entry by a call already recorded (a signal handler returned to the entry) were not counted as calls", s.reentries))
+	}
+	if s.conv.g != "" {
+		cov.Notes = append(cov.Notes, "Go: a call whose prologue grows the goroutine stack stops twice at its entry")
+	}
+	if s.req.Launch != nil && needsShell(s.req.Launch.Args) {
+		cov.Notes = append(cov.Notes, "an argument was empty or had whitespace, so the program was started through the shell ($SHELL or /bin/sh), which may add to its environment")
+	}
+	cov.Notes = append(cov.Notes, "vfork and clone children other than threads are not traced; exec replaces the traced image without breakpoints")
+}

@@ -1,0 +1,288 @@
+package gdbremote
+
+import (
+	"context"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"rea/ports"
+	"rea/supervisor"
+)
+
+// Limits on a request.
+const (
+	MaxBreakpoints = 1024
+	maxStops       = 50_000_000 // a backstop; MaxDuration is the real bound
+)
+
+// Options configures a Tracer. A nil *Options means the defaults; New copies
+// it.
+type Options struct {
+	// Server is the gdbserver program: a path, or a name looked up in PATH.
+	// "" means "gdbserver".
+	Server string
+	// ExitGrace is how long the server may take to exit by itself at the end
+	// of a trace before it is stopped. 0 means 2 seconds.
+	ExitGrace time.Duration
+}
+
+// Tracer traces native calls under gdbserver. It holds no state between
+// calls and is safe for concurrent use.
+type Tracer struct {
+	opts Options
+	// dial replaces launching gdbserver (tests replay recorded sessions
+	// through it); tap sees every packet (tests record sessions with it).
+	dial func(ctx context.Context, req ports.TraceRequest) (endpoint, error)
+	tap  func(dir byte, payload []byte)
+}
+
+var _ ports.CallTracer = (*Tracer)(nil)
+
+// New returns a Tracer.
+func New(opts *Options) *Tracer {
+	t := &Tracer{}
+	if opts != nil {
+		t.opts = *opts
+	}
+	if t.opts.Server == "" {
+		t.opts.Server = "gdbserver"
+	}
+	if t.opts.ExitGrace <= 0 {
+		t.opts.ExitGrace = 2 * time.Second
+	}
+	return t
+}
+
+// Available reports whether the debugger server can be started: nil, or an
+// error matching ports.ErrDebuggerMissing.
+func (t *Tracer) Available() error {
+	if t.dial != nil {
+		return nil
+	}
+	_, err := t.serverPath()
+	return err
+}
+
+func (t *Tracer) serverPath() (string, error) {
+	p, err := exec.LookPath(t.opts.Server)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w (install Debian's gdbserver package)", t.opts.Server, ports.ErrDebuggerMissing)
+	}
+	return p, nil
+}
+
+// TraceCalls implements ports.CallTracer.
+func (t *Tracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports.TraceResult, error) {
+	res := &ports.TraceResult{Coverage: ports.TraceCoverage{StopReason: ports.TraceStopFailed}}
+	fail := func(op string, err error) (*ports.TraceResult, error) {
+		return nil, &ports.TraceError{Op: op, Err: err, Partial: res}
+	}
+	op := "launch"
+	if req.Attach != nil {
+		op = "attach"
+	}
+	target, err := checkRequest(&req)
+	if err != nil {
+		return fail(op, err)
+	}
+	if err := ctx.Err(); err != nil {
+		res.Coverage.StopReason = ports.TraceStopCancelled
+		return fail(op, err)
+	}
+	dial := t.dial
+	if dial == nil {
+		path, err := t.serverPath()
+		if err != nil {
+			return fail(op, err)
+		}
+		dial = func(ctx context.Context, req ports.TraceRequest) (endpoint, error) {
+			return startServer(ctx, path, req, t.opts.ExitGrace)
+		}
+	}
+	ep, err := dial(ctx, req)
+	if err != nil {
+		return fail(op, fmt.Errorf("%w: start: %w", ports.ErrDebuggerDied, err))
+	}
+	c := newConn(ep, t.tap)
+	s := &session{
+		req:    req,
+		target: target,
+		cl:     &client{c: c},
+		ep:     ep,
+		res:    res,
+		bps:    map[uint64]*breakpoint{},
+		stopOp: op,
+	}
+	traceErr := s.trace(ctx)
+
+	// Whatever happened, release the program and stop the server.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
+	ports.Observe(ctx, "cleanup", "stopping the debugger server")
+	s.release(cctx)
+	signals, cleanupErr := ep.close(cctx)
+	c.close()
+	res.Signals = signals
+	var ce *ports.CleanupError
+	if errors.As(cleanupErr, &ce) {
+		res.Remaining = ce.Resources
+	}
+	s.finishCoverage()
+	switch {
+	case traceErr != nil:
+		return nil, &ports.TraceError{Op: s.stopOp, Err: s.classify(traceErr), Partial: res}
+	case cleanupErr != nil:
+		return nil, &ports.TraceError{Op: "cleanup", Err: cleanupErr, Partial: res}
+	}
+	return res, nil
+}
+
+// checkRequest validates the request and reads the link-time facts of the
+// launched executable.
+func checkRequest(req *ports.TraceRequest) (*elfInfo, error) {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ports.ErrTraceRequest}, a...)...)
+	}
+	if (req.Launch == nil) == (req.Attach == nil) {
+		return nil, bad("exactly one of launch and attach must be given")
+	}
+	if len(req.Breakpoints) == 0 {
+		return nil, bad("no breakpoints")
+	}
+	if len(req.Breakpoints) > MaxBreakpoints {
+		return nil, bad("%d breakpoints: at most %d", len(req.Breakpoints), MaxBreakpoints)
+	}
+	if req.MaxHits < 0 || req.MaxHits > ports.MaxTraceHits || req.MaxDuration < 0 {
+		return nil, bad("limits out of range (max hits 0 to %d, duration not negative)", ports.MaxTraceHits)
+	}
+	if req.MaxHits == 0 {
+		req.MaxHits = ports.DefaultTraceMaxHits
+	}
+	if req.MaxDuration == 0 {
+		req.MaxDuration = ports.DefaultTraceMaxDuration
+	}
+	if req.Attach != nil {
+		if req.Attach.PID <= 0 {
+			return nil, fmt.Errorf("pid %d: %w", req.Attach.PID, ports.ErrTargetNotFound)
+		}
+		if _, err := os.Stat("/proc/" + strconv.Itoa(req.Attach.PID)); err != nil {
+			return nil, fmt.Errorf("pid %d: %w", req.Attach.PID, ports.ErrTargetNotFound)
+		}
+		return nil, nil
+	}
+	l := req.Launch
+	if l.Path == "" || strings.IndexByte(l.Path, 0) >= 0 {
+		return nil, fmt.Errorf("program path %q: %w", l.Path, ports.ErrTargetNotFound)
+	}
+	for _, a := range l.Args {
+		if strings.IndexByte(a, 0) >= 0 {
+			return nil, bad("argument with a NUL byte")
+		}
+	}
+	for _, e := range l.Env {
+		name, _, ok := strings.Cut(e, "=")
+		switch {
+		case !ok || name == "" || strings.IndexByte(e, 0) >= 0:
+			return nil, bad("environment entry %q is not NAME=value", e)
+		case name == supervisor.RunIDEnv:
+			return nil, bad("the environment may not set %s: the supervisor sets it", name)
+		}
+	}
+	if l.Dir != "" {
+		if fi, err := os.Stat(l.Dir); err != nil || !fi.IsDir() {
+			return nil, bad("working directory %s is not a directory", l.Dir)
+		}
+	}
+	path := l.Path
+	if !strings.HasPrefix(path, "/") && l.Dir != "" {
+		path = l.Dir + "/" + path
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s: %w", l.Path, ports.ErrTargetNotFound)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w: %v", l.Path, ports.ErrTargetNotExecutable, err)
+	case fi.IsDir():
+		return nil, fmt.Errorf("%s is a directory: %w", l.Path, ports.ErrTargetNotExecutable)
+	case fi.Mode()&0o111 == 0:
+		return nil, fmt.Errorf("%s has no execute permission: %w", l.Path, ports.ErrTargetNotExecutable)
+	}
+	info, err := readELF(path)
+	if err != nil {
+		return nil, err
+	}
+	return info, nil
+}
+
+// elfInfo is what relocation needs of an executable.
+type elfInfo struct {
+	path     string
+	entry    uint64
+	arch     string
+	segments [][2]uint64 // loadable segments: [start, end) at link time
+}
+
+func readELF(path string) (*elfInfo, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s is not an ELF executable: %w", path, ports.ErrTargetNotExecutable)
+	}
+	defer f.Close()
+	if f.Type != elf.ET_EXEC && f.Type != elf.ET_DYN {
+		return nil, fmt.Errorf("%s is an ELF %v, not an executable: %w", path, f.Type, ports.ErrTargetNotExecutable)
+	}
+	info := &elfInfo{path: path, entry: f.Entry}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD && len(info.segments) < 64 {
+			info.segments = append(info.segments, [2]uint64{p.Vaddr, p.Vaddr + p.Memsz})
+		}
+	}
+	switch f.Machine {
+	case elf.EM_X86_64:
+		info.arch = "x86-64"
+	case elf.EM_AARCH64:
+		info.arch = "arm64"
+	default:
+		return nil, fmt.Errorf("%s: machine %v: %w", path, f.Machine, ports.ErrTargetNotExecutable)
+	}
+	return info, nil
+}
+
+// classify maps a failure onto the ports sentinels, adding the server's last
+// words when it died.
+func (s *session) classify(err error) error {
+	var er *errorReply
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case errors.Is(err, errNotSupported), errors.Is(err, errUnsupportedArch):
+		return fmt.Errorf("debugger server: %w: %v", ports.ErrUnsupported, err)
+	case errors.Is(err, ErrServerGone), errors.Is(err, ErrProtocol), errors.Is(err, io.ErrClosedPipe):
+		msg := strings.TrimSpace(s.ep.log())
+		if i := strings.LastIndexByte(msg, '\n'); len(msg) > 512 && i >= 0 {
+			msg = msg[max(0, len(msg)-512):]
+		}
+		if strings.Contains(msg, "Cannot attach to process") {
+			return fmt.Errorf("%w: %v (server said: %s)", ports.ErrTargetNotFound, err, msg)
+		}
+		if strings.Contains(msg, "Cannot exec") || strings.Contains(msg, "Exec format error") {
+			return fmt.Errorf("%w: %v (server said: %s)", ports.ErrTargetNotExecutable, err, msg)
+		}
+		if msg != "" {
+			return fmt.Errorf("%w: %w (server said: %s)", ports.ErrDebuggerDied, err, msg)
+		}
+		return fmt.Errorf("%w: %w", ports.ErrDebuggerDied, err)
+	case errors.As(err, &er):
+		return err
+	}
+	return err
+}

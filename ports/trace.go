@@ -1,0 +1,247 @@
+package ports
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Native call tracing: an engine runs a native program under a debugger (or
+// attaches to one the caller started), stops at the breakpoints the caller
+// names, and reports every hit with the argument registers of the calling
+// convention, the caller and the return value. The caller (core) resolves
+// procedure names to link-time addresses through the open analysis; the engine
+// relocates them into the running process. core turns the result into
+// Evidence linked to the static procedures.
+
+// CallTracer runs one trace. TraceCalls blocks until the traced program exits,
+// a limit is reached or ctx ends, and always cleans up what it started before
+// returning. On failure it returns a *TraceError carrying the partial
+// observation. Safe for concurrent use: each call owns its own processes.
+type CallTracer interface {
+	TraceCalls(ctx context.Context, req TraceRequest) (*TraceResult, error)
+}
+
+// CallingConvention names where arguments and the return value live.
+type CallingConvention string
+
+const (
+	// ConventionSysV: System V x86-64; arguments rdi, rsi, rdx, rcx, r8, r9;
+	// result rax.
+	ConventionSysV CallingConvention = "sysv"
+	// ConventionAAPCS64: Arm 64-bit; arguments x0-x7; result x0.
+	ConventionAAPCS64 CallingConvention = "aapcs64"
+	// ConventionGo: Go's register ABI (ABIInternal). amd64: arguments rax,
+	// rbx, rcx, rdi, rsi, r8-r11, result rax; arm64: arguments x0-x15,
+	// result x0.
+	ConventionGo CallingConvention = "go"
+)
+
+// TraceRequest describes one trace. Exactly one of Launch and Attach is set.
+type TraceRequest struct {
+	Launch *TraceLaunch
+	Attach *TraceAttach
+	// Breakpoints are the procedures to stop at, by link-time address.
+	Breakpoints []TraceBreakpoint
+	// Convention says which registers are arguments. "" means the platform's
+	// C convention (sysv on x86-64, aapcs64 on arm64).
+	Convention CallingConvention
+	// MaxHits bounds the recorded hits; later hits are counted in
+	// TraceCoverage.HitsDropped. 0 means DefaultTraceMaxHits; at most
+	// MaxTraceHits.
+	MaxHits int
+	// MaxDuration bounds the trace from launch or attach; when it passes the
+	// program is stopped (launched) or released (attached). 0 means
+	// DefaultTraceMaxDuration.
+	MaxDuration time.Duration
+	// RunID is the run ID the engine's supervisor gives every process it
+	// starts ("" means a new one); core passes analysis_run.run_id.
+	RunID string
+}
+
+// Defaults for TraceRequest limits.
+const (
+	DefaultTraceMaxHits     = 10000
+	MaxTraceHits            = 1000000
+	DefaultTraceMaxDuration = 30 * time.Second
+)
+
+// TraceLaunch is a program the engine starts, stopped before its first
+// instruction so no call is missed.
+type TraceLaunch struct {
+	Path string   // the executable; not looked up in PATH
+	Args []string // after the program name
+	Dir  string   // working directory; "" means the engine's
+	Env  []string // NAME=value; nil means the engine's environment
+}
+
+// TraceAttach names a running process the caller started. The engine stops
+// it, traces, and detaches (never kills it) at the end.
+type TraceAttach struct {
+	PID int
+}
+
+// TraceBreakpoint is one procedure to stop at.
+type TraceBreakpoint struct {
+	// Address is the link-time address (as the static analysis reports it).
+	Address uint64
+	// Module is the module Address belongs to: "" for the main executable,
+	// else a shared library's path or file name (libc.so.6); a library must
+	// be loaded by the time the program reaches its entry point.
+	Module string
+	// Name is the caller's label for the procedure, echoed in hits.
+	Name string
+}
+
+// TraceResult is what one trace observed. Hits are in the order they stopped
+// the program.
+type TraceResult struct {
+	Architecture string            // "x86-64" or "arm64"
+	Convention   CallingConvention // the convention the arguments were read under
+	ProcessID    int               // the traced process
+	Modules      []TraceModule     // the modules breakpoints were relocated in
+	Breakpoints  []TraceResolved   // one per request breakpoint, in request order
+	Hits         []TraceHit
+	Coverage     TraceCoverage
+	Exit         *TraceExit // nil when the program did not exit under trace
+	// Signals is every signal the engine's supervisor sent or refused while
+	// stopping the debugger server (and, for a launch, the program).
+	Signals []SignalAttempt
+	// Lineage is the owned process tree (debugger server and launched
+	// program) as it was once the program was stopped at its start.
+	Lineage ProcessLineage
+	// Remaining lists the owned resources the cleanup could not release
+	// (empty when it completed); host state, apart from the trace's outcome.
+	Remaining []OwnedResource
+}
+
+// TraceModule is one module with its load bias (runtime minus link-time
+// address).
+type TraceModule struct {
+	Name     string // "" for the main executable, else the library path the loader reports
+	Path     string // the file
+	LoadBias uint64
+}
+
+// TraceResolved is where a requested breakpoint was placed.
+type TraceResolved struct {
+	Address        uint64 // link-time
+	RuntimeAddress uint64
+	Module         string
+	Name           string
+}
+
+// TraceHit is one stop at a requested breakpoint.
+type TraceHit struct {
+	Sequence       int    // 0-based, in stop order
+	Breakpoint     int    // index into TraceRequest.Breakpoints
+	Name           string // TraceBreakpoint.Name
+	Address        uint64 // link-time
+	RuntimeAddress uint64
+	ProcessID      int
+	ThreadID       int
+	// Arguments are the argument registers of the convention, in order.
+	Arguments    []TraceRegister
+	StackPointer uint64
+	// ReturnAddress is where the call returns to (runtime address); Caller
+	// is the same address minus the module's load bias when it lies in a
+	// traced module, else equal to ReturnAddress.
+	ReturnAddress uint64
+	Caller        uint64
+	CallerModule  string
+	// Returned says the return was observed; ReturnValue is then the result
+	// register (rax, x0) at the return address.
+	Returned    bool
+	ReturnValue uint64
+	// ReturnSequence is the ordinal of the stop at which the return was
+	// seen, counting every stop of the trace from 1 (entries, returns,
+	// signals), so nesting can be read off: an inner call returns at a lower
+	// ordinal. -1 when not returned.
+	ReturnSequence int
+}
+
+// TraceRegister is a named register value.
+type TraceRegister struct {
+	Name  string
+	Value uint64
+}
+
+// Stop reasons.
+const (
+	TraceStopExited    = "exited"     // the program exited or was killed by a signal
+	TraceStopTimeLimit = "time-limit" // MaxDuration passed
+	TraceStopCancelled = "cancelled"  // ctx ended
+	TraceStopFailed    = "failed"     // see the error
+)
+
+// TraceCoverage says what the trace did not see.
+type TraceCoverage struct {
+	StopReason string
+	// Threads are the thread IDs that stopped at a breakpoint, sorted.
+	Threads []int
+	// HitsDropped counts hits past MaxHits (observed, not recorded).
+	HitsDropped int
+	// ReturnsMissing counts recorded hits whose return was not observed.
+	ReturnsMissing int
+	// ForksNotFollowed are the child PIDs the program forked; children run
+	// without breakpoints and are not traced.
+	ForksNotFollowed []int
+	// Notes are further limits in words.
+	Notes []string
+}
+
+// TraceExit is how the program ended.
+type TraceExit struct {
+	Code   *int   // exit status, nil when killed by a signal
+	Signal string // "SIGSEGV"; "" when it exited
+}
+
+// Trace failure kinds. Each TraceError matches its kind's sentinel and the
+// generic ports sentinel listed with errors.Is.
+var (
+	// ErrDebuggerMissing: the debugger server is not installed (ErrUnavailable).
+	ErrDebuggerMissing = errors.New("debugger server missing")
+	// ErrDebuggerDied: the debugger server exited or broke the protocol
+	// mid-trace (ErrUnavailable).
+	ErrDebuggerDied = errors.New("debugger server died")
+	// ErrTargetNotFound: the program or PID does not exist (ErrNotFound).
+	ErrTargetNotFound = errors.New("trace target not found")
+	// ErrTargetNotExecutable: the program is a directory, not executable, or
+	// not a native executable the engine can trace (ErrUnsupported).
+	ErrTargetNotExecutable = errors.New("trace target not executable")
+	// ErrAddressNotMapped: a breakpoint address is not mapped in the process,
+	// or its module is not loaded (ErrNotFound).
+	ErrAddressNotMapped = errors.New("address not mapped")
+	// ErrTraceRequest: the request itself is invalid (no breakpoints, both
+	// or neither of launch and attach, a bad limit or environment entry);
+	// nothing was started.
+	ErrTraceRequest = errors.New("invalid trace request")
+)
+
+// TraceError is a failed trace. Partial holds what was observed before the
+// failure (never nil), Err the cause: a sentinel above, a context error, or
+// a *CleanupError when only the cleanup failed (Partial.Remaining lists what
+// remains in every case).
+type TraceError struct {
+	Op      string // "launch", "attach", "breakpoint", "trace", "cleanup"
+	Err     error
+	Partial *TraceResult
+}
+
+func (e *TraceError) Error() string { return "trace: " + e.Op + ": " + e.Err.Error() }
+
+// Unwrap gives the cause.
+func (e *TraceError) Unwrap() error { return e.Err }
+
+// Is matches the generic sentinel of the cause's kind.
+func (e *TraceError) Is(target error) bool {
+	switch {
+	case errors.Is(e.Err, ErrDebuggerMissing), errors.Is(e.Err, ErrDebuggerDied):
+		return target == ErrUnavailable
+	case errors.Is(e.Err, ErrTargetNotFound), errors.Is(e.Err, ErrAddressNotMapped):
+		return target == ErrNotFound
+	case errors.Is(e.Err, ErrTargetNotExecutable):
+		return target == ErrUnsupported
+	}
+	return false
+}
