@@ -1,0 +1,396 @@
+package ghidra
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"rea/ports"
+)
+
+// pageLimit is the page size rea asks for (the bridge's maximum).
+const pageLimit = 500
+
+// maxPages bounds a paged inventory (the bridge refuses more than 1,000,000
+// items anyway).
+const maxPages = 1_000_000/pageLimit + 1
+
+var addressPattern = regexp.MustCompile(`^(?:0x[0-9a-f]+|(?:[A-Za-z0-9._~-]|%[0-9A-F]{2})+:0x[0-9a-f]+)$`)
+
+// parseAddress reads bridge address text. Only the default space maps onto
+// ports' uint64 addresses; other spaces (EXTERNAL:0x...) report ok false.
+func parseAddress(s string) (addr uint64, ok bool, err error) {
+	if !addressPattern.MatchString(s) || len(s) > 4096 {
+		return 0, false, fmt.Errorf("%w: address %q out of shape", errProtocol, s)
+	}
+	if !strings.HasPrefix(s, "0x") {
+		return 0, false, nil
+	}
+	v, err := strconv.ParseUint(s[2:], 16, 64)
+	if err != nil {
+		return 0, false, fmt.Errorf("%w: address %q over 64 bits", errProtocol, s)
+	}
+	return v, true, nil
+}
+
+func formatAddress(a uint64) string { return fmt.Sprintf("0x%x", a) }
+
+type pageJSON[T any] struct {
+	Items      []T  `json:"items"`
+	Offset     int  `json:"offset"`
+	Limit      int  `json:"limit"`
+	Total      int  `json:"total"`
+	NextOffset *int `json:"next_offset"`
+	HasMore    bool `json:"has_more"`
+}
+
+// pages collects a whole paged inventory.
+func pages[T any](ctx context.Context, a *Analysis, method string, extra map[string]any) ([]T, error) {
+	var all []T
+	offset := 0
+	for range maxPages {
+		params := map[string]any{"document": nil, "offset": offset, "limit": pageLimit}
+		for k, v := range extra {
+			params[k] = v
+		}
+		var p pageJSON[T]
+		if err := a.query(ctx, method, params, &p); err != nil {
+			return nil, err
+		}
+		all = append(all, p.Items...)
+		if !p.HasMore {
+			return all, nil
+		}
+		if p.NextOffset == nil || *p.NextOffset <= offset {
+			return nil, fmt.Errorf("ghidra: %s: %w: page does not advance", method, errProtocol)
+		}
+		offset = *p.NextOffset
+	}
+	return nil, fmt.Errorf("ghidra: %s: %w: too many pages", method, errProtocol)
+}
+
+// Documents lists the one program Ghidra imported.
+func (a *Analysis) Documents(ctx context.Context) ([]ports.Document, error) {
+	var names []string
+	if err := a.query(ctx, "list_documents", map[string]any{}, &names); err != nil {
+		return nil, err
+	}
+	out := make([]ports.Document, 0, len(names))
+	for _, n := range names {
+		out = append(out, ports.Document{Name: n, Format: a.target.Format, Architecture: a.target.Architecture})
+	}
+	return out, nil
+}
+
+type segmentJSON struct {
+	Name        string  `json:"name"`
+	Start       string  `json:"start"`
+	End         string  `json:"end"`
+	Readable    bool    `json:"readable"`
+	Writable    bool    `json:"writable"`
+	Executable  bool    `json:"executable"`
+	Initialized bool    `json:"initialized"`
+	FileOffset  *uint64 `json:"file_offset"`
+	FileBytes   uint64  `json:"file_bytes"`
+}
+
+// Segments lists Ghidra's memory blocks (each a "section") in the default
+// address space, in address order.
+func (a *Analysis) Segments(ctx context.Context) ([]ports.Segment, error) {
+	var raw []segmentJSON
+	if err := a.query(ctx, "list_segments", map[string]any{"document": nil}, &raw); err != nil {
+		return nil, err
+	}
+	var out []ports.Segment
+	for _, s := range raw {
+		start, ok1, err := parseAddress(s.Start)
+		if err != nil {
+			return nil, err
+		}
+		end, ok2, err := parseAddress(s.End)
+		if err != nil {
+			return nil, err
+		}
+		if !ok1 || !ok2 || end < start {
+			continue // another address space: not a uint64 address
+		}
+		seg := ports.Segment{Name: s.Name, Kind: "section", Start: start, Size: end - start,
+			Perms: ports.Permissions{Read: s.Readable, Write: s.Writable, Execute: s.Executable}}
+		if s.FileOffset != nil && s.Initialized && s.FileBytes > 0 && *s.FileOffset+s.FileBytes >= *s.FileOffset &&
+			(a.target.Size <= 0 || *s.FileOffset+s.FileBytes <= uint64(a.target.Size)) {
+			seg.FileOffset, seg.FileSize = *s.FileOffset, s.FileBytes
+		}
+		out = append(out, seg)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	a.cacheMu.Lock()
+	a.segs = out
+	a.cacheMu.Unlock()
+	return clone(out), nil
+}
+
+type procedureJSON struct {
+	Address   string `json:"address"`
+	Value     string `json:"value"`
+	Truncated bool   `json:"value_truncated"`
+	Procedure struct {
+		External    bool    `json:"external"`
+		Thunk       bool    `json:"thunk"`
+		ThunkTarget *string `json:"thunk_target"`
+	} `json:"procedure"`
+	BodySize uint64 `json:"body_size"`
+}
+
+// Procedures lists Ghidra's functions in the default space, sorted by
+// address, each address once; external functions live in the EXTERNAL
+// space and have no uint64 address, so they are not listed.
+func (a *Analysis) Procedures(ctx context.Context) ([]ports.Procedure, error) {
+	raw, err := pages[procedureJSON](ctx, a, "list_procedures", nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []ports.Procedure
+	for _, r := range raw {
+		addr, ok, err := parseAddress(r.Address)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		p := ports.Procedure{Address: addr, Name: r.Value, Source: "symbol", External: r.Procedure.External, Thunk: r.Procedure.Thunk}
+		if addr+r.BodySize >= addr {
+			p.Size = r.BodySize
+		}
+		if r.Procedure.ThunkTarget != nil && p.Thunk {
+			p.ThunkTarget = *r.Procedure.ThunkTarget
+		}
+		out = append(out, p)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Address < out[j].Address })
+	out = dedup(out, func(p ports.Procedure) uint64 { return p.Address })
+	a.cacheMu.Lock()
+	a.procs = out
+	a.loaded = true
+	a.cacheMu.Unlock()
+	return clone(out), nil
+}
+
+type nameJSON struct {
+	Address string `json:"address"`
+	Value   string `json:"value"`
+	Symbol  struct {
+		Primary  bool   `json:"primary"`
+		External bool   `json:"external"`
+		Type     string `json:"type"`
+	} `json:"symbol"`
+}
+
+// Names lists Ghidra's symbols in the default space, sorted by address then
+// name.
+func (a *Analysis) Names(ctx context.Context) ([]ports.Name, error) {
+	raw, err := pages[nameJSON](ctx, a, "list_names", map[string]any{"address": nil})
+	if err != nil {
+		return nil, err
+	}
+	var out []ports.Name
+	for _, r := range raw {
+		addr, ok, err := parseAddress(r.Address)
+		if err != nil {
+			return nil, err
+		}
+		if !ok || r.Value == "" {
+			continue
+		}
+		kind := "label"
+		switch {
+		case r.Symbol.External:
+			kind = "import"
+		case r.Symbol.Type == "function":
+			kind = "function"
+		case r.Symbol.Type == "label" || r.Symbol.Type == "code":
+			kind = "label"
+		case r.Symbol.Type == "global_var" || r.Symbol.Type == "global" || r.Symbol.Type == "class":
+			kind = "object"
+		}
+		out = append(out, ports.Name{Address: addr, Name: r.Value, Kind: kind})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Address != out[j].Address {
+			return out[i].Address < out[j].Address
+		}
+		return out[i].Name < out[j].Name
+	})
+	var uniq []ports.Name
+	for i, n := range out {
+		if i > 0 && n.Address == out[i-1].Address && n.Name == out[i-1].Name {
+			continue
+		}
+		uniq = append(uniq, n)
+	}
+	return uniq, nil
+}
+
+type stringJSON struct {
+	Address   string `json:"address"`
+	Value     string `json:"value"`
+	Truncated bool   `json:"value_truncated"`
+	String    struct {
+		Encoding   string `json:"encoding"`
+		ByteLength int    `json:"byte_length"`
+	} `json:"string"`
+}
+
+// Strings lists Ghidra's defined strings whose charset rea models (ASCII
+// and UTF-16LE) and whose length agrees with their value, sorted by
+// address. FileOffset is not reported by the bridge (0).
+func (a *Analysis) Strings(ctx context.Context) ([]ports.String, error) {
+	raw, err := pages[stringJSON](ctx, a, "list_strings", map[string]any{"address": nil})
+	if err != nil {
+		return nil, err
+	}
+	var out []ports.String
+	for _, r := range raw {
+		addr, ok, err := parseAddress(r.Address)
+		if err != nil {
+			return nil, err
+		}
+		if !ok || r.Value == "" || !utf8.ValidString(r.Value) || r.String.ByteLength <= 0 {
+			continue
+		}
+		var charset string
+		var encoded int
+		switch strings.ToLower(r.String.Encoding) {
+		case "us-ascii", "ascii", "utf-8":
+			charset, encoded = "ascii", len(r.Value)
+		case "utf-16", "utf-16le":
+			charset, encoded = "utf-16le", 2*len(utf16.Encode([]rune(r.Value)))
+		default:
+			continue
+		}
+		if (!r.Truncated && encoded != r.String.ByteLength) || (r.Truncated && encoded >= r.String.ByteLength) {
+			continue
+		}
+		out = append(out, ports.String{Address: addr, Value: r.Value, Charset: charset, ByteLength: r.String.ByteLength, Truncated: r.Truncated})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Address < out[j].Address })
+	return out, nil
+}
+
+// known returns the segments and procedures, listing them once.
+func (a *Analysis) known(ctx context.Context) ([]ports.Segment, []ports.Procedure, error) {
+	a.cacheMu.Lock()
+	segs, procs, loaded := a.segs, a.procs, a.loaded
+	a.cacheMu.Unlock()
+	if loaded && segs != nil {
+		return segs, procs, nil
+	}
+	var err error
+	if segs, err = a.Segments(ctx); err != nil {
+		return nil, nil, err
+	}
+	if procs, err = a.Procedures(ctx); err != nil {
+		return nil, nil, err
+	}
+	return segs, procs, nil
+}
+
+// readChunk is the most rea asks the bridge for at once.
+const readChunk = 256 << 10
+
+// ReadBytes reads the file bytes at addr through the bridge, bounded by the
+// segment's file bytes. An address in no segment with file bytes is
+// ErrNotFound without asking the engine.
+func (a *Analysis) ReadBytes(ctx context.Context, addr uint64, n int) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	segs, _, err := a.known(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var seg *ports.Segment
+	for i := range segs {
+		s := &segs[i]
+		if s.FileSize > 0 && addr >= s.Start && addr-s.Start < s.FileSize {
+			seg = s
+			break
+		}
+	}
+	if seg == nil {
+		return nil, fmt.Errorf("ghidra: read_bytes at 0x%x: no segment with file bytes: %w", addr, ports.ErrNotFound)
+	}
+	if n <= 0 {
+		return []byte{}, nil
+	}
+	left := seg.FileSize - (addr - seg.Start)
+	if uint64(n) < left {
+		left = uint64(n)
+	}
+	out := make([]byte, 0, min(left, readChunk))
+	for uint64(len(out)) < left {
+		want := min(left-uint64(len(out)), readChunk)
+		var r struct {
+			Address string `json:"address"`
+			Base64  string `json:"base64"`
+		}
+		at := addr + uint64(len(out))
+		if err := a.query(ctx, "read_bytes", map[string]any{"document": nil, "address": formatAddress(at), "length": want}, &r); err != nil {
+			return nil, err
+		}
+		b, err := base64.StdEncoding.DecodeString(r.Base64)
+		if err != nil || uint64(len(b)) > want {
+			return nil, fmt.Errorf("ghidra: read_bytes: %w: bad payload", errProtocol)
+		}
+		out = append(out, b...)
+		if uint64(len(b)) < want {
+			break
+		}
+	}
+	return out, nil
+}
+
+// Decompile returns Ghidra's C for the procedure starting at addr. An
+// address where no listed procedure starts is ErrNotFound (the bridge
+// itself would resolve a containing function); an external or bodyless
+// function is ErrUnsupported.
+func (a *Analysis) Decompile(ctx context.Context, addr uint64) (ports.Pseudocode, error) {
+	if err := ctx.Err(); err != nil {
+		return ports.Pseudocode{}, err
+	}
+	_, procs, err := a.known(ctx)
+	if err != nil {
+		return ports.Pseudocode{}, err
+	}
+	i := sort.Search(len(procs), func(i int) bool { return procs[i].Address >= addr })
+	if i == len(procs) || procs[i].Address != addr {
+		return ports.Pseudocode{}, fmt.Errorf("ghidra: decompile 0x%x: no procedure starts there: %w", addr, ports.ErrNotFound)
+	}
+	var text *string
+	if err := a.query(ctx, "procedure_pseudo_code", map[string]any{"document": nil, "procedure": formatAddress(addr)}, &text); err != nil {
+		return ports.Pseudocode{}, err
+	}
+	if text == nil || *text == "" {
+		return ports.Pseudocode{}, fmt.Errorf("ghidra: decompile 0x%x: external or bodyless function: %w", addr, ports.ErrUnsupported)
+	}
+	return ports.Pseudocode{Text: *text}, nil
+}
+
+func clone[T any](s []T) []T { return append([]T(nil), s...) }
+
+func dedup[T any](s []T, key func(T) uint64) []T {
+	var out []T
+	for i, v := range s {
+		if i > 0 && key(v) == key(s[i-1]) {
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
