@@ -119,6 +119,9 @@ func (a *Analysis) start(ctx context.Context) (eng *engine, err error) {
 	token := hex.EncodeToString(tok[:])
 	sock := filepath.Join(root, "bridge.sock")
 	desc := filepath.Join(root, "session.json")
+	if len(sock) > 100 {
+		return fail("start", fmt.Errorf("socket path %s is too long for a Unix socket; choose a shorter temporary directory", sock))
+	}
 	if err := writeDescriptor(desc, map[string]any{
 		"schema_version": 2, "transport": "unix-socket", "endpoint_path": sock, "token": token,
 		"run_id": run.ID(), "target_sha256": a.target.SHA256, "provider_version": a.install.Version,

@@ -1,0 +1,14 @@
+package ghidra
+
+import "time"
+
+// SetWaitInterval shortens the waiting-notice interval for a test and
+// returns the function that restores it.
+func SetWaitInterval(d time.Duration) (restore func()) {
+	old := waitInterval
+	waitInterval = d
+	return func() { waitInterval = old }
+}
+
+// ErrCrashed is errCrashed for the tests.
+var ErrCrashed = errCrashed
