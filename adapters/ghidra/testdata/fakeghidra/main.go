@@ -64,6 +64,12 @@ func main() {
 		if err := c.Start(); err != nil {
 			fail("fork: " + err.Error())
 		}
+		if p := os.Getenv("FAKE_GHIDRA_STARTS"); p != "" {
+			if f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
+				fmt.Fprintln(f, "child", c.Process.Pid)
+				f.Close()
+			}
+		}
 	}
 	b, err := os.ReadFile(desc)
 	if err != nil {
