@@ -197,7 +197,7 @@ func (a *Analysis) watch(eng *engine) {
 		a.mu.Unlock()
 		return
 	}
-	a.crashed = fmt.Errorf("ghidra: %w: %w", errCrashed, ports.ErrUnavailable)
+	a.crashed = fmt.Errorf("ghidra: %w", errCrashed)
 	a.mu.Unlock()
 	eng.wire.close()
 	cctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)

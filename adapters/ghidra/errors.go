@@ -1,6 +1,7 @@
 package ghidra
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -9,10 +10,13 @@ import (
 )
 
 // RemoteError is an error the bridge answered with. Its Code is one of the
-// bridge's codes (PROVIDERS.md §1.6); errors.Is maps them onto the ports
-// sentinels core classifies: not_found → ErrNotFound; method_unavailable →
-// ErrUnsupported; decompile_timeout and analysis_incomplete → ErrTimeout;
-// every other code → ErrUnavailable (an execution failure).
+// bridge's codes (PROVIDERS.md §1.6); errors.Is maps them as §1.11 does
+// through core's classification: not_found and ambiguous → ErrNotFound
+// (core: invalid_request); method_unavailable → ErrUnsupported
+// (capability_unavailable); decompile_timeout and analysis_incomplete →
+// ErrTimeout (provider_timeout); decompile_cancelled → context.Canceled
+// (cancelled). invalid_request (the bridge refused what rea sent, so a rea
+// bug) and every other code match no sentinel: execution_failure.
 type RemoteError struct {
 	Code    string
 	Message string
@@ -20,27 +24,29 @@ type RemoteError struct {
 
 func (e *RemoteError) Error() string { return "ghidra bridge: " + e.Code + ": " + e.Message }
 
-// Is maps the remote code onto a ports sentinel.
+// Is maps the remote code onto a sentinel.
 func (e *RemoteError) Is(target error) bool {
 	switch e.Code {
-	case "not_found":
+	case "not_found", "ambiguous":
 		return target == ports.ErrNotFound
 	case "method_unavailable":
 		return target == ports.ErrUnsupported
 	case "decompile_timeout", "analysis_incomplete":
 		return target == ports.ErrTimeout
-	case "invalid_request", "ambiguous":
-		return false // rea sent something the bridge refused: a bug, not a state
+	case "decompile_cancelled":
+		return target == context.Canceled
 	}
-	return target == ports.ErrUnavailable
+	return false
 }
 
 // StartupError is a failed engine start, reported by the query that started
 // it. Kind is "timeout" (the startup deadline passed: errors.Is
-// ports.ErrTimeout, Deadline set), "cancelled" (the caller gave up first:
-// errors.Is context.Canceled), "process" (the engine exited before the bridge
-// was ready) or "start" (anything else before or during the handshake);
-// "process" and "start" match ports.ErrUnavailable.
+// ports.ErrTimeout, Deadline set), "analysis_timeout" (Ghidra's own
+// 300 s auto-analysis limit passed: errors.Is ports.ErrTimeout), "cancelled"
+// (the caller gave up first: errors.Is context.Canceled), "process" (the
+// engine exited before the bridge was ready) or "start" (anything else
+// before or during the handshake). "process" and "start" match no sentinel:
+// core reports them as execution_failure (§1.11).
 type StartupError struct {
 	Kind     string
 	Deadline time.Duration
@@ -54,6 +60,8 @@ func (e *StartupError) Error() string {
 			e.Deadline.Milliseconds(), EnvStartupTimeout)
 	case "cancelled":
 		return "ghidra startup: cancelled by the caller"
+	case "analysis_timeout":
+		return "ghidra startup: Ghidra auto-analysis did not complete within its 300000 ms analysis timeout"
 	}
 	return "ghidra startup: " + e.Err.Error()
 }
@@ -63,10 +71,8 @@ func (e *StartupError) Unwrap() error { return e.Err }
 // Is makes every startup failure classifiable.
 func (e *StartupError) Is(target error) bool {
 	switch e.Kind {
-	case "timeout":
+	case "timeout", "analysis_timeout":
 		return target == ports.ErrTimeout
-	case "process", "start":
-		return target == ports.ErrUnavailable
 	}
 	return false
 }

@@ -271,9 +271,28 @@ func TestCrashBeforeReady(t *testing.T) {
 	is.NoErr(err)
 	defer a.Close(context.Background())
 	_, err = a.(ports.DocumentLister).Documents(t.Context())
-	is.True(errors.Is(err, ports.ErrUnavailable))
+	var se *ghidra.StartupError
+	is.True(errors.As(err, &se))
+	is.Equal(se.Kind, "process") // execution_failure, not a timeout or cancel
+	is.True(!errors.Is(err, ports.ErrTimeout) && !errors.Is(err, context.Canceled))
 	is.True(strings.Contains(err.Error(), "exited before bridge startup"))
 	is.True(strings.Contains(err.Error(), "import failed")) // the engine's stderr in the report
+	e.assertClean(t)
+}
+
+func TestAnalysisTimeout(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, "12.1.4")
+	t.Setenv("FAKE_GHIDRA_MODE", "analysis-timeout")
+	p := e.provider(ghidra.Options{})
+	a, err := p.Open(t.Context(), e.target)
+	is.NoErr(err)
+	defer a.Close(context.Background())
+	_, err = a.(ports.DocumentLister).Documents(t.Context())
+	var se *ghidra.StartupError
+	is.True(errors.As(err, &se))
+	is.Equal(se.Kind, "analysis_timeout")
+	is.True(errors.Is(err, ports.ErrTimeout)) // provider_timeout
 	e.assertClean(t)
 }
 
@@ -295,7 +314,6 @@ func TestCrashAfterReadyIsNotReplaced(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	is.True(errors.Is(err, ghidra.ErrCrashed)) // later queries report the crash
-	is.True(errors.Is(err, ports.ErrUnavailable))
 	l, _ := e.pids(t)
 	is.Equal(len(l), 1) // never silently replaced by a fresh engine
 	is.NoErr(a.Close(t.Context()))
@@ -330,16 +348,16 @@ func TestRemoteErrorCodes(t *testing.T) {
 		want error
 	}{
 		{"not_found", ports.ErrNotFound},
+		{"ambiguous", ports.ErrNotFound},
 		{"method_unavailable", ports.ErrUnsupported},
 		{"decompile_timeout", ports.ErrTimeout},
 		{"analysis_incomplete", ports.ErrTimeout},
-		{"limit_exceeded", ports.ErrUnavailable},
-		{"decompile_cancelled", ports.ErrUnavailable},
-		{"decompile_failed", ports.ErrUnavailable},
-		{"bridge_exception", ports.ErrUnavailable},
-		{"output_limit", ports.ErrUnavailable},
+		{"decompile_cancelled", context.Canceled},
+		{"limit_exceeded", nil},
+		{"decompile_failed", nil},
+		{"bridge_exception", nil},
+		{"output_limit", nil},
 		{"invalid_request", nil},
-		{"ambiguous", nil},
 	} {
 		t.Run(c.code, func(t *testing.T) {
 			is := is.New(t)
@@ -355,7 +373,7 @@ func TestRemoteErrorCodes(t *testing.T) {
 			if c.want != nil {
 				is.True(errors.Is(err, c.want))
 			} else {
-				for _, s := range []error{ports.ErrNotFound, ports.ErrUnsupported, ports.ErrTimeout, ports.ErrUnavailable} {
+				for _, s := range []error{ports.ErrNotFound, ports.ErrUnsupported, ports.ErrTimeout, ports.ErrUnavailable, context.Canceled} {
 					is.True(!errors.Is(err, s))
 				}
 			}
@@ -469,7 +487,7 @@ func TestParseStartupTimeout(t *testing.T) {
 			if c.want == 0 {
 				is.True(err != nil)
 				is.True(strings.Contains(err.Error(), ghidra.EnvStartupTimeout)) // the message names the variable
-				is.True(strings.Contains(err.Error(), "1 to 2147483647"))       // and the accepted range
+				is.True(strings.Contains(err.Error(), "1 to 2147483647"))        // and the accepted range
 				return
 			}
 			is.NoErr(err)

@@ -180,7 +180,7 @@ func (a *Analysis) start(ctx context.Context) (eng *engine, err error) {
 	}
 	if err := a.checkSession(info, run.ID()); err != nil {
 		if info.AnalysisTimedOut {
-			return fail("start", fmt.Errorf("%w: %w", err, ports.ErrTimeout))
+			return fail("analysis_timeout", err)
 		}
 		return fail("start", err)
 	}

@@ -10,8 +10,6 @@ import (
 	"io"
 	"net"
 	"sync"
-
-	"rea/ports"
 )
 
 // Wire limits (PROVIDERS.md §1.1, §1.6, §1.8).
@@ -137,7 +135,7 @@ func (w *wire) read() {
 		line, err := readLine(r, maxResponseLine)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				err = fmt.Errorf("ghidra bridge closed the connection: %w", ports.ErrUnavailable)
+				err = errors.New("ghidra bridge closed the connection")
 			}
 			w.fail(err)
 			return
@@ -190,7 +188,7 @@ func (w *wire) call(ctx context.Context, method string, params map[string]any, o
 	select {
 	case w.admit <- struct{}{}:
 	default:
-		return fmt.Errorf("ghidra: serial request queue reached its %d-request limit: %w", maxQueue, ports.ErrUnavailable)
+		return fmt.Errorf("ghidra: serial request queue reached its %d-request limit", maxQueue)
 	}
 	defer func() { <-w.admit }()
 	select {
@@ -248,12 +246,12 @@ func (w *wire) send(method string, params map[string]any) (chan response, error)
 		return nil, err
 	}
 	if _, err := w.conn.Write(append(line, '\n')); err != nil {
-		w.fail(fmt.Errorf("ghidra bridge: write: %v: %w", err, ports.ErrUnavailable))
+		w.fail(fmt.Errorf("ghidra bridge: write: %w", err))
 		return nil, w.err()
 	}
 	return ch, nil
 }
 
 func (w *wire) close() {
-	w.fail(fmt.Errorf("ghidra bridge connection closed: %w", ports.ErrUnavailable))
+	w.fail(errors.New("ghidra bridge connection closed"))
 }

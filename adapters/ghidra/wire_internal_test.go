@@ -34,9 +34,9 @@ func TestParseResponse(t *testing.T) {
 	}{
 		{`{"id":1,"ok":true,"result":null}`, true},
 		{`{"id":1,"ok":false,"error":{"code":"not_found","message":"m"}}`, true},
-		{`{"id":2,"ok":true,"result":1}`, false},  // id not yet sent
-		{`{"id":0,"ok":true,"result":1}`, false},  // id 0
-		{`{"id":1,"ok":true}`, false},             // no result
+		{`{"id":2,"ok":true,"result":1}`, false}, // id not yet sent
+		{`{"id":0,"ok":true,"result":1}`, false}, // id 0
+		{`{"id":1,"ok":true}`, false},            // no result
 		{`{"id":1,"ok":true,"result":1,"x":1}`, false},
 		{`{"id":1,"ok":false,"error":{"code":"","message":"m"}}`, false},
 		{`{"id":1,"ok":false,"error":{"code":"c","message":"m","x":1}}`, false},

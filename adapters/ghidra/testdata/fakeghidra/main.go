@@ -10,7 +10,8 @@
 // FAKE_GHIDRA_DELAY_MS delays the bind; FAKE_GHIDRA_STARTS names a file that
 // gets one line per start; FAKE_GHIDRA_MODE misbehaves: crash (exit before
 // the bind), crash-after-ready (exit at the first request after ping), hang
-// (never bind), ignore-term (ignore SIGTERM), fork (leave a child running),
+// (never bind), analysis-timeout (ping reports Ghidra's analysis timed
+// out), ignore-term (ignore SIGTERM), fork (leave a child running),
 // oversized (a 2 MiB reply), malformed (a reply that is not JSON), or
 // error:<code> (answer every request after ping with that error code).
 package main
@@ -135,7 +136,11 @@ func main() {
 		}
 		switch {
 		case req.Method == "ping":
-			reply(map[string]any{"id": req.ID, "ok": true, "result": ping(d.RunID, d.ProfileDigest, d.ProviderVersion, d.TargetSHA256, imported)})
+			info := ping(d.RunID, d.ProfileDigest, d.ProviderVersion, d.TargetSHA256, imported)
+			if mode == "analysis-timeout" {
+				info["analysis_complete"], info["analysis_timed_out"] = false, true
+			}
+			reply(map[string]any{"id": req.ID, "ok": true, "result": info})
 			continue
 		case req.Method == "shutdown":
 			reply(map[string]any{"id": req.ID, "ok": true, "result": map[string]any{"shutdown": true, "project_ephemeral": true}})
