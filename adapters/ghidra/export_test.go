@@ -1,6 +1,9 @@
 package ghidra
 
-import "time"
+import (
+	"net"
+	"time"
+)
 
 // SetWaitInterval shortens the waiting-notice interval for a test and
 // returns the function that restores it.
@@ -12,3 +15,9 @@ func SetWaitInterval(d time.Duration) (restore func()) {
 
 // ErrCrashed is errCrashed for the tests.
 var ErrCrashed = errCrashed
+
+// SetConnHook wraps every bridge connection with h until restore is called.
+func SetConnHook(h func(net.Conn) net.Conn) (restore func()) {
+	connHook = h
+	return func() { connHook = nil }
+}

@@ -515,3 +515,24 @@ func TestBridgeProtocolJava(t *testing.T) {
 		t.Fatalf("bridge protocol tests: %v\n%s", err, b)
 	}
 }
+
+// TestUnrelatedProcessWithTheEnginesNameSurvives runs a process named
+// analyzeHeadless that rea did not start, then a whole session with a
+// stubborn engine: the stranger is never signalled.
+func TestUnrelatedProcessWithTheEnginesNameSurvives(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, "12.1.4")
+	stranger := exec.Command(filepath.Join(e.install, "support", "analyzeHeadless"))
+	stranger.Env = append(os.Environ(), "FAKE_GHIDRA_CHILD=1")
+	is.NoErr(stranger.Start())
+	defer func() { stranger.Process.Kill(); stranger.Wait() }()
+
+	t.Setenv("FAKE_GHIDRA_MODE", "ignore-term")
+	a, err := e.provider(ghidra.Options{}).Open(t.Context(), e.target)
+	is.NoErr(err)
+	_, err = a.(ports.DocumentLister).Documents(t.Context())
+	is.NoErr(err)
+	is.NoErr(a.Close(t.Context()))
+	e.assertClean(t)
+	is.True(alive(stranger.Process.Pid)) // the unrelated process is untouched
+}

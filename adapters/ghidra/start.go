@@ -165,6 +165,9 @@ func (a *Analysis) start(ctx context.Context) (eng *engine, err error) {
 		}
 		return nil, err
 	}
+	if connHook != nil {
+		conn = connHook(conn)
+	}
 	w := newWire(conn, token)
 	defer func() {
 		if err != nil {
@@ -188,6 +191,11 @@ func (a *Analysis) start(ctx context.Context) (eng *engine, err error) {
 }
 
 var errExited = errors.New("launcher exited")
+
+// connHook, when set (by the live lane while recording), wraps each bridge
+// connection, so the transcripts the replay tests use come from the same
+// code path as a live session.
+var connHook func(net.Conn) net.Conn
 
 // connect polls for the bridge's socket every 50 ms until it accepts a
 // connection, the launcher exits or ctx ends.
