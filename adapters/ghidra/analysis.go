@@ -51,6 +51,7 @@ var (
 	_ ports.StringLister    = (*Analysis)(nil)
 	_ ports.ByteReader      = (*Analysis)(nil)
 	_ ports.Decompiler      = (*Analysis)(nil)
+	_ ports.SignatureReader = (*Analysis)(nil)
 	_ ports.LineageReporter = (*Analysis)(nil)
 )
 

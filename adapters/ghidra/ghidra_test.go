@@ -536,3 +536,45 @@ func TestUnrelatedProcessWithTheEnginesNameSurvives(t *testing.T) {
 	e.assertClean(t)
 	is.True(alive(stranger.Process.Pid)) // the unrelated process is untouched
 }
+
+func TestQueriesMapTheBridgesAnswers(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, "12.1.4")
+	a, err := e.provider(ghidra.Options{}).Open(t.Context(), e.target)
+	is.NoErr(err)
+	defer a.Close(context.Background())
+	ctx := t.Context()
+
+	sig, err := a.(ports.SignatureReader).Signature(ctx, 0x401040)
+	is.NoErr(err)
+	is.Equal(sig.ReturnType, "void")
+	is.Equal(sig.Parameters, []ports.Parameter{{Name: "s", Type: "char *", Location: "rdi"}})
+	is.Equal(sig.CallingConvention, "__stdcall")
+
+	pc, err := a.(ports.Decompiler).Decompile(ctx, 0x401000)
+	is.NoErr(err)
+	is.True(strings.Contains(pc.Text, "int main(void)"))
+	_, err = a.(ports.Decompiler).Decompile(ctx, 0x401080)
+	is.True(errors.Is(err, ports.ErrUnsupported)) // a thunk has no pseudo-code
+	_, err = a.(ports.Decompiler).Decompile(ctx, 0x401001)
+	is.True(errors.Is(err, ports.ErrNotFound)) // inside a procedure, not a start
+
+	procs, err := a.(ports.ProcedureLister).Procedures(ctx)
+	is.NoErr(err)
+	is.Equal(len(procs), 3) // the EXTERNAL-space function has no uint64 address
+	is.Equal(procs[2], ports.Procedure{Address: 0x401080, Name: "puts", Size: 6, Source: "symbol", Thunk: true, ThunkTarget: "<EXTERNAL>::puts"})
+
+	strs, err := a.(ports.StringLister).Strings(ctx)
+	is.NoErr(err)
+	is.Equal(len(strs), 2) // the EBCDIC string is not one rea models
+	is.Equal(strs[1], ports.String{Address: 0x402010, Value: "wide", Charset: "utf-16le", ByteLength: 8})
+
+	segs, err := a.(ports.SegmentLister).Segments(ctx)
+	is.NoErr(err)
+	is.Equal(len(segs), 3)
+	is.Equal(segs[2].FileSize, uint64(0)) // .bss has no file bytes
+	b, err := a.(ports.ByteReader).ReadBytes(ctx, 0x401000, 4)
+	is.NoErr(err)
+	data, _ := os.ReadFile(e.target.Path)
+	is.Equal(b, data[4096:4100]) // the copy's bytes at the block's file offset
+}

@@ -394,3 +394,69 @@ func dedup[T any](s []T, key func(T) uint64) []T {
 	}
 	return out
 }
+
+type procedureInfoJSON struct {
+	Name      string  `json:"name"`
+	Signature *string `json:"signature"`
+	Prototype *struct {
+		CallingConvention string `json:"calling_convention"`
+		ReturnType        string `json:"return_type"`
+		Parameters        []struct {
+			Name    string `json:"name"`
+			Type    string `json:"type"`
+			Storage string `json:"storage"`
+		} `json:"parameters"`
+		Variadic bool `json:"variadic"`
+	} `json:"prototype"`
+}
+
+// Signature reads Ghidra's function prototype (procedure_info's prototype,
+// a rea extension of the bridge). An address where no listed procedure
+// starts, or a procedure without a prototype, is ErrNotFound. The calling
+// convention is Ghidra's name ("__stdcall", ...), "" when Ghidra has none;
+// a parameter's Location is its storage's register in lower case, or
+// "stack".
+func (a *Analysis) Signature(ctx context.Context, addr uint64) (ports.Signature, error) {
+	if err := ctx.Err(); err != nil {
+		return ports.Signature{}, err
+	}
+	_, procs, err := a.known(ctx)
+	if err != nil {
+		return ports.Signature{}, err
+	}
+	i := sort.Search(len(procs), func(i int) bool { return procs[i].Address >= addr })
+	if i == len(procs) || procs[i].Address != addr {
+		return ports.Signature{}, fmt.Errorf("ghidra: signature 0x%x: no procedure starts there: %w", addr, ports.ErrNotFound)
+	}
+	var info procedureInfoJSON
+	if err := a.query(ctx, "procedure_info", map[string]any{"document": nil, "procedure": formatAddress(addr)}, &info); err != nil {
+		return ports.Signature{}, err
+	}
+	if info.Prototype == nil {
+		return ports.Signature{}, fmt.Errorf("ghidra: signature 0x%x: no prototype: %w", addr, ports.ErrNotFound)
+	}
+	pr := info.Prototype
+	sig := ports.Signature{ReturnType: pr.ReturnType, Variadic: pr.Variadic, Source: "ghidra-function-database",
+		Parameters: []ports.Parameter{}}
+	if cc := pr.CallingConvention; cc != "unknown" && cc != "default" {
+		sig.CallingConvention = cc
+	}
+	for _, p := range pr.Parameters {
+		sig.Parameters = append(sig.Parameters, ports.Parameter{Name: p.Name, Type: p.Type, Location: storageLocation(p.Storage)})
+	}
+	return sig, nil
+}
+
+// storageLocation turns Ghidra's variable storage text ("RDI:8",
+// "Stack[0x8]:4") into a location: the register in lower case, "stack", or
+// "" when it is neither.
+func storageLocation(s string) string {
+	reg, _, _ := strings.Cut(s, ":")
+	switch {
+	case strings.HasPrefix(reg, "Stack["):
+		return "stack"
+	case reg == "" || strings.ContainsAny(reg, "[], "):
+		return ""
+	}
+	return strings.ToLower(reg)
+}

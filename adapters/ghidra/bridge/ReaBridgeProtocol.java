@@ -35,6 +35,7 @@ public final class ReaBridgeProtocol {
         m("list_segments", "document");
         m("list_strings", "document", "address", "offset", "limit");
         m("procedure_address", "document", "procedure");
+        m("procedure_info", "document", "procedure");
         m("procedure_pseudo_code", "document", "procedure");
         m("read_bytes", "document", "address", "length");
     }

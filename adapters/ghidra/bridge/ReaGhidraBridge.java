@@ -102,6 +102,7 @@ public class ReaGhidraBridge extends HeadlessScript {
                 return s == null ? null : s.getName(true);
             }
             case "procedure_address": return fmt(procedure(p.get("procedure")).getEntryPoint());
+            case "procedure_info": return info(procedure(p.get("procedure")));
             case "procedure_pseudo_code": return decompile(procedure(p.get("procedure")));
             case "read_bytes": return readBytes(address(p.get("address")), (int) ReaBridgeProtocol.intParam(p, "length", 1, MAX_READ));
             default: throw new ReaBridgeProtocol.BridgeException("method_unavailable", method + " is not implemented by this bridge");
@@ -278,6 +279,54 @@ public class ReaGhidraBridge extends HeadlessScript {
         }
         strings = out;
         return out;
+    }
+
+    private Map<String, Object> info(Function f) {
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("name", f.getName(true));
+        r.put("entrypoint", fmt(f.getEntryPoint()));
+        long blocks = 0;
+        try {
+            var it = new ghidra.program.model.block.BasicBlockModel(currentProgram, false).getCodeBlocksContaining(f.getBody(), monitor);
+            while (it.hasNext()) {
+                it.next();
+                blocks++;
+            }
+        } catch (ghidra.util.exception.CancelledException e) {
+            blocks = -1;
+        }
+        r.put("basicblock_count", blocks);
+        r.put("length", f.getBody().getNumAddresses());
+        r.put("signature", f.getSignature() == null ? null : f.getSignature().getPrototypeString());
+        List<Object> locals = new ArrayList<>();
+        for (var v : f.getLocalVariables()) {
+            locals.add(new LinkedHashMap<>(Map.of("description", v.getDataType().getDisplayName() + " " + v.getName() + " @ " + v.getVariableStorage(),
+                    "provenance", "ghidra-function-database")));
+        }
+        r.put("locals", locals);
+        Map<String, Object> cls = new LinkedHashMap<>();
+        cls.put("external", f.isExternal());
+        cls.put("thunk", f.isThunk());
+        Function t = f.isThunk() ? f.getThunkedFunction(true) : null;
+        cls.put("thunk_target", t == null ? null : t.getName(true));
+        cls.put("provenance", "ghidra-function-manager");
+        r.put("classification", cls);
+        // rea extension: the prototype in parts, for ports.Signature.
+        Map<String, Object> proto = new LinkedHashMap<>();
+        proto.put("calling_convention", f.getCallingConventionName());
+        proto.put("return_type", f.getReturnType().getDisplayName());
+        List<Object> params = new ArrayList<>();
+        for (var p : f.getParameters()) {
+            Map<String, Object> pm = new LinkedHashMap<>();
+            pm.put("name", p.getName());
+            pm.put("type", p.getDataType().getDisplayName());
+            pm.put("storage", p.getVariableStorage().toString());
+            params.add(pm);
+        }
+        proto.put("parameters", params);
+        proto.put("variadic", f.hasVarArgs());
+        r.put("prototype", proto);
+        return r;
     }
 
     private Object decompile(Function f) throws ReaBridgeProtocol.BridgeException {
