@@ -82,6 +82,24 @@ func newEnv(t *testing.T, version string) *env {
 	for i := range data {
 		data[i] = byte(i * 7)
 	}
+	// The code and strings the transcript describes, at the file offsets
+	// of its .text (0x401000 at 0x1000) and .rodata (0x402000 at 0x1100).
+	put := func(addr uint64, hexBytes string) {
+		b, err := hex.DecodeString(hexBytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		off := 0x1000 + addr - 0x401000
+		if addr >= 0x402000 {
+			off = 0x1100 + addr - 0x402000
+		}
+		copy(data[off:], b)
+	}
+	put(0x401000, "554889e5e83700000031c05dc3")
+	put(0x401040, "488d3db90f0000e834000000c3")
+	put(0x401080, "ff257a2f0000")
+	put(0x402000, hex.EncodeToString([]byte("hello, ghidra\x00")))
+	put(0x402010, "77006900640065000000") // "wide" in UTF-16LE, terminated
 	path := filepath.Join(dir, "target.elf")
 	write(path, string(data), 0o644)
 	sum := sha256.Sum256(data)
@@ -558,6 +576,23 @@ func TestQueriesMapTheBridgesAnswers(t *testing.T) {
 	is.True(errors.Is(err, ports.ErrUnsupported)) // a thunk has no pseudo-code
 	_, err = a.(ports.Decompiler).Decompile(ctx, 0x401001)
 	is.True(errors.Is(err, ports.ErrNotFound)) // inside a procedure, not a start
+
+	fa := a.(ports.FunctionAnalyzer)
+	ranges, err := fa.FunctionRanges(ctx)
+	is.NoErr(err)
+	is.Equal(ranges[0], ports.FunctionRange{Start: 0x401000, End: 0x40100d, EndSource: "ghidra-function-body"})
+	fn, err := fa.Function(ctx, ports.FunctionRequest{Address: 0x401000, MaxInstructions: 3})
+	is.NoErr(err)
+	is.Equal(len(fn.Instructions), 3) // bounded by the request
+	is.Equal(fn.InstructionCount, 6)  // the count covers the body
+	is.Equal(fn.Instructions[2].Flow, ports.FlowCall)
+	is.Equal(fn.Instructions[2].Target, uint64(0x401040))
+	is.Equal(fn.Instructions[2].Bytes, []byte{0xe8, 0x37, 0, 0, 0})
+	thunk, err := fa.Function(ctx, ports.FunctionRequest{Address: 0x401080})
+	is.NoErr(err)
+	is.Equal(thunk.Blocks[0].Successors, []ports.Edge{{Kind: ports.EdgeUnresolved}}) // an indirect jump
+	_, err = fa.Function(ctx, ports.FunctionRequest{Address: 0x401004})
+	is.True(errors.Is(err, ports.ErrNotFound))
 
 	procs, err := a.(ports.ProcedureLister).Procedures(ctx)
 	is.NoErr(err)

@@ -3,6 +3,7 @@ package ghidra
 import (
 	"context"
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"regexp"
 	"sort"
@@ -144,7 +145,8 @@ type procedureJSON struct {
 		Thunk       bool    `json:"thunk"`
 		ThunkTarget *string `json:"thunk_target"`
 	} `json:"procedure"`
-	BodySize uint64 `json:"body_size"`
+	BodySize uint64  `json:"body_size"`
+	BodyEnd  *string `json:"body_end"`
 }
 
 // Procedures lists Ghidra's functions in the default space, sorted by
@@ -156,6 +158,7 @@ func (a *Analysis) Procedures(ctx context.Context) ([]ports.Procedure, error) {
 		return nil, err
 	}
 	var out []ports.Procedure
+	ends := map[uint64]uint64{}
 	for _, r := range raw {
 		addr, ok, err := parseAddress(r.Address)
 		if err != nil {
@@ -163,6 +166,15 @@ func (a *Analysis) Procedures(ctx context.Context) ([]ports.Procedure, error) {
 		}
 		if !ok {
 			continue
+		}
+		if r.BodyEnd != nil {
+			end, ok, err := parseAddress(*r.BodyEnd)
+			if err != nil {
+				return nil, err
+			}
+			if ok && end >= addr {
+				ends[addr] = end
+			}
 		}
 		p := ports.Procedure{Address: addr, Name: r.Value, Source: "symbol", External: r.Procedure.External, Thunk: r.Procedure.Thunk}
 		if addr+r.BodySize >= addr {
@@ -175,8 +187,17 @@ func (a *Analysis) Procedures(ctx context.Context) ([]ports.Procedure, error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Address < out[j].Address })
 	out = dedup(out, func(p ports.Procedure) uint64 { return p.Address })
+	ranges := make([]ports.FunctionRange, len(out))
+	for i, p := range out {
+		end, ok := ends[p.Address]
+		if !ok {
+			end = p.Address
+		}
+		ranges[i] = ports.FunctionRange{Start: p.Address, End: end, EndSource: endSource}
+	}
 	a.cacheMu.Lock()
 	a.procs = out
+	a.ranges = ranges
 	a.loaded = true
 	a.cacheMu.Unlock()
 	return clone(out), nil
@@ -459,4 +480,140 @@ func storageLocation(s string) string {
 		return ""
 	}
 	return strings.ToLower(reg)
+}
+
+// endSource says a range's end is the end of Ghidra's function body (its
+// highest address plus one).
+const endSource = "ghidra-function-body"
+
+// maxBodyInstructions is the most instructions rea asks the bridge to
+// decode for one function.
+const maxBodyInstructions = 5000
+
+// FunctionRanges lists one range per procedure, in the procedures' order:
+// from the entry to the end of Ghidra's function body.
+func (a *Analysis) FunctionRanges(ctx context.Context) ([]ports.FunctionRange, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if _, _, err := a.known(ctx); err != nil {
+		return nil, err
+	}
+	a.cacheMu.Lock()
+	defer a.cacheMu.Unlock()
+	return clone(a.ranges), nil
+}
+
+type bodyJSON struct {
+	Instructions []struct {
+		Address  string  `json:"address"`
+		Bytes    string  `json:"bytes"`
+		Mnemonic string  `json:"mnemonic"`
+		Operands string  `json:"operands"`
+		Flow     string  `json:"flow"`
+		Target   *string `json:"target"`
+	} `json:"instructions"`
+	InstructionCount int `json:"instruction_count"`
+	Blocks           []struct {
+		Start        string `json:"start"`
+		End          string `json:"end"`
+		Instructions int    `json:"instructions"`
+		Successors   []struct {
+			Kind   string  `json:"kind"`
+			Target *string `json:"target"`
+		} `json:"successors"`
+	} `json:"blocks"`
+	Truncated bool `json:"truncated"`
+}
+
+var flowNames = map[string]ports.Flow{"": ports.FlowNext, "next": ports.FlowNext, "call": ports.FlowCall,
+	"jump": ports.FlowJump, "branch": ports.FlowBranch, "return": ports.FlowReturn, "stop": ports.FlowStop}
+
+var edgeNames = map[string]bool{ports.EdgeFallthrough: true, ports.EdgeJump: true, ports.EdgeBranch: true,
+	ports.EdgeJumpTable: true, ports.EdgeTailCall: true, ports.EdgeUnresolved: true}
+
+// Function decodes one procedure through the bridge's function_body (a rea
+// extension: Ghidra's listing over the function body and its
+// BasicBlockModel). Instructions and blocks outside the listed range, and
+// anything out of shape, are a protocol error rather than passed on.
+func (a *Analysis) Function(ctx context.Context, req ports.FunctionRequest) (ports.Function, error) {
+	if err := ctx.Err(); err != nil {
+		return ports.Function{}, err
+	}
+	_, procs, err := a.known(ctx)
+	if err != nil {
+		return ports.Function{}, err
+	}
+	i := sort.Search(len(procs), func(i int) bool { return procs[i].Address >= req.Address })
+	if i == len(procs) || procs[i].Address != req.Address {
+		return ports.Function{}, fmt.Errorf("ghidra: function 0x%x: no procedure starts there: %w", req.Address, ports.ErrNotFound)
+	}
+	a.cacheMu.Lock()
+	rng := a.ranges[i]
+	a.cacheMu.Unlock()
+	var body bodyJSON
+	if err := a.query(ctx, "function_body", map[string]any{"document": nil, "procedure": formatAddress(req.Address), "max_instructions": maxBodyInstructions}, &body); err != nil {
+		return ports.Function{}, err
+	}
+	bad := func(what string) (ports.Function, error) {
+		return ports.Function{}, fmt.Errorf("ghidra: function_body 0x%x: %w: %s", req.Address, errProtocol, what)
+	}
+	f := ports.Function{FunctionRange: rng, Syntax: "ghidra", InstructionCount: body.InstructionCount, Truncated: body.Truncated,
+		Instructions: []ports.Instruction{}, Blocks: []ports.BasicBlock{}}
+	limit := len(body.Instructions)
+	if req.MaxInstructions > 0 && req.MaxInstructions < limit {
+		limit = req.MaxInstructions
+	}
+	var prev uint64
+	for k, in := range body.Instructions {
+		addr, ok, err := parseAddress(in.Address)
+		if err != nil || !ok || addr < rng.Start || addr >= rng.End || (k > 0 && addr <= prev) {
+			return bad("instruction address " + in.Address)
+		}
+		prev = addr
+		if k >= limit {
+			continue
+		}
+		b, err := hex.DecodeString(in.Bytes)
+		flow, known := flowNames[in.Flow]
+		if err != nil || len(b) == 0 || !known || in.Mnemonic == "" {
+			return bad("instruction at " + in.Address)
+		}
+		x := ports.Instruction{Address: addr, Bytes: b, Mnemonic: strings.ToLower(in.Mnemonic), Operands: in.Operands,
+			Text: strings.TrimSpace(strings.ToLower(in.Mnemonic) + " " + in.Operands), Flow: flow}
+		if in.Target != nil && (flow == ports.FlowCall || flow == ports.FlowJump || flow == ports.FlowBranch) {
+			if t, ok, err := parseAddress(*in.Target); err == nil && ok {
+				x.Target, x.HasTarget = t, true
+			}
+		}
+		f.Instructions = append(f.Instructions, x)
+	}
+	if f.InstructionCount < len(body.Instructions) {
+		f.InstructionCount = len(body.Instructions)
+	}
+	for _, bl := range body.Blocks {
+		start, ok1, err1 := parseAddress(bl.Start)
+		end, ok2, err2 := parseAddress(bl.End)
+		if err1 != nil || err2 != nil || !ok1 || !ok2 || start >= end || start < rng.Start || end > rng.End {
+			return bad("block " + bl.Start)
+		}
+		if n := len(f.Blocks); n > 0 && start < f.Blocks[n-1].End {
+			return bad("overlapping block " + bl.Start)
+		}
+		blk := ports.BasicBlock{Start: start, End: end, Instructions: bl.Instructions}
+		for _, e := range bl.Successors {
+			if !edgeNames[e.Kind] {
+				return bad("edge kind " + e.Kind)
+			}
+			edge := ports.Edge{Kind: e.Kind}
+			if e.Kind != ports.EdgeUnresolved && e.Target != nil {
+				if t, ok, err := parseAddress(*e.Target); err == nil && ok {
+					edge.Target = t
+				}
+			}
+			blk.Successors = append(blk.Successors, edge)
+		}
+		f.Blocks = append(f.Blocks, blk)
+	}
+	return f, nil
 }

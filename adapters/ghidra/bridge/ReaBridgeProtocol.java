@@ -38,6 +38,7 @@ public final class ReaBridgeProtocol {
         m("procedure_info", "document", "procedure");
         m("procedure_pseudo_code", "document", "procedure");
         m("read_bytes", "document", "address", "length");
+        m("function_body", "document", "procedure", "max_instructions");
     }
 
     private static void m(String name, String... keys) {

@@ -103,6 +103,7 @@ public class ReaGhidraBridge extends HeadlessScript {
             }
             case "procedure_address": return fmt(procedure(p.get("procedure")).getEntryPoint());
             case "procedure_info": return info(procedure(p.get("procedure")));
+            case "function_body": return body(procedure(p.get("procedure")), (int) ReaBridgeProtocol.intParam(p, "max_instructions", 1, 100_000));
             case "procedure_pseudo_code": return decompile(procedure(p.get("procedure")));
             case "read_bytes": return readBytes(address(p.get("address")), (int) ReaBridgeProtocol.intParam(p, "length", 1, MAX_READ));
             default: throw new ReaBridgeProtocol.BridgeException("method_unavailable", method + " is not implemented by this bridge");
@@ -222,6 +223,8 @@ public class ReaGhidraBridge extends HeadlessScript {
         c.put("thunk_target", t == null ? null : t.getName(true));
         m.put("procedure", c);
         m.put("body_size", f.isExternal() ? 0L : f.getBody().getNumAddresses());
+        // rea extension: the exclusive end of the body (its highest address plus one).
+        m.put("body_end", f.isExternal() || f.getBody().isEmpty() ? null : fmt(f.getBody().getMaxAddress().add(1)));
         return m;
     }
 
@@ -326,6 +329,81 @@ public class ReaGhidraBridge extends HeadlessScript {
         proto.put("parameters", params);
         proto.put("variadic", f.hasVarArgs());
         r.put("prototype", proto);
+        return r;
+    }
+
+    // rea extension: the listing over a function body and its basic blocks.
+    private Map<String, Object> body(Function f, int max) throws ReaBridgeProtocol.BridgeException {
+        List<Object> ins = new ArrayList<>();
+        long count = 0;
+        for (var in : currentProgram.getListing().getInstructions(f.getBody(), true)) {
+            count++;
+            if (count > 100_000) throw new ReaBridgeProtocol.BridgeException("limit_exceeded", "over 100,000 instructions");
+            if (ins.size() >= max) continue;
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("address", fmt(in.getAddress()));
+            StringBuilder hex = new StringBuilder();
+            try {
+                for (byte b : in.getBytes()) hex.append(String.format("%02x", b & 0xff));
+            } catch (ghidra.program.model.mem.MemoryAccessException e) {
+                throw new ReaBridgeProtocol.BridgeException("bridge_exception", "MemoryAccessException: " + e.getMessage());
+            }
+            m.put("bytes", hex.toString());
+            m.put("mnemonic", in.getMnemonicString().toLowerCase(java.util.Locale.ROOT));
+            List<String> ops = new ArrayList<>();
+            for (int i = 0; i < in.getNumOperands(); i++) ops.add(in.getDefaultOperandRepresentation(i));
+            m.put("operands", String.join(", ", ops));
+            var ft = in.getFlowType();
+            String flow = ft.isCall() ? "call" : ft.isJump() ? (ft.isConditional() ? "branch" : "jump") : ft.isTerminal() ? "return" : "next";
+            m.put("flow", flow);
+            Address[] flows = in.getFlows();
+            m.put("target", flows != null && flows.length == 1 && !ft.isComputed() ? fmt(flows[0]) : null);
+            ins.add(m);
+        }
+        List<Object> blocks = new ArrayList<>();
+        try {
+            var model = new ghidra.program.model.block.BasicBlockModel(currentProgram, false);
+            var it = model.getCodeBlocksContaining(f.getBody(), monitor);
+            while (it.hasNext()) {
+                var b = it.next();
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("start", fmt(b.getMinAddress()));
+                m.put("end", fmt(b.getMaxAddress().add(1)));
+                long n = 0;
+                for (var in : currentProgram.getListing().getInstructions(b, true)) n++;
+                m.put("instructions", n);
+                List<Object> succ = new ArrayList<>();
+                var dests = b.getDestinations(monitor);
+                while (dests.hasNext()) {
+                    var d = dests.next();
+                    var ft = d.getFlowType();
+                    if (ft.isCall()) continue;
+                    Address to = d.getDestinationAddress();
+                    Map<String, Object> e = new LinkedHashMap<>();
+                    String kind;
+                    if (ft.isComputed() || to == null || !to.isMemoryAddress()) kind = "unresolved";
+                    else if (!f.getBody().contains(to)) kind = "tail-call";
+                    else if (ft.isFallthrough()) kind = "fallthrough";
+                    else if (ft.isConditional()) kind = "branch";
+                    else kind = "jump";
+                    e.put("kind", kind);
+                    e.put("target", kind.equals("unresolved") ? null : fmt(to));
+                    succ.add(e);
+                }
+                m.put("successors", succ);
+                blocks.add(m);
+            }
+        } catch (ghidra.util.exception.CancelledException e) {
+            throw new ReaBridgeProtocol.BridgeException("bridge_exception", "CancelledException: " + e.getMessage());
+        }
+        blocks.sort((x, y) -> Long.compareUnsigned(
+                Long.parseUnsignedLong(((String) ((Map<?, ?>) x).get("start")).substring(2), 16),
+                Long.parseUnsignedLong(((String) ((Map<?, ?>) y).get("start")).substring(2), 16)));
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("instructions", ins);
+        r.put("instruction_count", count);
+        r.put("blocks", blocks);
+        r.put("truncated", false);
         return r;
     }
 
