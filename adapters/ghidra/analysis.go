@@ -39,6 +39,7 @@ type Analysis struct {
 	cacheMu sync.Mutex
 	procs   []ports.Procedure
 	ranges  []ports.FunctionRange // one per procedure
+	refs    []ports.Reference     // the whole table, once listed
 	segs    []ports.Segment
 	loaded  bool
 }
@@ -54,6 +55,7 @@ var (
 	_ ports.Decompiler       = (*Analysis)(nil)
 	_ ports.SignatureReader  = (*Analysis)(nil)
 	_ ports.FunctionAnalyzer = (*Analysis)(nil)
+	_ ports.CrossReferencer  = (*Analysis)(nil)
 	_ ports.LineageReporter  = (*Analysis)(nil)
 )
 
@@ -229,6 +231,20 @@ func (a *Analysis) Close(ctx context.Context) error {
 		return nil
 	}
 	return eng.shutdown(ctx)
+}
+
+// usable fails when ctx is done or the analysis is closed, so cached
+// answers are not given after Close.
+func (a *Analysis) usable(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return fmt.Errorf("ghidra: analysis is closed: %w", ports.ErrUnavailable)
+	}
+	return nil
 }
 
 // query answers method(params) from the snapshot when it holds the result,

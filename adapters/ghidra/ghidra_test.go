@@ -612,4 +612,20 @@ func TestQueriesMapTheBridgesAnswers(t *testing.T) {
 	is.NoErr(err)
 	data, _ := os.ReadFile(e.target.Path)
 	is.Equal(b, data[4096:4100]) // the copy's bytes at the block's file offset
+
+	from, err := a.(ports.CrossReferencer).ReferencesFrom(ctx, 0x401080, 0x401081)
+	is.NoErr(err)
+	is.Equal(from, []ports.Reference{
+		{From: 0x401080, Kind: ports.RefJump, Unresolved: true, Operand: "qword ptr [0x00404000]", Slot: 0x404000},
+		{From: 0x401080, To: 0x404000, Kind: ports.RefRead},
+	}) // the EXTERNAL-space target is left out; the unresolved jump is kept
+	to, err := a.(ports.CrossReferencer).ReferencesTo(ctx, 0x401040, 0x401041)
+	is.NoErr(err)
+	is.Equal(to, []ports.Reference{{From: 0x401004, To: 0x401040, Kind: ports.RefCall}})
+
+	is.NoErr(a.Close(ctx))
+	_, err = a.(ports.FunctionAnalyzer).FunctionRanges(ctx)
+	is.True(err != nil) // cached answers end with the analysis
+	_, err = a.(ports.CrossReferencer).ReferencesTo(ctx, 0, 1<<40)
+	is.True(err != nil)
 }

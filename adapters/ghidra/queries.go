@@ -329,7 +329,7 @@ const readChunk = 256 << 10
 // segment's file bytes. An address in no segment with file bytes is
 // ErrNotFound without asking the engine.
 func (a *Analysis) ReadBytes(ctx context.Context, addr uint64, n int) ([]byte, error) {
-	if err := ctx.Err(); err != nil {
+	if err := a.usable(ctx); err != nil {
 		return nil, err
 	}
 	segs, _, err := a.known(ctx)
@@ -382,7 +382,7 @@ func (a *Analysis) ReadBytes(ctx context.Context, addr uint64, n int) ([]byte, e
 // itself would resolve a containing function); an external or bodyless
 // function is ErrUnsupported.
 func (a *Analysis) Decompile(ctx context.Context, addr uint64) (ports.Pseudocode, error) {
-	if err := ctx.Err(); err != nil {
+	if err := a.usable(ctx); err != nil {
 		return ports.Pseudocode{}, err
 	}
 	_, procs, err := a.known(ctx)
@@ -438,7 +438,7 @@ type procedureInfoJSON struct {
 // a parameter's Location is its storage's register in lower case, or
 // "stack".
 func (a *Analysis) Signature(ctx context.Context, addr uint64) (ports.Signature, error) {
-	if err := ctx.Err(); err != nil {
+	if err := a.usable(ctx); err != nil {
 		return ports.Signature{}, err
 	}
 	_, procs, err := a.known(ctx)
@@ -493,7 +493,7 @@ const maxBodyInstructions = 5000
 // FunctionRanges lists one range per procedure, in the procedures' order:
 // from the entry to the end of Ghidra's function body.
 func (a *Analysis) FunctionRanges(ctx context.Context) ([]ports.FunctionRange, error) {
-	if err := ctx.Err(); err != nil {
+	if err := a.usable(ctx); err != nil {
 		return nil, err
 	}
 	if _, _, err := a.known(ctx); err != nil {
@@ -537,7 +537,7 @@ var edgeNames = map[string]bool{ports.EdgeFallthrough: true, ports.EdgeJump: tru
 // BasicBlockModel). Instructions and blocks outside the listed range, and
 // anything out of shape, are a protocol error rather than passed on.
 func (a *Analysis) Function(ctx context.Context, req ports.FunctionRequest) (ports.Function, error) {
-	if err := ctx.Err(); err != nil {
+	if err := a.usable(ctx); err != nil {
 		return ports.Function{}, err
 	}
 	_, procs, err := a.known(ctx)
@@ -616,4 +616,115 @@ func (a *Analysis) Function(ctx context.Context, req ports.FunctionRequest) (por
 		f.Blocks = append(f.Blocks, blk)
 	}
 	return f, nil
+}
+
+type referenceJSON struct {
+	From       string  `json:"from"`
+	To         *string `json:"to"`
+	Kind       string  `json:"kind"`
+	Unresolved bool    `json:"unresolved"`
+	Operand    string  `json:"operand"`
+	Slot       *string `json:"slot"`
+}
+
+var refKinds = map[string]bool{ports.RefCall: true, ports.RefJump: true, ports.RefRead: true, ports.RefWrite: true, ports.RefAddress: true}
+
+// references lists the document's whole reference table once (the bridge's
+// paged list_references, a rea extension over Ghidra's ReferenceManager plus
+// the computed calls and jumps it holds no reference for), sorted by From
+// then To; both directions are filtered from it, so they always agree.
+func (a *Analysis) references(ctx context.Context) ([]ports.Reference, error) {
+	a.cacheMu.Lock()
+	refs := a.refs
+	a.cacheMu.Unlock()
+	if refs != nil {
+		return refs, nil
+	}
+	raw, err := pages[referenceJSON](ctx, a, "list_references", nil)
+	if err != nil {
+		return nil, err
+	}
+	refs = []ports.Reference{}
+	for _, r := range raw {
+		from, ok, err := parseAddress(r.From)
+		if err != nil {
+			return nil, err
+		}
+		if !ok || !refKinds[r.Kind] {
+			continue
+		}
+		ref := ports.Reference{From: from, Kind: r.Kind, Unresolved: r.Unresolved, Operand: r.Operand}
+		if !r.Unresolved {
+			if r.To == nil {
+				continue
+			}
+			to, ok, err := parseAddress(*r.To)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue // an EXTERNAL-space target has no uint64 address
+			}
+			ref.To = to
+		}
+		if r.Slot != nil {
+			if s, ok, err := parseAddress(*r.Slot); err == nil && ok {
+				ref.Slot = s
+			}
+		}
+		refs = append(refs, ref)
+	}
+	sort.SliceStable(refs, func(i, j int) bool {
+		if refs[i].From != refs[j].From {
+			return refs[i].From < refs[j].From
+		}
+		return refs[i].To < refs[j].To
+	})
+	a.cacheMu.Lock()
+	a.refs = refs
+	a.cacheMu.Unlock()
+	return refs, nil
+}
+
+// ReferencesFrom lists the references made by instructions in [start, end).
+func (a *Analysis) ReferencesFrom(ctx context.Context, start, end uint64) ([]ports.Reference, error) {
+	if err := a.usable(ctx); err != nil {
+		return nil, err
+	}
+	refs, err := a.references(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []ports.Reference{}
+	for _, r := range refs {
+		if r.From >= start && r.From < end {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// ReferencesTo lists the resolved references whose target is in
+// [start, end), sorted by To then From.
+func (a *Analysis) ReferencesTo(ctx context.Context, start, end uint64) ([]ports.Reference, error) {
+	if err := a.usable(ctx); err != nil {
+		return nil, err
+	}
+	refs, err := a.references(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []ports.Reference{}
+	for _, r := range refs {
+		if !r.Unresolved && r.To >= start && r.To < end {
+			out = append(out, r)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].To != out[j].To {
+			return out[i].To < out[j].To
+		}
+		return out[i].From < out[j].From
+	})
+	return out, nil
 }

@@ -39,6 +39,7 @@ public final class ReaBridgeProtocol {
         m("procedure_pseudo_code", "document", "procedure");
         m("read_bytes", "document", "address", "length");
         m("function_body", "document", "procedure", "max_instructions");
+        m("list_references", "document", "offset", "limit");
     }
 
     private static void m(String name, String... keys) {

@@ -46,7 +46,7 @@ public class ReaGhidraBridge extends HeadlessScript {
     private static final int MAX_READ = 256 * 1024;
 
     private DecompInterface decompiler;
-    private List<Map<String, Object>> procedures, names, strings;
+    private List<Map<String, Object>> procedures, names, strings, references;
 
     @Override
     protected void run() throws Exception {
@@ -103,6 +103,7 @@ public class ReaGhidraBridge extends HeadlessScript {
             }
             case "procedure_address": return fmt(procedure(p.get("procedure")).getEntryPoint());
             case "procedure_info": return info(procedure(p.get("procedure")));
+            case "list_references": return ReaBridgeProtocol.page(references(), ReaBridgeProtocol.intParam(p, "offset", 0, Integer.MAX_VALUE), ReaBridgeProtocol.intParam(p, "limit", 1, 500));
             case "function_body": return body(procedure(p.get("procedure")), (int) ReaBridgeProtocol.intParam(p, "max_instructions", 1, 100_000));
             case "procedure_pseudo_code": return decompile(procedure(p.get("procedure")));
             case "read_bytes": return readBytes(address(p.get("address")), (int) ReaBridgeProtocol.intParam(p, "length", 1, MAX_READ));
@@ -330,6 +331,51 @@ public class ReaGhidraBridge extends HeadlessScript {
         proto.put("variadic", f.hasVarArgs());
         r.put("prototype", proto);
         return r;
+    }
+
+    // rea extension: every reference made from memory, plus the computed
+    // calls and jumps Ghidra holds no reference for (unresolved), by source.
+    private List<Map<String, Object>> references() throws ReaBridgeProtocol.BridgeException {
+        if (references != null) return references;
+        List<Map<String, Object>> out = new ArrayList<>();
+        var rm = currentProgram.getReferenceManager();
+        for (var in : currentProgram.getListing().getInstructions(true)) {
+            boolean flowRef = false;
+            for (var r : rm.getReferencesFrom(in.getAddress())) {
+                var t = r.getReferenceType();
+                if (r.isEntryPointReference() || t.isFallthrough()) continue;
+                String kind = t.isCall() ? "call" : t.isJump() ? "jump" : t.isWrite() ? "write" : t.isRead() ? "read" : "address";
+                flowRef |= t.isFlow();
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("from", fmt(in.getAddress()));
+                m.put("to", fmt(r.getToAddress()));
+                m.put("kind", kind);
+                m.put("unresolved", false);
+                m.put("operand", "");
+                m.put("slot", null);
+                out.add(m);
+            }
+            var ft = in.getFlowType();
+            if (!flowRef && ft.isComputed() && (ft.isCall() || ft.isJump())) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("from", fmt(in.getAddress()));
+                m.put("to", null);
+                m.put("kind", ft.isCall() ? "call" : "jump");
+                m.put("unresolved", true);
+                List<String> ops = new ArrayList<>();
+                for (int i = 0; i < in.getNumOperands(); i++) ops.add(in.getDefaultOperandRepresentation(i));
+                m.put("operand", String.join(", ", ops));
+                Address slot = null;
+                for (var r : rm.getReferencesFrom(in.getAddress())) {
+                    if (r.getReferenceType().isRead() && r.getToAddress().isMemoryAddress()) slot = r.getToAddress();
+                }
+                m.put("slot", slot == null ? null : fmt(slot));
+                out.add(m);
+            }
+            if (out.size() > MAX_INVENTORY) throw new ReaBridgeProtocol.BridgeException("limit_exceeded", "over 1,000,000 references");
+        }
+        references = out;
+        return out;
     }
 
     // rea extension: the listing over a function body and its basic blocks.
