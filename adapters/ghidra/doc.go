@@ -15,6 +15,16 @@
 // both clean up everything before the query returns. An engine that dies
 // after it was ready is reported by every later query and never replaced.
 //
+// An Analysis offers list_documents, list_segments, list_procedures,
+// list_names, list_strings, analyze_functions, cross_references,
+// read_bytes, signatures and decompile. Addresses outside Ghidra's default
+// space (EXTERNAL:0x...) have no uint64 form and are left out. The bridge
+// speaks the operations of PROVIDERS.md §1.9 that these need, plus rea
+// extensions: read_bytes, function_body (listing and BasicBlockModel over a
+// body), list_references (the whole reference table, paged), body_end in
+// list_procedures and a prototype in procedure_info. Its ping lists exactly
+// the methods it implements.
+//
 // With Options.SnapshotRoot, results are kept in a rea/snapshot store keyed by
 // target digest, Ghidra build and analysis-profile digest, and a later
 // analysis answers from it without starting Ghidra (SnapshotHits, and a
