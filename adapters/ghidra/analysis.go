@@ -226,7 +226,9 @@ func (a *Analysis) Close(ctx context.Context) error {
 		att.cancel()
 		<-att.done
 	}
-	a.end()
+	// The engine's context ends only after the graceful shutdown, so the
+	// supervisor's stop sequence does not race the shutdown request.
+	defer a.end()
 	if eng == nil {
 		return nil
 	}
