@@ -56,6 +56,7 @@ var (
 	_ ports.SignatureReader  = (*Analysis)(nil)
 	_ ports.FunctionAnalyzer = (*Analysis)(nil)
 	_ ports.CrossReferencer  = (*Analysis)(nil)
+	_ ports.Disassembler     = (*Analysis)(nil)
 	_ ports.LineageReporter  = (*Analysis)(nil)
 )
 

@@ -16,11 +16,12 @@
 // after it was ready is reported by every later query and never replaced.
 //
 // An Analysis offers list_documents, list_segments, list_procedures,
-// list_names, list_strings, analyze_functions, cross_references,
-// read_bytes, signatures and decompile. Addresses outside Ghidra's default
+// list_names, list_strings, disassemble, analyze_functions,
+// cross_references, read_bytes, signatures and decompile. Addresses outside Ghidra's default
 // space (EXTERNAL:0x...) have no uint64 form and are left out. The bridge
 // speaks the operations of PROVIDERS.md §1.9 that these need, plus rea
-// extensions: read_bytes, function_body (listing and BasicBlockModel over a
+// extensions: read_bytes, disassemble (a linear sweep with the
+// PseudoDisassembler), function_body (listing and BasicBlockModel over a
 // body), list_references (the whole reference table, paged), body_end in
 // list_procedures and a prototype in procedure_info. Its ping lists exactly
 // the methods it implements.

@@ -95,6 +95,9 @@ func newEnv(t *testing.T, version string) *env {
 		}
 		copy(data[off:], b)
 	}
+	for off := 0x1000; off < 0x1100; off++ {
+		data[off] = 0xcc // int3 between the functions
+	}
 	put(0x401000, "554889e5e83700000031c05dc3")
 	put(0x401040, "488d3db90f0000e834000000c3")
 	put(0x401080, "ff257a2f0000")
@@ -576,6 +579,15 @@ func TestQueriesMapTheBridgesAnswers(t *testing.T) {
 	is.True(errors.Is(err, ports.ErrUnsupported)) // a thunk has no pseudo-code
 	_, err = a.(ports.Decompiler).Decompile(ctx, 0x401001)
 	is.True(errors.Is(err, ports.ErrNotFound)) // inside a procedure, not a start
+
+	dis, err := a.(ports.Disassembler).Disassemble(ctx, ports.DisassembleRequest{Address: 0x401040, MaxInstructions: 16})
+	is.NoErr(err)
+	is.Equal(len(dis.Instructions), 16)
+	is.True(dis.Truncated)
+	is.Equal(dis.Instructions[0].Text, "lea RDI, [0x00402000]")
+	is.Equal(dis.Instructions[3].Mnemonic, "int3")
+	_, err = a.(ports.Disassembler).Disassemble(ctx, ports.DisassembleRequest{Address: 0x402000})
+	is.True(errors.Is(err, ports.ErrNotFound)) // .rodata is not code
 
 	fa := a.(ports.FunctionAnalyzer)
 	ranges, err := fa.FunctionRanges(ctx)

@@ -505,15 +505,8 @@ func (a *Analysis) FunctionRanges(ctx context.Context) ([]ports.FunctionRange, e
 }
 
 type bodyJSON struct {
-	Instructions []struct {
-		Address  string  `json:"address"`
-		Bytes    string  `json:"bytes"`
-		Mnemonic string  `json:"mnemonic"`
-		Operands string  `json:"operands"`
-		Flow     string  `json:"flow"`
-		Target   *string `json:"target"`
-	} `json:"instructions"`
-	InstructionCount int `json:"instruction_count"`
+	Instructions     []instructionJSON `json:"instructions"`
+	InstructionCount int               `json:"instruction_count"`
 	Blocks           []struct {
 		Start        string `json:"start"`
 		End          string `json:"end"`
@@ -574,17 +567,9 @@ func (a *Analysis) Function(ctx context.Context, req ports.FunctionRequest) (por
 		if k >= limit {
 			continue
 		}
-		b, err := hex.DecodeString(in.Bytes)
-		flow, known := flowNames[in.Flow]
-		if err != nil || len(b) == 0 || !known || in.Mnemonic == "" {
-			return bad("instruction at " + in.Address)
-		}
-		x := ports.Instruction{Address: addr, Bytes: b, Mnemonic: strings.ToLower(in.Mnemonic), Operands: in.Operands,
-			Text: strings.TrimSpace(strings.ToLower(in.Mnemonic) + " " + in.Operands), Flow: flow}
-		if in.Target != nil && (flow == ports.FlowCall || flow == ports.FlowJump || flow == ports.FlowBranch) {
-			if t, ok, err := parseAddress(*in.Target); err == nil && ok {
-				x.Target, x.HasTarget = t, true
-			}
+		x, err := in.decode()
+		if err != nil {
+			return bad(err.Error())
 		}
 		f.Instructions = append(f.Instructions, x)
 	}
@@ -727,4 +712,102 @@ func (a *Analysis) ReferencesTo(ctx context.Context, start, end uint64) ([]ports
 		return out[i].From < out[j].From
 	})
 	return out, nil
+}
+
+// Disassembly bounds: the default window and the most rea asks for.
+const (
+	defaultWindow = 256
+	maxWindow     = 4096
+)
+
+// Disassemble decodes a linear window through the bridge's disassemble (a
+// rea extension over Ghidra's PseudoDisassembler, which reads the program
+// without changing its listing). The window is normalized before it is
+// sent: End is clamped to the end of the executable segment holding
+// Address (0 or an End at or before Address means that end), and
+// MaxInstructions to [1, 4096] (256 by default). An address in no
+// executable segment with file bytes is ErrNotFound.
+func (a *Analysis) Disassemble(ctx context.Context, req ports.DisassembleRequest) (ports.Disassembly, error) {
+	if err := a.usable(ctx); err != nil {
+		return ports.Disassembly{}, err
+	}
+	segs, _, err := a.known(ctx)
+	if err != nil {
+		return ports.Disassembly{}, err
+	}
+	var seg *ports.Segment
+	for i := range segs {
+		s := &segs[i]
+		if s.Perms.Execute && s.FileSize > 0 && req.Address >= s.Start && req.Address-s.Start < s.FileSize {
+			seg = s
+			break
+		}
+	}
+	if seg == nil {
+		return ports.Disassembly{}, fmt.Errorf("ghidra: disassemble 0x%x: no code segment with file bytes: %w", req.Address, ports.ErrNotFound)
+	}
+	end := seg.Start + seg.FileSize
+	if req.End > req.Address && req.End < end {
+		end = req.End
+	}
+	max := req.MaxInstructions
+	if max <= 0 {
+		max = defaultWindow
+	}
+	if max > maxWindow {
+		max = maxWindow
+	}
+	var raw struct {
+		Instructions []instructionJSON `json:"instructions"`
+		Truncated    bool              `json:"truncated"`
+	}
+	if err := a.query(ctx, "disassemble", map[string]any{"document": nil, "address": formatAddress(req.Address), "end": formatAddress(end), "max_instructions": max}, &raw); err != nil {
+		return ports.Disassembly{}, err
+	}
+	d := ports.Disassembly{Syntax: "ghidra", Truncated: raw.Truncated, Instructions: []ports.Instruction{}}
+	next := req.Address
+	for _, in := range raw.Instructions {
+		x, err := in.decode()
+		if err != nil || x.Address != next || x.Address >= end || len(d.Instructions) >= max {
+			return ports.Disassembly{}, fmt.Errorf("ghidra: disassemble 0x%x: %w: window out of shape at %s", req.Address, errProtocol, in.Address)
+		}
+		d.Instructions = append(d.Instructions, x)
+		next = x.Address + uint64(len(x.Bytes))
+	}
+	return d, nil
+}
+
+type instructionJSON struct {
+	Address  string  `json:"address"`
+	Bytes    string  `json:"bytes"`
+	Mnemonic string  `json:"mnemonic"`
+	Operands string  `json:"operands"`
+	Flow     string  `json:"flow"`
+	Target   *string `json:"target"`
+	Invalid  bool    `json:"invalid"`
+}
+
+// decode checks one bridge instruction and turns it into a ports one.
+func (in instructionJSON) decode() (ports.Instruction, error) {
+	addr, ok, err := parseAddress(in.Address)
+	if err != nil || !ok {
+		return ports.Instruction{}, fmt.Errorf("%w: instruction address %q", errProtocol, in.Address)
+	}
+	b, err := hex.DecodeString(in.Bytes)
+	flow, known := flowNames[in.Flow]
+	if err != nil || len(b) == 0 || !known || in.Mnemonic == "" || addr+uint64(len(b)) < addr {
+		return ports.Instruction{}, fmt.Errorf("%w: instruction at %s", errProtocol, in.Address)
+	}
+	x := ports.Instruction{Address: addr, Bytes: b, Mnemonic: strings.ToLower(in.Mnemonic), Operands: in.Operands,
+		Text: strings.TrimSpace(strings.ToLower(in.Mnemonic) + " " + in.Operands), Flow: flow}
+	if in.Invalid {
+		x.Invalid, x.Mnemonic, x.Text, x.Operands, x.Flow = true, "(bad)", "(bad)", "", ports.FlowStop
+		return x, nil
+	}
+	if in.Target != nil && (flow == ports.FlowCall || flow == ports.FlowJump || flow == ports.FlowBranch) {
+		if t, ok, err := parseAddress(*in.Target); err == nil && ok {
+			x.Target, x.HasTarget = t, true
+		}
+	}
+	return x, nil
 }

@@ -40,6 +40,7 @@ public final class ReaBridgeProtocol {
         m("read_bytes", "document", "address", "length");
         m("function_body", "document", "procedure", "max_instructions");
         m("list_references", "document", "offset", "limit");
+        m("disassemble", "document", "address", "end", "max_instructions");
     }
 
     private static void m(String name, String... keys) {

@@ -104,6 +104,7 @@ public class ReaGhidraBridge extends HeadlessScript {
             case "procedure_address": return fmt(procedure(p.get("procedure")).getEntryPoint());
             case "procedure_info": return info(procedure(p.get("procedure")));
             case "list_references": return ReaBridgeProtocol.page(references(), ReaBridgeProtocol.intParam(p, "offset", 0, Integer.MAX_VALUE), ReaBridgeProtocol.intParam(p, "limit", 1, 500));
+            case "disassemble": return disassemble(address(p.get("address")), address(p.get("end")), (int) ReaBridgeProtocol.intParam(p, "max_instructions", 1, 4096));
             case "function_body": return body(procedure(p.get("procedure")), (int) ReaBridgeProtocol.intParam(p, "max_instructions", 1, 100_000));
             case "procedure_pseudo_code": return decompile(procedure(p.get("procedure")));
             case "read_bytes": return readBytes(address(p.get("address")), (int) ReaBridgeProtocol.intParam(p, "length", 1, MAX_READ));
@@ -330,6 +331,70 @@ public class ReaGhidraBridge extends HeadlessScript {
         proto.put("parameters", params);
         proto.put("variadic", f.hasVarArgs());
         r.put("prototype", proto);
+        return r;
+    }
+
+    // rea extension: a linear sweep with the PseudoDisassembler, which reads
+    // the program without changing its listing; bytes that do not decode are
+    // one "(bad)" step of the language's instruction alignment.
+    private Map<String, Object> disassemble(Address start, Address end, int max) throws ReaBridgeProtocol.BridgeException {
+        MemoryBlock b = currentProgram.getMemory().getBlock(start);
+        if (b == null || !b.isInitialized() || !b.isExecute()) throw new ReaBridgeProtocol.BridgeException("not_found", "no code block at " + fmt(start));
+        var pd = new ghidra.app.util.PseudoDisassembler(currentProgram);
+        int align = Math.max(1, currentProgram.getLanguage().getInstructionAlignment());
+        List<Object> out = new ArrayList<>();
+        Address a = start;
+        boolean truncated = false;
+        while (a != null && a.compareTo(end) < 0 && b.contains(a)) {
+            if (out.size() >= max) {
+                truncated = true;
+                break;
+            }
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("address", fmt(a));
+            ghidra.app.util.PseudoInstruction in = null;
+            try {
+                in = pd.disassemble(a);
+            } catch (Exception e) {
+                in = null;
+            }
+            StringBuilder hex = new StringBuilder();
+            int len = in == null ? align : in.getLength();
+            try {
+                byte[] bytes = new byte[len];
+                currentProgram.getMemory().getBytes(a, bytes);
+                for (byte x : bytes) hex.append(String.format("%02x", x & 0xff));
+            } catch (ghidra.program.model.mem.MemoryAccessException e) {
+                break;
+            }
+            m.put("bytes", hex.toString());
+            if (in == null) {
+                m.put("mnemonic", "(bad)");
+                m.put("operands", "");
+                m.put("flow", "stop");
+                m.put("target", null);
+                m.put("invalid", true);
+            } else {
+                m.put("mnemonic", in.getMnemonicString().toLowerCase(java.util.Locale.ROOT));
+                List<String> ops = new ArrayList<>();
+                for (int i = 0; i < in.getNumOperands(); i++) ops.add(in.getDefaultOperandRepresentation(i));
+                m.put("operands", String.join(", ", ops));
+                var ft = in.getFlowType();
+                m.put("flow", ft.isCall() ? "call" : ft.isJump() ? (ft.isConditional() ? "branch" : "jump") : ft.isTerminal() ? "return" : "next");
+                Address[] flows = in.getFlows();
+                m.put("target", flows != null && flows.length == 1 && !ft.isComputed() ? fmt(flows[0]) : null);
+                m.put("invalid", false);
+            }
+            out.add(m);
+            try {
+                a = a.add(len);
+            } catch (Exception e) {
+                a = null;
+            }
+        }
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("instructions", out);
+        r.put("truncated", truncated);
         return r;
     }
 
