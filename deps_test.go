@@ -51,6 +51,7 @@ var policy = []struct {
 	{"rea/core/", nil, nil}, // a new family needs its own row
 	{"rea/core", kernelAllowed, []string{"rea/core/standard", "rea/ports/portstest", "github.com/matryer/is"}},
 	{"rea/supervisor", []string{"rea/ports"}, []string{"github.com/matryer/is"}},
+	{"rea/snapshot", nil, []string{"github.com/matryer/is"}}, // stdlib only: engines share it
 	{"rea/adapters/mcp", []string{"rea/core", "rea/ports", "github.com/modelcontextprotocol/go-sdk/"},
 		[]string{"rea/core/standard", "github.com/santhosh-tekuri/jsonschema/v6", "github.com/matryer/is"}},
 	{"rea/adapters/cli", []string{"rea/core", "rea/ports", "github.com/alecthomas/kong"}, []string{"rea/core/standard", "github.com/matryer/is"}},
@@ -59,6 +60,7 @@ var policy = []struct {
 	{"rea/adapters/zip", []string{"rea/ports"}, engineTests},
 	{"rea/adapters/js", []string{"rea/ports", "github.com/tdewolff/parse/v2", "github.com/go-sourcemap/sourcemap"}, engineTests},
 	{"rea/adapters/cdp", []string{"rea/ports", "rea/adapters/cdp/", "github.com/chromedp/", "rea/supervisor"}, engineTests},
+	{"rea/adapters/ghidra", []string{"rea/ports", "rea/supervisor", "rea/snapshot", "rea/adapters/ghidra/"}, engineTests},
 	{"rea/adapters/hosts", []string{"rea/ports", "github.com/pelletier/go-toml/v2"}, engineTests},
 	{"rea/adapters/pty", []string{"rea/ports", "rea/supervisor", "github.com/creack/pty", "github.com/charmbracelet/x/vt"}, engineTests},
 	{"rea/adapters/gdbremote", []string{"rea/ports", "rea/supervisor"}, engineTests},

@@ -1,0 +1,145 @@
+package ghidra_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sync"
+	"testing"
+	"time"
+
+	"rea/adapters/ghidra"
+	"rea/ports"
+	"rea/ports/portstest"
+	"rea/ports/portstest/replay"
+)
+
+// TestLive runs the conformance suite against a real Ghidra on a C fixture
+// built here (PROVIDERS.md §3.2's shape). It skips, naming what is missing,
+// unless GHIDRA_INSTALL_DIR names a usable installation and cc exists.
+func TestLive(t *testing.T) {
+	dir := os.Getenv(ghidra.EnvInstallDir)
+	if dir == "" {
+		t.Skip("live lane skipped: GHIDRA_INSTALL_DIR is not set (Ghidra 12.1.x and a JDK 21 are needed)")
+	}
+	p := ghidra.New(&ghidra.Options{InstallDir: dir, JavaHome: os.Getenv("JAVA_HOME"), StartupTimeout: 330 * time.Second})
+	if av := p.Availability(t.Context()); !av.Available {
+		t.Skipf("live lane skipped: Ghidra unavailable (%s): %s", av.Code, av.Reason)
+	}
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("live lane skipped: no C compiler to build the fixture")
+	}
+	out := filepath.Join(t.TempDir(), "fixture")
+	if b, err := exec.Command(cc, "-O0", "-g", "-fno-inline", "-fno-pie", "-no-pie", "-o", out, "testdata/live/fixture.c").CombinedOutput(); err != nil {
+		t.Fatalf("building the fixture: %v\n%s", err, b)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	target := ports.Target{Path: out, SHA256: hex.EncodeToString(sum[:]), Format: "elf", Kind: "executable", Architecture: "x86_64", Size: int64(len(data))}
+	if replay.Recording() {
+		a, err := p.Open(t.Context(), target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		version := a.Version()
+		a.Close(t.Context())
+		recordTranscript(t, filepath.Join("testdata", "live-"+version+".jsonl"), version)
+	}
+	portstest.Run(t, p, target)
+}
+
+var tokenField = regexp.MustCompile(`"token":"[0-9a-f]{64}"`)
+
+// recordTranscript records every bridge connection of the rest of the test
+// (one Recorder each, so a request is followed by its own response) and,
+// when the test passes, writes them to path with the token redacted. The
+// fake engine answers from such a file (FAKE_GHIDRA_TRANSCRIPT).
+func recordTranscript(t *testing.T, path, version string) {
+	var mu sync.Mutex
+	var recs []*replay.Recorder
+	restore := ghidra.SetConnHook(func(c net.Conn) net.Conn {
+		rec := replay.NewRecorder(replay.Header{Engine: "ghidra", EngineVersion: version, Framing: replay.FrameLines})
+		mu.Lock()
+		recs = append(recs, rec)
+		mu.Unlock()
+		return rec.Conn(c)
+	})
+	t.Cleanup(func() {
+		restore()
+		if t.Failed() {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		merged := &replay.Transcript{Header: replay.Header{Type: "header", Version: replay.FormatVersion, Engine: "ghidra",
+			EngineVersion: version, RecordedAt: time.Now().UTC(), Framing: replay.FrameLines}}
+		for _, r := range recs {
+			for _, e := range r.Transcript().Entries {
+				if e.Text != nil {
+					red := tokenField.ReplaceAllString(*e.Text, `"token":"[REDACTED]"`)
+					e.Text = &red
+				}
+				merged.Entries = append(merged.Entries, e)
+			}
+		}
+		var buf bytes.Buffer
+		if err := replay.WriteTranscript(&buf, merged); err != nil {
+			t.Error(err)
+			return
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// TestRecordedTranscriptReplays records a session through the live lane's
+// code path (against the fake engine) and replays the recording: the
+// answers are the same and the token never reaches the file.
+func TestRecordedTranscriptReplays(t *testing.T) {
+	e := newEnv(t, "12.1.4")
+	path := filepath.Join(t.TempDir(), "recorded.jsonl")
+	var first []ports.Segment
+	t.Run("record", func(t *testing.T) {
+		recordTranscript(t, path, "12.1.4")
+		a, err := e.provider(ghidra.Options{}).Open(t.Context(), e.target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close(context.Background())
+		if first, err = a.(ports.SegmentLister).Segments(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	})
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(`[REDACTED]`)) || regexp.MustCompile(`"token\\":\\"[0-9a-f]{64}`).Match(b) {
+		t.Fatalf("the recorded transcript is not redacted:\n%s", b)
+	}
+	t.Setenv("FAKE_GHIDRA_TRANSCRIPT", path)
+	a, err := e.provider(ghidra.Options{}).Open(t.Context(), e.target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(context.Background())
+	again, err := a.(ports.SegmentLister).Segments(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(first, again) {
+		t.Fatalf("replayed %+v, recorded %+v", again, first)
+	}
+}
