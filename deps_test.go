@@ -75,7 +75,7 @@ var (
 	kernelAllowed = []string{"rea/ports", "github.com/santhosh-tekuri/jsonschema/v6", "github.com/gowebpki/jcs"}
 	familyAllowed = append([]string{"rea/core"}, kernelAllowed...)
 	familyTests   = []string{"rea/core/standard", "rea/ports/portstest", "github.com/matryer/is"}
-	engineTests   = []string{"rea/ports/portstest", "github.com/matryer/is"}
+	engineTests   = []string{"rea/ports/portstest", "rea/ports/portstest/", "github.com/matryer/is"}
 )
 
 // forbidden holds, whatever a row allows, for production code and tests.
