@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,7 +61,13 @@ func writeZip(t *testing.T, path string, files map[string][]byte) {
 	t.Helper()
 	var buf bytes.Buffer
 	w := zip.NewWriter(&buf)
-	for name, data := range files {
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	slices.Sort(names) // entry order is part of the bytes, so of the Evidence IDs
+	for _, name := range names {
+		data := files[name]
 		fw, err := w.Create(name)
 		if err != nil {
 			t.Fatal(err)

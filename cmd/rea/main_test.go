@@ -773,6 +773,21 @@ func TestConformanceSuite(t *testing.T) {
 	is.Equal(passed, conformancePasses)
 }
 
+// hasOpen reports whether a process's fd directory holds a descriptor of
+// path.
+func hasOpen(fdDir, path string) bool {
+	ents, err := os.ReadDir(fdDir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if l, err := os.Readlink(filepath.Join(fdDir, e.Name())); err == nil && l == path {
+			return true
+		}
+	}
+	return false
+}
+
 // TestCLISignalCancels interrupts `rea analyze` while it hashes a large
 // target: the run ends promptly with the cancelled exit status.
 func TestCLISignalCancels(t *testing.T) {
@@ -791,7 +806,14 @@ func TestCLISignalCancels(t *testing.T) {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	is.NoErr(cmd.Start())
-	time.Sleep(300 * time.Millisecond)
+	// Interrupt once rea has the target open (its signal handling is set up
+	// before it opens anything): a fixed sleep raced start-up under load.
+	fdDir := fmt.Sprintf("/proc/%d/fd", cmd.Process.Pid)
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if hasOpen(fdDir, big) {
+			break
+		}
+	}
 	is.NoErr(cmd.Process.Signal(os.Interrupt))
 	err = cmd.Wait()
 	var ee *exec.ExitError
