@@ -249,10 +249,8 @@ func handleBinarySession(ctx context.Context, c *Call) (any, error) {
 		selected := b != nil && b.Provider.Info().ID == p.Info().ID
 		caps := []string{}
 		if selected {
-			for _, cp := range capabilityOrder {
-				if hasCapability(a, cp) {
-					caps = append(caps, cp)
-				}
+			for _, cp := range ports.CapabilitiesOf(a) {
+				caps = append(caps, cp.String())
 			}
 		}
 		cands = append(cands, map[string]any{"provider": providerRefOf(p, ""), "availability": avail, "target_support": sup, "selected": selected, "capabilities": caps})
@@ -346,8 +344,8 @@ func (s *Session) toolAvailability(a ports.Analysis, b *Binding, t *ports.Target
 			avail, reason, rem = false, "provider_missing", "No provider supports this target; see analysis_provider_candidates."
 		case len(op.Needs) > 0:
 			for _, n := range op.Needs {
-				if !hasCapability(a, n) {
-					avail, reason, rem = false, "target_unsupported", "The bound provider does not offer "+n+" for this target."
+				if !offers(b, a, n) {
+					avail, reason, rem = false, "target_unsupported", "The bound provider does not offer "+n.String()+" for this target."
 					if op.MissingRemediation != "" {
 						rem = op.MissingRemediation
 					}

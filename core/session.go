@@ -252,8 +252,8 @@ func (s *Session) ready(ctx context.Context, op *Operation) error {
 			Details: map[string]any{"operation": op.Name, "reason": "no_provider_binding", "path": t.Path}}
 	}
 	for _, need := range op.Needs {
-		if !hasCapability(a, need) {
-			reason := "missing_capability:" + need
+		if !offers(b, a, need) {
+			reason := "missing_capability:" + string(need)
 			if op.MissingReason != "" {
 				reason = op.MissingReason
 			}
@@ -266,43 +266,23 @@ func (s *Session) ready(ctx context.Context, op *Operation) error {
 	return nil
 }
 
-// Capability names used in Operation.Needs.
+// Capability names used in Operation.Needs: the ports capabilities, named
+// here too so families can write core.CapProcedures.
 const (
-	CapDocuments  = "list_documents"
-	CapSegments   = "list_segments"
-	CapProcedures = "list_procedures"
-	CapNames      = "list_names"
-	CapStrings    = "list_strings"
+	CapDocuments   = ports.CapDocuments
+	CapSegments    = ports.CapSegments
+	CapProcedures  = ports.CapProcedures
+	CapNames       = ports.CapNames
+	CapStrings     = ports.CapStrings
+	CapDisassemble = ports.CapDisassemble
+	CapFunctions   = ports.CapFunctions
+	CapReferences  = ports.CapReferences
+	CapBytes       = ports.CapBytes
+	CapSignatures  = ports.CapSignatures
+	CapDecompile   = ports.CapDecompile
+	CapValueFlow   = ports.CapValueFlow
+	CapLayout      = ports.CapLayout
 )
-
-// Capability names of the code primitives (Operation.Needs).
-const (
-	CapDisassemble = "disassemble"
-	CapFunctions   = "analyze_functions"
-	CapReferences  = "cross_references"
-	CapBytes       = "read_bytes"
-	CapSignatures  = "signatures"
-	CapDecompile   = "decompile"
-)
-
-// CapValueFlow names ports.ValueFlowAnalyzer in Operation.Needs and the
-// capability listings.
-const CapValueFlow = "value_flow"
-
-func init() {
-	registerCapability[ports.DocumentLister](CapDocuments)
-	registerCapability[ports.SegmentLister](CapSegments)
-	registerCapability[ports.ProcedureLister](CapProcedures)
-	registerCapability[ports.NameLister](CapNames)
-	registerCapability[ports.StringLister](CapStrings)
-	registerCapability[ports.Disassembler](CapDisassemble)
-	registerCapability[ports.FunctionAnalyzer](CapFunctions)
-	registerCapability[ports.CrossReferencer](CapReferences)
-	registerCapability[ports.ByteReader](CapBytes)
-	registerCapability[ports.SignatureReader](CapSignatures)
-	registerCapability[ports.Decompiler](CapDecompile)
-	registerCapability[ports.ValueFlowAnalyzer](CapValueFlow)
-}
 
 // reaProvider is rea itself, the provider of results it derives from
 // supplied data.

@@ -181,7 +181,7 @@ func (v *codeView) classification(i int) string {
 func opAnalyzeFunction() *core.Operation {
 	return &core.Operation{
 		Name: "analyze_function", Title: "Analyze Function", Kind: core.KindEnhanced, Effects: codeEffects, NeedsTarget: true,
-		Needs: []string{core.CapProcedures, core.CapFunctions, core.CapReferences},
+		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences},
 		Description: "One function's dossier in one call: the procedure (signature when debug info gives one), an assembly page, basic blocks with successors, " +
 			"callers, callees, incoming and outgoing references, referenced strings and names, unresolved indirect calls, the native interface, the " +
 			"pseudo-code section (unavailable with its reason when the provider does not decompile), and native_value_flow: per-instruction defined and used " +
@@ -506,7 +506,7 @@ func signatureText(name string, api map[string]any) string {
 func opInspectNativeAPI() *core.Operation {
 	return &core.Operation{
 		Name: "inspect_native_api", Title: "Inspect Native API", Kind: core.KindEnhanced, Effects: traceEffects, NeedsTarget: true,
-		Needs: []string{core.CapProcedures, core.CapFunctions},
+		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions},
 		Description: "The native interface of one procedure where it can be derived: calling convention, parameters (names, types and register or stack " +
 			"locations), return type and jump tables, from debug information (DWARF); otherwise native_api is unavailable with its reason and the residual unknowns.",
 		Input: core.InputSchema([]string{"procedure"}, procedureProp,
@@ -555,7 +555,7 @@ func opInspectNativeAPI() *core.Operation {
 func opBatchDecompile() *core.Operation {
 	return &core.Operation{
 		Name: "batch_decompile", Title: "Batch Decompile", Kind: core.KindEnhanced, Effects: codeEffects, NeedsTarget: true,
-		Needs: []string{core.CapProcedures, core.CapFunctions},
+		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions},
 		Description: "Decompile up to 50 procedures (names or addresses), one item each. With a provider that does not decompile (rea-native) every item " +
 			"is reported unavailable with its reason, and carries the procedure's size and instruction count; an unknown procedure is an item error, not a call failure.",
 		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,"required":["addresses"],
