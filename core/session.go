@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -62,6 +64,9 @@ type Session struct {
 	analysis ports.Analysis
 	profile  *Profile
 	runID    string
+	// lineage is the bound engine's process lineage, observed once when it
+	// was opened; nil for an in-process engine.
+	lineage  *ports.ProcessLineage
 	inflight atomic.Int64
 	// retained holds this connection's residual unknowns and bundle
 	// snapshots (core/bundle_state.go); close_binary clears it with the ledger.
@@ -257,13 +262,42 @@ func (s *Session) ready(ctx context.Context, op *Operation) error {
 			if op.MissingReason != "" {
 				reason = op.MissingReason
 			}
+			missing := []ports.Capability{need}
+			elsewhere := s.reg.offersElsewhere(ctx, b, t, missing)
+			alts := make([]map[string]any, len(elsewhere))
+			for i, o := range elsewhere {
+				alts[i] = map[string]any{"provider_id": o.ProviderID, "installed": o.Installed}
+			}
 			return &Error{Code: CodeCapabilityUnavailable,
 				Message:     fmt.Sprintf("%s: provider %s does not offer %s", op.Name, b.Provider.Info().ID, need),
-				Remediation: op.MissingRemediation,
-				Details:     map[string]any{"provider_id": b.Provider.Info().ID, "operation": op.Name, "reason": reason}}
+				Remediation: capabilityRemediation(elsewhere, missing, op.MissingRemediation),
+				Details:     map[string]any{"provider_id": b.Provider.Info().ID, "operation": op.Name, "reason": reason, "offered_by": alts}}
 		}
 	}
 	return nil
+}
+
+// missingCapabilities lists what op needs or wants that the binding lacks.
+func missingCapabilities(op *Operation, b *Binding, a ports.Analysis) []ports.Capability {
+	var out []ports.Capability
+	for _, list := range [][]ports.Capability{op.Needs, op.Wants} {
+		for _, c := range list {
+			if !offers(b, a, c) && !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// CapabilityRemediation is the advice for a bound provider that lacks
+// caps: the registered engines that offer them (installed or not, and how
+// to choose or get them), or, when none does, that none does followed by
+// fallback. Families use it where a handler answers for a missing
+// capability itself (batch_decompile's items).
+func (c *Call) CapabilityRemediation(ctx context.Context, fallback string, caps ...ports.Capability) string {
+	_, b, t := c.Bound()
+	return capabilityRemediation(c.Session.reg.offersElsewhere(ctx, b, t, caps), caps, fallback)
 }
 
 // Capability names used in Operation.Needs: the ports capabilities, named
@@ -347,7 +381,7 @@ func (s *Session) Close(ctx context.Context) error {
 func (s *Session) closeTarget(ctx context.Context, clear bool) error {
 	s.mu.Lock()
 	a := s.analysis
-	s.target, s.binding, s.analysis, s.profile = nil, nil, nil, nil
+	s.target, s.binding, s.analysis, s.profile, s.lineage = nil, nil, nil, nil, nil
 	s.mu.Unlock()
 	var err error
 	if a != nil {
@@ -358,6 +392,12 @@ func (s *Session) closeTarget(ctx context.Context, clear bool) error {
 		s.retained.clear()
 	}
 	if err != nil {
+		var ce *ports.CleanupError
+		if errors.As(err, &ce) {
+			e := AsError("close_binary", err)
+			e.Message = "close_binary: provider did not close cleanly: " + err.Error()
+			return e
+		}
 		return &Error{Code: CodeCleanupIncomplete, Message: "close_binary: provider did not close cleanly: " + err.Error(), Err: err,
 			Details: map[string]any{"operation": "close_binary", "cleanup": "incomplete", "resources": []string{"provider-session"}}}
 	}

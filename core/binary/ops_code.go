@@ -137,7 +137,7 @@ func codeError(c *core.Call, err error) error {
 		}
 		return &core.Error{Code: core.CodeCapabilityUnavailable, Err: err,
 			Message:     fmt.Sprintf("%s: provider %s cannot decode the %s instruction set: %v", c.Op.Name, id, orUnknown(arch), err),
-			Remediation: "rea-native decodes x86, x86-64 and AArch64; for another architecture open the target with an engine that decodes it (provider_id ghidra).",
+			Remediation: "rea-native decodes x86, x86-64 and AArch64; for another architecture open the target with another registered engine that decodes it, if binary_session.analysis_provider_candidates lists one.",
 			Details:     map[string]any{"operation": c.Op.Name, "reason": "architecture_unsupported", "provider_id": id}}
 	}
 	return err
@@ -1033,9 +1033,13 @@ func opStepAddress(name string) *core.Operation {
 	}
 }
 
+// noDecompilerAdvice is what to use instead of pseudo-code when no
+// registered engine decompiles.
+const noDecompilerAdvice = "Use procedure_assembly or analyze_function for this provider's view."
+
 // pseudocodeUnavailable is the answer of a provider that does not
-// decompile.
-func pseudocodeUnavailable(c *core.Call) *core.Error {
+// decompile; its remediation names the registered engines that do, if any.
+func pseudocodeUnavailable(ctx context.Context, c *core.Call) *core.Error {
 	_, b, _ := c.Bound()
 	id := "the bound provider"
 	if b != nil {
@@ -1043,7 +1047,7 @@ func pseudocodeUnavailable(c *core.Call) *core.Error {
 	}
 	return &core.Error{Code: core.CodeCapabilityUnavailable,
 		Message:     fmt.Sprintf("%s: %s does not decompile; it disassembles and analyses control flow and references", c.Op.Name, id),
-		Remediation: "Use procedure_assembly or analyze_function for this provider's view, or open the target with the Ghidra provider (open_binary provider_id ghidra) for pseudo-code.",
+		Remediation: c.CapabilityRemediation(ctx, noDecompilerAdvice, core.CapDecompile),
 		Details:     map[string]any{"operation": c.Op.Name, "reason": "decompiler_unavailable", "provider_id": id}}
 }
 
@@ -1052,8 +1056,8 @@ func opProcedurePseudoCode() *core.Operation {
 		Name: "procedure_pseudo_code", Title: "Procedure Pseudo-Code", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
 		Needs:              []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapDecompile},
 		MissingReason:      "decompiler_unavailable",
-		MissingRemediation: "Use procedure_assembly or analyze_function for this provider's view, or open the target with the Ghidra provider (open_binary provider_id ghidra) for pseudo-code.",
-		Description: "Decompiled pseudo-code of one procedure, from a provider that decompiles (Ghidra). The built-in rea-native does not decompile " +
+		MissingRemediation: noDecompilerAdvice,
+		Description: "Decompiled pseudo-code of one procedure, from a bound provider that decompiles. The built-in rea-native does not decompile " +
 			"and answers capability_unavailable; procedure_assembly and analyze_function work with it.",
 		Input:    core.InputSchema([]string{"procedure"}, documentProp, procedureProp),
 		Result:   json.RawMessage(`{"type":["string","null"]}`),
@@ -1066,7 +1070,7 @@ func opProcedurePseudoCode() *core.Operation {
 			a, _, _ := c.Bound()
 			dc, ok := a.(ports.Decompiler)
 			if !ok {
-				return nil, pseudocodeUnavailable(c)
+				return nil, pseudocodeUnavailable(ctx, c)
 			}
 			p, err := dc.Decompile(ctx, v.procs[i].Address)
 			if err != nil {
