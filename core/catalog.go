@@ -15,6 +15,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"rea/ports"
 )
 
 // Kind classifies an operation.
@@ -89,7 +91,12 @@ type Operation struct {
 	Examples []json.RawMessage
 	// Needs names the provider capabilities (ports interfaces) the
 	// operation requires of the bound analysis; empty means none.
-	Needs []string
+	Needs []ports.Capability
+	// Wants names capabilities the operation is for but runs without
+	// (batch_decompile reports every item unavailable): the call is not
+	// refused, but tool availability is false, with the same remediation as
+	// a missing need, while the bound provider lacks one.
+	Wants []ports.Capability
 	// NeedsTarget marks operations that need an open target.
 	NeedsTarget bool
 	// MissingRemediation and MissingReason replace the generic advice when

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"rea/ports"
 )
@@ -255,6 +256,20 @@ func AsError(op string, err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
+	e = classifyError(op, err)
+	var sr ports.SignalReporter
+	if errors.As(err, &sr) {
+		attachSignals(e, sr.SignalAttempts())
+	}
+	return e
+}
+
+// classifyError maps an engine or context error to its code.
+func classifyError(op string, err error) *Error {
+	var ce *ports.CleanupError
+	if errors.As(err, &ce) {
+		return cleanupError(op, err, ce)
+	}
 	switch {
 	case errors.Is(err, context.Canceled):
 		return &Error{Code: CodeCancelled, Message: op + ": cancelled", Err: err,
@@ -278,6 +293,57 @@ func AsError(op string, err error) *Error {
 	return &Error{Code: CodeExecutionFailure, Message: op + ": " + err.Error(), Err: err,
 		Details: map[string]any{"operation": op}}
 }
+
+// cleanupError is cleanup_incomplete for owned resources that remain:
+// details.resources lists their kinds (and only those), cleanup_reason
+// what each says, and execution_failure the code of the failure the cleanup
+// followed (errors.Join of that failure and the *ports.CleanupError), or
+// null when the call itself did not fail.
+func cleanupError(op string, err error, ce *ports.CleanupError) *Error {
+	reasons := make([]string, len(ce.Resources))
+	for i, r := range ce.Resources {
+		reasons[i] = r.Kind + " " + r.ID + ": " + r.Reason
+	}
+	var exec any
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, sub := range j.Unwrap() {
+			if sub != nil && !errors.Is(sub, ports.ErrCleanupIncomplete) {
+				exec = string(classifyError(op, sub).Code)
+				break
+			}
+		}
+	}
+	return &Error{Code: CodeCleanupIncomplete, Message: op + ": " + err.Error(), Err: err,
+		Remediation: "Owned resources remain; they are listed in details.resources. Close the target again with close_binary, or end them by hand.",
+		Details: map[string]any{"operation": op, "cleanup": "incomplete", "resources": NonNil(ce.Kinds()),
+			"cleanup_reason": strings.Join(reasons, "; "), "execution_failure": exec}}
+}
+
+// attachSignals places an engine's signal attempts under
+// details.partial_observation.signals.
+func attachSignals(e *Error, attempts []ports.SignalAttempt) {
+	if len(attempts) == 0 {
+		return
+	}
+	list := make([]map[string]any, len(attempts))
+	for i, a := range attempts {
+		list[i] = map[string]any{"target": a.Target, "id": a.ID, "signal": a.Signal,
+			"at": a.At.UTC().Format(timestampLayout), "result": string(a.Result), "reason": OrNull(a.Reason)}
+	}
+	if e.Details == nil {
+		e.Details = map[string]any{}
+	}
+	po, _ := e.Details["partial_observation"].(map[string]any)
+	if po == nil {
+		po = map[string]any{}
+	}
+	po["signals"] = list
+	e.Details["partial_observation"] = po
+}
+
+// timestampLayout is the ISO 8601 form of instants rea reports
+// (millisecond precision, UTC).
+const timestampLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // envelopeJSON is a helper for tests and front ends: the compact envelope of
 // any error.

@@ -126,23 +126,13 @@ func (c *Call) ProjectView(parent *Evidence, view map[string]any) (map[string]an
 	return c.Session.cat.projectView(parent, view)
 }
 
-// capabilities maps a capability name (used in Operation.Needs) to the
-// check that an analysis offers it, in registration order.
-var (
-	capabilities    = map[string]func(ports.Analysis) bool{}
-	capabilityOrder []string
-)
-
-// registerCapability declares that the capability name is offered by an
-// analysis implementing T.
-func registerCapability[T any](name string) {
-	capabilities[name] = func(a ports.Analysis) bool { _, ok := a.(T); return ok }
-	capabilityOrder = append(capabilityOrder, name)
-}
-
-func hasCapability(a ports.Analysis, name string) bool {
-	check, ok := capabilities[name]
-	return ok && a != nil && check(a)
+// offers reports whether the binding's provider (for a provider capability
+// such as read_layout) or its open analysis offers c.
+func offers(b *Binding, a ports.Analysis, c ports.Capability) bool {
+	if c.OfProvider() {
+		return b != nil && c.ImplementedBy(b.Provider)
+	}
+	return a != nil && c.ImplementedBy(a)
 }
 
 // NonNil returns s, or an empty slice for nil, so JSON says [] not null.

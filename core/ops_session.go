@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"time"
 
@@ -29,7 +30,7 @@ func opOpenBinary() *Operation {
  "required": ["path"],
  "properties": {
   "path": {"type": "string", "minLength": 1, "description": "Path of the file to analyze (ELF, PE, Mach-O, universal Mach-O, ASAR, ZIP, JavaScript or source map).", "examples": ["/usr/bin/ls"]},
-  "provider_id": {"type": "string", "minLength": 1, "maxLength": 64, "pattern": "^[a-z][a-z0-9-]*$", "description": "\"auto\" (default: the single available provider that supports the target) or a concrete provider id such as \"rea-native\".", "examples": ["auto", "rea-native"]}
+  "provider_id": {"type": "string", "minLength": 1, "maxLength": 64, "pattern": "^[a-z][a-z0-9-]*$", "description": "\"auto\" (default: rea-native when it supports the target, else the single available provider that does) or a concrete provider id such as \"rea-native\".", "examples": ["auto", "rea-native"]}
  }
 }`),
 		Result: json.RawMessage(`{"type":"object","additionalProperties":false,
@@ -95,9 +96,16 @@ func handleOpenBinary(ctx context.Context, c *Call) (any, error) {
 		}
 		return nil, err
 	}
+	// An engine that launched a process reports its lineage once it is
+	// ready; the snapshot is retained for binary_session.
+	var lineage *ports.ProcessLineage
+	if lr, ok := a.(ports.LineageReporter); ok {
+		l := lr.ProcessLineage(ctx)
+		lineage = &l
+	}
 	s.mu.Lock()
 	old := s.analysis
-	s.target, s.binding, s.analysis, s.profile, s.runID = &t, b, a, prof, runID
+	s.target, s.binding, s.analysis, s.profile, s.runID, s.lineage = &t, b, a, prof, runID, lineage
 	s.mu.Unlock()
 	if old != nil && old != a {
 		if err := s.retire(ctx, old, c.bound.analysis); err != nil {
@@ -194,12 +202,25 @@ const binarySessionResultSchema = `{"type":"object","additionalProperties":false
     "target_support":{"type":"object","required":["status","code","reason","diagnostics"],"properties":{"status":{"enum":["unknown","supported","unsupported"]}}},
     "selected":{"type":"boolean"},"capabilities":{"type":"array","items":{"type":"string"}}}}},
   "analysis_provider_binding":{"anyOf":[{"type":"null"},{"type":"object","required":["provider","selection_source","analysis_profile"],
-   "properties":{"provider":{"$ref":"#/$defs/providerRef"},"selection_source":{"enum":["request","environment","auto-single-candidate"]},"analysis_profile":{"type":"object"}}}]},
-  "analysis_run":{"anyOf":[{"type":"null"},{"type":"object","required":["run_id","process_lineage"],"properties":{"run_id":{"type":"string"},"process_lineage":{"type":"object","required":["status"]}}}]},
+   "properties":{"provider":{"$ref":"#/$defs/providerRef"},"selection_source":{"enum":["request","environment","auto-single-candidate","auto-built-in"]},"analysis_profile":{"type":"object"}}}]},
+  "analysis_run":{"anyOf":[{"type":"null"},{"type":"object","required":["run_id","process_lineage"],"properties":{"run_id":{"type":"string"},"process_lineage":{"$ref":"#/$defs/processLineage"}}}]},
   "tool_availability":{"type":"array","items":{"type":"object","required":["name","surface","client_requirements","effects","annotations","available","reason","remediation"],
    "properties":{"name":{"type":"string"},"available":{"type":"boolean"},"reason":{"enum":["available","client_capability_missing","target_required","provider_missing","provider_unavailable","target_unsupported","unsupported_host","policy_disabled"]},"remediation":{"type":["string","null"]}}}}
  },
- "$defs":{"providerRef":{"type":"object","required":["id","name","version"],"properties":{"id":{"type":"string"},"name":{"type":"string"},"version":{"type":["string","null"]}}}}}`
+ "$defs":{
+  "processLineage":{"type":"object","required":["status"],"properties":{"status":{"enum":["not_observed","snapshots"]},
+   "snapshots":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["provider","observation"],
+    "properties":{"provider":{"$ref":"#/$defs/providerRef"},"observation":{"anyOf":[
+     {"type":"object","additionalProperties":false,"required":["status","observed_at","schema_version","launcher_pid","launcher_parent_pid","process_group_id","descendants"],
+      "properties":{"status":{"const":"verified"},"observed_at":{"type":"string"},"schema_version":{"const":1},"launcher_pid":{"type":["integer","null"]},
+       "launcher_parent_pid":{"type":["integer","null"]},"process_group_id":{"type":["integer","null"]},
+       "descendants":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["pid","parent_pid","process_group_id"],
+        "properties":{"pid":{"type":"integer"},"parent_pid":{"type":"integer"},"process_group_id":{"type":"integer"}}}}}},
+     {"type":"object","additionalProperties":false,"required":["status","observed_at","launcher_pid","process_group_id","reason"],
+      "properties":{"status":{"const":"unavailable"},"observed_at":{"type":"string"},"launcher_pid":{"type":["integer","null"]},
+       "process_group_id":{"type":["integer","null"]},"reason":{"type":"string"}}}]}}}}},
+   "allOf":[{"if":{"properties":{"status":{"const":"snapshots"}}},"then":{"required":["snapshots"]},"else":{"not":{"required":["snapshots"]}}}]},
+  "providerRef":{"type":"object","required":["id","name","version"],"properties":{"id":{"type":"string"},"name":{"type":"string"},"version":{"type":["string","null"]}}}}}`
 
 func providerRefOf(p ports.Provider, version string) map[string]any {
 	info := p.Info()
@@ -216,13 +237,13 @@ func handleBinarySession(ctx context.Context, c *Call) (any, error) {
 	s := c.Session
 	a, b, t := s.boundAnalysis()
 	s.mu.Lock()
-	prof, runID := s.profile, s.runID
+	prof, runID, lineage := s.profile, s.runID, s.lineage
 	s.mu.Unlock()
 	out := map[string]any{"open": t != nil, "path": nil, "sha256": nil, "format": nil, "kind": nil, "architecture": nil,
 		"provider": nil, "analysis_provider_binding": nil, "analysis_run": nil}
 	if t != nil {
 		out["path"], out["sha256"], out["format"], out["kind"], out["architecture"] = t.Path, t.SHA256, t.Format, t.Kind, OrNull(t.Architecture)
-		out["analysis_run"] = map[string]any{"run_id": runID, "process_lineage": map[string]any{"status": "not_observed"}}
+		out["analysis_run"] = map[string]any{"run_id": runID, "process_lineage": processLineage(b, a, lineage)}
 	}
 	if b != nil {
 		ref := providerRefOf(b.Provider, a.Version())
@@ -249,10 +270,8 @@ func handleBinarySession(ctx context.Context, c *Call) (any, error) {
 		selected := b != nil && b.Provider.Info().ID == p.Info().ID
 		caps := []string{}
 		if selected {
-			for _, cp := range capabilityOrder {
-				if hasCapability(a, cp) {
-					caps = append(caps, cp)
-				}
+			for _, cp := range ports.CapabilitiesOf(a) {
+				caps = append(caps, cp.String())
 			}
 		}
 		cands = append(cands, map[string]any{"provider": providerRefOf(p, ""), "availability": avail, "target_support": sup, "selected": selected, "capabilities": caps})
@@ -266,8 +285,45 @@ func handleBinarySession(ctx context.Context, c *Call) (any, error) {
 	}
 	out["client_features"] = features
 	out["server_identity"] = s.serverIdentity(c)
-	out["tool_availability"] = s.toolAvailability(a, b, t)
+	out["tool_availability"] = s.toolAvailability(ctx, a, b, t)
 	return out, nil
+}
+
+// processLineage renders analysis_run.process_lineage: not_observed until an
+// engine that launched a process reported a snapshot (an in-process engine
+// such as rea-native never does), then that snapshot under its provider.
+func processLineage(b *Binding, a ports.Analysis, l *ports.ProcessLineage) map[string]any {
+	if l == nil || b == nil {
+		return map[string]any{"status": "not_observed"}
+	}
+	obs := map[string]any{"status": string(l.Status), "observed_at": l.ObservedAt.UTC().Format(timestampLayout),
+		"launcher_pid": pidOrNull(l.LauncherPID), "process_group_id": pidOrNull(l.ProcessGroupID)}
+	switch l.Status {
+	case ports.LineageVerified:
+		desc := make([]map[string]any, len(l.Descendants))
+		for i, d := range l.Descendants {
+			desc[i] = map[string]any{"pid": d.PID, "parent_pid": d.ParentPID, "process_group_id": d.ProcessGroupID}
+		}
+		obs["schema_version"] = 1
+		obs["launcher_parent_pid"] = pidOrNull(l.LauncherParentPID)
+		obs["descendants"] = desc
+	default:
+		obs["status"] = string(ports.LineageUnavailable)
+		reason := l.Reason
+		if reason == "" {
+			reason = ports.LineageReasonNotRevalidated
+		}
+		obs["reason"] = reason
+	}
+	return map[string]any{"status": "snapshots",
+		"snapshots": []any{map[string]any{"provider": providerRefOf(b.Provider, a.Version()), "observation": obs}}}
+}
+
+func pidOrNull(pid int) any {
+	if pid <= 0 {
+		return nil
+	}
+	return pid
 }
 
 func (s *Session) serverIdentity(c *Call) map[string]any {
@@ -335,24 +391,28 @@ func samePath(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
-func (s *Session) toolAvailability(a ports.Analysis, b *Binding, t *ports.Target) []any {
+func (s *Session) toolAvailability(ctx context.Context, a ports.Analysis, b *Binding, t *ports.Target) []any {
 	out := make([]any, 0, len(s.cat.ops))
+	elsewhere := map[string][]Offer{} // by the missing capabilities, asked once per set
 	for _, op := range s.cat.ops {
 		avail, reason, rem := true, "available", any(nil)
+		needs := len(op.Needs) > 0 || len(op.Wants) > 0
 		switch {
-		case (op.NeedsTarget || len(op.Needs) > 0) && t == nil:
+		case (op.NeedsTarget || needs) && t == nil:
 			avail, reason, rem = false, "target_required", "Call open_binary with a target path first."
-		case len(op.Needs) > 0 && b == nil:
+		case needs && b == nil:
 			avail, reason, rem = false, "provider_missing", "No provider supports this target; see analysis_provider_candidates."
-		case len(op.Needs) > 0:
-			for _, n := range op.Needs {
-				if !hasCapability(a, n) {
-					avail, reason, rem = false, "target_unsupported", "The bound provider does not offer "+n+" for this target."
-					if op.MissingRemediation != "" {
-						rem = op.MissingRemediation
-					}
-					break
+		case needs:
+			if missing := missingCapabilities(op, b, a); len(missing) > 0 {
+				key := fmt.Sprint(missing)
+				offers, seen := elsewhere[key]
+				if !seen {
+					offers = s.reg.offersElsewhere(ctx, b, t, missing)
+					elsewhere[key] = offers
 				}
+				avail, reason = false, "target_unsupported"
+				rem = "The bound provider " + b.Provider.Info().ID + " does not offer " + capabilityList(missing) + " for this target. " +
+					capabilityRemediation(offers, missing, op.MissingRemediation)
 			}
 		}
 		out = append(out, map[string]any{

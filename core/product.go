@@ -136,7 +136,9 @@ func NewProductCatalog(ctx context.Context, cat *Catalog, reg *Registry, info Pr
 func providerCapabilities(p ports.Provider) []string {
 	out := []string{}
 	if cl, ok := p.(ports.CapabilityLister); ok {
-		out = append(out, cl.Capabilities()...)
+		for _, c := range cl.Capabilities() {
+			out = append(out, c.String())
+		}
 	}
 	sort.Strings(out)
 	return out

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -13,6 +14,19 @@ import (
 
 // SelectorAuto lets rea choose among available, supporting providers.
 const SelectorAuto = "auto"
+
+// BuiltInProviderID is rea's own analyzer. auto binds it whenever it is
+// one of several usable candidates, so registering another engine for the
+// same formats never makes an open without a choice fail.
+const BuiltInProviderID = "rea-native"
+
+// Selection sources of a binding (analysis_provider_binding.selection_source).
+const (
+	SourceRequest             = "request"               // open_binary provider_id, CLI --provider
+	SourceEnvironment         = "environment"           // REA_ANALYSIS_PROVIDER
+	SourceAutoSingleCandidate = "auto-single-candidate" // auto, and one candidate was usable
+	SourceAutoBuiltIn         = "auto-built-in"         // auto, several were usable, rea-native among them
+)
 
 var providerIDPattern = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
@@ -60,7 +74,7 @@ func NewRegistry(providers []ports.Provider, opts *RegistryOptions) (*Registry, 
 	if opts != nil {
 		o = *opts
 	}
-	r := &Registry{providers: append([]ports.Provider(nil), providers...), def: SelectorAuto, defSource: "auto",
+	r := &Registry{providers: append([]ports.Provider(nil), providers...), def: SelectorAuto, defSource: SelectorAuto,
 		containers: append([]ports.ContainerOpener(nil), o.Containers...), javascript: o.JavaScript}
 	sort.Slice(r.providers, func(i, j int) bool { return r.providers[i].Info().ID < r.providers[j].Info().ID })
 	seen := map[string]bool{}
@@ -77,7 +91,7 @@ func NewRegistry(providers []ports.Provider, opts *RegistryOptions) (*Registry, 
 			return nil, &Error{Code: CodeConfigurationInvalid, Message: "REA_ANALYSIS_PROVIDER: " + err.Error(),
 				Details: map[string]any{"settings": []map[string]any{{"setting": "REA_ANALYSIS_PROVIDER", "constraint": "auto or a provider id"}}}}
 		}
-		r.def, r.defSource = sel, "environment"
+		r.def, r.defSource = sel, SourceEnvironment
 	}
 	return r, nil
 }
@@ -97,7 +111,7 @@ func (r *Registry) lookup(id string) ports.Provider {
 // Binding is the immutable result of provider selection for one target.
 type Binding struct {
 	Provider ports.Provider
-	Source   string // request, environment, auto-single-candidate
+	Source   string // one of the Source constants
 }
 
 type rejection struct {
@@ -107,10 +121,11 @@ type rejection struct {
 	Diagnostics []string `json:"diagnostics"`
 }
 
-// selectProvider applies the selection policy. It returns a nil binding
-// (and no error) when nothing usable exists and nothing was asked for.
+// selectProvider applies the selection policy (ARCHITECTURE.md, "Selection
+// among several engines"). It returns a nil binding (and no error) when
+// nothing usable exists and nothing was asked for.
 func (r *Registry) selectProvider(ctx context.Context, requested string, t ports.Target) (*Binding, error) {
-	sel, source := requested, "request"
+	sel, source := requested, SourceRequest
 	if requested == "" {
 		sel, source = r.def, r.defSource
 	}
@@ -182,14 +197,100 @@ func (r *Registry) selectProvider(ctx context.Context, requested string, t ports
 	case 0:
 		return nil, nil
 	case 1:
-		return &Binding{Provider: usable[0], Source: "auto-single-candidate"}, nil
+		return &Binding{Provider: usable[0], Source: SourceAutoSingleCandidate}, nil
 	}
 	names := make([]string, len(usable))
+	cands := make([]map[string]any, len(usable))
 	for i, p := range usable {
 		names[i] = p.Info().ID
+		if names[i] == BuiltInProviderID {
+			return &Binding{Provider: p, Source: SourceAutoBuiltIn}, nil
+		}
+		caps := []string{}
+		if declared, _, ok := ports.DeclaredCapabilities(p); ok {
+			for _, c := range declared {
+				caps = append(caps, c.String())
+			}
+		}
+		cands[i] = map[string]any{"provider_id": names[i], "capabilities": caps}
 	}
-	return nil, selErr(CodeCapabilityUnavailable, "ambiguous",
+	e := selErr(CodeCapabilityUnavailable, "ambiguous",
 		"several providers can analyze this target ("+strings.Join(names, ", ")+"); choose one with provider_id, --provider or REA_ANALYSIS_PROVIDER", nil)
+	e.Details["candidates"] = cands
+	e.Remediation = "Choose one of " + strings.Join(names, ", ") + " with open_binary provider_id, CLI --provider or REA_ANALYSIS_PROVIDER."
+	return nil, e
+}
+
+// Offer is a registered engine, other than the bound one, that offers
+// capabilities the bound one lacks.
+type Offer struct {
+	ProviderID string
+	Name       string
+	Installed  bool   // its Availability is true on this host
+	Reason     string // why it is not installed, when it is not
+}
+
+// offersElsewhere lists the registered providers other than the bound one
+// that declare every capability in caps and support t (when a target is
+// open), sorted by id.
+func (r *Registry) offersElsewhere(ctx context.Context, b *Binding, t *ports.Target, caps []ports.Capability) []Offer {
+	var out []Offer
+	if r == nil || len(caps) == 0 {
+		return out
+	}
+	for _, p := range r.providers {
+		info := p.Info()
+		if b != nil && b.Provider.Info().ID == info.ID {
+			continue
+		}
+		declared, _, ok := ports.DeclaredCapabilities(p)
+		if !ok {
+			continue
+		}
+		all := true
+		for _, c := range caps {
+			if !slices.Contains(declared, c) {
+				all = false
+				break
+			}
+		}
+		if !all || (t != nil && !p.Support(ctx, *t).Supported) {
+			continue
+		}
+		av := p.Availability(ctx)
+		out = append(out, Offer{ProviderID: info.ID, Name: info.Name, Installed: av.Available, Reason: av.Reason})
+	}
+	return out
+}
+
+// capabilityRemediation says where the capabilities the bound provider
+// lacks can be had: each registered engine that offers them, whether it is
+// installed here and how to choose it or get it; when none does, it says so
+// and adds fallback (what to use instead). It never names an engine that is
+// not registered.
+func capabilityRemediation(offers []Offer, caps []ports.Capability, fallback string) string {
+	what := capabilityList(caps)
+	if len(offers) == 0 {
+		msg := "No registered engine offers " + what + " for this target."
+		if fallback != "" {
+			msg += " " + fallback
+		}
+		return msg
+	}
+	parts := make([]string, len(offers))
+	for i, o := range offers {
+		if o.Installed {
+			parts[i] = fmt.Sprintf("%s offers %s and is installed: open the target with it (open_binary provider_id %q, CLI --provider %s or REA_ANALYSIS_PROVIDER=%s).",
+				o.ProviderID, what, o.ProviderID, o.ProviderID, o.ProviderID)
+			continue
+		}
+		reason := ""
+		if o.Reason != "" {
+			reason = " (" + strings.TrimSuffix(o.Reason, ".") + ")"
+		}
+		parts[i] = fmt.Sprintf("%s offers %s but is not installed here%s; rea doctor says what it needs.", o.ProviderID, what, reason)
+	}
+	return strings.Join(parts, " ")
 }
 
 func (r *Registry) noneSupports(ctx context.Context, t ports.Target) bool {
@@ -211,3 +312,12 @@ func OrNull(s string) any {
 
 // Containers returns the container openers the artifact operations use.
 func (r *Registry) Containers() []ports.ContainerOpener { return r.containers }
+
+// capabilityList joins capability names with "and".
+func capabilityList(caps []ports.Capability) string {
+	names := make([]string, len(caps))
+	for i, c := range caps {
+		names[i] = c.String()
+	}
+	return strings.Join(names, " and ")
+}

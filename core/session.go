@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -62,6 +64,9 @@ type Session struct {
 	analysis ports.Analysis
 	profile  *Profile
 	runID    string
+	// lineage is the bound engine's process lineage, observed once when it
+	// was opened; nil for an in-process engine.
+	lineage  *ports.ProcessLineage
 	inflight atomic.Int64
 	users    map[ports.Analysis]int  // calls in flight per analysis (acquire, release)
 	retiring map[ports.Analysis]bool // unbound analyses closed by their last user
@@ -266,57 +271,66 @@ func (s *Session) ready(ctx context.Context, op *Operation, snap bound) error {
 			Details: map[string]any{"operation": op.Name, "reason": "no_provider_binding", "path": t.Path}}
 	}
 	for _, need := range op.Needs {
-		if !hasCapability(a, need) {
-			reason := "missing_capability:" + need
+		if !offers(b, a, need) {
+			reason := "missing_capability:" + string(need)
 			if op.MissingReason != "" {
 				reason = op.MissingReason
 			}
+			missing := []ports.Capability{need}
+			elsewhere := s.reg.offersElsewhere(ctx, b, t, missing)
+			alts := make([]map[string]any, len(elsewhere))
+			for i, o := range elsewhere {
+				alts[i] = map[string]any{"provider_id": o.ProviderID, "installed": o.Installed}
+			}
 			return &Error{Code: CodeCapabilityUnavailable,
 				Message:     fmt.Sprintf("%s: provider %s does not offer %s", op.Name, b.Provider.Info().ID, need),
-				Remediation: op.MissingRemediation,
-				Details:     map[string]any{"provider_id": b.Provider.Info().ID, "operation": op.Name, "reason": reason}}
+				Remediation: capabilityRemediation(elsewhere, missing, op.MissingRemediation),
+				Details:     map[string]any{"provider_id": b.Provider.Info().ID, "operation": op.Name, "reason": reason, "offered_by": alts}}
 		}
 	}
 	return nil
 }
 
-// Capability names used in Operation.Needs.
-const (
-	CapDocuments  = "list_documents"
-	CapSegments   = "list_segments"
-	CapProcedures = "list_procedures"
-	CapNames      = "list_names"
-	CapStrings    = "list_strings"
-)
-
-// Capability names of the code primitives (Operation.Needs).
-const (
-	CapDisassemble = "disassemble"
-	CapFunctions   = "analyze_functions"
-	CapReferences  = "cross_references"
-	CapBytes       = "read_bytes"
-	CapSignatures  = "signatures"
-	CapDecompile   = "decompile"
-)
-
-// CapValueFlow names ports.ValueFlowAnalyzer in Operation.Needs and the
-// capability listings.
-const CapValueFlow = "value_flow"
-
-func init() {
-	registerCapability[ports.DocumentLister](CapDocuments)
-	registerCapability[ports.SegmentLister](CapSegments)
-	registerCapability[ports.ProcedureLister](CapProcedures)
-	registerCapability[ports.NameLister](CapNames)
-	registerCapability[ports.StringLister](CapStrings)
-	registerCapability[ports.Disassembler](CapDisassemble)
-	registerCapability[ports.FunctionAnalyzer](CapFunctions)
-	registerCapability[ports.CrossReferencer](CapReferences)
-	registerCapability[ports.ByteReader](CapBytes)
-	registerCapability[ports.SignatureReader](CapSignatures)
-	registerCapability[ports.Decompiler](CapDecompile)
-	registerCapability[ports.ValueFlowAnalyzer](CapValueFlow)
+// missingCapabilities lists what op needs or wants that the binding lacks.
+func missingCapabilities(op *Operation, b *Binding, a ports.Analysis) []ports.Capability {
+	var out []ports.Capability
+	for _, list := range [][]ports.Capability{op.Needs, op.Wants} {
+		for _, c := range list {
+			if !offers(b, a, c) && !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
+
+// CapabilityRemediation is the advice for a bound provider that lacks
+// caps: the registered engines that offer them (installed or not, and how
+// to choose or get them), or, when none does, that none does followed by
+// fallback. Families use it where a handler answers for a missing
+// capability itself (batch_decompile's items).
+func (c *Call) CapabilityRemediation(ctx context.Context, fallback string, caps ...ports.Capability) string {
+	_, b, t := c.Bound()
+	return capabilityRemediation(c.Session.reg.offersElsewhere(ctx, b, t, caps), caps, fallback)
+}
+
+// Capability names used in Operation.Needs: the ports capabilities, named
+// here too so families can write core.CapProcedures.
+const (
+	CapDocuments   = ports.CapDocuments
+	CapSegments    = ports.CapSegments
+	CapProcedures  = ports.CapProcedures
+	CapNames       = ports.CapNames
+	CapStrings     = ports.CapStrings
+	CapDisassemble = ports.CapDisassemble
+	CapFunctions   = ports.CapFunctions
+	CapReferences  = ports.CapReferences
+	CapBytes       = ports.CapBytes
+	CapSignatures  = ports.CapSignatures
+	CapDecompile   = ports.CapDecompile
+	CapValueFlow   = ports.CapValueFlow
+	CapLayout      = ports.CapLayout
+)
 
 // reaProvider is rea itself, the provider of results it derives from
 // supplied data.
@@ -386,7 +400,7 @@ func (s *Session) closeTarget(ctx context.Context, clear bool) error {
 func (s *Session) closeTargetFor(ctx context.Context, clear bool, caller ports.Analysis) error {
 	s.mu.Lock()
 	a := s.analysis
-	s.target, s.binding, s.analysis, s.profile = nil, nil, nil, nil
+	s.target, s.binding, s.analysis, s.profile, s.lineage = nil, nil, nil, nil, nil
 	s.mu.Unlock()
 	err := s.retire(ctx, a, caller)
 	if clear {
@@ -394,6 +408,12 @@ func (s *Session) closeTargetFor(ctx context.Context, clear bool, caller ports.A
 		s.retained.clear()
 	}
 	if err != nil {
+		var ce *ports.CleanupError
+		if errors.As(err, &ce) {
+			e := AsError("close_binary", err)
+			e.Message = "close_binary: provider did not close cleanly: " + err.Error()
+			return e
+		}
 		return &Error{Code: CodeCleanupIncomplete, Message: "close_binary: provider did not close cleanly: " + err.Error(), Err: err,
 			Details: map[string]any{"operation": "close_binary", "cleanup": "incomplete", "resources": []string{"provider-session"}}}
 	}

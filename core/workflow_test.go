@@ -226,14 +226,15 @@ func TestWorkflowsOverAnyEngine(t *testing.T) {
 	is.Equal(int(x["total"].(float64)), 1)
 }
 
-func TestPseudoCodeUnavailableNamesGhidra(t *testing.T) {
+func TestPseudoCodeUnavailableNamesNoUnregisteredEngine(t *testing.T) {
 	is := is.New(t)
 	s := codeSession(t, false)
 	_, err := s.Call(context.Background(), "procedure_pseudo_code", json.RawMessage(`{"procedure":"main"}`), nil)
 	e := core.AsError("procedure_pseudo_code", err)
 	is.Equal(e.Code, core.CodeCapabilityUnavailable)
 	is.True(len(e.Remediation) > 0)
-	is.True(strings.Contains(e.Remediation, "Ghidra"))
+	is.True(strings.Contains(e.Remediation, "No registered engine offers decompile"))
+	is.True(!strings.Contains(strings.ToLower(e.Remediation), "ghidra"))
 	d := callResult(t, s, "analyze_function", `{"procedure":"0x1074"}`) // an address inside handle_request
 	is.Equal(d["procedure"].(map[string]any)["name"], "handle_request")
 	is.Equal(d["pseudocode"].(map[string]any)["available"], false)

@@ -101,13 +101,13 @@ func TestCapabilitiesOf(t *testing.T) {
 
 type declaring struct {
 	ports.Provider
-	names []string
+	names []ports.Capability
 }
 
-func (d declaring) Capabilities() []string { return d.names }
+func (d declaring) Capabilities() []ports.Capability { return d.names }
 
 func TestDeclaredCapabilities(t *testing.T) {
-	caps, unknown, ok := ports.DeclaredCapabilities(declaring{names: []string{"list_strings", "bogus", "read_layout"}})
+	caps, unknown, ok := ports.DeclaredCapabilities(declaring{names: []ports.Capability{"list_strings", "bogus", "read_layout"}})
 	if !ok || !slices.Equal(caps, []ports.Capability{ports.CapStrings, ports.CapLayout}) || !slices.Equal(unknown, []string{"bogus"}) {
 		t.Errorf("DeclaredCapabilities = %q, %q, %v", caps, unknown, ok)
 	}

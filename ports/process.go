@@ -146,3 +146,26 @@ func (e *CleanupError) Kinds() []string {
 	sort.Strings(kinds)
 	return kinds
 }
+
+// SignalReporter is implemented by an engine error that carries the signal
+// attempts of the stop sequence that ended the engine's process (a failed or
+// cancelled call that had to stop what it launched). core places them under
+// the error's details.partial_observation.signals; find it with errors.As.
+type SignalReporter interface {
+	SignalAttempts() []SignalAttempt
+}
+
+// StopError wraps an engine failure with the signal attempts made while
+// stopping the engine's processes. It matches whatever Err matches.
+type StopError struct {
+	Err      error
+	Attempts []SignalAttempt
+}
+
+func (e *StopError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the underlying failure.
+func (e *StopError) Unwrap() error { return e.Err }
+
+// SignalAttempts returns the attempts, in the order they were made.
+func (e *StopError) SignalAttempts() []SignalAttempt { return e.Attempts }

@@ -76,30 +76,27 @@ type Analysis interface {
 
 // CapabilityLister is optionally implemented by a Provider to declare,
 // without starting an engine, which capabilities its analyses (and the
-// provider itself, for CapLayout) offer. Each string is the wire name of a
-// Capability constant; the declaration must equal what the implementation
-// offers, CapabilitiesOf(analysis) plus ProviderCapabilitiesOf(provider), in
-// any order (portstest.CheckCapabilities enforces it).
-//
-// The result stays []string until core reads it as []Capability; the
-// switch changes only this signature and the engines' declarations.
+// provider itself, for CapLayout) offer. The declaration must equal what
+// the implementation offers, CapabilitiesOf(analysis) plus
+// ProviderCapabilitiesOf(provider), in any order
+// (portstest.CheckCapabilities enforces it).
 type CapabilityLister interface {
-	Capabilities() []string
+	Capabilities() []Capability
 }
 
 // DeclaredCapabilities returns what p declares through CapabilityLister,
-// typed, with the strings that name no capability in unknown; ok is false
-// when p declares nothing.
+// with the values that name no declared capability (a Capability converted
+// from an arbitrary string) in unknown; ok is false when p declares nothing.
 func DeclaredCapabilities(p Provider) (caps []Capability, unknown []string, ok bool) {
 	cl, ok := p.(CapabilityLister)
 	if !ok {
 		return nil, nil, false
 	}
-	for _, s := range cl.Capabilities() {
-		if c, valid := ParseCapability(s); valid {
+	for _, c := range cl.Capabilities() {
+		if c.Valid() {
 			caps = append(caps, c)
 		} else {
-			unknown = append(unknown, s)
+			unknown = append(unknown, string(c))
 		}
 	}
 	return caps, unknown, true

@@ -104,11 +104,10 @@ func (p *Provider) Support(ctx context.Context, t ports.Target) ports.Support {
 }
 
 // Capabilities declares what every Analysis implements.
-func (p *Provider) Capabilities() []string {
-	return []string{
-		string(ports.CapDisassemble), string(ports.CapFunctions), string(ports.CapReferences), string(ports.CapBytes), string(ports.CapSignatures), string(ports.CapDecompile),
-		string(ports.CapDocuments), string(ports.CapSegments), string(ports.CapProcedures),
-		string(ports.CapNames), string(ports.CapStrings),
+func (p *Provider) Capabilities() []ports.Capability {
+	return []ports.Capability{
+		ports.CapDisassemble, ports.CapFunctions, ports.CapReferences, ports.CapBytes, ports.CapSignatures, ports.CapDecompile,
+		ports.CapDocuments, ports.CapSegments, ports.CapProcedures, ports.CapNames, ports.CapStrings,
 	}
 }
 

@@ -3,6 +3,7 @@ package native
 import (
 	"context"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 
 	"rea/ports"
@@ -104,12 +105,8 @@ var capabilities = []ports.Capability{
 	ports.CapDisassemble, ports.CapFunctions, ports.CapReferences, ports.CapBytes, ports.CapSignatures, ports.CapValueFlow,
 }
 
-// Capabilities names what every analysis of this provider offers, by their
-// wire names, without opening anything.
-func (p *Provider) Capabilities() []string {
-	out := make([]string, len(capabilities))
-	for i, c := range capabilities {
-		out[i] = string(c)
-	}
-	return out
+// Capabilities names what every analysis of this provider offers, and the
+// provider itself, without opening anything.
+func (p *Provider) Capabilities() []ports.Capability {
+	return slices.Clone(capabilities)
 }

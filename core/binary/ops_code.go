@@ -137,7 +137,7 @@ func codeError(c *core.Call, err error) error {
 		}
 		return &core.Error{Code: core.CodeCapabilityUnavailable, Err: err,
 			Message:     fmt.Sprintf("%s: provider %s cannot decode the %s instruction set: %v", c.Op.Name, id, orUnknown(arch), err),
-			Remediation: "rea-native decodes x86, x86-64 and AArch64; for another architecture open the target with an engine that decodes it (provider_id ghidra).",
+			Remediation: "rea-native decodes x86, x86-64 and AArch64; for another architecture open the target with another registered engine that decodes it, if binary_session.analysis_provider_candidates lists one.",
 			Details:     map[string]any{"operation": c.Op.Name, "reason": "architecture_unsupported", "provider_id": id}}
 	}
 	return err
@@ -269,7 +269,7 @@ func (v *codeView) function(ctx context.Context, i, maxInsns int) (ports.Functio
 func (v *codeView) needRefs() error {
 	if v.xr == nil {
 		return &core.Error{Code: core.CodeCapabilityUnavailable, Message: v.c.Op.Name + ": the bound provider does not report cross-references",
-			Details: map[string]any{"operation": v.c.Op.Name, "reason": "missing_capability:" + core.CapReferences}}
+			Details: map[string]any{"operation": v.c.Op.Name, "reason": "missing_capability:" + string(core.CapReferences)}}
 	}
 	return nil
 }
@@ -485,7 +485,7 @@ func (v *codeView) callers(ctx context.Context, i int) ([]callerItem, error) {
 func opProcedureInfo() *core.Operation {
 	return &core.Operation{
 		Name: "procedure_info", Title: "Procedure Info", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
-		Needs: []string{core.CapProcedures, core.CapFunctions, core.CapReferences},
+		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences},
 		Description: "Describe one procedure (by name or address): its extent and how the end was found, instruction and basic-block counts, " +
 			"and how many procedures call it and it calls.",
 		Input: core.InputSchema([]string{"procedure"}, documentProp, procedureProp),
@@ -540,7 +540,7 @@ const maxAssemblyLines = 5000
 func opProcedureAssembly() *core.Operation {
 	return &core.Operation{
 		Name: "procedure_assembly", Title: "Procedure Assembly", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
-		Needs: []string{core.CapProcedures, core.CapFunctions},
+		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions},
 		Description: "The disassembly of one procedure as text, one instruction per line (\"0x401126: push rbp\"), in the provider's syntax " +
 			"(rea-native: Intel for x86, GNU for AArch64). At most 5000 lines; page longer procedures with read_function_instructions.",
 		Input:    core.InputSchema([]string{"procedure"}, documentProp, procedureProp),
@@ -575,7 +575,7 @@ func opProcedureAssembly() *core.Operation {
 func opReadFunctionInstructions() *core.Operation {
 	return &core.Operation{
 		Name: "read_function_instructions", Title: "Read Function Instructions", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
-		Needs: []string{core.CapProcedures, core.CapFunctions},
+		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions},
 		Description: "Page through the instructions of one procedure: address, bytes (hex), length, mnemonic, operands, text, control flow and direct target, " +
 			"with an exact total.",
 		Input: core.InputSchema([]string{"procedure"}, documentProp, procedureProp, pageProps),
@@ -621,7 +621,7 @@ const maxCallList = 1000
 func opProcedureCallers() *core.Operation {
 	return &core.Operation{
 		Name: "procedure_callers", Title: "Procedure Callers", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
-		Needs:       []string{core.CapProcedures, core.CapFunctions, core.CapReferences},
+		Needs:       []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences},
 		Description: "The procedures that call (or tail-call) one procedure, with their call sites. Calls through pointers are not attributed (see procedure_callees' unresolved list).",
 		Input:       core.InputSchema([]string{"procedure"}, documentProp, procedureProp),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["procedure","items","total","truncated"],
@@ -647,7 +647,7 @@ func opProcedureCallers() *core.Operation {
 func opProcedureCallees() *core.Operation {
 	return &core.Operation{
 		Name: "procedure_callees", Title: "Procedure Callees", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
-		Needs: []string{core.CapProcedures, core.CapFunctions, core.CapReferences},
+		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences},
 		Description: "The procedures one procedure calls or tail-calls, with call sites, and every indirect call or jump whose target is unknown " +
 			"(reported in unresolved, never dropped; with the memory slot read, and its name, when known).",
 		Input: core.InputSchema([]string{"procedure"}, documentProp, procedureProp),
@@ -676,7 +676,7 @@ func opProcedureCallees() *core.Operation {
 func opProcedureReferences() *core.Operation {
 	return &core.Operation{
 		Name: "procedure_references", Title: "Procedure References", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
-		Needs: []string{core.CapProcedures, core.CapFunctions, core.CapReferences},
+		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences},
 		Description: "Cross-references of one procedure, paged: outgoing (calls, jumps, data reads and writes, address constants, unresolved indirect transfers) " +
 			"and incoming (references to its start).",
 		Input: core.InputSchema([]string{"procedure"}, documentProp, procedureProp,
@@ -762,7 +762,7 @@ const maxXrefs = 10000
 func opXrefs() *core.Operation {
 	return &core.Operation{
 		Name: "xrefs", Title: "Cross-References To An Address", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
-		Needs: []string{core.CapReferences},
+		Needs: []ports.Capability{core.CapReferences},
 		Description: "The addresses of the instructions that reference an address (calls, jumps, data reads and writes, address constants), sorted. " +
 			"Without address, the entry point. At most 10000.",
 		Input:    core.InputSchema(nil, documentProp, addressProp),
@@ -807,7 +807,7 @@ func opXrefs() *core.Operation {
 func opResolveContainingProcedure() *core.Operation {
 	return &core.Operation{
 		Name: "resolve_containing_procedure", Title: "Resolve Containing Procedure", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
-		Needs:       []string{core.CapProcedures, core.CapFunctions, core.CapSegments},
+		Needs:       []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapSegments},
 		Description: "The procedure whose extent holds an address, with the offset into it; procedure is null for a mapped address outside every procedure.",
 		Input:       core.InputSchema([]string{"address"}, documentProp, addressProp),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["address","segment","procedure","start","end","offset"],
@@ -886,7 +886,7 @@ const (
 func opReadBytes() *core.Operation {
 	return &core.Operation{
 		Name: "read_bytes", Title: "Read Bytes", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
-		Needs:       []string{core.CapBytes, core.CapSegments},
+		Needs:       []ports.Capability{core.CapBytes, core.CapSegments},
 		Description: "Read up to 65536 bytes of file data mapped at an address, as lowercase hex; the read stops at the end of the section's file data (truncated says so).",
 		Input: core.InputSchema([]string{"address"}, documentProp, addressProp,
 			`"length": {"type":"integer","minimum":1,"maximum":65536,"default":256,"description":"Bytes to read (1-65536)."}`),
@@ -924,7 +924,7 @@ func opReadBytes() *core.Operation {
 func opAddressToFileOffset() *core.Operation {
 	return &core.Operation{
 		Name: "address_to_file_offset", Title: "Address To File Offset", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
-		Needs:       []string{core.CapSegments},
+		Needs:       []ports.Capability{core.CapSegments},
 		Description: "Map an address to its offset in the file through the section table; file_offset is null when the address is mapped but not stored (.bss).",
 		Input:       core.InputSchema([]string{"address"}, documentProp, addressProp),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["address","segment","segment_start","file_offset","in_file"],
@@ -962,7 +962,7 @@ func opStepAddress(name string) *core.Operation {
 	}
 	return &core.Operation{
 		Name: name, Title: title, Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
-		Needs: []string{core.CapSegments, core.CapProcedures, core.CapFunctions, core.CapDisassemble},
+		Needs: []ports.Capability{core.CapSegments, core.CapProcedures, core.CapFunctions, core.CapDisassemble},
 		Description: "The address of the " + what + " item: in a code section the " + what + " instruction (by linear sweep from the containing procedure's start), " +
 			"elsewhere the " + what + " byte. Without address, the entry point. Null at the edge of the address space.",
 		Input: core.InputSchema(nil, documentProp, addressProp),
@@ -1033,9 +1033,13 @@ func opStepAddress(name string) *core.Operation {
 	}
 }
 
+// noDecompilerAdvice is what to use instead of pseudo-code when no
+// registered engine decompiles.
+const noDecompilerAdvice = "Use procedure_assembly or analyze_function for this provider's view."
+
 // pseudocodeUnavailable is the answer of a provider that does not
-// decompile.
-func pseudocodeUnavailable(c *core.Call) *core.Error {
+// decompile; its remediation names the registered engines that do, if any.
+func pseudocodeUnavailable(ctx context.Context, c *core.Call) *core.Error {
 	_, b, _ := c.Bound()
 	id := "the bound provider"
 	if b != nil {
@@ -1043,17 +1047,17 @@ func pseudocodeUnavailable(c *core.Call) *core.Error {
 	}
 	return &core.Error{Code: core.CodeCapabilityUnavailable,
 		Message:     fmt.Sprintf("%s: %s does not decompile; it disassembles and analyses control flow and references", c.Op.Name, id),
-		Remediation: "Use procedure_assembly or analyze_function for this provider's view, or open the target with the Ghidra provider (open_binary provider_id ghidra) for pseudo-code.",
+		Remediation: c.CapabilityRemediation(ctx, noDecompilerAdvice, core.CapDecompile),
 		Details:     map[string]any{"operation": c.Op.Name, "reason": "decompiler_unavailable", "provider_id": id}}
 }
 
 func opProcedurePseudoCode() *core.Operation {
 	return &core.Operation{
 		Name: "procedure_pseudo_code", Title: "Procedure Pseudo-Code", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
-		Needs:              []string{core.CapProcedures, core.CapFunctions, core.CapDecompile},
+		Needs:              []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapDecompile},
 		MissingReason:      "decompiler_unavailable",
-		MissingRemediation: "Use procedure_assembly or analyze_function for this provider's view, or open the target with the Ghidra provider (open_binary provider_id ghidra) for pseudo-code.",
-		Description: "Decompiled pseudo-code of one procedure, from a provider that decompiles (Ghidra). The built-in rea-native does not decompile " +
+		MissingRemediation: noDecompilerAdvice,
+		Description: "Decompiled pseudo-code of one procedure, from a bound provider that decompiles. The built-in rea-native does not decompile " +
 			"and answers capability_unavailable; procedure_assembly and analyze_function work with it.",
 		Input:    core.InputSchema([]string{"procedure"}, documentProp, procedureProp),
 		Result:   json.RawMessage(`{"type":["string","null"]}`),
@@ -1066,7 +1070,7 @@ func opProcedurePseudoCode() *core.Operation {
 			a, _, _ := c.Bound()
 			dc, ok := a.(ports.Decompiler)
 			if !ok {
-				return nil, pseudocodeUnavailable(c)
+				return nil, pseudocodeUnavailable(ctx, c)
 			}
 			p, err := dc.Decompile(ctx, v.procs[i].Address)
 			if err != nil {

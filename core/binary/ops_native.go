@@ -149,7 +149,7 @@ type documentItem struct {
 func opListDocuments() *core.Operation {
 	return &core.Operation{
 		Name: "list_documents", Title: "List Documents", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
-		Needs:       []string{core.CapDocuments},
+		Needs:       []ports.Capability{core.CapDocuments},
 		Description: "List the analysable documents of the open target (one for a thin binary, one per slice of a universal Mach-O) with format, architecture and entry point.",
 		Input:       core.InputSchema(nil),
 		Result: json.RawMessage(`{"type":"object","additionalProperties":false,"required":["items","total"],"properties":{"total":{"type":"integer"},
@@ -210,7 +210,7 @@ func segmentItems(segs []ports.Segment) []segmentItem {
 func opListSegments() *core.Operation {
 	return &core.Operation{
 		Name: "list_segments", Title: "List Segments", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
-		Needs:       []string{core.CapSegments},
+		Needs:       []ports.Capability{core.CapSegments},
 		Description: "List every section (or loadable segment when a file has no section table) with start, end, length, file offset, file size and permissions. Addresses are 0x hex strings.",
 		Input:       core.InputSchema(nil, documentProp),
 		Result: json.RawMessage(`{"type":"object","additionalProperties":false,"required":["items","total"],"properties":{"total":{"type":"integer"},
@@ -280,7 +280,7 @@ func procedures(ctx context.Context, c *core.Call) ([]ports.Procedure, error) {
 func opListProcedures() *core.Operation {
 	return &core.Operation{
 		Name: "list_procedures", Title: "List Procedures", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
-		Needs: []string{core.CapProcedures},
+		Needs: []ports.Capability{core.CapProcedures},
 		Description: "List known procedures sorted by address, a page at a time with an exact total: symbol-table and dynamic-symbol functions, the entry point, " +
 			"synthesized PLT stubs (name@plt) and other discovered starts.",
 		Input:    core.InputSchema(nil, documentProp, pageProps),
@@ -327,7 +327,7 @@ func names(ctx context.Context, c *core.Call) ([]ports.Name, error) {
 func opListNames() *core.Operation {
 	return &core.Operation{
 		Name: "list_names", Title: "List Names", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
-		Needs:       []string{core.CapNames},
+		Needs:       []ports.Capability{core.CapNames},
 		Description: "List labels (function, object and import names) sorted by address, a page at a time with an exact total; with address, only the names at that address.",
 		Input:       core.InputSchema(nil, documentProp, `"address": {"type":"string","pattern":"`+addressPattern+`","description":"Only names at this address (0x hex or decimal).","examples":["0x401000"]}`, pageProps),
 		Result:      withHexDefs(pageSchema(nameItemSchema)),
@@ -384,7 +384,7 @@ func stringsOf(ctx context.Context, c *core.Call) ([]ports.String, error) {
 func opListStrings() *core.Operation {
 	return &core.Operation{
 		Name: "list_strings", Title: "List Strings", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
-		Needs:       []string{core.CapStrings},
+		Needs:       []ports.Capability{core.CapStrings},
 		Description: "List ASCII and UTF-16LE strings found in data sections, sorted by address, with charset, byte length and truncation facts; a page at a time with an exact total.",
 		Input:       core.InputSchema(nil, documentProp, `"address": {"type":"string","pattern":"`+addressPattern+`","description":"Only the string starting at this address."}`, pageProps),
 		Result:      withHexDefs(pageSchema(stringItemSchema)),
@@ -449,7 +449,7 @@ func matcher(c *core.Call) (func(string) bool, error) {
 func opSearchProcedures() *core.Operation {
 	return &core.Operation{
 		Name: "search_procedures", Title: "Search Procedures", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
-		Needs:       []string{core.CapProcedures},
+		Needs:       []ports.Capability{core.CapProcedures},
 		Description: "Find procedures whose name matches a pattern (substring, exact, prefix or regex; case-insensitive by default), sorted by address, paged with an exact total.",
 		Input:       core.InputSchema([]string{"pattern"}, documentProp, searchProps, pageProps),
 		Result:      withHexDefs(pageSchema(procedureItemSchema)),
@@ -481,7 +481,7 @@ func opSearchProcedures() *core.Operation {
 func opSearchStrings() *core.Operation {
 	return &core.Operation{
 		Name: "search_strings", Title: "Search Strings", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
-		Needs:       []string{core.CapStrings},
+		Needs:       []ports.Capability{core.CapStrings},
 		Description: "Find strings whose value matches a pattern (substring, exact, prefix or regex; case-insensitive by default), sorted by address, paged with an exact total.",
 		Input:       core.InputSchema([]string{"pattern"}, documentProp, searchProps, pageProps),
 		Result:      withHexDefs(pageSchema(stringItemSchema)),
@@ -512,7 +512,7 @@ func opSearchStrings() *core.Operation {
 func opProcedureAddress() *core.Operation {
 	return &core.Operation{
 		Name: "procedure_address", Title: "Procedure Address", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
-		Needs:       []string{core.CapProcedures},
+		Needs:       []ports.Capability{core.CapProcedures},
 		Description: "Resolve a procedure name (exact, case-sensitive) to its address. Every procedure with that name is listed in matches.",
 		Input:       core.InputSchema([]string{"procedure"}, documentProp, `"procedure": {"type":"string","minLength":1,"description":"Exact procedure name, e.g. main or printf@plt.","examples":["main"]}`),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["procedure","address","matches"],
@@ -545,7 +545,7 @@ func opProcedureAddress() *core.Operation {
 func opAddressName() *core.Operation {
 	return &core.Operation{
 		Name: "address_name", Title: "Address Name", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
-		Needs:       []string{core.CapNames},
+		Needs:       []ports.Capability{core.CapNames},
 		Description: "Return the name at an address, or null when the address has no label.",
 		Input:       core.InputSchema([]string{"address"}, documentProp, `"address": {"type":"string","pattern":"`+addressPattern+`","description":"Address as 0x hex or decimal.","examples":["0x401000"]}`),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["address","name","names"],
@@ -581,7 +581,7 @@ func opAddressName() *core.Operation {
 func opBinaryOverview() *core.Operation {
 	return &core.Operation{
 		Name: "binary_overview", Title: "Binary Overview", Kind: core.KindEnhanced, Effects: listEffects, NeedsTarget: true,
-		Needs: []string{core.CapDocuments, core.CapSegments, core.CapProcedures, core.CapStrings},
+		Needs: []ports.Capability{core.CapDocuments, core.CapSegments, core.CapProcedures, core.CapStrings},
 		Description: "Overview of the open target composed from list_documents, list_segments, list_procedures and list_strings: counts, segments, and (detailed) " +
 			"the first procedures and strings. Works with any provider that answers those primitives, including the built-in rea-native.",
 		Input: core.InputSchema(nil, `"detail": {"enum":["concise","detailed"],"default":"concise","description":"concise: counts and segments; detailed: also the first procedures and strings."}`,

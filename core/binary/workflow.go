@@ -181,7 +181,7 @@ func (v *codeView) classification(i int) string {
 func opAnalyzeFunction() *core.Operation {
 	return &core.Operation{
 		Name: "analyze_function", Title: "Analyze Function", Kind: core.KindEnhanced, Effects: codeEffects, NeedsTarget: true,
-		Needs: []string{core.CapProcedures, core.CapFunctions, core.CapReferences},
+		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences},
 		Description: "One function's dossier in one call: the procedure (signature when debug info gives one), an assembly page, basic blocks with successors, " +
 			"callers, callees, incoming and outgoing references, referenced strings and names, unresolved indirect calls, the native interface, the " +
 			"pseudo-code section (unavailable with its reason when the provider does not decompile), and native_value_flow: per-instruction defined and used " +
@@ -325,7 +325,10 @@ func handleAnalyzeFunction(ctx context.Context, c *core.Call) (any, error) {
 			pseudo["truncated"], pseudo["next_offset"] = next != nil, next
 		}
 	} else {
-		pseudo["reason"] = pseudocodeUnavailable(c).Message + ". " + pseudocodeUnavailable(c).Remediation
+		// Evidence does not depend on which other engines are registered:
+		// the advice points to where that is reported.
+		pseudo["reason"] = pseudocodeUnavailable(ctx, c).Message + ". " + noDecompilerAdvice +
+			" binary_session's tool_availability for procedure_pseudo_code names any registered engine that decompiles."
 		lim = append(lim, "Pseudo-code is unavailable: the bound provider does not decompile.")
 	}
 
@@ -506,7 +509,7 @@ func signatureText(name string, api map[string]any) string {
 func opInspectNativeAPI() *core.Operation {
 	return &core.Operation{
 		Name: "inspect_native_api", Title: "Inspect Native API", Kind: core.KindEnhanced, Effects: traceEffects, NeedsTarget: true,
-		Needs: []string{core.CapProcedures, core.CapFunctions},
+		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions},
 		Description: "The native interface of one procedure where it can be derived: calling convention, parameters (names, types and register or stack " +
 			"locations), return type and jump tables, from debug information (DWARF); otherwise native_api is unavailable with its reason and the residual unknowns.",
 		Input: core.InputSchema([]string{"procedure"}, procedureProp,
@@ -555,7 +558,11 @@ func opInspectNativeAPI() *core.Operation {
 func opBatchDecompile() *core.Operation {
 	return &core.Operation{
 		Name: "batch_decompile", Title: "Batch Decompile", Kind: core.KindEnhanced, Effects: codeEffects, NeedsTarget: true,
-		Needs: []string{core.CapProcedures, core.CapFunctions},
+		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions},
+		// Callable without a decompiler (every item says unavailable), but
+		// not reported available then.
+		Wants:              []ports.Capability{core.CapDecompile},
+		MissingRemediation: noDecompilerAdvice,
 		Description: "Decompile up to 50 procedures (names or addresses), one item each. With a provider that does not decompile (rea-native) every item " +
 			"is reported unavailable with its reason, and carries the procedure's size and instruction count; an unknown procedure is an item error, not a call failure.",
 		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,"required":["addresses"],
@@ -576,6 +583,10 @@ func opBatchDecompile() *core.Operation {
 			}
 			a, _, _ := c.Bound()
 			dc, canDecompile := a.(ports.Decompiler)
+			unavailable := ""
+			if !canDecompile {
+				unavailable = pseudocodeUnavailable(ctx, c).Message
+			}
 			reqs, _ := c.Args["addresses"].([]any)
 			items := []map[string]any{}
 			summary := map[string]int{"decompiled": 0, "unavailable": 0, "error": 0}
@@ -598,7 +609,7 @@ func opBatchDecompile() *core.Operation {
 				}
 				switch {
 				case !canDecompile:
-					it["status"], it["reason"] = "unavailable", pseudocodeUnavailable(c).Message
+					it["status"], it["reason"] = "unavailable", unavailable
 					summary["unavailable"]++
 				default:
 					p, err := dc.Decompile(ctx, v.procs[i].Address)
@@ -614,7 +625,7 @@ func opBatchDecompile() *core.Operation {
 			}
 			var lim []string
 			if !canDecompile {
-				lim = append(lim, "The bound provider does not decompile; every item is unavailable. Open the target with the Ghidra provider for pseudo-code.")
+				lim = append(lim, "The bound provider does not decompile; every item is unavailable. binary_session's tool_availability for procedure_pseudo_code names any registered engine that decompiles.")
 			}
 			return &core.Observation{Result: map[string]any{"items": items, "summary": summary}, Limitations: lim}, nil
 		},

@@ -73,7 +73,7 @@ func (l *codeLists) procedures(ctx context.Context, a ports.Analysis) ([]ports.P
 	pl, ok := a.(ports.ProcedureLister)
 	if !ok {
 		return nil, &core.Error{Code: core.CodeCapabilityUnavailable, Message: "the bound provider does not list procedures",
-			Details: map[string]any{"reason": "missing_capability:" + core.CapProcedures}}
+			Details: map[string]any{"reason": "missing_capability:" + string(core.CapProcedures)}}
 	}
 	p, err := pl.Procedures(ctx)
 	if err != nil {

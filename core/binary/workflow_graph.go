@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"rea/core"
+	"rea/ports"
 )
 
 // Graph workflows composed from the code primitives: call graphs, call
@@ -192,7 +193,7 @@ func (g *graph) result() map[string]any {
 func opGetCallGraph() *core.Operation {
 	return &core.Operation{
 		Name: "get_call_graph", Title: "Get Call Graph", Kind: core.KindEnhanced, Effects: codeEffects, NeedsTarget: true,
-		Needs: []string{core.CapProcedures, core.CapFunctions, core.CapReferences},
+		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences},
 		Description: "The call graph around one procedure, depth 1-5 (default 2): forward follows calls and tail calls, backward follows callers. " +
 			"Returned as flat node and edge lists (at most 500 nodes); nodes count their unresolved indirect calls.",
 		Input: core.InputSchema([]string{"address"}, `"address": {"type":"string","minLength":1,"maxLength":4096,"description":"The root procedure: an address (0x hex or decimal) or a name.","examples":["0x401000"]}`,
@@ -235,7 +236,7 @@ const maxRefsListed = 1000
 func opFindXrefsToName() *core.Operation {
 	return &core.Operation{
 		Name: "find_xrefs_to_name", Title: "Find Cross-References To A Name", Kind: core.KindEnhanced, Effects: codeEffects, NeedsTarget: true,
-		Needs: []string{core.CapProcedures, core.CapFunctions, core.CapReferences},
+		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences},
 		Description: "Every address carrying a name (a procedure, label or import; \"puts\" also matches puts@plt and versioned names) and every " +
 			"reference to those addresses, with the referencing procedure. At most 1000 references.",
 		Input: core.InputSchema([]string{"name"}, `"name": {"type":"string","minLength":1,"maxLength":4096,"description":"The exact name, e.g. printf, printf@plt or main.","examples":["printf"]}`),
@@ -393,7 +394,7 @@ func (v *codeView) searchStrings(ctx context.Context, query string, cs bool, lim
 func opFindCodeForString() *core.Operation {
 	return &core.Operation{
 		Name: "find_code_for_string", Title: "Find Code For String", Kind: core.KindEnhanced, Effects: traceEffects, NeedsTarget: true,
-		Needs: []string{core.CapProcedures, core.CapFunctions, core.CapReferences, core.CapStrings},
+		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences, core.CapStrings},
 		Description: "From text to code: the string literals containing the query, the instructions that reference each one, and the procedures " +
 			"holding those instructions (the place to continue with analyze_function).",
 		Input: core.InputSchema([]string{"query"}, stringSearchProps),
@@ -430,7 +431,7 @@ func opFindCodeForString() *core.Operation {
 func opTraceCallPath() *core.Operation {
 	return &core.Operation{
 		Name: "trace_call_path", Title: "Trace Call Path", Kind: core.KindEnhanced, Effects: traceEffects, NeedsTarget: true,
-		Needs: []string{core.CapProcedures, core.CapFunctions, core.CapReferences},
+		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences},
 		Description: "A shortest call path from one procedure to another, breadth-first over callees (forward) or callers (backward), bounded by depth, " +
 			"nodes and operations; without goal, the reachable call graph. found is false when the bounds were exhausted without reaching the goal " +
 			"(truncated says whether the search was complete).",
@@ -515,7 +516,7 @@ func opTraceCallPath() *core.Operation {
 func opTraceFeature() *core.Operation {
 	return &core.Operation{
 		Name: "trace_feature", Title: "Trace Feature", Kind: core.KindEnhanced, Effects: traceEffects, NeedsTarget: true,
-		Needs: []string{core.CapProcedures, core.CapFunctions, core.CapReferences, core.CapStrings},
+		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences, core.CapStrings},
 		Description: "Follow a feature from a seed text to code: the strings and names containing the query, the procedures that reference them or bear " +
 			"them, and the call-graph neighbourhood of those procedures (their callers and callees), as flat node and edge lists. Bounded by limit and max_operations.",
 		Input: core.InputSchema([]string{"query"}, stringSearchProps),

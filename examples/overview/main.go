@@ -1,19 +1,20 @@
 // Command overview shows how another Go program embeds rea: it builds the
 // catalog and a registry with the built-in native provider, opens a binary
-// and prints its overview Evidence.
+// and prints its overview and the dossier of its entry procedure, through
+// the typed functions (no tool names, no JSON).
 //
 //	go run ./examples/overview /usr/bin/ls
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 
 	"rea/adapters/native"
 	"rea/core"
+	"rea/core/binary"
 	"rea/core/standard"
 	"rea/ports"
 )
@@ -41,24 +42,30 @@ func overview(ctx context.Context, w io.Writer, path string) error {
 	s := core.NewSession(cat, reg, &core.SessionOptions{Server: core.ServerIdentity{PackageName: "overview-example", Version: "0"}})
 	defer s.Close(context.WithoutCancel(ctx))
 
-	args, _ := json.Marshal(map[string]string{"path": path})
-	if _, err := s.Call(ctx, "open_binary", args, nil); err != nil {
-		return err
-	}
-	res, err := s.Call(ctx, "binary_overview", json.RawMessage(`{}`), nil)
+	opened, err := core.OpenBinary(ctx, s, core.OpenBinaryInput{Path: path})
 	if err != nil {
 		return err
 	}
-	var ov struct {
-		Format         string `json:"format"`
-		ProcedureCount int    `json:"procedure_count"`
-		SegmentCount   int    `json:"segment_count"`
-		StringCount    int    `json:"string_count"`
-	}
-	if err := json.Unmarshal(res.Evidence.NormalizedResult, &ov); err != nil {
+	ov, ev, err := binary.BinaryOverview(ctx, s, binary.OverviewInput{Detail: "detailed", Limit: 5})
+	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "%s: %s, %d procedures, %d segments, %d strings\nevidence %s\n",
-		path, ov.Format, ov.ProcedureCount, ov.SegmentCount, ov.StringCount, res.Evidence.EvidenceID)
+	if _, err := fmt.Fprintf(w, "%s: %s (sha256 %s), %d procedures, %d segments, %d strings\nevidence %s\n",
+		path, ov.Format, opened.SHA256[:12], ov.ProcedureCount, ov.SegmentCount, ov.StringCount, ev.EvidenceID); err != nil {
+		return err
+	}
+	if ov.Entry == nil {
+		return nil
+	}
+	d, ev, err := binary.AnalyzeFunction(ctx, s, binary.AnalyzeFunctionInput{Procedure: *ov.Entry, Limit: 10})
+	if err != nil {
+		return err
+	}
+	g, _, err := binary.GetCallGraph(ctx, s, binary.CallGraphInput{Address: d.Procedure.Address, Depth: 1})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "entry %s %s: %d instructions scanned, %d callees, %d call-graph nodes\nevidence %s\n",
+		d.Procedure.Address, d.Procedure.Name, d.InstructionScan.Scanned, d.Callees.Returned, len(g.Nodes), ev.EvidenceID)
 	return err
 }

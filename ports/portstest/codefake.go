@@ -62,16 +62,11 @@ func (f *CodeFake) Support(_ context.Context, t ports.Target) ports.Support {
 }
 
 // Capabilities declares every capability, or Declared when set.
-func (f *CodeFake) Capabilities() []string {
-	caps := f.Declared
-	if caps == nil {
-		caps = ports.AllCapabilities()
+func (f *CodeFake) Capabilities() []ports.Capability {
+	if f.Declared != nil {
+		return slices.Clone(f.Declared)
 	}
-	out := make([]string, len(caps))
-	for i, c := range caps {
-		out[i] = string(c)
-	}
-	return out
+	return ports.AllCapabilities()
 }
 
 // Open returns a CodeAnalysis of the synthetic program, whatever t holds.

@@ -108,7 +108,13 @@ type declaring struct {
 	names []string
 }
 
-func (d declaring) Capabilities() []string { return d.names }
+func (d declaring) Capabilities() []ports.Capability {
+	out := make([]ports.Capability, len(d.names))
+	for i, n := range d.names {
+		out[i] = ports.Capability(n)
+	}
+	return out
+}
 
 func TestCheckCapabilities(t *testing.T) {
 	lists := []string{"list_documents", "list_segments", "list_procedures", "list_names", "list_strings"}
