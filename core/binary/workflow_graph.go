@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"rea/core"
@@ -194,10 +195,12 @@ func opGetCallGraph() *core.Operation {
 		Name: "get_call_graph", Title: "Get Call Graph", Kind: core.KindEnhanced, Effects: codeEffects, NeedsTarget: true,
 		Needs: []string{core.CapProcedures, core.CapFunctions, core.CapReferences},
 		Description: "The call graph around one procedure, depth 1-5 (default 2): forward follows calls and tail calls, backward follows callers. " +
-			"Returned as flat node and edge lists (at most 500 nodes); nodes count their unresolved indirect calls.",
+			"Returned as flat node and edge lists, breadth-first, at most max_nodes nodes (default 48, up to 500) with truncated and a limitation when the walk reached more; " +
+			"nodes count their unresolved indirect calls.",
 		Input: core.InputSchema([]string{"address"}, `"address": {"type":"string","minLength":1,"maxLength":4096,"description":"The root procedure: an address (0x hex or decimal) or a name.","examples":["0x401000"]}`,
 			`"depth": {"type":"integer","minimum":1,"maximum":5,"default":2,"description":"Levels to follow (1-5)."}`,
-			`"direction": {"enum":["forward","backward"],"default":"forward","description":"forward: callees; backward: callers."}`),
+			`"direction": {"enum":["forward","backward"],"default":"forward","description":"forward: callees; backward: callers."}`,
+			`"max_nodes": {"type":"integer","minimum":1,"maximum":500,"default":`+strconv.Itoa(defaultGraphNodes)+`,"description":"Nodes returned, nearest levels first (1-500); truncated says when the walk reached more."}`),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["root","direction","depth","nodes","edges","truncated"],
  "properties":{"root":` + procRefSchema + `,"direction":{"enum":["forward","backward"]},"depth":{"type":"integer"},
   "nodes":{"type":"array","items":` + graphNodeSchema + `},"edges":{"type":"array","items":` + graphEdgeSchema + `},"truncated":{"type":"boolean"}}}`)),
@@ -213,7 +216,8 @@ func opGetCallGraph() *core.Operation {
 			}
 			dir, _ := core.StringArg(c.Args, "direction")
 			depth := core.IntArg(c.Args, "depth", 2)
-			g := newGraph(v, 500)
+			maxNodes := core.IntArg(c.Args, "max_nodes", defaultGraphNodes)
+			g := newGraph(v, maxNodes)
 			ops := 5000
 			if _, _, err := g.walk(ctx, v.procs[i].Address, depth, dir != "backward", &ops, nil); err != nil {
 				return nil, err
@@ -222,12 +226,20 @@ func opGetCallGraph() *core.Operation {
 			out["root"], out["direction"], out["depth"], out["truncated"] = v.ref(i), dir, depth, g.cut
 			var lim []string
 			if g.cut {
-				lim = append(lim, "The graph was cut at 500 nodes or 5000 expansions.")
+				next := "call again with a larger max_nodes (up to 500), a smaller depth, or get_call_graph rooted at an unexpanded node"
+				if maxNodes >= 500 {
+					next = "call get_call_graph rooted at an unexpanded node (expanded false), or with a smaller depth"
+				}
+				lim = append(lim, fmt.Sprintf("Truncated: the walk reached more than %d procedures (max_nodes) or 5000 expansions; nodes with expanded false were not followed. To see more, %s.", maxNodes, next))
 			}
 			return &core.Observation{Result: out, Limitations: lim, Locations: rangeLocation(v.ranges[i])}, nil
 		},
 	}
 }
+
+// defaultGraphNodes bounds get_call_graph's default answer: 48 nodes and
+// their edges stay near 20 KB.
+const defaultGraphNodes = 48
 
 // maxRefsListed bounds the references a search lists.
 const maxRefsListed = 1000
