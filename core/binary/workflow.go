@@ -275,6 +275,7 @@ func handleAnalyzeFunction(ctx context.Context, c *core.Call) (any, error) {
 	if !cut {
 		return obs, nil
 	}
+	withArch(ctx, c, obs) // as the complete call's Evidence has them
 	params := maps.Clone(c.Args)
 	params["detail"] = "complete"
 	parent, err := c.SealAs("analyze_function", params, obs)

@@ -431,7 +431,11 @@ func opFindCodeForString() *core.Operation {
 				lim = append(lim, fmt.Sprintf("%d strings match; %d were followed (limit or max_operations).", matched, len(hits)))
 			}
 			if len(hits) > 0 && len(users) == 0 {
-				lim = append(lim, "No instruction references the matching strings directly (they may be reached through tables or computed addresses).")
+				if len(archLimitations(ctx, c)) > 0 && !decodes(ctx, c) {
+					lim = append(lim, "No procedure is listed for the matching strings because no instruction was decoded (see the unsupported architecture limitation), not because none uses them.")
+				} else {
+					lim = append(lim, "No instruction references the matching strings directly (they may be reached through tables or computed addresses).")
+				}
 			}
 			return &core.Observation{Result: map[string]any{"query": q, "case_sensitive": cs, "strings": hits, "procedures": users,
 				"matched_strings": matched, "truncated": cut, "operations": budget - ops}, Limitations: lim}, nil
