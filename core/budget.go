@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -137,10 +138,37 @@ func (b ResponseBudget) CheckSuccess(op string, res *Result, j []byte, retained 
 			msg += "; the complete Evidence is retained as " + string(res.Evidence.EvidenceID)
 		}
 	}
-	return &Error{Code: CodeResourceConstraint, Message: msg,
-		Remediation: "Discover retained records with get_evidence_bundle {\"detail\":\"summary\"}, read them a page at a time with inspect_analysis_view, " +
-			"write them to a file with export_evidence_bundle, or use the CLI's JSON output. The connection remains usable.",
+	rem := "Discover retained records with get_evidence_bundle {\"detail\":\"summary\"}, read them a page at a time with inspect_analysis_view, " +
+		"write them to a file with export_evidence_bundle, or use the CLI's JSON output. The connection remains usable."
+	if res.Evidence != nil && retained {
+		rem = nextCalls(op, res.Evidence.EvidenceID) + " The connection remains usable."
+	}
+	return &Error{Code: CodeResourceConstraint, Message: msg, Remediation: rem,
 		Details: map[string]any{"operation": op, "resource": "transport", "reason": msg, "reported_limits": limits}}
+}
+
+// Operations whose Evidence has a summary view, and those that take
+// detail "summary" themselves (the seed's retained application inputs).
+var (
+	viewedOperations  = map[string]bool{"analyze_function": true, "inspect_binary_layout": true, "analyze_javascript_application": true}
+	summaryOperations = map[string]bool{"inspect_binary_layout": true, "analyze_javascript_application": true}
+)
+
+// nextCalls names the concrete calls that read an oversized result that
+// was retained as id.
+func nextCalls(op string, id EvidenceID) string {
+	var calls []string
+	if summaryOperations[op] {
+		calls = append(calls, "call "+op+` again with the same arguments and "detail":"summary" (it returns the summary view of the retained record)`)
+	}
+	if op == "analyze_function" {
+		calls = append(calls, `call analyze_function without "detail":"complete" (the concise dossier)`)
+	}
+	if viewedOperations[op] {
+		calls = append(calls, `call inspect_analysis_view {"source":{"kind":"retained-evidence","evidence_id":"`+string(id)+`"},"view":{"kind":"summary"}} and then one page or item at a time`)
+	}
+	calls = append(calls, `call export_evidence_bundle {"path":"/tmp/rea-evidence.json"} to write the complete record to a file`)
+	return "Next: " + strings.Join(calls, "; or ") + "."
 }
 
 // CheckError returns nil when an error's text fits. Otherwise the complete

@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -35,5 +36,36 @@ func TestSuccessBytesIsAnUpperBound(t *testing.T) {
 		full, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": string(j)}}, "structuredContent": json.RawMessage(j)})
 		is.True(core.SuccessBytes(j) >= int64(len(full)))
 		is.True(core.SuccessBytes(j) >= int64(len(text)+len(j)))
+	}
+}
+
+// An oversized retained result names the concrete calls that read it.
+func TestResourceConstraintNamesTheNextCall(t *testing.T) {
+	is := is.New(t)
+	b := core.ResponseBudget{MaxResponseBytes: 1100}
+	ev := &core.Evidence{Operation: "inspect_binary_layout", Parameters: json.RawMessage(`{"path":"/x"}`),
+		NormalizedResult: json.RawMessage(`{"symbols":[]}`), Confidence: "observed", Authority: "shipped-artifact", PredicateType: "rea.analysis",
+		Provider: core.ProviderRef{ID: "fake", Name: "fake"}}
+	is.NoErr(ev.Seal())
+	big := make([]byte, 4096)
+	for i := range big {
+		big[i] = 'a'
+	}
+	for _, c := range []struct {
+		op   string
+		want []string
+	}{
+		{"inspect_binary_layout", []string{`"detail":"summary"`, `"evidence_id":"` + string(ev.EvidenceID) + `"`, "export_evidence_bundle {"}},
+		{"analyze_function", []string{`without "detail":"complete"`, "inspect_analysis_view {", "export_evidence_bundle {"}},
+		{"list_strings", []string{"export_evidence_bundle {"}},
+	} {
+		e := b.CheckSuccess(c.op, &core.Result{Evidence: ev}, []byte(`"`+string(big)+`"`), true)
+		is.True(e != nil)
+		is.Equal(e.Code, core.CodeResourceConstraint)
+		for _, w := range c.want {
+			if !strings.Contains(e.Remediation, w) {
+				t.Errorf("%s: remediation %q lacks %q", c.op, e.Remediation, w)
+			}
+		}
 	}
 }

@@ -166,7 +166,9 @@ func opBinarySession() *Operation {
 		Name:  "binary_session",
 		Title: "Binary Session",
 		Description: "Report this connection's state: server identity and catalog digest, the open target, provider candidates and binding, the analysis run, " +
-			"and tool_availability for every tool. Call with {} first to choose a callable operation; optional expectations check alignment.",
+			"and tool_availability for every tool. Call with {} first to choose a callable operation; optional expectations check alignment. " +
+			"Each tool_availability entry is compact by default (name, available, reason, remediation, and client_requirements only when the tool declares some; effects and annotations are in tools/list); " +
+			"detail \"complete\" adds surface, client_requirements, effects and annotations to every entry.",
 		Kind:            KindSession,
 		RequiresSession: true,
 		Effects:         Effects{Idempotent: true},
@@ -177,11 +179,12 @@ func opBinarySession() *Operation {
  "properties": {
   "expected_package_version": {"type": "string", "minLength": 1, "description": "The rea version the caller expects to be running.", "examples": ["0.1.0"]},
   "expected_catalog_digest": {"type": "string", "pattern": "^[0-9a-f]{64}$", "description": "The combined_sha256 catalog digest the caller expects."},
-  "expected_server_path": {"type": "string", "pattern": "^(/|[A-Za-z]:[\\\\/])", "description": "Absolute path of the rea executable the caller registered."}
+  "expected_server_path": {"type": "string", "pattern": "^(/|[A-Za-z]:[\\\\/])", "description": "Absolute path of the rea executable the caller registered."},
+  "detail": {"enum": ["compact", "complete"], "default": "compact", "description": "compact: each tool_availability entry is name, available, reason and remediation; complete: also surface, client_requirements, effects and annotations."}
  }
 }`),
 		Result:   json.RawMessage(binarySessionResultSchema),
-		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"expected_package_version":"0.1.0"}`)},
+		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"expected_package_version":"0.1.0"}`), json.RawMessage(`{"detail":"complete"}`)},
 		Handler:  handleBinarySession,
 	}
 }
@@ -204,7 +207,7 @@ const binarySessionResultSchema = `{"type":"object","additionalProperties":false
   "analysis_provider_binding":{"anyOf":[{"type":"null"},{"type":"object","required":["provider","selection_source","analysis_profile"],
    "properties":{"provider":{"$ref":"#/$defs/providerRef"},"selection_source":{"enum":["request","environment","auto-single-candidate","auto-built-in"]},"analysis_profile":{"type":"object"}}}]},
   "analysis_run":{"anyOf":[{"type":"null"},{"type":"object","required":["run_id","process_lineage"],"properties":{"run_id":{"type":"string"},"process_lineage":{"$ref":"#/$defs/processLineage"}}}]},
-  "tool_availability":{"type":"array","items":{"type":"object","required":["name","surface","client_requirements","effects","annotations","available","reason","remediation"],
+  "tool_availability":{"type":"array","items":{"type":"object","required":["name","available","reason","remediation"],
    "properties":{"name":{"type":"string"},"available":{"type":"boolean"},"reason":{"enum":["available","client_capability_missing","target_required","provider_missing","provider_unavailable","target_unsupported","unsupported_host","policy_disabled"]},"remediation":{"type":["string","null"]}}}}
  },
  "$defs":{
@@ -285,7 +288,8 @@ func handleBinarySession(ctx context.Context, c *Call) (any, error) {
 	}
 	out["client_features"] = features
 	out["server_identity"] = s.serverIdentity(c)
-	out["tool_availability"] = s.toolAvailability(ctx, a, b, t)
+	complete, _ := c.Args["detail"].(string)
+	out["tool_availability"] = s.toolAvailability(ctx, a, b, t, complete == "complete")
 	return out, nil
 }
 
@@ -391,7 +395,11 @@ func samePath(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
-func (s *Session) toolAvailability(ctx context.Context, a ports.Analysis, b *Binding, t *ports.Target) []any {
+// toolAvailability lists every tool's availability. The compact form, the
+// default, keeps what a caller needs to choose a call (about a third of the
+// complete form's bytes): effects and annotations repeat tools/list, and
+// client requirements appear only for a tool that declares some.
+func (s *Session) toolAvailability(ctx context.Context, a ports.Analysis, b *Binding, t *ports.Target, complete bool) []any {
 	out := make([]any, 0, len(s.cat.ops))
 	elsewhere := map[string][]Offer{} // by the missing capabilities, asked once per set
 	for _, op := range s.cat.ops {
@@ -415,12 +423,13 @@ func (s *Session) toolAvailability(ctx context.Context, a ports.Analysis, b *Bin
 					capabilityRemediation(offers, missing, op.MissingRemediation)
 			}
 		}
-		out = append(out, map[string]any{
-			"name": op.Name, "surface": "mcp",
-			"client_requirements": map[string]any{"required": []string{}, "optional": []string{}, "missing_required": []string{}, "missing_optional": []string{}},
-			"effects":             op.Effects, "annotations": op.Effects.Annotations(),
-			"available": avail, "reason": reason, "remediation": rem,
-		})
+		entry := map[string]any{"name": op.Name, "available": avail, "reason": reason, "remediation": rem}
+		if complete {
+			entry["surface"] = "mcp"
+			entry["client_requirements"] = map[string]any{"required": []string{}, "optional": []string{}, "missing_required": []string{}, "missing_optional": []string{}}
+			entry["effects"], entry["annotations"] = op.Effects, op.Effects.Annotations()
+		}
+		out = append(out, entry)
 	}
 	return out
 }

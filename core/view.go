@@ -136,7 +136,10 @@ func (c *Catalog) projectView(parent *Evidence, view map[string]any) (map[string
 	}
 	artifact := map[string]any{"path": "", "sha256": nil}
 	if s := parent.Subject; s != nil {
-		artifact = map[string]any{"path": s.LocalPath, "sha256": s.Digest.SHA256}
+		// The path stays on the record's subject (local_path, outside the
+		// semantic projection): a view of the same bytes read at another
+		// path must have the same ID.
+		artifact = map[string]any{"path": "", "sha256": s.Digest.SHA256}
 	}
 	lims := body.Limitations
 	if lims == nil {

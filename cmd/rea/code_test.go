@@ -122,8 +122,19 @@ func TestMCPCodeWorkflow(t *testing.T) {
 			}
 
 			// code -> dossier
-			ev, m := evidence(t, call(t, cs, "analyze_function", map[string]any{"procedure": handler.Address, "include_assembly": true}))
+			ev, m := evidence(t, call(t, cs, "analyze_function", map[string]any{"procedure": handler.Address, "include_assembly": true, "detail": "complete"}))
 			is.Equal(ev.Operation, "analyze_function")
+
+			// The default dossier is concise: every collection is cut to its
+			// first page, and the complete dossier above is retained and
+			// linked, so its facts stay one view away.
+			concise, cm := evidence(t, call(t, cs, "analyze_function", map[string]any{"procedure": handler.Address, "include_assembly": true}))
+			is.Equal(concise.EvidenceLinks, []core.EvidenceID{ev.EvidenceID})
+			casm := cm["assembly"].(map[string]any)
+			is.Equal(casm["returned"], float64(8))
+			is.Equal(casm["truncated"], true)
+			is.Equal(casm["next_offset"], float64(8))
+			is.True(strings.Contains(concise.Limitations[0], "Concise dossier"))
 			var dossier struct {
 				Procedure  struct{ Address, Name, Classification string }
 				Pseudocode struct {

@@ -34,6 +34,14 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	reaBin = filepath.Join(dir, "rea")
+	// Every temporary directory these tests and the processes they start
+	// make lands in tmp (os.TempDir reads TMPDIR), so leftovers are found
+	// below without mistaking another program's directories for ours.
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		panic(err)
+	}
+	os.Setenv("TMPDIR", tmp)
 	// Every rea these tests start, in process or not, checks each success
 	// against its complete output schema.
 	os.Setenv(core.CheckOutputSchemasEnv, "1")
@@ -53,8 +61,24 @@ func TestMain(m *testing.M) {
 		}
 	}
 	code := m.Run()
+	if left := leftTempDirs(tmp); len(left) > 0 && code == 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: the tests left temporary directories behind: %v\n", left)
+		code = 1
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// leftTempDirs lists the rea-* entries left in dir.
+func leftTempDirs(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	var left []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "rea-") {
+			left = append(left, e.Name())
+		}
+	}
+	return left
 }
 
 func needFixture(t *testing.T) string {
@@ -676,7 +700,11 @@ func TestTypeScriptClientCallsEveryExample(t *testing.T) {
 			is := is.New(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 			defer cancel()
-			out, err := exec.CommandContext(ctx, "node", "testdata/examples.mjs", reaBin, bin, profile).Output()
+			cmd := exec.CommandContext(ctx, "node", "testdata/examples.mjs", reaBin, bin, profile)
+			// extract_artifact's {} example keeps its output root by design:
+			// give the server a temporary directory the test removes.
+			cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+			out, err := cmd.Output()
 			is.NoErr(err)
 			var s struct {
 				Calls []struct {
@@ -820,4 +848,12 @@ func TestCLISignalCancels(t *testing.T) {
 	is.True(errors.As(err, &ee))
 	is.Equal(ee.ExitCode(), 130)
 	is.True(strings.Contains(stderr.String(), "cancelled"))
+}
+
+func TestLeftTempDirsFindsLeftovers(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	is.NoErr(os.Mkdir(filepath.Join(dir, "rea-extract-1"), 0o700))
+	is.NoErr(os.Mkdir(filepath.Join(dir, "other"), 0o700))
+	is.Equal(leftTempDirs(dir), []string{"rea-extract-1"})
 }

@@ -15,7 +15,13 @@ import (
 // workflows composed from them, the binary layout, their views and the
 // analyze_function bundle summary.
 func Family() core.Family {
-	ops := append(nativeOperations(), codeOperations()...)
+	var ops []*core.Operation
+	for _, op := range append(nativeOperations(), codeOperations()...) {
+		if op.NeedsTarget || len(op.Needs) > 0 {
+			op = withArchLimitations(op)
+		}
+		ops = append(ops, op)
+	}
 	ops = append(ops, layoutOperations()...)
 	return core.Family{Name: "binary", Operations: ops,
 		Viewers:     map[string]core.Viewer{"analyze_function": nativeView, "inspect_binary_layout": layoutView},

@@ -93,6 +93,7 @@ type codeView struct {
 	xr     ports.CrossReferencer // nil when the provider does not offer it
 	names  []ports.Name          // nil when the provider does not list names
 	strs   []ports.String        // loaded on demand
+	data   []dataSection         // non-executable section bytes, read on demand (dataPointers)
 	loaded bool
 	lists  *codeLists
 }

@@ -132,10 +132,33 @@ func documents(ctx context.Context, c *core.Call) ([]ports.Document, error) {
 		v, ok := a.(ports.DocumentLister)
 		return v, ok
 	}(); ok {
-		return dl.Documents(ctx)
+		docs, err := dl.Documents(ctx)
+		if err != nil {
+			return nil, err
+		}
+		_, _, t := c.Bound()
+		return contentNamed(docs, core.NewSubject(t.Path, "", "", "").Name), nil
 	}
 	_, _, t := c.Bound()
-	return []ports.Document{{Name: core.NewSubject(t.Path, "", "", "").Name, Format: t.Format, Architecture: t.Architecture}}, nil
+	return []ports.Document{{Name: t.Format, Format: t.Format, Architecture: t.Architecture}}, nil
+}
+
+// contentNamed renames documents an engine named after the file (base, or
+// base#slice) by their format instead, so that results naming a document
+// are the same for the same bytes at any path (an Evidence ID must not
+// depend on where the file was).
+func contentNamed(docs []ports.Document, base string) []ports.Document {
+	out := make([]ports.Document, len(docs))
+	for i, d := range docs {
+		switch {
+		case base != "" && d.Name == base:
+			d.Name = d.Format
+		case base != "" && strings.HasPrefix(d.Name, base+"#"):
+			d.Name = d.Format + strings.TrimPrefix(d.Name, base)
+		}
+		out[i] = d
+	}
+	return out
 }
 
 type documentItem struct {

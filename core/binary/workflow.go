@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"unicode/utf8"
 
 	"rea/ports"
@@ -188,7 +189,8 @@ func opAnalyzeFunction() *core.Operation {
 			"locations, def-use edges, effects (memory writes, calls, returns) and parameters inferred from argument registers read before any write " +
 			"over the whole procedure up to the provider's own cap (status observed, or unavailable with its reason when the provider does not compute " +
 			"value flow). Every collection is paged " +
-			"{items, returned, total, truncated, next_offset}; the instruction scan is bounded by max_instructions.",
+			"{items, returned, total, truncated, next_offset}; the instruction scan is bounded by max_instructions. By default the result is concise (each collection's first items, at most 8) " +
+			"and the complete dossier is retained in the session and linked from evidence_links, to read through inspect_analysis_view; detail \"complete\" returns it inline.",
 		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,"required":["procedure"],
  "properties":{` + procedureProp + `,
   "include_assembly":{"type":"boolean","default":false,"description":"Return an assembly page (otherwise only its total)."},
@@ -196,8 +198,9 @@ func opAnalyzeFunction() *core.Operation {
   "max_pseudocode_chars":{"type":"integer","minimum":1,"maximum":100000,"default":20000,"description":"Characters of pseudo-code returned (1-100000)."},
   "pseudocode_offset":{"type":"integer","minimum":0,"default":0,"description":"First pseudo-code character returned."},
   "assembly_offset":{"type":"integer","minimum":0,"default":0,"description":"First instruction of the assembly page."},
-  "limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Items per collection page (1-500)."},
-  "collection_offset":{"type":"integer","minimum":0,"default":0,"description":"First item of every other collection page."}}}`),
+  "limit":{"type":"integer","minimum":1,"maximum":500,"description":"Items per collection page (1-500); when absent, 8 in the concise dossier and 100 in the complete one."},
+  "collection_offset":{"type":"integer","minimum":0,"default":0,"description":"First item of every other collection page."},
+  "detail":{"enum":["concise","complete"],"default":"concise","description":"concise: every collection is cut to its first page (at most 8 items, fewer when the document would exceed 9 KB, unless limit is given) and the complete dossier is retained and linked; complete: the whole dossier inline."}}}`),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,
  "required":["procedure","pseudocode","assembly","basic_blocks","comments","callers","callees","incoming_references","outgoing_references",
   "referenced_strings","referenced_names","unresolved_calls","instruction_scan","native_api","native_value_flow","limitations"],
@@ -229,7 +232,107 @@ func opAnalyzeFunction() *core.Operation {
 	}
 }
 
+// conciseDossierLimit is the largest page of every collection in the default
+// (concise) dossier when the caller names no limit, and conciseDossierBytes
+// the size its result document aims at (halving the page until it fits), so
+// the Evidence of a hundred-instruction function stays under 12 KB while the
+// complete dossier stays in the ledger.
+const (
+	conciseDossierLimit = 8
+	conciseDossierBytes = 9 * 1024
+)
+
+// handleAnalyzeFunction returns the concise dossier by default: the complete
+// dossier (what detail "complete" returns for the same arguments) is sealed
+// and retained, and the result is the same document with every collection
+// cut to its first page, linked to that record, with a limitation naming the
+// calls that read the rest.
 func handleAnalyzeFunction(ctx context.Context, c *core.Call) (any, error) {
+	obs, err := analyzeFunction(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if d, _ := c.Args["detail"].(string); d == "complete" {
+		return obs, nil
+	}
+	result := obs.Result.(map[string]any)
+	var concise map[string]any
+	var cut bool
+	limit := conciseDossierLimit
+	if _, ok := c.Args["limit"]; ok {
+		limit = core.IntArg(c.Args, "limit", defaultPageLimit)
+		concise, cut = concisePages(result, limit)
+	} else {
+		// Halve the page until the document fits its budget: a procedure
+		// with long names or many effects gets shorter pages.
+		for ; ; limit /= 2 {
+			concise, cut = concisePages(result, limit)
+			if b, err := json.Marshal(concise); limit == 1 || (err == nil && len(b) <= conciseDossierBytes) {
+				break
+			}
+		}
+	}
+	if !cut {
+		return obs, nil
+	}
+	withArch(ctx, c, obs) // as the complete call's Evidence has them
+	params := maps.Clone(c.Args)
+	params["detail"] = "complete"
+	parent, err := c.SealAs("analyze_function", params, obs)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Retain(parent); err != nil {
+		return nil, err
+	}
+	note := fmt.Sprintf(`Concise dossier: each collection holds at most its first %d items; the complete dossier is retained as evidence_links[0]: `+
+		`read any collection with inspect_analysis_view (view kind "native", facet = the collection or value_flow_*), or call again with "detail":"complete".`, limit)
+	lim := append([]string{note}, obs.Limitations...)
+	concise["limitations"] = lim
+	return &core.Observation{Result: concise, Limitations: lim, Locations: obs.Locations, Links: []core.EvidenceID{parent.EvidenceID}}, nil
+}
+
+// headPager is a collection that can be cut to its first n items.
+type headPager interface{ head(n int) (any, bool) }
+
+func (c collection[T]) head(n int) (any, bool) {
+	if len(c.Items) <= n {
+		return c, false
+	}
+	start := 0
+	if c.NextOffset != nil {
+		start = *c.NextOffset - len(c.Items)
+	} else if c.Total != nil {
+		start = *c.Total - len(c.Items)
+	}
+	next := start + n
+	c.Items, c.Returned, c.Truncated, c.NextOffset = c.Items[:n], n, true, &next
+	return c, true
+}
+
+// concisePages copies a dossier with every collection (native_value_flow's
+// included) cut to n items, and reports whether anything was cut.
+func concisePages(result map[string]any, n int) (map[string]any, bool) {
+	out := maps.Clone(result)
+	cut := false
+	for k, val := range out {
+		switch x := val.(type) {
+		case headPager:
+			var c bool
+			out[k], c = x.head(n)
+			cut = cut || c
+		case map[string]any:
+			if k == "native_value_flow" {
+				var c bool
+				out[k], c = concisePages(x, n)
+				cut = cut || c
+			}
+		}
+	}
+	return out, cut
+}
+
+func analyzeFunction(ctx context.Context, c *core.Call) (*core.Observation, error) {
 	v, err := codeViewOf(ctx, c)
 	if err != nil {
 		return nil, err

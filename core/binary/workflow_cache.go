@@ -33,6 +33,12 @@ type codeLists struct {
 	flowMu   sync.Mutex
 	flowAddr uint64
 	flow     *ports.ValueFlow
+
+	// What the provider cannot observe on this architecture (arch.go).
+	archMu       sync.Mutex
+	archOK       bool
+	archNoDecode bool
+	archLims     []string
 }
 
 var (

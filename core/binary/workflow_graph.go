@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"rea/core"
 	"rea/ports"
@@ -195,10 +197,12 @@ func opGetCallGraph() *core.Operation {
 		Name: "get_call_graph", Title: "Get Call Graph", Kind: core.KindEnhanced, Effects: codeEffects, NeedsTarget: true,
 		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences},
 		Description: "The call graph around one procedure, depth 1-5 (default 2): forward follows calls and tail calls, backward follows callers. " +
-			"Returned as flat node and edge lists (at most 500 nodes); nodes count their unresolved indirect calls.",
+			"Returned as flat node and edge lists, breadth-first, at most max_nodes nodes (default 48, up to 500) with truncated and a limitation when the walk reached more; " +
+			"nodes count their unresolved indirect calls.",
 		Input: core.InputSchema([]string{"address"}, `"address": {"type":"string","minLength":1,"maxLength":4096,"description":"The root procedure: an address (0x hex or decimal) or a name.","examples":["0x401000"]}`,
 			`"depth": {"type":"integer","minimum":1,"maximum":5,"default":2,"description":"Levels to follow (1-5)."}`,
-			`"direction": {"enum":["forward","backward"],"default":"forward","description":"forward: callees; backward: callers."}`),
+			`"direction": {"enum":["forward","backward"],"default":"forward","description":"forward: callees; backward: callers."}`,
+			`"max_nodes": {"type":"integer","minimum":1,"maximum":500,"default":`+strconv.Itoa(defaultGraphNodes)+`,"description":"Nodes returned, nearest levels first (1-500); truncated says when the walk reached more."}`),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["root","direction","depth","nodes","edges","truncated"],
  "properties":{"root":` + procRefSchema + `,"direction":{"enum":["forward","backward"]},"depth":{"type":"integer"},
   "nodes":{"type":"array","items":` + graphNodeSchema + `},"edges":{"type":"array","items":` + graphEdgeSchema + `},"truncated":{"type":"boolean"}}}`)),
@@ -214,7 +218,8 @@ func opGetCallGraph() *core.Operation {
 			}
 			dir, _ := core.StringArg(c.Args, "direction")
 			depth := core.IntArg(c.Args, "depth", 2)
-			g := newGraph(v, 500)
+			maxNodes := core.IntArg(c.Args, "max_nodes", defaultGraphNodes)
+			g := newGraph(v, maxNodes)
 			ops := 5000
 			if _, _, err := g.walk(ctx, v.procs[i].Address, depth, dir != "backward", &ops, nil); err != nil {
 				return nil, err
@@ -223,12 +228,20 @@ func opGetCallGraph() *core.Operation {
 			out["root"], out["direction"], out["depth"], out["truncated"] = v.ref(i), dir, depth, g.cut
 			var lim []string
 			if g.cut {
-				lim = append(lim, "The graph was cut at 500 nodes or 5000 expansions.")
+				next := "call again with a larger max_nodes (up to 500), a smaller depth, or get_call_graph rooted at an unexpanded node"
+				if maxNodes >= 500 {
+					next = "call get_call_graph rooted at an unexpanded node (expanded false), or with a smaller depth"
+				}
+				lim = append(lim, fmt.Sprintf("Truncated: the walk reached more than %d procedures (max_nodes) or 5000 expansions; nodes with expanded false were not followed. To see more, %s.", maxNodes, next))
 			}
 			return &core.Observation{Result: out, Limitations: lim, Locations: rangeLocation(v.ranges[i])}, nil
 		},
 	}
 }
+
+// defaultGraphNodes bounds get_call_graph's default answer: 48 nodes and
+// their edges stay near 20 KB.
+const defaultGraphNodes = 48
 
 // maxRefsListed bounds the references a search lists.
 const maxRefsListed = 1000
@@ -328,15 +341,138 @@ type codeUser struct {
 	Name    string   `json:"name"`
 	Seeds   []string `json:"seeds"`
 	Sites   []string `json:"sites"`
+	// Reference says how directly the procedure reaches a matching string,
+	// the most direct of its sites: "direct" loads the literal's address,
+	// "inside" an address inside the literal (a blob the engine did not
+	// split), "via-data" a data word (such as a Go string header) that
+	// points at it.
+	Reference string `json:"reference,omitempty"`
 }
 
 const codeUserSchema = `{"type":"object","additionalProperties":false,"required":["address","name","seeds","sites"],
  "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"seeds":{"type":"array","items":{"$ref":"#/$defs/hex"}},
-  "sites":{"type":"array","items":{"$ref":"#/$defs/hex"}}}}`
+  "sites":{"type":"array","items":{"$ref":"#/$defs/hex"}},"reference":{"enum":["direct","inside","via-data"]}}}`
+
+// referenceRanks orders codeUser.Reference, most direct first.
+var referenceRanks = map[string]int{"direct": 0, "inside": 1, "via-data": 2}
+
+// maxWholeString bounds the bytes read to search a literal whose value the
+// engine capped for display.
+const maxWholeString = 64 << 20
+
+// wholeMatch searches the whole bytes of a literal whose displayed value was
+// capped (ports.String.Truncated): the display may be capped, the search may
+// not. It reads them through the provider's ByteReader and decodes them with
+// the literal's charset.
+func (v *codeView) wholeMatch(ctx context.Context, s ports.String, q string, norm func(string) string) (bool, error) {
+	if !s.Truncated || s.ByteLength <= 0 {
+		return false, nil
+	}
+	a, _, _ := v.c.Bound()
+	br, ok := a.(ports.ByteReader)
+	if !ok {
+		return false, nil
+	}
+	b, err := br.ReadBytes(ctx, s.Address, min(s.ByteLength, maxWholeString))
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		return false, nil // unreadable bytes: only the displayed value was searched
+	}
+	text := string(b)
+	if s.Charset == "utf-16le" {
+		u := make([]uint16, len(b)/2)
+		for i := range u {
+			u[i] = uint16(b[2*i]) | uint16(b[2*i+1])<<8
+		}
+		text = string(utf16.Decode(u))
+	}
+	return strings.Contains(norm(text), q), nil
+}
+
+// procsFor reports whether some user was found for seed.
+func procsFor(byProc map[int]int, users []codeUser, seed string) bool {
+	for _, u := range users {
+		for _, sd := range u.Seeds {
+			if sd == seed {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// maxDataPointers bounds the data words dataPointers returns.
+const maxDataPointers = 64
+
+// dataPointers finds the aligned data words (outside executable sections)
+// holding target as a little-endian pointer of the target's width. The
+// section bytes are read once per call and kept in the view.
+func (v *codeView) dataPointers(ctx context.Context, target uint64, ops *int) ([]uint64, error) {
+	a, _, t := v.c.Bound()
+	br, ok := a.(ports.ByteReader)
+	sl, ok2 := a.(ports.SegmentLister)
+	if !ok || !ok2 || t == nil {
+		return nil, nil
+	}
+	width := 8
+	switch t.Architecture {
+	case "x86", "arm", "386", "i386":
+		width = 4
+	}
+	if v.data == nil {
+		segs, err := sl.Segments(ctx)
+		if err != nil {
+			return nil, nil
+		}
+		v.data = []dataSection{}
+		for _, sg := range segs {
+			if sg.Kind != "section" || sg.Perms.Execute || sg.FileSize == 0 {
+				continue
+			}
+			if *ops <= 0 {
+				break
+			}
+			*ops--
+			b, err := br.ReadBytes(ctx, sg.Start, int(min(sg.FileSize, maxWholeString)))
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				continue
+			}
+			v.data = append(v.data, dataSection{sg.Start, b})
+		}
+	}
+	var out []uint64
+	for _, d := range v.data {
+		for off := (width - int(d.start%uint64(width))) % width; off+width <= len(d.bytes); off += width {
+			var w uint64
+			for k := width - 1; k >= 0; k-- {
+				w = w<<8 | uint64(d.bytes[off+k])
+			}
+			if w == target {
+				out = append(out, d.start+uint64(off))
+				if len(out) >= maxDataPointers {
+					return out, nil
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// dataSection is one non-executable section's file bytes.
+type dataSection struct {
+	start uint64
+	bytes []byte
+}
 
 // searchStrings runs the string half of find_code_for_string and
-// trace_feature. It returns the hits, the procedures using them (in order of
-// first use), the number of matching strings, and whether a bound cut it.
+// trace_feature: every literal containing the query (its whole bytes when
+// its displayed value is capped), the code referencing each one, and the
+// procedures holding that code, most direct first (see codeUser.Reference).
 func (v *codeView) searchStrings(ctx context.Context, query string, cs bool, limit int, ops *int) ([]stringHit, []codeUser, int, bool, error) {
 	strs, err := v.stringsList(ctx)
 	if err != nil {
@@ -351,9 +487,29 @@ func (v *codeView) searchStrings(ctx context.Context, query string, cs bool, lim
 	users := []codeUser{}
 	byProc := map[int]int{}
 	matched, cut := 0, false
+	use := func(i int, seed, site, how string) {
+		ref := v.ref(i)
+		k, seen := byProc[i]
+		if !seen {
+			k = len(users)
+			byProc[i] = k
+			users = append(users, codeUser{Address: ref.Address, Name: ref.Name, Seeds: []string{}, Sites: []string{}, Reference: how})
+		}
+		if referenceRanks[how] < referenceRanks[users[k].Reference] {
+			users[k].Reference = how
+		}
+		users[k].Seeds = appendUnique(users[k].Seeds, seed)
+		users[k].Sites = appendUnique(users[k].Sites, site)
+	}
 	for _, s := range strs {
 		if !strings.Contains(norm(s.Value), q) {
-			continue
+			ok, err := v.wholeMatch(ctx, s, q, norm)
+			if err != nil {
+				return nil, nil, 0, false, err
+			}
+			if !ok {
+				continue
+			}
 		}
 		matched++
 		if len(hits) >= limit {
@@ -369,25 +525,61 @@ func (v *codeView) searchStrings(ctx context.Context, query string, cs bool, lim
 		if err != nil {
 			return nil, nil, 0, false, err
 		}
+		seed := core.Hex(s.Address)
 		h := stringHit{String: stringItemOf(s), References: []stringSite{}}
 		for _, r := range refs {
 			site := stringSite{From: core.Hex(r.From), Kind: r.Kind}
+			how := "inside"
+			if r.To == s.Address {
+				how = "direct"
+			}
 			if i, ok := v.containing(r.From); ok {
 				ref := v.ref(i)
 				site.Procedure = &ref
-				k, seen := byProc[i]
-				if !seen {
-					k = len(users)
-					byProc[i] = k
-					users = append(users, codeUser{Address: ref.Address, Name: ref.Name, Seeds: []string{}, Sites: []string{}})
-				}
-				users[k].Seeds = appendUnique(users[k].Seeds, core.Hex(s.Address))
-				users[k].Sites = appendUnique(users[k].Sites, core.Hex(r.From))
+				use(i, seed, core.Hex(r.From), how)
 			}
 			h.References = append(h.References, site)
 		}
+		if len(users) == 0 || !procsFor(byProc, users, seed) {
+			// No code loads the literal's address: look for data words
+			// that hold it (a Go string header {pointer, length}), and the
+			// code that loads those.
+			// Two levels: a header in a table that a slice header or
+			// pointer in data points at is still found.
+			targets := []uint64{s.Address}
+			for level := 0; level < 2 && len(targets) > 0 && !procsFor(byProc, users, seed); level++ {
+				var next []uint64
+				for _, tg := range targets {
+					words, err := v.dataPointers(ctx, tg, ops)
+					if err != nil {
+						return nil, nil, 0, false, err
+					}
+					for _, at := range words {
+						if *ops <= 0 {
+							cut = true
+							break
+						}
+						*ops--
+						via, err := v.refsTo(ctx, at, at+1)
+						if err != nil {
+							return nil, nil, 0, false, err
+						}
+						for _, w := range via {
+							if i, ok := v.containing(w.From); ok {
+								use(i, seed, core.Hex(w.From), "via-data")
+							}
+						}
+						next = append(next, at)
+					}
+				}
+				targets = next
+			}
+		}
 		hits = append(hits, h)
 	}
+	sort.SliceStable(users, func(i, j int) bool {
+		return referenceRanks[users[i].Reference] < referenceRanks[users[j].Reference]
+	})
 	return hits, users, matched, cut, nil
 }
 
@@ -395,8 +587,9 @@ func opFindCodeForString() *core.Operation {
 	return &core.Operation{
 		Name: "find_code_for_string", Title: "Find Code For String", Kind: core.KindEnhanced, Effects: traceEffects, NeedsTarget: true,
 		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences, core.CapStrings},
-		Description: "From text to code: the string literals containing the query, the instructions that reference each one, and the procedures " +
-			"holding those instructions (the place to continue with analyze_function).",
+		Description: "From text to code: the string literals containing the query (their whole bytes, even where the displayed value is capped), " +
+			"the instructions that reference each one, and the procedures holding those instructions (the place to continue with analyze_function), " +
+			"most direct first: reference \"direct\" loads the literal's address, \"inside\" an address inside it, \"via-data\" a data word pointing at it.",
 		Input: core.InputSchema([]string{"query"}, stringSearchProps),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["query","case_sensitive","strings","procedures","matched_strings","truncated","operations"],
  "properties":{"query":{"type":"string"},"case_sensitive":{"type":"boolean"},"strings":{"type":"array","items":` + stringHitSchema + `},
@@ -420,7 +613,11 @@ func opFindCodeForString() *core.Operation {
 				lim = append(lim, fmt.Sprintf("%d strings match; %d were followed (limit or max_operations).", matched, len(hits)))
 			}
 			if len(hits) > 0 && len(users) == 0 {
-				lim = append(lim, "No instruction references the matching strings directly (they may be reached through tables or computed addresses).")
+				if len(archLimitations(ctx, c)) > 0 && !decodes(ctx, c) {
+					lim = append(lim, "No procedure is listed for the matching strings because no instruction was decoded (see the unsupported architecture limitation), not because none uses them.")
+				} else {
+					lim = append(lim, "No instruction references the matching strings directly (they may be reached through tables or computed addresses).")
+				}
 			}
 			return &core.Observation{Result: map[string]any{"query": q, "case_sensitive": cs, "strings": hits, "procedures": users,
 				"matched_strings": matched, "truncated": cut, "operations": budget - ops}, Limitations: lim}, nil

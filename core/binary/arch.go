@@ -1,0 +1,111 @@
+package binary
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"rea/core"
+	"rea/ports"
+)
+
+// archLimitations names what the bound provider cannot observe on this
+// target's architecture: code it does not decode (no instructions, blocks,
+// references or calls, so every code result is empty for want of a
+// decoder, not for want of code) and value flow it does not model. It asks
+// the engine once per open analysis, by decoding one instruction of the
+// first procedure and computing that procedure's value flow, and caches the
+// answer; an engine error other than ErrUnsupported says nothing here.
+func archLimitations(ctx context.Context, c *core.Call) []string {
+	a, b, t := c.Bound()
+	if a == nil || t == nil {
+		return nil
+	}
+	l := listsOf(a)
+	l.archMu.Lock()
+	defer l.archMu.Unlock()
+	if l.archOK {
+		return l.archLims
+	}
+	id := "the bound provider"
+	if b != nil {
+		id = b.Provider.Info().ID
+	}
+	arch := orUnknown(t.Architecture)
+	var lims []string
+	decoded := false
+	procs, err := l.procedures(ctx, a)
+	if err != nil {
+		return nil
+	}
+	probe := uint64(0)
+	for _, p := range procs {
+		if !p.External && !p.Thunk {
+			probe = p.Address
+			break
+		}
+	}
+	if fa, ok := a.(ports.FunctionAnalyzer); ok && probe != 0 {
+		_, err := fa.Function(ctx, ports.FunctionRequest{Address: probe, MaxInstructions: 1})
+		switch {
+		case errors.Is(err, ports.ErrUnsupported):
+			l.archNoDecode = true
+			lims = append(lims, fmt.Sprintf("Unsupported architecture: %s does not decode the %s instruction set, so no instructions, basic blocks, "+
+				"references or calls are observed; code results are empty for want of a decoder, and procedures come only from symbols and metadata.", id, arch))
+		case err == nil:
+			decoded = true
+		}
+	}
+	if vfa, ok := a.(ports.ValueFlowAnalyzer); ok && decoded {
+		if _, err := l.valueFlow(ctx, vfa, probe); errors.Is(err, ports.ErrUnsupported) {
+			lims = append(lims, fmt.Sprintf("Unsupported architecture: %s does not model value flow for %s (native_value_flow is unavailable).", id, arch))
+		}
+	}
+	if ctx.Err() != nil {
+		l.archNoDecode = false
+		return lims // not cached: a cancelled probe proves nothing
+	}
+	l.archOK, l.archLims = true, lims
+	return lims
+}
+
+// decodes reports whether the bound provider decodes the open target's code
+// (false only when it said ErrUnsupported).
+func decodes(ctx context.Context, c *core.Call) bool {
+	a, _, _ := c.Bound()
+	archLimitations(ctx, c)
+	l := listsOf(a)
+	l.archMu.Lock()
+	defer l.archMu.Unlock()
+	return !l.archNoDecode
+}
+
+// withArchLimitations makes an operation's Evidence start with the
+// architecture limitations of the open target.
+func withArchLimitations(op *core.Operation) *core.Operation {
+	h := op.Handler
+	op.Handler = func(ctx context.Context, c *core.Call) (any, error) {
+		out, err := h(ctx, c)
+		if err != nil {
+			return out, err
+		}
+		obs, ok := out.(*core.Observation)
+		if !ok || obs.Subject != nil {
+			return out, err // results about another file than the open target
+		}
+		withArch(ctx, c, obs)
+		return obs, nil
+	}
+	return op
+}
+
+// withArch puts the architecture limitations first in obs's limitations,
+// unless they are already there.
+func withArch(ctx context.Context, c *core.Call, obs *core.Observation) {
+	lims := archLimitations(ctx, c)
+	if len(lims) == 0 || slices.Contains(obs.Limitations, lims[0]) {
+		return
+	}
+	obs.Limitations = append(append([]string{}, lims...), obs.Limitations...)
+}
