@@ -80,6 +80,7 @@ type memRegion struct {
 	fileSize uint64 // bytes present in the file (<= size)
 	exec     bool
 	plt      bool // an ELF .plt* section: import stubs, not functions
+	index    int  // position in memMap.regions
 }
 
 func (r *memRegion) end() uint64 { return r.addr + r.size }
@@ -143,6 +144,9 @@ func newMemMap(img image) *memMap {
 		addMachO(im.slices[0], add)
 	}
 	slices.SortStableFunc(rs, func(a, b memRegion) int { return cmp.Compare(a.addr, b.addr) })
+	for i := range rs {
+		rs[i].index = i
+	}
 	return &memMap{regions: rs}
 }
 
