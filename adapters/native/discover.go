@@ -68,7 +68,7 @@ type fnResult struct {
 	// What discovery asks of the range, found by the same sweep.
 	leave  []int32  // refs that may start a function: resolved jumps and addresses out of the range into uncovered code
 	bounds []uint32 // offsets of the function boundaries in the range (inferred ends only)
-	gap    uint64   // the first code nothing in the range reaches, on a boundary (inferred ends only), or 0
+	gaps   []uint64 // starts of the code nothing in the range reaches, on boundaries (inferred ends only; gapChain)
 }
 
 // program is the whole-binary model of one document.
@@ -433,7 +433,7 @@ type scratch struct {
 	dec     decoder
 	flows   []gapInsn
 	tabs    []uint64
-	reached []bool
+	reached []uint32
 	work    []int32
 	bounds  []uint32
 }
@@ -447,6 +447,8 @@ type gapInsn struct {
 	fall         bool  // control continues to the next instruction
 	jumps        bool  // target is a jump or branch target
 	skip         bool  // padding or a trap: never the first code of a function
+	ends         bool  // a return, jump or trap, or a call that does not return
+	invalid      bool  // bytes that do not decode
 }
 
 // codeFor returns the bytes of [start, stop) plus the longest instruction
@@ -499,7 +501,8 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) *fnResult {
 			g := gapInsn{addr: in.addr, target: in.target, size: uint32(in.size),
 				fall:  (in.flow == ports.FlowNext || in.flow == ports.FlowCall || in.flow == ports.FlowBranch) && !noret,
 				jumps: in.hasTarget && (in.flow == ports.FlowJump || in.flow == ports.FlowBranch),
-				skip:  pad || in.flow == ports.FlowStop}
+				skip:  pad || in.flow == ports.FlowStop, invalid: in.invalid,
+				ends: in.flow == ports.FlowReturn || in.flow == ports.FlowJump || in.flow == ports.FlowStop || noret}
 			g.tab0 = int32(len(w.tabs))
 			w.tabs = append(w.tabs, in.table...)
 			g.tab1 = int32(len(w.tabs))
@@ -539,10 +542,7 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) *fnResult {
 	}
 	if walk {
 		res.bounds = slices.Clone(w.bounds)
-		res.gap = b.firstUnreached(w, code, r.Start)
-		if _, ok := slices.BinarySearch(res.bounds, uint32(res.gap-r.Start)); res.gap != 0 && !ok {
-			res.gap = 0
-		}
+		res.gaps = b.gapChain(w, res.bounds, r.Start)
 	}
 	return res
 }
@@ -571,55 +571,85 @@ func sortRefs(refs []xref) {
 	}
 }
 
-// firstUnreached walks the control flow of w.flows from the first
-// instruction and returns the first instruction after it that nothing
-// reaches and that is neither padding nor a trap, or 0.
-func (b *builder) firstUnreached(w *scratch, code []byte, start uint64) uint64 {
+// gapChain walks the control flow of w.flows from the first instruction
+// and finds the first instruction after it that nothing reaches and that
+// is neither padding nor a trap: the start of the next function, when it
+// is a boundary. From there it walks again, as the next round would walk
+// the range that start opens, and so on to the end of the range, so that
+// a run of functions nothing calls is found in one round rather than one
+// per round. It returns the starts found, in address order.
+func (b *builder) gapChain(w *scratch, bounds []uint32, start uint64) []uint64 {
 	flows := w.flows
 	if len(flows) < 2 {
-		return 0
+		return nil
 	}
+	// reached[i] == gen: reached by the current walk.
 	w.reached = slices.Grow(w.reached[:0], len(flows))[:len(flows)]
 	clear(w.reached)
 	reached := w.reached
-	work := append(w.work[:0], 0)
-	index := func(a uint64) int {
-		i, ok := slices.BinarySearchFunc(flows, a, func(g gapInsn, t uint64) int { return cmp.Compare(g.addr, t) })
-		if !ok {
-			return -1
+	var out []uint64
+	from := 0
+	for gen := uint32(1); ; gen++ {
+		work := append(w.work[:0], int32(from))
+		push := func(a uint64) {
+			j, ok := slices.BinarySearchFunc(flows[from:], a, func(g gapInsn, t uint64) int { return cmp.Compare(g.addr, t) })
+			if ok && reached[from+j] != gen {
+				work = append(work, int32(from+j))
+			}
 		}
-		return i
+		for len(work) > 0 {
+			i := work[len(work)-1]
+			work = work[:len(work)-1]
+			if reached[i] == gen {
+				continue
+			}
+			reached[i] = gen
+			g := &flows[i]
+			if g.fall && int(i)+1 < len(flows) && reached[i+1] != gen && flows[i+1].addr == g.addr+uint64(g.size) {
+				work = append(work, i+1)
+			}
+			if g.jumps {
+				push(g.target)
+			}
+			for _, t := range w.tabs[g.tab0:g.tab1] {
+				push(t)
+			}
+		}
+		w.work = work
+		next := -1
+		for i := from + 1; i < len(flows); i++ {
+			if reached[i] != gen && !flows[i].skip {
+				next = i
+				break
+			}
+		}
+		if next < 0 {
+			return out
+		}
+		if _, ok := slices.BinarySearch(bounds, uint32(flows[next].addr-start)); !ok || !plausible(flows[next:]) {
+			return out
+		}
+		out = append(out, flows[next].addr)
+		from = next
 	}
-	push := func(a uint64) {
-		if j := index(a); j >= 0 && !reached[j] {
-			work = append(work, int32(j))
+}
+
+// plausible reports whether the straight-line code at flows[0] reaches the
+// end of its block (a return, jump or trap) without bytes that do not
+// decode: data after a function with no size (tables in hand-written
+// assembly) decodes as code, but rarely that far.
+func plausible(flows []gapInsn) bool {
+	for i := range flows {
+		switch {
+		case flows[i].invalid:
+			return false
+		case flows[i].ends:
+			return true
+		case i+1 < len(flows) && flows[i+1].addr != flows[i].addr+uint64(flows[i].size):
+			return false
 		}
 	}
-	for len(work) > 0 {
-		i := work[len(work)-1]
-		work = work[:len(work)-1]
-		if reached[i] {
-			continue
-		}
-		reached[i] = true
-		g := &flows[i]
-		if g.fall && int(i)+1 < len(flows) && !reached[i+1] && flows[i+1].addr == g.addr+uint64(g.size) {
-			work = append(work, i+1)
-		}
-		if g.jumps {
-			push(g.target)
-		}
-		for _, t := range w.tabs[g.tab0:g.tab1] {
-			push(t)
-		}
-	}
-	w.work = work
-	for i := 1; i < len(flows); i++ {
-		if !reached[i] && !flows[i].skip {
-			return flows[i].addr
-		}
-	}
-	return 0
+	return false
 }
 
 // calls collects the targets of direct calls, in the functions just
@@ -673,11 +703,13 @@ func (b *builder) leaving(ctx context.Context, st *state) []candidate {
 		res.leave = keep
 	}
 	for i, res := range st.results {
-		if res != nil && res.gap != 0 && res.end == st.ranges[i].End {
-			if b.known.add(res.gap) {
-				out = append(out, candidate{addr: res.gap, source: "gap", rank: rankUnnamed})
+		if res != nil && res.end == st.ranges[i].End {
+			for _, g := range res.gaps {
+				if b.known.add(g) {
+					out = append(out, candidate{addr: g, source: "gap", rank: rankUnnamed})
+				}
 			}
-			res.gap = 0
+			res.gaps = nil
 		}
 	}
 	return out
