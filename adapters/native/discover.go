@@ -82,6 +82,7 @@ type program struct {
 	codeBytes uint64
 	truncated bool // some function was cut by a cap or the budget, or discovery stopped early
 	rounds    int
+	limits    []string // the limits that were hit (limitNames)
 
 	noret   map[uint64]bool
 	labels  []ports.Name
@@ -98,8 +99,10 @@ type DiscoveryStats struct {
 	References   int // distinct references recorded
 	Rounds       int // discovery rounds run
 	// Complete is false when a bound (instructions per function, functions,
-	// rounds, or the decoding budget) cut discovery or decoding short.
+	// rounds, or the decoding budget) cut discovery or decoding short;
+	// Limits names those that did.
 	Complete bool
+	Limits   []string
 }
 
 // Discovery runs whole-file discovery (once per Analysis, like every list)
@@ -107,7 +110,7 @@ type DiscoveryStats struct {
 func (a *Analysis) Discovery(ctx context.Context) (DiscoveryStats, error) {
 	return codeOp(a, ctx, "discovery", func(p *program) (DiscoveryStats, error) {
 		return DiscoveryStats{Functions: len(p.procs), Instructions: p.insns, References: len(p.refs),
-			Rounds: p.rounds, Complete: !p.truncated}, nil
+			Rounds: p.rounds, Complete: !p.truncated, Limits: slices.Clone(p.limits)}, nil
 	})
 }
 
@@ -137,7 +140,7 @@ type builder struct {
 	code    [][]byte // file bytes of each code region, parallel to mm.regions
 	budget  int64
 	decoded atomic.Int64
-	cut     atomic.Bool
+	cut     atomic.Uint32   // the limits that cut the analysis short, a bit each
 	noret   map[uint64]bool // starts of functions that do not return
 
 	known   *codeSet                 // code addresses that are procedure starts
@@ -205,7 +208,11 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 		return nil, err
 	}
 	cands := append(slices.Clone(set.procs), uniqueExtra(extra)...)
-	p := &program{arch: ar, mm: mm, labels: sortNames(set.labels)}
+	labels, err := a.names.get(ctx, a.sortedNames) // shared with Names, not copied: read only
+	if err != nil {
+		return nil, err
+	}
+	p := &program{arch: ar, mm: mm, labels: labels}
 	b := &builder{src: a.src, mm: mm, arch: ar, code: make([][]byte, len(mm.regions)), noret: noReturnStarts(cands),
 		spans: map[[2]uint64]spanBounds{}}
 	for _, r := range mm.regions {
@@ -281,7 +288,7 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 			break
 		}
 		if round+1 >= maxRounds || len(st.procs)+len(found) > maxFunctions {
-			b.cut.Store(true) // starts were found that are not followed
+			b.limit(limitRounds) // starts were found that are not followed
 			break
 		}
 		st.insert(found)
@@ -289,9 +296,25 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 	p.procs, p.ranges = st.procs, st.ranges
 	p.noret = b.noret
 	p.finish(st.results)
-	p.truncated = p.truncated || b.cut.Load()
+	for i, name := range limitNames {
+		if b.cut.Load()&(1<<i) != 0 {
+			p.limits = append(p.limits, name)
+		}
+	}
+	p.truncated = p.truncated || len(p.limits) > 0
 	return p, ctx.Err()
 }
+
+// The limits that can cut discovery short.
+const (
+	limitInsns = iota
+	limitBudget
+	limitRounds
+)
+
+var limitNames = [...]string{"instructions per function", "decoding budget", "rounds or functions"}
+
+func (b *builder) limit(l int) { b.cut.Or(1 << l) }
 
 // noReturnStarts finds the procedures named after functions that do not
 // return.
@@ -436,6 +459,8 @@ type scratch struct {
 	reached []uint32
 	work    []int32
 	bounds  []uint32
+	refs    []xref
+	at      []int32 // by offset in the range: 1 + the index in flows of the instruction there, or 0
 }
 
 // gapInsn is the control flow of one instruction, for the reachability
@@ -476,13 +501,13 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) *fnResult {
 	}
 	if b.decoded.Add(int64(stop-r.Start)) > b.budget {
 		res.truncated = true
-		b.cut.Store(true)
+		b.limit(limitBudget)
 		return res
 	}
 	reg := b.mm.code(r.Start)
 	walk := inferred(r) && !reg.plt
 	w.flows, w.tabs, w.bounds = w.flows[:0], w.tabs[:0], w.bounds[:0]
-	res.refs = make([]xref, 0, min((stop-r.Start)/8+2, 1<<16))
+	refs := w.refs[:0]
 	first, open := true, false
 	n, capped := sweep(w.dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
 		noret := in.flow == ports.FlowCall && in.hasTarget && b.noret[in.target]
@@ -526,15 +551,17 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) *fnResult {
 				}
 			}
 		}
-		res.refs = append(res.refs, in.refs...)
+		refs = append(refs, in.refs...)
 		return true
 	})
+	w.refs = refs
+	sortRefs(refs)
+	res.refs = slices.Clone(refs)
 	res.insns = n
 	if capped {
 		res.truncated = true
-		b.cut.Store(true)
+		b.limit(limitInsns)
 	}
-	sortRefs(res.refs)
 	for k, x := range res.refs {
 		if x.resolved() && (x.kind == kindJump || x.kind == kindAddress) && (x.to < r.Start || x.to >= r.End) && b.mayStart(x.to) {
 			res.leave = append(res.leave, int32(k))
@@ -583,6 +610,35 @@ func (b *builder) gapChain(w *scratch, bounds []uint32, start uint64) []uint64 {
 	if len(flows) < 2 {
 		return nil
 	}
+	// at(a) is the index of the instruction at a, or -1: through w.at
+	// (1 + the index, by offset) unless the range is too long for it.
+	span := flows[len(flows)-1].addr + uint64(flows[len(flows)-1].size) - start
+	at := func(a uint64) int32 {
+		j, ok := slices.BinarySearchFunc(flows, a, func(g gapInsn, t uint64) int { return cmp.Compare(g.addr, t) })
+		if !ok {
+			return -1
+		}
+		return int32(j)
+	}
+	if span <= maxDenseSpan {
+		if uint64(len(w.at)) < span {
+			w.at = make([]int32, span)
+		}
+		for i := range flows {
+			w.at[flows[i].addr-start] = int32(i + 1)
+		}
+		defer func() {
+			for i := range flows {
+				w.at[flows[i].addr-start] = 0
+			}
+		}()
+		at = func(a uint64) int32 {
+			if a-start >= span {
+				return -1
+			}
+			return w.at[a-start] - 1
+		}
+	}
 	// reached[i] == gen: reached by the current walk.
 	w.reached = slices.Grow(w.reached[:0], len(flows))[:len(flows)]
 	clear(w.reached)
@@ -591,10 +647,13 @@ func (b *builder) gapChain(w *scratch, bounds []uint32, start uint64) []uint64 {
 	from := 0
 	for gen := uint32(1); ; gen++ {
 		work := append(w.work[:0], int32(from))
+		lo := flows[from].addr
 		push := func(a uint64) {
-			j, ok := slices.BinarySearchFunc(flows[from:], a, func(g gapInsn, t uint64) int { return cmp.Compare(g.addr, t) })
-			if ok && reached[from+j] != gen {
-				work = append(work, int32(from+j))
+			if a < lo {
+				return
+			}
+			if j := at(a); j >= 0 && reached[j] != gen {
+				work = append(work, j)
 			}
 		}
 		for len(work) > 0 {
@@ -633,6 +692,10 @@ func (b *builder) gapChain(w *scratch, bounds []uint32, start uint64) []uint64 {
 		from = next
 	}
 }
+
+// maxDenseSpan bounds the ranges whose instructions gapChain indexes by
+// offset (four bytes per code byte); longer ones are searched.
+const maxDenseSpan = 1 << 22
 
 // plausible reports whether the straight-line code at flows[0] reaches the
 // end of its block (a return, jump or trap) without bytes that do not
