@@ -60,8 +60,9 @@ type fnResult struct {
 	start, end uint64
 	refs       []xref // sorted by from, to, kind, flags
 	insns      int
-	truncated  bool // an instruction cap or the decoding budget cut it
-	thunk      bool // the first instruction (after a landing pad) is an unconditional jump
+	truncated  bool   // an instruction cap or the decoding budget cut it
+	cut        uint32 // which, a bit per limit
+	thunk      bool   // the first instruction (after a landing pad) is an unconditional jump
 	thunkTo    uint64
 	thunkSlot  uint64
 
@@ -140,7 +141,7 @@ type builder struct {
 	code    [][]byte // file bytes of each code region, parallel to mm.regions
 	budget  int64
 	decoded atomic.Int64
-	cut     atomic.Uint32   // the limits that cut the analysis short, a bit each
+	cut     atomic.Uint32   // limits that stopped discovery itself (limitRounds), a bit each
 	noret   map[uint64]bool // starts of functions that do not return
 
 	known   *codeSet                 // code addresses that are procedure starts
@@ -295,13 +296,7 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 	}
 	p.procs, p.ranges = st.procs, st.ranges
 	p.noret = b.noret
-	p.finish(st.results)
-	for i, name := range limitNames {
-		if b.cut.Load()&(1<<i) != 0 {
-			p.limits = append(p.limits, name)
-		}
-	}
-	p.truncated = p.truncated || len(p.limits) > 0
+	p.finish(st.results, b.cut.Load())
 	return p, ctx.Err()
 }
 
@@ -500,8 +495,7 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) *fnResult {
 		return res
 	}
 	if b.decoded.Add(int64(stop-r.Start)) > b.budget {
-		res.truncated = true
-		b.limit(limitBudget)
+		res.truncated, res.cut = true, 1<<limitBudget
 		return res
 	}
 	reg := b.mm.code(r.Start)
@@ -559,8 +553,7 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) *fnResult {
 	res.refs = slices.Clone(refs)
 	res.insns = n
 	if capped {
-		res.truncated = true
-		b.limit(limitInsns)
+		res.truncated, res.cut = true, 1<<limitInsns
 	}
 	for k, x := range res.refs {
 		if x.resolved() && (x.kind == kindJump || x.kind == kindAddress) && (x.to < r.Start || x.to >= r.End) && b.mayStart(x.to) {
@@ -917,7 +910,7 @@ func (b *builder) dataPointers(ctx context.Context, img image, st *state) []cand
 }
 
 // finish assembles the reference list and classifies thunks.
-func (p *program) finish(results []*fnResult) {
+func (p *program) finish(results []*fnResult, cut uint32) {
 	var total int
 	valid := func(i int) *fnResult {
 		if res := results[i]; res != nil && res.end == p.ranges[i].End {
@@ -933,6 +926,7 @@ func (p *program) finish(results []*fnResult) {
 		total += len(res.refs)
 		p.insns += res.insns
 		p.truncated = p.truncated || res.truncated
+		cut |= res.cut
 		if res.thunk && !p.procs[i].Thunk {
 			p.procs[i].Thunk = true
 			switch {
@@ -961,6 +955,12 @@ func (p *program) finish(results []*fnResult) {
 		slices.SortFunc(refs, refLess)
 	}
 	p.refs = slices.Clip(slices.Compact(refs))
+	for i, name := range limitNames {
+		if cut&(1<<i) != 0 {
+			p.limits = append(p.limits, name)
+		}
+	}
+	p.truncated = p.truncated || len(p.limits) > 0
 }
 
 // nameNoLock finds a procedure name at addr by binary search (names are not
