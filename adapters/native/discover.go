@@ -83,6 +83,7 @@ type program struct {
 	codeBytes uint64
 	truncated bool // some function was cut by a cap or the budget, or discovery stopped early
 	rounds    int
+	decoded   int64    // bytes swept over all rounds
 	limits    []string // the limits that were hit (limitNames)
 
 	noret   map[uint64]bool
@@ -99,6 +100,10 @@ type DiscoveryStats struct {
 	Instructions int // instructions decoded in the final function ranges
 	References   int // distinct references recorded
 	Rounds       int // discovery rounds run
+	// CodeBytes are the file bytes of the executable sections, and
+	// DecodedBytes the bytes swept by discovery over all rounds (a range
+	// is swept again only when a new start splits it).
+	CodeBytes, DecodedBytes int64
 	// Complete is false when a bound (instructions per function, functions,
 	// rounds, or the decoding budget) cut discovery or decoding short;
 	// Limits names those that did.
@@ -111,7 +116,8 @@ type DiscoveryStats struct {
 func (a *Analysis) Discovery(ctx context.Context) (DiscoveryStats, error) {
 	return codeOp(a, ctx, "discovery", func(p *program) (DiscoveryStats, error) {
 		return DiscoveryStats{Functions: len(p.procs), Instructions: p.insns, References: len(p.refs),
-			Rounds: p.rounds, Complete: !p.truncated, Limits: slices.Clone(p.limits)}, nil
+			Rounds: p.rounds, CodeBytes: int64(p.codeBytes), DecodedBytes: p.decoded,
+			Complete: !p.truncated, Limits: slices.Clone(p.limits)}, nil
 	})
 }
 
@@ -296,6 +302,7 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 	}
 	p.procs, p.ranges = st.procs, st.ranges
 	p.noret = b.noret
+	p.decoded = b.decoded.Load()
 	p.finish(st.results, b.cut.Load())
 	return p, ctx.Err()
 }
