@@ -121,7 +121,8 @@ func run(ctx context.Context, runs int, rea string, skipChromium bool, tools, fi
 					return fmt.Errorf("%s %s: %w", t, f, err)
 				}
 				results[f][t] = append(results[f][t], s)
-				fmt.Fprintf(os.Stderr, "run %d %s %s: %.2f s\n", r+1, t, f, s.wall.Seconds())
+				fmt.Fprintf(os.Stderr, "run %d %s %s: wall %.2f s, CPU %.2f s, peak RSS %d MB, load %s\n",
+					r+1, t, f, s.wall.Seconds(), s.cpu.Seconds(), s.rssKB/1024, loadavg())
 			}
 		}
 	}
