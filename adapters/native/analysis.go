@@ -229,13 +229,16 @@ func (a *Analysis) Procedures(ctx context.Context) ([]ports.Procedure, error) {
 // Names reports every label, sorted by address then name, without
 // duplicates.
 func (a *Analysis) Names(ctx context.Context) ([]ports.Name, error) {
-	return list(a, ctx, "names", &a.names, func(ctx context.Context) ([]ports.Name, error) {
-		set, err := a.symbolSet(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return sortNames(set.labels), nil
-	})
+	return list(a, ctx, "names", &a.names, a.sortedNames)
+}
+
+// sortedNames computes the Names list; whole-file discovery shares it.
+func (a *Analysis) sortedNames(ctx context.Context) ([]ports.Name, error) {
+	set, err := a.symbolSet(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return sortNames(set.labels), nil
 }
 
 // Strings reports the ASCII and UTF-16LE strings in data sections, sorted by

@@ -80,6 +80,7 @@ type memRegion struct {
 	fileSize uint64 // bytes present in the file (<= size)
 	exec     bool
 	plt      bool // an ELF .plt* section: import stubs, not functions
+	index    int  // position in memMap.regions
 }
 
 func (r *memRegion) end() uint64 { return r.addr + r.size }
@@ -87,6 +88,7 @@ func (r *memRegion) end() uint64 { return r.addr + r.size }
 // memMap is the address space of one document, sorted by address.
 type memMap struct {
 	regions []memRegion
+	starts  []uint64 // regions[i].addr, for a search without a closure
 }
 
 // newMemMap maps the sections of the image (the first slice of a universal
@@ -143,7 +145,12 @@ func newMemMap(img image) *memMap {
 		addMachO(im.slices[0], add)
 	}
 	slices.SortStableFunc(rs, func(a, b memRegion) int { return cmp.Compare(a.addr, b.addr) })
-	return &memMap{regions: rs}
+	starts := make([]uint64, len(rs))
+	for i := range rs {
+		rs[i].index = i
+		starts[i] = rs[i].addr
+	}
+	return &memMap{regions: rs, starts: starts}
 }
 
 func addMachO(m *machoImage, add func(memRegion)) {
@@ -167,12 +174,16 @@ func addMachO(m *machoImage, add func(memRegion)) {
 // find returns the region holding addr, or nil. Of overlapping regions (only
 // in malformed files) the one starting last wins.
 func (m *memMap) find(addr uint64) *memRegion {
-	i, _ := slices.BinarySearchFunc(m.regions, addr, func(r memRegion, t uint64) int {
-		if r.addr <= t {
-			return -1
+	// i is the number of regions starting at or before addr.
+	i, j := 0, len(m.starts)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if m.starts[h] <= addr {
+			i = h + 1
+		} else {
+			j = h
 		}
-		return 1
-	})
+	}
 	for j := i - 1; j >= 0 && j >= i-8; j-- {
 		if r := &m.regions[j]; addr >= r.addr && addr < r.end() {
 			return r

@@ -30,28 +30,46 @@ import (
 // size) when one is known, otherwise the next known start, never past the
 // end of the section.
 //
+// Cost: each round decodes only the ranges that are new or whose end moved
+// (a new start splits the range holding it), on every core, and the one
+// sweep of a range yields everything later rounds ask of it: its
+// references, the targets that leave it, its function boundaries and the
+// first code in it that nothing reaches. Sets of addresses are bitsets over
+// the code bytes (discover_sets.go), the procedure list is kept sorted and
+// new starts are merged into it, so a round costs the bytes it decodes
+// plus a pass over the procedure list. Results do not depend on the number
+// of cores: workers fill slots by index and every list is assembled in
+// address order.
+//
 // Every scan is bounded: at most maxFunctionInsns instructions per
-// function, maxRounds discovery rounds, maxFunctions functions, and a
-// total decoding budget of decodeBudget times the code bytes (malformed
-// files can declare overlapping ranges). What is cut off is reported as
-// truncated.
+// function, maxFunctions functions, a total decoding budget of
+// decodeBudget times the code bytes (malformed files can declare
+// overlapping ranges), and maxRounds rounds, a safety bound real binaries
+// do not reach (chromium converges in far fewer). What is cut off is
+// reported as truncated (Analysis.Discovery).
 
 const (
 	maxFunctionInsns = 1 << 20
 	maxFunctions     = 1 << 21
-	maxRounds        = 16
+	maxRounds        = 1 << 12
 	decodeBudget     = 4
 )
 
 // fnResult is what decoding one function's range yields.
 type fnResult struct {
 	start, end uint64
-	refs       []xref
+	refs       []xref // sorted by from, to, kind, flags
 	insns      int
-	truncated  bool // an instruction cap or the decoding budget cut it
-	thunk      bool // the first instruction (after a landing pad) is an unconditional jump
+	truncated  bool   // an instruction cap or the decoding budget cut it
+	cut        uint32 // which, a bit per limit
+	thunk      bool   // the first instruction (after a landing pad) is an unconditional jump
 	thunkTo    uint64
 	thunkSlot  uint64
+
+	// What discovery asks of the range, found by the same sweep.
+	leave  []int32  // refs that may start a function: resolved jumps and addresses out of the range into uncovered code
+	bounds []uint32 // offsets of the function boundaries in the range (inferred ends only)
+	gaps   []uint64 // starts of the code nothing in the range reaches, on boundaries (inferred ends only; gapChain)
 }
 
 // program is the whole-binary model of one document.
@@ -63,7 +81,10 @@ type program struct {
 	refs      []xref                // sorted by from, to, kind, flags; unique
 	insns     int                   // instructions decoded in the final ranges
 	codeBytes uint64
-	truncated bool // some function was cut by a cap or the budget
+	truncated bool // some function was cut by a cap or the budget, or discovery stopped early
+	rounds    int
+	decoded   int64    // bytes swept over all rounds
+	limits    []string // the limits that were hit (limitNames)
 
 	noret   map[uint64]bool
 	labels  []ports.Name
@@ -71,6 +92,33 @@ type program struct {
 	nameAt  map[uint64]string
 	toOnce  sync.Once
 	byTo    []int32 // indexes of resolved refs, sorted by to then from
+}
+
+// DiscoveryStats describe how whole-file function discovery ended.
+type DiscoveryStats struct {
+	Functions    int // procedures listed
+	Instructions int // instructions decoded in the final function ranges
+	References   int // distinct references recorded
+	Rounds       int // discovery rounds run
+	// CodeBytes are the file bytes of the executable sections, and
+	// DecodedBytes the bytes swept by discovery over all rounds (a range
+	// is swept again only when a new start splits it).
+	CodeBytes, DecodedBytes int64
+	// Complete is false when a bound (instructions per function, functions,
+	// rounds, or the decoding budget) cut discovery or decoding short;
+	// Limits names those that did.
+	Complete bool
+	Limits   []string
+}
+
+// Discovery runs whole-file discovery (once per Analysis, like every list)
+// and reports how it ended.
+func (a *Analysis) Discovery(ctx context.Context) (DiscoveryStats, error) {
+	return codeOp(a, ctx, "discovery", func(p *program) (DiscoveryStats, error) {
+		return DiscoveryStats{Functions: len(p.procs), Instructions: p.insns, References: len(p.refs),
+			Rounds: p.rounds, CodeBytes: int64(p.codeBytes), DecodedBytes: p.decoded,
+			Complete: !p.truncated, Limits: slices.Clone(p.limits)}, nil
+	})
 }
 
 // name returns the best name at addr, or "".
@@ -96,12 +144,21 @@ type builder struct {
 	src     source
 	mm      *memMap
 	arch    arch
-	code    map[uint64][]byte // file bytes of each code region, by region address
+	code    [][]byte // file bytes of each code region, parallel to mm.regions
 	budget  int64
 	decoded atomic.Int64
-	cut     atomic.Bool
+	cut     atomic.Uint32   // limits that stopped discovery itself (limitRounds), a bit each
 	noret   map[uint64]bool // starts of functions that do not return
+
+	known   *codeSet                 // code addresses that are procedure starts
+	covered *codeSet                 // code inside a range whose end is known
+	spans   map[[2]uint64]spanBounds // boundaries of swept spans outside every inferred range
 }
+
+// spanBounds are the boundary offsets of one span, from its start.
+type spanBounds []uint32
+
+func (b *builder) bytesOf(reg *memRegion) []byte { return b.code[reg.index] }
 
 func (a *Analysis) program(ctx context.Context) (*program, error) {
 	if err := a.check(ctx, "analysis"); err != nil {
@@ -111,6 +168,38 @@ func (a *Analysis) program(ctx context.Context) (*program, error) {
 		defer recoverInto(a.img.format(), "analysis", &err)
 		return a.buildProgram(ctx)
 	})
+}
+
+// state is the procedure list between rounds: sorted by address, one per
+// address, with parallel slices.
+type state struct {
+	procs   []ports.Procedure
+	sizeSrc []string    // EndSource of a procedure with a size, else ""
+	results []*fnResult // the decoding of the procedure's current range, or nil
+	ranges  []ports.FunctionRange
+}
+
+// insert merges new unnamed starts (unknown until now, so never equal to a
+// listed address) into the list.
+func (s *state) insert(found []candidate) {
+	slices.SortFunc(found, func(a, b candidate) int { return cmp.Compare(a.addr, b.addr) })
+	n := len(s.procs) + len(found)
+	procs := make([]ports.Procedure, 0, n)
+	sizeSrc := make([]string, 0, n)
+	results := make([]*fnResult, 0, n)
+	i := 0
+	for _, c := range found {
+		for i < len(s.procs) && s.procs[i].Address < c.addr {
+			procs, sizeSrc, results = append(procs, s.procs[i]), append(sizeSrc, s.sizeSrc[i]), append(results, s.results[i])
+			i++
+		}
+		procs = append(procs, ports.Procedure{Address: c.addr, Source: c.source})
+		sizeSrc, results = append(sizeSrc, ""), append(results, nil)
+	}
+	procs = append(procs, s.procs[i:]...)
+	sizeSrc = append(sizeSrc, s.sizeSrc[i:]...)
+	results = append(results, s.results[i:]...)
+	s.procs, s.sizeSrc, s.results = procs, sizeSrc, results
 }
 
 func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
@@ -126,19 +215,27 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 		return nil, err
 	}
 	cands := append(slices.Clone(set.procs), uniqueExtra(extra)...)
-	p := &program{arch: ar, mm: mm, labels: sortNames(set.labels)}
-	b := &builder{src: a.src, mm: mm, arch: ar, code: map[uint64][]byte{}, noret: noReturnStarts(cands)}
+	labels, err := a.names.get(ctx, a.sortedNames) // shared with Names, not copied: read only
+	if err != nil {
+		return nil, err
+	}
+	p := &program{arch: ar, mm: mm, labels: labels}
+	b := &builder{src: a.src, mm: mm, arch: ar, code: make([][]byte, len(mm.regions)), noret: noReturnStarts(cands),
+		spans: map[[2]uint64]spanBounds{}}
 	for _, r := range mm.regions {
 		if r.exec && r.fileSize > 0 {
 			p.codeBytes += r.fileSize
 		}
 	}
+	st := &state{procs: mergeProcedures(cands)}
+	st.sizeSrc = sizeSources(st.procs, cands)
+	st.results = make([]*fnResult, len(st.procs))
 	if newDecoder(ar, mm, a.src) == nil {
-		p.procs = mergeProcedures(cands)
-		p.ranges = functionRanges(p.procs, cands, mm)
+		p.procs = st.procs
+		p.ranges = functionRanges(st.procs, st.sizeSrc, mm)
 		return p, ctx.Err()
 	}
-	for _, r := range mm.regions {
+	for i, r := range mm.regions {
 		if !r.exec || r.fileSize == 0 {
 			continue
 		}
@@ -150,68 +247,76 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 		if err != nil {
 			continue
 		}
-		b.code[r.addr] = data
+		b.code[i] = data
 	}
 	b.budget = int64(decodeBudget*p.codeBytes) + 1<<20
-
-	results := map[uint64]*fnResult{}
-	pointersDone := false
-	known := map[uint64]bool{}
+	b.known = newCodeSet(mm)
 	for _, c := range cands {
-		known[c.addr] = true
+		b.known.add(c.addr)
 	}
+	st.ranges = functionRanges(st.procs, st.sizeSrc, mm)
+	b.covered = newCodeSet(mm)
+	for _, r := range st.ranges {
+		if reliable(r) {
+			b.covered.addRange(r.Start, r.End)
+		}
+	}
+
+	pointersDone := false
 	for round := 0; ; round++ {
-		procs := mergeProcedures(cands)
-		ranges := functionRanges(procs, cands, mm)
-		var todo []ports.FunctionRange
-		for _, r := range ranges {
-			if res := results[r.Start]; (res == nil || res.end != r.End) && r.End > r.Start && mm.isCode(r.Start) {
-				todo = append(todo, r)
+		if round > 0 {
+			st.ranges = functionRanges(st.procs, st.sizeSrc, mm)
+		}
+		var todo []int
+		for i, r := range st.ranges {
+			if res := st.results[i]; (res == nil || res.end != r.End) && r.End > r.Start && mm.isCode(r.Start) {
+				todo = append(todo, i)
 			}
 		}
-		ports.Observe(ctx, "disassemble", fmt.Sprintf("round %d: %d functions known, %d to decode", round+1, len(procs), len(todo)))
-		done, err := b.decodeAll(ctx, todo)
-		if err != nil {
+		ports.Observe(ctx, "disassemble", fmt.Sprintf("round %d: %d functions known, %d to decode", round+1, len(st.procs), len(todo)))
+		if err := b.decodeAll(ctx, st, todo); err != nil {
 			return nil, err
 		}
-		for _, res := range done {
-			results[res.start] = res
-		}
-		if round+1 >= maxRounds || len(cands) >= maxFunctions {
-			if len(todo) > 0 {
-				b.cut.Store(true)
-			}
-			p.procs, p.ranges = procs, ranges
-			break
-		}
+		p.rounds = round + 1
 		// Calls first, until they add nothing: only then are the ranges
 		// good enough to tell a jump that leaves its function.
-		found := b.discover(done, ranges, known, false)
+		found := b.calls(st, todo)
 		if len(found) == 0 {
-			var all []*fnResult
-			for _, r := range ranges {
-				if res := results[r.Start]; res != nil && res.end == r.End {
-					all = append(all, res)
-				}
-			}
-			found = b.discover(all, ranges, known, true)
-			found = append(found, b.gaps(ctx, ranges, known)...)
+			found = b.leaving(ctx, st)
 			if !pointersDone {
 				pointersDone = true
-				found = append(found, b.dataPointers(ctx, a.img, ranges, known)...)
+				found = append(found, b.dataPointers(ctx, a.img, st)...)
 			}
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if len(found) == 0 {
-			p.procs, p.ranges = procs, ranges
 			break
 		}
-		cands = append(cands, found...)
+		if round+1 >= maxRounds || len(st.procs)+len(found) > maxFunctions {
+			b.limit(limitRounds) // starts were found that are not followed
+			break
+		}
+		st.insert(found)
 	}
+	p.procs, p.ranges = st.procs, st.ranges
 	p.noret = b.noret
-	p.finish(results)
-	p.truncated = p.truncated || b.cut.Load()
+	p.decoded = b.decoded.Load()
+	p.finish(st.results, b.cut.Load())
 	return p, ctx.Err()
 }
+
+// The limits that can cut discovery short.
+const (
+	limitInsns = iota
+	limitBudget
+	limitRounds
+)
+
+var limitNames = [...]string{"instructions per function", "decoding budget", "rounds or functions"}
+
+func (b *builder) limit(l int) { b.cut.Or(1 << l) }
 
 // noReturnStarts finds the procedures named after functions that do not
 // return.
@@ -241,31 +346,46 @@ var endSources = map[string]string{
 	"eh-frame": "eh-frame", "pdata": "pdata", "plt": "plt",
 }
 
-// functionRanges computes the extent of every procedure: its size when one
-// is known, else up to the next procedure, within its section.
-func functionRanges(procs []ports.Procedure, cands []candidate, mm *memMap) []ports.FunctionRange {
-	sizeSource := make(map[uint64]string, len(procs))
+// sizeSources names, for each procedure with a size, where the size came
+// from (the first candidate that knows one, symbols first).
+func sizeSources(procs []ports.Procedure, cands []candidate) []string {
+	src := make(map[uint64]string)
 	for _, c := range cands {
 		if c.size == 0 {
 			continue
 		}
-		if _, ok := sizeSource[c.addr]; !ok || c.source == "symbol" || c.source == "dynamic-symbol" {
+		if _, ok := src[c.addr]; !ok || c.source == "symbol" || c.source == "dynamic-symbol" {
 			if s, ok := endSources[c.source]; ok {
-				sizeSource[c.addr] = s
+				src[c.addr] = s
 			}
 		}
 	}
+	out := make([]string, len(procs))
+	for i, p := range procs {
+		if p.Size > 0 {
+			out[i] = src[p.Address]
+		}
+	}
+	return out
+}
+
+// functionRanges computes the extent of every procedure: its size when one
+// is known, else up to the next procedure, within its section.
+func functionRanges(procs []ports.Procedure, sizeSrc []string, mm *memMap) []ports.FunctionRange {
 	out := make([]ports.FunctionRange, len(procs))
+	var reg *memRegion
 	for i, p := range procs {
 		r := ports.FunctionRange{Start: p.Address, End: p.Address, EndSource: "unknown"}
-		reg := mm.find(p.Address)
+		if reg == nil || p.Address < reg.addr || p.Address >= reg.end() {
+			reg = mm.find(p.Address)
+		}
 		limit := p.Address
 		if reg != nil {
 			limit = reg.end()
 		}
 		switch {
 		case p.Size > 0:
-			r.End, r.EndSource = p.Address+p.Size, sizeSource[p.Address]
+			r.End, r.EndSource = p.Address+p.Size, sizeSrc[i]
 			if r.EndSource == "" {
 				r.EndSource = "symbol"
 			}
@@ -282,35 +402,43 @@ func functionRanges(procs []ports.Procedure, cands []candidate, mm *memMap) []po
 	return out
 }
 
-// decodeAll decodes the given ranges in parallel.
-func (b *builder) decodeAll(ctx context.Context, todo []ports.FunctionRange) ([]*fnResult, error) {
-	out := make([]*fnResult, len(todo))
+// reliable reports whether a range's end is known rather than inferred
+// from the next start.
+func reliable(r ports.FunctionRange) bool {
+	return !inferred(r) && r.EndSource != "unknown" && r.End > r.Start
+}
+
+func inferred(r ports.FunctionRange) bool {
+	return r.EndSource == "next-start" || r.EndSource == "section-end"
+}
+
+// decodeAll decodes the ranges of st at the indexes todo, on every core.
+func (b *builder) decodeAll(ctx context.Context, st *state, todo []int) error {
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(todo)/32))
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			dec := newDecoder(b.arch, b.mm, b.src)
+			w := &scratch{dec: newDecoder(b.arch, b.mm, b.src)}
 			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(todo) {
+				k := int(next.Add(64) - 64)
+				if k >= len(todo) {
 					return
 				}
-				if i%256 == 0 && ctx.Err() != nil {
+				if ctx.Err() != nil {
 					return
 				}
-				out[i] = b.decodeOne(dec, todo[i])
-				if n := done.Add(1); n%8192 == 0 {
+				for _, i := range todo[k:min(k+64, len(todo))] {
+					st.results[i] = b.decodeOne(w, st.ranges[i])
+				}
+				if n := done.Add(64); n%8192 == 0 {
 					ports.Observe(ctx, "disassemble", fmt.Sprintf("%d of %d functions decoded", n, len(todo)))
 				}
 			}
 		})
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return ctx.Err()
 }
 
 // isLandingPad reports an endbr64/endbr32 (x86) or bti (AArch64) at b.
@@ -325,27 +453,87 @@ func (b *builder) isLandingPad(code []byte) bool {
 	return code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && (code[3] == 0xfa || code[3] == 0xfb)
 }
 
-func (b *builder) decodeOne(dec decoder, r ports.FunctionRange) *fnResult {
-	res := &fnResult{start: r.Start, end: r.End}
-	reg := b.mm.code(r.Start)
+// scratch is one worker's reusable buffers.
+type scratch struct {
+	dec     decoder
+	flows   []gapInsn
+	tabs    []uint64
+	reached []uint32
+	work    []int32
+	bounds  []uint32
+	refs    []xref
+	at      []int32 // by offset in the range: 1 + the index in flows of the instruction there, or 0
+}
+
+// gapInsn is the control flow of one instruction, for the reachability
+// walk inside a range with an inferred end.
+type gapInsn struct {
+	addr, target uint64
+	size         uint32
+	tab0, tab1   int32 // jump-table targets: scratch.tabs[tab0:tab1]
+	fall         bool  // control continues to the next instruction
+	jumps        bool  // target is a jump or branch target
+	skip         bool  // padding or a trap: never the first code of a function
+	ends         bool  // a return, jump or trap, or a call that does not return
+	invalid      bool  // bytes that do not decode
+}
+
+// codeFor returns the bytes of [start, stop) plus the longest instruction
+// beyond, and stop clipped to the region's bytes; nil when start has no
+// code bytes.
+func (b *builder) codeFor(start, end uint64) ([]byte, uint64) {
+	reg := b.mm.code(start)
 	if reg == nil {
-		return res
+		return nil, 0
 	}
-	data := b.code[reg.addr]
-	off := r.Start - reg.addr
+	data := b.bytesOf(reg)
+	off := start - reg.addr
 	if off >= uint64(len(data)) {
+		return nil, 0
+	}
+	stop := min(end, reg.addr+uint64(len(data)))
+	return data[off:min(uint64(len(data)), stop-reg.addr+uint64(b.arch.maxInsn()))], stop
+}
+
+func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) *fnResult {
+	res := &fnResult{start: r.Start, end: r.End}
+	code, stop := b.codeFor(r.Start, r.End)
+	if code == nil {
 		return res
 	}
-	stop := min(r.End, reg.addr+uint64(len(data)))
 	if b.decoded.Add(int64(stop-r.Start)) > b.budget {
-		res.truncated = true
-		b.cut.Store(true)
+		res.truncated, res.cut = true, 1<<limitBudget
 		return res
 	}
-	code := data[off:min(uint64(len(data)), stop-reg.addr+uint64(b.arch.maxInsn()))]
-	res.refs = make([]xref, 0, min((stop-r.Start)/8+2, 1<<16))
-	first := true
-	n, capped := sweep(dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
+	reg := b.mm.code(r.Start)
+	walk := inferred(r) && !reg.plt
+	w.flows, w.tabs, w.bounds = w.flows[:0], w.tabs[:0], w.bounds[:0]
+	refs := w.refs[:0]
+	first, open := true, false
+	n, capped := sweep(w.dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
+		noret := in.flow == ports.FlowCall && in.hasTarget && b.noret[in.target]
+		if walk {
+			pad := b.padding(code[in.addr-r.Start:], in.size)
+			if !open {
+				w.bounds = append(w.bounds, uint32(in.addr-r.Start))
+			}
+			switch {
+			case in.flow == ports.FlowReturn || in.flow == ports.FlowJump || in.flow == ports.FlowStop || noret:
+				open = false
+			case pad:
+			default:
+				open = true
+			}
+			g := gapInsn{addr: in.addr, target: in.target, size: uint32(in.size),
+				fall:  (in.flow == ports.FlowNext || in.flow == ports.FlowCall || in.flow == ports.FlowBranch) && !noret,
+				jumps: in.hasTarget && (in.flow == ports.FlowJump || in.flow == ports.FlowBranch),
+				skip:  pad || in.flow == ports.FlowStop, invalid: in.invalid,
+				ends: in.flow == ports.FlowReturn || in.flow == ports.FlowJump || in.flow == ports.FlowStop || noret}
+			g.tab0 = int32(len(w.tabs))
+			w.tabs = append(w.tabs, in.table...)
+			g.tab1 = int32(len(w.tabs))
+			w.flows = append(w.flows, g)
+		}
 		if first {
 			if b.isLandingPad(code[in.addr-r.Start:]) {
 				return true
@@ -364,186 +552,241 @@ func (b *builder) decodeOne(dec decoder, r ports.FunctionRange) *fnResult {
 				}
 			}
 		}
-		res.refs = append(res.refs, in.refs...)
+		refs = append(refs, in.refs...)
 		return true
 	})
+	w.refs = refs
+	sortRefs(refs)
+	res.refs = slices.Clone(refs)
 	res.insns = n
 	if capped {
-		res.truncated = true
-		b.cut.Store(true)
+		res.truncated, res.cut = true, 1<<limitInsns
+	}
+	for k, x := range res.refs {
+		if x.resolved() && (x.kind == kindJump || x.kind == kindAddress) && (x.to < r.Start || x.to >= r.End) && b.mayStart(x.to) {
+			res.leave = append(res.leave, int32(k))
+		}
+	}
+	if walk {
+		res.bounds = slices.Clone(w.bounds)
+		res.gaps = b.gapChain(w, res.bounds, r.Start)
 	}
 	return res
 }
 
-// discover collects new function starts from decoded functions. Without
-// leaving: direct call targets. With leaving: direct jump targets and
-// address constants that leave their function and land on a function
-// boundary. Either must lie in code that no known range covers.
-func (b *builder) discover(done []*fnResult, ranges []ports.FunctionRange, known map[uint64]bool, leaving bool) []candidate {
-	covered := coverage(ranges)
-	bounds := b.boundaries(ranges)
-	var out []candidate
-	for _, res := range done {
-		for _, x := range res.refs {
-			if !x.resolved() || known[x.to] {
-				continue
-			}
-			source := ""
-			switch {
-			case x.kind == kindCall && !leaving:
-				source = "call-target"
-			case x.kind == kindJump && leaving:
-				source = "jump-target"
-			case x.kind == kindAddress && leaving:
-				source = "address-taken"
-			default:
-				continue
-			}
-			if leaving && x.to >= res.start && x.to < res.end {
-				continue
-			}
-			reg := b.mm.code(x.to)
-			if reg == nil || reg.plt || covered(x.to) {
-				continue
-			}
-			if b.arch == archARM64 && x.to%4 != 0 {
-				continue
-			}
-			if leaving && !bounds.at(x.to) {
-				continue
-			}
-			known[x.to] = true
-			out = append(out, candidate{addr: x.to, source: source, rank: rankUnnamed})
-		}
+// mayStart reports whether addr is code where a function could start that
+// no reliable range covers.
+func (b *builder) mayStart(addr uint64) bool {
+	reg := b.mm.code(addr)
+	if reg == nil || reg.plt || b.covered.has(addr) {
+		return false
 	}
-	return out
+	return b.arch != archARM64 || addr%4 == 0
 }
 
-// gaps finds, in each range whose end is only inferred, the first code
-// that nothing inside the range reaches and that starts on a function
-// boundary (after a return, jump or trap and padding): the next function,
-// when nothing calls it directly.
-func (b *builder) gaps(ctx context.Context, ranges []ports.FunctionRange, known map[uint64]bool) []candidate {
-	var out []candidate
-	dec := newDecoder(b.arch, b.mm, b.src)
-	bounds := b.boundaries(ranges)
-	for k, r := range ranges {
-		if k%1024 == 0 && ctx.Err() != nil {
-			return nil
+func refLess(a, b xref) int {
+	return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to), cmp.Compare(a.kind, b.kind), cmp.Compare(a.flags, b.flags))
+}
+
+// sortRefs sorts one function's references: they come in address order,
+// so only the few of one instruction need moving.
+func sortRefs(refs []xref) {
+	for i := 1; i < len(refs); i++ {
+		for j := i; j > 0 && refLess(refs[j-1], refs[j]) > 0; j-- {
+			refs[j-1], refs[j] = refs[j], refs[j-1]
 		}
-		if (r.EndSource != "next-start" && r.EndSource != "section-end") || r.End <= r.Start {
-			continue
+	}
+}
+
+// gapChain walks the control flow of w.flows from the first instruction
+// and finds the first instruction after it that nothing reaches and that
+// is neither padding nor a trap: the start of the next function, when it
+// is a boundary. From there it walks again, as the next round would walk
+// the range that start opens, and so on to the end of the range, so that
+// a run of functions nothing calls is found in one round rather than one
+// per round. It returns the starts found, in address order.
+func (b *builder) gapChain(w *scratch, bounds []uint32, start uint64) []uint64 {
+	flows := w.flows
+	if len(flows) < 2 {
+		return nil
+	}
+	// at(a) is the index of the instruction at a, or -1: through w.at
+	// (1 + the index, by offset) unless the range is too long for it.
+	span := flows[len(flows)-1].addr + uint64(flows[len(flows)-1].size) - start
+	at := func(a uint64) int32 {
+		j, ok := slices.BinarySearchFunc(flows, a, func(g gapInsn, t uint64) int { return cmp.Compare(g.addr, t) })
+		if !ok {
+			return -1
 		}
-		reg := b.mm.code(r.Start)
-		if reg == nil || reg.plt {
-			continue
+		return int32(j)
+	}
+	if span <= maxDenseSpan {
+		if uint64(len(w.at)) < span {
+			w.at = make([]int32, span)
 		}
-		data := b.code[reg.addr]
-		off := r.Start - reg.addr
-		if off >= uint64(len(data)) {
-			continue
+		for i := range flows {
+			w.at[flows[i].addr-start] = int32(i + 1)
 		}
-		stop := min(r.End, reg.addr+uint64(len(data)))
-		code := data[off:min(uint64(len(data)), stop-reg.addr+uint64(b.arch.maxInsn()))]
-		var flows []flowInsn
-		index := map[uint64]int{}
-		sweep(dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
-			index[in.addr] = len(flows)
-			flows = append(flows, flowInsn{addr: in.addr, size: in.size, flow: in.flow, target: in.target,
-				hasTarget: in.hasTarget, table: slices.Clone(in.table),
-				noreturn: in.flow == ports.FlowCall && in.hasTarget && b.noret[in.target]})
-			return true
-		})
-		if len(flows) < 2 {
-			continue
+		defer func() {
+			for i := range flows {
+				w.at[flows[i].addr-start] = 0
+			}
+		}()
+		at = func(a uint64) int32 {
+			if a-start >= span {
+				return -1
+			}
+			return w.at[a-start] - 1
 		}
-		reached := make([]bool, len(flows))
-		work := []int{0}
+	}
+	// reached[i] == gen: reached by the current walk.
+	w.reached = slices.Grow(w.reached[:0], len(flows))[:len(flows)]
+	clear(w.reached)
+	reached := w.reached
+	var out []uint64
+	from := 0
+	for gen := uint32(1); ; gen++ {
+		work := append(w.work[:0], int32(from))
+		lo := flows[from].addr
+		push := func(a uint64) {
+			if a < lo {
+				return
+			}
+			if j := at(a); j >= 0 && reached[j] != gen {
+				work = append(work, j)
+			}
+		}
 		for len(work) > 0 {
 			i := work[len(work)-1]
 			work = work[:len(work)-1]
-			if reached[i] {
+			if reached[i] == gen {
 				continue
 			}
-			reached[i] = true
-			in := &flows[i]
-			next := func(a uint64) {
-				if j, ok := index[a]; ok && !reached[j] {
-					work = append(work, j)
-				}
+			reached[i] = gen
+			g := &flows[i]
+			if g.fall && int(i)+1 < len(flows) && reached[i+1] != gen && flows[i+1].addr == g.addr+uint64(g.size) {
+				work = append(work, i+1)
 			}
-			if (in.flow == ports.FlowNext || in.flow == ports.FlowCall || in.flow == ports.FlowBranch) && !in.noreturn {
-				next(in.next())
+			if g.jumps {
+				push(g.target)
 			}
-			if in.hasTarget && (in.flow == ports.FlowJump || in.flow == ports.FlowBranch) {
-				next(in.target)
-			}
-			for _, t := range in.table {
-				next(t)
+			for _, t := range w.tabs[g.tab0:g.tab1] {
+				push(t)
 			}
 		}
-		for i := 1; i < len(flows); i++ {
-			in := &flows[i]
-			if reached[i] || b.padding(code[in.addr-r.Start:], in.size) || in.flow == ports.FlowStop {
+		w.work = work
+		next := -1
+		for i := from + 1; i < len(flows); i++ {
+			if reached[i] != gen && !flows[i].skip {
+				next = i
+				break
+			}
+		}
+		if next < 0 {
+			return out
+		}
+		if _, ok := slices.BinarySearch(bounds, uint32(flows[next].addr-start)); !ok || !plausible(flows[next:]) {
+			return out
+		}
+		out = append(out, flows[next].addr)
+		from = next
+	}
+}
+
+// maxDenseSpan bounds the ranges whose instructions gapChain indexes by
+// offset (four bytes per code byte); longer ones are searched.
+const maxDenseSpan = 1 << 22
+
+// plausible reports whether the straight-line code at flows[0] reaches the
+// end of its block (a return, jump or trap) without bytes that do not
+// decode: data after a function with no size (tables in hand-written
+// assembly) decodes as code, but rarely that far.
+func plausible(flows []gapInsn) bool {
+	for i := range flows {
+		switch {
+		case flows[i].invalid:
+			return false
+		case flows[i].ends:
+			return true
+		case i+1 < len(flows) && flows[i+1].addr != flows[i].addr+uint64(flows[i].size):
+			return false
+		}
+	}
+	return false
+}
+
+// calls collects the targets of direct calls, in the functions just
+// decoded, that are not known starts and lie in code no known range
+// covers.
+func (b *builder) calls(st *state, done []int) []candidate {
+	var out []candidate
+	for _, i := range done {
+		for _, x := range st.results[i].refs {
+			if x.kind != kindCall || !x.resolved() || !b.mayStart(x.to) || !b.known.add(x.to) {
 				continue
 			}
-			if !known[in.addr] && bounds.at(in.addr) {
-				known[in.addr] = true
-				out = append(out, candidate{addr: in.addr, source: "gap", rank: rankUnnamed})
-			}
-			break
+			out = append(out, candidate{addr: x.to, source: "call-target", rank: rankUnnamed})
 		}
 	}
 	return out
 }
 
-// coverage returns a test of whether an address lies strictly inside a
-// range whose end is known (not inferred from the next start).
-func coverage(ranges []ports.FunctionRange) func(uint64) bool {
-	type span struct{ start, end uint64 }
-	var reliable []span
-	for _, r := range ranges {
-		if r.EndSource != "next-start" && r.EndSource != "section-end" && r.EndSource != "unknown" && r.End > r.Start {
-			reliable = append(reliable, span{r.Start, r.End})
+// leaving collects, once calls add nothing, the direct jump targets and
+// address constants that leave their function and land on a function
+// boundary in code no known range covers, and the first unreached code of
+// every range whose end is only inferred. The references examined are the
+// few that left their function (fnResult.leave), each dropped once its
+// target is known.
+func (b *builder) leaving(ctx context.Context, st *state) []candidate {
+	var out []candidate
+	for i, res := range st.results {
+		if i%4096 == 0 && ctx.Err() != nil {
+			return nil
 		}
-	}
-	// reach[i] is the furthest end of reliable[0..i], so nested and
-	// overlapping ranges are covered too.
-	reach := make([]uint64, len(reliable))
-	for i, s := range reliable {
-		reach[i] = s.end
-		if i > 0 {
-			reach[i] = max(reach[i], reach[i-1])
+		if res == nil || res.end != st.ranges[i].End || len(res.leave) == 0 {
+			continue
 		}
-	}
-	return func(t uint64) bool {
-		i, _ := slices.BinarySearchFunc(reliable, t, func(s span, t uint64) int {
-			if s.start <= t {
-				return -1
+		keep := res.leave[:0]
+		for _, k := range res.leave {
+			x := res.refs[k]
+			if b.known.has(x.to) {
+				continue
 			}
-			return 1
-		})
-		return i > 0 && reach[i-1] > t
+			if !b.boundaryAt(st, x.to) {
+				keep = append(keep, k)
+				continue
+			}
+			b.known.add(x.to)
+			source := "jump-target"
+			if x.kind == kindAddress {
+				source = "address-taken"
+			}
+			out = append(out, candidate{addr: x.to, source: source, rank: rankUnnamed})
+		}
+		res.leave = keep
 	}
+	for i, res := range st.results {
+		if res != nil && res.end == st.ranges[i].End {
+			for _, g := range res.gaps {
+				if b.known.add(g) {
+					out = append(out, candidate{addr: g, source: "gap", rank: rankUnnamed})
+				}
+			}
+			res.gaps = nil
+		}
+	}
+	return out
 }
 
-// boundaries answers whether addresses are function boundaries for one set
-// of ranges: an instruction start, in the linear sweep of the span holding
-// it, that control cannot fall into (the span's start, or an instruction
-// after a return, jump, trap or call that does not return, and any
-// padding). Each span is swept once.
-type boundaries struct {
-	b      *builder
-	ranges []ports.FunctionRange
-	spans  map[uint64]map[uint64]bool // span start -> boundary addresses
-}
-
-func (b *builder) boundaries(ranges []ports.FunctionRange) *boundaries {
-	return &boundaries{b: b, ranges: ranges, spans: map[uint64]map[uint64]bool{}}
-}
-
-func (bd *boundaries) at(t uint64) bool {
-	b, ranges := bd.b, bd.ranges
+// boundaryAt reports whether t is a function boundary for the current
+// ranges: an instruction start, in the linear sweep of the span holding it
+// (the range whose start is the last at or before t, when it holds t, else
+// the gap between ranges), that control cannot fall into (the span's
+// start, or an instruction after a return, jump, trap or call that does
+// not return, and any padding). An inferred range's boundaries come from
+// its decoding; other spans are swept once and kept.
+func (b *builder) boundaryAt(st *state, t uint64) bool {
+	ranges := st.ranges
 	i, _ := slices.BinarySearchFunc(ranges, t, func(r ports.FunctionRange, t uint64) int {
 		if r.Start <= t {
 			return -1
@@ -557,6 +800,10 @@ func (bd *boundaries) at(t uint64) bool {
 	var start, end uint64
 	if i > 0 && ranges[i-1].End > t {
 		start, end = ranges[i-1].Start, ranges[i-1].End
+		if res := st.results[i-1]; res != nil && res.end == end && res.bounds != nil {
+			_, ok := slices.BinarySearch(res.bounds, uint32(t-start))
+			return ok
+		}
 	} else {
 		// Outside every range: the gap after the previous range.
 		start, end = reg.addr, reg.addr+reg.fileSize
@@ -570,32 +817,27 @@ func (bd *boundaries) at(t uint64) bool {
 	if start == t {
 		return true
 	}
-	set, ok := bd.spans[start]
+	key := [2]uint64{start, end}
+	set, ok := b.spans[key]
 	if !ok {
-		set = bd.sweep(start, end)
-		bd.spans[start] = set
+		set = b.sweepBounds(start, end)
+		b.spans[key] = set
 	}
-	return set[t]
+	_, ok = slices.BinarySearch(set, uint32(t-start))
+	return ok
 }
 
-func (bd *boundaries) sweep(start, end uint64) map[uint64]bool {
-	b := bd.b
-	set := map[uint64]bool{}
-	reg := b.mm.code(start)
-	if reg == nil {
+// sweepBounds lists the boundary offsets of [start, end).
+func (b *builder) sweepBounds(start, end uint64) spanBounds {
+	set := spanBounds{}
+	code, stop := b.codeFor(start, end)
+	if code == nil || stop <= start {
 		return set
 	}
-	data := b.code[reg.addr]
-	off := start - reg.addr
-	if off >= uint64(len(data)) || end <= start {
-		return set
-	}
-	end = min(end, reg.addr+uint64(len(data)))
-	code := data[off:min(uint64(len(data)), end-reg.addr+uint64(b.arch.maxInsn()))]
 	open := false // control can fall into the next instruction
-	sweep(newDecoder(b.arch, b.mm, b.src), code, start, end, maxFunctionInsns, func(in *insn) bool {
+	sweep(newDecoder(b.arch, b.mm, b.src), code, start, stop, maxFunctionInsns, func(in *insn) bool {
 		if !open {
-			set[in.addr] = true
+			set = append(set, uint32(in.addr-start))
 		}
 		switch {
 		case in.flow == ports.FlowReturn || in.flow == ports.FlowJump || in.flow == ports.FlowStop,
@@ -635,7 +877,7 @@ func (b *builder) padding(code []byte, size int) bool {
 // read-only data (.data, .data.rel.ro, ...) of an ELF file that land on a
 // function boundary in code no known range covers: functions reached only
 // through tables of function pointers.
-func (b *builder) dataPointers(ctx context.Context, img image, ranges []ports.FunctionRange, known map[uint64]bool) []candidate {
+func (b *builder) dataPointers(ctx context.Context, img image, st *state) []candidate {
 	e, ok := img.(*elfImage)
 	if !ok {
 		return nil
@@ -644,8 +886,6 @@ func (b *builder) dataPointers(ctx context.Context, img image, ranges []ports.Fu
 	if e.f.Class == elf.ELFCLASS32 {
 		ptr = 4
 	}
-	covered := coverage(ranges)
-	bounds := b.boundaries(ranges)
 	var out []candidate
 	for _, s := range e.f.Sections {
 		if ctx.Err() != nil {
@@ -666,14 +906,10 @@ func (b *builder) dataPointers(ctx context.Context, img image, ranges []ports.Fu
 			} else {
 				v = uint64(e.f.ByteOrder.Uint32(data[i:]))
 			}
-			if v == 0 || known[v] {
+			if v == 0 || b.known.has(v) || !b.mayStart(v) || !b.boundaryAt(st, v) {
 				continue
 			}
-			reg := b.mm.code(v)
-			if reg == nil || reg.plt || covered(v) || !bounds.at(v) {
-				continue
-			}
-			known[v] = true
+			b.known.add(v)
 			out = append(out, candidate{addr: v, source: "data-pointer", rank: rankUnnamed})
 		}
 	}
@@ -681,16 +917,23 @@ func (b *builder) dataPointers(ctx context.Context, img image, ranges []ports.Fu
 }
 
 // finish assembles the reference list and classifies thunks.
-func (p *program) finish(results map[uint64]*fnResult) {
+func (p *program) finish(results []*fnResult, cut uint32) {
 	var total int
-	for i, r := range p.ranges {
-		res := results[r.Start]
-		if res == nil || res.end != r.End {
+	valid := func(i int) *fnResult {
+		if res := results[i]; res != nil && res.end == p.ranges[i].End {
+			return res
+		}
+		return nil
+	}
+	for i := range p.ranges {
+		res := valid(i)
+		if res == nil {
 			continue
 		}
 		total += len(res.refs)
 		p.insns += res.insns
 		p.truncated = p.truncated || res.truncated
+		cut |= res.cut
 		if res.thunk && !p.procs[i].Thunk {
 			p.procs[i].Thunk = true
 			switch {
@@ -707,19 +950,24 @@ func (p *program) finish(results map[uint64]*fnResult) {
 			}
 		}
 	}
+	// Each function's references are sorted and functions come in address
+	// order, so the concatenation is sorted unless ranges overlap.
 	refs := make([]xref, 0, total)
-	for _, r := range p.ranges {
-		if res := results[r.Start]; res != nil && res.end == r.End {
+	for i := range p.ranges {
+		if res := valid(i); res != nil {
 			refs = append(refs, res.refs...)
 		}
 	}
-	less := func(a, b xref) int {
-		return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to), cmp.Compare(a.kind, b.kind), cmp.Compare(a.flags, b.flags))
+	if !slices.IsSortedFunc(refs, refLess) {
+		slices.SortFunc(refs, refLess)
 	}
-	if !slices.IsSortedFunc(refs, less) {
-		slices.SortFunc(refs, less)
+	p.refs = slices.Clip(slices.Compact(refs))
+	for i, name := range limitNames {
+		if cut&(1<<i) != 0 {
+			p.limits = append(p.limits, name)
+		}
 	}
-	p.refs = slices.Compact(refs)
+	p.truncated = p.truncated || len(p.limits) > 0
 }
 
 // nameNoLock finds a procedure name at addr by binary search (names are not

@@ -50,7 +50,12 @@ func better(a, b candidate) int {
 func mergeProcedures(cands []candidate) []ports.Procedure {
 	cands = slices.Clone(cands)
 	slices.SortFunc(cands, func(a, b candidate) int {
-		return cmp.Or(cmp.Compare(a.addr, b.addr), better(a, b))
+		// Not cmp.Or: its arguments are all evaluated, and better compares
+		// names; only candidates at one address need it.
+		if c := cmp.Compare(a.addr, b.addr); c != 0 {
+			return c
+		}
+		return better(a, b)
 	})
 	var out []ports.Procedure
 	for i := 0; i < len(cands); {
@@ -90,8 +95,10 @@ var kindOrder = map[string]int{"function": 0, "import": 1, "object": 2, "label":
 func sortNames(names []ports.Name) []ports.Name {
 	names = slices.Clone(names)
 	slices.SortFunc(names, func(a, b ports.Name) int {
-		return cmp.Or(cmp.Compare(a.Address, b.Address), cmp.Compare(a.Name, b.Name),
-			cmp.Compare(kindOrder[a.Kind], kindOrder[b.Kind]))
+		if c := cmp.Compare(a.Address, b.Address); c != 0 {
+			return c
+		}
+		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(kindOrder[a.Kind], kindOrder[b.Kind]))
 	})
 	return slices.CompactFunc(names, func(a, b ports.Name) bool {
 		return a.Address == b.Address && a.Name == b.Name

@@ -125,7 +125,7 @@ func FuzzLiteralScan(f *testing.F) {
 		for i := 0; i+9 <= len(code); i += 9 {
 			refs = append(refs, litRef{addr: base + uint64(code[i])%uint64(len(data)+1), n: uint64(code[i+1]), tagged: code[i+2]&1 == 1})
 		}
-		refs = sortRefs(refs)
+		refs = sortLitRefs(refs)
 		opts := (*Options)(nil).withDefaults()
 		out, err := scanLiterals(context.Background(), data, r, opts, refsIn(refs, base, uint64(len(data))), nil)
 		if err != nil {

@@ -213,7 +213,7 @@ func (a *Analysis) literalRefs(ctx context.Context, tc toolchain, regions []regi
 			}
 		}
 	}
-	return sortRefs(refs), ctx.Err()
+	return sortLitRefs(refs), ctx.Err()
 }
 
 // pairRegion reports whether a region may hold string headers: not the Go
@@ -299,8 +299,8 @@ func scanPairs(data []byte, base uint64, ptr int, relocs []reloc, idx regionInde
 	return refs
 }
 
-// sortRefs sorts refs by address, length and tag, without duplicates.
-func sortRefs(refs []litRef) []litRef {
+// sortLitRefs sorts refs by address, length and tag, without duplicates.
+func sortLitRefs(refs []litRef) []litRef {
 	slices.SortFunc(refs, func(x, y litRef) int {
 		return cmp.Or(cmp.Compare(x.addr, y.addr), cmp.Compare(x.n, y.n), cmpBool(x.tagged, y.tagged))
 	})

@@ -1,184 +1,298 @@
-// Command native measures the built-in provider's code analysis, the
-// figures issue 3 asks for:
+// Command native compares rea's native analysis with objdump -d on the same
+// files, through the entry points a user runs, in one interleaved run:
 //
-//   - whole-binary function discovery plus disassembly (rea-native's
-//     Procedures, which decodes every function to find the ones only the
-//     code reveals), in MB/s of code (the file bytes of the executable
-//     sections), against objdump -d on the same file in the same run
-//     (output discarded); on /usr/bin/ls and on the largest ELF under /usr;
-//   - analyze_function latency (through core, as a front end calls it) on
-//     the largest function of each file, cold (first call after
-//     open_binary, whole-binary analysis included) and warm (median).
+//   - "rea analyze FILE" (the built binary: open, whole-file function
+//     discovery, overview) against "objdump -d FILE";
+//   - a whole-file disassembly with text through rea's packages (discovery,
+//     then every instruction of every executable section formatted and
+//     written, as objdump -d formats and writes every instruction), run as a
+//     child process of this program so that it is measured like the others.
 //
-// Usage: go run ./bench/native [-runs 3] [-large /path/to/elf] [files...]
+// Every output goes to /dev/null. For each file and tool it prints the
+// median over -runs of wall time (s), CPU time (user+system, s), peak RSS
+// (MB, from the wait4 rusage of the process) and wall milliseconds per MB of
+// file; for the in-process disassembly also the bytes allocated per byte of
+// file. The load average is printed before and after.
+//
+// Files: /usr/bin/ls, libc, the Go toolchain's compile, gcc's cc1, node and
+// Debian's chromium (skipped with -skip-chromium, or when it is not
+// installed: apt-get install -y chromium), or the files given.
+//
+// Usage: go run ./bench/native [-runs 3] [-rea /path/to/rea] [-skip-chromium] [files...]
 package main
 
 import (
+	"bufio"
 	"context"
-	"debug/elf"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
-	"rea/bench/internal/benchutil"
+	"os/signal"
+	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
+	"syscall"
 	"time"
 
 	"rea/adapters/native"
-	"rea/core"
-	"rea/core/standard"
 	"rea/ports"
 )
 
+const chromium = "/usr/lib/chromium/chromium"
+
 func main() {
-	runs := flag.Int("runs", 3, "runs of each measurement (the median is reported)")
-	large := flag.String("large", "", "large ELF to analyze (default: the largest ELF under /usr)")
+	runs := flag.Int("runs", 3, "runs of each measurement (medians are reported)")
+	rea := flag.String("rea", "", "rea binary (default: built from ./cmd/rea into a temporary directory)")
+	skipChromium := flag.Bool("skip-chromium", false, "leave chromium out of the default files")
+	tools := flag.String("tools", "analyze,objdump,disasm", "what to run, comma-separated: analyze (rea analyze), objdump (objdump -d), disasm (whole-file disassembly with text in-process)")
+	child := flag.String("disasm-child", "", "internal: disassemble this file with text to /dev/null and print statistics")
 	flag.Parse()
-	files := flag.Args()
+	if *child != "" {
+		if err := disassemble(*child); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *runs, *rea, *skipChromium, strings.Split(*tools, ","), flag.Args()); err != nil {
+		fmt.Fprintln(os.Stderr, "native:", err)
+		os.Exit(1)
+	}
+}
+
+// sample is one measured process.
+type sample struct {
+	wall, cpu time.Duration
+	rssKB     int64
+	alloc     uint64 // bytes allocated (in-process disassembly only)
+}
+
+func run(ctx context.Context, runs int, rea string, skipChromium bool, tools, files []string) error {
 	if len(files) == 0 {
-		l := *large
-		if l == "" {
-			l = benchutil.LargestELF("/usr")
-		}
-		files = []string{"/usr/bin/ls", l}
+		files = defaultFiles(skipChromium)
 	}
-	fmt.Printf("GOMAXPROCS=%d, %d runs, medians\n\n", runtime.GOMAXPROCS(0), *runs)
-	fmt.Printf("%-60s %9s %12s %12s %12s %12s %7s %9s\n", "file", "code MB", "rea-native", "MB/s", "objdump -d", "MB/s", "ratio", "functions")
-	for _, f := range files {
-		if err := measure(f, *runs); err != nil {
-			fmt.Fprintf(os.Stderr, "%s: %v\n", f, err)
-			os.Exit(1)
+	if rea == "" && slices.Contains(tools, "analyze") {
+		dir, err := os.MkdirTemp("", "rea-bench-native-")
+		if err != nil {
+			return err
 		}
-	}
-	fmt.Println()
-	fmt.Printf("%-60s %-40s %9s %10s %12s %12s\n", "file", "largest function", "insns", "bytes", "cold", "warm")
-	for _, f := range files {
-		if err := latency(f, *runs); err != nil {
-			fmt.Fprintf(os.Stderr, "%s: %v\n", f, err)
-			os.Exit(1)
+		defer os.RemoveAll(dir)
+		rea = filepath.Join(dir, "rea")
+		if out, err := exec.CommandContext(ctx, "go", "build", "-o", rea, "./cmd/rea").CombinedOutput(); err != nil {
+			return fmt.Errorf("build rea (run from the module root): %v\n%s", err, out)
 		}
 	}
-}
-
-func codeBytes(path string) (uint64, error) {
-	f, err := elf.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	var n uint64
-	for _, s := range f.Sections {
-		if s.Flags&elf.SHF_EXECINSTR != 0 && s.Type != elf.SHT_NOBITS {
-			n += s.Size
-		}
-	}
-	return n, nil
-}
-
-func measure(path string, runs int) error {
-	code, err := codeBytes(path)
+	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
-	var ours, theirs []time.Duration
-	functions := 0
-	for range runs {
-		start := time.Now()
-		a, err := native.OpenFile(ctx, path)
-		if err != nil {
-			return err
-		}
-		procs, err := a.Procedures(ctx)
-		if err != nil {
-			return err
-		}
-		ours = append(ours, time.Since(start))
-		functions = len(procs)
-		a.Close(ctx)
-		runtime.GC()
-
-		start = time.Now()
-		cmd := exec.Command("objdump", "-d", path)
-		cmd.Stdout = io.Discard
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("objdump: %w", err)
-		}
-		theirs = append(theirs, time.Since(start))
+	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return err
 	}
-	mb := float64(code) / 1e6
-	o, t := benchutil.Median(ours), benchutil.Median(theirs)
-	fmt.Printf("%-60s %9.1f %12v %12.1f %12v %12.1f %6.1fx %9d\n", path, mb, o.Round(time.Millisecond), mb/o.Seconds(),
-		t.Round(time.Millisecond), mb/t.Seconds(), t.Seconds()/o.Seconds(), functions)
+	defer devnull.Close()
+	commands := map[string]func(file string) *exec.Cmd{
+		"analyze": func(f string) *exec.Cmd { return exec.CommandContext(ctx, rea, "analyze", f) },
+		"objdump": func(f string) *exec.Cmd { return exec.CommandContext(ctx, "objdump", "-d", f) },
+		"disasm":  func(f string) *exec.Cmd { return exec.CommandContext(ctx, self, "-disasm-child", f) },
+	}
+	for _, t := range tools {
+		if commands[t] == nil {
+			return fmt.Errorf("unknown tool %q (analyze, objdump, disasm)", t)
+		}
+	}
+	fmt.Printf("GOMAXPROCS=%d NumCPU=%d, %d runs interleaved, medians; load average before: %s\n",
+		runtime.GOMAXPROCS(0), runtime.NumCPU(), runs, loadavg())
+	results := map[string]map[string][]sample{}
+	for r := range runs {
+		for _, f := range files {
+			if results[f] == nil {
+				results[f] = map[string][]sample{}
+			}
+			for _, t := range tools {
+				s, err := measure(commands[t](f), devnull, t == "disasm")
+				if err != nil {
+					return fmt.Errorf("%s %s: %w", t, f, err)
+				}
+				results[f][t] = append(results[f][t], s)
+				fmt.Fprintf(os.Stderr, "run %d %s %s: wall %.2f s, CPU %.2f s, peak RSS %d MB, load %s\n",
+					r+1, t, f, s.wall.Seconds(), s.cpu.Seconds(), s.rssKB/1024, loadavg())
+			}
+		}
+	}
+	fmt.Printf("load average after: %s\n\n", loadavg())
+	fmt.Printf("%-44s %8s  %-8s %9s %9s %10s %9s %11s\n", "file", "size MB", "tool", "wall s", "CPU s", "peak RSS MB", "ms/MB", "alloc B/B")
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil {
+			return err
+		}
+		mb := float64(st.Size()) / 1e6
+		for _, t := range tools {
+			ss := results[f][t]
+			wall := median(ss, func(s sample) float64 { return s.wall.Seconds() })
+			cpu := median(ss, func(s sample) float64 { return s.cpu.Seconds() })
+			rss := median(ss, func(s sample) float64 { return float64(s.rssKB) / 1024 })
+			alloc := "-"
+			if t == "disasm" {
+				alloc = fmt.Sprintf("%.1f", median(ss, func(s sample) float64 { return float64(s.alloc) })/float64(st.Size()))
+			}
+			fmt.Printf("%-44s %8.1f  %-8s %9.2f %9.2f %10.0f %9.1f %11s\n", shorten(f, 44), mb, t, wall, cpu, rss, wall*1000/mb, alloc)
+		}
+	}
 	return nil
 }
 
-// latency opens the file in a core session, finds its largest function and
-// times analyze_function on it.
-func latency(path string, runs int) error {
+func defaultFiles(skipChromium bool) []string {
+	files := []string{"/usr/bin/ls", "/lib/x86_64-linux-gnu/libc.so.6"}
+	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
+		files = append(files, filepath.Join(strings.TrimSpace(string(out)), "pkg", "tool", runtime.GOOS+"_"+runtime.GOARCH, "compile"))
+	}
+	if out, err := exec.Command("gcc", "-print-prog-name=cc1").Output(); err == nil {
+		files = append(files, strings.TrimSpace(string(out)))
+	}
+	if p, err := exec.LookPath("node"); err == nil {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			files = append(files, r)
+		}
+	}
+	if !skipChromium {
+		if _, err := os.Stat(chromium); err == nil {
+			files = append(files, chromium)
+		} else {
+			fmt.Fprintf(os.Stderr, "%s is not installed (apt-get install -y chromium); skipped\n", chromium)
+		}
+	}
+	var out []string
+	for _, f := range files {
+		if _, err := os.Stat(f); err == nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// measure runs cmd with its output discarded (or, for the disassembly
+// child, its statistics read) and reads its rusage.
+func measure(cmd *exec.Cmd, devnull *os.File, stats bool) (sample, error) {
+	var out strings.Builder
+	cmd.Stdout = devnull
+	if stats {
+		cmd.Stdout = &out
+	}
+	cmd.Stderr = os.Stderr
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	err := cmd.Run()
+	s := sample{wall: time.Since(start)}
+	if err != nil {
+		return s, err
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return s, errors.New("no rusage")
+	}
+	s.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	s.rssKB = ru.Maxrss // kilobytes on Linux
+	if stats {
+		var st childStats
+		if err := json.Unmarshal([]byte(out.String()), &st); err != nil {
+			return s, fmt.Errorf("child statistics: %w", err)
+		}
+		s.alloc = st.TotalAlloc
+	}
+	return s, nil
+}
+
+// childStats is what the disassembly child prints.
+type childStats struct {
+	Instructions int    `json:"instructions"`
+	Functions    int    `json:"functions"`
+	TotalAlloc   uint64 `json:"total_alloc"`
+}
+
+// disassemble runs whole-file discovery, then formats every instruction of
+// every executable section, one line each as objdump -d prints them
+// (address, bytes, text), to /dev/null.
+func disassemble(path string) error {
 	ctx := context.Background()
-	cat, err := standard.Catalog()
-	if err != nil {
-		return err
-	}
-	reg, err := core.NewRegistry([]ports.Provider{native.New(nil)}, nil)
-	if err != nil {
-		return err
-	}
-	s := core.NewSession(cat, reg, nil)
-	defer s.Close(ctx)
-	args, _ := json.Marshal(map[string]any{"path": path})
-	if _, err := s.Call(ctx, "open_binary", args, nil); err != nil {
-		return err
-	}
-	// The largest function by extent, from a separate analysis (the
-	// session's stays cold).
 	a, err := native.OpenFile(ctx, path)
 	if err != nil {
 		return err
 	}
-	ranges, err := a.FunctionRanges(ctx)
+	defer a.Close(ctx)
+	st, err := a.Discovery(ctx)
 	if err != nil {
 		return err
 	}
-	var big ports.FunctionRange
-	for _, r := range ranges {
-		if r.End-r.Start > big.End-big.Start && r.EndSource != "next-start" && r.EndSource != "section-end" {
-			big = r
-		}
-	}
-	f, err := a.Function(ctx, ports.FunctionRequest{Address: big.Start, MaxInstructions: 1})
+	segs, err := a.Segments(ctx)
 	if err != nil {
 		return err
 	}
-	procs, _ := a.Procedures(ctx)
-	name := fmt.Sprintf("sub_%x", big.Start)
-	for _, p := range procs {
-		if p.Address == big.Start && p.Name != "" {
-			name = p.Name
-		}
+	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return err
 	}
-	a.Close(ctx)
-	if len(name) > 40 {
-		name = name[:37] + "..."
-	}
-	call, _ := json.Marshal(map[string]any{"procedure": core.Hex(big.Start), "include_assembly": true})
-	var cold time.Duration
-	var warm []time.Duration
-	for k := range runs*3 + 1 {
-		start := time.Now()
-		if _, err := s.Call(ctx, "analyze_function", call, nil); err != nil {
-			return err
-		}
-		if k == 0 {
-			cold = time.Since(start)
+	defer devnull.Close()
+	w := bufio.NewWriterSize(devnull, 1<<20)
+	n := 0
+	for _, s := range segs {
+		if !s.Perms.Execute || s.FileSize == 0 {
 			continue
 		}
-		warm = append(warm, time.Since(start))
+		fmt.Fprintf(w, "\nDisassembly of section %s:\n", s.Name)
+		end := s.Start + min(s.FileSize, s.Size)
+		for addr := s.Start; addr < end; {
+			d, err := a.Disassemble(ctx, ports.DisassembleRequest{Address: addr, End: end, MaxInstructions: 100000})
+			if err != nil || len(d.Instructions) == 0 {
+				break
+			}
+			for _, in := range d.Instructions {
+				fmt.Fprintf(w, "%8x:\t% x\t%s\n", in.Address, in.Bytes, in.Text)
+			}
+			n += len(d.Instructions)
+			last := d.Instructions[len(d.Instructions)-1]
+			addr = last.Address + uint64(len(last.Bytes))
+		}
 	}
-	fmt.Printf("%-60s %-40s %9d %10d %12v %12v\n", path, name, f.InstructionCount, big.End-big.Start,
-		cold.Round(time.Millisecond), benchutil.Median(warm).Round(10*time.Microsecond))
-	return nil
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return json.NewEncoder(os.Stdout).Encode(childStats{Instructions: n, Functions: st.Functions, TotalAlloc: ms.TotalAlloc})
+}
+
+func median(ss []sample, f func(sample) float64) float64 {
+	v := make([]float64, len(ss))
+	for i, s := range ss {
+		v[i] = f(s)
+	}
+	slices.Sort(v)
+	return v[len(v)/2]
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ") + " (1, 5, 15 min)"
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "..." + s[len(s)-n+3:]
 }

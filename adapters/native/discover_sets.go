@@ -1,0 +1,79 @@
+package native
+
+import "math/bits"
+
+// codeSet is a set of code addresses with one bit per byte of every
+// executable region that has file bytes: membership is two index
+// operations, and the whole set costs an eighth of the code size, however
+// many addresses it holds. Addresses outside such regions are never
+// members.
+type codeSet struct {
+	mm   *memMap
+	bits [][]uint64 // parallel to mm.regions; nil for regions without code
+}
+
+func newCodeSet(mm *memMap) *codeSet {
+	s := &codeSet{mm: mm, bits: make([][]uint64, len(mm.regions))}
+	for i, r := range mm.regions {
+		if r.exec && r.fileSize > 0 {
+			s.bits[i] = make([]uint64, (r.fileSize+63)/64)
+		}
+	}
+	return s
+}
+
+// slot returns the words and bit index of addr, or nil.
+func (s *codeSet) slot(addr uint64) ([]uint64, uint64) {
+	r := s.mm.code(addr)
+	if r == nil {
+		return nil, 0
+	}
+	return s.bits[r.index], addr - r.addr
+}
+
+func (s *codeSet) has(addr uint64) bool {
+	w, i := s.slot(addr)
+	return w != nil && w[i/64]&(1<<(i%64)) != 0
+}
+
+// add inserts addr and reports whether it was absent (false for addresses
+// outside code).
+func (s *codeSet) add(addr uint64) bool {
+	w, i := s.slot(addr)
+	if w == nil || w[i/64]&(1<<(i%64)) != 0 {
+		return false
+	}
+	w[i/64] |= 1 << (i % 64)
+	return true
+}
+
+// addRange inserts [start, end), clipped to the region holding start.
+func (s *codeSet) addRange(start, end uint64) {
+	r := s.mm.code(start)
+	if r == nil || end <= start {
+		return
+	}
+	w := s.bits[r.index]
+	lo, hi := start-r.addr, min(end-r.addr, r.fileSize)
+	for lo < hi && lo%64 != 0 {
+		w[lo/64] |= 1 << (lo % 64)
+		lo++
+	}
+	for ; lo+64 <= hi; lo += 64 {
+		w[lo/64] = ^uint64(0)
+	}
+	for ; lo < hi; lo++ {
+		w[lo/64] |= 1 << (lo % 64)
+	}
+}
+
+// count is the number of members.
+func (s *codeSet) count() int {
+	n := 0
+	for _, w := range s.bits {
+		for _, x := range w {
+			n += bits.OnesCount64(x)
+		}
+	}
+	return n
+}
