@@ -265,3 +265,10 @@ func sleep(ctx context.Context, d time.Duration, stop <-chan struct{}) error {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// sameDocument reports whether two frame-tree snapshots show the same main
+// document: same frame, same loader, same origin. A same-document history
+// change (pushState) keeps the document, so it is not a navigation.
+func sameDocument(a, b *cdpt.Frame) bool {
+	return a.ID == b.ID && a.LoaderID == b.LoaderID && originOfString(a.URL) == originOfString(b.URL)
+}

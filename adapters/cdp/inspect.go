@@ -560,7 +560,6 @@ func (e *Engine) InspectPage(ctx context.Context, req ports.BrowserInspectReques
 	pc.armed = true
 	pc.mainFrame = string(ft.Frame.ID)
 	pc.mu.Unlock()
-	firstURL := frameURL(ft.Frame)
 	out.Frames = framesOf(ft, a.scope, pc.lim.MaxFrames, pc.led)
 	if len(out.Frames) == 0 {
 		return nil, &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "no frame is within the allowed origins"}
@@ -605,7 +604,7 @@ func (e *Engine) InspectPage(ctx context.Context, req ports.BrowserInspectReques
 	if pc.violation {
 		return nil, &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "the page navigated outside the allowed origins"}
 	}
-	if pc.changed || frameURL(ft2.Frame) != firstURL || string(ft2.Frame.ID) != pc.mainFrame {
+	if pc.changed || !sameDocument(ft.Frame, ft2.Frame) {
 		return nil, &ports.BrowserError{Code: ports.BrowserTargetChanged, Msg: "the main frame navigated during the capture"}
 	}
 	for _, id := range pc.reqOrder {

@@ -112,7 +112,7 @@ func (e *Engine) CaptureScreenshot(ctx context.Context, req ports.BrowserScreens
 	if left || a.scope.reason(u2) == "disallowed_origin" {
 		return nil, &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "the page navigated outside the allowed origins"}
 	}
-	if navigated || u2 != frameURL(ft.Frame) {
+	if navigated || !sameDocument(ft.Frame, ft2.Frame) {
 		return nil, &ports.BrowserError{Code: ports.BrowserTargetChanged, Msg: "the main frame navigated during the screenshot"}
 	}
 	return &ports.BrowserScreenshot{Browser: a.info, Target: a.target, CapturedAt: captured, Width: w, Height: h, PNG: img}, nil

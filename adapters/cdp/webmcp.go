@@ -237,7 +237,7 @@ func (e *Engine) DiscoverWebMCPTools(ctx context.Context, req ports.WebMCPReques
 	if !a.scope.allows(u2) {
 		return nil, &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "the main frame left the allowed origins"}
 	}
-	if u2 != first || ft2.Frame.ID != ft.Frame.ID {
+	if !sameDocument(ft.Frame, ft2.Frame) {
 		return nil, &ports.BrowserError{Code: ports.BrowserTargetChanged, Msg: "the main frame navigated during discovery"}
 	}
 	st.mu.Lock()
