@@ -275,7 +275,9 @@ func TestLiveScenario(t *testing.T) {
 	is.True(bytes.Contains(last.Accessibility, []byte("RootWebArea")))
 	is.True(last.History != nil && last.History.Length >= 2)
 	is.True(slices.ContainsFunc(out.Events, func(ev ports.BrowserScenarioEvent) bool { return ev.Kind == "console" && ev.Text == "clicked" }))
-	is.True(slices.ContainsFunc(out.Events, func(ev ports.BrowserScenarioEvent) bool { return ev.Kind == "request" && strings.Contains(ev.URL, "/api") }))
+	is.True(slices.ContainsFunc(out.Events, func(ev ports.BrowserScenarioEvent) bool {
+		return ev.Kind == "request" && strings.Contains(ev.URL, "/api")
+	}))
 
 	// Nothing is left: no process of the browser's group or naming its
 	// profile, no profile directory, no new temporary entry.

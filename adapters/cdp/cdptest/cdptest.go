@@ -97,6 +97,7 @@ type Server struct {
 	srv  *httptest.Server
 
 	mu       sync.Mutex
+	hits     int
 	calls    []Call
 	conns    []*wsock.Conn
 	frameURL string
@@ -121,7 +122,12 @@ func New(opts *Options) *Server {
 	mux.HandleFunc("/json/version", s.version)
 	mux.HandleFunc("/json/list", s.list)
 	mux.HandleFunc("/devtools/", s.socket)
-	s.srv = httptest.NewServer(mux)
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.hits++
+		s.mu.Unlock()
+		mux.ServeHTTP(w, r)
+	}))
 	s.URL = s.srv.URL
 	return s
 }
@@ -143,6 +149,16 @@ func (s *Server) Calls() []Call {
 	defer s.mu.Unlock()
 	return append([]Call(nil), s.calls...)
 }
+
+// Hits counts the HTTP requests (discovery and socket handshakes) served.
+func (s *Server) Hits() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hits
+}
+
+// Port is the server's TCP port.
+func (s *Server) Port() string { return s.URL[strings.LastIndexByte(s.URL, ':')+1:] }
 
 // Methods returns the method names received so far, in order.
 func (s *Server) Methods() []string {
