@@ -401,11 +401,7 @@ func (pc *pageCapture) consoleCalled(ev event) {
 		if i >= 100 {
 			break
 		}
-		t := a.Type
-		if a.Subtype != "" {
-			t += ":" + a.Subtype
-		}
-		ce.ArgumentTypes = append(ce.ArgumentTypes, cut(t, 100))
+		ce.ArgumentTypes = append(ce.ArgumentTypes, cut(a.Type, 100))
 		if !pc.req.IncludeConsoleText {
 			continue
 		}

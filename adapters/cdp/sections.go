@@ -219,7 +219,11 @@ func (e *Engine) domSnapshot(ctx context.Context, a *attachment, pc *pageCapture
 					du.DestinationScope = "unsupported"
 				}
 				if du.URL == nil {
-					pc.led.exclude("metadata", "disallowed_origin", 1)
+					reason := "unsupported_url"
+					if ok {
+						reason = pc.sc.reason(abs)
+					}
+					pc.led.exclude("metadata", reason, 1)
 				}
 				dom.URLs = append(dom.URLs, du)
 			}
