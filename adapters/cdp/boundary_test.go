@@ -6,6 +6,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -509,4 +510,30 @@ func TestScreenshotOnFake(t *testing.T) {
 		_, err := engine().CaptureScreenshot(context.Background(), ports.BrowserScreenshotRequest{Target: ref(f)})
 		is.Equal(code(t, err), ports.BrowserTargetChanged)
 	})
+}
+
+type progressLog struct {
+	mu     sync.Mutex
+	phases []string
+}
+
+func (p *progressLog) Observe(phase, msg string) {
+	p.mu.Lock()
+	p.phases = append(p.phases, phase+": "+msg)
+	p.mu.Unlock()
+}
+
+func TestProgress(t *testing.T) {
+	is := is.New(t)
+	f := cdptest.New(nil)
+	defer f.Close()
+	p := &progressLog{}
+	ctx := ports.WithProgress(context.Background(), p)
+	_, err := engine().InspectPage(ctx, ports.BrowserInspectRequest{Target: ref(f), ObservationMS: 1100})
+	is.NoErr(err)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	is.True(slices.ContainsFunc(p.phases, func(s string) bool { return strings.HasPrefix(s, "observe: observing the page for 1100 ms") }))
+	is.True(slices.ContainsFunc(p.phases, func(s string) bool { return strings.Contains(s, " of 1100 ms, ") }))
+	is.True(slices.ContainsFunc(p.phases, func(s string) bool { return strings.HasPrefix(s, "capture: ") }))
 }

@@ -565,6 +565,7 @@ func (e *Engine) InspectPage(ctx context.Context, req ports.BrowserInspectReques
 		frameSet[f.FrameID] = true
 	}
 	// 6.–11.
+	ports.Observe(ctx, "capture", "reading resources, DOM, accessibility, scripts, workers, storage")
 	if out.Resources, err = e.resources(ctx, a, pc); err != nil {
 		return nil, err
 	}
@@ -624,16 +625,27 @@ func (e *Engine) InspectPage(ctx context.Context, req ports.BrowserInspectReques
 func (e *Engine) window(ctx context.Context, a *attachment, pc *pageCapture, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return cancelled(ctx)
-	case <-pc.stop:
-		return &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "the page navigated outside the allowed origins"}
-	case <-a.c.done:
-		return a.c.failure
-	case <-t.C:
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	start := time.Now()
+	ports.Observe(ctx, "observe", "observing the page for "+itoa(int(d.Milliseconds()))+" ms")
+	for {
+		select {
+		case <-ctx.Done():
+			return cancelled(ctx)
+		case <-pc.stop:
+			return &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "the page navigated outside the allowed origins"}
+		case <-a.c.done:
+			return a.c.failure
+		case <-tick.C:
+			pc.mu.Lock()
+			n := len(pc.requests) + len(pc.console) + len(pc.scripts) + len(pc.wsEvents)
+			pc.mu.Unlock()
+			ports.Observe(ctx, "observe", itoa(int(time.Since(start).Milliseconds()))+" of "+itoa(int(d.Milliseconds()))+" ms, "+itoa(n)+" events kept")
+		case <-t.C:
+			return nil
+		}
 	}
-	return nil
 }
 
 type responseBodyResult struct {

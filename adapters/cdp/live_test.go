@@ -331,3 +331,42 @@ func liveProcesses(pgid int, root string) []int {
 	}
 	return out
 }
+
+func TestLiveScenarioCancelled(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
+	}
+	is := is.New(t)
+	site := fixtureSite(t).URL
+	before := tempEntries(t)
+	rl := &recordingLauncher{}
+	e := cdp.New(&cdp.Options{Launcher: rl})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p := &progressLog{}
+	ctx = ports.WithProgress(ctx, p)
+	go func() {
+		// cancel once the long wait step is running
+		for {
+			p.mu.Lock()
+			n := len(p.phases)
+			p.mu.Unlock()
+			if n >= 3 {
+				time.Sleep(200 * time.Millisecond)
+				cancel()
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	_, err := e.RunScenario(ctx, ports.BrowserScenarioRequest{StartURL: site + "/app",
+		Steps: []ports.BrowserScenarioStep{{StepID: "long", Action: "wait", DurationMS: 10000, TimeoutMS: 20000}}})
+	is.Equal(code(t, err), ports.BrowserCancelled)
+	is.Equal(len(rl.browsers), 1)
+	b := rl.browsers[0]
+	root := filepath.Dir(b.ProfileDir())
+	_, err = os.Lstat(root)
+	is.True(os.IsNotExist(err))
+	is.Equal(liveProcesses(b.PID(), root), nil)
+	is.Equal(tempEntries(t), before)
+}

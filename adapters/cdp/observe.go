@@ -218,14 +218,27 @@ func (e *Engine) ObserveSession(ctx context.Context, req ports.BrowserObserveReq
 	armed := time.Now().UTC()
 	t := time.NewTimer(time.Duration(req.ObservationMS) * time.Millisecond)
 	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return nil, cancelled(ctx)
-	case <-tl.done:
-	case <-t.C:
-		tl.mu.Lock()
-		tl.finish("window_elapsed")
-		tl.mu.Unlock()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	ports.Observe(ctx, "observe", "observing the session for "+itoa(req.ObservationMS)+" ms")
+wait:
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, cancelled(ctx)
+		case <-tl.done:
+			break wait
+		case <-tick.C:
+			tl.mu.Lock()
+			n := len(tl.events)
+			tl.mu.Unlock()
+			ports.Observe(ctx, "observe", itoa(int(time.Since(armed).Milliseconds()))+" of "+itoa(req.ObservationMS)+" ms, "+itoa(n)+" timeline events")
+		case <-t.C:
+			tl.mu.Lock()
+			tl.finish("window_elapsed")
+			tl.mu.Unlock()
+			break wait
+		}
 	}
 	tl.mu.Lock()
 	end := tl.end

@@ -197,6 +197,7 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 	began := time.Now()
 	runCtx, cancelRun := context.WithTimeout(ctx, time.Duration(req.DurationMS)*time.Millisecond)
 	defer cancelRun()
+	ports.Observe(ctx, "launch", "starting an owned browser")
 	b, err := e.opts.Launcher.Launch(runCtx, LaunchSpec{ExecutablePath: req.ExecutablePath})
 	if err != nil {
 		return nil, err
@@ -271,6 +272,7 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 		run.step = i
 		first := len(run.events)
 		run.mu.Unlock()
+		ports.Observe(ctx, "scenario", "step "+itoa(i+1)+" of "+itoa(len(steps))+": "+s.Action)
 		res.BeforeURL = currentURL(tctx)
 		t0 := time.Now()
 		timeout := s.TimeoutMS
