@@ -275,3 +275,13 @@ func (l *limitedWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// ScenarioAvailability says whether owned scenario browsers can run here:
+// with the default launcher, whether a Chromium executable is in PATH.
+// Passive capabilities need nothing local.
+func (e *Engine) ScenarioAvailability() ports.Availability {
+	if _, ok := e.opts.Launcher.(ChromiumLauncher); ok && FindChromium() == "" {
+		return ports.Availability{Code: "executable_missing", Reason: "no chromium, chromium-browser or google-chrome in PATH"}
+	}
+	return ports.Availability{Available: true}
+}

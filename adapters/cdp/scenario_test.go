@@ -125,3 +125,13 @@ func TestFetchSourceMap(t *testing.T) {
 	is.New(t).NoErr(err)
 	is.New(t).Equal(out.Status, "policy_filtered")
 }
+
+func TestScenarioAvailability(t *testing.T) {
+	is := is.New(t)
+	e := cdp.New(nil)
+	is.Equal(e.ScenarioAvailability().Available, cdp.FindChromium() != "")
+	t.Setenv("PATH", t.TempDir())
+	a := e.ScenarioAvailability()
+	is.True(!a.Available)
+	is.Equal(a.Code, "executable_missing")
+}
