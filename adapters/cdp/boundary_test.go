@@ -2,6 +2,7 @@ package cdp_test
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"net"
 	"slices"
@@ -536,4 +537,55 @@ func TestProgress(t *testing.T) {
 	is.True(slices.ContainsFunc(p.phases, func(s string) bool { return strings.HasPrefix(s, "observe: observing the page for 1100 ms") }))
 	is.True(slices.ContainsFunc(p.phases, func(s string) bool { return strings.Contains(s, " of 1100 ms, ") }))
 	is.True(slices.ContainsFunc(p.phases, func(s string) bool { return strings.HasPrefix(s, "capture: ") }))
+}
+
+func TestStorageRecordFingerprints(t *testing.T) {
+	is := is.New(t)
+	h := func(v any) cdptest.Handler {
+		return func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) { return v, nil }
+	}
+	f := cdptest.New(&cdptest.Options{Handlers: map[string]cdptest.Handler{
+		"IndexedDB.requestDatabase": h(map[string]any{"databaseWithObjectStores": map[string]any{"name": "db1", "version": 1,
+			"objectStores": []any{map[string]any{"name": "things", "keyPath": map[string]any{"type": "string", "string": "id"}, "autoIncrement": false, "indexes": []any{}}}}}),
+		"IndexedDB.requestData": h(map[string]any{"hasMore": true, "objectStoreDataEntries": []any{
+			map[string]any{"key": map[string]any{"type": "number", "value": 1}, "primaryKey": map[string]any{"type": "number", "value": 1},
+				"value": map[string]any{"type": "object", "objectId": "o1", "preview": map[string]any{"type": "object", "overflow": false,
+					"properties": []any{map[string]any{"name": "secret", "type": "string", "value": "idb-secret"}}}}},
+			map[string]any{"key": map[string]any{"type": "number", "value": 2}, "primaryKey": map[string]any{"type": "number", "value": 2},
+				"value": map[string]any{"type": "object", "objectId": "o2", "preview": map[string]any{"type": "object", "overflow": true, "properties": []any{}}}},
+		}}),
+		"CacheStorage.requestCacheNames": h(map[string]any{"caches": []any{map[string]any{"cacheId": "c1", "securityOrigin": "http://app.test", "storageKey": "", "cacheName": "v1"}}}),
+		"CacheStorage.requestEntries": h(map[string]any{"returnCount": 2, "cacheDataEntries": []any{
+			map[string]any{"requestURL": "http://app.test/small", "requestMethod": "GET", "requestHeaders": []any{}},
+			map[string]any{"requestURL": "http://app.test/big", "requestMethod": "GET", "requestHeaders": []any{}},
+		}}),
+		"CacheStorage.requestCachedResponse": func(_ *cdptest.Server, c cdptest.Call) (any, *cdptest.RPCError) {
+			body := "c21hbGw=" // "small"
+			if strings.Contains(string(c.Params), "/big") {
+				body = base64.StdEncoding.EncodeToString(make([]byte, 70<<10))
+			}
+			return map[string]any{"response": map[string]any{"body": body}}, nil
+		},
+	}})
+	defer f.Close()
+	c, err := engine().InspectPage(context.Background(), fullInspect(f))
+	is.NoErr(err)
+	complete := map[string][2]int{}
+	for _, fp := range c.Storage.Fingerprints {
+		n := complete[fp.Scope]
+		if fp.Complete {
+			n[0]++
+		} else {
+			n[1]++
+		}
+		complete[fp.Scope] = n
+	}
+	is.Equal(complete["indexed_db_schema"], [2]int{1, 0})
+	is.Equal(complete["indexed_db_record"], [2]int{1, 1}) // the overflowing preview is incomplete
+	is.Equal(complete["cache_entry"], [2]int{1, 1})       // the body over 64 KiB is incomplete
+	is.Equal(complete["cookie"], [2]int{1, 0})
+	is.True(slices.Contains(c.Completeness.Truncated, "storage")) // hasMore
+	is.True(!strings.Contains(dump(c.Storage), "idb-secret"))
+	is.True(!strings.Contains(dump(c.Storage), "c21hbGw"))
+	is.True(slices.IsSortedFunc(c.Storage.Fingerprints, func(a, b ports.BrowserStorageFingerprint) int { return strings.Compare(a.Scope, b.Scope) }))
 }

@@ -36,6 +36,7 @@ open.onsuccess = () => {
   const tx = open.result.transaction("things", "readwrite");
   tx.objectStore("things").put({ id: 1, secret: "idb-secret" });
 };
+caches.open("fixture-cache").then((c) => c.put("/app/cached", new Response("cached-body")));
 let ws = null;
 if (navigator.modelContext && navigator.modelContext.registerTool) {
   try {

@@ -139,7 +139,15 @@ func TestLive(t *testing.T) {
 		is.True(slices.ContainsFunc(c.Storage.Fingerprints, func(f ports.BrowserStorageFingerprint) bool {
 			return f.Scope == "local_storage" && f.Identity["key"] == "fixture-key" && len(f.ValueSHA256) == 64
 		}))
-		is.True(!strings.Contains(dump(c.Storage), "fixture-secret-value"))
+		is.True(slices.Contains(c.Storage.CacheNames, "fixture-cache"))
+		for _, scope := range []string{"indexed_db_schema", "indexed_db_record", "cache_entry", "session_storage"} {
+			if !slices.ContainsFunc(c.Storage.Fingerprints, func(f ports.BrowserStorageFingerprint) bool { return f.Scope == scope && f.Complete }) {
+				t.Errorf("no complete %s fingerprint in %v", scope, c.Storage.Fingerprints)
+			}
+		}
+		for _, secret := range []string{"fixture-secret-value", "idb-secret", "cached-body"} {
+			is.True(!strings.Contains(dump(c.Storage), secret))
+		}
 	})
 
 	t.Run("screenshot", func(t *testing.T) {

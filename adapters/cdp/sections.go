@@ -3,6 +3,7 @@ package cdp
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"slices"
@@ -541,15 +542,18 @@ func (e *Engine) storage(ctx context.Context, a *attachment, pc *pageCapture, ma
 	}
 	var caches struct {
 		Caches []struct {
+			CacheID   string `json:"cacheId"`
 			CacheName string `json:"cacheName"`
 		} `json:"caches"`
 	}
+	cacheIDs := map[string]string{}
 	if ok, err := optional(ctx, a.page, cachestorage.CommandRequestCacheNames, cachestorage.RequestCacheNamesParams{SecurityOrigin: main.Origin}, &caches, "storage_keys", pc); err != nil {
 		return st, err
 	} else if ok {
 		names := []string{}
 		for _, c := range caches.Caches {
 			names = append(names, c.CacheName)
+			cacheIDs[c.CacheName] = c.CacheID
 		}
 		st.CacheNames = keys(names)
 	}
@@ -580,24 +584,8 @@ func (e *Engine) storage(ctx context.Context, a *attachment, pc *pageCapture, ma
 				ValueSHA256: sha256Hex([]byte(c.Value)), Complete: true})
 		}
 	}
-	for _, db := range st.IndexedDBNames {
-		var schema json.RawMessage
-		ok, err := optional(ctx, a.page, indexeddb.CommandRequestDatabase, indexeddb.RequestDatabaseParams{SecurityOrigin: main.Origin, DatabaseName: db}, &schema, "storage", pc)
-		if err != nil {
-			return st, err
-		}
-		if !ok {
-			break
-		}
-		// The schema's own JSON as the browser sent it: Chrome lists stores
-		// and indexes in a stable order, so equal schemas hash equal.
-		st.Fingerprints = append(st.Fingerprints, ports.BrowserStorageFingerprint{Scope: "indexed_db_schema",
-			Identity: map[string]string{"database": db}, ValueSHA256: sha256Hex(schema), Complete: true})
-	}
-	if len(st.IndexedDBNames) > 0 || len(st.CacheNames) > 0 {
-		pc.mu.Lock()
-		pc.led.limitations = append(pc.led.limitations, "IndexedDB records and Cache Storage entries were not fingerprinted; only IndexedDB schemas were.")
-		pc.mu.Unlock()
+	if err := e.recordFingerprints(ctx, a, pc, &st, cacheIDs); err != nil {
+		return st, err
 	}
 	slices.SortFunc(st.Fingerprints, func(a, b ports.BrowserStorageFingerprint) int {
 		return strings.Compare(a.Scope+":"+fpIdentity(a), b.Scope+":"+fpIdentity(b))
@@ -616,4 +604,150 @@ func fpIdentity(f ports.BrowserStorageFingerprint) string {
 		b.WriteString(k + "=" + f.Identity[k] + "\x00")
 	}
 	return b.String()
+}
+
+// maxCachedBody is the largest Cache Storage body fingerprinted; a larger
+// one is an incomplete fingerprint.
+const maxCachedBody = 64 << 10
+
+// recordFingerprints adds IndexedDB schema and record fingerprints and
+// Cache Storage entry fingerprints, up to MaxStorageKeys records in all.
+func (e *Engine) recordFingerprints(ctx context.Context, a *attachment, pc *pageCapture, st *ports.BrowserStorage, cacheIDs map[string]string) error {
+	budget := pc.lim.MaxStorageKeys
+	truncate := func() {
+		pc.mu.Lock()
+		pc.led.truncated["storage"] = true
+		pc.mu.Unlock()
+	}
+	for _, db := range st.IndexedDBNames {
+		var res struct {
+			DB json.RawMessage `json:"databaseWithObjectStores"`
+		}
+		ok, err := optional(ctx, a.page, indexeddb.CommandRequestDatabase, indexeddb.RequestDatabaseParams{SecurityOrigin: st.Origin, DatabaseName: db}, &res, "storage", pc)
+		if err != nil || !ok {
+			return err
+		}
+		// The schema as the browser sent it: Chrome lists stores and
+		// indexes in a stable order, so equal schemas hash equal.
+		st.Fingerprints = append(st.Fingerprints, ports.BrowserStorageFingerprint{Scope: "indexed_db_schema",
+			Identity: map[string]string{"database": db}, ValueSHA256: sha256Hex(res.DB), Complete: true})
+		var schema struct {
+			ObjectStores []struct {
+				Name string `json:"name"`
+			} `json:"objectStores"`
+		}
+		json.Unmarshal(res.DB, &schema)
+		for _, store := range schema.ObjectStores {
+			if budget <= 0 {
+				truncate()
+				break
+			}
+			var data struct {
+				Entries []struct {
+					Key   json.RawMessage `json:"key"`
+					Value json.RawMessage `json:"value"`
+				} `json:"objectStoreDataEntries"`
+				HasMore bool `json:"hasMore"`
+			}
+			ok, err := optional(ctx, a.page, indexeddb.CommandRequestData, indexeddb.RequestDataParams{SecurityOrigin: st.Origin,
+				DatabaseName: db, ObjectStoreName: store.Name, PageSize: int64(min(budget, 100))}, &data, "storage", pc)
+			if err != nil || !ok {
+				return err
+			}
+			if data.HasMore {
+				truncate()
+			}
+			for _, en := range data.Entries {
+				budget--
+				v, complete := stableRemote(en.Value)
+				k, _ := stableRemote(en.Key)
+				st.Fingerprints = append(st.Fingerprints, ports.BrowserStorageFingerprint{Scope: "indexed_db_record",
+					Identity:    map[string]string{"database": db, "store": store.Name, "key_sha256": sha256Hex(k)},
+					ValueSHA256: sha256Hex(v), Complete: complete})
+			}
+		}
+	}
+	for _, name := range st.CacheNames {
+		id := cacheIDs[name]
+		if id == "" || budget <= 0 {
+			continue
+		}
+		var entries struct {
+			Entries []struct {
+				RequestURL     string            `json:"requestURL"`
+				RequestMethod  string            `json:"requestMethod"`
+				RequestHeaders []json.RawMessage `json:"requestHeaders"`
+			} `json:"cacheDataEntries"`
+			ReturnCount float64 `json:"returnCount"`
+		}
+		ok, err := optional(ctx, a.page, cachestorage.CommandRequestEntries, cachestorage.RequestEntriesParams{CacheID: cachestorage.CacheID(id), PageSize: int64(min(budget, 100))}, &entries, "storage", pc)
+		if err != nil || !ok {
+			return err
+		}
+		if int(entries.ReturnCount) > len(entries.Entries) {
+			truncate()
+		}
+		for _, en := range entries.Entries {
+			budget--
+			fp := ports.BrowserStorageFingerprint{Scope: "cache_entry", Identity: map[string]string{"cache": name, "url": en.RequestURL, "method": en.RequestMethod}}
+			headers := en.RequestHeaders
+			if headers == nil {
+				headers = []json.RawMessage{}
+			}
+			var body struct {
+				Response struct {
+					Body string `json:"body"`
+				} `json:"response"`
+			}
+			params, _ := json.Marshal(map[string]any{"cacheId": id, "requestURL": en.RequestURL, "requestHeaders": headers})
+			ok, err := optional(ctx, a.page, cachestorage.CommandRequestCachedResponse, json.RawMessage(params), &body, "storage", pc)
+			if err != nil || !ok {
+				return err
+			}
+			if b, err := base64.StdEncoding.DecodeString(body.Response.Body); err == nil && len(b) <= maxCachedBody {
+				fp.ValueSHA256, fp.Complete = sha256Hex(b), true
+			}
+			st.Fingerprints = append(st.Fingerprints, fp)
+		}
+	}
+	return nil
+}
+
+// stableRemote is a deterministic encoding of a RemoteObject without its
+// per-session handles (objectId, customPreview); complete is false when
+// the object's contents are only partly shown (no value and a preview that
+// overflows or is absent).
+func stableRemote(raw json.RawMessage) ([]byte, bool) {
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		return raw, false
+	}
+	delete(m, "objectId")
+	delete(m, "customPreview")
+	complete := true
+	if _, hasValue := m["value"]; !hasValue && m["type"] == "object" && m["subtype"] != "null" {
+		p, _ := m["preview"].(map[string]any)
+		complete = p != nil && p["overflow"] == false && previewComplete(p, 0)
+	}
+	b, _ := json.Marshal(m) // maps marshal with sorted keys
+	return b, complete
+}
+
+// previewComplete reports whether nested previews are all present and not
+// overflowing, to depth 8.
+func previewComplete(p map[string]any, depth int) bool {
+	if depth >= 8 {
+		return false
+	}
+	props, _ := p["properties"].([]any)
+	for _, x := range props {
+		prop, _ := x.(map[string]any)
+		if prop["type"] == "object" && prop["subtype"] != "null" {
+			vp, _ := prop["valuePreview"].(map[string]any)
+			if vp == nil || vp["overflow"] != false || !previewComplete(vp, depth+1) {
+				return false
+			}
+		}
+	}
+	return true
 }
