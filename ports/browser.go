@@ -686,6 +686,11 @@ type BrowserScenarioRequest struct {
 	CaptureAfterEachStep []string
 	CaptureAtEnd         []string
 	MaxEvents            int // 0 means 10000
+	// Secrets name environment variables of the server whose values type
+	// steps may use (SecretID); a missing variable is secret_unavailable.
+	// Secret values never appear in the capture: events, DOM and
+	// accessibility text show [REDACTED:<secret_id>] instead.
+	Secrets []BrowserScenarioSecret
 	// DurationMS bounds the whole run (0 means 60000); StepTimeoutMS each
 	// step without its own (0 means 5000).
 	DurationMS    int
@@ -699,14 +704,22 @@ type BrowserViewport struct {
 	DeviceScaleFactor float64
 }
 
+// BrowserScenarioSecret is one declared secret.
+type BrowserScenarioSecret struct {
+	SecretID            string
+	EnvironmentVariable string
+}
+
 // BrowserScenarioStep is one scripted action: navigate{URL}, click{Selector},
-// type{Selector, Text}, wait{DurationMS} (a CSS selector throughout).
+// type{Selector, Text or SecretID}, wait{DurationMS} (a CSS selector
+// throughout).
 type BrowserScenarioStep struct {
 	StepID     string
 	Action     string
 	URL        string
 	Selector   string
 	Text       string
+	SecretID   string
 	DurationMS int
 	TimeoutMS  int
 }

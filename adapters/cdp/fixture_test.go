@@ -59,6 +59,10 @@ function tick() {
   setTimeout(tick, 150);
 }
 tick();
+document.getElementById("name").addEventListener("input", (e) => {
+  document.getElementById("out").textContent = "typed:" + e.target.value;
+  console.log("typed " + e.target.value);
+});
 document.getElementById("go").addEventListener("click", () => {
   document.getElementById("out").textContent = "clicked";
   console.log("clicked");

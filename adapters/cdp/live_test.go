@@ -256,6 +256,7 @@ func TestLiveScenario(t *testing.T) {
 	is := is.New(t)
 	site := fixtureSite(t).URL
 	before := tempEntries(t)
+	t.Setenv("REA_TEST_SCENARIO_SECRET", "s3cret-Value")
 	rl := &recordingLauncher{}
 	e := cdp.New(&cdp.Options{Launcher: rl})
 	out, err := e.RunScenario(context.Background(), ports.BrowserScenarioRequest{
@@ -263,20 +264,25 @@ func TestLiveScenario(t *testing.T) {
 		Steps: []ports.BrowserScenarioStep{
 			{StepID: "click", Action: "click", Selector: "#go"},
 			{StepID: "type", Action: "type", Selector: "#name", Text: "hello"},
+			{StepID: "secret", Action: "type", Selector: "#name", SecretID: "pw"},
 			{StepID: "wait", Action: "wait", DurationMS: 300},
 			{StepID: "away", Action: "navigate", URL: site + "/app/other"},
 		},
-		CaptureAfterEachStep: []string{"url"},
+		Secrets:              []ports.BrowserScenarioSecret{{SecretID: "pw", EnvironmentVariable: "REA_TEST_SCENARIO_SECRET"}},
+		CaptureAfterEachStep: []string{"url", "dom"},
 		CaptureAtEnd:         []string{"screenshot", "dom", "accessibility", "history"},
 	})
 	is.NoErr(err)
-	is.Equal(len(out.Steps), 5)
+	is.Equal(len(out.Steps), 6)
 	for _, s := range out.Steps {
 		if s.Status != "completed" {
 			t.Errorf("step %s: %s %s", s.StepID, s.Status, s.Error)
 		}
 	}
-	last := out.Steps[4].Artifacts
+	last := out.Steps[5].Artifacts
+	is.True(bytes.Contains(out.Steps[3].Artifacts.DOM, []byte("typed:hello[REDACTED:pw]")))
+	is.True(!strings.Contains(dump(out), "s3cret-Value"))
+	is.True(slices.ContainsFunc(out.Events, func(ev ports.BrowserScenarioEvent) bool { return ev.Text == "typed hello[REDACTED:pw]" }))
 	is.True(last.URL != nil && *last.URL == site+"/app/other")
 	is.True(len(last.Screenshot) > 0)
 	is.True(bytes.Contains(last.DOM, []byte("<html")))

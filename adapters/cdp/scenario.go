@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -68,6 +69,9 @@ func validateScenario(req *ports.BrowserScenarioRequest) (scope, error) {
 			if strings.TrimSpace(s.Selector) == "" {
 				return scope{}, invalidScenario(f+"/selector", s.Action+" needs a selector")
 			}
+			if s.SecretID != "" && (s.Action != "type" || s.Text != "" || !slices.ContainsFunc(req.Secrets, func(x ports.BrowserScenarioSecret) bool { return x.SecretID == s.SecretID })) {
+				return scope{}, invalidScenario(f+"/secret_id", "secret_id must name a declared secret, on a type step without text")
+			}
 		case "wait":
 			if s.DurationMS < 0 || s.DurationMS > 10000 {
 				return scope{}, invalidScenario(f+"/duration_ms", "wait needs duration_ms 0..10000")
@@ -75,6 +79,13 @@ func validateScenario(req *ports.BrowserScenarioRequest) (scope, error) {
 		default:
 			return scope{}, invalidScenario(f+"/action", "unknown action "+s.Action)
 		}
+	}
+	ids, envs := map[string]bool{}, map[string]bool{}
+	for i, x := range req.Secrets {
+		if !stepIDPattern.MatchString(x.SecretID) || ids[x.SecretID] || x.EnvironmentVariable == "" || envs[x.EnvironmentVariable] {
+			return scope{}, invalidScenario(fmt.Sprintf("secrets/%d", i), "secret ids and environment variables must be unique and non-empty")
+		}
+		ids[x.SecretID], envs[x.EnvironmentVariable] = true, true
 	}
 	for _, list := range [][]string{req.CaptureAfterEachStep, req.CaptureAtEnd} {
 		for _, a := range list {
@@ -88,6 +99,7 @@ func validateScenario(req *ports.BrowserScenarioRequest) (scope, error) {
 
 // scenarioRun is the event state of one run.
 type scenarioRun struct {
+	red     *strings.Replacer
 	mu      sync.Mutex
 	sc      scope
 	max     int
@@ -104,6 +116,7 @@ func (r *scenarioRun) add(ev ports.BrowserScenarioEvent) {
 		return
 	}
 	ev.Sequence, ev.StepIndex = len(r.events), r.step
+	ev.Text, ev.URL, ev.Failure = r.red.Replace(ev.Text), r.red.Replace(ev.URL), r.red.Replace(ev.Failure)
 	r.events = append(r.events, ev)
 }
 
@@ -197,6 +210,15 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 	began := time.Now()
 	runCtx, cancelRun := context.WithTimeout(ctx, time.Duration(req.DurationMS)*time.Millisecond)
 	defer cancelRun()
+	secrets := map[string]string{}
+	for _, x := range req.Secrets {
+		v, ok := os.LookupEnv(x.EnvironmentVariable)
+		if !ok || v == "" {
+			return nil, &ports.BrowserError{Code: ports.BrowserSecretUnavailable, Msg: "secret " + x.SecretID + " is not set in the server environment"}
+		}
+		secrets[x.SecretID] = v
+	}
+	red := newRedactor(secrets)
 	ports.Observe(ctx, "launch", "starting an owned browser")
 	b, err := e.opts.Launcher.Launch(runCtx, LaunchSpec{ExecutablePath: req.ExecutablePath})
 	if err != nil {
@@ -229,7 +251,7 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 			Product: v.info.Product, Version: v.info.Revision},
 		StartOrigin: startOrigin, AllowedOrigins: sc.list,
 	}
-	run := &scenarioRun{sc: sc, max: req.MaxEvents}
+	run := &scenarioRun{sc: sc, max: req.MaxEvents, red: red}
 	if err := chromedp.Do(tctx); err != nil { // opens the tab
 		return nil, scenarioErr(runCtx, err)
 	}
@@ -247,6 +269,10 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 			return err
 		}
 		if _, err := cdpt.Call(ctx, t, network.Enable, network.EnableParams{}); err != nil {
+			return err
+		}
+		// Owned pages load from the network, never from a service worker.
+		if _, err := cdpt.Call(ctx, t, network.SetBypassServiceWorker, network.SetBypassServiceWorkerParams{Bypass: true}); err != nil {
 			return err
 		}
 		if _, err := cdpt.Call(ctx, t, runtime.Enable, cdpt.Empty{}); err != nil {
@@ -279,6 +305,9 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 		if timeout <= 0 {
 			timeout = req.StepTimeoutMS
 		}
+		if s.SecretID != "" {
+			s.Text = secrets[s.SecretID]
+		}
 		serr := runStep(tctx, s, time.Duration(timeout)*time.Millisecond)
 		res.ElapsedMS = time.Since(t0).Milliseconds()
 		if runCtx.Err() != nil {
@@ -286,16 +315,17 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 		}
 		if serr != nil {
 			failed = true
-			res.Status, res.Error = "failed", cut(serr.Error(), 1024)
+			res.Status, res.Error = "failed", cut(red.Replace(serr.Error()), 1024)
 		} else {
 			res.Status = "completed"
 		}
-		res.AfterURL = currentURL(tctx)
+		res.AfterURL = red.Replace(currentURL(tctx))
+		res.BeforeURL = red.Replace(res.BeforeURL)
 		want := req.CaptureAfterEachStep
 		if i == len(steps)-1 {
 			want = append(slices.Clone(want), req.CaptureAtEnd...)
 		}
-		res.Artifacts = captureArtifacts(tctx, sc, want, res.AfterURL)
+		res.Artifacts = captureArtifacts(tctx, sc, want, res.AfterURL, red)
 		run.mu.Lock()
 		if n := len(run.events); n > first {
 			res.EventSequenceStart, res.EventSequenceEnd = first, n-1
@@ -364,7 +394,7 @@ func currentURL(ctx context.Context) string {
 	return u
 }
 
-func captureArtifacts(ctx context.Context, sc scope, want []string, url string) ports.BrowserScenarioArtifacts {
+func captureArtifacts(ctx context.Context, sc scope, want []string, url string, red *strings.Replacer) ports.BrowserScenarioArtifacts {
 	var a ports.BrowserScenarioArtifacts
 	missing := func(k, why string) {
 		if a.Missing == nil {
@@ -400,13 +430,13 @@ func captureArtifacts(ctx context.Context, sc scope, want []string, url string) 
 				html = cutBytes(html, maxDOMArtifactBytes)
 				a.Truncated = append(a.Truncated, "dom")
 			}
-			a.DOM = []byte(html)
+			a.DOM = []byte(red.Replace(html))
 		case "accessibility":
 			text, err := axText(actx)
 			if err != nil {
 				missing(k, err.Error())
 			} else {
-				a.Accessibility = text
+				a.Accessibility = []byte(red.Replace(string(text)))
 			}
 		case "history":
 			h, err := chromedp.Run(actx, chromedp.NavigationEntries())
@@ -423,7 +453,7 @@ func captureArtifacts(ctx context.Context, sc scope, want []string, url string) 
 				case page.TransitionTypeLink, page.TransitionTypeTyped, page.TransitionTypeAddressBar, page.TransitionTypeFormSubmit, page.TransitionTypeAutoToplevel, page.TransitionTypeGenerated:
 					t = "navigate"
 				}
-				name, _ := sanitizeURL(en.URL)
+				name, _ := sanitizeURL(red.Replace(en.URL))
 				hist.NavigationEntries = append(hist.NavigationEntries, ports.BrowserHistoryEntry{Type: t, Name: name})
 			}
 			a.History = hist
@@ -481,4 +511,25 @@ func axText(ctx context.Context) ([]byte, error) {
 		walk(r, 0)
 	}
 	return []byte(b.String()), nil
+}
+
+// newRedactor replaces secret values, longest first, with
+// [REDACTED:<secret_id>].
+func newRedactor(secrets map[string]string) *strings.Replacer {
+	type kv struct{ id, v string }
+	var list []kv
+	for id, v := range secrets {
+		list = append(list, kv{id, v})
+	}
+	slices.SortFunc(list, func(a, b kv) int {
+		if len(a.v) != len(b.v) {
+			return len(b.v) - len(a.v)
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	var pairs []string
+	for _, x := range list {
+		pairs = append(pairs, x.v, "[REDACTED:"+x.id+"]")
+	}
+	return strings.NewReplacer(pairs...)
 }

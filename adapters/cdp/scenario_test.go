@@ -30,6 +30,11 @@ func TestScenarioValidation(t *testing.T) {
 		{"navigate away", ports.BrowserScenarioRequest{StartURL: "http://a.test/", Steps: []ports.BrowserScenarioStep{{StepID: "n", Action: "navigate", URL: "http://b.test/"}}}},
 		{"click without selector", ports.BrowserScenarioRequest{StartURL: "http://a.test/", Steps: []ports.BrowserScenarioStep{{StepID: "c", Action: "click"}}}},
 		{"unknown action", ports.BrowserScenarioRequest{StartURL: "http://a.test/", Steps: []ports.BrowserScenarioStep{{StepID: "c", Action: "evaluate"}}}},
+		{"undeclared secret", ports.BrowserScenarioRequest{StartURL: "http://a.test/", Steps: []ports.BrowserScenarioStep{{StepID: "t", Action: "type", Selector: "#x", SecretID: "pw"}}}},
+		{"secret on click", ports.BrowserScenarioRequest{StartURL: "http://a.test/", Secrets: []ports.BrowserScenarioSecret{{SecretID: "pw", EnvironmentVariable: "X"}},
+			Steps: []ports.BrowserScenarioStep{{StepID: "t", Action: "click", Selector: "#x", SecretID: "pw"}}}},
+		{"duplicate secret env", ports.BrowserScenarioRequest{StartURL: "http://a.test/", Steps: []ports.BrowserScenarioStep{step},
+			Secrets: []ports.BrowserScenarioSecret{{SecretID: "a", EnvironmentVariable: "X"}, {SecretID: "b", EnvironmentVariable: "X"}}}},
 		{"unknown artifact", ports.BrowserScenarioRequest{StartURL: "http://a.test/", Steps: []ports.BrowserScenarioStep{step}, CaptureAtEnd: []string{"cookies"}}},
 	}
 	launches := 0
@@ -134,4 +139,18 @@ func TestScenarioAvailability(t *testing.T) {
 	a := e.ScenarioAvailability()
 	is.True(!a.Available)
 	is.Equal(a.Code, "executable_missing")
+}
+
+func TestScenarioSecretUnavailable(t *testing.T) {
+	is := is.New(t)
+	launched := false
+	e := cdp.New(&cdp.Options{Launcher: launcherFunc(func(context.Context, cdp.LaunchSpec) (cdp.OwnedBrowser, error) {
+		launched = true
+		return nil, errors.New("must not launch")
+	})})
+	_, err := e.RunScenario(context.Background(), ports.BrowserScenarioRequest{StartURL: "http://a.test/",
+		Secrets: []ports.BrowserScenarioSecret{{SecretID: "pw", EnvironmentVariable: "REA_TEST_UNSET_SECRET_VARIABLE"}},
+		Steps:   []ports.BrowserScenarioStep{{StepID: "t", Action: "type", Selector: "#x", SecretID: "pw"}}})
+	is.Equal(code(t, err), ports.BrowserSecretUnavailable)
+	is.True(!launched)
 }
