@@ -503,7 +503,6 @@ func (e *Engine) InspectPage(ctx context.Context, req ports.BrowserInspectReques
 		requests: map[string]*ports.BrowserRequest{}, metadata: map[string]*ports.BrowserResponseMetadata{},
 		sockets: map[string]*ports.BrowserWebSocket{},
 	}
-	a.c.setListener(pc.onEvent)
 	out := &ports.BrowserPageCapture{Browser: a.info, Target: a.target, AllowedOrigins: a.scope.list}
 	if !req.IncludeConsoleText {
 		pc.led.exclude("console_text", "not_approved", 1)
@@ -514,6 +513,7 @@ func (e *Engine) InspectPage(ctx context.Context, req ports.BrowserInspectReques
 	if !req.IncludeWebSocketShapes {
 		pc.led.exclude("websocket_shapes", "not_approved", 1)
 	}
+	a.c.setListener(pc.onEvent)
 
 	// 1. Page domain and the gate.
 	if err := a.enable(ctx, "Page", nil); err != nil {
@@ -555,8 +555,8 @@ func (e *Engine) InspectPage(ctx context.Context, req ports.BrowserInspectReques
 	pc.mu.Lock()
 	pc.armed = true
 	pc.mainFrame = string(ft.Frame.ID)
-	pc.mu.Unlock()
 	out.Frames = framesOf(ft, a.scope, pc.lim.MaxFrames, pc.led)
+	pc.mu.Unlock()
 	if len(out.Frames) == 0 {
 		return nil, &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "no frame is within the allowed origins"}
 	}

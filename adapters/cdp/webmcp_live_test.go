@@ -40,7 +40,16 @@ func TestLiveWebMCP(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	is.True(tid != "")
-	d, err := e.DiscoverWebMCPTools(ctx, ports.WebMCPRequest{Target: ports.BrowserTargetRef{Endpoint: b.Endpoint(), TargetID: tid}, ObservationMS: 300})
+	// Discovery reads the frame tree once, without polling: retry while the
+	// first navigation has not committed yet (the main frame is blank).
+	var d *ports.WebMCPDiscovery
+	for i := 0; i < 100; i++ {
+		d, err = e.DiscoverWebMCPTools(ctx, ports.WebMCPRequest{Target: ports.BrowserTargetRef{Endpoint: b.Endpoint(), TargetID: tid}, ObservationMS: 300})
+		if be, ok := ports.AsBrowserError(err); !ok || be.Code != ports.BrowserTargetNotAllowed {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	is.NoErr(err)
 	t.Logf("WebMCP status %s %s, %d tools", d.Status, d.UnavailableReason, len(d.Tools))
 	if d.Status == "unavailable" {
