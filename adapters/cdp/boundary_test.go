@@ -188,6 +188,8 @@ func TestMidCaptureErrors(t *testing.T) {
 		{"navigates out during the window", cdptest.Options{NavigateOutMethod: "Network.enable", NavigateOutURL: "http://evil.test/"}, ports.BrowserTargetNotAllowed},
 		{"navigates within scope after the window", cdptest.Options{NavigateOutMethod: "DOMSnapshot.captureSnapshot", NavigateOutURL: "http://app.test/next"}, ports.BrowserTargetChanged},
 		{"target closed mid-capture", cdptest.Options{CloseOn: "DOMSnapshot.captureSnapshot"}, ports.BrowserDisconnected},
+		{"target detached during the window", cdptest.Options{After: map[string][]cdptest.Event{"Network.enable": {
+			{Method: "Target.detachedFromTarget", Params: map[string]any{"sessionId": "S1", "targetId": "T1"}, Browser: true}}}}, ports.BrowserDisconnected},
 		{"garbage frame", cdptest.Options{GarbageOn: "Page.getResourceTree"}, ports.BrowserProtocolError},
 		{"binary frame", cdptest.Options{BinaryOn: "Page.getResourceTree"}, ports.BrowserProtocolError},
 		{"empty session id", cdptest.Options{SessionID: "-"}, ports.BrowserProtocolError},

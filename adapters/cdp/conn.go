@@ -71,6 +71,57 @@ type conn struct {
 	listener func(event)
 	onClose  []func(*ports.BrowserError)
 	done     chan struct{}
+	// sessions holds a channel per watched session, closed when the
+	// browser detaches it or the connection fails.
+	sessions map[string]chan struct{}
+}
+
+// errDetached is the failure of a call on a session the browser detached
+// (its target closed or crashed).
+func errDetached() *ports.BrowserError {
+	return &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "target_terminated: the target closed or detached during the call"}
+}
+
+// sessionDone returns a channel closed when session sid is detached or the
+// connection fails.
+func (c *conn) sessionDone(sid string) <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch, ok := c.sessions[sid]
+	if !ok {
+		ch = make(chan struct{})
+		c.sessions[sid] = ch
+		if c.failure != nil {
+			close(ch)
+		}
+	}
+	return ch
+}
+
+// detach marks sid gone and fails its pending calls.
+func (c *conn) detach(sid string) {
+	c.mu.Lock()
+	ch, ok := c.sessions[sid]
+	if !ok {
+		ch = make(chan struct{})
+		c.sessions[sid] = ch
+	}
+	select {
+	case <-ch:
+	default:
+		close(ch)
+	}
+	var fail []*pendingCall
+	for id, p := range c.pending {
+		if p.sessionID == sid {
+			fail = append(fail, p)
+			delete(c.pending, id)
+		}
+	}
+	c.mu.Unlock()
+	for _, p := range fail {
+		p.ch <- reply{err: errDetached()}
+	}
 }
 
 func dialConn(ctx context.Context, wsURL string) (*conn, error) {
@@ -81,7 +132,7 @@ func dialConn(ctx context.Context, wsURL string) (*conn, error) {
 		}
 		return nil, &ports.BrowserError{Code: ports.BrowserEndpointUnreachable, Msg: "cannot open the CDP WebSocket", Err: err}
 	}
-	c := &conn{ws: ws, pending: map[int64]*pendingCall{}, done: make(chan struct{})}
+	c := &conn{ws: ws, pending: map[int64]*pendingCall{}, done: make(chan struct{}), sessions: map[string]chan struct{}{}}
 	go c.readLoop()
 	return c, nil
 }
@@ -91,6 +142,13 @@ func cancelled(ctx context.Context) *ports.BrowserError {
 		return &ports.BrowserError{Code: ports.BrowserTimeout, Err: ctx.Err()}
 	}
 	return &ports.BrowserError{Code: ports.BrowserCancelled, Err: ctx.Err()}
+}
+
+// failureNow is the connection's failure, nil while it works.
+func (c *conn) failureNow() *ports.BrowserError {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failure
 }
 
 // setListener installs the event listener (nil removes it).
@@ -124,6 +182,13 @@ func (c *conn) fail(be *ports.BrowserError) {
 	c.pending = map[int64]*pendingCall{}
 	hooks := c.onClose
 	c.onClose = nil
+	for _, ch := range c.sessions {
+		select {
+		case <-ch:
+		default:
+			close(ch)
+		}
+	}
 	c.mu.Unlock()
 	for _, p := range pend {
 		p.ch <- reply{err: be}
@@ -277,6 +342,14 @@ func (c *conn) dispatch(data []byte) *ports.BrowserError {
 	if params == nil {
 		params = json.RawMessage(`{}`)
 	}
+	if method == "Target.detachedFromTarget" && sid == "" {
+		var d struct {
+			SessionID string `json:"sessionId"`
+		}
+		if json.Unmarshal(params, &d) == nil && d.SessionID != "" {
+			c.detach(d.SessionID)
+		}
+	}
 	c.mu.Lock()
 	l := c.listener
 	c.mu.Unlock()
@@ -306,6 +379,14 @@ func (c *conn) call(ctx context.Context, sessionID, method string, params any, r
 		be := c.failure
 		c.mu.Unlock()
 		return be
+	}
+	if ch, ok := c.sessions[sessionID]; ok && sessionID != "" {
+		select {
+		case <-ch:
+			c.mu.Unlock()
+			return errDetached()
+		default:
+		}
 	}
 	c.next++
 	id := c.next

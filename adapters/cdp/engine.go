@@ -167,6 +167,7 @@ func (e *Engine) attach(ctx context.Context, ref ports.BrowserTargetRef) (*attac
 		}
 		a.c, a.flat = c, true
 		a.page = session{c: c, id: string(res.SessionID)}
+		c.sessionDone(a.page.id) // watch it from now on
 		a.browser = session{c: c}
 	case d.socket != "":
 		c, err := dialConn(ctx, d.socket)
@@ -180,6 +181,10 @@ func (e *Engine) attach(ctx context.Context, ref ports.BrowserTargetRef) (*attac
 	}
 	return a, nil
 }
+
+// gone is closed when the target's session detaches (its target closed or
+// crashed) or the connection fails.
+func (a *attachment) gone() <-chan struct{} { return a.c.sessionDone(a.page.id) }
 
 // enable runs <Domain>.enable and remembers to disable it.
 func (a *attachment) enable(ctx context.Context, domain string, params any) error {

@@ -635,8 +635,11 @@ func (e *Engine) window(ctx context.Context, a *attachment, pc *pageCapture, d t
 			return cancelled(ctx)
 		case <-pc.stop:
 			return &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "the page navigated outside the allowed origins"}
-		case <-a.c.done:
-			return a.c.failure
+		case <-a.gone():
+			if be := a.c.failureNow(); be != nil {
+				return be
+			}
+			return errDetached()
 		case <-tick.C:
 			pc.mu.Lock()
 			n := len(pc.requests) + len(pc.console) + len(pc.scripts) + len(pc.wsEvents)

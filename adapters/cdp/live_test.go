@@ -209,6 +209,34 @@ func TestLive(t *testing.T) {
 		is.True(tl.Target.FinalURL != nil && strings.HasPrefix(*tl.Target.FinalURL, site+"/app"))
 	})
 
+	t.Run("target closed during observation", func(t *testing.T) {
+		is := is.New(t)
+		actx, cancelA := remote.NewAllocator(context.Background(), endpoint)
+		defer cancelA()
+		tctx, closeTab := chromedp.NewContext(actx, chromedp.WithLogf(func(string, ...any) {}), chromedp.WithErrorf(func(string, ...any) {}))
+		is.NoErr(chromedp.Do(tctx, chromedp.Navigate(site+"/app/other")))
+		did := string(chromedp.FromContext(tctx).Target.TargetID)
+		time.AfterFunc(500*time.Millisecond, closeTab)
+		tl, err := e.ObserveSession(ctx, ports.BrowserObserveRequest{Target: ports.BrowserTargetRef{Endpoint: endpoint, TargetID: did}, ObservationMS: 20000})
+		is.NoErr(err)
+		is.Equal(tl.Window.EndReason, "target_terminated")
+		is.Equal(tl.Target.FinalURL, nil)
+		is.Equal(tl.Timeline[len(tl.Timeline)-1].Type, "target_terminated")
+	})
+
+	t.Run("target closed during inspection", func(t *testing.T) {
+		is := is.New(t)
+		actx, cancelA := remote.NewAllocator(context.Background(), endpoint)
+		defer cancelA()
+		tctx, closeTab := chromedp.NewContext(actx, chromedp.WithLogf(func(string, ...any) {}), chromedp.WithErrorf(func(string, ...any) {}))
+		is.NoErr(chromedp.Do(tctx, chromedp.Navigate(site+"/app/other")))
+		did := string(chromedp.FromContext(tctx).Target.TargetID)
+		time.AfterFunc(500*time.Millisecond, closeTab)
+		_, err := e.InspectPage(ctx, ports.BrowserInspectRequest{Target: ports.BrowserTargetRef{Endpoint: endpoint, TargetID: did}, ObservationMS: 10000})
+		is.Equal(code(t, err), ports.BrowserDisconnected)
+		is.True(strings.Contains(err.Error(), "target_terminated"))
+	})
+
 	t.Run("out of scope navigation", func(t *testing.T) {
 		is := is.New(t)
 		dctx, did := driver(t, endpoint)

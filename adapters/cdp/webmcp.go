@@ -226,7 +226,7 @@ func (e *Engine) DiscoverWebMCPTools(ctx context.Context, req ports.WebMCPReques
 		return out, nil
 	}
 	a.enabled = append(a.enabled, "WebMCP")
-	if err := sleep(ctx, time.Duration(max(req.ObservationMS, 25))*time.Millisecond, a.c.done); err != nil {
+	if err := sleep(ctx, time.Duration(max(req.ObservationMS, 25))*time.Millisecond, a.gone()); err != nil {
 		return nil, err
 	}
 	ft2, err := a.frameTree(ctx)
