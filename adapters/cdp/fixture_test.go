@@ -99,6 +99,15 @@ func fixtureSite(t *testing.T) *httptest.Server {
 			http.NotFound(w, r)
 		}
 	})
+	mux.HandleFunc("/foreign", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>foreign</title><script>
+const p = new URLSearchParams(location.search);
+const own = new WebSocket("ws://" + location.host + "/ws");
+own.onopen = () => own.send("own");
+const other = new WebSocket("ws://127.0.0.1:" + p.get("port") + "/ws");
+other.onopen = () => other.send("other");
+</script>`)
+	})
 	mux.HandleFunc("/tall", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><body style="margin:0"><div style="height:20000px;background:linear-gradient(red,blue)">tall</div></body>`)
 	})

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"image/png"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +20,7 @@ import (
 	"github.com/matryer/is"
 
 	"rea/adapters/cdp"
+	"rea/adapters/cdp/cdptest"
 	"rea/ports"
 )
 
@@ -411,4 +414,35 @@ func TestLiveScenarioCancelled(t *testing.T) {
 	is.True(os.IsNotExist(err))
 	is.Equal(liveProcesses(b.PID(), root), nil)
 	is.Equal(tempEntries(t), before)
+}
+
+func TestLiveScenarioForeignWebSockets(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
+	}
+	is := is.New(t)
+	site := fixtureSite(t).URL
+	foreign := httptest.NewServer(http.HandlerFunc(cdptest.EchoWebSocket))
+	defer foreign.Close()
+	port := foreign.URL[strings.LastIndexByte(foreign.URL, ':')+1:]
+	out, err := cdp.New(nil).RunScenario(context.Background(), ports.BrowserScenarioRequest{
+		StartURL: site + "/foreign?port=" + port,
+		Steps:    []ports.BrowserScenarioStep{{StepID: "wait", Action: "wait", DurationMS: 700}},
+	})
+	is.NoErr(err)
+	is.True(slices.ContainsFunc(out.Limitations, func(l string) bool { return strings.Contains(l, "cannot route or block WebSockets") }))
+	opened, frames := 0, 0
+	for _, ev := range out.Events {
+		switch ev.Kind {
+		case "websocket-opened":
+			opened++
+			is.True(strings.HasPrefix(ev.URL, "ws://"+strings.TrimPrefix(site, "http://")))
+		case "websocket-frame-sent", "websocket-frame-received":
+			frames++
+		}
+		is.True(!strings.Contains(ev.URL, ":"+port+"/"))
+	}
+	is.Equal(opened, 1)  // the in-scope socket only
+	is.True(frames >= 2) // "own" sent and echoed; the foreign socket's frames are left out
+	is.True(frames <= 2)
 }

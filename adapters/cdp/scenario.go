@@ -100,6 +100,7 @@ func validateScenario(req *ports.BrowserScenarioRequest) (scope, error) {
 // scenarioRun is the event state of one run.
 type scenarioRun struct {
 	red     *strings.Replacer
+	sockets sync.Map // request id → true for in-scope WebSockets
 	mu      sync.Mutex
 	sc      scope
 	max     int
@@ -155,16 +156,19 @@ func (r *scenarioRun) onEvent(ev any) {
 		r.add(ports.BrowserScenarioEvent{Kind: "request-failed", ResourceType: string(e.Type), Failure: e.ErrorText})
 	case *network.EventWebSocketCreated:
 		if r.sc.allows(wsToHTTP(e.URL)) {
+			r.sockets.Store(e.RequestID, true)
 			r.add(ports.BrowserScenarioEvent{Kind: "websocket-opened", URL: e.URL})
 		}
 	case *network.EventWebSocketClosed:
-		r.add(ports.BrowserScenarioEvent{Kind: "websocket-closed"})
+		if _, ok := r.sockets.Load(e.RequestID); ok {
+			r.add(ports.BrowserScenarioEvent{Kind: "websocket-closed"})
+		}
 	case *network.EventWebSocketFrameSent:
-		if e.Response != nil {
+		if _, ok := r.sockets.Load(e.RequestID); ok && e.Response != nil {
 			r.add(ports.BrowserScenarioEvent{Kind: "websocket-frame-sent", PayloadBytes: len(e.Response.PayloadData)})
 		}
 	case *network.EventWebSocketFrameReceived:
-		if e.Response != nil {
+		if _, ok := r.sockets.Load(e.RequestID); ok && e.Response != nil {
 			r.add(ports.BrowserScenarioEvent{Kind: "websocket-frame-received", PayloadBytes: len(e.Response.PayloadData)})
 		}
 	case *page.EventFrameNavigated:
@@ -336,7 +340,10 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 	run.mu.Lock()
 	out.Events, out.Dropped = slices.Clone(run.events), run.dropped
 	run.mu.Unlock()
-	out.Limitations = append(out.Limitations, "CDP cannot route WebSockets: out-of-scope WebSocket handshakes are failed by request interception, not closed with 1008.")
+	// Neither Fetch nor Network.setBlockedURLs intercepts WebSocket
+	// handshakes (checked on Chromium 148), so out-of-scope sockets cannot be
+	// refused; their events are left out.
+	out.Limitations = append(out.Limitations, "CDP cannot route or block WebSockets: out-of-scope WebSocket connections were not blocked, and their events are not recorded.")
 	cancelTab()
 	out.DurationMS = time.Since(began).Milliseconds()
 	return out, nil
