@@ -355,6 +355,11 @@ func (s *Session) toolAvailability(a ports.Analysis, b *Binding, t *ports.Target
 				}
 			}
 		}
+		if avail && op.Unavailable != nil {
+			if r, m := op.Unavailable(s.reg); r != "" {
+				avail, reason, rem = false, r, m
+			}
+		}
 		out = append(out, map[string]any{
 			"name": op.Name, "surface": "mcp",
 			"client_requirements": map[string]any{"required": []string{}, "optional": []string{}, "missing_required": []string{}, "missing_optional": []string{}},

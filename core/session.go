@@ -129,6 +129,8 @@ type Observation struct {
 	// analysis_profile.
 	Subject  *Subject
 	Provider *ProviderRef
+	// Environment is where a dynamic observation ran (a browser), or nil.
+	Environment *Environment
 }
 
 // Call is one validated invocation handed to a Handler.
@@ -328,7 +330,7 @@ func (s *Session) seal(op *Operation, args map[string]any, obs *Observation) (*E
 	}
 	ev := &Evidence{Operation: op.Name, Parameters: params, NormalizedResult: norm, RawResult: raw,
 		Confidence: obs.Confidence, Limitations: obs.Limitations, Locations: obs.Locations, EvidenceLinks: obs.Links,
-		PredicateType: obs.Predicate, Authority: obs.Authority}
+		PredicateType: obs.Predicate, Authority: obs.Authority, Environment: obs.Environment}
 	s.mu.Lock()
 	t, b, prof := s.target, s.binding, s.profile
 	s.mu.Unlock()
