@@ -192,7 +192,9 @@ func TestBundleFindsRoutesEndpointsAndDeclarationsWithTheRealShape(t *testing.T)
 // callsJS reports fixed calls, standing in for the tdewolff engine.
 type callsJS struct{}
 
-func (callsJS) Info() ports.ProviderInfo { return ports.ProviderInfo{ID: "calls-js", Name: "calls", Version: "1"} }
+func (callsJS) Info() ports.ProviderInfo {
+	return ports.ProviderInfo{ID: "calls-js", Name: "calls", Version: "1"}
+}
 func (callsJS) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSFacts, error) {
 	str := func(s string) ports.JSValue { return ports.JSValue{Kind: ports.JSValString, Value: s} }
 	return &ports.JSFacts{Parsed: true, Calls: []ports.JSCall{
@@ -458,5 +460,9 @@ type progress struct {
 	msgs []string
 }
 
-func (p *progress) Observe(phase, msg string) { p.mu.Lock(); p.msgs = append(p.msgs, phase+": "+msg); p.mu.Unlock() }
-func (p *progress) Finish(phase, msg string)  { p.Observe(phase, msg) }
+func (p *progress) Observe(phase, msg string) {
+	p.mu.Lock()
+	p.msgs = append(p.msgs, phase+": "+msg)
+	p.mu.Unlock()
+}
+func (p *progress) Finish(phase, msg string) { p.Observe(phase, msg) }
