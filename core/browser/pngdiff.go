@@ -46,7 +46,7 @@ func opCompareScreenshots() *core.Operation {
 			`"channel_threshold":{"type":"integer","minimum":0,"maximum":255,"default":0,"description":"Largest per-channel difference still counted as unchanged."}`,
 			`"maximum_pixels":{"type":"integer","minimum":1,"maximum":32000000,"default":16000000,"description":"Largest image (width × height) decoded."}`),
 		Result:   screenshotDiffSchema,
-		Examples: ex(`{"before":{"data_base64":"iVBORw0KGgo..."},"after":{"data_base64":"iVBORw0KGgo..."},"channel_threshold":8}`),
+		Examples: ex(`{"before":{"data_base64":"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="},"after":{"data_base64":"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="},"channel_threshold":8}`),
 		Handler:  handleCompareScreenshots,
 	}
 }

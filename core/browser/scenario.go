@@ -27,8 +27,11 @@ func opCaptureScenario() *core.Operation {
 			"per step and the requested artifacts (screenshot, DOM, accessibility text, URL, history), fail out-of-scope requests, " +
 			"and remove every process and file afterwards. Secrets are read from the server's environment and appear only as " +
 			"[REDACTED:<secret_id>]. The result is valid input to compare_web_captures.",
-		Kind:    core.KindApplication,
-		Effects: core.Effects{AccessesNetwork: true, LaunchesProcess: true, WritesFilesystem: true, MutatesSession: true, ChangesUIState: true},
+		Kind: core.KindApplication,
+		// CONTRACTS.md §10: scenario captures carry every flag and are not
+		// idempotent; the page's own scripts run (executesForeignCode).
+		Effects: core.Effects{MutatesTarget: true, MutatesSession: true, WritesFilesystem: true, LaunchesProcess: true, AccessesNetwork: true,
+			ChangesUIState: true, MayDiscardData: true, ExecutesForeignCode: true},
 		Input: schemaObj([]string{"browser", "start_url", "actions"},
 			`"browser":{"type":"object","additionalProperties":false,"required":["mode"],"description":"The owned browser to launch.","properties":{"mode":{"const":"launch"},"executable_path":{"type":"string","minLength":1,"maxLength":4096,"description":"Chromium executable; absent picks chromium from PATH."},"headless":{"const":true,"default":true}}}`,
 			`"start_url":{"type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","minLength":1,"maxLength":65536,"description":"http(s) URL without userinfo."},"query":{"type":"array","maxItems":256,"items":{"type":"object","additionalProperties":false,"required":["name","value"],"properties":{"name":{"type":"string"},"value":{"type":"string"}}},"default":[]}}}`,
