@@ -456,3 +456,17 @@ func TestLiveScenarioLeavesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPBrowserFloodIsTruncatedNotFailed: a page that floods console and
+// network events gives a complete answer whose completeness says truncated.
+func TestMCPBrowserFloodIsTruncatedNotFailed(t *testing.T) {
+	is := is.New(t)
+	cs := mcpClient(t)
+	srv := cdptest.New(&cdptest.Options{Flood: 3000})
+	defer srv.Close()
+	_, r := evidence(t, call(t, cs, "inspect_web_page", map[string]any{"cdp_endpoint": srv.URL, "target_id": "T1", "observation_ms": 200}))
+	comp := r["completeness"].(map[string]any)
+	is.Equal(comp["status"], "truncated")
+	is.True(comp["dropped_events"].(map[string]any)["total"].(float64) > 0)
+	is.True(len(r["network"].(map[string]any)["requests"].([]any)) <= 1000)
+}
