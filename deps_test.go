@@ -19,7 +19,9 @@ import (
 //	core/<family>      core + ports + the JSON libraries; core/jsapp also
 //	                   core/artifact (the application graph is built over the
 //	                   artifact graph's inventory); no other family imports
-//	                   a sibling
+//	                   a sibling; core/browser also core/web (its capture
+//	                   results are the shapes compare_web_captures accepts,
+//	                   so their result schemas are that operation's)
 //	core/standard      core + the families (the one place they are listed)
 //	supervisor         ports only (the process supervisor); core never
 //	                   imports it
@@ -43,7 +45,8 @@ var policy = []struct {
 }{
 	{"rea/ports/portstest", []string{"rea/ports", "github.com/matryer/is"}, nil},
 	{"rea/ports", nil, []string{"github.com/matryer/is"}},
-	{"rea/core/standard", []string{"rea/core", "rea/core/artifact", "rea/core/binary", "rea/core/jsapp", "rea/core/web"}, nil},
+	{"rea/core/standard", []string{"rea/core", "rea/core/artifact", "rea/core/binary", "rea/core/browser", "rea/core/jsapp", "rea/core/web"}, nil},
+	{"rea/core/browser", append([]string{"rea/core/web"}, familyAllowed...), familyTests},
 	{"rea/core/jsapp", append([]string{"rea/core/artifact"}, familyAllowed...), familyTests},
 	{"rea/core/artifact", familyAllowed, familyTests},
 	{"rea/core/binary", familyAllowed, familyTests},

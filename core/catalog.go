@@ -103,7 +103,11 @@ type Operation struct {
 	// the bound provider lacks one of Needs (e.g. name the engine that has it).
 	MissingRemediation string
 	MissingReason      string
-	Handler            Handler
+	// Unavailable, when set, says why the registry cannot serve the
+	// operation now (an engine not wired in, a browser not installed):
+	// a non-empty reason and its remediation for tool_availability.
+	Unavailable func(*Registry) (reason, remediation string)
+	Handler     Handler
 
 	once                  sync.Once
 	outOnce               sync.Once

@@ -120,6 +120,58 @@ func (c *Call) JavaScript() ports.JavaScriptEngine {
 	return c.Session.reg.javascript
 }
 
+// Browser is the registered browser observer, or nil.
+func (c *Call) Browser() ports.BrowserObserver { return c.Session.reg.Browser() }
+
+// BrowserScenarios is the registered scenario runner, or nil.
+func (c *Call) BrowserScenarios() ports.BrowserScenarioRunner {
+	return c.Session.reg.BrowserScenarios()
+}
+
+// SourceMaps is the registered source map fetcher, or nil.
+func (c *Call) SourceMaps() ports.SourceMapFetcher { return c.Session.reg.SourceMaps() }
+
+// ScenarioAvailability reports whether the scenario runner can launch a
+// browser now.
+func (c *Call) ScenarioAvailability() ports.Availability { return c.Session.reg.ScenarioAvailability() }
+
+// Browser is the registered browser observer, or nil (also on a nil
+// Registry).
+func (r *Registry) Browser() ports.BrowserObserver {
+	if r == nil {
+		return nil
+	}
+	return r.browser
+}
+
+// BrowserScenarios is the registered scenario runner, or nil.
+func (r *Registry) BrowserScenarios() ports.BrowserScenarioRunner {
+	if r == nil {
+		return nil
+	}
+	return r.scenarios
+}
+
+// SourceMaps is the registered source map fetcher, or nil.
+func (r *Registry) SourceMaps() ports.SourceMapFetcher {
+	if r == nil {
+		return nil
+	}
+	return r.sourceMaps
+}
+
+// ScenarioAvailability reports whether the scenario runner can launch a
+// browser now: unavailable with not_configured when none is registered.
+func (r *Registry) ScenarioAvailability() ports.Availability {
+	switch {
+	case r == nil || r.scenarios == nil:
+		return ports.Availability{Code: "not_configured", Reason: "no browser scenario runner is wired into this build"}
+	case r.scenarioAvailable == nil:
+		return ports.Availability{Available: true}
+	}
+	return r.scenarioAvailable()
+}
+
 // ProjectView projects a view of parent with the catalog's viewer for its
 // operation, as inspect_analysis_view does.
 func (c *Call) ProjectView(parent *Evidence, view map[string]any) (map[string]any, error) {

@@ -423,6 +423,11 @@ func (s *Session) toolAvailability(ctx context.Context, a ports.Analysis, b *Bin
 					capabilityRemediation(offers, missing, op.MissingRemediation)
 			}
 		}
+		if avail && op.Unavailable != nil {
+			if r, m := op.Unavailable(s.reg); r != "" {
+				avail, reason, rem = false, r, m
+			}
+		}
 		entry := map[string]any{"name": op.Name, "available": avail, "reason": reason, "remediation": rem}
 		if complete {
 			entry["surface"] = "mcp"

@@ -53,6 +53,11 @@ type Registry struct {
 	containers []ports.ContainerOpener
 	// javascript extracts syntactic facts for analyze_javascript_application.
 	javascript ports.JavaScriptEngine
+	// browser, scenarios and sourceMaps serve the browser family.
+	browser           ports.BrowserObserver
+	scenarios         ports.BrowserScenarioRunner
+	sourceMaps        ports.SourceMapFetcher
+	scenarioAvailable func() ports.Availability
 }
 
 // RegistryOptions configure a Registry.
@@ -65,6 +70,15 @@ type RegistryOptions struct {
 	// JavaScript is the engine analyze_javascript_application uses; nil
 	// makes that operation capability_unavailable.
 	JavaScript ports.JavaScriptEngine
+	// Browser observes live pages for the passive browser tools, Scenarios
+	// runs owned browser scenarios, SourceMaps fetches in-scope source maps;
+	// nil makes the tools that need them capability_unavailable.
+	// ScenarioAvailability reports whether Scenarios can launch a browser
+	// now (nil: available whenever Scenarios is set).
+	Browser              ports.BrowserObserver
+	Scenarios            ports.BrowserScenarioRunner
+	SourceMaps           ports.SourceMapFetcher
+	ScenarioAvailability func() ports.Availability
 }
 
 // NewRegistry sorts providers by id. A duplicate id or an invalid default is
@@ -75,7 +89,8 @@ func NewRegistry(providers []ports.Provider, opts *RegistryOptions) (*Registry, 
 		o = *opts
 	}
 	r := &Registry{providers: append([]ports.Provider(nil), providers...), def: SelectorAuto, defSource: SelectorAuto,
-		containers: append([]ports.ContainerOpener(nil), o.Containers...), javascript: o.JavaScript}
+		containers: append([]ports.ContainerOpener(nil), o.Containers...), javascript: o.JavaScript,
+		browser: o.Browser, scenarios: o.Scenarios, sourceMaps: o.SourceMaps, scenarioAvailable: o.ScenarioAvailability}
 	sort.Slice(r.providers, func(i, j int) bool { return r.providers[i].Info().ID < r.providers[j].Info().ID })
 	seen := map[string]bool{}
 	for _, p := range r.providers {

@@ -136,6 +136,8 @@ type Observation struct {
 	// analysis_profile.
 	Subject  *Subject
 	Provider *ProviderRef
+	// Environment is where a dynamic observation ran (a browser), or nil.
+	Environment *Environment
 }
 
 // Call is one validated invocation handed to a Handler.
@@ -356,7 +358,7 @@ func (s *Session) seal(op *Operation, args map[string]any, obs *Observation, sna
 	}
 	ev := &Evidence{Operation: op.Name, Parameters: params, NormalizedResult: norm, RawResult: raw,
 		Confidence: obs.Confidence, Limitations: obs.Limitations, Locations: obs.Locations, EvidenceLinks: obs.Links,
-		PredicateType: obs.Predicate, Authority: obs.Authority}
+		PredicateType: obs.Predicate, Authority: obs.Authority, Environment: obs.Environment}
 	t, b, prof := snap.target, snap.binding, snap.profile
 	switch {
 	case obs.Unbound:

@@ -90,6 +90,7 @@ type grammar struct {
 	EvidenceExport  evidenceExportCmd  `cmd:"" name:"evidence-export" help:"Write an Evidence bundle file from imported bundles (--from) and recorded calls (--target, --call), streamed and atomically published."`
 	EvidenceImport  evidenceImportCmd  `cmd:"" name:"evidence-import" help:"Validate a bundle file completely as import_evidence_bundle does and print its summary."`
 	Compare         compareCmd         `cmd:"" help:"Compare two Evidence bundle files: added, removed and changed records (compare_bundles)."`
+	browserCmds     `embed:""`         // the browser tools (browser.go)
 }
 
 // Commands are the CLI's primary commands, for the product catalog.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"rea/adapters/asar"
+	"rea/adapters/cdp"
 	"rea/adapters/cli"
 	"rea/adapters/js"
 	"rea/adapters/mcp"
@@ -73,10 +74,12 @@ func wire(lookupEnv func(string) (string, bool)) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	browser := cdp.New(nil)
 	reg, err := core.NewRegistry([]ports.Provider{native.New(nil)},
 		&core.RegistryOptions{Default: getenv("REA_ANALYSIS_PROVIDER"),
 			Containers: []ports.ContainerOpener{asar.Opener{}, zip.Opener{}},
-			JavaScript: js.New()})
+			JavaScript: js.New(),
+			Browser:    browser, Scenarios: browser, SourceMaps: browser, ScenarioAvailability: browser.ScenarioAvailability})
 	if err != nil {
 		return nil, err
 	}

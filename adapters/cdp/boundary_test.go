@@ -1,0 +1,593 @@
+package cdp_test
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"rea/adapters/cdp"
+	"rea/adapters/cdp/cdptest"
+	"rea/ports"
+)
+
+// neverSent are the methods no passive capability may send (BROWSER.md §1).
+var neverSent = []string{
+	"Page.navigate", "Page.reload", "Runtime.evaluate", "Runtime.callFunctionOn", "Input.",
+	"Target.closeTarget", "Browser.close", "WebMCP.invokeTool",
+}
+
+func assertNeverSent(t *testing.T, f *cdptest.Server) {
+	t.Helper()
+	for _, m := range neverSent {
+		if f.Received(m) {
+			t.Errorf("a passive call sent %s; methods: %v", m, f.Methods())
+		}
+	}
+}
+
+func engine() *cdp.Engine {
+	return cdp.New(&cdp.Options{GateInterval: time.Millisecond, GateAttempts: 3})
+}
+
+func ref(f *cdptest.Server) ports.BrowserTargetRef {
+	return ports.BrowserTargetRef{Endpoint: f.URL, TargetID: "T1"}
+}
+
+func code(t *testing.T, err error) ports.BrowserErrorCode {
+	t.Helper()
+	be, ok := ports.AsBrowserError(err)
+	if !ok {
+		t.Fatalf("want a BrowserError, got %v", err)
+	}
+	return be.Code
+}
+
+func fullInspect(f *cdptest.Server) ports.BrowserInspectRequest {
+	return ports.BrowserInspectRequest{Target: ref(f), ObservationMS: 20,
+		IncludeScriptSources: true, IncludeConsoleText: true, IncludeAccessibilityText: true,
+		IncludeStorageKeys: true, IncludeStorageFingerprints: true, IncludeJSONBodyShapes: true, IncludeWebSocketShapes: true}
+}
+
+func TestEndpointRulesBeforeIO(t *testing.T) {
+	f := cdptest.New(nil)
+	defer f.Close()
+	p := f.Port()
+	bad := []string{
+		"http://localhost:" + p, "http://user:pw@127.0.0.1:" + p, "http://127.0.0.1:" + p + "/json",
+		"http://127.0.0.1:" + p + "?x=1", "http://127.0.0.1:" + p + "#f", "https://127.0.0.1:" + p,
+		"http://127.0.0.1", "http://127.0.0.1:0", "http://127.0.0.1:99999", "http://10.0.0.1:" + p,
+		"http://0x7f.0.0.1:" + p, "http://[::2]:" + p, "ws://127.0.0.1:" + p, "127.0.0.1:" + p, "",
+		"http://127.0.0.1:0" + p, "http://127.1:" + p,
+	}
+	e := engine()
+	for _, ep := range bad {
+		t.Run(ep, func(t *testing.T) {
+			is := is.New(t)
+			_, err := e.ListTargets(context.Background(), ports.BrowserListRequest{Endpoint: ep})
+			is.Equal(code(t, err), ports.BrowserInvalidRequest)
+			_, err = e.InspectPage(context.Background(), ports.BrowserInspectRequest{Target: ports.BrowserTargetRef{Endpoint: ep, TargetID: "T1"}})
+			is.Equal(code(t, err), ports.BrowserInvalidRequest)
+		})
+	}
+	if f.Hits() != 0 {
+		t.Errorf("invalid endpoints reached the network: %d requests", f.Hits())
+	}
+	_, err := e.ListTargets(context.Background(), ports.BrowserListRequest{Endpoint: f.URL, AllowedOrigins: []string{"http://*.example"}})
+	is.New(t).Equal(code(t, err), ports.BrowserInvalidRequest)
+}
+
+func TestDiscoveryErrors(t *testing.T) {
+	cases := []struct {
+		mode string
+		want ports.BrowserErrorCode
+	}{
+		{cdptest.DiscoveryNonJSON, ports.BrowserInvalidEndpointResponse},
+		{cdptest.DiscoveryMalformedVersion, ports.BrowserInvalidEndpointResponse},
+		{cdptest.DiscoveryMalformedList, ports.BrowserInvalidEndpointResponse},
+		{cdptest.DiscoveryStatus500, ports.BrowserInvalidEndpointResponse},
+		{cdptest.DiscoveryRedirect, ports.BrowserInvalidEndpointResponse},
+		{cdptest.DiscoveryOversizedVersion, ports.BrowserPayloadLimit},
+		{cdptest.DiscoveryOversizedList, ports.BrowserPayloadLimit},
+	}
+	for _, c := range cases {
+		t.Run(c.mode, func(t *testing.T) {
+			is := is.New(t)
+			f := cdptest.New(&cdptest.Options{Discovery: c.mode})
+			defer f.Close()
+			_, err := engine().ListTargets(context.Background(), ports.BrowserListRequest{Endpoint: f.URL})
+			is.Equal(code(t, err), c.want)
+			_, err = engine().InspectPage(context.Background(), ports.BrowserInspectRequest{Target: ref(f)})
+			is.Equal(code(t, err), c.want)
+		})
+	}
+}
+
+func TestEndpointUnreachable(t *testing.T) {
+	is := is.New(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	is.NoErr(err)
+	addr := l.Addr().String()
+	l.Close()
+	_, err = engine().ListTargets(context.Background(), ports.BrowserListRequest{Endpoint: "http://" + addr})
+	is.Equal(code(t, err), ports.BrowserEndpointUnreachable)
+	is.True(errors.Is(err, ports.ErrUnavailable))
+}
+
+func TestListing(t *testing.T) {
+	is := is.New(t)
+	f := cdptest.New(&cdptest.Options{NoBrowserSocket: true, Targets: []cdptest.Target{
+		{ID: "T2", Type: "page", URL: "http://app.test/b"},
+		{ID: "T1", Type: "page", URL: "http://user:pw@app.test/a"},
+		{ID: "T3", Type: "page", URL: "http://other.test/"},
+		{ID: "T4", Type: "page", URL: "about:blank"},
+		{ID: "T5", Type: "service_worker", URL: "http://app.test/sw.js"},
+		{ID: "T6", Type: "page", URL: "http://app.test/c", NoSocket: true},
+	}})
+	defer f.Close()
+	list, err := engine().ListTargets(context.Background(), ports.BrowserListRequest{Endpoint: f.URL, AllowedOrigins: []string{"http://app.test/"}})
+	is.NoErr(err)
+	is.Equal(len(list.Targets), 2)
+	is.Equal(list.Targets[0].TargetID, "T1")
+	is.Equal(list.Targets[0].URL, "http://app.test/a") // userinfo removed
+	is.Equal(list.Excluded, ports.BrowserListExclusions{DisallowedOrigin: 1, UnsupportedURL: 1, NonPage: 1, Unconnectable: 1})
+	is.Equal(len(list.Limitations), 1)
+	is.Equal(list.Browser.Product, "FakeChrome/1.0")
+	is.Equal(list.Browser.Revision, "537.36 (@fake)")
+	is.Equal(f.Calls(), nil) // listing never opens a socket
+}
+
+func TestTargetErrors(t *testing.T) {
+	f := cdptest.New(&cdptest.Options{Targets: []cdptest.Target{
+		{ID: "T1", Type: "page", URL: "http://app.test/"},
+		{ID: "W", Type: "worker", URL: "http://app.test/w.js"},
+		{ID: "B", Type: "page", URL: "about:blank"},
+	}})
+	defer f.Close()
+	e := engine()
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		ref  ports.BrowserTargetRef
+		want ports.BrowserErrorCode
+	}{
+		{"missing", ports.BrowserTargetRef{Endpoint: f.URL, TargetID: "nope"}, ports.BrowserTargetNotFound},
+		{"non-page", ports.BrowserTargetRef{Endpoint: f.URL, TargetID: "W"}, ports.BrowserTargetNotAllowed},
+		{"null origin", ports.BrowserTargetRef{Endpoint: f.URL, TargetID: "B"}, ports.BrowserTargetNotAllowed},
+		{"outside origins", ports.BrowserTargetRef{Endpoint: f.URL, TargetID: "T1", AllowedOrigins: []string{"http://else.test"}}, ports.BrowserTargetNotAllowed},
+		{"empty id", ports.BrowserTargetRef{Endpoint: f.URL}, ports.BrowserInvalidRequest},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			is := is.New(t)
+			_, err := e.InspectPage(ctx, ports.BrowserInspectRequest{Target: c.ref})
+			is.Equal(code(t, err), c.want)
+			_, err = e.ObserveSession(ctx, ports.BrowserObserveRequest{Target: c.ref, ObservationMS: 10})
+			is.Equal(code(t, err), c.want)
+			_, err = e.DiscoverWebMCPTools(ctx, ports.WebMCPRequest{Target: c.ref})
+			is.Equal(code(t, err), c.want)
+			_, err = e.CaptureScreenshot(ctx, ports.BrowserScreenshotRequest{Target: c.ref})
+			is.Equal(code(t, err), c.want)
+		})
+	}
+}
+
+func TestMidCaptureErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		opts cdptest.Options
+		want ports.BrowserErrorCode
+	}{
+		{"navigates out during the window", cdptest.Options{NavigateOutMethod: "Network.enable", NavigateOutURL: "http://evil.test/"}, ports.BrowserTargetNotAllowed},
+		{"navigates within scope after the window", cdptest.Options{NavigateOutMethod: "DOMSnapshot.captureSnapshot", NavigateOutURL: "http://app.test/next"}, ports.BrowserTargetChanged},
+		{"target closed mid-capture", cdptest.Options{CloseOn: "DOMSnapshot.captureSnapshot"}, ports.BrowserDisconnected},
+		{"target detached during the window", cdptest.Options{After: map[string][]cdptest.Event{"Network.enable": {
+			{Method: "Target.detachedFromTarget", Params: map[string]any{"sessionId": "S1", "targetId": "T1"}, Browser: true}}}}, ports.BrowserDisconnected},
+		{"garbage frame", cdptest.Options{GarbageOn: "Page.getResourceTree"}, ports.BrowserProtocolError},
+		{"binary frame", cdptest.Options{BinaryOn: "Page.getResourceTree"}, ports.BrowserProtocolError},
+		{"empty session id", cdptest.Options{SessionID: "-"}, ports.BrowserProtocolError},
+		{"required command rejected", cdptest.Options{Handlers: map[string]cdptest.Handler{
+			"Page.getResourceTree": func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) {
+				return nil, &cdptest.RPCError{Code: -32000, Message: "no"}
+			}}}, ports.BrowserProtocolError},
+		{"optional command rejected otherwise than unknown", cdptest.Options{Handlers: map[string]cdptest.Handler{
+			"Storage.getUsageAndQuota": func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) {
+				return nil, &cdptest.RPCError{Code: -32000, Message: "no"}
+			}}}, ports.BrowserProtocolError},
+		{"target with no usable socket", cdptest.Options{NoBrowserSocket: true, Targets: []cdptest.Target{{ID: "T1", Type: "page", URL: "http://app.test/", NoSocket: true}}}, ports.BrowserInvalidEndpointResponse},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			is := is.New(t)
+			f := cdptest.New(&c.opts)
+			defer f.Close()
+			out, err := engine().InspectPage(context.Background(), fullInspect(f))
+			is.Equal(out, nil) // never a partial result
+			is.Equal(code(t, err), c.want)
+			assertNeverSent(t, f)
+		})
+	}
+}
+
+func TestCancelAndTimeout(t *testing.T) {
+	is := is.New(t)
+	f := cdptest.New(nil)
+	defer f.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	_, err := engine().InspectPage(ctx, ports.BrowserInspectRequest{Target: ref(f), ObservationMS: 10000})
+	is.Equal(code(t, err), ports.BrowserCancelled)
+	is.True(errors.Is(err, context.Canceled))
+	// cleanup ran under its own context: domains disabled, session detached
+	m := f.Methods()
+	for _, want := range []string{"Network.disable", "Debugger.disable", "Runtime.disable", "Page.disable", "Target.detachFromTarget"} {
+		is.True(slices.Contains(m, want))
+	}
+	tctx, cancel2 := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel2()
+	_, err = engine().ObserveSession(tctx, ports.BrowserObserveRequest{Target: ref(f), ObservationMS: 10000})
+	is.Equal(code(t, err), ports.BrowserTimeout)
+	is.True(errors.Is(err, ports.ErrTimeout))
+}
+
+func TestInspectOnFake(t *testing.T) {
+	is := is.New(t)
+	f := cdptest.New(nil)
+	defer f.Close()
+	c, err := engine().InspectPage(context.Background(), fullInspect(f))
+	is.NoErr(err)
+	assertNeverSent(t, f)
+	m := f.Methods()
+	// BROWSER.md §3's order of the steps
+	order := []string{"Target.attachToTarget", "Page.enable", "Page.getFrameTree", "Runtime.enable", "Debugger.enable", "Network.enable",
+		"Network.getResponseBody", "Page.getResourceTree", "DOMSnapshot.captureSnapshot", "Accessibility.getFullAXTree",
+		"Debugger.getScriptSource", "Target.getTargets", "Storage.getUsageAndQuota", "Network.disable", "Target.detachFromTarget"}
+	last := -1
+	for _, o := range order {
+		i := slices.Index(m, o)
+		if i <= last {
+			t.Fatalf("%s out of order in %v", o, m)
+		}
+		last = i
+	}
+	for _, call := range f.Calls() {
+		if call.Method == "Target.getTargets" && call.SessionID != "" {
+			t.Error("Target.getTargets must go to the browser, without sessionId")
+		}
+		if strings.HasPrefix(call.Method, "Page.") && call.SessionID != "S1" {
+			t.Errorf("%s without the attach session", call.Method)
+		}
+	}
+	is.Equal(len(c.Frames), 1) // the ads.example child frame is out of scope
+	is.Equal(len(c.Scripts), 1)
+	is.Equal(c.Scripts[0].FrameID, "F1")
+	is.Equal(c.Scripts[0].SourceMapURL, "http://app.test/app.js.map")
+	is.Equal(string(c.Scripts[0].Source), "console.log('fake');")
+	is.Equal(len(c.Resources), 1)
+	is.Equal(len(c.Network.Requests), 1)
+	r := c.Network.Requests[0]
+	is.Equal(r.Method, "POST")
+	is.Equal(*r.Status, 200)
+	is.Equal(*r.EncodedDataLength, 321.0)
+	is.Equal(*r.Initiator.URL, "http://app.test/app.js")
+	is.Equal(string(r.RequestBody), `{"user":"u"}`)
+	is.Equal(string(r.ResponseBody), `{"ok":true}`)
+	is.Equal(len(c.Metadata.Responses), 1)
+	_, hasCookie := c.Metadata.Responses[0].Headers["set-cookie"]
+	is.True(!hasCookie)
+	is.Equal(c.Metadata.Responses[0].Headers["x-webmcp"], "1")
+	is.Equal(len(c.Console), 1)
+	is.Equal(c.Console[0].ArgumentTypes, []string{"string", "number", "object"})
+	is.Equal(len(c.Console[0].Values), 2) // the object is never rendered
+	is.Equal(len(c.Network.WebSocketEvents), 2)
+	is.Equal(c.Network.WebSocketEvents[1].PayloadBytes, 0) // bad base64
+	is.Equal(len(c.Workers), 1)
+	is.Equal(c.Workers[0].TargetID, "W1")
+	is.Equal(c.DOM.TotalNodes, 7)
+	is.Equal(c.DOM.LinkRels, []string{"mcp"})
+	is.Equal(c.DOM.Nodes[6].NodeValueLength, 5)
+	is.Equal(len(c.Accessibility.Nodes), 2)
+	is.Equal(*c.Accessibility.Nodes[1].Name, "ax-private-label-value")
+	is.Equal(c.Accessibility.Nodes[1].States, []string{"focusable"})
+	is.Equal(c.Storage.LocalStorageKeys, []string{"token"})
+	is.True(!strings.Contains(dump(c.Storage), "secret-value"))
+	is.True(!strings.Contains(dump(c.Storage), "cookie-secret"))
+	want := map[[2]string]int{
+		{"frames", "disallowed_origin"}: 1, {"scripts", "disallowed_origin"}: 1, {"scripts", "invalid_protocol_value"}: 1,
+		{"resources", "disallowed_origin"}: 1, {"network_requests", "disallowed_origin"}: 1, {"console_events", "disallowed_origin"}: 1,
+		{"websocket_frames", "invalid_protocol_value"}: 1, {"workers", "out_of_target_scope"}: 1, {"metadata", "disallowed_origin"}: 1,
+	}
+	for _, x := range c.Completeness.Excluded {
+		if n, ok := want[[2]string{x.Section, x.Reason}]; ok && n != x.Count {
+			t.Errorf("excluded %s/%s = %d, want %d", x.Section, x.Reason, x.Count, n)
+		}
+		delete(want, [2]string{x.Section, x.Reason})
+	}
+	is.Equal(len(want), 0)
+}
+
+func TestInspectDefaultsKeepNoText(t *testing.T) {
+	is := is.New(t)
+	f := cdptest.New(nil)
+	defer f.Close()
+	c, err := engine().InspectPage(context.Background(), ports.BrowserInspectRequest{Target: ref(f), ObservationMS: 10})
+	is.NoErr(err)
+	assertNeverSent(t, f)
+	is.True(!f.Received("Debugger.getScriptSource"))
+	is.True(!f.Received("Network.getResponseBody"))
+	is.True(!f.Received("DOMStorage.getDOMStorageItems"))
+	is.True(!f.Received("Network.getCookies"))
+	raw := dump(c)
+	for _, s := range []string{"ax-private-label-value", "console-secret", `"user"`, "ping", "secret-value"} {
+		is.True(!strings.Contains(raw, s))
+	}
+	is.Equal(c.Accessibility.ExcludedFields, 2)
+	is.Equal(c.Scripts[0].SourceReason, "source capture was not approved")
+}
+
+func TestOptionalDomainsDegrade(t *testing.T) {
+	is := is.New(t)
+	unknown := func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) {
+		return nil, &cdptest.RPCError{Code: -32601, Message: "method not found"}
+	}
+	f := cdptest.New(&cdptest.Options{Handlers: map[string]cdptest.Handler{
+		"Accessibility.getFullAXTree": unknown, "Target.getTargets": unknown, "Storage.getUsageAndQuota": unknown,
+		"DOMStorage.getDOMStorageItems": unknown, "Network.getResponseBody": unknown,
+	}})
+	defer f.Close()
+	c, err := engine().InspectPage(context.Background(), fullInspect(f))
+	is.NoErr(err)
+	is.Equal(c.Accessibility.TextCapture, "unavailable")
+	sections := map[string]bool{}
+	for _, u := range c.Completeness.Unavailable {
+		sections[u.Section] = true
+	}
+	for _, s := range []string{"accessibility", "workers", "storage", "storage_keys", "json_body_shapes"} {
+		is.True(sections[s])
+	}
+	is.True(slices.Contains(c.Limitations, "Accessibility.getFullAXTree was unavailable from this browser target."))
+}
+
+func TestEventFlood(t *testing.T) {
+	is := is.New(t)
+	f := cdptest.New(&cdptest.Options{Flood: 3000})
+	defer f.Close()
+	c, err := engine().InspectPage(context.Background(), ports.BrowserInspectRequest{Target: ref(f), ObservationMS: 200,
+		Limits: ports.BrowserLimits{MaxNetworkEvents: 50, MaxConsoleEvents: 10}})
+	is.NoErr(err)
+	is.Equal(len(c.Network.Requests), 50)
+	is.Equal(len(c.Console), 10)
+	is.True(c.Completeness.Dropped.NetworkRequests > 0)
+	is.True(c.Completeness.Dropped.ConsoleEvents > 0)
+	is.True(slices.Contains(c.Completeness.Truncated, "network_requests"))
+	is.True(slices.Contains(c.Completeness.Truncated, "console_events"))
+}
+
+func TestPageSocketFallback(t *testing.T) {
+	is := is.New(t)
+	f := cdptest.New(&cdptest.Options{NoBrowserSocket: true})
+	defer f.Close()
+	c, err := engine().InspectPage(context.Background(), ports.BrowserInspectRequest{Target: ref(f), ObservationMS: 10})
+	is.NoErr(err)
+	is.Equal(len(c.Scripts), 1)
+	is.True(!f.Received("Target.attachToTarget"))
+	for _, call := range f.Calls() {
+		is.Equal(call.SessionID, "")
+	}
+}
+
+func TestObserveOnFake(t *testing.T) {
+	lifecycle := cdptest.Event{Method: "Page.lifecycleEvent", Params: map[string]any{"frameId": "F1", "loaderId": "L1", "name": "DOMContentLoaded", "timestamp": 1}}
+	sameDoc := cdptest.Event{Method: "Page.navigatedWithinDocument", Params: map[string]any{"frameId": "F1", "url": "http://app.test/session-1?token=x"}}
+	out := cdptest.Event{Method: "Page.frameNavigated", Params: map[string]any{"frame": map[string]any{"id": "F1", "loaderId": "L2", "url": "http://evil.test/"}, "type": "Navigation"}}
+	detached := cdptest.Event{Method: "Target.detachedFromTarget", Params: map[string]any{"sessionId": "S1", "targetId": "T1"}, Browser: true}
+	cases := []struct {
+		name   string
+		events []cdptest.Event
+		end    string
+		final  bool
+	}{
+		{"window elapses", []cdptest.Event{lifecycle, sameDoc}, "window_elapsed", true},
+		{"leaves scope", []cdptest.Event{sameDoc, out}, "target_left_scope", false},
+		{"terminated", []cdptest.Event{lifecycle, detached}, "target_terminated", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			is := is.New(t)
+			f := cdptest.New(&cdptest.Options{After: map[string][]cdptest.Event{"Page.setLifecycleEventsEnabled": c.events}})
+			defer f.Close()
+			tl, err := engine().ObserveSession(context.Background(), ports.BrowserObserveRequest{Target: ref(f), ObservationMS: 150})
+			is.NoErr(err)
+			assertNeverSent(t, f)
+			is.Equal(tl.Window.EndReason, c.end)
+			is.Equal(tl.Target.FinalURL != nil, c.final)
+			is.True(len(tl.Timeline) >= 2)
+			for i, ev := range tl.Timeline {
+				is.Equal(ev.Sequence, i)
+			}
+			if c.end == "target_left_scope" {
+				last := tl.Timeline[len(tl.Timeline)-1]
+				is.Equal(last.URL, nil)
+				is.Equal(*last.DestinationScope, "outside_policy")
+			}
+		})
+	}
+}
+
+func TestWebMCPOnFake(t *testing.T) {
+	t.Run("unavailable", func(t *testing.T) {
+		is := is.New(t)
+		f := cdptest.New(nil)
+		defer f.Close()
+		d, err := engine().DiscoverWebMCPTools(context.Background(), ports.WebMCPRequest{Target: ref(f)})
+		is.NoErr(err)
+		is.Equal(d.Status, "unavailable")
+		is.True(d.UnavailableReason != "")
+		assertNeverSent(t, f)
+	})
+	enable := map[string]cdptest.Handler{"WebMCP.enable": func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) { return map[string]any{}, nil }}
+	t.Run("tools", func(t *testing.T) {
+		is := is.New(t)
+		added := cdptest.Event{Method: "WebMCP.toolsAdded", Params: map[string]any{"tools": []any{
+			map[string]any{"name": "search", "description": "Search", "frameId": "F1", "backendNodeId": 12,
+				"inputSchema": map[string]any{"type": "object"}, "annotations": map[string]any{"readOnly": true},
+				"stackTrace": map[string]any{"callFrames": []any{map[string]any{"url": "http://app.test/app.js", "lineNumber": 3, "columnNumber": 1}}}},
+			map[string]any{"name": "imperative", "description": "", "frameId": "F1"},
+			map[string]any{"name": "ad", "description": "", "frameId": "F2"},
+			map[string]any{"name": "gone", "description": "", "frameId": "F1"},
+		}}}
+		removed := cdptest.Event{Method: "WebMCP.toolsRemoved", Params: map[string]any{"tools": []any{map[string]any{"name": "gone", "frameId": "F1"}}}}
+		f := cdptest.New(&cdptest.Options{Handlers: enable, After: map[string][]cdptest.Event{"WebMCP.enable": {added, removed}}})
+		defer f.Close()
+		d, err := engine().DiscoverWebMCPTools(context.Background(), ports.WebMCPRequest{Target: ref(f), ObservationMS: 30})
+		is.NoErr(err)
+		assertNeverSent(t, f)
+		is.Equal(d.Status, "available")
+		is.Equal(len(d.Tools), 2)
+		is.Equal(d.Tools[0].Name, "imperative")
+		is.True(!d.Tools[0].Declarative)
+		is.Equal(d.Tools[0].Annotations.ReadOnly, nil)
+		s := d.Tools[1]
+		is.True(s.Declarative)
+		is.Equal(*s.Annotations.ReadOnly, true)
+		is.Equal(s.Annotations.Autosubmit, nil)
+		is.Equal(string(s.InputSchema), `{"type":"object"}`)
+		is.Equal(s.RegistrationSource.Line, 3)
+		is.True(f.Received("WebMCP.disable"))
+	})
+	t.Run("malformed", func(t *testing.T) {
+		is := is.New(t)
+		bad := cdptest.Event{Method: "WebMCP.toolsAdded", Params: map[string]any{"tools": "nope"}}
+		f := cdptest.New(&cdptest.Options{Handlers: enable, After: map[string][]cdptest.Event{"WebMCP.enable": {bad}}})
+		defer f.Close()
+		_, err := engine().DiscoverWebMCPTools(context.Background(), ports.WebMCPRequest{Target: ref(f), ObservationMS: 30})
+		is.Equal(code(t, err), ports.BrowserProtocolError)
+	})
+}
+
+func TestScreenshotOnFake(t *testing.T) {
+	is := is.New(t)
+	f := cdptest.New(nil)
+	defer f.Close()
+	s, err := engine().CaptureScreenshot(context.Background(), ports.BrowserScreenshotRequest{Target: ref(f)})
+	is.NoErr(err)
+	assertNeverSent(t, f)
+	is.Equal(s.Width, 8)
+	is.Equal(s.Height, 6)
+	for _, c := range []struct {
+		name string
+		data any
+		max  int
+		want ports.BrowserErrorCode
+	}{
+		{"over the byte cap", nil, 10, ports.BrowserPayloadLimit},
+		{"not canonical base64", "aGk", 0, ports.BrowserPayloadLimit},
+		{"not a PNG", "aGVsbG8gd29ybGQ=", 0, ports.BrowserProtocolError},
+		{"too many pixels", pngHeader(40000, 40000), 0, ports.BrowserPayloadLimit},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			is := is.New(t)
+			var h map[string]cdptest.Handler
+			if c.data != nil {
+				h = map[string]cdptest.Handler{"Page.captureScreenshot": func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) {
+					return map[string]any{"data": c.data}, nil
+				}}
+			}
+			f := cdptest.New(&cdptest.Options{Handlers: h})
+			defer f.Close()
+			_, err := engine().CaptureScreenshot(context.Background(), ports.BrowserScreenshotRequest{Target: ref(f), MaxImageBytes: c.max})
+			is.Equal(code(t, err), c.want)
+		})
+	}
+	t.Run("navigation during capture", func(t *testing.T) {
+		is := is.New(t)
+		f := cdptest.New(&cdptest.Options{NavigateOutMethod: "Page.captureScreenshot", NavigateOutURL: "http://app.test/other"})
+		defer f.Close()
+		_, err := engine().CaptureScreenshot(context.Background(), ports.BrowserScreenshotRequest{Target: ref(f)})
+		is.Equal(code(t, err), ports.BrowserTargetChanged)
+	})
+}
+
+type progressLog struct {
+	mu     sync.Mutex
+	phases []string
+}
+
+func (p *progressLog) Observe(phase, msg string) {
+	p.mu.Lock()
+	p.phases = append(p.phases, phase+": "+msg)
+	p.mu.Unlock()
+}
+
+func TestProgress(t *testing.T) {
+	is := is.New(t)
+	f := cdptest.New(nil)
+	defer f.Close()
+	p := &progressLog{}
+	ctx := ports.WithProgress(context.Background(), p)
+	_, err := engine().InspectPage(ctx, ports.BrowserInspectRequest{Target: ref(f), ObservationMS: 1100})
+	is.NoErr(err)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	is.True(slices.ContainsFunc(p.phases, func(s string) bool { return strings.HasPrefix(s, "observe: observing the page for 1100 ms") }))
+	is.True(slices.ContainsFunc(p.phases, func(s string) bool { return strings.Contains(s, " of 1100 ms, ") }))
+	is.True(slices.ContainsFunc(p.phases, func(s string) bool { return strings.HasPrefix(s, "capture: ") }))
+}
+
+func TestStorageRecordFingerprints(t *testing.T) {
+	is := is.New(t)
+	h := func(v any) cdptest.Handler {
+		return func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) { return v, nil }
+	}
+	f := cdptest.New(&cdptest.Options{Handlers: map[string]cdptest.Handler{
+		"IndexedDB.requestDatabase": h(map[string]any{"databaseWithObjectStores": map[string]any{"name": "db1", "version": 1,
+			"objectStores": []any{map[string]any{"name": "things", "keyPath": map[string]any{"type": "string", "string": "id"}, "autoIncrement": false, "indexes": []any{}}}}}),
+		"IndexedDB.requestData": h(map[string]any{"hasMore": true, "objectStoreDataEntries": []any{
+			map[string]any{"key": map[string]any{"type": "number", "value": 1}, "primaryKey": map[string]any{"type": "number", "value": 1},
+				"value": map[string]any{"type": "object", "objectId": "o1", "preview": map[string]any{"type": "object", "overflow": false,
+					"properties": []any{map[string]any{"name": "secret", "type": "string", "value": "idb-secret"}}}}},
+			map[string]any{"key": map[string]any{"type": "number", "value": 2}, "primaryKey": map[string]any{"type": "number", "value": 2},
+				"value": map[string]any{"type": "object", "objectId": "o2", "preview": map[string]any{"type": "object", "overflow": true, "properties": []any{}}}},
+		}}),
+		"CacheStorage.requestCacheNames": h(map[string]any{"caches": []any{map[string]any{"cacheId": "c1", "securityOrigin": "http://app.test", "storageKey": "", "cacheName": "v1"}}}),
+		"CacheStorage.requestEntries": h(map[string]any{"returnCount": 2, "cacheDataEntries": []any{
+			map[string]any{"requestURL": "http://app.test/small", "requestMethod": "GET", "requestHeaders": []any{}},
+			map[string]any{"requestURL": "http://app.test/big", "requestMethod": "GET", "requestHeaders": []any{}},
+		}}),
+		"CacheStorage.requestCachedResponse": func(_ *cdptest.Server, c cdptest.Call) (any, *cdptest.RPCError) {
+			body := "c21hbGw=" // "small"
+			if strings.Contains(string(c.Params), "/big") {
+				body = base64.StdEncoding.EncodeToString(make([]byte, 70<<10))
+			}
+			return map[string]any{"response": map[string]any{"body": body}}, nil
+		},
+	}})
+	defer f.Close()
+	c, err := engine().InspectPage(context.Background(), fullInspect(f))
+	is.NoErr(err)
+	complete := map[string][2]int{}
+	for _, fp := range c.Storage.Fingerprints {
+		n := complete[fp.Scope]
+		if fp.Complete {
+			n[0]++
+		} else {
+			n[1]++
+		}
+		complete[fp.Scope] = n
+	}
+	is.Equal(complete["indexed_db_schema"], [2]int{1, 0})
+	is.Equal(complete["indexed_db_record"], [2]int{1, 1}) // the overflowing preview is incomplete
+	is.Equal(complete["cache_entry"], [2]int{1, 1})       // the body over 64 KiB is incomplete
+	is.Equal(complete["cookie"], [2]int{1, 0})
+	is.True(slices.Contains(c.Completeness.Truncated, "storage")) // hasMore
+	is.True(!strings.Contains(dump(c.Storage), "idb-secret"))
+	is.True(!strings.Contains(dump(c.Storage), "c21hbGw"))
+	is.True(slices.IsSortedFunc(c.Storage.Fingerprints, func(a, b ports.BrowserStorageFingerprint) int { return strings.Compare(a.Scope, b.Scope) }))
+}

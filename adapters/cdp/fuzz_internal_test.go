@@ -1,0 +1,101 @@
+package cdp
+
+import (
+	"testing"
+
+	"rea/ports"
+)
+
+// FuzzDiscovery drives /json/version and /json/list parsing with untrusted
+// bytes: any input gives a result or a typed error, never a panic, and
+// every accepted socket stays on the endpoint.
+func FuzzDiscovery(f *testing.F) {
+	f.Add([]byte(`{"Browser":"Chrome/1","Protocol-Version":"1.3","User-Agent":"u","V8-Version":"1","WebKit-Version":"w","webSocketDebuggerUrl":"ws://127.0.0.1:9222/devtools/browser/abc"}`))
+	f.Add([]byte(`[{"id":"T1","type":"page","title":"t","url":"http://a.test/","webSocketDebuggerUrl":"ws://evil.test:9222/devtools/page/T1"}]`))
+	f.Add([]byte(`[{"id":"T1","type":"page","url":"http://u:p@a.test/","attached":true,"webSocketDebuggerUrl":"ws://127.0.0.1:9222/devtools/page/T1?x"}]`))
+	f.Add([]byte(`{"Browser":1}`))
+	f.Add([]byte(`[`))
+	f.Add([]byte("\xff\xfe"))
+	ep, _ := parseEndpoint("http://127.0.0.1:9222")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if v, err := parseVersion(b, ep); err == nil && v.browserWS != "" {
+			checkSocket(t, v.browserWS)
+		}
+		if list, err := parseList(b, ep); err == nil {
+			for _, d := range list {
+				if d.TargetID == "" {
+					t.Fatal("accepted an empty target id")
+				}
+				if d.socket != "" {
+					checkSocket(t, d.socket)
+				}
+			}
+		}
+	})
+}
+
+func checkSocket(t *testing.T, ws string) {
+	if len(ws) < 21 || ws[:21] != "ws://127.0.0.1:9222/d" {
+		t.Fatalf("socket %q left the endpoint", ws)
+	}
+}
+
+// FuzzMessage drives the CDP message decoder and the dispatcher.
+func FuzzMessage(f *testing.F) {
+	for _, s := range []string{
+		`{"id":1,"result":{}}`, `{"id":1,"error":{"code":-32601,"message":"x"}}`,
+		`{"method":"Page.frameNavigated","params":{"frame":{"id":"F"}},"sessionId":"S"}`,
+		`{"id":0}`, `{"id":9007199254740992}`, `{"id":"1"}`, `{"method":""}`, `{"method":"X","params":[]}`,
+		`[]`, `null`, `{"id":1,"result":[]}`, `{"sessionId":5,"method":"X"}`, "{\"method\":\"X\",\"params\":{\"a\":\"\xff\"}}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, be := decodeMessage(b)
+		if (m == nil) == (be == nil) {
+			t.Fatal("decodeMessage must give exactly one of a message and an error")
+		}
+		if be != nil && be.Code != "protocol_error" {
+			t.Fatalf("code %s", be.Code)
+		}
+		// feed it to the event handlers too
+		pc := &pageCapture{sc: newScope([]string{"http://a.test"}), lim: limitsOrDefault(limitsZero), led: newLedger(),
+			stop: make(chan struct{}), contexts: map[int64]string{}, scripts: map[string]*scriptT{},
+			requests: map[string]*requestT{}, metadata: map[string]*metadataT{}, sockets: map[string]*socketT{}}
+		if m != nil && m.Method != nil {
+			var method string
+			if decode(m.Method, &method) {
+				for _, meth := range fuzzMethods {
+					pc.onEvent(event{Method: meth, Params: m.Params})
+				}
+			}
+		}
+		pc.onEvent(event{Method: "Network.requestWillBeSent", Params: b})
+		pc.onEvent(event{Method: "Debugger.scriptParsed", Params: b})
+		pc.onEvent(event{Method: "Runtime.consoleAPICalled", Params: b})
+		pc.onEvent(event{Method: "Network.webSocketFrameReceived", Params: b})
+		tl := &timeline{sc: pc.sc, max: 10, done: make(chan struct{})}
+		for _, meth := range fuzzMethods {
+			tl.onEvent(event{Method: meth, Params: b})
+		}
+		st := &wmState{sc: pc.sc, frames: map[string]wmFrame{"F": {url: "http://a.test/"}}, tools: map[[2]string]webmcpToolT{}, max: 5, maxSchema: 100, limits: map[string]bool{}}
+		st.onEvent(event{Method: "WebMCP.toolsAdded", Params: b})
+	})
+}
+
+var fuzzMethods = []string{
+	"Runtime.executionContextCreated", "Debugger.scriptParsed", "Network.requestWillBeSent", "Network.responseReceived",
+	"Network.loadingFinished", "Runtime.consoleAPICalled", "Network.webSocketCreated", "Network.webSocketFrameSent",
+	"Page.frameNavigated", "Page.navigatedWithinDocument", "Page.frameRequestedNavigation", "Page.lifecycleEvent",
+	"Network.loadingFailed", "Target.detachedFromTarget", "Inspector.targetCrashed",
+}
+
+type (
+	scriptT     = ports.BrowserScript
+	requestT    = ports.BrowserRequest
+	metadataT   = ports.BrowserResponseMetadata
+	socketT     = ports.BrowserWebSocket
+	webmcpToolT = ports.WebMCPTool
+)
+
+var limitsZero ports.BrowserLimits

@@ -1,0 +1,287 @@
+package cdp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"rea/ports"
+)
+
+// Launcher starts a browser that rea owns. It is the one seam between this
+// package and process management, so a shared supervisor can take it over.
+type Launcher interface {
+	Launch(ctx context.Context, spec LaunchSpec) (OwnedBrowser, error)
+}
+
+// LaunchSpec describes an owned browser.
+type LaunchSpec struct {
+	ExecutablePath string // "" looks up chromium, then chromium-browser, in PATH
+	StartURL       string // "" opens about:blank
+	ExtraArgs      []string
+}
+
+// OwnedBrowser is a running owned browser. Close ends every process it
+// started and removes every file it made, and reports what it could not.
+type OwnedBrowser interface {
+	Endpoint() string // http://127.0.0.1:PORT
+	ProfileDir() string
+	PID() int
+	Close(ctx context.Context) error
+}
+
+// ChromiumLauncher launches Chromium headless on 127.0.0.1 with
+// --remote-debugging-port=0 and a fresh profile, in its own process group,
+// and reads the port from DevToolsActivePort.
+type ChromiumLauncher struct {
+	// StartTimeout bounds the wait for DevToolsActivePort (30 s).
+	StartTimeout time.Duration
+}
+
+// chromiumFlags are BROWSER.md §9's launch flags plus STACK.md's.
+var chromiumFlags = []string{
+	"--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
+	"--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
+	"--no-first-run", "--no-default-browser-check", "--disable-background-networking",
+	"--disable-component-update", "--disable-dev-shm-usage", "--disable-sync",
+	"--metrics-recording-only", "--disable-crash-reporter", "--disable-breakpad",
+	"--password-store=basic", "--use-mock-keychain",
+}
+
+// launchEnv is the environment allowlist of an owned browser.
+var launchEnv = []string{"DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "HOME", "LANG", "LD_LIBRARY_PATH", "PATH", "WAYLAND_DISPLAY", "XAUTHORITY", "XDG_RUNTIME_DIR"}
+
+// FindChromium returns the Chromium executable in PATH, or "".
+func FindChromium() string {
+	for _, n := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+type chromium struct {
+	cmd      *exec.Cmd
+	root     string // holds profile/ and tmp/
+	endpoint string
+	waited   chan struct{}
+	once     sync.Once
+	closeErr error
+}
+
+// Launch starts Chromium and waits until its DevTools port is known.
+func (l ChromiumLauncher) Launch(ctx context.Context, spec LaunchSpec) (OwnedBrowser, error) {
+	exe := spec.ExecutablePath
+	if exe == "" {
+		exe = FindChromium()
+	}
+	if exe == "" {
+		return nil, &ports.BrowserError{Code: ports.BrowserEndpointUnreachable, Msg: "no chromium executable in PATH"}
+	}
+	root, err := os.MkdirTemp("", "rea-browser-")
+	if err != nil {
+		return nil, &ports.BrowserError{Code: ports.BrowserProcessOwnership, Msg: "cannot create the profile directory", Err: err}
+	}
+	profile, tmp := filepath.Join(root, "profile"), filepath.Join(root, "tmp")
+	for _, d := range []string{profile, tmp} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			os.RemoveAll(root)
+			return nil, &ports.BrowserError{Code: ports.BrowserProcessOwnership, Msg: "cannot create the profile directory", Err: err}
+		}
+	}
+	args := append(append([]string{}, chromiumFlags...), "--user-data-dir="+profile)
+	args = append(args, spec.ExtraArgs...)
+	start := spec.StartURL
+	if start == "" {
+		start = "about:blank"
+	}
+	args = append(args, start)
+	cmd := exec.Command(exe, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Dir = root
+	cmd.Stdin = nil
+	stderr := &limitedWriter{n: 64 << 10}
+	cmd.Stdout = io.Discard
+	cmd.Stderr = stderr
+	// Helpers that outlive the group could hold stderr open; do not let
+	// Wait block on them.
+	cmd.WaitDelay = 2 * time.Second
+	env := []string{"TMPDIR=" + tmp, "TMP=" + tmp, "TEMP=" + tmp}
+	for _, k := range launchEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	cmd.Env = env
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(root)
+		return nil, &ports.BrowserError{Code: ports.BrowserEndpointUnreachable, Msg: "cannot start " + exe, Err: err}
+	}
+	b := &chromium{cmd: cmd, root: root, waited: make(chan struct{})}
+	go func() { cmd.Wait(); close(b.waited) }()
+	timeout := l.StartTimeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	deadline := time.Now().Add(timeout)
+	portFile := filepath.Join(profile, "DevToolsActivePort")
+	for {
+		if data, err := os.ReadFile(portFile); err == nil {
+			line, _, _ := strings.Cut(string(data), "\n")
+			if p, err := strconv.Atoi(strings.TrimSpace(line)); err == nil && p > 0 && p < 65536 {
+				b.endpoint = "http://127.0.0.1:" + strconv.Itoa(p)
+				return b, nil
+			}
+		}
+		var fail *ports.BrowserError
+		select {
+		case <-ctx.Done():
+			fail = cancelled(ctx)
+		case <-b.waited:
+			fail = &ports.BrowserError{Code: ports.BrowserEndpointUnreachable, Msg: "chromium exited before it listened: " + strings.TrimSpace(stderr.String())}
+		case <-time.After(25 * time.Millisecond):
+			if time.Now().After(deadline) {
+				fail = &ports.BrowserError{Code: ports.BrowserTimeout, Msg: "chromium did not write DevToolsActivePort"}
+			}
+		}
+		if fail != nil {
+			if err := b.Close(context.WithoutCancel(ctx)); err != nil {
+				return nil, err
+			}
+			return nil, fail
+		}
+	}
+}
+
+func (b *chromium) Endpoint() string   { return b.endpoint }
+func (b *chromium) ProfileDir() string { return filepath.Join(b.root, "profile") }
+func (b *chromium) PID() int           { return b.cmd.Process.Pid }
+
+// Close signals the process group (SIGTERM, then SIGKILL after 3 s), and
+// any process still naming this profile on its command line (the browser's
+// helpers that left the group), then removes the profile directory, and
+// verifies both.
+func (b *chromium) Close(ctx context.Context) error {
+	b.once.Do(func() { b.closeErr = b.close() })
+	return b.closeErr
+}
+
+func (b *chromium) close() error {
+	pgid := b.cmd.Process.Pid
+	syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-b.waited:
+	case <-time.After(3 * time.Second):
+	}
+	syscall.Kill(-pgid, syscall.SIGKILL)
+	<-b.waited
+	var left []string
+	for i := 0; ; i++ {
+		procs := ownedProcesses(pgid, b.root)
+		if len(procs) == 0 {
+			break
+		}
+		if i >= 40 {
+			left = append(left, "process")
+			break
+		}
+		for _, p := range procs {
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var rmErr error
+	for i := 0; i < 10; i++ {
+		if rmErr = os.RemoveAll(b.root); rmErr == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond) // a helper may still be writing
+	}
+	if _, err := os.Lstat(b.root); !errors.Is(err, os.ErrNotExist) {
+		left = append(left, "profile_directory")
+	}
+	if len(left) > 0 {
+		return &ports.BrowserError{Code: ports.BrowserCleanupFailed, Cleanup: "incomplete", Resources: left,
+			Msg: fmt.Sprintf("owned browser cleanup left %v", left), Err: rmErr}
+	}
+	return nil
+}
+
+// ownedProcesses lists live processes in the group pgid, or whose command
+// line names root (a path only this launch created).
+func ownedProcesses(pgid int, root string) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// fields after the parenthesised command: state ppid pgrp ...
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) < 3 || f[0] == "Z" {
+			continue
+		}
+		if g, _ := strconv.Atoi(f[2]); g == pgid {
+			out = append(out, pid)
+			continue
+		}
+		if cl, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && bytes.Contains(cl, []byte(root)) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+type limitedWriter struct {
+	mu sync.Mutex
+	w  bytes.Buffer
+	n  int
+}
+
+func (l *limitedWriter) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.String()
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if room := l.n - l.w.Len(); room > 0 {
+		l.w.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+// ScenarioAvailability says whether owned scenario browsers can run here:
+// with the default launcher, whether a Chromium executable is in PATH.
+// Passive capabilities need nothing local.
+func (e *Engine) ScenarioAvailability() ports.Availability {
+	if _, ok := e.opts.Launcher.(ChromiumLauncher); ok && FindChromium() == "" {
+		return ports.Availability{Code: "executable_missing", Reason: "no chromium, chromium-browser or google-chrome in PATH"}
+	}
+	return ports.Availability{Available: true}
+}

@@ -1,0 +1,448 @@
+package cdp_test
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
+	"github.com/matryer/is"
+
+	"rea/adapters/cdp"
+	"rea/adapters/cdp/cdptest"
+	"rea/ports"
+)
+
+// liveBrowser launches a headless Chromium whose first tab shows the
+// fixture site, or skips the test when Chromium is missing.
+func liveBrowser(t *testing.T) (endpoint, site string, targetID string) {
+	t.Helper()
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
+	}
+	srv := fixtureSite(t)
+	ctx := context.Background()
+	b, err := cdp.ChromiumLauncher{}.Launch(ctx, cdp.LaunchSpec{StartURL: srv.URL + "/app"})
+	if err != nil {
+		t.Fatalf("launch chromium: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := b.Close(ctx); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	})
+	e := cdp.New(nil)
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		list, err := e.ListTargets(ctx, ports.BrowserListRequest{Endpoint: b.Endpoint()})
+		if err == nil {
+			for _, tg := range list.Targets {
+				if strings.HasPrefix(tg.URL, srv.URL+"/app") {
+					time.Sleep(300 * time.Millisecond) // let the module script start
+					return b.Endpoint(), srv.URL, tg.TargetID
+				}
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("the fixture page never appeared in /json/list")
+	return
+}
+
+// driver opens a tab of its own with chromedp, for tests that need the
+// page to do something while a passive tool watches.
+func driver(t *testing.T, endpoint string) (context.Context, string) {
+	t.Helper()
+	actx, cancelA := remote.NewAllocator(context.Background(), endpoint)
+	t.Cleanup(cancelA)
+	tctx, cancelT := chromedp.NewContext(actx, chromedp.WithLogf(func(string, ...any) {}), chromedp.WithErrorf(func(string, ...any) {}))
+	t.Cleanup(cancelT)
+	if err := chromedp.Do(tctx); err != nil {
+		t.Fatalf("open a driver tab: %v", err)
+	}
+	return tctx, string(chromedp.FromContext(tctx).Target.TargetID)
+}
+
+func TestLive(t *testing.T) {
+	endpoint, site, tid := liveBrowser(t)
+	e := cdp.New(nil)
+	ctx := context.Background()
+	ref := ports.BrowserTargetRef{Endpoint: endpoint, TargetID: tid}
+
+	t.Run("list", func(t *testing.T) {
+		is := is.New(t)
+		list, err := e.ListTargets(ctx, ports.BrowserListRequest{Endpoint: endpoint, AllowedOrigins: []string{site}})
+		is.NoErr(err)
+		is.True(strings.HasPrefix(list.Browser.Product, "HeadlessChrome") || strings.Contains(list.Browser.Product, "Chrom"))
+		is.True(slices.ContainsFunc(list.Targets, func(tg ports.BrowserTarget) bool { return tg.TargetID == tid && tg.Origin == site }))
+	})
+
+	t.Run("inspect default keeps no secret", func(t *testing.T) {
+		is := is.New(t)
+		c, err := e.InspectPage(ctx, ports.BrowserInspectRequest{Target: ref, ObservationMS: 700})
+		is.NoErr(err)
+		is.True(len(c.Frames) >= 1)
+		is.Equal(c.Frames[0].Origin, site)
+		is.True(c.DOM.TotalNodes > 5)
+		is.True(slices.Contains(c.DOM.LinkRels, "mcp"))
+		is.True(slices.ContainsFunc(c.Scripts, func(s ports.BrowserScript) bool {
+			return strings.HasSuffix(s.URL, "/app/app.js") && s.IsModule && s.SourceMapURL == site+"/app/app.js.map" && s.Source == nil
+		}))
+		is.True(slices.ContainsFunc(c.Network.Requests, func(r ports.BrowserRequest) bool {
+			return r.Method == "POST" && strings.Contains(r.URL, "/api") && r.Status != nil && *r.Status == 200
+		}))
+		is.True(len(c.Console) > 0)
+		is.True(len(c.Network.WebSocketEvents) > 0 || len(c.Network.WebSockets) > 0)
+		is.Equal(c.Accessibility.TextCapture, "not_approved")
+		is.True(c.Accessibility.TotalNodes > 0)
+		is.Equal(c.Storage.Origin, site)
+		is.Equal(c.Storage.LocalStorageKeys, nil) // keys not requested
+		raw := dump(c)
+		for _, secret := range []string{"ax-private-label-value", "fixture-bearer-token", "fixture-secret-value", "idb-secret", `"user"`} {
+			if strings.Contains(raw, secret) {
+				t.Errorf("default capture retained %q", secret)
+			}
+		}
+	})
+
+	t.Run("inspect opt-in", func(t *testing.T) {
+		is := is.New(t)
+		c, err := e.InspectPage(ctx, ports.BrowserInspectRequest{Target: ref, ObservationMS: 700,
+			IncludeScriptSources: true, IncludeConsoleText: true, IncludeAccessibilityText: true,
+			IncludeStorageKeys: true, IncludeStorageFingerprints: true, IncludeJSONBodyShapes: true, IncludeWebSocketShapes: true})
+		is.NoErr(err)
+		i := slices.IndexFunc(c.Scripts, func(s ports.BrowserScript) bool { return strings.HasSuffix(s.URL, "/app/app.js") })
+		is.True(i >= 0)
+		is.True(bytes.Contains(c.Scripts[i].Source, []byte("pushState")))
+		is.True(slices.ContainsFunc(c.Accessibility.Nodes, func(n ports.BrowserAXNode) bool {
+			return n.Name != nil && *n.Name == "ax-private-label-value" && n.Role == "button"
+		}))
+		is.True(slices.ContainsFunc(c.Console, func(ev ports.BrowserConsoleEvent) bool {
+			return len(ev.Values) > 0 && strings.Contains(ev.Values[0].Text, "Bearer")
+		}))
+		is.True(slices.ContainsFunc(c.Network.Requests, func(r ports.BrowserRequest) bool {
+			return bytes.Contains(r.RequestBody, []byte(`"items"`)) && r.ResponseBodyStatus == "included" && bytes.Contains(r.ResponseBody, []byte(`"ok"`))
+		}))
+		is.True(slices.ContainsFunc(c.Network.WebSocketEvents, func(w ports.BrowserWebSocketEvent) bool {
+			return bytes.Contains(w.Payload, []byte(`"kind"`))
+		}))
+		is.True(slices.Contains(c.Storage.LocalStorageKeys, "fixture-key"))
+		is.True(slices.Contains(c.Storage.IndexedDBNames, "fixture-db"))
+		is.True(slices.ContainsFunc(c.Storage.Fingerprints, func(f ports.BrowserStorageFingerprint) bool {
+			return f.Scope == "local_storage" && f.Identity["key"] == "fixture-key" && len(f.ValueSHA256) == 64
+		}))
+		is.True(slices.Contains(c.Storage.CacheNames, "fixture-cache"))
+		for _, scope := range []string{"indexed_db_schema", "indexed_db_record", "cache_entry", "session_storage"} {
+			if !slices.ContainsFunc(c.Storage.Fingerprints, func(f ports.BrowserStorageFingerprint) bool { return f.Scope == scope && f.Complete }) {
+				t.Errorf("no complete %s fingerprint in %v", scope, c.Storage.Fingerprints)
+			}
+		}
+		for _, secret := range []string{"fixture-secret-value", "idb-secret", "cached-body"} {
+			is.True(!strings.Contains(dump(c.Storage), secret))
+		}
+	})
+
+	t.Run("screenshot", func(t *testing.T) {
+		is := is.New(t)
+		s, err := e.CaptureScreenshot(ctx, ports.BrowserScreenshotRequest{Target: ref})
+		is.NoErr(err)
+		img, err := png.Decode(bytes.NewReader(s.PNG))
+		is.NoErr(err)
+		is.Equal(img.Bounds().Dx(), s.Width)
+		is.Equal(img.Bounds().Dy(), s.Height)
+	})
+
+	t.Run("webmcp", func(t *testing.T) {
+		is := is.New(t)
+		d, err := e.DiscoverWebMCPTools(ctx, ports.WebMCPRequest{Target: ref})
+		is.NoErr(err)
+		switch d.Status {
+		case "unavailable":
+			is.True(d.UnavailableReason != "")
+		case "available":
+			t.Logf("WebMCP available: %d tools", len(d.Tools))
+		default:
+			t.Fatalf("status %q", d.Status)
+		}
+	})
+
+	t.Run("tall page screenshot is viewport sized", func(t *testing.T) {
+		is := is.New(t)
+		dctx, did := driver(t, endpoint)
+		is.NoErr(chromedp.Do(dctx, chromedp.Navigate(site+"/tall")))
+		s, err := e.CaptureScreenshot(ctx, ports.BrowserScreenshotRequest{Target: ports.BrowserTargetRef{Endpoint: endpoint, TargetID: did}})
+		is.NoErr(err)
+		is.True(s.Height < 20000)
+		is.True(s.Width*s.Height <= 32_000_000)
+	})
+
+	t.Run("observe session", func(t *testing.T) {
+		is := is.New(t)
+		dctx, did := driver(t, endpoint)
+		is.NoErr(chromedp.Do(dctx, chromedp.Navigate(site+"/app/other")))
+		var wg sync.WaitGroup
+		var tl *ports.BrowserSessionTimeline
+		var oerr error
+		wg.Go(func() {
+			tl, oerr = e.ObserveSession(ctx, ports.BrowserObserveRequest{Target: ports.BrowserTargetRef{Endpoint: endpoint, TargetID: did}, ObservationMS: 2500})
+		})
+		time.Sleep(500 * time.Millisecond)
+		is.NoErr(chromedp.Do(dctx, chromedp.Navigate(site+"/app")))
+		wg.Wait()
+		is.NoErr(oerr)
+		is.Equal(tl.Window.EndReason, "window_elapsed")
+		types := map[string]int{}
+		for _, ev := range tl.Timeline {
+			types[ev.Type]++
+		}
+		is.True(types["navigation_committed"] >= 1)
+		is.True(types["same_document_navigation"] >= 1)
+		is.True(types["lifecycle"] >= 1)
+		is.True(tl.Target.FinalURL != nil && strings.HasPrefix(*tl.Target.FinalURL, site+"/app"))
+	})
+
+	t.Run("target closed during observation", func(t *testing.T) {
+		is := is.New(t)
+		actx, cancelA := remote.NewAllocator(context.Background(), endpoint)
+		defer cancelA()
+		tctx, closeTab := chromedp.NewContext(actx, chromedp.WithLogf(func(string, ...any) {}), chromedp.WithErrorf(func(string, ...any) {}))
+		is.NoErr(chromedp.Do(tctx, chromedp.Navigate(site+"/app/other")))
+		did := string(chromedp.FromContext(tctx).Target.TargetID)
+		time.AfterFunc(500*time.Millisecond, closeTab)
+		tl, err := e.ObserveSession(ctx, ports.BrowserObserveRequest{Target: ports.BrowserTargetRef{Endpoint: endpoint, TargetID: did}, ObservationMS: 20000})
+		is.NoErr(err)
+		is.Equal(tl.Window.EndReason, "target_terminated")
+		is.Equal(tl.Target.FinalURL, nil)
+		is.Equal(tl.Timeline[len(tl.Timeline)-1].Type, "target_terminated")
+	})
+
+	t.Run("target closed during inspection", func(t *testing.T) {
+		is := is.New(t)
+		actx, cancelA := remote.NewAllocator(context.Background(), endpoint)
+		defer cancelA()
+		tctx, closeTab := chromedp.NewContext(actx, chromedp.WithLogf(func(string, ...any) {}), chromedp.WithErrorf(func(string, ...any) {}))
+		is.NoErr(chromedp.Do(tctx, chromedp.Navigate(site+"/app/other")))
+		did := string(chromedp.FromContext(tctx).Target.TargetID)
+		time.AfterFunc(500*time.Millisecond, closeTab)
+		_, err := e.InspectPage(ctx, ports.BrowserInspectRequest{Target: ports.BrowserTargetRef{Endpoint: endpoint, TargetID: did}, ObservationMS: 10000})
+		is.Equal(code(t, err), ports.BrowserDisconnected)
+		is.True(strings.Contains(err.Error(), "target_terminated"))
+	})
+
+	t.Run("out of scope navigation", func(t *testing.T) {
+		is := is.New(t)
+		dctx, did := driver(t, endpoint)
+		is.NoErr(chromedp.Do(dctx, chromedp.Navigate(site+"/app/other")))
+		_, err := e.InspectPage(ctx, ports.BrowserInspectRequest{Target: ports.BrowserTargetRef{Endpoint: endpoint, TargetID: did, AllowedOrigins: []string{"http://127.0.0.2:1"}}})
+		be, ok := ports.AsBrowserError(err)
+		is.True(ok)
+		is.Equal(be.Code, ports.BrowserTargetNotAllowed)
+	})
+
+	t.Run("cancel detaches", func(t *testing.T) {
+		is := is.New(t)
+		cctx, cancel := context.WithCancel(ctx)
+		time.AfterFunc(300*time.Millisecond, cancel)
+		_, err := e.InspectPage(cctx, ports.BrowserInspectRequest{Target: ref, ObservationMS: 5000})
+		be, ok := ports.AsBrowserError(err)
+		is.True(ok)
+		is.Equal(be.Code, ports.BrowserCancelled)
+		// the browser still serves and the target is not attached any more
+		list, err := e.ListTargets(ctx, ports.BrowserListRequest{Endpoint: endpoint})
+		is.NoErr(err)
+		is.True(slices.ContainsFunc(list.Targets, func(tg ports.BrowserTarget) bool { return tg.TargetID == tid }))
+	})
+}
+
+type recordingLauncher struct {
+	mu       sync.Mutex
+	browsers []cdp.OwnedBrowser
+}
+
+func (r *recordingLauncher) Launch(ctx context.Context, spec cdp.LaunchSpec) (cdp.OwnedBrowser, error) {
+	b, err := cdp.ChromiumLauncher{}.Launch(ctx, spec)
+	if err == nil {
+		r.mu.Lock()
+		r.browsers = append(r.browsers, b)
+		r.mu.Unlock()
+	}
+	return b, err
+}
+
+func TestLiveScenario(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
+	}
+	is := is.New(t)
+	site := fixtureSite(t).URL
+	before := tempEntries(t)
+	t.Setenv("REA_TEST_SCENARIO_SECRET", "s3cret-Value")
+	rl := &recordingLauncher{}
+	e := cdp.New(&cdp.Options{Launcher: rl})
+	out, err := e.RunScenario(context.Background(), ports.BrowserScenarioRequest{
+		StartURL: site + "/app",
+		Steps: []ports.BrowserScenarioStep{
+			{StepID: "click", Action: "click", Selector: "#go"},
+			{StepID: "type", Action: "type", Selector: "#name", Text: "hello"},
+			{StepID: "secret", Action: "type", Selector: "#name", SecretID: "pw"},
+			{StepID: "wait", Action: "wait", DurationMS: 300},
+			{StepID: "away", Action: "navigate", URL: site + "/app/other"},
+		},
+		Secrets:              []ports.BrowserScenarioSecret{{SecretID: "pw", EnvironmentVariable: "REA_TEST_SCENARIO_SECRET"}},
+		CaptureAfterEachStep: []string{"url", "dom"},
+		CaptureAtEnd:         []string{"screenshot", "dom", "accessibility", "history"},
+	})
+	is.NoErr(err)
+	is.Equal(len(out.Steps), 6)
+	for _, s := range out.Steps {
+		if s.Status != "completed" {
+			t.Errorf("step %s: %s %s", s.StepID, s.Status, s.Error)
+		}
+	}
+	last := out.Steps[5].Artifacts
+	is.True(bytes.Contains(out.Steps[3].Artifacts.DOM, []byte("typed:hello[REDACTED:pw]")))
+	is.True(!strings.Contains(dump(out), "s3cret-Value"))
+	is.True(slices.ContainsFunc(out.Events, func(ev ports.BrowserScenarioEvent) bool { return ev.Text == "typed hello[REDACTED:pw]" }))
+	is.True(last.URL != nil && *last.URL == site+"/app/other")
+	is.True(len(last.Screenshot) > 0)
+	is.True(bytes.Contains(last.DOM, []byte("<html")))
+	is.True(bytes.Contains(last.Accessibility, []byte("RootWebArea")))
+	is.True(last.History != nil && last.History.Length >= 2)
+	is.True(slices.ContainsFunc(out.Events, func(ev ports.BrowserScenarioEvent) bool { return ev.Kind == "console" && ev.Text == "clicked" }))
+	is.True(slices.ContainsFunc(out.Events, func(ev ports.BrowserScenarioEvent) bool {
+		return ev.Kind == "request" && strings.Contains(ev.URL, "/api")
+	}))
+
+	// Nothing is left: no process of the browser's group or naming its
+	// profile, no profile directory, no new temporary entry.
+	is.Equal(len(rl.browsers), 1)
+	b := rl.browsers[0]
+	root := filepath.Dir(b.ProfileDir())
+	_, err = os.Lstat(root)
+	is.True(os.IsNotExist(err))
+	is.Equal(liveProcesses(b.PID(), root), nil)
+	is.Equal(tempEntries(t), before)
+}
+
+func tempEntries(t *testing.T) []string {
+	ents, err := os.ReadDir(os.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "rea-browser-") || strings.Contains(e.Name(), "chromium") || strings.Contains(e.Name(), "Chromium") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// liveProcesses lists live processes in group pgid or naming root, from /proc.
+func liveProcesses(pgid int, root string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(f) < 3 || f[0] == "Z" {
+			continue // a zombie has exited; only its parent's reaping is left
+		}
+		if f[2] == strconv.Itoa(pgid) {
+			out = append(out, pid)
+			continue
+		}
+		if cl, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && bytes.Contains(cl, []byte(root)) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+func TestLiveScenarioCancelled(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
+	}
+	is := is.New(t)
+	site := fixtureSite(t).URL
+	before := tempEntries(t)
+	rl := &recordingLauncher{}
+	e := cdp.New(&cdp.Options{Launcher: rl})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p := &progressLog{}
+	ctx = ports.WithProgress(ctx, p)
+	go func() {
+		// cancel once the long wait step is running
+		for {
+			p.mu.Lock()
+			n := len(p.phases)
+			p.mu.Unlock()
+			if n >= 3 {
+				time.Sleep(200 * time.Millisecond)
+				cancel()
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	_, err := e.RunScenario(ctx, ports.BrowserScenarioRequest{StartURL: site + "/app",
+		Steps: []ports.BrowserScenarioStep{{StepID: "long", Action: "wait", DurationMS: 10000, TimeoutMS: 20000}}})
+	is.Equal(code(t, err), ports.BrowserCancelled)
+	is.Equal(len(rl.browsers), 1)
+	b := rl.browsers[0]
+	root := filepath.Dir(b.ProfileDir())
+	_, err = os.Lstat(root)
+	is.True(os.IsNotExist(err))
+	is.Equal(liveProcesses(b.PID(), root), nil)
+	is.Equal(tempEntries(t), before)
+}
+
+func TestLiveScenarioForeignWebSockets(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
+	}
+	is := is.New(t)
+	site := fixtureSite(t).URL
+	foreign := httptest.NewServer(http.HandlerFunc(cdptest.EchoWebSocket))
+	defer foreign.Close()
+	port := foreign.URL[strings.LastIndexByte(foreign.URL, ':')+1:]
+	out, err := cdp.New(nil).RunScenario(context.Background(), ports.BrowserScenarioRequest{
+		StartURL: site + "/foreign?port=" + port,
+		Steps:    []ports.BrowserScenarioStep{{StepID: "wait", Action: "wait", DurationMS: 700}},
+	})
+	is.NoErr(err)
+	is.True(slices.ContainsFunc(out.Limitations, func(l string) bool { return strings.Contains(l, "cannot route or block WebSockets") }))
+	opened, frames := 0, 0
+	for _, ev := range out.Events {
+		switch ev.Kind {
+		case "websocket-opened":
+			opened++
+			is.True(strings.HasPrefix(ev.URL, "ws://"+strings.TrimPrefix(site, "http://")))
+		case "websocket-frame-sent", "websocket-frame-received":
+			frames++
+		}
+		is.True(!strings.Contains(ev.URL, ":"+port+"/"))
+	}
+	is.Equal(opened, 1)  // the in-scope socket only
+	is.True(frames >= 2) // "own" sent and echoed; the foreign socket's frames are left out
+	is.True(frames <= 2)
+}

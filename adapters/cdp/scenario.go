@@ -1,0 +1,542 @@
+package cdp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/accessibility"
+	cdpt "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
+
+	"rea/ports"
+)
+
+var stepIDPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._-]*$`)
+
+var scenarioArtifacts = map[string]bool{"screenshot": true, "dom": true, "accessibility": true, "url": true, "history": true}
+
+const maxDOMArtifactBytes = 1 << 20
+
+func invalidScenario(field, msg string) error {
+	return &ports.BrowserError{Code: ports.BrowserInvalidRequest, Field: field, Msg: msg}
+}
+
+func validateScenario(req *ports.BrowserScenarioRequest) (scope, error) {
+	clean, origin := sanitizeURL(req.StartURL)
+	if origin == "" || clean != req.StartURL {
+		return scope{}, invalidScenario("start_url", "start_url must be an http(s) URL without userinfo")
+	}
+	origins, err := normalizeOrigins(req.AllowedOrigins)
+	if err != nil {
+		return scope{}, err
+	}
+	if len(origins) == 0 {
+		origins = []string{origin}
+	}
+	sc := newScope(origins)
+	if !sc.set[origin] {
+		return scope{}, invalidScenario("start_url", "start_url is outside allowed_origins")
+	}
+	if len(req.Steps) == 0 || len(req.Steps) > 128 {
+		return scope{}, invalidScenario("actions", "a scenario needs 1..128 steps")
+	}
+	seen := map[string]bool{"scenario_start": true}
+	for i, s := range req.Steps {
+		f := fmt.Sprintf("actions/%d", i)
+		if !stepIDPattern.MatchString(s.StepID) || seen[s.StepID] {
+			return scope{}, invalidScenario(f+"/step_id", "step ids must match ^[A-Za-z][A-Za-z0-9._-]*$ and be unique")
+		}
+		seen[s.StepID] = true
+		switch s.Action {
+		case "navigate":
+			if _, o := sanitizeURL(s.URL); o == "" || !sc.set[o] {
+				return scope{}, invalidScenario(f+"/url", "navigate needs an http(s) URL within allowed_origins")
+			}
+		case "click", "type":
+			if strings.TrimSpace(s.Selector) == "" {
+				return scope{}, invalidScenario(f+"/selector", s.Action+" needs a selector")
+			}
+			if s.SecretID != "" && (s.Action != "type" || s.Text != "" || !slices.ContainsFunc(req.Secrets, func(x ports.BrowserScenarioSecret) bool { return x.SecretID == s.SecretID })) {
+				return scope{}, invalidScenario(f+"/secret_id", "secret_id must name a declared secret, on a type step without text")
+			}
+		case "wait":
+			if s.DurationMS < 0 || s.DurationMS > 10000 {
+				return scope{}, invalidScenario(f+"/duration_ms", "wait needs duration_ms 0..10000")
+			}
+		default:
+			return scope{}, invalidScenario(f+"/action", "unknown action "+s.Action)
+		}
+	}
+	ids, envs := map[string]bool{}, map[string]bool{}
+	for i, x := range req.Secrets {
+		if !stepIDPattern.MatchString(x.SecretID) || ids[x.SecretID] || x.EnvironmentVariable == "" || envs[x.EnvironmentVariable] {
+			return scope{}, invalidScenario(fmt.Sprintf("secrets/%d", i), "secret ids and environment variables must be unique and non-empty")
+		}
+		ids[x.SecretID], envs[x.EnvironmentVariable] = true, true
+	}
+	for _, list := range [][]string{req.CaptureAfterEachStep, req.CaptureAtEnd} {
+		for _, a := range list {
+			if !scenarioArtifacts[a] {
+				return scope{}, invalidScenario("capture", "unknown artifact "+a)
+			}
+		}
+	}
+	return sc, nil
+}
+
+// scenarioRun is the event state of one run.
+type scenarioRun struct {
+	red     *strings.Replacer
+	sockets sync.Map // request id → true for in-scope WebSockets
+	mu      sync.Mutex
+	sc      scope
+	max     int
+	step    int
+	events  []ports.BrowserScenarioEvent
+	dropped int
+}
+
+func (r *scenarioRun) add(ev ports.BrowserScenarioEvent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.events) >= r.max {
+		r.dropped++
+		return
+	}
+	ev.Sequence, ev.StepIndex = len(r.events), r.step
+	ev.Text, ev.URL, ev.Failure = r.red.Replace(ev.Text), r.red.Replace(ev.URL), r.red.Replace(ev.Failure)
+	r.events = append(r.events, ev)
+}
+
+func (r *scenarioRun) onEvent(ev any) {
+	switch e := ev.(type) {
+	case *runtime.EventConsoleAPICalled:
+		var parts []string
+		for _, a := range e.Args {
+			if t, ok := primitiveText(evRemoteObject{Type: string(a.Type), Value: json.RawMessage(a.Value), UnserializableValue: string(a.UnserializableValue)}); ok {
+				parts = append(parts, t)
+			}
+		}
+		url := ""
+		if e.StackTrace != nil && len(e.StackTrace.CallFrames) > 0 {
+			url = e.StackTrace.CallFrames[0].URL
+		}
+		r.add(ports.BrowserScenarioEvent{Kind: "console", Level: string(e.Type), Text: cut(strings.Join(parts, " "), 65536), URL: url})
+	case *runtime.EventExceptionThrown:
+		text := ""
+		if e.ExceptionDetails != nil {
+			text = e.ExceptionDetails.Text
+			if ex := e.ExceptionDetails.Exception; ex != nil && ex.Description != "" {
+				text = ex.Description
+			}
+		}
+		r.add(ports.BrowserScenarioEvent{Kind: "page-error", Text: cut(text, 65536)})
+	case *network.EventRequestWillBeSent:
+		if e.Request != nil && r.sc.allows(e.Request.URL) {
+			r.add(ports.BrowserScenarioEvent{Kind: "request", Method: e.Request.Method, URL: e.Request.URL, ResourceType: string(e.Type)})
+		}
+	case *network.EventResponseReceived:
+		if e.Response != nil && r.sc.allows(e.Response.URL) {
+			r.add(ports.BrowserScenarioEvent{Kind: "response", URL: e.Response.URL, ResourceType: string(e.Type), Status: int(e.Response.Status)})
+		}
+	case *network.EventLoadingFailed:
+		r.add(ports.BrowserScenarioEvent{Kind: "request-failed", ResourceType: string(e.Type), Failure: e.ErrorText})
+	case *network.EventWebSocketCreated:
+		if r.sc.allows(wsToHTTP(e.URL)) {
+			r.sockets.Store(e.RequestID, true)
+			r.add(ports.BrowserScenarioEvent{Kind: "websocket-opened", URL: e.URL})
+		}
+	case *network.EventWebSocketClosed:
+		if _, ok := r.sockets.Load(e.RequestID); ok {
+			r.add(ports.BrowserScenarioEvent{Kind: "websocket-closed"})
+		}
+	case *network.EventWebSocketFrameSent:
+		if _, ok := r.sockets.Load(e.RequestID); ok && e.Response != nil {
+			r.add(ports.BrowserScenarioEvent{Kind: "websocket-frame-sent", PayloadBytes: len(e.Response.PayloadData)})
+		}
+	case *network.EventWebSocketFrameReceived:
+		if _, ok := r.sockets.Load(e.RequestID); ok && e.Response != nil {
+			r.add(ports.BrowserScenarioEvent{Kind: "websocket-frame-received", PayloadBytes: len(e.Response.PayloadData)})
+		}
+	case *page.EventFrameNavigated:
+		if e.Frame != nil && e.Frame.ParentID == "" {
+			u := e.Frame.URL
+			if !r.sc.allows(u) {
+				u = ""
+			}
+			r.add(ports.BrowserScenarioEvent{Kind: "frame-navigated", URL: u})
+		}
+	}
+}
+
+// RunScenario launches an owned browser with a fresh profile, runs the
+// steps and removes the browser and its profile. Requests to origins
+// outside the scope are failed with BlockedByClient before they leave the
+// browser. A cleanup failure is returned as cleanup_failed even when the
+// steps succeeded.
+func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioRequest) (out *ports.BrowserScenarioCapture, err error) {
+	sc, err := validateScenario(&req)
+	if err != nil {
+		return nil, err
+	}
+	if req.MaxEvents <= 0 {
+		req.MaxEvents = 10000
+	}
+	if req.DurationMS <= 0 {
+		req.DurationMS = 60000
+	}
+	if req.StepTimeoutMS <= 0 {
+		req.StepTimeoutMS = 5000
+	}
+	vp := req.Viewport
+	if vp.Width <= 0 {
+		vp.Width = 1280
+	}
+	if vp.Height <= 0 {
+		vp.Height = 720
+	}
+	if vp.DeviceScaleFactor <= 0 {
+		vp.DeviceScaleFactor = 1
+	}
+	began := time.Now()
+	runCtx, cancelRun := context.WithTimeout(ctx, time.Duration(req.DurationMS)*time.Millisecond)
+	defer cancelRun()
+	secrets := map[string]string{}
+	for _, x := range req.Secrets {
+		v, ok := os.LookupEnv(x.EnvironmentVariable)
+		if !ok || v == "" {
+			return nil, &ports.BrowserError{Code: ports.BrowserSecretUnavailable, Msg: "secret " + x.SecretID + " is not set in the server environment"}
+		}
+		secrets[x.SecretID] = v
+	}
+	red := newRedactor(secrets)
+	ports.Observe(ctx, "launch", "starting an owned browser")
+	b, err := e.opts.Launcher.Launch(runCtx, LaunchSpec{ExecutablePath: req.ExecutablePath})
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := b.Close(context.WithoutCancel(ctx)); cerr != nil {
+			out, err = nil, cerr
+		}
+	}()
+	ep, err := parseEndpoint(b.Endpoint())
+	if err != nil {
+		return nil, err
+	}
+	v, _, err := discover(runCtx, ep)
+	if err != nil {
+		return nil, err
+	}
+	if v.browserWS == "" {
+		return nil, &ports.BrowserError{Code: ports.BrowserInvalidEndpointResponse, Msg: "the owned browser gave no browser WebSocket"}
+	}
+	allocCtx, cancelAlloc := remote.NewAllocator(runCtx, v.browserWS, remote.NoModifyURL)
+	defer cancelAlloc()
+	tctx, cancelTab := chromedp.NewContext(allocCtx, chromedp.WithLogf(func(string, ...any) {}), chromedp.WithErrorf(func(string, ...any) {}))
+	defer cancelTab()
+
+	_, startOrigin := sanitizeURL(req.StartURL)
+	out = &ports.BrowserScenarioCapture{
+		Browser: ports.BrowserScenarioBrowser{Mode: "launch", ProcessOwnership: "provider-owned", Cleanup: "terminated-owned-process",
+			Product: v.info.Product, Version: v.info.Revision},
+		StartOrigin: startOrigin, AllowedOrigins: sc.list,
+	}
+	run := &scenarioRun{sc: sc, max: req.MaxEvents, red: red}
+	if err := chromedp.Do(tctx); err != nil { // opens the tab
+		return nil, scenarioErr(runCtx, err)
+	}
+	if err := chromedp.Listen(tctx, func(ev any) {
+		if p, ok := ev.(*fetch.EventRequestPaused); ok {
+			go e.policy(tctx, sc, p)
+			return
+		}
+		run.onEvent(ev)
+	}); err != nil {
+		return nil, scenarioErr(runCtx, err)
+	}
+	setup := chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := cdpt.Call(ctx, t, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}}); err != nil {
+			return err
+		}
+		if _, err := cdpt.Call(ctx, t, network.Enable, network.EnableParams{}); err != nil {
+			return err
+		}
+		// Owned pages load from the network, never from a service worker.
+		if _, err := cdpt.Call(ctx, t, network.SetBypassServiceWorker, network.SetBypassServiceWorkerParams{Bypass: true}); err != nil {
+			return err
+		}
+		if _, err := cdpt.Call(ctx, t, runtime.Enable, cdpt.Empty{}); err != nil {
+			return err
+		}
+		_, err := cdpt.Call(ctx, t, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+			Width: int64(vp.Width), Height: int64(vp.Height), DeviceScaleFactor: vp.DeviceScaleFactor})
+		return err
+	})
+	if err := chromedp.Do(tctx, setup); err != nil {
+		return nil, scenarioErr(runCtx, err)
+	}
+	steps := append([]ports.BrowserScenarioStep{{StepID: "scenario_start", Action: "goto_start", URL: req.StartURL}}, req.Steps...)
+	failed := false
+	for i, s := range steps {
+		res := ports.BrowserScenarioStepResult{StepIndex: i, StepID: s.StepID, Action: s.Action, EventSequenceStart: -1, EventSequenceEnd: -1}
+		if failed {
+			res.Status, res.Error = "cancelled", "not executed after an earlier action failure"
+			out.Steps = append(out.Steps, res)
+			continue
+		}
+		run.mu.Lock()
+		run.step = i
+		first := len(run.events)
+		run.mu.Unlock()
+		ports.Observe(ctx, "scenario", "step "+itoa(i+1)+" of "+itoa(len(steps))+": "+s.Action)
+		res.BeforeURL = currentURL(tctx)
+		t0 := time.Now()
+		timeout := s.TimeoutMS
+		if timeout <= 0 {
+			timeout = req.StepTimeoutMS
+		}
+		if s.SecretID != "" {
+			s.Text = secrets[s.SecretID]
+		}
+		serr := runStep(tctx, s, time.Duration(timeout)*time.Millisecond)
+		res.ElapsedMS = time.Since(t0).Milliseconds()
+		if runCtx.Err() != nil {
+			return nil, cancelled(runCtx)
+		}
+		if serr != nil {
+			failed = true
+			res.Status, res.Error = "failed", cut(red.Replace(serr.Error()), 1024)
+		} else {
+			res.Status = "completed"
+		}
+		res.AfterURL = red.Replace(currentURL(tctx))
+		res.BeforeURL = red.Replace(res.BeforeURL)
+		want := req.CaptureAfterEachStep
+		if i == len(steps)-1 {
+			want = append(slices.Clone(want), req.CaptureAtEnd...)
+		}
+		res.Artifacts = captureArtifacts(tctx, sc, want, res.AfterURL, red)
+		run.mu.Lock()
+		if n := len(run.events); n > first {
+			res.EventSequenceStart, res.EventSequenceEnd = first, n-1
+		}
+		run.mu.Unlock()
+		out.Steps = append(out.Steps, res)
+	}
+	run.mu.Lock()
+	out.Events, out.Dropped = slices.Clone(run.events), run.dropped
+	run.mu.Unlock()
+	// Neither Fetch nor Network.setBlockedURLs intercepts WebSocket
+	// handshakes (checked on Chromium 148), so out-of-scope sockets cannot be
+	// refused; their events are left out.
+	out.Limitations = append(out.Limitations, "CDP cannot route or block WebSockets: out-of-scope WebSocket connections were not blocked, and their events are not recorded.")
+	cancelTab()
+	out.DurationMS = time.Since(began).Milliseconds()
+	return out, nil
+}
+
+// policy answers one paused request: out-of-scope http(s) fails as
+// BlockedByClient, everything else continues.
+func (e *Engine) policy(ctx context.Context, sc scope, p *fetch.EventRequestPaused) {
+	u := ""
+	if p.Request != nil {
+		u = p.Request.URL
+	}
+	if o := originOfString(u); o != "" && !sc.set[o] {
+		chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: p.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
+		return
+	}
+	chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: p.RequestID})
+}
+
+func scenarioErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return cancelled(ctx)
+	}
+	if _, ok := ports.AsBrowserError(err); ok {
+		return err
+	}
+	return &ports.BrowserError{Code: ports.BrowserProtocolError, Msg: "the owned browser failed", Err: err}
+}
+
+func runStep(ctx context.Context, s ports.BrowserScenarioStep, timeout time.Duration) error {
+	sctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	switch s.Action {
+	case "goto_start", "navigate":
+		return chromedp.Do(sctx, chromedp.Navigate(s.URL))
+	case "click":
+		return chromedp.Do(sctx, chromedp.Click(chromedp.CSS(s.Selector), chromedp.NodeVisible))
+	case "type":
+		return chromedp.Do(sctx, chromedp.SendKeys(chromedp.CSS(s.Selector), s.Text, chromedp.NodeVisible))
+	case "wait":
+		return chromedp.Do(sctx, chromedp.Sleep(time.Duration(s.DurationMS)*time.Millisecond))
+	}
+	return fmt.Errorf("unknown action %q", s.Action)
+}
+
+// currentURL is the current history entry's URL, "" when unknown.
+func currentURL(ctx context.Context) string {
+	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	h, err := chromedp.Run(hctx, chromedp.NavigationEntries())
+	if err != nil || h.CurrentIndex < 0 || int(h.CurrentIndex) >= len(h.Entries) {
+		return ""
+	}
+	u, _ := sanitizeURL(h.Entries[h.CurrentIndex].URL)
+	return u
+}
+
+func captureArtifacts(ctx context.Context, sc scope, want []string, url string, red *strings.Replacer) ports.BrowserScenarioArtifacts {
+	var a ports.BrowserScenarioArtifacts
+	missing := func(k, why string) {
+		if a.Missing == nil {
+			a.Missing = map[string]string{}
+		}
+		a.Missing[k] = why
+	}
+	actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	for _, k := range want {
+		if k != "url" && !sc.allows(url) {
+			missing(k, "current page is outside approved origins")
+			continue
+		}
+		switch k {
+		case "url":
+			u := url
+			a.URL = &u
+		case "screenshot":
+			png, err := chromedp.Run(actx, chromedp.CaptureScreenshot())
+			if err != nil {
+				missing(k, err.Error())
+			} else {
+				a.Screenshot = png
+			}
+		case "dom":
+			html, err := chromedp.Run(actx, chromedp.OuterHTML(chromedp.CSS("html")))
+			if err != nil {
+				missing(k, err.Error())
+				continue
+			}
+			if len(html) > maxDOMArtifactBytes {
+				html = cutBytes(html, maxDOMArtifactBytes)
+				a.Truncated = append(a.Truncated, "dom")
+			}
+			a.DOM = []byte(red.Replace(html))
+		case "accessibility":
+			text, err := axText(actx)
+			if err != nil {
+				missing(k, err.Error())
+			} else {
+				a.Accessibility = []byte(red.Replace(string(text)))
+			}
+		case "history":
+			h, err := chromedp.Run(actx, chromedp.NavigationEntries())
+			if err != nil {
+				missing(k, err.Error())
+				continue
+			}
+			hist := &ports.BrowserHistory{Length: len(h.Entries), CurrentURL: url}
+			for _, en := range h.Entries {
+				t := "unknown"
+				switch en.TransitionType {
+				case page.TransitionTypeReload:
+					t = "reload"
+				case page.TransitionTypeLink, page.TransitionTypeTyped, page.TransitionTypeAddressBar, page.TransitionTypeFormSubmit, page.TransitionTypeAutoToplevel, page.TransitionTypeGenerated:
+					t = "navigate"
+				}
+				name, _ := sanitizeURL(red.Replace(en.URL))
+				hist.NavigationEntries = append(hist.NavigationEntries, ports.BrowserHistoryEntry{Type: t, Name: name})
+			}
+			a.History = hist
+		}
+	}
+	return a
+}
+
+// axText renders the accessibility tree as indented "role name" lines, a
+// deterministic text that compares Go run to Go run.
+func axText(ctx context.Context) ([]byte, error) {
+	res, err := chromedp.Call(ctx, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
+	if err != nil {
+		return nil, err
+	}
+	type node struct {
+		role, name string
+		kids       []string
+		ignored    bool
+	}
+	nodes := map[string]*node{}
+	var roots []string
+	for _, n := range res.Nodes {
+		nd := &node{ignored: n.Ignored}
+		if n.Role != nil {
+			nd.role = strings.Trim(string(n.Role.Value), `"`)
+		}
+		if n.Name != nil {
+			nd.name = strings.Trim(string(n.Name.Value), `"`)
+		}
+		for _, c := range n.ChildIDs {
+			nd.kids = append(nd.kids, string(c))
+		}
+		nodes[string(n.NodeID)] = nd
+		if n.ParentID == "" {
+			roots = append(roots, string(n.NodeID))
+		}
+	}
+	var b strings.Builder
+	var walk func(id string, depth int)
+	walk = func(id string, depth int) {
+		n := nodes[id]
+		if n == nil || depth > 64 || b.Len() > maxDOMArtifactBytes {
+			return
+		}
+		if !n.ignored {
+			fmt.Fprintf(&b, "%s%s %q\n", strings.Repeat("  ", depth), n.role, n.name)
+			depth++
+		}
+		for _, k := range n.kids {
+			walk(k, depth)
+		}
+	}
+	for _, r := range roots {
+		walk(r, 0)
+	}
+	return []byte(b.String()), nil
+}
+
+// newRedactor replaces secret values, longest first, with
+// [REDACTED:<secret_id>].
+func newRedactor(secrets map[string]string) *strings.Replacer {
+	type kv struct{ id, v string }
+	var list []kv
+	for id, v := range secrets {
+		list = append(list, kv{id, v})
+	}
+	slices.SortFunc(list, func(a, b kv) int {
+		if len(a.v) != len(b.v) {
+			return len(b.v) - len(a.v)
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	var pairs []string
+	for _, x := range list {
+		pairs = append(pairs, x.v, "[REDACTED:"+x.id+"]")
+	}
+	return strings.NewReplacer(pairs...)
+}

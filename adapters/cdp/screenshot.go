@@ -1,0 +1,119 @@
+package cdp
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto"
+	"github.com/chromedp/cdproto/page"
+
+	"rea/ports"
+)
+
+const maxScreenshotPixels = 32_000_000
+
+var pngSignature = []byte("\x89PNG\r\n\x1a\n")
+
+// pngSize reads the dimensions from a PNG's IHDR; ok is false when the
+// bytes do not start like a PNG.
+func pngSize(b []byte) (w, h int, ok bool) {
+	if len(b) < 33 || !bytes.Equal(b[:8], pngSignature) || string(b[12:16]) != "IHDR" ||
+		binary.BigEndian.Uint32(b[8:12]) != 13 {
+		return 0, 0, false
+	}
+	w, h = int(binary.BigEndian.Uint32(b[16:20])), int(binary.BigEndian.Uint32(b[20:24]))
+	return w, h, w > 0 && h > 0
+}
+
+// decodeCanonicalBase64 decodes standard padded base64 and requires the
+// input to be exactly what encoding the result gives back.
+func decodeCanonicalBase64(s string) ([]byte, bool) {
+	b, err := base64.StdEncoding.Strict().DecodeString(s)
+	if err != nil || base64.StdEncoding.EncodeToString(b) != s {
+		return nil, false
+	}
+	return b, true
+}
+
+// CaptureScreenshot captures the viewport (never beyond it, so a very tall
+// page still gives a viewport-sized image) as PNG.
+func (e *Engine) CaptureScreenshot(ctx context.Context, req ports.BrowserScreenshotRequest) (*ports.BrowserScreenshot, error) {
+	if req.MaxImageBytes == 0 {
+		req.MaxImageBytes = 4 << 20
+	}
+	if req.MaxImageBytes < 1 || req.MaxImageBytes > 8<<20 {
+		return nil, &ports.BrowserError{Code: ports.BrowserInvalidRequest, Field: "maximum_image_bytes", Msg: "maximum_image_bytes must be 1..8388608"}
+	}
+	a, err := e.attach(ctx, req.Target)
+	if err != nil {
+		return nil, err
+	}
+	defer a.close(ctx)
+	var mu sync.Mutex
+	navigated, left := false, false
+	a.c.setListener(func(ev event) {
+		if ev.SessionID != a.page.id || ev.Method != cdproto.EventPageFrameNavigated {
+			return
+		}
+		var f evFrameNavigated
+		if decode(ev.Params, &f) && f.Frame != nil && f.Frame.ParentID == "" {
+			mu.Lock()
+			navigated = true
+			if a.scope.reason(f.Frame.URL+f.Frame.URLFragment) == "disallowed_origin" {
+				left = true
+			}
+			mu.Unlock()
+		}
+	})
+	if err := a.enable(ctx, "Page", nil); err != nil {
+		return nil, err
+	}
+	ft, err := e.gate(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		Data string `json:"data"`
+	}
+	fromSurface, beyond := true, false
+	if err := a.page.c.call(ctx, a.page.id, page.CommandCaptureScreenshot, page.CaptureScreenshotParams{
+		Format: page.CaptureScreenshotFormatPng, FromSurface: &fromSurface, CaptureBeyondViewport: &beyond}, &res); err != nil {
+		return nil, err
+	}
+	captured := time.Now().UTC()
+	if len(res.Data) > base64.StdEncoding.EncodedLen(req.MaxImageBytes) {
+		return nil, &ports.BrowserError{Code: ports.BrowserPayloadLimit, Msg: "the screenshot is over maximum_image_bytes"}
+	}
+	img, ok := decodeCanonicalBase64(res.Data)
+	if !ok {
+		return nil, &ports.BrowserError{Code: ports.BrowserPayloadLimit, Msg: "the screenshot data is not canonical base64"}
+	}
+	if len(img) > req.MaxImageBytes {
+		return nil, &ports.BrowserError{Code: ports.BrowserPayloadLimit, Msg: "the screenshot is over maximum_image_bytes"}
+	}
+	w, h, ok := pngSize(img)
+	if !ok {
+		return nil, &ports.BrowserError{Code: ports.BrowserProtocolError, Msg: "the screenshot is not a PNG"}
+	}
+	if int64(w)*int64(h) > maxScreenshotPixels {
+		return nil, &ports.BrowserError{Code: ports.BrowserPayloadLimit, Msg: "the screenshot is over 32,000,000 pixels"}
+	}
+	ft2, err := a.frameTree(ctx)
+	if err != nil {
+		return nil, err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	u2 := frameURL(ft2.Frame)
+	if left || a.scope.reason(u2) == "disallowed_origin" {
+		return nil, &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "the page navigated outside the allowed origins"}
+	}
+	if navigated || !sameDocument(ft.Frame, ft2.Frame) {
+		return nil, &ports.BrowserError{Code: ports.BrowserTargetChanged, Msg: "the main frame navigated during the screenshot"}
+	}
+	return &ports.BrowserScreenshot{Browser: a.info, Target: a.target, CapturedAt: captured, Width: w, Height: h, PNG: img}, nil
+}

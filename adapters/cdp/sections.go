@@ -1,0 +1,753 @@
+package cdp
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"slices"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/chromedp/cdproto/accessibility"
+	"github.com/chromedp/cdproto/cachestorage"
+	cdpt "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/debugger"
+	"github.com/chromedp/cdproto/domsnapshot"
+	"github.com/chromedp/cdproto/domstorage"
+	"github.com/chromedp/cdproto/indexeddb"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/storage"
+	"github.com/chromedp/cdproto/target"
+
+	"rea/ports"
+)
+
+// optional runs an optional command: an unknown-method rejection marks the
+// section unavailable and returns ok=false with no error; any other failure
+// is returned.
+func optional(ctx context.Context, s session, method string, params, result any, section string, pc *pageCapture) (bool, error) {
+	err := s.c.call(ctx, s.id, method, params, result)
+	if err == nil {
+		return true, nil
+	}
+	if unknownMethod(err) {
+		pc.mu.Lock()
+		pc.led.unavailableSection(section, method)
+		pc.mu.Unlock()
+		return false, nil
+	}
+	return false, err
+}
+
+// framesOf walks the frame tree in pre-order.
+func framesOf(ft *page.FrameTree, sc scope, max int, led *ledger) []ports.BrowserFrame {
+	var out []ports.BrowserFrame
+	var walk func(t *page.FrameTree, parent string)
+	walk = func(t *page.FrameTree, parent string) {
+		if t == nil || t.Frame == nil {
+			return
+		}
+		id := string(t.Frame.ID)
+		u := frameURL(t.Frame)
+		switch {
+		case id == "" || len(id) > 256:
+			led.exclude("frames", "invalid_protocol_value", 1)
+		case sc.reason(u) != "":
+			led.exclude("frames", sc.reason(u), 1)
+		case len(out) >= max:
+			led.truncated["frames"] = true
+		default:
+			clean, origin := sanitizeURL(u)
+			out = append(out, ports.BrowserFrame{FrameID: id, ParentFrameID: parent, URL: clean, Origin: origin})
+		}
+		for _, c := range t.ChildFrames {
+			walk(c, id)
+		}
+	}
+	walk(ft, "")
+	return out
+}
+
+type resourceTree struct {
+	Frame       evFrame        `json:"frame"`
+	ChildFrames []resourceTree `json:"childFrames"`
+	Resources   []struct {
+		URL         string   `json:"url"`
+		Type        string   `json:"type"`
+		MimeType    string   `json:"mimeType"`
+		ContentSize *float64 `json:"contentSize"`
+	} `json:"resources"`
+}
+
+func (e *Engine) resources(ctx context.Context, a *attachment, pc *pageCapture) ([]ports.BrowserResource, error) {
+	var res struct {
+		FrameTree *resourceTree `json:"frameTree"`
+	}
+	if err := a.page.c.call(ctx, a.page.id, page.CommandGetResourceTree, nil, &res); err != nil {
+		return nil, err
+	}
+	out := []ports.BrowserResource{}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	var walk func(t *resourceTree)
+	walk = func(t *resourceTree) {
+		if t == nil {
+			return
+		}
+		for _, r := range t.Resources {
+			if rr := pc.sc.reason(r.URL); rr != "" {
+				pc.led.exclude("resources", rr, 1)
+				continue
+			}
+			if len(out) >= pc.lim.MaxResources {
+				pc.led.truncated["resources"] = true
+				continue
+			}
+			clean, origin := sanitizeURL(r.URL)
+			out = append(out, ports.BrowserResource{
+				FrameID: t.Frame.ID, URL: clean, Origin: origin, Type: cutDefault(r.Type, 100, "Other"),
+				MimeType: cut(r.MimeType, 256), ContentSize: r.ContentSize,
+			})
+		}
+		for i := range t.ChildFrames {
+			walk(&t.ChildFrames[i])
+		}
+	}
+	walk(res.FrameTree)
+	return out, nil
+}
+
+type snapshot struct {
+	Documents []struct {
+		DocumentURL int `json:"documentURL"`
+		Nodes       struct {
+			ParentIndex []int   `json:"parentIndex"`
+			NodeType    []int   `json:"nodeType"`
+			NodeName    []int   `json:"nodeName"`
+			NodeValue   []int   `json:"nodeValue"`
+			Attributes  [][]int `json:"attributes"`
+		} `json:"nodes"`
+	} `json:"documents"`
+	Strings []string `json:"strings"`
+}
+
+var urlAttributes = map[string]bool{"href": true, "src": true, "action": true, "formaction": true, "poster": true}
+
+var agentRels = map[string]bool{"mcp": true, "model-context": true, "ai-plugin": true, "service-desc": true}
+
+func (e *Engine) domSnapshot(ctx context.Context, a *attachment, pc *pageCapture) (ports.BrowserDOM, error) {
+	var snap snapshot
+	f := false
+	err := a.page.c.call(ctx, a.page.id, domsnapshot.CommandCaptureSnapshot,
+		domsnapshot.CaptureSnapshotParams{ComputedStyles: []string{}, IncludePaintOrder: &f, IncludeDOMRects: &f}, &snap)
+	if err != nil {
+		return ports.BrowserDOM{}, err
+	}
+	str := func(i int) string {
+		if i < 0 || i >= len(snap.Strings) {
+			return ""
+		}
+		return snap.Strings[i]
+	}
+	at := func(s []int, i int) int {
+		if i < len(s) {
+			return s[i]
+		}
+		return -1
+	}
+	dom := ports.BrowserDOM{Nodes: []ports.BrowserDOMNode{}, URLs: []ports.BrowserDOMURL{}}
+	rels := map[string]bool{}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	base := 0
+	for _, d := range snap.Documents {
+		docURL := str(d.DocumentURL)
+		if pc.sc.reason(docURL) != "" {
+			pc.led.exclude("dom", pc.sc.reason(docURL), 1)
+			continue
+		}
+		n := len(d.Nodes.ParentIndex)
+		dom.TotalNodes += n
+		for i := 0; i < n; i++ {
+			if len(dom.Nodes) >= pc.lim.MaxDOMNodes {
+				pc.led.truncated["dom"] = true
+				break
+			}
+			parent := at(d.Nodes.ParentIndex, i)
+			if parent >= 0 {
+				parent += base
+			} else {
+				parent = -1
+			}
+			node := ports.BrowserDOMNode{
+				Index: base + i, ParentIndex: parent, NodeType: max(at(d.Nodes.NodeType, i), 0),
+				NodeName: cut(str(at(d.Nodes.NodeName, i)), 256), AttributeNames: []string{},
+				NodeValueLength: len(utf16.Encode([]rune(str(at(d.Nodes.NodeValue, i))))),
+			}
+			var attrs []int
+			if i < len(d.Nodes.Attributes) {
+				attrs = d.Nodes.Attributes[i]
+			}
+			var rel string
+			for j := 0; j+1 < len(attrs); j += 2 {
+				name := strings.ToLower(str(attrs[j]))
+				if len(node.AttributeNames) < 200 {
+					node.AttributeNames = append(node.AttributeNames, cut(name, 256))
+				}
+				val := str(attrs[j+1])
+				if name == "rel" {
+					rel = val
+				}
+				if !urlAttributes[name] {
+					continue
+				}
+				if len(dom.URLs) >= pc.lim.MaxResources {
+					pc.led.truncated["metadata"] = true
+					continue
+				}
+				du := ports.BrowserDOMURL{NodeIndex: node.Index, Attribute: name}
+				abs, ok := resolveRef(docURL, strings.TrimSpace(val))
+				switch {
+				case ok && pc.sc.allows(abs):
+					clean, _ := sanitizeURL(abs)
+					du.URL, du.DestinationScope = &clean, "approved"
+				case ok && pc.sc.reason(abs) == "disallowed_origin":
+					du.DestinationScope = "outside_policy"
+				default:
+					du.DestinationScope = "unsupported"
+				}
+				if du.URL == nil {
+					reason := "unsupported_url"
+					if ok {
+						reason = pc.sc.reason(abs)
+					}
+					pc.led.exclude("metadata", reason, 1)
+				}
+				dom.URLs = append(dom.URLs, du)
+			}
+			if strings.EqualFold(node.NodeName, "link") {
+				for _, r := range strings.Fields(strings.ToLower(rel)) {
+					if agentRels[r] {
+						rels[r] = true
+					}
+				}
+			}
+			dom.Nodes = append(dom.Nodes, node)
+		}
+		base += n
+	}
+	for r := range rels {
+		dom.LinkRels = append(dom.LinkRels, r)
+	}
+	slices.Sort(dom.LinkRels)
+	return dom, nil
+}
+
+type axValue struct {
+	Value json.RawMessage `json:"value"`
+}
+
+type axNode struct {
+	NodeID      string   `json:"nodeId"`
+	ParentID    string   `json:"parentId"`
+	Ignored     bool     `json:"ignored"`
+	Role        *axValue `json:"role"`
+	Name        *axValue `json:"name"`
+	Description *axValue `json:"description"`
+	Properties  []struct {
+		Name  string  `json:"name"`
+		Value axValue `json:"value"`
+	} `json:"properties"`
+	ChildIDs []string `json:"childIds"`
+	FrameID  string   `json:"frameId"`
+}
+
+var axStates = map[string]bool{}
+
+func init() {
+	for _, s := range strings.Fields("atomic autocomplete busy checked disabled editable expanded focusable focused hasPopup hidden invalid level live modal multiline multiselectable orientation pressed readonly required selected valuemax valuemin") {
+		axStates[s] = true
+	}
+}
+
+func (v *axValue) text() string {
+	if v == nil {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(v.Value, &s) == nil {
+		return s
+	}
+	return ""
+}
+
+func (e *Engine) accessibility(ctx context.Context, a *attachment, pc *pageCapture, frames []ports.BrowserFrame) (ports.BrowserAccessibility, error) {
+	out := ports.BrowserAccessibility{Nodes: []ports.BrowserAXNode{}, TextCapture: "not_approved"}
+	if pc.req.IncludeAccessibilityText {
+		out.TextCapture = "included"
+	}
+	depth := int64(32)
+	remaining := pc.lim.MaxTotalTextBytes
+	for _, f := range frames {
+		var res struct {
+			Nodes []axNode `json:"nodes"`
+		}
+		ok, err := optional(ctx, a.page, accessibility.CommandGetFullAXTree,
+			accessibility.GetFullAXTreeParams{Depth: &depth, FrameID: cdpt.FrameID(f.FrameID)}, &res, "accessibility", pc)
+		if err != nil {
+			return out, err
+		}
+		if !ok {
+			out.TextCapture = "unavailable"
+			return out, nil
+		}
+		ids := map[string]bool{}
+		for _, n := range res.Nodes {
+			ids[n.NodeID] = true
+		}
+		out.TotalNodes += len(res.Nodes)
+		for _, n := range res.Nodes {
+			for _, c := range n.ChildIDs {
+				if !ids[c] {
+					pc.mu.Lock()
+					pc.led.truncated["accessibility"] = true
+					pc.mu.Unlock()
+				}
+			}
+			if len(out.Nodes) >= pc.lim.MaxAXNodes {
+				pc.mu.Lock()
+				pc.led.truncated["accessibility"] = true
+				pc.mu.Unlock()
+				break
+			}
+			node := ports.BrowserAXNode{NodeID: n.NodeID, ParentID: n.ParentID, FrameID: f.FrameID, Role: cut(n.Role.text(), 1024), Ignored: n.Ignored, States: []string{}}
+			for _, p := range n.Properties {
+				if axStates[p.Name] {
+					node.States = append(node.States, p.Name)
+				}
+			}
+			slices.Sort(node.States)
+			node.States = slices.Compact(node.States)
+			for _, fld := range []struct {
+				src *axValue
+				dst **string
+			}{{n.Name, &node.Name}, {n.Description, &node.Description}} {
+				t := fld.src.text()
+				if t == "" {
+					continue
+				}
+				if !pc.req.IncludeAccessibilityText {
+					out.ExcludedFields++
+					continue
+				}
+				lim := min(pc.lim.MaxTextFieldBytes, remaining)
+				if len(t) > lim {
+					t = cutBytes(t, max(lim, 0))
+					out.TruncatedFields++
+					out.TextCapture = "truncated"
+				}
+				if t == "" {
+					out.ExcludedFields++
+					continue
+				}
+				remaining -= len(t)
+				out.RetainedBytes += len(t)
+				*fld.dst = &t
+			}
+			out.Nodes = append(out.Nodes, node)
+		}
+	}
+	return out, nil
+}
+
+type scriptSourceResult struct {
+	ScriptSource string `json:"scriptSource"`
+}
+
+func (e *Engine) scriptSources(ctx context.Context, a *attachment, pc *pageCapture, scripts []ports.BrowserScript) error {
+	if !pc.req.IncludeScriptSources {
+		for i := range scripts {
+			scripts[i].SourceReason = "source capture was not approved"
+		}
+		pc.mu.Lock()
+		pc.led.exclude("script_sources", "not_approved", len(scripts))
+		pc.mu.Unlock()
+		return nil
+	}
+	var total int64
+	refuse := func(i int, why string) {
+		scripts[i].SourceReason = why
+		pc.mu.Lock()
+		pc.led.truncated["script_sources"] = true
+		pc.mu.Unlock()
+	}
+	for i, s := range scripts {
+		if int64(s.Length) > pc.lim.MaxScriptSourceBytes {
+			refuse(i, "the script is over the per-script source limit")
+			continue
+		}
+		if total+int64(s.Length) > pc.lim.MaxTotalSourceBytes {
+			refuse(i, "the total source limit was reached")
+			continue
+		}
+		var res scriptSourceResult
+		if err := a.page.c.call(ctx, a.page.id, debugger.CommandGetScriptSource, debugger.GetScriptSourceParams{ScriptID: cdpt.ScriptID(s.ScriptID)}, &res); err != nil {
+			if be, ok := ports.AsBrowserError(err); ok && be.Code == ports.BrowserProtocolError {
+				scripts[i].SourceReason = "the browser no longer holds the source"
+				pc.mu.Lock()
+				pc.led.exclude("script_sources", "provider_unavailable", 1)
+				pc.mu.Unlock()
+				continue
+			}
+			return err
+		}
+		n := int64(len(res.ScriptSource))
+		if n > pc.lim.MaxScriptSourceBytes || total+n > pc.lim.MaxTotalSourceBytes {
+			refuse(i, "the source is over the source limits")
+			continue
+		}
+		total += n
+		scripts[i].Source = []byte(res.ScriptSource)
+	}
+	return nil
+}
+
+func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, frames map[string]bool) ([]ports.BrowserWorker, error) {
+	s := a.browser
+	if !a.flat {
+		s = a.page
+	}
+	var res struct {
+		TargetInfos []struct {
+			TargetID      string `json:"targetId"`
+			Type          string `json:"type"`
+			URL           string `json:"url"`
+			Attached      bool   `json:"attached"`
+			OpenerID      string `json:"openerId"`
+			ParentFrameID string `json:"parentFrameId"`
+		} `json:"targetInfos"`
+	}
+	ok, err := optional(ctx, s, target.CommandGetTargets, target.GetTargetsParams{}, &res, "workers", pc)
+	if err != nil || !ok {
+		return []ports.BrowserWorker{}, err
+	}
+	out := []ports.BrowserWorker{}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	for _, t := range res.TargetInfos {
+		if !strings.Contains(t.Type, "worker") {
+			continue
+		}
+		if t.OpenerID != a.target.TargetID && !frames[t.ParentFrameID] {
+			pc.led.exclude("workers", "out_of_target_scope", 1)
+			continue
+		}
+		if r := pc.sc.reason(t.URL); r != "" {
+			pc.led.exclude("workers", r, 1)
+			continue
+		}
+		if len(out) >= pc.lim.MaxWorkers {
+			pc.led.truncated["workers"] = true
+			break
+		}
+		clean, origin := sanitizeURL(t.URL)
+		out = append(out, ports.BrowserWorker{TargetID: t.TargetID, Type: cut(t.Type, 100), URL: clean, Origin: origin,
+			Attached: t.Attached, OpenerTargetID: t.OpenerID, ParentFrameID: t.ParentFrameID})
+	}
+	return out, nil
+}
+
+func sha256Hex(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+func (e *Engine) storage(ctx context.Context, a *attachment, pc *pageCapture, main ports.BrowserFrame) (ports.BrowserStorage, error) {
+	st := ports.BrowserStorage{Origin: main.Origin}
+	var uq struct {
+		Usage *float64 `json:"usage"`
+		Quota *float64 `json:"quota"`
+	}
+	ok, err := optional(ctx, a.page, storage.CommandGetUsageAndQuota, storage.GetUsageAndQuotaParams{Origin: main.Origin}, &uq, "storage", pc)
+	if err != nil {
+		return st, err
+	}
+	if ok {
+		st.UsageBytes, st.QuotaBytes = uq.Usage, uq.Quota
+	}
+	if !pc.req.IncludeStorageKeys {
+		pc.mu.Lock()
+		pc.led.exclude("storage_keys", "not_approved", 1)
+		pc.mu.Unlock()
+		return st, nil
+	}
+	fp := pc.req.IncludeStorageFingerprints
+	keys := func(list []string) []string {
+		slices.Sort(list)
+		list = slices.Compact(list)
+		if len(list) > pc.lim.MaxStorageKeys {
+			list = list[:pc.lim.MaxStorageKeys]
+			pc.mu.Lock()
+			pc.led.truncated["storage_keys"] = true
+			pc.mu.Unlock()
+		}
+		for i := range list {
+			list[i] = cut(list[i], 1024)
+		}
+		return list
+	}
+	for _, local := range []bool{true, false} {
+		var items struct {
+			Entries [][]string `json:"entries"`
+		}
+		ok, err := optional(ctx, a.page, domstorage.CommandGetDOMStorageItems,
+			domstorage.GetDOMStorageItemsParams{StorageID: &domstorage.StorageID{SecurityOrigin: main.Origin, IsLocalStorage: local}}, &items, "storage_keys", pc)
+		if err != nil {
+			return st, err
+		}
+		if !ok {
+			break
+		}
+		scopeName := "session_storage"
+		if local {
+			scopeName = "local_storage"
+		}
+		names := []string{}
+		for _, kv := range items.Entries {
+			if len(kv) != 2 {
+				continue
+			}
+			names = append(names, kv[0])
+			if fp {
+				st.Fingerprints = append(st.Fingerprints, ports.BrowserStorageFingerprint{
+					Scope: scopeName, Identity: map[string]string{"key": kv[0]}, ValueSHA256: sha256Hex([]byte(kv[1])), Complete: true})
+			}
+		}
+		if local {
+			st.LocalStorageKeys = keys(names)
+		} else {
+			st.SessionStorageKeys = keys(names)
+		}
+	}
+	var dbs struct {
+		DatabaseNames []string `json:"databaseNames"`
+	}
+	if ok, err := optional(ctx, a.page, indexeddb.CommandRequestDatabaseNames, indexeddb.RequestDatabaseNamesParams{SecurityOrigin: main.Origin}, &dbs, "storage_keys", pc); err != nil {
+		return st, err
+	} else if ok {
+		st.IndexedDBNames = keys(dbs.DatabaseNames)
+	}
+	var caches struct {
+		Caches []struct {
+			CacheID   string `json:"cacheId"`
+			CacheName string `json:"cacheName"`
+		} `json:"caches"`
+	}
+	cacheIDs := map[string]string{}
+	if ok, err := optional(ctx, a.page, cachestorage.CommandRequestCacheNames, cachestorage.RequestCacheNamesParams{SecurityOrigin: main.Origin}, &caches, "storage_keys", pc); err != nil {
+		return st, err
+	} else if ok {
+		names := []string{}
+		for _, c := range caches.Caches {
+			names = append(names, c.CacheName)
+			cacheIDs[c.CacheName] = c.CacheID
+		}
+		st.CacheNames = keys(names)
+	}
+	if !fp {
+		return st, nil
+	}
+	var cookies struct {
+		Cookies []struct {
+			Name         string `json:"name"`
+			Value        string `json:"value"`
+			Domain       string `json:"domain"`
+			Path         string `json:"path"`
+			PartitionKey *struct {
+				TopLevelSite string `json:"topLevelSite"`
+			} `json:"partitionKey"`
+		} `json:"cookies"`
+	}
+	if ok, err := optional(ctx, a.page, network.CommandGetCookies, network.GetCookiesParams{URLs: []string{main.URL}}, &cookies, "storage", pc); err != nil {
+		return st, err
+	} else if ok {
+		for _, c := range cookies.Cookies {
+			pk := ""
+			if c.PartitionKey != nil {
+				pk = c.PartitionKey.TopLevelSite
+			}
+			st.Fingerprints = append(st.Fingerprints, ports.BrowserStorageFingerprint{Scope: "cookie",
+				Identity:    map[string]string{"domain": c.Domain, "path": c.Path, "name": c.Name, "partition_key": pk},
+				ValueSHA256: sha256Hex([]byte(c.Value)), Complete: true})
+		}
+	}
+	if err := e.recordFingerprints(ctx, a, pc, &st, cacheIDs); err != nil {
+		return st, err
+	}
+	slices.SortFunc(st.Fingerprints, func(a, b ports.BrowserStorageFingerprint) int {
+		return strings.Compare(a.Scope+":"+fpIdentity(a), b.Scope+":"+fpIdentity(b))
+	})
+	return st, nil
+}
+
+func fpIdentity(f ports.BrowserStorageFingerprint) string {
+	keys := make([]string, 0, len(f.Identity))
+	for k := range f.Identity {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(k + "=" + f.Identity[k] + "\x00")
+	}
+	return b.String()
+}
+
+// maxCachedBody is the largest Cache Storage body fingerprinted; a larger
+// one is an incomplete fingerprint.
+const maxCachedBody = 64 << 10
+
+// recordFingerprints adds IndexedDB schema and record fingerprints and
+// Cache Storage entry fingerprints, up to MaxStorageKeys records in all.
+func (e *Engine) recordFingerprints(ctx context.Context, a *attachment, pc *pageCapture, st *ports.BrowserStorage, cacheIDs map[string]string) error {
+	budget := pc.lim.MaxStorageKeys
+	truncate := func() {
+		pc.mu.Lock()
+		pc.led.truncated["storage"] = true
+		pc.mu.Unlock()
+	}
+	for _, db := range st.IndexedDBNames {
+		var res struct {
+			DB json.RawMessage `json:"databaseWithObjectStores"`
+		}
+		ok, err := optional(ctx, a.page, indexeddb.CommandRequestDatabase, indexeddb.RequestDatabaseParams{SecurityOrigin: st.Origin, DatabaseName: db}, &res, "storage", pc)
+		if err != nil || !ok {
+			return err
+		}
+		// The schema as the browser sent it: Chrome lists stores and
+		// indexes in a stable order, so equal schemas hash equal.
+		st.Fingerprints = append(st.Fingerprints, ports.BrowserStorageFingerprint{Scope: "indexed_db_schema",
+			Identity: map[string]string{"database": db}, ValueSHA256: sha256Hex(res.DB), Complete: true})
+		var schema struct {
+			ObjectStores []struct {
+				Name string `json:"name"`
+			} `json:"objectStores"`
+		}
+		json.Unmarshal(res.DB, &schema)
+		for _, store := range schema.ObjectStores {
+			if budget <= 0 {
+				truncate()
+				break
+			}
+			var data struct {
+				Entries []struct {
+					Key   json.RawMessage `json:"key"`
+					Value json.RawMessage `json:"value"`
+				} `json:"objectStoreDataEntries"`
+				HasMore bool `json:"hasMore"`
+			}
+			ok, err := optional(ctx, a.page, indexeddb.CommandRequestData, indexeddb.RequestDataParams{SecurityOrigin: st.Origin,
+				DatabaseName: db, ObjectStoreName: store.Name, PageSize: int64(min(budget, 100))}, &data, "storage", pc)
+			if err != nil || !ok {
+				return err
+			}
+			if data.HasMore {
+				truncate()
+			}
+			for _, en := range data.Entries {
+				budget--
+				v, complete := stableRemote(en.Value)
+				k, _ := stableRemote(en.Key)
+				st.Fingerprints = append(st.Fingerprints, ports.BrowserStorageFingerprint{Scope: "indexed_db_record",
+					Identity:    map[string]string{"database": db, "store": store.Name, "key_sha256": sha256Hex(k)},
+					ValueSHA256: sha256Hex(v), Complete: complete})
+			}
+		}
+	}
+	for _, name := range st.CacheNames {
+		id := cacheIDs[name]
+		if id == "" || budget <= 0 {
+			continue
+		}
+		var entries struct {
+			Entries []struct {
+				RequestURL     string            `json:"requestURL"`
+				RequestMethod  string            `json:"requestMethod"`
+				RequestHeaders []json.RawMessage `json:"requestHeaders"`
+			} `json:"cacheDataEntries"`
+			ReturnCount float64 `json:"returnCount"`
+		}
+		ok, err := optional(ctx, a.page, cachestorage.CommandRequestEntries, cachestorage.RequestEntriesParams{CacheID: cachestorage.CacheID(id), PageSize: int64(min(budget, 100))}, &entries, "storage", pc)
+		if err != nil || !ok {
+			return err
+		}
+		if int(entries.ReturnCount) > len(entries.Entries) {
+			truncate()
+		}
+		for _, en := range entries.Entries {
+			budget--
+			fp := ports.BrowserStorageFingerprint{Scope: "cache_entry", Identity: map[string]string{"cache": name, "url": en.RequestURL, "method": en.RequestMethod}}
+			headers := en.RequestHeaders
+			if headers == nil {
+				headers = []json.RawMessage{}
+			}
+			var body struct {
+				Response struct {
+					Body string `json:"body"`
+				} `json:"response"`
+			}
+			params, _ := json.Marshal(map[string]any{"cacheId": id, "requestURL": en.RequestURL, "requestHeaders": headers})
+			ok, err := optional(ctx, a.page, cachestorage.CommandRequestCachedResponse, json.RawMessage(params), &body, "storage", pc)
+			if err != nil || !ok {
+				return err
+			}
+			if b, err := base64.StdEncoding.DecodeString(body.Response.Body); err == nil && len(b) <= maxCachedBody {
+				fp.ValueSHA256, fp.Complete = sha256Hex(b), true
+			}
+			st.Fingerprints = append(st.Fingerprints, fp)
+		}
+	}
+	return nil
+}
+
+// stableRemote is a deterministic encoding of a RemoteObject without its
+// per-session handles (objectId, customPreview); complete is false when
+// the object's contents are only partly shown (no value and a preview that
+// overflows or is absent).
+func stableRemote(raw json.RawMessage) ([]byte, bool) {
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		return raw, false
+	}
+	delete(m, "objectId")
+	delete(m, "customPreview")
+	complete := true
+	if _, hasValue := m["value"]; !hasValue && m["type"] == "object" && m["subtype"] != "null" {
+		p, _ := m["preview"].(map[string]any)
+		complete = p != nil && p["overflow"] == false && previewComplete(p, 0)
+	}
+	b, _ := json.Marshal(m) // maps marshal with sorted keys
+	return b, complete
+}
+
+// previewComplete reports whether nested previews are all present and not
+// overflowing, to depth 8.
+func previewComplete(p map[string]any, depth int) bool {
+	if depth >= 8 {
+		return false
+	}
+	props, _ := p["properties"].([]any)
+	for _, x := range props {
+		prop, _ := x.(map[string]any)
+		if prop["type"] == "object" && prop["subtype"] != "null" {
+			vp, _ := prop["valuePreview"].(map[string]any)
+			if vp == nil || vp["overflow"] != false || !previewComplete(vp, depth+1) {
+				return false
+			}
+		}
+	}
+	return true
+}

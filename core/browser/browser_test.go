@@ -1,0 +1,468 @@
+package browser_test
+
+import (
+	"bytes"
+	"compress/zlib"
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"hash/crc32"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"rea/core"
+	"rea/core/standard"
+	"rea/ports"
+	"rea/ports/portstest"
+)
+
+var (
+	catOnce sync.Once
+	cat     *core.Catalog
+	catErr  error
+)
+
+func catalog(t *testing.T) *core.Catalog {
+	t.Helper()
+	catOnce.Do(func() {
+		if cat, catErr = standard.Catalog(); catErr == nil {
+			cat.SetCheckOutputs(true)
+		}
+	})
+	if catErr != nil {
+		t.Fatal(catErr)
+	}
+	return cat
+}
+
+// session wires b (and a scenario runner, when given) into a fresh session.
+func session(t *testing.T, b ports.BrowserObserver, run ports.BrowserScenarioRunner) *core.Session {
+	t.Helper()
+	opts := &core.RegistryOptions{JavaScript: portstest.FakeJS{}, Scenarios: run}
+	if b != nil {
+		opts.Browser = b
+	}
+	reg, err := core.NewRegistry(nil, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return core.NewSession(catalog(t), reg, nil)
+}
+
+func call(t *testing.T, s *core.Session, name string, args any) (map[string]any, error) {
+	t.Helper()
+	raw, _ := json.Marshal(args)
+	res, err := s.Call(context.Background(), name, raw, nil)
+	if err != nil {
+		return nil, err
+	}
+	b, err := res.StructuredJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m, nil
+}
+
+func mustCall(t *testing.T, s *core.Session, name string, args any) map[string]any {
+	t.Helper()
+	m, err := call(t, s, name, args)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return m
+}
+
+func result(m map[string]any) map[string]any { return m["normalized_result"].(map[string]any) }
+
+const ep = "http://127.0.0.1:9222"
+
+func richFake() *portstest.BrowserFake {
+	f := portstest.NewBrowserFake()
+	status := 200
+	mime := "application/json"
+	size := 42.0
+	f.Capture = &ports.BrowserPageCapture{
+		Frames:    []ports.BrowserFrame{{FrameID: "F1", URL: "http://app.test/", Origin: "http://app.test"}},
+		DOM:       ports.BrowserDOM{TotalNodes: 2, Nodes: []ports.BrowserDOMNode{{Index: 0, ParentIndex: -1, NodeType: 9, NodeName: "#document"}, {Index: 1, ParentIndex: 0, NodeType: 1, NodeName: "HTML", AttributeNames: []string{"lang"}}}, LinkRels: []string{"mcp"}},
+		Resources: []ports.BrowserResource{{FrameID: "F1", URL: "http://app.test/app.js", Origin: "http://app.test", Type: "Script", MimeType: "text/javascript", ContentSize: &size}},
+		Scripts: []ports.BrowserScript{{ScriptID: "1", FrameID: "F1", URL: "http://app.test/app.js", Origin: "http://app.test", CDPHash: "abc", Length: 60, IsModule: true, Language: "JavaScript",
+			Source: []byte(`import "./dep.js"; fetch("/api/items"); const routes = [{path: "/home"}]; navigator.modelContext.registerTool({name: "search"});`)}},
+		ScriptsTotal: 1,
+		Network: ports.BrowserNetwork{Requests: []ports.BrowserRequest{{RequestID: "R1", URL: "http://app.test/api", Origin: "http://app.test", Method: "POST", Status: &status, MimeType: &mime,
+			RequestBody: []byte(`{"a":[1,{"b":null}]}`), RequestBodyStatus: "included", ResponseBodyStatus: "unavailable"}}},
+		Metadata: ports.BrowserMetadata{Responses: []ports.BrowserResponseMetadata{{RequestID: "R0", URL: "http://app.test/", MimeType: "text/html",
+			Headers: map[string]string{"content-length": "12", "content-security-policy": "script-src 'self' 'nonce-x' https://cdn.example; object-src 'none'", "link": `</mcp.json>; rel="mcp"`, "x-content-type-options": "nosniff"}}}},
+		Storage:      ports.BrowserStorage{Origin: "http://app.test", LocalStorageKeys: []string{"k"}, Fingerprints: []ports.BrowserStorageFingerprint{{Scope: "local_storage", Identity: map[string]string{"key": "k"}, ValueSHA256: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", Complete: true}}},
+		Completeness: ports.BrowserCompleteness{Excluded: []ports.BrowserExclusion{{Section: "script_sources", Reason: "not_approved", Count: 1}}},
+	}
+	return f
+}
+
+func TestPassiveToolsOverTheFake(t *testing.T) {
+	is := is.New(t)
+	f := richFake()
+	s := session(t, f, nil)
+
+	l := result(mustCall(t, s, "list_browser_targets", map[string]any{"cdp_endpoint": ep}))
+	is.Equal(len(l["targets"].([]any)), 1)
+
+	ev := mustCall(t, s, "inspect_web_page", map[string]any{"cdp_endpoint": ep, "target_id": "T1", "include_json_body_shapes": true})
+	is.Equal(ev["predicate_type"], "rea.web-page-inspection/v2")
+	is.Equal(ev["authority"], "external-service")
+	is.Equal(ev["provider"].(map[string]any)["id"], "fake-browser")
+	is.Equal(ev["environment"].(map[string]any)["id"], "FakeChrome/1.0@fake")
+	insp := result(ev)
+	comp := insp["completeness"].(map[string]any)
+	is.Equal(comp["status"], "policy_filtered")
+	is.Equal(comp["conditions"], []any{"attach_limited", "policy_filtered"})
+	scripts := insp["scripts"].(map[string]any)["items"].([]any)
+	sc := scripts[0].(map[string]any)
+	is.Equal(sc["resource_reconciliation"].(map[string]any)["status"], "exact")
+	is.Equal(sc["source"].(map[string]any)["included"], true)
+	req := insp["network"].(map[string]any)["requests"].([]any)[0].(map[string]any)
+	shapes := req["body_shapes"].(map[string]any)
+	is.Equal(shapes["status"], "partial")
+	props := shapes["request"].(map[string]any)["properties"].([]any)
+	is.Equal(len(props), 3) // /a, /a/*, /a/*/b
+	md := insp["metadata"].(map[string]any)
+	resp := md["responses"].([]any)[0].(map[string]any)
+	csp := resp["csp"].(map[string]any)
+	is.Equal(csp["nonce_count"], 1.0)
+	is.Equal(resp["content_length"], 12.0)
+	is.Equal(len(md["agent_hints"].([]any)), 2) // link_rel and dom_link_rel
+
+	// A second capture compares: compare_web_captures accepts what
+	// inspect_web_page produced.
+	ev2 := mustCall(t, s, "inspect_web_page", map[string]any{"cdp_endpoint": ep, "target_id": "T1", "include_json_body_shapes": true})
+	diff := result(mustCall(t, s, "compare_web_captures", map[string]any{
+		"before": map[string]any{"inspection": insp}, "after": map[string]any{"inspection": result(ev2)}}))
+	is.True(diff["overall_status"] != "changed")
+
+	f.Tools = []ports.WebMCPTool{{Name: "search", FrameID: "F1", FrameURL: "http://app.test/", OwnerOrigin: "http://app.test", InputSchema: []byte(`{"type":"object"}`)}}
+	w := result(mustCall(t, s, "discover_webmcp_tools", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
+	is.Equal(w["status"], "available")
+	tools := w["tools"].(map[string]any)["items"].([]any)
+	is.Equal(len(tools), 1)
+	is.True(tools[0].(map[string]any)["input_schema_sha256"] != nil)
+	diff = result(mustCall(t, s, "compare_web_captures", map[string]any{
+		"before": map[string]any{"inspection": insp, "webmcp": w}, "after": map[string]any{"inspection": result(ev2), "webmcp": w}}))
+	is.Equal(diff["dimensions"].(map[string]any)["webmcp"].(map[string]any)["status"], "unchanged")
+
+	o := result(mustCall(t, s, "observe_web_session", map[string]any{"cdp_endpoint": ep, "target_id": "T1", "observation_ms": 10}))
+	is.Equal(o["window"].(map[string]any)["end_reason"], "window_elapsed")
+
+	shot := result(mustCall(t, s, "capture_web_screenshot", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
+	art := shot["artifact"].(map[string]any)
+	is.Equal(shot["viewport"], map[string]any{"width": 1.0, "height": 1.0})
+	cmp := result(mustCall(t, s, "compare_web_screenshots", map[string]any{"before": art, "after": art}))
+	is.Equal(cmp["status"], "identical")
+
+	b := result(mustCall(t, s, "analyze_web_bundle", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
+	obs := b["observations"].(map[string]any)
+	is.Equal(b["capture"].(map[string]any)["scripts_analyzed"], 1.0)
+	is.True(len(obs["chunks"].(map[string]any)["edges"].([]any)) >= 1)
+	is.Equal(obs["source_maps"].(map[string]any)["status"], "not_requested")
+}
+
+func TestBundleFindsRoutesEndpointsAndDeclarationsWithTheRealShape(t *testing.T) {
+	// The fake JS engine scans imports only; calls need a richer engine.
+	is := is.New(t)
+	f := richFake()
+	reg, _ := core.NewRegistry(nil, &core.RegistryOptions{Browser: f, JavaScript: callsJS{}})
+	s := core.NewSession(catalog(t), reg, nil)
+	b := result(mustCall(t, s, "analyze_web_bundle", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
+	obs := b["observations"].(map[string]any)
+	is.Equal(len(obs["endpoints"].([]any)), 1)
+	is.Equal(obs["endpoints"].([]any)[0].(map[string]any)["value"], "/api/items")
+	is.Equal(len(obs["routes"].([]any)), 1)
+	d := obs["webmcp_declarations"].([]any)[0].(map[string]any)
+	is.Equal(d["name"], "search")
+	is.Equal(d["schema_property_names"], []any{"q"})
+}
+
+// callsJS reports fixed calls, standing in for the tdewolff engine.
+type callsJS struct{}
+
+func (callsJS) Info() ports.ProviderInfo {
+	return ports.ProviderInfo{ID: "calls-js", Name: "calls", Version: "1"}
+}
+func (callsJS) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSFacts, error) {
+	str := func(s string) ports.JSValue { return ports.JSValue{Kind: ports.JSValString, Value: s} }
+	return &ports.JSFacts{Parsed: true, Calls: []ports.JSCall{
+		{Callee: "fetch", Offset: 19, Args: []ports.JSValue{str("/api/items")}},
+		{Callee: "define", Args: []ports.JSValue{{Kind: ports.JSValArray, Items: []ports.JSValue{{Kind: ports.JSValObject, Props: []ports.JSProp{{Key: "path", Value: str("/home")}}}}}}},
+		{Callee: "navigator.modelContext.registerTool", Args: []ports.JSValue{{Kind: ports.JSValObject, Props: []ports.JSProp{
+			{Key: "name", Value: str("search")},
+			{Key: "inputSchema", Value: ports.JSValue{Kind: ports.JSValObject, Props: []ports.JSProp{{Key: "properties", Value: ports.JSValue{Kind: ports.JSValObject, Props: []ports.JSProp{{Key: "q", Value: ports.JSValue{Kind: ports.JSValObject}}}}}}}}}}}},
+	}}, nil
+}
+
+func TestEngineErrorsMapToCodes(t *testing.T) {
+	cases := []struct {
+		code ports.BrowserErrorCode
+		want core.Code
+	}{
+		{ports.BrowserEndpointUnreachable, core.CodeProviderUnavailable},
+		{ports.BrowserInvalidEndpointResponse, core.CodeUnreadableOutput},
+		{ports.BrowserTargetNotFound, core.CodeTargetUnavailable},
+		{ports.BrowserTargetNotAllowed, core.CodeTargetUnavailable},
+		{ports.BrowserTargetChanged, core.CodeTargetUnavailable},
+		{ports.BrowserProtocolError, core.CodeUnreadableOutput},
+		{ports.BrowserDisconnected, core.CodeProviderUnavailable},
+		{ports.BrowserPayloadLimit, core.CodeTruncated},
+		{ports.BrowserProcessOwnership, core.CodeUnreadableOutput},
+		{ports.BrowserCleanupFailed, core.CodeCleanupIncomplete},
+		{ports.BrowserCancelled, core.CodeCancelled},
+		{ports.BrowserTimeout, core.CodeProviderTimeout},
+		{ports.BrowserSecretUnavailable, core.CodeUnreadableOutput},
+		{ports.BrowserInvalidRequest, core.CodeInvalidRequest},
+	}
+	tools := map[string]map[string]any{
+		"list_browser_targets":   {"cdp_endpoint": ep},
+		"inspect_web_page":       {"cdp_endpoint": ep, "target_id": "T1"},
+		"observe_web_session":    {"cdp_endpoint": ep, "target_id": "T1"},
+		"discover_webmcp_tools":  {"cdp_endpoint": ep, "target_id": "T1"},
+		"analyze_web_bundle":     {"cdp_endpoint": ep, "target_id": "T1"},
+		"capture_web_screenshot": {"cdp_endpoint": ep, "target_id": "T1"},
+	}
+	for _, c := range cases {
+		for name, args := range tools {
+			f := portstest.NewBrowserFake()
+			f.Err = &ports.BrowserError{Code: c.code, Msg: "injected"}
+			_, err := call(t, session(t, f, nil), name, args)
+			var e *core.Error
+			if !errors.As(err, &e) || e.Code != c.want {
+				t.Fatalf("%s with %s: got %v, want %s", name, c.code, err, c.want)
+			}
+			if c.want != core.CodeInvalidRequest && e.Details["reason"] != string(c.code) && c.code != ports.BrowserCancelled {
+				t.Fatalf("%s with %s: details %v", name, c.code, e.Details)
+			}
+		}
+	}
+}
+
+func TestNoEngineIsCapabilityUnavailable(t *testing.T) {
+	is := is.New(t)
+	s := session(t, nil, nil)
+	_, err := call(t, s, "inspect_web_page", map[string]any{"cdp_endpoint": ep, "target_id": "T1"})
+	var e *core.Error
+	is.True(errors.As(err, &e))
+	is.Equal(e.Code, core.CodeCapabilityUnavailable)
+	_, err = call(t, s, "capture_browser_scenario", map[string]any{"browser": map[string]any{"mode": "launch"}, "start_url": map[string]any{"url": "http://127.0.0.1:1/"},
+		"actions": []any{map[string]any{"step_id": "w", "action": "wait_for_timeout", "duration_ms": 1}}})
+	is.True(errors.As(err, &e))
+	is.Equal(e.Code, core.CodeCapabilityUnavailable)
+	// compare_web_screenshots needs no engine.
+	_, err = call(t, s, "compare_web_screenshots", map[string]any{"before": map[string]any{"data_base64": base64.StdEncoding.EncodeToString(portstest.FakePNG)},
+		"after": map[string]any{"data_base64": base64.StdEncoding.EncodeToString(portstest.FakePNG)}})
+	is.NoErr(err)
+}
+
+func TestInvalidEndpointIsInvalidRequest(t *testing.T) {
+	is := is.New(t)
+	s := session(t, portstest.NewBrowserFake(), nil)
+	for _, bad := range []string{"http://localhost:9222", "http://10.0.0.1:9222", "http://u:p@127.0.0.1:9222", "http://127.0.0.1:9222/json"} {
+		_, err := call(t, s, "inspect_web_page", map[string]any{"cdp_endpoint": bad, "target_id": "T1"})
+		var e *core.Error
+		is.True(errors.As(err, &e))
+		is.Equal(e.Code, core.CodeInvalidRequest)
+	}
+	_, err := call(t, s, "inspect_web_page", map[string]any{"cdp_endpoint": ep, "target_id": "T1", "include_storage_fingerprints": true})
+	var e *core.Error
+	is.True(errors.As(err, &e))
+	is.Equal(e.Code, core.CodeInvalidRequest)
+}
+
+func TestCancelledCaptureIsCancelledAndNotRecorded(t *testing.T) {
+	is := is.New(t)
+	s := session(t, portstest.NewBrowserFake(), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := s.Call(ctx, "inspect_web_page", json.RawMessage(`{"cdp_endpoint":"`+ep+`","target_id":"T1"}`), nil)
+	var e *core.Error
+	is.True(errors.As(err, &e))
+	is.Equal(e.Code, core.CodeCancelled)
+}
+
+// pngOf encodes an RGBA image as an unfiltered-or-Sub PNG.
+func pngOf(w, h int, pix []byte, filter byte) []byte {
+	var raw bytes.Buffer
+	for y := 0; y < h; y++ {
+		raw.WriteByte(filter)
+		row := pix[y*w*4 : (y+1)*w*4]
+		for i := range row {
+			v := row[i]
+			if filter == 1 && i >= 4 {
+				v -= row[i-4]
+			}
+			raw.WriteByte(v)
+		}
+	}
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	zw.Write(raw.Bytes())
+	zw.Close()
+	var out bytes.Buffer
+	out.WriteString("\x89PNG\r\n\x1a\n")
+	chunk := func(typ string, data []byte) {
+		binary.Write(&out, binary.BigEndian, uint32(len(data)))
+		out.WriteString(typ)
+		out.Write(data)
+		binary.Write(&out, binary.BigEndian, crc32.ChecksumIEEE(append([]byte(typ), data...)))
+	}
+	ihdr := make([]byte, 13)
+	binary.BigEndian.PutUint32(ihdr[0:], uint32(w))
+	binary.BigEndian.PutUint32(ihdr[4:], uint32(h))
+	ihdr[8], ihdr[9] = 8, 6
+	chunk("IHDR", ihdr)
+	chunk("IDAT", z.Bytes())
+	chunk("IEND", nil)
+	return out.Bytes()
+}
+
+func TestCompareScreenshotsFindsRegions(t *testing.T) {
+	is := is.New(t)
+	s := session(t, nil, nil)
+	w, h := 40, 30
+	a := bytes.Repeat([]byte{255, 255, 255, 255}, w*h)
+	b := bytes.Clone(a)
+	for y := 2; y < 6; y++ {
+		for x := 30; x < 35; x++ {
+			copy(b[(y*w+x)*4:], []byte{0, 0, 0, 255})
+		}
+	}
+	enc := func(p []byte, f byte) map[string]any {
+		return map[string]any{"data_base64": base64.StdEncoding.EncodeToString(pngOf(w, h, p, f))}
+	}
+	r := result(mustCall(t, s, "compare_web_screenshots", map[string]any{"before": enc(a, 0), "after": enc(a, 1)}))
+	is.Equal(r["status"], "identical") // filters differ, pixels do not
+	r = result(mustCall(t, s, "compare_web_screenshots", map[string]any{"before": enc(a, 0), "after": enc(b, 1)}))
+	is.Equal(r["status"], "different")
+	is.Equal(r["changed_pixels"], 20.0)
+	is.Equal(r["maximum_channel_delta"], 255.0)
+	regions := r["regions"].([]any)
+	is.Equal(len(regions), 1)
+	is.Equal(regions[0].(map[string]any)["x"], 24.0)
+	is.Equal(regions[0].(map[string]any)["changed_pixels"], 20.0)
+	r = result(mustCall(t, s, "compare_web_screenshots", map[string]any{"before": enc(a, 0), "after": map[string]any{"data_base64": base64.StdEncoding.EncodeToString(pngOf(w, h-1, a[:w*(h-1)*4], 0))}}))
+	is.Equal(r["status"], "dimension_mismatch")
+
+	// Malformed, unsupported and over-limit inputs are typed.
+	var e *core.Error
+	_, err := call(t, s, "compare_web_screenshots", map[string]any{"before": map[string]any{"data_base64": "bm90IGEgcG5n"}, "after": enc(a, 0)})
+	is.True(errors.As(err, &e))
+	is.Equal(e.Code, core.CodeInvalidRequest)
+	_, err = call(t, s, "compare_web_screenshots", map[string]any{"before": enc(a, 0), "after": enc(a, 0), "maximum_pixels": 10})
+	is.True(errors.As(err, &e))
+	is.Equal(e.Code, core.CodeResourceConstraint)
+	gray := pngOf(w, h, a, 0)
+	gray[8+8+9] = 0 // colour type 0
+	_, err = call(t, s, "compare_web_screenshots", map[string]any{"before": map[string]any{"data_base64": base64.StdEncoding.EncodeToString(gray)}, "after": enc(a, 0)})
+	is.True(errors.As(err, &e))
+	is.Equal(e.Code, core.CodeUnsupportedTarget)
+	_, err = call(t, s, "compare_web_screenshots", map[string]any{"before": map[string]any{"data_base64": enc(a, 0)["data_base64"], "sha256": "00000000000000000000000000000000000000000000000000000000000000ff"}, "after": enc(a, 0)})
+	is.True(errors.As(err, &e))
+	is.Equal(e.Code, core.CodeInvalidRequest)
+}
+
+// fakeRunner is a scenario runner that returns a fixed capture.
+type fakeRunner struct{ got ports.BrowserScenarioRequest }
+
+func (r *fakeRunner) RunScenario(ctx context.Context, req ports.BrowserScenarioRequest) (*ports.BrowserScenarioCapture, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, &ports.BrowserError{Code: ports.BrowserCancelled, Err: err}
+	}
+	r.got = req
+	u := "http://app.test/next"
+	out := &ports.BrowserScenarioCapture{Browser: ports.BrowserScenarioBrowser{Mode: "launch", ProcessOwnership: "provider-owned", Cleanup: "terminated-owned-process", Product: "Chrome/148", Version: "537.36"},
+		StartOrigin: "http://app.test", AllowedOrigins: []string{"http://app.test"}, DurationMS: 12,
+		Events: []ports.BrowserScenarioEvent{{Sequence: 0, StepIndex: 0, Kind: "request", Method: "GET", URL: "http://app.test/", ResourceType: "Document"},
+			{Sequence: 1, StepIndex: 0, Kind: "response", URL: "http://app.test/", ResourceType: "Document", Status: 200},
+			{Sequence: 2, StepIndex: 1, Kind: "console", Level: "log", Text: "hi [REDACTED:pw]"}}}
+	steps := append([]ports.BrowserScenarioStep{{StepID: "scenario_start", Action: "goto_start"}}, req.Steps...)
+	for i, s := range steps {
+		r := ports.BrowserScenarioStepResult{StepIndex: i, StepID: s.StepID, Action: s.Action, Status: "completed", BeforeURL: "http://app.test/", AfterURL: u, EventSequenceStart: -1, EventSequenceEnd: -1}
+		r.Artifacts.URL = &u
+		if i == len(steps)-1 {
+			r.Artifacts.Screenshot = portstest.FakePNG
+			r.Artifacts.DOM = []byte("<html></html>")
+		}
+		out.Steps = append(out.Steps, r)
+	}
+	return out, nil
+}
+
+func TestScenarioCapturesCompare(t *testing.T) {
+	is := is.New(t)
+	run := &fakeRunner{}
+	s := session(t, nil, run)
+	args := map[string]any{"browser": map[string]any{"mode": "launch"}, "start_url": map[string]any{"url": "http://app.test/", "query": []any{map[string]any{"name": "a", "value": "1"}}},
+		"actions": []any{
+			map[string]any{"step_id": "login", "action": "fill", "locator": map[string]any{"css": map[string]any{"selector": "#pw"}}, "value": map[string]any{"source": "secret", "secret_id": "pw"}},
+			map[string]any{"step_id": "go", "action": "click", "locator": map[string]any{"css": map[string]any{"selector": "a"}}},
+		},
+		"secrets": []any{map[string]any{"secret_id": "pw", "environment_variable": "APP_PW"}},
+		"capture": map[string]any{"after_each_step": []any{"url"}, "at_end": []any{"screenshot", "dom"}}}
+	ev := mustCall(t, s, "capture_browser_scenario", args)
+	is.Equal(ev["authority"], "controlled-replay")
+	is.Equal(ev["environment"].(map[string]any)["isolation"], "process")
+	is.Equal(run.got.StartURL, "http://app.test/?a=1")
+	is.Equal(run.got.Steps[0].Action, "type")
+	is.Equal(run.got.Steps[0].SecretID, "pw")
+	r := result(ev)
+	steps := r["steps"].([]any)
+	is.Equal(len(steps), 3)
+	is.Equal(steps[0].(map[string]any)["event_sequence_start"], 1.0)
+	is.Equal(steps[0].(map[string]any)["event_sequence_end"], 2.0)
+	is.Equal(steps[2].(map[string]any)["event_sequence_start"], 4.0)
+	is.Equal(steps[2].(map[string]any)["event_sequence_end"], 3.0)
+	is.Equal(r["completeness"].(map[string]any)["status"], "complete")
+	ev2 := mustCall(t, s, "capture_browser_scenario", args)
+	diff := result(mustCall(t, s, "compare_web_captures", map[string]any{"before_scenario": r, "after_scenario": result(ev2)}))
+	is.Equal(diff["overall_status"], "unchanged")
+
+	// Domain rules the schema cannot state.
+	bad := map[string]any{"browser": map[string]any{"mode": "launch"}, "start_url": map[string]any{"url": "http://app.test/"},
+		"actions": []any{map[string]any{"step_id": "f", "action": "fill", "locator": map[string]any{"css": map[string]any{"selector": "#x"}}, "value": map[string]any{"source": "secret", "secret_id": "nope"}}}}
+	_, err := call(t, s, "capture_browser_scenario", bad)
+	var e *core.Error
+	is.True(errors.As(err, &e))
+	is.Equal(e.Code, core.CodeInvalidRequest)
+	bad["start_url"] = map[string]any{"url": "file:///etc/passwd"}
+	_, err = call(t, s, "capture_browser_scenario", bad)
+	is.True(errors.As(err, &e))
+	is.Equal(e.Code, core.CodeInvalidRequest)
+}
+
+func TestProgressReachesTheCaller(t *testing.T) {
+	is := is.New(t)
+	s := session(t, portstest.NewBrowserFake(), nil)
+	p := &progress{}
+	_, err := s.Call(context.Background(), "inspect_web_page", json.RawMessage(`{"cdp_endpoint":"`+ep+`","target_id":"T1","observation_ms":5}`), &core.CallOptions{Progress: p})
+	is.NoErr(err)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	is.True(len(p.msgs) >= 2)
+	_ = time.Second
+}
+
+type progress struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (p *progress) Observe(phase, msg string) {
+	p.mu.Lock()
+	p.msgs = append(p.msgs, phase+": "+msg)
+	p.mu.Unlock()
+}
+func (p *progress) Finish(phase, msg string) { p.Observe(phase, msg) }

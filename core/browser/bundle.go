@@ -1,0 +1,504 @@
+package browser
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+
+	"rea/core"
+	"rea/ports"
+)
+
+func opAnalyzeBundle() *core.Operation {
+	return &core.Operation{
+		Name:  "analyze_web_bundle",
+		Title: "Analyze Web Bundle",
+		Description: "Capture one page target passively with its script sources and analyze them statically (nothing runs): module " +
+			"edges (static and dynamic imports, require, importScripts, workers), routes, network endpoints, WebMCP registerTool " +
+			"declarations and framework fingerprints, each located by script, line and column; with fetch_source_maps, in-scope v3 " +
+			"source maps are fetched and their original sources listed.",
+		Kind:    core.KindApplication,
+		Effects: passiveEffects,
+		Input: schemaObj([]string{"cdp_endpoint", "target_id"}, propEndpoint, propTarget, propOrigins, inspectOptions,
+			`"fetch_source_maps":{"type":"boolean","default":false,"description":"Fetch the scripts' in-scope source maps (http(s) on an allowed origin, no credentials)."}`,
+			`"max_findings":{"type":"integer","minimum":1,"maximum":100000,"default":1000,"description":"Findings kept across edges, routes, endpoints and declarations; the rest are counted as dropped."}`),
+		Result:      bundleResultSchema,
+		Examples:    ex(`{"cdp_endpoint":"http://127.0.0.1:9222","target_id":"E3A1C0DE"}`, `{"cdp_endpoint":"http://127.0.0.1:9222","target_id":"E3A1C0DE","fetch_source_maps":true}`),
+		Unavailable: func(r *core.Registry) (string, string) { return browserUnavailable(r) },
+		Handler:     handleAnalyzeBundle,
+	}
+}
+
+var bundleResultSchema = json.RawMessage(`{"type":"object","additionalProperties":false,
+"required":["schema_version","capture","observations","inferences","unknowns","completeness","limitations"],
+"properties":{"schema_version":{"const":1},
+ "capture":{"type":"object","description":"The underlying page capture: target URL, scripts observed and analyzed, source artifacts (digests, no text).",
+   "required":["target_url","scripts_observed","scripts_analyzed","source_artifacts"],"properties":{"target_url":{"type":"string"},"scripts_observed":{"type":"integer"},"scripts_analyzed":{"type":"integer"},"source_artifacts":{"type":"array","items":{"type":"object"}}}},
+ "observations":{"type":"object","required":["chunks","routes","endpoints","webmcp_declarations","source_maps"],
+   "properties":{"chunks":{"type":"object","required":["nodes","edges"],"properties":{"nodes":{"type":"array","items":{"type":"object"}},"edges":{"type":"array","items":{"type":"object"}}}},
+   "routes":{"type":"array","items":{"type":"object"}},"endpoints":{"type":"array","items":{"type":"object"}},"webmcp_declarations":{"type":"array","items":{"type":"object"}},
+   "source_maps":{"type":"object","required":["status","requested","processed","items"],"properties":{"status":{"enum":["not_requested","included","partial","unavailable","truncated"]},"requested":{"type":"integer"},"processed":{"type":"integer"},"items":{"type":"array","items":{"type":"object"}}}}}},
+ "inferences":{"type":"array","items":{"type":"object","required":["kind","value","confidence","basis"],"properties":{"kind":{"enum":["bundle_runtime","vendor_fingerprint","route_framework"]},"value":{"type":"string"},"confidence":{"enum":["high","medium","low"]},"basis":{"type":"array","items":{"type":"object"}}}}},
+ "unknowns":{"type":"array","items":{"type":"object","required":["dimension","reason","affected_script_keys"],"properties":{"dimension":{"enum":["script_source","javascript_ast","source_maps"]},"reason":{"type":"string"},"affected_script_keys":{"type":"array","items":{"type":"string"}}}}},
+ "completeness":{"type":"object","required":["status","parsed_scripts","parse_failures","dropped_findings"],"properties":{"status":{"enum":["complete","partial"]},"parsed_scripts":{"type":"integer"},"parse_failures":{"type":"integer"},"dropped_findings":{"type":"integer"}}},
+ "limitations":{"type":"array","items":{"type":"string"}}}}`)
+
+// findings shares max_findings across the finding lists.
+type findings struct {
+	left, dropped int
+	seen          map[string]bool
+}
+
+func (f *findings) add(list *[]any, item map[string]any) {
+	k := core.MustDigest(item)
+	if f.seen[k] {
+		return
+	}
+	f.seen[k] = true
+	if f.left == 0 {
+		f.dropped++
+		return
+	}
+	f.left--
+	*list = append(*list, item)
+}
+
+// lineCol maps a byte offset to a 1-based line and 0-based column.
+func lineCol(src []byte, off int64) (int, int) {
+	if off < 0 || off > int64(len(src)) {
+		return 0, 0
+	}
+	pre := src[:off]
+	line := bytes.Count(pre, []byte{'\n'}) + 1
+	col := int(off) - (bytes.LastIndexByte(pre, '\n') + 1)
+	return line, col
+}
+
+var inferencePatterns = []struct{ kind, value, pattern, confidence string }{
+	{"bundle_runtime", "webpack", "__webpack_require__", "high"},
+	{"bundle_runtime", "Vite", "__vite__", "medium"},
+	{"bundle_runtime", "Vite", "import.meta.hot", "medium"},
+	{"vendor_fingerprint", "React", "__REACT_DEVTOOLS_GLOBAL_HOOK__", "medium"},
+	{"vendor_fingerprint", "React", "React.createElement", "medium"},
+	{"vendor_fingerprint", "Vue", "__VUE__", "medium"},
+	{"vendor_fingerprint", "Vue", "createApp(", "medium"},
+	{"vendor_fingerprint", "Next.js", "__NEXT_DATA__", "high"},
+	{"vendor_fingerprint", "Next.js", "/_next/", "high"},
+	{"vendor_fingerprint", "Angular", "ɵɵdefineComponent", "high"},
+	{"vendor_fingerprint", "Svelte", "svelte/internal", "medium"},
+}
+
+var routeCalls = map[string]bool{"route": true, "addRoute": true, "useRoutes": true, "createBrowserRouter": true, "createHashRouter": true}
+
+var endpointMethods = map[string]bool{"get": true, "post": true, "put": true, "patch": true, "delete": true, "request": true}
+
+func lastSegment(callee string) string {
+	if i := strings.LastIndexByte(callee, '.'); i >= 0 {
+		return callee[i+1:]
+	}
+	return callee
+}
+
+func literal(v ports.JSValue) (string, bool) {
+	if v.Kind == ports.JSValString || v.Kind == ports.JSValTemplate && len(v.Parts) == 0 {
+		return v.Value, true
+	}
+	return "", false
+}
+
+// sanitizeEndpoint removes userinfo from an absolute URL; relative values
+// stay as written.
+func sanitizeEndpoint(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	u.User = nil
+	return u.String()
+}
+
+func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
+	op := c.Op.Name
+	b, err := needBrowser(c)
+	if err != nil {
+		return nil, err
+	}
+	eng := c.JavaScript()
+	if eng == nil {
+		return nil, &core.Error{Code: core.CodeCapabilityUnavailable, Message: op + ": no JavaScript engine is wired into this build",
+			Details: map[string]any{"provider_id": "rea-js", "operation": op, "reason": "engine_missing"}}
+	}
+	req, err := inspectRequest(op, c.Args, true)
+	if err != nil {
+		return nil, err
+	}
+	fetchMaps := boolArg(c.Args, "fetch_source_maps")
+	maps := c.SourceMaps()
+	c.Observe(fmt.Sprintf("capturing page scripts over %d ms", req.ObservationMS))
+	pc, err := b.InspectPage(ctx, req)
+	if err != nil {
+		return nil, browserErr(op, err)
+	}
+	insp := normalizeInspection(pc, req)
+	items := insp["scripts"].(map[string]any)["items"].([]any)
+	// Script keys in normalized order; match them back to raw sources.
+	var scripts []bundleScript
+	bySrc := map[string][]ports.BrowserScript{}
+	for _, s := range pc.Scripts {
+		bySrc[s.URL+"\x00"+s.CDPHash] = append(bySrc[s.URL+"\x00"+s.CDPHash], s)
+	}
+	for _, it := range items {
+		m := it.(map[string]any)
+		k := m["url"].(string) + "\x00" + m["cdp_hash"].(string)
+		l := bySrc[k]
+		if len(l) == 0 {
+			continue
+		}
+		scripts = append(scripts, bundleScript{m["script_key"].(string), l[0], m})
+		bySrc[k] = l[1:]
+	}
+	f := &findings{left: core.IntArg(c.Args, "max_findings", 1000), seen: map[string]bool{}}
+	nodes, edges, routes, endpoints, decls, artifacts := []any{}, []any{}, []any{}, []any{}, []any{}, []any{}
+	var unknowns []any
+	var noSource, parseFailed []string
+	parsed := 0
+	type basis struct{ kind, value, conf string }
+	inferred := map[basis][]any{}
+	var inferOrder []basis
+	infer := func(bs basis, b map[string]any) {
+		if _, ok := inferred[bs]; !ok {
+			inferOrder = append(inferOrder, bs)
+		}
+		inferred[bs] = append(inferred[bs], b)
+	}
+	for i, s := range scripts {
+		if i%16 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			c.Observe(fmt.Sprintf("analyzed %d of %d scripts", i, len(scripts)))
+		}
+		src := s.raw.Source
+		if src == nil {
+			noSource = append(noSource, s.key)
+			continue
+		}
+		sum := sha256.Sum256(src)
+		digest := hex.EncodeToString(sum[:])
+		nodes = append(nodes, map[string]any{"script_key": s.key, "url": s.raw.URL, "artifact_sha256": digest, "bytes": len(src)})
+		artifacts = append(artifacts, map[string]any{"script_key": s.key, "url": s.raw.URL, "sha256": digest, "bytes": len(src),
+			"media_type": "text/javascript", "text_available": true})
+		facts, err := eng.Facts(ctx, ports.JSRequest{Path: s.raw.URL, Source: src})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			parseFailed = append(parseFailed, s.key)
+			continue
+		}
+		if !facts.Parsed {
+			parseFailed = append(parseFailed, s.key)
+		} else {
+			parsed++
+		}
+		loc := func(off int64) map[string]any {
+			l, c := lineCol(src, off)
+			return map[string]any{"script_key": s.key, "line": l, "column": c}
+		}
+		base, _ := url.Parse(s.raw.URL)
+		for _, im := range facts.Imports {
+			if im.Dynamic {
+				continue
+			}
+			kind := ""
+			switch im.Kind {
+			case ports.JSImportStatic, ports.JSExportFrom, ports.JSExportAll:
+				kind = "static_import"
+			case ports.JSDynamicImport:
+				kind = "dynamic_import"
+			case ports.JSRequire:
+				kind = "require"
+			case ports.JSImportScripts, ports.JSWorker, ports.JSSharedWorker, ports.JSServiceWorker:
+				kind = "worker_import"
+			default:
+				continue
+			}
+			var resolved any
+			if base != nil && (strings.HasPrefix(im.Specifier, ".") || strings.HasPrefix(im.Specifier, "/") || strings.Contains(im.Specifier, "://")) {
+				if u, err := base.Parse(im.Specifier); err == nil {
+					resolved = sanitizeEndpoint(u.String())
+				}
+			}
+			spec := im.Specifier
+			if len(spec) > 4096 {
+				spec = spec[:4096]
+			}
+			f.add(&edges, map[string]any{"from_script_key": s.key, "kind": kind, "specifier": spec, "resolved_url": resolved, "location": loc(im.Offset)})
+		}
+		for _, call := range facts.Calls {
+			last := lastSegment(call.Callee)
+			var a0, a1 string
+			var ok0, ok1 bool
+			if len(call.Args) > 0 {
+				a0, ok0 = literal(call.Args[0])
+			}
+			if len(call.Args) > 1 {
+				a1, ok1 = literal(call.Args[1])
+			}
+			switch {
+			case routeCalls[last] && ok0:
+				f.add(&routes, map[string]any{"script_key": s.key, "value": a0, "detector": "call:" + last, "location": loc(call.Offset)})
+				fw := "Generic route registration API"
+				if last == "useRoutes" || last == "createBrowserRouter" {
+					fw = "React Router-compatible route API"
+				}
+				infer(basis{"route_framework", fw, "medium"}, map[string]any{"script_key": s.key, "artifact_sha256": digest, "line": loc(call.Offset)["line"], "column": loc(call.Offset)["column"], "detector": "call:" + last})
+			case (call.Callee == "fetch" || last == "fetch" || call.Callee == "WebSocket" && call.New) && ok0:
+				kind := "fetch"
+				if call.Callee == "WebSocket" {
+					kind = "websocket"
+				}
+				f.add(&endpoints, map[string]any{"script_key": s.key, "kind": kind, "value": sanitizeEndpoint(a0), "location": loc(call.Offset)})
+			case last == "open" && strings.Contains(call.Callee, ".") && ok1:
+				f.add(&endpoints, map[string]any{"script_key": s.key, "kind": "xhr_open", "value": sanitizeEndpoint(a1), "location": loc(call.Offset)})
+			case endpointMethods[last] && strings.Contains(call.Callee, ".") && ok0:
+				f.add(&endpoints, map[string]any{"script_key": s.key, "kind": "http_" + last, "value": sanitizeEndpoint(a0), "location": loc(call.Offset)})
+			case strings.HasSuffix(call.Callee, "modelContext.registerTool") && len(call.Args) > 0 && call.Args[0].Kind == ports.JSValObject:
+				d := map[string]any{"name": "", "description": "", "schema_property_names": []string{}, "trust": "page-declared-untrusted", "location": loc(call.Offset)}
+				for _, p := range call.Args[0].Props {
+					switch p.Key {
+					case "name":
+						if v, ok := literal(p.Value); ok {
+							d["name"] = truncate(v, 256)
+						}
+					case "description":
+						if v, ok := literal(p.Value); ok {
+							d["description"] = truncate(v, 2048)
+						}
+					case "inputSchema":
+						d["schema_property_names"] = schemaProps(p.Value)
+					}
+				}
+				f.add(&decls, d)
+			}
+			for _, a := range call.Args {
+				routeProps(a, func(k, v string, off int64) {
+					f.add(&routes, map[string]any{"script_key": s.key, "value": v, "detector": "property:" + k, "location": loc(off)})
+				})
+			}
+		}
+		for _, p := range inferencePatterns {
+			if i := bytes.Index(src, []byte(p.pattern)); i >= 0 {
+				l, col := lineCol(src, int64(i))
+				infer(basis{p.kind, p.value, p.confidence}, map[string]any{"script_key": s.key, "artifact_sha256": digest, "line": l, "column": col, "detector": p.pattern})
+			}
+		}
+	}
+	if len(noSource) > 0 {
+		unknowns = append(unknowns, map[string]any{"dimension": "script_source", "reason": "source was not captured (limits or browser)", "affected_script_keys": noSource})
+	}
+	if len(parseFailed) > 0 {
+		unknowns = append(unknowns, map[string]any{"dimension": "javascript_ast", "reason": "source did not parse completely", "affected_script_keys": parseFailed})
+	}
+	inferences := make([]any, 0, len(inferOrder))
+	sort.Slice(inferOrder, func(i, j int) bool {
+		a, b := inferOrder[i], inferOrder[j]
+		if a.kind != b.kind {
+			return a.kind < b.kind
+		}
+		return a.value < b.value
+	})
+	merged := map[[2]string]int{}
+	for _, bs := range inferOrder {
+		k := [2]string{bs.kind, bs.value}
+		if i, ok := merged[k]; ok {
+			m := inferences[i].(map[string]any)
+			m["basis"] = append(m["basis"].([]any), inferred[bs]...)
+			if bs.conf == "high" {
+				m["confidence"] = "high"
+			}
+			continue
+		}
+		merged[k] = len(inferences)
+		inferences = append(inferences, map[string]any{"kind": bs.kind, "value": bs.value, "confidence": bs.conf, "basis": append([]any{}, inferred[bs]...)})
+	}
+	sm, smUnknown, err := sourceMaps(ctx, c, maps, fetchMaps, scripts2maps(scripts), pc.AllowedOrigins)
+	if err != nil {
+		return nil, err
+	}
+	if smUnknown != nil {
+		unknowns = append(unknowns, smUnknown)
+	}
+	status := "complete"
+	if len(unknowns) > 0 || f.dropped > 0 {
+		status = "partial"
+	}
+	lims := []string{"Analysis is syntactic: code is parsed, never run; values computed at run time are not resolved.",
+		"Scripts come from a passive capture: only scripts parsed during or before the observation window in scope are seen."}
+	res := map[string]any{"schema_version": 1,
+		"capture": map[string]any{"target_url": pc.Target.URL, "scripts_observed": pc.ScriptsTotal, "scripts_analyzed": len(nodes), "source_artifacts": artifacts},
+		"observations": map[string]any{"chunks": map[string]any{"nodes": nodes, "edges": edges}, "routes": routes, "endpoints": endpoints,
+			"webmcp_declarations": decls, "source_maps": sm},
+		"inferences": inferences, "unknowns": core.NonNil(unknowns),
+		"completeness": map[string]any{"status": status, "parsed_scripts": parsed, "parse_failures": len(parseFailed), "dropped_findings": f.dropped},
+		"limitations":  lims}
+	return observed(b.Info(), pc.Browser, "rea.web-bundle-analysis/v1", res, nil), nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	for len(s) > 0 && s[len(s)-1]&0xC0 == 0x80 {
+		s = s[:len(s)-1]
+	}
+	if len(s) > 0 && s[len(s)-1] >= 0xC0 {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+func schemaProps(v ports.JSValue) []string {
+	out := []string{}
+	for _, p := range v.Props {
+		if p.Key == "properties" {
+			for _, q := range p.Value.Props {
+				out = append(out, q.Key)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func routeProps(v ports.JSValue, emit func(k, v string, off int64)) {
+	for _, p := range v.Props {
+		if p.Key == "path" || p.Key == "route" {
+			if s, ok := literal(p.Value); ok {
+				emit(p.Key, s, p.Value.Offset)
+			}
+		}
+		routeProps(p.Value, emit)
+	}
+	for _, it := range v.Items {
+		routeProps(it, emit)
+	}
+}
+
+type mapRef struct{ key, url string }
+
+// bundleScript is a captured script with its normalized key.
+type bundleScript struct {
+	key string
+	raw ports.BrowserScript
+	m   map[string]any
+}
+
+func scripts2maps(ss []bundleScript) []mapRef {
+	var out []mapRef
+	for _, s := range ss {
+		if s.raw.SourceMapURL != "" {
+			out = append(out, mapRef{s.key, s.raw.SourceMapURL})
+		}
+	}
+	return out
+}
+
+const maxSourceMaps = 100
+
+func sourceMaps(ctx context.Context, c *core.Call, f ports.SourceMapFetcher, requested bool, refs []mapRef, origins []string) (map[string]any, any, error) {
+	if !requested {
+		return map[string]any{"status": "not_requested", "requested": 0, "processed": 0, "items": []any{}}, nil, nil
+	}
+	if f == nil {
+		keys := make([]string, len(refs))
+		for i, r := range refs {
+			keys[i] = r.key
+		}
+		return map[string]any{"status": "unavailable", "requested": len(refs), "processed": 0, "items": []any{}},
+			map[string]any{"dimension": "source_maps", "reason": "no source map fetcher is wired into this build", "affected_script_keys": keys}, nil
+	}
+	items := []any{}
+	included, processed := 0, 0
+	for i, r := range refs {
+		if i >= maxSourceMaps {
+			break
+		}
+		c.Observe(fmt.Sprintf("fetching source map %d of %d", i+1, len(refs)))
+		got, err := f.FetchSourceMap(ctx, ports.SourceMapRequest{URL: r.url, AllowedOrigins: origins})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
+			items = append(items, map[string]any{"script_key": r.key, "declared_url": r.url, "status": "fetch_failed", "artifact": nil, "original_sources": []any{}, "limitation": err.Error()})
+			processed++
+			continue
+		}
+		processed++
+		item := map[string]any{"script_key": r.key, "declared_url": r.url, "status": got.Status, "artifact": nil, "original_sources": []any{}, "limitation": nullable(got.Reason)}
+		if got.Status == "included" {
+			if srcs, ok := parseV3(got.Body); ok {
+				sum := sha256.Sum256(got.Body)
+				h := hex.EncodeToString(sum[:])
+				item["artifact"] = map[string]any{"uri": "rea://web-content/sha256/" + h, "sha256": h, "bytes": len(got.Body), "media_type": "application/json"}
+				item["original_sources"] = srcs
+				included++
+			} else {
+				item["status"], item["limitation"] = "invalid", "not a v3 source map"
+			}
+		}
+		items = append(items, item)
+	}
+	status := "unavailable"
+	switch {
+	case len(refs) > maxSourceMaps:
+		status = "truncated"
+	case included == len(refs):
+		status = "included"
+	case included > 0:
+		status = "partial"
+	}
+	if len(refs) == 0 {
+		status = "included"
+	}
+	return map[string]any{"status": status, "requested": len(refs), "processed": processed, "items": items}, nil, nil
+}
+
+// parseV3 checks the v3 envelope and lists its original sources.
+func parseV3(b []byte) ([]any, bool) {
+	var m struct {
+		Version        int               `json:"version"`
+		Sources        []*string         `json:"sources"`
+		SourcesContent []*string         `json:"sourcesContent"`
+		Mappings       *string           `json:"mappings"`
+		Sections       []json.RawMessage `json:"sections"`
+		Names          []json.RawMessage `json:"names"`
+	}
+	if json.Unmarshal(b, &m) != nil || m.Version != 3 || (m.Mappings == nil && m.Sections == nil) || len(m.Sections) > 10000 {
+		return nil, false
+	}
+	out := []any{}
+	for i, s := range m.Sources {
+		if s == nil {
+			continue
+		}
+		var art any
+		if i < len(m.SourcesContent) && m.SourcesContent[i] != nil {
+			sum := sha256.Sum256([]byte(*m.SourcesContent[i]))
+			mt := "text/javascript"
+			if strings.Contains(*s, ".ts") {
+				mt = "text/typescript"
+			}
+			art = map[string]any{"sha256": hex.EncodeToString(sum[:]), "bytes": len(*m.SourcesContent[i]), "media_type": mt}
+		}
+		out = append(out, map[string]any{"source": *s, "artifact": art})
+	}
+	return out, true
+}

@@ -1,0 +1,183 @@
+// Package browser is rea's browser family: the eight tools that observe
+// live web pages through ports.BrowserObserver (list_browser_targets,
+// inspect_web_page, observe_web_session, discover_webmcp_tools,
+// analyze_web_bundle, capture_web_screenshot), compare screenshots locally
+// (compare_web_screenshots) and run owned browser scenarios
+// (capture_browser_scenario), per BROWSER.md. The engine returns raw
+// observations; this package derives keys, digests, completeness and the
+// normalized results, whose shapes are the ones compare_web_captures (core/web)
+// accepts: the result schemas are taken from that operation's input schema.
+package browser
+
+import (
+	"context"
+	"errors"
+	"runtime"
+
+	"rea/core"
+	"rea/ports"
+)
+
+// Family is the browser family.
+func Family() core.Family {
+	return core.Family{Name: "browser", Operations: []*core.Operation{
+		opListTargets(), opInspectPage(), opObserveSession(), opDiscoverWebMCP(), opAnalyzeBundle(),
+		opCaptureScreenshot(), opCompareScreenshots(), opCaptureScenario(),
+	}}
+}
+
+// Evidence provenance (BROWSER.md §6).
+const (
+	scenarioProviderID      = "rea-playwright-browser-scenario"
+	scenarioProviderVersion = "1"
+	authorityExternal       = "external-service"
+	authorityReplay         = "controlled-replay"
+)
+
+// browserUnavailable is the tool_availability hook of the passive tools.
+func browserUnavailable(r *core.Registry) (string, string) {
+	if r.Browser() == nil {
+		return "provider_unavailable", "This build has no browser observer wired in; use a rea build with the CDP engine."
+	}
+	return "", ""
+}
+
+func scenarioUnavailable(r *core.Registry) (string, string) {
+	if a := r.ScenarioAvailability(); !a.Available {
+		return "provider_unavailable", "Install Chromium (Debian: apt-get install chromium) or pass browser.executable_path; " + a.Reason
+	}
+	return "", ""
+}
+
+// needBrowser returns the observer or capability_unavailable.
+func needBrowser(c *core.Call) (ports.BrowserObserver, error) {
+	if b := c.Browser(); b != nil {
+		return b, nil
+	}
+	op := c.Op.Name
+	return nil, &core.Error{Code: core.CodeCapabilityUnavailable, Message: op + ": no browser observer is wired into this build",
+		Remediation: "Use a rea build with the CDP engine (adapters/cdp).",
+		Details:     map[string]any{"provider_id": "rea-cdp-browser", "operation": op, "reason": "engine_missing"}}
+}
+
+// browserErr maps an engine failure to core.Error per BROWSER.md §7.
+func browserErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) {
+		return &core.Error{Code: core.CodeCancelled, Message: op + ": cancelled", Err: err,
+			Details: map[string]any{"operation": op, "reason": "cancelled", "cleanup": "complete"}}
+	}
+	be, ok := ports.AsBrowserError(err)
+	if !ok {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return &core.Error{Code: core.CodeProviderTimeout, Message: op + ": " + err.Error(), Err: err,
+				Details: map[string]any{"operation": op, "reason": "timeout"}}
+		}
+		return &core.Error{Code: core.CodeExecutionFailure, Message: op + ": " + err.Error(), Err: err,
+			Details: map[string]any{"operation": op}}
+	}
+	msg := op + ": " + be.Error()
+	details := map[string]any{"operation": op, "reason": string(be.Code)}
+	var code core.Code
+	switch be.Code {
+	case ports.BrowserInvalidRequest:
+		field := be.Field
+		path := []any{}
+		if field != "" {
+			path = []any{field}
+		}
+		return core.InvalidRequest(op, core.Issue{Path: path, Reason: core.ReasonInvalidValue, Message: be.Error()})
+	case ports.BrowserPayloadLimit:
+		code = core.CodeTruncated
+	case ports.BrowserTargetNotFound, ports.BrowserTargetNotAllowed, ports.BrowserTargetChanged:
+		code = core.CodeTargetUnavailable
+	case ports.BrowserEndpointUnreachable, ports.BrowserDisconnected:
+		code = core.CodeProviderUnavailable
+	case ports.BrowserCancelled:
+		code = core.CodeCancelled
+		details["cleanup"] = "complete"
+	case ports.BrowserTimeout:
+		code = core.CodeProviderTimeout
+	case ports.BrowserCleanupFailed:
+		code = core.CodeCleanupIncomplete
+		details["cleanup"] = "incomplete"
+		details["resources"] = core.NonNil(be.Resources)
+	default:
+		code = core.CodeUnreadableOutput
+	}
+	if be.Cleanup == "incomplete" && code != core.CodeCleanupIncomplete {
+		details["cleanup"] = "incomplete"
+		details["resources"] = core.NonNil(be.Resources)
+	}
+	return &core.Error{Code: code, Message: msg, Err: err, Details: details}
+}
+
+// providerRef is the Evidence provider of an engine.
+func providerRef(info ports.ProviderInfo) *core.ProviderRef {
+	v := info.Version
+	return &core.ProviderRef{ID: info.ID, Name: info.Name, Version: &v}
+}
+
+// environment is the web environment of BROWSER.md §6.
+func environment(b ports.BrowserInfo, isolation string) *core.Environment {
+	arch := runtime.GOARCH
+	switch arch {
+	case "amd64":
+		arch = "x86_64"
+	case "386":
+		arch = "x86"
+	}
+	return &core.Environment{ID: b.Product + "@" + b.Revision, Platform: runtime.GOOS, Architecture: arch, Isolation: isolation}
+}
+
+func browserJSON(b ports.BrowserInfo) map[string]any {
+	return map[string]any{"product": b.Product, "protocol_version": b.ProtocolVersion, "revision": b.Revision,
+		"user_agent": b.UserAgent, "js_version": b.JSVersion}
+}
+
+// observed wraps a normalized result as browser Evidence.
+func observed(info ports.ProviderInfo, b ports.BrowserInfo, predicate string, result any, limitations []string) *core.Observation {
+	return &core.Observation{Result: result, Unbound: true, Confidence: core.ConfidenceObserved,
+		Predicate: predicate, Authority: authorityExternal, Provider: providerRef(info),
+		Environment: environment(b, "none"), Limitations: limitations}
+}
+
+// strArgs reads a string array argument.
+func strArgs(args map[string]any, name string) []string {
+	l, _ := args[name].([]any)
+	out := make([]string, 0, len(l))
+	for _, v := range l {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func boolArg(args map[string]any, name string) bool {
+	b, _ := args[name].(bool)
+	return b
+}
+
+// targetRef reads cdp_endpoint, target_id and allowed_origins.
+func targetRef(args map[string]any) ports.BrowserTargetRef {
+	ep, _ := core.StringArg(args, "cdp_endpoint")
+	id, _ := core.StringArg(args, "target_id")
+	return ports.BrowserTargetRef{Endpoint: ep, TargetID: id, AllowedOrigins: strArgs(args, "allowed_origins")}
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func nullableP[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
