@@ -205,10 +205,18 @@ type versionCmd struct{}
 func (versionCmd) Run(e *env) error {
 	id := e.opts.Identity
 	if e.g.Format == "json" {
-		return e.writeJSON(map[string]any{"name": "rea", "version": id.Version, "catalog_sha256": e.opts.Catalog.Identity().Combined,
+		var commit any
+		if id.BuildCommit != "" {
+			commit = id.BuildCommit
+		}
+		return e.writeJSON(map[string]any{"name": "rea", "version": id.Version, "commit": commit, "catalog_sha256": e.opts.Catalog.Identity().Combined,
 			"tools": len(e.opts.Catalog.Operations())})
 	}
-	fmt.Fprintf(e.opts.Stdout, "rea %s (catalog %s, %d tools)\n", id.Version, e.opts.Catalog.Identity().Combined[:12], len(e.opts.Catalog.Operations()))
+	rev := "commit unknown"
+	if id.BuildCommit != "" {
+		rev = "commit " + id.BuildCommit
+	}
+	fmt.Fprintf(e.opts.Stdout, "rea %s (%s, catalog %s, %d tools)\n", id.Version, rev, e.opts.Catalog.Identity().Combined[:12], len(e.opts.Catalog.Operations()))
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -81,11 +82,13 @@ func wire(lookupEnv func(string) (string, bool)) (*app, error) {
 		return nil, err
 	}
 	exe, _ := os.Executable()
+	info, ok := debug.ReadBuildInfo()
+	b := readBuild(getenv, info, ok)
 	return &app{cat: cat, reg: reg, budget: budget, id: core.ServerIdentity{
 		PackageName:   "rea",
-		Version:       version,
+		Version:       b.Version,
 		RootPath:      filepath.Dir(exe),
-		BuildCommit:   getenv("REA_BUILD_COMMIT"),
+		BuildCommit:   b.Commit,
 		CommandPath:   exe,
 		StartedAt:     started,
 		SDKServer:     mcp.SDKVersion,
