@@ -4,8 +4,10 @@ import "encoding/json"
 
 // CatalogIdentity are the digests that identify a catalog.
 type CatalogIdentity struct {
-	Tools    string
-	Combined string
+	Tools     string
+	Prompts   string
+	Resources string
+	Combined  string
 }
 
 // cliCommands are the CLI's fixed commands, part of the catalog identity.
@@ -36,8 +38,10 @@ func (c *Catalog) computeIdentity() CatalogIdentity {
 			op.Effects.Annotations(), c.AdvertisedInput(op), op.OutputSchema()})
 	}
 	t := MustDigest(tools)
+	prompts := promptCatalog()
 	res, tmpl := resourceCatalog()
-	combined := MustDigest(map[string]any{"cli": cliCommands, "tools": tools, "prompts": []any{},
+	combined := MustDigest(map[string]any{"cli": cliCommands, "tools": tools, "prompts": prompts,
 		"resources": res, "resource_templates": tmpl})
-	return CatalogIdentity{Tools: t, Combined: combined}
+	return CatalogIdentity{Tools: t, Prompts: MustDigest(prompts),
+		Resources: MustDigest(map[string]any{"resourceCatalog": res, "resourceTemplateCatalog": tmpl}), Combined: combined}
 }

@@ -126,9 +126,9 @@ func NewProductCatalog(ctx context.Context, cat *Catalog, reg *Registry, info Pr
 	res, tmpl := resourceCatalog()
 	pc.RuntimeCatalog = productRuntime{
 		Profile: string(cat.InputProfile()),
-		Counts:  map[string]int{"tools": len(cat.Operations()), "prompts": 0, "resources": len(res), "resource_templates": len(tmpl)},
-		Digests: map[string]any{"tools_sha256": id.Tools, "prompts_sha256": MustDigest([]any{}),
-			"resources_sha256": MustDigest(map[string]any{"resourceCatalog": res, "resourceTemplateCatalog": tmpl}),
+		Counts:  map[string]int{"tools": len(cat.Operations()), "prompts": len(Prompts()), "resources": len(res), "resource_templates": len(tmpl)},
+		Digests: map[string]any{"tools_sha256": id.Tools, "prompts_sha256": id.Prompts,
+			"resources_sha256": id.Resources,
 			"combined_sha256":  id.Combined, "providers_sha256": MustDigest(pc.Providers)},
 	}
 	return pc
