@@ -11,7 +11,7 @@ type CatalogIdentity struct {
 }
 
 // cliCommands are the CLI's fixed commands, part of the catalog identity.
-var cliCommands = []string{"analyze", "analyze-javascript-application", "call", "catalog", "compare", "evidence-export", "evidence-import", "extract-artifact", "inspect-evidence-bundle", "inventory", "serve", "tools", "version"}
+var cliCommands = []string{"analyze", "analyze-javascript-application", "call", "capabilities", "catalog", "compare", "doctor", "evidence-export", "evidence-import", "extract-artifact", "inspect-evidence-bundle", "inventory", "mcp", "providers", "serve", "setup", "tools", "uninstall", "version"}
 
 type toolEntry struct {
 	Name         string          `json:"name"`

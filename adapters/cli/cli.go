@@ -36,6 +36,8 @@ type Options struct {
 	// StdinIsTerminal lets setup and uninstall ask for confirmation.
 	StdinIsTerminal bool
 	Stdin           io.Reader
+	// Executable is this binary, which rea mcp doctor starts as a server.
+	Executable string
 	// SetupClients describe the clients rea setup configures, for the
 	// product catalog.
 	SetupClients []any
@@ -107,11 +109,14 @@ type grammar struct {
 	Compare         compareCmd         `cmd:"" help:"Compare two Evidence bundle files: added, removed and changed records (compare_bundles)."`
 	Setup           setupCmd           `cmd:"" help:"Register this rea with the detected MCP clients: prints the plan, changes nothing without --yes."`
 	Uninstall       uninstallCmd       `cmd:"" help:"Remove rea's registrations and agent skill (and with --purge-data its caches): prints the plan, changes nothing without --yes."`
+	Providers       providersCmd       `cmd:"" help:"List the engines rea knows: which exist, are configured and available, and which operations each offers (no target needed)."`
+	Capabilities    capabilitiesCmd    `cmd:"" help:"List every operation and whether it is available now, with the reason when not (no target needed)."`
+	MCP             mcpCmd             `cmd:"" name:"mcp" help:"Check this rea as an MCP server (rea mcp doctor)."`
 	Doctor          doctorCmd          `cmd:"" help:"Check the host, the analysis engines (never starting one), the agent skill and each MCP client registration; exit 0 only when healthy."`
 }
 
 // Commands are the CLI's primary commands, for the product catalog.
-var Commands = []string{"analyze", "analyze-javascript-application", "call", "catalog", "compare", "doctor", "evidence-export", "evidence-import", "extract-artifact", "inspect-evidence-bundle", "inventory", "serve", "setup", "tools", "uninstall", "version"}
+var Commands = []string{"analyze", "analyze-javascript-application", "call", "capabilities", "catalog", "compare", "doctor", "evidence-export", "evidence-import", "extract-artifact", "inspect-evidence-bundle", "inventory", "mcp", "providers", "serve", "setup", "tools", "uninstall", "version"}
 
 type env struct {
 	ctx  context.Context

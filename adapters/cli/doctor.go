@@ -186,8 +186,14 @@ func (e *env) doctor(clients []string, provider string, clean bool) (*doctorRepo
 }
 
 func writeDoctor(w io.Writer, r *doctorReport) error {
+	return writeChecks(w, "rea doctor", r.Checks, r.Healthy, true)
+}
+
+// writeChecks prints checks as aligned lines, a remediation under each
+// failing one, and the verdict.
+func writeChecks(w io.Writer, title string, checks []Check, healthy, liveServer bool) error {
 	var b strings.Builder
-	for _, c := range r.Checks {
+	for _, c := range checks {
 		mark := "ok  "
 		if !c.OK {
 			mark = "FAIL"
@@ -197,12 +203,14 @@ func writeDoctor(w io.Writer, r *doctorReport) error {
 			fmt.Fprintf(&b, "      %-34s -> %s\n", "", c.Remediation)
 		}
 	}
-	fmt.Fprintf(&b, "      %-34s %s\n", "live-server", "unknown (compare rea://server/identity or binary_session)")
+	if liveServer {
+		fmt.Fprintf(&b, "      %-34s %s\n", "live-server", "unknown (compare rea://server/identity or binary_session)")
+	}
 	state := "healthy"
-	if !r.Healthy {
+	if !healthy {
 		state = "NOT healthy"
 	}
-	fmt.Fprintf(&b, "\nrea doctor: %s\n", state)
+	fmt.Fprintf(&b, "\n%s: %s\n", title, state)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

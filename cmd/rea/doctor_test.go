@@ -313,3 +313,85 @@ func TestDoctorExtractDirectories(t *testing.T) {
 	_, err = os.Lstat(stale)
 	is.True(errors.Is(err, os.ErrNotExist))
 }
+
+// TestMCPDoctor runs rea mcp doctor against the built binary: it starts
+// that binary as its server.
+func TestMCPDoctor(t *testing.T) {
+	is := is.New(t)
+	out, stderr, code := runCLI(t, "mcp", "doctor", "--format", "json")
+	var r struct {
+		Healthy bool
+		Command []string
+		Checks  []struct {
+			Name   string
+			OK     bool
+			Detail string
+		}
+	}
+	is.NoErr(json.Unmarshal([]byte(out), &r))
+	if code != 0 {
+		t.Fatalf("rea mcp doctor: exit %d\n%s\n%s", code, out, stderr)
+	}
+	is.True(r.Healthy)
+	is.Equal(r.Command[0], reaBin)
+	var names []string
+	for _, c := range r.Checks {
+		names = append(names, c.Name)
+	}
+	is.Equal(names, []string{"initialize", "inventory:tools", "inventory:prompts", "inventory:resources", "inventory:resource_templates",
+		"request-flow", "server-identity", "shutdown"})
+}
+
+func TestProvidersAndCapabilities(t *testing.T) {
+	is := is.New(t)
+	out, _, code := runCLI(t, "providers", "--format", "json")
+	is.Equal(code, 0)
+	var p struct {
+		Open    bool
+		Engines []struct {
+			ID, Kind              string
+			Configured, Available bool
+			Operations            []string
+		}
+		AnalysisProviderCandidates []any `json:"analysis_provider_candidates"`
+	}
+	is.NoErr(json.Unmarshal([]byte(out), &p))
+	is.True(!p.Open)
+	is.Equal(len(p.AnalysisProviderCandidates), 1)
+	ids := map[string]bool{}
+	for _, e := range p.Engines {
+		ids[e.ID] = true
+		if e.ID == "rea-native" {
+			is.True(e.Available)
+			is.True(len(e.Operations) > 10)
+			is.True(strings.Contains(strings.Join(e.Operations, ","), "list_procedures"))
+		}
+	}
+	for _, id := range []string{"rea-native", "chromium", "node", "gdbserver", "ghidra", "hopper"} {
+		is.True(ids[id]) // id
+	}
+
+	out, _, code = runCLI(t, "capabilities", "--format", "json")
+	is.Equal(code, 0)
+	var c struct {
+		Summary      struct{ Total, Available, Unavailable int }
+		Capabilities []struct {
+			Operation string
+			Available bool
+			Reason    string
+		}
+	}
+	is.NoErr(json.Unmarshal([]byte(out), &c))
+	a, _ := wire(noEnv)
+	is.Equal(c.Summary.Total, len(a.cat.Operations()))
+	is.Equal(c.Summary.Available+c.Summary.Unavailable, c.Summary.Total)
+	for _, x := range c.Capabilities {
+		switch x.Operation {
+		case "binary_session":
+			is.True(x.Available)
+		case "list_procedures":
+			is.True(!x.Available)
+			is.Equal(x.Reason, "target_required")
+		}
+	}
+}

@@ -127,7 +127,7 @@ func runArgs(ctx context.Context, args []string, lookupEnv func(string) (string,
 		Catalog: a.cat, Registry: a.reg, Identity: a.id, Serve: serve,
 		Stdout: stdout, Stderr: stderr, StderrIsTerminal: isTerminal(stderr),
 		Stdin: stdin, StdinIsTerminal: isTerminal(os.Stdin) && stdin == os.Stdin,
-		Registrar: newRegistrar(a.id.Version), SetupClients: setupClients(),
+		Registrar: newRegistrar(a.id.Version), SetupClients: setupClients(), Executable: a.id.CommandPath,
 		Engines: func(ctx context.Context) []ports.Installation { return probe.All(ctx, nil) },
 	})
 }
