@@ -109,7 +109,7 @@ func (e *env) doctor(clients []string, provider string, clean bool) (*doctorRepo
 		checks = append(checks, c)
 	}
 	if provider != "" && !known[provider] {
-		return nil, fmt.Errorf("%w: --provider %q names no engine rea knows", ErrUsage, provider)
+		return nil, Usage(fmt.Errorf("--provider %q names no engine rea knows", provider))
 	}
 	if !anyProvider {
 		checks = append(checks, Check{Name: "providers", OK: false, Classification: "missing_analysis_engine",

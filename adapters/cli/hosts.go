@@ -29,8 +29,18 @@ type RegistrationRequest struct {
 }
 
 // ErrUsage marks an error in what the user asked for (an unknown client):
-// exit status 2.
+// exit status 2. Wrap one with Usage.
 var ErrUsage = errors.New("usage")
+
+// Usage marks err as a usage error (errors.Is(err, ErrUsage)) without
+// changing its message.
+func Usage(err error) error { return usageMark{err} }
+
+type usageMark struct{ err error }
+
+func (u usageMark) Error() string        { return u.err.Error() }
+func (u usageMark) Unwrap() error        { return u.err }
+func (u usageMark) Is(target error) bool { return target == ErrUsage }
 
 // Plan is a setup or uninstall plan: what would change, shown before
 // anything changes.

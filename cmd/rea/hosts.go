@@ -53,7 +53,7 @@ func (r *registrar) options(req cli.RegistrationRequest) (hosts.Options, error) 
 		case string(hosts.ScopeUser), string(hosts.ScopeProject):
 			o.Scopes = append(o.Scopes, hosts.Scope(s))
 		default:
-			return o, fmt.Errorf("%w: --scope %q: want user or project", cli.ErrUsage, s)
+			return o, cli.Usage(fmt.Errorf("--scope %q: want user or project", s))
 		}
 	}
 	return o, nil
@@ -62,7 +62,7 @@ func (r *registrar) options(req cli.RegistrationRequest) (hosts.Options, error) 
 func usage(err error) error {
 	var uce *hosts.UnknownClientError
 	if errors.As(err, &uce) || errors.Is(err, hosts.ErrNotRea) {
-		return fmt.Errorf("%w: %v", cli.ErrUsage, err)
+		return cli.Usage(err)
 	}
 	return err
 }
