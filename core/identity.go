@@ -10,6 +10,10 @@ type CatalogIdentity struct {
 	Combined  string
 }
 
+// CLICommands are the CLI's commands as the catalog identity digests them
+// (adapters/cli's Commands must equal them; cmd/rea tests it).
+func CLICommands() []string { return append([]string{}, cliCommands...) }
+
 // cliCommands are the CLI's fixed commands, part of the catalog identity.
 var cliCommands = []string{"analyze", "analyze-javascript-application", "call", "capabilities", "catalog", "compare", "doctor", "evidence-export", "evidence-import", "extract-artifact", "inspect-evidence-bundle", "inventory", "mcp", "providers", "serve", "setup", "tools", "uninstall", "version"}
 

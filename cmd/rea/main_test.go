@@ -682,6 +682,8 @@ func TestProductCatalogIsCurrent(t *testing.T) {
 	is.Equal(pc.Tools.Total, len(a.cat.Operations()))
 	is.Equal(pc.RuntimeCatalog.Digests["combined_sha256"], a.cat.Identity().Combined)
 	is.Equal(pc.CLI.Commands, cli.Commands)
+	is.Equal(core.CLICommands(), cli.Commands) // the digested list is the CLI's
+	is.True(len(pc.SetupClients) >= 8)
 }
 
 // expectedExampleErrors are tools whose example cannot succeed with the
