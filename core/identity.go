@@ -4,12 +4,18 @@ import "encoding/json"
 
 // CatalogIdentity are the digests that identify a catalog.
 type CatalogIdentity struct {
-	Tools    string
-	Combined string
+	Tools     string
+	Prompts   string
+	Resources string
+	Combined  string
 }
 
+// CLICommands are the CLI's commands as the catalog identity digests them
+// (adapters/cli's Commands must equal them; cmd/rea tests it).
+func CLICommands() []string { return append([]string{}, cliCommands...) }
+
 // cliCommands are the CLI's fixed commands, part of the catalog identity.
-var cliCommands = []string{"analyze", "analyze-javascript-application", "call", "catalog", "compare", "evidence-export", "evidence-import", "extract-artifact", "inspect-evidence-bundle", "inventory", "serve", "tools", "version"}
+var cliCommands = []string{"analyze", "analyze-javascript-application", "call", "capabilities", "catalog", "compare", "doctor", "evidence-export", "evidence-import", "extract-artifact", "inspect-evidence-bundle", "inventory", "mcp", "providers", "serve", "setup", "tools", "uninstall", "version"}
 
 type toolEntry struct {
 	Name         string          `json:"name"`
@@ -36,8 +42,10 @@ func (c *Catalog) computeIdentity() CatalogIdentity {
 			op.Effects.Annotations(), c.AdvertisedInput(op), op.OutputSchema()})
 	}
 	t := MustDigest(tools)
+	prompts := promptCatalog()
 	res, tmpl := resourceCatalog()
-	combined := MustDigest(map[string]any{"cli": cliCommands, "tools": tools, "prompts": []any{},
+	combined := MustDigest(map[string]any{"cli": cliCommands, "tools": tools, "prompts": prompts,
 		"resources": res, "resource_templates": tmpl})
-	return CatalogIdentity{Tools: t, Combined: combined}
+	return CatalogIdentity{Tools: t, Prompts: MustDigest(prompts),
+		Resources: MustDigest(map[string]any{"resourceCatalog": res, "resourceTemplateCatalog": tmpl}), Combined: combined}
 }

@@ -14,6 +14,9 @@ type ProductInfo struct {
 	SDKClient   string
 	CLICommands []string
 	CLIAliases  map[string]string
+	// SetupClients are the MCP clients rea setup configures:
+	// {id, display_name, scopes, configuration}.
+	SetupClients []any
 }
 
 // ProductCatalog is the machine-readable description of a build
@@ -97,7 +100,7 @@ func NewProductCatalog(ctx context.Context, cat *Catalog, reg *Registry, info Pr
 		Package:              productPackage{Name: "rea", Ver: info.Version, SDK: map[string]string{"server": info.SDKServer, "client": info.SDKClient, "core": "rea/core"}},
 		Tools:                productTools{Total: len(cat.Operations()), Families: []productFamily{}},
 		Providers:            []productProvider{},
-		SetupClients:         []any{}, // rea setup does not exist yet: no client is configured by rea
+		SetupClients:         append([]any{}, info.SetupClients...),
 		Schemas:              []productSchema{{"evidence", 3}, {"evidence_bundle", 3}, {"analysis_profile", 1}, {"error_envelope", 1}},
 		CLI:                  productCLI{PrimaryCount: len(info.CLICommands), Commands: append([]string{}, info.CLICommands...), Aliases: info.CLIAliases},
 	}
@@ -123,9 +126,9 @@ func NewProductCatalog(ctx context.Context, cat *Catalog, reg *Registry, info Pr
 	res, tmpl := resourceCatalog()
 	pc.RuntimeCatalog = productRuntime{
 		Profile: string(cat.InputProfile()),
-		Counts:  map[string]int{"tools": len(cat.Operations()), "prompts": 0, "resources": len(res), "resource_templates": len(tmpl)},
-		Digests: map[string]any{"tools_sha256": id.Tools, "prompts_sha256": MustDigest([]any{}),
-			"resources_sha256": MustDigest(map[string]any{"resourceCatalog": res, "resourceTemplateCatalog": tmpl}),
+		Counts:  map[string]int{"tools": len(cat.Operations()), "prompts": len(Prompts()), "resources": len(res), "resource_templates": len(tmpl)},
+		Digests: map[string]any{"tools_sha256": id.Tools, "prompts_sha256": id.Prompts,
+			"resources_sha256": id.Resources,
 			"combined_sha256":  id.Combined, "providers_sha256": MustDigest(pc.Providers)},
 	}
 	return pc

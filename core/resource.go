@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 )
@@ -73,12 +74,104 @@ func ResourceTemplates() []ResourceTemplate {
 				return b, err == nil, err
 			},
 		},
+		{
+			URITemplate: "rea://evidence/{evidence_id}/{section}",
+			Name:        "evidence-section",
+			Title:       "Section of a retained Evidence record",
+			Description: "One top-level field of an Evidence record retained by this connection, as canonical JSON: {section} is subject, provider, analysis_profile, operation, parameters, raw_result, normalized_result, limitations, locations, evidence_links or another field of the record.",
+			MIMEType:    "application/json",
+			read: func(_ context.Context, s *Session, uri string) ([]byte, bool, error) {
+				rest, ok := strings.CutPrefix(uri, EvidenceURIPrefix)
+				if !ok {
+					return nil, false, nil
+				}
+				id, section, ok := strings.Cut(rest, "/")
+				if !ok || section == "" || section == "evidence_id" {
+					return nil, false, nil
+				}
+				if _, err := ParseEvidenceID(id); err != nil {
+					return nil, false, nil
+				}
+				ev, ok := s.ledger.Get(EvidenceID(id))
+				if !ok {
+					return nil, false, nil
+				}
+				b, err := AppendCanonicalEvidence(nil, ev)
+				if err != nil {
+					return nil, false, err
+				}
+				var fields map[string]json.RawMessage
+				if err := json.Unmarshal(b, &fields); err != nil {
+					return nil, false, err
+				}
+				v, ok := fields[section]
+				return v, ok, nil
+			},
+		},
 	}
+}
+
+// Resource is a fixed resource core serves (resources/list), declared once
+// like a ResourceTemplate.
+type Resource struct {
+	URI         string `json:"uri"`
+	Name        string `json:"name"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	MIMEType    string `json:"mimeType"`
+	read        func(ctx context.Context, s *Session) ([]byte, error)
+}
+
+// Resources lists the fixed resources, sorted by URI.
+func Resources() []Resource {
+	return []Resource{
+		{
+			URI:         "rea://catalog",
+			Name:        "catalog",
+			Title:       "Catalog of this server",
+			Description: "The tools (name, title, kind), prompts, resources and resource templates this server offers, with the catalog digests binary_session reports.",
+			MIMEType:    "application/json",
+			read: func(_ context.Context, s *Session) ([]byte, error) {
+				return CanonicalJSON(s.catalogResource())
+			},
+		},
+		{
+			URI:         "rea://server/identity",
+			Name:        "server-identity",
+			Title:       "Server identity",
+			Description: "Which rea is serving: package and version, build commit, command path, SDK, catalog digests (binary_session's server_identity, without expectations).",
+			MIMEType:    "application/json",
+			read: func(_ context.Context, s *Session) ([]byte, error) {
+				return CanonicalJSON(s.serverIdentity(&Call{Session: s, Args: map[string]any{}}))
+			},
+		},
+	}
+}
+
+func (s *Session) catalogResource() map[string]any {
+	tools := []any{}
+	for _, op := range s.cat.ops {
+		tools = append(tools, map[string]any{"name": op.Name, "title": op.Title, "kind": string(op.Kind)})
+	}
+	id := s.cat.Identity()
+	res, tmpl := resourceCatalog()
+	return map[string]any{"name": "rea", "version": s.opts.Server.Version, "tools": tools, "prompts": promptCatalog(),
+		"resources": res, "resource_templates": tmpl,
+		"digests": map[string]any{"tools_sha256": id.Tools, "prompts_sha256": id.Prompts, "resources_sha256": id.Resources, "combined_sha256": id.Combined}}
 }
 
 // ReadResource reads a resource of this connection. A URI no template
 // serves, or one that names nothing retained, is ErrResourceNotFound.
 func (s *Session) ReadResource(ctx context.Context, uri string) (*ResourceContents, error) {
+	for _, r := range Resources() {
+		if r.URI == uri {
+			text, err := r.read(ctx, s)
+			if err != nil {
+				return nil, AsError("resources/read", err)
+			}
+			return &ResourceContents{URI: uri, MIMEType: r.MIMEType, Text: text}, nil
+		}
+	}
 	for _, t := range ResourceTemplates() {
 		text, ok, err := t.read(ctx, s, uri)
 		if err != nil {
@@ -98,7 +191,12 @@ func resourceCatalog() (resources, templates []any) {
 		templates = append(templates, map[string]any{"uriTemplate": t.URITemplate, "name": t.Name, "title": t.Title,
 			"description": t.Description, "mimeType": t.MIMEType})
 	}
-	return []any{}, templates
+	resources = []any{}
+	for _, r := range Resources() {
+		resources = append(resources, map[string]any{"uri": r.URI, "name": r.Name, "title": r.Title,
+			"description": r.Description, "mimeType": r.MIMEType})
+	}
+	return resources, templates
 }
 
 // CheckResource returns nil when a resource's text fits the budget, else a

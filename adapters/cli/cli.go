@@ -13,6 +13,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"rea/core"
+	"rea/ports"
 )
 
 // Options wire the CLI. Catalog and Registry are required.
@@ -27,6 +28,19 @@ type Options struct {
 	Stderr io.Writer
 	// StderrIsTerminal enables the progress indicator.
 	StderrIsTerminal bool
+	// Registrar edits the agent hosts' configuration (doctor, setup,
+	// uninstall); cmd/rea injects it.
+	Registrar Registrar
+	// Engines looks for the external engines without starting them.
+	Engines func(ctx context.Context) []ports.Installation
+	// StdinIsTerminal lets setup and uninstall ask for confirmation.
+	StdinIsTerminal bool
+	Stdin           io.Reader
+	// Executable is this binary, which rea mcp doctor starts as a server.
+	Executable string
+	// SetupClients describe the clients rea setup configures, for the
+	// product catalog.
+	SetupClients []any
 }
 
 // exitCodes maps every canonical code to a process exit status.
@@ -59,8 +73,11 @@ func ExitCode(err error) int {
 		return 0
 	}
 	var ue usageError
-	if errors.As(err, &ue) {
+	if errors.As(err, &ue) || errors.Is(err, ErrUsage) {
 		return 2
+	}
+	if errors.Is(err, errNotReady) {
+		return 1
 	}
 	if c, ok := exitCodes[core.AsError("", err).Code]; ok {
 		return c
@@ -90,11 +107,17 @@ type grammar struct {
 	EvidenceExport  evidenceExportCmd  `cmd:"" name:"evidence-export" help:"Write an Evidence bundle file from imported bundles (--from) and recorded calls (--target, --call), streamed and atomically published."`
 	EvidenceImport  evidenceImportCmd  `cmd:"" name:"evidence-import" help:"Validate a bundle file completely as import_evidence_bundle does and print its summary."`
 	Compare         compareCmd         `cmd:"" help:"Compare two Evidence bundle files: added, removed and changed records (compare_bundles)."`
+	Setup           setupCmd           `cmd:"" help:"Register this rea with the detected MCP clients: prints the plan, changes nothing without --yes."`
+	Uninstall       uninstallCmd       `cmd:"" help:"Remove rea's registrations and agent skill (and with --purge-data its caches): prints the plan, changes nothing without --yes."`
+	Providers       providersCmd       `cmd:"" help:"List the engines rea knows: which exist, are configured and available, and which operations each offers (no target needed)."`
+	Capabilities    capabilitiesCmd    `cmd:"" help:"List every operation and whether it is available now, with the reason when not (no target needed)."`
+	MCP             mcpCmd             `cmd:"" name:"mcp" help:"Check this rea as an MCP server (rea mcp doctor)."`
+	Doctor          doctorCmd          `cmd:"" help:"Check the host, the analysis engines (never starting one), the agent skill and each MCP client registration; exit 0 only when healthy."`
 	browserCmds     `embed:""`         // the browser tools (browser.go)
 }
 
 // Commands are the CLI's primary commands, for the product catalog.
-var Commands = []string{"analyze", "analyze-javascript-application", "call", "catalog", "compare", "evidence-export", "evidence-import", "extract-artifact", "inspect-evidence-bundle", "inventory", "serve", "tools", "version"}
+var Commands = []string{"analyze", "analyze-javascript-application", "call", "capabilities", "catalog", "compare", "doctor", "evidence-export", "evidence-import", "extract-artifact", "inspect-evidence-bundle", "inventory", "mcp", "providers", "serve", "setup", "tools", "uninstall", "version"}
 
 type env struct {
 	ctx  context.Context
@@ -137,9 +160,16 @@ func Run(ctx context.Context, args []string, opts *Options) int {
 }
 
 func (e *env) printError(err error) {
+	if errors.Is(err, errNotReady) {
+		return // the report says why
+	}
 	var ue usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintln(e.opts.Stderr, "rea:", ue.Error())
+		return
+	}
+	if errors.Is(err, ErrUsage) {
+		fmt.Fprintln(e.opts.Stderr, "rea:", err.Error())
 		return
 	}
 	ce := core.AsError("rea", err)
@@ -206,10 +236,18 @@ type versionCmd struct{}
 func (versionCmd) Run(e *env) error {
 	id := e.opts.Identity
 	if e.g.Format == "json" {
-		return e.writeJSON(map[string]any{"name": "rea", "version": id.Version, "catalog_sha256": e.opts.Catalog.Identity().Combined,
+		var commit any
+		if id.BuildCommit != "" {
+			commit = id.BuildCommit
+		}
+		return e.writeJSON(map[string]any{"name": "rea", "version": id.Version, "commit": commit, "catalog_sha256": e.opts.Catalog.Identity().Combined,
 			"tools": len(e.opts.Catalog.Operations())})
 	}
-	fmt.Fprintf(e.opts.Stdout, "rea %s (catalog %s, %d tools)\n", id.Version, e.opts.Catalog.Identity().Combined[:12], len(e.opts.Catalog.Operations()))
+	rev := "commit unknown"
+	if id.BuildCommit != "" {
+		rev = "commit " + id.BuildCommit
+	}
+	fmt.Fprintf(e.opts.Stdout, "rea %s (%s, catalog %s, %d tools)\n", id.Version, rev, e.opts.Catalog.Identity().Combined[:12], len(e.opts.Catalog.Operations()))
 	return nil
 }
 
@@ -220,7 +258,7 @@ type catalogCmd struct {
 func (c *catalogCmd) Run(e *env) error {
 	pc := core.NewProductCatalog(e.ctx, e.opts.Catalog, e.opts.Registry, core.ProductInfo{
 		Version: e.opts.Identity.Version, SDKServer: e.opts.Identity.SDKServer, SDKClient: e.opts.Identity.SDKClientTest,
-		CLICommands: Commands})
+		CLICommands: Commands, SetupClients: e.opts.SetupClients})
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -282,3 +282,17 @@ func (l *location) desired(want Entry) fields {
 func (l *location) entryPath() []string {
 	return append(append([]string{}, l.servers...), serverName)
 }
+
+// Formats lists the file formats of the client's configuration files
+// (json, jsonc, toml), in the order of its scopes, without repeats.
+func (c Client) Formats() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range locations {
+		if l.client.ID == c.ID && !seen[l.format.String()] {
+			seen[l.format.String()] = true
+			out = append(out, l.format.String())
+		}
+	}
+	return out
+}

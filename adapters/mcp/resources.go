@@ -11,11 +11,14 @@ import (
 	"rea/core"
 )
 
-// addResources projects core's resource templates. The SDK matches a URI
+// addResources projects core's fixed resources and resource templates. The SDK matches a URI
 // against the templates; core parses it itself and answers for the calling
 // connection's session. A URI that names nothing is the SDK's
 // resource-not-found error.
 func (s *Server) addResources() {
+	for _, r := range core.Resources() {
+		s.sdk.AddResource(&sdk.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType}, s.readResource)
+	}
 	for _, t := range core.ResourceTemplates() {
 		s.sdk.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: t.URITemplate, Name: t.Name, Title: t.Title,
 			Description: t.Description, MIMEType: t.MIMEType}, s.readResource)

@@ -72,7 +72,7 @@ func New(cat *core.Catalog, reg *core.Registry, opts *Options) *Server {
 		PageSize:     10000,
 		Instructions: "Call binary_session with {} to see tool availability, then open_binary with a path. Every success is content-addressed Evidence.",
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: false}, Logging: &sdk.LoggingCapabilities{},
-			Resources: &sdk.ResourceCapabilities{ListChanged: false}},
+			Resources: &sdk.ResourceCapabilities{ListChanged: false}, Prompts: &sdk.PromptCapabilities{ListChanged: false}},
 	})
 	// Presenting schemas is the bulk of start-up: do it on every core.
 	ops := cat.Operations()
@@ -97,6 +97,7 @@ func New(cat *core.Catalog, reg *core.Registry, opts *Options) *Server {
 		s.sdk.AddTool(tools[i], s.handler(op))
 	}
 	s.addResources()
+	s.addPrompts()
 	s.sdk.AddReceivingMiddleware(s.noteLogLevel)
 	return s
 }

@@ -283,7 +283,7 @@ func TestEvidenceResources(t *testing.T) {
 		uris = append(uris, tm.URITemplate)
 		is.Equal(tm.MIMEType, "application/json")
 	}
-	is.Equal(uris, []string{"rea://evidence-bundle/{digest}", "rea://evidence/{evidence_id}"})
+	is.Equal(uris, []string{"rea://evidence-bundle/{digest}", "rea://evidence/{evidence_id}", "rea://evidence/{evidence_id}/{section}"})
 
 	ev, _ := evidence(t, call(t, cs, "inspect_binary_layout", map[string]any{"path": "/usr/bin/ls", "detail": "summary"}))
 	var snap struct {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"rea/adapters/js"
 	"rea/adapters/mcp"
 	"rea/adapters/native"
+	"rea/adapters/probe"
 	"rea/adapters/zip"
 	"rea/core"
 	"rea/core/standard"
@@ -84,11 +86,13 @@ func wire(lookupEnv func(string) (string, bool)) (*app, error) {
 		return nil, err
 	}
 	exe, _ := os.Executable()
+	info, ok := debug.ReadBuildInfo()
+	b := readBuild(getenv, info, ok)
 	return &app{cat: cat, reg: reg, budget: budget, id: core.ServerIdentity{
 		PackageName:   "rea",
-		Version:       version,
+		Version:       b.Version,
 		RootPath:      filepath.Dir(exe),
-		BuildCommit:   getenv("REA_BUILD_COMMIT"),
+		BuildCommit:   b.Commit,
 		CommandPath:   exe,
 		StartedAt:     started,
 		SDKServer:     mcp.SDKVersion,
@@ -125,10 +129,19 @@ func runArgs(ctx context.Context, args []string, lookupEnv func(string) (string,
 	return cli.Run(ctx, args, &cli.Options{
 		Catalog: a.cat, Registry: a.reg, Identity: a.id, Serve: serve,
 		Stdout: stdout, Stderr: stderr, StderrIsTerminal: isTerminal(stderr),
+		Stdin: stdin, StdinIsTerminal: isTerminal(os.Stdin) && stdin == os.Stdin,
+		Registrar: newRegistrar(a.id.Version), SetupClients: setupClients(), Executable: a.id.CommandPath,
+		Engines: func(ctx context.Context) []ports.Installation { return probe.All(ctx, nil) },
 	})
 }
 
+// isTerminal: a character device other than the null device (which is
+// what a child started without a stdin gets).
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err != nil || !os.SameFile(st, null)
 }

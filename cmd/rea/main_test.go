@@ -533,6 +533,19 @@ func TestTypeScriptClientInterop(t *testing.T) {
 			IsError bool
 			Code    string
 		}
+		Prompts []string
+		Prompt  struct {
+			Messages       int
+			Role           string
+			MentionsTarget bool `json:"mentions_target"`
+		}
+		Resources         []string
+		ResourceTemplates []string `json:"resource_templates"`
+		Read              struct {
+			IdentityVersion string `json:"identity_version"`
+			CatalogCombined string `json:"catalog_combined"`
+			Section         string
+		}
 	}
 	is.NoErr(json.Unmarshal(out, &s))
 	if !s.OK {
@@ -558,6 +571,20 @@ func TestTypeScriptClientInterop(t *testing.T) {
 	is.Equal(s.Error.Code, "target_unavailable")
 	is.True(s.Invalid.IsError)
 	is.Equal(s.Invalid.Code, "invalid_request")
+	// Prompts and resources, listed and read by the official client.
+	var prompts []string
+	for _, p := range core.Prompts() {
+		prompts = append(prompts, p.Name)
+	}
+	is.Equal(s.Prompts, prompts)
+	is.Equal(s.Prompt.Messages, 1)
+	is.Equal(s.Prompt.Role, "user")
+	is.True(s.Prompt.MentionsTarget)
+	is.Equal(s.Resources, []string{"rea://catalog", "rea://server/identity"})
+	is.Equal(len(s.ResourceTemplates), len(core.ResourceTemplates()))
+	is.Equal(s.Read.IdentityVersion, a.id.Version)
+	is.Equal(s.Read.CatalogCombined, a.cat.Identity().Combined)
+	is.Equal(s.Read.Section, "binary_overview")
 }
 
 // peCut is a DOS header pointing at a PE signature followed by nothing.
@@ -679,6 +706,8 @@ func TestProductCatalogIsCurrent(t *testing.T) {
 	is.Equal(pc.Tools.Total, len(a.cat.Operations()))
 	is.Equal(pc.RuntimeCatalog.Digests["combined_sha256"], a.cat.Identity().Combined)
 	is.Equal(pc.CLI.Commands, cli.Commands)
+	is.Equal(core.CLICommands(), cli.Commands) // the digested list is the CLI's
+	is.True(len(pc.SetupClients) >= 8)
 }
 
 // expectedExampleErrors are tools whose example cannot succeed with the

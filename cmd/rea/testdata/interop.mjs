@@ -48,6 +48,23 @@ try {
   };
   const invalid = await client.callTool({ name: "list_procedures", arguments: { limit: "many" } });
   summary.invalid = { isError: !!invalid.isError, code: JSON.parse(invalid.content[0].text).error.code };
+
+  const prompts = await client.listPrompts();
+  summary.prompts = prompts.prompts.map((p) => p.name);
+  const prompt = await client.getPrompt({ name: "triage_binary", arguments: { path: target } });
+  summary.prompt = { messages: prompt.messages.length, role: prompt.messages[0]?.role, mentions_target: prompt.messages[0]?.content?.text?.includes(target) };
+  const resources = await client.listResources();
+  summary.resources = resources.resources.map((r) => r.uri);
+  const templates = await client.listResourceTemplates();
+  summary.resource_templates = templates.resourceTemplates.map((r) => r.uriTemplate);
+  const identity = await client.readResource({ uri: "rea://server/identity" });
+  const catalog = await client.readResource({ uri: "rea://catalog" });
+  const section = await client.readResource({ uri: `rea://evidence/${summary.overview.evidence_id}/operation` });
+  summary.read = {
+    identity_version: JSON.parse(identity.contents[0].text).package.version,
+    catalog_combined: JSON.parse(catalog.contents[0].text).digests.combined_sha256,
+    section: JSON.parse(section.contents[0].text),
+  };
   summary.ok = true;
 } catch (err) {
   summary.ok = false;

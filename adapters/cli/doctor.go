@@ -1,0 +1,216 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"rea/core"
+	"rea/ports"
+)
+
+type doctorCmd struct {
+	Client []string `help:"Check only this client's registration (repeatable); a requested client that is missing fails."`
+	Clean  bool     `help:"Remove stale rea-extract-* temporary directories (rea's own, older than an hour, not in use)."`
+}
+
+// doctorReport is rea doctor's JSON.
+type doctorReport struct {
+	Healthy     bool      `json:"healthy"`
+	Scope       any       `json:"scope"`
+	Checks      []Check   `json:"checks"`
+	Identity    any       `json:"identity"`
+	LiveServer  any       `json:"live_server"`
+	ExtractDirs []tempDir `json:"extract_directories"`
+}
+
+func (c *doctorCmd) Run(e *env) error {
+	rep, err := e.doctor(c.Client, e.g.Provider, c.Clean)
+	if err != nil {
+		return err
+	}
+	if e.g.Format == "json" {
+		if err := e.writeJSON(rep); err != nil {
+			return err
+		}
+	} else if err := writeDoctor(e.opts.Stdout, rep); err != nil {
+		return err
+	}
+	if !rep.Healthy {
+		return errNotReady
+	}
+	return nil
+}
+
+// errNotReady is exit status 1 after a report that says why (doctor not
+// healthy; setup or uninstall not done): nothing more is printed.
+var errNotReady = errors.New("not ready")
+
+// doctor runs every check; provider scopes the engine checks (a named
+// engine must be available).
+func (e *env) doctor(clients []string, provider string, clean bool) (*doctorReport, error) {
+	ctx := e.ctx
+	id := e.opts.Identity
+	var checks []Check
+
+	host := Check{Name: "host", OK: true, Classification: "healthy", Detail: runtime.GOOS + "/" + runtime.GOARCH}
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		host.OK, host.Classification = false, "unsupported_host"
+		host.Remediation = "rea is built and tested for Linux and macOS"
+	}
+	checks = append(checks, host)
+
+	// The analysis providers in the registry (rea-native), then the
+	// external engines; none is started.
+	provider = strings.TrimSpace(provider)
+	if provider == "auto" {
+		provider = ""
+	}
+	known := map[string]bool{}
+	anyProvider := false
+	for _, p := range e.opts.Registry.Providers() {
+		info := p.Info()
+		known[info.ID] = true
+		av := p.Availability(ctx)
+		c := Check{Name: "provider:" + info.ID, OK: true, Classification: "healthy",
+			Detail: strings.TrimSpace(info.Name + " " + info.Version + " (built in)"),
+			Engine: map[string]any{"id": info.ID, "name": info.Name, "version": info.Version, "configured": true, "available": av.Available}}
+		if av.Available {
+			anyProvider = true
+		} else {
+			c.OK, c.Classification = false, "missing_analysis_engine"
+			c.Detail, c.Remediation = av.Reason, "see "+info.ID+"'s requirements"
+		}
+		checks = append(checks, c)
+	}
+	var insts []ports.Installation
+	if e.opts.Engines != nil {
+		insts = e.opts.Engines(ctx)
+	}
+	for _, in := range insts {
+		known[in.Engine] = true
+		required := in.Configured || in.Engine == provider
+		c := Check{Name: "engine:" + in.Engine, OK: in.Available || !required, Classification: "healthy", Detail: in.Detail, Engine: in}
+		switch {
+		case in.Available:
+		case required:
+			c.Classification, c.Remediation = in.Classification, in.Remediation
+			if c.Classification == "" {
+				c.Classification = "missing_analysis_engine"
+			}
+		default:
+			c.Detail = "optional, for " + in.Role + ": " + in.Detail
+		}
+		checks = append(checks, c)
+	}
+	if provider != "" && !known[provider] {
+		return nil, Usage(fmt.Errorf("--provider %q names no engine rea knows", provider))
+	}
+	if !anyProvider {
+		checks = append(checks, Check{Name: "providers", OK: false, Classification: "missing_analysis_engine",
+			Detail: "no analysis provider is available", Remediation: "install or configure an analysis engine"})
+	}
+
+	// The agent skill and the client registrations.
+	skill := SkillFor(e.opts.Catalog, id.Version)
+	if e.opts.Registrar != nil {
+		regs, err := e.opts.Registrar.Inspect(ctx, RegistrationRequest{Clients: clients, Skill: skill})
+		if err != nil {
+			return nil, err
+		}
+		checks = append(checks, regs...)
+	} else {
+		checks = append(checks, Check{Name: "registrations", OK: true, Classification: "healthy", Detail: "not checked: this build has no registration engine"})
+	}
+
+	// rea's own leftovers.
+	dirs := findExtractDirs(os.TempDir(), time.Now())
+	if clean {
+		cleanExtractDirs(dirs)
+	}
+	tc := Check{Name: "temp:rea-extract", OK: true, Classification: "healthy", Details: map[string]any{"root": os.TempDir()}}
+	stale, removed := 0, 0
+	for _, d := range dirs {
+		if d.Stale {
+			stale++
+		}
+		if d.Removed {
+			removed++
+		}
+	}
+	switch {
+	case clean && stale > 0:
+		tc.Detail = fmt.Sprintf("removed %d of %d stale extraction directories", removed, stale)
+		if removed < stale {
+			tc.OK, tc.Classification, tc.Remediation = false, "config_drift", "see extract_directories for what was left and why"
+		}
+	case stale > 0:
+		tc.Detail = fmt.Sprintf("%d stale extraction directories (of %d)", stale, len(dirs))
+		tc.OK, tc.Classification, tc.Remediation = false, "config_drift", "run rea doctor --clean to remove them"
+	default:
+		tc.Detail = fmt.Sprintf("no stale extraction directories (%d found)", len(dirs))
+	}
+	checks = append(checks, tc)
+
+	healthy := true
+	for _, c := range checks {
+		healthy = healthy && c.OK
+	}
+	if dirs == nil {
+		dirs = []tempDir{}
+	}
+	mode := "audit-wide"
+	if len(clients) > 0 || provider != "" {
+		mode = "explicit"
+	}
+	sortedClients := append([]string{}, clients...)
+	sort.Strings(sortedClients)
+	var commit any
+	if id.BuildCommit != "" {
+		commit = id.BuildCommit
+	}
+	return &doctorReport{
+		Healthy: healthy,
+		Scope:   map[string]any{"mode": mode, "clients": sortedClients, "provider": core.OrNull(provider)},
+		Checks:  checks,
+		Identity: map[string]any{"version": id.Version, "commit": commit, "command_path": core.OrNull(id.CommandPath),
+			"catalog_digest": skill.CatalogDigest, "tool_count": skill.ToolCount},
+		LiveServer:  map[string]any{"state": "unknown", "remediation": "compare rea://server/identity or binary_session from the running server"},
+		ExtractDirs: dirs,
+	}, nil
+}
+
+func writeDoctor(w io.Writer, r *doctorReport) error {
+	return writeChecks(w, "rea doctor", r.Checks, r.Healthy, true)
+}
+
+// writeChecks prints checks as aligned lines, a remediation under each
+// failing one, and the verdict.
+func writeChecks(w io.Writer, title string, checks []Check, healthy, liveServer bool) error {
+	var b strings.Builder
+	for _, c := range checks {
+		mark := "ok  "
+		if !c.OK {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(&b, "%s  %-34s %s\n", mark, c.Name, c.Detail)
+		if !c.OK && c.Remediation != "" {
+			fmt.Fprintf(&b, "      %-34s -> %s\n", "", c.Remediation)
+		}
+	}
+	if liveServer {
+		fmt.Fprintf(&b, "      %-34s %s\n", "live-server", "unknown (compare rea://server/identity or binary_session)")
+	}
+	state := "healthy"
+	if !healthy {
+		state = "NOT healthy"
+	}
+	fmt.Fprintf(&b, "\n%s: %s\n", title, state)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
