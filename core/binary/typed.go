@@ -65,6 +65,7 @@ type AnalyzeFunctionInput struct {
 	AssemblyOffset     int    `json:"assembly_offset,omitempty"`
 	Limit              int    `json:"limit,omitempty"`
 	CollectionOffset   int    `json:"collection_offset,omitempty"`
+	Detail             string `json:"detail,omitempty"` // "concise" (default) or "complete"
 }
 
 // DossierPage is one page of a dossier collection. Items stay JSON: each
@@ -136,6 +137,7 @@ type CallGraphInput struct {
 	Address   string `json:"address"`             // the root procedure: an address or a name
 	Depth     int    `json:"depth,omitempty"`     // 1-5, default 2
 	Direction string `json:"direction,omitempty"` // "forward" (default) or "backward"
+	MaxNodes  int    `json:"max_nodes,omitempty"` // 1-500, default 48
 }
 
 // ProcedureRef names a procedure by address and name.
