@@ -39,6 +39,9 @@ type Registry struct {
 	containers []ports.ContainerOpener
 	// javascript extracts syntactic facts for analyze_javascript_application.
 	javascript ports.JavaScriptEngine
+	// capturer runs capture_process_scenario; tracer runs trace_native_calls.
+	capturer ports.ProcessCapturer
+	tracer   ports.CallTracer
 }
 
 // RegistryOptions configure a Registry.
@@ -51,6 +54,12 @@ type RegistryOptions struct {
 	// JavaScript is the engine analyze_javascript_application uses; nil
 	// makes that operation capability_unavailable.
 	JavaScript ports.JavaScriptEngine
+	// Capturer is the process-capture engine; nil makes
+	// capture_process_scenario capability_unavailable.
+	Capturer ports.ProcessCapturer
+	// Tracer is the native call tracer; nil makes trace_native_calls
+	// capability_unavailable.
+	Tracer ports.CallTracer
 }
 
 // NewRegistry sorts providers by id. A duplicate id or an invalid default is
@@ -61,7 +70,8 @@ func NewRegistry(providers []ports.Provider, opts *RegistryOptions) (*Registry, 
 		o = *opts
 	}
 	r := &Registry{providers: append([]ports.Provider(nil), providers...), def: SelectorAuto, defSource: "auto",
-		containers: append([]ports.ContainerOpener(nil), o.Containers...), javascript: o.JavaScript}
+		containers: append([]ports.ContainerOpener(nil), o.Containers...), javascript: o.JavaScript,
+		capturer: o.Capturer, tracer: o.Tracer}
 	sort.Slice(r.providers, func(i, j int) bool { return r.providers[i].Info().ID < r.providers[j].Info().ID })
 	seen := map[string]bool{}
 	for _, p := range r.providers {

@@ -131,6 +131,8 @@ type Observation struct {
 	// analysis_profile.
 	Subject  *Subject
 	Provider *ProviderRef
+	// Environment describes where a dynamic observation ran (null when nil).
+	Environment *Environment
 }
 
 // Call is one validated invocation handed to a Handler.
@@ -365,6 +367,7 @@ func (s *Session) seal(op *Operation, args map[string]any, obs *Observation, sna
 	if obs.Subject != nil {
 		ev.Subject = obs.Subject
 	}
+	ev.Environment = obs.Environment
 	if err := ev.sealCanonical(); err != nil {
 		return nil, err
 	}

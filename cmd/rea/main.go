@@ -18,9 +18,11 @@ import (
 
 	"rea/adapters/asar"
 	"rea/adapters/cli"
+	"rea/adapters/gdbremote"
 	"rea/adapters/js"
 	"rea/adapters/mcp"
 	"rea/adapters/native"
+	"rea/adapters/pty"
 	"rea/adapters/zip"
 	"rea/core"
 	"rea/core/standard"
@@ -76,7 +78,9 @@ func wire(lookupEnv func(string) (string, bool)) (*app, error) {
 	reg, err := core.NewRegistry([]ports.Provider{native.New(nil)},
 		&core.RegistryOptions{Default: getenv("REA_ANALYSIS_PROVIDER"),
 			Containers: []ports.ContainerOpener{asar.Opener{}, zip.Opener{}},
-			JavaScript: js.New()})
+			JavaScript: js.New(),
+			Capturer:   pty.New(nil),
+			Tracer:     gdbremote.New(nil)})
 	if err != nil {
 		return nil, err
 	}

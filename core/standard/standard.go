@@ -9,13 +9,14 @@ import (
 	"rea/core/artifact"
 	"rea/core/binary"
 	"rea/core/jsapp"
+	"rea/core/process"
 	"rea/core/web"
 )
 
 // Families returns the kernel's family and every feature family, freshly
 // built.
 func Families() []core.Family {
-	return []core.Family{core.Kernel(), binary.Family(), artifact.Family(), jsapp.Family(), web.Family()}
+	return []core.Family{core.Kernel(), binary.Family(), artifact.Family(), jsapp.Family(), web.Family(), process.Family()}
 }
 
 // Operations returns a fresh copy of every operation of the default
