@@ -267,3 +267,48 @@ func TestCaptureCancelledHasPartialObservation(t *testing.T) {
 	is.True(len(sigs) > 0)
 	noDescendants(t)
 }
+
+// Two captures of one program with different inputs: the terminal, the
+// input event and the file written differ; the exit does not.
+func TestMCPCompareProcessCaptures(t *testing.T) {
+	is := is.New(t)
+	exe := buildC(t, "greeter", greeterC)
+	cs := mcpClient(t)
+	d1, d2 := t.TempDir(), t.TempDir()
+	left, _ := evidence(t, call(t, cs, "capture_process_scenario", captureArgs(exe, d1, "alice\n")))
+	right, _ := evidence(t, call(t, cs, "capture_process_scenario", captureArgs(exe, d2, "bob\n")))
+	same, _ := evidence(t, call(t, cs, "capture_process_scenario", captureArgs(exe, d1, "alice\n")))
+	ref := func(ev *core.Evidence) map[string]any {
+		return map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	}
+	_, m := evidence(t, call(t, cs, "compare_process_captures", map[string]any{"left": ref(left), "right": ref(right)}))
+	status := map[string]string{}
+	for _, d := range m["dimensions"].([]any) {
+		dm := d.(map[string]any)
+		status[dm["dimension"].(string)] = dm["status"].(string)
+	}
+	t.Logf("dimensions: %v", status)
+	is.Equal(m["status"], "changed")
+	is.Equal(status["terminal"], "changed")
+	is.Equal(status["filesystem"], "changed")
+	is.Equal(status["interaction"], "changed")
+	is.Equal(status["exit"], "unchanged")
+	is.True(status["process"] != "changed")
+	is.True(status["ports"] != "changed")
+	fd := m["first_divergence"].(map[string]any)
+	is.Equal(fd["status"], "found")
+
+	// The same input twice (inline Evidence on one side): nothing changed
+	// in the terminal, the input or the exit.
+	var inline any
+	json.Unmarshal(mustJSON(t, same), &inline)
+	_, m = evidence(t, call(t, cs, "compare_process_captures", map[string]any{"left": ref(left), "right": inline}))
+	for _, d := range m["dimensions"].([]any) {
+		dm := d.(map[string]any)
+		status[dm["dimension"].(string)] = dm["status"].(string)
+	}
+	t.Logf("dimensions (same input): %v", status)
+	is.Equal(status["interaction"], "unchanged")
+	is.Equal(status["exit"], "unchanged")
+	noDescendants(t)
+}
