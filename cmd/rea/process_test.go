@@ -100,7 +100,7 @@ func noDescendants(t *testing.T) {
 		f := strings.Fields(s[i+1:])
 		if len(f) > 1 && f[1] == itoa(me) && f[0] != "Z" {
 			cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-			if strings.Contains(string(cmd), "greeter") {
+			if strings.Contains(string(cmd), "greeter") || strings.Contains(string(cmd), "calls") || strings.Contains(string(cmd), "gdbserver") {
 				t.Errorf("process %s (%q) is left", e.Name(), cmd)
 			}
 		}
@@ -311,4 +311,60 @@ func TestMCPCompareProcessCaptures(t *testing.T) {
 	is.Equal(status["interaction"], "unchanged")
 	is.Equal(status["exit"], "unchanged")
 	noDescendants(t)
+}
+
+const callsC = `#include <stdio.h>
+#include <stdlib.h>
+__attribute__((noinline)) long target(long a, long b, long c) {
+	__asm__ volatile("" ::: "memory");
+	return a * 100 + b * 10 + c;
+}
+int main(int argc, char **argv) {
+	long sum = 0;
+	for (long i = 1; i <= 3; i++)
+		sum += target(i, i + 1, i + 2);
+	printf("%ld\n", sum);
+	return argc > 1 ? atoi(argv[1]) : 0;
+}
+`
+
+// trace_native_calls over MCP on a PIE and a non-PIE gcc build: three hits
+// of target with their first arguments, linked to target and to main as
+// the caller; two traces of the same run shape have one Evidence ID.
+func TestMCPTraceNativeCalls(t *testing.T) {
+	if _, err := exec.LookPath("gdbserver"); err != nil {
+		t.Skip("gdbserver is not installed (Debian: apt-get install gdbserver)")
+	}
+	for _, flags := range [][]string{{"-pie", "-fPIE"}, {"-no-pie", "-fno-pie"}} {
+		t.Run(flags[0], func(t *testing.T) {
+			is := is.New(t)
+			exe := buildC(t, "calls", callsC, flags...)
+			cs := mcpClient(t)
+			if r := call(t, cs, "open_binary", map[string]any{"path": exe}); r.isError {
+				t.Fatal(r.text)
+			}
+			ev, m := evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"target"}, "arguments": []string{"7"}}))
+			hits := m["hits"].([]any)
+			is.Equal(len(hits), 3)
+			for i, h := range hits {
+				hm := h.(map[string]any)
+				args := hm["arguments"].([]any)
+				is.Equal(args[0].(map[string]any)["value"], "0x"+itoa(i+1))
+				is.Equal(args[1].(map[string]any)["value"], "0x"+itoa(i+2))
+				is.Equal(hm["procedure"].(map[string]any)["name"], "target")
+				is.Equal(hm["caller_procedure"].(map[string]any)["name"], "main")
+				is.True(hm["returned"].(bool))
+			}
+			is.Equal(m["exit"].(map[string]any)["code"], float64(7))
+			ev2, _ := evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"target"}, "arguments": []string{"7"}}))
+			is.Equal(ev.EvidenceID, ev2.EvidenceID) // pids, runtime addresses and stack pointers are not in the projection
+
+			code, _ := errCode(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"no_such_function"}}))
+			is.Equal(code, core.CodeInvalidRequest)
+			other := buildC(t, "calls", callsC+"\n/* other */\n", flags...)
+			code, _ = errCode(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"target"}, "program": other}))
+			is.Equal(code, core.CodeArtifactChanged)
+			noDescendants(t)
+		})
+	}
 }
