@@ -90,10 +90,12 @@ type grammar struct {
 	EvidenceExport  evidenceExportCmd  `cmd:"" name:"evidence-export" help:"Write an Evidence bundle file from imported bundles (--from) and recorded calls (--target, --call), streamed and atomically published."`
 	EvidenceImport  evidenceImportCmd  `cmd:"" name:"evidence-import" help:"Validate a bundle file completely as import_evidence_bundle does and print its summary."`
 	Compare         compareCmd         `cmd:"" help:"Compare two Evidence bundle files: added, removed and changed records (compare_bundles)."`
+	Capture         captureCmd         `cmd:"" help:"Run a program in a pseudo-terminal and print its exit, final screen, processes and file effects (capture_process_scenario)."`
+	Trace           traceCmd           `cmd:"" help:"Trace calls of named functions of a program under gdbserver and print each hit's first arguments (trace_native_calls)."`
 }
 
 // Commands are the CLI's primary commands, for the product catalog.
-var Commands = []string{"analyze", "analyze-javascript-application", "call", "catalog", "compare", "evidence-export", "evidence-import", "extract-artifact", "inspect-evidence-bundle", "inventory", "serve", "tools", "version"}
+var Commands = []string{"analyze", "analyze-javascript-application", "call", "capture", "catalog", "compare", "evidence-export", "evidence-import", "extract-artifact", "inspect-evidence-bundle", "inventory", "serve", "tools", "trace", "version"}
 
 type env struct {
 	ctx  context.Context

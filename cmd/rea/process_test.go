@@ -368,3 +368,38 @@ func TestMCPTraceNativeCalls(t *testing.T) {
 		})
 	}
 }
+
+func TestCLICaptureAndTrace(t *testing.T) {
+	is := is.New(t)
+	exe := buildC(t, "greeter", greeterC)
+	dir := t.TempDir()
+	scenario := filepath.Join(dir, "scenario.json")
+	is.NoErr(os.WriteFile(scenario, mustJSON(t, map[string]any{"working_directory": dir, "filesystem_observation_paths": []string{dir},
+		"events": []any{map[string]any{"type": "input", "at_ms": 200, "data": "carol\n"}}}), 0o644))
+	out, stderr, code := runCLI(t, "capture", "--scenario", scenario, "--", exe)
+	is.Equal(code, 0)
+	t.Log(out, stderr)
+	is.True(strings.Contains(out, "exited, code 3"))
+	is.True(strings.Contains(out, "| hello carol"))
+	is.True(strings.Contains(out, "created"))
+	is.True(strings.Contains(out, "out.txt"))
+	out, _, code = runCLI(t, "--format", "json", "capture", "--", "/bin/sh", "-c", "exit 4")
+	is.Equal(code, 0)
+	ev, err := core.ParseEvidence([]byte(out))
+	is.NoErr(err)
+	is.Equal(ev.Operation, "capture_process_scenario")
+	_, _, code = runCLI(t, "capture")
+	is.Equal(code, 2)
+
+	if _, err := exec.LookPath("gdbserver"); err != nil {
+		t.Skip("gdbserver is not installed (Debian: apt-get install gdbserver)")
+	}
+	calls := buildC(t, "calls", callsC)
+	out, stderr, code = runCLI(t, "trace", "--function", "target", "--", calls)
+	t.Log(out, stderr)
+	is.Equal(code, 0)
+	is.True(strings.Contains(out, "3 hits"))
+	is.True(strings.Contains(out, "target    0x1   0x2   0x3"))
+	is.True(strings.Contains(out, "main"))
+	noDescendants(t)
+}
