@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"rea/core"
@@ -29,6 +30,8 @@ func opCompareProcessCaptures() *core.Operation {
 			`"max_capture_age_ms":{"type":"integer","minimum":0,"description":"Reject a capture completed longer ago than this."}`),
 		Result: json.RawMessage(`{"type":"object","required":["status","contract","dimensions","first_divergence"],"properties":{"status":{"enum":["unchanged","changed","unknown","truncated"]},
  "contract":{"type":"object"},"dimensions":{"type":"array"},"first_divergence":{"type":"object"}}}`),
+		Examples: []json.RawMessage{json.RawMessage(`{"left":{"kind":"retained-evidence","evidence_id":"ev_` + strings.Repeat("1", 64) +
+			`"},"right":{"kind":"retained-evidence","evidence_id":"ev_` + strings.Repeat("2", 64) + `"},"max_capture_age_ms":3600000}`)},
 		Handler: handleCompareProcessCaptures,
 	}
 }
