@@ -47,10 +47,12 @@ var policy = []struct {
 	{"rea/ports", nil, []string{"github.com/matryer/is"}},
 	{"rea/core/standard", []string{"rea/core", "rea/core/artifact", "rea/core/binary", "rea/core/browser", "rea/core/jsapp", "rea/core/web"}, nil},
 	{"rea/core/browser", append([]string{"rea/core/web"}, familyAllowed...), familyTests},
+	{"rea/core/standard", []string{"rea/core", "rea/core/artifact", "rea/core/binary", "rea/core/jsapp", "rea/core/web", "rea/core/process"}, nil},
 	{"rea/core/jsapp", append([]string{"rea/core/artifact"}, familyAllowed...), familyTests},
 	{"rea/core/artifact", familyAllowed, familyTests},
 	{"rea/core/binary", familyAllowed, familyTests},
 	{"rea/core/web", familyAllowed, familyTests},
+	{"rea/core/process", familyAllowed, familyTests},
 	{"rea/core/", nil, nil}, // a new family needs its own row
 	{"rea/core", kernelAllowed, []string{"rea/core/standard", "rea/ports/portstest", "github.com/matryer/is"}},
 	{"rea/supervisor", []string{"rea/ports"}, []string{"github.com/matryer/is"}},

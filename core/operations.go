@@ -172,6 +172,30 @@ func (r *Registry) ScenarioAvailability() ports.Availability {
 	return r.scenarioAvailable()
 }
 
+// Capturer is the registered process-capture engine, or nil.
+func (c *Call) Capturer() ports.ProcessCapturer {
+	if c.Session.reg == nil {
+		return nil
+	}
+	return c.Session.reg.capturer
+}
+
+// Tracer is the registered native call tracer, or nil.
+func (c *Call) Tracer() ports.CallTracer {
+	if c.Session.reg == nil {
+		return nil
+	}
+	return c.Session.reg.tracer
+}
+
+// RunID is the open analysis's analysis_run.run_id, or "" when no target is
+// open; engines that launch processes pass it on.
+func (c *Call) RunID() string {
+	c.Session.mu.Lock()
+	defer c.Session.mu.Unlock()
+	return c.Session.runID
+}
+
 // ProjectView projects a view of parent with the catalog's viewer for its
 // operation, as inspect_analysis_view does.
 func (c *Call) ProjectView(parent *Evidence, view map[string]any) (map[string]any, error) {

@@ -58,6 +58,9 @@ type Registry struct {
 	scenarios         ports.BrowserScenarioRunner
 	sourceMaps        ports.SourceMapFetcher
 	scenarioAvailable func() ports.Availability
+	// capturer runs capture_process_scenario; tracer runs trace_native_calls.
+	capturer ports.ProcessCapturer
+	tracer   ports.CallTracer
 }
 
 // RegistryOptions configure a Registry.
@@ -79,6 +82,12 @@ type RegistryOptions struct {
 	Scenarios            ports.BrowserScenarioRunner
 	SourceMaps           ports.SourceMapFetcher
 	ScenarioAvailability func() ports.Availability
+	// Capturer is the process-capture engine; nil makes
+	// capture_process_scenario capability_unavailable.
+	Capturer ports.ProcessCapturer
+	// Tracer is the native call tracer; nil makes trace_native_calls
+	// capability_unavailable.
+	Tracer ports.CallTracer
 }
 
 // NewRegistry sorts providers by id. A duplicate id or an invalid default is
@@ -90,7 +99,8 @@ func NewRegistry(providers []ports.Provider, opts *RegistryOptions) (*Registry, 
 	}
 	r := &Registry{providers: append([]ports.Provider(nil), providers...), def: SelectorAuto, defSource: SelectorAuto,
 		containers: append([]ports.ContainerOpener(nil), o.Containers...), javascript: o.JavaScript,
-		browser: o.Browser, scenarios: o.Scenarios, sourceMaps: o.SourceMaps, scenarioAvailable: o.ScenarioAvailability}
+		browser: o.Browser, scenarios: o.Scenarios, sourceMaps: o.SourceMaps, scenarioAvailable: o.ScenarioAvailability,
+		capturer: o.Capturer, tracer: o.Tracer}
 	sort.Slice(r.providers, func(i, j int) bool { return r.providers[i].Info().ID < r.providers[j].Info().ID })
 	seen := map[string]bool{}
 	for _, p := range r.providers {

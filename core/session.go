@@ -381,6 +381,7 @@ func (s *Session) seal(op *Operation, args map[string]any, obs *Observation, sna
 	if obs.Subject != nil {
 		ev.Subject = obs.Subject
 	}
+	ev.Environment = obs.Environment
 	if err := ev.sealCanonical(); err != nil {
 		return nil, err
 	}

@@ -149,6 +149,9 @@ func identityScript(t *testing.T, dir, exeName string, exe []byte) []identityCal
 		if op.Name == "close_binary" || op.Name == "open_binary" || op.Name == "export_evidence_bundle" || op.Name == "extract_artifact" {
 			continue // these change the session or write outside the copy
 		}
+		if op.Effects.LaunchesProcess {
+			continue // live runs (a browser scenario, a process capture, a trace) observe a new run each time
+		}
 		for i, ex := range op.Examples {
 			res, err := s.Call(context.Background(), op.Name, ex, nil)
 			label := fmt.Sprintf("%s example %d", op.Name, i)

@@ -20,10 +20,12 @@ import (
 	"rea/adapters/asar"
 	"rea/adapters/cdp"
 	"rea/adapters/cli"
+	"rea/adapters/gdbremote"
 	"rea/adapters/js"
 	"rea/adapters/mcp"
 	"rea/adapters/native"
 	"rea/adapters/probe"
+	"rea/adapters/pty"
 	"rea/adapters/zip"
 	"rea/core"
 	"rea/core/standard"
@@ -81,7 +83,9 @@ func wire(lookupEnv func(string) (string, bool)) (*app, error) {
 		&core.RegistryOptions{Default: getenv("REA_ANALYSIS_PROVIDER"),
 			Containers: []ports.ContainerOpener{asar.Opener{}, zip.Opener{}},
 			JavaScript: js.New(),
-			Browser:    browser, Scenarios: browser, SourceMaps: browser, ScenarioAvailability: browser.ScenarioAvailability})
+			Browser:    browser, Scenarios: browser, SourceMaps: browser, ScenarioAvailability: browser.ScenarioAvailability,
+			Capturer:   pty.New(nil),
+			Tracer:     gdbremote.New(nil)})
 	if err != nil {
 		return nil, err
 	}

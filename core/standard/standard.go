@@ -10,13 +10,14 @@ import (
 	"rea/core/binary"
 	"rea/core/browser"
 	"rea/core/jsapp"
+	"rea/core/process"
 	"rea/core/web"
 )
 
 // Families returns the kernel's family and every feature family, freshly
 // built.
 func Families() []core.Family {
-	return []core.Family{core.Kernel(), binary.Family(), artifact.Family(), jsapp.Family(), web.Family(), browser.Family()}
+	return []core.Family{core.Kernel(), binary.Family(), artifact.Family(), jsapp.Family(), web.Family(), browser.Family(), process.Family()}
 }
 
 // Operations returns a fresh copy of every operation of the default

@@ -1,0 +1,215 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+)
+
+// rea capture and rea trace: the process family's tools with readable
+// output.
+
+type captureCmd struct {
+	Scenario string   `name:"scenario" placeholder:"FILE" type:"path" help:"JSON file with capture_process_scenario arguments (events, timeouts, limits, observed paths...)."`
+	Command  []string `arg:"" optional:"" passthrough:"" help:"-- PROGRAM ARGS...: the program to run (overrides the scenario's executable and arguments)."`
+}
+
+func (c *captureCmd) Run(e *env) error {
+	args := map[string]any{}
+	if c.Scenario != "" {
+		b, err := os.ReadFile(c.Scenario)
+		if err != nil {
+			return usageError{fmt.Errorf("--scenario: %w", err)}
+		}
+		if err := json.Unmarshal(b, &args); err != nil {
+			return usageError{fmt.Errorf("--scenario %s: %w", c.Scenario, err)}
+		}
+	}
+	cmd := programArgs(c.Command)
+	if len(cmd) > 0 {
+		args["executable"], args["arguments"] = cmd[0], cmd[1:]
+	}
+	if _, ok := args["executable"]; !ok {
+		return usageError{fmt.Errorf("capture: give -- PROGRAM ARGS... or a --scenario with an executable")}
+	}
+	s := e.session()
+	defer s.Close(context.WithoutCancel(e.ctx))
+	res, err := e.call(s, "capture_process_scenario", args)
+	if err != nil {
+		return err
+	}
+	if e.g.Format == "json" {
+		return e.writeJSON(res.Evidence)
+	}
+	var r struct {
+		Terminal struct {
+			FinalScreen struct {
+				Lines []string `json:"lines"`
+			} `json:"final_screen"`
+		} `json:"terminal"`
+		Exit struct {
+			Reason   string  `json:"reason"`
+			ExitCode *int    `json:"exit_code"`
+			Signal   *string `json:"signal"`
+		} `json:"exit"`
+		Settlement struct {
+			State string `json:"state"`
+		} `json:"settlement"`
+		Processes struct {
+			Tree []struct {
+				ID       int    `json:"id"`
+				ParentID int    `json:"parent_id"`
+				Command  string `json:"command"`
+			} `json:"tree"`
+		} `json:"processes"`
+		Ports []struct {
+			Protocol string `json:"protocol"`
+			Port     string `json:"port"`
+		} `json:"ports"`
+		Filesystem struct {
+			Effects []struct {
+				Path   string `json:"path"`
+				Effect string `json:"effect"`
+			} `json:"effects"`
+		} `json:"filesystem"`
+	}
+	if err := json.Unmarshal(res.Evidence.NormalizedResult, &r); err != nil {
+		return err
+	}
+	w := e.opts.Stdout
+	exit := r.Exit.Reason
+	switch {
+	case r.Exit.ExitCode != nil:
+		exit += fmt.Sprintf(", code %d", *r.Exit.ExitCode)
+	case r.Exit.Signal != nil:
+		exit += ", signal " + *r.Exit.Signal
+	}
+	fmt.Fprintf(w, "evidence  %s\nexit      %s (settlement %s)\n", res.Evidence.EvidenceID, exit, r.Settlement.State)
+	lines := r.Terminal.FinalScreen.Lines
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	fmt.Fprintln(w, "final screen:")
+	for _, l := range lines {
+		fmt.Fprintln(w, "  | "+l)
+	}
+	fmt.Fprintln(w, "processes:")
+	for _, p := range r.Processes.Tree {
+		fmt.Fprintf(w, "  %d (parent %d) %s\n", p.ID, p.ParentID, p.Command)
+	}
+	if len(r.Ports) > 0 {
+		fmt.Fprintln(w, "listening:")
+		for _, p := range r.Ports {
+			fmt.Fprintf(w, "  %s %s\n", p.Protocol, p.Port)
+		}
+	}
+	var changed []string
+	for _, f := range r.Filesystem.Effects {
+		if f.Effect != "unchanged" {
+			changed = append(changed, fmt.Sprintf("  %-9s %s", f.Effect, f.Path))
+		}
+	}
+	if len(changed) > 0 {
+		fmt.Fprintln(w, "files:")
+		fmt.Fprintln(w, strings.Join(changed, "\n"))
+	}
+	return nil
+}
+
+// programArgs drops the "--" kong may leave in a passthrough argument.
+func programArgs(a []string) []string {
+	if len(a) > 0 && a[0] == "--" {
+		return a[1:]
+	}
+	return a
+}
+
+type traceCmd struct {
+	Function []string `name:"function" required:"" placeholder:"NAME" help:"Procedure to trace: a name from the analysis (main, printf@plt) or a 0x address; repeatable."`
+	MaxHits  int      `name:"max-hits" help:"Hits recorded (default 10000)."`
+	Command  []string `arg:"" passthrough:"" help:"-- PROGRAM ARGS...: the program, analysed first, then run under gdbserver."`
+}
+
+func (c *traceCmd) Run(e *env) error {
+	cmd := programArgs(c.Command)
+	if len(cmd) == 0 {
+		return usageError{fmt.Errorf("trace: give -- PROGRAM ARGS...")}
+	}
+	s := e.session()
+	defer s.Close(context.WithoutCancel(e.ctx))
+	if _, err := e.open(s, cmd[0]); err != nil {
+		return err
+	}
+	args := map[string]any{"procedures": c.Function, "arguments": cmd[1:]}
+	if c.MaxHits > 0 {
+		args["max_hits"] = c.MaxHits
+	}
+	res, err := e.call(s, "trace_native_calls", args)
+	if err != nil {
+		return err
+	}
+	if e.g.Format == "json" {
+		return e.writeJSON(res.Evidence)
+	}
+	type proc struct {
+		Name *string `json:"name"`
+	}
+	var r struct {
+		Convention string `json:"convention"`
+		Hits       []struct {
+			Sequence  int    `json:"sequence"`
+			Name      string `json:"name"`
+			Arguments []struct {
+				Value string `json:"value"`
+			} `json:"arguments"`
+			Caller          *string `json:"caller"`
+			CallerProcedure *proc   `json:"caller_procedure"`
+			ReturnValue     *string `json:"return_value"`
+		} `json:"hits"`
+		Exit *struct {
+			Code   *int    `json:"code"`
+			Signal *string `json:"signal"`
+		} `json:"exit"`
+		Coverage struct {
+			StopReason  string `json:"stop_reason"`
+			HitsDropped int    `json:"hits_dropped"`
+		} `json:"coverage"`
+	}
+	if err := json.Unmarshal(res.Evidence.NormalizedResult, &r); err != nil {
+		return err
+	}
+	w := e.opts.Stdout
+	fmt.Fprintf(w, "evidence  %s\nconvention %s, stop %s, %d hits", res.Evidence.EvidenceID, r.Convention, r.Coverage.StopReason, len(r.Hits))
+	if r.Coverage.HitsDropped > 0 {
+		fmt.Fprintf(w, " (%d more not recorded)", r.Coverage.HitsDropped)
+	}
+	if r.Exit != nil && r.Exit.Code != nil {
+		fmt.Fprintf(w, ", exit %d", *r.Exit.Code)
+	} else if r.Exit != nil && r.Exit.Signal != nil {
+		fmt.Fprintf(w, ", signal %s", *r.Exit.Signal)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\tFUNCTION\tARG0\tARG1\tARG2\tCALLER\tRETURN")
+	for _, h := range r.Hits {
+		a := []string{"-", "-", "-"}
+		for i := 0; i < 3 && i < len(h.Arguments); i++ {
+			a[i] = h.Arguments[i].Value
+		}
+		caller := "-"
+		if h.CallerProcedure != nil && h.CallerProcedure.Name != nil {
+			caller = *h.CallerProcedure.Name
+		} else if h.Caller != nil {
+			caller = *h.Caller
+		}
+		ret := "-"
+		if h.ReturnValue != nil {
+			ret = *h.ReturnValue
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", h.Sequence, h.Name, a[0], a[1], a[2], caller, ret)
+	}
+	return tw.Flush()
+}

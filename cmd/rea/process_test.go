@@ -1,0 +1,405 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"rea/core"
+	"rea/core/standard"
+)
+
+// greeter asks for a name, greets it, writes it to out.txt in its working
+// directory and exits with status 3; with an argument it waits for input
+// forever (for cancellation).
+const greeterC = `#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+	char name[128];
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc > 1) { printf("waiting\n"); for (;;) pause(); }
+	printf("name? ");
+	if (!fgets(name, sizeof name, stdin)) return 2;
+	name[strcspn(name, "\n")] = 0;
+	printf("hello %s\n", name);
+	FILE *f = fopen("out.txt", "w");
+	if (f) { fputs(name, f); fclose(f); }
+	return 3;
+}
+`
+
+// buildC compiles src with gcc into the test's temporary directory; the
+// test is skipped when gcc is missing.
+func buildC(t *testing.T, name, src string, flags ...string) string {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("process capture and tracing need Linux")
+	}
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc is not installed")
+	}
+	dir := t.TempDir()
+	c := filepath.Join(dir, name+".c")
+	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, name)
+	args := append([]string{"-O0", "-g", "-o", out, c}, flags...)
+	if b, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	return out
+}
+
+func mcpClientWith(t *testing.T, opts *sdk.ClientOptions) *sdk.ClientSession {
+	t.Helper()
+	a, err := wire(noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ct := sdk.NewInMemoryTransports()
+	if _, err := a.server(nil).Connect(context.Background(), st); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "in-process", Version: "1"}, opts).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// noDescendants fails when a process of ours (a child of the test) is
+// left.
+func noDescendants(t *testing.T) {
+	t.Helper()
+	me := os.Getpid()
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) > 1 && f[1] == itoa(me) && f[0] != "Z" {
+			cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+			if strings.Contains(string(cmd), "greeter") || strings.Contains(string(cmd), "calls") || strings.Contains(string(cmd), "gdbserver") {
+				t.Errorf("process %s (%q) is left", e.Name(), cmd)
+			}
+		}
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func captureArgs(exe, dir, input string) map[string]any {
+	return map[string]any{"executable": exe, "working_directory": dir, "filesystem_observation_paths": []string{dir},
+		"events": []any{map[string]any{"type": "input", "at_ms": 200, "data": input}}, "timeout_ms": 10000}
+}
+
+func TestMCPCaptureProcessScenario(t *testing.T) {
+	is := is.New(t)
+	exe := buildC(t, "greeter", greeterC)
+	var mu sync.Mutex
+	var notes []string
+	cs := mcpClientWith(t, &sdk.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
+		mu.Lock()
+		notes = append(notes, r.Params.Message)
+		mu.Unlock()
+	}})
+	dir := t.TempDir()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "capture_process_scenario", Arguments: captureArgs(exe, dir, "alice\n"),
+		Meta: sdk.Meta{"progressToken": "p1"}})
+	is.NoErr(err)
+	is.True(!res.IsError)
+	ev, err := core.ParseEvidence([]byte(res.Content[0].(*sdk.TextContent).Text))
+	is.NoErr(err)
+	is.Equal(ev.PredicateType, "rea.process-capture")
+	is.Equal(ev.Authority, "controlled-replay")
+	is.True(ev.Environment != nil && ev.Environment.Isolation == "process")
+	var m struct {
+		Terminal struct {
+			Frames []struct {
+				Data string `json:"data"`
+			} `json:"frames"`
+			Rendered    []any `json:"rendered_frames"`
+			FinalScreen struct {
+				Lines []string `json:"lines"`
+			} `json:"final_screen"`
+		} `json:"terminal"`
+		Interaction []struct {
+			Type, Data, Outcome string
+		} `json:"interaction_events"`
+		Exit struct {
+			Reason   string `json:"reason"`
+			Exited   bool   `json:"exited"`
+			ExitCode *int   `json:"exit_code"`
+		} `json:"exit"`
+		Settlement struct {
+			State string `json:"state"`
+		} `json:"settlement"`
+		Processes struct {
+			Tree []struct {
+				ID      int    `json:"id"`
+				Command string `json:"command"`
+			} `json:"tree"`
+			Samples []any `json:"samples"`
+		} `json:"processes"`
+		Ports      []any `json:"ports"`
+		Filesystem struct {
+			Before  []any `json:"before"`
+			After   []any `json:"after"`
+			Effects []struct {
+				Path, Effect string
+			} `json:"effects"`
+		} `json:"filesystem"`
+		Journal    []any `json:"event_journal"`
+		Truncation struct {
+			Truncated bool `json:"truncated"`
+		} `json:"truncation"`
+		Unknowns []struct{ Scope string } `json:"residual_unknowns"`
+		Cleanup  map[string]string        `json:"cleanup"`
+		Manifest map[string]any           `json:"manifest"`
+		Scenario map[string]any           `json:"scenario"`
+	}
+	is.NoErr(json.Unmarshal(ev.NormalizedResult, &m))
+	var out strings.Builder
+	for _, f := range m.Terminal.Frames {
+		out.WriteString(f.Data)
+	}
+	is.True(strings.Contains(out.String(), "hello alice"))
+	is.True(len(m.Terminal.Rendered) > 0)
+	is.True(strings.Contains(strings.Join(m.Terminal.FinalScreen.Lines, "\n"), "hello alice"))
+	is.Equal(len(m.Interaction), 1)
+	is.Equal(m.Interaction[0].Outcome, "dispatched")
+	is.Equal(m.Interaction[0].Data, "alice\n")
+	is.Equal(m.Exit.Reason, "exited")
+	is.True(m.Exit.Exited)
+	is.True(m.Exit.ExitCode != nil && *m.Exit.ExitCode == 3)
+	is.Equal(m.Settlement.State, "quiesced")
+	is.True(len(m.Processes.Tree) >= 1 && m.Processes.Tree[0].ID == 1)
+	is.True(len(m.Processes.Samples) >= 1)
+	is.Equal(len(m.Ports), 0)
+	is.True(len(m.Filesystem.After) == len(m.Filesystem.Before)+1)
+	created := false
+	for _, e := range m.Filesystem.Effects {
+		created = created || (strings.HasSuffix(e.Path, "out.txt") && e.Effect == "created")
+	}
+	is.True(created)
+	is.True(len(m.Journal) > 0)
+	is.True(!m.Truncation.Truncated)
+	is.True(len(m.Unknowns) > 0)
+	is.True(m.Cleanup["owned_process_group"] == "cleaned" || m.Cleanup["owned_process_group"] == "not_required")
+	is.Equal(m.Cleanup["temporary_root"], "cleaned")
+	for _, k := range []string{"full_scenario_sha256", "comparison_contract_sha256", "normalization_sha256", "selected_executable_sha256"} {
+		s, _ := m.Manifest[k].(string)
+		is.True(len(s) == 64) // digest present
+	}
+	is.Equal(m.Scenario["executable_sha256"], m.Manifest["selected_executable_sha256"])
+	var raw map[string]any
+	is.NoErr(json.Unmarshal(ev.RawResult, &raw))
+	tmp, _ := raw["temporary_root"].(string)
+	is.True(tmp != "")
+	_, err = os.Stat(tmp)
+	is.True(errors.Is(err, os.ErrNotExist)) // the temporary root is gone
+	mu.Lock()
+	is.True(len(notes) > 0)
+	phases := strings.Join(notes, "\n")
+	mu.Unlock()
+	is.True(strings.Contains(phases, "elapsed_ms="))
+	t.Logf("progress: %s", phases)
+	is.True(strings.Contains(phases, "prepare") || strings.Contains(phases, "running") || strings.Contains(phases, "cleanup"))
+	noDescendants(t)
+
+	// Without a token: no progress.
+	mu.Lock()
+	notes = nil
+	mu.Unlock()
+	_, err = cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "capture_process_scenario", Arguments: captureArgs(exe, t.TempDir(), "bob\n")})
+	is.NoErr(err)
+	mu.Lock()
+	is.Equal(len(notes), 0)
+	mu.Unlock()
+}
+
+// A cancelled capture fails with cancelled and the partial observation,
+// including the signal attempts, with a null exit code.
+func TestCaptureCancelledHasPartialObservation(t *testing.T) {
+	is := is.New(t)
+	exe := buildC(t, "greeter", greeterC)
+	a, err := wire(noEnv)
+	is.NoErr(err)
+	cat, err := standard.Catalog()
+	is.NoErr(err)
+	s := core.NewSession(cat, a.reg, nil)
+	defer s.Close(context.Background())
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(700 * time.Millisecond); cancel() }()
+	args, _ := json.Marshal(map[string]any{"executable": exe, "arguments": []string{"wait"}, "timeout_ms": 20000})
+	_, err = s.Call(ctx, "capture_process_scenario", args, nil)
+	var ce *core.Error
+	is.True(errors.As(err, &ce))
+	is.Equal(ce.Code, core.CodeCancelled)
+	po, _ := ce.Details["partial_observation"].(map[string]any)
+	is.True(po != nil)
+	capture, _ := po["capture"].(map[string]any)
+	is.True(capture != nil)
+	exit := capture["exit"].(map[string]any)
+	is.Equal(exit["exit_code"], nil)
+	sigs, _ := po["signal_attempts"].([]any)
+	is.True(len(sigs) > 0)
+	noDescendants(t)
+}
+
+// Two captures of one program with different inputs: the terminal, the
+// input event and the file written differ; the exit does not.
+func TestMCPCompareProcessCaptures(t *testing.T) {
+	is := is.New(t)
+	exe := buildC(t, "greeter", greeterC)
+	cs := mcpClient(t)
+	d1, d2 := t.TempDir(), t.TempDir()
+	left, _ := evidence(t, call(t, cs, "capture_process_scenario", captureArgs(exe, d1, "alice\n")))
+	right, _ := evidence(t, call(t, cs, "capture_process_scenario", captureArgs(exe, d2, "bob\n")))
+	same, _ := evidence(t, call(t, cs, "capture_process_scenario", captureArgs(exe, d1, "alice\n")))
+	ref := func(ev *core.Evidence) map[string]any {
+		return map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	}
+	_, m := evidence(t, call(t, cs, "compare_process_captures", map[string]any{"left": ref(left), "right": ref(right)}))
+	status := map[string]string{}
+	for _, d := range m["dimensions"].([]any) {
+		dm := d.(map[string]any)
+		status[dm["dimension"].(string)] = dm["status"].(string)
+	}
+	t.Logf("dimensions: %v", status)
+	is.Equal(m["status"], "changed")
+	is.Equal(status["terminal"], "changed")
+	is.Equal(status["filesystem"], "changed")
+	is.Equal(status["interaction"], "changed")
+	is.Equal(status["exit"], "unchanged")
+	is.True(status["process"] != "changed")
+	is.True(status["ports"] != "changed")
+	fd := m["first_divergence"].(map[string]any)
+	is.Equal(fd["status"], "found")
+
+	// The same input twice (inline Evidence on one side): nothing changed
+	// in the terminal, the input or the exit.
+	var inline any
+	json.Unmarshal(mustJSON(t, same), &inline)
+	_, m = evidence(t, call(t, cs, "compare_process_captures", map[string]any{"left": ref(left), "right": inline}))
+	for _, d := range m["dimensions"].([]any) {
+		dm := d.(map[string]any)
+		status[dm["dimension"].(string)] = dm["status"].(string)
+	}
+	t.Logf("dimensions (same input): %v", status)
+	is.Equal(status["interaction"], "unchanged")
+	is.Equal(status["exit"], "unchanged")
+	noDescendants(t)
+}
+
+const callsC = `#include <stdio.h>
+#include <stdlib.h>
+__attribute__((noinline)) long target(long a, long b, long c) {
+	__asm__ volatile("" ::: "memory");
+	return a * 100 + b * 10 + c;
+}
+int main(int argc, char **argv) {
+	long sum = 0;
+	for (long i = 1; i <= 3; i++)
+		sum += target(i, i + 1, i + 2);
+	printf("%ld\n", sum);
+	return argc > 1 ? atoi(argv[1]) : 0;
+}
+`
+
+// trace_native_calls over MCP on a PIE and a non-PIE gcc build: three hits
+// of target with their first arguments, linked to target and to main as
+// the caller; two traces of the same run shape have one Evidence ID.
+func TestMCPTraceNativeCalls(t *testing.T) {
+	if _, err := exec.LookPath("gdbserver"); err != nil {
+		t.Skip("gdbserver is not installed (Debian: apt-get install gdbserver)")
+	}
+	for _, flags := range [][]string{{"-pie", "-fPIE"}, {"-no-pie", "-fno-pie"}} {
+		t.Run(flags[0], func(t *testing.T) {
+			is := is.New(t)
+			exe := buildC(t, "calls", callsC, flags...)
+			cs := mcpClient(t)
+			if r := call(t, cs, "open_binary", map[string]any{"path": exe}); r.isError {
+				t.Fatal(r.text)
+			}
+			ev, m := evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"target"}, "arguments": []string{"7"}}))
+			hits := m["hits"].([]any)
+			is.Equal(len(hits), 3)
+			for i, h := range hits {
+				hm := h.(map[string]any)
+				args := hm["arguments"].([]any)
+				is.Equal(args[0].(map[string]any)["value"], "0x"+itoa(i+1))
+				is.Equal(args[1].(map[string]any)["value"], "0x"+itoa(i+2))
+				is.Equal(hm["procedure"].(map[string]any)["name"], "target")
+				is.Equal(hm["caller_procedure"].(map[string]any)["name"], "main")
+				is.True(hm["returned"].(bool))
+			}
+			is.Equal(m["exit"].(map[string]any)["code"], float64(7))
+			ev2, _ := evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"target"}, "arguments": []string{"7"}}))
+			is.Equal(ev.EvidenceID, ev2.EvidenceID) // pids, runtime addresses and stack pointers are not in the projection
+
+			code, _ := errCode(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"no_such_function"}}))
+			is.Equal(code, core.CodeInvalidRequest)
+			other := buildC(t, "calls", callsC+"\n/* other */\n", flags...)
+			code, _ = errCode(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"target"}, "program": other}))
+			is.Equal(code, core.CodeArtifactChanged)
+			noDescendants(t)
+		})
+	}
+}
+
+func TestCLICaptureAndTrace(t *testing.T) {
+	is := is.New(t)
+	exe := buildC(t, "greeter", greeterC)
+	dir := t.TempDir()
+	scenario := filepath.Join(dir, "scenario.json")
+	is.NoErr(os.WriteFile(scenario, mustJSON(t, map[string]any{"working_directory": dir, "filesystem_observation_paths": []string{dir},
+		"events": []any{map[string]any{"type": "input", "at_ms": 200, "data": "carol\n"}}}), 0o644))
+	out, stderr, code := runCLI(t, "capture", "--scenario", scenario, "--", exe)
+	is.Equal(code, 0)
+	t.Log(out, stderr)
+	is.True(strings.Contains(out, "exited, code 3"))
+	is.True(strings.Contains(out, "| hello carol"))
+	is.True(strings.Contains(out, "created"))
+	is.True(strings.Contains(out, "out.txt"))
+	out, _, code = runCLI(t, "--format", "json", "capture", "--", "/bin/sh", "-c", "exit 4")
+	is.Equal(code, 0)
+	ev, err := core.ParseEvidence([]byte(out))
+	is.NoErr(err)
+	is.Equal(ev.Operation, "capture_process_scenario")
+	_, _, code = runCLI(t, "capture")
+	is.Equal(code, 2)
+
+	if _, err := exec.LookPath("gdbserver"); err != nil {
+		t.Skip("gdbserver is not installed (Debian: apt-get install gdbserver)")
+	}
+	calls := buildC(t, "calls", callsC)
+	out, stderr, code = runCLI(t, "trace", "--function", "target", "--", calls)
+	t.Log(out, stderr)
+	is.Equal(code, 0)
+	is.True(strings.Contains(out, "3 hits"))
+	is.True(strings.Contains(out, "target    0x1   0x2   0x3"))
+	is.True(strings.Contains(out, "main"))
+	noDescendants(t)
+}

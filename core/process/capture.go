@@ -1,0 +1,269 @@
+package process
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"rea/core"
+	"rea/ports"
+)
+
+func opCaptureProcessScenario() *core.Operation {
+	return &core.Operation{
+		Name:  "capture_process_scenario",
+		Title: "Capture Process Scenario",
+		Description: "Run a declared program in a pseudo-terminal as an owned process group, drive it with timed input, resize and signal " +
+			"events, and record the terminal output (raw and rendered), the exit, the process tree, listening ports and filesystem effects, " +
+			"normalized for comparison. Everything launched is stopped and cleaned up; a failure carries details.partial_observation.",
+		Kind: core.KindApplication,
+		Effects: core.Effects{MutatesSession: true, WritesFilesystem: true, LaunchesProcess: true, AccessesNetwork: true,
+			ExecutesForeignCode: true},
+		Input:    captureInput,
+		Result:   captureResult,
+		Examples: captureExamples,
+		Handler:  handleCaptureProcessScenario,
+	}
+}
+
+// scenarioArgs mirrors the input schema; it is decoded over the contract's
+// defaults, so an absent field keeps its default.
+type scenarioArgs struct {
+	Executable                 string            `json:"executable"`
+	Arguments                  []string          `json:"arguments"`
+	WorkingDirectory           string            `json:"working_directory"`
+	Environment                map[string]string `json:"environment"`
+	FilesystemObservationPaths []string          `json:"filesystem_observation_paths"`
+	Terminal                   struct {
+		Columns    int `json:"columns"`
+		Rows       int `json:"rows"`
+		Scrollback int `json:"scrollback"`
+	} `json:"terminal"`
+	Events []struct {
+		Type      string `json:"type"`
+		AtMS      int64  `json:"at_ms"`
+		Data      string `json:"data"`
+		Sensitive bool   `json:"sensitive"`
+		Columns   int    `json:"columns"`
+		Rows      int    `json:"rows"`
+		Signal    string `json:"signal"`
+	} `json:"events"`
+	TimeoutMS      int64 `json:"timeout_ms"`
+	IdleTimeoutMS  int64 `json:"idle_timeout_ms"`
+	SettleMS       int64 `json:"settle_ms"`
+	FinalizationMS int64 `json:"finalization_ms"`
+	Limits         struct {
+		OutputBytes     int64 `json:"output_bytes"`
+		Files           int64 `json:"files"`
+		FileBytes       int64 `json:"file_bytes"`
+		Processes       int64 `json:"processes"`
+		FilesystemDepth int64 `json:"filesystem_depth"`
+	} `json:"limits"`
+	Normalization struct {
+		Paths        bool  `json:"paths"`
+		PIDs         bool  `json:"pids"`
+		Ports        bool  `json:"ports"`
+		TimeBucketMS int64 `json:"time_bucket_ms"`
+		Patterns     []struct {
+			Pattern     string `json:"pattern"`
+			Replacement string `json:"replacement"`
+		} `json:"patterns"`
+	} `json:"normalization"`
+}
+
+// ScenarioFromArgs decodes validated capture_process_scenario arguments
+// into a scenario, filling the contract's defaults.
+func ScenarioFromArgs(args map[string]any) (ports.CaptureScenario, error) {
+	d := ports.NewCaptureScenario("")
+	var a scenarioArgs
+	a.Arguments, a.WorkingDirectory, a.Environment = d.Arguments, d.WorkingDirectory, d.Environment
+	a.Terminal.Columns, a.Terminal.Rows, a.Terminal.Scrollback = d.Terminal.Columns, d.Terminal.Rows, d.Terminal.Scrollback
+	a.TimeoutMS, a.IdleTimeoutMS, a.SettleMS, a.FinalizationMS = d.TimeoutMS, d.IdleTimeoutMS, d.SettleMS, d.FinalizationMS
+	a.Limits.OutputBytes, a.Limits.Files, a.Limits.FileBytes = d.Limits.OutputBytes, d.Limits.Files, d.Limits.FileBytes
+	a.Limits.Processes, a.Limits.FilesystemDepth = d.Limits.Processes, d.Limits.FilesystemDepth
+	a.Normalization.Paths, a.Normalization.PIDs, a.Normalization.Ports = d.Normalization.Paths, d.Normalization.PIDs, d.Normalization.Ports
+	a.Normalization.TimeBucketMS = d.Normalization.TimeBucketMS
+	raw, err := core.MarshalNoEscape(args)
+	if err != nil {
+		return d, err
+	}
+	if err := json.NewDecoder(bytes.NewReader(raw)).Decode(&a); err != nil {
+		return d, err
+	}
+	s := ports.CaptureScenario{
+		Executable: a.Executable, Arguments: core.NonNil(a.Arguments), WorkingDirectory: a.WorkingDirectory,
+		Environment: a.Environment, FilesystemObservationPaths: core.NonNil(a.FilesystemObservationPaths),
+		Terminal:  ports.CaptureTerminal{Columns: a.Terminal.Columns, Rows: a.Terminal.Rows, Scrollback: a.Terminal.Scrollback},
+		TimeoutMS: a.TimeoutMS, IdleTimeoutMS: a.IdleTimeoutMS, SettleMS: a.SettleMS, FinalizationMS: a.FinalizationMS,
+		Limits: ports.CaptureLimits{OutputBytes: a.Limits.OutputBytes, Files: a.Limits.Files, FileBytes: a.Limits.FileBytes,
+			Processes: a.Limits.Processes, FilesystemDepth: a.Limits.FilesystemDepth},
+		Normalization: ports.CaptureNormalization{Paths: a.Normalization.Paths, PIDs: a.Normalization.PIDs, Ports: a.Normalization.Ports,
+			TimeBucketMS: a.Normalization.TimeBucketMS},
+	}
+	if s.Environment == nil {
+		s.Environment = map[string]string{}
+	}
+	for _, e := range a.Events {
+		s.Events = append(s.Events, ports.CaptureEvent{AtMS: e.AtMS, Type: e.Type, Data: e.Data, Sensitive: e.Sensitive,
+			Columns: e.Columns, Rows: e.Rows, Signal: e.Signal})
+	}
+	for _, p := range a.Normalization.Patterns {
+		s.Normalization.Patterns = append(s.Normalization.Patterns, ports.LiteralReplacement{Pattern: p.Pattern, Replacement: p.Replacement})
+	}
+	return s, nil
+}
+
+// redactArgs replaces sensitive input in the recorded parameters, so no
+// secret reaches the Evidence or the ledger.
+func redactArgs(args map[string]any) {
+	evs, _ := args["events"].([]any)
+	for _, e := range evs {
+		m, _ := e.(map[string]any)
+		if m == nil || m["sensitive"] != true {
+			continue
+		}
+		if d, ok := m["data"].(string); ok {
+			m["data"] = fmt.Sprintf("<redacted-input:%d-bytes>", len(d))
+		}
+	}
+}
+
+func handleCaptureProcessScenario(ctx context.Context, c *core.Call) (any, error) {
+	op := c.Op.Name
+	eng := c.Capturer()
+	if eng == nil {
+		return nil, &core.Error{Code: core.CodeCapabilityUnavailable, Message: op + ": no process-capture engine is wired into this build",
+			Details: map[string]any{"provider_id": providerID, "operation": op, "reason": "engine_missing"}}
+	}
+	sc, err := ScenarioFromArgs(c.Args)
+	if err != nil {
+		return nil, core.InvalidRequest(op, core.Issue{Path: []any{}, Reason: core.ReasonInvalidType, Message: "arguments do not decode: " + err.Error()})
+	}
+	redactArgs(c.Args)
+	pc, err := eng.CaptureProcess(ctx, ports.CaptureRequest{Scenario: sc, RunID: c.RunID()})
+	if err != nil {
+		return nil, captureError(op, err)
+	}
+	res := captureResultOf(pc)
+	var lim []string
+	for _, n := range pc.Coverage {
+		lim = append(lim, n.Scope+": "+n.Reason)
+	}
+	name := filepath.Base(pc.Executable.Path)
+	sha := pc.Executable.SelectedSHA256
+	return &core.Observation{Result: res, Raw: captureRaw(pc), Limitations: lim, Confidence: core.ConfidenceObserved,
+		Predicate: CapturePredicate, Authority: "controlled-replay",
+		Subject:     &core.Subject{Name: name, Digest: core.SubjectDigest{SHA256: sha}, Format: "executable", LocalPath: pc.Executable.Path},
+		Provider:    &core.ProviderRef{ID: providerID, Name: "REA deterministic process harness", Version: core.OptString("3")},
+		Environment: &core.Environment{ID: runtime.GOOS + "-" + runtime.GOARCH, Platform: pc.Manifest.Platform, Architecture: evidenceArch(pc.Manifest.Architecture), Isolation: "process"},
+	}, nil
+}
+
+// CapturePredicate is the predicate of capture Evidence.
+const CapturePredicate = "rea.process-capture"
+
+const providerID = "rea-process"
+
+func evidenceArch(goarch string) string {
+	switch goarch {
+	case "amd64":
+		return "x86_64"
+	case "386":
+		return "x86"
+	case "arm64":
+		return "arm64"
+	case "arm":
+		return "arm"
+	}
+	return goarch
+}
+
+// captureError maps an engine failure to the contract's codes, with the
+// projected partial observation.
+func captureError(op string, err error) error {
+	var se *ports.ScenarioError
+	if errors.As(err, &se) {
+		return core.InvalidRequest(op, core.Issue{Path: se.Path, Reason: se.Reason, Message: se.Message})
+	}
+	if errors.Is(err, ports.ErrUnavailable) {
+		return &core.Error{Code: core.CodeCapabilityUnavailable, Message: op + ": " + err.Error(),
+			Details: map[string]any{"provider_id": providerID, "operation": op, "reason": "platform_unsupported"}}
+	}
+	var ce *ports.CaptureError
+	if !errors.As(err, &ce) {
+		return &core.Error{Code: core.CodeProcessCaptureFailed, Message: op + ": " + err.Error(),
+			Details: map[string]any{"partial_observation": nil}}
+	}
+	details := map[string]any{"partial_observation": partialObservation(ce)}
+	var cl *ports.CleanupError
+	switch {
+	case errors.As(err, &cl) || errors.Is(err, ports.ErrCleanupIncomplete):
+		if cl != nil {
+			details["resources"] = cl.Kinds()
+		}
+		return &core.Error{Code: core.CodeCleanupIncomplete, Message: op + ": " + err.Error(), Details: details,
+			Remediation: "Inspect and stop the listed resources; rea could not prove they were released."}
+	case errors.Is(ce.Cause, context.Canceled) || errors.Is(ce.Cause, context.DeadlineExceeded):
+		return &core.Error{Code: core.CodeCancelled, Message: op + ": " + err.Error(), Details: details}
+	}
+	return &core.Error{Code: core.CodeProcessCaptureFailed, Message: op + ": " + err.Error(), Details: details}
+}
+
+func partialObservation(ce *ports.CaptureError) map[string]any {
+	var cause any
+	if ce.Cause != nil {
+		cause = ce.Cause.Error()
+	}
+	out := map[string]any{"disposition": ce.Disposition, "execution_failure": cause, "capture": nil, "cleanup": nil}
+	if ce.Partial != nil {
+		out["capture"] = captureResultOf(ce.Partial)
+		out["cleanup"] = cleanupOf(ce.Partial.Cleanup)
+		out["signal_attempts"] = signalAttempts(ce.Partial.SignalAttempts, ce.Partial.StartedAt)
+	}
+	return out
+}
+
+func ms(t, start time.Time) int64 {
+	if t.IsZero() || start.IsZero() {
+		return 0
+	}
+	return t.Sub(start).Milliseconds()
+}
+
+func signalAttempts(sa []ports.SignalAttempt, start time.Time) []any {
+	out := []any{}
+	for _, a := range sa {
+		out = append(out, map[string]any{"target": a.Target, "id": a.ID, "signal": a.Signal, "at_ms": ms(a.At, start),
+			"result": string(a.Result), "reason": core.OrNull(a.Reason)})
+	}
+	return out
+}
+
+func cleanupEntry(e ports.CleanupEntry) map[string]any {
+	un := []any{}
+	for _, p := range e.UnverifiedProcesses {
+		un = append(un, map[string]any{"pid": p.PID, "reason": p.Reason})
+	}
+	return map[string]any{"state": e.State, "reason": core.OrNull(e.Reason), "unverified_processes": un}
+}
+
+func cleanupOf(c ports.CaptureCleanup) map[string]any {
+	var errText any
+	var resources = []any{}
+	if c.Err != nil {
+		errText = c.Err.Error()
+		var cl *ports.CleanupError
+		if errors.As(c.Err, &cl) {
+			for _, r := range cl.Resources {
+				resources = append(resources, map[string]any{"kind": r.Kind, "id": r.ID, "reason": r.Reason})
+			}
+		}
+	}
+	return map[string]any{"owned_process_group": cleanupEntry(c.OwnedProcessGroup), "terminal_renderer": cleanupEntry(c.TerminalRenderer),
+		"temporary_root": cleanupEntry(c.TemporaryRoot), "error": errText, "remaining": resources}
+}

@@ -1,0 +1,327 @@
+package process
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"rea/core"
+)
+
+const captureEvidenceInput = `{"anyOf":[
+  {"type":"object","description":"A retained reference to capture_process_scenario Evidence recorded on this connection.","additionalProperties":false,"required":["kind","evidence_id"],
+   "properties":{"kind":{"const":"retained-evidence"},"evidence_id":{"type":"string","pattern":"^ev_[0-9a-f]{64}$"}}},
+  {"type":"object","description":"Complete inline capture_process_scenario Evidence.","required":["evidence_id","operation","normalized_result"],
+   "properties":{"evidence_id":{"type":"string","pattern":"^ev_[0-9a-f]{64}$"},"operation":{"type":"string"},"normalized_result":{"type":"object"}}}]}`
+
+func opCompareProcessCaptures() *core.Operation {
+	return &core.Operation{
+		Name:  "compare_process_captures",
+		Title: "Compare Process Captures",
+		Description: "Compare two capture_process_scenario results (inline Evidence or retained references) dimension by dimension " +
+			"(terminal, interaction, exit, process, filesystem, ports) over their normalized observations: each dimension is changed, " +
+			"unchanged, added, removed, unknown (a residual unknown of its scope, or different normalization) or truncated, with the first divergence.",
+		Kind:    core.KindApplication,
+		Effects: core.Effects{MutatesSession: true, Idempotent: true},
+		Input: core.InputSchema([]string{"left", "right"}, `"left":`+captureEvidenceInput, `"right":`+captureEvidenceInput,
+			`"max_capture_age_ms":{"type":"integer","minimum":0,"description":"Reject a capture completed longer ago than this."}`),
+		Result: json.RawMessage(`{"type":"object","required":["status","contract","dimensions","first_divergence"],"properties":{"status":{"enum":["unchanged","changed","unknown","truncated"]},
+ "contract":{"type":"object"},"dimensions":{"type":"array"},"first_divergence":{"type":"object"}}}`),
+		Examples: []json.RawMessage{json.RawMessage(`{"left":{"kind":"retained-evidence","evidence_id":"ev_` + strings.Repeat("1", 64) +
+			`"},"right":{"kind":"retained-evidence","evidence_id":"ev_` + strings.Repeat("2", 64) + `"},"max_capture_age_ms":3600000}`)},
+		Handler: handleCompareProcessCaptures,
+	}
+}
+
+// captureDoc is the part of a capture's normalized_result the comparison
+// reads.
+type captureDoc struct {
+	Terminal struct {
+		Frames   []map[string]any `json:"frames"`
+		Rendered []map[string]any `json:"rendered_frames"`
+	} `json:"terminal"`
+	Interaction []map[string]any `json:"interaction_events"`
+	Exit        map[string]any   `json:"exit"`
+	Settlement  map[string]any   `json:"settlement"`
+	Processes   struct {
+		Tree    []map[string]any `json:"tree"`
+		Samples []map[string]any `json:"samples"`
+	} `json:"processes"`
+	Ports      []map[string]any `json:"ports"`
+	Filesystem struct {
+		Before  []any `json:"before"`
+		After   []any `json:"after"`
+		Effects []any `json:"effects"`
+	} `json:"filesystem"`
+	Truncation struct {
+		Truncated bool `json:"truncated"`
+	} `json:"truncation"`
+	Unknowns []struct {
+		Scope  string `json:"scope"`
+		Reason string `json:"reason"`
+	} `json:"residual_unknowns"`
+	Manifest struct {
+		Contract      string `json:"comparison_contract_sha256"`
+		Normalization string `json:"normalization_sha256"`
+		CompletedAt   string `json:"completed_at"`
+	} `json:"manifest"`
+}
+
+func captureArg(c *core.Call, name string) (*core.Evidence, *captureDoc, error) {
+	raw, _ := c.Args[name].(map[string]any)
+	var ev *core.Evidence
+	var err error
+	if raw["kind"] == "retained-evidence" && raw["normalized_result"] == nil {
+		id, perr := core.ParseEvidenceID(fmt.Sprint(raw["evidence_id"]))
+		if perr != nil {
+			return nil, nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name, "evidence_id"}, Reason: core.ReasonInvalidFormat, Message: perr.Error()})
+		}
+		if ev, err = c.Resolve(id); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		b, merr := core.MarshalNoEscape(raw)
+		if merr != nil {
+			return nil, nil, merr
+		}
+		if ev, err = core.ParseEvidence(b); err != nil {
+			return nil, nil, err
+		}
+	}
+	if ev.Operation != "capture_process_scenario" || ev.PredicateType != CapturePredicate {
+		return nil, nil, &core.Error{Code: core.CodeEvidenceIntegrityMismatch,
+			Message:     fmt.Sprintf("evidence %s: wrong operation (expected capture_process_scenario, got %s)", ev.EvidenceID, ev.Operation),
+			Remediation: "Pass capture_process_scenario Evidence, inline or as a retained reference.",
+			Details:     map[string]any{"evidence_id": string(ev.EvidenceID), "reason": "wrong_operation", "expected": "capture_process_scenario", "actual": ev.Operation}}
+	}
+	var d captureDoc
+	dec := json.NewDecoder(bytes.NewReader(ev.NormalizedResult))
+	dec.UseNumber()
+	if err := dec.Decode(&d); err != nil {
+		return nil, nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name}, Reason: core.ReasonInvalidValue, Message: "capture does not decode: " + err.Error()})
+	}
+	c.Args[name] = map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	return ev, &d, nil
+}
+
+// dimension lists, built from normalized forms only. Each item carries
+// "at_ms" (or null) for first_divergence.
+func terminalItems(d *captureDoc) []map[string]any {
+	var out []map[string]any
+	i, j := 0, 0
+	at := func(m map[string]any) int64 { n, _ := m["at_ms"].(json.Number).Int64(); return n }
+	for i < len(d.Terminal.Frames) || j < len(d.Terminal.Rendered) {
+		if j >= len(d.Terminal.Rendered) || (i < len(d.Terminal.Frames) && at(d.Terminal.Frames[i]) <= at(d.Terminal.Rendered[j])) {
+			f := d.Terminal.Frames[i]
+			out = append(out, map[string]any{"kind": "frame", "at_ms": f["at_ms"], "data": f["data"]})
+			i++
+			continue
+		}
+		r := d.Terminal.Rendered[j]
+		out = append(out, map[string]any{"kind": "rendered", "at_ms": r["at_ms"], "lines": r["lines"], "cursor": r["cursor"],
+			"active_buffer": r["active_buffer"], "columns": r["columns"], "rows": r["rows"]})
+		j++
+	}
+	return out
+}
+
+func interactionItems(d *captureDoc) []map[string]any {
+	var out []map[string]any
+	for _, e := range d.Interaction {
+		out = append(out, map[string]any{"at_ms": e["scheduled_at_ms"], "type": e["type"], "data": e["data"], "outcome": e["outcome"]})
+	}
+	return out
+}
+
+func exitItems(d *captureDoc) []map[string]any {
+	e := map[string]any{}
+	for k, v := range d.Exit {
+		if k != "elapsed_ms" {
+			e[k] = v
+		}
+	}
+	return []map[string]any{{"at_ms": nil, "exit": e, "settlement": d.Settlement["state"]}}
+}
+
+func processItems(d *captureDoc) []map[string]any {
+	var out []map[string]any
+	for _, p := range d.Processes.Tree {
+		out = append(out, map[string]any{"at_ms": nil, "id": p["id"], "parent_id": p["parent_id"], "group_id": p["group_id"],
+			"session_id": p["session_id"], "command": p["command"]})
+	}
+	return out
+}
+
+func filesystemItems(d *captureDoc) []map[string]any {
+	return []map[string]any{{"at_ms": nil, "name": "before", "files": d.Filesystem.Before},
+		{"at_ms": nil, "name": "final", "files": d.Filesystem.After, "effects": d.Filesystem.Effects}}
+}
+
+func portItems(d *captureDoc) []map[string]any {
+	var out []map[string]any
+	for _, p := range d.Ports {
+		out = append(out, map[string]any{"at_ms": nil, "protocol": p["protocol"], "loopback": p["loopback"], "port": p["port"]})
+	}
+	return out
+}
+
+var dimensions = []struct {
+	name, scope string
+	items       func(*captureDoc) []map[string]any
+}{
+	{"terminal", "terminal", terminalItems},
+	{"interaction", "interaction", interactionItems},
+	{"exit", "exit", exitItems},
+	{"process", "process", processItems},
+	{"filesystem", "filesystem", filesystemItems},
+	{"ports", "network", portItems},
+}
+
+func canon(v any) string {
+	b, err := core.CanonicalJSON(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error) {
+	lev, l, err := captureArg(c, "left")
+	if err != nil {
+		return nil, err
+	}
+	rev, r, err := captureArg(c, "right")
+	if err != nil {
+		return nil, err
+	}
+	if maxAge, ok := c.Args["max_capture_age_ms"].(json.Number); ok {
+		limit, _ := maxAge.Int64()
+		for _, side := range []struct {
+			name string
+			d    *captureDoc
+		}{{"left", l}, {"right", r}} {
+			done, perr := time.Parse(time.RFC3339Nano, side.d.Manifest.CompletedAt)
+			if perr != nil || time.Since(done).Milliseconds() > limit {
+				return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{side.name}, Reason: core.ReasonOutOfRange,
+					Message: side.name + " capture is older than max_capture_age_ms (or has no completion time)"})
+			}
+		}
+	}
+	sameContract := l.Manifest.Contract != "" && l.Manifest.Contract == r.Manifest.Contract
+	sameNorm := l.Manifest.Normalization == r.Manifest.Normalization
+	truncated := l.Truncation.Truncated || r.Truncation.Truncated
+	var lim []string
+	if !sameContract {
+		lim = append(lim, "The captures' comparison contracts differ (scenario, events or normalization); differences may come from the scenario rather than the program.")
+	}
+	if !sameNorm {
+		lim = append(lim, "Capture normalization rules differ.")
+	}
+	residual := map[string]bool{}
+	for _, d := range []*captureDoc{l, r} {
+		for _, u := range d.Unknowns {
+			residual[u.Scope] = true
+			lim = append(lim, u.Scope+": "+u.Reason)
+		}
+	}
+	type found struct {
+		dim         string
+		index       int
+		left, right any
+		la, ra      any
+		min         int64
+	}
+	var first *found
+	dims := []any{}
+	overall := "unchanged"
+	rank := map[string]int{"unchanged": 0, "unknown": 1, "changed": 2, "truncated": 3}
+	for _, dim := range dimensions {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		li, ri := dim.items(l), dim.items(r)
+		equal := canon(li) == canon(ri)
+		status, reason := "", any(nil)
+		switch {
+		case truncated:
+			status, reason = "truncated", "At least one capture is truncated."
+		case !sameNorm:
+			status, reason = "unknown", "Capture normalization rules differ."
+		case !equal && len(li) == 0:
+			status = "added"
+		case !equal && len(ri) == 0:
+			status = "removed"
+		case !equal:
+			status = "changed"
+		case residual[dim.scope]:
+			// An observed difference stands; equality is not proven while
+			// a residual unknown of this scope remains.
+			status, reason = "unknown", "A residual unknown of scope "+dim.scope+" prevents proving that nothing changed."
+		default:
+			status = "unchanged"
+		}
+		entry := map[string]any{"dimension": dim.name, "status": status, "reason": reason, "left_count": len(li), "right_count": len(ri)}
+		dims = append(dims, entry)
+		st := status
+		if st == "added" || st == "removed" {
+			st = "changed"
+		}
+		if rank[st] > rank[overall] {
+			overall = st
+		}
+		if equal || truncated {
+			continue
+		}
+		for i := 0; i < max(len(li), len(ri)); i++ {
+			var a, b map[string]any
+			if i < len(li) {
+				a = li[i]
+			}
+			if i < len(ri) {
+				b = ri[i]
+			}
+			if canon(a) == canon(b) {
+				continue
+			}
+			f := &found{dim: dim.name, index: i, min: 1 << 62}
+			if a != nil {
+				f.left, f.la = a, a["at_ms"]
+			}
+			if b != nil {
+				f.right, f.ra = b, b["at_ms"]
+			}
+			for _, t := range []any{f.la, f.ra} {
+				if n, ok := t.(json.Number); ok {
+					if v, _ := n.Int64(); v < f.min {
+						f.min = v
+					}
+				}
+			}
+			if first == nil || f.min < first.min {
+				first = f
+			}
+			break
+		}
+	}
+	var fd map[string]any
+	switch {
+	case truncated:
+		fd = map[string]any{"status": "unknown", "reason": "At least one capture is truncated."}
+	case first != nil:
+		fd = map[string]any{"status": "found", "dimension": first.dim, "index": first.index, "left": first.left, "right": first.right,
+			"left_at_ms": first.la, "right_at_ms": first.ra}
+	case len(residual) > 0:
+		fd = map[string]any{"status": "unknown", "reason": "Residual unknowns prevent proving that no divergence occurred."}
+	default:
+		fd = map[string]any{"status": "none"}
+	}
+	res := map[string]any{"status": overall, "left_evidence_id": string(lev.EvidenceID), "right_evidence_id": string(rev.EvidenceID),
+		"contract": map[string]any{"equal": sameContract, "left_sha256": l.Manifest.Contract, "right_sha256": r.Manifest.Contract,
+			"normalization_equal": sameNorm},
+		"dimensions": dims, "first_divergence": fd}
+	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Limitations: lim,
+		Links: []core.EvidenceID{lev.EvidenceID, rev.EvidenceID}}, nil
+}

@@ -1,0 +1,101 @@
+package process
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+
+	"rea/core"
+	"rea/ports"
+)
+
+func TestScenarioDefaults(t *testing.T) {
+	got, err := ScenarioFromArgs(map[string]any{"executable": "/bin/true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ports.NewCaptureScenario("/bin/true")
+	if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) { // nil and empty lists alike
+		t.Fatalf("defaults:\n got %+v\nwant %+v", got, want)
+	}
+	got, err = ScenarioFromArgs(map[string]any{"executable": "x", "terminal": map[string]any{"rows": json.Number("40")},
+		"limits": map[string]any{"files": json.Number("0")}, "normalization": map[string]any{"pids": false},
+		"events": []any{map[string]any{"type": "input", "at_ms": json.Number("5"), "data": "pw\n", "sensitive": true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Terminal.Rows != 40 || got.Terminal.Columns != 80 || got.Limits.Files != 0 || got.Limits.FileBytes != want.Limits.FileBytes ||
+		got.Normalization.PIDs || !got.Normalization.Ports || len(got.Events) != 1 || !got.Events[0].Sensitive {
+		t.Fatalf("explicit values: %+v", got)
+	}
+	args := map[string]any{"events": []any{map[string]any{"type": "input", "data": "pw\n", "sensitive": true}}}
+	redactArgs(args)
+	if d := args["events"].([]any)[0].(map[string]any)["data"]; d != "<redacted-input:3-bytes>" {
+		t.Fatalf("sensitive input kept in parameters: %v", d)
+	}
+}
+
+func TestCaptureErrorMapping(t *testing.T) {
+	code := func(err error) core.Code {
+		var ce *core.Error
+		if !errors.As(captureError("op", err), &ce) {
+			t.Fatalf("not a core.Error: %v", err)
+		}
+		return ce.Code
+	}
+	partial := &ports.ProcessCapture{SignalAttempts: []ports.SignalAttempt{{Target: "process", ID: 9, Signal: "SIGKILL", Result: ports.SignalDelivered}}}
+	if c := code(&ports.ScenarioError{Path: []any{"events", 0}, Reason: ports.IssueOutOfRange, Message: "late"}); c != core.CodeInvalidRequest {
+		t.Errorf("scenario error: %s", c)
+	}
+	if c := code(&ports.CaptureError{Disposition: ports.DispositionCancelled, Cause: context.Canceled, Partial: partial}); c != core.CodeCancelled {
+		t.Errorf("cancelled: %s", c)
+	}
+	if c := code(&ports.CaptureError{Disposition: ports.DispositionFailed, Cause: errors.New("boom"), Partial: partial}); c != core.CodeProcessCaptureFailed {
+		t.Errorf("failed: %s", c)
+	}
+	withLeft := *partial
+	withLeft.Cleanup.Err = &ports.CleanupError{Resources: []ports.OwnedResource{{Kind: ports.ResourceTemporaryRoot, ID: "/tmp/x"}}}
+	err := captureError("op", &ports.CaptureError{Disposition: ports.DispositionCancelled, Cause: context.Canceled, Partial: &withLeft})
+	var ce *core.Error
+	if !errors.As(err, &ce) || ce.Code != core.CodeCleanupIncomplete {
+		t.Fatalf("cleanup: %v", err)
+	}
+	if r, _ := ce.Details["resources"].([]string); len(r) != 1 || r[0] != ports.ResourceTemporaryRoot {
+		t.Errorf("resources: %v", ce.Details["resources"])
+	}
+	po := ce.Details["partial_observation"].(map[string]any)
+	if sa := po["signal_attempts"].([]any); len(sa) != 1 {
+		t.Errorf("signal attempts: %v", sa)
+	}
+	if ex := po["capture"].(map[string]any)["exit"].(map[string]any); ex["exit_code"] != nil || ex["elapsed_ms"] != nil {
+		t.Errorf("exit without an exit seen: %v", ex)
+	}
+}
+
+func TestTraceErrorMapping(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want core.Code
+	}{
+		{ports.ErrTraceRequest, core.CodeInvalidRequest},
+		{ports.ErrDebuggerMissing, core.CodeProviderUnavailable},
+		{ports.ErrDebuggerDied, core.CodeProviderUnavailable},
+		{ports.ErrTargetNotFound, core.CodeTargetUnavailable},
+		{ports.ErrTargetNotExecutable, core.CodeUnsupportedTarget},
+		{context.Canceled, core.CodeCancelled},
+		{context.DeadlineExceeded, core.CodeProviderTimeout},
+		{&ports.CleanupError{Resources: []ports.OwnedResource{{Kind: ports.ResourceProcess, ID: "1"}}}, core.CodeCleanupIncomplete},
+	} {
+		err := traceError("op", &ports.TraceError{Op: "trace", Err: c.err, Partial: &ports.TraceResult{}})
+		var ce *core.Error
+		if !errors.As(err, &ce) || ce.Code != c.want {
+			t.Errorf("%v: got %v, want %s", c.err, err, c.want)
+			continue
+		}
+		if ce.Details["partial_observation"] == nil {
+			t.Errorf("%v: no partial_observation", c.err)
+		}
+	}
+}

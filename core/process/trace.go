@@ -1,0 +1,356 @@
+package process
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"rea/core"
+	"rea/ports"
+)
+
+func opTraceNativeCalls() *core.Operation {
+	return &core.Operation{
+		Name:  "trace_native_calls",
+		Title: "Trace Native Calls",
+		Description: "Run the open binary (or attach to a process running it) under gdbserver and record each call of the named " +
+			"procedures: its first arguments under the calling convention, its caller and return value, linked to the static procedures " +
+			"of the open analysis. Values that differ on every run (pids, thread ids, runtime addresses, stack pointers) are kept in " +
+			"raw_result only. Needs gdbserver.",
+		Kind:        core.KindApplication,
+		Effects:     core.Effects{MutatesSession: true, LaunchesProcess: true, ExecutesForeignCode: true},
+		NeedsTarget: true,
+		Input: core.InputSchema([]string{"procedures"},
+			`"procedures":{"type":"array","minItems":1,"maxItems":1000,"items":{"type":"string","minLength":1},"description":"Procedures to trace: names from the open analysis (such as main or printf@plt) or 0x link-time addresses."}`,
+			`"program":{"type":"string","minLength":1,"description":"The executable to launch; defaults to the open target, whose SHA-256 it must have."}`,
+			`"arguments":{"type":"array","items":{"type":"string"},"default":[],"description":"Arguments after the program name."}`,
+			`"working_directory":{"type":"string","description":"Working directory of the program."}`,
+			`"environment":{"type":"object","propertyNames":{"minLength":1,"pattern":"^[^=]+$"},"additionalProperties":{"type":"string"},"description":"Variables set on top of rea's environment."}`,
+			`"attach_pid":{"type":"integer","minimum":1,"description":"Attach to this running process instead of launching one; its executable must be the open target."}`,
+			`"convention":{"enum":["sysv","aapcs64","go"],"description":"Calling convention for the arguments; default go for a Go binary, else the platform's C convention."}`,
+			`"max_hits":{"type":"integer","minimum":1,"maximum":1000000,"default":10000,"description":"Hits recorded; later ones are counted."}`,
+			`"timeout_ms":{"type":"integer","minimum":1,"maximum":3600000,"default":30000,"description":"Time limit of the trace."}`),
+		Result: json.RawMessage(`{"type":"object","required":["program","convention","breakpoints","hits","coverage","exit"],"properties":{
+ "program":{"type":"object"},"architecture":{"type":"string"},"convention":{"type":"string"},"breakpoints":{"type":"array"},"hits":{"type":"array"},
+ "coverage":{"type":"object"},"exit":{"type":["object","null"]}}}`),
+		Examples: []json.RawMessage{json.RawMessage(`{"procedures":["main"],"arguments":["--help"],"max_hits":100}`)},
+		Handler:  handleTraceNativeCalls,
+	}
+}
+
+type traceArgs struct {
+	Procedures  []string          `json:"procedures"`
+	Program     string            `json:"program"`
+	Arguments   []string          `json:"arguments"`
+	WorkingDir  string            `json:"working_directory"`
+	Environment map[string]string `json:"environment"`
+	AttachPID   int               `json:"attach_pid"`
+	Convention  string            `json:"convention"`
+	MaxHits     int               `json:"max_hits"`
+	TimeoutMS   int64             `json:"timeout_ms"`
+}
+
+func fileSHA256(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// procIndex finds procedures by name and address.
+type procIndex struct {
+	procs  []ports.Procedure // sorted by address
+	byName map[string]ports.Procedure
+}
+
+func (x *procIndex) containing(addr uint64) (ports.Procedure, bool) {
+	i := sort.Search(len(x.procs), func(i int) bool { return x.procs[i].Address > addr }) - 1
+	if i < 0 {
+		return ports.Procedure{}, false
+	}
+	p := x.procs[i]
+	if p.Size != 0 && addr >= p.Address+p.Size {
+		return ports.Procedure{}, false
+	}
+	return p, true
+}
+
+func procName(p ports.Procedure, ok bool) any {
+	if !ok {
+		return nil
+	}
+	return map[string]any{"address": core.Hex(p.Address), "name": core.OrNull(p.Name)}
+}
+
+func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
+	op := c.Op.Name
+	tr := c.Tracer()
+	if tr == nil {
+		return nil, &core.Error{Code: core.CodeCapabilityUnavailable, Message: op + ": no call tracer is wired into this build",
+			Details: map[string]any{"operation": op, "reason": "engine_missing"}}
+	}
+	if av, ok := tr.(interface{ Available() error }); ok {
+		if err := av.Available(); err != nil {
+			return nil, &core.Error{Code: core.CodeProviderUnavailable, Message: op + ": " + err.Error(),
+				Remediation: "install gdbserver (Debian: apt-get install gdbserver)",
+				Details:     map[string]any{"operation": op, "reason": "debugger_missing"}}
+		}
+	}
+	a, _, target := c.Bound()
+	if a == nil || target == nil {
+		return nil, &core.Error{Code: core.CodeTargetUnavailable, Message: op + ": no target is open", Remediation: "Open the binary to trace with open_binary first."}
+	}
+	raw, err := core.MarshalNoEscape(c.Args)
+	if err != nil {
+		return nil, err
+	}
+	args := traceArgs{MaxHits: ports.DefaultTraceMaxHits, TimeoutMS: 30000}
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return nil, core.InvalidRequest(op, core.Issue{Path: []any{}, Reason: core.ReasonInvalidType, Message: "arguments do not decode: " + err.Error()})
+	}
+	lister, ok := a.(ports.ProcedureLister)
+	if !ok {
+		return nil, &core.Error{Code: core.CodeCapabilityUnavailable, Message: op + ": the bound provider does not list procedures",
+			Details: map[string]any{"operation": op, "reason": "capability_missing", "capability": "list_procedures"}}
+	}
+	procs, err := lister.Procedures(ctx)
+	if err != nil {
+		return nil, err
+	}
+	idx := &procIndex{procs: append([]ports.Procedure(nil), procs...), byName: map[string]ports.Procedure{}}
+	sort.SliceStable(idx.procs, func(i, j int) bool { return idx.procs[i].Address < idx.procs[j].Address })
+	goBinary := false
+	for _, p := range idx.procs {
+		if p.Name != "" {
+			if _, dup := idx.byName[p.Name]; !dup {
+				idx.byName[p.Name] = p
+			}
+		}
+		goBinary = goBinary || p.Name == "runtime.main"
+	}
+	if nl, ok := a.(ports.NameLister); ok {
+		if names, err := nl.Names(ctx); err == nil {
+			for _, n := range names {
+				if _, dup := idx.byName[n.Name]; !dup && (n.Kind == "function" || n.Kind == "import") {
+					idx.byName[n.Name] = ports.Procedure{Address: n.Address, Name: n.Name}
+				}
+			}
+		}
+	}
+	var bps []ports.TraceBreakpoint
+	for i, want := range args.Procedures {
+		if strings.HasPrefix(want, "0x") {
+			addr, perr := core.ParseHex(want)
+			if perr != nil {
+				return nil, core.InvalidRequest(op, core.Issue{Path: []any{"procedures", i}, Reason: core.ReasonInvalidFormat, Message: perr.Error()})
+			}
+			name := want
+			if p, ok := idx.containing(addr); ok && p.Address == addr && p.Name != "" {
+				name = p.Name
+			}
+			bps = append(bps, ports.TraceBreakpoint{Address: addr, Name: name})
+			continue
+		}
+		p, ok := idx.byName[want]
+		if !ok {
+			return nil, core.InvalidRequest(op, core.Issue{Path: []any{"procedures", i}, Reason: core.ReasonInvalidValue,
+				Message: "no procedure or function named " + want + " in the open analysis"})
+		}
+		bps = append(bps, ports.TraceBreakpoint{Address: p.Address, Name: want})
+	}
+	conv := ports.CallingConvention(args.Convention)
+	if conv == "" && goBinary {
+		conv = ports.ConventionGo
+	}
+	req := ports.TraceRequest{Breakpoints: bps, Convention: conv, MaxHits: args.MaxHits,
+		MaxDuration: time.Duration(args.TimeoutMS) * time.Millisecond, RunID: c.RunID()}
+	program := args.Program
+	if args.AttachPID > 0 {
+		program = "/proc/" + itoaInt(args.AttachPID) + "/exe"
+		req.Attach = &ports.TraceAttach{PID: args.AttachPID}
+	} else {
+		if program == "" {
+			program = target.Path
+		}
+		var env []string
+		if len(args.Environment) > 0 {
+			env = os.Environ()
+			for k, v := range args.Environment {
+				env = append(env, k+"="+v)
+			}
+		}
+		req.Launch = &ports.TraceLaunch{Path: program, Args: core.NonNil(args.Arguments), Dir: args.WorkingDir, Env: env}
+	}
+	sum, err := fileSHA256(program)
+	if err != nil {
+		return nil, &core.Error{Code: core.CodeTargetUnavailable, Message: op + ": " + err.Error(),
+			Details: map[string]any{"path": program}}
+	}
+	if sum != target.SHA256 {
+		return nil, &core.Error{Code: core.CodeArtifactChanged, Message: op + ": the program is not the analysed binary",
+			Remediation: "Trace the open target, or open the program first.",
+			Details:     map[string]any{"path": program, "expected_sha256": target.SHA256, "actual_sha256": sum}}
+	}
+	res, err := tr.TraceCalls(ctx, req)
+	if err != nil {
+		return nil, traceError(op, err)
+	}
+	result, rawResult := traceProjection(idx, res, program, sum)
+	var lim []string
+	lim = append(lim, res.Coverage.Notes...)
+	var locs []core.Location
+	for _, b := range res.Breakpoints {
+		locs = append(locs, core.Location{Kind: "address", Address: core.Hex(b.Address)})
+	}
+	return &core.Observation{Result: result, Raw: rawResult, Limitations: lim, Locations: locs, Confidence: core.ConfidenceObserved,
+		Authority: "controlled-replay"}, nil
+}
+
+func itoaInt(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string) (map[string]any, map[string]any) {
+	bps := []any{}
+	for _, b := range res.Breakpoints {
+		p, ok := idx.containing(b.Address)
+		bps = append(bps, map[string]any{"name": b.Name, "address": core.Hex(b.Address), "module": core.OrNull(b.Module), "procedure": procName(p, ok && b.Module == "")})
+	}
+	mainPaths := map[string]bool{"": true, program: true}
+	for _, m := range res.Modules {
+		if m.Name == "" {
+			mainPaths[m.Path] = true
+		}
+	}
+	hits, rawHits := []any{}, []any{}
+	threads := map[int]int{} // thread ids renumbered 1.. in first-hit order
+	for _, h := range res.Hits {
+		callerModule, inMain := any(h.CallerModule), mainPaths[h.CallerModule]
+		if inMain {
+			callerModule = nil // the main executable, whatever its path
+		}
+		argv := []any{}
+		for _, r := range h.Arguments {
+			argv = append(argv, map[string]any{"register": r.Name, "value": core.Hex(r.Value)})
+		}
+		p, ok := idx.containing(h.Address)
+		cp, cok := idx.containing(h.Caller)
+		var rv any
+		if h.Returned {
+			rv = core.Hex(h.ReturnValue)
+		}
+		var caller any
+		if h.Caller != 0 {
+			caller = core.Hex(h.Caller)
+		}
+		hits = append(hits, map[string]any{"sequence": h.Sequence, "breakpoint": h.Breakpoint, "name": h.Name, "address": core.Hex(h.Address),
+			"procedure": procName(p, ok), "arguments": argv, "caller": caller, "caller_module": callerModule,
+			"caller_procedure": procName(cp, cok && inMain && h.Caller != 0), "returned": h.Returned, "return_value": rv})
+		tid, seen := threads[h.ThreadID]
+		if !seen {
+			tid = len(threads) + 1
+			threads[h.ThreadID] = tid
+		}
+		rawHits = append(rawHits, map[string]any{"sequence": h.Sequence, "thread": tid, "return_sequence": h.ReturnSequence})
+	}
+	var exit any
+	if res.Exit != nil {
+		var code any
+		if res.Exit.Code != nil {
+			code = *res.Exit.Code
+		}
+		exit = map[string]any{"code": code, "signal": core.OrNull(res.Exit.Signal)}
+	}
+	cov := res.Coverage
+	result := map[string]any{
+		"program": map[string]any{"sha256": sum}, "architecture": res.Architecture, "convention": string(res.Convention),
+		"breakpoints": bps, "hits": hits, "exit": exit,
+		"coverage": map[string]any{"stop_reason": cov.StopReason, "threads": len(cov.Threads), "hits_dropped": cov.HitsDropped,
+			"returns_missing": cov.ReturnsMissing, "forks_not_followed": len(cov.ForksNotFollowed), "notes": core.NonNil(cov.Notes)},
+	}
+	return result, traceRaw(res, rawHits)
+}
+
+// traceRaw keeps what relates the hits to each other (threads renumbered,
+// return pairing) and what the trace did (modules, signals), without the
+// values that differ on every run (pids, tids, load biases, runtime
+// addresses, stack pointers): they would change the Evidence ID, which
+// covers raw_result too.
+func traceRaw(res *ports.TraceResult, rawHits []any) map[string]any {
+	mods := []any{}
+	for _, m := range res.Modules {
+		if m.Name != "" {
+			mods = append(mods, m.Name)
+		}
+	}
+	remaining := []any{}
+	for _, r := range res.Remaining {
+		remaining = append(remaining, map[string]any{"kind": r.Kind, "reason": r.Reason})
+	}
+	sigs := []any{}
+	for _, s := range res.Signals {
+		sigs = append(sigs, map[string]any{"target": s.Target, "signal": s.Signal, "result": string(s.Result), "reason": core.OrNull(s.Reason)})
+	}
+	return map[string]any{"libraries": mods, "hits": rawHits, "signals": sigs, "remaining": remaining,
+		"lineage": map[string]any{"status": string(res.Lineage.Status), "reason": core.OrNull(res.Lineage.Reason)}}
+}
+
+// traceError maps a tracer failure to the contract's codes, always with
+// the partial observation.
+func traceError(op string, err error) error {
+	details := map[string]any{"partial_observation": nil}
+	var te *ports.TraceError
+	if errors.As(err, &te) && te.Partial != nil {
+		res, rawRes := traceProjection(&procIndex{}, te.Partial, "", "")
+		p := te.Partial
+		sigs := []any{}
+		for _, a := range p.Signals {
+			sigs = append(sigs, map[string]any{"target": a.Target, "id": a.ID, "signal": a.Signal, "result": string(a.Result), "reason": core.OrNull(a.Reason)})
+		}
+		remaining := []any{}
+		for _, r := range p.Remaining {
+			remaining = append(remaining, map[string]any{"kind": r.Kind, "id": r.ID, "reason": r.Reason})
+		}
+		details["partial_observation"] = map[string]any{"trace": res, "raw": rawRes, "operation": te.Op, "process_id": p.ProcessID,
+			"signals": sigs, "remaining": remaining,
+			"lineage": map[string]any{"status": string(p.Lineage.Status), "launcher_pid": p.Lineage.LauncherPID,
+				"process_group_id": p.Lineage.ProcessGroupID, "reason": core.OrNull(p.Lineage.Reason)}}
+	}
+	e := &core.Error{Message: op + ": " + err.Error(), Details: details}
+	var cl *ports.CleanupError
+	switch {
+	case errors.Is(err, ports.ErrTraceRequest):
+		e.Code = core.CodeInvalidRequest
+	case errors.Is(err, ports.ErrDebuggerMissing):
+		e.Code, e.Remediation = core.CodeProviderUnavailable, "install gdbserver (Debian: apt-get install gdbserver)"
+	case errors.Is(err, ports.ErrDebuggerDied):
+		e.Code = core.CodeProviderUnavailable
+	case errors.Is(err, ports.ErrTargetNotFound):
+		e.Code = core.CodeTargetUnavailable
+	case errors.Is(err, ports.ErrAddressNotMapped):
+		e.Code = core.CodeInvalidRequest
+	case errors.Is(err, ports.ErrTargetNotExecutable):
+		e.Code = core.CodeUnsupportedTarget
+	case errors.Is(err, context.Canceled):
+		e.Code = core.CodeCancelled
+	case errors.Is(err, context.DeadlineExceeded):
+		e.Code = core.CodeProviderTimeout
+	case errors.As(err, &cl):
+		e.Code = core.CodeCleanupIncomplete
+		details["resources"] = cl.Kinds()
+	default:
+		e.Code = core.CodeExecutionFailure
+	}
+	return e
+}
