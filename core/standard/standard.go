@@ -8,6 +8,7 @@ import (
 	"rea/core"
 	"rea/core/artifact"
 	"rea/core/binary"
+	"rea/core/diff"
 	"rea/core/jsapp"
 	"rea/core/web"
 )
@@ -15,7 +16,7 @@ import (
 // Families returns the kernel's family and every feature family, freshly
 // built.
 func Families() []core.Family {
-	return []core.Family{core.Kernel(), binary.Family(), artifact.Family(), jsapp.Family(), web.Family()}
+	return []core.Family{core.Kernel(), binary.Family(), artifact.Family(), jsapp.Family(), web.Family(), diff.Family()}
 }
 
 // Operations returns a fresh copy of every operation of the default
