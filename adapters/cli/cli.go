@@ -89,7 +89,7 @@ type grammar struct {
 	InspectBundle   inspectBundleCmd   `cmd:"" name:"inspect-evidence-bundle" help:"Validate an exported Evidence bundle and print it, or with detail summary its records' identities (get_evidence_bundle's projection)."`
 	EvidenceExport  evidenceExportCmd  `cmd:"" name:"evidence-export" help:"Write an Evidence bundle file from imported bundles (--from) and recorded calls (--target, --call), streamed and atomically published."`
 	EvidenceImport  evidenceImportCmd  `cmd:"" name:"evidence-import" help:"Validate a bundle file completely as import_evidence_bundle does and print its summary."`
-	Compare         compareCmd         `cmd:"" help:"Compare two Evidence bundle files: added, removed and changed records (compare_bundles)."`
+	Compare         compareCmd         `cmd:"" help:"Compare two Evidence bundle files (compare_bundles), or two native binaries: matched, changed, added and removed functions (compare_binaries)."`
 }
 
 // Commands are the CLI's primary commands, for the product catalog.

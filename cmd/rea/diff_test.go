@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -269,4 +270,66 @@ func TestCompareFunctions(t *testing.T) {
 	ov, _ := evidence(t, call(t, cs, "binary_overview", map[string]any{}))
 	code, _ := errCode(t, call(t, cs, "compare_functions", map[string]any{"left": ref(limit1), "right": ref(ov)}))
 	is.Equal(code, core.CodeInvalidRequest)
+}
+
+func TestCLICompareBinaries(t *testing.T) {
+	is := is.New(t)
+	v1, v2, _, _ := diffBuilds(t, "O0")
+	out, stderr, code := runCLI(t, "compare", v1, v2)
+	is.Equal(code, 0)
+	is.Equal(stderr, "")
+	is.True(strings.Contains(out, "15 and 15 functions: 14 matched"))
+	for _, want := range []string{"changed  limit ", "changed  greet ", "changed  classify ", "removed  old_only ", "new_only 0x"} {
+		is.True(strings.Contains(out, want)) // the table names every change
+	}
+	is.True(!strings.Contains(out, "twice"))
+}
+
+// Two architectures: matching runs on names, calls and strings and says
+// that instructions, constants and control flow are not comparable.
+func TestCompareBinariesAcrossArchitectures(t *testing.T) {
+	is := is.New(t)
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not on PATH: the cross-compiled fixtures cannot be built")
+	}
+	dir := t.TempDir()
+	is.NoErr(os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nimport \"os\"\n\nfunc main() { os.Stdout.WriteString(\"cross architecture\\n\") }\n"), 0o600))
+	is.NoErr(os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module xa\n\ngo 1.22\n"), 0o600))
+	build := func(arch string) string {
+		out := filepath.Join(dir, "xa-"+arch)
+		cmd := exec.Command(goBin, "build", "-o", out, ".")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOARCH="+arch, "GOOS=linux", "CGO_ENABLED=0")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", arch, err, b)
+		}
+		return out
+	}
+	amd, arm := build("amd64"), build("arm64")
+	cs := mcpClient(t)
+	_, m := evidence(t, call(t, cs, "compare_binaries", map[string]any{"left_path": amd, "right_path": arm}))
+	var res struct {
+		NotComparable []struct{ Dimension, Reason string } `json:"not_comparable"`
+		Summary       struct {
+			Matched int
+			ByBasis map[string]int `json:"by_basis"`
+		}
+		Changed []struct {
+			ChangedDimensions []string `json:"changed_dimensions"`
+		}
+	}
+	decode(t, m, &res)
+	var dims []string
+	for _, n := range res.NotComparable {
+		dims = append(dims, n.Dimension)
+	}
+	is.Equal(dims, []string{"instructions", "constants", "cfg"})
+	is.True(res.Summary.Matched > 1000)
+	is.Equal(res.Summary.ByBasis["instruction-hash"], 0) // never hashed across architectures
+	for _, c := range res.Changed {
+		for _, d := range c.ChangedDimensions {
+			is.True(!slices.Contains(dims, d)) // a dimension that is not comparable is never "changed"
+		}
+	}
 }

@@ -27,12 +27,12 @@ const maxFunctionInstructions = 5000
 
 // openSide identifies path, selects a provider as open_binary would, and
 // reads every function's facts. The analysis is closed before it returns.
-func openSide(ctx context.Context, c *core.Call, path string) (*binSide, error) {
+func openSide(ctx context.Context, c *core.Call, path, provider string) (*binSide, error) {
 	t, err := core.Identify(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	b, err := c.SelectProvider(ctx, "", t)
+	b, err := c.SelectProvider(ctx, provider, t)
 	if err != nil {
 		return nil, err
 	}

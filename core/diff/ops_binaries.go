@@ -39,6 +39,7 @@ func opCompareBinaries() *core.Operation {
  "required":["left_path","right_path"],"properties":{
   "left_path":{"type":"string","minLength":1,"maxLength":4096,"description":"The older binary."},
   "right_path":{"type":"string","minLength":1,"maxLength":4096,"description":"The newer binary."},
+  "provider_id":{"type":"string","pattern":"^[a-z][a-z0-9-]*$","maxLength":64,"description":"Provider for both binaries; default: the one open_binary would choose."},
   "detail":{"enum":["concise","complete"],"default":"concise","description":"concise: counts and the changed, added and removed lists; complete: also the unchanged list and every dimension in full."}}}`),
 		Result: json.RawMessage(`{"type":"object","additionalProperties":false,
  "required":["left","right","detail","summary","not_comparable","changed","added","removed","unchanged","imports","limitations"],
@@ -70,12 +71,13 @@ func handleCompareBinaries(ctx context.Context, c *core.Call) (any, error) {
 		c.Args["detail"] = detail
 	}
 	c.Observe("reading the left binary")
-	l, err := openSide(ctx, c, fmt.Sprint(c.Args["left_path"]))
+	prov, _ := c.Args["provider_id"].(string)
+	l, err := openSide(ctx, c, fmt.Sprint(c.Args["left_path"]), prov)
 	if err != nil {
 		return nil, err
 	}
 	c.Observe("reading the right binary")
-	r, err := openSide(ctx, c, fmt.Sprint(c.Args["right_path"]))
+	r, err := openSide(ctx, c, fmt.Sprint(c.Args["right_path"]), prov)
 	if err != nil {
 		return nil, err
 	}
