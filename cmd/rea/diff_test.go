@@ -333,3 +333,66 @@ func TestCompareBinariesAcrossArchitectures(t *testing.T) {
 		}
 	}
 }
+
+func TestFindChangedBehavior(t *testing.T) {
+	is := is.New(t)
+	v1, v2, _, _ := diffBuilds(t, "O0")
+	cs := mcpClient(t)
+	type behaviourT struct {
+		Kind           string
+		Added, Removed []string
+		Changes        []string
+	}
+	type resT struct {
+		ComparisonEvidenceID string `json:"comparison_evidence_id"`
+		Items                []struct {
+			Rank       int
+			Left       fnRefT
+			Score      float64
+			Behaviours []behaviourT
+			EvidenceID string `json:"evidence_id"`
+		}
+		Total          int
+		Added, Removed []fnRefT
+	}
+	var byPath resT
+	ev, m := evidence(t, call(t, cs, "find_changed_behavior", map[string]any{"left_path": v1, "right_path": v2}))
+	decode(t, m, &byPath)
+	is.Equal(ev.EvidenceLinks, []core.EvidenceID{core.EvidenceID(byPath.ComparisonEvidenceID)})
+	kinds := map[string][]string{}
+	for i, it := range byPath.Items {
+		is.Equal(it.Rank, i+1)
+		is.Equal(it.EvidenceID, byPath.ComparisonEvidenceID)
+		if i > 0 {
+			is.True(it.Score <= byPath.Items[i-1].Score) // ranked
+		}
+		for _, b := range it.Behaviours {
+			kinds[it.Left.Name] = append(kinds[it.Left.Name], b.Kind)
+		}
+	}
+	is.Equal(kinds["greet"], []string{"strings"})
+	is.True(slices.Contains(kinds["limit"], "constants"))
+	is.True(slices.Contains(kinds["classify"], "control_flow"))
+	is.True(slices.Contains(kinds["main"], "calls"))
+	for _, n := range []string{"twice", "sum", "unchanged_a", "unchanged_b"} {
+		is.Equal(kinds[n], nil)
+	}
+	is.Equal(names(byPath.Added), []string{"new_only"})
+	is.Equal(names(byPath.Removed), []string{"old_only"})
+
+	// From the retained comparison: the same ranking.
+	var byRef resT
+	_, m = evidence(t, call(t, cs, "find_changed_behavior", map[string]any{"comparison": map[string]any{"kind": "retained-evidence", "evidence_id": byPath.ComparisonEvidenceID}}))
+	decode(t, m, &byRef)
+	is.Equal(byRef, byPath)
+
+	// Evidence of another operation.
+	code, _ := errCode(t, call(t, cs, "find_changed_behavior", map[string]any{"comparison": map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}}))
+	is.Equal(code, core.CodeInvalidRequest)
+	// Neither input, or a comparison and a path.
+	code, _ = errCode(t, call(t, cs, "find_changed_behavior", map[string]any{"left_path": v1}))
+	is.Equal(code, core.CodeInvalidRequest)
+	code, _ = errCode(t, call(t, cs, "find_changed_behavior", map[string]any{"left_path": v1, "right_path": v2,
+		"comparison": map[string]any{"kind": "retained-evidence", "evidence_id": byPath.ComparisonEvidenceID}}))
+	is.Equal(code, core.CodeInvalidRequest)
+}

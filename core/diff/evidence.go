@@ -196,6 +196,11 @@ func firstOf(s ...string) string {
 // The argument is then recorded as the retained reference, so both input
 // forms seal the same parameters.
 func functionInput(c *core.Call, name string) (*core.Evidence, error) {
+	return evidenceInput(c, name, "analyze_function")
+}
+
+// evidenceInput resolves c.Args[name] as Evidence of operation op.
+func evidenceInput(c *core.Call, name, op string) (*core.Evidence, error) {
 	raw, ok := c.Args[name].(map[string]any)
 	if !ok {
 		return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name}, Reason: core.ReasonMissingArgument, Message: name + " is required"})
@@ -218,10 +223,10 @@ func functionInput(c *core.Call, name string) (*core.Evidence, error) {
 			return nil, err
 		}
 	}
-	if ev.Operation != "analyze_function" {
+	if ev.Operation != op {
 		return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name}, Reason: core.ReasonInvalidValue,
-			Message:  strconv.Quote(string(ev.EvidenceID)) + " is " + ev.Operation + " Evidence; compare_functions compares analyze_function Evidence",
-			Expected: "analyze_function"})
+			Message:  strconv.Quote(string(ev.EvidenceID)) + " is " + ev.Operation + " Evidence; " + c.Op.Name + " takes " + op + " Evidence",
+			Expected: op})
 	}
 	c.Args[name] = map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
 	return ev, nil
