@@ -266,6 +266,11 @@ func TestCompareFunctions(t *testing.T) {
 	is.Equal(c.Dimensions["constants"].Status, "unknown")
 	is.Equal(c.Dimensions["strings"].Status, "unchanged")
 
+	// A view of a retained record stands for that complete record.
+	view, _ := evidence(t, call(t, cs, "inspect_analysis_view", map[string]any{"source": ref(limit2), "view": map[string]any{"kind": "summary"}}))
+	c = cmp(ref(limit1), ref(view))
+	is.Equal(c.ChangedDimensions, []string{"instructions", "constants"})
+
 	// Evidence of another operation.
 	ov, _ := evidence(t, call(t, cs, "binary_overview", map[string]any{}))
 	code, _ := errCode(t, call(t, cs, "compare_functions", map[string]any{"left": ref(limit1), "right": ref(ov)}))

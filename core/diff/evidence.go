@@ -223,6 +223,7 @@ func evidenceInput(c *core.Call, name, op string) (*core.Evidence, error) {
 			return nil, err
 		}
 	}
+	ev = completeRecord(c, ev, op)
 	if ev.Operation != op {
 		return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name}, Reason: core.ReasonInvalidValue,
 			Message:  strconv.Quote(string(ev.EvidenceID)) + " is " + ev.Operation + " Evidence; " + c.Op.Name + " takes " + op + " Evidence",
@@ -230,4 +231,30 @@ func evidenceInput(c *core.Call, name, op string) (*core.Evidence, error) {
 	}
 	c.Args[name] = map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
 	return ev, nil
+}
+
+// completeRecord follows a summary or view of an op record to the complete
+// record it names when this connection retains it: an inspect_analysis_view
+// of it, or a smaller default result that carries parent_evidence_id. The
+// complete record is what the comparison reads; otherwise ev is returned.
+func completeRecord(c *core.Call, ev *core.Evidence, op string) *core.Evidence {
+	var probe struct {
+		Parent          string `json:"parent_evidence_id"`
+		ParentOperation string `json:"parent_operation"`
+	}
+	if json.Unmarshal(ev.NormalizedResult, &probe) != nil || probe.Parent == "" {
+		return ev
+	}
+	if ev.Operation != op && !(ev.Operation == "inspect_analysis_view" && probe.ParentOperation == op) {
+		return ev
+	}
+	id, err := core.ParseEvidenceID(probe.Parent)
+	if err != nil {
+		return ev
+	}
+	parent, err := c.Resolve(id)
+	if err != nil || parent.Operation != op {
+		return ev
+	}
+	return parent
 }
