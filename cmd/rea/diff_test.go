@@ -401,3 +401,40 @@ func TestFindChangedBehavior(t *testing.T) {
 		"comparison": map[string]any{"kind": "retained-evidence", "evidence_id": byPath.ComparisonEvidenceID}}))
 	is.Equal(code, core.CodeInvalidRequest)
 }
+
+func TestBuildCallPath(t *testing.T) {
+	is := is.New(t)
+	v1, _, _, _ := diffBuilds(t, "O0")
+	cs := mcpClient(t)
+	if r := call(t, cs, "open_binary", map[string]any{"path": v1}); r.isError {
+		t.Fatal(r.text)
+	}
+	var refs []any
+	for _, p := range []string{"main", "greet"} {
+		ev, _ := evidence(t, call(t, cs, "analyze_function", map[string]any{"procedure": p}))
+		refs = append(refs, map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)})
+	}
+	var res struct {
+		Paths []struct {
+			Length int
+			Steps  []struct{ Name string }
+		}
+		Total    int
+		Frontier []fnRefT
+	}
+	_, m := evidence(t, call(t, cs, "build_call_path", map[string]any{"functions": refs, "start": "main", "goal": "printf@plt"}))
+	decode(t, m, &res)
+	var got [][]string
+	for _, p := range res.Paths {
+		var s []string
+		for _, st := range p.Steps {
+			s = append(s, st.Name)
+		}
+		got = append(got, s)
+	}
+	is.Equal(got, [][]string{{"main", "printf@plt"}, {"main", "greet", "printf@plt"}}) // shortest first
+	is.True(slices.Contains(names(res.Frontier), "limit"))                             // reached without a record of its own
+
+	code, _ := errCode(t, call(t, cs, "build_call_path", map[string]any{"functions": refs, "start": "main", "goal": "no_such_function"}))
+	is.Equal(code, core.CodeInvalidRequest)
+}
