@@ -138,11 +138,15 @@ func (c *evidenceImportCmd) Run(e *env) error {
 }
 
 type compareCmd struct {
-	Left  string `arg:"" help:"Left bundle file." type:"path"`
-	Right string `arg:"" help:"Right bundle file." type:"path"`
+	Left     string `arg:"" help:"Left bundle file, or the older native binary." type:"path"`
+	Right    string `arg:"" help:"Right bundle file, or the newer native binary." type:"path"`
+	Complete bool   `help:"For two binaries: also list unchanged functions and every dimension in full (--format json)."`
 }
 
 func (c *compareCmd) Run(e *env) error {
+	if ok, err := c.compareBinaries(e); ok {
+		return err
+	}
 	s := e.session()
 	defer s.Close(context.WithoutCancel(e.ctx))
 	res, err := s.CompareBundleFiles(e.ctx, abs(c.Left), abs(c.Right))

@@ -9,6 +9,7 @@ import (
 	"rea/core/artifact"
 	"rea/core/binary"
 	"rea/core/browser"
+	"rea/core/diff"
 	"rea/core/jsapp"
 	"rea/core/process"
 	"rea/core/web"
@@ -17,7 +18,7 @@ import (
 // Families returns the kernel's family and every feature family, freshly
 // built.
 func Families() []core.Family {
-	return []core.Family{core.Kernel(), binary.Family(), artifact.Family(), jsapp.Family(), web.Family(), browser.Family(), process.Family()}
+	return []core.Family{core.Kernel(), binary.Family(), artifact.Family(), jsapp.Family(), web.Family(), browser.Family(), process.Family(), diff.Family()}
 }
 
 // Operations returns a fresh copy of every operation of the default

@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"rea/core"
+)
+
+// nativeFormats are the formats rea compare hands to compare_binaries.
+var nativeFormats = map[string]bool{"elf": true, "pe": true, "mach-o": true, "mach-o-universal": true}
+
+// compareBinaries runs compare_binaries when both paths are native
+// binaries; ok is false otherwise, and the files are compared as bundles.
+func (c *compareCmd) compareBinaries(e *env) (ok bool, err error) {
+	for _, p := range []string{c.Left, c.Right} {
+		t, err := core.Identify(e.ctx, abs(p))
+		if err != nil || !nativeFormats[t.Format] {
+			return false, nil
+		}
+	}
+	s := e.session()
+	defer s.Close(context.WithoutCancel(e.ctx))
+	args := map[string]any{"left_path": abs(c.Left), "right_path": abs(c.Right)}
+	if c.Complete {
+		args["detail"] = "complete"
+	}
+	if p := e.g.Provider; p != "" && p != core.SelectorAuto {
+		args["provider_id"] = p
+	}
+	res, err := e.call(s, "compare_binaries", args)
+	if err != nil {
+		return true, err
+	}
+	if e.g.Format == "json" {
+		return true, e.writeJSON(res.Evidence)
+	}
+	type ref struct{ Name, Address string }
+	var out struct {
+		Summary struct {
+			LeftFunctions  int            `json:"left_functions"`
+			RightFunctions int            `json:"right_functions"`
+			Matched        int            `json:"matched"`
+			Unchanged      int            `json:"unchanged"`
+			Changed        int            `json:"changed"`
+			Added          int            `json:"added"`
+			Removed        int            `json:"removed"`
+			MatchRate      *float64       `json:"match_rate"`
+			ByBasis        map[string]int `json:"by_basis"`
+		} `json:"summary"`
+		NotComparable []struct{ Dimension, Reason string } `json:"not_comparable"`
+		Changed       []struct {
+			Left, Right ref
+			Basis       string
+			Similarity  *float64
+			Dimensions  []string `json:"changed_dimensions"`
+		} `json:"changed"`
+		Added, Removed []ref
+		Imports        struct{ Added, Removed []string } `json:"imports"`
+	}
+	if err := json.Unmarshal(res.Evidence.NormalizedResult, &out); err != nil {
+		return true, err
+	}
+	w := e.opts.Stdout
+	sm := out.Summary
+	rate := "n/a"
+	if sm.MatchRate != nil {
+		rate = fmt.Sprintf("%.0f%%", *sm.MatchRate*100)
+	}
+	fmt.Fprintf(w, "%d and %d functions: %d matched (%s; by name %d, instruction hash %d, structure %d, call graph %d), %d unchanged, %d changed, %d added, %d removed\n",
+		sm.LeftFunctions, sm.RightFunctions, sm.Matched, rate, sm.ByBasis["name"], sm.ByBasis["instruction-hash"], sm.ByBasis["structure"], sm.ByBasis["call-graph"],
+		sm.Unchanged, sm.Changed, sm.Added, sm.Removed)
+	for _, n := range out.NotComparable {
+		fmt.Fprintf(w, "  not comparable: %s (%s)\n", n.Dimension, n.Reason)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if len(out.Changed)+len(out.Added)+len(out.Removed) > 0 {
+		fmt.Fprintln(tw, "\nSTATUS\tLEFT\tRIGHT\tBASIS\tSIMILARITY\tCHANGED")
+	}
+	for _, x := range out.Changed {
+		sim := "-"
+		if x.Similarity != nil {
+			sim = fmt.Sprintf("%.2f", *x.Similarity)
+		}
+		fmt.Fprintf(tw, "changed\t%s %s\t%s %s\t%s\t%s\t%s\n", x.Left.Name, x.Left.Address, x.Right.Name, x.Right.Address, x.Basis, sim, strings.Join(x.Dimensions, ","))
+	}
+	for _, x := range out.Removed {
+		fmt.Fprintf(tw, "removed\t%s %s\t-\t-\t-\t-\n", x.Name, x.Address)
+	}
+	for _, x := range out.Added {
+		fmt.Fprintf(tw, "added\t-\t%s %s\t-\t-\t-\n", x.Name, x.Address)
+	}
+	if err := tw.Flush(); err != nil {
+		return true, err
+	}
+	if len(out.Imports.Added)+len(out.Imports.Removed) > 0 {
+		fmt.Fprintf(w, "imports: +%v -%v\n", out.Imports.Added, out.Imports.Removed)
+	}
+	return true, nil
+}

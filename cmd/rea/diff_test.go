@@ -1,0 +1,440 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"rea/core"
+)
+
+// Two versions of one C program: limit's constant changes, greet's string
+// changes, old_only is removed, new_only is added, classify's control flow
+// changes, and twice, sum, unchanged_a and unchanged_b stay as they are.
+const diffV1 = `#include <stdio.h>
+#include <string.h>
+int limit(int x){ if (x > 42) return 42; return x; }
+int twice(int x){ return x * 2 + 1; }
+int sum(int n){ int s = 0; for (int i = 0; i < n; i++) s += i; return s; }
+void greet(const char *who){ printf("hello, %s\n", who); }
+int old_only(int x){ return x ^ 0x5a5a; }
+int classify(int x){ if (x < 0) return -1; return 1; }
+int unchanged_a(int a, int b){ return a * b - a; }
+int unchanged_b(const char *s){ return (int)strlen(s) + 3; }
+int main(int c, char**v){ greet(v[0]); printf("%d %d %d %d %d %d %d\n", limit(c), twice(c), sum(c), old_only(c), classify(c), unchanged_a(c, 3), unchanged_b(v[0])); return 0; }
+`
+
+const diffV2 = `#include <stdio.h>
+#include <string.h>
+int limit(int x){ if (x > 64) return 64; return x; }
+int twice(int x){ return x * 2 + 1; }
+int sum(int n){ int s = 0; for (int i = 0; i < n; i++) s += i; return s; }
+void greet(const char *who){ printf("goodbye, %s\n", who); }
+int new_only(int x){ return x + 0x1234; }
+int classify(int x){ if (x < 0) return -1; if (x == 0) return 0; if (x > 100) return 2; return 1; }
+int unchanged_a(int a, int b){ return a * b - a; }
+int unchanged_b(const char *s){ return (int)strlen(s) + 3; }
+int main(int c, char**v){ greet(v[0]); printf("%d %d %d %d %d %d %d\n", limit(c), twice(c), sum(c), new_only(c), classify(c), unchanged_a(c, 3), unchanged_b(v[0])); return 0; }
+`
+
+// diffBuilds compiles both versions at opt and strips copies.
+func diffBuilds(t *testing.T, opt string) (v1, v2, v1s, v2s string) {
+	t.Helper()
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc is not installed: the C fixtures cannot be built")
+	}
+	dir := t.TempDir()
+	build := func(name, src string) (string, string) {
+		c := filepath.Join(dir, name+".c")
+		if err := os.WriteFile(c, []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		bin, stripped := filepath.Join(dir, name+opt), filepath.Join(dir, name+opt+"-stripped")
+		if out, err := exec.Command("gcc", "-"+opt, "-o", bin, c).CombinedOutput(); err != nil {
+			t.Fatalf("gcc: %v\n%s", err, out)
+		}
+		if out, err := exec.Command("strip", "-o", stripped, bin).CombinedOutput(); err != nil {
+			t.Fatalf("strip: %v\n%s", err, out)
+		}
+		return bin, stripped
+	}
+	v1, v1s = build("v1", diffV1)
+	v2, v2s = build("v2", diffV2)
+	return
+}
+
+type fnRefT struct{ Name, Address string }
+
+type pairT struct {
+	Left, Right       fnRefT
+	Basis             string
+	Status            string
+	Similarity        *float64
+	ChangedDimensions []string `json:"changed_dimensions"`
+}
+
+type binDiffT struct {
+	Summary struct {
+		LeftFunctions  int `json:"left_functions"`
+		RightFunctions int `json:"right_functions"`
+		Matched        int
+		Changed        int
+		Added          int
+		Removed        int
+		MatchRate      *float64 `json:"match_rate"`
+	}
+	Changed   []pairT
+	Unchanged []pairT
+	Added     []fnRefT
+	Removed   []fnRefT
+}
+
+func (d binDiffT) changed(name string) *pairT {
+	for i, p := range d.Changed {
+		if p.Left.Name == name {
+			return &d.Changed[i]
+		}
+	}
+	return nil
+}
+
+func names(fs []fnRefT) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Name)
+	}
+	return out
+}
+
+func TestCompareBinariesBuilds(t *testing.T) {
+	cs := mcpClient(t)
+	for _, opt := range []string{"O0", "O2"} {
+		t.Run(opt, func(t *testing.T) {
+			is := is.New(t)
+			v1, v2, v1s, v2s := diffBuilds(t, opt)
+			var named binDiffT
+			_, m := evidence(t, call(t, cs, "compare_binaries", map[string]any{"left_path": v1, "right_path": v2, "detail": "complete"}))
+			decode(t, m, &named)
+
+			// Every change found and classified by name.
+			is.Equal(names(named.Removed), []string{"old_only"})
+			is.Equal(names(named.Added), []string{"new_only"})
+			lim := named.changed("limit")
+			is.True(lim != nil && slices.Contains(lim.ChangedDimensions, "constants"))
+			gr := named.changed("greet")
+			is.True(gr != nil)
+			is.Equal(gr.ChangedDimensions, []string{"strings"})
+			cl := named.changed("classify")
+			is.True(cl != nil && slices.Contains(cl.ChangedDimensions, "cfg"))
+			unchanged := map[string]bool{}
+			for _, p := range named.Unchanged {
+				unchanged[p.Left.Name] = true
+				is.Equal(p.Left.Name, p.Right.Name)
+			}
+			for _, n := range []string{"twice", "sum", "unchanged_a", "unchanged_b"} {
+				is.True(unchanged[n]) // reported unchanged
+				is.True(named.changed(n) == nil)
+			}
+
+			// Stripped: the same binaries without symbols. The addresses are
+			// those of the builds above, which give the truth.
+			nameAt := func(side int) map[string]string {
+				out := map[string]string{}
+				for _, p := range append(append([]pairT{}, named.Changed...), named.Unchanged...) {
+					out[[]fnRefT{p.Left, p.Right}[side].Address] = []fnRefT{p.Left, p.Right}[side].Name
+				}
+				for _, f := range [][]fnRefT{named.Removed, named.Added}[side] {
+					out[f.Address] = f.Name
+				}
+				return out
+			}
+			ln, rn := nameAt(0), nameAt(1)
+			var s binDiffT
+			_, m = evidence(t, call(t, cs, "compare_binaries", map[string]any{"left_path": v1s, "right_path": v2s, "detail": "complete"}))
+			decode(t, m, &s)
+			correct := 0
+			all := append(append([]pairT{}, s.Changed...), s.Unchanged...)
+			for _, p := range all {
+				l, r := ln[p.Left.Address], rn[p.Right.Address]
+				if l == r {
+					correct++
+				} else if !(l == "old_only" && r == "new_only") {
+					t.Errorf("stripped %s: %s (%s) matched to %s (%s) by %s", opt, p.Left.Address, l, p.Right.Address, r, p.Basis)
+				}
+				if unchanged[l] && l == r {
+					is.Equal(p.Status, "unchanged") // nothing unchanged reported as changed
+				}
+			}
+			for _, n := range []string{"limit", "greet"} {
+				found := false
+				for _, p := range s.Changed {
+					found = found || ln[p.Left.Address] == n
+				}
+				is.True(found) // the change survives stripping
+			}
+			total := max(named.Summary.LeftFunctions, named.Summary.RightFunctions)
+			t.Logf("%s stripped: %d of %d functions matched, %d matched correctly (match rate %.2f); %d changed, %d added, %d removed",
+				opt, s.Summary.Matched, total, correct, float64(correct)/float64(named.Summary.Matched), s.Summary.Changed, s.Summary.Added, s.Summary.Removed)
+			is.True(float64(correct)/float64(named.Summary.Matched) >= 0.9)
+		})
+	}
+}
+
+func TestCompareFunctions(t *testing.T) {
+	is := is.New(t)
+	v1, v2, _, _ := diffBuilds(t, "O0")
+	cs := mcpClient(t)
+	af := func(path, proc string, asm bool) *core.Evidence {
+		t.Helper()
+		if r := call(t, cs, "open_binary", map[string]any{"path": path}); r.isError {
+			t.Fatal(r.text)
+		}
+		ev, _ := evidence(t, call(t, cs, "analyze_function", map[string]any{"procedure": proc, "include_assembly": asm, "limit": 500}))
+		return ev
+	}
+	ref := func(ev *core.Evidence) map[string]any {
+		return map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	}
+	type cmpT struct {
+		Status            string
+		SameFunction      bool     `json:"same_function"`
+		ChangedDimensions []string `json:"changed_dimensions"`
+		UnknownDimensions []string `json:"unknown_dimensions"`
+		Notes             []string
+		Dimensions        map[string]struct {
+			Status         string
+			Reason         *string
+			Added, Removed []string
+			Changes        []string
+		}
+	}
+	cmp := func(l, r any) cmpT {
+		t.Helper()
+		var out cmpT
+		_, m := evidence(t, call(t, cs, "compare_functions", map[string]any{"left": l, "right": r}))
+		decode(t, m, &out)
+		return out
+	}
+	limit1, limit2 := af(v1, "limit", true), af(v2, "limit", true)
+	greet1, greet2 := af(v1, "greet", true), af(v2, "greet", true)
+	class1, class2 := af(v1, "classify", true), af(v2, "classify", true)
+	twice1, twice2 := af(v1, "twice", true), af(v2, "twice", true)
+
+	c := cmp(ref(limit1), ref(limit2))
+	is.Equal(c.Status, "changed")
+	is.Equal(c.ChangedDimensions, []string{"instructions", "constants"})
+	is.Equal(c.Dimensions["constants"].Added, []string{"0x40"})
+	is.Equal(c.Dimensions["constants"].Removed, []string{"0x2a"})
+
+	// Inline Evidence on one side, a retained reference on the other.
+	inline := map[string]any{}
+	b, _ := core.MarshalNoEscape(greet1)
+	is.NoErr(json.Unmarshal(b, &inline))
+	c = cmp(inline, ref(greet2))
+	is.Equal(c.ChangedDimensions, []string{"strings"})
+	is.Equal(c.Dimensions["strings"].Added, []string{"goodbye, %s"})
+	is.Equal(c.Dimensions["strings"].Removed, []string{"hello, %s"})
+
+	c = cmp(ref(class1), ref(class2))
+	is.True(slices.Contains(c.ChangedDimensions, "cfg"))
+	is.True(len(c.Dimensions["cfg"].Changes) > 0)
+
+	c = cmp(ref(twice1), ref(twice2))
+	is.Equal(c.Status, "unchanged")
+	is.Equal(len(c.UnknownDimensions), 0)
+
+	// A function with itself.
+	c = cmp(ref(limit1), ref(limit1))
+	is.Equal(c.Status, "unchanged")
+	is.True(c.SameFunction)
+	is.True(len(c.Notes) > 0)
+	for _, d := range c.Dimensions {
+		is.Equal(d.Status, "unchanged")
+	}
+
+	// Without assembly the instruction-level dimensions are unknown, with the reason.
+	noasm := af(v2, "limit", false)
+	c = cmp(ref(limit1), ref(noasm))
+	is.Equal(c.Dimensions["instructions"].Status, "unknown")
+	is.True(c.Dimensions["instructions"].Reason != nil)
+	is.Equal(c.Dimensions["constants"].Status, "unknown")
+	is.Equal(c.Dimensions["strings"].Status, "unchanged")
+
+	// A view of a retained record stands for that complete record.
+	view, _ := evidence(t, call(t, cs, "inspect_analysis_view", map[string]any{"source": ref(limit2), "view": map[string]any{"kind": "summary"}}))
+	c = cmp(ref(limit1), ref(view))
+	is.Equal(c.ChangedDimensions, []string{"instructions", "constants"})
+
+	// Evidence of another operation.
+	ov, _ := evidence(t, call(t, cs, "binary_overview", map[string]any{}))
+	code, _ := errCode(t, call(t, cs, "compare_functions", map[string]any{"left": ref(limit1), "right": ref(ov)}))
+	is.Equal(code, core.CodeInvalidRequest)
+}
+
+func TestCLICompareBinaries(t *testing.T) {
+	is := is.New(t)
+	v1, v2, _, _ := diffBuilds(t, "O0")
+	out, stderr, code := runCLI(t, "compare", v1, v2)
+	is.Equal(code, 0)
+	is.Equal(stderr, "")
+	is.True(strings.Contains(out, "15 and 15 functions: 14 matched"))
+	for _, want := range []string{"changed  limit ", "changed  greet ", "changed  classify ", "removed  old_only ", "new_only 0x"} {
+		is.True(strings.Contains(out, want)) // the table names every change
+	}
+	is.True(!strings.Contains(out, "twice"))
+}
+
+// Two architectures: matching runs on names, calls and strings and says
+// that instructions, constants and control flow are not comparable.
+func TestCompareBinariesAcrossArchitectures(t *testing.T) {
+	is := is.New(t)
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not on PATH: the cross-compiled fixtures cannot be built")
+	}
+	dir := t.TempDir()
+	is.NoErr(os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nimport \"os\"\n\nfunc main() { os.Stdout.WriteString(\"cross architecture\\n\") }\n"), 0o600))
+	is.NoErr(os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module xa\n\ngo 1.22\n"), 0o600))
+	build := func(arch string) string {
+		out := filepath.Join(dir, "xa-"+arch)
+		cmd := exec.Command(goBin, "build", "-o", out, ".")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOARCH="+arch, "GOOS=linux", "CGO_ENABLED=0")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", arch, err, b)
+		}
+		return out
+	}
+	amd, arm := build("amd64"), build("arm64")
+	cs := mcpClient(t)
+	_, m := evidence(t, call(t, cs, "compare_binaries", map[string]any{"left_path": amd, "right_path": arm}))
+	var res struct {
+		NotComparable []struct{ Dimension, Reason string } `json:"not_comparable"`
+		Summary       struct {
+			Matched int
+			ByBasis map[string]int `json:"by_basis"`
+		}
+		Changed []struct {
+			ChangedDimensions []string `json:"changed_dimensions"`
+		}
+	}
+	decode(t, m, &res)
+	var dims []string
+	for _, n := range res.NotComparable {
+		dims = append(dims, n.Dimension)
+	}
+	is.Equal(dims, []string{"instructions", "constants", "cfg"})
+	is.True(res.Summary.Matched > 1000)
+	is.Equal(res.Summary.ByBasis["instruction-hash"], 0) // never hashed across architectures
+	for _, c := range res.Changed {
+		for _, d := range c.ChangedDimensions {
+			is.True(!slices.Contains(dims, d)) // a dimension that is not comparable is never "changed"
+		}
+	}
+}
+
+func TestFindChangedBehavior(t *testing.T) {
+	is := is.New(t)
+	v1, v2, _, _ := diffBuilds(t, "O0")
+	cs := mcpClient(t)
+	type behaviourT struct {
+		Kind           string
+		Added, Removed []string
+		Changes        []string
+	}
+	type resT struct {
+		ComparisonEvidenceID string `json:"comparison_evidence_id"`
+		Items                []struct {
+			Rank       int
+			Left       fnRefT
+			Score      float64
+			Behaviours []behaviourT
+			EvidenceID string `json:"evidence_id"`
+		}
+		Total          int
+		Added, Removed []fnRefT
+	}
+	var byPath resT
+	ev, m := evidence(t, call(t, cs, "find_changed_behavior", map[string]any{"left_path": v1, "right_path": v2}))
+	decode(t, m, &byPath)
+	is.Equal(ev.EvidenceLinks, []core.EvidenceID{core.EvidenceID(byPath.ComparisonEvidenceID)})
+	kinds := map[string][]string{}
+	for i, it := range byPath.Items {
+		is.Equal(it.Rank, i+1)
+		is.Equal(it.EvidenceID, byPath.ComparisonEvidenceID)
+		if i > 0 {
+			is.True(it.Score <= byPath.Items[i-1].Score) // ranked
+		}
+		for _, b := range it.Behaviours {
+			kinds[it.Left.Name] = append(kinds[it.Left.Name], b.Kind)
+		}
+	}
+	is.Equal(kinds["greet"], []string{"strings"})
+	is.True(slices.Contains(kinds["limit"], "constants"))
+	is.True(slices.Contains(kinds["classify"], "control_flow"))
+	is.True(slices.Contains(kinds["main"], "calls"))
+	for _, n := range []string{"twice", "sum", "unchanged_a", "unchanged_b"} {
+		is.Equal(kinds[n], nil)
+	}
+	is.Equal(names(byPath.Added), []string{"new_only"})
+	is.Equal(names(byPath.Removed), []string{"old_only"})
+
+	// From the retained comparison: the same ranking.
+	var byRef resT
+	_, m = evidence(t, call(t, cs, "find_changed_behavior", map[string]any{"comparison": map[string]any{"kind": "retained-evidence", "evidence_id": byPath.ComparisonEvidenceID}}))
+	decode(t, m, &byRef)
+	is.Equal(byRef, byPath)
+
+	// Evidence of another operation.
+	code, _ := errCode(t, call(t, cs, "find_changed_behavior", map[string]any{"comparison": map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}}))
+	is.Equal(code, core.CodeInvalidRequest)
+	// Neither input, or a comparison and a path.
+	code, _ = errCode(t, call(t, cs, "find_changed_behavior", map[string]any{"left_path": v1}))
+	is.Equal(code, core.CodeInvalidRequest)
+	code, _ = errCode(t, call(t, cs, "find_changed_behavior", map[string]any{"left_path": v1, "right_path": v2,
+		"comparison": map[string]any{"kind": "retained-evidence", "evidence_id": byPath.ComparisonEvidenceID}}))
+	is.Equal(code, core.CodeInvalidRequest)
+}
+
+func TestBuildCallPath(t *testing.T) {
+	is := is.New(t)
+	v1, _, _, _ := diffBuilds(t, "O0")
+	cs := mcpClient(t)
+	if r := call(t, cs, "open_binary", map[string]any{"path": v1}); r.isError {
+		t.Fatal(r.text)
+	}
+	var refs []any
+	for _, p := range []string{"main", "greet"} {
+		ev, _ := evidence(t, call(t, cs, "analyze_function", map[string]any{"procedure": p}))
+		refs = append(refs, map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)})
+	}
+	var res struct {
+		Paths []struct {
+			Length int
+			Steps  []struct{ Name string }
+		}
+		Total    int
+		Frontier []fnRefT
+	}
+	_, m := evidence(t, call(t, cs, "build_call_path", map[string]any{"functions": refs, "start": "main", "goal": "printf@plt"}))
+	decode(t, m, &res)
+	var got [][]string
+	for _, p := range res.Paths {
+		var s []string
+		for _, st := range p.Steps {
+			s = append(s, st.Name)
+		}
+		got = append(got, s)
+	}
+	is.Equal(got, [][]string{{"main", "printf@plt"}, {"main", "greet", "printf@plt"}}) // shortest first
+	is.True(slices.Contains(names(res.Frontier), "limit"))                             // reached without a record of its own
+
+	code, _ := errCode(t, call(t, cs, "build_call_path", map[string]any{"functions": refs, "start": "main", "goal": "no_such_function"}))
+	is.Equal(code, core.CodeInvalidRequest)
+}

@@ -1,0 +1,225 @@
+package diff
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"rea/core"
+	"rea/ports"
+)
+
+// binSide is one binary opened for whole-binary matching.
+type binSide struct {
+	path     string
+	target   ports.Target
+	provider ports.ProviderInfo
+	funcs    []*fnFacts
+	byAddr   map[uint64]int // function start -> index in funcs
+	imports  []string       // names of external procedures and thunks
+	callers  [][]int        // callers[i]: functions that call funcs[i]
+	lim      []string
+}
+
+// maxFunctionInstructions bounds the instructions decoded per function.
+const maxFunctionInstructions = 5000
+
+// openSide identifies path, selects a provider as open_binary would, and
+// reads every function's facts. The analysis is closed before it returns.
+func openSide(ctx context.Context, c *core.Call, path, provider string) (*binSide, error) {
+	t, err := core.Identify(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	b, err := c.SelectProvider(ctx, provider, t)
+	if err != nil {
+		return nil, err
+	}
+	if b == nil {
+		return nil, &core.Error{Code: core.CodeCapabilityUnavailable, Message: c.Op.Name + ": no registered provider can analyze " + path,
+			Remediation: "Pass native binaries (ELF, PE, Mach-O) that the built-in provider reads.",
+			Details:     map[string]any{"path": path, "format": t.Format}}
+	}
+	a, err := b.Provider.Open(ctx, t)
+	if err != nil {
+		return nil, core.AsError(c.Op.Name, err)
+	}
+	defer a.Close(context.WithoutCancel(ctx))
+	s := &binSide{path: path, target: t, provider: b.Provider.Info(), byAddr: map[uint64]int{}}
+	if err := s.read(ctx, a); err != nil {
+		return nil, core.AsError(c.Op.Name, err)
+	}
+	return s, nil
+}
+
+func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
+	pl, ok1 := a.(ports.ProcedureLister)
+	fa, ok2 := a.(ports.FunctionAnalyzer)
+	if !ok1 || !ok2 {
+		return fmt.Errorf("provider %s does not list procedures and analyze functions: %w", s.provider.ID, ports.ErrUnsupported)
+	}
+	procs, err := pl.Procedures(ctx)
+	if err != nil {
+		return err
+	}
+	sort.Slice(procs, func(i, j int) bool { return procs[i].Address < procs[j].Address })
+	names := map[uint64]string{}
+	if nl, ok := a.(ports.NameLister); ok {
+		ns, err := nl.Names(ctx)
+		if err != nil && !errors.Is(err, ports.ErrUnsupported) {
+			return err
+		}
+		for _, n := range ns {
+			if n.Name != "" {
+				names[n.Address] = n.Name
+			}
+		}
+	}
+	for _, p := range procs {
+		if p.Name != "" {
+			names[p.Address] = p.Name
+		}
+	}
+	var strs []ports.String
+	if sl, ok := a.(ports.StringLister); ok {
+		if strs, err = sl.Strings(ctx); err != nil && !errors.Is(err, ports.ErrUnsupported) {
+			return err
+		}
+		sort.Slice(strs, func(i, j int) bool { return strs[i].Address < strs[j].Address })
+	} else {
+		s.lim = append(s.lim, "The provider lists no strings: the strings dimension is unknown.")
+	}
+	stringAt := func(addr uint64) (string, bool) {
+		i := sort.Search(len(strs), func(i int) bool { return strs[i].Address > addr }) - 1
+		if i >= 0 && addr < strs[i].Address+uint64(max(strs[i].ByteLength, 1)) {
+			return strs[i].Value, true
+		}
+		return "", false
+	}
+	xr, hasXR := a.(ports.CrossReferencer)
+	if !hasXR {
+		s.lim = append(s.lim, "The provider finds no references: the references and strings dimensions are unknown.")
+	}
+	isProc := map[uint64]bool{}
+	for _, p := range procs {
+		isProc[p.Address] = true
+	}
+	for _, p := range procs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if p.External || p.Thunk {
+			if n := firstOf(p.ThunkTarget, p.Name); !isAutoName(n) {
+				s.imports = append(s.imports, n)
+			}
+			continue
+		}
+		fn, err := fa.Function(ctx, ports.FunctionRequest{Address: p.Address, MaxInstructions: maxFunctionInstructions})
+		if err != nil {
+			if errors.Is(err, ports.ErrNotFound) || errors.Is(err, ports.ErrMalformed) || errors.Is(err, ports.ErrUnsupported) {
+				s.lim = append(s.lim, fmt.Sprintf("%s: not decoded (%v).", displayName(p.Name, p.Address), err))
+				continue
+			}
+			return err
+		}
+		f := &fnFacts{Name: displayName(p.Name, p.Address), Address: p.Address, Start: fn.Start, End: max(fn.End, fn.Start+1)}
+		partial := ""
+		if fn.Truncated || len(fn.Instructions) < fn.InstructionCount {
+			partial = fmt.Sprintf("only the first %d of %d instructions were decoded", len(fn.Instructions), fn.InstructionCount)
+		}
+		var refs []ports.Reference
+		if hasXR {
+			if refs, err = xr.ReferencesFrom(ctx, f.Start, f.End); err != nil && !errors.Is(err, ports.ErrNotFound) {
+				return err
+			}
+		}
+		refFrom := map[uint64][]uint64{}
+		f.Refs, f.Strings, f.Calls = []string{}, []string{}, []callee{}
+		seenS, seenN, seenC := map[string]bool{}, map[string]bool{}, map[uint64]bool{}
+		for _, x := range refs {
+			if x.Unresolved {
+				continue
+			}
+			refFrom[x.From] = append(refFrom[x.From], x.To)
+			if x.Kind == ports.RefCall || x.Kind == ports.RefJump {
+				if x.To >= f.Start && x.To < f.End {
+					continue
+				}
+				if isProc[x.To] && !seenC[x.To] {
+					seenC[x.To] = true
+					f.Calls = append(f.Calls, callee{Addr: x.To, Name: names[x.To]})
+				}
+				if n := names[x.To]; n != "" && !seenN[n] {
+					seenN[n] = true
+					f.Refs = append(f.Refs, n)
+				}
+				continue
+			}
+			if v, ok := stringAt(x.To); ok {
+				if !seenS[v] {
+					seenS[v] = true
+					f.Strings = append(f.Strings, v)
+				}
+				continue
+			}
+			if n := names[x.To]; n != "" && !seenN[n] {
+				seenN[n] = true
+				f.Refs = append(f.Refs, n)
+			}
+		}
+		if !hasXR {
+			f.Refs, f.Strings, f.Calls = nil, nil, nil
+			f.RefsReason, f.StrReason, f.CallsReason = "no references from the provider", "no references from the provider", "no references from the provider"
+		} else if strs == nil {
+			f.Strings, f.StrReason = nil, "no strings from the provider"
+		}
+		ins := make([]insn, len(fn.Instructions))
+		for k, in := range fn.Instructions {
+			flow := string(in.Flow)
+			if flow == "" {
+				flow = "next"
+			}
+			ins[k] = insn{Addr: in.Address, Mnemonic: in.Mnemonic, Operands: in.Operands, Flow: flow, Target: in.Target, HasTarget: in.HasTarget}
+		}
+		if partial != "" {
+			f.InsnsReason = partial
+		} else {
+			f.Insns, f.Consts = normalize(ins, f.Start, f.End, func(a uint64) string { return names[a] }, refFrom)
+			if f.Consts == nil {
+				f.Consts = []string{}
+			}
+		}
+		var bs []block
+		for _, b := range fn.Blocks {
+			x := block{Start: b.Start}
+			for _, e := range b.Successors {
+				x.Succ = append(x.Succ, edge{Kind: e.Kind, Target: e.Target, Known: e.Kind != ports.EdgeUnresolved})
+			}
+			bs = append(bs, x)
+		}
+		if fn.Truncated {
+			f.CFGReason = "the provider stopped decoding this function at its cap"
+		} else {
+			f.CFG = shapeOf(bs)
+		}
+		s.byAddr[p.Address] = len(s.funcs)
+		s.funcs = append(s.funcs, f)
+	}
+	s.callers = make([][]int, len(s.funcs))
+	for i, f := range s.funcs {
+		for _, x := range f.Calls {
+			if j, ok := s.byAddr[x.Addr]; ok {
+				s.callers[j] = append(s.callers[j], i)
+			}
+		}
+	}
+	return nil
+}
+
+func displayName(name string, addr uint64) string {
+	if name == "" {
+		return fmt.Sprintf("sub_%x", addr)
+	}
+	return name
+}

@@ -1,0 +1,347 @@
+package diff
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+)
+
+// The dimensions every function comparison reports, in this order.
+var dimensionNames = []string{"instructions", "calls", "references", "strings", "constants", "cfg"}
+
+// weights of each dimension in the similarity score; unknown dimensions
+// are left out and the rest renormalized.
+var weights = map[string]float64{"instructions": 0.4, "calls": 0.15, "references": 0.05, "strings": 0.1, "constants": 0.1, "cfg": 0.2}
+
+// maxListed bounds the differences listed per dimension; omitted counts
+// the rest.
+const maxListed = 64
+
+// dimension is one compared aspect of two functions.
+type dimension struct {
+	Status     string   `json:"status"` // changed, unchanged, unknown
+	Reason     *string  `json:"reason"`
+	Similarity *float64 `json:"similarity"`
+	Added      []string `json:"added"`
+	Removed    []string `json:"removed"`
+	Changes    []string `json:"changes"`
+	Omitted    int      `json:"omitted"`
+}
+
+// functionDiff is the comparison of two functions.
+type functionDiff struct {
+	Status     string                `json:"status"` // changed, unchanged, unknown
+	Similarity *float64              `json:"similarity"`
+	Dimensions map[string]*dimension `json:"dimensions"`
+	Changed    []string              `json:"changed_dimensions"`
+	Unknown    []string              `json:"unknown_dimensions"`
+	Notes      []string              `json:"notes"`
+}
+
+// compareOptions shape one comparison.
+type compareOptions struct {
+	// notComparable names dimensions that cannot be compared at all (for
+	// example instructions across architectures), with the reason.
+	notComparable map[string]string
+	// calleeName gives the name a callee is compared under (side 0 is
+	// left); nil compares stable names.
+	calleeName func(side int, c callee) string
+}
+
+func unknownDim(reason string) *dimension {
+	return &dimension{Status: "unknown", Reason: &reason, Added: []string{}, Removed: []string{}, Changes: []string{}}
+}
+
+func unchangedDim() *dimension {
+	one := 1.0
+	return &dimension{Status: "unchanged", Similarity: &one, Added: []string{}, Removed: []string{}, Changes: []string{}}
+}
+
+func sideReason(side int, reason string) string {
+	return []string{"left", "right"}[side] + ": " + reason
+}
+
+// compareFacts compares two functions dimension by dimension.
+func compareFacts(l, r *fnFacts, o compareOptions) *functionDiff {
+	d := &functionDiff{Dimensions: map[string]*dimension{}, Changed: []string{}, Unknown: []string{}, Notes: []string{}}
+	known := func(name string, lr, rr string, lnil, rnil bool) *dimension {
+		if why, ok := o.notComparable[name]; ok {
+			return unknownDim(why)
+		}
+		if lnil {
+			return unknownDim(sideReason(0, lr))
+		}
+		if rnil {
+			return unknownDim(sideReason(1, rr))
+		}
+		return nil
+	}
+	if x := known("instructions", l.InsnsReason, r.InsnsReason, l.Insns == nil, r.Insns == nil); x != nil {
+		d.Dimensions["instructions"] = x
+		d.Dimensions["constants"] = unknownDim(*x.Reason)
+	} else {
+		d.Dimensions["instructions"] = sequenceDim(l.Insns, r.Insns)
+		if why, ok := o.notComparable["constants"]; ok {
+			d.Dimensions["constants"] = unknownDim(why)
+		} else {
+			d.Dimensions["constants"] = setDim(l.Consts, r.Consts)
+		}
+	}
+	if x := known("calls", l.CallsReason, r.CallsReason, l.Calls == nil, r.Calls == nil); x != nil {
+		d.Dimensions["calls"] = x
+	} else {
+		name := o.calleeName
+		if name == nil {
+			name = func(_ int, c callee) string { return stableName(c.Name) }
+		}
+		var ln, rn []string
+		for _, c := range l.Calls {
+			ln = append(ln, name(0, c))
+		}
+		for _, c := range r.Calls {
+			rn = append(rn, name(1, c))
+		}
+		d.Dimensions["calls"] = setDim(ln, rn)
+	}
+	if x := known("references", l.RefsReason, r.RefsReason, l.Refs == nil, r.Refs == nil); x != nil {
+		d.Dimensions["references"] = x
+	} else {
+		d.Dimensions["references"] = setDim(stableNames(l.Refs), stableNames(r.Refs))
+	}
+	if x := known("strings", l.StrReason, r.StrReason, l.Strings == nil, r.Strings == nil); x != nil {
+		d.Dimensions["strings"] = x
+	} else {
+		d.Dimensions["strings"] = setDim(l.Strings, r.Strings)
+	}
+	if x := known("cfg", l.CFGReason, r.CFGReason, l.CFG == nil, r.CFG == nil); x != nil {
+		d.Dimensions["cfg"] = x
+	} else {
+		d.Dimensions["cfg"] = cfgDim(l.CFG, r.CFG)
+	}
+	d.finish()
+	return d
+}
+
+// finish derives the overall status and similarity from the dimensions.
+func (d *functionDiff) finish() {
+	var sum, wsum float64
+	for _, name := range dimensionNames {
+		x := d.Dimensions[name]
+		switch x.Status {
+		case "changed":
+			d.Changed = append(d.Changed, name)
+		case "unknown":
+			d.Unknown = append(d.Unknown, name)
+			continue
+		}
+		if x.Similarity != nil {
+			sum += weights[name] * *x.Similarity
+			wsum += weights[name]
+		}
+	}
+	switch {
+	case len(d.Changed) > 0:
+		d.Status = "changed"
+	case len(d.Unknown) == len(dimensionNames):
+		d.Status = "unknown"
+	default:
+		d.Status = "unchanged"
+	}
+	if wsum > 0 {
+		s := round(sum / wsum)
+		d.Similarity = &s
+	}
+	if d.Status == "unchanged" && len(d.Unknown) > 0 {
+		d.Notes = append(d.Notes, fmt.Sprintf("Unchanged on the %d comparable dimensions; %d could not be compared (unknown_dimensions).",
+			len(dimensionNames)-len(d.Unknown), len(d.Unknown)))
+	}
+}
+
+// identical is the comparison of a record with itself.
+func identical(note string) *functionDiff {
+	d := &functionDiff{Dimensions: map[string]*dimension{}, Changed: []string{}, Unknown: []string{}, Notes: []string{note}}
+	for _, name := range dimensionNames {
+		d.Dimensions[name] = unchangedDim()
+	}
+	d.finish()
+	return d
+}
+
+func round(f float64) float64 { return math.Round(f*1e4) / 1e4 }
+
+func stableNames(s []string) []string {
+	out := make([]string, len(s))
+	for i, n := range s {
+		out[i] = stableName(n)
+	}
+	return out
+}
+
+// setDim compares two multisets of names.
+func setDim(l, r []string) *dimension {
+	lc, rc := counts(l), counts(r)
+	d := &dimension{Added: []string{}, Removed: []string{}, Changes: []string{}}
+	common := 0
+	for k, n := range lc {
+		common += min(n, rc[k])
+		if n > rc[k] {
+			d.Removed = append(d.Removed, k)
+		}
+	}
+	for k, n := range rc {
+		if n > lc[k] {
+			d.Added = append(d.Added, k)
+		}
+	}
+	sort.Strings(d.Added)
+	sort.Strings(d.Removed)
+	d.Added, d.Omitted = capList(d.Added, d.Omitted)
+	d.Removed, d.Omitted = capList(d.Removed, d.Omitted)
+	s := 1.0
+	if len(l)+len(r) > 0 {
+		s = round(2 * float64(common) / float64(len(l)+len(r)))
+	}
+	d.Similarity = &s
+	d.Status = "unchanged"
+	if len(d.Added)+len(d.Removed)+d.Omitted > 0 {
+		d.Status = "changed"
+	}
+	return d
+}
+
+func capList(s []string, omitted int) ([]string, int) {
+	if len(s) > maxListed {
+		return s[:maxListed], omitted + len(s) - maxListed
+	}
+	return s, omitted
+}
+
+func counts(s []string) map[string]int {
+	m := make(map[string]int, len(s))
+	for _, x := range s {
+		m[x]++
+	}
+	return m
+}
+
+// maxLCS bounds the quadratic instruction alignment; longer pairs compare
+// as multisets.
+const maxLCS = 4_000_000
+
+// sequenceDim compares two instruction sequences: the lines only one side
+// has, aligned by a longest common subsequence.
+func sequenceDim(l, r []string) *dimension {
+	if len(l)*len(r) > maxLCS {
+		d := setDim(l, r)
+		d.Changes = append(d.Changes, "aligned as multisets: the functions are too long for a line alignment")
+		return d
+	}
+	n, m := len(l), len(r)
+	dp := make([][]int32, n+1)
+	for i := range dp {
+		dp[i] = make([]int32, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if l[i] == r[j] {
+				dp[i][j] = dp[i+1][j+1] + 1
+			} else {
+				dp[i][j] = max(dp[i+1][j], dp[i][j+1])
+			}
+		}
+	}
+	d := &dimension{Added: []string{}, Removed: []string{}, Changes: []string{}}
+	i, j := 0, 0
+	for i < n || j < m {
+		switch {
+		case i < n && j < m && l[i] == r[j]:
+			i, j = i+1, j+1
+		case j < m && (i == n || dp[i][j+1] >= dp[i+1][j]):
+			d.Added = append(d.Added, fmt.Sprintf("+%d: %s", j, r[j]))
+			j++
+		default:
+			d.Removed = append(d.Removed, fmt.Sprintf("-%d: %s", i, l[i]))
+			i++
+		}
+	}
+	d.Added, d.Omitted = capList(d.Added, d.Omitted)
+	d.Removed, d.Omitted = capList(d.Removed, d.Omitted)
+	s := 1.0
+	if n+m > 0 {
+		s = round(2 * float64(dp[0][0]) / float64(n+m))
+	}
+	d.Similarity = &s
+	d.Status = "unchanged"
+	if len(d.Added)+len(d.Removed)+d.Omitted > 0 {
+		d.Status = "changed"
+		if n != m {
+			d.Changes = append(d.Changes, fmt.Sprintf("instruction_count: %d -> %d", n, m))
+		}
+	}
+	return d
+}
+
+// cfgDim compares two CFG shapes: block count, edge kinds and degree
+// sequences, each difference named.
+func cfgDim(l, r *cfgShape) *dimension {
+	d := &dimension{Added: []string{}, Removed: []string{}, Changes: []string{}}
+	if l.Blocks != r.Blocks {
+		d.Changes = append(d.Changes, fmt.Sprintf("block_count: %d -> %d", l.Blocks, r.Blocks))
+	}
+	kinds := map[string]bool{}
+	for k := range l.Edges {
+		kinds[k] = true
+	}
+	for k := range r.Edges {
+		kinds[k] = true
+	}
+	var ks []string
+	for k := range kinds {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	var le, re []string
+	for _, k := range ks {
+		if l.Edges[k] != r.Edges[k] {
+			d.Changes = append(d.Changes, fmt.Sprintf("edges.%s: %d -> %d", k, l.Edges[k], r.Edges[k]))
+		}
+		for range l.Edges[k] {
+			le = append(le, k)
+		}
+		for range r.Edges[k] {
+			re = append(re, k)
+		}
+	}
+	if !slices.Equal(l.Out, r.Out) {
+		d.Changes = append(d.Changes, fmt.Sprintf("out_degrees: %v -> %v", l.Out, r.Out))
+	}
+	if !slices.Equal(l.In, r.In) {
+		d.Changes = append(d.Changes, fmt.Sprintf("in_degrees: %v -> %v", l.In, r.In))
+	}
+	s := cfgSimilarity(l, r, le, re)
+	d.Similarity = &s
+	d.Status = "unchanged"
+	if len(d.Changes) > 0 {
+		d.Status = "changed"
+	}
+	return d
+}
+
+func cfgSimilarity(l, r *cfgShape, le, re []string) float64 {
+	blocks := 1.0
+	if mx := max(l.Blocks, r.Blocks); mx > 0 {
+		blocks = float64(min(l.Blocks, r.Blocks)) / float64(mx)
+	}
+	edges := *setDim(le, re).Similarity
+	deg := *setDim(intStrings(l.Out), intStrings(r.Out)).Similarity
+	return round((blocks + edges + deg) / 3)
+}
+
+func intStrings(s []int) []string {
+	out := make([]string, len(s))
+	for i, v := range s {
+		out[i] = fmt.Sprint(v)
+	}
+	return out
+}

@@ -1,0 +1,260 @@
+package diff
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"rea/core"
+)
+
+// Reading analyze_function Evidence. Every section is optional: a record
+// may carry a smaller default result, a page of a collection, or no
+// assembly; what is absent or incomplete makes its dimension unknown with
+// the reason, never an error.
+
+type afColl[T any] struct {
+	Items     []T  `json:"items"`
+	Total     *int `json:"total"`
+	Truncated bool `json:"truncated"`
+}
+
+// complete reports whether the collection holds every item, and why not.
+func (c *afColl[T]) complete(name string) (bool, string) {
+	switch {
+	case c == nil:
+		return false, name + " is not included in the record"
+	case c.Total == nil:
+		return false, name + " has no known total in the record"
+	case len(c.Items) < *c.Total:
+		return false, fmt.Sprintf("the record holds %d of %d %s items (a page)", len(c.Items), *c.Total, name)
+	}
+	return true, ""
+}
+
+type afResult struct {
+	Procedure *struct {
+		Address string `json:"address"`
+		Name    string `json:"name"`
+		End     string `json:"end"`
+	} `json:"procedure"`
+	Assembly *afColl[struct {
+		Address  string  `json:"address"`
+		Mnemonic string  `json:"mnemonic"`
+		Operands string  `json:"operands"`
+		Flow     string  `json:"flow"`
+		Target   *string `json:"target"`
+	}] `json:"assembly"`
+	Blocks *afColl[struct {
+		Start      string `json:"start"`
+		Successors []struct {
+			Kind   string  `json:"kind"`
+			Target *string `json:"target"`
+		} `json:"successors"`
+	}] `json:"basic_blocks"`
+	Callees *afColl[struct {
+		Address string `json:"address"`
+		Name    string `json:"name"`
+	}] `json:"callees"`
+	Outgoing *afColl[struct {
+		From       string  `json:"from"`
+		To         *string `json:"to"`
+		ToName     *string `json:"to_name"`
+		Unresolved bool    `json:"unresolved"`
+	}] `json:"outgoing_references"`
+	Strings *afColl[struct {
+		Value string `json:"value"`
+	}] `json:"referenced_strings"`
+	Names *afColl[struct {
+		Name  string   `json:"name"`
+		Kinds []string `json:"kinds"`
+	}] `json:"referenced_names"`
+	Scan *struct {
+		Scanned   int  `json:"scanned"`
+		Truncated bool `json:"truncated"`
+	} `json:"instruction_scan"`
+}
+
+func hexArg(s string) uint64 {
+	v, _ := core.ParseHex(s)
+	return v
+}
+
+// factsOfEvidence reads the function facts of one analyze_function record.
+func factsOfEvidence(ev *core.Evidence) (*fnFacts, error) {
+	var r afResult
+	if err := json.Unmarshal(ev.NormalizedResult, &r); err != nil || r.Procedure == nil {
+		why := "no procedure section"
+		if err != nil {
+			why = err.Error()
+		}
+		return nil, &core.Error{Code: core.CodeEvidenceIntegrityMismatch, Message: "compare_functions: analyze_function evidence does not hold a dossier: " + why,
+			Details: map[string]any{"evidence_id": string(ev.EvidenceID), "reason": "invalid_record"}}
+	}
+	f := &fnFacts{Name: r.Procedure.Name, Address: hexArg(r.Procedure.Address), Start: hexArg(r.Procedure.Address), End: hexArg(r.Procedure.End)}
+	if f.End <= f.Start {
+		f.End = f.Start + 1
+	}
+	scanWhy := ""
+	if r.Scan != nil && r.Scan.Truncated {
+		scanWhy = fmt.Sprintf("the record scanned only the first %d instructions (max_instructions)", r.Scan.Scanned)
+	}
+
+	names := map[uint64]string{}
+	refFrom := map[uint64][]uint64{}
+	if ok, why := r.Outgoing.complete("outgoing_references"); ok {
+		for _, x := range r.Outgoing.Items {
+			if x.To == nil || x.Unresolved {
+				continue
+			}
+			to := hexArg(*x.To)
+			refFrom[hexArg(x.From)] = append(refFrom[hexArg(x.From)], to)
+			if x.ToName != nil {
+				names[to] = *x.ToName
+			}
+		}
+	} else if r.Outgoing != nil {
+		f.RefsReason = why
+	}
+	if ok, why := r.Callees.complete("callees"); ok && scanWhy == "" {
+		f.Calls = []callee{}
+		for _, c := range r.Callees.Items {
+			a := hexArg(c.Address)
+			f.Calls = append(f.Calls, callee{Addr: a, Name: c.Name})
+			names[a] = c.Name
+		}
+	} else {
+		f.CallsReason = firstOf(scanWhy, why)
+	}
+	if ok, why := r.Names.complete("referenced_names"); ok && scanWhy == "" {
+		f.Refs = []string{}
+		for _, n := range r.Names.Items {
+			f.Refs = append(f.Refs, n.Name)
+		}
+	} else {
+		f.RefsReason = firstOf(scanWhy, f.RefsReason, why)
+	}
+	if ok, why := r.Strings.complete("referenced_strings"); ok && scanWhy == "" {
+		f.Strings = []string{}
+		for _, s := range r.Strings.Items {
+			f.Strings = append(f.Strings, s.Value)
+		}
+	} else {
+		f.StrReason = firstOf(scanWhy, why)
+	}
+	if ok, why := r.Blocks.complete("basic_blocks"); ok && scanWhy == "" {
+		var bs []block
+		for _, b := range r.Blocks.Items {
+			x := block{Start: hexArg(b.Start)}
+			for _, e := range b.Successors {
+				ed := edge{Kind: e.Kind}
+				if e.Target != nil {
+					ed.Target, ed.Known = hexArg(*e.Target), true
+				}
+				x.Succ = append(x.Succ, ed)
+			}
+			bs = append(bs, x)
+		}
+		f.CFG = shapeOf(bs)
+	} else {
+		f.CFGReason = firstOf(scanWhy, why)
+	}
+	asmOK, asmWhy := r.Assembly.complete("assembly")
+	if r.Assembly != nil && len(r.Assembly.Items) == 0 && r.Assembly.Total != nil && *r.Assembly.Total > 0 {
+		asmWhy = "assembly is not included in the record (analyze_function include_assembly false)"
+	}
+	if asmOK && scanWhy == "" {
+		var ins []insn
+		for _, a := range r.Assembly.Items {
+			in := insn{Addr: hexArg(a.Address), Mnemonic: a.Mnemonic, Operands: a.Operands, Flow: a.Flow}
+			if a.Target != nil {
+				in.Target, in.HasTarget = hexArg(*a.Target), true
+			}
+			ins = append(ins, in)
+		}
+		f.Insns, f.Consts = normalize(ins, f.Start, f.End, func(a uint64) string { return names[a] }, refFrom)
+		if f.Consts == nil {
+			f.Consts = []string{}
+		}
+	} else {
+		f.InsnsReason = firstOf(scanWhy, asmWhy)
+	}
+	return f, nil
+}
+
+func firstOf(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+// functionInput resolves c.Args[name]: complete inline Evidence or a
+// retained reference. Evidence of another operation is invalid_request.
+// The argument is then recorded as the retained reference, so both input
+// forms seal the same parameters.
+func functionInput(c *core.Call, name string) (*core.Evidence, error) {
+	return evidenceInput(c, name, "analyze_function")
+}
+
+// evidenceInput resolves c.Args[name] as Evidence of operation op.
+func evidenceInput(c *core.Call, name, op string) (*core.Evidence, error) {
+	raw, ok := c.Args[name].(map[string]any)
+	if !ok {
+		return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name}, Reason: core.ReasonMissingArgument, Message: name + " is required"})
+	}
+	var ev *core.Evidence
+	if raw["kind"] == "retained-evidence" && raw["normalized_result"] == nil {
+		id, err := core.ParseEvidenceID(fmt.Sprint(raw["evidence_id"]))
+		if err != nil {
+			return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name, "evidence_id"}, Reason: core.ReasonInvalidFormat, Message: err.Error()})
+		}
+		if ev, err = c.Resolve(id); err != nil {
+			return nil, err
+		}
+	} else {
+		b, err := core.MarshalNoEscape(raw)
+		if err != nil {
+			return nil, err
+		}
+		if ev, err = core.ParseEvidence(b); err != nil {
+			return nil, err
+		}
+	}
+	ev = completeRecord(c, ev, op)
+	if ev.Operation != op {
+		return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name}, Reason: core.ReasonInvalidValue,
+			Message:  strconv.Quote(string(ev.EvidenceID)) + " is " + ev.Operation + " Evidence; " + c.Op.Name + " takes " + op + " Evidence",
+			Expected: op})
+	}
+	c.Args[name] = map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	return ev, nil
+}
+
+// completeRecord follows a summary or view of an op record to the complete
+// record it names when this connection retains it: an inspect_analysis_view
+// of it, or a smaller default result that carries parent_evidence_id. The
+// complete record is what the comparison reads; otherwise ev is returned.
+func completeRecord(c *core.Call, ev *core.Evidence, op string) *core.Evidence {
+	var probe struct {
+		Parent          string `json:"parent_evidence_id"`
+		ParentOperation string `json:"parent_operation"`
+	}
+	if json.Unmarshal(ev.NormalizedResult, &probe) != nil || probe.Parent == "" {
+		return ev
+	}
+	if ev.Operation != op && !(ev.Operation == "inspect_analysis_view" && probe.ParentOperation == op) {
+		return ev
+	}
+	id, err := core.ParseEvidenceID(probe.Parent)
+	if err != nil {
+		return ev
+	}
+	parent, err := c.Resolve(id)
+	if err != nil || parent.Operation != op {
+		return ev
+	}
+	return parent
+}

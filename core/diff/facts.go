@@ -1,0 +1,247 @@
+package diff
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// fnFacts is what the comparison knows about one function, whether read
+// from analyze_function Evidence or from an open analysis. A nil list with
+// a reason means that dimension is unknown for this side.
+type fnFacts struct {
+	Name    string
+	Address uint64
+	Start   uint64
+	End     uint64
+
+	Insns       []string // normalized instruction text, in address order
+	InsnsReason string
+	Consts      []string // immediate operands that are not addresses
+	Calls       []callee // direct call and tail-call targets
+	CallsReason string
+	Refs        []string // names of referenced data and code
+	RefsReason  string
+	Strings     []string // values of referenced strings
+	StrReason   string
+	CFG         *cfgShape
+	CFGReason   string
+}
+
+type callee struct {
+	Addr uint64
+	Name string
+}
+
+// cfgShape is a function's control-flow shape: what survives relinking.
+type cfgShape struct {
+	Blocks int
+	Edges  map[string]int // by edge kind
+	Out    []int          // out-degree of each block, sorted
+	In     []int          // in-degree of each block (inside the function), sorted
+}
+
+// insn is one decoded instruction as either source gives it.
+type insn struct {
+	Addr      uint64
+	Mnemonic  string
+	Operands  string
+	Flow      string // next, call, jump, branch, return, stop
+	Target    uint64
+	HasTarget bool
+}
+
+// block is one basic block as either source gives it.
+type block struct {
+	Start uint64
+	Succ  []edge
+}
+
+type edge struct {
+	Kind   string
+	Target uint64
+	Known  bool
+}
+
+var (
+	numberRe  = regexp.MustCompile(`#?-?\b(0x[0-9a-fA-F]+|[0-9]+)\b`)
+	symbolRe  = regexp.MustCompile(`\s*<[^>]*>`)
+	autoName  = regexp.MustCompile(`^(sub|fcn|FUN|func)_[0-9a-fA-F]+$`)
+	spaceRe   = regexp.MustCompile(`\s+`)
+	bracketRe = regexp.MustCompile(`\[[^\]]*\]`)
+)
+
+// isAutoName reports whether name is an engine's placeholder for an
+// unnamed procedure (sub_401000), which says nothing across builds.
+func isAutoName(name string) bool { return name == "" || autoName.MatchString(name) }
+
+// stableName is name, or "sub" for a placeholder.
+func stableName(name string) string {
+	if isAutoName(name) {
+		return "sub"
+	}
+	return name
+}
+
+// normalize turns instructions into text whose addresses are relative or
+// symbolic: a transfer inside the function names the target instruction's
+// index, one outside names its target ("sub" when unnamed), a RIP-relative
+// displacement is DISP, and an operand equal to a referenced address is
+// ADDR. What remains of the numbers are constants, returned apart.
+func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFrom map[uint64][]uint64) (text, consts []string) {
+	index := make(map[uint64]int, len(ins))
+	for k, in := range ins {
+		index[in.Addr] = k
+	}
+	text = make([]string, 0, len(ins))
+	for _, in := range ins {
+		ops := cutComment(in.Operands)
+		ops = symbolRe.ReplaceAllString(ops, "")
+		if in.HasTarget && (in.Flow == "call" || in.Flow == "jump" || in.Flow == "branch") {
+			var dst string
+			if k, ok := index[in.Target]; ok && in.Target >= start && in.Target < end {
+				dst = "L" + strconv.Itoa(k)
+			} else if in.Target >= start && in.Target < end {
+				dst = "L?"
+			} else {
+				dst = stableName(nameOf(in.Target))
+			}
+			if n := numberRe.FindStringIndex(ops); n != nil && !strings.Contains(ops, "[") {
+				ops = ops[:n[0]] + dst + ops[n[1]:]
+			} else {
+				ops = dst
+			}
+			text = append(text, strings.TrimSpace(in.Mnemonic+" "+ops))
+			continue
+		}
+		refs := refFrom[in.Addr]
+		// Memory operands: a RIP- or PC-relative displacement is an address.
+		ops = bracketRe.ReplaceAllStringFunc(ops, func(m string) string {
+			if strings.Contains(m, "rip") || strings.Contains(m, "eip") || strings.Contains(m, "pc") {
+				return numberRe.ReplaceAllString(m, "DISP")
+			}
+			if len(refs) > 0 {
+				return numberRe.ReplaceAllStringFunc(m, func(s string) string {
+					if v, ok := parseNumber(s); ok && v >= 0x1000 && slices.Contains(refs, v) {
+						return "ADDR"
+					}
+					return s
+				})
+			}
+			return m
+		})
+		// Outside brackets: an address operand, or a constant.
+		outside := bracketRe.ReplaceAllString(ops, "")
+		for _, s := range numberRe.FindAllString(outside, -1) {
+			v, ok := parseNumber(s)
+			if ok && len(refs) > 0 && (slices.Contains(refs, v) || v >= 0x1000) {
+				continue
+			}
+			consts = append(consts, "0x"+strconv.FormatUint(v, 16))
+		}
+		ops = replaceOutside(ops, func(s string) string {
+			v, ok := parseNumber(s)
+			if ok && len(refs) > 0 && (slices.Contains(refs, v) || v >= 0x1000) {
+				return "ADDR"
+			}
+			return s
+		})
+		text = append(text, strings.TrimSpace(spaceRe.ReplaceAllString(in.Mnemonic+" "+ops, " ")))
+	}
+	slices.Sort(consts)
+	return text, consts
+}
+
+// replaceOutside rewrites the numbers of ops that are outside brackets.
+func replaceOutside(ops string, f func(string) string) string {
+	var b strings.Builder
+	depth, last := 0, 0
+	flush := func(i int) {
+		seg := ops[last:i]
+		if depth == 0 {
+			seg = numberRe.ReplaceAllStringFunc(seg, f)
+		}
+		b.WriteString(seg)
+		last = i
+	}
+	for i := 0; i < len(ops); i++ {
+		switch ops[i] {
+		case '[':
+			flush(i)
+			depth++
+		case ']':
+			if depth > 0 {
+				flush(i + 1)
+				depth--
+			}
+		}
+	}
+	flush(len(ops))
+	return b.String()
+}
+
+func cutComment(s string) string {
+	for _, sep := range []string{"  #", " // ", "\t#", " ; "} {
+		if i := strings.Index(s, sep); i >= 0 {
+			s = s[:i]
+		}
+	}
+	return strings.TrimSpace(s)
+}
+
+func parseNumber(s string) (uint64, bool) {
+	s = strings.TrimPrefix(s, "#")
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var v uint64
+	var err error
+	if h, ok := strings.CutPrefix(strings.ToLower(s), "0x"); ok {
+		v, err = strconv.ParseUint(h, 16, 64)
+	} else {
+		v, err = strconv.ParseUint(s, 10, 64)
+	}
+	if err != nil {
+		return 0, false
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// shapeOf derives the CFG shape of blocks.
+func shapeOf(blocks []block) *cfgShape {
+	s := &cfgShape{Blocks: len(blocks), Edges: map[string]int{}, Out: make([]int, 0, len(blocks)), In: make([]int, 0, len(blocks))}
+	in := map[uint64]int{}
+	for _, b := range blocks {
+		s.Out = append(s.Out, len(b.Succ))
+		for _, e := range b.Succ {
+			s.Edges[e.Kind]++
+			if e.Known {
+				in[e.Target]++
+			}
+		}
+	}
+	for _, b := range blocks {
+		s.In = append(s.In, in[b.Start])
+	}
+	slices.Sort(s.Out)
+	slices.Sort(s.In)
+	return s
+}
+
+// hash is the digest of the normalized instructions, or "" when unknown.
+func (f *fnFacts) hash() string {
+	if f.Insns == nil || len(f.Insns) == 0 {
+		return ""
+	}
+	h := sha256.New()
+	for _, s := range f.Insns {
+		h.Write([]byte(s))
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

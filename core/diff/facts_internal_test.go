@@ -1,0 +1,62 @@
+package diff
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+func TestNormalize(t *testing.T) {
+	is := is.New(t)
+	names := map[uint64]string{0x1030: "printf@plt", 0x1139: "limit", 0x1200: ""}
+	ins := []insn{
+		{Addr: 0x1000, Mnemonic: "cmp", Operands: "dword ptr [rbp-0x4], 0x2a", Flow: "next"},
+		{Addr: 0x1004, Mnemonic: "jle", Operands: "0x100a", Flow: "branch", Target: 0x100a, HasTarget: true},
+		{Addr: 0x1006, Mnemonic: "lea", Operands: "rax, [rip+0xe90]  # 0x2004", Flow: "next"},
+		{Addr: 0x100a, Mnemonic: "call", Operands: "0x1139 <limit>", Flow: "call", Target: 0x1139, HasTarget: true},
+		{Addr: 0x100f, Mnemonic: "call", Operands: "0x1200", Flow: "call", Target: 0x1200, HasTarget: true},
+		{Addr: 0x1014, Mnemonic: "mov", Operands: "edi, 0x402010", Flow: "next"},
+		{Addr: 0x1019, Mnemonic: "mov", Operands: "w0, #0x2a", Flow: "next"},
+	}
+	text, consts := normalize(ins, 0x1000, 0x1020, func(a uint64) string { return names[a] }, map[uint64][]uint64{0x1014: {0x402010}})
+	is.Equal(text, []string{
+		"cmp dword ptr [rbp-0x4], 0x2a",
+		"jle L3",
+		"lea rax, [rip+DISP]",
+		"call limit",
+		"call sub",
+		"mov edi, ADDR",
+		"mov w0, #0x2a",
+	})
+	is.Equal(consts, []string{"0x2a", "0x2a"})
+}
+
+func TestDimensionsNameTheirDifferences(t *testing.T) {
+	is := is.New(t)
+	d := setDim([]string{"hello", "x"}, []string{"goodbye", "x"})
+	is.Equal(d.Status, "changed")
+	is.Equal(d.Added, []string{"goodbye"})
+	is.Equal(d.Removed, []string{"hello"})
+	is.Equal(*d.Similarity, 0.5)
+
+	s := sequenceDim([]string{"a", "b", "c"}, []string{"a", "c", "d"})
+	is.Equal(s.Removed, []string{"-1: b"})
+	is.Equal(s.Added, []string{"+2: d"})
+
+	one := shapeOf([]block{{Start: 0}})
+	three := shapeOf([]block{{Start: 0, Succ: []edge{{Kind: "branch", Target: 8, Known: true}, {Kind: "fallthrough", Target: 4, Known: true}}}, {Start: 4}, {Start: 8}})
+	c := cfgDim(one, three)
+	is.Equal(c.Status, "changed")
+	is.True(slices.Contains(c.Changes, "block_count: 1 -> 3"))
+	is.True(slices.Contains(c.Changes, "edges.branch: 0 -> 1"))
+	is.Equal(cfgDim(three, three).Status, "unchanged")
+
+	// Unknown on one side stays unknown, with the side and reason.
+	l := &fnFacts{InsnsReason: "assembly is not included", CallsReason: "x", RefsReason: "x", StrReason: "x", CFGReason: "x"}
+	r := &fnFacts{Insns: []string{"ret"}, Consts: []string{}, Calls: []callee{}, Refs: []string{}, Strings: []string{}, CFG: one}
+	fd := compareFacts(l, r, compareOptions{})
+	is.Equal(fd.Status, "unknown")
+	is.Equal(*fd.Dimensions["instructions"].Reason, "left: assembly is not included")
+	is.True(fd.Similarity == nil)
+}

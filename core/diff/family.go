@@ -1,0 +1,8 @@
+package diff
+
+import "rea/core"
+
+// Family is the native diffing family.
+func Family() core.Family {
+	return core.Family{Name: "diff", Operations: []*core.Operation{opCompareFunctions(), opCompareBinaries(), opFindChangedBehavior(), opBuildCallPath()}}
+}

@@ -1,0 +1,269 @@
+package diff
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"strconv"
+)
+
+// Match bases, in the order the tiers run.
+const (
+	basisName      = "name"
+	basisHash      = "instruction-hash"
+	basisStructure = "structure"
+	basisCallGraph = "call-graph"
+)
+
+type match struct {
+	L, R       int
+	Basis      string
+	Similarity float64 // feature similarity for structural matches, else 1
+}
+
+// matcher pairs the functions of two binaries in tiers, each accepting
+// only candidates unique on both sides.
+type matcher struct {
+	l, r      *binSide
+	crossArch bool
+	lm, rm    []int // index of the match of each function, or -1
+	matches   []match
+}
+
+func newMatcher(l, r *binSide, crossArch bool) *matcher {
+	m := &matcher{l: l, r: r, crossArch: crossArch, lm: make([]int, len(l.funcs)), rm: make([]int, len(r.funcs))}
+	for i := range m.lm {
+		m.lm[i] = -1
+	}
+	for i := range m.rm {
+		m.rm[i] = -1
+	}
+	return m
+}
+
+func (m *matcher) add(li, ri int, basis string, sim float64) {
+	m.lm[li], m.rm[ri] = len(m.matches), len(m.matches)
+	m.matches = append(m.matches, match{L: li, R: ri, Basis: basis, Similarity: sim})
+}
+
+// uniqueKeys pairs unmatched functions whose key is unique on both sides.
+func (m *matcher) uniqueKeys(key func(*fnFacts) string, basis string) {
+	index := func(s *binSide, taken []int) map[string]int {
+		out := map[string]int{}
+		for i, f := range s.funcs {
+			if taken[i] >= 0 {
+				continue
+			}
+			k := key(f)
+			if k == "" {
+				continue
+			}
+			if _, dup := out[k]; dup {
+				out[k] = -1
+			} else {
+				out[k] = i
+			}
+		}
+		return out
+	}
+	li, ri := index(m.l, m.lm), index(m.r, m.rm)
+	keys := make([]string, 0, len(li))
+	for k := range li {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		a := li[k]
+		if b, ok := ri[k]; ok && a >= 0 && b >= 0 {
+			m.add(a, b, basis, 1)
+		}
+	}
+}
+
+// maxStructurePairs bounds the candidate pairs scored in one structural
+// round; past it the round is skipped and reported.
+const maxStructurePairs = 4_000_000
+
+// run matches by name, by normalized-instruction hash (same architecture
+// only), then by structure in rounds, since each round's matches make the
+// call-graph neighbourhoods of the next more telling. Structure pairs a
+// function only with an unnamed one (a stripped build's sub_...): two
+// functions named differently are a rename only when their code is
+// identical (the hash tier), else one was removed and the other added.
+func (m *matcher) run(ctx context.Context) (skipped bool, err error) {
+	m.uniqueKeys(func(f *fnFacts) string {
+		if isAutoName(f.Name) {
+			return ""
+		}
+		return f.Name
+	}, basisName)
+	if !m.crossArch {
+		m.uniqueKeys(func(f *fnFacts) string {
+			if len(f.Insns) < 3 {
+				return "" // too short to tell functions apart
+			}
+			return f.hash()
+		}, basisHash)
+	}
+	for round := 0; round < 3; round++ {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		var ls, rs []int
+		for i, x := range m.lm {
+			if x < 0 {
+				ls = append(ls, i)
+			}
+		}
+		for i, x := range m.rm {
+			if x < 0 {
+				rs = append(rs, i)
+			}
+		}
+		if len(ls) == 0 || len(rs) == 0 {
+			break
+		}
+		if len(ls)*len(rs) > maxStructurePairs {
+			return true, nil
+		}
+		bestL := make([]int, len(ls))
+		scoreL := make([]float64, len(ls))
+		bestR := map[int]int{}
+		scoreR := map[int]float64{}
+		for a, li := range ls {
+			bestL[a] = -1
+			for _, ri := range rs {
+				if !isAutoName(m.l.funcs[li].Name) && !isAutoName(m.r.funcs[ri].Name) {
+					continue // two differently named functions pair only on identical code
+				}
+				s := m.structure(li, ri)
+				if s > scoreL[a] {
+					bestL[a], scoreL[a] = ri, s
+				}
+				if s > scoreR[ri] {
+					bestR[ri], scoreR[ri] = li, s
+				}
+			}
+		}
+		added := 0
+		for a, li := range ls {
+			ri := bestL[a]
+			if ri >= 0 && bestR[ri] == li && scoreL[a] >= 0.6 {
+				m.add(li, ri, basisStructure, round4(scoreL[a]))
+				added++
+			}
+		}
+		if added == 0 {
+			break
+		}
+	}
+	m.callPositions()
+	return false, nil
+}
+
+// callPositions pairs what structure left unmatched by its place in the
+// call graph: when the callees of a matched pair that are still unmatched
+// are as many on both sides, the k-th of one is the k-th of the other (in
+// call-site order). The same naming rule as structure applies.
+func (m *matcher) callPositions() {
+	for k := 0; k < len(m.matches); k++ {
+		x := m.matches[k]
+		free := func(s *binSide, taken []int, f *fnFacts) []int {
+			var out []int
+			for _, c := range f.Calls {
+				if i, ok := s.byAddr[c.Addr]; ok && taken[i] < 0 && !slices.Contains(out, i) {
+					out = append(out, i)
+				}
+			}
+			return out
+		}
+		lc, rc := free(m.l, m.lm, m.l.funcs[x.L]), free(m.r, m.rm, m.r.funcs[x.R])
+		if len(lc) == 0 || len(lc) != len(rc) {
+			continue
+		}
+		for j := range lc {
+			if !isAutoName(m.l.funcs[lc[j]].Name) && !isAutoName(m.r.funcs[rc[j]].Name) {
+				continue
+			}
+			m.add(lc[j], rc[j], basisCallGraph, round(m.structure(lc[j], rc[j])))
+		}
+	}
+}
+
+func round4(f float64) float64 { return round(f) }
+
+// neighbour is how a call-graph neighbour is compared across the binaries:
+// by its match, else by a stable name.
+func (m *matcher) neighbour(side int, addr uint64, name string) string {
+	s, taken := m.l, m.lm
+	if side == 1 {
+		s, taken = m.r, m.rm
+	}
+	if i, ok := s.byAddr[addr]; ok && taken[i] >= 0 {
+		return "#" + strconv.Itoa(taken[i])
+	}
+	return stableName(name)
+}
+
+// structure scores how alike two unmatched functions are from features that
+// survive recompilation: CFG shape, size, call-graph neighbourhood,
+// referenced strings and constants.
+func (m *matcher) structure(li, ri int) float64 {
+	lf, rf := m.l.funcs[li], m.r.funcs[ri]
+	var sum, w float64
+	addf := func(weight, v float64) { sum += weight * v; w += weight }
+	if !m.crossArch {
+		if lf.CFG != nil && rf.CFG != nil {
+			addf(0.25, *cfgDim(lf.CFG, rf.CFG).Similarity)
+		}
+		if lf.Insns != nil && rf.Insns != nil {
+			n, k := len(lf.Insns), len(rf.Insns)
+			if max(n, k) > 0 {
+				addf(0.15, float64(min(n, k))/float64(max(n, k)))
+			}
+		}
+		if len(lf.Consts)+len(rf.Consts) > 0 {
+			addf(0.1, *setDim(lf.Consts, rf.Consts).Similarity)
+		}
+	}
+	var lc, rc []string
+	for _, c := range lf.Calls {
+		lc = append(lc, m.neighbour(0, c.Addr, c.Name))
+	}
+	for _, c := range rf.Calls {
+		rc = append(rc, m.neighbour(1, c.Addr, c.Name))
+	}
+	if len(lc)+len(rc) > 0 {
+		addf(0.25, *setDim(lc, rc).Similarity)
+	}
+	var lk, rk []string
+	for _, j := range m.l.callers[li] {
+		lk = append(lk, m.neighbour(0, m.l.funcs[j].Address, m.l.funcs[j].Name))
+	}
+	for _, j := range m.r.callers[ri] {
+		rk = append(rk, m.neighbour(1, m.r.funcs[j].Address, m.r.funcs[j].Name))
+	}
+	if len(lk)+len(rk) > 0 {
+		addf(0.15, *setDim(lk, rk).Similarity)
+	}
+	if len(lf.Strings)+len(rf.Strings) > 0 {
+		addf(0.1, *setDim(lf.Strings, rf.Strings).Similarity)
+	}
+	if w == 0 {
+		return 0
+	}
+	return sum / w
+}
+
+// calleeName names a callee for the calls dimension of a matched pair: a
+// matched function by its left name, else its own stable name.
+func (m *matcher) calleeName(side int, c callee) string {
+	s, taken := m.l, m.lm
+	if side == 1 {
+		s, taken = m.r, m.rm
+	}
+	if i, ok := s.byAddr[c.Addr]; ok && taken[i] >= 0 {
+		return m.l.funcs[m.matches[taken[i]].L].Name
+	}
+	return stableName(c.Name)
+}

@@ -1,0 +1,199 @@
+package diff
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"rea/core"
+)
+
+const fnRefSchema = `{"type":"object","additionalProperties":false,"required":["name","address"],
+ "properties":{"name":{"type":"string"},"address":{"type":"string"}}}`
+
+const binSideSchema = `{"type":"object","additionalProperties":false,"required":["path","sha256","format","architecture","provider_id","functions","imports"],
+ "properties":{"path":{"type":"string"},"sha256":{"type":"string"},"format":{"type":"string"},"architecture":{"type":["string","null"]},
+  "provider_id":{"type":"string"},"functions":{"type":"integer","minimum":0},"imports":{"type":"integer","minimum":0}}}`
+
+func opCompareBinaries() *core.Operation {
+	pair := `{"type":"object","required":["left","right","basis","similarity","status"],
+ "properties":{"left":` + fnRefSchema + `,"right":` + fnRefSchema + `,"basis":{"enum":["name","instruction-hash","structure","call-graph"]},
+  "match_similarity":{"type":"number"},"similarity":{"type":["number","null"]},"status":{"enum":["changed","unchanged","unknown"]},
+  "changed_dimensions":{"type":"array","items":{"type":"string"}},"unknown_dimensions":{"type":"array","items":{"type":"string"}},
+  "dimensions":{"type":"object"},"differences":{"type":"object"}}}`
+	return &core.Operation{
+		Name:  "compare_binaries",
+		Title: "Compare Binaries",
+		Description: "Match the functions of two native binaries and say what changed. Each binary is opened with the default provider " +
+			"(as open_binary would choose it), independently of the session's open target. Functions are matched by name, then by the " +
+			"hash of their normalized instructions, then by structure (CFG shape, size, call-graph neighbourhood, referenced strings and " +
+			"constants), then by their place among a matched function's callees, so stripped builds match too; each match carries its basis and a similarity. Matched functions are compared as " +
+			"compare_functions does (instructions, calls, references, strings, constants, cfg) and are unchanged or changed; the rest " +
+			"are added or removed. Binaries of different architectures are matched on names, strings and calls only, and the result " +
+			"says which dimensions are not comparable. detail concise (default) gives counts and the changed, added and removed lists " +
+			"with each changed function's differences; complete adds the unchanged list and every dimension in full.",
+		Kind:    core.KindApplication,
+		Effects: core.Effects{MutatesSession: true, Idempotent: true},
+		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,
+ "required":["left_path","right_path"],"properties":{
+  "left_path":{"type":"string","minLength":1,"maxLength":4096,"description":"The older binary."},
+  "right_path":{"type":"string","minLength":1,"maxLength":4096,"description":"The newer binary."},
+  "provider_id":{"type":"string","pattern":"^[a-z][a-z0-9-]*$","maxLength":64,"description":"Provider for both binaries; default: the one open_binary would choose."},
+  "detail":{"enum":["concise","complete"],"default":"concise","description":"concise: counts and the changed, added and removed lists; complete: also the unchanged list and every dimension in full."}}}`),
+		Result: json.RawMessage(`{"type":"object","additionalProperties":false,
+ "required":["left","right","detail","summary","not_comparable","changed","added","removed","unchanged","imports","limitations"],
+ "properties":{"left":` + binSideSchema + `,"right":` + binSideSchema + `,"detail":{"enum":["concise","complete"]},
+  "summary":{"type":"object","additionalProperties":false,
+   "required":["left_functions","right_functions","matched","unchanged","changed","added","removed","match_rate","by_basis"],
+   "properties":{"left_functions":{"type":"integer"},"right_functions":{"type":"integer"},"matched":{"type":"integer"},"unchanged":{"type":"integer"},
+    "changed":{"type":"integer"},"added":{"type":"integer"},"removed":{"type":"integer"},
+    "match_rate":{"type":["number","null"],"description":"Matched functions over the functions of the smaller side."},
+    "by_basis":{"type":"object","additionalProperties":{"type":"integer"}}}},
+  "not_comparable":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["dimension","reason"],
+   "properties":{"dimension":{"type":"string"},"reason":{"type":"string"}}}},
+  "changed":{"type":"array","items":` + pair + `},
+  "added":{"type":"array","items":` + fnRefSchema + `},"removed":{"type":"array","items":` + fnRefSchema + `},
+  "unchanged":{"anyOf":[{"type":"null"},{"type":"array","items":` + pair + `}]},
+  "imports":{"type":"object","additionalProperties":false,"required":["added","removed"],
+   "properties":{"added":{"type":"array","items":{"type":"string"}},"removed":{"type":"array","items":{"type":"string"}}}},
+  "limitations":{"type":"array","items":{"type":"string"}}}}`),
+		Examples: []json.RawMessage{json.RawMessage(`{"left_path":"/usr/bin/true","right_path":"/usr/bin/false"}`),
+			json.RawMessage(`{"left_path":"/usr/bin/true","right_path":"/usr/bin/false","detail":"complete"}`)},
+		Handler: handleCompareBinaries,
+	}
+}
+
+func handleCompareBinaries(ctx context.Context, c *core.Call) (any, error) {
+	detail, _ := c.Args["detail"].(string)
+	if detail == "" {
+		detail = "concise"
+		c.Args["detail"] = detail
+	}
+	c.Observe("reading the left binary")
+	prov, _ := c.Args["provider_id"].(string)
+	l, err := openSide(ctx, c, fmt.Sprint(c.Args["left_path"]), prov)
+	if err != nil {
+		return nil, err
+	}
+	c.Observe("reading the right binary")
+	r, err := openSide(ctx, c, fmt.Sprint(c.Args["right_path"]), prov)
+	if err != nil {
+		return nil, err
+	}
+	res, err := compareSides(ctx, c, l, r, detail == "complete")
+	if err != nil {
+		return nil, err
+	}
+	res["detail"] = detail
+	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Limitations: res["limitations"].([]string)}, nil
+}
+
+func sideSummary(s *binSide) map[string]any {
+	return map[string]any{"path": s.path, "sha256": s.target.SHA256, "format": s.target.Format, "architecture": core.OrNull(s.target.Architecture),
+		"provider_id": s.provider.ID, "functions": len(s.funcs), "imports": len(s.imports)}
+}
+
+func fnRef(f *fnFacts) map[string]any {
+	return map[string]any{"name": f.Name, "address": core.Hex(f.Address)}
+}
+
+func compareSides(ctx context.Context, c *core.Call, l, r *binSide, complete bool) (map[string]any, error) {
+	crossArch := l.target.Architecture != "" && r.target.Architecture != "" && l.target.Architecture != r.target.Architecture
+	notComparable := map[string]string{}
+	nc := []map[string]any{}
+	if crossArch {
+		why := fmt.Sprintf("the binaries are of different architectures (%s, %s): instructions, constants and control flow are not comparable; matching used names, calls and strings",
+			l.target.Architecture, r.target.Architecture)
+		for _, d := range []string{"instructions", "constants", "cfg"} {
+			notComparable[d] = why
+			nc = append(nc, map[string]any{"dimension": d, "reason": why})
+		}
+	}
+	c.Observe("matching functions")
+	m := newMatcher(l, r, crossArch)
+	skipped, err := m.run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	lim := append(append([]string{}, l.lim...), r.lim...)
+	if skipped {
+		lim = append(lim, fmt.Sprintf("Structural matching was skipped: more than %d candidate pairs remained after matching by name and instruction hash.", maxStructurePairs))
+	}
+	byBasis := map[string]int{basisName: 0, basisHash: 0, basisStructure: 0, basisCallGraph: 0}
+	changed, unchanged := []map[string]any{}, []map[string]any{}
+	sort.Slice(m.matches, func(i, j int) bool { return l.funcs[m.matches[i].L].Address < l.funcs[m.matches[j].L].Address })
+	// Re-index after sorting so neighbour keys stay consistent.
+	for k, x := range m.matches {
+		m.lm[x.L], m.rm[x.R] = k, k
+	}
+	for _, x := range m.matches {
+		byBasis[x.Basis]++
+		lf, rf := l.funcs[x.L], r.funcs[x.R]
+		d := compareFacts(lf, rf, compareOptions{notComparable: notComparable, calleeName: m.calleeName})
+		it := map[string]any{"left": fnRef(lf), "right": fnRef(rf), "basis": x.Basis, "match_similarity": x.Similarity,
+			"similarity": d.Similarity, "status": d.Status, "changed_dimensions": d.Changed, "unknown_dimensions": d.Unknown}
+		if d.Status == "changed" {
+			diffs := map[string]any{}
+			status := map[string]any{}
+			for _, name := range dimensionNames {
+				x := d.Dimensions[name]
+				status[name] = x.Status
+				if x.Status == "changed" {
+					diffs[name] = map[string]any{"added": x.Added, "removed": x.Removed, "changes": x.Changes, "omitted": x.Omitted}
+				}
+			}
+			it["dimensions"], it["differences"] = status, diffs
+			if complete {
+				it["dimensions"] = d.Dimensions
+			}
+			changed = append(changed, it)
+		} else if complete {
+			it["dimensions"] = d.Dimensions
+			unchanged = append(unchanged, it)
+		} else {
+			unchanged = append(unchanged, nil)
+		}
+	}
+	added, removed := []map[string]any{}, []map[string]any{}
+	for i, f := range l.funcs {
+		if m.lm[i] < 0 {
+			removed = append(removed, fnRef(f))
+		}
+	}
+	for i, f := range r.funcs {
+		if m.rm[i] < 0 {
+			added = append(added, fnRef(f))
+		}
+	}
+	var rate any
+	if n := min(len(l.funcs), len(r.funcs)); n > 0 {
+		rate = round(float64(len(m.matches)) / float64(n))
+	}
+	li, ri := counts(l.imports), counts(r.imports)
+	ia, ir := []string{}, []string{}
+	for k := range ri {
+		if li[k] == 0 {
+			ia = append(ia, k)
+		}
+	}
+	for k := range li {
+		if ri[k] == 0 {
+			ir = append(ir, k)
+		}
+	}
+	sort.Strings(ia)
+	sort.Strings(ir)
+	var unch any
+	if complete {
+		unch = unchanged
+	}
+	return map[string]any{
+		"left": sideSummary(l), "right": sideSummary(r),
+		"summary": map[string]any{"left_functions": len(l.funcs), "right_functions": len(r.funcs), "matched": len(m.matches),
+			"unchanged": len(unchanged), "changed": len(changed), "added": len(added), "removed": len(removed), "match_rate": rate, "by_basis": byBasis},
+		"not_comparable": nc, "changed": changed, "added": added, "removed": removed, "unchanged": unch,
+		"imports":     map[string]any{"added": ia, "removed": ir},
+		"limitations": core.NonNil(lim),
+	}, nil
+}

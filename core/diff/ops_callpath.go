@@ -1,0 +1,227 @@
+package diff
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"rea/core"
+)
+
+// build_call_path finds call paths from one function to another over the
+// call edges recorded in analyze_function Evidence (each record gives its
+// function's callees). A callee with no record of its own is a frontier:
+// paths cannot continue through it, and the result lists it.
+
+func opBuildCallPath() *core.Operation {
+	return &core.Operation{
+		Name:  "build_call_path",
+		Title: "Build Call Path",
+		Description: "Find call paths from start to goal over analyze_function records of one binary (functions: inline Evidence or " +
+			"retained references; each record contributes its function's callees). Paths are simple, shortest first, at most " +
+			"max_depth calls long; each step names the function, its address and the record it comes from. Callees reached " +
+			"without a record of their own are listed as frontier: supply their records to search through them.",
+		Kind:    core.KindApplication,
+		Effects: core.Effects{MutatesSession: true, Idempotent: true},
+		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,
+ "required":["functions","start","goal"],"properties":{
+  "functions":{"type":"array","minItems":1,"maxItems":500,"items":` + functionEvidenceInput + `},
+  "start":{"type":"string","minLength":1,"maxLength":4096,"description":"Function name or 0x address the paths start at."},
+  "goal":{"type":"string","minLength":1,"maxLength":4096,"description":"Function name or 0x address the paths end at."},
+  "max_depth":{"type":"integer","minimum":1,"maximum":32,"default":8,"description":"Calls per path at most."},
+  "max_paths":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Paths enumerated at most."},
+  "limit":{"type":"integer","minimum":1,"maximum":200,"default":20,"description":"Paths returned."},
+  "offset":{"type":"integer","minimum":0,"default":0,"description":"First path returned."}}}`),
+		Result: json.RawMessage(`{"type":"object","additionalProperties":false,"required":["start","goal","paths","total","next_offset","truncated","frontier","notes"],
+ "properties":{"start":` + fnRefSchema + `,"goal":` + fnRefSchema + `,
+  "paths":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["length","steps"],
+   "properties":{"length":{"type":"integer","minimum":0},"steps":{"type":"array","items":{"type":"object","additionalProperties":false,
+    "required":["name","address","evidence_id"],"properties":{"name":{"type":"string"},"address":{"type":"string"},"evidence_id":{"type":["string","null"]}}}}}}},
+  "total":{"type":"integer","minimum":0},"next_offset":{"type":["integer","null"]},"truncated":{"type":"boolean"},
+  "frontier":{"type":"array","items":` + fnRefSchema + `},"notes":{"type":"array","items":{"type":"string"}}}}`),
+		Examples: []json.RawMessage{json.RawMessage(`{"functions":[` + retainedExample + `],"start":"main","goal":"puts@plt"}`)},
+		Handler:  handleBuildCallPath,
+	}
+}
+
+type cpNode struct {
+	name    string
+	addr    uint64
+	ev      string // "" when no record covers it
+	callees []uint64
+}
+
+func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
+	raw, _ := c.Args["functions"].([]any)
+	nodes := map[uint64]*cpNode{}
+	var links []core.EvidenceID
+	sha := ""
+	var notes []string
+	for k, x := range raw {
+		name := "functions"
+		c.Args["__fn"] = x
+		ev, err := evidenceInput(c, "__fn", "analyze_function")
+		if err != nil {
+			delete(c.Args, "__fn")
+			if ce, ok := err.(*core.Error); ok {
+				if iss, ok := ce.Details["issues"].([]core.Issue); ok && len(iss) > 0 {
+					iss[0].Path = []any{name, k}
+				}
+			}
+			return nil, err
+		}
+		raw[k] = c.Args["__fn"]
+		delete(c.Args, "__fn")
+		if ev.Subject != nil {
+			if sha != "" && ev.Subject.Digest.SHA256 != sha {
+				return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name, k}, Reason: core.ReasonInvalidValue,
+					Message: "the records describe different binaries; a call path runs inside one"})
+			}
+			sha = ev.Subject.Digest.SHA256
+		}
+		f, err := factsOfEvidence(ev)
+		if err != nil {
+			return nil, err
+		}
+		n := nodes[f.Address]
+		if n == nil {
+			n = &cpNode{addr: f.Address}
+			nodes[f.Address] = n
+		}
+		n.name, n.ev = f.Name, string(ev.EvidenceID)
+		links = append(links, ev.EvidenceID)
+		if f.Calls == nil {
+			notes = append(notes, f.Name+": its record lists no complete callees ("+f.CallsReason+")")
+			continue
+		}
+		n.callees = n.callees[:0]
+		for _, cl := range f.Calls {
+			n.callees = append(n.callees, cl.Addr)
+			if nodes[cl.Addr] == nil {
+				nodes[cl.Addr] = &cpNode{name: cl.Name, addr: cl.Addr}
+			}
+		}
+	}
+	find := func(arg string) (*cpNode, error) {
+		s := c.Args[arg].(string)
+		if a, err := core.ParseHex(s); err == nil && strings.HasPrefix(s, "0x") {
+			if n := nodes[a]; n != nil {
+				return n, nil
+			}
+		}
+		var hit *cpNode
+		for _, n := range nodes {
+			if n.name == s && (hit == nil || n.addr < hit.addr) {
+				hit = n
+			}
+		}
+		if hit == nil {
+			return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{arg}, Reason: core.ReasonInvalidValue,
+				Message: s + " is neither a supplied function nor one of their callees"})
+		}
+		return hit, nil
+	}
+	start, err := find("start")
+	if err != nil {
+		return nil, err
+	}
+	goal, err := find("goal")
+	if err != nil {
+		return nil, err
+	}
+	maxDepth, maxPaths := core.IntArg(c.Args, "max_depth", 8), core.IntArg(c.Args, "max_paths", 100)
+	var paths [][]*cpNode
+	frontier := map[uint64]*cpNode{}
+	truncated := false
+	// Breadth-first over simple paths, so shorter paths come first.
+	queue := [][]*cpNode{{start}}
+	for len(queue) > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		p := queue[0]
+		queue = queue[1:]
+		last := p[len(p)-1]
+		if last == goal {
+			if len(paths) == maxPaths {
+				truncated = true
+				break
+			}
+			paths = append(paths, p)
+			continue
+		}
+		if len(p)-1 == maxDepth {
+			continue
+		}
+		if last.ev == "" {
+			frontier[last.addr] = last
+			continue
+		}
+		for _, a := range last.callees {
+			n := nodes[a]
+			if onPath(p, n) {
+				continue
+			}
+			if len(queue) > 100_000 {
+				truncated = true
+				break
+			}
+			queue = append(queue, append(append([]*cpNode{}, p...), n))
+		}
+	}
+	out := []map[string]any{}
+	for _, p := range paths {
+		steps := []map[string]any{}
+		for _, n := range p {
+			steps = append(steps, map[string]any{"name": n.name, "address": core.Hex(n.addr), "evidence_id": core.OrNull(n.ev)})
+		}
+		out = append(out, map[string]any{"length": len(p) - 1, "steps": steps})
+	}
+	offset, limit := core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", 20)
+	page := []map[string]any{}
+	var next any
+	if offset < len(out) {
+		end := min(len(out), offset+limit)
+		page = out[offset:end]
+		if end < len(out) {
+			next = end
+		}
+	}
+	fr := []map[string]any{}
+	var fa []uint64
+	for a := range frontier {
+		fa = append(fa, a)
+	}
+	sort.Slice(fa, func(i, j int) bool { return fa[i] < fa[j] })
+	for _, a := range fa {
+		fr = append(fr, map[string]any{"name": displayName(frontier[a].name, a), "address": core.Hex(a)})
+	}
+	if len(paths) == 0 {
+		notes = append(notes, "No path from "+start.name+" to "+goal.name+" within max_depth over the supplied records.")
+	}
+	sort.Slice(links, func(i, j int) bool { return links[i] < links[j] })
+	links = dedupe(links)
+	res := map[string]any{"start": map[string]any{"name": start.name, "address": core.Hex(start.addr)}, "goal": map[string]any{"name": goal.name, "address": core.Hex(goal.addr)},
+		"paths": page, "total": len(out), "next_offset": next, "truncated": truncated, "frontier": fr, "notes": core.NonNil(notes)}
+	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: links}, nil
+}
+
+func onPath(p []*cpNode, n *cpNode) bool {
+	for _, x := range p {
+		if x == n {
+			return true
+		}
+	}
+	return false
+}
+
+func dedupe(s []core.EvidenceID) []core.EvidenceID {
+	var out []core.EvidenceID
+	for i, x := range s {
+		if i == 0 || x != s[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
