@@ -235,12 +235,20 @@ func evidenceInput(c *core.Call, name, op string) (*core.Evidence, error) {
 
 // completeRecord follows a summary or view of an op record to the complete
 // record it names when this connection retains it: an inspect_analysis_view
-// of it, or a smaller default result that carries parent_evidence_id. The
+// of it, a smaller default result that carries parent_evidence_id, or a
+// concise dossier linking the complete one. The
 // complete record is what the comparison reads; otherwise ev is returned.
 func completeRecord(c *core.Call, ev *core.Evidence, op string) *core.Evidence {
 	var probe struct {
 		Parent          string `json:"parent_evidence_id"`
 		ParentOperation string `json:"parent_operation"`
+	}
+	// A concise analyze_function dossier links the complete one it was cut
+	// from as its first evidence link.
+	if ev.Operation == op && len(ev.EvidenceLinks) > 0 {
+		if parent, err := c.Resolve(ev.EvidenceLinks[0]); err == nil && parent.Operation == op {
+			return parent
+		}
 	}
 	if json.Unmarshal(ev.NormalizedResult, &probe) != nil || probe.Parent == "" {
 		return ev
