@@ -89,7 +89,7 @@ func (l ChromiumLauncher) Launch(ctx context.Context, spec LaunchSpec) (OwnedBro
 	if exe == "" {
 		return nil, &ports.BrowserError{Code: ports.BrowserEndpointUnreachable, Msg: "no chromium executable in PATH"}
 	}
-	root, err := os.MkdirTemp("", "rea-browser-")
+	root, err := os.MkdirTemp(profileParent(), "rea-browser-")
 	if err != nil {
 		return nil, &ports.BrowserError{Code: ports.BrowserProcessOwnership, Msg: "cannot create the profile directory", Err: err}
 	}
@@ -284,4 +284,23 @@ func (e *Engine) ScenarioAvailability() ports.Availability {
 		return ports.Availability{Code: "executable_missing", Reason: "no chromium, chromium-browser or google-chrome in PATH"}
 	}
 	return ports.Availability{Available: true}
+}
+
+// maxSocketDir bounds the directory Chromium creates its Unix sockets under
+// (the profile's singleton socket, and TMPDIR): a socket path is at most 107
+// bytes, and Chromium exits at start-up when it cannot bind one.
+const maxSocketDir = 48
+
+// profileParent is where the owned profile root goes: the temporary
+// directory, or /tmp when that path is too long for Chromium's sockets (a
+// test's or a sandbox's TMPDIR often is).
+func profileParent() string {
+	dir := os.TempDir()
+	if len(dir) <= maxSocketDir {
+		return dir
+	}
+	if st, err := os.Stat("/tmp"); err == nil && st.IsDir() {
+		return "/tmp"
+	}
+	return dir
 }
