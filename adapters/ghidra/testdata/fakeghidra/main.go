@@ -197,7 +197,13 @@ func loadTranscript(path string) map[string]map[string]any {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	// Requests and responses pair by id: a recording may log a fast reply
+	// before the request that caused it (they are written by two
+	// goroutines). Hand-written transcripts with one id throughout pair in
+	// order.
 	var pending string
+	byID := map[string]string{}          // request id -> key
+	early := map[string]map[string]any{} // responses seen before their request
 	for sc.Scan() {
 		var e struct {
 			Type string  `json:"type"`
@@ -209,16 +215,36 @@ func loadTranscript(path string) map[string]map[string]any {
 		switch e.Type {
 		case "request":
 			var req struct {
-				Method string         `json:"method"`
-				Params map[string]any `json:"params"`
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+				Params map[string]any  `json:"params"`
 			}
 			if json.Unmarshal([]byte(*e.Text), &req) == nil {
 				pending = keyOf(req.Method, req.Params)
+				id := string(req.ID)
+				byID[id] = pending
+				if resp, ok := early[id]; ok {
+					out[pending] = resp
+					delete(early, id)
+					pending = ""
+				}
 			}
 		case "response":
 			var resp map[string]any
-			if pending != "" && json.Unmarshal([]byte(*e.Text), &resp) == nil {
+			if json.Unmarshal([]byte(*e.Text), &resp) != nil {
+				pending = ""
+				continue
+			}
+			rawID, _ := json.Marshal(resp["id"])
+			id := string(rawID)
+			switch key, ok := byID[id]; {
+			case ok && key != "":
+				out[key] = resp
+				delete(byID, id)
+			case pending != "":
 				out[pending] = resp
+			default:
+				early[id] = resp
 			}
 			pending = ""
 		}
