@@ -5,6 +5,7 @@ import (
 	"debug/dwarf"
 	"fmt"
 	"strings"
+	"sync"
 
 	"rea/ports"
 )
@@ -19,6 +20,10 @@ import (
 type sigIndex struct {
 	d      *dwarf.Data
 	byAddr map[uint64]sigEntry
+	// mu serializes reads of d: debug/dwarf caches types in a map without
+	// a lock, so concurrent Signature calls crashed the process
+	// ("concurrent map writes") or saw half-built types.
+	mu sync.Mutex
 }
 
 type sigEntry struct {
@@ -125,6 +130,8 @@ func (a *Analysis) Signature(ctx context.Context, addr uint64) (sig ports.Signat
 	if !ok {
 		return sig, fmt.Errorf("native: signature: no debug information describes 0x%x: %w", addr, ports.ErrNotFound)
 	}
+	idx.mu.Lock()
+	defer idx.mu.Unlock()
 	defer recoverInto(a.img.format(), "signature", &err)
 	r := idx.d.Reader()
 	r.Seek(e.off)

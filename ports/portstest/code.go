@@ -560,6 +560,14 @@ func runCodeConcurrent(t *testing.T, p ports.Provider, target ports.Target) {
 	wg.Wait()
 	for i := range workers {
 		is.NoErr(errs[i])
+		if !reflect.DeepEqual(got[i], want) {
+			for k := range min(len(got[i]), len(want)) {
+				if !reflect.DeepEqual(got[i][k], want[k]) {
+					t.Errorf("worker %d: result %d differs from the sequential one:\n got %+v\nwant %+v", i, k, got[i][k], want[k])
+					break
+				}
+			}
+		}
 		is.True(reflect.DeepEqual(got[i], want)) // concurrent code results equal the sequential ones
 	}
 }
