@@ -84,8 +84,8 @@ func wire(lookupEnv func(string) (string, bool)) (*app, error) {
 			Containers: []ports.ContainerOpener{asar.Opener{}, zip.Opener{}},
 			JavaScript: js.New(),
 			Browser:    browser, Scenarios: browser, SourceMaps: browser, ScenarioAvailability: browser.ScenarioAvailability,
-			Capturer:   pty.New(nil),
-			Tracer:     gdbremote.New(nil)})
+			Capturer: pty.New(nil),
+			Tracer:   gdbremote.New(nil)})
 	if err != nil {
 		return nil, err
 	}
