@@ -136,7 +136,7 @@ func readBounded(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("supervisor: %s: larger than %d bytes", path, limit)
+		return b[:limit], fmt.Errorf("supervisor: %s: %w (%d bytes)", path, ErrTooLarge, limit)
 	}
 	return b, nil
 }

@@ -270,16 +270,30 @@ func (r *Run) record(target string, id int, sig syscall.Signal, res ports.Signal
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.signals = append(r.signals, ports.SignalAttempt{
-		Target: target, ID: id, Signal: signalName(sig), At: time.Now().UTC(), Result: res, Reason: why,
+		Target: target, ID: id, Signal: SignalName(sig), At: time.Now().UTC(), Result: res, Reason: why,
 	})
 }
 
-func signalName(sig syscall.Signal) string {
+// SignalName names a signal as the capture and cleanup records do
+// ("SIGTERM"), or "signal N" for one without a name here.
+func SignalName(sig syscall.Signal) string {
 	switch sig {
+	case syscall.SIGINT:
+		return "SIGINT"
 	case syscall.SIGTERM:
 		return "SIGTERM"
 	case syscall.SIGKILL:
 		return "SIGKILL"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	case syscall.SIGQUIT:
+		return "SIGQUIT"
+	case syscall.SIGABRT:
+		return "SIGABRT"
+	case syscall.SIGSEGV:
+		return "SIGSEGV"
+	case syscall.SIGPIPE:
+		return "SIGPIPE"
 	}
 	return "signal " + strconv.Itoa(int(sig))
 }

@@ -245,9 +245,7 @@ func (e *Engine) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (
 		return c.abort(out, fmt.Errorf("pty: launch %s: %w", exe, err))
 	}
 	pid := sup.PID()
-	if st, err := readProcStat(pid); err == nil {
-		c.launchStart = st.start
-	}
+	c.launchStart = sup.StartTick()
 	confirmIdentity(&out.Executable, tuple)
 	c.samp = newSampler(pid, c.launchStart, sup.ID(), sc.Limits.Processes)
 
@@ -529,7 +527,7 @@ func (c *capture) pump(chunks chan chunk, done <-chan struct{}) chan chunk {
 	}
 }
 
-func (c *capture) sample() []procStat {
+func (c *capture) sample() []supervisor.Proc {
 	at := c.elapsed()
 	c.nextSample = at + sampleInterval
 	before := len(c.samp.samples)
@@ -550,7 +548,7 @@ func (c *capture) settleLook() ([]int, bool) {
 	}
 	pids := make([]int, 0, len(live))
 	for _, p := range live {
-		pids = append(pids, p.pid)
+		pids = append(pids, p.PID)
 	}
 	return pids, true
 }
@@ -694,7 +692,7 @@ func (c *capture) dispatch(i int, ev ports.CaptureEvent) {
 		c.sendRender(renderItem{at: c.elapsed(), resize: true, cols: ev.Columns, rows: ev.Rows})
 	case ports.EventSignal:
 		ie.Data = ev.Signal
-		res, why := c.signalLauncher(signalNames[ev.Signal], ev.Signal)
+		res, why := c.signalLauncher(signalNames[ev.Signal])
 		ie.SignalDelivery = res
 		switch res {
 		case ports.SignalDelivered:
@@ -723,46 +721,12 @@ func (c *capture) notDispatched(i int, ev ports.CaptureEvent) {
 	c.record(ports.JournalInteractionEvents, ie.Sequence)
 }
 
-// signalLauncher sends a scenario signal to the launched process only, after
-// proving that the pid still names it: the handle is opened first (a pidfd),
-// then the start time read at launch is checked again.
-func (c *capture) signalLauncher(sig syscall.Signal, name string) (ports.SignalResult, string) {
-	pid := c.sup.PID()
-	rec := func(res ports.SignalResult, why string) (ports.SignalResult, string) {
-		c.eventSignals = append(c.eventSignals, ports.SignalAttempt{
-			Target: ports.TargetProcess, ID: pid, Signal: name, At: time.Now().UTC(), Result: res, Reason: why,
-		})
-		return res, why
-	}
-	select {
-	case <-c.sup.Exited():
-		return rec(ports.SignalNoSuchProcess, "exited")
-	default:
-	}
-	if c.launchStart == 0 {
-		return rec(ports.SignalRefusedNotOwned, "the launcher's start time could not be read at launch")
-	}
-	h, err := os.FindProcess(pid)
-	if err != nil {
-		return rec(ports.SignalError, err.Error())
-	}
-	defer h.Release()
-	st, err := readProcStat(pid)
-	switch {
-	case err != nil && errors.Is(err, os.ErrNotExist), err == nil && st.dead():
-		return rec(ports.SignalNoSuchProcess, "exited")
-	case err != nil:
-		return rec(ports.SignalRefusedNotOwned, "start time could not be revalidated: "+err.Error())
-	case st.start != c.launchStart:
-		return rec(ports.SignalRefusedNotOwned, "the pid now belongs to another process")
-	}
-	if err := h.Signal(sig); err != nil {
-		if errors.Is(err, os.ErrProcessDone) || errors.Is(err, syscall.ESRCH) {
-			return rec(ports.SignalNoSuchProcess, err.Error())
-		}
-		return rec(ports.SignalError, err.Error())
-	}
-	return rec(ports.SignalDelivered, "")
+// signalLauncher sends a scenario signal to the launched process only; the
+// supervisor proves the pid still names it first.
+func (c *capture) signalLauncher(sig syscall.Signal) (ports.SignalResult, string) {
+	at := c.sup.SignalLauncher(sig)
+	c.eventSignals = append(c.eventSignals, at)
+	return at.Result, at.Reason
 }
 
 // exitRecord reads the launcher's status when it was seen to exit.
@@ -781,33 +745,11 @@ func (c *capture) exitRecord(seenAt time.Duration) ports.CaptureExit {
 	ms := seenAt.Milliseconds()
 	x.ElapsedMS = &ms
 	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		x.Signal = signalName(ws.Signal())
+		x.Signal = supervisor.SignalName(ws.Signal())
 	} else if code := st.ExitCode(); code >= 0 && c.disposition == ports.DispositionExited {
 		x.Code = &code
 	}
 	return x
-}
-
-func signalName(s syscall.Signal) string {
-	switch s {
-	case syscall.SIGINT:
-		return "SIGINT"
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGKILL:
-		return "SIGKILL"
-	case syscall.SIGHUP:
-		return "SIGHUP"
-	case syscall.SIGQUIT:
-		return "SIGQUIT"
-	case syscall.SIGABRT:
-		return "SIGABRT"
-	case syscall.SIGSEGV:
-		return "SIGSEGV"
-	case syscall.SIGPIPE:
-		return "SIGPIPE"
-	}
-	return "signal " + strconv.Itoa(int(s))
 }
 
 func (c *capture) cleanupReport(cleanErr, rendererErr error, signalledBefore, signalledAfter int, settlement string) ports.CaptureCleanup {

@@ -5,10 +5,10 @@ package pty
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"sort"
@@ -23,124 +23,13 @@ import (
 // stopping and cleaning up are the supervisor's, which proves ownership again
 // before every signal.
 
-const procRoot = "/proc"
-
 type procKey struct {
 	pid   int
 	start uint64
 }
 
-type procStat struct {
-	pid, ppid, pgid, sid int
-	start                uint64
-	state                byte
-	comm                 string
-}
-
-func (p procStat) dead() bool { return p.state == 'Z' || p.state == 'X' || p.state == 'x' }
-
-func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return b[:limit], errTooLarge
-	}
-	return b, nil
-}
-
-var errTooLarge = errors.New("larger than the read bound")
-
-func readProcStat(pid int) (procStat, error) {
-	b, err := readBounded(procRoot+"/"+strconv.Itoa(pid)+"/stat", 4096)
-	if err != nil {
-		return procStat{}, err
-	}
-	return parseProcStat(pid, b)
-}
-
-// parseProcStat reads /proc/PID/stat: the command sits in parentheses and
-// may contain anything, so the fields start after the last ')'.
-func parseProcStat(pid int, b []byte) (procStat, error) {
-	open := bytes.IndexByte(b, '(')
-	end := bytes.LastIndexByte(b, ')')
-	if open < 0 || end < open {
-		return procStat{}, fmt.Errorf("/proc/%d/stat: no command name", pid)
-	}
-	f := strings.Fields(string(b[end+1:]))
-	if len(f) < 20 || len(f[0]) != 1 {
-		return procStat{}, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f)+2)
-	}
-	p := procStat{pid: pid, state: f[0][0], comm: string(b[open+1 : end])}
-	var err error
-	if p.ppid, err = strconv.Atoi(f[1]); err == nil {
-		if p.pgid, err = strconv.Atoi(f[2]); err == nil {
-			if p.sid, err = strconv.Atoi(f[3]); err == nil {
-				p.start, err = strconv.ParseUint(f[19], 10, 64)
-			}
-		}
-	}
-	if err != nil {
-		return procStat{}, fmt.Errorf("/proc/%d/stat: %w", pid, err)
-	}
-	return p, nil
-}
-
-func readProcTable() (map[int]procStat, error) {
-	d, err := os.Open(procRoot)
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	names, err := d.Readdirnames(-1)
-	if err != nil {
-		return nil, err
-	}
-	tab := make(map[int]procStat, len(names))
-	for _, name := range names {
-		pid, err := strconv.Atoi(name)
-		if err != nil || pid <= 0 {
-			continue
-		}
-		p, err := readProcStat(pid)
-		if err != nil || p.dead() {
-			continue
-		}
-		tab[pid] = p
-	}
-	return tab, nil
-}
-
-// hasRunID reports whether pid's initial environment sets name=value (the
-// first entry for name counts). ok is false when it could not be read.
-func hasRunID(pid int, value string) (has, ok bool) {
-	b, err := readBounded(procRoot+"/"+strconv.Itoa(pid)+"/environ", 4<<20)
-	if err != nil {
-		return false, false
-	}
-	prefix := []byte(supervisor.RunIDEnv + "=")
-	for len(b) > 0 {
-		entry := b
-		if i := bytes.IndexByte(b, 0); i >= 0 {
-			entry, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
-		if bytes.HasPrefix(entry, prefix) {
-			return string(entry[len(prefix):]) == value, true
-		}
-	}
-	return false, true
-}
-
 func readArgv(pid int) ([]string, bool) {
-	b, err := readBounded(procRoot+"/"+strconv.Itoa(pid)+"/cmdline", 64<<10)
+	b, err := supervisor.ReadProcFile(pid, "cmdline", 64<<10)
 	if err != nil || len(b) == 0 {
 		return nil, false // unreadable, or a kernel thread / zombie
 	}
@@ -198,19 +87,19 @@ func (s *sampler) fail(err error) {
 }
 
 // sample takes one look and returns the capture's live processes.
-func (s *sampler) sample(atMS int64) []procStat {
-	tab, err := readProcTable()
+func (s *sampler) sample(atMS int64) []supervisor.Proc {
+	tab, err := supervisor.ProcTable(context.Background())
 	if err != nil {
 		s.fail(err)
 		return nil
 	}
-	owned := map[int]procStat{}
-	if p, ok := tab[s.launcher]; ok && p.start == s.launchStart {
-		owned[p.pid] = p
+	owned := map[int]supervisor.Proc{}
+	if p, ok := tab[s.launcher]; ok && p.Start == s.launchStart {
+		owned[p.PID] = p
 	}
 	for k := range s.procs {
-		if p, ok := tab[k.pid]; ok && p.start == k.start {
-			owned[p.pid] = p
+		if p, ok := tab[k.pid]; ok && p.Start == k.start {
+			owned[p.PID] = p
 		}
 	}
 	grow := func() {
@@ -220,7 +109,7 @@ func (s *sampler) sample(atMS int64) []procStat {
 				if _, ok := owned[pid]; ok {
 					continue
 				}
-				if parent, ok := owned[p.ppid]; ok && p.start >= parent.start {
+				if parent, ok := owned[p.PPID]; ok && p.Start >= parent.Start {
 					owned[pid] = p
 					changed = true
 				}
@@ -230,14 +119,14 @@ func (s *sampler) sample(atMS int64) []procStat {
 	grow()
 	byToken := map[int]bool{}
 	for pid, p := range tab {
-		if _, ok := owned[pid]; ok || p.start < s.launchStart || pid == os.Getpid() {
+		if _, ok := owned[pid]; ok || p.Start < s.launchStart || pid == os.Getpid() {
 			continue
 		}
-		k := procKey{pid, p.start}
+		k := procKey{pid, p.Start}
 		has, seen := s.tokenSeen[k]
 		if !seen {
 			var ok bool
-			has, ok = hasRunID(pid, s.runID)
+			has, ok = supervisor.CarriesRunID(pid, s.runID)
 			if !ok {
 				// Another user's process, or one that is gone: not ours to
 				// claim, and not worth a failure unless it is in our group.
@@ -252,44 +141,44 @@ func (s *sampler) sample(atMS int64) []procStat {
 	}
 	grow()
 
-	live := make([]procStat, 0, len(owned))
+	live := make([]supervisor.Proc, 0, len(owned))
 	for _, p := range owned {
 		live = append(live, p)
 	}
-	sort.Slice(live, func(i, j int) bool { return live[i].pid < live[j].pid })
+	sort.Slice(live, func(i, j int) bool { return live[i].PID < live[j].PID })
 	for _, p := range live {
-		k := procKey{p.pid, p.start}
+		k := procKey{p.PID, p.Start}
 		rec, ok := s.procs[k]
 		if !ok {
-			argv, readable := readArgv(p.pid)
+			argv, readable := readArgv(p.PID)
 			rec = &procRecord{key: k, CapturedProcess: ports.CapturedProcess{
-				PID: p.pid, Comm: p.comm, Argv: argv, ArgvReadable: readable,
-				FirstSeenMS: atMS, ByRunID: byToken[p.pid],
+				PID: p.PID, Comm: p.Comm, Argv: argv, ArgvReadable: readable,
+				FirstSeenMS: atMS, ByRunID: byToken[p.PID],
 			}}
 			s.procs[k] = rec
 			s.order = append(s.order, k)
 		}
-		rec.ParentPID, rec.ProcessGroupID, rec.SessionID = p.ppid, p.pgid, p.sid
+		rec.ParentPID, rec.ProcessGroupID, rec.SessionID = p.PPID, p.PGID, p.SID
 		rec.LastSeenMS = atMS
-		if p.comm != rec.Comm || !rec.ArgvReadable {
+		if p.Comm != rec.Comm || !rec.ArgvReadable {
 			// An exec (the kernel's command name changed) or a first read
 			// that failed: the argv is read again.
-			rec.Comm = p.comm
-			rec.Argv, rec.ArgvReadable = readArgv(p.pid)
+			rec.Comm = p.Comm
+			rec.Argv, rec.ArgvReadable = readArgv(p.PID)
 		}
-		cmd := p.comm
+		cmd := p.Comm
 		if rec.ArgvReadable {
 			cmd = strings.Join(rec.Argv, " ")
 		}
-		sig := fmt.Sprintf("%d\x00%s\x00%d\x00%d", p.ppid, cmd, p.pgid, p.sid)
+		sig := fmt.Sprintf("%d\x00%s\x00%d\x00%d", p.PPID, cmd, p.PGID, p.SID)
 		if sig != rec.lastSig {
 			rec.lastSig = sig
 			if int64(len(s.samples)) >= s.limit {
 				s.limitHit, s.partial = true, true
 			} else {
 				s.samples = append(s.samples, ports.ProcessSample{
-					AtMS: atMS, PID: p.pid, ParentPID: p.ppid, Command: cmd,
-					ProcessGroupID: p.pgid, SessionID: p.sid,
+					AtMS: atMS, PID: p.PID, ParentPID: p.PPID, Command: cmd,
+					ProcessGroupID: p.PGID, SessionID: p.SID,
 				})
 			}
 		}
@@ -299,10 +188,10 @@ func (s *sampler) sample(atMS int64) []procStat {
 }
 
 // sampleSockets records the listening TCP sockets the live processes hold.
-func (s *sampler) sampleSockets(live []procStat, atMS int64) {
+func (s *sampler) sampleSockets(live []supervisor.Proc, atMS int64) {
 	inodes := map[string]int{}
 	for _, p := range live {
-		dir := procRoot + "/" + strconv.Itoa(p.pid) + "/fd"
+		dir := "/proc/" + strconv.Itoa(p.PID) + "/fd"
 		d, err := os.Open(dir)
 		if err != nil {
 			continue
@@ -315,7 +204,7 @@ func (s *sampler) sampleSockets(live []procStat, atMS int64) {
 				continue
 			}
 			if in, ok := strings.CutPrefix(link, "socket:["); ok {
-				inodes[strings.TrimSuffix(in, "]")] = p.pid
+				inodes[strings.TrimSuffix(in, "]")] = p.PID
 			}
 		}
 	}
@@ -323,8 +212,8 @@ func (s *sampler) sampleSockets(live []procStat, atMS int64) {
 		return
 	}
 	for _, proto := range []string{"tcp", "tcp6"} {
-		b, err := readBounded(procRoot+"/net/"+proto, 16<<20)
-		if err != nil && !errors.Is(err, errTooLarge) {
+		b, err := supervisor.ReadBounded("/proc/net/"+proto, 16<<20)
+		if err != nil && !errors.Is(err, supervisor.ErrTooLarge) {
 			continue
 		}
 		for _, l := range parseListeners(proto, b) {

@@ -1,0 +1,131 @@
+//go:build linux
+
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+
+	"rea/ports"
+)
+
+// The exported /proc view is for engines that observe what they launched:
+// the capture engine samples the process tree as it grows. Reading never
+// signals; signalling goes through a Run, which proves ownership first.
+
+// Proc is one process as /proc/PID/stat reports it.
+type Proc struct {
+	PID, PPID, PGID, SID int
+	// Start is the start time in clock ticks after boot: with PID, the
+	// process's identity.
+	Start uint64
+	State byte // R, S, D, Z, X, ...
+	Comm  string
+}
+
+// Dead reports a zombie or dead task.
+func (p Proc) Dead() bool { return procInfo{state: p.State}.dead() }
+
+func (p procInfo) export() Proc {
+	return Proc{PID: p.pid, PPID: p.ppid, PGID: p.pgid, SID: p.sid, Start: p.start, State: p.state, Comm: p.comm}
+}
+
+// ReadProc reads one process's /proc/PID/stat. A vanished process is an
+// error matching os.ErrNotExist.
+func ReadProc(pid int) (Proc, error) {
+	p, err := readStat(pid)
+	return p.export(), err
+}
+
+// ProcTable returns every live process (zombies and dead tasks excluded).
+func ProcTable(ctx context.Context) (map[int]Proc, error) {
+	tab, err := readTable(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int]Proc, len(tab))
+	for pid, p := range tab {
+		out[pid] = p.export()
+	}
+	return out, nil
+}
+
+// CarriesRunID reports whether pid's initial environment sets RunIDEnv to
+// runID (its first entry for the name counts). ok is false when the
+// environment could not be read: another user's process, or one that is gone.
+func CarriesRunID(pid int, runID string) (has, ok bool) {
+	st, _ := tokenState(pid, RunIDEnv, runID)
+	switch st {
+	case tokenPresent:
+		return true, true
+	case tokenMismatch:
+		return false, true
+	}
+	return false, false
+}
+
+// ErrTooLarge is returned by ReadBounded, with the bytes up to the bound,
+// when a file is larger than the bound.
+var ErrTooLarge = errors.New("larger than the read bound")
+
+// ReadBounded reads at most limit bytes of path (a /proc file).
+func ReadBounded(path string, limit int64) ([]byte, error) { return readBounded(path, limit) }
+
+// ReadProcFile reads /proc/PID/name, at most limit bytes.
+func ReadProcFile(pid int, name string, limit int64) ([]byte, error) {
+	return readBounded(procRoot+"/"+strconv.Itoa(pid)+"/"+name, limit)
+}
+
+// SignalLauncher sends sig to the launched process only, after proving that
+// its pid still names it: the handle is opened first (a pidfd), then the
+// start time read at launch is checked again. The attempt is returned, not
+// added to Signals (those are the stop sequence's); the caller keeps it.
+func (r *Run) SignalLauncher(sig syscall.Signal) ports.SignalAttempt {
+	r.mu.Lock()
+	pid, start, started := r.pid, r.startTick, r.cmd != nil
+	r.mu.Unlock()
+	at := ports.SignalAttempt{Target: ports.TargetProcess, ID: pid, Signal: SignalName(sig), At: time.Now().UTC()}
+	done := func(res ports.SignalResult, why string) ports.SignalAttempt {
+		at.Result, at.Reason = res, why
+		return at
+	}
+	if !started {
+		return done(ports.SignalRefusedNotOwned, "nothing was launched")
+	}
+	select {
+	case <-r.exited:
+		return done(ports.SignalNoSuchProcess, "exited")
+	default:
+	}
+	if start == 0 {
+		return done(ports.SignalRefusedNotOwned, "the launcher's start time could not be read at launch")
+	}
+	h, err := os.FindProcess(pid)
+	if err != nil {
+		return done(ports.SignalError, err.Error())
+	}
+	defer h.Release()
+	cur, err := readStat(pid)
+	switch {
+	case err != nil && errors.Is(err, os.ErrNotExist), err == nil && cur.dead():
+		return done(ports.SignalNoSuchProcess, "exited")
+	case err != nil:
+		return done(ports.SignalRefusedNotOwned, "start time could not be revalidated: "+err.Error())
+	case cur.start != start:
+		return done(ports.SignalRefusedNotOwned, "the pid now belongs to another process")
+	}
+	err = h.Signal(sig)
+	return done(result(err), reason(err))
+}
+
+// StartTick is the launcher's start time in clock ticks after boot, 0 when
+// it could not be read at launch.
+func (r *Run) StartTick() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.startTick
+}
