@@ -89,6 +89,13 @@ type TraceBreakpoint struct {
 	// else a shared library's path or file name (libc.so.6); a library must
 	// be loaded by the time the program reaches its entry point.
 	Module string
+	// Symbol, when set, names an exported function to find at run time in
+	// the shared libraries the loader has mapped by the time the program
+	// reaches its entry point (in load order; the first that defines it
+	// wins): Address and Module are then filled by the tracer. For a
+	// function the static analysis does not hold (a libc function called
+	// through the GOT with -fno-plt, or any library function).
+	Symbol string
 	// Name is the caller's label for the procedure, echoed in hits.
 	Name string
 }

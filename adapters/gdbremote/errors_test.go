@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -300,4 +301,42 @@ func TestTraceLaunchEnvironment(t *testing.T) {
 	is.Equal(*res.Exit.Code, 5)   // atoi("5 $(false)"): the shell never saw it
 	is.Equal(len(res.Signals), 0) // the server exited by itself
 	is.Equal(len(res.Remaining), 0)
+}
+
+// A symbol breakpoint finds a library function the program calls through
+// its GOT (-fno-plt: no PLT entry to break on) once the loader mapped it; a
+// name no library exports, an indirect function, and a static executable
+// (no loader list) are typed request errors.
+func TestTraceSymbolBreakpoint(t *testing.T) {
+	needServer(t)
+	is := is.New(t)
+	bin := buildC(t, "calls.c", "calls-noplt", "-fno-plt", "-O1")
+	trace := func(bin string, args []string, bps ...ports.TraceBreakpoint) (*ports.TraceResult, error) {
+		id := runID(t)
+		defer noneLeft(t, id)
+		return gdbremote.New(nil).TraceCalls(context.Background(), ports.TraceRequest{
+			Launch: &ports.TraceLaunch{Path: bin, Args: args}, Breakpoints: bps, RunID: id,
+		})
+	}
+	bps := []ports.TraceBreakpoint{{Symbol: "strtol", Name: "strtol"}}
+	res, err := trace(bin, []string{"42"}, bps...)
+	is.NoErr(err)
+	is.Equal(bps[0].Address, uint64(0)) // the caller's request is not rewritten
+	is.Equal(len(res.Hits), 1)
+	is.Equal(res.Hits[0].ReturnValue, uint64(42))
+	is.Equal(filepath.Base(res.Breakpoints[0].Module), "libc.so.6")
+	is.True(res.Breakpoints[0].Address != 0)
+
+	_, err = trace(bin, nil, ports.TraceBreakpoint{Symbol: "no_such_function_anywhere", Name: "x"})
+	is.True(errors.Is(err, ports.ErrAddressNotMapped))
+	is.True(strings.Contains(err.Error(), "no_such_function_anywhere"))
+	_, err = trace(bin, nil, ports.TraceBreakpoint{Symbol: "strlen", Name: "strlen"}) // an IFUNC in glibc
+	is.True(errors.Is(err, ports.ErrAddressNotMapped))
+	is.True(strings.Contains(err.Error(), "strlen@plt"))
+	_, err = trace(bin, nil, ports.TraceBreakpoint{Symbol: "strtol", Address: 4, Name: "x"})
+	is.True(errors.Is(err, ports.ErrTraceRequest))
+
+	static := buildC(t, "calls.c", "calls-static", "-static")
+	_, err = trace(static, nil, ports.TraceBreakpoint{Symbol: "no_such_function_anywhere", Name: "x"})
+	is.True(errors.Is(err, ports.ErrAddressNotMapped))
 }

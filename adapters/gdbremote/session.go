@@ -2,6 +2,7 @@ package gdbremote
 
 import (
 	"context"
+	"debug/elf"
 	"encoding/binary"
 	"encoding/xml"
 	"errors"
@@ -162,7 +163,7 @@ func (s *session) relocate(ctx context.Context) error {
 
 	needLibs := false
 	for _, b := range s.req.Breakpoints {
-		needLibs = needLibs || b.Module != ""
+		needLibs = needLibs || b.Module != "" || b.Symbol != ""
 	}
 	if !needLibs {
 		return nil
@@ -172,20 +173,92 @@ func (s *session) relocate(ctx context.Context) error {
 			return err
 		}
 	}
+	var mods []ports.TraceModule
 	libs, err := s.cl.xfer(ctx, "libraries-svr4", "")
-	if err != nil {
+	switch {
+	case err != nil && !isReply(err):
 		return fmt.Errorf("library list: %w", err)
+	case err == nil:
+		if mods, err = parseLibraries(libs); err != nil {
+			return err
+		}
 	}
-	mods, err := parseLibraries(libs)
-	if err != nil {
-		return err
-	}
+	// An error reply: no loader list (a static executable), so no libraries;
+	// a breakpoint that needs one then names what is missing.
 	for _, m := range mods {
 		if m.Name != "" {
 			s.res.Modules = append(s.res.Modules, m)
 		}
 	}
+	return s.resolveSymbols()
+}
+
+// resolveSymbols fills the address and module of every symbol breakpoint
+// from the dynamic symbol tables of the loaded libraries, in load order.
+func (s *session) resolveSymbols() error {
+	var bps []ports.TraceBreakpoint
+	tables := map[string]map[string]elf.Symbol{}
+	for i, b := range s.req.Breakpoints {
+		if b.Symbol == "" {
+			continue
+		}
+		if bps == nil {
+			bps = append([]ports.TraceBreakpoint(nil), s.req.Breakpoints...) // the caller's slice stays as it was
+		}
+		found := false
+		for _, m := range s.res.Modules[1:] {
+			tab, ok := tables[m.Path]
+			if !ok {
+				tab = exportedFunctions(m.Path)
+				tables[m.Path] = tab
+			}
+			sym, ok := tab[b.Symbol]
+			if !ok {
+				continue
+			}
+			if elf.ST_TYPE(sym.Info) == elf.STT_GNU_IFUNC {
+				return fmt.Errorf("breakpoint %d: %s in %s is an indirect function, resolved to an implementation the loader picks; trace %s@plt in the program instead: %w",
+					i, b.Symbol, path.Base(m.Path), b.Symbol, ports.ErrAddressNotMapped)
+			}
+			bps[i].Address, bps[i].Module, bps[i].Symbol = sym.Value, m.Name, ""
+			found = true
+			break
+		}
+		if !found {
+			return fmt.Errorf("breakpoint %d: no library loaded at the entry point exports a function %s: %w", i, b.Symbol, ports.ErrAddressNotMapped)
+		}
+	}
+	if bps != nil {
+		s.req.Breakpoints = bps
+	}
 	return nil
+}
+
+// exportedFunctions reads a library's defined function symbols from its
+// dynamic symbol table (the default version wins over hidden ones). An
+// unreadable library has none.
+func exportedFunctions(p string) map[string]elf.Symbol {
+	out := map[string]elf.Symbol{}
+	f, err := elf.Open(p)
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	syms, err := f.DynamicSymbols()
+	if err != nil {
+		return out
+	}
+	for _, sym := range syms {
+		t := elf.ST_TYPE(sym.Info)
+		if sym.Section == elf.SHN_UNDEF || (t != elf.STT_FUNC && t != elf.STT_GNU_IFUNC) || sym.Value == 0 {
+			continue
+		}
+		if prev, dup := out[sym.Name]; dup && (!prev.VersionIndex.IsHidden() || sym.VersionIndex.IsHidden()) {
+			continue // keep the default (non-hidden) version
+		}
+		out[sym.Name] = sym
+	}
+	return out
 }
 
 // runTo runs a just-launched program to addr (its entry point), where the

@@ -160,6 +160,11 @@ func checkRequest(req *ports.TraceRequest) (*elfInfo, error) {
 	if len(req.Breakpoints) > MaxBreakpoints {
 		return nil, bad("%d breakpoints: at most %d", len(req.Breakpoints), MaxBreakpoints)
 	}
+	for i, b := range req.Breakpoints {
+		if b.Symbol != "" && (b.Address != 0 || b.Module != "" || strings.IndexByte(b.Symbol, 0) >= 0 || len(b.Symbol) > 1024) {
+			return nil, bad("breakpoint %d: a symbol breakpoint has no address or module and a name of at most 1024 bytes without NUL", i)
+		}
+	}
 	if req.MaxHits < 0 || req.MaxHits > ports.MaxTraceHits || req.MaxDuration < 0 {
 		return nil, bad("limits out of range (max hits 0 to %d, duration not negative)", ports.MaxTraceHits)
 	}

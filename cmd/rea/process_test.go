@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -401,5 +402,32 @@ func TestCLICaptureAndTrace(t *testing.T) {
 	is.True(strings.Contains(out, "3 hits"))
 	is.True(strings.Contains(out, "target    0x1   0x2   0x3"))
 	is.True(strings.Contains(out, "main"))
+
+	// Library functions by name: through the PLT entry the analysis lists,
+	// and, where the program has none (-fno-plt), in the library itself.
+	out, stderr, code = runCLI(t, "trace", "--function", "printf@plt", "--", calls)
+	t.Log(out, stderr)
+	is.Equal(code, 0)
+	is.True(strings.Contains(out, "1 hits"))
+	noPLT := buildC(t, "calls-noplt", callsC, "-fno-plt")
+	for _, name := range []string{"printf", "printf@plt"} {
+		out, stderr, code = runCLI(t, "--format", "json", "trace", "--function", name, "--", noPLT)
+		t.Log(out, stderr)
+		is.Equal(code, 0)
+		ev, err := core.ParseEvidence([]byte(out))
+		is.NoErr(err)
+		var r struct {
+			Hits        []json.RawMessage `json:"hits"`
+			Breakpoints []struct {
+				Module any `json:"module"`
+			} `json:"breakpoints"`
+		}
+		is.NoErr(json.Unmarshal(ev.NormalizedResult, &r))
+		is.Equal(len(r.Hits), 1)
+		is.True(strings.Contains(fmt.Sprint(r.Breakpoints[0].Module), "libc.so.6"))
+	}
+	_, stderr, code = runCLI(t, "trace", "--function", "no_such_function_anywhere", "--", noPLT)
+	is.True(code != 0)
+	is.True(strings.Contains(stderr, "no_such_function_anywhere"))
 	noDescendants(t)
 }

@@ -28,7 +28,7 @@ func opTraceNativeCalls() *core.Operation {
 		Effects:     core.Effects{MutatesSession: true, LaunchesProcess: true, ExecutesForeignCode: true},
 		NeedsTarget: true,
 		Input: core.InputSchema([]string{"procedures"},
-			`"procedures":{"type":"array","minItems":1,"maxItems":1000,"items":{"type":"string","minLength":1},"description":"Procedures to trace: names from the open analysis (such as main or printf@plt) or 0x link-time addresses."}`,
+			`"procedures":{"type":"array","minItems":1,"maxItems":1000,"items":{"type":"string","minLength":1},"description":"Procedures to trace: names from the open analysis (such as main or printf@plt), functions the program's shared libraries export (printf: found once the loader mapped them; where the program has no PLT entry, printf@plt means the same), or 0x link-time addresses."}`,
 			`"program":{"type":"string","minLength":1,"description":"The executable to launch; defaults to the open target, whose SHA-256 it must have."}`,
 			`"arguments":{"type":"array","items":{"type":"string"},"default":[],"description":"Arguments after the program name."}`,
 			`"working_directory":{"type":"string","description":"Working directory of the program."}`,
@@ -165,9 +165,20 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 			continue
 		}
 		p, ok := idx.byName[want]
+		base, plt := strings.CutSuffix(want, "@plt")
+		if !ok && plt {
+			// No PLT entry (-fno-plt, or a static build): the function itself.
+			p, ok = idx.byName[base]
+		}
 		if !ok {
-			return nil, core.InvalidRequest(op, core.Issue{Path: []any{"procedures", i}, Reason: core.ReasonInvalidValue,
-				Message: "no procedure or function named " + want + " in the open analysis"})
+			if base == "" || strings.ContainsAny(base, "@ \x00") {
+				return nil, core.InvalidRequest(op, core.Issue{Path: []any{"procedures", i}, Reason: core.ReasonInvalidValue,
+					Message: "no procedure or function named " + want + " in the open analysis"})
+			}
+			// Not in the program: a function of a library it loads, found by
+			// the tracer once the loader has mapped them.
+			bps = append(bps, ports.TraceBreakpoint{Symbol: base, Name: want})
+			continue
 		}
 		bps = append(bps, ports.TraceBreakpoint{Address: p.Address, Name: want})
 	}
