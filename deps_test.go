@@ -71,7 +71,7 @@ var policy = []struct {
 	{"rea/adapters/gdbremote", []string{"rea/ports", "rea/supervisor"}, engineTests},
 	{"rea/adapters/", []string{"rea/ports", "rea/supervisor"}, engineTests}, // any future engine
 	// cmd/rea's end-to-end tests are MCP clients, so its tests may use go-sdk.
-	{"rea/cmd/", []string{"rea/"}, []string{"github.com/modelcontextprotocol/go-sdk/", "github.com/matryer/is"}},
+	{"rea/cmd/", []string{"rea/"}, []string{"github.com/modelcontextprotocol/go-sdk/", "github.com/matryer/is", "github.com/creack/pty"}}, // a PTY: rea capture's live view needs a terminal on stderr
 	{"rea/examples/", []string{"rea/core", "rea/core/", "rea/ports", "rea/adapters/"}, []string{"github.com/matryer/is"}},
 	{"rea/bench/", []string{"rea/"}, nil},
 }

@@ -4,9 +4,27 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 )
+
+type terminalViewKey struct{}
+
+// WithTerminalView returns a context under which a capture engine copies the
+// captured program's raw terminal output to w as it arrives: a live view for
+// a person watching (rea capture on a terminal). The view never slows or
+// changes the capture: output a slow w cannot take is dropped from the view
+// only.
+func WithTerminalView(ctx context.Context, w io.Writer) context.Context {
+	return context.WithValue(ctx, terminalViewKey{}, w)
+}
+
+// TerminalView returns the writer WithTerminalView put in ctx, or nil.
+func TerminalView(ctx context.Context) io.Writer {
+	w, _ := ctx.Value(terminalViewKey{}).(io.Writer)
+	return w
+}
 
 // Process capture: an engine runs a declared program in a pseudo-terminal as
 // an owned process group, drives it with timed events and reports what it

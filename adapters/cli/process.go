@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+
+	"rea/ports"
 )
 
 // rea capture and rea trace: the process family's tools with readable
@@ -37,7 +39,21 @@ func (c *captureCmd) Run(e *env) error {
 	}
 	s := e.session()
 	defer s.Close(context.WithoutCancel(e.ctx))
-	res, err := e.call(s, "capture_process_scenario", args)
+	ce := e
+	if e.opts.StderrIsTerminal {
+		// A person is watching: the program's terminal, live, on stderr, in
+		// place of the progress line (which would draw over it).
+		le, o := *e, *e.opts
+		o.StderrIsTerminal = false
+		le.opts = &o
+		le.ctx = ports.WithTerminalView(e.ctx, e.opts.Stderr)
+		ce = &le
+		fmt.Fprintf(e.opts.Stderr, "rea capture: live view of %s (the capture's record follows when it ends)\r\n", args["executable"])
+	}
+	res, err := ce.call(s, "capture_process_scenario", args)
+	if e.opts.StderrIsTerminal {
+		fmt.Fprint(e.opts.Stderr, "\033[0m\r\nrea capture: end of live view\r\n")
+	}
 	if err != nil {
 		return err
 	}

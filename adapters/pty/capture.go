@@ -250,13 +250,17 @@ func (e *Engine) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (
 	c.samp = newSampler(pid, c.launchStart, sup.ID(), sc.Limits.Processes)
 
 	chunks := make(chan chunk, 256)
+	view := startView(ports.TerminalView(ctx))
 	go func() {
 		defer close(chunks)
+		defer view.end()
 		buf := make([]byte, 32<<10)
 		for {
 			n, err := ptm.Read(buf)
 			if n > 0 {
-				chunks <- chunk{at: time.Since(c.t0), data: append([]byte(nil), buf[:n]...)}
+				data := append([]byte(nil), buf[:n]...)
+				view.send(data)
+				chunks <- chunk{at: time.Since(c.t0), data: data}
 			}
 			if err != nil {
 				return // EIO once every slave descriptor is closed, or our Close
@@ -445,6 +449,7 @@ func (e *Engine) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (
 			c.store(ch)
 		}
 	}
+	view.wait(time.Second)
 	if tail := c.red.Flush(); tail != "" {
 		c.storeText(c.elapsed(), tail)
 	}

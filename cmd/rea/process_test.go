@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
 	"github.com/matryer/is"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -429,5 +432,48 @@ func TestCLICaptureAndTrace(t *testing.T) {
 	_, stderr, code = runCLI(t, "trace", "--function", "no_such_function_anywhere", "--", noPLT)
 	is.True(code != 0)
 	is.True(strings.Contains(stderr, "no_such_function_anywhere"))
+	noDescendants(t)
+}
+
+// rea capture on a terminal shows the program's terminal live on stderr, in
+// place of the progress line; the record on stdout is unchanged.
+func TestCLICaptureLiveView(t *testing.T) {
+	is := is.New(t)
+	if runtime.GOOS != "linux" {
+		t.Skip("process capture needs Linux")
+	}
+	ptm, tty, err := pty.Open()
+	is.NoErr(err)
+	defer ptm.Close()
+	var live bytes.Buffer
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		io.Copy(&live, ptm) // ends with EIO once the child and we close the tty
+	}()
+	cmd := exec.Command(reaBin, "capture", "--", "/bin/sh", "-c", "echo live-one; sleep 0.3; echo live-two")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, tty
+	is.NoErr(cmd.Run())
+	tty.Close()
+	select {
+	case <-read:
+	case <-time.After(5 * time.Second):
+		ptm.Close()
+		<-read
+	}
+	t.Log(live.String())
+	is.True(strings.Contains(live.String(), "live view of /bin/sh"))
+	is.True(strings.Contains(live.String(), "live-one"))
+	is.True(strings.Contains(live.String(), "live-two"))
+	is.True(strings.Contains(live.String(), "end of live view"))
+	is.True(strings.Contains(out.String(), "| live-two")) // the final screen, as without a terminal
+	is.True(!strings.Contains(out.String(), "live view"))
+
+	// Without a terminal there is no view.
+	stdout, stderr, code := runCLI(t, "capture", "--", "/bin/sh", "-c", "echo quiet")
+	is.Equal(code, 0)
+	is.True(strings.Contains(stdout, "| quiet"))
+	is.True(!strings.Contains(stderr, "quiet"))
 	noDescendants(t)
 }
