@@ -109,6 +109,8 @@ type Operation struct {
 	// a non-empty reason and its remediation for tool_availability.
 	Unavailable func(*Registry) (reason, remediation string)
 	Handler     Handler
+	// Types are the Go input and result types (Family.Types).
+	Types Types
 
 	once                  sync.Once
 	outOnce               sync.Once

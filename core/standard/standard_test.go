@@ -5,6 +5,7 @@ import (
 
 	"rea/core"
 	"rea/core/standard"
+	"rea/core/typecheck"
 )
 
 func TestCatalogAssembles(t *testing.T) {
@@ -53,5 +54,28 @@ func TestAssembleRejectsDuplicates(t *testing.T) {
 	v := core.Family{Name: "again", Viewers: map[string]core.Viewer{"analyze_function": nil}}
 	if _, err := core.Assemble(append(standard.Families(), v)...); err == nil {
 		t.Fatal("a second viewer for analyze_function was accepted")
+	}
+}
+
+// TestEveryOperationIsTyped is the generation check of typed operations:
+// every operation of the default catalog has Go input and result types
+// (Family.Types), and each agrees with its schema (property names, JSON
+// types and nullability, required fields; rea/core/typecheck).
+func TestEveryOperationIsTyped(t *testing.T) {
+	cat, err := standard.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range cat.Operations() {
+		if op.Types.Input == nil || op.Types.Result == nil {
+			t.Errorf("%s: no Go input and result types (add them to its family's Types)", op.Name)
+			continue
+		}
+		for _, p := range typecheck.Check(op.Input, op.Types.Input, false) {
+			t.Errorf("%s input (%s): %s", op.Name, op.Types.Input, p)
+		}
+		for _, p := range typecheck.Check(op.Result, op.Types.Result, true) {
+			t.Errorf("%s result (%s): %s", op.Name, op.Types.Result, p)
+		}
 	}
 }

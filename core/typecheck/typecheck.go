@@ -27,7 +27,12 @@ var rawMessageType = reflect.TypeFor[json.RawMessage]()
 //
 // For a result (result true) a property is required exactly when its field
 // is always written (no omitempty); for an input, a required property's
-// field must not be omitted, and optional ones may be written or not.
+// field must not be omitted, and optional ones may be written or not. A
+// pointer field with omitempty is never written as null. An object schema
+// that only lists required names needs those fields, always written. A
+// union (anyOf/oneOf of objects) is compared, for an input's root, in the
+// flattened form front ends advertise (required where every alternative
+// requires it), and otherwise must match one alternative.
 func Check(schema json.RawMessage, t reflect.Type, result bool) []string {
 	var root map[string]any
 	if err := json.Unmarshal(schema, &root); err != nil {
@@ -35,7 +40,7 @@ func Check(schema json.RawMessage, t reflect.Type, result bool) []string {
 	}
 	defs, _ := root["$defs"].(map[string]any)
 	c := &typeCheck{defs: defs, result: result}
-	c.node(root, t, "", 0)
+	c.node(root, t, "", 0, false)
 	return c.out
 }
 
@@ -145,7 +150,9 @@ func goTypes(t reflect.Type) (types []string, nullable bool) {
 	return nil, true
 }
 
-func (c *typeCheck) node(n map[string]any, t reflect.Type, at string, depth int) {
+// node compares the schema n with t; omits says the field is written with
+// omitempty (a nil pointer is then left out, never written as null).
+func (c *typeCheck) node(n map[string]any, t reflect.Type, at string, depth int, omits bool) {
 	defs, out := c.defs, &c.out
 	if depth > 12 {
 		return
@@ -173,7 +180,7 @@ func (c *typeCheck) node(n map[string]any, t reflect.Type, at string, depth int)
 				*out = append(*out, fmt.Sprintf("%s: the schema says %s, %s encodes as %s", name, s, t, strings.Join(gts, " or ")))
 			}
 		}
-		if t.Kind() == reflect.Pointer && !slices.Contains(sts, "null") {
+		if t.Kind() == reflect.Pointer && !omits && !slices.Contains(sts, "null") {
 			*out = append(*out, fmt.Sprintf("%s: %s may be null, the schema does not allow it", name, t))
 		}
 	}
@@ -185,7 +192,7 @@ func (c *typeCheck) node(n map[string]any, t reflect.Type, at string, depth int)
 		c.object(n, t, at, depth)
 	case reflect.Slice, reflect.Array:
 		if items, ok := n["items"].(map[string]any); ok && t != rawMessageType {
-			c.node(items, t.Elem(), at+"[]", depth+1)
+			c.node(items, t.Elem(), at+"[]", depth+1, false)
 		}
 	}
 }
@@ -194,7 +201,9 @@ func (c *typeCheck) object(n map[string]any, t reflect.Type, at string, depth in
 	out := &c.out
 	props, ok := n["properties"].(map[string]any)
 	if !ok {
-		return // the schema does not describe this object's properties
+		c.requiredOnly(n, t, at)
+		c.union(n, t, at, depth)
+		return
 	}
 	required := map[string]bool{}
 	if r, ok := n["required"].([]any); ok {
@@ -225,7 +234,7 @@ func (c *typeCheck) object(n map[string]any, t reflect.Type, at string, depth in
 		case c.result && !required[name] && !omits:
 			*out = append(*out, fmt.Sprintf("%s: not required by the schema, but %s.%s is always written", path, t.Name(), f.Name))
 		}
-		c.node(p, f.Type, path, depth+1)
+		c.node(p, f.Type, path, depth+1, omits)
 	}
 	names := make([]string, 0, len(props))
 	for k := range props {
@@ -258,4 +267,98 @@ func jsonFields(t reflect.Type) []reflect.StructField {
 		}
 	}
 	return out
+}
+
+// alternatives lists the object alternatives of a union node (anyOf or
+// oneOf), resolved; nil when it has none.
+func (c *typeCheck) alternatives(n map[string]any) []map[string]any {
+	var out []map[string]any
+	for _, k := range []string{"anyOf", "oneOf"} {
+		alts, _ := n[k].([]any)
+		for _, a := range alts {
+			if m, ok := a.(map[string]any); ok {
+				if m = resolveRef(m, c.defs); m["properties"] != nil {
+					out = append(out, m)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// union compares t with a schema whose properties are in anyOf or oneOf
+// alternatives. An input at the root is compared with the flattened form
+// front ends advertise (every alternative's properties, required only
+// when every alternative requires it); otherwise t must match one
+// alternative, and the differences from the closest are reported.
+func (c *typeCheck) union(n map[string]any, t reflect.Type, at string, depth int) {
+	alts := c.alternatives(n)
+	if len(alts) == 0 {
+		return // the schema does not describe this object's properties
+	}
+	if !c.result && at == "" {
+		props, count := map[string]any{}, map[string]int{}
+		for _, a := range alts {
+			for k, v := range a["properties"].(map[string]any) {
+				if _, seen := props[k]; !seen {
+					props[k] = v
+				}
+			}
+			r, _ := a["required"].([]any)
+			for _, x := range r {
+				if s, ok := x.(string); ok {
+					count[s]++
+				}
+			}
+		}
+		var required []any
+		for k, n := range count {
+			if n == len(alts) {
+				required = append(required, k)
+			}
+		}
+		c.object(map[string]any{"properties": props, "required": required}, t, at, depth)
+		return
+	}
+	var best []string
+	for i, a := range alts {
+		sub := &typeCheck{defs: c.defs, result: c.result}
+		sub.object(a, t, at, depth)
+		if len(sub.out) == 0 {
+			return
+		}
+		if i == 0 || len(sub.out) < len(best) {
+			best = sub.out
+		}
+	}
+	for _, p := range best {
+		c.out = append(c.out, "no alternative of the union matches; closest: "+p)
+	}
+}
+
+// requiredOnly compares t with a schema that lists required properties
+// without describing them: each must be a field that is always written.
+func (c *typeCheck) requiredOnly(n map[string]any, t reflect.Type, at string) {
+	r, _ := n["required"].([]any)
+	if len(r) == 0 {
+		return
+	}
+	fields := map[string]bool{} // name -> omitted when empty
+	for _, f := range jsonFields(t) {
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
+			name = f.Name
+		}
+		fields[name] = strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")
+	}
+	for _, x := range r {
+		name, _ := x.(string)
+		omits, ok := fields[name]
+		switch {
+		case !ok:
+			c.out = append(c.out, fmt.Sprintf("%s.%s: required by the schema, no field in %s", at, name, t.Name()))
+		case omits:
+			c.out = append(c.out, fmt.Sprintf("%s.%s: required by the schema, but %s may omit it", at, name, t.Name()))
+		}
+	}
 }
