@@ -117,7 +117,7 @@ func (o *Operation) presentation(p SchemaProfile) (json.RawMessage, string, erro
 // ExampleBudget bounds the bytes of one tool's advertised examples: examples
 // are advertised in declaration order while they fit (the first always is);
 // the rest stay test examples, validated by Catalog.Check.
-const ExampleBudget = 20 << 10
+const ExampleBudget = 2 << 10
 
 // AdvertisedExamples returns the examples that are advertised: inline
 // Evidence replaced by retained references, examples that still fail the

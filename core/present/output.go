@@ -14,11 +14,12 @@ import (
 // results made that the largest and slowest part of discovery. The
 // advertised output schema is therefore a projection of the complete one:
 //
-//   - the Evidence record's fields (or session tools' result) with their
-//     types and enums;
-//   - the result (normalized_result, or result for session operations) with
-//     its properties, required fields and descriptions, and one level below
-//     them properties and required fields; deeper values keep their type only.
+//   - of an Evidence record, evidence_id and normalized_result, required,
+//     with the record left open (every tool's record has the same fields,
+//     which cost a kilobyte per tool to repeat); a session tool's {"result"};
+//   - the result with its properties, required fields and description, each
+//     property with its type and description; deeper values are not
+//     described (the complete schema has them).
 //
 // A projection only drops constraints, so every output that matches the
 // complete schema matches the advertised one (the kernel can check each
@@ -99,16 +100,29 @@ func Outputs(result json.RawMessage, session bool) (complete, advertised map[str
 }
 
 // advertisedDepth is how many levels below the result keep their properties.
-const advertisedDepth = 2
+const advertisedDepth = 1
 
 // Output projects the complete output schema out, whose result sits at
 // properties[resultKey], into the advertised one (without its $id).
 func Output(out map[string]any, resultKey string) map[string]any {
-	adv := projectOutput(out, out, advertisedDepth-1).(map[string]any) // the record's fields: types only
-	delete(adv, "description")
-	adv["$schema"] = out["$schema"]
-	adv["properties"].(map[string]any)[resultKey] = projectOutput(out, out["properties"].(map[string]any)[resultKey], 0)
-	return adv
+	result := projectOutput(out, out["properties"].(map[string]any)[resultKey], 0)
+	if resultKey == "result" { // a session tool: {"result": ...}
+		adv := projectOutput(out, out, advertisedDepth-1).(map[string]any)
+		delete(adv, "description")
+		adv["$schema"] = out["$schema"]
+		adv["properties"].(map[string]any)[resultKey] = result
+		return adv
+	}
+	// An Evidence record: every tool's record has the same fields, so the
+	// advertisement names only the two an agent reads first (the identity
+	// and the result) and leaves the record open; the record's other fields
+	// are CONTRACTS.md §2's, checked in full by the complete schema.
+	return map[string]any{
+		"$schema":    out["$schema"],
+		"type":       "object",
+		"required":   []any{"evidence_id", resultKey},
+		"properties": map[string]any{"evidence_id": map[string]any{"type": "string"}, resultKey: result},
+	}
 }
 
 // projectOutput is the advertised form of a schema s within the complete
