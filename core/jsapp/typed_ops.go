@@ -14,7 +14,7 @@ import (
 type TraceApplicationFeatureInputSeed struct {
 	Kind          string `json:"kind"`
 	Value         string `json:"value"`
-	CaseSensitive bool   `json:"case_sensitive,omitempty"` // Default true.
+	CaseSensitive *bool  `json:"case_sensitive,omitempty"` // Default true.
 	Match         string `json:"match,omitempty"`          // Default exact.
 }
 
@@ -34,16 +34,25 @@ type TraceApplicationFeatureInput struct {
 	NativeObservations []json.RawMessage                   `json:"native_observations,omitempty"` // Native analysis Evidence (inline) for the add-ons the trace reaches.
 }
 
+// TraceSummary counts what a trace found.
+type TraceSummary struct {
+	SeedMatches  int             `json:"seed_matches"`
+	Paths        int             `json:"paths"`
+	NodesVisited int             `json:"nodes_visited"`
+	EdgesVisited int             `json:"edges_visited"`
+	EndKinds     json.RawMessage `json:"end_kinds"`
+}
+
 // TraceApplicationFeatureResult is the result of trace_application_feature.
 type TraceApplicationFeatureResult struct {
-	TraceID        json.RawMessage `json:"trace_id"`
-	SourceGraphID  json.RawMessage `json:"source_graph_id"`
-	SeedMatches    json.RawMessage `json:"seed_matches"`
-	Paths          json.RawMessage `json:"paths"`
-	Graph          json.RawMessage `json:"graph"`
-	NativeHandoffs json.RawMessage `json:"native_handoffs"`
-	Summary        json.RawMessage `json:"summary"`
-	Coverage       json.RawMessage `json:"coverage"`
+	TraceID        string            `json:"trace_id"`
+	SourceGraphID  string            `json:"source_graph_id"`
+	SeedMatches    []json.RawMessage `json:"seed_matches"`
+	Paths          []json.RawMessage `json:"paths"`
+	Graph          json.RawMessage   `json:"graph"`
+	NativeHandoffs []json.RawMessage `json:"native_handoffs"`
+	Summary        TraceSummary      `json:"summary"`
+	Coverage       json.RawMessage   `json:"coverage"`
 }
 
 // TraceJavascriptSemanticsInputQuery is part of the input of trace_javascript_semantics.
@@ -93,14 +102,14 @@ type CompareApplicationVersionsInput struct {
 
 // CompareApplicationVersionsResult is the result of compare_application_versions.
 type CompareApplicationVersionsResult struct {
-	ComparisonID json.RawMessage `json:"comparison_id"`
-	LeftGraphID  json.RawMessage `json:"left_graph_id"`
-	RightGraphID json.RawMessage `json:"right_graph_id"`
-	Graph        json.RawMessage `json:"graph"`
-	Items        json.RawMessage `json:"items"`
-	Matching     json.RawMessage `json:"matching"`
-	Summary      json.RawMessage `json:"summary"`
-	Coverage     json.RawMessage `json:"coverage"`
+	ComparisonID string            `json:"comparison_id"`
+	LeftGraphID  string            `json:"left_graph_id"`
+	RightGraphID string            `json:"right_graph_id"`
+	Graph        json.RawMessage   `json:"graph"`
+	Items        []json.RawMessage `json:"items"`
+	Matching     map[string]int    `json:"matching"` // matched nodes by basis
+	Summary      map[string]int    `json:"summary"`  // items by status: added, removed, changed, unchanged, unknown, contradiction
+	Coverage     json.RawMessage   `json:"coverage"`
 }
 
 // CompareSourceToBundleInput is the input of compare_source_to_bundle.
