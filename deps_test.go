@@ -15,7 +15,11 @@ import (
 //
 //	ports              standard library only
 //	ports/portstest    ports + github.com/matryer/is
-//	core               the kernel: ports + its JSON libraries
+//	core               the kernel: ports + its JSON libraries + core/present
+//	core/present       standard library only: the kernel's presentation of
+//	                   schemas (advertised inputs, output projections, cache)
+//	core/typecheck     standard library only: the check that an operation's
+//	                   Go types and schemas agree; tests import it
 //	core/<family>      core + ports + the JSON libraries; core/jsapp also
 //	                   core/artifact (the application graph is built over the
 //	                   artifact graph's inventory); no other family imports
@@ -45,7 +49,7 @@ var policy = []struct {
 }{
 	{"rea/ports/portstest", []string{"rea/ports", "github.com/matryer/is"}, nil},
 	{"rea/ports", nil, []string{"github.com/matryer/is"}},
-	{"rea/core/standard", []string{"rea/core", "rea/core/artifact", "rea/core/binary", "rea/core/browser", "rea/core/diff", "rea/core/jsapp", "rea/core/process", "rea/core/web"}, nil},
+	{"rea/core/standard", []string{"rea/core", "rea/core/artifact", "rea/core/binary", "rea/core/browser", "rea/core/diff", "rea/core/jsapp", "rea/core/process", "rea/core/web"}, []string{"rea/core/typecheck", "github.com/matryer/is"}},
 	{"rea/core/browser", append([]string{"rea/core/web"}, familyAllowed...), familyTests},
 	{"rea/core/jsapp", append([]string{"rea/core/artifact"}, familyAllowed...), familyTests},
 	{"rea/core/artifact", familyAllowed, familyTests},
@@ -53,8 +57,10 @@ var policy = []struct {
 	{"rea/core/web", familyAllowed, familyTests},
 	{"rea/core/process", familyAllowed, familyTests},
 	{"rea/core/diff", familyAllowed, familyTests},
+	{"rea/core/present", nil, []string{"github.com/matryer/is"}},
+	{"rea/core/typecheck", nil, []string{"github.com/matryer/is"}},
 	{"rea/core/", nil, nil}, // a new family needs its own row
-	{"rea/core", kernelAllowed, []string{"rea/core/standard", "rea/ports/portstest", "github.com/matryer/is"}},
+	{"rea/core", append([]string{"rea/core/present"}, kernelAllowed...), []string{"rea/core/standard", "rea/ports/portstest", "github.com/matryer/is"}},
 	{"rea/supervisor", []string{"rea/ports"}, []string{"github.com/matryer/is"}},
 	{"rea/snapshot", nil, []string{"github.com/matryer/is"}}, // stdlib only: engines share it
 	{"rea/adapters/mcp", []string{"rea/core", "rea/ports", "github.com/modelcontextprotocol/go-sdk/"},
@@ -79,7 +85,7 @@ var policy = []struct {
 var (
 	kernelAllowed = []string{"rea/ports", "github.com/santhosh-tekuri/jsonschema/v6", "github.com/gowebpki/jcs"}
 	familyAllowed = append([]string{"rea/core"}, kernelAllowed...)
-	familyTests   = []string{"rea/core/standard", "rea/ports/portstest", "github.com/matryer/is"}
+	familyTests   = []string{"rea/core/standard", "rea/core/typecheck", "rea/ports/portstest", "github.com/matryer/is"}
 	engineTests   = []string{"rea/ports/portstest", "rea/ports/portstest/", "github.com/matryer/is"}
 )
 

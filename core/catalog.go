@@ -16,6 +16,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
+	"rea/core/present"
 	"rea/ports"
 )
 
@@ -108,6 +109,8 @@ type Operation struct {
 	// a non-empty reason and its remediation for tool_availability.
 	Unavailable func(*Registry) (reason, remediation string)
 	Handler     Handler
+	// Types are the Go input and result types (Family.Types).
+	Types Types
 
 	once                  sync.Once
 	outOnce               sync.Once
@@ -116,7 +119,7 @@ type Operation struct {
 	presFull, presCompact presented
 	// examplesCatalog validates examples while presenting (set by NewCatalog).
 	examplesCatalog  *Catalog
-	output           json.RawMessage // advertised (core/outschema.go)
+	output           json.RawMessage // advertised (rea/core/present)
 	completeOutput   json.RawMessage
 	completeOnce     sync.Once
 	completeCompiled *jsonschema.Schema
@@ -174,9 +177,9 @@ type Catalog struct {
 	idOnce  sync.Once
 	id      CatalogIdentity
 	profile SchemaProfile
-	// checkOutputs validates every success (core/outschema.go).
+	// checkOutputs validates every success (core/advertise.go).
 	checkOutputs bool
-	// fresh bypasses the presentation cache (core/presentcache.go).
+	// fresh bypasses the presentation cache (core/advertise.go).
 	fresh bool
 	// viewers and summarizers come from the families (Assemble).
 	viewers     map[string]Viewer
@@ -442,76 +445,13 @@ func ratNumber(s string) any {
 	return s
 }
 
-// evidenceSchemaTemplate is the output schema of every Evidence tool; the
-// operation's result schema is placed at normalized_result.
-const evidenceSchemaTemplate = `{
- "$schema": "https://json-schema.org/draft/2020-12/schema",
- "type": "object",
- "description": "A complete Evidence record (see ParseEvidence for the full record rules). normalized_result holds the operation's result; evidence_id is its content-hash identity.",
- "additionalProperties": false,
- "required": ["evidence_id","subject","provider","analysis_profile","predicate_type","operation","parameters","raw_result","normalized_result","confidence","authority","environment","limitations","locations","evidence_links"],
- "properties": {
-  "evidence_id": {"type":"string","pattern":"^ev_[0-9a-f]{64}$"},
-  "subject": {"type":["object","null"],"required":["name","digest","format","architecture","local_path"]},
-  "provider": {"type":"object","required":["id","name","version"],"properties":{"id":{"type":"string"},"name":{"type":"string"},"version":{"type":["string","null"]}}},
-  "analysis_profile": {"type":["object","null"],"required":["schema_version","provider","provider_profile_schema_version","parameters","digest"]},
-  "predicate_type": {"type":"string"},
-  "operation": {"type":"string"},
-  "parameters": {"type":"object"},
-  "raw_result": {},
-  "normalized_result": null,
-  "confidence": {"enum":["observed","derived","inferred"]},
-  "authority": {"enum":["shipped-artifact","controlled-replay","historical-reference","external-service","analyst-inference"]},
-  "environment": {"type":["object","null"]},
-  "limitations": {"type":"array","items":{"type":"string"}},
-  "locations": {"type":"array","items":{"type":"object","required":["kind"]}},
-  "evidence_links": {"type":"array","items":{"type":"string","pattern":"^ev_[0-9a-f]{64}$"}}
- }
-}`
-
 // buildOutputSchemas builds op's complete output schema and the advertised
-// projection of it (core/outschema.go), each with its content-bound $id.
+// projection of it (rea/core/present), each with its content-bound $id.
 func buildOutputSchemas(op *Operation) (complete, advertised json.RawMessage, err error) {
-	result := op.Result
-	if len(result) == 0 {
-		result = json.RawMessage(`{}`)
-	}
-	var res any
-	if err := json.Unmarshal(result, &res); err != nil {
+	out, adv, err := present.Outputs(op.Result, op.RequiresSession)
+	if err != nil {
 		return nil, nil, fmt.Errorf("catalog: %s result schema: %w", op.Name, err)
 	}
-	var out map[string]any
-	resultKey := "normalized_result"
-	if op.RequiresSession {
-		resultKey = "result"
-		out = map[string]any{
-			"$schema":              "https://json-schema.org/draft/2020-12/schema",
-			"type":                 "object",
-			"additionalProperties": false,
-			"required":             []any{"result"},
-			"properties":           map[string]any{"result": res},
-		}
-	} else {
-		if err := json.Unmarshal([]byte(evidenceSchemaTemplate), &out); err != nil {
-			return nil, nil, fmt.Errorf("catalog: evidence schema: %w", err)
-		}
-		out["properties"].(map[string]any)[resultKey] = res
-	}
-	// Hoist the result schema's $defs to the root so local refs resolve.
-	if rm, ok := res.(map[string]any); ok {
-		if defs, ok := rm["$defs"].(map[string]any); ok {
-			delete(rm, "$defs")
-			root, _ := out["$defs"].(map[string]any)
-			if root == nil {
-				root = map[string]any{}
-			}
-			for k, v := range defs {
-				root[k] = v
-			}
-			out["$defs"] = root
-		}
-	}
-	adv := advertiseOutput(out, resultKey)
 	if complete, err = withOutputID(out); err != nil {
 		return nil, nil, err
 	}

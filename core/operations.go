@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"reflect"
 
 	"rea/ports"
 )
@@ -17,7 +18,16 @@ type Family struct {
 	Operations  []*Operation
 	Viewers     map[string]Viewer     // keyed by the parent operation
 	Summarizers map[string]Summarizer // keyed by the record's operation
+	Types       map[string]Types      // keyed by the operation; Assemble sets Operation.Types
 }
+
+// Types are an operation's Go input and result types: what a typed function
+// sends and decodes (Invoke). rea/core/typecheck compares them with the
+// schemas, and core/standard's test fails when an operation has none.
+type Types struct{ Input, Result reflect.Type }
+
+// TypesOf returns the Types of In and Out.
+func TypesOf[In, Out any]() Types { return Types{reflect.TypeFor[In](), reflect.TypeFor[Out]()} }
 
 // A Summarizer gives the native_dossier of one retained record in a bundle
 // summary: an object with "available" (and, when available,
@@ -32,7 +42,7 @@ func Kernel() Family {
 	for _, f := range []func() []*Operation{sessionOperations, bundleOperations, unknownOperations, viewOperations} {
 		ops = append(ops, f()...)
 	}
-	return Family{Name: "kernel", Operations: ops}
+	return Family{Name: "kernel", Types: operationTypes, Operations: ops}
 }
 
 // Assemble builds a catalog of the families' operations, viewers and
@@ -48,6 +58,13 @@ func Assemble(fams ...Family) (*Catalog, error) {
 		return nil, err
 	}
 	for _, f := range fams {
+		for name, t := range f.Types {
+			op, ok := c.byName[name]
+			if !ok {
+				return nil, fmt.Errorf("catalog: types for unknown operation %s", name)
+			}
+			op.Types = t
+		}
 		for op, v := range f.Viewers {
 			if _, dup := c.viewers[op]; dup {
 				return nil, fmt.Errorf("catalog: two viewers for %s", op)

@@ -63,7 +63,9 @@ func TestAdvertisedOutputProjection(t *testing.T) {
 	is.Equal(props["summary"].(map[string]any)["description"], "Counts.") // level 1 keeps prose
 	is.Equal(props["either"], map[string]any{"type": []any{"string", "integer"}})
 	is.Equal(props["kind"], map[string]any{"enum": []any{"a", "b"}})
-	is.Equal(props["items"].(map[string]any)["items"], map[string]any{"type": "object"}) // level 2: type only
+	is.Equal(props["items"], map[string]any{"type": "array"}) // level 1: type only
+	is.Equal(len(adv["properties"].(map[string]any)), 2)      // of the record: evidence_id and normalized_result
+	is.Equal(adv["required"], []any{"evidence_id", "normalized_result"})
 	_, hasDefs := adv["$defs"]
 	is.True(!hasDefs) // no references left to resolve
 

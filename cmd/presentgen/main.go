@@ -1,5 +1,5 @@
 // Command presentgen writes core/presented.json, the cache of every tool's
-// advertised schemas that rea embeds to start faster (core/presentcache.go).
+// advertised schemas that rea embeds to start faster (core/advertise.go, rea/core/present).
 // Run it with `go generate ./core`.
 package main
 

@@ -11,5 +11,5 @@ import (
 
 // artifactFamily is the artifact graph (CONTRACTS.md §15).
 func Family() core.Family {
-	return core.Family{Name: "artifact", Operations: artifactOperations()}
+	return core.Family{Name: "artifact", Types: operationTypes, Operations: artifactOperations()}
 }

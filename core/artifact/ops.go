@@ -467,27 +467,12 @@ func handleCompareArtifacts(ctx context.Context, c *core.Call) (any, error) {
 // reference from this connection's ledger, or an inline record whose ID is
 // verified.
 func resolveEvidenceArg(c *core.Call, name string) (*core.Evidence, error) {
-	v := c.Args[name]
-	m, _ := v.(map[string]any)
-	if kind, _ := m["kind"].(string); kind == "retained-evidence" {
-		id, err := core.ParseEvidenceID(fmt.Sprint(m["evidence_id"]))
-		if err != nil {
-			return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name, "evidence_id"}, Reason: core.ReasonInvalidFormat, Message: err.Error()})
-		}
-		return c.Resolve(id)
+	m, _ := c.Args[name].(map[string]any)
+	ev, err := c.EvidenceArg(name)
+	if e, ok := err.(*core.Error); ok && m["kind"] != "retained-evidence" {
+		e.Message = c.Op.Name + ": " + name + ": " + e.Message // an inline record that does not parse
 	}
-	raw, err := core.MarshalNoEscape(v)
-	if err != nil {
-		return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name}, Reason: core.ReasonInvalidType, Message: err.Error()})
-	}
-	ev, err := core.ParseEvidence(raw)
-	if err != nil {
-		if e, ok := err.(*core.Error); ok {
-			e.Message = c.Op.Name + ": " + name + ": " + e.Message
-		}
-		return nil, err
-	}
-	return ev, nil
+	return ev, err
 }
 
 // compareExamples are two complete inventory_artifact records of a

@@ -23,7 +23,7 @@ func Family() core.Family {
 		ops = append(ops, op)
 	}
 	ops = append(ops, layoutOperations()...)
-	return core.Family{Name: "binary", Operations: ops,
+	return core.Family{Name: "binary", Types: operationTypes, Operations: ops,
 		Viewers:     map[string]core.Viewer{"analyze_function": nativeView, "inspect_binary_layout": layoutView},
 		Summarizers: map[string]core.Summarizer{"analyze_function": dossierSummary}}
 }

@@ -9,6 +9,7 @@ import (
 	"rea/core"
 	"rea/core/binary"
 	"rea/core/standard"
+	"rea/core/typecheck"
 )
 
 // TestTypesMatchSchemas is the generation check of the typed functions:
@@ -32,10 +33,10 @@ func TestTypesMatchSchemas(t *testing.T) {
 		if !ok {
 			t.Fatalf("no operation %s", tc.op)
 		}
-		for _, p := range core.CheckType(op.Input, tc.input, false) {
+		for _, p := range typecheck.Check(op.Input, tc.input, false) {
 			t.Errorf("%s input: %s", tc.op, p)
 		}
-		for _, p := range core.CheckType(op.Result, tc.result, true) {
+		for _, p := range typecheck.Check(op.Result, tc.result, true) {
 			t.Errorf("%s result: %s", tc.op, p)
 		}
 	}
@@ -52,7 +53,7 @@ func TestCheckTypeFindsDifferences(t *testing.T) {
 		C []string `json:"c,omitempty"` // required, but may be omitted
 		E bool     `json:"e"`           // no such property; d has no field
 	}
-	got := strings.Join(core.CheckType(schema, reflect.TypeFor[wrong](), true), "\n")
+	got := strings.Join(typecheck.Check(schema, reflect.TypeFor[wrong](), true), "\n")
 	for _, want := range []string{".a: the schema says string", ".b: the schema allows null", ".c: required by the schema",
 		".e: field wrong.E has no property", ".d: property of the schema has no field"} {
 		if !strings.Contains(got, want) {
@@ -65,7 +66,7 @@ func TestCheckTypeFindsDifferences(t *testing.T) {
 		C []string `json:"c"`
 		D bool     `json:"d,omitempty"`
 	}
-	if p := core.CheckType(schema, reflect.TypeFor[right](), true); len(p) != 0 {
+	if p := typecheck.Check(schema, reflect.TypeFor[right](), true); len(p) != 0 {
 		t.Errorf("a matching type differs: %v", p)
 	}
 }

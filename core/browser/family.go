@@ -20,7 +20,7 @@ import (
 
 // Family is the browser family.
 func Family() core.Family {
-	return core.Family{Name: "browser", Operations: []*core.Operation{
+	return core.Family{Name: "browser", Types: operationTypes, Operations: []*core.Operation{
 		opListTargets(), opInspectPage(), opObserveSession(), opDiscoverWebMCP(), opAnalyzeBundle(),
 		opCaptureScreenshot(), opCompareScreenshots(), opCaptureScenario(),
 	}}

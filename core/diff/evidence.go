@@ -201,27 +201,9 @@ func functionInput(c *core.Call, name string) (*core.Evidence, error) {
 
 // evidenceInput resolves c.Args[name] as Evidence of operation op.
 func evidenceInput(c *core.Call, name, op string) (*core.Evidence, error) {
-	raw, ok := c.Args[name].(map[string]any)
-	if !ok {
-		return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name}, Reason: core.ReasonMissingArgument, Message: name + " is required"})
-	}
-	var ev *core.Evidence
-	if raw["kind"] == "retained-evidence" && raw["normalized_result"] == nil {
-		id, err := core.ParseEvidenceID(fmt.Sprint(raw["evidence_id"]))
-		if err != nil {
-			return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name, "evidence_id"}, Reason: core.ReasonInvalidFormat, Message: err.Error()})
-		}
-		if ev, err = c.Resolve(id); err != nil {
-			return nil, err
-		}
-	} else {
-		b, err := core.MarshalNoEscape(raw)
-		if err != nil {
-			return nil, err
-		}
-		if ev, err = core.ParseEvidence(b); err != nil {
-			return nil, err
-		}
+	ev, err := c.EvidenceArg(name)
+	if err != nil {
+		return nil, err
 	}
 	ev = completeRecord(c, ev, op)
 	if ev.Operation != op {
@@ -229,7 +211,7 @@ func evidenceInput(c *core.Call, name, op string) (*core.Evidence, error) {
 			Message:  strconv.Quote(string(ev.EvidenceID)) + " is " + ev.Operation + " Evidence; " + c.Op.Name + " takes " + op + " Evidence",
 			Expected: op})
 	}
-	c.Args[name] = map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	c.KeepReference(name, ev)
 	return ev, nil
 }
 

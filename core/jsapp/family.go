@@ -12,6 +12,6 @@ import (
 // jsappFamily is the JavaScript Application Graph (CONTRACTS.md §16) and
 // the workflows over it.
 func Family() core.Family {
-	return core.Family{Name: "jsapp", Operations: jsappOperations(),
+	return core.Family{Name: "jsapp", Types: operationTypes, Operations: jsappOperations(),
 		Viewers: map[string]core.Viewer{"analyze_javascript_application": jsappView}}
 }

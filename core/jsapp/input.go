@@ -20,33 +20,14 @@ import (
 // the argument as the retained reference so the Evidence parameters are the
 // same for both input forms.
 func jsappEvidenceArg(c *core.Call, name string, ops ...string) (*core.Evidence, error) {
-	raw, ok := c.Args[name].(map[string]any)
-	if !ok {
-		return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name}, Reason: core.ReasonMissingArgument, Message: name + " is required"})
-	}
-	var ev *core.Evidence
-	if raw["kind"] == "retained-evidence" && raw["normalized_result"] == nil {
-		id, err := core.ParseEvidenceID(fmt.Sprint(raw["evidence_id"]))
-		if err != nil {
-			return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name, "evidence_id"}, Reason: core.ReasonInvalidFormat, Message: err.Error()})
-		}
-		if ev, err = c.Resolve(id); err != nil {
-			return nil, err
-		}
-	} else {
-		b, err := core.MarshalNoEscape(raw)
-		if err != nil {
-			return nil, err
-		}
-		if ev, err = core.ParseEvidence(b); err != nil {
-			return nil, err
-		}
-	}
-	ev, err := checkEvidenceInput(c, ev, ops)
+	ev, err := c.EvidenceArg(name)
 	if err != nil {
 		return nil, err
 	}
-	c.Args[name] = map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	if ev, err = checkEvidenceInput(c, ev, ops); err != nil {
+		return nil, err
+	}
+	c.KeepReference(name, ev)
 	return ev, nil
 }
 

@@ -5,9 +5,9 @@ import (
 	"reflect"
 	"testing"
 
-	"rea/core"
 	"rea/core/jsapp"
 	"rea/core/standard"
+	"rea/core/typecheck"
 )
 
 // TestTypesMatchSchemas checks the typed function's input and complete
@@ -26,7 +26,7 @@ func TestTypesMatchSchemas(t *testing.T) {
 		jsapp.AnalyzeApplicationInput
 		Detail string `json:"detail"`
 	}
-	for _, p := range core.CheckType(op.Input, reflect.TypeFor[sent](), false) {
+	for _, p := range typecheck.Check(op.Input, reflect.TypeFor[sent](), false) {
 		t.Errorf("input: %s", p)
 	}
 	// The result is complete | summary view; the typed function asks for
@@ -44,7 +44,7 @@ func TestTypesMatchSchemas(t *testing.T) {
 	}
 	complete["$defs"] = res.Defs
 	b, _ := json.Marshal(complete)
-	for _, p := range core.CheckType(b, reflect.TypeFor[jsapp.Application](), true) {
+	for _, p := range typecheck.Check(b, reflect.TypeFor[jsapp.Application](), true) {
 		t.Errorf("result: %s", p)
 	}
 }

@@ -71,25 +71,9 @@ type captureDoc struct {
 }
 
 func captureArg(c *core.Call, name string) (*core.Evidence, *captureDoc, error) {
-	raw, _ := c.Args[name].(map[string]any)
-	var ev *core.Evidence
-	var err error
-	if raw["kind"] == "retained-evidence" && raw["normalized_result"] == nil {
-		id, perr := core.ParseEvidenceID(fmt.Sprint(raw["evidence_id"]))
-		if perr != nil {
-			return nil, nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name, "evidence_id"}, Reason: core.ReasonInvalidFormat, Message: perr.Error()})
-		}
-		if ev, err = c.Resolve(id); err != nil {
-			return nil, nil, err
-		}
-	} else {
-		b, merr := core.MarshalNoEscape(raw)
-		if merr != nil {
-			return nil, nil, merr
-		}
-		if ev, err = core.ParseEvidence(b); err != nil {
-			return nil, nil, err
-		}
+	ev, err := c.EvidenceArg(name)
+	if err != nil {
+		return nil, nil, err
 	}
 	if ev.Operation != "capture_process_scenario" || ev.PredicateType != CapturePredicate {
 		return nil, nil, &core.Error{Code: core.CodeEvidenceIntegrityMismatch,
@@ -103,7 +87,7 @@ func captureArg(c *core.Call, name string) (*core.Evidence, *captureDoc, error) 
 	if err := dec.Decode(&d); err != nil {
 		return nil, nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{name}, Reason: core.ReasonInvalidValue, Message: "capture does not decode: " + err.Error()})
 	}
-	c.Args[name] = map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	c.KeepReference(name, ev)
 	return ev, &d, nil
 }
 

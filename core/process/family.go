@@ -9,5 +9,5 @@ import "rea/core"
 
 // Family returns the process family.
 func Family() core.Family {
-	return core.Family{Name: "process", Operations: []*core.Operation{opCaptureProcessScenario(), opCompareProcessCaptures(), opTraceNativeCalls()}}
+	return core.Family{Name: "process", Types: operationTypes, Operations: []*core.Operation{opCaptureProcessScenario(), opCompareProcessCaptures(), opTraceNativeCalls()}}
 }

@@ -1,10 +1,13 @@
 package standard_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"testing"
 
 	"rea/core"
 	"rea/core/standard"
+	"rea/core/typecheck"
 )
 
 func TestCatalogAssembles(t *testing.T) {
@@ -53,5 +56,59 @@ func TestAssembleRejectsDuplicates(t *testing.T) {
 	v := core.Family{Name: "again", Viewers: map[string]core.Viewer{"analyze_function": nil}}
 	if _, err := core.Assemble(append(standard.Families(), v)...); err == nil {
 		t.Fatal("a second viewer for analyze_function was accepted")
+	}
+}
+
+// TestEveryOperationIsTyped is the generation check of typed operations:
+// every operation of the default catalog has Go input and result types
+// (Family.Types), and each agrees with its schema (property names, JSON
+// types and nullability, required fields; rea/core/typecheck).
+func TestEveryOperationIsTyped(t *testing.T) {
+	cat, err := standard.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range cat.Operations() {
+		if op.Types.Input == nil || op.Types.Result == nil {
+			t.Errorf("%s: no Go input and result types (add them to its family's Types)", op.Name)
+			continue
+		}
+		for _, p := range typecheck.Check(op.Input, op.Types.Input, false) {
+			t.Errorf("%s input (%s): %s", op.Name, op.Types.Input, p)
+		}
+		for _, p := range typecheck.Check(op.Result, op.Types.Result, true) {
+			t.Errorf("%s result (%s): %s", op.Name, op.Types.Result, p)
+		}
+	}
+}
+
+// TestAdvertisementSize holds what tools/list costs in the full profile:
+// the average bytes per tool of what a client receives (name, title,
+// description, annotations, input and output schema). It was 4.0 KB before
+// the output schemas became shallow projections and examples beyond the
+// first were limited to 2 KiB per tool; issue 22 asks for 2 KB, which the
+// input schemas alone exceed (compare_web_captures' is 50 KB).
+func TestAdvertisementSize(t *testing.T) {
+	cat, err := standard.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, op := range cat.Operations() {
+		tool, err := json.Marshal(map[string]any{"name": op.Name, "title": op.Title, "description": op.Description,
+			"annotations": op.Effects.Annotations(), "inputSchema": op.AdvertisedInput(core.ProfileFull), "outputSchema": op.OutputSchema()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(tool, []byte(`"$id":"urn:rea:tool-output:sha256:`)) {
+			t.Errorf("%s: the advertised output schema has no $id", op.Name)
+		}
+		total += len(tool)
+	}
+	const ceiling = 3200
+	if avg := total / len(cat.Operations()); avg > ceiling {
+		t.Errorf("tools/list averages %d bytes per tool in the full profile, more than %d", avg, ceiling)
+	} else {
+		t.Logf("tools/list averages %d bytes per tool in the full profile", avg)
 	}
 }

@@ -233,8 +233,8 @@ func exScenario(build string, elapsed int) jv {
 }
 
 func webCompareExamples() []json.RawMessage {
-	// The first two are advertised; the third exceeds ExampleBudget with
-	// them and stays a test example.
+	// The first is advertised; the others exceed ExampleBudget with it and
+	// stay test examples.
 	examples := []any{
 		jv{"before": jv{"inspection": exInspection(false)}, "after": jv{"inspection": exInspection(false), "webmcp": nil}},
 		jv{"before_scenario": exScenario("2026.03.01", 120), "after_scenario": exScenario("2026.03.02", 95),

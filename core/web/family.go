@@ -8,5 +8,5 @@ import (
 
 // webFamily is the comparison of supplied web captures.
 func Family() core.Family {
-	return core.Family{Name: "web", Operations: webOperations()}
+	return core.Family{Name: "web", Types: operationTypes, Operations: webOperations()}
 }

@@ -50,5 +50,20 @@ func TestAnalyze(t *testing.T) {
 	is.True(strings.Contains(text, "  ipc_paired: 1\n"))      // demo:ping, handled and invoked
 	is.True(strings.Contains(text, "  preload_scripts: 1\n")) // preload.js, from webPreferences
 	is.True(strings.Contains(text, "  browser_windows: 1\n"))
+	is.True(strings.Contains(text, "inventory: 5 contents at 5 paths\n")) // the root directory and its four files
+	is.True(strings.Contains(text, "trace from main.js: "))
 	is.True(analyze(context.Background(), &out, filepath.Join(t.TempDir(), "missing")) != nil)
+}
+
+func TestCompareVersions(t *testing.T) {
+	is := is.New(t)
+	older, newer := writeApp(t), writeApp(t)
+	is.NoErr(os.WriteFile(filepath.Join(newer, "preload.js"), []byte(`const { contextBridge, ipcRenderer } = require("electron");
+contextBridge.exposeInMainWorld("demo", { ping: () => ipcRenderer.invoke("demo:ping"), quit: () => ipcRenderer.send("demo:quit") });
+`), 0o644))
+	var out bytes.Buffer
+	is.NoErr(analyze(context.Background(), &out, older, newer))
+	if !strings.Contains(out.String(), "compared with "+newer+": ") || strings.Contains(out.String(), ": 0 added, 0 removed, 0 changed") {
+		t.Fatalf("no change found:\n%s", out.String())
+	}
 }

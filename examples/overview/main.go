@@ -1,7 +1,8 @@
 // Command overview shows how another Go program embeds rea: it builds the
 // catalog and a registry with the built-in native provider, opens a binary
-// and prints its overview and the dossier of its entry procedure, through
-// the typed functions (no tool names, no JSON).
+// and prints its overview, a page of procedures and strings, the code behind
+// the first string, its layout and the dossier of its entry procedure,
+// through the typed functions (no tool names, no JSON).
 //
 //	go run ./examples/overview /usr/bin/ls
 package main
@@ -54,6 +55,9 @@ func overview(ctx context.Context, w io.Writer, path string) error {
 		path, ov.Format, opened.SHA256[:12], ov.ProcedureCount, ov.SegmentCount, ov.StringCount, ev.EvidenceID); err != nil {
 		return err
 	}
+	if err := lists(ctx, w, s, path); err != nil {
+		return err
+	}
 	if ov.Entry == nil {
 		return nil
 	}
@@ -67,5 +71,38 @@ func overview(ctx context.Context, w io.Writer, path string) error {
 	}
 	_, err = fmt.Fprintf(w, "entry %s %s: %d instructions scanned, %d callees, %d call-graph nodes\nevidence %s\n",
 		d.Procedure.Address, d.Procedure.Name, d.InstructionScan.Scanned, d.Callees.Returned, len(g.Nodes), ev.EvidenceID)
+	return err
+}
+
+// lists pages through procedures and strings, follows the first string to
+// the code that uses it, and reads the file's layout.
+func lists(ctx context.Context, w io.Writer, s *core.Session, path string) error {
+	limit := 3
+	procs, _, err := binary.ListProcedures(ctx, s, binary.ListProceduresInput{Limit: &limit})
+	if err != nil {
+		return err
+	}
+	strs, _, err := binary.ListStrings(ctx, s, binary.ListStringsInput{Limit: &limit})
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(w, "%d procedures, first %s; %d strings\n", procs.Total, procs.Items[0].Value, strs.Total); err != nil {
+		return err
+	}
+	if len(strs.Items) > 0 {
+		found, _, err := binary.FindCodeForString(ctx, s, binary.FindCodeForStringInput{Query: strs.Items[0].Value})
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "%q: %d matching strings, used by %d procedures\n", strs.Items[0].Value, found.MatchedStrings, len(found.Procedures)); err != nil {
+			return err
+		}
+	}
+	layout, _, err := binary.InspectBinaryLayout(ctx, s, binary.InspectBinaryLayoutInput{Path: path})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "layout: %s %s, %d sections, %d segments, %d symbols\n", layout.Format, layout.ImageType,
+		len(layout.Sections), len(layout.Segments), len(layout.Symbols))
 	return err
 }

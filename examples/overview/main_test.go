@@ -16,5 +16,8 @@ func TestOverview(t *testing.T) {
 	is.True(strings.Contains(out.String(), ": elf (sha256 "))
 	is.True(strings.Contains(out.String(), "\nentry 0x"))
 	is.True(strings.Contains(out.String(), "evidence ev_"))
+	is.True(strings.Contains(out.String(), " procedures, first "))
+	is.True(strings.Contains(out.String(), "matching strings, used by "))
+	is.True(strings.Contains(out.String(), "layout: elf "))
 	is.True(overview(context.Background(), &out, "/nonexistent") != nil)
 }

@@ -1,178 +1,43 @@
-package core
+// Package present computes what front ends advertise for an operation: the
+// input schema in the full and compact profiles and the projection of the
+// output schema. It is the kernel's (rea/core calls it for every operation,
+// and the catalog identity digests what it returns) and works on JSON alone,
+// so it imports nothing of rea: the kernel canonicalizes whatever it hashes.
+//
+// Canonical validation never changes: the server validates every input
+// against the operation's declared schema, whatever was advertised.
+package present
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 )
 
-// SchemaProfile selects how input schemas are advertised. Server-side
-// validation always uses the canonical schema.
-type SchemaProfile string
-
-// Input schema profiles.
+// Presentation kinds: which form an advertised input schema took.
 const (
-	ProfileFull    SchemaProfile = "full"
-	ProfileCompact SchemaProfile = "compact"
+	Full    = "full"
+	Inline  = "inline" // compact with every reference inlined
+	Reduced = "reduced"
+	Minimal = "minimal"
 )
 
 // CompactBudget is the largest advertised input schema in the compact
 // profile, in bytes of compact JSON.
 const CompactBudget = 13 * 1024
 
-// SchemaProfileEnv names the start-up setting.
-const SchemaProfileEnv = "REA_MCP_INPUT_SCHEMA_PROFILE"
-
-// ParseSchemaProfile reads REA_MCP_INPUT_SCHEMA_PROFILE: absent is full;
-// only the exact values full and compact are accepted.
-func ParseSchemaProfile(value string, set bool) (SchemaProfile, error) {
-	if !set {
-		return ProfileFull, nil
-	}
-	switch SchemaProfile(value) {
-	case ProfileFull, ProfileCompact:
-		return SchemaProfile(value), nil
-	}
-	return "", &Error{Code: CodeConfigurationInvalid,
-		Message:     fmt.Sprintf("%s=%q: want exactly \"full\" or \"compact\"", SchemaProfileEnv, value),
-		Remediation: "Unset " + SchemaProfileEnv + " or set it to full or compact, then restart the server.",
-		Details:     map[string]any{"settings": []map[string]any{{"setting": SchemaProfileEnv, "constraint": "full|compact"}}}}
-}
-
-// Presentation kinds.
-const (
-	PresentFull    = "full"
-	PresentInline  = "inline"
-	PresentReduced = "reduced"
-	PresentMinimal = "minimal"
-)
-
-type presented struct {
-	once   sync.Once
-	schema json.RawMessage
-	kind   string
-	err    error
-}
-
-// AdvertisedInput is the input schema front ends advertise in profile p.
-func (o *Operation) AdvertisedInput(p SchemaProfile) json.RawMessage {
-	s, _, err := o.presentation(p)
-	if err != nil {
-		panic("core: " + err.Error()) // declared schemas are programmer input; Catalog.Check reports this in tests
-	}
-	return s
-}
-
-// Presentation reports which form AdvertisedInput(p) took: full, inline
-// (compact with references inlined), reduced or minimal.
-func (o *Operation) Presentation(p SchemaProfile) string {
-	_, k, _ := o.presentation(p)
-	return k
-}
-
-func (o *Operation) presentation(p SchemaProfile) (json.RawMessage, string, error) {
-	slot := &o.presFull
-	if p == ProfileCompact {
-		slot = &o.presCompact
-	}
-	slot.once.Do(func() {
-		if c := o.cached(); c != nil {
-			slot.schema, slot.kind = c.Full, PresentFull
-			if p == ProfileCompact {
-				slot.schema, slot.kind = c.Compact, c.CompactKind
-			}
-			return
-		}
-		full, err := presentFull(o)
-		if err != nil {
-			slot.err = fmt.Errorf("present %s: %w", o.Name, err)
-			return
-		}
-		if p != ProfileCompact {
-			slot.schema, slot.kind = full, PresentFull
-			return
-		}
-		slot.schema, slot.kind = presentCompact(full)
-	})
-	return slot.schema, slot.kind, slot.err
-}
-
-// ExampleBudget bounds the bytes of one tool's advertised examples: examples
-// are advertised in declaration order while they fit (the first always is);
-// the rest stay test examples, validated by Catalog.Check.
-const ExampleBudget = 20 << 10
-
-// AdvertisedExamples returns the examples that are advertised: inline
-// Evidence replaced by retained references, examples that still fail the
-// canonical schema dropped, duplicates removed, within ExampleBudget.
-func (o *Operation) AdvertisedExamples(c *Catalog) []json.RawMessage {
-	var out []json.RawMessage
-	seen := map[string]bool{}
-	total := 0
-	for _, ex := range o.Examples {
-		v, err := decodeJSON(ex)
-		if err != nil {
-			continue
-		}
-		orig, _ := CanonicalJSON(v)
-		v = replaceInlineEvidence(v)
-		raw, err := CanonicalJSON(v)
-		if err != nil || seen[string(raw)] {
-			continue
-		}
-		// Declared examples are validated by Catalog.Check in the tests; only
-		// an example whose inline Evidence was replaced needs checking here.
-		if string(raw) != string(orig) {
-			if _, err := c.validate(o, raw); err != nil {
-				continue
-			}
-		}
-		if len(out) > 0 && total+len(raw) > ExampleBudget {
-			continue // stays a test example
-		}
-		total += len(raw)
-		seen[string(raw)] = true
-		out = append(out, raw)
-	}
-	return out
-}
-
-// replaceInlineEvidence swaps every embedded Evidence record for its
-// retained reference.
-func replaceInlineEvidence(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		if id, ok := x["evidence_id"].(string); ok {
-			if _, hasResult := x["normalized_result"]; hasResult {
-				return map[string]any{"kind": "retained-evidence", "evidence_id": id}
-			}
-		}
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = replaceInlineEvidence(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = replaceInlineEvidence(e)
-		}
-		return out
-	}
-	return v
-}
-
-// presentFull builds the full advertised form: root unions flattened,
-// repeated subschemas shared through $defs, missing property descriptions
-// filled, advertised examples at the root.
-func presentFull(o *Operation) (json.RawMessage, error) {
-	v, err := decodeJSON(o.Input)
+// Input builds the full advertised form of an input schema: root
+// anyOf/oneOf unions flattened into one object, repeated subschemas shared
+// through $defs, missing property descriptions filled from a name table,
+// and examples (already chosen by the caller) at the root.
+func Input(schema json.RawMessage, examples []json.RawMessage) (json.RawMessage, error) {
+	v, err := decode(schema)
 	if err != nil {
 		return nil, err
 	}
@@ -183,19 +48,42 @@ func presentFull(o *Operation) (json.RawMessage, error) {
 	root = flattenRootUnion(root)
 	shareRepeated(root)
 	fillDescriptions(root)
-	if o.examplesCatalog != nil {
-		if ex := o.AdvertisedExamples(o.examplesCatalog); len(ex) > 0 {
-			list := make([]any, len(ex))
-			for i, e := range ex {
-				list[i], _ = decodeJSON(e)
-			}
-			root["examples"] = list
+	if len(examples) > 0 {
+		list := make([]any, len(examples))
+		for i, e := range examples {
+			list[i], _ = decode(e)
 		}
+		root["examples"] = list
 	}
 	if hasRecursiveRef(root) {
 		return nil, errors.New("advertised schema has a reachable recursive $ref")
 	}
-	return MarshalNoEscape(root)
+	return encode(root)
+}
+
+// ReplaceInlineEvidence swaps every Evidence record embedded in a decoded
+// example for its retained reference.
+func ReplaceInlineEvidence(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if id, ok := x["evidence_id"].(string); ok {
+			if _, hasResult := x["normalized_result"]; hasResult {
+				return map[string]any{"kind": "retained-evidence", "evidence_id": id}
+			}
+		}
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = ReplaceInlineEvidence(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = ReplaceInlineEvidence(e)
+		}
+		return out
+	}
+	return v
 }
 
 // --- root union flattening (CONTRACTS.md §11.2) ---
@@ -379,7 +267,7 @@ func shareRepeated(root map[string]any) {
 		counts := map[string]int{}
 		values := map[string]any{}
 		walkSchemas(root, true, func(s map[string]any) {
-			b, err := AppendCanonical(nil, s)
+			b, err := encode(s)
 			if err != nil || len(b) < shareMinBytes {
 				return
 			}
@@ -406,7 +294,7 @@ func shareRepeated(root map[string]any) {
 		}
 		target := values[best]
 		replaceSchemas(root, func(s map[string]any) (any, bool) {
-			b, _ := AppendCanonical(nil, s)
+			b, _ := encode(s)
 			if string(b) == best {
 				return map[string]any{"$ref": "#/$defs/" + name}, true
 			}
@@ -671,22 +559,27 @@ var errBudget = errors.New("compact schema exceeds its budget")
 // allTypes is what an unconstrained JSON field advertises in compact form.
 var allTypes = []any{"null", "boolean", "object", "array", "number", "string"}
 
-func presentCompact(full json.RawMessage) (json.RawMessage, string) {
-	v, _ := decodeJSON(full)
+// Compact builds the compact form of a full advertised schema and says
+// which form it took (Inline, Reduced or Minimal): annotations stripped
+// below the root, references inlined by a streaming writer that stops at
+// CompactBudget, {} expanded to all JSON types; else the reduced form
+// (property names, types and first-level guidance), else the minimal one.
+func Compact(full json.RawMessage) (json.RawMessage, string) {
+	v, _ := decode(full)
 	root := v.(map[string]any)
 	orig := cloneJSON(root).(map[string]any)
 	stripAnnotations(root)
 	w := &budgetWriter{limit: CompactBudget}
 	if err := writeInlined(w, root, root, map[string]bool{}, true, 0); err == nil {
-		return json.RawMessage(w.buf.Bytes()), PresentInline
+		return json.RawMessage(w.buf.Bytes()), Inline
 	}
 	reduced := reduceSchema(orig)
-	if b, _ := MarshalNoEscape(reduced); len(b) <= CompactBudget {
-		return b, PresentReduced
+	if b, _ := encode(reduced); len(b) <= CompactBudget {
+		return b, Reduced
 	}
 	minimal := map[string]any{"type": "object", "description": reduced["description"], "properties": map[string]any{}}
-	b, _ := MarshalNoEscape(minimal)
-	return b, PresentMinimal
+	b, _ := encode(minimal)
+	return b, Minimal
 }
 
 type budgetWriter struct {
@@ -702,7 +595,7 @@ func (w *budgetWriter) write(b []byte) error {
 	return nil
 }
 
-func (w *budgetWriter) str(s string) error { return w.write(AppendCanonicalString(nil, s)) }
+func (w *budgetWriter) str(s string) error { return writeData(w, s) }
 
 // isSchemaKey reports whether values under key k are schemas (so refs
 // inside are resolved and {} expanded) rather than data.
@@ -854,7 +747,7 @@ func writeSchemaList(w *budgetWriter, root map[string]any, v any, stack map[stri
 }
 
 func writeData(w *budgetWriter, v any) error {
-	b, err := AppendCanonical(nil, v)
+	b, err := encode(v)
 	if err != nil {
 		return err
 	}
@@ -1017,4 +910,31 @@ func cloneJSON(v any) any {
 		return out
 	}
 	return v
+}
+
+// decode reads one JSON value, numbers as json.Number.
+func decode(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("present: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("present: trailing data after value")
+	}
+	return v, nil
+}
+
+// encode writes compact JSON with sorted keys and without HTML escaping.
+// It is the form advertised, and the key subschemas are compared by; the
+// kernel canonicalizes it again wherever it is hashed.
+func encode(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }

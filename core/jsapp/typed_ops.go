@@ -1,0 +1,205 @@
+package jsapp
+
+import (
+	"encoding/json"
+
+	"rea/core"
+)
+
+// The Go input and result type of each of this family's operations,
+// registered as Family.Types. The schemas stay the contract: core/standard's
+// TestEveryOperationIsTyped fails when a type and its schema differ.
+
+// TraceApplicationFeatureInputSeed is part of the input of trace_application_feature.
+type TraceApplicationFeatureInputSeed struct {
+	Kind          string `json:"kind"`
+	Value         string `json:"value"`
+	CaseSensitive *bool  `json:"case_sensitive,omitempty"` // Default true.
+	Match         string `json:"match,omitempty"`          // Default exact.
+}
+
+// TraceApplicationFeatureInputLimits is part of the input of trace_application_feature.
+type TraceApplicationFeatureInputLimits struct {
+	MaxDepth int `json:"max_depth,omitempty"`
+	MaxNodes int `json:"max_nodes,omitempty"`
+	MaxPaths int `json:"max_paths,omitempty"`
+}
+
+// TraceApplicationFeatureInput is the input of trace_application_feature.
+type TraceApplicationFeatureInput struct {
+	Application        json.RawMessage                     `json:"application"`
+	Seed               TraceApplicationFeatureInputSeed    `json:"seed"`
+	Direction          string                              `json:"direction,omitempty"` // Default both.
+	Limits             *TraceApplicationFeatureInputLimits `json:"limits,omitempty"`
+	NativeObservations []json.RawMessage                   `json:"native_observations,omitempty"` // Native analysis Evidence (inline) for the add-ons the trace reaches.
+}
+
+// TraceSummary counts what a trace found.
+type TraceSummary struct {
+	SeedMatches  int             `json:"seed_matches"`
+	Paths        int             `json:"paths"`
+	NodesVisited int             `json:"nodes_visited"`
+	EdgesVisited int             `json:"edges_visited"`
+	EndKinds     json.RawMessage `json:"end_kinds"`
+}
+
+// TraceApplicationFeatureResult is the result of trace_application_feature.
+type TraceApplicationFeatureResult struct {
+	TraceID        string            `json:"trace_id"`
+	SourceGraphID  string            `json:"source_graph_id"`
+	SeedMatches    []json.RawMessage `json:"seed_matches"`
+	Paths          []json.RawMessage `json:"paths"`
+	Graph          json.RawMessage   `json:"graph"`
+	NativeHandoffs []json.RawMessage `json:"native_handoffs"`
+	Summary        TraceSummary      `json:"summary"`
+	Coverage       json.RawMessage   `json:"coverage"`
+}
+
+// TraceJavascriptSemanticsInputQuery is part of the input of trace_javascript_semantics.
+type TraceJavascriptSemanticsInputQuery struct {
+	Kind  string `json:"kind"`
+	Value string `json:"value"`
+	Match string `json:"match,omitempty"`
+}
+
+// TraceJavascriptSemanticsInputLimits is part of the input of trace_javascript_semantics.
+type TraceJavascriptSemanticsInputLimits struct {
+	MaxResults int `json:"max_results,omitempty"`
+}
+
+// TraceJavascriptSemanticsInput is the input of trace_javascript_semantics.
+type TraceJavascriptSemanticsInput struct {
+	Application json.RawMessage                      `json:"application"`
+	Query       TraceJavascriptSemanticsInputQuery   `json:"query"`
+	Limits      *TraceJavascriptSemanticsInputLimits `json:"limits,omitempty"`
+}
+
+// TraceJavascriptSemanticsResult is the result of trace_javascript_semantics.
+type TraceJavascriptSemanticsResult struct {
+	Query            json.RawMessage `json:"query"`
+	SourceGraphID    json.RawMessage `json:"source_graph_id"`
+	SemanticGraphID  json.RawMessage `json:"semantic_graph_id"`
+	Definitions      json.RawMessage `json:"definitions"`
+	References       json.RawMessage `json:"references"`
+	UnknownFrontiers json.RawMessage `json:"unknown_frontiers"`
+	Summary          json.RawMessage `json:"summary"`
+	Coverage         json.RawMessage `json:"coverage"`
+}
+
+// CompareApplicationVersionsInputLimits is part of the input of compare_application_versions.
+type CompareApplicationVersionsInputLimits struct {
+	MaxItems int `json:"max_items,omitempty"`
+}
+
+// CompareApplicationVersionsInput is the input of compare_application_versions.
+type CompareApplicationVersionsInput struct {
+	Left                    json.RawMessage                        `json:"left"`
+	Right                   json.RawMessage                        `json:"right"`
+	LeftNativeObservations  []json.RawMessage                      `json:"left_native_observations,omitempty"`
+	Limits                  *CompareApplicationVersionsInputLimits `json:"limits,omitempty"`
+	RightNativeObservations []json.RawMessage                      `json:"right_native_observations,omitempty"`
+}
+
+// CompareApplicationVersionsResult is the result of compare_application_versions.
+type CompareApplicationVersionsResult struct {
+	ComparisonID string            `json:"comparison_id"`
+	LeftGraphID  string            `json:"left_graph_id"`
+	RightGraphID string            `json:"right_graph_id"`
+	Graph        json.RawMessage   `json:"graph"`
+	Items        []json.RawMessage `json:"items"`
+	Matching     map[string]int    `json:"matching"` // matched nodes by basis
+	Summary      map[string]int    `json:"summary"`  // items by status: added, removed, changed, unchanged, unknown, contradiction
+	Coverage     json.RawMessage   `json:"coverage"`
+}
+
+// CompareSourceToBundleInput is the input of compare_source_to_bundle.
+type CompareSourceToBundleInput struct {
+	Left   json.RawMessage                        `json:"left"`
+	Right  json.RawMessage                        `json:"right"`
+	Limits *CompareApplicationVersionsInputLimits `json:"limits,omitempty"`
+}
+
+// CompareSourceToBundleResult is the result of compare_source_to_bundle.
+type CompareSourceToBundleResult struct {
+	ComparisonID           json.RawMessage `json:"comparison_id"`
+	Items                  json.RawMessage `json:"items"`
+	UnmappedCurrentNodeIDs json.RawMessage `json:"unmapped_current_node_ids"`
+	Summary                json.RawMessage `json:"summary"`
+	Coverage               json.RawMessage `json:"coverage"`
+}
+
+// CompareJavascriptExportShapesInputLimits is part of the input of compare_javascript_export_shapes.
+type CompareJavascriptExportShapesInputLimits struct {
+	MaxChanges int `json:"max_changes,omitempty"`
+}
+
+// CompareJavascriptExportShapesInput is the input of compare_javascript_export_shapes.
+type CompareJavascriptExportShapesInput struct {
+	Left            json.RawMessage                           `json:"left"`
+	Right           json.RawMessage                           `json:"right"`
+	LeftModulePath  string                                    `json:"left_module_path"`
+	RightModulePath string                                    `json:"right_module_path"`
+	LeftExportName  string                                    `json:"left_export_name,omitempty"`
+	Limits          *CompareJavascriptExportShapesInputLimits `json:"limits,omitempty"`
+	RightExportName string                                    `json:"right_export_name,omitempty"`
+}
+
+// CompareJavascriptExportShapesResult is the result of compare_javascript_export_shapes.
+type CompareJavascriptExportShapesResult struct {
+	ComparisonID      json.RawMessage `json:"comparison_id"`
+	Left              json.RawMessage `json:"left"`
+	Right             json.RawMessage `json:"right"`
+	Changes           json.RawMessage `json:"changes"`
+	Summary           json.RawMessage `json:"summary"`
+	RuntimeValidation json.RawMessage `json:"runtime_validation"`
+	Coverage          json.RawMessage `json:"coverage"`
+}
+
+// BuildReconstructionObligationLedgerInputLimits is part of the input of build_reconstruction_obligation_ledger.
+type BuildReconstructionObligationLedgerInputLimits struct {
+	MaxObligations int `json:"max_obligations,omitempty"`
+}
+
+// BuildReconstructionObligationLedgerInput is the input of build_reconstruction_obligation_ledger.
+type BuildReconstructionObligationLedgerInput struct {
+	Trace       json.RawMessage                                 `json:"trace"`
+	Application json.RawMessage                                 `json:"application"`
+	Limits      *BuildReconstructionObligationLedgerInputLimits `json:"limits,omitempty"`
+}
+
+// BuildReconstructionObligationLedgerResult is the result of build_reconstruction_obligation_ledger.
+type BuildReconstructionObligationLedgerResult struct {
+	LedgerID      json.RawMessage `json:"ledger_id"`
+	SourceTraceID json.RawMessage `json:"source_trace_id"`
+	SourceGraphID json.RawMessage `json:"source_graph_id"`
+	Obligations   json.RawMessage `json:"obligations"`
+	Summary       json.RawMessage `json:"summary"`
+	Coverage      json.RawMessage `json:"coverage"`
+}
+
+// EvaluateReconstructionCoverageInput is the input of evaluate_reconstruction_coverage.
+type EvaluateReconstructionCoverageInput struct {
+	Ledger         json.RawMessage `json:"ledger"`
+	Reconstruction json.RawMessage `json:"reconstruction"`
+}
+
+// EvaluateReconstructionCoverageResult is the result of evaluate_reconstruction_coverage.
+type EvaluateReconstructionCoverageResult struct {
+	EvaluationID          json.RawMessage `json:"evaluation_id"`
+	LedgerID              json.RawMessage `json:"ledger_id"`
+	ReconstructionGraphID json.RawMessage `json:"reconstruction_graph_id"`
+	Items                 json.RawMessage `json:"items"`
+	Summary               json.RawMessage `json:"summary"`
+	Coverage              json.RawMessage `json:"coverage"`
+}
+
+var operationTypes = map[string]core.Types{
+	"analyze_javascript_application":         core.TypesOf[analyzeArgs, Application](),
+	"trace_application_feature":              core.TypesOf[TraceApplicationFeatureInput, TraceApplicationFeatureResult](),
+	"trace_javascript_semantics":             core.TypesOf[TraceJavascriptSemanticsInput, TraceJavascriptSemanticsResult](),
+	"compare_application_versions":           core.TypesOf[CompareApplicationVersionsInput, CompareApplicationVersionsResult](),
+	"compare_source_to_bundle":               core.TypesOf[CompareSourceToBundleInput, CompareSourceToBundleResult](),
+	"compare_javascript_export_shapes":       core.TypesOf[CompareJavascriptExportShapesInput, CompareJavascriptExportShapesResult](),
+	"build_reconstruction_obligation_ledger": core.TypesOf[BuildReconstructionObligationLedgerInput, BuildReconstructionObligationLedgerResult](),
+	"evaluate_reconstruction_coverage":       core.TypesOf[EvaluateReconstructionCoverageInput, EvaluateReconstructionCoverageResult](),
+}

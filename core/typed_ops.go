@@ -1,0 +1,242 @@
+package core
+
+import (
+	"encoding/json"
+)
+
+// The Go input and result type of each of the kernel's own operations,
+// registered as Family.Types (Kernel). Below the first level the values stay
+// JSON, documented by the schemas. The schemas stay the contract: core/standard's
+// TestEveryOperationIsTyped fails when a type and its schema differ.
+
+// BinarySessionInput is the input of binary_session.
+type BinarySessionInput struct {
+	Detail                 string `json:"detail,omitempty"`                   // compact: each tool_availability entry is name, available, reason and remediation; complete: also surface, c...
+	ExpectedCatalogDigest  string `json:"expected_catalog_digest,omitempty"`  // The combined_sha256 catalog digest the caller expects.
+	ExpectedPackageVersion string `json:"expected_package_version,omitempty"` // The rea version the caller expects to be running.
+	ExpectedServerPath     string `json:"expected_server_path,omitempty"`     // Absolute path of the rea executable the caller registered.
+}
+
+// BinarySessionResult is the result of binary_session.
+type BinarySessionResult struct {
+	Open                       bool              `json:"open"`
+	Path                       *string           `json:"path"`
+	SHA256                     *string           `json:"sha256"`
+	Format                     *string           `json:"format"`
+	Kind                       *string           `json:"kind"`
+	Architecture               *string           `json:"architecture"`
+	Provider                   json.RawMessage   `json:"provider"`
+	Providers                  []json.RawMessage `json:"providers"`
+	ServerIdentity             json.RawMessage   `json:"server_identity"`
+	ClientFeatures             json.RawMessage   `json:"client_features"`
+	AnalysisProviderCandidates []json.RawMessage `json:"analysis_provider_candidates"`
+	AnalysisProviderBinding    json.RawMessage   `json:"analysis_provider_binding"`
+	AnalysisRun                json.RawMessage   `json:"analysis_run"`
+	ToolAvailability           []json.RawMessage `json:"tool_availability"`
+}
+
+// CloseBinaryInput is the input of close_binary.
+type CloseBinaryInput struct {
+}
+
+// GetEvidenceBundleInput is the input of get_evidence_bundle.
+type GetEvidenceBundleInput struct {
+	Detail  string          `json:"detail,omitempty"`  // Omit for the complete canonical bundle; "summary" lists every matching record's identity, provenance and na...
+	Filters json.RawMessage `json:"filters,omitempty"` // Exact-match filters, combined with AND; they require detail "summary".
+}
+
+// GetEvidenceBundleResult is the result of get_evidence_bundle.
+type GetEvidenceBundleResult struct {
+	Artifacts    []json.RawMessage `json:"artifacts"`
+	Providers    []json.RawMessage `json:"providers"`
+	Environments []json.RawMessage `json:"environments"`
+	Scenarios    []json.RawMessage `json:"scenarios"`
+	Captures     []json.RawMessage `json:"captures"`
+	Unknowns     []json.RawMessage `json:"unknowns"`
+	Records      []json.RawMessage `json:"records"`
+}
+
+// ExportEvidenceBundleInput is the input of export_evidence_bundle.
+type ExportEvidenceBundleInput struct {
+	Path      string `json:"path"`                // Absolute path of the bundle file.
+	Overwrite *bool  `json:"overwrite,omitempty"` // Replace an existing regular file at path.
+}
+
+// ExportEvidenceBundleResult is the result of export_evidence_bundle.
+type ExportEvidenceBundleResult struct {
+	Path     string `json:"path"`
+	Bytes    int    `json:"bytes"`
+	Records  int    `json:"records"`
+	Unknowns int    `json:"unknowns"`
+}
+
+// ImportEvidenceBundleInput is the input of import_evidence_bundle.
+type ImportEvidenceBundleInput struct {
+	Path string `json:"path"` // Absolute path of the bundle file.
+}
+
+// ImportEvidenceBundleResult is the result of import_evidence_bundle.
+type ImportEvidenceBundleResult struct {
+	Imported      int `json:"imported"`
+	Total         int `json:"total"`
+	UnknownsAdded int `json:"unknowns_added"`
+}
+
+// SnapshotEvidenceBundleResult is the result of snapshot_evidence_bundle.
+type SnapshotEvidenceBundleResult struct {
+	BundleDigest    string `json:"bundle_digest"`
+	BundleURI       string `json:"bundle_uri"`
+	Bytes           int    `json:"bytes"`
+	Records         int    `json:"records"`
+	Unknowns        int    `json:"unknowns"`
+	Scope           string `json:"scope"`
+	SurvivesSession bool   `json:"survives_session"`
+}
+
+// SnapshotEvidenceBundleInput is the input of snapshot_evidence_bundle, the same as CloseBinaryInput.
+type SnapshotEvidenceBundleInput = CloseBinaryInput
+
+// ReleaseEvidenceBundleInput is the input of release_evidence_bundle.
+type ReleaseEvidenceBundleInput struct {
+	BundleDigest string `json:"bundle_digest"` // The bundle_digest returned by snapshot_evidence_bundle.
+}
+
+// ReleaseEvidenceBundleResult is the result of release_evidence_bundle.
+type ReleaseEvidenceBundleResult struct {
+	BundleDigest string `json:"bundle_digest"`
+	Released     bool   `json:"released"`
+}
+
+// CompareBundlesInput is the input of compare_bundles.
+type CompareBundlesInput struct {
+	Left  json.RawMessage `json:"left"`  // A bundle file ({kind:"bundle",path}), this connection's ledger ({kind:"session"}) or a set of Evidence ({ki...
+	Right json.RawMessage `json:"right"` // A bundle file ({kind:"bundle",path}), this connection's ledger ({kind:"session"}) or a set of Evidence ({ki...
+}
+
+// CompareBundlesResult is the result of compare_bundles.
+type CompareBundlesResult struct {
+	Left              json.RawMessage   `json:"left"`
+	Right             json.RawMessage   `json:"right"`
+	Counts            json.RawMessage   `json:"counts"`
+	Added             []json.RawMessage `json:"added"`
+	Removed           []json.RawMessage `json:"removed"`
+	Changed           []json.RawMessage `json:"changed"`
+	Unknowns          json.RawMessage   `json:"unknowns"`
+	Conclusion        string            `json:"conclusion"`
+	ConclusionReasons []string          `json:"conclusion_reasons"`
+}
+
+// RecordUnknownInput is the input of record_unknown.
+type RecordUnknownInput struct {
+	Domain                   string            `json:"domain"`   // What the question is about, such as native.control-flow or application.network.
+	Question                 string            `json:"question"` // The open question; white space is collapsed and at most 1000 characters remain.
+	ContradictingEvidenceIDs []string          `json:"contradicting_evidence_ids,omitempty"`
+	RecommendedProbes        []json.RawMessage `json:"recommended_probes,omitempty"`
+	Relationships            []json.RawMessage `json:"relationships,omitempty"`
+	RequiredAuthority        *string           `json:"required_authority,omitempty"`   // Authority a resolving record must have; null for any.
+	RequiredConfidence       *string           `json:"required_confidence,omitempty"`  // Least confidence a resolving record must have (observed > derived > inferred); null for any.
+	RequiredEnvironment      json.RawMessage   `json:"required_environment,omitempty"` // Environment a resolving record must match; null fields match anything.
+	ScopeDigest              *string           `json:"scope_digest,omitempty"`         // Digest of what the question is scoped to (for example a target sha256), or null.
+	Severity                 string            `json:"severity,omitempty"`             // How much the open question matters.
+	Status                   string            `json:"status,omitempty"`               // Initial status.
+	SupportingEvidenceIDs    []string          `json:"supporting_evidence_ids,omitempty"`
+}
+
+// RecordUnknownResult is the result of record_unknown.
+type RecordUnknownResult struct {
+	Unknown            json.RawMessage `json:"unknown"`
+	MutationEvidenceID string          `json:"mutation_evidence_id"`
+}
+
+// UpdateUnknownInput is the input of update_unknown.
+type UpdateUnknownInput struct {
+	UnknownID                string            `json:"unknown_id"` // The unknown_id returned by record_unknown.
+	ContradictingEvidenceIDs []string          `json:"contradicting_evidence_ids,omitempty"`
+	ExpectedRevisionDigest   string            `json:"expected_revision_digest,omitempty"` // The revision_digest this change is based on.
+	RecommendedProbes        []json.RawMessage `json:"recommended_probes,omitempty"`
+	Relationships            []json.RawMessage `json:"relationships,omitempty"`
+	RequiredAuthority        *string           `json:"required_authority,omitempty"`   // Authority a resolving record must have; null for any.
+	RequiredConfidence       *string           `json:"required_confidence,omitempty"`  // Least confidence a resolving record must have (observed > derived > inferred); null for any.
+	RequiredEnvironment      json.RawMessage   `json:"required_environment,omitempty"` // Environment a resolving record must match; null fields match anything.
+	Resolution               json.RawMessage   `json:"resolution,omitempty"`           // Closes the unknown (status resolved): verified names retained Evidence that answers it; withdrawn and out-o...
+	Severity                 string            `json:"severity,omitempty"`             // How much the open question matters.
+	Status                   string            `json:"status,omitempty"`               // New status; resolved requires a resolution.
+	SupportingEvidenceIDs    []string          `json:"supporting_evidence_ids,omitempty"`
+}
+
+// UpdateUnknownResult is the result of update_unknown, the same as RecordUnknownResult.
+type UpdateUnknownResult = RecordUnknownResult
+
+// ListUnknownsInput is the input of list_unknowns.
+type ListUnknownsInput struct {
+	Domain         string `json:"domain,omitempty"`          // Only unknowns of this domain.
+	IncludeHistory *bool  `json:"include_history,omitempty"` // Return every revision, not only the latest.
+	Status         string `json:"status,omitempty"`          // Only unknowns whose latest status is this.
+	UnknownID      string `json:"unknown_id,omitempty"`      // The unknown_id returned by record_unknown.
+}
+
+// ListUnknownsResult is the result of list_unknowns.
+type ListUnknownsResult struct {
+	Unknowns  []json.RawMessage `json:"unknowns"`
+	Total     int               `json:"total"`
+	Revisions int               `json:"revisions"`
+}
+
+// VerifyUnknownResolutionInput is the input of verify_unknown_resolution.
+type VerifyUnknownResolutionInput struct {
+	UnknownID string `json:"unknown_id"` // The unknown_id returned by record_unknown.
+}
+
+// VerifyUnknownResolutionResult is the result of verify_unknown_resolution.
+type VerifyUnknownResolutionResult struct {
+	UnknownID      string            `json:"unknown_id"`
+	Revision       int               `json:"revision"`
+	RevisionDigest string            `json:"revision_digest"`
+	Status         string            `json:"status"`
+	Disposition    *string           `json:"disposition"`
+	Verified       bool              `json:"verified"`
+	Checks         []json.RawMessage `json:"checks"`
+	Findings       []string          `json:"findings"`
+}
+
+// InspectAnalysisViewInput is the input of inspect_analysis_view.
+type InspectAnalysisViewInput struct {
+	Source json.RawMessage `json:"source"` // The parent: a same-connection retained reference, or complete inline Evidence.
+	View   json.RawMessage `json:"view"`   // summary; a layout facet (mitigations, linkage); one section or symbol (by index or exact name); a stable pa...
+}
+
+// InspectAnalysisViewResult is the result of inspect_analysis_view.
+type InspectAnalysisViewResult struct {
+	Kind             string            `json:"kind"`
+	View             json.RawMessage   `json:"view"`
+	ParentEvidenceID string            `json:"parent_evidence_id"`
+	ParentOperation  string            `json:"parent_operation"`
+	ParentDigest     string            `json:"parent_digest"`
+	ViewDigest       string            `json:"view_digest"`
+	Artifact         json.RawMessage   `json:"artifact"`
+	Coverage         json.RawMessage   `json:"coverage"`
+	Limitations      []string          `json:"limitations"`
+	Unknowns         []json.RawMessage `json:"unknowns"`
+	Facet            json.RawMessage   `json:"facet,omitempty"`
+	Item             json.RawMessage   `json:"item,omitempty"`
+	Items            []json.RawMessage `json:"items,omitempty"`
+	ProcedureAddress *string           `json:"procedure_address,omitempty"`
+	Summary          json.RawMessage   `json:"summary,omitempty"`
+}
+
+var operationTypes = map[string]Types{
+	"open_binary":               TypesOf[OpenBinaryInput, OpenBinaryResult](),
+	"binary_session":            TypesOf[BinarySessionInput, BinarySessionResult](),
+	"close_binary":              TypesOf[CloseBinaryInput, json.RawMessage](),
+	"get_evidence_bundle":       TypesOf[GetEvidenceBundleInput, GetEvidenceBundleResult](),
+	"export_evidence_bundle":    TypesOf[ExportEvidenceBundleInput, ExportEvidenceBundleResult](),
+	"import_evidence_bundle":    TypesOf[ImportEvidenceBundleInput, ImportEvidenceBundleResult](),
+	"snapshot_evidence_bundle":  TypesOf[SnapshotEvidenceBundleInput, SnapshotEvidenceBundleResult](),
+	"release_evidence_bundle":   TypesOf[ReleaseEvidenceBundleInput, ReleaseEvidenceBundleResult](),
+	"compare_bundles":           TypesOf[CompareBundlesInput, CompareBundlesResult](),
+	"record_unknown":            TypesOf[RecordUnknownInput, RecordUnknownResult](),
+	"update_unknown":            TypesOf[UpdateUnknownInput, UpdateUnknownResult](),
+	"list_unknowns":             TypesOf[ListUnknownsInput, ListUnknownsResult](),
+	"verify_unknown_resolution": TypesOf[VerifyUnknownResolutionInput, VerifyUnknownResolutionResult](),
+	"inspect_analysis_view":     TypesOf[InspectAnalysisViewInput, InspectAnalysisViewResult](),
+}
