@@ -356,7 +356,7 @@ func TestMCPNativeWorkflow(t *testing.T) {
 		if m["name"] == "procedure_pseudo_code" || m["name"] == "batch_decompile" { // rea-native does not decompile, and says so
 			is.Equal(m["available"], false)
 			rem := m["remediation"].(string)
-			is.True(strings.Contains(rem, "rea-native does not offer decompile")) // rem
+			is.True(strings.Contains(rem, "rea-native does not offer decompile"))               // rem
 			is.True(strings.Contains(rem, "ghidra offers decompile but is not installed here")) // rem
 			continue
 		}
