@@ -35,20 +35,22 @@ type Analysis struct {
 
 	cacheMu sync.Mutex
 	procs   []ports.Procedure
+	ranges  []ports.FunctionRange // one per procedure
 	segs    []ports.Segment
 	hasSegs bool
 }
 
 var (
-	_ ports.Analysis        = (*Analysis)(nil)
-	_ ports.DocumentLister  = (*Analysis)(nil)
-	_ ports.SegmentLister   = (*Analysis)(nil)
-	_ ports.ProcedureLister = (*Analysis)(nil)
-	_ ports.NameLister      = (*Analysis)(nil)
-	_ ports.StringLister    = (*Analysis)(nil)
-	_ ports.ByteReader      = (*Analysis)(nil)
-	_ ports.Decompiler      = (*Analysis)(nil)
-	_ ports.LineageReporter = (*Analysis)(nil)
+	_ ports.Analysis         = (*Analysis)(nil)
+	_ ports.DocumentLister   = (*Analysis)(nil)
+	_ ports.SegmentLister    = (*Analysis)(nil)
+	_ ports.ProcedureLister  = (*Analysis)(nil)
+	_ ports.NameLister       = (*Analysis)(nil)
+	_ ports.StringLister     = (*Analysis)(nil)
+	_ ports.ByteReader       = (*Analysis)(nil)
+	_ ports.Decompiler       = (*Analysis)(nil)
+	_ ports.FunctionAnalyzer = (*Analysis)(nil)
+	_ ports.LineageReporter  = (*Analysis)(nil)
 )
 
 type attempt struct {

@@ -17,7 +17,10 @@
 // after it was ready is reported, never replaced.
 //
 // An Analysis offers list_documents, list_segments, list_procedures,
-// list_names, list_strings, read_bytes and decompile. Hopper's comments and
+// list_names, list_strings, read_bytes, analyze_functions (procedure
+// extents from Hopper's basic blocks; instructions from the bridge's
+// procedure_body, their bytes through read_bytes, blocks built here from
+// the flows) and decompile. Hopper's comments and
 // renames (the bridge could set them) have no ports interface yet and are
 // not offered. The Linux demo's X11 helper (PROVIDERS.md §2.2) is not
 // implemented: the launcher must run headless by itself.

@@ -185,8 +185,24 @@ func TestQueriesMapTheBridgesAnswers(t *testing.T) {
 	})
 	procs, err := a.(ports.ProcedureLister).Procedures(ctx)
 	is.NoErr(err)
-	is.Equal(procs, []ports.Procedure{{Address: 0x401000, Name: "main", Source: "symbol"},
-		{Address: 0x401040, Name: "helper", Source: "symbol"}, {Address: 0x401080, Name: "j_puts", Source: "symbol"}})
+	is.Equal(procs, []ports.Procedure{{Address: 0x401000, Name: "main", Size: 13, Source: "symbol"},
+		{Address: 0x401040, Name: "helper", Size: 13, Source: "symbol"}, {Address: 0x401080, Name: "j_puts", Size: 6, Source: "symbol"}})
+	fa := a.(ports.FunctionAnalyzer)
+	ranges, err := fa.FunctionRanges(ctx)
+	is.NoErr(err)
+	is.Equal(ranges[0], ports.FunctionRange{Start: 0x401000, End: 0x40100d, EndSource: "hopper-basic-blocks"})
+	fn, err := fa.Function(ctx, ports.FunctionRequest{Address: 0x401000, MaxInstructions: 3})
+	is.NoErr(err)
+	is.Equal(len(fn.Instructions), 3) // bounded by the request
+	is.Equal(fn.InstructionCount, 6)  // the count covers the body
+	is.Equal(fn.Instructions[2], ports.Instruction{Address: 0x401004, Bytes: []byte{0xe8, 0x37, 0, 0, 0}, Mnemonic: "call",
+		Operands: "0x401040", Text: "call 0x401040", Flow: ports.FlowCall, Target: 0x401040, HasTarget: true})
+	is.Equal(fn.Blocks, []ports.BasicBlock{{Start: 0x401000, End: 0x40100d, Instructions: 6}}) // calls do not end blocks
+	thunk, err := fa.Function(ctx, ports.FunctionRequest{Address: 0x401080})
+	is.NoErr(err)
+	is.Equal(thunk.Blocks[0].Successors, []ports.Edge{{Kind: ports.EdgeUnresolved}}) // an indirect jump
+	_, err = fa.Function(ctx, ports.FunctionRequest{Address: 0x401004})
+	is.True(errors.Is(err, ports.ErrNotFound))
 	names, err := a.(ports.NameLister).Names(ctx)
 	is.NoErr(err)
 	is.Equal(len(names), 5)

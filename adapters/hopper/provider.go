@@ -99,7 +99,7 @@ func (p *Provider) Support(ctx context.Context, t ports.Target) ports.Support {
 
 // Capabilities declares what every Analysis implements.
 func (p *Provider) Capabilities() []ports.Capability {
-	return []ports.Capability{ports.CapBytes, ports.CapDecompile,
+	return []ports.Capability{ports.CapFunctions, ports.CapBytes, ports.CapDecompile,
 		ports.CapDocuments, ports.CapSegments, ports.CapProcedures, ports.CapNames, ports.CapStrings}
 }
 

@@ -31,10 +31,11 @@ func parseAddress(s string) (uint64, error) {
 func formatAddress(a uint64) string { return fmt.Sprintf("0x%x", a) }
 
 type item struct {
-	Address    string `json:"address"`
-	Value      string `json:"value"`
-	Truncated  bool   `json:"value_truncated"`
-	ByteLength *int   `json:"byte_length"`
+	Address    string  `json:"address"`
+	Value      string  `json:"value"`
+	Truncated  bool    `json:"value_truncated"`
+	ByteLength *int    `json:"byte_length"`
+	End        *string `json:"end"` // list_procedures: the procedure's exclusive end, when Hopper knows it
 }
 
 type page struct {
@@ -137,6 +138,7 @@ func (a *Analysis) Procedures(ctx context.Context) ([]ports.Procedure, error) {
 		return nil, err
 	}
 	out := make([]ports.Procedure, 0, len(raw))
+	ranges := make([]ports.FunctionRange, 0, len(raw))
 	for _, r := range raw {
 		addr, err := parseAddress(r.Address)
 		if err != nil {
@@ -145,13 +147,29 @@ func (a *Analysis) Procedures(ctx context.Context) ([]ports.Procedure, error) {
 		if len(out) > 0 && out[len(out)-1].Address == addr {
 			continue
 		}
-		out = append(out, ports.Procedure{Address: addr, Name: r.Value, Source: "symbol"})
+		p := ports.Procedure{Address: addr, Name: r.Value, Source: "symbol"}
+		end := addr
+		if r.End != nil {
+			e, err := parseAddress(*r.End)
+			if err != nil {
+				return nil, err
+			}
+			if e >= addr {
+				end, p.Size = e, e-addr
+			}
+		}
+		out = append(out, p)
+		ranges = append(ranges, ports.FunctionRange{Start: addr, End: end, EndSource: endSource})
 	}
 	a.cacheMu.Lock()
-	a.procs = out
+	a.procs, a.ranges = out, ranges
 	a.cacheMu.Unlock()
 	return slices.Clone(out), nil
 }
+
+// endSource names where a Hopper procedure's end comes from: the end of its
+// last basic block.
+const endSource = "hopper-basic-blocks"
 
 // Names lists Hopper's named addresses, sorted by address then name.
 func (a *Analysis) Names(ctx context.Context) ([]ports.Name, error) {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/matryer/is"
+
+	"rea/ports"
 )
 
 func TestReadLine(t *testing.T) {
@@ -201,4 +203,22 @@ func TestWireQueueLimit(t *testing.T) {
 	}
 	err := w.call(t.Context(), "health", nil, nil)
 	is.True(err != nil && strings.Contains(err.Error(), "64-request limit"))
+}
+
+func TestBlocks(t *testing.T) {
+	is := is.New(t)
+	mk := func(addr uint64, n int, flow ports.Flow, target uint64) ports.Instruction {
+		return ports.Instruction{Address: addr, Bytes: make([]byte, n), Mnemonic: "x", Flow: flow, Target: target, HasTarget: target != 0}
+	}
+	// 0x10: je 0x16; 0x12: jmp 0x10; 0x14: call 0x99; 0x16: jmp 0x500 (tail call); 0x18: ret
+	ins := []ports.Instruction{mk(0x10, 2, ports.FlowBranch, 0x16), mk(0x12, 2, ports.FlowJump, 0x10), mk(0x14, 2, ports.FlowCall, 0x99),
+		mk(0x16, 2, ports.FlowJump, 0x500), mk(0x18, 1, ports.FlowReturn, 0)}
+	got := blocks(ins, ports.FunctionRange{Start: 0x10, End: 0x19})
+	is.Equal(got, []ports.BasicBlock{
+		{Start: 0x10, End: 0x12, Instructions: 1, Successors: []ports.Edge{{Kind: ports.EdgeBranch, Target: 0x16}, {Kind: ports.EdgeFallthrough, Target: 0x12}}},
+		{Start: 0x12, End: 0x14, Instructions: 1, Successors: []ports.Edge{{Kind: ports.EdgeJump, Target: 0x10}}},
+		{Start: 0x14, End: 0x16, Instructions: 1, Successors: []ports.Edge{{Kind: ports.EdgeFallthrough, Target: 0x16}}},
+		{Start: 0x16, End: 0x18, Instructions: 1, Successors: []ports.Edge{{Kind: ports.EdgeTailCall, Target: 0x500}}},
+		{Start: 0x18, End: 0x19, Instructions: 1},
+	})
 }

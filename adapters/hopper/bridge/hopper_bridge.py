@@ -32,6 +32,8 @@ PAGE_DEFAULT = 100
 READ_MAX = 4096
 READ_DEFAULT = 256
 MAX_VALUE = 1024
+BODY_DEFAULT = 10000
+BODY_MAX = 100000
 
 
 class BridgeError(Exception):
@@ -95,6 +97,40 @@ def _value(s):
     return s[:MAX_VALUE], len(s) > MAX_VALUE
 
 
+_STOPS = ("hlt", "int3", "ud2", "brk", "udf")
+
+
+def classify(mnemonic, operands):
+    """How control leaves an instruction (x86 and AArch64 mnemonics): flow
+    is "", call, jump, branch, return or stop; target is the direct target,
+    when the operand is a plain address."""
+    m = mnemonic.lower().split(" ")[-1]
+    target = None
+    op = operands.strip()
+    if op.lower().startswith("0x"):
+        try:
+            target = int(op, 16)
+        except ValueError:
+            target = None
+    if m.startswith("call") or m in ("bl", "blr"):
+        return "call", target if m != "blr" else None
+    if m.startswith("ret") or m in ("iret", "iretq", "eret"):
+        return "return", None
+    if m in _STOPS:
+        return "stop", None
+    if m in ("jmp", "b", "br"):
+        return "jump", target if m != "br" else None
+    if (m.startswith("j") and m != "jmp") or m.startswith("b.") or m in ("cbz", "cbnz", "tbz", "tbnz", "loop", "loope", "loopne"):
+        if m in ("cbz", "cbnz", "tbz", "tbnz"):
+            last = op.split(",")[-1].strip()
+            try:
+                target = int(last, 16) if last.lower().startswith("0x") else None
+            except ValueError:
+                target = None
+        return "branch", target
+    return "", None
+
+
 class Session(object):
     """The protocol: dispatch, exact parameters, paging. doc is a HopperDoc
     or, in the tests, a stub with the same methods."""
@@ -116,6 +152,7 @@ class Session(object):
             "list_strings": (["offset", "limit"], self.list_strings),
             "read_bytes": (["address", "length"], self.read_bytes),
             "procedure_pseudo_code": (["procedure"], self.pseudo_code),
+            "procedure_body": (["procedure", "max_instructions"], self.procedure_body),
         }
 
     # --- methods ---------------------------------------------------------
@@ -156,7 +193,35 @@ class Session(object):
         return items
 
     def list_procedures(self, p):
-        return _page(self._inventory("procedures", lambda: self._addressed(self.doc.procedures())), p)
+        def build():
+            items = []
+            for a, v, end in sorted(self.doc.procedures(), key=lambda x: (x[0], x[1])):
+                value, cut = _value(v)
+                items.append({"address": _hex(a), "value": value, "value_truncated": cut,
+                              "end": _hex(end) if end is not None and end >= a else None})
+            return items
+        return _page(self._inventory("procedures", build), p)
+
+    def procedure_body(self, p):
+        addr = _address(p, "procedure")
+        limit = _int(p, "max_instructions", BODY_DEFAULT, 1, BODY_MAX)
+        self._ready()
+        procs = dict((a, end) for a, _, end in self.doc.procedures())
+        if addr not in procs:
+            raise BridgeError("invalid_request", "no procedure starts at %s" % _hex(addr))
+        end = procs[addr] if procs[addr] is not None and procs[addr] >= addr else addr
+        items = []
+        truncated = False
+        for a, length, mnemonic, operands in self.doc.instructions(addr, end):
+            if len(items) == limit:
+                truncated = True
+                break
+            if length < 1:
+                raise BridgeError("bridge_exception", "Hopper reported an empty instruction at %s" % _hex(a))
+            flow, target = classify(mnemonic, operands)
+            items.append({"address": _hex(a), "length": length, "mnemonic": mnemonic.lower(), "operands": operands,
+                          "flow": flow, "target": _hex(target) if target is not None else None})
+        return {"start": _hex(addr), "end": _hex(end), "instructions": items, "truncated": truncated}
 
     def list_names(self, p):
         return _page(self._inventory("names", lambda: self._addressed(self.doc.names())), p)
@@ -311,9 +376,32 @@ class HopperDoc(object):
         out = []
         for s in self._segments():
             for i in range(self._api(s, "getProcedureCount")()):
-                entry = s.getProcedureAtIndex(i).getEntryPoint()
-                out.append((entry, self.d.getNameAtAddress(entry) or ""))
+                proc = s.getProcedureAtIndex(i)
+                entry = proc.getEntryPoint()
+                end = None
+                count = getattr(proc, "getBasicBlockCount", None)
+                if count is not None:
+                    for j in range(count()):
+                        e = proc.getBasicBlock(j).getEndingAddress()
+                        end = e if end is None else max(end, e)
+                out.append((entry, self.d.getNameAtAddress(entry) or "", end))
         return out
+
+    def instructions(self, start, end):
+        seg = self._api(self.d, "getSegmentAtAddress")(start)
+        if seg is None:
+            return
+        a = start
+        while a < end:
+            ins = self._api(seg, "getInstructionAtAddress")(a)
+            if ins is None:
+                return
+            n = ins.getInstructionLength()
+            args = [ins.getFormattedArgument(i) for i in range(ins.getArgumentCount())]
+            yield a, n, ins.getInstructionString(), ", ".join(args)
+            if n < 1:
+                return
+            a += n
 
     def names(self):
         out = []

@@ -26,7 +26,16 @@ class Target(object):
                 {"name": ".bss", "start": 0x403000, "length": 0x20}]
 
     def procedures(self):
-        return [(0x401000, "main"), (0x401040, "helper"), (0x401080, "j_puts")]
+        return [(0x401000, "main", 0x40100d), (0x401040, "helper", 0x40104d), (0x401080, "j_puts", 0x401086)]
+
+    def instructions(self, start, end):
+        # The code hopper_test.go writes at these addresses.
+        return iter({
+            0x401000: [(0x401000, 1, "push", "rbp"), (0x401001, 3, "mov", "rbp, rsp"), (0x401004, 5, "call", "0x401040"),
+                       (0x401009, 2, "xor", "eax, eax"), (0x40100b, 1, "pop", "rbp"), (0x40100c, 1, "ret", "")],
+            0x401040: [(0x401040, 7, "lea", "rdi, qword [0x402000]"), (0x401047, 5, "call", "0x401080"), (0x40104c, 1, "ret", "")],
+            0x401080: [(0x401080, 6, "jmp", "qword [0x404000]")],
+        }[start])
 
     def names(self):
         return [(0x401000, "main"), (0x401040, "helper"), (0x401080, "j_puts"), (0x402000, "aHelloHopper"),
@@ -68,3 +77,4 @@ for m in ["list_procedures", "list_names", "list_strings"]:
     call(m, {"offset": 0, "limit": 500})
 for a in ["0x401000", "0x401040", "0x401080"]:
     call("procedure_pseudo_code", {"procedure": a})
+    call("procedure_body", {"procedure": a, "max_instructions": 100000})

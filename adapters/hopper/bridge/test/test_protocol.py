@@ -30,7 +30,12 @@ class Stub(object):
                 {"name": "text", "start": 0x1000, "length": 0x20, "file_offset": 0x100, "file_bytes": 0x20}]
 
     def procedures(self):
-        return [(0x1010, "b"), (0x1000, "a"), (0x1018, "x" * 2000)]
+        return [(0x1010, "b", 0x1018), (0x1000, "a", 0x1006), (0x1018, "x" * 2000, None)]
+
+    def instructions(self, start, end):
+        code = {0x1000: [(0x1000, 5, "call", "0x1010"), (0x1005, 1, "ret", "")],
+                0x1010: [(0x1010, 2, "je", "0x1014"), (0x1012, 2, "jmp", "qword [rax]"), (0x1014, 4, "hlt", "")]}
+        return iter(code.get(start, []))
 
     def names(self):
         return [(0x1000, "a")]
@@ -155,6 +160,34 @@ class ProtocolTest(unittest.TestCase):
         _, _, d = c.call("procedure_pseudo_code", {"procedure": "0x1000"})
         self.assertTrue(d["result"].startswith("int a"))
         c.close()
+
+    def test_procedure_body(self):
+        c = Client(Stub())
+        _, _, r = c.call("procedure_body", {"procedure": "0x1000", "max_instructions": 10})
+        self.assertEqual(r["result"], {"start": "0x1000", "end": "0x1006", "truncated": False, "instructions": [
+            {"address": "0x1000", "length": 5, "mnemonic": "call", "operands": "0x1010", "flow": "call", "target": "0x1010"},
+            {"address": "0x1005", "length": 1, "mnemonic": "ret", "operands": "", "flow": "return", "target": None}]})
+        _, _, r = c.call("procedure_body", {"procedure": "0x1010", "max_instructions": 2})
+        ins = r["result"]["instructions"]
+        self.assertEqual([(i["flow"], i["target"]) for i in ins], [("branch", "0x1014"), ("jump", None)])
+        self.assertTrue(r["result"]["truncated"])
+        _, _, err = c.call("procedure_body", {"procedure": "0x1001", "max_instructions": 2})
+        self.assertEqual(err["error"]["type"], "invalid_request")
+        _, _, p = c.call("list_procedures", {"offset": 0, "limit": 3})
+        self.assertEqual([i["end"] for i in p["result"]["items"]], ["0x1006", "0x1018", None])
+        c.close()
+
+    def test_classify(self):
+        cl = ns["classify"]
+        self.assertEqual(cl("call", "0x401040"), ("call", 0x401040))
+        self.assertEqual(cl("call", "rax"), ("call", None))
+        self.assertEqual(cl("jne", "0x10"), ("branch", 0x10))
+        self.assertEqual(cl("b.eq", "0x10"), ("branch", 0x10))
+        self.assertEqual(cl("cbz", "x0, 0x20"), ("branch", 0x20))
+        self.assertEqual(cl("bl", "0x30"), ("call", 0x30))
+        self.assertEqual(cl("ret", ""), ("return", None))
+        self.assertEqual(cl("int3", ""), ("stop", None))
+        self.assertEqual(cl("mov", "rbp, rsp"), ("", None))
 
     def test_background_analysis_refuses_inventories(self):
         s = Stub()
