@@ -338,6 +338,9 @@ func TestDoctorGhidra(t *testing.T) {
 	ok, _, detail := check(d, "provider:ghidra")
 	is.True(ok)
 	is.True(strings.HasPrefix(detail, "optional, not configured: GHIDRA_INSTALL_DIR is not set")) // detail
+	ok, _, detail = check(d, "provider:hopper")
+	is.True(ok)
+	is.True(strings.HasPrefix(detail, "optional, not configured: Hopper launcher is missing")) // detail
 	ok, _, detail = check(d, "provider:rea-native")
 	is.True(ok)
 	is.True(strings.HasSuffix(detail, "(built in)"))
@@ -401,7 +404,7 @@ func TestProvidersAndCapabilities(t *testing.T) {
 	}
 	is.NoErr(json.Unmarshal([]byte(out), &p))
 	is.True(!p.Open)
-	is.Equal(len(p.AnalysisProviderCandidates), 2) // rea-native and ghidra
+	is.Equal(len(p.AnalysisProviderCandidates), 3) // rea-native, ghidra and hopper
 	ids := map[string]bool{}
 	for _, e := range p.Engines {
 		ids[e.ID] = true
@@ -410,7 +413,7 @@ func TestProvidersAndCapabilities(t *testing.T) {
 			is.True(len(e.Operations) > 10)
 			is.True(strings.Contains(strings.Join(e.Operations, ","), "list_procedures"))
 		}
-		if e.ID == "ghidra" && e.Kind == "analysis_provider" {
+		if (e.ID == "ghidra" || e.ID == "hopper") && e.Kind == "analysis_provider" {
 			is.True(!e.Available)  // not installed here
 			is.True(!e.Configured) // GHIDRA_INSTALL_DIR is not set
 			is.True(strings.Contains(strings.Join(e.Operations, ","), "procedure_pseudo_code"))

@@ -46,6 +46,7 @@ func TestMain(m *testing.M) {
 	// says where it is not installed, whatever the machine running them
 	// has (the engine's own tests and its live lane use an installation).
 	os.Unsetenv("GHIDRA_INSTALL_DIR")
+	os.Unsetenv("HOPPER_LAUNCHER_PATH")
 	// Every rea these tests start, in process or not, checks each success
 	// against its complete output schema.
 	os.Setenv(core.CheckOutputSchemasEnv, "1")
@@ -112,6 +113,14 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 // TestCLIProviderGhidra: --provider ghidra (and REA_ANALYSIS_PROVIDER)
 // select the registered Ghidra engine, which answers that it is not
 // installed here; it is never replaced by rea-native.
+func TestCLIProviderHopper(t *testing.T) {
+	is := is.New(t)
+	out, errOut, code := runCLI(t, "--provider", "hopper", "analyze", "/usr/bin/ls")
+	is.Equal(code, 4) // provider_unavailable
+	is.Equal(out, "")
+	is.True(strings.Contains(errOut, "provider hopper is unavailable: Hopper launcher is missing")) // errOut
+}
+
 func TestCLIProviderGhidra(t *testing.T) {
 	is := is.New(t)
 	out, errOut, code := runCLI(t, "--provider", "ghidra", "analyze", "/usr/bin/ls")
@@ -291,15 +300,19 @@ func TestMCPNativeWorkflow(t *testing.T) {
 	var sess struct{ Result map[string]any }
 	json.Unmarshal([]byte(call(t, cs, "binary_session", map[string]any{}).text), &sess)
 	is.Equal(sess.Result["open"], false)
-	// rea-native and Ghidra are registered (sorted by id); Ghidra is not
-	// installed here and says why without starting anything.
+	// rea-native, Ghidra and Hopper are registered (sorted by id); Ghidra
+	// and Hopper are not installed here and say why without starting
+	// anything.
 	cands := sess.Result["analysis_provider_candidates"].([]any)
-	is.Equal(len(cands), 2)
-	gh, nat := cands[0].(map[string]any), cands[1].(map[string]any)
+	is.Equal(len(cands), 3)
+	gh, hop, nat := cands[0].(map[string]any), cands[1].(map[string]any), cands[2].(map[string]any)
 	is.Equal(gh["provider"].(map[string]any)["id"], "ghidra")
+	is.Equal(hop["provider"].(map[string]any)["id"], "hopper")
 	is.Equal(nat["provider"].(map[string]any)["id"], "rea-native")
-	is.Equal(gh["availability"].(map[string]any)["status"], "unavailable")
-	is.Equal(gh["availability"].(map[string]any)["code"], "not_configured")
+	for _, c := range []map[string]any{gh, hop} {
+		is.Equal(c["availability"].(map[string]any)["status"], "unavailable")
+		is.Equal(c["availability"].(map[string]any)["code"], "not_configured")
+	}
 	is.Equal(nat["availability"].(map[string]any)["status"], "available")
 	is.Equal(nat["target_support"].(map[string]any)["status"], "unknown")
 
@@ -358,6 +371,7 @@ func TestMCPNativeWorkflow(t *testing.T) {
 			rem := m["remediation"].(string)
 			is.True(strings.Contains(rem, "rea-native does not offer decompile"))               // rem
 			is.True(strings.Contains(rem, "ghidra offers decompile but is not installed here")) // rem
+			is.True(strings.Contains(rem, "hopper offers decompile but is not installed here")) // rem
 			continue
 		}
 		is.Equal(m["available"], true)
@@ -415,6 +429,7 @@ func TestMCPBadTargets(t *testing.T) {
 		{"truncated macho", map[string]any{"path": write("trunc.macho", []byte{0xcf, 0xfa, 0xed, 0xfe, 7, 0, 0, 1})}, core.CodeUnsupportedTarget},
 		{"unknown provider", map[string]any{"path": "/usr/bin/ls", "provider_id": "no-such-engine"}, core.CodeCapabilityUnavailable},
 		{"ghidra not installed", map[string]any{"path": "/usr/bin/ls", "provider_id": "ghidra"}, core.CodeProviderUnavailable},
+		{"hopper not installed", map[string]any{"path": "/usr/bin/ls", "provider_id": "hopper"}, core.CodeProviderUnavailable},
 	}
 	cs := mcpClient(t)
 	for _, c := range cases {
@@ -659,8 +674,9 @@ func noEnv(k string) (string, bool) {
 func TestStartupRejectsInvalidSettings(t *testing.T) {
 	bad := []string{"REA_MCP_INPUT_SCHEMA_PROFILE=FULL", "REA_MCP_INPUT_SCHEMA_PROFILE=", "REA_ANALYSIS_PROVIDER=Bad Id"}
 	for _, v := range []string{"", "0", "01", "1e3", "abc", "2147483648"} {
-		bad = append(bad, "REA_GHIDRA_STARTUP_TIMEOUT_MS="+v)
+		bad = append(bad, "REA_GHIDRA_STARTUP_TIMEOUT_MS="+v, "REA_HOPPER_STARTUP_TIMEOUT_MS="+v)
 	}
+	bad = append(bad, "HOPPER_LOADER_ARGS_JSON=", "HOPPER_LOADER_ARGS_JSON=-l ELF", `HOPPER_LOADER_ARGS_JSON=[1]`)
 	for _, env := range bad {
 		t.Run(env, func(t *testing.T) {
 			is := is.New(t)
