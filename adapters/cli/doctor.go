@@ -77,13 +77,33 @@ func (e *env) doctor(clients []string, provider string, clean bool) (*doctorRepo
 		info := p.Info()
 		known[info.ID] = true
 		av := p.Availability(ctx)
+		// A registered engine that is not configured here (Ghidra without
+		// GHIDRA_INSTALL_DIR) is optional: it makes rea unhealthy only when
+		// --provider names it (PROVIDERS.md §4.1: the checks of configured
+		// providers count, and at least one provider must be available).
+		configured := av.Code != "not_configured"
+		origin := " (registered)"
+		if info.ID == core.BuiltInProviderID {
+			origin = " (built in)"
+		}
 		c := Check{Name: "provider:" + info.ID, OK: true, Classification: "healthy",
-			Detail: strings.TrimSpace(info.Name + " " + info.Version + " (built in)"),
-			Engine: map[string]any{"id": info.ID, "name": info.Name, "version": info.Version, "configured": true, "available": av.Available}}
-		if av.Available {
+			Detail: strings.TrimSpace(info.Name+" "+info.Version) + origin,
+			Engine: map[string]any{"id": info.ID, "name": info.Name, "version": info.Version, "configured": configured, "available": av.Available}}
+		switch {
+		case av.Available:
 			anyProvider = true
-		} else {
+		case !configured && info.ID != provider:
+			c.Detail = "optional, not configured: " + av.Reason
+		default:
 			c.OK, c.Classification = false, "missing_analysis_engine"
+			switch {
+			case av.Code == "unsupported_host":
+				c.Classification = "unsupported_host"
+			case av.Code == "runtime_missing":
+				c.Classification = "missing_dependency"
+			case configured:
+				c.Classification = "config_drift"
+			}
 			c.Detail, c.Remediation = av.Reason, "see "+info.ID+"'s requirements"
 		}
 		checks = append(checks, c)

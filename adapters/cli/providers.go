@@ -85,12 +85,15 @@ func (providersCmd) Run(e *env) error {
 		info := p.Info()
 		av := p.Availability(e.ctx)
 		ops, declared := providerOperations(e.opts.Catalog, p)
-		d := "built in"
+		d := "registered"
+		if info.ID == core.BuiltInProviderID {
+			d = "built in"
+		}
 		if !av.Available {
 			d = av.Reason
 		}
 		engines = append(engines, engine{ID: info.ID, Name: info.Name, Kind: "analysis_provider", Version: info.Version,
-			Configured: true, Available: av.Available, Detail: d, Operations: ops, CapabilitiesDeclared: declared})
+			Configured: av.Code != "not_configured", Available: av.Available, Detail: d, Operations: ops, CapabilitiesDeclared: declared})
 	}
 	if e.opts.Engines != nil {
 		for _, in := range e.opts.Engines(e.ctx) {

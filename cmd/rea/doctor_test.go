@@ -19,6 +19,7 @@ import (
 type home struct {
 	t              *testing.T
 	dir, proj, tmp string
+	env            []string // more variables for rea, after the cleaned ones
 }
 
 func newHome(t *testing.T) *home {
@@ -67,7 +68,7 @@ func (h *home) run(args ...string) (stdout, stderr string, code int) {
 		}
 		env = append(env, kv)
 	}
-	cmd.Env = append(env, "HOME="+h.dir, "TMPDIR="+h.tmp)
+	cmd.Env = append(append(env, "HOME="+h.dir, "TMPDIR="+h.tmp), h.env...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
@@ -314,6 +315,52 @@ func TestDoctorExtractDirectories(t *testing.T) {
 	is.True(errors.Is(err, os.ErrNotExist))
 }
 
+// TestDoctorGhidra: Ghidra is a registered provider. Where it is not
+// configured it is optional and rea stays healthy for its main job; asked
+// for with --provider, or configured but broken, it makes doctor unhealthy
+// (PROVIDERS.md §4.1).
+func TestDoctorGhidra(t *testing.T) {
+	is := is.New(t)
+	h := newHome(t)
+	check := func(d doctorJSON, name string) (ok bool, class, detail string) {
+		t.Helper()
+		for _, c := range d.Checks {
+			if c.Name == name {
+				return c.OK, c.Classification, c.Detail
+			}
+		}
+		t.Fatalf("doctor has no check %s", name)
+		return
+	}
+	d, code := h.doctor()
+	is.Equal(code, 0)
+	is.True(d.Healthy)
+	ok, _, detail := check(d, "provider:ghidra")
+	is.True(ok)
+	is.True(strings.HasPrefix(detail, "optional, not configured: GHIDRA_INSTALL_DIR is not set")) // detail
+	ok, _, detail = check(d, "provider:hopper")
+	is.True(ok)
+	is.True(strings.HasPrefix(detail, "optional, not configured: Hopper launcher is missing")) // detail
+	ok, _, detail = check(d, "provider:rea-native")
+	is.True(ok)
+	is.True(strings.HasSuffix(detail, "(built in)"))
+
+	d, code = h.doctor("--provider", "ghidra")
+	is.Equal(code, 1)
+	is.True(!d.Healthy)
+	ok, class, _ := check(d, "provider:ghidra")
+	is.True(!ok)
+	is.Equal(class, "missing_analysis_engine")
+
+	h.env = []string{"GHIDRA_INSTALL_DIR=" + filepath.Join(h.dir, "no-ghidra-here")}
+	d, code = h.doctor()
+	is.Equal(code, 1) // a configured provider's checks count
+	ok, class, detail = check(d, "provider:ghidra")
+	is.True(!ok)
+	is.Equal(class, "config_drift")
+	is.True(strings.Contains(detail, "application.properties")) // detail
+}
+
 // TestMCPDoctor runs rea mcp doctor against the built binary: it starts
 // that binary as its server.
 func TestMCPDoctor(t *testing.T) {
@@ -357,7 +404,7 @@ func TestProvidersAndCapabilities(t *testing.T) {
 	}
 	is.NoErr(json.Unmarshal([]byte(out), &p))
 	is.True(!p.Open)
-	is.Equal(len(p.AnalysisProviderCandidates), 1)
+	is.Equal(len(p.AnalysisProviderCandidates), 3) // rea-native, ghidra and hopper
 	ids := map[string]bool{}
 	for _, e := range p.Engines {
 		ids[e.ID] = true
@@ -365,6 +412,11 @@ func TestProvidersAndCapabilities(t *testing.T) {
 			is.True(e.Available)
 			is.True(len(e.Operations) > 10)
 			is.True(strings.Contains(strings.Join(e.Operations, ","), "list_procedures"))
+		}
+		if (e.ID == "ghidra" || e.ID == "hopper") && e.Kind == "analysis_provider" {
+			is.True(!e.Available)  // not installed here
+			is.True(!e.Configured) // GHIDRA_INSTALL_DIR is not set
+			is.True(strings.Contains(strings.Join(e.Operations, ","), "procedure_pseudo_code"))
 		}
 	}
 	for _, id := range []string{"rea-native", "chromium", "node", "gdbserver", "ghidra", "hopper"} {

@@ -21,6 +21,8 @@ import (
 	"rea/adapters/cdp"
 	"rea/adapters/cli"
 	"rea/adapters/gdbremote"
+	"rea/adapters/ghidra"
+	"rea/adapters/hopper"
 	"rea/adapters/js"
 	"rea/adapters/mcp"
 	"rea/adapters/native"
@@ -78,8 +80,40 @@ func wire(lookupEnv func(string) (string, bool)) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Ghidra is registered always and is available only when
+	// GHIDRA_INSTALL_DIR names an installation; it starts on its first
+	// query, never at start-up. auto keeps rea-native for the main job.
+	gopts := &ghidra.Options{InstallDir: getenv("GHIDRA_INSTALL_DIR"), JavaHome: getenv("JAVA_HOME"), MaxHeap: getenv("GHIDRA_HEADLESS_MAXMEM")}
+	if v, ok := lookupEnv(ghidra.EnvStartupTimeout); ok {
+		d, err := ghidra.ParseStartupTimeout(v)
+		if err != nil {
+			return nil, err
+		}
+		gopts.StartupTimeout = d
+	}
+	if cache, err := os.UserCacheDir(); err == nil {
+		gopts.SnapshotRoot = filepath.Join(cache, "rea", "snapshots")
+	}
+	// Hopper likewise: registered always, available only where its
+	// launcher exists (HOPPER_LAUNCHER_PATH or the usual place), started by
+	// its first query.
+	hopts := &hopper.Options{Launcher: getenv(hopper.EnvLauncher)}
+	if v, ok := lookupEnv(hopper.EnvStartupTimeout); ok {
+		d, err := hopper.ParseStartupTimeout(v)
+		if err != nil {
+			return nil, err
+		}
+		hopts.StartupTimeout = d
+	}
+	if v, ok := lookupEnv(hopper.EnvLoaderArgs); ok {
+		args, err := hopper.ParseLoaderArgs(v)
+		if err != nil {
+			return nil, err
+		}
+		hopts.LoaderArgs = args
+	}
 	browser := cdp.New(nil)
-	reg, err := core.NewRegistry([]ports.Provider{native.New(nil)},
+	reg, err := core.NewRegistry([]ports.Provider{native.New(nil), ghidra.New(gopts), hopper.New(hopts)},
 		&core.RegistryOptions{Default: getenv("REA_ANALYSIS_PROVIDER"),
 			Containers: []ports.ContainerOpener{asar.Opener{}, zip.Opener{}},
 			JavaScript: js.New(),

@@ -42,6 +42,11 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("TMPDIR", tmp)
+	// Ghidra is registered beside rea-native; these tests state what rea
+	// says where it is not installed, whatever the machine running them
+	// has (the engine's own tests and its live lane use an installation).
+	os.Unsetenv("GHIDRA_INSTALL_DIR")
+	os.Unsetenv("HOPPER_LAUNCHER_PATH")
 	// Every rea these tests start, in process or not, checks each success
 	// against its complete output schema.
 	os.Setenv(core.CheckOutputSchemasEnv, "1")
@@ -103,6 +108,40 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 		t.Fatal(err)
 	}
 	return o.String(), e.String(), 0
+}
+
+// TestCLIProviderGhidra: --provider ghidra (and REA_ANALYSIS_PROVIDER)
+// select the registered Ghidra engine, which answers that it is not
+// installed here; it is never replaced by rea-native.
+func TestCLIProviderHopper(t *testing.T) {
+	is := is.New(t)
+	out, errOut, code := runCLI(t, "--provider", "hopper", "analyze", "/usr/bin/ls")
+	is.Equal(code, 4) // provider_unavailable
+	is.Equal(out, "")
+	is.True(strings.Contains(errOut, "provider hopper is unavailable: Hopper launcher is missing")) // errOut
+}
+
+func TestCLIProviderGhidra(t *testing.T) {
+	is := is.New(t)
+	out, errOut, code := runCLI(t, "--provider", "ghidra", "analyze", "/usr/bin/ls")
+	is.Equal(code, 4) // provider_unavailable
+	is.Equal(out, "")
+	is.True(strings.Contains(errOut, "provider ghidra is unavailable: GHIDRA_INSTALL_DIR is not set")) // errOut
+	is.True(!strings.Contains(errOut, "rea-native"))
+	out, _, code = runCLI(t, "--format", "json", "--provider", "ghidra", "analyze", "/usr/bin/ls")
+	is.Equal(code, 4)
+	var env core.Envelope
+	is.NoErr(json.Unmarshal([]byte(out), &env))
+	is.Equal(env.Error.Code, core.CodeProviderUnavailable)
+	is.Equal(env.Error.Details["requested_provider_id"], "ghidra")
+
+	cmd := exec.Command(reaBin, "analyze", "/usr/bin/ls")
+	cmd.Env = append(os.Environ(), "REA_ANALYSIS_PROVIDER=ghidra")
+	b, err := cmd.Output()
+	var ee *exec.ExitError
+	is.True(errors.As(err, &ee))
+	is.Equal(ee.ExitCode(), 4)
+	is.Equal(string(b), "")
 }
 
 func TestCLIAnalyze(t *testing.T) {
@@ -261,9 +300,21 @@ func TestMCPNativeWorkflow(t *testing.T) {
 	var sess struct{ Result map[string]any }
 	json.Unmarshal([]byte(call(t, cs, "binary_session", map[string]any{}).text), &sess)
 	is.Equal(sess.Result["open"], false)
+	// rea-native, Ghidra and Hopper are registered (sorted by id); Ghidra
+	// and Hopper are not installed here and say why without starting
+	// anything.
 	cands := sess.Result["analysis_provider_candidates"].([]any)
-	is.Equal(len(cands), 1)
-	is.Equal(cands[0].(map[string]any)["target_support"].(map[string]any)["status"], "unknown")
+	is.Equal(len(cands), 3)
+	gh, hop, nat := cands[0].(map[string]any), cands[1].(map[string]any), cands[2].(map[string]any)
+	is.Equal(gh["provider"].(map[string]any)["id"], "ghidra")
+	is.Equal(hop["provider"].(map[string]any)["id"], "hopper")
+	is.Equal(nat["provider"].(map[string]any)["id"], "rea-native")
+	for _, c := range []map[string]any{gh, hop} {
+		is.Equal(c["availability"].(map[string]any)["status"], "unavailable")
+		is.Equal(c["availability"].(map[string]any)["code"], "not_configured")
+	}
+	is.Equal(nat["availability"].(map[string]any)["status"], "available")
+	is.Equal(nat["target_support"].(map[string]any)["status"], "unknown")
 
 	opened := call(t, cs, "open_binary", map[string]any{"path": bin})
 	is.True(!opened.isError)
@@ -317,7 +368,10 @@ func TestMCPNativeWorkflow(t *testing.T) {
 		m := ta.(map[string]any)
 		if m["name"] == "procedure_pseudo_code" || m["name"] == "batch_decompile" { // rea-native does not decompile, and says so
 			is.Equal(m["available"], false)
-			is.True(strings.Contains(m["remediation"].(string), "No registered engine offers decompile"))
+			rem := m["remediation"].(string)
+			is.True(strings.Contains(rem, "rea-native does not offer decompile"))               // rem
+			is.True(strings.Contains(rem, "ghidra offers decompile but is not installed here")) // rem
+			is.True(strings.Contains(rem, "hopper offers decompile but is not installed here")) // rem
 			continue
 		}
 		is.Equal(m["available"], true)
@@ -373,7 +427,9 @@ func TestMCPBadTargets(t *testing.T) {
 		{"truncated pe", map[string]any{"path": write("trunc.exe", []byte("MZ\x90\x00"))}, core.CodeUnsupportedTarget},
 		{"pe header cut", map[string]any{"path": write("cut.exe", peCut())}, core.CodeUnsupportedTarget},
 		{"truncated macho", map[string]any{"path": write("trunc.macho", []byte{0xcf, 0xfa, 0xed, 0xfe, 7, 0, 0, 1})}, core.CodeUnsupportedTarget},
-		{"unknown provider", map[string]any{"path": "/usr/bin/ls", "provider_id": "ghidra"}, core.CodeCapabilityUnavailable},
+		{"unknown provider", map[string]any{"path": "/usr/bin/ls", "provider_id": "no-such-engine"}, core.CodeCapabilityUnavailable},
+		{"ghidra not installed", map[string]any{"path": "/usr/bin/ls", "provider_id": "ghidra"}, core.CodeProviderUnavailable},
+		{"hopper not installed", map[string]any{"path": "/usr/bin/ls", "provider_id": "hopper"}, core.CodeProviderUnavailable},
 	}
 	cs := mcpClient(t)
 	for _, c := range cases {
@@ -387,8 +443,18 @@ func TestMCPBadTargets(t *testing.T) {
 	is := is.New(t)
 	_, details := errCode(t, call(t, cs, "open_binary", map[string]any{"path": dir}))
 	is.Equal(details["constraint"], "directory_requires_file")
-	_, details = errCode(t, call(t, cs, "open_binary", map[string]any{"path": "/usr/bin/ls", "provider_id": "ghidra"}))
+	_, details = errCode(t, call(t, cs, "open_binary", map[string]any{"path": "/usr/bin/ls", "provider_id": "no-such-engine"}))
 	is.Equal(details["selection_reason"], "unknown_provider")
+	// A registered engine that is not installed is refused for what it
+	// is, never swapped for rea-native.
+	_, details = errCode(t, call(t, cs, "open_binary", map[string]any{"path": "/usr/bin/ls", "provider_id": "ghidra"}))
+	is.Equal(details["selection_reason"], "provider_unavailable")
+	is.Equal(details["requested_provider_id"], "ghidra")
+	rej := details["rejections"].([]any)[0].(map[string]any)
+	is.Equal(rej["code"], "not_configured")
+	var after struct{ Result map[string]any }
+	json.Unmarshal([]byte(call(t, cs, "binary_session", map[string]any{}).text), &after)
+	is.Equal(after.Result["open"], false) // nothing was bound in ghidra's place
 	// Still serving, nothing lost.
 	is.True(!call(t, cs, "binary_session", map[string]any{}).isError)
 }
@@ -606,7 +672,12 @@ func noEnv(k string) (string, bool) {
 }
 
 func TestStartupRejectsInvalidSettings(t *testing.T) {
-	for _, env := range []string{"REA_MCP_INPUT_SCHEMA_PROFILE=FULL", "REA_MCP_INPUT_SCHEMA_PROFILE=", "REA_ANALYSIS_PROVIDER=Bad Id"} {
+	bad := []string{"REA_MCP_INPUT_SCHEMA_PROFILE=FULL", "REA_MCP_INPUT_SCHEMA_PROFILE=", "REA_ANALYSIS_PROVIDER=Bad Id"}
+	for _, v := range []string{"", "0", "01", "1e3", "abc", "2147483648"} {
+		bad = append(bad, "REA_GHIDRA_STARTUP_TIMEOUT_MS="+v, "REA_HOPPER_STARTUP_TIMEOUT_MS="+v)
+	}
+	bad = append(bad, "HOPPER_LOADER_ARGS_JSON=", "HOPPER_LOADER_ARGS_JSON=-l ELF", `HOPPER_LOADER_ARGS_JSON=[1]`)
+	for _, env := range bad {
 		t.Run(env, func(t *testing.T) {
 			is := is.New(t)
 			cmd := exec.Command(reaBin, "serve")

@@ -1,0 +1,33 @@
+// Package hopper is rea's Hopper Disassembler engine: a ports.Provider whose
+// analyses run Hopper's launcher as an owned process with rea's Python
+// bridge (bridge/hopper_bridge.py, committed here) inside it, reached over
+// NDJSON on a Unix socket (PROVIDERS.md §2).
+//
+// Discovery (Discover) checks the launcher (HOPPER_LAUNCHER_PATH, else the
+// platform's usual place) without running it. Open is lazy: the first query
+// of an Analysis creates a private root through rea/supervisor, writes the
+// bootstrap (the only carrier of the token besides the bridge's environment
+// inside Hopper), runs the launcher with the loader arguments, "--analysis",
+// "--python <bootstrap>" and "--executable <target>" in its own process
+// group, connects, and checks the health handshake against the run ID. The
+// start is bounded by REA_HOPPER_STARTUP_TIMEOUT_MS (ParseStartupTimeout,
+// default 120 s); while it is pending a caller observing progress gets a
+// waiting notice every 10 s. Cancellation is distinct from timeout, and
+// both clean up everything before the query returns; an engine that dies
+// after it was ready is reported, never replaced.
+//
+// An Analysis offers list_documents, list_segments, list_procedures,
+// list_names, list_strings, read_bytes, analyze_functions (procedure
+// extents from Hopper's basic blocks; instructions from the bridge's
+// procedure_body, their bytes through read_bytes, blocks built here from
+// the flows) and decompile. Hopper's comments and
+// renames (the bridge could set them) have no ports interface yet and are
+// not offered. The Linux demo's X11 helper (PROVIDERS.md §2.2) is not
+// implemented: the launcher must run headless by itself.
+//
+// The package imports rea/ports and rea/supervisor. Its tests run a fake
+// launcher (testdata/fakehopper) that answers from a transcript in the
+// record/replay format, and the bridge's protocol layer under python3 with
+// a stub document; TestLive runs the conformance suite against a real
+// Hopper when its launcher exists.
+package hopper

@@ -1,0 +1,26 @@
+package hopper
+
+import (
+	"net"
+	"time"
+)
+
+// SetWaitInterval shortens the waiting-notice interval for a test and
+// returns the function that restores it.
+func SetWaitInterval(d time.Duration) (restore func()) {
+	old := waitInterval
+	waitInterval = d
+	return func() { waitInterval = old }
+}
+
+// ErrCrashed is errCrashed for the tests.
+var ErrCrashed = errCrashed
+
+// SetConnHook wraps every bridge connection with h until restore is called.
+func SetConnHook(h func(net.Conn) net.Conn) (restore func()) {
+	connHook = h
+	return func() { connHook = nil }
+}
+
+// Bootstrap is bootstrap for the tests.
+var Bootstrap = bootstrap

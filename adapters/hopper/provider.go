@@ -1,0 +1,173 @@
+package hopper
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"rea/ports"
+)
+
+// Options configures a Provider. A nil *Options means the defaults; New
+// copies it.
+type Options struct {
+	// Launcher is HOPPER_LAUNCHER_PATH; "" means DefaultLauncher().
+	Launcher string
+	// LoaderArgs overrides the loader arguments derived from the target
+	// (HOPPER_LOADER_ARGS_JSON, read with ParseLoaderArgs); nil derives them.
+	LoaderArgs []string
+	// StartupTimeout bounds the first query's wait; 0 means
+	// DefaultStartupTimeout.
+	StartupTimeout time.Duration
+	// TempParent is where private session roots are created; "" means
+	// os.TempDir().
+	TempParent string
+}
+
+// waitInterval is how often a pending startup tells an observing caller it
+// is still waiting. Tests shorten it.
+var waitInterval = 10 * time.Second
+
+// Provider is the Hopper engine factory. Info, Availability, Support and
+// Capabilities never start Hopper; the first query of an Analysis does.
+type Provider struct {
+	opts Options
+}
+
+var (
+	_ ports.Provider         = (*Provider)(nil)
+	_ ports.CapabilityLister = (*Provider)(nil)
+)
+
+// New returns a Hopper provider.
+func New(opts *Options) *Provider {
+	p := &Provider{}
+	if opts != nil {
+		p.opts = *opts
+		p.opts.LoaderArgs = append([]string(nil), opts.LoaderArgs...)
+		if opts.LoaderArgs == nil {
+			p.opts.LoaderArgs = nil
+		}
+	}
+	if p.opts.StartupTimeout <= 0 {
+		p.opts.StartupTimeout = DefaultStartupTimeout
+	}
+	return p
+}
+
+// Info identifies the provider.
+func (p *Provider) Info() ports.ProviderInfo {
+	return ports.ProviderInfo{ID: "hopper", Name: "Hopper Disassembler"}
+}
+
+// Availability reports whether the launcher is there, without running it.
+func (p *Provider) Availability(ctx context.Context) ports.Availability {
+	in := Discover(p.opts.Launcher)
+	diag := []string{"launcher: " + in.Launcher}
+	if !in.Available() {
+		return ports.Availability{Code: in.Code, Reason: in.Reason, Diagnostics: diag}
+	}
+	return ports.Availability{Available: true, Diagnostics: diag}
+}
+
+// loaderFlag is Hopper's CPU flag for an architecture.
+var loaderFlag = map[string]string{"x86": "--intel-32", "x86_64": "--intel-64", "arm": "--armv7", "arm64": "--aarch64"}
+
+// loaderName is Hopper's loader for a format.
+var loaderName = map[string]string{"elf": "ELF", "pe": "WinPE", "mach-o": "Mach-O"}
+
+// Support accepts ELF, PE and Mach-O executables and libraries for x86,
+// x86_64, arm and arm64 (Hopper databases are not identified by rea).
+func (p *Provider) Support(ctx context.Context, t ports.Target) ports.Support {
+	if _, ok := loaderName[t.Format]; !ok {
+		return ports.Support{Code: "target_format_unsupported", Reason: fmt.Sprintf("the Hopper provider loads ELF, PE and Mach-O, not %q", t.Format)}
+	}
+	if t.Kind != "executable" && t.Kind != "shared-library" {
+		return ports.Support{Code: "target_kind_unsupported", Reason: fmt.Sprintf("Hopper analyses executables, not %q", t.Kind)}
+	}
+	if _, ok := loaderFlag[t.Architecture]; !ok {
+		return ports.Support{Code: "architecture_unsupported", Reason: fmt.Sprintf("architecture %q has no Hopper loader flag", t.Architecture)}
+	}
+	return ports.Support{Supported: true}
+}
+
+// Capabilities declares what every Analysis implements.
+func (p *Provider) Capabilities() []ports.Capability {
+	return []ports.Capability{ports.CapFunctions, ports.CapBytes, ports.CapDecompile,
+		ports.CapDocuments, ports.CapSegments, ports.CapProcedures, ports.CapNames, ports.CapStrings}
+}
+
+// loaderArgs are the configured arguments, else those derived from t.
+func (p *Provider) loaderArgs(t ports.Target) (args []string, source string) {
+	if p.opts.LoaderArgs != nil {
+		return append([]string(nil), p.opts.LoaderArgs...), "configured_override"
+	}
+	return []string{"-l", loaderName[t.Format], loaderFlag[t.Architecture]}, "derived"
+}
+
+// Open returns a lazy analysis of t: nothing starts until its first query.
+func (p *Provider) Open(ctx context.Context, t ports.Target) (ports.Analysis, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if s := p.Support(ctx, t); !s.Supported {
+		return nil, fmt.Errorf("hopper: %s: %w", s.Reason, ports.ErrUnsupported)
+	}
+	in := Discover(p.opts.Launcher)
+	if !in.Available() {
+		return nil, fmt.Errorf("hopper: %s: %w", in.Reason, ports.ErrUnavailable)
+	}
+	if len(t.SHA256) != 64 || strings.ToLower(t.SHA256) != t.SHA256 {
+		return nil, fmt.Errorf("hopper: target sha256 %q is not lowercase hex: %w", t.SHA256, ports.ErrMalformed)
+	}
+	launcherSum, err := fileSHA256(in.Launcher)
+	if err != nil {
+		return nil, fmt.Errorf("hopper: reading the launcher: %v: %w", err, ports.ErrUnavailable)
+	}
+	args, source := p.loaderArgs(t)
+	return newAnalysis(p, in, t, args, profileOf(t, args, source), "launcher-sha256:"+launcherSum), nil
+}
+
+// profileOf is the analysis profile of PROVIDERS.md §2.1.
+func profileOf(t ports.Target, args []string, source string) ports.Profile {
+	var arch any
+	avail := []any{}
+	if t.Architecture != "" {
+		arch = t.Architecture
+		avail = append(avail, t.Architecture)
+	}
+	b, _ := json.Marshal(args)
+	sum := sha256.Sum256(b)
+	return ports.Profile{SchemaVersion: 1, Parameters: map[string]any{
+		"target_kind":             t.Kind,
+		"target_format":           t.Format,
+		"architecture":            arch,
+		"available_architectures": avail,
+		"loader": map[string]any{
+			"source":           source,
+			"argument_count":   len(args),
+			"arguments_sha256": hex.EncodeToString(sum[:]),
+		},
+	}}
+}
+
+// fileSHA256 hashes a file (the launcher: its digest is the profile's
+// version, since Hopper reports none without starting).
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,297 @@
+// Command fakehopper stands in for Hopper's launcher in the adapter's tests.
+// It takes Hopper's argv, reads the session from the bootstrap rea wrote
+// (the values the real bootstrap puts into the bridge's environment), binds
+// the socket and speaks the bridge protocol: health and shutdown are
+// answered from the bootstrap, read_bytes from the target's bytes through
+// the recorded segments, every other request from the replay transcript
+// named by FAKE_HOPPER_TRANSCRIPT, matched on method and parameters, with
+// every recorded line (events, then the result or error) sent again under
+// the request's id.
+//
+// FAKE_HOPPER_DELAY_MS delays the bind; FAKE_HOPPER_STARTS names a file
+// that gets one line per start; FAKE_HOPPER_MODE misbehaves: crash (exit
+// before the bind), crash-after-ready (exit at the first request after
+// health), hang (never bind), ignore-term (ignore SIGTERM), fork (leave a
+// child running), oversized (an 11 MiB line), malformed (a line that is not
+// JSON), wrong-id (answer under another id), bad-health (health names
+// another run), or error:<type> (answer every request after health with
+// that error type).
+package main
+
+import (
+	"bufio"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+var envLine = regexp.MustCompile(`(?m)^os\.environ\["(REA_[A-Z_]+)"\] = (".*")$`)
+
+func main() {
+	if os.Getenv("FAKE_HOPPER_CHILD") == "1" {
+		time.Sleep(time.Hour)
+		return
+	}
+	var boot, target string
+	args := os.Args[1:]
+	for i := 0; i+1 < len(args); i++ {
+		switch args[i] {
+		case "--python":
+			boot = args[i+1]
+		case "--executable", "--database":
+			target = args[i+1]
+		}
+	}
+	if boot == "" || target == "" {
+		fail("usage: Hopper [loader] --analysis --python <bootstrap> --executable <target>")
+	}
+	mode := os.Getenv("FAKE_HOPPER_MODE")
+	if p := os.Getenv("FAKE_HOPPER_STARTS"); p != "" {
+		if f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+			fmt.Fprintln(f, os.Getpid())
+			f.Close()
+		}
+	}
+	if mode == "ignore-term" {
+		signal.Ignore(syscall.SIGTERM)
+	}
+	if mode == "fork" {
+		self, _ := os.Executable()
+		c := exec.Command(self)
+		c.Env = append(os.Environ(), "FAKE_HOPPER_CHILD=1")
+		if err := c.Start(); err != nil {
+			fail("fork: " + err.Error())
+		}
+		if p := os.Getenv("FAKE_HOPPER_STARTS"); p != "" {
+			if f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
+				fmt.Fprintln(f, "child", c.Process.Pid)
+				f.Close()
+			}
+		}
+	}
+	b, err := os.ReadFile(boot)
+	if err != nil {
+		fail("bootstrap: " + err.Error())
+	}
+	env := map[string]string{}
+	for _, m := range envLine.FindAllStringSubmatch(string(b), -1) {
+		var v string
+		if json.Unmarshal([]byte(m[2]), &v) == nil {
+			env[m[1]] = v
+		}
+	}
+	if env["REA_SOCKET"] == "" || env["REA_TOKEN"] == "" || env["REA_RUN_ID"] == "" {
+		fail("bootstrap out of shape")
+	}
+	if ms, _ := strconv.Atoi(os.Getenv("FAKE_HOPPER_DELAY_MS")); ms > 0 {
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+	}
+	switch mode {
+	case "crash":
+		fmt.Fprintln(os.Stderr, "fake hopper: loading failed")
+		os.Exit(3)
+	case "hang":
+		time.Sleep(time.Hour)
+	}
+	answers := loadTranscript(os.Getenv("FAKE_HOPPER_TRANSCRIPT"))
+	l, err := net.Listen("unix", env["REA_SOCKET"])
+	if err != nil {
+		fail("listen: " + err.Error())
+	}
+	os.Chmod(env["REA_SOCKET"], 0o600)
+	defer os.Remove(env["REA_SOCKET"])
+	c, err := l.Accept()
+	if err != nil {
+		fail("accept: " + err.Error())
+	}
+	l.Close()
+	r := bufio.NewReaderSize(c, 1<<20)
+	w := bufio.NewWriter(c)
+	send := func(v map[string]any) {
+		line, _ := json.Marshal(v)
+		w.Write(append(line, '\n'))
+		w.Flush()
+	}
+	started := func(id int64) {
+		send(map[string]any{"id": id, "event": map[string]any{"type": "progress", "phase": "hopper_bridge", "completed": 0, "total": 1, "message": "Hopper bridge started request"}})
+	}
+	result := func(id int64, v any) {
+		send(map[string]any{"id": id, "event": map[string]any{"type": "progress", "phase": "hopper_bridge", "completed": 1, "total": 1, "message": "Hopper bridge finished request", "terminal": true}})
+		send(map[string]any{"id": id, "result": v})
+	}
+	failWith := func(id int64, typ, msg string) {
+		e := map[string]any{"code": -32000, "message": msg, "type": typ}
+		send(map[string]any{"id": id, "event": map[string]any{"type": "diagnostic", "error": e}})
+		send(map[string]any{"id": id, "error": e})
+	}
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			return
+		}
+		var req struct {
+			ID     *int64         `json:"id"`
+			Token  string         `json:"token"`
+			Method string         `json:"method"`
+			Params map[string]any `json:"params"`
+		}
+		if json.Unmarshal(line, &req) != nil || req.ID == nil || *req.ID < 0 || req.Token != env["REA_TOKEN"] || req.Params == nil {
+			send(map[string]any{"id": 0, "error": map[string]any{"code": -32000, "message": "Bridge request is invalid", "type": "authorization"}})
+			return
+		}
+		id := *req.ID
+		switch {
+		case req.Method == "health":
+			started(id)
+			run := env["REA_RUN_ID"]
+			if mode == "bad-health" {
+				run = "another-run"
+			}
+			result(id, map[string]any{"name": "REA Hopper bridge", "version": "1.0.0", "run_id": run})
+			continue
+		case req.Method == "shutdown":
+			started(id)
+			result(id, map[string]any{"shutdown": true, "analysis_stopped": true, "document_closed": false})
+			return
+		case mode == "crash-after-ready":
+			os.Exit(4)
+		case mode == "oversized":
+			w.WriteString(`{"id":` + strconv.FormatInt(id, 10) + `,"result":"` + strings.Repeat("x", 11<<20) + "\"}\n")
+			w.Flush()
+			continue
+		case mode == "malformed":
+			w.WriteString("{not json\n")
+			w.Flush()
+			continue
+		case mode == "wrong-id":
+			result(id+7, "x")
+			continue
+		case strings.HasPrefix(mode, "error:"):
+			started(id)
+			failWith(id, strings.TrimPrefix(mode, "error:"), "fake engine told to fail")
+			continue
+		case req.Method == "read_bytes":
+			started(id)
+			v, ok := readBytes(req.Params, target, answers)
+			if !ok {
+				failWith(id, "invalid_request", "no segment maps the address")
+				continue
+			}
+			result(id, v)
+			continue
+		}
+		key := keyOf(req.Method, req.Params)
+		lines, ok := answers[key]
+		if !ok {
+			fmt.Fprintln(os.Stderr, "fake hopper: unrecorded request", key)
+			started(id)
+			failWith(id, "bridge_exception", "unrecorded request "+key)
+			continue
+		}
+		for _, l := range lines {
+			m := map[string]any{}
+			for k, v := range l {
+				m[k] = v
+			}
+			m["id"] = id
+			send(m)
+		}
+	}
+}
+
+func fail(msg string) {
+	fmt.Fprintln(os.Stderr, "fake hopper:", msg)
+	os.Exit(2)
+}
+
+func keyOf(method string, params map[string]any) string {
+	b, _ := json.Marshal(params)
+	return method + " " + string(b)
+}
+
+// loadTranscript reads a replay transcript: each request with the response
+// lines that follow it, in order.
+func loadTranscript(path string) map[string][]map[string]any {
+	out := map[string][]map[string]any{}
+	if path == "" {
+		return out
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		fail("transcript: " + err.Error())
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	var key string
+	for sc.Scan() {
+		var e struct {
+			Type string  `json:"type"`
+			Text *string `json:"text"`
+		}
+		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Text == nil {
+			continue
+		}
+		switch e.Type {
+		case "request":
+			var req struct {
+				Method string         `json:"method"`
+				Params map[string]any `json:"params"`
+			}
+			if json.Unmarshal([]byte(*e.Text), &req) == nil {
+				key = keyOf(req.Method, req.Params)
+				out[key] = nil
+			}
+		case "response":
+			var resp map[string]any
+			if key != "" && json.Unmarshal([]byte(*e.Text), &resp) == nil {
+				out[key] = append(out[key], resp)
+			}
+		}
+	}
+	return out
+}
+
+// readBytes answers from the target's bytes through the recorded segments.
+func readBytes(params map[string]any, target string, answers map[string][]map[string]any) (map[string]any, bool) {
+	addrText, _ := params["address"].(string)
+	length, _ := params["length"].(float64)
+	addr, err := strconv.ParseUint(strings.TrimPrefix(addrText, "0x"), 16, 64)
+	if err != nil || length < 1 || length > 4096 {
+		return nil, false
+	}
+	var segs []any
+	for _, l := range answers[keyOf("list_segments", map[string]any{})] {
+		if r, ok := l["result"].([]any); ok {
+			segs = r
+		}
+	}
+	data, _ := os.ReadFile(target)
+	for _, s := range segs {
+		m, _ := s.(map[string]any)
+		start, err1 := strconv.ParseUint(strings.TrimPrefix(fmt.Sprint(m["start"]), "0x"), 16, 64)
+		off, ok := m["file_offset"].(float64)
+		n, _ := m["file_bytes"].(float64)
+		if err1 != nil || !ok || addr < start || addr-start >= uint64(n) {
+			continue
+		}
+		from := uint64(off) + addr - start
+		to := min(uint64(off)+uint64(n), from+uint64(length), uint64(len(data)))
+		if from > to {
+			return nil, false
+		}
+		b := data[from:to]
+		return map[string]any{"address": addrText, "requested_bytes": int(length), "returned_bytes": len(b),
+			"bytes_hex": hex.EncodeToString(b), "complete": len(b) == int(length)}, true
+	}
+	return nil, false
+}
