@@ -468,29 +468,26 @@ func appTrace(w io.Writer, m map[string]any) {
 			break
 		}
 		pm := obj(p)
-		steps := arr(pm["steps"])
+		ids, labels, rels := arr(pm["node_ids"]), arr(pm["labels"]), arr(pm["relations"])
 		infer := ""
 		if pm["contains_inference"] == true {
 			infer = ", inferred step"
 		}
 		fmt.Fprintf(w, "\npath %d → %s%s\n", i+1, str(pm["end_kind"]), infer)
-		if len(steps) == 0 {
-			for _, id := range arr(pm["node_ids"]) {
-				fmt.Fprintf(w, "  %s\n", str(id))
+		for j, id := range ids {
+			name := str(id)
+			if j < len(labels) && str(labels[j]) != "" {
+				name = str(labels[j])
 			}
-			continue
-		}
-		for j, s := range steps {
-			sm := obj(s)
+			if j == 0 {
+				fmt.Fprintf(w, "  %s\n", name)
+				continue
+			}
 			rel := ""
-			if r := str(sm["relation"]); r != "" {
-				rel = r + " "
+			if j-1 < len(rels) {
+				rel = str(rels[j-1]) + " "
 			}
-			arrow := "  "
-			if j > 0 {
-				arrow = "  " + strings.Repeat("  ", j-1) + "└ " + rel
-			}
-			fmt.Fprintf(w, "%s%s %s\n", arrow, str(sm["kind"]), nodeName(sm))
+			fmt.Fprintf(w, "  %s└ %s%s\n", strings.Repeat("  ", j-1), rel, name)
 		}
 	}
 	if hs := arr(m["native_handoffs"]); len(hs) > 0 {
