@@ -372,8 +372,15 @@ type analyzeCmd struct {
 }
 
 func (c *analyzeCmd) Run(e *env) error {
-	if isJSApplication(c.Path) {
+	// Route by content, as open_binary identifies a target: an
+	// application directory or an ASAR (whatever its name) is mapped as a
+	// JavaScript application, a ZIP family archive is inventoried, and
+	// everything else goes to the native overview.
+	switch routeAnalyze(e.ctx, c.Path) {
+	case "jsapp":
 		return (&jsappCmd{Path: c.Path, ContainerFormat: "auto", IntegrityPolicy: "fail", Detail: "complete"}).Run(e)
+	case "inventory":
+		return (&inventoryCmd{artifactFlags{Path: c.Path, IntegrityPolicy: "fail"}}).Run(e)
 	}
 	s := e.session()
 	defer s.Close(context.WithoutCancel(e.ctx))
