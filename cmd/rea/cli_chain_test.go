@@ -334,3 +334,85 @@ func TestCLICallText(t *testing.T) {
 		is.True(!strings.Contains(errOut, "Call open_binary"))
 	})
 }
+
+// pairVersion writes one version of an app whose build ships the same
+// originals in two source maps (as axios's dist does), a dependency that
+// moves under another package, and a module renamed with its exports.
+func pairVersion(t *testing.T, version, y, depVersion, depDir, utilName, utilBody string) string {
+	t.Helper()
+	files := map[string]string{
+		"package.json":           `{"name":"pairdemo","version":"` + version + `"}`,
+		depDir + "/package.json": `{"name":"foo","version":"` + depVersion + `"}`,
+		depDir + "/index.js":     "module.exports = '" + depVersion + "'\n",
+		"src/" + utilName:        utilBody,
+	}
+	for _, name := range []string{"a", "b"} {
+		m, _ := json.Marshal(map[string]any{"version": 3, "file": name + ".js", "sources": []string{"../lib/x.js", "../lib/y.js"},
+			"sourcesContent": []string{"export function x(a){return a+1}\n", y}, "names": []string{}, "mappings": "AAAA"})
+		files["dist/"+name+".js"] = "console.log('" + name + "');\n//# sourceMappingURL=" + name + ".js.map\n"
+		files["dist/"+name+".js.map"] = string(m)
+	}
+	return writeTree(t, files)
+}
+
+// Version comparison pairs what the first tiers leave ambiguous: one
+// original in several source maps (by the map's path), a package that
+// moved (by name), a renamed module (by its exports); and every item is
+// labelled.
+func TestCompareApplicationVersionsPairs(t *testing.T) {
+	is := is.New(t)
+	v1 := pairVersion(t, "1.0.0", "export const y = 1;\n", "1.0.0", "node_modules/foo", "util.js",
+		"export function slugify(s){return s.toLowerCase()}\nexport function pad(s,n){return s.padStart(n)}\n")
+	v2 := pairVersion(t, "1.1.0", "export const y = 2;\n", "2.0.0", "node_modules/bar/node_modules/foo", "strings.js",
+		"export function slugify(s){return s.trim().toLowerCase()}\nexport function pad(s,n){return s.padStart(n, ' ')}\n")
+	s := jaSession(t)
+	l := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": v1})
+	r := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": v2})
+	ev := jaCall(t, s, "compare_application_versions", map[string]any{
+		"left":  map[string]any{"kind": "retained-evidence", "evidence_id": string(l.EvidenceID)},
+		"right": map[string]any{"kind": "retained-evidence", "evidence_id": string(r.EvidenceID)}})
+	var res struct {
+		Items []struct {
+			Status     string
+			NodeKind   string  `json:"node_kind"`
+			LeftLabel  *string `json:"left_label"`
+			RightLabel *string `json:"right_label"`
+			Match      *struct{ Strategy string }
+		}
+		Summary  map[string]int
+		Matching map[string]int
+	}
+	is.NoErr(json.Unmarshal(ev.NormalizedResult, &res))
+	is.Equal(res.Summary["unknown"], 0)
+	got := map[string]string{}
+	for _, it := range res.Items {
+		label := ""
+		if it.LeftLabel != nil {
+			label = *it.LeftLabel
+		}
+		if it.RightLabel != nil && (label == "" || *it.RightLabel != label) {
+			label += " > " + *it.RightLabel
+		}
+		by := "-"
+		if it.Match != nil {
+			by = it.Match.Strategy
+		}
+		got[it.NodeKind+" "+label] = it.Status + " " + by
+	}
+	for k, want := range map[string]string{
+		// the same content in both maps of both sides: paired by the map
+		"source-module lib/x.js (in dist/a.js.map)": "unchanged original_in_source_map",
+		"source-module lib/x.js (in dist/b.js.map)": "unchanged original_in_source_map",
+		"source-module lib/y.js (in dist/a.js.map)": "changed original_in_source_map",
+		"source-module lib/y.js (in dist/b.js.map)": "changed original_in_source_map",
+		"package foo@1.0.0 (node_modules/foo/package.json) > foo@2.0.0 (node_modules/bar/node_modules/foo/package.json)": "changed package_name",
+		"javascript-asset src/util.js > src/strings.js":                                                                  "changed export_names",
+		// a lone default export pairs nothing
+		"javascript-asset node_modules/foo/index.js":                     "removed -",
+		"javascript-asset  > node_modules/bar/node_modules/foo/index.js": "added -",
+	} {
+		if got[k] != want {
+			t.Errorf("%s: got %q, want %q (all: %v)", k, got[k], want, got)
+		}
+	}
+}

@@ -124,7 +124,8 @@ func mappedOriginal(ix *appIndex, n *jagNode) string {
 	return ""
 }
 
-// exportNames is a module's exported names, sorted and joined, or "".
+// exportNames is a module's exported names, sorted and joined, or "" when
+// they cannot tell it from another module.
 func exportNames(n *jagNode) string {
 	var names []string
 	if l, ok := n.prop("exports").([]any); ok {
@@ -145,8 +146,11 @@ func exportNames(n *jagNode) string {
 			}
 		}
 	}
-	if len(names) == 0 {
+	names = uniqueUTF16(names)
+	// A lone default export says nothing about which module it is: every
+	// CommonJS module has one.
+	if len(names) == 0 || (len(names) == 1 && names[0] == "default") {
 		return ""
 	}
-	return strings.Join(uniqueUTF16(names), "\x00")
+	return strings.Join(names, "\x00")
 }
