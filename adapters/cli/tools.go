@@ -99,6 +99,17 @@ func writeToolHelp(w io.Writer, op *core.Operation, input json.RawMessage) error
 			fmt.Fprintf(w, "  (%d more in rea --format json tools %s)\n", len(examples)-1, op.Name)
 		}
 	}
+	var evArgs []string
+	for k, p := range obj(schema["properties"]) {
+		if t := schemaType(defs, obj(p)); strings.Contains(t, "retained reference") || strings.Contains(t, "inline Evidence") {
+			evArgs = append(evArgs, k)
+		}
+	}
+	if len(evArgs) > 0 {
+		sort.Strings(evArgs)
+		fmt.Fprintf(w, "\nEvidence arguments (%s) can come from a file: rea call %s '{...}' --evidence %s=@FILE (or @BUNDLE#ev_ID, or - for stdin)\n",
+			strings.Join(evArgs, ", "), op.Name, evArgs[0])
+	}
 	if op.NeedsTarget {
 		fmt.Fprintf(w, "\nNeeds an open target: rea call --target FILE %s ...\n", op.Name)
 	}
