@@ -135,12 +135,14 @@ func isLeaf(v any) bool {
 		}
 		return len(x) <= 4
 	case []any:
+		n := 0
 		for _, e := range x {
 			if isCollection(e) {
 				return false
 			}
+			n += len(scalar(e))
 		}
-		return true
+		return n <= 100 // longer lists get a line per value
 	}
 	return true
 }
