@@ -25,6 +25,7 @@ type traceFeatureCmd struct {
 	Direction  string `enum:"outgoing,incoming,both" default:"both" help:"Follow edges outgoing, incoming or both."`
 	MaxDepth   int    `name:"max-depth" default:"0" help:"Longest path in edges (1-32; 0: the tool's default, 8)."`
 	MaxPaths   int    `name:"max-paths" default:"0" help:"Most paths listed (1-1000; 0: the tool's default, 100)."`
+	analysisFlags
 }
 
 func parseSeed(s string) (kind, value string, err error) {
@@ -46,7 +47,7 @@ func (c *traceFeatureCmd) Run(e *env) error {
 	}
 	s := e.session()
 	defer s.Close(context.WithoutCancel(e.ctx))
-	app, err := e.application(s, "APP", c.App)
+	app, err := e.application(s, "APP", c.App, c.analysisFlags)
 	if err != nil {
 		return err
 	}
@@ -72,16 +73,17 @@ type compareAppsCmd struct {
 	Left     string `arg:"" help:"The older application: a path, or its analysis as @FILE, @BUNDLE#ev_ID or -."`
 	Right    string `arg:"" help:"The newer application: a path, or its analysis as @FILE, @BUNDLE#ev_ID or -."`
 	MaxItems int    `name:"max-items" default:"0" help:"Most items returned (0: the tool's default, 50000)."`
+	analysisFlags
 }
 
 func (c *compareAppsCmd) Run(e *env) error {
 	s := e.session()
 	defer s.Close(context.WithoutCancel(e.ctx))
-	left, err := e.application(s, "LEFT", c.Left)
+	left, err := e.application(s, "LEFT", c.Left, c.analysisFlags)
 	if err != nil {
 		return err
 	}
-	right, err := e.application(s, "RIGHT", c.Right)
+	right, err := e.application(s, "RIGHT", c.Right, c.analysisFlags)
 	if err != nil {
 		return err
 	}
@@ -95,11 +97,28 @@ func (c *compareAppsCmd) Run(e *env) error {
 // application returns the Evidence argument for an APP: a reference is
 // resolved as source.go says; a path is analyzed in s and passed as the
 // retained record.
-func (e *env) application(s *core.Session, what, app string) (any, error) {
+// analysisFlags tune the analysis a workflow runs on an APP given as a path.
+type analysisFlags struct {
+	IntegrityPolicy string `name:"integrity-policy" enum:"fail,record-and-continue" default:"fail" help:"For an APP path: fail stops at an ASAR integrity mismatch; record-and-continue quarantines it and continues."`
+	TimeoutMS       int    `name:"analysis-timeout-ms" default:"0" help:"For an APP path: the analysis deadline in milliseconds (0: the default, 300000)."`
+}
+
+func (f analysisFlags) args(path string) map[string]any {
+	a := map[string]any{"path": path}
+	if f.IntegrityPolicy != "" && f.IntegrityPolicy != "fail" {
+		a["integrity_policy"] = f.IntegrityPolicy
+	}
+	if f.TimeoutMS > 0 {
+		a["analysis_timeout_ms"] = f.TimeoutMS
+	}
+	return a
+}
+
+func (e *env) application(s *core.Session, what, app string, f analysisFlags) (any, error) {
 	if isReference(app) {
 		return e.evidenceArg(s, what, app)
 	}
-	res, err := e.call(s, "analyze_javascript_application", map[string]any{"path": abs(app)})
+	res, err := e.call(s, "analyze_javascript_application", f.args(abs(app)))
 	if err != nil {
 		return nil, err
 	}
