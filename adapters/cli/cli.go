@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/alecthomas/kong"
@@ -88,20 +89,24 @@ func ExitCode(err error) int {
 type usageError struct{ error }
 
 type globals struct {
-	Format   string `enum:"text,json" default:"text" help:"Output format: text or json."`
-	Provider string `help:"Analysis provider: auto or a provider id (also REA_ANALYSIS_PROVIDER)." default:""`
+	Format      string           `enum:"text,json" default:"text" help:"Output format: text or json."`
+	ShowVersion kong.VersionFlag `name:"version" help:"Print the version and exit."`
+	Provider    string           `help:"Analysis provider: auto or a provider id (also REA_ANALYSIS_PROVIDER)." default:""`
 }
 
 type grammar struct {
 	globals
 	Serve           serveCmd           `cmd:"" help:"Run the MCP server over stdio (or --http on a loopback address)."`
 	Analyze         analyzeCmd         `cmd:"" help:"Open a file and print its overview with the bound provider (the built-in rea-native for ELF, PE and Mach-O)."`
-	Tools           toolsCmd           `cmd:"" help:"List every operation in the catalog."`
-	Call            callCmd            `cmd:"" help:"Call any operation with JSON arguments, with the same validation and error envelope as MCP."`
+	Tools           toolsCmd           `cmd:"" help:"List every operation in the catalog, or describe one: rea tools NAME."`
+	Call            callCmd            `cmd:"" help:"Call any operation with JSON arguments (inline, @FILE or - for stdin), with the same validation and error envelope as MCP; --format text renders the result readably."`
 	Version         versionCmd         `cmd:"" help:"Print the version."`
 	Catalog         catalogCmd         `cmd:"" help:"Write the machine-readable product catalog (docs/public/product-catalog.json)."`
 	Inventory       inventoryCmd       `cmd:"" help:"Inventory a directory, ASAR or ZIP: every entry hashed, classified and checked against its declared integrity."`
 	ExtractArtifact extractArtifactCmd `cmd:"" name:"extract-artifact" help:"Extract the regular files of a directory, ASAR or ZIP into a fresh temporary directory and print it."`
+	TraceFeature    traceFeatureCmd    `cmd:"" name:"trace-feature" help:"Analyze a JavaScript application (or read its analysis) and trace one feature through it from a seed (trace_application_feature)."`
+	CompareApps     compareAppsCmd     `cmd:"" name:"compare-apps" help:"Analyze two versions of a JavaScript application (or read their analyses) and compare them (compare_application_versions)."`
+	Completion      completionCmd      `cmd:"" help:"Print a shell completion script: rea completion bash|zsh|fish."`
 	AnalyzeJSApp    jsappCmd           `cmd:"" name:"analyze-javascript-application" help:"Map a JavaScript or Electron application (a directory or an .asar) without running it: processes, IPC, modules, endpoints, source maps."`
 	InspectBundle   inspectBundleCmd   `cmd:"" name:"inspect-evidence-bundle" help:"Validate an exported Evidence bundle and print it, or with detail summary its records' identities (get_evidence_bundle's projection)."`
 	EvidenceExport  evidenceExportCmd  `cmd:"" name:"evidence-export" help:"Write an Evidence bundle file from imported bundles (--from) and recorded calls (--target, --call), streamed and atomically published."`
@@ -119,12 +124,17 @@ type grammar struct {
 }
 
 // Commands are the CLI's primary commands, for the product catalog.
-var Commands = []string{"analyze", "analyze-javascript-application", "analyze-web-bundle", "call", "capabilities", "capture", "capture-browser-scenario", "capture-web-screenshot", "catalog", "compare", "compare-web-screenshots", "discover-webmcp-tools", "doctor", "evidence-export", "evidence-import", "extract-artifact", "inspect-evidence-bundle", "inspect-web-page", "inventory", "list-browser-targets", "mcp", "observe-web-session", "providers", "serve", "setup", "tools", "trace", "uninstall", "version"}
+var Commands = []string{"analyze", "analyze-javascript-application", "analyze-web-bundle", "call", "capabilities", "capture", "capture-browser-scenario", "capture-web-screenshot", "catalog", "compare", "compare-apps", "compare-web-screenshots", "completion", "discover-webmcp-tools", "doctor", "evidence-export", "evidence-import", "extract-artifact", "inspect-evidence-bundle", "inspect-web-page", "inventory", "list-browser-targets", "mcp", "observe-web-session", "providers", "serve", "setup", "tools", "trace", "trace-feature", "uninstall", "version"}
 
 type env struct {
 	ctx  context.Context
 	opts *Options
 	g    *globals
+	src  *source
+	// tool is the operation rea call runs, for remediations.
+	tool string
+	// command is the subcommand's name, for remediations.
+	command string
 }
 
 // Run parses args and runs one command. It returns the process exit status.
@@ -140,6 +150,7 @@ func Run(ctx context.Context, args []string, opts *Options) int {
 	exited := -1
 	k, err := kong.New(&g, kong.Name("rea"),
 		kong.Description("rea: reverse engineer binaries, archives and apps with reproducible, content-addressed Evidence."),
+		kong.Vars{"version": versionLine(&o)},
 		kong.Writers(o.Stdout, o.Stderr), kong.Exit(func(code int) { exited = code }))
 	if err != nil {
 		fmt.Fprintln(o.Stderr, "rea:", err)
@@ -153,7 +164,10 @@ func Run(ctx context.Context, args []string, opts *Options) int {
 		fmt.Fprintln(o.Stderr, "rea:", err)
 		return 2
 	}
-	e := &env{ctx: ctx, opts: &o, g: &g.globals}
+	e := &env{ctx: ctx, opts: &o, g: &g.globals, command: kctx.Command()}
+	if i := strings.IndexAny(e.command, " <"); i >= 0 {
+		e.command = e.command[:i]
+	}
 	if err := kctx.Run(e); err != nil {
 		e.printError(err)
 		return ExitCode(err)
@@ -181,8 +195,8 @@ func (e *env) printError(err error) {
 	}
 	env := ce.Envelope().Error
 	fmt.Fprintf(e.opts.Stderr, "rea: %s (%s)\n", env.Message, env.Code)
-	if env.Remediation.Action != "" {
-		fmt.Fprintf(e.opts.Stderr, "  what to do: %s\n", env.Remediation.Action)
+	if rem := cliRemediation(e.command, e.tool, env); rem != "" {
+		fmt.Fprintf(e.opts.Stderr, "  what to do: %s\n", rem)
 	}
 	if issues, ok := env.Details["issues"].([]core.Issue); ok {
 		for _, is := range issues {
@@ -245,12 +259,17 @@ func (versionCmd) Run(e *env) error {
 		return e.writeJSON(map[string]any{"name": "rea", "version": id.Version, "commit": commit, "catalog_sha256": e.opts.Catalog.Identity().Combined,
 			"tools": len(e.opts.Catalog.Operations())})
 	}
+	fmt.Fprintln(e.opts.Stdout, versionLine(e.opts))
+	return nil
+}
+
+func versionLine(o *Options) string {
+	id := o.Identity
 	rev := "commit unknown"
 	if id.BuildCommit != "" {
 		rev = "commit " + id.BuildCommit
 	}
-	fmt.Fprintf(e.opts.Stdout, "rea %s (%s, catalog %s, %d tools)\n", id.Version, rev, e.opts.Catalog.Identity().Combined[:12], len(e.opts.Catalog.Operations()))
-	return nil
+	return fmt.Sprintf("rea %s (%s, catalog %s, %d tools)", id.Version, rev, o.Catalog.Identity().Combined[:12], len(o.Catalog.Operations()))
 }
 
 type catalogCmd struct {
@@ -279,54 +298,60 @@ func (c *catalogCmd) Run(e *env) error {
 	return os.Rename(tmp, c.Output)
 }
 
-type toolsCmd struct{}
-
-func (toolsCmd) Run(e *env) error {
-	ops := e.opts.Catalog.Operations()
-	if e.g.Format == "json" {
-		out := make([]map[string]any, len(ops))
-		for i, op := range ops {
-			out[i] = map[string]any{"name": op.Name, "title": op.Title, "kind": op.Kind, "description": op.Description,
-				"effects": op.Effects, "annotations": op.Effects.Annotations(), "input_schema": e.opts.Catalog.AdvertisedInput(op),
-				"output_schema": op.OutputSchema(), "complete_output_schema": op.CompleteOutputSchema()}
-		}
-		return e.writeJSON(out)
-	}
-	tw := tabwriter.NewWriter(e.opts.Stdout, 0, 4, 2, ' ', 0)
-	for _, op := range ops {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", op.Name, op.Kind, op.Title)
-	}
-	return tw.Flush()
-}
-
 type callCmd struct {
-	Tool      string `arg:"" help:"Operation name (see rea tools)."`
-	Arguments string `arg:"" optional:"" default:"{}" help:"Arguments as one JSON object."`
-	Target    string `help:"Open this file with open_binary before the call."`
+	Tool      string   `arg:"" help:"Operation name (see rea tools and rea tools NAME)."`
+	Arguments string   `arg:"" optional:"" default:"{}" help:"Arguments: one JSON object, @FILE for a file holding it, or - for standard input."`
+	Target    string   `help:"Open this file with open_binary before the call."`
+	Evidence  []string `sep:"none" placeholder:"NAME=SOURCE" help:"Set argument NAME to Evidence read from @FILE, @BUNDLE#ev_ID (a bundle record) or - (repeatable)."`
 }
 
 func (c *callCmd) Run(e *env) error {
-	var args json.RawMessage
-	if err := json.Unmarshal([]byte(c.Arguments), &args); err != nil || !json.Valid([]byte(c.Arguments)) {
-		return core.InvalidRequest(c.Tool, core.Issue{Path: []any{}, Reason: core.ReasonInvalidType,
-			Message: "arguments are not one JSON value: " + fmt.Sprint(err), Expected: "object"})
+	raw, err := e.source().jsonArg(c.Tool, "arguments", c.Arguments)
+	if err != nil {
+		return err
 	}
+	var args json.RawMessage = raw
 	s := e.session()
 	defer s.Close(context.WithoutCancel(e.ctx))
+	if len(c.Evidence) > 0 {
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+			return core.InvalidRequest(c.Tool, core.Issue{Path: []any{}, Reason: core.ReasonInvalidType,
+				Message: "--evidence needs the arguments to be one JSON object", Expected: "object"})
+		}
+		for _, spec := range c.Evidence {
+			name, ref, ok := strings.Cut(spec, "=")
+			if !ok || name == "" {
+				return usageError{fmt.Errorf("--evidence %q: expected NAME=@FILE, NAME=@BUNDLE#ev_ID or NAME=-", spec)}
+			}
+			v, err := e.evidenceArg(s, "--evidence "+name, ref)
+			if err != nil {
+				return err
+			}
+			m[name] = v
+		}
+		if args, err = json.Marshal(m); err != nil {
+			return err
+		}
+	}
 	if c.Target != "" {
 		if _, err := e.open(s, c.Target); err != nil {
 			return err
 		}
 	}
+	e.tool = c.Tool
 	res, err := e.call(s, c.Tool, args)
 	if err != nil {
 		return err
 	}
-	j, err := res.StructuredJSON()
-	if err != nil {
-		return err
+	if e.g.Format == "json" {
+		j, err := res.StructuredJSON()
+		if err != nil {
+			return err
+		}
+		return e.writeJSON(json.RawMessage(j))
 	}
-	return e.writeJSON(json.RawMessage(j))
+	return renderResult(e.opts.Stdout, c.Tool, res)
 }
 
 func (e *env) open(s *core.Session, path string) (*core.Result, error) {
@@ -347,8 +372,15 @@ type analyzeCmd struct {
 }
 
 func (c *analyzeCmd) Run(e *env) error {
-	if isJSApplication(c.Path) {
+	// Route by content, as open_binary identifies a target: an
+	// application directory or an ASAR (whatever its name) is mapped as a
+	// JavaScript application, a ZIP family archive is inventoried, and
+	// everything else goes to the native overview.
+	switch routeAnalyze(e.ctx, c.Path) {
+	case "jsapp":
 		return (&jsappCmd{Path: c.Path, ContainerFormat: "auto", IntegrityPolicy: "fail", Detail: "complete"}).Run(e)
+	case "inventory":
+		return (&inventoryCmd{artifactFlags{Path: c.Path, IntegrityPolicy: "fail"}}).Run(e)
 	}
 	s := e.session()
 	defer s.Close(context.WithoutCancel(e.ctx))

@@ -1,7 +1,9 @@
 // Package cli is rea's command line (github.com/alecthomas/kong): a generic
 // projection of core's catalog (rea call, rea tools) plus the main job (rea
-// analyze) and the MCP server entry (rea serve, injected by cmd/rea so this
-// package never imports another adapter).
+// analyze), the application workflows (rea trace-feature, rea compare-apps)
+// and the MCP server entry (rea serve, injected by cmd/rea so this package
+// never imports another adapter). JSON and Evidence arguments read @FILE,
+// - (stdin) and @BUNDLE#ev_ID (source.go).
 //
 // It may import the standard library, rea/core, rea/ports and kong.
 //

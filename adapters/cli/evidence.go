@@ -19,11 +19,15 @@ import (
 // in a fresh session, and compare runs compare_bundles.
 
 type inspectBundleCmd struct {
-	Arguments string `arg:"" help:"JSON: {\"path\":...,\"detail\":\"summary\",\"filters\":{...}}; filters match exactly: evidence_id, operation, target_sha256, analysis_profile_digest, procedure_address."`
+	Arguments string `arg:"" help:"JSON (inline, @FILE or - for stdin): {\"path\":...,\"detail\":\"summary\",\"filters\":{...}}; filters match exactly: evidence_id, operation, target_sha256, analysis_profile_digest, procedure_address."`
 }
 
 func (c *inspectBundleCmd) Run(e *env) error {
-	args, err := absPathArg(c.Arguments, "path")
+	raw, err := e.source().jsonArg("inspect-evidence-bundle", "arguments", c.Arguments)
+	if err != nil {
+		return err
+	}
+	args, err := absPathArg(string(raw), "path")
 	if err != nil {
 		return err
 	}
@@ -72,7 +76,7 @@ type evidenceExportCmd struct {
 	Output    string   `arg:"" help:"Destination bundle file." type:"path"`
 	From      []string `sep:"none" help:"Bundle files to import first (validated; repeatable)." type:"path"`
 	Target    string   `help:"Open this file with open_binary before the calls." type:"path"`
-	Call      []string `sep:"none" help:"A call to record first, as 'TOOL' or 'TOOL {json}' (repeatable, in order)."`
+	Call      []string `sep:"none" help:"A call to record first, as 'TOOL', 'TOOL {json}' or 'TOOL @FILE' (repeatable, in order)."`
 	Overwrite bool     `help:"Replace an existing regular file at OUTPUT."`
 }
 
@@ -91,13 +95,15 @@ func (c *evidenceExportCmd) Run(e *env) error {
 	}
 	for _, spec := range c.Call {
 		tool, args, _ := strings.Cut(strings.TrimSpace(spec), " ")
-		if strings.TrimSpace(args) == "" {
+		args = strings.TrimSpace(args)
+		if args == "" {
 			args = "{}"
 		}
-		if !json.Valid([]byte(args)) {
-			return core.InvalidRequest(tool, core.Issue{Path: []any{}, Reason: core.ReasonInvalidType, Message: "--call arguments are not JSON", Expected: "object"})
+		raw, err := e.source().jsonArg(tool, "--call arguments", args)
+		if err != nil {
+			return err
 		}
-		if _, err := e.call(s, tool, json.RawMessage(args)); err != nil {
+		if _, err := e.call(s, tool, raw); err != nil {
 			return err
 		}
 	}

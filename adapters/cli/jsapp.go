@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -46,6 +47,26 @@ func (c *jsappCmd) Run(e *env) error {
 		return e.writeJSON(res.Evidence)
 	}
 	return writeJSApp(e.opts.Stdout, res.Evidence)
+}
+
+// routeAnalyze picks rea analyze's route for PATH from its content:
+// "jsapp", "inventory" or "" (the native overview, which also explains a
+// path it cannot open).
+func routeAnalyze(ctx context.Context, p string) string {
+	if isJSApplication(p) {
+		return "jsapp"
+	}
+	t, err := core.Identify(ctx, p)
+	if err != nil {
+		return ""
+	}
+	switch t.Format {
+	case "asar", "javascript":
+		return "jsapp"
+	case "zip", "apk", "ipa", "msix", "appx":
+		return "inventory"
+	}
+	return ""
 }
 
 // isJSApplication reports whether rea analyze should map PATH as a

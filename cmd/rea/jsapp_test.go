@@ -622,7 +622,7 @@ func TestJSAppBadInput(t *testing.T) {
 	is.Equal(r.Statistics["parsed_assets"], 3) // index.js, a.js and the large bundle
 	is.True(strings.Contains(strings.Join(r.Limitations, "\n"), "symbolic link"))
 	for _, bad := range []map[string]any{
-		{"path": filepath.Join(dir, "index.js")},                        // a file that is not an ASAR
+		{"path": filepath.Join(dir, "package.json")},                    // a file that is neither an ASAR nor JavaScript
 		{"path": dir, "format": "asar"},                                 // a directory as an ASAR
 		{"path": filepath.Join(dir, "missing")},                         // nothing there
 		{"path": dir, "input_path": dir},                                // both names

@@ -1267,8 +1267,11 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	}
 	unknowns := jaMaps(st.unknowns)
 	format := "directory"
-	if st.format == "asar" {
+	switch st.format {
+	case "asar":
 		format = "asar"
+	case "javascript-bundle":
+		format = "file"
 	}
 	res := map[string]any{
 		"schema_version": 1, "input_path": st.req.given, "format": format, "root_artifact_sha256": st.rootSHA,
@@ -1278,8 +1281,8 @@ func (b *jsappBuilder) result() *jsappOutcome {
 		"limitations": graph.Limitations, "unknowns": unknowns,
 	}
 	subjFormat := "directory"
-	if format == "asar" {
-		subjFormat = "asar"
+	if format != "directory" {
+		subjFormat = format
 	}
 	return &jsappOutcome{result: res, partial: st.truncated, subject: core.NewSubject(st.req.given, st.rootSHA, subjFormat, ""),
 		locs: []core.Location{{Kind: "artifact-path", Path: "."}}}

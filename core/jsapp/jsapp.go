@@ -188,10 +188,13 @@ func (st *jsappState) inventory(ctx context.Context) error {
 	st.g = g
 	st.rootSHA = g.Manifest.RootSHA256
 	st.format = g.Manifest.RootFormat
-	if !info.IsDir() && st.format != "asar" {
+	// A single JavaScript file is an application of one asset, named by
+	// its base name (the root of the inventory is the file itself).
+	single := !info.IsDir() && st.format == "javascript-bundle"
+	if !info.IsDir() && st.format != "asar" && !single {
 		g.Close()
-		return &core.Error{Code: core.CodeUnsupportedTarget, Message: fmt.Sprintf("%s: %s is neither a directory nor an ASAR archive (it is %s)", req.op, req.path, st.format),
-			Remediation: "Pass an application directory or an .asar archive.",
+		return &core.Error{Code: core.CodeUnsupportedTarget, Message: fmt.Sprintf("%s: %s is neither a directory, an ASAR archive nor a JavaScript file (it is %s)", req.op, req.path, st.format),
+			Remediation: "Pass an application directory, an ASAR archive or a JavaScript file; inventory other archives with inventory_artifact.",
 			Details:     map[string]any{"operation": req.op, "path": req.path, "reason": "format_mismatch"}}
 	}
 	for _, it := range g.Items {
@@ -205,10 +208,13 @@ func (st *jsappState) inventory(ctx context.Context) error {
 			st.symlinks++
 			continue
 		}
-		if it == g.Root() || !it.Hashed {
+		p := it.Path
+		if single && it == g.Root() && it.Hashed {
+			p = path.Base(filepath.ToSlash(req.path))
+		} else if it == g.Root() || !it.Hashed {
 			continue
 		}
-		f := &jsFile{path: it.Path, sha256: it.SHA256, size: it.Size, item: it, kind: classifyJSFile(it.Path), quarant: it.Mismatch}
+		f := &jsFile{path: p, sha256: it.SHA256, size: it.Size, item: it, kind: classifyJSFile(p), quarant: it.Mismatch}
 		st.files[f.path] = f
 		st.order = append(st.order, f.path)
 	}

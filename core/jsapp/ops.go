@@ -25,7 +25,7 @@ func opAnalyzeJSApp() *core.Operation {
 	return &core.Operation{
 		Name:  "analyze_javascript_application",
 		Title: "Analyze JavaScript Application",
-		Description: "Map a JavaScript or Electron application (a directory or an .asar) without executing it: packages and entry points, " +
+		Description: "Map a JavaScript or Electron application (a directory, an ASAR archive or a single JavaScript file) without executing it: packages and entry points, " +
 			"JavaScript assets and their imports, Electron processes (main, preload, renderer, utility) from BrowserWindow " +
 			"webPreferences.preload, loadFile/loadURL and utilityProcess.fork, contextBridge APIs, IPC channels (paired only when one " +
 			"literal handler meets literal senders), workers and service workers, literal endpoints, storage, .node add-ons, webpack/rspack/esbuild " +
@@ -37,7 +37,7 @@ func opAnalyzeJSApp() *core.Operation {
 		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,
  "description":"Analyze a JavaScript application directory or .asar archive.",
  "properties":{
-  "path":{"type":"string","minLength":1,"description":"Application directory or .asar archive."},
+  "path":{"type":"string","minLength":1,"description":"Application directory, ASAR archive (by content, whatever its name) or a single JavaScript file."},
   "format":{"enum":["auto","asar","directory"],"description":"auto (default) chooses from the path: a directory, or a file that is an ASAR archive."},
   "integrity_policy":{"enum":["fail","record-and-continue"],"description":"fail (default) stops at the first ASAR integrity mismatch; record-and-continue quarantines contradicted files and continues."},
   "detail":{"enum":["complete","summary"],"description":"complete (default) returns the whole graph; summary retains it and returns the summary view naming the retained parent."},

@@ -15,9 +15,11 @@ func opCompareApplicationVersions() *core.Operation {
 		Name:  "compare_application_versions",
 		Title: "Compare Application Versions",
 		Description: "Compare two analyze_javascript_application results (each inline or retained). Nodes are matched in unique-only tiers: " +
-			"content digest, source-map original, structural fingerprint, then canonical path and artifact-local key; a candidate that is " +
-			"not unique on both sides stays unknown. Items are added, removed, changed, unchanged, unknown or contradiction (an integrity " +
-			"contradiction is never unchanged).",
+			"content digest, source-map original, structural fingerprint, canonical path, artifact-local key, then the original source " +
+			"within the source map of the same path, package name, and exported names; a candidate that is not unique on both sides " +
+			"in any tier stays unknown. Items are added, removed, changed, unchanged, unknown or contradiction (an integrity " +
+			"contradiction is never unchanged); each names its nodes with a human label (file, module, original source and map, package@version) " +
+			"beside the node IDs.",
 		Kind:    core.KindApplication,
 		Effects: jsappEffects,
 		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,
@@ -42,6 +44,14 @@ type cmpNode struct {
 	local    string // namespace/key without the artifact digest
 	props    string // the digest of the observation properties that matter
 	contra   bool
+	// Keys of the later tiers, which pair what the first five leave
+	// ambiguous: the original source within the source map of the same
+	// path (a package ships one original in several maps), a package by
+	// name, a module by its exported names.
+	inMap   string
+	pkgName string
+	exports string
+	label   string
 }
 
 func cmpNodes(ix *appIndex) []*cmpNode {
@@ -61,12 +71,19 @@ func cmpNodes(ix *appIndex) []*cmpNode {
 		case "javascript-asset", "native-addon", "source-map":
 			c.content = n.propString("sha256")
 			c.path = n.propString("path")
+			if n.Kind == "javascript-asset" {
+				c.exports = exportNames(n)
+			}
 		case "package":
 			c.path = n.propString("path")
+			c.pkgName = n.propString("name")
 		case "source-module":
 			c.original = normalizeOriginal(n.propString("original_source"))
 			if s, ok := n.Identity["source_sha256"].(string); ok {
 				c.content = s
+			}
+			if m := sourceMapOf(ix, n); m != "" && c.original != "" {
+				c.inMap = m + "\x00" + c.original
 			}
 		case "javascript-module":
 			c.finger = n.propString("fingerprint_sha256")
@@ -78,12 +95,17 @@ func cmpNodes(ix *appIndex) []*cmpNode {
 				}
 			}
 			c.local = n.propString("module_id")
+			c.exports = exportNames(n)
+			if a := n.propString("asset"); a != "" && c.original != "" {
+				c.inMap = a + "\x00" + c.original
+			}
 		default:
 			if ns, ok := n.Identity["namespace"].(string); ok {
 				c.local = ns + "\x00" + fmt.Sprint(n.Identity["key"])
 			}
 		}
 		c.contra = contra[c.path]
+		c.label = humanLabel(ix, n)
 		props := map[string]any{}
 		for _, o := range n.Observations {
 			for k, v := range o.Properties {
@@ -136,6 +158,24 @@ var compareTiers = []tier{
 		}
 		return c.n.Kind + "\x00" + c.local
 	}},
+	{"original_in_source_map", func(c *cmpNode) string {
+		if c.inMap == "" {
+			return ""
+		}
+		return c.n.Kind + "\x00" + c.inMap
+	}},
+	{"package_name", func(c *cmpNode) string {
+		if c.pkgName == "" {
+			return ""
+		}
+		return c.n.Kind + "\x00" + c.pkgName
+	}},
+	{"export_names", func(c *cmpNode) string {
+		if c.exports == "" {
+			return ""
+		}
+		return c.n.Kind + "\x00" + c.exports
+	}},
 }
 
 func handleCompareVersions(ctx context.Context, c *core.Call) (any, error) {
@@ -164,7 +204,10 @@ func handleCompareVersions(ctx context.Context, c *core.Call) (any, error) {
 	}
 	left, right := cmpNodes(lix), cmpNodes(rix)
 	matchedL, matchedR := map[*cmpNode]bool{}, map[*cmpNode]bool{}
-	ambiguous := map[*cmpNode]bool{}
+	// ambiguous holds, for each node a tier could not pair uniquely, the
+	// other side's candidates it competed for; it stays unknown only while
+	// one of them is still unpaired at the end.
+	ambiguous := map[*cmpNode][]*cmpNode{}
 	counts := map[string]int{}
 	var items []map[string]any
 	for _, t := range compareTiers {
@@ -189,10 +232,10 @@ func handleCompareVersions(ctx context.Context, c *core.Call) (any, error) {
 			}
 			if len(ls) != 1 || len(rs) != 1 {
 				for _, n := range ls {
-					ambiguous[n] = true
+					ambiguous[n] = append(ambiguous[n], rs...)
 				}
 				for _, n := range rs {
-					ambiguous[n] = true
+					ambiguous[n] = append(ambiguous[n], ls...)
 				}
 				continue
 			}
@@ -204,13 +247,23 @@ func handleCompareVersions(ctx context.Context, c *core.Call) (any, error) {
 			items = append(items, compareItem(l, r, t.name))
 		}
 	}
+	open := func(n *cmpNode, other map[*cmpNode]bool) bool {
+		for _, o := range ambiguous[n] {
+			if !other[o] {
+				return true
+			}
+		}
+		return false
+	}
+	unknown := 0
 	for _, n := range left {
 		if matchedL[n] {
 			continue
 		}
 		st := "removed"
-		if ambiguous[n] {
+		if open(n, matchedR) {
 			st = "unknown"
+			unknown++
 		}
 		items = append(items, compareItem(n, nil, st))
 	}
@@ -219,12 +272,13 @@ func handleCompareVersions(ctx context.Context, c *core.Call) (any, error) {
 			continue
 		}
 		st := "added"
-		if ambiguous[n] {
+		if open(n, matchedL) {
 			st = "unknown"
+			unknown++
 		}
 		items = append(items, compareItem(nil, n, st))
 	}
-	counts["ambiguous"] = len(ambiguous)
+	counts["ambiguous"] = unknown
 	sort.SliceStable(items, func(i, j int) bool { return items[i]["item_id"].(string) < items[j]["item_id"].(string) })
 	summary := map[string]int{"added": 0, "removed": 0, "changed": 0, "unchanged": 0, "unknown": 0, "contradiction": 0}
 	for _, it := range items {
@@ -250,13 +304,13 @@ func handleCompareVersions(ctx context.Context, c *core.Call) (any, error) {
 // compareItem builds one item. strategy is a tier name for a match, or a
 // status for an unmatched node.
 func compareItem(l, r *cmpNode, strategy string) map[string]any {
-	it := map[string]any{"left_node_id": nil, "right_node_id": nil, "match": nil}
+	it := map[string]any{"left_node_id": nil, "right_node_id": nil, "match": nil, "left_label": nil, "right_label": nil}
 	var kind string
 	if l != nil {
-		it["left_node_id"], kind = l.n.NodeID, l.n.Kind
+		it["left_node_id"], it["left_label"], kind = l.n.NodeID, l.label, l.n.Kind
 	}
 	if r != nil {
-		it["right_node_id"], kind = r.n.NodeID, r.n.Kind
+		it["right_node_id"], it["right_label"], kind = r.n.NodeID, r.label, r.n.Kind
 	}
 	it["node_kind"] = kind
 	if l != nil && r != nil {

@@ -17,7 +17,8 @@ func opTraceApplicationFeature() *core.Operation {
 		Title: "Trace Application Feature",
 		Description: "Trace one feature through a JavaScript application graph (analyze_javascript_application Evidence, inline or retained): " +
 			"seed by module path, string literal, route (URL or page), context-bridge api, IPC channel or native export, then follow edges " +
-			"outgoing, incoming or both within bounded depth. Paths list their node and edge IDs, end kind, authorities and whether any step is inferred.",
+			"outgoing, incoming or both within bounded depth. Paths list their node and edge IDs with a human label per node (file, module, " +
+			"original source, channel) and the relation per step, end kind, authorities and whether any step is inferred.",
 		Kind:    core.KindApplication,
 		Effects: jsappEffects,
 		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,
@@ -269,14 +270,16 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 			truncated = true
 			break
 		}
-		var nodes, edges []string
+		var nodes, edges, labels, relations []string
 		auth := map[string]bool{}
 		inference := false
 		for j := i; j >= 0; j = steps[j].prev {
 			nodes = append(nodes, steps[j].node)
+			labels = append(labels, humanLabel(ix, ix.nodes[steps[j].node]))
 			if steps[j].edge != "" {
 				edges = append(edges, steps[j].edge)
 				e := edgeByID[steps[j].edge]
+				relations = append(relations, relationFrom(e, steps[steps[j].prev].node))
 				auth[edgeAuthority(e)] = true
 				if e.Evidence.Confidence == core.ConfidenceInferred {
 					inference = true
@@ -285,19 +288,22 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		}
 		reverse(nodes)
 		reverse(edges)
+		reverse(labels)
+		reverse(relations)
 		end := ix.nodes[nodes[len(nodes)-1]].Kind
 		endKinds[end]++
-		p := map[string]any{"node_ids": nodes, "edge_ids": edges, "end_kind": end, "authorities": jaKeys(auth), "contains_inference": inference}
+		p := map[string]any{"node_ids": nodes, "edge_ids": edges, "end_kind": end, "authorities": jaKeys(auth), "contains_inference": inference,
+			"labels": labels, "relations": jaStrList(relations)}
 		p["path_id"] = core.MustDigest(map[string]any{"node_ids": nodes, "edge_ids": edges})
 		paths = append(paths, p)
 	}
 	matches := make([]map[string]any, 0, len(seeds))
 	for _, s := range seeds {
-		matches = append(matches, nodeBrief(ix.nodes[s]))
+		matches = append(matches, traceNode(ix, ix.nodes[s]))
 	}
 	var gnodes []map[string]any
 	for _, s := range steps {
-		gnodes = append(gnodes, nodeBrief(ix.nodes[s.node]))
+		gnodes = append(gnodes, traceNode(ix, ix.nodes[s.node]))
 	}
 	var gedges []map[string]any
 	for _, id := range jaKeys(edgesSeen) {
@@ -332,6 +338,21 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		lims = append(lims, "No node matches the seed; the trace is empty.")
 	}
 	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{ev.EvidenceID}, Limitations: lims}, nil
+}
+
+// traceNode is a node of a trace: its ID, kind and human label.
+func traceNode(ix *appIndex, n *jagNode) map[string]any {
+	return map[string]any{"node_id": n.NodeID, "kind": n.Kind, "label": humanLabel(ix, n)}
+}
+
+// relationFrom names a path step's edge as read from the step before it:
+// the relation when the path follows the edge, "relation by" (imports by,
+// loads by) when it walks the edge backwards.
+func relationFrom(e *jagEdge, prev string) string {
+	if e.SourceNodeID == prev {
+		return e.Relation
+	}
+	return e.Relation + " by"
 }
 
 func reverse[T any](s []T) {

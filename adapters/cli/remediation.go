@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"regexp"
+	"strings"
+
+	"rea/core"
+)
+
+// Core writes remediations for an MCP client: "pass overwrite:true", "call
+// open_binary". The CLI prints what its user types instead. The rewrite
+// happens here, at the boundary, from the error's code and details first
+// and from the remediation text second; the MCP wire is untouched.
+
+// cliRemediation returns the remediation to print for an error raised
+// while running command (the subcommand's name) and tool (the operation
+// rea call or a workflow ran, if any).
+func cliRemediation(command, tool string, body core.EnvelopeBody) string {
+	reason, _ := body.Details["reason"].(string)
+	switch {
+	case reason == core.FileReasonExists:
+		if command == "call" {
+			return "Choose another path, or add \"overwrite\":true to the arguments to replace the existing file."
+		}
+		return "Choose another path, or pass --overwrite to replace the existing file."
+	case body.Code == core.CodeTargetUnavailable && command == "call" && !strings.Contains(body.Message, "open_binary"):
+		return "Name the file to analyze with --target: rea call --target FILE " + orTool(tool) + " '{...}'."
+	case body.Code == core.CodeProviderUnavailable:
+		return "Run rea providers to see which engines exist and are available, then choose one with --provider ID (or REA_ANALYSIS_PROVIDER)."
+	case body.Code == core.CodeCapabilityUnavailable && command == "call":
+		return "Run rea capabilities, or rea call --target FILE binary_session, to see which operations the target's engine offers." + tail(body.Remediation.Action)
+	case body.Code == core.CodeInvalidRequest && command == "call" && tool != "":
+		if _, ok := body.Details["issues"]; ok {
+			return "Correct the arguments listed below; rea tools " + tool + " describes them."
+		}
+	}
+	return rewriteRemediation(command, body.Remediation.Action)
+}
+
+func orTool(tool string) string {
+	if tool == "" {
+		return "TOOL"
+	}
+	return tool
+}
+
+// tail keeps what a remediation says beyond the generic first sentence.
+func tail(s string) string {
+	if i := strings.Index(s, ". "); i > 0 && i+2 < len(s) {
+		return " " + rewriteRemediation("call", s[i+2:])
+	}
+	return ""
+}
+
+var remediationRewrites = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`pass overwrite: ?true`), "pass --overwrite"},
+	{regexp.MustCompile(`(?i)call open_binary with (a readable file path|the path of the file to analyze)( first)?`), "pass the file to analyze (rea call --target FILE, or the command's path)"},
+	{regexp.MustCompile(`(?i)open (the binary to trace|a target) with open_binary first`), "pass the file with --target FILE"},
+	{regexp.MustCompile(`with open_binary provider_id, CLI --provider or REA_ANALYSIS_PROVIDER`), "with --provider ID (or REA_ANALYSIS_PROVIDER)"},
+	{regexp.MustCompile(`select an available provider with open_binary provider_id`), "select an available provider with --provider ID"},
+	{regexp.MustCompile(`binary_session\.analysis_provider_candidates`), "rea providers"},
+	{regexp.MustCompile(`binary_session\.tool_availability`), "rea capabilities"},
+	{regexp.MustCompile(`(?i)export the (retained diagnostic|bundle) with export_evidence_bundle`), "write the Evidence to a bundle file with rea evidence-export FILE"},
+	{regexp.MustCompile(`write them to a file with export_evidence_bundle`), "write them to a file with rea evidence-export FILE"},
+	{regexp.MustCompile(`export the Evidence bundle to a file`), "write the Evidence to a bundle file with rea evidence-export FILE"},
+	{regexp.MustCompile(`List the tools with tools/list \(or rea tools\)`), "List the operations with rea tools"},
+	{regexp.MustCompile(`get_evidence_bundle \{\\?"detail\\?":\\?"summary\\?"\}`), "rea inspect-evidence-bundle '{\"path\":FILE,\"detail\":\"summary\"}'"},
+}
+
+// argForm matches name:value and name: "value" as core writes tool
+// arguments in prose (detail:"summary", analysis_timeout_ms, provider_id).
+var argForm = regexp.MustCompile(`\b([a-z][a-z0-9_]*): ?("[^"]*"|[a-z0-9_.-]+)`)
+
+func rewriteRemediation(command, s string) string {
+	for _, r := range remediationRewrites {
+		s = r.re.ReplaceAllString(s, r.with)
+	}
+	if command == "call" || command == "" {
+		return s // rea call takes the tool's own JSON arguments
+	}
+	// A subcommand takes flags: detail:"summary" becomes --detail summary,
+	// and a bare argument name becomes its flag.
+	s = argForm.ReplaceAllStringFunc(s, func(m string) string {
+		sub := argForm.FindStringSubmatch(m)
+		return "--" + strings.ReplaceAll(sub[1], "_", "-") + " " + strings.Trim(sub[2], `"`)
+	})
+	for _, arg := range []string{"analysis_timeout_ms", "integrity_policy", "max_items", "max_depth", "max_paths"} {
+		s = strings.ReplaceAll(s, "a larger "+arg, "a larger --"+strings.ReplaceAll(arg, "_", "-"))
+	}
+	return s
+}

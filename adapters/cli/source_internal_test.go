@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"rea/core"
+)
+
+func TestSplitBundleRef(t *testing.T) {
+	id := "ev_" + strings.Repeat("a", 64)
+	for _, c := range []struct {
+		ref, file, id string
+		ok            bool
+	}{
+		{"@b.json#" + id, "b.json", id, true},
+		{"@dir#1/b.json#" + id, "dir#1/b.json", id, true}, // a # in the file name
+		{"@b.json", "", "", false},
+		{"-", "", "", false},
+		{"b.json#" + id, "", "", false}, // not a reference
+	} {
+		is := is.New(t)
+		f, i, ok := splitBundleRef(c.ref)
+		is.Equal(ok, c.ok)
+		is.Equal(f, c.file)
+		is.Equal(i, c.id)
+	}
+}
+
+func TestParseSeed(t *testing.T) {
+	is := is.New(t)
+	k, v, err := parseSeed("ipc-channel:dialog:open")
+	is.NoErr(err)
+	is.Equal(k, "ipc-channel")
+	is.Equal(v, "dialog:open")
+	for _, bad := range []string{"main.js", "file:main.js", "module:", ""} {
+		_, _, err := parseSeed(bad)
+		is.True(err != nil)
+	}
+}
+
+// Remediations printed by the CLI name flags and commands, not MCP
+// arguments and tools.
+func TestCLIRemediation(t *testing.T) {
+	body := func(e *core.Error) core.EnvelopeBody { return e.Envelope().Error }
+	for _, c := range []struct {
+		command, tool string
+		err           *core.Error
+		want, not     string
+	}{
+		{"evidence-export", "", &core.Error{Code: core.CodeInvalidRequest, Remediation: "Choose another path, or pass overwrite:true to replace the existing file.",
+			Details: map[string]any{"reason": core.FileReasonExists}}, "--overwrite", "overwrite:true"},
+		{"call", "export_evidence_bundle", &core.Error{Code: core.CodeInvalidRequest, Details: map[string]any{"reason": core.FileReasonExists}}, `"overwrite":true`, "--overwrite"},
+		{"call", "list_procedures", &core.Error{Code: core.CodeTargetUnavailable}, "rea call --target FILE list_procedures", "open_binary"},
+		{"analyze", "", &core.Error{Code: core.CodeProviderUnavailable}, "--provider", "provider_id"},
+		{"call", "binary_overview", &core.Error{Code: core.CodeCapabilityUnavailable}, "rea capabilities", "binary_session.tool_availability"},
+		{"call", "trace_application_feature", core.InvalidRequest("trace_application_feature", core.Issue{Path: []any{"seed"}}), "rea tools trace_application_feature", "details.issues"},
+		{"analyze-javascript-application", "", &core.Error{Code: core.CodeProviderTimeout,
+			Remediation: "Retry with a larger analysis_timeout_ms, or analyze a smaller part of the application."}, "--analysis-timeout-ms", "analysis_timeout_ms"},
+		{"analyze-javascript-application", "", &core.Error{Code: core.CodeResourceConstraint,
+			Remediation: `Call again with detail:"summary", or export the Evidence bundle to a file.`}, "--detail summary", `detail:"summary"`},
+		{"inventory", "", &core.Error{Code: core.CodeResourceConstraint,
+			Remediation: "Export the bundle with export_evidence_bundle, then close_binary to clear the ledger."}, "rea evidence-export FILE", "export_evidence_bundle"},
+	} {
+		t.Run(c.command+" "+string(c.err.Code), func(t *testing.T) {
+			got := cliRemediation(c.command, c.tool, body(c.err))
+			if !strings.Contains(got, c.want) || strings.Contains(got, c.not) {
+				t.Errorf("got %q; want it to hold %q and not %q", got, c.want, c.not)
+			}
+		})
+	}
+}

@@ -1,0 +1,156 @@
+package jsapp
+
+import (
+	"strings"
+)
+
+// humanLabel names a node as a reader would look for it: the file for
+// assets, maps and add-ons; the original path and the map that lists it
+// for a source module; the module id and its bundle for a bundled module;
+// name@version for a package; the channel, URL, key or API for the
+// application facts. Comparisons and traces print it beside the node ID,
+// which stays the identity.
+func humanLabel(ix *appIndex, n *jagNode) string {
+	if n == nil {
+		return ""
+	}
+	switch n.Kind {
+	case "javascript-asset", "source-map", "native-addon":
+		if p := n.propString("path"); p != "" {
+			return p
+		}
+	case "source-module":
+		orig := normalizeOriginal(n.propString("original_source"))
+		if m := sourceMapOf(ix, n); m != "" {
+			return orig + " (in " + m + ")"
+		}
+		return orig
+	case "javascript-module":
+		id := n.propString("module_id")
+		if id == "" {
+			id = n.label()
+		}
+		if orig := mappedOriginal(ix, n); orig != "" && orig != normalizeOriginal(id) {
+			id += " = " + orig
+		}
+		if a := n.propString("asset"); a != "" {
+			return id + " (in " + a + ")"
+		}
+		return id
+	case "package":
+		name, ver := n.propString("name"), n.propString("version")
+		s := name
+		if ver != "" {
+			s += "@" + ver
+		}
+		if p := n.propString("path"); p != "" {
+			if s == "" {
+				return p
+			}
+			s += " (" + p + ")"
+		}
+		if s != "" {
+			return s
+		}
+	case "electron-main", "electron-preload", "electron-renderer", "electron-utility":
+		return strings.TrimPrefix(n.Kind, "electron-") + " process " + n.propString("path")
+	case "browser-window":
+		if in := n.propString("created_in"); in != "" {
+			return n.label() + " in " + in
+		}
+	case "context-bridge-api":
+		var members []string
+		if ms, ok := n.prop("members").([]any); ok {
+			for _, m := range ms {
+				if s, ok := m.(string); ok {
+					members = append(members, s)
+				}
+			}
+		}
+		s := "window." + n.propString("world_key")
+		if len(members) > 0 {
+			s += " {" + strings.Join(members, ", ") + "}"
+		}
+		return s
+	case "ipc-channel":
+		return "ipc " + n.propString("channel")
+	case "native-export":
+		return pathBase(n.propString("addon")) + "#" + n.propString("export")
+	case "storage":
+		return n.propString("area") + " " + n.propString("key")
+	case "artifact":
+		return "application root"
+	}
+	if l := n.label(); l != "" {
+		return l
+	}
+	return n.key()
+}
+
+// sourceMapOf is the path of the source map that lists a source module.
+func sourceMapOf(ix *appIndex, n *jagNode) string {
+	if ix == nil {
+		return ""
+	}
+	for _, e := range ix.in[n.NodeID] {
+		if e.Relation == "contains" {
+			if m := ix.nodes[e.SourceNodeID]; m != nil && m.Kind == "source-map" {
+				return m.propString("path")
+			}
+		}
+	}
+	for _, o := range n.Observations {
+		for _, l := range o.Evidence.Locations {
+			if l.Path != "" {
+				return l.Path
+			}
+		}
+	}
+	return ""
+}
+
+// mappedOriginal is the original source a bundled module maps to.
+func mappedOriginal(ix *appIndex, n *jagNode) string {
+	if ix == nil {
+		return ""
+	}
+	for _, e := range ix.out[n.NodeID] {
+		if e.Relation == "maps_to" {
+			if t := ix.nodes[e.TargetNodeID]; t != nil && t.Kind == "source-module" {
+				return normalizeOriginal(t.propString("original_source"))
+			}
+		}
+	}
+	return ""
+}
+
+// exportNames is a module's exported names, sorted and joined, or "" when
+// they cannot tell it from another module.
+func exportNames(n *jagNode) string {
+	var names []string
+	if l, ok := n.prop("exports").([]any); ok {
+		for _, x := range l {
+			if s, ok := x.(string); ok {
+				names = append(names, s)
+			}
+		}
+	}
+	if len(names) == 0 {
+		if l, ok := n.prop("export_shapes").([]any); ok {
+			for _, x := range l {
+				if m, ok := x.(map[string]any); ok {
+					if s, ok := m["name"].(string); ok {
+						names = append(names, s)
+					}
+				}
+			}
+		}
+	}
+	names = uniqueUTF16(names)
+	// A lone default export says nothing about which module it is: every
+	// CommonJS module has one.
+	if len(names) == 0 || (len(names) == 1 && names[0] == "default") {
+		return ""
+	}
+	return strings.Join(names, "\x00")
+}
