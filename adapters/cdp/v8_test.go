@@ -16,6 +16,7 @@ import (
 	"rea/adapters/cdp"
 	"rea/adapters/cdp/cdptest"
 	"rea/ports"
+	"rea/ports/portstest"
 )
 
 func v8Fake(t *testing.T, opts cdptest.InspectorOptions) *cdptest.Inspector {
@@ -209,4 +210,16 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 			}
 		}
 	}
+}
+
+// The engine passes the runtime conformance suite against the recording
+// fake inspector.
+func TestV8Conformance(t *testing.T) {
+	dir, _ := filepath.Abs("testdata/nodeapp")
+	dir, _ = filepath.EvalSymlinks(dir)
+	f := v8Fake(t, cdptest.InspectorOptions{Scripts: []map[string]any{
+		{"scriptId": "1", "url": "file://" + dir + "/main.mjs", "executionContextId": 1, "hash": "aa", "length": 10, "isModule": true},
+		{"scriptId": "2", "url": "file:///usr/lib/x.js", "executionContextId": 1, "hash": "bb", "length": 5},
+	}})
+	portstest.RunRuntime(t, cdp.NewRuntime(nil), portstest.RuntimeEnv{Endpoint: f.URL, TargetID: "N1", Root: dir})
 }
