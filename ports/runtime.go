@@ -373,3 +373,9 @@ type ElectronEvent struct {
 	Role           string
 	ElapsedMS      int64
 }
+
+// IsCode reports whether err is a BrowserError with the code.
+func IsCode(err error, code BrowserErrorCode) bool {
+	be, ok := AsBrowserError(err)
+	return ok && be.Code == code
+}

@@ -82,9 +82,13 @@ func TestV8BadInputsAreTyped(t *testing.T) {
 			return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "nope"}
 		}, ports.BrowserTargetNotFound},
 		{"attached by another debugger", cdptest.InspectorOptions{Targets: []cdptest.InspectorTarget{{ID: "N1", Type: "node", URL: "file://" + dir + "/main.mjs", Attached: true}}},
-			func(u string) ports.RuntimeObserveRequest { return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "N1"} }, ports.BrowserTargetNotAllowed},
+			func(u string) ports.RuntimeObserveRequest {
+				return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "N1"}
+			}, ports.BrowserTargetNotAllowed},
 		{"socket refused (held by another debugger)", cdptest.InspectorOptions{RefuseSockets: true},
-			func(u string) ports.RuntimeObserveRequest { return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "N1"} }, ports.BrowserTargetNotAllowed},
+			func(u string) ports.RuntimeObserveRequest {
+				return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "N1"}
+			}, ports.BrowserTargetNotAllowed},
 		{"kind mismatch", cdptest.InspectorOptions{}, func(u string) ports.RuntimeObserveRequest {
 			return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "N1", RuntimeKind: "electron-renderer"}
 		}, ports.BrowserTargetNotAllowed},
@@ -95,11 +99,17 @@ func TestV8BadInputsAreTyped(t *testing.T) {
 			return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "N1", Scope: ports.RuntimeScope{AllowedFileRoots: []string{"/usr"}}}
 		}, ports.BrowserTargetNotAllowed},
 		{"%2f in the file URL", cdptest.InspectorOptions{Targets: []cdptest.InspectorTarget{{ID: "N1", Type: "node", URL: "file://" + dir + "%2fmain.mjs"}}},
-			func(u string) ports.RuntimeObserveRequest { return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "N1"} }, ports.BrowserTargetNotAllowed},
+			func(u string) ports.RuntimeObserveRequest {
+				return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "N1"}
+			}, ports.BrowserTargetNotAllowed},
 		{"NUL in the file URL", cdptest.InspectorOptions{Targets: []cdptest.InspectorTarget{{ID: "N1", Type: "node", URL: "file://" + dir + "/main.mjs\x00.txt"}}},
-			func(u string) ports.RuntimeObserveRequest { return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "N1"} }, ports.BrowserTargetNotAllowed},
+			func(u string) ports.RuntimeObserveRequest {
+				return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "N1"}
+			}, ports.BrowserTargetNotAllowed},
 		{"bare file://", cdptest.InspectorOptions{Targets: []cdptest.InspectorTarget{{ID: "N1", Type: "node", URL: "file://"}}},
-			func(u string) ports.RuntimeObserveRequest { return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "N1"} }, ports.BrowserTargetNotAllowed},
+			func(u string) ports.RuntimeObserveRequest {
+				return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "N1"}
+			}, ports.BrowserTargetNotAllowed},
 		{"relative root", cdptest.InspectorOptions{}, func(u string) ports.RuntimeObserveRequest {
 			return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "N1", Scope: ports.RuntimeScope{AllowedFileRoots: []string{"rel"}}}
 		}, ports.BrowserInvalidRequest},
