@@ -21,14 +21,10 @@ import (
 
 // Family is the running-JavaScript family.
 func Family() core.Family {
-	var ops []*core.Operation
-	for _, op := range []*core.Operation{opListRuntimeTargets(), opObserveRuntime(), opListElectronTargets(), opInspectElectronPage(),
-		opCaptureElectronScenario(), opReconcile()} {
-		if op != nil {
-			ops = append(ops, op)
-		}
-	}
-	return core.Family{Name: "runtime", Operations: ops}
+	return core.Family{Name: "runtime", Operations: []*core.Operation{
+		opListRuntimeTargets(), opObserveRuntime(), opListElectronTargets(), opInspectElectronPage(),
+		opCaptureElectronScenario(), opReconcile(),
+	}}
 }
 
 // Evidence provenance (BROWSER.md §6).

@@ -246,3 +246,52 @@ func TestRuntimeErrorsAreTyped(t *testing.T) {
 		t.Errorf("no engine: got %v", err)
 	}
 }
+
+func TestElectronToolsNormalize(t *testing.T) {
+	is := is.New(t)
+	dir, sums := app(t)
+	f := portstest.NewRuntimeFake(dir)
+	size := 12.0
+	f.Page = &ports.ElectronPageCapture{Browser: ports.BrowserInfo{Product: "Electron/31", Revision: "r"},
+		Target:       ports.ElectronTarget{TargetID: "P1", Type: "page", Title: "App", FilePath: dir + "/index.html"},
+		Frames:       []ports.ElectronFrame{{FrameID: "F1", FilePath: dir + "/index.html"}},
+		Scripts:      []ports.ElectronScript{{ScriptID: "1", FrameID: "F1", FilePath: dir + "/main.mjs", CDPHash: sums["main.mjs"], Length: 25, IsModule: true, Language: "JavaScript"}},
+		Resources:    []ports.ElectronResource{{FrameID: "F1", FilePath: dir + "/main.mjs", Type: "Script", MimeType: "text/javascript", ContentSize: &size}},
+		ScriptsTotal: 1}
+	f.Scenario = &ports.ElectronScenarioCapture{ExecutablePath: "/opt/e/electron", ApplicationPath: dir, ElectronVersion: "31.0.0", Status: "complete",
+		Actions:     []ports.ElectronActionResult{{StepID: "s1", Kind: "click", Status: "completed", ElapsedMS: 5}},
+		IPC:         []ports.ElectronEvent{{Sequence: 0, Family: "ipc", Kind: "invoke", Phase: "observed", Channel: "dialog:open", Direction: "renderer-to-main", ArgumentShapes: []string{"object{path}"}}},
+		IPCObserved: 1, Processes: []ports.ElectronProcess{{PID: 42, Role: "main"}}, ObservedRoles: []string{"main"}}
+	s := session(t, f)
+	l := result(mustCall(t, s, "list_electron_targets", map[string]any{"cdp_endpoint": "http://127.0.0.1:9222"}))
+	is.Equal(len(l["targets"].(map[string]any)["items"].([]any)), 1)
+	pg := mustCall(t, s, "inspect_electron_page", map[string]any{"cdp_endpoint": "http://127.0.0.1:9222", "target_id": "P1"})
+	is.Equal(pg["predicate_type"], "rea.electron-page-inspection/v1")
+	sc := mustCall(t, s, "capture_electron_scenario", map[string]any{"schema_version": 1, "executable_path": "/opt/e/electron", "application_path": dir,
+		"actions": []any{map[string]any{"step_id": "s1", "kind": "click", "selector": "#open"}}})
+	is.Equal(sc["predicate_type"], "rea.electron-active-scenario/v1")
+	is.Equal(sc["environment"].(map[string]any)["isolation"], "process")
+	ipc := result(sc)["ipc"].(map[string]any)
+	is.Equal(ipc["retained"], 1.0)
+	an := mustCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
+	rec := result(mustCall(t, s, "reconcile_javascript_runtime", map[string]any{
+		"static_layers":        []any{map[string]any{"role": "application", "analysis": retained(an)}},
+		"runtime_observations": []any{retained(pg), retained(sc)},
+	}))
+	kinds := map[string]string{}
+	for _, it := range rec["reconciliations"].([]any) {
+		m := it.(map[string]any)
+		kinds[m["entity_kind"].(string)] = m["status"].(string)
+	}
+	is.Equal(kinds["script"], "matched")
+	is.Equal(kinds["ipc-channel"], "unmatched") // the fake JavaScript engine finds no IPC channels
+	_, err := call(t, s, "capture_electron_scenario", map[string]any{"schema_version": 1, "executable_path": "/opt/e/electron", "application_path": dir,
+		"actions": []any{map[string]any{"step_id": "s1", "kind": "click"}}})
+	is.Equal(codeOf(err), core.CodeInvalidRequest)
+	f.Err = &ports.BrowserError{Code: ports.BrowserCleanupFailed, Cleanup: "incomplete", Resources: []string{"process"}}
+	_, err = call(t, s, "capture_electron_scenario", map[string]any{"schema_version": 1, "executable_path": "/opt/e/electron", "application_path": dir})
+	is.Equal(codeOf(err), core.CodeCleanupIncomplete)
+	var ce *core.Error
+	errors.As(err, &ce)
+	is.Equal(ce.Details["partial_observation"], true)
+}
