@@ -116,7 +116,11 @@ func runtimeErr(op string, err error) error {
 		details["cleanup"] = "incomplete"
 		details["resources"] = core.NonNil(be.Resources)
 	}
-	return &core.Error{Code: code, Message: op + ": " + be.Error(), Err: err, Details: details}
+	ce := &core.Error{Code: code, Message: op + ": " + be.Error(), Err: err, Details: details}
+	if code == core.CodeTargetUnavailable {
+		ce.Remediation = "Check the target id or path and its scope: list the targets again, and keep files inside allowed_file_roots or application_root."
+	}
+	return ce
 }
 
 func arch() string {
