@@ -206,7 +206,16 @@ func (e *RuntimeEngine) RunElectronScenario(ctx context.Context, req ports.Elect
 	maxIPC, maxEvents := def(req.MaxIPCEvents, 2000), def(req.MaxEvents, 5000)
 	maxProcs, maxWindows := def(req.MaxProcesses, 32), def(req.MaxWindows, 32)
 
-	run, err := supervisor.New(&supervisor.Options{RunID: req.RunID, GraceDelay: e.opts.GraceDelay, WaitDelay: 5 * time.Second, TempParent: e.opts.TempParent})
+	// The scenario directory holds the control socket, whose path must fit
+	// a Unix socket address: under a deep TMPDIR it goes under /tmp.
+	parent := e.opts.TempParent
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	if len(parent) > 64 && statExists("/tmp") {
+		parent = "/tmp"
+	}
+	run, err := supervisor.New(&supervisor.Options{RunID: req.RunID, GraceDelay: e.opts.GraceDelay, WaitDelay: 5 * time.Second, TempParent: parent})
 	if err != nil {
 		return nil, &ports.BrowserError{Code: ports.BrowserProcessOwnership, Msg: "cannot own a process here", Err: err}
 	}
@@ -265,6 +274,7 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 	if err := os.WriteFile(hook, src, 0o600); err != nil {
 		return nil, &ports.BrowserError{Code: ports.BrowserProcessOwnership, Msg: "cannot write the hook", Err: err}
 	}
+	// The control socket lives in the run's 0700 directory.
 	sockPath := filepath.Join(dir, "c.sock")
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sockPath, Net: "unix"})
 	if err != nil {

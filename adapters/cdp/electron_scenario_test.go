@@ -59,6 +59,10 @@ func scenarioEngine(t *testing.T) (*cdp.RuntimeEngine, string) {
 
 func assertClean(t *testing.T, id, parent string) {
 	t.Helper()
+	// A deep TMPDIR sends the scenario directory to /tmp: none may remain.
+	if m, _ := filepath.Glob("/tmp/rea-electron-*"); len(m) > 0 {
+		t.Errorf("scenario directories survive under /tmp: %v", m)
+	}
 	if left := ownedLeft(t, id); len(left) > 0 {
 		t.Errorf("owned processes survive the scenario: %v", left)
 	}
