@@ -35,7 +35,9 @@ fi
 cat > "$app/entry.cjs" <<JS
 // Loads the package's whole module tree, then waits for the observer.
 require('$pkg');
-if ('$pkg' === 'webpack') { try { require('webpack/lib/webpack'); } catch (_) {} }
+// webpack and others export lazy getters: touch every export once.
+const m = require('$pkg');
+for (const k of Object.keys(m)) { try { void m[k]; } catch (_) {} }
 process.stdout.write('ready\n');
 setInterval(() => {}, 1000);
 JS

@@ -157,6 +157,8 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		// The parameters name inputs by reference, whichever form came in.
+		m["analysis"] = map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
 		l := &layer{role: m["role"].(string), ev: ev, byPath: map[string][]*staticNode{}, byDigest: map[string][]*staticNode{},
 			channels: map[string][]*staticNode{}, inWorker: map[string]bool{}}
 		if err := json.Unmarshal(ev.NormalizedResult, &l.res); err != nil || l.res.Graph.GraphID == "" {
@@ -203,6 +205,7 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		rawObs[i] = map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
 		if seenCap[ev.EvidenceID] {
 			continue
 		}

@@ -177,6 +177,7 @@ func TestObserveAndReconcile(t *testing.T) {
 		"runtime_observations": []any{obs},
 	})
 	is.Equal(result(rec2)["reconciliation_id"], r["reconciliation_id"])
+	is.Equal(rec2["evidence_id"], rec["evidence_id"]) // parameters hold references either way
 }
 
 func TestReconcileRejectsWrongInputs(t *testing.T) {
