@@ -61,6 +61,8 @@ type Registry struct {
 	// capturer runs capture_process_scenario; tracer runs trace_native_calls.
 	capturer ports.ProcessCapturer
 	tracer   ports.CallTracer
+	// runtime serves the running-JavaScript family (V8 inspector, Electron).
+	runtime ports.JavaScriptRuntimeObserver
 }
 
 // RegistryOptions configure a Registry.
@@ -88,6 +90,10 @@ type RegistryOptions struct {
 	// Tracer is the native call tracer; nil makes trace_native_calls
 	// capability_unavailable.
 	Tracer ports.CallTracer
+	// Runtime observes Node and Electron over the V8 inspector and CDP and
+	// runs owned Electron scenarios; nil makes those tools
+	// capability_unavailable.
+	Runtime ports.JavaScriptRuntimeObserver
 }
 
 // NewRegistry sorts providers by id. A duplicate id or an invalid default is
@@ -101,6 +107,7 @@ func NewRegistry(providers []ports.Provider, opts *RegistryOptions) (*Registry, 
 		containers: append([]ports.ContainerOpener(nil), o.Containers...), javascript: o.JavaScript,
 		browser: o.Browser, scenarios: o.Scenarios, sourceMaps: o.SourceMaps, scenarioAvailable: o.ScenarioAvailability,
 		capturer: o.Capturer, tracer: o.Tracer}
+	r.runtime = o.Runtime
 	sort.Slice(r.providers, func(i, j int) bool { return r.providers[i].Info().ID < r.providers[j].Info().ID })
 	seen := map[string]bool{}
 	for _, p := range r.providers {

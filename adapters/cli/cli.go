@@ -121,10 +121,11 @@ type grammar struct {
 	Capture         captureCmd         `cmd:"" help:"Run a program in a pseudo-terminal and print its exit, final screen, processes and file effects (capture_process_scenario)."`
 	Trace           traceCmd           `cmd:"" help:"Trace calls of named functions of a program under gdbserver and print each hit's first arguments (trace_native_calls)."`
 	browserCmds     `embed:""`         // the browser tools (browser.go)
+	runtimeCmds     `embed:""`         // the running-JavaScript tools (runtime.go)
 }
 
 // Commands are the CLI's primary commands, for the product catalog.
-var Commands = []string{"analyze", "analyze-javascript-application", "analyze-web-bundle", "call", "capabilities", "capture", "capture-browser-scenario", "capture-web-screenshot", "catalog", "compare", "compare-apps", "compare-web-screenshots", "completion", "discover-webmcp-tools", "doctor", "evidence-export", "evidence-import", "extract-artifact", "inspect-evidence-bundle", "inspect-web-page", "inventory", "list-browser-targets", "mcp", "observe-web-session", "providers", "serve", "setup", "tools", "trace", "trace-feature", "uninstall", "version"}
+var Commands = []string{"analyze", "analyze-javascript-application", "analyze-web-bundle", "call", "capabilities", "capture", "capture-browser-scenario", "capture-electron-scenario", "capture-web-screenshot", "catalog", "compare", "compare-apps", "compare-web-screenshots", "completion", "discover-webmcp-tools", "doctor", "evidence-export", "evidence-import", "extract-artifact", "inspect-electron-page", "inspect-evidence-bundle", "inspect-web-page", "inventory", "list-browser-targets", "list-electron-targets", "list-javascript-runtime-targets", "mcp", "observe-javascript-runtime", "observe-web-session", "providers", "reconcile-javascript-runtime", "serve", "setup", "tools", "trace", "trace-feature", "uninstall", "version"}
 
 type env struct {
 	ctx  context.Context

@@ -119,7 +119,8 @@ func wire(lookupEnv func(string) (string, bool)) (*app, error) {
 			JavaScript: js.New(),
 			Browser:    browser, Scenarios: browser, SourceMaps: browser, ScenarioAvailability: browser.ScenarioAvailability,
 			Capturer: pty.New(nil),
-			Tracer:   gdbremote.New(nil)})
+			Tracer:   gdbremote.New(nil),
+			Runtime:  cdp.NewRuntime(nil)})
 	if err != nil {
 		return nil, err
 	}

@@ -12,13 +12,14 @@ import (
 	"rea/core/diff"
 	"rea/core/jsapp"
 	"rea/core/process"
+	"rea/core/runtime"
 	"rea/core/web"
 )
 
 // Families returns the kernel's family and every feature family, freshly
 // built.
 func Families() []core.Family {
-	return []core.Family{core.Kernel(), binary.Family(), artifact.Family(), jsapp.Family(), web.Family(), browser.Family(), process.Family(), diff.Family()}
+	return []core.Family{core.Kernel(), binary.Family(), artifact.Family(), jsapp.Family(), web.Family(), browser.Family(), process.Family(), diff.Family(), runtime.Family()}
 }
 
 // Operations returns a fresh copy of every operation of the default

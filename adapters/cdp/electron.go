@@ -1,0 +1,445 @@
+package cdp
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf16"
+
+	"github.com/chromedp/cdproto/domsnapshot"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
+
+	"rea/ports"
+)
+
+// Electron page tools (BROWSER.md "Electron"): the same CDP transport as
+// the web tools, but pages are file: documents, so scope is the file gate
+// (realpath under allowed_file_roots) instead of origins. They send only
+// enable/disable, reads and Target.attachToTarget/detachFromTarget.
+
+func electronScope(roots []string) (runtimeScope, error) {
+	return newRuntimeScope(ports.RuntimeScope{AllowedFileRoots: roots})
+}
+
+// ListElectronTargets lists an Electron application's file-gated page
+// targets.
+func (e *RuntimeEngine) ListElectronTargets(ctx context.Context, req ports.ElectronListRequest) (*ports.ElectronTargetList, error) {
+	ep, err := parseEndpoint(req.Endpoint)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := electronScope(req.AllowedFileRoots)
+	if err != nil {
+		return nil, err
+	}
+	v, list, err := discover(ctx, ep)
+	if err != nil {
+		return nil, err
+	}
+	out := &ports.ElectronTargetList{Browser: v.info, Targets: []ports.ElectronTarget{}}
+	for _, d := range list {
+		if d.Type != "page" {
+			out.Excluded.NonPage++
+			continue
+		}
+		p, why := sc.fileGate(d.rawURL)
+		switch why {
+		case "":
+		case "outside_file_roots":
+			out.Excluded.OutsideRoot++
+			continue
+		default:
+			out.Excluded.UnsupportedURL++
+			continue
+		}
+		if d.socket == "" && v.browserWS == "" {
+			out.Excluded.Unconnectable++
+			continue
+		}
+		out.Targets = append(out.Targets, ports.ElectronTarget{TargetID: d.TargetID, Type: d.Type, Title: d.Title, FilePath: p, Attached: d.Attached})
+	}
+	if n := out.Excluded.Unconnectable; n > 0 {
+		out.Limitations = append(out.Limitations, itoa(n)+" otherwise allowed page target(s) lacked a validated direct CDP WebSocket and were excluded.")
+	}
+	slices.SortFunc(out.Targets, func(a, b ports.ElectronTarget) int { return strings.Compare(a.TargetID, b.TargetID) })
+	return out, nil
+}
+
+// openFile attaches to a file-gated page target: the browser socket with a
+// flat session first, else the target's page socket.
+func openFile(ctx context.Context, v version, d discovered) (*attachment, error) {
+	a := &attachment{info: v.info, target: d.BrowserTarget}
+	switch {
+	case v.browserWS != "":
+		c, err := dialConn(ctx, v.browserWS)
+		if err != nil {
+			return nil, err
+		}
+		flatten := true
+		res, err := call(ctx, session{c: c}, target.AttachToTarget, target.AttachToTargetParams{TargetID: target.ID(d.TargetID), Flatten: &flatten})
+		if err != nil {
+			c.close()
+			return nil, err
+		}
+		if n := len(res.SessionID); n < 1 || n > 256 {
+			c.close()
+			return nil, &ports.BrowserError{Code: ports.BrowserProtocolError, Msg: "Target.attachToTarget returned an invalid sessionId"}
+		}
+		a.c, a.flat = c, true
+		a.page = session{c: c, id: string(res.SessionID)}
+		c.sessionDone(a.page.id)
+		a.browser = session{c: c}
+	case d.socket != "":
+		c, err := dialConn(ctx, d.socket)
+		if err != nil {
+			return nil, err
+		}
+		a.c, a.page = c, session{c: c}
+	default:
+		return nil, &ports.BrowserError{Code: ports.BrowserInvalidEndpointResponse, Msg: "the target has no validated CDP WebSocket"}
+	}
+	return a, nil
+}
+
+// electronCapture collects script events of a file-gated page.
+type electronCapture struct {
+	mu       sync.Mutex
+	sc       runtimeScope
+	lim      ports.BrowserLimits
+	led      *ledger
+	contexts map[int64]string
+	scripts  []ports.ElectronScript
+	seen     map[string]bool
+	total    int
+}
+
+func (c *electronCapture) onEvent(ev event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch ev.Method {
+	case "Runtime.executionContextCreated":
+		var p evExecutionContextCreated
+		if decode(ev.Params, &p) && len(c.contexts) < 256 {
+			c.contexts[p.Context.ID] = p.Context.AuxData.FrameID
+		}
+	case "Debugger.scriptParsed":
+		var p evScriptParsed
+		if !decode(ev.Params, &p) || p.ScriptID == nil || *p.ScriptID == "" {
+			c.led.exclude("scripts", "invalid_protocol_value", 1)
+			return
+		}
+		if p.URL == "" {
+			c.led.exclude("scripts", "unattributed_origin", 1)
+			return
+		}
+		fp, why := c.sc.fileGate(p.URL)
+		if why != "" {
+			c.led.exclude("scripts", electronReason(why), 1)
+			return
+		}
+		if c.seen[*p.ScriptID] {
+			return
+		}
+		c.seen[*p.ScriptID] = true
+		c.total++
+		if len(c.scripts) >= c.lim.MaxScripts {
+			c.led.truncated["scripts"] = true
+			c.led.dropped.Scripts++
+			return
+		}
+		c.scripts = append(c.scripts, ports.ElectronScript{ScriptID: *p.ScriptID, FrameID: c.contexts[p.ExecutionContextID], FilePath: fp,
+			CDPHash: cut(p.Hash, 256), Length: p.Length, IsModule: p.IsModule, Language: cut(p.ScriptLanguage, 100)})
+	}
+}
+
+func electronReason(why string) string {
+	if why == "outside_file_roots" {
+		return "outside_root"
+	}
+	return "unsupported_url"
+}
+
+// InspectElectronPage captures one file-gated page passively: frames, DOM
+// structure, scripts, resources and workers of gated documents.
+func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.ElectronInspectRequest) (*ports.ElectronPageCapture, error) {
+	ep, err := parseEndpoint(req.Endpoint)
+	if err != nil {
+		return nil, err
+	}
+	if req.TargetID == "" || len(req.TargetID) > 256 {
+		return nil, &ports.BrowserError{Code: ports.BrowserInvalidRequest, Field: "target_id", Msg: "target_id must be 1..256 characters"}
+	}
+	if req.ObservationMS < 0 || req.ObservationMS > 10000 {
+		return nil, &ports.BrowserError{Code: ports.BrowserInvalidRequest, Field: "observation_ms", Msg: "observation_ms must be 0..10000"}
+	}
+	if req.ObservationMS == 0 {
+		req.ObservationMS = 100
+	}
+	sc, err := electronScope(req.AllowedFileRoots)
+	if err != nil {
+		return nil, err
+	}
+	v, list, err := discover(ctx, ep)
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(list, func(d discovered) bool { return d.TargetID == req.TargetID })
+	if i < 0 {
+		return nil, &ports.BrowserError{Code: ports.BrowserTargetNotFound, Msg: "no target " + req.TargetID}
+	}
+	d := list[i]
+	if d.Type != "page" {
+		return nil, &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "target is a " + d.Type + ", not a page"}
+	}
+	fp, why := sc.fileGate(d.rawURL)
+	if why != "" {
+		return nil, &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "the page is not an allowed file (" + electronReason(why) + ")"}
+	}
+	a, err := openFile(ctx, v, d)
+	if err != nil {
+		return nil, err
+	}
+	defer a.close(ctx)
+	lim := limitsOrDefault(req.Limits)
+	if req.Limits.MaxScripts == 0 {
+		lim.MaxScripts = 500
+	}
+	cap := &electronCapture{sc: sc, lim: lim, led: newLedger(), contexts: map[int64]string{}, seen: map[string]bool{}}
+	a.c.setListener(cap.onEvent)
+	out := &ports.ElectronPageCapture{Browser: v.info, Target: ports.ElectronTarget{TargetID: d.TargetID, Type: d.Type, Title: d.Title, FilePath: fp, Attached: d.Attached}}
+
+	if err := a.enable(ctx, "Page", nil); err != nil {
+		return nil, err
+	}
+	ft, err := a.frameTree(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, why := sc.fileGate(frameURL(ft.Frame)); why != "" {
+		return nil, &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "the main frame is not an allowed file"}
+	}
+	if err := a.enable(ctx, "Runtime", nil); err != nil {
+		return nil, err
+	}
+	if err := a.enable(ctx, "Debugger", json.RawMessage(`{"maxScriptsCacheSize":4194304}`)); err != nil {
+		return nil, err
+	}
+	started := time.Now().UTC()
+	if err := sleep(ctx, time.Duration(req.ObservationMS)*time.Millisecond, a.gone()); err != nil {
+		return nil, err
+	}
+	select {
+	case <-a.gone():
+		return nil, errDetached()
+	default:
+	}
+	out.CaptureWindow = ports.BrowserCaptureWindow{StartedAt: started, EndedAt: time.Now().UTC(), ObservationMS: req.ObservationMS}
+
+	// Frames: breadth-first, ungated subtrees excluded.
+	frames := map[string]bool{}
+	bfs := []*frameNode{{ft: ft}}
+	for len(bfs) > 0 {
+		n := bfs[0]
+		bfs = bfs[1:]
+		f := n.ft.Frame
+		if f == nil {
+			continue
+		}
+		p, why := sc.fileGate(frameURL(f))
+		if why != "" {
+			cap.led.exclude("frames", electronReason(why), 1)
+			continue
+		}
+		if len(out.Frames) >= lim.MaxFrames {
+			cap.led.truncated["frames"] = true
+			continue
+		}
+		out.Frames = append(out.Frames, ports.ElectronFrame{FrameID: string(f.ID), ParentFrameID: n.parent, FilePath: p})
+		frames[string(f.ID)] = true
+		for _, c := range n.ft.ChildFrames {
+			bfs = append(bfs, &frameNode{ft: c, parent: string(f.ID)})
+		}
+	}
+
+	// Resources.
+	var rt struct {
+		FrameTree *resourceTree `json:"frameTree"`
+	}
+	if err := a.page.c.call(ctx, a.page.id, "Page.getResourceTree", nil, &rt); err != nil {
+		return nil, err
+	}
+	out.Resources = []ports.ElectronResource{}
+	var walk func(t *resourceTree)
+	walk = func(t *resourceTree) {
+		if t == nil {
+			return
+		}
+		for _, r := range t.Resources {
+			p, why := sc.fileGate(r.URL)
+			if why != "" {
+				cap.led.exclude("resources", electronReason(why), 1)
+				continue
+			}
+			if len(out.Resources) >= lim.MaxResources {
+				cap.led.truncated["resources"] = true
+				continue
+			}
+			out.Resources = append(out.Resources, ports.ElectronResource{FrameID: t.Frame.ID, FilePath: p, Type: cutDefault(r.Type, 100, "Other"),
+				MimeType: cut(r.MimeType, 256), ContentSize: r.ContentSize})
+		}
+		for i := range t.ChildFrames {
+			walk(&t.ChildFrames[i])
+		}
+	}
+	walk(rt.FrameTree)
+
+	// DOM structure of gated documents.
+	if out.DOM, err = electronDOM(ctx, a, sc, lim, cap.led); err != nil {
+		return nil, err
+	}
+
+	// Scripts and their sources.
+	cap.mu.Lock()
+	scripts := slices.Clone(cap.scripts)
+	out.ScriptsTotal = cap.total
+	cap.mu.Unlock()
+	if req.IncludeScriptSources {
+		var total int64
+		for i := range scripts {
+			var src struct {
+				ScriptSource string `json:"scriptSource"`
+			}
+			if err := a.page.c.call(ctx, a.page.id, "Debugger.getScriptSource", map[string]string{"scriptId": scripts[i].ScriptID}, &src); err != nil {
+				if be, ok := ports.AsBrowserError(err); ok && be.Code == ports.BrowserProtocolError && a.c.failureNow() == nil {
+					cap.led.exclude("script_sources", "unavailable", 1)
+					continue
+				}
+				return nil, err
+			}
+			n := int64(len(src.ScriptSource))
+			if n > lim.MaxScriptSourceBytes || total+n > lim.MaxTotalSourceBytes {
+				cap.led.truncated["script_sources"] = true
+				continue
+			}
+			total += n
+			scripts[i].Source = []byte(src.ScriptSource)
+		}
+	}
+	out.Scripts = scripts
+
+	// Workers of the page with gated files.
+	out.Workers = []ports.ElectronWorker{}
+	s := a.browser
+	if !a.flat {
+		s = a.page
+	}
+	var ti struct {
+		TargetInfos []struct {
+			TargetID      string `json:"targetId"`
+			Type          string `json:"type"`
+			URL           string `json:"url"`
+			OpenerID      string `json:"openerId"`
+			ParentFrameID string `json:"parentFrameId"`
+		} `json:"targetInfos"`
+	}
+	if err := s.c.call(ctx, s.id, "Target.getTargets", nil, &ti); err != nil {
+		if !unknownMethod(err) {
+			return nil, err
+		}
+		cap.led.unavailableSection("workers", "Target.getTargets")
+	}
+	for _, t := range ti.TargetInfos {
+		if !strings.Contains(t.Type, "worker") {
+			continue
+		}
+		if t.OpenerID != d.TargetID && !frames[t.ParentFrameID] {
+			cap.led.exclude("workers", "out_of_target_scope", 1)
+			continue
+		}
+		p, why := sc.fileGate(t.URL)
+		if why != "" {
+			cap.led.exclude("workers", electronReason(why), 1)
+			continue
+		}
+		if len(out.Workers) >= lim.MaxWorkers {
+			cap.led.truncated["workers"] = true
+			break
+		}
+		out.Workers = append(out.Workers, ports.ElectronWorker{TargetID: t.TargetID, Type: cut(t.Type, 100), FilePath: p})
+	}
+
+	// The final gate: the same main document.
+	ft2, err := a.frameTree(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if ft2.Frame.ID != ft.Frame.ID || ft2.Frame.LoaderID != ft.Frame.LoaderID || frameURL(ft2.Frame) != frameURL(ft.Frame) {
+		return nil, &ports.BrowserError{Code: ports.BrowserTargetChanged, Msg: "the main frame navigated during the capture"}
+	}
+	out.Completeness = cap.led.completeness()
+	out.Limitations = cap.led.limitations
+	return out, nil
+}
+
+type frameNode struct {
+	ft     *page.FrameTree
+	parent string
+}
+
+func electronDOM(ctx context.Context, a *attachment, sc runtimeScope, lim ports.BrowserLimits, led *ledger) (ports.BrowserDOM, error) {
+	var snap snapshot
+	f := false
+	err := a.page.c.call(ctx, a.page.id, domsnapshot.CommandCaptureSnapshot,
+		domsnapshot.CaptureSnapshotParams{ComputedStyles: []string{}, IncludePaintOrder: &f, IncludeDOMRects: &f}, &snap)
+	if err != nil {
+		return ports.BrowserDOM{}, err
+	}
+	str := func(i int) string {
+		if i < 0 || i >= len(snap.Strings) {
+			return ""
+		}
+		return snap.Strings[i]
+	}
+	at := func(s []int, i int) int {
+		if i < len(s) {
+			return s[i]
+		}
+		return -1
+	}
+	dom := ports.BrowserDOM{Nodes: []ports.BrowserDOMNode{}, URLs: []ports.BrowserDOMURL{}, LinkRels: []string{}}
+	base := 0
+	for _, d := range snap.Documents {
+		if _, why := sc.fileGate(str(d.DocumentURL)); why != "" {
+			led.exclude("dom", electronReason(why), 1)
+			continue
+		}
+		n := len(d.Nodes.ParentIndex)
+		dom.TotalNodes += n
+		for i := 0; i < n; i++ {
+			if len(dom.Nodes) >= lim.MaxDOMNodes {
+				led.truncated["dom"] = true
+				break
+			}
+			parent := at(d.Nodes.ParentIndex, i)
+			if parent >= 0 {
+				parent += base
+			}
+			node := ports.BrowserDOMNode{Index: base + i, ParentIndex: max(parent, -1), NodeType: max(at(d.Nodes.NodeType, i), 0),
+				NodeName: cut(str(at(d.Nodes.NodeName, i)), 256), AttributeNames: []string{},
+				NodeValueLength: len(utf16.Encode([]rune(str(at(d.Nodes.NodeValue, i)))))}
+			if i < len(d.Nodes.Attributes) {
+				attrs := d.Nodes.Attributes[i]
+				for j := 0; j+1 < len(attrs) && len(node.AttributeNames) < 200; j += 2 {
+					node.AttributeNames = append(node.AttributeNames, cut(strings.ToLower(str(attrs[j])), 256))
+				}
+			}
+			dom.Nodes = append(dom.Nodes, node)
+		}
+		base += n
+	}
+	return dom, nil
+}

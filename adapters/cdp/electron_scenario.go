@@ -1,0 +1,491 @@
+package cdp
+
+import (
+	"bufio"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"rea/ports"
+	"rea/supervisor"
+)
+
+// capture_electron_scenario: rea launches `electron -r hook.cjs <app>` as an
+// owned process group (rea/supervisor), with a fresh temporary directory
+// holding the hook, the control socket and the user data. The hook
+// (electronhook/hook.cjs) connects to the socket, says ready, runs each
+// scripted action and finally sends a snapshot: windows, processes, IPC
+// events (channels and argument shapes) and the blocked effects. Cleanup
+// ends every owned process and removes the directory whatever happened.
+
+//go:embed electronhook/hook.cjs
+var electronHook []byte
+
+// ElectronHook is the preload hook's source (for tests and docs).
+func ElectronHook() []byte { return slices.Clone(electronHook) }
+
+// electronEnv is the launch environment allowlist (BROWSER.md).
+var electronEnv = []string{"HOME", "LANG", "PATH", "TMP", "TMPDIR", "USER", "DISPLAY", "WAYLAND_DISPLAY"}
+
+// maxHookLine bounds one message from the hook: a snapshot carries at
+// most the IPC and runtime event caps.
+const maxHookLine = 32 << 20
+
+func scenarioInvalid(field, msg string) error {
+	return &ports.BrowserError{Code: ports.BrowserInvalidRequest, Field: field, Msg: msg}
+}
+
+// realAbs checks an absolute path without NUL and returns its realpath.
+func realAbs(field, p string) (string, error) {
+	if p == "" || !filepath.IsAbs(p) || strings.ContainsRune(p, 0) || len(p) > 4096 {
+		return "", scenarioInvalid(field, field+" must be an absolute path without NUL")
+	}
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", &ports.BrowserError{Code: ports.BrowserTargetNotFound, Msg: field + " does not exist: " + p}
+	}
+	return r, nil
+}
+
+func checkActions(actions []ports.ElectronAction) error {
+	if len(actions) > 100 {
+		return scenarioInvalid("actions", "at most 100 actions")
+	}
+	seen := map[string]bool{}
+	for i, a := range actions {
+		f := "actions[" + strconv.Itoa(i) + "]"
+		if a.StepID == "" || len(a.StepID) > 128 || seen[a.StepID] {
+			return scenarioInvalid("actions", f+": step_id must be unique, 1..128 characters")
+		}
+		seen[a.StepID] = true
+		switch a.Kind {
+		case "click":
+			if a.Selector == "" || len(a.Selector) > 1024 {
+				return scenarioInvalid("actions", f+": click needs a selector")
+			}
+		case "wait":
+			if a.DurationMS < 0 || a.DurationMS > 10000 {
+				return scenarioInvalid("actions", f+": wait duration_ms must be 0..10000")
+			}
+		case "renderer-reload", "renderer-crash":
+		case "deep-link":
+			if a.Delivery != "open-url" && a.Delivery != "second-instance" || a.URL == "" || len(a.URL) > 4096 || strings.ContainsRune(a.URL, 0) {
+				return scenarioInvalid("actions", f+": deep-link needs delivery open-url|second-instance and a url")
+			}
+		default:
+			return scenarioInvalid("actions", f+": unknown action kind "+strconv.Quote(a.Kind))
+		}
+		if a.WindowIndex < 0 || a.WindowIndex > 31 {
+			return scenarioInvalid("actions", f+": window_index must be 0..31")
+		}
+	}
+	return nil
+}
+
+type hookMsg struct {
+	Type            string                  `json:"type"`
+	ElectronVersion string                  `json:"electron_version"`
+	StepID          string                  `json:"step_id"`
+	Status          string                  `json:"status"`
+	Error           string                  `json:"error"`
+	ElapsedMS       int64                   `json:"elapsed_ms"`
+	Windows         []hookWindow            `json:"windows"`
+	Processes       []ports.ElectronProcess `json:"-"`
+	RawProcesses    []struct {
+		PID  int    `json:"pid"`
+		Role string `json:"role"`
+	} `json:"processes"`
+	IPC              []hookEvent `json:"ipc"`
+	IPCObserved      int         `json:"ipc_observed"`
+	Timeline         []hookEvent `json:"timeline"`
+	TimelineObserved int         `json:"timeline_observed"`
+	Conflicts        []string    `json:"conflicts"`
+}
+
+type hookWindow struct {
+	WindowID      int    `json:"window_id"`
+	WebContentsID *int   `json:"web_contents_id"`
+	URL           string `json:"url"`
+	Title         string `json:"title"`
+	Visible       bool   `json:"visible"`
+	Destroyed     bool   `json:"destroyed"`
+}
+
+type hookEvent struct {
+	Sequence       int      `json:"sequence"`
+	Family         string   `json:"family"`
+	Kind           string   `json:"kind"`
+	Phase          string   `json:"phase"`
+	Channel        string   `json:"channel"`
+	Direction      string   `json:"direction"`
+	ArgumentShapes []string `json:"argument_shapes"`
+	ElapsedMS      int64    `json:"elapsed_ms"`
+}
+
+// decodeHookMessage parses one line from the hook; the fuzz target drives
+// it: any input gives a message or an error, never a panic.
+func decodeHookMessage(line []byte) (*hookMsg, error) {
+	var m hookMsg
+	if err := json.Unmarshal(line, &m); err != nil {
+		return nil, err
+	}
+	switch m.Type {
+	case "ready", "action", "snapshot":
+	default:
+		return nil, errors.New("unknown hook message type " + strconv.Quote(m.Type))
+	}
+	return &m, nil
+}
+
+func cutEvent(e hookEvent) ports.ElectronEvent {
+	sh := e.ArgumentShapes
+	if len(sh) > 32 {
+		sh = sh[:32]
+	}
+	out := make([]string, len(sh))
+	for i, s := range sh {
+		out[i] = cut(s, 256)
+	}
+	return ports.ElectronEvent{Sequence: e.Sequence, Family: cut(e.Family, 32), Kind: cut(e.Kind, 100), Phase: cut(e.Phase, 32),
+		Channel: cut(e.Channel, 1024), Direction: cut(e.Direction, 32), ArgumentShapes: out, ElapsedMS: e.ElapsedMS}
+}
+
+// RunElectronScenario launches an owned Electron application with the
+// recording hook, runs the actions and cleans up.
+func (e *RuntimeEngine) RunElectronScenario(ctx context.Context, req ports.ElectronScenarioRequest) (*ports.ElectronScenarioCapture, error) {
+	exe, err := realAbs("executable_path", req.ExecutablePath)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(exe); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		return nil, scenarioInvalid("executable_path", "executable_path is not an executable file")
+	}
+	appPath, err := realAbs("application_path", req.ApplicationPath)
+	if err != nil {
+		return nil, err
+	}
+	rootIn := req.ApplicationRoot
+	if rootIn == "" {
+		rootIn = filepath.Dir(req.ApplicationPath)
+	}
+	root, err := realAbs("application_root", rootIn)
+	if err != nil {
+		return nil, err
+	}
+	if !underAny(appPath, []string{root}) && appPath != root {
+		return nil, &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "application_path is outside application_root"}
+	}
+	if len(req.Args) > 32 {
+		return nil, scenarioInvalid("args", "at most 32 args")
+	}
+	for _, a := range req.Args {
+		if strings.ContainsRune(a, 0) || len(a) > 4096 {
+			return nil, scenarioInvalid("args", "an argument has a NUL or is over 4096 bytes")
+		}
+	}
+	if err := checkActions(req.Actions); err != nil {
+		return nil, err
+	}
+	def := func(v, d int) int {
+		if v <= 0 {
+			return d
+		}
+		return v
+	}
+	duration := time.Duration(def(req.DurationMS, 60000)) * time.Millisecond
+	actionMS := time.Duration(def(req.ActionMS, 5000)) * time.Millisecond
+	startTimeout := time.Duration(def(req.StartTimeoutMS, 15000)) * time.Millisecond
+	maxIPC, maxEvents := def(req.MaxIPCEvents, 2000), def(req.MaxEvents, 5000)
+	maxProcs, maxWindows := def(req.MaxProcesses, 32), def(req.MaxWindows, 32)
+
+	// The scenario directory holds the control socket, whose path must fit
+	// a Unix socket address: under a deep TMPDIR it goes under /tmp.
+	parent := e.opts.TempParent
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	if len(parent) > 64 && statExists("/tmp") {
+		parent = "/tmp"
+	}
+	run, err := supervisor.New(&supervisor.Options{RunID: req.RunID, GraceDelay: e.opts.GraceDelay, WaitDelay: 5 * time.Second, TempParent: parent})
+	if err != nil {
+		return nil, &ports.BrowserError{Code: ports.BrowserProcessOwnership, Msg: "cannot own a process here", Err: err}
+	}
+	out, runErr := e.runScenario(ctx, run, req, exe, appPath, root, duration, actionMS, startTimeout, maxIPC, maxEvents)
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
+	defer cancel()
+	if cerr := run.Cleanup(cctx); cerr != nil {
+		var ce *ports.CleanupError
+		resources := []string{"process"}
+		if errors.As(cerr, &ce) {
+			resources = cleanupKinds(ce)
+		}
+		return nil, &ports.BrowserError{Code: ports.BrowserCleanupFailed, Cleanup: "incomplete", Resources: resources,
+			Msg: "owned processes or files remain after the scenario", Err: errors.Join(runErr, cerr)}
+	}
+	if runErr != nil {
+		return nil, runErr
+	}
+	if len(out.Processes) > maxProcs {
+		out.Processes, out.ProcessesTrunc = out.Processes[:maxProcs], true
+	}
+	if len(out.Windows) > maxWindows {
+		out.Windows = out.Windows[:maxWindows]
+		out.Limitations = append(out.Limitations, "Windows over the limit were dropped.")
+	}
+	return out, nil
+}
+
+func cleanupKinds(ce *ports.CleanupError) []string {
+	var kinds []string
+	for _, r := range ce.Resources {
+		if !slices.Contains(kinds, r.Kind) {
+			kinds = append(kinds, r.Kind)
+		}
+	}
+	if len(kinds) == 0 {
+		kinds = []string{"process"}
+	}
+	slices.Sort(kinds)
+	return kinds
+}
+
+func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, req ports.ElectronScenarioRequest, exe, appPath, root string,
+	duration, actionMS, startTimeout time.Duration, maxIPC, maxEvents int) (*ports.ElectronScenarioCapture, error) {
+	ctx, cancel := context.WithTimeout(ctx, duration)
+	defer cancel()
+	dir, err := run.TempDir("rea-electron-*")
+	if err != nil {
+		return nil, &ports.BrowserError{Code: ports.BrowserProcessOwnership, Msg: "cannot create the scenario directory", Err: err}
+	}
+	hook := filepath.Join(dir, "hook.cjs")
+	src := electronHook
+	if e.opts.Hook != nil {
+		src = e.opts.Hook
+	}
+	if err := os.WriteFile(hook, src, 0o600); err != nil {
+		return nil, &ports.BrowserError{Code: ports.BrowserProcessOwnership, Msg: "cannot write the hook", Err: err}
+	}
+	// The control socket lives in the run's 0700 directory.
+	sockPath := filepath.Join(dir, "c.sock")
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sockPath, Net: "unix"})
+	if err != nil {
+		return nil, &ports.BrowserError{Code: ports.BrowserProcessOwnership, Msg: "cannot open the control socket", Err: err}
+	}
+	run.RegisterSocket(sockPath)
+	defer ln.Close()
+	userData := filepath.Join(dir, "user-data")
+	os.Mkdir(userData, 0o700)
+	env := []string{"REA_ELECTRON_CONTROL=" + sockPath, "REA_ELECTRON_ACTIVE_MAX_IPC_EVENTS=" + strconv.Itoa(maxIPC),
+		"REA_ELECTRON_ACTIVE_MAX_RUNTIME_EVENTS=" + strconv.Itoa(maxEvents), "ELECTRON_ENABLE_LOGGING=0"}
+	for _, k := range electronEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	args := append([]string{"-r", hook, appPath, "--user-data-dir=" + userData, "--no-sandbox"}, req.Args...)
+	devnull, _ := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if devnull != nil {
+		defer devnull.Close()
+	}
+	if err := run.Start(context.WithoutCancel(ctx), supervisor.Spec{Path: exe, Args: args, Dir: root, Env: env, Stdin: devnull, Stdout: devnull, Stderr: devnull}); err != nil {
+		return nil, &ports.BrowserError{Code: ports.BrowserProcessOwnership, Msg: "cannot launch the application", Err: err}
+	}
+	if run.PID() == 0 {
+		return nil, &ports.BrowserError{Code: ports.BrowserProcessOwnership, Msg: "the launched application has no PID"}
+	}
+	// Wait for the hook to connect and say ready.
+	type accepted struct {
+		c   net.Conn
+		err error
+	}
+	acc := make(chan accepted, 1)
+	go func() {
+		c, err := ln.Accept()
+		acc <- accepted{c, err}
+	}()
+	startT := time.NewTimer(startTimeout)
+	defer startT.Stop()
+	var conn net.Conn
+	select {
+	case a := <-acc:
+		if a.err != nil {
+			return nil, &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "the hook did not connect", Err: a.err}
+		}
+		conn = a.c
+	case <-run.Exited():
+		return nil, &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "target_exited: the application exited before its hook connected"}
+	case <-startT.C:
+		return nil, &ports.BrowserError{Code: ports.BrowserTimeout, Msg: "the application's hook did not connect within " + startTimeout.String()}
+	case <-ctx.Done():
+		return nil, cancelled(ctx)
+	}
+	defer conn.Close()
+	msgs := make(chan *hookMsg, 16)
+	readErr := make(chan error, 1)
+	go func() {
+		r := bufio.NewReaderSize(conn, 64<<10)
+		for {
+			line, err := readLine(r, maxHookLine)
+			if err != nil {
+				readErr <- err
+				close(msgs)
+				return
+			}
+			m, err := decodeHookMessage(line)
+			if err != nil {
+				continue // a line the hook did not mean for us
+			}
+			msgs <- m
+		}
+	}()
+	next := func(d time.Duration) (*hookMsg, error) {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case m, ok := <-msgs:
+			if !ok {
+				return nil, &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "target_exited: the application closed the hook connection", Err: <-readErr}
+			}
+			return m, nil
+		case <-t.C:
+			return nil, &ports.BrowserError{Code: ports.BrowserTimeout, Msg: "the hook did not answer within " + d.String()}
+		case <-ctx.Done():
+			return nil, cancelled(ctx)
+		}
+	}
+	out := &ports.ElectronScenarioCapture{ExecutablePath: exe, ApplicationPath: appPath, Status: "complete"}
+	m, err := next(startTimeout)
+	if err != nil {
+		return nil, err
+	}
+	if m.Type != "ready" {
+		return nil, &ports.BrowserError{Code: ports.BrowserProtocolError, Msg: "the hook's first message was not ready"}
+	}
+	out.ElectronVersion = cut(m.ElectronVersion, 64)
+	send := func(v any) error {
+		b, _ := json.Marshal(v)
+		conn.SetWriteDeadline(time.Now().Add(5 * time.Second))
+		_, err := conn.Write(append(b, '\n'))
+		return err
+	}
+	exited := false
+	for i, a := range req.Actions {
+		res := ports.ElectronActionResult{StepID: a.StepID, Kind: a.Kind}
+		if exited {
+			res.Status = "skipped"
+			out.Actions = append(out.Actions, res)
+			continue
+		}
+		wire := map[string]any{"step_id": a.StepID, "kind": a.Kind, "selector": a.Selector, "window_index": a.WindowIndex,
+			"duration_ms": a.DurationMS, "delivery": a.Delivery, "url": a.URL}
+		start := time.Now()
+		if err := send(map[string]any{"cmd": "action", "action": wire}); err != nil {
+			res.Status, res.Error = "failed", "target_exited"
+			exited = true
+		} else {
+			d := actionMS + time.Duration(a.DurationMS)*time.Millisecond
+			m, err := next(d)
+			switch {
+			case err != nil && ports.IsCode(err, ports.BrowserTimeout):
+				res.Status, res.Error = "failed", "action_timeout"
+			case err != nil && ports.IsCode(err, ports.BrowserDisconnected):
+				res.Status, res.Error = "failed", "target_exited"
+				exited = true
+			case err != nil:
+				return nil, err
+			case m.Type == "action" && m.StepID == a.StepID:
+				res.Status, res.Error = cut(m.Status, 32), cut(m.Error, 200)
+			default:
+				res.Status, res.Error = "failed", "unexpected_hook_message"
+			}
+		}
+		res.ElapsedMS = time.Since(start).Milliseconds()
+		out.Actions = append(out.Actions, res)
+		_ = i
+	}
+	if exited {
+		out.Status = "target_exited"
+		out.Limitations = append(out.Limitations, "The application exited or closed the hook connection during the scenario; later actions were skipped and no snapshot was taken.")
+		return out, nil
+	}
+	if err := send(map[string]any{"cmd": "snapshot"}); err != nil {
+		out.Status = "target_exited"
+		return out, nil
+	}
+	for {
+		m, err := next(actionMS)
+		if err != nil {
+			if ports.IsCode(err, ports.BrowserDisconnected) {
+				out.Status = "target_exited"
+				return out, nil
+			}
+			return nil, err
+		}
+		if m.Type != "snapshot" {
+			continue
+		}
+		for _, w := range m.Windows {
+			ew := ports.ElectronWindow{WindowID: w.WindowID, URL: cut(w.URL, 65536), Title: cut(w.Title, 1024), Visible: w.Visible, Destroyed: w.Destroyed}
+			if w.WebContentsID != nil {
+				ew.WebContentsID = *w.WebContentsID
+			}
+			out.Windows = append(out.Windows, ew)
+		}
+		for _, p := range m.RawProcesses {
+			out.Processes = append(out.Processes, ports.ElectronProcess{PID: p.PID, Role: cut(p.Role, 32)})
+		}
+		for _, ev := range m.IPC {
+			if len(out.IPC) < maxIPC {
+				out.IPC = append(out.IPC, cutEvent(ev))
+			}
+		}
+		for _, ev := range m.Timeline {
+			if len(out.Timeline) < maxEvents {
+				out.Timeline = append(out.Timeline, cutEvent(ev))
+			}
+		}
+		out.IPCObserved, out.TimelineObs = max(m.IPCObserved, len(out.IPC)), max(m.TimelineObserved, len(out.Timeline))
+		if out.IPCObserved > len(out.IPC) || out.TimelineObs > len(out.Timeline) {
+			out.Status = "capture_truncated"
+		}
+		if len(m.Conflicts) > 0 {
+			out.Status = "hook_conflict"
+		}
+		roles := map[string]bool{}
+		for _, p := range out.Processes {
+			roles[p.Role] = true
+		}
+		for r := range roles {
+			out.ObservedRoles = append(out.ObservedRoles, r)
+		}
+		slices.Sort(out.ObservedRoles)
+		return out, nil
+	}
+}
+
+// readLine reads one \n-terminated line of at most max bytes.
+func readLine(r *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, isPrefix, err := r.ReadLine()
+		if err != nil {
+			return nil, err
+		}
+		line = append(line, chunk...)
+		if len(line) > max {
+			return nil, &ports.BrowserError{Code: ports.BrowserPayloadLimit, Msg: "a hook message exceeded the limit"}
+		}
+		if !isPrefix {
+			return line, nil
+		}
+	}
+}

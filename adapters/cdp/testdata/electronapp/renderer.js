@@ -1,0 +1,6 @@
+document.getElementById('open').addEventListener('click', () => {
+  if (window.api) window.api.open('/tmp/example.txt');
+});
+document.getElementById('site').addEventListener('click', () => {
+  if (window.api) window.api.site();
+});

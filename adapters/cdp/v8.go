@@ -1,0 +1,586 @@
+package cdp
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"rea/ports"
+)
+
+// The V8 inspector lane (BROWSER.md "JS runtime, V8 Inspector"): Node's
+// --inspect endpoint and any V8 target reachable over a loopback inspector.
+// Discovery differs from a browser's (Node's /json/version has only Browser
+// and Protocol-Version, and its sockets live at /<id>), so it has its own
+// parser here; the WebSocket client, correlator and endpoint rules are the
+// browser lane's.
+
+// RuntimeProviderID is the provider of the V8 tools (BROWSER.md §6).
+const RuntimeProviderID = "rea-v8-inspector"
+
+// RuntimeOptions configure a RuntimeEngine; nil means defaults.
+type RuntimeOptions struct {
+	// ElectronLauncher starts owned Electron applications; nil uses
+	// supervisor-owned processes of the request's executable.
+	Hook []byte // the preload hook source; nil uses the embedded one
+	// GraceDelay is how long an owned application has to exit after
+	// SIGTERM (2 s).
+	GraceDelay time.Duration
+	// TempParent is where owned temporary directories go ("" = os.TempDir).
+	TempParent string
+}
+
+// RuntimeEngine observes running JavaScript: Node over its V8 inspector,
+// Electron pages over CDP, and owned Electron scenarios.
+type RuntimeEngine struct {
+	opts    RuntimeOptions
+	browser *Engine
+}
+
+var _ ports.JavaScriptRuntimeObserver = (*RuntimeEngine)(nil)
+
+// NewRuntime returns a RuntimeEngine.
+func NewRuntime(opts *RuntimeOptions) *RuntimeEngine {
+	e := &RuntimeEngine{browser: New(nil)}
+	if opts != nil {
+		e.opts = *opts
+	}
+	if e.opts.GraceDelay <= 0 {
+		e.opts.GraceDelay = 2 * time.Second
+	}
+	return e
+}
+
+// Info names the engine.
+func (e *RuntimeEngine) Info() ports.ProviderInfo {
+	return ports.ProviderInfo{ID: RuntimeProviderID, Name: "V8 inspector and Electron observer", Version: "1"}
+}
+
+func fieldErr(err error, field string) error {
+	if be, ok := ports.AsBrowserError(err); ok && be.Code == ports.BrowserInvalidRequest && be.Field == "cdp_endpoint" {
+		c := *be
+		c.Field = field
+		return &c
+	}
+	return err
+}
+
+// v8Target is one /json/list entry of an inspector.
+type v8Target struct {
+	id, typ, title, rawURL string
+	attached               bool
+	socket                 string
+}
+
+func discoverV8(ctx context.Context, ep endpoint) (ports.RuntimeInfo, []v8Target, error) {
+	vb, err := getJSON(ctx, ep, "/json/version", maxVersionBytes)
+	if err != nil {
+		return ports.RuntimeInfo{}, nil, err
+	}
+	info, err := parseV8Version(vb)
+	if err != nil {
+		return ports.RuntimeInfo{}, nil, err
+	}
+	lb, err := getJSON(ctx, ep, "/json/list", maxListBytes)
+	if err != nil {
+		return ports.RuntimeInfo{}, nil, err
+	}
+	list, err := parseV8List(lb, ep)
+	return info, list, err
+}
+
+// parseV8Version reads an inspector's /json/version: Browser and
+// Protocol-Version are required strings, V8-Version optional.
+func parseV8Version(b []byte) (ports.RuntimeInfo, error) {
+	var m map[string]json.RawMessage
+	if err := strictObject(b, &m); err != nil {
+		return ports.RuntimeInfo{}, invalidResponse("/json/version is not a JSON object")
+	}
+	str := func(k string, required bool) (string, error) {
+		r, ok := m[k]
+		if !ok {
+			if required {
+				return "", invalidResponse("/json/version lacks string " + k)
+			}
+			return "", nil
+		}
+		var s string
+		if json.Unmarshal(r, &s) != nil || len(s) > 1024 {
+			return "", invalidResponse("/json/version has a bad " + k)
+		}
+		return s, nil
+	}
+	var info ports.RuntimeInfo
+	var err error
+	if info.Product, err = str("Browser", true); err != nil {
+		return info, err
+	}
+	if info.ProtocolVersion, err = str("Protocol-Version", true); err != nil {
+		return info, err
+	}
+	if info.V8Version, err = str("V8-Version", false); err != nil {
+		return info, err
+	}
+	return info, nil
+}
+
+func parseV8List(b []byte, ep endpoint) ([]v8Target, error) {
+	var raw []map[string]json.RawMessage
+	if len(b) == 0 || json.Unmarshal(b, &raw) != nil {
+		return nil, invalidResponse("/json/list is not an array of objects")
+	}
+	if len(raw) > maxTargets {
+		return nil, &ports.BrowserError{Code: ports.BrowserPayloadLimit, Msg: "/json/list has over 1000 targets"}
+	}
+	out := make([]v8Target, 0, len(raw))
+	for i, m := range raw {
+		var t v8Target
+		var ws string
+		str := func(k string, dst *string, required bool, max int) error {
+			r, ok := m[k]
+			if !ok || string(r) == "null" {
+				if required {
+					return invalidResponse("/json/list item " + strconv.Itoa(i) + " lacks " + k)
+				}
+				return nil
+			}
+			if json.Unmarshal(r, dst) != nil || len(*dst) > max {
+				return invalidResponse("/json/list item " + strconv.Itoa(i) + " has a bad " + k)
+			}
+			return nil
+		}
+		for _, f := range []error{str("id", &t.id, true, 256), str("type", &t.typ, true, 100), str("title", &t.title, false, 16384),
+			str("url", &t.rawURL, false, 65536), str("webSocketDebuggerUrl", &ws, false, 65536)} {
+			if f != nil {
+				return nil, f
+			}
+		}
+		if t.id == "" || strings.Contains(t.id, "/") {
+			return nil, invalidResponse("/json/list item " + strconv.Itoa(i) + " has an empty or invalid id")
+		}
+		if r, ok := m["attached"]; ok && json.Unmarshal(r, &t.attached) != nil {
+			return nil, invalidResponse("/json/list item " + strconv.Itoa(i) + " has a bad attached")
+		}
+		t.socket = v8SocketURL(ws, ep, t.id)
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// v8SocketURL validates an inspector target's socket: ws:, the endpoint's
+// port, no userinfo, query or fragment, path /<id>, /devtools/node/<id> or
+// /devtools/page/<id> with the target's id. The host is rewritten to the
+// endpoint's. "" when unusable.
+func v8SocketURL(raw string, ep endpoint, id string) string {
+	if raw == "" || strings.ContainsAny(raw, "?#") {
+		return ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "ws" || u.User != nil || u.Port() != ep.Port || u.RawQuery != "" {
+		return ""
+	}
+	switch u.Path {
+	case "/" + id, "/devtools/node/" + id, "/devtools/page/" + id:
+	default:
+		return ""
+	}
+	host := strings.Trim(ep.Host[:strings.LastIndex(ep.Host, ":")], "[]")
+	return "ws://" + net.JoinHostPort(host, ep.Port) + u.EscapedPath()
+}
+
+// runtimeScope is a validated RuntimeScope.
+type runtimeScope struct {
+	roots   []string // realpath'd
+	origins map[string]bool
+}
+
+func newRuntimeScope(s ports.RuntimeScope) (runtimeScope, error) {
+	rs := runtimeScope{origins: map[string]bool{}}
+	for _, r := range s.AllowedFileRoots {
+		if r == "" || !filepath.IsAbs(r) || strings.ContainsRune(r, 0) {
+			return rs, &ports.BrowserError{Code: ports.BrowserInvalidRequest, Field: "allowed_file_roots", Msg: "a file root must be an absolute path without NUL"}
+		}
+		real, err := filepath.EvalSymlinks(r)
+		if err != nil {
+			return rs, &ports.BrowserError{Code: ports.BrowserInvalidRequest, Field: "allowed_file_roots", Msg: "file root does not exist: " + r}
+		}
+		rs.roots = append(rs.roots, real)
+	}
+	origins, err := normalizeOrigins(s.AllowedOrigins)
+	if err != nil {
+		return rs, err
+	}
+	for _, o := range origins {
+		rs.origins[o] = true
+	}
+	return rs, nil
+}
+
+// fileGate applies BROWSER.md's file gate to a file: URL. It returns the
+// realpath, or an exclusion reason: unsupported_location (not a usable
+// file URL), unresolved (well-formed but not verifiable here) or
+// outside_file_roots.
+func (s runtimeScope) fileGate(raw string) (string, string) {
+	if len(raw) > 65536 {
+		return "", "unsupported_location"
+	}
+	low := strings.ToLower(raw)
+	if strings.Contains(low, "%2f") || strings.Contains(low, "%5c") || strings.Contains(low, "%00") || strings.ContainsRune(raw, 0) {
+		return "", "unsupported_location"
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "file" || u.Host != "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return "", "unsupported_location"
+	}
+	p := u.Path
+	if p == "" || p == "/" || !filepath.IsAbs(p) || strings.ContainsRune(p, 0) {
+		return "", "unsupported_location"
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", "unresolved"
+	}
+	if len(s.roots) > 0 && !underAny(real, s.roots) {
+		return "", "outside_file_roots"
+	}
+	return real, ""
+}
+
+func underAny(p string, roots []string) bool {
+	for _, r := range roots {
+		rel, err := filepath.Rel(r, p)
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return true
+		}
+	}
+	return false
+}
+
+// locate classifies a script or target URL. The reason is "" when the
+// location is usable, else builtin | invalid_protocol_value |
+// unsupported_location | outside_file_roots | outside_origins.
+func (s runtimeScope) locate(raw string, maxBytes int) (ports.RuntimeLocation, string) {
+	switch {
+	case raw == "" || len(raw) > maxBytes:
+		return ports.RuntimeLocation{}, "invalid_protocol_value"
+	case strings.HasPrefix(raw, "node:"):
+		return ports.RuntimeLocation{}, "builtin"
+	case strings.HasPrefix(raw, "file:"):
+		p, why := s.fileGate(raw)
+		switch why {
+		case "":
+			return ports.RuntimeLocation{Kind: "file", FilePath: p}, ""
+		case "unresolved":
+			return ports.RuntimeLocation{Kind: "unresolved", ReportedURL: raw, Reason: "unverifiable-file-location"}, ""
+		}
+		return ports.RuntimeLocation{}, why
+	}
+	clean, origin := sanitizeURL(raw)
+	if origin == "" {
+		// Node reports CommonJS paths of older versions as plain absolute
+		// paths; they pass the gate as file URLs.
+		if filepath.IsAbs(raw) {
+			return s.locate((&url.URL{Scheme: "file", Path: raw}).String(), maxBytes)
+		}
+		return ports.RuntimeLocation{}, "unsupported_location"
+	}
+	if len(s.origins) > 0 && !s.origins[origin] {
+		return ports.RuntimeLocation{}, "outside_origins"
+	}
+	return ports.RuntimeLocation{Kind: "url", Origin: origin, URL: clean}, ""
+}
+
+// ListRuntimeTargets lists an inspector's targets within the scope.
+func (e *RuntimeEngine) ListRuntimeTargets(ctx context.Context, req ports.RuntimeListRequest) (*ports.RuntimeTargetList, error) {
+	ep, err := parseEndpoint(req.Endpoint)
+	if err != nil {
+		return nil, fieldErr(err, "inspector_endpoint")
+	}
+	sc, err := newRuntimeScope(req.Scope)
+	if err != nil {
+		return nil, err
+	}
+	info, list, err := discoverV8(ctx, ep)
+	if err != nil {
+		return nil, err
+	}
+	out := &ports.RuntimeTargetList{Runtime: info, Targets: []ports.RuntimeTarget{}}
+	for _, t := range list {
+		loc, why := sc.locate(t.rawURL, 16384)
+		switch why {
+		case "outside_file_roots":
+			out.Excluded.OutsideFileRoots++
+			continue
+		case "outside_origins":
+			out.Excluded.OutsideOrigins++
+			continue
+		case "":
+		default:
+			out.Excluded.UnsupportedLocation++
+			continue
+		}
+		if t.socket == "" {
+			out.Excluded.Unconnectable++
+			continue
+		}
+		out.Targets = append(out.Targets, ports.RuntimeTarget{TargetID: t.id, ProtocolType: t.typ, Title: t.title, Attached: t.attached, Location: loc})
+	}
+	if n := out.Excluded.Unconnectable; n > 0 {
+		out.Limitations = append(out.Limitations, itoa(n)+" otherwise allowed target(s) lacked a validated inspector WebSocket and were excluded.")
+	}
+	slices.SortFunc(out.Targets, func(a, b ports.RuntimeTarget) int { return strings.Compare(a.TargetID, b.TargetID) })
+	return out, nil
+}
+
+// kindFits says whether a declared runtime kind fits a target's protocol
+// type: node and electron-main need node, preload and renderer need page.
+func kindFits(kind, typ string) bool {
+	switch kind {
+	case "":
+		return true
+	case "node", "electron-main":
+		return typ == "node"
+	case "electron-preload", "electron-renderer":
+		return typ == "page"
+	}
+	return false
+}
+
+func runtimeLimits(l ports.RuntimeLimits) ports.RuntimeLimits {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&l.MaxEvents, 10000)
+	def(&l.MaxScripts, 2000)
+	def(&l.MaxContexts, 1000)
+	def(&l.MaxLocationBytes, 16384)
+	def(&l.MaxTotalMetadataSize, 4<<20)
+	return l
+}
+
+// v8Capture collects one observation's events on the reader goroutine.
+type v8Capture struct {
+	mu       sync.Mutex
+	sc       runtimeScope
+	lim      ports.RuntimeLimits
+	obs      ports.RuntimeObservation
+	scripts  map[string]bool
+	contexts map[int]int // context id -> index in obs.Contexts
+	trunc    map[string]bool
+}
+
+func (c *v8Capture) truncate(reason string) {
+	c.obs.EventsDropped++
+	c.trunc[reason] = true
+}
+
+func (c *v8Capture) onEvent(ev event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch ev.Method {
+	case "Debugger.scriptParsed", "Debugger.scriptFailedToParse",
+		"Runtime.executionContextCreated", "Runtime.executionContextDestroyed", "Runtime.executionContextsCleared":
+	default:
+		return
+	}
+	c.obs.EventsObserved++
+	if c.obs.EventsRetained >= c.lim.MaxEvents {
+		c.truncate("max_events")
+		return
+	}
+	switch ev.Method {
+	case "Debugger.scriptParsed", "Debugger.scriptFailedToParse":
+		c.obs.ScriptsObserved++
+		var p evScriptParsed
+		if !decode(ev.Params, &p) || p.ScriptID == nil || *p.ScriptID == "" || len(*p.ScriptID) > 256 || len(p.Hash) > 256 || p.Length < 0 {
+			c.obs.Excluded.InvalidProtocolValue++
+			return
+		}
+		loc, why := c.sc.locate(p.URL, c.lim.MaxLocationBytes)
+		switch why {
+		case "":
+		case "builtin":
+			c.obs.Excluded.Builtin++
+			return
+		case "invalid_protocol_value":
+			if p.URL == "" {
+				// eval'd and internal scripts carry no URL.
+				c.obs.Excluded.Builtin++
+			} else {
+				c.obs.Excluded.InvalidProtocolValue++
+			}
+			return
+		case "outside_file_roots":
+			c.obs.Excluded.OutsideFileRoots++
+			return
+		case "outside_origins":
+			c.obs.Excluded.OutsideOrigins++
+			return
+		default:
+			c.obs.Excluded.UnsupportedLocation++
+			return
+		}
+		if c.scripts[*p.ScriptID] {
+			return
+		}
+		if len(c.obs.Scripts) >= c.lim.MaxScripts {
+			c.truncate("max_scripts")
+			return
+		}
+		size := len(p.URL) + len(p.Hash) + len(*p.ScriptID) + 64
+		if c.obs.MetadataBytes+size > c.lim.MaxTotalMetadataSize {
+			c.truncate("max_total_metadata_bytes")
+			return
+		}
+		c.obs.MetadataBytes += size
+		c.scripts[*p.ScriptID] = true
+		c.obs.Scripts = append(c.obs.Scripts, ports.RuntimeScript{ScriptID: *p.ScriptID, ContextID: int(p.ExecutionContextID), Location: loc,
+			CDPHash: p.Hash, Length: p.Length, IsModule: p.IsModule, Failed: ev.Method == "Debugger.scriptFailedToParse"})
+	case "Runtime.executionContextCreated":
+		var p struct {
+			Context *struct {
+				ID     *int64 `json:"id"`
+				Origin string `json:"origin"`
+				Name   string `json:"name"`
+			} `json:"context"`
+		}
+		if !decode(ev.Params, &p) || p.Context == nil || p.Context.ID == nil || len(p.Context.Origin) > c.lim.MaxLocationBytes || len(p.Context.Name) > 1024 {
+			c.obs.Excluded.InvalidProtocolValue++
+			return
+		}
+		id := int(*p.Context.ID)
+		if _, ok := c.contexts[id]; ok {
+			return
+		}
+		if len(c.obs.Contexts) >= c.lim.MaxContexts {
+			c.truncate("max_execution_contexts")
+			return
+		}
+		c.contexts[id] = len(c.obs.Contexts)
+		c.obs.Contexts = append(c.obs.Contexts, ports.RuntimeContext{ContextID: id, Name: p.Context.Name, Origin: p.Context.Origin, State: "live"})
+	case "Runtime.executionContextDestroyed":
+		var p evExecutionContextDestroyed
+		if decode(ev.Params, &p) {
+			if i, ok := c.contexts[int(p.ExecutionContextID)]; ok {
+				c.obs.Contexts[i].State = "destroyed"
+			}
+		}
+	case "Runtime.executionContextsCleared":
+		for _, i := range c.contexts {
+			c.obs.Contexts[i].State = "destroyed"
+		}
+	}
+	c.obs.EventsRetained++
+}
+
+// ObserveRuntime attaches to one inspector target, sends Runtime.enable and
+// Debugger.enable{} and nothing else, records what it reports over the
+// window and closes the socket.
+func (e *RuntimeEngine) ObserveRuntime(ctx context.Context, req ports.RuntimeObserveRequest) (*ports.RuntimeObservation, error) {
+	ep, err := parseEndpoint(req.Endpoint)
+	if err != nil {
+		return nil, fieldErr(err, "inspector_endpoint")
+	}
+	if req.TargetID == "" || len(req.TargetID) > 256 {
+		return nil, &ports.BrowserError{Code: ports.BrowserInvalidRequest, Field: "target_id", Msg: "target_id must be 1..256 characters"}
+	}
+	switch req.RuntimeKind {
+	case "", "node", "electron-main", "electron-preload", "electron-renderer":
+	default:
+		return nil, &ports.BrowserError{Code: ports.BrowserInvalidRequest, Field: "runtime_kind", Msg: "unknown runtime_kind " + strconv.Quote(req.RuntimeKind)}
+	}
+	if req.ObservationMS < 0 || req.ObservationMS > 60000 {
+		return nil, &ports.BrowserError{Code: ports.BrowserInvalidRequest, Field: "observation_ms", Msg: "observation_ms must be 0..60000"}
+	}
+	if req.ObservationMS == 0 {
+		req.ObservationMS = 100
+	}
+	sc, err := newRuntimeScope(req.Scope)
+	if err != nil {
+		return nil, err
+	}
+	info, list, err := discoverV8(ctx, ep)
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(list, func(t v8Target) bool { return t.id == req.TargetID })
+	if i < 0 {
+		return nil, &ports.BrowserError{Code: ports.BrowserTargetNotFound, Msg: "no target " + req.TargetID}
+	}
+	t := list[i]
+	if t.attached {
+		return nil, &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "the target is already attached to another debugger"}
+	}
+	loc, why := sc.locate(t.rawURL, 16384)
+	if why != "" {
+		return nil, &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "the target's location is not allowed (" + why + ")"}
+	}
+	if !kindFits(req.RuntimeKind, t.typ) {
+		return nil, &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "runtime_kind " + req.RuntimeKind + " does not match a " + t.typ + " target"}
+	}
+	if t.socket == "" {
+		return nil, &ports.BrowserError{Code: ports.BrowserInvalidEndpointResponse, Msg: "the target has no validated inspector WebSocket"}
+	}
+	c, err := dialConn(ctx, t.socket)
+	if err != nil {
+		if be, ok := ports.AsBrowserError(err); ok && be.Code == ports.BrowserEndpointUnreachable {
+			// The endpoint answered discovery, so a refused socket means
+			// another debugger holds the target.
+			return nil, &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "the target refused a debugger session (already attached?)", Err: err}
+		}
+		return nil, err
+	}
+	defer c.close()
+	cap := &v8Capture{sc: sc, lim: runtimeLimits(req.Limits), scripts: map[string]bool{}, contexts: map[int]int{}, trunc: map[string]bool{}}
+	cap.obs.Runtime = info
+	cap.obs.Target = ports.RuntimeTarget{TargetID: t.id, ProtocolType: t.typ, Title: t.title, Attached: t.attached, Location: loc}
+	c.setListener(cap.onEvent)
+	started := time.Now().UTC()
+	if err := c.call(ctx, "", "Runtime.enable", nil, nil); err != nil {
+		return nil, err
+	}
+	if err := c.call(ctx, "", "Debugger.enable", json.RawMessage(`{}`), nil); err != nil {
+		return nil, err
+	}
+	ports.Observe(ctx, "observe", "observing the runtime for "+itoa(req.ObservationMS)+" ms")
+	timer := time.NewTimer(time.Duration(req.ObservationMS) * time.Millisecond)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return nil, cancelled(ctx)
+	case <-c.done:
+		if be := c.failureNow(); be != nil {
+			return nil, &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "the target went away during the observation", Err: be}
+		}
+		return nil, errDetached()
+	case <-timer.C:
+	}
+	c.setListener(nil)
+	cap.mu.Lock()
+	defer cap.mu.Unlock()
+	obs := cap.obs
+	obs.StartedAt, obs.EndedAt, obs.ObservationMS = started, time.Now().UTC(), req.ObservationMS
+	for r := range cap.trunc {
+		obs.TruncationReasons = append(obs.TruncationReasons, r)
+	}
+	slices.Sort(obs.TruncationReasons)
+	obs.Scripts = slices.Clone(obs.Scripts)
+	obs.Contexts = slices.Clone(obs.Contexts)
+	return &obs, nil
+}
+
+// statExists reports whether p exists (for tests and the scenario runner).
+func statExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}

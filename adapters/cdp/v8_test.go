@@ -1,0 +1,235 @@
+package cdp_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"rea/adapters/cdp"
+	"rea/adapters/cdp/cdptest"
+	"rea/ports"
+	"rea/ports/portstest"
+)
+
+func v8Fake(t *testing.T, opts cdptest.InspectorOptions) *cdptest.Inspector {
+	t.Helper()
+	if opts.Targets == nil {
+		dir, _ := filepath.Abs("testdata/nodeapp")
+		opts.Targets = []cdptest.InspectorTarget{{ID: "N1", Type: "node", Title: "main.mjs", URL: "file://" + filepath.Join(dir, "main.mjs")}}
+	}
+	f := cdptest.NewInspector(opts)
+	t.Cleanup(f.Close)
+	return f
+}
+
+func v8Code(err error) ports.BrowserErrorCode {
+	if be, ok := ports.AsBrowserError(err); ok {
+		return be.Code
+	}
+	return ""
+}
+
+func TestV8ObserveSendsOnlyTheTwoEnables(t *testing.T) {
+	is := is.New(t)
+	dir, _ := filepath.Abs("testdata/nodeapp")
+	f := v8Fake(t, cdptest.InspectorOptions{Scripts: []map[string]any{
+		{"scriptId": "1", "url": "file://" + dir + "/main.mjs", "executionContextId": 1, "hash": "aa", "length": 10, "isModule": true},
+		{"scriptId": "2", "url": "node:internal/main", "executionContextId": 1, "hash": "bb", "length": 5},
+		{"scriptId": "3", "url": "", "executionContextId": 1, "hash": "cc", "length": 5},
+		{"scriptId": "4", "url": "file:///etc/../etc/%2fpasswd", "executionContextId": 1, "hash": "dd", "length": 5},
+		{"url": "file://" + dir + "/lib/esm.mjs"}, // no scriptId: invalid
+		{"scriptId": "1", "url": "file://" + dir + "/main.mjs", "executionContextId": 1, "hash": "aa", "length": 10, "isModule": true},
+	}})
+	e := cdp.NewRuntime(nil)
+	o, err := e.ObserveRuntime(context.Background(), ports.RuntimeObserveRequest{Endpoint: f.URL, TargetID: "N1", RuntimeKind: "node", ObservationMS: 30})
+	is.NoErr(err)
+	is.Equal(f.Methods(), []string{"Runtime.enable", "Debugger.enable"})
+	is.Equal(string(f.Calls()[1].Params), "{}")
+	is.Equal(len(o.Scripts), 1)
+	is.Equal(o.Scripts[0].Location, ports.RuntimeLocation{Kind: "file", FilePath: filepath.Join(dir, "main.mjs")})
+	is.Equal(o.Excluded.Builtin, 2)
+	is.Equal(o.Excluded.UnsupportedLocation, 1)
+	is.Equal(o.Excluded.InvalidProtocolValue, 1)
+	is.Equal(len(o.Contexts), 1)
+	is.Equal(o.Runtime.Product, "node.js/v20.0.0-fake")
+}
+
+func TestV8BadInputsAreTyped(t *testing.T) {
+	dir, _ := filepath.Abs("testdata/nodeapp")
+	ctx := context.Background()
+	e := cdp.NewRuntime(nil)
+	cases := []struct {
+		name string
+		opts cdptest.InspectorOptions
+		req  func(url string) ports.RuntimeObserveRequest
+		want ports.BrowserErrorCode
+	}{
+		{"non-loopback endpoint", cdptest.InspectorOptions{}, func(string) ports.RuntimeObserveRequest {
+			return ports.RuntimeObserveRequest{Endpoint: "http://10.0.0.1:9229", TargetID: "N1"}
+		}, ports.BrowserInvalidRequest},
+		{"localhost endpoint", cdptest.InspectorOptions{}, func(string) ports.RuntimeObserveRequest {
+			return ports.RuntimeObserveRequest{Endpoint: "http://localhost:9229", TargetID: "N1"}
+		}, ports.BrowserInvalidRequest},
+		{"unknown target", cdptest.InspectorOptions{}, func(u string) ports.RuntimeObserveRequest {
+			return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "nope"}
+		}, ports.BrowserTargetNotFound},
+		{"attached by another debugger", cdptest.InspectorOptions{Targets: []cdptest.InspectorTarget{{ID: "N1", Type: "node", URL: "file://" + dir + "/main.mjs", Attached: true}}},
+			func(u string) ports.RuntimeObserveRequest {
+				return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "N1"}
+			}, ports.BrowserTargetNotAllowed},
+		{"socket refused (held by another debugger)", cdptest.InspectorOptions{RefuseSockets: true},
+			func(u string) ports.RuntimeObserveRequest {
+				return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "N1"}
+			}, ports.BrowserTargetNotAllowed},
+		{"kind mismatch", cdptest.InspectorOptions{}, func(u string) ports.RuntimeObserveRequest {
+			return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "N1", RuntimeKind: "electron-renderer"}
+		}, ports.BrowserTargetNotAllowed},
+		{"unknown kind", cdptest.InspectorOptions{}, func(u string) ports.RuntimeObserveRequest {
+			return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "N1", RuntimeKind: "deno"}
+		}, ports.BrowserInvalidRequest},
+		{"file outside the roots", cdptest.InspectorOptions{}, func(u string) ports.RuntimeObserveRequest {
+			return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "N1", Scope: ports.RuntimeScope{AllowedFileRoots: []string{"/usr"}}}
+		}, ports.BrowserTargetNotAllowed},
+		{"%2f in the file URL", cdptest.InspectorOptions{Targets: []cdptest.InspectorTarget{{ID: "N1", Type: "node", URL: "file://" + dir + "%2fmain.mjs"}}},
+			func(u string) ports.RuntimeObserveRequest {
+				return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "N1"}
+			}, ports.BrowserTargetNotAllowed},
+		{"NUL in the file URL", cdptest.InspectorOptions{Targets: []cdptest.InspectorTarget{{ID: "N1", Type: "node", URL: "file://" + dir + "/main.mjs\x00.txt"}}},
+			func(u string) ports.RuntimeObserveRequest {
+				return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "N1"}
+			}, ports.BrowserTargetNotAllowed},
+		{"bare file://", cdptest.InspectorOptions{Targets: []cdptest.InspectorTarget{{ID: "N1", Type: "node", URL: "file://"}}},
+			func(u string) ports.RuntimeObserveRequest {
+				return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "N1"}
+			}, ports.BrowserTargetNotAllowed},
+		{"relative root", cdptest.InspectorOptions{}, func(u string) ports.RuntimeObserveRequest {
+			return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "N1", Scope: ports.RuntimeScope{AllowedFileRoots: []string{"rel"}}}
+		}, ports.BrowserInvalidRequest},
+		{"target exits during the window", cdptest.InspectorOptions{CloseAfterEnable: true}, func(u string) ports.RuntimeObserveRequest {
+			return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "N1", ObservationMS: 5000}
+		}, ports.BrowserDisconnected},
+		{"bad version document", cdptest.InspectorOptions{Version: map[string]any{"Browser": 7}}, func(u string) ports.RuntimeObserveRequest {
+			return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "N1"}
+		}, ports.BrowserInvalidEndpointResponse},
+		{"garbage frame poisons the connection", cdptest.InspectorOptions{RawEvents: []string{"not json"}}, func(u string) ports.RuntimeObserveRequest {
+			return ports.RuntimeObserveRequest{Endpoint: u, TargetID: "N1", ObservationMS: 5000}
+		}, ports.BrowserDisconnected},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := v8Fake(t, tc.opts)
+			_, err := e.ObserveRuntime(ctx, tc.req(f.URL))
+			if got := v8Code(err); got != tc.want {
+				t.Fatalf("got %v (%v), want %s", got, err, tc.want)
+			}
+			if tc.want == ports.BrowserInvalidRequest && len(f.Methods()) != 0 {
+				t.Fatalf("an invalid request reached the endpoint: %v", f.Methods())
+			}
+		})
+	}
+}
+
+func TestV8ListGatesLocations(t *testing.T) {
+	is := is.New(t)
+	dir, _ := filepath.Abs("testdata/nodeapp")
+	f := v8Fake(t, cdptest.InspectorOptions{Targets: []cdptest.InspectorTarget{
+		{ID: "B", Type: "node", URL: "file://" + dir + "/main.mjs"},
+		{ID: "A", Type: "node", URL: "file://" + dir + "/lib/esm.mjs", SocketPath: "/devtools/node/A"},
+		{ID: "C", Type: "node", URL: "node:internal/repl"},
+		{ID: "D", Type: "node", URL: "file:///usr/bin/env"},
+		{ID: "E", Type: "node", URL: "file://" + dir + "/main.mjs", SocketPath: "-"},
+		{ID: "F", Type: "node", URL: "file://" + dir + "/main.mjs", SocketPath: "/devtools/page/other"},
+		{ID: "G", Type: "node", URL: "file://" + dir + "/no-such-file.mjs"},
+	}})
+	l, err := cdp.NewRuntime(nil).ListRuntimeTargets(context.Background(), ports.RuntimeListRequest{Endpoint: f.URL, Scope: ports.RuntimeScope{AllowedFileRoots: []string{dir}}})
+	is.NoErr(err)
+	var ids []string
+	for _, tg := range l.Targets {
+		ids = append(ids, tg.TargetID)
+	}
+	is.Equal(ids, []string{"A", "B", "G"})
+	is.Equal(l.Targets[2].Location.Kind, "unresolved")
+	is.Equal(l.Excluded, ports.RuntimeListExclusions{OutsideFileRoots: 1, UnsupportedLocation: 1, Unconnectable: 2})
+	is.Equal(len(f.Methods()), 0) // listing never attaches
+}
+
+// TestV8LiveNode observes a running Node program with ES modules, a
+// CommonJS module, a worker thread and a dynamic import.
+func TestV8LiveNode(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dir, _ := filepath.Abs("testdata/nodeapp")
+	p, err := cdptest.StartNode(ctx, dir, "main.mjs", "ready")
+	if err != nil {
+		t.Skipf("node is not usable here: %v", err)
+	}
+	defer func() { is.NoErr(p.Stop(ctx)) }()
+	select {
+	case <-p.Ready:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the fixture never became ready")
+	}
+	e := cdp.NewRuntime(nil)
+	l, err := e.ListRuntimeTargets(ctx, ports.RuntimeListRequest{Endpoint: p.Endpoint, Scope: ports.RuntimeScope{AllowedFileRoots: []string{dir}}})
+	is.NoErr(err)
+	is.Equal(len(l.Targets), 1)
+	is.Equal(l.Targets[0].TargetID, p.TargetID)
+	is.Equal(l.Targets[0].ProtocolType, "node")
+	o, err := e.ObserveRuntime(ctx, ports.RuntimeObserveRequest{Endpoint: p.Endpoint, TargetID: p.TargetID, RuntimeKind: "node", ObservationMS: 100,
+		Scope: ports.RuntimeScope{AllowedFileRoots: []string{dir}}})
+	is.NoErr(err)
+	got := map[string]ports.RuntimeScript{}
+	for _, s := range o.Scripts {
+		rel, _ := filepath.Rel(dir, s.Location.FilePath)
+		got[rel] = s
+	}
+	for _, want := range []string{"main.mjs", "lib/esm.mjs", "lib/common.cjs", "lib/lazy.mjs"} {
+		s, ok := got[want]
+		if !ok {
+			t.Fatalf("script %s not observed; got %v", want, slices.Collect(mapKeys(got)))
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, want))
+		sum := sha256.Sum256(b)
+		is.Equal(s.CDPHash, hex.EncodeToString(sum[:])) // V8's hash is the source's SHA-256
+	}
+	is.True(got["main.mjs"].IsModule)
+	is.True(!got["lib/common.cjs"].IsModule)
+	if _, ok := got["lib/never.mjs"]; ok {
+		t.Fatal("a never-imported module was reported loaded")
+	}
+	// The worker's own script lives in another isolate: a passive
+	// observation of the main target does not see it.
+	if _, ok := got["lib/worker.mjs"]; ok && !strings.Contains(o.Target.Title, "worker") {
+		t.Log("worker script reported by the main target")
+	}
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// The engine passes the runtime conformance suite against the recording
+// fake inspector.
+func TestV8Conformance(t *testing.T) {
+	dir, _ := filepath.Abs("testdata/nodeapp")
+	dir, _ = filepath.EvalSymlinks(dir)
+	f := v8Fake(t, cdptest.InspectorOptions{Scripts: []map[string]any{
+		{"scriptId": "1", "url": "file://" + dir + "/main.mjs", "executionContextId": 1, "hash": "aa", "length": 10, "isModule": true},
+		{"scriptId": "2", "url": "file:///usr/lib/x.js", "executionContextId": 1, "hash": "bb", "length": 5},
+	}})
+	portstest.RunRuntime(t, cdp.NewRuntime(nil), portstest.RuntimeEnv{Endpoint: f.URL, TargetID: "N1", Root: dir})
+}

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"rea/adapters/cdp/cdptest"
+)
+
+func fixtureDir(t *testing.T, name string) string {
+	d, err := filepath.Abs(filepath.Join("..", "..", "adapters", "cdp", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ = filepath.EvalSymlinks(d)
+	return d
+}
+
+func retainedRef(ev map[string]any) map[string]any {
+	return map[string]any{"kind": "retained-evidence", "evidence_id": ev["evidence_id"]}
+}
+
+// TestLiveNodeReconciledOverMCP observes the Node fixture (ES modules,
+// CommonJS, a worker, a dynamic import) through MCP, analyzes it
+// statically and reconciles the two in one connection.
+func TestLiveNodeReconciledOverMCP(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dir := fixtureDir(t, "nodeapp")
+	p, err := cdptest.StartNode(ctx, dir, "main.mjs", "ready")
+	if err != nil {
+		t.Skipf("node is not usable here: %v", err)
+	}
+	defer func() { is.NoErr(p.Stop(ctx)) }()
+	select {
+	case <-p.Ready:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the fixture never became ready")
+	}
+	cs := mcpClient(t)
+	_, list := evidence(t, call(t, cs, "list_javascript_runtime_targets", map[string]any{"inspector_endpoint": p.Endpoint, "allowed_file_roots": []string{dir}}))
+	is.Equal(len(list["targets"].(map[string]any)["items"].([]any)), 1)
+	obsEv, obs := evidence(t, call(t, cs, "observe_javascript_runtime", map[string]any{"inspector_endpoint": p.Endpoint, "target_id": p.TargetID,
+		"runtime_kind": "node", "allowed_file_roots": []string{dir}}))
+	is.Equal(obsEv.Provider.ID, "rea-v8-inspector")
+	is.True(len(obs["scripts"].(map[string]any)["items"].([]any)) >= 4)
+	anEv, _ := evidence(t, call(t, cs, "analyze_javascript_application", map[string]any{"path": dir}))
+	recEv, rec := evidence(t, call(t, cs, "reconcile_javascript_runtime", map[string]any{
+		"static_layers":        []any{map[string]any{"role": "application", "analysis": map[string]any{"kind": "retained-evidence", "evidence_id": string(anEv.EvidenceID)}}},
+		"runtime_observations": []any{map[string]any{"kind": "retained-evidence", "evidence_id": string(obsEv.EvidenceID)}},
+	}))
+	is.Equal(recEv.PredicateType, "rea.javascript-runtime-reconciliation/v1")
+	states := map[string]string{}
+	for _, s := range rec["static_load_states"].([]any) {
+		m := s.(map[string]any)
+		states[m["path"].(string)] = m["state"].(string)
+	}
+	for _, loaded := range []string{"main.mjs", "lib/esm.mjs", "lib/common.cjs", "lib/lazy.mjs"} {
+		is.Equal(states[loaded], "loaded")
+	}
+	is.Equal(states["lib/never.mjs"], "not-observed-in-capture")
+	is.Equal(states["lib/worker.mjs"], "unknown") // another isolate
+	for _, it := range rec["reconciliations"].([]any) {
+		m := it.(map[string]any)
+		is.Equal(m["status"], "matched")
+		is.Equal(m["basis"], "content-sha256")
+	}
+
+	// CLI parity: readable text.
+	out, _, code := runCLI(t, "list-javascript-runtime-targets", p.Endpoint)
+	is.Equal(code, 0)
+	is.True(strings.Contains(out, p.TargetID))
+	out, _, code = runCLI(t, "observe-javascript-runtime", p.Endpoint, p.TargetID, "--runtime-kind", "node")
+	is.Equal(code, 0)
+	is.True(strings.Contains(out, "lib/lazy.mjs"))
+}
+
+// ownedFixtureProcesses lists live processes that carry a supervisor run
+// ID and run the fake Electron of this repository.
+func ownedFixtureProcesses(t *testing.T, marker string) []string {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skip("no /proc")
+	}
+	var out []string
+	for _, e := range ents {
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !bytes.Contains(env, []byte("REA_PROCESS_RUN_ID=")) {
+			continue
+		}
+		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if bytes.Contains(cmd, []byte(marker)) {
+			out = append(out, e.Name()+" "+string(bytes.ReplaceAll(cmd, []byte{0}, []byte{' '})))
+		}
+	}
+	return out
+}
+
+// TestElectronFixtureCapturedAndReconciled analyzes the Electron-shaped
+// fixture statically, captures a click scenario (a real Electron when
+// REA_TEST_ELECTRON names one, else the fake Electron that runs the real
+// hook in Node) and reconciles: the clicked IPC channel is tied to the
+// static channel node. No owned process or temporary directory remains.
+func TestElectronFixtureCapturedAndReconciled(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	is := is.New(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	app := fixtureDir(t, "electronapp")
+	exe := os.Getenv("REA_TEST_ELECTRON")
+	lane := "live Electron"
+	if exe == "" {
+		exe = filepath.Join(fixtureDir(t, "fake-electron"), "electron")
+		lane = "fake Electron (REA_TEST_ELECTRON unset)"
+	}
+	t.Log("lane:", lane)
+	cs := mcpClient(t)
+	anEv, an := evidence(t, call(t, cs, "analyze_javascript_application", map[string]any{"path": app}))
+	is.True(strings.Contains(string(anEv.NormalizedResult), `"dialog:open"`))
+	_ = an
+	scEv, sc := evidence(t, call(t, cs, "capture_electron_scenario", map[string]any{"schema_version": 1, "executable_path": exe, "application_path": app,
+		"actions": []any{map[string]any{"step_id": "open", "kind": "click", "selector": "#open"}}}))
+	is.Equal(scEv.PredicateType, "rea.electron-active-scenario/v1")
+	is.Equal(sc["actions"].([]any)[0].(map[string]any)["status"], "completed")
+	if left := ownedFixtureProcesses(t, "fake-electron"); len(left) > 0 {
+		t.Errorf("owned processes survive: %v", left)
+	}
+	if m, _ := filepath.Glob("/tmp/rea-electron-*"); len(m) > 0 {
+		t.Errorf("scenario directories survive under /tmp: %v", m)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) > 0 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("temporary directories survive: %v", names)
+	}
+	_, rec := evidence(t, call(t, cs, "reconcile_javascript_runtime", map[string]any{
+		"static_layers":        []any{map[string]any{"role": "application", "analysis": map[string]any{"kind": "retained-evidence", "evidence_id": string(anEv.EvidenceID)}}},
+		"runtime_observations": []any{map[string]any{"kind": "retained-evidence", "evidence_id": string(scEv.EvidenceID)}},
+	}))
+	tied := false
+	for _, it := range rec["reconciliations"].([]any) {
+		m := it.(map[string]any)
+		if m["entity_kind"] == "ipc-channel" && m["status"] == "matched" && m["static_node_id"] != nil {
+			tied = true
+		}
+	}
+	is.True(tied)
+	edges := rec["graph"].(map[string]any)["edges"].([]any)
+	is.True(len(edges) >= 1)
+}

@@ -1,0 +1,298 @@
+package runtime_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"rea/core"
+	"rea/core/standard"
+	"rea/ports"
+	"rea/ports/portstest"
+)
+
+var (
+	catOnce sync.Once
+	cat     *core.Catalog
+	catErr  error
+)
+
+func session(t *testing.T, r ports.JavaScriptRuntimeObserver) *core.Session {
+	t.Helper()
+	catOnce.Do(func() {
+		if cat, catErr = standard.Catalog(); catErr == nil {
+			cat.SetCheckOutputs(true)
+		}
+	})
+	if catErr != nil {
+		t.Fatal(catErr)
+	}
+	opts := &core.RegistryOptions{JavaScript: portstest.FakeJS{}}
+	if r != nil {
+		opts.Runtime = r
+	}
+	reg, err := core.NewRegistry(nil, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return core.NewSession(cat, reg, nil)
+}
+
+func call(t *testing.T, s *core.Session, name string, args any) (map[string]any, error) {
+	t.Helper()
+	raw, _ := json.Marshal(args)
+	res, err := s.Call(context.Background(), name, raw, nil)
+	if err != nil {
+		return nil, err
+	}
+	b, err := res.StructuredJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m, nil
+}
+
+func mustCall(t *testing.T, s *core.Session, name string, args any) map[string]any {
+	t.Helper()
+	m, err := call(t, s, name, args)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return m
+}
+
+func result(m map[string]any) map[string]any { return m["normalized_result"].(map[string]any) }
+
+func retained(m map[string]any) map[string]any {
+	return map[string]any{"kind": "retained-evidence", "evidence_id": m["evidence_id"]}
+}
+
+func codeOf(err error) core.Code {
+	var ce *core.Error
+	if errors.As(err, &ce) {
+		return ce.Code
+	}
+	return ""
+}
+
+// app writes a small application and returns its root and the files'
+// SHA-256 digests.
+func app(t *testing.T) (string, map[string]string) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"package.json":  `{"name":"app","version":"1.0.0","type":"module","main":"main.mjs"}`,
+		"main.mjs":      "import './lib/used.mjs';\n",
+		"lib/used.mjs":  "export const used = 1;\n",
+		"lib/never.mjs": "export const never = 1;\n",
+		"lib/twin1.mjs": "export const twin = 1;\n",
+		"lib/twin2.mjs": "export const twin = 1;\n",
+	}
+	sums := map[string]string{}
+	for p, body := range files {
+		full := filepath.Join(dir, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s := sha256.Sum256([]byte(body))
+		sums[p] = hex.EncodeToString(s[:])
+	}
+	return dir, sums
+}
+
+func script(id, path, hash string) ports.RuntimeScript {
+	return ports.RuntimeScript{ScriptID: id, ContextID: 1, Location: ports.RuntimeLocation{Kind: "file", FilePath: path}, CDPHash: hash, Length: 10, IsModule: true}
+}
+
+func TestObserveAndReconcile(t *testing.T) {
+	is := is.New(t)
+	dir, sums := app(t)
+	f := portstest.NewRuntimeFake(dir)
+	f.Scripts = []ports.RuntimeScript{
+		script("1", dir+"/main.mjs", sums["main.mjs"]),
+		script("2", dir+"/lib/used.mjs", sums["lib/used.mjs"]),
+		script("3", dir+"/lib/twin1.mjs", sums["lib/twin1.mjs"]),                  // content shared by two files, location decides
+		script("4", "/elsewhere/copy.mjs", sums["lib/used.mjs"]),                  // unique content, no location
+		script("5", dir+"/lib/changed.mjs", hex.EncodeToString(make([]byte, 32))), // under the root, no such content
+		script("6", "/opt/other.mjs", hex.EncodeToString(make([]byte, 32))),       // no mapping at all
+	}
+	s := session(t, f)
+	list := result(mustCall(t, s, "list_javascript_runtime_targets", map[string]any{"inspector_endpoint": "http://127.0.0.1:9229"}))
+	is.Equal(len(list["targets"].(map[string]any)["items"].([]any)), 1)
+	obs := mustCall(t, s, "observe_javascript_runtime", map[string]any{"inspector_endpoint": "http://127.0.0.1:9229", "target_id": "N1", "runtime_kind": "node"})
+	o := result(obs)
+	is.Equal(o["target"].(map[string]any)["runtime_kind_authority"], "caller-declared-unverified")
+	is.Equal(len(o["scripts"].(map[string]any)["items"].([]any)), 6)
+	is.Equal(obs["predicate_type"], "rea.javascript-runtime-observation/v1")
+	is.Equal(obs["provider"].(map[string]any)["id"], "rea-v8-inspector")
+
+	an := mustCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
+	rec := mustCall(t, s, "reconcile_javascript_runtime", map[string]any{
+		"static_layers":        []any{map[string]any{"role": "application", "analysis": retained(an)}},
+		"runtime_observations": []any{retained(obs)},
+	})
+	is.Equal(rec["authority"], "analyst-inference")
+	is.Equal(rec["confidence"], "inferred")
+	r := result(rec)
+	reasons := map[string]int{}
+	for _, it := range r["reconciliations"].([]any) {
+		m := it.(map[string]any)
+		reasons[m["status"].(string)+"/"+m["reason"].(string)]++
+	}
+	is.Equal(reasons, map[string]int{
+		"matched/content-and-location-match":     3,
+		"matched/unique-content-match":           1,
+		"unmatched/no-static-content-match":      1,
+		"unknown/no-authorized-location-mapping": 1,
+	})
+	states := map[string]string{}
+	for _, st := range r["static_load_states"].([]any) {
+		m := st.(map[string]any)
+		states[m["path"].(string)] = m["state"].(string)
+	}
+	is.Equal(states["main.mjs"], "loaded")
+	is.Equal(states["lib/used.mjs"], "loaded")
+	is.Equal(states["lib/never.mjs"], "not-observed-in-capture")
+	is.Equal(states["lib/twin2.mjs"], "not-observed-in-capture")
+	edges := r["graph"].(map[string]any)["edges"].([]any)
+	is.Equal(len(edges), 4)
+	is.Equal(edges[0].(map[string]any)["relation"], "observed_as")
+	is.Equal(r["coverage"].(map[string]any)["status"], "complete-within-inputs")
+
+	// The same inputs inline give the same reconciliation.
+	rec2 := mustCall(t, s, "reconcile_javascript_runtime", map[string]any{
+		"static_layers":        []any{map[string]any{"role": "application", "analysis": an}},
+		"runtime_observations": []any{obs},
+	})
+	is.Equal(result(rec2)["reconciliation_id"], r["reconciliation_id"])
+	is.Equal(rec2["evidence_id"], rec["evidence_id"]) // parameters hold references either way
+}
+
+func TestReconcileRejectsWrongInputs(t *testing.T) {
+	dir, _ := app(t)
+	f := portstest.NewRuntimeFake(dir)
+	s := session(t, f)
+	obs := mustCall(t, s, "observe_javascript_runtime", map[string]any{"inspector_endpoint": "http://127.0.0.1:9229", "target_id": "N1"})
+	an := mustCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
+	list := mustCall(t, s, "list_javascript_runtime_targets", map[string]any{"inspector_endpoint": "http://127.0.0.1:9229"})
+	cases := []struct {
+		name string
+		args map[string]any
+		want core.Code
+	}{
+		{"observation as the static layer", map[string]any{"static_layers": []any{map[string]any{"role": "application", "analysis": retained(obs)}}, "runtime_observations": []any{retained(obs)}}, core.CodeEvidenceIntegrityMismatch},
+		{"analysis as an observation", map[string]any{"static_layers": []any{map[string]any{"role": "application", "analysis": retained(an)}}, "runtime_observations": []any{retained(an)}}, core.CodeEvidenceIntegrityMismatch},
+		{"a target list as an observation", map[string]any{"static_layers": []any{map[string]any{"role": "application", "analysis": retained(an)}}, "runtime_observations": []any{retained(list)}}, core.CodeEvidenceIntegrityMismatch},
+		{"two application layers", map[string]any{"static_layers": []any{map[string]any{"role": "application", "analysis": retained(an)}, map[string]any{"role": "application", "analysis": retained(an)}}, "runtime_observations": []any{retained(obs)}}, core.CodeInvalidRequest},
+		{"no application layer", map[string]any{"static_layers": []any{map[string]any{"role": "cache", "analysis": retained(an)}}, "runtime_observations": []any{retained(obs)}}, core.CodeInvalidRequest},
+		{"tampered inline evidence", map[string]any{"static_layers": []any{map[string]any{"role": "application", "analysis": retained(an)}}, "runtime_observations": []any{tamper(obs)}}, core.CodeEvidenceIntegrityMismatch},
+		{"missing reference", map[string]any{"static_layers": []any{map[string]any{"role": "application", "analysis": retained(an)}}, "runtime_observations": []any{map[string]any{"kind": "retained-evidence", "evidence_id": "ev_" + hex.EncodeToString(make([]byte, 32))}}}, core.CodeEvidenceIntegrityMismatch},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := call(t, s, "reconcile_javascript_runtime", tc.args)
+			if got := codeOf(err); got != tc.want {
+				t.Fatalf("got %v (%v), want %s", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func tamper(ev map[string]any) map[string]any {
+	b, _ := json.Marshal(ev)
+	var c map[string]any
+	json.Unmarshal(b, &c)
+	c["normalized_result"].(map[string]any)["schema_version"] = 2
+	return c
+}
+
+func TestRuntimeErrorsAreTyped(t *testing.T) {
+	dir, _ := app(t)
+	f := portstest.NewRuntimeFake(dir)
+	s := session(t, f)
+	for _, tc := range []struct {
+		args map[string]any
+		want core.Code
+	}{
+		{map[string]any{"inspector_endpoint": "http://192.168.1.2:9229", "target_id": "N1"}, core.CodeInvalidRequest},
+		{map[string]any{"inspector_endpoint": "http://127.0.0.1:9229", "target_id": "X"}, core.CodeTargetUnavailable},
+		{map[string]any{"inspector_endpoint": "http://127.0.0.1:9229", "target_id": "N1", "runtime_kind": "electron-preload"}, core.CodeTargetUnavailable},
+		{map[string]any{"inspector_endpoint": "http://127.0.0.1:9229", "target_id": "N1", "runtime_kind": "bun"}, core.CodeInvalidRequest},
+	} {
+		_, err := call(t, s, "observe_javascript_runtime", tc.args)
+		if got := codeOf(err); got != tc.want {
+			t.Errorf("%v: got %v (%v), want %s", tc.args, got, err, tc.want)
+		}
+	}
+	f.Err = &ports.BrowserError{Code: ports.BrowserEndpointUnreachable, Msg: "refused"}
+	_, err := call(t, s, "list_javascript_runtime_targets", map[string]any{"inspector_endpoint": "http://127.0.0.1:9229"})
+	if codeOf(err) != core.CodeProviderUnavailable {
+		t.Errorf("unreachable: got %v", err)
+	}
+	// Without an engine the tools are capability_unavailable.
+	_, err = call(t, session(t, nil), "observe_javascript_runtime", map[string]any{"inspector_endpoint": "http://127.0.0.1:9229", "target_id": "N1"})
+	if codeOf(err) != core.CodeCapabilityUnavailable {
+		t.Errorf("no engine: got %v", err)
+	}
+}
+
+func TestElectronToolsNormalize(t *testing.T) {
+	is := is.New(t)
+	dir, sums := app(t)
+	f := portstest.NewRuntimeFake(dir)
+	size := 12.0
+	f.Page = &ports.ElectronPageCapture{Browser: ports.BrowserInfo{Product: "Electron/31", Revision: "r"},
+		Target:       ports.ElectronTarget{TargetID: "P1", Type: "page", Title: "App", FilePath: dir + "/index.html"},
+		Frames:       []ports.ElectronFrame{{FrameID: "F1", FilePath: dir + "/index.html"}},
+		Scripts:      []ports.ElectronScript{{ScriptID: "1", FrameID: "F1", FilePath: dir + "/main.mjs", CDPHash: sums["main.mjs"], Length: 25, IsModule: true, Language: "JavaScript"}},
+		Resources:    []ports.ElectronResource{{FrameID: "F1", FilePath: dir + "/main.mjs", Type: "Script", MimeType: "text/javascript", ContentSize: &size}},
+		ScriptsTotal: 1}
+	f.Scenario = &ports.ElectronScenarioCapture{ExecutablePath: "/opt/e/electron", ApplicationPath: dir, ElectronVersion: "31.0.0", Status: "complete",
+		Actions:     []ports.ElectronActionResult{{StepID: "s1", Kind: "click", Status: "completed", ElapsedMS: 5}},
+		IPC:         []ports.ElectronEvent{{Sequence: 0, Family: "ipc", Kind: "invoke", Phase: "observed", Channel: "dialog:open", Direction: "renderer-to-main", ArgumentShapes: []string{"object{path}"}}},
+		IPCObserved: 1, Processes: []ports.ElectronProcess{{PID: 42, Role: "main"}}, ObservedRoles: []string{"main"}}
+	s := session(t, f)
+	l := result(mustCall(t, s, "list_electron_targets", map[string]any{"cdp_endpoint": "http://127.0.0.1:9222"}))
+	is.Equal(len(l["targets"].(map[string]any)["items"].([]any)), 1)
+	pg := mustCall(t, s, "inspect_electron_page", map[string]any{"cdp_endpoint": "http://127.0.0.1:9222", "target_id": "P1"})
+	is.Equal(pg["predicate_type"], "rea.electron-page-inspection/v1")
+	sc := mustCall(t, s, "capture_electron_scenario", map[string]any{"schema_version": 1, "executable_path": "/opt/e/electron", "application_path": dir,
+		"actions": []any{map[string]any{"step_id": "s1", "kind": "click", "selector": "#open"}}})
+	is.Equal(sc["predicate_type"], "rea.electron-active-scenario/v1")
+	is.Equal(sc["environment"].(map[string]any)["isolation"], "process")
+	ipc := result(sc)["ipc"].(map[string]any)
+	is.Equal(ipc["retained"], 1.0)
+	an := mustCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
+	rec := result(mustCall(t, s, "reconcile_javascript_runtime", map[string]any{
+		"static_layers":        []any{map[string]any{"role": "application", "analysis": retained(an)}},
+		"runtime_observations": []any{retained(pg), retained(sc)},
+	}))
+	kinds := map[string]string{}
+	for _, it := range rec["reconciliations"].([]any) {
+		m := it.(map[string]any)
+		kinds[m["entity_kind"].(string)] = m["status"].(string)
+	}
+	is.Equal(kinds["script"], "matched")
+	is.Equal(kinds["ipc-channel"], "unmatched") // the fake JavaScript engine finds no IPC channels
+	_, err := call(t, s, "capture_electron_scenario", map[string]any{"schema_version": 1, "executable_path": "/opt/e/electron", "application_path": dir,
+		"actions": []any{map[string]any{"step_id": "s1", "kind": "click"}}})
+	is.Equal(codeOf(err), core.CodeInvalidRequest)
+	f.Err = &ports.BrowserError{Code: ports.BrowserCleanupFailed, Cleanup: "incomplete", Resources: []string{"process"}}
+	_, err = call(t, s, "capture_electron_scenario", map[string]any{"schema_version": 1, "executable_path": "/opt/e/electron", "application_path": dir})
+	is.Equal(codeOf(err), core.CodeCleanupIncomplete)
+	var ce *core.Error
+	errors.As(err, &ce)
+	is.Equal(ce.Details["partial_observation"], true)
+}

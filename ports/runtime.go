@@ -1,0 +1,381 @@
+package ports
+
+import (
+	"context"
+	"time"
+)
+
+// Running JavaScript (BROWSER.md "JS runtime, V8 Inspector" and "Electron").
+// A runtime observer attaches to a Node or Electron process someone else
+// runs, over its loopback V8 inspector or CDP endpoint, or launches an
+// Electron application it owns. Like the browser observer it returns raw,
+// bounded observations; core derives keys, digests and Evidence.
+//
+// Failures are *BrowserError values with BROWSER.md §7's reasons (the V8,
+// Electron and web tools share one vocabulary); invalid_request carries the
+// request field at fault in Field ("inspector_endpoint", "cdp_endpoint",
+// "application_path", ...). Every method is safe for concurrent use and
+// opens and closes its own connections. Passive methods never return a
+// partial observation.
+
+// RuntimeTargetLister lists a V8 inspector endpoint's targets
+// (list_javascript_runtime_targets).
+type RuntimeTargetLister interface {
+	ListRuntimeTargets(ctx context.Context, req RuntimeListRequest) (*RuntimeTargetList, error)
+}
+
+// RuntimeObserverCap observes one V8 inspector target passively: it sends
+// only Runtime.enable and Debugger.enable (observe_javascript_runtime).
+type RuntimeObserverCap interface {
+	ObserveRuntime(ctx context.Context, req RuntimeObserveRequest) (*RuntimeObservation, error)
+}
+
+// ElectronPageInspector lists an Electron application's file-gated page
+// targets and inspects one passively (list_electron_targets,
+// inspect_electron_page).
+type ElectronPageInspector interface {
+	ListElectronTargets(ctx context.Context, req ElectronListRequest) (*ElectronTargetList, error)
+	InspectElectronPage(ctx context.Context, req ElectronInspectRequest) (*ElectronPageCapture, error)
+}
+
+// ElectronScenarioRunner launches an Electron application as an owned
+// process group with a recording preload hook, runs scripted actions and
+// removes every process and temporary directory it made
+// (capture_electron_scenario). A failure to remove them is a BrowserError
+// with code cleanup_failed, Cleanup "incomplete" and the kinds left in
+// Resources; the observation made so far is then not returned.
+type ElectronScenarioRunner interface {
+	RunElectronScenario(ctx context.Context, req ElectronScenarioRequest) (*ElectronScenarioCapture, error)
+}
+
+// JavaScriptRuntimeObserver is everything one runtime engine offers.
+type JavaScriptRuntimeObserver interface {
+	Info() ProviderInfo
+	RuntimeTargetLister
+	RuntimeObserverCap
+	ElectronPageInspector
+	ElectronScenarioRunner
+}
+
+// RuntimeInfo is a V8 inspector's /json/version: product
+// ("node.js/v20.1.0"), protocol version and, when the endpoint says, the
+// V8 version ("" otherwise).
+type RuntimeInfo struct {
+	Product         string
+	ProtocolVersion string
+	V8Version       string
+}
+
+// RuntimeLocation is where a target or script lives. Kind is file (FilePath
+// set, an existing absolute path after realpath), url (Origin and URL set,
+// an in-scope http(s) URL), unresolved (ReportedURL and Reason set: a file
+// URL that cannot be verified) or builtin (node: URLs; never in results).
+type RuntimeLocation struct {
+	Kind        string
+	FilePath    string
+	Origin      string
+	URL         string
+	ReportedURL string
+	Reason      string
+}
+
+// RuntimeScope limits what a runtime call may observe: files under the
+// roots (realpath'd) and URLs of the origins. Both empty means every
+// verifiable file and no http(s) URL filter.
+type RuntimeScope struct {
+	AllowedFileRoots []string
+	AllowedOrigins   []string
+}
+
+// RuntimeListRequest is list_javascript_runtime_targets' input.
+type RuntimeListRequest struct {
+	Endpoint string // inspector_endpoint
+	Scope    RuntimeScope
+}
+
+// RuntimeTarget is one inspector target.
+type RuntimeTarget struct {
+	TargetID     string
+	ProtocolType string // node | page | worker | ...
+	Title        string
+	Attached     bool
+	Location     RuntimeLocation
+}
+
+// RuntimeTargetList is the listing, sorted by TargetID.
+type RuntimeTargetList struct {
+	Runtime     RuntimeInfo
+	Targets     []RuntimeTarget
+	Excluded    RuntimeListExclusions
+	Limitations []string
+}
+
+// RuntimeListExclusions counts targets left out.
+type RuntimeListExclusions struct {
+	OutsideFileRoots    int
+	OutsideOrigins      int
+	UnsupportedLocation int
+	Unconnectable       int
+}
+
+// RuntimeObserveRequest is observe_javascript_runtime's input. RuntimeKind
+// is node | electron-main | electron-preload | electron-renderer, or "" when
+// the caller did not declare one; a declared kind must fit the target's
+// protocol type (node and electron-main need node, the others page).
+type RuntimeObserveRequest struct {
+	Endpoint      string
+	TargetID      string
+	Scope         RuntimeScope
+	RuntimeKind   string
+	ObservationMS int // 0 means 100; at most 60000
+	Limits        RuntimeLimits
+}
+
+// RuntimeLimits bound an observation; zero means the default in brackets.
+type RuntimeLimits struct {
+	MaxEvents            int // 10000
+	MaxScripts           int // 2000
+	MaxContexts          int // 1000
+	MaxLocationBytes     int // 16384
+	MaxTotalMetadataSize int // 4 MiB
+}
+
+// RuntimeObservation is observe_javascript_runtime's raw result.
+type RuntimeObservation struct {
+	Runtime           RuntimeInfo
+	Target            RuntimeTarget
+	StartedAt         time.Time
+	EndedAt           time.Time
+	ObservationMS     int
+	EventsObserved    int
+	EventsRetained    int
+	EventsDropped     int
+	MetadataBytes     int
+	TruncationReasons []string // max_events | max_scripts | max_execution_contexts | max_total_metadata_bytes
+	Scripts           []RuntimeScript
+	ScriptsObserved   int // scripts parsed, before exclusion and caps
+	Excluded          RuntimeScriptExclusions
+	Contexts          []RuntimeContext
+	Limitations       []string
+}
+
+// RuntimeScript is one parsed script in scope.
+type RuntimeScript struct {
+	ScriptID  string
+	ContextID int
+	Location  RuntimeLocation
+	// CDPHash is Debugger.scriptParsed's hash: for V8 the hex SHA-256 of
+	// the script source text.
+	CDPHash  string
+	Length   int
+	IsModule bool
+	Failed   bool // Debugger.scriptFailedToParse
+}
+
+// RuntimeScriptExclusions counts scripts left out, by reason.
+type RuntimeScriptExclusions struct {
+	Builtin              int // node: and internal scripts without a URL
+	OutsideFileRoots     int
+	OutsideOrigins       int
+	UnsupportedLocation  int
+	InvalidProtocolValue int
+}
+
+// RuntimeContext is one execution context; State is live | destroyed.
+type RuntimeContext struct {
+	ContextID int
+	Name      string
+	Origin    string
+	State     string
+}
+
+// ElectronListRequest is list_electron_targets' input.
+type ElectronListRequest struct {
+	Endpoint         string // cdp_endpoint
+	AllowedFileRoots []string
+}
+
+// ElectronTarget is one file-gated page target.
+type ElectronTarget struct {
+	TargetID string
+	Type     string
+	Title    string
+	FilePath string
+	Attached bool
+}
+
+// ElectronTargetList is the listing, sorted by TargetID.
+type ElectronTargetList struct {
+	Browser  BrowserInfo
+	Targets  []ElectronTarget
+	Excluded struct {
+		NonPage        int
+		OutsideRoot    int
+		UnsupportedURL int
+		Unconnectable  int
+	}
+	Limitations []string
+}
+
+// ElectronInspectRequest is inspect_electron_page's input.
+type ElectronInspectRequest struct {
+	Endpoint             string
+	TargetID             string
+	AllowedFileRoots     []string
+	ObservationMS        int // 0 means 100
+	IncludeScriptSources bool
+	Limits               BrowserLimits // frames, DOM nodes, scripts, resources, workers, sources
+}
+
+// ElectronPageCapture is inspect_electron_page's raw observation. Frames,
+// scripts and resources carry file paths (realpath'd, under the roots);
+// anything else is excluded and counted.
+type ElectronPageCapture struct {
+	Browser       BrowserInfo
+	Target        ElectronTarget
+	CaptureWindow BrowserCaptureWindow
+	Frames        []ElectronFrame
+	DOM           BrowserDOM
+	Scripts       []ElectronScript
+	ScriptsTotal  int
+	Resources     []ElectronResource
+	Workers       []ElectronWorker
+	Completeness  BrowserCompleteness
+	Limitations   []string
+}
+
+// ElectronFrame is one gated frame in pre-order.
+type ElectronFrame struct {
+	FrameID       string
+	ParentFrameID string
+	FilePath      string
+}
+
+// ElectronScript is one parsed script of a gated frame.
+type ElectronScript struct {
+	ScriptID string
+	FrameID  string
+	FilePath string
+	CDPHash  string
+	Length   int
+	IsModule bool
+	Language string
+	Source   []byte // with IncludeScriptSources, within the limits
+}
+
+// ElectronResource is one gated resource.
+type ElectronResource struct {
+	FrameID     string
+	FilePath    string
+	Type        string
+	MimeType    string
+	ContentSize *float64
+}
+
+// ElectronWorker is one worker target of the page with a gated file.
+type ElectronWorker struct {
+	TargetID string
+	Type     string
+	FilePath string
+}
+
+// ElectronScenarioRequest is capture_electron_scenario's input. The
+// executable, application and root are checked by the engine: the
+// application must lie inside the root after realpath.
+type ElectronScenarioRequest struct {
+	ExecutablePath  string
+	ApplicationPath string
+	ApplicationRoot string // "" means the application's parent directory
+	Args            []string
+	Actions         []ElectronAction
+	// Limits; zero means the default in brackets.
+	DurationMS     int // 60000
+	ActionMS       int // 5000
+	MaxIPCEvents   int // 2000
+	MaxEvents      int // 5000 runtime (effect) events
+	MaxProcesses   int // 32
+	MaxWindows     int // 32
+	StartTimeoutMS int // 15000: how long the hook has to report ready
+	RunID          string
+}
+
+// ElectronAction is one scripted action: click{Selector, WindowIndex},
+// wait{DurationMS}, renderer-reload{WindowIndex}, renderer-crash
+// {WindowIndex}, deep-link{Delivery open-url|second-instance, URL}.
+type ElectronAction struct {
+	StepID      string
+	Kind        string
+	Selector    string
+	WindowIndex int
+	DurationMS  int
+	Delivery    string
+	URL         string
+}
+
+// ElectronScenarioCapture is the raw result of a run.
+type ElectronScenarioCapture struct {
+	ExecutablePath  string
+	ApplicationPath string
+	ElectronVersion string
+	Actions         []ElectronActionResult
+	Windows         []ElectronWindow
+	Processes       []ElectronProcess
+	ProcessesTrunc  bool
+	IPC             []ElectronEvent
+	IPCObserved     int
+	Timeline        []ElectronEvent
+	TimelineObs     int
+	// Status is complete | partial_attach | capture_truncated |
+	// hook_conflict | target_exited.
+	Status        string
+	ObservedRoles []string
+	Limitations   []string
+}
+
+// ElectronActionResult is one action; Status completed | failed | skipped.
+type ElectronActionResult struct {
+	StepID    string
+	Kind      string
+	Status    string
+	Error     string
+	ElapsedMS int64
+}
+
+// ElectronWindow is one BrowserWindow the hook saw.
+type ElectronWindow struct {
+	WindowID      int
+	WebContentsID int
+	URL           string
+	Title         string
+	Visible       bool
+	Destroyed     bool
+}
+
+// ElectronProcess is one owned process seen during the run.
+type ElectronProcess struct {
+	PID  int
+	Role string // main | renderer | utility | unknown
+}
+
+// ElectronEvent is one recorded event: an IPC message or an effect
+// (shell, navigation, permission, download, popup, updater, os). Phase is
+// attempted | completed | blocked | failed | observed. ArgumentShapes are
+// value-free type names ("string", "number", "object{a,b}"); values are
+// never recorded.
+type ElectronEvent struct {
+	Sequence       int
+	Family         string // ipc | shell | navigation | permission | download | popup | updater | os
+	Kind           string // ipc: invoke | handle | send | on | reply; effects: the API name
+	Phase          string
+	Channel        string
+	Direction      string // renderer-to-main | main-to-renderer | "" for effects
+	ArgumentShapes []string
+	Role           string
+	ElapsedMS      int64
+}
+
+// IsCode reports whether err is a BrowserError with the code.
+func IsCode(err error, code BrowserErrorCode) bool {
+	be, ok := AsBrowserError(err)
+	return ok && be.Code == code
+}
