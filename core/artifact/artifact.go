@@ -700,7 +700,10 @@ func (b *graphBuilder) hashItem(ctx context.Context, it *Item, buf []byte) error
 			if total := b.total.Add(int64(k)); total > l.MaxTotalBytes {
 				return limitFailure("max_total_bytes", it.Path, total, l.MaxTotalBytes)
 			}
-			if n > l.MaxEntryBytes {
+			// The root is the archive itself, not an entry: an ASAR or ZIP
+			// larger than max_entry_bytes opens, and its entries are held
+			// to the limit (max_total_bytes still bounds the whole read).
+			if n > l.MaxEntryBytes && it != b.root {
 				return limitFailure("max_entry_bytes", it.Path, n, l.MaxEntryBytes)
 			}
 			if ratioMax >= 0 && n > ratioMax {
