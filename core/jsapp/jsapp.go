@@ -69,6 +69,9 @@ type jsappRequest struct {
 	engine  ports.JavaScriptEngine
 	openers []ports.ContainerOpener
 	observe func(string)
+	// room reports the bytes the session can still retain and its bound
+	// (nil: unbounded).
+	room func() (free, maximum int64)
 }
 
 // jsFile is one inventoried regular file.
@@ -144,6 +147,9 @@ func analyzeJSApp(ctx context.Context, req jsappRequest) (*jsappOutcome, error) 
 		return nil, err
 	}
 	defer st.g.Close()
+	if err := st.checkRoom(); err != nil {
+		return nil, err
+	}
 	err := st.parse(ctx)
 	if err == nil {
 		err = st.linkSplitChunks(ctx)
@@ -632,4 +638,40 @@ func (b *byteBudget) release(n int64) {
 	b.free += n
 	b.mu.Unlock()
 	b.cond.Broadcast()
+}
+
+// Evidence bytes every JavaScript asset costs at least: its node's ID,
+// identity, observation ID, kind, strategy and evidence, and its path
+// written three times (identity, label, location).
+const (
+	jsappMinAssetBytes  = 400
+	jsappMinPathRepeats = 3
+)
+
+// checkRoom refuses, before any parsing, an application whose Evidence
+// cannot fit what the session can still retain: the estimate is a lower
+// bound, so an app that would fit is never refused here.
+func (st *jsappState) checkRoom() error {
+	if st.req.room == nil {
+		return nil
+	}
+	free, maximum := st.req.room()
+	var need, js int64
+	for _, p := range st.order {
+		if f := st.files[p]; f.kind == "javascript" {
+			need += jsappMinAssetBytes + jsappMinPathRepeats*int64(len(p))
+			js += f.size
+		}
+	}
+	if need <= free {
+		return nil
+	}
+	msg := fmt.Sprintf("%s: the Evidence of %s (%d bytes of JavaScript) needs at least %d bytes; the session can retain %d more (of %d)",
+		st.req.op, st.req.path, js, need, free, maximum)
+	return &core.Error{Code: core.CodeResourceConstraint, Message: msg,
+		Remediation: fmt.Sprintf("Start rea with %s set to at least %d (the CLI and rea serve read it at start; the default is a sixteenth of the machine's memory, at least 64 MiB), "+
+			"or export retained records with export_evidence_bundle and clear them with close_binary, or analyze a smaller part of the application (one of its directories). Nothing was parsed.",
+			core.LedgerBytesEnv, maximum-free+need*2),
+		Details: map[string]any{"operation": st.req.op, "resource": "evidence-ledger", "reason": "estimated_evidence_exceeds_ledger",
+			"javascript_bytes": js, "estimated_bytes_at_least": need, "ledger_free_bytes": free, "ledger_max_bytes": maximum, "setting": core.LedgerBytesEnv}}
 }
