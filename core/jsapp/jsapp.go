@@ -131,6 +131,18 @@ type jsappState struct {
 	syntaxErrs  int
 	notParsed   int
 	unknownsCut int
+	// facts parsed while the inventory was still hashing, by path
+	preMu  sync.Mutex
+	pre    map[string]*prefetched
+	budget *byteBudget // source bytes parsed at once
+}
+
+// prefetched is a JavaScript file parsed from the bytes the inventory
+// hashed.
+type prefetched struct {
+	sha256 string
+	facts  *ports.JSFacts
+	src    []byte // kept when source maps or modules need it
 }
 
 // jsappOutcome is the analysis result plus whether it is partial.
@@ -142,7 +154,8 @@ type jsappOutcome struct {
 }
 
 func analyzeJSApp(ctx context.Context, req jsappRequest) (*jsappOutcome, error) {
-	st := &jsappState{req: req, files: map[string]*jsFile{}, assets: map[string]*jsAsset{}, packages: map[string]*jsPackage{}}
+	st := &jsappState{req: req, files: map[string]*jsFile{}, assets: map[string]*jsAsset{}, packages: map[string]*jsPackage{},
+		pre: map[string]*prefetched{}, budget: newByteBudget(jsappParseBudget)}
 	if err := st.inventory(ctx); err != nil {
 		return nil, err
 	}
@@ -186,8 +199,15 @@ func (st *jsappState) inventory(ctx context.Context) error {
 		}
 	}
 	req.observe("inventory")
+	// JavaScript is parsed from the bytes the inventory hashes, on the
+	// goroutines that hash them, so parsing overlaps the rest of the
+	// inventory and no file is read twice.
+	wants := func(p string, size int64) bool {
+		return classifyJSFile(p) == "javascript" && size <= jsappArtifactLimits.MaxEntryBytes
+	}
 	g, err := artifact.Build(ctx, artifact.Request{Op: req.op, Path: req.path, Policy: req.policy, Limits: jsappArtifactLimits,
-		Openers: req.openers, Observe: req.observe, KeepOpen: true})
+		Openers: req.openers, Observe: req.observe, KeepOpen: true, Wants: wants,
+		Content: func(p, sha string, data []byte) { st.prefetch(ctx, p, sha, data) }})
 	if err != nil {
 		return err
 	}
@@ -267,7 +287,29 @@ func (st *jsappState) read(ctx context.Context, f *jsFile, max int64) ([]byte, e
 	return b, nil
 }
 
-// parse extracts facts from every JavaScript asset, concurrently.
+// prefetch parses one JavaScript file from the bytes the inventory hashed.
+func (st *jsappState) prefetch(ctx context.Context, p, sha string, data []byte) {
+	if ctx.Err() != nil {
+		return
+	}
+	n := int64(len(data))
+	st.budget.acquire(n)
+	facts, err := st.req.engine.Facts(ctx, ports.JSRequest{Path: p, Source: data, Calls: jsappCallSelector})
+	st.budget.release(n)
+	if err != nil {
+		return // cancelled: the parse phase reports it
+	}
+	pf := &prefetched{sha256: sha, facts: facts}
+	if facts.SourceMap != nil || len(facts.Modules) > 0 {
+		pf.src = data
+	}
+	st.preMu.Lock()
+	st.pre[p] = pf
+	st.preMu.Unlock()
+}
+
+// parse extracts facts from every JavaScript asset, concurrently, taking
+// those the inventory already parsed.
 func (st *jsappState) parse(ctx context.Context) error {
 	var jobs []*jsAsset
 	for _, p := range st.order {
@@ -282,13 +324,18 @@ func (st *jsappState) parse(ctx context.Context) error {
 			st.notParsed++
 			continue
 		}
+		if pf := st.pre[p]; pf != nil && pf.sha256 == f.sha256 {
+			a.facts, a.src = pf.facts, pf.src
+			continue
+		}
 		jobs = append(jobs, a)
 	}
-	st.req.observe(fmt.Sprintf("parsing %d JavaScript files", len(jobs)))
+	st.pre = nil
+	st.req.observe(fmt.Sprintf("parsing %d JavaScript files (%d parsed during the inventory)", len(jobs), len(st.assetOrder)-st.notParsed-len(jobs)))
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(jobs)))
 	// Parsing needs many times a source's size in memory: bound the bytes
 	// parsed at once, so two huge bundles never parse together.
-	budget := newByteBudget(jsappParseBudget)
+	budget := st.budget
 	next := make(chan *jsAsset)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
