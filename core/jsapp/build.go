@@ -1320,7 +1320,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	}
 	sem := map[string]any{"nodes": strSlice(assetNodeIDs(st)), "relations": relations, "fingerprints": jaMaps(b.fingerprints),
 		"unknown_frontiers": jaMaps(b.frontiers), "coverage": semCoverage, "query_tool": "trace_javascript_semantics"}
-	semSealed, semID, err := core.SealObject(sem, "graph_id", "jsrg_")
+	semSealed, semID, err := sealMembers(sem, "graph_id", "jsrg_")
 	if err != nil {
 		panic(fmt.Sprintf("jsapp semantic graph: %v", err)) // rea's own values always encode
 	}

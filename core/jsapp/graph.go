@@ -269,7 +269,7 @@ func (g *graphBuild) seal(limitations []string, limits []jagLimit) *jagGraph {
 	if err != nil {
 		panic(fmt.Sprintf("jsapp graph: %v", err))
 	}
-	sealed, id, err := core.SealObject(map[string]any{"schema": out.Schema, "schema_version": out.SchemaVersion,
+	sealed, id, err := sealMembers(map[string]any{"schema": out.Schema, "schema_version": out.SchemaVersion,
 		"root_node_ids": out.RootNodeIDs, "nodes": nodes, "edges": edges, "coverage": out.Coverage, "limitations": out.Limitations},
 		"graph_id", "jag_")
 	if err != nil {
