@@ -216,6 +216,11 @@ func isJS(p string) bool {
 // build lays out an app of at least want bytes of JavaScript in dir (hard
 // links where the file system allows, copies otherwise).
 func build(dir string, pkgs []pkg, want int64) (files int, js int64, copies int, err error) {
+	// Start empty: writing over an old hard link would truncate the
+	// package file it shares its inode with.
+	if err := os.RemoveAll(dir); err != nil {
+		return 0, 0, 0, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, 0, 0, err
 	}
@@ -277,7 +282,7 @@ func copyTree(from, to string) (int, error) {
 			return err
 		}
 		defer in.Close()
-		out, err := os.Create(dst)
+		out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if err != nil {
 			return err
 		}
