@@ -1,7 +1,11 @@
 package core
 
 import (
+	"fmt"
+	"os"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -35,8 +39,45 @@ const (
 	Duplicate RecordResult = "duplicate"
 )
 
+// LedgerBytesEnv raises (or lowers) the bytes a session's ledger holds.
+const LedgerBytesEnv = "REA_LEDGER_MAX_BYTES"
+
+// DefaultLedgerBytes is the byte bound of a new ledger: REA_LEDGER_MAX_BYTES
+// when it is a decimal integer of at least 1 MiB, else one sixteenth of the
+// machine's memory, at least LedgerMaxBytes and at most 4 GiB. A large
+// application's complete Evidence is tens of MB; the bound scales with the
+// machine so that it fits where the memory does.
+func DefaultLedgerBytes() int64 {
+	if v, err := strconv.ParseInt(strings.TrimSpace(os.Getenv(LedgerBytesEnv)), 10, 64); err == nil && v >= 1<<20 {
+		return v
+	}
+	return min(max(LedgerMaxBytes, physicalMemory()/16), 4<<30)
+}
+
+// physicalMemory is MemTotal from /proc/meminfo, or 0 where it is unknown.
+func physicalMemory() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
 // NewLedger returns an empty ledger with the default bounds.
-func NewLedger() *Ledger { return NewLedgerLimits(LedgerMaxRecords, LedgerMaxBytes) }
+func NewLedger() *Ledger { return NewLedgerLimits(LedgerMaxRecords, DefaultLedgerBytes()) }
+
+// Room reports the bytes the ledger can still take and its bound.
+func (l *Ledger) Room() (free, maximum int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return max(0, l.maxB-l.bytes), l.maxB
+}
 
 // NewLedgerLimits returns an empty ledger with explicit bounds (embedders
 // and tests); non-positive values take the defaults.
@@ -74,8 +115,8 @@ func (l *Ledger) Record(e *Evidence) (RecordResult, error) {
 			Details:     map[string]any{"limit": "records", "maximum": l.max, "truncated": true}}
 	}
 	if l.bytes+size > l.maxB {
-		return "", &Error{Code: CodeTruncated, Message: "record evidence: the session ledger holds its maximum number of bytes",
-			Remediation: "Export the bundle with export_evidence_bundle, then close_binary to clear the ledger.",
+		return "", &Error{Code: CodeTruncated, Message: fmt.Sprintf("record evidence: a %d-byte record does not fit the session ledger (%d of %d bytes used)", size, l.bytes, l.maxB),
+			Remediation: "Export the bundle with export_evidence_bundle, then close_binary to clear the ledger; or start rea with " + LedgerBytesEnv + " set to more bytes.",
 			Details:     map[string]any{"limit": "bytes", "maximum": l.maxB, "truncated": true}}
 	}
 	l.records[e.EvidenceID] = &ledgerEntry{ev: e, masked: m, size: size}

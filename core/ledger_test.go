@@ -75,7 +75,7 @@ func TestLedgerDefaultBounds(t *testing.T) {
 
 func TestLedgerByteBound(t *testing.T) {
 	is := is.New(t)
-	l := core.NewLedger()
+	l := core.NewLedgerLimits(0, core.LedgerMaxBytes)
 	big := strings.Repeat("0", 1<<20) // 1 MiB payload
 	var err error
 	i := 0
@@ -110,4 +110,22 @@ func TestLedgerResolveMissing(t *testing.T) {
 	l.Clear()
 	_, err = l.Resolve(e.EvidenceID)
 	is.True(err != nil)
+}
+
+func TestDefaultLedgerBytesScalesAndObeysSetting(t *testing.T) {
+	t.Setenv(core.LedgerBytesEnv, "")
+	if got := core.DefaultLedgerBytes(); got < core.LedgerMaxBytes || got > 4<<30 {
+		t.Fatalf("default %d is outside [64 MiB, 4 GiB]", got)
+	}
+	t.Setenv(core.LedgerBytesEnv, "300000000")
+	if got := core.DefaultLedgerBytes(); got != 300000000 {
+		t.Fatalf("setting 300000000 gave %d", got)
+	}
+	if free, max := core.NewLedger().Room(); free != 300000000 || max != 300000000 {
+		t.Fatalf("a new ledger has room %d of %d", free, max)
+	}
+	t.Setenv(core.LedgerBytesEnv, "12") // below 1 MiB: ignored
+	if got := core.DefaultLedgerBytes(); got < core.LedgerMaxBytes {
+		t.Fatalf("a tiny setting gave %d", got)
+	}
 }

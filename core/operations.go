@@ -95,6 +95,11 @@ func (c *Call) Bound() (ports.Analysis, *Binding, *ports.Target) {
 // Resolve returns a record retained in this session's ledger.
 func (c *Call) Resolve(id EvidenceID) (*Evidence, error) { return c.Session.ledger.Resolve(id) }
 
+// LedgerRoom reports the bytes this session's ledger can still take and its
+// bound, so an operation can refuse work whose Evidence cannot be kept
+// before doing it.
+func (c *Call) LedgerRoom() (free, maximum int64) { return c.Session.ledger.Room() }
+
 // Retain records ev in this session's ledger (a parent the handler sealed
 // itself, such as the complete record behind a summary).
 func (c *Call) Retain(ev *Evidence) (RecordResult, error) { return c.Session.ledger.Record(ev) }

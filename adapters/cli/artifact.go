@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"text/tabwriter"
 
@@ -16,13 +17,32 @@ import (
 type artifactFlags struct {
 	Path            string `arg:"" help:"Directory, ASAR, ZIP (APK, IPA, JAR, MSIX, APPX) or any file." type:"path"`
 	IntegrityPolicy string `name:"integrity-policy" enum:"fail,record-and-continue" default:"fail" help:"fail: a file contradicting its declared hash fails the command; record-and-continue: record the contradiction and continue with the verified files."`
-	MaxEntries      int    `name:"max-entries" help:"Most entries the inventory may hold (default 10000)."`
+	MaxEntries      int    `name:"max-entries" default:"100000" help:"Most entries the inventory may hold (a mid-size Electron app has tens of thousands)."`
+	MaxEntryBytes   int64  `name:"max-entry-bytes" help:"Most bytes of one entry inside the input (default 256 MiB; the input file itself is not an entry)."`
+	MaxTotalBytes   int64  `name:"max-total-bytes" help:"Most bytes read in total (default: 1 GiB, or three times the input file's size when that is larger, up to 16 GiB)."`
 }
+
+// cliMaxTotalBytes is the schema's maximum for max_total_bytes.
+const cliMaxTotalBytes = 16 << 30
 
 func (f *artifactFlags) args() map[string]any {
 	a := map[string]any{"path": f.Path, "integrity_policy": f.IntegrityPolicy}
 	if f.MaxEntries > 0 {
 		a["max_entries"] = f.MaxEntries
+	}
+	if f.MaxEntryBytes > 0 {
+		a["max_entry_bytes"] = f.MaxEntryBytes
+	}
+	total := f.MaxTotalBytes
+	if total <= 0 {
+		// The archive is read once to hash it and its entries once more:
+		// a budget that scales with the input, checked before any work.
+		if st, err := os.Stat(f.Path); err == nil && st.Mode().IsRegular() && 3*st.Size() > 1<<30 {
+			total = min(3*st.Size(), cliMaxTotalBytes)
+		}
+	}
+	if total > 0 {
+		a["max_total_bytes"] = total
 	}
 	return a
 }

@@ -222,17 +222,7 @@ func (e *env) call(s *core.Session, name string, args any) (*core.Result, error)
 	return s.Call(e.ctx, name, raw, &core.CallOptions{Progress: p, Client: &core.ClientInfo{Name: "rea-cli", Version: e.opts.Identity.Version}})
 }
 
-func (e *env) writeJSON(v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	_, err := e.opts.Stdout.Write(buf.Bytes())
-	return err
-}
+func (e *env) writeJSON(v any) error { return writeIndented(e.opts.Stdout, v) }
 
 type serveCmd struct {
 	HTTP string `name:"http" placeholder:"127.0.0.1:PORT" help:"Serve Streamable HTTP on this loopback address instead of stdio."`

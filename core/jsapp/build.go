@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -999,71 +1000,134 @@ func (b *jsappBuilder) bundlePhase() {
 
 func (b *jsappBuilder) sourceMapPhase(ctx context.Context) {
 	st := b.st
-	for _, a := range st.sortedAssets() {
+	assets := st.sortedAssets()
+	// Reading, hashing and decoding a map depend on its asset alone: they
+	// run on every core, a bounded window ahead of the graph, which takes
+	// the prepared maps in path order (so the graph is the same whatever
+	// the number of cores).
+	workers := max(1, runtime.GOMAXPROCS(0))
+	prepared := make([]chan *preparedMap, len(assets))
+	for i := range prepared {
+		prepared[i] = make(chan *preparedMap, 1)
+	}
+	window := make(chan struct{}, 2*workers)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for i, a := range assets {
+			select {
+			case window <- struct{}{}:
+			case <-stop:
+				return
+			}
+			go func() { prepared[i] <- st.prepareMap(ctx, a) }()
+		}
+	}()
+	for i, a := range assets {
+		p := <-prepared[i]
+		<-window
 		if ctx.Err() != nil {
 			return
 		}
 		b.attachModuleMaps(a)
-		if a.facts == nil || a.facts.SourceMap == nil {
+		if p == nil {
 			a.src = nil
 			continue
 		}
-		ref := a.facts.SourceMap
-		var data []byte
-		var mapPath, mapSHA string
-		inline := strings.HasPrefix(ref.URL, "data:")
-		if inline {
-			d, err := decodeDataURL(ref.URL)
-			if err != nil {
-				st.unknown("invalid-source-map", a.nodeID, a.path, ref.Offset, "inline source map: "+err.Error())
-				a.src = nil
-				continue
-			}
-			data, mapPath = d, a.path+"#inline-source-map"
-			sum := sha256.Sum256(d)
-			mapSHA = hex.EncodeToString(sum[:])
-		} else {
-			if strings.Contains(ref.URL, "://") || strings.HasPrefix(ref.URL, "/") {
-				st.unknown("external-source-map", a.nodeID, a.path, ref.Offset, "source map "+ref.URL+" is outside the app; not read")
-				a.src = nil
-				continue
-			}
-			p := path.Join(path.Dir(a.path), ref.URL)
-			f := st.files[p]
-			if f == nil {
-				st.unknown("missing-source-map", a.nodeID, a.path, ref.Offset, "source map "+p+" is not in the app")
-				a.src = nil
-				continue
-			}
-			if f.quarant {
-				a.src = nil
-				continue
-			}
-			d, err := st.read(ctx, f, jsappMaxSourceMapBytes)
-			if err != nil {
-				st.unknown("unreadable-source-map", a.nodeID, a.path, ref.Offset, err.Error())
-				a.src = nil
-				continue
-			}
-			data, mapPath, mapSHA = d, p, f.sha256
+		if p.unknownKind != "" {
+			st.unknown(p.unknownKind, a.nodeID, a.path, a.facts.SourceMap.Offset, p.unknownDetail)
+		} else if !p.skip {
+			b.attachSourceMap(a, p, a.facts.SourceMap.Offset)
 		}
-		b.attachSourceMap(a, data, mapPath, mapSHA, inline, ref.Offset)
 		a.src = nil
 	}
 }
 
+// preparedMap is an asset's source map read, hashed and decoded, or the
+// unknown that says why it was not.
+type preparedMap struct {
+	skip                       bool // nothing to attach (quarantined)
+	unknownKind, unknownDetail string
+	mapPath, mapSHA            string
+	inline                     bool
+	sm                         *sourceMap
+	err                        error
+	bad                        int   // mappings out of range
+	srcSHA                     []any // sha256 of each embedded source, or nil
+}
+
+// prepareMap does the work of one asset's source map that needs nothing
+// but the asset: safe to run concurrently for different assets.
+func (st *jsappState) prepareMap(ctx context.Context, a *jsAsset) *preparedMap {
+	if a.facts == nil || a.facts.SourceMap == nil || ctx.Err() != nil {
+		return nil
+	}
+	ref := a.facts.SourceMap
+	p := &preparedMap{inline: strings.HasPrefix(ref.URL, "data:")}
+	var data []byte
+	if p.inline {
+		d, err := decodeDataURL(ref.URL)
+		if err != nil {
+			p.unknownKind, p.unknownDetail = "invalid-source-map", "inline source map: "+err.Error()
+			return p
+		}
+		data, p.mapPath = d, a.path+"#inline-source-map"
+		sum := sha256.Sum256(d)
+		p.mapSHA = hex.EncodeToString(sum[:])
+	} else {
+		if strings.Contains(ref.URL, "://") || strings.HasPrefix(ref.URL, "/") {
+			p.unknownKind, p.unknownDetail = "external-source-map", "source map "+ref.URL+" is outside the app; not read"
+			return p
+		}
+		mp := path.Join(path.Dir(a.path), ref.URL)
+		f := st.files[mp]
+		if f == nil {
+			p.unknownKind, p.unknownDetail = "missing-source-map", "source map "+mp+" is not in the app"
+			return p
+		}
+		if f.quarant {
+			p.skip = true
+			return p
+		}
+		d, err := st.read(ctx, f, jsappMaxSourceMapBytes)
+		if err != nil {
+			p.unknownKind, p.unknownDetail = "unreadable-source-map", err.Error()
+			return p
+		}
+		data, p.mapPath, p.mapSHA = d, mp, f.sha256
+	}
+	p.sm, p.err = parseSourceMap(data)
+	if p.sm != nil {
+		p.sm.sortSegments()
+		p.bad = p.sm.OutOfRange + p.sm.checkGenerated(a.src)
+		p.srcSHA = contentDigests(p.sm)
+	}
+	return p
+}
+
+// contentDigests hashes the sources a map embeds (nil where it embeds none).
+func contentDigests(sm *sourceMap) []any {
+	out := make([]any, len(sm.Sources))
+	for i := range sm.Sources {
+		if i < len(sm.SourcesContent) && sm.SourcesContent[i] != nil {
+			sum := sha256.Sum256([]byte(*sm.SourcesContent[i]))
+			out[i] = hex.EncodeToString(sum[:])
+		}
+	}
+	return out
+}
+
 // sourceModuleNodes adds a node for each source of a map, contained by the
 // map's node, and notes sources outside the app without embedded content.
-func (b *jsappBuilder) sourceModuleNodes(sm *sourceMap, smID, mapPath, mapSHA string) []string {
+func (b *jsappBuilder) sourceModuleNodes(sm *sourceMap, smID, mapPath, mapSHA string, digests []any) []string {
 	st := b.st
 	srcNodes := make([]string, len(sm.Sources))
 	outside := 0
+	if digests == nil {
+		digests = contentDigests(sm)
+	}
 	for i, s := range sm.Sources {
-		var srcSHA any
-		if c := sm.SourcesContent[i]; c != nil {
-			sum := sha256.Sum256([]byte(*c))
-			srcSHA = hex.EncodeToString(sum[:])
-		}
+		srcSHA := digests[i]
 		props := map[string]any{"original_source": s, "has_content": srcSHA != nil}
 		if p, ok := resolveSourcePath(path.Dir(mapPath), s); ok {
 			props["resolved_path"] = p
@@ -1125,15 +1189,15 @@ func (b *jsappBuilder) attachModuleMaps(a *jsAsset) {
 				continue
 			}
 		}
-		for _, id := range b.sourceModuleNodes(sm, smID, mapPath, mapSHA) {
+		for _, id := range b.sourceModuleNodes(sm, smID, mapPath, mapSHA, nil) {
 			b.g.edge(mods[i], id, "maps_to", map[string]any{"via": "module-source-map"}, jagEvidence{Basis: "source-map", Confidence: core.ConfidenceDerived, Locations: []jagLocation{{Path: mapPath}}})
 		}
 	}
 }
 
-func (b *jsappBuilder) attachSourceMap(a *jsAsset, data []byte, mapPath, mapSHA string, inline bool, refOff int64) {
+func (b *jsappBuilder) attachSourceMap(a *jsAsset, p *preparedMap, refOff int64) {
 	st := b.st
-	sm, err := parseSourceMap(data)
+	sm, err, mapPath, mapSHA, inline := p.sm, p.err, p.mapPath, p.mapSHA, p.inline
 	props := map[string]any{"path": mapPath, "sha256": mapSHA, "inline": inline}
 	if sm != nil {
 		props["index_map"] = sm.Index
@@ -1149,12 +1213,11 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, data []byte, mapPath, mapSHA 
 			return
 		}
 	}
-	sm.sortSegments()
-	if bad := sm.OutOfRange + sm.checkGenerated(a.src); bad > 0 {
+	if bad := p.bad; bad > 0 {
 		st.limitations = append(st.limitations, fmt.Sprintf("%s: %d source map mappings point outside the generated file or the source list; they were ignored.", mapPath, bad))
 		st.unknown("source-map-out-of-range", smID, mapPath, -1, fmt.Sprintf("%d mappings are out of range", bad))
 	}
-	srcNodes := b.sourceModuleNodes(sm, smID, mapPath, mapSHA)
+	srcNodes := b.sourceModuleNodes(sm, smID, mapPath, mapSHA, p.srcSHA)
 	// Attribute bundled modules to original sources.
 	mods := b.bundleModuleNode[a.path]
 	if len(mods) == 0 || a.src == nil {
@@ -1251,9 +1314,13 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	if len(b.relations) >= jsappMaxRelations || st.truncated {
 		semCoverage = map[string]any{"status": "partial", "truncated": true}
 	}
-	sem := map[string]any{"nodes": strSlice(assetNodeIDs(st)), "relations": jaMaps(b.relations), "fingerprints": jaMaps(b.fingerprints),
+	relations, err := canonicalArray(jaMaps(b.relations))
+	if err != nil {
+		panic(fmt.Sprintf("jsapp semantic graph: %v", err)) // rea's own values always encode
+	}
+	sem := map[string]any{"nodes": strSlice(assetNodeIDs(st)), "relations": relations, "fingerprints": jaMaps(b.fingerprints),
 		"unknown_frontiers": jaMaps(b.frontiers), "coverage": semCoverage, "query_tool": "trace_javascript_semantics"}
-	semSealed, semID, err := core.SealObject(sem, "graph_id", "jsrg_")
+	semSealed, semID, err := sealMembers(sem, "graph_id", "jsrg_")
 	if err != nil {
 		panic(fmt.Sprintf("jsapp semantic graph: %v", err)) // rea's own values always encode
 	}

@@ -259,8 +259,18 @@ func (g *graphBuild) seal(limitations []string, limits []jagLimit) *jagGraph {
 	default:
 		out.Coverage = jagCoverage{Status: "complete", OmittedCount: &zero, Limits: limits}
 	}
-	sealed, id, err := core.SealObject(map[string]any{"schema": out.Schema, "schema_version": out.SchemaVersion,
-		"root_node_ids": out.RootNodeIDs, "nodes": out.Nodes, "edges": out.Edges, "coverage": out.Coverage, "limitations": out.Limitations},
+	// Nodes and edges are most of the graph's bytes: encode them on every
+	// core (the same bytes as encoding the slices in place).
+	nodes, err := canonicalArray(out.Nodes)
+	if err != nil {
+		panic(fmt.Sprintf("jsapp graph: %v", err)) // rea's own values always encode
+	}
+	edges, err := canonicalArray(out.Edges)
+	if err != nil {
+		panic(fmt.Sprintf("jsapp graph: %v", err))
+	}
+	sealed, id, err := sealMembers(map[string]any{"schema": out.Schema, "schema_version": out.SchemaVersion,
+		"root_node_ids": out.RootNodeIDs, "nodes": nodes, "edges": edges, "coverage": out.Coverage, "limitations": out.Limitations},
 		"graph_id", "jag_")
 	if err != nil {
 		panic(fmt.Sprintf("jsapp graph: %v", err)) // rea's own values always encode

@@ -69,6 +69,9 @@ type jsappRequest struct {
 	engine  ports.JavaScriptEngine
 	openers []ports.ContainerOpener
 	observe func(string)
+	// room reports the bytes the session can still retain and its bound
+	// (nil: unbounded).
+	room func() (free, maximum int64)
 }
 
 // jsFile is one inventoried regular file.
@@ -128,6 +131,18 @@ type jsappState struct {
 	syntaxErrs  int
 	notParsed   int
 	unknownsCut int
+	// facts parsed while the inventory was still hashing, by path
+	preMu  sync.Mutex
+	pre    map[string]*prefetched
+	budget *byteBudget // source bytes parsed at once
+}
+
+// prefetched is a JavaScript file parsed from the bytes the inventory
+// hashed.
+type prefetched struct {
+	sha256 string
+	facts  *ports.JSFacts
+	src    []byte // kept when source maps or modules need it
 }
 
 // jsappOutcome is the analysis result plus whether it is partial.
@@ -139,11 +154,15 @@ type jsappOutcome struct {
 }
 
 func analyzeJSApp(ctx context.Context, req jsappRequest) (*jsappOutcome, error) {
-	st := &jsappState{req: req, files: map[string]*jsFile{}, assets: map[string]*jsAsset{}, packages: map[string]*jsPackage{}}
+	st := &jsappState{req: req, files: map[string]*jsFile{}, assets: map[string]*jsAsset{}, packages: map[string]*jsPackage{},
+		pre: map[string]*prefetched{}, budget: newByteBudget(jsappParseBudget)}
 	if err := st.inventory(ctx); err != nil {
 		return nil, err
 	}
 	defer st.g.Close()
+	if err := st.checkRoom(); err != nil {
+		return nil, err
+	}
 	err := st.parse(ctx)
 	if err == nil {
 		err = st.linkSplitChunks(ctx)
@@ -180,8 +199,15 @@ func (st *jsappState) inventory(ctx context.Context) error {
 		}
 	}
 	req.observe("inventory")
+	// JavaScript is parsed from the bytes the inventory hashes, on the
+	// goroutines that hash them, so parsing overlaps the rest of the
+	// inventory and no file is read twice.
+	wants := func(p string, size int64) bool {
+		return classifyJSFile(p) == "javascript" && size <= jsappArtifactLimits.MaxEntryBytes
+	}
 	g, err := artifact.Build(ctx, artifact.Request{Op: req.op, Path: req.path, Policy: req.policy, Limits: jsappArtifactLimits,
-		Openers: req.openers, Observe: req.observe, KeepOpen: true})
+		Openers: req.openers, Observe: req.observe, KeepOpen: true, Wants: wants,
+		Content: func(p, sha string, data []byte) { st.prefetch(ctx, p, sha, data) }})
 	if err != nil {
 		return err
 	}
@@ -267,7 +293,29 @@ func (st *jsappState) read(ctx context.Context, f *jsFile, max int64) ([]byte, e
 	return b, nil
 }
 
-// parse extracts facts from every JavaScript asset, concurrently.
+// prefetch parses one JavaScript file from the bytes the inventory hashed.
+func (st *jsappState) prefetch(ctx context.Context, p, sha string, data []byte) {
+	if ctx.Err() != nil {
+		return
+	}
+	n := int64(len(data))
+	st.budget.acquire(n)
+	facts, err := st.req.engine.Facts(ctx, ports.JSRequest{Path: p, Source: data, Calls: jsappCallSelector})
+	st.budget.release(n)
+	if err != nil {
+		return // cancelled: the parse phase reports it
+	}
+	pf := &prefetched{sha256: sha, facts: facts}
+	if facts.SourceMap != nil || len(facts.Modules) > 0 {
+		pf.src = data
+	}
+	st.preMu.Lock()
+	st.pre[p] = pf
+	st.preMu.Unlock()
+}
+
+// parse extracts facts from every JavaScript asset, concurrently, taking
+// those the inventory already parsed.
 func (st *jsappState) parse(ctx context.Context) error {
 	var jobs []*jsAsset
 	for _, p := range st.order {
@@ -282,13 +330,18 @@ func (st *jsappState) parse(ctx context.Context) error {
 			st.notParsed++
 			continue
 		}
+		if pf := st.pre[p]; pf != nil && pf.sha256 == f.sha256 {
+			a.facts, a.src = pf.facts, pf.src
+			continue
+		}
 		jobs = append(jobs, a)
 	}
-	st.req.observe(fmt.Sprintf("parsing %d JavaScript files", len(jobs)))
+	st.pre = nil
+	st.req.observe(fmt.Sprintf("parsing %d JavaScript files (%d parsed during the inventory)", len(jobs), len(st.assetOrder)-st.notParsed-len(jobs)))
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(jobs)))
 	// Parsing needs many times a source's size in memory: bound the bytes
 	// parsed at once, so two huge bundles never parse together.
-	budget := newByteBudget(jsappParseBudget)
+	budget := st.budget
 	next := make(chan *jsAsset)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -638,4 +691,40 @@ func (b *byteBudget) release(n int64) {
 	b.free += n
 	b.mu.Unlock()
 	b.cond.Broadcast()
+}
+
+// Evidence bytes every JavaScript asset costs at least: its node's ID,
+// identity, observation ID, kind, strategy and evidence, and its path
+// written three times (identity, label, location).
+const (
+	jsappMinAssetBytes  = 400
+	jsappMinPathRepeats = 3
+)
+
+// checkRoom refuses, before any parsing, an application whose Evidence
+// cannot fit what the session can still retain: the estimate is a lower
+// bound, so an app that would fit is never refused here.
+func (st *jsappState) checkRoom() error {
+	if st.req.room == nil {
+		return nil
+	}
+	free, maximum := st.req.room()
+	var need, js int64
+	for _, p := range st.order {
+		if f := st.files[p]; f.kind == "javascript" {
+			need += jsappMinAssetBytes + jsappMinPathRepeats*int64(len(p))
+			js += f.size
+		}
+	}
+	if need <= free {
+		return nil
+	}
+	msg := fmt.Sprintf("%s: the Evidence of %s (%d bytes of JavaScript) needs at least %d bytes; the session can retain %d more (of %d)",
+		st.req.op, st.req.path, js, need, free, maximum)
+	return &core.Error{Code: core.CodeResourceConstraint, Message: msg,
+		Remediation: fmt.Sprintf("Start rea with %s set to at least %d (the CLI and rea serve read it at start; the default is a sixteenth of the machine's memory, at least 64 MiB), "+
+			"or export retained records with export_evidence_bundle and clear them with close_binary, or analyze a smaller part of the application (one of its directories). Nothing was parsed.",
+			core.LedgerBytesEnv, maximum-free+need*2),
+		Details: map[string]any{"operation": st.req.op, "resource": "evidence-ledger", "reason": "estimated_evidence_exceeds_ledger",
+			"javascript_bytes": js, "estimated_bytes_at_least": need, "ledger_free_bytes": free, "ledger_max_bytes": maximum, "setting": core.LedgerBytesEnv}}
 }

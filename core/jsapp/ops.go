@@ -78,7 +78,7 @@ func handleAnalyzeJSApp(ctx context.Context, c *core.Call) (any, error) {
 	info := eng.Info()
 	prov := core.ProviderRef{ID: info.ID, Name: info.Name, Version: &info.Version}
 	out, err := analyzeJSApp(actx, jsappRequest{op: op, path: abs, given: p, format: format, policy: policy, engine: eng,
-		openers: c.Containers(), observe: c.Observe})
+		openers: c.Containers(), observe: c.Observe, room: c.LedgerRoom})
 	if ctx.Err() != nil {
 		return nil, ctx.Err() // cancelled by the caller: nothing is recorded
 	}
