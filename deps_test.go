@@ -45,7 +45,7 @@ var policy = []struct {
 }{
 	{"rea/ports/portstest", []string{"rea/ports", "github.com/matryer/is"}, nil},
 	{"rea/ports", nil, []string{"github.com/matryer/is"}},
-	{"rea/core/standard", []string{"rea/core", "rea/core/artifact", "rea/core/binary", "rea/core/browser", "rea/core/diff", "rea/core/jsapp", "rea/core/process", "rea/core/web"}, nil},
+	{"rea/core/standard", []string{"rea/core", "rea/core/annotate", "rea/core/artifact", "rea/core/binary", "rea/core/browser", "rea/core/diff", "rea/core/jsapp", "rea/core/process", "rea/core/web"}, nil},
 	{"rea/core/browser", append([]string{"rea/core/web"}, familyAllowed...), familyTests},
 	{"rea/core/jsapp", append([]string{"rea/core/artifact"}, familyAllowed...), familyTests},
 	{"rea/core/artifact", familyAllowed, familyTests},
@@ -53,6 +53,7 @@ var policy = []struct {
 	{"rea/core/web", familyAllowed, familyTests},
 	{"rea/core/process", familyAllowed, familyTests},
 	{"rea/core/diff", familyAllowed, familyTests},
+	{"rea/core/annotate", familyAllowed, familyTests},
 	{"rea/core/", nil, nil}, // a new family needs its own row
 	{"rea/core", kernelAllowed, []string{"rea/core/standard", "rea/ports/portstest", "github.com/matryer/is"}},
 	{"rea/supervisor", []string{"rea/ports"}, []string{"github.com/matryer/is"}},

@@ -17,6 +17,10 @@ type Family struct {
 	Operations  []*Operation
 	Viewers     map[string]Viewer     // keyed by the parent operation
 	Summarizers map[string]Summarizer // keyed by the record's operation
+	// AnalystNames, when set, is the source of analysts' names other
+	// families show in place of the engine's (Call.AnalystNames); at most
+	// one family of a catalog sets it.
+	AnalystNames NameOverlay
 }
 
 // A Summarizer gives the native_dossier of one retained record in a bundle
@@ -60,6 +64,12 @@ func Assemble(fams ...Family) (*Catalog, error) {
 			}
 			c.summarizers[op] = s
 		}
+		if f.AnalystNames != nil {
+			if c.analystNames != nil {
+				return nil, fmt.Errorf("catalog: two families give analyst names (%s is the second)", f.Name)
+			}
+			c.analystNames = f.AnalystNames
+		}
 	}
 	return c, nil
 }
@@ -85,7 +95,7 @@ func (c *Call) Retain(ev *Evidence) (RecordResult, error) { return c.Session.led
 // Seal seals obs as Evidence of op called with args, as the session seals
 // a handler's result.
 func (c *Call) Seal(op *Operation, args map[string]any, obs *Observation) (*Evidence, error) {
-	return c.Session.seal(op, args, obs, c.bound)
+	return c.Session.seal(op, args, c.withRenamed(obs), c.bound)
 }
 
 // SealAs seals obs as if the operation named op had been called with args.
