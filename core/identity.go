@@ -15,7 +15,7 @@ type CatalogIdentity struct {
 func CLICommands() []string { return append([]string{}, cliCommands...) }
 
 // cliCommands are the CLI's fixed commands, part of the catalog identity.
-var cliCommands = []string{"analyze", "analyze-javascript-application", "analyze-web-bundle", "call", "capabilities", "capture", "capture-browser-scenario", "capture-web-screenshot", "catalog", "compare", "compare-web-screenshots", "discover-webmcp-tools", "doctor", "evidence-export", "evidence-import", "extract-artifact", "inspect-evidence-bundle", "inspect-web-page", "inventory", "list-browser-targets", "mcp", "observe-web-session", "providers", "serve", "setup", "tools", "trace", "uninstall", "version"}
+var cliCommands = []string{"analyze", "analyze-javascript-application", "analyze-web-bundle", "annotate", "call", "capabilities", "capture", "capture-browser-scenario", "capture-web-screenshot", "catalog", "compare", "compare-web-screenshots", "discover-webmcp-tools", "doctor", "evidence-export", "evidence-import", "extract-artifact", "inspect-evidence-bundle", "inspect-web-page", "inventory", "list-browser-targets", "mcp", "observe-web-session", "providers", "serve", "setup", "tools", "trace", "uninstall", "version"}
 
 type toolEntry struct {
 	Name         string          `json:"name"`

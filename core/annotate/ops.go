@@ -89,7 +89,7 @@ func opGotoAddress() *core.Operation {
 		Input: core.InputSchema([]string{"address"}, addressProp, documentProp),
 		Result: withDefs(`{"type":"object","additionalProperties":false,"required":["document","address","procedure","previous_address"],"properties":{` + navResultProps + `,
   "previous_address":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]}}}`),
-		Examples: []json.RawMessage{json.RawMessage(`{"address":"0x401000"}`), json.RawMessage(`{"address":"main"}`)},
+		Examples: []json.RawMessage{json.RawMessage(`{"address":"main"}`), json.RawMessage(`{"address":"0x401000"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
 			v, st, cs, cur, err := begin(ctx, c)
 			if err != nil {
@@ -122,10 +122,10 @@ func opSetCurrentDocument() *core.Operation {
 	return &core.Operation{
 		Name: "set_current_document", Title: "Set Current Document", Kind: core.KindOfficialProxy, Effects: moveEffects, NeedsTarget: true,
 		Description: "Select the document (list_documents) the cursor is in; the cursor moves to that document's entry point. rea-native analyzes one document per target, so only that one can be selected.",
-		Input:       core.InputSchema([]string{"document"}, `"document": {"type":"string","minLength":1,"maxLength":4096,"description":"Document name from list_documents.","examples":["ELF"]}`),
+		Input:       core.InputSchema([]string{"document"}, `"document": {"type":"string","minLength":1,"maxLength":4096,"description":"Document name from list_documents.","examples":["elf"]}`),
 		Result: withDefs(`{"type":"object","additionalProperties":false,"required":["document","previous_document","address"],"properties":{"document":{"type":"string"},"previous_document":{"type":"string"},
   "address":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]}}}`),
-		Examples: []json.RawMessage{json.RawMessage(`{"document":"ELF"}`)},
+		Examples: []json.RawMessage{json.RawMessage(`{"document":"elf"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
 			v, _, cs, cur, err := begin(ctx, c)
 			if err != nil {
@@ -228,7 +228,7 @@ func opGetNavigationContext() *core.Operation {
   "modes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["mode","available","reason"],
    "properties":{"mode":{"enum":["current_selection","explicit_document"]},"available":{"type":"boolean"},"reason":{"type":["string","null"]}}}},
   ` + navResultProps + `,"store":{"enum":["rea-overlay","engine"],"description":"Where this target's annotations are kept."}}}`),
-		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"document":"ELF"}`)},
+		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"document":"elf"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
 			v, st, _, cur, err := begin(ctx, c)
 			if err != nil {
@@ -276,7 +276,7 @@ func opInspectAddressContext() *core.Operation {
   "store":{"enum":["rea-overlay","engine"]},
   "facets":{"type":"object","additionalProperties":false,"required":["name","procedure","comment","inline_comment","bookmark"],
    "properties":{"name":` + facetSchema + `,"procedure":` + facetSchema + `,"comment":` + facetSchema + `,"inline_comment":` + facetSchema + `,"bookmark":` + facetSchema + `}}}}`),
-		Examples: []json.RawMessage{json.RawMessage(`{"address":"0x401000"}`)},
+		Examples: []json.RawMessage{json.RawMessage(`{"address":"main"}`), json.RawMessage(`{"address":"0x401000"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
 			v, st, _, cur, err := begin(ctx, c)
 			if err != nil {
@@ -362,7 +362,7 @@ func opSetAddressName() *core.Operation {
 			"keeping the engine's: list_procedures keeps it in symbol, and a limitation of each result lists the names replaced. Recorded as mutation Evidence (predicate rea.annotation-mutation) that travels in bundles.",
 		Input:    core.InputSchema([]string{"address", "name"}, addressProp, nameProp, documentProp),
 		Result:   json.RawMessage(mutationResultSchema),
-		Examples: []json.RawMessage{json.RawMessage(`{"address":"0x401000","name":"check_license"}`)},
+		Examples: []json.RawMessage{json.RawMessage(`{"address":"helper","name":"scale_banner"}`), json.RawMessage(`{"address":"0x401000","name":"check_license"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
 			name, _ := core.StringArg(c.Args, "name")
 			addrArg, _ := core.StringArg(c.Args, "address")
@@ -378,7 +378,7 @@ func opSetAddressesNames() *core.Operation {
 		Input: core.InputSchema([]string{"names"}, `"names": {"type":"object","minProperties":1,"maxProperties":1000,"propertyNames":{"minLength":1,"maxLength":4096},
   "additionalProperties":{"type":"string","minLength":1,"maxLength":255},"description":"Map of address (0x hex, decimal or a name) to its new name.","examples":[{"0x401000":"check_license"}]}`, documentProp),
 		Result:   json.RawMessage(mutationResultSchema),
-		Examples: []json.RawMessage{json.RawMessage(`{"names":{"0x401000":"check_license","0x401020":"parse_key"}}`)},
+		Examples: []json.RawMessage{json.RawMessage(`{"names":{"helper":"scale_banner"}}`), json.RawMessage(`{"names":{"0x401000":"check_license","0x401020":"parse_key"}}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
 			m, _ := c.Args["names"].(map[string]any)
 			keys := make([]string, 0, len(m))
@@ -476,7 +476,7 @@ func opSetComment(name string, kind ports.AnnotationKind) *core.Operation {
 			"Recorded as mutation Evidence (predicate rea.annotation-mutation) that travels in bundles; inspect_address_context and " + string(kind) + " read it back.",
 		Input:    core.InputSchema([]string{"address", "comment"}, addressProp, commentProp, documentProp),
 		Result:   json.RawMessage(mutationResultSchema),
-		Examples: []json.RawMessage{json.RawMessage(`{"address":"0x401000","comment":"checks the licence key"}`)},
+		Examples: []json.RawMessage{json.RawMessage(`{"address":"main","comment":"prints the banner"}`), json.RawMessage(`{"address":"0x401000","comment":"checks the licence key"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
 			text, _ := core.StringArg(c.Args, "comment")
 			return setOne(ctx, c, kind, &text, "comment")
@@ -518,7 +518,7 @@ func opSetBookmark() *core.Operation {
 		Description: "Bookmark an address, with an optional name (replacing the name of a bookmark already there). list_bookmarks lists them; unset_bookmark removes one.",
 		Input:       core.InputSchema([]string{"address"}, addressProp, `"name": {"type":"string","maxLength":4096,"default":"","description":"The bookmark's name; empty by default."}`, documentProp),
 		Result:      json.RawMessage(mutationResultSchema),
-		Examples:    []json.RawMessage{json.RawMessage(`{"address":"0x401000","name":"licence check"}`)},
+		Examples:    []json.RawMessage{json.RawMessage(`{"address":"main","name":"start here"}`), json.RawMessage(`{"address":"0x401000","name":"licence check"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
 			name, _ := core.StringArg(c.Args, "name")
 			return setOne(ctx, c, ports.AnnotationBookmark, &name, "name")
@@ -532,7 +532,7 @@ func opUnsetBookmark() *core.Operation {
 		Description: "Remove the bookmark at an address. Removing a bookmark that is not there (a second removal) is invalid_request with reason annotation_absent and changes nothing.",
 		Input:       core.InputSchema([]string{"address"}, addressProp, documentProp),
 		Result:      json.RawMessage(mutationResultSchema),
-		Examples:    []json.RawMessage{json.RawMessage(`{"address":"0x401000"}`)},
+		Examples:    []json.RawMessage{json.RawMessage(`{"address":"main"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
 			return setOne(ctx, c, ports.AnnotationBookmark, nil, "")
 		},
@@ -581,7 +581,7 @@ func opReadComment(name string, kind ports.AnnotationKind) *core.Operation {
 		Input:       core.InputSchema(nil, optionalAddressProp, documentProp),
 		Result: withDefs(`{"type":"object","additionalProperties":false,"required":["document","address","comment","store"],"properties":{"document":{"type":"string"},"address":{"$ref":"#/$defs/hex"},
   "comment":{"type":["string","null"]},"store":{"enum":["rea-overlay","engine"]}}}`),
-		Examples: []json.RawMessage{json.RawMessage(`{"address":"0x401000"}`), json.RawMessage(`{}`)},
+		Examples: []json.RawMessage{json.RawMessage(`{"address":"main"}`), json.RawMessage(`{}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
 			v, st, _, cur, err := begin(ctx, c)
 			if err != nil {
