@@ -49,7 +49,7 @@ var policy = []struct {
 }{
 	{"rea/ports/portstest", []string{"rea/ports", "github.com/matryer/is"}, nil},
 	{"rea/ports", nil, []string{"github.com/matryer/is"}},
-	{"rea/core/standard", []string{"rea/core", "rea/core/artifact", "rea/core/binary", "rea/core/browser", "rea/core/diff", "rea/core/jsapp", "rea/core/process", "rea/core/runtime", "rea/core/web"}, []string{"rea/core/typecheck", "github.com/matryer/is"}},
+	{"rea/core/standard", []string{"rea/core", "rea/core/annotate", "rea/core/artifact", "rea/core/binary", "rea/core/browser", "rea/core/diff", "rea/core/jsapp", "rea/core/process", "rea/core/runtime", "rea/core/web"}, []string{"rea/core/typecheck", "github.com/matryer/is"}},
 	{"rea/core/browser", append([]string{"rea/core/web"}, familyAllowed...), familyTests},
 	{"rea/core/jsapp", append([]string{"rea/core/artifact"}, familyAllowed...), familyTests},
 	{"rea/core/artifact", familyAllowed, familyTests},
@@ -60,6 +60,7 @@ var policy = []struct {
 	{"rea/core/present", nil, []string{"github.com/matryer/is"}},
 	{"rea/core/typecheck", nil, []string{"github.com/matryer/is"}},
 	{"rea/core/runtime", familyAllowed, familyTests},
+	{"rea/core/annotate", familyAllowed, familyTests},
 	{"rea/core/", nil, nil}, // a new family needs its own row
 	{"rea/core", append([]string{"rea/core/present"}, kernelAllowed...), []string{"rea/core/standard", "rea/ports/portstest", "github.com/matryer/is"}},
 	{"rea/supervisor", []string{"rea/ports"}, []string{"github.com/matryer/is"}},

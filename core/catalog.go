@@ -184,6 +184,8 @@ type Catalog struct {
 	// viewers and summarizers come from the families (Assemble).
 	viewers     map[string]Viewer
 	summarizers map[string]Summarizer
+	// analystNames is the family hook behind Call.AnalystNames (Assemble).
+	analystNames NameOverlay
 }
 
 // SetInputProfile selects how input schemas are advertised (start-up only,

@@ -86,6 +86,7 @@ func (l *Ledger) mergeLocked(prep []preparedRecord, commit bool) (int, error) {
 		}
 		l.records[p.ev.EvidenceID] = &ledgerEntry{ev: p.ev, masked: p.masked, size: p.size}
 		l.bytes += p.size
+		l.gen++
 	}
 	return len(newIDs), nil
 }

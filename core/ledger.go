@@ -22,6 +22,7 @@ type Ledger struct {
 	bytes   int64
 	max     int
 	maxB    int64
+	gen     uint64 // bumped whenever records are added or cleared (Generation)
 }
 
 type ledgerEntry struct {
@@ -121,6 +122,7 @@ func (l *Ledger) Record(e *Evidence) (RecordResult, error) {
 	}
 	l.records[e.EvidenceID] = &ledgerEntry{ev: e, masked: m, size: size}
 	l.bytes += size
+	l.gen++
 	return Added, nil
 }
 
@@ -172,6 +174,16 @@ func (l *Ledger) Clear() {
 	defer l.mu.Unlock()
 	l.records = map[EvidenceID]*ledgerEntry{}
 	l.bytes = 0
+	l.gen++
+}
+
+// Generation changes whenever the ledger gains or loses records, so state
+// derived from retained records (an annotation overlay) can be cached
+// until it does.
+func (l *Ledger) Generation() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.gen
 }
 
 // RetainedReference is the strict {"kind":"retained-evidence","evidence_id"}

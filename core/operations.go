@@ -19,6 +19,10 @@ type Family struct {
 	Viewers     map[string]Viewer     // keyed by the parent operation
 	Summarizers map[string]Summarizer // keyed by the record's operation
 	Types       map[string]Types      // keyed by the operation; Assemble sets Operation.Types
+	// AnalystNames, when set, is the source of analysts' names other
+	// families show in place of the engine's (Call.AnalystNames); at most
+	// one family of a catalog sets it.
+	AnalystNames NameOverlay
 }
 
 // Types are an operation's Go input and result types: what a typed function
@@ -77,6 +81,12 @@ func Assemble(fams ...Family) (*Catalog, error) {
 			}
 			c.summarizers[op] = s
 		}
+		if f.AnalystNames != nil {
+			if c.analystNames != nil {
+				return nil, fmt.Errorf("catalog: two families give analyst names (%s is the second)", f.Name)
+			}
+			c.analystNames = f.AnalystNames
+		}
 	}
 	return c, nil
 }
@@ -107,7 +117,7 @@ func (c *Call) Retain(ev *Evidence) (RecordResult, error) { return c.Session.led
 // Seal seals obs as Evidence of op called with args, as the session seals
 // a handler's result.
 func (c *Call) Seal(op *Operation, args map[string]any, obs *Observation) (*Evidence, error) {
-	return c.Session.seal(op, args, obs, c.bound)
+	return c.Session.seal(op, args, c.withRenamed(obs), c.bound)
 }
 
 // SealAs seals obs as if the operation named op had been called with args.

@@ -73,6 +73,8 @@ type Session struct {
 	// retained holds this connection's residual unknowns and bundle
 	// snapshots (core/bundle_state.go); close_binary clears it with the ledger.
 	retained retainedState
+	// state holds the families' per-session values (Call.State).
+	state familyState
 }
 
 // NewSession starts an empty session.
@@ -149,6 +151,8 @@ type Call struct {
 	Client   *ClientInfo
 
 	bound bound // the target and binding this call started with
+	// renamed lists analysts' names the result shows (Call.NoteRenamed).
+	renamed renamed
 }
 
 // bound is what a call sees of the open target from start to finish: a
@@ -222,7 +226,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage, o
 	if !ok {
 		return nil, fmt.Errorf("%s: handler returned %T, not *Observation", op.Name, out)
 	}
-	ev, err := s.seal(op, m, obs, snap)
+	ev, err := s.seal(op, m, call.withRenamed(obs), snap)
 	if err != nil {
 		return nil, err
 	}
@@ -409,6 +413,7 @@ func (s *Session) closeTargetFor(ctx context.Context, clear bool, caller ports.A
 	if clear {
 		s.ledger.Clear()
 		s.retained.clear()
+		s.state.clear()
 	}
 	if err != nil {
 		var ce *ports.CleanupError

@@ -120,12 +120,13 @@ type grammar struct {
 	Doctor          doctorCmd          `cmd:"" help:"Check the host, the analysis engines (never starting one), the agent skill and each MCP client registration; exit 0 only when healthy."`
 	Capture         captureCmd         `cmd:"" help:"Run a program in a pseudo-terminal and print its exit, final screen, processes and file effects (capture_process_scenario)."`
 	Trace           traceCmd           `cmd:"" help:"Trace calls of named functions of a program under gdbserver and print each hit's first arguments (trace_native_calls)."`
+	Annotate        annotateCmd        `cmd:"" help:"Navigate and annotate one binary (goto_address, set_comment, set_address_name, inspect_address_context, ...), keeping the annotations in an Evidence bundle file (--bundle)."`
 	browserCmds     `embed:""`         // the browser tools (browser.go)
 	runtimeCmds     `embed:""`         // the running-JavaScript tools (runtime.go)
 }
 
 // Commands are the CLI's primary commands, for the product catalog.
-var Commands = []string{"analyze", "analyze-javascript-application", "analyze-web-bundle", "call", "capabilities", "capture", "capture-browser-scenario", "capture-electron-scenario", "capture-web-screenshot", "catalog", "compare", "compare-apps", "compare-web-screenshots", "completion", "discover-webmcp-tools", "doctor", "evidence-export", "evidence-import", "extract-artifact", "inspect-electron-page", "inspect-evidence-bundle", "inspect-web-page", "inventory", "list-browser-targets", "list-electron-targets", "list-javascript-runtime-targets", "mcp", "observe-javascript-runtime", "observe-web-session", "providers", "reconcile-javascript-runtime", "serve", "setup", "tools", "trace", "trace-feature", "uninstall", "version"}
+var Commands = []string{"analyze", "analyze-javascript-application", "analyze-web-bundle", "annotate", "call", "capabilities", "capture", "capture-browser-scenario", "capture-electron-scenario", "capture-web-screenshot", "catalog", "compare", "compare-apps", "compare-web-screenshots", "completion", "discover-webmcp-tools", "doctor", "evidence-export", "evidence-import", "extract-artifact", "inspect-electron-page", "inspect-evidence-bundle", "inspect-web-page", "inventory", "list-browser-targets", "list-electron-targets", "list-javascript-runtime-targets", "mcp", "observe-javascript-runtime", "observe-web-session", "providers", "reconcile-javascript-runtime", "serve", "setup", "tools", "trace", "trace-feature", "uninstall", "version"}
 
 type env struct {
 	ctx  context.Context

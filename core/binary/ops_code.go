@@ -96,6 +96,8 @@ type codeView struct {
 	data   []dataSection         // non-executable section bytes, read on demand (dataPointers)
 	loaded bool
 	lists  *codeLists
+	// analyst holds the analysts' names shown in place of the engine's.
+	analyst analystNamer
 }
 
 func codeViewOf(ctx context.Context, c *core.Call) (*codeView, error) {
@@ -116,7 +118,7 @@ func codeViewOf(ctx context.Context, c *core.Call) (*codeView, error) {
 	if err != nil {
 		return nil, codeError(c, err)
 	}
-	v := &codeView{c: c, procs: procs, fa: fa, ranges: ranges, lists: lists}
+	v := &codeView{c: c, procs: procs, fa: fa, ranges: ranges, lists: lists, analyst: namerOf(ctx, c)}
 	v.xr, _ = a.(ports.CrossReferencer)
 	if v.names, err = lists.namesOf(ctx, a); err != nil {
 		return nil, err
@@ -152,7 +154,12 @@ func orUnknown(s string) string {
 }
 
 // value is a procedure's display name.
-func (v *codeView) value(i int) string { return procedureItemOf(v.procs[i]).Value }
+func (v *codeView) value(i int) string { return v.item(i).Value }
+
+// item is the procedure's list item, under the analyst's name if any.
+func (v *codeView) item(i int) procedureItem {
+	return v.analyst.item(procedureItemOf(v.procs[i]), v.procs[i].Address)
+}
 
 func (v *codeView) ref(i int) procRef {
 	return procRef{Address: core.Hex(v.procs[i].Address), Name: v.value(i)}
@@ -194,6 +201,11 @@ func (v *codeView) resolve(name string) (int, error) {
 }
 
 func (v *codeView) resolveValue(s string, path []any) (int, error) {
+	if a, ok := v.analyst.lookup(s); ok {
+		if i, ok := v.startIndex(a); ok {
+			return i, nil
+		}
+	}
 	for i := range v.procs {
 		if v.procs[i].Name == s {
 			return i, nil
@@ -223,6 +235,14 @@ func (v *codeView) resolveValue(s string, path []any) (int, error) {
 // nameAt returns the procedure name or label at addr, or "" (unnamed
 // procedures have none).
 func (v *codeView) nameAt(addr uint64) string {
+	if _, ok := v.analyst.names[addr]; ok {
+		return v.analyst.name(addr, v.engineNameAt(addr))
+	}
+	return v.engineNameAt(addr)
+}
+
+// engineNameAt is nameAt without analysts' names.
+func (v *codeView) engineNameAt(addr uint64) string {
 	if i, ok := v.startIndex(addr); ok && v.procs[i].Name != "" {
 		return v.procs[i].Name
 	}
@@ -521,7 +541,7 @@ func opProcedureInfo() *core.Operation {
 			r := v.ranges[i]
 			entry := len(docs) > 0 && docs[0].HasEntry && docs[0].Entry == r.Start
 			return &core.Observation{Result: map[string]any{
-				"procedure": procedureItemOf(v.procs[i]), "start": core.Hex(r.Start), "end": core.Hex(r.End), "length": core.Hex(r.End - r.Start),
+				"procedure": v.item(i), "start": core.Hex(r.Start), "end": core.Hex(r.End), "length": core.Hex(r.End - r.Start),
 				"end_source": r.EndSource, "entry_point": entry, "syntax": f.Syntax, "instruction_count": f.InstructionCount,
 				"basic_block_count": len(f.Blocks), "truncated": f.Truncated, "caller_count": len(callers), "callee_count": len(callees),
 				"unresolved_transfer_count": len(unresolved),
@@ -831,7 +851,7 @@ func opResolveContainingProcedure() *core.Operation {
 			out := map[string]any{"address": core.Hex(at), "segment": seg.Name, "procedure": nil, "start": nil, "end": nil, "offset": nil}
 			if i, ok := v.containing(at); ok {
 				r := v.ranges[i]
-				out["procedure"], out["start"], out["end"], out["offset"] = procedureItemOf(v.procs[i]), core.Hex(r.Start), core.Hex(r.End), core.Hex(at-r.Start)
+				out["procedure"], out["start"], out["end"], out["offset"] = v.item(i), core.Hex(r.Start), core.Hex(r.End), core.Hex(at-r.Start)
 			}
 			return &core.Observation{Result: out, Locations: []core.Location{{Kind: "address", Address: core.Hex(at)}}}, nil
 		},

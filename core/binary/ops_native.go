@@ -318,8 +318,9 @@ func opListProcedures() *core.Operation {
 				return nil, err
 			}
 			items := make([]procedureItem, len(procs))
+			an := namerOf(ctx, c)
 			for i, p := range procs {
-				items[i] = procedureItemOf(p)
+				items[i] = an.item(procedureItemOf(p), p.Address)
 			}
 			return &core.Observation{Result: paginate(items, core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", defaultPageLimit))}, nil
 		},
@@ -368,7 +369,8 @@ func opListNames() *core.Operation {
 				return nil, err
 			}
 			items := []nameItem{}
-			for _, n := range all {
+			an := withAnalystNames(namerOf(ctx, c), all)
+			for _, n := range an {
 				if keep(n.Address) {
 					items = append(items, nameItem{core.Hex(n.Address), n.Name, n.Kind})
 				}
@@ -490,8 +492,14 @@ func opSearchProcedures() *core.Operation {
 				return nil, err
 			}
 			items := []procedureItem{}
+			an := namerOf(ctx, c)
 			for _, p := range procs {
 				it := procedureItemOf(p)
+				if name, ok := an.names[p.Address]; ok && (match(name) || match(it.Value)) {
+					it = an.item(it, p.Address) // found by either name, shown by the analyst's
+					items = append(items, it)
+					continue
+				}
 				if match(it.Value) {
 					items = append(items, it)
 				}
@@ -551,8 +559,16 @@ func opProcedureAddress() *core.Operation {
 				return nil, err
 			}
 			var matches []string
+			an := namerOf(ctx, c)
 			for _, p := range procs {
-				if procedureItemOf(p).Value == name {
+				shown, renamed := an.names[p.Address]
+				if !renamed {
+					shown = procedureItemOf(p).Value
+				}
+				if shown == name {
+					if renamed {
+						an.item(procedureItemOf(p), p.Address) // notes the engine's name
+					}
 					matches = append(matches, core.Hex(p.Address))
 				}
 			}
@@ -586,6 +602,7 @@ func opAddressName() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
+			all = withAnalystNames(namerOf(ctx, c), all)
 			i := sort.Search(len(all), func(i int) bool { return all[i].Address >= at })
 			found := []string{}
 			for ; i < len(all) && all[i].Address == at; i++ {
@@ -669,8 +686,9 @@ func handleBinaryOverview(ctx context.Context, c *core.Call) (any, error) {
 	}
 	procOut, strOut := []procedureItem{}, []stringItem{}
 	if detail == "detailed" {
+		an := namerOf(ctx, c)
 		for _, p := range procs[:min(limit, len(procs))] {
-			procOut = append(procOut, procedureItemOf(p))
+			procOut = append(procOut, an.item(procedureItemOf(p), p.Address))
 		}
 		for _, s := range strs[:min(limit, len(strs))] {
 			strOut = append(strOut, stringItemOf(s))

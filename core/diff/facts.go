@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // fnFacts is what the comparison knows about one function, whether read
@@ -99,7 +100,9 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 	text = make([]string, 0, len(ins))
 	for _, in := range ins {
 		ops := cutComment(in.Operands)
-		ops = symbolRe.ReplaceAllString(ops, "")
+		if strings.Contains(ops, "<") {
+			ops = symbolRe.ReplaceAllString(ops, "")
+		}
 		if in.HasTarget && (in.Flow == "call" || in.Flow == "jump" || in.Flow == "branch") {
 			var dst string
 			if k, ok := index[in.Target]; ok && in.Target >= start && in.Target < end {
@@ -118,6 +121,17 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 			continue
 		}
 		refs := refFrom[in.Addr]
+		// Without references the rest depends on the instruction's text
+		// alone, which repeats across a binary's functions: memoized.
+		key := normKey{in.Mnemonic, in.Operands}
+		if len(refs) == 0 {
+			if v, ok := normMemo.get(key); ok {
+				text = append(text, v.text)
+				consts = append(consts, v.consts...)
+				continue
+			}
+		}
+		nConsts := len(consts)
 		// Memory operands: a RIP- or PC-relative displacement is an address.
 		ops = bracketRe.ReplaceAllStringFunc(ops, func(m string) string {
 			if strings.Contains(m, "rip") || strings.Contains(m, "eip") || strings.Contains(m, "pc") {
@@ -150,9 +164,48 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 			return s
 		})
 		text = append(text, strings.TrimSpace(spaceRe.ReplaceAllString(in.Mnemonic+" "+ops, " ")))
+		if len(refs) == 0 {
+			normMemo.put(key, normVal{text[len(text)-1], slices.Clone(consts[nConsts:])})
+		}
 	}
 	slices.Sort(consts)
 	return text, consts
+}
+
+// normMemo remembers the normalization of instructions without references
+// (their mnemonic and operands decide it): most instructions of a binary
+// repeat one another's text, and the regular expressions dominate the
+// cost of reading a large binary. Bounded: it starts over when full.
+var normMemo = &memo{m: map[normKey]normVal{}}
+
+const maxNormMemo = 1 << 18
+
+type normKey struct{ mnemonic, operands string }
+
+type normVal struct {
+	text   string
+	consts []string
+}
+
+type memo struct {
+	mu sync.Mutex
+	m  map[normKey]normVal
+}
+
+func (c *memo) get(k normKey) (normVal, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[k]
+	return v, ok
+}
+
+func (c *memo) put(k normKey, v normVal) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= maxNormMemo {
+		c.m = map[normKey]normVal{}
+	}
+	c.m[k] = v
 }
 
 // replaceOutside rewrites the numbers of ops that are outside brackets.

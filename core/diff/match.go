@@ -80,9 +80,60 @@ func (m *matcher) uniqueKeys(key func(*fnFacts) string, basis string) {
 	}
 }
 
-// maxStructurePairs bounds the candidate pairs scored in one structural
-// round; past it the round is skipped and reported.
-const maxStructurePairs = 4_000_000
+// Structural matching scores every unmatched pair while there are at
+// most exhaustivePairs of them. Past that, a function is scored only
+// against the maxSizeNeighbours unmatched functions of the other binary
+// closest to it in instruction count (within a factor of sizeRatio), so a
+// round costs O(n·k) instead of O(n²): a recompiled function keeps
+// roughly its size, and the other features then decide among the
+// neighbours. Across architectures sizes are not comparable: there the
+// round still scores every pair, and is skipped and reported past
+// maxStructurePairs.
+const (
+	exhaustivePairs   = 1_000_000
+	maxSizeNeighbours = 48
+	sizeRatio         = 0.6
+	maxStructurePairs = 4_000_000
+)
+
+// sizeNeighbours returns, for a left function, the right candidates rs
+// closest to it in instruction count.
+func (m *matcher) sizeNeighbours(rs []int) func(li int) []int {
+	sorted := append([]int{}, rs...)
+	size := func(f *fnFacts) int { return len(f.Insns) }
+	sort.SliceStable(sorted, func(i, j int) bool { return size(m.r.funcs[sorted[i]]) < size(m.r.funcs[sorted[j]]) })
+	sizes := make([]int, len(sorted))
+	for i, ri := range sorted {
+		sizes[i] = size(m.r.funcs[ri])
+	}
+	buf := make([]int, 0, maxSizeNeighbours)
+	return func(li int) []int {
+		n := size(m.l.funcs[li])
+		lo, hi := int(float64(n)*sizeRatio), int(float64(n)/sizeRatio)+1
+		c := sort.SearchInts(sizes, n)
+		i, j := c-1, c // expand outwards from n
+		buf = buf[:0]
+		for len(buf) < maxSizeNeighbours && (i >= 0 || j < len(sorted)) {
+			takeLeft := j >= len(sorted) || (i >= 0 && n-sizes[i] <= sizes[j]-n)
+			if takeLeft {
+				if sizes[i] < lo {
+					i = -1
+					continue
+				}
+				buf = append(buf, sorted[i])
+				i--
+			} else {
+				if sizes[j] > hi {
+					j = len(sorted)
+					continue
+				}
+				buf = append(buf, sorted[j])
+				j++
+			}
+		}
+		return buf
+	}
+}
 
 // run matches by name, by normalized-instruction hash (same architecture
 // only), then by structure in rounds, since each round's matches make the
@@ -123,8 +174,15 @@ func (m *matcher) run(ctx context.Context) (skipped bool, err error) {
 		if len(ls) == 0 || len(rs) == 0 {
 			break
 		}
-		if len(ls)*len(rs) > maxStructurePairs {
-			return true, nil
+		candidates := func(int) []int { return rs }
+		if len(ls)*len(rs) > exhaustivePairs {
+			if m.crossArch {
+				if len(ls)*len(rs) > maxStructurePairs {
+					return true, nil
+				}
+			} else {
+				candidates = m.sizeNeighbours(rs)
+			}
 		}
 		bestL := make([]int, len(ls))
 		scoreL := make([]float64, len(ls))
@@ -132,7 +190,12 @@ func (m *matcher) run(ctx context.Context) (skipped bool, err error) {
 		scoreR := map[int]float64{}
 		for a, li := range ls {
 			bestL[a] = -1
-			for _, ri := range rs {
+			if a%1024 == 0 {
+				if err := ctx.Err(); err != nil {
+					return false, err
+				}
+			}
+			for _, ri := range candidates(li) {
 				if !isAutoName(m.l.funcs[li].Name) && !isAutoName(m.r.funcs[ri].Name) {
 					continue // two differently named functions pair only on identical code
 				}

@@ -118,7 +118,7 @@ func compareSides(ctx context.Context, c *core.Call, l, r *binSide, complete boo
 	}
 	lim := append(append([]string{}, l.lim...), r.lim...)
 	if skipped {
-		lim = append(lim, fmt.Sprintf("Structural matching was skipped: more than %d candidate pairs remained after matching by name and instruction hash.", maxStructurePairs))
+		lim = append(lim, fmt.Sprintf("Structural matching across architectures was skipped: more than %d candidate pairs remained after matching by name (sizes are not comparable across architectures, so candidates cannot be narrowed).", maxStructurePairs))
 	}
 	byBasis := map[string]int{basisName: 0, basisHash: 0, basisStructure: 0, basisCallGraph: 0}
 	changed, unchanged := []map[string]any{}, []map[string]any{}

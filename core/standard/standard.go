@@ -6,6 +6,7 @@ package standard
 
 import (
 	"rea/core"
+	"rea/core/annotate"
 	"rea/core/artifact"
 	"rea/core/binary"
 	"rea/core/browser"
@@ -19,7 +20,7 @@ import (
 // Families returns the kernel's family and every feature family, freshly
 // built.
 func Families() []core.Family {
-	return []core.Family{core.Kernel(), binary.Family(), artifact.Family(), jsapp.Family(), web.Family(), browser.Family(), process.Family(), diff.Family(), runtime.Family()}
+	return []core.Family{core.Kernel(), binary.Family(), artifact.Family(), jsapp.Family(), web.Family(), browser.Family(), process.Family(), diff.Family(), runtime.Family(), annotate.Family()}
 }
 
 // Operations returns a fresh copy of every operation of the default

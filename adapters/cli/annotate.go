@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"rea/core"
+)
+
+// rea annotate: the navigation and annotation tools on one target, in one
+// session, with the annotations kept in an Evidence bundle file between
+// invocations (imported first when it exists, written back after a change).
+
+type annotateCmd struct {
+	Path   string   `arg:"" help:"The binary to open." type:"path"`
+	Steps  []string `arg:"" help:"Tool calls in order: TOOL or TOOL=JSON, e.g. 'set_comment={\"address\":\"main\",\"comment\":\"entry\"}' inspect_address_context='{\"address\":\"main\"}'."`
+	Bundle string   `name:"bundle" placeholder:"FILE" type:"path" help:"Evidence bundle that keeps the annotations: imported before the steps when it exists, replaced after a step that changed an annotation."`
+}
+
+// annotationChanging lists the steps after which the bundle is written.
+var annotationChanging = map[string]bool{"set_address_name": true, "set_addresses_names": true, "set_comment": true,
+	"set_inline_comment": true, "set_bookmark": true, "unset_bookmark": true}
+
+type annotateStep struct {
+	tool string
+	args json.RawMessage
+}
+
+func parseAnnotateSteps(steps []string) ([]annotateStep, error) {
+	out := make([]annotateStep, 0, len(steps))
+	for i, s := range steps {
+		tool, raw, hasArgs := strings.Cut(s, "=")
+		if !hasArgs {
+			raw = "{}"
+		}
+		if tool == "open_binary" || tool == "close_binary" {
+			return nil, usageError{fmt.Errorf("step %d: annotate opens and closes the target itself; %s is not a step", i+1, tool)}
+		}
+		if !json.Valid([]byte(raw)) {
+			return nil, core.InvalidRequest(tool, core.Issue{Path: []any{}, Reason: core.ReasonInvalidType,
+				Message: fmt.Sprintf("step %d: arguments are not one JSON value", i+1), Expected: "object"})
+		}
+		out = append(out, annotateStep{tool, json.RawMessage(raw)})
+	}
+	return out, nil
+}
+
+func (c *annotateCmd) Run(e *env) error {
+	steps, err := parseAnnotateSteps(c.Steps)
+	if err != nil {
+		return err
+	}
+	bundle := c.Bundle
+	if bundle != "" {
+		if bundle, err = filepath.Abs(bundle); err != nil {
+			return usageError{err}
+		}
+	}
+	s := e.session()
+	defer s.Close(context.WithoutCancel(e.ctx))
+	if _, err := e.open(s, c.Path); err != nil {
+		return err
+	}
+	if bundle != "" {
+		if _, err := os.Lstat(bundle); err == nil {
+			if _, err := e.call(s, "import_evidence_bundle", map[string]any{"path": bundle}); err != nil {
+				return err
+			}
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return usageError{fmt.Errorf("--bundle: %w", err)}
+		}
+	}
+	var results []json.RawMessage
+	changed := false
+	for _, st := range steps {
+		res, err := e.call(s, st.tool, st.args)
+		if err != nil {
+			return err
+		}
+		j, err := res.StructuredJSON()
+		if err != nil {
+			return err
+		}
+		results = append(results, j)
+		changed = changed || annotationChanging[st.tool]
+	}
+	if changed && bundle != "" {
+		if _, err := e.call(s, "export_evidence_bundle", map[string]any{"path": bundle, "overwrite": true}); err != nil {
+			return err
+		}
+	}
+	if e.g.Format == "json" {
+		return e.writeJSON(results)
+	}
+	tw := tabwriter.NewWriter(e.opts.Stdout, 0, 4, 2, ' ', 0)
+	for i, j := range results {
+		var rec struct {
+			EvidenceID string          `json:"evidence_id"`
+			Result     json.RawMessage `json:"normalized_result"`
+			Session    json.RawMessage `json:"result"`
+		}
+		_ = json.Unmarshal(j, &rec)
+		body := rec.Result
+		if body == nil {
+			body = rec.Session
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", steps[i].tool, dashIfEmpty(rec.EvidenceID), truncate(string(body), 400))
+	}
+	if changed && bundle != "" {
+		fmt.Fprintf(tw, "bundle\t%s\n", bundle)
+	}
+	return tw.Flush()
+}
+
+func dashIfEmpty(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
