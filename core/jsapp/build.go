@@ -1057,8 +1057,12 @@ func (b *jsappBuilder) sourceMapPhase(ctx context.Context) {
 func (b *jsappBuilder) sourceModuleNodes(sm *sourceMap, smID, mapPath, mapSHA string) []string {
 	st := b.st
 	srcNodes := make([]string, len(sm.Sources))
-	outside := 0
+	outside, cut := 0, 0
 	for i, s := range sm.Sources {
+		if b.sourceModules >= jsappMaxSourceModules {
+			cut = len(sm.Sources) - i
+			break
+		}
 		var srcSHA any
 		if c := sm.SourcesContent[i]; c != nil {
 			sum := sha256.Sum256([]byte(*c))
@@ -1080,6 +1084,10 @@ func (b *jsappBuilder) sourceModuleNodes(sm *sourceMap, smID, mapPath, mapSHA st
 		b.g.edge(smID, id, "contains", map[string]any{"index": i}, jagEvidence{Basis: "source-map", Locations: []jagLocation{{Path: mapPath}}})
 		srcNodes[i] = id
 		b.sourceModules++
+	}
+	if cut > 0 {
+		st.limitations = append(st.limitations, fmt.Sprintf("%s: %d of its %d sources have no source-module node: an analysis records at most %d source modules (each costs graph memory); their maps_to edges are missing.",
+			mapPath, cut, len(sm.Sources), jsappMaxSourceModules))
 	}
 	if outside > 0 {
 		st.limitations = append(st.limitations, fmt.Sprintf("%s: %d sources lie outside the app (absolute paths, URLs or ../ beyond the root) and the map embeds no content for them; rea does not read outside the app, so their text is unknown.", mapPath, outside))
@@ -1126,6 +1134,9 @@ func (b *jsappBuilder) attachModuleMaps(a *jsAsset) {
 			}
 		}
 		for _, id := range b.sourceModuleNodes(sm, smID, mapPath, mapSHA) {
+			if id == "" {
+				continue // past the source-module limit
+			}
 			b.g.edge(mods[i], id, "maps_to", map[string]any{"via": "module-source-map"}, jagEvidence{Basis: "source-map", Confidence: core.ConfidenceDerived, Locations: []jagLocation{{Path: mapPath}}})
 		}
 	}
@@ -1169,7 +1180,7 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, data []byte, mapPath, mapSHA 
 		fl, fc := position(starts, m.Start)
 		tl, tc := position(starts, max(m.End, m.Start+1))
 		srcs := sm.sourcesIn(fl, fc, tl, tc)
-		if len(srcs) == 0 {
+		if len(srcs) == 0 || srcNodes[srcs[0]] == "" {
 			continue
 		}
 		b.g.edge(id, srcNodes[srcs[0]], "maps_to", map[string]any{"segments_sources": len(srcs)}, jagEvidence{Basis: "source-map", Confidence: core.ConfidenceDerived, Locations: []jagLocation{{Path: mapPath}}})
