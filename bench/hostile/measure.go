@@ -16,7 +16,7 @@ import (
 
 // Run is what Measure observed of one child.
 type Run struct {
-	PeakRSS  int64 // bytes: the larger of the watchdog's VmHWM and wait4's maxrss
+	PeakRSS  int64 // bytes: the child's VmHWM as the watchdog last saw it
 	Killed   bool  // the watchdog killed the child for passing the bound
 	ExitCode int   // -1 when killed by a signal
 	Stdout   []byte
@@ -78,8 +78,11 @@ func Measure(ctx context.Context, cmd *exec.Cmd, bound int64) (Run, error) {
 	r := <-watch
 	r.Wall = time.Since(start)
 	r.Stdout, r.Stderr = out.Bytes(), errb.Bytes()
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.PeakRSS = max(r.PeakRSS, ru.Maxrss*1024)
+	// wait4's maxrss also counts the forking parent's resident set (the
+	// child starts as its copy), so it is only a fallback for a child too
+	// short-lived for the watchdog to sample.
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && r.PeakRSS == 0 {
+		r.PeakRSS = ru.Maxrss * 1024
 	}
 	r.ExitCode = cmd.ProcessState.ExitCode()
 	if _, isExit := err.(*exec.ExitError); err != nil && !isExit {
