@@ -224,14 +224,14 @@ func (e *elfImage) readSymbols(ctx context.Context, set *symbolSet, typ elf.Sect
 	if int(sec.Link) < len(e.f.Sections) && sec.Link != 0 {
 		l := e.f.Sections[sec.Link]
 		if l.Type != elf.SHT_NOBITS && l.Flags&elf.SHF_COMPRESSED == 0 {
-			names = newStrtab(e.src, l.Offset, l.Size)
+			names = newStrtab(ctx, e.src, l.Offset, l.Size)
 		}
 	}
 	if names == nil {
-		names = newStrtab(e.src, 0, 0)
+		names = newStrtab(ctx, e.src, 0, 0)
 	}
 	bo := e.f.ByteOrder
-	return eachEntry(ctx, e.src, sec.Offset, n, entSize, func(i uint64, b []byte) error {
+	err = eachEntry(ctx, e.src, sec.Offset, n, entSize, func(i uint64, b []byte) error {
 		if i == 0 {
 			return nil
 		}
@@ -259,6 +259,10 @@ func (e *elfImage) readSymbols(ctx context.Context, set *symbolSet, typ elf.Sect
 		e.addSymbol(set, s, source)
 		return nil
 	})
+	if err2 := names.done(); err == nil {
+		err = err2
+	}
+	return err
 }
 
 // kept reports whether the lists use a symbol of this type (before its

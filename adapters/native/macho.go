@@ -272,7 +272,7 @@ func (m *machoImage) readSymbols(ctx context.Context, set *symbolSet, need map[u
 	if err != nil {
 		return err
 	}
-	names := newStrtab(m.src, m.base+uint64(t.stroff), uint64(t.strsize))
+	names := newStrtab(ctx, m.src, m.base+uint64(t.stroff), uint64(t.strsize))
 	bo := m.f.ByteOrder
 	name := func(at uint32) string {
 		// debug/macho strips the "_" the toolchain adds to Go symbols.
@@ -282,7 +282,7 @@ func (m *machoImage) readSymbols(ctx context.Context, set *symbolSet, need map[u
 		}
 		return s
 	}
-	return eachEntry(ctx, m.src, m.base+uint64(t.symoff), n, entSize, func(i uint64, b []byte) error {
+	err = eachEntry(ctx, m.src, m.base+uint64(t.symoff), n, entSize, func(i uint64, b []byte) error {
 		var s macho.Symbol
 		at := bo.Uint32(b)
 		s.Type, s.Sect, s.Desc = b[4], b[5], bo.Uint16(b[6:])
@@ -317,6 +317,10 @@ func (m *machoImage) readSymbols(ctx context.Context, set *symbolSet, need map[u
 		set.labels = append(set.labels, ports.Name{Address: s.Value, Name: s.Name, Kind: "function"})
 		return nil
 	})
+	if err2 := names.done(); err == nil {
+		err = err2
+	}
+	return err
 }
 
 // machoStubs are the indirect symbol indexes of one stub or pointer section.

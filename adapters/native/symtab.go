@@ -107,15 +107,25 @@ func eachEntry(ctx context.Context, src source, off, n, entSize uint64, visit fu
 // small, name by name otherwise. Names are interned by offset, so a table
 // whose entries all point at one long name holds it once.
 type strtab struct {
+	ctx       context.Context // carries the call's memory account
 	src       source
 	off, size uint64
 	data      []byte // the whole table, when read at once
 	loaded    bool
 	seen      map[uint32]string
+	err       error  // the memory budget refused the whole table
+	release   func() // returns the whole table's reservation
 }
 
-func newStrtab(src source, off, size uint64) *strtab {
-	return &strtab{src: src, off: off, size: src.clamp(off, size), seen: map[uint32]string{}}
+func newStrtab(ctx context.Context, src source, off, size uint64) *strtab {
+	return &strtab{ctx: ctx, src: src, off: off, size: src.clamp(off, size), seen: map[uint32]string{}, release: func() {}}
+}
+
+// done drops the table and its reservation, and reports a refused one.
+func (t *strtab) done() error {
+	t.data, t.seen = nil, nil
+	t.release()
+	return t.err
 }
 
 // name returns the name at offset i, or "" when it is outside the table or
@@ -129,9 +139,18 @@ func (t *strtab) name(i uint32) string {
 	}
 	if !t.loaded && t.size <= maxWholeStrtab {
 		t.loaded = true
+		release, err := ports.Reserve(t.ctx, "a symbol string table", int64(t.size))
+		if err != nil {
+			t.err = err
+			return ""
+		}
+		t.release = release
 		if b, err := t.src.read(t.off, t.size); err == nil {
 			t.data = b
 		}
+	}
+	if t.err != nil {
+		return ""
 	}
 	var s string
 	if t.data != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -61,4 +62,24 @@ func TestHostileInputsStayUnderMemoryBound(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A call whose buffers would pass the per-call memory budget is refused
+// before the work with resource_constraint naming the setting: rea's own
+// symbol string table is over 1 MiB.
+func TestCallMemoryBudgetRefuses(t *testing.T) {
+	is := is.New(t)
+	cmd := exec.Command(reaBin, "analyze", reaBin, "--format", "json")
+	cmd.Env = append(os.Environ(), "REA_MAX_CALL_MEMORY_BYTES=1048576")
+	out, err := cmd.Output()
+	is.True(err != nil) // refused
+	var got struct {
+		Error struct {
+			Code    string         `json:"code"`
+			Details map[string]any `json:"details"`
+		} `json:"error"`
+	}
+	is.NoErr(json.Unmarshal(out, &got))
+	is.Equal(got.Error.Code, "resource_constraint")
+	is.Equal(got.Error.Details["limit"], "REA_MAX_CALL_MEMORY_BYTES")
 }

@@ -78,6 +78,9 @@ func wire(lookupEnv func(string) (string, bool)) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := core.ApplyMemoryLimit(); err != nil { // REA_MAX_MEMORY_BYTES, REA_MAX_CALL_MEMORY_BYTES
+		return nil, err
+	}
 	browser := cdp.New(nil)
 	reg, err := core.NewRegistry([]ports.Provider{native.New(nil)},
 		&core.RegistryOptions{Default: getenv("REA_ANALYSIS_PROVIDER"),

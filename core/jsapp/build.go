@@ -1039,6 +1039,17 @@ func (b *jsappBuilder) sourceMapPhase(ctx context.Context) {
 				a.src = nil
 				continue
 			}
+			// The map, its decoded form and the graph built from it hold
+			// about four times its size: charged to the call's memory
+			// budget until the phase ends.
+			release, err := ports.Reserve(ctx, "source map "+p, 4*min(f.size, jsappMaxSourceMapBytes))
+			if err != nil {
+				st.unknown("unreadable-source-map", a.nodeID, a.path, ref.Offset, err.Error())
+				st.limitations = append(st.limitations, fmt.Sprintf("%s was not read: %v.", p, err))
+				a.src = nil
+				continue
+			}
+			defer release()
 			d, err := st.read(ctx, f, jsappMaxSourceMapBytes)
 			if err != nil {
 				st.unknown("unreadable-source-map", a.nodeID, a.path, ref.Offset, err.Error())
