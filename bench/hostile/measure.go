@@ -126,17 +126,20 @@ func Args(c Case) []string {
 	return []string{"analyze", c.Path, "--format", "json"}
 }
 
-var codeRE = regexp.MustCompile(`"code"\s*:\s*"([a-z_]+)"`)
+var (
+	codeRE    = regexp.MustCompile(`"code"\s*:\s*"([a-z_]+)"`)
+	limitedRE = regexp.MustCompile(`"limitations"\s*:\s*\[\s*"`)
+)
 
-// Outcome summarizes how a run ended: "ok", "ok, N limitations", the error
+// Outcome summarizes how a run ended: "ok", "ok, with limitations", the error
 // code rea printed, "killed" or "exit N".
 func Outcome(r Run) string {
 	switch {
 	case r.Killed:
 		return "killed at the bound"
 	case r.ExitCode == 0:
-		if n := bytes.Count(r.Stdout, []byte("limit")); n > 0 {
-			return "ok (output mentions limits)"
+		if limitedRE.Match(r.Stdout) {
+			return "ok, with limitations"
 		}
 		return "ok"
 	}
