@@ -270,6 +270,12 @@ func classifyError(op string, err error) *Error {
 	if errors.As(err, &ce) {
 		return cleanupError(op, err, ce)
 	}
+	var le *ports.LimitError
+	if errors.As(err, &le) {
+		return &Error{Code: CodeResourceConstraint, Message: op + ": " + err.Error(), Err: err,
+			Remediation: fmt.Sprintf("Raise %s (bytes) in rea's environment if the machine has the memory, or call on a smaller input.", le.Limit),
+			Details:     map[string]any{"operation": op, "limit": le.Limit, "max_bytes": le.Max, "in_use_bytes": le.InUse, "requested_bytes": le.Requested, "what": le.What}}
+	}
 	switch {
 	case errors.Is(err, context.Canceled):
 		return &Error{Code: CodeCancelled, Message: op + ": cancelled", Err: err,

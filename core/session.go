@@ -212,7 +212,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage, o
 	if err := s.ready(ctx, op, snap); err != nil {
 		return nil, err
 	}
-	out, err := op.Handler(ports.WithProgress(ctx, opts.Progress), call)
+	out, err := op.Handler(ports.WithMemory(ports.WithProgress(ctx, opts.Progress), newCallMemory()), call)
 	if err != nil {
 		return nil, err
 	}

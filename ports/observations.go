@@ -85,3 +85,12 @@ type NameLister interface {
 type StringLister interface {
 	Strings(ctx context.Context) ([]String, error)
 }
+
+// LimitationReporter is implemented by an analysis whose lists were cut by
+// the engine's own bounds (a symbol table declaring more entries than the
+// engine reads, say): each sentence names the bound and what was left out,
+// so a cut is never silent. Core adds them to the results about the target.
+// The answer is the same for every call on one analysis.
+type LimitationReporter interface {
+	Limitations(ctx context.Context) ([]string, error)
+}

@@ -1,15 +1,18 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -101,6 +104,7 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener) error {
 // and adds the SSE retry field to event streams.
 func (s *Server) guard(next http.Handler, o HTTPOptions) http.Handler {
 	retry := fmt.Sprintf("retry: %d\n\n", o.SSERetry.Milliseconds())
+	cancels := &httpCancels{sessions: map[string]*cancelSet{}}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if origin := r.Header.Get("Origin"); origin != "" && !loopbackOrigin(origin) {
 			httpError(w, http.StatusForbidden, "origin "+strconv.Quote(origin)+" is not a loopback origin")
@@ -116,9 +120,163 @@ func (s *Server) guard(next http.Handler, o HTTPOptions) http.Handler {
 				return
 			}
 		}
-		next.ServeHTTP(&sseRetryWriter{ResponseWriter: w, retry: retry}, r)
+		var out http.ResponseWriter = &sseRetryWriter{ResponseWriter: w, retry: retry}
+		if id := r.Header.Get("Mcp-Session-Id"); id != "" {
+			set := cancels.session(id, s)
+			if r.Method == http.MethodPost {
+				set.note(r)
+			}
+			out = &cancelFilter{ResponseWriter: out, set: set}
+		}
+		next.ServeHTTP(out, r)
 	})
 }
+
+// The SDK's Streamable HTTP transport answers a request cancelled with
+// notifications/cancelled (its handler sees the cancellation and returns an
+// error, which is written). MCP says a cancelled request gets no response,
+// as rea's stdio transport does: the guard notes the ids a session
+// cancels, before the SDK sees the notification, and drops the SSE event
+// that would answer one of them.
+
+// maxCancelled bounds the cancelled ids remembered per session.
+const maxCancelled = 1024
+
+type cancelSet struct {
+	mu  sync.Mutex
+	ids map[string]bool // canonical JSON of the request ids
+}
+
+type httpCancels struct {
+	mu       sync.Mutex
+	sessions map[string]*cancelSet
+}
+
+// session returns the set of session id, forgetting closed sessions once
+// the map grows.
+func (c *httpCancels) session(id string, s *Server) *cancelSet {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if set, ok := c.sessions[id]; ok {
+		return set
+	}
+	if len(c.sessions) >= 2*DefaultMaxHTTPSessions {
+		live := map[string]bool{}
+		for ss := range s.sdk.Sessions() {
+			live[ss.ID()] = true
+		}
+		for k := range c.sessions {
+			if !live[k] {
+				delete(c.sessions, k)
+			}
+		}
+	}
+	set := &cancelSet{ids: map[string]bool{}}
+	c.sessions[id] = set
+	return set
+}
+
+// note records the request id of a notifications/cancelled body, leaving
+// the body readable for the SDK.
+func (set *cancelSet) note(r *http.Request) {
+	if r.Body == nil {
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20+1))
+	rest := r.Body
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(body), rest), rest}
+	if err != nil || len(body) > 1<<20 || !bytes.Contains(body, []byte("notifications/cancelled")) {
+		return
+	}
+	var msg struct {
+		Method string `json:"method"`
+		Params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &msg) != nil || msg.Method != "notifications/cancelled" {
+		return
+	}
+	if key, ok := idKey(msg.Params.RequestID); ok {
+		set.mu.Lock()
+		if len(set.ids) >= maxCancelled {
+			clear(set.ids)
+		}
+		set.ids[key] = true
+		set.mu.Unlock()
+	}
+}
+
+// idKey is the canonical text of a JSON-RPC id (a string or an integer).
+func idKey(raw json.RawMessage) (string, bool) {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if d.Decode(&v) != nil {
+		return "", false
+	}
+	switch v.(type) {
+	case string, json.Number:
+		b, _ := json.Marshal(v)
+		return string(b), true
+	}
+	return "", false
+}
+
+// take reports whether the SSE event b answers a cancelled id, forgetting
+// the id when it does.
+func (set *cancelSet) take(b []byte) bool {
+	const field = "\ndata: "
+	i := bytes.Index(b, []byte(field))
+	if i < 0 {
+		if !bytes.HasPrefix(b, []byte("data: ")) {
+			return false
+		}
+		i = -1
+	}
+	data := bytes.TrimSpace(b[i+len(field):])
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(data, &msg) != nil || msg.Method != "" || (msg.Result == nil && msg.Error == nil) {
+		return false
+	}
+	key, ok := idKey(msg.ID)
+	if !ok {
+		return false
+	}
+	set.mu.Lock()
+	defer set.mu.Unlock()
+	if !set.ids[key] {
+		return false
+	}
+	delete(set.ids, key)
+	return true
+}
+
+// cancelFilter drops the SSE events that answer cancelled requests (the
+// SDK writes each event in one Write).
+type cancelFilter struct {
+	http.ResponseWriter
+	set *cancelSet
+}
+
+func (w *cancelFilter) Write(b []byte) (int, error) {
+	if strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream") && w.set.take(b) {
+		return len(b), nil
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *cancelFilter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *cancelFilter) Flush() { _ = http.NewResponseController(w.ResponseWriter).Flush() }
 
 // loopbackOrigin reports whether origin is http(s)://127.0.0.1, [::1] or
 // localhost, with any port.

@@ -106,3 +106,41 @@ func TestHTTPSessionCapAndIdleTimeout(t *testing.T) {
 	resp, _ = post(t, url, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, map[string]string{"Mcp-Session-Id": ids[0], "Mcp-Protocol-Version": "2025-11-25"})
 	is.Equal(resp.StatusCode, http.StatusNotFound) // the idle session is gone
 }
+
+// Over Streamable HTTP, as over stdio, a request the client cancels with
+// notifications/cancelled gets no response: its POST stream ends without
+// an event answering it, and the session keeps serving.
+func TestHTTPCancelledRequestGetsNoResponse(t *testing.T) {
+	is := is.New(t)
+	url := startHTTP(t, mcp.HTTPOptions{})
+	resp, _ := post(t, url, initBody, nil)
+	is.Equal(resp.StatusCode, http.StatusOK)
+	hdr := map[string]string{"Mcp-Session-Id": resp.Header.Get("Mcp-Session-Id"), "Mcp-Protocol-Version": "2025-11-25"}
+	resp, _ = post(t, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, hdr)
+	is.Equal(resp.StatusCode, http.StatusAccepted)
+	type answer struct {
+		status int
+		body   string
+	}
+	slow := make(chan answer, 1)
+	go func() {
+		resp, body := post(t, url, `{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"test_slow","arguments":{"steps":1000}}}`, hdr)
+		slow <- answer{resp.StatusCode, body}
+	}()
+	time.Sleep(300 * time.Millisecond)
+	resp, _ = post(t, url, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":20,"reason":"test"}}`, hdr)
+	is.Equal(resp.StatusCode, http.StatusAccepted)
+	var got answer
+	select {
+	case got = <-slow:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the cancelled request's stream did not end")
+	}
+	is.Equal(got.status, http.StatusOK)
+	if strings.Contains(got.body, `"id":20`) {
+		t.Fatalf("the cancelled request was answered: %s", got.body)
+	}
+	resp, body := post(t, url, `{"jsonrpc":"2.0","id":21,"method":"ping"}`, hdr)
+	is.Equal(resp.StatusCode, http.StatusOK)
+	is.True(strings.Contains(body, `"id":21`)) // the session still serves
+}

@@ -37,6 +37,10 @@ type region struct {
 type symbolSet struct {
 	procs  []candidate
 	labels []ports.Name
+	// limits name the tables cut by the engine's bounds (symtab.go).
+	limits []string
+	kept   int
+	cut    bool
 }
 
 // Analysis is one open, parsed binary. It is safe for concurrent use. Lists
@@ -76,6 +80,8 @@ var (
 	_ ports.CrossReferencer  = (*Analysis)(nil)
 	_ ports.ByteReader       = (*Analysis)(nil)
 	_ ports.SignatureReader  = (*Analysis)(nil)
+
+	_ ports.LimitationReporter = (*Analysis)(nil)
 )
 
 // OpenFile opens and parses the ELF, PE or Mach-O file at path with default
@@ -287,4 +293,16 @@ func list[T any](a *Analysis, ctx context.Context, op string, l *lazy[[]T], comp
 		return nil, fmt.Errorf("native: %s: %w", op, classify(a.img.format(), err))
 	}
 	return slices.Clone(v), nil
+}
+
+// Limitations names the tables the engine cut at its bounds (symtab.go).
+func (a *Analysis) Limitations(ctx context.Context) ([]string, error) {
+	if err := a.check(ctx, "limitations"); err != nil {
+		return nil, err
+	}
+	set, err := a.symbolSet(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("native: limitations: %w", classify(a.img.format(), err))
+	}
+	return slices.Clone(set.limits), nil
 }

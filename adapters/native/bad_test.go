@@ -54,6 +54,8 @@ func listAll(t testing.TB, data []byte) {
 	check("names", err)
 	_, err = a.Strings(ctx)
 	check("strings", err)
+	_, err = a.Limitations(ctx)
+	check("limitations", err)
 }
 
 // header returns the first bytes of a fixture, where its headers and load

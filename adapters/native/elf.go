@@ -3,7 +3,6 @@ package native
 import (
 	"context"
 	"debug/elf"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -16,7 +15,7 @@ type elfImage struct {
 }
 
 func newELF(src source) (image, error) {
-	f, err := elf.NewFile(src.r)
+	f, err := elf.NewFile(view(src.r, elfPatches(src)))
 	if err != nil {
 		return nil, classify("elf", err)
 	}
@@ -111,7 +110,7 @@ func (e *elfImage) segments(ctx context.Context) ([]ports.Segment, error) {
 func (e *elfImage) stringRegions(ctx context.Context) ([]region, error) {
 	var out []region
 	for i, s := range e.f.Sections {
-		if i == 0 || s.Type == elf.SHT_NOBITS || s.Type == elf.SHT_NULL || s.FileSize == 0 ||
+		if i == 0 || s.Type == elf.SHT_NOBITS || s.Type == elf.SHT_NULL || s.FileSize == 0 || isTable(s.Type) ||
 			s.Flags&elf.SHF_ALLOC == 0 || s.Flags&elf.SHF_EXECINSTR != 0 || s.Flags&elf.SHF_COMPRESSED != 0 {
 			continue
 		}
@@ -133,28 +132,50 @@ func (e *elfImage) stringRegions(ctx context.Context) ([]region, error) {
 	return out, ctx.Err()
 }
 
+// isTable reports the section types that hold fixed-size binary records
+// (symbols, relocations, hashes, versions), never string literals: the
+// string scan skips them, so a huge declared symbol table is not read
+// whole as data.
+func isTable(t elf.SectionType) bool {
+	switch t {
+	case elf.SHT_SYMTAB, elf.SHT_DYNSYM, elf.SHT_REL, elf.SHT_RELA, elf.SHT_HASH, elf.SHT_GNU_HASH,
+		elf.SHT_GNU_VERSYM, elf.SHT_GNU_VERDEF, elf.SHT_GNU_VERNEED, elf.SHT_SYMTAB_SHNDX, shtRELR:
+		return true
+	}
+	return false
+}
+
 func (e *elfImage) symbols(ctx context.Context) (*symbolSet, error) {
 	set := &symbolSet{}
 	hasSymtab := false
 	for _, s := range e.f.Sections {
 		hasSymtab = hasSymtab || s.Type == elf.SHT_SYMTAB
 	}
-	syms, err := e.f.Symbols()
-	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
+	if err := e.readSymbols(ctx, set, elf.SHT_SYMTAB, "symbol", nil); err != nil {
 		return nil, classify("elf", err)
 	}
-	if err := e.addSymbols(ctx, set, syms, "symbol"); err != nil {
-		return nil, err
+	// The PLT needs the names of the dynamic symbols its relocations name,
+	// which are undefined symbols the lists skip: collect those while the
+	// table streams past.
+	var slots map[uint64]gotReloc
+	if m := e.f.Machine; m == elf.EM_X86_64 || m == elf.EM_386 {
+		if err := optional(ctx, func() (err error) { slots, err = e.gotRelocs(ctx); return err }); err != nil {
+			return nil, err
+		}
 	}
-	dyn, err := e.f.DynamicSymbols()
-	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
+	need := map[uint32]string{}
+	for _, r := range slots {
+		if r.sym != 0 {
+			need[r.sym] = ""
+		}
+	}
+	if err := e.readSymbols(ctx, set, elf.SHT_DYNSYM, "dynamic-symbol", need); err != nil {
 		return nil, classify("elf", err)
 	}
-	if err := e.addSymbols(ctx, set, dyn, "dynamic-symbol"); err != nil {
-		return nil, err
-	}
-	if err := optional(ctx, func() error { return e.plt(ctx, set, dyn) }); err != nil {
-		return nil, err
+	if len(slots) > 0 {
+		if err := optional(ctx, func() error { return e.plt(ctx, set, slots, need) }); err != nil {
+			return nil, err
+		}
 	}
 	if !hasSymtab {
 		if err := optional(ctx, func() error { return e.dwarf(ctx, set) }); err != nil {
@@ -177,40 +198,106 @@ func (e *elfImage) codeAddr(v uint64) uint64 {
 	return v
 }
 
-func (e *elfImage) addSymbols(ctx context.Context, set *symbolSet, syms []elf.Symbol, source string) error {
-	for i, s := range syms {
-		if i%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if i > 0 {
-				ports.Observe(ctx, "symbols", fmt.Sprintf("%d of %d %s entries", i, len(syms), source))
-			}
-		}
-		if s.Name == "" || s.Value == 0 || s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE {
-			continue
-		}
-		rank := rankLocal
-		switch elf.ST_BIND(s.Info) {
-		case elf.STB_GLOBAL, stbGNUUnique:
-			rank = rankGlobal
-		case elf.STB_WEAK:
-			rank = rankWeak
-		}
-		switch elf.ST_TYPE(s.Info) {
-		case elf.STT_FUNC, elf.STT_GNU_IFUNC:
-			addr := e.codeAddr(s.Value)
-			set.procs = append(set.procs, candidate{addr: addr, name: s.Name, size: s.Size, source: source, rank: rank})
-			set.labels = append(set.labels, ports.Name{Address: addr, Name: s.Name, Kind: "function"})
-		case elf.STT_OBJECT, elf.STT_COMMON:
-			set.labels = append(set.labels, ports.Name{Address: s.Value, Name: s.Name, Kind: "object"})
-		case elf.STT_NOTYPE:
-			if !isMappingSymbol(s.Name) {
-				set.labels = append(set.labels, ports.Name{Address: s.Value, Name: s.Name, Kind: "label"})
-			}
+// readSymbols streams the first section of type typ (as debug/elf's
+// Symbols and DynamicSymbols pick it) into set; entry 0 is the null
+// symbol. need maps symbol indexes to fill with their names, whatever the
+// symbol (nil for none).
+func (e *elfImage) readSymbols(ctx context.Context, set *symbolSet, typ elf.SectionType, source string, need map[uint32]string) error {
+	sec := e.f.SectionByType(typ)
+	if sec == nil {
+		return nil
+	}
+	if sec.Flags&elf.SHF_COMPRESSED != 0 {
+		set.limit(fmt.Sprintf("Symbol table %s is compressed; the engine does not read compressed symbol tables, so its symbols are missing.", sec.Name))
+		return nil
+	}
+	is64 := e.f.Class == elf.ELFCLASS64
+	entSize := uint64(16)
+	if is64 {
+		entSize = 24
+	}
+	n, err := symbolRange(e.src, set, sec.Name, sec.Offset, sec.Size, entSize)
+	if err != nil {
+		return err
+	}
+	var names *strtab
+	if int(sec.Link) < len(e.f.Sections) && sec.Link != 0 {
+		l := e.f.Sections[sec.Link]
+		if l.Type != elf.SHT_NOBITS && l.Flags&elf.SHF_COMPRESSED == 0 {
+			names = newStrtab(ctx, e.src, l.Offset, l.Size)
 		}
 	}
-	return nil
+	if names == nil {
+		names = newStrtab(ctx, e.src, 0, 0)
+	}
+	bo := e.f.ByteOrder
+	err = eachEntry(ctx, e.src, sec.Offset, n, entSize, func(i uint64, b []byte) error {
+		if i == 0 {
+			return nil
+		}
+		var s elf.Symbol
+		nameAt := bo.Uint32(b)
+		if is64 {
+			s.Info, s.Other, s.Section = b[4], b[5], elf.SectionIndex(bo.Uint16(b[6:]))
+			s.Value, s.Size = bo.Uint64(b[8:]), bo.Uint64(b[16:])
+		} else {
+			s.Value, s.Size = uint64(bo.Uint32(b[4:])), uint64(bo.Uint32(b[8:]))
+			s.Info, s.Other, s.Section = b[12], b[13], elf.SectionIndex(bo.Uint16(b[14:]))
+		}
+		if need != nil && i <= 1<<32-1 {
+			if _, ok := need[uint32(i)]; ok {
+				need[uint32(i)] = names.name(nameAt)
+			}
+		}
+		if nameAt == 0 || s.Value == 0 || s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE || !e.kept(s) {
+			return nil
+		}
+		if !set.keep() {
+			return nil
+		}
+		s.Name = names.name(nameAt)
+		e.addSymbol(set, s, source)
+		return nil
+	})
+	if err2 := names.done(); err == nil {
+		err = err2
+	}
+	return err
+}
+
+// kept reports whether the lists use a symbol of this type (before its
+// name is read).
+func (e *elfImage) kept(s elf.Symbol) bool {
+	switch elf.ST_TYPE(s.Info) {
+	case elf.STT_FUNC, elf.STT_GNU_IFUNC, elf.STT_OBJECT, elf.STT_COMMON, elf.STT_NOTYPE:
+		return true
+	}
+	return false
+}
+
+func (e *elfImage) addSymbol(set *symbolSet, s elf.Symbol, source string) {
+	if s.Name == "" {
+		return
+	}
+	rank := rankLocal
+	switch elf.ST_BIND(s.Info) {
+	case elf.STB_GLOBAL, stbGNUUnique:
+		rank = rankGlobal
+	case elf.STB_WEAK:
+		rank = rankWeak
+	}
+	switch elf.ST_TYPE(s.Info) {
+	case elf.STT_FUNC, elf.STT_GNU_IFUNC:
+		addr := e.codeAddr(s.Value)
+		set.procs = append(set.procs, candidate{addr: addr, name: s.Name, size: s.Size, source: source, rank: rank})
+		set.labels = append(set.labels, ports.Name{Address: addr, Name: s.Name, Kind: "function"})
+	case elf.STT_OBJECT, elf.STT_COMMON:
+		set.labels = append(set.labels, ports.Name{Address: s.Value, Name: s.Name, Kind: "object"})
+	case elf.STT_NOTYPE:
+		if !isMappingSymbol(s.Name) {
+			set.labels = append(set.labels, ports.Name{Address: s.Value, Name: s.Name, Kind: "label"})
+		}
+	}
 }
 
 // isMappingSymbol reports ARM/AArch64/RISC-V mapping symbols ($x, $d.1, ...),

@@ -30,7 +30,7 @@ func classify(format string, err error) error {
 		return nil
 	case errors.As(err, &fe), errors.As(err, &pe),
 		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
-		errors.Is(err, ports.ErrUnsupported), errors.Is(err, fs.ErrClosed):
+		errors.Is(err, ports.ErrUnsupported), errors.Is(err, fs.ErrClosed), errors.Is(err, ports.ErrResourceLimit):
 		return err
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return &ports.FormatError{Format: format, Offset: -1, Msg: "truncated: unexpected end of file"}

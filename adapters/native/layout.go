@@ -122,6 +122,21 @@ func (lr *layoutReader) shstrndx() int {
 	return i
 }
 
+// maxLayoutEntries bounds the entries the layout lists per symbol or
+// relocation table: a sparse file can declare hundreds of millions.
+const maxLayoutEntries = 1 << 18
+
+// bounded reads the first maxLayoutEntries entries of table s, noting a
+// cut in the diagnostics.
+func (lr *layoutReader) bounded(s *elf.Section, ent uint64) ([]byte, error) {
+	n := s.FileSize / ent
+	if n > maxLayoutEntries {
+		lr.diag("%s holds %d entries; the layout lists the first %d", s.Name, n, maxLayoutEntries)
+		n = maxLayoutEntries
+	}
+	return lr.src.read(s.Offset, n*ent)
+}
+
 // table returns the data of string-table section i, cached.
 func (lr *layoutReader) table(i int) ([]byte, bool) {
 	if lr.tables == nil {
@@ -135,7 +150,10 @@ func (lr *layoutReader) table(i int) ([]byte, bool) {
 	}
 	s := lr.f.Sections[i]
 	var b []byte
-	if s.Type != elf.SHT_NOBITS && lr.src.contains(s.Offset, s.FileSize) {
+	switch {
+	case s.FileSize > maxWholeStrtab:
+		lr.diag("string table %s of %d bytes exceeds the %d bytes the layout reads; names in it are unavailable", s.Name, s.FileSize, maxWholeStrtab)
+	case s.Type != elf.SHT_NOBITS && lr.src.contains(s.Offset, s.FileSize):
 		b, _ = lr.src.read(s.Offset, s.FileSize)
 	}
 	lr.tables[i] = b
@@ -273,21 +291,25 @@ func (lr *layoutReader) symbols() error {
 		table := "symtab"
 		if s.Type == elf.SHT_DYNSYM {
 			table = "dynsym"
-			if v, err := lr.f.DynamicSymbols(); err == nil {
-				versions = v
+			// debug/elf materialises the whole table to resolve versions:
+			// only for a table the listing reads whole.
+			if s.Size/24 <= maxLayoutEntries {
+				if v, err := lr.f.DynamicSymbols(); err == nil {
+					versions = v
+				}
 			}
 		}
 		if !lr.src.contains(s.Offset, s.FileSize) {
 			lr.diag("symbol table %s lies outside the file", s.Name)
 			continue
 		}
-		data, err := lr.src.read(s.Offset, s.FileSize)
+		const entSize = 24
+		if s.FileSize%entSize != 0 {
+			lr.diag("symbol table %s size 0x%x is not a multiple of %d", s.Name, s.FileSize, entSize)
+		}
+		data, err := lr.bounded(s, entSize)
 		if err != nil {
 			return err
-		}
-		const entSize = 24
-		if len(data)%entSize != 0 {
-			lr.diag("symbol table %s size 0x%x is not a multiple of %d", s.Name, len(data), entSize)
 		}
 		var list []ports.LayoutSymbol
 		for j := 1; (j+1)*entSize <= len(data); j++ {
@@ -331,17 +353,17 @@ func (lr *layoutReader) relocations() error {
 			lr.diag("relocation section %s lies outside the file", s.Name)
 			continue
 		}
-		data, err := lr.src.read(s.Offset, s.FileSize)
-		if err != nil {
-			return err
-		}
 		rela := s.Type == elf.SHT_RELA
 		ent := 16
 		if rela {
 			ent = 24
 		}
-		if len(data)%ent != 0 {
-			lr.diag("relocation section %s size 0x%x is not a multiple of %d", s.Name, len(data), ent)
+		if s.FileSize%uint64(ent) != 0 {
+			lr.diag("relocation section %s size 0x%x is not a multiple of %d", s.Name, s.FileSize, ent)
+		}
+		data, err := lr.bounded(s, uint64(ent))
+		if err != nil {
+			return err
 		}
 		syms := lr.syms[int(s.Link)]
 		bo := lr.f.ByteOrder

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"sync"
+
+	"rea/ports"
 )
 
 // lazy computes a value once and caches it, unless the computation was cut
-// short by its context: a cancelled caller must not poison later callers.
+// short by its context or refused by a memory budget: a cancelled or
+// refused caller must not poison later callers.
 type lazy[T any] struct {
 	mu   sync.Mutex
 	done bool
@@ -22,8 +25,8 @@ func (l *lazy[T]) get(ctx context.Context, compute func(context.Context) (T, err
 		return l.val, l.err
 	}
 	v, err := compute(ctx)
-	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-		return v, err
+	if err != nil && (ctx.Err() != nil && errors.Is(err, ctx.Err()) || errors.Is(err, ports.ErrResourceLimit)) {
+		return v, err // a cancelled call, or a memory budget that may have room later
 	}
 	l.done, l.val, l.err = true, v, err
 	return v, err

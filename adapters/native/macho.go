@@ -4,6 +4,7 @@ import (
 	"context"
 	"debug/macho"
 	"fmt"
+	"strings"
 
 	"rea/ports"
 )
@@ -40,21 +41,26 @@ const (
 
 type machoImage struct {
 	src      source
-	base     uint64 // offset of this slice in the file
-	f        *macho.File
+	base     uint64      // offset of this slice in the file
+	f        *macho.File // parsed with empty symbol tables (patch.go)
+	tables   machoTables // the symbol tables, read by symbols
 	reserved [][2]uint32 // reserved1, reserved2 of each section, parallel to f.Sections
 }
 
 func newMachO(src source) (image, error) {
-	f, err := macho.NewFile(src.r)
+	patches, tables, err := machoPatches(src, 0)
+	if err != nil {
+		return nil, err
+	}
+	f, err := macho.NewFile(view(src.r, patches))
 	if err != nil {
 		return nil, classify("mach-o", err)
 	}
-	return newMachOSlice(src, 0, f), nil
+	return newMachOSlice(src, 0, f, tables), nil
 }
 
-func newMachOSlice(src source, base uint64, f *macho.File) *machoImage {
-	m := &machoImage{src: src, base: base, f: f}
+func newMachOSlice(src source, base uint64, f *macho.File, tables machoTables) *machoImage {
+	m := &machoImage{src: src, base: base, f: f, tables: tables}
 	for _, l := range f.Loads {
 		raw := l.Raw()
 		if len(raw) < 8 {
@@ -216,35 +222,31 @@ func (m *machoImage) stringRegions(ctx context.Context) ([]region, error) {
 
 func (m *machoImage) symbols(ctx context.Context) (*symbolSet, error) {
 	set := &symbolSet{}
-	if m.f.Symtab != nil {
-		for i, s := range m.f.Symtab.Syms {
-			if i%4096 == 0 {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-			}
-			if s.Name == "" || s.Value == 0 || s.Type&nStab != 0 || s.Type&nTypeMsk != nSect ||
-				s.Sect == 0 || int(s.Sect) > len(m.f.Sections) {
-				continue
-			}
-			flags := m.f.Sections[s.Sect-1].Flags
-			if !isMachOCode(flags) {
-				set.labels = append(set.labels, ports.Name{Address: s.Value, Name: s.Name, Kind: "object"})
-				continue
-			}
-			rank := rankLocal
-			switch {
-			case s.Type&nExt != 0 && s.Desc&nWeakDef != 0:
-				rank = rankWeak
-			case s.Type&nExt != 0:
-				rank = rankGlobal
-			}
-			set.procs = append(set.procs, candidate{addr: s.Value, name: s.Name, source: "symbol", rank: rank})
-			set.labels = append(set.labels, ports.Name{Address: s.Value, Name: s.Name, Kind: "function"})
-		}
-	}
-	if err := optional(ctx, func() error { return m.indirect(ctx, set) }); err != nil {
+	// Indirect entries name symbols by index, whatever their kind: find
+	// which ones before the table streams past.
+	var stubs []machoStubs
+	need := map[uint32]string{}
+	if err := optional(ctx, func() (err error) { stubs, err = m.indirectSlots(need); return err }); err != nil {
 		return nil, err
+	}
+	if err := m.readSymbols(ctx, set, need); err != nil {
+		return nil, classify("mach-o", err)
+	}
+	for _, st := range stubs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		for i, idx := range st.idx {
+			name, addr := need[idx], st.sec.Addr+uint64(i)*st.stride
+			if idx&(indirectLocal|indirectAbs) != 0 || name == "" {
+				continue
+			}
+			set.labels = append(set.labels, ports.Name{Address: addr, Name: name, Kind: "import"})
+			if st.stub {
+				set.procs = append(set.procs, candidate{addr: addr, name: name, size: st.stride, source: "plt",
+					rank: rankGlobal, thunk: true, external: true, target: name})
+			}
+		}
 	}
 	if err := optional(ctx, func() error { return m.functionStarts(ctx, set) }); err != nil {
 		return nil, err
@@ -255,48 +257,123 @@ func (m *machoImage) symbols(ctx context.Context) (*symbolSet, error) {
 	return set, nil
 }
 
-// indirect names symbol stubs (as procedures) and symbol pointer slots
-// through the indirect symbol table.
-func (m *machoImage) indirect(ctx context.Context, set *symbolSet) error {
-	if m.f.Dysymtab == nil || m.f.Symtab == nil {
+// readSymbols streams the LC_SYMTAB entries into set, filling need (symbol
+// index to name) on the way.
+func (m *machoImage) readSymbols(ctx context.Context, set *symbolSet, need map[uint32]string) error {
+	t := m.tables
+	if !t.symtab {
 		return nil
 	}
-	ind, syms := m.f.Dysymtab.IndirectSyms, m.f.Symtab.Syms
+	entSize := uint64(12)
+	if m.f.Magic == macho.Magic64 {
+		entSize = 16
+	}
+	n, err := symbolRange(m.src, set, "LC_SYMTAB", m.base+uint64(t.symoff), uint64(t.nsyms)*entSize, entSize)
+	if err != nil {
+		return err
+	}
+	names := newStrtab(ctx, m.src, m.base+uint64(t.stroff), uint64(t.strsize))
+	bo := m.f.ByteOrder
+	name := func(at uint32) string {
+		// debug/macho strips the "_" the toolchain adds to Go symbols.
+		s := names.name(at)
+		if strings.Contains(s, ".") && strings.HasPrefix(s, "_") {
+			s = s[1:]
+		}
+		return s
+	}
+	err = eachEntry(ctx, m.src, m.base+uint64(t.symoff), n, entSize, func(i uint64, b []byte) error {
+		var s macho.Symbol
+		at := bo.Uint32(b)
+		s.Type, s.Sect, s.Desc = b[4], b[5], bo.Uint16(b[6:])
+		if entSize == 16 {
+			s.Value = bo.Uint64(b[8:])
+		} else {
+			s.Value = uint64(bo.Uint32(b[8:]))
+		}
+		if _, ok := need[uint32(i)]; ok && i < 1<<32 {
+			need[uint32(i)] = name(at)
+		}
+		if at == 0 || s.Value == 0 || s.Type&nStab != 0 || s.Type&nTypeMsk != nSect ||
+			s.Sect == 0 || int(s.Sect) > len(m.f.Sections) || !set.keep() {
+			return nil
+		}
+		if s.Name = name(at); s.Name == "" {
+			return nil
+		}
+		flags := m.f.Sections[s.Sect-1].Flags
+		if !isMachOCode(flags) {
+			set.labels = append(set.labels, ports.Name{Address: s.Value, Name: s.Name, Kind: "object"})
+			return nil
+		}
+		rank := rankLocal
+		switch {
+		case s.Type&nExt != 0 && s.Desc&nWeakDef != 0:
+			rank = rankWeak
+		case s.Type&nExt != 0:
+			rank = rankGlobal
+		}
+		set.procs = append(set.procs, candidate{addr: s.Value, name: s.Name, source: "symbol", rank: rank})
+		set.labels = append(set.labels, ports.Name{Address: s.Value, Name: s.Name, Kind: "function"})
+		return nil
+	})
+	if err2 := names.done(); err == nil {
+		err = err2
+	}
+	return err
+}
+
+// machoStubs are the indirect symbol indexes of one stub or pointer section.
+type machoStubs struct {
+	sec    *macho.Section
+	stride uint64
+	stub   bool
+	idx    []uint32
+}
+
+// indirectSlots reads the indirect symbol table entries that name symbol
+// stubs and symbol pointer slots, adding each symbol index to need.
+func (m *machoImage) indirectSlots(need map[uint32]string) ([]machoStubs, error) {
+	t := m.tables
+	if !t.dysymtab || !t.symtab || t.nind == 0 {
+		return nil, nil
+	}
+	nind := min(uint64(t.nind), maxSymbolEntries)
+	ind, err := m.src.read(m.base+uint64(t.indoff), nind*4)
+	if err != nil {
+		return nil, err
+	}
+	bo := m.f.ByteOrder
 	ptr := uint64(4)
 	if m.f.Magic == macho.Magic64 {
 		ptr = 8
 	}
+	var out []machoStubs
 	for k, s := range m.f.Sections {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
 		first, stride := uint64(m.reserved[k][0]), ptr
-		t := s.Flags & sectionType
-		switch t {
+		typ := s.Flags & sectionType
+		switch typ {
 		case sSymbolStubs:
 			stride = uint64(m.reserved[k][1])
 		case sNonLazyPointers, sLazyPointers, sLazyDylibPointers:
 		default:
 			continue
 		}
-		if stride == 0 || first >= uint64(len(ind)) {
+		if stride == 0 || first >= nind {
 			continue
 		}
-		n := min(s.Size/stride, uint64(len(ind))-first)
+		n := min(s.Size/stride, nind-first, maxKeptSymbols)
+		st := machoStubs{sec: s, stride: stride, stub: typ == sSymbolStubs, idx: make([]uint32, n)}
 		for i := range n {
-			idx := ind[first+i]
-			if idx&(indirectLocal|indirectAbs) != 0 || uint64(idx) >= uint64(len(syms)) || syms[idx].Name == "" {
-				continue
-			}
-			name, addr := syms[idx].Name, s.Addr+i*stride
-			set.labels = append(set.labels, ports.Name{Address: addr, Name: name, Kind: "import"})
-			if t == sSymbolStubs {
-				set.procs = append(set.procs, candidate{addr: addr, name: name, size: stride, source: "plt",
-					rank: rankGlobal, thunk: true, external: true, target: name})
+			idx := bo.Uint32(ind[(first+i)*4:])
+			st.idx[i] = idx
+			if idx&(indirectLocal|indirectAbs) == 0 && uint64(idx) < uint64(t.nsyms) && len(need) < maxKeptSymbols {
+				need[idx] = ""
 			}
 		}
+		out = append(out, st)
 	}
-	return nil
+	return out, nil
 }
 
 // functionStarts adds the starts listed by LC_FUNCTION_STARTS.
@@ -358,7 +435,11 @@ type fatImage struct {
 }
 
 func newFat(src source) (image, error) {
-	ff, err := macho.NewFatFile(src.r)
+	patches, tables, err := fatPatches(src)
+	if err != nil {
+		return nil, err
+	}
+	ff, err := macho.NewFatFile(view(src.r, patches))
 	if err != nil {
 		return nil, classify("mach-o-universal", err)
 	}
@@ -367,7 +448,7 @@ func newFat(src source) (image, error) {
 	}
 	img := &fatImage{}
 	for _, a := range ff.Arches {
-		img.slices = append(img.slices, newMachOSlice(src, uint64(a.Offset), a.File))
+		img.slices = append(img.slices, newMachOSlice(src, uint64(a.Offset), a.File, tables[uint64(a.Offset)]))
 	}
 	return img, nil
 }

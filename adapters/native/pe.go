@@ -1,6 +1,7 @@
 package native
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"debug/pe"
@@ -20,6 +21,7 @@ type peImage struct {
 	is64     bool
 	sections []*pe.Section
 	byRVA    []*pe.Section // sections sorted by VirtualAddress
+	syms     peSymbols     // the COFF symbol table, which f was parsed without (patch.go)
 }
 
 // PE section characteristics.
@@ -45,11 +47,12 @@ func newPE(src source) (image, error) {
 	if copy(hdr[:], b); string(hdr[:]) != "PE\x00\x00" {
 		return nil, fmt.Errorf("MZ executable without a PE header: %w", ports.ErrUnsupported)
 	}
-	f, err := pe.NewFile(src.r)
+	patches, syms := pePatches(src, sigOff+4)
+	f, err := pe.NewFile(view(src.r, patches))
 	if err != nil {
 		return nil, classify("pe", err)
 	}
-	img := &peImage{src: src, f: f, sections: f.Sections}
+	img := &peImage{src: src, f: f, sections: f.Sections, syms: syms}
 	img.byRVA = slices.Clone(f.Sections)
 	slices.SortStableFunc(img.byRVA, func(a, b *pe.Section) int { return cmp.Compare(a.VirtualAddress, b.VirtualAddress) })
 	switch oh := f.OptionalHeader.(type) {
@@ -195,37 +198,59 @@ const (
 	classSection      = 104
 )
 
+// coffSymbols streams the COFF symbol table, skipping auxiliary records.
 func (p *peImage) coffSymbols(ctx context.Context, set *symbolSet) error {
-	for i, s := range p.f.Symbols {
-		if i%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
+	if p.syms.ptr == 0 || p.syms.n == 0 {
+		return nil
+	}
+	n, err := symbolRange(p.src, set, "COFF", uint64(p.syms.ptr), uint64(p.syms.n)*18, 18)
+	if err != nil {
+		return err
+	}
+	bo := binary.LittleEndian
+	aux := 0
+	return eachEntry(ctx, p.src, uint64(p.syms.ptr), n, 18, func(_ uint64, b []byte) error {
+		if aux > 0 {
+			aux--
+			return nil
+		}
+		aux = int(b[17])
+		section, class := int16(bo.Uint16(b[12:])), b[16]
+		if section <= 0 || int(section) > len(p.sections) || class == classFile || class == classSection {
+			return nil
+		}
+		var name string
+		if bo.Uint32(b) == 0 {
+			name, _ = p.f.StringTable.String(bo.Uint32(b[4:]))
+		} else {
+			name = string(b[:8])
+			if i := bytes.IndexByte(b[:8], 0); i >= 0 {
+				name = string(b[:i])
 			}
 		}
-		if s.Name == "" || s.SectionNumber <= 0 || int(s.SectionNumber) > len(p.sections) ||
-			s.StorageClass == classFile || s.StorageClass == classSection {
-			continue
+		if name == "" {
+			return nil
 		}
-		sec := p.sections[s.SectionNumber-1]
-		if s.Name == sec.Name {
-			continue // a section definition
+		sec := p.sections[section-1]
+		if name == sec.Name || !set.keep() {
+			return nil // a section definition, or past the bound
 		}
-		addr := p.base + uint64(sec.VirtualAddress) + uint64(s.Value)
+		addr := p.base + uint64(sec.VirtualAddress) + uint64(bo.Uint32(b[8:]))
 		if !isCode(sec) {
-			set.labels = append(set.labels, ports.Name{Address: addr, Name: s.Name, Kind: "object"})
-			continue
+			set.labels = append(set.labels, ports.Name{Address: addr, Name: name, Kind: "object"})
+			return nil
 		}
 		rank := rankLocal
-		switch s.StorageClass {
+		switch class {
 		case classExternal:
 			rank = rankGlobal
 		case classWeakExternal:
 			rank = rankWeak
 		}
-		set.procs = append(set.procs, candidate{addr: addr, name: s.Name, source: "symbol", rank: rank})
-		set.labels = append(set.labels, ports.Name{Address: addr, Name: s.Name, Kind: "function"})
-	}
-	return nil
+		set.procs = append(set.procs, candidate{addr: addr, name: name, source: "symbol", rank: rank})
+		set.labels = append(set.labels, ports.Name{Address: addr, Name: name, Kind: "function"})
+		return nil
+	})
 }
 
 // maxTableEntries bounds the PE export, import and .pdata tables read.

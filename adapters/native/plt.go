@@ -27,15 +27,10 @@ var (
 // relocation's symbol, "printf@plt" (with "+0x<addend>" before "@plt" for a
 // nonzero addend, and "*ABS*" for a relocation without symbol). PLT0 and the
 // lazy-binding entries of an IBT .plt jump elsewhere and get no name.
-func (e *elfImage) plt(ctx context.Context, set *symbolSet, dyn []elf.Symbol) error {
+//
+// slots come from gotRelocs; dyn names the dynamic symbols the slots' relocations refer to.
+func (e *elfImage) plt(ctx context.Context, set *symbolSet, slots map[uint64]gotReloc, dyn map[uint32]string) error {
 	m := e.f.Machine
-	if m != elf.EM_X86_64 && m != elf.EM_386 {
-		return nil
-	}
-	slots, err := e.gotRelocs(ctx)
-	if err != nil || len(slots) == 0 {
-		return err
-	}
 	var gotBase uint64 // %ebx in i386 PIC PLT entries
 	if s := e.f.Section(".got.plt"); s != nil {
 		gotBase = s.Addr
@@ -73,10 +68,10 @@ func (e *elfImage) plt(ctx context.Context, set *symbolSet, dyn []elf.Symbol) er
 			}
 			target := "*ABS*"
 			if r.sym != 0 {
-				if int(r.sym) > len(dyn) || dyn[r.sym-1].Name == "" {
+				if dyn[r.sym] == "" {
 					continue
 				}
-				target = dyn[r.sym-1].Name
+				target = dyn[r.sym]
 			}
 			if r.addend != 0 {
 				target += fmt.Sprintf("+0x%x", uint64(r.addend))
@@ -119,12 +114,12 @@ func (e *elfImage) gotRelocs(ctx context.Context) (map[uint64]gotReloc, error) {
 		default:
 			size = 8
 		}
-		data, err := e.src.read(s.Offset, s.FileSize)
-		if err != nil {
-			return nil, err
+		if !e.src.contains(s.Offset, s.FileSize) {
+			return nil, &ports.FormatError{Format: "elf", Offset: int64(min(s.Offset, 1<<62)), Msg: "relocation section " + s.Name + " extends beyond the end of the file"}
 		}
-		for off := uint64(0); off+size <= uint64(len(data)); off += size {
-			b := data[off : off+size]
+		// Read in chunks: a sparse file can declare gigabytes of relocations.
+		n := min(s.FileSize/size, maxSymbolEntries)
+		err := eachEntry(ctx, e.src, s.Offset, n, size, func(_ uint64, b []byte) error {
 			var slot uint64
 			var r gotReloc
 			if is64 {
@@ -140,9 +135,13 @@ func (e *elfImage) gotRelocs(ctx context.Context) (map[uint64]gotReloc, error) {
 					r.addend = int64(int32(bo.Uint32(b[8:])))
 				}
 			}
-			if _, dup := slots[slot]; !dup {
+			if _, dup := slots[slot]; !dup && len(slots) < maxKeptSymbols {
 				slots[slot] = r
 			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return slots, nil

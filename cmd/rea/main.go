@@ -112,6 +112,9 @@ func wire(lookupEnv func(string) (string, bool)) (*app, error) {
 		}
 		hopts.LoaderArgs = args
 	}
+	if err := core.ApplyMemoryLimit(); err != nil { // REA_MAX_MEMORY_BYTES, REA_MAX_CALL_MEMORY_BYTES
+		return nil, err
+	}
 	browser := cdp.New(nil)
 	reg, err := core.NewRegistry([]ports.Provider{native.New(nil), ghidra.New(gopts), hopper.New(hopts)},
 		&core.RegistryOptions{Default: getenv("REA_ANALYSIS_PROVIDER"),

@@ -222,8 +222,8 @@ type Item struct {
 	SHA256   string
 	Size     int64
 	head     []byte
-	slice    []byte // 16 bytes at a universal Mach-O's first slice, when seen
-	data     []byte // whole bytes of a nested ASAR inside a container
+	slice    []byte    // 16 bytes at a universal Mach-O's first slice, when seen
+	spill    *artSpill // the bytes of a nested ASAR inside a container
 	err      error
 	status   string
 	limits   []string // occurrence limitations
@@ -252,12 +252,19 @@ type graphBuilder struct {
 	items   []*Item
 	byPath  map[string]*Item
 	boxes   []*artBox
+	spills  []*artSpill // closed with the builder
 	total   atomic.Int64
 	hashedN atomic.Int64
 	mu      sync.Mutex
 }
 
 func (b *graphBuilder) close() {
+	b.mu.Lock()
+	for _, s := range b.spills {
+		s.close()
+	}
+	b.spills = nil
+	b.mu.Unlock()
 	for _, bx := range b.boxes {
 		bx.c.Close()
 		if bx.closer != nil {
@@ -726,14 +733,22 @@ func (b *graphBuilder) hashItem(ctx context.Context, it *Item, buf []byte) error
 			}
 			switch {
 			case keep == 1:
-				it.data = append(it.data, chunk...)
+				if err := it.spill.write(chunk); err != nil {
+					return &Failure{Reason: "io", Path: it.Path, Err: err}
+				}
 			case keep < 0 && len(it.head) >= 17:
 				// Decided on the chunk that completes the first 17 bytes;
 				// the earlier bytes are all in head.
 				keep = 0
 				if it.box != nil && b.expandable(it) == "" && b.recognize(it) != nil {
 					keep = 1
-					it.data = append(append(make([]byte, 0, min(artSize(it), l.MaxEntryBytes)), it.head[:prev]...), chunk...)
+					it.spill = b.newSpill()
+					if err := it.spill.write(it.head[:prev]); err != nil {
+						return &Failure{Reason: "io", Path: it.Path, Err: err}
+					}
+					if err := it.spill.write(chunk); err != nil {
+						return &Failure{Reason: "io", Path: it.Path, Err: err}
+					}
 				}
 			}
 			if err := ctx.Err(); err != nil {
@@ -860,7 +875,8 @@ func (b *graphBuilder) expandNested(ctx context.Context, hashed []*Item) ([]*Ite
 			}
 			ra, size, companion = f, st.Size(), b.fsCompanion(it.fsRel)
 		} else {
-			ra, size, companion = artReaderAt(it.data), int64(len(it.data)), boxCompanion(it.box, it.inner)
+			ra, size = it.spill.readerAt()
+			companion = boxCompanion(it.box, it.inner)
 		}
 		before := len(b.items)
 		bx, err := b.openBox(ctx, o, format, it, ra, size, companion)
@@ -873,7 +889,7 @@ func (b *graphBuilder) expandNested(ctx context.Context, hashed []*Item) ([]*Ite
 		if err := b.addEntries(bx, it.Path); err != nil {
 			return nil, err
 		}
-		it.data = nil
+		it.spill = nil // the box owns its reader now
 		added = append(added, b.items[before:]...)
 	}
 	return added, nil

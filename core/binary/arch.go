@@ -103,9 +103,29 @@ func withArchLimitations(op *core.Operation) *core.Operation {
 // withArch puts the architecture limitations first in obs's limitations,
 // unless they are already there.
 func withArch(ctx context.Context, c *core.Call, obs *core.Observation) {
-	lims := archLimitations(ctx, c)
-	if len(lims) == 0 || slices.Contains(obs.Limitations, lims[0]) {
+	var add []string
+	for _, l := range append(slices.Clone(archLimitations(ctx, c)), engineLimitations(ctx, c)...) {
+		if !slices.Contains(obs.Limitations, l) {
+			add = append(add, l)
+		}
+	}
+	if len(add) == 0 {
 		return
 	}
-	obs.Limitations = append(append([]string{}, lims...), obs.Limitations...)
+	obs.Limitations = append(add, obs.Limitations...)
+}
+
+// engineLimitations are the bound analysis's own cuts (tables larger than
+// the engine reads), so that a truncated symbol table is never silent.
+func engineLimitations(ctx context.Context, c *core.Call) []string {
+	a, _, _ := c.Bound()
+	lr, ok := a.(ports.LimitationReporter)
+	if !ok {
+		return nil
+	}
+	lims, err := lr.Limitations(ctx)
+	if err != nil {
+		return nil
+	}
+	return lims
 }

@@ -1013,13 +1013,16 @@ func (b *jsappBuilder) sourceMapPhase(ctx context.Context) {
 	window := make(chan struct{}, 2*workers)
 	stop := make(chan struct{})
 	defer close(stop)
+	launched, producerDone := 0, make(chan struct{})
 	go func() {
+		defer close(producerDone)
 		for i, a := range assets {
 			select {
 			case window <- struct{}{}:
 			case <-stop:
 				return
 			}
+			launched = i + 1
 			go func() { prepared[i] <- st.prepareMap(ctx, a) }()
 		}
 	}()
@@ -1027,6 +1030,13 @@ func (b *jsappBuilder) sourceMapPhase(ctx context.Context) {
 		p := <-prepared[i]
 		<-window
 		if ctx.Err() != nil {
+			p.release()
+			go func() { // maps prepared ahead give back their memory reservations
+				<-producerDone
+				for j := i + 1; j < launched; j++ {
+					(<-prepared[j]).release()
+				}
+			}()
 			return
 		}
 		b.attachModuleMaps(a)
@@ -1036,9 +1046,13 @@ func (b *jsappBuilder) sourceMapPhase(ctx context.Context) {
 		}
 		if p.unknownKind != "" {
 			st.unknown(p.unknownKind, a.nodeID, a.path, a.facts.SourceMap.Offset, p.unknownDetail)
+			if p.limitation != "" {
+				st.limitations = append(st.limitations, p.limitation)
+			}
 		} else if !p.skip {
 			b.attachSourceMap(a, p, a.facts.SourceMap.Offset)
 		}
+		p.release()
 		a.src = nil
 	}
 }
@@ -1054,6 +1068,17 @@ type preparedMap struct {
 	err                        error
 	bad                        int   // mappings out of range
 	srcSHA                     []any // sha256 of each embedded source, or nil
+	limitation                 string
+	// free gives back the memory reserved for the map until it is attached.
+	free func()
+}
+
+// release gives back p's memory reservation; nil-safe, once.
+func (p *preparedMap) release() {
+	if p != nil && p.free != nil {
+		p.free()
+		p.free = nil
+	}
 }
 
 // prepareMap does the work of one asset's source map that needs nothing
@@ -1089,6 +1114,16 @@ func (st *jsappState) prepareMap(ctx context.Context, a *jsAsset) *preparedMap {
 			p.skip = true
 			return p
 		}
+		// The map, its decoded form and the graph built from it hold about
+		// four times its size: charged to the call's memory budget until the
+		// map is attached.
+		free, err := ports.Reserve(ctx, "source map "+mp, 4*min(f.size, jsappMaxSourceMapBytes))
+		if err != nil {
+			p.unknownKind, p.unknownDetail = "unreadable-source-map", err.Error()
+			p.limitation = fmt.Sprintf("%s was not read: %v.", mp, err)
+			return p
+		}
+		p.free = free
 		d, err := st.read(ctx, f, jsappMaxSourceMapBytes)
 		if err != nil {
 			p.unknownKind, p.unknownDetail = "unreadable-source-map", err.Error()
@@ -1122,11 +1157,15 @@ func contentDigests(sm *sourceMap) []any {
 func (b *jsappBuilder) sourceModuleNodes(sm *sourceMap, smID, mapPath, mapSHA string, digests []any) []string {
 	st := b.st
 	srcNodes := make([]string, len(sm.Sources))
-	outside := 0
+	outside, cut := 0, 0
 	if digests == nil {
 		digests = contentDigests(sm)
 	}
 	for i, s := range sm.Sources {
+		if b.sourceModules >= jsappMaxSourceModules {
+			cut = len(sm.Sources) - i
+			break
+		}
 		srcSHA := digests[i]
 		props := map[string]any{"original_source": s, "has_content": srcSHA != nil}
 		if p, ok := resolveSourcePath(path.Dir(mapPath), s); ok {
@@ -1144,6 +1183,10 @@ func (b *jsappBuilder) sourceModuleNodes(sm *sourceMap, smID, mapPath, mapSHA st
 		b.g.edge(smID, id, "contains", map[string]any{"index": i}, jagEvidence{Basis: "source-map", Locations: []jagLocation{{Path: mapPath}}})
 		srcNodes[i] = id
 		b.sourceModules++
+	}
+	if cut > 0 {
+		st.limitations = append(st.limitations, fmt.Sprintf("%s: %d of its %d sources have no source-module node: an analysis records at most %d source modules (each costs graph memory); their maps_to edges are missing.",
+			mapPath, cut, len(sm.Sources), jsappMaxSourceModules))
 	}
 	if outside > 0 {
 		st.limitations = append(st.limitations, fmt.Sprintf("%s: %d sources lie outside the app (absolute paths, URLs or ../ beyond the root) and the map embeds no content for them; rea does not read outside the app, so their text is unknown.", mapPath, outside))
@@ -1190,6 +1233,9 @@ func (b *jsappBuilder) attachModuleMaps(a *jsAsset) {
 			}
 		}
 		for _, id := range b.sourceModuleNodes(sm, smID, mapPath, mapSHA, nil) {
+			if id == "" {
+				continue // past the source-module limit
+			}
 			b.g.edge(mods[i], id, "maps_to", map[string]any{"via": "module-source-map"}, jagEvidence{Basis: "source-map", Confidence: core.ConfidenceDerived, Locations: []jagLocation{{Path: mapPath}}})
 		}
 	}
@@ -1232,7 +1278,7 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, p *preparedMap, refOff int64)
 		fl, fc := position(starts, m.Start)
 		tl, tc := position(starts, max(m.End, m.Start+1))
 		srcs := sm.sourcesIn(fl, fc, tl, tc)
-		if len(srcs) == 0 {
+		if len(srcs) == 0 || srcNodes[srcs[0]] == "" {
 			continue
 		}
 		b.g.edge(id, srcNodes[srcs[0]], "maps_to", map[string]any{"segments_sources": len(srcs)}, jagEvidence{Basis: "source-map", Confidence: core.ConfidenceDerived, Locations: []jagLocation{{Path: mapPath}}})

@@ -50,6 +50,10 @@ type rawSourceMapSec struct {
 	Map *rawSourceMap `json:"map"`
 }
 
+// jsappMaxSourceModules bounds the source-module nodes of one analysis,
+// over all its maps: a 14 MB map with 100k sources cost 1.1 GB of graph.
+const jsappMaxSourceModules = 10000
+
 // maxSourceMapSegments bounds decoding (a limitation beyond it).
 const maxSourceMapSegments = 4 << 20
 
