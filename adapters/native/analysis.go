@@ -88,7 +88,7 @@ func OpenFile(ctx context.Context, path string) (*Analysis, error) {
 // default Options. r must stay readable until the Analysis is closed; Close
 // does not close r. Documents are named "image" since no file name is known.
 func NewAnalysis(r io.ReaderAt, size int64) (*Analysis, error) {
-	return newAnalysis(r, size, "image", (*Options)(nil).withDefaults())
+	return newAnalysis(r, size, "image", (*Options)(nil).withDefaults(), nil)
 }
 
 func openFile(ctx context.Context, path string, opts Options) (*Analysis, error) {
@@ -108,8 +108,12 @@ func openFile(ctx context.Context, path string, opts Options) (*Analysis, error)
 		f.Close()
 		return nil, fmt.Errorf("native: open %s: is a directory: %w", path, ports.ErrUnsupported)
 	}
-	a, err := newAnalysis(f, st.Size(), filepath.Base(path), opts)
+	m := mapFile(f, st.Size())
+	a, err := newAnalysis(f, st.Size(), filepath.Base(path), opts, m)
 	if err != nil {
+		if m != nil {
+			m.close()
+		}
 		f.Close()
 		return nil, fmt.Errorf("native: open %s: %w", path, err)
 	}
@@ -117,11 +121,11 @@ func openFile(ctx context.Context, path string, opts Options) (*Analysis, error)
 	return a, nil
 }
 
-func newAnalysis(r io.ReaderAt, size int64, name string, opts Options) (a *Analysis, err error) {
+func newAnalysis(r io.ReaderAt, size int64, name string, opts Options, m *mapping) (a *Analysis, err error) {
 	if size < 0 {
 		return nil, fmt.Errorf("negative size %d: %w", size, ports.ErrMalformed)
 	}
-	src := source{r: r, size: size}
+	src := source{r: r, size: size, m: m}
 	var magic [8]byte
 	n, _ := r.ReadAt(magic[:], 0)
 	kind := detect(magic[:n])
@@ -193,6 +197,9 @@ func (a *Analysis) Profile() ports.Profile {
 func (a *Analysis) Close(context.Context) error {
 	if a.closed.Swap(true) {
 		return nil
+	}
+	if a.src.m != nil {
+		a.src.m.close()
 	}
 	if a.file != nil {
 		return a.file.Close()
@@ -271,11 +278,28 @@ func (a *Analysis) check(ctx context.Context, op string) error {
 	return nil
 }
 
-// list computes a cached list under recover and hands the caller a copy.
-func list[T any](a *Analysis, ctx context.Context, op string, l *lazy[[]T], compute func(context.Context) ([]T, error)) ([]T, error) {
+// enter checks like check and pins the file's mapping until leave is
+// called, so that Close cannot unmap bytes the operation is reading.
+func (a *Analysis) enter(ctx context.Context, op string) (leave func(), err error) {
 	if err := a.check(ctx, op); err != nil {
 		return nil, err
 	}
+	if a.src.m == nil {
+		return func() {}, nil
+	}
+	if !a.src.m.pin() {
+		return nil, fmt.Errorf("native: %s: analysis closed: %w", op, fs.ErrClosed)
+	}
+	return a.src.m.unpin, nil
+}
+
+// list computes a cached list under recover and hands the caller a copy.
+func list[T any](a *Analysis, ctx context.Context, op string, l *lazy[[]T], compute func(context.Context) ([]T, error)) ([]T, error) {
+	leave, err := a.enter(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	v, err := l.get(ctx, func(ctx context.Context) (v []T, err error) {
 		defer recoverInto(a.img.format(), op, &err)
 		return compute(ctx)

@@ -27,7 +27,7 @@ func scanRegions(ctx context.Context, src source, regions []region, opts Options
 		if n == 0 {
 			continue
 		}
-		data, err := src.read(r.off, n)
+		data, err := src.view(r.off, n)
 		if err != nil {
 			return nil, err
 		}
@@ -40,10 +40,12 @@ func scanRegions(ctx context.Context, src source, regions []region, opts Options
 			return nil, err
 		}
 	}
-	// Literals sharing a start (only in Go and Rust binaries) come longest first.
-	slices.SortStableFunc(out, func(a, b ports.String) int {
-		return cmp.Or(cmp.Compare(a.Address, b.Address), cmp.Compare(a.Charset, b.Charset), cmp.Compare(b.ByteLength, a.ByteLength))
-	})
+	// Literals sharing a start (only in Go and Rust binaries) come longest
+	// first. Each region's strings are sorted already, and regions usually
+	// come in address order.
+	if !slices.IsSortedFunc(out, stringLess) {
+		slices.SortStableFunc(out, stringLess)
+	}
 	return out, nil
 }
 
@@ -51,19 +53,26 @@ func isASCII(b byte) bool { return b == '\t' || (b >= 0x20 && b <= 0x7e) }
 
 func isLatin(b byte) bool { return isASCII(b) || b >= 0xa0 }
 
-// scanBytes appends the ASCII and UTF-16LE runs of data to out. UTF-16LE
-// runs are found at both byte parities. An ASCII run that runs into the first
-// character of a UTF-16LE run (the only way the two can overlap, since every
-// other byte of the latter is zero) is cut where the UTF-16LE run starts.
+// scanBytes appends the ASCII and UTF-16LE runs of data to out, sorted as
+// scanRegions sorts. UTF-16LE runs are found at both byte parities. An ASCII
+// run that runs into the first character of a UTF-16LE run (the only way the
+// two can overlap, since every other byte of the latter is zero) is cut
+// where the UTF-16LE run starts.
 func scanBytes(ctx context.Context, data []byte, r region, opts Options, out []ports.String) ([]ports.String, error) {
 	minChars := opts.MinStringChars
 	wide, err := wideSpans(ctx, data, minChars)
 	if err != nil {
 		return nil, err
 	}
-
+	base := len(out)
+	// ASCII runs come in address order, so the first UTF-16LE run starting
+	// inside one is found by a cursor rather than a search.
+	k := 0
 	emitASCII := func(s span) {
-		if k, _ := slices.BinarySearchFunc(wide, s.start+1, func(w span, t int) int { return cmp.Compare(w.start, t) }); k < len(wide) && wide[k].start < s.end {
+		for k < len(wide) && wide[k].start < s.start+1 {
+			k++
+		}
+		if k < len(wide) && wide[k].start < s.end {
 			s.end = wide[k].start
 		}
 		if s.end-s.start < minChars {
@@ -71,28 +80,63 @@ func scanBytes(ctx context.Context, data []byte, r region, opts Options, out []p
 		}
 		out = append(out, asciiString(data, s, r, opts))
 	}
-	start := -1
-	for i, b := range data {
+	for i := 0; i < len(data); {
 		if i&0xfffff == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		if isASCII(b) {
-			if start < 0 {
-				start = i
-			}
+		if !asciiByte[data[i]] {
+			i++
 			continue
 		}
-		if start >= 0 {
+		start := i
+		for i < len(data) && asciiByte[data[i]] {
+			i++
+		}
+		if i-start >= minChars {
 			emitASCII(span{start, i})
 		}
-		start = -1
 	}
-	if start >= 0 {
-		emitASCII(span{start, len(data)})
+	ascii := len(out)
+	out = appendWide(data, wide, r, opts, out)
+	mergeSorted(out[base:], ascii-base)
+	return out, nil
+}
+
+// asciiByte is isASCII as a table.
+var asciiByte = func() (t [256]bool) {
+	for b := range t {
+		t[b] = isASCII(byte(b))
 	}
-	return appendWide(data, wide, r, opts, out), nil
+	return t
+}()
+
+// stringLess is the order of the Strings list: by address, then charset,
+// longest first.
+func stringLess(a, b ports.String) int {
+	return cmp.Or(cmp.Compare(a.Address, b.Address), cmp.Compare(a.Charset, b.Charset), cmp.Compare(b.ByteLength, a.ByteLength))
+}
+
+// mergeSorted sorts s, whose first n and remaining elements are each
+// sorted, stably.
+func mergeSorted(s []ports.String, n int) {
+	if n == 0 || n == len(s) || stringLess(s[n-1], s[n]) <= 0 {
+		return
+	}
+	left := slices.Clone(s[:n])
+	i, j, o := 0, n, 0
+	for i < len(left) && j < len(s) {
+		if stringLess(s[j], left[i]) < 0 {
+			s[o] = s[j]
+			j++
+		} else {
+			s[o] = left[i]
+			i++
+		}
+		o++
+	}
+	copy(s[o:], left[i:])
 }
 
 // asciiString is the ASCII string at s, its value cut at the maximum length.
@@ -116,6 +160,7 @@ func asciiString(data []byte, s span, r region, opts Options) ports.String {
 // byte parities, sorted by start.
 func wideSpans(ctx context.Context, data []byte, minChars int) ([]span, error) {
 	var wide []span
+	even := 0
 	for parity := 0; parity < 2; parity++ {
 		start, i := -1, parity
 		for ; i+1 < len(data); i += 2 {
@@ -138,8 +183,23 @@ func wideSpans(ctx context.Context, data []byte, minChars int) ([]span, error) {
 		if start >= 0 && (i-start)/2 >= minChars {
 			wide = append(wide, span{start, i})
 		}
+		if parity == 0 {
+			even = len(wide)
+		}
 	}
-	slices.SortFunc(wide, func(a, b span) int { return cmp.Compare(a.start, b.start) })
+	// Each parity's runs are in order: merge them.
+	if even > 0 && even < len(wide) {
+		merged := make([]span, 0, len(wide))
+		a, b := wide[:even], wide[even:]
+		for len(a) > 0 && len(b) > 0 {
+			if b[0].start < a[0].start {
+				merged, b = append(merged, b[0]), b[1:]
+			} else {
+				merged, a = append(merged, a[0]), a[1:]
+			}
+		}
+		wide = append(append(merged, a...), b...)
+	}
 	return wide, nil
 }
 

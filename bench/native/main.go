@@ -50,7 +50,18 @@ func main() {
 	skipChromium := flag.Bool("skip-chromium", false, "leave chromium out of the default files")
 	tools := flag.String("tools", "analyze,objdump,disasm", "what to run, comma-separated: analyze (rea analyze), objdump (objdump -d), disasm (whole-file disassembly with text in-process)")
 	child := flag.String("disasm-child", "", "internal: disassemble this file with text to /dev/null and print statistics")
+	profile := flag.String("profile", "", "profile what rea analyze computes on this file in-process (open, segments, procedures, strings, names), or with -profile-disasm the whole-file disassembly, and exit")
+	profileDisasm := flag.Bool("profile-disasm", false, "with -profile: also disassemble every instruction with text")
+	cpuProfile := flag.String("cpuprofile", "", "with -profile: write a CPU profile here")
+	memProfile := flag.String("memprofile", "", "with -profile: write an allocation profile here (heap at exit, allocations since start)")
 	flag.Parse()
+	if *profile != "" {
+		if err := profileRun(*profile, *profileDisasm, *cpuProfile, *memProfile); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *child != "" {
 		if err := disassemble(*child); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -231,16 +242,28 @@ func disassemble(path string) error {
 	if err != nil {
 		return err
 	}
+	counts := map[string]int{}
+	if err := disassembleTo(ctx, a, os.DevNull, counts); err != nil {
+		return err
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return json.NewEncoder(os.Stdout).Encode(childStats{Instructions: counts["instructions"], Functions: st.Functions, TotalAlloc: ms.TotalAlloc})
+}
+
+// disassembleTo formats every instruction of every executable section of a
+// into the file at path and counts them in counts["instructions"].
+func disassembleTo(ctx context.Context, a *native.Analysis, path string, counts map[string]int) error {
 	segs, err := a.Segments(ctx)
 	if err != nil {
 		return err
 	}
-	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	out, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
-	defer devnull.Close()
-	w := bufio.NewWriterSize(devnull, 1<<20)
+	defer out.Close()
+	w := bufio.NewWriterSize(out, 1<<20)
 	n := 0
 	for _, s := range segs {
 		if !s.Perms.Execute || s.FileSize == 0 {
@@ -261,12 +284,8 @@ func disassemble(path string) error {
 			addr = last.Address + uint64(len(last.Bytes))
 		}
 	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return json.NewEncoder(os.Stdout).Encode(childStats{Instructions: n, Functions: st.Functions, TotalAlloc: ms.TotalAlloc})
+	counts["instructions"] = n
+	return w.Flush()
 }
 
 func median(ss []sample, f func(sample) float64) float64 {
