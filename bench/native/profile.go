@@ -28,6 +28,31 @@ func profileRun(path string, disasm bool, cpu, mem string) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if mem != "" {
+		// The live heap at its largest, as the last GC saw it, sampled
+		// every second into mem + ".peak".
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			var most uint64
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(time.Second):
+				}
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				if ms.HeapAlloc > most {
+					most = ms.HeapAlloc
+					if f, err := os.Create(mem + ".peak"); err == nil {
+						pprof.Lookup("heap").WriteTo(f, 0)
+						f.Close()
+					}
+				}
+			}
+		}()
+	}
 	start := time.Now()
 	ctx := context.Background()
 	a, err := native.OpenFile(ctx, path)
@@ -76,5 +101,5 @@ func profileRun(path string, disasm bool, cpu, mem string) error {
 		}
 	}
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{"wall_s": time.Since(start).Seconds(), "phases_s": phases, "counts": counts,
-		"total_alloc_mb": ms.TotalAlloc >> 20, "heap_inuse_mb": ms.HeapInuse >> 20, "sys_mb": ms.Sys >> 20})
+		"total_alloc_mb": ms.TotalAlloc >> 20, "total_alloc": ms.TotalAlloc, "heap_inuse_mb": ms.HeapInuse >> 20, "sys_mb": ms.Sys >> 20})
 }

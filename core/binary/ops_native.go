@@ -53,6 +53,16 @@ type Page[T any] struct {
 	HasMore    bool `json:"has_more"`
 }
 
+// pageOf pages all like paginate and converts only the page's items.
+func pageOf[T, U any](all []T, offset, limit int, conv func(T) U) Page[U] {
+	p := paginate(all, offset, limit)
+	out := Page[U]{Offset: p.Offset, Limit: p.Limit, Total: p.Total, NextOffset: p.NextOffset, HasMore: p.HasMore, Items: make([]U, len(p.Items))}
+	for i, v := range p.Items {
+		out.Items[i] = conv(v)
+	}
+	return out
+}
+
 func paginate[T any](all []T, offset, limit int) Page[T] {
 	p := Page[T]{Offset: offset, Limit: limit, Total: len(all), Items: []T{}}
 	if offset < len(all) {
@@ -317,11 +327,7 @@ func opListProcedures() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			items := make([]procedureItem, len(procs))
-			for i, p := range procs {
-				items[i] = procedureItemOf(p)
-			}
-			return &core.Observation{Result: paginate(items, core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", defaultPageLimit))}, nil
+			return &core.Observation{Result: pageOf(procs, core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", defaultPageLimit), procedureItemOf)}, nil
 		},
 	}
 }
@@ -424,13 +430,19 @@ func opListStrings() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			items := []stringItem{}
-			for _, s := range all {
-				if keep(s.Address) {
-					items = append(items, stringItemOf(s))
+			// Filter and page the engine's records first and convert only the
+			// page: a large binary lists millions of strings.
+			var kept []ports.String
+			if _, filtered := c.Args["address"]; !filtered {
+				kept = all
+			} else {
+				for _, s := range all {
+					if keep(s.Address) {
+						kept = append(kept, s)
+					}
 				}
 			}
-			return &core.Observation{Result: paginate(items, core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", defaultPageLimit))}, nil
+			return &core.Observation{Result: pageOf(kept, core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", defaultPageLimit), stringItemOf)}, nil
 		},
 	}
 }
