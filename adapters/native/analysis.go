@@ -27,10 +27,11 @@ type image interface {
 
 // region is a span of file bytes that is scanned for strings.
 type region struct {
-	name string
-	addr uint64
-	off  uint64 // absolute file offset
-	size uint64
+	index int32 // in the list scanned (scanRegions)
+	name  string
+	addr  uint64
+	off   uint64 // absolute file offset
+	size  uint64
 }
 
 // symbolSet holds what Procedures and Names are derived from.
@@ -54,7 +55,7 @@ type Analysis struct {
 	syms  lazy[*symbolSet]
 	procs lazy[[]ports.Procedure]
 	names lazy[[]ports.Name]
-	strs  lazy[[]ports.String]
+	strs  lazy[*stringSet]
 
 	// Code analysis (code.go): the whole-binary program, the address map
 	// and the DWARF signature index.
@@ -250,14 +251,59 @@ func (a *Analysis) sortedNames(ctx context.Context) ([]ports.Name, error) {
 
 // Strings reports the ASCII and UTF-16LE strings in data sections, sorted by
 // address.
+//
+// The list is kept in compact form and each call reads the values from the
+// file again: the caller owns what it gets and nothing is held twice.
 func (a *Analysis) Strings(ctx context.Context) ([]ports.String, error) {
-	return list(a, ctx, "strings", &a.strs, func(ctx context.Context) ([]ports.String, error) {
+	return a.strings(ctx, "strings", func(set *stringSet) *stringSet { return set })
+}
+
+var _ ports.StringPager = (*Analysis)(nil)
+
+// StringsPage reports Strings()[offset:offset+limit] and the list's
+// length, reading only the page's values.
+func (a *Analysis) StringsPage(ctx context.Context, offset, limit int) ([]ports.String, int, error) {
+	total := 0
+	out, err := a.strings(ctx, "strings page", func(set *stringSet) *stringSet {
+		total = len(set.recs)
+		lo, hi := min(max(offset, 0), total), total
+		if limit >= 0 && limit < hi-lo {
+			hi = lo + limit
+		}
+		return &stringSet{regions: set.regions, recs: set.recs[lo:hi]}
+	})
+	return out, total, err
+}
+
+// strings computes the list once and materializes the part pick selects.
+func (a *Analysis) strings(ctx context.Context, op string, pick func(*stringSet) *stringSet) (out []ports.String, err error) {
+	leave, err := a.enter(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
+	set, err := a.strs.get(ctx, func(ctx context.Context) (set *stringSet, err error) {
+		defer recoverInto(a.img.format(), op, &err)
 		regions, err := a.img.stringRegions(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return a.scanStrings(ctx, regions)
 	})
+	if err == nil {
+		err = func() (err error) {
+			defer recoverInto(a.img.format(), op, &err)
+			out, err = pick(set).strings(ctx, a.src, a.opts)
+			return err
+		}()
+	}
+	if err != nil {
+		if a.closed.Load() && !errors.Is(err, ctx.Err()) {
+			return nil, fmt.Errorf("native: %s: analysis closed: %w", op, fs.ErrClosed)
+		}
+		return nil, fmt.Errorf("native: %s: %w", op, classify(a.img.format(), err))
+	}
+	return out, nil
 }
 
 func (a *Analysis) symbolSet(ctx context.Context) (*symbolSet, error) {

@@ -85,6 +85,7 @@ type program struct {
 	rounds    int
 	decoded   int64    // bytes swept over all rounds
 	limits    []string // the limits that were hit (limitNames)
+	cached    bool     // read from the warm cache (cache.go)
 
 	noret   map[uint64]bool
 	labels  []ports.Name
@@ -94,8 +95,8 @@ type program struct {
 	// 12 million records): the first query sweeps the final ranges again
 	// (xref.go). swept lists the ranges discovery decoded whole, whose
 	// sweep yields them.
-	swept   []int32
-	refs    lazy[*refIndex]
+	swept []int32
+	refs  lazy[*refIndex]
 }
 
 // DiscoveryStats describe how whole-file function discovery ended.
@@ -113,6 +114,9 @@ type DiscoveryStats struct {
 	// Limits names those that did.
 	Complete bool
 	Limits   []string
+	// Cached is true when discovery was read from the warm cache
+	// (Options.CacheDir) rather than computed.
+	Cached bool
 }
 
 // Discovery runs whole-file discovery (once per Analysis, like every list)
@@ -125,7 +129,7 @@ func (a *Analysis) Discovery(ctx context.Context) (DiscoveryStats, error) {
 		}
 		return DiscoveryStats{Functions: len(p.procs), Instructions: p.insns, References: len(refs.all),
 			Rounds: p.rounds, CodeBytes: int64(p.codeBytes), DecodedBytes: p.decoded,
-			Complete: !p.truncated, Limits: slices.Clone(p.limits)}, nil
+			Complete: !p.truncated, Limits: slices.Clone(p.limits), Cached: p.cached}, nil
 	})
 }
 
@@ -174,8 +178,29 @@ func (a *Analysis) program(ctx context.Context) (*program, error) {
 	}
 	return a.code.get(ctx, func(ctx context.Context) (p *program, err error) {
 		defer recoverInto(a.img.format(), "analysis", &err)
-		return a.buildProgram(ctx)
+		key, cache := a.cacheKey(ctx)
+		if cache {
+			if p := a.cached(key); p != nil {
+				return p, a.attach(ctx, p)
+			}
+		}
+		p, err = a.buildProgram(ctx)
+		if err == nil && cache {
+			a.store(key, p)
+		}
+		return p, err
 	})
+}
+
+// attach gives a program read from the cache what buildProgram computes
+// from the file itself before discovery.
+func (a *Analysis) attach(ctx context.Context, p *program) error {
+	labels, err := a.names.get(ctx, a.sortedNames)
+	if err != nil {
+		return err
+	}
+	p.arch, p.mm, p.labels, p.cached = archOf(a.docs[0].Architecture), newMemMap(a.img), labels, true
+	return nil
 }
 
 // state is the procedure list between rounds: sorted by address, one per

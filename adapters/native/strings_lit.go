@@ -57,7 +57,7 @@ var (
 
 // scanStrings lists the strings of the regions, reading Go and Rust string
 // literals by their references.
-func (a *Analysis) scanStrings(ctx context.Context, regions []region) ([]ports.String, error) {
+func (a *Analysis) scanStrings(ctx context.Context, regions []region) (*stringSet, error) {
 	tc, err := toolchainOf(ctx, a.src, a.img, regions)
 	if err != nil {
 		return nil, err

@@ -45,7 +45,7 @@ func referenceScan(data []byte, r region, opts Options) []ports.String {
 			}
 		}
 		if s.end-s.start >= opts.MinStringChars {
-			out = append(out, asciiString(data, s, r, opts))
+			out = append(out, stringAt(data, strRec{off: uint64(s.start), n: s.end - s.start}, r, opts))
 		}
 	}
 	start := -1
@@ -110,9 +110,13 @@ func TestScanBytesMatchesReference(t *testing.T) {
 				data = append(data, byte(rng.IntN(256)))
 			}
 		}
-		got, err := scanBytes(context.Background(), data, r, opts, nil)
+		recs, err := scanBytes(context.Background(), data, r, opts, nil)
 		if err != nil {
 			t.Fatal(err)
+		}
+		var got []ports.String
+		for _, rec := range recs {
+			got = append(got, stringAt(data, rec, r, opts))
 		}
 		want := referenceScan(data, r, opts)
 		if !slices.Equal(got, want) {

@@ -3,6 +3,7 @@
 //
 //   - "rea analyze FILE" (the built binary: open, whole-file function
 //     discovery, overview) against "objdump -d FILE";
+//
 //   - a whole-file disassembly with text through rea's packages (discovery,
 //     then every instruction of every executable section formatted and
 //     written, as objdump -d formats and writes every instruction), run as a
