@@ -47,6 +47,7 @@ type Analysis struct {
 	opts   Options
 	src    source
 	file   *os.File // nil when created by NewAnalysis
+	sha256 string   // hex digest of the file as the opener computed it, or ""
 	img    image
 	docs   []ports.Document
 	closed atomic.Bool

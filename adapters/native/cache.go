@@ -73,27 +73,31 @@ func (a *Analysis) cacheKey(ctx context.Context) (snapshot.Key, bool) {
 	if build == "" {
 		return snapshot.Key{}, false
 	}
-	sum, err := a.digest(ctx)
-	if err != nil {
-		return snapshot.Key{}, false
+	sum := a.sha256
+	if len(sum) != 64 {
+		var err error
+		if sum, err = a.digest(ctx); err != nil {
+			return snapshot.Key{}, false
+		}
 	}
 	prof := sha256.Sum256(fmt.Appendf(nil, "max_string_bytes=%d min_string_chars=%d", a.opts.MaxStringBytes, a.opts.MinStringChars))
 	return snapshot.Key{TargetSHA256: sum, Engine: ID, Build: build, ProfileDigest: hex.EncodeToString(prof[:])}, true
 }
 
-// digest is the SHA-256 of the file's bytes.
+// digest is the SHA-256 of the file's bytes, read through a buffer rather
+// than the mapping so that a warm open does not page the whole file in.
 func (a *Analysis) digest(ctx context.Context) (string, error) {
 	h := sha256.New()
-	const chunk = 8 << 20
-	for off := int64(0); off < a.src.size; off += chunk {
+	buf := make([]byte, 1<<20)
+	for off := int64(0); off < a.src.size; off += int64(len(buf)) {
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
-		b, err := a.src.view(uint64(off), uint64(min(chunk, a.src.size-off))) // pinned by the caller
-		if err != nil {
+		n, err := a.src.r.ReadAt(buf[:min(int64(len(buf)), a.src.size-off)], off)
+		if err != nil && !(errors.Is(err, io.EOF) && int64(n) == a.src.size-off) {
 			return "", err
 		}
-		h.Write(b)
+		h.Write(buf[:n])
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -105,6 +105,7 @@ func (p *Provider) Open(ctx context.Context, t ports.Target) (ports.Analysis, er
 	if err != nil {
 		return nil, err
 	}
+	a.sha256 = t.SHA256 // the caller's digest of the same bytes: the cache key need not read them again
 	return a, nil
 }
 
