@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"syscall"
 	"time"
@@ -147,13 +148,24 @@ func runArgs(ctx context.Context, args []string, lookupEnv func(string) (string,
 // cache. Unset, it is rea/native under the user's cache directory.
 const NativeCacheEnv = "REA_NATIVE_CACHE_DIR"
 
+// nativeCacheDir reads the root from the start-up environment, like every
+// other setting: the user cache directory as os.UserCacheDir finds it, but
+// through getenv (no HOME, no cache).
 func nativeCacheDir(getenv func(string) string) string {
 	switch v := getenv(NativeCacheEnv); v {
 	case "off":
 		return ""
 	case "":
-		d, err := os.UserCacheDir()
-		if err != nil {
+		var d string
+		home := getenv("HOME")
+		switch xdg := getenv("XDG_CACHE_HOME"); {
+		case runtime.GOOS == "darwin" && home != "":
+			d = filepath.Join(home, "Library", "Caches")
+		case filepath.IsAbs(xdg):
+			d = xdg
+		case home != "":
+			d = filepath.Join(home, ".cache")
+		default:
 			return ""
 		}
 		return filepath.Join(d, "rea", "native")

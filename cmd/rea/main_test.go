@@ -42,10 +42,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("TMPDIR", tmp)
-	// rea-native's warm cache goes under dir too (in-process wiring reads
-	// the user cache directory, rea processes the variable).
-	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
-	os.Setenv("REA_NATIVE_CACHE_DIR", filepath.Join(dir, "cache", "rea", "native"))
+	// The rea processes these tests start keep rea-native's warm cache
+	// under dir (in-process wiring with no environment has none).
+	os.Setenv("REA_NATIVE_CACHE_DIR", filepath.Join(dir, "native-cache"))
 	// Every rea these tests start, in process or not, checks each success
 	// against its complete output schema.
 	os.Setenv(core.CheckOutputSchemasEnv, "1")
