@@ -68,7 +68,7 @@ var policy = []struct {
 	{"rea/adapters/mcp", []string{"rea/core", "rea/ports", "github.com/modelcontextprotocol/go-sdk/"},
 		[]string{"rea/core/standard", "github.com/santhosh-tekuri/jsonschema/v6", "github.com/matryer/is"}},
 	{"rea/adapters/cli", []string{"rea/core", "rea/ports", "github.com/alecthomas/kong"}, []string{"rea/core/standard", "github.com/matryer/is"}},
-	{"rea/adapters/native", []string{"rea/ports", "rea/adapters/native/", "golang.org/x/arch/", "rea/supervisor"}, engineTests},
+	{"rea/adapters/native", []string{"rea/ports", "rea/adapters/native/", "golang.org/x/arch/", "rea/supervisor", "rea/snapshot"}, engineTests},
 	{"rea/adapters/asar", []string{"rea/ports", "rea/adapters/asar/"}, engineTests},
 	{"rea/adapters/zip", []string{"rea/ports"}, engineTests},
 	{"rea/adapters/js", []string{"rea/ports", "github.com/tdewolff/parse/v2", "github.com/go-sourcemap/sourcemap"}, engineTests},

@@ -94,3 +94,12 @@ type StringLister interface {
 type LimitationReporter interface {
 	Limitations(ctx context.Context) ([]string, error)
 }
+
+// StringPager is an optional extension of a StringLister that hands out a
+// page of the same list, and the list's length, without building the whole
+// list: a large binary holds millions of strings. Page returns
+// Strings()[offset:offset+limit] (clipped to the list; empty past its end)
+// and len(Strings()).
+type StringPager interface {
+	StringsPage(ctx context.Context, offset, limit int) ([]String, int, error)
+}

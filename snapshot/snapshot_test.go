@@ -2,9 +2,11 @@ package snapshot_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 
@@ -63,4 +65,39 @@ func TestStoreRefusesSymlinks(t *testing.T) {
 	info, err := os.Stat(filepath.Join(root, k.Digest()))
 	is.NoErr(err)
 	is.Equal(info.Mode().Perm(), os.FileMode(0o700))
+}
+
+// Trim evicts the least recently used partitions down to the bound, never
+// the one kept; Usage and Clear see only the store's partitions.
+func TestTrimUsageClear(t *testing.T) {
+	is := is.New(t)
+	s := snapshot.Store{Root: t.TempDir()}
+	keys := make([]snapshot.Key, 4)
+	for i := range keys {
+		keys[i] = snapshot.Key{TargetSHA256: fmt.Sprint(i), Engine: "e", Build: "b", ProfileDigest: "p"}
+		is.NoErr(s.Put(keys[i], "x", make([]byte, 1000)))
+		old := time.Now().Add(time.Duration(i-10) * time.Hour)
+		is.NoErr(os.Chtimes(filepath.Join(s.Root, keys[i].Digest()), old, old))
+		entries, err := os.ReadDir(filepath.Join(s.Root, keys[i].Digest()))
+		is.NoErr(err)
+		for _, e := range entries {
+			is.NoErr(os.Chtimes(filepath.Join(s.Root, keys[i].Digest(), e.Name()), old, old))
+		}
+	}
+	is.NoErr(os.WriteFile(filepath.Join(s.Root, "not-a-partition"), []byte("keep me"), 0o600))
+	u, err := s.Usage()
+	is.NoErr(err)
+	is.Equal(u, snapshot.Usage{Partitions: 4, Bytes: 4000})
+	s.Touch(keys[0], "x")           // the oldest becomes the newest
+	is.NoErr(s.Trim(3500, keys[1])) // keys[1] is the oldest now but kept
+	for i, want := range []bool{true, true, false, true} {
+		_, ok, err := s.Get(keys[i], "x")
+		is.NoErr(err)
+		is.Equal(ok, want) // keys[2], the least recently used not kept, is evicted
+	}
+	u, err = s.Clear()
+	is.NoErr(err)
+	is.Equal(u, snapshot.Usage{Partitions: 3, Bytes: 3000})
+	_, err = os.Stat(filepath.Join(s.Root, "not-a-partition"))
+	is.NoErr(err)
 }

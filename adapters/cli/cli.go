@@ -42,6 +42,18 @@ type Options struct {
 	// SetupClients describe the clients rea setup configures, for the
 	// product catalog.
 	SetupClients []any
+	// Caches are the analysis caches on disk that doctor shows and, with
+	// --clear-cache, empties; cmd/rea injects them.
+	Caches []Cache
+}
+
+// Cache is one analysis cache on disk.
+type Cache struct {
+	Name, Path string
+	Env        string // the variable that moves it, or turns it off
+	// Usage and Clear report (and Clear removes) the cache's entries and
+	// bytes.
+	Usage, Clear func() (entries int, bytes int64, err error)
 }
 
 // exitCodes maps every canonical code to a process exit status.

@@ -17,6 +17,8 @@ import (
 type doctorCmd struct {
 	Client []string `help:"Check only this client's registration (repeatable); a requested client that is missing fails."`
 	Clean  bool     `help:"Remove stale rea-extract-* temporary directories (rea's own, older than an hour, not in use)."`
+	// ClearCache empties the analysis caches (Options.Caches).
+	ClearCache bool `name:"clear-cache" help:"Empty rea's analysis caches (rea-native's warm cache of whole-file discovery)."`
 }
 
 // doctorReport is rea doctor's JSON.
@@ -34,6 +36,7 @@ func (c *doctorCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	rep.Checks = append(rep.Checks, e.cacheChecks(c.ClearCache)...)
 	if e.g.Format == "json" {
 		if err := e.writeJSON(rep); err != nil {
 			return err
@@ -203,6 +206,28 @@ func (e *env) doctor(clients []string, provider string, clean bool) (*doctorRepo
 		LiveServer:  map[string]any{"state": "unknown", "remediation": "compare rea://server/identity or binary_session from the running server"},
 		ExtractDirs: dirs,
 	}, nil
+}
+
+// cacheChecks report each analysis cache's root, entries and bytes, after
+// emptying it when clear is set. A cache that cannot be read is reported,
+// never a failure of the report: the cache only saves time.
+func (e *env) cacheChecks(clear bool) []Check {
+	var out []Check
+	for _, c := range e.opts.Caches {
+		ch := Check{Name: "cache:" + c.Name, OK: true, Classification: "healthy",
+			Details: map[string]any{"root": c.Path, "env": c.Env}}
+		f, verb := c.Usage, "holds"
+		if clear {
+			f, verb = c.Clear, "cleared"
+		}
+		n, bytes, err := f()
+		ch.Detail = fmt.Sprintf("%s %s %d entries, %.1f MB (%s=off disables it)", c.Path, verb, n, float64(bytes)/1e6, c.Env)
+		if err != nil {
+			ch.Detail += ": " + err.Error()
+		}
+		out = append(out, ch)
+	}
+	return out
 }
 
 func writeDoctor(w io.Writer, r *doctorReport) error {

@@ -27,10 +27,11 @@ type image interface {
 
 // region is a span of file bytes that is scanned for strings.
 type region struct {
-	name string
-	addr uint64
-	off  uint64 // absolute file offset
-	size uint64
+	index int32 // in the list scanned (scanRegions)
+	name  string
+	addr  uint64
+	off   uint64 // absolute file offset
+	size  uint64
 }
 
 // symbolSet holds what Procedures and Names are derived from.
@@ -50,6 +51,7 @@ type Analysis struct {
 	opts   Options
 	src    source
 	file   *os.File // nil when created by NewAnalysis
+	sha256 string   // hex digest of the file as the opener computed it, or ""
 	img    image
 	docs   []ports.Document
 	closed atomic.Bool
@@ -58,7 +60,7 @@ type Analysis struct {
 	syms  lazy[*symbolSet]
 	procs lazy[[]ports.Procedure]
 	names lazy[[]ports.Name]
-	strs  lazy[[]ports.String]
+	strs  lazy[*stringSet]
 
 	// Code analysis (code.go): the whole-binary program, the address map
 	// and the DWARF signature index.
@@ -94,7 +96,7 @@ func OpenFile(ctx context.Context, path string) (*Analysis, error) {
 // default Options. r must stay readable until the Analysis is closed; Close
 // does not close r. Documents are named "image" since no file name is known.
 func NewAnalysis(r io.ReaderAt, size int64) (*Analysis, error) {
-	return newAnalysis(r, size, "image", (*Options)(nil).withDefaults())
+	return newAnalysis(r, size, "image", (*Options)(nil).withDefaults(), nil)
 }
 
 func openFile(ctx context.Context, path string, opts Options) (*Analysis, error) {
@@ -114,8 +116,12 @@ func openFile(ctx context.Context, path string, opts Options) (*Analysis, error)
 		f.Close()
 		return nil, fmt.Errorf("native: open %s: is a directory: %w", path, ports.ErrUnsupported)
 	}
-	a, err := newAnalysis(f, st.Size(), filepath.Base(path), opts)
+	m := mapFile(f, st.Size())
+	a, err := newAnalysis(f, st.Size(), filepath.Base(path), opts, m)
 	if err != nil {
+		if m != nil {
+			m.close()
+		}
 		f.Close()
 		return nil, fmt.Errorf("native: open %s: %w", path, err)
 	}
@@ -123,11 +129,11 @@ func openFile(ctx context.Context, path string, opts Options) (*Analysis, error)
 	return a, nil
 }
 
-func newAnalysis(r io.ReaderAt, size int64, name string, opts Options) (a *Analysis, err error) {
+func newAnalysis(r io.ReaderAt, size int64, name string, opts Options, m *mapping) (a *Analysis, err error) {
 	if size < 0 {
 		return nil, fmt.Errorf("negative size %d: %w", size, ports.ErrMalformed)
 	}
-	src := source{r: r, size: size}
+	src := source{r: r, size: size, m: m}
 	var magic [8]byte
 	n, _ := r.ReadAt(magic[:], 0)
 	kind := detect(magic[:n])
@@ -200,6 +206,9 @@ func (a *Analysis) Close(context.Context) error {
 	if a.closed.Swap(true) {
 		return nil
 	}
+	if a.src.m != nil {
+		a.src.m.close()
+	}
 	if a.file != nil {
 		return a.file.Close()
 	}
@@ -249,14 +258,59 @@ func (a *Analysis) sortedNames(ctx context.Context) ([]ports.Name, error) {
 
 // Strings reports the ASCII and UTF-16LE strings in data sections, sorted by
 // address.
+//
+// The list is kept in compact form and each call reads the values from the
+// file again: the caller owns what it gets and nothing is held twice.
 func (a *Analysis) Strings(ctx context.Context) ([]ports.String, error) {
-	return list(a, ctx, "strings", &a.strs, func(ctx context.Context) ([]ports.String, error) {
+	return a.strings(ctx, "strings", func(set *stringSet) *stringSet { return set })
+}
+
+var _ ports.StringPager = (*Analysis)(nil)
+
+// StringsPage reports Strings()[offset:offset+limit] and the list's
+// length, reading only the page's values.
+func (a *Analysis) StringsPage(ctx context.Context, offset, limit int) ([]ports.String, int, error) {
+	total := 0
+	out, err := a.strings(ctx, "strings page", func(set *stringSet) *stringSet {
+		total = len(set.recs)
+		lo, hi := min(max(offset, 0), total), total
+		if limit >= 0 && limit < hi-lo {
+			hi = lo + limit
+		}
+		return &stringSet{regions: set.regions, recs: set.recs[lo:hi]}
+	})
+	return out, total, err
+}
+
+// strings computes the list once and materializes the part pick selects.
+func (a *Analysis) strings(ctx context.Context, op string, pick func(*stringSet) *stringSet) (out []ports.String, err error) {
+	leave, err := a.enter(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
+	set, err := a.strs.get(ctx, func(ctx context.Context) (set *stringSet, err error) {
+		defer recoverInto(a.img.format(), op, &err)
 		regions, err := a.img.stringRegions(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return a.scanStrings(ctx, regions)
 	})
+	if err == nil {
+		err = func() (err error) {
+			defer recoverInto(a.img.format(), op, &err)
+			out, err = pick(set).strings(ctx, a.src, a.opts)
+			return err
+		}()
+	}
+	if err != nil {
+		if a.closed.Load() && !errors.Is(err, ctx.Err()) {
+			return nil, fmt.Errorf("native: %s: analysis closed: %w", op, fs.ErrClosed)
+		}
+		return nil, fmt.Errorf("native: %s: %w", op, classify(a.img.format(), err))
+	}
+	return out, nil
 }
 
 func (a *Analysis) symbolSet(ctx context.Context) (*symbolSet, error) {
@@ -277,11 +331,28 @@ func (a *Analysis) check(ctx context.Context, op string) error {
 	return nil
 }
 
-// list computes a cached list under recover and hands the caller a copy.
-func list[T any](a *Analysis, ctx context.Context, op string, l *lazy[[]T], compute func(context.Context) ([]T, error)) ([]T, error) {
+// enter checks like check and pins the file's mapping until leave is
+// called, so that Close cannot unmap bytes the operation is reading.
+func (a *Analysis) enter(ctx context.Context, op string) (leave func(), err error) {
 	if err := a.check(ctx, op); err != nil {
 		return nil, err
 	}
+	if a.src.m == nil {
+		return func() {}, nil
+	}
+	if !a.src.m.pin() {
+		return nil, fmt.Errorf("native: %s: analysis closed: %w", op, fs.ErrClosed)
+	}
+	return a.src.m.unpin, nil
+}
+
+// list computes a cached list under recover and hands the caller a copy.
+func list[T any](a *Analysis, ctx context.Context, op string, l *lazy[[]T], compute func(context.Context) ([]T, error)) ([]T, error) {
+	leave, err := a.enter(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	v, err := l.get(ctx, func(ctx context.Context) (v []T, err error) {
 		defer recoverInto(a.img.format(), op, &err)
 		return compute(ctx)

@@ -48,6 +48,11 @@ func window(n int) int {
 // codeOp runs one code query with the Analysis checks, panic recovery and
 // error classification of the lists.
 func codeOp[T any](a *Analysis, ctx context.Context, op string, f func(*program) (T, error)) (out T, err error) {
+	leave, err := a.enter(ctx, op)
+	if err != nil {
+		return out, err
+	}
+	defer leave()
 	p, err := a.program(ctx)
 	if err != nil {
 		return out, fmt.Errorf("native: %s: %w", op, classify(a.img.format(), err))
@@ -172,7 +177,11 @@ func (a *Analysis) Function(ctx context.Context, req ports.FunctionRequest) (por
 // ReferencesFrom lists the references made by instructions in [start, end).
 func (a *Analysis) ReferencesFrom(ctx context.Context, start, end uint64) ([]ports.Reference, error) {
 	return codeOp(a, ctx, "references", func(p *program) ([]ports.Reference, error) {
-		xs := p.refsFrom(start, end)
+		ix, err := p.references(ctx, a.src)
+		if err != nil {
+			return nil, err
+		}
+		xs := ix.from(start, end)
 		out := make([]ports.Reference, len(xs))
 		for i, x := range xs {
 			out[i] = reference(x, func(at uint64) string { return a.operand(p, at) })
@@ -184,7 +193,11 @@ func (a *Analysis) ReferencesFrom(ctx context.Context, start, end uint64) ([]por
 // ReferencesTo lists the resolved references to [start, end).
 func (a *Analysis) ReferencesTo(ctx context.Context, start, end uint64) ([]ports.Reference, error) {
 	return codeOp(a, ctx, "references", func(p *program) ([]ports.Reference, error) {
-		xs := p.refsTo(start, end)
+		ix, err := p.references(ctx, a.src)
+		if err != nil {
+			return nil, err
+		}
+		xs := ix.to(start, end)
 		out := make([]ports.Reference, len(xs))
 		for i, x := range xs {
 			out[i] = reference(x, nil)

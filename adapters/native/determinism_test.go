@@ -29,6 +29,13 @@ func codeDigest(t *testing.T, path string, blocks bool) (string, native.Discover
 		t.Fatal(err)
 	}
 	defer a.Close(ctx)
+	return analysisDigest(t, a, blocks)
+}
+
+// analysisDigest is codeDigest of an open analysis.
+func analysisDigest(t *testing.T, a *native.Analysis, blocks bool) (string, native.DiscoveryStats) {
+	t.Helper()
+	ctx := context.Background()
 	h := sha256.New()
 	procs, err := a.Procedures(ctx)
 	if err != nil {
@@ -55,7 +62,9 @@ func codeDigest(t *testing.T, path string, blocks bool) (string, native.Discover
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintf(h, "s %+v\n", st)
+	hashed := st
+	hashed.Cached = false // where the lists came from is not part of them
+	fmt.Fprintf(h, "s %+v\n", hashed)
 	if blocks {
 		for _, r := range ranges {
 			f, err := a.Function(ctx, ports.FunctionRequest{Address: r.Start, MaxInstructions: 1})

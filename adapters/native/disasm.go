@@ -210,6 +210,15 @@ func (m *memMap) mapped(addr uint64) bool { return m.find(addr) != nil }
 // read returns up to n file bytes at addr, stopping at the end of the
 // region's file data.
 func (m *memMap) read(src source, addr uint64, n uint64) ([]byte, error) {
+	return m.bytes(src, addr, n, source.read)
+}
+
+// view is read without a copy when the file is mapped (source.view).
+func (m *memMap) view(src source, addr uint64, n uint64) ([]byte, error) {
+	return m.bytes(src, addr, n, source.view)
+}
+
+func (m *memMap) bytes(src source, addr uint64, n uint64, read func(source, uint64, uint64) ([]byte, error)) ([]byte, error) {
 	r := m.find(addr)
 	if r == nil || addr-r.addr >= r.fileSize {
 		return nil, fmt.Errorf("address 0x%x has no file bytes: %w", addr, ports.ErrNotFound)
@@ -219,7 +228,7 @@ func (m *memMap) read(src source, addr uint64, n uint64) ([]byte, error) {
 	if n == 0 {
 		return nil, fmt.Errorf("address 0x%x is beyond the end of the file: %w", addr, ports.ErrNotFound)
 	}
-	return src.read(r.off+(addr-r.addr), n)
+	return read(src, r.off+(addr-r.addr), n)
 }
 
 // Internal reference kinds and flags.
@@ -323,5 +332,5 @@ func codeBytes(ctx context.Context, src source, mm *memMap, a arch, start, end u
 	if stop < start { // wrapped
 		stop = limit
 	}
-	return mm.read(src, start, stop-start)
+	return mm.view(src, start, stop-start)
 }

@@ -365,7 +365,7 @@ func (d *x86Decoder) table(inst x86asm.Inst, out *insn) bool {
 	if relative {
 		size = 4
 	}
-	data, err := d.mm.read(d.src, base, n*size)
+	data, err := d.mm.view(d.src, base, n*size)
 	if err != nil || uint64(len(data)) < n*size {
 		return false
 	}

@@ -58,7 +58,8 @@ const (
 // fnResult is what decoding one function's range yields.
 type fnResult struct {
 	start, end uint64
-	refs       []xref // sorted by from, to, kind, flags
+	calls      []uint64 // targets of the resolved direct calls, in address order; dropped once the round has read them
+	nrefs      int      // references made (they are swept again when asked for: xref.go)
 	insns      int
 	truncated  bool   // an instruction cap or the decoding budget cut it
 	cut        uint32 // which, a bit per limit
@@ -67,7 +68,7 @@ type fnResult struct {
 	thunkSlot  uint64
 
 	// What discovery asks of the range, found by the same sweep.
-	leave  []int32  // refs that may start a function: resolved jumps and addresses out of the range into uncovered code
+	leave  []xref   // refs that may start a function: resolved jumps and addresses out of the range into uncovered code
 	bounds []uint32 // offsets of the function boundaries in the range (inferred ends only)
 	gaps   []uint64 // starts of the code nothing in the range reaches, on boundaries (inferred ends only; gapChain)
 }
@@ -78,20 +79,24 @@ type program struct {
 	mm        *memMap
 	procs     []ports.Procedure
 	ranges    []ports.FunctionRange // parallel to procs
-	refs      []xref                // sorted by from, to, kind, flags; unique
 	insns     int                   // instructions decoded in the final ranges
 	codeBytes uint64
 	truncated bool // some function was cut by a cap or the budget, or discovery stopped early
 	rounds    int
 	decoded   int64    // bytes swept over all rounds
 	limits    []string // the limits that were hit (limitNames)
+	cached    bool     // read from the warm cache (cache.go)
 
 	noret   map[uint64]bool
 	labels  []ports.Name
 	namesOf sync.Once
 	nameAt  map[uint64]string
-	toOnce  sync.Once
-	byTo    []int32 // indexes of resolved refs, sorted by to then from
+	// References are not kept by discovery (on chromium they would be
+	// 12 million records): the first query sweeps the final ranges again
+	// (xref.go). swept lists the ranges discovery decoded whole, whose
+	// sweep yields them.
+	swept []int32
+	refs  lazy[*refIndex]
 }
 
 // DiscoveryStats describe how whole-file function discovery ended.
@@ -109,15 +114,22 @@ type DiscoveryStats struct {
 	// Limits names those that did.
 	Complete bool
 	Limits   []string
+	// Cached is true when discovery was read from the warm cache
+	// (Options.CacheDir) rather than computed.
+	Cached bool
 }
 
 // Discovery runs whole-file discovery (once per Analysis, like every list)
 // and reports how it ended.
 func (a *Analysis) Discovery(ctx context.Context) (DiscoveryStats, error) {
 	return codeOp(a, ctx, "discovery", func(p *program) (DiscoveryStats, error) {
-		return DiscoveryStats{Functions: len(p.procs), Instructions: p.insns, References: len(p.refs),
+		refs, err := p.references(ctx, a.src)
+		if err != nil {
+			return DiscoveryStats{}, err
+		}
+		return DiscoveryStats{Functions: len(p.procs), Instructions: p.insns, References: len(refs.all),
 			Rounds: p.rounds, CodeBytes: int64(p.codeBytes), DecodedBytes: p.decoded,
-			Complete: !p.truncated, Limits: slices.Clone(p.limits)}, nil
+			Complete: !p.truncated, Limits: slices.Clone(p.limits), Cached: p.cached}, nil
 	})
 }
 
@@ -166,8 +178,29 @@ func (a *Analysis) program(ctx context.Context) (*program, error) {
 	}
 	return a.code.get(ctx, func(ctx context.Context) (p *program, err error) {
 		defer recoverInto(a.img.format(), "analysis", &err)
-		return a.buildProgram(ctx)
+		key, cache := a.cacheKey(ctx)
+		if cache {
+			if p := a.cached(key); p != nil {
+				return p, a.attach(ctx, p)
+			}
+		}
+		p, err = a.buildProgram(ctx)
+		if err == nil && cache {
+			a.store(key, p)
+		}
+		return p, err
 	})
+}
+
+// attach gives a program read from the cache what buildProgram computes
+// from the file itself before discovery.
+func (a *Analysis) attach(ctx context.Context, p *program) error {
+	labels, err := a.names.get(ctx, a.sortedNames)
+	if err != nil {
+		return err
+	}
+	p.arch, p.mm, p.labels, p.cached = archOf(a.docs[0].Architecture), newMemMap(a.img), labels, true
+	return nil
 }
 
 // state is the procedure list between rounds: sorted by address, one per
@@ -243,7 +276,7 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 		if n == 0 {
 			continue
 		}
-		data, err := a.src.read(r.off, n)
+		data, err := a.src.view(r.off, n) // pinned by the caller (Analysis.enter) for the whole computation
 		if err != nil {
 			continue
 		}
@@ -281,6 +314,9 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 		// Calls first, until they add nothing: only then are the ranges
 		// good enough to tell a jump that leaves its function.
 		found := b.calls(st, todo)
+		for _, i := range todo {
+			st.results[i].calls = nil
+		}
 		if len(found) == 0 {
 			found = b.leaving(ctx, st)
 			if !pointersDone {
@@ -557,14 +593,18 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) *fnResult {
 	})
 	w.refs = refs
 	sortRefs(refs)
-	res.refs = slices.Clone(refs)
 	res.insns = n
 	if capped {
 		res.truncated, res.cut = true, 1<<limitInsns
 	}
-	for k, x := range res.refs {
-		if x.resolved() && (x.kind == kindJump || x.kind == kindAddress) && (x.to < r.Start || x.to >= r.End) && b.mayStart(x.to) {
-			res.leave = append(res.leave, int32(k))
+	res.nrefs = len(refs)
+	for _, x := range refs {
+		switch {
+		case !x.resolved():
+		case x.kind == kindCall:
+			res.calls = append(res.calls, x.to)
+		case (x.kind == kindJump || x.kind == kindAddress) && (x.to < r.Start || x.to >= r.End) && b.mayStart(x.to):
+			res.leave = append(res.leave, x)
 		}
 	}
 	if walk {
@@ -721,11 +761,11 @@ func plausible(flows []gapInsn) bool {
 func (b *builder) calls(st *state, done []int) []candidate {
 	var out []candidate
 	for _, i := range done {
-		for _, x := range st.results[i].refs {
-			if x.kind != kindCall || !x.resolved() || !b.mayStart(x.to) || !b.known.add(x.to) {
+		for _, to := range st.results[i].calls {
+			if !b.mayStart(to) || !b.known.add(to) {
 				continue
 			}
-			out = append(out, candidate{addr: x.to, source: "call-target", rank: rankUnnamed})
+			out = append(out, candidate{addr: to, source: "call-target", rank: rankUnnamed})
 		}
 	}
 	return out
@@ -747,13 +787,12 @@ func (b *builder) leaving(ctx context.Context, st *state) []candidate {
 			continue
 		}
 		keep := res.leave[:0]
-		for _, k := range res.leave {
-			x := res.refs[k]
+		for _, x := range res.leave {
 			if b.known.has(x.to) {
 				continue
 			}
 			if !b.boundaryAt(st, x.to) {
-				keep = append(keep, k)
+				keep = append(keep, x)
 				continue
 			}
 			b.known.add(x.to)
@@ -895,7 +934,7 @@ func (b *builder) dataPointers(ctx context.Context, img image, st *state) []cand
 			(s.Flags&elf.SHF_WRITE == 0 && !strings.HasPrefix(s.Name, ".data.rel.ro")) || s.FileSize > 64<<20 {
 			continue
 		}
-		data, err := b.src.read(s.Offset, s.FileSize)
+		data, err := b.src.view(s.Offset, s.FileSize)
 		if err != nil {
 			continue
 		}
@@ -916,9 +955,9 @@ func (b *builder) dataPointers(ctx context.Context, img image, st *state) []cand
 	return out
 }
 
-// finish assembles the reference list and classifies thunks.
+// finish counts, records which ranges yield references and classifies
+// thunks.
 func (p *program) finish(results []*fnResult, cut uint32) {
-	var total int
 	valid := func(i int) *fnResult {
 		if res := results[i]; res != nil && res.end == p.ranges[i].End {
 			return res
@@ -930,7 +969,9 @@ func (p *program) finish(results []*fnResult, cut uint32) {
 		if res == nil {
 			continue
 		}
-		total += len(res.refs)
+		if res.nrefs > 0 {
+			p.swept = append(p.swept, int32(i))
+		}
 		p.insns += res.insns
 		p.truncated = p.truncated || res.truncated
 		cut |= res.cut
@@ -950,18 +991,7 @@ func (p *program) finish(results []*fnResult, cut uint32) {
 			}
 		}
 	}
-	// Each function's references are sorted and functions come in address
-	// order, so the concatenation is sorted unless ranges overlap.
-	refs := make([]xref, 0, total)
-	for i := range p.ranges {
-		if res := valid(i); res != nil {
-			refs = append(refs, res.refs...)
-		}
-	}
-	if !slices.IsSortedFunc(refs, refLess) {
-		slices.SortFunc(refs, refLess)
-	}
-	p.refs = slices.Clip(slices.Compact(refs))
+	p.swept = slices.Clip(p.swept)
 	for i, name := range limitNames {
 		if cut&(1<<i) != 0 {
 			p.limits = append(p.limits, name)

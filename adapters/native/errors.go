@@ -63,6 +63,18 @@ type source struct {
 	r      io.ReaderAt
 	size   int64
 	format string
+	m      *mapping // the file mapped read-only, or nil
+}
+
+// view returns the n bytes at absolute offset off like read, but without a
+// copy when the file is mapped: the caller must not modify them, must hold
+// a pin on the mapping (Analysis.enter) while it reads them and must not
+// keep them past it.
+func (s source) view(off, n uint64) ([]byte, error) {
+	if s.m == nil || s.m.data == nil || !s.contains(off, n) || uint64(len(s.m.data)) != uint64(s.size) {
+		return s.read(off, n)
+	}
+	return s.m.data[off : off+n : off+n], nil
 }
 
 // read returns n bytes at absolute offset off, or a FormatError when they are

@@ -30,6 +30,15 @@ type Options struct {
 	// MinStringChars is the shortest run, in characters, reported as a
 	// string. Default 4.
 	MinStringChars int
+	// CacheDir, when set, is the root of the warm cache: whole-file
+	// discovery of a file opened by path is kept there (a rea/snapshot
+	// store) and the next open of the same bytes by the same build reads
+	// it instead of discovering again (cache.go). "" disables it.
+	CacheDir string
+	// CacheMaxBytes bounds the cache root: after each write the least
+	// recently used entries are evicted down to it. Default
+	// DefaultCacheMaxBytes.
+	CacheMaxBytes int64
 }
 
 func (o *Options) withDefaults() Options {
@@ -43,6 +52,9 @@ func (o *Options) withDefaults() Options {
 	out.MaxStringBytes = max(out.MaxStringBytes, utf8.UTFMax)
 	if out.MinStringChars <= 0 {
 		out.MinStringChars = DefaultMinStringChars
+	}
+	if out.CacheMaxBytes <= 0 {
+		out.CacheMaxBytes = DefaultCacheMaxBytes
 	}
 	return out
 }
@@ -93,6 +105,7 @@ func (p *Provider) Open(ctx context.Context, t ports.Target) (ports.Analysis, er
 	if err != nil {
 		return nil, err
 	}
+	a.sha256 = t.SHA256 // the caller's digest of the same bytes: the cache key need not read them again
 	return a, nil
 }
 

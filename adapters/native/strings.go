@@ -16,9 +16,10 @@ type span struct{ start, end int }
 // scanRegions finds the strings of every region and sorts them by address.
 // refs, sorted by address, are the literal references of a Go or Rust
 // binary (strings_lit.go); a region they point into is split into literals.
-func scanRegions(ctx context.Context, src source, regions []region, opts Options, refs []litRef) ([]ports.String, error) {
-	var out []ports.String
+func scanRegions(ctx context.Context, src source, regions []region, opts Options, refs []litRef) (*stringSet, error) {
+	var out []strRec
 	for i, r := range regions {
+		r.index = int32(i)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -27,7 +28,7 @@ func scanRegions(ctx context.Context, src source, regions []region, opts Options
 		if n == 0 {
 			continue
 		}
-		data, err := src.read(r.off, n)
+		data, err := src.view(r.off, n)
 		if err != nil {
 			return nil, err
 		}
@@ -40,30 +41,124 @@ func scanRegions(ctx context.Context, src source, regions []region, opts Options
 			return nil, err
 		}
 	}
-	// Literals sharing a start (only in Go and Rust binaries) come longest first.
-	slices.SortStableFunc(out, func(a, b ports.String) int {
-		return cmp.Or(cmp.Compare(a.Address, b.Address), cmp.Compare(a.Charset, b.Charset), cmp.Compare(b.ByteLength, a.ByteLength))
-	})
+	// Literals sharing a start (only in Go and Rust binaries) come longest
+	// first. Each region's strings are sorted already, and regions usually
+	// come in address order.
+	less := func(a, b strRec) int {
+		return recLess(regions[a.region].addr+a.off, regions[b.region].addr+b.off, a, b)
+	}
+	if !slices.IsSortedFunc(out, less) {
+		slices.SortStableFunc(out, less)
+	}
+	return &stringSet{regions: regions, recs: slices.Clip(out)}, nil
+}
+
+// strRec is one string in compact form: where it is and how long, its
+// value read from the file when the list is handed out (a large binary has
+// millions of strings; the list is kept in this form, a quarter of the
+// size of its ports.String records and without copies of the bytes).
+type strRec struct {
+	off    uint64 // from the start of its region
+	n      int    // ByteLength
+	region int32  // index in stringSet.regions
+	wide   bool   // UTF-16LE, else ASCII
+}
+
+// stringSet is the Strings list of an analysis.
+type stringSet struct {
+	regions []region
+	recs    []strRec // sorted as the list is: by address, ASCII first, longest first
+}
+
+// recLess orders two records at addresses x and y: by address, then
+// charset ("ascii" before "utf-16le"), longest first.
+func recLess(x, y uint64, a, b strRec) int {
+	return cmp.Or(cmp.Compare(x, y), cmp.Compare(boolInt(a.wide), boolInt(b.wide)), cmp.Compare(b.n, a.n))
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// strings materializes the list, reading each value from the file.
+func (set *stringSet) strings(ctx context.Context, src source, opts Options) ([]ports.String, error) {
+	out := make([]ports.String, len(set.recs))
+	cur, data := int32(-1), []byte(nil)
+	for i, s := range set.recs {
+		if i&0xffff == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		r := set.regions[s.region]
+		if s.region != cur {
+			b, err := src.view(r.off, src.clamp(r.off, r.size)) // pinned by the caller (Analysis.enter)
+			if err != nil {
+				return nil, err
+			}
+			cur, data = s.region, b
+		}
+		if s.off+uint64(s.n) > uint64(len(data)) {
+			return nil, &ports.FormatError{Format: src.format, Offset: int64(min(r.off+s.off, 1<<62)), Msg: "string beyond its section"}
+		}
+		out[i] = stringAt(data, s, r, opts)
+	}
 	return out, nil
+}
+
+// stringAt is the string s of region r, whose bytes are data.
+func stringAt(data []byte, s strRec, r region, opts Options) ports.String {
+	str := ports.String{Address: r.addr + s.off, FileOffset: r.off + s.off, ByteLength: s.n, Section: r.name}
+	b := data[s.off : s.off+uint64(s.n)]
+	if !s.wide {
+		str.Charset = "ascii"
+		if len(b) > opts.MaxStringBytes {
+			b, str.Truncated = b[:opts.MaxStringBytes], true
+		}
+		str.Value = string(b)
+		return str
+	}
+	str.Charset = "utf-16le"
+	buf := make([]byte, 0, min(len(b)/2, opts.MaxStringBytes))
+	for i := 0; i+1 < len(b); i += 2 {
+		c := rune(b[i])
+		if len(buf)+utf8.RuneLen(c) > opts.MaxStringBytes {
+			str.Truncated = true
+			break
+		}
+		buf = utf8.AppendRune(buf, c)
+	}
+	str.Value = string(buf)
+	return str
 }
 
 func isASCII(b byte) bool { return b == '\t' || (b >= 0x20 && b <= 0x7e) }
 
 func isLatin(b byte) bool { return isASCII(b) || b >= 0xa0 }
 
-// scanBytes appends the ASCII and UTF-16LE runs of data to out. UTF-16LE
-// runs are found at both byte parities. An ASCII run that runs into the first
-// character of a UTF-16LE run (the only way the two can overlap, since every
-// other byte of the latter is zero) is cut where the UTF-16LE run starts.
-func scanBytes(ctx context.Context, data []byte, r region, opts Options, out []ports.String) ([]ports.String, error) {
+// scanBytes appends the ASCII and UTF-16LE runs of data to out, sorted as
+// scanRegions sorts. UTF-16LE runs are found at both byte parities. An ASCII
+// run that runs into the first character of a UTF-16LE run (the only way the
+// two can overlap, since every other byte of the latter is zero) is cut
+// where the UTF-16LE run starts.
+func scanBytes(ctx context.Context, data []byte, r region, opts Options, out []strRec) ([]strRec, error) {
 	minChars := opts.MinStringChars
 	wide, err := wideSpans(ctx, data, minChars)
 	if err != nil {
 		return nil, err
 	}
-
+	base := len(out)
+	// ASCII runs come in address order, so the first UTF-16LE run starting
+	// inside one is found by a cursor rather than a search.
+	k := 0
 	emitASCII := func(s span) {
-		if k, _ := slices.BinarySearchFunc(wide, s.start+1, func(w span, t int) int { return cmp.Compare(w.start, t) }); k < len(wide) && wide[k].start < s.end {
+		for k < len(wide) && wide[k].start < s.start+1 {
+			k++
+		}
+		if k < len(wide) && wide[k].start < s.end {
 			s.end = wide[k].start
 		}
 		if s.end-s.start < minChars {
@@ -71,51 +166,76 @@ func scanBytes(ctx context.Context, data []byte, r region, opts Options, out []p
 		}
 		out = append(out, asciiString(data, s, r, opts))
 	}
-	start := -1
-	for i, b := range data {
+	for i := 0; i < len(data); {
 		if i&0xfffff == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		if isASCII(b) {
-			if start < 0 {
-				start = i
-			}
+		if !asciiByte[data[i]] {
+			i++
 			continue
 		}
-		if start >= 0 {
+		start := i
+		for i < len(data) && asciiByte[data[i]] {
+			i++
+		}
+		if i-start >= minChars {
 			emitASCII(span{start, i})
 		}
-		start = -1
 	}
-	if start >= 0 {
-		emitASCII(span{start, len(data)})
-	}
-	return appendWide(data, wide, r, opts, out), nil
+	ascii := len(out)
+	out = appendWide(data, wide, r, opts, out)
+	mergeSorted(out[base:], ascii-base)
+	return out, nil
 }
 
-// asciiString is the ASCII string at s, its value cut at the maximum length.
-func asciiString(data []byte, s span, r region, opts Options) ports.String {
-	v, truncated := data[s.start:s.end], false
-	if len(v) > opts.MaxStringBytes {
-		v, truncated = v[:opts.MaxStringBytes], true
+// asciiByte is isASCII as a table.
+var asciiByte = func() (t [256]bool) {
+	for b := range t {
+		t[b] = isASCII(byte(b))
 	}
-	return ports.String{
-		Address:    r.addr + uint64(s.start),
-		FileOffset: r.off + uint64(s.start),
-		Value:      string(v),
-		Charset:    "ascii",
-		ByteLength: s.end - s.start,
-		Truncated:  truncated,
-		Section:    r.name,
+	return t
+}()
+
+// stringLess is the order of the Strings list: by address, then charset,
+// longest first.
+func stringLess(a, b ports.String) int {
+	return cmp.Or(cmp.Compare(a.Address, b.Address), cmp.Compare(a.Charset, b.Charset), cmp.Compare(b.ByteLength, a.ByteLength))
+}
+
+// mergeSorted sorts s, records of one region whose first n and remaining
+// elements are each sorted, stably.
+func mergeSorted(s []strRec, n int) {
+	stringLess := func(a, b strRec) int { return recLess(a.off, b.off, a, b) }
+	if n == 0 || n == len(s) || stringLess(s[n-1], s[n]) <= 0 {
+		return
 	}
+	left := slices.Clone(s[:n])
+	i, j, o := 0, n, 0
+	for i < len(left) && j < len(s) {
+		if stringLess(s[j], left[i]) < 0 {
+			s[o] = s[j]
+			j++
+		} else {
+			s[o] = left[i]
+			i++
+		}
+		o++
+	}
+	copy(s[o:], left[i:])
+}
+
+// asciiString is the ASCII string at s of region r.
+func asciiString(_ []byte, s span, r region, _ Options) strRec {
+	return strRec{off: uint64(s.start), n: s.end - s.start, region: r.index}
 }
 
 // wideSpans finds the UTF-16LE runs of Latin-1 characters of data, at both
 // byte parities, sorted by start.
 func wideSpans(ctx context.Context, data []byte, minChars int) ([]span, error) {
 	var wide []span
+	even := 0
 	for parity := 0; parity < 2; parity++ {
 		start, i := -1, parity
 		for ; i+1 < len(data); i += 2 {
@@ -138,33 +258,30 @@ func wideSpans(ctx context.Context, data []byte, minChars int) ([]span, error) {
 		if start >= 0 && (i-start)/2 >= minChars {
 			wide = append(wide, span{start, i})
 		}
+		if parity == 0 {
+			even = len(wide)
+		}
 	}
-	slices.SortFunc(wide, func(a, b span) int { return cmp.Compare(a.start, b.start) })
+	// Each parity's runs are in order: merge them.
+	if even > 0 && even < len(wide) {
+		merged := make([]span, 0, len(wide))
+		a, b := wide[:even], wide[even:]
+		for len(a) > 0 && len(b) > 0 {
+			if b[0].start < a[0].start {
+				merged, b = append(merged, b[0]), b[1:]
+			} else {
+				merged, a = append(merged, a[0]), a[1:]
+			}
+		}
+		wide = append(append(merged, a...), b...)
+	}
 	return wide, nil
 }
 
 // appendWide appends the UTF-16LE strings at the spans.
-func appendWide(data []byte, wide []span, r region, opts Options, out []ports.String) []ports.String {
+func appendWide(_ []byte, wide []span, r region, _ Options, out []strRec) []strRec {
 	for _, s := range wide {
-		buf := make([]byte, 0, min((s.end-s.start)/2, opts.MaxStringBytes))
-		truncated := false
-		for i := s.start; i < s.end; i += 2 {
-			c := rune(data[i])
-			if len(buf)+utf8.RuneLen(c) > opts.MaxStringBytes {
-				truncated = true
-				break
-			}
-			buf = utf8.AppendRune(buf, c)
-		}
-		out = append(out, ports.String{
-			Address:    r.addr + uint64(s.start),
-			FileOffset: r.off + uint64(s.start),
-			Value:      string(buf),
-			Charset:    "utf-16le",
-			ByteLength: s.end - s.start,
-			Truncated:  truncated,
-			Section:    r.name,
-		})
+		out = append(out, strRec{off: uint64(s.start), n: s.end - s.start, region: r.index, wide: true})
 	}
 	return out
 }

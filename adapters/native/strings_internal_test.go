@@ -131,7 +131,11 @@ func FuzzLiteralScan(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, s := range out {
+		for _, rec := range out {
+			if rec.off+uint64(rec.n) > uint64(len(data)) {
+				t.Fatalf("string %+v outside the region", rec)
+			}
+			s := stringAt(data, rec, r, opts)
 			if s.Address < base || s.Address+uint64(s.ByteLength) > base+uint64(len(data)) || s.ByteLength < opts.MinStringChars {
 				t.Fatalf("string %+v outside the region or too short", s)
 			}

@@ -57,7 +57,7 @@ var (
 
 // scanStrings lists the strings of the regions, reading Go and Rust string
 // literals by their references.
-func (a *Analysis) scanStrings(ctx context.Context, regions []region) ([]ports.String, error) {
+func (a *Analysis) scanStrings(ctx context.Context, regions []region) (*stringSet, error) {
 	tc, err := toolchainOf(ctx, a.src, a.img, regions)
 	if err != nil {
 		return nil, err
@@ -100,7 +100,7 @@ func toolchainOf(ctx context.Context, src source, img image, regions []region) (
 		if n == 0 {
 			continue
 		}
-		data, err := src.read(r.off, n)
+		data, err := src.view(r.off, n)
 		if err != nil {
 			return tcNone, err
 		}
@@ -179,7 +179,7 @@ func (a *Analysis) literalRefs(ctx context.Context, tc toolchain, regions []regi
 		if n < uint64(2*ptr) {
 			continue
 		}
-		data, err := a.src.read(r.off, n)
+		data, err := a.src.view(r.off, n)
 		if err != nil {
 			return nil, err
 		}
@@ -202,7 +202,7 @@ func (a *Analysis) literalRefs(ctx context.Context, tc toolchain, regions []regi
 			if n == 0 {
 				continue
 			}
-			code, err := a.src.read(r.off, n)
+			code, err := a.src.view(r.off, n)
 			if err != nil {
 				return nil, err
 			}

@@ -5,8 +5,6 @@ import (
 	"context"
 	"slices"
 	"unicode/utf8"
-
-	"rea/ports"
 )
 
 // Splitting a region of a Go or Rust binary into its literals.
@@ -110,7 +108,7 @@ const crossWindow = 64
 //
 // Work and memory follow the region's bytes: a budget proportional to them
 // bounds the bytes checked, and references past it are left out.
-func scanLiterals(ctx context.Context, data []byte, r region, opts Options, refs []litRef, out []ports.String) ([]ports.String, error) {
+func scanLiterals(ctx context.Context, data []byte, r region, opts Options, refs []litRef, out []strRec) ([]strRec, error) {
 	minChars := opts.MinStringChars
 	text, err := textRuns(ctx, data, minChars)
 	if err != nil {

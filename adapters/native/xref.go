@@ -1,77 +1,168 @@
 package native
 
 import (
+	"context"
+	"math"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"rea/ports"
 )
 
-// refsFrom returns the references made in [start, end).
-func (p *program) refsFrom(start, end uint64) []xref {
-	i, _ := slices.BinarySearchFunc(p.refs, start, func(x xref, t uint64) int {
+// refIndex is the reference list of a program: every reference made by
+// the instructions of the final function ranges, sorted by from, to, kind
+// and flags, without duplicates, and the resolved ones by target.
+type refIndex struct {
+	all  []xref
+	byTo []int32 // indexes of resolved refs, sorted by to then from
+}
+
+// references sweeps the ranges discovery decoded whole once more, on every
+// core, and indexes their references. Discovery does not keep them: the
+// lists and the overview never need them, and on a large binary they
+// outweigh everything else it holds. The result is the same whatever the
+// number of cores: each range's references land in its own slot and the
+// slots are joined in range order.
+func (p *program) references(ctx context.Context, src source) (*refIndex, error) {
+	return p.refs.get(ctx, func(ctx context.Context) (*refIndex, error) {
+		b := &builder{src: src, mm: p.mm, arch: p.arch, code: make([][]byte, len(p.mm.regions)), budget: math.MaxInt64}
+		for i, r := range p.mm.regions {
+			if !r.exec || r.fileSize == 0 {
+				continue
+			}
+			if n := src.clamp(r.off, r.fileSize); n > 0 {
+				if data, err := src.view(r.off, n); err == nil { // pinned by the caller (Analysis.enter)
+					b.code[i] = data
+				}
+			}
+		}
+		slots := make([][]xref, len(p.swept))
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range max(1, min(runtime.GOMAXPROCS(0), len(p.swept)/32)) {
+			wg.Go(func() {
+				dec := newDecoder(p.arch, p.mm, src)
+				var buf []xref
+				for {
+					k := int(next.Add(64) - 64)
+					if k >= len(p.swept) || ctx.Err() != nil {
+						return
+					}
+					for j := k; j < min(k+64, len(p.swept)); j++ {
+						r := p.ranges[p.swept[j]]
+						code, stop := b.codeFor(r.Start, r.End)
+						if code == nil {
+							continue
+						}
+						buf = buf[:0]
+						first := true // as decodeOne: a leading landing pad contributes nothing
+						sweep(dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
+							if first {
+								if b.isLandingPad(code[in.addr-r.Start:]) {
+									return true
+								}
+								first = false
+							}
+							buf = append(buf, in.refs...)
+							return true
+						})
+						sortRefs(buf)
+						slots[j] = slices.Clone(buf)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		total := 0
+		for _, s := range slots {
+			total += len(s)
+		}
+		// Each range's references are sorted and ranges come in address
+		// order, so the concatenation is sorted unless ranges overlap.
+		all := make([]xref, 0, total)
+		for j, s := range slots {
+			all = append(all, s...)
+			slots[j] = nil
+		}
+		if !slices.IsSortedFunc(all, refLess) {
+			slices.SortFunc(all, refLess)
+		}
+		ix := &refIndex{all: slices.Clip(slices.Compact(all))}
+		ix.indexTargets()
+		return ix, nil
+	})
+}
+
+// from returns the references made in [start, end).
+func (ix *refIndex) from(start, end uint64) []xref {
+	i, _ := slices.BinarySearchFunc(ix.all, start, func(x xref, t uint64) int {
 		if x.from < t {
 			return -1
 		}
 		return 1
 	})
 	j := i
-	for j < len(p.refs) && p.refs[j].from < end {
+	for j < len(ix.all) && ix.all[j].from < end {
 		j++
 	}
-	return p.refs[i:j]
+	return ix.all[i:j]
 }
 
-// refsTo returns the resolved references whose target is in [start, end),
+// to returns the resolved references whose target is in [start, end),
 // sorted by target then source.
-func (p *program) refsTo(start, end uint64) []xref {
-	p.toOnce.Do(p.indexTargets)
-	i, _ := slices.BinarySearchFunc(p.byTo, start, func(k int32, t uint64) int {
-		if p.refs[k].to < t {
+func (ix *refIndex) to(start, end uint64) []xref {
+	i, _ := slices.BinarySearchFunc(ix.byTo, start, func(k int32, t uint64) int {
+		if ix.all[k].to < t {
 			return -1
 		}
 		return 1
 	})
 	var out []xref
-	for ; i < len(p.byTo) && p.refs[p.byTo[i]].to < end; i++ {
-		out = append(out, p.refs[p.byTo[i]])
+	for ; i < len(ix.byTo) && ix.all[ix.byTo[i]].to < end; i++ {
+		out = append(out, ix.all[ix.byTo[i]])
 	}
 	return out
 }
 
 // indexTargets sorts the resolved references by target with a stable LSD
-// radix sort on the 64-bit target; refs is sorted by source, so equal
+// radix sort on the 64-bit target; all is sorted by source, so equal
 // targets stay in source order.
-func (p *program) indexTargets() {
-	idx := make([]int32, 0, len(p.refs))
-	for i, x := range p.refs {
+func (ix *refIndex) indexTargets() {
+	idx := make([]int32, 0, len(ix.all))
+	for i, x := range ix.all {
 		if x.resolved() {
 			idx = append(idx, int32(i))
 		}
 	}
 	if len(idx) == 0 {
-		p.byTo = idx
+		ix.byTo = idx
 		return
 	}
 	tmp := make([]int32, len(idx))
 	for shift := uint(0); shift < 64; shift += 8 {
 		var count [257]int
 		for _, k := range idx {
-			count[(p.refs[k].to>>shift)&0xff+1]++
+			count[(ix.all[k].to>>shift)&0xff+1]++
 		}
-		if count[((p.refs[idx[0]].to>>shift)&0xff)+1] == len(idx) {
+		if count[((ix.all[idx[0]].to>>shift)&0xff)+1] == len(idx) {
 			continue // every key has the same byte here
 		}
 		for b := 1; b < 257; b++ {
 			count[b] += count[b-1]
 		}
 		for _, k := range idx {
-			b := (p.refs[k].to >> shift) & 0xff
+			b := (ix.all[k].to >> shift) & 0xff
 			tmp[count[b]] = k
 			count[b]++
 		}
 		idx, tmp = tmp, idx
 	}
-	p.byTo = idx
+	ix.byTo = idx
 }
 
 // reference converts a compact reference. operand renders the operand of an

@@ -3,18 +3,26 @@
 //
 //   - "rea analyze FILE" (the built binary: open, whole-file function
 //     discovery, overview) against "objdump -d FILE";
+//
 //   - a whole-file disassembly with text through rea's packages (discovery,
 //     then every instruction of every executable section formatted and
 //     written, as objdump -d formats and writes every instruction), run as a
 //     child process of this program so that it is measured like the others.
 //
+//   - with -tools ...,inproc: what rea analyze asks of rea-native, computed
+//     in a child process of this program, to count its allocation.
+//
 // Every output goes to /dev/null. For each file and tool it prints the
 // median over -runs of wall time (s), CPU time (user+system, s), peak RSS
-// (MB, from the wait4 rusage of the process) and wall milliseconds per MB of
-// file; for the in-process disassembly also the bytes allocated per byte of
-// file. The load average is printed before and after.
+// (MB, from the wait4 rusage of the process), wall and CPU milliseconds per
+// MB of file; for the in-process children also the bytes allocated per
+// byte of file. The load average is printed before and after each run: on
+// a shared machine wall time follows the load, CPU time much less.
 //
-// Files: /usr/bin/ls, libc, the Go toolchain's compile, gcc's cc1, node and
+// -profile FILE (with -cpuprofile, -memprofile, -profile-disasm) profiles
+// the same work in this process instead.
+//
+// Files: /usr/bin/ls, libc, the Go toolchain's go, gcc's cc1, node and
 // Debian's chromium (skipped with -skip-chromium, or when it is not
 // installed: apt-get install -y chromium), or the files given.
 //
@@ -48,9 +56,20 @@ func main() {
 	runs := flag.Int("runs", 3, "runs of each measurement (medians are reported)")
 	rea := flag.String("rea", "", "rea binary (default: built from ./cmd/rea into a temporary directory)")
 	skipChromium := flag.Bool("skip-chromium", false, "leave chromium out of the default files")
-	tools := flag.String("tools", "analyze,objdump,disasm", "what to run, comma-separated: analyze (rea analyze), objdump (objdump -d), disasm (whole-file disassembly with text in-process)")
+	tools := flag.String("tools", "analyze,objdump,disasm", "what to run, comma-separated: analyze (rea analyze), objdump (objdump -d), disasm (whole-file disassembly with text in-process), inproc (what rea analyze computes, in-process, to count its allocation)")
 	child := flag.String("disasm-child", "", "internal: disassemble this file with text to /dev/null and print statistics")
+	profile := flag.String("profile", "", "profile what rea analyze computes on this file in-process (open, segments, procedures, strings, names), or with -profile-disasm the whole-file disassembly, and exit")
+	profileDisasm := flag.Bool("profile-disasm", false, "with -profile: also disassemble every instruction with text")
+	cpuProfile := flag.String("cpuprofile", "", "with -profile: write a CPU profile here")
+	memProfile := flag.String("memprofile", "", "with -profile: write an allocation profile here (heap at exit, allocations since start)")
 	flag.Parse()
+	if *profile != "" {
+		if err := profileRun(*profile, *profileDisasm, *cpuProfile, *memProfile); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *child != "" {
 		if err := disassemble(*child); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -101,10 +120,11 @@ func run(ctx context.Context, runs int, rea string, skipChromium bool, tools, fi
 		"analyze": func(f string) *exec.Cmd { return exec.CommandContext(ctx, rea, "analyze", f) },
 		"objdump": func(f string) *exec.Cmd { return exec.CommandContext(ctx, "objdump", "-d", f) },
 		"disasm":  func(f string) *exec.Cmd { return exec.CommandContext(ctx, self, "-disasm-child", f) },
+		"inproc":  func(f string) *exec.Cmd { return exec.CommandContext(ctx, self, "-profile", f) },
 	}
 	for _, t := range tools {
 		if commands[t] == nil {
-			return fmt.Errorf("unknown tool %q (analyze, objdump, disasm)", t)
+			return fmt.Errorf("unknown tool %q (analyze, objdump, disasm, inproc)", t)
 		}
 	}
 	fmt.Printf("GOMAXPROCS=%d NumCPU=%d, %d runs interleaved, medians; load average before: %s\n",
@@ -116,7 +136,7 @@ func run(ctx context.Context, runs int, rea string, skipChromium bool, tools, fi
 				results[f] = map[string][]sample{}
 			}
 			for _, t := range tools {
-				s, err := measure(commands[t](f), devnull, t == "disasm")
+				s, err := measure(commands[t](f), devnull, t == "disasm" || t == "inproc")
 				if err != nil {
 					return fmt.Errorf("%s %s: %w", t, f, err)
 				}
@@ -127,7 +147,7 @@ func run(ctx context.Context, runs int, rea string, skipChromium bool, tools, fi
 		}
 	}
 	fmt.Printf("load average after: %s\n\n", loadavg())
-	fmt.Printf("%-44s %8s  %-8s %9s %9s %10s %9s %11s\n", "file", "size MB", "tool", "wall s", "CPU s", "peak RSS MB", "ms/MB", "alloc B/B")
+	fmt.Printf("%-44s %8s  %-8s %9s %9s %10s %9s %9s %11s\n", "file", "size MB", "tool", "wall s", "CPU s", "peak RSS MB", "ms/MB", "CPU ms/MB", "alloc B/B")
 	for _, f := range files {
 		st, err := os.Stat(f)
 		if err != nil {
@@ -140,10 +160,10 @@ func run(ctx context.Context, runs int, rea string, skipChromium bool, tools, fi
 			cpu := median(ss, func(s sample) float64 { return s.cpu.Seconds() })
 			rss := median(ss, func(s sample) float64 { return float64(s.rssKB) / 1024 })
 			alloc := "-"
-			if t == "disasm" {
+			if t == "disasm" || t == "inproc" {
 				alloc = fmt.Sprintf("%.1f", median(ss, func(s sample) float64 { return float64(s.alloc) })/float64(st.Size()))
 			}
-			fmt.Printf("%-44s %8.1f  %-8s %9.2f %9.2f %10.0f %9.1f %11s\n", shorten(f, 44), mb, t, wall, cpu, rss, wall*1000/mb, alloc)
+			fmt.Printf("%-44s %8.1f  %-8s %9.2f %9.2f %10.0f %9.1f %9.1f %11s\n", shorten(f, 44), mb, t, wall, cpu, rss, wall*1000/mb, cpu*1000/mb, alloc)
 		}
 	}
 	return nil
@@ -152,7 +172,7 @@ func run(ctx context.Context, runs int, rea string, skipChromium bool, tools, fi
 func defaultFiles(skipChromium bool) []string {
 	files := []string{"/usr/bin/ls", "/lib/x86_64-linux-gnu/libc.so.6"}
 	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
-		files = append(files, filepath.Join(strings.TrimSpace(string(out)), "pkg", "tool", runtime.GOOS+"_"+runtime.GOARCH, "compile"))
+		files = append(files, filepath.Join(strings.TrimSpace(string(out)), "bin", "go"))
 	}
 	if out, err := exec.Command("gcc", "-print-prog-name=cc1").Output(); err == nil {
 		files = append(files, strings.TrimSpace(string(out)))
@@ -231,16 +251,28 @@ func disassemble(path string) error {
 	if err != nil {
 		return err
 	}
+	counts := map[string]int{}
+	if err := disassembleTo(ctx, a, os.DevNull, counts); err != nil {
+		return err
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return json.NewEncoder(os.Stdout).Encode(childStats{Instructions: counts["instructions"], Functions: st.Functions, TotalAlloc: ms.TotalAlloc})
+}
+
+// disassembleTo formats every instruction of every executable section of a
+// into the file at path and counts them in counts["instructions"].
+func disassembleTo(ctx context.Context, a *native.Analysis, path string, counts map[string]int) error {
 	segs, err := a.Segments(ctx)
 	if err != nil {
 		return err
 	}
-	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	out, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
-	defer devnull.Close()
-	w := bufio.NewWriterSize(devnull, 1<<20)
+	defer out.Close()
+	w := bufio.NewWriterSize(out, 1<<20)
 	n := 0
 	for _, s := range segs {
 		if !s.Perms.Execute || s.FileSize == 0 {
@@ -261,12 +293,8 @@ func disassemble(path string) error {
 			addr = last.Address + uint64(len(last.Bytes))
 		}
 	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return json.NewEncoder(os.Stdout).Encode(childStats{Instructions: n, Functions: st.Functions, TotalAlloc: ms.TotalAlloc})
+	counts["instructions"] = n
+	return w.Flush()
 }
 
 func median(ss []sample, f func(sample) float64) float64 {

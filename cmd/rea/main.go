@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"syscall"
 	"time"
@@ -32,6 +33,7 @@ import (
 	"rea/core"
 	"rea/core/standard"
 	"rea/ports"
+	"rea/snapshot"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -51,10 +53,11 @@ func run() int {
 
 // app is everything cmd/rea wires together.
 type app struct {
-	cat    *core.Catalog
-	reg    *core.Registry
-	id     core.ServerIdentity
-	budget core.ResponseBudget
+	nativeCache string // the warm cache root of rea-native, or "" when off
+	cat         *core.Catalog
+	reg         *core.Registry
+	id          core.ServerIdentity
+	budget      core.ResponseBudget
 }
 
 // wire builds the catalog, the provider registry and the server identity
@@ -116,7 +119,8 @@ func wire(lookupEnv func(string) (string, bool)) (*app, error) {
 		return nil, err
 	}
 	browser := cdp.New(nil)
-	reg, err := core.NewRegistry([]ports.Provider{native.New(nil), ghidra.New(gopts), hopper.New(hopts)},
+	nativeCache := nativeCacheDir(getenv)
+	reg, err := core.NewRegistry([]ports.Provider{native.New(&native.Options{CacheDir: nativeCache}), ghidra.New(gopts), hopper.New(hopts)},
 		&core.RegistryOptions{Default: getenv("REA_ANALYSIS_PROVIDER"),
 			Containers: []ports.ContainerOpener{asar.Opener{}, zip.Opener{}},
 			JavaScript: js.New(),
@@ -130,7 +134,7 @@ func wire(lookupEnv func(string) (string, bool)) (*app, error) {
 	exe, _ := os.Executable()
 	info, ok := debug.ReadBuildInfo()
 	b := readBuild(getenv, info, ok)
-	return &app{cat: cat, reg: reg, budget: budget, id: core.ServerIdentity{
+	return &app{nativeCache: nativeCache, cat: cat, reg: reg, budget: budget, id: core.ServerIdentity{
 		PackageName:   "rea",
 		Version:       b.Version,
 		RootPath:      filepath.Dir(exe),
@@ -174,7 +178,50 @@ func runArgs(ctx context.Context, args []string, lookupEnv func(string) (string,
 		Stdin: stdin, StdinIsTerminal: isTerminal(os.Stdin) && stdin == os.Stdin,
 		Registrar: newRegistrar(a.id.Version), SetupClients: setupClients(), Executable: a.id.CommandPath,
 		Engines: func(ctx context.Context) []ports.Installation { return probe.All(ctx, nil) },
+		Caches:  analysisCaches(a.nativeCache),
 	})
+}
+
+// NativeCacheEnv names rea-native's warm cache root; "off" disables the
+// cache. Unset, it is rea/native under the user's cache directory.
+const NativeCacheEnv = "REA_NATIVE_CACHE_DIR"
+
+// nativeCacheDir reads the root from the start-up environment, like every
+// other setting: the user cache directory as os.UserCacheDir finds it, but
+// through getenv (no HOME, no cache).
+func nativeCacheDir(getenv func(string) string) string {
+	switch v := getenv(NativeCacheEnv); v {
+	case "off":
+		return ""
+	case "":
+		var d string
+		home := getenv("HOME")
+		switch xdg := getenv("XDG_CACHE_HOME"); {
+		case runtime.GOOS == "darwin" && home != "":
+			d = filepath.Join(home, "Library", "Caches")
+		case filepath.IsAbs(xdg):
+			d = xdg
+		case home != "":
+			d = filepath.Join(home, ".cache")
+		default:
+			return ""
+		}
+		return filepath.Join(d, "rea", "native")
+	default:
+		return v
+	}
+}
+
+// analysisCaches are the on-disk caches rea doctor shows and clears.
+func analysisCaches(nativeRoot string) []cli.Cache {
+	if nativeRoot == "" {
+		return nil
+	}
+	st := snapshot.Store{Root: nativeRoot}
+	usage := func(u snapshot.Usage, err error) (int, int64, error) { return u.Partitions, u.Bytes, err }
+	return []cli.Cache{{Name: "rea-native", Path: nativeRoot, Env: NativeCacheEnv,
+		Usage: func() (int, int64, error) { return usage(st.Usage()) },
+		Clear: func() (int, int64, error) { return usage(st.Clear()) }}}
 }
 
 // isTerminal: a character device other than the null device (which is

@@ -47,6 +47,9 @@ func TestMain(m *testing.M) {
 	// has (the engine's own tests and its live lane use an installation).
 	os.Unsetenv("GHIDRA_INSTALL_DIR")
 	os.Unsetenv("HOPPER_LAUNCHER_PATH")
+	// The rea processes these tests start keep rea-native's warm cache
+	// under dir (in-process wiring with no environment has none).
+	os.Setenv("REA_NATIVE_CACHE_DIR", filepath.Join(dir, "native-cache"))
 	// Every rea these tests start, in process or not, checks each success
 	// against its complete output schema.
 	os.Setenv(core.CheckOutputSchemasEnv, "1")

@@ -53,6 +53,16 @@ type Page[T any] struct {
 	HasMore    bool `json:"has_more"`
 }
 
+// pageOf pages all like paginate and converts only the page's items.
+func pageOf[T, U any](all []T, offset, limit int, conv func(T) U) Page[U] {
+	p := paginate(all, offset, limit)
+	out := Page[U]{Offset: p.Offset, Limit: p.Limit, Total: p.Total, NextOffset: p.NextOffset, HasMore: p.HasMore, Items: make([]U, len(p.Items))}
+	for i, v := range p.Items {
+		out.Items[i] = conv(v)
+	}
+	return out
+}
+
 func paginate[T any](all []T, offset, limit int) Page[T] {
 	p := Page[T]{Offset: offset, Limit: limit, Total: len(all), Items: []T{}}
 	if offset < len(all) {
@@ -317,12 +327,10 @@ func opListProcedures() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			items := make([]procedureItem, len(procs))
 			an := namerOf(ctx, c)
-			for i, p := range procs {
-				items[i] = an.item(procedureItemOf(p), p.Address)
-			}
-			return &core.Observation{Result: paginate(items, core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", defaultPageLimit))}, nil
+			return &core.Observation{Result: pageOf(procs, core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", defaultPageLimit), func(p ports.Procedure) procedureItem {
+				return an.item(procedureItemOf(p), p.Address)
+			})}, nil
 		},
 	}
 }
@@ -398,6 +406,26 @@ func stringItemOf(s ports.String) stringItem {
 	return stringItem{core.Hex(s.Address), s.Value, s.Charset, s.ByteLength, s.Truncated, core.Hex(s.FileOffset), s.Section}
 }
 
+// stringsPage returns strings [offset, offset+limit) and how many there
+// are, through ports.StringPager when the engine offers it (a large binary
+// lists millions of strings; only the page is built), else by slicing the
+// whole list.
+func stringsPage(ctx context.Context, c *core.Call, offset, limit int) ([]ports.String, int, error) {
+	sl, err := analysisFor[ports.StringLister](c)
+	if err != nil {
+		return nil, 0, err
+	}
+	if p, ok := sl.(ports.StringPager); ok {
+		return p.StringsPage(ctx, offset, limit)
+	}
+	all, err := sl.Strings(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	lo := min(max(offset, 0), len(all))
+	return all[lo:min(lo+max(limit, 0), len(all))], len(all), nil
+}
+
 func stringsOf(ctx context.Context, c *core.Call) ([]ports.String, error) {
 	sl, err := analysisFor[ports.StringLister](c)
 	if err != nil {
@@ -418,6 +446,21 @@ func opListStrings() *core.Operation {
 			if err := checkDocument(ctx, c); err != nil {
 				return nil, err
 			}
+			offset, limit := core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", defaultPageLimit)
+			if _, filtered := c.Args["address"]; !filtered {
+				page, total, err := stringsPage(ctx, c, offset, limit)
+				if err != nil {
+					return nil, err
+				}
+				p := Page[stringItem]{Offset: offset, Limit: limit, Total: total, Items: make([]stringItem, len(page))}
+				for i, s := range page {
+					p.Items[i] = stringItemOf(s)
+				}
+				if end := offset + len(page); offset < total && end < total {
+					p.NextOffset, p.HasMore = &end, true
+				}
+				return &core.Observation{Result: p}, nil
+			}
 			all, err := stringsOf(ctx, c)
 			if err != nil {
 				return nil, err
@@ -426,13 +469,19 @@ func opListStrings() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			items := []stringItem{}
-			for _, s := range all {
-				if keep(s.Address) {
-					items = append(items, stringItemOf(s))
+			// Filter and page the engine's records first and convert only the
+			// page: a large binary lists millions of strings.
+			var kept []ports.String
+			if _, filtered := c.Args["address"]; !filtered {
+				kept = all
+			} else {
+				for _, s := range all {
+					if keep(s.Address) {
+						kept = append(kept, s)
+					}
 				}
 			}
-			return &core.Observation{Result: paginate(items, core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", defaultPageLimit))}, nil
+			return &core.Observation{Result: pageOf(kept, core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", defaultPageLimit), stringItemOf)}, nil
 		},
 	}
 }
@@ -660,11 +709,11 @@ func handleBinaryOverview(ctx context.Context, c *core.Call) (any, error) {
 		return nil, err
 	}
 	c.Observe(fmt.Sprintf("%d procedures; listing strings", len(procs)))
-	strs, err := stringsOf(ctx, c)
+	strs, stringCount, err := stringsPage(ctx, c, 0, 50) // the most a detailed overview samples
 	if err != nil {
 		return nil, err
 	}
-	c.Observe(fmt.Sprintf("%d strings", len(strs)))
+	c.Observe(fmt.Sprintf("%d strings", stringCount))
 	var nameCount any
 	var limitations []string
 	if a, _, _ := c.Bound(); a != nil {
@@ -704,7 +753,7 @@ func handleBinaryOverview(ctx context.Context, c *core.Call) (any, error) {
 	}
 	return &core.Observation{Result: map[string]any{
 		"detail": detail, "document": d.Name, "format": d.Format, "architecture": core.OrNull(d.Architecture), "entry": entry,
-		"procedure_count": len(procs), "segment_count": len(segs), "string_count": len(strs), "name_count": nameCount,
+		"procedure_count": len(procs), "segment_count": len(segs), "string_count": stringCount, "name_count": nameCount,
 		"segments": segOut, "procedures": procOut, "strings": strOut,
 	}, Limitations: limitations}, nil
 }

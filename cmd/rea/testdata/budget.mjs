@@ -10,7 +10,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 const [rea, elf] = process.argv.slice(2);
 const client = new Client({ name: "rea-budget", version: "1.0.0" });
 // The default receive buffer (10 MiB) is kept on purpose.
-const transport = new StdioClientTransport({ command: rea, args: ["serve"], stderr: "inherit" });
+const transport = new StdioClientTransport({ command: rea, args: ["serve"], env: { ...process.env }, stderr: "inherit" });
 const summary = {};
 try {
   await client.connect(transport);

@@ -5,7 +5,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 
 const [rea, target] = process.argv.slice(2);
 const client = new Client({ name: "rea-interop", version: "1.0.0" });
-const transport = new StdioClientTransport({ command: rea, args: ["serve"], stderr: "inherit" });
+const transport = new StdioClientTransport({ command: rea, args: ["serve"], env: { ...process.env }, stderr: "inherit" });
 const summary = {};
 try {
   let t0 = performance.now();

@@ -1,0 +1,126 @@
+package native
+
+import (
+	"cmp"
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"unicode/utf8"
+
+	"rea/ports"
+)
+
+// referenceScan is the plain statement of scanBytes' rule, kept as the
+// oracle for the faster scan: every maximal ASCII run, cut where a
+// UTF-16LE run starts inside it, and every maximal UTF-16LE run of Latin-1
+// characters at either parity, sorted by address, charset, longest first.
+func referenceScan(data []byte, r region, opts Options) []ports.String {
+	var wide []span
+	for parity := 0; parity < 2; parity++ {
+		start, i := -1, parity
+		for ; i+1 < len(data); i += 2 {
+			if data[i+1] == 0 && isLatin(data[i]) {
+				if start < 0 {
+					start = i
+				}
+				continue
+			}
+			if start >= 0 && (i-start)/2 >= opts.MinStringChars {
+				wide = append(wide, span{start, i})
+			}
+			start = -1
+		}
+		if start >= 0 && (i-start)/2 >= opts.MinStringChars {
+			wide = append(wide, span{start, i})
+		}
+	}
+	slices.SortFunc(wide, func(a, b span) int { return cmp.Compare(a.start, b.start) })
+	var out []ports.String
+	emit := func(s span) {
+		for _, w := range wide {
+			if w.start > s.start && w.start < s.end {
+				s.end = w.start
+				break
+			}
+		}
+		if s.end-s.start >= opts.MinStringChars {
+			out = append(out, stringAt(data, strRec{off: uint64(s.start), n: s.end - s.start}, r, opts))
+		}
+	}
+	start := -1
+	for i, b := range data {
+		if isASCII(b) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			emit(span{start, i})
+		}
+		start = -1
+	}
+	if start >= 0 {
+		emit(span{start, len(data)})
+	}
+	for _, s := range wide {
+		var buf []byte
+		truncated := false
+		for i := s.start; i < s.end; i += 2 {
+			if len(buf)+utf8.RuneLen(rune(data[i])) > opts.MaxStringBytes {
+				truncated = true
+				break
+			}
+			buf = utf8.AppendRune(buf, rune(data[i]))
+		}
+		out = append(out, ports.String{Address: r.addr + uint64(s.start), FileOffset: r.off + uint64(s.start), Value: string(buf),
+			Charset: "utf-16le", ByteLength: s.end - s.start, Truncated: truncated, Section: r.name})
+	}
+	slices.SortStableFunc(out, stringLess)
+	return out
+}
+
+// The fast scan lists exactly what the reference rule lists, on random
+// mixes of ASCII, UTF-16LE, Latin-1 and binary bytes.
+func TestScanBytesMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	opts := (&Options{MaxStringBytes: 16}).withDefaults()
+	r := region{name: ".rodata", addr: 0x1000, off: 0x200}
+	for trial := range 2000 {
+		var data []byte
+		for len(data) < 600 {
+			switch rng.IntN(5) {
+			case 0: // ASCII text
+				for range rng.IntN(30) {
+					data = append(data, byte(' '+rng.IntN(95)))
+				}
+			case 1: // UTF-16LE text, either parity
+				if rng.IntN(2) == 0 {
+					data = append(data, 'x')
+				}
+				for range rng.IntN(30) {
+					data = append(data, byte(0xa0+rng.IntN(96)*int(rng.IntN(2))+rng.IntN(2)*('A'-0xa0)), 0)
+				}
+			case 2:
+				data = append(data, 0)
+			case 3:
+				data = append(data, '\t', 'a', 0, 'b', 0)
+			default:
+				data = append(data, byte(rng.IntN(256)))
+			}
+		}
+		recs, err := scanBytes(context.Background(), data, r, opts, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []ports.String
+		for _, rec := range recs {
+			got = append(got, stringAt(data, rec, r, opts))
+		}
+		want := referenceScan(data, r, opts)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d: %d strings, reference %d\n got %v\nwant %v", trial, len(got), len(want), got, want)
+		}
+	}
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"time"
+
+	"rea/adapters/native"
+)
+
+// profileRun computes in-process what rea analyze asks of rea-native
+// (documents, segments, procedures, strings, names), and with disasm the
+// whole-file disassembly with text, under a CPU profile and with an
+// allocation profile at the end. It prints the statistics as JSON.
+func profileRun(path string, disasm bool, cpu, mem string) error {
+	if cpu != "" {
+		f, err := os.Create(cpu)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if mem != "" {
+		// The live heap at its largest, as the last GC saw it, sampled
+		// every second into mem + ".peak".
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			var most uint64
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(time.Second):
+				}
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				if ms.HeapAlloc > most {
+					most = ms.HeapAlloc
+					if f, err := os.Create(mem + ".peak"); err == nil {
+						pprof.Lookup("heap").WriteTo(f, 0)
+						f.Close()
+					}
+				}
+			}
+		}()
+	}
+	start := time.Now()
+	ctx := context.Background()
+	a, err := native.OpenFile(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer a.Close(ctx)
+	phases := map[string]float64{}
+	lap := time.Now()
+	step := func(name string, f func() error) error {
+		if err := f(); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		phases[name] = time.Since(lap).Seconds()
+		lap = time.Now()
+		return nil
+	}
+	counts := map[string]int{}
+	if err := step("segments", func() error { s, err := a.Segments(ctx); counts["segments"] = len(s); return err }); err != nil {
+		return err
+	}
+	if err := step("procedures", func() error { s, err := a.Procedures(ctx); counts["procedures"] = len(s); return err }); err != nil {
+		return err
+	}
+	if err := step("strings", func() error { s, err := a.Strings(ctx); counts["strings"] = len(s); return err }); err != nil {
+		return err
+	}
+	if err := step("names", func() error { s, err := a.Names(ctx); counts["names"] = len(s); return err }); err != nil {
+		return err
+	}
+	if disasm {
+		if err := step("disassembly", func() error { return disassembleTo(ctx, a, os.DevNull, counts) }); err != nil {
+			return err
+		}
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if mem != "" {
+		f, err := os.Create(mem)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+			return err
+		}
+	}
+	return json.NewEncoder(os.Stdout).Encode(map[string]any{"wall_s": time.Since(start).Seconds(), "phases_s": phases, "counts": counts,
+		"total_alloc_mb": ms.TotalAlloc >> 20, "total_alloc": ms.TotalAlloc, "heap_inuse_mb": ms.HeapInuse >> 20, "sys_mb": ms.Sys >> 20})
+}
