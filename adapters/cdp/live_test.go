@@ -286,6 +286,7 @@ func TestLiveScenario(t *testing.T) {
 	}
 	is := is.New(t)
 	site := fixtureSite(t).URL
+	privateTemp(t)
 	before := tempEntries(t)
 	t.Setenv("REA_TEST_SCENARIO_SECRET", "s3cret-Value")
 	rl := &recordingLauncher{}
@@ -333,6 +334,18 @@ func TestLiveScenario(t *testing.T) {
 	is.True(os.IsNotExist(err))
 	is.Equal(liveProcesses(b.PID(), root), nil)
 	is.Equal(tempEntries(t), before)
+}
+
+// privateTemp gives the test a temporary directory of its own (short enough
+// for Chromium's sockets), so what other packages' tests leave in the shared
+// one while this test runs cannot be taken for this test's leftovers.
+func privateTemp(t *testing.T) {
+	dir, err := os.MkdirTemp("/tmp", "cdpt-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	t.Setenv("TMPDIR", dir)
 }
 
 func tempEntries(t *testing.T) []string {
@@ -383,6 +396,7 @@ func TestLiveScenarioCancelled(t *testing.T) {
 	}
 	is := is.New(t)
 	site := fixtureSite(t).URL
+	privateTemp(t)
 	before := tempEntries(t)
 	rl := &recordingLauncher{}
 	e := cdp.New(&cdp.Options{Launcher: rl})
