@@ -65,7 +65,7 @@ var reconcileSchema = json.RawMessage(`{"type":"object","additionalProperties":f
      "candidate_static_count":{"type":"integer","minimum":0},"candidate_static_nodes":{"type":"array","items":{"type":"string"}}}}},
  "static_load_states":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["static_layer_id","static_node_id","path","state","reason","runtime_node_ids"],
    "properties":{"static_layer_id":{"type":"string"},"static_node_id":{"type":"string"},"path":{"type":"string"},"state":{"enum":["loaded","resident-in-loaded-asset","not-observed-in-capture","unknown"]},"reason":{"type":"string"},"runtime_node_ids":{"type":"array","items":{"type":"string"}}}}},
- "source_map_authority":{"type":"object","required":["used_for_primary_matching"],"properties":{"used_for_primary_matching":{"const":false}}},
+ "source_map_authority":{"type":"object","required":["used_for_primary_matching","reason"],"properties":{"used_for_primary_matching":{"const":false},"reason":{"type":"string"}}},
  "coverage":{"type":"object","required":["status","omitted_runtime_entities","omitted_reconciliation_items","omitted_static_load_states"],"properties":{"status":{"enum":["complete-within-inputs","partial","truncated"]},
    "omitted_runtime_entities":{"type":"integer"},"omitted_reconciliation_items":{"type":"integer"},"omitted_static_load_states":{"type":"integer"}}},
  "evidence_links":{"type":"array","items":{"type":"string"}},
