@@ -10,8 +10,6 @@ import (
 	"rea/core"
 )
 
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
-
 var reconcileEffects = core.Effects{Idempotent: true, MutatesSession: true}
 
 const retainedExample = `{"kind":"retained-evidence","evidence_id":"ev_0000000000000000000000000000000000000000000000000000000000000000"}`
@@ -153,12 +151,11 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 	apps := 0
 	for i, rl := range rawLayers {
 		m, _ := rl.(map[string]any)
-		ev, err := evidenceArg(c, m["analysis"], []any{"static_layers", i, "analysis"}, []producer{staticProducer})
+		// The parameters name inputs by reference, whichever form came in.
+		ev, err := evidenceArg(c, []any{"static_layers", i, "analysis"}, []producer{staticProducer})
 		if err != nil {
 			return nil, err
 		}
-		// The parameters name inputs by reference, whichever form came in.
-		m["analysis"] = map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
 		l := &layer{role: m["role"].(string), ev: ev, byPath: map[string][]*staticNode{}, byDigest: map[string][]*staticNode{},
 			channels: map[string][]*staticNode{}, inWorker: map[string]bool{}}
 		if err := json.Unmarshal(ev.NormalizedResult, &l.res); err != nil || l.res.Graph.GraphID == "" {
@@ -197,15 +194,14 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 	nodes := []map[string]any{}
 	omittedEntities := 0
 	seenCap := map[core.EvidenceID]bool{}
-	for i, ro := range rawObs {
+	for i := range rawObs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		ev, err := evidenceArg(c, ro, []any{"runtime_observations", i}, runtimeProducers)
+		ev, err := evidenceArg(c, []any{"runtime_observations", i}, runtimeProducers)
 		if err != nil {
 			return nil, err
 		}
-		rawObs[i] = map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
 		if seenCap[ev.EvidenceID] {
 			continue
 		}
