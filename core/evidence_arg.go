@@ -1,6 +1,10 @@
 package core
 
-import "fmt"
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+)
 
 // EvidenceArg resolves the Evidence argument name of this call, in either
 // form CONTRACTS.md §4 allows: a retained reference
@@ -11,15 +15,25 @@ import "fmt"
 // evidence_integrity_mismatch (reason missing), as Resolve says.
 // Which operation produced the record is the caller's to check; then
 // KeepReference makes both forms seal the same parameters.
-func (c *Call) EvidenceArg(name string) (*Evidence, error) {
-	raw, ok := c.Args[name].(map[string]any)
+func (c *Call) EvidenceArg(name string) (*Evidence, error) { return c.EvidenceAt(name) }
+
+// EvidenceAt is EvidenceArg for an Evidence argument nested in the
+// arguments: path names it by object keys (string) and array indices (int),
+// as in ("static_layers", 0, "analysis"); issues carry that path. A value
+// that is not an object is invalid_request (invalid_type).
+func (c *Call) EvidenceAt(path ...any) (*Evidence, error) {
+	v, ok := argAt(c.Args, path)
+	if !ok || v == nil {
+		return nil, InvalidRequest(c.Op.Name, Issue{Path: slices.Clone(path), Reason: ReasonMissingArgument, Message: fmt.Sprint(path...) + " is required"})
+	}
+	raw, ok := v.(map[string]any)
 	if !ok {
-		return nil, InvalidRequest(c.Op.Name, Issue{Path: []any{name}, Reason: ReasonMissingArgument, Message: name + " is required"})
+		return nil, InvalidRequest(c.Op.Name, Issue{Path: slices.Clone(path), Reason: ReasonInvalidType, Message: "Evidence must be an object"})
 	}
 	if raw["kind"] == "retained-evidence" && raw["normalized_result"] == nil {
 		id, err := ParseEvidenceID(fmt.Sprint(raw["evidence_id"]))
 		if err != nil {
-			return nil, InvalidRequest(c.Op.Name, Issue{Path: []any{name, "evidence_id"}, Reason: ReasonInvalidFormat, Message: err.Error()})
+			return nil, InvalidRequest(c.Op.Name, Issue{Path: append(slices.Clone(path), "evidence_id"), Reason: ReasonInvalidFormat, Message: err.Error()})
 		}
 		return c.Resolve(id)
 	}
@@ -30,9 +44,84 @@ func (c *Call) EvidenceArg(name string) (*Evidence, error) {
 	return ParseEvidence(b)
 }
 
+// argAt returns the argument at path (object keys and array indices).
+func argAt(args map[string]any, path []any) (any, bool) {
+	var v any = args
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			if v, ok = m[k]; !ok {
+				return nil, false
+			}
+		case int:
+			l, ok := v.([]any)
+			if !ok || k < 0 || k >= len(l) {
+				return nil, false
+			}
+			v = l[k]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// CompleteEvidence follows a summary view to the record it summarizes: when
+// ev's normalized result carries parent_evidence_id but not the property
+// full (the part only the complete record has, such as "graph"), the
+// parent is resolved in this connection's ledger and must come from the
+// same operation (else evidence_integrity_mismatch, reason
+// wrong_operation). Any other ev is returned as it is.
+func (c *Call) CompleteEvidence(ev *Evidence, full string) (*Evidence, error) {
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(ev.NormalizedResult, &probe) != nil {
+		return ev, nil
+	}
+	var parent string
+	if _, has := probe[full]; has || json.Unmarshal(probe["parent_evidence_id"], &parent) != nil || parent == "" {
+		return ev, nil
+	}
+	p, err := c.Resolve(EvidenceID(parent))
+	if err != nil {
+		return nil, err
+	}
+	if p.Operation != ev.Operation {
+		return nil, &Error{Code: CodeEvidenceIntegrityMismatch,
+			Message:     fmt.Sprintf("evidence %s: wrong operation (expected %s, got %s)", p.EvidenceID, ev.Operation, p.Operation),
+			Remediation: "Pass the complete record, inline or as a retained reference.",
+			Details:     map[string]any{"evidence_id": string(p.EvidenceID), "reason": "wrong_operation", "expected": ev.Operation, "actual": p.Operation}}
+	}
+	return p, nil
+}
+
 // KeepReference records the argument name as the retained reference to ev
 // (retained by the caller), so an inline record and its reference give the
 // same Evidence parameters.
-func (c *Call) KeepReference(name string, ev *Evidence) {
-	c.Args[name] = map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+func (c *Call) KeepReference(name string, ev *Evidence) { c.KeepReferenceAt(ev, name) }
+
+// KeepReferenceAt is KeepReference for the Evidence argument at path (as
+// EvidenceAt names it); a path that does not name an argument is ignored.
+func (c *Call) KeepReferenceAt(ev *Evidence, path ...any) {
+	if len(path) == 0 {
+		return
+	}
+	parent, ok := argAt(c.Args, path[:len(path)-1])
+	if !ok {
+		return
+	}
+	ref := map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	switch k := path[len(path)-1].(type) {
+	case string:
+		if m, ok := parent.(map[string]any); ok {
+			m[k] = ref
+		}
+	case int:
+		if l, ok := parent.([]any); ok && k >= 0 && k < len(l) {
+			l[k] = ref
+		}
+	}
 }

@@ -105,11 +105,15 @@ var electronInspectSchema = json.RawMessage(`{"type":"object","additionalPropert
  "schema_version":{"const":1},"browser":` + browserInfoSchema + `,
  "target":{"type":"object","required":["target_id","type","title","file_path","attached"]},
  "capture_window":{"type":"object","required":["started_at","ended_at","observation_ms"]},
- "completeness":{"type":"object","required":["status","excluded","truncated","unavailable"],"properties":{"status":{"enum":["complete","partial"]}}},
+ "completeness":{"type":"object","required":["status","excluded","truncated","unavailable"],"properties":{"status":{"enum":["complete","partial"]},
+   "excluded":{"type":"array","items":{"type":"object","required":["section","reason","count"]}},"truncated":{"type":"array","items":{"type":"string"}},
+   "unavailable":{"type":"array","items":{"type":"object","required":["section","reason"]}}}},
  "frames":{"type":"array","items":{"type":"object","required":["frame_id","parent_frame_id","file_path"]}},
  "dom":{"type":"object","required":["total_nodes","nodes"]},
  "scripts":{"type":"object","required":["total","items"],"properties":{"total":{"type":"integer"},"items":{"type":"array","items":{"type":"object","required":["script_key","frame_id","file_path","cdp_hash","length","is_module","language","source"],
-   "properties":{"script_key":{"type":"string","pattern":"^electron_script_[0-9a-f]{64}$"}}}}}},
+   "properties":{"script_key":{"type":"string","pattern":"^electron_script_[0-9a-f]{64}$"},"frame_id":{"type":["string","null"]},"file_path":{"type":"string"},
+     "cdp_hash":{"type":"string"},"length":{"type":"integer","minimum":0},"is_module":{"type":"boolean"},"language":{"type":["string","null"]},
+     "source":{"type":["object","null"],"required":["uri","sha256","bytes","media_type","text"]}}}}}},
  "resources":{"type":"array","items":{"type":"object","required":["resource_key","frame_id","file_path","type","mime_type","content_size"]}},
  "workers":{"type":"array","items":{"type":"object","required":["target_id","type","file_path"]}},
  "limitations":{"type":"array","items":{"type":"string"}}}}`)
@@ -252,7 +256,7 @@ func opCaptureElectronScenario() *core.Operation {
 	}
 }
 
-const eventSchema = `{"type":"object","required":["sequence","family","kind","phase","channel","direction","argument_shapes","elapsed_ms"],"properties":{"channel":{"type":["string","null"]},"argument_shapes":{"type":"array","maxItems":32,"items":{"type":"string"}}}}`
+const eventSchema = `{"type":"object","required":["sequence","family","kind","phase","channel","direction","argument_shapes","elapsed_ms"],"properties":{"sequence":{"type":"integer"},"family":{"type":"string"},"kind":{"type":"string"},"phase":{"type":"string"},"channel":{"type":["string","null"]},"direction":{"type":["string","null"]},"argument_shapes":{"type":"array","maxItems":32,"items":{"type":"string"}},"elapsed_ms":{"type":"integer"}}}`
 
 var scenarioSchema = json.RawMessage(`{"type":"object","additionalProperties":false,
 "required":["schema_version","application","actions","windows","processes","ipc","timeline","coverage","limitations"],
@@ -262,10 +266,12 @@ var scenarioSchema = json.RawMessage(`{"type":"object","additionalProperties":fa
  "actions":{"type":"array","items":{"type":"object","required":["step_id","kind","status","error","elapsed_ms"]}},
  "windows":{"type":"array","items":{"type":"object","required":["window_id","web_contents_id","url","title","visible","destroyed"]}},
  "processes":{"type":"object","required":["items","truncated"]},
- "ipc":{"type":"object","required":["events","observed","retained","truncated"],"properties":{"events":{"type":"array","items":` + eventSchema + `}}},
- "timeline":{"type":"object","required":["events","observed","retained","truncated"],"properties":{"events":{"type":"array","items":` + eventSchema + `}}},
+ "ipc":{"type":"object","required":["events","observed","retained","truncated"],"properties":{"events":{"type":"array","items":` + eventSchema + `},"observed":{"type":"integer"},"retained":{"type":"integer"},"truncated":{"type":"boolean"}}},
+ "timeline":{"type":"object","required":["events","observed","retained","truncated"],"properties":{"events":{"type":"array","items":` + eventSchema + `},"observed":{"type":"integer"},"retained":{"type":"integer"},"truncated":{"type":"boolean"}}},
  "coverage":{"type":"object","required":["status","observed_event_families","unavailable_event_families","observed_roles","pre_capture_activity"],
-   "properties":{"status":{"enum":["complete","partial_attach","capture_truncated","hook_conflict","target_exited","cleanup_failed"]}}},
+   "properties":{"status":{"enum":["complete","partial_attach","capture_truncated","hook_conflict","target_exited","cleanup_failed"]},
+     "observed_event_families":{"type":"array","items":{"type":"string"}},"unavailable_event_families":{"type":"array","items":{"type":"string"}},
+     "observed_roles":{"type":"array","items":{"type":"string"}},"pre_capture_activity":{"type":"string"}}},
  "limitations":{"type":"array","items":{"type":"string"}}}}`)
 
 func handleCaptureElectronScenario(ctx context.Context, c *core.Call) (any, error) {

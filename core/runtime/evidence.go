@@ -31,44 +31,19 @@ var (
 	}
 )
 
-// evidenceArg resolves one Evidence argument (inline or retained) at path
-// and checks it comes from one of the producers. An application summary
-// view is followed to its retained parent.
-func evidenceArg(c *core.Call, raw any, path []any, want []producer) (*core.Evidence, error) {
-	m, ok := raw.(map[string]any)
-	if !ok {
-		return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: path, Reason: core.ReasonInvalidType, Message: "Evidence must be an object"})
-	}
-	var ev *core.Evidence
-	if m["kind"] == "retained-evidence" && m["normalized_result"] == nil {
-		id, err := core.ParseEvidenceID(fmt.Sprint(m["evidence_id"]))
-		if err != nil {
-			return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: append(slices.Clone(path), "evidence_id"), Reason: core.ReasonInvalidFormat, Message: err.Error()})
-		}
-		if ev, err = c.Resolve(id); err != nil {
-			return nil, err
-		}
-	} else {
-		b, err := core.MarshalNoEscape(m)
-		if err != nil {
-			return nil, err
-		}
-		if ev, err = core.ParseEvidence(b); err != nil {
-			return nil, err
-		}
+// evidenceArg resolves the Evidence argument at path (inline or retained,
+// through the kernel's resolver), follows an application summary view to
+// its retained parent, checks it comes from one of the producers, and
+// records the argument as the retained reference, so both input forms seal
+// the same parameters.
+func evidenceArg(c *core.Call, path []any, want []producer) (*core.Evidence, error) {
+	ev, err := c.EvidenceAt(path...)
+	if err != nil {
+		return nil, err
 	}
 	if ev.Operation == staticProducer.op && slices.Contains(want, staticProducer) {
-		var probe struct {
-			Parent string `json:"parent_evidence_id"`
-			Graph  any    `json:"graph"`
-		}
-		_ = jsonUnmarshal(ev.NormalizedResult, &probe)
-		if probe.Graph == nil && probe.Parent != "" {
-			parent, err := c.Resolve(core.EvidenceID(probe.Parent))
-			if err != nil {
-				return nil, err
-			}
-			ev = parent
+		if ev, err = c.CompleteEvidence(ev, "graph"); err != nil {
+			return nil, err
 		}
 	}
 	var ops []string
@@ -78,6 +53,7 @@ func evidenceArg(c *core.Call, raw any, path []any, want []producer) (*core.Evid
 			if ev.PredicateType != p.predicate {
 				return nil, referenceErr(ev.EvidenceID, "wrong_predicate", p.predicate, ev.PredicateType)
 			}
+			c.KeepReferenceAt(ev, path...)
 			return ev, nil
 		}
 	}

@@ -21,7 +21,7 @@ import (
 
 // Family is the running-JavaScript family.
 func Family() core.Family {
-	return core.Family{Name: "runtime", Operations: []*core.Operation{
+	return core.Family{Name: "runtime", Types: operationTypes, Operations: []*core.Operation{
 		opListRuntimeTargets(), opObserveRuntime(), opListElectronTargets(), opInspectElectronPage(),
 		opCaptureElectronScenario(), opReconcile(),
 	}}

@@ -10,8 +10,6 @@ import (
 	"rea/core"
 )
 
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
-
 var reconcileEffects = core.Effects{Idempotent: true, MutatesSession: true}
 
 const retainedExample = `{"kind":"retained-evidence","evidence_id":"ev_0000000000000000000000000000000000000000000000000000000000000000"}`
@@ -65,7 +63,7 @@ var reconcileSchema = json.RawMessage(`{"type":"object","additionalProperties":f
      "candidate_static_count":{"type":"integer","minimum":0},"candidate_static_nodes":{"type":"array","items":{"type":"string"}}}}},
  "static_load_states":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["static_layer_id","static_node_id","path","state","reason","runtime_node_ids"],
    "properties":{"static_layer_id":{"type":"string"},"static_node_id":{"type":"string"},"path":{"type":"string"},"state":{"enum":["loaded","resident-in-loaded-asset","not-observed-in-capture","unknown"]},"reason":{"type":"string"},"runtime_node_ids":{"type":"array","items":{"type":"string"}}}}},
- "source_map_authority":{"type":"object","required":["used_for_primary_matching"],"properties":{"used_for_primary_matching":{"const":false}}},
+ "source_map_authority":{"type":"object","required":["used_for_primary_matching","reason"],"properties":{"used_for_primary_matching":{"const":false},"reason":{"type":"string"}}},
  "coverage":{"type":"object","required":["status","omitted_runtime_entities","omitted_reconciliation_items","omitted_static_load_states"],"properties":{"status":{"enum":["complete-within-inputs","partial","truncated"]},
    "omitted_runtime_entities":{"type":"integer"},"omitted_reconciliation_items":{"type":"integer"},"omitted_static_load_states":{"type":"integer"}}},
  "evidence_links":{"type":"array","items":{"type":"string"}},
@@ -153,12 +151,11 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 	apps := 0
 	for i, rl := range rawLayers {
 		m, _ := rl.(map[string]any)
-		ev, err := evidenceArg(c, m["analysis"], []any{"static_layers", i, "analysis"}, []producer{staticProducer})
+		// The parameters name inputs by reference, whichever form came in.
+		ev, err := evidenceArg(c, []any{"static_layers", i, "analysis"}, []producer{staticProducer})
 		if err != nil {
 			return nil, err
 		}
-		// The parameters name inputs by reference, whichever form came in.
-		m["analysis"] = map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
 		l := &layer{role: m["role"].(string), ev: ev, byPath: map[string][]*staticNode{}, byDigest: map[string][]*staticNode{},
 			channels: map[string][]*staticNode{}, inWorker: map[string]bool{}}
 		if err := json.Unmarshal(ev.NormalizedResult, &l.res); err != nil || l.res.Graph.GraphID == "" {
@@ -197,15 +194,14 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 	nodes := []map[string]any{}
 	omittedEntities := 0
 	seenCap := map[core.EvidenceID]bool{}
-	for i, ro := range rawObs {
+	for i := range rawObs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		ev, err := evidenceArg(c, ro, []any{"runtime_observations", i}, runtimeProducers)
+		ev, err := evidenceArg(c, []any{"runtime_observations", i}, runtimeProducers)
 		if err != nil {
 			return nil, err
 		}
-		rawObs[i] = map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
 		if seenCap[ev.EvidenceID] {
 			continue
 		}

@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,6 +15,7 @@ import (
 	"github.com/matryer/is"
 
 	"rea/core"
+	"rea/core/runtime"
 	"rea/core/standard"
 	"rea/ports"
 	"rea/ports/portstest"
@@ -178,6 +180,23 @@ func TestObserveAndReconcile(t *testing.T) {
 	})
 	is.Equal(result(rec2)["reconciliation_id"], r["reconciliation_id"])
 	is.Equal(rec2["evidence_id"], rec["evidence_id"]) // parameters hold references either way
+	layerEv := r["static_layers"].([]any)[0].(map[string]any)["evidence_id"]
+	if p, ok := result(an)["parent_evidence_id"].(string); ok && result(an)["graph"] == nil {
+		is.Equal(layerEv, p) // the summary view was followed to its retained parent
+	} else {
+		is.Equal(layerEv, an["evidence_id"])
+	}
+
+	// The results decode into the operations' Go types, field for field.
+	for _, tc := range []struct {
+		m map[string]any
+		v any
+	}{{rec, &runtime.ReconcileJavaScriptRuntimeResult{}}, {obs, &runtime.ObserveJavaScriptRuntimeResult{}}} {
+		b, _ := json.Marshal(result(tc.m))
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		is.NoErr(dec.Decode(tc.v))
+	}
 }
 
 func TestReconcileRejectsWrongInputs(t *testing.T) {
