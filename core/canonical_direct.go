@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"rea/core/internal/jcs"
 )
 
 // CanonicalJSON used to marshal with encoding/json and canonicalize the
@@ -20,8 +22,7 @@ import (
 // parse. For the values rea seals (results of tens of MB: maps, slices and
 // plain structs) this file writes the RFC 8785 form in one pass: map keys
 // sorted by UTF-16 code units, struct fields in a per-type plan sorted once,
-// numbers and strings as appendCanonicalNumber and appendCanonicalString
-// write them. It follows encoding/json's rules for what it supports (json
+// numbers and strings as rea/core/internal/jcs writes them. It follows encoding/json's rules for what it supports (json
 // tags, omitempty, value-receiver json.Marshaler and encoding.TextMarshaler,
 // []byte as base64) and reports errDirectUnsupported for anything else
 // (embedded fields, other tag options, float32, pointer-receiver
@@ -62,7 +63,7 @@ var (
 
 // appendDirect appends the canonical form of v.
 func appendDirect(dst []byte, v any, depth int) ([]byte, error) {
-	if depth > maxCanonicalDepth {
+	if depth > jcs.MaxDepth {
 		return nil, errors.New("canonical json: nesting too deep")
 	}
 	// The shapes rea builds most, without reflection.
@@ -74,11 +75,11 @@ func appendDirect(dst []byte, v any, depth int) ([]byte, error) {
 	case bool:
 		return strconv.AppendBool(dst, x), nil
 	case int:
-		return appendCanonicalInt(dst, int64(x))
+		return jcs.AppendInt(dst, int64(x))
 	case int64:
-		return appendCanonicalInt(dst, x)
+		return jcs.AppendInt(dst, x)
 	case float64:
-		return appendFloat(dst, x)
+		return jcs.AppendFloat(dst, x)
 	case map[string]any:
 		return appendDirectMap(dst, x, depth)
 	case []any:
@@ -124,7 +125,7 @@ func appendDirect(dst []byte, v any, depth int) ([]byte, error) {
 		if x == nil {
 			return append(dst, "null"...), nil
 		}
-		return canonicalizeRaw(dst, x)
+		return jcs.AppendRaw(dst, x)
 	case SealedJSON:
 		return append(dst, x...), nil
 	}
@@ -161,40 +162,12 @@ func appendSortedObject(dst []byte, keys []string, value func(dst []byte, key st
 	return append(dst, '}'), nil
 }
 
-// CompareKeys orders keys by UTF-16 code units: bytewise while the
-// differing bytes are ASCII, lessUTF16 from the differing rune otherwise.
-func CompareKeys(a, b string) int {
-	n := min(len(a), len(b))
-	i := 0
-	for i < n && a[i] == b[i] {
-		i++
-	}
-	if i == n {
-		return len(a) - len(b)
-	}
-	if a[i] < 0x80 && b[i] < 0x80 {
-		return int(a[i]) - int(b[i])
-	}
-	for i > 0 && (a[i]&0xC0 == 0x80) { // back to the start of the rune
-		i--
-	}
-	if lessUTF16(a[i:], b[i:]) {
-		return -1
-	}
-	return 1
-}
-
-// appendCanonicalInt writes an integer as encoding/json's digits would
-// canonicalize: exact within ±2^53, the nearest double beyond.
-func appendCanonicalInt(dst []byte, n int64) ([]byte, error) {
-	if n >= -(1<<53) && n <= 1<<53 {
-		return strconv.AppendInt(dst, n, 10), nil
-	}
-	return appendFloat(dst, float64(n))
-}
+// CompareKeys orders keys by UTF-16 code units, as RFC 8785 sorts object
+// members.
+func CompareKeys(a, b string) int { return jcs.CompareKeys(a, b) }
 
 func appendReflect(dst []byte, v reflect.Value, depth int) ([]byte, error) {
-	if depth > maxCanonicalDepth {
+	if depth > jcs.MaxDepth {
 		return nil, errors.New("canonical json: nesting too deep")
 	}
 	if !v.IsValid() {
@@ -206,13 +179,13 @@ func appendReflect(dst []byte, v reflect.Value, depth int) ([]byte, error) {
 		if v.IsNil() {
 			return append(dst, "null"...), nil
 		}
-		return canonicalizeRaw(dst, v.Bytes())
+		return jcs.AppendRaw(dst, v.Bytes())
 	case numberType:
 		s := v.String()
 		if s == "" {
 			s = "0" // encoding/json writes an empty Number as 0
 		}
-		return canonicalizeRaw(dst, []byte(s))
+		return jcs.AppendRaw(dst, []byte(s))
 	}
 	// rea's records that write their own canonical form (artifact graph).
 	if t.Kind() == reflect.Pointer && t.Implements(jcsAppenderType) {
@@ -243,7 +216,7 @@ func appendReflect(dst []byte, v reflect.Value, depth int) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		return canonicalizeRaw(dst, b)
+		return jcs.AppendRaw(dst, b)
 	}
 	if t.Implements(textMarshalerType) {
 		if t.Kind() == reflect.Pointer && v.IsNil() {
@@ -261,15 +234,11 @@ func appendReflect(dst []byte, v reflect.Value, depth int) ([]byte, error) {
 	case reflect.String:
 		return AppendCanonicalString(dst, v.String()), nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return appendCanonicalInt(dst, v.Int())
+		return jcs.AppendInt(dst, v.Int())
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		u := v.Uint()
-		if u <= 1<<53 {
-			return strconv.AppendUint(dst, u, 10), nil
-		}
-		return appendFloat(dst, float64(u))
+		return jcs.AppendUint(dst, v.Uint())
 	case reflect.Float64:
-		return appendFloat(dst, v.Float())
+		return jcs.AppendFloat(dst, v.Float())
 	case reflect.Interface, reflect.Pointer:
 		if v.IsNil() {
 			return append(dst, "null"...), nil

@@ -3,6 +3,7 @@ package core_test
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/gowebpki/jcs"
@@ -85,6 +86,52 @@ func TestCanonicalNumbersAppendixB(t *testing.T) {
 			is.Equal(string(got), c.want)
 		})
 	}
+}
+
+// The kernel's own ES6 number formatter must agree with an independent
+// RFC 8785 implementation's: on doubles drawn across the whole bit space,
+// on every power of ten and around the 1e-6 and 1e21 notation switches.
+func TestCanonicalNumbersMatchIndependentFormatter(t *testing.T) {
+	check := func(f float64) {
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return
+		}
+		want, err := jcs.NumberToJSON(f)
+		if err != nil {
+			t.Fatalf("%x: %v", math.Float64bits(f), err)
+		}
+		got, err := core.AppendCanonical(nil, f)
+		if err != nil || string(got) != want {
+			t.Fatalf("%x (%g): got %s (%v), want %s", math.Float64bits(f), f, got, err, want)
+		}
+	}
+	r := rand.New(rand.NewPCG(8785, 2026))
+	for range 200_000 {
+		check(math.Float64frombits(r.Uint64()))
+		check(r.NormFloat64() * math.Pow(10, float64(r.IntN(60)-30)))
+	}
+	for e := -324; e <= 308; e++ {
+		p := math.Pow(10, float64(e))
+		for _, f := range []float64{p, -p, math.Nextafter(p, 0), math.Nextafter(p, math.Inf(1)), 1.5 * p, 9.999999999999999 * p} {
+			check(f)
+		}
+	}
+}
+
+func FuzzCanonicalNumber(f *testing.F) {
+	for _, v := range []float64{0, 1e21, 1e-7, 5e-324, 333333333.33333329} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v float64) {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return
+		}
+		want, _ := jcs.NumberToJSON(v)
+		got, err := core.AppendCanonical(nil, v)
+		if err != nil || string(got) != want {
+			t.Fatalf("%x: got %s (%v), want %s", math.Float64bits(v), got, err, want)
+		}
+	})
 }
 
 func TestCanonicalStringsNoHTMLEscape(t *testing.T) {

@@ -11,8 +11,9 @@
 // assembles the default one. Handlers reach their session only through the
 // methods of Call.
 //
-// core imports the standard library, rea/ports and the JSON Schema validator
-// (github.com/santhosh-tekuri/jsonschema/v6) and canonical-number formatter
-// (github.com/gowebpki/jcs). It never imports an adapter or a family: engines
-// reach it through ports, front ends call it through Catalog and Session.
+// core imports the standard library, rea/ports, its RFC 8785 canonicalizer
+// (rea/core/internal/jcs) and the JSON Schema validator
+// (github.com/santhosh-tekuri/jsonschema/v6). It never imports an adapter or
+// a family: engines reach it through ports, front ends call it through
+// Catalog and Session.
 package core

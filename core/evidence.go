@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"rea/core/internal/jcs"
 )
 
 // Subject identifies the bytes an observation is about.
@@ -194,7 +196,7 @@ func ParseEvidence(raw []byte) (*Evidence, error) {
 	var seen [len(evidenceFields)]bool
 	small := make([]byte, 0, 512)
 	small = append(small, '{')
-	err := canonicalMembers(raw, func(key string, v []byte) error {
+	err := jcs.Members(raw, func(key string, v []byte) error {
 		i := slices.Index(evidenceFields[:], key)
 		if i < 0 {
 			return errors.New("unknown field " + strconv.Quote(key))

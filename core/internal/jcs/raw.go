@@ -1,4 +1,4 @@
-package core
+package jcs
 
 import (
 	"bytes"
@@ -9,15 +9,15 @@ import (
 	"unicode/utf8"
 )
 
-// canonicalizeRaw appends the JCS form of the JSON text raw to dst without
+// AppendRaw appends the JCS form of the JSON text raw to dst without
 // building a decoded tree: one pass over the bytes, members written in input
 // order and re-ordered only when they are not already sorted. Records read
 // from bundles are canonical already, so that pass is mostly a validating
 // copy. Its results and its refusals are those of decoding with
-// encoding/json and re-encoding with AppendCanonical (last duplicate key
-// wins, invalid UTF-8 and lone surrogates become U+FFFD); FuzzCanonicalizeRaw
-// holds the two to each other.
-func canonicalizeRaw(dst, raw []byte) ([]byte, error) {
+// encoding/json and re-encoding the tree (last duplicate key wins, invalid
+// UTF-8 and lone surrogates become U+FFFD); FuzzAppendRaw holds the two to
+// each other.
+func AppendRaw(dst, raw []byte) ([]byte, error) {
 	p := rawCanon{src: raw}
 	p.skipSpace()
 	out, err := p.value(dst, 0)
@@ -51,7 +51,7 @@ func (p *rawCanon) skipSpace() {
 }
 
 func (p *rawCanon) value(dst []byte, depth int) ([]byte, error) {
-	if depth > maxCanonicalDepth {
+	if depth > MaxDepth {
 		return nil, errors.New("canonical json: nesting too deep")
 	}
 	if p.i >= len(p.src) {
@@ -122,7 +122,7 @@ func (p *rawCanon) number(dst []byte) ([]byte, error) {
 			p.i++
 		}
 	}
-	return appendCanonicalNumber(dst, string(s[start:p.i]))
+	return AppendNumber(dst, string(s[start:p.i]))
 }
 
 // scanStr scans a string token starting at its quote: the content is
@@ -182,7 +182,7 @@ func (p *rawCanon) str(dst []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return AppendCanonicalString(dst, v), nil
+	return AppendString(dst, v), nil
 }
 
 func (p *rawCanon) array(dst []byte, depth int) ([]byte, error) {
@@ -301,7 +301,7 @@ func (p *rawCanon) object(dst []byte, depth int) ([]byte, error) {
 		if plain {
 			dst = append(dst, p.src[ks-1:ke+1]...)
 		} else {
-			dst = AppendCanonicalString(dst, m.key)
+			dst = AppendString(dst, m.key)
 		}
 		dst = append(dst, ':')
 		if dst, err = p.value(dst, depth+1); err != nil {
@@ -346,10 +346,10 @@ func (p *rawCanon) object(dst []byte, depth int) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-// canonicalMembers reads the JSON object raw and calls visit with each
-// member's key and the JCS form of its value, in input order. The values
-// share one buffer; visit may keep them.
-func canonicalMembers(raw []byte, visit func(key string, value []byte) error) error {
+// Members reads the JSON object raw and calls visit with each member's key
+// and the JCS form of its value, in input order, duplicates included. The
+// values share one buffer; visit may keep them.
+func Members(raw []byte, visit func(key string, value []byte) error) error {
 	p := rawCanon{src: raw}
 	p.skipSpace()
 	if p.i >= len(raw) || raw[p.i] != '{' {
