@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -18,7 +20,10 @@ func TestMCPCorrelateStaticAndRuntime(t *testing.T) {
 	is := is.New(t)
 	v1, v2, _, _ := diffBuilds(t, "O0")
 	cs := mcpClient(t)
-	static, _ := evidence(t, call(t, cs, "compare_binaries", map[string]any{"left_path": v1, "right_path": v2, "detail": "complete"}))
+	sr := call(t, cs, "compare_binaries", map[string]any{"left_path": v1, "right_path": v2, "detail": "complete"})
+	static, _ := evidence(t, sr)
+	var inline map[string]any // the same record, inline
+	is.NoErr(json.Unmarshal([]byte(sr.text), &inline))
 	ref := func(id string) map[string]any { return map[string]any{"kind": "retained-evidence", "evidence_id": id} }
 	trace := func(bin string, procs ...string) string {
 		t.Helper()
@@ -42,6 +47,14 @@ func TestMCPCorrelateStaticAndRuntime(t *testing.T) {
 		"mappings":            []any{map[string]any{"runtime_evidence_id": left, "side": "left"}, map[string]any{"runtime_evidence_id": right, "side": "right"}},
 		"limit":               500,
 	}))
+	// The static comparison inline reads the same.
+	inlineRes := sessionResult(t, call(t, cs, "correlate_static_and_runtime", map[string]any{
+		"static_comparisons":  []any{inline},
+		"runtime_comparisons": []any{ref(left), ref(right), ref(string(pc.EvidenceID))},
+		"mappings":            []any{map[string]any{"runtime_evidence_id": left, "side": "left"}, map[string]any{"runtime_evidence_id": right, "side": "right"}},
+		"limit":               500,
+	}))
+	is.Equal(inlineRes, res)
 	byName := map[string]map[string]any{}
 	for _, f := range res["functions"].([]any) {
 		f := f.(map[string]any)
@@ -75,8 +88,13 @@ func TestMCPCorrelateStaticAndRuntime(t *testing.T) {
 		"static_comparisons": []any{ref(string(static.EvidenceID))}, "runtime_comparisons": []any{ref(left)},
 		"mappings": []any{map[string]any{"runtime_evidence_id": right, "side": "right"}}}))
 	is.Equal(string(code), "invalid_request")
-	code, _ = errCode(t, call(t, cs, "correlate_static_and_runtime", map[string]any{
-		"static_comparisons": []any{ref(left)}, "runtime_comparisons": []any{ref(left)},
+	code, details := errCode(t, call(t, cs, "correlate_static_and_runtime", map[string]any{
+		"static_comparisons": []any{inline, ref(left)}, "runtime_comparisons": []any{ref(left)},
 		"mappings": []any{map[string]any{"runtime_evidence_id": left, "side": "left"}}}))
 	is.Equal(string(code), "invalid_request")
+	is.Equal(details["issues"].([]any)[0].(map[string]any)["path"], []any{"static_comparisons", 1.0}) // the trace, not a static comparison
+	code, _ = errCode(t, call(t, cs, "correlate_static_and_runtime", map[string]any{
+		"static_comparisons": []any{inline}, "runtime_comparisons": []any{ref("ev_" + strings.Repeat("2", 64))},
+		"mappings": []any{map[string]any{"runtime_evidence_id": left, "side": "left"}}}))
+	is.Equal(string(code), "evidence_integrity_mismatch") // not retained here
 }

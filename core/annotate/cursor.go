@@ -74,9 +74,9 @@ func (cs *cursors) move(c *core.Call, p position) {
 	cs.at[sha(c)] = p
 }
 
-// procRef is a procedure in these tools' results: its analyst's name when
+// ProcedureRef is a procedure in these tools' results: its analyst's name when
 // it has one, with the engine's kept beside it.
-type procRef struct {
+type ProcedureRef struct {
 	Address    string  `json:"address"`
 	Name       string  `json:"name"`
 	EngineName *string `json:"engine_name"`
@@ -90,13 +90,13 @@ const procRefSchema = `{"type":"object","additionalProperties":false,"required":
   "start":{"$ref":"#/$defs/hex"},"end":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}],"description":"End of the procedure's extent (exclusive), null when unknown."}}}`
 
 // procedureAt is the procedure containing addr, or nil.
-func procedureAt(v *view, ov *overlay, addr uint64) *procRef {
+func procedureAt(v *view, ov *overlay, addr uint64) *ProcedureRef {
 	i := v.containing(addr)
 	if i < 0 {
 		return nil
 	}
 	p := v.procs[i]
-	r := &procRef{Address: core.Hex(p.Address), Start: core.Hex(p.Address), EngineName: core.OptString(p.Name)}
+	r := &ProcedureRef{Address: core.Hex(p.Address), Start: core.Hex(p.Address), EngineName: core.OptString(p.Name)}
 	r.Name = displayName(ov, p.Address, p.Name)
 	if v.ranges != nil && v.ranges[i].End > v.ranges[i].Start {
 		r.Start = core.Hex(v.ranges[i].Start)

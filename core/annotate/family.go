@@ -9,7 +9,7 @@ import (
 
 // Family is the navigation and annotation family.
 func Family() core.Family {
-	return core.Family{Name: "annotate", Operations: operations(), AnalystNames: analystNames}
+	return core.Family{Name: "annotate", Types: operationTypes, Operations: operations(), AnalystNames: analystNames}
 }
 
 // analystNames gives other families the names analysts set on the bound

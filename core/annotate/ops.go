@@ -111,7 +111,7 @@ func opGotoAddress() *core.Operation {
 	}
 }
 
-func nullable(p *procRef) any {
+func nullable(p *ProcedureRef) any {
 	if p == nil {
 		return nil
 	}
@@ -342,7 +342,7 @@ func orNil(s string, ok bool) any {
 }
 
 // mutation builds the observation of annotation changes.
-func mutation(doc string, st *store, changes []change, addrs []uint64) *core.Observation {
+func mutation(doc string, st *store, changes []AnnotationChange, addrs []uint64) *core.Observation {
 	locs := make([]core.Location, 0, len(addrs))
 	for _, a := range addrs {
 		locs = append(locs, core.Location{Kind: "address", Address: core.Hex(a)})
@@ -351,7 +351,7 @@ func mutation(doc string, st *store, changes []change, addrs []uint64) *core.Obs
 	if st.engine == nil {
 		lims = append(lims, "rea keeps this annotation in its overlay of the session's mutation records; export a bundle to keep it, and import it to restore it.")
 	}
-	return &core.Observation{Result: mutationResult{Document: doc, Store: st.name(), Changes: changes},
+	return &core.Observation{Result: AnnotationMutation{Document: doc, Store: st.name(), Changes: changes},
 		Predicate: Predicate, Authority: "analyst-inference", Confidence: core.ConfidenceObserved, Limitations: lims, Locations: locs}
 }
 
@@ -445,7 +445,7 @@ func setNames(ctx context.Context, c *core.Call, req []nameChange) (any, error) 
 			}
 		}
 	}
-	changes := make([]change, 0, len(req))
+	changes := make([]AnnotationChange, 0, len(req))
 	for i, r := range req {
 		name := r.name
 		ch, err := st.set(ctx, ports.AnnotationName, addrs[i], &name)
@@ -509,7 +509,7 @@ func setOne(ctx context.Context, c *core.Call, kind ports.AnnotationKind, text *
 	if err != nil {
 		return nil, err
 	}
-	return mutation(doc, st, []change{ch}, []uint64{addr}), nil
+	return mutation(doc, st, []AnnotationChange{ch}, []uint64{addr}), nil
 }
 
 func opSetBookmark() *core.Operation {

@@ -8,9 +8,9 @@ import (
 	"rea/ports"
 )
 
-func mutationRecord(t *testing.T, id string, sha string, changes ...change) *core.Evidence {
+func mutationRecord(t *testing.T, id string, sha string, changes ...AnnotationChange) *core.Evidence {
 	t.Helper()
-	b, err := json.Marshal(mutationResult{Document: "elf", Store: storeOverlay, Changes: changes})
+	b, err := json.Marshal(AnnotationMutation{Document: "elf", Store: storeOverlay, Changes: changes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,14 +24,14 @@ func str(s string) *string { return &s }
 // that cannot be read are counted, not fatal; other targets are apart.
 func TestBuildOverlays(t *testing.T) {
 	recs := []*core.Evidence{
-		mutationRecord(t, "ev_b", "t1", change{Kind: ports.AnnotationComment, Address: "0x10", Value: str("second"), Revision: 2, Changed: true}),
-		mutationRecord(t, "ev_a", "t1", change{Kind: ports.AnnotationComment, Address: "0x10", Value: str("first"), Revision: 1, Changed: true}),
-		mutationRecord(t, "ev_c", "t1", change{Kind: ports.AnnotationComment, Address: "0x10", Value: str("other session"), Revision: 2, Changed: true}),
-		mutationRecord(t, "ev_d", "t1", change{Kind: ports.AnnotationBookmark, Address: "0x20", Value: str(""), Revision: 1, Changed: true}),
-		mutationRecord(t, "ev_e", "t1", change{Kind: ports.AnnotationBookmark, Address: "0x20", Value: nil, Revision: 2, Changed: true}),
-		mutationRecord(t, "ev_f", "t1", change{Kind: ports.AnnotationName, Address: "0x30", Value: str("same"), Revision: 1, Changed: false}),
-		mutationRecord(t, "ev_g", "t1", change{Kind: "colour", Address: "0x30", Value: str("red"), Revision: 1, Changed: true}),
-		mutationRecord(t, "ev_h", "t2", change{Kind: ports.AnnotationName, Address: "0x10", Value: str("elsewhere"), Revision: 1, Changed: true}),
+		mutationRecord(t, "ev_b", "t1", AnnotationChange{Kind: ports.AnnotationComment, Address: "0x10", Value: str("second"), Revision: 2, Changed: true}),
+		mutationRecord(t, "ev_a", "t1", AnnotationChange{Kind: ports.AnnotationComment, Address: "0x10", Value: str("first"), Revision: 1, Changed: true}),
+		mutationRecord(t, "ev_c", "t1", AnnotationChange{Kind: ports.AnnotationComment, Address: "0x10", Value: str("other session"), Revision: 2, Changed: true}),
+		mutationRecord(t, "ev_d", "t1", AnnotationChange{Kind: ports.AnnotationBookmark, Address: "0x20", Value: str(""), Revision: 1, Changed: true}),
+		mutationRecord(t, "ev_e", "t1", AnnotationChange{Kind: ports.AnnotationBookmark, Address: "0x20", Value: nil, Revision: 2, Changed: true}),
+		mutationRecord(t, "ev_f", "t1", AnnotationChange{Kind: ports.AnnotationName, Address: "0x30", Value: str("same"), Revision: 1, Changed: false}),
+		mutationRecord(t, "ev_g", "t1", AnnotationChange{Kind: "colour", Address: "0x30", Value: str("red"), Revision: 1, Changed: true}),
+		mutationRecord(t, "ev_h", "t2", AnnotationChange{Kind: ports.AnnotationName, Address: "0x10", Value: str("elsewhere"), Revision: 1, Changed: true}),
 		{EvidenceID: "ev_i", PredicateType: Predicate, Subject: &core.Subject{Digest: core.SubjectDigest{SHA256: "t1"}}, NormalizedResult: json.RawMessage(`[1,2]`)},
 	}
 	for _, order := range [][]int{{0, 1, 2, 3, 4, 5, 6, 7, 8}, {8, 7, 6, 5, 4, 3, 2, 1, 0}, {2, 0, 4, 3, 1, 8, 5, 7, 6}} {

@@ -34,8 +34,8 @@ const (
 	maxBatchNames   = 1000
 )
 
-// change is one annotation change as a mutation record states it.
-type change struct {
+// AnnotationChange is one annotation change as a mutation record states it.
+type AnnotationChange struct {
 	Kind     ports.AnnotationKind `json:"kind"`
 	Address  string               `json:"address"`
 	Value    *string              `json:"value"`    // null: removed
@@ -47,10 +47,14 @@ type change struct {
 	Changed            bool             `json:"changed"`
 }
 
-type mutationResult struct {
-	Document string   `json:"document"`
-	Store    string   `json:"store"`
-	Changes  []change `json:"changes"`
+// AnnotationMutation is the result of the annotation-setting operations
+// (set_address_name, set_addresses_names, set_comment, set_inline_comment,
+// set_bookmark, unset_bookmark) and the normalized result of their mutation
+// records.
+type AnnotationMutation struct {
+	Document string             `json:"document"`
+	Store    string             `json:"store"`
+	Changes  []AnnotationChange `json:"changes"`
 }
 
 const changeSchema = `{"type":"object","additionalProperties":false,"required":["kind","address","value","previous","revision","previous_evidence_id","changed"],
@@ -151,7 +155,7 @@ func buildOverlays(recs []*core.Evidence) map[string]*overlay {
 			o = &overlay{sha: sha, entries: map[key]entry{}, revisions: map[key]entry{}}
 			out[sha] = o
 		}
-		var r mutationResult
+		var r AnnotationMutation
 		if err := json.Unmarshal(e.NormalizedResult, &r); err != nil {
 			o.skipped++
 			continue
@@ -269,12 +273,12 @@ func (s *store) engineErr(k ports.AnnotationKind, err error) error {
 
 // set changes the annotation of kind at addr (value nil removes it) and
 // returns the change a mutation record states; nothing changes on error.
-func (s *store) set(ctx context.Context, k ports.AnnotationKind, addr uint64, value *string) (change, error) {
+func (s *store) set(ctx context.Context, k ports.AnnotationKind, addr uint64, value *string) (AnnotationChange, error) {
 	prev, had, err := s.get(ctx, k, addr)
 	if err != nil {
-		return change{}, err
+		return AnnotationChange{}, err
 	}
-	ch := change{Kind: k, Address: core.Hex(addr), Value: value}
+	ch := AnnotationChange{Kind: k, Address: core.Hex(addr), Value: value}
 	if had {
 		ch.Previous = &prev
 	}
@@ -286,7 +290,7 @@ func (s *store) set(ctx context.Context, k ports.AnnotationKind, addr uint64, va
 	same := (value == nil && !had) || (value != nil && had && *value == prev)
 	if same {
 		if value == nil {
-			return change{}, &core.Error{Code: core.CodeInvalidRequest,
+			return AnnotationChange{}, &core.Error{Code: core.CodeInvalidRequest,
 				Message:     fmt.Sprintf("%s: there is no %s at %s", s.c.Op.Name, k, core.Hex(addr)),
 				Remediation: "List the bookmarks with list_bookmarks; removing one that is not there changes nothing.",
 				Details:     map[string]any{"operation": s.c.Op.Name, "reason": "annotation_absent", "kind": string(k), "address": core.Hex(addr)}}
@@ -305,7 +309,7 @@ func (s *store) set(ctx context.Context, k ports.AnnotationKind, addr uint64, va
 			err = s.engine.SetAnnotation(ctx, ports.Annotation{Kind: k, Address: addr, Text: *value})
 		}
 		if err != nil {
-			return change{}, s.engineErr(k, err)
+			return AnnotationChange{}, s.engineErr(k, err)
 		}
 	}
 	return ch, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -70,35 +71,48 @@ func opCorrelateStaticAndRuntime() *core.Operation {
 	}
 }
 
-// anyEvidence resolves one element of an Evidence array argument.
-func anyEvidence(c *core.Call, raw any, path []any, ops ...string) (*core.Evidence, error) {
-	m, _ := raw.(map[string]any)
-	var ev *core.Evidence
-	if m["kind"] == "retained-evidence" && m["normalized_result"] == nil {
-		id, err := core.ParseEvidenceID(fmt.Sprint(m["evidence_id"]))
-		if err != nil {
-			return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: append(path, "evidence_id"), Reason: core.ReasonInvalidFormat, Message: err.Error()})
-		}
-		if ev, err = c.Resolve(id); err != nil {
-			return nil, err
-		}
-	} else {
-		b, err := core.MarshalNoEscape(m)
-		if err != nil {
-			return nil, err
-		}
-		if ev, err = core.ParseEvidence(b); err != nil {
-			return nil, err
+// evidenceItem resolves element i of the Evidence array argument list as
+// Evidence of one of ops, through the kernel's Call.EvidenceArg (a retained
+// reference or a complete inline record), and then records that element as
+// the retained reference (Call.KeepReference), so both input forms seal the
+// same parameters. Errors name the element ([list, i, ...]).
+func evidenceItem(c *core.Call, list string, i int, ops ...string) (*core.Evidence, error) {
+	items, _ := c.Args[list].([]any)
+	if i < 0 || i >= len(items) {
+		return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{list, i}, Reason: core.ReasonMissingArgument, Message: "no such element"})
+	}
+	el := &core.Call{Session: c.Session, Op: c.Op, Args: map[string]any{list: items[i]}}
+	ev, err := el.EvidenceArg(list)
+	if err != nil {
+		return nil, atItem(err, list, i)
+	}
+	if !slices.Contains(ops, ev.Operation) {
+		return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{list, i}, Reason: core.ReasonInvalidValue,
+			Message:  strconv.Quote(string(ev.EvidenceID)) + " is " + ev.Operation + " Evidence; this list takes " + strings.Join(ops, " or ") + " Evidence",
+			Expected: ops})
+	}
+	el.KeepReference(list, ev)
+	items[i] = el.Args[list]
+	return ev, nil
+}
+
+// atItem moves the issue paths of an error about argument list to its
+// element i.
+func atItem(err error, list string, i int) error {
+	ce, ok := err.(*core.Error)
+	if !ok {
+		return err
+	}
+	issues, ok := ce.Details["issues"].([]core.Issue)
+	if !ok {
+		return err
+	}
+	for k, is := range issues {
+		if len(is.Path) > 0 && is.Path[0] == list {
+			issues[k].Path = append([]any{list, i}, is.Path[1:]...)
 		}
 	}
-	for _, op := range ops {
-		if ev.Operation == op {
-			return ev, nil
-		}
-	}
-	return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: path, Reason: core.ReasonInvalidValue,
-		Message:  strconv.Quote(string(ev.EvidenceID)) + " is " + ev.Operation + " Evidence; this list takes " + strings.Join(ops, " or ") + " Evidence",
-		Expected: ops})
+	return err
 }
 
 // staticFn is one function of a static comparison.
@@ -256,8 +270,8 @@ func handleCorrelate(_ context.Context, c *core.Call) (any, error) {
 	var statics []staticFn
 	var lims []string
 	leftSHA, rightSHA := map[string]bool{}, map[string]bool{}
-	for i, raw := range c.Args["static_comparisons"].([]any) {
-		ev, err := anyEvidence(c, raw, []any{"static_comparisons", i}, "compare_binaries", "compare_functions")
+	for i := range c.Args["static_comparisons"].([]any) {
+		ev, err := evidenceItem(c, "static_comparisons", i, "compare_binaries", "compare_functions")
 		if err != nil {
 			return nil, err
 		}
@@ -285,8 +299,8 @@ func handleCorrelate(_ context.Context, c *core.Call) (any, error) {
 	var traces [2][]*traceCalls // left, right
 	runtime := []map[string]any{}
 	seen := map[string]bool{}
-	for i, raw := range c.Args["runtime_comparisons"].([]any) {
-		ev, err := anyEvidence(c, raw, []any{"runtime_comparisons", i}, "trace_native_calls", "compare_process_captures")
+	for i := range c.Args["runtime_comparisons"].([]any) {
+		ev, err := evidenceItem(c, "runtime_comparisons", i, "trace_native_calls", "compare_process_captures")
 		if err != nil {
 			return nil, err
 		}

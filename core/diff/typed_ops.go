@@ -213,9 +213,63 @@ type BuildCallPathResult struct {
 	Notes      []string                               `json:"notes"`
 }
 
+// CorrelateStaticAndRuntimeMapping is one mapping of
+// correlate_static_and_runtime: which build a runtime record observed.
+type CorrelateStaticAndRuntimeMapping struct {
+	RuntimeEvidenceID string `json:"runtime_evidence_id"` // A record of runtime_comparisons.
+	Side              string `json:"side"`                // left (older), right (newer) or both.
+}
+
+// CorrelateStaticAndRuntimeInput is the input of correlate_static_and_runtime.
+// Each Evidence element is a retained reference
+// {"kind":"retained-evidence","evidence_id"} or a complete inline record.
+type CorrelateStaticAndRuntimeInput struct {
+	StaticComparisons  []json.RawMessage                  `json:"static_comparisons"`  // compare_binaries or compare_functions Evidence.
+	RuntimeComparisons []json.RawMessage                  `json:"runtime_comparisons"` // trace_native_calls or compare_process_captures Evidence.
+	Mappings           []CorrelateStaticAndRuntimeMapping `json:"mappings"`
+	Limit              *int                               `json:"limit,omitempty"`  // Functions returned.
+	Offset             *int                               `json:"offset,omitempty"` // First function returned.
+}
+
+// CorrelateStaticAndRuntimeResultFunction is part of the result of correlate_static_and_runtime.
+type CorrelateStaticAndRuntimeResultFunction struct {
+	Left              *CompareBinariesResultChangedItemLeft `json:"left"`
+	Right             *CompareBinariesResultChangedItemLeft `json:"right"`
+	StaticStatus      string                                `json:"static_status"`
+	ChangedDimensions []string                              `json:"changed_dimensions"`
+	StaticEvidenceID  string                                `json:"static_evidence_id"`
+	LeftHits          *int                                  `json:"left_hits"` // null when no left trace covered this function
+	RightHits         *int                                  `json:"right_hits"`
+	ArgumentsDiffer   *bool                                 `json:"arguments_differ"` // null unless both sides ran it
+	Correlation       string                                `json:"correlation"`
+	TraceEvidenceIDs  []string                              `json:"trace_evidence_ids"`
+}
+
+// CorrelateStaticAndRuntimeResultRuntime is part of the result of correlate_static_and_runtime.
+type CorrelateStaticAndRuntimeResultRuntime struct {
+	EvidenceID        string   `json:"evidence_id"`
+	Operation         string   `json:"operation"`
+	Side              string   `json:"side"`
+	Status            *string  `json:"status"`
+	ChangedDimensions []string `json:"changed_dimensions"`
+}
+
+// CorrelateStaticAndRuntimeResult is the result of correlate_static_and_runtime.
+type CorrelateStaticAndRuntimeResult struct {
+	Functions   []CorrelateStaticAndRuntimeResultFunction `json:"functions"`
+	Runtime     []CorrelateStaticAndRuntimeResultRuntime  `json:"runtime"`
+	Total       int                                       `json:"total"`
+	Offset      int                                       `json:"offset"`
+	Limit       int                                       `json:"limit"`
+	NextOffset  *int                                      `json:"next_offset"`
+	Summary     map[string]int                            `json:"summary"` // functions by correlation
+	Limitations []string                                  `json:"limitations"`
+}
+
 var operationTypes = map[string]core.Types{
-	"compare_functions":     core.TypesOf[CompareFunctionsInput, CompareFunctionsResult](),
-	"compare_binaries":      core.TypesOf[CompareBinariesInput, CompareBinariesResult](),
-	"find_changed_behavior": core.TypesOf[FindChangedBehaviorInput, FindChangedBehaviorResult](),
-	"build_call_path":       core.TypesOf[BuildCallPathInput, BuildCallPathResult](),
+	"compare_functions":            core.TypesOf[CompareFunctionsInput, CompareFunctionsResult](),
+	"compare_binaries":             core.TypesOf[CompareBinariesInput, CompareBinariesResult](),
+	"find_changed_behavior":        core.TypesOf[FindChangedBehaviorInput, FindChangedBehaviorResult](),
+	"build_call_path":              core.TypesOf[BuildCallPathInput, BuildCallPathResult](),
+	"correlate_static_and_runtime": core.TypesOf[CorrelateStaticAndRuntimeInput, CorrelateStaticAndRuntimeResult](),
 }
