@@ -585,7 +585,9 @@ func TestBridgeProtocolPython(t *testing.T) {
 	if err != nil {
 		t.Skip("python3 not found: the bridge's protocol tests need Python 3")
 	}
-	if b, err := exec.CommandContext(t.Context(), py, "bridge/test/test_protocol.py", "bridge/hopper_bridge.py").CombinedOutput(); err != nil {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // a hung bridge test fails instead of stalling the package
+	defer cancel()
+	if b, err := exec.CommandContext(ctx, py, "bridge/test/test_protocol.py", "bridge/hopper_bridge.py").CombinedOutput(); err != nil {
 		t.Fatalf("bridge protocol tests: %v\n%s", err, b)
 	}
 }

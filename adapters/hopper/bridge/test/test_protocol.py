@@ -55,14 +55,22 @@ class Client(object):
         self.dir = tempfile.mkdtemp()
         self.path = os.path.join(self.dir, "s")
         self.session = Session(doc, TOKEN, "run-1")
-        self.t = threading.Thread(target=serve, args=(self.session, self.path))
+        # A daemon thread: a failed test must not leave the process waiting
+        # on a bridge blocked in accept().
+        self.t = threading.Thread(target=serve, args=(self.session, self.path), daemon=True)
         self.t.start()
-        for _ in range(200):
-            if os.path.exists(self.path):
+        # The socket file exists from bind(); connections are refused until
+        # listen(): retry, as rea's client does.
+        for _ in range(500):
+            self.s = socket.socket(socket.AF_UNIX)
+            try:
+                self.s.connect(self.path)
                 break
-            time.sleep(0.01)
-        self.s = socket.socket(socket.AF_UNIX)
-        self.s.connect(self.path)
+            except (FileNotFoundError, ConnectionRefusedError):
+                self.s.close()
+                time.sleep(0.01)
+        else:
+            raise AssertionError("the bridge never accepted a connection")
         self.f = self.s.makefile("rb")
         self.id = 0
 
