@@ -101,9 +101,9 @@ func ExitCode(err error) int {
 type usageError struct{ error }
 
 type globals struct {
-	Format      string           `enum:"text,json" default:"text" help:"Output format: text or json."`
-	ShowVersion kong.VersionFlag `name:"version" help:"Print the version and exit."`
-	Provider    string           `help:"Analysis provider: auto or a provider id (also REA_ANALYSIS_PROVIDER)." default:""`
+	Format      string      `enum:"text,json" default:"text" help:"Output format: text or json."`
+	ShowVersion versionFlag `name:"version" help:"Print the version and exit."`
+	Provider    string      `help:"Analysis provider: auto or a provider id (also REA_ANALYSIS_PROVIDER)." default:""`
 }
 
 type grammar struct {
@@ -164,7 +164,7 @@ func Run(ctx context.Context, args []string, opts *Options) int {
 	exited := -1
 	k, err := kong.New(&g, kong.Name("rea"),
 		kong.Description("rea: reverse engineer binaries, archives and apps with reproducible, content-addressed Evidence."),
-		kong.Vars{"version": versionLine(&o)},
+		kong.Bind(&o),
 		kong.Writers(o.Stdout, o.Stderr), kong.Exit(func(code int) { exited = code }))
 	if err != nil {
 		fmt.Fprintln(o.Stderr, "rea:", err)
@@ -264,6 +264,18 @@ func (versionCmd) Run(e *env) error {
 			"tools": len(e.opts.Catalog.Operations())})
 	}
 	fmt.Fprintln(e.opts.Stdout, versionLine(e.opts))
+	return nil
+}
+
+// versionFlag is --version. The line is computed only when the flag is
+// given: it digests the whole catalog, which every other command would pay
+// for at start-up (about 20 ms).
+type versionFlag bool
+
+// BeforeReset prints the version line and exits, as kong.VersionFlag does.
+func (versionFlag) BeforeReset(app *kong.Kong, o *Options) error {
+	fmt.Fprintln(app.Stdout, versionLine(o))
+	app.Exit(0)
 	return nil
 }
 
