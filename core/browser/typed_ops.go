@@ -2,6 +2,7 @@ package browser
 
 import (
 	"encoding/json"
+	"rea/core/web"
 
 	"rea/core"
 )
@@ -68,389 +69,135 @@ type InspectWebPageInput struct {
 	ObservationMS              *int     `json:"observation_ms,omitempty"`               // Observation window in milliseconds.
 }
 
-// InspectWebPageResultAccessibilityNodeState is part of the result of inspect_web_page.
-type InspectWebPageResultAccessibilityNodeState struct {
-	Name  string          `json:"name"`
-	Value json.RawMessage `json:"value"`
-}
+// InspectWebPageResultAccessibilityNodeState is web.WebInspectionAccessibilityNodeState: the capture core/web compares.
+type InspectWebPageResultAccessibilityNodeState = web.WebInspectionAccessibilityNodeState
 
-// InspectWebPageResultAccessibilityNode is part of the result of inspect_web_page.
-type InspectWebPageResultAccessibilityNode struct {
-	Description *string                                      `json:"description"`
-	Ignored     bool                                         `json:"ignored"`
-	Name        *string                                      `json:"name"`
-	NodeID      string                                       `json:"node_id"`
-	ParentID    *string                                      `json:"parent_id"`
-	Role        *string                                      `json:"role"`
-	States      []InspectWebPageResultAccessibilityNodeState `json:"states"`
-}
+// InspectWebPageResultAccessibilityNode is web.WebInspectionAccessibilityNode: the capture core/web compares.
+type InspectWebPageResultAccessibilityNode = web.WebInspectionAccessibilityNode
 
-// InspectWebPageResultAccessibilityTextCapture is part of the result of inspect_web_page.
-type InspectWebPageResultAccessibilityTextCapture struct {
-	ExcludedFields  int    `json:"excluded_fields"`
-	RetainedBytes   int    `json:"retained_bytes"`
-	Status          string `json:"status"`
-	TruncatedFields int    `json:"truncated_fields,omitempty"`
-}
+// InspectWebPageResultAccessibilityTextCapture is web.WebInspectionAccessibilityTextCapture: the capture core/web compares.
+type InspectWebPageResultAccessibilityTextCapture = web.WebInspectionAccessibilityTextCapture
 
-// InspectWebPageResultAccessibility is part of the result of inspect_web_page.
-type InspectWebPageResultAccessibility struct {
-	Nodes       []InspectWebPageResultAccessibilityNode      `json:"nodes"`
-	TextCapture InspectWebPageResultAccessibilityTextCapture `json:"text_capture"`
-	TotalNodes  int                                          `json:"total_nodes"`
-}
+// InspectWebPageResultAccessibility is web.WebInspectionAccessibility: the capture core/web compares.
+type InspectWebPageResultAccessibility = web.WebInspectionAccessibility
 
 // WebBrowser is part of the result of inspect_web_page.
-// Browser identity from /json/version.
-type WebBrowser struct {
-	JSVersion       string `json:"js_version"`
-	Product         string `json:"product"`
-	ProtocolVersion string `json:"protocol_version"`
-	Revision        string `json:"revision"`
-	UserAgent       string `json:"user_agent"`
-}
+// WebBrowser is web.WebBrowser: the capture core/web compares.
+type WebBrowser = web.WebBrowser
 
-// InspectWebPageResultCaptureWindow is part of the result of inspect_web_page.
-type InspectWebPageResultCaptureWindow struct {
-	EndedAt       string `json:"ended_at"` // ISO 8601 UTC time with milliseconds.
-	ObservationMS int    `json:"observation_ms"`
-	StartedAt     string `json:"started_at"` // ISO 8601 UTC time with milliseconds.
-}
+// InspectWebPageResultCaptureWindow is web.WebInspectionCaptureWindow: the capture core/web compares.
+type InspectWebPageResultCaptureWindow = web.WebInspectionCaptureWindow
 
-// WebCompletenessDroppedEvents is part of the result of inspect_web_page.
-type WebCompletenessDroppedEvents struct {
-	ConsoleEvents        int `json:"console_events"`
-	NetworkRequests      int `json:"network_requests"`
-	Scripts              int `json:"scripts"`
-	TimelineEvents       int `json:"timeline_events"`
-	Total                int `json:"total"` // Sum of the per-kind dropped counts.
-	WebMCPTools          int `json:"webmcp_tools"`
-	WebsocketConnections int `json:"websocket_connections"`
-	WebsocketFrames      int `json:"websocket_frames"`
-}
+// WebCompletenessDroppedEvents is web.WebCompletenessDroppedEvents: the capture core/web compares.
+type WebCompletenessDroppedEvents = web.WebCompletenessDroppedEvents
 
-// WebCompletenessExcludedItem is part of the result of inspect_web_page.
-type WebCompletenessExcludedItem struct {
-	Count   *int   `json:"count"`
-	Reason  string `json:"reason"`
-	Section string `json:"section"`
-}
+// WebCompletenessExcludedItem is web.WebCompletenessExcludedItem: the capture core/web compares.
+type WebCompletenessExcludedItem = web.WebCompletenessExcludedItem
 
 // WebCompleteness is part of the result of inspect_web_page.
-// Section-level coverage of a bounded browser observation (BROWSER.md §4).
-type WebCompleteness struct {
-	AttachLimitedSections  []string                      `json:"attach_limited_sections"` // Sections observed only after attachment.
-	Conditions             []string                      `json:"conditions"`
-	DroppedEvents          WebCompletenessDroppedEvents  `json:"dropped_events"`
-	Excluded               []WebCompletenessExcludedItem `json:"excluded"`
-	PolicyFilteredSections []string                      `json:"policy_filtered_sections"` // Sections from which policy (origin scope, opt-in) excluded observations.
-	Status                 string                        `json:"status"`                   // Overall coverage: truncated, then policy_filtered, then attach_limited, then complete_within_window.
-	TruncatedSections      []string                      `json:"truncated_sections"`       // Sections cut by a limit.
-	UnavailableSections    []string                      `json:"unavailable_sections"`     // Sections the browser could not provide.
-}
+// WebCompleteness is web.WebCompleteness: the capture core/web compares.
+type WebCompleteness = web.WebCompleteness
 
-// InspectWebPageResultConsoleEventTextCaptureValue is part of the result of inspect_web_page.
-type InspectWebPageResultConsoleEventTextCaptureValue struct {
-	ArgumentIndex int    `json:"argument_index"`
-	Text          string `json:"text"`
-	Type          string `json:"type"`
-}
+// InspectWebPageResultConsoleEventTextCaptureValue is web.WebInspectionConsoleEventTextCaptureValue: the capture core/web compares.
+type InspectWebPageResultConsoleEventTextCaptureValue = web.WebInspectionConsoleEventTextCaptureValue
 
-// InspectWebPageResultConsoleEventTextCapture is part of the result of inspect_web_page.
-type InspectWebPageResultConsoleEventTextCapture struct {
-	RetainedBytes   int                                                `json:"retained_bytes"`
-	Status          string                                             `json:"status"`
-	Values          []InspectWebPageResultConsoleEventTextCaptureValue `json:"values"`
-	TruncatedValues int                                                `json:"truncated_values,omitempty"`
-}
+// InspectWebPageResultConsoleEventTextCapture is web.WebInspectionConsoleEventTextCapture: the capture core/web compares.
+type InspectWebPageResultConsoleEventTextCapture = web.WebInspectionConsoleEventTextCapture
 
-// InspectWebPageResultConsoleEvent is part of the result of inspect_web_page.
-type InspectWebPageResultConsoleEvent struct {
-	ArgumentTypes []string                                    `json:"argument_types"`
-	Column        *int                                        `json:"column"`
-	Line          *int                                        `json:"line"`
-	TextCapture   InspectWebPageResultConsoleEventTextCapture `json:"text_capture"`
-	Timestamp     float64                                     `json:"timestamp"`
-	Type          string                                      `json:"type"`
-	URL           *string                                     `json:"url"`
-}
+// InspectWebPageResultConsoleEvent is web.WebInspectionConsoleEvent: the capture core/web compares.
+type InspectWebPageResultConsoleEvent = web.WebInspectionConsoleEvent
 
-// InspectWebPageResultConsole is part of the result of inspect_web_page.
-type InspectWebPageResultConsole struct {
-	CoverageStartedAt      string                             `json:"coverage_started_at"` // ISO 8601 UTC time with milliseconds.
-	Events                 []InspectWebPageResultConsoleEvent `json:"events"`
-	PriorActivityAvailable bool                               `json:"prior_activity_available"`
-}
+// InspectWebPageResultConsole is web.WebInspectionConsole: the capture core/web compares.
+type InspectWebPageResultConsole = web.WebInspectionConsole
 
-// InspectWebPageResultDOMNode is part of the result of inspect_web_page.
-type InspectWebPageResultDOMNode struct {
-	AttributeNames  []string `json:"attribute_names"`
-	Index           int      `json:"index"`
-	NodeName        string   `json:"node_name"`
-	NodeType        int      `json:"node_type"`
-	NodeValueLength int      `json:"node_value_length"`
-	ParentIndex     int      `json:"parent_index"`
-}
+// InspectWebPageResultDOMNode is web.WebInspectionDOMNode: the capture core/web compares.
+type InspectWebPageResultDOMNode = web.WebInspectionDOMNode
 
 // InspectWebPageResultDOM is part of the result of inspect_web_page.
-// Value-free DOM snapshot of in-scope documents.
-type InspectWebPageResultDOM struct {
-	Nodes      []InspectWebPageResultDOMNode `json:"nodes"`
-	TotalNodes int                           `json:"total_nodes"` // Nodes in scope before the node limit.
-}
+// InspectWebPageResultDOM is web.WebInspectionDOM: the capture core/web compares.
+type InspectWebPageResultDOM = web.WebInspectionDOM
 
-// InspectWebPageResultFrame is part of the result of inspect_web_page.
-type InspectWebPageResultFrame struct {
-	FrameID       string  `json:"frame_id"`
-	Origin        *string `json:"origin"`
-	ParentFrameID *string `json:"parent_frame_id"`
-	URL           string  `json:"url"`
-}
+// InspectWebPageResultFrame is web.WebInspectionFrame: the capture core/web compares.
+type InspectWebPageResultFrame = web.WebInspectionFrame
 
-// InspectWebPageResultMetadataAgentHint is part of the result of inspect_web_page.
-type InspectWebPageResultMetadataAgentHint struct {
-	Declaration string  `json:"declaration"`
-	Mechanism   string  `json:"mechanism"`
-	Trust       string  `json:"trust"`
-	URL         *string `json:"url"`
-}
+// InspectWebPageResultMetadataAgentHint is web.WebInspectionMetadataAgentHint: the capture core/web compares.
+type InspectWebPageResultMetadataAgentHint = web.WebInspectionMetadataAgentHint
 
-// InspectWebPageResultMetadataDOMUrl is part of the result of inspect_web_page.
-type InspectWebPageResultMetadataDOMUrl struct {
-	Attribute        string  `json:"attribute"`
-	DestinationScope string  `json:"destination_scope"`
-	NodeIndex        int     `json:"node_index"`
-	URL              *string `json:"url"`
-}
+// InspectWebPageResultMetadataDOMUrl is web.WebInspectionMetadataDOMUrl: the capture core/web compares.
+type InspectWebPageResultMetadataDOMUrl = web.WebInspectionMetadataDOMUrl
 
-// InspectWebPageResultMetadataResponseCSPDirectiveSource is part of the result of inspect_web_page.
-type InspectWebPageResultMetadataResponseCSPDirectiveSource struct {
-	Kind  string  `json:"kind"`
-	Value *string `json:"value"`
-}
+// InspectWebPageResultMetadataResponseCSPDirectiveSource is web.WebInspectionMetadataResponseCSPDirectiveSource: the capture core/web compares.
+type InspectWebPageResultMetadataResponseCSPDirectiveSource = web.WebInspectionMetadataResponseCSPDirectiveSource
 
-// InspectWebPageResultMetadataResponseCSPDirective is part of the result of inspect_web_page.
-type InspectWebPageResultMetadataResponseCSPDirective struct {
-	Name    string                                                   `json:"name"`
-	Sources []InspectWebPageResultMetadataResponseCSPDirectiveSource `json:"sources"`
-}
+// InspectWebPageResultMetadataResponseCSPDirective is web.WebInspectionMetadataResponseCSPDirective: the capture core/web compares.
+type InspectWebPageResultMetadataResponseCSPDirective = web.WebInspectionMetadataResponseCSPDirective
 
-// InspectWebPageResultMetadataResponseCSP is part of the result of inspect_web_page.
-type InspectWebPageResultMetadataResponseCSP struct {
-	Directives []InspectWebPageResultMetadataResponseCSPDirective `json:"directives"`
-	HashCount  int                                                `json:"hash_count"`
-	NonceCount int                                                `json:"nonce_count"`
-}
+// InspectWebPageResultMetadataResponseCSP is web.WebInspectionMetadataResponseCSP: the capture core/web compares.
+type InspectWebPageResultMetadataResponseCSP = web.WebInspectionMetadataResponseCSP
 
-// InspectWebPageResultMetadataResponseLink is part of the result of inspect_web_page.
-type InspectWebPageResultMetadataResponseLink struct {
-	As               *string  `json:"as"`
-	Crossorigin      *string  `json:"crossorigin"`
-	DestinationScope string   `json:"destination_scope"`
-	Href             *string  `json:"href"`
-	Rel              []string `json:"rel"`
-	Type             *string  `json:"type"`
-}
+// InspectWebPageResultMetadataResponseLink is web.WebInspectionMetadataResponseLink: the capture core/web compares.
+type InspectWebPageResultMetadataResponseLink = web.WebInspectionMetadataResponseLink
 
-// InspectWebPageResultMetadataResponsePolicies is part of the result of inspect_web_page.
-type InspectWebPageResultMetadataResponsePolicies struct {
-	Coep                      *string  `json:"coep"`
-	Coop                      *string  `json:"coop"`
-	Corp                      *string  `json:"corp"`
-	PermissionsPolicyFeatures []string `json:"permissions_policy_features"`
-	ReferrerPolicy            *string  `json:"referrer_policy"`
-	XContentTypeOptions       *string  `json:"x_content_type_options"`
-}
+// InspectWebPageResultMetadataResponsePolicies is web.WebInspectionMetadataResponsePolicies: the capture core/web compares.
+type InspectWebPageResultMetadataResponsePolicies = web.WebInspectionMetadataResponsePolicies
 
-// InspectWebPageResultMetadataResponse is part of the result of inspect_web_page.
-type InspectWebPageResultMetadataResponse struct {
-	ContentEncoding *string                                      `json:"content_encoding"`
-	ContentLength   *int                                         `json:"content_length"`
-	CSP             InspectWebPageResultMetadataResponseCSP      `json:"csp"`
-	Links           []InspectWebPageResultMetadataResponseLink   `json:"links"`
-	MimeType        *string                                      `json:"mime_type"`
-	Policies        InspectWebPageResultMetadataResponsePolicies `json:"policies"`
-	RequestID       string                                       `json:"request_id"`
-	URL             string                                       `json:"url"`
-}
+// InspectWebPageResultMetadataResponse is web.WebInspectionMetadataResponse: the capture core/web compares.
+type InspectWebPageResultMetadataResponse = web.WebInspectionMetadataResponse
 
 // InspectWebPageResultMetadata is part of the result of inspect_web_page.
-// Safe response metadata (header-derived, values discarded), DOM URLs and agent hints.
-type InspectWebPageResultMetadata struct {
-	AgentHints         []InspectWebPageResultMetadataAgentHint `json:"agent_hints"`
-	DOMUrls            []InspectWebPageResultMetadataDOMUrl    `json:"dom_urls"`
-	ExcludedDOMUrls    int                                     `json:"excluded_dom_urls"`
-	HeadersAllowlisted bool                                    `json:"headers_allowlisted"`
-	Responses          []InspectWebPageResultMetadataResponse  `json:"responses"`
-}
+// InspectWebPageResultMetadata is web.WebInspectionMetadata: the capture core/web compares.
+type InspectWebPageResultMetadata = web.WebInspectionMetadata
 
-// WebJSONShapeProperty is part of the result of inspect_web_page.
-type WebJSONShapeProperty struct {
-	Observations int      `json:"observations"`
-	Path         string   `json:"path"` // JSON-pointer-like path; /* stands for array items.
-	Types        []string `json:"types"`
-}
+// WebJSONShapeProperty is web.WebJSONShapeProperty: the capture core/web compares.
+type WebJSONShapeProperty = web.WebJSONShapeProperty
 
 // WebJSONShape is part of the result of inspect_web_page.
-// Value-free structural summary of a JSON payload.
-type WebJSONShape struct {
-	MaxDepthObserved int                    `json:"max_depth_observed"`
-	NodeCount        int                    `json:"node_count"`
-	Properties       []WebJSONShapeProperty `json:"properties"`
-	RootType         string                 `json:"root_type"`
-	Truncated        bool                   `json:"truncated,omitempty"`
-}
+// WebJSONShape is web.WebJSONShape: the capture core/web compares.
+type WebJSONShape = web.WebJSONShape
 
-// InspectWebPageResultNetworkRequestBodyShapes is part of the result of inspect_web_page.
-type InspectWebPageResultNetworkRequestBodyShapes struct {
-	Request  *WebJSONShape `json:"request"`
-	Response *WebJSONShape `json:"response"`
-	Status   string        `json:"status"`
-}
+// InspectWebPageResultNetworkRequestBodyShapes is web.WebInspectionNetworkRequestBodyShapes: the capture core/web compares.
+type InspectWebPageResultNetworkRequestBodyShapes = web.WebInspectionNetworkRequestBodyShapes
 
-// InspectWebPageResultNetworkRequestInitiator is part of the result of inspect_web_page.
-type InspectWebPageResultNetworkRequestInitiator struct {
-	Column *int    `json:"column"`
-	Line   *int    `json:"line"`
-	Type   string  `json:"type"`
-	URL    *string `json:"url"`
-}
+// InspectWebPageResultNetworkRequestInitiator is web.WebInspectionNetworkRequestInitiator: the capture core/web compares.
+type InspectWebPageResultNetworkRequestInitiator = web.WebInspectionNetworkRequestInitiator
 
-// InspectWebPageResultNetworkRequest is part of the result of inspect_web_page.
-type InspectWebPageResultNetworkRequest struct {
-	BodyShapes        InspectWebPageResultNetworkRequestBodyShapes `json:"body_shapes"`
-	EncodedDataLength *float64                                     `json:"encoded_data_length"`
-	Initiator         InspectWebPageResultNetworkRequestInitiator  `json:"initiator"`
-	Method            string                                       `json:"method"`
-	MimeType          *string                                      `json:"mime_type"`
-	Origin            *string                                      `json:"origin"`
-	RequestID         string                                       `json:"request_id"`
-	ResourceType      *string                                      `json:"resource_type"`
-	Status            *float64                                     `json:"status"`
-	URL               string                                       `json:"url"`
-	Redirects         []json.RawMessage                            `json:"redirects,omitempty"` // Redirect hops on this request id, in order.
-}
+// InspectWebPageResultNetworkRequest is web.WebInspectionNetworkRequest: the capture core/web compares.
+type InspectWebPageResultNetworkRequest = web.WebInspectionNetworkRequest
 
-// InspectWebPageResultNetworkWebsocketEventPayloadShape is part of the result of inspect_web_page.
-type InspectWebPageResultNetworkWebsocketEventPayloadShape struct {
-	Format    string        `json:"format"`
-	JSONShape *WebJSONShape `json:"json_shape"`
-	Truncated bool          `json:"truncated,omitempty"`
-}
+// InspectWebPageResultNetworkWebsocketEventPayloadShape is web.WebInspectionNetworkWebsocketEventPayloadShape: the capture core/web compares.
+type InspectWebPageResultNetworkWebsocketEventPayloadShape = web.WebInspectionNetworkWebsocketEventPayloadShape
 
-// InspectWebPageResultNetworkWebsocketEvent is part of the result of inspect_web_page.
-type InspectWebPageResultNetworkWebsocketEvent struct {
-	Direction    string                                                 `json:"direction"`
-	Opcode       int                                                    `json:"opcode"`
-	PayloadBytes int                                                    `json:"payload_bytes"`
-	PayloadShape *InspectWebPageResultNetworkWebsocketEventPayloadShape `json:"payload_shape"`
-	RequestID    string                                                 `json:"request_id"`
-}
+// InspectWebPageResultNetworkWebsocketEvent is web.WebInspectionNetworkWebsocketEvent: the capture core/web compares.
+type InspectWebPageResultNetworkWebsocketEvent = web.WebInspectionNetworkWebsocketEvent
 
 // InspectWebPageResultNetwork is part of the result of inspect_web_page.
-// Network activity observed after attachment only.
-type InspectWebPageResultNetwork struct {
-	CoverageStartedAt      string                                      `json:"coverage_started_at"` // ISO 8601 UTC time with milliseconds.
-	PriorActivityAvailable bool                                        `json:"prior_activity_available"`
-	Requests               []InspectWebPageResultNetworkRequest        `json:"requests"`
-	WebsocketEvents        []InspectWebPageResultNetworkWebsocketEvent `json:"websocket_events"`
-}
+// InspectWebPageResultNetwork is web.WebInspectionNetwork: the capture core/web compares.
+type InspectWebPageResultNetwork = web.WebInspectionNetwork
 
-// InspectWebPageResultResource is part of the result of inspect_web_page.
-type InspectWebPageResultResource struct {
-	ContentSize *float64 `json:"content_size"`
-	MimeType    string   `json:"mime_type"`
-	Origin      *string  `json:"origin"`
-	ResourceKey string   `json:"resource_key"`
-	Type        string   `json:"type"`
-	URL         string   `json:"url"`
-}
+// InspectWebPageResultResource is web.WebInspectionResource: the capture core/web compares.
+type InspectWebPageResultResource = web.WebInspectionResource
 
-// WebScript is part of the result of inspect_web_page.
-type WebScript struct {
-	CdpHash                string          `json:"cdp_hash"`
-	FrameID                *string         `json:"frame_id"`
-	IsModule               bool            `json:"is_module"`
-	Language               *string         `json:"language"`
-	Length                 int             `json:"length"`
-	Origin                 *string         `json:"origin"`
-	ResourceReconciliation json.RawMessage `json:"resource_reconciliation"`
-	ScriptKey              string          `json:"script_key"`
-	Source                 json.RawMessage `json:"source"`
-	SourceMapURL           *string         `json:"source_map_url"`
-	URL                    string          `json:"url"`
-}
+// WebScript is web.WebScript: the capture core/web compares.
+type WebScript = web.WebScript
 
-// InspectWebPageResultScripts is part of the result of inspect_web_page.
-type InspectWebPageResultScripts struct {
-	Items []WebScript `json:"items"`
-	Total int         `json:"total"` // All captured scripts, including any beyond items.
-}
+// InspectWebPageResultScripts is web.WebInspectionScripts: the capture core/web compares.
+type InspectWebPageResultScripts = web.WebInspectionScripts
 
-// InspectWebPageResultStorageContentFingerprint is part of the result of inspect_web_page.
-type InspectWebPageResultStorageContentFingerprint struct {
-	Complete       bool    `json:"complete"`
-	IdentitySHA256 string  `json:"identity_sha256"`
-	Scope          string  `json:"scope"`
-	ValueSHA256    *string `json:"value_sha256"`
-}
+// InspectWebPageResultStorageContentFingerprint is web.WebInspectionStorageContentFingerprint: the capture core/web compares.
+type InspectWebPageResultStorageContentFingerprint = web.WebInspectionStorageContentFingerprint
 
-// InspectWebPageResultStorage is part of the result of inspect_web_page.
-type InspectWebPageResultStorage struct {
-	CacheNames           []string                                        `json:"cache_names"`
-	ContentFingerprints  []InspectWebPageResultStorageContentFingerprint `json:"content_fingerprints"`
-	FingerprintAlgorithm string                                          `json:"fingerprint_algorithm"`
-	FingerprintsComplete bool                                            `json:"fingerprints_complete"`
-	IndexedDbNames       []string                                        `json:"indexed_db_names"`
-	LocalStorageKeys     []string                                        `json:"local_storage_keys"`
-	Origin               string                                          `json:"origin"`
-	QuotaBytes           *float64                                        `json:"quota_bytes"`
-	SessionStorageKeys   []string                                        `json:"session_storage_keys"`
-	UsageBytes           *float64                                        `json:"usage_bytes"`
-	ValuesRedacted       bool                                            `json:"values_redacted"`
-}
+// InspectWebPageResultStorage is web.WebInspectionStorage: the capture core/web compares.
+type InspectWebPageResultStorage = web.WebInspectionStorage
 
-// InspectWebPageResultTarget is part of the result of inspect_web_page.
-type InspectWebPageResultTarget struct {
-	Attached bool   `json:"attached"`
-	Origin   string `json:"origin"` // Origin of the target URL; empty for an unsupported URL.
-	TargetID string `json:"target_id"`
-	Title    string `json:"title"`
-	Type     string `json:"type"`
-	URL      string `json:"url"`
-}
+// InspectWebPageResultTarget is web.WebInspectionTarget: the capture core/web compares.
+type InspectWebPageResultTarget = web.WebInspectionTarget
 
-// InspectWebPageResultWorker is part of the result of inspect_web_page.
-type InspectWebPageResultWorker struct {
-	Attached       bool    `json:"attached"`
-	OpenerTargetID *string `json:"opener_target_id"`
-	Origin         *string `json:"origin"`
-	ParentFrameID  *string `json:"parent_frame_id"`
-	TargetID       string  `json:"target_id"`
-	Type           string  `json:"type"`
-	URL            string  `json:"url"`
-}
+// InspectWebPageResultWorker is web.WebInspectionWorker: the capture core/web compares.
+type InspectWebPageResultWorker = web.WebInspectionWorker
 
 // InspectWebPageResult is the result of inspect_web_page.
-// The complete normalized_result of inspect_web_page.
-type InspectWebPageResult struct {
-	Accessibility InspectWebPageResultAccessibility `json:"accessibility"`
-	Browser       WebBrowser                        `json:"browser"` // Browser identity from /json/version.
-	CaptureWindow InspectWebPageResultCaptureWindow `json:"capture_window"`
-	Completeness  WebCompleteness                   `json:"completeness"` // Section-level coverage of a bounded browser observation (BROWSER.md §4).
-	Console       InspectWebPageResultConsole       `json:"console"`
-	DOM           InspectWebPageResultDOM           `json:"dom"`    // Value-free DOM snapshot of in-scope documents.
-	Frames        []InspectWebPageResultFrame       `json:"frames"` // Captured frames in pre-order; the first is the main frame.
-	Limitations   []string                          `json:"limitations"`
-	Metadata      InspectWebPageResultMetadata      `json:"metadata"` // Safe response metadata (header-derived, values discarded), DOM URLs and agent hints.
-	Network       InspectWebPageResultNetwork       `json:"network"`  // Network activity observed after attachment only.
-	Resources     []InspectWebPageResultResource    `json:"resources"`
-	Scripts       InspectWebPageResultScripts       `json:"scripts"`
-	Storage       InspectWebPageResultStorage       `json:"storage"`
-	Target        InspectWebPageResultTarget        `json:"target"`
-	Workers       []InspectWebPageResultWorker      `json:"workers"`
-	SchemaVersion int                               `json:"schema_version,omitempty"`
-}
+// InspectWebPageResult is web.WebInspection: the capture core/web compares.
+type InspectWebPageResult = web.WebInspection
 
 // ObserveWebSessionInput is the input of observe_web_session.
 type ObserveWebSessionInput struct {
@@ -510,60 +257,24 @@ type DiscoverWebMCPToolsInput struct {
 	ObservationMS  *int     `json:"observation_ms,omitempty"`   // How long to collect tool registrations after enabling the domain (at least 25 ms is waited).
 }
 
-// DiscoverWebMCPToolsResultTarget is part of the result of discover_webmcp_tools.
-type DiscoverWebMCPToolsResultTarget struct {
-	Origin   string `json:"origin"`
-	TargetID string `json:"target_id"`
-	URL      string `json:"url"`
-}
+// DiscoverWebMCPToolsResultTarget is web.WebWebMCPDiscoveryTarget: the capture core/web compares.
+type DiscoverWebMCPToolsResultTarget = web.WebWebMCPDiscoveryTarget
 
-// DiscoverWebMCPToolsResultToolsItemAnnotations is part of the result of discover_webmcp_tools.
-type DiscoverWebMCPToolsResultToolsItemAnnotations struct {
-	Autosubmit       *bool `json:"autosubmit"`
-	ReadOnly         *bool `json:"read_only"`
-	UntrustedContent *bool `json:"untrusted_content"`
-}
+// DiscoverWebMCPToolsResultToolsItemAnnotations is web.WebWebMCPDiscoveryToolsItemAnnotations: the capture core/web compares.
+type DiscoverWebMCPToolsResultToolsItemAnnotations = web.WebWebMCPDiscoveryToolsItemAnnotations
 
-// DiscoverWebMCPToolsResultToolsItemRegistrationSource is part of the result of discover_webmcp_tools.
-type DiscoverWebMCPToolsResultToolsItemRegistrationSource struct {
-	Column *int   `json:"column"`
-	Line   *int   `json:"line"`
-	URL    string `json:"url"`
-}
+// DiscoverWebMCPToolsResultToolsItemRegistrationSource is web.WebWebMCPDiscoveryToolsItemRegistrationSource: the capture core/web compares.
+type DiscoverWebMCPToolsResultToolsItemRegistrationSource = web.WebWebMCPDiscoveryToolsItemRegistrationSource
 
-// DiscoverWebMCPToolsResultToolsItem is part of the result of discover_webmcp_tools.
-type DiscoverWebMCPToolsResultToolsItem struct {
-	Annotations        DiscoverWebMCPToolsResultToolsItemAnnotations         `json:"annotations"`
-	DeclarationKind    string                                                `json:"declaration_kind"`
-	Description        string                                                `json:"description"`
-	FrameID            string                                                `json:"frame_id"`
-	FrameURL           string                                                `json:"frame_url"`
-	InputSchema        json.RawMessage                                       `json:"input_schema"` // Raw page-declared input schema (untrusted JSON, any shape, refs unresolved) or null.
-	InputSchemaSHA256  *string                                               `json:"input_schema_sha256"`
-	Name               string                                                `json:"name"`
-	OwnerOrigin        string                                                `json:"owner_origin"`
-	RegistrationSource *DiscoverWebMCPToolsResultToolsItemRegistrationSource `json:"registration_source"`
-	ToolKey            string                                                `json:"tool_key"`
-	Trust              string                                                `json:"trust"`
-}
+// DiscoverWebMCPToolsResultToolsItem is web.WebWebMCPDiscoveryToolsItem: the capture core/web compares.
+type DiscoverWebMCPToolsResultToolsItem = web.WebWebMCPDiscoveryToolsItem
 
-// DiscoverWebMCPToolsResultTools is part of the result of discover_webmcp_tools.
-type DiscoverWebMCPToolsResultTools struct {
-	Items []DiscoverWebMCPToolsResultToolsItem `json:"items"`
-	Total int                                  `json:"total"` // Kept plus dropped tools.
-}
+// DiscoverWebMCPToolsResultTools is web.WebWebMCPDiscoveryTools: the capture core/web compares.
+type DiscoverWebMCPToolsResultTools = web.WebWebMCPDiscoveryTools
 
 // DiscoverWebMCPToolsResult is the result of discover_webmcp_tools.
-// The complete normalized_result of discover_webmcp_tools.
-type DiscoverWebMCPToolsResult struct {
-	Browser       WebBrowser                      `json:"browser"`      // Browser identity from /json/version.
-	Completeness  WebCompleteness                 `json:"completeness"` // Section-level coverage of a bounded browser observation (BROWSER.md §4).
-	Limitations   []string                        `json:"limitations"`
-	Status        string                          `json:"status"` // unavailable when the browser has no WebMCP domain.
-	Target        DiscoverWebMCPToolsResultTarget `json:"target"`
-	Tools         DiscoverWebMCPToolsResultTools  `json:"tools"`
-	SchemaVersion int                             `json:"schema_version,omitempty"`
-}
+// DiscoverWebMCPToolsResult is web.WebWebMCPDiscovery: the capture core/web compares.
+type DiscoverWebMCPToolsResult = web.WebWebMCPDiscovery
 
 // AnalyzeWebBundleInput is the input of analyze_web_bundle.
 type AnalyzeWebBundleInput struct {
@@ -841,78 +552,29 @@ type CaptureBrowserScenarioInput struct {
 	Secrets        []CaptureBrowserScenarioInputSecret     `json:"secrets,omitempty"`
 }
 
-// CaptureBrowserScenarioResultBrowser is part of the result of capture_browser_scenario.
-type CaptureBrowserScenarioResultBrowser struct {
-	Cleanup          string `json:"cleanup"`
-	Mode             string `json:"mode"`
-	ProcessOwnership string `json:"process_ownership"`
-	Product          string `json:"product"`
-	Version          string `json:"version"`
-}
+// CaptureBrowserScenarioResultBrowser is web.WebScenarioCaptureBrowser: the capture core/web compares.
+type CaptureBrowserScenarioResultBrowser = web.WebScenarioCaptureBrowser
 
-// CaptureBrowserScenarioResultEvents is part of the result of capture_browser_scenario.
-type CaptureBrowserScenarioResultEvents struct {
-	Dropped  int               `json:"dropped"`
-	Items    []json.RawMessage `json:"items"`
-	Retained int               `json:"retained"` // Number of items.
-}
+// CaptureBrowserScenarioResultEvents is web.WebScenarioCaptureEvents: the capture core/web compares.
+type CaptureBrowserScenarioResultEvents = web.WebScenarioCaptureEvents
 
-// CaptureBrowserScenarioResultScenario is part of the result of capture_browser_scenario.
-type CaptureBrowserScenarioResultScenario struct {
-	ActionCount      int      `json:"action_count"`
-	AllowedOrigins   []string `json:"allowed_origins"`
-	SecretReferences []string `json:"secret_references"`
-	StartOrigin      string   `json:"start_origin"`
-}
+// CaptureBrowserScenarioResultScenario is web.WebScenarioCaptureScenario: the capture core/web compares.
+type CaptureBrowserScenarioResultScenario = web.WebScenarioCaptureScenario
 
 // WebSanitizedURL is part of the result of capture_browser_scenario.
-// A sanitized browser URL.
-type WebSanitizedURL struct {
-	Origin              *string  `json:"origin"`
-	QueryParameterNames []string `json:"query_parameter_names"`
-	Redacted            bool     `json:"redacted"`
-	URL                 string   `json:"url"`
-}
+// WebSanitizedURL is web.WebSanitizedURL: the capture core/web compares.
+type WebSanitizedURL = web.WebSanitizedURL
 
 // WebScenarioArtifacts is part of the result of capture_browser_scenario.
-// Artifacts captured after the step; each is captured, not_requested, missing or truncated.
-type WebScenarioArtifacts struct {
-	Accessibility json.RawMessage `json:"accessibility"`
-	DOM           json.RawMessage `json:"dom"`
-	History       json.RawMessage `json:"history"`
-	Screenshot    json.RawMessage `json:"screenshot"`
-	Storage       json.RawMessage `json:"storage"`
-	URL           json.RawMessage `json:"url"`
-}
+// WebScenarioArtifacts is web.WebScenarioArtifacts: the capture core/web compares.
+type WebScenarioArtifacts = web.WebScenarioArtifacts
 
-// WebScenarioStep is part of the result of capture_browser_scenario.
-type WebScenarioStep struct {
-	Action             string               `json:"action"`
-	AfterURL           WebSanitizedURL      `json:"after_url"`    // A sanitized browser URL.
-	Artifacts          WebScenarioArtifacts `json:"artifacts"`    // Artifacts captured after the step; each is captured, not_requested, missing or truncated.
-	BeforeURL          WebSanitizedURL      `json:"before_url"`   // A sanitized browser URL.
-	Completeness       json.RawMessage      `json:"completeness"` // Scenario coverage; only a complete capture or step is equality-eligible.
-	ElapsedMS          int                  `json:"elapsed_ms"`
-	Error              *string              `json:"error"`                // null exactly when the step completed.
-	EventSequenceEnd   int                  `json:"event_sequence_end"`   // Last event sequence of the step; start-1 when the step saw no events.
-	EventSequenceStart int                  `json:"event_sequence_start"` // First event sequence of the step.
-	Status             string               `json:"status"`
-	StepID             string               `json:"step_id"` // Stable step identity used for alignment.
-	StepIndex          int                  `json:"step_index"`
-}
+// WebScenarioStep is web.WebScenarioStep: the capture core/web compares.
+type WebScenarioStep = web.WebScenarioStep
 
 // CaptureBrowserScenarioResult is the result of capture_browser_scenario.
-// The complete normalized_result of capture_browser_scenario.
-type CaptureBrowserScenarioResult struct {
-	Browser       CaptureBrowserScenarioResultBrowser  `json:"browser"`
-	Completeness  json.RawMessage                      `json:"completeness"` // Scenario coverage; only a complete capture or step is equality-eligible.
-	DurationMS    int                                  `json:"duration_ms"`
-	Events        CaptureBrowserScenarioResultEvents   `json:"events"`
-	Limitations   []string                             `json:"limitations"`
-	Scenario      CaptureBrowserScenarioResultScenario `json:"scenario"`
-	SchemaVersion int                                  `json:"schema_version"`
-	Steps         []WebScenarioStep                    `json:"steps"` // The start step (index 0) and one step per action.
-}
+// CaptureBrowserScenarioResult is web.WebScenarioCapture: the capture core/web compares.
+type CaptureBrowserScenarioResult = web.WebScenarioCapture
 
 var operationTypes = map[string]core.Types{
 	"list_browser_targets":     core.TypesOf[ListBrowserTargetsInput, ListBrowserTargetsResult](),
