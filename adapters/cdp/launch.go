@@ -80,8 +80,38 @@ type chromium struct {
 	closeErr error
 }
 
-// Launch starts Chromium and waits until its DevTools port is known.
+// Launch starts Chromium and waits until its DevTools port is known. A
+// Chromium that exits at start-up before it listens (it happens now and then
+// on a loaded machine) is started once more, with a fresh profile, after the
+// first is cleaned up; the error names both exits when the second fails too.
 func (l ChromiumLauncher) Launch(ctx context.Context, spec LaunchSpec) (OwnedBrowser, error) {
+	b, err := l.launchOnce(ctx, spec)
+	var early *earlyExit
+	if err == nil || !errors.As(err, &early) {
+		return b, err
+	}
+	if ctx.Err() != nil {
+		return nil, early.browserError()
+	}
+	b, err = l.launchOnce(ctx, spec)
+	var again *earlyExit
+	if errors.As(err, &again) {
+		return nil, &ports.BrowserError{Code: ports.BrowserEndpointUnreachable,
+			Msg: "chromium exited before it listened, twice; first: " + early.msg + "; then: " + again.msg}
+	}
+	return b, err
+}
+
+// earlyExit is a Chromium that exited before it wrote its DevTools port.
+type earlyExit struct{ msg string }
+
+func (e *earlyExit) browserError() *ports.BrowserError {
+	return &ports.BrowserError{Code: ports.BrowserEndpointUnreachable, Msg: "chromium exited before it listened: " + e.msg}
+}
+
+func (e *earlyExit) Error() string { return e.browserError().Error() }
+
+func (l ChromiumLauncher) launchOnce(ctx context.Context, spec LaunchSpec) (OwnedBrowser, error) {
 	exe := spec.ExecutablePath
 	if exe == "" {
 		exe = FindChromium()
@@ -144,12 +174,12 @@ func (l ChromiumLauncher) Launch(ctx context.Context, spec LaunchSpec) (OwnedBro
 				return b, nil
 			}
 		}
-		var fail *ports.BrowserError
+		var fail error
 		select {
 		case <-ctx.Done():
 			fail = cancelled(ctx)
 		case <-b.waited:
-			fail = &ports.BrowserError{Code: ports.BrowserEndpointUnreachable, Msg: "chromium exited before it listened: " + strings.TrimSpace(stderr.String())}
+			fail = &earlyExit{msg: cmd.ProcessState.String() + ": " + strings.TrimSpace(stderr.String())}
 		case <-time.After(25 * time.Millisecond):
 			if time.Now().After(deadline) {
 				fail = &ports.BrowserError{Code: ports.BrowserTimeout, Msg: "chromium did not write DevToolsActivePort"}
