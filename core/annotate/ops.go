@@ -52,6 +52,25 @@ func begin(ctx context.Context, c *core.Call) (*view, *store, *cursors, position
 }
 
 // documentArg validates the optional document argument against the target.
+// atAddress opens a call that works at the "address" argument: the view,
+// the store, the cursor position, the document and the resolved address.
+func atAddress(ctx context.Context, c *core.Call) (*view, *store, position, string, uint64, error) {
+	v, st, _, cur, err := begin(ctx, c)
+	if err != nil {
+		return nil, nil, cur, "", 0, err
+	}
+	doc, err := documentArg(c, v, cur)
+	if err != nil {
+		return nil, nil, cur, "", 0, err
+	}
+	s, _ := core.StringArg(c.Args, "address")
+	addr, err := resolveAddress(c.Op.Name, v, st.ov, s, []any{"address"})
+	if err != nil {
+		return nil, nil, cur, "", 0, err
+	}
+	return v, st, cur, doc, addr, nil
+}
+
 func documentArg(c *core.Call, v *view, cur position) (string, error) {
 	name, ok := core.StringArg(c.Args, "document")
 	return v.document(c.Op.Name, name, ok, cur.document)
@@ -278,16 +297,7 @@ func opInspectAddressContext() *core.Operation {
    "properties":{"name":` + facetSchema + `,"procedure":` + facetSchema + `,"comment":` + facetSchema + `,"inline_comment":` + facetSchema + `,"bookmark":` + facetSchema + `}}}}`),
 		Examples: []json.RawMessage{json.RawMessage(`{"address":"main"}`), json.RawMessage(`{"address":"0x401000"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			v, st, _, cur, err := begin(ctx, c)
-			if err != nil {
-				return nil, err
-			}
-			doc, err := documentArg(c, v, cur)
-			if err != nil {
-				return nil, err
-			}
-			s, _ := core.StringArg(c.Args, "address")
-			addr, err := resolveAddress(c.Op.Name, v, st.ov, s, []any{"address"})
+			v, st, _, doc, addr, err := atAddress(ctx, c)
 			if err != nil {
 				return nil, err
 			}
@@ -487,16 +497,7 @@ func opSetComment(name string, kind ports.AnnotationKind) *core.Operation {
 // setOne sets (text non-nil) or removes one annotation at the address
 // argument.
 func setOne(ctx context.Context, c *core.Call, kind ports.AnnotationKind, text *string, textArg string) (any, error) {
-	v, st, _, cur, err := begin(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	doc, err := documentArg(c, v, cur)
-	if err != nil {
-		return nil, err
-	}
-	s, _ := core.StringArg(c.Args, "address")
-	addr, err := resolveAddress(c.Op.Name, v, st.ov, s, []any{"address"})
+	_, st, _, doc, addr, err := atAddress(ctx, c)
 	if err != nil {
 		return nil, err
 	}
