@@ -153,6 +153,7 @@ type Call struct {
 	bound bound // the target and binding this call started with
 	// renamed lists analysts' names the result shows (Call.NoteRenamed).
 	renamed renamed
+	raw     json.RawMessage // the arguments as sent, after validation (Input)
 }
 
 // bound is what a call sees of the open target from start to finish: a
@@ -208,7 +209,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage, o
 	}()
 	snap := s.acquire()
 	defer s.release(snap.analysis)
-	call := &Call{Session: s, Op: op, Args: m, Progress: opts.Progress, Client: opts.Client, bound: snap}
+	call := &Call{Session: s, Op: op, Args: m, Progress: opts.Progress, Client: opts.Client, bound: snap, raw: args}
 	if err := s.ready(ctx, op, snap); err != nil {
 		return nil, err
 	}

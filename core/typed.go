@@ -42,6 +42,25 @@ func Invoke[Out, In any](ctx context.Context, s *Session, op string, in In) (Out
 	return out, res.Evidence, nil
 }
 
+// Input decodes the call's validated arguments into the operation's Go
+// input type T (its Types.Input), so a handler reads fields rather than map
+// entries. Arguments the schema validated decode; a mismatch between T and
+// the schema is invalid_request naming the operation (TestEveryOperationIsTyped
+// keeps them equal). Evidence arguments are best declared json.RawMessage in
+// T and read with EvidenceArg, which resolves retained references.
+func Input[T any](c *Call) (T, error) {
+	var in T
+	raw := c.raw
+	if len(raw) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return in, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("%s: arguments do not decode into %T: %v", c.Op.Name, in, err), Err: err,
+			Details: map[string]any{"operation": c.Op.Name}}
+	}
+	return in, nil
+}
+
 // OpenBinaryInput is open_binary's input.
 type OpenBinaryInput struct {
 	Path string `json:"path"`
