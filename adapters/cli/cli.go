@@ -8,7 +8,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
+	"regexp"
+	"sort"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/alecthomas/kong"
@@ -160,23 +164,43 @@ func Run(ctx context.Context, args []string, opts *Options) int {
 	if o.Stderr == nil {
 		o.Stderr = os.Stderr
 	}
-	var g grammar
+	g := new(grammar)
 	exited := -1
-	k, err := kong.New(&g, kong.Name("rea"),
-		kong.Description("rea: reverse engineer binaries, archives and apps with reproducible, content-addressed Evidence."),
-		kong.Bind(&o),
-		kong.Writers(o.Stdout, o.Stderr), kong.Exit(func(code int) { exited = code }))
-	if err != nil {
-		fmt.Fprintln(o.Stderr, "rea:", err)
-		return 1
+	newParser := func(g *grammar, stdout, stderr io.Writer, exit func(int), extra ...kong.Option) (*kong.Kong, error) {
+		return kong.New(g, append([]kong.Option{kong.Name("rea"),
+			kong.Description("rea: reverse engineer binaries, archives and apps with reproducible, content-addressed Evidence."),
+			kong.Bind(&o),
+			kong.Writers(stdout, stderr), kong.Exit(exit)}, extra...)...)
 	}
-	kctx, err := k.Parse(args)
-	if exited >= 0 {
-		return exited // --help
+	// The grammar of the one command named is enough to parse a plain
+	// invocation of it (kong builds the others' flags and arguments for
+	// nothing); anything else the pruned grammar does not take, help and
+	// --version go through the whole grammar, which prints what it says.
+	var kctx *kong.Context
+	if ignore := otherCommands(args); ignore != "" {
+		pg := new(grammar)
+		failed := false
+		if k, err := newParser(pg, io.Discard, io.Discard, func(int) { failed = true }, kong.IgnoreFields(ignore)); err == nil {
+			if c, err := k.Parse(args); err == nil && !failed {
+				g, kctx = pg, c
+			}
+		}
 	}
-	if err != nil {
-		fmt.Fprintln(o.Stderr, "rea:", err)
-		return 2
+	if kctx == nil {
+		k, err := newParser(g, o.Stdout, o.Stderr, func(code int) { exited = code })
+		if err != nil {
+			fmt.Fprintln(o.Stderr, "rea:", err)
+			return 1
+		}
+		c, err := k.Parse(args)
+		if exited >= 0 {
+			return exited // --help
+		}
+		if err != nil {
+			fmt.Fprintln(o.Stderr, "rea:", err)
+			return 2
+		}
+		kctx = c
 	}
 	e := &env{ctx: ctx, opts: &o, g: &g.globals, command: kctx.Command()}
 	if i := strings.IndexAny(e.command, " <"); i >= 0 {
@@ -496,4 +520,74 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return string(r[:n]) + "…"
+}
+
+// commandFields maps each top-level command's name to its grammar field
+// (the embedded groups' commands included), as kong names them.
+var commandFields = sync.OnceValue(func() map[string]string {
+	out := map[string]string{}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if _, embed := f.Tag.Lookup("embed"); embed && f.Type.Kind() == reflect.Struct {
+				walk(f.Type)
+				continue
+			}
+			if _, cmd := f.Tag.Lookup("cmd"); !cmd {
+				continue
+			}
+			name := f.Tag.Get("name")
+			if name == "" {
+				name = strings.ToLower(f.Name) // the commands without a name tag are one word
+			}
+			out[name] = f.Name
+		}
+	}
+	walk(reflect.TypeFor[grammar]())
+	return out
+})
+
+// otherCommands returns a kong.IgnoreFields pattern naming every top-level
+// command but the one args invoke, or "" when args are not a plain
+// invocation of one command: the command must be the first argument after
+// global flags, and no -h, --help or --version may appear.
+func otherCommands(args []string) string {
+	named := ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if a == "-h" || strings.HasPrefix(a, "--help") || strings.HasPrefix(a, "--version") ||
+			(len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'h')) {
+			return ""
+		}
+		if named != "" {
+			continue
+		}
+		switch {
+		case a == "--format" || a == "--provider":
+			i++ // its value
+		case strings.HasPrefix(a, "--format=") || strings.HasPrefix(a, "--provider="):
+		case strings.HasPrefix(a, "-"):
+			return "" // not a global flag: leave it to the whole grammar
+		default:
+			if _, ok := commandFields()[a]; !ok {
+				return ""
+			}
+			named = a
+		}
+	}
+	if named == "" {
+		return ""
+	}
+	var others []string
+	for name, field := range commandFields() {
+		if name != named {
+			others = append(others, regexp.QuoteMeta(field))
+		}
+	}
+	sort.Strings(others)
+	return `^grammar\.(` + strings.Join(others, "|") + `)$`
 }
