@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"go/format"
 	"os"
 	"strconv"
 	"testing"
@@ -24,7 +25,11 @@ func generatedSource() []byte {
 		fmt.Fprintf(&b, "\t%q: %s,\n", name, strconv.Quote(string(buildDefResult(name))))
 	}
 	b.WriteString("}\n")
-	return b.Bytes()
+	src, err := format.Source(b.Bytes())
+	if err != nil {
+		panic(err)
+	}
+	return src
 }
 
 // TestGeneratedSchemasCurrent fails when schemas_generated.go differs from
