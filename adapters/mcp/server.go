@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -93,9 +94,24 @@ func New(cat *core.Catalog, reg *core.Registry, opts *Options) *Server {
 	}
 	close(next)
 	wg.Wait()
+	// The SDK re-encodes and decodes each tool's schemas three times while
+	// registering it, only to check that the input is an object schema and
+	// that no property carries x-mcp-header: while registering, the schemas
+	// marshal as their {"type":"object"} header (schemaText), so these
+	// checks cost nothing; tools/list and everything after see the whole
+	// text. The catalog's own tests check every declared schema (compiled,
+	// an object at the root, no x-mcp-header: TestAdvertisedSchemasPassSDKChecks).
+	registering := new(atomic.Bool)
+	registering.Store(true)
 	for i, op := range ops {
-		s.sdk.AddTool(tools[i], s.handler(op))
+		t := tools[i]
+		t.InputSchema = schemaText{raw: t.InputSchema.(json.RawMessage), registering: registering}
+		if t.OutputSchema != nil {
+			t.OutputSchema = schemaText{raw: t.OutputSchema.(json.RawMessage), registering: registering}
+		}
+		s.sdk.AddTool(t, s.handler(op))
 	}
+	registering.Store(false)
 	s.addResources()
 	s.addPrompts()
 	s.sdk.AddReceivingMiddleware(s.noteLogLevel)
@@ -112,6 +128,21 @@ func (s *Server) noteLogLevel(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		return res, err
 	}
+}
+
+// schemaText is an advertised schema as the SDK holds it: its text, or
+// only its {"type":"object"} header while the server registers its tools.
+type schemaText struct {
+	raw         json.RawMessage
+	registering *atomic.Bool
+}
+
+// MarshalJSON is the schema's text (its header while registering).
+func (s schemaText) MarshalJSON() ([]byte, error) {
+	if s.registering.Load() {
+		return []byte(`{"type":"object"}`), nil
+	}
+	return s.raw, nil
 }
 
 func toolOf(cat *core.Catalog, op *core.Operation) *sdk.Tool {
