@@ -43,11 +43,12 @@ func compareDefs() map[string]any {
 // read from schemas_generated.go so start-up neither decodes
 // compare_web_captures' input schema nor encodes these.
 func defResult(name string) json.RawMessage {
-	s, ok := generatedDefResults[name]
-	if !ok {
-		panic("browser: no generated result schema for " + name + ": run go generate ./core/browser")
+	for _, r := range generatedDefResults {
+		if r.name == name {
+			return r.text
+		}
 	}
-	return json.RawMessage(s)
+	panic("browser: no generated result schema for " + name + ": run go generate ./core/browser")
 }
 
 // generatedResults are the definitions defResult serves.

@@ -235,7 +235,7 @@ func exScenario(build string, elapsed int) jv {
 func webCompareExamples() []json.RawMessage {
 	out := make([]json.RawMessage, len(generatedCompareExamples))
 	for i, e := range generatedCompareExamples {
-		out[i] = json.RawMessage(e)
+		out[i] = e
 	}
 	return out
 }

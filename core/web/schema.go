@@ -534,7 +534,7 @@ var maxChangesSchema = jsDesc(js{"type": "integer", "minimum": 1, "maximum": 200
 // webCompareInputSchema is the canonical input: exactly one of the passive
 // and scenario groups, as buildWebCompareInputSchema builds it, read from
 // schemas_generated.go so start-up does not build it (about 50 KB).
-func webCompareInputSchema() json.RawMessage { return json.RawMessage(generatedCompareInput) }
+func webCompareInputSchema() json.RawMessage { return generatedCompareInput }
 
 // buildWebCompareInputSchema builds webCompareInputSchema's text (go
 // generate ./core/web; TestGeneratedSchemasCurrent fails when they differ).
@@ -572,7 +572,7 @@ func buildWebCompareInputSchema() json.RawMessage {
 
 // webCompareResultSchema is the normalized_result: a passive or a scenario
 // comparison (generated from buildWebCompareResultSchema, like the input).
-func webCompareResultSchema() json.RawMessage { return json.RawMessage(generatedCompareResult) }
+func webCompareResultSchema() json.RawMessage { return generatedCompareResult }
 
 // buildWebCompareResultSchema builds webCompareResultSchema's text.
 func buildWebCompareResultSchema() json.RawMessage {

@@ -21,11 +21,13 @@ func generatedSource() []byte {
 	b.WriteString("// buildWebCompareInputSchema, buildWebCompareResultSchema and\n")
 	b.WriteString("// buildWebCompareExamples make them: built once here rather than at every\n")
 	b.WriteString("// start-up.\n\n")
-	fmt.Fprintf(&b, "const generatedCompareInput = %s\n\n", strconv.Quote(string(buildWebCompareInputSchema())))
-	fmt.Fprintf(&b, "const generatedCompareResult = %s\n\n", strconv.Quote(string(buildWebCompareResultSchema())))
-	b.WriteString("var generatedCompareExamples = [...]string{\n")
+	b.WriteString("// (Byte slices of constant text are laid out by the linker: no copy, no\n")
+	b.WriteString("// init code.)\n\n")
+	fmt.Fprintf(&b, "var generatedCompareInput = []byte(%s)\n\n", strconv.Quote(string(buildWebCompareInputSchema())))
+	fmt.Fprintf(&b, "var generatedCompareResult = []byte(%s)\n\n", strconv.Quote(string(buildWebCompareResultSchema())))
+	b.WriteString("var generatedCompareExamples = [...][]byte{\n")
 	for _, e := range buildWebCompareExamples() {
-		fmt.Fprintf(&b, "\t%s,\n", strconv.Quote(string(e)))
+		fmt.Fprintf(&b, "\t[]byte(%s),\n", strconv.Quote(string(e)))
 	}
 	b.WriteString("}\n")
 	src, err := format.Source(b.Bytes())
