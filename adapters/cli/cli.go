@@ -9,8 +9,6 @@ import (
 	"io"
 	"os"
 	"reflect"
-	"regexp"
-	"sort"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -164,30 +162,31 @@ func Run(ctx context.Context, args []string, opts *Options) int {
 	if o.Stderr == nil {
 		o.Stderr = os.Stderr
 	}
-	g := new(grammar)
 	exited := -1
-	newParser := func(g *grammar, stdout, stderr io.Writer, exit func(int), extra ...kong.Option) (*kong.Kong, error) {
-		return kong.New(g, append([]kong.Option{kong.Name("rea"),
+	newParser := func(grammar any, stdout, stderr io.Writer, exit func(int)) (*kong.Kong, error) {
+		return kong.New(grammar, kong.Name("rea"),
 			kong.Description("rea: reverse engineer binaries, archives and apps with reproducible, content-addressed Evidence."),
 			kong.Bind(&o),
-			kong.Writers(stdout, stderr), kong.Exit(exit)}, extra...)...)
+			kong.Writers(stdout, stderr), kong.Exit(exit))
 	}
 	// The grammar of the one command named is enough to parse a plain
-	// invocation of it (kong builds the others' flags and arguments for
-	// nothing); anything else the pruned grammar does not take, help and
-	// --version go through the whole grammar, which prints what it says.
+	// invocation of it (kong would build the other commands' flags and
+	// arguments for nothing); help, --version and anything the one-command
+	// grammar does not take go through the whole grammar, which prints what
+	// it always printed.
 	var kctx *kong.Context
-	if ignore := otherCommands(args); ignore != "" {
-		pg := new(grammar)
+	var g *globals
+	if one, globalsOf := commandGrammar(args); one != nil {
 		failed := false
-		if k, err := newParser(pg, io.Discard, io.Discard, func(int) { failed = true }, kong.IgnoreFields(ignore)); err == nil {
+		if k, err := newParser(one, io.Discard, io.Discard, func(int) { failed = true }); err == nil {
 			if c, err := k.Parse(args); err == nil && !failed {
-				g, kctx = pg, c
+				kctx, g = c, globalsOf()
 			}
 		}
 	}
 	if kctx == nil {
-		k, err := newParser(g, o.Stdout, o.Stderr, func(code int) { exited = code })
+		whole := new(grammar)
+		k, err := newParser(whole, o.Stdout, o.Stderr, func(code int) { exited = code })
 		if err != nil {
 			fmt.Fprintln(o.Stderr, "rea:", err)
 			return 1
@@ -200,9 +199,9 @@ func Run(ctx context.Context, args []string, opts *Options) int {
 			fmt.Fprintln(o.Stderr, "rea:", err)
 			return 2
 		}
-		kctx = c
+		kctx, g = c, &whole.globals
 	}
-	e := &env{ctx: ctx, opts: &o, g: &g.globals, command: kctx.Command()}
+	e := &env{ctx: ctx, opts: &o, g: g, command: kctx.Command()}
 	if i := strings.IndexAny(e.command, " <"); i >= 0 {
 		e.command = e.command[:i]
 	}
@@ -524,8 +523,8 @@ func truncate(s string, n int) string {
 
 // commandFields maps each top-level command's name to its grammar field
 // (the embedded groups' commands included), as kong names them.
-var commandFields = sync.OnceValue(func() map[string]string {
-	out := map[string]string{}
+var commandFields = sync.OnceValue(func() map[string]reflect.StructField {
+	out := map[string]reflect.StructField{}
 	var walk func(t reflect.Type)
 	walk = func(t reflect.Type) {
 		for i := 0; i < t.NumField(); i++ {
@@ -541,18 +540,43 @@ var commandFields = sync.OnceValue(func() map[string]string {
 			if name == "" {
 				name = strings.ToLower(f.Name) // the commands without a name tag are one word
 			}
-			out[name] = f.Name
+			out[name] = f
 		}
 	}
 	walk(reflect.TypeFor[grammar]())
 	return out
 })
 
-// otherCommands returns a kong.IgnoreFields pattern naming every top-level
-// command but the one args invoke, or "" when args are not a plain
-// invocation of one command: the command must be the first argument after
-// global flags, and no -h, --help or --version may appear.
-func otherCommands(args []string) string {
+// commandGrammar returns a grammar of the global flags and the one command
+// args invoke, and how to read its globals after parsing; nil when args are
+// not a plain invocation of one command: the command must be the first
+// argument after global flags, and no -h, --help or --version may appear.
+func commandGrammar(args []string) (grammar any, globalsOf func() *globals) {
+	name := commandNamed(args)
+	if name == "" {
+		return nil, nil
+	}
+	gt := reflect.TypeFor[globals]()
+	var fields []reflect.StructField
+	for i := 0; i < gt.NumField(); i++ {
+		f := gt.Field(i)
+		fields = append(fields, reflect.StructField{Name: f.Name, Type: f.Type, Tag: f.Tag})
+	}
+	c := commandFields()[name]
+	fields = append(fields, reflect.StructField{Name: c.Name, Type: c.Type, Tag: c.Tag})
+	v := reflect.New(reflect.StructOf(fields))
+	return v.Interface(), func() *globals {
+		g := new(globals)
+		gv := reflect.ValueOf(g).Elem()
+		for i := 0; i < gt.NumField(); i++ {
+			gv.Field(i).Set(v.Elem().Field(i))
+		}
+		return g
+	}
+}
+
+// commandNamed is the command a plain invocation names, or "".
+func commandNamed(args []string) string {
 	named := ""
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -579,15 +603,5 @@ func otherCommands(args []string) string {
 			named = a
 		}
 	}
-	if named == "" {
-		return ""
-	}
-	var others []string
-	for name, field := range commandFields() {
-		if name != named {
-			others = append(others, regexp.QuoteMeta(field))
-		}
-	}
-	sort.Strings(others)
-	return `^grammar\.(` + strings.Join(others, "|") + `)$`
+	return named
 }

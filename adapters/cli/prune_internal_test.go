@@ -12,7 +12,7 @@ import (
 	"github.com/matryer/is"
 )
 
-// The pruned grammar knows the same command names as the whole one.
+// The one-command grammars are the whole grammar's top-level commands.
 func TestCommandFieldsAreTheGrammars(t *testing.T) {
 	is := is.New(t)
 	var names []string
@@ -23,34 +23,48 @@ func TestCommandFieldsAreTheGrammars(t *testing.T) {
 	is.Equal(names, Commands)
 }
 
-// parseWith parses args with the whole grammar (ignore "") or a pruned one
-// and reports the command, the globals and the command's value.
-func parseWith(t *testing.T, args []string, ignore string) (command string, globals globals, value any, ok bool) {
+// parseWhole parses args with the whole grammar.
+func parseWhole(t *testing.T, args []string) (command string, g globals, value any, ok bool) {
 	t.Helper()
-	g := new(grammar)
+	whole := new(grammar)
 	exited := false
-	opts := []kong.Option{kong.Name("rea"), kong.Bind(&Options{}), kong.Writers(io.Discard, io.Discard), kong.Exit(func(int) { exited = true })}
-	if ignore != "" {
-		opts = append(opts, kong.IgnoreFields(ignore))
-	}
-	k, err := kong.New(g, opts...)
+	k, err := kong.New(whole, kong.Name("rea"), kong.Bind(&Options{}), kong.Writers(io.Discard, io.Discard), kong.Exit(func(int) { exited = true }))
 	if err != nil {
 		t.Fatal(err)
 	}
 	kctx, err := k.Parse(args)
 	if err != nil || exited {
-		return "", globals, nil, false
+		return "", g, nil, false
 	}
 	name := strings.Fields(kctx.Command())[0]
-	field := reflect.ValueOf(g).Elem().FieldByName(commandFields()[name])
-	return kctx.Command(), g.globals, field.Interface(), true
+	return kctx.Command(), whole.globals, reflect.ValueOf(whole).Elem().FieldByName(commandFields()[name].Name).Interface(), true
 }
 
-// A plain invocation parses the same with the pruned grammar as with the
-// whole one: same command, globals and command values. Invocations the
-// pruned grammar refuses go to the whole grammar (Run), which prints its
-// own error.
-func TestPrunedGrammarAgrees(t *testing.T) {
+// parseOne parses args with the one-command grammar.
+func parseOne(t *testing.T, args []string) (command string, g globals, value any, ok bool) {
+	t.Helper()
+	one, globalsOf := commandGrammar(args)
+	if one == nil {
+		t.Fatalf("%q: no one-command grammar", args)
+	}
+	exited := false
+	k, err := kong.New(one, kong.Name("rea"), kong.Bind(&Options{}), kong.Writers(io.Discard, io.Discard), kong.Exit(func(int) { exited = true }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kctx, err := k.Parse(args)
+	if err != nil || exited {
+		return "", g, nil, false
+	}
+	name := strings.Fields(kctx.Command())[0]
+	return kctx.Command(), *globalsOf(), reflect.ValueOf(one).Elem().FieldByName(commandFields()[name].Name).Interface(), true
+}
+
+// A plain invocation parses the same with the one-command grammar as with
+// the whole one: same command, globals and command values. Invocations
+// the one-command grammar refuses go to the whole grammar (Run), which
+// prints its own error.
+func TestOneCommandGrammarAgrees(t *testing.T) {
 	invocations := [][]string{
 		{"tools"}, {"tools", "address_name"}, {"--format", "json", "tools"}, {"--format=json", "tools"},
 		{"analyze", "/usr/bin/ls"}, {"--provider", "rea-native", "analyze", "/usr/bin/ls", "--format", "json"},
@@ -63,22 +77,18 @@ func TestPrunedGrammarAgrees(t *testing.T) {
 	}
 	parsed := 0
 	for _, args := range invocations {
-		ignore := otherCommands(args)
-		if ignore == "" {
-			t.Fatalf("%q: not pruned", args)
-		}
-		pc, pg, pv, pok := parseWith(t, args, ignore)
+		pc, pg, pv, pok := parseOne(t, args)
 		if !pok {
 			continue // Run parses these with the whole grammar
 		}
 		parsed++
-		fc, fg, fv, fok := parseWith(t, args, "")
+		fc, fg, fv, fok := parseWhole(t, args)
 		if !fok || pc != fc || !reflect.DeepEqual(pg, fg) || !reflect.DeepEqual(pv, fv) {
-			t.Errorf("%q: pruned %q %+v %+v, whole %q %+v %+v (ok %v)", args, pc, pg, pv, fc, fg, fv, fok)
+			t.Errorf("%q: one-command %q %+v %+v, whole %q %+v %+v (ok %v)", args, pc, pg, pv, fc, fg, fv, fok)
 		}
 	}
 	if parsed < 20 {
-		t.Fatalf("only %d invocations parsed with the pruned grammar", parsed)
+		t.Fatalf("only %d invocations parsed with the one-command grammar", parsed)
 	}
 }
 
@@ -90,8 +100,8 @@ func TestPruneDeclines(t *testing.T) {
 		nil, {"--help"}, {"-h"}, {"tools", "--help"}, {"tools", "-h"}, {"--version"}, {"tools", "--version"},
 		{"nosuchcommand"}, {"--bogus", "tools"}, {"--format"}, {"analyze", "-vh"},
 	} {
-		is.Equal(otherCommands(args), "") // args
+		is.Equal(commandNamed(args), "") // args
 	}
 	is.True(slices.Contains(Commands, "tools"))
-	is.True(otherCommands([]string{"tools", "--", "--help"}) != "") // after --, --help is an argument
+	is.Equal(commandNamed([]string{"--format", "json", "tools", "--", "--help"}), "tools") // after --, --help is an argument
 }
