@@ -11,7 +11,7 @@ import (
 )
 
 // tools/list carries every tool's whole advertised schemas, never the
-// header they marshal as while the server registers them.
+// stand-ins the server registers them with.
 func TestToolsListCarriesWholeSchemas(t *testing.T) {
 	h := start(t)
 	cat, err := core.NewCatalog(testOperations())
@@ -50,8 +50,8 @@ func TestToolsListCarriesWholeSchemas(t *testing.T) {
 }
 
 // What the SDK checks while registering a tool, and no longer sees (the
-// server registers each tool while its schemas marshal as a header), holds
-// for every advertised schema in both profiles: the input is an object
+// server registers each tool with a stand-in input schema and no output
+// schema, then sets them), holds for every advertised schema in both profiles: the input is an object
 // schema, no property carries x-mcp-header, the output is JSON.
 func TestAdvertisedSchemasPassSDKChecks(t *testing.T) {
 	cat, err := standard.Catalog()

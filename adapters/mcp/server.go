@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -95,23 +94,21 @@ func New(cat *core.Catalog, reg *core.Registry, opts *Options) *Server {
 	close(next)
 	wg.Wait()
 	// The SDK re-encodes and decodes each tool's schemas three times while
-	// registering it, only to check that the input is an object schema and
-	// that no property carries x-mcp-header: while registering, the schemas
-	// marshal as their {"type":"object"} header (schemaText), so these
-	// checks cost nothing; tools/list and everything after see the whole
-	// text. The catalog's own tests check every declared schema (compiled,
-	// an object at the root, no x-mcp-header: TestAdvertisedSchemasPassSDKChecks).
-	registering := new(atomic.Bool)
-	registering.Store(true)
+	// registering it (each decode with a fresh 32 KB buffer: 9 MB for the
+	// catalog), only to check that the input is an object schema and that no
+	// property carries x-mcp-header. So each tool is registered with an
+	// object-schema stand-in for its input and no output schema, and its
+	// schemas are set once the SDK holds it: tools/list and everything after
+	// see the whole text. The catalog's tests check what the SDK would have
+	// (TestAdvertisedSchemasPassSDKChecks) and that tools/list carries the
+	// whole schemas (TestToolsListCarriesWholeSchemas).
 	for i, op := range ops {
 		t := tools[i]
-		t.InputSchema = schemaText{raw: t.InputSchema.(json.RawMessage), registering: registering}
-		if t.OutputSchema != nil {
-			t.OutputSchema = schemaText{raw: t.OutputSchema.(json.RawMessage), registering: registering}
-		}
+		in, out := t.InputSchema, t.OutputSchema
+		t.InputSchema, t.OutputSchema = objectSchema, nil
 		s.sdk.AddTool(t, s.handler(op))
+		t.InputSchema, t.OutputSchema = in, out
 	}
-	registering.Store(false)
 	s.addResources()
 	s.addPrompts()
 	s.sdk.AddReceivingMiddleware(s.noteLogLevel)
@@ -130,20 +127,8 @@ func (s *Server) noteLogLevel(next sdk.MethodHandler) sdk.MethodHandler {
 	}
 }
 
-// schemaText is an advertised schema as the SDK holds it: its text, or
-// only its {"type":"object"} header while the server registers its tools.
-type schemaText struct {
-	raw         json.RawMessage
-	registering *atomic.Bool
-}
-
-// MarshalJSON is the schema's text (its header while registering).
-func (s schemaText) MarshalJSON() ([]byte, error) {
-	if s.registering.Load() {
-		return []byte(`{"type":"object"}`), nil
-	}
-	return s.raw, nil
-}
+// objectSchema stands in for a tool's input schema while it is registered.
+var objectSchema = json.RawMessage(`{"type":"object"}`)
 
 func toolOf(cat *core.Catalog, op *core.Operation) *sdk.Tool {
 	a := op.Effects.Annotations()
