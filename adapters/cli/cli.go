@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/alecthomas/kong"
@@ -160,25 +162,46 @@ func Run(ctx context.Context, args []string, opts *Options) int {
 	if o.Stderr == nil {
 		o.Stderr = os.Stderr
 	}
-	var g grammar
 	exited := -1
-	k, err := kong.New(&g, kong.Name("rea"),
-		kong.Description("rea: reverse engineer binaries, archives and apps with reproducible, content-addressed Evidence."),
-		kong.Bind(&o),
-		kong.Writers(o.Stdout, o.Stderr), kong.Exit(func(code int) { exited = code }))
-	if err != nil {
-		fmt.Fprintln(o.Stderr, "rea:", err)
-		return 1
+	newParser := func(grammar any, stdout, stderr io.Writer, exit func(int)) (*kong.Kong, error) {
+		return kong.New(grammar, kong.Name("rea"),
+			kong.Description("rea: reverse engineer binaries, archives and apps with reproducible, content-addressed Evidence."),
+			kong.Bind(&o),
+			kong.Writers(stdout, stderr), kong.Exit(exit))
 	}
-	kctx, err := k.Parse(args)
-	if exited >= 0 {
-		return exited // --help
+	// The grammar of the one command named is enough to parse a plain
+	// invocation of it (kong would build the other commands' flags and
+	// arguments for nothing); help, --version and anything the one-command
+	// grammar does not take go through the whole grammar, which prints what
+	// it always printed.
+	var kctx *kong.Context
+	var g *globals
+	if one, globalsOf := commandGrammar(args); one != nil {
+		failed := false
+		if k, err := newParser(one, io.Discard, io.Discard, func(int) { failed = true }); err == nil {
+			if c, err := k.Parse(args); err == nil && !failed {
+				kctx, g = c, globalsOf()
+			}
+		}
 	}
-	if err != nil {
-		fmt.Fprintln(o.Stderr, "rea:", err)
-		return 2
+	if kctx == nil {
+		whole := new(grammar)
+		k, err := newParser(whole, o.Stdout, o.Stderr, func(code int) { exited = code })
+		if err != nil {
+			fmt.Fprintln(o.Stderr, "rea:", err)
+			return 1
+		}
+		c, err := k.Parse(args)
+		if exited >= 0 {
+			return exited // --help
+		}
+		if err != nil {
+			fmt.Fprintln(o.Stderr, "rea:", err)
+			return 2
+		}
+		kctx, g = c, &whole.globals
 	}
-	e := &env{ctx: ctx, opts: &o, g: &g.globals, command: kctx.Command()}
+	e := &env{ctx: ctx, opts: &o, g: g, command: kctx.Command()}
 	if i := strings.IndexAny(e.command, " <"); i >= 0 {
 		e.command = e.command[:i]
 	}
@@ -496,4 +519,89 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return string(r[:n]) + "…"
+}
+
+// commandFields maps each top-level command's name to its grammar field
+// (the embedded groups' commands included), as kong names them.
+var commandFields = sync.OnceValue(func() map[string]reflect.StructField {
+	out := map[string]reflect.StructField{}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if _, embed := f.Tag.Lookup("embed"); embed && f.Type.Kind() == reflect.Struct {
+				walk(f.Type)
+				continue
+			}
+			if _, cmd := f.Tag.Lookup("cmd"); !cmd {
+				continue
+			}
+			name := f.Tag.Get("name")
+			if name == "" {
+				name = strings.ToLower(f.Name) // the commands without a name tag are one word
+			}
+			out[name] = f
+		}
+	}
+	walk(reflect.TypeFor[grammar]())
+	return out
+})
+
+// commandGrammar returns a grammar of the global flags and the one command
+// args invoke, and how to read its globals after parsing; nil when args are
+// not a plain invocation of one command: the command must be the first
+// argument after global flags, and no -h, --help or --version may appear.
+func commandGrammar(args []string) (grammar any, globalsOf func() *globals) {
+	name := commandNamed(args)
+	if name == "" {
+		return nil, nil
+	}
+	gt := reflect.TypeFor[globals]()
+	var fields []reflect.StructField
+	for i := 0; i < gt.NumField(); i++ {
+		f := gt.Field(i)
+		fields = append(fields, reflect.StructField{Name: f.Name, Type: f.Type, Tag: f.Tag})
+	}
+	c := commandFields()[name]
+	fields = append(fields, reflect.StructField{Name: c.Name, Type: c.Type, Tag: c.Tag})
+	v := reflect.New(reflect.StructOf(fields))
+	return v.Interface(), func() *globals {
+		g := new(globals)
+		gv := reflect.ValueOf(g).Elem()
+		for i := 0; i < gt.NumField(); i++ {
+			gv.Field(i).Set(v.Elem().Field(i))
+		}
+		return g
+	}
+}
+
+// commandNamed is the command a plain invocation names, or "".
+func commandNamed(args []string) string {
+	named := ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if a == "-h" || strings.HasPrefix(a, "--help") || strings.HasPrefix(a, "--version") ||
+			(len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'h')) {
+			return ""
+		}
+		if named != "" {
+			continue
+		}
+		switch {
+		case a == "--format" || a == "--provider":
+			i++ // its value
+		case strings.HasPrefix(a, "--format=") || strings.HasPrefix(a, "--provider="):
+		case strings.HasPrefix(a, "-"):
+			return "" // not a global flag: leave it to the whole grammar
+		default:
+			if _, ok := commandFields()[a]; !ok {
+				return ""
+			}
+			named = a
+		}
+	}
+	return named
 }

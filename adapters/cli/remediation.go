@@ -3,6 +3,7 @@ package cli
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"rea/core"
 )
@@ -52,30 +53,38 @@ func tail(s string) string {
 	return ""
 }
 
-var remediationRewrites = []struct {
+// remediationRewrites are compiled on first use (a remediation to
+// rewrite), not at every start-up.
+var remediationRewrites = sync.OnceValue(func() []remediationRewrite {
+	return []remediationRewrite{
+		{regexp.MustCompile(`pass overwrite: ?true`), "pass --overwrite"},
+		{regexp.MustCompile(`(?i)call open_binary with (a readable file path|the path of the file to analyze)( first)?`), "pass the file to analyze (rea call --target FILE, or the command's path)"},
+		{regexp.MustCompile(`(?i)open (the binary to trace|a target) with open_binary first`), "pass the file with --target FILE"},
+		{regexp.MustCompile(`with open_binary provider_id, CLI --provider or REA_ANALYSIS_PROVIDER`), "with --provider ID (or REA_ANALYSIS_PROVIDER)"},
+		{regexp.MustCompile(`select an available provider with open_binary provider_id`), "select an available provider with --provider ID"},
+		{regexp.MustCompile(`binary_session\.analysis_provider_candidates`), "rea providers"},
+		{regexp.MustCompile(`binary_session\.tool_availability`), "rea capabilities"},
+		{regexp.MustCompile(`(?i)export the (retained diagnostic|bundle) with export_evidence_bundle`), "write the Evidence to a bundle file with rea evidence-export FILE"},
+		{regexp.MustCompile(`write them to a file with export_evidence_bundle`), "write them to a file with rea evidence-export FILE"},
+		{regexp.MustCompile(`export the Evidence bundle to a file`), "write the Evidence to a bundle file with rea evidence-export FILE"},
+		{regexp.MustCompile(`List the tools with tools/list \(or rea tools\)`), "List the operations with rea tools"},
+		{regexp.MustCompile(`get_evidence_bundle \{\\?"detail\\?":\\?"summary\\?"\}`), "rea inspect-evidence-bundle '{\"path\":FILE,\"detail\":\"summary\"}'"},
+	}
+})
+
+type remediationRewrite struct {
 	re   *regexp.Regexp
 	with string
-}{
-	{regexp.MustCompile(`pass overwrite: ?true`), "pass --overwrite"},
-	{regexp.MustCompile(`(?i)call open_binary with (a readable file path|the path of the file to analyze)( first)?`), "pass the file to analyze (rea call --target FILE, or the command's path)"},
-	{regexp.MustCompile(`(?i)open (the binary to trace|a target) with open_binary first`), "pass the file with --target FILE"},
-	{regexp.MustCompile(`with open_binary provider_id, CLI --provider or REA_ANALYSIS_PROVIDER`), "with --provider ID (or REA_ANALYSIS_PROVIDER)"},
-	{regexp.MustCompile(`select an available provider with open_binary provider_id`), "select an available provider with --provider ID"},
-	{regexp.MustCompile(`binary_session\.analysis_provider_candidates`), "rea providers"},
-	{regexp.MustCompile(`binary_session\.tool_availability`), "rea capabilities"},
-	{regexp.MustCompile(`(?i)export the (retained diagnostic|bundle) with export_evidence_bundle`), "write the Evidence to a bundle file with rea evidence-export FILE"},
-	{regexp.MustCompile(`write them to a file with export_evidence_bundle`), "write them to a file with rea evidence-export FILE"},
-	{regexp.MustCompile(`export the Evidence bundle to a file`), "write the Evidence to a bundle file with rea evidence-export FILE"},
-	{regexp.MustCompile(`List the tools with tools/list \(or rea tools\)`), "List the operations with rea tools"},
-	{regexp.MustCompile(`get_evidence_bundle \{\\?"detail\\?":\\?"summary\\?"\}`), "rea inspect-evidence-bundle '{\"path\":FILE,\"detail\":\"summary\"}'"},
 }
 
 // argForm matches name:value and name: "value" as core writes tool
 // arguments in prose (detail:"summary", analysis_timeout_ms, provider_id).
-var argForm = regexp.MustCompile(`\b([a-z][a-z0-9_]*): ?("[^"]*"|[a-z0-9_.-]+)`)
+var argForm = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b([a-z][a-z0-9_]*): ?("[^"]*"|[a-z0-9_.-]+)`)
+})
 
 func rewriteRemediation(command, s string) string {
-	for _, r := range remediationRewrites {
+	for _, r := range remediationRewrites() {
 		s = r.re.ReplaceAllString(s, r.with)
 	}
 	if command == "call" || command == "" {
@@ -83,8 +92,8 @@ func rewriteRemediation(command, s string) string {
 	}
 	// A subcommand takes flags: detail:"summary" becomes --detail summary,
 	// and a bare argument name becomes its flag.
-	s = argForm.ReplaceAllStringFunc(s, func(m string) string {
-		sub := argForm.FindStringSubmatch(m)
+	s = argForm().ReplaceAllStringFunc(s, func(m string) string {
+		sub := argForm().FindStringSubmatch(m)
 		return "--" + strings.ReplaceAll(sub[1], "_", "-") + " " + strings.Trim(sub[2], `"`)
 	})
 	for _, arg := range []string{"analysis_timeout_ms", "integrity_policy", "max_items", "max_depth", "max_paths"} {

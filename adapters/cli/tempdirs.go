@@ -6,12 +6,13 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
 // extractDirName is what os.MkdirTemp("", "rea-extract-") makes
 // (core/artifact's extraction): the prefix and a decimal number.
-var extractDirName = regexp.MustCompile(`^rea-extract-[0-9]+$`)
+var extractDirName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^rea-extract-[0-9]+$`) })
 
 // staleAge is how old an extraction must be before doctor calls it stale:
 // its output is the deliverable of the call that made it, so a fresh one
@@ -40,7 +41,7 @@ func findExtractDirs(root string, now time.Time) []tempDir {
 	var out []tempDir
 	var candidates []int
 	for _, ent := range ents {
-		if !extractDirName.MatchString(ent.Name()) {
+		if !extractDirName().MatchString(ent.Name()) {
 			continue
 		}
 		p := filepath.Join(root, ent.Name())

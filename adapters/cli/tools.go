@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"rea/core"
@@ -139,7 +140,7 @@ func writeProps(tw io.Writer, defs, schema map[string]any, req map[string]bool, 
 		if d, ok := p["default"]; ok {
 			b, _ := json.Marshal(d)
 			def = "default " + string(b)
-		} else if m := defaultInText.FindStringSubmatch(str(p["description"])); m != nil {
+		} else if m := defaultInText().FindStringSubmatch(str(p["description"])); m != nil {
 			def = "default " + strings.TrimSpace(m[1])
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", name, schemaType(defs, p), flag, def, truncate(oneLine(str(p["description"]), 400), 100))
@@ -153,7 +154,9 @@ func writeProps(tw io.Writer, defs, schema map[string]any, req map[string]bool, 
 	}
 }
 
-var defaultInText = regexp.MustCompile(`(?i)\(?\bdefaults? (?:is |to )?([^.;()]{1,40})[.;)]?`)
+var defaultInText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\(?\bdefaults? (?:is |to )?([^.;()]{1,40})[.;)]?`)
+})
 
 func resolveRef(defs, p map[string]any) map[string]any {
 	for i := 0; i < 8; i++ {

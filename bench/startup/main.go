@@ -9,6 +9,15 @@
 //     take to list the same facts in the same run.
 //
 // Usage: go run ./bench/startup -rea /path/to/rea [-runs 20]
+//
+// With -old, it compares two builds instead (compare.go): `rea tools`,
+// `rea analyze /usr/bin/ls` with the warm cache off, `rea serve` answering
+// initialize and tools/list, and, with -app, `rea
+// analyze-javascript-application APP`, each run under both binaries in
+// interleaved pairs, printing medians of wall, CPU and peak RSS and the
+// new/old ratios:
+//
+//	go run ./bench/startup -old /tmp/rea-before -rea /tmp/rea-after -pairs 21 -app node_modules/@modelcontextprotocol/sdk
 package main
 
 import (
@@ -28,10 +37,20 @@ func main() {
 	rea := flag.String("rea", "", "path to the rea binary (build with go build -o /tmp/rea ./cmd/rea)")
 	runs := flag.Int("runs", 20, "cold starts to measure")
 	large := flag.String("large", "", "large ELF to analyze (default: the largest ELF under /usr)")
+	old := flag.String("old", "", "compare: the old rea binary, run in pairs with -rea")
+	pairs := flag.Int("pairs", 21, "compare: interleaved pairs per command")
+	app := flag.String("app", "", "compare: a JavaScript application (directory) for analyze-javascript-application")
 	flag.Parse()
 	if *rea == "" {
-		fmt.Fprintln(os.Stderr, "usage: startup -rea /path/to/rea")
+		fmt.Fprintln(os.Stderr, "usage: startup -rea /path/to/rea [-old /path/to/old-rea [-pairs N] [-app DIR]]")
 		os.Exit(2)
+	}
+	if *old != "" {
+		if err := runCompare(*old, *rea, *app, *pairs); err != nil {
+			fmt.Fprintln(os.Stderr, "startup:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	var initT, listT []time.Duration
 	var rss int

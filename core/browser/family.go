@@ -9,6 +9,8 @@
 // accepts: the result schemas are taken from that operation's input schema.
 package browser
 
+//go:generate go test -run ^TestGeneratedSchemasCurrent$ . -args -update
+
 import (
 	"context"
 	"errors"

@@ -39,8 +39,25 @@ func compareDefs() map[string]any {
 }
 
 // defResult is a result schema that is one of compare_web_captures'
-// definitions, with every definition it references.
+// definitions, with every definition it references: buildDefResult's text,
+// read from schemas_generated.go so start-up neither decodes
+// compare_web_captures' input schema nor encodes these.
 func defResult(name string) json.RawMessage {
+	for _, r := range generatedDefResults {
+		if r.name == name {
+			return r.text
+		}
+	}
+	panic("browser: no generated result schema for " + name + ": run go generate ./core/browser")
+}
+
+// generatedResults are the definitions defResult serves.
+var generatedResults = []string{"web_inspection", "web_scenario_capture", "web_webmcp_discovery"}
+
+// buildDefResult builds defResult's text from compare_web_captures' input
+// schema (go generate ./core/browser; TestGeneratedSchemasCurrent fails when
+// they differ).
+func buildDefResult(name string) json.RawMessage {
 	defs := compareDefs()
 	need := map[string]any{}
 	var walk func(v any)

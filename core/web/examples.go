@@ -233,6 +233,16 @@ func exScenario(build string, elapsed int) jv {
 }
 
 func webCompareExamples() []json.RawMessage {
+	out := make([]json.RawMessage, len(generatedCompareExamples))
+	for i, e := range generatedCompareExamples {
+		out[i] = e
+	}
+	return out
+}
+
+// buildWebCompareExamples builds webCompareExamples' text (generated into
+// schemas_generated.go, like the schemas).
+func buildWebCompareExamples() []json.RawMessage {
 	// The first is advertised; the others exceed ExampleBudget with it and
 	// stay test examples.
 	examples := []any{

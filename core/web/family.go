@@ -2,6 +2,8 @@
 // over supplied passive or scenario captures.
 package web
 
+//go:generate go test -run ^TestGeneratedSchemasCurrent$ . -args -update
+
 import (
 	"rea/core"
 )

@@ -532,8 +532,13 @@ var maxChangesSchema = jsDesc(js{"type": "integer", "minimum": 1, "maximum": 200
 	"Maximum change records (passive) or artifact differences (scenario) to retain; the rest are counted as omitted.")
 
 // webCompareInputSchema is the canonical input: exactly one of the passive
-// and scenario groups.
-func webCompareInputSchema() json.RawMessage {
+// and scenario groups, as buildWebCompareInputSchema builds it, read from
+// schemas_generated.go so start-up does not build it (about 50 KB).
+func webCompareInputSchema() json.RawMessage { return generatedCompareInput }
+
+// buildWebCompareInputSchema builds webCompareInputSchema's text (go
+// generate ./core/web; TestGeneratedSchemasCurrent fails when they differ).
+func buildWebCompareInputSchema() json.RawMessage {
 	defs := passiveCaptureDefs()
 	for k, v := range scenarioCaptureDefs() {
 		defs[k] = v
@@ -566,8 +571,11 @@ func webCompareInputSchema() json.RawMessage {
 }
 
 // webCompareResultSchema is the normalized_result: a passive or a scenario
-// comparison.
-func webCompareResultSchema() json.RawMessage {
+// comparison (generated from buildWebCompareResultSchema, like the input).
+func webCompareResultSchema() json.RawMessage { return generatedCompareResult }
+
+// buildWebCompareResultSchema builds webCompareResultSchema's text.
+func buildWebCompareResultSchema() json.RawMessage {
 	status := jsEnum("changed", "unchanged", "unknown")
 	change := jsObj(js{
 		"identity":      jsDesc(jsStr(), "Identity of the compared item (a script_key, resource_key, net_<sha256>, tool_key, storage:... or a singleton name)."),
