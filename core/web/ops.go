@@ -41,7 +41,7 @@ type webCompareArgs struct {
 	BeforeScenario *scenarioCapture   `json:"before_scenario"`
 	AfterScenario  *scenarioCapture   `json:"after_scenario"`
 	Normalization  struct {
-		Rules []normalizationRule `json:"rules"`
+		Rules []WebNormalizationRule `json:"rules"`
 	} `json:"normalization"`
 	MaxChanges int `json:"max_changes"`
 }

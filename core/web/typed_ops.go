@@ -554,33 +554,144 @@ type CompareWebCapturesInput struct {
 	Normalization  *WebNormalization   `json:"normalization,omitempty"`   // Literal normalization rules applied to both captures before comparing; defaults to no rules.
 }
 
-// CompareWebCapturesResultAfterTarget is part of the result of compare_web_captures.
-type CompareWebCapturesResultAfterTarget struct {
+// WebTargetRef names the compared page.
+type WebTargetRef struct {
 	TargetID string `json:"target_id"`
 	URL      string `json:"url"`
 }
 
-// CompareWebCapturesResultDimensions is part of the result of compare_web_captures.
-type CompareWebCapturesResultDimensions struct {
-	Accessibility json.RawMessage `json:"accessibility"`
-	DOMStructure  json.RawMessage `json:"dom_structure"`
-	Metadata      json.RawMessage `json:"metadata"`
-	Network       json.RawMessage `json:"network"`
-	Resources     json.RawMessage `json:"resources"`
-	Scripts       json.RawMessage `json:"scripts"`
-	Storage       json.RawMessage `json:"storage"`
-	WebMCP        json.RawMessage `json:"webmcp"`
+// WebChange is one changed item of a dimension.
+type WebChange struct {
+	Identity string  `json:"identity"`
+	Change   string  `json:"change"`
+	Before   *string `json:"before_sha256"`
+	After    *string `json:"after_sha256"`
 }
 
-// CompareWebCapturesResult is the result of compare_web_captures.
-// Passive capture comparison.
+// WebDimension is one compared dimension: changed, unchanged or unknown.
+type WebDimension struct {
+	Status         string      `json:"status"`
+	TotalChanges   int         `json:"total_changes"`
+	Changes        []WebChange `json:"changes"`
+	OmittedChanges int         `json:"omitted_changes"`
+	Reason         *string     `json:"reason"`
+}
+
+// CompareWebCapturesResultDimensions is part of the result of compare_web_captures.
+type CompareWebCapturesResultDimensions struct {
+	Accessibility WebDimension `json:"accessibility"`
+	DOMStructure  WebDimension `json:"dom_structure"`
+	Metadata      WebDimension `json:"metadata"`
+	Network       WebDimension `json:"network"`
+	Resources     WebDimension `json:"resources"`
+	Scripts       WebDimension `json:"scripts"`
+	Storage       WebDimension `json:"storage"`
+	WebMCP        WebDimension `json:"webmcp"`
+}
+
+// dimension returns the field of the named dimension (one of
+// passiveDimensions), or nil.
+func (d *CompareWebCapturesResultDimensions) dimension(name string) *WebDimension {
+	switch name {
+	case "accessibility":
+		return &d.Accessibility
+	case "dom_structure":
+		return &d.DOMStructure
+	case "metadata":
+		return &d.Metadata
+	case "network":
+		return &d.Network
+	case "resources":
+		return &d.Resources
+	case "scripts":
+		return &d.Scripts
+	case "storage":
+		return &d.Storage
+	case "webmcp":
+		return &d.WebMCP
+	}
+	return nil
+}
+
+// CompareWebCapturesResult is the result of compare_web_captures for two
+// passive captures (the first alternative of the result schema; two
+// scenario captures give a CompareWebScenarioResult, the second).
 type CompareWebCapturesResult struct {
-	AfterTarget   CompareWebCapturesResultAfterTarget `json:"after_target"`
-	BeforeTarget  CompareWebCapturesResultAfterTarget `json:"before_target"`
-	Dimensions    CompareWebCapturesResultDimensions  `json:"dimensions"`
-	Limitations   []string                            `json:"limitations"`
-	OverallStatus string                              `json:"overall_status"` // changed if any dimension changed, else unknown if any is unknown, else unchanged.
-	SchemaVersion int                                 `json:"schema_version"`
+	AfterTarget   WebTargetRef                       `json:"after_target"`
+	BeforeTarget  WebTargetRef                       `json:"before_target"`
+	Dimensions    CompareWebCapturesResultDimensions `json:"dimensions"`
+	Limitations   []string                           `json:"limitations"`
+	OverallStatus string                             `json:"overall_status"` // changed if any dimension changed, else unknown if any is unknown, else unchanged.
+	SchemaVersion int                                `json:"schema_version"`
+}
+
+// WebScenarioNormalization is the committed normalization policy of a
+// scenario comparison.
+type WebScenarioNormalization struct {
+	BuiltInRules []string               `json:"built_in_rules"`
+	Rules        []WebNormalizationRule `json:"rules"`
+	SHA256       string                 `json:"sha256"` // Digest of {built_in_rules, rules}.
+}
+
+// WebArtifactDiff is one artifact that differs (or cannot be compared)
+// at an aligned step.
+type WebArtifactDiff struct {
+	Artifact    string  `json:"artifact"`
+	Status      string  `json:"status"`
+	BeforeState string  `json:"before_state"`
+	AfterState  string  `json:"after_state"`
+	BeforeSHA   *string `json:"before_sha256"`
+	AfterSHA    *string `json:"after_sha256"`
+	Reason      *string `json:"reason"`
+}
+
+// WebScenarioStepDiff is one aligned step's comparison.
+type WebScenarioStepDiff struct {
+	StepID          string            `json:"step_id"`
+	BeforeIndex     int               `json:"before_step_index"`
+	AfterIndex      int               `json:"after_step_index"`
+	BeforeAction    string            `json:"before_action"`
+	AfterAction     string            `json:"after_action"`
+	Status          string            `json:"status"`
+	ArtifactDiffs   []WebArtifactDiff `json:"artifact_diffs"`
+	OmittedArtifact int               `json:"omitted_artifact_diffs"`
+}
+
+// WebAlignmentFailure is why a step could not be aligned.
+type WebAlignmentFailure struct {
+	Code   string  `json:"code"`
+	StepID *string `json:"step_id"`
+	Reason string  `json:"reason"`
+}
+
+// WebScenarioAlignment is how the two captures' steps lined up.
+type WebScenarioAlignment struct {
+	Status       string                `json:"status"`
+	AlignedSteps int                   `json:"aligned_steps"`
+	BeforeOnly   []string              `json:"before_only"`
+	AfterOnly    []string              `json:"after_only"`
+	Failures     []WebAlignmentFailure `json:"failures"`
+}
+
+// WebArtifactDiffCounts counts the artifact differences, retained and
+// omitted by max_changes.
+type WebArtifactDiffCounts struct {
+	Total    int `json:"total"`
+	Retained int `json:"retained"`
+	Omitted  int `json:"omitted"`
+}
+
+// CompareWebScenarioResult is the result of compare_web_captures for two
+// scenario captures (the result schema's second alternative).
+type CompareWebScenarioResult struct {
+	SchemaVersion  int                      `json:"schema_version"`
+	ComparisonKind string                   `json:"comparison_kind"`
+	OverallStatus  string                   `json:"overall_status"`
+	Normalization  WebScenarioNormalization `json:"normalization"`
+	Alignment      WebScenarioAlignment     `json:"alignment"`
+	Steps          []WebScenarioStepDiff    `json:"steps"`
+	ArtifactDiffs  WebArtifactDiffCounts    `json:"artifact_diffs"`
+	Limitations    []string                 `json:"limitations"`
 }
 
 var operationTypes = map[string]core.Types{
