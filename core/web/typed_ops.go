@@ -13,7 +13,7 @@ import (
 // WebInspectionAccessibilityNodeState is part of the input of compare_web_captures.
 type WebInspectionAccessibilityNodeState struct {
 	Name  string          `json:"name"`
-	Value json.RawMessage `json:"value"`
+	Value json.RawMessage `json:"value"` // boolean, number or string; inspect_web_page writes true (the state was reported)
 }
 
 // WebInspectionAccessibilityNode is part of the input of compare_web_captures.
@@ -32,7 +32,7 @@ type WebInspectionAccessibilityTextCapture struct {
 	ExcludedFields  int    `json:"excluded_fields"`
 	RetainedBytes   int    `json:"retained_bytes"`
 	Status          string `json:"status"`
-	TruncatedFields int    `json:"truncated_fields,omitempty"`
+	TruncatedFields *int   `json:"truncated_fields,omitempty"` // optional in a capture; inspect_web_page always writes it
 }
 
 // WebInspectionAccessibility is part of the input of compare_web_captures.
@@ -103,7 +103,7 @@ type WebInspectionConsoleEventTextCapture struct {
 	RetainedBytes   int                                         `json:"retained_bytes"`
 	Status          string                                      `json:"status"`
 	Values          []WebInspectionConsoleEventTextCaptureValue `json:"values"`
-	TruncatedValues int                                         `json:"truncated_values,omitempty"`
+	TruncatedValues *int                                        `json:"truncated_values,omitempty"` // optional in a capture; inspect_web_page always writes it
 }
 
 // WebInspectionConsoleEvent is part of the input of compare_web_captures.
@@ -240,7 +240,7 @@ type WebJSONShape struct {
 	NodeCount        int                    `json:"node_count"`
 	Properties       []WebJSONShapeProperty `json:"properties"`
 	RootType         string                 `json:"root_type"`
-	Truncated        bool                   `json:"truncated,omitempty"`
+	Truncated        *bool                  `json:"truncated,omitempty"` // optional in a capture; inspect_web_page always writes it
 }
 
 // WebInspectionNetworkRequestBodyShapes is part of the input of compare_web_captures.
@@ -270,7 +270,15 @@ type WebInspectionNetworkRequest struct {
 	ResourceType      *string                               `json:"resource_type"`
 	Status            *float64                              `json:"status"`
 	URL               string                                `json:"url"`
-	Redirects         []json.RawMessage                     `json:"redirects,omitempty"` // Redirect hops on this request id, in order.
+	Redirects         *[]WebInspectionRedirect              `json:"redirects,omitempty"` // Redirect hops on this request id, in order (optional in a capture; inspect_web_page always writes the list, empty or not).
+}
+
+// WebInspectionRedirect is one redirect hop of a request (an open object
+// in the schema; these are the fields inspect_web_page writes).
+type WebInspectionRedirect struct {
+	URL    string  `json:"url"`
+	Origin *string `json:"origin"`
+	Status int     `json:"status"`
 }
 
 // WebInspectionNetworkWebsocketEventPayloadShape is part of the input of compare_web_captures.
@@ -468,7 +476,7 @@ type WebScenarioCaptureBrowser struct {
 // WebScenarioCaptureEvents is part of the input of compare_web_captures.
 type WebScenarioCaptureEvents struct {
 	Dropped  int               `json:"dropped"`
-	Items    []json.RawMessage `json:"items"`
+	Items    []json.RawMessage `json:"items"`    // Events of several kinds (a union by kind), each as raw JSON.
 	Retained int               `json:"retained"` // Number of items.
 }
 
@@ -490,7 +498,8 @@ type WebSanitizedURL struct {
 }
 
 // WebScenarioArtifacts is part of the input of compare_web_captures.
-// Artifacts captured after the step; each is captured, not_requested, missing or truncated.
+// Artifacts captured after the step; each is captured, not_requested, missing or truncated
+// (a union by state, so each is raw JSON).
 type WebScenarioArtifacts struct {
 	Accessibility json.RawMessage `json:"accessibility"`
 	DOM           json.RawMessage `json:"dom"`
@@ -502,26 +511,35 @@ type WebScenarioArtifacts struct {
 
 // WebScenarioStep is part of the input of compare_web_captures.
 type WebScenarioStep struct {
-	Action             string               `json:"action"`
-	AfterURL           WebSanitizedURL      `json:"after_url"`    // A sanitized browser URL.
-	Artifacts          WebScenarioArtifacts `json:"artifacts"`    // Artifacts captured after the step; each is captured, not_requested, missing or truncated.
-	BeforeURL          WebSanitizedURL      `json:"before_url"`   // A sanitized browser URL.
-	Completeness       json.RawMessage      `json:"completeness"` // Scenario coverage; only a complete capture or step is equality-eligible.
-	ElapsedMS          int                  `json:"elapsed_ms"`
-	Error              *string              `json:"error"`                // null exactly when the step completed.
-	EventSequenceEnd   int                  `json:"event_sequence_end"`   // Last event sequence of the step; start-1 when the step saw no events.
-	EventSequenceStart int                  `json:"event_sequence_start"` // First event sequence of the step.
-	Status             string               `json:"status"`
-	StepID             string               `json:"step_id"` // Stable step identity used for alignment.
-	StepIndex          int                  `json:"step_index"`
+	Action             string                  `json:"action"`
+	AfterURL           WebSanitizedURL         `json:"after_url"`    // A sanitized browser URL.
+	Artifacts          WebScenarioArtifacts    `json:"artifacts"`    // Artifacts captured after the step; each is captured, not_requested, missing or truncated.
+	BeforeURL          WebSanitizedURL         `json:"before_url"`   // A sanitized browser URL.
+	Completeness       WebScenarioCompleteness `json:"completeness"` // Scenario coverage; only a complete capture or step is equality-eligible.
+	ElapsedMS          int64                   `json:"elapsed_ms"`
+	Error              *string                 `json:"error"`                // null exactly when the step completed.
+	EventSequenceEnd   int                     `json:"event_sequence_end"`   // Last event sequence of the step; start-1 when the step saw no events.
+	EventSequenceStart int                     `json:"event_sequence_start"` // First event sequence of the step.
+	Status             string                  `json:"status"`
+	StepID             string                  `json:"step_id"` // Stable step identity used for alignment.
+	StepIndex          int                     `json:"step_index"`
+}
+
+// WebScenarioCompleteness is a scenario capture's or step's coverage:
+// complete (equality-eligible), incomplete (missing sections) or truncated.
+type WebScenarioCompleteness struct {
+	Status            string   `json:"status"`
+	EqualityEligible  bool     `json:"equality_eligible"`
+	MissingSections   []string `json:"missing_sections"`
+	TruncatedSections []string `json:"truncated_sections"`
 }
 
 // WebScenarioCapture is part of the input of compare_web_captures.
 // The later capture_browser_scenario result.
 type WebScenarioCapture struct {
 	Browser       WebScenarioCaptureBrowser  `json:"browser"`
-	Completeness  json.RawMessage            `json:"completeness"` // Scenario coverage; only a complete capture or step is equality-eligible.
-	DurationMS    int                        `json:"duration_ms"`
+	Completeness  WebScenarioCompleteness    `json:"completeness"` // Scenario coverage; only a complete capture or step is equality-eligible.
+	DurationMS    int64                      `json:"duration_ms"`
 	Events        WebScenarioCaptureEvents   `json:"events"`
 	Limitations   []string                   `json:"limitations"`
 	Scenario      WebScenarioCaptureScenario `json:"scenario"`
