@@ -94,6 +94,7 @@ type Request struct {
 
 // Records of the graph (§15.3).
 
+// Node is one distinct content of the artifact graph (inventory_artifact result).
 type Node struct {
 	ArtifactID   string   `json:"artifact_id"`
 	Kind         string   `json:"kind"`
@@ -107,6 +108,7 @@ type Node struct {
 	Limitations  []string `json:"limitations"`
 }
 
+// Occurrence is where a content was found: one logical path of the artifact.
 type Occurrence struct {
 	OccurrenceID       string                    `json:"occurrence_id"`
 	ArtifactID         *string                   `json:"artifact_id"`
@@ -122,11 +124,13 @@ type Occurrence struct {
 	Limitations        []string                  `json:"limitations"`
 }
 
+// OccurrenceSourceLocation is an occurrence's byte range inside its container.
 type OccurrenceSourceLocation struct {
 	Offset int64 `json:"offset"`
 	Length int64 `json:"length"`
 }
 
+// Edge relates two contents: contains (parent to child) or maps-source (x.map to x).
 type Edge struct {
 	EdgeID           string  `json:"edge_id"`
 	Ordinal          int     `json:"ordinal"`
@@ -138,6 +142,7 @@ type Edge struct {
 	Producer         any     `json:"producer"`
 }
 
+// Contradiction is a declared integrity hash the observed bytes contradict.
 type Contradiction struct {
 	ContradictionID  string   `json:"contradiction_id"`
 	OccurrenceID     string   `json:"occurrence_id"`
@@ -152,6 +157,7 @@ type Contradiction struct {
 	Limitations      []string `json:"limitations"`
 }
 
+// InventoryArtifactResultManifest identifies a graph: its root, its digest and its counts.
 type InventoryArtifactResultManifest struct {
 	SchemaVersion   int    `json:"schema_version"`
 	ManifestID      string `json:"manifest_id"`

@@ -94,6 +94,7 @@ type InventoryArtifactResult struct {
 	Limitations             []string                          `json:"limitations"`
 }
 
+// InventoryArtifactResultProvenance says how the graph was built.
 type InventoryArtifactResultProvenance struct {
 	Tool            string `json:"tool"`
 	IntegrityPolicy string `json:"integrity_policy"`
@@ -168,6 +169,7 @@ func strictDecode(raw json.RawMessage, v any) error {
 	return dec.Decode(v)
 }
 
+// CompareArtifactsResultDifference is one logical path that differs, with both sides' entries.
 type CompareArtifactsResultDifference struct {
 	LogicalPath    string   `json:"logical_path"`
 	Classification string   `json:"classification"`
@@ -176,6 +178,7 @@ type CompareArtifactsResultDifference struct {
 	Right          *Entry   `json:"right"`
 }
 
+// CompareArtifactsResultCounts counts the paths by classification.
 type CompareArtifactsResultCounts struct {
 	Unchanged     int `json:"unchanged"`
 	Changed       int `json:"changed"`
@@ -185,6 +188,7 @@ type CompareArtifactsResultCounts struct {
 	Unknown       int `json:"unknown"`
 }
 
+// CompareArtifactsResult is compare_artifacts' result.
 type CompareArtifactsResult struct {
 	Status               string                             `json:"status"`
 	Complete             bool                               `json:"complete"`

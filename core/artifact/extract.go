@@ -26,6 +26,7 @@ import (
 // created, so a test can plant what an attacker racing the extraction would.
 var extractHook func(outputRoot string)
 
+// ExtractArtifactResultArtifact is one file extract_artifact wrote.
 type ExtractArtifactResultArtifact struct {
 	ArtifactID   string `json:"artifact_id"`
 	RelativePath string `json:"relative_path"`
@@ -34,6 +35,7 @@ type ExtractArtifactResultArtifact struct {
 	Created      bool   `json:"created"`
 }
 
+// ExtractArtifactResultExtractionManifest identifies an extraction.
 type ExtractArtifactResultExtractionManifest struct {
 	ExtractionID          string   `json:"extraction_id"`
 	SourceManifestID      string   `json:"source_manifest_id"`
@@ -42,12 +44,14 @@ type ExtractArtifactResultExtractionManifest struct {
 	OutputRootAlias       string   `json:"output_root_alias"`
 }
 
+// ExtractArtifactResultCleanup reports the removal of a failed extraction's directory.
 type ExtractArtifactResultCleanup struct {
 	Attempted     bool     `json:"attempted"`
 	Verified      bool     `json:"verified"`
 	ResidualPaths []string `json:"residual_paths"`
 }
 
+// ExtractArtifactResult is extract_artifact's result.
 type ExtractArtifactResult struct {
 	Manifest                InventoryArtifactResultManifest         `json:"manifest"`
 	ExtractionManifest      ExtractArtifactResultExtractionManifest `json:"extraction_manifest"`

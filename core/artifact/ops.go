@@ -219,6 +219,7 @@ type InspectArtifactResult struct {
 	Limitations          []string                                   `json:"limitations"`
 }
 
+// InspectArtifactResultSubject is the inspected graph and the inventory Evidence it built on.
 type InspectArtifactResultSubject struct {
 	RootArtifactID      string `json:"root_artifact_id"`
 	RootSHA256          string `json:"root_sha256"`
@@ -229,12 +230,14 @@ type InspectArtifactResultSubject struct {
 	InventoryEvidenceID string `json:"inventory_evidence_id"`
 }
 
+// InspectArtifactResultSubstep is one step of an inspection and what it counted.
 type InspectArtifactResultSubstep struct {
 	Name   string `json:"name"`
 	Status string `json:"status"`
 	Count  int    `json:"count"`
 }
 
+// InspectArtifactResultDerivedRelationship is a relation between two paths (a source map and its script).
 type InspectArtifactResultDerivedRelationship struct {
 	Relation string `json:"relation"`
 	From     string `json:"from_logical_path"`
@@ -242,12 +245,14 @@ type InspectArtifactResultDerivedRelationship struct {
 	EdgeID   string `json:"edge_id"`
 }
 
+// InspectArtifactResultHypothese is an inferred statement with the paths it rests on.
 type InspectArtifactResultHypothese struct {
 	Statement  string   `json:"statement"`
 	Confidence string   `json:"confidence"`
 	Basis      []string `json:"basis"`
 }
 
+// InspectArtifactResultContradiction is an integrity contradiction as an inspection states it.
 type InspectArtifactResultContradiction struct {
 	ContradictionID string `json:"contradiction_id"`
 	OccurrenceID    string `json:"occurrence_id"`
@@ -257,18 +262,21 @@ type InspectArtifactResultContradiction struct {
 	Statement       string `json:"statement"`
 }
 
+// InspectArtifactResultUnexploredBranche is a container left unexplored, and why.
 type InspectArtifactResultUnexploredBranche struct {
 	OccurrenceID string `json:"occurrence_id"`
 	LogicalPath  string `json:"logical_path"`
 	Reason       string `json:"reason"`
 }
 
+// InspectArtifactResultNextProbe is a suggested call: an operation and its arguments (an open object: that tool's input).
 type InspectArtifactResultNextProbe struct {
 	Operation string         `json:"operation"`
 	Arguments map[string]any `json:"arguments"`
 	Reason    string         `json:"reason"`
 }
 
+// InspectArtifactResultCoverage counts what an inspection covered.
 type InspectArtifactResultCoverage struct {
 	Occurrences        int  `json:"occurrences"`
 	Files              int  `json:"files"`
@@ -467,7 +475,7 @@ func handleCompareArtifacts(ctx context.Context, c *core.Call) (any, error) {
 	var sides [2]*compareSide
 	var links []core.EvidenceID
 	for i, name := range []string{"left", "right"} {
-		ev, err := resolveEvidenceArg(c, name)
+		ev, err := resolveEvidenceArg(c, name, [2]json.RawMessage{in.Left, in.Right}[i])
 		if err != nil {
 			return nil, err
 		}
@@ -492,11 +500,15 @@ func handleCompareArtifacts(ctx context.Context, c *core.Call) (any, error) {
 // resolveEvidenceArg returns the Evidence an argument names: a retained
 // reference from this connection's ledger, or an inline record whose ID is
 // verified.
-func resolveEvidenceArg(c *core.Call, name string) (*core.Evidence, error) {
-	m, _ := c.Args[name].(map[string]any)
+func resolveEvidenceArg(c *core.Call, name string, raw json.RawMessage) (*core.Evidence, error) {
 	ev, err := c.EvidenceArg(name)
-	if e, ok := err.(*core.Error); ok && m["kind"] != "retained-evidence" {
-		e.Message = c.Op.Name + ": " + name + ": " + e.Message // an inline record that does not parse
+	if e, ok := err.(*core.Error); ok {
+		var ref struct {
+			Kind string `json:"kind"`
+		}
+		if json.Unmarshal(raw, &ref) != nil || ref.Kind != "retained-evidence" {
+			e.Message = c.Op.Name + ": " + name + ": " + e.Message // an inline record that does not parse
+		}
 	}
 	return ev, err
 }

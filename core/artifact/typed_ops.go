@@ -9,6 +9,12 @@ import (
 // The Go input and result type of each of this family's operations,
 // registered as Family.Types. The schemas stay the contract: core/standard's
 // TestEveryOperationIsTyped fails when a type and its schema differ.
+//
+// The result types are the records the handlers build, declared beside
+// the code that builds them: Node, Occurrence, Edge, Contradiction and
+// InventoryArtifactResultManifest (artifact.go), InventoryArtifactResult,
+// Entry and CompareArtifactsResult (compare.go), ExtractArtifactResult
+// (extract.go), InspectArtifactResult (ops.go).
 
 // InventoryArtifactInput is the input of inventory_artifact.
 type InventoryArtifactInput struct {
