@@ -186,7 +186,7 @@ type scriptIdentity struct {
 }
 
 // The alternatives of a script's resource_reconciliation and source (the
-// schema's unions; WebScript holds them as raw JSON).
+// schema's unions; WebScript holds them as any).
 type (
 	reconciliationExact struct {
 		Status      string `json:"status"`
@@ -218,15 +218,6 @@ type (
 	}
 )
 
-// rawOf is the canonical JSON of one alternative of a union field.
-func rawOf(v any) json.RawMessage {
-	b, err := core.CanonicalJSON(v)
-	if err != nil {
-		panic("browser: canonical JSON of a result part: " + err.Error())
-	}
-	return b
-}
-
 func normalizeScripts(ss []ports.BrowserScript, byURL map[string][]string) []web.WebScript {
 	type item struct {
 		base, srcDigest, frame string
@@ -241,27 +232,27 @@ func normalizeScripts(ss []ports.BrowserScript, byURL map[string][]string) []web
 			Length: s.Length, IsModule: s.IsModule, Language: id.Language, SourceMapURL: id.SourceMapURL}
 		switch keys := byURL[s.URL]; {
 		case len(keys) == 1:
-			w.ResourceReconciliation = rawOf(reconciliationExact{Status: "exact", ResourceKey: keys[0]})
+			w.ResourceReconciliation = reconciliationExact{Status: "exact", ResourceKey: keys[0]}
 		case len(keys) > 1:
 			c := slices.Clone(keys)
 			slices.Sort(c)
-			w.ResourceReconciliation = rawOf(reconciliationAmbiguous{Status: "ambiguous", CandidateResourceKeys: c})
+			w.ResourceReconciliation = reconciliationAmbiguous{Status: "ambiguous", CandidateResourceKeys: c}
 		default:
-			w.ResourceReconciliation = rawOf(reconciliationUnmatched{Status: "unmatched", Reason: "no_exact_sanitized_url"})
+			w.ResourceReconciliation = reconciliationUnmatched{Status: "unmatched", Reason: "no_exact_sanitized_url"}
 		}
 		digest := ""
 		if s.Source != nil {
 			sum := sha256.Sum256(s.Source)
 			digest = hex.EncodeToString(sum[:])
-			w.Source = rawOf(scriptSourceIncluded{Included: true, Artifact: scriptSourceArtifact{URI: "rea://web-content/sha256/" + digest,
+			w.Source = scriptSourceIncluded{Included: true, Artifact: scriptSourceArtifact{URI: "rea://web-content/sha256/" + digest,
 				SHA256: digest, Bytes: len(s.Source), MediaType: "text/javascript", Charset: "utf-8",
-				Text: strings.ToValidUTF8(string(s.Source), "\uFFFD")}})
+				Text: strings.ToValidUTF8(string(s.Source), "\uFFFD")}}
 		} else {
 			reason := s.SourceReason
 			if reason == "" {
 				reason = "source capture was not approved"
 			}
-			w.Source = rawOf(scriptSourceOmitted{Included: false, Reason: reason})
+			w.Source = scriptSourceOmitted{Included: false, Reason: reason}
 		}
 		items = append(items, item{base, digest, s.FrameID, w})
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"slices"
@@ -210,7 +209,7 @@ func textArtifact(b []byte) scenarioTextArtifact {
 }
 
 // The states of a scenario artifact (WebScenarioArtifacts holds each as
-// raw JSON: the schema's union by state).
+// any: the schema's union by state).
 type (
 	artifactNotRequested struct {
 		State string `json:"state"`
@@ -256,11 +255,11 @@ func normalizeScenario(capt *ports.BrowserScenarioCapture, req *ports.BrowserSce
 		evs = append(evs, pending{e.StepIndex, ev})
 	}
 	// Renumber after any event that could not be represented.
-	items := make([]json.RawMessage, len(evs))
+	items := make([]any, len(evs))
 	seqByStep := map[int][2]int{}
 	for i, p := range evs {
 		p.ev.setSequence(i + 1)
-		items[i] = rawOf(p.ev)
+		items[i] = p.ev
 		r, ok := seqByStep[p.step]
 		if !ok {
 			r = [2]int{i + 1, i + 1}
@@ -363,18 +362,18 @@ func scenarioCompleteness(missing, trunc []string) web.WebScenarioCompleteness {
 
 func scenarioArtifacts(s ports.BrowserScenarioStepResult, want []string) (WebScenarioArtifacts, []string, []string) {
 	a := s.Artifacts
-	out := WebScenarioArtifacts{Storage: rawOf(artifactNotRequested{State: "not_requested"})}
-	field := map[string]*json.RawMessage{"screenshot": &out.Screenshot, "dom": &out.DOM, "accessibility": &out.Accessibility,
+	out := WebScenarioArtifacts{Storage: artifactNotRequested{State: "not_requested"}}
+	field := map[string]*any{"screenshot": &out.Screenshot, "dom": &out.DOM, "accessibility": &out.Accessibility,
 		"url": &out.URL, "history": &out.History}
 	var missing, trunc []string
 	for _, k := range artifactKinds {
 		dst := field[k]
 		if !slices.Contains(want, k) {
-			*dst = rawOf(artifactNotRequested{State: "not_requested"})
+			*dst = artifactNotRequested{State: "not_requested"}
 			continue
 		}
 		if s.Status == "cancelled" {
-			*dst = rawOf(artifactMissing{State: "missing", Reason: "not executed after an earlier action failure"})
+			*dst = artifactMissing{State: "missing", Reason: "not executed after an earlier action failure"}
 			missing = append(missing, k)
 			continue
 		}
@@ -382,7 +381,7 @@ func scenarioArtifacts(s ports.BrowserScenarioStepResult, want []string) (WebSce
 			if why == "" {
 				why = "not captured"
 			}
-			*dst = rawOf(artifactMissing{State: "missing", Reason: truncate(why, 1024)})
+			*dst = artifactMissing{State: "missing", Reason: truncate(why, 1024)}
 			missing = append(missing, k)
 			continue
 		}
@@ -423,13 +422,13 @@ func scenarioArtifacts(s ports.BrowserScenarioStepResult, want []string) (WebSce
 		}
 		switch {
 		case v == nil:
-			*dst = rawOf(artifactMissing{State: "missing", Reason: "the engine returned no " + k})
+			*dst = artifactMissing{State: "missing", Reason: "the engine returned no " + k}
 			missing = append(missing, k)
 		case slices.Contains(a.Truncated, k):
-			*dst = rawOf(artifactTruncated{State: "truncated", Observed: size, Retained: size, Reason: "cut at the engine's size limit; the full size was not measured"})
+			*dst = artifactTruncated{State: "truncated", Observed: size, Retained: size, Reason: "cut at the engine's size limit; the full size was not measured"}
 			trunc = append(trunc, k)
 		default:
-			*dst = rawOf(artifactCaptured{State: "captured", Value: v})
+			*dst = artifactCaptured{State: "captured", Value: v}
 		}
 	}
 	return out, missing, trunc

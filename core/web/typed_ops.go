@@ -318,17 +318,17 @@ type WebInspectionResource struct {
 
 // WebScript is part of the input of compare_web_captures.
 type WebScript struct {
-	CdpHash                string          `json:"cdp_hash"`
-	FrameID                *string         `json:"frame_id"`
-	IsModule               bool            `json:"is_module"`
-	Language               *string         `json:"language"`
-	Length                 int             `json:"length"`
-	Origin                 *string         `json:"origin"`
-	ResourceReconciliation json.RawMessage `json:"resource_reconciliation"`
-	ScriptKey              string          `json:"script_key"`
-	Source                 json.RawMessage `json:"source"`
-	SourceMapURL           *string         `json:"source_map_url"`
-	URL                    string          `json:"url"`
+	CdpHash                string  `json:"cdp_hash"`
+	FrameID                *string `json:"frame_id"`
+	IsModule               bool    `json:"is_module"`
+	Language               *string `json:"language"`
+	Length                 int     `json:"length"`
+	Origin                 *string `json:"origin"`
+	ResourceReconciliation any     `json:"resource_reconciliation"` // a union by status (exact, ambiguous, unmatched): inspect_web_page writes a struct per alternative; decoded, a map
+	ScriptKey              string  `json:"script_key"`
+	Source                 any     `json:"source"` // a union on included (the artifact, or the reason): as resource_reconciliation
+	SourceMapURL           *string `json:"source_map_url"`
+	URL                    string  `json:"url"`
 }
 
 // WebInspectionScripts is part of the input of compare_web_captures.
@@ -475,9 +475,9 @@ type WebScenarioCaptureBrowser struct {
 
 // WebScenarioCaptureEvents is part of the input of compare_web_captures.
 type WebScenarioCaptureEvents struct {
-	Dropped  int               `json:"dropped"`
-	Items    []json.RawMessage `json:"items"`    // Events of several kinds (a union by kind), each as raw JSON.
-	Retained int               `json:"retained"` // Number of items.
+	Dropped  int   `json:"dropped"`
+	Items    []any `json:"items"`    // Events of several kinds (a union by kind): capture_browser_scenario writes a struct per kind; decoded, maps.
+	Retained int   `json:"retained"` // Number of items.
 }
 
 // WebScenarioCaptureScenario is part of the input of compare_web_captures.
@@ -499,14 +499,14 @@ type WebSanitizedURL struct {
 
 // WebScenarioArtifacts is part of the input of compare_web_captures.
 // Artifacts captured after the step; each is captured, not_requested, missing or truncated
-// (a union by state, so each is raw JSON).
+// (a union by state: capture_browser_scenario writes a struct per state; decoded, maps).
 type WebScenarioArtifacts struct {
-	Accessibility json.RawMessage `json:"accessibility"`
-	DOM           json.RawMessage `json:"dom"`
-	History       json.RawMessage `json:"history"`
-	Screenshot    json.RawMessage `json:"screenshot"`
-	Storage       json.RawMessage `json:"storage"`
-	URL           json.RawMessage `json:"url"`
+	Accessibility any `json:"accessibility"`
+	DOM           any `json:"dom"`
+	History       any `json:"history"`
+	Screenshot    any `json:"screenshot"`
+	Storage       any `json:"storage"`
+	URL           any `json:"url"`
 }
 
 // WebScenarioStep is part of the input of compare_web_captures.
