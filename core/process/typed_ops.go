@@ -217,7 +217,7 @@ type CaptureInteractionEvent struct {
 	Data             string   `json:"data"`
 	Outcome          string   `json:"outcome"`
 	Reason           *string  `json:"reason"`
-	SignalDelivery   **string `json:"signal_delivery,omitempty"`
+	SignalDelivery   **string `json:"signal_delivery,omitempty"` // signal events only (outer pointer set); null when nothing was delivered
 	RedactedByteSize int      `json:"redacted_byte_size,omitempty"`
 }
 
