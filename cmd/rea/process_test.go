@@ -21,6 +21,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"rea/core"
+	"rea/core/process"
 	"rea/core/standard"
 )
 
@@ -263,10 +264,9 @@ func TestCaptureCancelledHasPartialObservation(t *testing.T) {
 	is.Equal(ce.Code, core.CodeCancelled)
 	po, _ := ce.Details["partial_observation"].(map[string]any)
 	is.True(po != nil)
-	capture, _ := po["capture"].(map[string]any)
+	capture, _ := po["capture"].(*process.CaptureProcessScenarioResult)
 	is.True(capture != nil)
-	exit := capture["exit"].(map[string]any)
-	is.Equal(exit["exit_code"], nil)
+	is.Equal(capture.Exit.ExitCode, nil)
 	sigs, _ := po["signal_attempts"].([]any)
 	is.True(len(sigs) > 0)
 	noDescendants(t)

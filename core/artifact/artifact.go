@@ -94,7 +94,8 @@ type Request struct {
 
 // Records of the graph (§15.3).
 
-type artifactNode struct {
+// Node is one distinct content of the artifact graph (inventory_artifact result).
+type Node struct {
 	ArtifactID   string   `json:"artifact_id"`
 	Kind         string   `json:"kind"`
 	Format       string   `json:"format"`
@@ -107,27 +108,30 @@ type artifactNode struct {
 	Limitations  []string `json:"limitations"`
 }
 
-type artifactOccurrence struct {
-	OccurrenceID       string          `json:"occurrence_id"`
-	ArtifactID         *string         `json:"artifact_id"`
-	ParentOccurrenceID *string         `json:"parent_occurrence_id"`
-	LogicalPath        string          `json:"logical_path"`
-	EntryKind          string          `json:"entry_kind"`
-	DeclaredSize       *int64          `json:"declared_size"`
-	CompressedSize     *int64          `json:"compressed_size"`
-	Executable         bool            `json:"executable"`
-	Encrypted          bool            `json:"encrypted"`
-	HashStatus         string          `json:"hash_status"`
-	SourceLocation     *sourceLocation `json:"source_location"`
-	Limitations        []string        `json:"limitations"`
+// Occurrence is where a content was found: one logical path of the artifact.
+type Occurrence struct {
+	OccurrenceID       string                    `json:"occurrence_id"`
+	ArtifactID         *string                   `json:"artifact_id"`
+	ParentOccurrenceID *string                   `json:"parent_occurrence_id"`
+	LogicalPath        string                    `json:"logical_path"`
+	EntryKind          string                    `json:"entry_kind"`
+	DeclaredSize       *int64                    `json:"declared_size"`
+	CompressedSize     *int64                    `json:"compressed_size"`
+	Executable         bool                      `json:"executable"`
+	Encrypted          bool                      `json:"encrypted"`
+	HashStatus         string                    `json:"hash_status"`
+	SourceLocation     *OccurrenceSourceLocation `json:"source_location"`
+	Limitations        []string                  `json:"limitations"`
 }
 
-type sourceLocation struct {
+// OccurrenceSourceLocation is an occurrence's byte range inside its container.
+type OccurrenceSourceLocation struct {
 	Offset int64 `json:"offset"`
 	Length int64 `json:"length"`
 }
 
-type artifactEdge struct {
+// Edge relates two contents: contains (parent to child) or maps-source (x.map to x).
+type Edge struct {
 	EdgeID           string  `json:"edge_id"`
 	Ordinal          int     `json:"ordinal"`
 	ParentArtifactID string  `json:"parent_artifact_id"`
@@ -138,6 +142,7 @@ type artifactEdge struct {
 	Producer         any     `json:"producer"`
 }
 
+// Contradiction is a declared integrity hash the observed bytes contradict.
 type Contradiction struct {
 	ContradictionID  string   `json:"contradiction_id"`
 	OccurrenceID     string   `json:"occurrence_id"`
@@ -152,7 +157,8 @@ type Contradiction struct {
 	Limitations      []string `json:"limitations"`
 }
 
-type artifactManifest struct {
+// InventoryArtifactResultManifest identifies a graph: its root, its digest and its counts.
+type InventoryArtifactResultManifest struct {
 	SchemaVersion   int    `json:"schema_version"`
 	ManifestID      string `json:"manifest_id"`
 	RootArtifactID  string `json:"root_artifact_id"`
@@ -167,17 +173,17 @@ type artifactManifest struct {
 // Graph is a built graph plus what extraction needs to read the
 // bytes again.
 type Graph struct {
-	Manifest       artifactManifest
-	Nodes          []artifactNode
-	Occurrences    []artifactOccurrence
-	Edges          []artifactEdge
+	Manifest       InventoryArtifactResultManifest
+	Nodes          []Node
+	Occurrences    []Occurrence
+	Edges          []Edge
 	Contradictions []Contradiction
 	Limitations    []string
 
 	Items     []*Item      // every occurrence, in occurrence order
 	extracted atomic.Int64 // bytes read by extraction, its own max_total_bytes budget
 	byOcc     map[string]*Item
-	nodeOf    map[string]*artifactNode
+	nodeOf    map[string]*Node
 	b         *graphBuilder
 }
 
@@ -211,7 +217,7 @@ type Item struct {
 
 	declaredSize, compressedSize *int64
 	exec, encrypted, unpacked    bool
-	loc                          *sourceLocation
+	loc                          *OccurrenceSourceLocation
 	declared                     string // declared sha256
 	link                         string
 	special                      string // a non-regular file-system entry's type
@@ -543,7 +549,7 @@ func (b *graphBuilder) addEntries(bx *artBox, prefix string) error {
 				it.compressedSize = &cs
 			}
 			if e.Offset >= 0 {
-				it.loc = &sourceLocation{Offset: e.Offset, Length: e.Length}
+				it.loc = &OccurrenceSourceLocation{Offset: e.Offset, Length: e.Length}
 			}
 			it.declared = e.DeclaredSHA256
 		}
@@ -958,8 +964,8 @@ func (b *graphBuilder) seal() (*Graph, error) {
 	// Children before parents: deepest paths first.
 	order := slices.Clone(items)
 	slices.SortStableFunc(order, func(x, y *Item) int { return cmp.Compare(artDepth(y), artDepth(x)) })
-	nodes := map[string]*artifactNode{}
-	addNode := func(n artifactNode) {
+	nodes := map[string]*Node{}
+	addNode := func(n Node) {
 		if _, ok := nodes[n.ArtifactID]; !ok {
 			nodes[n.ArtifactID] = &n
 		}
@@ -973,18 +979,18 @@ func (b *graphBuilder) seal() (*Graph, error) {
 				state = "embedded"
 			}
 			it.artifactID = artifactID(it.SHA256)
-			addNode(artifactNode{ArtifactID: it.artifactID, Kind: it.class.kind, Format: it.class.format, SHA256: it.SHA256, Size: it.Size,
+			addNode(Node{ArtifactID: it.artifactID, Kind: it.class.kind, Format: it.class.format, SHA256: it.SHA256, Size: it.Size,
 				MediaType: core.OptString(it.class.media), Architecture: core.OptString(it.class.arch), Executable: it.class.executable,
 				ContentState: state, Limitations: []string{}})
 		case it.Kind == ports.EntrySymlink:
 			sum := fastDigest(jcsField{"kind", "symlink"}, jcsField{"target", it.link})
 			it.artifactID = artifactID(sum)
-			addNode(artifactNode{ArtifactID: it.artifactID, Kind: "unknown", Format: "file", SHA256: sum, Size: int64(len(it.link)),
+			addNode(Node{ArtifactID: it.artifactID, Kind: "unknown", Format: "file", SHA256: sum, Size: int64(len(it.link)),
 				ContentState: "virtual", Limitations: []string{fmt.Sprintf("Symbolic link to %q; recorded, not followed. sha256 is the digest of the link, not of bytes.", it.link)}})
 		case it.Kind == ports.EntryDirectory && it != b.root:
 			sum, size := dirDigest(it)
 			it.artifactID = artifactID(sum)
-			addNode(artifactNode{ArtifactID: it.artifactID, Kind: "container", Format: "directory", SHA256: sum, Size: size,
+			addNode(Node{ArtifactID: it.artifactID, Kind: "container", Format: "directory", SHA256: sum, Size: size,
 				ContentState: "virtual", Limitations: []string{}})
 		}
 	}
@@ -1008,14 +1014,14 @@ func (b *graphBuilder) seal() (*Graph, error) {
 		rootSHA = fastDigest(jcsField{"kind", "directory-root"}, jcsField{"children", jcsRaw(list)})
 		rootFormat = "directory"
 		root.artifactID = artifactID(rootSHA)
-		addNode(artifactNode{ArtifactID: root.artifactID, Kind: "container", Format: "directory", SHA256: rootSHA, Size: size,
+		addNode(Node{ArtifactID: root.artifactID, Kind: "container", Format: "directory", SHA256: rootSHA, Size: size,
 			ContentState: "virtual", Limitations: []string{}})
 	} else {
 		rootSHA, rootFormat = root.SHA256, root.class.format
 	}
 	rootID := root.artifactID
 
-	occs := make([]artifactOccurrence, 0, len(items))
+	occs := make([]Occurrence, 0, len(items))
 	byOcc := make(map[string]*Item, len(items))
 	sorted := slices.Clone(items)
 	slices.SortFunc(sorted, func(x, y *Item) int {
@@ -1036,7 +1042,7 @@ func (b *graphBuilder) seal() (*Graph, error) {
 	}
 	var contradictions []Contradiction
 	for _, it := range sorted {
-		o := artifactOccurrence{OccurrenceID: it.occurrenceID, ArtifactID: core.OptString(it.artifactID), LogicalPath: it.Path,
+		o := Occurrence{OccurrenceID: it.occurrenceID, ArtifactID: core.OptString(it.artifactID), LogicalPath: it.Path,
 			EntryKind: string(it.Kind), DeclaredSize: it.declaredSize, CompressedSize: it.compressedSize, Executable: it.exec,
 			Encrypted: it.encrypted, HashStatus: cmp.Or(it.status, hashVerified), SourceLocation: it.loc, Limitations: artStrings(it.limits)}
 		if it.parent != nil {
@@ -1063,10 +1069,10 @@ func (b *graphBuilder) seal() (*Graph, error) {
 	}
 	slices.SortFunc(contradictions, func(x, y Contradiction) int { return strings.Compare(x.ContradictionID, y.ContradictionID) })
 
-	var edges []artifactEdge
+	var edges []Edge
 	addEdge := func(parent, child, relation string, occ *Item) {
 		lp := occ.Path
-		edges = append(edges, artifactEdge{EdgeID: "edge_" + fastDigest(jcsField{"parent_artifact_id", parent}, jcsField{"child_artifact_id", child},
+		edges = append(edges, Edge{EdgeID: "edge_" + fastDigest(jcsField{"parent_artifact_id", parent}, jcsField{"child_artifact_id", child},
 			jcsField{"relation", relation}, jcsField{"occurrence_id", occ.occurrenceID}, jcsField{"logical_path", lp}),
 			ParentArtifactID: parent, ChildArtifactID: child, Relation: relation, OccurrenceID: occ.occurrenceID, LogicalPath: &lp})
 	}
@@ -1085,16 +1091,16 @@ func (b *graphBuilder) seal() (*Graph, error) {
 			}
 		}
 	}
-	slices.SortFunc(edges, func(x, y artifactEdge) int { return strings.Compare(x.EdgeID, y.EdgeID) })
+	slices.SortFunc(edges, func(x, y Edge) int { return strings.Compare(x.EdgeID, y.EdgeID) })
 	for i := range edges {
 		edges[i].Ordinal = i
 	}
-	nodeList := make([]artifactNode, 0, len(nodes))
+	nodeList := make([]Node, 0, len(nodes))
 	for _, n := range nodes {
 		nodeList = append(nodeList, *n)
 	}
-	slices.SortFunc(nodeList, func(x, y artifactNode) int { return strings.Compare(x.ArtifactID, y.ArtifactID) })
-	nodeOf := make(map[string]*artifactNode, len(nodeList))
+	slices.SortFunc(nodeList, func(x, y Node) int { return strings.Compare(x.ArtifactID, y.ArtifactID) })
+	nodeOf := make(map[string]*Node, len(nodeList))
 	for i := range nodeList {
 		nodeOf[nodeList[i].ArtifactID] = &nodeList[i]
 	}
@@ -1102,11 +1108,11 @@ func (b *graphBuilder) seal() (*Graph, error) {
 		contradictions = []Contradiction{}
 	}
 	if edges == nil {
-		edges = []artifactEdge{}
+		edges = []Edge{}
 	}
 	graphSHA := graphDigest(nodeList, occs, edges, contradictions)
 	g := &Graph{
-		Manifest: artifactManifest{SchemaVersion: artifactSchemaVersion,
+		Manifest: InventoryArtifactResultManifest{SchemaVersion: artifactSchemaVersion,
 			ManifestID:     "agm_" + fastDigest(jcsField{"schema_version", artifactSchemaVersion}, jcsField{"root_artifact_id", rootID}, jcsField{"graph_sha256", graphSHA}),
 			RootArtifactID: rootID, RootSHA256: rootSHA, RootFormat: rootFormat, GraphSHA256: graphSHA,
 			NodeCount: len(nodeList), OccurrenceCount: len(occs), EdgeCount: len(edges)},

@@ -88,14 +88,14 @@ func fastDigest(fields ...jcsField) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func (n *artifactNode) appendJCS(b []byte) []byte {
+func (n *Node) appendJCS(b []byte) []byte {
 	return appendJCSObject(b, jcsField{"architecture", n.Architecture}, jcsField{"artifact_id", n.ArtifactID},
 		jcsField{"content_state", n.ContentState}, jcsField{"executable", n.Executable}, jcsField{"format", n.Format},
 		jcsField{"kind", n.Kind}, jcsField{"limitations", artStrings(n.Limitations)}, jcsField{"media_type", n.MediaType},
 		jcsField{"sha256", n.SHA256}, jcsField{"size", n.Size})
 }
 
-func (o *artifactOccurrence) appendJCS(b []byte) []byte {
+func (o *Occurrence) appendJCS(b []byte) []byte {
 	var loc any
 	if o.SourceLocation != nil {
 		loc = jcsRaw(appendJCSObject(nil, jcsField{"length", o.SourceLocation.Length}, jcsField{"offset", o.SourceLocation.Offset}))
@@ -107,7 +107,7 @@ func (o *artifactOccurrence) appendJCS(b []byte) []byte {
 		jcsField{"parent_occurrence_id", o.ParentOccurrenceID}, jcsField{"source_location", loc})
 }
 
-func (e *artifactEdge) appendJCS(b []byte) []byte {
+func (e *Edge) appendJCS(b []byte) []byte {
 	if e.Producer != nil {
 		panic("core: jcs: edge producers are not supported")
 	}
@@ -124,18 +124,18 @@ func (c *Contradiction) appendJCS(b []byte) []byte {
 		jcsField{"unpacked", c.Unpacked})
 }
 
-func (a *extractedArtifact) appendJCS(b []byte) []byte {
+func (a *ExtractArtifactResultArtifact) appendJCS(b []byte) []byte {
 	return appendJCSObject(b, jcsField{"artifact_id", a.ArtifactID}, jcsField{"bytes_written", a.BytesWritten},
 		jcsField{"created", a.Created}, jcsField{"relative_path", a.RelativePath}, jcsField{"sha256", a.SHA256})
 }
 
 // MarshalJSON writes the canonical form, which encoding/json then only
 // has to validate.
-func (n artifactNode) MarshalJSON() ([]byte, error)       { return n.appendJCS(nil), nil }
-func (o artifactOccurrence) MarshalJSON() ([]byte, error) { return o.appendJCS(nil), nil }
-func (e artifactEdge) MarshalJSON() ([]byte, error)       { return e.appendJCS(nil), nil }
-func (c Contradiction) MarshalJSON() ([]byte, error)      { return c.appendJCS(nil), nil }
-func (a extractedArtifact) MarshalJSON() ([]byte, error)  { return a.appendJCS(nil), nil }
+func (n Node) MarshalJSON() ([]byte, error)                          { return n.appendJCS(nil), nil }
+func (o Occurrence) MarshalJSON() ([]byte, error)                    { return o.appendJCS(nil), nil }
+func (e Edge) MarshalJSON() ([]byte, error)                          { return e.appendJCS(nil), nil }
+func (c Contradiction) MarshalJSON() ([]byte, error)                 { return c.appendJCS(nil), nil }
+func (a ExtractArtifactResultArtifact) MarshalJSON() ([]byte, error) { return a.appendJCS(nil), nil }
 
 // appendJCSList writes a canonical array of n records.
 func appendJCSList(b []byte, n int, item func([]byte, int) []byte) []byte {
@@ -151,7 +151,7 @@ func appendJCSList(b []byte, n int, item func([]byte, int) []byte) []byte {
 
 // graphDigest is Digest({nodes, occurrences, edges, integrity_contradictions}),
 // streamed into the hash one record at a time (keys in sorted order).
-func graphDigest(nodes []artifactNode, occs []artifactOccurrence, edges []artifactEdge, ics []Contradiction) string {
+func graphDigest(nodes []Node, occs []Occurrence, edges []Edge, ics []Contradiction) string {
 	h := sha256.New()
 	buf := make([]byte, 0, 4096)
 	list := func(key string, n int, item func([]byte, int) []byte) {
@@ -181,7 +181,7 @@ func graphDigest(nodes []artifactNode, occs []artifactOccurrence, edges []artifa
 }
 
 // filesDigest is Digest(artifacts) of an extraction.
-func filesDigest(arts []extractedArtifact) string {
+func filesDigest(arts []ExtractArtifactResultArtifact) string {
 	sum := sha256.Sum256(appendJCSList(nil, len(arts), func(b []byte, i int) []byte { return arts[i].appendJCS(b) }))
 	return hex.EncodeToString(sum[:])
 }

@@ -13,28 +13,28 @@ import (
 func TestArtifactCanonicalMatchesDigest(t *testing.T) {
 	odd := "a\"b\\c\x01\u2028é\U0001F600/<&>"
 	s, n := "x", int64(7)
-	nodes := []artifactNode{
+	nodes := []Node{
 		{ArtifactID: "art_1", Kind: "resource", Format: "file", SHA256: "ab", Size: 1 << 40, MediaType: &s, Limitations: []string{odd}},
 		{ArtifactID: "art_2", Kind: "native-addon", Format: "elf", Architecture: &s, Executable: true, ContentState: "embedded", Limitations: []string{}},
 	}
-	occs := []artifactOccurrence{
+	occs := []Occurrence{
 		{OccurrenceID: "occ_1", LogicalPath: ".", EntryKind: "directory", HashStatus: "verified", Limitations: []string{}},
 		{OccurrenceID: "occ_2", ArtifactID: &s, ParentOccurrenceID: &s, LogicalPath: odd, EntryKind: "file", DeclaredSize: &n,
-			CompressedSize: &n, Executable: true, Encrypted: true, HashStatus: "mismatched", SourceLocation: &sourceLocation{Offset: 3, Length: 9},
+			CompressedSize: &n, Executable: true, Encrypted: true, HashStatus: "mismatched", SourceLocation: &OccurrenceSourceLocation{Offset: 3, Length: 9},
 			Limitations: []string{"l1", odd}},
 	}
 	lp := odd
-	edges := []artifactEdge{{EdgeID: "edge_1", Ordinal: 0, ParentArtifactID: "art_1", ChildArtifactID: "art_2", Relation: "contains", OccurrenceID: "occ_2", LogicalPath: &lp},
+	edges := []Edge{{EdgeID: "edge_1", Ordinal: 0, ParentArtifactID: "art_1", ChildArtifactID: "art_2", Relation: "contains", OccurrenceID: "occ_2", LogicalPath: &lp},
 		{EdgeID: "edge_2", Ordinal: 1, Relation: "maps-source"}}
 	ics := []Contradiction{{ContradictionID: "ic_1", OccurrenceID: "occ_2", LogicalPath: odd, DeclaredSHA256: "a", ObservedSHA256: "b",
 		EntryKind: "file", Unpacked: true, Trust: contradictionTrust, Provenance: contradictionSource, Limitations: []string{"x"}}}
 	// The plain types drop MarshalJSON, so the reference goes through
 	// reflection and Canonicalize.
-	type plainNode artifactNode
-	type plainOcc artifactOccurrence
-	type plainEdge artifactEdge
+	type plainNode Node
+	type plainOcc Occurrence
+	type plainEdge Edge
 	type plainIC Contradiction
-	type plainArt extractedArtifact
+	type plainArt ExtractArtifactResultArtifact
 	var pn []plainNode
 	for _, x := range nodes {
 		pn = append(pn, plainNode(x))
@@ -58,7 +58,7 @@ func TestArtifactCanonicalMatchesDigest(t *testing.T) {
 	if got, want := graphDigest(nil, nil, nil, nil), core.MustDigest(map[string]any{"nodes": []any{}, "occurrences": []any{}, "edges": []any{}, "integrity_contradictions": []any{}}); got != want {
 		t.Fatalf("empty graph digest %s, want %s", got, want)
 	}
-	arts := []extractedArtifact{{ArtifactID: "art_1", RelativePath: odd, SHA256: "ab", BytesWritten: 12, Created: true}}
+	arts := []ExtractArtifactResultArtifact{{ArtifactID: "art_1", RelativePath: odd, SHA256: "ab", BytesWritten: 12, Created: true}}
 	if got, want := filesDigest(arts), core.MustDigest([]plainArt{plainArt(arts[0])}); got != want {
 		t.Fatalf("files digest %s, want %s", got, want)
 	}

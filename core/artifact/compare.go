@@ -12,9 +12,9 @@ import (
 	"rea/core"
 )
 
-// artifactEntryView is one occurrence joined with its node and relations: what
+// Entry is one occurrence joined with its node and relations: what
 // inspect_artifact reports per entry and what compare_artifacts compares.
-type artifactEntryView struct {
+type Entry struct {
 	OccurrenceID string   `json:"occurrence_id"`
 	LogicalPath  string   `json:"logical_path"`
 	EntryKind    string   `json:"entry_kind"`
@@ -32,12 +32,12 @@ type artifactEntryView struct {
 // edges an entry is the parent of, as "contains:<n>" (a container's
 // expanded children) and "maps-source:<path>" (a source map's source), so
 // they compare by path rather than by content ID.
-func entryViews(nodes []artifactNode, occs []artifactOccurrence, edges []artifactEdge) []artifactEntryView {
-	nodeOf := make(map[string]*artifactNode, len(nodes))
+func entryViews(nodes []Node, occs []Occurrence, edges []Edge) []Entry {
+	nodeOf := make(map[string]*Node, len(nodes))
 	for i := range nodes {
 		nodeOf[nodes[i].ArtifactID] = &nodes[i]
 	}
-	occOf := make(map[string]*artifactOccurrence, len(occs))
+	occOf := make(map[string]*Occurrence, len(occs))
 	for i := range occs {
 		occOf[occs[i].OccurrenceID] = &occs[i]
 	}
@@ -60,9 +60,9 @@ func entryViews(nodes []artifactNode, occs []artifactOccurrence, edges []artifac
 			rel[o.OccurrenceID] = append(rel[o.OccurrenceID], e.Relation)
 		}
 	}
-	out := make([]artifactEntryView, 0, len(occs))
+	out := make([]Entry, 0, len(occs))
 	for _, o := range occs {
-		v := artifactEntryView{OccurrenceID: o.OccurrenceID, LogicalPath: o.LogicalPath, EntryKind: o.EntryKind, ArtifactID: o.ArtifactID,
+		v := Entry{OccurrenceID: o.OccurrenceID, LogicalPath: o.LogicalPath, EntryKind: o.EntryKind, ArtifactID: o.ArtifactID,
 			Executable: o.Executable, HashStatus: o.HashStatus, Relations: []string{}}
 		if o.ArtifactID != nil {
 			if n := nodeOf[*o.ArtifactID]; n != nil {
@@ -82,27 +82,29 @@ func entryViews(nodes []artifactNode, occs []artifactOccurrence, edges []artifac
 	return out
 }
 
-// inventoryResult is inventory_artifact's result.
-type inventoryResult struct {
-	Manifest                artifactManifest     `json:"manifest"`
-	Nodes                   []artifactNode       `json:"nodes"`
-	Occurrences             []artifactOccurrence `json:"occurrences"`
-	Edges                   []artifactEdge       `json:"edges"`
-	Limits                  Limits               `json:"limits"`
-	Provenance              artifactProvenance   `json:"provenance"`
-	IntegrityContradictions []Contradiction      `json:"integrity_contradictions"`
-	Limitations             []string             `json:"limitations"`
+// InventoryArtifactResult is inventory_artifact's result.
+type InventoryArtifactResult struct {
+	Manifest                InventoryArtifactResultManifest   `json:"manifest"`
+	Nodes                   []Node                            `json:"nodes"`
+	Occurrences             []Occurrence                      `json:"occurrences"`
+	Edges                   []Edge                            `json:"edges"`
+	Limits                  Limits                            `json:"limits"`
+	Provenance              InventoryArtifactResultProvenance `json:"provenance"`
+	IntegrityContradictions []Contradiction                   `json:"integrity_contradictions"`
+	Limitations             []string                          `json:"limitations"`
 }
 
-type artifactProvenance struct {
+// InventoryArtifactResultProvenance says how the graph was built.
+type InventoryArtifactResultProvenance struct {
 	Tool            string `json:"tool"`
 	IntegrityPolicy string `json:"integrity_policy"`
 	RootKind        string `json:"root_kind"` // directory or file
 	Method          string `json:"method"`
 }
 
-// compareSide is one input of compare_artifacts reduced to what is compared.
-type compareSide struct {
+// CompareArtifactsResultLeft is one input of compare_artifacts (left or
+// right) as the result describes it.
+type CompareArtifactsResultLeft struct {
 	EvidenceID     string `json:"evidence_id"`
 	Operation      string `json:"operation"`
 	RootArtifactID string `json:"root_artifact_id"`
@@ -112,8 +114,13 @@ type compareSide struct {
 	Entries        int    `json:"entries"`
 	Contradictions int    `json:"contradiction_count"`
 	Complete       bool   `json:"complete"`
+}
 
-	views map[string]artifactEntryView
+// compareSide is one input of compare_artifacts reduced to what is
+// compared: its summary and its entries by logical path.
+type compareSide struct {
+	CompareArtifactsResultLeft
+	views map[string]Entry
 }
 
 // compareSideOf decodes an inventory_artifact or inspect_artifact Evidence.
@@ -124,19 +131,19 @@ func compareSideOf(op, name string, ev *core.Evidence) (*compareSide, error) {
 			Remediation: "Pass Evidence produced by inventory_artifact or inspect_artifact (inline, or as a retained reference on this connection).",
 			Details:     map[string]any{"evidence_id": string(ev.EvidenceID), "reason": "wrong_operation", "expected": "inventory_artifact|inspect_artifact", "actual": ev.Operation}}
 	}
-	s := &compareSide{EvidenceID: string(ev.EvidenceID), Operation: ev.Operation, views: map[string]artifactEntryView{}}
-	var views []artifactEntryView
+	s := &compareSide{CompareArtifactsResultLeft: CompareArtifactsResultLeft{EvidenceID: string(ev.EvidenceID), Operation: ev.Operation}, views: map[string]Entry{}}
+	var views []Entry
 	var declared int
 	switch ev.Operation {
 	case "inventory_artifact":
-		var r inventoryResult
+		var r InventoryArtifactResult
 		if err := strictDecode(ev.NormalizedResult, &r); err != nil {
 			return nil, wrong("its result is not an inventory_artifact result: " + err.Error())
 		}
 		s.RootArtifactID, s.RootFormat, s.ManifestID, s.GraphSHA256 = r.Manifest.RootArtifactID, r.Manifest.RootFormat, r.Manifest.ManifestID, r.Manifest.GraphSHA256
 		views, declared, s.Contradictions = entryViews(r.Nodes, r.Occurrences, r.Edges), r.Manifest.OccurrenceCount, len(r.IntegrityContradictions)
 	case "inspect_artifact":
-		var r inspectResult
+		var r InspectArtifactResult
 		if err := strictDecode(ev.NormalizedResult, &r); err != nil {
 			return nil, wrong("its result is not an inspect_artifact result: " + err.Error())
 		}
@@ -162,15 +169,17 @@ func strictDecode(raw json.RawMessage, v any) error {
 	return dec.Decode(v)
 }
 
-type compareDifference struct {
-	LogicalPath    string             `json:"logical_path"`
-	Classification string             `json:"classification"`
-	Aspects        []string           `json:"aspects"`
-	Left           *artifactEntryView `json:"left"`
-	Right          *artifactEntryView `json:"right"`
+// CompareArtifactsResultDifference is one logical path that differs, with both sides' entries.
+type CompareArtifactsResultDifference struct {
+	LogicalPath    string   `json:"logical_path"`
+	Classification string   `json:"classification"`
+	Aspects        []string `json:"aspects"`
+	Left           *Entry   `json:"left"`
+	Right          *Entry   `json:"right"`
 }
 
-type compareCounts struct {
+// CompareArtifactsResultCounts counts the paths by classification.
+type CompareArtifactsResultCounts struct {
 	Unchanged     int `json:"unchanged"`
 	Changed       int `json:"changed"`
 	Added         int `json:"added"`
@@ -179,16 +188,17 @@ type compareCounts struct {
 	Unknown       int `json:"unknown"`
 }
 
-type compareResult struct {
-	Status               string              `json:"status"`
-	Complete             bool                `json:"complete"`
-	Left                 *compareSide        `json:"left"`
-	Right                *compareSide        `json:"right"`
-	Counts               compareCounts       `json:"counts"`
-	Differences          []compareDifference `json:"differences"`
-	DifferencesTotal     int                 `json:"differences_total"`
-	DifferencesTruncated bool                `json:"differences_truncated"`
-	Limitations          []string            `json:"limitations"`
+// CompareArtifactsResult is compare_artifacts' result.
+type CompareArtifactsResult struct {
+	Status               string                             `json:"status"`
+	Complete             bool                               `json:"complete"`
+	Left                 CompareArtifactsResultLeft         `json:"left"`
+	Right                CompareArtifactsResultLeft         `json:"right"`
+	Counts               CompareArtifactsResultCounts       `json:"counts"`
+	Differences          []CompareArtifactsResultDifference `json:"differences"`
+	DifferencesTotal     int                                `json:"differences_total"`
+	DifferencesTruncated bool                               `json:"differences_truncated"`
+	Limitations          []string                           `json:"limitations"`
 }
 
 // compareArtifacts classifies every logical path of either side.
@@ -197,7 +207,7 @@ type compareResult struct {
 // A contradiction on either side is never "unchanged"; an unreadable entry
 // is "unknown"; an incomplete side makes the status "incomplete", never
 // "equal".
-func compareArtifacts(ctx context.Context, left, right *compareSide, maxDiffs int) (*compareResult, error) {
+func compareArtifacts(ctx context.Context, left, right *compareSide, maxDiffs int) (*CompareArtifactsResult, error) {
 	paths := make([]string, 0, len(left.views)+len(right.views))
 	for p := range left.views {
 		paths = append(paths, p)
@@ -208,7 +218,7 @@ func compareArtifacts(ctx context.Context, left, right *compareSide, maxDiffs in
 		}
 	}
 	slices.Sort(paths)
-	res := &compareResult{Left: left, Right: right, Differences: []compareDifference{}, Limitations: []string{}}
+	res := &CompareArtifactsResult{Left: left.CompareArtifactsResultLeft, Right: right.CompareArtifactsResultLeft, Differences: []CompareArtifactsResultDifference{}, Limitations: []string{}}
 	for i, p := range paths {
 		if i%1000 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -217,7 +227,7 @@ func compareArtifacts(ctx context.Context, left, right *compareSide, maxDiffs in
 		}
 		l, lok := left.views[p]
 		r, rok := right.views[p]
-		d := compareDifference{LogicalPath: p, Aspects: []string{}}
+		d := CompareArtifactsResultDifference{LogicalPath: p, Aspects: []string{}}
 		if lok {
 			d.Left = &l
 		}

@@ -26,7 +26,8 @@ import (
 // created, so a test can plant what an attacker racing the extraction would.
 var extractHook func(outputRoot string)
 
-type extractedArtifact struct {
+// ExtractArtifactResultArtifact is one file extract_artifact wrote.
+type ExtractArtifactResultArtifact struct {
 	ArtifactID   string `json:"artifact_id"`
 	RelativePath string `json:"relative_path"`
 	SHA256       string `json:"sha256"`
@@ -34,7 +35,8 @@ type extractedArtifact struct {
 	Created      bool   `json:"created"`
 }
 
-type extractionManifest struct {
+// ExtractArtifactResultExtractionManifest identifies an extraction.
+type ExtractArtifactResultExtractionManifest struct {
 	ExtractionID          string   `json:"extraction_id"`
 	SourceManifestID      string   `json:"source_manifest_id"`
 	SelectedOccurrenceIDs []string `json:"selected_occurrence_ids"`
@@ -42,22 +44,24 @@ type extractionManifest struct {
 	OutputRootAlias       string   `json:"output_root_alias"`
 }
 
-type cleanupReport struct {
+// ExtractArtifactResultCleanup reports the removal of a failed extraction's directory.
+type ExtractArtifactResultCleanup struct {
 	Attempted     bool     `json:"attempted"`
 	Verified      bool     `json:"verified"`
 	ResidualPaths []string `json:"residual_paths"`
 }
 
-type extractionResult struct {
-	Manifest                artifactManifest    `json:"manifest"`
-	ExtractionManifest      extractionManifest  `json:"extraction_manifest"`
-	OutputRoot              string              `json:"output_root"`
-	Artifacts               []extractedArtifact `json:"artifacts"`
-	ContainmentVerified     bool                `json:"containment_verified"`
-	Cleanup                 cleanupReport       `json:"cleanup"`
-	Provenance              artifactProvenance  `json:"provenance"`
-	Limitations             []string            `json:"limitations"`
-	IntegrityContradictions []Contradiction     `json:"integrity_contradictions"`
+// ExtractArtifactResult is extract_artifact's result.
+type ExtractArtifactResult struct {
+	Manifest                InventoryArtifactResultManifest         `json:"manifest"`
+	ExtractionManifest      ExtractArtifactResultExtractionManifest `json:"extraction_manifest"`
+	OutputRoot              string                                  `json:"output_root"`
+	Artifacts               []ExtractArtifactResultArtifact         `json:"artifacts"`
+	ContainmentVerified     bool                                    `json:"containment_verified"`
+	Cleanup                 ExtractArtifactResultCleanup            `json:"cleanup"`
+	Provenance              InventoryArtifactResultProvenance       `json:"provenance"`
+	Limitations             []string                                `json:"limitations"`
+	IntegrityContradictions []Contradiction                         `json:"integrity_contradictions"`
 }
 
 // extractionPath is where an item is written under the output root: its
@@ -115,7 +119,7 @@ func (g *Graph) selectExtraction(op string, ids []string) ([]*Item, []string, er
 // extract writes items into a fresh directory chosen here, verifies that
 // nothing but those files exists under it, and removes it on any failure or
 // cancellation.
-func (g *Graph) extract(ctx context.Context, op string, items []*Item, observe func(string)) (res *extractionResult, err error) {
+func (g *Graph) extract(ctx context.Context, op string, items []*Item, observe func(string)) (res *ExtractArtifactResult, err error) {
 	out, err := os.MkdirTemp("", "rea-extract-")
 	if err != nil {
 		return nil, &Failure{Reason: "io", Err: fmt.Errorf("create the output directory: %w", err)}
@@ -163,7 +167,7 @@ func (g *Graph) extract(ctx context.Context, op string, items []*Item, observe f
 			return nil, err
 		}
 	}
-	arts := make([]extractedArtifact, len(jobs))
+	arts := make([]ExtractArtifactResultArtifact, len(jobs))
 	work, stop := context.WithCancel(ctx)
 	defer stop()
 	errs := make([]error, len(jobs))
@@ -187,7 +191,7 @@ func (g *Graph) extract(ctx context.Context, op string, items []*Item, observe f
 					stop()
 					continue
 				}
-				arts[i] = extractedArtifact{ArtifactID: j.it.artifactID, RelativePath: j.rel, SHA256: sum, BytesWritten: n, Created: true}
+				arts[i] = ExtractArtifactResultArtifact{ArtifactID: j.it.artifactID, RelativePath: j.rel, SHA256: sum, BytesWritten: n, Created: true}
 				if k := done.Add(1); k%500 == 0 {
 					observe(fmt.Sprintf("extracted %d of %d files", k, len(jobs)))
 				}
@@ -230,14 +234,14 @@ feed:
 			contradictions = append(contradictions, c)
 		}
 	}
-	res = &extractionResult{
+	res = &ExtractArtifactResult{
 		Manifest: g.Manifest,
-		ExtractionManifest: extractionManifest{
+		ExtractionManifest: ExtractArtifactResultExtractionManifest{
 			ExtractionID: "aex_" + fastDigest(jcsField{"source_manifest_id", g.Manifest.ManifestID},
 				jcsField{"selected_occurrence_ids", selected}, jcsField{"files_sha256", files}),
 			SourceManifestID: g.Manifest.ManifestID, SelectedOccurrenceIDs: selected, FilesSHA256: files, OutputRootAlias: "$OUTPUT_ROOT"},
 		OutputRoot: out, Artifacts: arts, ContainmentVerified: true,
-		Cleanup:                 cleanupReport{ResidualPaths: []string{}},
+		Cleanup:                 ExtractArtifactResultCleanup{ResidualPaths: []string{}},
 		Limitations:             []string{"The output directory belongs to the caller; rea does not remove it after a successful extraction."},
 		IntegrityContradictions: contradictions,
 	}
@@ -333,7 +337,7 @@ func (g *Graph) writeOne(ctx context.Context, root *os.Root, rel string, it *Ite
 // verifyContainment walks the output without following links: every entry
 // must be a directory or one of the files written, and no symbolic link may
 // exist anywhere under it.
-func verifyContainment(ctx context.Context, out string, arts []extractedArtifact) error {
+func verifyContainment(ctx context.Context, out string, arts []ExtractArtifactResultArtifact) error {
 	want := make(map[string]bool, len(arts))
 	for _, a := range arts {
 		want[filepath.FromSlash(a.RelativePath)] = true

@@ -87,11 +87,12 @@ func opCompareArtifacts() *core.Operation {
 }
 
 // artifactRequestOf resolves the path (default: the open target), the
-// policy and the limits of a call.
-func artifactRequestOf(c *core.Call) (Request, bool, error) {
+// policy and the limits of a call from its input (the fields every
+// artifact-reading operation shares).
+func artifactRequestOf(c *core.Call, in InventoryArtifactInput) (Request, bool, error) {
 	op := c.Op.Name
 	_, _, t := c.Bound()
-	p, given := core.StringArg(c.Args, "path")
+	p, given := in.Path, in.Path != ""
 	if !given {
 		if t == nil {
 			return Request{}, false, &core.Error{Code: core.CodeTargetUnavailable, Message: op + ": no path was given and no target is open",
@@ -105,13 +106,24 @@ func artifactRequestOf(c *core.Call) (Request, bool, error) {
 		return Request{}, false, core.InvalidRequest(op, core.Issue{Path: []any{"path"}, Reason: core.ReasonInvalidValue, Message: err.Error()})
 	}
 	l := defaultArtifactLimits
-	l.MaxEntries = core.IntArg(c.Args, "max_entries", l.MaxEntries)
-	l.MaxTotalBytes = int64(core.IntArg(c.Args, "max_total_bytes", int(l.MaxTotalBytes)))
-	l.MaxEntryBytes = int64(core.IntArg(c.Args, "max_entry_bytes", int(l.MaxEntryBytes)))
-	l.MaxCompressionRatio = int64(core.IntArg(c.Args, "max_compression_ratio", int(l.MaxCompressionRatio)))
-	l.MaxDepth = core.IntArg(c.Args, "max_depth", l.MaxDepth)
-	l.MaxPathBytes = core.IntArg(c.Args, "max_path_bytes", l.MaxPathBytes)
-	policy, _ := core.StringArg(c.Args, "integrity_policy")
+	set := func(dst *int64, v *int) {
+		if v != nil {
+			*dst = int64(*v)
+		}
+	}
+	if in.MaxEntries != nil {
+		l.MaxEntries = *in.MaxEntries
+	}
+	set(&l.MaxTotalBytes, in.MaxTotalBytes)
+	set(&l.MaxEntryBytes, in.MaxEntryBytes)
+	set(&l.MaxCompressionRatio, in.MaxCompressionRatio)
+	if in.MaxDepth != nil {
+		l.MaxDepth = *in.MaxDepth
+	}
+	if in.MaxPathBytes != nil {
+		l.MaxPathBytes = *in.MaxPathBytes
+	}
+	policy := in.IntegrityPolicy
 	if policy == "" {
 		policy = IntegrityFail
 	}
@@ -121,17 +133,17 @@ func artifactRequestOf(c *core.Call) (Request, bool, error) {
 	return Request{Op: op, Path: abs, Policy: policy, Limits: l, Openers: c.Containers(), Observe: c.Observe}, unbound, nil
 }
 
-func (g *Graph) provenance() artifactProvenance {
+func (g *Graph) provenance() InventoryArtifactResultProvenance {
 	kind := "file"
 	if g.b.isDir {
 		kind = "directory"
 	}
-	return artifactProvenance{Tool: "rea", IntegrityPolicy: g.b.req.Policy, RootKind: kind,
+	return InventoryArtifactResultProvenance{Tool: "rea", IntegrityPolicy: g.b.req.Policy, RootKind: kind,
 		Method: "container headers read through rea's container adapters; every readable file hashed with SHA-256 and checked against its declared hash"}
 }
 
-func (g *Graph) inventory() *inventoryResult {
-	return &inventoryResult{Manifest: g.Manifest, Nodes: g.Nodes, Occurrences: g.Occurrences, Edges: g.Edges, Limits: g.b.req.Limits,
+func (g *Graph) inventory() *InventoryArtifactResult {
+	return &InventoryArtifactResult{Manifest: g.Manifest, Nodes: g.Nodes, Occurrences: g.Occurrences, Edges: g.Edges, Limits: g.b.req.Limits,
 		Provenance: g.provenance(), IntegrityContradictions: g.Contradictions, Limitations: g.Limitations}
 }
 
@@ -144,7 +156,11 @@ func artifactLocations(g *Graph) []core.Location {
 }
 
 func handleInventoryArtifact(ctx context.Context, c *core.Call) (any, error) {
-	req, unbound, err := artifactRequestOf(c)
+	in, err := core.Input[InventoryArtifactInput](c)
+	if err != nil {
+		return nil, err
+	}
+	req, unbound, err := artifactRequestOf(c, in)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +172,13 @@ func handleInventoryArtifact(ctx context.Context, c *core.Call) (any, error) {
 }
 
 func handleExtractArtifact(ctx context.Context, c *core.Call) (any, error) {
-	req, unbound, err := artifactRequestOf(c)
+	in, err := core.Input[ExtractArtifactInput](c)
+	if err != nil {
+		return nil, err
+	}
+	req, unbound, err := artifactRequestOf(c, InventoryArtifactInput{Path: in.Path, IntegrityPolicy: in.IntegrityPolicy,
+		MaxEntries: in.MaxEntries, MaxTotalBytes: in.MaxTotalBytes, MaxEntryBytes: in.MaxEntryBytes,
+		MaxCompressionRatio: in.MaxCompressionRatio, MaxDepth: in.MaxDepth, MaxPathBytes: in.MaxPathBytes})
 	if err != nil {
 		return nil, err
 	}
@@ -166,13 +188,7 @@ func handleExtractArtifact(ctx context.Context, c *core.Call) (any, error) {
 		return nil, err
 	}
 	defer g.Close()
-	var ids []string
-	if raw, ok := c.Args["occurrence_ids"].([]any); ok {
-		for _, v := range raw {
-			ids = append(ids, v.(string))
-		}
-	}
-	items, lims, err := g.selectExtraction(c.Op.Name, ids)
+	items, lims, err := g.selectExtraction(c.Op.Name, in.OccurrenceIDs)
 	if err != nil {
 		return nil, artifactError(ctx, c.Op.Name, err)
 	}
@@ -186,24 +202,25 @@ func handleExtractArtifact(ctx context.Context, c *core.Call) (any, error) {
 	return &core.Observation{Result: res, Limitations: res.Limitations, Unbound: unbound}, nil
 }
 
-// inspectResult is inspect_artifact's result.
-type inspectResult struct {
-	SchemaVersion        int                    `json:"schema_version"`
-	InspectionID         string                 `json:"inspection_id"`
-	Subject              inspectSubject         `json:"subject"`
-	Substeps             []inspectSubstep       `json:"substeps"`
-	Observations         []artifactEntryView    `json:"observations"`
-	DerivedRelationships []derivedRelationship  `json:"derived_relationships"`
-	Hypotheses           []artifactHypothesis   `json:"hypotheses"`
-	Contradictions       []inspectContradiction `json:"contradictions"`
-	UnexploredBranches   []unexploredBranch     `json:"unexplored_branches"`
-	NextProbes           []nextProbe            `json:"next_probes"`
-	Coverage             inspectCoverage        `json:"coverage"`
-	EvidenceLinks        []string               `json:"evidence_links"`
-	Limitations          []string               `json:"limitations"`
+// InspectArtifactResult is inspect_artifact's result.
+type InspectArtifactResult struct {
+	SchemaVersion        int                                        `json:"schema_version"`
+	InspectionID         string                                     `json:"inspection_id"`
+	Subject              InspectArtifactResultSubject               `json:"subject"`
+	Substeps             []InspectArtifactResultSubstep             `json:"substeps"`
+	Observations         []Entry                                    `json:"observations"`
+	DerivedRelationships []InspectArtifactResultDerivedRelationship `json:"derived_relationships"`
+	Hypotheses           []InspectArtifactResultHypothese           `json:"hypotheses"`
+	Contradictions       []InspectArtifactResultContradiction       `json:"contradictions"`
+	UnexploredBranches   []InspectArtifactResultUnexploredBranche   `json:"unexplored_branches"`
+	NextProbes           []InspectArtifactResultNextProbe           `json:"next_probes"`
+	Coverage             InspectArtifactResultCoverage              `json:"coverage"`
+	EvidenceLinks        []string                                   `json:"evidence_links"`
+	Limitations          []string                                   `json:"limitations"`
 }
 
-type inspectSubject struct {
+// InspectArtifactResultSubject is the inspected graph and the inventory Evidence it built on.
+type InspectArtifactResultSubject struct {
 	RootArtifactID      string `json:"root_artifact_id"`
 	RootSHA256          string `json:"root_sha256"`
 	RootFormat          string `json:"root_format"`
@@ -213,26 +230,30 @@ type inspectSubject struct {
 	InventoryEvidenceID string `json:"inventory_evidence_id"`
 }
 
-type inspectSubstep struct {
+// InspectArtifactResultSubstep is one step of an inspection and what it counted.
+type InspectArtifactResultSubstep struct {
 	Name   string `json:"name"`
 	Status string `json:"status"`
 	Count  int    `json:"count"`
 }
 
-type derivedRelationship struct {
+// InspectArtifactResultDerivedRelationship is a relation between two paths (a source map and its script).
+type InspectArtifactResultDerivedRelationship struct {
 	Relation string `json:"relation"`
 	From     string `json:"from_logical_path"`
 	To       string `json:"to_logical_path"`
 	EdgeID   string `json:"edge_id"`
 }
 
-type artifactHypothesis struct {
+// InspectArtifactResultHypothese is an inferred statement with the paths it rests on.
+type InspectArtifactResultHypothese struct {
 	Statement  string   `json:"statement"`
 	Confidence string   `json:"confidence"`
 	Basis      []string `json:"basis"`
 }
 
-type inspectContradiction struct {
+// InspectArtifactResultContradiction is an integrity contradiction as an inspection states it.
+type InspectArtifactResultContradiction struct {
 	ContradictionID string `json:"contradiction_id"`
 	OccurrenceID    string `json:"occurrence_id"`
 	DeclaredSHA256  string `json:"declared_sha256"`
@@ -241,19 +262,22 @@ type inspectContradiction struct {
 	Statement       string `json:"statement"`
 }
 
-type unexploredBranch struct {
+// InspectArtifactResultUnexploredBranche is a container left unexplored, and why.
+type InspectArtifactResultUnexploredBranche struct {
 	OccurrenceID string `json:"occurrence_id"`
 	LogicalPath  string `json:"logical_path"`
 	Reason       string `json:"reason"`
 }
 
-type nextProbe struct {
+// InspectArtifactResultNextProbe is a suggested call: an operation and its arguments (an open object: that tool's input).
+type InspectArtifactResultNextProbe struct {
 	Operation string         `json:"operation"`
 	Arguments map[string]any `json:"arguments"`
 	Reason    string         `json:"reason"`
 }
 
-type inspectCoverage struct {
+// InspectArtifactResultCoverage counts what an inspection covered.
+type InspectArtifactResultCoverage struct {
 	Occurrences        int  `json:"occurrences"`
 	Files              int  `json:"files"`
 	HashedFiles        int  `json:"hashed_files"`
@@ -264,7 +288,11 @@ type inspectCoverage struct {
 }
 
 func handleInspectArtifact(ctx context.Context, c *core.Call) (any, error) {
-	req, unbound, err := artifactRequestOf(c)
+	in, err := core.Input[InspectArtifactInput](c)
+	if err != nil {
+		return nil, err
+	}
+	req, unbound, err := artifactRequestOf(c, in)
 	if err != nil {
 		return nil, err
 	}
@@ -288,19 +316,19 @@ func handleInspectArtifact(ctx context.Context, c *core.Call) (any, error) {
 	if _, err := c.Retain(ev); err != nil {
 		return nil, err
 	}
-	res := g.inspection(string(ev.EvidenceID), c.Args)
+	res := g.inspection(string(ev.EvidenceID), in.Path)
 	return &core.Observation{Result: res, Limitations: res.Limitations, Links: []core.EvidenceID{ev.EvidenceID}, Locations: artifactLocations(g),
 		Unbound: unbound, Confidence: core.ConfidenceDerived}, nil
 }
 
 // inspection summarizes a graph.
-func (g *Graph) inspection(invID string, args map[string]any) *inspectResult {
+func (g *Graph) inspection(invID string, pathArg string) *InspectArtifactResult {
 	views := entryViews(g.Nodes, g.Occurrences, g.Edges)
-	r := &inspectResult{SchemaVersion: artifactSchemaVersion, Observations: views, EvidenceLinks: []string{invID},
-		Subject: inspectSubject{RootArtifactID: g.Manifest.RootArtifactID, RootSHA256: g.Manifest.RootSHA256, RootFormat: g.Manifest.RootFormat,
+	r := &InspectArtifactResult{SchemaVersion: artifactSchemaVersion, Observations: views, EvidenceLinks: []string{invID},
+		Subject: InspectArtifactResultSubject{RootArtifactID: g.Manifest.RootArtifactID, RootSHA256: g.Manifest.RootSHA256, RootFormat: g.Manifest.RootFormat,
 			ManifestID: g.Manifest.ManifestID, GraphSHA256: g.Manifest.GraphSHA256, OccurrenceCount: g.Manifest.OccurrenceCount, InventoryEvidenceID: invID},
-		DerivedRelationships: []derivedRelationship{}, Hypotheses: []artifactHypothesis{}, Contradictions: []inspectContradiction{},
-		UnexploredBranches: []unexploredBranch{}, NextProbes: []nextProbe{}, Limitations: slices.Clone(g.Limitations)}
+		DerivedRelationships: []InspectArtifactResultDerivedRelationship{}, Hypotheses: []InspectArtifactResultHypothese{}, Contradictions: []InspectArtifactResultContradiction{},
+		UnexploredBranches: []InspectArtifactResultUnexploredBranche{}, NextProbes: []InspectArtifactResultNextProbe{}, Limitations: slices.Clone(g.Limitations)}
 	pathOf := map[string]string{}
 	for _, o := range g.Occurrences {
 		pathOf[o.OccurrenceID] = o.LogicalPath
@@ -327,7 +355,7 @@ func (g *Graph) inspection(invID string, args map[string]any) *inspectResult {
 		}
 		if it.opaque != "" {
 			cov.OpaqueContainers++
-			r.UnexploredBranches = append(r.UnexploredBranches, unexploredBranch{OccurrenceID: it.occurrenceID, LogicalPath: it.Path, Reason: it.opaque})
+			r.UnexploredBranches = append(r.UnexploredBranches, InspectArtifactResultUnexploredBranche{OccurrenceID: it.occurrenceID, LogicalPath: it.Path, Reason: it.opaque})
 		}
 		switch it.class.kind {
 		case "native-addon":
@@ -345,7 +373,7 @@ func (g *Graph) inspection(invID string, args map[string]any) *inspectResult {
 		}
 		return "partial"
 	}
-	r.Substeps = []inspectSubstep{
+	r.Substeps = []InspectArtifactResultSubstep{
 		{"traverse", "completed", cov.Occurrences},
 		{"hash", status(cov.UnavailableFiles == 0), cov.HashedFiles},
 		{"verify-declared-integrity", "completed", declared},
@@ -358,25 +386,23 @@ func (g *Graph) inspection(invID string, args map[string]any) *inspectResult {
 		}
 		from := pathOf[e.OccurrenceID]
 		to := path.Clean(strings.TrimSuffix(from, ".map"))
-		r.DerivedRelationships = append(r.DerivedRelationships, derivedRelationship{Relation: e.Relation, From: from, To: to, EdgeID: e.EdgeID})
+		r.DerivedRelationships = append(r.DerivedRelationships, InspectArtifactResultDerivedRelationship{Relation: e.Relation, From: from, To: to, EdgeID: e.EdgeID})
 	}
 	for _, c := range g.Contradictions {
 		state := ""
 		if c.Unpacked {
 			state = " (unpacked companion)"
 		}
-		r.Contradictions = append(r.Contradictions, inspectContradiction{ContradictionID: c.ContradictionID, OccurrenceID: c.OccurrenceID,
+		r.Contradictions = append(r.Contradictions, InspectArtifactResultContradiction{ContradictionID: c.ContradictionID, OccurrenceID: c.OccurrenceID,
 			DeclaredSHA256: c.DeclaredSHA256, ObservedSHA256: c.ObservedSHA256, EvidenceID: invID,
 			Statement: fmt.Sprintf("%s%s: the container declares sha256 %s but the bytes hash to %s.", c.LogicalPath, state, c.DeclaredSHA256, c.ObservedSHA256)})
 	}
-	pathArg := map[string]any{}
-	if p, ok := args["path"]; ok {
-		pathArg["path"] = p
-	}
+	// A next probe's arguments: those of the tool it names (an open
+	// object), with this call's path when it was given.
 	with := func(extra map[string]any) map[string]any {
 		m := map[string]any{}
-		for k, v := range pathArg {
-			m[k] = v
+		if pathArg != "" {
+			m["path"] = pathArg
 		}
 		for k, v := range extra {
 			m[k] = v
@@ -384,7 +410,7 @@ func (g *Graph) inspection(invID string, args map[string]any) *inspectResult {
 		return m
 	}
 	if len(addons) > 0 {
-		r.Hypotheses = append(r.Hypotheses, artifactHypothesis{Confidence: core.ConfidenceInferred, Basis: firstN(addons, 20),
+		r.Hypotheses = append(r.Hypotheses, InspectArtifactResultHypothese{Confidence: core.ConfidenceInferred, Basis: firstN(addons, 20),
 			Statement: fmt.Sprintf("The application ships %d native add-on(s) that run with the host process's privileges.", len(addons))})
 		var ids []any
 		for _, it := range g.Items {
@@ -392,11 +418,11 @@ func (g *Graph) inspection(invID string, args map[string]any) *inspectResult {
 				ids = append(ids, it.occurrenceID)
 			}
 		}
-		r.NextProbes = append(r.NextProbes, nextProbe{Operation: "extract_artifact", Arguments: with(map[string]any{"occurrence_ids": ids}),
+		r.NextProbes = append(r.NextProbes, InspectArtifactResultNextProbe{Operation: "extract_artifact", Arguments: with(map[string]any{"occurrence_ids": ids}),
 			Reason: "Write the native add-ons to disk, then open each with open_binary to analyze it."})
 	}
 	if len(maps) > 0 {
-		r.Hypotheses = append(r.Hypotheses, artifactHypothesis{Confidence: core.ConfidenceInferred, Basis: firstN(maps, 20),
+		r.Hypotheses = append(r.Hypotheses, InspectArtifactResultHypothese{Confidence: core.ConfidenceInferred, Basis: firstN(maps, 20),
 			Statement: fmt.Sprintf("%d source map(s) are shipped; original source names and text may be recoverable from them.", len(maps))})
 	}
 	if g.Manifest.RootFormat == "asar" || g.hasASAR() {
@@ -406,15 +432,15 @@ func (g *Graph) inspection(invID string, args map[string]any) *inspectResult {
 				basis = append(basis, it.Path)
 			}
 		}
-		r.Hypotheses = append(r.Hypotheses, artifactHypothesis{Confidence: core.ConfidenceInferred, Basis: firstN(basis, 20),
+		r.Hypotheses = append(r.Hypotheses, InspectArtifactResultHypothese{Confidence: core.ConfidenceInferred, Basis: firstN(basis, 20),
 			Statement: fmt.Sprintf("This is (or contains) an Electron application archive with %d JavaScript file(s).", len(js))})
 	}
 	if len(r.Contradictions) > 0 {
-		r.NextProbes = append(r.NextProbes, nextProbe{Operation: "extract_artifact", Arguments: with(map[string]any{"integrity_policy": integrityRecord}),
+		r.NextProbes = append(r.NextProbes, InspectArtifactResultNextProbe{Operation: "extract_artifact", Arguments: with(map[string]any{"integrity_policy": integrityRecord}),
 			Reason: "Materialize the observed bytes of the contradicted entries and compare them with a trusted build."})
 	}
 	for _, u := range r.UnexploredBranches {
-		r.NextProbes = append(r.NextProbes, nextProbe{Operation: "extract_artifact", Arguments: with(map[string]any{"occurrence_ids": []any{u.OccurrenceID}}),
+		r.NextProbes = append(r.NextProbes, InspectArtifactResultNextProbe{Operation: "extract_artifact", Arguments: with(map[string]any{"occurrence_ids": []any{u.OccurrenceID}}),
 			Reason: "Extract " + u.LogicalPath + ", then run inventory_artifact on the extracted file to see inside it."})
 		if len(r.NextProbes) >= 20 {
 			break
@@ -438,10 +464,18 @@ func firstN(s []string, n int) []string { return s[:min(len(s), n)] }
 
 func handleCompareArtifacts(ctx context.Context, c *core.Call) (any, error) {
 	op := c.Op.Name
+	in, err := core.Input[CompareArtifactsInput](c)
+	if err != nil {
+		return nil, err
+	}
+	maxDiffs := 1000
+	if in.MaxDifferences != nil {
+		maxDiffs = *in.MaxDifferences
+	}
 	var sides [2]*compareSide
 	var links []core.EvidenceID
 	for i, name := range []string{"left", "right"} {
-		ev, err := resolveEvidenceArg(c, name)
+		ev, err := resolveEvidenceArg(c, name, [2]json.RawMessage{in.Left, in.Right}[i])
 		if err != nil {
 			return nil, err
 		}
@@ -451,7 +485,7 @@ func handleCompareArtifacts(ctx context.Context, c *core.Call) (any, error) {
 		links = append(links, ev.EvidenceID)
 	}
 	c.Observe(fmt.Sprintf("comparing %d and %d entries", sides[0].Entries, sides[1].Entries))
-	res, err := compareArtifacts(ctx, sides[0], sides[1], core.IntArg(c.Args, "max_differences", 1000))
+	res, err := compareArtifacts(ctx, sides[0], sides[1], maxDiffs)
 	if err != nil {
 		return nil, err
 	}
@@ -466,11 +500,15 @@ func handleCompareArtifacts(ctx context.Context, c *core.Call) (any, error) {
 // resolveEvidenceArg returns the Evidence an argument names: a retained
 // reference from this connection's ledger, or an inline record whose ID is
 // verified.
-func resolveEvidenceArg(c *core.Call, name string) (*core.Evidence, error) {
-	m, _ := c.Args[name].(map[string]any)
+func resolveEvidenceArg(c *core.Call, name string, raw json.RawMessage) (*core.Evidence, error) {
 	ev, err := c.EvidenceArg(name)
-	if e, ok := err.(*core.Error); ok && m["kind"] != "retained-evidence" {
-		e.Message = c.Op.Name + ": " + name + ": " + e.Message // an inline record that does not parse
+	if e, ok := err.(*core.Error); ok {
+		var ref struct {
+			Kind string `json:"kind"`
+		}
+		if json.Unmarshal(raw, &ref) != nil || ref.Kind != "retained-evidence" {
+			e.Message = c.Op.Name + ": " + name + ": " + e.Message // an inline record that does not parse
+		}
 	}
 	return ev, err
 }

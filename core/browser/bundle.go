@@ -55,7 +55,7 @@ type findings struct {
 	seen          map[string]bool
 }
 
-func (f *findings) add(list *[]any, item map[string]any) {
+func addFinding[T any](f *findings, list *[]T, item T) {
 	k := core.MustDigest(item)
 	if f.seen[k] {
 		return
@@ -134,11 +134,18 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 		return nil, &core.Error{Code: core.CodeCapabilityUnavailable, Message: op + ": no JavaScript engine is wired into this build",
 			Details: map[string]any{"provider_id": "rea-js", "operation": op, "reason": "engine_missing"}}
 	}
-	req, err := inspectRequest(op, c.Args, true)
+	in, err := core.Input[AnalyzeWebBundleInput](c)
 	if err != nil {
 		return nil, err
 	}
-	fetchMaps := boolArg(c.Args, "fetch_source_maps")
+	req, err := inspectRequest(op, InspectWebPageInput{CdpEndpoint: in.CdpEndpoint, TargetID: in.TargetID, AllowedOrigins: in.AllowedOrigins,
+		IncludeAccessibilityText: in.IncludeAccessibilityText, IncludeConsoleText: in.IncludeConsoleText, IncludeJSONBodyShapes: in.IncludeJSONBodyShapes,
+		IncludeStorageFingerprints: in.IncludeStorageFingerprints, IncludeStorageKeys: in.IncludeStorageKeys,
+		IncludeWebsocketShapes: in.IncludeWebsocketShapes, ObservationMS: in.ObservationMS}, true)
+	if err != nil {
+		return nil, err
+	}
+	fetchMaps := flag(in.FetchSourceMaps)
 	maps := c.SourceMaps()
 	c.Observe(fmt.Sprintf("capturing page scripts over %d ms", req.ObservationMS))
 	pc, err := b.InspectPage(ctx, req)
@@ -146,7 +153,7 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 		return nil, browserErr(op, err)
 	}
 	insp := normalizeInspection(pc, req)
-	items := insp["scripts"].(map[string]any)["items"].([]any)
+	items := insp.Scripts.Items
 	// Script keys in normalized order; match them back to raw sources.
 	var scripts []bundleScript
 	bySrc := map[string][]ports.BrowserScript{}
@@ -154,24 +161,28 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 		bySrc[s.URL+"\x00"+s.CDPHash] = append(bySrc[s.URL+"\x00"+s.CDPHash], s)
 	}
 	for _, it := range items {
-		m := it.(map[string]any)
-		k := m["url"].(string) + "\x00" + m["cdp_hash"].(string)
+		k := it.URL + "\x00" + it.CdpHash
 		l := bySrc[k]
 		if len(l) == 0 {
 			continue
 		}
-		scripts = append(scripts, bundleScript{m["script_key"].(string), l[0], m})
+		scripts = append(scripts, bundleScript{it.ScriptKey, l[0]})
 		bySrc[k] = l[1:]
 	}
-	f := &findings{left: core.IntArg(c.Args, "max_findings", 1000), seen: map[string]bool{}}
-	nodes, edges, routes, endpoints, decls, artifacts := []any{}, []any{}, []any{}, []any{}, []any{}, []any{}
-	var unknowns []any
+	maxFindings := 1000
+	if in.MaxFindings != nil {
+		maxFindings = *in.MaxFindings
+	}
+	f := &findings{left: maxFindings, seen: map[string]bool{}}
+	nodes, edges, routes, endpoints := []BundleChunkNode{}, []BundleChunkEdge{}, []BundleRoute{}, []BundleEndpoint{}
+	decls, artifacts := []BundleWebMCPDeclaration{}, []BundleSourceArtifact{}
+	unknowns := []AnalyzeWebBundleResultUnknown{}
 	var noSource, parseFailed []string
 	parsed := 0
 	type basis struct{ kind, value, conf string }
-	inferred := map[basis][]any{}
+	inferred := map[basis][]BundleBasis{}
 	var inferOrder []basis
-	infer := func(bs basis, b map[string]any) {
+	infer := func(bs basis, b BundleBasis) {
 		if _, ok := inferred[bs]; !ok {
 			inferOrder = append(inferOrder, bs)
 		}
@@ -191,9 +202,9 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 		}
 		sum := sha256.Sum256(src)
 		digest := hex.EncodeToString(sum[:])
-		nodes = append(nodes, map[string]any{"script_key": s.key, "url": s.raw.URL, "artifact_sha256": digest, "bytes": len(src)})
-		artifacts = append(artifacts, map[string]any{"script_key": s.key, "url": s.raw.URL, "sha256": digest, "bytes": len(src),
-			"media_type": "text/javascript", "text_available": true})
+		nodes = append(nodes, BundleChunkNode{ScriptKey: s.key, URL: s.raw.URL, ArtifactSHA256: digest, Bytes: len(src)})
+		artifacts = append(artifacts, BundleSourceArtifact{ScriptKey: s.key, URL: s.raw.URL, SHA256: digest, Bytes: len(src),
+			MediaType: "text/javascript", TextAvailable: true})
 		facts, err := eng.Facts(ctx, ports.JSRequest{Path: s.raw.URL, Source: src})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -207,9 +218,9 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 		} else {
 			parsed++
 		}
-		loc := func(off int64) map[string]any {
+		loc := func(off int64) BundleLocation {
 			l, c := lineCol(src, off)
-			return map[string]any{"script_key": s.key, "line": l, "column": c}
+			return BundleLocation{ScriptKey: s.key, Line: l, Column: c}
 		}
 		base, _ := url.Parse(s.raw.URL)
 		for _, im := range facts.Imports {
@@ -229,17 +240,18 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 			default:
 				continue
 			}
-			var resolved any
+			var resolved *string
 			if base != nil && (strings.HasPrefix(im.Specifier, ".") || strings.HasPrefix(im.Specifier, "/") || strings.Contains(im.Specifier, "://")) {
 				if u, err := base.Parse(im.Specifier); err == nil {
-					resolved = sanitizeEndpoint(u.String())
+					r := sanitizeEndpoint(u.String())
+					resolved = &r
 				}
 			}
 			spec := im.Specifier
 			if len(spec) > 4096 {
 				spec = spec[:4096]
 			}
-			f.add(&edges, map[string]any{"from_script_key": s.key, "kind": kind, "specifier": spec, "resolved_url": resolved, "location": loc(im.Offset)})
+			addFinding(f, &edges, BundleChunkEdge{FromScriptKey: s.key, Kind: kind, Specifier: spec, ResolvedURL: resolved, Location: loc(im.Offset)})
 		}
 		for _, call := range facts.Calls {
 			last := lastSegment(call.Callee)
@@ -253,60 +265,61 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 			}
 			switch {
 			case routeCalls[last] && ok0:
-				f.add(&routes, map[string]any{"script_key": s.key, "value": a0, "detector": "call:" + last, "location": loc(call.Offset)})
+				addFinding(f, &routes, BundleRoute{ScriptKey: s.key, Value: a0, Detector: "call:" + last, Location: loc(call.Offset)})
 				fw := "Generic route registration API"
 				if last == "useRoutes" || last == "createBrowserRouter" {
 					fw = "React Router-compatible route API"
 				}
-				infer(basis{"route_framework", fw, "medium"}, map[string]any{"script_key": s.key, "artifact_sha256": digest, "line": loc(call.Offset)["line"], "column": loc(call.Offset)["column"], "detector": "call:" + last})
+				at := loc(call.Offset)
+				infer(basis{"route_framework", fw, "medium"}, BundleBasis{ScriptKey: s.key, ArtifactSHA256: digest, Line: at.Line, Column: at.Column, Detector: "call:" + last})
 			case (call.Callee == "fetch" || last == "fetch" || call.Callee == "WebSocket" && call.New) && ok0:
 				kind := "fetch"
 				if call.Callee == "WebSocket" {
 					kind = "websocket"
 				}
-				f.add(&endpoints, map[string]any{"script_key": s.key, "kind": kind, "value": sanitizeEndpoint(a0), "location": loc(call.Offset)})
+				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: kind, Value: sanitizeEndpoint(a0), Location: loc(call.Offset)})
 			case last == "open" && strings.Contains(call.Callee, ".") && ok1:
-				f.add(&endpoints, map[string]any{"script_key": s.key, "kind": "xhr_open", "value": sanitizeEndpoint(a1), "location": loc(call.Offset)})
+				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: "xhr_open", Value: sanitizeEndpoint(a1), Location: loc(call.Offset)})
 			case endpointMethods[last] && strings.Contains(call.Callee, ".") && ok0:
-				f.add(&endpoints, map[string]any{"script_key": s.key, "kind": "http_" + last, "value": sanitizeEndpoint(a0), "location": loc(call.Offset)})
+				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: "http_" + last, Value: sanitizeEndpoint(a0), Location: loc(call.Offset)})
 			case strings.HasSuffix(call.Callee, "modelContext.registerTool") && len(call.Args) > 0 && call.Args[0].Kind == ports.JSValObject:
-				d := map[string]any{"name": "", "description": "", "schema_property_names": []string{}, "trust": "page-declared-untrusted", "location": loc(call.Offset)}
+				d := BundleWebMCPDeclaration{SchemaPropertyNames: []string{}, Trust: "page-declared-untrusted", Location: loc(call.Offset)}
 				for _, p := range call.Args[0].Props {
 					switch p.Key {
 					case "name":
 						if v, ok := literal(p.Value); ok {
-							d["name"] = truncate(v, 256)
+							d.Name = truncate(v, 256)
 						}
 					case "description":
 						if v, ok := literal(p.Value); ok {
-							d["description"] = truncate(v, 2048)
+							d.Description = truncate(v, 2048)
 						}
 					case "inputSchema":
-						d["schema_property_names"] = schemaProps(p.Value)
+						d.SchemaPropertyNames = schemaProps(p.Value)
 					}
 				}
-				f.add(&decls, d)
+				addFinding(f, &decls, d)
 			}
 			for _, a := range call.Args {
 				routeProps(a, func(k, v string, off int64) {
-					f.add(&routes, map[string]any{"script_key": s.key, "value": v, "detector": "property:" + k, "location": loc(off)})
+					addFinding(f, &routes, BundleRoute{ScriptKey: s.key, Value: v, Detector: "property:" + k, Location: loc(off)})
 				})
 			}
 		}
 		for _, p := range inferencePatterns {
 			if i := bytes.Index(src, []byte(p.pattern)); i >= 0 {
 				l, col := lineCol(src, int64(i))
-				infer(basis{p.kind, p.value, p.confidence}, map[string]any{"script_key": s.key, "artifact_sha256": digest, "line": l, "column": col, "detector": p.pattern})
+				infer(basis{p.kind, p.value, p.confidence}, BundleBasis{ScriptKey: s.key, ArtifactSHA256: digest, Line: l, Column: col, Detector: p.pattern})
 			}
 		}
 	}
 	if len(noSource) > 0 {
-		unknowns = append(unknowns, map[string]any{"dimension": "script_source", "reason": "source was not captured (limits or browser)", "affected_script_keys": noSource})
+		unknowns = append(unknowns, AnalyzeWebBundleResultUnknown{Dimension: "script_source", Reason: "source was not captured (limits or browser)", AffectedScriptKeys: noSource})
 	}
 	if len(parseFailed) > 0 {
-		unknowns = append(unknowns, map[string]any{"dimension": "javascript_ast", "reason": "source did not parse completely", "affected_script_keys": parseFailed})
+		unknowns = append(unknowns, AnalyzeWebBundleResultUnknown{Dimension: "javascript_ast", Reason: "source did not parse completely", AffectedScriptKeys: parseFailed})
 	}
-	inferences := make([]any, 0, len(inferOrder))
+	inferences := make([]AnalyzeWebBundleResultInference, 0, len(inferOrder))
 	sort.Slice(inferOrder, func(i, j int) bool {
 		a, b := inferOrder[i], inferOrder[j]
 		if a.kind != b.kind {
@@ -318,22 +331,23 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 	for _, bs := range inferOrder {
 		k := [2]string{bs.kind, bs.value}
 		if i, ok := merged[k]; ok {
-			m := inferences[i].(map[string]any)
-			m["basis"] = append(m["basis"].([]any), inferred[bs]...)
+			m := &inferences[i]
+			m.Basis = append(m.Basis, inferred[bs]...)
 			if bs.conf == "high" {
-				m["confidence"] = "high"
+				m.Confidence = "high"
 			}
 			continue
 		}
 		merged[k] = len(inferences)
-		inferences = append(inferences, map[string]any{"kind": bs.kind, "value": bs.value, "confidence": bs.conf, "basis": append([]any{}, inferred[bs]...)})
+		inferences = append(inferences, AnalyzeWebBundleResultInference{Kind: bs.kind, Value: bs.value, Confidence: bs.conf,
+			Basis: append([]BundleBasis{}, inferred[bs]...)})
 	}
 	sm, smUnknown, err := sourceMaps(ctx, c, maps, fetchMaps, scripts2maps(scripts), pc.AllowedOrigins)
 	if err != nil {
 		return nil, err
 	}
 	if smUnknown != nil {
-		unknowns = append(unknowns, smUnknown)
+		unknowns = append(unknowns, *smUnknown)
 	}
 	status := "complete"
 	if len(unknowns) > 0 || f.dropped > 0 {
@@ -341,13 +355,13 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 	}
 	lims := []string{"Analysis is syntactic: code is parsed, never run; values computed at run time are not resolved.",
 		"Scripts come from a passive capture: only scripts parsed during or before the observation window in scope are seen."}
-	res := map[string]any{"schema_version": 1,
-		"capture": map[string]any{"target_url": pc.Target.URL, "scripts_observed": pc.ScriptsTotal, "scripts_analyzed": len(nodes), "source_artifacts": artifacts},
-		"observations": map[string]any{"chunks": map[string]any{"nodes": nodes, "edges": edges}, "routes": routes, "endpoints": endpoints,
-			"webmcp_declarations": decls, "source_maps": sm},
-		"inferences": inferences, "unknowns": core.NonNil(unknowns),
-		"completeness": map[string]any{"status": status, "parsed_scripts": parsed, "parse_failures": len(parseFailed), "dropped_findings": f.dropped},
-		"limitations":  lims}
+	res := &AnalyzeWebBundleResult{SchemaVersion: 1,
+		Capture: AnalyzeWebBundleResultCapture{TargetURL: pc.Target.URL, ScriptsObserved: pc.ScriptsTotal, ScriptsAnalyzed: len(nodes), SourceArtifacts: artifacts},
+		Observations: AnalyzeWebBundleResultObservations{Chunks: AnalyzeWebBundleResultObservationsChunks{Nodes: nodes, Edges: edges}, Routes: routes,
+			Endpoints: endpoints, WebMCPDeclarations: decls, SourceMaps: sm},
+		Inferences: inferences, Unknowns: unknowns,
+		Completeness: AnalyzeWebBundleResultCompleteness{Status: status, ParsedScripts: parsed, ParseFailures: len(parseFailed), DroppedFindings: f.dropped},
+		Limitations:  lims}
 	return observed(b.Info(), pc.Browser, "rea.web-bundle-analysis/v1", res, nil), nil
 }
 
@@ -398,7 +412,6 @@ type mapRef struct{ key, url string }
 type bundleScript struct {
 	key string
 	raw ports.BrowserScript
-	m   map[string]any
 }
 
 func scripts2maps(ss []bundleScript) []mapRef {
@@ -413,19 +426,20 @@ func scripts2maps(ss []bundleScript) []mapRef {
 
 const maxSourceMaps = 100
 
-func sourceMaps(ctx context.Context, c *core.Call, f ports.SourceMapFetcher, requested bool, refs []mapRef, origins []string) (map[string]any, any, error) {
+func sourceMaps(ctx context.Context, c *core.Call, f ports.SourceMapFetcher, requested bool, refs []mapRef, origins []string) (AnalyzeWebBundleResultObservationsSourceMaps, *AnalyzeWebBundleResultUnknown, error) {
+	type out = AnalyzeWebBundleResultObservationsSourceMaps
 	if !requested {
-		return map[string]any{"status": "not_requested", "requested": 0, "processed": 0, "items": []any{}}, nil, nil
+		return out{Status: "not_requested", Items: []BundleSourceMap{}}, nil, nil
 	}
 	if f == nil {
 		keys := make([]string, len(refs))
 		for i, r := range refs {
 			keys[i] = r.key
 		}
-		return map[string]any{"status": "unavailable", "requested": len(refs), "processed": 0, "items": []any{}},
-			map[string]any{"dimension": "source_maps", "reason": "no source map fetcher is wired into this build", "affected_script_keys": keys}, nil
+		return out{Status: "unavailable", Requested: len(refs), Items: []BundleSourceMap{}},
+			&AnalyzeWebBundleResultUnknown{Dimension: "source_maps", Reason: "no source map fetcher is wired into this build", AffectedScriptKeys: keys}, nil
 	}
-	items := []any{}
+	items := []BundleSourceMap{}
 	included, processed := 0, 0
 	for i, r := range refs {
 		if i >= maxSourceMaps {
@@ -435,23 +449,25 @@ func sourceMaps(ctx context.Context, c *core.Call, f ports.SourceMapFetcher, req
 		got, err := f.FetchSourceMap(ctx, ports.SourceMapRequest{URL: r.url, AllowedOrigins: origins})
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, nil, ctx.Err()
+				return out{}, nil, ctx.Err()
 			}
-			items = append(items, map[string]any{"script_key": r.key, "declared_url": r.url, "status": "fetch_failed", "artifact": nil, "original_sources": []any{}, "limitation": err.Error()})
+			msg := err.Error()
+			items = append(items, BundleSourceMap{ScriptKey: r.key, DeclaredURL: r.url, Status: "fetch_failed", OriginalSources: []BundleOriginalSource{}, Limitation: &msg})
 			processed++
 			continue
 		}
 		processed++
-		item := map[string]any{"script_key": r.key, "declared_url": r.url, "status": got.Status, "artifact": nil, "original_sources": []any{}, "limitation": nullable(got.Reason)}
+		item := BundleSourceMap{ScriptKey: r.key, DeclaredURL: r.url, Status: got.Status, OriginalSources: []BundleOriginalSource{}, Limitation: core.OptString(got.Reason)}
 		if got.Status == "included" {
 			if srcs, ok := parseV3(got.Body); ok {
 				sum := sha256.Sum256(got.Body)
 				h := hex.EncodeToString(sum[:])
-				item["artifact"] = map[string]any{"uri": "rea://web-content/sha256/" + h, "sha256": h, "bytes": len(got.Body), "media_type": "application/json"}
-				item["original_sources"] = srcs
+				item.Artifact = &BundleSourceMapArtifact{URI: "rea://web-content/sha256/" + h, SHA256: h, Bytes: len(got.Body), MediaType: "application/json"}
+				item.OriginalSources = srcs
 				included++
 			} else {
-				item["status"], item["limitation"] = "invalid", "not a v3 source map"
+				lim := "not a v3 source map"
+				item.Status, item.Limitation = "invalid", &lim
 			}
 		}
 		items = append(items, item)
@@ -468,11 +484,11 @@ func sourceMaps(ctx context.Context, c *core.Call, f ports.SourceMapFetcher, req
 	if len(refs) == 0 {
 		status = "included"
 	}
-	return map[string]any{"status": status, "requested": len(refs), "processed": processed, "items": items}, nil, nil
+	return out{Status: status, Requested: len(refs), Processed: processed, Items: items}, nil, nil
 }
 
 // parseV3 checks the v3 envelope and lists its original sources.
-func parseV3(b []byte) ([]any, bool) {
+func parseV3(b []byte) ([]BundleOriginalSource, bool) {
 	var m struct {
 		Version        int               `json:"version"`
 		Sources        []*string         `json:"sources"`
@@ -484,21 +500,21 @@ func parseV3(b []byte) ([]any, bool) {
 	if json.Unmarshal(b, &m) != nil || m.Version != 3 || (m.Mappings == nil && m.Sections == nil) || len(m.Sections) > 10000 {
 		return nil, false
 	}
-	out := []any{}
+	out := []BundleOriginalSource{}
 	for i, s := range m.Sources {
 		if s == nil {
 			continue
 		}
-		var art any
+		var art *BundleOriginalSourceArtifact
 		if i < len(m.SourcesContent) && m.SourcesContent[i] != nil {
 			sum := sha256.Sum256([]byte(*m.SourcesContent[i]))
 			mt := "text/javascript"
 			if strings.Contains(*s, ".ts") {
 				mt = "text/typescript"
 			}
-			art = map[string]any{"sha256": hex.EncodeToString(sum[:]), "bytes": len(*m.SourcesContent[i]), "media_type": mt}
+			art = &BundleOriginalSourceArtifact{SHA256: hex.EncodeToString(sum[:]), Bytes: len(*m.SourcesContent[i]), MediaType: mt}
 		}
-		out = append(out, map[string]any{"source": *s, "artifact": art})
+		out = append(out, BundleOriginalSource{Source: *s, Artifact: art})
 	}
 	return out, true
 }

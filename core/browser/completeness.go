@@ -20,7 +20,7 @@ var unavailableReasons = map[string]bool{"provider_unavailable": true, "invalid_
 var pageAttachLimited = []string{"network_requests", "console_events", "websocket_connections", "websocket_frames", "metadata"}
 
 // completeness derives the ledger object from the engine's counts.
-func completeness(c ports.BrowserCompleteness, attachLimited []string) map[string]any {
+func completeness(c ports.BrowserCompleteness, attachLimited []string) WebCompleteness {
 	set := func() map[string]bool { return map[string]bool{} }
 	policy, attach, trunc, unavail := set(), set(), set(), set()
 	for _, s := range attachLimited {
@@ -51,30 +51,30 @@ func completeness(c ports.BrowserCompleteness, attachLimited []string) map[strin
 		trunc[s] = true
 	}
 	d := c.Dropped
-	dropped := map[string]any{"scripts": d.Scripts, "network_requests": d.NetworkRequests, "console_events": d.ConsoleEvents,
-		"websocket_connections": d.WebSocketConnections, "websocket_frames": d.WebSocketFrames, "webmcp_tools": d.WebMCPTools,
-		"timeline_events": d.TimelineEvents}
-	total := 0
-	for kind, n := range dropped {
-		if n.(int) > 0 {
-			total += n.(int)
-			if kind == "timeline_events" {
-				trunc["timeline"] = true
-			} else {
-				trunc[kind] = true
-			}
+	dropped := WebCompletenessDroppedEvents{Scripts: d.Scripts, NetworkRequests: d.NetworkRequests, ConsoleEvents: d.ConsoleEvents,
+		WebsocketConnections: d.WebSocketConnections, WebsocketFrames: d.WebSocketFrames, WebMCPTools: d.WebMCPTools,
+		TimelineEvents: d.TimelineEvents}
+	for _, k := range []struct {
+		section string
+		n       int
+	}{{"scripts", d.Scripts}, {"network_requests", d.NetworkRequests}, {"console_events", d.ConsoleEvents},
+		{"websocket_connections", d.WebSocketConnections}, {"websocket_frames", d.WebSocketFrames}, {"webmcp_tools", d.WebMCPTools},
+		{"timeline", d.TimelineEvents}} {
+		if k.n > 0 {
+			dropped.Total += k.n
+			trunc[k.section] = true
 		}
 	}
-	dropped["total"] = total
 	sort.Slice(order, func(i, j int) bool {
 		if order[i].s != order[j].s {
 			return order[i].s < order[j].s
 		}
 		return order[i].r < order[j].r
 	})
-	excluded := make([]any, 0, len(order))
+	excluded := make([]WebCompletenessExcludedItem, 0, len(order))
 	for _, k := range order {
-		excluded = append(excluded, map[string]any{"section": k.s, "reason": k.r, "count": counts[k]})
+		n := counts[k]
+		excluded = append(excluded, WebCompletenessExcludedItem{Section: k.s, Reason: k.r, Count: &n})
 	}
 	list := func(m map[string]bool) []string {
 		out := make([]string, 0, len(m))
@@ -106,10 +106,10 @@ func completeness(c ports.BrowserCompleteness, attachLimited []string) map[strin
 	if len(conds) == 0 {
 		conds = []string{"complete_within_window"}
 	}
-	return map[string]any{"status": status, "conditions": conds,
-		"policy_filtered_sections": list(policy), "attach_limited_sections": list(attach),
-		"truncated_sections": list(trunc), "unavailable_sections": list(unavail),
-		"excluded": excluded, "dropped_events": dropped}
+	return WebCompleteness{Status: status, Conditions: conds,
+		PolicyFilteredSections: list(policy), AttachLimitedSections: list(attach),
+		TruncatedSections: list(trunc), UnavailableSections: list(unavail),
+		Excluded: excluded, DroppedEvents: dropped}
 }
 
 // isoTime is BROWSER.md's ISO time with milliseconds and Z.

@@ -134,9 +134,9 @@ func environment(b ports.BrowserInfo, isolation string) *core.Environment {
 	return &core.Environment{ID: b.Product + "@" + b.Revision, Platform: runtime.GOOS, Architecture: arch, Isolation: isolation}
 }
 
-func browserJSON(b ports.BrowserInfo) map[string]any {
-	return map[string]any{"product": b.Product, "protocol_version": b.ProtocolVersion, "revision": b.Revision,
-		"user_agent": b.UserAgent, "js_version": b.JSVersion}
+func browserJSON(b ports.BrowserInfo) WebBrowser {
+	return WebBrowser{Product: b.Product, ProtocolVersion: b.ProtocolVersion, Revision: b.Revision,
+		UserAgent: b.UserAgent, JSVersion: b.JSVersion}
 }
 
 // observed wraps a normalized result as browser Evidence.
@@ -146,40 +146,18 @@ func observed(info ports.ProviderInfo, b ports.BrowserInfo, predicate string, re
 		Environment: environment(b, "none"), Limitations: limitations}
 }
 
-// strArgs reads a string array argument.
-func strArgs(args map[string]any, name string) []string {
-	l, _ := args[name].([]any)
-	out := make([]string, 0, len(l))
-	for _, v := range l {
-		if s, ok := v.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
-}
+// flag reads an optional boolean input (absent is false).
+func flag(p *bool) bool { return p != nil && *p }
 
-func boolArg(args map[string]any, name string) bool {
-	b, _ := args[name].(bool)
-	return b
-}
-
-// targetRef reads cdp_endpoint, target_id and allowed_origins.
-func targetRef(args map[string]any) ports.BrowserTargetRef {
-	ep, _ := core.StringArg(args, "cdp_endpoint")
-	id, _ := core.StringArg(args, "target_id")
-	return ports.BrowserTargetRef{Endpoint: ep, TargetID: id, AllowedOrigins: strArgs(args, "allowed_origins")}
-}
-
-func nullable(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-func nullableP[T any](p *T) any {
+// intOr reads an optional integer input, or its default.
+func intOr(p *int, def int) int {
 	if p == nil {
-		return nil
+		return def
 	}
 	return *p
+}
+
+// targetRef is the page a passive tool attaches to.
+func targetRef(endpoint, targetID string, allowedOrigins []string) ports.BrowserTargetRef {
+	return ports.BrowserTargetRef{Endpoint: endpoint, TargetID: targetID, AllowedOrigins: core.NonNil(allowedOrigins)}
 }

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"rea/core"
+	"rea/core/web"
 	"rea/ports"
 )
 
@@ -48,12 +49,12 @@ func opInspectPage() *core.Operation {
 }
 
 // inspectRequest reads the inspect options.
-func inspectRequest(op string, args map[string]any, sources bool) (ports.BrowserInspectRequest, error) {
-	req := ports.BrowserInspectRequest{Target: targetRef(args), ObservationMS: core.IntArg(args, "observation_ms", 500),
-		IncludeScriptSources: sources || boolArg(args, "include_script_sources"), IncludeConsoleText: boolArg(args, "include_console_text"),
-		IncludeAccessibilityText: boolArg(args, "include_accessibility_text"), IncludeStorageKeys: boolArg(args, "include_storage_keys"),
-		IncludeStorageFingerprints: boolArg(args, "include_storage_fingerprints"), IncludeJSONBodyShapes: boolArg(args, "include_json_body_shapes"),
-		IncludeWebSocketShapes: boolArg(args, "include_websocket_shapes")}
+func inspectRequest(op string, in InspectWebPageInput, sources bool) (ports.BrowserInspectRequest, error) {
+	req := ports.BrowserInspectRequest{Target: targetRef(in.CdpEndpoint, in.TargetID, in.AllowedOrigins), ObservationMS: intOr(in.ObservationMS, 500),
+		IncludeScriptSources: sources || flag(in.IncludeScriptSources), IncludeConsoleText: flag(in.IncludeConsoleText),
+		IncludeAccessibilityText: flag(in.IncludeAccessibilityText), IncludeStorageKeys: flag(in.IncludeStorageKeys),
+		IncludeStorageFingerprints: flag(in.IncludeStorageFingerprints), IncludeJSONBodyShapes: flag(in.IncludeJSONBodyShapes),
+		IncludeWebSocketShapes: flag(in.IncludeWebsocketShapes)}
 	if req.IncludeStorageFingerprints && !req.IncludeStorageKeys {
 		return req, core.InvalidRequest(op, core.Issue{Path: []any{"include_storage_fingerprints"}, Reason: core.ReasonInvalidValue,
 			Message: "include_storage_fingerprints needs include_storage_keys"})
@@ -66,7 +67,11 @@ func handleInspectPage(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	req, err := inspectRequest(c.Op.Name, c.Args, false)
+	in, err := core.Input[InspectWebPageInput](c)
+	if err != nil {
+		return nil, err
+	}
+	req, err := inspectRequest(c.Op.Name, in, false)
 	if err != nil {
 		return nil, err
 	}
@@ -81,130 +86,175 @@ func handleInspectPage(ctx context.Context, c *core.Call) (any, error) {
 }
 
 // normalizeInspection derives inspect_web_page's result from the raw capture.
-func normalizeInspection(pc *ports.BrowserPageCapture, req ports.BrowserInspectRequest) map[string]any {
-	frames := make([]any, len(pc.Frames))
+func normalizeInspection(pc *ports.BrowserPageCapture, req ports.BrowserInspectRequest) *InspectWebPageResult {
+	frames := make([]web.WebInspectionFrame, len(pc.Frames))
 	for i, f := range pc.Frames {
-		frames[i] = map[string]any{"frame_id": f.FrameID, "parent_frame_id": nullable(f.ParentFrameID), "url": f.URL, "origin": nullable(f.Origin)}
+		frames[i] = web.WebInspectionFrame{FrameID: f.FrameID, ParentFrameID: core.OptString(f.ParentFrameID), URL: f.URL, Origin: core.OptString(f.Origin)}
 	}
-	nodes := make([]any, len(pc.DOM.Nodes))
+	nodes := make([]web.WebInspectionDOMNode, len(pc.DOM.Nodes))
 	for i, n := range pc.DOM.Nodes {
-		nodes[i] = map[string]any{"index": n.Index, "parent_index": n.ParentIndex, "node_type": n.NodeType, "node_name": n.NodeName,
-			"node_value_length": n.NodeValueLength, "attribute_names": core.NonNil(n.AttributeNames)}
+		nodes[i] = web.WebInspectionDOMNode{Index: n.Index, ParentIndex: n.ParentIndex, NodeType: n.NodeType, NodeName: n.NodeName,
+			NodeValueLength: n.NodeValueLength, AttributeNames: core.NonNil(n.AttributeNames)}
 	}
 	ax := pc.Accessibility
-	axNodes := make([]any, len(ax.Nodes))
+	axNodes := make([]web.WebInspectionAccessibilityNode, len(ax.Nodes))
 	for i, n := range ax.Nodes {
-		states := make([]any, len(n.States))
+		states := make([]web.WebInspectionAccessibilityNodeState, len(n.States))
 		for j, s := range n.States {
-			states[j] = map[string]any{"name": s, "value": true}
+			states[j] = web.WebInspectionAccessibilityNodeState{Name: s, Value: json.RawMessage("true")}
 		}
-		axNodes[i] = map[string]any{"node_id": n.NodeID, "parent_id": nullable(n.ParentID), "role": nullable(n.Role),
-			"name": nullableP(n.Name), "description": nullableP(n.Description), "ignored": n.Ignored, "states": states}
+		axNodes[i] = web.WebInspectionAccessibilityNode{NodeID: n.NodeID, ParentID: core.OptString(n.ParentID), Role: core.OptString(n.Role),
+			Name: n.Name, Description: n.Description, Ignored: n.Ignored, States: states}
 	}
 	textStatus := ax.TextCapture
 	if textStatus == "" {
 		textStatus = "not_approved"
 	}
 	resources, byURL := normalizeResources(pc.Resources)
-	comp := pc.Completeness
 	lims := append([]string{}, pc.Limitations...)
 	lims = append(lims, "Accessibility states keep names only; value true marks a state the node reported.")
-	res := map[string]any{
-		"schema_version": 2,
-		"browser":        browserJSON(pc.Browser),
-		"target":         map[string]any{"target_id": pc.Target.TargetID, "type": pc.Target.Type, "title": pc.Target.Title, "url": pc.Target.URL, "origin": pc.Target.Origin, "attached": pc.Target.Attached},
-		"capture_window": map[string]any{"started_at": isoTime(pc.CaptureWindow.StartedAt), "ended_at": isoTime(pc.CaptureWindow.EndedAt), "observation_ms": pc.CaptureWindow.ObservationMS},
-		"completeness":   completeness(comp, pageAttachLimited),
-		"frames":         frames,
-		"dom":            map[string]any{"total_nodes": pc.DOM.TotalNodes, "nodes": nodes},
-		"accessibility": map[string]any{"total_nodes": ax.TotalNodes, "nodes": axNodes,
-			"text_capture": map[string]any{"status": textStatus, "retained_bytes": ax.RetainedBytes, "excluded_fields": ax.ExcludedFields, "truncated_fields": ax.TruncatedFields}},
-		"scripts":     map[string]any{"total": pc.ScriptsTotal, "items": normalizeScripts(pc.Scripts, byURL)},
-		"resources":   resources,
-		"network":     normalizeNetwork(pc, req),
-		"console":     normalizeConsole(pc, req),
-		"workers":     normalizeWorkers(pc.Workers),
-		"metadata":    normalizeMetadata(pc),
-		"storage":     normalizeStorage(pc.Storage),
-		"limitations": lims,
+	truncatedFields := ax.TruncatedFields
+	return &InspectWebPageResult{
+		SchemaVersion: 2,
+		Browser:       browserJSON(pc.Browser),
+		Target: web.WebInspectionTarget{TargetID: pc.Target.TargetID, Type: pc.Target.Type, Title: pc.Target.Title, URL: pc.Target.URL,
+			Origin: pc.Target.Origin, Attached: pc.Target.Attached},
+		CaptureWindow: web.WebInspectionCaptureWindow{StartedAt: isoTime(pc.CaptureWindow.StartedAt), EndedAt: isoTime(pc.CaptureWindow.EndedAt),
+			ObservationMS: pc.CaptureWindow.ObservationMS},
+		Completeness: completeness(pc.Completeness, pageAttachLimited),
+		Frames:       frames,
+		DOM:          web.WebInspectionDOM{TotalNodes: pc.DOM.TotalNodes, Nodes: nodes},
+		Accessibility: web.WebInspectionAccessibility{TotalNodes: ax.TotalNodes, Nodes: axNodes,
+			TextCapture: web.WebInspectionAccessibilityTextCapture{Status: textStatus, RetainedBytes: ax.RetainedBytes, ExcludedFields: ax.ExcludedFields,
+				TruncatedFields: &truncatedFields}},
+		Scripts:     web.WebInspectionScripts{Total: pc.ScriptsTotal, Items: normalizeScripts(pc.Scripts, byURL)},
+		Resources:   resources,
+		Network:     normalizeNetwork(pc, req),
+		Console:     normalizeConsole(pc, req),
+		Workers:     normalizeWorkers(pc.Workers),
+		Metadata:    normalizeMetadata(pc),
+		Storage:     normalizeStorage(pc.Storage),
+		Limitations: lims,
 	}
-	return res
 }
 
-func normalizeResources(rs []ports.BrowserResource) ([]any, map[string][]string) {
-	type item struct {
-		key string
-		m   map[string]any
-		url string
-	}
+// resourceIdentity is what a resource_key digests.
+type resourceIdentity struct {
+	URL         string   `json:"url"`
+	Origin      *string  `json:"origin"`
+	Type        string   `json:"type"`
+	MimeType    string   `json:"mime_type"`
+	ContentSize *float64 `json:"content_size"`
+}
+
+func normalizeResources(rs []ports.BrowserResource) ([]web.WebInspectionResource, map[string][]string) {
 	seen := map[string]bool{}
-	var items []item
+	items := []web.WebInspectionResource{}
 	byURL := map[string][]string{}
 	for _, r := range rs {
 		typ := r.Type
 		if typ == "" {
 			typ = "Other"
 		}
-		m := map[string]any{"url": r.URL, "origin": nullable(r.Origin), "type": typ, "mime_type": r.MimeType, "content_size": nullableP(r.ContentSize)}
-		key := "res_" + core.MustDigest(m)
+		id := resourceIdentity{URL: r.URL, Origin: core.OptString(r.Origin), Type: typ, MimeType: r.MimeType, ContentSize: r.ContentSize}
+		key := "res_" + core.MustDigest(id)
 		if seen[key] {
 			continue
 		}
 		seen[key] = true
-		m["resource_key"] = key
-		items = append(items, item{key, m, r.URL})
+		items = append(items, web.WebInspectionResource{ResourceKey: key, URL: id.URL, Origin: id.Origin, Type: id.Type, MimeType: id.MimeType,
+			ContentSize: id.ContentSize})
 		byURL[r.URL] = append(byURL[r.URL], key)
 	}
 	sort.Slice(items, func(i, j int) bool {
-		if items[i].key != items[j].key {
-			return items[i].key < items[j].key
+		if items[i].ResourceKey != items[j].ResourceKey {
+			return items[i].ResourceKey < items[j].ResourceKey
 		}
-		return items[i].url < items[j].url
+		return items[i].URL < items[j].URL
 	})
-	out := make([]any, len(items))
-	for i, it := range items {
-		out[i] = it.m
-	}
-	return out, byURL
+	return items, byURL
 }
 
-func normalizeScripts(ss []ports.BrowserScript, byURL map[string][]string) []any {
+// scriptIdentity is what a script_key digests.
+type scriptIdentity struct {
+	URL          string  `json:"url"`
+	CDPHash      string  `json:"cdp_hash"`
+	Length       int     `json:"length"`
+	IsModule     bool    `json:"is_module"`
+	Language     *string `json:"language"`
+	SourceMapURL *string `json:"source_map_url"`
+}
+
+// The alternatives of a script's resource_reconciliation and source (the
+// schema's unions; WebScript holds them as any).
+type (
+	reconciliationExact struct {
+		Status      string `json:"status"`
+		ResourceKey string `json:"resource_key"`
+	}
+	reconciliationAmbiguous struct {
+		Status                string   `json:"status"`
+		CandidateResourceKeys []string `json:"candidate_resource_keys"`
+	}
+	reconciliationUnmatched struct {
+		Status string `json:"status"`
+		Reason string `json:"reason"`
+	}
+	scriptSourceArtifact struct {
+		URI       string `json:"uri"`
+		SHA256    string `json:"sha256"`
+		Bytes     int    `json:"bytes"`
+		MediaType string `json:"media_type"`
+		Charset   string `json:"charset"`
+		Text      string `json:"text"`
+	}
+	scriptSourceIncluded struct {
+		Included bool                 `json:"included"`
+		Artifact scriptSourceArtifact `json:"artifact"`
+	}
+	scriptSourceOmitted struct {
+		Included bool   `json:"included"`
+		Reason   string `json:"reason"`
+	}
+)
+
+func normalizeScripts(ss []ports.BrowserScript, byURL map[string][]string) []web.WebScript {
 	type item struct {
 		base, srcDigest, frame string
-		m                      map[string]any
+		s                      web.WebScript
 	}
 	items := make([]item, 0, len(ss))
 	for _, s := range ss {
-		ident := map[string]any{"url": s.URL, "cdp_hash": s.CDPHash, "length": s.Length, "is_module": s.IsModule,
-			"language": nullable(s.Language), "source_map_url": nullable(s.SourceMapURL)}
-		base := "scr_" + core.MustDigest(ident)
-		m := map[string]any{"frame_id": nullable(s.FrameID), "url": s.URL, "origin": nullable(s.Origin), "cdp_hash": s.CDPHash,
-			"length": s.Length, "is_module": s.IsModule, "language": nullable(s.Language), "source_map_url": nullable(s.SourceMapURL)}
+		id := scriptIdentity{URL: s.URL, CDPHash: s.CDPHash, Length: s.Length, IsModule: s.IsModule,
+			Language: core.OptString(s.Language), SourceMapURL: core.OptString(s.SourceMapURL)}
+		base := "scr_" + core.MustDigest(id)
+		w := web.WebScript{FrameID: core.OptString(s.FrameID), URL: s.URL, Origin: core.OptString(s.Origin), CdpHash: s.CDPHash,
+			Length: s.Length, IsModule: s.IsModule, Language: id.Language, SourceMapURL: id.SourceMapURL}
 		switch keys := byURL[s.URL]; {
 		case len(keys) == 1:
-			m["resource_reconciliation"] = map[string]any{"status": "exact", "resource_key": keys[0]}
+			w.ResourceReconciliation = reconciliationExact{Status: "exact", ResourceKey: keys[0]}
 		case len(keys) > 1:
 			c := slices.Clone(keys)
 			slices.Sort(c)
-			m["resource_reconciliation"] = map[string]any{"status": "ambiguous", "candidate_resource_keys": c}
+			w.ResourceReconciliation = reconciliationAmbiguous{Status: "ambiguous", CandidateResourceKeys: c}
 		default:
-			m["resource_reconciliation"] = map[string]any{"status": "unmatched", "reason": "no_exact_sanitized_url"}
+			w.ResourceReconciliation = reconciliationUnmatched{Status: "unmatched", Reason: "no_exact_sanitized_url"}
 		}
 		digest := ""
 		if s.Source != nil {
 			sum := sha256.Sum256(s.Source)
 			digest = hex.EncodeToString(sum[:])
-			m["source"] = map[string]any{"included": true, "artifact": map[string]any{"uri": "rea://web-content/sha256/" + digest,
-				"sha256": digest, "bytes": len(s.Source), "media_type": "text/javascript", "charset": "utf-8",
-				"text": strings.ToValidUTF8(string(s.Source), "\uFFFD")}}
+			w.Source = scriptSourceIncluded{Included: true, Artifact: scriptSourceArtifact{URI: "rea://web-content/sha256/" + digest,
+				SHA256: digest, Bytes: len(s.Source), MediaType: "text/javascript", Charset: "utf-8",
+				Text: strings.ToValidUTF8(string(s.Source), "\uFFFD")}}
 		} else {
 			reason := s.SourceReason
 			if reason == "" {
 				reason = "source capture was not approved"
 			}
-			m["source"] = map[string]any{"included": false, "reason": reason}
+			w.Source = scriptSourceOmitted{Included: false, Reason: reason}
 		}
-		items = append(items, item{base, digest, s.FrameID, m})
+		items = append(items, item{base, digest, s.FrameID, w})
 	}
 	sort.SliceStable(items, func(i, j int) bool {
 		a, b := items[i], items[j]
@@ -221,15 +271,15 @@ func normalizeScripts(ss []ports.BrowserScript, byURL map[string][]string) []any
 		count[it.base]++
 	}
 	n := map[string]int{}
-	out := make([]any, len(items))
+	out := make([]web.WebScript, len(items))
 	for i, it := range items {
 		key := it.base
 		if count[it.base] > 1 {
 			n[it.base]++
 			key += "_" + strconv.Itoa(n[it.base])
 		}
-		it.m["script_key"] = key
-		out[i] = it.m
+		it.s.ScriptKey = key
+		out[i] = it.s
 	}
 	return out
 }
@@ -242,22 +292,30 @@ func bodyStatus(s string) string {
 	return "unavailable"
 }
 
-func normalizeNetwork(pc *ports.BrowserPageCapture, req ports.BrowserInspectRequest) map[string]any {
-	reqs := make([]any, len(pc.Network.Requests))
+func floatOf(p *int) *float64 {
+	if p == nil {
+		return nil
+	}
+	f := float64(*p)
+	return &f
+}
+
+func normalizeNetwork(pc *ports.BrowserPageCapture, req ports.BrowserInspectRequest) web.WebInspectionNetwork {
+	reqs := make([]web.WebInspectionNetworkRequest, len(pc.Network.Requests))
 	for i, r := range pc.Network.Requests {
-		shapes := map[string]any{"status": "not_approved", "request": nil, "response": nil}
+		shapes := web.WebInspectionNetworkRequestBodyShapes{Status: "not_approved"}
 		if req.IncludeJSONBodyShapes {
 			rq, rs := bodyStatus(r.RequestBodyStatus), bodyStatus(r.ResponseBodyStatus)
 			if r.RequestBody != nil {
 				if s := jsonShape(r.RequestBody); s != nil {
-					shapes["request"] = s
+					shapes.Request = s
 				} else {
 					rq = "unavailable"
 				}
 			}
 			if r.ResponseBody != nil {
 				if s := jsonShape(r.ResponseBody); s != nil {
-					shapes["response"] = s
+					shapes.Response = s
 				} else {
 					rs = "unavailable"
 				}
@@ -273,11 +331,11 @@ func normalizeNetwork(pc *ports.BrowserPageCapture, req ports.BrowserInspectRequ
 			case rq == "not_approved" && rs == "not_approved":
 				st = "not_approved"
 			}
-			shapes["status"] = st
+			shapes.Status = st
 		}
-		redirects := make([]any, len(r.Redirects))
+		redirects := make([]web.WebInspectionRedirect, len(r.Redirects))
 		for j, h := range r.Redirects {
-			redirects[j] = map[string]any{"url": h.URL, "origin": nullable(h.Origin), "status": h.Status}
+			redirects[j] = web.WebInspectionRedirect{URL: h.URL, Origin: core.OptString(h.Origin), Status: h.Status}
 		}
 		method := r.Method
 		if method == "" {
@@ -287,98 +345,102 @@ func normalizeNetwork(pc *ports.BrowserPageCapture, req ports.BrowserInspectRequ
 		if itype == "" {
 			itype = "other"
 		}
-		reqs[i] = map[string]any{"request_id": r.RequestID, "url": r.URL, "origin": nullable(r.Origin), "method": method,
-			"resource_type": nullable(r.ResourceType), "status": nullableP(r.Status), "mime_type": nullableP(r.MimeType),
-			"encoded_data_length": nullableP(r.EncodedDataLength),
-			"initiator":           map[string]any{"type": itype, "url": nullableP(r.Initiator.URL), "line": nullableP(r.Initiator.Line), "column": nullableP(r.Initiator.Column)},
-			"body_shapes":         shapes, "redirects": redirects}
+		reqs[i] = web.WebInspectionNetworkRequest{RequestID: r.RequestID, URL: r.URL, Origin: core.OptString(r.Origin), Method: method,
+			ResourceType: core.OptString(r.ResourceType), Status: floatOf(r.Status), MimeType: r.MimeType,
+			EncodedDataLength: r.EncodedDataLength,
+			Initiator:         web.WebInspectionNetworkRequestInitiator{Type: itype, URL: r.Initiator.URL, Line: r.Initiator.Line, Column: r.Initiator.Column},
+			BodyShapes:        shapes, Redirects: &redirects}
 	}
-	ws := make([]any, len(pc.Network.WebSocketEvents))
+	ws := make([]web.WebInspectionNetworkWebsocketEvent, len(pc.Network.WebSocketEvents))
 	for i, e := range pc.Network.WebSocketEvents {
-		var shape any
+		var shape *web.WebInspectionNetworkWebsocketEventPayloadShape
 		if req.IncludeWebSocketShapes {
 			switch {
 			case e.Opcode != 1:
-				shape = map[string]any{"format": "binary", "json_shape": nil}
+				shape = &web.WebInspectionNetworkWebsocketEventPayloadShape{Format: "binary"}
 			case e.Truncated:
-				shape = map[string]any{"format": "text", "json_shape": nil, "truncated": true}
+				shape = &web.WebInspectionNetworkWebsocketEventPayloadShape{Format: "text", Truncated: true}
 			case e.Payload != nil:
 				if s := jsonShape(e.Payload); s != nil {
-					shape = map[string]any{"format": "json", "json_shape": s}
+					shape = &web.WebInspectionNetworkWebsocketEventPayloadShape{Format: "json", JSONShape: s}
 				} else {
-					shape = map[string]any{"format": "text", "json_shape": nil}
+					shape = &web.WebInspectionNetworkWebsocketEventPayloadShape{Format: "text"}
 				}
 			}
 		}
-		ws[i] = map[string]any{"request_id": e.RequestID, "direction": e.Direction, "opcode": e.Opcode, "payload_bytes": e.PayloadBytes, "payload_shape": shape}
+		ws[i] = web.WebInspectionNetworkWebsocketEvent{RequestID: e.RequestID, Direction: e.Direction, Opcode: e.Opcode, PayloadBytes: e.PayloadBytes, PayloadShape: shape}
 	}
-	return map[string]any{"requests": reqs, "websocket_events": ws,
-		"coverage_started_at": isoTime(pc.Network.CoverageStartedAt), "prior_activity_available": false}
+	return web.WebInspectionNetwork{Requests: reqs, WebsocketEvents: ws,
+		CoverageStartedAt: isoTime(pc.Network.CoverageStartedAt), PriorActivityAvailable: false}
 }
 
-func normalizeConsole(pc *ports.BrowserPageCapture, req ports.BrowserInspectRequest) map[string]any {
-	evs := make([]any, len(pc.Console))
+func normalizeConsole(pc *ports.BrowserPageCapture, req ports.BrowserInspectRequest) web.WebInspectionConsole {
+	evs := make([]web.WebInspectionConsoleEvent, len(pc.Console))
 	for i, e := range pc.Console {
-		tc := map[string]any{"status": "not_approved", "values": []any{}, "retained_bytes": 0, "truncated_values": 0}
+		zero := 0
+		tc := web.WebInspectionConsoleEventTextCapture{Status: "not_approved", Values: []web.WebInspectionConsoleEventTextCaptureValue{},
+			TruncatedValues: &zero}
 		if req.IncludeConsoleText {
-			vals := make([]any, len(e.Values))
+			vals := make([]web.WebInspectionConsoleEventTextCaptureValue, len(e.Values))
 			n := 0
 			for j, v := range e.Values {
-				vals[j] = map[string]any{"argument_index": v.ArgumentIndex, "type": v.Type, "text": v.Text}
+				vals[j] = web.WebInspectionConsoleEventTextCaptureValue{ArgumentIndex: v.ArgumentIndex, Type: v.Type, Text: v.Text}
 				n += len(v.Text)
 			}
 			st := "included"
 			if e.TruncatedValues > 0 {
 				st = "truncated"
 			}
-			tc = map[string]any{"status": st, "values": vals, "retained_bytes": n, "truncated_values": e.TruncatedValues}
+			truncated := e.TruncatedValues
+			tc = web.WebInspectionConsoleEventTextCapture{Status: st, Values: vals, RetainedBytes: n, TruncatedValues: &truncated}
 		}
-		var line, col any
+		var line, col *int
 		if e.URL != "" {
-			line, col = e.Line, e.Column
+			l, c := e.Line, e.Column
+			line, col = &l, &c
 		}
-		evs[i] = map[string]any{"type": e.Type, "timestamp": e.Timestamp, "argument_types": core.NonNil(e.ArgumentTypes),
-			"url": nullable(e.URL), "line": line, "column": col, "text_capture": tc}
+		evs[i] = web.WebInspectionConsoleEvent{Type: e.Type, Timestamp: e.Timestamp, ArgumentTypes: core.NonNil(e.ArgumentTypes),
+			URL: core.OptString(e.URL), Line: line, Column: col, TextCapture: tc}
 	}
-	return map[string]any{"events": evs, "coverage_started_at": isoTime(pc.Network.CoverageStartedAt), "prior_activity_available": false}
+	return web.WebInspectionConsole{Events: evs, CoverageStartedAt: isoTime(pc.Network.CoverageStartedAt), PriorActivityAvailable: false}
 }
 
-func normalizeWorkers(ws []ports.BrowserWorker) []any {
-	out := make([]any, len(ws))
+func normalizeWorkers(ws []ports.BrowserWorker) []web.WebInspectionWorker {
+	out := make([]web.WebInspectionWorker, len(ws))
 	for i, w := range ws {
-		out[i] = map[string]any{"target_id": w.TargetID, "type": w.Type, "url": w.URL, "origin": nullable(w.Origin), "attached": w.Attached,
-			"opener_target_id": nullable(w.OpenerTargetID), "parent_frame_id": nullable(w.ParentFrameID)}
+		out[i] = web.WebInspectionWorker{TargetID: w.TargetID, Type: w.Type, URL: w.URL, Origin: core.OptString(w.Origin), Attached: w.Attached,
+			OpenerTargetID: core.OptString(w.OpenerTargetID), ParentFrameID: core.OptString(w.ParentFrameID)}
 	}
 	return out
 }
 
-func normalizeStorage(s ports.BrowserStorage) map[string]any {
+func normalizeStorage(s ports.BrowserStorage) web.WebInspectionStorage {
 	type fp struct {
 		sort string
-		m    map[string]any
+		f    web.WebInspectionStorageContentFingerprint
 	}
 	fps := make([]fp, 0, len(s.Fingerprints))
 	complete := true
 	for _, f := range s.Fingerprints {
-		id := map[string]any{}
+		id := map[string]string{}
 		for k, v := range f.Identity {
 			id[k] = v
 		}
 		idDigest := core.MustDigest(id)
-		fps = append(fps, fp{f.Scope + ":" + idDigest, map[string]any{"scope": f.Scope, "identity_sha256": idDigest,
-			"value_sha256": nullable(f.ValueSHA256), "complete": f.Complete}})
+		fps = append(fps, fp{f.Scope + ":" + idDigest, web.WebInspectionStorageContentFingerprint{Scope: f.Scope, IdentitySHA256: idDigest,
+			ValueSHA256: core.OptString(f.ValueSHA256), Complete: f.Complete}})
 		complete = complete && f.Complete
 	}
 	sort.Slice(fps, func(i, j int) bool { return fps[i].sort < fps[j].sort })
-	list := make([]any, len(fps))
+	list := make([]web.WebInspectionStorageContentFingerprint, len(fps))
 	for i, f := range fps {
-		list[i] = f.m
+		list[i] = f.f
 	}
-	return map[string]any{"origin": s.Origin, "usage_bytes": nullableP(s.UsageBytes), "quota_bytes": nullableP(s.QuotaBytes),
-		"local_storage_keys": core.NonNil(s.LocalStorageKeys), "session_storage_keys": core.NonNil(s.SessionStorageKeys),
-		"indexed_db_names": core.NonNil(s.IndexedDBNames), "cache_names": core.NonNil(s.CacheNames),
-		"content_fingerprints": list, "fingerprint_algorithm": "sha256", "fingerprints_complete": complete && len(fps) > 0,
-		"values_redacted": true}
+	return web.WebInspectionStorage{Origin: s.Origin, UsageBytes: s.UsageBytes, QuotaBytes: s.QuotaBytes,
+		LocalStorageKeys: core.NonNil(s.LocalStorageKeys), SessionStorageKeys: core.NonNil(s.SessionStorageKeys),
+		IndexedDbNames: core.NonNil(s.IndexedDBNames), CacheNames: core.NonNil(s.CacheNames),
+		ContentFingerprints: list, FingerprintAlgorithm: "sha256", FingerprintsComplete: complete && len(fps) > 0,
+		ValuesRedacted: true}
 }
 
 // ---- safe metadata
@@ -395,37 +457,43 @@ func originOf(u *url.URL) string {
 	return u.Scheme + "://" + u.Host
 }
 
-func normalizeMetadata(pc *ports.BrowserPageCapture) map[string]any {
+func normalizeMetadata(pc *ports.BrowserPageCapture) web.WebInspectionMetadata {
 	allowed := map[string]bool{}
 	for _, o := range pc.AllowedOrigins {
 		allowed[o] = true
 	}
-	var hints []any
+	hints := []web.WebInspectionMetadataAgentHint{}
 	hintSeen := map[string]bool{}
-	addHint := func(mech, decl string, u any) {
-		k := mech + "\x00" + decl + "\x00" + fmt.Sprint(u)
+	addHint := func(mech, decl string, u *string) {
+		k := mech + "\x00" + decl + "\x00"
+		if u == nil {
+			k += "<nil>"
+		} else {
+			k += *u
+		}
 		if hintSeen[k] {
 			return
 		}
 		hintSeen[k] = true
-		hints = append(hints, map[string]any{"mechanism": mech, "declaration": decl, "url": u, "trust": "page-declared-untrusted"})
+		hints = append(hints, web.WebInspectionMetadataAgentHint{Mechanism: mech, Declaration: decl, URL: u, Trust: "page-declared-untrusted"})
 	}
-	responses := make([]any, 0, len(pc.Metadata.Responses))
+	responses := make([]web.WebInspectionMetadataResponse, 0, len(pc.Metadata.Responses))
 	for _, r := range pc.Metadata.Responses {
 		h := r.Headers
 		base, _ := url.Parse(r.URL)
-		var clen any
+		var clen *int
 		if v, ok := h["content-length"]; ok {
 			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n >= 0 {
-				clen = n
+				c := int(n)
+				clen = &c
 			}
 		}
-		responses = append(responses, map[string]any{"request_id": r.RequestID, "url": r.URL, "mime_type": nullable(r.MimeType),
-			"content_length": clen, "content_encoding": nullable(strings.TrimSpace(h["content-encoding"])),
-			"csp": parseCSP(h["content-security-policy"], allowed), "links": parseLinks(h["link"], base, allowed, addHint),
-			"policies": map[string]any{"coop": token(h["cross-origin-opener-policy"]), "coep": token(h["cross-origin-embedder-policy"]),
-				"corp": token(h["cross-origin-resource-policy"]), "referrer_policy": token(h["referrer-policy"]),
-				"x_content_type_options": token(h["x-content-type-options"]), "permissions_policy_features": permissionsFeatures(h["permissions-policy"])}})
+		responses = append(responses, web.WebInspectionMetadataResponse{RequestID: r.RequestID, URL: r.URL, MimeType: core.OptString(r.MimeType),
+			ContentLength: clen, ContentEncoding: core.OptString(strings.TrimSpace(h["content-encoding"])),
+			CSP: parseCSP(h["content-security-policy"], allowed), Links: parseLinks(h["link"], base, allowed, addHint),
+			Policies: web.WebInspectionMetadataResponsePolicies{Coop: token(h["cross-origin-opener-policy"]), Coep: token(h["cross-origin-embedder-policy"]),
+				Corp: token(h["cross-origin-resource-policy"]), ReferrerPolicy: token(h["referrer-policy"]),
+				XContentTypeOptions: token(h["x-content-type-options"]), PermissionsPolicyFeatures: permissionsFeatures(h["permissions-policy"])}})
 		for _, name := range []string{"x-model-context", "x-webmcp", "mcp-server"} {
 			if _, ok := h[name]; ok {
 				addHint("response_header", name, nil)
@@ -434,7 +502,8 @@ func normalizeMetadata(pc *ports.BrowserPageCapture) map[string]any {
 		if base != nil {
 			for _, p := range []string{"/.well-known/ai-plugin.json", "/.well-known/mcp", "/.well-known/model-context"} {
 				if base.Path == p {
-					addHint("well_known_resource", p, r.URL)
+					u := r.URL
+					addHint("well_known_resource", p, &u)
 				}
 			}
 		}
@@ -442,19 +511,20 @@ func normalizeMetadata(pc *ports.BrowserPageCapture) map[string]any {
 	for _, rel := range pc.DOM.LinkRels {
 		addHint("dom_link_rel", rel, nil)
 	}
-	domURLs := make([]any, len(pc.DOM.URLs))
+	domURLs := make([]web.WebInspectionMetadataDOMUrl, len(pc.DOM.URLs))
 	excluded := 0
 	for i, d := range pc.DOM.URLs {
-		domURLs[i] = map[string]any{"node_index": d.NodeIndex, "attribute": d.Attribute, "url": nullableP(d.URL), "destination_scope": d.DestinationScope}
+		domURLs[i] = web.WebInspectionMetadataDOMUrl{NodeIndex: d.NodeIndex, Attribute: d.Attribute, URL: d.URL, DestinationScope: d.DestinationScope}
 		if d.DestinationScope != "approved" {
 			excluded++
 		}
 	}
-	return map[string]any{"responses": responses, "dom_urls": domURLs, "agent_hints": core.NonNil(hints),
-		"excluded_dom_urls": excluded, "headers_allowlisted": true}
+	return web.WebInspectionMetadata{Responses: responses, DOMUrls: domURLs, AgentHints: hints,
+		ExcludedDOMUrls: excluded, HeadersAllowlisted: true}
 }
 
-func token(v string) any {
+// token is a policy header's single token, lower-cased, or nil.
+func token(v string) *string {
 	v = strings.ToLower(strings.TrimSpace(v))
 	if v == "" || len(v) > 100 {
 		return nil
@@ -465,7 +535,7 @@ func token(v string) any {
 			return nil
 		}
 	}
-	return v
+	return &v
 }
 
 func permissionsFeatures(v string) []string {
@@ -484,9 +554,12 @@ func permissionsFeatures(v string) []string {
 	return core.NonNil(out)
 }
 
-func parseCSP(v string, allowed map[string]bool) map[string]any {
-	dirs := []any{}
+func parseCSP(v string, allowed map[string]bool) web.WebInspectionMetadataResponseCSP {
+	dirs := []web.WebInspectionMetadataResponseCSPDirective{}
 	nonces, hashes := 0, 0
+	src := func(kind, value string) web.WebInspectionMetadataResponseCSPDirectiveSource {
+		return web.WebInspectionMetadataResponseCSPDirectiveSource{Kind: kind, Value: &value}
+	}
 	for _, d := range strings.Split(v, ";") {
 		f := strings.Fields(d)
 		if len(f) == 0 || len(dirs) >= 100 {
@@ -496,7 +569,7 @@ func parseCSP(v string, allowed map[string]bool) map[string]any {
 		if token(name) == nil || strings.ContainsAny(name, "_.") {
 			continue
 		}
-		srcs := []any{}
+		srcs := []web.WebInspectionMetadataResponseCSPDirectiveSource{}
 		for _, s := range f[1:] {
 			ls := strings.ToLower(s)
 			switch {
@@ -505,9 +578,9 @@ func parseCSP(v string, allowed map[string]bool) map[string]any {
 			case strings.HasPrefix(ls, "'sha256-"), strings.HasPrefix(ls, "'sha384-"), strings.HasPrefix(ls, "'sha512-"):
 				hashes++
 			case cspKeywords[ls]:
-				srcs = append(srcs, map[string]any{"kind": "keyword", "value": ls})
+				srcs = append(srcs, src("keyword", ls))
 			case strings.HasSuffix(ls, ":") && !strings.Contains(ls, "/"):
-				srcs = append(srcs, map[string]any{"kind": "scheme", "value": ls})
+				srcs = append(srcs, src("scheme", ls))
 			default:
 				u, err := url.Parse(s)
 				if o := originOf(u); err == nil && o != "" {
@@ -515,19 +588,19 @@ func parseCSP(v string, allowed map[string]bool) map[string]any {
 					if allowed[o] {
 						kind = "approved_origin"
 					}
-					srcs = append(srcs, map[string]any{"kind": kind, "value": o})
+					srcs = append(srcs, src(kind, o))
 				} else {
-					srcs = append(srcs, map[string]any{"kind": "other", "value": nil})
+					srcs = append(srcs, web.WebInspectionMetadataResponseCSPDirectiveSource{Kind: "other"})
 				}
 			}
 		}
-		dirs = append(dirs, map[string]any{"name": name, "sources": srcs})
+		dirs = append(dirs, web.WebInspectionMetadataResponseCSPDirective{Name: name, Sources: srcs})
 	}
-	return map[string]any{"directives": dirs, "nonce_count": nonces, "hash_count": hashes}
+	return web.WebInspectionMetadataResponseCSP{Directives: dirs, NonceCount: nonces, HashCount: hashes}
 }
 
-func parseLinks(v string, base *url.URL, allowed map[string]bool, hint func(string, string, any)) []any {
-	out := []any{}
+func parseLinks(v string, base *url.URL, allowed map[string]bool, hint func(string, string, *string)) []web.WebInspectionMetadataResponseLink {
+	out := []web.WebInspectionMetadataResponseLink{}
 	for _, part := range strings.Split(v, ",") {
 		part = strings.TrimSpace(part)
 		if !strings.HasPrefix(part, "<") {
@@ -545,14 +618,15 @@ func parseLinks(v string, base *url.URL, allowed map[string]bool, hint func(stri
 				params[k] = strings.Trim(strings.TrimSpace(val), `"`)
 			}
 		}
-		var href any
+		var href *string
 		scope := "unsupported"
 		if base != nil {
 			if u, err := base.Parse(ref); err == nil {
 				if o := originOf(u); o != "" {
 					scope = "outside_policy"
 					if allowed[o] {
-						scope, href = "approved", u.String()
+						h := u.String()
+						scope, href = "approved", &h
 					}
 				}
 			}
@@ -566,13 +640,14 @@ func parseLinks(v string, base *url.URL, allowed map[string]bool, hint func(stri
 				hint("link_rel", r, href)
 			}
 		}
-		opt := func(k string) any {
+		opt := func(k string) *string {
 			if v, ok := params[k]; ok {
-				return v
+				return &v
 			}
 			return nil
 		}
-		out = append(out, map[string]any{"href": href, "destination_scope": scope, "rel": rels, "as": opt("as"), "type": opt("type"), "crossorigin": opt("crossorigin")})
+		out = append(out, web.WebInspectionMetadataResponseLink{Href: href, DestinationScope: scope, Rel: rels, As: opt("as"), Type: opt("type"),
+			Crossorigin: opt("crossorigin")})
 	}
 	return out
 }
@@ -610,7 +685,7 @@ func escapeSegment(s string) string {
 
 // jsonShape is the value-free shape of a JSON document, or nil when it is
 // not JSON.
-func jsonShape(b []byte) map[string]any {
+func jsonShape(b []byte) *web.WebJSONShape {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var root any
@@ -680,7 +755,7 @@ func jsonShape(b []byte) map[string]any {
 		}
 	}
 	slices.Sort(order)
-	list := make([]any, len(order))
+	list := make([]web.WebJSONShapeProperty, len(order))
 	for i, p := range order {
 		e := props[p]
 		types := make([]string, 0, len(e.types))
@@ -689,9 +764,9 @@ func jsonShape(b []byte) map[string]any {
 				types = append(types, t)
 			}
 		}
-		list[i] = map[string]any{"path": p, "types": types, "observations": e.obs}
+		list[i] = web.WebJSONShapeProperty{Path: p, Types: types, Observations: e.obs}
 	}
-	return map[string]any{"root_type": jsonType(root), "node_count": nodes, "max_depth_observed": maxDepth, "properties": list, "truncated": truncated}
+	return &web.WebJSONShape{RootType: jsonType(root), NodeCount: nodes, MaxDepthObserved: maxDepth, Properties: list, Truncated: &truncated}
 }
 
 var jsonValueTypes = []string{"object", "array", "string", "number", "boolean", "null"}

@@ -50,29 +50,29 @@ var listResultSchema = json.RawMessage(`{"type":"object","additionalProperties":
    "properties":{"disallowed_origin":{"type":"integer","minimum":0},"unsupported_url":{"type":"integer","minimum":0},"non_page":{"type":"integer","minimum":0},"unconnectable":{"type":"integer","minimum":0}}},
  "limitations":{"type":"array","items":{"type":"string"}}}}`)
 
-func targetJSON(t ports.BrowserTarget) map[string]any {
-	return map[string]any{"target_id": t.TargetID, "type": t.Type, "title": t.Title, "url": t.URL, "origin": nullable(t.Origin), "attached": t.Attached}
-}
-
 func handleListTargets(ctx context.Context, c *core.Call) (any, error) {
 	b, err := needBrowser(c)
 	if err != nil {
 		return nil, err
 	}
-	ep, _ := core.StringArg(c.Args, "cdp_endpoint")
+	in, err := core.Input[ListBrowserTargetsInput](c)
+	if err != nil {
+		return nil, err
+	}
 	c.Observe("listing targets")
-	l, err := b.ListTargets(ctx, ports.BrowserListRequest{Endpoint: ep, AllowedOrigins: strArgs(c.Args, "allowed_origins")})
+	l, err := b.ListTargets(ctx, ports.BrowserListRequest{Endpoint: in.CdpEndpoint, AllowedOrigins: core.NonNil(in.AllowedOrigins)})
 	if err != nil {
 		return nil, browserErr(c.Op.Name, err)
 	}
-	targets := make([]any, len(l.Targets))
+	targets := make([]ListBrowserTargetsResultTarget, len(l.Targets))
 	for i, t := range l.Targets {
-		targets[i] = targetJSON(t)
+		targets[i] = ListBrowserTargetsResultTarget{TargetID: t.TargetID, Type: t.Type, Title: t.Title, URL: t.URL, Origin: core.OptString(t.Origin),
+			Attached: t.Attached}
 	}
-	res := map[string]any{"browser": browserJSON(l.Browser), "targets": targets,
-		"excluded": map[string]any{"disallowed_origin": l.Excluded.DisallowedOrigin, "unsupported_url": l.Excluded.UnsupportedURL,
-			"non_page": l.Excluded.NonPage, "unconnectable": l.Excluded.Unconnectable},
-		"limitations": core.NonNil(l.Limitations)}
+	res := &ListBrowserTargetsResult{Browser: browserJSON(l.Browser), Targets: targets,
+		Excluded: ListBrowserTargetsResultExcluded{DisallowedOrigin: l.Excluded.DisallowedOrigin, UnsupportedURL: l.Excluded.UnsupportedURL,
+			NonPage: l.Excluded.NonPage, Unconnectable: l.Excluded.Unconnectable},
+		Limitations: core.NonNil(l.Limitations)}
 	return observed(b.Info(), l.Browser, "rea.browser-target-list/v1", res, nil), nil
 }
 
@@ -116,25 +116,28 @@ func handleObserveSession(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ms := core.IntArg(c.Args, "observation_ms", 10000)
+	in, err := core.Input[ObserveWebSessionInput](c)
+	if err != nil {
+		return nil, err
+	}
+	ms := intOr(in.ObservationMS, 10000)
 	c.Observe(fmt.Sprintf("observing for %d ms", ms))
-	t, err := b.ObserveSession(ctx, ports.BrowserObserveRequest{Target: targetRef(c.Args), ObservationMS: ms,
-		MaxTimelineEvents: core.IntArg(c.Args, "max_timeline_events", 2000)})
+	t, err := b.ObserveSession(ctx, ports.BrowserObserveRequest{Target: targetRef(in.CdpEndpoint, in.TargetID, in.AllowedOrigins), ObservationMS: ms,
+		MaxTimelineEvents: intOr(in.MaxTimelineEvents, 2000)})
 	if err != nil {
 		return nil, browserErr(c.Op.Name, err)
 	}
-	events := make([]any, len(t.Timeline))
+	events := make([]ObserveWebSessionResultTimelineItem, len(t.Timeline))
 	for i, e := range t.Timeline {
-		events[i] = map[string]any{"sequence": e.Sequence, "type": e.Type, "timestamp": isoTime(e.Timestamp),
-			"frame_id": nullableP(e.FrameID), "loader_id": nullableP(e.LoaderID), "request_id": nullableP(e.RequestID),
-			"url": nullableP(e.URL), "destination_scope": nullableP(e.DestinationScope), "detail": nullableP(e.Detail)}
+		events[i] = ObserveWebSessionResultTimelineItem{Sequence: e.Sequence, Type: e.Type, Timestamp: isoTime(e.Timestamp),
+			FrameID: e.FrameID, LoaderID: e.LoaderID, RequestID: e.RequestID, URL: e.URL, DestinationScope: e.DestinationScope, Detail: e.Detail}
 	}
-	comp := completeness(ports.BrowserCompleteness{Dropped: t.Dropped}, []string{"timeline"})
-	res := map[string]any{"schema_version": 1, "browser": browserJSON(t.Browser),
-		"target": map[string]any{"target_id": t.Target.TargetID, "initial_url": t.Target.InitialURL, "final_url": nullableP(t.Target.FinalURL)},
-		"window": map[string]any{"armed_at": isoTime(t.Window.ArmedAt), "ended_at": isoTime(t.Window.EndedAt),
-			"requested_ms": t.Window.RequestedMS, "end_reason": t.Window.EndReason},
-		"timeline": events, "completeness": comp, "limitations": core.NonNil(t.Limitations)}
+	res := &ObserveWebSessionResult{SchemaVersion: 1, Browser: browserJSON(t.Browser),
+		Target: ObserveWebSessionResultTarget{TargetID: t.Target.TargetID, InitialURL: t.Target.InitialURL, FinalURL: t.Target.FinalURL},
+		Window: ObserveWebSessionResultWindow{ArmedAt: isoTime(t.Window.ArmedAt), EndedAt: isoTime(t.Window.EndedAt),
+			RequestedMS: t.Window.RequestedMS, EndReason: t.Window.EndReason},
+		Timeline: events, Completeness: completeness(ports.BrowserCompleteness{Dropped: t.Dropped}, []string{"timeline"}),
+		Limitations: core.NonNil(t.Limitations)}
 	return observed(b.Info(), t.Browser, "rea.web-observation-session/v1", res, nil), nil
 }
 
@@ -165,17 +168,21 @@ func handleDiscoverWebMCP(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	in, err := core.Input[DiscoverWebMCPToolsInput](c)
+	if err != nil {
+		return nil, err
+	}
 	c.Observe("collecting WebMCP registrations")
-	d, err := b.DiscoverWebMCPTools(ctx, ports.WebMCPRequest{Target: targetRef(c.Args), ObservationMS: core.IntArg(c.Args, "observation_ms", 100),
-		MaxTools: core.IntArg(c.Args, "max_tools", 500), MaxSchemaBytes: core.IntArg(c.Args, "max_schema_bytes", 262144)})
+	d, err := b.DiscoverWebMCPTools(ctx, ports.WebMCPRequest{Target: targetRef(in.CdpEndpoint, in.TargetID, in.AllowedOrigins),
+		ObservationMS: intOr(in.ObservationMS, 100), MaxTools: intOr(in.MaxTools, 500), MaxSchemaBytes: intOr(in.MaxSchemaBytes, 262144)})
 	if err != nil {
 		return nil, browserErr(c.Op.Name, err)
 	}
 	return observed(b.Info(), d.Browser, "rea.webmcp-discovery/v1", webMCPResult(d), nil), nil
 }
 
-func webMCPResult(d *ports.WebMCPDiscovery) map[string]any {
-	items := make([]any, 0, len(d.Tools))
+func webMCPResult(d *ports.WebMCPDiscovery) *DiscoverWebMCPToolsResult {
+	items := make([]DiscoverWebMCPToolsResultToolsItem, 0, len(d.Tools))
 	seen := map[string]bool{}
 	for _, t := range d.Tools {
 		sum := sha256.Sum256([]byte(t.FrameURL + "\x00" + t.Name))
@@ -184,15 +191,20 @@ func webMCPResult(d *ports.WebMCPDiscovery) map[string]any {
 			continue
 		}
 		seen[key] = true
-		var schema, schemaDigest any
+		// The page-declared schema is untrusted JSON of any shape: kept
+		// raw (canonical), with its digest.
+		var schema json.RawMessage
+		var schemaDigest *string
 		if len(t.InputSchema) > 0 {
 			var v any
 			dec := json.NewDecoder(bytesReader(t.InputSchema))
 			dec.UseNumber()
 			if dec.Decode(&v) == nil {
-				schema = v
-				if dg, err := core.Digest(v); err == nil {
-					schemaDigest = dg
+				if c, err := core.CanonicalJSON(v); err == nil {
+					schema = c
+					sum := sha256.Sum256(c) // core.Digest of v
+					dg := hex.EncodeToString(sum[:])
+					schemaDigest = &dg
 				}
 			}
 		}
@@ -200,16 +212,17 @@ func webMCPResult(d *ports.WebMCPDiscovery) map[string]any {
 		if t.Declarative {
 			kind = "declarative"
 		}
-		var src any
+		var src *DiscoverWebMCPToolsResultToolsItemRegistrationSource
 		if r := t.RegistrationSource; r != nil {
-			src = map[string]any{"url": r.URL, "line": r.Line, "column": r.Column}
+			line, col := r.Line, r.Column
+			src = &DiscoverWebMCPToolsResultToolsItemRegistrationSource{URL: r.URL, Line: &line, Column: &col}
 		}
-		items = append(items, map[string]any{"tool_key": key, "name": t.Name, "description": t.Description,
-			"frame_id": t.FrameID, "frame_url": t.FrameURL, "owner_origin": t.OwnerOrigin, "declaration_kind": kind,
-			"input_schema": schema, "input_schema_sha256": schemaDigest,
-			"annotations": map[string]any{"read_only": nullableP(t.Annotations.ReadOnly),
-				"untrusted_content": nullableP(t.Annotations.UntrustedContent), "autosubmit": nullableP(t.Annotations.Autosubmit)},
-			"registration_source": src, "trust": "page-declared-untrusted"})
+		items = append(items, DiscoverWebMCPToolsResultToolsItem{ToolKey: key, Name: t.Name, Description: t.Description,
+			FrameID: t.FrameID, FrameURL: t.FrameURL, OwnerOrigin: t.OwnerOrigin, DeclarationKind: kind,
+			InputSchema: schema, InputSchemaSHA256: schemaDigest,
+			Annotations: DiscoverWebMCPToolsResultToolsItemAnnotations{ReadOnly: t.Annotations.ReadOnly,
+				UntrustedContent: t.Annotations.UntrustedContent, Autosubmit: t.Annotations.Autosubmit},
+			RegistrationSource: src, Trust: "page-declared-untrusted"})
 	}
 	status := d.Status
 	if status != "available" {
@@ -223,10 +236,10 @@ func webMCPResult(d *ports.WebMCPDiscovery) map[string]any {
 	if status == "unavailable" && d.UnavailableReason != "" {
 		lims = append(lims, "WebMCP is unavailable from this browser: "+d.UnavailableReason)
 	}
-	return map[string]any{"schema_version": 1, "browser": browserJSON(d.Browser),
-		"target": map[string]any{"target_id": d.Target.TargetID, "url": d.Target.URL, "origin": d.Target.Origin},
-		"status": status, "tools": map[string]any{"total": len(items) + d.Dropped.WebMCPTools, "items": items},
-		"completeness": completeness(comp, nil), "limitations": lims}
+	return &DiscoverWebMCPToolsResult{SchemaVersion: 1, Browser: browserJSON(d.Browser),
+		Target: DiscoverWebMCPToolsResultTarget{TargetID: d.Target.TargetID, URL: d.Target.URL, Origin: d.Target.Origin},
+		Status: status, Tools: DiscoverWebMCPToolsResultTools{Total: len(items) + d.Dropped.WebMCPTools, Items: items},
+		Completeness: completeness(comp, nil), Limitations: lims}
 }
 
 // ---- capture_web_screenshot
@@ -262,11 +275,11 @@ var screenshotResultSchema = json.RawMessage(`{"type":"object","additionalProper
  "artifact":` + artifactSchema + `,
  "completeness":{"type":"object"},"limitations":{"type":"array","items":{"type":"string"}}}}`)
 
-func screenshotArtifact(png []byte) map[string]any {
+func screenshotArtifact(png []byte) CaptureWebScreenshotResultArtifact {
 	sum := sha256.Sum256(png)
 	h := hex.EncodeToString(sum[:])
-	return map[string]any{"uri": "rea://web-screenshot/sha256/" + h, "sha256": h, "bytes": len(png), "media_type": "image/png",
-		"data_base64": base64.StdEncoding.EncodeToString(png)}
+	return CaptureWebScreenshotResultArtifact{URI: "rea://web-screenshot/sha256/" + h, SHA256: h, Bytes: len(png), MediaType: "image/png",
+		DataBase64: base64.StdEncoding.EncodeToString(png)}
 }
 
 func handleCaptureScreenshot(ctx context.Context, c *core.Call) (any, error) {
@@ -274,15 +287,19 @@ func handleCaptureScreenshot(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	in, err := core.Input[CaptureWebScreenshotInput](c)
+	if err != nil {
+		return nil, err
+	}
 	c.Observe("capturing viewport")
-	s, err := b.CaptureScreenshot(ctx, ports.BrowserScreenshotRequest{Target: targetRef(c.Args),
-		MaxImageBytes: core.IntArg(c.Args, "maximum_image_bytes", 4<<20)})
+	s, err := b.CaptureScreenshot(ctx, ports.BrowserScreenshotRequest{Target: targetRef(in.CdpEndpoint, in.TargetID, in.AllowedOrigins),
+		MaxImageBytes: intOr(in.MaximumImageBytes, 4<<20)})
 	if err != nil {
 		return nil, browserErr(c.Op.Name, err)
 	}
-	res := map[string]any{"schema_version": 1, "browser": browserJSON(s.Browser),
-		"target":      map[string]any{"target_id": s.Target.TargetID, "url": s.Target.URL, "origin": s.Target.Origin},
-		"captured_at": isoTime(s.CapturedAt), "viewport": map[string]any{"width": s.Width, "height": s.Height},
-		"artifact": screenshotArtifact(s.PNG), "completeness": map[string]any{}, "limitations": core.NonNil(s.Limitations)}
+	res := &CaptureWebScreenshotResult{SchemaVersion: 1, Browser: browserJSON(s.Browser),
+		Target:     CaptureWebScreenshotResultTarget{TargetID: s.Target.TargetID, URL: s.Target.URL, Origin: s.Target.Origin},
+		CapturedAt: isoTime(s.CapturedAt), Viewport: CaptureWebScreenshotResultViewport{Width: s.Width, Height: s.Height},
+		Artifact: screenshotArtifact(s.PNG), Completeness: ScreenshotCompleteness{}, Limitations: core.NonNil(s.Limitations)}
 	return observed(b.Info(), s.Browser, "rea.web-screenshot/v1", res, nil), nil
 }

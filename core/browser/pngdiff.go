@@ -205,22 +205,20 @@ func abs(x int) int {
 	return x
 }
 
-func readScreenshot(op, side string, v any, maxPixels int) (*rgba, string, error) {
-	m, _ := v.(map[string]any)
-	data, _ := m["data_base64"].(string)
-	b, err := base64.StdEncoding.Strict().DecodeString(data)
+func readScreenshot(op, side string, m CompareWebScreenshotsInputBefore, maxPixels int) (*rgba, string, error) {
+	b, err := base64.StdEncoding.Strict().DecodeString(m.DataBase64)
 	if err != nil {
 		return nil, "", core.InvalidRequest(op, core.Issue{Path: []any{side, "data_base64"}, Reason: core.ReasonInvalidFormat, Message: "not canonical base64"})
 	}
 	sum := sha256.Sum256(b)
 	h := hex.EncodeToString(sum[:])
-	if s, ok := m["sha256"].(string); ok && s != h {
+	if m.SHA256 != "" && m.SHA256 != h {
 		return nil, "", core.InvalidRequest(op, core.Issue{Path: []any{side, "sha256"}, Reason: core.ReasonInvalidValue, Message: "sha256 does not match data_base64"})
 	}
-	if u, ok := m["uri"].(string); ok && u != "rea://web-screenshot/sha256/"+h {
+	if m.URI != nil && *m.URI != "rea://web-screenshot/sha256/"+h {
 		return nil, "", core.InvalidRequest(op, core.Issue{Path: []any{side, "uri"}, Reason: core.ReasonInvalidValue, Message: "uri does not name data_base64's digest"})
 	}
-	if n, ok := m["bytes"]; ok && fmt.Sprint(n) != fmt.Sprint(len(b)) {
+	if m.Bytes != 0 && m.Bytes != len(b) {
 		return nil, "", core.InvalidRequest(op, core.Issue{Path: []any{side, "bytes"}, Reason: core.ReasonInvalidValue, Message: "bytes does not match data_base64"})
 	}
 	img, err := decodePNG(b, maxPixels)
@@ -242,26 +240,27 @@ func readScreenshot(op, side string, v any, maxPixels int) (*rgba, string, error
 
 func handleCompareScreenshots(ctx context.Context, c *core.Call) (any, error) {
 	op := c.Op.Name
-	maxPx := core.IntArg(c.Args, "maximum_pixels", defaultMaxPixels)
-	thr := core.IntArg(c.Args, "channel_threshold", 0)
-	before, bh, err := readScreenshot(op, "before", c.Args["before"], maxPx)
+	in, err := core.Input[CompareWebScreenshotsInput](c)
 	if err != nil {
 		return nil, err
 	}
-	after, ah, err := readScreenshot(op, "after", c.Args["after"], maxPx)
+	maxPx := intOr(in.MaximumPixels, defaultMaxPixels)
+	thr := intOr(in.ChannelThreshold, 0)
+	before, bh, err := readScreenshot(op, "before", in.Before, maxPx)
 	if err != nil {
 		return nil, err
 	}
-	res := map[string]any{"schema_version": 1,
-		"before":            map[string]any{"width": before.w, "height": before.h, "sha256": bh},
-		"after":             map[string]any{"width": after.w, "height": after.h, "sha256": ah},
-		"channel_threshold": thr, "regions": []any{}, "omitted_regions": 0,
-		"limitations": []string{"Pixels are compared channel by channel in RGBA (RGB images get alpha 255); colour profiles and gamma chunks are ignored."}}
+	after, ah, err := readScreenshot(op, "after", in.After, maxPx)
+	if err != nil {
+		return nil, err
+	}
+	res := &CompareWebScreenshotsResult{SchemaVersion: 1,
+		Before:           CompareWebScreenshotsResultBefore{Width: before.w, Height: before.h, SHA256: bh},
+		After:            CompareWebScreenshotsResultBefore{Width: after.w, Height: after.h, SHA256: ah},
+		ChannelThreshold: thr, Regions: []CompareWebScreenshotsResultRegion{},
+		Limitations: []string{"Pixels are compared channel by channel in RGBA (RGB images get alpha 255); colour profiles and gamma chunks are ignored."}}
 	if before.w != after.w || before.h != after.h {
-		res["status"], res["compared_pixels"] = "dimension_mismatch", 0
-		for _, k := range []string{"changed_pixels", "changed_ratio", "maximum_channel_delta", "mean_channel_delta", "perceptual"} {
-			res[k] = nil
-		}
+		res.Status = "dimension_mismatch"
 		return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Predicate: "rea.web-screenshot-diff/v1"}, nil
 	}
 	w, h := before.w, before.h
@@ -304,11 +303,13 @@ func handleCompareScreenshots(ctx context.Context, c *core.Call) (any, error) {
 		omitted = len(regions) - maxRegions
 		regions = regions[:maxRegions]
 	}
-	res["status"], res["compared_pixels"], res["changed_pixels"] = status, px, changed
-	res["changed_ratio"] = float64(changed) / float64(px)
-	res["maximum_channel_delta"], res["mean_channel_delta"] = maxDelta, sum/float64(4*px)
-	res["perceptual"] = map[string]any{"mean_luma_delta": lumaSum / float64(px), "dhash_distance": popcount(dhash(before) ^ dhash(after))}
-	res["regions"], res["omitted_regions"] = regions, omitted
+	ratio, mean := float64(changed)/float64(px), sum/float64(4*px)
+	lumaDelta, dist := lumaSum/float64(px), popcount(dhash(before)^dhash(after))
+	res.Status, res.ComparedPixels, res.ChangedPixels = status, px, &changed
+	res.ChangedRatio = &ratio
+	res.MaximumChannelDelta, res.MeanChannelDelta = &maxDelta, &mean
+	res.Perceptual = &CompareWebScreenshotsResultPerceptual{MeanLumaDelta: &lumaDelta, DhashDistance: &dist}
+	res.Regions, res.OmittedRegions = regions, omitted
 	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Predicate: "rea.web-screenshot-diff/v1"}, nil
 }
 
@@ -368,7 +369,7 @@ func popcount(x uint64) int {
 
 // regionsOf groups 8-connected changed cells into bounding boxes, largest
 // (by changed pixels) first, then by position.
-func regionsOf(cells []int, cw, ch, w, h int) []any {
+func regionsOf(cells []int, cw, ch, w, h int) []CompareWebScreenshotsResultRegion {
 	seen := make([]bool, len(cells))
 	type region struct{ x0, y0, x1, y1, n int }
 	var rs []region
@@ -410,10 +411,10 @@ func regionsOf(cells []int, cw, ch, w, h int) []any {
 		}
 		return rs[i].x0 < rs[j].x0
 	})
-	out := make([]any, len(rs))
+	out := make([]CompareWebScreenshotsResultRegion, len(rs))
 	for i, r := range rs {
 		x, y := r.x0*regionCell, r.y0*regionCell
-		out[i] = map[string]any{"x": x, "y": y, "width": min((r.x1+1)*regionCell, w) - x, "height": min((r.y1+1)*regionCell, h) - y, "changed_pixels": r.n}
+		out[i] = CompareWebScreenshotsResultRegion{X: x, Y: y, Width: min((r.x1+1)*regionCell, w) - x, Height: min((r.y1+1)*regionCell, h) - y, ChangedPixels: r.n}
 	}
 	return out
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"strings"
 
 	"rea/core"
+	"rea/core/web"
 	"rea/ports"
 )
 
@@ -56,76 +56,15 @@ func opCaptureScenario() *core.Operation {
 	}
 }
 
-type scenarioArgs struct {
-	Browser struct {
-		Mode           string `json:"mode"`
-		ExecutablePath string `json:"executable_path"`
-	} `json:"browser"`
-	StartURL struct {
-		URL   string `json:"url"`
-		Query []struct {
-			Name  string `json:"name"`
-			Value string `json:"value"`
-		} `json:"query"`
-	} `json:"start_url"`
-	AllowedOrigins []string `json:"allowed_origins"`
-	Environment    struct {
-		Viewport struct {
-			Width             int     `json:"width"`
-			Height            int     `json:"height"`
-			DeviceScaleFactor float64 `json:"device_scale_factor"`
-		} `json:"viewport"`
-	} `json:"environment"`
-	Actions []struct {
-		StepID      string `json:"step_id"`
-		Action      string `json:"action"`
-		Destination string `json:"destination"`
-		Locator     *struct {
-			CSS struct {
-				Selector string `json:"selector"`
-			} `json:"css"`
-		} `json:"locator"`
-		Value *struct {
-			Source   string  `json:"source"`
-			Value    *string `json:"value"`
-			SecretID string  `json:"secret_id"`
-		} `json:"value"`
-		DurationMS *int `json:"duration_ms"`
-		TimeoutMS  int  `json:"timeout_ms"`
-	} `json:"actions"`
-	Secrets []ports.BrowserScenarioSecret `json:"-"`
-	RawSec  []struct {
-		SecretID            string `json:"secret_id"`
-		EnvironmentVariable string `json:"environment_variable"`
-	} `json:"secrets"`
-	Capture struct {
-		AfterEachStep []string `json:"after_each_step"`
-		AtEnd         []string `json:"at_end"`
-	} `json:"capture"`
-	Limits struct {
-		DurationMS    int `json:"duration_ms"`
-		StepTimeoutMS int `json:"step_timeout_ms"`
-		MaxEvents     int `json:"max_events"`
-	} `json:"limits"`
-}
-
 // scenarioRequest checks the domain rules the schema cannot express and
 // builds the engine request.
-func scenarioRequest(op string, m map[string]any) (*ports.BrowserScenarioRequest, *scenarioArgs, error) {
-	raw, err := core.MarshalNoEscape(m)
-	if err != nil {
-		return nil, nil, err
-	}
-	var a scenarioArgs
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return nil, nil, core.InvalidRequest(op, core.Issue{Path: []any{}, Reason: core.ReasonInvalidType, Message: err.Error()})
-	}
+func scenarioRequest(op string, a CaptureBrowserScenarioInput) (*ports.BrowserScenarioRequest, error) {
 	bad := func(path []any, f string, args ...any) error {
 		return core.InvalidRequest(op, core.Issue{Path: path, Reason: core.ReasonInvalidValue, Message: fmt.Sprintf(f, args...)})
 	}
 	u, err := url.Parse(a.StartURL.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-		return nil, nil, bad([]any{"start_url", "url"}, "start_url.url must be an http(s) URL without userinfo")
+		return nil, bad([]any{"start_url", "url"}, "start_url.url must be an http(s) URL without userinfo")
 	}
 	if len(a.StartURL.Query) > 0 {
 		q := u.Query()
@@ -134,18 +73,26 @@ func scenarioRequest(op string, m map[string]any) (*ports.BrowserScenarioRequest
 		}
 		u.RawQuery = q.Encode()
 	}
+	var vp ports.BrowserViewport
+	if e := a.Environment; e != nil && e.Viewport != nil {
+		vp = ports.BrowserViewport{Width: intOr(e.Viewport.Width, 0), Height: intOr(e.Viewport.Height, 0)}
+		if e.Viewport.DeviceScaleFactor != nil {
+			vp.DeviceScaleFactor = *e.Viewport.DeviceScaleFactor
+		}
+	}
 	req := &ports.BrowserScenarioRequest{ExecutablePath: a.Browser.ExecutablePath, StartURL: u.String(), AllowedOrigins: a.AllowedOrigins,
-		Viewport:             ports.BrowserViewport{Width: a.Environment.Viewport.Width, Height: a.Environment.Viewport.Height, DeviceScaleFactor: a.Environment.Viewport.DeviceScaleFactor},
-		CaptureAfterEachStep: a.Capture.AfterEachStep, CaptureAtEnd: a.Capture.AtEnd,
-		MaxEvents: a.Limits.MaxEvents, DurationMS: a.Limits.DurationMS, StepTimeoutMS: a.Limits.StepTimeoutMS}
-	if _, ok := m["capture"]; !ok {
-		req.CaptureAtEnd = []string{"url"}
+		Viewport: vp, CaptureAtEnd: []string{"url"}}
+	if c := a.Capture; c != nil {
+		req.CaptureAfterEachStep, req.CaptureAtEnd = c.AfterEachStep, c.AtEnd
+	}
+	if l := a.Limits; l != nil {
+		req.MaxEvents, req.DurationMS, req.StepTimeoutMS = intOr(l.MaxEvents, 0), intOr(l.DurationMS, 0), intOr(l.StepTimeoutMS, 0)
 	}
 	secrets := map[string]bool{}
 	envs := map[string]bool{}
-	for i, s := range a.RawSec {
+	for i, s := range a.Secrets {
 		if secrets[s.SecretID] || envs[s.EnvironmentVariable] {
-			return nil, nil, bad([]any{"secrets", i}, "secret ids and environment variables must be unique")
+			return nil, bad([]any{"secrets", i}, "secret ids and environment variables must be unique")
 		}
 		secrets[s.SecretID], envs[s.EnvironmentVariable] = true, true
 		req.Secrets = append(req.Secrets, ports.BrowserScenarioSecret{SecretID: s.SecretID, EnvironmentVariable: s.EnvironmentVariable})
@@ -154,19 +101,19 @@ func scenarioRequest(op string, m map[string]any) (*ports.BrowserScenarioRequest
 	for i, ac := range a.Actions {
 		path := func(f string) []any { return []any{"actions", i, f} }
 		if ids[ac.StepID] {
-			return nil, nil, bad(path("step_id"), "step_id %q is not unique", ac.StepID)
+			return nil, bad(path("step_id"), "step_id %q is not unique", ac.StepID)
 		}
 		ids[ac.StepID] = true
 		st := ports.BrowserScenarioStep{StepID: ac.StepID, Action: ac.Action, TimeoutMS: ac.TimeoutMS}
 		switch ac.Action {
 		case "goto":
 			if ac.Destination == "" {
-				return nil, nil, bad(path("destination"), "goto needs destination")
+				return nil, bad(path("destination"), "goto needs destination")
 			}
 			st.Action, st.URL = "navigate", ac.Destination
 		case "click", "fill":
 			if ac.Locator == nil {
-				return nil, nil, bad(path("locator"), "%s needs locator", ac.Action)
+				return nil, bad(path("locator"), "%s needs locator", ac.Action)
 			}
 			st.Selector = ac.Locator.CSS.Selector
 			if ac.Action == "click" {
@@ -175,26 +122,26 @@ func scenarioRequest(op string, m map[string]any) (*ports.BrowserScenarioRequest
 			st.Action = "type"
 			switch {
 			case ac.Value == nil:
-				return nil, nil, bad(path("value"), "fill needs value")
+				return nil, bad(path("value"), "fill needs value")
 			case ac.Value.Source == "secret":
 				if !secrets[ac.Value.SecretID] {
-					return nil, nil, bad(path("value"), "secret %q is not declared in secrets", ac.Value.SecretID)
+					return nil, bad(path("value"), "secret %q is not declared in secrets", ac.Value.SecretID)
 				}
 				st.SecretID = ac.Value.SecretID
 			case ac.Value.Value == nil:
-				return nil, nil, bad(path("value"), "a literal value needs value")
+				return nil, bad(path("value"), "a literal value needs value")
 			default:
 				st.Text = *ac.Value.Value
 			}
 		case "wait_for_timeout":
 			if ac.DurationMS == nil {
-				return nil, nil, bad(path("duration_ms"), "wait_for_timeout needs duration_ms")
+				return nil, bad(path("duration_ms"), "wait_for_timeout needs duration_ms")
 			}
 			st.Action, st.DurationMS = "wait", *ac.DurationMS
 		}
 		req.Steps = append(req.Steps, st)
 	}
-	return req, &a, nil
+	return req, nil
 }
 
 func handleCaptureScenario(ctx context.Context, c *core.Call) (any, error) {
@@ -205,7 +152,11 @@ func handleCaptureScenario(ctx context.Context, c *core.Call) (any, error) {
 			Remediation: "Use a rea build with the CDP engine (adapters/cdp).",
 			Details:     map[string]any{"provider_id": scenarioProviderID, "operation": op, "reason": "engine_missing"}}
 	}
-	req, args, err := scenarioRequest(op, c.Args)
+	args, err := core.Input[CaptureBrowserScenarioInput](c)
+	if err != nil {
+		return nil, err
+	}
+	req, err := scenarioRequest(op, args)
 	if err != nil {
 		return nil, err
 	}
@@ -230,10 +181,10 @@ func handleCaptureScenario(ctx context.Context, c *core.Call) (any, error) {
 }
 
 // sanitizedURL is BROWSER.md §2's sanitized URL ([N]: userinfo removed).
-func sanitizedURL(s string) map[string]any {
+func sanitizedURL(s string) WebSanitizedURL {
 	u, err := url.Parse(s)
 	if err != nil {
-		return map[string]any{"url": s, "origin": nil, "query_parameter_names": []string{}, "redacted": false}
+		return WebSanitizedURL{URL: s, QueryParameterNames: []string{}}
 	}
 	red := u.User != nil
 	u.User = nil
@@ -242,16 +193,58 @@ func sanitizedURL(s string) map[string]any {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	return map[string]any{"url": u.String(), "origin": nullable(originOf(u)), "query_parameter_names": names, "redacted": red}
+	return WebSanitizedURL{URL: u.String(), Origin: core.OptString(originOf(u)), QueryParameterNames: names, Redacted: red}
 }
 
-func textArtifact(b []byte) map[string]any {
+// scenarioTextArtifact is a redacted text artifact (DOM, accessibility).
+type scenarioTextArtifact struct {
+	SHA256 string `json:"sha256"`
+	Bytes  int    `json:"bytes"`
+	Text   string `json:"text"`
+}
+
+func textArtifact(b []byte) scenarioTextArtifact {
 	sum := sha256.Sum256(b)
-	return map[string]any{"sha256": hex.EncodeToString(sum[:]), "bytes": len(b), "text": string(b)}
+	return scenarioTextArtifact{SHA256: hex.EncodeToString(sum[:]), Bytes: len(b), Text: string(b)}
 }
 
-func normalizeScenario(capt *ports.BrowserScenarioCapture, req *ports.BrowserScenarioRequest, args *scenarioArgs) map[string]any {
-	items := make([]any, 0, len(capt.Events))
+// The states of a scenario artifact (WebScenarioArtifacts holds each as
+// any: the schema's union by state).
+type (
+	artifactNotRequested struct {
+		State string `json:"state"`
+	}
+	artifactMissing struct {
+		State  string `json:"state"`
+		Reason string `json:"reason"`
+	}
+	artifactTruncated struct {
+		State    string `json:"state"`
+		Observed int    `json:"observed"`
+		Retained int    `json:"retained"`
+		Reason   string `json:"reason"`
+	}
+	artifactCaptured struct {
+		State string `json:"state"`
+		Value any    `json:"value"` // CaptureWebScreenshotResultArtifact, scenarioTextArtifact, WebSanitizedURL or scenarioHistory
+	}
+	scenarioHistoryEntry struct {
+		Type string          `json:"type"`
+		Name WebSanitizedURL `json:"name"`
+	}
+	scenarioHistory struct {
+		Length            int                    `json:"length"`
+		CurrentURL        WebSanitizedURL        `json:"current_url"`
+		NavigationEntries []scenarioHistoryEntry `json:"navigation_entries"`
+	}
+)
+
+func normalizeScenario(capt *ports.BrowserScenarioCapture, req *ports.BrowserScenarioRequest, args CaptureBrowserScenarioInput) *CaptureBrowserScenarioResult {
+	type pending struct {
+		step int
+		ev   scenarioEventRecord
+	}
+	var evs []pending
 	dropped := capt.Dropped
 	for _, e := range capt.Events {
 		ev := scenarioEvent(e)
@@ -259,22 +252,22 @@ func normalizeScenario(capt *ports.BrowserScenarioCapture, req *ports.BrowserSce
 			dropped++
 			continue
 		}
-		items = append(items, ev)
+		evs = append(evs, pending{e.StepIndex, ev})
 	}
 	// Renumber after any event that could not be represented.
+	items := make([]any, len(evs))
 	seqByStep := map[int][2]int{}
-	for i, it := range items {
-		m := it.(map[string]any)
-		m["sequence"] = i + 1
-		si := m["step_index"].(int)
-		r, ok := seqByStep[si]
+	for i, p := range evs {
+		p.ev.setSequence(i + 1)
+		items[i] = p.ev
+		r, ok := seqByStep[p.step]
 		if !ok {
 			r = [2]int{i + 1, i + 1}
 		}
 		r[1] = i + 1
-		seqByStep[si] = r
+		seqByStep[p.step] = r
 	}
-	stepsOut := make([]any, len(capt.Steps))
+	stepsOut := make([]WebScenarioStep, len(capt.Steps))
 	capMissing, capTrunc := map[string]bool{}, map[string]bool{}
 	next := 1
 	for i, s := range capt.Steps {
@@ -291,13 +284,14 @@ func normalizeScenario(capt *ports.BrowserScenarioCapture, req *ports.BrowserSce
 			start, end = r[0], r[1]
 			next = end + 1
 		}
-		var errv any
+		var errv *string
 		if s.Status != "completed" {
 			msg := s.Error
 			if msg == "" {
 				msg = s.Status
 			}
-			errv = truncate(msg, 4096)
+			msg = truncate(msg, 4096)
+			errv = &msg
 		}
 		for _, m := range missing {
 			capMissing[m] = true
@@ -305,9 +299,9 @@ func normalizeScenario(capt *ports.BrowserScenarioCapture, req *ports.BrowserSce
 		for _, t := range trunc {
 			capTrunc[t] = true
 		}
-		stepsOut[i] = map[string]any{"step_index": s.StepIndex, "step_id": s.StepID, "action": s.Action, "status": s.Status, "error": errv,
-			"elapsed_ms": max(s.ElapsedMS, 0), "before_url": sanitizedURL(s.BeforeURL), "after_url": sanitizedURL(s.AfterURL),
-			"event_sequence_start": start, "event_sequence_end": end, "artifacts": arts, "completeness": scenarioCompleteness(missing, trunc)}
+		stepsOut[i] = WebScenarioStep{StepIndex: s.StepIndex, StepID: s.StepID, Action: s.Action, Status: s.Status, Error: errv,
+			ElapsedMS: max(s.ElapsedMS, 0), BeforeURL: sanitizedURL(s.BeforeURL), AfterURL: sanitizedURL(s.AfterURL),
+			EventSequenceStart: start, EventSequenceEnd: end, Artifacts: arts, Completeness: scenarioCompleteness(missing, trunc)}
 	}
 	if dropped > 0 {
 		capTrunc["events"] = true
@@ -342,40 +336,44 @@ func normalizeScenario(capt *ports.BrowserScenarioCapture, req *ports.BrowserSce
 	if version == "" {
 		version = "unknown"
 	}
-	return map[string]any{"schema_version": 1,
-		"browser": map[string]any{"mode": "launch", "process_ownership": "provider-owned", "cleanup": "terminated-owned-process", "product": product, "version": version},
-		"scenario": map[string]any{"start_origin": capt.StartOrigin, "allowed_origins": origins, "action_count": len(args.Actions),
-			"secret_references": secretRefs},
-		"duration_ms": max(capt.DurationMS, 0), "steps": stepsOut,
-		"events":       map[string]any{"retained": len(items), "dropped": dropped, "items": items},
-		"completeness": scenarioCompleteness(keys(capMissing), keys(capTrunc)), "limitations": lims}
+	return &CaptureBrowserScenarioResult{SchemaVersion: 1,
+		Browser: CaptureBrowserScenarioResultBrowser{Mode: "launch", ProcessOwnership: "provider-owned", Cleanup: "terminated-owned-process",
+			Product: product, Version: version},
+		Scenario: CaptureBrowserScenarioResultScenario{StartOrigin: capt.StartOrigin, AllowedOrigins: origins, ActionCount: len(args.Actions),
+			SecretReferences: secretRefs},
+		DurationMS: max(capt.DurationMS, 0), Steps: stepsOut,
+		Events:       CaptureBrowserScenarioResultEvents{Retained: len(items), Dropped: dropped, Items: items},
+		Completeness: scenarioCompleteness(keys(capMissing), keys(capTrunc)), Limitations: lims}
 }
 
-func scenarioCompleteness(missing, trunc []string) map[string]any {
+func scenarioCompleteness(missing, trunc []string) web.WebScenarioCompleteness {
 	missing, trunc = core.NonNil(missing), core.NonNil(trunc)
 	slices.Sort(missing)
 	slices.Sort(trunc)
 	missing, trunc = slices.Compact(missing), slices.Compact(trunc)
 	switch {
 	case len(trunc) > 0:
-		return map[string]any{"status": "truncated", "equality_eligible": false, "missing_sections": missing, "truncated_sections": trunc}
+		return web.WebScenarioCompleteness{Status: "truncated", EqualityEligible: false, MissingSections: missing, TruncatedSections: trunc}
 	case len(missing) > 0:
-		return map[string]any{"status": "incomplete", "equality_eligible": false, "missing_sections": missing, "truncated_sections": trunc}
+		return web.WebScenarioCompleteness{Status: "incomplete", EqualityEligible: false, MissingSections: missing, TruncatedSections: trunc}
 	}
-	return map[string]any{"status": "complete", "equality_eligible": true, "missing_sections": missing, "truncated_sections": trunc}
+	return web.WebScenarioCompleteness{Status: "complete", EqualityEligible: true, MissingSections: missing, TruncatedSections: trunc}
 }
 
-func scenarioArtifacts(s ports.BrowserScenarioStepResult, want []string) (map[string]any, []string, []string) {
+func scenarioArtifacts(s ports.BrowserScenarioStepResult, want []string) (WebScenarioArtifacts, []string, []string) {
 	a := s.Artifacts
-	out := map[string]any{"storage": map[string]any{"state": "not_requested"}}
+	out := WebScenarioArtifacts{Storage: artifactNotRequested{State: "not_requested"}}
+	field := map[string]*any{"screenshot": &out.Screenshot, "dom": &out.DOM, "accessibility": &out.Accessibility,
+		"url": &out.URL, "history": &out.History}
 	var missing, trunc []string
 	for _, k := range artifactKinds {
+		dst := field[k]
 		if !slices.Contains(want, k) {
-			out[k] = map[string]any{"state": "not_requested"}
+			*dst = artifactNotRequested{State: "not_requested"}
 			continue
 		}
 		if s.Status == "cancelled" {
-			out[k] = map[string]any{"state": "missing", "reason": "not executed after an earlier action failure"}
+			*dst = artifactMissing{State: "missing", Reason: "not executed after an earlier action failure"}
 			missing = append(missing, k)
 			continue
 		}
@@ -383,7 +381,7 @@ func scenarioArtifacts(s ports.BrowserScenarioStepResult, want []string) (map[st
 			if why == "" {
 				why = "not captured"
 			}
-			out[k] = map[string]any{"state": "missing", "reason": truncate(why, 1024)}
+			*dst = artifactMissing{State: "missing", Reason: truncate(why, 1024)}
 			missing = append(missing, k)
 			continue
 		}
@@ -408,7 +406,7 @@ func scenarioArtifacts(s ports.BrowserScenarioStepResult, want []string) (map[st
 			}
 		case "history":
 			if h := a.History; h != nil {
-				entries := []any{}
+				entries := []scenarioHistoryEntry{}
 				for _, e := range h.NavigationEntries {
 					if len(entries) == 256 {
 						break
@@ -417,31 +415,94 @@ func scenarioArtifacts(s ports.BrowserScenarioStepResult, want []string) (map[st
 					if !slices.Contains([]string{"navigate", "reload", "back_forward", "prerender"}, t) {
 						t = "unknown"
 					}
-					entries = append(entries, map[string]any{"type": t, "name": sanitizedURL(e.Name)})
+					entries = append(entries, scenarioHistoryEntry{Type: t, Name: sanitizedURL(e.Name)})
 				}
-				v = map[string]any{"length": h.Length, "current_url": sanitizedURL(h.CurrentURL), "navigation_entries": entries}
+				v = scenarioHistory{Length: h.Length, CurrentURL: sanitizedURL(h.CurrentURL), NavigationEntries: entries}
 			}
 		}
 		switch {
 		case v == nil:
-			out[k] = map[string]any{"state": "missing", "reason": "the engine returned no " + k}
+			*dst = artifactMissing{State: "missing", Reason: "the engine returned no " + k}
 			missing = append(missing, k)
 		case slices.Contains(a.Truncated, k):
-			out[k] = map[string]any{"state": "truncated", "observed": size, "retained": size, "reason": "cut at the engine's size limit; the full size was not measured"}
+			*dst = artifactTruncated{State: "truncated", Observed: size, Retained: size, Reason: "cut at the engine's size limit; the full size was not measured"}
 			trunc = append(trunc, k)
 		default:
-			out[k] = map[string]any{"state": "captured", "value": v}
+			*dst = artifactCaptured{State: "captured", Value: v}
 		}
 	}
 	return out, missing, trunc
 }
 
+// scenarioEventRecord is one event of a scenario capture: one struct per
+// kind (the schema's union by kind), numbered once the events that cannot
+// be represented are dropped.
+type scenarioEventRecord interface{ setSequence(int) }
+
+type (
+	consoleEvent struct {
+		Sequence  int              `json:"sequence"`
+		StepIndex int              `json:"step_index"`
+		Kind      string           `json:"kind"`
+		Level     string           `json:"level"`
+		Text      string           `json:"text"`
+		URL       *WebSanitizedURL `json:"url"`
+	}
+	pageErrorEvent struct {
+		Sequence  int     `json:"sequence"`
+		StepIndex int     `json:"step_index"`
+		Kind      string  `json:"kind"`
+		Message   string  `json:"message"`
+		Stack     *string `json:"stack"`
+	}
+	networkEvent struct {
+		Sequence     int             `json:"sequence"`
+		StepIndex    int             `json:"step_index"`
+		Kind         string          `json:"kind"`
+		Method       string          `json:"method"`
+		URL          WebSanitizedURL `json:"url"`
+		ResourceType string          `json:"resource_type"`
+		HeaderNames  []string        `json:"header_names"`
+		Status       *int            `json:"status"`
+		Failure      *string         `json:"failure"`
+	}
+	urlEvent struct {
+		Sequence  int             `json:"sequence"`
+		StepIndex int             `json:"step_index"`
+		Kind      string          `json:"kind"`
+		URL       WebSanitizedURL `json:"url"`
+	}
+	frameEvent struct {
+		Sequence     int             `json:"sequence"`
+		StepIndex    int             `json:"step_index"`
+		Kind         string          `json:"kind"`
+		URL          WebSanitizedURL `json:"url"`
+		PayloadBytes int             `json:"payload_bytes"`
+		Truncated    bool            `json:"truncated"`
+		PayloadType  string          `json:"payload_type"`
+		PayloadText  *string         `json:"payload_text"`
+	}
+	frameNavigatedEvent struct {
+		Sequence  int             `json:"sequence"`
+		StepIndex int             `json:"step_index"`
+		Kind      string          `json:"kind"`
+		URL       WebSanitizedURL `json:"url"`
+		Name      *string         `json:"name"`
+	}
+)
+
+func (e *consoleEvent) setSequence(n int)        { e.Sequence = n }
+func (e *pageErrorEvent) setSequence(n int)      { e.Sequence = n }
+func (e *networkEvent) setSequence(n int)        { e.Sequence = n }
+func (e *urlEvent) setSequence(n int)            { e.Sequence = n }
+func (e *frameEvent) setSequence(n int)          { e.Sequence = n }
+func (e *frameNavigatedEvent) setSequence(n int) { e.Sequence = n }
+
 // scenarioEvent maps one engine event to its schema branch, or nil when
 // it has none.
-func scenarioEvent(e ports.BrowserScenarioEvent) map[string]any {
-	m := map[string]any{"step_index": e.StepIndex, "kind": e.Kind}
+func scenarioEvent(e ports.BrowserScenarioEvent) scenarioEventRecord {
 	u := sanitizedURL(e.URL)
-	network := func(status, failure any) map[string]any {
+	network := func(status *int, failure *string) scenarioEventRecord {
 		method := e.Method
 		if method == "" {
 			method = "UNKNOWN"
@@ -450,8 +511,8 @@ func scenarioEvent(e ports.BrowserScenarioEvent) map[string]any {
 		if rt == "" {
 			rt = "Other"
 		}
-		m["method"], m["url"], m["resource_type"], m["header_names"], m["status"], m["failure"] = truncate(method, 32), u, truncate(rt, 64), []string{}, status, failure
-		return m
+		return &networkEvent{StepIndex: e.StepIndex, Kind: e.Kind, Method: truncate(method, 32), URL: u, ResourceType: truncate(rt, 64),
+			HeaderNames: []string{}, Status: status, Failure: failure}
 	}
 	switch e.Kind {
 	case "console":
@@ -459,34 +520,34 @@ func scenarioEvent(e ports.BrowserScenarioEvent) map[string]any {
 		if level == "" {
 			level = "log"
 		}
-		var cu any
+		var cu *WebSanitizedURL
 		if e.URL != "" {
-			cu = u
+			cu = &u
 		}
-		m["level"], m["text"], m["url"] = truncate(level, 64), truncate(e.Text, 65536), cu
+		return &consoleEvent{StepIndex: e.StepIndex, Kind: e.Kind, Level: truncate(level, 64), Text: truncate(e.Text, 65536), URL: cu}
 	case "page-error":
-		m["message"], m["stack"] = truncate(e.Text, 65536), nil
+		return &pageErrorEvent{StepIndex: e.StepIndex, Kind: e.Kind, Message: truncate(e.Text, 65536)}
 	case "request":
 		return network(nil, nil)
 	case "response":
 		if e.Status < 100 || e.Status > 599 {
 			return nil
 		}
-		return network(e.Status, nil)
+		status := e.Status
+		return network(&status, nil)
 	case "request-failed":
 		f := e.Failure
 		if f == "" {
 			f = "failed"
 		}
-		return network(nil, truncate(f, 1024))
+		f = truncate(f, 1024)
+		return network(nil, &f)
 	case "websocket-opened", "websocket-closed":
-		m["url"] = u
+		return &urlEvent{StepIndex: e.StepIndex, Kind: e.Kind, URL: u}
 	case "websocket-frame-sent", "websocket-frame-received":
-		m["url"], m["payload_bytes"], m["truncated"], m["payload_type"], m["payload_text"] = u, e.PayloadBytes, false, "binary", nil
+		return &frameEvent{StepIndex: e.StepIndex, Kind: e.Kind, URL: u, PayloadBytes: e.PayloadBytes, PayloadType: "binary"}
 	case "frame-navigated", "frame-attached", "frame-detached":
-		m["url"], m["name"] = u, nil
-	default:
-		return nil
+		return &frameNavigatedEvent{StepIndex: e.StepIndex, Kind: e.Kind, URL: u}
 	}
-	return m
+	return nil
 }

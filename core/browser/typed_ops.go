@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"encoding/json"
 	"rea/core/web"
 
 	"rea/core"
@@ -17,15 +16,9 @@ type ListBrowserTargetsInput struct {
 	AllowedOrigins []string `json:"allowed_origins,omitempty"` // Exact http(s) origins in scope; empty or absent scopes a per-target call to the target's current origin (li...
 }
 
-// ListBrowserTargetsResultBrowser is part of the result of list_browser_targets.
-// Browser identity from /json/version.
-type ListBrowserTargetsResultBrowser struct {
-	Product         string `json:"product"`
-	ProtocolVersion string `json:"protocol_version"`
-	Revision        string `json:"revision"`
-	UserAgent       string `json:"user_agent"`
-	JSVersion       string `json:"js_version"`
-}
+// ListBrowserTargetsResultBrowser is the browser identity from
+// /json/version, as every browser result gives it.
+type ListBrowserTargetsResultBrowser = WebBrowser
 
 // ListBrowserTargetsResultTarget is part of the result of list_browser_targets.
 type ListBrowserTargetsResultTarget struct {
@@ -239,11 +232,11 @@ type ObserveWebSessionResultTimelineItem struct {
 // ObserveWebSessionResult is the result of observe_web_session.
 type ObserveWebSessionResult struct {
 	SchemaVersion int                                   `json:"schema_version"`
-	Browser       json.RawMessage                       `json:"browser"`
+	Browser       WebBrowser                            `json:"browser"`
 	Target        ObserveWebSessionResultTarget         `json:"target"`
 	Window        ObserveWebSessionResultWindow         `json:"window"`
 	Timeline      []ObserveWebSessionResultTimelineItem `json:"timeline"`
-	Completeness  json.RawMessage                       `json:"completeness"`
+	Completeness  WebCompleteness                       `json:"completeness"`
 	Limitations   []string                              `json:"limitations"`
 }
 
@@ -295,16 +288,116 @@ type AnalyzeWebBundleInput struct {
 // AnalyzeWebBundleResultCapture is part of the result of analyze_web_bundle.
 // The underlying page capture: target URL, scripts observed and analyzed, source artifacts (digests, no text).
 type AnalyzeWebBundleResultCapture struct {
-	TargetURL       string            `json:"target_url"`
-	ScriptsObserved int               `json:"scripts_observed"`
-	ScriptsAnalyzed int               `json:"scripts_analyzed"`
-	SourceArtifacts []json.RawMessage `json:"source_artifacts"`
+	TargetURL       string                 `json:"target_url"`
+	ScriptsObserved int                    `json:"scripts_observed"`
+	ScriptsAnalyzed int                    `json:"scripts_analyzed"`
+	SourceArtifacts []BundleSourceArtifact `json:"source_artifacts"`
+}
+
+// BundleLocation is where a finding is: script, 1-based line, 0-based column.
+type BundleLocation struct {
+	ScriptKey string `json:"script_key"`
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+}
+
+// BundleSourceArtifact is one analyzed script's source (digest, no text).
+type BundleSourceArtifact struct {
+	ScriptKey     string `json:"script_key"`
+	URL           string `json:"url"`
+	SHA256        string `json:"sha256"`
+	Bytes         int    `json:"bytes"`
+	MediaType     string `json:"media_type"`
+	TextAvailable bool   `json:"text_available"`
+}
+
+// BundleChunkNode is one analyzed script in the module graph.
+type BundleChunkNode struct {
+	ScriptKey      string `json:"script_key"`
+	URL            string `json:"url"`
+	ArtifactSHA256 string `json:"artifact_sha256"`
+	Bytes          int    `json:"bytes"`
+}
+
+// BundleChunkEdge is one import of a script.
+type BundleChunkEdge struct {
+	FromScriptKey string         `json:"from_script_key"`
+	Kind          string         `json:"kind"`
+	Specifier     string         `json:"specifier"`
+	ResolvedURL   *string        `json:"resolved_url"`
+	Location      BundleLocation `json:"location"`
+}
+
+// BundleRoute is one route literal and how it was found.
+type BundleRoute struct {
+	ScriptKey string         `json:"script_key"`
+	Value     string         `json:"value"`
+	Detector  string         `json:"detector"`
+	Location  BundleLocation `json:"location"`
+}
+
+// BundleEndpoint is one network endpoint literal.
+type BundleEndpoint struct {
+	ScriptKey string         `json:"script_key"`
+	Kind      string         `json:"kind"`
+	Value     string         `json:"value"`
+	Location  BundleLocation `json:"location"`
+}
+
+// BundleWebMCPDeclaration is one registerTool call found in a script.
+type BundleWebMCPDeclaration struct {
+	Name                string         `json:"name"`
+	Description         string         `json:"description"`
+	SchemaPropertyNames []string       `json:"schema_property_names"`
+	Trust               string         `json:"trust"`
+	Location            BundleLocation `json:"location"`
+}
+
+// BundleBasis is one piece of evidence for an inference.
+type BundleBasis struct {
+	ScriptKey      string `json:"script_key"`
+	ArtifactSHA256 string `json:"artifact_sha256"`
+	Line           int    `json:"line"`
+	Column         int    `json:"column"`
+	Detector       string `json:"detector"`
+}
+
+// BundleSourceMapArtifact is a fetched source map's bytes (digest, no text).
+type BundleSourceMapArtifact struct {
+	URI       string `json:"uri"`
+	SHA256    string `json:"sha256"`
+	Bytes     int    `json:"bytes"`
+	MediaType string `json:"media_type"`
+}
+
+// BundleOriginalSourceArtifact is an original source's embedded content
+// (digest, no text).
+type BundleOriginalSourceArtifact struct {
+	SHA256    string `json:"sha256"`
+	Bytes     int    `json:"bytes"`
+	MediaType string `json:"media_type"`
+}
+
+// BundleOriginalSource is one source a source map names.
+type BundleOriginalSource struct {
+	Source   string                        `json:"source"`
+	Artifact *BundleOriginalSourceArtifact `json:"artifact"`
+}
+
+// BundleSourceMap is one script's source map as fetched.
+type BundleSourceMap struct {
+	ScriptKey       string                   `json:"script_key"`
+	DeclaredURL     string                   `json:"declared_url"`
+	Status          string                   `json:"status"`
+	Artifact        *BundleSourceMapArtifact `json:"artifact"`
+	OriginalSources []BundleOriginalSource   `json:"original_sources"`
+	Limitation      *string                  `json:"limitation"`
 }
 
 // AnalyzeWebBundleResultObservationsChunks is part of the result of analyze_web_bundle.
 type AnalyzeWebBundleResultObservationsChunks struct {
-	Nodes []json.RawMessage `json:"nodes"`
-	Edges []json.RawMessage `json:"edges"`
+	Nodes []BundleChunkNode `json:"nodes"`
+	Edges []BundleChunkEdge `json:"edges"`
 }
 
 // AnalyzeWebBundleResultObservationsSourceMaps is part of the result of analyze_web_bundle.
@@ -312,24 +405,24 @@ type AnalyzeWebBundleResultObservationsSourceMaps struct {
 	Status    string            `json:"status"`
 	Requested int               `json:"requested"`
 	Processed int               `json:"processed"`
-	Items     []json.RawMessage `json:"items"`
+	Items     []BundleSourceMap `json:"items"`
 }
 
 // AnalyzeWebBundleResultObservations is part of the result of analyze_web_bundle.
 type AnalyzeWebBundleResultObservations struct {
 	Chunks             AnalyzeWebBundleResultObservationsChunks     `json:"chunks"`
-	Routes             []json.RawMessage                            `json:"routes"`
-	Endpoints          []json.RawMessage                            `json:"endpoints"`
-	WebMCPDeclarations []json.RawMessage                            `json:"webmcp_declarations"`
+	Routes             []BundleRoute                                `json:"routes"`
+	Endpoints          []BundleEndpoint                             `json:"endpoints"`
+	WebMCPDeclarations []BundleWebMCPDeclaration                    `json:"webmcp_declarations"`
 	SourceMaps         AnalyzeWebBundleResultObservationsSourceMaps `json:"source_maps"`
 }
 
 // AnalyzeWebBundleResultInference is part of the result of analyze_web_bundle.
 type AnalyzeWebBundleResultInference struct {
-	Kind       string            `json:"kind"`
-	Value      string            `json:"value"`
-	Confidence string            `json:"confidence"`
-	Basis      []json.RawMessage `json:"basis"`
+	Kind       string        `json:"kind"`
+	Value      string        `json:"value"`
+	Confidence string        `json:"confidence"`
+	Basis      []BundleBasis `json:"basis"`
 }
 
 // AnalyzeWebBundleResultUnknown is part of the result of analyze_web_bundle.
@@ -391,23 +484,27 @@ type CaptureWebScreenshotResultArtifact struct {
 // CaptureWebScreenshotResult is the result of capture_web_screenshot.
 type CaptureWebScreenshotResult struct {
 	SchemaVersion int                                `json:"schema_version"`
-	Browser       json.RawMessage                    `json:"browser"`
+	Browser       WebBrowser                         `json:"browser"`
 	Target        CaptureWebScreenshotResultTarget   `json:"target"`
 	CapturedAt    string                             `json:"captured_at"`
 	Viewport      CaptureWebScreenshotResultViewport `json:"viewport"`
 	Artifact      CaptureWebScreenshotResultArtifact `json:"artifact"`
-	Completeness  json.RawMessage                    `json:"completeness"`
+	Completeness  ScreenshotCompleteness             `json:"completeness"`
 	Limitations   []string                           `json:"limitations"`
 }
+
+// ScreenshotCompleteness is a screenshot's completeness: always empty (a
+// viewport capture is whole or fails).
+type ScreenshotCompleteness struct{}
 
 // CompareWebScreenshotsInputBefore is part of the input of compare_web_screenshots.
 // A PNG screenshot artifact: the artifact of a capture_web_screenshot result (uri, sha256 and bytes are check...
 type CompareWebScreenshotsInputBefore struct {
-	DataBase64 string `json:"data_base64"`
-	Bytes      int    `json:"bytes,omitempty"`
-	MediaType  string `json:"media_type,omitempty"`
-	SHA256     string `json:"sha256,omitempty"`
-	URI        string `json:"uri,omitempty"`
+	DataBase64 string  `json:"data_base64"`
+	Bytes      int     `json:"bytes,omitempty"`
+	MediaType  string  `json:"media_type,omitempty"`
+	SHA256     string  `json:"sha256,omitempty"`
+	URI        *string `json:"uri,omitempty"` // checked when present, even empty
 }
 
 // CompareWebScreenshotsInput is the input of compare_web_screenshots.
@@ -428,8 +525,8 @@ type CompareWebScreenshotsResultBefore struct {
 // CompareWebScreenshotsResultPerceptual is part of the result of compare_web_screenshots.
 // Luminance-based difference: mean absolute luma difference (0..255) and the Hamming distance of 64-bit diffe...
 type CompareWebScreenshotsResultPerceptual struct {
-	DhashDistance int     `json:"dhash_distance,omitempty"`
-	MeanLumaDelta float64 `json:"mean_luma_delta,omitempty"`
+	DhashDistance *int     `json:"dhash_distance,omitempty"` // always written (pointers keep 0)
+	MeanLumaDelta *float64 `json:"mean_luma_delta,omitempty"`
 }
 
 // CompareWebScreenshotsResultRegion is part of the result of compare_web_screenshots.
@@ -493,9 +590,9 @@ type CaptureBrowserScenarioInputActionLocator struct {
 // CaptureBrowserScenarioInputActionValue is part of the input of capture_browser_scenario.
 // fill: a literal or a declared secret.
 type CaptureBrowserScenarioInputActionValue struct {
-	Source   string `json:"source"`
-	SecretID string `json:"secret_id,omitempty"`
-	Value    string `json:"value,omitempty"`
+	Source   string  `json:"source"`
+	SecretID string  `json:"secret_id,omitempty"`
+	Value    *string `json:"value,omitempty"` // nil: absent (a literal needs it); "" is a value
 }
 
 // CaptureBrowserScenarioInputAction is part of the input of capture_browser_scenario.
@@ -503,7 +600,7 @@ type CaptureBrowserScenarioInputAction struct {
 	StepID      string                                    `json:"step_id"`
 	Action      string                                    `json:"action"`
 	Destination string                                    `json:"destination,omitempty"` // goto: the URL.
-	DurationMS  int                                       `json:"duration_ms,omitempty"` // wait_for_timeout: how long.
+	DurationMS  *int                                      `json:"duration_ms,omitempty"` // wait_for_timeout: how long (0 is a duration; wait_for_timeout needs one).
 	Locator     *CaptureBrowserScenarioInputActionLocator `json:"locator,omitempty"`     // click, fill: the element.
 	TimeoutMS   int                                       `json:"timeout_ms,omitempty"`
 	Value       *CaptureBrowserScenarioInputActionValue   `json:"value,omitempty"` // fill: a literal or a declared secret.

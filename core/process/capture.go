@@ -1,7 +1,6 @@
 package process
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -31,89 +30,89 @@ func opCaptureProcessScenario() *core.Operation {
 	}
 }
 
-// scenarioArgs mirrors the input schema; it is decoded over the contract's
-// defaults, so an absent field keeps its default.
-type scenarioArgs struct {
-	Executable                 string            `json:"executable"`
-	Arguments                  []string          `json:"arguments"`
-	WorkingDirectory           string            `json:"working_directory"`
-	Environment                map[string]string `json:"environment"`
-	FilesystemObservationPaths []string          `json:"filesystem_observation_paths"`
-	Terminal                   struct {
-		Columns    int `json:"columns"`
-		Rows       int `json:"rows"`
-		Scrollback int `json:"scrollback"`
-	} `json:"terminal"`
-	Events []struct {
-		Type      string `json:"type"`
-		AtMS      int64  `json:"at_ms"`
-		Data      string `json:"data"`
-		Sensitive bool   `json:"sensitive"`
-		Columns   int    `json:"columns"`
-		Rows      int    `json:"rows"`
-		Signal    string `json:"signal"`
-	} `json:"events"`
-	TimeoutMS      int64 `json:"timeout_ms"`
-	IdleTimeoutMS  int64 `json:"idle_timeout_ms"`
-	SettleMS       int64 `json:"settle_ms"`
-	FinalizationMS int64 `json:"finalization_ms"`
-	Limits         struct {
-		OutputBytes     int64 `json:"output_bytes"`
-		Files           int64 `json:"files"`
-		FileBytes       int64 `json:"file_bytes"`
-		Processes       int64 `json:"processes"`
-		FilesystemDepth int64 `json:"filesystem_depth"`
-	} `json:"limits"`
-	Normalization struct {
-		Paths        bool  `json:"paths"`
-		PIDs         bool  `json:"pids"`
-		Ports        bool  `json:"ports"`
-		TimeBucketMS int64 `json:"time_bucket_ms"`
-		Patterns     []struct {
-			Pattern     string `json:"pattern"`
-			Replacement string `json:"replacement"`
-		} `json:"patterns"`
-	} `json:"normalization"`
+// scenarioEvent is one element of the input's events (a union of the
+// input, resize and signal shapes, which the input type keeps raw).
+type scenarioEvent struct {
+	Type      string `json:"type"`
+	AtMS      int64  `json:"at_ms"`
+	Data      string `json:"data"`
+	Sensitive bool   `json:"sensitive"`
+	Columns   int    `json:"columns"`
+	Rows      int    `json:"rows"`
+	Signal    string `json:"signal"`
 }
 
-// ScenarioFromArgs decodes validated capture_process_scenario arguments
-// into a scenario, filling the contract's defaults.
-func ScenarioFromArgs(args map[string]any) (ports.CaptureScenario, error) {
-	d := ports.NewCaptureScenario("")
-	var a scenarioArgs
-	a.Arguments, a.WorkingDirectory, a.Environment = d.Arguments, d.WorkingDirectory, d.Environment
-	a.Terminal.Columns, a.Terminal.Rows, a.Terminal.Scrollback = d.Terminal.Columns, d.Terminal.Rows, d.Terminal.Scrollback
-	a.TimeoutMS, a.IdleTimeoutMS, a.SettleMS, a.FinalizationMS = d.TimeoutMS, d.IdleTimeoutMS, d.SettleMS, d.FinalizationMS
-	a.Limits.OutputBytes, a.Limits.Files, a.Limits.FileBytes = d.Limits.OutputBytes, d.Limits.Files, d.Limits.FileBytes
-	a.Limits.Processes, a.Limits.FilesystemDepth = d.Limits.Processes, d.Limits.FilesystemDepth
-	a.Normalization.Paths, a.Normalization.PIDs, a.Normalization.Ports = d.Normalization.Paths, d.Normalization.PIDs, d.Normalization.Ports
-	a.Normalization.TimeBucketMS = d.Normalization.TimeBucketMS
-	raw, err := core.MarshalNoEscape(args)
-	if err != nil {
-		return d, err
+func setInt(dst *int64, v *int) {
+	if v != nil {
+		*dst = int64(*v)
 	}
-	if err := json.NewDecoder(bytes.NewReader(raw)).Decode(&a); err != nil {
-		return d, err
+}
+
+func setBool(dst *bool, v *bool) {
+	if v != nil {
+		*dst = *v
 	}
-	s := ports.CaptureScenario{
-		Executable: a.Executable, Arguments: core.NonNil(a.Arguments), WorkingDirectory: a.WorkingDirectory,
-		Environment: a.Environment, FilesystemObservationPaths: core.NonNil(a.FilesystemObservationPaths),
-		Terminal:  ports.CaptureTerminal{Columns: a.Terminal.Columns, Rows: a.Terminal.Rows, Scrollback: a.Terminal.Scrollback},
-		TimeoutMS: a.TimeoutMS, IdleTimeoutMS: a.IdleTimeoutMS, SettleMS: a.SettleMS, FinalizationMS: a.FinalizationMS,
-		Limits: ports.CaptureLimits{OutputBytes: a.Limits.OutputBytes, Files: a.Limits.Files, FileBytes: a.Limits.FileBytes,
-			Processes: a.Limits.Processes, FilesystemDepth: a.Limits.FilesystemDepth},
-		Normalization: ports.CaptureNormalization{Paths: a.Normalization.Paths, PIDs: a.Normalization.PIDs, Ports: a.Normalization.Ports,
-			TimeBucketMS: a.Normalization.TimeBucketMS},
+}
+
+// ScenarioFromInput turns validated capture_process_scenario input into a
+// scenario, filling the contract's defaults for absent fields.
+func ScenarioFromInput(in CaptureProcessScenarioInput) (ports.CaptureScenario, error) {
+	s := ports.NewCaptureScenario(in.Executable)
+	if in.Arguments != nil {
+		s.Arguments = in.Arguments
 	}
+	if in.WorkingDirectory != nil {
+		s.WorkingDirectory = *in.WorkingDirectory
+	}
+	if in.Environment != nil {
+		s.Environment = in.Environment
+	}
+	if in.FilesystemObservationPaths != nil {
+		s.FilesystemObservationPaths = in.FilesystemObservationPaths
+	}
+	s.Arguments, s.FilesystemObservationPaths = core.NonNil(s.Arguments), core.NonNil(s.FilesystemObservationPaths)
 	if s.Environment == nil {
 		s.Environment = map[string]string{}
 	}
-	for _, e := range a.Events {
+	if t := in.Terminal; t != nil {
+		if t.Columns != nil {
+			s.Terminal.Columns = *t.Columns
+		}
+		if t.Rows != nil {
+			s.Terminal.Rows = *t.Rows
+		}
+		if t.Scrollback != nil {
+			s.Terminal.Scrollback = *t.Scrollback
+		}
+	}
+	setInt(&s.TimeoutMS, in.TimeoutMS)
+	setInt(&s.IdleTimeoutMS, in.IdleTimeoutMS)
+	setInt(&s.SettleMS, in.SettleMS)
+	setInt(&s.FinalizationMS, in.FinalizationMS)
+	if l := in.Limits; l != nil {
+		setInt(&s.Limits.OutputBytes, l.OutputBytes)
+		setInt(&s.Limits.Files, l.Files)
+		setInt(&s.Limits.FileBytes, l.FileBytes)
+		setInt(&s.Limits.Processes, l.Processes)
+		setInt(&s.Limits.FilesystemDepth, l.FilesystemDepth)
+	}
+	if n := in.Normalization; n != nil {
+		setBool(&s.Normalization.Paths, n.Paths)
+		setBool(&s.Normalization.PIDs, n.Pids)
+		setBool(&s.Normalization.Ports, n.Ports)
+		setInt(&s.Normalization.TimeBucketMS, n.TimeBucketMS)
+		for _, p := range n.Patterns {
+			s.Normalization.Patterns = append(s.Normalization.Patterns, ports.LiteralReplacement{Pattern: p.Pattern, Replacement: p.Replacement})
+		}
+	}
+	s.Events = nil
+	for _, raw := range in.Events {
+		var e scenarioEvent
+		if err := json.Unmarshal(raw, &e); err != nil {
+			return s, err
+		}
 		s.Events = append(s.Events, ports.CaptureEvent{AtMS: e.AtMS, Type: e.Type, Data: e.Data, Sensitive: e.Sensitive,
 			Columns: e.Columns, Rows: e.Rows, Signal: e.Signal})
-	}
-	for _, p := range a.Normalization.Patterns {
-		s.Normalization.Patterns = append(s.Normalization.Patterns, ports.LiteralReplacement{Pattern: p.Pattern, Replacement: p.Replacement})
 	}
 	return s, nil
 }
@@ -140,7 +139,11 @@ func handleCaptureProcessScenario(ctx context.Context, c *core.Call) (any, error
 		return nil, &core.Error{Code: core.CodeCapabilityUnavailable, Message: op + ": no process-capture engine is wired into this build",
 			Details: map[string]any{"provider_id": providerID, "operation": op, "reason": "engine_missing"}}
 	}
-	sc, err := ScenarioFromArgs(c.Args)
+	in, err := core.Input[CaptureProcessScenarioInput](c)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := ScenarioFromInput(in)
 	if err != nil {
 		return nil, core.InvalidRequest(op, core.Issue{Path: []any{}, Reason: core.ReasonInvalidType, Message: "arguments do not decode: " + err.Error()})
 	}

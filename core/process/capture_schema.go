@@ -27,9 +27,9 @@ var captureInput = core.InputSchema([]string{"executable"},
 	`"normalization":{"type":"object","additionalProperties":false,"default":{"paths":false,"pids":true,"ports":true,"time_bucket_ms":10,"patterns":[]},"properties":{"paths":{"type":"boolean","default":false},"pids":{"type":"boolean","default":true},"ports":{"type":"boolean","default":true},"time_bucket_ms":{"type":"integer","minimum":1,"default":10},"patterns":{"type":"array","default":[],"items":{"type":"object","additionalProperties":false,"required":["pattern","replacement"],"properties":{"pattern":{"type":"string","minLength":1},"replacement":{"type":"string"}}}}}}`,
 )
 
-var captureResult = json.RawMessage(`{"type":"object","required":["scenario","executable","terminal","interaction_events","exit","settlement","processes","ports","filesystem","truncation","residual_unknowns","cleanup","manifest","normalization"],
+var captureResult = json.RawMessage(`{"type":"object","required":["scenario","executable","terminal","interaction_events","exit","settlement","processes","ports","filesystem","event_journal","truncation","residual_unknowns","cleanup","manifest","normalization"],
  "properties":{"scenario":{"type":"object"},"executable":{"type":"object"},"terminal":{"type":"object"},"interaction_events":{"type":"array"},"exit":{"type":"object"},
- "settlement":{"type":"object"},"processes":{"type":"object"},"ports":{"type":"array"},"filesystem":{"type":"object"},"truncation":{"type":"object"},
+ "settlement":{"type":"object"},"processes":{"type":"object"},"ports":{"type":"array"},"filesystem":{"type":"object"},"event_journal":{"type":"array"},"truncation":{"type":"object"},
  "residual_unknowns":{"type":"array"},"cleanup":{"type":"object"},"manifest":{"type":"object"},"normalization":{"type":"object"}}}`)
 
 var captureExamples = []json.RawMessage{

@@ -28,8 +28,8 @@ func opCompareProcessCaptures() *core.Operation {
 		Effects: core.Effects{MutatesSession: true, Idempotent: true},
 		Input: core.InputSchema([]string{"left", "right"}, `"left":`+captureEvidenceInput, `"right":`+captureEvidenceInput,
 			`"max_capture_age_ms":{"type":"integer","minimum":0,"description":"Reject a capture completed longer ago than this."}`),
-		Result: json.RawMessage(`{"type":"object","required":["status","contract","dimensions","first_divergence"],"properties":{"status":{"enum":["unchanged","changed","unknown","truncated"]},
- "contract":{"type":"object"},"dimensions":{"type":"array"},"first_divergence":{"type":"object"}}}`),
+		Result: json.RawMessage(`{"type":"object","required":["status","left_evidence_id","right_evidence_id","contract","dimensions","first_divergence"],"properties":{"status":{"enum":["unchanged","changed","unknown","truncated"]},
+ "left_evidence_id":{"type":"string"},"right_evidence_id":{"type":"string"},"contract":{"type":"object"},"dimensions":{"type":"array"},"first_divergence":{"type":"object"}}}`),
 		Examples: []json.RawMessage{json.RawMessage(`{"left":{"kind":"retained-evidence","evidence_id":"ev_` + strings.Repeat("1", 64) +
 			`"},"right":{"kind":"retained-evidence","evidence_id":"ev_` + strings.Repeat("2", 64) + `"},"max_capture_age_ms":3600000}`)},
 		Handler: handleCompareProcessCaptures,
@@ -164,6 +164,19 @@ var dimensions = []struct {
 	{"ports", "network", portItems},
 }
 
+// rawJSON is the canonical form of an item the captures hold (null for
+// none), for first_divergence.
+func rawJSON(v any) json.RawMessage {
+	if m, ok := v.(map[string]any); ok && m == nil {
+		v = nil
+	}
+	b, err := core.CanonicalJSON(v)
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
 func canon(v any) string {
 	b, err := core.CanonicalJSON(v)
 	if err != nil {
@@ -181,8 +194,12 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 	if err != nil {
 		return nil, err
 	}
-	if maxAge, ok := c.Args["max_capture_age_ms"].(json.Number); ok {
-		limit, _ := maxAge.Int64()
+	in, err := core.Input[CompareProcessCapturesInput](c)
+	if err != nil {
+		return nil, err
+	}
+	if in.MaxCaptureAgeMS != nil {
+		limit := int64(*in.MaxCaptureAgeMS)
 		for _, side := range []struct {
 			name string
 			d    *captureDoc
@@ -214,12 +231,12 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 	type found struct {
 		dim         string
 		index       int
-		left, right any
+		left, right map[string]any
 		la, ra      any
 		min         int64
 	}
 	var first *found
-	dims := []any{}
+	dims := []ProcessComparisonDimension{}
 	overall := "unchanged"
 	rank := map[string]int{"unchanged": 0, "unknown": 1, "changed": 2, "truncated": 3}
 	for _, dim := range dimensions {
@@ -228,7 +245,7 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 		}
 		li, ri := dim.items(l), dim.items(r)
 		equal := canon(li) == canon(ri)
-		status, reason := "", any(nil)
+		status, reason := "", ""
 		switch {
 		case truncated:
 			status, reason = "truncated", "At least one capture is truncated."
@@ -247,8 +264,8 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 		default:
 			status = "unchanged"
 		}
-		entry := map[string]any{"dimension": dim.name, "status": status, "reason": reason, "left_count": len(li), "right_count": len(ri)}
-		dims = append(dims, entry)
+		dims = append(dims, ProcessComparisonDimension{Dimension: dim.name, Status: status, Reason: core.OptString(reason),
+			LeftCount: len(li), RightCount: len(ri)})
 		st := status
 		if st == "added" || st == "removed" {
 			st = "changed"
@@ -270,12 +287,12 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 			if canon(a) == canon(b) {
 				continue
 			}
-			f := &found{dim: dim.name, index: i, min: 1 << 62}
+			f := &found{dim: dim.name, index: i, min: 1 << 62, left: a, right: b}
 			if a != nil {
-				f.left, f.la = a, a["at_ms"]
+				f.la = a["at_ms"]
 			}
 			if b != nil {
-				f.right, f.ra = b, b["at_ms"]
+				f.ra = b["at_ms"]
 			}
 			for _, t := range []any{f.la, f.ra} {
 				if n, ok := t.(json.Number); ok {
@@ -290,22 +307,23 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 			break
 		}
 	}
-	var fd map[string]any
+	var fd ProcessFirstDivergence
 	switch {
 	case truncated:
-		fd = map[string]any{"status": "unknown", "reason": "At least one capture is truncated."}
+		fd = ProcessFirstDivergence{Status: "unknown", Reason: "At least one capture is truncated."}
 	case first != nil:
-		fd = map[string]any{"status": "found", "dimension": first.dim, "index": first.index, "left": first.left, "right": first.right,
-			"left_at_ms": first.la, "right_at_ms": first.ra}
+		index := first.index
+		fd = ProcessFirstDivergence{Status: "found", Dimension: first.dim, Index: &index, Left: rawJSON(first.left), Right: rawJSON(first.right),
+			LeftAtMS: rawJSON(first.la), RightAtMS: rawJSON(first.ra)}
 	case len(residual) > 0:
-		fd = map[string]any{"status": "unknown", "reason": "Residual unknowns prevent proving that no divergence occurred."}
+		fd = ProcessFirstDivergence{Status: "unknown", Reason: "Residual unknowns prevent proving that no divergence occurred."}
 	default:
-		fd = map[string]any{"status": "none"}
+		fd = ProcessFirstDivergence{Status: "none"}
 	}
-	res := map[string]any{"status": overall, "left_evidence_id": string(lev.EvidenceID), "right_evidence_id": string(rev.EvidenceID),
-		"contract": map[string]any{"equal": sameContract, "left_sha256": l.Manifest.Contract, "right_sha256": r.Manifest.Contract,
-			"normalization_equal": sameNorm},
-		"dimensions": dims, "first_divergence": fd}
+	res := &CompareProcessCapturesResult{Status: overall, LeftEvidenceID: string(lev.EvidenceID), RightEvidenceID: string(rev.EvidenceID),
+		Contract: ProcessComparisonContract{Equal: sameContract, LeftSHA256: l.Manifest.Contract, RightSHA256: r.Manifest.Contract,
+			NormalizationEqual: sameNorm},
+		Dimensions: dims, FirstDivergence: fd}
 	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Limitations: lim,
 		Links: []core.EvidenceID{lev.EvidenceID, rev.EvidenceID}}, nil
 }

@@ -12,7 +12,7 @@ import (
 )
 
 func TestScenarioDefaults(t *testing.T) {
-	got, err := ScenarioFromArgs(map[string]any{"executable": "/bin/true"})
+	got, err := ScenarioFromInput(CaptureProcessScenarioInput{Executable: "/bin/true"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,9 +20,12 @@ func TestScenarioDefaults(t *testing.T) {
 	if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) { // nil and empty lists alike
 		t.Fatalf("defaults:\n got %+v\nwant %+v", got, want)
 	}
-	got, err = ScenarioFromArgs(map[string]any{"executable": "x", "terminal": map[string]any{"rows": json.Number("40")},
-		"limits": map[string]any{"files": json.Number("0")}, "normalization": map[string]any{"pids": false},
-		"events": []any{map[string]any{"type": "input", "at_ms": json.Number("5"), "data": "pw\n", "sensitive": true}}})
+	var in CaptureProcessScenarioInput
+	if err := json.Unmarshal([]byte(`{"executable":"x","terminal":{"rows":40},"limits":{"files":0},"normalization":{"pids":false},
+		"events":[{"type":"input","at_ms":5,"data":"pw\n","sensitive":true}]}`), &in); err != nil {
+		t.Fatal(err)
+	}
+	got, err = ScenarioFromInput(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +72,7 @@ func TestCaptureErrorMapping(t *testing.T) {
 	if sa := po["signal_attempts"].([]any); len(sa) != 1 {
 		t.Errorf("signal attempts: %v", sa)
 	}
-	if ex := po["capture"].(map[string]any)["exit"].(map[string]any); ex["exit_code"] != nil || ex["elapsed_ms"] != nil {
+	if ex := po["capture"].(*CaptureProcessScenarioResult).Exit; ex.ExitCode != nil || ex.ElapsedMS != nil {
 		t.Errorf("exit without an exit seen: %v", ex)
 	}
 }

@@ -13,240 +13,245 @@ import (
 // bookkeeping); raw_result holds what differs on every run (pids, raw
 // frames, real paths, signal attempts with their pids).
 
-func scenarioJSON(s ports.CaptureScenario, redactSensitive bool) map[string]any {
-	evs := []any{}
+func scenarioEvents(s ports.CaptureScenario, redactSensitive bool) []CaptureScenarioEvent {
+	evs := []CaptureScenarioEvent{}
 	for _, e := range s.Events {
-		m := map[string]any{"type": e.Type, "at_ms": e.AtMS}
+		ev := CaptureScenarioEvent{Type: e.Type, AtMS: e.AtMS}
 		switch e.Type {
 		case ports.EventInput:
-			m["data"], m["sensitive"] = e.Data, e.Sensitive
+			data, sensitive := e.Data, e.Sensitive
 			if e.Sensitive && redactSensitive {
-				m["data"] = "<redacted-input>"
+				data = "<redacted-input>"
 			}
+			ev.Data, ev.Sensitive = &data, &sensitive
 		case ports.EventResize:
-			m["columns"], m["rows"] = e.Columns, e.Rows
+			cols, rows := e.Columns, e.Rows
+			ev.Columns, ev.Rows = &cols, &rows
 		case ports.EventSignal:
-			m["signal"] = e.Signal
+			sig := e.Signal
+			ev.Signal = &sig
 		}
-		evs = append(evs, m)
+		evs = append(evs, ev)
 	}
-	pats := []any{}
-	for _, p := range s.Normalization.Patterns {
-		pats = append(pats, map[string]any{"pattern": p.Pattern, "replacement": p.Replacement})
+	return evs
+}
+
+func scenarioNormalization(n ports.CaptureNormalization) CaptureNormalizationRecord {
+	pats := []CaptureProcessScenarioInputNormalizationPattern{}
+	for _, p := range n.Patterns {
+		pats = append(pats, CaptureProcessScenarioInputNormalizationPattern{Pattern: p.Pattern, Replacement: p.Replacement})
 	}
-	env := map[string]any{}
+	return CaptureNormalizationRecord{Paths: n.Paths, PIDs: n.PIDs, Ports: n.Ports, TimeBucketMS: n.TimeBucketMS, Patterns: pats}
+}
+
+func scenarioEnvironment(s ports.CaptureScenario) map[string]string {
+	env := make(map[string]string, len(s.Environment))
 	for k, v := range s.Environment {
 		env[k] = v
 	}
-	out := map[string]any{
-		"working_directory": s.WorkingDirectory, "environment": env,
-		"filesystem_observation_paths": core.NonNil(s.FilesystemObservationPaths),
-		"terminal":                     map[string]any{"columns": s.Terminal.Columns, "rows": s.Terminal.Rows, "scrollback": s.Terminal.Scrollback},
-		"events":                       evs, "timeout_ms": s.TimeoutMS, "idle_timeout_ms": s.IdleTimeoutMS, "settle_ms": s.SettleMS,
-		"limits": map[string]any{"output_bytes": s.Limits.OutputBytes, "files": s.Limits.Files, "file_bytes": s.Limits.FileBytes,
-			"processes": s.Limits.Processes, "filesystem_depth": s.Limits.FilesystemDepth},
-		"normalization": map[string]any{"paths": s.Normalization.Paths, "pids": s.Normalization.PIDs, "ports": s.Normalization.Ports,
-			"time_bucket_ms": s.Normalization.TimeBucketMS, "patterns": pats},
+	return env
+}
+
+func scenarioLimits(l ports.CaptureLimits) CaptureLimitsRecord {
+	return CaptureLimitsRecord{OutputBytes: l.OutputBytes, Files: l.Files, FileBytes: l.FileBytes, Processes: l.Processes,
+		FilesystemDepth: l.FilesystemDepth}
+}
+
+func scenarioTerminal(t ports.CaptureTerminal) CaptureTerminalSize {
+	return CaptureTerminalSize{Columns: t.Columns, Rows: t.Rows, Scrollback: t.Scrollback}
+}
+
+// scenarioRecord is the full scenario of a capture.
+func scenarioRecord(pc *ports.ProcessCapture) CaptureScenarioRecord {
+	s := pc.Scenario
+	return CaptureScenarioRecord{
+		Executable: s.Executable, Arguments: core.NonNil(s.Arguments), ExecutableSHA256: core.OptString(pc.Executable.SHA256),
+		WorkingDirectory: s.WorkingDirectory, Environment: scenarioEnvironment(s),
+		FilesystemObservationPaths: core.NonNil(s.FilesystemObservationPaths), Terminal: scenarioTerminal(s.Terminal),
+		Events: scenarioEvents(s, false), TimeoutMS: s.TimeoutMS, IdleTimeoutMS: s.IdleTimeoutMS, SettleMS: s.SettleMS,
+		FinalizationMS: s.FinalizationMS, Limits: scenarioLimits(s.Limits), Normalization: scenarioNormalization(s.Normalization),
 	}
-	if s.FinalizationMS > 0 {
-		out["finalization_ms"] = s.FinalizationMS
-	}
-	return out
 }
 
 // comparisonContract is what two captures must share to be compared
 // (§1.4): the scenario without the executable and arguments, sensitive
 // input as <redacted-input>, and the normalization versions.
-func comparisonContract(pc *ports.ProcessCapture) map[string]any {
-	c := scenarioJSON(pc.Scenario, true)
-	c["ambient_environment"] = "unknown"
-	c["rendered_line_format"] = pc.NormalizationApplied.RenderedLineFormat
-	if pc.Scenario.Normalization.Ports {
-		c["port_normalization_version"] = pc.NormalizationApplied.PortNormalizationVersion
+func comparisonContract(pc *ports.ProcessCapture) CaptureComparisonContract {
+	s := pc.Scenario
+	c := CaptureComparisonContract{
+		WorkingDirectory: s.WorkingDirectory, Environment: scenarioEnvironment(s),
+		FilesystemObservationPaths: core.NonNil(s.FilesystemObservationPaths), Terminal: scenarioTerminal(s.Terminal),
+		Events: scenarioEvents(s, true), TimeoutMS: s.TimeoutMS, IdleTimeoutMS: s.IdleTimeoutMS, SettleMS: s.SettleMS,
+		FinalizationMS: s.FinalizationMS, Limits: scenarioLimits(s.Limits), Normalization: scenarioNormalization(s.Normalization),
+		AmbientEnvironment: "unknown", RenderedLineFormat: pc.NormalizationApplied.RenderedLineFormat,
 	}
-	if len(pc.Scenario.Normalization.Patterns) > 0 {
-		c["pattern_normalization_version"] = pc.NormalizationApplied.PatternNormalizationVersion
+	if s.Normalization.Ports {
+		v := pc.NormalizationApplied.PortNormalizationVersion
+		c.PortNormalizationVersion = &v
+	}
+	if len(s.Normalization.Patterns) > 0 {
+		v := pc.NormalizationApplied.PatternNormalizationVersion
+		c.PatternNormalizationVersion = &v
 	}
 	return c
 }
 
-func digestOf(v any) any {
+func digestOf(v any) *string {
 	d, err := core.Digest(v)
 	if err != nil {
 		return nil
 	}
-	return d
+	return &d
 }
 
-func renderedJSON(f ports.RenderedFrame) map[string]any {
-	return map[string]any{"sequence": f.Sequence, "at_ms": f.AtMS, "columns": f.Columns, "rows": f.Rows,
-		"cursor": map[string]any{"x": f.CursorX, "y": f.CursorY}, "active_buffer": f.ActiveBuffer,
-		"lines": core.NonNil(f.Lines), "serialized_state": f.SerializedState}
+func renderedJSON(f ports.RenderedFrame) CaptureRenderedFrame {
+	return CaptureRenderedFrame{Sequence: f.Sequence, AtMS: f.AtMS, Columns: f.Columns, Rows: f.Rows,
+		Cursor: CaptureCursor{X: f.CursorX, Y: f.CursorY}, ActiveBuffer: f.ActiveBuffer,
+		Lines: core.NonNil(f.Lines), SerializedState: f.SerializedState}
 }
 
-func normalizationJSON(n ports.NormalizationRecord) map[string]any {
-	return map[string]any{"version": n.Version, "port_normalization_version": core.OrNull(n.PortNormalizationVersion),
-		"pattern_normalization_version": core.OrNull(n.PatternNormalizationVersion), "rendered_line_format": n.RenderedLineFormat,
-		"placeholders": core.NonNil(n.Placeholders)}
+func normalizationJSON(n ports.NormalizationRecord) CaptureNormalizationApplied {
+	return CaptureNormalizationApplied{Version: n.Version, PortNormalizationVersion: core.OptString(n.PortNormalizationVersion),
+		PatternNormalizationVersion: core.OptString(n.PatternNormalizationVersion), RenderedLineFormat: n.RenderedLineFormat,
+		Placeholders: core.NonNil(n.Placeholders)}
 }
 
-func exitJSON(e ports.CaptureExit) map[string]any {
-	var code, elapsed any
-	if e.Code != nil {
-		code = *e.Code
-	}
-	if e.ElapsedMS != nil {
-		elapsed = *e.ElapsedMS
-	}
-	var fin any
+func exitJSON(e ports.CaptureExit) CaptureExit {
+	out := CaptureExit{Reason: e.Reason, Exited: e.Exited, ExitCode: e.Code, Signal: core.OptString(e.Signal), ElapsedMS: e.ElapsedMS}
 	if e.Finalization != nil {
-		sigs := []any{}
+		sigs := []CaptureFinalizationSignal{}
 		for _, s := range e.Finalization.Signals {
-			sigs = append(sigs, map[string]any{"signal": s.Signal, "sent_at_ms": s.SentAtMS, "target": s.Target,
-				"delivery": s.Delivery, "reason": core.OrNull(s.Reason)})
+			sigs = append(sigs, CaptureFinalizationSignal{Signal: s.Signal, SentAtMS: s.SentAtMS, Target: s.Target,
+				Delivery: s.Delivery, Reason: core.OptString(s.Reason)})
 		}
-		var fe any
-		if e.Finalization.ElapsedMS != nil {
-			fe = *e.Finalization.ElapsedMS
-		}
-		fin = map[string]any{"requested_ms": e.Finalization.RequestedMS, "elapsed_ms": fe, "signals": sigs}
-	}
-	return map[string]any{"reason": e.Reason, "exited": e.Exited, "exit_code": code, "signal": core.OrNull(e.Signal),
-		"elapsed_ms": elapsed, "finalization": fin}
-}
-
-func fileEntries(fs []ports.FileEntry) []any {
-	out := []any{}
-	for _, f := range fs {
-		out = append(out, map[string]any{"path": f.Path, "type": f.Type, "mode": f.Mode, "size": f.Size,
-			"sha256": core.OrNull(f.SHA256), "symlink_target": core.OrNull(f.SymlinkTarget)})
+		out.Finalization = &CaptureFinalization{RequestedMS: e.Finalization.RequestedMS, ElapsedMS: e.Finalization.ElapsedMS, Signals: sigs}
 	}
 	return out
 }
 
-func fsTrunc(t ports.FilesystemTruncation) map[string]any {
-	om := []any{}
-	for _, h := range t.HashOmissions {
-		om = append(om, map[string]any{"path": h.Path, "size_bytes": h.SizeBytes, "remaining_budget_bytes": h.RemainingBudgetBytes, "reason": h.Reason})
+func fileEntries(fs []ports.FileEntry) []CaptureFileEntry {
+	out := []CaptureFileEntry{}
+	for _, f := range fs {
+		out = append(out, CaptureFileEntry{Path: f.Path, Type: f.Type, Mode: f.Mode, Size: f.Size,
+			SHA256: core.OptString(f.SHA256), SymlinkTarget: core.OptString(f.SymlinkTarget)})
 	}
-	return map[string]any{"files_limit": t.FilesLimit, "depth_limit": t.DepthLimit, "enumeration_truncated": t.EnumerationTruncated,
-		"enumeration_reasons": core.NonNil(t.EnumerationReasons), "hash_budget_bytes": t.HashBudgetBytes, "hashed_bytes": t.HashedBytes,
-		"hash_omissions": om}
+	return out
 }
 
-func termTrunc(t ports.TerminalTruncation) map[string]any {
-	return map[string]any{"budget_bytes": t.BudgetBytes, "observed_bytes": t.ObservedBytes, "retained_bytes": t.RetainedBytes,
-		"observed_frames": t.ObservedFrames, "retained_frames": t.RetainedFrames}
+func fsTrunc(t ports.FilesystemTruncation) CaptureFilesystemTruncation {
+	om := []CaptureHashOmission{}
+	for _, h := range t.HashOmissions {
+		om = append(om, CaptureHashOmission{Path: h.Path, SizeBytes: h.SizeBytes, RemainingBudgetBytes: h.RemainingBudgetBytes, Reason: h.Reason})
+	}
+	return CaptureFilesystemTruncation{FilesLimit: t.FilesLimit, DepthLimit: t.DepthLimit, EnumerationTruncated: t.EnumerationTruncated,
+		EnumerationReasons: core.NonNil(t.EnumerationReasons), HashBudgetBytes: t.HashBudgetBytes, HashedBytes: t.HashedBytes,
+		HashOmissions: om}
 }
 
-func timeJSON(t time.Time) any {
+func termTrunc(t ports.TerminalTruncation) CaptureTerminalTruncation {
+	return CaptureTerminalTruncation{BudgetBytes: t.BudgetBytes, ObservedBytes: t.ObservedBytes, RetainedBytes: t.RetainedBytes,
+		ObservedFrames: t.ObservedFrames, RetainedFrames: t.RetainedFrames}
+}
+
+func timeJSON(t time.Time) *string {
 	if t.IsZero() {
 		return nil
 	}
-	return t.UTC().Format(time.RFC3339Nano)
+	s := t.UTC().Format(time.RFC3339Nano)
+	return &s
 }
 
 // captureResultOf is the normalized_result of a capture.
-func captureResultOf(pc *ports.ProcessCapture) map[string]any {
-	sc := scenarioJSON(pc.Scenario, false)
-	sc["executable"] = pc.Scenario.Executable
-	sc["arguments"] = core.NonNil(pc.Scenario.Arguments)
-	sc["executable_sha256"] = core.OrNull(pc.Executable.SHA256)
+func captureResultOf(pc *ports.ProcessCapture) *CaptureProcessScenarioResult {
+	sc := scenarioRecord(pc)
 	contract := comparisonContract(pc)
 	norm := normalizationJSON(pc.NormalizationApplied)
 
-	frames := []any{}
+	frames := []CaptureFrame{}
 	for _, f := range pc.Frames {
-		frames = append(frames, map[string]any{"sequence": f.Sequence, "at_ms": f.AtMS, "data": f.Data})
+		frames = append(frames, CaptureFrame{Sequence: f.Sequence, AtMS: f.AtMS, Data: f.Data})
 	}
-	rendered := []any{}
+	rendered := []CaptureRenderedFrame{}
 	for _, f := range pc.RenderedFrames {
 		rendered = append(rendered, renderedJSON(f))
 	}
-	inter := []any{}
+	inter := []CaptureInteractionEvent{}
 	for _, e := range pc.InteractionEvents {
-		var disp any
-		if e.DispatchedAtMS != nil {
-			disp = *e.DispatchedAtMS
-		}
-		m := map[string]any{"sequence": e.Sequence, "scheduled_at_ms": e.ScheduledAtMS, "dispatched_at_ms": disp, "type": e.Type,
-			"data": e.Data, "outcome": e.Outcome, "reason": core.OrNull(e.Reason)}
+		ie := CaptureInteractionEvent{Sequence: e.Sequence, ScheduledAtMS: e.ScheduledAtMS, DispatchedAtMS: e.DispatchedAtMS, Type: e.Type,
+			Data: e.Data, Outcome: e.Outcome, Reason: core.OptString(e.Reason), RedactedByteSize: e.RedactedByteSize}
 		if e.Type == ports.EventSignal {
-			m["signal_delivery"] = core.OrNull(string(e.SignalDelivery))
+			d := core.OptString(string(e.SignalDelivery))
+			ie.SignalDelivery = &d
 		}
-		if e.RedactedByteSize > 0 {
-			m["redacted_byte_size"] = e.RedactedByteSize
-		}
-		inter = append(inter, m)
+		inter = append(inter, ie)
 	}
-	procs := []any{}
+	procs := []CaptureProcess{}
 	for _, p := range pc.NormalizedProcesses {
-		procs = append(procs, map[string]any{"id": p.ID, "parent_id": p.ParentID, "group_id": p.GroupID, "session_id": p.SessionID,
-			"command": p.Command, "first_seen_ms": p.FirstSeenMS})
+		procs = append(procs, CaptureProcess{ID: p.ID, ParentID: p.ParentID, GroupID: p.GroupID, SessionID: p.SessionID,
+			Command: p.Command, FirstSeenMS: p.FirstSeenMS})
 	}
-	samples := normalizedSamples(pc)
-	socks := []any{}
+	socks := []CapturePort{}
 	for _, s := range pc.ListeningSockets {
-		socks = append(socks, map[string]any{"protocol": s.Protocol, "loopback": s.Loopback, "port": s.NormalizedPort, "first_seen_ms": s.FirstSeenMS})
+		socks = append(socks, CapturePort{Protocol: s.Protocol, Loopback: s.Loopback, Port: s.NormalizedPort, FirstSeenMS: s.FirstSeenMS})
 	}
-	effects := []any{}
+	effects := []CaptureFileEffect{}
 	for _, e := range pc.FileEffects {
-		effects = append(effects, map[string]any{"path": e.Path, "effect": e.Effect, "reason": core.OrNull(e.Reason)})
+		effects = append(effects, CaptureFileEffect{Path: e.Path, Effect: e.Effect, Reason: core.OptString(e.Reason)})
 	}
-	roots := []any{}
+	roots := []string{}
 	for i := range pc.ObservationRoots {
 		roots = append(roots, "root_"+strconv.Itoa(i))
 	}
-	journal := []any{}
+	journal := []CaptureJournalEntry{}
 	for _, j := range pc.EventJournal {
-		journal = append(journal, map[string]any{"capture_order": j.CaptureOrder, "collection": j.Collection, "index": j.Index})
+		journal = append(journal, CaptureJournalEntry{CaptureOrder: j.CaptureOrder, Collection: j.Collection, Index: j.Index})
 	}
-	unknowns := []any{}
+	unknowns := []CaptureUnknown{}
 	for _, n := range pc.Coverage {
-		unknowns = append(unknowns, map[string]any{"scope": n.Scope, "reason": n.Reason})
+		unknowns = append(unknowns, CaptureUnknown{Scope: n.Scope, Reason: n.Reason})
 	}
 	st := pc.Settlement
 	m := pc.Manifest
-	return map[string]any{
-		"scenario": sc,
-		"executable": map[string]any{"selected_sha256": core.OrNull(pc.Executable.SelectedSHA256), "sha256": core.OrNull(pc.Executable.SHA256),
-			"identity": map[string]any{"state": pc.Executable.State, "reason": core.OrNull(pc.Executable.Reason)}, "size": pc.Executable.Size,
-			"mode": pc.Executable.Mode},
-		"terminal":           map[string]any{"frames": frames, "rendered_frames": rendered, "final_screen": renderedJSON(pc.FinalScreen)},
-		"interaction_events": inter,
-		"exit":               exitJSON(pc.Exit),
-		"settlement":         map[string]any{"state": st.State, "elapsed_ms": st.ElapsedMS, "remaining": len(st.Remaining), "reason": core.OrNull(st.Reason)},
-		"processes":          map[string]any{"tree": procs, "samples": samples, "coverage": "sampled"},
-		"ports":              socks,
-		"filesystem": map[string]any{"roots": roots, "before": fileEntries(pc.FilesBefore), "after": fileEntries(pc.FilesAfter),
-			"effects": effects},
-		"event_journal": journal,
-		"truncation": map[string]any{"truncated": pc.Truncation.Truncated, "raw_terminal": termTrunc(pc.Truncation.RawTerminal),
-			"rendered_terminal": termTrunc(pc.Truncation.RenderedTerminal), "filesystem_before": fsTrunc(pc.Truncation.FilesystemBefore),
-			"filesystem_after": fsTrunc(pc.Truncation.FilesystemAfter),
-			"process": map[string]any{"sample_limit": pc.Truncation.Process.SampleLimit, "sampling_partial": pc.Truncation.Process.SamplingPartial,
-				"retained_samples": pc.Truncation.Process.RetainedSamples, "sample_limit_reached": pc.Truncation.Process.SampleLimitReached,
-				"sampling_failures": pc.Truncation.Process.SamplingFailures, "coverage": "sampled"}},
-		"residual_unknowns": unknowns,
-		"cleanup": map[string]any{"owned_process_group": pc.Cleanup.OwnedProcessGroup.State, "terminal_renderer": pc.Cleanup.TerminalRenderer.State,
-			"temporary_root": pc.Cleanup.TemporaryRoot.State},
-		"manifest": map[string]any{
-			"provider_version": m.ProviderVersion, "platform": m.Platform, "architecture": m.Architecture, "pty_backend": m.PTYBackend,
-			"terminal_emulator": m.TerminalEmulator, "started_at": timeJSON(m.StartedAt), "completed_at": timeJSON(m.CompletedAt),
-			"comparison_contract":        contract,
-			"full_scenario_sha256":       digestOf(sc),
-			"comparison_contract_sha256": digestOf(contract),
-			"normalization_sha256":       digestOf(norm),
-			"selected_executable_sha256": core.OrNull(pc.Executable.SelectedSHA256), "executable_sha256": core.OrNull(pc.Executable.SHA256),
-			"normalized_output_sha256": m.NormalizedOutputSHA256, "final_screen_sha256": m.FinalScreenSHA256,
-			"environment_notes": core.NonNil(m.EnvironmentNotes)},
-		"normalization": norm,
+	pt := pc.Truncation.Process
+	return &CaptureProcessScenarioResult{
+		Scenario: sc,
+		Executable: CaptureExecutable{SelectedSHA256: core.OptString(pc.Executable.SelectedSHA256), SHA256: core.OptString(pc.Executable.SHA256),
+			Identity: CaptureIdentity{State: pc.Executable.State, Reason: core.OptString(pc.Executable.Reason)}, Size: pc.Executable.Size,
+			Mode: pc.Executable.Mode},
+		Terminal:          CaptureTerminalRecord{Frames: frames, RenderedFrames: rendered, FinalScreen: renderedJSON(pc.FinalScreen)},
+		InteractionEvents: inter,
+		Exit:              exitJSON(pc.Exit),
+		Settlement:        CaptureSettlement{State: st.State, ElapsedMS: st.ElapsedMS, Remaining: len(st.Remaining), Reason: core.OptString(st.Reason)},
+		Processes:         CaptureProcesses{Tree: procs, Samples: normalizedSamples(pc), Coverage: "sampled"},
+		Ports:             socks,
+		Filesystem:        CaptureFilesystem{Roots: roots, Before: fileEntries(pc.FilesBefore), After: fileEntries(pc.FilesAfter), Effects: effects},
+		EventJournal:      journal,
+		Truncation: CaptureTruncation{Truncated: pc.Truncation.Truncated, RawTerminal: termTrunc(pc.Truncation.RawTerminal),
+			RenderedTerminal: termTrunc(pc.Truncation.RenderedTerminal), FilesystemBefore: fsTrunc(pc.Truncation.FilesystemBefore),
+			FilesystemAfter: fsTrunc(pc.Truncation.FilesystemAfter),
+			Process: CaptureProcessTruncation{SampleLimit: pt.SampleLimit, SamplingPartial: pt.SamplingPartial,
+				RetainedSamples: pt.RetainedSamples, SampleLimitReached: pt.SampleLimitReached,
+				SamplingFailures: pt.SamplingFailures, Coverage: "sampled"}},
+		ResidualUnknowns: unknowns,
+		Cleanup: CaptureCleanupStates{OwnedProcessGroup: pc.Cleanup.OwnedProcessGroup.State, TerminalRenderer: pc.Cleanup.TerminalRenderer.State,
+			TemporaryRoot: pc.Cleanup.TemporaryRoot.State},
+		Manifest: CaptureManifest{
+			ProviderVersion: m.ProviderVersion, Platform: m.Platform, Architecture: m.Architecture, PTYBackend: m.PTYBackend,
+			TerminalEmulator: m.TerminalEmulator, StartedAt: timeJSON(m.StartedAt), CompletedAt: timeJSON(m.CompletedAt),
+			ComparisonContract:       contract,
+			FullScenarioSHA256:       digestOf(sc),
+			ComparisonContractSHA256: digestOf(contract),
+			NormalizationSHA256:      digestOf(norm),
+			SelectedExecutableSHA256: core.OptString(pc.Executable.SelectedSHA256), ExecutableSHA256: core.OptString(pc.Executable.SHA256),
+			NormalizedOutputSHA256: m.NormalizedOutputSHA256, FinalScreenSHA256: m.FinalScreenSHA256,
+			EnvironmentNotes: core.NonNil(m.EnvironmentNotes)},
+		Normalization: norm,
 	}
 }
 
 // normalizedSamples renumbers the sampled pids as NormalizedProcesses
 // does: 1.. in first-seen order, 0 outside the capture.
-func normalizedSamples(pc *ports.ProcessCapture) []any {
+func normalizedSamples(pc *ports.ProcessCapture) []CaptureProcessSample {
 	ids := map[int]int{}
 	id := func(pid int) int {
 		if pid == 0 {
@@ -262,13 +267,13 @@ func normalizedSamples(pc *ports.ProcessCapture) []any {
 			ids[p.PID] = len(ids) + 1
 		}
 	}
-	out := []any{}
+	out := []CaptureProcessSample{}
 	for _, s := range pc.ProcessSamples {
 		if _, ok := ids[s.PID]; !ok {
 			ids[s.PID] = len(ids) + 1
 		}
-		out = append(out, map[string]any{"at_ms": s.AtMS, "id": id(s.PID), "parent_id": id(s.ParentPID), "group_id": id(s.ProcessGroupID),
-			"session_id": id(s.SessionID)})
+		out = append(out, CaptureProcessSample{AtMS: s.AtMS, ID: id(s.PID), ParentID: id(s.ParentPID), GroupID: id(s.ProcessGroupID),
+			SessionID: id(s.SessionID)})
 	}
 	return out
 }

@@ -37,24 +37,12 @@ func opTraceNativeCalls() *core.Operation {
 			`"convention":{"enum":["sysv","aapcs64","go"],"description":"Calling convention for the arguments; default go for a Go binary, else the platform's C convention."}`,
 			`"max_hits":{"type":"integer","minimum":1,"maximum":1000000,"default":10000,"description":"Hits recorded; later ones are counted."}`,
 			`"timeout_ms":{"type":"integer","minimum":1,"maximum":3600000,"default":30000,"description":"Time limit of the trace."}`),
-		Result: json.RawMessage(`{"type":"object","required":["program","convention","breakpoints","hits","coverage","exit"],"properties":{
+		Result: json.RawMessage(`{"type":"object","required":["program","architecture","convention","breakpoints","hits","coverage","exit"],"properties":{
  "program":{"type":"object"},"architecture":{"type":"string"},"convention":{"type":"string"},"breakpoints":{"type":"array"},"hits":{"type":"array"},
  "coverage":{"type":"object"},"exit":{"type":["object","null"]}}}`),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedures":["main"],"arguments":["--help"],"max_hits":100}`)},
 		Handler:  handleTraceNativeCalls,
 	}
-}
-
-type traceArgs struct {
-	Procedures  []string          `json:"procedures"`
-	Program     string            `json:"program"`
-	Arguments   []string          `json:"arguments"`
-	WorkingDir  string            `json:"working_directory"`
-	Environment map[string]string `json:"environment"`
-	AttachPID   int               `json:"attach_pid"`
-	Convention  string            `json:"convention"`
-	MaxHits     int               `json:"max_hits"`
-	TimeoutMS   int64             `json:"timeout_ms"`
 }
 
 func fileSHA256(p string) (string, error) {
@@ -88,11 +76,11 @@ func (x *procIndex) containing(addr uint64) (ports.Procedure, bool) {
 	return p, true
 }
 
-func procName(p ports.Procedure, ok bool) any {
+func procName(p ports.Procedure, ok bool) *TraceProcedure {
 	if !ok {
 		return nil
 	}
-	return map[string]any{"address": core.Hex(p.Address), "name": core.OrNull(p.Name)}
+	return &TraceProcedure{Address: core.Hex(p.Address), Name: core.OptString(p.Name)}
 }
 
 func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
@@ -113,13 +101,16 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 	if a == nil || target == nil {
 		return nil, &core.Error{Code: core.CodeTargetUnavailable, Message: op + ": no target is open", Remediation: "Open the binary to trace with open_binary first."}
 	}
-	raw, err := core.MarshalNoEscape(c.Args)
+	args, err := core.Input[TraceNativeCallsInput](c)
 	if err != nil {
 		return nil, err
 	}
-	args := traceArgs{MaxHits: ports.DefaultTraceMaxHits, TimeoutMS: 30000}
-	if err := json.Unmarshal(raw, &args); err != nil {
-		return nil, core.InvalidRequest(op, core.Issue{Path: []any{}, Reason: core.ReasonInvalidType, Message: "arguments do not decode: " + err.Error()})
+	maxHits, timeoutMS := ports.DefaultTraceMaxHits, int64(30000)
+	if args.MaxHits != nil {
+		maxHits = *args.MaxHits
+	}
+	if args.TimeoutMS != nil {
+		timeoutMS = int64(*args.TimeoutMS)
 	}
 	lister, ok := a.(ports.ProcedureLister)
 	if !ok {
@@ -186,8 +177,8 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 	if conv == "" && goBinary {
 		conv = ports.ConventionGo
 	}
-	req := ports.TraceRequest{Breakpoints: bps, Convention: conv, MaxHits: args.MaxHits,
-		MaxDuration: time.Duration(args.TimeoutMS) * time.Millisecond, RunID: c.RunID()}
+	req := ports.TraceRequest{Breakpoints: bps, Convention: conv, MaxHits: maxHits,
+		MaxDuration: time.Duration(timeoutMS) * time.Millisecond, RunID: c.RunID()}
 	program := args.Program
 	if args.AttachPID > 0 {
 		program = "/proc/" + itoaInt(args.AttachPID) + "/exe"
@@ -203,7 +194,7 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 				env = append(env, k+"="+v)
 			}
 		}
-		req.Launch = &ports.TraceLaunch{Path: program, Args: core.NonNil(args.Arguments), Dir: args.WorkingDir, Env: env}
+		req.Launch = &ports.TraceLaunch{Path: program, Args: core.NonNil(args.Arguments), Dir: args.WorkingDirectory, Env: env}
 	}
 	sum, err := fileSHA256(program)
 	if err != nil {
@@ -232,11 +223,11 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 
 func itoaInt(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string) (map[string]any, map[string]any) {
-	bps := []any{}
+func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string) (*TraceNativeCallsResult, map[string]any) {
+	bps := []TraceBreakpoint{}
 	for _, b := range res.Breakpoints {
 		p, ok := idx.containing(b.Address)
-		bps = append(bps, map[string]any{"name": b.Name, "address": core.Hex(b.Address), "module": core.OrNull(b.Module), "procedure": procName(p, ok && b.Module == "")})
+		bps = append(bps, TraceBreakpoint{Name: b.Name, Address: core.Hex(b.Address), Module: core.OptString(b.Module), Procedure: procName(p, ok && b.Module == "")})
 	}
 	mainPaths := map[string]bool{"": true, program: true}
 	for _, m := range res.Modules {
@@ -244,30 +235,33 @@ func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string
 			mainPaths[m.Path] = true
 		}
 	}
-	hits, rawHits := []any{}, []any{}
+	hits, rawHits := []TraceHit{}, []any{}
 	threads := map[int]int{} // thread ids renumbered 1.. in first-hit order
 	for _, h := range res.Hits {
-		callerModule, inMain := any(h.CallerModule), mainPaths[h.CallerModule]
-		if inMain {
-			callerModule = nil // the main executable, whatever its path
+		inMain := mainPaths[h.CallerModule]
+		var callerModule *string
+		if !inMain {
+			m := h.CallerModule
+			callerModule = &m // nil: the main executable, whatever its path
 		}
-		argv := []any{}
+		argv := []TraceArgument{}
 		for _, r := range h.Arguments {
-			argv = append(argv, map[string]any{"register": r.Name, "value": core.Hex(r.Value)})
+			argv = append(argv, TraceArgument{Register: r.Name, Value: core.Hex(r.Value)})
 		}
 		p, ok := idx.containing(h.Address)
 		cp, cok := idx.containing(h.Caller)
-		var rv any
+		var rv, caller *string
 		if h.Returned {
-			rv = core.Hex(h.ReturnValue)
+			v := core.Hex(h.ReturnValue)
+			rv = &v
 		}
-		var caller any
 		if h.Caller != 0 {
-			caller = core.Hex(h.Caller)
+			v := core.Hex(h.Caller)
+			caller = &v
 		}
-		hits = append(hits, map[string]any{"sequence": h.Sequence, "breakpoint": h.Breakpoint, "name": h.Name, "address": core.Hex(h.Address),
-			"procedure": procName(p, ok), "arguments": argv, "caller": caller, "caller_module": callerModule,
-			"caller_procedure": procName(cp, cok && inMain && h.Caller != 0), "returned": h.Returned, "return_value": rv})
+		hits = append(hits, TraceHit{Sequence: h.Sequence, Breakpoint: h.Breakpoint, Name: h.Name, Address: core.Hex(h.Address),
+			Procedure: procName(p, ok), Arguments: argv, Caller: caller, CallerModule: callerModule,
+			CallerProcedure: procName(cp, cok && inMain && h.Caller != 0), Returned: h.Returned, ReturnValue: rv})
 		tid, seen := threads[h.ThreadID]
 		if !seen {
 			tid = len(threads) + 1
@@ -275,20 +269,16 @@ func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string
 		}
 		rawHits = append(rawHits, map[string]any{"sequence": h.Sequence, "thread": tid, "return_sequence": h.ReturnSequence})
 	}
-	var exit any
+	var exit *TraceExit
 	if res.Exit != nil {
-		var code any
-		if res.Exit.Code != nil {
-			code = *res.Exit.Code
-		}
-		exit = map[string]any{"code": code, "signal": core.OrNull(res.Exit.Signal)}
+		exit = &TraceExit{Code: res.Exit.Code, Signal: core.OptString(res.Exit.Signal)}
 	}
 	cov := res.Coverage
-	result := map[string]any{
-		"program": map[string]any{"sha256": sum}, "architecture": res.Architecture, "convention": string(res.Convention),
-		"breakpoints": bps, "hits": hits, "exit": exit,
-		"coverage": map[string]any{"stop_reason": cov.StopReason, "threads": len(cov.Threads), "hits_dropped": cov.HitsDropped,
-			"returns_missing": cov.ReturnsMissing, "forks_not_followed": len(cov.ForksNotFollowed), "notes": core.NonNil(cov.Notes)},
+	result := &TraceNativeCallsResult{
+		Program: TraceProgram{SHA256: sum}, Architecture: res.Architecture, Convention: string(res.Convention),
+		Breakpoints: bps, Hits: hits, Exit: exit,
+		Coverage: TraceCoverage{StopReason: cov.StopReason, Threads: len(cov.Threads), HitsDropped: cov.HitsDropped,
+			ReturnsMissing: cov.ReturnsMissing, ForksNotFollowed: len(cov.ForksNotFollowed), Notes: core.NonNil(cov.Notes)},
 	}
 	return result, traceRaw(res, rawHits)
 }

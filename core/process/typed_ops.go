@@ -55,40 +55,414 @@ type CaptureProcessScenarioInput struct {
 	SettleMS                   *int                                      `json:"settle_ms,omitempty"` // How long the tree may take to empty after the exit.
 	Terminal                   *CaptureProcessScenarioInputTerminal      `json:"terminal,omitempty"`
 	TimeoutMS                  *int                                      `json:"timeout_ms,omitempty"`        // Deadline of the run.
-	WorkingDirectory           string                                    `json:"working_directory,omitempty"` // Working directory of the program.
+	WorkingDirectory           *string                                   `json:"working_directory,omitempty"` // Working directory of the program (nil: "."; "" is kept as given).
 }
 
-// CaptureProcessScenarioResult is the result of capture_process_scenario.
+// CaptureProcessScenarioResult is the result of capture_process_scenario:
+// the normalized observations a comparison reads (the run-specific part is
+// the Evidence's raw_result, built as an open map in captureRaw).
 type CaptureProcessScenarioResult struct {
-	Scenario          json.RawMessage   `json:"scenario"`
-	Executable        json.RawMessage   `json:"executable"`
-	Terminal          json.RawMessage   `json:"terminal"`
-	InteractionEvents []json.RawMessage `json:"interaction_events"`
-	Exit              json.RawMessage   `json:"exit"`
-	Settlement        json.RawMessage   `json:"settlement"`
-	Processes         json.RawMessage   `json:"processes"`
-	Ports             []json.RawMessage `json:"ports"`
-	Filesystem        json.RawMessage   `json:"filesystem"`
-	Truncation        json.RawMessage   `json:"truncation"`
-	ResidualUnknowns  []json.RawMessage `json:"residual_unknowns"`
-	Cleanup           json.RawMessage   `json:"cleanup"`
-	Manifest          json.RawMessage   `json:"manifest"`
-	Normalization     json.RawMessage   `json:"normalization"`
+	Scenario          CaptureScenarioRecord       `json:"scenario"`
+	Executable        CaptureExecutable           `json:"executable"`
+	Terminal          CaptureTerminalRecord       `json:"terminal"`
+	InteractionEvents []CaptureInteractionEvent   `json:"interaction_events"`
+	Exit              CaptureExit                 `json:"exit"`
+	Settlement        CaptureSettlement           `json:"settlement"`
+	Processes         CaptureProcesses            `json:"processes"`
+	Ports             []CapturePort               `json:"ports"`
+	Filesystem        CaptureFilesystem           `json:"filesystem"`
+	EventJournal      []CaptureJournalEntry       `json:"event_journal"`
+	Truncation        CaptureTruncation           `json:"truncation"`
+	ResidualUnknowns  []CaptureUnknown            `json:"residual_unknowns"`
+	Cleanup           CaptureCleanupStates        `json:"cleanup"`
+	Manifest          CaptureManifest             `json:"manifest"`
+	Normalization     CaptureNormalizationApplied `json:"normalization"`
+}
+
+// CaptureScenarioEvent is one scenario event as recorded: the fields of
+// its type only (data and sensitive for input, columns and rows for
+// resize, signal for signal).
+type CaptureScenarioEvent struct {
+	Type      string  `json:"type"`
+	AtMS      int64   `json:"at_ms"`
+	Data      *string `json:"data,omitempty"`
+	Sensitive *bool   `json:"sensitive,omitempty"`
+	Columns   *int    `json:"columns,omitempty"`
+	Rows      *int    `json:"rows,omitempty"`
+	Signal    *string `json:"signal,omitempty"`
+}
+
+// CaptureTerminalSize is a scenario's terminal.
+type CaptureTerminalSize struct {
+	Columns    int `json:"columns"`
+	Rows       int `json:"rows"`
+	Scrollback int `json:"scrollback"`
+}
+
+// CaptureLimitsRecord is a scenario's limits.
+type CaptureLimitsRecord struct {
+	OutputBytes     int64 `json:"output_bytes"`
+	Files           int64 `json:"files"`
+	FileBytes       int64 `json:"file_bytes"`
+	Processes       int64 `json:"processes"`
+	FilesystemDepth int64 `json:"filesystem_depth"`
+}
+
+// CaptureNormalizationRecord is a scenario's normalization settings.
+type CaptureNormalizationRecord struct {
+	Paths        bool                                              `json:"paths"`
+	PIDs         bool                                              `json:"pids"`
+	Ports        bool                                              `json:"ports"`
+	TimeBucketMS int64                                             `json:"time_bucket_ms"`
+	Patterns     []CaptureProcessScenarioInputNormalizationPattern `json:"patterns"`
+}
+
+// CaptureScenarioRecord is the scenario as resolved (sensitive input as
+// the engine redacted it).
+type CaptureScenarioRecord struct {
+	Executable                 string                     `json:"executable"`
+	Arguments                  []string                   `json:"arguments"`
+	ExecutableSHA256           *string                    `json:"executable_sha256"`
+	WorkingDirectory           string                     `json:"working_directory"`
+	Environment                map[string]string          `json:"environment"`
+	FilesystemObservationPaths []string                   `json:"filesystem_observation_paths"`
+	Terminal                   CaptureTerminalSize        `json:"terminal"`
+	Events                     []CaptureScenarioEvent     `json:"events"`
+	TimeoutMS                  int64                      `json:"timeout_ms"`
+	IdleTimeoutMS              int64                      `json:"idle_timeout_ms"`
+	SettleMS                   int64                      `json:"settle_ms"`
+	FinalizationMS             int64                      `json:"finalization_ms,omitempty"`
+	Limits                     CaptureLimitsRecord        `json:"limits"`
+	Normalization              CaptureNormalizationRecord `json:"normalization"`
+}
+
+// CaptureComparisonContract is what two captures must share to be
+// compared: the scenario without the executable and its arguments,
+// sensitive input as <redacted-input>, and the normalization versions
+// that apply.
+type CaptureComparisonContract struct {
+	WorkingDirectory            string                     `json:"working_directory"`
+	Environment                 map[string]string          `json:"environment"`
+	FilesystemObservationPaths  []string                   `json:"filesystem_observation_paths"`
+	Terminal                    CaptureTerminalSize        `json:"terminal"`
+	Events                      []CaptureScenarioEvent     `json:"events"`
+	TimeoutMS                   int64                      `json:"timeout_ms"`
+	IdleTimeoutMS               int64                      `json:"idle_timeout_ms"`
+	SettleMS                    int64                      `json:"settle_ms"`
+	FinalizationMS              int64                      `json:"finalization_ms,omitempty"`
+	Limits                      CaptureLimitsRecord        `json:"limits"`
+	Normalization               CaptureNormalizationRecord `json:"normalization"`
+	AmbientEnvironment          string                     `json:"ambient_environment"`
+	RenderedLineFormat          string                     `json:"rendered_line_format"`
+	PortNormalizationVersion    *string                    `json:"port_normalization_version,omitempty"`
+	PatternNormalizationVersion *string                    `json:"pattern_normalization_version,omitempty"`
+}
+
+// CaptureIdentity says whether the executable's identity held.
+type CaptureIdentity struct {
+	State  string  `json:"state"`
+	Reason *string `json:"reason"`
+}
+
+// CaptureExecutable is the launched file's identity.
+type CaptureExecutable struct {
+	SelectedSHA256 *string         `json:"selected_sha256"`
+	SHA256         *string         `json:"sha256"`
+	Identity       CaptureIdentity `json:"identity"`
+	Size           int64           `json:"size"`
+	Mode           uint32          `json:"mode"`
+}
+
+// CaptureFrame is one normalized terminal output frame.
+type CaptureFrame struct {
+	Sequence int    `json:"sequence"`
+	AtMS     int64  `json:"at_ms"`
+	Data     string `json:"data"`
+}
+
+// CaptureCursor is a rendered frame's cursor.
+type CaptureCursor struct {
+	X int `json:"x"`
+	Y int `json:"y"`
+}
+
+// CaptureRenderedFrame is one rendered screen.
+type CaptureRenderedFrame struct {
+	Sequence        int           `json:"sequence"`
+	AtMS            int64         `json:"at_ms"`
+	Columns         int           `json:"columns"`
+	Rows            int           `json:"rows"`
+	Cursor          CaptureCursor `json:"cursor"`
+	ActiveBuffer    string        `json:"active_buffer"`
+	Lines           []string      `json:"lines"`
+	SerializedState string        `json:"serialized_state"`
+}
+
+// CaptureTerminalRecord is the terminal output, raw frames normalized and
+// rendered screens.
+type CaptureTerminalRecord struct {
+	Frames         []CaptureFrame         `json:"frames"`
+	RenderedFrames []CaptureRenderedFrame `json:"rendered_frames"`
+	FinalScreen    CaptureRenderedFrame   `json:"final_screen"`
+}
+
+// CaptureInteractionEvent is one dispatched (or failed) scenario event;
+// signal_delivery only for a signal, redacted_byte_size only for
+// sensitive input.
+type CaptureInteractionEvent struct {
+	Sequence         int      `json:"sequence"`
+	ScheduledAtMS    int64    `json:"scheduled_at_ms"`
+	DispatchedAtMS   *int64   `json:"dispatched_at_ms"`
+	Type             string   `json:"type"`
+	Data             string   `json:"data"`
+	Outcome          string   `json:"outcome"`
+	Reason           *string  `json:"reason"`
+	SignalDelivery   **string `json:"signal_delivery,omitempty"` // signal events only (outer pointer set); null when nothing was delivered
+	RedactedByteSize int      `json:"redacted_byte_size,omitempty"`
+}
+
+// CaptureFinalizationSignal is one signal sent at a deadline.
+type CaptureFinalizationSignal struct {
+	Signal   string  `json:"signal"`
+	SentAtMS int64   `json:"sent_at_ms"`
+	Target   string  `json:"target"`
+	Delivery string  `json:"delivery"`
+	Reason   *string `json:"reason"`
+}
+
+// CaptureFinalization is the stop at a deadline with a grace period.
+type CaptureFinalization struct {
+	RequestedMS int64                       `json:"requested_ms"`
+	ElapsedMS   *int64                      `json:"elapsed_ms"`
+	Signals     []CaptureFinalizationSignal `json:"signals"`
+}
+
+// CaptureExit is how the launched process ended.
+type CaptureExit struct {
+	Reason       string               `json:"reason"`
+	Exited       bool                 `json:"exited"`
+	ExitCode     *int                 `json:"exit_code"`
+	Signal       *string              `json:"signal"`
+	ElapsedMS    *int64               `json:"elapsed_ms"`
+	Finalization *CaptureFinalization `json:"finalization"`
+}
+
+// CaptureSettlement is whether the process tree emptied after the exit.
+type CaptureSettlement struct {
+	State     string  `json:"state"`
+	ElapsedMS int64   `json:"elapsed_ms"`
+	Remaining int     `json:"remaining"`
+	Reason    *string `json:"reason"`
+}
+
+// CaptureProcess is one process of the tree, ids renumbered.
+type CaptureProcess struct {
+	ID          int    `json:"id"`
+	ParentID    int    `json:"parent_id"`
+	GroupID     int    `json:"group_id"`
+	SessionID   int    `json:"session_id"`
+	Command     string `json:"command"`
+	FirstSeenMS int64  `json:"first_seen_ms"`
+}
+
+// CaptureProcessSample is one sampled change of a process, ids renumbered.
+type CaptureProcessSample struct {
+	AtMS      int64 `json:"at_ms"`
+	ID        int   `json:"id"`
+	ParentID  int   `json:"parent_id"`
+	GroupID   int   `json:"group_id"`
+	SessionID int   `json:"session_id"`
+}
+
+// CaptureProcesses is the normalized process tree and its samples.
+type CaptureProcesses struct {
+	Tree     []CaptureProcess       `json:"tree"`
+	Samples  []CaptureProcessSample `json:"samples"`
+	Coverage string                 `json:"coverage"`
+}
+
+// CapturePort is one listening socket, its port normalized.
+type CapturePort struct {
+	Protocol    string `json:"protocol"`
+	Loopback    bool   `json:"loopback"`
+	Port        string `json:"port"`
+	FirstSeenMS int64  `json:"first_seen_ms"`
+}
+
+// CaptureFileEntry is one entry of a filesystem checkpoint.
+type CaptureFileEntry struct {
+	Path          string  `json:"path"`
+	Type          string  `json:"type"`
+	Mode          uint32  `json:"mode"`
+	Size          int64   `json:"size"`
+	SHA256        *string `json:"sha256"`
+	SymlinkTarget *string `json:"symlink_target"`
+}
+
+// CaptureFileEffect is what happened to one path.
+type CaptureFileEffect struct {
+	Path   string  `json:"path"`
+	Effect string  `json:"effect"`
+	Reason *string `json:"reason"`
+}
+
+// CaptureFilesystem is the checkpoints before the launch and after the
+// settlement, and the effects between them.
+type CaptureFilesystem struct {
+	Roots   []string            `json:"roots"`
+	Before  []CaptureFileEntry  `json:"before"`
+	After   []CaptureFileEntry  `json:"after"`
+	Effects []CaptureFileEffect `json:"effects"`
+}
+
+// CaptureJournalEntry orders one observation across collections.
+type CaptureJournalEntry struct {
+	CaptureOrder int    `json:"capture_order"`
+	Collection   string `json:"collection"`
+	Index        int    `json:"index"`
+}
+
+// CaptureTerminalTruncation is what a terminal budget kept.
+type CaptureTerminalTruncation struct {
+	BudgetBytes    int64 `json:"budget_bytes"`
+	ObservedBytes  int64 `json:"observed_bytes"`
+	RetainedBytes  int64 `json:"retained_bytes"`
+	ObservedFrames int   `json:"observed_frames"`
+	RetainedFrames int   `json:"retained_frames"`
+}
+
+// CaptureHashOmission is a file left unhashed.
+type CaptureHashOmission struct {
+	Path                 string `json:"path"`
+	SizeBytes            int64  `json:"size_bytes"`
+	RemainingBudgetBytes int64  `json:"remaining_budget_bytes"`
+	Reason               string `json:"reason"`
+}
+
+// CaptureFilesystemTruncation is what a filesystem checkpoint left out.
+type CaptureFilesystemTruncation struct {
+	FilesLimit           int64                 `json:"files_limit"`
+	DepthLimit           int64                 `json:"depth_limit"`
+	EnumerationTruncated bool                  `json:"enumeration_truncated"`
+	EnumerationReasons   []string              `json:"enumeration_reasons"`
+	HashBudgetBytes      int64                 `json:"hash_budget_bytes"`
+	HashedBytes          int64                 `json:"hashed_bytes"`
+	HashOmissions        []CaptureHashOmission `json:"hash_omissions"`
+}
+
+// CaptureProcessTruncation is what process sampling kept.
+type CaptureProcessTruncation struct {
+	SampleLimit        int64  `json:"sample_limit"`
+	SamplingPartial    bool   `json:"sampling_partial"`
+	RetainedSamples    int    `json:"retained_samples"`
+	SampleLimitReached bool   `json:"sample_limit_reached"`
+	SamplingFailures   int    `json:"sampling_failures"`
+	Coverage           string `json:"coverage"`
+}
+
+// CaptureTruncation is every budget's outcome.
+type CaptureTruncation struct {
+	Truncated        bool                        `json:"truncated"`
+	RawTerminal      CaptureTerminalTruncation   `json:"raw_terminal"`
+	RenderedTerminal CaptureTerminalTruncation   `json:"rendered_terminal"`
+	FilesystemBefore CaptureFilesystemTruncation `json:"filesystem_before"`
+	FilesystemAfter  CaptureFilesystemTruncation `json:"filesystem_after"`
+	Process          CaptureProcessTruncation    `json:"process"`
+}
+
+// CaptureUnknown is a residual unknown: what could not be observed.
+type CaptureUnknown struct {
+	Scope  string `json:"scope"`
+	Reason string `json:"reason"`
+}
+
+// CaptureCleanupStates is the state of each owned resource's cleanup.
+type CaptureCleanupStates struct {
+	OwnedProcessGroup string `json:"owned_process_group"`
+	TerminalRenderer  string `json:"terminal_renderer"`
+	TemporaryRoot     string `json:"temporary_root"`
+}
+
+// CaptureManifest is the run's provenance and the digests a comparison
+// checks.
+type CaptureManifest struct {
+	ProviderVersion          string                    `json:"provider_version"`
+	Platform                 string                    `json:"platform"`
+	Architecture             string                    `json:"architecture"`
+	PTYBackend               string                    `json:"pty_backend"`
+	TerminalEmulator         string                    `json:"terminal_emulator"`
+	StartedAt                *string                   `json:"started_at"`
+	CompletedAt              *string                   `json:"completed_at"`
+	ComparisonContract       CaptureComparisonContract `json:"comparison_contract"`
+	FullScenarioSHA256       *string                   `json:"full_scenario_sha256"`
+	ComparisonContractSHA256 *string                   `json:"comparison_contract_sha256"`
+	NormalizationSHA256      *string                   `json:"normalization_sha256"`
+	SelectedExecutableSHA256 *string                   `json:"selected_executable_sha256"`
+	ExecutableSHA256         *string                   `json:"executable_sha256"`
+	NormalizedOutputSHA256   string                    `json:"normalized_output_sha256"`
+	FinalScreenSHA256        string                    `json:"final_screen_sha256"`
+	EnvironmentNotes         []string                  `json:"environment_notes"`
+}
+
+// CaptureNormalizationApplied is the normalization the capture applied.
+type CaptureNormalizationApplied struct {
+	Version                     string   `json:"version"`
+	PortNormalizationVersion    *string  `json:"port_normalization_version"`
+	PatternNormalizationVersion *string  `json:"pattern_normalization_version"`
+	RenderedLineFormat          string   `json:"rendered_line_format"`
+	Placeholders                []string `json:"placeholders"`
 }
 
 // CompareProcessCapturesInput is the input of compare_process_captures.
+// Left and Right are Evidence arguments, kept raw and resolved with
+// Call.EvidenceArg (inline Evidence can be large).
 type CompareProcessCapturesInput struct {
 	Left            json.RawMessage `json:"left"`
 	Right           json.RawMessage `json:"right"`
-	MaxCaptureAgeMS int             `json:"max_capture_age_ms,omitempty"` // Reject a capture completed longer ago than this.
+	MaxCaptureAgeMS *int            `json:"max_capture_age_ms,omitempty"` // Reject a capture completed longer ago than this.
 }
 
 // CompareProcessCapturesResult is the result of compare_process_captures.
 type CompareProcessCapturesResult struct {
-	Status          string            `json:"status"`
-	Contract        json.RawMessage   `json:"contract"`
-	Dimensions      []json.RawMessage `json:"dimensions"`
-	FirstDivergence json.RawMessage   `json:"first_divergence"`
+	Status          string                       `json:"status"`
+	LeftEvidenceID  string                       `json:"left_evidence_id"`
+	RightEvidenceID string                       `json:"right_evidence_id"`
+	Contract        ProcessComparisonContract    `json:"contract"`
+	Dimensions      []ProcessComparisonDimension `json:"dimensions"`
+	FirstDivergence ProcessFirstDivergence       `json:"first_divergence"`
+}
+
+// ProcessComparisonContract says whether the captures' comparison
+// contracts and normalizations are the same.
+type ProcessComparisonContract struct {
+	Equal              bool   `json:"equal"`
+	LeftSHA256         string `json:"left_sha256"`
+	RightSHA256        string `json:"right_sha256"`
+	NormalizationEqual bool   `json:"normalization_equal"`
+}
+
+// ProcessComparisonDimension is one dimension's outcome.
+type ProcessComparisonDimension struct {
+	Dimension  string  `json:"dimension"`
+	Status     string  `json:"status"`
+	Reason     *string `json:"reason"`
+	LeftCount  int     `json:"left_count"`
+	RightCount int     `json:"right_count"`
+}
+
+// ProcessFirstDivergence is the earliest difference: status found (with
+// the dimension, the index and both items, null on the side that has
+// none), unknown (with the reason) or none. Left, Right and their at_ms
+// are the compared items as the captures hold them (open-ended JSON).
+type ProcessFirstDivergence struct {
+	Status    string          `json:"status"`
+	Reason    string          `json:"reason,omitempty"`
+	Dimension string          `json:"dimension,omitempty"`
+	Index     *int            `json:"index,omitempty"`
+	Left      json.RawMessage `json:"left,omitempty"`
+	Right     json.RawMessage `json:"right,omitempty"`
+	LeftAtMS  json.RawMessage `json:"left_at_ms,omitempty"`
+	RightAtMS json.RawMessage `json:"right_at_ms,omitempty"`
 }
 
 // TraceNativeCallsInput is the input of trace_native_calls.
@@ -106,13 +480,69 @@ type TraceNativeCallsInput struct {
 
 // TraceNativeCallsResult is the result of trace_native_calls.
 type TraceNativeCallsResult struct {
-	Program      json.RawMessage   `json:"program"`
+	Program      TraceProgram      `json:"program"`
 	Convention   string            `json:"convention"`
-	Breakpoints  []json.RawMessage `json:"breakpoints"`
-	Hits         []json.RawMessage `json:"hits"`
-	Coverage     json.RawMessage   `json:"coverage"`
-	Exit         json.RawMessage   `json:"exit"`
-	Architecture string            `json:"architecture,omitempty"`
+	Breakpoints  []TraceBreakpoint `json:"breakpoints"`
+	Hits         []TraceHit        `json:"hits"`
+	Coverage     TraceCoverage     `json:"coverage"`
+	Exit         *TraceExit        `json:"exit"`         // nil when the program did not exit during the trace
+	Architecture string            `json:"architecture"` // "" when the tracer could not tell
+}
+
+// TraceProgram identifies the traced executable.
+type TraceProgram struct {
+	SHA256 string `json:"sha256"`
+}
+
+// TraceProcedure is a static procedure of the open analysis.
+type TraceProcedure struct {
+	Address string  `json:"address"`
+	Name    *string `json:"name"`
+}
+
+// TraceBreakpoint is one breakpoint as placed.
+type TraceBreakpoint struct {
+	Name      string          `json:"name"`
+	Address   string          `json:"address"`
+	Module    *string         `json:"module"`
+	Procedure *TraceProcedure `json:"procedure"`
+}
+
+// TraceArgument is one argument register's value at a call.
+type TraceArgument struct {
+	Register string `json:"register"`
+	Value    string `json:"value"`
+}
+
+// TraceHit is one recorded call.
+type TraceHit struct {
+	Sequence        int             `json:"sequence"`
+	Breakpoint      int             `json:"breakpoint"`
+	Name            string          `json:"name"`
+	Address         string          `json:"address"`
+	Procedure       *TraceProcedure `json:"procedure"`
+	Arguments       []TraceArgument `json:"arguments"`
+	Caller          *string         `json:"caller"`
+	CallerModule    *string         `json:"caller_module"` // nil for the main executable
+	CallerProcedure *TraceProcedure `json:"caller_procedure"`
+	Returned        bool            `json:"returned"`
+	ReturnValue     *string         `json:"return_value"`
+}
+
+// TraceCoverage says what the trace could not see.
+type TraceCoverage struct {
+	StopReason       string   `json:"stop_reason"`
+	Threads          int      `json:"threads"`
+	HitsDropped      int      `json:"hits_dropped"`
+	ReturnsMissing   int      `json:"returns_missing"`
+	ForksNotFollowed int      `json:"forks_not_followed"`
+	Notes            []string `json:"notes"`
+}
+
+// TraceExit is the traced program's exit.
+type TraceExit struct {
+	Code   *int    `json:"code"`
+	Signal *string `json:"signal"`
 }
 
 var operationTypes = map[string]core.Types{

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"strconv"
@@ -41,9 +40,9 @@ type webCompareArgs struct {
 	BeforeScenario *scenarioCapture   `json:"before_scenario"`
 	AfterScenario  *scenarioCapture   `json:"after_scenario"`
 	Normalization  struct {
-		Rules []normalizationRule `json:"rules"`
+		Rules []WebNormalizationRule `json:"rules"`
 	} `json:"normalization"`
-	MaxChanges int `json:"max_changes"`
+	MaxChanges *int `json:"max_changes"`
 }
 
 func handleCompareWebCaptures(ctx context.Context, c *core.Call) (any, error) {
@@ -58,15 +57,18 @@ func handleCompareWebCaptures(ctx context.Context, c *core.Call) (any, error) {
 	if _, ok := c.Args["normalization"]; scenario && !ok {
 		c.Args["normalization"] = map[string]any{"rules": []any{}}
 	}
-	raw, err := core.MarshalNoEscape(c.Args)
+	// The captures are read into the comparison's own structs (what it
+	// compares, with the captures' items as open maps that each projection
+	// digests as they are), decoded once from the arguments as sent.
+	// Numbers decode as float64, which canonical JSON writes as it writes
+	// the number literals.
+	args, err := core.Input[webCompareArgs](c)
 	if err != nil {
 		return nil, err
 	}
-	args := webCompareArgs{MaxChanges: defaultMaxChanges}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&args); err != nil {
-		return nil, core.InvalidRequest(op, core.Issue{Path: []any{}, Reason: core.ReasonInvalidType, Message: "arguments do not decode: " + err.Error()})
+	maxChanges := defaultMaxChanges
+	if args.MaxChanges != nil {
+		maxChanges = *args.MaxChanges
 	}
 
 	var result any
@@ -82,7 +84,7 @@ func handleCompareWebCaptures(ctx context.Context, c *core.Call) (any, error) {
 		if err := validateNormalization(op, args.Normalization.Rules); err != nil {
 			return nil, err
 		}
-		if result, err = compareScenarios(ctx, args.BeforeScenario, args.AfterScenario, args.Normalization.Rules, args.MaxChanges); err != nil {
+		if result, err = compareScenarios(ctx, args.BeforeScenario, args.AfterScenario, args.Normalization.Rules, maxChanges); err != nil {
 			return nil, err
 		}
 	} else {
@@ -94,7 +96,7 @@ func handleCompareWebCaptures(ctx context.Context, c *core.Call) (any, error) {
 				return nil, err
 			}
 		}
-		if result, err = comparePassive(ctx, args.Before, args.After, args.MaxChanges); err != nil {
+		if result, err = comparePassive(ctx, args.Before, args.After, maxChanges); err != nil {
 			return nil, err
 		}
 	}

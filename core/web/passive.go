@@ -150,65 +150,33 @@ type webPassiveCapture struct {
 	WebMCP     *webMCPCapture `json:"webmcp"`
 }
 
-// webChange is one changed item of a dimension.
-type webChange struct {
-	Identity string  `json:"identity"`
-	Change   string  `json:"change"`
-	Before   *string `json:"before_sha256"`
-	After    *string `json:"after_sha256"`
-}
-
-// webDimension is one compared dimension: changed, unchanged or unknown.
-type webDimension struct {
-	Status         string      `json:"status"`
-	TotalChanges   int         `json:"total_changes"`
-	Changes        []webChange `json:"changes"`
-	OmittedChanges int         `json:"omitted_changes"`
-	Reason         *string     `json:"reason"`
-}
-
-type webTargetRef struct {
-	TargetID string `json:"target_id"`
-	URL      string `json:"url"`
-}
-
-// webPassiveDiff is the passive normalized_result.
-type webPassiveDiff struct {
-	SchemaVersion int                     `json:"schema_version"`
-	OverallStatus string                  `json:"overall_status"`
-	BeforeTarget  webTargetRef            `json:"before_target"`
-	AfterTarget   webTargetRef            `json:"after_target"`
-	Dimensions    map[string]webDimension `json:"dimensions"`
-	Limitations   []string                `json:"limitations"`
-}
-
 // identityMap maps an item identity to the digest of its projection.
 type identityMap map[string]string
 
 // pendingDimension is a dimension before the change budget is applied.
 type pendingDimension struct {
-	changes  []webChange
+	changes  []WebChange
 	complete bool
 	reason   string
 }
 
 func compareIdentities(before, after identityMap, complete bool, reason string) pendingDimension {
-	var out []webChange
+	var out []WebChange
 	for id, b := range before {
 		a, ok := after[id]
 		switch {
 		case !ok:
 			if complete {
-				out = append(out, webChange{Identity: id, Change: "removed", Before: &b})
+				out = append(out, WebChange{Identity: id, Change: "removed", Before: &b})
 			}
 		case a != b:
-			out = append(out, webChange{Identity: id, Change: "modified", Before: &b, After: &a})
+			out = append(out, WebChange{Identity: id, Change: "modified", Before: &b, After: &a})
 		}
 	}
 	if complete {
 		for id, a := range after {
 			if _, ok := before[id]; !ok {
-				out = append(out, webChange{Identity: id, Change: "added", After: &a})
+				out = append(out, WebChange{Identity: id, Change: "added", After: &a})
 			}
 		}
 	}
@@ -223,7 +191,7 @@ func compareIdentities(before, after identityMap, complete bool, reason string) 
 
 // comparePassive compares two passive captures. The inputs are already
 // validated against the canonical schema and the domain rules.
-func comparePassive(ctx context.Context, before, after *webPassiveCapture, maxChanges int) (*webPassiveDiff, error) {
+func comparePassive(ctx context.Context, before, after *webPassiveCapture, maxChanges int) (*CompareWebCapturesResult, error) {
 	b, a := &before.Inspection, &after.Inspection
 	pending := map[string]pendingDimension{}
 
@@ -267,14 +235,14 @@ func comparePassive(ctx context.Context, before, after *webPassiveCapture, maxCh
 		return nil, err
 	}
 
-	out := &webPassiveDiff{SchemaVersion: 1, Dimensions: map[string]webDimension{},
-		BeforeTarget: webTargetRef{TargetID: b.Target.TargetID, URL: b.Target.URL},
-		AfterTarget:  webTargetRef{TargetID: a.Target.TargetID, URL: a.Target.URL}}
+	out := &CompareWebCapturesResult{SchemaVersion: 1,
+		BeforeTarget: WebTargetRef{TargetID: b.Target.TargetID, URL: b.Target.URL},
+		AfterTarget:  WebTargetRef{TargetID: a.Target.TargetID, URL: a.Target.URL}}
 	remaining, omitted := maxChanges, 0
 	overall := "unchanged"
 	for _, name := range passiveDimensions {
 		p := pending[name]
-		d := webDimension{Changes: []webChange{}}
+		d := WebDimension{Changes: []WebChange{}}
 		switch {
 		case len(p.changes) > 0:
 			keep := min(remaining, len(p.changes))
@@ -291,7 +259,7 @@ func comparePassive(ctx context.Context, before, after *webPassiveCapture, maxCh
 				overall = "unknown"
 			}
 		}
-		out.Dimensions[name] = d
+		*out.Dimensions.dimension(name) = d
 	}
 	out.OverallStatus = overall
 	out.Limitations = []string{

@@ -75,25 +75,10 @@ type scenarioCapture struct {
 	Completeness scenarioCompleteness `json:"completeness"`
 }
 
-// normalizationRule is one literal replacement rule.
-type normalizationRule struct {
-	RuleID      string   `json:"rule_id"`
-	Artifacts   []string `json:"artifacts"`
-	Match       string   `json:"match"`
-	Replacement string   `json:"replacement"`
-}
-
-// scenarioNormalization is the committed normalization policy.
-type scenarioNormalization struct {
-	BuiltInRules []string            `json:"built_in_rules"`
-	Rules        []normalizationRule `json:"rules"`
-	SHA256       string              `json:"sha256"`
-}
-
 // commitNormalization sorts the rules by rule_id and their artifact lists,
 // and digests {built_in_rules, rules}.
-func commitNormalization(rules []normalizationRule) scenarioNormalization {
-	sorted := make([]normalizationRule, len(rules))
+func commitNormalization(rules []WebNormalizationRule) WebScenarioNormalization {
+	sorted := make([]WebNormalizationRule, len(rules))
 	for i, r := range rules {
 		r.Artifacts = append([]string{}, r.Artifacts...)
 		sort.Strings(r.Artifacts)
@@ -102,12 +87,12 @@ func commitNormalization(rules []normalizationRule) scenarioNormalization {
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].RuleID < sorted[j].RuleID })
 	built := append([]string{}, builtInNormalizationRules...)
 	d := core.MustDigest(map[string]any{"built_in_rules": built, "rules": sorted})
-	return scenarioNormalization{BuiltInRules: built, Rules: sorted, SHA256: d}
+	return WebScenarioNormalization{BuiltInRules: built, Rules: sorted, SHA256: d}
 }
 
 // normalizeValue applies, in order, the rules that target artifact to every
 // string in v (object keys are left alone). Screenshots are never rewritten.
-func normalizeValue(v any, artifact string, rules []normalizationRule) any {
+func normalizeValue(v any, artifact string, rules []WebNormalizationRule) any {
 	if artifact == "screenshot" {
 		return v
 	}
@@ -135,61 +120,10 @@ func normalizeValue(v any, artifact string, rules []normalizationRule) any {
 	return v
 }
 
-type scenarioArtifactDiff struct {
-	Artifact    string  `json:"artifact"`
-	Status      string  `json:"status"`
-	BeforeState string  `json:"before_state"`
-	AfterState  string  `json:"after_state"`
-	BeforeSHA   *string `json:"before_sha256"`
-	AfterSHA    *string `json:"after_sha256"`
-	Reason      *string `json:"reason"`
-}
-
-type scenarioStepDiff struct {
-	StepID          string                 `json:"step_id"`
-	BeforeIndex     int                    `json:"before_step_index"`
-	AfterIndex      int                    `json:"after_step_index"`
-	BeforeAction    string                 `json:"before_action"`
-	AfterAction     string                 `json:"after_action"`
-	Status          string                 `json:"status"`
-	ArtifactDiffs   []scenarioArtifactDiff `json:"artifact_diffs"`
-	OmittedArtifact int                    `json:"omitted_artifact_diffs"`
-}
-
-type alignmentFailure struct {
-	Code   string  `json:"code"`
-	StepID *string `json:"step_id"`
-	Reason string  `json:"reason"`
-}
-
-type scenarioAlignment struct {
-	Status       string             `json:"status"`
-	AlignedSteps int                `json:"aligned_steps"`
-	BeforeOnly   []string           `json:"before_only"`
-	AfterOnly    []string           `json:"after_only"`
-	Failures     []alignmentFailure `json:"failures"`
-}
-
-// webScenarioDiff is the scenario normalized_result.
-type webScenarioDiff struct {
-	SchemaVersion  int                   `json:"schema_version"`
-	ComparisonKind string                `json:"comparison_kind"`
-	OverallStatus  string                `json:"overall_status"`
-	Normalization  scenarioNormalization `json:"normalization"`
-	Alignment      scenarioAlignment     `json:"alignment"`
-	Steps          []scenarioStepDiff    `json:"steps"`
-	ArtifactDiffs  struct {
-		Total    int `json:"total"`
-		Retained int `json:"retained"`
-		Omitted  int `json:"omitted"`
-	} `json:"artifact_diffs"`
-	Limitations []string `json:"limitations"`
-}
-
 // compareScenarios compares two validated scenario captures.
-func compareScenarios(ctx context.Context, before, after *scenarioCapture, rules []normalizationRule, maxChanges int) (*webScenarioDiff, error) {
+func compareScenarios(ctx context.Context, before, after *scenarioCapture, rules []WebNormalizationRule, maxChanges int) (*CompareWebScenarioResult, error) {
 	norm := commitNormalization(rules)
-	out := &webScenarioDiff{SchemaVersion: 1, ComparisonKind: "browser_scenario", Normalization: norm, Steps: []scenarioStepDiff{}}
+	out := &CompareWebScenarioResult{SchemaVersion: 1, ComparisonKind: "browser_scenario", Normalization: norm, Steps: []WebScenarioStepDiff{}}
 
 	bDup, aDup := duplicateStepIDs(before.Steps), duplicateStepIDs(after.Steps)
 	bSteps, aSteps := uniqueSteps(before.Steps, bDup), uniqueSteps(after.Steps, aDup)
@@ -206,9 +140,9 @@ func compareScenarios(ctx context.Context, before, after *scenarioCapture, rules
 	}
 	sort.Strings(beforeOnly)
 	sort.Strings(afterOnly)
-	failures := []alignmentFailure{}
+	failures := []WebAlignmentFailure{}
 	fail := func(code, id, reason string) {
-		f := alignmentFailure{Code: code, Reason: reason}
+		f := WebAlignmentFailure{Code: code, Reason: reason}
 		if id != "" {
 			f.StepID = &id
 		}
@@ -248,9 +182,9 @@ func compareScenarios(ctx context.Context, before, after *scenarioCapture, rules
 		total += len(diffs)
 		keep := min(remaining, len(diffs))
 		remaining -= keep
-		out.Steps = append(out.Steps, scenarioStepDiff{StepID: s.StepID, BeforeIndex: bs.StepIndex, AfterIndex: as.StepIndex,
+		out.Steps = append(out.Steps, WebScenarioStepDiff{StepID: s.StepID, BeforeIndex: bs.StepIndex, AfterIndex: as.StepIndex,
 			BeforeAction: bs.Action, AfterAction: as.Action, Status: status,
-			ArtifactDiffs: append([]scenarioArtifactDiff{}, diffs[:keep]...), OmittedArtifact: len(diffs) - keep})
+			ArtifactDiffs: append([]WebArtifactDiff{}, diffs[:keep]...), OmittedArtifact: len(diffs) - keep})
 	}
 
 	switch {
@@ -404,8 +338,8 @@ func artifactProjection(artifact string, v any) any {
 
 // compareStep compares one aligned step's artifacts; the diffs list changed
 // and unknown artifacts in artifact order.
-func compareStep(bc *scenarioCapture, bs *scenarioStep, ac *scenarioCapture, as *scenarioStep, rules []normalizationRule) ([]scenarioArtifactDiff, string) {
-	diffs := []scenarioArtifactDiff{}
+func compareStep(bc *scenarioCapture, bs *scenarioStep, ac *scenarioCapture, as *scenarioStep, rules []WebNormalizationRule) ([]WebArtifactDiff, string) {
+	diffs := []WebArtifactDiff{}
 	status := "unchanged"
 	for _, artifact := range scenarioArtifactKinds {
 		var bv, av captureState
@@ -435,13 +369,13 @@ func compareStep(bc *scenarioCapture, bs *scenarioStep, ac *scenarioCapture, as 
 		switch {
 		case bd == nil || ad == nil:
 			r := fmt.Sprintf("Artifact coverage is not comparable (%s before, %s after).", bState, aState)
-			diffs = append(diffs, scenarioArtifactDiff{Artifact: artifact, Status: "unknown", BeforeState: bState, AfterState: aState,
+			diffs = append(diffs, WebArtifactDiff{Artifact: artifact, Status: "unknown", BeforeState: bState, AfterState: aState,
 				BeforeSHA: bd, AfterSHA: ad, Reason: &r})
 			if status == "unchanged" {
 				status = "unknown"
 			}
 		case *bd != *ad:
-			diffs = append(diffs, scenarioArtifactDiff{Artifact: artifact, Status: "changed", BeforeState: bState, AfterState: aState,
+			diffs = append(diffs, WebArtifactDiff{Artifact: artifact, Status: "changed", BeforeState: bState, AfterState: aState,
 				BeforeSHA: bd, AfterSHA: ad})
 			status = "changed"
 		}
@@ -561,7 +495,7 @@ func checkScreenshotArtifact(v any) string {
 
 // validateNormalization checks what the schema cannot: unique rule ids and
 // the 4096 UTF-16 unit bound of match.
-func validateNormalization(op string, rules []normalizationRule) error {
+func validateNormalization(op string, rules []WebNormalizationRule) error {
 	var issues []core.Issue
 	seen := map[string]bool{}
 	for i, r := range rules {

@@ -13,7 +13,7 @@ import (
 // WebInspectionAccessibilityNodeState is part of the input of compare_web_captures.
 type WebInspectionAccessibilityNodeState struct {
 	Name  string          `json:"name"`
-	Value json.RawMessage `json:"value"`
+	Value json.RawMessage `json:"value"` // boolean, number or string; inspect_web_page writes true (the state was reported)
 }
 
 // WebInspectionAccessibilityNode is part of the input of compare_web_captures.
@@ -32,7 +32,7 @@ type WebInspectionAccessibilityTextCapture struct {
 	ExcludedFields  int    `json:"excluded_fields"`
 	RetainedBytes   int    `json:"retained_bytes"`
 	Status          string `json:"status"`
-	TruncatedFields int    `json:"truncated_fields,omitempty"`
+	TruncatedFields *int   `json:"truncated_fields,omitempty"` // optional in a capture; inspect_web_page always writes it
 }
 
 // WebInspectionAccessibility is part of the input of compare_web_captures.
@@ -103,7 +103,7 @@ type WebInspectionConsoleEventTextCapture struct {
 	RetainedBytes   int                                         `json:"retained_bytes"`
 	Status          string                                      `json:"status"`
 	Values          []WebInspectionConsoleEventTextCaptureValue `json:"values"`
-	TruncatedValues int                                         `json:"truncated_values,omitempty"`
+	TruncatedValues *int                                        `json:"truncated_values,omitempty"` // optional in a capture; inspect_web_page always writes it
 }
 
 // WebInspectionConsoleEvent is part of the input of compare_web_captures.
@@ -240,7 +240,7 @@ type WebJSONShape struct {
 	NodeCount        int                    `json:"node_count"`
 	Properties       []WebJSONShapeProperty `json:"properties"`
 	RootType         string                 `json:"root_type"`
-	Truncated        bool                   `json:"truncated,omitempty"`
+	Truncated        *bool                  `json:"truncated,omitempty"` // optional in a capture; inspect_web_page always writes it
 }
 
 // WebInspectionNetworkRequestBodyShapes is part of the input of compare_web_captures.
@@ -270,7 +270,15 @@ type WebInspectionNetworkRequest struct {
 	ResourceType      *string                               `json:"resource_type"`
 	Status            *float64                              `json:"status"`
 	URL               string                                `json:"url"`
-	Redirects         []json.RawMessage                     `json:"redirects,omitempty"` // Redirect hops on this request id, in order.
+	Redirects         *[]WebInspectionRedirect              `json:"redirects,omitempty"` // Redirect hops on this request id, in order (optional in a capture; inspect_web_page always writes the list, empty or not).
+}
+
+// WebInspectionRedirect is one redirect hop of a request (an open object
+// in the schema; these are the fields inspect_web_page writes).
+type WebInspectionRedirect struct {
+	URL    string  `json:"url"`
+	Origin *string `json:"origin"`
+	Status int     `json:"status"`
 }
 
 // WebInspectionNetworkWebsocketEventPayloadShape is part of the input of compare_web_captures.
@@ -310,17 +318,17 @@ type WebInspectionResource struct {
 
 // WebScript is part of the input of compare_web_captures.
 type WebScript struct {
-	CdpHash                string          `json:"cdp_hash"`
-	FrameID                *string         `json:"frame_id"`
-	IsModule               bool            `json:"is_module"`
-	Language               *string         `json:"language"`
-	Length                 int             `json:"length"`
-	Origin                 *string         `json:"origin"`
-	ResourceReconciliation json.RawMessage `json:"resource_reconciliation"`
-	ScriptKey              string          `json:"script_key"`
-	Source                 json.RawMessage `json:"source"`
-	SourceMapURL           *string         `json:"source_map_url"`
-	URL                    string          `json:"url"`
+	CdpHash                string  `json:"cdp_hash"`
+	FrameID                *string `json:"frame_id"`
+	IsModule               bool    `json:"is_module"`
+	Language               *string `json:"language"`
+	Length                 int     `json:"length"`
+	Origin                 *string `json:"origin"`
+	ResourceReconciliation any     `json:"resource_reconciliation"` // a union by status (exact, ambiguous, unmatched): inspect_web_page writes a struct per alternative; decoded, a map
+	ScriptKey              string  `json:"script_key"`
+	Source                 any     `json:"source"` // a union on included (the artifact, or the reason): as resource_reconciliation
+	SourceMapURL           *string `json:"source_map_url"`
+	URL                    string  `json:"url"`
 }
 
 // WebInspectionScripts is part of the input of compare_web_captures.
@@ -467,9 +475,9 @@ type WebScenarioCaptureBrowser struct {
 
 // WebScenarioCaptureEvents is part of the input of compare_web_captures.
 type WebScenarioCaptureEvents struct {
-	Dropped  int               `json:"dropped"`
-	Items    []json.RawMessage `json:"items"`
-	Retained int               `json:"retained"` // Number of items.
+	Dropped  int   `json:"dropped"`
+	Items    []any `json:"items"`    // Events of several kinds (a union by kind): capture_browser_scenario writes a struct per kind; decoded, maps.
+	Retained int   `json:"retained"` // Number of items.
 }
 
 // WebScenarioCaptureScenario is part of the input of compare_web_captures.
@@ -490,38 +498,48 @@ type WebSanitizedURL struct {
 }
 
 // WebScenarioArtifacts is part of the input of compare_web_captures.
-// Artifacts captured after the step; each is captured, not_requested, missing or truncated.
+// Artifacts captured after the step; each is captured, not_requested, missing or truncated
+// (a union by state: capture_browser_scenario writes a struct per state; decoded, maps).
 type WebScenarioArtifacts struct {
-	Accessibility json.RawMessage `json:"accessibility"`
-	DOM           json.RawMessage `json:"dom"`
-	History       json.RawMessage `json:"history"`
-	Screenshot    json.RawMessage `json:"screenshot"`
-	Storage       json.RawMessage `json:"storage"`
-	URL           json.RawMessage `json:"url"`
+	Accessibility any `json:"accessibility"`
+	DOM           any `json:"dom"`
+	History       any `json:"history"`
+	Screenshot    any `json:"screenshot"`
+	Storage       any `json:"storage"`
+	URL           any `json:"url"`
 }
 
 // WebScenarioStep is part of the input of compare_web_captures.
 type WebScenarioStep struct {
-	Action             string               `json:"action"`
-	AfterURL           WebSanitizedURL      `json:"after_url"`    // A sanitized browser URL.
-	Artifacts          WebScenarioArtifacts `json:"artifacts"`    // Artifacts captured after the step; each is captured, not_requested, missing or truncated.
-	BeforeURL          WebSanitizedURL      `json:"before_url"`   // A sanitized browser URL.
-	Completeness       json.RawMessage      `json:"completeness"` // Scenario coverage; only a complete capture or step is equality-eligible.
-	ElapsedMS          int                  `json:"elapsed_ms"`
-	Error              *string              `json:"error"`                // null exactly when the step completed.
-	EventSequenceEnd   int                  `json:"event_sequence_end"`   // Last event sequence of the step; start-1 when the step saw no events.
-	EventSequenceStart int                  `json:"event_sequence_start"` // First event sequence of the step.
-	Status             string               `json:"status"`
-	StepID             string               `json:"step_id"` // Stable step identity used for alignment.
-	StepIndex          int                  `json:"step_index"`
+	Action             string                  `json:"action"`
+	AfterURL           WebSanitizedURL         `json:"after_url"`    // A sanitized browser URL.
+	Artifacts          WebScenarioArtifacts    `json:"artifacts"`    // Artifacts captured after the step; each is captured, not_requested, missing or truncated.
+	BeforeURL          WebSanitizedURL         `json:"before_url"`   // A sanitized browser URL.
+	Completeness       WebScenarioCompleteness `json:"completeness"` // Scenario coverage; only a complete capture or step is equality-eligible.
+	ElapsedMS          int64                   `json:"elapsed_ms"`
+	Error              *string                 `json:"error"`                // null exactly when the step completed.
+	EventSequenceEnd   int                     `json:"event_sequence_end"`   // Last event sequence of the step; start-1 when the step saw no events.
+	EventSequenceStart int                     `json:"event_sequence_start"` // First event sequence of the step.
+	Status             string                  `json:"status"`
+	StepID             string                  `json:"step_id"` // Stable step identity used for alignment.
+	StepIndex          int                     `json:"step_index"`
+}
+
+// WebScenarioCompleteness is a scenario capture's or step's coverage:
+// complete (equality-eligible), incomplete (missing sections) or truncated.
+type WebScenarioCompleteness struct {
+	Status            string   `json:"status"`
+	EqualityEligible  bool     `json:"equality_eligible"`
+	MissingSections   []string `json:"missing_sections"`
+	TruncatedSections []string `json:"truncated_sections"`
 }
 
 // WebScenarioCapture is part of the input of compare_web_captures.
 // The later capture_browser_scenario result.
 type WebScenarioCapture struct {
 	Browser       WebScenarioCaptureBrowser  `json:"browser"`
-	Completeness  json.RawMessage            `json:"completeness"` // Scenario coverage; only a complete capture or step is equality-eligible.
-	DurationMS    int                        `json:"duration_ms"`
+	Completeness  WebScenarioCompleteness    `json:"completeness"` // Scenario coverage; only a complete capture or step is equality-eligible.
+	DurationMS    int64                      `json:"duration_ms"`
 	Events        WebScenarioCaptureEvents   `json:"events"`
 	Limitations   []string                   `json:"limitations"`
 	Scenario      WebScenarioCaptureScenario `json:"scenario"`
@@ -554,33 +572,144 @@ type CompareWebCapturesInput struct {
 	Normalization  *WebNormalization   `json:"normalization,omitempty"`   // Literal normalization rules applied to both captures before comparing; defaults to no rules.
 }
 
-// CompareWebCapturesResultAfterTarget is part of the result of compare_web_captures.
-type CompareWebCapturesResultAfterTarget struct {
+// WebTargetRef names the compared page.
+type WebTargetRef struct {
 	TargetID string `json:"target_id"`
 	URL      string `json:"url"`
 }
 
-// CompareWebCapturesResultDimensions is part of the result of compare_web_captures.
-type CompareWebCapturesResultDimensions struct {
-	Accessibility json.RawMessage `json:"accessibility"`
-	DOMStructure  json.RawMessage `json:"dom_structure"`
-	Metadata      json.RawMessage `json:"metadata"`
-	Network       json.RawMessage `json:"network"`
-	Resources     json.RawMessage `json:"resources"`
-	Scripts       json.RawMessage `json:"scripts"`
-	Storage       json.RawMessage `json:"storage"`
-	WebMCP        json.RawMessage `json:"webmcp"`
+// WebChange is one changed item of a dimension.
+type WebChange struct {
+	Identity string  `json:"identity"`
+	Change   string  `json:"change"`
+	Before   *string `json:"before_sha256"`
+	After    *string `json:"after_sha256"`
 }
 
-// CompareWebCapturesResult is the result of compare_web_captures.
-// Passive capture comparison.
+// WebDimension is one compared dimension: changed, unchanged or unknown.
+type WebDimension struct {
+	Status         string      `json:"status"`
+	TotalChanges   int         `json:"total_changes"`
+	Changes        []WebChange `json:"changes"`
+	OmittedChanges int         `json:"omitted_changes"`
+	Reason         *string     `json:"reason"`
+}
+
+// CompareWebCapturesResultDimensions is part of the result of compare_web_captures.
+type CompareWebCapturesResultDimensions struct {
+	Accessibility WebDimension `json:"accessibility"`
+	DOMStructure  WebDimension `json:"dom_structure"`
+	Metadata      WebDimension `json:"metadata"`
+	Network       WebDimension `json:"network"`
+	Resources     WebDimension `json:"resources"`
+	Scripts       WebDimension `json:"scripts"`
+	Storage       WebDimension `json:"storage"`
+	WebMCP        WebDimension `json:"webmcp"`
+}
+
+// dimension returns the field of the named dimension (one of
+// passiveDimensions), or nil.
+func (d *CompareWebCapturesResultDimensions) dimension(name string) *WebDimension {
+	switch name {
+	case "accessibility":
+		return &d.Accessibility
+	case "dom_structure":
+		return &d.DOMStructure
+	case "metadata":
+		return &d.Metadata
+	case "network":
+		return &d.Network
+	case "resources":
+		return &d.Resources
+	case "scripts":
+		return &d.Scripts
+	case "storage":
+		return &d.Storage
+	case "webmcp":
+		return &d.WebMCP
+	}
+	return nil
+}
+
+// CompareWebCapturesResult is the result of compare_web_captures for two
+// passive captures (the first alternative of the result schema; two
+// scenario captures give a CompareWebScenarioResult, the second).
 type CompareWebCapturesResult struct {
-	AfterTarget   CompareWebCapturesResultAfterTarget `json:"after_target"`
-	BeforeTarget  CompareWebCapturesResultAfterTarget `json:"before_target"`
-	Dimensions    CompareWebCapturesResultDimensions  `json:"dimensions"`
-	Limitations   []string                            `json:"limitations"`
-	OverallStatus string                              `json:"overall_status"` // changed if any dimension changed, else unknown if any is unknown, else unchanged.
-	SchemaVersion int                                 `json:"schema_version"`
+	AfterTarget   WebTargetRef                       `json:"after_target"`
+	BeforeTarget  WebTargetRef                       `json:"before_target"`
+	Dimensions    CompareWebCapturesResultDimensions `json:"dimensions"`
+	Limitations   []string                           `json:"limitations"`
+	OverallStatus string                             `json:"overall_status"` // changed if any dimension changed, else unknown if any is unknown, else unchanged.
+	SchemaVersion int                                `json:"schema_version"`
+}
+
+// WebScenarioNormalization is the committed normalization policy of a
+// scenario comparison.
+type WebScenarioNormalization struct {
+	BuiltInRules []string               `json:"built_in_rules"`
+	Rules        []WebNormalizationRule `json:"rules"`
+	SHA256       string                 `json:"sha256"` // Digest of {built_in_rules, rules}.
+}
+
+// WebArtifactDiff is one artifact that differs (or cannot be compared)
+// at an aligned step.
+type WebArtifactDiff struct {
+	Artifact    string  `json:"artifact"`
+	Status      string  `json:"status"`
+	BeforeState string  `json:"before_state"`
+	AfterState  string  `json:"after_state"`
+	BeforeSHA   *string `json:"before_sha256"`
+	AfterSHA    *string `json:"after_sha256"`
+	Reason      *string `json:"reason"`
+}
+
+// WebScenarioStepDiff is one aligned step's comparison.
+type WebScenarioStepDiff struct {
+	StepID          string            `json:"step_id"`
+	BeforeIndex     int               `json:"before_step_index"`
+	AfterIndex      int               `json:"after_step_index"`
+	BeforeAction    string            `json:"before_action"`
+	AfterAction     string            `json:"after_action"`
+	Status          string            `json:"status"`
+	ArtifactDiffs   []WebArtifactDiff `json:"artifact_diffs"`
+	OmittedArtifact int               `json:"omitted_artifact_diffs"`
+}
+
+// WebAlignmentFailure is why a step could not be aligned.
+type WebAlignmentFailure struct {
+	Code   string  `json:"code"`
+	StepID *string `json:"step_id"`
+	Reason string  `json:"reason"`
+}
+
+// WebScenarioAlignment is how the two captures' steps lined up.
+type WebScenarioAlignment struct {
+	Status       string                `json:"status"`
+	AlignedSteps int                   `json:"aligned_steps"`
+	BeforeOnly   []string              `json:"before_only"`
+	AfterOnly    []string              `json:"after_only"`
+	Failures     []WebAlignmentFailure `json:"failures"`
+}
+
+// WebArtifactDiffCounts counts the artifact differences, retained and
+// omitted by max_changes.
+type WebArtifactDiffCounts struct {
+	Total    int `json:"total"`
+	Retained int `json:"retained"`
+	Omitted  int `json:"omitted"`
+}
+
+// CompareWebScenarioResult is the result of compare_web_captures for two
+// scenario captures (the result schema's second alternative).
+type CompareWebScenarioResult struct {
+	SchemaVersion  int                      `json:"schema_version"`
+	ComparisonKind string                   `json:"comparison_kind"`
+	OverallStatus  string                   `json:"overall_status"`
+	Normalization  WebScenarioNormalization `json:"normalization"`
+	Alignment      WebScenarioAlignment     `json:"alignment"`
+	Steps          []WebScenarioStepDiff    `json:"steps"`
+	ArtifactDiffs  WebArtifactDiffCounts    `json:"artifact_diffs"`
+	Limitations    []string                 `json:"limitations"`
 }
 
 var operationTypes = map[string]core.Types{

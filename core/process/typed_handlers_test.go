@@ -1,0 +1,108 @@
+package process_test
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"rea/core"
+	"rea/core/standard"
+	"rea/ports"
+	"rea/ports/portstest"
+)
+
+// fakeCapturer returns a small finished capture of the requested scenario.
+type fakeCapturer struct{}
+
+func (fakeCapturer) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (*ports.ProcessCapture, error) {
+	sha := strings.Repeat("ab", 32)
+	code, elapsed := 0, int64(5)
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	return &ports.ProcessCapture{RunID: req.RunID, Scenario: req.Scenario,
+		Executable: ports.ExecutableIdentity{Path: "/bin/sh", SelectedSHA256: sha, SHA256: sha, State: ports.IdentityUnchanged},
+		StartedAt:  t0, CompletedAt: t0.Add(time.Second),
+		Frames:               []ports.CaptureFrame{{Sequence: 0, AtMS: 1, Data: "hello\r\n"}},
+		Exit:                 ports.CaptureExit{Reason: "exited", Exited: true, Code: &code, ElapsedMS: &elapsed},
+		Settlement:           ports.Settlement{State: ports.SettlementQuiesced},
+		Manifest:             ports.CaptureManifest{ProviderVersion: "3", Platform: "linux", Architecture: "amd64", StartedAt: t0, CompletedAt: t0.Add(time.Second)},
+		NormalizationApplied: ports.NormalizationRecord{Version: "rea-capture-normalization-v1"}}, nil
+}
+
+// fakeTracer records one call of each breakpoint.
+type fakeTracer struct{}
+
+func (fakeTracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports.TraceResult, error) {
+	res := &ports.TraceResult{Architecture: "x86-64", Convention: ports.ConventionSysV, Coverage: ports.TraceCoverage{StopReason: "exited"},
+		Exit: &ports.TraceExit{Code: new(int)}}
+	for i, b := range req.Breakpoints {
+		res.Breakpoints = append(res.Breakpoints, ports.TraceResolved{Address: b.Address, Name: b.Name})
+		res.Hits = append(res.Hits, ports.TraceHit{Sequence: i, Breakpoint: i, Name: b.Name, Address: b.Address, Returned: true})
+	}
+	return res, nil
+}
+
+// Every process tool's handler returns its operation's Go result type
+// (Types.Result or a pointer to it) as the Observation's Result, over a
+// fake capturer, a fake provider and a fake tracer (issue 13).
+func TestProcessHandlersReturnTheirResultTypes(t *testing.T) {
+	fams := standard.Families()
+	got := map[string][]reflect.Type{}
+	var ops []*core.Operation
+	for _, f := range fams {
+		if f.Name != "process" {
+			continue
+		}
+		for _, op := range f.Operations {
+			ops = append(ops, op)
+			h, name := op.Handler, op.Name
+			op.Handler = func(ctx context.Context, c *core.Call) (any, error) {
+				out, err := h(ctx, c)
+				if obs, ok := out.(*core.Observation); ok && err == nil {
+					got[name] = append(got[name], reflect.TypeOf(obs.Result))
+				}
+				return out, err
+			}
+		}
+	}
+	cat, err := core.Assemble(fams...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := core.NewRegistry([]ports.Provider{portstest.NewFake()}, &core.RegistryOptions{Capturer: fakeCapturer{}, Tracer: fakeTracer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := core.NewSession(cat, reg, nil)
+	t.Cleanup(func() { s.Close(context.Background()) })
+	call := func(op string, args any) *core.Result {
+		t.Helper()
+		raw, _ := json.Marshal(args)
+		res, err := s.Call(context.Background(), op, raw, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", op, err)
+		}
+		return res
+	}
+	a := call("capture_process_scenario", map[string]any{"executable": "/bin/sh", "arguments": []string{"-c", "echo hello"}})
+	b := call("capture_process_scenario", map[string]any{"executable": "/bin/sh", "arguments": []string{"-c", "echo hello"},
+		"events": []any{map[string]any{"type": "input", "at_ms": 1, "data": "x\n"}}})
+	ref := func(r *core.Result) map[string]any {
+		return map[string]any{"kind": "retained-evidence", "evidence_id": string(r.Evidence.EvidenceID)}
+	}
+	call("compare_process_captures", map[string]any{"left": ref(a), "right": ref(b)})
+	call("open_binary", map[string]any{"path": "/bin/true"})
+	call("trace_native_calls", map[string]any{"procedures": []string{"main"}})
+	for _, op := range ops {
+		if len(got[op.Name]) == 0 {
+			t.Errorf("%s was not run", op.Name)
+		}
+		for _, g := range got[op.Name] {
+			if g != op.Types.Result && g != reflect.PointerTo(op.Types.Result) {
+				t.Errorf("%s: the handler returned a %v, not its result type %s", op.Name, g, op.Types.Result)
+			}
+		}
+	}
+}
