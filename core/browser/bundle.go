@@ -145,7 +145,7 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	fetchMaps := flag(in.FetchSourceMaps)
+	fetchMaps := isSet(in.FetchSourceMaps)
 	maps := c.SourceMaps()
 	c.Observe(fmt.Sprintf("capturing page scripts over %d ms", req.ObservationMS))
 	pc, err := b.InspectPage(ctx, req)

@@ -146,8 +146,8 @@ func observed(info ports.ProviderInfo, b ports.BrowserInfo, predicate string, re
 		Environment: environment(b, "none"), Limitations: limitations}
 }
 
-// flag reads an optional boolean input (absent is false).
-func flag(p *bool) bool { return p != nil && *p }
+// isSet reads an optional boolean input (absent is false).
+func isSet(p *bool) bool { return p != nil && *p }
 
 // intOr reads an optional integer input, or its default.
 func intOr(p *int, def int) int {

@@ -51,10 +51,10 @@ func opInspectPage() *core.Operation {
 // inspectRequest reads the inspect options.
 func inspectRequest(op string, in InspectWebPageInput, sources bool) (ports.BrowserInspectRequest, error) {
 	req := ports.BrowserInspectRequest{Target: targetRef(in.CdpEndpoint, in.TargetID, in.AllowedOrigins), ObservationMS: intOr(in.ObservationMS, 500),
-		IncludeScriptSources: sources || flag(in.IncludeScriptSources), IncludeConsoleText: flag(in.IncludeConsoleText),
-		IncludeAccessibilityText: flag(in.IncludeAccessibilityText), IncludeStorageKeys: flag(in.IncludeStorageKeys),
-		IncludeStorageFingerprints: flag(in.IncludeStorageFingerprints), IncludeJSONBodyShapes: flag(in.IncludeJSONBodyShapes),
-		IncludeWebSocketShapes: flag(in.IncludeWebsocketShapes)}
+		IncludeScriptSources: sources || isSet(in.IncludeScriptSources), IncludeConsoleText: isSet(in.IncludeConsoleText),
+		IncludeAccessibilityText: isSet(in.IncludeAccessibilityText), IncludeStorageKeys: isSet(in.IncludeStorageKeys),
+		IncludeStorageFingerprints: isSet(in.IncludeStorageFingerprints), IncludeJSONBodyShapes: isSet(in.IncludeJSONBodyShapes),
+		IncludeWebSocketShapes: isSet(in.IncludeWebsocketShapes)}
 	if req.IncludeStorageFingerprints && !req.IncludeStorageKeys {
 		return req, core.InvalidRequest(op, core.Issue{Path: []any{"include_storage_fingerprints"}, Reason: core.ReasonInvalidValue,
 			Message: "include_storage_fingerprints needs include_storage_keys"})
