@@ -103,11 +103,12 @@ type hookMsg struct {
 		PID  int    `json:"pid"`
 		Role string `json:"role"`
 	} `json:"processes"`
-	IPC              []hookEvent `json:"ipc"`
-	IPCObserved      int         `json:"ipc_observed"`
-	Timeline         []hookEvent `json:"timeline"`
-	TimelineObserved int         `json:"timeline_observed"`
-	Conflicts        []string    `json:"conflicts"`
+	Renderers        []hookRenderer `json:"renderers"`
+	IPC              []hookEvent    `json:"ipc"`
+	IPCObserved      int            `json:"ipc_observed"`
+	Timeline         []hookEvent    `json:"timeline"`
+	TimelineObserved int            `json:"timeline_observed"`
+	Conflicts        []string       `json:"conflicts"`
 }
 
 type hookWindow struct {
@@ -117,6 +118,16 @@ type hookWindow struct {
 	Title         string `json:"title"`
 	Visible       bool   `json:"visible"`
 	Destroyed     bool   `json:"destroyed"`
+	Crashed       bool   `json:"crashed"`
+}
+
+type hookRenderer struct {
+	WebContentsID int  `json:"web_contents_id"`
+	WindowID      *int `json:"window_id"`
+	PID           *int `json:"pid"`
+	Loaded        bool `json:"loaded"`
+	Attached      bool `json:"attached"`
+	Crashed       bool `json:"crashed"`
 }
 
 type hookEvent struct {
@@ -127,7 +138,19 @@ type hookEvent struct {
 	Channel        string   `json:"channel"`
 	Direction      string   `json:"direction"`
 	ArgumentShapes []string `json:"argument_shapes"`
+	Role           string   `json:"role"`
+	PID            *int     `json:"pid"`
+	WindowID       *int     `json:"window_id"`
+	WebContentsID  *int     `json:"web_contents_id"`
 	ElapsedMS      int64    `json:"elapsed_ms"`
+}
+
+// positive is a hook-reported id, 0 when absent or not an id.
+func positive(p *int) int {
+	if p == nil || *p < 0 {
+		return 0
+	}
+	return *p
 }
 
 // decodeHookMessage parses one line from the hook; the fuzz target drives
@@ -155,7 +178,8 @@ func cutEvent(e hookEvent) ports.ElectronEvent {
 		out[i] = cut(s, 256)
 	}
 	return ports.ElectronEvent{Sequence: e.Sequence, Family: cut(e.Family, 32), Kind: cut(e.Kind, 100), Phase: cut(e.Phase, 32),
-		Channel: cut(e.Channel, 1024), Direction: cut(e.Direction, 32), ArgumentShapes: out, ElapsedMS: e.ElapsedMS}
+		Channel: cut(e.Channel, 1024), Direction: cut(e.Direction, 32), ArgumentShapes: out, Role: cut(e.Role, 32),
+		PID: positive(e.PID), WindowID: positive(e.WindowID), WebContentsID: positive(e.WebContentsID), ElapsedMS: max(e.ElapsedMS, 0)}
 }
 
 // RunElectronScenario launches an owned Electron application with the
@@ -434,7 +458,7 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 			continue
 		}
 		for _, w := range m.Windows {
-			ew := ports.ElectronWindow{WindowID: w.WindowID, URL: cut(w.URL, 65536), Title: cut(w.Title, 1024), Visible: w.Visible, Destroyed: w.Destroyed}
+			ew := ports.ElectronWindow{WindowID: w.WindowID, URL: cut(w.URL, 65536), Title: cut(w.Title, 1024), Visible: w.Visible, Destroyed: w.Destroyed, Crashed: w.Crashed}
 			if w.WebContentsID != nil {
 				ew.WebContentsID = *w.WebContentsID
 			}
@@ -452,6 +476,22 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 			if len(out.Timeline) < maxEvents {
 				out.Timeline = append(out.Timeline, cutEvent(ev))
 			}
+		}
+		var unattached []string
+		for _, r := range m.Renderers {
+			if len(out.Renderers) >= 64 {
+				break
+			}
+			er := ports.ElectronRenderer{WebContentsID: r.WebContentsID, WindowID: positive(r.WindowID), PID: positive(r.PID), Loaded: r.Loaded, Attached: r.Attached, Crashed: r.Crashed}
+			out.Renderers = append(out.Renderers, er)
+			if er.Loaded && !er.Attached && !er.Crashed {
+				unattached = append(unattached, strconv.Itoa(er.WebContentsID))
+			}
+		}
+		if len(unattached) > 0 {
+			out.Status = "partial_attach"
+			out.Limitations = append(out.Limitations, "The hook could not attach to the renderer of web contents "+strings.Join(unattached, ", ")+
+				": its renderer-side IPC (sends, listeners, deliveries) is not recorded; the main process's side still is.")
 		}
 		out.IPCObserved, out.TimelineObs = max(m.IPCObserved, len(out.IPC)), max(m.TimelineObserved, len(out.Timeline))
 		if out.IPCObserved > len(out.IPC) || out.TimelineObs > len(out.Timeline) {

@@ -256,16 +256,18 @@ func opCaptureElectronScenario() *core.Operation {
 	}
 }
 
-const eventSchema = `{"type":"object","required":["sequence","family","kind","phase","channel","direction","argument_shapes","elapsed_ms"],"properties":{"sequence":{"type":"integer"},"family":{"type":"string"},"kind":{"type":"string"},"phase":{"type":"string"},"channel":{"type":["string","null"]},"direction":{"type":["string","null"]},"argument_shapes":{"type":"array","maxItems":32,"items":{"type":"string"}},"elapsed_ms":{"type":"integer"}}}`
+const eventSchema = `{"type":"object","required":["sequence","family","kind","phase","channel","direction","argument_shapes","role","pid","window_id","web_contents_id","elapsed_ms"],"properties":{"sequence":{"type":"integer"},"family":{"type":"string"},"kind":{"type":"string"},"phase":{"type":"string"},"channel":{"type":["string","null"]},"direction":{"type":["string","null"]},"argument_shapes":{"type":"array","maxItems":32,"items":{"type":"string"}},"role":{"type":["string","null"],"description":"The process that saw the event: main or renderer."},"pid":{"type":["integer","null"]},"window_id":{"type":["integer","null"]},"web_contents_id":{"type":["integer","null"]},"elapsed_ms":{"type":"integer"}}}`
 
 var scenarioSchema = json.RawMessage(`{"type":"object","additionalProperties":false,
-"required":["schema_version","application","actions","windows","processes","ipc","timeline","coverage","limitations"],
+"required":["schema_version","application","actions","windows","processes","renderers","ipc","timeline","coverage","limitations"],
 "properties":{
  "schema_version":{"const":1},
  "application":{"type":"object","required":["executable_path","application_path","electron_version","process_ownership","cleanup"]},
  "actions":{"type":"array","items":{"type":"object","required":["step_id","kind","status","error","elapsed_ms"]}},
- "windows":{"type":"array","items":{"type":"object","required":["window_id","web_contents_id","url","title","visible","destroyed"]}},
+ "windows":{"type":"array","items":{"type":"object","required":["window_id","web_contents_id","url","title","visible","destroyed","crashed"]}},
  "processes":{"type":"object","required":["items","truncated"]},
+ "renderers":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["web_contents_id","window_id","pid","loaded","attached","crashed"],"properties":{
+   "web_contents_id":{"type":"integer"},"window_id":{"type":["integer","null"]},"pid":{"type":["integer","null"]},"loaded":{"type":"boolean"},"attached":{"type":"boolean","description":"The hook's renderer half reported from this renderer since its last load."},"crashed":{"type":"boolean"}}}},
  "ipc":{"type":"object","required":["events","observed","retained","truncated"],"properties":{"events":{"type":"array","items":` + eventSchema + `},"observed":{"type":"integer"},"retained":{"type":"integer"},"truncated":{"type":"boolean"}}},
  "timeline":{"type":"object","required":["events","observed","retained","truncated"],"properties":{"events":{"type":"array","items":` + eventSchema + `},"observed":{"type":"integer"},"retained":{"type":"integer"},"truncated":{"type":"boolean"}}},
  "coverage":{"type":"object","required":["status","observed_event_families","unavailable_event_families","observed_roles","pre_capture_activity"],
@@ -308,11 +310,20 @@ func handleCaptureElectronScenario(ctx context.Context, c *core.Call) (any, erro
 	return o, nil
 }
 
+// nullInt is an id, null when 0 (unknown).
+func nullInt(v int) any {
+	if v == 0 {
+		return nil
+	}
+	return v
+}
+
 func eventsJSON(evs []ports.ElectronEvent) []any {
 	out := make([]any, len(evs))
 	for i, e := range evs {
 		out[i] = map[string]any{"sequence": e.Sequence, "family": e.Family, "kind": e.Kind, "phase": e.Phase, "channel": nullable(e.Channel),
-			"direction": nullable(e.Direction), "argument_shapes": core.NonNil(e.ArgumentShapes), "elapsed_ms": e.ElapsedMS}
+			"direction": nullable(e.Direction), "argument_shapes": core.NonNil(e.ArgumentShapes), "role": nullable(e.Role), "pid": nullInt(e.PID),
+			"window_id": nullInt(e.WindowID), "web_contents_id": nullInt(e.WebContentsID), "elapsed_ms": e.ElapsedMS}
 	}
 	return out
 }
@@ -324,11 +335,16 @@ func normalizeScenario(c *ports.ElectronScenarioCapture) map[string]any {
 	}
 	windows := make([]any, len(c.Windows))
 	for i, w := range c.Windows {
-		windows[i] = map[string]any{"window_id": w.WindowID, "web_contents_id": w.WebContentsID, "url": w.URL, "title": w.Title, "visible": w.Visible, "destroyed": w.Destroyed}
+		windows[i] = map[string]any{"window_id": w.WindowID, "web_contents_id": w.WebContentsID, "url": w.URL, "title": w.Title, "visible": w.Visible, "destroyed": w.Destroyed, "crashed": w.Crashed}
 	}
 	procs := make([]any, len(c.Processes))
 	for i, p := range c.Processes {
 		procs[i] = map[string]any{"pid": p.PID, "role": p.Role}
+	}
+	renderers := make([]any, len(c.Renderers))
+	for i, r := range c.Renderers {
+		renderers[i] = map[string]any{"web_contents_id": r.WebContentsID, "window_id": nullInt(r.WindowID), "pid": nullInt(r.PID), "loaded": r.Loaded,
+			"attached": r.Attached, "crashed": r.Crashed}
 	}
 	families := map[string]bool{}
 	for _, e := range c.IPC {
@@ -338,7 +354,7 @@ func normalizeScenario(c *ports.ElectronScenarioCapture) map[string]any {
 		families[e.Family] = true
 	}
 	var observedF, unavailableF []string
-	for _, f := range []string{"ipc", "shell", "navigation", "permission", "download", "popup", "updater", "os"} {
+	for _, f := range []string{"ipc", "renderer", "shell", "navigation", "permission", "download", "popup", "updater", "os"} {
 		if families[f] {
 			observedF = append(observedF, f)
 		}
@@ -351,11 +367,12 @@ func normalizeScenario(c *ports.ElectronScenarioCapture) map[string]any {
 		"actions":   actions,
 		"windows":   windows,
 		"processes": map[string]any{"items": procs, "truncated": c.ProcessesTrunc},
+		"renderers": renderers,
 		"ipc":       map[string]any{"events": eventsJSON(c.IPC), "observed": c.IPCObserved, "retained": len(c.IPC), "truncated": c.IPCObserved > len(c.IPC)},
 		"timeline":  map[string]any{"events": eventsJSON(c.Timeline), "observed": c.TimelineObs, "retained": len(c.Timeline), "truncated": c.TimelineObs > len(c.Timeline)},
 		"coverage": map[string]any{"status": c.Status, "observed_event_families": core.NonNil(observedF), "unavailable_event_families": unavailableF,
 			"observed_roles": core.NonNil(c.ObservedRoles), "pre_capture_activity": "unavailable"},
-		"limitations": append([]string{"IPC is recorded in the main process (ipcMain handlers and listeners, webContents.send); renderer-to-renderer messages are not seen.",
+		"limitations": append([]string{"IPC is recorded in the main process (ipcMain handlers and listeners, webContents.send) and in each renderer the hook attached to (ipcRenderer sends, invokes, listener registrations and deliveries); messages over MessagePorts after their transfer, and renderer-to-renderer messages, are not seen.",
 			"Argument shapes name types and object keys, never values."}, c.Limitations...),
 	}
 }

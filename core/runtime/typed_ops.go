@@ -415,6 +415,18 @@ type ElectronWindow struct {
 	Title         string `json:"title"`
 	Visible       bool   `json:"visible"`
 	Destroyed     bool   `json:"destroyed"`
+	Crashed       bool   `json:"crashed"`
+}
+
+// ElectronRenderer is one live webContents' renderer at the end of a
+// scenario, and whether the hook's renderer half attached to it.
+type ElectronRenderer struct {
+	WebContentsID int  `json:"web_contents_id"`
+	WindowID      *int `json:"window_id"`
+	PID           *int `json:"pid"`
+	Loaded        bool `json:"loaded"`
+	Attached      bool `json:"attached"`
+	Crashed       bool `json:"crashed"`
 }
 
 // ElectronProcess is one owned process of a scenario.
@@ -439,6 +451,10 @@ type ElectronEvent struct {
 	Channel        *string  `json:"channel"`
 	Direction      *string  `json:"direction"`
 	ArgumentShapes []string `json:"argument_shapes"`
+	Role           *string  `json:"role"` // main or renderer: the process that saw it
+	PID            *int     `json:"pid"`
+	WindowID       *int     `json:"window_id"`
+	WebContentsID  *int     `json:"web_contents_id"`
 	ElapsedMS      int64    `json:"elapsed_ms"`
 }
 
@@ -466,6 +482,7 @@ type CaptureElectronScenarioResult struct {
 	Actions       []ElectronActionResult `json:"actions"`
 	Windows       []ElectronWindow       `json:"windows"`
 	Processes     ElectronProcesses      `json:"processes"`
+	Renderers     []ElectronRenderer     `json:"renderers"`
 	IPC           ElectronEvents         `json:"ipc"`
 	Timeline      ElectronEvents         `json:"timeline"`
 	Coverage      ElectronCoverage       `json:"coverage"`
