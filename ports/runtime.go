@@ -43,7 +43,9 @@ type ElectronPageInspector interface {
 // removes every process and temporary directory it made
 // (capture_electron_scenario). A failure to remove them is a BrowserError
 // with code cleanup_failed, Cleanup "incomplete" and the kinds left in
-// Resources; the observation made so far is then not returned.
+// Resources. A failure after the hook connected (cleanup, a snapshot that
+// never came, cancellation) is wrapped in an *ElectronScenarioError whose
+// Partial holds what was observed so far.
 type ElectronScenarioRunner interface {
 	RunElectronScenario(ctx context.Context, req ElectronScenarioRequest) (*ElectronScenarioCapture, error)
 }
@@ -402,6 +404,20 @@ type ElectronEvent struct {
 	WebContentsID int
 	ElapsedMS     int64
 }
+
+// ElectronScenarioError is a scenario that failed after the application's
+// hook connected. Err is the failure (a *BrowserError; errors.As and
+// AsBrowserError see through); Partial is the observation so far: the
+// actions run, and the snapshot's windows, processes, IPC and timeline
+// when one came, with Status cleanup_failed or capture_truncated and a
+// limitation saying what is missing.
+type ElectronScenarioError struct {
+	Err     error
+	Partial *ElectronScenarioCapture
+}
+
+func (e *ElectronScenarioError) Error() string { return e.Err.Error() }
+func (e *ElectronScenarioError) Unwrap() error { return e.Err }
 
 // IsCode reports whether err is a BrowserError with the code.
 func IsCode(err error, code BrowserErrorCode) bool {

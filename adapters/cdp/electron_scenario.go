@@ -252,12 +252,30 @@ func (e *RuntimeEngine) RunElectronScenario(ctx context.Context, req ports.Elect
 		if errors.As(cerr, &ce) {
 			resources = cleanupKinds(ce)
 		}
-		return nil, &ports.BrowserError{Code: ports.BrowserCleanupFailed, Cleanup: "incomplete", Resources: resources,
+		err := &ports.BrowserError{Code: ports.BrowserCleanupFailed, Cleanup: "incomplete", Resources: resources,
 			Msg: "owned processes or files remain after the scenario", Err: errors.Join(runErr, cerr)}
+		if out == nil {
+			return nil, err
+		}
+		out.Status = "cleanup_failed"
+		out.Limitations = append(out.Limitations, "Owned processes or files ("+strings.Join(resources, ", ")+") remained after the scenario.")
+		return nil, &ports.ElectronScenarioError{Err: err, Partial: e.capScenario(out, maxProcs, maxWindows)}
 	}
 	if runErr != nil {
-		return nil, runErr
+		if out == nil {
+			return nil, runErr
+		}
+		if out.Status == "complete" {
+			out.Status = "capture_truncated"
+		}
+		out.Limitations = append(out.Limitations, "The scenario failed before its end ("+runErr.Error()+"): what is here was observed up to then.")
+		return nil, &ports.ElectronScenarioError{Err: runErr, Partial: e.capScenario(out, maxProcs, maxWindows)}
 	}
+	return e.capScenario(out, maxProcs, maxWindows), nil
+}
+
+// capScenario applies the process and window caps.
+func (e *RuntimeEngine) capScenario(out *ports.ElectronScenarioCapture, maxProcs, maxWindows int) *ports.ElectronScenarioCapture {
 	if len(out.Processes) > maxProcs {
 		out.Processes, out.ProcessesTrunc = out.Processes[:maxProcs], true
 	}
@@ -265,7 +283,7 @@ func (e *RuntimeEngine) RunElectronScenario(ctx context.Context, req ports.Elect
 		out.Windows = out.Windows[:maxWindows]
 		out.Limitations = append(out.Limitations, "Windows over the limit were dropped.")
 	}
-	return out, nil
+	return out
 }
 
 func cleanupKinds(ce *ports.CleanupError) []string {
@@ -425,7 +443,8 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 				res.Status, res.Error = "failed", "target_exited"
 				exited = true
 			case err != nil:
-				return nil, err
+				out.Actions = append(out.Actions, res)
+				return out, err
 			case m.Type == "action" && m.StepID == a.StepID:
 				res.Status, res.Error = cut(m.Status, 32), cut(m.Error, 200)
 			default:
@@ -452,7 +471,8 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 				out.Status = "target_exited"
 				return out, nil
 			}
-			return nil, err
+			out.Limitations = append(out.Limitations, "No snapshot came from the hook: windows, processes, IPC and the timeline are missing.")
+			return out, err
 		}
 		if m.Type != "snapshot" {
 			continue

@@ -3,6 +3,7 @@ package cdp_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"crypto/rand"
 	"encoding/hex"
 	"os"
@@ -328,6 +329,33 @@ func TestElectronScenarioPartialAttach(t *testing.T) {
 	}
 	is.Equal(roles["renderer"], 0)
 	is.True(roles["main"] >= 2) // handle dialog:open, send app:status
+}
+
+// TestElectronScenarioHangKeepsPartialObservation: an application whose
+// main process freezes mid-scenario times its action out, never answers
+// the snapshot, and the failure carries what was observed up to then.
+func TestElectronScenarioHangKeepsPartialObservation(t *testing.T) {
+	needNode(t)
+	is := is.New(t)
+	e, parent := scenarioEngine(t)
+	app, _ := filepath.Abs("testdata/electronapp")
+	exe, _ := filepath.Abs("testdata/fake-electron/electron")
+	id := runID(t)
+	_, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
+		ActionMS: 500, Args: []string{"--fake-freeze-on-deep-link"},
+		Actions: []ports.ElectronAction{{StepID: "open", Kind: "click", Selector: "#open"}, {StepID: "link", Kind: "deep-link", Delivery: "open-url", URL: "fixture://x"}}})
+	assertClean(t, id, parent)
+	is.True(ports.IsCode(err, ports.BrowserTimeout))
+	var se *ports.ElectronScenarioError
+	is.True(errors.As(err, &se))
+	p := se.Partial
+	is.Equal(p.Status, "capture_truncated")
+	is.Equal(len(p.Actions), 2)
+	is.Equal(p.Actions[0].Status, "completed")
+	is.Equal(p.Actions[1].Status, "failed")
+	is.Equal(p.Actions[1].Error, "action_timeout")
+	is.Equal(len(p.IPC), 0) // no snapshot came
+	is.True(len(p.Limitations) >= 2)
 }
 
 func TestElectronScenarioFloodIsTruncated(t *testing.T) {

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -303,7 +304,20 @@ func handleCaptureElectronScenario(ctx context.Context, c *core.Call) (any, erro
 	c.Observe("launching the Electron application")
 	cap, err := r.RunElectronScenario(ctx, req)
 	if err != nil {
-		return nil, runtimeErr(c.Op.Name, err)
+		// What the run observed before it failed goes with the error
+		// (CONTRACTS.md §5 partial_observation), null when nothing was.
+		ce := runtimeErr(c.Op.Name, err)
+		var se *ports.ElectronScenarioError
+		if e, ok := ce.(*core.Error); ok && e.Code != core.CodeInvalidRequest {
+			if e.Details == nil {
+				e.Details = map[string]any{}
+			}
+			e.Details["partial_observation"] = nil
+			if errors.As(err, &se) && se.Partial != nil {
+				e.Details["partial_observation"] = normalizeScenario(se.Partial)
+			}
+		}
+		return nil, ce
 	}
 	o := observed(electronActiveProviderID, "1", "electron@"+cap.ElectronVersion, "rea.electron-active-scenario/v1", authorityReplay, normalizeScenario(cap), nil)
 	o.Environment.Isolation = "process"

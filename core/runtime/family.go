@@ -107,7 +107,6 @@ func runtimeErr(op string, err error) error {
 	case ports.BrowserCleanupFailed:
 		code = core.CodeCleanupIncomplete
 		details["cleanup"] = "incomplete"
-		details["partial_observation"] = true
 		details["resources"] = core.NonNil(be.Resources)
 	default:
 		code = core.CodeUnreadableOutput

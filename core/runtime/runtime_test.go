@@ -313,5 +313,18 @@ func TestElectronToolsNormalize(t *testing.T) {
 	is.Equal(codeOf(err), core.CodeCleanupIncomplete)
 	var ce *core.Error
 	errors.As(err, &ce)
-	is.Equal(ce.Details["partial_observation"], true)
+	is.Equal(ce.Details["partial_observation"], nil) // nothing was observed
+	// A run that failed after the hook connected carries what it saw,
+	// normalized like a result.
+	partial := *f.Scenario
+	partial.Status = "cleanup_failed"
+	f.Err = &ports.ElectronScenarioError{Err: &ports.BrowserError{Code: ports.BrowserCleanupFailed, Cleanup: "incomplete", Resources: []string{"process"}}, Partial: &partial}
+	_, err = call(t, s, "capture_electron_scenario", map[string]any{"schema_version": 1, "executable_path": "/opt/e/electron", "application_path": dir})
+	is.Equal(codeOf(err), core.CodeCleanupIncomplete)
+	errors.As(err, &ce)
+	po, _ := ce.Details["partial_observation"].(map[string]any)
+	is.True(po != nil)
+	is.Equal(po["coverage"].(map[string]any)["status"], "cleanup_failed")
+	is.Equal(len(po["actions"].([]any)), 1)
+	is.Equal(ce.Details["resources"], []string{"process"})
 }

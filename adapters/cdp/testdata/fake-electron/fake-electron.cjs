@@ -12,7 +12,9 @@
 // whose pid the renderer reports; a crash kills it, a reload after a crash
 // starts another. Flags: --flood=n sends n IPC messages at start;
 // --fake-no-renderer-hook runs no session preloads (a renderer the hook
-// cannot attach to).
+// cannot attach to); --fake-freeze-on-deep-link makes the main process
+// spin forever on an open-url deep link (an application that hangs
+// mid-scenario).
 const Module = require('node:module');
 const path = require('node:path');
 const fs = require('node:fs');
@@ -158,6 +160,7 @@ try { Object.defineProperty(process.versions, 'electron', { value: '0.0.0-fake',
 if (hook) require(hook);
 const pkg = JSON.parse(fs.readFileSync(path.join(appDir, 'package.json'), 'utf8'));
 require(path.join(appDir, pkg.main || 'index.js'));
+if (rest.includes('--fake-freeze-on-deep-link')) app.on('open-url', () => { for (;;) {} });
 setTimeout(() => {
   ready();
   const flood = rest.find((a) => a.startsWith('--flood='));
