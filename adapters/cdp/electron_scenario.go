@@ -246,7 +246,21 @@ func (e *RuntimeEngine) RunElectronScenario(ctx context.Context, req ports.Elect
 	out, runErr := e.runScenario(ctx, run, req, exe, appPath, root, duration, actionMS, startTimeout, maxIPC, maxEvents)
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
 	defer cancel()
-	if cerr := run.Cleanup(cctx); cerr != nil {
+	cerr := run.Cleanup(cctx)
+	if tap := e.opts.Tap; tap != nil && tap.Ended != nil && run.PID() != 0 {
+		var sigs []string
+		for _, a := range run.Signals() {
+			if a.Result == ports.SignalDelivered {
+				sigs = append(sigs, a.Signal)
+			}
+		}
+		code := -1
+		if st, err := run.Wait(cctx); err == nil && st != nil {
+			code = st.ExitCode()
+		}
+		tap.Ended(sigs, code)
+	}
+	if cerr != nil {
 		var ce *ports.CleanupError
 		resources := []string{"process"}
 		if errors.As(cerr, &ce) {
@@ -324,6 +338,13 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 	}
 	run.RegisterSocket(sockPath)
 	defer ln.Close()
+	tap := e.opts.Tap
+	if tap == nil {
+		tap = &ScenarioTap{}
+	}
+	if tap.Listening != nil {
+		tap.Listening(sockPath)
+	}
 	userData := filepath.Join(dir, "user-data")
 	os.Mkdir(userData, 0o700)
 	env := []string{"REA_ELECTRON_CONTROL=" + sockPath, "REA_ELECTRON_ACTIVE_MAX_IPC_EVENTS=" + strconv.Itoa(maxIPC),
@@ -344,6 +365,9 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 	if run.PID() == 0 {
 		return nil, &ports.BrowserError{Code: ports.BrowserProcessOwnership, Msg: "the launched application has no PID"}
 	}
+	if tap.Started != nil {
+		tap.Started(run.PID(), append([]string{exe}, args...))
+	}
 	// Wait for the hook to connect and say ready.
 	type accepted struct {
 		c   net.Conn
@@ -363,6 +387,9 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 			return nil, &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "the hook did not connect", Err: a.err}
 		}
 		conn = a.c
+		if tap.Conn != nil {
+			conn = tap.Conn(conn)
+		}
 	case <-run.Exited():
 		return nil, &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "target_exited: the application exited before its hook connected"}
 	case <-startT.C:

@@ -3,9 +3,9 @@ package cdp_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
