@@ -267,31 +267,70 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 	}
 	var states []map[string]any
 	stateCount := map[string]int{}
-	parent := map[string]*staticNode{} // bundled module -> the asset containing it
+	// A static module is resident in a loaded asset when loading that asset
+	// put it in memory: a bundled module (the asset contains it), or an
+	// original source listed by a source map the asset (or one of its
+	// bundled modules) maps to.
+	parent := map[string]*staticNode{}    // bundled module -> the asset containing it
+	mapper := map[string]*staticNode{}    // source map -> the asset or bundled module mapping to it
+	sourceMap := map[string]*staticNode{} // source module -> the source map listing it
 	byID := map[string]*staticNode{}
 	for _, n := range app.res.Graph.Nodes {
 		byID[n.NodeID] = n
 	}
 	for _, e := range app.res.Graph.Edges {
-		if s, t := byID[e.Source], byID[e.Target]; e.Relation == "contains" && s != nil && t != nil && s.Kind == "javascript-asset" && t.Kind == "javascript-module" {
-			parent[t.NodeID] = s
-		}
-	}
-	for _, n := range app.res.Graph.Nodes {
-		if n.Kind != "javascript-asset" && n.Kind != "javascript-module" {
+		s, t := byID[e.Source], byID[e.Target]
+		if s == nil || t == nil {
 			continue
 		}
-		p, host := n.prop("path"), n
-		if n.Kind == "javascript-module" {
-			if host = parent[n.NodeID]; host == nil {
-				continue
+		switch {
+		case e.Relation == "contains" && s.Kind == "javascript-asset" && t.Kind == "javascript-module":
+			parent[t.NodeID] = s
+		case e.Relation == "maps_to" && t.Kind == "source-map":
+			mapper[t.NodeID] = s
+		case e.Relation == "contains" && s.Kind == "source-map" && t.Kind == "source-module":
+			sourceMap[t.NodeID] = s
+		}
+	}
+	hostOf := func(n *staticNode) *staticNode {
+		if n.Kind == "source-module" {
+			if sm := sourceMap[n.NodeID]; sm != nil {
+				n = mapper[sm.NodeID]
+			} else {
+				n = nil
 			}
-			p = host.prop("path") + "#" + n.prop("module_id") + n.NodeID[len(n.NodeID)-8:]
+		}
+		switch {
+		case n == nil:
+			return nil
+		case n.Kind == "javascript-module":
+			return parent[n.NodeID]
+		case n.Kind == "javascript-asset":
+			return n
+		}
+		return nil
+	}
+	for _, n := range app.res.Graph.Nodes {
+		if n.Kind != "javascript-asset" && n.Kind != "javascript-module" && n.Kind != "source-module" {
+			continue
+		}
+		host := hostOf(n)
+		if host == nil {
+			continue
+		}
+		p := host.prop("path")
+		switch n.Kind {
+		case "javascript-module":
+			p += "#" + n.prop("module_id") + n.NodeID[len(n.NodeID)-8:]
+		case "source-module":
+			p += "#source:" + n.prop("original_source") + n.NodeID[len(n.NodeID)-8:]
 		}
 		ids := slices.Clone(loadedBy[host])
 		slices.Sort(ids)
 		st := map[string]any{"static_layer_id": app.id, "static_node_id": n.NodeID, "path": p, "runtime_node_ids": core.NonNil(ids)}
 		switch {
+		case len(ids) > 0 && n.Kind == "source-module":
+			st["state"], st["reason"] = "resident-in-loaded-asset", "a loaded asset's source map lists this original source"
 		case len(ids) > 0 && host != n:
 			st["state"], st["reason"] = "resident-in-loaded-asset", "the asset that bundles this module was loaded"
 		case len(ids) > 0:
