@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"net/url"
 	"path"
 	"slices"
 	"strings"
@@ -19,7 +20,8 @@ func opReconcile() *core.Operation {
 		Name:  "reconcile_javascript_runtime",
 		Title: "Reconcile JavaScript Runtime",
 		Description: "Reconcile the static application graph of analyze_javascript_application (one application layer, optional cache and " +
-			"assets layers) with runtime observations (observe_javascript_runtime, inspect_electron_page, capture_electron_scenario), " +
+			"assets layers) with runtime observations (observe_javascript_runtime, inspect_electron_page, capture_electron_scenario, " +
+			"inspect_web_page), " +
 			"without I/O: each runtime script is matched by content (V8's SHA-256 content hash against the static file digest) and " +
 			"location (files under the analyzed root, or operator mappings) to a static node, as matched, ambiguous, unmatched or " +
 			"unknown with the basis and confidence; each static module gets a load state (loaded, resident-in-loaded-asset, " +
@@ -35,7 +37,7 @@ func opReconcile() *core.Operation {
     "analysis":` + evidenceInput + `,
     "runtime_mappings":{"type":"array","maxItems":32,"description":"Where runtime locations live in the analyzed artifact, beyond the analyzed root itself.","items":{"type":"object","additionalProperties":false,"required":["kind","artifact_prefix"],"properties":{
       "kind":{"enum":["file-root","url-prefix"]},"root":{"type":"string","minLength":1,"maxLength":4096},"prefix":{"type":"string","minLength":1,"maxLength":4096},"artifact_prefix":{"type":"string","maxLength":4096}}}}}}},
-  "runtime_observations":{"type":"array","minItems":1,"maxItems":32,"description":"Evidence of observe_javascript_runtime, inspect_electron_page or capture_electron_scenario, inline or retained.","items":` + evidenceInput + `},
+  "runtime_observations":{"type":"array","minItems":1,"maxItems":32,"description":"Evidence of observe_javascript_runtime, inspect_electron_page, capture_electron_scenario or inspect_web_page, inline or retained.","items":` + evidenceInput + `},
   "limits":{"type":"object","additionalProperties":false,"properties":{
     "max_runtime_entities":{"type":"integer","minimum":1,"maximum":1000000,"default":10000},
     "max_reconciliation_items":{"type":"integer","minimum":1,"maximum":1000000,"default":20000},
@@ -408,6 +410,21 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 		Predicate: "rea.javascript-runtime-reconciliation/v1", Links: links}, nil
 }
 
+// fileURLPath is the absolute path of a file: URL with an empty (or
+// localhost) host; escaped separators and NULs are refused, as the
+// Electron file gate refuses them.
+func fileURLPath(raw string) (string, bool) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") || u.User != nil {
+		return "", false
+	}
+	low := strings.ToLower(u.EscapedPath())
+	if strings.Contains(low, "%2f") || strings.Contains(low, "%5c") || strings.Contains(u.Path, "\x00") || !strings.HasPrefix(u.Path, "/") {
+		return "", false
+	}
+	return path.Clean(u.Path), true
+}
+
 func str(v any) string {
 	s, _ := v.(string)
 	return s
@@ -579,6 +596,10 @@ func runtimeEntities(ev *core.Evidence, idx int) (capture, []*runtimeEntity, err
 		} `json:"capture"`
 		Completeness struct {
 			Status string `json:"status"`
+			// inspect_web_page's sections the capture could not see whole
+			AttachLimited []string `json:"attach_limited_sections"`
+			Truncated     []string `json:"truncated_sections"`
+			Unavailable   []string `json:"unavailable_sections"`
 		} `json:"completeness"`
 		Scripts json.RawMessage `json:"scripts"`
 		IPC     struct {
@@ -632,6 +653,32 @@ func runtimeEntities(ev *core.Evidence, idx int) (capture, []*runtimeEntity, err
 		json.Unmarshal(r.Scripts, &s)
 		for _, it := range s.Items {
 			ents = append(ents, &runtimeEntity{nodeID: node("script", it.Key), kind: "script", capture: idx, hash: strings.ToLower(it.Hash), filePath: it.FilePath, label: it.FilePath})
+		}
+	case "inspect_web_page":
+		// A browser page: file: script URLs are files (mapped under the
+		// analyzed root like Electron's), http(s) ones go through the
+		// operator's url-prefix mappings.
+		// A passive attach always misses the network before it (status
+		// attach_limited); the scripts section alone decides here.
+		cc := r.Completeness
+		cp.kind = "browser"
+		cp.complete = !slices.Contains(cc.AttachLimited, "scripts") && !slices.Contains(cc.Truncated, "scripts") && !slices.Contains(cc.Unavailable, "scripts")
+		var s struct {
+			Items []struct {
+				Key  string `json:"script_key"`
+				Hash string `json:"cdp_hash"`
+				URL  string `json:"url"`
+			} `json:"items"`
+		}
+		json.Unmarshal(r.Scripts, &s)
+		for _, it := range s.Items {
+			e := &runtimeEntity{nodeID: node("script", it.Key), kind: "script", capture: idx, hash: strings.ToLower(it.Hash), label: it.URL}
+			if p, ok := fileURLPath(it.URL); ok {
+				e.filePath = p
+			} else {
+				e.url = it.URL
+			}
+			ents = append(ents, e)
 		}
 	case "capture_electron_scenario":
 		cp.kind, cp.complete = "electron-active", r.Coverage.Status == "complete" && !r.IPC.Truncated

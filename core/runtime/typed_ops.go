@@ -544,7 +544,7 @@ type ReconciledLayer struct {
 type ReconciledCapture struct {
 	EvidenceID    string `json:"evidence_id"`
 	CaptureSHA256 string `json:"capture_sha256"`
-	Kind          string `json:"kind"` // v8-inspector, electron or electron-active
+	Kind          string `json:"kind"` // v8-inspector, electron, electron-active or browser
 	TargetNodeID  string `json:"target_node_id"`
 	Complete      bool   `json:"complete"`
 }
