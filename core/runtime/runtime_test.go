@@ -323,7 +323,9 @@ func TestElectronToolsNormalize(t *testing.T) {
 	_, err = call(t, s, "capture_electron_scenario", map[string]any{"schema_version": 1, "executable_path": "/opt/e/electron", "application_path": dir})
 	is.Equal(codeOf(err), core.CodeCleanupIncomplete)
 	errors.As(err, &ce)
-	po, _ := ce.Details["partial_observation"].(map[string]any)
+	var po map[string]any
+	b, _ := json.Marshal(ce.Details["partial_observation"])
+	is.NoErr(json.Unmarshal(b, &po))
 	is.True(po != nil)
 	is.Equal(po["coverage"].(map[string]any)["status"], "cleanup_failed")
 	is.Equal(len(po["actions"].([]any)), 1)

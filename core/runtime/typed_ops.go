@@ -31,12 +31,12 @@ type RuntimeInfo struct {
 // RuntimeLocation is a file-gated script or target location: a file, an
 // in-scope URL, or unresolved with the reason.
 type RuntimeLocation struct {
-	Kind         string `json:"kind"` // file, url or unresolved
-	FilePath     string `json:"file_path,omitempty"`
-	Origin       string `json:"origin,omitempty"`
-	SanitizedURL string `json:"sanitized_url,omitempty"`
-	ReportedURL  string `json:"reported_url,omitempty"`
-	Reason       string `json:"reason,omitempty"`
+	Kind         string  `json:"kind"`                    // file, url or unresolved
+	FilePath     *string `json:"file_path,omitempty"`     // file
+	Origin       *string `json:"origin,omitempty"`        // url
+	SanitizedURL *string `json:"sanitized_url,omitempty"` // url
+	ReportedURL  *string `json:"reported_url,omitempty"`  // unresolved
+	Reason       *string `json:"reason,omitempty"`        // unresolved
 }
 
 // ElectronBrowser is an Electron application's browser identity.
