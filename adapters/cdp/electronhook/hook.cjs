@@ -51,7 +51,7 @@ function rendererHook() {
     if (typeof orig !== 'function') continue;
     ipcRenderer[m] = function (channel, ...args) {
       ipc(m, channel, 'renderer-to-main', m === 'postMessage' ? args.slice(0, 1) : args);
-      return orig.call(this, channel, ...args);
+      return orig.call(ipcRenderer, channel, ...args);
     };
   }
   // Listener registrations, and each message delivered to a listener. An
@@ -62,19 +62,19 @@ function rendererHook() {
     const orig = ipcRenderer[m];
     if (typeof orig !== 'function') continue;
     ipcRenderer[m] = function (channel, fn) {
-      if (depth > 0 || typeof fn !== 'function') return orig.call(this, channel, fn);
+      if (depth > 0 || typeof fn !== 'function') return orig.call(ipcRenderer, channel, fn);
       depth++;
       try {
         ipc(m === 'once' ? 'once' : 'on', channel, 'main-to-renderer', []);
         const w = function (event, ...args) { ipc('receive', channel, 'main-to-renderer', args); return fn.call(this, event, ...args); };
         wrappers.set(fn, w);
-        return orig.call(this, channel, w);
+        return orig.call(ipcRenderer, channel, w);
       } finally { depth--; }
     };
   }
   for (const m of ['removeListener', 'off']) {
     const orig = ipcRenderer[m];
-    if (typeof orig === 'function') ipcRenderer[m] = function (channel, fn) { return orig.call(this, channel, wrappers.get(fn) || fn); };
+    if (typeof orig === 'function') ipcRenderer[m] = function (channel, fn) { return orig.call(ipcRenderer, channel, wrappers.get(fn) || fn); };
   }
   report({ type: 'attach' });
 }
