@@ -442,9 +442,14 @@ func TestElectronScenarioLive(t *testing.T) {
 		Actions: []ports.ElectronAction{{StepID: "s1", Kind: "click", Selector: "#open"}}})
 	is.NoErr(err)
 	assertClean(t, id, parent)
-	found := false
+	kinds := map[string]bool{}
 	for _, ev := range out.IPC {
-		found = found || ev.Channel == "dialog:open"
+		kinds[ev.Role+" "+ev.Kind+" "+ev.Channel] = true
 	}
-	is.True(found)
+	is.True(kinds["main handle dialog:open"])
+	// The hook's renderer half ran as the session's preload.
+	is.True(kinds["renderer invoke dialog:open"])
+	is.True(kinds["renderer on app:status"])
+	is.True(kinds["renderer receive app:status"])
+	is.Equal(out.Status, "complete")
 }
