@@ -342,7 +342,7 @@ func TestElectronScenarioHangKeepsPartialObservation(t *testing.T) {
 	exe, _ := filepath.Abs("testdata/fake-electron/electron")
 	id := runID(t)
 	_, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
-		ActionMS: 500, Args: []string{"--fake-freeze-on-deep-link"},
+		ActionMS: 2000, Args: []string{"--fake-freeze-on-deep-link"},
 		Actions: []ports.ElectronAction{{StepID: "open", Kind: "click", Selector: "#open"}, {StepID: "link", Kind: "deep-link", Delivery: "open-url", URL: "fixture://x"}}})
 	assertClean(t, id, parent)
 	is.True(ports.IsCode(err, ports.BrowserTimeout))
