@@ -148,7 +148,7 @@ type capture struct {
 
 func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 	op := c.Op.Name
-	in, err := core.Input[ReconcileJavaScriptRuntimeInput](c)
+	in, err := core.Input[reconcileArgs](c)
 	if err != nil {
 		return nil, err
 	}
@@ -407,6 +407,19 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 	}
 	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceInferred, Authority: authorityInference,
 		Predicate: "rea.javascript-runtime-reconciliation/v1", Links: links}, nil
+}
+
+// reconcileArgs is ReconcileJavaScriptRuntimeInput without its Evidence
+// members, which EvidenceAt resolves: decoding inline Evidence into
+// json.RawMessage fields would copy tens of MB (21 MB of peak RSS for a
+// webpack analysis) only to be ignored.
+type reconcileArgs struct {
+	StaticLayers []struct {
+		Role            string           `json:"role"`
+		RuntimeMappings []RuntimeMapping `json:"runtime_mappings,omitempty"`
+	} `json:"static_layers"`
+	RuntimeObservations []struct{}       `json:"runtime_observations"`
+	Limits              *ReconcileLimits `json:"limits,omitempty"`
 }
 
 // reconciliationKey is a reconciliation item without its id: the id is
