@@ -43,7 +43,9 @@ type ElectronPageInspector interface {
 // removes every process and temporary directory it made
 // (capture_electron_scenario). A failure to remove them is a BrowserError
 // with code cleanup_failed, Cleanup "incomplete" and the kinds left in
-// Resources; the observation made so far is then not returned.
+// Resources. A failure after the hook connected (cleanup, a snapshot that
+// never came, cancellation) is wrapped in an *ElectronScenarioError whose
+// Partial holds what was observed so far.
 type ElectronScenarioRunner interface {
 	RunElectronScenario(ctx context.Context, req ElectronScenarioRequest) (*ElectronScenarioCapture, error)
 }
@@ -321,10 +323,13 @@ type ElectronScenarioCapture struct {
 	Windows         []ElectronWindow
 	Processes       []ElectronProcess
 	ProcessesTrunc  bool
-	IPC             []ElectronEvent
-	IPCObserved     int
-	Timeline        []ElectronEvent
-	TimelineObs     int
+	// Renderers are the live webContents with the hook's renderer half
+	// attached or not (partial_attach when a loaded one is not).
+	Renderers   []ElectronRenderer
+	IPC         []ElectronEvent
+	IPCObserved int
+	Timeline    []ElectronEvent
+	TimelineObs int
 	// Status is complete | partial_attach | capture_truncated |
 	// hook_conflict | target_exited.
 	Status        string
@@ -349,6 +354,20 @@ type ElectronWindow struct {
 	Title         string
 	Visible       bool
 	Destroyed     bool
+	Crashed       bool // its renderer process is gone (renderer-crash) and not reloaded
+}
+
+// ElectronRenderer is one live webContents' renderer at the end of a run:
+// its process, whether a page finished loading since its last navigation
+// or crash, whether the hook's renderer half attached since then, and
+// whether it crashed. WindowID and PID are 0 when unknown.
+type ElectronRenderer struct {
+	WebContentsID int
+	WindowID      int
+	PID           int
+	Loaded        bool
+	Attached      bool
+	Crashed       bool
 }
 
 // ElectronProcess is one owned process seen during the run.
@@ -363,16 +382,42 @@ type ElectronProcess struct {
 // value-free type names ("string", "number", "object{a,b}"); values are
 // never recorded.
 type ElectronEvent struct {
-	Sequence       int
-	Family         string // ipc | shell | navigation | permission | download | popup | updater | os
-	Kind           string // ipc: invoke | handle | send | on | reply; effects: the API name
+	Sequence int
+	Family   string // ipc | renderer | shell | navigation | permission | download | popup | updater | os
+	// Kind, for IPC: send | invoke | sendSync | postMessage | sendToHost (a
+	// renderer sent), on | once (a renderer listener was registered, no
+	// shapes), receive (a message reached a renderer listener), handle | on
+	// (the main process received), send (the main process sent). For the
+	// renderer family: reload | crash (an action asked), did-finish-load,
+	// render-process-gone, hook-attached. For effects: the API name.
+	Kind           string
 	Phase          string
 	Channel        string
 	Direction      string // renderer-to-main | main-to-renderer | "" for effects
 	ArgumentShapes []string
-	Role           string
-	ElapsedMS      int64
+	// Role is the process that saw the event (main | renderer), PID its
+	// process id, WindowID and WebContentsID the window it concerns (the
+	// sender's, for IPC the main process received); 0 when unknown.
+	Role          string
+	PID           int
+	WindowID      int
+	WebContentsID int
+	ElapsedMS     int64
 }
+
+// ElectronScenarioError is a scenario that failed after the application's
+// hook connected. Err is the failure (a *BrowserError; errors.As and
+// AsBrowserError see through); Partial is the observation so far: the
+// actions run, and the snapshot's windows, processes, IPC and timeline
+// when one came, with Status cleanup_failed or capture_truncated and a
+// limitation saying what is missing.
+type ElectronScenarioError struct {
+	Err     error
+	Partial *ElectronScenarioCapture
+}
+
+func (e *ElectronScenarioError) Error() string { return e.Err.Error() }
+func (e *ElectronScenarioError) Unwrap() error { return e.Err }
 
 // IsCode reports whether err is a BrowserError with the code.
 func IsCode(err error, code BrowserErrorCode) bool {

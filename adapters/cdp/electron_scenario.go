@@ -103,11 +103,12 @@ type hookMsg struct {
 		PID  int    `json:"pid"`
 		Role string `json:"role"`
 	} `json:"processes"`
-	IPC              []hookEvent `json:"ipc"`
-	IPCObserved      int         `json:"ipc_observed"`
-	Timeline         []hookEvent `json:"timeline"`
-	TimelineObserved int         `json:"timeline_observed"`
-	Conflicts        []string    `json:"conflicts"`
+	Renderers        []hookRenderer `json:"renderers"`
+	IPC              []hookEvent    `json:"ipc"`
+	IPCObserved      int            `json:"ipc_observed"`
+	Timeline         []hookEvent    `json:"timeline"`
+	TimelineObserved int            `json:"timeline_observed"`
+	Conflicts        []string       `json:"conflicts"`
 }
 
 type hookWindow struct {
@@ -117,6 +118,16 @@ type hookWindow struct {
 	Title         string `json:"title"`
 	Visible       bool   `json:"visible"`
 	Destroyed     bool   `json:"destroyed"`
+	Crashed       bool   `json:"crashed"`
+}
+
+type hookRenderer struct {
+	WebContentsID int  `json:"web_contents_id"`
+	WindowID      *int `json:"window_id"`
+	PID           *int `json:"pid"`
+	Loaded        bool `json:"loaded"`
+	Attached      bool `json:"attached"`
+	Crashed       bool `json:"crashed"`
 }
 
 type hookEvent struct {
@@ -127,7 +138,19 @@ type hookEvent struct {
 	Channel        string   `json:"channel"`
 	Direction      string   `json:"direction"`
 	ArgumentShapes []string `json:"argument_shapes"`
+	Role           string   `json:"role"`
+	PID            *int     `json:"pid"`
+	WindowID       *int     `json:"window_id"`
+	WebContentsID  *int     `json:"web_contents_id"`
 	ElapsedMS      int64    `json:"elapsed_ms"`
+}
+
+// positive is a hook-reported id, 0 when absent or not an id.
+func positive(p *int) int {
+	if p == nil || *p < 0 {
+		return 0
+	}
+	return *p
 }
 
 // decodeHookMessage parses one line from the hook; the fuzz target drives
@@ -155,7 +178,8 @@ func cutEvent(e hookEvent) ports.ElectronEvent {
 		out[i] = cut(s, 256)
 	}
 	return ports.ElectronEvent{Sequence: e.Sequence, Family: cut(e.Family, 32), Kind: cut(e.Kind, 100), Phase: cut(e.Phase, 32),
-		Channel: cut(e.Channel, 1024), Direction: cut(e.Direction, 32), ArgumentShapes: out, ElapsedMS: e.ElapsedMS}
+		Channel: cut(e.Channel, 1024), Direction: cut(e.Direction, 32), ArgumentShapes: out, Role: cut(e.Role, 32),
+		PID: positive(e.PID), WindowID: positive(e.WindowID), WebContentsID: positive(e.WebContentsID), ElapsedMS: max(e.ElapsedMS, 0)}
 }
 
 // RunElectronScenario launches an owned Electron application with the
@@ -222,18 +246,50 @@ func (e *RuntimeEngine) RunElectronScenario(ctx context.Context, req ports.Elect
 	out, runErr := e.runScenario(ctx, run, req, exe, appPath, root, duration, actionMS, startTimeout, maxIPC, maxEvents)
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
 	defer cancel()
-	if cerr := run.Cleanup(cctx); cerr != nil {
+	cerr := run.Cleanup(cctx)
+	if tap := e.opts.Tap; tap != nil && tap.Ended != nil && run.PID() != 0 {
+		var sigs []string
+		for _, a := range run.Signals() {
+			if a.Result == ports.SignalDelivered {
+				sigs = append(sigs, a.Signal)
+			}
+		}
+		code := -1
+		if st, err := run.Wait(cctx); err == nil && st != nil {
+			code = st.ExitCode()
+		}
+		tap.Ended(sigs, code)
+	}
+	if cerr != nil {
 		var ce *ports.CleanupError
 		resources := []string{"process"}
 		if errors.As(cerr, &ce) {
 			resources = cleanupKinds(ce)
 		}
-		return nil, &ports.BrowserError{Code: ports.BrowserCleanupFailed, Cleanup: "incomplete", Resources: resources,
+		err := &ports.BrowserError{Code: ports.BrowserCleanupFailed, Cleanup: "incomplete", Resources: resources,
 			Msg: "owned processes or files remain after the scenario", Err: errors.Join(runErr, cerr)}
+		if out == nil {
+			return nil, err
+		}
+		out.Status = "cleanup_failed"
+		out.Limitations = append(out.Limitations, "Owned processes or files ("+strings.Join(resources, ", ")+") remained after the scenario.")
+		return nil, &ports.ElectronScenarioError{Err: err, Partial: e.capScenario(out, maxProcs, maxWindows)}
 	}
 	if runErr != nil {
-		return nil, runErr
+		if out == nil {
+			return nil, runErr
+		}
+		if out.Status == "complete" {
+			out.Status = "capture_truncated"
+		}
+		out.Limitations = append(out.Limitations, "The scenario failed before its end ("+runErr.Error()+"): what is here was observed up to then.")
+		return nil, &ports.ElectronScenarioError{Err: runErr, Partial: e.capScenario(out, maxProcs, maxWindows)}
 	}
+	return e.capScenario(out, maxProcs, maxWindows), nil
+}
+
+// capScenario applies the process and window caps.
+func (e *RuntimeEngine) capScenario(out *ports.ElectronScenarioCapture, maxProcs, maxWindows int) *ports.ElectronScenarioCapture {
 	if len(out.Processes) > maxProcs {
 		out.Processes, out.ProcessesTrunc = out.Processes[:maxProcs], true
 	}
@@ -241,7 +297,7 @@ func (e *RuntimeEngine) RunElectronScenario(ctx context.Context, req ports.Elect
 		out.Windows = out.Windows[:maxWindows]
 		out.Limitations = append(out.Limitations, "Windows over the limit were dropped.")
 	}
-	return out, nil
+	return out
 }
 
 func cleanupKinds(ce *ports.CleanupError) []string {
@@ -282,6 +338,13 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 	}
 	run.RegisterSocket(sockPath)
 	defer ln.Close()
+	tap := e.opts.Tap
+	if tap == nil {
+		tap = &ScenarioTap{}
+	}
+	if tap.Listening != nil {
+		tap.Listening(sockPath)
+	}
 	userData := filepath.Join(dir, "user-data")
 	os.Mkdir(userData, 0o700)
 	env := []string{"REA_ELECTRON_CONTROL=" + sockPath, "REA_ELECTRON_ACTIVE_MAX_IPC_EVENTS=" + strconv.Itoa(maxIPC),
@@ -302,6 +365,9 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 	if run.PID() == 0 {
 		return nil, &ports.BrowserError{Code: ports.BrowserProcessOwnership, Msg: "the launched application has no PID"}
 	}
+	if tap.Started != nil {
+		tap.Started(run.PID(), append([]string{exe}, args...))
+	}
 	// Wait for the hook to connect and say ready.
 	type accepted struct {
 		c   net.Conn
@@ -321,6 +387,9 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 			return nil, &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "the hook did not connect", Err: a.err}
 		}
 		conn = a.c
+		if tap.Conn != nil {
+			conn = tap.Conn(conn)
+		}
 	case <-run.Exited():
 		return nil, &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "target_exited: the application exited before its hook connected"}
 	case <-startT.C:
@@ -401,7 +470,8 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 				res.Status, res.Error = "failed", "target_exited"
 				exited = true
 			case err != nil:
-				return nil, err
+				out.Actions = append(out.Actions, res)
+				return out, err
 			case m.Type == "action" && m.StepID == a.StepID:
 				res.Status, res.Error = cut(m.Status, 32), cut(m.Error, 200)
 			default:
@@ -428,13 +498,14 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 				out.Status = "target_exited"
 				return out, nil
 			}
-			return nil, err
+			out.Limitations = append(out.Limitations, "No snapshot came from the hook: windows, processes, IPC and the timeline are missing.")
+			return out, err
 		}
 		if m.Type != "snapshot" {
 			continue
 		}
 		for _, w := range m.Windows {
-			ew := ports.ElectronWindow{WindowID: w.WindowID, URL: cut(w.URL, 65536), Title: cut(w.Title, 1024), Visible: w.Visible, Destroyed: w.Destroyed}
+			ew := ports.ElectronWindow{WindowID: w.WindowID, URL: cut(w.URL, 65536), Title: cut(w.Title, 1024), Visible: w.Visible, Destroyed: w.Destroyed, Crashed: w.Crashed}
 			if w.WebContentsID != nil {
 				ew.WebContentsID = *w.WebContentsID
 			}
@@ -452,6 +523,22 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 			if len(out.Timeline) < maxEvents {
 				out.Timeline = append(out.Timeline, cutEvent(ev))
 			}
+		}
+		var unattached []string
+		for _, r := range m.Renderers {
+			if len(out.Renderers) >= 64 {
+				break
+			}
+			er := ports.ElectronRenderer{WebContentsID: r.WebContentsID, WindowID: positive(r.WindowID), PID: positive(r.PID), Loaded: r.Loaded, Attached: r.Attached, Crashed: r.Crashed}
+			out.Renderers = append(out.Renderers, er)
+			if er.Loaded && !er.Attached && !er.Crashed {
+				unattached = append(unattached, strconv.Itoa(er.WebContentsID))
+			}
+		}
+		if len(unattached) > 0 {
+			out.Status = "partial_attach"
+			out.Limitations = append(out.Limitations, "The hook could not attach to the renderer of web contents "+strings.Join(unattached, ", ")+
+				": its renderer-side IPC (sends, listeners, deliveries) is not recorded; the main process's side still is.")
 		}
 		out.IPCObserved, out.TimelineObs = max(m.IPCObserved, len(out.IPC)), max(m.TimelineObserved, len(out.Timeline))
 		if out.IPCObserved > len(out.IPC) || out.TimelineObs > len(out.Timeline) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -118,6 +119,245 @@ func TestElectronScenarioWithFakeElectron(t *testing.T) {
 	is.True(bytes.Contains([]byte(out.Windows[0].URL), []byte("index.html")))
 }
 
+// TestElectronScenarioRendererIPC: the hook's renderer half (a session
+// preload in every renderer) records the renderer's invoke, its listener
+// registration and the message main delivers to it, each under the
+// renderer's process and window; the main process's side of the same
+// traffic is recorded under the main process.
+func TestElectronScenarioRendererIPC(t *testing.T) {
+	needNode(t)
+	is := is.New(t)
+	e, parent := scenarioEngine(t)
+	app, _ := filepath.Abs("testdata/electronapp")
+	exe, _ := filepath.Abs("testdata/fake-electron/electron")
+	id := runID(t)
+	out, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
+		Actions: []ports.ElectronAction{{StepID: "open", Kind: "click", Selector: "#open"}}})
+	is.NoErr(err)
+	assertClean(t, id, parent)
+	is.Equal(out.Status, "complete")
+	is.Equal(len(out.Windows), 1)
+	win, wc := out.Windows[0].WindowID, out.Windows[0].WebContentsID
+	var mainPID, rendererPID int
+	for _, p := range out.Processes {
+		switch p.Role {
+		case "main":
+			mainPID = p.PID
+		case "renderer":
+			rendererPID = p.PID
+		}
+	}
+	is.True(mainPID > 0 && rendererPID > 0 && mainPID != rendererPID)
+	is.Equal(len(out.Renderers), 1)
+	is.Equal(out.Renderers[0], ports.ElectronRenderer{WebContentsID: wc, WindowID: win, PID: rendererPID, Loaded: true, Attached: true})
+	type key struct{ role, kind, channel, direction string }
+	got := map[key]ports.ElectronEvent{}
+	for _, ev := range out.IPC {
+		got[key{ev.Role, ev.Kind, ev.Channel, ev.Direction}] = ev
+		is.True(ev.Channel != "rea:electron-hook") // the hook's own channel is never the application's IPC
+	}
+	for _, want := range []struct {
+		k      key
+		pid    int
+		shapes []string
+	}{
+		{key{"renderer", "on", "app:status", "main-to-renderer"}, rendererPID, []string{}},
+		{key{"renderer", "invoke", "dialog:open", "renderer-to-main"}, rendererPID, []string{"object{path}"}},
+		{key{"main", "handle", "dialog:open", "renderer-to-main"}, mainPID, []string{"object{path}"}},
+		{key{"main", "send", "app:status", "main-to-renderer"}, mainPID, []string{"object{opened}"}},
+		{key{"renderer", "receive", "app:status", "main-to-renderer"}, rendererPID, []string{"object{opened}"}},
+	} {
+		ev, ok := got[want.k]
+		if !ok {
+			t.Fatalf("no %+v event in %+v", want.k, out.IPC)
+		}
+		is.Equal(ev.PID, want.pid)
+		is.Equal(ev.WindowID, win)
+		is.Equal(ev.WebContentsID, wc)
+		is.Equal(len(ev.ArgumentShapes), len(want.shapes))
+		for i := range want.shapes {
+			is.Equal(ev.ArgumentShapes[i], want.shapes[i])
+		}
+	}
+	// The renderer's invoke comes before the main process handles it, and
+	// the delivery after main sent it.
+	seq := func(k key) int { return got[k].Sequence }
+	is.True(seq(key{"renderer", "invoke", "dialog:open", "renderer-to-main"}) < seq(key{"main", "handle", "dialog:open", "renderer-to-main"}))
+	is.True(seq(key{"main", "send", "app:status", "main-to-renderer"}) < seq(key{"renderer", "receive", "app:status", "main-to-renderer"}))
+	attached := false
+	for _, ev := range out.Timeline {
+		attached = attached || ev.Family == "renderer" && ev.Kind == "hook-attached" && ev.PID == rendererPID && ev.WindowID == win
+	}
+	is.True(attached)
+}
+
+// TestElectronScenarioRendererReloadAndCrash: a reload reruns the page and
+// the hook reattaches in the same renderer; a crash ends the renderer
+// process (gone from the processes, the window marked crashed) and the
+// next click fails; a reload after the crash starts a new renderer, which
+// the hook attaches to again.
+func TestElectronScenarioRendererReloadAndCrash(t *testing.T) {
+	needNode(t)
+	is := is.New(t)
+	e, parent := scenarioEngine(t)
+	app, _ := filepath.Abs("testdata/electronapp")
+	exe, _ := filepath.Abs("testdata/fake-electron/electron")
+	kinds := func(out *ports.ElectronScenarioCapture) []string {
+		var ks []string
+		for _, ev := range out.Timeline {
+			if ev.Family == "renderer" {
+				ks = append(ks, ev.Kind)
+			}
+		}
+		return ks
+	}
+	renderers := func(out *ports.ElectronScenarioCapture) []int {
+		var pids []int
+		for _, p := range out.Processes {
+			if p.Role == "renderer" {
+				pids = append(pids, p.PID)
+			}
+		}
+		return pids
+	}
+
+	t.Run("reload", func(t *testing.T) {
+		is := is.New(t)
+		id := runID(t)
+		out, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
+			Actions: []ports.ElectronAction{{StepID: "r", Kind: "renderer-reload"}, {StepID: "c", Kind: "click", Selector: "#open"}}})
+		is.NoErr(err)
+		assertClean(t, id, parent)
+		is.Equal(out.Status, "complete")
+		is.Equal(out.Actions[0].Status, "completed")
+		is.Equal(out.Actions[1].Status, "completed")
+		is.Equal(kinds(out), []string{"hook-attached", "did-finish-load", "reload", "hook-attached", "did-finish-load"})
+		is.Equal(len(renderers(out)), 1)
+		is.Equal(out.Windows[0].Crashed, false)
+		is.True(out.Renderers[0].Attached)
+		// The listener was registered twice (once per load); the click's
+		// delivery reached the renderer.
+		on, receive := 0, 0
+		for _, ev := range out.IPC {
+			if ev.Role == "renderer" && ev.Channel == "app:status" {
+				switch ev.Kind {
+				case "on":
+					on++
+				case "receive":
+					receive++
+				}
+			}
+		}
+		is.Equal(on, 2)
+		is.Equal(receive, 1)
+	})
+
+	t.Run("crash", func(t *testing.T) {
+		is := is.New(t)
+		id := runID(t)
+		out, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
+			Actions: []ports.ElectronAction{{StepID: "x", Kind: "renderer-crash"}, {StepID: "c", Kind: "click", Selector: "#open"}}})
+		is.NoErr(err)
+		assertClean(t, id, parent)
+		is.Equal(out.Status, "complete") // a crashed renderer is gone, not unattached
+		is.Equal(out.Actions[0].Status, "completed")
+		is.Equal(out.Actions[1].Status, "failed")
+		is.Equal(out.Actions[1].Error, "renderer_crashed")
+		is.Equal(kinds(out), []string{"hook-attached", "did-finish-load", "crash", "render-process-gone"})
+		is.Equal(len(renderers(out)), 0)
+		is.Equal(len(out.Windows), 1)
+		is.True(out.Windows[0].Crashed)
+		is.True(!out.Windows[0].Destroyed)
+		is.Equal(len(out.Renderers), 1)
+		is.True(out.Renderers[0].Crashed)
+	})
+
+	t.Run("crash then reload", func(t *testing.T) {
+		is := is.New(t)
+		id := runID(t)
+		out, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
+			Actions: []ports.ElectronAction{{StepID: "x", Kind: "renderer-crash"}, {StepID: "r", Kind: "renderer-reload"}, {StepID: "c", Kind: "click", Selector: "#open"}}})
+		is.NoErr(err)
+		assertClean(t, id, parent)
+		is.Equal(out.Status, "complete")
+		for _, a := range out.Actions {
+			is.Equal(a.Status, "completed")
+		}
+		is.Equal(kinds(out), []string{"hook-attached", "did-finish-load", "crash", "render-process-gone", "reload", "hook-attached", "did-finish-load"})
+		pids := renderers(out)
+		is.Equal(len(pids), 1)
+		is.True(!out.Windows[0].Crashed)
+		// The two attachments came from different renderer processes.
+		var attachPIDs []int
+		for _, ev := range out.Timeline {
+			if ev.Kind == "hook-attached" {
+				attachPIDs = append(attachPIDs, ev.PID)
+			}
+		}
+		is.Equal(len(attachPIDs), 2)
+		is.True(attachPIDs[0] != attachPIDs[1])
+		is.Equal(attachPIDs[1], pids[0])
+	})
+}
+
+// TestElectronScenarioPartialAttach: a renderer whose preloads never ran
+// the hook (the fake's --fake-no-renderer-hook) is reported as not
+// attached, the capture is partial_attach with a limitation naming it, and
+// the main process's side of its IPC is still recorded.
+func TestElectronScenarioPartialAttach(t *testing.T) {
+	needNode(t)
+	is := is.New(t)
+	e, parent := scenarioEngine(t)
+	app, _ := filepath.Abs("testdata/electronapp")
+	exe, _ := filepath.Abs("testdata/fake-electron/electron")
+	id := runID(t)
+	out, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
+		Args: []string{"--fake-no-renderer-hook"}, Actions: []ports.ElectronAction{{StepID: "open", Kind: "click", Selector: "#open"}}})
+	is.NoErr(err)
+	assertClean(t, id, parent)
+	is.Equal(out.Status, "partial_attach")
+	is.Equal(len(out.Renderers), 1)
+	is.True(out.Renderers[0].Loaded && !out.Renderers[0].Attached)
+	named := false
+	for _, l := range out.Limitations {
+		named = named || bytes.Contains([]byte(l), []byte("could not attach to the renderer of web contents "+strconv.Itoa(out.Renderers[0].WebContentsID)))
+	}
+	is.True(named)
+	roles := map[string]int{}
+	for _, ev := range out.IPC {
+		roles[ev.Role]++
+	}
+	is.Equal(roles["renderer"], 0)
+	is.True(roles["main"] >= 2) // handle dialog:open, send app:status
+}
+
+// TestElectronScenarioHangKeepsPartialObservation: an application whose
+// main process freezes mid-scenario times its action out, never answers
+// the snapshot, and the failure carries what was observed up to then.
+func TestElectronScenarioHangKeepsPartialObservation(t *testing.T) {
+	needNode(t)
+	is := is.New(t)
+	e, parent := scenarioEngine(t)
+	app, _ := filepath.Abs("testdata/electronapp")
+	exe, _ := filepath.Abs("testdata/fake-electron/electron")
+	id := runID(t)
+	_, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
+		ActionMS: 2000, Args: []string{"--fake-freeze-on-deep-link"},
+		Actions: []ports.ElectronAction{{StepID: "open", Kind: "click", Selector: "#open"}, {StepID: "link", Kind: "deep-link", Delivery: "open-url", URL: "fixture://x"}}})
+	assertClean(t, id, parent)
+	is.True(ports.IsCode(err, ports.BrowserTimeout))
+	var se *ports.ElectronScenarioError
+	is.True(errors.As(err, &se))
+	p := se.Partial
+	is.Equal(p.Status, "capture_truncated")
+	is.Equal(len(p.Actions), 2)
+	is.Equal(p.Actions[0].Status, "completed")
+	is.Equal(p.Actions[1].Status, "failed")
+	is.Equal(p.Actions[1].Error, "action_timeout")
+	is.Equal(len(p.IPC), 0) // no snapshot came
+	is.True(len(p.Limitations) >= 2)
+}
+
 func TestElectronScenarioFloodIsTruncated(t *testing.T) {
 	needNode(t)
 	is := is.New(t)
@@ -202,9 +442,14 @@ func TestElectronScenarioLive(t *testing.T) {
 		Actions: []ports.ElectronAction{{StepID: "s1", Kind: "click", Selector: "#open"}}})
 	is.NoErr(err)
 	assertClean(t, id, parent)
-	found := false
+	kinds := map[string]bool{}
 	for _, ev := range out.IPC {
-		found = found || ev.Channel == "dialog:open"
+		kinds[ev.Role+" "+ev.Kind+" "+ev.Channel] = true
 	}
-	is.True(found)
+	is.True(kinds["main handle dialog:open"])
+	// The hook's renderer half ran as the session's preload.
+	is.True(kinds["renderer invoke dialog:open"])
+	is.True(kinds["renderer on app:status"])
+	is.True(kinds["renderer receive app:status"])
+	is.Equal(out.Status, "complete")
 }

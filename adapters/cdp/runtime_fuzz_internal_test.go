@@ -14,13 +14,19 @@ func FuzzDecodeHookMessage(f *testing.F) {
 	f.Add([]byte(`{"type":"snapshot","windows":[{"window_id":1,"web_contents_id":null}],"ipc":[{"channel":"a","argument_shapes":["string"]}]}`))
 	f.Add([]byte(`{"type":"action","step_id":"s","status":"failed","elapsed_ms":-1}`))
 	f.Add([]byte(`[1,2]`))
+	f.Add([]byte(`{"type":"snapshot","renderers":[{"web_contents_id":1,"window_id":null,"pid":-4,"loaded":true}],"ipc":[{"role":"renderer","pid":-1,"window_id":2,"web_contents_id":null,"elapsed_ms":-9}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := decodeHookMessage(b)
 		if err == nil {
-			for _, ev := range m.IPC {
+			for _, ev := range append(m.IPC, m.Timeline...) {
 				e := cutEvent(ev)
-				if len(e.ArgumentShapes) > 32 || len(e.Channel) > 1024 {
+				if len(e.ArgumentShapes) > 32 || len(e.Channel) > 1024 || len(e.Role) > 32 || e.PID < 0 || e.WindowID < 0 || e.WebContentsID < 0 || e.ElapsedMS < 0 {
 					t.Fatalf("unbounded event %+v", e)
+				}
+			}
+			for _, r := range m.Renderers {
+				if positive(r.PID) < 0 || positive(r.WindowID) < 0 {
+					t.Fatalf("negative id %+v", r)
 				}
 			}
 		}

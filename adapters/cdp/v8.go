@@ -36,6 +36,28 @@ type RuntimeOptions struct {
 	GraceDelay time.Duration
 	// TempParent is where owned temporary directories go ("" = os.TempDir).
 	TempParent string
+	// Tap, when set, watches each scenario's hook conversation (tests
+	// record it, or stand in for the hook, with it).
+	Tap *ScenarioTap
+}
+
+// ScenarioTap watches capture_electron_scenario's conversation with the
+// preload hook, for the record/replay harness: a recording wraps the
+// hook's connection and notes the process events; a replay dials the
+// control socket as the hook would, while a process that never connects
+// stands in for the application. Nil fields are skipped; each is called
+// from the scenario's goroutine.
+type ScenarioTap struct {
+	// Listening: the control socket is open at path, before the launch.
+	Listening func(path string)
+	// Conn wraps the hook's accepted connection.
+	Conn func(net.Conn) net.Conn
+	// Started: the application was launched as pid with argv.
+	Started func(pid int, argv []string)
+	// Ended: after cleanup, the signals rea sent the application's
+	// process group (names, in order) and the launcher's exit code (-1
+	// when a signal ended it or no exit was seen).
+	Ended func(signals []string, exitCode int)
 }
 
 // RuntimeEngine observes running JavaScript: Node over its V8 inspector,

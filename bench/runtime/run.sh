@@ -52,20 +52,32 @@ endpoint=http://$(grep -o '127\.0\.0\.1:[0-9]*' "$work/node.err" | head -1)
 target=$(grep -o 'ws://[^ ]*' "$work/node.err" | head -1 | sed 's#.*/##')
 
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
-t0=$(ms); "$rea" observe-javascript-runtime "$endpoint" "$target" --runtime-kind node --observation-ms 100 --format json >"$work/obs.json"; t1=$(ms)
-"$rea" analyze-javascript-application "$app" --format json >"$work/app.json"; t2=$(ms)
-"$rea" reconcile-javascript-runtime --application "$work/app.json" --observation "$work/obs.json" --format json >"$work/rec.json"; t3=$(ms)
+# CPU time (user+system) and peak RSS of each rea process, from GNU time
+# when it is installed (the figures to trust on a loaded machine).
+timed() {
+  local out=$1; shift
+  if [ -x /usr/bin/time ]; then /usr/bin/time -f '%U %S %M' -o "$work/$out.time" "$@"; else echo "0 0 0" >"$work/$out.time"; "$@"; fi
+}
+t0=$(ms); timed obs "$rea" observe-javascript-runtime "$endpoint" "$target" --runtime-kind node --observation-ms 100 --format json >"$work/obs.json"; t1=$(ms)
+timed app "$rea" analyze-javascript-application "$app" --format json >"$work/app.json"; t2=$(ms)
+timed rec "$rea" reconcile-javascript-runtime --application "$work/app.json" --observation "$work/obs.json" --format json >"$work/rec.json"; t3=$(ms)
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 node - "$work" $((t1 - t0)) $((t2 - t1)) $((t3 - t2)) "$pkg" <<'JS'
 const fs = require('fs');
-const [work, obsMs, anMs, recMs, pkg] = process.argv.slice(2);
+const [work, obsMsRaw, anMsRaw, recMsRaw, pkg] = process.argv.slice(2);
+const cost = (f) => {
+  const [u, s, kb] = fs.readFileSync(`${work}/${f}.time`, 'utf8').trim().split(/\s+/).map(Number);
+  return kb ? `, CPU ${(u + s).toFixed(2)} s, peak RSS ${(kb / 1024).toFixed(0)} MiB` : '';
+};
+const [obsMs, anMs, recMs] = [obsMsRaw, anMsRaw, recMsRaw];
 const size = (f) => fs.statSync(`${work}/${f}`).size;
 const obs = JSON.parse(fs.readFileSync(`${work}/obs.json`)).normalized_result;
 const rec = JSON.parse(fs.readFileSync(`${work}/rec.json`)).normalized_result;
 const scripts = obs.scripts.items.length;
 console.log(`package: ${pkg}`);
-console.log(`observe_javascript_runtime: ${obsMs} ms wall (100 ms window, whole rea process), ${scripts} scripts kept of ${obs.scripts.observed_total} parsed, ${Math.round(scripts / (obsMs / 1000))} scripts/s, Evidence ${size('obs.json')} bytes`);
-console.log(`analyze_javascript_application: ${anMs} ms wall, Evidence ${size('app.json')} bytes`);
+console.log(`observe_javascript_runtime: ${obsMs} ms wall (100 ms window, whole rea process), ${scripts} scripts kept of ${obs.scripts.observed_total} parsed, ${Math.round(scripts / (obsMs / 1000))} scripts/s, Evidence ${size('obs.json')} bytes${cost('obs')}`);
+console.log(`analyze_javascript_application: ${anMs} ms wall, Evidence ${size('app.json')} bytes${cost('app')}`);
 const s = rec.summary;
-console.log(`reconcile_javascript_runtime: ${recMs} ms wall, ${s.runtime_entities} runtime scripts (${Math.round(s.runtime_entities / (recMs / 1000))} scripts/s): matched ${s.matched}, ambiguous ${s.ambiguous}, unmatched ${s.unmatched}, unknown ${s.unknown}; load states loaded ${s.load_state_loaded || 0}, not observed ${s.load_state_not_observed_in_capture || 0}, unknown ${s.load_state_unknown || 0}; Evidence ${size('rec.json')} bytes`);
+console.log(`reconcile_javascript_runtime: ${recMs} ms wall, ${s.runtime_entities} runtime scripts (${Math.round(s.runtime_entities / (recMs / 1000))} scripts/s): matched ${s.matched}, ambiguous ${s.ambiguous}, unmatched ${s.unmatched}, unknown ${s.unknown}; load states loaded ${s.load_state_loaded || 0}, resident in a loaded asset ${s.load_state_resident_in_loaded_asset || 0}, not observed ${s.load_state_not_observed_in_capture || 0}, unknown ${s.load_state_unknown || 0}; Evidence ${size('rec.json')} bytes${cost('rec')}`);
 JS

@@ -83,6 +83,60 @@ func TestLiveNodeReconciledOverMCP(t *testing.T) {
 	is.True(strings.Contains(out, "lib/lazy.mjs"))
 }
 
+// TestLiveBundleResidentInLoadedAsset runs the bundle fixture (main.js
+// loads only dist/bundle.js, an esbuild bundle of src/ with a linked
+// source map) and reconciles its static analysis with the observation:
+// the bundle is loaded, the modules bundled in it and the original
+// sources its map lists are resident-in-loaded-asset, and the original
+// files themselves, never loaded, are not-observed-in-capture.
+func TestLiveBundleResidentInLoadedAsset(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dir := fixtureDir(t, "bundleapp")
+	p, err := cdptest.StartNode(ctx, dir, "main.js", "ready")
+	if err != nil {
+		t.Skipf("node is not usable here: %v", err)
+	}
+	defer func() { is.NoErr(p.Stop(ctx)) }()
+	select {
+	case <-p.Ready:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the fixture never became ready")
+	}
+	cs := mcpClient(t)
+	obsEv, _ := evidence(t, call(t, cs, "observe_javascript_runtime", map[string]any{"inspector_endpoint": p.Endpoint, "target_id": p.TargetID,
+		"runtime_kind": "node", "allowed_file_roots": []string{dir}}))
+	anEv, _ := evidence(t, call(t, cs, "analyze_javascript_application", map[string]any{"path": dir}))
+	_, rec := evidence(t, call(t, cs, "reconcile_javascript_runtime", map[string]any{
+		"static_layers":        []any{map[string]any{"role": "application", "analysis": map[string]any{"kind": "retained-evidence", "evidence_id": string(anEv.EvidenceID)}}},
+		"runtime_observations": []any{map[string]any{"kind": "retained-evidence", "evidence_id": string(obsEv.EvidenceID)}},
+	}))
+	states := map[string]string{}
+	var bundled, sources []string
+	for _, s := range rec["static_load_states"].([]any) {
+		m := s.(map[string]any)
+		path, state := m["path"].(string), m["state"].(string)
+		states[path] = state
+		switch {
+		case strings.HasPrefix(path, "dist/bundle.js#source:"):
+			sources = append(sources, path)
+			is.Equal(state, "resident-in-loaded-asset")
+			is.Equal(len(m["runtime_node_ids"].([]any)), 1)
+		case strings.HasPrefix(path, "dist/bundle.js#"):
+			bundled = append(bundled, path)
+			is.Equal(state, "resident-in-loaded-asset")
+		}
+	}
+	is.Equal(states["main.js"], "loaded")
+	is.Equal(states["dist/bundle.js"], "loaded")
+	is.Equal(len(bundled), 2) // src/math.js and src/format.js, wrapped by __commonJS
+	is.Equal(len(sources), 3) // the map lists src/math.js, src/format.js, src/index.js
+	for _, f := range []string{"src/index.js", "src/math.js", "src/format.js"} {
+		is.Equal(states[f], "not-observed-in-capture")
+	}
+	is.Equal(rec["summary"].(map[string]any)["load_state_resident_in_loaded_asset"], 5.0)
+}
+
 // ownedFixtureProcesses lists live processes that carry a supervisor run
 // ID and run the fake Electron of this repository.
 func ownedFixtureProcesses(t *testing.T, marker string) []string {

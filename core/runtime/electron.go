@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -17,8 +18,8 @@ import (
 
 const browserInfoSchema = `{"type":"object","required":["product","protocol_version","revision","user_agent","js_version"],"properties":{"product":{"type":"string"},"protocol_version":{"type":"string"},"revision":{"type":"string"},"user_agent":{"type":"string"},"js_version":{"type":"string"}}}`
 
-func browserJSON(b ports.BrowserInfo) map[string]any {
-	return map[string]any{"product": b.Product, "protocol_version": b.ProtocolVersion, "revision": b.Revision, "user_agent": b.UserAgent, "js_version": b.JSVersion}
+func browserInfo(b ports.BrowserInfo) ElectronBrowser {
+	return ElectronBrowser{Product: b.Product, ProtocolVersion: b.ProtocolVersion, Revision: b.Revision, UserAgent: b.UserAgent, JSVersion: b.JSVersion}
 }
 
 func browserEnvID(b ports.BrowserInfo) string { return b.Product + "@" + b.Revision }
@@ -55,22 +56,23 @@ func handleListElectronTargets(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ep, _ := core.StringArg(c.Args, "cdp_endpoint")
+	in, err := core.Input[ListElectronTargetsInput](c)
+	if err != nil {
+		return nil, err
+	}
 	c.Observe("listing Electron targets")
-	l, err := r.ListElectronTargets(ctx, ports.ElectronListRequest{Endpoint: ep, AllowedFileRoots: strArgs(c.Args, "allowed_file_roots")})
+	l, err := r.ListElectronTargets(ctx, ports.ElectronListRequest{Endpoint: in.CdpEndpoint, AllowedFileRoots: core.NonNil(in.AllowedFileRoots)})
 	if err != nil {
 		return nil, runtimeErr(c.Op.Name, err)
 	}
-	items := make([]any, len(l.Targets))
+	items := make([]ElectronTarget, len(l.Targets))
 	for i, t := range l.Targets {
-		items[i] = map[string]any{"target_id": t.TargetID, "type": t.Type, "title": t.Title, "file_path": t.FilePath, "attached": t.Attached}
+		items[i] = ElectronTarget{TargetID: t.TargetID, Type: t.Type, Title: t.Title, FilePath: t.FilePath, Attached: t.Attached}
 	}
-	kept, pg := page(items, c.Args)
-	pg["items"] = kept
-	res := map[string]any{"schema_version": 1, "browser": browserJSON(l.Browser), "targets": pg,
-		"excluded": map[string]any{"non_page": l.Excluded.NonPage, "outside_root": l.Excluded.OutsideRoot, "unsupported_url": l.Excluded.UnsupportedURL,
-			"unconnectable": l.Excluded.Unconnectable},
-		"limitations": core.NonNil(l.Limitations)}
+	res := &ListElectronTargetsResult{SchemaVersion: 1, Browser: browserInfo(l.Browser), Targets: page(items, in.Offset, in.Limit),
+		Excluded: ElectronTargetsExcluded{NonPage: l.Excluded.NonPage, OutsideRoot: l.Excluded.OutsideRoot, UnsupportedURL: l.Excluded.UnsupportedURL,
+			Unconnectable: l.Excluded.Unconnectable},
+		Limitations: core.NonNil(l.Limitations)}
 	return observed(electronProviderID, "1", browserEnvID(l.Browser), "rea.electron-target-list/v1", authorityExternal, res, nil), nil
 }
 
@@ -123,13 +125,18 @@ func handleInspectElectronPage(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ep, _ := core.StringArg(c.Args, "cdp_endpoint")
-	id, _ := core.StringArg(c.Args, "target_id")
-	lm, _ := c.Args["limits"].(map[string]any)
-	req := ports.ElectronInspectRequest{Endpoint: ep, TargetID: id, AllowedFileRoots: strArgs(c.Args, "allowed_file_roots"),
-		ObservationMS: core.IntArg(c.Args, "observation_ms", 100), IncludeScriptSources: boolArg(c.Args, "include_script_sources"),
-		Limits: ports.BrowserLimits{MaxFrames: core.IntArg(lm, "max_frames", 0), MaxDOMNodes: core.IntArg(lm, "max_dom_nodes", 0),
-			MaxScripts: core.IntArg(lm, "max_scripts", 0), MaxResources: core.IntArg(lm, "max_resources", 0), MaxWorkers: core.IntArg(lm, "max_workers", 0)}}
+	in, err := core.Input[InspectElectronPageInput](c)
+	if err != nil {
+		return nil, err
+	}
+	lm := in.Limits
+	if lm == nil {
+		lm = &InspectElectronPageLimits{}
+	}
+	req := ports.ElectronInspectRequest{Endpoint: in.CdpEndpoint, TargetID: in.TargetID, AllowedFileRoots: core.NonNil(in.AllowedFileRoots),
+		ObservationMS: intOr(in.ObservationMS, 100), IncludeScriptSources: in.IncludeScriptSources != nil && *in.IncludeScriptSources,
+		Limits: ports.BrowserLimits{MaxFrames: intOr(lm.MaxFrames, 0), MaxDOMNodes: intOr(lm.MaxDOMNodes, 0),
+			MaxScripts: intOr(lm.MaxScripts, 0), MaxResources: intOr(lm.MaxResources, 0), MaxWorkers: intOr(lm.MaxWorkers, 0)}}
 	c.Observe(fmt.Sprintf("capturing the Electron page over %d ms", req.ObservationMS))
 	pc, err := r.InspectElectronPage(ctx, req)
 	if err != nil {
@@ -138,24 +145,28 @@ func handleInspectElectronPage(ctx context.Context, c *core.Call) (any, error) {
 	return observed(electronProviderID, "1", browserEnvID(pc.Browser), "rea.electron-page-inspection/v1", authorityExternal, normalizeElectronPage(pc), nil), nil
 }
 
-func normalizeElectronPage(pc *ports.ElectronPageCapture) map[string]any {
-	frames := make([]any, len(pc.Frames))
+func normalizeElectronPage(pc *ports.ElectronPageCapture) *InspectElectronPageResult {
+	frames := make([]ElectronFrame, len(pc.Frames))
 	for i, f := range pc.Frames {
-		frames[i] = map[string]any{"frame_id": f.FrameID, "parent_frame_id": nullable(f.ParentFrameID), "file_path": f.FilePath}
+		frames[i] = ElectronFrame{FrameID: f.FrameID, ParentFrameID: strPtr(f.ParentFrameID), FilePath: f.FilePath}
 	}
-	nodes := make([]any, len(pc.DOM.Nodes))
+	nodes := make([]ElectronDOMNode, len(pc.DOM.Nodes))
 	for i, n := range pc.DOM.Nodes {
-		nodes[i] = map[string]any{"index": n.Index, "parent_index": n.ParentIndex, "node_type": n.NodeType, "node_name": n.NodeName,
-			"node_value_length": n.NodeValueLength, "attribute_names": core.NonNil(n.AttributeNames)}
+		nodes[i] = ElectronDOMNode{Index: n.Index, ParentIndex: n.ParentIndex, NodeType: n.NodeType, NodeName: n.NodeName,
+			NodeValueLength: n.NodeValueLength, AttributeNames: core.NonNil(n.AttributeNames)}
 	}
-	scripts := make([]map[string]any, 0, len(pc.Scripts))
+	scripts := make([]ElectronScript, 0, len(pc.Scripts))
 	for _, s := range pc.Scripts {
-		ident := map[string]any{"frame_id": nullable(s.FrameID), "file_path": s.FilePath, "cdp_hash": s.CDPHash, "length": s.Length, "is_module": s.IsModule, "language": nullable(s.Language)}
-		m := map[string]any{"script_key": "electron_script_" + core.MustDigest(ident)}
-		for k, v := range ident {
-			m[k] = v
-		}
-		m["source"] = nil
+		sc := ElectronScript{FrameID: strPtr(s.FrameID), FilePath: s.FilePath, CDPHash: s.CDPHash, Length: s.Length, IsModule: s.IsModule, Language: strPtr(s.Language)}
+		// The key digests the script's identity: the item without its key and source.
+		sc.ScriptKey = "electron_script_" + core.MustDigest(struct {
+			FrameID  *string `json:"frame_id"`
+			FilePath string  `json:"file_path"`
+			CDPHash  string  `json:"cdp_hash"`
+			Length   int     `json:"length"`
+			IsModule bool    `json:"is_module"`
+			Language *string `json:"language"`
+		}{sc.FrameID, sc.FilePath, sc.CDPHash, sc.Length, sc.IsModule, sc.Language})
 		if s.Source != nil {
 			sum := sha256.Sum256(s.Source)
 			d := hex.EncodeToString(sum[:])
@@ -163,58 +174,53 @@ func normalizeElectronPage(pc *ports.ElectronPageCapture) map[string]any {
 			if !utf8.ValidString(text) {
 				text = strings.ToValidUTF8(text, "\uFFFD")
 			}
-			m["source"] = map[string]any{"uri": "rea://electron-content/sha256/" + d, "sha256": d, "bytes": len(s.Source), "media_type": "text/javascript", "text": text}
+			sc.Source = &ElectronScriptSource{URI: "rea://electron-content/sha256/" + d, SHA256: d, Bytes: len(s.Source), MediaType: "text/javascript", Text: text}
 		}
-		scripts = append(scripts, m)
+		scripts = append(scripts, sc)
 	}
-	slices.SortFunc(scripts, func(a, b map[string]any) int {
-		return strings.Compare(a["script_key"].(string), b["script_key"].(string))
-	})
-	scripts = slices.CompactFunc(scripts, func(a, b map[string]any) bool { return a["script_key"] == b["script_key"] })
-	resources := make([]map[string]any, 0, len(pc.Resources))
+	slices.SortFunc(scripts, func(a, b ElectronScript) int { return strings.Compare(a.ScriptKey, b.ScriptKey) })
+	scripts = slices.CompactFunc(scripts, func(a, b ElectronScript) bool { return a.ScriptKey == b.ScriptKey })
+	resources := make([]ElectronResource, 0, len(pc.Resources))
 	for _, r := range pc.Resources {
-		var size any
-		if r.ContentSize != nil {
-			size = *r.ContentSize
-		}
-		ident := map[string]any{"file_path": r.FilePath, "type": r.Type, "mime_type": r.MimeType, "content_size": size}
-		m := map[string]any{"resource_key": "electron_resource_" + core.MustDigest(ident), "frame_id": r.FrameID}
-		for k, v := range ident {
-			m[k] = v
-		}
-		resources = append(resources, m)
+		er := ElectronResource{FrameID: r.FrameID, FilePath: r.FilePath, Type: r.Type, MimeType: r.MimeType, ContentSize: r.ContentSize}
+		er.ResourceKey = "electron_resource_" + core.MustDigest(struct {
+			FilePath    string   `json:"file_path"`
+			Type        string   `json:"type"`
+			MimeType    string   `json:"mime_type"`
+			ContentSize *float64 `json:"content_size"`
+		}{er.FilePath, er.Type, er.MimeType, er.ContentSize})
+		resources = append(resources, er)
 	}
-	slices.SortFunc(resources, func(a, b map[string]any) int {
-		return strings.Compare(a["resource_key"].(string), b["resource_key"].(string))
-	})
-	workers := make([]any, len(pc.Workers))
+	slices.SortFunc(resources, func(a, b ElectronResource) int { return strings.Compare(a.ResourceKey, b.ResourceKey) })
+	workers := make([]ElectronWorker, len(pc.Workers))
 	for i, w := range pc.Workers {
-		workers[i] = map[string]any{"target_id": w.TargetID, "type": w.Type, "file_path": w.FilePath}
+		workers[i] = ElectronWorker{TargetID: w.TargetID, Type: w.Type, FilePath: w.FilePath}
 	}
 	comp := pc.Completeness
-	excluded := make([]any, len(comp.Excluded))
+	excluded := make([]ElectronExcluded, len(comp.Excluded))
 	for i, x := range comp.Excluded {
-		excluded[i] = map[string]any{"section": x.Section, "reason": x.Reason, "count": x.Count}
+		excluded[i] = ElectronExcluded{Section: x.Section, Reason: x.Reason, Count: x.Count}
 	}
-	unavailable := make([]any, len(comp.Unavailable))
+	unavailable := make([]ElectronUnavailable, len(comp.Unavailable))
 	for i, u := range comp.Unavailable {
-		unavailable[i] = map[string]any{"section": u.Section, "reason": u.Reason}
+		unavailable[i] = ElectronUnavailable{Section: u.Section, Reason: u.Reason}
 	}
 	status := "complete"
 	if len(comp.Truncated) > 0 || len(comp.Unavailable) > 0 {
 		status = "partial"
 	}
-	return map[string]any{
-		"schema_version": 1, "browser": browserJSON(pc.Browser),
-		"target":         map[string]any{"target_id": pc.Target.TargetID, "type": pc.Target.Type, "title": pc.Target.Title, "file_path": pc.Target.FilePath, "attached": pc.Target.Attached},
-		"capture_window": map[string]any{"started_at": pc.CaptureWindow.StartedAt.Format(time.RFC3339Nano), "ended_at": pc.CaptureWindow.EndedAt.Format(time.RFC3339Nano), "observation_ms": pc.CaptureWindow.ObservationMS},
-		"completeness":   map[string]any{"status": status, "excluded": excluded, "truncated": core.NonNil(comp.Truncated), "unavailable": unavailable},
-		"frames":         frames,
-		"dom":            map[string]any{"total_nodes": pc.DOM.TotalNodes, "nodes": nodes},
-		"scripts":        map[string]any{"total": pc.ScriptsTotal, "items": scripts},
-		"resources":      resources,
-		"workers":        workers,
-		"limitations":    core.NonNil(pc.Limitations),
+	return &InspectElectronPageResult{
+		SchemaVersion: 1, Browser: browserInfo(pc.Browser),
+		Target: ElectronTarget{TargetID: pc.Target.TargetID, Type: pc.Target.Type, Title: pc.Target.Title, FilePath: pc.Target.FilePath, Attached: pc.Target.Attached},
+		CaptureWindow: ElectronCaptureWindow{StartedAt: pc.CaptureWindow.StartedAt.Format(time.RFC3339Nano), EndedAt: pc.CaptureWindow.EndedAt.Format(time.RFC3339Nano),
+			ObservationMS: pc.CaptureWindow.ObservationMS},
+		Completeness: ElectronCompleteness{Status: status, Excluded: excluded, Truncated: core.NonNil(comp.Truncated), Unavailable: unavailable},
+		Frames:       frames,
+		DOM:          ElectronDOM{TotalNodes: pc.DOM.TotalNodes, Nodes: nodes},
+		Scripts:      ElectronScripts{Total: pc.ScriptsTotal, Items: scripts},
+		Resources:    resources,
+		Workers:      workers,
+		Limitations:  core.NonNil(pc.Limitations),
 	}
 }
 
@@ -256,16 +262,18 @@ func opCaptureElectronScenario() *core.Operation {
 	}
 }
 
-const eventSchema = `{"type":"object","required":["sequence","family","kind","phase","channel","direction","argument_shapes","elapsed_ms"],"properties":{"sequence":{"type":"integer"},"family":{"type":"string"},"kind":{"type":"string"},"phase":{"type":"string"},"channel":{"type":["string","null"]},"direction":{"type":["string","null"]},"argument_shapes":{"type":"array","maxItems":32,"items":{"type":"string"}},"elapsed_ms":{"type":"integer"}}}`
+const eventSchema = `{"type":"object","required":["sequence","family","kind","phase","channel","direction","argument_shapes","role","pid","window_id","web_contents_id","elapsed_ms"],"properties":{"sequence":{"type":"integer"},"family":{"type":"string"},"kind":{"type":"string"},"phase":{"type":"string"},"channel":{"type":["string","null"]},"direction":{"type":["string","null"]},"argument_shapes":{"type":"array","maxItems":32,"items":{"type":"string"}},"role":{"type":["string","null"],"description":"The process that saw the event: main or renderer."},"pid":{"type":["integer","null"]},"window_id":{"type":["integer","null"]},"web_contents_id":{"type":["integer","null"]},"elapsed_ms":{"type":"integer"}}}`
 
 var scenarioSchema = json.RawMessage(`{"type":"object","additionalProperties":false,
-"required":["schema_version","application","actions","windows","processes","ipc","timeline","coverage","limitations"],
+"required":["schema_version","application","actions","windows","processes","renderers","ipc","timeline","coverage","limitations"],
 "properties":{
  "schema_version":{"const":1},
  "application":{"type":"object","required":["executable_path","application_path","electron_version","process_ownership","cleanup"]},
  "actions":{"type":"array","items":{"type":"object","required":["step_id","kind","status","error","elapsed_ms"]}},
- "windows":{"type":"array","items":{"type":"object","required":["window_id","web_contents_id","url","title","visible","destroyed"]}},
+ "windows":{"type":"array","items":{"type":"object","required":["window_id","web_contents_id","url","title","visible","destroyed","crashed"]}},
  "processes":{"type":"object","required":["items","truncated"]},
+ "renderers":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["web_contents_id","window_id","pid","loaded","attached","crashed"],"properties":{
+   "web_contents_id":{"type":"integer"},"window_id":{"type":["integer","null"]},"pid":{"type":["integer","null"]},"loaded":{"type":"boolean"},"attached":{"type":"boolean","description":"The hook's renderer half reported from this renderer since its last load."},"crashed":{"type":"boolean"}}}},
  "ipc":{"type":"object","required":["events","observed","retained","truncated"],"properties":{"events":{"type":"array","items":` + eventSchema + `},"observed":{"type":"integer"},"retained":{"type":"integer"},"truncated":{"type":"boolean"}}},
  "timeline":{"type":"object","required":["events","observed","retained","truncated"],"properties":{"events":{"type":"array","items":` + eventSchema + `},"observed":{"type":"integer"},"retained":{"type":"integer"},"truncated":{"type":"boolean"}}},
  "coverage":{"type":"object","required":["status","observed_event_families","unavailable_event_families","observed_roles","pre_capture_activity"],
@@ -279,56 +287,77 @@ func handleCaptureElectronScenario(ctx context.Context, c *core.Call) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	req := ports.ElectronScenarioRequest{RunID: c.RunID()}
-	req.ExecutablePath, _ = core.StringArg(c.Args, "executable_path")
-	req.ApplicationPath, _ = core.StringArg(c.Args, "application_path")
-	req.ApplicationRoot, _ = core.StringArg(c.Args, "application_root")
-	req.Args = strArgs(c.Args, "args")
-	acts, _ := c.Args["actions"].([]any)
-	for _, a := range acts {
-		m, _ := a.(map[string]any)
-		act := ports.ElectronAction{StepID: str(m["step_id"]), Kind: str(m["kind"]), Selector: str(m["selector"]), Delivery: str(m["delivery"]), URL: str(m["url"]),
-			WindowIndex: core.IntArg(m, "window_index", 0), DurationMS: core.IntArg(m, "duration_ms", 0)}
+	in, err := core.Input[CaptureElectronScenarioInput](c)
+	if err != nil {
+		return nil, err
+	}
+	req := ports.ElectronScenarioRequest{RunID: c.RunID(), ExecutablePath: in.ExecutablePath, ApplicationPath: in.ApplicationPath,
+		ApplicationRoot: in.ApplicationRoot, Args: core.NonNil(in.Args)}
+	for _, a := range in.Actions {
+		act := ports.ElectronAction{StepID: a.StepID, Kind: a.Kind, Selector: a.Selector, Delivery: a.Delivery, URL: a.URL,
+			WindowIndex: intOr(a.WindowIndex, 0), DurationMS: intOr(a.DurationMS, 0)}
 		if act.Kind == "click" && act.Selector == "" || act.Kind == "deep-link" && (act.Delivery == "" || act.URL == "") {
 			return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"actions"}, Reason: core.ReasonMissingArgument, Message: "click needs selector; deep-link needs delivery and url"})
 		}
 		req.Actions = append(req.Actions, act)
 	}
-	lm, _ := c.Args["limits"].(map[string]any)
-	req.DurationMS, req.ActionMS = core.IntArg(lm, "duration_ms", 0), core.IntArg(lm, "action_ms", 0)
-	req.MaxIPCEvents, req.MaxEvents = core.IntArg(lm, "ipc_events", 0), core.IntArg(lm, "runtime_events", 0)
-	req.MaxProcesses, req.MaxWindows = core.IntArg(lm, "processes", 0), core.IntArg(lm, "windows", 0)
+	if lm := in.Limits; lm != nil {
+		req.DurationMS, req.ActionMS = intOr(lm.DurationMS, 0), intOr(lm.ActionMS, 0)
+		req.MaxIPCEvents, req.MaxEvents = intOr(lm.IPCEvents, 0), intOr(lm.RuntimeEvents, 0)
+		req.MaxProcesses, req.MaxWindows = intOr(lm.Processes, 0), intOr(lm.Windows, 0)
+	}
 	c.Observe("launching the Electron application")
 	cap, err := r.RunElectronScenario(ctx, req)
 	if err != nil {
-		return nil, runtimeErr(c.Op.Name, err)
+		// What the run observed before it failed goes with the error
+		// (CONTRACTS.md §5 partial_observation), null when nothing was.
+		ce := runtimeErr(c.Op.Name, err)
+		var se *ports.ElectronScenarioError
+		if e, ok := ce.(*core.Error); ok && e.Code != core.CodeInvalidRequest {
+			if e.Details == nil {
+				e.Details = map[string]any{}
+			}
+			e.Details["partial_observation"] = nil
+			if errors.As(err, &se) && se.Partial != nil {
+				// Canonical bytes, so the envelope shows it as it would be sealed.
+				if b, err := core.CanonicalJSON(normalizeScenario(se.Partial)); err == nil {
+					e.Details["partial_observation"] = json.RawMessage(b)
+				}
+			}
+		}
+		return nil, ce
 	}
 	o := observed(electronActiveProviderID, "1", "electron@"+cap.ElectronVersion, "rea.electron-active-scenario/v1", authorityReplay, normalizeScenario(cap), nil)
 	o.Environment.Isolation = "process"
 	return o, nil
 }
 
-func eventsJSON(evs []ports.ElectronEvent) []any {
-	out := make([]any, len(evs))
+func events(evs []ports.ElectronEvent) []ElectronEvent {
+	out := make([]ElectronEvent, len(evs))
 	for i, e := range evs {
-		out[i] = map[string]any{"sequence": e.Sequence, "family": e.Family, "kind": e.Kind, "phase": e.Phase, "channel": nullable(e.Channel),
-			"direction": nullable(e.Direction), "argument_shapes": core.NonNil(e.ArgumentShapes), "elapsed_ms": e.ElapsedMS}
+		out[i] = ElectronEvent{Sequence: e.Sequence, Family: e.Family, Kind: e.Kind, Phase: e.Phase, Channel: strPtr(e.Channel),
+			Direction: strPtr(e.Direction), ArgumentShapes: core.NonNil(e.ArgumentShapes), Role: strPtr(e.Role), PID: intPtr(e.PID),
+			WindowID: intPtr(e.WindowID), WebContentsID: intPtr(e.WebContentsID), ElapsedMS: e.ElapsedMS}
 	}
 	return out
 }
 
-func normalizeScenario(c *ports.ElectronScenarioCapture) map[string]any {
-	actions := make([]any, len(c.Actions))
+func normalizeScenario(c *ports.ElectronScenarioCapture) *CaptureElectronScenarioResult {
+	actions := make([]ElectronActionResult, len(c.Actions))
 	for i, a := range c.Actions {
-		actions[i] = map[string]any{"step_id": a.StepID, "kind": a.Kind, "status": a.Status, "error": nullable(a.Error), "elapsed_ms": a.ElapsedMS}
+		actions[i] = ElectronActionResult{StepID: a.StepID, Kind: a.Kind, Status: a.Status, Error: strPtr(a.Error), ElapsedMS: a.ElapsedMS}
 	}
-	windows := make([]any, len(c.Windows))
+	windows := make([]ElectronWindow, len(c.Windows))
 	for i, w := range c.Windows {
-		windows[i] = map[string]any{"window_id": w.WindowID, "web_contents_id": w.WebContentsID, "url": w.URL, "title": w.Title, "visible": w.Visible, "destroyed": w.Destroyed}
+		windows[i] = ElectronWindow{WindowID: w.WindowID, WebContentsID: w.WebContentsID, URL: w.URL, Title: w.Title, Visible: w.Visible, Destroyed: w.Destroyed, Crashed: w.Crashed}
 	}
-	procs := make([]any, len(c.Processes))
+	procs := make([]ElectronProcess, len(c.Processes))
 	for i, p := range c.Processes {
-		procs[i] = map[string]any{"pid": p.PID, "role": p.Role}
+		procs[i] = ElectronProcess{PID: p.PID, Role: p.Role}
+	}
+	renderers := make([]ElectronRenderer, len(c.Renderers))
+	for i, r := range c.Renderers {
+		renderers[i] = ElectronRenderer{WebContentsID: r.WebContentsID, WindowID: intPtr(r.WindowID), PID: intPtr(r.PID), Loaded: r.Loaded, Attached: r.Attached, Crashed: r.Crashed}
 	}
 	families := map[string]bool{}
 	for _, e := range c.IPC {
@@ -337,25 +366,25 @@ func normalizeScenario(c *ports.ElectronScenarioCapture) map[string]any {
 	for _, e := range c.Timeline {
 		families[e.Family] = true
 	}
-	var observedF, unavailableF []string
-	for _, f := range []string{"ipc", "shell", "navigation", "permission", "download", "popup", "updater", "os"} {
+	var observedF []string
+	for _, f := range []string{"ipc", "renderer", "shell", "navigation", "permission", "download", "popup", "updater", "os"} {
 		if families[f] {
 			observedF = append(observedF, f)
 		}
 	}
-	unavailableF = []string{"renderer-internal-state", "network"}
-	return map[string]any{
-		"schema_version": 1,
-		"application": map[string]any{"executable_path": c.ExecutablePath, "application_path": c.ApplicationPath, "electron_version": nullable(c.ElectronVersion),
-			"process_ownership": "provider-owned", "cleanup": "terminated-owned-process"},
-		"actions":   actions,
-		"windows":   windows,
-		"processes": map[string]any{"items": procs, "truncated": c.ProcessesTrunc},
-		"ipc":       map[string]any{"events": eventsJSON(c.IPC), "observed": c.IPCObserved, "retained": len(c.IPC), "truncated": c.IPCObserved > len(c.IPC)},
-		"timeline":  map[string]any{"events": eventsJSON(c.Timeline), "observed": c.TimelineObs, "retained": len(c.Timeline), "truncated": c.TimelineObs > len(c.Timeline)},
-		"coverage": map[string]any{"status": c.Status, "observed_event_families": core.NonNil(observedF), "unavailable_event_families": unavailableF,
-			"observed_roles": core.NonNil(c.ObservedRoles), "pre_capture_activity": "unavailable"},
-		"limitations": append([]string{"IPC is recorded in the main process (ipcMain handlers and listeners, webContents.send); renderer-to-renderer messages are not seen.",
+	return &CaptureElectronScenarioResult{
+		SchemaVersion: 1,
+		Application: ElectronApplication{ExecutablePath: c.ExecutablePath, ApplicationPath: c.ApplicationPath, ElectronVersion: strPtr(c.ElectronVersion),
+			ProcessOwnership: "provider-owned", Cleanup: "terminated-owned-process"},
+		Actions:   actions,
+		Windows:   windows,
+		Processes: ElectronProcesses{Items: procs, Truncated: c.ProcessesTrunc},
+		Renderers: renderers,
+		IPC:       ElectronEvents{Events: events(c.IPC), Observed: c.IPCObserved, Retained: len(c.IPC), Truncated: c.IPCObserved > len(c.IPC)},
+		Timeline:  ElectronEvents{Events: events(c.Timeline), Observed: c.TimelineObs, Retained: len(c.Timeline), Truncated: c.TimelineObs > len(c.Timeline)},
+		Coverage: ElectronCoverage{Status: c.Status, ObservedEventFamilies: core.NonNil(observedF), UnavailableEventFamilies: []string{"renderer-internal-state", "network"},
+			ObservedRoles: core.NonNil(c.ObservedRoles), PreCaptureActivity: "unavailable"},
+		Limitations: append([]string{"IPC is recorded in the main process (ipcMain handlers and listeners, webContents.send) and in each renderer the hook attached to (ipcRenderer sends, invokes, listener registrations and deliveries); messages over MessagePorts after their transfer, and renderer-to-renderer messages, are not seen.",
 			"Argument shapes name types and object keys, never values."}, c.Limitations...),
 	}
 }

@@ -19,15 +19,17 @@ type producer struct {
 }
 
 // The producers reconciliation accepts (BROWSER.md: observations from
-// inspect_electron_page, observe_javascript_runtime or
+// inspect_web_page, inspect_electron_page, observe_javascript_runtime or
 // capture_electron_scenario; the static layers from
-// analyze_javascript_application).
+// analyze_javascript_application). capture_browser_scenario is not among
+// them: its steps keep DOM, URL and screenshot artifacts, not scripts.
 var (
 	staticProducer   = producer{"analyze_javascript_application", core.DefaultPredicate}
 	runtimeProducers = []producer{
 		{"observe_javascript_runtime", "rea.javascript-runtime-observation/v1"},
 		{"inspect_electron_page", "rea.electron-page-inspection/v1"},
 		{"capture_electron_scenario", "rea.electron-active-scenario/v1"},
+		{"inspect_web_page", "rea.web-page-inspection/v2"},
 	}
 )
 

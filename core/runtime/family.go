@@ -107,7 +107,6 @@ func runtimeErr(op string, err error) error {
 	case ports.BrowserCleanupFailed:
 		code = core.CodeCleanupIncomplete
 		details["cleanup"] = "incomplete"
-		details["partial_observation"] = true
 		details["resources"] = core.NonNil(be.Resources)
 	default:
 		code = core.CodeUnreadableOutput
@@ -143,30 +142,6 @@ func observed(providerID, version, envID, predicate, authority string, result an
 		Limitations: limitations}
 }
 
-// strArgs reads a string array argument.
-func strArgs(args map[string]any, name string) []string {
-	l, _ := args[name].([]any)
-	out := make([]string, 0, len(l))
-	for _, v := range l {
-		if s, ok := v.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func boolArg(args map[string]any, name string) bool {
-	b, _ := args[name].(bool)
-	return b
-}
-
-func nullable(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
 // Shared input property declarations.
 const (
 	propInspector = `"inspector_endpoint":{"type":"string","minLength":1,"maxLength":2048,"description":"V8 inspector HTTP endpoint on loopback (node --inspect=127.0.0.1:PORT): http://127.0.0.1:PORT or http://[::1]:PORT (no localhost, path, query or userinfo)."}`
@@ -178,17 +153,41 @@ const (
 "limit":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Targets to return."}`
 )
 
-// page cuts a sorted list to offset/limit.
-func page[T any](items []T, args map[string]any) ([]T, map[string]any) {
-	off, lim := core.IntArg(args, "offset", 0), core.IntArg(args, "limit", 100)
+// page cuts a sorted list to offset/limit (nil: 0 and 100).
+func page[T any](items []T, offset, limit *int) TargetPage[T] {
+	off, lim := intOr(offset, 0), intOr(limit, 100)
 	total := len(items)
 	if off > total {
 		off = total
 	}
 	end := min(total, off+lim)
-	var next any
+	var next *int
 	if end < total {
-		next = end
+		next = &end
 	}
-	return items[off:end], map[string]any{"total": total, "offset": off, "limit": lim, "next_offset": next}
+	return TargetPage[T]{Items: items[off:end], Total: total, Offset: off, Limit: lim, NextOffset: next}
+}
+
+// intOr is an optional integer input, d when absent.
+func intOr(p *int, d int) int {
+	if p == nil {
+		return d
+	}
+	return *p
+}
+
+// strPtr is a nullable string: nil for "".
+func strPtr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// intPtr is a nullable id: nil for 0 (unknown).
+func intPtr(v int) *int {
+	if v == 0 {
+		return nil
+	}
+	return &v
 }

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"net/url"
 	"path"
 	"slices"
 	"strings"
@@ -19,7 +20,8 @@ func opReconcile() *core.Operation {
 		Name:  "reconcile_javascript_runtime",
 		Title: "Reconcile JavaScript Runtime",
 		Description: "Reconcile the static application graph of analyze_javascript_application (one application layer, optional cache and " +
-			"assets layers) with runtime observations (observe_javascript_runtime, inspect_electron_page, capture_electron_scenario), " +
+			"assets layers) with runtime observations (observe_javascript_runtime, inspect_electron_page, capture_electron_scenario, " +
+			"inspect_web_page), " +
 			"without I/O: each runtime script is matched by content (V8's SHA-256 content hash against the static file digest) and " +
 			"location (files under the analyzed root, or operator mappings) to a static node, as matched, ambiguous, unmatched or " +
 			"unknown with the basis and confidence; each static module gets a load state (loaded, resident-in-loaded-asset, " +
@@ -35,7 +37,7 @@ func opReconcile() *core.Operation {
     "analysis":` + evidenceInput + `,
     "runtime_mappings":{"type":"array","maxItems":32,"description":"Where runtime locations live in the analyzed artifact, beyond the analyzed root itself.","items":{"type":"object","additionalProperties":false,"required":["kind","artifact_prefix"],"properties":{
       "kind":{"enum":["file-root","url-prefix"]},"root":{"type":"string","minLength":1,"maxLength":4096},"prefix":{"type":"string","minLength":1,"maxLength":4096},"artifact_prefix":{"type":"string","maxLength":4096}}}}}}},
-  "runtime_observations":{"type":"array","minItems":1,"maxItems":32,"description":"Evidence of observe_javascript_runtime, inspect_electron_page or capture_electron_scenario, inline or retained.","items":` + evidenceInput + `},
+  "runtime_observations":{"type":"array","minItems":1,"maxItems":32,"description":"Evidence of observe_javascript_runtime, inspect_electron_page, capture_electron_scenario or inspect_web_page, inline or retained.","items":` + evidenceInput + `},
   "limits":{"type":"object","additionalProperties":false,"properties":{
     "max_runtime_entities":{"type":"integer","minimum":1,"maximum":1000000,"default":10000},
     "max_reconciliation_items":{"type":"integer","minimum":1,"maximum":1000000,"default":20000},
@@ -146,17 +148,19 @@ type capture struct {
 
 func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 	op := c.Op.Name
-	rawLayers, _ := c.Args["static_layers"].([]any)
+	in, err := core.Input[reconcileArgs](c)
+	if err != nil {
+		return nil, err
+	}
 	var layers []*layer
 	apps := 0
-	for i, rl := range rawLayers {
-		m, _ := rl.(map[string]any)
+	for i, sl := range in.StaticLayers {
 		// The parameters name inputs by reference, whichever form came in.
 		ev, err := evidenceArg(c, []any{"static_layers", i, "analysis"}, []producer{staticProducer})
 		if err != nil {
 			return nil, err
 		}
-		l := &layer{role: m["role"].(string), ev: ev, byPath: map[string][]*staticNode{}, byDigest: map[string][]*staticNode{},
+		l := &layer{role: sl.Role, ev: ev, byPath: map[string][]*staticNode{}, byDigest: map[string][]*staticNode{},
 			channels: map[string][]*staticNode{}, inWorker: map[string]bool{}}
 		if err := json.Unmarshal(ev.NormalizedResult, &l.res); err != nil || l.res.Graph.GraphID == "" {
 			return nil, &core.Error{Code: core.CodeEvidenceIntegrityMismatch, Message: op + ": application evidence has no graph",
@@ -165,11 +169,8 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 		if l.role == "application" {
 			apps++
 		}
-		rms, _ := m["runtime_mappings"].([]any)
-		for j, rm := range rms {
-			mm, _ := rm.(map[string]any)
-			mp := mapping{Kind: mm["kind"].(string), ArtifactPrefix: str(mm["artifact_prefix"])}
-			mp.Root, mp.Prefix = str(mm["root"]), str(mm["prefix"])
+		for j, rm := range sl.RuntimeMappings {
+			mp := mapping{Kind: rm.Kind, ArtifactPrefix: rm.ArtifactPrefix, Root: rm.Root, Prefix: rm.Prefix}
 			if (mp.Kind == "file-root" && !strings.HasPrefix(mp.Root, "/")) || (mp.Kind == "url-prefix" && mp.Prefix == "") {
 				return nil, core.InvalidRequest(op, core.Issue{Path: []any{"static_layers", i, "runtime_mappings", j}, Reason: core.ReasonInvalidValue,
 					Message: "a file-root mapping needs an absolute root, a url-prefix mapping a prefix"})
@@ -183,18 +184,20 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 	if apps != 1 {
 		return nil, core.InvalidRequest(op, core.Issue{Path: []any{"static_layers"}, Reason: core.ReasonInvalidValue, Message: "exactly one static layer must have role application"})
 	}
-	limits, _ := c.Args["limits"].(map[string]any)
-	maxEntities := core.IntArg(limits, "max_runtime_entities", 10000)
-	maxItems := core.IntArg(limits, "max_reconciliation_items", 20000)
-	maxStates := core.IntArg(limits, "max_static_load_states", 20000)
+	lim := in.Limits
+	if lim == nil {
+		lim = &ReconcileLimits{}
+	}
+	maxEntities := intOr(lim.MaxRuntimeEntities, 10000)
+	maxItems := intOr(lim.MaxReconciliationItems, 20000)
+	maxStates := intOr(lim.MaxStaticLoadStates, 20000)
 
-	rawObs, _ := c.Args["runtime_observations"].([]any)
 	var captures []capture
 	var entities []*runtimeEntity
-	nodes := []map[string]any{}
+	nodes := []RuntimeGraphNode{}
 	omittedEntities := 0
 	seenCap := map[core.EvidenceID]bool{}
-	for i := range rawObs {
+	for i := range in.RuntimeObservations {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -211,20 +214,20 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 			return nil, err
 		}
 		captures = append(captures, cp)
-		nodes = append(nodes, map[string]any{"node_id": cp.targetID, "kind": "runtime-target", "capture_evidence_id": string(ev.EvidenceID), "label": cp.kind})
+		nodes = append(nodes, RuntimeGraphNode{NodeID: cp.targetID, Kind: "runtime-target", CaptureEvidenceID: string(ev.EvidenceID), Label: cp.kind})
 		for _, e := range ents {
 			if len(entities) >= maxEntities {
 				omittedEntities++
 				continue
 			}
 			entities = append(entities, e)
-			nodes = append(nodes, map[string]any{"node_id": e.nodeID, "kind": "runtime-" + e.kind, "capture_evidence_id": string(ev.EvidenceID), "label": e.label})
+			nodes = append(nodes, RuntimeGraphNode{NodeID: e.nodeID, Kind: "runtime-" + e.kind, CaptureEvidenceID: string(ev.EvidenceID), Label: e.label})
 		}
 	}
 
 	app := layers[slices.IndexFunc(layers, func(l *layer) bool { return l.role == "application" })]
-	var items []map[string]any
-	var edges []map[string]any
+	items := []Reconciliation{}
+	edges := []RuntimeGraphEdge{}
 	loadedBy := map[*staticNode][]string{}
 	exercised := map[int]bool{} // captures with at least one script mapped into the application
 	summary := map[string]int{"matched": 0, "ambiguous": 0, "unmatched": 0, "unknown": 0}
@@ -232,26 +235,24 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 		it := reconcileEntity(e, layers)
 		if it.node != nil {
 			loadedBy[it.node] = append(loadedBy[it.node], e.nodeID)
-			edges = append(edges, map[string]any{"edge_id": "jre_" + core.MustDigest([]string{e.nodeID, it.node.NodeID, "observed_as"}),
-				"source_node_id": e.nodeID, "target_node_id": it.node.NodeID, "target_layer_id": it.layer.id, "relation": "observed_as",
-				"authority": "cross-layer-reconciliation", "state": "inferred", "basis": it.basis})
+			edges = append(edges, RuntimeGraphEdge{EdgeID: "jre_" + core.MustDigest([]string{e.nodeID, it.node.NodeID, "observed_as"}),
+				SourceNodeID: e.nodeID, TargetNodeID: it.node.NodeID, TargetLayerID: it.layer.id, Relation: "observed_as",
+				Authority: "cross-layer-reconciliation", State: "inferred", Basis: it.basis})
 		}
 		if it.mapped && e.kind == "script" {
 			exercised[e.capture] = true
 		}
 		summary[it.status]++
-		row := map[string]any{"entity_kind": e.kind, "runtime_node_id": e.nodeID, "static_layer_id": nil, "static_node_id": nil,
-			"status": it.status, "basis": nullable(it.basis), "confidence": it.confidence, "reason": it.reason,
-			"candidate_static_count": len(it.candidates), "candidate_static_nodes": core.NonNil(it.candidates)}
+		k := reconciliationKey{EntityKind: e.kind, RuntimeNodeID: e.nodeID, Status: it.status, Basis: strPtr(it.basis), Confidence: it.confidence,
+			Reason: it.reason, CandidateStaticCount: len(it.candidates), CandidateStaticNodes: core.NonNil(it.candidates)}
 		if it.node != nil {
-			row["static_layer_id"], row["static_node_id"] = it.layer.id, it.node.NodeID
+			k.StaticLayerID, k.StaticNodeID = &it.layer.id, &it.node.NodeID
 		}
-		row["reconciliation_id"] = "jrr_item_" + core.MustDigest(row)
-		items = append(items, row)
+		items = append(items, Reconciliation{ReconciliationID: "jrr_item_" + core.MustDigest(k), EntityKind: k.EntityKind, RuntimeNodeID: k.RuntimeNodeID,
+			StaticLayerID: k.StaticLayerID, StaticNodeID: k.StaticNodeID, Status: k.Status, Basis: k.Basis, Confidence: k.Confidence, Reason: k.Reason,
+			CandidateStaticCount: k.CandidateStaticCount, CandidateStaticNodes: k.CandidateStaticNodes})
 	}
-	slices.SortFunc(items, func(a, b map[string]any) int {
-		return strings.Compare(a["reconciliation_id"].(string), b["reconciliation_id"].(string))
-	})
+	slices.SortFunc(items, func(a, b Reconciliation) int { return strings.Compare(a.ReconciliationID, b.ReconciliationID) })
 	omittedItems := 0
 	if len(items) > maxItems {
 		omittedItems = len(items) - maxItems
@@ -265,48 +266,87 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 			complete = true
 		}
 	}
-	var states []map[string]any
+	states := []StaticLoadState{}
 	stateCount := map[string]int{}
-	parent := map[string]*staticNode{} // bundled module -> the asset containing it
+	// A static module is resident in a loaded asset when loading that asset
+	// put it in memory: a bundled module (the asset contains it), or an
+	// original source listed by a source map the asset (or one of its
+	// bundled modules) maps to.
+	parent := map[string]*staticNode{}    // bundled module -> the asset containing it
+	mapper := map[string]*staticNode{}    // source map -> the asset or bundled module mapping to it
+	sourceMap := map[string]*staticNode{} // source module -> the source map listing it
 	byID := map[string]*staticNode{}
 	for _, n := range app.res.Graph.Nodes {
 		byID[n.NodeID] = n
 	}
 	for _, e := range app.res.Graph.Edges {
-		if s, t := byID[e.Source], byID[e.Target]; e.Relation == "contains" && s != nil && t != nil && s.Kind == "javascript-asset" && t.Kind == "javascript-module" {
-			parent[t.NodeID] = s
-		}
-	}
-	for _, n := range app.res.Graph.Nodes {
-		if n.Kind != "javascript-asset" && n.Kind != "javascript-module" {
+		s, t := byID[e.Source], byID[e.Target]
+		if s == nil || t == nil {
 			continue
 		}
-		p, host := n.prop("path"), n
-		if n.Kind == "javascript-module" {
-			if host = parent[n.NodeID]; host == nil {
-				continue
+		switch {
+		case e.Relation == "contains" && s.Kind == "javascript-asset" && t.Kind == "javascript-module":
+			parent[t.NodeID] = s
+		case e.Relation == "maps_to" && t.Kind == "source-map":
+			mapper[t.NodeID] = s
+		case e.Relation == "contains" && s.Kind == "source-map" && t.Kind == "source-module":
+			sourceMap[t.NodeID] = s
+		}
+	}
+	hostOf := func(n *staticNode) *staticNode {
+		if n.Kind == "source-module" {
+			if sm := sourceMap[n.NodeID]; sm != nil {
+				n = mapper[sm.NodeID]
+			} else {
+				n = nil
 			}
-			p = host.prop("path") + "#" + n.prop("module_id") + n.NodeID[len(n.NodeID)-8:]
+		}
+		switch {
+		case n == nil:
+			return nil
+		case n.Kind == "javascript-module":
+			return parent[n.NodeID]
+		case n.Kind == "javascript-asset":
+			return n
+		}
+		return nil
+	}
+	for _, n := range app.res.Graph.Nodes {
+		if n.Kind != "javascript-asset" && n.Kind != "javascript-module" && n.Kind != "source-module" {
+			continue
+		}
+		host := hostOf(n)
+		if host == nil {
+			continue
+		}
+		p := host.prop("path")
+		switch n.Kind {
+		case "javascript-module":
+			p += "#" + n.prop("module_id") + n.NodeID[len(n.NodeID)-8:]
+		case "source-module":
+			p += "#source:" + n.prop("original_source") + n.NodeID[len(n.NodeID)-8:]
 		}
 		ids := slices.Clone(loadedBy[host])
 		slices.Sort(ids)
-		st := map[string]any{"static_layer_id": app.id, "static_node_id": n.NodeID, "path": p, "runtime_node_ids": core.NonNil(ids)}
+		st := StaticLoadState{StaticLayerID: app.id, StaticNodeID: n.NodeID, Path: p, RuntimeNodeIDs: core.NonNil(ids)}
 		switch {
+		case len(ids) > 0 && n.Kind == "source-module":
+			st.State, st.Reason = "resident-in-loaded-asset", "a loaded asset's source map lists this original source"
 		case len(ids) > 0 && host != n:
-			st["state"], st["reason"] = "resident-in-loaded-asset", "the asset that bundles this module was loaded"
+			st.State, st.Reason = "resident-in-loaded-asset", "the asset that bundles this module was loaded"
 		case len(ids) > 0:
-			st["state"], st["reason"] = "loaded", "a runtime script matched this module"
+			st.State, st.Reason = "loaded", "a runtime script matched this module"
 		case app.inWorker[host.NodeID]:
-			st["state"], st["reason"] = "unknown", "the module runs in a worker isolate, which a passive observation of the main target does not see"
+			st.State, st.Reason = "unknown", "the module runs in a worker isolate, which a passive observation of the main target does not see"
 		case complete:
-			st["state"], st["reason"] = "not-observed-in-capture", "no complete capture that exercised the application root loaded this module"
+			st.State, st.Reason = "not-observed-in-capture", "no complete capture that exercised the application root loaded this module"
 		default:
-			st["state"], st["reason"] = "unknown", "no complete capture exercised the application root"
+			st.State, st.Reason = "unknown", "no complete capture exercised the application root"
 		}
-		stateCount[st["state"].(string)]++
+		stateCount[st.State]++
 		states = append(states, st)
 	}
-	slices.SortFunc(states, func(a, b map[string]any) int { return strings.Compare(a["path"].(string), b["path"].(string)) })
+	slices.SortFunc(states, func(a, b StaticLoadState) int { return strings.Compare(a.Path, b.Path) })
 	omittedStates := 0
 	if len(states) > maxStates {
 		omittedStates = len(states) - maxStates
@@ -318,21 +358,21 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 	summary["runtime_entities"] = len(entities)
 	summary["observed_as_edges"] = len(edges)
 
-	layerRows := make([]map[string]any, len(layers))
+	layerRows := make([]ReconciledLayer, len(layers))
 	var links []core.EvidenceID
 	for i, l := range layers {
-		mps := make([]map[string]any, len(l.mappings))
+		mps := make([]ReconciledLayerMapping, len(l.mappings))
 		for j, m := range l.mappings {
-			mps[j] = map[string]any{"kind": m.Kind, "root": nullable(m.Root), "prefix": nullable(m.Prefix), "artifact_prefix": m.ArtifactPrefix}
+			mps[j] = ReconciledLayerMapping{Kind: m.Kind, Root: strPtr(m.Root), Prefix: strPtr(m.Prefix), ArtifactPrefix: m.ArtifactPrefix}
 		}
-		layerRows[i] = map[string]any{"layer_id": l.id, "role": l.role, "evidence_id": string(l.ev.EvidenceID), "graph_id": l.res.Graph.GraphID,
-			"root_artifact_sha256": l.res.Root, "input_path": l.res.InputPath, "format": l.res.Format, "runtime_mappings": mps}
+		layerRows[i] = ReconciledLayer{LayerID: l.id, Role: l.role, EvidenceID: string(l.ev.EvidenceID), GraphID: l.res.Graph.GraphID,
+			RootArtifactSHA256: l.res.Root, InputPath: l.res.InputPath, Format: l.res.Format, RuntimeMappings: mps}
 		links = append(links, l.ev.EvidenceID)
 	}
-	capRows := make([]map[string]any, len(captures))
+	capRows := make([]ReconciledCapture, len(captures))
 	for i, cp := range captures {
-		capRows[i] = map[string]any{"evidence_id": string(cp.ev.EvidenceID), "capture_sha256": core.MustDigest(json.RawMessage(cp.ev.NormalizedResult)),
-			"kind": cp.kind, "target_node_id": cp.targetID, "complete": cp.complete}
+		capRows[i] = ReconciledCapture{EvidenceID: string(cp.ev.EvidenceID), CaptureSHA256: core.MustDigest(json.RawMessage(cp.ev.NormalizedResult)),
+			Kind: cp.kind, TargetNodeID: cp.targetID, Complete: cp.complete}
 		links = append(links, cp.ev.EvidenceID)
 	}
 	status := "complete-within-inputs"
@@ -345,33 +385,71 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 	for i, l := range links {
 		linkStrs[i] = string(l)
 	}
-	slices.SortFunc(edges, func(a, b map[string]any) int { return strings.Compare(a["edge_id"].(string), b["edge_id"].(string)) })
-	slices.SortFunc(nodes, func(a, b map[string]any) int { return strings.Compare(a["node_id"].(string), b["node_id"].(string)) })
-	res := map[string]any{
-		"schema_version":       1,
-		"static_layers":        layerRows,
-		"runtime_captures":     capRows,
-		"graph":                map[string]any{"nodes": nodes, "edges": core.NonNil(edges)},
-		"summary":              summary,
-		"reconciliations":      core.NonNil(items),
-		"static_load_states":   core.NonNil(states),
-		"source_map_authority": map[string]any{"used_for_primary_matching": false, "reason": "source maps are analyst hints; matching uses content digests and locations only"},
-		"coverage": map[string]any{"status": status, "omitted_runtime_entities": omittedEntities, "omitted_reconciliation_items": omittedItems,
-			"omitted_static_load_states": omittedStates},
-		"evidence_links": linkStrs,
-		"limitations": []string{
+	slices.SortFunc(edges, func(a, b RuntimeGraphEdge) int { return strings.Compare(a.EdgeID, b.EdgeID) })
+	slices.SortFunc(nodes, func(a, b RuntimeGraphNode) int { return strings.Compare(a.NodeID, b.NodeID) })
+	res := &ReconcileJavaScriptRuntimeResult{
+		SchemaVersion:      1,
+		ReconciliationID:   "jrr_" + core.MustDigest(map[string]any{"layers": layerRows, "captures": capRows}),
+		StaticLayers:       layerRows,
+		RuntimeCaptures:    capRows,
+		Graph:              RuntimeGraph{Nodes: nodes, Edges: edges},
+		Summary:            summary,
+		Reconciliations:    items,
+		StaticLoadStates:   states,
+		SourceMapAuthority: SourceMapAuthority{UsedForPrimaryMatching: false, Reason: "source maps are analyst hints; matching uses content digests and locations only"},
+		Coverage: ReconcileCoverage{Status: status, OmittedRuntimeEntities: omittedEntities, OmittedReconciliationItems: omittedItems,
+			OmittedStaticLoadStates: omittedStates},
+		EvidenceLinks: linkStrs,
+		Limitations: []string{
 			"Content matching compares V8's script hash (SHA-256 of the source text) with the static file digest: a source Node or a bundler wrapped or rewrote does not match by content.",
 			"not-observed-in-capture means only that the supplied captures did not see the module load; code paths the run did not exercise stay unobserved.",
 		},
 	}
-	res["reconciliation_id"] = "jrr_" + core.MustDigest(map[string]any{"layers": layerRows, "captures": capRows})
 	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceInferred, Authority: authorityInference,
 		Predicate: "rea.javascript-runtime-reconciliation/v1", Links: links}, nil
 }
 
-func str(v any) string {
-	s, _ := v.(string)
-	return s
+// reconcileArgs is ReconcileJavaScriptRuntimeInput without its Evidence
+// members, which EvidenceAt resolves: decoding inline Evidence into
+// json.RawMessage fields would copy tens of MB (21 MB of peak RSS for a
+// webpack analysis) only to be ignored.
+type reconcileArgs struct {
+	StaticLayers []struct {
+		Role            string           `json:"role"`
+		RuntimeMappings []RuntimeMapping `json:"runtime_mappings,omitempty"`
+	} `json:"static_layers"`
+	RuntimeObservations []struct{}       `json:"runtime_observations"`
+	Limits              *ReconcileLimits `json:"limits,omitempty"`
+}
+
+// reconciliationKey is a reconciliation item without its id: the id is
+// the digest of the rest.
+type reconciliationKey struct {
+	EntityKind           string   `json:"entity_kind"`
+	RuntimeNodeID        string   `json:"runtime_node_id"`
+	StaticLayerID        *string  `json:"static_layer_id"`
+	StaticNodeID         *string  `json:"static_node_id"`
+	Status               string   `json:"status"`
+	Basis                *string  `json:"basis"`
+	Confidence           string   `json:"confidence"`
+	Reason               string   `json:"reason"`
+	CandidateStaticCount int      `json:"candidate_static_count"`
+	CandidateStaticNodes []string `json:"candidate_static_nodes"`
+}
+
+// fileURLPath is the absolute path of a file: URL with an empty (or
+// localhost) host; escaped separators and NULs are refused, as the
+// Electron file gate refuses them.
+func fileURLPath(raw string) (string, bool) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") || u.User != nil {
+		return "", false
+	}
+	low := strings.ToLower(u.EscapedPath())
+	if strings.Contains(low, "%2f") || strings.Contains(low, "%5c") || strings.Contains(u.Path, "\x00") || !strings.HasPrefix(u.Path, "/") {
+		return "", false
+	}
+	return path.Clean(u.Path), true
 }
 
 // index builds the layer's lookups.
@@ -540,6 +618,10 @@ func runtimeEntities(ev *core.Evidence, idx int) (capture, []*runtimeEntity, err
 		} `json:"capture"`
 		Completeness struct {
 			Status string `json:"status"`
+			// inspect_web_page's sections the capture could not see whole
+			AttachLimited []string `json:"attach_limited_sections"`
+			Truncated     []string `json:"truncated_sections"`
+			Unavailable   []string `json:"unavailable_sections"`
 		} `json:"completeness"`
 		Scripts json.RawMessage `json:"scripts"`
 		IPC     struct {
@@ -593,6 +675,32 @@ func runtimeEntities(ev *core.Evidence, idx int) (capture, []*runtimeEntity, err
 		json.Unmarshal(r.Scripts, &s)
 		for _, it := range s.Items {
 			ents = append(ents, &runtimeEntity{nodeID: node("script", it.Key), kind: "script", capture: idx, hash: strings.ToLower(it.Hash), filePath: it.FilePath, label: it.FilePath})
+		}
+	case "inspect_web_page":
+		// A browser page: file: script URLs are files (mapped under the
+		// analyzed root like Electron's), http(s) ones go through the
+		// operator's url-prefix mappings.
+		// A passive attach always misses the network before it (status
+		// attach_limited); the scripts section alone decides here.
+		cc := r.Completeness
+		cp.kind = "browser"
+		cp.complete = !slices.Contains(cc.AttachLimited, "scripts") && !slices.Contains(cc.Truncated, "scripts") && !slices.Contains(cc.Unavailable, "scripts")
+		var s struct {
+			Items []struct {
+				Key  string `json:"script_key"`
+				Hash string `json:"cdp_hash"`
+				URL  string `json:"url"`
+			} `json:"items"`
+		}
+		json.Unmarshal(r.Scripts, &s)
+		for _, it := range s.Items {
+			e := &runtimeEntity{nodeID: node("script", it.Key), kind: "script", capture: idx, hash: strings.ToLower(it.Hash), label: it.URL}
+			if p, ok := fileURLPath(it.URL); ok {
+				e.filePath = p
+			} else {
+				e.url = it.URL
+			}
+			ents = append(ents, e)
 		}
 	case "capture_electron_scenario":
 		cp.kind, cp.complete = "electron-active", r.Coverage.Status == "complete" && !r.IPC.Truncated

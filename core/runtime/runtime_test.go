@@ -9,6 +9,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -313,5 +314,92 @@ func TestElectronToolsNormalize(t *testing.T) {
 	is.Equal(codeOf(err), core.CodeCleanupIncomplete)
 	var ce *core.Error
 	errors.As(err, &ce)
-	is.Equal(ce.Details["partial_observation"], true)
+	is.Equal(ce.Details["partial_observation"], nil) // nothing was observed
+	// A run that failed after the hook connected carries what it saw,
+	// normalized like a result.
+	partial := *f.Scenario
+	partial.Status = "cleanup_failed"
+	f.Err = &ports.ElectronScenarioError{Err: &ports.BrowserError{Code: ports.BrowserCleanupFailed, Cleanup: "incomplete", Resources: []string{"process"}}, Partial: &partial}
+	_, err = call(t, s, "capture_electron_scenario", map[string]any{"schema_version": 1, "executable_path": "/opt/e/electron", "application_path": dir})
+	is.Equal(codeOf(err), core.CodeCleanupIncomplete)
+	errors.As(err, &ce)
+	var po map[string]any
+	b, _ := json.Marshal(ce.Details["partial_observation"])
+	is.NoErr(json.Unmarshal(b, &po))
+	is.True(po != nil)
+	is.Equal(po["coverage"].(map[string]any)["status"], "cleanup_failed")
+	is.Equal(len(po["actions"].([]any)), 1)
+	is.Equal(ce.Details["resources"], []string{"process"})
+}
+
+// TestReconcileWebPageObservation: inspect_web_page Evidence is a runtime
+// capture: a file: page's scripts map under the analyzed root and match by
+// content; an http(s) script matches through an operator url-prefix
+// mapping; other browser Evidence (a target list) is refused with a typed
+// error naming the producers accepted.
+func TestReconcileWebPageObservation(t *testing.T) {
+	is := is.New(t)
+	dir, sums := app(t)
+	b := portstest.NewBrowserFake()
+	b.Pages = append(b.Pages, ports.BrowserTarget{TargetID: "F1", Type: "page", Title: "App", URL: "file://" + dir + "/index.html", Origin: "null"})
+	b.Capture = &ports.BrowserPageCapture{Scripts: []ports.BrowserScript{
+		{ScriptID: "1", FrameID: "M", URL: "file://" + dir + "/main.mjs", CDPHash: sums["main.mjs"], Length: 25, IsModule: true, Language: "JavaScript"},
+		{ScriptID: "2", FrameID: "M", URL: "file://" + dir + "/lib/used.mjs", CDPHash: sums["lib/used.mjs"], Length: 23, IsModule: true, Language: "JavaScript"},
+		{ScriptID: "3", FrameID: "M", URL: "http://app.test/static/twin2.mjs", Length: 23, IsModule: true, Language: "JavaScript"},
+		{ScriptID: "4", FrameID: "M", URL: "file://" + dir + "/lib%2Fnever.mjs", CDPHash: hex.EncodeToString(make([]byte, 32)), Length: 1},
+	}, ScriptsTotal: 4}
+	catOnce.Do(func() {
+		if cat, catErr = standard.Catalog(); catErr == nil {
+			cat.SetCheckOutputs(true)
+		}
+	})
+	is.NoErr(catErr)
+	reg, err := core.NewRegistry(nil, &core.RegistryOptions{JavaScript: portstest.FakeJS{}, Browser: b})
+	is.NoErr(err)
+	s := core.NewSession(cat, reg, nil)
+	page := mustCall(t, s, "inspect_web_page", map[string]any{"cdp_endpoint": "http://127.0.0.1:9222", "target_id": "F1"})
+	is.Equal(page["predicate_type"], "rea.web-page-inspection/v2")
+	an := mustCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
+	rec := result(mustCall(t, s, "reconcile_javascript_runtime", map[string]any{
+		"static_layers": []any{map[string]any{"role": "application", "analysis": retained(an),
+			"runtime_mappings": []any{map[string]any{"kind": "url-prefix", "prefix": "http://app.test/static/", "artifact_prefix": "lib"}}}},
+		"runtime_observations": []any{retained(page)},
+	}))
+	is.Equal(rec["runtime_captures"].([]any)[0].(map[string]any)["kind"], "browser")
+	reasons := map[string]int{}
+	for _, it := range rec["reconciliations"].([]any) {
+		m := it.(map[string]any)
+		reasons[m["status"].(string)+"/"+m["reason"].(string)+"/"+fmtNil(m["basis"])]++
+	}
+	is.Equal(reasons, map[string]int{
+		"matched/content-and-location-match/content-sha256":  2, // main.mjs, lib/used.mjs
+		"matched/unique-location-match/operator-url-mapping": 1, // no hash: the mapped location alone, medium confidence
+		"unknown/no-authorized-location-mapping/<nil>":       1, // an escaped separator is no file location
+	})
+	states := map[string]string{}
+	for _, st := range rec["static_load_states"].([]any) {
+		m := st.(map[string]any)
+		states[m["path"].(string)] = m["state"].(string)
+	}
+	is.Equal(states["main.mjs"], "loaded")
+	is.Equal(states["lib/twin2.mjs"], "loaded")
+	is.Equal(states["lib/never.mjs"], "not-observed-in-capture")
+
+	list := mustCall(t, s, "list_browser_targets", map[string]any{"cdp_endpoint": "http://127.0.0.1:9222"})
+	_, err = call(t, s, "reconcile_javascript_runtime", map[string]any{
+		"static_layers":        []any{map[string]any{"role": "application", "analysis": retained(an)}},
+		"runtime_observations": []any{retained(list)},
+	})
+	is.Equal(codeOf(err), core.CodeEvidenceIntegrityMismatch)
+	var ce *core.Error
+	errors.As(err, &ce)
+	is.Equal(ce.Details["reason"], "wrong_operation")
+	is.True(strings.Contains(ce.Details["expected"].(string), "inspect_web_page"))
+}
+
+func fmtNil(v any) string {
+	if v == nil {
+		return "<nil>"
+	}
+	return v.(string)
 }

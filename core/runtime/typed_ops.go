@@ -31,12 +31,12 @@ type RuntimeInfo struct {
 // RuntimeLocation is a file-gated script or target location: a file, an
 // in-scope URL, or unresolved with the reason.
 type RuntimeLocation struct {
-	Kind         string `json:"kind"` // file, url or unresolved
-	FilePath     string `json:"file_path,omitempty"`
-	Origin       string `json:"origin,omitempty"`
-	SanitizedURL string `json:"sanitized_url,omitempty"`
-	ReportedURL  string `json:"reported_url,omitempty"`
-	Reason       string `json:"reason,omitempty"`
+	Kind         string  `json:"kind"`                    // file, url or unresolved
+	FilePath     *string `json:"file_path,omitempty"`     // file
+	Origin       *string `json:"origin,omitempty"`        // url
+	SanitizedURL *string `json:"sanitized_url,omitempty"` // url
+	ReportedURL  *string `json:"reported_url,omitempty"`  // unresolved
+	Reason       *string `json:"reason,omitempty"`        // unresolved
 }
 
 // ElectronBrowser is an Electron application's browser identity.
@@ -415,6 +415,18 @@ type ElectronWindow struct {
 	Title         string `json:"title"`
 	Visible       bool   `json:"visible"`
 	Destroyed     bool   `json:"destroyed"`
+	Crashed       bool   `json:"crashed"`
+}
+
+// ElectronRenderer is one live webContents' renderer at the end of a
+// scenario, and whether the hook's renderer half attached to it.
+type ElectronRenderer struct {
+	WebContentsID int  `json:"web_contents_id"`
+	WindowID      *int `json:"window_id"`
+	PID           *int `json:"pid"`
+	Loaded        bool `json:"loaded"`
+	Attached      bool `json:"attached"`
+	Crashed       bool `json:"crashed"`
 }
 
 // ElectronProcess is one owned process of a scenario.
@@ -439,6 +451,10 @@ type ElectronEvent struct {
 	Channel        *string  `json:"channel"`
 	Direction      *string  `json:"direction"`
 	ArgumentShapes []string `json:"argument_shapes"`
+	Role           *string  `json:"role"` // main or renderer: the process that saw it
+	PID            *int     `json:"pid"`
+	WindowID       *int     `json:"window_id"`
+	WebContentsID  *int     `json:"web_contents_id"`
 	ElapsedMS      int64    `json:"elapsed_ms"`
 }
 
@@ -466,6 +482,7 @@ type CaptureElectronScenarioResult struct {
 	Actions       []ElectronActionResult `json:"actions"`
 	Windows       []ElectronWindow       `json:"windows"`
 	Processes     ElectronProcesses      `json:"processes"`
+	Renderers     []ElectronRenderer     `json:"renderers"`
 	IPC           ElectronEvents         `json:"ipc"`
 	Timeline      ElectronEvents         `json:"timeline"`
 	Coverage      ElectronCoverage       `json:"coverage"`
@@ -527,7 +544,7 @@ type ReconciledLayer struct {
 type ReconciledCapture struct {
 	EvidenceID    string `json:"evidence_id"`
 	CaptureSHA256 string `json:"capture_sha256"`
-	Kind          string `json:"kind"` // v8-inspector, electron or electron-active
+	Kind          string `json:"kind"` // v8-inspector, electron, electron-active or browser
 	TargetNodeID  string `json:"target_node_id"`
 	Complete      bool   `json:"complete"`
 }

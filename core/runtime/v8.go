@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -48,8 +47,8 @@ func opListRuntimeTargets() *core.Operation {
 	}
 }
 
-func runtimeInfoJSON(r ports.RuntimeInfo) map[string]any {
-	return map[string]any{"product": r.Product, "protocol_version": r.ProtocolVersion, "v8_version": nullable(r.V8Version)}
+func runtimeInfo(r ports.RuntimeInfo) RuntimeInfo {
+	return RuntimeInfo{Product: r.Product, ProtocolVersion: r.ProtocolVersion, V8Version: strPtr(r.V8Version)}
 }
 
 // locationFields is a location in BROWSER.md's schema order (kind first),
@@ -67,17 +66,19 @@ func locFields(l ports.RuntimeLocation) locationFields {
 	return locationFields{Kind: l.Kind, FilePath: l.FilePath, Origin: l.Origin, SanitizedURL: l.URL, ReportedURL: l.ReportedURL, Reason: l.Reason}
 }
 
-func locationJSON(l ports.RuntimeLocation) map[string]any {
-	m := map[string]any{"kind": l.Kind}
+// location is a location as results carry it: the members of its kind,
+// even when empty.
+func location(l ports.RuntimeLocation) RuntimeLocation {
+	out := RuntimeLocation{Kind: l.Kind}
 	switch l.Kind {
 	case "file":
-		m["file_path"] = l.FilePath
+		out.FilePath = &l.FilePath
 	case "url":
-		m["origin"], m["sanitized_url"] = l.Origin, l.URL
+		out.Origin, out.SanitizedURL = &l.Origin, &l.URL
 	case "unresolved":
-		m["reported_url"], m["reason"] = l.ReportedURL, l.Reason
+		out.ReportedURL, out.Reason = &l.ReportedURL, &l.Reason
 	}
-	return m
+	return out
 }
 
 func envID(r ports.RuntimeInfo) string {
@@ -92,23 +93,25 @@ func handleListRuntimeTargets(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ep, _ := core.StringArg(c.Args, "inspector_endpoint")
+	in, err := core.Input[ListJavaScriptRuntimeTargetsInput](c)
+	if err != nil {
+		return nil, err
+	}
 	c.Observe("listing inspector targets")
-	l, err := r.ListRuntimeTargets(ctx, ports.RuntimeListRequest{Endpoint: ep,
-		Scope: ports.RuntimeScope{AllowedFileRoots: strArgs(c.Args, "allowed_file_roots"), AllowedOrigins: strArgs(c.Args, "allowed_origins")}})
+	l, err := r.ListRuntimeTargets(ctx, ports.RuntimeListRequest{Endpoint: in.InspectorEndpoint,
+		Scope: ports.RuntimeScope{AllowedFileRoots: core.NonNil(in.AllowedFileRoots), AllowedOrigins: core.NonNil(in.AllowedOrigins)}})
 	if err != nil {
 		return nil, runtimeErr(c.Op.Name, err)
 	}
-	items := make([]any, len(l.Targets))
+	items := make([]RuntimeTarget, len(l.Targets))
 	for i, t := range l.Targets {
-		items[i] = map[string]any{"target_id": t.TargetID, "protocol_type": t.ProtocolType, "title": t.Title, "attached": t.Attached, "location": locationJSON(t.Location)}
+		items[i] = RuntimeTarget{TargetID: t.TargetID, ProtocolType: t.ProtocolType, Title: t.Title, Attached: t.Attached, Location: location(t.Location)}
 	}
-	kept, pg := page(items, c.Args)
-	pg["items"] = kept
-	res := map[string]any{"schema_version": 1, "runtime": runtimeInfoJSON(l.Runtime), "targets": pg,
-		"excluded": map[string]any{"outside_file_roots": l.Excluded.OutsideFileRoots, "outside_origins": l.Excluded.OutsideOrigins,
-			"unsupported_location": l.Excluded.UnsupportedLocation, "unconnectable": l.Excluded.Unconnectable},
-		"limitations": core.NonNil(l.Limitations)}
+	ex := l.Excluded
+	res := &ListJavaScriptRuntimeTargetsResult{SchemaVersion: 1, Runtime: runtimeInfo(l.Runtime), Targets: page(items, in.Offset, in.Limit),
+		Excluded: RuntimeTargetsExcluded{OutsideFileRoots: ex.OutsideFileRoots, OutsideOrigins: ex.OutsideOrigins,
+			UnsupportedLocation: ex.UnsupportedLocation, Unconnectable: ex.Unconnectable},
+		Limitations: core.NonNil(l.Limitations)}
 	return observed(v8ProviderID, "1", envID(l.Runtime), "rea.javascript-runtime-target-list/v1", authorityExternal, res, nil), nil
 }
 
@@ -189,21 +192,22 @@ func contextKey(targetID string, id int) string {
 // scriptKey is BROWSER.md's v8_script_ key: SHA-256 of the JSON text of
 // {location, execution_context_key, cdp_hash, length, is_module} in that
 // order (not JCS).
-func scriptKey(loc ports.RuntimeLocation, ctxKey any, hash string, length int, module bool) string {
+func scriptKey(loc ports.RuntimeLocation, ctxKey *string, hash string, length int, module bool) string {
 	return "v8_script_" + sha(stringify(struct {
 		Location locationFields `json:"location"`
-		Context  any            `json:"execution_context_key"`
+		Context  *string        `json:"execution_context_key"`
 		Hash     string         `json:"cdp_hash"`
 		Length   int            `json:"length"`
 		Module   bool           `json:"is_module"`
 	}{locFields(loc), ctxKey, hash, length, module}))
 }
 
-func runtimeLimitsArg(args map[string]any) ports.RuntimeLimits {
-	m, _ := args["limits"].(map[string]any)
-	return ports.RuntimeLimits{MaxEvents: core.IntArg(m, "max_events", 0), MaxScripts: core.IntArg(m, "max_scripts", 0),
-		MaxContexts: core.IntArg(m, "max_execution_contexts", 0), MaxLocationBytes: core.IntArg(m, "max_location_bytes", 0),
-		MaxTotalMetadataSize: core.IntArg(m, "max_total_metadata_bytes", 0)}
+func runtimeLimits(l *ObserveJavaScriptRuntimeLimits) ports.RuntimeLimits {
+	if l == nil {
+		return ports.RuntimeLimits{}
+	}
+	return ports.RuntimeLimits{MaxEvents: intOr(l.MaxEvents, 0), MaxScripts: intOr(l.MaxScripts, 0), MaxContexts: intOr(l.MaxExecutionContexts, 0),
+		MaxLocationBytes: intOr(l.MaxLocationBytes, 0), MaxTotalMetadataSize: intOr(l.MaxTotalMetadataBytes, 0)}
 }
 
 func handleObserveRuntime(ctx context.Context, c *core.Call) (any, error) {
@@ -211,44 +215,44 @@ func handleObserveRuntime(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ep, _ := core.StringArg(c.Args, "inspector_endpoint")
-	id, _ := core.StringArg(c.Args, "target_id")
-	kind, _ := core.StringArg(c.Args, "runtime_kind")
-	req := ports.RuntimeObserveRequest{Endpoint: ep, TargetID: id, RuntimeKind: kind, ObservationMS: core.IntArg(c.Args, "observation_ms", 100),
-		Scope:  ports.RuntimeScope{AllowedFileRoots: strArgs(c.Args, "allowed_file_roots"), AllowedOrigins: strArgs(c.Args, "allowed_origins")},
-		Limits: runtimeLimitsArg(c.Args)}
+	in, err := core.Input[ObserveJavaScriptRuntimeInput](c)
+	if err != nil {
+		return nil, err
+	}
+	req := ports.RuntimeObserveRequest{Endpoint: in.InspectorEndpoint, TargetID: in.TargetID, RuntimeKind: in.RuntimeKind, ObservationMS: intOr(in.ObservationMS, 100),
+		Scope:  ports.RuntimeScope{AllowedFileRoots: core.NonNil(in.AllowedFileRoots), AllowedOrigins: core.NonNil(in.AllowedOrigins)},
+		Limits: runtimeLimits(in.Limits)}
 	c.Observe(fmt.Sprintf("observing the runtime over %d ms", req.ObservationMS))
 	o, err := r.ObserveRuntime(ctx, req)
 	if err != nil {
 		return nil, runtimeErr(c.Op.Name, err)
 	}
-	res := normalizeObservation(o, kind)
+	res := normalizeObservation(o, in.RuntimeKind)
 	return observed(v8ProviderID, "1", envID(o.Runtime), "rea.javascript-runtime-observation/v1", authorityExternal, res, nil), nil
 }
 
-func normalizeObservation(o *ports.RuntimeObservation, kind string) map[string]any {
+func normalizeObservation(o *ports.RuntimeObservation, kind string) *ObserveJavaScriptRuntimeResult {
 	authority := "caller-declared-unverified"
 	if kind == "" {
 		kind, authority = "unknown", "not-declared"
 	}
 	ctxKeys := map[int]string{}
-	contexts := make([]map[string]any, 0, len(o.Contexts))
+	contexts := make([]RuntimeExecutionContext, 0, len(o.Contexts))
 	for _, cx := range o.Contexts {
 		k := contextKey(o.Target.TargetID, cx.ContextID)
 		ctxKeys[cx.ContextID] = k
-		contexts = append(contexts, map[string]any{"context_key": k, "state": cx.State, "name": nil, "origin": nullable(cx.Origin)})
+		contexts = append(contexts, RuntimeExecutionContext{ContextKey: k, State: cx.State, Origin: strPtr(cx.Origin)})
 	}
-	slices.SortFunc(contexts, func(a, b map[string]any) int {
-		return strings.Compare(a["context_key"].(string), b["context_key"].(string))
-	})
+	slices.SortFunc(contexts, func(a, b RuntimeExecutionContext) int { return strings.Compare(a.ContextKey, b.ContextKey) })
 	seen := map[string]bool{}
-	scripts := make([]map[string]any, 0, len(o.Scripts))
+	scripts := make([]RuntimeScript, 0, len(o.Scripts))
 	for _, s := range o.Scripts {
-		var ck any
+		var ck *string
 		if k, ok := ctxKeys[s.ContextID]; ok {
-			ck = k
+			ck = &k
 		} else if s.ContextID > 0 {
-			ck = contextKey(o.Target.TargetID, s.ContextID)
+			k := contextKey(o.Target.TargetID, s.ContextID)
+			ck = &k
 		}
 		key := scriptKey(s.Location, ck, s.CDPHash, s.Length, s.IsModule)
 		if seen[key] {
@@ -259,12 +263,10 @@ func normalizeObservation(o *ports.RuntimeObservation, kind string) map[string]a
 		if s.Failed {
 			status = "observed-failed-to-parse"
 		}
-		scripts = append(scripts, map[string]any{"script_key": key, "location": locationJSON(s.Location), "execution_context_key": ck,
-			"cdp_hash": s.CDPHash, "length": s.Length, "is_module": s.IsModule, "status": status})
+		scripts = append(scripts, RuntimeScript{ScriptKey: key, Location: location(s.Location), ExecutionContextKey: ck,
+			CDPHash: s.CDPHash, Length: s.Length, IsModule: s.IsModule, Status: status})
 	}
-	slices.SortFunc(scripts, func(a, b map[string]any) int {
-		return strings.Compare(a["script_key"].(string), b["script_key"].(string))
-	})
+	slices.SortFunc(scripts, func(a, b RuntimeScript) int { return strings.Compare(a.ScriptKey, b.ScriptKey) })
 	ex := o.Excluded
 	unknowns := []string{"Scripts V8 had already collected before the attach are not reported."}
 	if len(o.TruncationReasons) > 0 {
@@ -272,24 +274,22 @@ func normalizeObservation(o *ports.RuntimeObservation, kind string) map[string]a
 	}
 	lims := append([]string{}, o.Limitations...)
 	lims = append(lims, "cdp_hash is V8's content hash of the script source (SHA-256 of the source text); a wrapped or transpiled source differs from the file on disk.")
-	return map[string]any{
-		"schema_version": 1,
-		"runtime":        runtimeInfoJSON(o.Runtime),
-		"target": map[string]any{"target_id": o.Target.TargetID, "protocol_type": o.Target.ProtocolType, "title": o.Target.Title,
-			"location": locationJSON(o.Target.Location), "runtime_kind": kind, "runtime_kind_authority": authority},
-		"capture": map[string]any{"observation_ms": o.ObservationMS, "started_at": o.StartedAt.Format(time.RFC3339Nano), "ended_at": o.EndedAt.Format(time.RFC3339Nano),
-			"events_observed": o.EventsObserved, "events_retained": o.EventsRetained, "events_dropped": o.EventsDropped,
-			"metadata_bytes_retained": o.MetadataBytes, "truncated": len(o.TruncationReasons) > 0, "truncation_reasons": core.NonNil(o.TruncationReasons)},
-		"scripts": map[string]any{"items": scripts, "observed_total": o.ScriptsObserved,
-			"excluded": map[string]any{"builtin": ex.Builtin, "outside_file_roots": ex.OutsideFileRoots, "outside_origins": ex.OutsideOrigins,
-				"unsupported_location": ex.UnsupportedLocation, "invalid_protocol_value": ex.InvalidProtocolValue}},
-		"execution_contexts": contexts,
-		"directly_observed":  []string{"parsed scripts with their V8 content hashes and lengths", "execution contexts created and destroyed during the window"},
-		"unavailable_without_instrumentation": []string{"function calls and module evaluation order", "console output", "network and file system activity",
+	return &ObserveJavaScriptRuntimeResult{
+		SchemaVersion: 1,
+		Runtime:       runtimeInfo(o.Runtime),
+		Target: ObservedRuntimeTarget{TargetID: o.Target.TargetID, ProtocolType: o.Target.ProtocolType, Title: o.Target.Title,
+			Location: location(o.Target.Location), RuntimeKind: kind, RuntimeKindAuthority: authority},
+		Capture: RuntimeCapture{ObservationMS: o.ObservationMS, StartedAt: o.StartedAt.Format(time.RFC3339Nano), EndedAt: o.EndedAt.Format(time.RFC3339Nano),
+			EventsObserved: o.EventsObserved, EventsRetained: o.EventsRetained, EventsDropped: o.EventsDropped,
+			MetadataBytesRetained: o.MetadataBytes, Truncated: len(o.TruncationReasons) > 0, TruncationReasons: core.NonNil(o.TruncationReasons)},
+		Scripts: RuntimeScripts{Items: scripts, ObservedTotal: o.ScriptsObserved,
+			Excluded: RuntimeScriptsExcluded{Builtin: ex.Builtin, OutsideFileRoots: ex.OutsideFileRoots, OutsideOrigins: ex.OutsideOrigins,
+				UnsupportedLocation: ex.UnsupportedLocation, InvalidProtocolValue: ex.InvalidProtocolValue}},
+		ExecutionContexts: contexts,
+		DirectlyObserved:  []string{"parsed scripts with their V8 content hashes and lengths", "execution contexts created and destroyed during the window"},
+		UnavailableWithoutInstrumentation: []string{"function calls and module evaluation order", "console output", "network and file system activity",
 			"worker thread scripts (the NodeWorker domain is not enabled by a passive observation)", "heap contents and values"},
-		"unknowns":    unknowns,
-		"limitations": lims,
+		Unknowns:    unknowns,
+		Limitations: lims,
 	}
 }
-
-var _ = strconv.Itoa

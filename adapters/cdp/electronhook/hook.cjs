@@ -1,20 +1,22 @@
 'use strict';
 // rea's Electron scenario hook, loaded with `electron -r hook.cjs <app>`
-// in an application rea launched and owns. It records IPC traffic (channel
-// names and argument shapes, never values) and blocks and records the
-// application's effects on the world (shell, navigation, permissions,
-// downloads, popups, updater, OS integration), and runs rea's scripted
-// actions. It talks to rea over the Unix socket named by
-// REA_ELECTRON_CONTROL: one JSON object per line each way.
+// in an application rea launched and owns. In the main process it records
+// IPC traffic (channel names and argument shapes, never values), blocks
+// and records the application's effects on the world (shell, navigation,
+// permissions, downloads, popups, updater, OS integration), follows each
+// renderer's lifecycle, and runs rea's scripted actions. It talks to rea
+// over the Unix socket named by REA_ELECTRON_CONTROL: one JSON object per
+// line each way.
+//
+// The main process also registers this file as a preload script of every
+// session, so it runs again in each renderer (sandboxed: no socket, only
+// the electron module). There it records ipcRenderer sends, invokes,
+// listener registrations and the messages delivered to those listeners,
+// and reports them to the main process over a reserved IPC channel; the
+// main process files them under the renderer's process and window.
 
-const net = require('node:net');
 const electron = require('electron');
-const { app, ipcMain, shell, BrowserWindow, webContents } = electron;
-
-const maxIPC = Number(process.env.REA_ELECTRON_ACTIVE_MAX_IPC_EVENTS) || 2000;
-const maxRuntime = Number(process.env.REA_ELECTRON_ACTIVE_MAX_RUNTIME_EVENTS) || 5000;
-const started = Date.now();
-const state = { ipc: [], ipcObserved: 0, timeline: [], timelineObserved: 0, seq: 0, windows: new Map(), conflicts: [] };
+const HOOK_CHANNEL = 'rea:electron-hook';
 
 function shape(v, depth) {
   if (v === null) return 'null';
@@ -28,8 +30,75 @@ function shape(v, depth) {
 function shapes(args) {
   return args.slice(0, 32).map((a) => shape(a, 1).slice(0, 256));
 }
-function record(list, family, kind, phase, extra) {
-  const ev = Object.assign({ sequence: state.seq++, family, kind, phase, elapsed_ms: Date.now() - started }, extra || {});
+
+if (typeof process !== 'undefined' && process.type === 'renderer') rendererHook();
+else if (electron.ipcMain) mainHook();
+
+// ---- renderer side
+
+function rendererHook() {
+  const { ipcRenderer } = electron;
+  if (!ipcRenderer || ipcRenderer.__reaHooked) return;
+  ipcRenderer.__reaHooked = true;
+  const rawSend = ipcRenderer.send;
+  const report = (m) => {
+    try { rawSend.call(ipcRenderer, HOOK_CHANNEL, Object.assign({ pid: process.pid, at: Date.now() }, m)); } catch (_) {}
+  };
+  const ipc = (kind, channel, direction, args) =>
+    report({ type: 'ipc', kind, channel: String(channel).slice(0, 1024), direction, argument_shapes: shapes(args) });
+  for (const m of ['send', 'invoke', 'sendSync', 'postMessage', 'sendToHost']) {
+    const orig = ipcRenderer[m];
+    if (typeof orig !== 'function') continue;
+    ipcRenderer[m] = function (channel, ...args) {
+      ipc(m, channel, 'renderer-to-main', m === 'postMessage' ? args.slice(0, 1) : args);
+      return orig.call(ipcRenderer, channel, ...args);
+    };
+  }
+  // Listener registrations, and each message delivered to a listener. An
+  // emitter's once() may go through on(): depth keeps that to one record.
+  const wrappers = new WeakMap();
+  let depth = 0;
+  for (const m of ['on', 'once', 'addListener', 'prependListener']) {
+    const orig = ipcRenderer[m];
+    if (typeof orig !== 'function') continue;
+    ipcRenderer[m] = function (channel, fn) {
+      if (depth > 0 || typeof fn !== 'function') return orig.call(ipcRenderer, channel, fn);
+      depth++;
+      try {
+        ipc(m === 'once' ? 'once' : 'on', channel, 'main-to-renderer', []);
+        const w = function (event, ...args) { ipc('receive', channel, 'main-to-renderer', args); return fn.call(this, event, ...args); };
+        wrappers.set(fn, w);
+        return orig.call(ipcRenderer, channel, w);
+      } finally { depth--; }
+    };
+  }
+  for (const m of ['removeListener', 'off']) {
+    const orig = ipcRenderer[m];
+    if (typeof orig === 'function') ipcRenderer[m] = function (channel, fn) { return orig.call(ipcRenderer, channel, wrappers.get(fn) || fn); };
+  }
+  report({ type: 'attach' });
+}
+
+// ---- main side
+
+function mainHook() {
+const net = require('node:net');
+const { app, ipcMain, shell, BrowserWindow, webContents } = electron;
+
+const maxIPC = Number(process.env.REA_ELECTRON_ACTIVE_MAX_IPC_EVENTS) || 2000;
+const maxRuntime = Number(process.env.REA_ELECTRON_ACTIVE_MAX_RUNTIME_EVENTS) || 5000;
+const started = Date.now();
+const state = { ipc: [], ipcObserved: 0, timeline: [], timelineObserved: 0, seq: 0, windows: new Map(), contents: new Map(), conflicts: [] };
+
+// where() names the process that saw an event and the window it concerns.
+function where(role, pid, wc) {
+  let win = null;
+  try { win = wc && BrowserWindow && BrowserWindow.fromWebContents ? BrowserWindow.fromWebContents(wc) : null; } catch (_) {}
+  return { role, pid: Number.isInteger(pid) ? pid : null, window_id: win ? win.id : null, web_contents_id: wc && Number.isInteger(wc.id) ? wc.id : null };
+}
+const inMain = (wc) => where('main', process.pid, wc);
+function record(family, kind, phase, extra, at) {
+  const ev = Object.assign({ sequence: state.seq++, family, kind, phase, elapsed_ms: Math.max(0, (at || Date.now()) - started) }, extra || {});
   if (family === 'ipc') {
     state.ipcObserved++;
     if (state.ipc.length < maxIPC) state.ipc.push(ev);
@@ -38,18 +107,36 @@ function record(list, family, kind, phase, extra) {
     if (state.timeline.length < maxRuntime) state.timeline.push(ev);
   }
 }
-const ipc = (kind, channel, direction, args) =>
-  record(null, 'ipc', kind, 'observed', { channel: String(channel).slice(0, 1024), direction, argument_shapes: shapes(args) });
-const effect = (family, kind, phase) => record(null, family, kind, phase);
+const ipc = (kind, channel, direction, args, seen, at) =>
+  record('ipc', kind, 'observed', Object.assign({ channel: String(channel).slice(0, 1024), direction, argument_shapes: shapes(args) }, seen), at);
+const effect = (family, kind, phase, seen) => record(family, kind, phase, seen || inMain(null));
+
+// The renderer halves of the hook report here, on the original listener
+// API, so their own channel is never recorded as the application's IPC.
+ipcMain.on(HOOK_CHANNEL, (event, m) => {
+  const wc = event && event.sender;
+  if (!m || typeof m !== 'object') return;
+  const pid = Number.isInteger(m.pid) ? m.pid : (wc && wc.getOSProcessId ? wc.getOSProcessId() : null);
+  const seen = where('renderer', pid, wc);
+  const at = Number.isFinite(m.at) ? m.at : Date.now();
+  if (m.type === 'attach') {
+    if (wc) contentsState(wc).attached = true;
+    record('renderer', 'hook-attached', 'observed', seen, at);
+  } else if (m.type === 'ipc' && typeof m.kind === 'string' && Array.isArray(m.argument_shapes)) {
+    record('ipc', String(m.kind).slice(0, 100), 'observed', Object.assign({ channel: String(m.channel).slice(0, 1024),
+      direction: m.direction === 'main-to-renderer' ? 'main-to-renderer' : 'renderer-to-main',
+      argument_shapes: m.argument_shapes.slice(0, 32).map((x) => String(x).slice(0, 256)) }, seen), at);
+  }
+});
 
 // IPC: renderer-to-main through ipcMain handlers and listeners.
 for (const m of ['handle', 'handleOnce']) {
   const orig = ipcMain[m].bind(ipcMain);
-  ipcMain[m] = (channel, fn) => orig(channel, (event, ...args) => { ipc('invoke', channel, 'renderer-to-main', args); return fn(event, ...args); });
+  ipcMain[m] = (channel, fn) => orig(channel, (event, ...args) => { ipc('handle', channel, 'renderer-to-main', args, inMain(event && event.sender)); return fn(event, ...args); });
 }
 for (const m of ['on', 'once', 'addListener']) {
   const orig = ipcMain[m].bind(ipcMain);
-  ipcMain[m] = (channel, fn) => orig(channel, (event, ...args) => { ipc('send', channel, 'renderer-to-main', args); return fn(event, ...args); });
+  ipcMain[m] = (channel, fn) => orig(channel, (event, ...args) => { ipc('on', channel, 'renderer-to-main', args, inMain(event && event.sender)); return fn(event, ...args); });
 }
 
 // Effects are blocked: the scenario observes that the app tried.
@@ -75,23 +162,50 @@ try {
   }
 } catch (_) {}
 
+// Every session runs this file as a preload, so each renderer gets its half.
+function addPreload(sess) {
+  if (!sess || sess.__reaPreload) return;
+  sess.__reaPreload = true;
+  try {
+    if (typeof sess.registerPreloadScript === 'function') sess.registerPreloadScript({ type: 'frame', id: 'rea-electron-hook', filePath: __filename });
+    else if (typeof sess.setPreloads === 'function') sess.setPreloads((sess.getPreloads ? sess.getPreloads() : []).concat([__filename]));
+  } catch (_) {} // the renderers then never attach, which the snapshot reports
+}
+if (app && app.on) app.on('session-created', (sess) => addPreload(sess));
+
+// contentsState tracks one webContents' renderer: loaded since its last
+// navigation or crash, and whether the renderer half attached since then.
+function contentsState(wc) {
+  let s = state.contents.get(wc.id);
+  if (!s) { s = { wc, loaded: false, attached: false, crashed: false }; state.contents.set(wc.id, s); }
+  return s;
+}
 function watchContents(wc) {
   if (!wc || wc.__reaWatched) return;
   wc.__reaWatched = true;
+  contentsState(wc);
+  addPreload(wc.session);
   const send = wc.send && wc.send.bind(wc);
-  if (send) wc.send = (channel, ...args) => { ipc('send', channel, 'main-to-renderer', args); return send(channel, ...args); };
+  if (send) wc.send = (channel, ...args) => { ipc('send', channel, 'main-to-renderer', args, inMain(wc)); return send(channel, ...args); };
   if (wc.on) {
-    wc.on('will-navigate', (e) => { effect('navigation', 'will-navigate', 'observed'); });
-    wc.on('render-process-gone', () => effect('os', 'render-process-gone', 'observed'));
+    wc.on('will-navigate', () => { effect('navigation', 'will-navigate', 'observed', inMain(wc)); });
+    wc.on('did-start-loading', () => { const s = contentsState(wc); s.loaded = false; s.attached = false; s.crashed = false; });
+    wc.on('did-finish-load', () => { contentsState(wc).loaded = true; record('renderer', 'did-finish-load', 'observed', inMain(wc)); });
+    wc.on('render-process-gone', () => {
+      const s = contentsState(wc);
+      s.crashed = true; s.loaded = false; s.attached = false;
+      record('renderer', 'render-process-gone', 'observed', inMain(wc));
+    });
+    wc.on('destroyed', () => { const s = state.contents.get(wc.id); if (s) s.destroyed = true; });
   }
   if (wc.setWindowOpenHandler) {
-    wc.setWindowOpenHandler(() => { effect('popup', 'window-open', 'blocked'); return { action: 'deny' }; });
+    wc.setWindowOpenHandler(() => { effect('popup', 'window-open', 'blocked', inMain(wc)); return { action: 'deny' }; });
   }
   const sess = wc.session;
   if (sess && !sess.__reaWatched) {
     sess.__reaWatched = true;
     if (sess.setPermissionRequestHandler) {
-      sess.setPermissionRequestHandler((_wc, permission, cb) => { effect('permission', String(permission).slice(0, 100), 'blocked'); cb(false); });
+      sess.setPermissionRequestHandler((pwc, permission, cb) => { effect('permission', String(permission).slice(0, 100), 'blocked', inMain(pwc)); cb(false); });
     }
     if (sess.on) sess.on('will-download', (e, item) => { effect('download', 'will-download', 'blocked'); if (item && item.cancel) item.cancel(); });
   }
@@ -101,6 +215,7 @@ if (app && app.on) app.on('browser-window-created', (_e, w) => {
   state.windows.set(w.id, w);
   if (w.webContents) watchContents(w.webContents);
 });
+if (app && app.whenReady) app.whenReady().then(() => { try { addPreload(electron.session && electron.session.defaultSession); } catch (_) {} });
 
 function windows() {
   const out = [];
@@ -108,16 +223,30 @@ function windows() {
   for (const w of all) state.windows.set(w.id, w);
   for (const [id, w] of state.windows) {
     const destroyed = w.isDestroyed ? w.isDestroyed() : false;
+    const wc = destroyed ? null : w.webContents;
     out.push({
       window_id: id,
-      web_contents_id: destroyed || !w.webContents ? null : w.webContents.id,
-      url: destroyed || !w.webContents ? '' : String(w.webContents.getURL()).slice(0, 65536),
+      web_contents_id: wc ? wc.id : null,
+      url: wc ? String(wc.getURL()).slice(0, 65536) : '',
       title: destroyed ? '' : String(w.getTitle ? w.getTitle() : '').slice(0, 1024),
       visible: destroyed ? false : !!(w.isVisible && w.isVisible()),
       destroyed,
+      crashed: !!(wc && wc.isCrashed && wc.isCrashed()),
     });
   }
   return out;
+}
+// renderers: each live webContents with a loaded page, and whether the
+// renderer half of the hook attached to it.
+function renderers() {
+  const out = [];
+  for (const [id, s] of state.contents) {
+    if (s.destroyed || (s.wc.isDestroyed && s.wc.isDestroyed())) continue;
+    let pid = null;
+    try { pid = s.wc.getOSProcessId ? s.wc.getOSProcessId() : null; } catch (_) {}
+    out.push({ web_contents_id: id, window_id: where('renderer', pid, s.wc).window_id, pid, loaded: s.loaded, attached: s.attached, crashed: s.crashed });
+  }
+  return out.slice(0, 64);
 }
 function processes() {
   try {
@@ -127,7 +256,7 @@ function processes() {
   }
 }
 function snapshot() {
-  return { windows: windows(), processes: processes(), ipc: state.ipc, ipc_observed: state.ipcObserved, timeline: state.timeline,
+  return { windows: windows(), processes: processes(), renderers: renderers(), ipc: state.ipc, ipc_observed: state.ipcObserved, timeline: state.timeline,
     timeline_observed: state.timelineObserved, conflicts: state.conflicts };
 }
 globalThis.__reaElectronActiveSnapshot = snapshot;
@@ -140,24 +269,43 @@ function target(index) {
   if (!wc) throw new Error('window_not_found');
   return wc;
 }
+// loaded resolves when wc finishes its next load, or after ms.
+function loaded(wc, ms) {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    wc.once('did-finish-load', () => { clearTimeout(t); resolve(); });
+  });
+}
 async function act(a) {
   switch (a.kind) {
     case 'wait':
       await new Promise((r) => setTimeout(r, a.duration_ms || 0));
       return;
     case 'click': {
-      const ok = await target(a.window_index).executeJavaScript(
+      const wc = target(a.window_index);
+      if (wc.isCrashed && wc.isCrashed()) throw new Error('renderer_crashed');
+      const ok = await wc.executeJavaScript(
         '(() => { const el = document.querySelector(' + JSON.stringify(a.selector) + '); if (!el) return false; el.click(); return true; })()');
       if (!ok) throw new Error('selector_not_found');
       await new Promise((r) => setTimeout(r, 100));
       return;
     }
-    case 'renderer-reload':
-      target(a.window_index).reload();
+    case 'renderer-reload': {
+      const wc = target(a.window_index);
+      const done = loaded(wc, 3000);
+      record('renderer', 'reload', 'attempted', inMain(wc));
+      wc.reload();
+      await done;
       return;
-    case 'renderer-crash':
-      target(a.window_index).forcefullyCrashRenderer();
+    }
+    case 'renderer-crash': {
+      const wc = target(a.window_index);
+      const gone = new Promise((r) => { const t = setTimeout(r, 3000); wc.once('render-process-gone', () => { clearTimeout(t); r(); }); });
+      record('renderer', 'crash', 'attempted', inMain(wc));
+      wc.forcefullyCrashRenderer();
+      await gone;
       return;
+    }
     case 'deep-link':
       if (a.delivery === 'second-instance') app.emit('second-instance', { preventDefault() {} }, [process.execPath, a.url], process.cwd());
       else app.emit('open-url', { preventDefault() {} }, a.url);
@@ -190,3 +338,4 @@ sock.on('data', async (d) => {
 const hello = () => out({ type: 'ready', electron_version: String(process.versions.electron || ''), pid: process.pid });
 if (app && app.whenReady) app.whenReady().then(() => setTimeout(hello, 300));
 else hello();
+}

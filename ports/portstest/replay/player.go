@@ -131,6 +131,23 @@ func (p *Player) Listen(ctx context.Context) (string, error) {
 	return path, nil
 }
 
+// Dial connects to the Unix socket at path and serves the transcript on
+// that connection: the engine's side for engines that connect to rea
+// rather than rea to them (an application's preload hook dialling rea's
+// control socket). Requests are still what rea sent, responses what the
+// engine sent.
+func (p *Player) Dial(ctx context.Context, path string) error {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return fmt.Errorf("replay: dial %s: %w", path, err)
+	}
+	p.stop = func() { c.Close() }
+	go p.serve(ctx, c)
+	p.t.Cleanup(func() { p.Close() })
+	return nil
+}
+
 // Pipe serves the transcript on one end of a connected Unix socket pair and
 // returns the other end, for engines reached over a process's pipes.
 func (p *Player) Pipe(ctx context.Context) (net.Conn, error) {

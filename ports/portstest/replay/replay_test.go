@@ -153,6 +153,33 @@ func TestRecordAndReplaySocket(t *testing.T) {
 	is.NoErr(p.Close())
 }
 
+// TestPlayerDial: a player that dials rea's socket (the engine connects to
+// rea) plays the same transcript as one rea dials.
+func TestPlayerDial(t *testing.T) {
+	is := is.New(t)
+	f, err := os.Open("testdata/echo.jsonl")
+	is.NoErr(err)
+	tr, err := replay.ReadTranscript(f)
+	f.Close()
+	is.NoErr(err)
+	dir := t.TempDir()
+	ln, err := net.Listen("unix", dir+"/rea.sock")
+	is.NoErr(err)
+	defer ln.Close()
+	p := replay.NewPlayer(t, tr, nil)
+	is.NoErr(p.Dial(t.Context(), dir+"/rea.sock"))
+	c, err := ln.Accept()
+	is.NoErr(err)
+	defer c.Close()
+	got, err := converse(c, script...)
+	is.NoErr(err)
+	is.Equal(got, answers)
+	is.NoErr(p.Close())
+	// Nothing listens: the dial fails, naming the socket.
+	err = replay.NewPlayer(t, tr, nil).Dial(t.Context(), dir+"/none.sock")
+	is.True(err != nil && strings.Contains(err.Error(), "none.sock"))
+}
+
 // startEcho starts the test binary as the echo engine and records its
 // process events.
 func startEcho(ctx context.Context, t testing.TB, rec *replay.Recorder) (io.ReadWriteCloser, error) {

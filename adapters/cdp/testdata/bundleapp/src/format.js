@@ -1,0 +1,1 @@
+exports.label = (n) => 'total=' + n;

@@ -1,0 +1,4 @@
+const { sum } = require('./math.js');
+const { label } = require('./format.js');
+
+exports.total = (xs) => label(sum(xs));

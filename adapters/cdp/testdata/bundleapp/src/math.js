@@ -1,0 +1,1 @@
+exports.sum = (xs) => xs.reduce((a, b) => a + b, 0);
