@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -220,24 +221,74 @@ func (c *captureElectronScenario) Run(e *env) error {
 		return usageError{fmt.Errorf("scenario is not a JSON object: %w", err)}
 	}
 	return runBrowser(e, "capture_electron_scenario", args, func(w io.Writer, r map[string]any) error {
-		a := obj(r["application"])
-		fmt.Fprintf(w, "application: %s (Electron %s), %s\n", str(a["application_path"]), str(a["electron_version"]), str(obj(r["coverage"])["status"]))
-		for _, x := range arr(r["actions"]) {
-			m := obj(x)
-			fmt.Fprintf(w, "step %s %s: %s %s\n", str(m["step_id"]), str(m["kind"]), str(m["status"]), str(m["error"]))
-		}
-		ipc := obj(r["ipc"])
-		fmt.Fprintf(w, "IPC: %v observed, %v kept\n", ipc["observed"], ipc["retained"])
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for _, x := range arr(ipc["events"]) {
-			m := obj(x)
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%v\n", str(m["kind"]), str(m["direction"]), str(m["channel"]), m["argument_shapes"])
-		}
-		tw.Flush()
-		for _, x := range arr(obj(r["timeline"])["events"]) {
-			m := obj(x)
-			fmt.Fprintf(w, "effect: %s %s %s\n", str(m["family"]), str(m["kind"]), str(m["phase"]))
-		}
+		writeElectronScenario(w, r)
 		return nil
 	})
+}
+
+// writeElectronScenario is capture_electron_scenario's text: the
+// application and its coverage, the steps, the windows and renderers (which
+// renderer the hook attached to, which crashed), then IPC and effects with
+// the process (role and pid) and window that saw each.
+func writeElectronScenario(w io.Writer, r map[string]any) {
+	a := obj(r["application"])
+	fmt.Fprintf(w, "application: %s (Electron %s), %s\n", str(a["application_path"]), str(a["electron_version"]), str(obj(r["coverage"])["status"]))
+	for _, x := range arr(r["actions"]) {
+		m := obj(x)
+		fmt.Fprintf(w, "step %s %s: %s %s\n", str(m["step_id"]), str(m["kind"]), str(m["status"]), str(m["error"]))
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, x := range arr(r["windows"]) {
+		m := obj(x)
+		state := "open"
+		switch {
+		case m["crashed"] == true:
+			state = "crashed"
+		case m["destroyed"] == true:
+			state = "closed"
+		}
+		fmt.Fprintf(tw, "window %v\t%s\t%s\t%s\n", m["window_id"], state, str(m["url"]), str(m["title"]))
+	}
+	tw.Flush()
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, x := range arr(r["renderers"]) {
+		m := obj(x)
+		hook := "hook attached"
+		if m["attached"] != true {
+			hook = "hook not attached"
+		}
+		state := "loaded"
+		if m["crashed"] == true {
+			state = "crashed"
+		} else if m["loaded"] != true {
+			state = "not loaded"
+		}
+		fmt.Fprintf(tw, "renderer %v\twindow %s\tpid %s\t%s, %s\n", m["web_contents_id"], fmt.Sprint(orDash(m["window_id"])), fmt.Sprint(orDash(m["pid"])), state, hook)
+	}
+	tw.Flush()
+	ipc := obj(r["ipc"])
+	fmt.Fprintf(w, "IPC: %v observed, %v kept\n", ipc["observed"], ipc["retained"])
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, x := range arr(ipc["events"]) {
+		m := obj(x)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%v\t%s\n", str(m["kind"]), str(m["direction"]), str(m["channel"]), m["argument_shapes"], seenBy(m))
+	}
+	tw.Flush()
+	for _, x := range arr(obj(r["timeline"])["events"]) {
+		m := obj(x)
+		fmt.Fprintf(w, "effect: %s %s %s %s\n", str(m["family"]), str(m["kind"]), str(m["phase"]), seenBy(m))
+	}
+}
+
+// seenBy names the process and window of a scenario event: "main pid 12",
+// "renderer pid 40 window 1".
+func seenBy(m map[string]any) string {
+	s := str(m["role"])
+	if m["pid"] != nil {
+		s += fmt.Sprint(" pid ", m["pid"])
+	}
+	if m["window_id"] != nil {
+		s += fmt.Sprint(" window ", m["window_id"])
+	}
+	return strings.TrimSpace(s)
 }
