@@ -15,9 +15,9 @@ import (
 	"rea/ports/portstest"
 )
 
-// typedPending lists the families whose handlers still build map results;
-// TestHandlersReturnTheirTypes skips their operations. Shrink it as
-// families are converted.
+// typedPending lists the families, and single operations, whose handlers
+// still build map results; TestHandlersReturnTheirTypes skips them. Shrink
+// it as they are converted.
 var typedPending = map[string]string{
 	"artifact": "converted on another branch",
 	"jsapp":    "converted on another branch",
@@ -25,10 +25,17 @@ var typedPending = map[string]string{
 	"browser":  "converted on another branch",
 	"process":  "converted on another branch",
 	"runtime":  "converted on another branch",
-	"kernel":   "not converted yet",
 	"annotate": "not converted yet",
 	"diff":     "not converted yet",
+	// kernel operations
+	"binary_session":        "its sub-objects (identity, candidates, tool_availability) are still maps",
+	"get_evidence_bundle":   "its complete form is core.Bundle, whose []*Evidence records the typecheck reads as nullable",
+	"inspect_analysis_view": "views are built by each family's Viewer as maps; typing them changes the Viewer API",
 }
+
+// typedAlternatives are the other result types of operations whose result
+// schema is a union (a detail "summary" form); none yet.
+var typedAlternatives = map[string][]reflect.Type{}
 
 // typedExtraArgs are calls made besides each operation's examples, for
 // operations whose examples name addresses or procedures the fake engine
@@ -62,7 +69,7 @@ var typedExtraArgs = map[string][]string{
 // return a result at least once, from its examples or typedExtraArgs.
 func TestHandlersReturnTheirTypes(t *testing.T) {
 	dir := t.TempDir()
-	image := filepath.Join(dir, "fake.bin")
+	image, bundle := filepath.Join(dir, "fake.bin"), filepath.Join(dir, "bundle.json")
 	if err := os.WriteFile(image, portstest.CodeFakeImage(), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -71,6 +78,9 @@ func TestHandlersReturnTheirTypes(t *testing.T) {
 	for _, f := range standard.Families() {
 		if _, skip := typedPending[f.Name]; !skip {
 			for _, op := range f.Operations {
+				if _, skip := typedPending[op.Name]; skip {
+					continue
+				}
 				h, name, session := op.Handler, op.Name, op.RequiresSession
 				op.Handler = func(ctx context.Context, c *core.Call) (any, error) {
 					out, err := h(ctx, c)
@@ -112,15 +122,22 @@ func TestHandlersReturnTheirTypes(t *testing.T) {
 			continue
 		}
 		for _, op := range f.Operations {
-			if op.Name == "close_binary" {
-				continue // run last, it unbinds the target
+			if _, skip := typedPending[op.Name]; skip || op.Name == "close_binary" {
+				continue // close_binary runs last: it unbinds the target
 			}
 			calls := slices.Clone(op.Examples)
 			for _, a := range typedExtraArgs[op.Name] {
 				calls = append(calls, json.RawMessage(a))
 			}
-			if op.Name == "inspect_binary_layout" {
+			switch op.Name { // examples that name files: use the test's own
+			case "inspect_binary_layout":
 				calls = []json.RawMessage{must(json.Marshal(map[string]string{"path": image})), must(json.Marshal(map[string]string{"path": exe}))}
+			case "export_evidence_bundle":
+				calls = []json.RawMessage{must(json.Marshal(map[string]any{"path": bundle, "overwrite": true}))}
+			case "import_evidence_bundle":
+				calls = []json.RawMessage{must(json.Marshal(map[string]any{"path": bundle}))}
+			case "compare_bundles":
+				calls = calls[:1] // the session against itself; the second example reads files in /tmp
 			}
 			for _, args := range calls {
 				if _, err := s.Call(ctx, op.Name, args, nil); err != nil {
@@ -134,6 +151,9 @@ func TestHandlersReturnTheirTypes(t *testing.T) {
 			continue
 		}
 		for _, op := range f.Operations {
+			if _, skip := typedPending[op.Name]; skip {
+				continue
+			}
 			if op.Name == "close_binary" {
 				if _, err := s.Call(ctx, op.Name, nil, nil); err != nil {
 					t.Errorf("close_binary: %v", err)
@@ -146,7 +166,7 @@ func TestHandlersReturnTheirTypes(t *testing.T) {
 			}
 			want := op.Types.Result
 			for _, typ := range types {
-				if typ != want && typ != reflect.PointerTo(want) {
+				if typ != want && typ != reflect.PointerTo(want) && !slices.Contains(typedAlternatives[op.Name], typ) {
 					t.Errorf("%s (%s): the handler returned %v, not its result type %v", op.Name, f.Name, typ, want)
 					break
 				}
