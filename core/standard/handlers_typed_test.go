@@ -25,7 +25,6 @@ var typedPending = map[string]string{
 	"browser":  "converted on another branch",
 	"process":  "converted on another branch",
 	"runtime":  "converted on another branch",
-	"annotate": "not converted yet",
 	"diff":     "not converted yet",
 	// kernel operations
 	"binary_session":        "its sub-objects (identity, candidates, tool_availability) are still maps",
@@ -58,6 +57,8 @@ var typedExtraArgs = map[string][]string{
 	"batch_decompile":              {`{"addresses":["main","0x1010"]}`},
 	"inspect_native_api":           {`{"procedure":"main"}`},
 	"search_strings":               {`{"pattern":"hello"}`},
+	"set_address_name":             {`{"address":"0x1030","name":"entry_main"}`},
+	"set_addresses_names":          {`{"names":{"0x1010":"start_here"}}`},
 }
 
 // TestHandlersReturnTheirTypes runs every operation of the converted
