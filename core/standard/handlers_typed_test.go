@@ -25,7 +25,7 @@ var typedPending = map[string]string{
 	"browser":  "converted on another branch",
 	"process":  "converted on another branch",
 	"runtime":  "converted on another branch",
-	"diff":     "not converted yet",
+	"diff":     "not converted yet: its handlers still build map results",
 	// kernel operations
 	"binary_session":        "its sub-objects (identity, candidates, tool_availability) are still maps",
 	"get_evidence_bundle":   "its complete form is core.Bundle, whose []*Evidence records the typecheck reads as nullable",
