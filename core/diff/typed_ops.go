@@ -26,16 +26,9 @@ type CompareFunctionsResultLeft struct {
 	ProviderID   string  `json:"provider_id"`
 }
 
-// CompareFunctionsResultDimensionsInstructions is part of the result of compare_functions.
-type CompareFunctionsResultDimensionsInstructions struct {
-	Status     string   `json:"status"`
-	Reason     *string  `json:"reason"`
-	Similarity *float64 `json:"similarity"`
-	Added      []string `json:"added"`
-	Removed    []string `json:"removed"`
-	Changes    []string `json:"changes"`
-	Omitted    int      `json:"omitted"`
-}
+// CompareFunctionsResultDimensionsInstructions is one dimension of the
+// result of compare_functions.
+type CompareFunctionsResultDimensionsInstructions = dimension
 
 // CompareFunctionsResultDimensions is part of the result of compare_functions.
 type CompareFunctionsResultDimensions struct {

@@ -25,11 +25,15 @@ var typedPending = map[string]string{
 	"browser":  "converted on another branch",
 	"process":  "converted on another branch",
 	"runtime":  "converted on another branch",
-	"diff":     "not converted yet: its handlers still build map results",
 	// kernel operations
 	"binary_session":        "its sub-objects (identity, candidates, tool_availability) are still maps",
 	"get_evidence_bundle":   "its complete form is core.Bundle, whose []*Evidence records the typecheck reads as nullable",
 	"inspect_analysis_view": "views are built by each family's Viewer as maps; typing them changes the Viewer API",
+	// diff operations
+	"compare_binaries":             "not converted yet: builds map results",
+	"find_changed_behavior":        "not converted yet: builds map results",
+	"build_call_path":              "not converted yet: builds map results",
+	"correlate_static_and_runtime": "not converted yet: builds map results",
 }
 
 // typedAlternatives are the other result types of operations whose result
@@ -131,12 +135,14 @@ func TestHandlersReturnTheirTypes(t *testing.T) {
 				calls = append(calls, json.RawMessage(a))
 			}
 			switch op.Name { // examples that name files: use the test's own
-			case "inspect_binary_layout":
-				calls = []json.RawMessage{must(json.Marshal(map[string]string{"path": image})), must(json.Marshal(map[string]string{"path": exe}))}
+			case "inspect_binary_layout": // detail summary returns a view, a map as inspect_analysis_view's
+				calls = []json.RawMessage{typedMust(json.Marshal(map[string]string{"path": image})), typedMust(json.Marshal(map[string]string{"path": exe}))}
 			case "export_evidence_bundle":
-				calls = []json.RawMessage{must(json.Marshal(map[string]any{"path": bundle, "overwrite": true}))}
+				calls = []json.RawMessage{typedMust(json.Marshal(map[string]any{"path": bundle, "overwrite": true}))}
 			case "import_evidence_bundle":
-				calls = []json.RawMessage{must(json.Marshal(map[string]any{"path": bundle}))}
+				calls = []json.RawMessage{typedMust(json.Marshal(map[string]any{"path": bundle}))}
+			case "compare_functions":
+				calls = []json.RawMessage{compareFunctionsArgs(t, s)}
 			case "compare_bundles":
 				calls = calls[:1] // the session against itself; the second example reads files in /tmp
 			}
@@ -176,9 +182,23 @@ func TestHandlersReturnTheirTypes(t *testing.T) {
 	}
 }
 
-func must[T any](v T, err error) T {
+func typedMust[T any](v T, err error) T {
 	if err != nil {
 		panic(err)
 	}
 	return v
+}
+
+// compareFunctionsArgs are compare_functions arguments naming two retained
+// analyze_function records of the fake's program.
+func compareFunctionsArgs(t *testing.T, s *core.Session) json.RawMessage {
+	t.Helper()
+	side := func(proc string) map[string]any {
+		res, err := s.Call(context.Background(), "analyze_function", json.RawMessage(`{"procedure":"`+proc+`","detail":"complete","include_assembly":true}`), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return map[string]any{"kind": "retained-evidence", "evidence_id": string(res.Evidence.EvidenceID)}
+	}
+	return typedMust(json.Marshal(map[string]any{"left": side("main"), "right": side("_start")}))
 }
