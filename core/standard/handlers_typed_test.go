@@ -32,7 +32,6 @@ var typedPending = map[string]string{
 	// diff operations
 	"compare_binaries":             "not converted yet: builds map results",
 	"find_changed_behavior":        "not converted yet: builds map results",
-	"build_call_path":              "not converted yet: builds map results",
 	"correlate_static_and_runtime": "not converted yet: builds map results",
 }
 
@@ -142,7 +141,11 @@ func TestHandlersReturnTheirTypes(t *testing.T) {
 			case "import_evidence_bundle":
 				calls = []json.RawMessage{typedMust(json.Marshal(map[string]any{"path": bundle}))}
 			case "compare_functions":
-				calls = []json.RawMessage{compareFunctionsArgs(t, s)}
+				main, start := dossierRefs(t, s)
+				calls = []json.RawMessage{typedMust(json.Marshal(map[string]any{"left": main, "right": start}))}
+			case "build_call_path":
+				main, start := dossierRefs(t, s)
+				calls = []json.RawMessage{typedMust(json.Marshal(map[string]any{"functions": []any{start, main}, "start": "_start", "goal": "main"}))}
 			case "compare_bundles":
 				calls = calls[:1] // the session against itself; the second example reads files in /tmp
 			}
@@ -189,16 +192,16 @@ func typedMust[T any](v T, err error) T {
 	return v
 }
 
-// compareFunctionsArgs are compare_functions arguments naming two retained
-// analyze_function records of the fake's program.
-func compareFunctionsArgs(t *testing.T, s *core.Session) json.RawMessage {
+// dossierRefs are retained references to complete analyze_function
+// records of the fake's main and _start.
+func dossierRefs(t *testing.T, s *core.Session) (main, start map[string]any) {
 	t.Helper()
-	side := func(proc string) map[string]any {
+	ref := func(proc string) map[string]any {
 		res, err := s.Call(context.Background(), "analyze_function", json.RawMessage(`{"procedure":"`+proc+`","detail":"complete","include_assembly":true}`), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return map[string]any{"kind": "retained-evidence", "evidence_id": string(res.Evidence.EvidenceID)}
 	}
-	return typedMust(json.Marshal(map[string]any{"left": side("main"), "right": side("_start")}))
+	return ref("main"), ref("_start")
 }
