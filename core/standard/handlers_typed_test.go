@@ -31,7 +31,6 @@ var typedPending = map[string]string{
 	"inspect_analysis_view": "views are built by each family's Viewer as maps; typing them changes the Viewer API",
 	// diff operations
 	"compare_binaries":             "not converted yet: builds map results",
-	"find_changed_behavior":        "not converted yet: builds map results",
 	"correlate_static_and_runtime": "not converted yet: builds map results",
 }
 
