@@ -101,8 +101,8 @@ func handleFindChangedBehavior(ctx context.Context, c *core.Call) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		res["detail"] = "concise"
-		obs := &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Limitations: res["limitations"].([]string)}
+		res.Detail = "concise"
+		obs := &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Limitations: res.Limitations}
 		if ev, err = c.Seal(op, cargs, obs); err != nil {
 			return nil, err
 		}

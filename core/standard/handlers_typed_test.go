@@ -30,7 +30,6 @@ var typedPending = map[string]string{
 	"get_evidence_bundle":   "its complete form is core.Bundle, whose []*Evidence records the typecheck reads as nullable",
 	"inspect_analysis_view": "views are built by each family's Viewer as maps; typing them changes the Viewer API",
 	// diff operations
-	"compare_binaries":             "not converted yet: builds map results",
 	"correlate_static_and_runtime": "not converted yet: builds map results",
 }
 
