@@ -30,7 +30,6 @@ var typedPending = map[string]string{
 	"get_evidence_bundle":   "its complete form is core.Bundle, whose []*Evidence records the typecheck reads as nullable",
 	"inspect_analysis_view": "views are built by each family's Viewer as maps; typing them changes the Viewer API",
 	// diff operations
-	"correlate_static_and_runtime": "converted, but its runtime Evidence (trace_native_calls, compare_process_captures) needs engines this test does not start; cmd/rea's correlate tests run it",
 }
 
 // typedAlternatives are the other result types of operations whose result
@@ -144,6 +143,8 @@ func TestHandlersReturnTheirTypes(t *testing.T) {
 			case "build_call_path":
 				main, start := dossierRefs(t, s)
 				calls = []json.RawMessage{typedMust(json.Marshal(map[string]any{"functions": []any{start, main}, "start": "_start", "goal": "main"}))}
+			case "correlate_static_and_runtime":
+				calls = []json.RawMessage{correlateArgs(t, s)}
 			case "compare_bundles":
 				calls = calls[:1] // the session against itself; the second example reads files in /tmp
 			}
@@ -202,4 +203,31 @@ func dossierRefs(t *testing.T, s *core.Session) (main, start map[string]any) {
 		return map[string]any{"kind": "retained-evidence", "evidence_id": string(res.Evidence.EvidenceID)}
 	}
 	return ref("main"), ref("_start")
+}
+
+// correlateArgs correlate a compare_functions record of the fake's program
+// with a sealed inline trace_native_calls record that saw main run once
+// (the trace engines are not started here).
+func correlateArgs(t *testing.T, s *core.Session) json.RawMessage {
+	t.Helper()
+	main, start := dossierRefs(t, s)
+	cmp, err := s.Call(context.Background(), "compare_functions", typedMust(json.Marshal(map[string]any{"left": main, "right": start})), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := "0"
+	trace := &core.Evidence{Operation: "trace_native_calls", PredicateType: core.DefaultPredicate, Parameters: json.RawMessage(`{}`), Provider: core.ProviderRef{ID: "fake-trace", Name: "fake trace", Version: &v},
+		Confidence: core.ConfidenceObserved, Authority: "shipped-artifact",
+		NormalizedResult: json.RawMessage(`{"breakpoints":[{"name":"main","address":"0x1030"}],"hits":[{"address":"0x1030","arguments":[]}]}`)}
+	if err := trace.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	inline, err := trace.MarshalCanonical()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return typedMust(json.Marshal(map[string]any{
+		"static_comparisons":  []any{map[string]any{"kind": "retained-evidence", "evidence_id": string(cmp.Evidence.EvidenceID)}},
+		"runtime_comparisons": []any{json.RawMessage(inline)},
+		"mappings":            []any{map[string]any{"runtime_evidence_id": string(trace.EvidenceID), "side": "left"}}}))
 }
