@@ -212,7 +212,7 @@ func changeReasons(a, b *Evidence) []string {
 
 // compareSides compares two Evidence sets record by record and their
 // unknowns. Incomplete evidence never yields "no-differences-observed".
-func compareSides(ctx context.Context, left, right *bundleSide) (map[string]any, error) {
+func compareSides(ctx context.Context, left, right *bundleSide) (*CompareBundlesResult, error) {
 	type slot struct{ l, r []*Evidence }
 	slots := map[string]*slot{}
 	get := func(k string) *slot {
@@ -296,7 +296,7 @@ func compareSides(ctx context.Context, left, right *bundleSide) (map[string]any,
 		}
 	}
 	conclusion := "no-differences-observed"
-	unkDiff := len(unk["added"].([]string))+len(unk["removed"].([]string))+len(unk["changed"].([]any)) > 0
+	unkDiff := len(unk.Added)+len(unk.Removed)+len(unk.Changed) > 0
 	switch {
 	case len(added) > 0 || len(removed) > 0 || comparableChanges > 0 || unkDiff:
 		conclusion = "different"
@@ -317,21 +317,16 @@ func compareSides(ctx context.Context, left, right *bundleSide) (map[string]any,
 	if reasons == nil {
 		reasons = []string{}
 	}
-	return map[string]any{
-		"left":               map[string]any{"kind": left.kind, "source": left.label, "records": len(left.records), "unknown_revisions": len(left.unknowns), "incomplete_records": li},
-		"right":              map[string]any{"kind": right.kind, "source": right.label, "records": len(right.records), "unknown_revisions": len(right.unknowns), "incomplete_records": ri},
-		"counts":             map[string]any{"added": len(added), "removed": len(removed), "changed": len(changed), "unchanged": unchanged},
-		"added":              added,
-		"removed":            removed,
-		"changed":            changed,
-		"unknowns":           unk,
-		"conclusion":         conclusion,
-		"conclusion_reasons": reasons,
+	return &CompareBundlesResult{
+		Left:   ComparedSide{Kind: left.kind, Source: left.label, Records: len(left.records), UnknownRevisions: len(left.unknowns), IncompleteRecords: li},
+		Right:  ComparedSide{Kind: right.kind, Source: right.label, Records: len(right.records), UnknownRevisions: len(right.unknowns), IncompleteRecords: ri},
+		Counts: CompareCounts{Added: len(added), Removed: len(removed), Changed: len(changed), Unchanged: unchanged},
+		Added:  added, Removed: removed, Changed: changed, Unknowns: unk, Conclusion: conclusion, ConclusionReasons: reasons,
 	}, nil
 }
 
 // compareUnknowns compares the latest revision of each unknown.
-func compareUnknowns(left, right []*Unknown) map[string]any {
+func compareUnknowns(left, right []*Unknown) ComparedUnknowns {
 	latest := func(revs []*Unknown) map[UnknownID]*Unknown {
 		m := map[UnknownID]*Unknown{}
 		for _, u := range revs {
@@ -342,7 +337,7 @@ func compareUnknowns(left, right []*Unknown) map[string]any {
 		return m
 	}
 	l, r := latest(left), latest(right)
-	added, removed, changed := []string{}, []string{}, []any{}
+	added, removed, changed := []string{}, []string{}, []ChangedUnknown{}
 	for _, id := range sortedUnknownIDs(l) {
 		ru, ok := r[id]
 		if !ok {
@@ -350,8 +345,8 @@ func compareUnknowns(left, right []*Unknown) map[string]any {
 			continue
 		}
 		if lu := l[id]; lu.RevisionDigest != ru.RevisionDigest {
-			changed = append(changed, map[string]any{"unknown_id": string(id), "left_revision": lu.Revision, "right_revision": ru.Revision,
-				"left_status": lu.Status, "right_status": ru.Status, "left_revision_digest": lu.RevisionDigest, "right_revision_digest": ru.RevisionDigest})
+			changed = append(changed, ChangedUnknown{UnknownID: string(id), LeftRevision: lu.Revision, RightRevision: ru.Revision,
+				LeftStatus: lu.Status, RightStatus: ru.Status, LeftRevisionDigest: lu.RevisionDigest, RightRevisionDigest: ru.RevisionDigest})
 		}
 	}
 	for _, id := range sortedUnknownIDs(r) {
@@ -359,5 +354,5 @@ func compareUnknowns(left, right []*Unknown) map[string]any {
 			added = append(added, string(id))
 		}
 	}
-	return map[string]any{"added": added, "removed": removed, "changed": changed}
+	return ComparedUnknowns{Added: added, Removed: removed, Changed: changed}
 }

@@ -139,7 +139,11 @@ func (b *summaryBuilder) finish(unknownRevisions int) *BundleSummary {
 // alone; it never starts a provider.
 func handleGetEvidenceBundle(_ context.Context, c *Call) (any, error) {
 	src := c.Session.bundleSource()
-	if d, _ := c.Args["detail"].(string); d == "summary" {
+	in, err := Input[GetEvidenceBundleInput](c)
+	if err != nil {
+		return nil, err
+	}
+	if in.Detail == "summary" {
 		b := c.Session.cat.newSummaryBuilder(c.Args)
 		for r := range src.Records {
 			b.add(r)

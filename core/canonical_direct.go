@@ -23,7 +23,7 @@ import (
 // plain structs) this file writes the RFC 8785 form in one pass: map keys
 // sorted by UTF-16 code units, struct fields in a per-type plan sorted once,
 // numbers and strings as rea/core/internal/jcs writes them. It follows encoding/json's rules for what it supports (json
-// tags, omitempty, value-receiver json.Marshaler and encoding.TextMarshaler,
+// tags, omitempty, omitzero, value-receiver json.Marshaler and encoding.TextMarshaler,
 // []byte as base64) and reports errDirectUnsupported for anything else
 // (embedded fields, other tag options, float32, pointer-receiver
 // marshalers, non-string map keys), so CanonicalJSON then takes the
@@ -294,7 +294,7 @@ func appendReflect(dst []byte, v reflect.Value, depth int) ([]byte, error) {
 		first := true
 		for _, f := range plan {
 			fv := v.Field(f.index)
-			if f.omitEmpty && isEmptyJSONValue(fv) {
+			if f.omitEmpty && isEmptyJSONValue(fv) || f.omitZero && fv.IsZero() {
 				continue
 			}
 			if !first {
@@ -318,13 +318,14 @@ type structField struct {
 	name      string
 	quoted    []byte // the canonical key
 	omitEmpty bool
+	omitZero  bool // encoding/json's omitzero, for types without an IsZero method
 }
 
 var structPlans sync.Map // reflect.Type -> []structField or error
 
 // structPlanFor lists the fields encoding/json would write, sorted by
 // UTF-16 key order; embedded fields and tag options other than omitempty
-// are unsupported.
+// and omitzero are unsupported.
 func structPlanFor(t reflect.Type) ([]structField, error) {
 	if p, ok := structPlans.Load(t); ok {
 		if err, bad := p.(error); bad {
@@ -355,12 +356,17 @@ func structPlanFor(t reflect.Type) ([]structField, error) {
 		if name == "" {
 			name = f.Name
 		}
-		omit := false
+		omit, omitZero := false, false
 		for _, o := range strings.Split(opts, ",") {
 			switch o {
 			case "":
 			case "omitempty":
 				omit = true
+			case "omitzero":
+				omitZero = true
+				if _, ok := reflect.PointerTo(f.Type).MethodByName("IsZero"); ok {
+					err = errDirectUnsupported // encoding/json asks the method
+				}
 			default:
 				err = errDirectUnsupported
 			}
@@ -369,7 +375,7 @@ func structPlanFor(t reflect.Type) ([]structField, error) {
 			err = errDirectUnsupported // encoding/json drops conflicting names
 		}
 		seen[name] = true
-		plan = append(plan, structField{index: i, name: name, quoted: AppendCanonicalString(nil, name), omitEmpty: omit})
+		plan = append(plan, structField{index: i, name: name, quoted: AppendCanonicalString(nil, name), omitEmpty: omit, omitZero: omitZero})
 	}
 	if err != nil {
 		structPlans.Store(t, err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"testing"
+	"time"
 )
 
 func init() { checkCanonicalDirect = true } // every CanonicalJSON in core's tests compares both paths
@@ -36,6 +37,8 @@ type directOuter struct {
 	Plain int               // no tag: the field name
 	Ptr   *directInner      `json:"ptr,omitempty"`
 	Strs  map[string]string `json:"strs"`
+	Zero  []string          `json:"zero,omitzero"`   // omitted when nil, written when empty
+	ZeroP *float64          `json:"zero_p,omitzero"` // omitted when nil
 }
 
 // TestCanonicalDirectMatchesTwoPass: the direct encoder writes exactly what
@@ -49,7 +52,8 @@ func TestCanonicalDirectMatchesTwoPass(t *testing.T) {
 		[]map[string]any{{"k": json.RawMessage(` {"y":1, "x":[1.0,2e0]} `)}, nil},
 		directOuter{Name: "n", Items: []directInner{{Z: "z", A: &seven}, {}}, Map: map[string]any{"m": []string{"q"}},
 			Raw: json.RawMessage(`{"b":1,"a":2}`), Num: "12.50", ID: "ev_1", Bytes: []byte{0, 1, 2, 250}, Big: 1<<53 + 1,
-			UBig: 1<<64 - 1, F: 0.1, Any: map[string]int{"x": 1}, Plain: 3, Ptr: &directInner{Z: "p"}, Strs: map[string]string{"b": "1", "a": "2"}},
+			UBig: 1<<64 - 1, F: 0.1, Any: map[string]int{"x": 1}, Plain: 3, Ptr: &directInner{Z: "p"}, Strs: map[string]string{"b": "1", "a": "2"},
+			Zero: []string{}, ZeroP: new(float64)},
 		&directOuter{},
 		map[string]map[string][]int{"a": {"b": {1, 2}}},
 	}
@@ -81,7 +85,10 @@ func TestCanonicalDirectFallsBack(t *testing.T) {
 	type withUnicodeTag struct {
 		N int `json:"\u00e9t\u00e9"`
 	}
-	for _, v := range []any{float32(0.1), map[int]string{2: "b", 1: "a"}, withEmbedded{embedded{1}, 2}, withString{5}, withUnicodeTag{1}} {
+	type withIsZero struct {
+		T time.Time `json:"t,omitzero"` // encoding/json asks time.Time's IsZero
+	}
+	for _, v := range []any{float32(0.1), map[int]string{2: "b", 1: "a"}, withEmbedded{embedded{1}, 2}, withString{5}, withUnicodeTag{1}, withIsZero{}} {
 		if _, err := appendDirect(nil, v, 0); err != errDirectUnsupported {
 			t.Errorf("%T: %v, want errDirectUnsupported", v, err)
 		}

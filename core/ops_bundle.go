@@ -30,8 +30,11 @@ func opExportEvidenceBundle() *Operation {
  "properties":{"path":{"type":"string"},"bytes":{"type":"integer","minimum":0},"records":{"type":"integer","minimum":0},"unknowns":{"type":"integer","minimum":0}}}`),
 		Examples: []json.RawMessage{json.RawMessage(`{"path":"/tmp/rea-evidence-bundle.json","overwrite":true}`), json.RawMessage(`{"path":"/tmp/evidence.json"}`)},
 		Handler: func(ctx context.Context, c *Call) (any, error) {
-			overwrite, _ := c.Args["overwrite"].(bool)
-			return c.Session.Export(ctx, c.Args["path"].(string), &ExportOptions{Overwrite: overwrite,
+			in, err := Input[ExportEvidenceBundleInput](c)
+			if err != nil {
+				return nil, err
+			}
+			return c.Session.Export(ctx, in.Path, &ExportOptions{Overwrite: in.Overwrite != nil && *in.Overwrite,
 				Progress: func(n int) { c.Observe(fmt.Sprintf("wrote %d records", n)) }})
 		},
 	}
@@ -52,7 +55,11 @@ func opImportEvidenceBundle() *Operation {
  "properties":{"imported":{"type":"integer","minimum":0},"total":{"type":"integer","minimum":0},"unknowns_added":{"type":"integer","minimum":0}}}`),
 		Examples: []json.RawMessage{json.RawMessage(`{"path":"/tmp/rea-evidence-bundle.json"}`)},
 		Handler: func(ctx context.Context, c *Call) (any, error) {
-			return c.Session.ImportBundleFile(ctx, c.Args["path"].(string), nil)
+			in, err := Input[ImportEvidenceBundleInput](c)
+			if err != nil {
+				return nil, err
+			}
+			return c.Session.ImportBundleFile(ctx, in.Path, nil)
 		},
 	}
 }
@@ -92,8 +99,11 @@ func opReleaseEvidenceBundle() *Operation {
  "properties":{"bundle_digest":{"type":"string"},"released":{"type":"boolean"}}}`),
 		Examples: []json.RawMessage{json.RawMessage(`{"bundle_digest":"0000000000000000000000000000000000000000000000000000000000000000"}`)},
 		Handler: func(ctx context.Context, c *Call) (any, error) {
-			d := c.Args["bundle_digest"].(string)
-			return map[string]any{"bundle_digest": d, "released": c.Session.ReleaseSnapshot(d)}, nil
+			in, err := Input[ReleaseEvidenceBundleInput](c)
+			if err != nil {
+				return nil, err
+			}
+			return &ReleaseEvidenceBundleResult{BundleDigest: in.BundleDigest, Released: c.Session.ReleaseSnapshot(in.BundleDigest)}, nil
 		},
 	}
 }

@@ -46,9 +46,13 @@ func opOpenBinary() *Operation {
 
 func handleOpenBinary(ctx context.Context, c *Call) (any, error) {
 	s := c.Session
-	path := c.Args["path"].(string)
+	in, err := Input[OpenBinaryInput](c)
+	if err != nil {
+		return nil, err
+	}
+	path := in.Path
 	requested := ""
-	if v, ok := c.Args["provider_id"].(string); ok {
+	if v := in.ProviderID; v != "" {
 		sel, err := ParseProviderSelector(v)
 		if err != nil {
 			return nil, InvalidRequest("open_binary", Issue{Path: []any{"provider_id"}, Reason: ReasonInvalidFormat, Message: err.Error()})
@@ -114,12 +118,11 @@ func handleOpenBinary(ctx context.Context, c *Call) (any, error) {
 			s.ledger.Clear()
 		}
 	}
-	out := map[string]any{"path": t.Path, "sha256": t.SHA256, "format": t.Format, "kind": t.Kind,
-		"architecture": OrNull(t.Architecture), "loaderArgs": []string{}, "provider": nil, "selection_source": nil, "run_id": runID}
+	out := &OpenBinaryResult{Path: t.Path, SHA256: t.SHA256, Format: t.Format, Kind: t.Kind,
+		Architecture: OptString(t.Architecture), LoaderArgs: []string{}, RunID: runID}
 	if b != nil {
-		info := b.Provider.Info()
-		out["provider"] = map[string]any{"id": info.ID, "name": info.Name, "version": a.Version()}
-		out["selection_source"] = b.Source
+		info, v, src := b.Provider.Info(), a.Version(), b.Source
+		out.Provider, out.SelectionSource = &OpenedProvider{ID: info.ID, Name: info.Name, Version: &v}, &src
 	}
 	return out, nil
 }
@@ -139,7 +142,7 @@ func opCloseBinary() *Operation {
 			s := c.Session
 			// Drain: wait (bounded) for this connection's other calls to finish.
 			s.drain(ctx, 30*time.Second)
-			return nil, s.closeTargetFor(ctx, true, c.bound.analysis)
+			return json.RawMessage("null"), s.closeTargetFor(ctx, true, c.bound.analysis)
 		},
 	}
 }

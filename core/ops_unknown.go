@@ -139,25 +139,27 @@ func opVerifyUnknownResolution() *Operation {
 	}
 }
 
-// unknownArgs decodes the mutable fields present in args onto u.
-func applyUnknownArgs(u *Unknown, args map[string]any) error {
-	raw, err := MarshalNoEscape(args)
+// unknownChange is the mutable fields of record_unknown's and
+// update_unknown's input: a nil field was absent, and a RawMessage holds
+// "null" when the argument was null.
+type unknownChange struct {
+	Status                   *string         `json:"status"`
+	Severity                 *string         `json:"severity"`
+	SupportingEvidenceIDs    *[]EvidenceID   `json:"supporting_evidence_ids"`
+	ContradictingEvidenceIDs *[]EvidenceID   `json:"contradicting_evidence_ids"`
+	RequiredAuthority        json.RawMessage `json:"required_authority"`
+	RequiredConfidence       json.RawMessage `json:"required_confidence"`
+	RequiredEnvironment      json.RawMessage `json:"required_environment"`
+	RecommendedProbes        *[]Probe        `json:"recommended_probes"`
+	Relationships            *[]Relationship `json:"relationships"`
+	Resolution               json.RawMessage `json:"resolution"`
+}
+
+// applyUnknownArgs decodes the mutable fields present in c's arguments
+// onto u.
+func applyUnknownArgs(u *Unknown, c *Call) error {
+	in, err := Input[unknownChange](c)
 	if err != nil {
-		return err
-	}
-	var in struct {
-		Status                   *string         `json:"status"`
-		Severity                 *string         `json:"severity"`
-		SupportingEvidenceIDs    *[]EvidenceID   `json:"supporting_evidence_ids"`
-		ContradictingEvidenceIDs *[]EvidenceID   `json:"contradicting_evidence_ids"`
-		RequiredAuthority        json.RawMessage `json:"required_authority"`
-		RequiredConfidence       json.RawMessage `json:"required_confidence"`
-		RequiredEnvironment      json.RawMessage `json:"required_environment"`
-		RecommendedProbes        *[]Probe        `json:"recommended_probes"`
-		Relationships            *[]Relationship `json:"relationships"`
-		Resolution               json.RawMessage `json:"resolution"`
-	}
-	if err := json.Unmarshal(raw, &in); err != nil {
 		return err
 	}
 	if in.Status != nil {
@@ -287,18 +289,18 @@ func (s *Session) mutateUnknownLocked(op string, args map[string]any, u *Unknown
 }
 
 func handleRecordUnknown(_ context.Context, c *Call) (any, error) {
-	question := CollapseSpace(c.Args["question"].(string))
+	in, err := Input[RecordUnknownInput](c)
+	if err != nil {
+		return nil, err
+	}
+	question := CollapseSpace(in.Question)
 	if n := len([]rune(question)); n == 0 || n > maxQuestionChars {
 		return nil, InvalidRequest(c.Op.Name, Issue{Path: []any{"question"}, Reason: ReasonOutOfRange, Message: "the question must hold 1-1000 characters after white space is collapsed", Maximum: maxQuestionChars})
 	}
-	domain := c.Args["domain"].(string)
-	var scope *string
-	if v, ok := c.Args["scope_digest"].(string); ok {
-		scope = &v
-	}
+	domain, scope := in.Domain, in.ScopeDigest
 	u := &Unknown{RegistryVersion: UnknownRegistryVersion, UnknownID: NewUnknownID(domain, question, scope), Revision: 1,
 		ScopeDigest: scope, Question: question, Domain: domain, Status: "open", Severity: "medium"}
-	if err := applyUnknownArgs(u, c.Args); err != nil {
+	if err := applyUnknownArgs(u, c); err != nil {
 		return nil, InvalidRequest(c.Op.Name, Issue{Path: []any{}, Reason: ReasonInvalidValue, Message: err.Error()})
 	}
 	r := &c.Session.retained
@@ -312,11 +314,15 @@ func handleRecordUnknown(_ context.Context, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"unknown": rev, "mutation_evidence_id": mut}, nil
+	return &RecordUnknownResult{Unknown: *rev, MutationEvidenceID: mut}, nil
 }
 
 func handleUpdateUnknown(_ context.Context, c *Call) (any, error) {
-	id := UnknownID(c.Args["unknown_id"].(string))
+	in, err := Input[UpdateUnknownInput](c)
+	if err != nil {
+		return nil, err
+	}
+	id := UnknownID(in.UnknownID)
 	r := &c.Session.retained
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -325,7 +331,7 @@ func handleUpdateUnknown(_ context.Context, c *Call) (any, error) {
 		return nil, unknownErr(c.Op.Name, CodeInvalidRequest, "missing", "this connection holds no unknown "+string(id), map[string]any{"unknown_id": string(id)})
 	}
 	cur := chain[len(chain)-1]
-	if want, ok := c.Args["expected_revision_digest"].(string); ok && want != cur.RevisionDigest {
+	if want := in.ExpectedRevisionDigest; want != "" && want != cur.RevisionDigest {
 		return nil, unknownErr(c.Op.Name, CodeRevisionConflict, "revision-conflict",
 			fmt.Sprintf("unknown %s is at revision %d (%s), not %s", id, cur.Revision, cur.RevisionDigest, want),
 			map[string]any{"unknown_id": string(id), "revision": cur.Revision, "revision_digest": cur.RevisionDigest})
@@ -333,7 +339,7 @@ func handleUpdateUnknown(_ context.Context, c *Call) (any, error) {
 	next := cloneUnknown(cur)
 	prev := cur.RevisionDigest
 	next.Revision, next.PreviousRevisionDigest = cur.Revision+1, &prev
-	if err := applyUnknownArgs(next, c.Args); err != nil {
+	if err := applyUnknownArgs(next, c); err != nil {
 		return nil, InvalidRequest(c.Op.Name, Issue{Path: []any{}, Reason: ReasonInvalidValue, Message: err.Error()})
 	}
 	next.MutationEvidenceIDs = cur.MutationEvidenceIDs
@@ -345,7 +351,7 @@ func handleUpdateUnknown(_ context.Context, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"unknown": rev, "mutation_evidence_id": mut}, nil
+	return &UpdateUnknownResult{Unknown: *rev, MutationEvidenceID: mut}, nil
 }
 
 // mustRevisionDigestSans is the digest of cur as the next revision would be
@@ -370,11 +376,12 @@ func handleListUnknowns(_ context.Context, c *Call) (any, error) {
 	r := &c.Session.retained
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	status, _ := c.Args["status"].(string)
-	domain, _ := c.Args["domain"].(string)
-	only, _ := c.Args["unknown_id"].(string)
-	history, _ := c.Args["include_history"].(bool)
-	out := []*Unknown{}
+	in, err := Input[ListUnknownsInput](c)
+	if err != nil {
+		return nil, err
+	}
+	status, domain, only, history := in.Status, in.Domain, in.UnknownID, in.IncludeHistory != nil && *in.IncludeHistory
+	out := []Unknown{}
 	total := 0
 	for _, id := range sortedUnknownIDs(r.unknowns) {
 		chain := r.unknowns[id]
@@ -384,16 +391,22 @@ func handleListUnknowns(_ context.Context, c *Call) (any, error) {
 		}
 		total++
 		if history {
-			out = append(out, chain...)
+			for _, u := range chain {
+				out = append(out, *u)
+			}
 		} else {
-			out = append(out, cur)
+			out = append(out, *cur)
 		}
 	}
-	return map[string]any{"unknowns": out, "total": total, "revisions": r.revisions}, nil
+	return &ListUnknownsResult{Unknowns: out, Total: total, Revisions: r.revisions}, nil
 }
 
 func handleVerifyUnknownResolution(_ context.Context, c *Call) (any, error) {
-	id := UnknownID(c.Args["unknown_id"].(string))
+	in, err := Input[VerifyUnknownResolutionInput](c)
+	if err != nil {
+		return nil, err
+	}
+	id := UnknownID(in.UnknownID)
 	r := &c.Session.retained
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -402,15 +415,16 @@ func handleVerifyUnknownResolution(_ context.Context, c *Call) (any, error) {
 		return nil, unknownErr(c.Op.Name, CodeInvalidRequest, "missing", "this connection holds no unknown "+string(id), map[string]any{"unknown_id": string(id)})
 	}
 	u := chain[len(chain)-1]
-	out := map[string]any{"unknown_id": id, "revision": u.Revision, "revision_digest": u.RevisionDigest, "disposition": nil,
-		"verified": false, "checks": []ResolutionCheck{}, "findings": []string{}}
+	out := &VerifyUnknownResolutionResult{UnknownID: string(id), Revision: u.Revision, RevisionDigest: u.RevisionDigest,
+		Checks: []ResolutionCheck{}, Findings: []string{}}
 	switch {
 	case u.Resolution == nil:
-		out["status"] = "not-resolved"
-		out["findings"] = []string{"the unknown has no resolution"}
+		out.Status = "not-resolved"
+		out.Findings = []string{"the unknown has no resolution"}
 	case u.Resolution.Disposition != "verified":
-		out["status"], out["disposition"] = "not-applicable", u.Resolution.Disposition
-		out["findings"] = []string{"a " + u.Resolution.Disposition + " resolution names no answering evidence"}
+		d := u.Resolution.Disposition
+		out.Status, out.Disposition = "not-applicable", &d
+		out.Findings = []string{"a " + d + " resolution names no answering evidence"}
 	default:
 		ok, checks, findings := u.checkResolution(func(id EvidenceID) (evidenceFacts, bool) {
 			e, ok := c.Session.ledger.Get(id)
@@ -419,10 +433,11 @@ func handleVerifyUnknownResolution(_ context.Context, c *Call) (any, error) {
 			}
 			return factsOf(e), true
 		})
-		out["disposition"], out["checks"], out["findings"], out["verified"] = "verified", checks, findings, ok
-		out["status"] = "not-verified"
+		d := "verified"
+		out.Disposition, out.Checks, out.Findings, out.Verified = &d, checks, findings, ok
+		out.Status = "not-verified"
 		if ok {
-			out["status"] = "verified"
+			out.Status = "verified"
 		}
 	}
 	return out, nil

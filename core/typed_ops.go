@@ -63,12 +63,7 @@ type ExportEvidenceBundleInput struct {
 }
 
 // ExportEvidenceBundleResult is the result of export_evidence_bundle.
-type ExportEvidenceBundleResult struct {
-	Path     string `json:"path"`
-	Bytes    int    `json:"bytes"`
-	Records  int    `json:"records"`
-	Unknowns int    `json:"unknowns"`
-}
+type ExportEvidenceBundleResult = ExportResult
 
 // ImportEvidenceBundleInput is the input of import_evidence_bundle.
 type ImportEvidenceBundleInput struct {
@@ -76,22 +71,10 @@ type ImportEvidenceBundleInput struct {
 }
 
 // ImportEvidenceBundleResult is the result of import_evidence_bundle.
-type ImportEvidenceBundleResult struct {
-	Imported      int `json:"imported"`
-	Total         int `json:"total"`
-	UnknownsAdded int `json:"unknowns_added"`
-}
+type ImportEvidenceBundleResult = ImportResult
 
 // SnapshotEvidenceBundleResult is the result of snapshot_evidence_bundle.
-type SnapshotEvidenceBundleResult struct {
-	BundleDigest    string `json:"bundle_digest"`
-	BundleURI       string `json:"bundle_uri"`
-	Bytes           int    `json:"bytes"`
-	Records         int    `json:"records"`
-	Unknowns        int    `json:"unknowns"`
-	Scope           string `json:"scope"`
-	SurvivesSession bool   `json:"survives_session"`
-}
+type SnapshotEvidenceBundleResult = SnapshotResult
 
 // SnapshotEvidenceBundleInput is the input of snapshot_evidence_bundle, the same as CloseBinaryInput.
 type SnapshotEvidenceBundleInput = CloseBinaryInput
@@ -115,15 +98,50 @@ type CompareBundlesInput struct {
 
 // CompareBundlesResult is the result of compare_bundles.
 type CompareBundlesResult struct {
-	Left              json.RawMessage   `json:"left"`
-	Right             json.RawMessage   `json:"right"`
-	Counts            json.RawMessage   `json:"counts"`
-	Added             []json.RawMessage `json:"added"`
-	Removed           []json.RawMessage `json:"removed"`
-	Changed           []json.RawMessage `json:"changed"`
-	Unknowns          json.RawMessage   `json:"unknowns"`
-	Conclusion        string            `json:"conclusion"`
-	ConclusionReasons []string          `json:"conclusion_reasons"`
+	Left              ComparedSide     `json:"left"`
+	Right             ComparedSide     `json:"right"`
+	Counts            CompareCounts    `json:"counts"`
+	Added             []compareEntry   `json:"added"`
+	Removed           []compareEntry   `json:"removed"`
+	Changed           []changedPair    `json:"changed"`
+	Unknowns          ComparedUnknowns `json:"unknowns"`
+	Conclusion        string           `json:"conclusion"`
+	ConclusionReasons []string         `json:"conclusion_reasons"`
+}
+
+// ComparedSide is one side of a CompareBundlesResult.
+type ComparedSide struct {
+	Kind              string   `json:"kind"`
+	Source            string   `json:"source"`
+	Records           int      `json:"records"`
+	UnknownRevisions  int      `json:"unknown_revisions"`
+	IncompleteRecords []string `json:"incomplete_records"`
+}
+
+// CompareCounts counts a CompareBundlesResult's records.
+type CompareCounts struct {
+	Added     int `json:"added"`
+	Removed   int `json:"removed"`
+	Changed   int `json:"changed"`
+	Unchanged int `json:"unchanged"`
+}
+
+// ComparedUnknowns compares the latest revisions of two sides' unknowns.
+type ComparedUnknowns struct {
+	Added   []string         `json:"added"`
+	Removed []string         `json:"removed"`
+	Changed []ChangedUnknown `json:"changed"`
+}
+
+// ChangedUnknown is an unknown whose latest revision differs.
+type ChangedUnknown struct {
+	UnknownID           string `json:"unknown_id"`
+	LeftRevision        int    `json:"left_revision"`
+	RightRevision       int    `json:"right_revision"`
+	LeftStatus          string `json:"left_status"`
+	RightStatus         string `json:"right_status"`
+	LeftRevisionDigest  string `json:"left_revision_digest"`
+	RightRevisionDigest string `json:"right_revision_digest"`
 }
 
 // RecordUnknownInput is the input of record_unknown.
@@ -144,8 +162,8 @@ type RecordUnknownInput struct {
 
 // RecordUnknownResult is the result of record_unknown.
 type RecordUnknownResult struct {
-	Unknown            json.RawMessage `json:"unknown"`
-	MutationEvidenceID string          `json:"mutation_evidence_id"`
+	Unknown            Unknown    `json:"unknown"`
+	MutationEvidenceID EvidenceID `json:"mutation_evidence_id"`
 }
 
 // UpdateUnknownInput is the input of update_unknown.
@@ -177,9 +195,9 @@ type ListUnknownsInput struct {
 
 // ListUnknownsResult is the result of list_unknowns.
 type ListUnknownsResult struct {
-	Unknowns  []json.RawMessage `json:"unknowns"`
-	Total     int               `json:"total"`
-	Revisions int               `json:"revisions"`
+	Unknowns  []Unknown `json:"unknowns"`
+	Total     int       `json:"total"`
+	Revisions int       `json:"revisions"`
 }
 
 // VerifyUnknownResolutionInput is the input of verify_unknown_resolution.
@@ -195,7 +213,7 @@ type VerifyUnknownResolutionResult struct {
 	Status         string            `json:"status"`
 	Disposition    *string           `json:"disposition"`
 	Verified       bool              `json:"verified"`
-	Checks         []json.RawMessage `json:"checks"`
+	Checks         []ResolutionCheck `json:"checks"`
 	Findings       []string          `json:"findings"`
 }
 

@@ -434,10 +434,10 @@ func (c *analyzeCmd) Run(e *env) error {
 	if e.g.Format == "json" {
 		return e.writeJSON(map[string]any{"target": opened.Value, "overview": res.Evidence})
 	}
-	return writeOverview(e.opts.Stdout, opened.Value.(map[string]any), res.Evidence)
+	return writeOverview(e.opts.Stdout, opened.Value.(*core.OpenBinaryResult), res.Evidence)
 }
 
-func writeOverview(w io.Writer, target map[string]any, ev *core.Evidence) error {
+func writeOverview(w io.Writer, target *core.OpenBinaryResult, ev *core.Evidence) error {
 	var ov struct {
 		Document       string  `json:"document"`
 		Format         string  `json:"format"`
@@ -464,9 +464,9 @@ func writeOverview(w io.Writer, target map[string]any, ev *core.Evidence) error 
 	if ov.Architecture != nil {
 		arch = *ov.Architecture
 	}
-	fmt.Fprintf(tw, "%s\n", target["path"])
-	fmt.Fprintf(tw, "  format\t%s %s, %s\n", ov.Format, target["kind"], arch)
-	fmt.Fprintf(tw, "  sha256\t%s\n", target["sha256"])
+	fmt.Fprintf(tw, "%s\n", target.Path)
+	fmt.Fprintf(tw, "  format\t%s %s, %s\n", ov.Format, target.Kind, arch)
+	fmt.Fprintf(tw, "  sha256\t%s\n", target.SHA256)
 	fmt.Fprintf(tw, "  provider\t%s %s\n", ev.Provider.ID, deref(ev.Provider.Version))
 	if ov.Entry != nil {
 		fmt.Fprintf(tw, "  entry\t%s\n", *ov.Entry)

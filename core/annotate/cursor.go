@@ -119,9 +119,10 @@ func displayName(ov *overlay, addr uint64, engine string) string {
 	return fmt.Sprintf("sub_%x", addr)
 }
 
-func addrOrNull(a *uint64) any {
+func addrOrNull(a *uint64) *string {
 	if a == nil {
 		return nil
 	}
-	return core.Hex(*a)
+	h := core.Hex(*a)
+	return &h
 }

@@ -4,7 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"rea/core"
 	"rea/ports"
@@ -52,34 +53,35 @@ func begin(ctx context.Context, c *core.Call) (*view, *store, *cursors, position
 }
 
 // documentArg validates the optional document argument against the target.
-// atAddress opens a call that works at the "address" argument: the view,
-// the store, the cursor position, the document and the resolved address.
-func atAddress(ctx context.Context, c *core.Call) (*view, *store, position, string, uint64, error) {
+// atAddress opens a call that works at an address argument (address, in
+// document, empty for the cursor's): the view, the store, the cursor
+// position, the document and the resolved address.
+func atAddress(ctx context.Context, c *core.Call, address, document string) (*view, *store, position, string, uint64, error) {
 	v, st, _, cur, err := begin(ctx, c)
 	if err != nil {
 		return nil, nil, cur, "", 0, err
 	}
-	doc, err := documentArg(c, v, cur)
+	doc, err := documentArg(c, v, cur, document)
 	if err != nil {
 		return nil, nil, cur, "", 0, err
 	}
-	s, _ := core.StringArg(c.Args, "address")
-	addr, err := resolveAddress(c.Op.Name, v, st.ov, s, []any{"address"})
+	addr, err := resolveAddress(c.Op.Name, v, st.ov, address, []any{"address"})
 	if err != nil {
 		return nil, nil, cur, "", 0, err
 	}
 	return v, st, cur, doc, addr, nil
 }
 
-func documentArg(c *core.Call, v *view, cur position) (string, error) {
-	name, ok := core.StringArg(c.Args, "document")
-	return v.document(c.Op.Name, name, ok, cur.document)
+// documentArg checks the document argument name (empty when absent: the
+// cursor's document).
+func documentArg(c *core.Call, v *view, cur position, name string) (string, error) {
+	return v.document(c.Op.Name, name, name != "", cur.document)
 }
 
-// addressArgOrCursor reads the address argument, or the cursor's.
-func addressArgOrCursor(c *core.Call, v *view, st *store, cur position) (uint64, error) {
-	s, ok := core.StringArg(c.Args, "address")
-	if !ok {
+// addressArgOrCursor resolves the address argument s, or gives the
+// cursor's when s is empty (absent).
+func addressArgOrCursor(c *core.Call, v *view, st *store, cur position, s string) (uint64, error) {
+	if s == "" {
 		if cur.address == nil {
 			return 0, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"address"}, Reason: core.ReasonMissingArgument,
 				Message: "the cursor has no address; pass address or call goto_address first"})
@@ -110,31 +112,27 @@ func opGotoAddress() *core.Operation {
   "previous_address":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]}}}`),
 		Examples: []json.RawMessage{json.RawMessage(`{"address":"main"}`), json.RawMessage(`{"address":"0x401000"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			in, err := core.Input[AddressInput](c)
+			if err != nil {
+				return nil, err
+			}
 			v, st, cs, cur, err := begin(ctx, c)
 			if err != nil {
 				return nil, err
 			}
-			doc, err := documentArg(c, v, cur)
+			doc, err := documentArg(c, v, cur, in.Document)
 			if err != nil {
 				return nil, err
 			}
-			s, _ := core.StringArg(c.Args, "address")
-			addr, err := resolveAddress(c.Op.Name, v, st.ov, s, []any{"address"})
+			addr, err := resolveAddress(c.Op.Name, v, st.ov, in.Address, []any{"address"})
 			if err != nil {
 				return nil, err
 			}
 			cs.move(c, position{document: doc, address: &addr})
-			return &core.Observation{Result: map[string]any{"document": doc, "address": core.Hex(addr), "procedure": nullable(procedureAt(v, st.ov, addr)),
-				"previous_address": addrOrNull(cur.address)}, Locations: addrLocation(addr)}, nil
+			return &core.Observation{Result: &GotoAddressResult{Document: doc, Address: addrOrNull(&addr), Procedure: procedureAt(v, st.ov, addr),
+				PreviousAddress: addrOrNull(cur.address)}, Locations: addrLocation(addr)}, nil
 		},
 	}
-}
-
-func nullable(p *ProcedureRef) any {
-	if p == nil {
-		return nil
-	}
-	return p
 }
 
 func opSetCurrentDocument() *core.Operation {
@@ -146,11 +144,15 @@ func opSetCurrentDocument() *core.Operation {
   "address":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]}}}`),
 		Examples: []json.RawMessage{json.RawMessage(`{"document":"elf"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			in, err := core.Input[SetCurrentDocumentInput](c)
+			if err != nil {
+				return nil, err
+			}
 			v, _, cs, cur, err := begin(ctx, c)
 			if err != nil {
 				return nil, err
 			}
-			doc, err := documentArg(c, v, cur)
+			doc, err := documentArg(c, v, cur, in.Document)
 			if err != nil {
 				return nil, err
 			}
@@ -163,7 +165,7 @@ func opSetCurrentDocument() *core.Operation {
 				p = initialPosition(v, doc)
 			}
 			cs.move(c, p)
-			return &core.Observation{Result: map[string]any{"document": doc, "previous_document": cur.document, "address": addrOrNull(p.address)}}, nil
+			return &core.Observation{Result: &SetCurrentDocumentResult{Document: doc, PreviousDocument: cur.document, Address: addrOrNull(p.address)}}, nil
 		},
 	}
 }
@@ -180,7 +182,7 @@ func opCurrentDocument() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			return &core.Observation{Result: map[string]any{"document": cur.document}}, nil
+			return &core.Observation{Result: &CurrentDocumentResult{Document: cur.document}}, nil
 		},
 	}
 }
@@ -193,11 +195,15 @@ func opCurrentAddress() *core.Operation {
 		Result:      withDefs(`{"type":"object","additionalProperties":false,"required":["document","address"],"properties":{"document":{"type":"string"},"address":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]}}}`),
 		Examples:    []json.RawMessage{json.RawMessage(`{}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			in, err := core.Input[DocumentInput](c)
+			if err != nil {
+				return nil, err
+			}
 			v, _, _, cur, err := begin(ctx, c)
 			if err != nil {
 				return nil, err
 			}
-			doc, err := documentArg(c, v, cur)
+			doc, err := documentArg(c, v, cur, in.Document)
 			if err != nil {
 				return nil, err
 			}
@@ -205,7 +211,7 @@ func opCurrentAddress() *core.Operation {
 			if doc != cur.document {
 				p = initialPosition(v, doc)
 			}
-			return &core.Observation{Result: map[string]any{"document": doc, "address": addrOrNull(p.address)}}, nil
+			return &core.Observation{Result: &CurrentAddressResult{Document: doc, Address: addrOrNull(p.address)}}, nil
 		},
 	}
 }
@@ -219,19 +225,23 @@ func opCurrentProcedure() *core.Operation {
 		Result:      withDefs(`{"type":"object","additionalProperties":false,"required":["document","address","procedure"],"properties":{` + navResultProps + `}}`),
 		Examples:    []json.RawMessage{json.RawMessage(`{}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			in, err := core.Input[DocumentInput](c)
+			if err != nil {
+				return nil, err
+			}
 			v, st, _, cur, err := begin(ctx, c)
 			if err != nil {
 				return nil, err
 			}
-			doc, err := documentArg(c, v, cur)
+			doc, err := documentArg(c, v, cur, in.Document)
 			if err != nil {
 				return nil, err
 			}
-			var proc any
+			var proc *ProcedureRef
 			if cur.address != nil {
-				proc = nullable(procedureAt(v, st.ov, *cur.address))
+				proc = procedureAt(v, st.ov, *cur.address)
 			}
-			return &core.Observation{Result: map[string]any{"document": doc, "address": addrOrNull(cur.address), "procedure": proc}}, nil
+			return &core.Observation{Result: &CurrentProcedureResult{Document: doc, Address: addrOrNull(cur.address), Procedure: proc}}, nil
 		},
 	}
 }
@@ -249,12 +259,16 @@ func opGetNavigationContext() *core.Operation {
   ` + navResultProps + `,"store":{"enum":["rea-overlay","engine"],"description":"Where this target's annotations are kept."}}}`),
 		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"document":"elf"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			in, err := core.Input[DocumentInput](c)
+			if err != nil {
+				return nil, err
+			}
 			v, st, _, cur, err := begin(ctx, c)
 			if err != nil {
 				return nil, err
 			}
-			name, explicit := core.StringArg(c.Args, "document")
-			doc, err := v.document(c.Op.Name, name, explicit, cur.document)
+			explicit := in.Document != ""
+			doc, err := documentArg(c, v, cur, in.Document)
 			if err != nil {
 				return nil, err
 			}
@@ -265,22 +279,22 @@ func opGetNavigationContext() *core.Operation {
 					p = initialPosition(v, doc)
 				}
 			}
-			var proc any
+			var proc *ProcedureRef
 			if _, missing := v.err["procedures"]; !missing && p.address != nil {
-				proc = nullable(procedureAt(v, st.ov, *p.address))
+				proc = procedureAt(v, st.ov, *p.address)
 			}
-			modes := []map[string]any{{"mode": "current_selection", "available": true, "reason": nil}, {"mode": "explicit_document", "available": true, "reason": nil}}
-			return map[string]any{"mode": mode, "modes": modes, "document": doc, "address": addrOrNull(p.address), "procedure": proc, "store": st.name()}, nil
+			modes := []NavigationMode{{Mode: "current_selection", Available: true}, {Mode: "explicit_document", Available: true}}
+			return &NavigationContextResult{Mode: mode, Modes: modes, Document: doc, Address: addrOrNull(p.address), Procedure: proc, Store: st.name()}, nil
 		},
 	}
 }
 
-// facet is one inspect_address_context outcome.
-func available(v any) map[string]any {
-	return map[string]any{"status": "available", "value": v, "reason": nil}
-}
-func unavailable(reason string) map[string]any {
-	return map[string]any{"status": "unavailable", "value": nil, "reason": reason}
+// available is a facet with its value (nil: nothing there).
+func available[T any](v *T) Facet[T] { return Facet[T]{Status: "available", Value: v} }
+
+// unavailable is a facet the provider cannot answer.
+func unavailable[T any](reason string) Facet[T] {
+	return Facet[T]{Status: "unavailable", Reason: &reason}
 }
 
 const facetSchema = `{"type":"object","additionalProperties":false,"required":["status","value","reason"],"properties":{"status":{"enum":["available","unavailable"]},"value":{},"reason":{"type":["string","null"]}}}`
@@ -297,58 +311,73 @@ func opInspectAddressContext() *core.Operation {
    "properties":{"name":` + facetSchema + `,"procedure":` + facetSchema + `,"comment":` + facetSchema + `,"inline_comment":` + facetSchema + `,"bookmark":` + facetSchema + `}}}}`),
 		Examples: []json.RawMessage{json.RawMessage(`{"address":"main"}`), json.RawMessage(`{"address":"0x401000"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			v, st, _, doc, addr, err := atAddress(ctx, c)
+			in, err := core.Input[AddressInput](c)
 			if err != nil {
 				return nil, err
 			}
-			facets := map[string]any{}
+			v, st, _, doc, addr, err := atAddress(ctx, c, in.Address, in.Document)
+			if err != nil {
+				return nil, err
+			}
+			var facets AddressFacets
 			engine := v.engineName(addr)
 			analyst, hasAnalyst, nameErr := st.get(ctx, ports.AnnotationName, addr)
 			_, noNames := v.err["names"]
 			_, noProcs := v.err["procedures"]
 			switch {
 			case nameErr != nil:
-				facets["name"] = unavailable(nameErr.Error())
+				facets.Name = unavailable[AddressNames](nameErr.Error())
 			case noNames && noProcs && !hasAnalyst:
-				facets["name"] = unavailable("the provider lists neither names nor procedures")
+				facets.Name = unavailable[AddressNames]("the provider lists neither names nor procedures")
 			default:
-				var name any
+				names := &AddressNames{EngineName: core.OptString(engine), AnalystName: orNil(analyst, hasAnalyst)}
 				switch {
 				case hasAnalyst:
-					name = analyst
+					names.Name = &analyst
 				case engine != "":
-					name = engine
+					names.Name = &engine
 				}
-				facets["name"] = available(map[string]any{"name": name, "engine_name": core.OrNull(engine), "analyst_name": orNil(analyst, hasAnalyst)})
+				facets.Name = available(names)
 			}
 			if noProcs {
-				facets["procedure"] = unavailable(v.err["procedures"])
+				facets.Procedure = unavailable[ProcedureRef](v.err["procedures"])
 			} else {
-				facets["procedure"] = available(nullable(procedureAt(v, st.ov, addr)))
+				facets.Procedure = available(procedureAt(v, st.ov, addr))
 			}
 			for _, k := range []ports.AnnotationKind{ports.AnnotationComment, ports.AnnotationInlineComment, ports.AnnotationBookmark} {
 				text, ok, err := st.get(ctx, k, addr)
-				switch {
-				case err != nil:
-					facets[string(k)] = unavailable(err.Error())
-				case !ok:
-					facets[string(k)] = available(nil)
-				case k == ports.AnnotationBookmark:
-					facets[string(k)] = available(map[string]any{"name": text})
-				default:
-					facets[string(k)] = available(text)
+				if k == ports.AnnotationBookmark {
+					switch {
+					case err != nil:
+						facets.Bookmark = unavailable[BookmarkName](err.Error())
+					case !ok:
+						facets.Bookmark = available[BookmarkName](nil)
+					default:
+						facets.Bookmark = available(&BookmarkName{Name: text})
+					}
+					continue
+				}
+				f := available(orNil(text, ok))
+				if err != nil {
+					f = unavailable[string](err.Error())
+				}
+				if k == ports.AnnotationComment {
+					facets.Comment = f
+				} else {
+					facets.InlineComment = f
 				}
 			}
-			return map[string]any{"document": doc, "address": core.Hex(addr), "store": st.name(), "facets": facets}, nil
+			return &AddressContextResult{Document: doc, Address: core.Hex(addr), Store: st.name(), Facets: facets}, nil
 		},
 	}
 }
 
-func orNil(s string, ok bool) any {
+// orNil is &s, or nil when !ok.
+func orNil(s string, ok bool) *string {
 	if !ok {
 		return nil
 	}
-	return s
+	return &s
 }
 
 // mutation builds the observation of annotation changes.
@@ -374,9 +403,11 @@ func opSetAddressName() *core.Operation {
 		Result:   json.RawMessage(mutationResultSchema),
 		Examples: []json.RawMessage{json.RawMessage(`{"address":"helper","name":"scale_banner"}`), json.RawMessage(`{"address":"0x401000","name":"check_license"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			name, _ := core.StringArg(c.Args, "name")
-			addrArg, _ := core.StringArg(c.Args, "address")
-			return setNames(ctx, c, []nameChange{{addrArg, name, []any{"address"}, []any{"name"}}})
+			in, err := core.Input[SetAddressNameInput](c)
+			if err != nil {
+				return nil, err
+			}
+			return setNames(ctx, c, in.Document, []nameChange{{in.Address, in.Name, []any{"address"}, []any{"name"}}})
 		},
 	}
 }
@@ -390,18 +421,15 @@ func opSetAddressesNames() *core.Operation {
 		Result:   json.RawMessage(mutationResultSchema),
 		Examples: []json.RawMessage{json.RawMessage(`{"names":{"helper":"scale_banner"}}`), json.RawMessage(`{"names":{"0x401000":"check_license","0x401020":"parse_key"}}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			m, _ := c.Args["names"].(map[string]any)
-			keys := make([]string, 0, len(m))
-			for k := range m {
-				keys = append(keys, k)
+			in, err := core.Input[SetAddressesNamesInput](c)
+			if err != nil {
+				return nil, err
 			}
-			sort.Strings(keys)
 			var ch []nameChange
-			for _, k := range keys {
-				n, _ := m[k].(string)
-				ch = append(ch, nameChange{k, n, []any{"names", k}, []any{"names", k}})
+			for _, k := range slices.Sorted(maps.Keys(in.Names)) {
+				ch = append(ch, nameChange{k, in.Names[k], []any{"names", k}, []any{"names", k}})
 			}
-			return setNames(ctx, c, ch)
+			return setNames(ctx, c, in.Document, ch)
 		},
 	}
 }
@@ -411,12 +439,12 @@ type nameChange struct {
 	addrPath, namePath []any
 }
 
-func setNames(ctx context.Context, c *core.Call, req []nameChange) (any, error) {
+func setNames(ctx context.Context, c *core.Call, document string, req []nameChange) (any, error) {
 	v, st, _, cur, err := begin(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	doc, err := documentArg(c, v, cur)
+	doc, err := documentArg(c, v, cur, document)
 	if err != nil {
 		return nil, err
 	}
@@ -488,16 +516,19 @@ func opSetComment(name string, kind ports.AnnotationKind) *core.Operation {
 		Result:   json.RawMessage(mutationResultSchema),
 		Examples: []json.RawMessage{json.RawMessage(`{"address":"main","comment":"prints the banner"}`), json.RawMessage(`{"address":"0x401000","comment":"checks the licence key"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			text, _ := core.StringArg(c.Args, "comment")
-			return setOne(ctx, c, kind, &text, "comment")
+			in, err := core.Input[SetCommentInput](c)
+			if err != nil {
+				return nil, err
+			}
+			return setOne(ctx, c, in.Address, in.Document, kind, &in.Comment, "comment")
 		},
 	}
 }
 
 // setOne sets (text non-nil) or removes one annotation at the address
-// argument.
-func setOne(ctx context.Context, c *core.Call, kind ports.AnnotationKind, text *string, textArg string) (any, error) {
-	_, st, _, doc, addr, err := atAddress(ctx, c)
+// argument (address, in document).
+func setOne(ctx context.Context, c *core.Call, address, document string, kind ports.AnnotationKind, text *string, textArg string) (any, error) {
+	_, st, _, doc, addr, err := atAddress(ctx, c, address, document)
 	if err != nil {
 		return nil, err
 	}
@@ -521,8 +552,11 @@ func opSetBookmark() *core.Operation {
 		Result:      json.RawMessage(mutationResultSchema),
 		Examples:    []json.RawMessage{json.RawMessage(`{"address":"main","name":"start here"}`), json.RawMessage(`{"address":"0x401000","name":"licence check"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			name, _ := core.StringArg(c.Args, "name")
-			return setOne(ctx, c, ports.AnnotationBookmark, &name, "name")
+			in, err := core.Input[SetBookmarkInput](c)
+			if err != nil {
+				return nil, err
+			}
+			return setOne(ctx, c, in.Address, in.Document, ports.AnnotationBookmark, &in.Name, "name")
 		},
 	}
 }
@@ -535,7 +569,11 @@ func opUnsetBookmark() *core.Operation {
 		Result:      json.RawMessage(mutationResultSchema),
 		Examples:    []json.RawMessage{json.RawMessage(`{"address":"main"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			return setOne(ctx, c, ports.AnnotationBookmark, nil, "")
+			in, err := core.Input[AddressInput](c)
+			if err != nil {
+				return nil, err
+			}
+			return setOne(ctx, c, in.Address, in.Document, ports.AnnotationBookmark, nil, "")
 		},
 	}
 }
@@ -550,11 +588,15 @@ func opListBookmarks() *core.Operation {
    "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"procedure":{"anyOf":[{"type":"null"},` + procRefSchema + `]}}}}}}`),
 		Examples: []json.RawMessage{json.RawMessage(`{}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			in, err := core.Input[DocumentInput](c)
+			if err != nil {
+				return nil, err
+			}
 			v, st, _, cur, err := begin(ctx, c)
 			if err != nil {
 				return nil, err
 			}
-			doc, err := documentArg(c, v, cur)
+			doc, err := documentArg(c, v, cur, in.Document)
 			if err != nil {
 				return nil, err
 			}
@@ -562,11 +604,11 @@ func opListBookmarks() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			items := make([]map[string]any, len(l))
+			items := make([]Bookmark, len(l))
 			for i, b := range l {
-				items[i] = map[string]any{"address": core.Hex(b.Address), "name": b.Text, "procedure": nullable(procedureAt(v, st.ov, b.Address))}
+				items[i] = Bookmark{Address: core.Hex(b.Address), Name: b.Text, Procedure: procedureAt(v, st.ov, b.Address)}
 			}
-			return &core.Observation{Result: map[string]any{"document": doc, "store": st.name(), "items": items, "total": len(items)}}, nil
+			return &core.Observation{Result: &ListBookmarksResult{Document: doc, Store: st.name(), Items: items, Total: len(items)}}, nil
 		},
 	}
 }
@@ -584,15 +626,19 @@ func opReadComment(name string, kind ports.AnnotationKind) *core.Operation {
   "comment":{"type":["string","null"]},"store":{"enum":["rea-overlay","engine"]}}}`),
 		Examples: []json.RawMessage{json.RawMessage(`{"address":"main"}`), json.RawMessage(`{}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
+			in, err := core.Input[CommentInput](c)
+			if err != nil {
+				return nil, err
+			}
 			v, st, _, cur, err := begin(ctx, c)
 			if err != nil {
 				return nil, err
 			}
-			doc, err := documentArg(c, v, cur)
+			doc, err := documentArg(c, v, cur, in.Document)
 			if err != nil {
 				return nil, err
 			}
-			addr, err := addressArgOrCursor(c, v, st, cur)
+			addr, err := addressArgOrCursor(c, v, st, cur, in.Address)
 			if err != nil {
 				return nil, err
 			}
@@ -600,7 +646,7 @@ func opReadComment(name string, kind ports.AnnotationKind) *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			return &core.Observation{Result: map[string]any{"document": doc, "address": core.Hex(addr), "comment": orNil(text, ok), "store": st.name()},
+			return &core.Observation{Result: &CommentResult{Document: doc, Address: core.Hex(addr), Comment: orNil(text, ok), Store: st.name()},
 				Locations: addrLocation(addr)}, nil
 		},
 	}

@@ -3,7 +3,6 @@ package diff
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"sort"
 	"strings"
 
@@ -53,47 +52,48 @@ func opFindChangedBehavior() *core.Operation {
 
 type cmpResult struct {
 	Changed []struct {
-		Left        map[string]any `json:"left"`
-		Right       map[string]any `json:"right"`
-		Similarity  *float64       `json:"similarity"`
+		Left        CompareBinariesResultChangedItemLeft `json:"left"`
+		Right       CompareBinariesResultChangedItemLeft `json:"right"`
+		Similarity  *float64                             `json:"similarity"`
 		Differences map[string]struct {
 			Added   []string `json:"added"`
 			Removed []string `json:"removed"`
 			Changes []string `json:"changes"`
 		} `json:"differences"`
 	} `json:"changed"`
-	Added   []map[string]any `json:"added"`
-	Removed []map[string]any `json:"removed"`
+	Added   []CompareBinariesResultChangedItemLeft `json:"added"`
+	Removed []CompareBinariesResultChangedItemLeft `json:"removed"`
 	Imports struct {
 		Added, Removed []string
 	} `json:"imports"`
 }
 
 func handleFindChangedBehavior(ctx context.Context, c *core.Call) (any, error) {
+	in, err := core.Input[FindChangedBehaviorInput](c)
+	if err != nil {
+		return nil, err
+	}
 	var ev *core.Evidence
-	_, hasCmp := c.Args["comparison"]
-	_, hasL := c.Args["left_path"]
-	_, hasR := c.Args["right_path"]
+	hasCmp, hasL, hasR := in.Comparison != nil, in.LeftPath != "", in.RightPath != ""
 	if hasCmp == (hasL || hasR) || (!hasCmp && !(hasL && hasR)) {
 		return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{}, Reason: core.ReasonMissingArgument,
 			Message: "pass either comparison (compare_binaries Evidence) or both left_path and right_path"})
 	}
 	if hasCmp {
-		var err error
 		if ev, err = evidenceInput(c, "comparison", "compare_binaries"); err != nil {
 			return nil, err
 		}
 	} else {
-		cargs := map[string]any{"left_path": c.Args["left_path"], "right_path": c.Args["right_path"], "detail": "concise"}
+		cargs := map[string]any{"left_path": in.LeftPath, "right_path": in.RightPath, "detail": "concise"}
 		op, ok := c.Lookup("compare_binaries")
 		if !ok {
 			return nil, &core.Error{Code: core.CodeCapabilityUnavailable, Message: c.Op.Name + ": compare_binaries is not in this catalog"}
 		}
-		l, err := openSide(ctx, c, fmt.Sprint(cargs["left_path"]), "")
+		l, err := openSide(ctx, c, in.LeftPath, "")
 		if err != nil {
 			return nil, err
 		}
-		r, err := openSide(ctx, c, fmt.Sprint(cargs["right_path"]), "")
+		r, err := openSide(ctx, c, in.RightPath, "")
 		if err != nil {
 			return nil, err
 		}
@@ -101,8 +101,8 @@ func handleFindChangedBehavior(ctx context.Context, c *core.Call) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		res["detail"] = "concise"
-		obs := &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Limitations: res["limitations"].([]string)}
+		res.Detail = "concise"
+		obs := &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Limitations: res.Limitations}
 		if ev, err = c.Seal(op, cargs, obs); err != nil {
 			return nil, err
 		}
@@ -115,23 +115,15 @@ func handleFindChangedBehavior(ctx context.Context, c *core.Call) (any, error) {
 		return nil, &core.Error{Code: core.CodeEvidenceIntegrityMismatch, Message: c.Op.Name + ": the comparison does not decode: " + err.Error(),
 			Details: map[string]any{"evidence_id": string(ev.EvidenceID), "reason": "invalid_record"}}
 	}
-	type item struct {
-		Rank       int              `json:"rank"`
-		Left       map[string]any   `json:"left"`
-		Right      map[string]any   `json:"right"`
-		Score      float64          `json:"score"`
-		Similarity *float64         `json:"similarity"`
-		Behaviours []map[string]any `json:"behaviours"`
-		EvidenceID string           `json:"evidence_id"`
-	}
-	var items []item
+	var items []FindChangedBehaviorResultItem
 	for _, ch := range cr.Changed {
-		it := item{Left: ch.Left, Right: ch.Right, Similarity: ch.Similarity, Behaviours: []map[string]any{}, EvidenceID: string(ev.EvidenceID)}
+		it := FindChangedBehaviorResultItem{Left: ch.Left, Right: ch.Right, Similarity: ch.Similarity,
+			Behaviours: []FindChangedBehaviorResultItemBehaviour{}, EvidenceID: string(ev.EvidenceID)}
 		add := func(kind string, added, removed, changes []string) {
 			if len(added)+len(removed)+len(changes) == 0 {
 				return
 			}
-			it.Behaviours = append(it.Behaviours, map[string]any{"kind": kind, "added": core.NonNil(added), "removed": core.NonNil(removed), "changes": core.NonNil(changes)})
+			it.Behaviours = append(it.Behaviours, FindChangedBehaviorResultItemBehaviour{Kind: kind, Added: core.NonNil(added), Removed: core.NonNil(removed), Changes: core.NonNil(changes)})
 			it.Score += behaviourWeights[kind] + 0.1*float64(min(len(added)+len(removed)+len(changes), 10))
 		}
 		if d, ok := ch.Differences["strings"]; ok {
@@ -171,18 +163,18 @@ func handleFindChangedBehavior(ctx context.Context, c *core.Call) (any, error) {
 	for i := range items {
 		items[i].Rank = i + 1
 	}
-	offset, limit := core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", 20)
-	page := []item{}
-	var next any
+	offset, limit := intOr(in.Offset, 0), intOr(in.Limit, 20)
+	page := []FindChangedBehaviorResultItem{}
+	var next *int
 	if offset < len(items) {
 		end := min(len(items), offset+limit)
 		page = items[offset:end]
 		if end < len(items) {
-			next = end
+			next = &end
 		}
 	}
-	res := map[string]any{"comparison_evidence_id": string(ev.EvidenceID), "items": page, "total": len(items), "next_offset": next,
-		"added": core.NonNil(cr.Added), "removed": core.NonNil(cr.Removed)}
+	res := &FindChangedBehaviorResult{ComparisonEvidenceID: string(ev.EvidenceID), Items: page, Total: len(items), NextOffset: next,
+		Added: core.NonNil(cr.Added), Removed: core.NonNil(cr.Removed)}
 	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{ev.EvidenceID}}, nil
 }
 

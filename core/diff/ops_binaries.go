@@ -65,19 +65,22 @@ func opCompareBinaries() *core.Operation {
 }
 
 func handleCompareBinaries(ctx context.Context, c *core.Call) (any, error) {
-	detail, _ := c.Args["detail"].(string)
+	in, err := core.Input[CompareBinariesInput](c)
+	if err != nil {
+		return nil, err
+	}
+	detail := in.Detail
 	if detail == "" {
 		detail = "concise"
 		c.Args["detail"] = detail
 	}
 	c.Observe("reading the left binary")
-	prov, _ := c.Args["provider_id"].(string)
-	l, err := openSide(ctx, c, fmt.Sprint(c.Args["left_path"]), prov)
+	l, err := openSide(ctx, c, in.LeftPath, in.ProviderID)
 	if err != nil {
 		return nil, err
 	}
 	c.Observe("reading the right binary")
-	r, err := openSide(ctx, c, fmt.Sprint(c.Args["right_path"]), prov)
+	r, err := openSide(ctx, c, in.RightPath, in.ProviderID)
 	if err != nil {
 		return nil, err
 	}
@@ -85,29 +88,30 @@ func handleCompareBinaries(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res["detail"] = detail
-	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Limitations: res["limitations"].([]string)}, nil
+	res.Detail = detail
+	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Limitations: res.Limitations}, nil
 }
 
-func sideSummary(s *binSide) map[string]any {
-	return map[string]any{"path": s.path, "sha256": s.target.SHA256, "format": s.target.Format, "architecture": core.OrNull(s.target.Architecture),
-		"provider_id": s.provider.ID, "functions": len(s.funcs), "imports": len(s.imports)}
+func sideSummary(s *binSide) CompareBinariesResultLeft {
+	return CompareBinariesResultLeft{Path: s.path, SHA256: s.target.SHA256, Format: s.target.Format, Architecture: core.OptString(s.target.Architecture),
+		ProviderID: s.provider.ID, Functions: len(s.funcs), Imports: len(s.imports)}
 }
 
-func fnRef(f *fnFacts) map[string]any {
-	return map[string]any{"name": f.Name, "address": core.Hex(f.Address)}
+func fnRef(f *fnFacts) CompareBinariesResultChangedItemLeft {
+	return CompareBinariesResultChangedItemLeft{Name: f.Name, Address: core.Hex(f.Address)}
 }
 
-func compareSides(ctx context.Context, c *core.Call, l, r *binSide, complete bool) (map[string]any, error) {
+// compareSides compares two binaries; the caller sets Detail.
+func compareSides(ctx context.Context, c *core.Call, l, r *binSide, complete bool) (*CompareBinariesResult, error) {
 	crossArch := l.target.Architecture != "" && r.target.Architecture != "" && l.target.Architecture != r.target.Architecture
 	notComparable := map[string]string{}
-	nc := []map[string]any{}
+	nc := []CompareBinariesResultNotComparableItem{}
 	if crossArch {
 		why := fmt.Sprintf("the binaries are of different architectures (%s, %s): instructions, constants and control flow are not comparable; matching used names, calls and strings",
 			l.target.Architecture, r.target.Architecture)
 		for _, d := range []string{"instructions", "constants", "cfg"} {
 			notComparable[d] = why
-			nc = append(nc, map[string]any{"dimension": d, "reason": why})
+			nc = append(nc, CompareBinariesResultNotComparableItem{Dimension: d, Reason: why})
 		}
 	}
 	c.Observe("matching functions")
@@ -121,7 +125,7 @@ func compareSides(ctx context.Context, c *core.Call, l, r *binSide, complete boo
 		lim = append(lim, fmt.Sprintf("Structural matching across architectures was skipped: more than %d candidate pairs remained after matching by name (sizes are not comparable across architectures, so candidates cannot be narrowed).", maxStructurePairs))
 	}
 	byBasis := map[string]int{basisName: 0, basisHash: 0, basisStructure: 0, basisCallGraph: 0}
-	changed, unchanged := []map[string]any{}, []map[string]any{}
+	changed, unchanged := []CompareBinariesResultChangedItem{}, []CompareBinariesResultChangedItem{}
 	sort.Slice(m.matches, func(i, j int) bool { return l.funcs[m.matches[i].L].Address < l.funcs[m.matches[j].L].Address })
 	// Re-index after sorting so neighbour keys stay consistent.
 	for k, x := range m.matches {
@@ -131,31 +135,32 @@ func compareSides(ctx context.Context, c *core.Call, l, r *binSide, complete boo
 		byBasis[x.Basis]++
 		lf, rf := l.funcs[x.L], r.funcs[x.R]
 		d := compareFacts(lf, rf, compareOptions{notComparable: notComparable, calleeName: m.calleeName})
-		it := map[string]any{"left": fnRef(lf), "right": fnRef(rf), "basis": x.Basis, "match_similarity": x.Similarity,
-			"similarity": d.Similarity, "status": d.Status, "changed_dimensions": d.Changed, "unknown_dimensions": d.Unknown}
+		sim := x.Similarity
+		it := CompareBinariesResultChangedItem{Left: fnRef(lf), Right: fnRef(rf), Basis: x.Basis, MatchSimilarity: &sim,
+			Similarity: d.Similarity, Status: d.Status, ChangedDimensions: d.Changed, UnknownDimensions: d.Unknown}
 		if d.Status == "changed" {
-			diffs := map[string]any{}
-			status := map[string]any{}
+			diffs := map[string]DimensionDifferences{}
+			status := map[string]string{}
 			for _, name := range dimensionNames {
 				x := d.Dimensions[name]
 				status[name] = x.Status
 				if x.Status == "changed" {
-					diffs[name] = map[string]any{"added": x.Added, "removed": x.Removed, "changes": x.Changes, "omitted": x.Omitted}
+					diffs[name] = DimensionDifferences{Added: x.Added, Removed: x.Removed, Changes: x.Changes, Omitted: x.Omitted}
 				}
 			}
-			it["dimensions"], it["differences"] = status, diffs
+			it.Dimensions, it.Differences = status, diffs
 			if complete {
-				it["dimensions"] = d.Dimensions
+				it.Dimensions = d.Dimensions
 			}
 			changed = append(changed, it)
 		} else if complete {
-			it["dimensions"] = d.Dimensions
+			it.Dimensions = d.Dimensions
 			unchanged = append(unchanged, it)
 		} else {
-			unchanged = append(unchanged, nil)
+			unchanged = append(unchanged, CompareBinariesResultChangedItem{}) // counted only
 		}
 	}
-	added, removed := []map[string]any{}, []map[string]any{}
+	added, removed := []CompareBinariesResultChangedItemLeft{}, []CompareBinariesResultChangedItemLeft{}
 	for i, f := range l.funcs {
 		if m.lm[i] < 0 {
 			removed = append(removed, fnRef(f))
@@ -166,9 +171,10 @@ func compareSides(ctx context.Context, c *core.Call, l, r *binSide, complete boo
 			added = append(added, fnRef(f))
 		}
 	}
-	var rate any
+	var rate *float64
 	if n := min(len(l.funcs), len(r.funcs)); n > 0 {
-		rate = round(float64(len(m.matches)) / float64(n))
+		v := round(float64(len(m.matches)) / float64(n))
+		rate = &v
 	}
 	li, ri := counts(l.imports), counts(r.imports)
 	ia, ir := []string{}, []string{}
@@ -184,16 +190,16 @@ func compareSides(ctx context.Context, c *core.Call, l, r *binSide, complete boo
 	}
 	sort.Strings(ia)
 	sort.Strings(ir)
-	var unch any
+	var unch []CompareBinariesResultChangedItem
 	if complete {
 		unch = unchanged
 	}
-	return map[string]any{
-		"left": sideSummary(l), "right": sideSummary(r),
-		"summary": map[string]any{"left_functions": len(l.funcs), "right_functions": len(r.funcs), "matched": len(m.matches),
-			"unchanged": len(unchanged), "changed": len(changed), "added": len(added), "removed": len(removed), "match_rate": rate, "by_basis": byBasis},
-		"not_comparable": nc, "changed": changed, "added": added, "removed": removed, "unchanged": unch,
-		"imports":     map[string]any{"added": ia, "removed": ir},
-		"limitations": core.NonNil(lim),
+	return &CompareBinariesResult{
+		Left: sideSummary(l), Right: sideSummary(r),
+		Summary: CompareBinariesResultSummary{LeftFunctions: len(l.funcs), RightFunctions: len(r.funcs), Matched: len(m.matches),
+			Unchanged: len(unchanged), Changed: len(changed), Added: len(added), Removed: len(removed), MatchRate: rate, ByBasis: byBasis},
+		NotComparable: nc, Changed: changed, Added: added, Removed: removed, Unchanged: unch,
+		Imports:     CompareBinariesResultImports{Added: ia, Removed: ir},
+		Limitations: core.NonNil(lim),
 	}, nil
 }

@@ -53,7 +53,11 @@ type cpNode struct {
 }
 
 func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
-	raw, _ := c.Args["functions"].([]any)
+	in, err := core.Input[BuildCallPathInput](c)
+	if err != nil {
+		return nil, err
+	}
+	raw, _ := c.Args["functions"].([]any) // Evidence, resolved one by one below
 	nodes := map[uint64]*cpNode{}
 	var links []core.EvidenceID
 	sha := ""
@@ -103,8 +107,7 @@ func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
 			}
 		}
 	}
-	find := func(arg string) (*cpNode, error) {
-		s := c.Args[arg].(string)
+	find := func(arg, s string) (*cpNode, error) {
 		if a, err := core.ParseHex(s); err == nil && strings.HasPrefix(s, "0x") {
 			if n := nodes[a]; n != nil {
 				return n, nil
@@ -122,15 +125,15 @@ func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
 		}
 		return hit, nil
 	}
-	start, err := find("start")
+	start, err := find("start", in.Start)
 	if err != nil {
 		return nil, err
 	}
-	goal, err := find("goal")
+	goal, err := find("goal", in.Goal)
 	if err != nil {
 		return nil, err
 	}
-	maxDepth, maxPaths := core.IntArg(c.Args, "max_depth", 8), core.IntArg(c.Args, "max_paths", 100)
+	maxDepth, maxPaths := intOr(in.MaxDepth, 8), intOr(in.MaxPaths, 100)
 	var paths [][]*cpNode
 	frontier := map[uint64]*cpNode{}
 	truncated := false
@@ -170,40 +173,41 @@ func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
 			queue = append(queue, append(append([]*cpNode{}, p...), n))
 		}
 	}
-	out := []map[string]any{}
+	out := []BuildCallPathResultPath{}
 	for _, p := range paths {
-		steps := []map[string]any{}
+		steps := []BuildCallPathResultPathStep{}
 		for _, n := range p {
-			steps = append(steps, map[string]any{"name": n.name, "address": core.Hex(n.addr), "evidence_id": core.OrNull(n.ev)})
+			steps = append(steps, BuildCallPathResultPathStep{Name: n.name, Address: core.Hex(n.addr), EvidenceID: core.OptString(n.ev)})
 		}
-		out = append(out, map[string]any{"length": len(p) - 1, "steps": steps})
+		out = append(out, BuildCallPathResultPath{Length: len(p) - 1, Steps: steps})
 	}
-	offset, limit := core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", 20)
-	page := []map[string]any{}
-	var next any
+	offset, limit := intOr(in.Offset, 0), intOr(in.Limit, 20)
+	page := []BuildCallPathResultPath{}
+	var next *int
 	if offset < len(out) {
 		end := min(len(out), offset+limit)
 		page = out[offset:end]
 		if end < len(out) {
-			next = end
+			next = &end
 		}
 	}
-	fr := []map[string]any{}
+	fr := []CompareBinariesResultChangedItemLeft{}
 	var fa []uint64
 	for a := range frontier {
 		fa = append(fa, a)
 	}
 	sort.Slice(fa, func(i, j int) bool { return fa[i] < fa[j] })
 	for _, a := range fa {
-		fr = append(fr, map[string]any{"name": displayName(frontier[a].name, a), "address": core.Hex(a)})
+		fr = append(fr, CompareBinariesResultChangedItemLeft{Name: displayName(frontier[a].name, a), Address: core.Hex(a)})
 	}
 	if len(paths) == 0 {
 		notes = append(notes, "No path from "+start.name+" to "+goal.name+" within max_depth over the supplied records.")
 	}
 	sort.Slice(links, func(i, j int) bool { return links[i] < links[j] })
 	links = dedupe(links)
-	res := map[string]any{"start": map[string]any{"name": start.name, "address": core.Hex(start.addr)}, "goal": map[string]any{"name": goal.name, "address": core.Hex(goal.addr)},
-		"paths": page, "total": len(out), "next_offset": next, "truncated": truncated, "frontier": fr, "notes": core.NonNil(notes)}
+	res := &BuildCallPathResult{Start: CompareBinariesResultChangedItemLeft{Name: start.name, Address: core.Hex(start.addr)},
+		Goal:  CompareBinariesResultChangedItemLeft{Name: goal.name, Address: core.Hex(goal.addr)},
+		Paths: page, Total: len(out), NextOffset: next, Truncated: truncated, Frontier: fr, Notes: core.NonNil(notes)}
 	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: links}, nil
 }
 
@@ -224,4 +228,12 @@ func dedupe(s []core.EvidenceID) []core.EvidenceID {
 		}
 	}
 	return out
+}
+
+// intOr is *p, or def when p is nil.
+func intOr(p *int, def int) int {
+	if p == nil {
+		return def
+	}
+	return *p
 }

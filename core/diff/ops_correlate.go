@@ -123,10 +123,8 @@ type staticFn struct {
 	evidenceID  string
 }
 
-type corrRef struct {
-	Name    string `json:"name"`
-	Address string `json:"address"`
-}
+// corrRef is a function of one side of a static comparison.
+type corrRef = CompareBinariesResultChangedItemLeft
 
 // traceCalls counts a trace's hits by procedure address and keeps the
 // first hit's arguments.
@@ -267,6 +265,10 @@ var correlationRank = map[string]int{"changed-and-executed": 0, "added-and-execu
 	"changed-not-executed": 4, "not-traced": 5, "unchanged": 6}
 
 func handleCorrelate(_ context.Context, c *core.Call) (any, error) {
+	in, err := core.Input[CorrelateStaticAndRuntimeInput](c)
+	if err != nil {
+		return nil, err
+	}
 	var statics []staticFn
 	var lims []string
 	leftSHA, rightSHA := map[string]bool{}, map[string]bool{}
@@ -288,16 +290,15 @@ func handleCorrelate(_ context.Context, c *core.Call) (any, error) {
 		}
 	}
 	sides := map[string]string{}
-	for i, raw := range c.Args["mappings"].([]any) {
-		m := raw.(map[string]any)
-		id, side := m["runtime_evidence_id"].(string), m["side"].(string)
+	for i, m := range in.Mappings {
+		id, side := m.RuntimeEvidenceID, m.Side
 		if prev, dup := sides[id]; dup && prev != side {
 			return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"mappings", i}, Reason: core.ReasonInvalidValue, Message: id + " is mapped to two sides"})
 		}
 		sides[id] = side
 	}
 	var traces [2][]*traceCalls // left, right
-	runtime := []map[string]any{}
+	runtime := []CorrelateStaticAndRuntimeResultRuntime{}
 	seen := map[string]bool{}
 	for i := range c.Args["runtime_comparisons"].([]any) {
 		ev, err := evidenceItem(c, "runtime_comparisons", i, "trace_native_calls", "compare_process_captures")
@@ -325,7 +326,7 @@ func handleCorrelate(_ context.Context, c *core.Call) (any, error) {
 				lims = append(lims, fmt.Sprintf("Trace %s ran a binary (sha256 %s) that is not the %s side of the static comparisons; its procedures were matched by address and name anyway.", id, t.sha, side))
 			}
 			traces[map[string]int{"left": 0, "right": 1}[side]] = append(traces[map[string]int{"left": 0, "right": 1}[side]], t)
-			runtime = append(runtime, map[string]any{"evidence_id": id, "operation": ev.Operation, "side": side, "status": nil, "changed_dimensions": []string{}})
+			runtime = append(runtime, CorrelateStaticAndRuntimeResultRuntime{EvidenceID: id, Operation: ev.Operation, Side: side, ChangedDimensions: []string{}})
 		default:
 			if !mapped {
 				side = "both"
@@ -345,7 +346,7 @@ func handleCorrelate(_ context.Context, c *core.Call) (any, error) {
 					changed = append(changed, firstOf(d.Dim, d.Name))
 				}
 			}
-			runtime = append(runtime, map[string]any{"evidence_id": id, "operation": ev.Operation, "side": side, "status": core.OrNull(r.Status), "changed_dimensions": changed})
+			runtime = append(runtime, CorrelateStaticAndRuntimeResultRuntime{EvidenceID: id, Operation: ev.Operation, Side: side, Status: core.OptString(r.Status), ChangedDimensions: changed})
 		}
 	}
 	for id := range sides {
@@ -356,7 +357,7 @@ func handleCorrelate(_ context.Context, c *core.Call) (any, error) {
 	if len(traces[0])+len(traces[1]) == 0 {
 		lims = append(lims, "No trace_native_calls Evidence was given: no function's execution is known, only the runtime comparisons' dimensions.")
 	}
-	items := make([]map[string]any, 0, len(statics))
+	items := make([]CorrelateStaticAndRuntimeResultFunction, 0, len(statics))
 	summary := map[string]int{}
 	for _, f := range statics {
 		var hits [2]*int
@@ -380,9 +381,10 @@ func handleCorrelate(_ context.Context, c *core.Call) (any, error) {
 			}
 		}
 		ran := func(s int) bool { return hits[s] != nil && *hits[s] > 0 }
-		var argsDiffer any
+		var argsDiffer *bool
 		if firstArgs[0] != nil && firstArgs[1] != nil {
-			argsDiffer = *firstArgs[0] != *firstArgs[1]
+			differ := *firstArgs[0] != *firstArgs[1]
+			argsDiffer = &differ
 		}
 		traced := hits[0] != nil || hits[1] != nil
 		corr := "unchanged"
@@ -393,7 +395,7 @@ func handleCorrelate(_ context.Context, c *core.Call) (any, error) {
 			corr = "added-and-executed"
 		case f.status == "removed" && ran(0):
 			corr = "removed-and-executed"
-		case f.status == "unchanged" && argsDiffer == true:
+		case f.status == "unchanged" && argsDiffer != nil && *argsDiffer:
 			corr = "unchanged-arguments-differ"
 		case (f.status == "changed" || f.status == "added" || f.status == "removed") && traced:
 			corr = "changed-not-executed"
@@ -402,48 +404,36 @@ func handleCorrelate(_ context.Context, c *core.Call) (any, error) {
 		}
 		summary[corr]++
 		sort.Strings(traceIDs)
-		items = append(items, map[string]any{"left": refOrNil(f.left), "right": refOrNil(f.right), "static_status": f.status, "changed_dimensions": f.changed,
-			"static_evidence_id": f.evidenceID, "left_hits": intOrNil(hits[0]), "right_hits": intOrNil(hits[1]), "arguments_differ": argsDiffer,
-			"correlation": corr, "trace_evidence_ids": core.NonNil(compactStrings(traceIDs))})
+		items = append(items, CorrelateStaticAndRuntimeResultFunction{Left: f.left, Right: f.right, StaticStatus: f.status, ChangedDimensions: f.changed,
+			StaticEvidenceID: f.evidenceID, LeftHits: hits[0], RightHits: hits[1], ArgumentsDiffer: argsDiffer,
+			Correlation: corr, TraceEvidenceIDs: core.NonNil(compactStrings(traceIDs))})
 	}
 	sort.SliceStable(items, func(i, j int) bool {
-		ri, rj := correlationRank[items[i]["correlation"].(string)], correlationRank[items[j]["correlation"].(string)]
+		ri, rj := correlationRank[items[i].Correlation], correlationRank[items[j].Correlation]
 		if ri != rj {
 			return ri < rj
 		}
 		return sortName(items[i]) < sortName(items[j])
 	})
-	offset, limit := core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", 50)
-	page := []map[string]any{}
-	var next any
+	offset, limit := intOr(in.Offset, 0), intOr(in.Limit, 50)
+	page := []CorrelateStaticAndRuntimeResultFunction{}
+	var next *int
 	if offset < len(items) {
 		end := min(len(items), offset+limit)
 		page = items[offset:end]
 		if end < len(items) {
-			next = end
+			next = &end
 		}
 	}
-	return map[string]any{"functions": page, "runtime": runtime, "total": len(items), "offset": offset, "limit": limit, "next_offset": next,
-		"summary": summary, "limitations": core.NonNil(lims)}, nil
+	return &CorrelateStaticAndRuntimeResult{Functions: page, Runtime: runtime, Total: len(items), Offset: offset, Limit: limit, NextOffset: next,
+		Summary: summary, Limitations: core.NonNil(lims)}, nil
 }
 
-func refOrNil(f *corrRef) any {
-	if f == nil {
-		return nil
-	}
-	return f
-}
-
-func intOrNil(p *int) any {
-	if p == nil {
-		return nil
-	}
-	return *p
-}
-
-func sortName(m map[string]any) string {
-	for _, k := range []string{"left", "right"} {
-		if f, ok := m[k].(*corrRef); ok && f != nil {
+// sortName is the name an item sorts by: its left function's, else its
+// right one's.
+func sortName(it CorrelateStaticAndRuntimeResultFunction) string {
+	for _, f := range []*corrRef{it.Left, it.Right} {
+		if f != nil {
 			return f.Name
 		}
 	}

@@ -61,16 +61,23 @@ func opCompareFunctions() *core.Operation {
 	}
 }
 
-func sideOf(ev *core.Evidence, f *fnFacts) map[string]any {
-	var sha, arch any
+func sideOf(ev *core.Evidence, f *fnFacts) CompareFunctionsResultLeft {
+	out := CompareFunctionsResultLeft{EvidenceID: string(ev.EvidenceID), Name: f.Name, Address: core.Hex(f.Address), ProviderID: ev.Provider.ID}
 	if ev.Subject != nil {
-		sha = core.OrNull(ev.Subject.Digest.SHA256)
+		out.TargetSHA256 = core.OptString(ev.Subject.Digest.SHA256)
 		if ev.Subject.Architecture != nil {
-			arch = *ev.Subject.Architecture
+			arch := *ev.Subject.Architecture
+			out.Architecture = &arch
 		}
 	}
-	return map[string]any{"evidence_id": string(ev.EvidenceID), "name": f.Name, "address": core.Hex(f.Address),
-		"target_sha256": sha, "architecture": arch, "provider_id": ev.Provider.ID}
+	return out
+}
+
+// dimensionsOf are a comparison's six dimensions (compareFacts and
+// identical fill every one).
+func dimensionsOf(m map[string]*dimension) CompareFunctionsResultDimensions {
+	return CompareFunctionsResultDimensions{Instructions: *m["instructions"], Calls: *m["calls"], References: *m["references"],
+		Strings: *m["strings"], Constants: *m["constants"], CFG: *m["cfg"]}
 }
 
 func handleCompareFunctions(ctx context.Context, c *core.Call) (any, error) {
@@ -117,8 +124,8 @@ func handleCompareFunctions(ctx context.Context, c *core.Call) (any, error) {
 			d.Notes = append(d.Notes, "Both records describe the same function of the same binary (two calls with different parameters).")
 		}
 	}
-	res := map[string]any{"left": sideOf(lev, lf), "right": sideOf(rev, rf), "same_function": same, "status": d.Status,
-		"similarity": d.Similarity, "changed_dimensions": d.Changed, "unknown_dimensions": d.Unknown, "dimensions": d.Dimensions, "notes": d.Notes}
+	res := &CompareFunctionsResult{Left: sideOf(lev, lf), Right: sideOf(rev, rf), SameFunction: same, Status: d.Status,
+		Similarity: d.Similarity, ChangedDimensions: d.Changed, UnknownDimensions: d.Unknown, Dimensions: dimensionsOf(d.Dimensions), Notes: d.Notes}
 	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: links(lev.EvidenceID, rev.EvidenceID)}, nil
 }
 

@@ -26,16 +26,9 @@ type CompareFunctionsResultLeft struct {
 	ProviderID   string  `json:"provider_id"`
 }
 
-// CompareFunctionsResultDimensionsInstructions is part of the result of compare_functions.
-type CompareFunctionsResultDimensionsInstructions struct {
-	Status     string   `json:"status"`
-	Reason     *string  `json:"reason"`
-	Similarity *float64 `json:"similarity"`
-	Added      []string `json:"added"`
-	Removed    []string `json:"removed"`
-	Changes    []string `json:"changes"`
-	Omitted    int      `json:"omitted"`
-}
+// CompareFunctionsResultDimensionsInstructions is one dimension of the
+// result of compare_functions.
+type CompareFunctionsResultDimensionsInstructions = dimension
 
 // CompareFunctionsResultDimensions is part of the result of compare_functions.
 type CompareFunctionsResultDimensions struct {
@@ -111,11 +104,23 @@ type CompareBinariesResultChangedItem struct {
 	Basis             string                               `json:"basis"`
 	Similarity        *float64                             `json:"similarity"`
 	Status            string                               `json:"status"`
-	ChangedDimensions []string                             `json:"changed_dimensions,omitempty"`
-	Differences       json.RawMessage                      `json:"differences,omitempty"`
-	Dimensions        json.RawMessage                      `json:"dimensions,omitempty"`
-	MatchSimilarity   float64                              `json:"match_similarity,omitempty"`
-	UnknownDimensions []string                             `json:"unknown_dimensions,omitempty"`
+	ChangedDimensions []string                             `json:"changed_dimensions,omitzero"`
+	Differences       map[string]DimensionDifferences      `json:"differences,omitzero"` // a changed function's changed dimensions
+	// Dimensions is each dimension's status (map[string]string) for a changed
+	// function in the concise result, every dimension in full
+	// (map[string]*CompareFunctionsResultDimensionsInstructions) in the
+	// complete one, and absent otherwise.
+	Dimensions        any      `json:"dimensions,omitempty"`
+	MatchSimilarity   *float64 `json:"match_similarity,omitempty"` // always set
+	UnknownDimensions []string `json:"unknown_dimensions,omitzero"`
+}
+
+// DimensionDifferences are the differences of one changed dimension.
+type DimensionDifferences struct {
+	Added   []string `json:"added"`
+	Removed []string `json:"removed"`
+	Changes []string `json:"changes"`
+	Omitted int      `json:"omitted"`
 }
 
 // CompareBinariesResultImports is part of the result of compare_binaries.
