@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"rea/ports"
@@ -67,6 +68,34 @@ type Analysis struct {
 	code lazy[*program]
 	mmap lazy[*memMap]
 	sigs lazy[*sigIndex]
+
+	// held releases the memory reservations of cached lists at Close.
+	heldMu sync.Mutex
+	held   []func()
+}
+
+// hold keeps release until Close (or calls it now when already closed).
+func (a *Analysis) hold(release func()) {
+	if release == nil {
+		return
+	}
+	a.heldMu.Lock()
+	defer a.heldMu.Unlock()
+	if a.closed.Load() {
+		release()
+		return
+	}
+	a.held = append(a.held, release)
+}
+
+// releaseHeld drops the cached lists' reservations.
+func (a *Analysis) releaseHeld() {
+	a.heldMu.Lock()
+	defer a.heldMu.Unlock()
+	for _, r := range a.held {
+		r()
+	}
+	a.held = nil
 }
 
 var (
@@ -206,6 +235,7 @@ func (a *Analysis) Close(context.Context) error {
 	if a.closed.Swap(true) {
 		return nil
 	}
+	a.releaseHeld()
 	if a.src.m != nil {
 		a.src.m.close()
 	}
@@ -295,7 +325,11 @@ func (a *Analysis) strings(ctx context.Context, op string, pick func(*stringSet)
 		if err != nil {
 			return nil, err
 		}
-		return a.scanStrings(ctx, regions)
+		set, err = a.scanStrings(ctx, regions)
+		if err == nil {
+			a.hold(set.held)
+		}
+		return set, err
 	})
 	if err == nil {
 		err = func() (err error) {
@@ -375,5 +409,9 @@ func (a *Analysis) Limitations(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("native: limitations: %w", classify(a.img.format(), err))
 	}
-	return slices.Clone(set.limits), nil
+	out := slices.Clone(set.limits)
+	if strs, ok := a.strs.peek(); ok && strs != nil {
+		out = append(out, strs.limits...)
+	}
+	return out, nil
 }
