@@ -22,6 +22,7 @@ type Run struct {
 	Stdout   []byte
 	Stderr   []byte
 	Wall     time.Duration
+	CPU      time.Duration // user and system time of the child
 }
 
 // allocated is the bytes a file occupies on disk.
@@ -84,6 +85,7 @@ func Measure(ctx context.Context, cmd *exec.Cmd, bound int64) (Run, error) {
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && r.PeakRSS == 0 {
 		r.PeakRSS = ru.Maxrss * 1024
 	}
+	r.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	r.ExitCode = cmd.ProcessState.ExitCode()
 	if _, isExit := err.(*exec.ExitError); err != nil && !isExit {
 		return r, err
