@@ -44,3 +44,13 @@ func (l *lazy[T]) peek() (T, bool) {
 	}
 	return l.val, true
 }
+
+// drop calls f with the value once any computation in flight has finished,
+// if one was cached.
+func (l *lazy[T]) drop(f func(T)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done && l.err == nil {
+		f(l.val)
+	}
+}
