@@ -133,7 +133,7 @@ func TestHostileInputsOverMCPStayUnderMemoryBound(t *testing.T) {
 	peak, killed := w.Stop()
 	t.Logf("server peak RSS %d MiB, bound %d MiB", peak>>20, bound>>20)
 	is.True(!killed)
-	is.True(peak < bound)                               // peak resident set over the bound
+	is.True(peak < bound)                                // peak resident set over the bound
 	is.True(!strings.Contains(stderr.String(), "panic")) // crashed
 }
 
