@@ -57,7 +57,7 @@ func TestInventoryIsChargedToTheCallBudget(t *testing.T) {
 	g, err := artifact.Build(ports.WithMemory(context.Background(), big), req)
 	is.NoErr(err)
 	g.Close()
-	is.True(big.peak > 500*100) // every occurrence was charged
+	is.True(big.peak > 500*100)  // every occurrence was charged
 	is.Equal(big.used, int64(0)) // and released
 
 	small := &account{max: 16 << 10}
