@@ -50,12 +50,13 @@ var defaultBinaries = []string{
 
 func main() {
 	rea := flag.String("rea", "", "rea binary (default: built from ./cmd/rea)")
-	bins := flag.String("binaries", "", "comma-separated native binaries (default: a set from 1 to 272 MB, those present)")
+	bins := flag.String("binaries", "", "comma-separated native binaries (default: a set from 1 to 272 MB, those present; none for no binaries)")
 	npm := flag.String("npm", "/tmp/rss-npm/node_modules", "node_modules to build the applications from (empty: no JavaScript runs)")
 	sizes := flag.String("sizes", "10,30,100,300", "application sizes in MB")
 	timeout := flag.Duration("timeout", 15*time.Minute, "per run")
+	keep := flag.String("dir", "", "build the applications here and keep them (default: a temporary directory, removed)")
 	flag.Parse()
-	if err := run(*rea, *bins, *npm, *sizes, *timeout); err != nil {
+	if err := run(*rea, *bins, *npm, *sizes, *keep, *timeout); err != nil {
 		fmt.Fprintln(os.Stderr, "rss:", err)
 		os.Exit(1)
 	}
@@ -68,12 +69,17 @@ type row struct {
 	outcome    string
 }
 
-func run(rea, bins, npm, sizes string, timeout time.Duration) error {
-	work, err := os.MkdirTemp("", "rss-bench")
-	if err != nil {
+func run(rea, bins, npm, sizes, keep string, timeout time.Duration) error {
+	work := keep
+	if work == "" {
+		var err error
+		if work, err = os.MkdirTemp("", "rss-bench"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(work)
+	} else if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
 	if rea == "" {
 		rea = filepath.Join(work, "rea")
 		if out, err := exec.Command("go", "build", "-o", rea, "./cmd/rea").CombinedOutput(); err != nil {
@@ -81,15 +87,18 @@ func run(rea, bins, npm, sizes string, timeout time.Duration) error {
 		}
 	}
 	paths := defaultBinaries
-	if bins != "" {
-		paths = strings.Split(bins, ",")
-	} else {
+	switch bins {
+	case "none":
+		paths = nil
+	case "":
 		if out, err := exec.Command("go", "env", "GOROOT", "GOTOOLDIR").Output(); err == nil {
 			f := strings.Fields(string(out))
 			if len(f) == 2 {
 				paths = append(paths, filepath.Join(f[0], "bin", "go"), filepath.Join(f[1], "compile"))
 			}
 		}
+	default:
+		paths = strings.Split(bins, ",")
 	}
 	type input struct {
 		kind, name, path string
@@ -149,7 +158,7 @@ func run(rea, bins, npm, sizes string, timeout time.Duration) error {
 	for _, kind := range []string{"binary", "javascript"} {
 		var xs, ys []float64
 		for _, r := range rows {
-			if r.kind == kind && !r.r.Killed {
+			if r.kind == kind && strings.HasPrefix(r.outcome, "ok") {
 				xs, ys = append(xs, mb(r.size)), append(ys, mb(r.r.PeakRSS))
 			}
 		}
@@ -157,7 +166,7 @@ func run(rea, bins, npm, sizes string, timeout time.Duration) error {
 			continue
 		}
 		slope, icept := fit(xs, ys)
-		fmt.Printf("# %s: peak RSS MB = %.1f + %.2f x size MB (least squares over %d inputs)\n", kind, icept, slope, len(xs))
+		fmt.Printf("# %s: peak RSS MB = %.1f + %.2f x size MB (least squares over the %d inputs that succeeded)\n", kind, icept, slope, len(xs))
 	}
 	return nil
 }
@@ -244,6 +253,11 @@ func treeBytes(dir string) (n int64, err error) {
 // (one that would overshoot the size by over 5% is skipped), and again
 // under node_modules/vendor-N/node_modules when one pass is not enough.
 func build(dir string, pkgs []pkg, want int64) (int64, error) {
+	// Start empty: writing over an old hard link would truncate the
+	// package file it shares its inode with.
+	if err := os.RemoveAll(dir); err != nil {
+		return 0, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, err
 	}
@@ -300,6 +314,14 @@ func linkTree(from, to string) error {
 		if err != nil {
 			return err
 		}
-		return os.WriteFile(dst, b, 0o644)
+		f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return err
+		}
+		if _, err := f.Write(b); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
 	})
 }
