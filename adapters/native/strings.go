@@ -59,7 +59,7 @@ func scanRegions(ctx context.Context, src source, regions []region, opts Options
 				return nil, err
 			}
 			if forced > 0 {
-				limits = append(limits, fmt.Sprintf("strings: section %s has %d stretches of %d bytes without a pair of zero bytes: runs crossing their ends are listed as two strings", r.name, forced, scanWindow))
+				limits = append(limits, fmt.Sprintf("strings: section %s has %d runs of text of over %d bytes: each is listed in pieces of at most %d bytes", r.name, forced, scanWindow/2, scanWindow))
 			}
 		}
 		if err := ch.to(recBytes * int64(cap(out))); err != nil {

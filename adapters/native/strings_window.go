@@ -15,10 +15,11 @@ import (
 // or .rdata costs the window, not the section: memory follows the strings
 // found.
 
-// scanWindow is the bytes read at a time; a window ends at the last pair of
-// zero bytes in its second half, where no ASCII or UTF-16LE run can cross,
-// so windowing changes nothing in the list. A window without such a cut is
-// cut at its end and the runs crossing it are split (a limitation).
+// scanWindow is the bytes read at a time; a window ends at the last place
+// in its second half where no ASCII or UTF-16LE run can cross (safeCut), so
+// windowing changes nothing in the list. A window without one (2 MiB of
+// unbroken text) is cut at its end and the runs crossing it are split (a
+// limitation).
 const scanWindow = 4 << 20
 
 // maxLiteralRegion bounds the regions whose Go or Rust literals are split by
@@ -30,7 +31,8 @@ const maxLiteralRegion = 512 << 20
 // windows calls fn with successive windows of the n bytes at off, each
 // starting where the last was cut, and reports how many were cut where a
 // run might cross. overlap (for a marker search) repeats the last overlap
-// bytes of one window at the start of the next instead of cutting at zeros.
+// bytes of one window at the start of the next instead of cutting where no
+// run crosses.
 func windows(ctx context.Context, src source, off, n uint64, overlap int, fn func(pos uint64, data []byte) error) (forced int, err error) {
 	buf := make([]byte, min(n, scanWindow))
 	for pos := uint64(0); pos < n; {
@@ -45,7 +47,7 @@ func windows(ctx context.Context, src source, off, n uint64, overlap int, fn fun
 		if pos+uint64(len(w)) < n {
 			if overlap > 0 {
 				cut = max(len(w)-overlap, 1)
-			} else if c := zeroCut(w); c > 0 {
+			} else if c := safeCut(w); c > 0 {
 				cut = c
 			} else {
 				forced++
@@ -63,17 +65,34 @@ func windows(ctx context.Context, src source, off, n uint64, overlap int, fn fun
 	return forced, nil
 }
 
-// zeroCut is the index i in the second half of w, as late as possible,
-// with w[i-1] and w[i] both zero, or 0. No ASCII run crosses a zero byte
-// and no UTF-16LE character is a zero byte followed by anything, so no run
-// holds bytes on both sides of i.
-func zeroCut(w []byte) int {
-	for i := len(w) - 1; i > len(w)/2; i-- {
-		if w[i] == 0 && w[i-1] == 0 {
+// safeCut is the index i in the second half of w, as late as possible,
+// where no run found by scanBytes holds bytes on both sides: w[i-1] and
+// w[i] are not both ASCII text, no UTF-16LE character (a Latin-1 byte then
+// a zero byte) starts at i-1, and no two characters sit at i-2 and i. It
+// is 0 when there is none. Windows cut there find exactly what one scan of
+// the whole region finds.
+func safeCut(w []byte) int {
+	for i := len(w) - 2; i > len(w)/2; i-- {
+		if safeAt(w, i) {
 			return i
 		}
 	}
 	return 0
+}
+
+// safeAt reports whether no run crosses between w[i-1] and w[i]; 2 <= i
+// and i+1 < len(w).
+func safeAt(w []byte, i int) bool {
+	a, b := w[i-1], w[i]
+	switch {
+	case asciiByte[a] && asciiByte[b]:
+		return false
+	case b == 0 && isLatin(a):
+		return false
+	case a == 0 && isLatin(w[i-2]) && isLatin(b) && w[i+1] == 0:
+		return false
+	}
+	return true
 }
 
 // readFull reads len(b) bytes at off.

@@ -12,11 +12,17 @@ import (
 	"rea/ports"
 )
 
-// windowTestData is a region of about 3 windows: text, UTF-16LE runs,
-// single and double zeros, so that windows are cut at zero pairs and runs
-// cross where a cut would split them if it were made anywhere else.
-func windowTestData(seed uint64) []byte {
+// windowTestData is a region of about 3 windows: text, UTF-16LE runs and
+// noise, with or without runs of zero bytes, so that runs cross where a cut
+// would split them if it were made anywhere else.
+func windowTestData(seed uint64, zeros bool) []byte {
 	rng := rand.New(rand.NewPCG(seed, 1))
+	noise := func() byte { // without zeros: dense data (compressed resources)
+		if zeros {
+			return byte(rng.IntN(256))
+		}
+		return byte(1 + rng.IntN(255))
+	}
 	var b bytes.Buffer
 	for b.Len() < 3*scanWindow+12345 {
 		switch rng.IntN(6) {
@@ -28,10 +34,12 @@ func windowTestData(seed uint64) []byte {
 				b.Write([]byte{'a' + byte(rng.IntN(26)), 0})
 			}
 		case 3:
-			b.Write(make([]byte, rng.IntN(3)))
+			if zeros {
+				b.Write(make([]byte, rng.IntN(3)))
+			}
 		case 4:
 			for range rng.IntN(64) {
-				b.WriteByte(byte(rng.IntN(256)))
+				b.WriteByte(noise())
 			}
 		case 5:
 			b.WriteString("long" + strings.Repeat("y", rng.IntN(5000)))
@@ -45,8 +53,8 @@ func windowTestData(seed uint64) []byte {
 func TestWindowedScanMatchesWholeScan(t *testing.T) {
 	ctx := context.Background()
 	opts := (*Options)(nil).withDefaults()
-	for seed := range uint64(3) {
-		data := windowTestData(seed)
+	for seed := range uint64(4) {
+		data := windowTestData(seed, seed%2 == 0)
 		src := source{r: bytes.NewReader(data), size: int64(len(data)), format: "elf"}
 		r := region{name: ".rodata", addr: 0x1000, size: uint64(len(data))}
 		whole, err := scanBytes(ctx, data, r, opts, nil)
@@ -58,7 +66,7 @@ func TestWindowedScanMatchesWholeScan(t *testing.T) {
 			t.Fatal(err)
 		}
 		if forced != 0 {
-			t.Fatalf("seed %d: %d forced cuts in data with zero pairs", seed, forced)
+			t.Fatalf("seed %d: %d forced cuts in data without 2 MiB runs of text", seed, forced)
 		}
 		if len(whole) < 1000 || !slices.Equal(whole, got) {
 			t.Fatalf("seed %d: windowed scan found %d strings, whole scan %d (first difference at %d)", seed, len(got), len(whole), firstDiff(whole, got))
@@ -144,3 +152,43 @@ func TestStringsListIsCharged(t *testing.T) {
 }
 
 func asLimit(err error, le **ports.LimitError) bool { return errors.As(err, le) }
+
+// Splitting a region where safeAt holds finds exactly what one scan of the
+// whole region finds, on short buffers over an alphabet of text, Latin-1,
+// zero and other bytes, at every position.
+func TestSafeCutsSplitNoRun(t *testing.T) {
+	ctx := context.Background()
+	opts := (*Options)(nil).withDefaults()
+	opts.MinStringChars = 2
+	alphabet := []byte{0, 0, 'a', 'b', 1, 0xa0, 0xe9}
+	rng := rand.New(rand.NewPCG(7, 7))
+	r := region{name: ".rodata"}
+	checked := 0
+	for range 3000 {
+		w := make([]byte, 24)
+		for i := range w {
+			w[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		whole, err := scanBytes(ctx, w, r, opts, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 2; i+1 < len(w); i++ {
+			if !safeAt(w, i) {
+				continue
+			}
+			left, _ := scanBytes(ctx, w[:i], r, opts, nil)
+			right, _ := scanBytes(ctx, w[i:], r, opts, nil)
+			for k := range right {
+				right[k].off += uint64(i)
+			}
+			if got := append(left, right...); !slices.Equal(got, whole) {
+				t.Fatalf("split of %q at %d: %v, whole %v", w, i, got, whole)
+			}
+			checked++
+		}
+	}
+	if checked < 1000 {
+		t.Fatalf("only %d safe positions checked", checked)
+	}
+}
