@@ -45,13 +45,14 @@ type Set struct {
 	NestedASARs  int     // ASAR members of the nested-archive ZIP (0 for none)
 	ASARMiB      int64   // inflated size of each nested ASAR
 	MapSources   int     // sources of the giant source map (0 for none)
+	SelfMain     bool    // an app requiring a package whose "main" is "." (itself)
 }
 
 // Full is the set the issue measured.
 var Full = Set{
 	ELFDynsymMiB: []int64{64, 256, 512}, ELFSparse: true, ELFRodataMiB: 2048,
 	MachOSyms: 16 << 20, PESyms: 16 << 20,
-	NestedASARs: 4, ASARMiB: 255, MapSources: 100_000,
+	NestedASARs: 4, ASARMiB: 255, MapSources: 100_000, SelfMain: true,
 }
 
 // Write creates the cases of s under dir.
@@ -103,6 +104,11 @@ func Write(dir string, s Set) ([]Case, error) {
 	}
 	if s.MapSources > 0 {
 		if err := add(fmt.Sprintf("sourcemap-%dk", s.MapSources/1000), "javascript", func(p string) error { return writeSourceMapApp(p, s.MapSources) }); err != nil {
+			return nil, err
+		}
+	}
+	if s.SelfMain {
+		if err := add("self-main-app", "javascript", writeSelfMainApp); err != nil {
 			return nil, err
 		}
 	}
@@ -483,6 +489,29 @@ func writeSourceMapApp(dir string, n int) error {
 	pkg := `{"name":"hostile-sourcemap","version":"1.0.0","main":"index.js"}` + "\n"
 	for name, body := range map[string]string{"index.js": js, "index.js.map": m.String(), "package.json": pkg} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeSelfMainApp writes an application that requires a package whose
+// package.json names the package's own directory as its main ("."), as
+// the fixtures of the npm package "resolve" do: resolving it must not
+// recurse forever.
+func writeSelfMainApp(dir string) error {
+	files := map[string]string{
+		"package.json":                  `{"name":"hostile-self-main","version":"1.0.0","main":"index.js"}` + "\n",
+		"index.js":                      "const dep = require('dep');\nmodule.exports = dep;\n",
+		"node_modules/dep/package.json": `{"name":"dep","version":"1.0.0","main":"."}` + "\n",
+		"node_modules/dep/index.js":     "module.exports = 1;\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			return err
 		}
 	}
