@@ -11,6 +11,7 @@ import (
 	"hash"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,17 +26,28 @@ type BundleLimits struct {
 	MaxNodes       int   // values (objects, arrays, strings, numbers, literals); keys are not counted
 }
 
-// DefaultBundleLimits are the import limits: 80 MiB, depth 64, strings of
-// 64 MiB, 40 Mi values. They derive from the ledger's, so that whatever export_evidence_bundle
-// writes from a ledger within its limits reads back: the document may hold
-// the ledger's bytes plus the bundle's envelope and unknowns; one string may
-// be as long as the whole ledger (a retained error's text); and every value
-// takes at least two bytes with its separator. The reference's fixed read
-// limits (strings of 1 MiB, 1,000,000 values) refused rea's own exports.
-// Depth stays 64: records are sealed canonical JSON no deeper than that.
-func DefaultBundleLimits() BundleLimits {
-	const maxBytes = LedgerMaxBytes + bundleEnvelopeBytes
-	return BundleLimits{MaxBytes: maxBytes, MaxDepth: 64, MaxStringBytes: LedgerMaxBytes, MaxNodes: maxBytes / 2}
+// DefaultBundleLimits are the import limits for the configured ledger
+// bound (DefaultLedgerBytes: REA_LEDGER_MAX_BYTES, else a sixteenth of the
+// machine's memory, 64 MiB to 4 GiB): BundleLimitsFor(DefaultLedgerBytes()).
+func DefaultBundleLimits() BundleLimits { return BundleLimitsFor(DefaultLedgerBytes()) }
+
+// BundleLimitsFor are the import limits of a ledger holding at most
+// ledgerBytes: the ledger's bytes plus 16 MiB, depth 64, strings as long as
+// the ledger, one value per two bytes (80 MiB, 64 MiB and 40 Mi values for
+// a 64 MiB ledger). They derive from the ledger's, so that whatever
+// export_evidence_bundle writes from a ledger within its limits reads back:
+// the document may hold the ledger's bytes plus the bundle's envelope and
+// unknowns; one string may be as long as the whole ledger (a retained
+// error's text); and every value takes at least two bytes with its
+// separator. The reference's fixed read limits (strings of 1 MiB, 1,000,000
+// values) refused rea's own exports. Depth stays 64: records are sealed
+// canonical JSON no deeper than that.
+func BundleLimitsFor(ledgerBytes int64) BundleLimits {
+	if ledgerBytes <= 0 {
+		ledgerBytes = LedgerMaxBytes
+	}
+	maxBytes := ledgerBytes + bundleEnvelopeBytes
+	return BundleLimits{MaxBytes: maxBytes, MaxDepth: 64, MaxStringBytes: int(min(ledgerBytes, math.MaxInt)), MaxNodes: int(min(maxBytes/2, math.MaxInt))}
 }
 
 // bundleEnvelopeBytes bounds what a bundle adds to its records: the

@@ -3,11 +3,16 @@ package core_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/matryer/is"
+
+	"rea/core"
 )
 
 // Anything export_evidence_bundle writes, import_evidence_bundle reads back:
@@ -42,4 +47,59 @@ func TestBundleRoundTripsPastTheReferenceReadLimits(t *testing.T) {
 	is.Equal(res["imported"], float64(2))
 	n, _ := fresh.Ledger().Len()
 	is.Equal(n, 2)
+}
+
+// Import limits follow the session's ledger bound (REA_LEDGER_MAX_BYTES),
+// not the 64 MiB floor: a ledger of 96 MiB filled to its limit, holding one
+// string of 70 MiB, exports a bundle of about 96 MiB, past the 80 MiB and
+// 64 MiB-string limits a 64 MiB ledger implies, and that bundle reads back
+// into a fresh session with the same bound.
+func TestBundleRoundTripsAtARaisedLedgerLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills a 96 MiB ledger")
+	}
+	is := is.New(t)
+	t.Setenv("REA_LEDGER_MAX_BYTES", strconv.Itoa(96<<20))
+	s := bndSession(t)
+	_, maxB := s.Ledger().Room()
+	is.Equal(maxB, int64(96<<20))
+	retain := func(i, n int) error {
+		env, err := json.Marshal(map[string]any{"error": map[string]any{"code": "execution_failure", "message": strings.Repeat("z", n)}})
+		is.NoErr(err)
+		_, err = s.RetainError("inventory_artifact", json.RawMessage(fmt.Sprintf(`{"path":"/x/%d"}`, i)), env)
+		return err
+	}
+	is.NoErr(retain(0, 70<<20)) // one string longer than a 64 MiB ledger
+	n := 1
+	for ; n < 100; n++ {
+		if err := retain(n, 2<<20); err != nil {
+			break // the ledger is full
+		}
+	}
+	free, _ := s.Ledger().Room()
+	is.True(free < 2<<20) // filled to the limit
+	path := filepath.Join(t.TempDir(), "b.json")
+	bndCall(t, s, "export_evidence_bundle", map[string]any{"path": path})
+	st, err := os.Stat(path)
+	is.NoErr(err)
+	is.True(st.Size() > core.BundleLimitsFor(core.LedgerMaxBytes).MaxBytes) // past what a 64 MiB ledger allows
+
+	fresh := bndSession(t)
+	_, res := bndCall(t, fresh, "import_evidence_bundle", map[string]any{"path": path})
+	is.Equal(res["imported"], float64(n))
+	got, _ := fresh.Ledger().Len()
+	is.Equal(got, n)
+}
+
+// The import limits derive from the ledger bound they serve.
+func TestBundleLimitsFollowTheLedgerBound(t *testing.T) {
+	is := is.New(t)
+	l := core.BundleLimitsFor(core.LedgerMaxBytes)
+	is.Equal(l.MaxBytes, int64(80<<20))
+	is.Equal(l.MaxStringBytes, 64<<20)
+	is.Equal(l.MaxNodes, 40<<20)
+	t.Setenv("REA_LEDGER_MAX_BYTES", strconv.Itoa(1<<30))
+	l = core.DefaultBundleLimits()
+	is.Equal(l.MaxBytes, int64(1<<30+16<<20))
+	is.Equal(l.MaxStringBytes, 1<<30)
 }

@@ -94,7 +94,16 @@ func (l *Ledger) mergeLocked(prep []preparedRecord, commit bool) (int, error) {
 // ImportBundleFile validates the bundle at path completely, then merges its
 // records and unknowns into this session atomically: on any failure nothing
 // changes.
+//
+// limits nil means the limits of this session's ledger (BundleLimitsFor its
+// maximum), so a bundle exported from a ledger as large as this one reads
+// back.
 func (s *Session) ImportBundleFile(ctx context.Context, path string, limits *BundleLimits) (*ImportResult, error) {
+	if limits == nil {
+		_, maxB := s.ledger.Room()
+		l := BundleLimitsFor(maxB)
+		limits = &l
+	}
 	var recs []*Evidence
 	info, err := ReadBundleFile(ctx, path, limits, func(e *Evidence) error { recs = append(recs, e); return nil })
 	if err != nil {

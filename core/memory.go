@@ -12,8 +12,10 @@ import (
 )
 
 // Memory budgets. Engines and families reserve their large buffers (whole
-// string tables, source maps, archive members held in memory) through
-// ports.Reserve before allocating them; a call past its budget, or past
+// string tables, source maps, archive members held in memory, the native
+// engine's cached lists and cross-reference index, inventories, container
+// indexes) through ports.Reserve, before allocating them where the size is
+// known and as they grow where it is not; a call past its budget, or past
 // what the whole process (the MCP server with all its connections) may
 // hold, is refused with resource_constraint naming the setting to raise.
 // debug.SetMemoryLimit is set to the process budget as a backstop: the

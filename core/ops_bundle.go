@@ -44,7 +44,7 @@ func opImportEvidenceBundle() *Operation {
 	return &Operation{
 		Name:  "import_evidence_bundle",
 		Title: "Import Evidence Bundle",
-		Description: "Validate an exported Evidence bundle completely (at most 80 MiB, depth 64, strings of 64 MiB, 40 Mi values, so any bundle rea exports reads back; schema, duplicate ids, the unknown revision chains, every record's id re-derived, canonical form) " +
+		Description: "Validate an exported Evidence bundle completely (limits derive from this connection's ledger bound: its bytes plus 16 MiB, depth 64, strings as long as the ledger, a value per two bytes, i.e. 80 MiB for a 64 MiB ledger, so any bundle a ledger of the same bound exports reads back; schema, duplicate ids, the unknown revision chains, every record's id re-derived, canonical form) " +
 			"and then merge its records and unknowns into this connection's ledger atomically: on any failure nothing is merged. A record whose id is retained with different content is rejected. Starts no provider.",
 		Kind:            KindSession,
 		RequiresSession: true,

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"sync"
 	"sync/atomic"
 
 	"rea/ports"
@@ -40,11 +41,24 @@ func (Opener) OpenContainer(ctx context.Context, req ports.ContainerRequest) (po
 		return nil, err
 	}
 	o := &Options{MaxEntries: req.Limits.MaxEntries, MaxDepth: req.Limits.MaxDepth, MaxPathBytes: req.Limits.MaxPathBytes}
+	// The header is read whole and parsed into a tree kept while the
+	// container is open: charge three times its declared size (checked
+	// against the archive's size and MaxHeaderBytes by NewReader) first.
+	var prefix [8]byte
+	release := func() {}
+	if n, _ := req.ReaderAt.ReadAt(prefix[:], 0); n == len(prefix) && req.Size > 8 {
+		hs := min(int64(binary.LittleEndian.Uint32(prefix[4:])), req.Size-8)
+		var err error
+		if release, err = ports.Reserve(ctx, "the ASAR header", 3*hs); err != nil {
+			return nil, err
+		}
+	}
 	r, err := NewReader(req.ReaderAt, req.Size, o)
 	if err != nil {
+		release()
 		return nil, containerError(err)
 	}
-	c := &container{r: r, req: req}
+	c := &container{r: r, req: req, release: sync.OnceFunc(release)}
 	for _, e := range r.Entries() {
 		ce := ports.ContainerEntry{Path: e.Path, Executable: e.Executable, Unpacked: e.Unpacked, CompressedSize: -1, Offset: -1}
 		switch e.Type {
@@ -71,11 +85,15 @@ type container struct {
 	req     ports.ContainerRequest
 	entries []ports.ContainerEntry
 	read    atomic.Int64 // bytes yielded by every Open, for MaxTotalBytes
+	release func()       // the header's memory reservation
 }
 
 func (c *container) Entries() []ports.ContainerEntry { return c.entries }
 
-func (c *container) Close() error { return c.r.Close() }
+func (c *container) Close() error {
+	c.release()
+	return c.r.Close()
+}
 
 // Open returns a packed file's bytes from the archive, or an unpacked file's
 // from the companion. A missing companion is reason unavailable.

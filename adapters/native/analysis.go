@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"rea/ports"
@@ -67,6 +68,34 @@ type Analysis struct {
 	code lazy[*program]
 	mmap lazy[*memMap]
 	sigs lazy[*sigIndex]
+
+	// held releases the memory reservations of cached lists at Close.
+	heldMu sync.Mutex
+	held   []func()
+}
+
+// hold keeps release until Close (or calls it now when already closed).
+func (a *Analysis) hold(release func()) {
+	if release == nil {
+		return
+	}
+	a.heldMu.Lock()
+	defer a.heldMu.Unlock()
+	if a.closed.Load() {
+		release()
+		return
+	}
+	a.held = append(a.held, release)
+}
+
+// releaseHeld drops the cached lists' reservations.
+func (a *Analysis) releaseHeld() {
+	a.heldMu.Lock()
+	defer a.heldMu.Unlock()
+	for _, r := range a.held {
+		r()
+	}
+	a.held = nil
 }
 
 var (
@@ -206,6 +235,18 @@ func (a *Analysis) Close(context.Context) error {
 	if a.closed.Swap(true) {
 		return nil
 	}
+	a.releaseHeld()
+	// The cross-reference index belongs to the program; release it once
+	// any computation in flight has finished (it holds the locks).
+	go a.code.drop(func(p *program) {
+		if p != nil {
+			p.refs.drop(func(ix *refIndex) {
+				if ix != nil && ix.held != nil {
+					ix.held()
+				}
+			})
+		}
+	})
 	if a.src.m != nil {
 		a.src.m.close()
 	}
@@ -226,7 +267,13 @@ func (a *Analysis) Documents(ctx context.Context) ([]ports.Document, error) {
 // Segments reports sections (or, without a section table, loadable
 // segments) in file order.
 func (a *Analysis) Segments(ctx context.Context) ([]ports.Segment, error) {
-	return list(a, ctx, "segments", &a.segs, a.img.segments)
+	return list(a, ctx, "segments", &a.segs, func(ctx context.Context) ([]ports.Segment, error) {
+		segs, err := a.img.segments(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return segs, a.reserveHeld(ctx, "the segments list", listBytes(segs))
+	})
 }
 
 // Procedures reports every known procedure, sorted by address, one per
@@ -237,7 +284,7 @@ func (a *Analysis) Procedures(ctx context.Context) ([]ports.Procedure, error) {
 		if err != nil {
 			return nil, err
 		}
-		return p.procs, nil
+		return p.procs, a.reserveHeld(ctx, "the procedures list", listBytes(p.procs))
 	})
 }
 
@@ -253,7 +300,8 @@ func (a *Analysis) sortedNames(ctx context.Context) ([]ports.Name, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sortNames(set.labels), nil
+	names := sortNames(set.labels)
+	return names, a.reserveHeld(ctx, "the names list", listBytes(names))
 }
 
 // Strings reports the ASCII and UTF-16LE strings in data sections, sorted by
@@ -295,7 +343,11 @@ func (a *Analysis) strings(ctx context.Context, op string, pick func(*stringSet)
 		if err != nil {
 			return nil, err
 		}
-		return a.scanStrings(ctx, regions)
+		set, err = a.scanStrings(ctx, regions)
+		if err == nil {
+			a.hold(set.held)
+		}
+		return set, err
 	})
 	if err == nil {
 		err = func() (err error) {
@@ -316,7 +368,10 @@ func (a *Analysis) strings(ctx context.Context, op string, pick func(*stringSet)
 func (a *Analysis) symbolSet(ctx context.Context) (*symbolSet, error) {
 	return a.syms.get(ctx, func(ctx context.Context) (set *symbolSet, err error) {
 		defer recoverInto(a.img.format(), "symbols", &err)
-		return a.img.symbols(ctx)
+		if set, err = a.img.symbols(ctx); err != nil {
+			return nil, err
+		}
+		return set, a.reserveHeld(ctx, "the symbol tables", listBytes(set))
 	})
 }
 
@@ -375,5 +430,9 @@ func (a *Analysis) Limitations(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("native: limitations: %w", classify(a.img.format(), err))
 	}
-	return slices.Clone(set.limits), nil
+	out := slices.Clone(set.limits)
+	if strs, ok := a.strs.peek(); ok && strs != nil {
+		out = append(out, strs.limits...)
+	}
+	return out, nil
 }

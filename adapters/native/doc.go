@@ -52,8 +52,11 @@
 //   - Strings: ASCII and UTF-16LE runs in allocated, non-executable sections
 //     that have file data (for an ELF file without sections, the non-executable
 //     PT_LOAD segments); PE sections that are code or discardable and Mach-O
-//     code, zero-fill and debug sections are not scanned. Each section is read
-//     whole, so memory is bounded by the largest section (and the file size).
+//     code, zero-fill and debug sections are not scanned. Sections are read
+//     through the file in 4 MiB windows cut where no run can cross, so
+//     memory follows the strings found, not the section
+//     size; the list is charged to the call's memory budget (ports.Reserve)
+//     and held until Close.
 //     Go and Rust binaries (recognised by their sections or build markers)
 //     keep literals back to back without terminators; there each literal
 //     whose start and length the program gives (string headers in data,

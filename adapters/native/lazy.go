@@ -31,3 +31,26 @@ func (l *lazy[T]) get(ctx context.Context, compute func(context.Context) (T, err
 	l.done, l.val, l.err = true, v, err
 	return v, err
 }
+
+// peek returns the value when it has been computed without blocking.
+func (l *lazy[T]) peek() (T, bool) {
+	var zero T
+	if !l.mu.TryLock() {
+		return zero, false
+	}
+	defer l.mu.Unlock()
+	if !l.done || l.err != nil {
+		return zero, false
+	}
+	return l.val, true
+}
+
+// drop calls f with the value once any computation in flight has finished,
+// if one was cached.
+func (l *lazy[T]) drop(f func(T)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done && l.err == nil {
+		f(l.val)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"unicode/utf8"
+	"unsafe"
 
 	"rea/ports"
 )
@@ -16,8 +17,18 @@ type span struct{ start, end int }
 // scanRegions finds the strings of every region and sorts them by address.
 // refs, sorted by address, are the literal references of a Go or Rust
 // binary (strings_lit.go); a region they point into is split into literals.
-func scanRegions(ctx context.Context, src source, regions []region, opts Options, refs []litRef) (*stringSet, error) {
+// Regions are read in windows (strings_window.go) except where literals
+// are split; the list's records are charged to the call's memory budget
+// as it grows (held says what the set keeps reserved).
+func scanRegions(ctx context.Context, src source, regions []region, opts Options, refs []litRef) (_ *stringSet, err error) {
 	var out []strRec
+	ch := &charge{ctx: ctx, what: "the strings list"}
+	defer func() {
+		if err != nil {
+			ch.release()
+		}
+	}()
+	var limits []string
 	for i, r := range regions {
 		r.index = int32(i)
 		if err := ctx.Err(); err != nil {
@@ -28,16 +39,30 @@ func scanRegions(ctx context.Context, src source, regions []region, opts Options
 		if n == 0 {
 			continue
 		}
-		data, err := src.view(r.off, n)
-		if err != nil {
-			return nil, err
-		}
-		if in := refsIn(refs, r.addr, uint64(len(data))); len(in) > 0 {
+		in := refsIn(refs, r.addr, n)
+		if len(in) > 0 && n <= maxLiteralRegion {
+			data, err := src.view(r.off, n)
+			if err != nil {
+				return nil, err
+			}
 			out, err = scanLiterals(ctx, data, r, opts, in, out)
+			if err != nil {
+				return nil, err
+			}
 		} else {
-			out, err = scanBytes(ctx, data, r, opts, out)
+			if len(in) > 0 {
+				limits = append(limits, fmt.Sprintf("strings: section %s (%d bytes) is over %d bytes: its Go/Rust literals were not split by their %d references (plain runs are listed)", r.name, n, maxLiteralRegion, len(in)))
+			}
+			var forced int
+			out, forced, err = scanWindows(ctx, src, r, n, opts, out, ch)
+			if err != nil {
+				return nil, err
+			}
+			if forced > 0 {
+				limits = append(limits, fmt.Sprintf("strings: section %s has %d runs of text of over %d bytes: each is listed in pieces of at most %d bytes", r.name, forced, scanWindow/2, scanWindow))
+			}
 		}
-		if err != nil {
+		if err := ch.to(recBytes * int64(cap(out))); err != nil {
 			return nil, err
 		}
 	}
@@ -50,7 +75,42 @@ func scanRegions(ctx context.Context, src source, regions []region, opts Options
 	if !slices.IsSortedFunc(out, less) {
 		slices.SortStableFunc(out, less)
 	}
-	return &stringSet{regions: regions, recs: slices.Clip(out)}, nil
+	return &stringSet{regions: regions, recs: slices.Clip(out), limits: limits, held: ch.release}, nil
+}
+
+// recBytes is the size of a strRec.
+const recBytes = int64(unsafe.Sizeof(strRec{}))
+
+// charge holds reservations (ports.Reserve) for a list while it grows, in
+// steps of at least a MiB.
+type charge struct {
+	ctx      context.Context
+	what     string
+	held     int64
+	releases []func()
+}
+
+// to makes sure n bytes are reserved.
+func (c *charge) to(n int64) error {
+	if n <= c.held {
+		return nil
+	}
+	step := max(n-c.held, 1<<20)
+	rel, err := ports.Reserve(c.ctx, c.what, step)
+	if err != nil {
+		return err
+	}
+	c.releases = append(c.releases, rel)
+	c.held += step
+	return nil
+}
+
+// release drops every reservation.
+func (c *charge) release() {
+	for _, r := range c.releases {
+		r()
+	}
+	c.releases, c.held = nil, 0
 }
 
 // strRec is one string in compact form: where it is and how long, its
@@ -68,6 +128,8 @@ type strRec struct {
 type stringSet struct {
 	regions []region
 	recs    []strRec // sorted as the list is: by address, ASCII first, longest first
+	limits  []string // what the scan left out
+	held    func()   // releases the memory reserved for recs
 }
 
 // recLess orders two records at addresses x and y: by address, then
@@ -83,10 +145,10 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// strings materializes the list, reading each value from the file.
+// strings materializes the list, reading each value from the file: a view
+// of the mapping, or, without one, only the bytes the value needs.
 func (set *stringSet) strings(ctx context.Context, src source, opts Options) ([]ports.String, error) {
 	out := make([]ports.String, len(set.recs))
-	cur, data := int32(-1), []byte(nil)
 	for i, s := range set.recs {
 		if i&0xffff == 0 {
 			if err := ctx.Err(); err != nil {
@@ -94,25 +156,33 @@ func (set *stringSet) strings(ctx context.Context, src source, opts Options) ([]
 			}
 		}
 		r := set.regions[s.region]
-		if s.region != cur {
-			b, err := src.view(r.off, src.clamp(r.off, r.size)) // pinned by the caller (Analysis.enter)
-			if err != nil {
-				return nil, err
-			}
-			cur, data = s.region, b
-		}
-		if s.off+uint64(s.n) > uint64(len(data)) {
+		if s.off+uint64(s.n) > src.clamp(r.off, r.size) {
 			return nil, &ports.FormatError{Format: src.format, Offset: int64(min(r.off+s.off, 1<<62)), Msg: "string beyond its section"}
 		}
-		out[i] = stringAt(data, s, r, opts)
+		need := uint64(s.n)
+		if s.wide {
+			need = min(need, 2*uint64(opts.MaxStringBytes)+2)
+		} else {
+			need = min(need, uint64(opts.MaxStringBytes)+1)
+		}
+		b, err := src.view(r.off+s.off, need) // pinned by the caller (Analysis.enter)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = stringOf(b, s, r, opts)
 	}
 	return out, nil
 }
 
 // stringAt is the string s of region r, whose bytes are data.
 func stringAt(data []byte, s strRec, r region, opts Options) ports.String {
+	return stringOf(data[s.off:s.off+uint64(s.n)], s, r, opts)
+}
+
+// stringOf is the string s of region r whose bytes start b: all of them, or
+// at least as many as its value can hold plus one character.
+func stringOf(b []byte, s strRec, r region, opts Options) ports.String {
 	str := ports.String{Address: r.addr + s.off, FileOffset: r.off + s.off, ByteLength: s.n, Section: r.name}
-	b := data[s.off : s.off+uint64(s.n)]
 	if !s.wide {
 		str.Charset = "ascii"
 		if len(b) > opts.MaxStringBytes {

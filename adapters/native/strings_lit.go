@@ -6,6 +6,7 @@ import (
 	"context"
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -100,20 +101,31 @@ func toolchainOf(ctx context.Context, src source, img image, regions []region) (
 		if n == 0 {
 			continue
 		}
-		data, err := src.view(r.off, n)
+		found := false
+		overlap := max(len(goBuildInfoMagic), len(rustSourceMarker)) - 1
+		_, err := windows(ctx, src, r.off, n, overlap, func(_ uint64, data []byte) error {
+			if bytes.Contains(data, goBuildInfoMagic) {
+				found = true
+				return errFound
+			}
+			rust = rust || bytes.Contains(data, rustSourceMarker)
+			return nil
+		})
+		if found {
+			return tcGo, nil
+		}
 		if err != nil {
 			return tcNone, err
 		}
-		if bytes.Contains(data, goBuildInfoMagic) {
-			return tcGo, nil
-		}
-		rust = rust || bytes.Contains(data, rustSourceMarker)
 	}
 	if rust {
 		return tcRust, nil
 	}
 	return tcNone, nil
 }
+
+// errFound stops a window scan that found what it looked for.
+var errFound = errors.New("found")
 
 // regionIndex finds the string region holding an address.
 type regionIndex []region

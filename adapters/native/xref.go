@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"rea/ports"
 )
@@ -17,6 +18,7 @@ import (
 type refIndex struct {
 	all  []xref
 	byTo []int32 // indexes of resolved refs, sorted by to then from
+	held func()  // releases its memory reservation (Analysis.Close)
 }
 
 // references sweeps the ranges discovery decoded whole once more, on every
@@ -84,6 +86,10 @@ func (p *program) references(ctx context.Context, src source) (*refIndex, error)
 		}
 		// Each range's references are sorted and ranges come in address
 		// order, so the concatenation is sorted unless ranges overlap.
+		held, err := ports.Reserve(ctx, "the cross-reference index", int64(total)*(int64(unsafe.Sizeof(xref{}))+4))
+		if err != nil {
+			return nil, err
+		}
 		all := make([]xref, 0, total)
 		for j, s := range slots {
 			all = append(all, s...)
@@ -92,7 +98,7 @@ func (p *program) references(ctx context.Context, src source) (*refIndex, error)
 		if !slices.IsSortedFunc(all, refLess) {
 			slices.SortFunc(all, refLess)
 		}
-		ix := &refIndex{all: slices.Clip(slices.Compact(all))}
+		ix := &refIndex{all: slices.Clip(slices.Compact(all)), held: held}
 		ix.indexTargets()
 		return ix, nil
 	})

@@ -36,8 +36,21 @@ func (Opener) OpenContainer(ctx context.Context, req ports.ContainerRequest) (po
 		return nil, err
 	}
 	l := req.Limits
-	return NewReader(req.ReaderAt, req.Size, &Options{MaxEntries: l.MaxEntries, MaxEntryBytes: l.MaxEntryBytes,
+	r, err := NewReader(req.ReaderAt, req.Size, &Options{MaxEntries: l.MaxEntries, MaxEntryBytes: l.MaxEntryBytes,
 		MaxTotalBytes: l.MaxTotalBytes, MaxCompressionRatio: l.MaxCompressionRatio, MaxPathBytes: l.MaxPathBytes})
+	if err != nil {
+		return nil, err
+	}
+	// The central directory is held while the container is open: charge
+	// it (what archive/zip read is bounded by the archive's size, and the
+	// entry count by MaxEntries, before this point).
+	release, err := ports.Reserve(ctx, "the ZIP central directory", r.indexBytes())
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	r.release = release
+	return r, nil
 }
 
 func openFile(name string) (*os.File, error) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
+	"unsafe"
 
 	"rea/ports"
 )
@@ -83,6 +84,17 @@ type Reader struct {
 	files   map[string]*stdzip.File
 	read    atomic.Int64 // uncompressed bytes yielded by every Open
 	closer  io.Closer
+	release func() // the memory reservation of the index (Opener), or nil
+}
+
+// indexBytes estimates what the reader holds per entry: archive/zip's File,
+// the entry, the name map and the names.
+func (r *Reader) indexBytes() int64 {
+	n := int64(len(r.z.File)) * (int64(unsafe.Sizeof(stdzip.File{})) + int64(unsafe.Sizeof(ports.ContainerEntry{})) + 48)
+	for _, f := range r.z.File {
+		n += int64(2*len(f.Name) + len(f.Comment) + len(f.Extra))
+	}
+	return n
 }
 
 var _ ports.Container = (*Reader)(nil)
@@ -197,6 +209,10 @@ func (r *Reader) Entries() []ports.ContainerEntry { return r.entries }
 
 // Close closes the file opened by Open.
 func (r *Reader) Close() error {
+	if r.release != nil {
+		r.release()
+		r.release = nil
+	}
 	if r.closer != nil {
 		return r.closer.Close()
 	}

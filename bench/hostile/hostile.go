@@ -39,18 +39,20 @@ type Case struct {
 type Set struct {
 	ELFDynsymMiB []int64 // .dynsym sizes, e.g. 64, 256, 512
 	ELFSparse    bool    // a 4 GiB ELF whose .symtab fills it
+	ELFRodataMiB int64   // a sparse .rodata of this size (0 for none)
 	MachOSyms    int64   // Mach-O LC_SYMTAB count (0 for none)
 	PESyms       int64   // PE COFF symbol count (0 for none)
 	NestedASARs  int     // ASAR members of the nested-archive ZIP (0 for none)
 	ASARMiB      int64   // inflated size of each nested ASAR
 	MapSources   int     // sources of the giant source map (0 for none)
+	SelfMain     bool    // an app requiring a package whose "main" is "." (itself)
 }
 
 // Full is the set the issue measured.
 var Full = Set{
-	ELFDynsymMiB: []int64{64, 256, 512}, ELFSparse: true,
+	ELFDynsymMiB: []int64{64, 256, 512}, ELFSparse: true, ELFRodataMiB: 2048,
 	MachOSyms: 16 << 20, PESyms: 16 << 20,
-	NestedASARs: 4, ASARMiB: 255, MapSources: 100_000,
+	NestedASARs: 4, ASARMiB: 255, MapSources: 100_000, SelfMain: true,
 }
 
 // Write creates the cases of s under dir.
@@ -78,6 +80,11 @@ func Write(dir string, s Set) ([]Case, error) {
 			return nil, err
 		}
 	}
+	if s.ELFRodataMiB > 0 {
+		if err := add(fmt.Sprintf("elf-rodata-%dm", s.ELFRodataMiB), "binary", func(p string) error { return writeELFRodata(p, s.ELFRodataMiB<<20) }); err != nil {
+			return nil, err
+		}
+	}
 	if s.MachOSyms > 0 {
 		if err := add(fmt.Sprintf("macho-%dm-syms", s.MachOSyms>>20), "binary", func(p string) error { return writeMachO(p, s.MachOSyms) }); err != nil {
 			return nil, err
@@ -97,6 +104,11 @@ func Write(dir string, s Set) ([]Case, error) {
 	}
 	if s.MapSources > 0 {
 		if err := add(fmt.Sprintf("sourcemap-%dk", s.MapSources/1000), "javascript", func(p string) error { return writeSourceMapApp(p, s.MapSources) }); err != nil {
+			return nil, err
+		}
+	}
+	if s.SelfMain {
+		if err := add("self-main-app", "javascript", writeSelfMainApp); err != nil {
 			return nil, err
 		}
 	}
@@ -202,6 +214,57 @@ func writeELF(p string, table int64, dyn bool) error {
 	put(3, name(tabName), tabType, 0x2, 0, tableOff, uint64(table), 2, 1, 8, 24)
 	put(4, name(".shstrtab"), 3, 0, 0, shstrOff, uint64(len(shstr)), 0, 0, 1, 0)
 	return sparse(p, size, map[int64][]byte{0: ehdr, textOff: text, strOff: strtab, shstrOff: shstr, tableOff: sym, shoff: sh})
+}
+
+// writeELFRodata writes an x86-64 ELF executable whose .rodata is size
+// bytes of holes with a few strings at its start, middle and end: the
+// strings scan must not cost the section.
+func writeELFRodata(p string, size int64) error {
+	const (
+		textOff   = 0x1000
+		shstrOff  = 0x1100
+		roOff     = 0x2000
+		textAddr  = 0x401000
+		nSections = 4
+	)
+	roAddr := uint64(0x800000)
+	shoff := roOff + size
+	ehdr := make([]byte, 64)
+	copy(ehdr, "\x7fELF\x02\x01\x01")
+	le.PutUint16(ehdr[16:], 2)  // ET_EXEC
+	le.PutUint16(ehdr[18:], 62) // EM_X86_64
+	le.PutUint32(ehdr[20:], 1)
+	le.PutUint64(ehdr[24:], textAddr)
+	le.PutUint64(ehdr[40:], uint64(shoff))
+	le.PutUint16(ehdr[52:], 64)
+	le.PutUint16(ehdr[58:], 64)
+	le.PutUint16(ehdr[60:], nSections)
+	le.PutUint16(ehdr[62:], 3) // .shstrtab
+
+	text := []byte{0x55, 0x48, 0x89, 0xe5, 0x31, 0xc0, 0x5d, 0xc3}
+	shstr := []byte("\x00.text\x00.rodata\x00.shstrtab\x00")
+	name := func(s string) uint32 { return uint32(bytes.Index(shstr, []byte("\x00"+s+"\x00")) + 1) }
+	sh := make([]byte, nSections*64)
+	put := func(i int, name, typ uint32, flags, addr, off, size uint64) {
+		h := sh[i*64:]
+		le.PutUint32(h[0:], name)
+		le.PutUint32(h[4:], typ)
+		le.PutUint64(h[8:], flags)
+		le.PutUint64(h[16:], addr)
+		le.PutUint64(h[24:], off)
+		le.PutUint64(h[32:], size)
+		le.PutUint64(h[48:], 1)
+	}
+	put(1, name(".text"), 1, 0x6, textAddr, textOff, uint64(len(text)))
+	put(2, name(".rodata"), 1, 0x2, roAddr, roOff, uint64(size))
+	put(3, name(".shstrtab"), 3, 0, 0, shstrOff, uint64(len(shstr)))
+	str := func(s string) []byte { return append([]byte(s), 0) }
+	return sparse(p, shoff+nSections*64, map[int64][]byte{
+		0: ehdr, textOff: text, shstrOff: shstr, shoff: sh,
+		roOff:             str("hostile rodata first string"),
+		roOff + size/2:    str("hostile rodata middle string"),
+		roOff + size - 64: str("hostile rodata last string"),
+	})
 }
 
 // writeMachO writes an x86-64 Mach-O executable whose LC_SYMTAB claims n
@@ -426,6 +489,29 @@ func writeSourceMapApp(dir string, n int) error {
 	pkg := `{"name":"hostile-sourcemap","version":"1.0.0","main":"index.js"}` + "\n"
 	for name, body := range map[string]string{"index.js": js, "index.js.map": m.String(), "package.json": pkg} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeSelfMainApp writes an application that requires a package whose
+// package.json names the package's own directory as its main ("."), as
+// the fixtures of the npm package "resolve" do: resolving it must not
+// recurse forever.
+func writeSelfMainApp(dir string) error {
+	files := map[string]string{
+		"package.json":                  `{"name":"hostile-self-main","version":"1.0.0","main":"index.js"}` + "\n",
+		"index.js":                      "const dep = require('dep');\nmodule.exports = dep;\n",
+		"node_modules/dep/package.json": `{"name":"dep","version":"1.0.0","main":"."}` + "\n",
+		"node_modules/dep/index.js":     "module.exports = 1;\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			return err
 		}
 	}

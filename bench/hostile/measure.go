@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -22,6 +23,7 @@ type Run struct {
 	Stdout   []byte
 	Stderr   []byte
 	Wall     time.Duration
+	CPU      time.Duration // user and system time of the child
 }
 
 // allocated is the bytes a file occupies on disk.
@@ -84,11 +86,61 @@ func Measure(ctx context.Context, cmd *exec.Cmd, bound int64) (Run, error) {
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && r.PeakRSS == 0 {
 		r.PeakRSS = ru.Maxrss * 1024
 	}
+	r.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	r.ExitCode = cmd.ProcessState.ExitCode()
 	if _, isExit := err.(*exec.ExitError); err != nil && !isExit {
 		return r, err
 	}
 	return r, nil
+}
+
+// Watcher samples the resident set of a process the caller started.
+type Watcher struct {
+	stop chan struct{}
+	done chan struct{}
+	peak atomic.Int64
+	kill atomic.Bool
+}
+
+// Watch samples pid's VmRSS and VmHWM every 20 ms until Stop; when VmRSS
+// passes bound (0: no bound) it kills pid's process group, so pid must lead
+// its own group (SysProcAttr.Setpgid) and be a process the caller started.
+func Watch(pid int, bound int64) *Watcher {
+	w := &Watcher{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			rss, hwm := procRSS(pid)
+			w.peak.Store(max(w.peak.Load(), hwm, rss))
+			if bound > 0 && rss > bound && !w.kill.Load() {
+				w.kill.Store(true)
+				syscall.Kill(-pid, syscall.SIGKILL)
+			}
+			select {
+			case <-w.stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return w
+}
+
+// Peak reports the highest resident set seen so far and whether the
+// watcher killed the process.
+func (w *Watcher) Peak() (peak int64, killed bool) { return w.peak.Load(), w.kill.Load() }
+
+// Stop ends the sampling (once) and reports Peak.
+func (w *Watcher) Stop() (peak int64, killed bool) {
+	select {
+	case <-w.stop:
+	default:
+		close(w.stop)
+	}
+	<-w.done
+	return w.Peak()
 }
 
 // procRSS reads VmRSS and VmHWM (bytes) of pid; zeros when it is gone.

@@ -19,7 +19,8 @@ import (
 const hostileBound = 512 << 20
 
 // Hostile inputs whose headers claim gigabytes (sparse symbol tables, a
-// ZIP of deflated ASARs, a source map with 100k sources) are run through
+// sparse 1 GiB .rodata, a ZIP of deflated ASARs, a source map with 100k
+// sources) are run through
 // the built rea as children under an RSS watchdog: each must answer with a
 // result or a typed error, and its peak resident set must stay under the
 // bound. Before the bounds, these cost 1 to 3 GB each.
@@ -29,7 +30,7 @@ func TestHostileInputsStayUnderMemoryBound(t *testing.T) {
 	}
 	is := is.New(t)
 	cases, err := hostile.Write(t.TempDir(), hostile.Set{
-		ELFDynsymMiB: []int64{512}, MachOSyms: 16 << 20, PESyms: 16 << 20,
+		ELFDynsymMiB: []int64{512}, ELFRodataMiB: 1024, MachOSyms: 16 << 20, PESyms: 16 << 20,
 		NestedASARs: 4, ASARMiB: 255, MapSources: 100_000,
 	})
 	is.NoErr(err)

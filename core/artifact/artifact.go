@@ -259,6 +259,8 @@ type graphBuilder struct {
 	byPath  map[string]*Item
 	boxes   []*artBox
 	spills  []*artSpill // closed with the builder
+	held    []func()    // memory reservations, released with the builder (memory.go)
+	charged int         // items already reserved
 	total   atomic.Int64
 	hashedN atomic.Int64
 	mu      sync.Mutex
@@ -271,6 +273,7 @@ func (b *graphBuilder) close() {
 	}
 	b.spills = nil
 	b.mu.Unlock()
+	defer b.releaseHeld()
 	for _, bx := range b.boxes {
 		bx.c.Close()
 		if bx.closer != nil {
@@ -305,6 +308,9 @@ func Build(ctx context.Context, req Request) (g *Graph, err error) {
 	if err := b.start(ctx, st); err != nil {
 		return nil, err
 	}
+	if err := b.chargeItems(ctx); err != nil {
+		return nil, err
+	}
 	level := b.hashable(b.items)
 	// Nested containers are expanded only from the root's own level (see
 	// expandable), so this ends after at most two rounds.
@@ -318,6 +324,9 @@ func Build(ctx context.Context, req Request) (g *Graph, err error) {
 		}
 		added, err := b.expandNested(ctx, level)
 		if err != nil {
+			return nil, err
+		}
+		if err := b.chargeItems(ctx); err != nil {
 			return nil, err
 		}
 		level = b.hashable(added)
@@ -703,14 +712,22 @@ func (b *graphBuilder) hashItem(ctx context.Context, it *Item, buf []byte) error
 	var sliceAt int64 = -1
 	var content []byte
 	wanted := b.req.Content != nil && b.req.Wants != nil && it != b.root && b.req.Wants(it.Path, artSize(it))
+	var charged growth
+	defer charged.done()
 	if wanted {
-		content = make([]byte, 0, min(artSize(it), l.MaxEntryBytes)+1)
+		// Declared sizes are the container's word: start small and charge
+		// the buffer as the bytes actually arrive.
+		content = make([]byte, 0, min(artSize(it), l.MaxEntryBytes, 1<<20)+1)
+		charged.what = "the content of " + it.Path
 	}
 	for {
 		k, rerr := rc.Read(buf)
 		if k > 0 {
 			chunk := buf[:k]
 			if wanted {
+				if err := charged.to(ctx, int64(len(content)+len(chunk))); err != nil {
+					return err
+				}
 				content = append(content, chunk...)
 			}
 			prev := n
@@ -748,6 +765,9 @@ func (b *graphBuilder) hashItem(ctx context.Context, it *Item, buf []byte) error
 				keep = 0
 				if it.box != nil && b.expandable(it) == "" && b.recognize(it) != nil {
 					keep = 1
+					if err := b.reserve(ctx, "a nested archive held in memory ("+it.Path+")", artSpillMem); err != nil {
+						return err
+					}
 					it.spill = b.newSpill()
 					if err := it.spill.write(it.head[:prev]); err != nil {
 						return &Failure{Reason: "io", Path: it.Path, Err: err}

@@ -48,7 +48,8 @@ func limitFailure(limit, path string, value, max int64) error {
 func withPath(err error, p string) error {
 	var af *Failure
 	var e *core.Error
-	if errors.As(err, &af) || errors.As(err, &e) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.As(err, &af) || errors.As(err, &e) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, ports.ErrResourceLimit) {
 		return err
 	}
 	var ce *ports.ContainerError
@@ -110,6 +111,9 @@ func artifactError(ctx context.Context, op string, err error) error {
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
 		return &core.Error{Code: core.CodeCancelled, Category: core.CategoryCancelled, Message: op + ": cancelled", Err: err,
 			Details: map[string]any{"operation": op, "reason": "cancelled", "cleanup": "complete"}}
+	}
+	if errors.Is(err, ports.ErrResourceLimit) {
+		return core.AsError(op, err) // a memory budget: resource_constraint naming it
 	}
 	var f *Failure
 	if !errors.As(err, &f) {
