@@ -693,11 +693,12 @@ func (b *byteBudget) release(n int64) {
 	b.cond.Broadcast()
 }
 
-// Evidence bytes every JavaScript asset costs at least: its node's ID,
-// identity, observation ID, kind, strategy and evidence, and its path
-// written three times (identity, label, location).
+// Evidence bytes every JavaScript asset costs at least in the lean graph
+// (lean.go): its node's ID and kind, its observed digest, size and status,
+// its evidence and the edge that contains it, and its path written three
+// times (identity, properties, the paths table).
 const (
-	jsappMinAssetBytes  = 400
+	jsappMinAssetBytes  = 300
 	jsappMinPathRepeats = 3
 )
 

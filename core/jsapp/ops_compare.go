@@ -36,7 +36,7 @@ func opCompareApplicationVersions() *core.Operation {
 
 // comparable node kinds and how a node is keyed in each tier.
 type cmpNode struct {
-	n        *jagNode
+	n        *Node
 	content  string // sha256
 	original string // source-map original (source-module, or the module it maps to)
 	finger   string
@@ -410,7 +410,7 @@ func handleSourceToBundle(ctx context.Context, c *core.Call) (any, error) {
 		return nil, err
 	}
 	type orig struct {
-		n    *jagNode
+		n    *Node
 		norm string
 		sha  string
 	}
@@ -521,7 +521,7 @@ type moduleExport struct {
 }
 
 func selectModule(ix *appIndex, p string) (map[string]any, []moduleExport) {
-	var cands []*jagNode
+	var cands []*Node
 	for _, n := range ix.res.Graph.Nodes {
 		switch n.Kind {
 		case "javascript-asset":

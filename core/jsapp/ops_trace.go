@@ -165,7 +165,7 @@ type step struct {
 	dep  int
 }
 
-func edgeAuthority(e *jagEdge) string {
+func edgeAuthority(e *Edge) string {
 	if e.Evidence.Confidence == core.ConfidenceInferred {
 		return "analyst-inference"
 	}
@@ -220,7 +220,7 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		if st.dep >= lim.depth {
 			continue
 		}
-		var next []*jagEdge
+		var next []*Edge
 		if dir != "incoming" {
 			next = append(next, ix.out[st.node]...)
 		}
@@ -249,7 +249,7 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 			steps = append(steps, step{node: other, edge: e.EdgeID, prev: i, dep: st.dep + 1})
 		}
 	}
-	edgeByID := map[string]*jagEdge{}
+	edgeByID := map[string]*Edge{}
 	for _, e := range ix.res.Graph.Edges {
 		edgeByID[e.EdgeID] = e
 	}
@@ -341,14 +341,14 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 }
 
 // traceNode is a node of a trace: its ID, kind and human label.
-func traceNode(ix *appIndex, n *jagNode) map[string]any {
+func traceNode(ix *appIndex, n *Node) map[string]any {
 	return map[string]any{"node_id": n.NodeID, "kind": n.Kind, "label": humanLabel(ix, n)}
 }
 
 // relationFrom names a path step's edge as read from the step before it:
 // the relation when the path follows the edge, "relation by" (imports by,
 // loads by) when it walks the edge backwards.
-func relationFrom(e *jagEdge, prev string) string {
+func relationFrom(e *Edge, prev string) string {
 	if e.SourceNodeID == prev {
 		return e.Relation
 	}

@@ -127,7 +127,7 @@ func handleBuildLedger(ctx context.Context, c *core.Call) (any, error) {
 }
 
 // obligation describes one node as a requirement with its support.
-func obligation(ix *appIndex, n *jagNode, kind string) map[string]any {
+func obligation(ix *appIndex, n *Node, kind string) map[string]any {
 	status := "evidenced"
 	var req string
 	match := map[string]any{"kind": n.Kind}
