@@ -1391,11 +1391,13 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	}
 	unknowns := jaMaps(st.unknowns)
 	format := "directory"
-	switch st.format {
-	case "asar":
+	switch {
+	case st.format == "asar":
 		format = "asar"
-	case "javascript-bundle":
+	case st.format == "javascript-bundle":
 		format = "file"
+	case zipFormats[st.format]:
+		format = st.format
 	}
 	res := map[string]any{
 		"schema_version": 2, "input_path": st.req.given, "format": format, "root_artifact_sha256": st.rootSHA,

@@ -25,20 +25,20 @@ func opAnalyzeJSApp() *core.Operation {
 	return &core.Operation{
 		Name:  "analyze_javascript_application",
 		Title: "Analyze JavaScript Application",
-		Description: "Map a JavaScript or Electron application (a directory, an ASAR archive or a single JavaScript file) without executing it: packages and entry points, " +
+		Description: "Map a JavaScript or Electron application (a directory, an ASAR archive, a ZIP archive holding one, or a single JavaScript file) without executing it: packages and entry points, " +
 			"JavaScript assets and their imports, Electron processes (main, preload, renderer, utility) from BrowserWindow " +
 			"webPreferences.preload, loadFile/loadURL and utilityProcess.fork, contextBridge APIs, IPC channels (paired only when one " +
 			"literal handler meets literal senders), workers and service workers, literal endpoints, storage, .node add-ons, webpack/rspack/esbuild " +
-			"module tables and source maps mapped to original sources. Returns JavaScript Application Graph v1 with content-derived IDs. " +
+			"module tables and source maps mapped to original sources. Returns the JavaScript Application Graph with content-derived IDs, in its lean form (graph schema_version 2: node references are indexes into graph.nodes; edge and observation IDs are derivable). " +
 			"detail:\"summary\" retains the complete Evidence and returns its summary view; follow up with trace_application_feature " +
 			"or the comparison tools using {\"kind\":\"retained-evidence\",\"evidence_id\"}.",
 		Kind:    core.KindApplication,
 		Effects: jsappEffects,
 		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,
- "description":"Analyze a JavaScript application directory or .asar archive.",
+ "description":"Analyze a JavaScript application directory, .asar or ZIP archive, or JavaScript file.",
  "properties":{
-  "path":{"type":"string","minLength":1,"description":"Application directory, ASAR archive (by content, whatever its name) or a single JavaScript file."},
-  "format":{"enum":["auto","asar","directory"],"description":"auto (default) chooses from the path: a directory, or a file that is an ASAR archive."},
+  "path":{"type":"string","minLength":1,"description":"Application directory, ASAR archive (by content, whatever its name), ZIP-based archive (zip, apk, ipa, msix, appx; ASARs inside it are read too) holding JavaScript, or a single JavaScript file."},
+  "format":{"enum":["auto","asar","directory","zip"],"description":"auto (default) chooses from the content: a directory, an ASAR archive, a ZIP-based archive or a JavaScript file."},
   "integrity_policy":{"enum":["fail","record-and-continue"],"description":"fail (default) stops at the first ASAR integrity mismatch; record-and-continue quarantines contradicted files and continues."},
   "detail":{"enum":["complete","summary"],"description":"complete (default) returns the whole graph; summary retains it and returns the summary view naming the retained parent."},
   "analysis_timeout_ms":{"type":"integer","minimum":1,"maximum":2147483647,"description":"Deadline for the analysis (default 300000). On expiry the error is provider_timeout with details.partial_observation."},

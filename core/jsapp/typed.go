@@ -10,14 +10,15 @@ import (
 // AnalyzeApplicationInput is analyze_javascript_application's input for a
 // complete analysis; zero values take the operation's defaults.
 type AnalyzeApplicationInput struct {
-	Path              string `json:"path"`                          // an application directory or .asar archive
-	Format            string `json:"format,omitempty"`              // "auto" (default), "asar" or "directory"
+	Path              string `json:"path"`                          // an application directory, .asar or ZIP archive, or JavaScript file
+	Format            string `json:"format,omitempty"`              // "auto" (default), "asar", "directory" or "zip"
 	IntegrityPolicy   string `json:"integrity_policy,omitempty"`    // "fail" (default) or "record-and-continue"
 	AnalysisTimeoutMS int    `json:"analysis_timeout_ms,omitempty"` // default 300000
 	MaxHeapMB         int    `json:"max_heap_mb,omitempty"`         // accepted for compatibility; rea bounds memory itself
 }
 
-// Application is the complete JavaScript Application Graph v1 result.
+// Application is the complete JavaScript Application Graph result (graph
+// schema_version 2, the lean form: decode Graph with DecodeGraph).
 // The graph's parts stay JSON: their shapes are documented by the
 // operation's result schema and CONTRACTS.md §16.
 type Application struct {
