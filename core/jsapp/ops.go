@@ -58,21 +58,27 @@ func handleAnalyzeJSApp(ctx context.Context, c *core.Call) (any, error) {
 		return nil, &core.Error{Code: core.CodeCapabilityUnavailable, Message: op + ": no JavaScript engine is wired into this build",
 			Details: map[string]any{"provider_id": "rea-js", "operation": op, "reason": "engine_missing"}}
 	}
-	p, _ := core.StringArg(c.Args, "path")
+	in, err := core.Input[analyzeArgs](c)
+	if err != nil {
+		return nil, err
+	}
+	p := in.Path
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return nil, core.InvalidRequest(op, core.Issue{Path: []any{"path"}, Reason: core.ReasonInvalidValue, Message: err.Error()})
 	}
-	format, _ := core.StringArg(c.Args, "format")
+	format := in.Format
 	if format == "" {
 		format = "auto"
 	}
-	policy, _ := core.StringArg(c.Args, "integrity_policy")
+	policy := in.IntegrityPolicy
 	if policy == "" {
 		policy = artifact.IntegrityFail
 	}
-	detail, _ := core.StringArg(c.Args, "detail")
-	timeoutMS := core.IntArg(c.Args, "analysis_timeout_ms", defaultAnalysisTimeoutMS)
+	detail, timeoutMS := in.Detail, in.AnalysisTimeoutMS
+	if timeoutMS == 0 {
+		timeoutMS = defaultAnalysisTimeoutMS
+	}
 	actx, cancel := context.WithTimeout(ctx, time.Duration(timeoutMS)*time.Millisecond)
 	defer cancel()
 	info := eng.Info()
@@ -94,7 +100,7 @@ func handleAnalyzeJSApp(ctx context.Context, c *core.Call) (any, error) {
 		return nil, jsappTimeout(op, timeoutMS, out.result)
 	}
 	var lims []string
-	if _, ok := c.Args["max_heap_mb"]; ok {
+	if in.MaxHeapMB != 0 {
 		lims = append(lims, "max_heap_mb bounds the reference's V8 worker; rea's Go engine does not use it.")
 	}
 	obs := &core.Observation{Result: out.result, Subject: out.subject, Provider: &prov, Locations: out.locs, Limitations: lims}

@@ -1,6 +1,7 @@
 package jsapp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -198,9 +199,13 @@ func handleCompareVersions(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	in, err := core.Input[CompareApplicationVersionsInput](c)
+	if err != nil {
+		return nil, err
+	}
 	maxItems := 50000
-	if m, ok := c.Args["limits"].(map[string]any); ok {
-		maxItems = core.IntArg(m, "max_items", maxItems)
+	if in.Limits != nil {
+		maxItems = cmp.Or(in.Limits.MaxItems, maxItems)
 	}
 	left, right := cmpNodes(lix), cmpNodes(rix)
 	matchedL, matchedR := map[*cmpNode]bool{}, map[*cmpNode]bool{}
@@ -634,12 +639,14 @@ func handleExportShapes(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	lp, _ := core.StringArg(c.Args, "left_module_path")
-	rp, _ := core.StringArg(c.Args, "right_module_path")
-	ls, lex := selectModule(lix, lp)
-	rs, rex := selectModule(rix, rp)
-	filter := func(exps []moduleExport, arg string) map[string]*moduleExport {
-		n, only := core.StringArg(c.Args, arg)
+	in, err := core.Input[CompareJavascriptExportShapesInput](c)
+	if err != nil {
+		return nil, err
+	}
+	ls, lex := selectModule(lix, in.LeftModulePath)
+	rs, rex := selectModule(rix, in.RightModulePath)
+	filter := func(exps []moduleExport, n string) map[string]*moduleExport {
+		only := n != ""
 		out := map[string]*moduleExport{}
 		for i := range exps {
 			if !only || exps[i].name == n {
@@ -648,10 +655,10 @@ func handleExportShapes(ctx context.Context, c *core.Call) (any, error) {
 		}
 		return out
 	}
-	lset, rset := filter(lex, "left_export_name"), filter(rex, "right_export_name")
+	lset, rset := filter(lex, in.LeftExportName), filter(rex, in.RightExportName)
 	maxChanges := 100000
-	if lim, ok := c.Args["limits"].(map[string]any); ok {
-		maxChanges = core.IntArg(lim, "max_changes", maxChanges)
+	if in.Limits != nil {
+		maxChanges = cmp.Or(in.Limits.MaxChanges, maxChanges)
 	}
 	changes := []map[string]any{}
 	summary := map[string]int{"added": 0, "removed": 0, "changed": 0, "unchanged": 0, "unknown": 0}

@@ -1,6 +1,7 @@
 package jsapp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"sort"
@@ -46,12 +47,12 @@ func opTraceApplicationFeature() *core.Operation {
 
 type traceLimits struct{ depth, paths, nodes int }
 
-func limitsArg(c *core.Call) traceLimits {
+func limitsArg(m *TraceApplicationFeatureInputLimits) traceLimits {
 	l := traceLimits{depth: 8, paths: 100, nodes: 2000}
-	if m, ok := c.Args["limits"].(map[string]any); ok {
-		l.depth = core.IntArg(m, "max_depth", l.depth)
-		l.paths = core.IntArg(m, "max_paths", l.paths)
-		l.nodes = core.IntArg(m, "max_nodes", l.nodes)
+	if m != nil {
+		l.depth = cmp.Or(m.MaxDepth, l.depth)
+		l.paths = cmp.Or(m.MaxPaths, l.paths)
+		l.nodes = cmp.Or(m.MaxNodes, l.nodes)
 	}
 	return l
 }
@@ -184,22 +185,17 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	seed, _ := c.Args["seed"].(map[string]any)
-	kind, _ := seed["kind"].(string)
-	value, _ := seed["value"].(string)
-	match, _ := seed["match"].(string)
-	if match == "" {
-		match = "exact"
+	in, err := core.Input[TraceApplicationFeatureInput](c)
+	if err != nil {
+		return nil, err
 	}
+	kind, value, match := in.Seed.Kind, in.Seed.Value, cmp.Or(in.Seed.Match, "exact")
 	cs := true
-	if v, ok := seed["case_sensitive"].(bool); ok {
-		cs = v
+	if in.Seed.CaseSensitive != nil {
+		cs = *in.Seed.CaseSensitive
 	}
-	dir, _ := core.StringArg(c.Args, "direction")
-	if dir == "" {
-		dir = "both"
-	}
-	lim := limitsArg(c)
+	dir := cmp.Or(in.Direction, "both")
+	lim := limitsArg(in.Limits)
 	seeds := seedNodes(ix, kind, textMatcher(value, match, cs))
 
 	// Breadth-first from every seed; each node is reached once (shortest
@@ -313,7 +309,7 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		}
 	}
 	sort.Slice(gnodes, func(i, j int) bool { return gnodes[i]["node_id"].(string) < gnodes[j]["node_id"].(string) })
-	handoffs := nativeHandoffs(c, ix, seen)
+	handoffs := nativeHandoffs(in.NativeObservations, ix, seen)
 	var graph any
 	if len(gnodes) > 0 {
 		graph = map[string]any{"nodes": gnodes, "edges": jaMaps(gedges)}
@@ -363,15 +359,10 @@ func reverse[T any](s []T) {
 
 // nativeHandoffs lists the native exports and add-ons the trace reached,
 // with the native Evidence supplied for them, if any.
-func nativeHandoffs(c *core.Call, ix *appIndex, seen map[string]bool) []map[string]any {
+func nativeHandoffs(list []json.RawMessage, ix *appIndex, seen map[string]bool) []map[string]any {
 	var supplied []map[string]any
-	if list, ok := c.Args["native_observations"].([]any); ok {
-		for _, x := range list {
-			m, _ := x.(map[string]any)
-			b, err := core.MarshalNoEscape(m)
-			if err != nil {
-				continue
-			}
+	{
+		for _, b := range list {
 			if ev, err := core.ParseEvidence(b); err == nil {
 				name := ""
 				if ev.Subject != nil {
@@ -436,16 +427,14 @@ func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	q, _ := c.Args["query"].(map[string]any)
-	kind, _ := q["kind"].(string)
-	value, _ := q["value"].(string)
-	match, _ := q["match"].(string)
-	if match == "" {
-		match = "exact"
+	in, err := core.Input[TraceJavascriptSemanticsInput](c)
+	if err != nil {
+		return nil, err
 	}
+	kind, value, match := in.Query.Kind, in.Query.Value, cmp.Or(in.Query.Match, "exact")
 	maxResults := 1000
-	if m, ok := c.Args["limits"].(map[string]any); ok {
-		maxResults = core.IntArg(m, "max_results", maxResults)
+	if in.Limits != nil {
+		maxResults = cmp.Or(in.Limits.MaxResults, maxResults)
 	}
 	m := textMatcher(value, match, true)
 	defs, refs := []map[string]any{}, []map[string]any{}

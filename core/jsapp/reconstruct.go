@@ -1,6 +1,7 @@
 package jsapp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -74,9 +75,13 @@ func handleBuildLedger(ctx context.Context, c *core.Call) (any, error) {
 	if tr.SourceGraphID != ix.res.Graph.GraphID {
 		return nil, referenceErr(aev.EvidenceID, "wrong_operation", "the application the trace was computed on (graph "+tr.SourceGraphID+")", "graph "+ix.res.Graph.GraphID)
 	}
+	in, err := core.Input[BuildReconstructionObligationLedgerInput](c)
+	if err != nil {
+		return nil, err
+	}
 	maxOb := 2000
-	if m, ok := c.Args["limits"].(map[string]any); ok {
-		maxOb = core.IntArg(m, "max_obligations", maxOb)
+	if in.Limits != nil {
+		maxOb = cmp.Or(in.Limits.MaxObligations, maxOb)
 	}
 	onPath := map[string]bool{}
 	for _, s := range tr.SeedMatches {
