@@ -293,11 +293,11 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		p["path_id"] = core.MustDigest(map[string]any{"node_ids": nodes, "edge_ids": edges})
 		paths = append(paths, p)
 	}
-	matches := make([]map[string]any, 0, len(seeds))
+	matches := make([]TraceNode, 0, len(seeds))
 	for _, s := range seeds {
 		matches = append(matches, traceNode(ix, ix.nodes[s]))
 	}
-	var gnodes []map[string]any
+	var gnodes []TraceNode
 	for _, s := range steps {
 		gnodes = append(gnodes, traceNode(ix, ix.nodes[s.node]))
 	}
@@ -308,24 +308,24 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 			gedges = append(gedges, map[string]any{"edge_id": e.EdgeID, "source_node_id": e.SourceNodeID, "target_node_id": e.TargetNodeID, "relation": e.Relation})
 		}
 	}
-	sort.Slice(gnodes, func(i, j int) bool { return gnodes[i]["node_id"].(string) < gnodes[j]["node_id"].(string) })
+	sort.Slice(gnodes, func(i, j int) bool { return gnodes[i].NodeID < gnodes[j].NodeID })
 	handoffs := nativeHandoffs(in.NativeObservations, ix, seen)
-	var graph any
+	var graph *TraceGraph
 	if len(gnodes) > 0 {
-		graph = map[string]any{"nodes": gnodes, "edges": jaMaps(gedges)}
+		graph = &TraceGraph{Nodes: gnodes, Edges: jaMaps(gedges)}
 	}
-	cov := map[string]any{"status": "complete", "truncated": false, "limits": map[string]any{"max_depth": lim.depth, "max_paths": lim.paths, "max_nodes": lim.nodes}}
+	cov := TraceCoverage{Status: "complete", Limits: TraceLimits{MaxDepth: lim.depth, MaxPaths: lim.paths, MaxNodes: lim.nodes}}
 	if truncated {
-		cov["status"], cov["truncated"] = "partial", true
+		cov.Status, cov.Truncated = "partial", true
 	}
 	if len(seeds) == 0 {
-		cov["status"] = "empty"
+		cov.Status = "empty"
 	}
-	res := map[string]any{"source_graph_id": ix.res.Graph.GraphID, "seed": map[string]any{"kind": kind, "value": value, "match": match, "case_sensitive": cs},
-		"direction": dir, "seed_matches": matches, "paths": jaMaps(paths), "graph": graph, "native_handoffs": handoffs,
-		"summary":  map[string]any{"seed_matches": len(seeds), "paths": len(paths), "nodes_visited": len(steps), "edges_visited": len(gedges), "end_kinds": endKinds},
-		"coverage": cov}
-	res["trace_id"] = "jatr_" + core.MustDigest(res)
+	res := &TraceApplicationFeatureResult{SourceGraphID: ix.res.Graph.GraphID, Seed: TraceSeed{Kind: kind, Value: value, Match: match, CaseSensitive: cs},
+		Direction: dir, SeedMatches: matches, Paths: jaMaps(paths), Graph: graph, NativeHandoffs: handoffs,
+		Summary:  TraceSummary{SeedMatches: len(seeds), Paths: len(paths), NodesVisited: len(steps), EdgesVisited: len(gedges), EndKinds: endKinds},
+		Coverage: cov}
+	res.TraceID = "jatr_" + digestWithout(res, "trace_id")
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -337,8 +337,8 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 }
 
 // traceNode is a node of a trace: its ID, kind and human label.
-func traceNode(ix *appIndex, n *Node) map[string]any {
-	return map[string]any{"node_id": n.NodeID, "kind": n.Kind, "label": humanLabel(ix, n)}
+func traceNode(ix *appIndex, n *Node) TraceNode {
+	return TraceNode{NodeID: n.NodeID, Kind: n.Kind, Label: humanLabel(ix, n)}
 }
 
 // relationFrom names a path step's edge as read from the step before it:
@@ -504,12 +504,12 @@ func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
 			frontiers = append(frontiers, f)
 		}
 	}
-	cov := map[string]any{"status": "complete", "truncated": truncated}
+	cov := SemanticsCoverage{Status: "complete", Truncated: truncated}
 	if truncated {
-		cov["status"] = "partial"
+		cov.Status = "partial"
 	}
-	res := map[string]any{"query": map[string]any{"kind": kind, "value": value, "match": match}, "source_graph_id": ix.res.Graph.GraphID,
-		"semantic_graph_id": ix.res.Semantic.GraphID, "definitions": defs, "references": refs, "unknown_frontiers": frontiers,
-		"summary": map[string]any{"definitions": len(defs), "references": len(refs), "unknown_frontiers": len(frontiers)}, "coverage": cov}
+	res := &TraceJavascriptSemanticsResult{Query: SemanticsQuery{Kind: kind, Value: value, Match: match}, SourceGraphID: ix.res.Graph.GraphID,
+		SemanticGraphID: ix.res.Semantic.GraphID, Definitions: defs, References: refs, UnknownFrontiers: frontiers,
+		Summary: SemanticsSummary{Definitions: len(defs), References: len(refs), UnknownFrontiers: len(frontiers)}, Coverage: cov}
 	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{ev.EvidenceID}}, nil
 }

@@ -1,8 +1,10 @@
 package jsapp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"rea/core"
 )
@@ -38,6 +40,24 @@ type Application struct {
 	IntegrityContradictions []json.RawMessage `json:"integrity_contradictions"`
 	Limitations             []string          `json:"limitations"`
 	Unknowns                []json.RawMessage `json:"unknowns"`
+}
+
+// digestWithout is the Digest a typed result's ID is taken from: the
+// result's canonical form without its (still empty) ID member, as the map
+// results digested before their ID was added.
+func digestWithout(v any, idKey string) string {
+	b, err := core.CanonicalJSON(v)
+	if err != nil {
+		panic(fmt.Sprintf("jsapp: %T does not encode: %v", v, err)) // rea's own types always encode
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		panic(fmt.Sprintf("jsapp: %T does not decode: %v", v, err))
+	}
+	delete(m, idKey)
+	return core.MustDigest(m)
 }
 
 // analyzeArgs is the wire input: a typed call always asks for the complete

@@ -36,23 +36,64 @@ type TraceApplicationFeatureInput struct {
 
 // TraceSummary counts what a trace found.
 type TraceSummary struct {
-	SeedMatches  int             `json:"seed_matches"`
-	Paths        int             `json:"paths"`
-	NodesVisited int             `json:"nodes_visited"`
-	EdgesVisited int             `json:"edges_visited"`
-	EndKinds     json.RawMessage `json:"end_kinds"`
+	SeedMatches  int            `json:"seed_matches"`
+	Paths        int            `json:"paths"`
+	NodesVisited int            `json:"nodes_visited"`
+	EdgesVisited int            `json:"edges_visited"`
+	EndKinds     map[string]int `json:"end_kinds"` // paths by the kind of node they end at
+}
+
+// TraceSeed is the seed a trace_application_feature result started from.
+type TraceSeed struct {
+	Kind          string `json:"kind"`
+	Value         string `json:"value"`
+	Match         string `json:"match"`
+	CaseSensitive bool   `json:"case_sensitive"`
+}
+
+// TraceLimits are the limits a trace ran under.
+type TraceLimits struct {
+	MaxDepth int `json:"max_depth"`
+	MaxPaths int `json:"max_paths"`
+	MaxNodes int `json:"max_nodes"`
+}
+
+// TraceCoverage says whether a trace is complete, cut by its limits, or
+// empty (no seed matched).
+type TraceCoverage struct {
+	Status    string      `json:"status"` // complete, partial, empty
+	Truncated bool        `json:"truncated"`
+	Limits    TraceLimits `json:"limits"`
+}
+
+// TraceNode is a node a trace names: its ID, kind and human label.
+type TraceNode struct {
+	NodeID string `json:"node_id"`
+	Kind   string `json:"kind"`
+	Label  string `json:"label"`
+}
+
+// TraceGraph is the subgraph a trace visited; edges in v1 form (with their
+// edge_id), as they are few.
+type TraceGraph struct {
+	Nodes []TraceNode      `json:"nodes"`
+	Edges []map[string]any `json:"edges"` // {edge_id, source_node_id, target_node_id, relation}
 }
 
 // TraceApplicationFeatureResult is the result of trace_application_feature.
+// Paths and native hand-offs are open records (a path's steps carry
+// relation-specific members), so they stay maps.
 type TraceApplicationFeatureResult struct {
-	TraceID        string            `json:"trace_id"`
-	SourceGraphID  string            `json:"source_graph_id"`
-	SeedMatches    []json.RawMessage `json:"seed_matches"`
-	Paths          []json.RawMessage `json:"paths"`
-	Graph          json.RawMessage   `json:"graph"`
-	NativeHandoffs []json.RawMessage `json:"native_handoffs"`
-	Summary        TraceSummary      `json:"summary"`
-	Coverage       json.RawMessage   `json:"coverage"`
+	TraceID        string           `json:"trace_id"`
+	SourceGraphID  string           `json:"source_graph_id"`
+	Seed           TraceSeed        `json:"seed"`
+	Direction      string           `json:"direction"`
+	SeedMatches    []TraceNode      `json:"seed_matches"`
+	Paths          []map[string]any `json:"paths"`
+	Graph          *TraceGraph      `json:"graph"` // null when no seed matched
+	NativeHandoffs []map[string]any `json:"native_handoffs"`
+	Summary        TraceSummary     `json:"summary"`
+	Coverage       TraceCoverage    `json:"coverage"`
 }
 
 // TraceJavascriptSemanticsInputQuery is part of the input of trace_javascript_semantics.
@@ -74,16 +115,39 @@ type TraceJavascriptSemanticsInput struct {
 	Limits      *TraceJavascriptSemanticsInputLimits `json:"limits,omitempty"`
 }
 
+// SemanticsQuery is the query a trace_javascript_semantics result answers.
+type SemanticsQuery struct {
+	Kind  string `json:"kind"`
+	Value string `json:"value"`
+	Match string `json:"match"`
+}
+
+// SemanticsSummary counts a trace_javascript_semantics result.
+type SemanticsSummary struct {
+	Definitions      int `json:"definitions"`
+	References       int `json:"references"`
+	UnknownFrontiers int `json:"unknown_frontiers"`
+}
+
+// SemanticsCoverage says whether max_results cut the result.
+type SemanticsCoverage struct {
+	Status    string `json:"status"` // complete, partial
+	Truncated bool   `json:"truncated"`
+}
+
 // TraceJavascriptSemanticsResult is the result of trace_javascript_semantics.
+// Definitions, references and frontiers are the semantic graph's records as
+// the analysis holds them, expanded (lean.go): open records whose members
+// depend on the relation (exports, require, import, ...), so they stay maps.
 type TraceJavascriptSemanticsResult struct {
-	Query            json.RawMessage `json:"query"`
-	SourceGraphID    json.RawMessage `json:"source_graph_id"`
-	SemanticGraphID  json.RawMessage `json:"semantic_graph_id"`
-	Definitions      json.RawMessage `json:"definitions"`
-	References       json.RawMessage `json:"references"`
-	UnknownFrontiers json.RawMessage `json:"unknown_frontiers"`
-	Summary          json.RawMessage `json:"summary"`
-	Coverage         json.RawMessage `json:"coverage"`
+	Query            SemanticsQuery    `json:"query"`
+	SourceGraphID    string            `json:"source_graph_id"`
+	SemanticGraphID  string            `json:"semantic_graph_id"`
+	Definitions      []map[string]any  `json:"definitions"`
+	References       []map[string]any  `json:"references"`
+	UnknownFrontiers []map[string]any  `json:"unknown_frontiers"`
+	Summary          SemanticsSummary  `json:"summary"`
+	Coverage         SemanticsCoverage `json:"coverage"`
 }
 
 // CompareApplicationVersionsInputLimits is part of the input of compare_application_versions.
