@@ -427,7 +427,7 @@ func handleSourceToBundle(ctx context.Context, c *core.Call) (any, error) {
 		}
 	}
 	used := map[string]bool{}
-	var items []map[string]any
+	items := []SourceMapping{}
 	summary := map[string]int{"unchanged": 0, "modified": 0, "removed": 0, "split": 0, "merged": 0, "duplicated": 0, "unknown": 0}
 	for i, n := range lix.res.Graph.Nodes {
 		if i%1024 == 0 && ctx.Err() != nil {
@@ -468,8 +468,8 @@ func handleSourceToBundle(ctx context.Context, c *core.Call) (any, error) {
 			status = "modified"
 		}
 		summary[status]++
-		it := map[string]any{"source_path": p, "source_node_id": n.NodeID, "status": status, "candidates": jaStrList(candIDs), "confidence": conf}
-		it["mapping_id"] = core.MustDigest(it)
+		it := SourceMapping{SourcePath: p, SourceNodeID: n.NodeID, Status: status, Candidates: jaStrList(candIDs), Confidence: conf}
+		it.MappingID = digestWithout(it, "mapping_id")
 		items = append(items, it)
 	}
 	var unmapped []string
@@ -479,10 +479,10 @@ func handleSourceToBundle(ctx context.Context, c *core.Call) (any, error) {
 		}
 	}
 	sort.Strings(unmapped)
-	res := map[string]any{"left_graph_id": lix.res.Graph.GraphID, "right_graph_id": rix.res.Graph.GraphID, "items": jaMaps(items),
-		"unmapped_current_node_ids": jaStrList(unmapped), "summary": summary,
-		"coverage": map[string]any{"status": "complete", "truncated": false, "source_modules": len(origs)}}
-	res["comparison_id"] = "stbc_" + core.MustDigest(res)
+	res := &CompareSourceToBundleResult{LeftGraphID: lix.res.Graph.GraphID, RightGraphID: rix.res.Graph.GraphID, Items: items,
+		UnmappedCurrentNodeIDs: jaStrList(unmapped), Summary: summary,
+		Coverage: SourceToBundleCoverage{Status: "complete", SourceModules: len(origs)}}
+	res.ComparisonID = "stbc_" + digestWithout(res, "comparison_id")
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -183,13 +183,33 @@ type CompareSourceToBundleInput struct {
 	Limits *CompareApplicationVersionsInputLimits `json:"limits,omitempty"`
 }
 
+// SourceMapping is one source file of compare_source_to_bundle's left side
+// and what the bundle's source maps say of it.
+type SourceMapping struct {
+	MappingID    string   `json:"mapping_id"` // Digest of the item without it
+	SourcePath   string   `json:"source_path"`
+	SourceNodeID string   `json:"source_node_id"`
+	Status       string   `json:"status"` // unchanged, modified, removed, duplicated, unknown
+	Candidates   []string `json:"candidates"`
+	Confidence   string   `json:"confidence"`
+}
+
+// SourceToBundleCoverage is compare_source_to_bundle's coverage.
+type SourceToBundleCoverage struct {
+	Status        string `json:"status"`
+	Truncated     bool   `json:"truncated"`
+	SourceModules int    `json:"source_modules"`
+}
+
 // CompareSourceToBundleResult is the result of compare_source_to_bundle.
 type CompareSourceToBundleResult struct {
-	ComparisonID           json.RawMessage `json:"comparison_id"`
-	Items                  json.RawMessage `json:"items"`
-	UnmappedCurrentNodeIDs json.RawMessage `json:"unmapped_current_node_ids"`
-	Summary                json.RawMessage `json:"summary"`
-	Coverage               json.RawMessage `json:"coverage"`
+	ComparisonID           string                 `json:"comparison_id"`
+	LeftGraphID            string                 `json:"left_graph_id"`
+	RightGraphID           string                 `json:"right_graph_id"`
+	Items                  []SourceMapping        `json:"items"`
+	UnmappedCurrentNodeIDs []string               `json:"unmapped_current_node_ids"`
+	Summary                map[string]int         `json:"summary"` // items by status, split and merged included
+	Coverage               SourceToBundleCoverage `json:"coverage"`
 }
 
 // CompareJavascriptExportShapesInputLimits is part of the input of compare_javascript_export_shapes.
