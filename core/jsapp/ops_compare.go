@@ -525,7 +525,7 @@ type moduleExport struct {
 	shape map[string]any
 }
 
-func selectModule(ix *appIndex, p string) (map[string]any, []moduleExport) {
+func selectModule(ix *appIndex, p string) (ExportModuleSide, []moduleExport) {
 	var cands []*Node
 	for _, n := range ix.res.Graph.Nodes {
 		switch n.Kind {
@@ -560,12 +560,12 @@ func selectModule(ix *appIndex, p string) (map[string]any, []moduleExport) {
 	for _, n := range cands {
 		ids = append(ids, n.NodeID)
 	}
-	side := map[string]any{"status": "not-found", "selected_node_id": nil, "candidates": jaStrList(ids)}
+	side := ExportModuleSide{Status: "not-found", Candidates: jaStrList(ids)}
 	switch len(cands) {
 	case 0:
 		return side, nil
 	case 1:
-		side["status"], side["selected_node_id"] = "selected", cands[0].NodeID
+		side.Status, side.SelectedNodeID = "selected", &cands[0].NodeID
 		shapes := map[string]map[string]any{}
 		if l, ok := cands[0].prop("export_shapes").([]any); ok {
 			for _, x := range l {
@@ -597,7 +597,7 @@ func selectModule(ix *appIndex, p string) (map[string]any, []moduleExport) {
 		}
 		return side, out
 	}
-	side["status"] = "ambiguous"
+	side.Status = "ambiguous"
 	return side, nil
 }
 
@@ -611,13 +611,13 @@ func sameShape(a, b map[string]any) bool {
 	return fmt.Sprint(a["kind"], a["params"], a["rest"]) == fmt.Sprint(b["kind"], b["params"], b["rest"])
 }
 
-func exportSide(e *moduleExport) any {
+func exportSide(e *moduleExport) *ExportValue {
 	if e == nil {
 		return nil
 	}
-	v := map[string]any{"present": true, "value": e.shape}
+	v := &ExportValue{Present: true, Value: e.shape}
 	if e.shape == nil {
-		v["value"] = map[string]any{"kind": "unknown", "params": nil, "rest": false}
+		v.Value = map[string]any{"kind": "unknown", "params": nil, "rest": false}
 	}
 	return v
 }
@@ -660,11 +660,11 @@ func handleExportShapes(ctx context.Context, c *core.Call) (any, error) {
 	if in.Limits != nil {
 		maxChanges = cmp.Or(in.Limits.MaxChanges, maxChanges)
 	}
-	changes := []map[string]any{}
+	changes := []ExportChange{}
 	summary := map[string]int{"added": 0, "removed": 0, "changed": 0, "unchanged": 0, "unknown": 0}
-	coverage := map[string]any{"status": "complete", "truncated": false, "omitted_count": 0, "limits": []any{},
-		"basis": "export-names-and-static-value-shapes"}
-	if ls["status"] == "selected" && rs["status"] == "selected" {
+	zero := 0
+	coverage := ExportCoverage{Status: "complete", OmittedCount: &zero, Limits: []GraphLimit{}, Basis: "export-names-and-static-value-shapes"}
+	if ls.Status == "selected" && rs.Status == "selected" {
 		all := map[string]bool{}
 		for k := range lset {
 			all[k] = true
@@ -691,25 +691,26 @@ func handleExportShapes(ctx context.Context, c *core.Call) (any, error) {
 				omitted++
 				continue
 			}
-			ch := map[string]any{"path": []any{k}, "status": st, "left": exportSide(l), "right": exportSide(r)}
-			ch["change_id"] = core.MustDigest(ch)
+			ch := ExportChange{Path: []string{k}, Status: st, Left: exportSide(l), Right: exportSide(r)}
+			ch.ChangeID = digestWithout(ch, "change_id")
 			changes = append(changes, ch)
 		}
 		switch {
 		case omitted > 0:
-			coverage["status"], coverage["truncated"], coverage["omitted_count"] = "partial", true, omitted
-			coverage["limits"] = []any{map[string]any{"name": "max_changes", "value": maxChanges, "unit": "changes"}}
+			coverage.Status, coverage.Truncated, coverage.OmittedCount = "partial", true, &omitted
+			coverage.Limits = []GraphLimit{{Name: "max_changes", Value: int64(maxChanges), Unit: "changes"}}
 		case summary["unknown"] > 0:
-			coverage["status"], coverage["omitted_count"] = "partial", summary["unknown"]
+			unknown := summary["unknown"]
+			coverage.Status, coverage.OmittedCount = "partial", &unknown
 		}
 	} else {
 		summary["unknown"]++
-		coverage["status"], coverage["omitted_count"] = "unknown", nil
+		coverage.Status, coverage.OmittedCount = "unknown", nil
 	}
-	res := map[string]any{"left": ls, "right": rs, "changes": changes, "summary": summary,
-		"runtime_validation": map[string]any{"status": "not-performed", "reason": "rea compares statically observed export names and value shapes and never executes code"},
-		"coverage":           coverage}
-	res["comparison_id"] = "jesc_" + core.MustDigest(res)
+	res := &CompareJavascriptExportShapesResult{Left: ls, Right: rs, Changes: changes, Summary: summary,
+		RuntimeValidation: ExportRuntimeValidation{Status: "not-performed", Reason: "rea compares statically observed export names and value shapes and never executes code"},
+		Coverage:          coverage}
+	res.ComparisonID = "jesc_" + digestWithout(res, "comparison_id")
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -228,15 +228,54 @@ type CompareJavascriptExportShapesInput struct {
 	RightExportName string                                    `json:"right_export_name,omitempty"`
 }
 
+// ExportModuleSide is the module compare_javascript_export_shapes selected
+// on one side.
+type ExportModuleSide struct {
+	Status         string   `json:"status"` // selected, not-found, ambiguous
+	SelectedNodeID *string  `json:"selected_node_id"`
+	Candidates     []string `json:"candidates"`
+}
+
+// ExportValue is one side of an export change: the export's value shape as
+// the analysis recorded it ({kind, params, rest}, kept as recorded).
+type ExportValue struct {
+	Present bool           `json:"present"`
+	Value   map[string]any `json:"value"`
+}
+
+// ExportChange is one export name compared.
+type ExportChange struct {
+	ChangeID string       `json:"change_id"` // Digest of the change without it
+	Path     []string     `json:"path"`
+	Status   string       `json:"status"` // added, removed, changed, unchanged, unknown
+	Left     *ExportValue `json:"left"`   // null when absent on that side
+	Right    *ExportValue `json:"right"`
+}
+
+// ExportRuntimeValidation says the comparison is static.
+type ExportRuntimeValidation struct {
+	Status string `json:"status"`
+	Reason string `json:"reason"`
+}
+
+// ExportCoverage is compare_javascript_export_shapes' coverage.
+type ExportCoverage struct {
+	Status       string       `json:"status"`
+	Truncated    bool         `json:"truncated"`
+	OmittedCount *int         `json:"omitted_count"`
+	Limits       []GraphLimit `json:"limits"`
+	Basis        string       `json:"basis"`
+}
+
 // CompareJavascriptExportShapesResult is the result of compare_javascript_export_shapes.
 type CompareJavascriptExportShapesResult struct {
-	ComparisonID      json.RawMessage `json:"comparison_id"`
-	Left              json.RawMessage `json:"left"`
-	Right             json.RawMessage `json:"right"`
-	Changes           json.RawMessage `json:"changes"`
-	Summary           json.RawMessage `json:"summary"`
-	RuntimeValidation json.RawMessage `json:"runtime_validation"`
-	Coverage          json.RawMessage `json:"coverage"`
+	ComparisonID      string                  `json:"comparison_id"`
+	Left              ExportModuleSide        `json:"left"`
+	Right             ExportModuleSide        `json:"right"`
+	Changes           []ExportChange          `json:"changes"`
+	Summary           map[string]int          `json:"summary"` // changes by status
+	RuntimeValidation ExportRuntimeValidation `json:"runtime_validation"`
+	Coverage          ExportCoverage          `json:"coverage"`
 }
 
 // BuildReconstructionObligationLedgerInputLimits is part of the input of build_reconstruction_obligation_ledger.

@@ -20,7 +20,6 @@ import (
 var jsappPending = map[string]string{
 	"analyze_javascript_application":         "its graph, semantic graph and string index are sealed canonical bytes (core.SealedJSON) that Application would hold as json.RawMessage, re-canonicalized at sealing: tens of MB on real apps",
 	"compare_application_versions":           "not converted yet: items, matching and dimensions are maps",
-	"compare_javascript_export_shapes":       "not converted yet",
 	"build_reconstruction_obligation_ledger": "not converted yet",
 	"evaluate_reconstruction_coverage":       "not converted yet",
 }
