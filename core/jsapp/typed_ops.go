@@ -290,14 +290,28 @@ type BuildReconstructionObligationLedgerInput struct {
 	Limits      *BuildReconstructionObligationLedgerInputLimits `json:"limits,omitempty"`
 }
 
+// LedgerSummary counts a ledger's obligations by status and by kind.
+type LedgerSummary struct {
+	Counts map[string]int `json:"counts"`  // total, evidenced, partial, unknown
+	ByKind map[string]int `json:"by_kind"` // obligations by kind
+}
+
+// ReconstructionCoverage says whether a limit cut a ledger or evaluation.
+type ReconstructionCoverage struct {
+	Status    string `json:"status"`
+	Truncated bool   `json:"truncated"`
+}
+
 // BuildReconstructionObligationLedgerResult is the result of build_reconstruction_obligation_ledger.
+// Obligations are open records (their match member depends on the kind),
+// so they stay maps.
 type BuildReconstructionObligationLedgerResult struct {
-	LedgerID      json.RawMessage `json:"ledger_id"`
-	SourceTraceID json.RawMessage `json:"source_trace_id"`
-	SourceGraphID json.RawMessage `json:"source_graph_id"`
-	Obligations   json.RawMessage `json:"obligations"`
-	Summary       json.RawMessage `json:"summary"`
-	Coverage      json.RawMessage `json:"coverage"`
+	LedgerID      string                 `json:"ledger_id"`
+	SourceTraceID string                 `json:"source_trace_id"`
+	SourceGraphID string                 `json:"source_graph_id"`
+	Obligations   []map[string]any       `json:"obligations"`
+	Summary       LedgerSummary          `json:"summary"`
+	Coverage      ReconstructionCoverage `json:"coverage"`
 }
 
 // EvaluateReconstructionCoverageInput is the input of evaluate_reconstruction_coverage.
@@ -306,14 +320,29 @@ type EvaluateReconstructionCoverageInput struct {
 	Reconstruction json.RawMessage `json:"reconstruction"`
 }
 
+// CoverageItem is one obligation evaluated against a reconstruction.
+type CoverageItem struct {
+	ObligationID any    `json:"obligation_id"` // as the ledger records it
+	Kind         string `json:"kind"`
+	Key          string `json:"key"`
+	Status       string `json:"status"` // covered, missing, unknown
+}
+
+// CoverageSummary counts an evaluation.
+type CoverageSummary struct {
+	Counts       map[string]int `json:"counts"`
+	Total        int            `json:"total"`
+	CoveredRatio float64        `json:"covered_ratio"` // covered / total, to 4 decimals
+}
+
 // EvaluateReconstructionCoverageResult is the result of evaluate_reconstruction_coverage.
 type EvaluateReconstructionCoverageResult struct {
-	EvaluationID          json.RawMessage `json:"evaluation_id"`
-	LedgerID              json.RawMessage `json:"ledger_id"`
-	ReconstructionGraphID json.RawMessage `json:"reconstruction_graph_id"`
-	Items                 json.RawMessage `json:"items"`
-	Summary               json.RawMessage `json:"summary"`
-	Coverage              json.RawMessage `json:"coverage"`
+	EvaluationID          string                 `json:"evaluation_id"`
+	LedgerID              string                 `json:"ledger_id"`
+	ReconstructionGraphID string                 `json:"reconstruction_graph_id"`
+	Items                 []CoverageItem         `json:"items"`
+	Summary               CoverageSummary        `json:"summary"`
+	Coverage              ReconstructionCoverage `json:"coverage"`
 }
 
 var operationTypes = map[string]core.Types{
