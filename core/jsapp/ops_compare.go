@@ -214,7 +214,7 @@ func handleCompareVersions(ctx context.Context, c *core.Call) (any, error) {
 	// one of them is still unpaired at the end.
 	ambiguous := map[*cmpNode][]*cmpNode{}
 	counts := map[string]int{}
-	var items []map[string]any
+	items := []VersionItem{}
 	for _, t := range compareTiers {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -284,22 +284,22 @@ func handleCompareVersions(ctx context.Context, c *core.Call) (any, error) {
 		items = append(items, compareItem(nil, n, st))
 	}
 	counts["ambiguous"] = unknown
-	sort.SliceStable(items, func(i, j int) bool { return items[i]["item_id"].(string) < items[j]["item_id"].(string) })
+	sort.SliceStable(items, func(i, j int) bool { return items[i].ItemID < items[j].ItemID })
 	summary := map[string]int{"added": 0, "removed": 0, "changed": 0, "unchanged": 0, "unknown": 0, "contradiction": 0}
 	for _, it := range items {
-		summary[it["status"].(string)]++
+		summary[it.Status]++
 	}
 	truncated := false
 	if len(items) > maxItems {
 		items, truncated = items[:maxItems], true
 	}
-	cov := map[string]any{"status": "complete", "truncated": truncated, "left_coverage": lix.res.Coverage["status"], "right_coverage": rix.res.Coverage["status"]}
+	cov := VersionCoverage{Status: "complete", Truncated: truncated, LeftCoverage: lix.res.Coverage["status"], RightCoverage: rix.res.Coverage["status"]}
 	if truncated || lix.res.Coverage["status"] != "complete" || rix.res.Coverage["status"] != "complete" {
-		cov["status"] = "partial"
+		cov.Status = "partial"
 	}
-	res := map[string]any{"left_graph_id": lix.res.Graph.GraphID, "right_graph_id": rix.res.Graph.GraphID, "graph": nil,
-		"items": jaMaps(items), "matching": counts, "summary": summary, "coverage": cov}
-	res["comparison_id"] = "javc_" + core.MustDigest(res)
+	res := &CompareApplicationVersionsResult{LeftGraphID: lix.res.Graph.GraphID, RightGraphID: rix.res.Graph.GraphID,
+		Items: items, Matching: counts, Summary: summary, Coverage: cov}
+	res.ComparisonID = "javc_" + digestWithout(res, "comparison_id")
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -308,35 +308,35 @@ func handleCompareVersions(ctx context.Context, c *core.Call) (any, error) {
 
 // compareItem builds one item. strategy is a tier name for a match, or a
 // status for an unmatched node.
-func compareItem(l, r *cmpNode, strategy string) map[string]any {
-	it := map[string]any{"left_node_id": nil, "right_node_id": nil, "match": nil, "left_label": nil, "right_label": nil}
-	var kind string
+func compareItem(l, r *cmpNode, strategy string) VersionItem {
+	var it VersionItem
+	var left, right any // the IDs digested into item_id (null when absent)
 	if l != nil {
-		it["left_node_id"], it["left_label"], kind = l.n.NodeID, l.label, l.n.Kind
+		it.LeftNodeID, it.LeftLabel, it.NodeKind = &l.n.NodeID, &l.label, l.n.Kind
+		left = l.n.NodeID
 	}
 	if r != nil {
-		it["right_node_id"], it["right_label"], kind = r.n.NodeID, r.label, r.n.Kind
+		it.RightNodeID, it.RightLabel, it.NodeKind = &r.n.NodeID, &r.label, r.n.Kind
+		right = r.n.NodeID
 	}
-	it["node_kind"] = kind
 	if l != nil && r != nil {
-		it["match"] = map[string]any{"strategy": strategy, "unique": true}
-		dims := map[string]any{
+		it.Match = &VersionMatch{Strategy: strategy, Unique: true}
+		it.Dimensions = map[string]string{
 			"content":    dim(l.content, r.content),
 			"properties": dim(l.props, r.props),
 			"path":       dim(l.path, r.path),
 		}
-		status := "unchanged"
-		if dims["content"] == "changed" || dims["properties"] == "changed" {
-			status = "changed"
+		it.Status = "unchanged"
+		if it.Dimensions["content"] == "changed" || it.Dimensions["properties"] == "changed" {
+			it.Status = "changed"
 		}
 		if l.contra || r.contra {
-			status = "contradiction"
+			it.Status = "contradiction"
 		}
-		it["dimensions"], it["status"] = dims, status
 	} else {
-		it["status"], it["dimensions"] = strategy, map[string]any{}
+		it.Status, it.Dimensions = strategy, map[string]string{}
 	}
-	it["item_id"] = core.MustDigest(map[string]any{"left": it["left_node_id"], "right": it["right_node_id"], "kind": kind})
+	it.ItemID = core.MustDigest(map[string]any{"left": left, "right": right, "kind": it.NodeKind})
 	return it
 }
 

@@ -164,16 +164,45 @@ type CompareApplicationVersionsInput struct {
 	RightNativeObservations []json.RawMessage                      `json:"right_native_observations,omitempty"`
 }
 
+// VersionMatch says how a left node and a right node were paired.
+type VersionMatch struct {
+	Strategy string `json:"strategy"` // the matching tier
+	Unique   bool   `json:"unique"`
+}
+
+// VersionItem is one node compared across versions: paired, or present on
+// one side only.
+type VersionItem struct {
+	ItemID      string            `json:"item_id"` // Digest({left, right, kind})
+	NodeKind    string            `json:"node_kind"`
+	LeftNodeID  *string           `json:"left_node_id"`
+	RightNodeID *string           `json:"right_node_id"`
+	LeftLabel   *string           `json:"left_label"`
+	RightLabel  *string           `json:"right_label"`
+	Status      string            `json:"status"` // added, removed, changed, unchanged, unknown, contradiction
+	Match       *VersionMatch     `json:"match"`
+	Dimensions  map[string]string `json:"dimensions"` // content, properties, path of a pair; empty otherwise
+}
+
+// VersionCoverage is compare_application_versions' coverage, with each
+// input's coverage status as it recorded it.
+type VersionCoverage struct {
+	Status        string `json:"status"`
+	Truncated     bool   `json:"truncated"`
+	LeftCoverage  any    `json:"left_coverage"`
+	RightCoverage any    `json:"right_coverage"`
+}
+
 // CompareApplicationVersionsResult is the result of compare_application_versions.
 type CompareApplicationVersionsResult struct {
-	ComparisonID string            `json:"comparison_id"`
-	LeftGraphID  string            `json:"left_graph_id"`
-	RightGraphID string            `json:"right_graph_id"`
-	Graph        json.RawMessage   `json:"graph"`
-	Items        []json.RawMessage `json:"items"`
-	Matching     map[string]int    `json:"matching"` // matched nodes by basis
-	Summary      map[string]int    `json:"summary"`  // items by status: added, removed, changed, unchanged, unknown, contradiction
-	Coverage     json.RawMessage   `json:"coverage"`
+	ComparisonID string          `json:"comparison_id"`
+	LeftGraphID  string          `json:"left_graph_id"`
+	RightGraphID string          `json:"right_graph_id"`
+	Graph        json.RawMessage `json:"graph"` // always null: no comparison graph is written
+	Items        []VersionItem   `json:"items"`
+	Matching     map[string]int  `json:"matching"` // matched nodes by basis
+	Summary      map[string]int  `json:"summary"`  // items by status: added, removed, changed, unchanged, unknown, contradiction
+	Coverage     VersionCoverage `json:"coverage"`
 }
 
 // CompareSourceToBundleInput is the input of compare_source_to_bundle.
