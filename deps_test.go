@@ -27,7 +27,9 @@ import (
 //	                   artifact graph's inventory); no other family imports
 //	                   a sibling; core/browser also core/web (its capture
 //	                   results are the shapes compare_web_captures accepts,
-//	                   so their result schemas are that operation's)
+//	                   so their result schemas are that operation's);
+//	                   core/runtime also core/jsapp (reconciliation reads
+//	                   the application graph through its decoder)
 //	core/standard      core + the families (the one place they are listed)
 //	supervisor         ports only (the process supervisor); core never
 //	                   imports it
@@ -64,7 +66,7 @@ var policy = []struct {
 	{"rea/core/diff", familyAllowed, familyTests},
 	{"rea/core/present", nil, []string{"github.com/matryer/is"}},
 	{"rea/core/typecheck", nil, []string{"github.com/matryer/is"}},
-	{"rea/core/runtime", familyAllowed, familyTests},
+	{"rea/core/runtime", append([]string{"rea/core/jsapp"}, familyAllowed...), familyTests},
 	{"rea/core/annotate", familyAllowed, familyTests},
 	{"rea/core/internal/jcs", nil, []string{"github.com/matryer/is"}},
 	{"rea/core/", nil, nil}, // a new family needs its own row

@@ -413,7 +413,8 @@ type analyzeCmd struct {
 func (c *analyzeCmd) Run(e *env) error {
 	// Route by content, as open_binary identifies a target: an
 	// application directory or an ASAR (whatever its name) is mapped as a
-	// JavaScript application, a ZIP family archive is inventoried, and
+	// JavaScript application, a ZIP family archive is mapped as one when
+	// it holds JavaScript (zipHoldsJavaScript) and inventoried otherwise, and
 	// everything else goes to the native overview.
 	switch routeAnalyze(e.ctx, c.Path) {
 	case "jsapp":

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"archive/zip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,8 +17,8 @@ import (
 
 // jsappCmd is rea analyze-javascript-application.
 type jsappCmd struct {
-	Path            string `arg:"" help:"Application directory or .asar archive." type:"path"`
-	ContainerFormat string `name:"container-format" enum:"auto,asar,directory" default:"auto" help:"How to read PATH: auto, asar or directory."`
+	Path            string `arg:"" help:"Application directory, .asar or ZIP archive, or JavaScript file." type:"path"`
+	ContainerFormat string `name:"container-format" enum:"auto,asar,directory,zip" default:"auto" help:"How to read PATH: auto, asar, directory or zip."`
 	IntegrityPolicy string `name:"integrity-policy" enum:"fail,record-and-continue" default:"fail" help:"fail stops at an ASAR integrity mismatch; record-and-continue quarantines it and continues."`
 	Detail          string `enum:"complete,summary" default:"complete" help:"complete prints the analysis; summary prints the summary view of the retained analysis."`
 	TimeoutMS       int    `name:"analysis-timeout-ms" default:"0" help:"Deadline in milliseconds (0: the default, 300000)."`
@@ -64,9 +65,36 @@ func routeAnalyze(ctx context.Context, p string) string {
 	case "asar", "javascript":
 		return "jsapp"
 	case "zip", "apk", "ipa", "msix", "appx":
+		if zipHoldsJavaScript(p) {
+			return "jsapp"
+		}
 		return "inventory"
 	}
 	return ""
+}
+
+// zipHoldsJavaScript reports whether a ZIP-based archive's central
+// directory names a JavaScript file, a package.json or an ASAR archive
+// (within its first 100,000 entries): rea analyze maps such an archive as
+// an application and inventories the others.
+func zipHoldsJavaScript(p string) bool {
+	r, err := zip.OpenReader(p)
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	for i, f := range r.File {
+		if i >= 100000 {
+			break
+		}
+		name := strings.ToLower(f.Name)
+		switch {
+		case strings.HasSuffix(name, ".js"), strings.HasSuffix(name, ".mjs"), strings.HasSuffix(name, ".cjs"), strings.HasSuffix(name, ".asar"),
+			name == "package.json", strings.HasSuffix(name, "/package.json"):
+			return true
+		}
+	}
+	return false
 }
 
 // isJSApplication reports whether rea analyze should map PATH as a

@@ -137,7 +137,8 @@ func TestCLIWorkflowsFromPaths(t *testing.T) {
 		is.Equal(code, 0)
 		is.True(strings.Contains(out, "format      file"))
 		is.True(strings.Contains(out, "main main.js"))
-		// a ZIP is inventoried
+		// a ZIP holding the application is analysed as one (a ZIP without
+		// JavaScript is inventoried: TestJSAppZipApplications)
 		zipPath := filepath.Join(t.TempDir(), "app.zip")
 		if _, err := exec.LookPath("zip"); err == nil {
 			cmd := exec.Command("zip", "-qr", zipPath, ".")
@@ -145,7 +146,8 @@ func TestCLIWorkflowsFromPaths(t *testing.T) {
 			is.NoErr(cmd.Run())
 			out, _, code = runCLI(t, "analyze", zipPath)
 			is.Equal(code, 0)
-			is.True(strings.Contains(out, "root       zip"))
+			is.True(strings.Contains(out, "format      zip"))
+			is.True(strings.Contains(out, "main main.js"))
 		}
 	})
 }

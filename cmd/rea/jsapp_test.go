@@ -18,6 +18,7 @@ import (
 
 	"rea/adapters/asar"
 	"rea/core"
+	"rea/core/jsapp"
 )
 
 // Golden files under testdata/jsapp are rewritten with go test -update.
@@ -67,31 +68,37 @@ func jaCallErr(t *testing.T, s *core.Session, ctx context.Context, name string, 
 }
 
 type jaResult struct {
-	Statistics map[string]int   `json:"statistics"`
-	Summary    map[string]int   `json:"summary"`
-	Electron   map[string]any   `json:"electron"`
-	Coverage   map[string]any   `json:"coverage"`
-	Unknowns   []map[string]any `json:"unknowns"`
-	Graph      struct {
-		GraphID string `json:"graph_id"`
-		Nodes   []struct {
-			NodeID       string         `json:"node_id"`
-			Kind         string         `json:"kind"`
-			Identity     map[string]any `json:"identity"`
-			Observations []struct {
-				Label      *string        `json:"label"`
-				Properties map[string]any `json:"properties"`
-			} `json:"observations"`
-		} `json:"nodes"`
-		Edges []struct {
-			Source     string         `json:"source_node_id"`
-			Target     string         `json:"target_node_id"`
-			Relation   string         `json:"relation"`
-			Properties map[string]any `json:"properties"`
-		} `json:"edges"`
-	} `json:"graph"`
+	Statistics     map[string]int   `json:"statistics"`
+	Summary        map[string]int   `json:"summary"`
+	Electron       map[string]any   `json:"electron"`
+	Coverage       map[string]any   `json:"coverage"`
+	Unknowns       []map[string]any `json:"unknowns"`
+	Graph          jaGraph          `json:"-"` // decodeApp fills it through jsapp.DecodeGraph
 	Contradictions []map[string]any `json:"integrity_contradictions"`
 	Limitations    []string         `json:"limitations"`
+}
+
+type jaGraph struct {
+	GraphID string
+	Nodes   []jaNode
+	Edges   []jaEdge
+}
+
+type jaNode struct {
+	NodeID       string
+	Kind         string
+	Identity     map[string]any
+	Observations []jaObservation
+}
+
+type jaObservation struct {
+	Label      *string
+	Properties map[string]any
+}
+
+type jaEdge struct {
+	Source, Target, Relation string
+	Properties               map[string]any
 }
 
 func decodeApp(t *testing.T, ev *core.Evidence) jaResult {
@@ -99,6 +106,21 @@ func decodeApp(t *testing.T, ev *core.Evidence) jaResult {
 	var r jaResult
 	if err := json.Unmarshal(ev.NormalizedResult, &r); err != nil {
 		t.Fatal(err)
+	}
+	g, err := jsapp.DecodeGraph(ev.NormalizedResult)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Graph.GraphID = g.GraphID
+	for _, n := range g.Nodes {
+		jn := jaNode{NodeID: n.NodeID, Kind: n.Kind, Identity: n.Identity}
+		for _, o := range n.Observations {
+			jn.Observations = append(jn.Observations, jaObservation{Label: o.Label, Properties: o.Properties})
+		}
+		r.Graph.Nodes = append(r.Graph.Nodes, jn)
+	}
+	for _, e := range g.Edges {
+		r.Graph.Edges = append(r.Graph.Edges, jaEdge{Source: e.SourceNodeID, Target: e.TargetNodeID, Relation: e.Relation, Properties: e.Properties})
 	}
 	return r
 }

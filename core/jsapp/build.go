@@ -67,8 +67,8 @@ func (b *jsappBuilder) pathKey(p string) map[string]any {
 	return identity(idCanonicalPath, stabilityVersion, map[string]any{"artifact_sha256": b.st.rootSHA, "path": p})
 }
 
-func inventoryEv(p string) jagEvidence {
-	return jagEvidence{Basis: "artifact-inventory", Confidence: core.ConfidenceObserved, Locations: []jagLocation{{Path: p}}}
+func inventoryEv(p string) GraphEvidence {
+	return GraphEvidence{Basis: "artifact-inventory", Confidence: core.ConfidenceObserved, Locations: []GraphLocation{{Path: p}}}
 }
 
 func (b *jsappBuilder) packagesPhase(ctx context.Context) {
@@ -84,7 +84,7 @@ func (b *jsappBuilder) packagesPhase(ctx context.Context) {
 		if pkg.err != "" {
 			props["error"] = pkg.err
 		}
-		pkg.nodeID = b.g.node("package", b.pathKey(pkg.path), pkg.name, props, jagEvidence{Basis: "package-metadata", Locations: []jagLocation{{Path: pkg.path}}})
+		pkg.nodeID = b.g.node("package", b.pathKey(pkg.path), pkg.name, props, GraphEvidence{Basis: "package-metadata", Locations: []GraphLocation{{Path: pkg.path}}})
 		b.g.edge(b.rootID, pkg.nodeID, "contains", map[string]any{"path": pkg.path}, inventoryEv(pkg.path))
 		if pkg.deps["electron"] {
 			b.electron = true
@@ -173,7 +173,7 @@ func (b *jsappBuilder) assetsPhase() {
 	// target, patterns matched against the inventory.
 	for _, dir := range jaKeys(st.packages) {
 		pkg := st.packages[dir]
-		ev := jagEvidence{Basis: "package-metadata", Locations: []jagLocation{{Path: pkg.path}}}
+		ev := GraphEvidence{Basis: "package-metadata", Locations: []GraphLocation{{Path: pkg.path}}}
 		if pkg.main == "" {
 			if p, ok := st.resolveFile(path.Join(pkg.dir, "index.js")); ok {
 				if a := st.assets[p]; a != nil {
@@ -379,7 +379,7 @@ func (b *jsappBuilder) electronPhase() {
 				continue
 			}
 			if p, ok := st.resolveFile(path.Join(pkg.dir, pkg.main)); ok && st.assets[p] != nil {
-				b.process("electron-main", st.assets[p], jagEvidence{Basis: "package-metadata", Locations: []jagLocation{{Path: pkg.path}}})
+				b.process("electron-main", st.assets[p], GraphEvidence{Basis: "package-metadata", Locations: []GraphLocation{{Path: pkg.path}}})
 			}
 		}
 	}
@@ -428,7 +428,7 @@ func (b *jsappBuilder) electronPhase() {
 }
 
 // process records an Electron process role for an asset.
-func (b *jsappBuilder) process(kind string, a *jsAsset, ev jagEvidence) string {
+func (b *jsappBuilder) process(kind string, a *jsAsset, ev GraphEvidence) string {
 	role := strings.TrimPrefix(kind, "electron-")
 	a.roles[role] = true
 	id := b.g.node(kind, b.localKey("electron-process", role+":"+a.path), a.path, map[string]any{"path": a.path, "role": role}, ev)
@@ -606,7 +606,7 @@ func (b *jsappBuilder) load(a *jsAsset, c ports.JSCall, windows []string) {
 			if sa := b.st.assets[p]; sa != nil {
 				sa.roles["renderer"] = true
 				b.g.edge(rid, sa.nodeID, "loads", map[string]any{"via": "script", "src": s},
-					jagEvidence{Basis: "html-markup", Confidence: core.ConfidenceObserved, Locations: []jagLocation{{Path: target, Offset: offsetPtr(int64(m[2]))}}})
+					GraphEvidence{Basis: "html-markup", Confidence: core.ConfidenceObserved, Locations: []GraphLocation{{Path: target, Offset: offsetPtr(int64(m[2]))}}})
 			} else {
 				b.st.unknown("unresolved-script", rid, target, int64(m[2]), "script "+s+" is not in the app")
 			}
@@ -661,7 +661,7 @@ func (b *jsappBuilder) expose(a *jsAsset, c ports.JSCall) {
 	b.apis[name] = id
 	b.g.edge(b.callSite(a, c.InModule), id, "exposes", map[string]any{"world_key": name}, at(a.path, off))
 	if !a.roles["preload"] {
-		b.process("electron-preload", a, jagEvidence{Basis: "derived", Confidence: core.ConfidenceInferred, Locations: []jagLocation{{Path: a.path, Offset: offsetPtr(off)}}})
+		b.process("electron-preload", a, GraphEvidence{Basis: "derived", Confidence: core.ConfidenceInferred, Locations: []GraphLocation{{Path: a.path, Offset: offsetPtr(off)}}})
 	}
 }
 
@@ -870,7 +870,7 @@ func (b *jsappBuilder) ipcPhase() {
 			status = "paired"
 		}
 		ch.nodeID = b.g.node("ipc-channel", b.localKey("ipc-channel", name), name, map[string]any{"channel": name, "status": status,
-			"handlers": len(ch.handlers), "senders": len(ch.senders) + len(ch.mainSend)}, jagEvidence{Basis: "derived", Confidence: core.ConfidenceDerived, Locations: []jagLocation{}})
+			"handlers": len(ch.handlers), "senders": len(ch.senders) + len(ch.mainSend)}, GraphEvidence{Basis: "derived", Confidence: core.ConfidenceDerived, Locations: []GraphLocation{}})
 		if status == "ambiguous" {
 			st.unknown("ambiguous-ipc-channel", ch.nodeID, "", -1, fmt.Sprintf("channel %q has %d handlers; it is not paired", name, len(ch.handlers)))
 		}
@@ -1179,8 +1179,8 @@ func (b *jsappBuilder) sourceModuleNodes(sm *sourceMap, smID, mapPath, mapSHA st
 			props["outside_app"] = true
 		}
 		id := b.g.node("source-module", identity(idSourceMap, stabilitySMExact, map[string]any{"source_map_sha256": mapSHA, "original_source": s, "source_sha256": srcSHA}),
-			s, props, jagEvidence{Basis: "source-map", Locations: []jagLocation{{Path: mapPath}}})
-		b.g.edge(smID, id, "contains", map[string]any{"index": i}, jagEvidence{Basis: "source-map", Locations: []jagLocation{{Path: mapPath}}})
+			s, props, GraphEvidence{Basis: "source-map", Locations: []GraphLocation{{Path: mapPath}}})
+		b.g.edge(smID, id, "contains", map[string]any{"index": i}, GraphEvidence{Basis: "source-map", Locations: []GraphLocation{{Path: mapPath}}})
 		srcNodes[i] = id
 		b.sourceModules++
 	}
@@ -1223,7 +1223,7 @@ func (b *jsappBuilder) attachModuleMaps(a *jsAsset) {
 			props["index_map"] = sm.Index
 			props["sources"] = len(sm.Sources)
 		}
-		smID := b.g.node("source-map", b.pathKey(mapPath), mapPath, props, jagEvidence{Basis: "source-map", Locations: []jagLocation{{Path: a.path, Offset: offsetPtr(m.SourceMap.Offset)}}})
+		smID := b.g.node("source-map", b.pathKey(mapPath), mapPath, props, GraphEvidence{Basis: "source-map", Locations: []GraphLocation{{Path: a.path, Offset: offsetPtr(m.SourceMap.Offset)}}})
 		b.g.edge(mods[i], smID, "maps_to", map[string]any{"inline": true}, at(a.path, m.SourceMap.Offset))
 		b.sourceMaps++
 		if err != nil {
@@ -1236,7 +1236,7 @@ func (b *jsappBuilder) attachModuleMaps(a *jsAsset) {
 			if id == "" {
 				continue // past the source-module limit
 			}
-			b.g.edge(mods[i], id, "maps_to", map[string]any{"via": "module-source-map"}, jagEvidence{Basis: "source-map", Confidence: core.ConfidenceDerived, Locations: []jagLocation{{Path: mapPath}}})
+			b.g.edge(mods[i], id, "maps_to", map[string]any{"via": "module-source-map"}, GraphEvidence{Basis: "source-map", Confidence: core.ConfidenceDerived, Locations: []GraphLocation{{Path: mapPath}}})
 		}
 	}
 }
@@ -1250,7 +1250,7 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, p *preparedMap, refOff int64)
 		props["sources"] = len(sm.Sources)
 	}
 	ident := b.pathKey(mapPath)
-	smID := b.g.node("source-map", ident, mapPath, props, jagEvidence{Basis: "source-map", Locations: []jagLocation{{Path: a.path, Offset: offsetPtr(refOff)}}})
+	smID := b.g.node("source-map", ident, mapPath, props, GraphEvidence{Basis: "source-map", Locations: []GraphLocation{{Path: a.path, Offset: offsetPtr(refOff)}}})
 	b.g.edge(a.nodeID, smID, "maps_to", map[string]any{"inline": inline}, at(a.path, refOff))
 	b.sourceMaps++
 	if err != nil {
@@ -1281,7 +1281,7 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, p *preparedMap, refOff int64)
 		if len(srcs) == 0 || srcNodes[srcs[0]] == "" {
 			continue
 		}
-		b.g.edge(id, srcNodes[srcs[0]], "maps_to", map[string]any{"segments_sources": len(srcs)}, jagEvidence{Basis: "source-map", Confidence: core.ConfidenceDerived, Locations: []jagLocation{{Path: mapPath}}})
+		b.g.edge(id, srcNodes[srcs[0]], "maps_to", map[string]any{"segments_sources": len(srcs)}, GraphEvidence{Basis: "source-map", Confidence: core.ConfidenceDerived, Locations: []GraphLocation{{Path: mapPath}}})
 	}
 }
 
@@ -1294,14 +1294,14 @@ func (b *jsappBuilder) result() *jsappOutcome {
 			// Roles are also recorded on the asset for views and traces.
 			roles := jaKeys(a.roles)
 			b.g.node("javascript-asset", b.pathKey(a.path), a.path, map[string]any{"path": a.path, "sha256": a.sha256, "roles": strSlice(roles)},
-				jagEvidence{Basis: "derived", Confidence: core.ConfidenceDerived, Locations: []jagLocation{{Path: a.path}}})
+				GraphEvidence{Basis: "derived", Confidence: core.ConfidenceDerived, Locations: []GraphLocation{{Path: a.path}}})
 		}
 	}
-	var limits []jagLimit
+	var limits []GraphLimit
 	lims := append([]string(nil), st.limitations...)
 	if st.truncated {
 		lims = append(lims, "The analysis stopped at analysis_timeout_ms during the "+st.partialWhy+" phase; the graph holds the facts gathered before it.")
-		limits = append(limits, jagLimit{Name: "analysis_timeout_ms", Value: 0, Unit: "ms"})
+		limits = append(limits, GraphLimit{Name: "analysis_timeout_ms", Value: 0, Unit: "ms"})
 		b.g.truncated = true
 	}
 	if st.unknownsCut > 0 {
@@ -1316,7 +1316,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	if len(st.g.Contradictions) > 0 {
 		lims = append(lims, fmt.Sprintf("%d integrity contradiction(s) were recorded; mismatched content is observed-untrusted.", len(st.g.Contradictions)))
 	}
-	graph := b.g.seal(lims, limits)
+	graph, enc := b.g.seal(lims, limits, st.rootSHA)
 	stats := map[string]any{
 		"files": len(st.files), "directories": st.dirs, "symlinks": st.symlinks, "javascript_assets": len(st.assets),
 		"parsed_assets": len(st.assets) - st.syntaxErrs - st.notParsed - countUnparsed(st), "syntax_errors": st.syntaxErrs,
@@ -1360,12 +1360,23 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	if len(b.relations) >= jsappMaxRelations || st.truncated {
 		semCoverage = map[string]any{"status": "partial", "truncated": true}
 	}
-	relations, err := canonicalArray(jaMaps(b.relations))
+	// The semantic graph and the string index name graph nodes by index
+	// (lean.go).
+	lrel := make([]map[string]any, len(b.relations))
+	for i, r := range b.relations {
+		lrel[i] = enc.relation(r)
+	}
+	relations, err := canonicalArray(lrel)
 	if err != nil {
 		panic(fmt.Sprintf("jsapp semantic graph: %v", err)) // rea's own values always encode
 	}
-	sem := map[string]any{"nodes": strSlice(assetNodeIDs(st)), "relations": relations, "fingerprints": jaMaps(b.fingerprints),
-		"unknown_frontiers": jaMaps(b.frontiers), "coverage": semCoverage, "query_tool": "trace_javascript_semantics"}
+	assets := assetNodeIDs(st)
+	semNodes := make([]any, len(assets))
+	for i, id := range assets {
+		semNodes[i] = enc.ref(id)
+	}
+	sem := map[string]any{"nodes": semNodes, "relations": relations, "fingerprints": enc.refs(b.fingerprints),
+		"unknown_frontiers": enc.refs(b.frontiers), "coverage": semCoverage, "query_tool": "trace_javascript_semantics"}
 	semSealed, semID, err := sealMembers(sem, "graph_id", "jsrg_")
 	if err != nil {
 		panic(fmt.Sprintf("jsapp semantic graph: %v", err)) // rea's own values always encode
@@ -1380,17 +1391,19 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	}
 	unknowns := jaMaps(st.unknowns)
 	format := "directory"
-	switch st.format {
-	case "asar":
+	switch {
+	case st.format == "asar":
 		format = "asar"
-	case "javascript-bundle":
+	case st.format == "javascript-bundle":
 		format = "file"
+	case zipFormats[st.format]:
+		format = st.format
 	}
 	res := map[string]any{
-		"schema_version": 1, "input_path": st.req.given, "format": format, "root_artifact_sha256": st.rootSHA,
+		"schema_version": 2, "input_path": st.req.given, "format": format, "root_artifact_sha256": st.rootSHA,
 		"inventory_manifest_id": st.g.Manifest.ManifestID, "inventory_graph_sha256": st.g.Manifest.GraphSHA256,
 		"statistics": stats, "summary": summary, "electron": electron, "coverage": coverage, "graph": graph.sealed, "semantic_graph": semSealed,
-		"string_index": jaMaps(b.stringIndex), "integrity_contradictions": contradictions,
+		"string_index": enc.refs(b.stringIndex), "integrity_contradictions": contradictions,
 		"limitations": graph.Limitations, "unknowns": unknowns,
 	}
 	subjFormat := "directory"
@@ -1411,7 +1424,7 @@ func countUnparsed(st *jsappState) int {
 	return n
 }
 
-func nodeStatus(g *jagGraph, id string) string {
+func nodeStatus(g *Graph, id string) string {
 	for _, n := range g.Nodes {
 		if n.NodeID == id {
 			for _, o := range n.Observations {

@@ -15,10 +15,10 @@ func TestCanonicalArrayMatchesCanonicalJSON(t *testing.T) {
 	for _, procs := range []int{1, 2, 3, 8} {
 		prev := runtime.GOMAXPROCS(procs)
 		for _, n := range []int{0, 1, 63, 64, 65, 200, 1000} {
-			var items []*jagEdge
+			var items []*Edge
 			for i := range n {
-				items = append(items, &jagEdge{EdgeID: fmt.Sprint("e", i), SourceNodeID: "a", TargetNodeID: "b", Relation: "imports",
-					Properties: map[string]any{"i": i, "s": "\u2028<é>"}, Evidence: at("x.js", int64(i)), IdentifierStrategy: jagStrategy{"s", "t"}})
+				items = append(items, &Edge{EdgeID: fmt.Sprint("e", i), SourceNodeID: "a", TargetNodeID: "b", Relation: "imports",
+					Properties: map[string]any{"i": i, "s": "\u2028<é>"}, Evidence: at("x.js", int64(i)), IdentifierStrategy: IDStrategy{"s", "t"}})
 			}
 			arr, err := canonicalArray(items)
 			if err != nil {
@@ -39,9 +39,9 @@ func TestCanonicalArrayMatchesCanonicalJSON(t *testing.T) {
 
 // sealMembers must give core.SealObject's bytes and ID.
 func TestSealMembersMatchesSealObject(t *testing.T) {
-	var edges []*jagEdge
+	var edges []*Edge
 	for i := range 300 {
-		edges = append(edges, &jagEdge{EdgeID: fmt.Sprint("e", i), Relation: "imports", Properties: map[string]any{}, Evidence: at("x.js", -1)})
+		edges = append(edges, &Edge{EdgeID: fmt.Sprint("e", i), Relation: "imports", Properties: map[string]any{}, Evidence: at("x.js", -1)})
 	}
 	arr, err := canonicalArray(edges)
 	if err != nil {
@@ -50,7 +50,7 @@ func TestSealMembersMatchesSealObject(t *testing.T) {
 	for _, empty := range []bool{false, true} {
 		a, b := arr, any(edges)
 		if empty {
-			a, b = chunkedArray{}, []*jagEdge{}
+			a, b = chunkedArray{}, []*Edge{}
 		}
 		got, gotID, err := sealMembers(map[string]any{"schema": "S", "schema_version": 1, "edges": a, "limitations": []string{"l"}, "zz": nil}, "graph_id", "jag_")
 		if err != nil {

@@ -41,70 +41,70 @@ const (
 	stabilityInfer   = "cross-version-inference"
 )
 
-type jagStrategy struct {
+type IDStrategy struct {
 	Strategy  string `json:"strategy"`
 	Stability string `json:"stability"`
 }
 
-// jagEvidence says where an observation or edge was seen.
-type jagEvidence struct {
-	Basis      string        `json:"basis"` // static-syntax, package-metadata, source-map, artifact-inventory, html-markup, derived
-	Confidence string        `json:"confidence"`
-	Locations  []jagLocation `json:"locations"`
+// GraphEvidence says where an observation or edge was seen.
+type GraphEvidence struct {
+	Basis      string          `json:"basis"` // static-syntax, package-metadata, source-map, artifact-inventory, html-markup, derived
+	Confidence string          `json:"confidence"`
+	Locations  []GraphLocation `json:"locations"`
 }
 
-type jagLocation struct {
+type GraphLocation struct {
 	Path   string `json:"path"`
 	Offset *int64 `json:"offset"`
 }
 
-type jagObservation struct {
+type Observation struct {
 	ObservationID      string         `json:"observation_id"`
 	Label              *string        `json:"label"`
 	Properties         map[string]any `json:"properties"`
-	Evidence           jagEvidence    `json:"evidence"`
-	IdentifierStrategy jagStrategy    `json:"identifier_strategy"`
+	Evidence           GraphEvidence  `json:"evidence"`
+	IdentifierStrategy IDStrategy     `json:"identifier_strategy"`
 }
 
-type jagNode struct {
-	NodeID       string           `json:"node_id"`
-	Kind         string           `json:"kind"`
-	Identity     map[string]any   `json:"identity"`
-	Observations []jagObservation `json:"observations"`
+type Node struct {
+	NodeID       string         `json:"node_id"`
+	Kind         string         `json:"kind"`
+	Identity     map[string]any `json:"identity"`
+	Observations []Observation  `json:"observations"`
 }
 
-type jagEdge struct {
+type Edge struct {
 	EdgeID             string         `json:"edge_id"`
 	SourceNodeID       string         `json:"source_node_id"`
 	TargetNodeID       string         `json:"target_node_id"`
 	Relation           string         `json:"relation"`
 	Properties         map[string]any `json:"properties"`
-	Evidence           jagEvidence    `json:"evidence"`
-	IdentifierStrategy jagStrategy    `json:"identifier_strategy"`
+	Evidence           GraphEvidence  `json:"evidence"`
+	IdentifierStrategy IDStrategy     `json:"identifier_strategy"`
 }
 
-type jagLimit struct {
+type GraphLimit struct {
 	Name  string `json:"name"`
 	Value int64  `json:"value"`
 	Unit  string `json:"unit"`
 }
 
-type jagCoverage struct {
-	Status       string     `json:"status"` // complete, partial, unknown, unavailable
-	Truncated    bool       `json:"truncated"`
-	OmittedCount *int       `json:"omitted_count"`
-	Limits       []jagLimit `json:"limits"`
+type GraphCoverage struct {
+	Status       string       `json:"status"` // complete, partial, unknown, unavailable
+	Truncated    bool         `json:"truncated"`
+	OmittedCount *int         `json:"omitted_count"`
+	Limits       []GraphLimit `json:"limits"`
 }
 
-type jagGraph struct {
-	Schema        string      `json:"schema"`
-	SchemaVersion int         `json:"schema_version"`
-	GraphID       string      `json:"graph_id"`
-	RootNodeIDs   []string    `json:"root_node_ids"`
-	Nodes         []*jagNode  `json:"nodes"`
-	Edges         []*jagEdge  `json:"edges"`
-	Coverage      jagCoverage `json:"coverage"`
-	Limitations   []string    `json:"limitations"`
+type Graph struct {
+	Schema        string        `json:"schema"`
+	SchemaVersion int           `json:"schema_version"`
+	GraphID       string        `json:"graph_id"`
+	RootNodeIDs   []string      `json:"root_node_ids"`
+	Nodes         []*Node       `json:"nodes"`
+	Edges         []*Edge       `json:"edges"`
+	Coverage      GraphCoverage `json:"coverage"`
+	Limitations   []string      `json:"limitations"`
 	// sealed is the canonical form written when the graph was sealed (the
 	// same bytes encoding the struct gives), so the Evidence holding it
 	// does not encode the graph a second time.
@@ -113,9 +113,9 @@ type jagGraph struct {
 
 // graphBuild accumulates nodes and edges.
 type graphBuild struct {
-	nodes     map[string]*jagNode
+	nodes     map[string]*Node
 	obsSeen   map[string]bool
-	edges     map[string]*jagEdge
+	edges     map[string]*Edge
 	roots     map[string]bool
 	omitted   int
 	truncated bool
@@ -123,7 +123,7 @@ type graphBuild struct {
 }
 
 func newGraphBuild() *graphBuild {
-	return &graphBuild{nodes: map[string]*jagNode{}, obsSeen: map[string]bool{}, edges: map[string]*jagEdge{}, roots: map[string]bool{}}
+	return &graphBuild{nodes: map[string]*Node{}, obsSeen: map[string]bool{}, edges: map[string]*Edge{}, roots: map[string]bool{}}
 }
 
 func identity(strategy, stability string, fields map[string]any) map[string]any {
@@ -140,7 +140,7 @@ func nodeID(kind string, ident map[string]any) string {
 
 // node adds (or extends) a node and returns its ID, or "" when the graph is
 // full.
-func (g *graphBuild) node(kind string, ident map[string]any, label string, props map[string]any, ev jagEvidence) string {
+func (g *graphBuild) node(kind string, ident map[string]any, label string, props map[string]any, ev GraphEvidence) string {
 	id := nodeID(kind, ident)
 	n, ok := g.nodes[id]
 	if !ok {
@@ -149,26 +149,26 @@ func (g *graphBuild) node(kind string, ident map[string]any, label string, props
 			g.truncated = true
 			return ""
 		}
-		n = &jagNode{NodeID: id, Kind: kind, Identity: ident}
+		n = &Node{NodeID: id, Kind: kind, Identity: ident}
 		g.nodes[id] = n
 	}
 	g.observe(n, label, props, ev)
 	return id
 }
 
-func (g *graphBuild) observe(n *jagNode, label string, props map[string]any, ev jagEvidence) {
+func (g *graphBuild) observe(n *Node, label string, props map[string]any, ev GraphEvidence) {
 	if props == nil {
 		props = map[string]any{}
 	}
 	props = boundProps(props)
 	if ev.Locations == nil {
-		ev.Locations = []jagLocation{}
+		ev.Locations = []GraphLocation{}
 	}
 	if ev.Confidence == "" {
 		ev.Confidence = core.ConfidenceObserved
 	}
-	o := jagObservation{Label: core.OptString(label), Properties: props, Evidence: ev,
-		IdentifierStrategy: jagStrategy{"semantic-content-sha256", "observation-exact"}}
+	o := Observation{Label: core.OptString(label), Properties: props, Evidence: ev,
+		IdentifierStrategy: IDStrategy{"semantic-content-sha256", "observation-exact"}}
 	o.ObservationID = "jag_observation_" + jagDigest(map[string]any{"node_id": n.NodeID, "label": o.Label, "properties": o.Properties,
 		"evidence": o.Evidence, "identifier_strategy": o.IdentifierStrategy})
 	if g.obsSeen[o.ObservationID] {
@@ -183,7 +183,7 @@ func (g *graphBuild) observe(n *jagNode, label string, props map[string]any, ev 
 	n.Observations = append(n.Observations, o)
 }
 
-func (g *graphBuild) edge(src, dst, relation string, props map[string]any, ev jagEvidence) string {
+func (g *graphBuild) edge(src, dst, relation string, props map[string]any, ev GraphEvidence) string {
 	if src == "" || dst == "" {
 		return ""
 	}
@@ -192,13 +192,13 @@ func (g *graphBuild) edge(src, dst, relation string, props map[string]any, ev ja
 	}
 	props = boundProps(props)
 	if ev.Locations == nil {
-		ev.Locations = []jagLocation{}
+		ev.Locations = []GraphLocation{}
 	}
 	if ev.Confidence == "" {
 		ev.Confidence = core.ConfidenceObserved
 	}
-	e := &jagEdge{SourceNodeID: src, TargetNodeID: dst, Relation: relation, Properties: props, Evidence: ev,
-		IdentifierStrategy: jagStrategy{"semantic-content-sha256", "relationship-exact"}}
+	e := &Edge{SourceNodeID: src, TargetNodeID: dst, Relation: relation, Properties: props, Evidence: ev,
+		IdentifierStrategy: IDStrategy{"semantic-content-sha256", "relationship-exact"}}
 	e.EdgeID = "jag_edge_" + jagDigest(map[string]any{"source_node_id": src, "target_node_id": dst, "relation": relation,
 		"properties": props, "evidence": ev, "identifier_strategy": e.IdentifierStrategy})
 	if _, ok := g.edges[e.EdgeID]; ok {
@@ -220,63 +220,93 @@ func (g *graphBuild) root(id string) {
 }
 
 // seal sorts everything, fixes coverage and computes graph_id.
-func (g *graphBuild) seal(limitations []string, limits []jagLimit) *jagGraph {
-	out := &jagGraph{Schema: "JavaScriptApplicationGraph", SchemaVersion: 1}
+func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string) (*Graph, *leanEncoder) {
+	out := &Graph{Schema: "JavaScriptApplicationGraph", SchemaVersion: graphSchemaVersion}
 	for id := range g.roots {
 		out.RootNodeIDs = append(out.RootNodeIDs, id)
 	}
 	sort.Strings(out.RootNodeIDs)
 	for _, n := range g.nodes {
-		slices.SortFunc(n.Observations, func(a, b jagObservation) int { return cmpUTF16(a.ObservationID, b.ObservationID) })
+		slices.SortFunc(n.Observations, func(a, b Observation) int { return cmpUTF16(a.ObservationID, b.ObservationID) })
 		out.Nodes = append(out.Nodes, n)
 	}
-	slices.SortFunc(out.Nodes, func(a, b *jagNode) int { return cmpUTF16(a.NodeID, b.NodeID) })
+	slices.SortFunc(out.Nodes, func(a, b *Node) int { return cmpUTF16(a.NodeID, b.NodeID) })
 	for _, e := range g.edges {
 		out.Edges = append(out.Edges, e)
 	}
-	slices.SortFunc(out.Edges, func(a, b *jagEdge) int { return cmpUTF16(a.EdgeID, b.EdgeID) })
+	slices.SortFunc(out.Edges, func(a, b *Edge) int { return cmpUTF16(a.EdgeID, b.EdgeID) })
 	if out.Edges == nil {
-		out.Edges = []*jagEdge{}
+		out.Edges = []*Edge{}
 	}
 	out.Limitations = uniqueUTF16(limitations)
 	if len(limits) > jagMaxLimits {
 		limits = limits[:jagMaxLimits]
 	}
-	slices.SortFunc(limits, func(a, b jagLimit) int { return cmpUTF16(a.Name, b.Name) })
+	slices.SortFunc(limits, func(a, b GraphLimit) int { return cmpUTF16(a.Name, b.Name) })
 	if limits == nil {
-		limits = []jagLimit{}
+		limits = []GraphLimit{}
 	}
 	zero := 0
 	switch {
 	case g.truncated:
 		n := max(g.omitted, 1)
-		out.Coverage = jagCoverage{Status: "partial", Truncated: true, OmittedCount: &n, Limits: limits}
+		out.Coverage = GraphCoverage{Status: "partial", Truncated: true, OmittedCount: &n, Limits: limits}
 		if len(limits) == 0 {
-			out.Coverage.Limits = []jagLimit{{Name: "max_nodes", Value: jagMaxNodes, Unit: "nodes"}}
+			out.Coverage.Limits = []GraphLimit{{Name: "max_nodes", Value: jagMaxNodes, Unit: "nodes"}}
 		}
 	case len(limitations) > 0:
-		out.Coverage = jagCoverage{Status: "partial", OmittedCount: nil, Limits: limits}
+		out.Coverage = GraphCoverage{Status: "partial", OmittedCount: nil, Limits: limits}
 	default:
-		out.Coverage = jagCoverage{Status: "complete", OmittedCount: &zero, Limits: limits}
+		out.Coverage = GraphCoverage{Status: "complete", OmittedCount: &zero, Limits: limits}
 	}
-	// Nodes and edges are most of the graph's bytes: encode them on every
-	// core (the same bytes as encoding the slices in place).
-	nodes, err := canonicalArray(out.Nodes)
+	// The lean wire form (lean.go); nodes and edges are most of its bytes:
+	// encode them on every core (the same bytes as encoding the slices in
+	// place).
+	enc := newLeanEncoder(out, root)
+	lnodes := make([]leanNode, len(out.Nodes))
+	for i, n := range out.Nodes {
+		lnodes[i] = enc.node(n)
+	}
+	ledges := make([]leanEdge, len(out.Edges))
+	for i, e := range out.Edges {
+		ledges[i] = enc.edge(e)
+	}
+	// Edges in the order of their source, then target, then edge_id: a
+	// node's edges are together.
+	order := make([]int, len(out.Edges))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		ea, eb := out.Edges[a], out.Edges[b]
+		if c := cmpUTF16(ea.SourceNodeID, eb.SourceNodeID); c != 0 {
+			return c
+		}
+		if c := cmpUTF16(ea.TargetNodeID, eb.TargetNodeID); c != 0 {
+			return c
+		}
+		return cmpUTF16(ea.EdgeID, eb.EdgeID)
+	})
+	sorted := make([]leanEdge, len(ledges))
+	for i, j := range order {
+		sorted[i] = ledges[j]
+	}
+	nodes, err := canonicalArray(lnodes)
 	if err != nil {
 		panic(fmt.Sprintf("jsapp graph: %v", err)) // rea's own values always encode
 	}
-	edges, err := canonicalArray(out.Edges)
+	edges, err := canonicalArray(sorted)
 	if err != nil {
 		panic(fmt.Sprintf("jsapp graph: %v", err))
 	}
-	sealed, id, err := sealMembers(map[string]any{"schema": out.Schema, "schema_version": out.SchemaVersion,
-		"root_node_ids": out.RootNodeIDs, "nodes": nodes, "edges": edges, "coverage": out.Coverage, "limitations": out.Limitations},
+	sealed, id, err := sealMembers(map[string]any{"schema": out.Schema, "schema_version": out.SchemaVersion, "artifact_sha256": root,
+		"paths": enc.list, "root_node_ids": out.RootNodeIDs, "nodes": nodes, "edges": edges, "coverage": out.Coverage, "limitations": out.Limitations},
 		"graph_id", "jag_")
 	if err != nil {
 		panic(fmt.Sprintf("jsapp graph: %v", err)) // rea's own values always encode
 	}
 	out.GraphID, out.sealed = id, sealed
-	return out
+	return out, enc
 }
 
 // cmpUTF16 orders strings by UTF-16 code units (as JavaScript sorts).
@@ -370,8 +400,8 @@ func offsetPtr(o int64) *int64 {
 	return &o
 }
 
-func at(path string, off int64) jagEvidence {
-	return jagEvidence{Basis: "static-syntax", Confidence: core.ConfidenceObserved, Locations: []jagLocation{{Path: path, Offset: offsetPtr(off)}}}
+func at(path string, off int64) GraphEvidence {
+	return GraphEvidence{Basis: "static-syntax", Confidence: core.ConfidenceObserved, Locations: []GraphLocation{{Path: path, Offset: offsetPtr(off)}}}
 }
 
 func describeCount(n int, what string) string {

@@ -69,16 +69,16 @@ func referenceErr(id core.EvidenceID, reason, expected, actual string) *core.Err
 type appIndex struct {
 	ev      *core.Evidence
 	res     appResult
-	nodes   map[string]*jagNode
-	out, in map[string][]*jagEdge
+	nodes   map[string]*Node
+	out, in map[string][]*Edge
 }
 
 type appResult struct {
 	InputPath      string           `json:"input_path"`
 	Root           string           `json:"root_artifact_sha256"`
-	Graph          jagGraph         `json:"graph"`
-	Semantic       appSemantic      `json:"semantic_graph"`
-	StringIndex    []appString      `json:"string_index"`
+	Graph          Graph            `json:"-"` // decodeApp expands these three
+	Semantic       appSemantic      `json:"-"`
+	StringIndex    []appString      `json:"-"`
 	Contradictions []map[string]any `json:"integrity_contradictions"`
 	Electron       map[string]any   `json:"electron"`
 	Unknowns       []map[string]any `json:"unknowns"`
@@ -100,15 +100,13 @@ type appString struct {
 }
 
 func indexApp(ev *core.Evidence) (*appIndex, error) {
-	ix := &appIndex{ev: ev, nodes: map[string]*jagNode{}, out: map[string][]*jagEdge{}, in: map[string][]*jagEdge{}}
-	if err := json.Unmarshal(ev.NormalizedResult, &ix.res); err != nil {
+	ix := &appIndex{ev: ev, nodes: map[string]*Node{}, out: map[string][]*Edge{}, in: map[string][]*Edge{}}
+	res, err := decodeApp(ev.NormalizedResult)
+	if err != nil {
 		return nil, &core.Error{Code: core.CodeEvidenceIntegrityMismatch, Message: "application evidence does not hold an application graph: " + err.Error(),
 			Details: map[string]any{"evidence_id": string(ev.EvidenceID), "reason": "invalid_record"}}
 	}
-	if ix.res.Graph.GraphID == "" {
-		return nil, &core.Error{Code: core.CodeEvidenceIntegrityMismatch, Message: "application evidence has no graph",
-			Details: map[string]any{"evidence_id": string(ev.EvidenceID), "reason": "invalid_record"}}
-	}
+	ix.res = *res
 	for _, n := range ix.res.Graph.Nodes {
 		ix.nodes[n.NodeID] = n
 	}
@@ -119,8 +117,62 @@ func indexApp(ev *core.Evidence) (*appIndex, error) {
 	return ix, nil
 }
 
+// decodeApp decodes an analyze_javascript_application result, expanding
+// its lean graph, semantic graph and string index (lean.go).
+func decodeApp(normalized []byte) (*appResult, error) {
+	var w struct {
+		appResult
+		Graph    json.RawMessage `json:"graph"`
+		Semantic struct {
+			GraphID      string           `json:"graph_id"`
+			Relations    []map[string]any `json:"relations"`
+			Fingerprints []map[string]any `json:"fingerprints"`
+			Frontiers    []map[string]any `json:"unknown_frontiers"`
+		} `json:"semantic_graph"`
+		StringIndex []map[string]any `json:"string_index"`
+	}
+	if err := json.Unmarshal(normalized, &w); err != nil {
+		return nil, err
+	}
+	if w.Graph == nil || string(w.Graph) == "null" {
+		return nil, fmt.Errorf("no graph")
+	}
+	g, d, err := decodeGraph(w.Graph)
+	if err != nil {
+		return nil, err
+	}
+	res := w.appResult
+	res.Graph = *g
+	res.Semantic.GraphID = w.Semantic.GraphID
+	for _, r := range w.Semantic.Relations {
+		if err := d.expandRelation(r); err != nil {
+			return nil, err
+		}
+	}
+	res.Semantic.Relations = w.Semantic.Relations
+	if res.Semantic.Fingerprints, err = d.expandRefs(w.Semantic.Fingerprints); err != nil {
+		return nil, err
+	}
+	if res.Semantic.Frontiers, err = d.expandRefs(w.Semantic.Frontiers, "offset"); err != nil {
+		return nil, err
+	}
+	res.StringIndex = make([]appString, len(w.StringIndex))
+	for i, s := range w.StringIndex {
+		res.StringIndex[i].Value, _ = s["value"].(string)
+		id, err := d.anyRef(s["node"])
+		if err != nil {
+			return nil, err
+		}
+		res.StringIndex[i].NodeID, _ = id.(string)
+		if off, ok := s["offset"].(float64); ok {
+			res.StringIndex[i].Offset = offsetPtr(int64(off))
+		}
+	}
+	return &res, nil
+}
+
 // prop returns the first observation's value for key, across observations.
-func (n *jagNode) prop(key string) any {
+func (n *Node) prop(key string) any {
 	for _, o := range n.Observations {
 		if v, ok := o.Properties[key]; ok && v != nil {
 			return v
@@ -129,12 +181,12 @@ func (n *jagNode) prop(key string) any {
 	return nil
 }
 
-func (n *jagNode) propString(key string) string {
+func (n *Node) propString(key string) string {
 	s, _ := n.prop(key).(string)
 	return s
 }
 
-func (n *jagNode) label() string {
+func (n *Node) label() string {
 	for _, o := range n.Observations {
 		if o.Label != nil {
 			return *o.Label
@@ -143,7 +195,7 @@ func (n *jagNode) label() string {
 	return ""
 }
 
-func (n *jagNode) key() string {
+func (n *Node) key() string {
 	if k, ok := n.Identity["key"].(string); ok {
 		return k
 	}
@@ -156,6 +208,6 @@ func (n *jagNode) key() string {
 	return n.label()
 }
 
-func nodeBrief(n *jagNode) map[string]any {
+func nodeBrief(n *Node) map[string]any {
 	return map[string]any{"node_id": n.NodeID, "kind": n.Kind, "label": n.label()}
 }

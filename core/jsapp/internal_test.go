@@ -13,8 +13,8 @@ func TestJagDigestMatchesDigest(t *testing.T) {
 	values := []any{
 		map[string]any{"kind": "x", "identity": identity(idCanonicalPath, stabilityVersion, map[string]any{"path": "a/b.js", "artifact_sha256": "00"})},
 		map[string]any{"node_id": "n", "label": &label, "properties": map[string]any{"n": 1, "f": 1.5, "l": []any{"a", true, nil}, "s": []string{"x"}},
-			"evidence": at("p", off), "identifier_strategy": jagStrategy{"s", "t"}},
-		map[string]any{"evidence": jagEvidence{Basis: "b", Locations: []jagLocation{{Path: "p", Offset: nil}, {Path: "q", Offset: &off}}}},
+			"evidence": at("p", off), "identifier_strategy": IDStrategy{"s", "t"}},
+		map[string]any{"evidence": GraphEvidence{Basis: "b", Locations: []GraphLocation{{Path: "p", Offset: nil}, {Path: "q", Offset: &off}}}},
 	}
 	for _, v := range values {
 		if got, want := jagDigest(v), core.MustDigest(v); got != want {

@@ -192,9 +192,9 @@ func (st *jsappState) inventory(ctx context.Context) error {
 			return &core.Error{Code: core.CodeUnsupportedTarget, Message: req.op + ": " + req.path + " is not a directory (format directory)",
 				Details: map[string]any{"operation": req.op, "path": req.path, "reason": "format_mismatch"}}
 		}
-	case "asar":
+	case "asar", "zip":
 		if info.IsDir() {
-			return &core.Error{Code: core.CodeUnsupportedTarget, Message: req.op + ": " + req.path + " is a directory, not an ASAR archive (format asar)",
+			return &core.Error{Code: core.CodeUnsupportedTarget, Message: fmt.Sprintf("%s: %s is a directory, not an archive (format %s)", req.op, req.path, req.format),
 				Details: map[string]any{"operation": req.op, "path": req.path, "reason": "format_mismatch"}}
 		}
 	}
@@ -217,10 +217,11 @@ func (st *jsappState) inventory(ctx context.Context) error {
 	// A single JavaScript file is an application of one asset, named by
 	// its base name (the root of the inventory is the file itself).
 	single := !info.IsDir() && st.format == "javascript-bundle"
-	if !info.IsDir() && st.format != "asar" && !single {
+	zipped := !info.IsDir() && zipFormats[st.format]
+	if (!info.IsDir() && st.format != "asar" && !single && !zipped) || (req.format == "zip" && !zipped) || (req.format == "asar" && st.format != "asar") {
 		g.Close()
-		return &core.Error{Code: core.CodeUnsupportedTarget, Message: fmt.Sprintf("%s: %s is neither a directory, an ASAR archive nor a JavaScript file (it is %s)", req.op, req.path, st.format),
-			Remediation: "Pass an application directory, an ASAR archive or a JavaScript file; inventory other archives with inventory_artifact.",
+		return &core.Error{Code: core.CodeUnsupportedTarget, Message: fmt.Sprintf("%s: %s is neither a directory, an ASAR archive, a ZIP archive nor a JavaScript file (it is %s)", req.op, req.path, st.format),
+			Remediation: "Pass an application directory, an ASAR or ZIP archive or a JavaScript file; inventory other archives with inventory_artifact.",
 			Details:     map[string]any{"operation": req.op, "path": req.path, "reason": "format_mismatch"}}
 	}
 	for _, it := range g.Items {
@@ -245,6 +246,12 @@ func (st *jsappState) inventory(ctx context.Context) error {
 		st.order = append(st.order, f.path)
 	}
 	sort.Strings(st.order)
+	if zipped && !holdsJavaScript(st) {
+		g.Close()
+		return &core.Error{Code: core.CodeUnsupportedTarget, Message: fmt.Sprintf("%s: the %s archive %s holds no JavaScript file (nor one in an ASAR inside it)", req.op, st.format, req.path),
+			Remediation: "Inventory the archive with inventory_artifact (rea inventory PATH).",
+			Details:     map[string]any{"operation": req.op, "path": req.path, "reason": "no_javascript"}}
+	}
 	if st.symlinks > 0 {
 		st.limitations = append(st.limitations, fmt.Sprintf("%s recorded and not followed; imports through them are unresolved.", describeCount(st.symlinks, "symbolic link")))
 	}
@@ -252,6 +259,19 @@ func (st *jsappState) inventory(ctx context.Context) error {
 		st.limitations = append(st.limitations, l)
 	}
 	return nil
+}
+
+// zipFormats are the ZIP-based archives an application may come in (the
+// artifact graph's container openers read them, nested ASARs included).
+var zipFormats = map[string]bool{"zip": true, "apk": true, "ipa": true, "msix": true, "appx": true}
+
+func holdsJavaScript(st *jsappState) bool {
+	for _, f := range st.files {
+		if f.kind == "javascript" {
+			return true
+		}
+	}
+	return false
 }
 
 func classifyJSFile(p string) string {
@@ -693,11 +713,12 @@ func (b *byteBudget) release(n int64) {
 	b.cond.Broadcast()
 }
 
-// Evidence bytes every JavaScript asset costs at least: its node's ID,
-// identity, observation ID, kind, strategy and evidence, and its path
-// written three times (identity, label, location).
+// Evidence bytes every JavaScript asset costs at least in the lean graph
+// (lean.go): its node's ID and kind, its observed digest, size and status,
+// its evidence and the edge that contains it, and its path written three
+// times (identity, properties, the paths table).
 const (
-	jsappMinAssetBytes  = 400
+	jsappMinAssetBytes  = 300
 	jsappMinPathRepeats = 3
 )
 

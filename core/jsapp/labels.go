@@ -10,7 +10,7 @@ import (
 // name@version for a package; the channel, URL, key or API for the
 // application facts. Comparisons and traces print it beside the node ID,
 // which stays the identity.
-func humanLabel(ix *appIndex, n *jagNode) string {
+func humanLabel(ix *appIndex, n *Node) string {
 	if n == nil {
 		return ""
 	}
@@ -88,7 +88,7 @@ func humanLabel(ix *appIndex, n *jagNode) string {
 }
 
 // sourceMapOf is the path of the source map that lists a source module.
-func sourceMapOf(ix *appIndex, n *jagNode) string {
+func sourceMapOf(ix *appIndex, n *Node) string {
 	if ix == nil {
 		return ""
 	}
@@ -110,7 +110,7 @@ func sourceMapOf(ix *appIndex, n *jagNode) string {
 }
 
 // mappedOriginal is the original source a bundled module maps to.
-func mappedOriginal(ix *appIndex, n *jagNode) string {
+func mappedOriginal(ix *appIndex, n *Node) string {
 	if ix == nil {
 		return ""
 	}
@@ -126,7 +126,7 @@ func mappedOriginal(ix *appIndex, n *jagNode) string {
 
 // exportNames is a module's exported names, sorted and joined, or "" when
 // they cannot tell it from another module.
-func exportNames(n *jagNode) string {
+func exportNames(n *Node) string {
 	var names []string
 	if l, ok := n.prop("exports").([]any); ok {
 		for _, x := range l {

@@ -25,20 +25,20 @@ func opAnalyzeJSApp() *core.Operation {
 	return &core.Operation{
 		Name:  "analyze_javascript_application",
 		Title: "Analyze JavaScript Application",
-		Description: "Map a JavaScript or Electron application (a directory, an ASAR archive or a single JavaScript file) without executing it: packages and entry points, " +
+		Description: "Map a JavaScript or Electron application (a directory, an ASAR archive, a ZIP archive holding one, or a single JavaScript file) without executing it: packages and entry points, " +
 			"JavaScript assets and their imports, Electron processes (main, preload, renderer, utility) from BrowserWindow " +
 			"webPreferences.preload, loadFile/loadURL and utilityProcess.fork, contextBridge APIs, IPC channels (paired only when one " +
 			"literal handler meets literal senders), workers and service workers, literal endpoints, storage, .node add-ons, webpack/rspack/esbuild " +
-			"module tables and source maps mapped to original sources. Returns JavaScript Application Graph v1 with content-derived IDs. " +
+			"module tables and source maps mapped to original sources. Returns the JavaScript Application Graph with content-derived IDs, in its lean form (graph schema_version 2: node references are indexes into graph.nodes; edge and observation IDs are derivable). " +
 			"detail:\"summary\" retains the complete Evidence and returns its summary view; follow up with trace_application_feature " +
 			"or the comparison tools using {\"kind\":\"retained-evidence\",\"evidence_id\"}.",
 		Kind:    core.KindApplication,
 		Effects: jsappEffects,
 		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,
- "description":"Analyze a JavaScript application directory or .asar archive.",
+ "description":"Analyze a JavaScript application directory, .asar or ZIP archive, or JavaScript file.",
  "properties":{
-  "path":{"type":"string","minLength":1,"description":"Application directory, ASAR archive (by content, whatever its name) or a single JavaScript file."},
-  "format":{"enum":["auto","asar","directory"],"description":"auto (default) chooses from the path: a directory, or a file that is an ASAR archive."},
+  "path":{"type":"string","minLength":1,"description":"Application directory, ASAR archive (by content, whatever its name), ZIP-based archive (zip, apk, ipa, msix, appx; ASARs inside it are read too) holding JavaScript, or a single JavaScript file."},
+  "format":{"enum":["auto","asar","directory","zip"],"description":"auto (default) chooses from the content: a directory, an ASAR archive, a ZIP-based archive or a JavaScript file."},
   "integrity_policy":{"enum":["fail","record-and-continue"],"description":"fail (default) stops at the first ASAR integrity mismatch; record-and-continue quarantines contradicted files and continues."},
   "detail":{"enum":["complete","summary"],"description":"complete (default) returns the whole graph; summary retains it and returns the summary view naming the retained parent."},
   "analysis_timeout_ms":{"type":"integer","minimum":1,"maximum":2147483647,"description":"Deadline for the analysis (default 300000). On expiry the error is provider_timeout with details.partial_observation."},
@@ -58,21 +58,27 @@ func handleAnalyzeJSApp(ctx context.Context, c *core.Call) (any, error) {
 		return nil, &core.Error{Code: core.CodeCapabilityUnavailable, Message: op + ": no JavaScript engine is wired into this build",
 			Details: map[string]any{"provider_id": "rea-js", "operation": op, "reason": "engine_missing"}}
 	}
-	p, _ := core.StringArg(c.Args, "path")
+	in, err := core.Input[analyzeArgs](c)
+	if err != nil {
+		return nil, err
+	}
+	p := in.Path
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return nil, core.InvalidRequest(op, core.Issue{Path: []any{"path"}, Reason: core.ReasonInvalidValue, Message: err.Error()})
 	}
-	format, _ := core.StringArg(c.Args, "format")
+	format := in.Format
 	if format == "" {
 		format = "auto"
 	}
-	policy, _ := core.StringArg(c.Args, "integrity_policy")
+	policy := in.IntegrityPolicy
 	if policy == "" {
 		policy = artifact.IntegrityFail
 	}
-	detail, _ := core.StringArg(c.Args, "detail")
-	timeoutMS := core.IntArg(c.Args, "analysis_timeout_ms", defaultAnalysisTimeoutMS)
+	detail, timeoutMS := in.Detail, in.AnalysisTimeoutMS
+	if timeoutMS == 0 {
+		timeoutMS = defaultAnalysisTimeoutMS
+	}
 	actx, cancel := context.WithTimeout(ctx, time.Duration(timeoutMS)*time.Millisecond)
 	defer cancel()
 	info := eng.Info()
@@ -94,7 +100,7 @@ func handleAnalyzeJSApp(ctx context.Context, c *core.Call) (any, error) {
 		return nil, jsappTimeout(op, timeoutMS, out.result)
 	}
 	var lims []string
-	if _, ok := c.Args["max_heap_mb"]; ok {
+	if in.MaxHeapMB != 0 {
 		lims = append(lims, "max_heap_mb bounds the reference's V8 worker; rea's Go engine does not use it.")
 	}
 	obs := &core.Observation{Result: out.result, Subject: out.subject, Provider: &prov, Locations: out.locs, Limitations: lims}

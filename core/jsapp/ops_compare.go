@@ -1,6 +1,7 @@
 package jsapp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -36,7 +37,7 @@ func opCompareApplicationVersions() *core.Operation {
 
 // comparable node kinds and how a node is keyed in each tier.
 type cmpNode struct {
-	n        *jagNode
+	n        *Node
 	content  string // sha256
 	original string // source-map original (source-module, or the module it maps to)
 	finger   string
@@ -198,9 +199,13 @@ func handleCompareVersions(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	in, err := core.Input[CompareApplicationVersionsInput](c)
+	if err != nil {
+		return nil, err
+	}
 	maxItems := 50000
-	if m, ok := c.Args["limits"].(map[string]any); ok {
-		maxItems = core.IntArg(m, "max_items", maxItems)
+	if in.Limits != nil {
+		maxItems = cmp.Or(in.Limits.MaxItems, maxItems)
 	}
 	left, right := cmpNodes(lix), cmpNodes(rix)
 	matchedL, matchedR := map[*cmpNode]bool{}, map[*cmpNode]bool{}
@@ -209,7 +214,7 @@ func handleCompareVersions(ctx context.Context, c *core.Call) (any, error) {
 	// one of them is still unpaired at the end.
 	ambiguous := map[*cmpNode][]*cmpNode{}
 	counts := map[string]int{}
-	var items []map[string]any
+	items := []VersionItem{}
 	for _, t := range compareTiers {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -279,22 +284,22 @@ func handleCompareVersions(ctx context.Context, c *core.Call) (any, error) {
 		items = append(items, compareItem(nil, n, st))
 	}
 	counts["ambiguous"] = unknown
-	sort.SliceStable(items, func(i, j int) bool { return items[i]["item_id"].(string) < items[j]["item_id"].(string) })
+	sort.SliceStable(items, func(i, j int) bool { return items[i].ItemID < items[j].ItemID })
 	summary := map[string]int{"added": 0, "removed": 0, "changed": 0, "unchanged": 0, "unknown": 0, "contradiction": 0}
 	for _, it := range items {
-		summary[it["status"].(string)]++
+		summary[it.Status]++
 	}
 	truncated := false
 	if len(items) > maxItems {
 		items, truncated = items[:maxItems], true
 	}
-	cov := map[string]any{"status": "complete", "truncated": truncated, "left_coverage": lix.res.Coverage["status"], "right_coverage": rix.res.Coverage["status"]}
+	cov := VersionCoverage{Status: "complete", Truncated: truncated, LeftCoverage: lix.res.Coverage["status"], RightCoverage: rix.res.Coverage["status"]}
 	if truncated || lix.res.Coverage["status"] != "complete" || rix.res.Coverage["status"] != "complete" {
-		cov["status"] = "partial"
+		cov.Status = "partial"
 	}
-	res := map[string]any{"left_graph_id": lix.res.Graph.GraphID, "right_graph_id": rix.res.Graph.GraphID, "graph": nil,
-		"items": jaMaps(items), "matching": counts, "summary": summary, "coverage": cov}
-	res["comparison_id"] = "javc_" + core.MustDigest(res)
+	res := &CompareApplicationVersionsResult{LeftGraphID: lix.res.Graph.GraphID, RightGraphID: rix.res.Graph.GraphID,
+		Items: items, Matching: counts, Summary: summary, Coverage: cov}
+	res.ComparisonID = "javc_" + digestWithout(res, "comparison_id")
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -303,35 +308,35 @@ func handleCompareVersions(ctx context.Context, c *core.Call) (any, error) {
 
 // compareItem builds one item. strategy is a tier name for a match, or a
 // status for an unmatched node.
-func compareItem(l, r *cmpNode, strategy string) map[string]any {
-	it := map[string]any{"left_node_id": nil, "right_node_id": nil, "match": nil, "left_label": nil, "right_label": nil}
-	var kind string
+func compareItem(l, r *cmpNode, strategy string) VersionItem {
+	var it VersionItem
+	var left, right any // the IDs digested into item_id (null when absent)
 	if l != nil {
-		it["left_node_id"], it["left_label"], kind = l.n.NodeID, l.label, l.n.Kind
+		it.LeftNodeID, it.LeftLabel, it.NodeKind = &l.n.NodeID, &l.label, l.n.Kind
+		left = l.n.NodeID
 	}
 	if r != nil {
-		it["right_node_id"], it["right_label"], kind = r.n.NodeID, r.label, r.n.Kind
+		it.RightNodeID, it.RightLabel, it.NodeKind = &r.n.NodeID, &r.label, r.n.Kind
+		right = r.n.NodeID
 	}
-	it["node_kind"] = kind
 	if l != nil && r != nil {
-		it["match"] = map[string]any{"strategy": strategy, "unique": true}
-		dims := map[string]any{
+		it.Match = &VersionMatch{Strategy: strategy, Unique: true}
+		it.Dimensions = map[string]string{
 			"content":    dim(l.content, r.content),
 			"properties": dim(l.props, r.props),
 			"path":       dim(l.path, r.path),
 		}
-		status := "unchanged"
-		if dims["content"] == "changed" || dims["properties"] == "changed" {
-			status = "changed"
+		it.Status = "unchanged"
+		if it.Dimensions["content"] == "changed" || it.Dimensions["properties"] == "changed" {
+			it.Status = "changed"
 		}
 		if l.contra || r.contra {
-			status = "contradiction"
+			it.Status = "contradiction"
 		}
-		it["dimensions"], it["status"] = dims, status
 	} else {
-		it["status"], it["dimensions"] = strategy, map[string]any{}
+		it.Status, it.Dimensions = strategy, map[string]string{}
 	}
-	it["item_id"] = core.MustDigest(map[string]any{"left": it["left_node_id"], "right": it["right_node_id"], "kind": kind})
+	it.ItemID = core.MustDigest(map[string]any{"left": left, "right": right, "kind": it.NodeKind})
 	return it
 }
 
@@ -410,7 +415,7 @@ func handleSourceToBundle(ctx context.Context, c *core.Call) (any, error) {
 		return nil, err
 	}
 	type orig struct {
-		n    *jagNode
+		n    *Node
 		norm string
 		sha  string
 	}
@@ -422,7 +427,7 @@ func handleSourceToBundle(ctx context.Context, c *core.Call) (any, error) {
 		}
 	}
 	used := map[string]bool{}
-	var items []map[string]any
+	items := []SourceMapping{}
 	summary := map[string]int{"unchanged": 0, "modified": 0, "removed": 0, "split": 0, "merged": 0, "duplicated": 0, "unknown": 0}
 	for i, n := range lix.res.Graph.Nodes {
 		if i%1024 == 0 && ctx.Err() != nil {
@@ -463,8 +468,8 @@ func handleSourceToBundle(ctx context.Context, c *core.Call) (any, error) {
 			status = "modified"
 		}
 		summary[status]++
-		it := map[string]any{"source_path": p, "source_node_id": n.NodeID, "status": status, "candidates": jaStrList(candIDs), "confidence": conf}
-		it["mapping_id"] = core.MustDigest(it)
+		it := SourceMapping{SourcePath: p, SourceNodeID: n.NodeID, Status: status, Candidates: jaStrList(candIDs), Confidence: conf}
+		it.MappingID = digestWithout(it, "mapping_id")
 		items = append(items, it)
 	}
 	var unmapped []string
@@ -474,10 +479,10 @@ func handleSourceToBundle(ctx context.Context, c *core.Call) (any, error) {
 		}
 	}
 	sort.Strings(unmapped)
-	res := map[string]any{"left_graph_id": lix.res.Graph.GraphID, "right_graph_id": rix.res.Graph.GraphID, "items": jaMaps(items),
-		"unmapped_current_node_ids": jaStrList(unmapped), "summary": summary,
-		"coverage": map[string]any{"status": "complete", "truncated": false, "source_modules": len(origs)}}
-	res["comparison_id"] = "stbc_" + core.MustDigest(res)
+	res := &CompareSourceToBundleResult{LeftGraphID: lix.res.Graph.GraphID, RightGraphID: rix.res.Graph.GraphID, Items: items,
+		UnmappedCurrentNodeIDs: jaStrList(unmapped), Summary: summary,
+		Coverage: SourceToBundleCoverage{Status: "complete", SourceModules: len(origs)}}
+	res.ComparisonID = "stbc_" + digestWithout(res, "comparison_id")
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -520,8 +525,8 @@ type moduleExport struct {
 	shape map[string]any
 }
 
-func selectModule(ix *appIndex, p string) (map[string]any, []moduleExport) {
-	var cands []*jagNode
+func selectModule(ix *appIndex, p string) (ExportModuleSide, []moduleExport) {
+	var cands []*Node
 	for _, n := range ix.res.Graph.Nodes {
 		switch n.Kind {
 		case "javascript-asset":
@@ -555,12 +560,12 @@ func selectModule(ix *appIndex, p string) (map[string]any, []moduleExport) {
 	for _, n := range cands {
 		ids = append(ids, n.NodeID)
 	}
-	side := map[string]any{"status": "not-found", "selected_node_id": nil, "candidates": jaStrList(ids)}
+	side := ExportModuleSide{Status: "not-found", Candidates: jaStrList(ids)}
 	switch len(cands) {
 	case 0:
 		return side, nil
 	case 1:
-		side["status"], side["selected_node_id"] = "selected", cands[0].NodeID
+		side.Status, side.SelectedNodeID = "selected", &cands[0].NodeID
 		shapes := map[string]map[string]any{}
 		if l, ok := cands[0].prop("export_shapes").([]any); ok {
 			for _, x := range l {
@@ -592,7 +597,7 @@ func selectModule(ix *appIndex, p string) (map[string]any, []moduleExport) {
 		}
 		return side, out
 	}
-	side["status"] = "ambiguous"
+	side.Status = "ambiguous"
 	return side, nil
 }
 
@@ -606,13 +611,13 @@ func sameShape(a, b map[string]any) bool {
 	return fmt.Sprint(a["kind"], a["params"], a["rest"]) == fmt.Sprint(b["kind"], b["params"], b["rest"])
 }
 
-func exportSide(e *moduleExport) any {
+func exportSide(e *moduleExport) *ExportValue {
 	if e == nil {
 		return nil
 	}
-	v := map[string]any{"present": true, "value": e.shape}
+	v := &ExportValue{Present: true, Value: e.shape}
 	if e.shape == nil {
-		v["value"] = map[string]any{"kind": "unknown", "params": nil, "rest": false}
+		v.Value = map[string]any{"kind": "unknown", "params": nil, "rest": false}
 	}
 	return v
 }
@@ -634,12 +639,14 @@ func handleExportShapes(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	lp, _ := core.StringArg(c.Args, "left_module_path")
-	rp, _ := core.StringArg(c.Args, "right_module_path")
-	ls, lex := selectModule(lix, lp)
-	rs, rex := selectModule(rix, rp)
-	filter := func(exps []moduleExport, arg string) map[string]*moduleExport {
-		n, only := core.StringArg(c.Args, arg)
+	in, err := core.Input[CompareJavascriptExportShapesInput](c)
+	if err != nil {
+		return nil, err
+	}
+	ls, lex := selectModule(lix, in.LeftModulePath)
+	rs, rex := selectModule(rix, in.RightModulePath)
+	filter := func(exps []moduleExport, n string) map[string]*moduleExport {
+		only := n != ""
 		out := map[string]*moduleExport{}
 		for i := range exps {
 			if !only || exps[i].name == n {
@@ -648,16 +655,16 @@ func handleExportShapes(ctx context.Context, c *core.Call) (any, error) {
 		}
 		return out
 	}
-	lset, rset := filter(lex, "left_export_name"), filter(rex, "right_export_name")
+	lset, rset := filter(lex, in.LeftExportName), filter(rex, in.RightExportName)
 	maxChanges := 100000
-	if lim, ok := c.Args["limits"].(map[string]any); ok {
-		maxChanges = core.IntArg(lim, "max_changes", maxChanges)
+	if in.Limits != nil {
+		maxChanges = cmp.Or(in.Limits.MaxChanges, maxChanges)
 	}
-	changes := []map[string]any{}
+	changes := []ExportChange{}
 	summary := map[string]int{"added": 0, "removed": 0, "changed": 0, "unchanged": 0, "unknown": 0}
-	coverage := map[string]any{"status": "complete", "truncated": false, "omitted_count": 0, "limits": []any{},
-		"basis": "export-names-and-static-value-shapes"}
-	if ls["status"] == "selected" && rs["status"] == "selected" {
+	zero := 0
+	coverage := ExportCoverage{Status: "complete", OmittedCount: &zero, Limits: []GraphLimit{}, Basis: "export-names-and-static-value-shapes"}
+	if ls.Status == "selected" && rs.Status == "selected" {
 		all := map[string]bool{}
 		for k := range lset {
 			all[k] = true
@@ -684,25 +691,26 @@ func handleExportShapes(ctx context.Context, c *core.Call) (any, error) {
 				omitted++
 				continue
 			}
-			ch := map[string]any{"path": []any{k}, "status": st, "left": exportSide(l), "right": exportSide(r)}
-			ch["change_id"] = core.MustDigest(ch)
+			ch := ExportChange{Path: []string{k}, Status: st, Left: exportSide(l), Right: exportSide(r)}
+			ch.ChangeID = digestWithout(ch, "change_id")
 			changes = append(changes, ch)
 		}
 		switch {
 		case omitted > 0:
-			coverage["status"], coverage["truncated"], coverage["omitted_count"] = "partial", true, omitted
-			coverage["limits"] = []any{map[string]any{"name": "max_changes", "value": maxChanges, "unit": "changes"}}
+			coverage.Status, coverage.Truncated, coverage.OmittedCount = "partial", true, &omitted
+			coverage.Limits = []GraphLimit{{Name: "max_changes", Value: int64(maxChanges), Unit: "changes"}}
 		case summary["unknown"] > 0:
-			coverage["status"], coverage["omitted_count"] = "partial", summary["unknown"]
+			unknown := summary["unknown"]
+			coverage.Status, coverage.OmittedCount = "partial", &unknown
 		}
 	} else {
 		summary["unknown"]++
-		coverage["status"], coverage["omitted_count"] = "unknown", nil
+		coverage.Status, coverage.OmittedCount = "unknown", nil
 	}
-	res := map[string]any{"left": ls, "right": rs, "changes": changes, "summary": summary,
-		"runtime_validation": map[string]any{"status": "not-performed", "reason": "rea compares statically observed export names and value shapes and never executes code"},
-		"coverage":           coverage}
-	res["comparison_id"] = "jesc_" + core.MustDigest(res)
+	res := &CompareJavascriptExportShapesResult{Left: ls, Right: rs, Changes: changes, Summary: summary,
+		RuntimeValidation: ExportRuntimeValidation{Status: "not-performed", Reason: "rea compares statically observed export names and value shapes and never executes code"},
+		Coverage:          coverage}
+	res.ComparisonID = "jesc_" + digestWithout(res, "comparison_id")
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

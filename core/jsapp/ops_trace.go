@@ -1,6 +1,7 @@
 package jsapp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"sort"
@@ -46,12 +47,12 @@ func opTraceApplicationFeature() *core.Operation {
 
 type traceLimits struct{ depth, paths, nodes int }
 
-func limitsArg(c *core.Call) traceLimits {
+func limitsArg(m *TraceApplicationFeatureInputLimits) traceLimits {
 	l := traceLimits{depth: 8, paths: 100, nodes: 2000}
-	if m, ok := c.Args["limits"].(map[string]any); ok {
-		l.depth = core.IntArg(m, "max_depth", l.depth)
-		l.paths = core.IntArg(m, "max_paths", l.paths)
-		l.nodes = core.IntArg(m, "max_nodes", l.nodes)
+	if m != nil {
+		l.depth = cmp.Or(m.MaxDepth, l.depth)
+		l.paths = cmp.Or(m.MaxPaths, l.paths)
+		l.nodes = cmp.Or(m.MaxNodes, l.nodes)
 	}
 	return l
 }
@@ -165,7 +166,7 @@ type step struct {
 	dep  int
 }
 
-func edgeAuthority(e *jagEdge) string {
+func edgeAuthority(e *Edge) string {
 	if e.Evidence.Confidence == core.ConfidenceInferred {
 		return "analyst-inference"
 	}
@@ -184,22 +185,17 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	seed, _ := c.Args["seed"].(map[string]any)
-	kind, _ := seed["kind"].(string)
-	value, _ := seed["value"].(string)
-	match, _ := seed["match"].(string)
-	if match == "" {
-		match = "exact"
+	in, err := core.Input[TraceApplicationFeatureInput](c)
+	if err != nil {
+		return nil, err
 	}
+	kind, value, match := in.Seed.Kind, in.Seed.Value, cmp.Or(in.Seed.Match, "exact")
 	cs := true
-	if v, ok := seed["case_sensitive"].(bool); ok {
-		cs = v
+	if in.Seed.CaseSensitive != nil {
+		cs = *in.Seed.CaseSensitive
 	}
-	dir, _ := core.StringArg(c.Args, "direction")
-	if dir == "" {
-		dir = "both"
-	}
-	lim := limitsArg(c)
+	dir := cmp.Or(in.Direction, "both")
+	lim := limitsArg(in.Limits)
 	seeds := seedNodes(ix, kind, textMatcher(value, match, cs))
 
 	// Breadth-first from every seed; each node is reached once (shortest
@@ -220,7 +216,7 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		if st.dep >= lim.depth {
 			continue
 		}
-		var next []*jagEdge
+		var next []*Edge
 		if dir != "incoming" {
 			next = append(next, ix.out[st.node]...)
 		}
@@ -249,7 +245,7 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 			steps = append(steps, step{node: other, edge: e.EdgeID, prev: i, dep: st.dep + 1})
 		}
 	}
-	edgeByID := map[string]*jagEdge{}
+	edgeByID := map[string]*Edge{}
 	for _, e := range ix.res.Graph.Edges {
 		edgeByID[e.EdgeID] = e
 	}
@@ -297,11 +293,11 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		p["path_id"] = core.MustDigest(map[string]any{"node_ids": nodes, "edge_ids": edges})
 		paths = append(paths, p)
 	}
-	matches := make([]map[string]any, 0, len(seeds))
+	matches := make([]TraceNode, 0, len(seeds))
 	for _, s := range seeds {
 		matches = append(matches, traceNode(ix, ix.nodes[s]))
 	}
-	var gnodes []map[string]any
+	var gnodes []TraceNode
 	for _, s := range steps {
 		gnodes = append(gnodes, traceNode(ix, ix.nodes[s.node]))
 	}
@@ -312,24 +308,24 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 			gedges = append(gedges, map[string]any{"edge_id": e.EdgeID, "source_node_id": e.SourceNodeID, "target_node_id": e.TargetNodeID, "relation": e.Relation})
 		}
 	}
-	sort.Slice(gnodes, func(i, j int) bool { return gnodes[i]["node_id"].(string) < gnodes[j]["node_id"].(string) })
-	handoffs := nativeHandoffs(c, ix, seen)
-	var graph any
+	sort.Slice(gnodes, func(i, j int) bool { return gnodes[i].NodeID < gnodes[j].NodeID })
+	handoffs := nativeHandoffs(in.NativeObservations, ix, seen)
+	var graph *TraceGraph
 	if len(gnodes) > 0 {
-		graph = map[string]any{"nodes": gnodes, "edges": jaMaps(gedges)}
+		graph = &TraceGraph{Nodes: gnodes, Edges: jaMaps(gedges)}
 	}
-	cov := map[string]any{"status": "complete", "truncated": false, "limits": map[string]any{"max_depth": lim.depth, "max_paths": lim.paths, "max_nodes": lim.nodes}}
+	cov := TraceCoverage{Status: "complete", Limits: TraceLimits{MaxDepth: lim.depth, MaxPaths: lim.paths, MaxNodes: lim.nodes}}
 	if truncated {
-		cov["status"], cov["truncated"] = "partial", true
+		cov.Status, cov.Truncated = "partial", true
 	}
 	if len(seeds) == 0 {
-		cov["status"] = "empty"
+		cov.Status = "empty"
 	}
-	res := map[string]any{"source_graph_id": ix.res.Graph.GraphID, "seed": map[string]any{"kind": kind, "value": value, "match": match, "case_sensitive": cs},
-		"direction": dir, "seed_matches": matches, "paths": jaMaps(paths), "graph": graph, "native_handoffs": handoffs,
-		"summary":  map[string]any{"seed_matches": len(seeds), "paths": len(paths), "nodes_visited": len(steps), "edges_visited": len(gedges), "end_kinds": endKinds},
-		"coverage": cov}
-	res["trace_id"] = "jatr_" + core.MustDigest(res)
+	res := &TraceApplicationFeatureResult{SourceGraphID: ix.res.Graph.GraphID, Seed: TraceSeed{Kind: kind, Value: value, Match: match, CaseSensitive: cs},
+		Direction: dir, SeedMatches: matches, Paths: jaMaps(paths), Graph: graph, NativeHandoffs: handoffs,
+		Summary:  TraceSummary{SeedMatches: len(seeds), Paths: len(paths), NodesVisited: len(steps), EdgesVisited: len(gedges), EndKinds: endKinds},
+		Coverage: cov}
+	res.TraceID = "jatr_" + digestWithout(res, "trace_id")
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -341,14 +337,14 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 }
 
 // traceNode is a node of a trace: its ID, kind and human label.
-func traceNode(ix *appIndex, n *jagNode) map[string]any {
-	return map[string]any{"node_id": n.NodeID, "kind": n.Kind, "label": humanLabel(ix, n)}
+func traceNode(ix *appIndex, n *Node) TraceNode {
+	return TraceNode{NodeID: n.NodeID, Kind: n.Kind, Label: humanLabel(ix, n)}
 }
 
 // relationFrom names a path step's edge as read from the step before it:
 // the relation when the path follows the edge, "relation by" (imports by,
 // loads by) when it walks the edge backwards.
-func relationFrom(e *jagEdge, prev string) string {
+func relationFrom(e *Edge, prev string) string {
 	if e.SourceNodeID == prev {
 		return e.Relation
 	}
@@ -363,15 +359,10 @@ func reverse[T any](s []T) {
 
 // nativeHandoffs lists the native exports and add-ons the trace reached,
 // with the native Evidence supplied for them, if any.
-func nativeHandoffs(c *core.Call, ix *appIndex, seen map[string]bool) []map[string]any {
+func nativeHandoffs(list []json.RawMessage, ix *appIndex, seen map[string]bool) []map[string]any {
 	var supplied []map[string]any
-	if list, ok := c.Args["native_observations"].([]any); ok {
-		for _, x := range list {
-			m, _ := x.(map[string]any)
-			b, err := core.MarshalNoEscape(m)
-			if err != nil {
-				continue
-			}
+	{
+		for _, b := range list {
 			if ev, err := core.ParseEvidence(b); err == nil {
 				name := ""
 				if ev.Subject != nil {
@@ -436,16 +427,14 @@ func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	q, _ := c.Args["query"].(map[string]any)
-	kind, _ := q["kind"].(string)
-	value, _ := q["value"].(string)
-	match, _ := q["match"].(string)
-	if match == "" {
-		match = "exact"
+	in, err := core.Input[TraceJavascriptSemanticsInput](c)
+	if err != nil {
+		return nil, err
 	}
+	kind, value, match := in.Query.Kind, in.Query.Value, cmp.Or(in.Query.Match, "exact")
 	maxResults := 1000
-	if m, ok := c.Args["limits"].(map[string]any); ok {
-		maxResults = core.IntArg(m, "max_results", maxResults)
+	if in.Limits != nil {
+		maxResults = cmp.Or(in.Limits.MaxResults, maxResults)
 	}
 	m := textMatcher(value, match, true)
 	defs, refs := []map[string]any{}, []map[string]any{}
@@ -515,12 +504,12 @@ func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
 			frontiers = append(frontiers, f)
 		}
 	}
-	cov := map[string]any{"status": "complete", "truncated": truncated}
+	cov := SemanticsCoverage{Status: "complete", Truncated: truncated}
 	if truncated {
-		cov["status"] = "partial"
+		cov.Status = "partial"
 	}
-	res := map[string]any{"query": map[string]any{"kind": kind, "value": value, "match": match}, "source_graph_id": ix.res.Graph.GraphID,
-		"semantic_graph_id": ix.res.Semantic.GraphID, "definitions": defs, "references": refs, "unknown_frontiers": frontiers,
-		"summary": map[string]any{"definitions": len(defs), "references": len(refs), "unknown_frontiers": len(frontiers)}, "coverage": cov}
+	res := &TraceJavascriptSemanticsResult{Query: SemanticsQuery{Kind: kind, Value: value, Match: match}, SourceGraphID: ix.res.Graph.GraphID,
+		SemanticGraphID: ix.res.Semantic.GraphID, Definitions: defs, References: refs, UnknownFrontiers: frontiers,
+		Summary: SemanticsSummary{Definitions: len(defs), References: len(refs), UnknownFrontiers: len(frontiers)}, Coverage: cov}
 	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{ev.EvidenceID}}, nil
 }

@@ -1,6 +1,7 @@
 package jsapp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -74,9 +75,13 @@ func handleBuildLedger(ctx context.Context, c *core.Call) (any, error) {
 	if tr.SourceGraphID != ix.res.Graph.GraphID {
 		return nil, referenceErr(aev.EvidenceID, "wrong_operation", "the application the trace was computed on (graph "+tr.SourceGraphID+")", "graph "+ix.res.Graph.GraphID)
 	}
+	in, err := core.Input[BuildReconstructionObligationLedgerInput](c)
+	if err != nil {
+		return nil, err
+	}
 	maxOb := 2000
-	if m, ok := c.Args["limits"].(map[string]any); ok {
-		maxOb = core.IntArg(m, "max_obligations", maxOb)
+	if in.Limits != nil {
+		maxOb = cmp.Or(in.Limits.MaxObligations, maxOb)
 	}
 	onPath := map[string]bool{}
 	for _, s := range tr.SeedMatches {
@@ -119,15 +124,15 @@ func handleBuildLedger(ctx context.Context, c *core.Call) (any, error) {
 		summary[o["status"].(string)]++
 		byKind[kind]++
 	}
-	res := map[string]any{"source_trace_id": tr.TraceID, "source_graph_id": tr.SourceGraphID, "obligations": jaMaps(obs),
-		"summary":  map[string]any{"counts": summary, "by_kind": byKind},
-		"coverage": map[string]any{"status": map[bool]string{true: "partial", false: "complete"}[truncated], "truncated": truncated}}
-	res["ledger_id"] = core.MustDigest(res)
+	res := &BuildReconstructionObligationLedgerResult{SourceTraceID: tr.TraceID, SourceGraphID: tr.SourceGraphID, Obligations: jaMaps(obs),
+		Summary:  LedgerSummary{Counts: summary, ByKind: byKind},
+		Coverage: ReconstructionCoverage{Status: map[bool]string{true: "partial", false: "complete"}[truncated], Truncated: truncated}}
+	res.LedgerID = digestWithout(res, "ledger_id")
 	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{tev.EvidenceID, aev.EvidenceID}}, nil
 }
 
 // obligation describes one node as a requirement with its support.
-func obligation(ix *appIndex, n *jagNode, kind string) map[string]any {
+func obligation(ix *appIndex, n *Node, kind string) map[string]any {
 	status := "evidenced"
 	var req string
 	match := map[string]any{"kind": n.Kind}
@@ -293,7 +298,7 @@ func handleEvaluateCoverage(ctx context.Context, c *core.Call) (any, error) {
 			put("window", "window")
 		}
 	}
-	var items []map[string]any
+	var items []CoverageItem
 	summary := map[string]int{"covered": 0, "missing": 0, "unknown": 0}
 	for i, o := range ledger.Obligations {
 		if i%1024 == 0 && ctx.Err() != nil {
@@ -340,19 +345,22 @@ func handleEvaluateCoverage(ctx context.Context, c *core.Call) (any, error) {
 			}
 		}
 		summary[status]++
-		items = append(items, map[string]any{"obligation_id": o["obligation_id"], "kind": kind, "key": key, "status": status})
+		items = append(items, CoverageItem{ObligationID: o["obligation_id"], Kind: kind, Key: key, Status: status})
 	}
 	sort.SliceStable(items, func(i, j int) bool {
-		return fmt.Sprint(items[i]["obligation_id"]) < fmt.Sprint(items[j]["obligation_id"])
+		return fmt.Sprint(items[i].ObligationID) < fmt.Sprint(items[j].ObligationID)
 	})
 	total := len(items)
 	ratio := 0.0
 	if total > 0 {
 		ratio = float64(summary["covered"]) / float64(total)
 	}
-	res := map[string]any{"ledger_id": ledger.LedgerID, "reconstruction_graph_id": ix.res.Graph.GraphID, "items": jaMaps(items),
-		"summary":  map[string]any{"counts": summary, "total": total, "covered_ratio": float64(int(ratio*10000)) / 10000},
-		"coverage": map[string]any{"status": "complete", "truncated": false}}
-	res["evaluation_id"] = core.MustDigest(res)
+	if items == nil {
+		items = []CoverageItem{}
+	}
+	res := &EvaluateReconstructionCoverageResult{LedgerID: ledger.LedgerID, ReconstructionGraphID: ix.res.Graph.GraphID, Items: items,
+		Summary:  CoverageSummary{Counts: summary, Total: total, CoveredRatio: float64(int(ratio*10000)) / 10000},
+		Coverage: ReconstructionCoverage{Status: "complete"}}
+	res.EvaluationID = digestWithout(res, "evaluation_id")
 	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{lev.EvidenceID, rev.EvidenceID}}, nil
 }

@@ -36,23 +36,64 @@ type TraceApplicationFeatureInput struct {
 
 // TraceSummary counts what a trace found.
 type TraceSummary struct {
-	SeedMatches  int             `json:"seed_matches"`
-	Paths        int             `json:"paths"`
-	NodesVisited int             `json:"nodes_visited"`
-	EdgesVisited int             `json:"edges_visited"`
-	EndKinds     json.RawMessage `json:"end_kinds"`
+	SeedMatches  int            `json:"seed_matches"`
+	Paths        int            `json:"paths"`
+	NodesVisited int            `json:"nodes_visited"`
+	EdgesVisited int            `json:"edges_visited"`
+	EndKinds     map[string]int `json:"end_kinds"` // paths by the kind of node they end at
+}
+
+// TraceSeed is the seed a trace_application_feature result started from.
+type TraceSeed struct {
+	Kind          string `json:"kind"`
+	Value         string `json:"value"`
+	Match         string `json:"match"`
+	CaseSensitive bool   `json:"case_sensitive"`
+}
+
+// TraceLimits are the limits a trace ran under.
+type TraceLimits struct {
+	MaxDepth int `json:"max_depth"`
+	MaxPaths int `json:"max_paths"`
+	MaxNodes int `json:"max_nodes"`
+}
+
+// TraceCoverage says whether a trace is complete, cut by its limits, or
+// empty (no seed matched).
+type TraceCoverage struct {
+	Status    string      `json:"status"` // complete, partial, empty
+	Truncated bool        `json:"truncated"`
+	Limits    TraceLimits `json:"limits"`
+}
+
+// TraceNode is a node a trace names: its ID, kind and human label.
+type TraceNode struct {
+	NodeID string `json:"node_id"`
+	Kind   string `json:"kind"`
+	Label  string `json:"label"`
+}
+
+// TraceGraph is the subgraph a trace visited; edges in v1 form (with their
+// edge_id), as they are few.
+type TraceGraph struct {
+	Nodes []TraceNode      `json:"nodes"`
+	Edges []map[string]any `json:"edges"` // {edge_id, source_node_id, target_node_id, relation}
 }
 
 // TraceApplicationFeatureResult is the result of trace_application_feature.
+// Paths and native hand-offs are open records (a path's steps carry
+// relation-specific members), so they stay maps.
 type TraceApplicationFeatureResult struct {
-	TraceID        string            `json:"trace_id"`
-	SourceGraphID  string            `json:"source_graph_id"`
-	SeedMatches    []json.RawMessage `json:"seed_matches"`
-	Paths          []json.RawMessage `json:"paths"`
-	Graph          json.RawMessage   `json:"graph"`
-	NativeHandoffs []json.RawMessage `json:"native_handoffs"`
-	Summary        TraceSummary      `json:"summary"`
-	Coverage       json.RawMessage   `json:"coverage"`
+	TraceID        string           `json:"trace_id"`
+	SourceGraphID  string           `json:"source_graph_id"`
+	Seed           TraceSeed        `json:"seed"`
+	Direction      string           `json:"direction"`
+	SeedMatches    []TraceNode      `json:"seed_matches"`
+	Paths          []map[string]any `json:"paths"`
+	Graph          *TraceGraph      `json:"graph"` // null when no seed matched
+	NativeHandoffs []map[string]any `json:"native_handoffs"`
+	Summary        TraceSummary     `json:"summary"`
+	Coverage       TraceCoverage    `json:"coverage"`
 }
 
 // TraceJavascriptSemanticsInputQuery is part of the input of trace_javascript_semantics.
@@ -74,16 +115,39 @@ type TraceJavascriptSemanticsInput struct {
 	Limits      *TraceJavascriptSemanticsInputLimits `json:"limits,omitempty"`
 }
 
+// SemanticsQuery is the query a trace_javascript_semantics result answers.
+type SemanticsQuery struct {
+	Kind  string `json:"kind"`
+	Value string `json:"value"`
+	Match string `json:"match"`
+}
+
+// SemanticsSummary counts a trace_javascript_semantics result.
+type SemanticsSummary struct {
+	Definitions      int `json:"definitions"`
+	References       int `json:"references"`
+	UnknownFrontiers int `json:"unknown_frontiers"`
+}
+
+// SemanticsCoverage says whether max_results cut the result.
+type SemanticsCoverage struct {
+	Status    string `json:"status"` // complete, partial
+	Truncated bool   `json:"truncated"`
+}
+
 // TraceJavascriptSemanticsResult is the result of trace_javascript_semantics.
+// Definitions, references and frontiers are the semantic graph's records as
+// the analysis holds them, expanded (lean.go): open records whose members
+// depend on the relation (exports, require, import, ...), so they stay maps.
 type TraceJavascriptSemanticsResult struct {
-	Query            json.RawMessage `json:"query"`
-	SourceGraphID    json.RawMessage `json:"source_graph_id"`
-	SemanticGraphID  json.RawMessage `json:"semantic_graph_id"`
-	Definitions      json.RawMessage `json:"definitions"`
-	References       json.RawMessage `json:"references"`
-	UnknownFrontiers json.RawMessage `json:"unknown_frontiers"`
-	Summary          json.RawMessage `json:"summary"`
-	Coverage         json.RawMessage `json:"coverage"`
+	Query            SemanticsQuery    `json:"query"`
+	SourceGraphID    string            `json:"source_graph_id"`
+	SemanticGraphID  string            `json:"semantic_graph_id"`
+	Definitions      []map[string]any  `json:"definitions"`
+	References       []map[string]any  `json:"references"`
+	UnknownFrontiers []map[string]any  `json:"unknown_frontiers"`
+	Summary          SemanticsSummary  `json:"summary"`
+	Coverage         SemanticsCoverage `json:"coverage"`
 }
 
 // CompareApplicationVersionsInputLimits is part of the input of compare_application_versions.
@@ -100,16 +164,45 @@ type CompareApplicationVersionsInput struct {
 	RightNativeObservations []json.RawMessage                      `json:"right_native_observations,omitempty"`
 }
 
+// VersionMatch says how a left node and a right node were paired.
+type VersionMatch struct {
+	Strategy string `json:"strategy"` // the matching tier
+	Unique   bool   `json:"unique"`
+}
+
+// VersionItem is one node compared across versions: paired, or present on
+// one side only.
+type VersionItem struct {
+	ItemID      string            `json:"item_id"` // Digest({left, right, kind})
+	NodeKind    string            `json:"node_kind"`
+	LeftNodeID  *string           `json:"left_node_id"`
+	RightNodeID *string           `json:"right_node_id"`
+	LeftLabel   *string           `json:"left_label"`
+	RightLabel  *string           `json:"right_label"`
+	Status      string            `json:"status"` // added, removed, changed, unchanged, unknown, contradiction
+	Match       *VersionMatch     `json:"match"`
+	Dimensions  map[string]string `json:"dimensions"` // content, properties, path of a pair; empty otherwise
+}
+
+// VersionCoverage is compare_application_versions' coverage, with each
+// input's coverage status as it recorded it.
+type VersionCoverage struct {
+	Status        string `json:"status"`
+	Truncated     bool   `json:"truncated"`
+	LeftCoverage  any    `json:"left_coverage"`
+	RightCoverage any    `json:"right_coverage"`
+}
+
 // CompareApplicationVersionsResult is the result of compare_application_versions.
 type CompareApplicationVersionsResult struct {
-	ComparisonID string            `json:"comparison_id"`
-	LeftGraphID  string            `json:"left_graph_id"`
-	RightGraphID string            `json:"right_graph_id"`
-	Graph        json.RawMessage   `json:"graph"`
-	Items        []json.RawMessage `json:"items"`
-	Matching     map[string]int    `json:"matching"` // matched nodes by basis
-	Summary      map[string]int    `json:"summary"`  // items by status: added, removed, changed, unchanged, unknown, contradiction
-	Coverage     json.RawMessage   `json:"coverage"`
+	ComparisonID string          `json:"comparison_id"`
+	LeftGraphID  string          `json:"left_graph_id"`
+	RightGraphID string          `json:"right_graph_id"`
+	Graph        json.RawMessage `json:"graph"` // always null: no comparison graph is written
+	Items        []VersionItem   `json:"items"`
+	Matching     map[string]int  `json:"matching"` // matched nodes by basis
+	Summary      map[string]int  `json:"summary"`  // items by status: added, removed, changed, unchanged, unknown, contradiction
+	Coverage     VersionCoverage `json:"coverage"`
 }
 
 // CompareSourceToBundleInput is the input of compare_source_to_bundle.
@@ -119,13 +212,33 @@ type CompareSourceToBundleInput struct {
 	Limits *CompareApplicationVersionsInputLimits `json:"limits,omitempty"`
 }
 
+// SourceMapping is one source file of compare_source_to_bundle's left side
+// and what the bundle's source maps say of it.
+type SourceMapping struct {
+	MappingID    string   `json:"mapping_id"` // Digest of the item without it
+	SourcePath   string   `json:"source_path"`
+	SourceNodeID string   `json:"source_node_id"`
+	Status       string   `json:"status"` // unchanged, modified, removed, duplicated, unknown
+	Candidates   []string `json:"candidates"`
+	Confidence   string   `json:"confidence"`
+}
+
+// SourceToBundleCoverage is compare_source_to_bundle's coverage.
+type SourceToBundleCoverage struct {
+	Status        string `json:"status"`
+	Truncated     bool   `json:"truncated"`
+	SourceModules int    `json:"source_modules"`
+}
+
 // CompareSourceToBundleResult is the result of compare_source_to_bundle.
 type CompareSourceToBundleResult struct {
-	ComparisonID           json.RawMessage `json:"comparison_id"`
-	Items                  json.RawMessage `json:"items"`
-	UnmappedCurrentNodeIDs json.RawMessage `json:"unmapped_current_node_ids"`
-	Summary                json.RawMessage `json:"summary"`
-	Coverage               json.RawMessage `json:"coverage"`
+	ComparisonID           string                 `json:"comparison_id"`
+	LeftGraphID            string                 `json:"left_graph_id"`
+	RightGraphID           string                 `json:"right_graph_id"`
+	Items                  []SourceMapping        `json:"items"`
+	UnmappedCurrentNodeIDs []string               `json:"unmapped_current_node_ids"`
+	Summary                map[string]int         `json:"summary"` // items by status, split and merged included
+	Coverage               SourceToBundleCoverage `json:"coverage"`
 }
 
 // CompareJavascriptExportShapesInputLimits is part of the input of compare_javascript_export_shapes.
@@ -144,15 +257,54 @@ type CompareJavascriptExportShapesInput struct {
 	RightExportName string                                    `json:"right_export_name,omitempty"`
 }
 
+// ExportModuleSide is the module compare_javascript_export_shapes selected
+// on one side.
+type ExportModuleSide struct {
+	Status         string   `json:"status"` // selected, not-found, ambiguous
+	SelectedNodeID *string  `json:"selected_node_id"`
+	Candidates     []string `json:"candidates"`
+}
+
+// ExportValue is one side of an export change: the export's value shape as
+// the analysis recorded it ({kind, params, rest}, kept as recorded).
+type ExportValue struct {
+	Present bool           `json:"present"`
+	Value   map[string]any `json:"value"`
+}
+
+// ExportChange is one export name compared.
+type ExportChange struct {
+	ChangeID string       `json:"change_id"` // Digest of the change without it
+	Path     []string     `json:"path"`
+	Status   string       `json:"status"` // added, removed, changed, unchanged, unknown
+	Left     *ExportValue `json:"left"`   // null when absent on that side
+	Right    *ExportValue `json:"right"`
+}
+
+// ExportRuntimeValidation says the comparison is static.
+type ExportRuntimeValidation struct {
+	Status string `json:"status"`
+	Reason string `json:"reason"`
+}
+
+// ExportCoverage is compare_javascript_export_shapes' coverage.
+type ExportCoverage struct {
+	Status       string       `json:"status"`
+	Truncated    bool         `json:"truncated"`
+	OmittedCount *int         `json:"omitted_count"`
+	Limits       []GraphLimit `json:"limits"`
+	Basis        string       `json:"basis"`
+}
+
 // CompareJavascriptExportShapesResult is the result of compare_javascript_export_shapes.
 type CompareJavascriptExportShapesResult struct {
-	ComparisonID      json.RawMessage `json:"comparison_id"`
-	Left              json.RawMessage `json:"left"`
-	Right             json.RawMessage `json:"right"`
-	Changes           json.RawMessage `json:"changes"`
-	Summary           json.RawMessage `json:"summary"`
-	RuntimeValidation json.RawMessage `json:"runtime_validation"`
-	Coverage          json.RawMessage `json:"coverage"`
+	ComparisonID      string                  `json:"comparison_id"`
+	Left              ExportModuleSide        `json:"left"`
+	Right             ExportModuleSide        `json:"right"`
+	Changes           []ExportChange          `json:"changes"`
+	Summary           map[string]int          `json:"summary"` // changes by status
+	RuntimeValidation ExportRuntimeValidation `json:"runtime_validation"`
+	Coverage          ExportCoverage          `json:"coverage"`
 }
 
 // BuildReconstructionObligationLedgerInputLimits is part of the input of build_reconstruction_obligation_ledger.
@@ -167,14 +319,28 @@ type BuildReconstructionObligationLedgerInput struct {
 	Limits      *BuildReconstructionObligationLedgerInputLimits `json:"limits,omitempty"`
 }
 
+// LedgerSummary counts a ledger's obligations by status and by kind.
+type LedgerSummary struct {
+	Counts map[string]int `json:"counts"`  // total, evidenced, partial, unknown
+	ByKind map[string]int `json:"by_kind"` // obligations by kind
+}
+
+// ReconstructionCoverage says whether a limit cut a ledger or evaluation.
+type ReconstructionCoverage struct {
+	Status    string `json:"status"`
+	Truncated bool   `json:"truncated"`
+}
+
 // BuildReconstructionObligationLedgerResult is the result of build_reconstruction_obligation_ledger.
+// Obligations are open records (their match member depends on the kind),
+// so they stay maps.
 type BuildReconstructionObligationLedgerResult struct {
-	LedgerID      json.RawMessage `json:"ledger_id"`
-	SourceTraceID json.RawMessage `json:"source_trace_id"`
-	SourceGraphID json.RawMessage `json:"source_graph_id"`
-	Obligations   json.RawMessage `json:"obligations"`
-	Summary       json.RawMessage `json:"summary"`
-	Coverage      json.RawMessage `json:"coverage"`
+	LedgerID      string                 `json:"ledger_id"`
+	SourceTraceID string                 `json:"source_trace_id"`
+	SourceGraphID string                 `json:"source_graph_id"`
+	Obligations   []map[string]any       `json:"obligations"`
+	Summary       LedgerSummary          `json:"summary"`
+	Coverage      ReconstructionCoverage `json:"coverage"`
 }
 
 // EvaluateReconstructionCoverageInput is the input of evaluate_reconstruction_coverage.
@@ -183,14 +349,29 @@ type EvaluateReconstructionCoverageInput struct {
 	Reconstruction json.RawMessage `json:"reconstruction"`
 }
 
+// CoverageItem is one obligation evaluated against a reconstruction.
+type CoverageItem struct {
+	ObligationID any    `json:"obligation_id"` // as the ledger records it
+	Kind         string `json:"kind"`
+	Key          string `json:"key"`
+	Status       string `json:"status"` // covered, missing, unknown
+}
+
+// CoverageSummary counts an evaluation.
+type CoverageSummary struct {
+	Counts       map[string]int `json:"counts"`
+	Total        int            `json:"total"`
+	CoveredRatio float64        `json:"covered_ratio"` // covered / total, to 4 decimals
+}
+
 // EvaluateReconstructionCoverageResult is the result of evaluate_reconstruction_coverage.
 type EvaluateReconstructionCoverageResult struct {
-	EvaluationID          json.RawMessage `json:"evaluation_id"`
-	LedgerID              json.RawMessage `json:"ledger_id"`
-	ReconstructionGraphID json.RawMessage `json:"reconstruction_graph_id"`
-	Items                 json.RawMessage `json:"items"`
-	Summary               json.RawMessage `json:"summary"`
-	Coverage              json.RawMessage `json:"coverage"`
+	EvaluationID          string                 `json:"evaluation_id"`
+	LedgerID              string                 `json:"ledger_id"`
+	ReconstructionGraphID string                 `json:"reconstruction_graph_id"`
+	Items                 []CoverageItem         `json:"items"`
+	Summary               CoverageSummary        `json:"summary"`
+	Coverage              ReconstructionCoverage `json:"coverage"`
 }
 
 var operationTypes = map[string]core.Types{

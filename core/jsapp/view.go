@@ -14,24 +14,24 @@ import (
 // JavaScript assets, bundled modules and source-map originals.
 
 type jsappDoc struct {
-	InputPath      string         `json:"input_path"`
-	Format         string         `json:"format"`
-	Root           string         `json:"root_artifact_sha256"`
-	Statistics     map[string]any `json:"statistics"`
-	Electron       map[string]any `json:"electron"`
-	Coverage       map[string]any `json:"coverage"`
-	Limitations    []string       `json:"limitations"`
-	Unknowns       []any          `json:"unknowns"`
-	Semantic       map[string]any `json:"semantic_graph"`
-	Contradictions []any          `json:"integrity_contradictions"`
-	Graph          *jagGraph      `json:"graph"`
+	InputPath      string          `json:"input_path"`
+	Format         string          `json:"format"`
+	Root           string          `json:"root_artifact_sha256"`
+	Statistics     map[string]any  `json:"statistics"`
+	Electron       map[string]any  `json:"electron"`
+	Coverage       map[string]any  `json:"coverage"`
+	Limitations    []string        `json:"limitations"`
+	Unknowns       []any           `json:"unknowns"`
+	Semantic       map[string]any  `json:"semantic_graph"`
+	Contradictions []any           `json:"integrity_contradictions"`
+	Graph          json.RawMessage `json:"graph"`
 }
 
 const jsappViewUnknowns = 50
 
 func jsappView(parent *core.Evidence, req *core.ViewRequest) (*core.ViewBody, error) {
 	var d jsappDoc
-	if err := json.Unmarshal(parent.NormalizedResult, &d); err != nil || d.Graph == nil {
+	if err := json.Unmarshal(parent.NormalizedResult, &d); err != nil || d.Graph == nil || string(d.Graph) == "null" {
 		return nil, &core.Error{Code: core.CodeEvidenceIntegrityMismatch, Message: "inspect_analysis_view: the parent is not a complete analyze_javascript_application result",
 			Details: map[string]any{"evidence_id": string(parent.EvidenceID), "reason": "wrong_operation", "expected": "complete analyze_javascript_application result", "actual": "other"}}
 	}
@@ -61,7 +61,12 @@ func jsappView(parent *core.Evidence, req *core.ViewRequest) (*core.ViewBody, er
 	default:
 		return nil, core.ViewInvalid("analyze_javascript_application Evidence has summary, item and page views", "kind")
 	}
-	mods := jsappModules(d.Graph)
+	g, _, err := decodeGraph(d.Graph)
+	if err != nil {
+		return nil, &core.Error{Code: core.CodeEvidenceIntegrityMismatch, Message: "inspect_analysis_view: the parent's application graph does not decode: " + err.Error(),
+			Details: map[string]any{"evidence_id": string(parent.EvidenceID), "reason": "invalid_record"}}
+	}
+	mods := jsappModules(g)
 	if req.Kind == "page" {
 		start, end, cov := core.PageOf(len(mods), req.Offset, req.Limit)
 		items := make([]any, 0, end-start)
@@ -71,7 +76,7 @@ func jsappView(parent *core.Evidence, req *core.ViewRequest) (*core.ViewBody, er
 		body.Key, body.Value, body.Coverage = "items", items, cov
 		return body, nil
 	}
-	var found []*jagNode
+	var found []*Node
 	if id, ok := req.Selector["node_id"].(string); ok {
 		for _, n := range mods {
 			if n.NodeID == id {
@@ -104,9 +109,9 @@ func jsappView(parent *core.Evidence, req *core.ViewRequest) (*core.ViewBody, er
 
 // jsappModules lists assets, bundled modules and source modules in a stable
 // order: by kind, then by path, then by node_id.
-func jsappModules(g *jagGraph) []*jagNode {
+func jsappModules(g *Graph) []*Node {
 	rank := map[string]int{"javascript-asset": 0, "javascript-module": 1, "source-module": 2}
-	var out []*jagNode
+	var out []*Node
 	for _, n := range g.Nodes {
 		if _, ok := rank[n.Kind]; ok {
 			out = append(out, n)
@@ -127,7 +132,7 @@ func jsappModules(g *jagGraph) []*jagNode {
 
 // moduleRef is the path a module is selected by: the observed path, the
 // bundled module id, or the original source-map reference.
-func moduleRef(n *jagNode) string {
+func moduleRef(n *Node) string {
 	switch n.Kind {
 	case "javascript-asset":
 		return n.propString("path")

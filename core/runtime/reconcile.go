@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"rea/core"
+	"rea/core/jsapp"
 )
 
 var reconcileEffects = core.Effects{Idempotent: true, MutatesSession: true}
@@ -73,12 +74,10 @@ var reconcileSchema = json.RawMessage(`{"type":"object","additionalProperties":f
 
 // staticNode is the part of an application graph node reconciliation uses.
 type staticNode struct {
-	NodeID       string         `json:"node_id"`
-	Kind         string         `json:"kind"`
-	Identity     map[string]any `json:"identity"`
-	Observations []struct {
-		Properties map[string]any `json:"properties"`
-	} `json:"observations"`
+	NodeID       string
+	Kind         string
+	Identity     map[string]any
+	Observations []jsapp.Observation
 }
 
 func (n *staticNode) prop(k string) string {
@@ -94,9 +93,7 @@ func (n *staticNode) prop(k string) string {
 }
 
 type staticEdge struct {
-	Source   string `json:"source_node_id"`
-	Target   string `json:"target_node_id"`
-	Relation string `json:"relation"`
+	Source, Target, Relation string
 }
 
 type staticResult struct {
@@ -104,10 +101,33 @@ type staticResult struct {
 	Root      string `json:"root_artifact_sha256"`
 	Format    string `json:"format"`
 	Graph     struct {
-		GraphID string        `json:"graph_id"`
-		Nodes   []*staticNode `json:"nodes"`
-		Edges   []staticEdge  `json:"edges"`
-	} `json:"graph"`
+		GraphID string
+		Nodes   []*staticNode
+		Edges   []staticEdge
+	} `json:"-"` // decodeStatic fills it
+}
+
+// decodeStatic reads an application result: its graph through the
+// application family's decoder (the graph's wire form is lean, see
+// jsapp.DecodeGraph).
+func decodeStatic(normalized []byte, res *staticResult) error {
+	if err := json.Unmarshal(normalized, res); err != nil {
+		return err
+	}
+	g, err := jsapp.DecodeGraph(normalized)
+	if err != nil {
+		return err
+	}
+	res.Graph.GraphID = g.GraphID
+	res.Graph.Nodes = make([]*staticNode, len(g.Nodes))
+	for i, n := range g.Nodes {
+		res.Graph.Nodes[i] = &staticNode{NodeID: n.NodeID, Kind: n.Kind, Identity: n.Identity, Observations: n.Observations}
+	}
+	res.Graph.Edges = make([]staticEdge, len(g.Edges))
+	for i, e := range g.Edges {
+		res.Graph.Edges[i] = staticEdge{Source: e.SourceNodeID, Target: e.TargetNodeID, Relation: e.Relation}
+	}
+	return nil
 }
 
 type mapping struct {
@@ -162,7 +182,7 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 		}
 		l := &layer{role: sl.Role, ev: ev, byPath: map[string][]*staticNode{}, byDigest: map[string][]*staticNode{},
 			channels: map[string][]*staticNode{}, inWorker: map[string]bool{}}
-		if err := json.Unmarshal(ev.NormalizedResult, &l.res); err != nil || l.res.Graph.GraphID == "" {
+		if err := decodeStatic(ev.NormalizedResult, &l.res); err != nil || l.res.Graph.GraphID == "" {
 			return nil, &core.Error{Code: core.CodeEvidenceIntegrityMismatch, Message: op + ": application evidence has no graph",
 				Details: map[string]any{"evidence_id": string(ev.EvidenceID), "reason": "invalid_record"}}
 		}

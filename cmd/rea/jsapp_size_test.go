@@ -1,0 +1,136 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rea/core"
+	"rea/core/jsapp"
+)
+
+// The complete analyze_javascript_application Evidence of an app over
+// 1 MB is no larger than the JavaScript it describes (issue 20), with every
+// fact kept: the lean graph decodes to every node and edge. Two apps: a
+// generated source-map-heavy bundle (2,500 modules of about 1 KB, one per
+// source, and an external map with sourcesContent): a node, an observation
+// and an edge per source is the bad case; and the MCP TypeScript SDK package as npm
+// installs it (when node_modules is there).
+func TestJSAppEvidenceNoLargerThanItsJavaScript(t *testing.T) {
+	apps := map[string]string{"source-map-heavy bundle": writeMapHeavyBundle(t, t.TempDir(), 2500)}
+	if sdk := filepath.Join("..", "..", "node_modules", "@modelcontextprotocol", "sdk"); dirExists(sdk) {
+		apps["MCP TypeScript SDK"] = sdk
+	} else {
+		t.Log("node_modules is missing (run npm ci): the SDK case is skipped")
+	}
+	for name, dir := range apps {
+		t.Run(name, func(t *testing.T) {
+			js := javaScriptBytes(t, dir)
+			if js <= 1<<20 {
+				t.Fatalf("the app holds %d bytes of JavaScript, want over 1 MB", js)
+			}
+			s := jaSession(t)
+			ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
+			whole, err := core.CanonicalJSON(ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: %d bytes of JavaScript, Evidence %d bytes (%.2fx)", name, js, len(whole), float64(len(whole))/float64(js))
+			if int64(len(whole)) > js {
+				t.Errorf("the Evidence (%d bytes) is larger than the JavaScript it describes (%d bytes)", len(whole), js)
+			}
+			g, err := jsapp.DecodeGraph(ev.NormalizedResult)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := decodeApp(t, ev)
+			if len(g.Nodes) != r.Statistics["graph_nodes"] || len(g.Edges) == 0 {
+				t.Fatalf("decoded %d nodes and %d edges; statistics say %d nodes", len(g.Nodes), len(g.Edges), r.Statistics["graph_nodes"])
+			}
+			if name == "source-map-heavy bundle" && r.Statistics["source_modules"] != 2500 {
+				t.Errorf("source modules %d, want 2500", r.Statistics["source_modules"])
+			}
+		})
+	}
+}
+
+func dirExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+func javaScriptBytes(t *testing.T, dir string) int64 {
+	t.Helper()
+	var n int64
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch filepath.Ext(p) {
+		case ".js", ".mjs", ".cjs", ".jsx":
+			if info, err := d.Info(); err == nil && info.Mode().IsRegular() {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// writeMapHeavyBundle writes dist/app.js, one module of about 1 KB per line
+// (a closure that calls its neighbour), and dist/app.js.map mapping each
+// line to its own TypeScript source (with sourcesContent), as a bundler
+// does for an app of many small modules.
+func writeMapHeavyBundle(t *testing.T, root string, modules int) string {
+	t.Helper()
+	dist := filepath.Join(root, "dist")
+	if err := os.MkdirAll(dist, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var js, mappings strings.Builder
+	sources, contents := make([]string, modules), make([]string, modules)
+	js.WriteString("var __m={};function __r(i){return __m[i]}\n")
+	mappings.WriteString(";")
+	for i := range modules {
+		fmt.Fprintf(&js, "__m[%d]=(function(){var next=__r(%d);var table={name:\"component-%d\",size:%d,flags:[%d,%d,%d]};"+
+			"function render(props){if(!props||!props.items){return null}var out=[];for(var k=0;k<props.items.length;k++){out.push(String(props.items[k])+\"-%d\")}return out.join(\",\")}"+
+			"function update(state,action){switch(action.type){case \"add\":return Object.assign({},state,{count:state.count+%d});case \"remove\":return Object.assign({},state,{count:Math.max(0,state.count-%d)});"+
+			"case \"rename\":return Object.assign({},state,{label:String(action.label||\"\").slice(0,%d)});case \"reset\":return table;default:return state}}"+
+			"function view(state){var rows=[];for(var j=0;j<state.count;j++){rows.push({key:j,text:render({items:[j,state.label]})})}return{kind:table.name,rows:rows,total:rows.length*%d}}"+
+			"function validate(input){if(typeof input!==\"object\"||input===null){throw new TypeError(\"component-%d: bad input\")}return Object.keys(input).length<=%d}"+
+			"return{render:render,update:update,view:view,validate:validate,table:table,next:next}})();\n",
+			i, (i+1)%modules, i, i*7, i, i+1, i+2, i, i%13+1, i%5+1, 16+i%32, i%9+1, i, 8+i%4)
+		sources[i] = fmt.Sprintf("webpack://app/./src/components/feature-%03d/component-%d.ts", i/50, i)
+		contents[i] = fmt.Sprintf("import { next } from './component-%d';\nexport const table = { name: 'component-%d', size: %d };\nexport function render(props: Props): string | null {\n  return props?.items?.map((x) => `${x}-%d`).join(',') ?? null;\n}\n",
+			(i+1)%modules, i, i*7, i)
+		if i == 0 {
+			mappings.WriteString("AAAA;")
+		} else {
+			mappings.WriteString("ACAA;") // the next source, line 0, column 0
+		}
+	}
+	js.WriteString("//# sourceMappingURL=app.js.map\n")
+	quote := func(l []string) string {
+		q := make([]string, len(l))
+		for i, s := range l {
+			q[i] = fmt.Sprintf("%q", s)
+		}
+		return "[" + strings.Join(q, ",") + "]"
+	}
+	sm := fmt.Sprintf(`{"version":3,"file":"app.js","sources":%s,"sourcesContent":%s,"names":[],"mappings":%q}`, quote(sources), quote(contents), mappings.String())
+	for name, body := range map[string]string{"app.js": js.String(), "app.js.map": sm} {
+		if err := os.WriteFile(filepath.Join(dist, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "package.json"), []byte(`{"name":"map-heavy","version":"1.0.0","main":"dist/app.js"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"archive/zip"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"rea/core"
+)
+
+// writeAppZip stores the files of dir in a new ZIP archive under prefix, plus
+// the extra entries given.
+func writeAppZip(t *testing.T, archive, dir, prefix string, extra map[string]string) {
+	t.Helper()
+	f, err := os.Create(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	if dir != "" {
+		err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(dir, p)
+			w, err := zw.Create(prefix + filepath.ToSlash(rel))
+			if err != nil {
+				return err
+			}
+			src, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			defer src.Close()
+			_, err = io.Copy(w, src)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, body := range extra {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write([]byte(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A ZIP archive holding an application is analysed as the application
+// (the same graph facts as its directory), so is a release ZIP holding the
+// app's ASAR; a ZIP without JavaScript is refused naming the inventory, and
+// rea analyze routes each by its content.
+func TestJSAppZipApplications(t *testing.T) {
+	is := is.New(t)
+	tmp := t.TempDir()
+	app := "testdata/jsapp/electron"
+
+	plain := filepath.Join(tmp, "app.zip")
+	writeAppZip(t, plain, app, "", nil)
+	s := jaSession(t)
+	dirEv := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": app})
+	zipEv := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": plain})
+	is.Equal(zipEv.Subject.Format, "zip")
+	d, z := decodeApp(t, dirEv), decodeApp(t, zipEv)
+	is.Equal(z.Electron, d.Electron)
+	is.Equal(z.Summary, d.Summary)
+	is.Equal(z.Statistics["javascript_assets"], d.Statistics["javascript_assets"])
+	is.Equal(z.Statistics["graph_nodes"], d.Statistics["graph_nodes"])
+	var dl, zl []string
+	for _, l := range d.labels() {
+		if !strings.HasPrefix(l, "artifact ") {
+			dl = append(dl, l)
+		}
+	}
+	for _, l := range z.labels() {
+		if !strings.HasPrefix(l, "artifact ") {
+			zl = append(zl, l)
+		}
+	}
+	is.Equal(zl, dl)
+	// The format can be asked for; asked of a directory it is refused.
+	again := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": plain, "format": "zip"})
+	is.Equal(decodeApp(t, again).Graph.GraphID, z.Graph.GraphID) // the parameters differ, the graph does not
+	e := jaCallErr(t, s, t.Context(), "analyze_javascript_application", map[string]any{"path": app, "format": "zip"})
+	is.Equal(e.Code, core.CodeUnsupportedTarget)
+
+	// A release ZIP: the app's ASAR under resources, beside other files.
+	archive := filepath.Join(tmp, "app.asar")
+	packASAR(t, buildNPMApp(t, false, "production"), archive)
+	asarBytes, err := os.ReadFile(archive)
+	is.NoErr(err)
+	release := filepath.Join(tmp, "release.zip")
+	writeAppZip(t, release, "", "", map[string]string{"App/resources/app.asar": string(asarBytes), "App/LICENSE": "MIT\n"})
+	rel := decodeApp(t, jaCall(t, s, "analyze_javascript_application", map[string]any{"path": release}))
+	is.Equal(rel.Electron["main"], []any{"App/resources/app.asar/main.js"})
+	is.Equal(rel.Electron["ipc"].(map[string]any)["paired"], []any{"items:sort"})
+
+	// No JavaScript: refused, naming the inventory.
+	data := filepath.Join(tmp, "data.zip")
+	writeAppZip(t, data, "", "", map[string]string{"data/readme.txt": "hello\n", "data/x.json": "{}"})
+	e = jaCallErr(t, s, t.Context(), "analyze_javascript_application", map[string]any{"path": data})
+	is.Equal(e.Code, core.CodeUnsupportedTarget)
+	is.Equal(e.Details["reason"], "no_javascript")
+	is.True(strings.Contains(e.Remediation, "inventory"))
+
+	// rea analyze routes by content: the app ZIPs to the application
+	// analysis, the data ZIP to the inventory.
+	for _, c := range []struct{ path, want string }{{plain, "main main.js"}, {release, "main App/resources/app.asar/main.js"}, {data, "root       zip, 3 entries"}} {
+		out, errOut, code := runCLI(t, "analyze", c.path)
+		if code != 0 || !strings.Contains(out, c.want) {
+			t.Errorf("rea analyze %s: exit %d, output lacks %q:\n%s\n%s", filepath.Base(c.path), code, c.want, out, errOut)
+		}
+	}
+}

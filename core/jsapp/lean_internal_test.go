@@ -1,0 +1,90 @@
+package jsapp
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"rea/core"
+)
+
+// The lean graph must decode to the v1 graph rea built: the same nodes,
+// observations (with their IDs), edges (with their IDs) and order, for
+// every case the encoder shortens: default and other bases, confidence,
+// labels equal to the key, other labels and null labels, offsets and none,
+// identities whose strategy is implied and one whose is not, an artifact
+// digest other than the graph's, and an edge to a node the graph lacks.
+func TestLeanGraphDecodesToTheBuiltGraph(t *testing.T) {
+	const root = "1111111111111111111111111111111111111111111111111111111111111111"
+	g := newGraphBuild()
+	art := g.node("artifact", identity(idContentDigest, stabilityGlobal, map[string]any{"sha256": root}), "",
+		map[string]any{"files": 2}, GraphEvidence{Basis: "artifact-inventory", Locations: []GraphLocation{{Path: "."}}})
+	a := g.node("javascript-asset", identity(idCanonicalPath, stabilityVersion, map[string]any{"artifact_sha256": root, "path": "a.js"}), "a.js",
+		map[string]any{"path": "a.js", "size": 12}, GraphEvidence{Basis: "artifact-inventory", Locations: []GraphLocation{{Path: "a.js"}}})
+	g.node("javascript-asset", identity(idCanonicalPath, stabilityVersion, map[string]any{"artifact_sha256": root, "path": "a.js"}), "other label",
+		map[string]any{"roles": []any{"main"}}, GraphEvidence{Basis: "derived", Confidence: core.ConfidenceDerived, Locations: []GraphLocation{{Path: "a.js"}}})
+	b := g.node("javascript-module", identity(idArtifactLocal, stabilityVersion, map[string]any{"artifact_sha256": "22", "namespace": "a.js#webpack", "key": "./b"}), "",
+		nil, at("a.js", 40))
+	odd := g.node("storage", map[string]any{"strategy": idCanonicalPath, "stability": "odd", "key": "k"}, "k", nil, at("b.js", -1))
+	g.root(art)
+	g.edge(art, a, "contains", map[string]any{"path": "a.js"}, GraphEvidence{Basis: "artifact-inventory", Locations: []GraphLocation{{Path: "a.js"}}})
+	g.edge(a, b, "contains", map[string]any{"module_id": "./b"}, at("a.js", 40))
+	g.edge(a, odd, "persists_to", nil, at("a.js", 7))
+	missing := nodeID("native-addon", identity(idCanonicalPath, stabilityVersion, map[string]any{"artifact_sha256": root, "path": "x.node"}))
+	g.edge(a, missing, "loads", map[string]any{"specifier": "./x.node"}, GraphEvidence{Basis: "source-map", Confidence: core.ConfidenceInferred})
+	built, enc := g.seal(nil, nil, root)
+
+	got, err := DecodeGraph(built.sealed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.GraphID != built.GraphID {
+		t.Fatalf("graph_id %s, built %s", got.GraphID, built.GraphID)
+	}
+	want, _ := core.CanonicalJSON(map[string]any{"nodes": built.Nodes, "edges": built.Edges, "roots": built.RootNodeIDs, "coverage": built.Coverage})
+	have, _ := core.CanonicalJSON(map[string]any{"nodes": got.Nodes, "edges": got.Edges, "roots": got.RootNodeIDs, "coverage": got.Coverage})
+	if !bytes.Equal(want, have) {
+		t.Fatalf("decoded graph differs:\nbuilt   %s\ndecoded %s", want, have)
+	}
+	// The wire form is lean: no v1 IDs but node_id, and no default members.
+	for _, gone := range []string{"edge_id", "observation_id", "identifier_strategy", `"observed"`, "source_node_id", `"stability":"artifact-version"`} {
+		if bytes.Contains(built.sealed, []byte(gone)) {
+			t.Errorf("the lean graph holds %s: %s", gone, built.sealed)
+		}
+	}
+	if !bytes.Contains(built.sealed, []byte(`"stability":"odd"`)) || !bytes.Contains(built.sealed, []byte(`"target":"`+missing+`"`)) {
+		t.Errorf("an unimplied strategy or a node outside the graph was lost: %s", built.sealed)
+	}
+
+	// Semantic relations and index records round-trip too.
+	rels := []map[string]any{
+		{"relation": "require", "source_node_id": a, "specifier": "./b", "offset": offsetPtr(3), "names": strSlice(nil), "target_node_id": b},
+		{"relation": "import", "source_node_id": a, "specifier": "fs", "offset": offsetPtr(-1), "names": strSlice([]string{"x"}), "target_node_id": nil, "external": true},
+		{"relation": "exports", "source_node_id": a, "name": "f", "kind": "commonjs", "specifier": "", "offset": offsetPtr(-1), "target_node_id": nil,
+			"value": map[string]any{"kind": "function", "params": nil, "rest": false}},
+	}
+	d := &graphDecoder{ids: make([]string, len(built.Nodes)), paths: enc.list}
+	for i, n := range built.Nodes {
+		d.ids[i] = n.NodeID
+	}
+	for _, r := range rels {
+		raw, _ := core.CanonicalJSON(enc.relation(r))
+		var back map[string]any
+		if err := json.Unmarshal(raw, &back); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.expandRelation(back); err != nil {
+			t.Fatal(err)
+		}
+		w, _ := core.CanonicalJSON(r)
+		h, _ := core.CanonicalJSON(back)
+		if !bytes.Equal(w, h) {
+			t.Errorf("relation %s came back as %s (lean %s)", w, h, raw)
+		}
+	}
+	// A reference past the node table is an error, not a panic.
+	bad := bytes.Replace(built.sealed, []byte(`"target":1`), []byte(`"target":99`), 1)
+	if _, err := DecodeGraph(bad); err == nil {
+		t.Error("a reference past the node table decoded")
+	}
+}
