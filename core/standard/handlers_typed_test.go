@@ -27,7 +27,7 @@ var typedPending = map[string]string{
 	"browser":  "checked by core/browser TestBrowserHandlersReturnTheirResultTypes over the fake browser",
 	"process":  "checked by core/process TestProcessHandlersReturnTheirResultTypes over fakes",
 	"runtime":  "checked by TestRuntimeHandlersReturnTypedResults",
-	"jsapp":    "converted on another branch",
+	"jsapp":    "checked by TestJSAppHandlersReturnTheirTypes over the JavaScript fake",
 	// kernel operations
 	"binary_session":        "its sub-objects (identity, candidates, tool_availability) are still maps",
 	"get_evidence_bundle":   "its complete form is core.Bundle, whose []*Evidence records the typecheck reads as nullable",
