@@ -30,6 +30,7 @@ func opCompareWebCaptures() *core.Operation {
 		Input:    webCompareInputSchema(),
 		Result:   webCompareResultSchema(),
 		Examples: webCompareExamples(),
+		Produced: webCompareProduced,
 		Handler:  handleCompareWebCaptures,
 	}
 }
