@@ -208,7 +208,7 @@ func TestCompareWebCapturesDeclaration(t *testing.T) {
 	a := op.Effects.Annotations()
 	is.True(!a.OpenWorld && !a.Destructive && a.Idempotent)
 	is.Equal(op.Presentation(core.ProfileCompact), core.PresentInline) // the captures are advertised shallowly (Produced)
-	is.True(!strings.Contains(string(op.Input), `"$ref":"#"`)) // no recursion through the root
+	is.True(!strings.Contains(string(op.Input), `"$ref":"#"`))         // no recursion through the root
 
 	var in map[string]any
 	is.NoErr(json.Unmarshal(op.Input, &in))
