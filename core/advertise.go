@@ -100,7 +100,12 @@ func (o *Operation) presentation(p SchemaProfile) (json.RawMessage, string, erro
 		if o.examplesCatalog != nil {
 			examples = o.AdvertisedExamples(o.examplesCatalog)
 		}
-		full, err := present.Input(o.Input, examples)
+		shallow, err := o.shallowInputs()
+		if err != nil {
+			slot.err = err
+			return
+		}
+		full, err := present.Input(o.Input, examples, shallow)
 		if err != nil {
 			slot.err = fmt.Errorf("present %s: %w", o.Name, err)
 			return
@@ -116,8 +121,9 @@ func (o *Operation) presentation(p SchemaProfile) (json.RawMessage, string, erro
 
 // ExampleBudget bounds the bytes of one tool's advertised examples: examples
 // are advertised in declaration order while they fit (the first always is);
-// the rest stay test examples, validated by Catalog.Check.
-const ExampleBudget = 2 << 10
+// the rest stay test examples, validated by Catalog.Check. It was 2 KiB
+// until tools/list was held to 2 KB per tool (issue 22).
+const ExampleBudget = 256
 
 // AdvertisedExamples returns the examples that are advertised: inline
 // Evidence replaced by retained references, examples that still fail the
@@ -166,7 +172,67 @@ var presentedJSON []byte
 var presentedCache = sync.OnceValue(func() map[string]*present.Tool { return present.ParseCache(presentedJSON) })
 
 func (o *Operation) fingerprint() string {
-	return present.Fingerprint(o.Name, o.Input, o.Result, o.RequiresSession, o.Examples)
+	shallow, _ := o.shallowInputs() // an error is reported when presenting
+	return present.Fingerprint(o.Name, o.Input, o.Result, o.RequiresSession, o.Examples, shallow)
+}
+
+// shallowInputs is the sentence tools/list gives in place of each Produced
+// subschema: the producer's result, its output schema $id, and where the
+// complete shape is. Validation keeps the canonical subschema.
+func (o *Operation) shallowInputs() (map[string]string, error) {
+	if len(o.Produced) == 0 || o.examplesCatalog == nil {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for at, name := range o.Produced {
+		p, ok := o.examplesCatalog.byName[name]
+		if !ok || p == o {
+			return nil, fmt.Errorf("present %s: Produced %s names no other operation %q", o.Name, at, name)
+		}
+		if err := p.prepareOutput(); err != nil {
+			return nil, err
+		}
+		var id struct {
+			ID string `json:"$id"`
+		}
+		if err := json.Unmarshal(p.output, &id); err != nil {
+			return nil, err
+		}
+		key := "normalized_result"
+		if p.RequiresSession {
+			key = "result"
+		}
+		out[at] = fmt.Sprintf("Advertised shallowly: the %s of %s (output schema %s); the server validates it in full, and `rea tools %s --format json` prints the complete schema.",
+			key, name, id.ID, name)
+	}
+	return out, nil
+}
+
+// checkAdvertised presents o in profile p and checks that the advertised
+// schema compiles and accepts every advertised example (which the
+// canonical schema accepts too: AdvertisedExamples keeps only those).
+func (o *Operation) checkAdvertised(c *Catalog, p SchemaProfile) error {
+	adv, _, err := o.presentation(p)
+	if err != nil {
+		return err
+	}
+	s, err := compileSchema(o.Name+":advertised-"+string(p), adv)
+	if err != nil {
+		return err
+	}
+	for _, ex := range o.AdvertisedExamples(c) {
+		if _, err := c.validate(o, ex); err != nil {
+			return fmt.Errorf("catalog: %s advertised example %s: %v", o.Name, ex, err)
+		}
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(ex))
+		if err == nil {
+			err = s.Validate(v)
+		}
+		if err != nil {
+			return fmt.Errorf("catalog: %s: the advertised %s schema rejects advertised example %s: %v", o.Name, p, ex, err)
+		}
+	}
+	return nil
 }
 
 // cached returns o's cached presentations when they are current.

@@ -90,6 +90,11 @@ type Operation struct {
 	Result json.RawMessage
 	// Examples are advertised example arguments; each must validate.
 	Examples []json.RawMessage
+	// Produced maps JSON pointers into Input ("#/$defs/web_inspection") to
+	// the operation whose result the subschema there takes. tools/list
+	// advertises each shallowly, naming that operation's output schema $id
+	// (core/advertise.go); validation keeps the canonical subschema.
+	Produced map[string]string
 	// Needs names the provider capabilities (ports interfaces) the
 	// operation requires of the bound analysis; empty means none.
 	Needs []ports.Capability
@@ -244,7 +249,7 @@ func (c *Catalog) Check() error {
 			return err
 		}
 		for _, p := range []SchemaProfile{ProfileFull, ProfileCompact} {
-			if _, _, err := op.presentation(p); err != nil {
+			if err := op.checkAdvertised(c, p); err != nil {
 				return err
 			}
 		}

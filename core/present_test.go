@@ -41,8 +41,10 @@ func accepts(s *jsonschema.Schema, instance []byte) error {
 }
 
 // reducedPresentations pins which tools are advertised in reduced form in
-// the compact profile. Changing it is a product decision.
-var reducedPresentations = map[string]bool{"compare_web_captures": true}
+// the compact profile. Changing it is a product decision. None is since
+// compare_web_captures' captures are advertised shallowly (its compact form
+// is now inline).
+var reducedPresentations = map[string]bool{}
 
 func TestAdvertisedSchemasBothProfiles(t *testing.T) {
 	c := catalog(t)
@@ -218,4 +220,65 @@ func TestRepeatedDefinitionsShared(t *testing.T) {
 	is.Equal(strings.Count(string(adv), "rather long description"), 1)
 	is.NoErr(accepts(compile(t, adv), []byte(`{"a":{"name":"x","value":1},"c":[{"name":"y","value":2}]}`)))
 	is.True(accepts(compile(t, adv), []byte(`{"b":{"name":"x"}}`)) != nil)
+}
+
+func producedOps(produced map[string]string) (producer, consumer *core.Operation) {
+	nop := func(ctx context.Context, c *core.Call) (any, error) { return nil, nil }
+	thing := `{"description":"A made thing.","type":"object","additionalProperties":false,"required":["id"],
+	 "properties":{"id":{"type":"string","pattern":"^t_"}}}`
+	producer = &core.Operation{Name: "make_thing", Title: "Make", Description: "Makes a thing.", Kind: core.KindApplication,
+		Input: json.RawMessage(`{"type":"object","additionalProperties":false}`), Result: json.RawMessage(thing),
+		Examples: []json.RawMessage{json.RawMessage(`{}`)}, Handler: nop}
+	consumer = &core.Operation{Name: "use_thing", Title: "Use", Description: "Uses a thing.", Kind: core.KindApplication,
+		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,
+		 "required":["thing"],"properties":{"thing":{"$ref":"#/$defs/thing","description":"The thing to use."}},
+		 "$defs":{"thing":` + thing + `,"unused":{"type":"string"}}}`),
+		Result: json.RawMessage(`{"type":"object"}`), Examples: []json.RawMessage{json.RawMessage(`{"thing":{"id":"t_1"}}`)},
+		Produced: produced, Handler: nop}
+	return producer, consumer
+}
+
+// TestProducedInputsAdvertisedShallowly: an input subschema declared as
+// another operation's result (Operation.Produced) is advertised as an
+// object naming that operation and its output schema $id, while the server
+// keeps validating the whole shape; Check refuses a declaration that names
+// no operation or no subschema.
+func TestProducedInputsAdvertisedShallowly(t *testing.T) {
+	is := is.New(t)
+	producer, consumer := producedOps(map[string]string{"#/$defs/thing": "make_thing"})
+	c, err := core.NewCatalog([]*core.Operation{producer, consumer})
+	is.NoErr(err)
+	is.NoErr(c.Check())
+	var out struct {
+		ID string `json:"$id"`
+	}
+	is.NoErr(json.Unmarshal(producer.OutputSchema(), &out))
+	is.True(strings.HasPrefix(out.ID, "urn:rea:tool-output:sha256:"))
+	for _, p := range []core.SchemaProfile{core.ProfileFull, core.ProfileCompact} {
+		adv := consumer.AdvertisedInput(p)
+		if p == core.ProfileFull { // the compact profile strips nested prose
+			is.True(strings.Contains(string(adv), out.ID))       // names the producer's output schema
+			is.True(strings.Contains(string(adv), "make_thing")) // and the producer
+		}
+		is.True(!strings.Contains(string(adv), `"pattern"`)) // not the shape
+		is.True(!strings.Contains(string(adv), `"unused"`))  // unreferenced definitions go
+		is.NoErr(accepts(compile(t, adv), []byte(`{"thing":{"id":"x","extra":1}}`)))
+	}
+	var m map[string]any
+	is.NoErr(json.Unmarshal(consumer.AdvertisedInput(core.ProfileFull), &m))
+	def := m["$defs"].(map[string]any)["thing"].(map[string]any)
+	is.Equal(def["type"], "object")
+	is.True(strings.HasPrefix(def["description"].(string), "A made thing. ")) // its own description stays first
+	_, err = c.Validate(consumer, json.RawMessage(`{"thing":{"id":"x"}}`))
+	is.Equal(core.AsError("use_thing", err).Code, core.CodeInvalidRequest) // validation keeps the canonical shape
+
+	for _, bad := range []map[string]string{{"#/$defs/thing": "no_such_tool"}, {"#/$defs/nothing": "make_thing"},
+		{"#/$defs/thing": "use_thing"}} {
+		producer, consumer := producedOps(bad)
+		c, err := core.NewCatalog([]*core.Operation{producer, consumer})
+		is.NoErr(err)
+		if err := c.Check(); err == nil {
+			t.Errorf("Check accepted Produced %v", bad)
+		}
+	}
 }

@@ -31,7 +31,8 @@ func (c *toolsCmd) Run(e *env) error {
 		for i, op := range ops {
 			out[i] = map[string]any{"name": op.Name, "title": op.Title, "kind": op.Kind, "description": op.Description,
 				"effects": op.Effects, "annotations": op.Effects.Annotations(), "input_schema": e.opts.Catalog.AdvertisedInput(op),
-				"output_schema": op.OutputSchema(), "complete_output_schema": op.CompleteOutputSchema()}
+				"output_schema": op.OutputSchema(), "complete_output_schema": op.CompleteOutputSchema(),
+				"examples": op.Examples} // every declared example; tools/list advertises those within ExampleBudget
 		}
 		if c.Name != "" {
 			return e.writeJSON(out[0])
@@ -97,7 +98,7 @@ func writeToolHelp(w io.Writer, op *core.Operation, input json.RawMessage) error
 		ex := string(examples[0])
 		fmt.Fprintf(w, "  rea call %s %s\n", op.Name, shellQuote(ex))
 		if len(examples) > 1 {
-			fmt.Fprintf(w, "  (%d more in rea --format json tools %s)\n", len(examples)-1, op.Name)
+			fmt.Fprintf(w, "  (%d more in rea --format json tools %s, under examples)\n", len(examples)-1, op.Name)
 		}
 	}
 	var evArgs []string

@@ -70,7 +70,7 @@ func New(cat *core.Catalog, reg *core.Registry, opts *Options) *Server {
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "rea", Title: "rea reverse-engineering server", Version: version}, &sdk.ServerOptions{
 		Logger:       s.opts.Logger,
 		PageSize:     10000,
-		Instructions: "Call binary_session with {} to see tool availability, then open_binary with a path. Every success is content-addressed Evidence.",
+		Instructions: "Call binary_session with {} to see tool availability, then open_binary with a path. Every success is content-addressed Evidence. Output schemas here are projections (a result's type and field names); rea tools NAME --format json prints a tool's complete one.",
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: false}, Logging: &sdk.LoggingCapabilities{},
 			Resources: &sdk.ResourceCapabilities{ListChanged: false}, Prompts: &sdk.PromptCapabilities{ListChanged: false}},
 	})
@@ -139,7 +139,9 @@ func toolOf(cat *core.Catalog, op *core.Operation) *sdk.Tool {
 		Description:  op.Description,
 		InputSchema:  cat.AdvertisedInput(op),
 		OutputSchema: op.OutputSchema(),
-		Annotations: &sdk.ToolAnnotations{Title: op.Title, ReadOnlyHint: a.ReadOnly, DestructiveHint: &destructive,
+		// The title is the Tool's own (MCP 2025-06-18); annotations carry the
+		// hints only, so tools/list does not repeat every title.
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: a.ReadOnly, DestructiveHint: &destructive,
 			IdempotentHint: a.Idempotent, OpenWorldHint: &openWorld},
 	}
 }

@@ -275,6 +275,24 @@ func TestCLIToolHelpCompletionVersion(t *testing.T) {
 	_, errOut, code := runCLI(t, "tools", "list_procedure")
 	is.Equal(code, 2)
 	is.True(strings.Contains(errOut, "Did you mean list_procedures"))
+	// tools/list advertises one small compare_web_captures example; the JSON
+	// description lists every declared one, complete inline captures included.
+	out, _, code = runCLI(t, "--format", "json", "tools", "compare_web_captures")
+	is.Equal(code, 0)
+	var tool struct {
+		InputSchema struct {
+			Examples []json.RawMessage `json:"examples"`
+		} `json:"input_schema"`
+		Examples []json.RawMessage `json:"examples"`
+	}
+	is.NoErr(json.Unmarshal([]byte(out), &tool))
+	is.Equal(len(tool.InputSchema.Examples), 1)
+	is.True(len(tool.Examples) > 1)
+	inline := false
+	for _, ex := range tool.Examples {
+		inline = inline || strings.Contains(string(ex), `"inspection"`)
+	}
+	is.True(inline)
 
 	out, _, code = runCLI(t, "--version")
 	is.Equal(code, 0)

@@ -30,8 +30,9 @@ type Tool struct {
 }
 
 // Fingerprint digests everything an operation's presentations are computed
-// from: its name, input and result schemas, session flag and examples.
-func Fingerprint(name string, input, result json.RawMessage, session bool, examples []json.RawMessage) string {
+// from: its name, input and result schemas, session flag, examples and the
+// sentences of its shallow inputs (Shallow).
+func Fingerprint(name string, input, result json.RawMessage, session bool, examples []json.RawMessage, shallow map[string]string) string {
 	h := sha256.New()
 	sep := []byte{0}
 	flag := []byte{0}
@@ -45,6 +46,15 @@ func Fingerprint(name string, input, result json.RawMessage, session bool, examp
 	for _, ex := range examples {
 		h.Write(ex)
 		h.Write(sep)
+	}
+	if len(shallow) > 0 { // absent from older fingerprints, which stay valid
+		h.Write([]byte("shallow"))
+		for _, at := range sortedMapKeys(anyMap(shallow)) {
+			h.Write([]byte(at))
+			h.Write(sep)
+			h.Write([]byte(shallow[at]))
+			h.Write(sep)
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

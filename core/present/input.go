@@ -32,11 +32,12 @@ const (
 // profile, in bytes of compact JSON.
 const CompactBudget = 13 * 1024
 
-// Input builds the full advertised form of an input schema: root
-// anyOf/oneOf unions flattened into one object, repeated subschemas shared
-// through $defs, missing property descriptions filled from a name table,
-// and examples (already chosen by the caller) at the root.
-func Input(schema json.RawMessage, examples []json.RawMessage) (json.RawMessage, error) {
+// Input builds the full advertised form of an input schema: subschemas
+// named in shallow advertised shallowly (see Shallow), root anyOf/oneOf
+// unions flattened into one object, repeated subschemas shared through
+// $defs, missing property descriptions filled from a name table, and
+// examples (already chosen by the caller) at the root.
+func Input(schema json.RawMessage, examples []json.RawMessage, shallow map[string]string) (json.RawMessage, error) {
 	v, err := decode(schema)
 	if err != nil {
 		return nil, err
@@ -44,6 +45,9 @@ func Input(schema json.RawMessage, examples []json.RawMessage) (json.RawMessage,
 	root, ok := v.(map[string]any)
 	if !ok {
 		return nil, errors.New("input schema is not an object")
+	}
+	if err := Shallow(root, shallow); err != nil {
+		return nil, err
 	}
 	root = flattenRootUnion(root)
 	shareRepeated(root)
@@ -59,6 +63,117 @@ func Input(schema json.RawMessage, examples []json.RawMessage) (json.RawMessage,
 		return nil, errors.New("advertised schema has a reachable recursive $ref")
 	}
 	return encode(root)
+}
+
+// Shallow advertises subschemas of an input shallowly. shallow maps a JSON
+// pointer into root ("#/$defs/web_inspection") to a sentence: the
+// subschema there becomes one of the same JSON type whose description is
+// its own followed by that sentence, with no shape below it, and the $defs
+// nothing refers to any more are dropped. The kernel uses it for inputs
+// that take another operation's result (Operation.Produced): the sentence
+// names the producer and its output schema $id. Only constraints go, so
+// every input the canonical schema accepts, the shallow one accepts too.
+func Shallow(root map[string]any, shallow map[string]string) error {
+	if len(shallow) == 0 {
+		return nil
+	}
+	// Resolve every target first: replacing one must not move another.
+	type site struct {
+		parent any
+		key    string
+		with   map[string]any
+	}
+	var sites []site
+	for _, at := range sortedMapKeys(anyMap(shallow)) {
+		i := strings.LastIndex(at, "/")
+		if i < 1 || !strings.HasPrefix(at, "#") {
+			return fmt.Errorf("shallow input %q is not a JSON pointer below the root", at)
+		}
+		parent, ok := resolvePointer(root, at[:i])
+		if !ok {
+			return fmt.Errorf("shallow input %q does not resolve", at)
+		}
+		target, ok := resolvePointer(root, at)
+		m, isMap := target.(map[string]any)
+		if !ok || !isMap {
+			return fmt.Errorf("shallow input %q does not resolve to a schema object", at)
+		}
+		with := map[string]any{}
+		if t := detectType(root, m, 0); t != nil {
+			with["type"] = t
+		}
+		desc, _ := m["description"].(string)
+		with["description"] = strings.TrimSpace(desc + " " + shallow[at])
+		key := strings.ReplaceAll(strings.ReplaceAll(at[i+1:], "~1", "/"), "~0", "~")
+		sites = append(sites, site{parent, key, with})
+	}
+	for _, s := range sites {
+		switch p := s.parent.(type) {
+		case map[string]any:
+			p[s.key] = s.with
+		case []any:
+			n, err := strconv.Atoi(s.key)
+			if err != nil || n < 0 || n >= len(p) {
+				return fmt.Errorf("shallow input index %q is out of range", s.key)
+			}
+			p[n] = s.with
+		}
+	}
+	pruneDefs(root)
+	return nil
+}
+
+// pruneDefs drops the root $defs entries no $ref reaches from outside
+// $defs (directly or through other reached entries).
+func pruneDefs(root map[string]any) {
+	defs, ok := root["$defs"].(map[string]any)
+	if !ok {
+		return
+	}
+	reached := map[string]bool{}
+	var visit func(v any)
+	visit = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if ref, ok := x["$ref"].(string); ok && strings.HasPrefix(ref, "#/$defs/") {
+				name := strings.SplitN(strings.TrimPrefix(ref, "#/$defs/"), "/", 2)[0]
+				if !reached[name] {
+					reached[name] = true
+					visit(defs[name])
+				}
+			}
+			for k, e := range x {
+				if k != "$ref" {
+					visit(e)
+				}
+			}
+		case []any:
+			for _, e := range x {
+				visit(e)
+			}
+		}
+	}
+	for k, v := range root {
+		if k != "$defs" {
+			visit(v)
+		}
+	}
+	for name := range defs {
+		if !reached[name] {
+			delete(defs, name)
+		}
+	}
+	if len(defs) == 0 {
+		delete(root, "$defs")
+	}
+}
+
+func anyMap(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
 }
 
 // ReplaceInlineEvidence swaps every Evidence record embedded in a decoded

@@ -11,15 +11,20 @@ import (
 // does not carry all of it: clients compile each output schema into a
 // validator while listing tools (the official TypeScript client compiles
 // all of them with Ajv inside listTools()), and the deep shape of the
-// results made that the largest and slowest part of discovery. The
-// advertised output schema is therefore a projection of the complete one:
+// results made that the largest and slowest part of discovery, and most of
+// tools/list's bytes. The advertised output schema is therefore a
+// projection of the complete one, bound to its own content by its $id:
 //
 //   - of an Evidence record, evidence_id and normalized_result, required,
-//     with the record left open (every tool's record has the same fields,
+//     and normalized_result's shape, with the record left open (every tool's record has the same fields,
 //     which cost a kilobyte per tool to repeat); a session tool's {"result"};
-//   - the result with its properties, required fields and description, each
-//     property with its type and description; deeper values are not
-//     described (the complete schema has them).
+//   - the result with its description, JSON type and required property
+//     names; the properties it may omit are listed by name; nothing below
+//     the result is described (the complete schema has it all: `rea tools
+//     NAME --format json` prints it as complete_output_schema).
+//
+// The advertised schema states no $schema: it uses only keywords that mean
+// the same in every JSON Schema draft, and MCP's default dialect is 2020-12.
 //
 // A projection only drops constraints, so every output that matches the
 // complete schema matches the advertised one (the kernel can check each
@@ -99,45 +104,38 @@ func Outputs(result json.RawMessage, session bool) (complete, advertised map[str
 	return out, Output(out, resultKey), nil
 }
 
-// advertisedDepth is how many levels below the result keep their properties.
-const advertisedDepth = 1
-
 // Output projects the complete output schema out, whose result sits at
 // properties[resultKey], into the advertised one (without its $id).
 func Output(out map[string]any, resultKey string) map[string]any {
-	result := projectOutput(out, out["properties"].(map[string]any)[resultKey], 0)
+	result := projectResult(out, out["properties"].(map[string]any)[resultKey])
 	if resultKey == "result" { // a session tool: {"result": ...}
-		adv := projectOutput(out, out, advertisedDepth-1).(map[string]any)
-		delete(adv, "description")
-		adv["$schema"] = out["$schema"]
-		adv["properties"].(map[string]any)[resultKey] = result
-		return adv
+		return map[string]any{"type": "object", "additionalProperties": false, "required": []any{resultKey},
+			"properties": map[string]any{resultKey: result}}
 	}
 	// An Evidence record: every tool's record has the same fields, so the
-	// advertisement names only the two an agent reads first (the identity
-	// and the result) and leaves the record open; the record's other fields
-	// are CONTRACTS.md §2's, checked in full by the complete schema.
+	// advertisement requires only the two an agent reads first (the identity,
+	// a string, and the result) and leaves the record open; the record's
+	// fields are CONTRACTS.md §2's, checked in full by the complete schema.
 	return map[string]any{
-		"$schema":    out["$schema"],
 		"type":       "object",
 		"required":   []any{"evidence_id", resultKey},
-		"properties": map[string]any{"evidence_id": map[string]any{"type": "string"}, resultKey: result},
+		"properties": map[string]any{resultKey: result},
 	}
 }
 
-// projectOutput is the advertised form of a schema s within the complete
-// output schema root: level 0 is the result.
-func projectOutput(root map[string]any, s any, level int) any {
+// projectResult is the advertised form of the result schema s within the
+// complete output schema root: its description, const or enum, JSON type
+// and required property names, and the names of the properties it may
+// omit (as unconstrained schemas).
+func projectResult(root map[string]any, s any) any {
 	m, ok := s.(map[string]any)
 	if !ok {
 		return s // true/false schemas stay as they are
 	}
 	m = resolveRefChain(root, m)
 	out := map[string]any{}
-	if level <= 1 {
-		if d, ok := m["description"].(string); ok {
-			out["description"] = d
-		}
+	if d, ok := m["description"].(string); ok {
+		out["description"] = d
 	}
 	if c, ok := m["const"]; ok {
 		out["const"] = c
@@ -150,25 +148,19 @@ func projectOutput(root map[string]any, s any, level int) any {
 	if t := detectType(root, m, 0); t != nil {
 		out["type"] = t
 	}
-	if level >= advertisedDepth {
-		return out
-	}
 	if props, ok := m["properties"].(map[string]any); ok {
-		p := make(map[string]any, len(props))
-		for k, v := range props {
-			p[k] = projectOutput(root, v, level+1)
+		required := asStrings(m["required"])
+		optional := map[string]any{}
+		for k := range props {
+			if !containsStr(required, k) {
+				optional[k] = map[string]any{}
+			}
 		}
-		out["properties"] = p
-		if r, ok := m["required"]; ok {
-			out["required"] = r
+		if len(required) > 0 {
+			out["required"] = m["required"]
 		}
-		if ap, ok := m["additionalProperties"].(bool); ok && !ap {
-			out["additionalProperties"] = false
-		}
-	}
-	if items, ok := m["items"]; ok {
-		if it := projectOutput(root, items, level+1); !isEmptySchema(it) {
-			out["items"] = it
+		if len(optional) > 0 {
+			out["properties"] = optional
 		}
 	}
 	return out
@@ -200,9 +192,4 @@ func resolveRefChain(root, m map[string]any) map[string]any {
 		m = tm
 	}
 	return map[string]any{}
-}
-
-func isEmptySchema(v any) bool {
-	m, ok := v.(map[string]any)
-	return ok && len(m) == 0
 }

@@ -19,9 +19,10 @@ const webOpName = "compare_web_captures"
 
 // Examples of compare_web_captures, by position in op.Examples.
 const (
-	webExPassivePlain   = 0 // identical inspections, no webmcp
-	webExScenario       = 1 // build id differs, normalized by a rule
-	webExPassiveChanged = 2 // before/after differ by a vendor script; both with webmcp (not advertised)
+	webExBrief          = 0 // two small scenario captures whose click leads elsewhere (the one advertised)
+	webExPassivePlain   = 1 // identical inspections, no webmcp
+	webExScenario       = 2 // build id differs, normalized by a rule
+	webExPassiveChanged = 3 // before/after differ by a vendor script; both with webmcp
 )
 
 var (
@@ -206,8 +207,8 @@ func TestCompareWebCapturesDeclaration(t *testing.T) {
 	is.True(!op.NeedsTarget && len(op.Needs) == 0)
 	a := op.Effects.Annotations()
 	is.True(!a.OpenWorld && !a.Destructive && a.Idempotent)
-	is.Equal(op.Presentation(core.ProfileCompact), core.PresentReduced)
-	is.True(!strings.Contains(string(op.Input), `"$ref":"#"`)) // no recursion through the root
+	is.Equal(op.Presentation(core.ProfileCompact), core.PresentInline) // the captures are advertised shallowly (Produced)
+	is.True(!strings.Contains(string(op.Input), `"$ref":"#"`))         // no recursion through the root
 
 	var in map[string]any
 	is.NoErr(json.Unmarshal(op.Input, &in))
@@ -219,6 +220,23 @@ func TestCompareWebCapturesDeclaration(t *testing.T) {
 	for _, name := range []string{"before", "after", "before_scenario", "after_scenario", "normalization", "max_changes"} {
 		is.True(strings.Contains(string(full), `"`+name+`"`))
 	}
+	// The captures are advertised shallowly, naming their producers' output
+	// schemas (53 KB with its example before, under 9 KB now).
+	c, _ := webOp(t)
+	for _, producer := range []string{"inspect_web_page", "discover_webmcp_tools", "capture_browser_scenario"} {
+		p, ok := c.Lookup(producer)
+		is.True(ok)
+		var out struct {
+			ID string `json:"$id"`
+		}
+		is.NoErr(json.Unmarshal(p.OutputSchema(), &out))
+		is.True(strings.Contains(string(full), out.ID))
+	}
+	is.True(!strings.Contains(string(full), `"web_completeness"`))
+	is.True(len(full) < 9<<10)
+	ex := op.AdvertisedExamples(c)
+	is.Equal(len(ex), 1)
+	is.Equal(string(ex[0]), string(op.Examples[webExBrief]))
 }
 
 func TestCompareWebCapturesExamplesValidate(t *testing.T) {

@@ -232,6 +232,29 @@ func exScenario(build string, elapsed int) jv {
 	}
 }
 
+// exScenarioBrief is a small complete capture_browser_scenario result: the
+// start page and one click that leads to next, whose URL is the one
+// artifact captured; no events.
+func exScenarioBrief(next string, elapsed int) jv {
+	step := func(i int, id, action string, before, after, captured jv, ms int) jv {
+		return jv{"step_index": i, "step_id": id, "action": action, "status": "completed", "error": nil, "elapsed_ms": ms,
+			"before_url": before, "after_url": after, "event_sequence_start": 1, "event_sequence_end": 0,
+			"artifacts": exArtifacts(nil, captured), "completeness": exComplete}
+	}
+	return jv{
+		"schema_version": 1,
+		"browser": jv{"mode": "launch", "process_ownership": "provider-owned", "cleanup": "terminated-owned-process",
+			"product": "chromium", "version": "126.0.6478.126"},
+		"scenario":    jv{"start_origin": exOrigin, "allowed_origins": exStrings(exOrigin), "action_count": 1, "secret_references": []any{}},
+		"duration_ms": 700 + elapsed,
+		"steps": []any{step(0, "scenario_start", "goto_start", exURL("about:blank"), exURL(exPageURL), nil, 410),
+			step(1, "open-cart", "click", exURL(exPageURL), exURL(next), exURL(next), elapsed)},
+		"events":       jv{"retained": 0, "dropped": 0, "items": []any{}},
+		"completeness": exComplete,
+		"limitations":  []any{},
+	}
+}
+
 func webCompareExamples() []json.RawMessage {
 	out := make([]json.RawMessage, len(generatedCompareExamples))
 	for i, e := range generatedCompareExamples {
@@ -243,9 +266,11 @@ func webCompareExamples() []json.RawMessage {
 // buildWebCompareExamples builds webCompareExamples' text (generated into
 // schemas_generated.go, like the schemas).
 func buildWebCompareExamples() []json.RawMessage {
-	// The first is advertised; the others exceed ExampleBudget with it and
-	// stay test examples.
+	// The first, two small scenario captures whose click leads elsewhere, is
+	// advertised; the others (complete captures, 11 KB and more) exceed
+	// ExampleBudget with it and stay test examples.
 	examples := []any{
+		jv{"before_scenario": exScenarioBrief(exOrigin+"/cart", 120), "after_scenario": exScenarioBrief(exOrigin+"/basket", 95)},
 		jv{"before": jv{"inspection": exInspection(false)}, "after": jv{"inspection": exInspection(false), "webmcp": nil}},
 		jv{"before_scenario": exScenario("2026.03.01", 120), "after_scenario": exScenario("2026.03.02", 95),
 			"normalization": jv{"rules": []any{jv{"rule_id": "build-id", "artifacts": exStrings("dom"),

@@ -29,6 +29,7 @@ func opCompareWebCaptures() *core.Operation {
 		Input:    webCompareInputSchema(),
 		Result:   webCompareResultSchema(),
 		Examples: webCompareExamples(),
+		Produced: webCompareProduced,
 		Handler:  handleCompareWebCaptures,
 	}
 }

@@ -531,6 +531,15 @@ func scenarioCaptureDefs() js {
 var maxChangesSchema = jsDesc(js{"type": "integer", "minimum": 1, "maximum": 20000, "default": defaultMaxChanges},
 	"Maximum change records (passive) or artifact differences (scenario) to retain; the rest are counted as omitted.")
 
+// webCompareProduced names the operations whose results the captures are:
+// tools/list advertises these definitions shallowly (an object naming the
+// producer's output schema $id), and the server validates them in full.
+var webCompareProduced = map[string]string{
+	"#/$defs/web_inspection":       "inspect_web_page",
+	"#/$defs/web_webmcp_discovery": "discover_webmcp_tools",
+	"#/$defs/web_scenario_capture": "capture_browser_scenario",
+}
+
 // webCompareInputSchema is the canonical input: exactly one of the passive
 // and scenario groups, as buildWebCompareInputSchema builds it, read from
 // schemas_generated.go so start-up does not build it (about 50 KB).
