@@ -36,7 +36,7 @@ func TestHostileInputsOverMCPStayUnderMemoryBound(t *testing.T) {
 	is := is.New(t)
 	cases, err := hostile.Write(t.TempDir(), hostile.Set{
 		ELFDynsymMiB: []int64{512}, ELFRodataMiB: 1024, MachOSyms: 16 << 20, PESyms: 16 << 20,
-		NestedASARs: 4, ASARMiB: 255, MapSources: 100_000,
+		NestedASARs: 4, ASARMiB: 255, MapSources: 100_000, SelfMain: true,
 	})
 	is.NoErr(err)
 	var disk int64

@@ -563,7 +563,21 @@ func (st *jsappState) resolveModule(fromPath, spec, kind string) (string, bool) 
 	return "", false
 }
 
-func (st *jsappState) resolveFile(p string) (string, bool) {
+// maxPackageHops bounds how many package.json mains one resolution follows
+// (a main naming another package's directory, and so on): real packages
+// need one or two, and a cycle (a main of "." or "./", two packages naming
+// each other) must end rather than overflow the stack.
+const maxPackageHops = 8
+
+func (st *jsappState) resolveFile(p string) (string, bool) { return st.resolveFileHops(p, 0) }
+
+// resolveExportTarget resolves an exports target, which Node reads as a
+// file path: extensions and index files, never another package's main.
+func (st *jsappState) resolveExportTarget(p string) (string, bool) {
+	return st.resolveFileHops(p, maxPackageHops)
+}
+
+func (st *jsappState) resolveFileHops(p string, hops int) (string, bool) {
 	p = path.Clean(p)
 	if p == ".." || strings.HasPrefix(p, "../") {
 		return "", false
@@ -576,9 +590,9 @@ func (st *jsappState) resolveFile(p string) (string, bool) {
 			return p + ext, true
 		}
 	}
-	if pkg, ok := st.packages[p]; ok {
-		if pkg.main != "" {
-			if q, ok := st.resolveFile(path.Join(p, pkg.main)); ok && q != p {
+	if pkg, ok := st.packages[p]; ok && hops < maxPackageHops {
+		if m := path.Join(p, pkg.main); pkg.main != "" && m != p {
+			if q, ok := st.resolveFileHops(m, hops+1); ok && q != p {
 				return q, true
 			}
 		}

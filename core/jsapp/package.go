@@ -239,7 +239,7 @@ func (st *jsappState) resolveEntry(pkg *jsPackage, e packageEntry) []string {
 		}
 		return out
 	}
-	if p, ok := st.resolveFile(path.Join(pkg.dir, e.target)); ok {
+	if p, ok := st.resolveExportTarget(path.Join(pkg.dir, e.target)); ok {
 		return []string{p}
 	}
 	return nil

@@ -49,3 +49,33 @@ func FuzzPackageJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestResolveFileEndsOnPackageCycles: a package whose main is its own
+// directory ("." or "./", as the npm package "resolve"'s fixtures have), two
+// packages whose mains name each other, and a "." export naming the
+// package's own directory all resolve to the index file or to nothing,
+// without recursing forever.
+func TestResolveFileEndsOnPackageCycles(t *testing.T) {
+	pkg := func(dir, main, exports string) *jsPackage {
+		p := &jsPackage{path: dir + "/package.json", dir: dir, deps: map[string]bool{}}
+		body := `{"main":` + main
+		if exports != "" {
+			body += `,"exports":` + exports
+		}
+		parsePackageJSON(p, []byte(body+`}`))
+		return p
+	}
+	st := &jsappState{files: map[string]*jsFile{"self/index.js": {}, "slash/index.js": {}}, assets: map[string]*jsAsset{},
+		packages: map[string]*jsPackage{
+			"self":  pkg("self", `"."`, ""),
+			"slash": pkg("slash", `"./"`, `{".":"./"}`),
+			"a":     pkg("a", `"../b"`, ""),
+			"b":     pkg("b", `"../a"`, `{".":"../a"}`),
+		}}
+	for dir, want := range map[string]string{"self": "self/index.js", "slash": "slash/index.js", "a": "", "b": ""} {
+		got, ok := st.resolveFile(dir)
+		if got != want || ok != (want != "") {
+			t.Errorf("%s: %q %v, want %q", dir, got, ok, want)
+		}
+	}
+}
