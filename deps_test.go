@@ -16,8 +16,10 @@ import (
 //	ports              standard library only
 //	ports/portstest    ports + github.com/matryer/is
 //	core               the kernel: ports + its JSON libraries + core/present
-//	                   + core/internal/jcs
+//	                   + core/internal/jcs + core/internal/identify
 //	core/internal/jcs  standard library only: RFC 8785 canonical JSON
+//	core/internal/identify  standard library only: format, kind and
+//	                   architecture from a target's headers (open_binary)
 //	core/present       standard library only: the kernel's presentation of
 //	                   schemas (advertised inputs, output projections, cache)
 //	core/typecheck     standard library only: the check that an operation's
@@ -69,8 +71,9 @@ var policy = []struct {
 	{"rea/core/runtime", append([]string{"rea/core/jsapp"}, familyAllowed...), familyTests},
 	{"rea/core/annotate", familyAllowed, familyTests},
 	{"rea/core/internal/jcs", nil, []string{"github.com/matryer/is"}},
+	{"rea/core/internal/identify", nil, []string{"github.com/matryer/is"}},
 	{"rea/core/", nil, nil}, // a new family needs its own row
-	{"rea/core", append([]string{"rea/core/present", "rea/core/internal/jcs"}, kernelAllowed...), []string{"rea/core/standard", "rea/ports/portstest", "github.com/matryer/is"}},
+	{"rea/core", append([]string{"rea/core/present", "rea/core/internal/jcs", "rea/core/internal/identify"}, kernelAllowed...), []string{"rea/core/standard", "rea/ports/portstest", "github.com/matryer/is"}},
 	{"rea/supervisor", []string{"rea/ports"}, []string{"github.com/matryer/is"}},
 	{"rea/snapshot", nil, []string{"github.com/matryer/is"}}, // stdlib only: engines share it
 	{"rea/adapters/mcp", []string{"rea/core", "rea/ports", "github.com/modelcontextprotocol/go-sdk/"},

@@ -1,23 +1,17 @@
 package core
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
-	"debug/elf"
-	"debug/macho"
-	"debug/pe"
-	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
+	"rea/core/internal/identify"
 	"rea/ports"
 )
 
@@ -73,7 +67,7 @@ func Identify(ctx context.Context, path string) (ports.Target, error) {
 		}
 	}
 	t := ports.Target{Path: abs, SHA256: hex.EncodeToString(h.Sum(nil)), Size: st.Size()}
-	t.Format, t.Kind, t.Architecture = classify(f, st.Size(), head, abs)
+	t.Format, t.Kind, t.Architecture = identify.Classify(f, st.Size(), head, abs)
 	if t.Format == "" {
 		return ports.Target{}, &Error{Code: CodeUnsupportedTarget,
 			Message:     op + ": " + abs + " is not a recognised binary, archive or script format",
@@ -104,154 +98,6 @@ func TargetError(op, path, reason string, cause error) *Error {
 		Remediation: "Pass the path of an existing, readable regular file."}
 }
 
-// classify returns (format, kind, architecture) or "" when unrecognised.
-func classify(r io.ReaderAt, size int64, head []byte, path string) (format, kind, arch string) {
-	defer func() {
-		// Standard-library parsers can panic on corrupt headers: a file whose
-		// magic matched keeps its format with an unknown kind.
-		if recover() != nil && format != "" {
-			kind, arch = "unknown", ""
-		}
-	}()
-	ext := strings.ToLower(filepath.Ext(path))
-	switch {
-	case bytes.HasPrefix(head, []byte("\x7fELF")):
-		format, kind = "elf", "unknown"
-		if h, ok := elfHeader(r, size); ok {
-			arch = elfArch(h.machine)
-			switch h.typ {
-			case elf.ET_EXEC:
-				kind = "executable"
-			case elf.ET_REL:
-				kind = "object"
-			case elf.ET_CORE:
-				kind = "core"
-			case elf.ET_DYN:
-				kind = "shared-library"
-				if h.interp {
-					kind = "executable"
-				}
-			}
-		}
-		return
-	case bytes.HasPrefix(head, []byte("MZ")):
-		if len(head) < 64 {
-			return "", "", "" // not even a complete DOS header
-		}
-		lfanew := int64(binary.LittleEndian.Uint32(head[0x3c:]))
-		sig := make([]byte, 4)
-		if n, _ := r.ReadAt(sig, lfanew); n < 4 || !bytes.Equal(sig, []byte("PE\x00\x00")) {
-			return "dos-mz", "executable", ""
-		}
-		format, kind = "pe", "unknown"
-		if f, ok := peHeader(r, lfanew+4); ok {
-			switch f.Machine {
-			case pe.IMAGE_FILE_MACHINE_AMD64:
-				arch = "x86_64"
-			case pe.IMAGE_FILE_MACHINE_I386:
-				arch = "x86"
-			case pe.IMAGE_FILE_MACHINE_ARM64:
-				arch = "arm64"
-			case pe.IMAGE_FILE_MACHINE_ARMNT, pe.IMAGE_FILE_MACHINE_ARM:
-				arch = "arm"
-			}
-			kind = "executable"
-			if f.Characteristics&pe.IMAGE_FILE_DLL != 0 {
-				kind = "shared-library"
-			}
-		}
-		return
-	case len(head) >= 4 && isMachOMagic(binary.LittleEndian.Uint32(head)):
-		format, kind = "mach-o", "unknown"
-		if f, ok := machoHeader(r, 0); ok {
-			arch = machoArch(f.Cpu)
-			switch f.Type {
-			case macho.TypeExec:
-				kind = "executable"
-			case macho.TypeDylib:
-				kind = "shared-library"
-			case macho.TypeObj:
-				kind = "object"
-			case macho.TypeBundle:
-				kind = "bundle"
-			}
-		}
-		return
-	case len(head) >= 8 && binary.BigEndian.Uint32(head) == 0xcafebabe && binary.BigEndian.Uint32(head[4:]) < 32:
-		format, kind = "mach-o-universal", "universal"
-		if off := make([]byte, 4); readFull(r, off, 16) {
-			if f, ok := machoHeader(r, int64(binary.BigEndian.Uint32(off))); ok {
-				arch = machoArch(f.Cpu)
-			}
-		}
-		return
-	case len(head) >= 16 && binary.LittleEndian.Uint32(head) == 4 && bytes.HasPrefix(head[16:], []byte(`{"files"`)):
-		return "asar", "archive", ""
-	case bytes.HasPrefix(head, []byte("PK\x03\x04")) || bytes.HasPrefix(head, []byte("PK\x05\x06")):
-		switch ext {
-		case ".apk", ".ipa", ".msix", ".appx":
-			return ext[1:], "archive", ""
-		}
-		return "zip", "archive", ""
-	case ext == ".map" || (ext == ".json" && isSourceMap(head)):
-		if isSourceMap(head) || ext == ".map" {
-			return "source-map", "source-map", ""
-		}
-	case ext == ".js" || ext == ".mjs" || ext == ".cjs" || ext == ".jsx":
-		return "javascript", "script", ""
-	case bytes.HasPrefix(head, []byte("bplist00")) || ext == ".plist":
-		return "plist", "property-list", ""
-	}
-	return "", "", ""
-}
-
-func isSourceMap(head []byte) bool {
-	var probe struct {
-		Version  json.Number `json:"version"`
-		Mappings *string     `json:"mappings"`
-		Sections []any       `json:"sections"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(head))
-	_ = dec.Decode(&probe)
-	return probe.Version == "3" || bytes.Contains(head, []byte(`"mappings"`))
-}
-
-func isMachOMagic(m uint32) bool {
-	switch m {
-	case macho.Magic32, macho.Magic64, 0xcefaedfe, 0xcffaedfe:
-		return true
-	}
-	return false
-}
-
-func elfArch(m elf.Machine) string {
-	switch m {
-	case elf.EM_X86_64:
-		return "x86_64"
-	case elf.EM_386:
-		return "x86"
-	case elf.EM_AARCH64:
-		return "arm64"
-	case elf.EM_ARM:
-		return "arm"
-	}
-	return ""
-}
-
-func machoArch(c macho.Cpu) string {
-	switch c {
-	case macho.CpuAmd64:
-		return "x86_64"
-	case macho.Cpu386:
-		return "x86"
-	case macho.CpuArm64:
-		return "arm64"
-	case macho.CpuArm:
-		return "arm"
-	}
-	return ""
-}
-
 // describeTarget is used in messages.
 func describeTarget(t ports.Target) string {
 	a := t.Architecture
@@ -259,97 +105,4 @@ func describeTarget(t ports.Target) string {
 		a = "unknown architecture"
 	}
 	return fmt.Sprintf("%s %s (%s)", t.Format, t.Kind, a)
-}
-
-// Identification reads the headers by hand: debug/elf, debug/pe and
-// debug/macho load symbol tables (and ELF's section-name table) while they
-// parse, sized by counts a hostile file declares (a sparse 4 GiB file cost
-// gigabytes here), and identification needs none of that.
-
-func readFull(r io.ReaderAt, b []byte, off int64) bool {
-	n, _ := r.ReadAt(b, off)
-	return n == len(b)
-}
-
-type elfIdentity struct {
-	machine elf.Machine
-	typ     elf.Type
-	interp  bool // a PT_INTERP program header
-}
-
-// elfHeader reads the ELF header and the program header types.
-func elfHeader(r io.ReaderAt, size int64) (elfIdentity, bool) {
-	var id elfIdentity
-	h := make([]byte, 64)
-	if !readFull(r, h[:52], 0) {
-		return id, false
-	}
-	r.ReadAt(h[52:], 52)
-	var bo binary.ByteOrder
-	switch elf.Data(h[elf.EI_DATA]) {
-	case elf.ELFDATA2LSB:
-		bo = binary.LittleEndian
-	case elf.ELFDATA2MSB:
-		bo = binary.BigEndian
-	default:
-		return id, false
-	}
-	var phoff uint64
-	var phentsize, phnum uint16
-	switch elf.Class(h[elf.EI_CLASS]) {
-	case elf.ELFCLASS64:
-		phoff, phentsize, phnum = bo.Uint64(h[32:]), bo.Uint16(h[54:]), bo.Uint16(h[56:])
-	case elf.ELFCLASS32:
-		phoff, phentsize, phnum = uint64(bo.Uint32(h[28:])), bo.Uint16(h[42:]), bo.Uint16(h[44:])
-	default:
-		return id, false
-	}
-	id.typ, id.machine = elf.Type(bo.Uint16(h[16:])), elf.Machine(bo.Uint16(h[18:]))
-	if phentsize < 4 || phoff >= uint64(size) {
-		return id, true
-	}
-	t := make([]byte, 4)
-	for i := range uint64(phnum) {
-		if at := phoff + i*uint64(phentsize); at < uint64(size) && readFull(r, t, int64(at)) && elf.ProgType(bo.Uint32(t)) == elf.PT_INTERP {
-			id.interp = true
-			break
-		}
-	}
-	return id, true
-}
-
-// peHeader reads the COFF file header at off.
-func peHeader(r io.ReaderAt, off int64) (pe.FileHeader, bool) {
-	var f pe.FileHeader
-	b := make([]byte, 20)
-	if !readFull(r, b, off) {
-		return f, false
-	}
-	f.Machine, f.Characteristics = binary.LittleEndian.Uint16(b), binary.LittleEndian.Uint16(b[18:])
-	switch f.Machine { // the machines debug/pe accepts, as identification did through it
-	case pe.IMAGE_FILE_MACHINE_AMD64, pe.IMAGE_FILE_MACHINE_ARM64, pe.IMAGE_FILE_MACHINE_ARMNT, pe.IMAGE_FILE_MACHINE_I386,
-		pe.IMAGE_FILE_MACHINE_RISCV32, pe.IMAGE_FILE_MACHINE_RISCV64, pe.IMAGE_FILE_MACHINE_RISCV128, pe.IMAGE_FILE_MACHINE_UNKNOWN:
-		return f, true
-	}
-	return f, false
-}
-
-// machoHeader reads the Mach-O header at off.
-func machoHeader(r io.ReaderAt, off int64) (macho.FileHeader, bool) {
-	var f macho.FileHeader
-	b := make([]byte, 28)
-	if !readFull(r, b, off) {
-		return f, false
-	}
-	var bo binary.ByteOrder = binary.LittleEndian
-	switch m := binary.BigEndian.Uint32(b); m {
-	case macho.Magic32, macho.Magic64:
-		bo = binary.BigEndian
-	default:
-		if !isMachOMagic(binary.LittleEndian.Uint32(b)) {
-			return f, false
-		}
-	}
-	f.Magic, f.Cpu, f.Type = bo.Uint32(b), macho.Cpu(bo.Uint32(b[4:])), macho.Type(bo.Uint32(b[12:]))
-	return f, true
 }
