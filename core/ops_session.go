@@ -228,165 +228,152 @@ const binarySessionResultSchema = `{"type":"object","additionalProperties":false
    "allOf":[{"if":{"properties":{"status":{"const":"snapshots"}}},"then":{"required":["snapshots"]},"else":{"not":{"required":["snapshots"]}}}]},
   "providerRef":{"type":"object","required":["id","name","version"],"properties":{"id":{"type":"string"},"name":{"type":"string"},"version":{"type":["string","null"]}}}}}`
 
-func providerRefOf(p ports.Provider, version string) map[string]any {
+func providerRefOf(p ports.Provider, version string) ProviderRef {
 	info := p.Info()
-	v := any(nil)
-	if version != "" {
-		v = version
-	} else if info.Version != "" {
-		v = info.Version
+	if version == "" {
+		version = info.Version
 	}
-	return map[string]any{"id": info.ID, "name": info.Name, "version": v}
+	return ProviderRef{ID: info.ID, Name: info.Name, Version: OptString(version)}
+}
+
+// status is a candidate status: code and reason null unless refused.
+func status(st string, refused bool, code, reason string, diags []string) CandidateStatus {
+	out := CandidateStatus{Status: st, Diagnostics: NonNil(diags)}
+	if refused {
+		out.Code, out.Reason = &code, &reason
+	}
+	return out
 }
 
 func handleBinarySession(ctx context.Context, c *Call) (any, error) {
+	in, err := Input[BinarySessionInput](c)
+	if err != nil {
+		return nil, err
+	}
 	s := c.Session
 	a, b, t := s.boundAnalysis()
 	s.mu.Lock()
 	prof, runID, lineage := s.profile, s.runID, s.lineage
 	s.mu.Unlock()
-	out := map[string]any{"open": t != nil, "path": nil, "sha256": nil, "format": nil, "kind": nil, "architecture": nil,
-		"provider": nil, "analysis_provider_binding": nil, "analysis_run": nil}
+	out := &BinarySessionResult{Open: t != nil, Providers: []ProviderRef{}, AnalysisProviderCandidates: []ProviderCandidate{}}
 	if t != nil {
-		out["path"], out["sha256"], out["format"], out["kind"], out["architecture"] = t.Path, t.SHA256, t.Format, t.Kind, OrNull(t.Architecture)
-		out["analysis_run"] = map[string]any{"run_id": runID, "process_lineage": processLineage(b, a, lineage)}
+		out.Path, out.SHA256, out.Format, out.Kind, out.Architecture = &t.Path, &t.SHA256, &t.Format, &t.Kind, OptString(t.Architecture)
+		out.AnalysisRun = &AnalysisRun{RunID: runID, ProcessLineage: processLineage(b, a, lineage)}
 	}
 	if b != nil {
 		ref := providerRefOf(b.Provider, a.Version())
-		out["provider"] = ref
-		out["analysis_provider_binding"] = map[string]any{"provider": ref, "selection_source": b.Source, "analysis_profile": prof}
+		out.Provider = &ref
+		out.AnalysisProviderBinding = &ProviderBindingState{Provider: ref, SelectionSource: string(b.Source), AnalysisProfile: prof}
 	}
-	providers := []any{}
-	cands := []any{}
 	for _, p := range s.reg.Providers() {
-		providers = append(providers, providerRefOf(p, ""))
+		out.Providers = append(out.Providers, providerRefOf(p, ""))
 		av := p.Availability(ctx)
-		avail := map[string]any{"status": "available", "code": nil, "reason": nil, "diagnostics": NonNil(av.Diagnostics)}
+		cand := ProviderCandidate{Provider: providerRefOf(p, ""), Capabilities: []string{},
+			Availability:  status("available", false, "", "", av.Diagnostics),
+			TargetSupport: status("unknown", false, "", "", nil)}
 		if !av.Available {
-			avail = map[string]any{"status": "unavailable", "code": av.Code, "reason": av.Reason, "diagnostics": NonNil(av.Diagnostics)}
+			cand.Availability = status("unavailable", true, av.Code, av.Reason, av.Diagnostics)
 		}
-		sup := map[string]any{"status": "unknown", "code": nil, "reason": nil, "diagnostics": []string{}}
 		if t != nil {
 			ts := p.Support(ctx, *t)
-			sup = map[string]any{"status": "supported", "code": nil, "reason": nil, "diagnostics": NonNil(ts.Diagnostics)}
+			cand.TargetSupport = status("supported", false, "", "", ts.Diagnostics)
 			if !ts.Supported {
-				sup = map[string]any{"status": "unsupported", "code": ts.Code, "reason": ts.Reason, "diagnostics": NonNil(ts.Diagnostics)}
+				cand.TargetSupport = status("unsupported", true, ts.Code, ts.Reason, ts.Diagnostics)
 			}
 		}
-		selected := b != nil && b.Provider.Info().ID == p.Info().ID
-		caps := []string{}
-		if selected {
+		cand.Selected = b != nil && b.Provider.Info().ID == p.Info().ID
+		if cand.Selected {
 			for _, cp := range ports.CapabilitiesOf(a) {
-				caps = append(caps, cp.String())
+				cand.Capabilities = append(cand.Capabilities, cp.String())
 			}
 		}
-		cands = append(cands, map[string]any{"provider": providerRefOf(p, ""), "availability": avail, "target_support": sup, "selected": selected, "capabilities": caps})
+		out.AnalysisProviderCandidates = append(out.AnalysisProviderCandidates, cand)
 	}
-	out["providers"] = providers
-	out["analysis_provider_candidates"] = cands
-	var client *ClientInfo = c.Client
-	features := ClientFeatures{}
-	if client != nil {
-		features = client.Features
+	if c.Client != nil {
+		out.ClientFeatures = c.Client.Features
 	}
-	out["client_features"] = features
-	out["server_identity"] = s.serverIdentity(c)
-	complete, _ := c.Args["detail"].(string)
-	out["tool_availability"] = s.toolAvailability(ctx, a, b, t, complete == "complete")
+	out.ServerIdentity = s.serverIdentity(c, in)
+	out.ToolAvailability = s.toolAvailability(ctx, a, b, t, in.Detail == "complete")
 	return out, nil
 }
 
 // processLineage renders analysis_run.process_lineage: not_observed until an
 // engine that launched a process reported a snapshot (an in-process engine
 // such as rea-native never does), then that snapshot under its provider.
-func processLineage(b *Binding, a ports.Analysis, l *ports.ProcessLineage) map[string]any {
+func processLineage(b *Binding, a ports.Analysis, l *ports.ProcessLineage) ProcessLineageView {
 	if l == nil || b == nil {
-		return map[string]any{"status": "not_observed"}
+		return ProcessLineageView{Status: "not_observed"}
 	}
-	obs := map[string]any{"status": string(l.Status), "observed_at": l.ObservedAt.UTC().Format(timestampLayout),
-		"launcher_pid": pidOrNull(l.LauncherPID), "process_group_id": pidOrNull(l.ProcessGroupID)}
+	at := l.ObservedAt.UTC().Format(timestampLayout)
+	var obs any
 	switch l.Status {
 	case ports.LineageVerified:
-		desc := make([]map[string]any, len(l.Descendants))
+		desc := make([]LineageProcess, len(l.Descendants))
 		for i, d := range l.Descendants {
-			desc[i] = map[string]any{"pid": d.PID, "parent_pid": d.ParentPID, "process_group_id": d.ProcessGroupID}
+			desc[i] = LineageProcess{PID: d.PID, ParentPID: d.ParentPID, ProcessGroupID: d.ProcessGroupID}
 		}
-		obs["schema_version"] = 1
-		obs["launcher_parent_pid"] = pidOrNull(l.LauncherParentPID)
-		obs["descendants"] = desc
+		obs = VerifiedLineage{Status: string(l.Status), ObservedAt: at, SchemaVersion: 1, LauncherPID: pidOrNull(l.LauncherPID),
+			LauncherParentPID: pidOrNull(l.LauncherParentPID), ProcessGroupID: pidOrNull(l.ProcessGroupID), Descendants: desc}
 	default:
-		obs["status"] = string(ports.LineageUnavailable)
 		reason := l.Reason
 		if reason == "" {
 			reason = ports.LineageReasonNotRevalidated
 		}
-		obs["reason"] = reason
+		obs = UnavailableLineage{Status: string(ports.LineageUnavailable), ObservedAt: at, LauncherPID: pidOrNull(l.LauncherPID),
+			ProcessGroupID: pidOrNull(l.ProcessGroupID), Reason: reason}
 	}
-	return map[string]any{"status": "snapshots",
-		"snapshots": []any{map[string]any{"provider": providerRefOf(b.Provider, a.Version()), "observation": obs}}}
+	return ProcessLineageView{Status: "snapshots", Snapshots: []LineageSnapshot{{Provider: providerRefOf(b.Provider, a.Version()), Observation: obs}}}
 }
 
-func pidOrNull(pid int) any {
+func pidOrNull(pid int) *int {
 	if pid <= 0 {
 		return nil
 	}
-	return pid
+	return &pid
 }
 
-func (s *Session) serverIdentity(c *Call) map[string]any {
+func (s *Session) serverIdentity(c *Call, in BinarySessionInput) ServerIdentityResult {
 	id := s.opts.Server
 	cat := s.cat.Identity()
-	var client any
-	proto := any(nil)
+	var out ServerIdentityResult
 	if c.Client != nil {
 		if c.Client.Name != "" {
-			client = map[string]any{"name": c.Client.Name, "version": c.Client.Version}
+			out.Client = &struct {
+				Name    string `json:"name"`
+				Version string `json:"version"`
+			}{c.Client.Name, c.Client.Version}
 		}
-		if c.Client.ProtocolVersion != "" {
-			proto = c.Client.ProtocolVersion
-		}
+		out.NegotiatedProtocolVersion = OptString(c.Client.ProtocolVersion)
 	}
 	var reasons []string
-	expected := false
-	if v, ok := c.Args["expected_package_version"].(string); ok {
-		expected = true
-		if v != id.Version {
-			reasons = append(reasons, "package_version_mismatch")
-		}
+	expected := in.ExpectedPackageVersion != "" || in.ExpectedCatalogDigest != "" || in.ExpectedServerPath != ""
+	if in.ExpectedPackageVersion != "" && in.ExpectedPackageVersion != id.Version {
+		reasons = append(reasons, "package_version_mismatch")
 	}
-	if v, ok := c.Args["expected_catalog_digest"].(string); ok {
-		expected = true
-		if v != cat.Combined {
-			reasons = append(reasons, "catalog_digest_mismatch")
-		}
+	if in.ExpectedCatalogDigest != "" && in.ExpectedCatalogDigest != cat.Combined {
+		reasons = append(reasons, "catalog_digest_mismatch")
 	}
-	if v, ok := c.Args["expected_server_path"].(string); ok {
-		expected = true
-		if !samePath(v, id.CommandPath) {
-			reasons = append(reasons, "registration_path_mismatch")
-		}
+	if in.ExpectedServerPath != "" && !samePath(in.ExpectedServerPath, id.CommandPath) {
+		reasons = append(reasons, "registration_path_mismatch")
 	}
-	state, rem := "unknown", any(nil)
+	out.Alignment.State, out.Alignment.Reasons = "unknown", NonNil(reasons)
 	switch {
 	case len(reasons) > 0:
-		state, rem = "mcp_server_restart_required", "Restart the MCP server from the expected installation so the client talks to the rea it registered."
+		out.Alignment.State = "mcp_server_restart_required"
+		out.Alignment.Remediation = OptString("Restart the MCP server from the expected installation so the client talks to the rea it registered.")
 	case expected:
-		state = "aligned"
+		out.Alignment.State = "aligned"
 	}
 	started := ""
 	if !id.StartedAt.IsZero() {
 		started = id.StartedAt.UTC().Format(time.RFC3339Nano)
 	}
-	return map[string]any{
-		"package":                     map[string]any{"name": id.PackageName, "version": id.Version, "root_path": OrNull(id.RootPath), "build_commit": OrNull(id.BuildCommit)},
-		"server":                      map[string]any{"name": "rea", "version": id.Version, "started_at": OrNull(started), "command_path": OrNull(id.CommandPath)},
-		"sdk":                         map[string]any{"server": OrNull(id.SDKServer), "client_test": OrNull(id.SDKClientTest), "core": "rea/core"},
-		"negotiated_protocol_version": proto,
-		"client":                      client,
-		"catalog":                     map[string]any{"tools_sha256": cat.Tools, "combined_sha256": cat.Combined, "tool_count": len(s.cat.ops)},
-		"protocol_features":           map[string]any{"progress": true, "cancellation": true, "evidence_resources": true, "elicitation": false},
-		"alignment":                   map[string]any{"state": state, "reasons": NonNil(reasons), "remediation": rem},
-	}
+	out.Package.Name, out.Package.Version, out.Package.RootPath, out.Package.BuildCommit = id.PackageName, id.Version, OptString(id.RootPath), OptString(id.BuildCommit)
+	out.Server.Name, out.Server.Version, out.Server.StartedAt, out.Server.CommandPath = "rea", id.Version, OptString(started), OptString(id.CommandPath)
+	out.SDK.Server, out.SDK.ClientTest, out.SDK.Core = OptString(id.SDKServer), OptString(id.SDKClientTest), "rea/core"
+	out.Catalog.ToolsSHA256, out.Catalog.CombinedSHA256, out.Catalog.ToolCount = cat.Tools, cat.Combined, len(s.cat.ops)
+	out.ProtocolFeatures.Progress, out.ProtocolFeatures.Cancellation, out.ProtocolFeatures.EvidenceResources = true, true, true
+	return out
 }
 
 func samePath(a, b string) bool {
@@ -402,8 +389,8 @@ func samePath(a, b string) bool {
 // default, keeps what a caller needs to choose a call (about a third of the
 // complete form's bytes): effects and annotations repeat tools/list, and
 // client requirements appear only for a tool that declares some.
-func (s *Session) toolAvailability(ctx context.Context, a ports.Analysis, b *Binding, t *ports.Target, complete bool) []any {
-	out := make([]any, 0, len(s.cat.ops))
+func (s *Session) toolAvailability(ctx context.Context, a ports.Analysis, b *Binding, t *ports.Target, complete bool) []ToolAvailability {
+	out := make([]ToolAvailability, 0, len(s.cat.ops))
 	elsewhere := map[string][]Offer{} // by the missing capabilities, asked once per set
 	for _, op := range s.cat.ops {
 		avail, reason, rem := true, "available", any(nil)
@@ -431,11 +418,14 @@ func (s *Session) toolAvailability(ctx context.Context, a ports.Analysis, b *Bin
 				avail, reason, rem = false, r, m
 			}
 		}
-		entry := map[string]any{"name": op.Name, "available": avail, "reason": reason, "remediation": rem}
+		entry := ToolAvailability{Name: op.Name, Available: avail, Reason: reason}
+		if r, ok := rem.(string); ok {
+			entry.Remediation = &r
+		}
 		if complete {
-			entry["surface"] = "mcp"
-			entry["client_requirements"] = map[string]any{"required": []string{}, "optional": []string{}, "missing_required": []string{}, "missing_optional": []string{}}
-			entry["effects"], entry["annotations"] = op.Effects, op.Effects.Annotations()
+			ann := op.Effects.Annotations()
+			entry.Surface, entry.Effects, entry.Annotations = "mcp", &op.Effects, &ann
+			entry.ClientRequirements = &ClientRequirements{Required: []string{}, Optional: []string{}, MissingRequired: []string{}, MissingOptional: []string{}}
 		}
 		out = append(out, entry)
 	}

@@ -142,7 +142,7 @@ func Resources() []Resource {
 			Description: "Which rea is serving: package and version, build commit, command path, SDK, catalog digests (binary_session's server_identity, without expectations).",
 			MIMEType:    "application/json",
 			read: func(_ context.Context, s *Session) ([]byte, error) {
-				return CanonicalJSON(s.serverIdentity(&Call{Session: s, Args: map[string]any{}}))
+				return CanonicalJSON(s.serverIdentity(&Call{Session: s, Args: map[string]any{}}, BinarySessionInput{}))
 			},
 		},
 	}

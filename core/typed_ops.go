@@ -19,20 +19,156 @@ type BinarySessionInput struct {
 
 // BinarySessionResult is the result of binary_session.
 type BinarySessionResult struct {
-	Open                       bool              `json:"open"`
-	Path                       *string           `json:"path"`
-	SHA256                     *string           `json:"sha256"`
-	Format                     *string           `json:"format"`
-	Kind                       *string           `json:"kind"`
-	Architecture               *string           `json:"architecture"`
-	Provider                   json.RawMessage   `json:"provider"`
-	Providers                  []json.RawMessage `json:"providers"`
-	ServerIdentity             json.RawMessage   `json:"server_identity"`
-	ClientFeatures             json.RawMessage   `json:"client_features"`
-	AnalysisProviderCandidates []json.RawMessage `json:"analysis_provider_candidates"`
-	AnalysisProviderBinding    json.RawMessage   `json:"analysis_provider_binding"`
-	AnalysisRun                json.RawMessage   `json:"analysis_run"`
-	ToolAvailability           []json.RawMessage `json:"tool_availability"`
+	Open                       bool                  `json:"open"`
+	Path                       *string               `json:"path"`
+	SHA256                     *string               `json:"sha256"`
+	Format                     *string               `json:"format"`
+	Kind                       *string               `json:"kind"`
+	Architecture               *string               `json:"architecture"`
+	Provider                   *ProviderRef          `json:"provider"`
+	Providers                  []ProviderRef         `json:"providers"`
+	ServerIdentity             ServerIdentityResult  `json:"server_identity"`
+	ClientFeatures             ClientFeatures        `json:"client_features"`
+	AnalysisProviderCandidates []ProviderCandidate   `json:"analysis_provider_candidates"`
+	AnalysisProviderBinding    *ProviderBindingState `json:"analysis_provider_binding"`
+	AnalysisRun                *AnalysisRun          `json:"analysis_run"`
+	ToolAvailability           []ToolAvailability    `json:"tool_availability"`
+}
+
+// ServerIdentityResult is binary_session's server_identity (and the
+// server identity resource).
+type ServerIdentityResult struct {
+	Package struct {
+		Name        string  `json:"name"`
+		Version     string  `json:"version"`
+		RootPath    *string `json:"root_path"`
+		BuildCommit *string `json:"build_commit"`
+	} `json:"package"`
+	Server struct {
+		Name        string  `json:"name"`
+		Version     string  `json:"version"`
+		StartedAt   *string `json:"started_at"`
+		CommandPath *string `json:"command_path"`
+	} `json:"server"`
+	SDK struct {
+		Server     *string `json:"server"`
+		ClientTest *string `json:"client_test"`
+		Core       string  `json:"core"`
+	} `json:"sdk"`
+	NegotiatedProtocolVersion *string `json:"negotiated_protocol_version"`
+	Client                    *struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	} `json:"client"`
+	Catalog struct {
+		ToolsSHA256    string `json:"tools_sha256"`
+		CombinedSHA256 string `json:"combined_sha256"`
+		ToolCount      int    `json:"tool_count"`
+	} `json:"catalog"`
+	ProtocolFeatures struct {
+		Progress          bool `json:"progress"`
+		Cancellation      bool `json:"cancellation"`
+		EvidenceResources bool `json:"evidence_resources"`
+		Elicitation       bool `json:"elicitation"`
+	} `json:"protocol_features"`
+	Alignment struct {
+		State       string   `json:"state"`
+		Reasons     []string `json:"reasons"`
+		Remediation *string  `json:"remediation"`
+	} `json:"alignment"`
+}
+
+// ProviderCandidate is one provider of binary_session's candidates.
+type ProviderCandidate struct {
+	Provider      ProviderRef     `json:"provider"`
+	Availability  CandidateStatus `json:"availability"`
+	TargetSupport CandidateStatus `json:"target_support"`
+	Selected      bool            `json:"selected"`
+	Capabilities  []string        `json:"capabilities"`
+}
+
+// CandidateStatus is a candidate's availability or target support; Code
+// and Reason are null when the status is not a refusal.
+type CandidateStatus struct {
+	Status      string   `json:"status"`
+	Code        *string  `json:"code"`
+	Reason      *string  `json:"reason"`
+	Diagnostics []string `json:"diagnostics"`
+}
+
+// ProviderBindingState is binary_session's analysis_provider_binding.
+type ProviderBindingState struct {
+	Provider        ProviderRef `json:"provider"`
+	SelectionSource string      `json:"selection_source"`
+	AnalysisProfile any         `json:"analysis_profile"` // the binding's profile object, as the engine declared it
+}
+
+// AnalysisRun is binary_session's analysis_run.
+type AnalysisRun struct {
+	RunID          string             `json:"run_id"`
+	ProcessLineage ProcessLineageView `json:"process_lineage"`
+}
+
+// ProcessLineageView is analysis_run.process_lineage: not_observed, or the
+// snapshots engines reported.
+type ProcessLineageView struct {
+	Status    string            `json:"status"`
+	Snapshots []LineageSnapshot `json:"snapshots,omitempty"`
+}
+
+// LineageSnapshot is one provider's observation; Observation is a
+// VerifiedLineage or an UnavailableLineage (the schema's two shapes).
+type LineageSnapshot struct {
+	Provider    ProviderRef `json:"provider"`
+	Observation any         `json:"observation"`
+}
+
+// VerifiedLineage is a lineage snapshot whose ownership was revalidated.
+type VerifiedLineage struct {
+	Status            string           `json:"status"`
+	ObservedAt        string           `json:"observed_at"`
+	SchemaVersion     int              `json:"schema_version"`
+	LauncherPID       *int             `json:"launcher_pid"`
+	LauncherParentPID *int             `json:"launcher_parent_pid"`
+	ProcessGroupID    *int             `json:"process_group_id"`
+	Descendants       []LineageProcess `json:"descendants"`
+}
+
+// LineageProcess is one descendant of a verified lineage.
+type LineageProcess struct {
+	PID            int `json:"pid"`
+	ParentPID      int `json:"parent_pid"`
+	ProcessGroupID int `json:"process_group_id"`
+}
+
+// UnavailableLineage is a lineage snapshot that could not be verified.
+type UnavailableLineage struct {
+	Status         string `json:"status"`
+	ObservedAt     string `json:"observed_at"`
+	LauncherPID    *int   `json:"launcher_pid"`
+	ProcessGroupID *int   `json:"process_group_id"`
+	Reason         string `json:"reason"`
+}
+
+// ToolAvailability is one tool's entry; the detail "complete" form adds
+// surface, client requirements, effects and annotations.
+type ToolAvailability struct {
+	Name               string              `json:"name"`
+	Available          bool                `json:"available"`
+	Reason             string              `json:"reason"`
+	Remediation        *string             `json:"remediation"`
+	Surface            string              `json:"surface,omitempty"`
+	ClientRequirements *ClientRequirements `json:"client_requirements,omitempty"`
+	Effects            *Effects            `json:"effects,omitempty"`
+	Annotations        *Annotations        `json:"annotations,omitempty"`
+}
+
+// ClientRequirements are a tool's client capability requirements.
+type ClientRequirements struct {
+	Required        []string `json:"required"`
+	Optional        []string `json:"optional"`
+	MissingRequired []string `json:"missing_required"`
+	MissingOptional []string `json:"missing_optional"`
 }
 
 // CloseBinaryInput is the input of close_binary.

@@ -29,7 +29,6 @@ var typedPending = map[string]string{
 	"runtime":  "checked by TestRuntimeHandlersReturnTypedResults",
 	"jsapp":    "checked by TestJSAppHandlersReturnTheirTypes over the JavaScript fake",
 	// kernel operations
-	"binary_session":        "its sub-objects (identity, candidates, tool_availability) are still maps",
 	"get_evidence_bundle":   "its complete form is core.Bundle, whose []*Evidence records the typecheck reads as nullable",
 	"inspect_analysis_view": "views are built by each family's Viewer as maps; typing them changes the Viewer API",
 	// diff operations
