@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"rea/ports"
@@ -64,9 +65,14 @@ type Analysis struct {
 
 	// Code analysis (code.go): the whole-binary program, the address map
 	// and the DWARF signature index.
-	code lazy[*program]
 	mmap lazy[*memMap]
-	sigs lazy[*sigIndex]
+
+	// Whole-file discovery runs as one background job (background.go).
+	early lazy[early]
+	bg    sync.Mutex
+	job   *discoveryJob
+	stop  context.CancelFunc // cancels the job
+	sigs  lazy[*sigIndex]
 }
 
 var (
@@ -206,6 +212,7 @@ func (a *Analysis) Close(context.Context) error {
 	if a.closed.Swap(true) {
 		return nil
 	}
+	a.stopDiscovery()
 	if a.src.m != nil {
 		a.src.m.close()
 	}
@@ -232,6 +239,11 @@ func (a *Analysis) Segments(ctx context.Context) ([]ports.Segment, error) {
 // Procedures reports every known procedure, sorted by address, one per
 // address.
 func (a *Analysis) Procedures(ctx context.Context) ([]ports.Procedure, error) {
+	// Wait for discovery (background.go) before taking the list's lock, so
+	// that every waiter can give up on its own.
+	if _, err := a.program(ctx); err != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("native: procedures: %w", err)
+	}
 	return list(a, ctx, "procedures", &a.procs, func(ctx context.Context) ([]ports.Procedure, error) {
 		p, err := a.program(ctx) // symbols plus discovered functions (discover.go)
 		if err != nil {
