@@ -120,7 +120,9 @@ func wire(lookupEnv func(string) (string, bool)) (*app, error) {
 	}
 	browser := cdp.New(nil)
 	nativeCache := nativeCacheDir(getenv)
-	reg, err := core.NewRegistry([]ports.Provider{native.New(&native.Options{CacheDir: nativeCache}), ghidra.New(gopts), hopper.New(hopts)},
+	// rea-native starts whole-file discovery in the background as a target
+	// opens, so that a query needing it later finds it done or under way.
+	reg, err := core.NewRegistry([]ports.Provider{native.New(&native.Options{CacheDir: nativeCache, DiscoverOnOpen: true}), ghidra.New(gopts), hopper.New(hopts)},
 		&core.RegistryOptions{Default: getenv("REA_ANALYSIS_PROVIDER"),
 			Containers: []ports.ContainerOpener{asar.Opener{}, zip.Opener{}},
 			JavaScript: js.New(),
