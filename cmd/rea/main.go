@@ -43,7 +43,16 @@ func main() {
 	os.Exit(run())
 }
 
+// gcPercent is the garbage collector's target when GOGC is not set: the
+// heap may grow 70% past what is live before a collection, rather than Go's
+// default 100%. On chromium, whole-file discovery's peak RSS falls from
+// about 1.02 GB to 0.86 GB at the same CPU time (bench/native).
+const gcPercent = 70
+
 func run() int {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(gcPercent)
+	}
 	// SIGINT and SIGTERM cancel the running operation; cleanup uses
 	// context.WithoutCancel so it still completes.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
