@@ -72,6 +72,7 @@ type Analysis struct {
 	bg    sync.Mutex
 	job   *discoveryJob
 	stop  context.CancelFunc // cancels the job
+	fg    gate               // the queries the job gives way to
 	sigs  lazy[*sigIndex]
 }
 
@@ -233,6 +234,7 @@ func (a *Analysis) Documents(ctx context.Context) ([]ports.Document, error) {
 // Segments reports sections (or, without a section table, loadable
 // segments) in file order.
 func (a *Analysis) Segments(ctx context.Context) ([]ports.Segment, error) {
+	defer a.fg.enter()()
 	return list(a, ctx, "segments", &a.segs, a.img.segments)
 }
 
@@ -256,6 +258,7 @@ func (a *Analysis) Procedures(ctx context.Context) ([]ports.Procedure, error) {
 // Names reports every label, sorted by address then name, without
 // duplicates.
 func (a *Analysis) Names(ctx context.Context) ([]ports.Name, error) {
+	defer a.fg.enter()()
 	return list(a, ctx, "names", &a.names, a.sortedNames)
 }
 
@@ -296,6 +299,7 @@ func (a *Analysis) StringsPage(ctx context.Context, offset, limit int) ([]ports.
 
 // strings computes the list once and materializes the part pick selects.
 func (a *Analysis) strings(ctx context.Context, op string, pick func(*stringSet) *stringSet) (out []ports.String, err error) {
+	defer a.fg.enter()()
 	leave, err := a.enter(ctx, op)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"slices"
 	"sync"
+	"time"
 
 	"rea/ports"
 )
@@ -77,8 +78,10 @@ var _ ports.EarlyProcedureLister = (*Analysis)(nil)
 // discovery on a large target, and starts that discovery in the background
 // (see the comment at the top of this file).
 func (a *Analysis) EarlyProcedures(ctx context.Context) (ports.EarlyProcedures, error) {
+	release := a.fg.enter()
 	leave, err := a.enter(ctx, "early procedures")
 	if err != nil {
+		release()
 		return ports.EarlyProcedures{}, err
 	}
 	defer leave()
@@ -93,6 +96,7 @@ func (a *Analysis) EarlyProcedures(ctx context.Context) (ports.EarlyProcedures, 
 		}
 		return early{procs: mergeProcedures(s.cands)}, nil
 	})
+	release() // the complete list below waits for the job
 	if err != nil {
 		if a.closed.Load() && !errors.Is(err, ctx.Err()) {
 			return ports.EarlyProcedures{}, fmt.Errorf("native: early procedures: analysis closed: %w", fs.ErrClosed)
@@ -249,3 +253,56 @@ func (a *Analysis) computeProgram(ctx context.Context) (p *program, err error) {
 	}
 	return p, err
 }
+
+// gate lets the queries that answer without discovery (the overview's:
+// documents, segments, names, strings, the early list) run ahead of the
+// background job: while one runs, the job decodes on one core fewer (on
+// none with one core). Results do not depend on it: workers fill slots by
+// index.
+type gate struct {
+	mu   sync.Mutex
+	n    int           // foreground queries running
+	free chan struct{} // closed when n falls to 0
+}
+
+// enter marks a foreground query until the returned function is called.
+func (g *gate) enter() func() {
+	g.mu.Lock()
+	if g.n == 0 {
+		g.free = make(chan struct{})
+	}
+	g.n++
+	g.mu.Unlock()
+	return func() {
+		g.mu.Lock()
+		g.n--
+		if g.n == 0 {
+			close(g.free)
+		}
+		g.mu.Unlock()
+	}
+}
+
+// wait blocks worker (of workers) while a foreground query runs and the
+// worker is one of those that give way, until ctx is done, or for
+// gateSlice at most: a foreground query that came to wait for the job
+// itself must not stop it.
+func (g *gate) wait(ctx context.Context, worker, workers int) {
+	g.mu.Lock()
+	if g.n == 0 || worker < workers-1 {
+		g.mu.Unlock()
+		return
+	}
+	free := g.free
+	g.mu.Unlock()
+	t := time.NewTimer(gateSlice)
+	defer t.Stop()
+	select {
+	case <-free:
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// gateSlice is the longest a decoder gives way at once.
+const gateSlice = 50 * time.Millisecond

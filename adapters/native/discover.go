@@ -162,6 +162,7 @@ type builder struct {
 	cut     atomic.Uint32   // limits that stopped discovery itself (limitRounds), a bit each
 	noret   map[uint64]bool // starts of functions that do not return
 
+	gate    *gate                    // foreground queries the decoders give way to (background.go)
 	known   *codeSet                 // code addresses that are procedure starts
 	covered *codeSet                 // code inside a range whose end is known
 	spans   map[[2]uint64]spanBounds // boundaries of swept spans outside every inferred range
@@ -227,7 +228,7 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 		return nil, err
 	}
 	p := &program{arch: ar, mm: mm, labels: labels, codeBytes: seeds.codeBytes}
-	b := &builder{src: a.src, mm: mm, arch: ar, code: make([][]byte, len(mm.regions)), noret: noReturnStarts(cands),
+	b := &builder{src: a.src, mm: mm, arch: ar, gate: &a.fg, code: make([][]byte, len(mm.regions)), noret: noReturnStarts(cands),
 		spans: map[[2]uint64]spanBounds{}}
 	st := &state{procs: mergeProcedures(cands)}
 	st.sizeSrc = sizeSources(st.procs, cands)
@@ -422,10 +423,13 @@ func (b *builder) decodeAll(ctx context.Context, st *state, todo []int) error {
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(todo)/32))
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
-	for range workers {
+	for worker := range workers {
 		wg.Go(func() {
 			w := &scratch{dec: newDecoder(b.arch, b.mm, b.src)}
 			for {
+				if b.gate != nil {
+					b.gate.wait(ctx, worker, runtime.GOMAXPROCS(0))
+				}
 				k := int(next.Add(64) - 64)
 				if k >= len(todo) {
 					return
