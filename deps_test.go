@@ -33,6 +33,9 @@ import (
 //	                   imports it
 //	adapters/<eng>     ports + that engine's libraries (+ supervisor); never
 //	                   core, never another adapter
+//	adapters/internal/ndjson  standard library only: bounded NDJSON line
+//	                   reading shared by the engines spoken to over a
+//	                   socket (ghidra, hopper); not an adapter of its own
 //	adapters/hosts     ports + go-toml (agent hosts' configuration files)
 //	adapters/pty       ports + supervisor + creack/pty + charmbracelet/x/vt (process capture)
 //	adapters/gdbremote ports + supervisor (native call tracing under gdbserver)
@@ -51,7 +54,7 @@ var policy = []struct {
 }{
 	{"rea/ports/portstest", []string{"rea/ports", "github.com/matryer/is"}, nil},
 	{"rea/ports", nil, []string{"github.com/matryer/is"}},
-	{"rea/core/standard", []string{"rea/core", "rea/core/annotate", "rea/core/artifact", "rea/core/binary", "rea/core/browser", "rea/core/diff", "rea/core/jsapp", "rea/core/process", "rea/core/runtime", "rea/core/web"}, []string{"rea/core/typecheck", "github.com/matryer/is"}},
+	{"rea/core/standard", []string{"rea/core", "rea/core/annotate", "rea/core/artifact", "rea/core/binary", "rea/core/browser", "rea/core/diff", "rea/core/jsapp", "rea/core/process", "rea/core/runtime", "rea/core/web"}, []string{"rea/core/typecheck", "rea/ports/portstest", "github.com/matryer/is"}},
 	{"rea/core/browser", append([]string{"rea/core/web"}, familyAllowed...), familyTests},
 	{"rea/core/jsapp", append([]string{"rea/core/artifact"}, familyAllowed...), familyTests},
 	{"rea/core/artifact", familyAllowed, familyTests},
@@ -76,8 +79,9 @@ var policy = []struct {
 	{"rea/adapters/zip", []string{"rea/ports"}, engineTests},
 	{"rea/adapters/js", []string{"rea/ports", "github.com/tdewolff/parse/v2", "github.com/go-sourcemap/sourcemap"}, engineTests},
 	{"rea/adapters/cdp", []string{"rea/ports", "rea/adapters/cdp/", "github.com/chromedp/", "rea/supervisor"}, engineTests},
-	{"rea/adapters/ghidra", []string{"rea/ports", "rea/supervisor", "rea/snapshot", "rea/adapters/ghidra/"}, engineTests},
-	{"rea/adapters/hopper", []string{"rea/ports", "rea/supervisor", "rea/adapters/hopper/"}, engineTests},
+	{"rea/adapters/ghidra", []string{"rea/ports", "rea/supervisor", "rea/snapshot", "rea/adapters/ghidra/", "rea/adapters/internal/ndjson"}, engineTests},
+	{"rea/adapters/hopper", []string{"rea/ports", "rea/supervisor", "rea/adapters/hopper/", "rea/adapters/internal/ndjson"}, engineTests},
+	{"rea/adapters/internal/ndjson", nil, []string{"github.com/matryer/is"}},
 	{"rea/adapters/hosts", []string{"rea/ports", "github.com/pelletier/go-toml/v2"}, engineTests},
 	{"rea/adapters/pty", []string{"rea/ports", "rea/supervisor", "github.com/creack/pty", "github.com/charmbracelet/x/vt"}, engineTests},
 	{"rea/adapters/gdbremote", []string{"rea/ports", "rea/supervisor"}, engineTests},

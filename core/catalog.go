@@ -125,6 +125,8 @@ type Operation struct {
 	completeCompiled *jsonschema.Schema
 	completeErr      error
 	prepErr          error
+	defaultsOnce     sync.Once
+	defaults         []byte // inputDefaults
 }
 
 // prepare compiles the input schema once, on first validation, so start-up

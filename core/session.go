@@ -213,7 +213,8 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage, o
 	if err := s.ready(ctx, op, snap); err != nil {
 		return nil, err
 	}
-	out, err := op.Handler(ports.WithMemory(ports.WithProgress(ctx, opts.Progress), newCallMemory()), call)
+	notes := &ports.CallNotes{}
+	out, err := op.Handler(ports.WithCallNotes(ports.WithMemory(ports.WithProgress(ctx, opts.Progress), newCallMemory()), notes), call)
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +228,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage, o
 	if !ok {
 		return nil, fmt.Errorf("%s: handler returned %T, not *Observation", op.Name, out)
 	}
-	ev, err := s.seal(op, m, call.withRenamed(obs), snap)
+	ev, err := s.seal(op, m, call.withRenamed(withNotes(obs, notes.List())), snap)
 	if err != nil {
 		return nil, err
 	}
@@ -534,4 +535,24 @@ func (s *Session) RetainError(op string, args json.RawMessage, envelope []byte) 
 		return nil, err
 	}
 	return ev, nil
+}
+
+// withNotes adds the limitations engines noted during the call
+// (ports.Note) that the handler did not already report.
+func withNotes(obs *Observation, notes []string) *Observation {
+	if len(notes) == 0 {
+		return obs
+	}
+	have := make(map[string]bool, len(obs.Limitations))
+	for _, l := range obs.Limitations {
+		have[l] = true
+	}
+	o := *obs
+	o.Limitations = append([]string(nil), obs.Limitations...)
+	for _, n := range notes {
+		if !have[n] {
+			o.Limitations = append(o.Limitations, n)
+		}
+	}
+	return &o
 }

@@ -46,7 +46,8 @@ func Invoke[Out, In any](ctx context.Context, s *Session, op string, in In) (Out
 // input type T (its Types.Input), so a handler reads fields rather than map
 // entries. Arguments the schema validated decode; a mismatch between T and
 // the schema is invalid_request naming the operation (TestEveryOperationIsTyped
-// keeps them equal). Evidence arguments are best declared json.RawMessage in
+// keeps them equal). Absent top-level arguments take their schema defaults,
+// as in Call.Args. Evidence arguments are best declared json.RawMessage in
 // T and read with EvidenceArg, which resolves retained references.
 func Input[T any](c *Call) (T, error) {
 	var in T
@@ -54,11 +55,26 @@ func Input[T any](c *Call) (T, error) {
 	if len(raw) == 0 {
 		raw = json.RawMessage("{}")
 	}
-	if err := json.Unmarshal(raw, &in); err != nil {
+	err := json.Unmarshal(c.Op.inputDefaults(), &in)
+	if err == nil {
+		err = json.Unmarshal(raw, &in)
+	}
+	if err != nil {
 		return in, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("%s: arguments do not decode into %T: %v", c.Op.Name, in, err), Err: err,
 			Details: map[string]any{"operation": c.Op.Name}}
 	}
 	return in, nil
+}
+
+// inputDefaults is a JSON object of the input schema's top-level defaults,
+// built once.
+func (o *Operation) inputDefaults() []byte {
+	o.defaultsOnce.Do(func() {
+		m := map[string]any{}
+		applyDefaults(o.Input, m)
+		o.defaults, _ = json.Marshal(m)
+	})
+	return o.defaults
 }
 
 // OpenBinaryInput is open_binary's input.

@@ -28,7 +28,7 @@ type echoOut struct {
 // struct's JSON, and a type that does not fit the arguments is a typed error.
 func TestInputDecodesValidatedArguments(t *testing.T) {
 	is := is.New(t)
-	in := json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"limit":{"type":"integer"},"blob":{}}}`)
+	in := json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"limit":{"type":"integer","default":3},"blob":{}}}`)
 	out := json.RawMessage(`{"type":"object"}`)
 	ops := []*core.Operation{
 		{Name: "echo_tool", Title: "Echo", Description: "Echoes.", Kind: core.KindApplication, Input: in, Result: out,
@@ -56,6 +56,9 @@ func TestInputDecodesValidatedArguments(t *testing.T) {
 	res, err := s.Call(ctx, "echo_tool", json.RawMessage(`{"name":"x","limit":7,"blob":{"a":[1,2]}}`), nil)
 	is.NoErr(err)
 	is.Equal(string(res.Evidence.NormalizedResult), `{"blob_bytes":11,"limit":7,"name":"x"}`)
+	res, err = s.Call(ctx, "echo_tool", json.RawMessage(`{"name":"y"}`), nil) // an absent argument takes its default
+	is.NoErr(err)
+	is.Equal(string(res.Evidence.NormalizedResult), `{"blob_bytes":0,"limit":3,"name":"y"}`)
 	_, err = s.Call(ctx, "misfit_tool", json.RawMessage(`{"name":"x"}`), nil)
 	var ce *core.Error
 	is.True(errors.As(err, &ce))

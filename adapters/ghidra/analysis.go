@@ -34,7 +34,8 @@ type Analysis struct {
 	eng      *engine
 	starting *attempt
 	crashed  error
-	hits     []string // operations answered from the snapshot
+	hits     []string        // operations answered from the snapshot
+	wrote    map[string]bool // snapshot entries this analysis's engine answered
 
 	cacheMu sync.Mutex
 	procs   []ports.Procedure
@@ -270,9 +271,15 @@ func (a *Analysis) query(ctx context.Context, method string, params map[string]a
 	name := method + " " + string(pj)
 	if b, ok, _ := store.Get(a.key, name); ok && json.Unmarshal(b, out) == nil {
 		a.mu.Lock()
-		a.hits = append(a.hits, method)
+		own := a.wrote[name]
+		if !own {
+			a.hits = append(a.hits, method)
+		}
 		a.mu.Unlock()
-		ports.Observe(ctx, "analysis_snapshot", "Loaded from a local REA analysis snapshot; this call did not re-run the provider.")
+		if !own { // an entry this engine wrote moments ago is not a snapshot's answer
+			ports.Observe(ctx, "analysis_snapshot", ports.SnapshotLimitation)
+			ports.Note(ctx, ports.SnapshotLimitation)
+		}
 		return nil
 	}
 	eng, err := a.engineFor(ctx)
@@ -292,6 +299,13 @@ func (a *Analysis) query(ctx context.Context, method string, params map[string]a
 	if err := json.Unmarshal(raw, out); err != nil {
 		return fmt.Errorf("ghidra: %s: %w: %v", method, errProtocol, err)
 	}
-	_ = store.Put(a.key, name, raw) // a cache that cannot be written is only slower
+	if store.Put(a.key, name, raw) == nil { // a cache that cannot be written is only slower
+		a.mu.Lock()
+		if a.wrote == nil {
+			a.wrote = map[string]bool{}
+		}
+		a.wrote[name] = true
+		a.mu.Unlock()
+	}
 	return nil
 }

@@ -28,8 +28,9 @@
 //
 // With Options.SnapshotRoot, results are kept in a rea/snapshot store keyed by
 // target digest, Ghidra build and analysis-profile digest, and a later
-// analysis answers from it without starting Ghidra (SnapshotHits, and a
-// progress observation, say so).
+// analysis answers from it without starting Ghidra (SnapshotHits, a
+// progress observation and, through ports.Note, a limitation in the call's
+// Evidence say so; an entry the same analysis wrote is not counted).
 //
 // The package imports rea/ports, rea/supervisor and rea/snapshot. Its tests
 // run against a fake analyzeHeadless (testdata/fakeghidra) that answers from

@@ -2,7 +2,6 @@ package ghidra
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +9,8 @@ import (
 	"io"
 	"net"
 	"sync"
+
+	"rea/adapters/internal/ndjson"
 )
 
 // Wire limits (PROVIDERS.md §1.1, §1.6, §1.8).
@@ -23,30 +24,14 @@ var (
 	errProtocol    = errors.New("ghidra bridge: protocol violation")
 )
 
-// readLine reads one NDJSON line of at most max bytes (the newline and any
-// carriage return are dropped). A line over max fails with errLineTooLong
-// without reading the rest of it into memory; EOF in the middle of a line is
-// io.ErrUnexpectedEOF.
+// readLine reads one line of at most max bytes (rea/adapters/internal/ndjson);
+// a longer one is errLineTooLong.
 func readLine(r *bufio.Reader, max int) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if len(line)+len(chunk) > max+1 { // +1: the newline itself
-			return nil, errLineTooLong
-		}
-		line = append(line, chunk...)
-		switch {
-		case err == nil:
-			line = line[:len(line)-1]
-			return bytes.ReplaceAll(line, []byte{'\r'}, nil), nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case errors.Is(err, io.EOF) && len(line) > 0:
-			return nil, io.ErrUnexpectedEOF
-		default:
-			return nil, err
-		}
+	l, err := ndjson.ReadLine(r, max)
+	if errors.Is(err, ndjson.ErrLineTooLong) {
+		return nil, errLineTooLong
 	}
+	return l, err
 }
 
 // response is one strict bridge reply.

@@ -2,7 +2,6 @@ package hopper
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +9,8 @@ import (
 	"io"
 	"net"
 	"sync"
+
+	"rea/adapters/internal/ndjson"
 
 	"rea/ports"
 )
@@ -25,28 +26,14 @@ var (
 	errProtocol    = errors.New("hopper bridge: protocol violation")
 )
 
-// readLine reads one NDJSON line of at most max bytes (newline and carriage
-// returns dropped). A longer line fails with errLineTooLong without being
-// read whole into memory; EOF inside a line is io.ErrUnexpectedEOF.
+// readLine reads one line of at most max bytes (rea/adapters/internal/ndjson);
+// a longer one is errLineTooLong.
 func readLine(r *bufio.Reader, max int) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if len(line)+len(chunk) > max+1 {
-			return nil, errLineTooLong
-		}
-		line = append(line, chunk...)
-		switch {
-		case err == nil:
-			return bytes.ReplaceAll(line[:len(line)-1], []byte{'\r'}, nil), nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case errors.Is(err, io.EOF) && len(line) > 0:
-			return nil, io.ErrUnexpectedEOF
-		default:
-			return nil, err
-		}
+	l, err := ndjson.ReadLine(r, max)
+	if errors.Is(err, ndjson.ErrLineTooLong) {
+		return nil, errLineTooLong
 	}
+	return l, err
 }
 
 // frame is one line from the bridge: an event, a result or an error.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"rea/core"
+	"rea/ports"
 )
 
 // The Ghidra engine over MCP stdio, with the built rea and the adapter's
@@ -397,10 +399,15 @@ func TestGhidraStartupOverStdio(t *testing.T) {
 		again, isErr := h.mustCall("binary_overview", map[string]any{}, "")
 		is.True(!isErr) // again
 		is.Equal(len(h.launchers()), 2)
-		is.Equal(again, first) // the same Evidence
-		// (The adapter reports the hit as a progress observation, which the
-		// 100 ms rate bound drops right after "started"; the Evidence does
-		// not yet carry PROVIDERS.md §5.3's snapshot limitation.)
+		// The same result, and the Evidence says where it came from
+		// (PROVIDERS.md §5.3's limitation), so the record differs.
+		var e1, e2 core.Evidence
+		is.NoErr(json.Unmarshal([]byte(first), &e1))
+		is.NoErr(json.Unmarshal([]byte(again), &e2))
+		is.Equal(string(e2.NormalizedResult), string(e1.NormalizedResult))
+		is.True(!slices.Contains(e1.Limitations, ports.SnapshotLimitation)) // a cold run is not from a snapshot
+		is.True(slices.Contains(e2.Limitations, ports.SnapshotLimitation))  // the warm one says so
+		is.True(e1.EvidenceID != e2.EvidenceID)
 		is.Equal(len(h.roots()), 0)
 	})
 	t.Run("timeout", func(t *testing.T) {

@@ -24,7 +24,7 @@ func namerOf(ctx context.Context, c *core.Call) analystNamer {
 }
 
 // item is procedureItemOf with the analyst's name, if any, as its value.
-func (n analystNamer) item(it procedureItem, addr uint64) procedureItem {
+func (n analystNamer) item(it ProcedureSummary, addr uint64) ProcedureSummary {
 	if name, ok := n.names[addr]; ok {
 		orig := ""
 		if it.Symbol != nil {

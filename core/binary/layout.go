@@ -106,8 +106,9 @@ type (
 		Address string `json:"address"`
 		Size    string `json:"size"`
 	}
-	// layoutResult is inspect_binary_layout's complete normalized_result.
-	layoutResult struct {
+	// InspectBinaryLayoutResult is inspect_binary_layout's complete
+	// normalized_result (detail "summary" gives its summary view instead).
+	InspectBinaryLayoutResult struct {
 		Artifact struct {
 			Path   string `json:"path"`
 			SHA256 string `json:"sha256"`
@@ -214,8 +215,8 @@ func inFileRange(in bool, off, size uint64) *layoutRange {
 }
 
 // newLayoutResult turns the raw layout into the normalized result.
-func newLayoutResult(l *ports.Layout, path, sha string, size int64) *layoutResult {
-	r := &layoutResult{Format: l.Format, ImageType: l.ImageType}
+func newLayoutResult(l *ports.Layout, path, sha string, size int64) *InspectBinaryLayoutResult {
+	r := &InspectBinaryLayoutResult{Format: l.Format, ImageType: l.ImageType}
 	r.Artifact.Path, r.Artifact.SHA256, r.Artifact.Bytes = path, sha, core.Hex(uint64(size))
 	r.Architecture.Machine, r.Architecture.Bits, r.Architecture.ByteOrder = l.Machine, l.Bits, l.ByteOrder
 	r.EntryPoint.ReportedValue, r.EntryPoint.ExecutionStatus = core.Hex(l.Entry), "unknown"
@@ -389,7 +390,11 @@ func layoutReader(c *core.Call) (ports.LayoutReader, ports.ProviderInfo, error) 
 
 func handleInspectBinaryLayout(ctx context.Context, c *core.Call) (any, error) {
 	const op = "inspect_binary_layout"
-	path := filepath.Clean(c.Args["path"].(string))
+	in, err := core.Input[InspectBinaryLayoutInput](c)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Clean(in.Path)
 	lr, info, err := layoutReader(c)
 	if err != nil {
 		return nil, err
@@ -426,12 +431,12 @@ func handleInspectBinaryLayout(ctx context.Context, c *core.Call) (any, error) {
 	arch := "x86_64"
 	subj := core.NewSubject(path, sha, "elf", arch)
 	complete := &core.Observation{Result: res, Subject: subj, Provider: &prov, Limitations: res.Limitations}
-	if d, _ := c.Args["detail"].(string); d != "summary" {
+	if in.Detail != "summary" {
 		return complete, nil
 	}
 	// Summary: retain the complete Evidence (as a complete call would have
 	// made it), then return its summary view.
-	params := map[string]any{"path": c.Args["path"], "detail": "complete"}
+	params := map[string]any{"path": in.Path, "detail": "complete"}
 	parent, err := c.SealAs(op, params, complete)
 	if err != nil {
 		return nil, err

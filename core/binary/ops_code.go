@@ -1,6 +1,7 @@
 package binary
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -46,30 +47,13 @@ const addressProp = `"address": {"type":"string","pattern":"` + addressPattern +
 // sub_<address>).
 const procRefSchema = `{"type":"object","additionalProperties":false,"required":["address","name"],"properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"}}}`
 
-type procRef struct {
-	Address string `json:"address"`
-	Name    string `json:"name"`
-}
-
-// instructionItem is one instruction as the code tools report it.
-type instructionItem struct {
-	Address  string  `json:"address"`
-	Bytes    string  `json:"bytes"`
-	Length   int     `json:"length"`
-	Mnemonic string  `json:"mnemonic"`
-	Operands string  `json:"operands"`
-	Text     string  `json:"text"`
-	Flow     string  `json:"flow"`
-	Target   *string `json:"target"`
-}
-
 const instructionItemSchema = `{"type":"object","additionalProperties":false,"required":["address","bytes","length","mnemonic","operands","text","flow","target"],
  "properties":{"address":{"$ref":"#/$defs/hex"},"bytes":{"type":"string","pattern":"^([0-9a-f]{2})*$"},"length":{"type":"integer","minimum":1},
   "mnemonic":{"type":"string"},"operands":{"type":"string"},"text":{"type":"string"},
   "flow":{"enum":["next","call","jump","branch","return","stop"]},"target":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]}}}`
 
-func instructionItemOf(in ports.Instruction) instructionItem {
-	it := instructionItem{Address: core.Hex(in.Address), Bytes: hex.EncodeToString(in.Bytes), Length: len(in.Bytes),
+func instructionItemOf(in ports.Instruction) ReadFunctionInstructionsResultItem {
+	it := ReadFunctionInstructionsResultItem{Address: core.Hex(in.Address), Bytes: hex.EncodeToString(in.Bytes), Length: len(in.Bytes),
 		Mnemonic: in.Mnemonic, Operands: in.Operands, Text: in.Text, Flow: string(in.Flow)}
 	if it.Flow == "" {
 		it.Flow = "next"
@@ -100,8 +84,10 @@ type codeView struct {
 	analyst analystNamer
 }
 
-func codeViewOf(ctx context.Context, c *core.Call) (*codeView, error) {
-	if err := checkDocument(ctx, c); err != nil {
+// codeViewOf builds the code view of the document named doc (the
+// "document" argument; empty for the current one).
+func codeViewOf(ctx context.Context, c *core.Call, doc string) (*codeView, error) {
+	if err := checkDocument(ctx, c, doc); err != nil {
 		return nil, err
 	}
 	a, _, _ := c.Bound()
@@ -157,12 +143,12 @@ func orUnknown(s string) string {
 func (v *codeView) value(i int) string { return v.item(i).Value }
 
 // item is the procedure's list item, under the analyst's name if any.
-func (v *codeView) item(i int) procedureItem {
+func (v *codeView) item(i int) ProcedureSummary {
 	return v.analyst.item(procedureItemOf(v.procs[i]), v.procs[i].Address)
 }
 
-func (v *codeView) ref(i int) procRef {
-	return procRef{Address: core.Hex(v.procs[i].Address), Name: v.value(i)}
+func (v *codeView) ref(i int) ProcedureRef {
+	return ProcedureRef{Address: core.Hex(v.procs[i].Address), Name: v.value(i)}
 }
 
 // startIndex finds the procedure starting at addr.
@@ -183,23 +169,19 @@ func (v *codeView) containing(addr uint64) (int, bool) {
 	return -1, false
 }
 
-// resolve selects the procedure an argument names: an exact name, else an
-// address that starts or lies inside a procedure.
-// procedureArg builds the code view and resolves the "procedure" argument.
-func procedureArg(ctx context.Context, c *core.Call) (*codeView, int, error) {
-	v, err := codeViewOf(ctx, c)
+// procedureArg builds the code view of document doc and resolves proc, the
+// "procedure" argument.
+func procedureArg(ctx context.Context, c *core.Call, doc, proc string) (*codeView, int, error) {
+	v, err := codeViewOf(ctx, c, doc)
 	if err != nil {
 		return nil, 0, err
 	}
-	i, err := v.resolve("procedure")
+	i, err := v.resolveValue(proc, []any{"procedure"})
 	return v, i, err
 }
 
-func (v *codeView) resolve(name string) (int, error) {
-	s, _ := core.StringArg(v.c.Args, name)
-	return v.resolveValue(s, []any{name})
-}
-
+// resolveValue selects the procedure s names (the argument at path): an
+// exact name, else an address that starts or lies inside a procedure.
 func (v *codeView) resolveValue(s string, path []any) (int, error) {
 	if a, ok := v.analyst.lookup(s); ok {
 		if i, ok := v.startIndex(a); ok {
@@ -312,27 +294,14 @@ func (v *codeView) refsTo(ctx context.Context, start, end uint64) ([]ports.Refer
 	return r, codeError(v.c, err)
 }
 
-// referenceItem is one cross-reference as the code tools report it.
-type referenceItem struct {
-	From          string   `json:"from"`
-	FromProcedure *procRef `json:"from_procedure"`
-	To            *string  `json:"to"`
-	ToName        *string  `json:"to_name"`
-	Kind          string   `json:"kind"`
-	Unresolved    bool     `json:"unresolved"`
-	Operand       *string  `json:"operand"`
-	Slot          *string  `json:"slot"`
-	SlotName      *string  `json:"slot_name"`
-}
-
 const referenceItemSchema = `{"type":"object","additionalProperties":false,"required":["from","from_procedure","to","to_name","kind","unresolved","operand","slot","slot_name"],
  "properties":{"from":{"$ref":"#/$defs/hex"},"from_procedure":{"anyOf":[{"type":"null"},` + procRefSchema + `]},
   "to":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"to_name":{"type":["string","null"]},
   "kind":{"enum":["call","jump","read","write","address"]},"unresolved":{"type":"boolean","description":"An indirect call or jump whose target is unknown; reported, never dropped."},
   "operand":{"type":["string","null"]},"slot":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"slot_name":{"type":["string","null"]}}}`
 
-func (v *codeView) referenceItemOf(r ports.Reference) referenceItem {
-	it := referenceItem{From: core.Hex(r.From), Kind: r.Kind, Unresolved: r.Unresolved}
+func (v *codeView) referenceItemOf(r ports.Reference) ProcedureReferencesResultItemReference {
+	it := ProcedureReferencesResultItemReference{From: core.Hex(r.From), Kind: r.Kind, Unresolved: r.Unresolved}
 	if i, ok := v.containing(r.From); ok {
 		ref := v.ref(i)
 		it.FromProcedure = &ref
@@ -355,30 +324,10 @@ func (v *codeView) referenceItemOf(r ports.Reference) referenceItem {
 	return it
 }
 
-// calleeItem is one procedure called (or tail-called) by another.
-type calleeItem struct {
-	Address   string   `json:"address"`
-	Name      string   `json:"name"`
-	Kind      string   `json:"kind"`
-	Procedure bool     `json:"procedure"`
-	External  bool     `json:"external"`
-	Thunk     bool     `json:"thunk"`
-	CallSites []string `json:"call_sites"`
-}
-
 const calleeItemSchema = `{"type":"object","additionalProperties":false,"required":["address","name","kind","procedure","external","thunk","call_sites"],
  "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"kind":{"enum":["call","tail-call"]},
   "procedure":{"type":"boolean","description":"The target is the start of a known procedure."},"external":{"type":"boolean"},"thunk":{"type":"boolean"},
   "call_sites":{"type":"array","items":{"$ref":"#/$defs/hex"}}}}`
-
-// unresolvedItem is an indirect call or jump whose target is unknown.
-type unresolvedItem struct {
-	From     string  `json:"from"`
-	Kind     string  `json:"kind"`
-	Operand  string  `json:"operand"`
-	Slot     *string `json:"slot"`
-	SlotName *string `json:"slot_name"`
-}
 
 const unresolvedItemSchema = `{"type":"object","additionalProperties":false,"required":["from","kind","operand","slot","slot_name"],
  "properties":{"from":{"$ref":"#/$defs/hex"},"kind":{"enum":["call","jump"]},"operand":{"type":"string"},
@@ -387,15 +336,15 @@ const unresolvedItemSchema = `{"type":"object","additionalProperties":false,"req
 // callees lists what procedure i calls and tail-calls, and its unresolved
 // indirect transfers (indirect jumps inside the procedure that a jump table
 // explains are not calls and are not listed).
-func (v *codeView) callees(ctx context.Context, i int) ([]calleeItem, []unresolvedItem, error) {
+func (v *codeView) callees(ctx context.Context, i int) ([]ProcedureCalleesResultItem, []ProcedureCalleesResultUnresolvedItem, error) {
 	r := v.ranges[i]
 	refs, err := v.refsFrom(ctx, r.Start, max(r.End, r.Start+1))
 	if err != nil {
 		return nil, nil, err
 	}
 	byTarget := map[uint64]int{}
-	var out []calleeItem
-	var unresolved []unresolvedItem
+	var out []ProcedureCalleesResultItem
+	var unresolved []ProcedureCalleesResultUnresolvedItem
 	jumpTables := map[uint64]bool{} // jumps with resolved targets inside the procedure
 	for _, x := range refs {
 		if x.Kind == ports.RefJump && !x.Unresolved && x.To >= r.Start && x.To < r.End {
@@ -407,7 +356,7 @@ func (v *codeView) callees(ctx context.Context, i int) ([]calleeItem, []unresolv
 			if x.Kind != ports.RefCall && x.Kind != ports.RefJump {
 				continue
 			}
-			u := unresolvedItem{From: core.Hex(x.From), Kind: x.Kind, Operand: x.Operand}
+			u := ProcedureCalleesResultUnresolvedItem{From: core.Hex(x.From), Kind: x.Kind, Operand: x.Operand}
 			if x.Slot != 0 {
 				s := core.Hex(x.Slot)
 				u.Slot, u.SlotName = &s, core.OptString(v.nameAt(x.Slot))
@@ -426,7 +375,7 @@ func (v *codeView) callees(ctx context.Context, i int) ([]calleeItem, []unresolv
 		}
 		k, ok := byTarget[x.To]
 		if !ok {
-			it := calleeItem{Address: core.Hex(x.To), Name: v.nameAt(x.To), Kind: kind, CallSites: []string{}}
+			it := ProcedureCalleesResultItem{Address: core.Hex(x.To), Name: v.nameAt(x.To), Kind: kind, CallSites: []string{}}
 			if j, ok := v.startIndex(x.To); ok {
 				it.Procedure, it.External, it.Thunk = true, v.procs[j].External, v.procs[j].Thunk
 			}
@@ -447,26 +396,19 @@ func (v *codeView) callees(ctx context.Context, i int) ([]calleeItem, []unresolv
 	return out, unresolved, nil
 }
 
-// callerItem is one procedure that calls (or tail-calls) another.
-type callerItem struct {
-	Procedure *procRef `json:"procedure"`
-	Kind      string   `json:"kind"`
-	CallSites []string `json:"call_sites"`
-}
-
 const callerItemSchema = `{"type":"object","additionalProperties":false,"required":["procedure","kind","call_sites"],
  "properties":{"procedure":{"anyOf":[{"type":"null"},` + procRefSchema + `],"description":"The calling procedure; null when the call site is in no known procedure."},
   "kind":{"enum":["call","tail-call"]},"call_sites":{"type":"array","items":{"$ref":"#/$defs/hex"}}}}`
 
 // callers lists the procedures that call or tail-call procedure i.
-func (v *codeView) callers(ctx context.Context, i int) ([]callerItem, error) {
+func (v *codeView) callers(ctx context.Context, i int) ([]ProcedureCallersResultItem, error) {
 	r := v.ranges[i]
 	refs, err := v.refsTo(ctx, r.Start, r.Start+1)
 	if err != nil {
 		return nil, err
 	}
 	byCaller := map[int]int{}
-	var out []callerItem
+	var out []ProcedureCallersResultItem
 	for _, x := range refs {
 		kind := ""
 		j, in := v.containing(x.From)
@@ -484,7 +426,7 @@ func (v *codeView) callers(ctx context.Context, i int) ([]callerItem, error) {
 		}
 		k, ok := byCaller[key]
 		if !ok {
-			it := callerItem{Kind: kind, CallSites: []string{}}
+			it := ProcedureCallersResultItem{Kind: kind, CallSites: []string{}}
 			if in {
 				ref := v.ref(j)
 				it.Procedure = &ref
@@ -518,7 +460,11 @@ func opProcedureInfo() *core.Operation {
   "truncated":{"type":"boolean"},"caller_count":{"type":"integer","minimum":0},"callee_count":{"type":"integer","minimum":0},"unresolved_transfer_count":{"type":"integer","minimum":0}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`), json.RawMessage(`{"procedure":"0x401000"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			v, i, err := procedureArg(ctx, c)
+			in, err := core.Input[ProcedureInfoInput](c)
+			if err != nil {
+				return nil, err
+			}
+			v, i, err := procedureArg(ctx, c, in.Document, in.Procedure)
 			if err != nil {
 				return nil, err
 			}
@@ -540,11 +486,11 @@ func opProcedureInfo() *core.Operation {
 			}
 			r := v.ranges[i]
 			entry := len(docs) > 0 && docs[0].HasEntry && docs[0].Entry == r.Start
-			return &core.Observation{Result: map[string]any{
-				"procedure": v.item(i), "start": core.Hex(r.Start), "end": core.Hex(r.End), "length": core.Hex(r.End - r.Start),
-				"end_source": r.EndSource, "entry_point": entry, "syntax": f.Syntax, "instruction_count": f.InstructionCount,
-				"basic_block_count": len(f.Blocks), "truncated": f.Truncated, "caller_count": len(callers), "callee_count": len(callees),
-				"unresolved_transfer_count": len(unresolved),
+			return &core.Observation{Result: &ProcedureInfoResult{
+				Procedure: v.item(i), Start: core.Hex(r.Start), End: core.Hex(r.End), Length: core.Hex(r.End - r.Start),
+				EndSource: r.EndSource, EntryPoint: entry, Syntax: f.Syntax, InstructionCount: f.InstructionCount,
+				BasicBlockCount: len(f.Blocks), Truncated: f.Truncated, CallerCount: len(callers), CalleeCount: len(callees),
+				UnresolvedTransferCount: len(unresolved),
 			}, Locations: rangeLocation(r)}, nil
 		},
 	}
@@ -568,7 +514,11 @@ func opProcedureAssembly() *core.Operation {
 		Result:   json.RawMessage(`{"type":"string"}`),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			v, i, err := procedureArg(ctx, c)
+			in, err := core.Input[ProcedureInfoInput](c)
+			if err != nil {
+				return nil, err
+			}
+			v, i, err := procedureArg(ctx, c, in.Document, in.Procedure)
 			if err != nil {
 				return nil, err
 			}
@@ -607,16 +557,20 @@ func opReadFunctionInstructions() *core.Operation {
   "next_offset":{"type":["integer","null"]},"has_more":{"type":"boolean"}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`), json.RawMessage(`{"procedure":"main","offset":100,"limit":50}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			v, i, err := procedureArg(ctx, c)
+			in, err := core.Input[ReadFunctionInstructionsInput](c)
 			if err != nil {
 				return nil, err
 			}
-			offset, limit := core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", defaultPageLimit)
+			v, i, err := procedureArg(ctx, c, in.Document, in.Procedure)
+			if err != nil {
+				return nil, err
+			}
+			offset, limit := deref(in.Offset, 0), deref(in.Limit, defaultPageLimit)
 			f, err := v.function(ctx, i, min(offset+limit, 1<<30))
 			if err != nil {
 				return nil, err
 			}
-			items := make([]instructionItem, len(f.Instructions))
+			items := make([]ReadFunctionInstructionsResultItem, len(f.Instructions))
 			for k, in := range f.Instructions {
 				items[k] = instructionItemOf(in)
 			}
@@ -629,8 +583,8 @@ func opReadFunctionInstructions() *core.Operation {
 			if f.Truncated {
 				lim = append(lim, "The provider stopped decoding this procedure at its instruction cap; total counts the decoded part.")
 			}
-			return &core.Observation{Result: map[string]any{"procedure": v.ref(i), "syntax": f.Syntax, "items": page.Items, "offset": page.Offset,
-				"limit": page.Limit, "total": page.Total, "next_offset": page.NextOffset, "has_more": page.HasMore},
+			return &core.Observation{Result: &ReadFunctionInstructionsResult{Procedure: v.ref(i), Syntax: f.Syntax, Items: page.Items, Offset: page.Offset,
+				Limit: page.Limit, Total: page.Total, NextOffset: page.NextOffset, HasMore: page.HasMore},
 				Limitations: lim, Locations: rangeLocation(v.ranges[i])}, nil
 		},
 	}
@@ -649,7 +603,11 @@ func opProcedureCallers() *core.Operation {
  "properties":{"procedure":` + procRefSchema + `,"items":{"type":"array","items":` + callerItemSchema + `},"total":{"type":"integer","minimum":0},"truncated":{"type":"boolean"}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"puts@plt"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			v, i, err := procedureArg(ctx, c)
+			in, err := core.Input[ProcedureInfoInput](c)
+			if err != nil {
+				return nil, err
+			}
+			v, i, err := procedureArg(ctx, c, in.Document, in.Procedure)
 			if err != nil {
 				return nil, err
 			}
@@ -659,7 +617,7 @@ func opProcedureCallers() *core.Operation {
 			}
 			total := len(items)
 			items = items[:min(total, maxCallList)]
-			return &core.Observation{Result: map[string]any{"procedure": v.ref(i), "items": core.NonNil(items), "total": total, "truncated": total > len(items)},
+			return &core.Observation{Result: &ProcedureCallersResult{Procedure: v.ref(i), Items: core.NonNil(items), Total: total, Truncated: total > len(items)},
 				Locations: rangeLocation(v.ranges[i])}, nil
 		},
 	}
@@ -677,7 +635,11 @@ func opProcedureCallees() *core.Operation {
   "unresolved":{"type":"array","items":` + unresolvedItemSchema + `}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			v, i, err := procedureArg(ctx, c)
+			in, err := core.Input[ProcedureInfoInput](c)
+			if err != nil {
+				return nil, err
+			}
+			v, i, err := procedureArg(ctx, c, in.Document, in.Procedure)
 			if err != nil {
 				return nil, err
 			}
@@ -688,8 +650,8 @@ func opProcedureCallees() *core.Operation {
 			total := len(items)
 			items = items[:min(total, maxCallList)]
 			unresolved = unresolved[:min(len(unresolved), maxCallList)]
-			return &core.Observation{Result: map[string]any{"procedure": v.ref(i), "items": core.NonNil(items), "total": total,
-				"truncated": total > len(items), "unresolved": core.NonNil(unresolved)}, Locations: rangeLocation(v.ranges[i])}, nil
+			return &core.Observation{Result: &ProcedureCalleesResult{Procedure: v.ref(i), Items: core.NonNil(items), Total: total,
+				Truncated: total > len(items), Unresolved: core.NonNil(unresolved)}, Locations: rangeLocation(v.ranges[i])}, nil
 		},
 	}
 }
@@ -713,27 +675,27 @@ func opProcedureReferences() *core.Operation {
   "next_offset":{"type":["integer","null"]},"has_more":{"type":"boolean"}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`), json.RawMessage(`{"procedure":"main","direction":"incoming","limit":20}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			v, i, err := procedureArg(ctx, c)
+			in, err := core.Input[ProcedureReferencesInput](c)
 			if err != nil {
 				return nil, err
 			}
-			dir, _ := core.StringArg(c.Args, "direction")
-			r := v.ranges[i]
-			type dirRef struct {
-				Direction string        `json:"direction"`
-				Reference referenceItem `json:"reference"`
+			v, i, err := procedureArg(ctx, c, in.Document, in.Procedure)
+			if err != nil {
+				return nil, err
 			}
-			var items []dirRef
-			scan := map[string]any{"scanned": 0, "truncated": false}
+			dir := in.Direction
+			r := v.ranges[i]
+			var items []ProcedureReferencesResultItem
+			var scan ProcedureReferencesResultInstructionScan
 			if dir != "incoming" {
 				end := max(r.End, r.Start+1)
-				f, err := v.function(ctx, i, core.IntArg(c.Args, "max_instructions", 100000))
+				f, err := v.function(ctx, i, cmp.Or(in.MaxInstructions, 100000))
 				if err != nil {
 					return nil, err
 				}
-				scan["scanned"] = len(f.Instructions)
+				scan.Scanned = len(f.Instructions)
 				if len(f.Instructions) < f.InstructionCount {
-					scan["truncated"] = true
+					scan.Truncated = true
 					last := f.Instructions[len(f.Instructions)-1]
 					end = last.Address + uint64(max(len(last.Bytes), 1))
 				}
@@ -742,31 +704,31 @@ func opProcedureReferences() *core.Operation {
 					return nil, err
 				}
 				for _, x := range out {
-					items = append(items, dirRef{"outgoing", v.referenceItemOf(x)})
+					items = append(items, ProcedureReferencesResultItem{"outgoing", v.referenceItemOf(x)})
 				}
 			}
 			if dir != "outgoing" {
-				in, err := v.refsTo(ctx, r.Start, r.Start+1)
+				refs, err := v.refsTo(ctx, r.Start, r.Start+1)
 				if err != nil {
 					return nil, err
 				}
-				for _, x := range in {
-					items = append(items, dirRef{"incoming", v.referenceItemOf(x)})
+				for _, x := range refs {
+					items = append(items, ProcedureReferencesResultItem{"incoming", v.referenceItemOf(x)})
 				}
 			}
-			page := paginate(core.NonNil(items), core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", defaultPageLimit))
-			return &core.Observation{Result: map[string]any{"procedure": v.ref(i), "direction": dir, "instruction_scan": scan,
-				"items": page.Items, "offset": page.Offset, "limit": page.Limit, "total": page.Total, "next_offset": page.NextOffset, "has_more": page.HasMore},
+			page := paginate(core.NonNil(items), deref(in.Offset, 0), deref(in.Limit, defaultPageLimit))
+			return &core.Observation{Result: &ProcedureReferencesResult{Procedure: v.ref(i), Direction: dir, InstructionScan: scan,
+				Items: page.Items, Offset: page.Offset, Limit: page.Limit, Total: page.Total, NextOffset: page.NextOffset, HasMore: page.HasMore},
 				Locations: rangeLocation(r)}, nil
 		},
 	}
 }
 
-// defaultAddress is the address argument, or the entry point when absent
-// (there is no session cursor).
-func defaultAddress(ctx context.Context, c *core.Call) (uint64, error) {
-	if _, ok := c.Args["address"]; ok {
-		return addressArg(c.Op.Name, c.Args, "address")
+// defaultAddress is the address argument, or the entry point when it is
+// absent (empty; there is no session cursor).
+func defaultAddress(ctx context.Context, c *core.Call, address string) (uint64, error) {
+	if address != "" {
+		return addressArg(c.Op.Name, "address", address)
 	}
 	docs, err := documents(ctx, c)
 	if err != nil {
@@ -790,10 +752,14 @@ func opXrefs() *core.Operation {
 		Result:   withHexDefs(json.RawMessage(`{"type":"array","items":{"$ref":"#/$defs/hex"}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"address":"0x1000"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			if err := checkDocument(ctx, c); err != nil {
+			in, err := core.Input[XrefsInput](c)
+			if err != nil {
 				return nil, err
 			}
-			at, err := defaultAddress(ctx, c)
+			if err := checkDocument(ctx, c, in.Document); err != nil {
+				return nil, err
+			}
+			at, err := defaultAddress(ctx, c, in.Address)
 			if err != nil {
 				return nil, err
 			}
@@ -836,11 +802,15 @@ func opResolveContainingProcedure() *core.Operation {
   "start":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"end":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"offset":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"address":"0x1000"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			v, err := codeViewOf(ctx, c)
+			in, err := core.Input[ResolveContainingProcedureInput](c)
 			if err != nil {
 				return nil, err
 			}
-			at, err := addressArg(c.Op.Name, c.Args, "address")
+			v, err := codeViewOf(ctx, c, in.Document)
+			if err != nil {
+				return nil, err
+			}
+			at, err := addressArg(c.Op.Name, "address", in.Address)
 			if err != nil {
 				return nil, err
 			}
@@ -848,25 +818,24 @@ func opResolveContainingProcedure() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			out := map[string]any{"address": core.Hex(at), "segment": seg.Name, "procedure": nil, "start": nil, "end": nil, "offset": nil}
+			out := &ResolveContainingProcedureResult{Address: core.Hex(at), Segment: seg.Name}
 			if i, ok := v.containing(at); ok {
-				r := v.ranges[i]
-				out["procedure"], out["start"], out["end"], out["offset"] = v.item(i), core.Hex(r.Start), core.Hex(r.End), core.Hex(at-r.Start)
+				r, item := v.ranges[i], v.item(i)
+				start, end, off := core.Hex(r.Start), core.Hex(r.End), core.Hex(at-r.Start)
+				out.Procedure, out.Start, out.End, out.Offset = &item, &start, &end, &off
 			}
 			return &core.Observation{Result: out, Locations: []core.Location{{Kind: "address", Address: core.Hex(at)}}}, nil
 		},
 	}
 }
 
-// segmentOf finds the section (or segment) mapping an address; an address
-// outside every one is invalid_request.
-// addressedSegment checks the document, parses the "address" argument and
-// finds the segment that maps it.
-func addressedSegment(ctx context.Context, c *core.Call) (uint64, ports.Segment, error) {
-	if err := checkDocument(ctx, c); err != nil {
+// addressedSegment checks the document doc, parses address (the "address"
+// argument) and finds the segment that maps it.
+func addressedSegment(ctx context.Context, c *core.Call, doc, address string) (uint64, ports.Segment, error) {
+	if err := checkDocument(ctx, c, doc); err != nil {
 		return 0, ports.Segment{}, err
 	}
-	at, err := addressArg(c.Op.Name, c.Args, "address")
+	at, err := addressArg(c.Op.Name, "address", address)
 	if err != nil {
 		return 0, ports.Segment{}, err
 	}
@@ -874,6 +843,8 @@ func addressedSegment(ctx context.Context, c *core.Call) (uint64, ports.Segment,
 	return at, seg, err
 }
 
+// segmentOf finds the section (or segment) mapping an address; an address
+// outside every one is invalid_request.
 func segmentOf(ctx context.Context, c *core.Call, at uint64) (ports.Segment, error) {
 	sl, err := analysisFor[ports.SegmentLister](c)
 	if err != nil {
@@ -916,11 +887,15 @@ func opReadBytes() *core.Operation {
   "bytes":{"type":"string","pattern":"^([0-9a-f]{2})*$"},"segment":{"type":"string"},"file_offset":{"$ref":"#/$defs/hex"},"truncated":{"type":"boolean"}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"address":"0x1000"}`), json.RawMessage(`{"address":"0x401000","length":16}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			at, seg, err := addressedSegment(ctx, c)
+			in, err := core.Input[ReadBytesInput](c)
 			if err != nil {
 				return nil, err
 			}
-			n := core.IntArg(c.Args, "length", defaultReadBytes)
+			at, seg, err := addressedSegment(ctx, c, in.Document, in.Address)
+			if err != nil {
+				return nil, err
+			}
+			n := deref(in.Length, defaultReadBytes)
 			br, err := analysisFor[ports.ByteReader](c)
 			if err != nil {
 				return nil, err
@@ -935,8 +910,8 @@ func opReadBytes() *core.Operation {
 			}
 			b = b[:min(len(b), n)]
 			off := core.Hex(seg.FileOffset + (at - seg.Start))
-			return &core.Observation{Result: map[string]any{"address": core.Hex(at), "length": len(b), "requested": n, "bytes": hex.EncodeToString(b),
-				"segment": seg.Name, "file_offset": off, "truncated": len(b) < n},
+			return &core.Observation{Result: &ReadBytesResult{Address: core.Hex(at), Length: len(b), Requested: n, Bytes: hex.EncodeToString(b),
+				Segment: seg.Name, FileOffset: off, Truncated: len(b) < n},
 				Locations: []core.Location{{Kind: "address-range", Start: core.Hex(at), End: core.Hex(at + uint64(len(b)))}}}, nil
 		},
 	}
@@ -953,21 +928,26 @@ func opAddressToFileOffset() *core.Operation {
   "file_offset":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"in_file":{"type":"boolean"}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"address":"0x1000"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			at, seg, err := addressedSegment(ctx, c)
+			args, err := core.Input[AddressToFileOffsetInput](c)
 			if err != nil {
 				return nil, err
 			}
-			var off any
+			at, seg, err := addressedSegment(ctx, c, args.Document, args.Address)
+			if err != nil {
+				return nil, err
+			}
+			var off *string
 			in := at-seg.Start < seg.FileSize
 			if in {
-				off = core.Hex(seg.FileOffset + (at - seg.Start))
+				h := core.Hex(seg.FileOffset + (at - seg.Start))
+				off = &h
 			}
 			loc := []core.Location{{Kind: "address", Address: core.Hex(at)}}
 			if in {
 				o := int64(seg.FileOffset + (at - seg.Start))
 				loc = append(loc, core.Location{Kind: "file-offset", Offset: &o})
 			}
-			return &core.Observation{Result: map[string]any{"address": core.Hex(at), "segment": seg.Name, "segment_start": core.Hex(seg.Start), "file_offset": off, "in_file": in},
+			return &core.Observation{Result: &AddressToFileOffsetResult{Address: core.Hex(at), Segment: seg.Name, SegmentStart: core.Hex(seg.Start), FileOffset: off, InFile: in},
 				Locations: loc}, nil
 		},
 	}
@@ -991,10 +971,14 @@ func opStepAddress(name string) *core.Operation {
  "properties":{"address":{"$ref":"#/$defs/hex"},"` + field + `":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"unit":{"enum":["instruction","byte"]},"segment":{"type":"string"}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"address":"0x1000"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			if err := checkDocument(ctx, c); err != nil {
+			in, err := core.Input[NextAddressInput](c)
+			if err != nil {
 				return nil, err
 			}
-			at, err := defaultAddress(ctx, c)
+			if err := checkDocument(ctx, c, in.Document); err != nil {
+				return nil, err
+			}
+			at, err := defaultAddress(ctx, c, in.Address)
 			if err != nil {
 				return nil, err
 			}
@@ -1002,56 +986,69 @@ func opStepAddress(name string) *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			out := map[string]any{"address": core.Hex(at), field: nil, "unit": "byte", "segment": seg.Name}
-			if !seg.Perms.Execute || seg.FileSize == 0 {
-				switch {
-				case forward && at < ^uint64(0):
-					out[field] = core.Hex(at + 1)
-				case !forward && at > 0:
-					out[field] = core.Hex(at - 1)
-				}
-				return &core.Observation{Result: out, Locations: []core.Location{{Kind: "address", Address: core.Hex(at)}}}, nil
-			}
-			out["unit"] = "instruction"
-			d, err := analysisFor[ports.Disassembler](c)
+			step, unit, err := stepAddress(ctx, c, in.Document, at, seg, forward)
 			if err != nil {
 				return nil, err
 			}
+			loc := []core.Location{{Kind: "address", Address: core.Hex(at)}}
 			if forward {
-				dis, err := d.Disassemble(ctx, ports.DisassembleRequest{Address: at, MaxInstructions: 1})
-				if err != nil {
-					return nil, codeError(c, err)
-				}
-				if len(dis.Instructions) > 0 {
-					out[field] = core.Hex(at + uint64(max(len(dis.Instructions[0].Bytes), 1)))
-				}
-				return &core.Observation{Result: out, Locations: []core.Location{{Kind: "address", Address: core.Hex(at)}}}, nil
+				return &core.Observation{Result: &NextAddressResult{Address: core.Hex(at), NextAddress: step, Unit: unit, Segment: seg.Name}, Locations: loc}, nil
 			}
-			// Backwards: sweep from the containing procedure's start (or a
-			// bounded window before the address) and take the instruction
-			// that ends at or spans the address.
-			v, err := codeViewOf(ctx, c)
-			if err != nil {
-				return nil, err
-			}
-			from := max(seg.Start, at-min(at, 64))
-			if at > 0 {
-				if i, ok := v.containing(at - 1); ok && at-v.ranges[i].Start <= 1<<20 && v.ranges[i].Start >= seg.Start {
-					from = v.ranges[i].Start
-				}
-			}
-			if from < at {
-				dis, err := d.Disassemble(ctx, ports.DisassembleRequest{Address: from, End: at, MaxInstructions: 100000})
-				if err != nil {
-					return nil, codeError(c, err)
-				}
-				if n := len(dis.Instructions); n > 0 {
-					out[field] = core.Hex(dis.Instructions[n-1].Address)
-				}
-			}
-			return &core.Observation{Result: out, Locations: []core.Location{{Kind: "address", Address: core.Hex(at)}}}, nil
+			return &core.Observation{Result: &PrevAddressResult{Address: core.Hex(at), PreviousAddress: step, Unit: unit, Segment: seg.Name}, Locations: loc}, nil
 		},
 	}
+}
+
+// stepAddress is the address after (forward) or before at in segment seg,
+// or nil at the edge of the address space, and its unit.
+func stepAddress(ctx context.Context, c *core.Call, doc string, at uint64, seg ports.Segment, forward bool) (*string, string, error) {
+	hex := func(a uint64) *string { h := core.Hex(a); return &h }
+	if !seg.Perms.Execute || seg.FileSize == 0 {
+		switch {
+		case forward && at < ^uint64(0):
+			return hex(at + 1), "byte", nil
+		case !forward && at > 0:
+			return hex(at - 1), "byte", nil
+		}
+		return nil, "byte", nil
+	}
+	d, err := analysisFor[ports.Disassembler](c)
+	if err != nil {
+		return nil, "", err
+	}
+	if forward {
+		dis, err := d.Disassemble(ctx, ports.DisassembleRequest{Address: at, MaxInstructions: 1})
+		if err != nil {
+			return nil, "", codeError(c, err)
+		}
+		if len(dis.Instructions) > 0 {
+			return hex(at + uint64(max(len(dis.Instructions[0].Bytes), 1))), "instruction", nil
+		}
+		return nil, "instruction", nil
+	}
+	// Backwards: sweep from the containing procedure's start (or a
+	// bounded window before the address) and take the instruction
+	// that ends at or spans the address.
+	v, err := codeViewOf(ctx, c, doc)
+	if err != nil {
+		return nil, "", err
+	}
+	from := max(seg.Start, at-min(at, 64))
+	if at > 0 {
+		if i, ok := v.containing(at - 1); ok && at-v.ranges[i].Start <= 1<<20 && v.ranges[i].Start >= seg.Start {
+			from = v.ranges[i].Start
+		}
+	}
+	if from < at {
+		dis, err := d.Disassemble(ctx, ports.DisassembleRequest{Address: from, End: at, MaxInstructions: 100000})
+		if err != nil {
+			return nil, "", codeError(c, err)
+		}
+		if n := len(dis.Instructions); n > 0 {
+			return hex(dis.Instructions[n-1].Address), "instruction", nil
+		}
+	}
+	return nil, "instruction", nil
 }
 
 // noDecompilerAdvice is what to use instead of pseudo-code when no
@@ -1084,7 +1081,11 @@ func opProcedurePseudoCode() *core.Operation {
 		Result:   json.RawMessage(`{"type":["string","null"]}`),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			v, i, err := procedureArg(ctx, c)
+			in, err := core.Input[ProcedureInfoInput](c)
+			if err != nil {
+				return nil, err
+			}
+			v, i, err := procedureArg(ctx, c, in.Document, in.Procedure)
 			if err != nil {
 				return nil, err
 			}
@@ -1097,11 +1098,7 @@ func opProcedurePseudoCode() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			var text any
-			if p.Text != "" {
-				text = p.Text
-			}
-			return &core.Observation{Result: text, Locations: rangeLocation(v.ranges[i])}, nil
+			return &core.Observation{Result: core.OptString(p.Text), Locations: rangeLocation(v.ranges[i])}, nil
 		},
 	}
 }

@@ -1,6 +1,7 @@
 package binary
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -76,13 +77,16 @@ func paginate[T any](all []T, offset, limit int) Page[T] {
 	return p
 }
 
-func boolArg(args map[string]any, name string) bool {
-	v, _ := args[name].(bool)
-	return v
+// deref is *p, or def when p is nil.
+func deref[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
 }
 
-func addressArg(op string, args map[string]any, name string) (uint64, error) {
-	s, _ := args[name].(string)
+// addressArg parses the address argument name, whose value is s.
+func addressArg(op, name, s string) (uint64, error) {
 	a, err := core.ParseHex(s)
 	if err != nil {
 		return 0, core.InvalidRequest(op, core.Issue{Path: []any{name}, Reason: core.ReasonInvalidFormat, Message: "not a hex (0x...) or decimal address", Expected: "0x hex or decimal"})
@@ -90,12 +94,13 @@ func addressArg(op string, args map[string]any, name string) (uint64, error) {
 	return a, nil
 }
 
-// addressFilter keeps everything, or only the optional "address" argument.
-func addressFilter(c *core.Call) (func(uint64) bool, error) {
-	if _, ok := c.Args["address"]; !ok {
+// addressFilter keeps everything, or only the optional "address" argument
+// (address, when not empty).
+func addressFilter(c *core.Call, address string) (func(uint64) bool, error) {
+	if address == "" {
 		return func(uint64) bool { return true }, nil
 	}
-	at, err := addressArg(c.Op.Name, c.Args, "address")
+	at, err := addressArg(c.Op.Name, "address", address)
 	if err != nil {
 		return nil, err
 	}
@@ -114,10 +119,10 @@ func analysisFor[T any](c *core.Call) (T, error) {
 	return v, nil
 }
 
-// checkDocument rejects a document name the analysis does not have.
-func checkDocument(ctx context.Context, c *core.Call) error {
-	name, ok := core.StringArg(c.Args, "document")
-	if !ok {
+// checkDocument rejects a document name (the "document" argument, empty
+// when absent) the analysis does not have.
+func checkDocument(ctx context.Context, c *core.Call, name string) error {
+	if name == "" {
 		return nil
 	}
 	docs, err := documents(ctx, c)
@@ -171,14 +176,6 @@ func contentNamed(docs []ports.Document, base string) []ports.Document {
 	return out
 }
 
-type documentItem struct {
-	Name         string  `json:"name"`
-	Format       string  `json:"format"`
-	Architecture *string `json:"architecture"`
-	Entry        *string `json:"entry"`
-	Current      bool    `json:"current"`
-}
-
 func opListDocuments() *core.Operation {
 	return &core.Operation{
 		Name: "list_documents", Title: "List Documents", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
@@ -194,34 +191,17 @@ func opListDocuments() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			items := make([]documentItem, len(docs))
+			out := &ListDocumentsResult{Items: make([]ListDocumentsResultItem, len(docs)), Total: len(docs)}
 			for i, d := range docs {
-				items[i] = documentItem{Name: d.Name, Format: d.Format, Architecture: core.OptString(d.Architecture), Current: i == 0}
+				out.Items[i] = ListDocumentsResultItem{Name: d.Name, Format: d.Format, Architecture: core.OptString(d.Architecture), Current: i == 0}
 				if d.HasEntry {
 					h := core.Hex(d.Entry)
-					items[i].Entry = &h
+					out.Items[i].Entry = &h
 				}
 			}
-			return &core.Observation{Result: map[string]any{"items": items, "total": len(items)}}, nil
+			return &core.Observation{Result: out}, nil
 		},
 	}
-}
-
-type segmentItem struct {
-	Name        string      `json:"name"`
-	Kind        string      `json:"kind"`
-	Start       string      `json:"start"`
-	End         string      `json:"end"`
-	Length      string      `json:"length"`
-	FileOffset  string      `json:"file_offset"`
-	FileSize    string      `json:"file_size"`
-	Permissions permissions `json:"permissions"`
-}
-
-type permissions struct {
-	Read    bool `json:"read"`
-	Write   bool `json:"write"`
-	Execute bool `json:"execute"`
 }
 
 const segmentItemSchema = `{"type":"object","additionalProperties":false,"required":["name","kind","start","end","length","file_offset","file_size","permissions"],
@@ -231,11 +211,11 @@ const segmentItemSchema = `{"type":"object","additionalProperties":false,"requir
 
 const hexDef = `"$defs":{"hex":{"type":"string","pattern":"^0x(0|[1-9a-f][0-9a-f]{0,15})$"}}`
 
-func segmentItems(segs []ports.Segment) []segmentItem {
-	out := make([]segmentItem, len(segs))
+func segmentItems(segs []ports.Segment) []ListSegmentsResultItem {
+	out := make([]ListSegmentsResultItem, len(segs))
 	for i, s := range segs {
-		out[i] = segmentItem{Name: s.Name, Kind: s.Kind, Start: core.Hex(s.Start), End: core.Hex(s.Start + s.Size), Length: core.Hex(s.Size),
-			FileOffset: core.Hex(s.FileOffset), FileSize: core.Hex(s.FileSize), Permissions: permissions{s.Perms.Read, s.Perms.Write, s.Perms.Execute}}
+		out[i] = ListSegmentsResultItem{Name: s.Name, Kind: s.Kind, Start: core.Hex(s.Start), End: core.Hex(s.Start + s.Size), Length: core.Hex(s.Size),
+			FileOffset: core.Hex(s.FileOffset), FileSize: core.Hex(s.FileSize), Permissions: ListSegmentsResultItemPermissions{s.Perms.Read, s.Perms.Write, s.Perms.Execute}}
 	}
 	return out
 }
@@ -250,7 +230,11 @@ func opListSegments() *core.Operation {
  "items":{"type":"array","items":` + segmentItemSchema + `}},` + hexDef + `}`),
 		Examples: []json.RawMessage{json.RawMessage(`{}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			if err := checkDocument(ctx, c); err != nil {
+			in, err := core.Input[ListSegmentsInput](c)
+			if err != nil {
+				return nil, err
+			}
+			if err := checkDocument(ctx, c, in.Document); err != nil {
 				return nil, err
 			}
 			sl, err := analysisFor[ports.SegmentLister](c)
@@ -261,24 +245,9 @@ func opListSegments() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			return &core.Observation{Result: map[string]any{"items": segmentItems(segs), "total": len(segs)}}, nil
+			return &core.Observation{Result: &ListSegmentsResult{Items: segmentItems(segs), Total: len(segs)}}, nil
 		},
 	}
-}
-
-type procedureItem struct {
-	Address   string         `json:"address"`
-	Value     string         `json:"value"`
-	Symbol    *string        `json:"symbol"`
-	Size      *string        `json:"size"`
-	Source    string         `json:"source"`
-	Procedure procedureFacts `json:"procedure"`
-}
-
-type procedureFacts struct {
-	External    bool    `json:"external"`
-	Thunk       bool    `json:"thunk"`
-	ThunkTarget *string `json:"thunk_target"`
 }
 
 const procedureItemSchema = `{"type":"object","additionalProperties":false,"required":["address","value","symbol","size","source","procedure"],
@@ -287,9 +256,9 @@ const procedureItemSchema = `{"type":"object","additionalProperties":false,"requ
   "procedure":{"type":"object","additionalProperties":false,"required":["external","thunk","thunk_target"],
    "properties":{"external":{"type":"boolean"},"thunk":{"type":"boolean"},"thunk_target":{"type":["string","null"]}}}}}`
 
-func procedureItemOf(p ports.Procedure) procedureItem {
-	it := procedureItem{Address: core.Hex(p.Address), Value: p.Name, Source: p.Source,
-		Procedure: procedureFacts{External: p.External, Thunk: p.Thunk, ThunkTarget: core.OptString(p.ThunkTarget)}}
+func procedureItemOf(p ports.Procedure) ProcedureSummary {
+	it := ProcedureSummary{Address: core.Hex(p.Address), Value: p.Name, Source: p.Source,
+		Procedure: ListProceduresResultItemProcedure{External: p.External, Thunk: p.Thunk, ThunkTarget: core.OptString(p.ThunkTarget)}}
 	if p.Name == "" {
 		it.Value = fmt.Sprintf("sub_%x", p.Address)
 	} else {
@@ -320,7 +289,11 @@ func opListProcedures() *core.Operation {
 		Result:   withHexDefs(pageSchema(procedureItemSchema)),
 		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"offset":100,"limit":50}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			if err := checkDocument(ctx, c); err != nil {
+			in, err := core.Input[ListProceduresInput](c)
+			if err != nil {
+				return nil, err
+			}
+			if err := checkDocument(ctx, c, in.Document); err != nil {
 				return nil, err
 			}
 			procs, err := procedures(ctx, c)
@@ -328,7 +301,7 @@ func opListProcedures() *core.Operation {
 				return nil, err
 			}
 			an := namerOf(ctx, c)
-			return &core.Observation{Result: pageOf(procs, core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", defaultPageLimit), func(p ports.Procedure) procedureItem {
+			return &core.Observation{Result: pageOf(procs, deref(in.Offset, 0), deref(in.Limit, defaultPageLimit), func(p ports.Procedure) ProcedureSummary {
 				return an.item(procedureItemOf(p), p.Address)
 			})}, nil
 		},
@@ -338,12 +311,6 @@ func opListProcedures() *core.Operation {
 func withHexDefs(schema json.RawMessage) json.RawMessage {
 	s := strings.TrimSpace(string(schema))
 	return json.RawMessage(s[:len(s)-1] + `,` + hexDef + `}`)
-}
-
-type nameItem struct {
-	Address string `json:"address"`
-	Name    string `json:"name"`
-	Kind    string `json:"kind"`
 }
 
 const nameItemSchema = `{"type":"object","additionalProperties":false,"required":["address","name","kind"],"properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"kind":{"type":"string"}}}`
@@ -365,45 +332,39 @@ func opListNames() *core.Operation {
 		Result:      withHexDefs(pageSchema(nameItemSchema)),
 		Examples:    []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"address":"0x401000"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			if err := checkDocument(ctx, c); err != nil {
+			in, err := core.Input[ListNamesInput](c)
+			if err != nil {
+				return nil, err
+			}
+			if err := checkDocument(ctx, c, in.Document); err != nil {
 				return nil, err
 			}
 			all, err := names(ctx, c)
 			if err != nil {
 				return nil, err
 			}
-			keep, err := addressFilter(c)
+			keep, err := addressFilter(c, in.Address)
 			if err != nil {
 				return nil, err
 			}
-			items := []nameItem{}
+			items := []ListNamesResultItem{}
 			an := withAnalystNames(namerOf(ctx, c), all)
 			for _, n := range an {
 				if keep(n.Address) {
-					items = append(items, nameItem{core.Hex(n.Address), n.Name, n.Kind})
+					items = append(items, ListNamesResultItem{core.Hex(n.Address), n.Name, n.Kind})
 				}
 			}
-			return &core.Observation{Result: paginate(items, core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", defaultPageLimit))}, nil
+			return &core.Observation{Result: paginate(items, deref(in.Offset, 0), deref(in.Limit, defaultPageLimit))}, nil
 		},
 	}
-}
-
-type stringItem struct {
-	Address    string `json:"address"`
-	Value      string `json:"value"`
-	Charset    string `json:"charset"`
-	ByteLength int    `json:"byte_length"`
-	Truncated  bool   `json:"truncated"`
-	FileOffset string `json:"file_offset"`
-	Section    string `json:"section"`
 }
 
 const stringItemSchema = `{"type":"object","additionalProperties":false,"required":["address","value","charset","byte_length","truncated","file_offset","section"],
  "properties":{"address":{"$ref":"#/$defs/hex"},"value":{"type":"string"},"charset":{"enum":["ascii","utf-16le"]},"byte_length":{"type":"integer","minimum":0},
   "truncated":{"type":"boolean","description":"value was cut at the provider's maximum string length; byte_length is the full length."},"file_offset":{"$ref":"#/$defs/hex"},"section":{"type":"string"}}}`
 
-func stringItemOf(s ports.String) stringItem {
-	return stringItem{core.Hex(s.Address), s.Value, s.Charset, s.ByteLength, s.Truncated, core.Hex(s.FileOffset), s.Section}
+func stringItemOf(s ports.String) StringSummary {
+	return StringSummary{core.Hex(s.Address), s.Value, s.Charset, s.ByteLength, s.Truncated, core.Hex(s.FileOffset), s.Section}
 }
 
 // stringsPage returns strings [offset, offset+limit) and how many there
@@ -443,16 +404,20 @@ func opListStrings() *core.Operation {
 		Result:      withHexDefs(pageSchema(stringItemSchema)),
 		Examples:    []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"offset":0,"limit":20}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			if err := checkDocument(ctx, c); err != nil {
+			in, err := core.Input[ListStringsInput](c)
+			if err != nil {
 				return nil, err
 			}
-			offset, limit := core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", defaultPageLimit)
-			if _, filtered := c.Args["address"]; !filtered {
+			if err := checkDocument(ctx, c, in.Document); err != nil {
+				return nil, err
+			}
+			offset, limit := deref(in.Offset, 0), deref(in.Limit, defaultPageLimit)
+			if in.Address == "" {
 				page, total, err := stringsPage(ctx, c, offset, limit)
 				if err != nil {
 					return nil, err
 				}
-				p := Page[stringItem]{Offset: offset, Limit: limit, Total: total, Items: make([]stringItem, len(page))}
+				p := Page[StringSummary]{Offset: offset, Limit: limit, Total: total, Items: make([]StringSummary, len(page))}
 				for i, s := range page {
 					p.Items[i] = stringItemOf(s)
 				}
@@ -465,23 +430,19 @@ func opListStrings() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			keep, err := addressFilter(c)
+			keep, err := addressFilter(c, in.Address)
 			if err != nil {
 				return nil, err
 			}
 			// Filter and page the engine's records first and convert only the
 			// page: a large binary lists millions of strings.
 			var kept []ports.String
-			if _, filtered := c.Args["address"]; !filtered {
-				kept = all
-			} else {
-				for _, s := range all {
-					if keep(s.Address) {
-						kept = append(kept, s)
-					}
+			for _, s := range all {
+				if keep(s.Address) {
+					kept = append(kept, s)
 				}
 			}
-			return &core.Observation{Result: pageOf(kept, core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", defaultPageLimit), stringItemOf)}, nil
+			return &core.Observation{Result: pageOf(kept, offset, limit, stringItemOf)}, nil
 		},
 	}
 }
@@ -491,10 +452,8 @@ const searchProps = `"pattern": {"type":"string","minLength":1,"maxLength":4096,
   "case_sensitive": {"type":"boolean","default":false,"description":"Match case exactly."}`
 
 // matcher compiles the search arguments.
-func matcher(c *core.Call) (func(string) bool, error) {
-	pat, _ := core.StringArg(c.Args, "pattern")
-	mode, _ := core.StringArg(c.Args, "mode")
-	cs := boolArg(c.Args, "case_sensitive")
+func matcher(c *core.Call, in SearchProceduresInput) (func(string) bool, error) {
+	pat, mode, cs := in.Pattern, in.Mode, deref(in.CaseSensitive, false)
 	if mode == "regex" {
 		expr := pat
 		if !cs {
@@ -529,10 +488,14 @@ func opSearchProcedures() *core.Operation {
 		Result:      withHexDefs(pageSchema(procedureItemSchema)),
 		Examples:    []json.RawMessage{json.RawMessage(`{"pattern":"main"}`), json.RawMessage(`{"pattern":"^str","mode":"regex","case_sensitive":true}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			if err := checkDocument(ctx, c); err != nil {
+			in, err := core.Input[SearchProceduresInput](c)
+			if err != nil {
 				return nil, err
 			}
-			match, err := matcher(c)
+			if err := checkDocument(ctx, c, in.Document); err != nil {
+				return nil, err
+			}
+			match, err := matcher(c, in)
 			if err != nil {
 				return nil, err
 			}
@@ -540,7 +503,7 @@ func opSearchProcedures() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			items := []procedureItem{}
+			items := []ProcedureSummary{}
 			an := namerOf(ctx, c)
 			for _, p := range procs {
 				it := procedureItemOf(p)
@@ -553,7 +516,7 @@ func opSearchProcedures() *core.Operation {
 					items = append(items, it)
 				}
 			}
-			return &core.Observation{Result: paginate(items, core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", defaultPageLimit))}, nil
+			return &core.Observation{Result: paginate(items, deref(in.Offset, 0), deref(in.Limit, defaultPageLimit))}, nil
 		},
 	}
 }
@@ -567,10 +530,14 @@ func opSearchStrings() *core.Operation {
 		Result:      withHexDefs(pageSchema(stringItemSchema)),
 		Examples:    []json.RawMessage{json.RawMessage(`{"pattern":"usage"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			if err := checkDocument(ctx, c); err != nil {
+			in, err := core.Input[SearchProceduresInput](c)
+			if err != nil {
 				return nil, err
 			}
-			match, err := matcher(c)
+			if err := checkDocument(ctx, c, in.Document); err != nil {
+				return nil, err
+			}
+			match, err := matcher(c, in)
 			if err != nil {
 				return nil, err
 			}
@@ -578,13 +545,13 @@ func opSearchStrings() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			items := []stringItem{}
+			items := []StringSummary{}
 			for _, s := range all {
 				if match(s.Value) {
 					items = append(items, stringItemOf(s))
 				}
 			}
-			return &core.Observation{Result: paginate(items, core.IntArg(c.Args, "offset", 0), core.IntArg(c.Args, "limit", defaultPageLimit))}, nil
+			return &core.Observation{Result: paginate(items, deref(in.Offset, 0), deref(in.Limit, defaultPageLimit))}, nil
 		},
 	}
 }
@@ -599,10 +566,14 @@ func opProcedureAddress() *core.Operation {
  "properties":{"procedure":{"type":"string"},"address":{"$ref":"#/$defs/hex"},"matches":{"type":"array","items":{"$ref":"#/$defs/hex"}}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			if err := checkDocument(ctx, c); err != nil {
+			in, err := core.Input[ProcedureAddressInput](c)
+			if err != nil {
 				return nil, err
 			}
-			name, _ := core.StringArg(c.Args, "procedure")
+			if err := checkDocument(ctx, c, in.Document); err != nil {
+				return nil, err
+			}
+			name := in.Procedure
 			procs, err := procedures(ctx, c)
 			if err != nil {
 				return nil, err
@@ -625,7 +596,7 @@ func opProcedureAddress() *core.Operation {
 				return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"procedure"}, Reason: core.ReasonInvalidValue, Message: "no procedure named " + name})
 			}
 			loc := []core.Location{{Kind: "address", Address: matches[0]}}
-			return &core.Observation{Result: map[string]any{"procedure": name, "address": matches[0], "matches": matches}, Locations: loc}, nil
+			return &core.Observation{Result: &ProcedureAddressResult{Procedure: name, Address: matches[0], Matches: matches}, Locations: loc}, nil
 		},
 	}
 }
@@ -640,10 +611,14 @@ func opAddressName() *core.Operation {
  "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":["string","null"]},"names":{"type":"array","items":{"type":"string"}}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"address":"0x401000"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			if err := checkDocument(ctx, c); err != nil {
+			in, err := core.Input[AddressNameInput](c)
+			if err != nil {
 				return nil, err
 			}
-			at, err := addressArg(c.Op.Name, c.Args, "address")
+			if err := checkDocument(ctx, c, in.Document); err != nil {
+				return nil, err
+			}
+			at, err := addressArg(c.Op.Name, "address", in.Address)
 			if err != nil {
 				return nil, err
 			}
@@ -657,11 +632,11 @@ func opAddressName() *core.Operation {
 			for ; i < len(all) && all[i].Address == at; i++ {
 				found = append(found, all[i].Name)
 			}
-			var name any
+			out := &AddressNameResult{Address: core.Hex(at), Names: found}
 			if len(found) > 0 {
-				name = found[0]
+				out.Name = &found[0]
 			}
-			return &core.Observation{Result: map[string]any{"address": core.Hex(at), "name": name, "names": found},
+			return &core.Observation{Result: out,
 				Locations: []core.Location{{Kind: "address", Address: core.Hex(at)}}}, nil
 		},
 	}
@@ -714,7 +689,7 @@ func handleBinaryOverview(ctx context.Context, c *core.Call) (any, error) {
 		return nil, err
 	}
 	c.Observe(fmt.Sprintf("%d strings", stringCount))
-	var nameCount any
+	var nameCount *int
 	var limitations []string
 	if a, _, _ := c.Bound(); a != nil {
 		if nl, ok := a.(ports.NameLister); ok {
@@ -722,18 +697,22 @@ func handleBinaryOverview(ctx context.Context, c *core.Call) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			nameCount = len(ns)
+			n := len(ns)
+			nameCount = &n
 		} else {
 			limitations = append(limitations, "The provider does not list names; name_count is null.")
 		}
 	}
-	detail, _ := core.StringArg(c.Args, "detail")
-	limit := core.IntArg(c.Args, "limit", 10)
-	segOut := make([]map[string]string, len(segs))
-	for i, s := range segs {
-		segOut[i] = map[string]string{"name": s.Name, "start": core.Hex(s.Start), "end": core.Hex(s.Start + s.Size), "length": core.Hex(s.Size)}
+	in, err := core.Input[OverviewInput](c)
+	if err != nil {
+		return nil, err
 	}
-	procOut, strOut := []procedureItem{}, []stringItem{}
+	detail, limit := in.Detail, cmp.Or(in.Limit, 10)
+	segOut := make([]OverviewSegment, len(segs))
+	for i, s := range segs {
+		segOut[i] = OverviewSegment{Name: s.Name, Start: core.Hex(s.Start), End: core.Hex(s.Start + s.Size), Length: core.Hex(s.Size)}
+	}
+	procOut, strOut := []ProcedureSummary{}, []StringSummary{}
 	if detail == "detailed" {
 		an := namerOf(ctx, c)
 		for _, p := range procs[:min(limit, len(procs))] {
@@ -744,16 +723,17 @@ func handleBinaryOverview(ctx context.Context, c *core.Call) (any, error) {
 		}
 	}
 	d := docs[0]
-	var entry any
+	var entry *string
 	if d.HasEntry {
-		entry = core.Hex(d.Entry)
+		h := core.Hex(d.Entry)
+		entry = &h
 	}
 	if len(docs) > 1 {
 		limitations = append(limitations, fmt.Sprintf("The target has %d documents; this overview covers %s.", len(docs), d.Name))
 	}
-	return &core.Observation{Result: map[string]any{
-		"detail": detail, "document": d.Name, "format": d.Format, "architecture": core.OrNull(d.Architecture), "entry": entry,
-		"procedure_count": len(procs), "segment_count": len(segs), "string_count": stringCount, "name_count": nameCount,
-		"segments": segOut, "procedures": procOut, "strings": strOut,
+	return &core.Observation{Result: &Overview{
+		Detail: detail, Document: d.Name, Format: d.Format, Architecture: core.OptString(d.Architecture), Entry: entry,
+		ProcedureCount: len(procs), SegmentCount: len(segs), StringCount: stringCount, NameCount: nameCount,
+		Segments: segOut, Procedures: procOut, Strings: strOut,
 	}, Limitations: limitations}, nil
 }

@@ -44,10 +44,25 @@ type OverviewSegment struct {
 }
 
 // ProcedureSummary is a listed procedure (list_procedures' item).
-type ProcedureSummary = procedureItem
+type ProcedureSummary struct {
+	Address   string                            `json:"address"`
+	Value     string                            `json:"value"` // the procedure's name, or sub_<address> when it has none
+	Symbol    *string                           `json:"symbol"`
+	Size      *string                           `json:"size"`
+	Source    string                            `json:"source"`
+	Procedure ListProceduresResultItemProcedure `json:"procedure"`
+}
 
 // StringSummary is a listed string (list_strings' item).
-type StringSummary = stringItem
+type StringSummary struct {
+	Address    string `json:"address"`
+	Value      string `json:"value"`
+	Charset    string `json:"charset"`
+	ByteLength int    `json:"byte_length"`
+	Truncated  bool   `json:"truncated"` // value was cut at the provider's maximum string length; byte_length is the full length
+	FileOffset string `json:"file_offset"`
+	Section    string `json:"section"`
+}
 
 // BinaryOverview runs binary_overview.
 func BinaryOverview(ctx context.Context, s *core.Session, in OverviewInput) (Overview, *core.Evidence, error) {
@@ -68,14 +83,46 @@ type AnalyzeFunctionInput struct {
 	Detail             string `json:"detail,omitempty"` // "concise" (default) or "complete"
 }
 
-// DossierPage is one page of a dossier collection. Items stay JSON: each
-// collection's item shape is documented by the operation's result schema.
-type DossierPage struct {
-	Items      []json.RawMessage `json:"items"`
-	Returned   int               `json:"returned"`
-	Total      *int              `json:"total"`
-	Truncated  bool              `json:"truncated"`
-	NextOffset *int              `json:"next_offset"`
+// Collection is one page of a dossier collection.
+type Collection[T any] struct {
+	Items      []T  `json:"items"`
+	Returned   int  `json:"returned"`
+	Total      *int `json:"total"`
+	Truncated  bool `json:"truncated"`
+	NextOffset *int `json:"next_offset"`
+}
+
+// DossierBlock is a basic block of a dossier.
+type DossierBlock struct {
+	Start        string        `json:"start"`
+	End          string        `json:"end"`
+	Instructions int           `json:"instructions"`
+	Successors   []DossierEdge `json:"successors"`
+}
+
+// DossierEdge is a successor of a DossierBlock; Target is nil for an
+// unresolved edge.
+type DossierEdge struct {
+	Kind   string  `json:"kind"`
+	Target *string `json:"target"`
+}
+
+// ReferencedString is a string a procedure references, with the
+// referencing instructions.
+type ReferencedString struct {
+	Address   string   `json:"address"`
+	Value     string   `json:"value"`
+	Charset   string   `json:"charset"`
+	Truncated bool     `json:"truncated"`
+	From      []string `json:"from"`
+}
+
+// ReferencedName is a named address a procedure references.
+type ReferencedName struct {
+	Address string   `json:"address"`
+	Name    string   `json:"name"`
+	Kinds   []string `json:"kinds"`
+	From    []string `json:"from"`
 }
 
 // DossierProcedure is the procedure a dossier is about.
@@ -107,24 +154,60 @@ type InstructionScan struct {
 	Truncated bool `json:"truncated"`
 }
 
-// Dossier is analyze_function's result.
+// Dossier is analyze_function's result. NativeAPI holds a NativeAPI, a
+// NativeAPIUnavailable or null, and NativeValueFlow a ValueFlow or a
+// ValueFlowUnavailable: unions of typed shapes, kept encoded so that a
+// caller decodes the one the "available" or "status" member names.
 type Dossier struct {
-	Procedure          DossierProcedure `json:"procedure"`
-	Pseudocode         Pseudocode       `json:"pseudocode"`
-	Assembly           DossierPage      `json:"assembly"`
-	BasicBlocks        DossierPage      `json:"basic_blocks"`
-	Comments           DossierPage      `json:"comments"`
-	Callers            DossierPage      `json:"callers"`
-	Callees            DossierPage      `json:"callees"`
-	IncomingReferences DossierPage      `json:"incoming_references"`
-	OutgoingReferences DossierPage      `json:"outgoing_references"`
-	ReferencedStrings  DossierPage      `json:"referenced_strings"`
-	ReferencedNames    DossierPage      `json:"referenced_names"`
-	UnresolvedCalls    DossierPage      `json:"unresolved_calls"`
-	InstructionScan    InstructionScan  `json:"instruction_scan"`
-	NativeAPI          json.RawMessage  `json:"native_api"`
-	NativeValueFlow    json.RawMessage  `json:"native_value_flow"`
-	Limitations        []string         `json:"limitations"`
+	Procedure          DossierProcedure                                   `json:"procedure"`
+	Pseudocode         Pseudocode                                         `json:"pseudocode"`
+	Assembly           Collection[ReadFunctionInstructionsResultItem]     `json:"assembly"`
+	BasicBlocks        Collection[DossierBlock]                           `json:"basic_blocks"`
+	Comments           Collection[json.RawMessage]                        `json:"comments"` // none recorded yet
+	Callers            Collection[ProcedureCallersResultItem]             `json:"callers"`
+	Callees            Collection[ProcedureCalleesResultItem]             `json:"callees"`
+	IncomingReferences Collection[ProcedureReferencesResultItemReference] `json:"incoming_references"`
+	OutgoingReferences Collection[ProcedureReferencesResultItemReference] `json:"outgoing_references"`
+	ReferencedStrings  Collection[ReferencedString]                       `json:"referenced_strings"`
+	ReferencedNames    Collection[ReferencedName]                         `json:"referenced_names"`
+	UnresolvedCalls    Collection[ProcedureCalleesResultUnresolvedItem]   `json:"unresolved_calls"`
+	InstructionScan    InstructionScan                                    `json:"instruction_scan"`
+	NativeAPI          json.RawMessage                                    `json:"native_api"`
+	NativeValueFlow    json.RawMessage                                    `json:"native_value_flow"`
+	Limitations        []string                                           `json:"limitations"`
+}
+
+// NativeAPI is a procedure's derived interface (native_api when available).
+type NativeAPI struct {
+	Available         bool              `json:"available"` // true
+	CallingConvention *string           `json:"calling_convention"`
+	Parameters        []NativeParameter `json:"parameters"`
+	ReturnType        *string           `json:"return_type"`
+	Variadic          bool              `json:"variadic"`
+	JumpTables        []JumpTable       `json:"jump_tables"`
+	SignatureSource   string            `json:"signature_source"`
+	Provenance        []string          `json:"provenance"`
+	Pseudocode        *string           `json:"pseudocode"`
+}
+
+// NativeParameter is a parameter of a NativeAPI.
+type NativeParameter struct {
+	Name     *string `json:"name"`
+	Type     *string `json:"type"`
+	Location *string `json:"location"`
+}
+
+// JumpTable is a block's jump-table targets.
+type JumpTable struct {
+	Block   string   `json:"block"`
+	Targets []string `json:"targets"`
+}
+
+// NativeAPIUnavailable is native_api when nothing describes the procedure.
+type NativeAPIUnavailable struct {
+	Available        bool     `json:"available"` // false
+	Reason           string   `json:"reason"`
+	ResidualUnknowns []string `json:"residual_unknowns"`
 }
 
 // AnalyzeFunction runs analyze_function: one function's dossier.
@@ -140,8 +223,12 @@ type CallGraphInput struct {
 	MaxNodes  int    `json:"max_nodes,omitempty"` // 1-500, default 48
 }
 
-// ProcedureRef names a procedure by address and name.
-type ProcedureRef = procRef
+// ProcedureRef names a procedure by address and name (its symbol, or
+// sub_<address>).
+type ProcedureRef struct {
+	Address string `json:"address"`
+	Name    string `json:"name"`
+}
 
 // CallGraphNode is one procedure of a call graph.
 type CallGraphNode struct {

@@ -74,24 +74,10 @@ type ListProceduresResultItemProcedure struct {
 }
 
 // ListProceduresResultItem is part of the result of list_procedures.
-type ListProceduresResultItem struct {
-	Address   string                            `json:"address"`
-	Value     string                            `json:"value"` // The procedure's name, or sub_<address> when it has none.
-	Symbol    *string                           `json:"symbol"`
-	Size      *string                           `json:"size"`
-	Source    string                            `json:"source"`
-	Procedure ListProceduresResultItemProcedure `json:"procedure"`
-}
+type ListProceduresResultItem = ProcedureSummary
 
 // ListProceduresResult is the result of list_procedures.
-type ListProceduresResult struct {
-	Items      []ListProceduresResultItem `json:"items"`
-	Offset     int                        `json:"offset"`
-	Limit      int                        `json:"limit"`
-	Total      int                        `json:"total"`
-	NextOffset *int                       `json:"next_offset"`
-	HasMore    bool                       `json:"has_more"`
-}
+type ListProceduresResult = Page[ListProceduresResultItem]
 
 // ListNamesInput is the input of list_names.
 type ListNamesInput struct {
@@ -109,14 +95,7 @@ type ListNamesResultItem struct {
 }
 
 // ListNamesResult is the result of list_names.
-type ListNamesResult struct {
-	Items      []ListNamesResultItem `json:"items"`
-	Offset     int                   `json:"offset"`
-	Limit      int                   `json:"limit"`
-	Total      int                   `json:"total"`
-	NextOffset *int                  `json:"next_offset"`
-	HasMore    bool                  `json:"has_more"`
-}
+type ListNamesResult = Page[ListNamesResultItem]
 
 // ListStringsInput is the input of list_strings.
 type ListStringsInput struct {
@@ -127,25 +106,10 @@ type ListStringsInput struct {
 }
 
 // ListStringsResultItem is part of the result of list_strings.
-type ListStringsResultItem struct {
-	Address    string `json:"address"`
-	Value      string `json:"value"`
-	Charset    string `json:"charset"`
-	ByteLength int    `json:"byte_length"`
-	Truncated  bool   `json:"truncated"` // value was cut at the provider's maximum string length; byte_length is the full length.
-	FileOffset string `json:"file_offset"`
-	Section    string `json:"section"`
-}
+type ListStringsResultItem = StringSummary
 
 // ListStringsResult is the result of list_strings.
-type ListStringsResult struct {
-	Items      []ListStringsResultItem `json:"items"`
-	Offset     int                     `json:"offset"`
-	Limit      int                     `json:"limit"`
-	Total      int                     `json:"total"`
-	NextOffset *int                    `json:"next_offset"`
-	HasMore    bool                    `json:"has_more"`
-}
+type ListStringsResult = Page[ListStringsResultItem]
 
 // SearchProceduresInput is the input of search_procedures.
 type SearchProceduresInput struct {
@@ -227,10 +191,7 @@ type ReadFunctionInstructionsInput struct {
 }
 
 // ReadFunctionInstructionsResultProcedure is part of the result of read_function_instructions.
-type ReadFunctionInstructionsResultProcedure struct {
-	Address string `json:"address"`
-	Name    string `json:"name"`
-}
+type ReadFunctionInstructionsResultProcedure = ProcedureRef
 
 // ReadFunctionInstructionsResultItem is part of the result of read_function_instructions.
 type ReadFunctionInstructionsResultItem struct {
@@ -465,11 +426,16 @@ type FindCodeForStringResultString struct {
 
 // FindCodeForStringResultProcedure is part of the result of find_code_for_string.
 type FindCodeForStringResultProcedure struct {
-	Address   string   `json:"address"`
-	Name      string   `json:"name"`
-	Seeds     []string `json:"seeds"`
-	Sites     []string `json:"sites"`
-	Reference string   `json:"reference,omitempty"`
+	Address string   `json:"address"`
+	Name    string   `json:"name"`
+	Seeds   []string `json:"seeds"`
+	Sites   []string `json:"sites"`
+	// Reference says how directly the procedure reaches a matching string,
+	// the most direct of its sites: "direct" loads the literal's address,
+	// "inside" an address inside the literal (a blob the engine did not
+	// split), "via-data" a data word (such as a Go string header) that
+	// points at it.
+	Reference string `json:"reference,omitempty"`
 }
 
 // FindCodeForStringResult is the result of find_code_for_string.
@@ -494,24 +460,10 @@ type TraceCallPathInput struct {
 }
 
 // TraceCallPathResultNode is part of the result of trace_call_path.
-type TraceCallPathResultNode struct {
-	Address         string `json:"address"`
-	Name            string `json:"name"`
-	Depth           int    `json:"depth"`
-	Procedure       bool   `json:"procedure"`
-	External        bool   `json:"external"`
-	Thunk           bool   `json:"thunk"`
-	UnresolvedCalls int    `json:"unresolved_calls"`
-	Expanded        bool   `json:"expanded"` // The node's own calls (or callers) were followed.
-}
+type TraceCallPathResultNode = CallGraphNode
 
 // TraceCallPathResultEdge is part of the result of trace_call_path.
-type TraceCallPathResultEdge struct {
-	From      string   `json:"from"`
-	To        string   `json:"to"`
-	Kind      string   `json:"kind"`
-	CallSites []string `json:"call_sites"`
-}
+type TraceCallPathResultEdge = CallGraphEdge
 
 // TraceCallPathResult is the result of trace_call_path.
 type TraceCallPathResult struct {
@@ -593,78 +545,6 @@ type BatchDecompileResult struct {
 type InspectBinaryLayoutInput struct {
 	Path   string `json:"path"`             // Absolute path of the ELF file.
 	Detail string `json:"detail,omitempty"` // complete returns the whole layout; summary retains it and returns its summary view.
-}
-
-// InspectBinaryLayoutResultArtifact is part of the result of inspect_binary_layout.
-type InspectBinaryLayoutResultArtifact struct {
-	Path   string `json:"path"`
-	SHA256 string `json:"sha256"`
-	Bytes  string `json:"bytes"`
-}
-
-// InspectBinaryLayoutResultArchitecture is part of the result of inspect_binary_layout.
-type InspectBinaryLayoutResultArchitecture struct {
-	Machine   string `json:"machine"`
-	Bits      int    `json:"bits"`
-	ByteOrder string `json:"byte_order"`
-}
-
-// InspectBinaryLayoutResultEntryPoint is part of the result of inspect_binary_layout.
-type InspectBinaryLayoutResultEntryPoint struct {
-	ReportedValue   string `json:"reported_value"`
-	Meaning         string `json:"meaning"`
-	ExecutionStatus string `json:"execution_status"`
-}
-
-// InspectBinaryLayoutResultSegment is part of the result of inspect_binary_layout.
-type InspectBinaryLayoutResultSegment struct {
-	Permissions json.RawMessage `json:"permissions"`
-}
-
-// InspectBinaryLayoutResultSymbolName is part of the result of inspect_binary_layout.
-type InspectBinaryLayoutResultSymbolName struct {
-	Display       string          `json:"display"`
-	BytesBase64   *string         `json:"bytes_base64"`
-	Location      json.RawMessage `json:"location"`
-	UnknownReason *string         `json:"unknown_reason"`
-}
-
-// InspectBinaryLayoutResultSymbol is part of the result of inspect_binary_layout.
-type InspectBinaryLayoutResultSymbol struct {
-	Name InspectBinaryLayoutResultSymbolName `json:"name"`
-}
-
-// InspectBinaryLayoutResultLinkage is part of the result of inspect_binary_layout.
-type InspectBinaryLayoutResultLinkage struct {
-	NeededLibraries json.RawMessage `json:"needed_libraries"`
-	Interpreters    json.RawMessage `json:"interpreters"`
-	Got             json.RawMessage `json:"got"`
-	Plt             json.RawMessage `json:"plt"`
-}
-
-// InspectBinaryLayoutResultMitigations is part of the result of inspect_binary_layout.
-type InspectBinaryLayoutResultMitigations struct {
-	EvidenceKind string  `json:"evidence_kind"`
-	Relro        *string `json:"relro"`
-}
-
-// InspectBinaryLayoutResult is the result of inspect_binary_layout.
-type InspectBinaryLayoutResult struct {
-	Artifact                  InspectBinaryLayoutResultArtifact     `json:"artifact"`
-	Format                    string                                `json:"format"`
-	Architecture              InspectBinaryLayoutResultArchitecture `json:"architecture"`
-	ImageType                 string                                `json:"image_type"`
-	EntryPoint                InspectBinaryLayoutResultEntryPoint   `json:"entry_point"`
-	RuntimeLoadBase           json.RawMessage                       `json:"runtime_load_base"`
-	Sections                  []json.RawMessage                     `json:"sections"`
-	Segments                  []InspectBinaryLayoutResultSegment    `json:"segments"`
-	Symbols                   []InspectBinaryLayoutResultSymbol     `json:"symbols"`
-	Relocations               []json.RawMessage                     `json:"relocations"`
-	PackedRelativeRelocations []json.RawMessage                     `json:"packed_relative_relocations"`
-	Linkage                   InspectBinaryLayoutResultLinkage      `json:"linkage"`
-	Mitigations               InspectBinaryLayoutResultMitigations  `json:"mitigations"`
-	Diagnostics               []string                              `json:"diagnostics"`
-	Limitations               []string                              `json:"limitations"`
 }
 
 var operationTypes = map[string]core.Types{

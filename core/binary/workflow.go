@@ -1,6 +1,7 @@
 package binary
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,18 +20,9 @@ import (
 // the primitives gets them; what a provider lacks (pseudo-code, signatures)
 // is reported per section as unavailable with its reason.
 
-// collection is a paged collection of the dossier.
-type collection[T any] struct {
-	Items      []T  `json:"items"`
-	Returned   int  `json:"returned"`
-	Total      *int `json:"total"`
-	Truncated  bool `json:"truncated"`
-	NextOffset *int `json:"next_offset"`
-}
-
-func collect[T any](all []T, offset, limit int) collection[T] {
+func collect[T any](all []T, offset, limit int) Collection[T] {
 	total := len(all)
-	c := collection[T]{Items: []T{}, Total: &total}
+	c := Collection[T]{Items: []T{}, Total: &total}
 	if offset < total {
 		end := min(total, offset+limit)
 		c.Items = all[offset:end]
@@ -48,27 +40,15 @@ func collectionSchema(item string) string {
   "truncated":{"type":"boolean"},"next_offset":{"type":["integer","null"],"minimum":0}}}`
 }
 
-type blockItem struct {
-	Start        string     `json:"start"`
-	End          string     `json:"end"`
-	Instructions int        `json:"instructions"`
-	Successors   []edgeItem `json:"successors"`
-}
-
-type edgeItem struct {
-	Kind   string  `json:"kind"`
-	Target *string `json:"target"`
-}
-
 const blockItemSchema = `{"type":"object","additionalProperties":false,"required":["start","end","instructions","successors"],
  "properties":{"start":{"$ref":"#/$defs/hex"},"end":{"$ref":"#/$defs/hex"},"instructions":{"type":"integer","minimum":1},
   "successors":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["kind","target"],
    "properties":{"kind":{"enum":["fallthrough","jump","branch","jump-table","tail-call","unresolved"]},"target":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]}}}}}}`
 
-func blockItemOf(b ports.BasicBlock) blockItem {
-	it := blockItem{Start: core.Hex(b.Start), End: core.Hex(b.End), Instructions: b.Instructions, Successors: []edgeItem{}}
+func blockItemOf(b ports.BasicBlock) DossierBlock {
+	it := DossierBlock{Start: core.Hex(b.Start), End: core.Hex(b.End), Instructions: b.Instructions, Successors: []DossierEdge{}}
 	for _, e := range b.Successors {
-		ei := edgeItem{Kind: e.Kind}
+		ei := DossierEdge{Kind: e.Kind}
 		if e.Kind != ports.EdgeUnresolved {
 			t := core.Hex(e.Target)
 			ei.Target = &t
@@ -78,24 +58,9 @@ func blockItemOf(b ports.BasicBlock) blockItem {
 	return it
 }
 
-type referencedString struct {
-	Address   string   `json:"address"`
-	Value     string   `json:"value"`
-	Charset   string   `json:"charset"`
-	Truncated bool     `json:"truncated"`
-	From      []string `json:"from"`
-}
-
 const referencedStringSchema = `{"type":"object","additionalProperties":false,"required":["address","value","charset","truncated","from"],
  "properties":{"address":{"$ref":"#/$defs/hex"},"value":{"type":"string"},"charset":{"type":"string"},"truncated":{"type":"boolean"},
   "from":{"type":"array","items":{"$ref":"#/$defs/hex"}}}}`
-
-type referencedName struct {
-	Address string   `json:"address"`
-	Name    string   `json:"name"`
-	Kinds   []string `json:"kinds"`
-	From    []string `json:"from"`
-}
 
 const referencedNameSchema = `{"type":"object","additionalProperties":false,"required":["address","name","kinds","from"],
  "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"kinds":{"type":"array","items":{"type":"string"}},
@@ -113,13 +78,8 @@ const nativeAPISchema = `{"anyOf":[{"type":"null"},
     "properties":{"block":{"$ref":"#/$defs/hex"},"targets":{"type":"array","items":{"$ref":"#/$defs/hex"}}}}},
    "signature_source":{"type":"string"},"provenance":{"type":"array","items":{"type":"string"}},"pseudocode":{"type":["string","null"]}}}]}`
 
-type jumpTable struct {
-	Block   string   `json:"block"`
-	Targets []string `json:"targets"`
-}
-
-func jumpTables(f ports.Function) []jumpTable {
-	out := []jumpTable{}
+func jumpTables(f ports.Function) []JumpTable {
+	out := []JumpTable{}
 	for _, b := range f.Blocks {
 		var ts []string
 		for _, e := range b.Successors {
@@ -128,7 +88,7 @@ func jumpTables(f ports.Function) []jumpTable {
 			}
 		}
 		if len(ts) > 0 {
-			out = append(out, jumpTable{Block: core.Hex(b.Start), Targets: ts})
+			out = append(out, JumpTable{Block: core.Hex(b.Start), Targets: ts})
 		}
 	}
 	return out
@@ -137,32 +97,55 @@ func jumpTables(f ports.Function) []jumpTable {
 // nativeAPI derives the interface of procedure i: null when the provider
 // derives no signatures, unavailable with a reason when nothing describes
 // the procedure.
-func (v *codeView) nativeAPI(ctx context.Context, i int, f ports.Function) (any, []string, error) {
+//
+// It returns the available interface, or the unavailable one, or neither.
+func (v *codeView) nativeAPI(ctx context.Context, i int, f ports.Function) (*NativeAPI, *NativeAPIUnavailable, []string, error) {
 	a, _, _ := v.c.Bound()
 	sr, ok := a.(ports.SignatureReader)
 	if !ok {
-		return nil, []string{"The provider derives no signatures; native_api is null."}, nil
+		return nil, nil, []string{"The provider derives no signatures; native_api is null."}, nil
 	}
 	sig, err := sr.Signature(ctx, v.procs[i].Address)
 	if errors.Is(err, ports.ErrNotFound) {
-		return map[string]any{"available": false,
-			"reason":            "No debug information (DWARF) describes this procedure, and its parameters cannot be derived from the symbol table alone.",
-			"residual_unknowns": []string{"calling_convention", "parameters", "return_type"}}, nil, nil
+		return nil, &NativeAPIUnavailable{Available: false,
+			Reason:           "No debug information (DWARF) describes this procedure, and its parameters cannot be derived from the symbol table alone.",
+			ResidualUnknowns: residualUnknowns()}, nil, nil
 	}
 	if err != nil {
-		return nil, nil, codeError(v.c, err)
+		return nil, nil, nil, codeError(v.c, err)
 	}
-	params := []map[string]any{}
+	params := []NativeParameter{}
 	for _, p := range sig.Parameters {
-		params = append(params, map[string]any{"name": core.OrNull(p.Name), "type": core.OrNull(p.Type), "location": core.OrNull(p.Location)})
+		params = append(params, NativeParameter{Name: core.OptString(p.Name), Type: core.OptString(p.Type), Location: core.OptString(p.Location)})
 	}
 	prov := []string{"signature:" + sig.Source}
 	if sig.CallingConvention != "" {
 		prov = append(prov, "calling_convention:abi-of-format-and-architecture")
 	}
-	return map[string]any{"available": true, "calling_convention": core.OrNull(sig.CallingConvention), "parameters": params,
-		"return_type": core.OrNull(sig.ReturnType), "variadic": sig.Variadic, "jump_tables": jumpTables(f),
-		"signature_source": sig.Source, "provenance": prov, "pseudocode": nil}, nil, nil
+	return &NativeAPI{Available: true, CallingConvention: core.OptString(sig.CallingConvention), Parameters: params,
+		ReturnType: core.OptString(sig.ReturnType), Variadic: sig.Variadic, JumpTables: jumpTables(f),
+		SignatureSource: sig.Source, Provenance: prov}, nil, nil, nil
+}
+
+func residualUnknowns() []string { return []string{"calling_convention", "parameters", "return_type"} }
+
+// nativeAPIJSON encodes native_api: api, else un, else null.
+func nativeAPIJSON(api *NativeAPI, un *NativeAPIUnavailable) (json.RawMessage, error) {
+	switch {
+	case api != nil:
+		return core.CanonicalJSON(api)
+	case un != nil:
+		return core.CanonicalJSON(un)
+	}
+	return nil, nil
+}
+
+// valueFlowJSON encodes native_value_flow: flow, else un.
+func valueFlowJSON(flow *ValueFlow, un *ValueFlowUnavailable) (json.RawMessage, error) {
+	if flow != nil {
+		return core.CanonicalJSON(flow)
+	}
+	return core.CanonicalJSON(un)
 }
 
 // classification names what kind of procedure i is.
@@ -244,29 +227,37 @@ const (
 
 // handleAnalyzeFunction returns the concise dossier by default: the complete
 // dossier (what detail "complete" returns for the same arguments) is sealed
-// and retained, and the result is the same document with every collection
+// and retained, and the result is the same document with every Collection
 // cut to its first page, linked to that record, with a limitation naming the
 // calls that read the rest.
 func handleAnalyzeFunction(ctx context.Context, c *core.Call) (any, error) {
-	obs, err := analyzeFunction(ctx, c)
+	in, err := core.Input[AnalyzeFunctionInput](c)
 	if err != nil {
 		return nil, err
 	}
-	if d, _ := c.Args["detail"].(string); d == "complete" {
+	obs, flow, err := analyzeFunction(ctx, c, in)
+	if err != nil {
+		return nil, err
+	}
+	if in.Detail == "complete" {
 		return obs, nil
 	}
-	result := obs.Result.(map[string]any)
-	var concise map[string]any
+	result := obs.Result.(*Dossier)
+	var concise *Dossier
 	var cut bool
 	limit := conciseDossierLimit
-	if _, ok := c.Args["limit"]; ok {
-		limit = core.IntArg(c.Args, "limit", defaultPageLimit)
-		concise, cut = concisePages(result, limit)
+	if in.Limit != 0 {
+		limit = in.Limit
+		if concise, cut, err = concisePages(result, flow, limit); err != nil {
+			return nil, err
+		}
 	} else {
 		// Halve the page until the document fits its budget: a procedure
 		// with long names or many effects gets shorter pages.
 		for ; ; limit /= 2 {
-			concise, cut = concisePages(result, limit)
+			if concise, cut, err = concisePages(result, flow, limit); err != nil {
+				return nil, err
+			}
 			if b, err := json.Marshal(concise); limit == 1 || (err == nil && len(b) <= conciseDossierBytes) {
 				break
 			}
@@ -288,14 +279,12 @@ func handleAnalyzeFunction(ctx context.Context, c *core.Call) (any, error) {
 	note := fmt.Sprintf(`Concise dossier: each collection holds at most its first %d items; the complete dossier is retained as evidence_links[0]: `+
 		`read any collection with inspect_analysis_view (view kind "native", facet = the collection or value_flow_*), or call again with "detail":"complete".`, limit)
 	lim := append([]string{note}, obs.Limitations...)
-	concise["limitations"] = lim
+	concise.Limitations = lim
 	return &core.Observation{Result: concise, Limitations: lim, Locations: obs.Locations, Links: []core.EvidenceID{parent.EvidenceID}}, nil
 }
 
-// headPager is a collection that can be cut to its first n items.
-type headPager interface{ head(n int) (any, bool) }
-
-func (c collection[T]) head(n int) (any, bool) {
+// head cuts c to its first n items and reports whether it cut.
+func (c Collection[T]) head(n int) (Collection[T], bool) {
 	if len(c.Items) <= n {
 		return c, false
 	}
@@ -310,43 +299,62 @@ func (c collection[T]) head(n int) (any, bool) {
 	return c, true
 }
 
-// concisePages copies a dossier with every collection (native_value_flow's
-// included) cut to n items, and reports whether anything was cut.
-func concisePages(result map[string]any, n int) (map[string]any, bool) {
-	out := maps.Clone(result)
-	cut := false
-	for k, val := range out {
-		switch x := val.(type) {
-		case headPager:
-			var c bool
-			out[k], c = x.head(n)
-			cut = cut || c
-		case map[string]any:
-			if k == "native_value_flow" {
-				var c bool
-				out[k], c = concisePages(x, n)
-				cut = cut || c
-			}
-		}
-	}
-	return out, cut
+// cutTo cuts *c to its first n items, setting *cut when it did.
+func cutTo[T any](c *Collection[T], n int, cut *bool) {
+	var did bool
+	*c, did = c.head(n)
+	*cut = *cut || did
 }
 
-func analyzeFunction(ctx context.Context, c *core.Call) (*core.Observation, error) {
-	v, err := codeViewOf(ctx, c)
-	if err != nil {
-		return nil, err
+// concisePages copies a dossier with every collection (those of its value
+// flow, when observed, included) cut to n items, and reports whether
+// anything was cut.
+func concisePages(d *Dossier, flow *ValueFlow, n int) (*Dossier, bool, error) {
+	out := *d
+	cut := false
+	cutTo(&out.Assembly, n, &cut)
+	cutTo(&out.BasicBlocks, n, &cut)
+	cutTo(&out.Comments, n, &cut)
+	cutTo(&out.Callers, n, &cut)
+	cutTo(&out.Callees, n, &cut)
+	cutTo(&out.IncomingReferences, n, &cut)
+	cutTo(&out.OutgoingReferences, n, &cut)
+	cutTo(&out.ReferencedStrings, n, &cut)
+	cutTo(&out.ReferencedNames, n, &cut)
+	cutTo(&out.UnresolvedCalls, n, &cut)
+	if flow != nil {
+		f := *flow
+		cutTo(&f.Operations, n, &cut)
+		cutTo(&f.DefUse, n, &cut)
+		cutTo(&f.Effects, n, &cut)
+		cutTo(&f.Parameters, n, &cut)
+		cutTo(&f.ParameterUses, n, &cut)
+		raw, err := valueFlowJSON(&f, nil)
+		if err != nil {
+			return nil, false, err
+		}
+		out.NativeValueFlow = raw
 	}
-	i, err := v.resolve("procedure")
+	return &out, cut, nil
+}
+
+// analyzeFunction builds the complete dossier, and returns its value flow
+// too when observed (concise pages cut it).
+func analyzeFunction(ctx context.Context, c *core.Call, in AnalyzeFunctionInput) (*core.Observation, *ValueFlow, error) {
+	v, err := codeViewOf(ctx, c, "")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	limit, coff := core.IntArg(c.Args, "limit", defaultPageLimit), core.IntArg(c.Args, "collection_offset", 0)
-	maxInsns := core.IntArg(c.Args, "max_instructions", 500)
+	i, err := v.resolveValue(in.Procedure, []any{"procedure"})
+	if err != nil {
+		return nil, nil, err
+	}
+	limit, coff := cmp.Or(in.Limit, defaultPageLimit), in.CollectionOffset
+	maxInsns := cmp.Or(in.MaxInstructions, 500)
 	c.Observe("decoding the procedure")
 	f, err := v.function(ctx, i, maxInsns)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var lim []string
 	r := v.ranges[i]
@@ -363,14 +371,14 @@ func analyzeFunction(ctx context.Context, c *core.Call) (*core.Observation, erro
 	}
 
 	// Assembly page.
-	asm := []instructionItem{}
+	asm := []ReadFunctionInstructionsResultItem{}
 	for _, in := range f.Instructions {
 		asm = append(asm, instructionItemOf(in))
 	}
-	assembly := collect(asm, core.IntArg(c.Args, "assembly_offset", 0), limit)
-	if !boolArg(c.Args, "include_assembly") {
-		assembly.Items, assembly.Returned = []instructionItem{}, 0
-		off := core.IntArg(c.Args, "assembly_offset", 0)
+	assembly := collect(asm, in.AssemblyOffset, limit)
+	if !in.IncludeAssembly {
+		assembly.Items, assembly.Returned = []ReadFunctionInstructionsResultItem{}, 0
+		off := in.AssemblyOffset
 		assembly.Truncated = len(asm) > 0
 		if assembly.Truncated {
 			assembly.NextOffset = &off
@@ -378,7 +386,7 @@ func analyzeFunction(ctx context.Context, c *core.Call) (*core.Observation, erro
 		lim = append(lim, "Assembly omitted (include_assembly is false); assembly.total counts the scanned instructions.")
 	}
 
-	blocks := []blockItem{}
+	blocks := []DossierBlock{}
 	for _, b := range f.Blocks {
 		if b.Start < scanEnd {
 			blocks = append(blocks, blockItemOf(b))
@@ -388,21 +396,21 @@ func analyzeFunction(ctx context.Context, c *core.Call) (*core.Observation, erro
 	c.Observe("collecting references")
 	outRefs, err := v.refsFrom(ctx, r.Start, scanEnd)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	inRefs, err := v.refsTo(ctx, r.Start, r.Start+1)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	callers, err := v.callers(ctx, i)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	callees, unresolved, err := v.calleesIn(ctx, i, outRefs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	outItems, inItems := make([]referenceItem, len(outRefs)), make([]referenceItem, len(inRefs))
+	outItems, inItems := make([]ProcedureReferencesResultItemReference, len(outRefs)), make([]ProcedureReferencesResultItemReference, len(inRefs))
 	for k, x := range outRefs {
 		outItems[k] = v.referenceItemOf(x)
 	}
@@ -413,41 +421,52 @@ func analyzeFunction(ctx context.Context, c *core.Call) (*core.Observation, erro
 	c.Observe("resolving strings and names")
 	strs, names, err := v.referenced(ctx, outRefs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
-	pseudo := map[string]any{"available": false, "reason": nil, "text": nil, "returned_chars": 0, "total_chars": nil, "truncated": false, "next_offset": nil}
+	var pseudo Pseudocode
 	a, _, _ := c.Bound()
 	if dc, ok := a.(ports.Decompiler); ok {
 		p, err := dc.Decompile(ctx, v.procs[i].Address)
 		if err != nil {
-			pseudo["reason"] = "The decompiler failed: " + err.Error()
+			reason := "The decompiler failed: " + err.Error()
+			pseudo.Reason = &reason
 		} else {
-			text, total, next := pageRunes(p.Text, core.IntArg(c.Args, "pseudocode_offset", 0), core.IntArg(c.Args, "max_pseudocode_chars", 20000))
-			pseudo["available"], pseudo["text"], pseudo["returned_chars"], pseudo["total_chars"] = true, text, utf8.RuneCountInString(text), total
-			pseudo["truncated"], pseudo["next_offset"] = next != nil, next
+			text, total, next := pageRunes(p.Text, in.PseudocodeOffset, cmp.Or(in.MaxPseudocodeChars, 20000))
+			pseudo.Available, pseudo.Text, pseudo.ReturnedChars, pseudo.TotalChars = true, &text, utf8.RuneCountInString(text), &total
+			pseudo.Truncated, pseudo.NextOffset = next != nil, next
 		}
 	} else {
 		// Evidence does not depend on which other engines are registered:
 		// the advice points to where that is reported.
-		pseudo["reason"] = pseudocodeUnavailable(ctx, c).Message + ". " + noDecompilerAdvice +
+		reason := pseudocodeUnavailable(ctx, c).Message + ". " + noDecompilerAdvice +
 			" binary_session's tool_availability for procedure_pseudo_code names any registered engine that decompiles."
+		pseudo.Reason = &reason
 		lim = append(lim, "Pseudo-code is unavailable: the bound provider does not decompile.")
 	}
 
-	api, apiLim, err := v.nativeAPI(ctx, i, f)
+	api, noAPI, apiLim, err := v.nativeAPI(ctx, i, f)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	lim = append(lim, apiLim...)
-	var signature any
-	if m, ok := api.(map[string]any); ok && m["available"] == true {
-		signature = signatureText(v.value(i), m)
+	var signature *string
+	if api != nil {
+		sig := signatureText(v.value(i), api)
+		signature = &sig
+	}
+	apiJSON, err := nativeAPIJSON(api, noAPI)
+	if err != nil {
+		return nil, nil, err
 	}
 	c.Observe("computing value flow")
-	flow, flowLim, err := v.nativeValueFlow(ctx, i, coff, limit)
+	flow, noFlow, flowLim, err := v.nativeValueFlow(ctx, i, coff, limit)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	flowJSON, err := valueFlowJSON(flow, noFlow)
+	if err != nil {
+		return nil, nil, err
 	}
 	lim = append(lim, flowLim...)
 	if len(unresolved) > 0 {
@@ -456,30 +475,31 @@ func analyzeFunction(ctx context.Context, c *core.Call) (*core.Observation, erro
 	lim = append(lim, "No analyst comments are recorded for this procedure.")
 
 	p := v.procs[i]
-	result := map[string]any{
-		"procedure": map[string]any{"address": core.Hex(p.Address), "name": v.value(i), "signature": signature, "classification": v.classification(i),
-			"locals": nil, "end": core.Hex(r.End), "end_source": r.EndSource, "source": p.Source},
-		"pseudocode":          pseudo,
-		"assembly":            assembly,
-		"basic_blocks":        collect(blocks, coff, limit),
-		"comments":            collect([]map[string]any{}, coff, limit),
-		"callers":             collect(core.NonNil(callers), coff, limit),
-		"callees":             collect(core.NonNil(callees), coff, limit),
-		"incoming_references": collect(inItems, coff, limit),
-		"outgoing_references": collect(outItems, coff, limit),
-		"referenced_strings":  collect(strs, coff, limit),
-		"referenced_names":    collect(names, coff, limit),
-		"unresolved_calls":    collect(core.NonNil(unresolved), coff, limit),
-		"instruction_scan":    map[string]any{"scanned": len(f.Instructions), "truncated": scanTruncated},
-		"native_api":          api,
-		"native_value_flow":   flow,
-		"limitations":         core.NonNil(lim),
+	class := v.classification(i)
+	result := &Dossier{
+		Procedure: DossierProcedure{Address: core.Hex(p.Address), Name: v.value(i), Signature: signature, Classification: &class,
+			End: core.Hex(r.End), EndSource: r.EndSource, Source: p.Source},
+		Pseudocode:         pseudo,
+		Assembly:           assembly,
+		BasicBlocks:        collect(blocks, coff, limit),
+		Comments:           collect([]json.RawMessage{}, coff, limit),
+		Callers:            collect(core.NonNil(callers), coff, limit),
+		Callees:            collect(core.NonNil(callees), coff, limit),
+		IncomingReferences: collect(inItems, coff, limit),
+		OutgoingReferences: collect(outItems, coff, limit),
+		ReferencedStrings:  collect(strs, coff, limit),
+		ReferencedNames:    collect(names, coff, limit),
+		UnresolvedCalls:    collect(core.NonNil(unresolved), coff, limit),
+		InstructionScan:    InstructionScan{Scanned: len(f.Instructions), Truncated: scanTruncated},
+		NativeAPI:          apiJSON,
+		NativeValueFlow:    flowJSON,
+		Limitations:        core.NonNil(lim),
 	}
-	return &core.Observation{Result: result, Limitations: lim, Locations: rangeLocation(r)}, nil
+	return &core.Observation{Result: result, Limitations: lim, Locations: rangeLocation(r)}, flow, nil
 }
 
 // calleesIn lists callees from already fetched outgoing references.
-func (v *codeView) calleesIn(ctx context.Context, i int, refs []ports.Reference) ([]calleeItem, []unresolvedItem, error) {
+func (v *codeView) calleesIn(ctx context.Context, i int, refs []ports.Reference) ([]ProcedureCalleesResultItem, []ProcedureCalleesResultUnresolvedItem, error) {
 	saved := v.xr
 	v.xr = fixedRefs(refs)
 	defer func() { v.xr = saved }()
@@ -505,11 +525,11 @@ func (f fixedRefs) ReferencesTo(context.Context, uint64, uint64) ([]ports.Refere
 
 // referenced groups the resolved outgoing references that land in strings,
 // and those that land on names.
-func (v *codeView) referenced(ctx context.Context, refs []ports.Reference) ([]referencedString, []referencedName, error) {
+func (v *codeView) referenced(ctx context.Context, refs []ports.Reference) ([]ReferencedString, []ReferencedName, error) {
 	if _, err := v.stringsList(ctx); err != nil {
 		return nil, nil, err
 	}
-	strs, names := []referencedString{}, []referencedName{}
+	strs, names := []ReferencedString{}, []ReferencedName{}
 	sIdx, nIdx := map[uint64]int{}, map[uint64]int{}
 	for _, x := range refs {
 		if x.Unresolved || x.Kind == ports.RefCall || x.Kind == ports.RefJump {
@@ -520,7 +540,7 @@ func (v *codeView) referenced(ctx context.Context, refs []ports.Reference) ([]re
 			if !seen {
 				k = len(strs)
 				sIdx[s.Address] = k
-				strs = append(strs, referencedString{Address: core.Hex(s.Address), Value: s.Value, Charset: s.Charset, Truncated: s.Truncated, From: []string{}})
+				strs = append(strs, ReferencedString{Address: core.Hex(s.Address), Value: s.Value, Charset: s.Charset, Truncated: s.Truncated, From: []string{}})
 			}
 			strs[k].From = appendUnique(strs[k].From, core.Hex(x.From))
 			continue
@@ -530,7 +550,7 @@ func (v *codeView) referenced(ctx context.Context, refs []ports.Reference) ([]re
 			if !seen {
 				k = len(names)
 				nIdx[x.To] = k
-				names = append(names, referencedName{Address: core.Hex(x.To), Name: n, Kinds: []string{}, From: []string{}})
+				names = append(names, ReferencedName{Address: core.Hex(x.To), Name: n, Kinds: []string{}, From: []string{}})
 			}
 			names[k].Kinds = appendUnique(names[k].Kinds, x.Kind)
 			names[k].From = appendUnique(names[k].From, core.Hex(x.From))
@@ -548,7 +568,7 @@ func (v *codeView) referenced(ctx context.Context, refs []ports.Reference) ([]re
 		if !seen {
 			k = len(names)
 			nIdx[x.To] = k
-			names = append(names, referencedName{Address: core.Hex(x.To), Name: n, Kinds: []string{}, From: []string{}})
+			names = append(names, ReferencedName{Address: core.Hex(x.To), Name: n, Kinds: []string{}, From: []string{}})
 		}
 		names[k].Kinds = appendUnique(names[k].Kinds, x.Kind)
 		names[k].From = appendUnique(names[k].From, core.Hex(x.From))
@@ -582,26 +602,23 @@ func pageRunes(s string, offset, count int) (string, int, *int) {
 }
 
 // signatureText renders a derived signature in C-like notation.
-func signatureText(name string, api map[string]any) string {
-	ret, _ := api["return_type"].(string)
+func signatureText(name string, api *NativeAPI) string {
+	ret := deref(api.ReturnType, "")
 	if ret == "" {
 		ret = "?"
 	}
 	s := ret + " " + name + "("
-	params, _ := api["parameters"].([]map[string]any)
-	for k, p := range params {
+	for k, p := range api.Parameters {
 		if k > 0 {
 			s += ", "
 		}
-		t, _ := p["type"].(string)
-		n, _ := p["name"].(string)
-		s += t
-		if n != "" {
+		s += deref(p.Type, "")
+		if n := deref(p.Name, ""); n != "" {
 			s += " " + n
 		}
 	}
-	if v, _ := api["variadic"].(bool); v {
-		if len(params) > 0 {
+	if api.Variadic {
+		if len(api.Parameters) > 0 {
 			s += ", "
 		}
 		s += "..."
@@ -622,37 +639,45 @@ func opInspectNativeAPI() *core.Operation {
  "properties":{"procedure":` + procRefSchema + `,"classification":{"type":"string"},"signature":{"type":["string","null"]},"native_api":` + nativeAPISchema + `}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`), json.RawMessage(`{"procedure":"0x401000","max_instructions":100}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			v, i, err := procedureArg(ctx, c)
+			in, err := core.Input[InspectNativeAPIInput](c)
 			if err != nil {
 				return nil, err
 			}
-			f, err := v.function(ctx, i, core.IntArg(c.Args, "max_instructions", 500))
+			v, i, err := procedureArg(ctx, c, "", in.Procedure)
 			if err != nil {
 				return nil, err
 			}
-			api, lim, err := v.nativeAPI(ctx, i, f)
+			f, err := v.function(ctx, i, deref(in.MaxInstructions, 500))
 			if err != nil {
 				return nil, err
 			}
-			if api == nil {
-				api = map[string]any{"available": false, "reason": "The bound provider derives no signatures.",
-					"residual_unknowns": []string{"calling_convention", "parameters", "return_type"}}
+			api, noAPI, lim, err := v.nativeAPI(ctx, i, f)
+			if err != nil {
+				return nil, err
 			}
-			var sig any
-			if m, ok := api.(map[string]any); ok && m["available"] == true {
-				sig = signatureText(v.value(i), m)
+			if api == nil && noAPI == nil {
+				noAPI = &NativeAPIUnavailable{Available: false, Reason: "The bound provider derives no signatures.", ResidualUnknowns: residualUnknowns()}
+			}
+			var sig *string
+			if api != nil {
+				s := signatureText(v.value(i), api)
+				sig = &s
 				if dc, ok := func() (ports.Decompiler, bool) {
 					a, _, _ := c.Bound()
 					d, ok := a.(ports.Decompiler)
 					return d, ok
 				}(); ok {
 					if p, err := dc.Decompile(ctx, v.procs[i].Address); err == nil {
-						text, _, _ := pageRunes(p.Text, 0, core.IntArg(c.Args, "max_pseudocode_chars", 20000))
-						m["pseudocode"] = text
+						text, _, _ := pageRunes(p.Text, 0, deref(in.MaxPseudocodeChars, 20000))
+						api.Pseudocode = &text
 					}
 				}
 			}
-			return &core.Observation{Result: map[string]any{"procedure": v.ref(i), "classification": v.classification(i), "signature": sig, "native_api": api},
+			raw, err := nativeAPIJSON(api, noAPI)
+			if err != nil {
+				return nil, err
+			}
+			return &core.Observation{Result: &InspectNativeAPIResult{Procedure: v.ref(i), Classification: v.classification(i), Signature: sig, NativeAPI: raw},
 				Limitations: lim, Locations: rangeLocation(v.ranges[i])}, nil
 		},
 	}
@@ -680,7 +705,11 @@ func opBatchDecompile() *core.Operation {
    "properties":{"decompiled":{"type":"integer"},"unavailable":{"type":"integer"},"error":{"type":"integer"}}}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"addresses":["main"]}`), json.RawMessage(`{"addresses":["main","0x401000"]}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			v, err := codeViewOf(ctx, c)
+			in, err := core.Input[BatchDecompileInput](c)
+			if err != nil {
+				return nil, err
+			}
+			v, err := codeViewOf(ctx, c, "")
 			if err != nil {
 				return nil, err
 			}
@@ -690,47 +719,47 @@ func opBatchDecompile() *core.Operation {
 			if !canDecompile {
 				unavailable = pseudocodeUnavailable(ctx, c).Message
 			}
-			reqs, _ := c.Args["addresses"].([]any)
-			items := []map[string]any{}
-			summary := map[string]int{"decompiled": 0, "unavailable": 0, "error": 0}
-			for k, x := range reqs {
-				s, _ := x.(string)
-				c.Observe(fmt.Sprintf("%d of %d procedures", k+1, len(reqs)))
-				it := map[string]any{"request": s, "procedure": nil, "status": "error", "pseudocode": nil, "reason": nil, "instruction_count": nil}
+			out := &BatchDecompileResult{Items: []BatchDecompileResultItem{}}
+			for k, s := range in.Addresses {
+				c.Observe(fmt.Sprintf("%d of %d procedures", k+1, len(in.Addresses)))
+				it := BatchDecompileResultItem{Request: s, Status: "error"}
 				i, err := v.resolveValue(s, []any{"addresses", k})
 				if err != nil {
-					it["reason"] = core.AsError(c.Op.Name, err).Message
-					summary["error"]++
-					items = append(items, it)
+					reason := core.AsError(c.Op.Name, err).Message
+					it.Reason = &reason
+					out.Summary.Error++
+					out.Items = append(out.Items, it)
 					continue
 				}
-				it["procedure"] = v.ref(i)
+				ref := v.ref(i)
+				it.Procedure = &ref
 				if f, err := v.function(ctx, i, 1); err == nil {
-					it["instruction_count"] = f.InstructionCount
+					it.InstructionCount = &f.InstructionCount
 				} else if ctx.Err() != nil {
 					return nil, ctx.Err()
 				}
 				switch {
 				case !canDecompile:
-					it["status"], it["reason"] = "unavailable", unavailable
-					summary["unavailable"]++
+					it.Status, it.Reason = "unavailable", &unavailable
+					out.Summary.Unavailable++
 				default:
 					p, err := dc.Decompile(ctx, v.procs[i].Address)
 					if err != nil {
-						it["reason"] = err.Error()
-						summary["error"]++
+						reason := err.Error()
+						it.Reason = &reason
+						out.Summary.Error++
 						break
 					}
-					it["status"], it["pseudocode"] = "decompiled", p.Text
-					summary["decompiled"]++
+					it.Status, it.Pseudocode = "decompiled", &p.Text
+					out.Summary.Decompiled++
 				}
-				items = append(items, it)
+				out.Items = append(out.Items, it)
 			}
 			var lim []string
 			if !canDecompile {
 				lim = append(lim, "The bound provider does not decompile; every item is unavailable. binary_session's tool_availability for procedure_pseudo_code names any registered engine that decompiles.")
 			}
-			return &core.Observation{Result: map[string]any{"items": items, "summary": summary}, Limitations: lim}, nil
+			return &core.Observation{Result: out, Limitations: lim}, nil
 		},
 	}
 }

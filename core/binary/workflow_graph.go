@@ -1,6 +1,7 @@
 package binary
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,26 +20,6 @@ import (
 // advertised results are flat lists of nodes and edges, never recursive
 // trees.
 
-type graphNode struct {
-	Address   string `json:"address"`
-	Name      string `json:"name"`
-	Depth     int    `json:"depth"`
-	Procedure bool   `json:"procedure"`
-	External  bool   `json:"external"`
-	Thunk     bool   `json:"thunk"`
-	// Unresolved counts the node's indirect calls and jumps with unknown
-	// targets (edges that could not be drawn).
-	Unresolved int  `json:"unresolved_calls"`
-	Expanded   bool `json:"expanded"`
-}
-
-type graphEdge struct {
-	From      string   `json:"from"`
-	To        string   `json:"to"`
-	Kind      string   `json:"kind"`
-	CallSites []string `json:"call_sites"`
-}
-
 const graphNodeSchema = `{"type":"object","additionalProperties":false,"required":["address","name","depth","procedure","external","thunk","unresolved_calls","expanded"],
  "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"depth":{"type":"integer","minimum":0},"procedure":{"type":"boolean"},
   "external":{"type":"boolean"},"thunk":{"type":"boolean"},"unresolved_calls":{"type":"integer","minimum":0},
@@ -50,8 +31,8 @@ const graphEdgeSchema = `{"type":"object","additionalProperties":false,"required
 // graph is a bounded call graph under construction.
 type graph struct {
 	v        *codeView
-	nodes    []graphNode
-	edges    []graphEdge
+	nodes    []CallGraphNode
+	edges    []CallGraphEdge
 	index    map[uint64]int
 	edgeKey  map[[2]uint64]int
 	maxNodes int
@@ -71,7 +52,7 @@ func (g *graph) node(addr uint64, depth int) (int, bool) {
 		g.cut = true
 		return -1, false
 	}
-	n := graphNode{Address: core.Hex(addr), Name: g.v.nameAt(addr), Depth: depth}
+	n := CallGraphNode{Address: core.Hex(addr), Name: g.v.nameAt(addr), Depth: depth}
 	if i, ok := g.v.startIndex(addr); ok {
 		n.Procedure, n.External, n.Thunk, n.Name = true, g.v.procs[i].External, g.v.procs[i].Thunk, g.v.value(i)
 	}
@@ -95,7 +76,7 @@ func (g *graph) edge(from, to uint64, kind string, sites []string) {
 		return
 	}
 	g.edgeKey[key] = len(g.edges)
-	g.edges = append(g.edges, graphEdge{From: core.Hex(from), To: core.Hex(to), Kind: kind, CallSites: append([]string{}, sites...)})
+	g.edges = append(g.edges, CallGraphEdge{From: core.Hex(from), To: core.Hex(to), Kind: kind, CallSites: append([]string{}, sites...)})
 }
 
 // callStep is one neighbour of a procedure in a walk.
@@ -163,7 +144,7 @@ func (g *graph) walk(ctx context.Context, root uint64, depth int, forward bool, 
 				return nil, false, err
 			}
 			k := g.index[addr]
-			g.nodes[k].Expanded, g.nodes[k].Unresolved = true, unresolved
+			g.nodes[k].Expanded, g.nodes[k].UnresolvedCalls = true, unresolved
 			for _, s := range steps {
 				_, seen := g.index[s.addr]
 				if _, ok := g.node(s.addr, d+1); !ok {
@@ -188,10 +169,6 @@ func (g *graph) walk(ctx context.Context, root uint64, depth int, forward bool, 
 	return parent, false, nil
 }
 
-func (g *graph) result() map[string]any {
-	return map[string]any{"nodes": core.NonNil(g.nodes), "edges": core.NonNil(g.edges)}
-}
-
 func opGetCallGraph() *core.Operation {
 	return &core.Operation{
 		Name: "get_call_graph", Title: "Get Call Graph", Kind: core.KindEnhanced, Effects: codeEffects, NeedsTarget: true,
@@ -208,24 +185,25 @@ func opGetCallGraph() *core.Operation {
   "nodes":{"type":"array","items":` + graphNodeSchema + `},"edges":{"type":"array","items":` + graphEdgeSchema + `},"truncated":{"type":"boolean"}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"address":"main"}`), json.RawMessage(`{"address":"0x401000","depth":3,"direction":"backward"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			v, err := codeViewOf(ctx, c)
+			in, err := core.Input[CallGraphInput](c)
 			if err != nil {
 				return nil, err
 			}
-			i, err := v.resolve("address")
+			v, err := codeViewOf(ctx, c, "")
 			if err != nil {
 				return nil, err
 			}
-			dir, _ := core.StringArg(c.Args, "direction")
-			depth := core.IntArg(c.Args, "depth", 2)
-			maxNodes := core.IntArg(c.Args, "max_nodes", defaultGraphNodes)
+			i, err := v.resolveValue(in.Address, []any{"address"})
+			if err != nil {
+				return nil, err
+			}
+			dir, depth, maxNodes := in.Direction, cmp.Or(in.Depth, 2), cmp.Or(in.MaxNodes, defaultGraphNodes)
 			g := newGraph(v, maxNodes)
 			ops := 5000
 			if _, _, err := g.walk(ctx, v.procs[i].Address, depth, dir != "backward", &ops, nil); err != nil {
 				return nil, err
 			}
-			out := g.result()
-			out["root"], out["direction"], out["depth"], out["truncated"] = v.ref(i), dir, depth, g.cut
+			out := &CallGraph{Root: v.ref(i), Direction: dir, Depth: depth, Nodes: core.NonNil(g.nodes), Edges: core.NonNil(g.edges), Truncated: g.cut}
 			var lim []string
 			if g.cut {
 				next := "call again with a larger max_nodes (up to 500), a smaller depth, or get_call_graph rooted at an unexpanded node"
@@ -259,17 +237,16 @@ func opFindXrefsToName() *core.Operation {
   "references":{"type":"array","items":` + referenceItemSchema + `},"total":{"type":"integer","minimum":0},"truncated":{"type":"boolean"}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"name":"printf"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			v, err := codeViewOf(ctx, c)
+			in, err := core.Input[FindXrefsToNameInput](c)
 			if err != nil {
 				return nil, err
 			}
-			want, _ := core.StringArg(c.Args, "name")
-			type match struct {
-				Address string `json:"address"`
-				Name    string `json:"name"`
-				Kind    string `json:"kind"`
+			v, err := codeViewOf(ctx, c, "")
+			if err != nil {
+				return nil, err
 			}
-			matches := []match{}
+			want := in.Name
+			matches := []ListNamesResultItem{}
 			addrs := map[uint64]bool{}
 			same := func(n string) bool {
 				base, _, _ := strings.Cut(n, "@")
@@ -278,19 +255,19 @@ func opFindXrefsToName() *core.Operation {
 			for _, p := range v.procs {
 				if p.Name != "" && same(p.Name) && !addrs[p.Address] {
 					addrs[p.Address] = true
-					matches = append(matches, match{core.Hex(p.Address), p.Name, "procedure"})
+					matches = append(matches, ListNamesResultItem{core.Hex(p.Address), p.Name, "procedure"})
 				}
 			}
 			for _, n := range v.names {
 				if same(n.Name) && !addrs[n.Address] {
 					addrs[n.Address] = true
-					matches = append(matches, match{core.Hex(n.Address), n.Name, n.Kind})
+					matches = append(matches, ListNamesResultItem{core.Hex(n.Address), n.Name, n.Kind})
 				}
 			}
 			if len(matches) == 0 {
 				return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"name"}, Reason: core.ReasonInvalidValue, Message: "no procedure, label or import is named " + want})
 			}
-			refs := []referenceItem{}
+			refs := []ProcedureReferencesResultItemReference{}
 			total := 0
 			keys := make([]uint64, 0, len(addrs))
 			for a := range addrs {
@@ -309,7 +286,7 @@ func opFindXrefsToName() *core.Operation {
 					}
 				}
 			}
-			return &core.Observation{Result: map[string]any{"name": want, "matches": matches, "references": refs, "total": total, "truncated": total > len(refs)}}, nil
+			return &core.Observation{Result: &FindXrefsToNameResult{Name: want, Matches: matches, References: refs, Total: total, Truncated: total > len(refs)}}, nil
 		},
 	}
 }
@@ -319,41 +296,15 @@ const stringSearchProps = `"query": {"type":"string","minLength":1,"maxLength":4
   "limit": {"type":"integer","minimum":1,"maximum":200,"default":20,"description":"Matching strings (or seeds) followed (1-200)."},
   "max_operations": {"type":"integer","minimum":1,"maximum":100000,"default":5000,"description":"Reference lookups and procedure expansions allowed (1-100000)."}`
 
-// codeForStrings finds the strings matching the query and the code that
-// references them.
-type stringHit struct {
-	String     stringItem   `json:"string"`
-	References []stringSite `json:"references"`
-}
-
-type stringSite struct {
-	From      string   `json:"from"`
-	Kind      string   `json:"kind"`
-	Procedure *procRef `json:"procedure"`
-}
-
 const stringHitSchema = `{"type":"object","additionalProperties":false,"required":["string","references"],
  "properties":{"string":` + stringItemSchema + `,"references":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","kind","procedure"],
   "properties":{"from":{"$ref":"#/$defs/hex"},"kind":{"type":"string"},"procedure":{"anyOf":[{"type":"null"},` + procRefSchema + `]}}}}}}`
-
-type codeUser struct {
-	Address string   `json:"address"`
-	Name    string   `json:"name"`
-	Seeds   []string `json:"seeds"`
-	Sites   []string `json:"sites"`
-	// Reference says how directly the procedure reaches a matching string,
-	// the most direct of its sites: "direct" loads the literal's address,
-	// "inside" an address inside the literal (a blob the engine did not
-	// split), "via-data" a data word (such as a Go string header) that
-	// points at it.
-	Reference string `json:"reference,omitempty"`
-}
 
 const codeUserSchema = `{"type":"object","additionalProperties":false,"required":["address","name","seeds","sites"],
  "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"seeds":{"type":"array","items":{"$ref":"#/$defs/hex"}},
   "sites":{"type":"array","items":{"$ref":"#/$defs/hex"}},"reference":{"enum":["direct","inside","via-data"]}}}`
 
-// referenceRanks orders codeUser.Reference, most direct first.
+// referenceRanks orders FindCodeForStringResultProcedure.Reference, most direct first.
 var referenceRanks = map[string]int{"direct": 0, "inside": 1, "via-data": 2}
 
 // maxWholeString bounds the bytes read to search a literal whose value the
@@ -392,7 +343,7 @@ func (v *codeView) wholeMatch(ctx context.Context, s ports.String, q string, nor
 }
 
 // procsFor reports whether some user was found for seed.
-func procsFor(byProc map[int]int, users []codeUser, seed string) bool {
+func procsFor(byProc map[int]int, users []FindCodeForStringResultProcedure, seed string) bool {
 	for _, u := range users {
 		for _, sd := range u.Seeds {
 			if sd == seed {
@@ -472,8 +423,8 @@ type dataSection struct {
 // searchStrings runs the string half of find_code_for_string and
 // trace_feature: every literal containing the query (its whole bytes when
 // its displayed value is capped), the code referencing each one, and the
-// procedures holding that code, most direct first (see codeUser.Reference).
-func (v *codeView) searchStrings(ctx context.Context, query string, cs bool, limit int, ops *int) ([]stringHit, []codeUser, int, bool, error) {
+// procedures holding that code, most direct first (see FindCodeForStringResultProcedure.Reference).
+func (v *codeView) searchStrings(ctx context.Context, query string, cs bool, limit int, ops *int) ([]FindCodeForStringResultString, []FindCodeForStringResultProcedure, int, bool, error) {
 	strs, err := v.stringsList(ctx)
 	if err != nil {
 		return nil, nil, 0, false, err
@@ -483,8 +434,8 @@ func (v *codeView) searchStrings(ctx context.Context, query string, cs bool, lim
 		norm = func(s string) string { return s }
 	}
 	q := norm(query)
-	hits := []stringHit{}
-	users := []codeUser{}
+	hits := []FindCodeForStringResultString{}
+	users := []FindCodeForStringResultProcedure{}
 	byProc := map[int]int{}
 	matched, cut := 0, false
 	use := func(i int, seed, site, how string) {
@@ -493,7 +444,7 @@ func (v *codeView) searchStrings(ctx context.Context, query string, cs bool, lim
 		if !seen {
 			k = len(users)
 			byProc[i] = k
-			users = append(users, codeUser{Address: ref.Address, Name: ref.Name, Seeds: []string{}, Sites: []string{}, Reference: how})
+			users = append(users, FindCodeForStringResultProcedure{Address: ref.Address, Name: ref.Name, Seeds: []string{}, Sites: []string{}, Reference: how})
 		}
 		if referenceRanks[how] < referenceRanks[users[k].Reference] {
 			users[k].Reference = how
@@ -526,9 +477,9 @@ func (v *codeView) searchStrings(ctx context.Context, query string, cs bool, lim
 			return nil, nil, 0, false, err
 		}
 		seed := core.Hex(s.Address)
-		h := stringHit{String: stringItemOf(s), References: []stringSite{}}
+		h := FindCodeForStringResultString{String: stringItemOf(s), References: []FindCodeForStringResultStringReference{}}
 		for _, r := range refs {
-			site := stringSite{From: core.Hex(r.From), Kind: r.Kind}
+			site := FindCodeForStringResultStringReference{From: core.Hex(r.From), Kind: r.Kind}
 			how := "inside"
 			if r.To == s.Address {
 				how = "direct"
@@ -596,15 +547,18 @@ func opFindCodeForString() *core.Operation {
   "procedures":{"type":"array","items":` + codeUserSchema + `},"matched_strings":{"type":"integer","minimum":0},"truncated":{"type":"boolean"},"operations":{"type":"integer","minimum":0}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"query":"usage"}`), json.RawMessage(`{"query":"Usage:","case_sensitive":true,"limit":5}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			v, err := codeViewOf(ctx, c)
+			in, err := core.Input[FindCodeForStringInput](c)
 			if err != nil {
 				return nil, err
 			}
-			q, _ := core.StringArg(c.Args, "query")
-			cs := boolArg(c.Args, "case_sensitive")
-			budget := core.IntArg(c.Args, "max_operations", 5000)
+			v, err := codeViewOf(ctx, c, "")
+			if err != nil {
+				return nil, err
+			}
+			q, cs := in.Query, deref(in.CaseSensitive, false)
+			budget := deref(in.MaxOperations, 5000)
 			ops := budget
-			hits, users, matched, cut, err := v.searchStrings(ctx, q, cs, core.IntArg(c.Args, "limit", 20), &ops)
+			hits, users, matched, cut, err := v.searchStrings(ctx, q, cs, deref(in.Limit, 20), &ops)
 			if err != nil {
 				return nil, err
 			}
@@ -619,8 +573,8 @@ func opFindCodeForString() *core.Operation {
 					lim = append(lim, "No instruction references the matching strings directly (they may be reached through tables or computed addresses).")
 				}
 			}
-			return &core.Observation{Result: map[string]any{"query": q, "case_sensitive": cs, "strings": hits, "procedures": users,
-				"matched_strings": matched, "truncated": cut, "operations": budget - ops}, Limitations: lim}, nil
+			return &core.Observation{Result: &FindCodeForStringResult{Query: q, CaseSensitive: cs, Strings: hits, Procedures: users,
+				MatchedStrings: matched, Truncated: cut, Operations: budget - ops}, Limitations: lim}, nil
 		},
 	}
 }
@@ -646,47 +600,52 @@ func opTraceCallPath() *core.Operation {
   "explored":{"type":"integer","minimum":0},"truncated":{"type":"boolean"}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"start":"main","goal":"puts@plt"}`), json.RawMessage(`{"start":"main","max_depth":3}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			v, err := codeViewOf(ctx, c)
+			in, err := core.Input[TraceCallPathInput](c)
 			if err != nil {
 				return nil, err
 			}
-			si, err := v.resolve("start")
+			v, err := codeViewOf(ctx, c, "")
 			if err != nil {
 				return nil, err
 			}
-			var goal any
+			si, err := v.resolveValue(in.Start, []any{"start"})
+			if err != nil {
+				return nil, err
+			}
+			var goal *ProcedureRef
 			gi := -1
-			if _, ok := c.Args["goal"]; ok {
-				if gi, err = v.resolve("goal"); err != nil {
+			if in.Goal != "" {
+				if gi, err = v.resolveValue(in.Goal, []any{"goal"}); err != nil {
 					return nil, err
 				}
-				goal = v.ref(gi)
+				ref := v.ref(gi)
+				goal = &ref
 			}
-			dir, _ := core.StringArg(c.Args, "direction")
+			dir := in.Direction
 			forward := dir != "backward"
-			budget := core.IntArg(c.Args, "max_operations", 10000)
+			budget := deref(in.MaxOperations, 10000)
 			ops := budget
-			g := newGraph(v, core.IntArg(c.Args, "max_nodes", 500))
+			g := newGraph(v, deref(in.MaxNodes, 500))
 			start := v.procs[si].Address
 			var stop func(uint64) bool
 			if gi >= 0 {
 				target := v.procs[gi].Address
 				stop = func(a uint64) bool { return a == target }
 			}
-			parent, reached, err := g.walk(ctx, start, core.IntArg(c.Args, "max_depth", 6), forward, &ops, stop)
+			parent, reached, err := g.walk(ctx, start, deref(in.MaxDepth, 6), forward, &ops, stop)
 			if err != nil {
 				return nil, err
 			}
-			path := []procRef{}
-			var found any
+			path := []ProcedureRef{}
+			var found *bool
 			if gi >= 0 {
 				target := v.procs[gi].Address
 				reached = reached || target == start
-				found = reached
+				found = &reached
 				if reached {
 					for a := target; ; a = parent[a] {
 						n := g.nodes[g.index[a]]
-						path = append(path, procRef{Address: n.Address, Name: n.Name})
+						path = append(path, ProcedureRef{Address: n.Address, Name: n.Name})
 						if a == start {
 							break
 						}
@@ -702,9 +661,8 @@ func opTraceCallPath() *core.Operation {
 			if g.cut {
 				lim = append(lim, "The search stopped at max_nodes or max_operations; a path may exist beyond it.")
 			}
-			out := g.result()
-			out["start"], out["goal"], out["direction"], out["found"], out["path"] = v.ref(si), goal, dir, found, path
-			out["explored"], out["truncated"] = budget-ops, g.cut
+			out := &TraceCallPathResult{Start: v.ref(si), Goal: goal, Direction: dir, Found: found, Path: path,
+				Nodes: core.NonNil(g.nodes), Edges: core.NonNil(g.edges), Explored: budget - ops, Truncated: g.cut}
 			return &core.Observation{Result: out, Limitations: lim}, nil
 		},
 	}
@@ -727,14 +685,16 @@ func opTraceFeature() *core.Operation {
   "truncated":{"type":"boolean"},"operations":{"type":"integer","minimum":0}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"query":"password"}`), json.RawMessage(`{"query":"config","limit":5,"max_operations":500}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			v, err := codeViewOf(ctx, c)
+			in, err := core.Input[TraceFeatureInput](c)
 			if err != nil {
 				return nil, err
 			}
-			q, _ := core.StringArg(c.Args, "query")
-			cs := boolArg(c.Args, "case_sensitive")
-			limit := core.IntArg(c.Args, "limit", 20)
-			budget := core.IntArg(c.Args, "max_operations", 5000)
+			v, err := codeViewOf(ctx, c, "")
+			if err != nil {
+				return nil, err
+			}
+			q, cs := in.Query, deref(in.CaseSensitive, false)
+			limit, budget := deref(in.Limit, 20), deref(in.MaxOperations, 5000)
 			ops := budget
 			c.Observe("searching strings")
 			hits, users, _, cut, err := v.searchStrings(ctx, q, cs, limit, &ops)
@@ -748,12 +708,7 @@ func opTraceFeature() *core.Operation {
 				norm = func(s string) string { return s }
 			}
 			nq := norm(q)
-			type nameSeed struct {
-				Address string `json:"address"`
-				Name    string `json:"name"`
-				Kind    string `json:"kind"`
-			}
-			names := []nameSeed{}
+			names := []ListNamesResultItem{}
 			byProc := map[string]int{}
 			for k, u := range users {
 				byProc[u.Address] = k
@@ -764,7 +719,7 @@ func opTraceFeature() *core.Operation {
 				if !ok {
 					k = len(users)
 					byProc[ref.Address] = k
-					users = append(users, codeUser{Address: ref.Address, Name: ref.Name, Seeds: []string{}, Sites: []string{}})
+					users = append(users, FindCodeForStringResultProcedure{Address: ref.Address, Name: ref.Name, Seeds: []string{}, Sites: []string{}})
 				}
 				users[k].Seeds = appendUnique(users[k].Seeds, seed)
 				if site != "" {
@@ -779,7 +734,7 @@ func opTraceFeature() *core.Operation {
 					cut = true
 					break
 				}
-				names = append(names, nameSeed{core.Hex(n.Address), n.Name, n.Kind})
+				names = append(names, ListNamesResultItem{core.Hex(n.Address), n.Name, n.Kind})
 				if i, ok := v.startIndex(n.Address); ok && n.Kind == "function" {
 					addUser(i, core.Hex(n.Address), "")
 					continue
@@ -810,9 +765,8 @@ func opTraceFeature() *core.Operation {
 			if cut {
 				lim = append(lim, "The trace stopped at limit, max_operations or 500 nodes; more code may use the seeds.")
 			}
-			out := g.result()
-			out["query"], out["seeds"], out["procedures"] = q, map[string]any{"strings": hits, "names": names}, users
-			out["truncated"], out["operations"] = cut, budget-ops
+			out := &TraceFeatureResult{Query: q, Seeds: TraceFeatureResultSeeds{Strings: hits, Names: names}, Procedures: users,
+				Nodes: core.NonNil(g.nodes), Edges: core.NonNil(g.edges), Truncated: cut, Operations: budget - ops}
 			return &core.Observation{Result: out, Limitations: lim}, nil
 		},
 	}

@@ -21,20 +21,55 @@ import (
 // Value-flow collections of native_value_flow, in their recorded order.
 var valueFlowCollections = []string{"operations", "def_use", "effects", "parameters", "parameter_uses"}
 
-type vfOperationItem struct {
+// ValueFlow is native_value_flow when the provider observed it.
+type ValueFlow struct {
+	Status                      string                            `json:"status"` // "observed"
+	Truncated                   bool                              `json:"truncated"`
+	OmittedOperationsLowerBound *int                              `json:"omitted_operations_lower_bound"`
+	KnownOmittedInputs          *int                              `json:"known_omitted_inputs"`
+	KnownOmittedEdges           *int                              `json:"known_omitted_edges"`
+	Summary                     ValueFlowSummary                  `json:"summary"`
+	Operations                  Collection[ValueFlowOperation]    `json:"operations"`
+	DefUse                      Collection[ValueFlowDefUse]       `json:"def_use"`
+	Effects                     Collection[ValueFlowEffect]       `json:"effects"`
+	Parameters                  Collection[ValueFlowParameter]    `json:"parameters"`
+	ParameterUses               Collection[ValueFlowParameterUse] `json:"parameter_uses"`
+}
+
+// ValueFlowUnavailable is native_value_flow when the provider gives none.
+type ValueFlowUnavailable struct {
+	Status string `json:"status"` // "unavailable"
+	Reason string `json:"reason"`
+}
+
+// ValueFlowSummary counts a ValueFlow's observations.
+type ValueFlowSummary struct {
+	CallingConvention *string  `json:"calling_convention"`
+	Operations        int      `json:"operations"`
+	DefUse            int      `json:"def_use"`
+	Effects           int      `json:"effects"`
+	MemoryWrites      int      `json:"memory_writes"`
+	Calls             int      `json:"calls"`
+	Returns           int      `json:"returns"`
+	Parameters        []string `json:"parameters"`
+	ParameterUses     int      `json:"parameter_uses"`
+}
+
+// ValueFlowOperation is one analysed instruction of a ValueFlow.
+type ValueFlowOperation struct {
 	Address  string   `json:"address"`
 	Mnemonic string   `json:"mnemonic"`
 	Defs     []string `json:"defs"`
 	Uses     []string `json:"uses"`
 }
 
-type vfDefUseItem struct {
+type ValueFlowDefUse struct {
 	Def      string `json:"def"`
 	Use      string `json:"use"`
 	Location string `json:"location"`
 }
 
-type vfEffectItem struct {
+type ValueFlowEffect struct {
 	Kind        string   `json:"kind"`
 	Address     string   `json:"address"`
 	Location    *string  `json:"location"`
@@ -44,13 +79,13 @@ type vfEffectItem struct {
 	Definitions []string `json:"definitions"`
 }
 
-type vfParameterItem struct {
+type ValueFlowParameter struct {
 	Location string `json:"location"`
 	Position int    `json:"position"`
 	Uses     int    `json:"uses"`
 }
 
-type vfParameterUseItem struct {
+type ValueFlowParameterUse struct {
 	Location string `json:"location"`
 	Address  string `json:"address"`
 }
@@ -98,38 +133,39 @@ func nativeValueFlowResultSchema() string {
 }
 
 // nativeValueFlow asks the bound provider for procedure i's value flow and
-// pages its lists; the limitations it returns belong to the dossier.
-func (v *codeView) nativeValueFlow(ctx context.Context, i, offset, limit int) (map[string]any, []string, error) {
+// pages its lists: the observed flow, or why there is none; the limitations
+// it returns belong to the dossier.
+func (v *codeView) nativeValueFlow(ctx context.Context, i, offset, limit int) (*ValueFlow, *ValueFlowUnavailable, []string, error) {
 	a, _, _ := v.c.Bound()
 	vfa, ok := a.(ports.ValueFlowAnalyzer)
 	if !ok {
 		reason := "The bound provider does not compute value flow."
-		return map[string]any{"status": "unavailable", "reason": reason}, []string{"native_value_flow is unavailable: " + reason}, nil
+		return nil, &ValueFlowUnavailable{"unavailable", reason}, []string{"native_value_flow is unavailable: " + reason}, nil
 	}
 	vf, err := listsOf(a).valueFlow(ctx, vfa, v.procs[i].Address)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, nil, ctx.Err()
+			return nil, nil, nil, ctx.Err()
 		}
 		reason := "The value-flow analysis failed: " + err.Error()
 		if errors.Is(err, ports.ErrUnsupported) {
 			reason = "The provider does not model this target's architecture for value flow: " + err.Error()
 		}
-		return map[string]any{"status": "unavailable", "reason": reason}, []string{"native_value_flow is unavailable: " + reason}, nil
+		return nil, &ValueFlowUnavailable{"unavailable", reason}, []string{"native_value_flow is unavailable: " + reason}, nil
 	}
-	ops := make([]vfOperationItem, len(vf.Operations))
+	ops := make([]ValueFlowOperation, len(vf.Operations))
 	for k, o := range vf.Operations {
-		ops[k] = vfOperationItem{Address: core.Hex(o.Address), Mnemonic: o.Mnemonic, Defs: core.NonNil(o.Defs), Uses: core.NonNil(o.Uses)}
+		ops[k] = ValueFlowOperation{Address: core.Hex(o.Address), Mnemonic: o.Mnemonic, Defs: core.NonNil(o.Defs), Uses: core.NonNil(o.Uses)}
 	}
-	du := make([]vfDefUseItem, len(vf.DefUses))
+	du := make([]ValueFlowDefUse, len(vf.DefUses))
 	for k, e := range vf.DefUses {
-		du[k] = vfDefUseItem{Def: core.Hex(e.Def), Use: core.Hex(e.Use), Location: e.Location}
+		du[k] = ValueFlowDefUse{Def: core.Hex(e.Def), Use: core.Hex(e.Use), Location: e.Location}
 	}
 	counts := map[string]int{}
-	effects := make([]vfEffectItem, len(vf.Effects))
+	effects := make([]ValueFlowEffect, len(vf.Effects))
 	for k, e := range vf.Effects {
 		counts[e.Kind]++
-		it := vfEffectItem{Kind: e.Kind, Address: core.Hex(e.Address), Indirect: e.Indirect, Definitions: []string{}}
+		it := ValueFlowEffect{Kind: e.Kind, Address: core.Hex(e.Address), Indirect: e.Indirect, Definitions: []string{}}
 		if e.Location != "" {
 			it.Location = &e.Location
 		}
@@ -145,19 +181,19 @@ func (v *codeView) nativeValueFlow(ctx context.Context, i, offset, limit int) (m
 		}
 		effects[k] = it
 	}
-	params := make([]vfParameterItem, len(vf.Parameters))
+	params := make([]ValueFlowParameter, len(vf.Parameters))
 	names := []string{}
 	for k, p := range vf.Parameters {
-		params[k] = vfParameterItem{Location: p.Location, Position: p.Position, Uses: p.Uses}
+		params[k] = ValueFlowParameter{Location: p.Location, Position: p.Position, Uses: p.Uses}
 		names = append(names, p.Location)
 	}
-	uses := make([]vfParameterUseItem, len(vf.ParameterUses))
+	uses := make([]ValueFlowParameterUse, len(vf.ParameterUses))
 	for k, u := range vf.ParameterUses {
-		uses[k] = vfParameterUseItem{Location: u.Location, Address: core.Hex(u.Address)}
+		uses[k] = ValueFlowParameterUse{Location: u.Location, Address: core.Hex(u.Address)}
 	}
-	summary := map[string]any{"calling_convention": core.OrNull(vf.CallingConvention), "operations": len(ops), "def_use": len(du),
-		"effects": len(effects), "memory_writes": counts[ports.EffectMemoryWrite], "calls": counts[ports.EffectCall],
-		"returns": counts[ports.EffectReturn], "parameters": names, "parameter_uses": len(uses)}
+	summary := ValueFlowSummary{CallingConvention: core.OptString(vf.CallingConvention), Operations: len(ops), DefUse: len(du),
+		Effects: len(effects), MemoryWrites: counts[ports.EffectMemoryWrite], Calls: counts[ports.EffectCall],
+		Returns: counts[ports.EffectReturn], Parameters: names, ParameterUses: len(uses)}
 	var lim []string
 	for _, l := range vf.Limitations {
 		lim = append(lim, "Value flow: "+l)
@@ -165,9 +201,9 @@ func (v *codeView) nativeValueFlow(ctx context.Context, i, offset, limit int) (m
 	if vf.Truncated {
 		lim = append(lim, "native_value_flow is truncated; omitted observations remain unknown.")
 	}
-	return map[string]any{"status": "observed", "truncated": vf.Truncated,
-		"omitted_operations_lower_bound": max(vf.OmittedOperations, 0), "known_omitted_inputs": max(vf.OmittedInputs, 0),
-		"known_omitted_edges": max(vf.OmittedEdges, 0), "summary": summary,
-		"operations": collect(ops, offset, limit), "def_use": collect(du, offset, limit), "effects": collect(effects, offset, limit),
-		"parameters": collect(params, offset, limit), "parameter_uses": collect(uses, offset, limit)}, lim, nil
+	omittedOps, omittedIn, omittedEdges := max(vf.OmittedOperations, 0), max(vf.OmittedInputs, 0), max(vf.OmittedEdges, 0)
+	return &ValueFlow{Status: "observed", Truncated: vf.Truncated,
+		OmittedOperationsLowerBound: &omittedOps, KnownOmittedInputs: &omittedIn, KnownOmittedEdges: &omittedEdges, Summary: summary,
+		Operations: collect(ops, offset, limit), DefUse: collect(du, offset, limit), Effects: collect(effects, offset, limit),
+		Parameters: collect(params, offset, limit), ParameterUses: collect(uses, offset, limit)}, nil, lim, nil
 }

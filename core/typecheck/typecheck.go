@@ -29,7 +29,8 @@ var rawMessageType = reflect.TypeFor[json.RawMessage]()
 // is always written (no omitempty); for an input, a required property's
 // field must not be omitted, and optional ones may be written or not. A
 // pointer field with omitempty is never written as null. An object schema
-// that only lists required names needs those fields, always written. A
+// that only lists required names needs those fields, always written; one
+// without "additionalProperties": false admits fields it does not list. A
 // union (anyOf/oneOf of objects) is compared, for an input's root, in the
 // flattened form front ends advertise (required where every alternative
 // requires it), and otherwise must match one alternative.
@@ -224,7 +225,9 @@ func (c *typeCheck) object(n map[string]any, t reflect.Type, at string, depth in
 		path := at + "." + name
 		p, ok := props[name].(map[string]any)
 		if !ok {
-			*out = append(*out, fmt.Sprintf("%s: field %s.%s has no property in the schema", path, t.Name(), f.Name))
+			if n["additionalProperties"] == false { // an open object admits what it does not list
+				*out = append(*out, fmt.Sprintf("%s: field %s.%s has no property in the schema", path, t.Name(), f.Name))
+			}
 			continue
 		}
 		omits := strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")

@@ -48,7 +48,8 @@ func TestCheck(t *testing.T) {
 		{"pointer without omitempty may be null", `{"type":"object","properties":{"next":{"type":"integer"}}}`, reflect.TypeFor[struct {
 			Next *int `json:"next,omitempty"`
 		}](), false, ""},
-		{"nullable field that is never null", `{"type":"object","required":["next"],"properties":{"next":{"type":["integer","null"]}}}`, reflect.TypeFor[summary](), true, "has no property"},
+		{"field of a closed object with no property", `{"type":"object","additionalProperties":false,"required":["next"],"properties":{"next":{"type":["integer","null"]}}}`, reflect.TypeFor[summary](), true, "has no property"},
+		{"field an open object does not list", `{"type":"object","required":["next"],"properties":{"next":{"type":["integer","null"]}}}`, reflect.TypeFor[page](), true, ""},
 	} {
 		got := strings.Join(typecheck.Check([]byte(tc.schema), tc.t, tc.result), "\n")
 		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
