@@ -306,3 +306,17 @@ func (g *gate) wait(ctx context.Context, worker, workers int) {
 
 // gateSlice is the longest a decoder gives way at once.
 const gateSlice = 50 * time.Millisecond
+
+var _ ports.ArchitectureReporter = (*Analysis)(nil)
+
+// ArchitectureSupport says whether the engine decodes the first
+// document's instruction set and models its value flow: x86 and x86-64
+// and AArch64 decode, x86-64 and AArch64 have value flow.
+func (a *Analysis) ArchitectureSupport(ctx context.Context) (ports.ArchitectureSupport, error) {
+	if err := a.check(ctx, "architecture support"); err != nil {
+		return ports.ArchitectureSupport{}, err
+	}
+	ar := archOf(a.docs[0].Architecture)
+	decodes := ar == archX86 || ar == archX8664 || ar == archARM64 // newDecoder's
+	return ports.ArchitectureSupport{Decodes: decodes, ValueFlow: ar == archX8664 || ar == archARM64}, nil
+}

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -72,6 +73,14 @@ type app struct {
 // wire builds the catalog, the provider registry and the server identity
 // from the start-up environment. An invalid setting stops start-up.
 func wire(lookupEnv func(string) (string, bool)) (*app, error) {
+	return wireFor(lookupEnv, true)
+}
+
+// wireFor wires rea for a server (serving: rea-native discovers in the
+// background from each open, ahead of the queries that will need it) or
+// for one command (which runs one query and exits: discovery starts only
+// when that query needs it).
+func wireFor(lookupEnv func(string) (string, bool), serving bool) (*app, error) {
 	started := time.Now()
 	getenv := func(k string) string { v, _ := lookupEnv(k); return v }
 	cat, err := standard.Catalog()
@@ -129,9 +138,10 @@ func wire(lookupEnv func(string) (string, bool)) (*app, error) {
 	}
 	browser := cdp.New(nil)
 	nativeCache := nativeCacheDir(getenv)
-	// rea-native starts whole-file discovery in the background as a target
-	// opens, so that a query needing it later finds it done or under way.
-	reg, err := core.NewRegistry([]ports.Provider{native.New(&native.Options{CacheDir: nativeCache, DiscoverOnOpen: true}), ghidra.New(gopts), hopper.New(hopts)},
+	// Serving, rea-native starts whole-file discovery in the background as a
+	// target opens, so that a query needing it later finds it done or under
+	// way.
+	reg, err := core.NewRegistry([]ports.Provider{native.New(&native.Options{CacheDir: nativeCache, DiscoverOnOpen: serving}), ghidra.New(gopts), hopper.New(hopts)},
 		&core.RegistryOptions{Default: getenv("REA_ANALYSIS_PROVIDER"),
 			Containers: []ports.ContainerOpener{asar.Opener{}, zip.Opener{}},
 			JavaScript: js.New(),
@@ -163,7 +173,7 @@ func (a *app) server(logger *slog.Logger) *mcp.Server {
 
 func runArgs(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdin io.ReadCloser, stdout, stderr *os.File) int {
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	a, err := wire(lookupEnv)
+	a, err := wireFor(lookupEnv, serves(args))
 	if err != nil {
 		fmt.Fprintln(stderr, "rea:", err)
 		return 2
@@ -244,4 +254,15 @@ func isTerminal(f *os.File) bool {
 	}
 	null, err := os.Stat(os.DevNull)
 	return err != nil || !os.SameFile(st, null)
+}
+
+// serves reports whether args run the MCP server: its command is the
+// first argument that is not a flag.
+func serves(args []string) bool {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return a == "serve"
+		}
+	}
+	return false
 }

@@ -304,3 +304,29 @@ func TestCheckEarlyProcedures(t *testing.T) {
 		})
 	}
 }
+
+// An architecture report that contradicts what decoding says is rejected.
+func TestCheckArchitectureSupport(t *testing.T) {
+	ctx := t.Context()
+	a, err := NewCodeFake().Open(ctx, ports.Target{Format: "elf"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := newCodeView(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		sup ports.ArchitectureSupport
+		ok  bool
+	}{
+		{ports.ArchitectureSupport{Decodes: true, ValueFlow: true}, true},
+		{ports.ArchitectureSupport{Decodes: false}, false},                  // the fake decodes
+		{ports.ArchitectureSupport{Decodes: true, ValueFlow: false}, false}, // and models value flow
+		{ports.ArchitectureSupport{ValueFlow: true}, false},
+	} {
+		is := is.New(t)
+		err := checkArchitectureSupport(ctx, a, tt.sup, v)
+		is.Equal(err == nil, tt.ok)
+	}
+}
