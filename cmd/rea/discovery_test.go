@@ -105,8 +105,10 @@ func TestOverviewDoesNotWaitForDiscovery(t *testing.T) {
 			is.True(early > 0)
 
 			// A waiting list_procedures, cancelled once it runs (its
-			// "started" notification arrived): the call ends and the server
-			// goes on.
+			// "started" notification arrived) on a fresh open, whose
+			// discovery has just started: the call ends and the server goes
+			// on.
+			is.True(!call(t, h.cs, "open_binary", map[string]any{"path": target}).isError)
 			ctx, cancel := context.WithCancel(context.Background())
 			p := &sdk.CallToolParams{Name: "list_procedures", Arguments: map[string]any{"limit": 1}}
 			p.SetProgressToken("cancelled")
