@@ -421,6 +421,7 @@ func writeOverview(w io.Writer, target map[string]any, ev *core.Evidence) error 
 		Architecture   *string `json:"architecture"`
 		Entry          *string `json:"entry"`
 		ProcedureCount int     `json:"procedure_count"`
+		ProcedureList  string  `json:"procedure_list"`
 		SegmentCount   int     `json:"segment_count"`
 		StringCount    int     `json:"string_count"`
 		NameCount      *int    `json:"name_count"`
@@ -453,6 +454,9 @@ func writeOverview(w io.Writer, target map[string]any, ev *core.Evidence) error 
 		names = fmt.Sprint(*ov.NameCount)
 	}
 	fmt.Fprintf(tw, "  counts\t%d procedures, %d segments, %d strings, %s names\n", ov.ProcedureCount, ov.SegmentCount, ov.StringCount, names)
+	if ov.ProcedureList == "tables" {
+		fmt.Fprintf(tw, "  procedures\tfrom symbol and unwind tables only (whole-file discovery not awaited: rea call list_procedures --target PATH waits for it)\n")
+	}
 	fmt.Fprintf(tw, "  evidence\t%s\n", ev.EvidenceID)
 	for _, l := range ev.Limitations {
 		fmt.Fprintf(tw, "  limitation\t%s\n", l)
