@@ -255,10 +255,11 @@ func (a *Analysis) computeProgram(ctx context.Context) (p *program, err error) {
 }
 
 // gate lets the queries that answer without discovery (the overview's:
-// documents, segments, names, strings, the early list) run ahead of the
-// background job: while one runs, the job decodes on one core fewer (on
-// none with one core). Results do not depend on it: workers fill slots by
-// index.
+// segments, names, strings, the early list) run ahead of the background
+// job: while one runs, the job's decoders wait (each for gateSlice at
+// most, then one batch, and so on), so that the first answer does not share
+// the cores with discovery. Results do not depend on it: workers fill
+// slots by index.
 type gate struct {
 	mu   sync.Mutex
 	n    int           // foreground queries running
@@ -283,13 +284,12 @@ func (g *gate) enter() func() {
 	}
 }
 
-// wait blocks worker (of workers) while a foreground query runs and the
-// worker is one of those that give way, until ctx is done, or for
-// gateSlice at most: a foreground query that came to wait for the job
-// itself must not stop it.
-func (g *gate) wait(ctx context.Context, worker, workers int) {
+// wait blocks a decoder while a foreground query runs, until ctx is done,
+// or for gateSlice at most: a foreground query that came to wait for the
+// job itself must not stop it.
+func (g *gate) wait(ctx context.Context) {
 	g.mu.Lock()
-	if g.n == 0 || worker < workers-1 {
+	if g.n == 0 {
 		g.mu.Unlock()
 		return
 	}

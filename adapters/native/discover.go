@@ -423,12 +423,12 @@ func (b *builder) decodeAll(ctx context.Context, st *state, todo []int) error {
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(todo)/32))
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
-	for worker := range workers {
+	for range workers {
 		wg.Go(func() {
 			w := &scratch{dec: newDecoder(b.arch, b.mm, b.src)}
 			for {
 				if b.gate != nil {
-					b.gate.wait(ctx, worker, runtime.GOMAXPROCS(0))
+					b.gate.wait(ctx)
 				}
 				k := int(next.Add(64) - 64)
 				if k >= len(todo) {
