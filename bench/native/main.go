@@ -154,7 +154,7 @@ func run(ctx context.Context, runs int, rea string, skipChromium bool, tools, fi
 		}
 	}
 	fmt.Printf("load average after: %s\n\n", loadavg())
-	fmt.Printf("%-44s %8s  %-8s %9s %9s %10s %9s %9s %11s\n", "file", "size MB", "tool", "wall s", "CPU s", "peak RSS MB", "ms/MB", "CPU ms/MB", "alloc B/B")
+	fmt.Printf("%-44s %8s  %-10s %9s %9s %10s %9s %9s %11s\n", "file", "size MB", "tool", "wall s", "CPU s", "peak RSS MB", "ms/MB", "CPU ms/MB", "alloc B/B")
 	for _, f := range files {
 		st, err := os.Stat(f)
 		if err != nil {
@@ -170,7 +170,7 @@ func run(ctx context.Context, runs int, rea string, skipChromium bool, tools, fi
 			if t == "disasm" || t == "inproc" {
 				alloc = fmt.Sprintf("%.1f", median(ss, func(s sample) float64 { return float64(s.alloc) })/float64(st.Size()))
 			}
-			fmt.Printf("%-44s %8.1f  %-8s %9.2f %9.2f %10.0f %9.1f %9.1f %11s\n", shorten(f, 44), mb, t, wall, cpu, rss, wall*1000/mb, cpu*1000/mb, alloc)
+			fmt.Printf("%-44s %8.1f  %-10s %9.2f %9.2f %10.0f %9.1f %9.1f %11s\n", shorten(f, 44), mb, t, wall, cpu, rss, wall*1000/mb, cpu*1000/mb, alloc)
 		}
 	}
 	return nil
