@@ -339,3 +339,20 @@ type ValueFlow struct {
 type ValueFlowAnalyzer interface {
 	ValueFlow(ctx context.Context, req FunctionRequest) (ValueFlow, error)
 }
+
+// ArchitectureReporter is implemented by an analysis that knows, without
+// decoding anything, whether it decodes the target's instruction set (its
+// Disassembler and FunctionAnalyzer answer rather than fail with
+// ErrUnsupported) and whether it models the target's value flow (its
+// ValueFlowAnalyzer likewise). Core asks it instead of decoding a
+// procedure, so that an answer about the target never waits for
+// whole-file work. The answer is the same for every call on one analysis.
+type ArchitectureReporter interface {
+	ArchitectureSupport(ctx context.Context) (ArchitectureSupport, error)
+}
+
+// ArchitectureSupport is ArchitectureReporter's answer.
+type ArchitectureSupport struct {
+	Decodes   bool // instructions, blocks and references are observed
+	ValueFlow bool // ValueFlowAnalyzer models the instruction set
+}

@@ -103,3 +103,32 @@ type LimitationReporter interface {
 type StringPager interface {
 	StringsPage(ctx context.Context, offset, limit int) ([]String, int, error)
 }
+
+// EarlyProcedureLister is an optional extension of a ProcedureLister for an
+// engine whose complete list needs whole-file work that can take long on a
+// large target (function discovery by decoding the code), which it may run
+// in the background from Open. EarlyProcedures answers without waiting for
+// that work: the procedures known from the target's tables (symbols,
+// exports, unwind and similar tables), sorted by address, each address
+// once, every one of them also in Procedures' list at the same address.
+//
+// Complete says that the list is Procedures' complete list (the engine then
+// waited for it). Both the list and Complete are a function of the target's
+// bytes, the engine's version and its profile only: never of timing, of the
+// number of cores, of a cache, or of what was called before, so that a
+// result built on them is reproducible. Typically an engine answers
+// complete on a small target and from its tables on a large one.
+//
+// While Procedures waits for background work it reports the work's progress
+// through the caller's context (Observe), and returns the context's error
+// when the caller gives up; the work goes on for later callers.
+type EarlyProcedureLister interface {
+	EarlyProcedures(ctx context.Context) (EarlyProcedures, error)
+}
+
+// EarlyProcedures is EarlyProcedureLister's answer.
+type EarlyProcedures struct {
+	Procedures []Procedure
+	// Complete: Procedures is the ProcedureLister's whole list.
+	Complete bool
+}

@@ -445,6 +445,7 @@ func writeOverview(w io.Writer, target *core.OpenBinaryResult, ev *core.Evidence
 		Architecture   *string `json:"architecture"`
 		Entry          *string `json:"entry"`
 		ProcedureCount int     `json:"procedure_count"`
+		ProcedureList  string  `json:"procedure_list"`
 		SegmentCount   int     `json:"segment_count"`
 		StringCount    int     `json:"string_count"`
 		NameCount      *int    `json:"name_count"`
@@ -477,6 +478,9 @@ func writeOverview(w io.Writer, target *core.OpenBinaryResult, ev *core.Evidence
 		names = fmt.Sprint(*ov.NameCount)
 	}
 	fmt.Fprintf(tw, "  counts\t%d procedures, %d segments, %d strings, %s names\n", ov.ProcedureCount, ov.SegmentCount, ov.StringCount, names)
+	if ov.ProcedureList == "tables" {
+		fmt.Fprintf(tw, "  procedures\tfrom symbol and unwind tables only (whole-file discovery not awaited: rea call list_procedures --target PATH waits for it)\n")
+	}
 	fmt.Fprintf(tw, "  evidence\t%s\n", ev.EvidenceID)
 	for _, l := range ev.Limitations {
 		fmt.Fprintf(tw, "  limitation\t%s\n", l)

@@ -65,9 +65,15 @@ type Analysis struct {
 
 	// Code analysis (code.go): the whole-binary program, the address map
 	// and the DWARF signature index.
-	code lazy[*program]
 	mmap lazy[*memMap]
-	sigs lazy[*sigIndex]
+
+	// Whole-file discovery runs as one background job (background.go).
+	early lazy[early]
+	bg    sync.Mutex
+	job   *discoveryJob
+	stop  context.CancelFunc // cancels the job
+	fg    gate               // the queries the job gives way to
+	sigs  lazy[*sigIndex]
 
 	// held releases the memory reservations of cached lists at Close.
 	heldMu sync.Mutex
@@ -235,18 +241,26 @@ func (a *Analysis) Close(context.Context) error {
 	if a.closed.Swap(true) {
 		return nil
 	}
+	a.stopDiscovery()
 	a.releaseHeld()
-	// The cross-reference index belongs to the program; release it once
-	// any computation in flight has finished (it holds the locks).
-	go a.code.drop(func(p *program) {
-		if p != nil {
-			p.refs.drop(func(ix *refIndex) {
-				if ix != nil && ix.held != nil {
-					ix.held()
-				}
-			})
-		}
-	})
+	// The cross-reference index belongs to the program; release its
+	// reservation once the discovery job has settled and any computation
+	// of the index in flight has finished (it holds the locks).
+	a.bg.Lock()
+	j := a.job
+	a.bg.Unlock()
+	if j != nil {
+		go func() {
+			<-j.done
+			if j.p != nil {
+				j.p.refs.drop(func(ix *refIndex) {
+					if ix != nil && ix.held != nil {
+						ix.held()
+					}
+				})
+			}
+		}()
+	}
 	if a.src.m != nil {
 		a.src.m.close()
 	}
@@ -267,6 +281,7 @@ func (a *Analysis) Documents(ctx context.Context) ([]ports.Document, error) {
 // Segments reports sections (or, without a section table, loadable
 // segments) in file order.
 func (a *Analysis) Segments(ctx context.Context) ([]ports.Segment, error) {
+	defer a.fg.enter()()
 	return list(a, ctx, "segments", &a.segs, func(ctx context.Context) ([]ports.Segment, error) {
 		segs, err := a.img.segments(ctx)
 		if err != nil {
@@ -279,6 +294,11 @@ func (a *Analysis) Segments(ctx context.Context) ([]ports.Segment, error) {
 // Procedures reports every known procedure, sorted by address, one per
 // address.
 func (a *Analysis) Procedures(ctx context.Context) ([]ports.Procedure, error) {
+	// Wait for discovery (background.go) before taking the list's lock, so
+	// that every waiter can give up on its own.
+	if _, err := a.program(ctx); err != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("native: procedures: %w", err)
+	}
 	return list(a, ctx, "procedures", &a.procs, func(ctx context.Context) ([]ports.Procedure, error) {
 		p, err := a.program(ctx) // symbols plus discovered functions (discover.go)
 		if err != nil {
@@ -291,6 +311,7 @@ func (a *Analysis) Procedures(ctx context.Context) ([]ports.Procedure, error) {
 // Names reports every label, sorted by address then name, without
 // duplicates.
 func (a *Analysis) Names(ctx context.Context) ([]ports.Name, error) {
+	defer a.fg.enter()()
 	return list(a, ctx, "names", &a.names, a.sortedNames)
 }
 
@@ -332,6 +353,7 @@ func (a *Analysis) StringsPage(ctx context.Context, offset, limit int) ([]ports.
 
 // strings computes the list once and materializes the part pick selects.
 func (a *Analysis) strings(ctx context.Context, op string, pick func(*stringSet) *stringSet) (out []ports.String, err error) {
+	defer a.fg.enter()()
 	leave, err := a.enter(ctx, op)
 	if err != nil {
 		return nil, err

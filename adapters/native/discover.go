@@ -162,6 +162,7 @@ type builder struct {
 	cut     atomic.Uint32   // limits that stopped discovery itself (limitRounds), a bit each
 	noret   map[uint64]bool // starts of functions that do not return
 
+	gate    *gate                    // foreground queries the decoders give way to (background.go)
 	known   *codeSet                 // code addresses that are procedure starts
 	covered *codeSet                 // code inside a range whose end is known
 	spans   map[[2]uint64]spanBounds // boundaries of swept spans outside every inferred range
@@ -171,26 +172,6 @@ type builder struct {
 type spanBounds []uint32
 
 func (b *builder) bytesOf(reg *memRegion) []byte { return b.code[reg.index] }
-
-func (a *Analysis) program(ctx context.Context) (*program, error) {
-	if err := a.check(ctx, "analysis"); err != nil {
-		return nil, err
-	}
-	return a.code.get(ctx, func(ctx context.Context) (p *program, err error) {
-		defer recoverInto(a.img.format(), "analysis", &err)
-		key, cache := a.cacheKey(ctx)
-		if cache {
-			if p := a.cached(key); p != nil {
-				return p, a.attach(ctx, p)
-			}
-		}
-		p, err = a.buildProgram(ctx)
-		if err == nil && cache {
-			a.store(key, p)
-		}
-		return p, err
-	})
-}
 
 // attach gives a program read from the cache what buildProgram computes
 // from the file itself before discovery.
@@ -236,30 +217,19 @@ func (s *state) insert(found []candidate) {
 }
 
 func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
-	set, err := a.symbolSet(ctx)
+	seeds, err := a.seedList(ctx)
 	if err != nil {
 		return nil, err
 	}
-	mm := newMemMap(a.img)
+	cands, mm := seeds.cands, seeds.mm
 	ar := archOf(a.docs[0].Architecture)
-	ports.Observe(ctx, "discover", "reading unwind, pclntab and init tables")
-	extra, err := tableStarts(ctx, a.src, a.img, mm, set.labels)
-	if err != nil {
-		return nil, err
-	}
-	cands := append(slices.Clone(set.procs), uniqueExtra(extra)...)
 	labels, err := a.names.get(ctx, a.sortedNames) // shared with Names, not copied: read only
 	if err != nil {
 		return nil, err
 	}
-	p := &program{arch: ar, mm: mm, labels: labels}
-	b := &builder{src: a.src, mm: mm, arch: ar, code: make([][]byte, len(mm.regions)), noret: noReturnStarts(cands),
+	p := &program{arch: ar, mm: mm, labels: labels, codeBytes: seeds.codeBytes}
+	b := &builder{src: a.src, mm: mm, arch: ar, gate: &a.fg, code: make([][]byte, len(mm.regions)), noret: noReturnStarts(cands),
 		spans: map[[2]uint64]spanBounds{}}
-	for _, r := range mm.regions {
-		if r.exec && r.fileSize > 0 {
-			p.codeBytes += r.fileSize
-		}
-	}
 	st := &state{procs: mergeProcedures(cands)}
 	st.sizeSrc = sizeSources(st.procs, cands)
 	st.results = make([]*fnResult, len(st.procs))
@@ -457,6 +427,9 @@ func (b *builder) decodeAll(ctx context.Context, st *state, todo []int) error {
 		wg.Go(func() {
 			w := &scratch{dec: newDecoder(b.arch, b.mm, b.src)}
 			for {
+				if b.gate != nil {
+					b.gate.wait(ctx)
+				}
 				k := int(next.Add(64) - 64)
 				if k >= len(todo) {
 					return

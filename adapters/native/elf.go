@@ -158,8 +158,19 @@ func (e *elfImage) symbols(ctx context.Context) (*symbolSet, error) {
 	// which are undefined symbols the lists skip: collect those while the
 	// table streams past.
 	var slots map[uint64]gotReloc
+	var entries []pltEntry
 	if m := e.f.Machine; m == elf.EM_X86_64 || m == elf.EM_386 {
-		if err := optional(ctx, func() (err error) { slots, err = e.gotRelocs(ctx); return err }); err != nil {
+		if err := optional(ctx, func() (err error) {
+			if entries, err = e.pltEntries(ctx); err != nil || len(entries) == 0 {
+				return err
+			}
+			wanted := make(map[uint64]bool, len(entries))
+			for _, en := range entries {
+				wanted[en.slot] = true
+			}
+			slots, err = e.gotRelocs(ctx, wanted)
+			return err
+		}); err != nil {
 			return nil, err
 		}
 	}
@@ -173,9 +184,7 @@ func (e *elfImage) symbols(ctx context.Context) (*symbolSet, error) {
 		return nil, classify("elf", err)
 	}
 	if len(slots) > 0 {
-		if err := optional(ctx, func() error { return e.plt(ctx, set, slots, need) }); err != nil {
-			return nil, err
-		}
+		e.plt(set, entries, slots, need)
 	}
 	if !hasSymtab {
 		if err := optional(ctx, func() error { return e.dwarf(ctx, set) }); err != nil {

@@ -3,3 +3,41 @@ package native
 // DecodeFunctionStarts exposes the LC_FUNCTION_STARTS decoder: the Go
 // linker writes no such command, so no fixture exercises it.
 var DecodeFunctionStarts = decodeFunctionStarts
+
+// HoldDiscovery returns opts with background discovery held until release
+// is closed, so a test can see queries before discovery completes.
+func HoldDiscovery(opts Options, release <-chan struct{}) *Options {
+	opts.hold = release
+	return &opts
+}
+
+// EarlyCodeBytes is the code size above which EarlyProcedures answers from
+// the tables.
+const EarlyCodeBytes = earlyCodeBytes
+
+// DiscoveryDone reports whether a's background discovery ran to its end.
+func DiscoveryDone(a *Analysis) bool {
+	a.bg.Lock()
+	j := a.job
+	a.bg.Unlock()
+	if j == nil {
+		return false
+	}
+	select {
+	case <-j.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// WaitDiscovery waits for a's background discovery to end, without asking
+// for its result.
+func WaitDiscovery(a *Analysis) {
+	a.bg.Lock()
+	j := a.job
+	a.bg.Unlock()
+	if j != nil {
+		<-j.done
+	}
+}

@@ -28,8 +28,41 @@ var (
 // nonzero addend, and "*ABS*" for a relocation without symbol). PLT0 and the
 // lazy-binding entries of an IBT .plt jump elsewhere and get no name.
 //
-// slots come from gotRelocs; dyn names the dynamic symbols the slots' relocations refer to.
-func (e *elfImage) plt(ctx context.Context, set *symbolSet, slots map[uint64]gotReloc, dyn map[uint32]string) error {
+// entries come from pltEntries, slots from gotRelocs; dyn names the
+// dynamic symbols the slots' relocations refer to.
+func (e *elfImage) plt(set *symbolSet, entries []pltEntry, slots map[uint64]gotReloc, dyn map[uint32]string) {
+	for _, en := range entries {
+		r, ok := slots[en.slot]
+		if !ok {
+			continue
+		}
+		target := "*ABS*"
+		if r.sym != 0 {
+			if dyn[r.sym] == "" {
+				continue
+			}
+			target = dyn[r.sym]
+		}
+		if r.addend != 0 {
+			target += fmt.Sprintf("+0x%x", uint64(r.addend))
+		}
+		label := target + "@plt"
+		set.procs = append(set.procs, candidate{
+			addr: en.addr, name: label, size: en.size, source: "plt", rank: rankGlobal,
+			thunk: true, external: true, target: target,
+		})
+		set.labels = append(set.labels, ports.Name{Address: en.addr, Name: label, Kind: "import"})
+	}
+}
+
+// pltEntry is one PLT entry that jumps through a GOT slot.
+type pltEntry struct {
+	addr, size, slot uint64
+}
+
+// pltEntries lists the entries of .plt, .plt.sec, .plt.got and .plt.bnd
+// that jump through a GOT slot, in section then address order.
+func (e *elfImage) pltEntries(ctx context.Context) ([]pltEntry, error) {
 	m := e.f.Machine
 	var gotBase uint64 // %ebx in i386 PIC PLT entries
 	if s := e.f.Section(".got.plt"); s != nil {
@@ -37,9 +70,10 @@ func (e *elfImage) plt(ctx context.Context, set *symbolSet, slots map[uint64]got
 	} else if s := e.f.Section(".got"); s != nil {
 		gotBase = s.Addr
 	}
+	var out []pltEntry
 	for _, name := range []string{".plt", ".plt.sec", ".plt.got", ".plt.bnd"} {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
 		s := e.f.Section(name)
 		if s == nil || s.Type == elf.SHT_NOBITS || s.FileSize == 0 {
@@ -47,7 +81,7 @@ func (e *elfImage) plt(ctx context.Context, set *symbolSet, slots map[uint64]got
 		}
 		data, err := e.src.read(s.Offset, s.FileSize)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		size := uint64(16)
 		switch {
@@ -58,38 +92,19 @@ func (e *elfImage) plt(ctx context.Context, set *symbolSet, slots map[uint64]got
 		}
 		for off := uint64(0); off+size <= uint64(len(data)); off += size {
 			addr := s.Addr + off
-			slot, ok := gotSlot(m, data[off:off+size], addr, gotBase)
-			if !ok {
-				continue
+			if slot, ok := gotSlot(m, data[off:off+size], addr, gotBase); ok {
+				out = append(out, pltEntry{addr: addr, size: size, slot: slot})
 			}
-			r, ok := slots[slot]
-			if !ok {
-				continue
-			}
-			target := "*ABS*"
-			if r.sym != 0 {
-				if dyn[r.sym] == "" {
-					continue
-				}
-				target = dyn[r.sym]
-			}
-			if r.addend != 0 {
-				target += fmt.Sprintf("+0x%x", uint64(r.addend))
-			}
-			label := target + "@plt"
-			set.procs = append(set.procs, candidate{
-				addr: addr, name: label, size: size, source: "plt", rank: rankGlobal,
-				thunk: true, external: true, target: target,
-			})
-			set.labels = append(set.labels, ports.Name{Address: addr, Name: label, Kind: "import"})
 		}
 	}
-	return nil
+	return out, nil
 }
 
-// gotRelocs maps GOT slot addresses to the dynamic relocations that fill them.
-func (e *elfImage) gotRelocs(ctx context.Context) (map[uint64]gotReloc, error) {
-	slots := map[uint64]gotReloc{}
+// gotRelocs maps the GOT slot addresses in wanted (the PLT's) to the first
+// dynamic relocation that fills each. Only those are kept: a large binary
+// has a million relocations, nearly all of them for other slots.
+func (e *elfImage) gotRelocs(ctx context.Context, wanted map[uint64]bool) (map[uint64]gotReloc, error) {
+	slots := make(map[uint64]gotReloc, len(wanted))
 	is64 := e.f.Class == elf.ELFCLASS64
 	bo := e.f.ByteOrder
 	for _, s := range e.f.Sections {
@@ -135,7 +150,7 @@ func (e *elfImage) gotRelocs(ctx context.Context) (map[uint64]gotReloc, error) {
 					r.addend = int64(int32(bo.Uint32(b[8:])))
 				}
 			}
-			if _, dup := slots[slot]; !dup && len(slots) < maxKeptSymbols {
+			if _, dup := slots[slot]; !dup && wanted[slot] {
 				slots[slot] = r
 			}
 			return nil

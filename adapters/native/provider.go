@@ -39,6 +39,13 @@ type Options struct {
 	// recently used entries are evicted down to it. Default
 	// DefaultCacheMaxBytes.
 	CacheMaxBytes int64
+	// DiscoverOnOpen starts whole-file discovery in the background when
+	// Provider.Open returns, so that it is done, or under way, when a
+	// query needs it (background.go). Otherwise it starts on the first
+	// query that needs it.
+	DiscoverOnOpen bool
+
+	hold <-chan struct{} // tests: background discovery waits until it is closed
 }
 
 func (o *Options) withDefaults() Options {
@@ -106,6 +113,14 @@ func (p *Provider) Open(ctx context.Context, t ports.Target) (ports.Analysis, er
 		return nil, err
 	}
 	a.sha256 = t.SHA256 // the caller's digest of the same bytes: the cache key need not read them again
+	if p.opts.DiscoverOnOpen {
+		// The symbols first, under the caller's context (its memory
+		// budget applies to the symbol string table); a failure is left
+		// for the query that needs them to report.
+		if _, err := a.symbolSet(ctx); err == nil {
+			a.startDiscovery(ctx)
+		}
+	}
 	return a, nil
 }
 

@@ -1,8 +1,12 @@
 // Command native compares rea's native analysis with objdump -d on the same
 // files, through the entry points a user runs, in one interleaved run:
 //
-//   - "rea analyze FILE" (the built binary: open, whole-file function
-//     discovery, overview) against "objdump -d FILE";
+//   - "rea analyze FILE" (the built binary: open and overview, which on a
+//     target with more than 4 MiB of code answers from the symbol and
+//     unwind tables without waiting for whole-file discovery) and "rea call
+//     list_procedures --target FILE" (open and the complete procedure list:
+//     whole-file function discovery), both without the warm cache, against
+//     "objdump -d FILE";
 //
 //   - a whole-file disassembly with text through rea's packages (discovery,
 //     then every instruction of every executable section formatted and
@@ -56,7 +60,7 @@ func main() {
 	runs := flag.Int("runs", 3, "runs of each measurement (medians are reported)")
 	rea := flag.String("rea", "", "rea binary (default: built from ./cmd/rea into a temporary directory)")
 	skipChromium := flag.Bool("skip-chromium", false, "leave chromium out of the default files")
-	tools := flag.String("tools", "analyze,objdump,disasm", "what to run, comma-separated: analyze (rea analyze), objdump (objdump -d), disasm (whole-file disassembly with text in-process), inproc (what rea analyze computes, in-process, to count its allocation)")
+	tools := flag.String("tools", "analyze,procedures,objdump,disasm", "what to run, comma-separated: analyze (rea analyze: the overview, which on a target with much code does not wait for whole-file discovery), procedures (rea call list_procedures --target: the complete procedure list, whole-file discovery included), objdump (objdump -d), disasm (whole-file disassembly with text in-process), inproc (what rea analyze computes, in-process, to count its allocation)")
 	child := flag.String("disasm-child", "", "internal: disassemble this file with text to /dev/null and print statistics")
 	profile := flag.String("profile", "", "profile what rea analyze computes on this file in-process (open, segments, procedures, strings, names), or with -profile-disasm the whole-file disassembly, and exit")
 	profileDisasm := flag.Bool("profile-disasm", false, "with -profile: also disassemble every instruction with text")
@@ -96,7 +100,7 @@ func run(ctx context.Context, runs int, rea string, skipChromium bool, tools, fi
 	if len(files) == 0 {
 		files = defaultFiles(skipChromium)
 	}
-	if rea == "" && slices.Contains(tools, "analyze") {
+	if rea == "" && (slices.Contains(tools, "analyze") || slices.Contains(tools, "procedures")) {
 		dir, err := os.MkdirTemp("", "rea-bench-native-")
 		if err != nil {
 			return err
@@ -117,14 +121,17 @@ func run(ctx context.Context, runs int, rea string, skipChromium bool, tools, fi
 	}
 	defer devnull.Close()
 	commands := map[string]func(file string) *exec.Cmd{
-		"analyze": func(f string) *exec.Cmd { return exec.CommandContext(ctx, rea, "analyze", f) },
+		"analyze": func(f string) *exec.Cmd { return cold(exec.CommandContext(ctx, rea, "analyze", f)) },
+		"procedures": func(f string) *exec.Cmd {
+			return cold(exec.CommandContext(ctx, rea, "call", "list_procedures", `{"limit":1}`, "--target", f))
+		},
 		"objdump": func(f string) *exec.Cmd { return exec.CommandContext(ctx, "objdump", "-d", f) },
 		"disasm":  func(f string) *exec.Cmd { return exec.CommandContext(ctx, self, "-disasm-child", f) },
 		"inproc":  func(f string) *exec.Cmd { return exec.CommandContext(ctx, self, "-profile", f) },
 	}
 	for _, t := range tools {
 		if commands[t] == nil {
-			return fmt.Errorf("unknown tool %q (analyze, objdump, disasm, inproc)", t)
+			return fmt.Errorf("unknown tool %q (analyze, procedures, objdump, disasm, inproc)", t)
 		}
 	}
 	fmt.Printf("GOMAXPROCS=%d NumCPU=%d, %d runs interleaved, medians; load average before: %s\n",
@@ -147,7 +154,7 @@ func run(ctx context.Context, runs int, rea string, skipChromium bool, tools, fi
 		}
 	}
 	fmt.Printf("load average after: %s\n\n", loadavg())
-	fmt.Printf("%-44s %8s  %-8s %9s %9s %10s %9s %9s %11s\n", "file", "size MB", "tool", "wall s", "CPU s", "peak RSS MB", "ms/MB", "CPU ms/MB", "alloc B/B")
+	fmt.Printf("%-44s %8s  %-10s %9s %9s %10s %9s %9s %11s\n", "file", "size MB", "tool", "wall s", "CPU s", "peak RSS MB", "ms/MB", "CPU ms/MB", "alloc B/B")
 	for _, f := range files {
 		st, err := os.Stat(f)
 		if err != nil {
@@ -163,10 +170,16 @@ func run(ctx context.Context, runs int, rea string, skipChromium bool, tools, fi
 			if t == "disasm" || t == "inproc" {
 				alloc = fmt.Sprintf("%.1f", median(ss, func(s sample) float64 { return float64(s.alloc) })/float64(st.Size()))
 			}
-			fmt.Printf("%-44s %8.1f  %-8s %9.2f %9.2f %10.0f %9.1f %9.1f %11s\n", shorten(f, 44), mb, t, wall, cpu, rss, wall*1000/mb, cpu*1000/mb, alloc)
+			fmt.Printf("%-44s %8.1f  %-10s %9.2f %9.2f %10.0f %9.1f %9.1f %11s\n", shorten(f, 44), mb, t, wall, cpu, rss, wall*1000/mb, cpu*1000/mb, alloc)
 		}
 	}
 	return nil
+}
+
+// cold runs cmd without the warm cache, so that every run discovers.
+func cold(cmd *exec.Cmd) *exec.Cmd {
+	cmd.Env = append(os.Environ(), "REA_NATIVE_CACHE_DIR=off")
+	return cmd
 }
 
 func defaultFiles(skipChromium bool) []string {

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Native benchmark: rea analyze and a whole-file disassembly through rea's
+# Native benchmark: rea analyze (the overview), the complete procedure list
+# (rea call list_procedures: whole-file discovery) and a whole-file disassembly through rea's
 # packages against objdump -d, interleaved, on ls, libc, the Go toolchain's
 # go, gcc's cc1, node and Debian's chromium (installed when missing and apt
 # is usable; set SKIP_CHROMIUM=1 to leave it out). Prints wall and CPU time,
@@ -23,4 +24,4 @@ fi
 command -v objdump >/dev/null || { echo "objdump is missing (apt-get install -y binutils)" >&2; exit 1; }
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GB", $2/1048576}' /proc/meminfo), $(uname -sr)"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-exec go run ./bench/native -runs "$runs" -tools analyze,objdump,disasm,inproc $flags "$@"
+exec go run ./bench/native -runs "$runs" -tools analyze,procedures,objdump,disasm,inproc $flags "$@"

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -43,7 +44,16 @@ func main() {
 	os.Exit(run())
 }
 
+// gcPercent is the garbage collector's target when GOGC is not set: the
+// heap may grow 70% past what is live before a collection, rather than Go's
+// default 100%. On chromium, whole-file discovery's peak RSS falls from
+// about 1.02 GB to 0.86 GB at the same CPU time (bench/native).
+const gcPercent = 70
+
 func run() int {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(gcPercent)
+	}
 	// SIGINT and SIGTERM cancel the running operation; cleanup uses
 	// context.WithoutCancel so it still completes.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -63,6 +73,14 @@ type app struct {
 // wire builds the catalog, the provider registry and the server identity
 // from the start-up environment. An invalid setting stops start-up.
 func wire(lookupEnv func(string) (string, bool)) (*app, error) {
+	return wireFor(lookupEnv, true)
+}
+
+// wireFor wires rea for a server (serving: rea-native discovers in the
+// background from each open, ahead of the queries that will need it) or
+// for one command (which runs one query and exits: discovery starts only
+// when that query needs it).
+func wireFor(lookupEnv func(string) (string, bool), serving bool) (*app, error) {
 	started := time.Now()
 	getenv := func(k string) string { v, _ := lookupEnv(k); return v }
 	cat, err := standard.Catalog()
@@ -120,7 +138,10 @@ func wire(lookupEnv func(string) (string, bool)) (*app, error) {
 	}
 	browser := cdp.New(nil)
 	nativeCache := nativeCacheDir(getenv)
-	reg, err := core.NewRegistry([]ports.Provider{native.New(&native.Options{CacheDir: nativeCache}), ghidra.New(gopts), hopper.New(hopts)},
+	// Serving, rea-native starts whole-file discovery in the background as a
+	// target opens, so that a query needing it later finds it done or under
+	// way.
+	reg, err := core.NewRegistry([]ports.Provider{native.New(&native.Options{CacheDir: nativeCache, DiscoverOnOpen: serving}), ghidra.New(gopts), hopper.New(hopts)},
 		&core.RegistryOptions{Default: getenv("REA_ANALYSIS_PROVIDER"),
 			Containers: []ports.ContainerOpener{asar.Opener{}, zip.Opener{}},
 			JavaScript: js.New(),
@@ -152,7 +173,7 @@ func (a *app) server(logger *slog.Logger) *mcp.Server {
 
 func runArgs(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdin io.ReadCloser, stdout, stderr *os.File) int {
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	a, err := wire(lookupEnv)
+	a, err := wireFor(lookupEnv, serves(args))
 	if err != nil {
 		fmt.Fprintln(stderr, "rea:", err)
 		return 2
@@ -233,4 +254,15 @@ func isTerminal(f *os.File) bool {
 	}
 	null, err := os.Stat(os.DevNull)
 	return err != nil || !os.SameFile(st, null)
+}
+
+// serves reports whether args run the MCP server: its command is the
+// first argument that is not a flag.
+func serves(args []string) bool {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return a == "serve"
+		}
+	}
+	return false
 }

@@ -16,7 +16,10 @@ import (
 // decoder, not for want of code) and value flow it does not model. It asks
 // the engine once per open analysis, by decoding one instruction of the
 // first procedure and computing that procedure's value flow, and caches the
-// answer; an engine error other than ErrUnsupported says nothing here.
+// answer; an engine error other than ErrUnsupported says nothing here. An
+// engine that reports its support (ports.ArchitectureReporter) is asked
+// instead, with the probe taken from its early list, so that no result
+// waits here for whole-file discovery.
 func archLimitations(ctx context.Context, c *core.Call) []string {
 	a, b, t := c.Bound()
 	if a == nil || t == nil {
@@ -35,7 +38,14 @@ func archLimitations(ctx context.Context, c *core.Call) []string {
 	arch := orUnknown(t.Architecture)
 	var lims []string
 	decoded := false
-	procs, err := l.procedures(ctx, a)
+	reporter, reports := a.(ports.ArchitectureReporter)
+	var procs []ports.Procedure
+	var err error
+	if reports {
+		procs, _, err = earlyProcedures(ctx, c) // an engine that reports need not be probed, nor waited for
+	} else {
+		procs, err = l.procedures(ctx, a)
+	}
 	if err != nil {
 		return nil
 	}
@@ -46,7 +56,23 @@ func archLimitations(ctx context.Context, c *core.Call) []string {
 			break
 		}
 	}
-	if fa, ok := a.(ports.FunctionAnalyzer); ok && probe != 0 {
+	var support ports.ArchitectureSupport
+	if reports && probe != 0 {
+		if support, err = reporter.ArchitectureSupport(ctx); err != nil {
+			return nil
+		}
+	}
+	if reports && probe != 0 && !support.Decodes {
+		l.archNoDecode = true
+		lims = append(lims, fmt.Sprintf("Unsupported architecture: %s does not decode the %s instruction set, so no instructions, basic blocks, "+
+			"references or calls are observed; code results are empty for want of a decoder, and procedures come only from symbols and metadata.", id, arch))
+	} else if reports && probe != 0 {
+		decoded = true
+	}
+	if _, ok := a.(ports.ValueFlowAnalyzer); ok && reports && decoded && !support.ValueFlow {
+		lims = append(lims, fmt.Sprintf("Unsupported architecture: %s does not model value flow for %s (native_value_flow is unavailable).", id, arch))
+	}
+	if fa, ok := a.(ports.FunctionAnalyzer); ok && !reports && probe != 0 {
 		_, err := fa.Function(ctx, ports.FunctionRequest{Address: probe, MaxInstructions: 1})
 		switch {
 		case errors.Is(err, ports.ErrUnsupported):
@@ -57,7 +83,7 @@ func archLimitations(ctx context.Context, c *core.Call) []string {
 			decoded = true
 		}
 	}
-	if vfa, ok := a.(ports.ValueFlowAnalyzer); ok && decoded {
+	if vfa, ok := a.(ports.ValueFlowAnalyzer); ok && decoded && !reports {
 		if _, err := l.valueFlow(ctx, vfa, probe); errors.Is(err, ports.ErrUnsupported) {
 			lims = append(lims, fmt.Sprintf("Unsupported architecture: %s does not model value flow for %s (native_value_flow is unavailable).", id, arch))
 		}

@@ -286,7 +286,7 @@ func opListProcedures() *core.Operation {
 		Description: "List known procedures sorted by address, a page at a time with an exact total: symbol-table and dynamic-symbol functions, the entry point, " +
 			"synthesized PLT stubs (name@plt) and other discovered starts.",
 		Input:    core.InputSchema(nil, documentProp, pageProps),
-		Result:   withHexDefs(pageSchema(procedureItemSchema)),
+		Result:   withHexDefs(procedurePageSchema()),
 		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"offset":100,"limit":50}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
 			in, err := core.Input[ListProceduresInput](c)
@@ -301,9 +301,11 @@ func opListProcedures() *core.Operation {
 				return nil, err
 			}
 			an := namerOf(ctx, c)
-			return &core.Observation{Result: pageOf(procs, deref(in.Offset, 0), deref(in.Limit, defaultPageLimit), func(p ports.Procedure) ProcedureSummary {
+			page := pageOf(procs, deref(in.Offset, 0), deref(in.Limit, defaultPageLimit), func(p ports.Procedure) ProcedureSummary {
 				return an.item(procedureItemOf(p), p.Address)
-			})}, nil
+			})
+			return &core.Observation{Result: ListProceduresResult{Items: page.Items, Offset: page.Offset, Limit: page.Limit, Total: page.Total,
+				NextOffset: page.NextOffset, HasMore: page.HasMore, ProcedureList: listComplete}}, nil
 		},
 	}
 }
@@ -647,14 +649,17 @@ func opBinaryOverview() *core.Operation {
 		Name: "binary_overview", Title: "Binary Overview", Kind: core.KindEnhanced, Effects: listEffects, NeedsTarget: true,
 		Needs: []ports.Capability{core.CapDocuments, core.CapSegments, core.CapProcedures, core.CapStrings},
 		Description: "Overview of the open target composed from list_documents, list_segments, list_procedures and list_strings: counts, segments, and (detailed) " +
-			"the first procedures and strings. Works with any provider that answers those primitives, including the built-in rea-native.",
+			"the first procedures and strings. Works with any provider that answers those primitives, including the built-in rea-native. " +
+			"It answers at once: on a target with much code the procedures are those known from symbol and unwind tables (procedure_list \"tables\") " +
+			"while whole-file discovery runs in the background; list_procedures waits for it.",
 		Input: core.InputSchema(nil, `"detail": {"enum":["concise","detailed"],"default":"concise","description":"concise: counts and segments; detailed: also the first procedures and strings."}`,
 			`"limit": {"type":"integer","minimum":1,"maximum":50,"default":10,"description":"How many procedures and strings a detailed overview samples (1-50)."}`),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,
- "required":["detail","document","format","architecture","entry","procedure_count","segment_count","string_count","name_count","segments","procedures","strings"],
+ "required":["detail","document","format","architecture","entry","procedure_count","procedure_list","segment_count","string_count","name_count","segments","procedures","strings"],
  "properties":{"detail":{"enum":["concise","detailed"]},"document":{"type":"string"},"format":{"type":"string"},"architecture":{"type":["string","null"]},
   "entry":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},
-  "procedure_count":{"type":"integer"},"segment_count":{"type":"integer"},"string_count":{"type":"integer"},"name_count":{"type":["integer","null"]},
+  "procedure_count":{"type":"integer"},"procedure_list":` + procedureListSchema + `,
+  "segment_count":{"type":"integer"},"string_count":{"type":"integer"},"name_count":{"type":["integer","null"]},
   "segments":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","start","end","length"],
    "properties":{"name":{"type":"string"},"start":{"$ref":"#/$defs/hex"},"end":{"$ref":"#/$defs/hex"},"length":{"$ref":"#/$defs/hex"}}}},
   "procedures":{"type":"array","items":` + procedureItemSchema + `},
@@ -679,11 +684,11 @@ func handleBinaryOverview(ctx context.Context, c *core.Call) (any, error) {
 		return nil, err
 	}
 	c.Observe(fmt.Sprintf("%d segments; listing procedures", len(segs)))
-	procs, err := procedures(ctx, c)
+	procs, listed, err := earlyProcedures(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	c.Observe(fmt.Sprintf("%d procedures; listing strings", len(procs)))
+	c.Observe(fmt.Sprintf("%d procedures (%s); listing strings", len(procs), listed))
 	strs, stringCount, err := stringsPage(ctx, c, 0, 50) // the most a detailed overview samples
 	if err != nil {
 		return nil, err
@@ -733,7 +738,7 @@ func handleBinaryOverview(ctx context.Context, c *core.Call) (any, error) {
 	}
 	return &core.Observation{Result: &Overview{
 		Detail: detail, Document: d.Name, Format: d.Format, Architecture: core.OptString(d.Architecture), Entry: entry,
-		ProcedureCount: len(procs), SegmentCount: len(segs), StringCount: stringCount, NameCount: nameCount,
+		ProcedureCount: len(procs), ProcedureList: listed, SegmentCount: len(segs), StringCount: stringCount, NameCount: nameCount,
 		Segments: segOut, Procedures: procOut, Strings: strOut,
 	}, Limitations: limitations}, nil
 }

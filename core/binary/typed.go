@@ -27,6 +27,7 @@ type Overview struct {
 	Architecture   *string            `json:"architecture"`
 	Entry          *string            `json:"entry"`
 	ProcedureCount int                `json:"procedure_count"`
+	ProcedureList  string             `json:"procedure_list"` // "complete", or "tables": the procedures known from tables, discovery not awaited
 	SegmentCount   int                `json:"segment_count"`
 	StringCount    int                `json:"string_count"`
 	NameCount      *int               `json:"name_count"`

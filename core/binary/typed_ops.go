@@ -76,8 +76,17 @@ type ListProceduresResultItemProcedure struct {
 // ListProceduresResultItem is part of the result of list_procedures.
 type ListProceduresResultItem = ProcedureSummary
 
-// ListProceduresResult is the result of list_procedures.
-type ListProceduresResult = Page[ListProceduresResultItem]
+// ListProceduresResult is the result of list_procedures: a page, and
+// whether the list is complete (always "complete": it waits for discovery).
+type ListProceduresResult struct {
+	Items         []ListProceduresResultItem `json:"items"`
+	Offset        int                        `json:"offset"`
+	Limit         int                        `json:"limit"`
+	Total         int                        `json:"total"`
+	NextOffset    *int                       `json:"next_offset"`
+	HasMore       bool                       `json:"has_more"`
+	ProcedureList string                     `json:"procedure_list"`
+}
 
 // ListNamesInput is the input of list_names.
 type ListNamesInput struct {
@@ -121,8 +130,8 @@ type SearchProceduresInput struct {
 	Offset        *int   `json:"offset,omitempty"`         // Index of the first item to return.
 }
 
-// SearchProceduresResult is the result of search_procedures, the same as ListProceduresResult.
-type SearchProceduresResult = ListProceduresResult
+// SearchProceduresResult is the result of search_procedures, a page of ListProceduresResultItem.
+type SearchProceduresResult = Page[ListProceduresResultItem]
 
 // SearchStringsInput is the input of search_strings, the same as SearchProceduresInput.
 type SearchStringsInput = SearchProceduresInput

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -128,6 +129,33 @@ func checkProcedures(procs []ports.Procedure) error {
 		}
 		if p.ThunkTarget != "" && !p.Thunk {
 			return fmt.Errorf("procedure %d (%s): thunk target %q but not a thunk", i, p.Name, p.ThunkTarget)
+		}
+	}
+	return nil
+}
+
+// checkEarlyProcedures checks an EarlyProcedureLister's answers, one taken
+// before and one after the complete list: sorted and unique, every address
+// in the complete list, the complete list itself when it says so, and the
+// same answer whatever ran before.
+func checkEarlyProcedures(before, after ports.EarlyProcedures, all []ports.Procedure) error {
+	if err := checkProcedures(before.Procedures); err != nil {
+		return fmt.Errorf("early procedures: %w", err)
+	}
+	if !reflect.DeepEqual(before, after) {
+		return fmt.Errorf("early procedures: %d procedures (complete %v) before the complete list, %d (complete %v) after: want the same answer whatever ran before",
+			len(before.Procedures), before.Complete, len(after.Procedures), after.Complete)
+	}
+	if before.Complete && !reflect.DeepEqual(before.Procedures, all) {
+		return fmt.Errorf("early procedures: complete, but %d procedures where the complete list has %d", len(before.Procedures), len(all))
+	}
+	at := make(map[uint64]bool, len(all))
+	for _, p := range all {
+		at[p.Address] = true
+	}
+	for _, p := range before.Procedures {
+		if !at[p.Address] {
+			return fmt.Errorf("early procedures: 0x%x (%s) is not in the complete list", p.Address, p.Name)
 		}
 	}
 	return nil

@@ -280,3 +280,53 @@ func TestCheckCode(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckEarlyProcedures(t *testing.T) {
+	all := []ports.Procedure{{Address: 0x10, Name: "a"}, {Address: 0x20}, {Address: 0x30, Name: "c"}}
+	part := ports.EarlyProcedures{Procedures: []ports.Procedure{all[0], all[2]}}
+	tests := []struct {
+		name          string
+		before, after ports.EarlyProcedures
+		ok            bool
+	}{
+		{"tables", part, part, true},
+		{"complete", ports.EarlyProcedures{Procedures: all, Complete: true}, ports.EarlyProcedures{Procedures: all, Complete: true}, true},
+		{"complete but short", ports.EarlyProcedures{Procedures: part.Procedures, Complete: true}, ports.EarlyProcedures{Procedures: part.Procedures, Complete: true}, false},
+		{"changed after the list", part, ports.EarlyProcedures{Procedures: all}, false},
+		{"not in the list", ports.EarlyProcedures{Procedures: []ports.Procedure{{Address: 0x18}}}, ports.EarlyProcedures{Procedures: []ports.Procedure{{Address: 0x18}}}, false},
+		{"unsorted", ports.EarlyProcedures{Procedures: []ports.Procedure{all[2], all[0]}}, ports.EarlyProcedures{Procedures: []ports.Procedure{all[2], all[0]}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			err := checkEarlyProcedures(tt.before, tt.after, all)
+			is.Equal(err == nil, tt.ok)
+		})
+	}
+}
+
+// An architecture report that contradicts what decoding says is rejected.
+func TestCheckArchitectureSupport(t *testing.T) {
+	ctx := t.Context()
+	a, err := NewCodeFake().Open(ctx, ports.Target{Format: "elf"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := newCodeView(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		sup ports.ArchitectureSupport
+		ok  bool
+	}{
+		{ports.ArchitectureSupport{Decodes: true, ValueFlow: true}, true},
+		{ports.ArchitectureSupport{Decodes: false}, false},                  // the fake decodes
+		{ports.ArchitectureSupport{Decodes: true, ValueFlow: false}, false}, // and models value flow
+		{ports.ArchitectureSupport{ValueFlow: true}, false},
+	} {
+		is := is.New(t)
+		err := checkArchitectureSupport(ctx, a, tt.sup, v)
+		is.Equal(err == nil, tt.ok)
+	}
+}

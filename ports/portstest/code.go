@@ -145,6 +145,45 @@ func runCode(t *testing.T, p ports.Provider, target ports.Target) {
 	if vfa, ok := a.(ports.ValueFlowAnalyzer); ok {
 		t.Run("ValueFlow", func(t *testing.T) { testValueFlow(t, vfa, v) })
 	}
+	if ar, ok := a.(ports.ArchitectureReporter); ok {
+		t.Run("ArchitectureSupport", func(t *testing.T) {
+			is := is.New(t)
+			sup, err := ar.ArchitectureSupport(ctx)
+			is.NoErr(err)
+			is.NoErr(checkArchitectureSupport(ctx, a, sup, v))
+		})
+	}
+}
+
+// checkArchitectureSupport checks an ArchitectureReporter's answer against
+// what decoding the first procedure with a body says.
+func checkArchitectureSupport(ctx context.Context, a ports.Analysis, sup ports.ArchitectureSupport, v *codeView) error {
+	if sup.ValueFlow && !sup.Decodes {
+		return errors.New("architecture support: value flow without decoding")
+	}
+	var probe *ports.FunctionRange
+	for i, r := range v.ranges {
+		if r.End > r.Start {
+			probe = &v.ranges[i]
+			break
+		}
+	}
+	if probe == nil {
+		return nil
+	}
+	if fa, ok := a.(ports.FunctionAnalyzer); ok {
+		_, err := fa.Function(ctx, ports.FunctionRequest{Address: probe.Start, MaxInstructions: 1})
+		if unsupported := errors.Is(err, ports.ErrUnsupported); unsupported == sup.Decodes {
+			return fmt.Errorf("architecture support: Decodes %v, but Function at 0x%x: %v", sup.Decodes, probe.Start, err)
+		}
+	}
+	if vfa, ok := a.(ports.ValueFlowAnalyzer); ok && sup.Decodes {
+		_, err := vfa.ValueFlow(ctx, ports.FunctionRequest{Address: probe.Start, MaxInstructions: 1})
+		if unsupported := errors.Is(err, ports.ErrUnsupported); unsupported == sup.ValueFlow {
+			return fmt.Errorf("architecture support: ValueFlow %v, but ValueFlow at 0x%x: %v", sup.ValueFlow, probe.Start, err)
+		}
+	}
+	return nil
 }
 
 func testDisassemble(t *testing.T, d ports.Disassembler, a ports.Analysis, v *codeView) {

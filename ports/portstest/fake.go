@@ -29,6 +29,11 @@ type Fake struct {
 	Procedures []ports.Procedure
 	Names      []ports.Name
 	Strings    []ports.String
+	// EarlyProcedures, when set, is what the analysis's
+	// ports.EarlyProcedureLister answers (not complete), as an engine
+	// that discovers more procedures on a large target does; unset, it
+	// answers Procedures, complete.
+	EarlyProcedures []ports.Procedure
 }
 
 var _ ports.Provider = (*Fake)(nil)
@@ -101,6 +106,7 @@ func (f *Fake) Open(ctx context.Context, t ports.Target) (ports.Analysis, error)
 		documents:  docs,
 		segments:   slices.Clone(f.Segments),
 		procedures: slices.Clone(f.Procedures),
+		early:      slices.Clone(f.EarlyProcedures),
 		names:      slices.Clone(f.Names),
 		strings:    slices.Clone(f.Strings),
 	}, nil
@@ -112,6 +118,7 @@ type FakeAnalysis struct {
 	documents   []ports.Document
 	segments    []ports.Segment
 	procedures  []ports.Procedure
+	early       []ports.Procedure
 	names       []ports.Name
 	strings     []ports.String
 	closes      atomic.Int32
@@ -124,6 +131,8 @@ var (
 	_ ports.ProcedureLister = (*FakeAnalysis)(nil)
 	_ ports.NameLister      = (*FakeAnalysis)(nil)
 	_ ports.StringLister    = (*FakeAnalysis)(nil)
+
+	_ ports.EarlyProcedureLister = (*FakeAnalysis)(nil)
 )
 
 // Version is the fake's version.
@@ -157,6 +166,17 @@ func (a *FakeAnalysis) Segments(ctx context.Context) ([]ports.Segment, error) {
 // Procedures returns the configured procedures.
 func (a *FakeAnalysis) Procedures(ctx context.Context) ([]ports.Procedure, error) {
 	return fakeList(ctx, a, "procedures", a.procedures)
+}
+
+// EarlyProcedures returns the configured early procedures, or the
+// procedures, complete, when none are configured.
+func (a *FakeAnalysis) EarlyProcedures(ctx context.Context) (ports.EarlyProcedures, error) {
+	if a.early == nil {
+		procs, err := a.Procedures(ctx)
+		return ports.EarlyProcedures{Procedures: procs, Complete: true}, err
+	}
+	procs, err := fakeList(ctx, a, "early procedures", a.early)
+	return ports.EarlyProcedures{Procedures: procs}, err
 }
 
 // Names returns the configured names.

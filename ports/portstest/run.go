@@ -25,7 +25,9 @@ import (
 // agrees with the others (function ranges with procedures, instruction
 // bytes with ReadBytes, calls with references, ReferencesFrom with
 // ReferencesTo), answers ErrNotFound for addresses that name nothing, and
-// survives hostile arguments; the results are the same when called
+// survives hostile arguments; an EarlyProcedureLister answers the same
+// before and after the complete list, within it, and equal to it when it
+// says it is complete; the results are the same when called
 // concurrently; Close is safe twice and calls fail after it; a cancelled
 // context makes Open, or each call on a fresh Analysis, fail with an error
 // wrapping context.Canceled; a provider that declares its capabilities
@@ -85,8 +87,22 @@ func Run(t *testing.T, p ports.Provider, target ports.Target) {
 		defer a.Close(context.WithoutCancel(ctx))
 		is.True(a.Version() != "")
 		is.NoErr(checkProfile(a.Profile()))
+		el, early := a.(ports.EarlyProcedureLister)
+		var before ports.EarlyProcedures
+		if early {
+			before, err = el.EarlyProcedures(ctx)
+			is.NoErr(err)
+		}
 		want, err := collect(ctx, a)
 		is.NoErr(err)
+		if early {
+			t.Run("EarlyProcedures", func(t *testing.T) {
+				is := is.New(t)
+				after, err := el.EarlyProcedures(ctx)
+				is.NoErr(err)
+				is.NoErr(checkEarlyProcedures(before, after, want.procs))
+			})
+		}
 		if !want.any() {
 			t.Error("the analysis implements none of the lister interfaces")
 		}
