@@ -163,7 +163,16 @@ func analyzeJSApp(ctx context.Context, req jsappRequest) (*jsappOutcome, error) 
 	if err := st.checkRoom(); err != nil {
 		return nil, err
 	}
-	err := st.parse(ctx)
+	// The graph, its encoding and the sealed bytes are held at once while
+	// the result is built: the call's memory account is charged a lower
+	// bound of them before any parsing, until the analysis returns.
+	need, _ := st.evidenceLowerBound()
+	free, err := ports.Reserve(ctx, "the application graph", jsappGraphMemoryFactor*need)
+	if err != nil {
+		return nil, err
+	}
+	defer free()
+	err = st.parse(ctx)
 	if err == nil {
 		err = st.linkSplitChunks(ctx)
 	}
@@ -736,6 +745,23 @@ const (
 	jsappMinPathRepeats = 3
 )
 
+// jsappGraphMemoryFactor is how many times its Evidence's lower bound the
+// graph costs in memory at least while it is built and encoded (nodes,
+// edges and their encoding are held together).
+const jsappGraphMemoryFactor = 2
+
+// evidenceLowerBound is the least number of bytes the application's
+// Evidence takes, and the bytes of JavaScript it describes.
+func (st *jsappState) evidenceLowerBound() (need, js int64) {
+	for _, p := range st.order {
+		if f := st.files[p]; f.kind == "javascript" {
+			need += jsappMinAssetBytes + jsappMinPathRepeats*int64(len(p))
+			js += f.size
+		}
+	}
+	return need, js
+}
+
 // checkRoom refuses, before any parsing, an application whose Evidence
 // cannot fit what the session can still retain: the estimate is a lower
 // bound, so an app that would fit is never refused here.
@@ -744,13 +770,7 @@ func (st *jsappState) checkRoom() error {
 		return nil
 	}
 	free, maximum := st.req.room()
-	var need, js int64
-	for _, p := range st.order {
-		if f := st.files[p]; f.kind == "javascript" {
-			need += jsappMinAssetBytes + jsappMinPathRepeats*int64(len(p))
-			js += f.size
-		}
-	}
+	need, js := st.evidenceLowerBound()
 	if need <= free {
 		return nil
 	}
