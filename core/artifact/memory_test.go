@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/matryer/is"
@@ -14,32 +13,8 @@ import (
 	"rea/core"
 	"rea/core/artifact"
 	"rea/ports"
+	"rea/ports/portstest"
 )
-
-// account is a bounded memory account that counts what is held.
-type account struct {
-	mu        sync.Mutex
-	max, used int64
-	peak      int64
-}
-
-func (a *account) Reserve(what string, n int64) (func(), error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.used+n > a.max {
-		return nil, &ports.LimitError{What: what, Limit: "TEST_MEMORY", Max: a.max, InUse: a.used, Requested: n}
-	}
-	a.used += n
-	a.peak = max(a.peak, a.used)
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			a.mu.Lock()
-			a.used -= n
-			a.mu.Unlock()
-		})
-	}, nil
-}
 
 // An inventory charges its occurrences to the call's memory account while
 // it builds and releases them when done; an account too small for them
@@ -53,18 +28,18 @@ func TestInventoryIsChargedToTheCallBudget(t *testing.T) {
 	req := artifact.Request{Op: "inventory_artifact", Path: dir, Policy: "fail",
 		Limits: artifact.Limits{MaxEntries: 1000, MaxTotalBytes: 1 << 20, MaxEntryBytes: 1 << 20, MaxCompressionRatio: 100, MaxDepth: 4, MaxPathBytes: 4096}}
 
-	big := &account{max: 1 << 30}
+	big := &portstest.MemoryAccount{Max: 1 << 30}
 	g, err := artifact.Build(ports.WithMemory(context.Background(), big), req)
 	is.NoErr(err)
 	g.Close()
-	is.True(big.peak > 500*100)  // every occurrence was charged
-	is.Equal(big.used, int64(0)) // and released
+	is.True(big.Peak() > 500*100)   // every occurrence was charged
+	is.Equal(big.InUse(), int64(0)) // and released
 
-	small := &account{max: 16 << 10}
+	small := &portstest.MemoryAccount{Max: 16 << 10}
 	_, err = artifact.Build(ports.WithMemory(context.Background(), small), req)
 	var e *core.Error
 	is.True(errors.As(err, &e))
 	is.Equal(e.Code, core.CodeResourceConstraint)
 	is.Equal(e.Details["limit"], "TEST_MEMORY")
-	is.Equal(small.used, int64(0))
+	is.Equal(small.InUse(), int64(0))
 }
