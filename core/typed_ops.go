@@ -181,16 +181,10 @@ type GetEvidenceBundleInput struct {
 	Filters json.RawMessage `json:"filters,omitempty"` // Exact-match filters, combined with AND; they require detail "summary".
 }
 
-// GetEvidenceBundleResult is the result of get_evidence_bundle.
-type GetEvidenceBundleResult struct {
-	Artifacts    []json.RawMessage `json:"artifacts"`
-	Providers    []json.RawMessage `json:"providers"`
-	Environments []json.RawMessage `json:"environments"`
-	Scenarios    []json.RawMessage `json:"scenarios"`
-	Captures     []json.RawMessage `json:"captures"`
-	Unknowns     []json.RawMessage `json:"unknowns"`
-	Records      []json.RawMessage `json:"records"`
-}
+// GetEvidenceBundleResult is the result of get_evidence_bundle: the
+// complete canonical bundle (detail "summary" gives a *BundleSummary, the
+// schema's other alternative).
+type GetEvidenceBundleResult = Bundle
 
 // ExportEvidenceBundleInput is the input of export_evidence_bundle.
 type ExportEvidenceBundleInput struct {

@@ -29,14 +29,13 @@ var typedPending = map[string]string{
 	"runtime":  "checked by TestRuntimeHandlersReturnTypedResults",
 	"jsapp":    "checked by TestJSAppHandlersReturnTheirTypes over the JavaScript fake",
 	// kernel operations
-	"get_evidence_bundle":   "its complete form is core.Bundle, whose []*Evidence records the typecheck reads as nullable",
 	"inspect_analysis_view": "views are built by each family's Viewer as maps; typing them changes the Viewer API",
 	// diff operations
 }
 
 // typedAlternatives are the other result types of operations whose result
-// schema is a union (a detail "summary" form); none yet.
-var typedAlternatives = map[string][]reflect.Type{}
+// schema is a union (a detail "summary" form).
+var typedAlternatives = map[string][]reflect.Type{"get_evidence_bundle": {reflect.TypeFor[*core.BundleSummary]()}}
 
 // typedExtraArgs are calls made besides each operation's examples, for
 // operations whose examples name addresses or procedures the fake engine

@@ -193,7 +193,9 @@ func (c *typeCheck) node(n map[string]any, t reflect.Type, at string, depth int,
 		c.object(n, t, at, depth)
 	case reflect.Slice, reflect.Array:
 		if items, ok := n["items"].(map[string]any); ok && t != rawMessageType {
-			c.node(items, t.Elem(), at+"[]", depth+1, false)
+			// A list of pointers shares its elements; rea never stores nil
+			// in one, so an element is checked as present.
+			c.node(items, t.Elem(), at+"[]", depth+1, t.Elem().Kind() == reflect.Pointer)
 		}
 	}
 }
