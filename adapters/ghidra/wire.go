@@ -20,19 +20,8 @@ const (
 )
 
 var (
-	errLineTooLong = errors.New("ghidra bridge: response line over 1 MiB")
-	errProtocol    = errors.New("ghidra bridge: protocol violation")
+	errProtocol = errors.New("ghidra bridge: protocol violation")
 )
-
-// readLine reads one line of at most max bytes (rea/adapters/internal/ndjson);
-// a longer one is errLineTooLong.
-func readLine(r *bufio.Reader, max int) ([]byte, error) {
-	l, err := ndjson.ReadLine(r, max)
-	if errors.Is(err, ndjson.ErrLineTooLong) {
-		return nil, errLineTooLong
-	}
-	return l, err
-}
 
 // response is one strict bridge reply.
 type response struct {
@@ -117,8 +106,11 @@ func newWire(conn net.Conn, token string) *wire {
 func (w *wire) read() {
 	r := bufio.NewReaderSize(w.conn, 64<<10)
 	for {
-		line, err := readLine(r, maxResponseLine)
+		line, err := ndjson.ReadLine(r, maxResponseLine)
 		if err != nil {
+			if errors.Is(err, ndjson.ErrLineTooLong) {
+				err = errors.New("ghidra bridge: response line over 1 MiB")
+			}
 			if errors.Is(err, io.EOF) {
 				err = errors.New("ghidra bridge closed the connection")
 			}

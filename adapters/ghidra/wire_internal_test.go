@@ -3,29 +3,13 @@ package ghidra
 import (
 	"bufio"
 	"bytes"
-	"errors"
-	"io"
 	"strings"
 	"testing"
 
 	"github.com/matryer/is"
-)
 
-func TestReadLine(t *testing.T) {
-	is := is.New(t)
-	r := bufio.NewReaderSize(strings.NewReader("a\r\nbb\n"+strings.Repeat("x", 40)+"\ntail"), 16)
-	l, err := readLine(r, 32)
-	is.NoErr(err)
-	is.Equal(string(l), "a") // carriage return dropped
-	l, err = readLine(r, 32)
-	is.NoErr(err)
-	is.Equal(string(l), "bb")
-	_, err = readLine(r, 32)
-	is.True(errors.Is(err, errLineTooLong)) // a line over the limit
-	r = bufio.NewReader(strings.NewReader("tail"))
-	_, err = readLine(r, 32)
-	is.True(errors.Is(err, io.ErrUnexpectedEOF)) // EOF inside a line
-}
+	"rea/adapters/internal/ndjson"
+)
 
 func TestParseResponse(t *testing.T) {
 	for _, c := range []struct {
@@ -65,7 +49,7 @@ func FuzzReadLine(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := bufio.NewReaderSize(bytes.NewReader(data), 16)
 		for {
-			line, err := readLine(r, 256)
+			line, err := ndjson.ReadLine(r, 256)
 			if err != nil {
 				return
 			}

@@ -22,19 +22,8 @@ const (
 )
 
 var (
-	errLineTooLong = errors.New("hopper bridge: line over 10 MiB")
-	errProtocol    = errors.New("hopper bridge: protocol violation")
+	errProtocol = errors.New("hopper bridge: protocol violation")
 )
-
-// readLine reads one line of at most max bytes (rea/adapters/internal/ndjson);
-// a longer one is errLineTooLong.
-func readLine(r *bufio.Reader, max int) ([]byte, error) {
-	l, err := ndjson.ReadLine(r, max)
-	if errors.Is(err, ndjson.ErrLineTooLong) {
-		return nil, errLineTooLong
-	}
-	return l, err
-}
 
 // frame is one line from the bridge: an event, a result or an error.
 type frame struct {
@@ -161,8 +150,11 @@ func newWire(conn net.Conn, token string) *wire {
 func (w *wire) read() {
 	r := bufio.NewReaderSize(w.conn, 64<<10)
 	for {
-		line, err := readLine(r, maxLine)
+		line, err := ndjson.ReadLine(r, maxLine)
 		if err != nil {
+			if errors.Is(err, ndjson.ErrLineTooLong) {
+				err = errors.New("hopper bridge: line over 10 MiB")
+			}
 			if errors.Is(err, io.EOF) {
 				err = errors.New("hopper bridge closed the connection")
 			}

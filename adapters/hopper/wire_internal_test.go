@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net"
 	"strings"
 	"testing"
@@ -14,24 +13,10 @@ import (
 
 	"github.com/matryer/is"
 
+	"rea/adapters/internal/ndjson"
+
 	"rea/ports"
 )
-
-func TestReadLine(t *testing.T) {
-	is := is.New(t)
-	r := bufio.NewReaderSize(strings.NewReader("a\r\nb\n"+strings.Repeat("x", 40)+"\nlast"), 16)
-	l, err := readLine(r, 32)
-	is.NoErr(err)
-	is.Equal(string(l), "a")
-	l, err = readLine(r, 32)
-	is.NoErr(err)
-	is.Equal(string(l), "b")
-	_, err = readLine(r, 32)
-	is.True(errors.Is(err, errLineTooLong)) // a line over the limit
-	r = bufio.NewReader(strings.NewReader("cut"))
-	_, err = readLine(r, 32)
-	is.True(errors.Is(err, io.ErrUnexpectedEOF))
-}
 
 func TestParseFrame(t *testing.T) {
 	good := []string{
@@ -80,7 +65,7 @@ func FuzzBridgeReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := bufio.NewReaderSize(bytes.NewReader(data), 16)
 		for {
-			line, err := readLine(r, 256)
+			line, err := ndjson.ReadLine(r, 256)
 			if err != nil {
 				return
 			}
