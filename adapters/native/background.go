@@ -307,7 +307,7 @@ func (g *gate) wait(ctx context.Context) {
 }
 
 // gateSlice is the longest a decoder gives way at once.
-const gateSlice = 50 * time.Millisecond
+var gateSlice = 50 * time.Millisecond // a variable for the tests
 
 var _ ports.ArchitectureReporter = (*Analysis)(nil)
 
