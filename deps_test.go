@@ -40,6 +40,8 @@ import (
 //	adapters/internal/ndjson  standard library only: bounded NDJSON line
 //	                   reading shared by the engines spoken to over a
 //	                   socket (ghidra, hopper); not an adapter of its own
+//	adapters/internal/lazyengine  ports only: the lazily started owned
+//	                   engine (ghidra, hopper); not an adapter of its own
 //	adapters/hosts     ports + go-toml (agent hosts' configuration files)
 //	adapters/pty       ports + supervisor + creack/pty + charmbracelet/x/vt (process capture)
 //	adapters/gdbremote ports + supervisor (native call tracing under gdbserver)
@@ -84,9 +86,10 @@ var policy = []struct {
 	{"rea/adapters/zip", []string{"rea/ports"}, engineTests},
 	{"rea/adapters/js", []string{"rea/ports", "github.com/tdewolff/parse/v2", "github.com/go-sourcemap/sourcemap"}, engineTests},
 	{"rea/adapters/cdp", []string{"rea/ports", "rea/adapters/cdp/", "github.com/chromedp/", "rea/supervisor"}, engineTests},
-	{"rea/adapters/ghidra", []string{"rea/ports", "rea/supervisor", "rea/snapshot", "rea/adapters/ghidra/", "rea/adapters/internal/ndjson"}, engineTests},
-	{"rea/adapters/hopper", []string{"rea/ports", "rea/supervisor", "rea/adapters/hopper/", "rea/adapters/internal/ndjson"}, engineTests},
+	{"rea/adapters/ghidra", []string{"rea/ports", "rea/supervisor", "rea/snapshot", "rea/adapters/ghidra/", "rea/adapters/internal/ndjson", "rea/adapters/internal/lazyengine"}, engineTests},
+	{"rea/adapters/hopper", []string{"rea/ports", "rea/supervisor", "rea/adapters/hopper/", "rea/adapters/internal/ndjson", "rea/adapters/internal/lazyengine"}, engineTests},
 	{"rea/adapters/internal/ndjson", nil, []string{"github.com/matryer/is"}},
+	{"rea/adapters/internal/lazyengine", []string{"rea/ports"}, []string{"github.com/matryer/is"}},
 	{"rea/adapters/hosts", []string{"rea/ports", "github.com/pelletier/go-toml/v2"}, engineTests},
 	{"rea/adapters/pty", []string{"rea/ports", "rea/supervisor", "github.com/creack/pty", "github.com/charmbracelet/x/vt"}, engineTests},
 	{"rea/adapters/gdbremote", []string{"rea/ports", "rea/supervisor"}, engineTests},

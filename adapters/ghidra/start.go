@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"rea/adapters/internal/lazyengine"
 	"rea/ports"
 	"rea/supervisor"
 )
@@ -77,7 +78,7 @@ var extPattern = regexp.MustCompile(`^\.[A-Za-z0-9]{1,12}$`)
 // root, a verified copy of the target, the descriptor, analyzeHeadless, the
 // socket, the ping handshake, the lineage. Any failure cleans everything up
 // before it returns.
-func (a *Analysis) start(ctx context.Context) (eng *engine, err error) {
+func (a *Analysis) start(ctx, life context.Context) (eng *engine, err error) {
 	run, err := supervisor.New(&supervisor.Options{TempParent: a.p.opts.TempParent, GraceDelay: 2 * time.Second})
 	if err != nil {
 		return nil, &StartupError{Kind: "start", Err: err}
@@ -155,13 +156,13 @@ func (a *Analysis) start(ctx context.Context) (eng *engine, err error) {
 		Stderr: stderr,
 	}
 	// The process lives as long as the analysis, not as long as the start.
-	if err := run.Start(a.life, spec); err != nil {
+	if err := run.Start(life, spec); err != nil {
 		return fail("start", err)
 	}
-	conn, err := connect(ctx, run, sock)
+	conn, err := lazyengine.Dial(ctx, run.Exited(), sock)
 	if err != nil {
-		if errors.Is(err, errExited) {
-			return fail("process", fmt.Errorf("Ghidra exited before bridge startup%s", tail(filepath.Join(root, "stderr.log"))))
+		if errors.Is(err, lazyengine.ErrExited) {
+			return fail("process", fmt.Errorf("Ghidra exited before bridge startup%s", lazyengine.Tail(filepath.Join(root, "stderr.log"))))
 		}
 		return nil, err
 	}
@@ -190,34 +191,10 @@ func (a *Analysis) start(ctx context.Context) (eng *engine, err error) {
 	return &engine{run: run, wire: w, root: root, info: info, lineage: run.Lineage(ctx)}, nil
 }
 
-var errExited = errors.New("launcher exited")
-
 // connHook, when set (by the live lane while recording), wraps each bridge
 // connection, so the transcripts the replay tests use come from the same
 // code path as a live session.
 var connHook func(net.Conn) net.Conn
-
-// connect polls for the bridge's socket every 50 ms until it accepts a
-// connection, the launcher exits or ctx ends.
-func connect(ctx context.Context, run *supervisor.Run, sock string) (net.Conn, error) {
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if _, err := os.Lstat(sock); err == nil {
-			var d net.Dialer
-			if c, err := d.DialContext(ctx, "unix", sock); err == nil {
-				return c, nil
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-run.Exited():
-			return nil, errExited
-		case <-tick.C:
-		}
-	}
-}
 
 // checkSession holds the bridge to the session's commitment.
 func (a *Analysis) checkSession(info sessionInfo, runID string) error {
@@ -326,18 +303,6 @@ func (a *Analysis) childEnv(root, runID string) []string {
 		"GHIDRA_HEADLESS_JAVA_OPTIONS=-Duser.home="+filepath.Join(root, "home")+" -Djava.io.tmpdir="+filepath.Join(root, "tmp"),
 		supervisor.RunIDEnv+"="+runID,
 	)
-}
-
-// tail returns ": " and the last 2 KiB of a log file, or "".
-func tail(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) == 0 {
-		return ""
-	}
-	if len(b) > 2048 {
-		b = b[len(b)-2048:]
-	}
-	return ": " + strings.TrimSpace(string(b))
 }
 
 // shutdown asks the bridge to end (10 s), closes the connection, gives the

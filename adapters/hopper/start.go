@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"rea/adapters/internal/lazyengine"
 	"rea/ports"
 	"rea/supervisor"
 )
@@ -43,7 +44,7 @@ var connHook func(net.Conn) net.Conn
 // start runs PROVIDERS.md §2.2 under ctx (the startup deadline): a private
 // root, the bootstrap and the bridge, the launcher, the socket, the health
 // handshake, the lineage. Any failure cleans everything up first.
-func (a *Analysis) start(ctx context.Context) (eng *engine, err error) {
+func (a *Analysis) start(ctx, life context.Context) (eng *engine, err error) {
 	run, err := supervisor.New(&supervisor.Options{TempParent: a.p.opts.TempParent, GraceDelay: 2 * time.Second})
 	if err != nil {
 		return nil, &StartupError{Kind: "start", Err: err}
@@ -101,13 +102,13 @@ func (a *Analysis) start(ctx context.Context) (eng *engine, err error) {
 	defer stderr.Close()
 	args := append(append([]string(nil), a.loader...), "--analysis", "--python", boot, "--executable", a.target.Path)
 	spec := supervisor.Spec{Path: a.install.Launcher, Args: args, Dir: root, Env: childEnv(root, run.ID()), Stdout: stdout, Stderr: stderr}
-	if err := run.Start(a.life, spec); err != nil {
+	if err := run.Start(life, spec); err != nil {
 		return fail("start", err)
 	}
-	conn, err := connect(ctx, run, sock)
+	conn, err := lazyengine.Dial(ctx, run.Exited(), sock)
 	if err != nil {
-		if errors.Is(err, errExited) {
-			return fail("process", fmt.Errorf("Hopper exited before bridge startup%s", tail(filepath.Join(root, "stderr.log"))))
+		if errors.Is(err, lazyengine.ErrExited) {
+			return fail("process", fmt.Errorf("Hopper exited before bridge startup%s", lazyengine.Tail(filepath.Join(root, "stderr.log"))))
 		}
 		return nil, err
 	}
@@ -154,30 +155,6 @@ func bootstrap(env map[string]string, bridge string) []byte {
 	return []byte(b.String())
 }
 
-var errExited = errors.New("launcher exited")
-
-// connect polls for the bridge's socket every 50 ms until it accepts a
-// connection, the launcher exits or ctx ends.
-func connect(ctx context.Context, run *supervisor.Run, sock string) (net.Conn, error) {
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if _, err := os.Lstat(sock); err == nil {
-			var d net.Dialer
-			if c, err := d.DialContext(ctx, "unix", sock); err == nil {
-				return c, nil
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-run.Exited():
-			return nil, errExited
-		case <-tick.C:
-		}
-	}
-}
-
 // childEnv is this process's environment with HOME and TMPDIR pointed into
 // the root and the run ID set.
 func childEnv(root, runID string) []string {
@@ -191,18 +168,6 @@ func childEnv(root, runID string) []string {
 		env = append(env, kv)
 	}
 	return append(env, "HOME="+filepath.Join(root, "home"), "TMPDIR="+filepath.Join(root, "tmp"), supervisor.RunIDEnv+"="+runID)
-}
-
-// tail returns ": " and the last 2 KiB of a log file, or "".
-func tail(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) == 0 {
-		return ""
-	}
-	if len(b) > 2048 {
-		b = b[len(b)-2048:]
-	}
-	return ": " + strings.TrimSpace(string(b))
 }
 
 // shutdown asks the bridge to end (30 s) when no request holds the wire,
