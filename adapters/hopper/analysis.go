@@ -27,6 +27,9 @@ type Analysis struct {
 	// lazy starts the engine at the first query and owns its lifetime.
 	lazy *lazyengine.Holder[*engine]
 
+	noteMu sync.Mutex
+	noted  map[ports.AnnotationKind]map[uint64]bool // addresses rea commented in this session
+
 	cacheMu sync.Mutex
 	procs   []ports.Procedure
 	ranges  []ports.FunctionRange // one per procedure

@@ -20,12 +20,17 @@
 // list_names, list_strings, read_bytes, analyze_functions (procedure
 // extents from Hopper's basic blocks; instructions from the bridge's
 // procedure_body, their bytes through read_bytes, blocks built here from
-// the flows) and decompile. Hopper's comments and
-// renames (the bridge could set them) have no ports interface yet and are
-// not offered. The Linux demo's X11 helper (PROVIDERS.md §2.2) is not
+// the flows) and decompile. It is a ports.Annotator for names, comments and
+// inline comments, kept in Hopper's document through the bridge's
+// get/set/remove_annotation: Hopper's Python API reads and writes them one
+// address at a time and lists only names, so Annotations lists Hopper's
+// names and the comments rea set in this session (read back from Hopper),
+// and notes AnnotationLimitation on the result; bookmarks are not offered.
+// The Linux demo's X11 helper (PROVIDERS.md §2.2) is not
 // implemented: the launcher must run headless by itself.
 //
-// The package imports rea/ports and rea/supervisor. Its tests run a fake
+// The package imports rea/ports, rea/supervisor and adapters/internal
+// (ndjson, lazyengine). Its tests run a fake
 // launcher (testdata/fakehopper) that answers from a transcript in the
 // record/replay format, and the bridge's protocol layer under python3 with
 // a stub document; TestLive runs the conformance suite against a real

@@ -613,3 +613,42 @@ func TestFixtureIsAReplayTranscript(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(string(fresh), string(committed)) // run make_fixture.py after changing the bridge
 }
+
+// TestAnnotator runs the Annotator contract against the fake launcher, which
+// keeps names and comments as the bridge keeps them in Hopper's document
+// (the bridge's own annotation methods are tested in test_protocol.py).
+func TestAnnotator(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t)
+	a, err := e.provider(hopper.Options{}).Open(t.Context(), e.target)
+	is.NoErr(err)
+	ann, ok := a.(ports.Annotator)
+	is.True(ok)
+	// 0x401010 is inside .text with no name; 0x500000 is in no segment.
+	portstest.RunAnnotator(t, ann, 0x401010, 0x500000)
+
+	// Names list Hopper's names, a rename among them; comments list what
+	// this session set; bookmarks are not offered.
+	ctx := t.Context()
+	is.NoErr(ann.SetAnnotation(ctx, ports.Annotation{Kind: ports.AnnotationName, Address: 0x401040, Text: "renamed_helper"}))
+	is.NoErr(ann.SetAnnotation(ctx, ports.Annotation{Kind: ports.AnnotationComment, Address: 0x401004, Text: "calls helper"}))
+	names, err := ann.Annotations(ctx, ports.AnnotationName)
+	is.NoErr(err)
+	var got []string
+	for _, n := range names {
+		got = append(got, fmt.Sprintf("%#x=%s", n.Address, n.Text))
+	}
+	is.Equal(strings.Join(got, " "), "0x401000=main 0x401040=renamed_helper 0x401080=j_puts 0x402000=aHelloHopper 0x403000=counter")
+	var notes ports.CallNotes
+	comments, err := ann.Annotations(ports.WithCallNotes(ctx, &notes), ports.AnnotationComment)
+	is.NoErr(err)
+	is.Equal(notes.List(), []string{hopper.AnnotationLimitation}) // the result says what is not listed
+	is.Equal(comments, []ports.Annotation{{Kind: ports.AnnotationComment, Address: 0x401004, Text: "calls helper"}})
+	_, err = ann.Annotations(ctx, ports.AnnotationBookmark)
+	is.True(errors.Is(err, ports.ErrUnsupported))
+
+	is.NoErr(a.Close(context.Background()))
+	_, err = ann.Annotations(ctx, ports.AnnotationComment)
+	is.True(errors.Is(err, ports.ErrUnavailable)) // nothing is answered after Close
+	e.assertClean(t)
+}

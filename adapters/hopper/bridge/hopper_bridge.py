@@ -34,6 +34,8 @@ READ_DEFAULT = 256
 MAX_VALUE = 1024
 BODY_DEFAULT = 10000
 BODY_MAX = 100000
+MAX_ANNOTATION = 4096
+ANNOTATION_KINDS = ("name", "comment", "inline_comment")
 
 
 class BridgeError(Exception):
@@ -153,6 +155,9 @@ class Session(object):
             "read_bytes": (["address", "length"], self.read_bytes),
             "procedure_pseudo_code": (["procedure"], self.pseudo_code),
             "procedure_body": (["procedure", "max_instructions"], self.procedure_body),
+            "get_annotation": (["kind", "address"], self.get_annotation),
+            "set_annotation": (["kind", "address", "text"], self.set_annotation),
+            "remove_annotation": (["kind", "address"], self.remove_annotation),
         }
 
     # --- methods ---------------------------------------------------------
@@ -250,6 +255,43 @@ class Session(object):
         if text is None:
             raise BridgeError("invalid_request", "no procedure starts at %s" % _hex(addr))
         return text
+
+    # Annotations: Hopper's Python API reads and writes one address at a
+    # time (names, comments, inline comments) and lists names only, so the
+    # client keeps the addresses it commented.
+
+    def _annotation_target(self, p):
+        kind = p.get("kind")
+        if kind not in ANNOTATION_KINDS:
+            raise BridgeError("invalid_request", "kind must be one of %s" % ", ".join(ANNOTATION_KINDS))
+        addr = _address(p, "address")
+        if not self.doc.mapped(addr):
+            raise BridgeError("invalid_request", "no segment maps %s" % _hex(addr))
+        return kind, addr
+
+    def get_annotation(self, p):
+        kind, addr = self._annotation_target(p)
+        return {"kind": kind, "address": _hex(addr), "text": self.doc.annotation(kind, addr) or None}
+
+    def set_annotation(self, p):
+        kind, addr = self._annotation_target(p)
+        text = p.get("text")
+        if not isinstance(text, str) or not text or len(text) > MAX_ANNOTATION or \
+                any(ord(c) < 0x20 and c not in "\t" or ord(c) == 0x7f for c in text):
+            raise BridgeError("invalid_request", "text must be 1 to %d characters without control characters" % MAX_ANNOTATION)
+        self.doc.set_annotation(kind, addr, text)
+        if kind == "name":  # a rename changes every inventory that shows names
+            self.cache.clear()
+        return {"kind": kind, "address": _hex(addr), "text": self.doc.annotation(kind, addr) or None}
+
+    def remove_annotation(self, p):
+        kind, addr = self._annotation_target(p)
+        if not self.doc.annotation(kind, addr):
+            return {"kind": kind, "address": _hex(addr), "removed": False}
+        self.doc.set_annotation(kind, addr, "")
+        if kind == "name":
+            self.cache.clear()
+        return {"kind": kind, "address": _hex(addr), "removed": not self.doc.annotation(kind, addr)}
 
     # --- framing ---------------------------------------------------------
 
@@ -429,6 +471,26 @@ class HopperDoc(object):
             raise BridgeError("invalid_request", "no segment maps %s" % _hex(addr))
         end = min(addr + n, seg.getStartingAddress() + seg.getLength())
         return bytes(rb(a) & 0xFF for a in range(addr, end))
+
+    def mapped(self, addr):
+        return self._api(self.d, "getSegmentAtAddress")(addr) is not None
+
+    def annotation(self, kind, addr):
+        """The name or comment at addr, or None."""
+        if kind == "name":
+            return self._api(self.d, "getNameAtAddress")(addr) or None
+        seg = self._api(self.d, "getSegmentAtAddress")(addr)
+        getter = "getCommentAtAddress" if kind == "comment" else "getInlineCommentAtAddress"
+        return self._api(seg, getter)(addr) or None
+
+    def set_annotation(self, kind, addr, text):
+        """Sets the name or comment at addr; empty text removes it."""
+        if kind == "name":
+            self._api(self.d, "setNameAtAddress")(addr, text)
+            return
+        seg = self._api(self.d, "getSegmentAtAddress")(addr)
+        setter = "setCommentAtAddress" if kind == "comment" else "setInlineCommentAtAddress"
+        self._api(seg, setter)(addr, text)
 
     def decompile(self, addr):
         seg = self._api(self.d, "getSegmentAtAddress")(addr)

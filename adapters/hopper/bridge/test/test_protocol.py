@@ -37,8 +37,23 @@ class Stub(object):
                 0x1010: [(0x1010, 2, "je", "0x1014"), (0x1012, 2, "jmp", "qword [rax]"), (0x1014, 4, "hlt", "")]}
         return iter(code.get(start, []))
 
+    def __init__(self):
+        self.notes = {"name": {0x1000: "a"}, "comment": {}, "inline_comment": {}}
+
     def names(self):
-        return [(0x1000, "a")]
+        return sorted(self.notes["name"].items())
+
+    def mapped(self, a):
+        return any(s["start"] <= a < s["start"] + s["length"] for s in self.segments())
+
+    def annotation(self, kind, a):
+        return self.notes[kind].get(a)
+
+    def set_annotation(self, kind, a, text):
+        if text:
+            self.notes[kind][a] = text
+        else:
+            self.notes[kind].pop(a, None)
 
     def strings(self):
         return [(0x2000, "hi", 2)]
@@ -206,6 +221,37 @@ class ProtocolTest(unittest.TestCase):
         _, _, ok = c.call("list_documents", {})
         self.assertEqual(ok["result"], ["target"])
         c.close()
+
+    def test_annotations(self):
+        c = Client(Stub())
+
+        def last(method, params):  # the reply after the two events
+            return c.call(method, params)[-1]
+        try:
+            self.assertEqual(last("list_names", {"offset": 0, "limit": 10})["result"]["total"], 1)
+            for kind in ["name", "comment", "inline_comment"]:
+                p = {"kind": kind, "address": "0x1004"}
+                self.assertIsNone(last("get_annotation", p)["result"]["text"])
+                r = last("set_annotation", dict(p, text="rea " + kind))["result"]
+                self.assertEqual(r, {"kind": kind, "address": "0x1004", "text": "rea " + kind})
+                self.assertEqual(last("get_annotation", p)["result"]["text"], "rea " + kind)
+                if kind == "name":  # the rename reached the cached inventory
+                    names = last("list_names", {"offset": 0, "limit": 10})["result"]["items"]
+                    self.assertEqual([n["value"] for n in names], ["a", "rea name"])
+                self.assertTrue(last("remove_annotation", p)["result"]["removed"])
+                self.assertFalse(last("remove_annotation", p)["result"]["removed"])
+            # Unmapped addresses, bad kinds, empty or control-character text
+            # and missing keys are invalid requests; nothing changes.
+            for method, p in [("set_annotation", {"kind": "comment", "address": "0x9000", "text": "x"}),
+                              ("set_annotation", {"kind": "bookmark", "address": "0x1004", "text": "x"}),
+                              ("set_annotation", {"kind": "comment", "address": "0x1004", "text": ""}),
+                              ("set_annotation", {"kind": "comment", "address": "0x1004", "text": "a\x00b"}),
+                              ("set_annotation", {"kind": "comment", "address": "0x1004", "text": "x" * 4097}),
+                              ("get_annotation", {"kind": "comment", "address": "0x1004", "text": "x"})]:
+                self.assertEqual(last(method, p)["error"]["type"], "invalid_request", (method, p))
+            self.assertIsNone(last("get_annotation", {"kind": "comment", "address": "0x1004"})["result"]["text"])
+        finally:
+            c.close()
 
     def test_shutdown_ends_the_bridge(self):
         c = Client(Stub())

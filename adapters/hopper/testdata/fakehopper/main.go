@@ -6,7 +6,10 @@
 // the recorded segments, every other request from the replay transcript
 // named by FAKE_HOPPER_TRANSCRIPT, matched on method and parameters, with
 // every recorded line (events, then the result or error) sent again under
-// the request's id.
+// the request's id. Annotations (get_annotation, set_annotation,
+// remove_annotation) are kept in memory as the bridge keeps them in
+// Hopper's document, and list_names answers from the recorded names with
+// the renames applied.
 //
 // FAKE_HOPPER_DELAY_MS delays the bind; FAKE_HOPPER_STARTS names a file
 // that gets one line per start; FAKE_HOPPER_MODE misbehaves: crash (exit
@@ -28,6 +31,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -103,6 +107,7 @@ func main() {
 		time.Sleep(time.Hour)
 	}
 	answers := loadTranscript(os.Getenv("FAKE_HOPPER_TRANSCRIPT"))
+	notes := newNotes(answers)
 	l, err := net.Listen("unix", env["REA_SOCKET"])
 	if err != nil {
 		fail("listen: " + err.Error())
@@ -184,6 +189,15 @@ func main() {
 			v, ok := readBytes(req.Params, target, answers)
 			if !ok {
 				failWith(id, "invalid_request", "no segment maps the address")
+				continue
+			}
+			result(id, v)
+			continue
+		}
+		if v, handled, err := notes.answer(req.Method, req.Params); handled {
+			started(id)
+			if err != "" {
+				failWith(id, "invalid_request", err)
 				continue
 			}
 			result(id, v)
@@ -294,4 +308,105 @@ func readBytes(params map[string]any, target string, answers map[string][]map[st
 			"bytes_hex": hex.EncodeToString(b), "complete": len(b) == int(length)}, true
 	}
 	return nil, false
+}
+
+// notes is the fake document's names and comments: the recorded names, and
+// what the session set since.
+type notes struct {
+	mapped [][2]uint64 // segment [start, end)
+	text   map[string]map[uint64]string
+}
+
+func newNotes(answers map[string][]map[string]any) *notes {
+	n := &notes{text: map[string]map[uint64]string{"name": {}, "comment": {}, "inline_comment": {}}}
+	for _, l := range answers[keyOf("list_segments", map[string]any{})] {
+		segs, _ := l["result"].([]any)
+		for _, s := range segs {
+			m, _ := s.(map[string]any)
+			start, err1 := parseHex(m["start"])
+			end, err2 := parseHex(m["end"])
+			if err1 == nil && err2 == nil {
+				n.mapped = append(n.mapped, [2]uint64{start, end})
+			}
+		}
+	}
+	for _, l := range answers[keyOf("list_names", map[string]any{"offset": 0.0, "limit": 500.0})] {
+		page, _ := l["result"].(map[string]any)
+		items, _ := page["items"].([]any)
+		for _, it := range items {
+			m, _ := it.(map[string]any)
+			if a, err := parseHex(m["address"]); err == nil {
+				n.text["name"][a], _ = m["value"].(string)
+			}
+		}
+	}
+	return n
+}
+
+func parseHex(v any) (uint64, error) {
+	s, _ := v.(string)
+	return strconv.ParseUint(strings.TrimPrefix(s, "0x"), 16, 64)
+}
+
+// answer handles the annotation methods and list_names; handled is false
+// for every other method. err is an invalid_request message.
+func (n *notes) answer(method string, params map[string]any) (v any, handled bool, err string) {
+	switch method {
+	case "list_names":
+		offset, _ := params["offset"].(float64)
+		limit, _ := params["limit"].(float64)
+		addrs := make([]uint64, 0, len(n.text["name"]))
+		for a := range n.text["name"] {
+			addrs = append(addrs, a)
+		}
+		slices.Sort(addrs)
+		items := []any{}
+		for _, a := range addrs {
+			items = append(items, map[string]any{"address": fmt.Sprintf("0x%x", a), "value": n.text["name"][a], "value_truncated": false})
+		}
+		from := min(int(offset), len(items))
+		to := min(from+int(limit), len(items))
+		var next any
+		if to < len(items) {
+			next = to
+		}
+		return map[string]any{"items": items[from:to], "offset": int(offset), "limit": int(limit), "total": len(items),
+			"next_offset": next, "has_more": to < len(items)}, true, ""
+	case "get_annotation", "set_annotation", "remove_annotation":
+	default:
+		return nil, false, ""
+	}
+	kind, _ := params["kind"].(string)
+	m, ok := n.text[kind]
+	if !ok {
+		return nil, true, "kind must be one of name, comment, inline_comment"
+	}
+	addr, perr := parseHex(params["address"])
+	mapped := false
+	for _, r := range n.mapped {
+		mapped = mapped || (addr >= r[0] && addr < r[1])
+	}
+	if perr != nil || !mapped {
+		return nil, true, "no segment maps the address"
+	}
+	at := fmt.Sprintf("0x%x", addr)
+	current := func() any {
+		if t, ok := m[addr]; ok {
+			return t
+		}
+		return nil
+	}
+	switch method {
+	case "set_annotation":
+		text, _ := params["text"].(string)
+		if text == "" || strings.ContainsFunc(text, func(r rune) bool { return (r < 0x20 && r != '\t') || r == 0x7f }) {
+			return nil, true, "text must be 1 to 4096 characters without control characters"
+		}
+		m[addr] = text
+	case "remove_annotation":
+		_, had := m[addr]
+		delete(m, addr)
+		return map[string]any{"kind": kind, "address": at, "removed": had}, true, ""
+	}
+	return map[string]any{"kind": kind, "address": at, "text": current()}, true, ""
 }
