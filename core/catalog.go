@@ -193,6 +193,7 @@ type Catalog struct {
 	summarizers map[string]Summarizer
 	// analystNames is the family hook behind Call.AnalystNames (Assemble).
 	analystNames NameOverlay
+	annotations  AnnotationSource // behind Call.Annotations
 }
 
 // SetInputProfile selects how input schemas are advertised (start-up only,

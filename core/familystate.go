@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"rea/ports"
 )
 
 // Kernel hooks for families that keep per-connection state (the analyst's
@@ -79,6 +81,21 @@ func (c *Call) AnalystNames(ctx context.Context) map[uint64]string {
 		return nil
 	}
 	return m
+}
+
+// AnnotationSource lists the analysts' annotations of one kind on the
+// target c is bound to, sorted by address.
+type AnnotationSource func(ctx context.Context, c *Call, kind ports.AnnotationKind) ([]ports.Annotation, error)
+
+// Annotations lists the analysts' annotations of kind on the bound target
+// from the catalog's AnnotationSource; nil, nil when the catalog has none
+// or no target is bound.
+func (c *Call) Annotations(ctx context.Context, kind ports.AnnotationKind) ([]ports.Annotation, error) {
+	f := c.Session.cat.annotations
+	if f == nil || c.bound.target == nil {
+		return nil, nil
+	}
+	return f(ctx, c, kind)
 }
 
 // renamed is what one call showed under analysts' names.

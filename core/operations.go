@@ -23,6 +23,9 @@ type Family struct {
 	// families show in place of the engine's (Call.AnalystNames); at most
 	// one family of a catalog sets it.
 	AnalystNames NameOverlay
+	// Annotations, when set, lists analysts' annotations of the bound
+	// target for other families (Call.Annotations); at most one family.
+	Annotations AnnotationSource
 }
 
 // Types are an operation's Go input and result types: what a typed function
@@ -86,6 +89,12 @@ func Assemble(fams ...Family) (*Catalog, error) {
 				return nil, fmt.Errorf("catalog: two families give analyst names (%s is the second)", f.Name)
 			}
 			c.analystNames = f.AnalystNames
+		}
+		if f.Annotations != nil {
+			if c.annotations != nil {
+				return nil, fmt.Errorf("catalog: two families list annotations (%s is the second)", f.Name)
+			}
+			c.annotations = f.Annotations
 		}
 	}
 	return c, nil

@@ -160,3 +160,65 @@ func TestOverlayOnAnEngineWithoutAStore(t *testing.T) {
 	is.Equal(names["items"].([]any)[0].(map[string]any)["name"], "entry_logic")
 	is.Equal(names["items"].([]any)[0].(map[string]any)["kind"], "analyst")
 }
+
+// TestDossierShowsAnalystComments: analyze_function's comments collection
+// lists the analysts' comments inside the procedure, from rea's overlay or
+// from an engine that keeps them, and says when there are none.
+func TestDossierShowsAnalystComments(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		p    ports.Provider
+	}{
+		{"overlay", portstest.NewCodeFake()},
+		{"engine", &codeEngineProvider{portstest.NewCodeFake(), &portstest.AnnotatorFake{Ranges: [][2]uint64{{0x1000, 0x1100}, {0x2000, 0x2040}}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			s := session(t, tc.p)
+			d, _ := result(t, s, "analyze_function", `{"procedure":"main","detail":"complete"}`)
+			is.Equal(d["comments"].(map[string]any)["total"], 0.0)
+			is.True(contains(d["limitations"], "No analyst comments are recorded for this procedure."))
+
+			result(t, s, "set_inline_comment", `{"address":"main","comment":"entry"}`)
+			result(t, s, "set_comment", `{"address":"main","comment":"why main exists"}`)
+			result(t, s, "set_comment", `{"address":"greeting","comment":"outside main"}`)
+			d, _ = result(t, s, "analyze_function", `{"procedure":"main","detail":"complete"}`)
+			c := d["comments"].(map[string]any)
+			is.Equal(c["total"], 2.0)
+			is.Equal(c["items"], []any{
+				map[string]any{"address": "0x1030", "kind": "comment", "text": "why main exists"},
+				map[string]any{"address": "0x1030", "kind": "inline", "text": "entry"},
+			})
+			is.True(!contains(d["limitations"], "No analyst comments are recorded for this procedure."))
+		})
+	}
+}
+
+// codeEngineProvider is the code fake with an engine-side annotation store.
+type codeEngineProvider struct {
+	*portstest.CodeFake
+	store *portstest.AnnotatorFake
+}
+
+type codeEngineAnalysis struct {
+	*portstest.CodeAnalysis
+	*portstest.AnnotatorFake
+}
+
+func (p *codeEngineProvider) Open(ctx context.Context, t ports.Target) (ports.Analysis, error) {
+	a, err := p.CodeFake.Open(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return &codeEngineAnalysis{a.(*portstest.CodeAnalysis), p.store}, nil
+}
+
+func contains(list any, s string) bool {
+	l, _ := list.([]any)
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -9,7 +9,10 @@ import (
 
 // Family is the navigation and annotation family.
 func Family() core.Family {
-	return core.Family{Name: "annotate", Types: operationTypes, Operations: operations(), AnalystNames: analystNames}
+	return core.Family{Name: "annotate", Types: operationTypes, Operations: operations(), AnalystNames: analystNames,
+		Annotations: func(ctx context.Context, c *core.Call, kind ports.AnnotationKind) ([]ports.Annotation, error) {
+			return storeOf(c).list(ctx, kind)
+		}}
 }
 
 // analystNames gives other families the names analysts set on the bound

@@ -93,6 +93,15 @@ type Collection[T any] struct {
 	NextOffset *int `json:"next_offset"`
 }
 
+// DossierComment is an analyst's comment inside a dossier's procedure:
+// Kind "comment" (on the line before Address) or "inline" (at the end of
+// its line).
+type DossierComment struct {
+	Address string `json:"address"`
+	Kind    string `json:"kind"`
+	Text    string `json:"text"`
+}
+
 // DossierBlock is a basic block of a dossier.
 type DossierBlock struct {
 	Start        string        `json:"start"`
@@ -164,7 +173,7 @@ type Dossier struct {
 	Pseudocode         Pseudocode                                         `json:"pseudocode"`
 	Assembly           Collection[ReadFunctionInstructionsResultItem]     `json:"assembly"`
 	BasicBlocks        Collection[DossierBlock]                           `json:"basic_blocks"`
-	Comments           Collection[json.RawMessage]                        `json:"comments"` // none recorded yet
+	Comments           Collection[DossierComment]                         `json:"comments"`
 	Callers            Collection[ProcedureCallersResultItem]             `json:"callers"`
 	Callees            Collection[ProcedureCalleesResultItem]             `json:"callees"`
 	IncomingReferences Collection[ProcedureReferencesResultItemReference] `json:"incoming_references"`

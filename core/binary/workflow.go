@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"unicode/utf8"
 
 	"rea/ports"
@@ -38,6 +39,46 @@ func collectionSchema(item string) string {
 	return `{"type":"object","additionalProperties":false,"required":["items","returned","total","truncated","next_offset"],
  "properties":{"items":{"type":"array","items":` + item + `},"returned":{"type":"integer","minimum":0},"total":{"type":["integer","null"],"minimum":0},
   "truncated":{"type":"boolean"},"next_offset":{"type":["integer","null"],"minimum":0}}}`
+}
+
+const commentItemSchema = `{"type":"object","additionalProperties":false,"required":["address","kind","text"],
+ "properties":{"address":{"$ref":"#/$defs/hex"},"kind":{"enum":["comment","inline"]},"text":{"type":"string"}}}`
+
+// procedureComments lists the analysts' comments inside the procedure's
+// range (its entry alone when the range is empty), from the engine's own
+// database or rea's overlay (Call.Annotations), sorted by address with a
+// line's comment before its inline comment.
+func procedureComments(ctx context.Context, c *core.Call, r ports.FunctionRange) ([]DossierComment, []string) {
+	type at struct {
+		addr uint64
+		c    DossierComment
+	}
+	var found []at
+	var lim []string
+	for _, k := range []struct {
+		kind ports.AnnotationKind
+		name string
+	}{{ports.AnnotationComment, "comment"}, {ports.AnnotationInlineComment, "inline"}} {
+		l, err := c.Annotations(ctx, k.kind)
+		if err != nil {
+			lim = append(lim, fmt.Sprintf("Analysts' %s comments could not be read: %v.", k.name, err))
+			continue
+		}
+		for _, a := range l {
+			if a.Address == r.Start || (a.Address > r.Start && a.Address < r.End) {
+				found = append(found, at{a.Address, DossierComment{Address: core.Hex(a.Address), Kind: k.name, Text: a.Text}})
+			}
+		}
+	}
+	slices.SortStableFunc(found, func(x, y at) int { return cmp.Compare(x.addr, y.addr) })
+	out := make([]DossierComment, len(found))
+	for i, f := range found {
+		out[i] = f.c
+	}
+	if len(out) == 0 && len(lim) == 0 {
+		lim = append(lim, "No analyst comments are recorded for this procedure.")
+	}
+	return out, lim
 }
 
 const blockItemSchema = `{"type":"object","additionalProperties":false,"required":["start","end","instructions","successors"],
@@ -197,7 +238,7 @@ func opAnalyzeFunction() *core.Operation {
     "total_chars":{"type":["integer","null"],"minimum":0},"truncated":{"type":"boolean"},"next_offset":{"type":["integer","null"],"minimum":0}}},
   "assembly":` + collectionSchema(instructionItemSchema) + `,
   "basic_blocks":` + collectionSchema(blockItemSchema) + `,
-  "comments":` + collectionSchema(`{"type":"object"}`) + `,
+  "comments":` + collectionSchema(commentItemSchema) + `,
   "callers":` + collectionSchema(callerItemSchema) + `,
   "callees":` + collectionSchema(calleeItemSchema) + `,
   "incoming_references":` + collectionSchema(referenceItemSchema) + `,
@@ -472,7 +513,8 @@ func analyzeFunction(ctx context.Context, c *core.Call, in AnalyzeFunctionInput)
 	if len(unresolved) > 0 {
 		lim = append(lim, fmt.Sprintf("%d indirect calls or jumps have unknown targets (unresolved_calls).", len(unresolved)))
 	}
-	lim = append(lim, "No analyst comments are recorded for this procedure.")
+	comments, commentLim := procedureComments(ctx, c, r)
+	lim = append(lim, commentLim...)
 
 	p := v.procs[i]
 	class := v.classification(i)
@@ -482,7 +524,7 @@ func analyzeFunction(ctx context.Context, c *core.Call, in AnalyzeFunctionInput)
 		Pseudocode:         pseudo,
 		Assembly:           assembly,
 		BasicBlocks:        collect(blocks, coff, limit),
-		Comments:           collect([]json.RawMessage{}, coff, limit),
+		Comments:           collect(comments, coff, limit),
 		Callers:            collect(core.NonNil(callers), coff, limit),
 		Callees:            collect(core.NonNil(callees), coff, limit),
 		IncomingReferences: collect(inItems, coff, limit),

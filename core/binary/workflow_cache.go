@@ -17,7 +17,9 @@ import (
 // a fresh copy on every call, which for a large binary costs more than the
 // operation itself. An analysis is immutable while open, so the lists
 // never change; the cache holds the analysis weakly and drops its entry
-// when the analysis is collected. Callers must not modify the lists.
+// when the analysis is collected. Callers must not modify the lists. An
+// engine that keeps analysts' annotations itself (ports.Annotator) renames
+// in place, so its procedures and names are asked for every time.
 type codeLists struct {
 	mu      sync.Mutex
 	procs   []ports.Procedure
@@ -73,7 +75,7 @@ func listsOf(a ports.Analysis) *codeLists {
 func (l *codeLists) procedures(ctx context.Context, a ports.Analysis) ([]ports.Procedure, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.procsOK {
+	if _, renames := a.(ports.Annotator); l.procsOK && !renames {
 		return l.procs, nil
 	}
 	pl, ok := a.(ports.ProcedureLister)
@@ -126,7 +128,7 @@ func (l *codeLists) functionRanges(ctx context.Context, fa ports.FunctionAnalyze
 func (l *codeLists) namesOf(ctx context.Context, a ports.Analysis) ([]ports.Name, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.namesOK {
+	if _, renames := a.(ports.Annotator); l.namesOK && !renames {
 		return l.names, nil
 	}
 	if nl, ok := a.(ports.NameLister); ok {
