@@ -492,7 +492,11 @@ public class ReaGhidraBridge extends HeadlessScript {
                     Address to = d.getDestinationAddress();
                     Map<String, Object> e = new LinkedHashMap<>();
                     String kind;
-                    if (ft.isComputed() || to == null || !to.isMemoryAddress()) kind = "unresolved";
+                    // A computed jump whose destinations Ghidra recovered
+                    // (a switch's jump table) names each case inside the
+                    // body; one it could not resolve stays unresolved.
+                    if (to == null || !to.isMemoryAddress()) kind = "unresolved";
+                    else if (ft.isComputed()) kind = ft.isJump() && f.getBody().contains(to) ? "jump-table" : "unresolved";
                     else if (!f.getBody().contains(to)) kind = "tail-call";
                     else if (ft.isFallthrough()) kind = "fallthrough";
                     else if (ft.isConditional()) kind = "branch";
