@@ -21,6 +21,7 @@ import (
 	"rea/adapters/ghidra"
 	"rea/ports"
 	"rea/ports/portstest"
+	"rea/ports/portstest/replay"
 )
 
 var fakeBinary string
@@ -107,6 +108,8 @@ func newEnv(t *testing.T, version string) *env {
 	write(path, string(data), 0o644)
 	sum := sha256.Sum256(data)
 	e.target = ports.Target{Path: path, SHA256: hex.EncodeToString(sum[:]), Format: "elf", Kind: "executable", Architecture: "x86_64", Size: int64(len(data))}
+	// The fake answers from testdata/fixture.jsonl, a transcript written
+	// for the fake (its header says so): no real Ghidra produced it.
 	transcript, err := filepath.Abs("testdata/fixture.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -166,6 +169,24 @@ func alive(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+// TestCommittedTranscriptIsTheFakes: the transcript the fake replays says
+// in its header that no Ghidra produced it; a transcript recorded from a
+// real Ghidra (TestLive -record) carries Ghidra's version and its own name.
+func TestCommittedTranscriptIsTheFakes(t *testing.T) {
+	f, err := os.Open("testdata/fixture.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := replay.ReadTranscript(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Header.Engine != "ghidra" || !strings.HasPrefix(tr.Header.EngineVersion, "fake: ") {
+		t.Fatalf("header %+v does not say the transcript was written for the fake", tr.Header)
+	}
 }
 
 func TestConformance(t *testing.T) {

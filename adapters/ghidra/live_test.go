@@ -22,7 +22,10 @@ import (
 )
 
 // TestLive runs the conformance suite against a real Ghidra on a C fixture
-// built here (PROVIDERS.md §3.2's shape). It skips, naming what is missing,
+// built here (PROVIDERS.md §3.2's shape). With -record (or REA_RECORD=1) it
+// also writes what the real Ghidra answered to testdata/live-<version>.jsonl,
+// through the same connection hook TestRecordedTranscriptReplays exercises
+// against the fake. It skips, naming what is missing,
 // unless GHIDRA_INSTALL_DIR names a usable installation and cc exists.
 func TestLive(t *testing.T) {
 	dir := os.Getenv(ghidra.EnvInstallDir)
@@ -105,14 +108,15 @@ func recordTranscript(t *testing.T, path, version string) {
 }
 
 // TestRecordedTranscriptReplays records a session through the live lane's
-// code path (against the fake engine) and replays the recording: the
-// answers are the same and the token never reaches the file.
+// code path, here against the fake engine (no Ghidra runs on this machine;
+// the header says so), and replays the recording: the answers are the same
+// and the token never reaches the file.
 func TestRecordedTranscriptReplays(t *testing.T) {
 	e := newEnv(t, "12.1.4")
 	path := filepath.Join(t.TempDir(), "recorded.jsonl")
 	var first []ports.Segment
 	t.Run("record", func(t *testing.T) {
-		recordTranscript(t, path, "12.1.4")
+		recordTranscript(t, path, "fake: recorded against the fake engine")
 		a, err := e.provider(ghidra.Options{}).Open(t.Context(), e.target)
 		if err != nil {
 			t.Fatal(err)
@@ -128,6 +132,10 @@ func TestRecordedTranscriptReplays(t *testing.T) {
 	}
 	if !bytes.Contains(b, []byte(`[REDACTED]`)) || regexp.MustCompile(`"token\\":\\"[0-9a-f]{64}`).Match(b) {
 		t.Fatalf("the recorded transcript is not redacted:\n%s", b)
+	}
+	tr, err := replay.ReadTranscript(bytes.NewReader(b))
+	if err != nil || tr.Header.EngineVersion != "fake: recorded against the fake engine" {
+		t.Fatalf("the recording's header does not say it came from the fake: %+v, %v", tr, err)
 	}
 	t.Setenv("FAKE_GHIDRA_TRANSCRIPT", path)
 	a, err := e.provider(ghidra.Options{}).Open(t.Context(), e.target)

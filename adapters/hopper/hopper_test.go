@@ -89,6 +89,9 @@ func newEnv(t *testing.T) *env {
 	}
 	sum := sha256.Sum256(data)
 	e.target = ports.Target{Path: path, SHA256: hex.EncodeToString(sum[:]), Format: "elf", Kind: "executable", Architecture: "x86_64", Size: int64(len(data))}
+	// The fake answers from testdata/fixture.jsonl, which make_fixture.py
+	// writes from the bridge's protocol layer over a stub document (its
+	// header says so): no real Hopper produced it.
 	transcript, err := filepath.Abs("testdata/fixture.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -603,6 +606,7 @@ func TestFixtureIsAReplayTranscript(t *testing.T) {
 	tr, err := replay.ReadTranscript(f)
 	is.NoErr(err)
 	is.Equal(tr.Header.Engine, "hopper")
+	is.True(strings.HasPrefix(tr.Header.EngineVersion, "fake: ")) // no Hopper produced it, and the header says so
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 not found: cannot regenerate the transcript to compare")

@@ -55,7 +55,7 @@ class Target(object):
 
 session = ns["Session"](Target(), "[REDACTED]", "[RUN]")
 out = sys.stdout
-out.write(json.dumps({"type": "header", "version": 1, "engine": "hopper", "engine_version": "stub-document",
+out.write(json.dumps({"type": "header", "version": 1, "engine": "hopper", "engine_version": "fake: the bridge protocol layer over a stub document, no Hopper ran",
                       "recorded_at": "2026-12-03T14:00:00Z", "framing": "lines"}) + "\n")
 at = [0]
 

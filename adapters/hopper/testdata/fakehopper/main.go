@@ -233,7 +233,10 @@ func keyOf(method string, params map[string]any) string {
 }
 
 // loadTranscript reads a replay transcript: each request with the response
-// lines that follow it, in order.
+// lines (events, then the reply) that carry its id, in order. A recording
+// can log a fast reply before its request, so replies wait for the request
+// with their id; a transcript whose requests all use one id (make_fixture.py)
+// pairs each request with the lines that follow it.
 func loadTranscript(path string) map[string][]map[string]any {
 	out := map[string][]map[string]any{}
 	if path == "" {
@@ -246,7 +249,8 @@ func loadTranscript(path string) map[string][]map[string]any {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	var key string
+	byID := map[float64]string{}
+	pending := map[float64][]map[string]any{}
 	for sc.Scan() {
 		var e struct {
 			Type string  `json:"type"`
@@ -258,17 +262,26 @@ func loadTranscript(path string) map[string][]map[string]any {
 		switch e.Type {
 		case "request":
 			var req struct {
+				ID     float64        `json:"id"`
 				Method string         `json:"method"`
 				Params map[string]any `json:"params"`
 			}
 			if json.Unmarshal([]byte(*e.Text), &req) == nil {
-				key = keyOf(req.Method, req.Params)
-				out[key] = nil
+				key := keyOf(req.Method, req.Params)
+				byID[req.ID] = key
+				out[key] = pending[req.ID]
+				delete(pending, req.ID)
 			}
 		case "response":
 			var resp map[string]any
-			if key != "" && json.Unmarshal([]byte(*e.Text), &resp) == nil {
+			if json.Unmarshal([]byte(*e.Text), &resp) != nil {
+				continue
+			}
+			id, _ := resp["id"].(float64)
+			if key, ok := byID[id]; ok {
 				out[key] = append(out[key], resp)
+			} else {
+				pending[id] = append(pending[id], resp)
 			}
 		}
 	}
