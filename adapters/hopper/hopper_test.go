@@ -546,6 +546,7 @@ func TestSupport(t *testing.T) {
 		{ports.Target{Format: "zip", Kind: "archive"}, "target_format_unsupported"},
 		{ports.Target{Format: "elf", Kind: "core", Architecture: "x86_64"}, "target_kind_unsupported"},
 		{ports.Target{Format: "elf", Kind: "executable", Architecture: "riscv64"}, "architecture_unsupported"},
+		{ports.Target{Path: "/x/saved.HOP", Format: "unknown", Kind: "unknown"}, ""}, // a Hopper database
 	} {
 		if s := p.Support(t.Context(), c.t); s.Code != c.code || s.Supported != (c.code == "") {
 			t.Errorf("%+v: got %+v, want code %q", c.t, s, c.code)
@@ -655,4 +656,50 @@ func TestAnnotator(t *testing.T) {
 	_, err = ann.Annotations(ctx, ports.AnnotationComment)
 	is.True(errors.Is(err, ports.ErrUnavailable)) // nothing is answered after Close
 	e.assertClean(t)
+}
+
+// TestDatabaseIsOpenedFromACopy: a .hop database is opened with --database
+// and no loader arguments, from a verified copy in the session root, so the
+// analysis it holds is reused and the analyst's file is never written.
+func TestDatabaseIsOpenedFromACopy(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t)
+	dir := filepath.Dir(e.starts)
+	rec := filepath.Join(dir, "argv")
+	script := filepath.Join(dir, "record.sh")
+	// Records its argv and the database it was given, writes into that
+	// database as Hopper may when it saves, then fails.
+	is.NoErr(os.WriteFile(script, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > "+rec+
+		"\nwhile [ $# -gt 0 ]; do if [ \"$1\" = --database ]; then cp \"$2\" "+rec+".db; echo saved >> \"$2\"; fi; shift; done\nexit 3\n"), 0o755))
+	db := filepath.Join(dir, "saved.hop")
+	data := []byte("a Hopper database the analyst saved")
+	is.NoErr(os.WriteFile(db, data, 0o644))
+	sum := sha256.Sum256(data)
+	target := ports.Target{Path: db, SHA256: hex.EncodeToString(sum[:]), Format: "unknown", Kind: "unknown", Size: int64(len(data))}
+
+	p := hopper.New(&hopper.Options{Launcher: script, TempParent: e.tempParent})
+	a, err := p.Open(t.Context(), target)
+	is.NoErr(err)
+	is.Equal(a.Profile().Parameters["target_format"], "hopper-database")
+	is.Equal(a.Profile().Parameters["loader"].(map[string]any)["argument_count"], 0)
+	_, err = a.(ports.DocumentLister).Documents(t.Context())
+	is.True(err != nil) // the recording launcher exits
+	is.NoErr(a.Close(t.Context()))
+
+	argv, err := os.ReadFile(rec)
+	is.NoErr(err)
+	lines := strings.Split(strings.TrimSpace(string(argv)), "\n")
+	is.Equal(lines[0], "--analysis") // no loader arguments
+	is.Equal(lines[1], "--python")
+	is.Equal(lines[3], "--database")
+	is.Equal(filepath.Base(lines[4]), "target-"+target.SHA256[:12]+".hop")
+	is.True(filepath.Dir(lines[4]) != dir) // a copy in the session root
+	copied, err := os.ReadFile(rec + ".db")
+	is.NoErr(err)
+	is.Equal(copied, data)
+	after, err := os.ReadFile(db)
+	is.NoErr(err)
+	is.Equal(after, data) // the analyst's database is untouched
+	left, _ := os.ReadDir(e.tempParent)
+	is.Equal(len(left), 0) // the root with the copy is gone
 }

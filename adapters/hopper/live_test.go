@@ -115,9 +115,6 @@ func recordTranscript(t *testing.T, path, version string) {
 func TestRecordedTranscriptReplays(t *testing.T) {
 	e := newEnv(t)
 	path := filepath.Join(t.TempDir(), "recorded.jsonl")
-	if d := os.Getenv("DEBUG_KEEP"); d != "" {
-		path = d
-	}
 	const from = "fake: recorded against the fake launcher"
 	var first []ports.Procedure
 	var firstCode ports.Pseudocode

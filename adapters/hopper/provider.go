@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -83,8 +84,12 @@ var loaderFlag = map[string]string{"x86": "--intel-32", "x86_64": "--intel-64", 
 var loaderName = map[string]string{"elf": "ELF", "pe": "WinPE", "mach-o": "Mach-O"}
 
 // Support accepts ELF, PE and Mach-O executables and libraries for x86,
-// x86_64, arm and arm64 (Hopper databases are not identified by rea).
+// x86_64, arm and arm64, and Hopper databases (a .hop file: rea does not
+// identify their format, so the name decides).
 func (p *Provider) Support(ctx context.Context, t ports.Target) ports.Support {
+	if isDatabase(t) {
+		return ports.Support{Supported: true}
+	}
 	if _, ok := loaderName[t.Format]; !ok {
 		return ports.Support{Code: "target_format_unsupported", Reason: fmt.Sprintf("the Hopper provider loads ELF, PE and Mach-O, not %q", t.Format)}
 	}
@@ -103,8 +108,15 @@ func (p *Provider) Capabilities() []ports.Capability {
 		ports.CapDocuments, ports.CapSegments, ports.CapProcedures, ports.CapNames, ports.CapStrings}
 }
 
-// loaderArgs are the configured arguments, else those derived from t.
+// isDatabase reports whether t is a Hopper database (.hop).
+func isDatabase(t ports.Target) bool { return strings.EqualFold(filepath.Ext(t.Path), ".hop") }
+
+// loaderArgs are the configured arguments, else those derived from t; a
+// database needs none (Hopper reads how it was loaded from it).
 func (p *Provider) loaderArgs(t ports.Target) (args []string, source string) {
+	if isDatabase(t) {
+		return []string{}, "derived"
+	}
 	if p.opts.LoaderArgs != nil {
 		return append([]string(nil), p.opts.LoaderArgs...), "configured_override"
 	}
@@ -144,9 +156,13 @@ func profileOf(t ports.Target, args []string, source string) ports.Profile {
 	}
 	b, _ := json.Marshal(args)
 	sum := sha256.Sum256(b)
+	kind, format := t.Kind, t.Format
+	if isDatabase(t) {
+		kind, format = "database", "hopper-database"
+	}
 	return ports.Profile{SchemaVersion: 1, Parameters: map[string]any{
-		"target_kind":             t.Kind,
-		"target_format":           t.Format,
+		"target_kind":             kind,
+		"target_format":           format,
 		"architecture":            arch,
 		"available_architectures": avail,
 		"loader": map[string]any{
