@@ -23,6 +23,7 @@ type Analysis struct {
 	loader  []string
 	profile ports.Profile
 	version string
+	demo    bool // the launcher is the Linux demo: run through the X11 helper
 
 	// lazy starts the engine at the first query and owns its lifetime.
 	lazy *lazyengine.Holder[*engine]

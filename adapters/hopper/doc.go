@@ -26,8 +26,18 @@
 // address at a time and lists only names, so Annotations lists Hopper's
 // names and the comments rea set in this session (read back from Hopper),
 // and notes AnnotationLimitation on the result; bookmarks are not offered.
-// The Linux demo's X11 helper (PROVIDERS.md §2.2) is not
-// implemented: the launcher must run headless by itself.
+// A .hop database is opened with --database from a verified copy in the
+// session root, reusing the analysis it holds. On macOS the Hopper
+// application is opened hidden with open(1) when none of its bundle runs
+// (rea never owns or signals it). The Hopper 6.4.2 Linux demo (recognised by
+// its launcher's digest) runs only under the X11 helper named by
+// Options.DemoHelper: probed with the direct strategy, then a user and
+// mount namespace when the X11 socket directory is unusable, and launched
+// as the owned process with Hopper behind "--"; its exit codes become
+// HelperError failure codes with its REA_X11_DIAGNOSTIC_V1 diagnostics. The
+// helper itself is not in this repository, and none of this has run
+// against a real Hopper or macOS here: the tests use a fake helper, a fake
+// unshare and a fake launcher.
 //
 // The package imports rea/ports, rea/supervisor and adapters/internal
 // (ndjson, lazyengine). Its tests run a fake

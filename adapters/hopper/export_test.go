@@ -24,3 +24,11 @@ func SetConnHook(h func(net.Conn) net.Conn) (restore func()) {
 
 // Bootstrap is bootstrap for the tests.
 var Bootstrap = bootstrap
+
+// SetDemo makes launchers with digest sha the Linux demo and runs unshare
+// as path, until restore is called.
+func SetDemo(sha, path string) (restore func()) {
+	oldSHA, oldPath := demoSHA256, unsharePath
+	demoSHA256, unsharePath = sha, path
+	return func() { demoSHA256, unsharePath = oldSHA, oldPath }
+}

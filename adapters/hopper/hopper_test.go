@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -702,4 +703,175 @@ func TestDatabaseIsOpenedFromACopy(t *testing.T) {
 	is.Equal(after, data) // the analyst's database is untouched
 	left, _ := os.ReadDir(e.tempParent)
 	is.Equal(len(left), 0) // the root with the copy is gone
+}
+
+// demoEnv makes the fake launcher the Linux demo and writes a fake X11
+// helper (run by /bin/sh in place of python3) and a fake unshare: both log
+// their arguments, the helper copies the bootstrap it launches with, and
+// then each runs what follows its own flags. FAKE_PROBE_DIRECT_EXIT,
+// FAKE_PROBE_EXIT and FAKE_HELPER_EXIT make a probe or the launch fail.
+func demoEnv(t *testing.T, e *env) (opts hopper.Options, log string) {
+	t.Helper()
+	dir := filepath.Dir(e.starts)
+	log = filepath.Join(dir, "helper.log")
+	helper := filepath.Join(dir, "x11-helper")
+	unshare := filepath.Join(dir, "unshare")
+	script := `#!/bin/sh
+echo "helper $*" >> ` + log + `
+if [ "$1" = --probe ]; then
+  if [ "$3" = direct ] && [ -n "$FAKE_PROBE_DIRECT_EXIT" ]; then exit "$FAKE_PROBE_DIRECT_EXIT"; fi
+  exit "${FAKE_PROBE_EXIT:-0}"
+fi
+prev=
+for a in "$@"; do
+  if [ "$prev" = --python ]; then cp "$a" ` + log + `.boot; fi
+  prev=$a
+done
+if [ -n "$FAKE_HELPER_EXIT" ]; then
+  echo 'REA_X11_DIAGNOSTIC_V1={"display":":123","failure_code":"hopper_exited_during_startup"}' >&2
+  exit "$FAKE_HELPER_EXIT"
+fi
+while [ "$1" != -- ]; do shift; done
+shift
+exec "$@"
+`
+	if err := os.WriteFile(helper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(unshare, []byte("#!/bin/sh\necho \"unshare $*\" >> "+log+"\nshift 3\nexec \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(e.launcher)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	t.Cleanup(hopper.SetDemo(hex.EncodeToString(sum[:]), unshare))
+	for _, k := range []string{"FAKE_PROBE_DIRECT_EXIT", "FAKE_PROBE_EXIT", "FAKE_HELPER_EXIT"} {
+		t.Setenv(k, "")
+	}
+	return hopper.Options{DemoHelper: helper, Python: "/bin/sh"}, log
+}
+
+func logLines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSpace(string(b)), "\n")
+}
+
+// TestLinuxDemoRunsUnderTheX11Helper: the demo is probed with the direct
+// strategy, then launched under the helper (the owned launcher) with the
+// argv of PROVIDERS.md §2.2, and the bridge is told it owns the process's
+// lifetime; the session works and nothing remains after Close.
+func TestLinuxDemoRunsUnderTheX11Helper(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the demo helper is Linux only")
+	}
+	is := is.New(t)
+	e := newEnv(t)
+	opts, log := demoEnv(t, e)
+	a, err := e.provider(opts).Open(t.Context(), e.target)
+	is.NoErr(err)
+	docs, err := a.(ports.DocumentLister).Documents(t.Context())
+	is.NoErr(err)
+	is.Equal(docs[0].Name, "target.elf")
+	is.NoErr(a.Close(t.Context()))
+	lines := logLines(t, log)
+	is.Equal(lines[0], "helper --probe --strategy direct")
+	launch := strings.Fields(lines[1])
+	is.Equal(launch[:6], []string{"helper", "--strategy", "direct", "--hopper", e.launcher, "--socket"})
+	is.True(strings.HasSuffix(launch[6], "/bridge.sock"))
+	is.Equal(launch[7:13], []string{"--", e.launcher, "-l", "ELF", "--intel-64", "--analysis"})
+	boot, err := os.ReadFile(log + ".boot")
+	is.NoErr(err)
+	is.True(strings.Contains(string(boot), `os.environ["REA_OWNS_PROCESS_LIFETIME"] = "true"`))
+	e.assertClean(t)
+}
+
+// TestLinuxDemoFallsBackToANamespace: only when the direct probe reports
+// x11_socket_directory_unusable (80) is the namespace strategy probed, and
+// the launch then runs under unshare too.
+func TestLinuxDemoFallsBackToANamespace(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the demo helper is Linux only")
+	}
+	is := is.New(t)
+	e := newEnv(t)
+	opts, log := demoEnv(t, e)
+	t.Setenv("FAKE_PROBE_DIRECT_EXIT", "80")
+	a, err := e.provider(opts).Open(t.Context(), e.target)
+	is.NoErr(err)
+	_, err = a.(ports.DocumentLister).Documents(t.Context())
+	is.NoErr(err)
+	is.NoErr(a.Close(t.Context()))
+	lines := logLines(t, log)
+	is.Equal(lines[0], "helper --probe --strategy direct")
+	is.Equal(lines[1], "unshare --user --map-root-user --mount /bin/sh "+opts.DemoHelper+" --probe --strategy user-mount-namespace --mount-private-x11")
+	is.Equal(lines[2], "helper --probe --strategy user-mount-namespace --mount-private-x11")
+	is.True(strings.HasPrefix(lines[3], "unshare --user --map-root-user --mount /bin/sh "+opts.DemoHelper+" --strategy user-mount-namespace --mount-private-x11 --hopper "))
+	e.assertClean(t)
+}
+
+// TestLinuxDemoHelperFailures: a probe or launch failure is a process
+// failure carrying the helper's failure_code and diagnostics; another probe
+// failure is not retried; the demo without a helper starts nothing.
+func TestLinuxDemoHelperFailures(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the demo helper is Linux only")
+	}
+	e := newEnv(t)
+	opts, log := demoEnv(t, e)
+	for _, c := range []struct {
+		env, value, code string
+		exit             int
+		diagnostics      bool
+	}{
+		{"FAKE_PROBE_EXIT", "72", "unsupported_hopper_build", 72, false},
+		{"FAKE_HELPER_EXIT", "75", "hopper_exited_during_startup", 75, true},
+		{"FAKE_HELPER_EXIT", "99", "", 99, true},
+	} {
+		t.Run(c.code, func(t *testing.T) {
+			is := is.New(t)
+			os.Remove(log)
+			t.Setenv(c.env, c.value)
+			a, err := e.provider(opts).Open(t.Context(), e.target)
+			is.NoErr(err)
+			_, err = a.(ports.DocumentLister).Documents(t.Context())
+			var se *hopper.StartupError
+			is.True(errors.As(err, &se))
+			is.Equal(se.Kind, "process")
+			var he *hopper.HelperError
+			is.True(errors.As(err, &he))
+			is.Equal(he.FailureCode, c.code)
+			is.Equal(he.ExitCode, c.exit)
+			is.Equal(he.Diagnostics != nil, c.diagnostics)
+			if c.diagnostics {
+				is.Equal(he.Diagnostics["display"], ":123")
+			}
+			is.NoErr(a.Close(t.Context()))
+			if c.env == "FAKE_PROBE_EXIT" {
+				is.Equal(len(logLines(t, log)), 1) // probed once, not retried, never launched
+			}
+			e.assertClean(t)
+		})
+	}
+
+	is := is.New(t)
+	os.Remove(log)
+	opts.DemoHelper = ""
+	a, err := e.provider(opts).Open(t.Context(), e.target)
+	is.NoErr(err)
+	_, err = a.(ports.DocumentLister).Documents(t.Context())
+	var se *hopper.StartupError
+	is.True(errors.As(err, &se))
+	is.Equal(se.Kind, "start")
+	is.True(strings.Contains(err.Error(), "X11 helper"))
+	is.NoErr(a.Close(t.Context()))
+	_, statErr := os.Stat(log)
+	is.True(os.IsNotExist(statErr)) // nothing was probed or launched
+	l, _ := e.pids()
+	is.Equal(len(l), 0)
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -29,6 +30,11 @@ type Options struct {
 	// TempParent is where private session roots are created; "" means
 	// os.TempDir().
 	TempParent string
+	// DemoHelper is the X11 helper that runs the Hopper 6.4.2 Linux demo
+	// (PROVIDERS.md §2.2); without it the demo is refused at start. Python
+	// runs it; "" means DefaultPython.
+	DemoHelper string
+	Python     string
 }
 
 // waitInterval is how often a pending startup tells an observing caller it
@@ -58,6 +64,9 @@ func New(opts *Options) *Provider {
 	}
 	if p.opts.StartupTimeout <= 0 {
 		p.opts.StartupTimeout = DefaultStartupTimeout
+	}
+	if p.opts.Python == "" {
+		p.opts.Python = DefaultPython
 	}
 	return p
 }
@@ -143,7 +152,9 @@ func (p *Provider) Open(ctx context.Context, t ports.Target) (ports.Analysis, er
 		return nil, fmt.Errorf("hopper: reading the launcher: %v: %w", err, ports.ErrUnavailable)
 	}
 	args, source := p.loaderArgs(t)
-	return newAnalysis(p, in, t, args, profileOf(t, args, source), "launcher-sha256:"+launcherSum), nil
+	a := newAnalysis(p, in, t, args, profileOf(t, args, source), "launcher-sha256:"+launcherSum)
+	a.demo = runtime.GOOS == "linux" && launcherSum == demoSHA256
+	return a, nil
 }
 
 // profileOf is the analysis profile of PROVIDERS.md §2.1.

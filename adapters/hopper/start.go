@@ -98,7 +98,7 @@ func (a *Analysis) start(ctx, life context.Context) (eng *engine, err error) {
 	boot := filepath.Join(root, "bootstrap.py")
 	if err := os.WriteFile(boot, bootstrap(map[string]string{
 		"REA_SOCKET": sock, "REA_TOKEN": token, "REA_RUN_ID": run.ID(), "REA_TARGET_PATH": targetPath,
-		"REA_OWNS_PROCESS_LIFETIME": "false",
+		"REA_OWNS_PROCESS_LIFETIME": fmt.Sprint(a.demo),
 	}, bridge), 0o600); err != nil {
 		return fail("start", err)
 	}
@@ -114,13 +114,37 @@ func (a *Analysis) start(ctx, life context.Context) (eng *engine, err error) {
 	}
 	defer stderr.Close()
 	args := append(append([]string(nil), a.loader...), "--analysis", "--python", boot, targetFlag, targetPath)
-	spec := supervisor.Spec{Path: a.install.Launcher, Args: args, Dir: root, Env: childEnv(root, run.ID()), Stdout: stdout, Stderr: stderr}
+	env := childEnv(root, run.ID())
+	spec := supervisor.Spec{Path: a.install.Launcher, Args: args, Dir: root, Env: env, Stdout: stdout, Stderr: stderr}
+	ensureMacApp(ctx, a.install.Launcher)
+	if a.demo {
+		// The demo runs under the X11 helper, which becomes the owned
+		// launcher (PROVIDERS.md §2.2).
+		if a.p.opts.DemoHelper == "" {
+			return fail("start", errDemoWithoutHelper)
+		}
+		d, err := probeDemo(ctx, a.p.opts.Python, a.p.opts.DemoHelper, env)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return fail("process", err)
+		}
+		spec.Path, spec.Args = d.launchCommand(a.install.Launcher, sock, args)
+	}
 	if err := run.Start(life, spec); err != nil {
 		return fail("start", err)
 	}
 	conn, err := lazyengine.Dial(ctx, run.Exited(), sock)
 	if err != nil {
 		if errors.Is(err, lazyengine.ErrExited) {
+			if a.demo {
+				code := -1
+				if ps, _ := run.Wait(ctx); ps != nil { // a non-zero exit comes with an *exec.ExitError
+					code = ps.ExitCode()
+				}
+				return fail("process", helperExit(code, filepath.Join(root, "stderr.log")))
+			}
 			return fail("process", fmt.Errorf("Hopper exited before bridge startup%s", lazyengine.Tail(filepath.Join(root, "stderr.log"))))
 		}
 		return nil, err

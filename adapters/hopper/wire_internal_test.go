@@ -207,3 +207,24 @@ func TestBlocks(t *testing.T) {
 		{Start: 0x18, End: 0x19, Instructions: 1},
 	})
 }
+
+func TestMacAppOpening(t *testing.T) {
+	const launcher = "/Applications/Hopper Disassembler.app/Contents/MacOS/hopper"
+	app := macApp(launcher)
+	if app != "/Applications/Hopper Disassembler.app" {
+		t.Fatalf("macApp = %q", app)
+	}
+	if macApp("/opt/hopper/bin/Hopper") != "" {
+		t.Fatal("a launcher outside a bundle has no app")
+	}
+	if got := strings.Join(openCommand(app), "|"); got != "/usr/bin/open|--hide|--background|-a|/Applications/Hopper Disassembler.app" {
+		t.Fatalf("openCommand = %s", got)
+	}
+	table := []byte("/sbin/launchd\n  /Applications/Hopper Disassembler.app/Contents/MacOS/hopper -psn_0_1\n")
+	if !appRunning(table, app) {
+		t.Fatal("a running bundle program is not seen")
+	}
+	if appRunning([]byte("/sbin/launchd\n/usr/bin/vim /Applications/Hopper Disassembler.app/Contents/MacOS/notes\n"), app) {
+		t.Fatal("a mention of the bundle in another command counts as running")
+	}
+}
