@@ -42,6 +42,8 @@ import (
 //	                   socket (ghidra, hopper); not an adapter of its own
 //	adapters/internal/lazyengine  ports only: the lazily started owned
 //	                   engine (ghidra, hopper); not an adapter of its own
+//	adapters/internal/fakeproc  standard library only: process behaviour of
+//	                   the fake engines the ghidra and hopper tests build
 //	adapters/hosts     ports + go-toml (agent hosts' configuration files)
 //	adapters/pty       ports + supervisor + creack/pty + charmbracelet/x/vt (process capture)
 //	adapters/gdbremote ports + supervisor (native call tracing under gdbserver)
@@ -90,6 +92,7 @@ var policy = []struct {
 	{"rea/adapters/hopper", []string{"rea/ports", "rea/supervisor", "rea/adapters/hopper/", "rea/adapters/internal/ndjson", "rea/adapters/internal/lazyengine"}, engineTests},
 	{"rea/adapters/internal/ndjson", nil, []string{"github.com/matryer/is"}},
 	{"rea/adapters/internal/lazyengine", []string{"rea/ports"}, []string{"github.com/matryer/is"}},
+	{"rea/adapters/internal/fakeproc", nil, nil},
 	{"rea/adapters/hosts", []string{"rea/ports", "github.com/pelletier/go-toml/v2"}, engineTests},
 	{"rea/adapters/pty", []string{"rea/ports", "rea/supervisor", "github.com/creack/pty", "github.com/charmbracelet/x/vt"}, engineTests},
 	{"rea/adapters/gdbremote", []string{"rea/ports", "rea/supervisor"}, engineTests},

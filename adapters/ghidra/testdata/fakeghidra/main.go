@@ -23,19 +23,15 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"rea/adapters/internal/fakeproc"
 )
 
 func main() {
-	if os.Getenv("FAKE_GHIDRA_CHILD") == "1" {
-		time.Sleep(time.Hour)
-		return
-	}
+	fakeproc.Child("FAKE_GHIDRA")
 	args := os.Args[1:]
 	if len(args) < 2 {
 		fail("usage: analyzeHeadless ... -postScript ReaGhidraBridge.java <descriptor>")
@@ -47,30 +43,9 @@ func main() {
 			imported = args[i+1]
 		}
 	}
-	mode := os.Getenv("FAKE_GHIDRA_MODE")
-	if p := os.Getenv("FAKE_GHIDRA_STARTS"); p != "" {
-		f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-		if err == nil {
-			fmt.Fprintln(f, os.Getpid())
-			f.Close()
-		}
-	}
-	if mode == "ignore-term" {
-		signal.Ignore(syscall.SIGTERM)
-	}
-	if mode == "fork" {
-		self, _ := os.Executable()
-		c := exec.Command(self)
-		c.Env = append(os.Environ(), "FAKE_GHIDRA_CHILD=1")
-		if err := c.Start(); err != nil {
-			fail("fork: " + err.Error())
-		}
-		if p := os.Getenv("FAKE_GHIDRA_STARTS"); p != "" {
-			if f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
-				fmt.Fprintln(f, "child", c.Process.Pid)
-				f.Close()
-			}
-		}
+	mode, err := fakeproc.Begin("FAKE_GHIDRA")
+	if err != nil {
+		fail(err.Error())
 	}
 	b, err := os.ReadFile(desc)
 	if err != nil {

@@ -28,23 +28,19 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
-	"os/signal"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"rea/adapters/internal/fakeproc"
 )
 
 var envLine = regexp.MustCompile(`(?m)^os\.environ\["(REA_[A-Z_]+)"\] = (".*")$`)
 
 func main() {
-	if os.Getenv("FAKE_HOPPER_CHILD") == "1" {
-		time.Sleep(time.Hour)
-		return
-	}
+	fakeproc.Child("FAKE_HOPPER")
 	var boot, target string
 	args := os.Args[1:]
 	for i := 0; i+1 < len(args); i++ {
@@ -58,29 +54,9 @@ func main() {
 	if boot == "" || target == "" {
 		fail("usage: Hopper [loader] --analysis --python <bootstrap> --executable <target>")
 	}
-	mode := os.Getenv("FAKE_HOPPER_MODE")
-	if p := os.Getenv("FAKE_HOPPER_STARTS"); p != "" {
-		if f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
-			fmt.Fprintln(f, os.Getpid())
-			f.Close()
-		}
-	}
-	if mode == "ignore-term" {
-		signal.Ignore(syscall.SIGTERM)
-	}
-	if mode == "fork" {
-		self, _ := os.Executable()
-		c := exec.Command(self)
-		c.Env = append(os.Environ(), "FAKE_HOPPER_CHILD=1")
-		if err := c.Start(); err != nil {
-			fail("fork: " + err.Error())
-		}
-		if p := os.Getenv("FAKE_HOPPER_STARTS"); p != "" {
-			if f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
-				fmt.Fprintln(f, "child", c.Process.Pid)
-				f.Close()
-			}
-		}
+	mode, err := fakeproc.Begin("FAKE_HOPPER")
+	if err != nil {
+		fail(err.Error())
 	}
 	b, err := os.ReadFile(boot)
 	if err != nil {
