@@ -132,7 +132,17 @@ func (a *Analysis) Segments(ctx context.Context) ([]ports.Segment, error) {
 }
 
 // Procedures lists Hopper's procedures by entry point, each address once.
+// The list is kept until a rename (renamed) drops it.
 func (a *Analysis) Procedures(ctx context.Context) ([]ports.Procedure, error) {
+	if err := a.lazy.Usable(ctx); err != nil {
+		return nil, err
+	}
+	a.cacheMu.Lock()
+	procs := a.procs
+	a.cacheMu.Unlock()
+	if procs != nil {
+		return slices.Clone(procs), nil
+	}
 	raw, err := a.pages(ctx, "list_procedures")
 	if err != nil {
 		return nil, err
