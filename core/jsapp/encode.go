@@ -88,6 +88,25 @@ func (c chunkedArray) size() int {
 	return n
 }
 
+// pieces is the array as a chunked value.
+func (c chunkedArray) pieces() chunked {
+	out := chunked{}
+	c.write(func(b []byte) { out = append(out, b) })
+	return out
+}
+
+// chunked is a canonical JSON value held as pieces written one after the
+// other (a value assembled around chunkedArrays without copying them).
+type chunked [][]byte
+
+func (c chunked) size() int {
+	n := 0
+	for _, p := range c {
+		n += len(p)
+	}
+	return n
+}
+
 // bytes joins the array into one canonical value.
 func (c chunkedArray) bytes() core.SealedJSON {
 	out := make([]byte, 0, c.size())
@@ -101,6 +120,7 @@ func (c chunkedArray) bytes() core.SealedJSON {
 func sealMembers(obj map[string]any, idKey, prefix string) (core.SealedJSON, string, error) {
 	raw := make(map[string][]byte, len(obj)+1)
 	arrays := map[string]chunkedArray{}
+	pieces := map[string]chunked{}
 	keys := make([]string, 0, len(obj)+1)
 	for k, v := range obj {
 		if k == idKey {
@@ -109,6 +129,10 @@ func sealMembers(obj map[string]any, idKey, prefix string) (core.SealedJSON, str
 		keys = append(keys, k)
 		if c, ok := v.(chunkedArray); ok {
 			arrays[k] = c
+			continue
+		}
+		if c, ok := v.(chunked); ok {
+			pieces[k] = c
 			continue
 		}
 		b, err := core.CanonicalJSON(v)
@@ -128,6 +152,10 @@ func sealMembers(obj map[string]any, idKey, prefix string) (core.SealedJSON, str
 			w([]byte{':'})
 			if c, ok := arrays[k]; ok {
 				c.write(w)
+			} else if c, ok := pieces[k]; ok {
+				for _, p := range c {
+					w(p)
+				}
 			} else {
 				w(raw[k])
 			}
@@ -143,6 +171,9 @@ func sealMembers(obj map[string]any, idKey, prefix string) (core.SealedJSON, str
 		n += len(k) + 4 + len(b)
 	}
 	for k, c := range arrays {
+		n += len(k) + 4 + c.size()
+	}
+	for k, c := range pieces {
 		n += len(k) + 4 + c.size()
 	}
 	out := make([]byte, 0, n)

@@ -263,14 +263,31 @@ func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string
 	// encode them on every core (the same bytes as encoding the slices in
 	// place).
 	enc := newLeanEncoder(out, root)
-	lnodes := make([]leanNode, len(out.Nodes))
-	for i, n := range out.Nodes {
-		lnodes[i] = enc.node(n)
+	var nodes chunked
+	nodes = append(nodes, []byte{'['})
+	for i, grp := range enc.groups {
+		rows := make([][]any, len(grp.nodes))
+		for j := range grp.nodes {
+			rows[j] = enc.row(grp, j)
+		}
+		arr, err := canonicalArray(rows)
+		if err != nil {
+			panic(fmt.Sprintf("jsapp graph: %v", err)) // rea's own values always encode
+		}
+		head, err := core.CanonicalJSON(groupJSON{Kind: grp.kind, Identity: grp.keys})
+		if err != nil {
+			panic(fmt.Sprintf("jsapp graph: %v", err))
+		}
+		if i > 0 {
+			nodes = append(nodes, []byte{','})
+		}
+		// {"identity":[...],"kind":"...","rows":[...]}: the head without
+		// its closing brace, then the rows.
+		nodes = append(nodes, head[:len(head)-1], []byte(`,"rows":`))
+		nodes = append(nodes, arr.pieces()...)
+		nodes = append(nodes, []byte{'}'})
 	}
-	ledges := make([]leanEdge, len(out.Edges))
-	for i, e := range out.Edges {
-		ledges[i] = enc.edge(e)
-	}
+	nodes = append(nodes, []byte{']'})
 	// Edges in the order of their source, then target, then edge_id: a
 	// node's edges are together.
 	order := make([]int, len(out.Edges))
@@ -279,6 +296,9 @@ func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string
 	}
 	slices.SortFunc(order, func(a, b int) int {
 		ea, eb := out.Edges[a], out.Edges[b]
+		if c := cmp.Compare(enc.index[ea.SourceNodeID], enc.index[eb.SourceNodeID]); c != 0 {
+			return c
+		}
 		if c := cmpUTF16(ea.SourceNodeID, eb.SourceNodeID); c != 0 {
 			return c
 		}
@@ -287,20 +307,16 @@ func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string
 		}
 		return cmpUTF16(ea.EdgeID, eb.EdgeID)
 	})
-	sorted := make([]leanEdge, len(ledges))
+	ledges := make([][]any, len(out.Edges))
 	for i, j := range order {
-		sorted[i] = ledges[j]
+		ledges[i] = enc.edge(out.Edges[j])
 	}
-	nodes, err := canonicalArray(lnodes)
-	if err != nil {
-		panic(fmt.Sprintf("jsapp graph: %v", err)) // rea's own values always encode
-	}
-	edges, err := canonicalArray(sorted)
+	edges, err := canonicalArray(ledges)
 	if err != nil {
 		panic(fmt.Sprintf("jsapp graph: %v", err))
 	}
 	sealed, id, err := sealMembers(map[string]any{"schema": out.Schema, "schema_version": out.SchemaVersion, "artifact_sha256": root,
-		"paths": enc.list, "root_node_ids": out.RootNodeIDs, "nodes": nodes, "edges": edges, "coverage": out.Coverage, "limitations": out.Limitations},
+		"paths": enc.list, "digests": enc.dlist, "root_node_ids": out.RootNodeIDs, "nodes": nodes, "edges": edges, "coverage": out.Coverage, "limitations": out.Limitations},
 		"graph_id", "jag_")
 	if err != nil {
 		panic(fmt.Sprintf("jsapp graph: %v", err)) // rea's own values always encode
