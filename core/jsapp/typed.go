@@ -20,7 +20,7 @@ type AnalyzeApplicationInput struct {
 }
 
 // Application is the complete JavaScript Application Graph result (graph
-// schema_version 2, the lean form: decode Graph with DecodeGraph).
+// schema_version 3, the lean form: decode Graph with DecodeGraph).
 // The graph's parts stay JSON: their shapes are documented by the
 // operation's result schema and CONTRACTS.md §16.
 type Application struct {
