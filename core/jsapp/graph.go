@@ -108,7 +108,7 @@ type Graph struct {
 	// sealed is the canonical form written when the graph was sealed (the
 	// same bytes encoding the struct gives), so the Evidence holding it
 	// does not encode the graph a second time.
-	sealed core.SealedJSON
+	sealed core.Canonical
 }
 
 // graphBuild accumulates nodes and edges.
@@ -263,8 +263,7 @@ func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string
 	// encode them on every core (the same bytes as encoding the slices in
 	// place).
 	enc := newLeanEncoder(out, root)
-	var nodes chunked
-	nodes = append(nodes, []byte{'['})
+	groups := make([]groupJSON, len(enc.groups))
 	for i, grp := range enc.groups {
 		rows := make([][]any, len(grp.nodes))
 		for j := range grp.nodes {
@@ -274,20 +273,12 @@ func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string
 		if err != nil {
 			panic(fmt.Sprintf("jsapp graph: %v", err)) // rea's own values always encode
 		}
-		head, err := core.CanonicalJSON(groupJSON{Kind: grp.kind, Identity: grp.keys})
-		if err != nil {
-			panic(fmt.Sprintf("jsapp graph: %v", err))
-		}
-		if i > 0 {
-			nodes = append(nodes, []byte{','})
-		}
-		// {"identity":[...],"kind":"...","rows":[...]}: the head without
-		// its closing brace, then the rows.
-		nodes = append(nodes, head[:len(head)-1], []byte(`,"rows":`))
-		nodes = append(nodes, arr.pieces()...)
-		nodes = append(nodes, []byte{'}'})
+		groups[i] = groupJSON{Kind: grp.kind, Identity: grp.keys, Rows: arr}
 	}
-	nodes = append(nodes, []byte{']'})
+	nodes, err := canonicalArray(groups)
+	if err != nil {
+		panic(fmt.Sprintf("jsapp graph: %v", err))
+	}
 	// Edges in the order of their source, then target, then edge_id: a
 	// node's edges are together.
 	order := make([]int, len(out.Edges))

@@ -315,10 +315,12 @@ func (e *leanEncoder) evidence(ev GraphEvidence, basis string) leanEvidence {
 	return out
 }
 
-// groupJSON is a node group's wire form; its rows are encoded apart.
+// groupJSON is a node group's wire form; its rows are encoded apart, on
+// every core.
 type groupJSON struct {
-	Kind     string   `json:"kind"`
-	Identity []string `json:"identity"`
+	Kind     string         `json:"kind"`
+	Identity []string       `json:"identity"`
+	Rows     core.Canonical `json:"rows"`
 }
 
 // row is one node of a group: its identity's values in the group's member
@@ -411,8 +413,8 @@ func (e *leanEncoder) refs(in []map[string]any) []map[string]any {
 }
 
 // stringIndex writes each string index entry {value, node_id, offset} as
-// the row [value, node] or [value, node, offset].
-func (e *leanEncoder) stringIndex(in []map[string]any) []any {
+// the row [value, node] or [value, node, offset], encoded once.
+func (e *leanEncoder) stringIndex(in []map[string]any) core.Canonical {
 	out := make([]any, len(in))
 	for i, r := range in {
 		id, _ := r["node_id"].(string)
@@ -422,7 +424,11 @@ func (e *leanEncoder) stringIndex(in []map[string]any) []any {
 		}
 		out[i] = row
 	}
-	return out
+	c, err := canonicalArray(out)
+	if err != nil {
+		panic(fmt.Sprintf("jsapp string index: %v", err)) // rea's own values always encode
+	}
+	return c
 }
 
 // Semantic relation rows. An exports relation is

@@ -103,7 +103,11 @@ func handleAnalyzeJSApp(ctx context.Context, c *core.Call) (any, error) {
 	if in.MaxHeapMB != 0 {
 		lims = append(lims, "max_heap_mb bounds the reference's V8 worker; rea's Go engine does not use it.")
 	}
-	obs := &core.Observation{Result: out.result, Subject: out.subject, Provider: &prov, Locations: out.locs, Limitations: lims}
+	app, err := applicationOf(out.result)
+	if err != nil {
+		return nil, err
+	}
+	obs := &core.Observation{Result: app, Subject: out.subject, Provider: &prov, Locations: out.locs, Limitations: lims}
 	if detail != "summary" {
 		return obs, nil
 	}
