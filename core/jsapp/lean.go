@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 
 	"rea/core"
@@ -587,57 +586,32 @@ func isNull(v any) bool {
 
 // --- decoding ---
 
+// The graph is decoded in one pass into generic values (rows of cells),
+// then expanded.
 type leanGraphWire struct {
-	Schema         string            `json:"schema"`
-	SchemaVersion  int               `json:"schema_version"`
-	GraphID        string            `json:"graph_id"`
-	ArtifactSHA256 string            `json:"artifact_sha256"`
-	Paths          []string          `json:"paths"`
-	Digests        []string          `json:"digests"`
-	RootNodeIDs    []string          `json:"root_node_ids"`
-	Nodes          []leanGroupWire   `json:"nodes"`
-	Edges          []json.RawMessage `json:"edges"`
-	Coverage       GraphCoverage     `json:"coverage"`
-	Limitations    []string          `json:"limitations"`
+	Schema         string          `json:"schema"`
+	SchemaVersion  int             `json:"schema_version"`
+	GraphID        string          `json:"graph_id"`
+	ArtifactSHA256 string          `json:"artifact_sha256"`
+	Paths          []string        `json:"paths"`
+	Digests        []string        `json:"digests"`
+	RootNodeIDs    []string        `json:"root_node_ids"`
+	Nodes          []leanGroupWire `json:"nodes"`
+	Edges          [][]any         `json:"edges"`
+	Coverage       GraphCoverage   `json:"coverage"`
+	Limitations    []string        `json:"limitations"`
 }
 
 type leanGroupWire struct {
-	Kind     string              `json:"kind"`
-	Identity []string            `json:"identity"`
-	Rows     [][]json.RawMessage `json:"rows"`
-}
-
-type leanEvidenceWire struct {
-	Basis      string    `json:"basis"`
-	Confidence string    `json:"confidence"`
-	Locations  [][]int64 `json:"locations"`
-}
-
-type leanObservationWire struct {
-	Label      json.RawMessage  `json:"label"`
-	Properties map[string]any   `json:"properties"`
-	Unset      []string         `json:"unset"`
-	Evidence   leanEvidenceWire `json:"evidence"`
+	Kind     string   `json:"kind"`
+	Identity []string `json:"identity"`
+	Rows     [][]any  `json:"rows"`
 }
 
 // graphDecoder expands lean references against one graph.
 type graphDecoder struct {
 	ids   []string
 	paths []string
-}
-
-func (d *graphDecoder) nodeRef(raw json.RawMessage) (string, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) > 0 && raw[0] == '"' {
-		var s string
-		err := json.Unmarshal(raw, &s)
-		return s, err
-	}
-	i, err := strconv.Atoi(string(raw))
-	if err != nil || i < 0 || i >= len(d.ids) {
-		return "", fmt.Errorf("node reference %s is not a node index or ID", raw)
-	}
-	return d.ids[i], nil
 }
 
 func (d *graphDecoder) anyRef(v any) (any, error) {
@@ -654,30 +628,50 @@ func (d *graphDecoder) anyRef(v any) (any, error) {
 	return nil, fmt.Errorf("node reference %v is not a node index or ID", v)
 }
 
-func (d *graphDecoder) locations(w [][]int64) ([]GraphLocation, error) {
-	out := make([]GraphLocation, len(w))
-	for i, l := range w {
-		if len(l) < 1 || len(l) > 2 || l[0] < 0 || l[0] >= int64(len(d.paths)) {
-			return nil, fmt.Errorf("location %v is not [path_index] or [path_index, offset]", l)
+// locations expands [[path_index], [path_index, offset], ...].
+func (d *graphDecoder) locations(v any) ([]GraphLocation, error) {
+	l, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("locations %v are not a list", v)
+	}
+	out := make([]GraphLocation, len(l))
+	for i, x := range l {
+		loc, _ := x.([]any)
+		var p, off float64
+		ok := len(loc) >= 1 && len(loc) <= 2
+		if ok {
+			p, ok = loc[0].(float64)
+			ok = ok && p >= 0 && p < float64(len(d.paths)) && p == float64(int(p))
 		}
-		out[i].Path = d.paths[l[0]]
-		if len(l) == 2 {
-			out[i].Offset = offsetPtr(l[1])
+		if ok && len(loc) == 2 {
+			off, ok = loc[1].(float64)
+			out[i].Offset = offsetPtr(int64(off))
 		}
+		if !ok {
+			return nil, fmt.Errorf("location %v is not [path_index] or [path_index, offset]", x)
+		}
+		out[i].Path = d.paths[int(p)]
 	}
 	return out, nil
 }
 
-func (d *graphDecoder) evidence(w leanEvidenceWire, basis string) (GraphEvidence, error) {
-	ev := GraphEvidence{Basis: w.Basis, Confidence: w.Confidence}
-	if ev.Basis == "" {
-		ev.Basis = basis
-	}
-	if ev.Confidence == "" {
-		ev.Confidence = core.ConfidenceObserved
+// evidence expands evidence whose basis and confidence may be left out.
+func (d *graphDecoder) evidence(basis, confidence any, locs any, defBasis string) (GraphEvidence, error) {
+	ev := GraphEvidence{Basis: defBasis, Confidence: core.ConfidenceObserved}
+	for _, c := range []struct {
+		v   any
+		dst *string
+	}{{basis, &ev.Basis}, {confidence, &ev.Confidence}} {
+		switch x := c.v.(type) {
+		case nil:
+		case string:
+			*c.dst = x
+		default:
+			return ev, fmt.Errorf("evidence basis or confidence %v is not a string", x)
+		}
 	}
 	var err error
-	ev.Locations, err = d.locations(w.Locations)
+	ev.Locations, err = d.locations(locs)
 	return ev, err
 }
 
@@ -720,8 +714,8 @@ func decodeGraph(raw []byte) (*Graph, *graphDecoder, error) {
 			d.ids = append(d.ids, n.NodeID)
 		}
 	}
-	for i, raw := range w.Edges {
-		e, err := d.edge(raw)
+	for i, row := range w.Edges {
+		e, err := d.edge(row)
 		if err != nil {
 			return nil, nil, fmt.Errorf("edge %d: %w", i, err)
 		}
@@ -743,16 +737,13 @@ func decodeGraph(raw []byte) (*Graph, *graphDecoder, error) {
 	return g, d, nil
 }
 
-func (d *graphDecoder) node(w *leanGraphWire, grp leanGroupWire, row []json.RawMessage) (*Node, error) {
+func (d *graphDecoder) node(w *leanGraphWire, grp leanGroupWire, row []any) (*Node, error) {
 	if len(row) != len(grp.Identity)+1 {
 		return nil, fmt.Errorf("%d cells for %d identity members and the observations", len(row), len(grp.Identity))
 	}
 	ident := make(map[string]any, len(grp.Identity)+3)
 	for i, k := range grp.Identity {
-		var v any
-		if err := json.Unmarshal(row[i], &v); err != nil {
-			return nil, err
-		}
+		v := row[i]
 		if f, ok := v.(float64); ok && digestMember(k) {
 			j := int(f)
 			if float64(j) != f || j < 0 || j >= len(w.Digests) {
@@ -771,30 +762,45 @@ func (d *graphDecoder) node(w *leanGraphWire, grp leanGroupWire, row []json.RawM
 	} else if ok && a == nil {
 		delete(ident, "artifact_sha256")
 	}
-	var obs []leanObservationWire
-	if err := json.Unmarshal(row[len(row)-1], &obs); err != nil {
-		return nil, fmt.Errorf("observations: %w", err)
+	obs, ok := row[len(row)-1].([]any)
+	if !ok {
+		return nil, fmt.Errorf("observations %v are not a list", row[len(row)-1])
 	}
 	n := &Node{NodeID: nodeID(grp.Kind, ident), Kind: grp.Kind, Identity: ident, Observations: make([]Observation, len(obs))}
 	key := identityKey(ident)
-	for j, wo := range obs {
-		ev, err := d.evidence(wo.Evidence, nodeBasis(grp.Kind))
+	for j, x := range obs {
+		wo, ok := x.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("observation %v is not an object", x)
+		}
+		evw, _ := wo["evidence"].(map[string]any)
+		ev, err := d.evidence(evw["basis"], evw["confidence"], evw["locations"], nodeBasis(grp.Kind))
 		if err != nil {
 			return nil, err
 		}
-		o := Observation{Label: key, Properties: wo.Properties, Evidence: ev,
-			IdentifierStrategy: IDStrategy{"semantic-content-sha256", "observation-exact"}}
-		if wo.Label != nil {
-			o.Label = nil // key is shared: decode into a fresh string
-			if err := json.Unmarshal(wo.Label, &o.Label); err != nil {
-				return nil, fmt.Errorf("label: %w", err)
+		o := Observation{Label: key, Evidence: ev, IdentifierStrategy: IDStrategy{"semantic-content-sha256", "observation-exact"}}
+		if l, ok := wo["label"]; ok {
+			s, isString := l.(string)
+			switch {
+			case l == nil:
+				o.Label = nil
+			case isString:
+				o.Label = &s
+			default:
+				return nil, fmt.Errorf("label %v is not a string", l)
+			}
+		}
+		if p, ok := wo["properties"]; ok {
+			if o.Properties, ok = p.(map[string]any); !ok {
+				return nil, fmt.Errorf("properties %v are not an object", p)
 			}
 		}
 		if o.Properties == nil {
 			o.Properties = map[string]any{}
 		}
+		unset, _ := wo["unset"].([]any)
 		for k, v := range derivedProps(grp.Kind, ident, ev.Locations) {
-			if _, ok := o.Properties[k]; !ok && !slices.Contains(wo.Unset, k) {
+			if _, ok := o.Properties[k]; !ok && !slices.Contains(unset, any(k)) {
 				o.Properties[k] = v
 			}
 		}
@@ -806,32 +812,29 @@ func (d *graphDecoder) node(w *leanGraphWire, grp leanGroupWire, row []json.RawM
 	return n, nil
 }
 
-func (d *graphDecoder) edge(raw json.RawMessage) (*Edge, error) {
-	var row []json.RawMessage
-	if err := json.Unmarshal(raw, &row); err != nil {
-		return nil, err
-	}
+func (d *graphDecoder) edge(row []any) (*Edge, error) {
 	if len(row) < 4 || len(row) > 7 {
 		return nil, fmt.Errorf("%d cells, want 4 to 7", len(row))
 	}
-	src, err := d.nodeRef(row[0])
+	src, err := d.anyRef(row[0])
 	if err != nil {
 		return nil, err
 	}
-	dst, err := d.nodeRef(row[1])
+	dst, err := d.anyRef(row[1])
 	if err != nil {
 		return nil, err
 	}
-	e := &Edge{SourceNodeID: src, TargetNodeID: dst, IdentifierStrategy: IDStrategy{"semantic-content-sha256", "relationship-exact"}}
-	var ew leanEvidenceWire
-	cells := []any{&e.Relation, &ew.Locations, &e.Properties, &ew.Basis, &ew.Confidence}
-	for i, c := range row[2:] {
-		if err := json.Unmarshal(c, cells[i]); err != nil {
-			return nil, err
-		}
+	rel, ok := row[2].(string)
+	if !ok {
+		return nil, fmt.Errorf("relation %v is not a string", row[2])
 	}
-	if e.Evidence, err = d.evidence(ew, edgeBasis(e.Relation)); err != nil {
+	cells := append(row[3:len(row):len(row)], nil, nil, nil)
+	e := &Edge{SourceNodeID: src.(string), TargetNodeID: dst.(string), Relation: rel, IdentifierStrategy: IDStrategy{"semantic-content-sha256", "relationship-exact"}}
+	if e.Evidence, err = d.evidence(cells[2], cells[3], cells[0], edgeBasis(rel)); err != nil {
 		return nil, err
+	}
+	if e.Properties, ok = cells[1].(map[string]any); !ok && cells[1] != nil {
+		return nil, fmt.Errorf("edge properties %v are not an object", cells[1])
 	}
 	if e.Properties == nil {
 		e.Properties = map[string]any{}
