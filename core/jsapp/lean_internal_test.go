@@ -2,9 +2,14 @@ package jsapp
 
 import (
 	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"rea/core"
+	"rea/ports/portstest"
 )
 
 // The lean graph must decode to the v1 graph rea built: the same nodes,
@@ -111,5 +116,32 @@ func TestLeanGraphDecodesToTheBuiltGraph(t *testing.T) {
 	bad := bytes.Replace(sealed, []byte(`"edges":[[`), []byte(`"edges":[[99`), 1)
 	if _, err := DecodeGraph(bad); err == nil {
 		t.Error("a reference past the node table decoded")
+	}
+}
+
+// The bound checkRoom refuses by (evidenceLowerBound) is a lower bound of
+// the lean form: the Evidence of an app of one-byte scripts, the least an
+// asset can cost, is not smaller (its normalized result alone is not).
+func TestEvidenceLowerBoundHolds(t *testing.T) {
+	dir := t.TempDir()
+	var need int64
+	for i := range 300 {
+		name := fmt.Sprintf("f%03d.js", i)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		need += jsappMinAssetBytes + jsappMinPathRepeats*int64(len(name))
+	}
+	req := jsappRequest{op: "analyze_javascript_application", path: dir, given: dir, format: "directory", policy: "fail", engine: portstest.FakeJS{}, observe: func(string) {}}
+	out, err := analyzeJSApp(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := core.CanonicalJSON(out.result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(b)) < need {
+		t.Fatalf("the result is %d bytes, below the lower bound %d", len(b), need)
 	}
 }
