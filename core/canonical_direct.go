@@ -1,10 +1,8 @@
 package core
 
 import (
-	"crypto/sha256"
 	"encoding"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -59,6 +57,7 @@ var (
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 	rawMessageType    = reflect.TypeFor[json.RawMessage]()
 	numberType        = reflect.TypeFor[json.Number]()
+	canonicalType     = reflect.TypeFor[Canonical]()
 )
 
 // appendDirect appends the canonical form of v.
@@ -126,8 +125,8 @@ func appendDirect(dst []byte, v any, depth int) ([]byte, error) {
 			return append(dst, "null"...), nil
 		}
 		return jcs.AppendRaw(dst, x)
-	case SealedJSON:
-		return append(dst, x...), nil
+	case Canonical:
+		return x.AppendTo(dst), nil
 	}
 	return appendReflect(dst, reflect.ValueOf(v), depth)
 }
@@ -186,6 +185,9 @@ func appendReflect(dst []byte, v reflect.Value, depth int) ([]byte, error) {
 			s = "0" // encoding/json writes an empty Number as 0
 		}
 		return jcs.AppendRaw(dst, []byte(s))
+	}
+	if t == canonicalType {
+		return v.Interface().(Canonical).AppendTo(dst), nil
 	}
 	// rea's records that write their own canonical form (artifact graph).
 	if t.Kind() == reflect.Pointer && t.Implements(jcsAppenderType) {
@@ -414,57 +416,4 @@ func isEmptyJSONValue(v reflect.Value) bool {
 		return v.IsNil()
 	}
 	return false
-}
-
-// SealedJSON is a value already in canonical form, written by this
-// encoder; appendDirect copies it as is (and encoding/json, through
-// MarshalJSON, then Canonicalize, leaves it unchanged). It lets a large
-// part of a result (an application graph) be encoded once for its own ID
-// and again for the Evidence that holds it.
-type SealedJSON []byte
-
-// MarshalJSON implements json.Marshaler.
-func (s SealedJSON) MarshalJSON() ([]byte, error) { return s, nil }
-
-// SealObject encodes obj with an ID member: idKey is prefix + the digest of
-// obj's canonical form without it, and the result is obj's canonical form
-// with it, each value encoded once.
-func SealObject(obj map[string]any, idKey, prefix string) (SealedJSON, string, error) {
-	keys := make([]string, 0, len(obj)+1)
-	parts := make(map[string][]byte, len(obj)+1)
-	for k, v := range obj {
-		if k == idKey {
-			continue
-		}
-		b, err := appendDirect(nil, v, 1)
-		if err == errDirectUnsupported {
-			b, err = canonicalTwoPass(v)
-		}
-		if err != nil {
-			return nil, "", err
-		}
-		keys, parts[k] = append(keys, k), b
-	}
-	assemble := func(keys []string) []byte {
-		slices.SortFunc(keys, CompareKeys)
-		n := 2
-		for _, k := range keys {
-			n += len(k) + len(parts[k]) + 4
-		}
-		out := make([]byte, 0, n)
-		out = append(out, '{')
-		for i, k := range keys {
-			if i > 0 {
-				out = append(out, ',')
-			}
-			out = AppendCanonicalString(out, k)
-			out = append(out, ':')
-			out = append(out, parts[k]...)
-		}
-		return append(out, '}')
-	}
-	sum := sha256.Sum256(assemble(keys))
-	id := prefix + hex.EncodeToString(sum[:])
-	parts[idKey] = AppendCanonicalString(nil, id)
-	return assemble(append(keys, idKey)), id, nil
 }

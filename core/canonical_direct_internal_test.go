@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -144,13 +145,66 @@ func TestSealObject(t *testing.T) {
 	}
 	with := map[string]any{"nodes": obj["nodes"], "schema": "S", "\u00e9": true, "graph_id": id}
 	want, _ := canonicalTwoPass(with)
-	if !bytes.Equal(sealed, want) {
-		t.Fatalf("sealed %s\nwant %s", sealed, want)
+	if !bytes.Equal(sealed.AppendTo(nil), want) {
+		t.Fatalf("sealed %s\nwant %s", sealed.AppendTo(nil), want)
 	}
 	// Embedded in a larger value it is copied as is, both ways.
 	outer := map[string]any{"graph": sealed, "z": 1}
 	got, err := CanonicalJSON(outer)
 	if err != nil || !bytes.Equal(got, []byte(`{"graph":`+string(want)+`,"z":1}`)) {
 		t.Fatalf("%s %v", got, err)
+	}
+}
+
+// A Canonical is made only of canonical text: ParseCanonical refuses other
+// text, decoding canonicalizes, CanonicalArray gives CanonicalJSON's bytes
+// whatever the number of items, and a Canonical field or member is written
+// as it is (the same bytes as encoding/json + Canonicalize).
+func TestCanonicalValue(t *testing.T) {
+	for _, bad := range []string{`{"b":1,"a":2}`, `{"a": 1}`, `1.0`, `"\u0041"`, `[1]x`, ``, `{"a":1,"a":2}`} {
+		if _, err := ParseCanonical([]byte(bad)); err == nil {
+			t.Errorf("ParseCanonical accepted %q", bad)
+		}
+	}
+	good, err := ParseCanonical([]byte(`{"a":[1,"x"],"b":null}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dec struct{ G Canonical }
+	if err := json.Unmarshal([]byte(`{"G": {"b": 1.0, "a": "\u0041"}}`), &dec); err != nil || string(dec.G.AppendTo(nil)) != `{"a":"A","b":1}` {
+		t.Fatalf("decoded %s %v", dec.G.AppendTo(nil), err)
+	}
+	for _, n := range []int{0, 1, 63, 64, 65, 1000} {
+		items := make([]any, n)
+		for i := range items {
+			items[i] = map[string]any{"i": i, "s": strings.Repeat("x", i%5)}
+		}
+		arr, err := CanonicalArray(items)
+		want, _ := CanonicalJSON(items)
+		if err != nil || !bytes.Equal(arr.AppendTo(nil), want) {
+			t.Fatalf("%d items: %s, want %s (%v)", n, arr.AppendTo(nil), want, err)
+		}
+	}
+	type result struct {
+		Z    int       `json:"z"`
+		G    Canonical `json:"g"`
+		None Canonical `json:"none"`
+	}
+	v := result{Z: 1, G: good}
+	got, err := CanonicalJSON(v)
+	want, werr := canonicalTwoPass(v)
+	if err != nil || werr != nil || !bytes.Equal(got, want) || string(got) != `{"g":{"a":[1,"x"],"b":null},"none":null,"z":1}` {
+		t.Fatalf("direct %s %v, two-pass %s %v", got, err, want, werr)
+	}
+	// Written as it is, never encoded again: text made inside the package
+	// (here deliberately not canonical) comes out unchanged.
+	prev := checkCanonicalDirect
+	SetCanonicalCheck(false)
+	defer SetCanonicalCheck(prev)
+	if got, err := CanonicalJSON(result{G: Canonical{[][]byte{[]byte(`{"b":1,`), []byte(`"a":2}`)}}}); err != nil || !bytes.Contains(got, []byte(`"g":{"b":1,"a":2}`)) {
+		t.Fatalf("%s %v", got, err)
+	}
+	if obj, id, err := SealObject(map[string]any{"rows": good, "k": "v"}, "", ""); err != nil || id != "" || string(obj.AppendTo(nil)) != `{"k":"v","rows":{"a":[1,"x"],"b":null}}` {
+		t.Fatalf("%s %q %v", obj.AppendTo(nil), id, err)
 	}
 }

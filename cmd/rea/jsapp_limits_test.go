@@ -14,8 +14,8 @@ import (
 // bound raised it is answered.
 func TestJSAppLedgerRoomCheckedBeforeWork(t *testing.T) {
 	app := t.TempDir()
-	for i := range 3000 {
-		p := filepath.Join(app, "lib", fmt.Sprintf("d%02d", i%40), fmt.Sprintf("module-%04d.js", i))
+	for i := range 4000 { // about 1.2 MB of lower bound: over the 1 MiB ledger below
+		p := filepath.Join(app, "lib", fmt.Sprintf("d%02d", i%40), fmt.Sprintf("component-module-%04d.js", i))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -30,7 +30,7 @@ func TestJSAppLedgerRoomCheckedBeforeWork(t *testing.T) {
 	}
 	t.Setenv(core.LedgerBytesEnv, fmt.Sprint(256<<20))
 	ev := jaCall(t, jaSession(t), "analyze_javascript_application", map[string]any{"path": app})
-	if r := decodeApp(t, ev); r.Statistics["parsed_assets"] != 3000 {
-		t.Fatalf("parsed %d of 3000 assets", r.Statistics["parsed_assets"])
+	if r := decodeApp(t, ev); r.Statistics["parsed_assets"] != 4000 {
+		t.Fatalf("parsed %d of 4000 assets", r.Statistics["parsed_assets"])
 	}
 }

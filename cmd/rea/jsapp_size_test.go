@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -17,10 +18,13 @@ import (
 // fact kept: the lean graph decodes to every node and edge. Two apps: a
 // generated source-map-heavy bundle (2,500 modules of about 1 KB, one per
 // source, and an external map with sourcesContent): a node, an observation
-// and an edge per source is the bad case; and the MCP TypeScript SDK package as npm
-// installs it (when node_modules is there).
+// and an edge per source is the bad case; a generated bundle of 2,500 tiny
+// modules (about 540 bytes each) exporting four names each: a source module
+// and four export relations per half kilobyte; and the MCP TypeScript SDK
+// package as npm installs it (when node_modules is there).
 func TestJSAppEvidenceNoLargerThanItsJavaScript(t *testing.T) {
-	apps := map[string]string{"source-map-heavy bundle": writeMapHeavyBundle(t, t.TempDir(), 2500)}
+	apps := map[string]string{"source-map-heavy bundle": writeMapHeavyBundle(t, t.TempDir(), 2500),
+		"tiny-module bundle": writeTinyModuleBundle(t, t.TempDir(), 2500)}
 	if sdk := filepath.Join("..", "..", "node_modules", "@modelcontextprotocol", "sdk"); dirExists(sdk) {
 		apps["MCP TypeScript SDK"] = sdk
 	} else {
@@ -50,8 +54,21 @@ func TestJSAppEvidenceNoLargerThanItsJavaScript(t *testing.T) {
 			if len(g.Nodes) != r.Statistics["graph_nodes"] || len(g.Edges) == 0 {
 				t.Fatalf("decoded %d nodes and %d edges; statistics say %d nodes", len(g.Nodes), len(g.Edges), r.Statistics["graph_nodes"])
 			}
-			if name == "source-map-heavy bundle" && r.Statistics["source_modules"] != 2500 {
+			if name != "MCP TypeScript SDK" && r.Statistics["source_modules"] != 2500 {
 				t.Errorf("source modules %d, want 2500", r.Statistics["source_modules"])
+			}
+			if name == "tiny-module bundle" {
+				if per := js / 2500; per > 600 {
+					t.Errorf("the tiny modules average %d bytes, want about 540", per)
+				}
+				sem := jaCall(t, s, "trace_javascript_semantics", map[string]any{"application": map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)},
+					"query": map[string]any{"kind": "symbol", "value": "Store1234"}})
+				var q struct {
+					Definitions []map[string]any `json:"definitions"`
+				}
+				if err := json.Unmarshal(sem.NormalizedResult, &q); err != nil || len(q.Definitions) != 1 || q.Definitions[0]["name"] != "Store1234" {
+					t.Errorf("the export Store1234 is not found in the semantic graph: %s", sem.NormalizedResult)
+				}
 			}
 		})
 	}
@@ -130,6 +147,63 @@ func writeMapHeavyBundle(t *testing.T, root string, modules int) string {
 		}
 	}
 	if err := os.WriteFile(filepath.Join(root, "package.json"), []byte(`{"name":"map-heavy","version":"1.0.0","main":"dist/app.js"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// writeTinyModuleBundle writes dist/app.mjs, an ES module bundle of tiny
+// modules (about 540 bytes each: a function, a constant, a class and
+// another function, each exported by the bundle's export list), and
+// dist/app.mjs.map mapping each module's lines to its own TypeScript
+// source (with sourcesContent), as esbuild writes a library of many small
+// files.
+func writeTinyModuleBundle(t *testing.T, root string, modules int) string {
+	t.Helper()
+	dist := filepath.Join(root, "dist")
+	if err := os.MkdirAll(dist, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var js, mappings strings.Builder
+	var exports []string
+	sources, contents := make([]string, modules), make([]string, modules)
+	for i := range modules {
+		body := fmt.Sprintf("// src/feature-%02d/mod-%04d.ts\n"+
+			"function parse%d(input, opts) {\n  if (!input) return null;\n  return String(input).trim().split(opts && opts.sep || \",\").map((x) => x + \"-%d\");\n}\n"+
+			"const LIMIT_%d = %d;\n"+
+			"class Store%d {\n  constructor(v) { this.v = v; this.n = 0; }\n  get() { this.n++; return this.v; }\n  set(v) { if (this.n > LIMIT_%d) throw new Error(\"store %d full\"); this.v = v; }\n}\n"+
+			"function format%d(v, width) {\n  return String(v).padStart(width || %d, \" \") + \"|\" + LIMIT_%d;\n}\n",
+			i/100, i, i, i, i, i*3+1, i, i, i, i, i%11+2, i)
+		js.WriteString(body)
+		for l := range strings.Count(body, "\n") {
+			switch {
+			case l == 0 && i == 0:
+				mappings.WriteString("AAAA;")
+			case l == 0:
+				mappings.WriteString("ACAA;") // the next source, its line 0
+			default:
+				mappings.WriteString("AACA;")
+			}
+		}
+		exports = append(exports, fmt.Sprintf("parse%d", i), fmt.Sprintf("LIMIT_%d", i), fmt.Sprintf("Store%d", i), fmt.Sprintf("format%d", i))
+		sources[i] = fmt.Sprintf("../src/feature-%02d/mod-%04d.ts", i/100, i)
+		contents[i] = fmt.Sprintf("export function parse%d(input: string, opts?: { sep?: string }) {}\n", i)
+	}
+	js.WriteString("export {\n  " + strings.Join(exports, ",\n  ") + "\n};\n//# sourceMappingURL=app.mjs.map\n")
+	quote := func(l []string) string {
+		q := make([]string, len(l))
+		for i, s := range l {
+			q[i] = fmt.Sprintf("%q", s)
+		}
+		return "[" + strings.Join(q, ",") + "]"
+	}
+	sm := fmt.Sprintf(`{"version":3,"file":"app.mjs","sources":%s,"sourcesContent":%s,"names":[],"mappings":%q}`, quote(sources), quote(contents), mappings.String())
+	for name, body := range map[string]string{"app.mjs": js.String(), "app.mjs.map": sm} {
+		if err := os.WriteFile(filepath.Join(dist, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "package.json"), []byte(`{"name":"tiny-modules","version":"1.0.0","type":"module","main":"dist/app.mjs"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return root

@@ -1362,7 +1362,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	}
 	// The semantic graph and the string index name graph nodes by index
 	// (lean.go).
-	lrel := make([]map[string]any, len(b.relations))
+	lrel := make([]any, len(b.relations))
 	for i, r := range b.relations {
 		lrel[i] = enc.relation(r)
 	}
@@ -1400,10 +1400,10 @@ func (b *jsappBuilder) result() *jsappOutcome {
 		format = st.format
 	}
 	res := map[string]any{
-		"schema_version": 2, "input_path": st.req.given, "format": format, "root_artifact_sha256": st.rootSHA,
+		"schema_version": 3, "input_path": st.req.given, "format": format, "root_artifact_sha256": st.rootSHA,
 		"inventory_manifest_id": st.g.Manifest.ManifestID, "inventory_graph_sha256": st.g.Manifest.GraphSHA256,
 		"statistics": stats, "summary": summary, "electron": electron, "coverage": coverage, "graph": graph.sealed, "semantic_graph": semSealed,
-		"string_index": enc.refs(b.stringIndex), "integrity_contradictions": contradictions,
+		"string_index": enc.stringIndex(b.stringIndex), "integrity_contradictions": contradictions,
 		"limitations": graph.Limitations, "unknowns": unknowns,
 	}
 	subjFormat := "directory"

@@ -108,7 +108,7 @@ type Graph struct {
 	// sealed is the canonical form written when the graph was sealed (the
 	// same bytes encoding the struct gives), so the Evidence holding it
 	// does not encode the graph a second time.
-	sealed core.SealedJSON
+	sealed core.Canonical
 }
 
 // graphBuild accumulates nodes and edges.
@@ -263,13 +263,21 @@ func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string
 	// encode them on every core (the same bytes as encoding the slices in
 	// place).
 	enc := newLeanEncoder(out, root)
-	lnodes := make([]leanNode, len(out.Nodes))
-	for i, n := range out.Nodes {
-		lnodes[i] = enc.node(n)
+	groups := make([]groupJSON, len(enc.groups))
+	for i, grp := range enc.groups {
+		rows := make([][]any, len(grp.nodes))
+		for j := range grp.nodes {
+			rows[j] = enc.row(grp, j)
+		}
+		arr, err := canonicalArray(rows)
+		if err != nil {
+			panic(fmt.Sprintf("jsapp graph: %v", err)) // rea's own values always encode
+		}
+		groups[i] = groupJSON{Kind: grp.kind, Identity: grp.keys, Rows: arr}
 	}
-	ledges := make([]leanEdge, len(out.Edges))
-	for i, e := range out.Edges {
-		ledges[i] = enc.edge(e)
+	nodes, err := canonicalArray(groups)
+	if err != nil {
+		panic(fmt.Sprintf("jsapp graph: %v", err))
 	}
 	// Edges in the order of their source, then target, then edge_id: a
 	// node's edges are together.
@@ -279,6 +287,9 @@ func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string
 	}
 	slices.SortFunc(order, func(a, b int) int {
 		ea, eb := out.Edges[a], out.Edges[b]
+		if c := cmp.Compare(enc.index[ea.SourceNodeID], enc.index[eb.SourceNodeID]); c != 0 {
+			return c
+		}
 		if c := cmpUTF16(ea.SourceNodeID, eb.SourceNodeID); c != 0 {
 			return c
 		}
@@ -287,20 +298,16 @@ func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string
 		}
 		return cmpUTF16(ea.EdgeID, eb.EdgeID)
 	})
-	sorted := make([]leanEdge, len(ledges))
+	ledges := make([][]any, len(out.Edges))
 	for i, j := range order {
-		sorted[i] = ledges[j]
+		ledges[i] = enc.edge(out.Edges[j])
 	}
-	nodes, err := canonicalArray(lnodes)
-	if err != nil {
-		panic(fmt.Sprintf("jsapp graph: %v", err)) // rea's own values always encode
-	}
-	edges, err := canonicalArray(sorted)
+	edges, err := canonicalArray(ledges)
 	if err != nil {
 		panic(fmt.Sprintf("jsapp graph: %v", err))
 	}
 	sealed, id, err := sealMembers(map[string]any{"schema": out.Schema, "schema_version": out.SchemaVersion, "artifact_sha256": root,
-		"paths": enc.list, "root_node_ids": out.RootNodeIDs, "nodes": nodes, "edges": edges, "coverage": out.Coverage, "limitations": out.Limitations},
+		"paths": enc.list, "digests": enc.dlist, "root_node_ids": out.RootNodeIDs, "nodes": nodes, "edges": edges, "coverage": out.Coverage, "limitations": out.Limitations},
 		"graph_id", "jag_")
 	if err != nil {
 		panic(fmt.Sprintf("jsapp graph: %v", err)) // rea's own values always encode

@@ -124,12 +124,12 @@ func decodeApp(normalized []byte) (*appResult, error) {
 		appResult
 		Graph    json.RawMessage `json:"graph"`
 		Semantic struct {
-			GraphID      string           `json:"graph_id"`
-			Relations    []map[string]any `json:"relations"`
-			Fingerprints []map[string]any `json:"fingerprints"`
-			Frontiers    []map[string]any `json:"unknown_frontiers"`
+			GraphID      string            `json:"graph_id"`
+			Relations    []json.RawMessage `json:"relations"`
+			Fingerprints []map[string]any  `json:"fingerprints"`
+			Frontiers    []map[string]any  `json:"unknown_frontiers"`
 		} `json:"semantic_graph"`
-		StringIndex []map[string]any `json:"string_index"`
+		StringIndex []json.RawMessage `json:"string_index"`
 	}
 	if err := json.Unmarshal(normalized, &w); err != nil {
 		return nil, err
@@ -144,12 +144,12 @@ func decodeApp(normalized []byte) (*appResult, error) {
 	res := w.appResult
 	res.Graph = *g
 	res.Semantic.GraphID = w.Semantic.GraphID
-	for _, r := range w.Semantic.Relations {
-		if err := d.expandRelation(r); err != nil {
+	res.Semantic.Relations = make([]map[string]any, len(w.Semantic.Relations))
+	for i, raw := range w.Semantic.Relations {
+		if res.Semantic.Relations[i], err = d.expandRelation(raw); err != nil {
 			return nil, err
 		}
 	}
-	res.Semantic.Relations = w.Semantic.Relations
 	if res.Semantic.Fingerprints, err = d.expandRefs(w.Semantic.Fingerprints); err != nil {
 		return nil, err
 	}
@@ -157,15 +157,9 @@ func decodeApp(normalized []byte) (*appResult, error) {
 		return nil, err
 	}
 	res.StringIndex = make([]appString, len(w.StringIndex))
-	for i, s := range w.StringIndex {
-		res.StringIndex[i].Value, _ = s["value"].(string)
-		id, err := d.anyRef(s["node"])
-		if err != nil {
+	for i, raw := range w.StringIndex {
+		if res.StringIndex[i], err = d.stringEntry(raw); err != nil {
 			return nil, err
-		}
-		res.StringIndex[i].NodeID, _ = id.(string)
-		if off, ok := s["offset"].(float64); ok {
-			res.StringIndex[i].Offset = offsetPtr(int64(off))
 		}
 	}
 	return &res, nil

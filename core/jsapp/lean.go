@@ -4,40 +4,47 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path"
 	"slices"
-	"strconv"
+	"strings"
 
 	"rea/core"
 )
 
-// The lean wire form of the application graph (graph schema_version 2,
+// The lean wire form of the application graph (graph schema_version 3,
 // docs/jsapp-graph.md). The graph rea builds is the v1 graph of
 // CONTRACTS.md §16, with the same node, observation and edge IDs; only its
 // encoding in the Evidence is lean, and every fact of v1 is kept:
 //
+//   - nodes are written in groups of one kind and one set of identity
+//     members: the group names the kind and the members once, and each
+//     node is a row of its identity's values and its observations. No ID
+//     is stored: node_id is the v1 digest of kind and identity, and
+//     observation_id and edge_id the v1 digests of the expanded records;
+//     DecodeGraph computes them all;
 //   - edges, semantic relations, fingerprints, frontiers and the string
-//     index name nodes by their index in graph.nodes (a number), or by
-//     node_id (a string) when the graph does not hold the node;
-//   - edge_id and observation_id are not stored: they are the v1 digests
-//     of the expanded record, and DecodeGraph computes them;
-//   - observation and edge identifier_strategy (always
-//     semantic-content-sha256 / observation-exact or relationship-exact)
-//     are not stored;
+//     index name nodes by their index in the rows of graph.nodes (a
+//     number), or by node_id (a string) when the graph does not hold it;
+//   - edges, semantic relations and the string index are rows (arrays)
+//     whose trailing cells are left out when they hold their defaults;
 //   - identity.strategy and identity.stability are left out when they
-//     follow from the identity's fields, and identity.artifact_sha256 when
-//     it is the graph's artifact_sha256 (a canonical-path or
-//     artifact-local-key identity without one says so with null);
-//   - an observation's label is left out when it is the node's key
-//     (identity path, else key, else original_source; null when none);
-//   - evidence.basis is left out when it is the default of the node kind
-//     or edge relation, evidence.confidence when it is "observed";
-//     a location is [path_index] or [path_index, offset] into graph.paths;
-//   - empty properties are left out.
+//     follow from the identity's fields, identity.artifact_sha256 when it
+//     is the graph's artifact_sha256 (a canonical-path or
+//     artifact-local-key identity without one says so with null), and an
+//     identity digest that several nodes share is an index into
+//     graph.digests;
+//   - an observation's label is left out when it is the node's key, its
+//     properties that repeat the identity (path, sha256, original_source)
+//     or follow from it (a source module's has_content, resolved_path and
+//     outside_app) are left out (unset names those it lacks), evidence.basis
+//     when it is the default of the node kind or edge relation,
+//     evidence.confidence when it is "observed"; a location is
+//     [path_index] or [path_index, offset] into graph.paths.
 //
 // Readers decode with DecodeGraph (and decodeApp for the whole result) and
 // see the v1 graph.
 
-const graphSchemaVersion = 2
+const graphSchemaVersion = 3
 
 // strategyFor is the identity strategy and stability the identity's fields
 // imply (CONTRACTS.md §16's table), or "" when none does.
@@ -95,6 +102,51 @@ func identityKey(ident map[string]any) *string {
 	return nil
 }
 
+// derivedKeys are the observation properties that can follow from the
+// node's identity and location, in the order derivedProps gives them.
+var derivedKeys = []string{"has_content", "original_source", "outside_app", "path", "resolved_path", "sha256"}
+
+// derivedProps is what an observation's properties hold by default, from
+// its node's kind and (expanded) identity and the observation's locations:
+// the identity's path, sha256 and original_source repeated, and for a
+// source module whether its map embeds its text and where its original
+// resolves in the app (as the builder records them).
+func derivedProps(kind string, ident map[string]any, locs []GraphLocation) map[string]any {
+	d := map[string]any{}
+	for _, k := range []string{"path", "sha256", "original_source"} {
+		if v, ok := ident[k].(string); ok {
+			d[k] = v
+		}
+	}
+	if kind != "source-module" {
+		return d
+	}
+	if v, ok := ident["source_sha256"]; ok {
+		d["has_content"] = v != nil
+	}
+	if s, ok := ident["original_source"].(string); ok && len(locs) == 1 {
+		if p, ok := resolveSourcePath(path.Dir(locs[0].Path), s); ok {
+			d["resolved_path"] = p
+		} else if !strings.HasPrefix(s, "webpack://") && !strings.HasPrefix(s, "rspack://") {
+			d["outside_app"] = true
+		}
+	}
+	return d
+}
+
+// sameScalar says whether a and b are the same string or the same boolean.
+func sameScalar(a, b any) bool {
+	switch x := a.(type) {
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	}
+	return false
+}
+
 type leanEvidence struct {
 	Basis      string    `json:"basis,omitempty"`
 	Confidence string    `json:"confidence,omitempty"`
@@ -104,37 +156,35 @@ type leanEvidence struct {
 type leanObservation struct {
 	Label      any            `json:"label,omitempty"` // absent: the node's key; json null: null
 	Properties map[string]any `json:"properties,omitempty"`
+	Unset      []string       `json:"unset,omitempty"` // derived properties the observation does not have
 	Evidence   leanEvidence   `json:"evidence"`
 }
 
-type leanNode struct {
-	NodeID       string            `json:"node_id"`
-	Kind         string            `json:"kind"`
-	Identity     map[string]any    `json:"identity"`
-	Observations []leanObservation `json:"observations"`
-}
-
-type leanEdge struct {
-	Source     any            `json:"source"` // node index, or node_id
-	Target     any            `json:"target"`
-	Relation   string         `json:"relation"`
-	Properties map[string]any `json:"properties,omitempty"`
-	Evidence   leanEvidence   `json:"evidence"`
+// nodeGroup is the nodes of one kind and one set of lean identity members.
+type nodeGroup struct {
+	kind  string
+	keys  []string
+	nodes []*Node
+	ident []map[string]any // each node's lean identity
 }
 
 // leanEncoder holds the tables a lean graph and its companions index into.
 type leanEncoder struct {
-	root  string
-	index map[string]int // node_id -> index in graph.nodes
-	paths map[string]int
-	list  []string
+	root    string
+	index   map[string]int // node_id -> index in the rows of graph.nodes
+	paths   map[string]int
+	list    []string
+	digests map[string]int
+	dlist   []string
+	groups  []*nodeGroup
 }
 
+// digestMember says whether an identity member is a digest that may be
+// written as an index into graph.digests.
+func digestMember(k string) bool { return strings.HasSuffix(k, "_sha256") || k == "sha256" }
+
 func newLeanEncoder(g *Graph, root string) *leanEncoder {
-	e := &leanEncoder{root: root, index: make(map[string]int, len(g.Nodes)), paths: map[string]int{}}
-	for i, n := range g.Nodes {
-		e.index[n.NodeID] = i
-	}
+	e := &leanEncoder{root: root, index: make(map[string]int, len(g.Nodes)), paths: map[string]int{}, digests: map[string]int{}}
 	add := func(ev GraphEvidence) {
 		for _, l := range ev.Locations {
 			if _, ok := e.paths[l.Path]; !ok {
@@ -158,36 +208,61 @@ func newLeanEncoder(g *Graph, root string) *leanEncoder {
 	if e.list == nil {
 		e.list = []string{}
 	}
+	// Lean identities, grouped by kind and members; digests that more
+	// than one identity holds.
+	byKey := map[string]*nodeGroup{}
+	uses := map[string]int{}
+	for _, n := range g.Nodes {
+		li := e.leanIdentity(n)
+		keys := make([]string, 0, len(li))
+		for k, v := range li {
+			keys = append(keys, k)
+			if s, ok := v.(string); ok && digestMember(k) {
+				uses[s]++
+			}
+		}
+		slices.SortFunc(keys, cmpUTF16)
+		gk := n.Kind + "\x00" + strings.Join(keys, "\x00")
+		grp := byKey[gk]
+		if grp == nil {
+			grp = &nodeGroup{kind: n.Kind, keys: keys}
+			byKey[gk] = grp
+			e.groups = append(e.groups, grp)
+		}
+		grp.nodes = append(grp.nodes, n)
+		grp.ident = append(grp.ident, li)
+	}
+	slices.SortFunc(e.groups, func(a, b *nodeGroup) int {
+		if c := cmpUTF16(a.kind, b.kind); c != 0 {
+			return c
+		}
+		return slices.CompareFunc(a.keys, b.keys, cmpUTF16)
+	})
+	i := 0
+	for _, grp := range e.groups {
+		for _, n := range grp.nodes {
+			e.index[n.NodeID] = i
+			i++
+		}
+	}
+	for s, n := range uses {
+		if n > 1 {
+			e.dlist = append(e.dlist, s)
+		}
+	}
+	slices.SortFunc(e.dlist, cmpUTF16)
+	for i, s := range e.dlist {
+		e.digests[s] = i
+	}
+	if e.dlist == nil {
+		e.dlist = []string{}
+	}
 	return e
 }
 
-// ref names a node: its index, or its ID when the graph does not hold it.
-func (e *leanEncoder) ref(id string) any {
-	if i, ok := e.index[id]; ok {
-		return i
-	}
-	return id
-}
-
-func (e *leanEncoder) evidence(ev GraphEvidence, basis string) leanEvidence {
-	out := leanEvidence{Locations: make([][]int64, len(ev.Locations))}
-	if ev.Basis != basis {
-		out.Basis = ev.Basis
-	}
-	if ev.Confidence != core.ConfidenceObserved {
-		out.Confidence = ev.Confidence
-	}
-	for i, l := range ev.Locations {
-		if l.Offset == nil {
-			out.Locations[i] = []int64{int64(e.paths[l.Path])}
-		} else {
-			out.Locations[i] = []int64{int64(e.paths[l.Path]), *l.Offset}
-		}
-	}
-	return out
-}
-
-func (e *leanEncoder) node(n *Node) leanNode {
+// leanIdentity is the identity without what follows from its fields or
+// from the graph.
+func (e *leanEncoder) leanIdentity(n *Node) map[string]any {
 	ident := make(map[string]any, len(n.Identity))
 	for k, v := range n.Identity {
 		ident[k] = v
@@ -205,12 +280,82 @@ func (e *leanEncoder) node(n *Node) leanNode {
 			ident["artifact_sha256"] = nil // none: not the graph's
 		}
 	}
+	return ident
+}
+
+// ref names a node: its index, or its ID when the graph does not hold it.
+func (e *leanEncoder) ref(id string) any {
+	if i, ok := e.index[id]; ok {
+		return i
+	}
+	return id
+}
+
+func (e *leanEncoder) locations(ev GraphEvidence) [][]int64 {
+	out := make([][]int64, len(ev.Locations))
+	for i, l := range ev.Locations {
+		if l.Offset == nil {
+			out[i] = []int64{int64(e.paths[l.Path])}
+		} else {
+			out[i] = []int64{int64(e.paths[l.Path]), *l.Offset}
+		}
+	}
+	return out
+}
+
+func (e *leanEncoder) evidence(ev GraphEvidence, basis string) leanEvidence {
+	out := leanEvidence{Locations: e.locations(ev)}
+	if ev.Basis != basis {
+		out.Basis = ev.Basis
+	}
+	if ev.Confidence != core.ConfidenceObserved {
+		out.Confidence = ev.Confidence
+	}
+	return out
+}
+
+// groupJSON is a node group's wire form; its rows are encoded apart, on
+// every core.
+type groupJSON struct {
+	Kind     string         `json:"kind"`
+	Identity []string       `json:"identity"`
+	Rows     core.Canonical `json:"rows"`
+}
+
+// row is one node of a group: its identity's values in the group's member
+// order, then its observations.
+func (e *leanEncoder) row(grp *nodeGroup, i int) []any {
+	n, li := grp.nodes[i], grp.ident[i]
+	out := make([]any, 0, len(grp.keys)+1)
+	for _, k := range grp.keys {
+		v := li[k]
+		if s, ok := v.(string); ok && digestMember(k) {
+			if j, ok := e.digests[s]; ok {
+				v = j
+			}
+		}
+		out = append(out, v)
+	}
 	key := identityKey(n.Identity)
-	out := leanNode{NodeID: n.NodeID, Kind: n.Kind, Identity: ident, Observations: make([]leanObservation, len(n.Observations))}
-	for i, o := range n.Observations {
+	obs := make([]leanObservation, len(n.Observations))
+	for j, o := range n.Observations {
 		lo := leanObservation{Evidence: e.evidence(o.Evidence, nodeBasis(n.Kind))}
-		if len(o.Properties) > 0 {
-			lo.Properties = o.Properties
+		derived := derivedProps(n.Kind, n.Identity, o.Evidence.Locations)
+		props := map[string]any{}
+		for k, v := range o.Properties {
+			if dv, ok := derived[k]; !ok || !sameScalar(v, dv) {
+				props[k] = v
+			}
+		}
+		for _, k := range derivedKeys {
+			if _, ok := derived[k]; ok {
+				if _, has := o.Properties[k]; !has {
+					lo.Unset = append(lo.Unset, k)
+				}
+			}
+		}
+		if len(props) > 0 {
+			lo.Properties = props
 		}
 		switch {
 		case o.Label == nil && key == nil, o.Label != nil && key != nil && *o.Label == *key:
@@ -219,16 +364,28 @@ func (e *leanEncoder) node(n *Node) leanNode {
 		default:
 			lo.Label = *o.Label
 		}
-		out.Observations[i] = lo
+		obs[j] = lo
 	}
-	return out
+	return append(out, obs)
 }
 
-func (e *leanEncoder) edge(ed *Edge) leanEdge {
-	out := leanEdge{Source: e.ref(ed.SourceNodeID), Target: e.ref(ed.TargetNodeID), Relation: ed.Relation,
-		Evidence: e.evidence(ed.Evidence, edgeBasis(ed.Relation))}
-	if len(ed.Properties) > 0 {
-		out.Properties = ed.Properties
+// edge is an edge's row: [source, target, relation, locations, properties,
+// basis, confidence], the last three left out while they hold their
+// defaults ({}, the relation's basis, observed).
+func (e *leanEncoder) edge(ed *Edge) []any {
+	props := ed.Properties
+	if props == nil {
+		props = map[string]any{}
+	}
+	out := []any{e.ref(ed.SourceNodeID), e.ref(ed.TargetNodeID), ed.Relation, e.locations(ed.Evidence), props, ed.Evidence.Basis, ed.Evidence.Confidence}
+	switch {
+	case ed.Evidence.Confidence != core.ConfidenceObserved:
+	case ed.Evidence.Basis != edgeBasis(ed.Relation):
+		out = out[:6]
+	case len(props) > 0:
+		out = out[:5]
+	default:
+		out = out[:4]
 	}
 	return out
 }
@@ -254,10 +411,145 @@ func (e *leanEncoder) refs(in []map[string]any) []map[string]any {
 	return out
 }
 
-// relation is a semantic relation in its lean form: node references, and
-// no null target, null offset, empty specifier, empty names, null params
-// or false rest.
-func (e *leanEncoder) relation(r map[string]any) map[string]any {
+// stringIndex writes each string index entry {value, node_id, offset} as
+// the row [value, node] or [value, node, offset], encoded once.
+func (e *leanEncoder) stringIndex(in []map[string]any) core.Canonical {
+	out := make([]any, len(in))
+	for i, r := range in {
+		id, _ := r["node_id"].(string)
+		row := []any{r["value"], e.ref(id)}
+		if !isNull(r["offset"]) {
+			row = append(row, r["offset"])
+		}
+		out[i] = row
+	}
+	c, err := canonicalArray(out)
+	if err != nil {
+		panic(fmt.Sprintf("jsapp string index: %v", err)) // rea's own values always encode
+	}
+	return c
+}
+
+// Semantic relation rows. An exports relation is
+// [source, "exports", name, value_kind, params, rest, kind, specifier, offset]
+// (defaults: params null, rest false, kind "named", specifier "", offset
+// null); any other relation is
+// [source, relation, specifier, target, offset, names, external]
+// (defaults: target null, offset null, names [], external left out).
+// Trailing defaults are left out. A record of another shape is written as
+// an object, source and target as node references.
+var (
+	exportCells = []any{nil, nil, nil, nil, nil, false, "named", "", nil}
+	otherCells  = []any{nil, nil, "", nil, nil, []any{}, nil}
+)
+
+func (e *leanEncoder) relation(r map[string]any) any {
+	src, _ := r["source_node_id"].(string)
+	if _, ok := r["source_node_id"].(string); ok {
+		if row := e.relationRow(src, r); row != nil {
+			return row
+		}
+	}
+	return e.relationObject(r)
+}
+
+func (e *leanEncoder) relationRow(src string, r map[string]any) []any {
+	str := func(k string) (string, bool) { s, ok := r[k].(string); return s, ok }
+	rel, _ := str("relation")
+	spec, ok := str("specifier")
+	off, okOff := offsetCell(r["offset"])
+	if rel == "" || !ok || !okOff || !isNull(r["target_node_id"]) && rel == "exports" {
+		return nil
+	}
+	var row []any
+	if rel == "exports" {
+		name, ok1 := str("name")
+		kind, ok2 := str("kind")
+		shape, ok3 := r["value"].(map[string]any)
+		if !ok1 || !ok2 || !ok3 || len(r) != 8 || len(shape) != 3 {
+			return nil
+		}
+		vk, ok4 := shape["kind"].(string)
+		rest, ok5 := shape["rest"].(bool)
+		params, ok6 := intCell(shape["params"])
+		if !ok4 || !ok5 || !ok6 {
+			return nil
+		}
+		row = []any{e.ref(src), rel, name, vk, params, rest, kind, spec, off}
+		return trimRow(row, exportCells)
+	}
+	names, ok1 := r["names"].([]any)
+	for _, n := range names {
+		if _, ok := n.(string); !ok {
+			return nil
+		}
+	}
+	var target any
+	if id, ok := r["target_node_id"].(string); ok {
+		target = e.ref(id)
+	} else if !isNull(r["target_node_id"]) {
+		return nil
+	}
+	_, hasTarget := r["target_node_id"]
+	want := 6
+	var external any
+	if x, ok := r["external"]; ok {
+		if x != true {
+			return nil
+		}
+		external, want = true, 7
+	}
+	if !ok1 || !hasTarget || len(r) != want {
+		return nil
+	}
+	row = []any{e.ref(src), rel, spec, target, off, names, external}
+	return trimRow(row, otherCells)
+}
+
+// trimRow leaves out the trailing cells that hold their defaults.
+func trimRow(row, defaults []any) []any {
+	n := len(row)
+	for n > 2 {
+		c, d := row[n-1], defaults[n-1]
+		if l, ok := c.([]any); ok && d != nil {
+			if len(l) != 0 {
+				break
+			}
+		} else if c != d {
+			break
+		}
+		n--
+	}
+	return row[:n]
+}
+
+// offsetCell is a relation offset as a cell: nil or a number.
+func offsetCell(v any) (any, bool) {
+	switch x := v.(type) {
+	case nil:
+		return nil, true
+	case *int64:
+		if x == nil {
+			return nil, true
+		}
+		return *x, true
+	case int64, int:
+		return x, true
+	}
+	return nil, false
+}
+
+func intCell(v any) (any, bool) {
+	switch v.(type) {
+	case nil, int, int64:
+		return v, true
+	}
+	return nil, false
+}
+
+// relationObject is a semantic relation of no row shape in its object
+// form: node references, and no null target or offset.
+func (e *leanEncoder) relationObject(r map[string]any) map[string]any {
 	m := make(map[string]any, len(r))
 	for k, v := range r {
 		switch k {
@@ -267,32 +559,15 @@ func (e *leanEncoder) relation(r map[string]any) map[string]any {
 		case "target_node_id":
 			if id, ok := v.(string); ok {
 				m["target"] = e.ref(id)
-			}
-		case "names":
-			if l, ok := v.([]any); !ok || len(l) > 0 {
-				m[k] = v
-			}
-		case "specifier":
-			if v != "" {
-				m[k] = v
-			}
-		case "value":
-			if shape, ok := v.(map[string]any); ok {
-				s := map[string]any{}
-				for sk, sv := range shape {
-					if !isNull(sv) && sv != false {
-						s[sk] = sv
-					}
-				}
-				m[k] = s
-			} else {
-				m[k] = v
+			} else if !isNull(v) {
+				m["target"] = v
 			}
 		default:
-			if !isNull(v) {
-				m[k] = v
-			}
+			m[k] = v
 		}
+	}
+	if _, ok := r["target_node_id"]; !ok {
+		m["target_absent"] = true
 	}
 	return m
 }
@@ -311,62 +586,32 @@ func isNull(v any) bool {
 
 // --- decoding ---
 
+// The graph is decoded in one pass into generic values (rows of cells),
+// then expanded.
 type leanGraphWire struct {
-	Schema         string         `json:"schema"`
-	SchemaVersion  int            `json:"schema_version"`
-	GraphID        string         `json:"graph_id"`
-	ArtifactSHA256 string         `json:"artifact_sha256"`
-	Paths          []string       `json:"paths"`
-	RootNodeIDs    []string       `json:"root_node_ids"`
-	Nodes          []leanNodeWire `json:"nodes"`
-	Edges          []leanEdgeWire `json:"edges"`
-	Coverage       GraphCoverage  `json:"coverage"`
-	Limitations    []string       `json:"limitations"`
+	Schema         string          `json:"schema"`
+	SchemaVersion  int             `json:"schema_version"`
+	GraphID        string          `json:"graph_id"`
+	ArtifactSHA256 string          `json:"artifact_sha256"`
+	Paths          []string        `json:"paths"`
+	Digests        []string        `json:"digests"`
+	RootNodeIDs    []string        `json:"root_node_ids"`
+	Nodes          []leanGroupWire `json:"nodes"`
+	Edges          [][]any         `json:"edges"`
+	Coverage       GraphCoverage   `json:"coverage"`
+	Limitations    []string        `json:"limitations"`
 }
 
-type leanEvidenceWire struct {
-	Basis      string    `json:"basis"`
-	Confidence string    `json:"confidence"`
-	Locations  [][]int64 `json:"locations"`
-}
-
-type leanNodeWire struct {
-	NodeID       string         `json:"node_id"`
-	Kind         string         `json:"kind"`
-	Identity     map[string]any `json:"identity"`
-	Observations []struct {
-		Label      json.RawMessage  `json:"label"`
-		Properties map[string]any   `json:"properties"`
-		Evidence   leanEvidenceWire `json:"evidence"`
-	} `json:"observations"`
-}
-
-type leanEdgeWire struct {
-	Source     json.RawMessage  `json:"source"`
-	Target     json.RawMessage  `json:"target"`
-	Relation   string           `json:"relation"`
-	Properties map[string]any   `json:"properties"`
-	Evidence   leanEvidenceWire `json:"evidence"`
+type leanGroupWire struct {
+	Kind     string   `json:"kind"`
+	Identity []string `json:"identity"`
+	Rows     [][]any  `json:"rows"`
 }
 
 // graphDecoder expands lean references against one graph.
 type graphDecoder struct {
 	ids   []string
 	paths []string
-}
-
-func (d *graphDecoder) nodeRef(raw json.RawMessage) (string, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) > 0 && raw[0] == '"' {
-		var s string
-		err := json.Unmarshal(raw, &s)
-		return s, err
-	}
-	i, err := strconv.Atoi(string(raw))
-	if err != nil || i < 0 || i >= len(d.ids) {
-		return "", fmt.Errorf("node reference %s is not a node index or ID", raw)
-	}
-	return d.ids[i], nil
 }
 
 func (d *graphDecoder) anyRef(v any) (any, error) {
@@ -383,24 +628,51 @@ func (d *graphDecoder) anyRef(v any) (any, error) {
 	return nil, fmt.Errorf("node reference %v is not a node index or ID", v)
 }
 
-func (d *graphDecoder) evidence(w leanEvidenceWire, basis string) (GraphEvidence, error) {
-	ev := GraphEvidence{Basis: w.Basis, Confidence: w.Confidence, Locations: make([]GraphLocation, len(w.Locations))}
-	if ev.Basis == "" {
-		ev.Basis = basis
+// locations expands [[path_index], [path_index, offset], ...].
+func (d *graphDecoder) locations(v any) ([]GraphLocation, error) {
+	l, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("locations %v are not a list", v)
 	}
-	if ev.Confidence == "" {
-		ev.Confidence = core.ConfidenceObserved
-	}
-	for i, l := range w.Locations {
-		if len(l) < 1 || len(l) > 2 || l[0] < 0 || l[0] >= int64(len(d.paths)) {
-			return ev, fmt.Errorf("location %v is not [path_index] or [path_index, offset]", l)
+	out := make([]GraphLocation, len(l))
+	for i, x := range l {
+		loc, _ := x.([]any)
+		var p, off float64
+		ok := len(loc) >= 1 && len(loc) <= 2
+		if ok {
+			p, ok = loc[0].(float64)
+			ok = ok && p >= 0 && p < float64(len(d.paths)) && p == float64(int(p))
 		}
-		ev.Locations[i].Path = d.paths[l[0]]
-		if len(l) == 2 {
-			ev.Locations[i].Offset = offsetPtr(l[1])
+		if ok && len(loc) == 2 {
+			off, ok = loc[1].(float64)
+			out[i].Offset = offsetPtr(int64(off))
+		}
+		if !ok {
+			return nil, fmt.Errorf("location %v is not [path_index] or [path_index, offset]", x)
+		}
+		out[i].Path = d.paths[int(p)]
+	}
+	return out, nil
+}
+
+// evidence expands evidence whose basis and confidence may be left out.
+func (d *graphDecoder) evidence(basis, confidence any, locs any, defBasis string) (GraphEvidence, error) {
+	ev := GraphEvidence{Basis: defBasis, Confidence: core.ConfidenceObserved}
+	for _, c := range []struct {
+		v   any
+		dst *string
+	}{{basis, &ev.Basis}, {confidence, &ev.Confidence}} {
+		switch x := c.v.(type) {
+		case nil:
+		case string:
+			*c.dst = x
+		default:
+			return ev, fmt.Errorf("evidence basis or confidence %v is not a string", x)
 		}
 	}
-	return ev, nil
+	var err error
+	ev.Locations, err = d.locations(locs)
+	return ev, err
 }
 
 // DecodeGraph decodes the graph member of analyze_javascript_application's
@@ -429,72 +701,33 @@ func decodeGraph(raw []byte) (*Graph, *graphDecoder, error) {
 	if w.Schema != "JavaScriptApplicationGraph" || w.SchemaVersion != graphSchemaVersion || w.GraphID == "" {
 		return nil, nil, fmt.Errorf("not a JavaScriptApplicationGraph v%d (schema %q, version %d)", graphSchemaVersion, w.Schema, w.SchemaVersion)
 	}
-	d := &graphDecoder{ids: make([]string, len(w.Nodes)), paths: w.Paths}
-	for i, n := range w.Nodes {
-		d.ids[i] = n.NodeID
-	}
+	d := &graphDecoder{paths: w.Paths}
 	g := &Graph{Schema: w.Schema, SchemaVersion: w.SchemaVersion, GraphID: w.GraphID, RootNodeIDs: w.RootNodeIDs,
-		Nodes: make([]*Node, len(w.Nodes)), Edges: make([]*Edge, len(w.Edges)), Coverage: w.Coverage, Limitations: w.Limitations}
-	for i, wn := range w.Nodes {
-		ident := make(map[string]any, len(wn.Identity)+3)
-		for k, v := range wn.Identity {
-			ident[k] = v
-		}
-		if _, ok := ident["strategy"]; !ok {
-			s, t := strategyFor(ident)
-			ident["strategy"], ident["stability"] = s, t
-		}
-		if a, ok := ident["artifact_sha256"]; !ok && (ident["strategy"] == idCanonicalPath || ident["strategy"] == idArtifactLocal) {
-			ident["artifact_sha256"] = w.ArtifactSHA256
-		} else if ok && a == nil {
-			delete(ident, "artifact_sha256")
-		}
-		n := &Node{NodeID: wn.NodeID, Kind: wn.Kind, Identity: ident, Observations: make([]Observation, len(wn.Observations))}
-		key := identityKey(ident)
-		for j, wo := range wn.Observations {
-			ev, err := d.evidence(wo.Evidence, nodeBasis(wn.Kind))
+		Edges: make([]*Edge, len(w.Edges)), Coverage: w.Coverage, Limitations: w.Limitations}
+	for gi, grp := range w.Nodes {
+		for ri, row := range grp.Rows {
+			n, err := d.node(&w, grp, row)
 			if err != nil {
-				return nil, nil, fmt.Errorf("node %s: %w", wn.NodeID, err)
+				return nil, nil, fmt.Errorf("node group %d row %d: %w", gi, ri, err)
 			}
-			o := Observation{Label: key, Properties: wo.Properties, Evidence: ev,
-				IdentifierStrategy: IDStrategy{"semantic-content-sha256", "observation-exact"}}
-			if wo.Label != nil {
-				o.Label = nil // key is shared: decode into a fresh string
-				if err := json.Unmarshal(wo.Label, &o.Label); err != nil {
-					return nil, nil, fmt.Errorf("node %s: label: %w", wn.NodeID, err)
-				}
-			}
-			if o.Properties == nil {
-				o.Properties = map[string]any{}
-			}
-			o.ObservationID = observationID(n.NodeID, o)
-			n.Observations[j] = o
+			g.Nodes = append(g.Nodes, n)
+			d.ids = append(d.ids, n.NodeID)
 		}
-		g.Nodes[i] = n
 	}
-	for i, we := range w.Edges {
-		src, err := d.nodeRef(we.Source)
-		if err != nil {
-			return nil, nil, err
-		}
-		dst, err := d.nodeRef(we.Target)
-		if err != nil {
-			return nil, nil, err
-		}
-		ev, err := d.evidence(we.Evidence, edgeBasis(we.Relation))
+	for i, row := range w.Edges {
+		e, err := d.edge(row)
 		if err != nil {
 			return nil, nil, fmt.Errorf("edge %d: %w", i, err)
 		}
-		e := &Edge{SourceNodeID: src, TargetNodeID: dst, Relation: we.Relation, Properties: we.Properties, Evidence: ev,
-			IdentifierStrategy: IDStrategy{"semantic-content-sha256", "relationship-exact"}}
-		if e.Properties == nil {
-			e.Properties = map[string]any{}
-		}
-		e.EdgeID = edgeID(e)
 		g.Edges[i] = e
 	}
-	// The v1 order: edges by edge_id (readers walk them in this order).
+	// The v1 order: nodes by node_id, edges by edge_id (readers walk them
+	// in this order).
+	slices.SortFunc(g.Nodes, func(a, b *Node) int { return cmpUTF16(a.NodeID, b.NodeID) })
 	slices.SortFunc(g.Edges, func(a, b *Edge) int { return cmpUTF16(a.EdgeID, b.EdgeID) })
+	if g.Nodes == nil {
+		g.Nodes = []*Node{}
+	}
 	if g.RootNodeIDs == nil {
 		g.RootNodeIDs = []string{}
 	}
@@ -502,6 +735,112 @@ func decodeGraph(raw []byte) (*Graph, *graphDecoder, error) {
 		g.Limitations = []string{}
 	}
 	return g, d, nil
+}
+
+func (d *graphDecoder) node(w *leanGraphWire, grp leanGroupWire, row []any) (*Node, error) {
+	if len(row) != len(grp.Identity)+1 {
+		return nil, fmt.Errorf("%d cells for %d identity members and the observations", len(row), len(grp.Identity))
+	}
+	ident := make(map[string]any, len(grp.Identity)+3)
+	for i, k := range grp.Identity {
+		v := row[i]
+		if f, ok := v.(float64); ok && digestMember(k) {
+			j := int(f)
+			if float64(j) != f || j < 0 || j >= len(w.Digests) {
+				return nil, fmt.Errorf("identity %s: %v is not an index in graph.digests", k, f)
+			}
+			v = w.Digests[j]
+		}
+		ident[k] = v
+	}
+	if _, ok := ident["strategy"]; !ok {
+		s, t := strategyFor(ident)
+		ident["strategy"], ident["stability"] = s, t
+	}
+	if a, ok := ident["artifact_sha256"]; !ok && (ident["strategy"] == idCanonicalPath || ident["strategy"] == idArtifactLocal) {
+		ident["artifact_sha256"] = w.ArtifactSHA256
+	} else if ok && a == nil {
+		delete(ident, "artifact_sha256")
+	}
+	obs, ok := row[len(row)-1].([]any)
+	if !ok {
+		return nil, fmt.Errorf("observations %v are not a list", row[len(row)-1])
+	}
+	n := &Node{NodeID: nodeID(grp.Kind, ident), Kind: grp.Kind, Identity: ident, Observations: make([]Observation, len(obs))}
+	key := identityKey(ident)
+	for j, x := range obs {
+		wo, ok := x.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("observation %v is not an object", x)
+		}
+		evw, _ := wo["evidence"].(map[string]any)
+		ev, err := d.evidence(evw["basis"], evw["confidence"], evw["locations"], nodeBasis(grp.Kind))
+		if err != nil {
+			return nil, err
+		}
+		o := Observation{Label: key, Evidence: ev, IdentifierStrategy: IDStrategy{"semantic-content-sha256", "observation-exact"}}
+		if l, ok := wo["label"]; ok {
+			s, isString := l.(string)
+			switch {
+			case l == nil:
+				o.Label = nil
+			case isString:
+				o.Label = &s
+			default:
+				return nil, fmt.Errorf("label %v is not a string", l)
+			}
+		}
+		if p, ok := wo["properties"]; ok {
+			if o.Properties, ok = p.(map[string]any); !ok {
+				return nil, fmt.Errorf("properties %v are not an object", p)
+			}
+		}
+		if o.Properties == nil {
+			o.Properties = map[string]any{}
+		}
+		unset, _ := wo["unset"].([]any)
+		for k, v := range derivedProps(grp.Kind, ident, ev.Locations) {
+			if _, ok := o.Properties[k]; !ok && !slices.Contains(unset, any(k)) {
+				o.Properties[k] = v
+			}
+		}
+		o.ObservationID = observationID(n.NodeID, o)
+		n.Observations[j] = o
+	}
+	// The v1 order of observations.
+	slices.SortFunc(n.Observations, func(a, b Observation) int { return cmpUTF16(a.ObservationID, b.ObservationID) })
+	return n, nil
+}
+
+func (d *graphDecoder) edge(row []any) (*Edge, error) {
+	if len(row) < 4 || len(row) > 7 {
+		return nil, fmt.Errorf("%d cells, want 4 to 7", len(row))
+	}
+	src, err := d.anyRef(row[0])
+	if err != nil {
+		return nil, err
+	}
+	dst, err := d.anyRef(row[1])
+	if err != nil {
+		return nil, err
+	}
+	rel, ok := row[2].(string)
+	if !ok {
+		return nil, fmt.Errorf("relation %v is not a string", row[2])
+	}
+	cells := append(row[3:len(row):len(row)], nil, nil, nil)
+	e := &Edge{SourceNodeID: src.(string), TargetNodeID: dst.(string), Relation: rel, IdentifierStrategy: IDStrategy{"semantic-content-sha256", "relationship-exact"}}
+	if e.Evidence, err = d.evidence(cells[2], cells[3], cells[0], edgeBasis(rel)); err != nil {
+		return nil, err
+	}
+	if e.Properties, ok = cells[1].(map[string]any); !ok && cells[1] != nil {
+		return nil, fmt.Errorf("edge properties %v are not an object", cells[1])
+	}
+	if e.Properties == nil {
+		e.Properties = map[string]any{}
+	}
+	e.EdgeID = edgeID(e)
+	return e, nil
 }
 
 func observationID(nodeID string, o Observation) string {
@@ -538,8 +877,93 @@ func (d *graphDecoder) expandRefs(in []map[string]any, nulls ...string) ([]map[s
 	return in, nil
 }
 
-// expandRelation is relation reversed.
-func (d *graphDecoder) expandRelation(r map[string]any) error {
+// stringEntry is a string index row expanded.
+func (d *graphDecoder) stringEntry(raw json.RawMessage) (appString, error) {
+	var row []any
+	var s appString
+	if err := json.Unmarshal(raw, &row); err != nil {
+		return s, err
+	}
+	if len(row) < 2 || len(row) > 3 {
+		return s, fmt.Errorf("string index row of %d cells", len(row))
+	}
+	v, ok := row[0].(string)
+	id, err := d.anyRef(row[1])
+	if !ok || err != nil {
+		return s, fmt.Errorf("string index row %s is not [value, node, offset?]", raw)
+	}
+	s.Value, s.NodeID = v, id.(string)
+	if len(row) == 3 {
+		off, ok := row[2].(float64)
+		if !ok {
+			return s, fmt.Errorf("string index row %s: offset is not a number", raw)
+		}
+		s.Offset = offsetPtr(int64(off))
+	}
+	return s, nil
+}
+
+// expandRelation is relation reversed: the semantic relation as the
+// builder recorded it.
+func (d *graphDecoder) expandRelation(raw json.RawMessage) (map[string]any, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '{' {
+		var r map[string]any
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, err
+		}
+		return r, d.expandRelationObject(r)
+	}
+	var row []any
+	if err := json.Unmarshal(raw, &row); err != nil {
+		return nil, err
+	}
+	if len(row) < 2 {
+		return nil, fmt.Errorf("relation row %s is too short", raw)
+	}
+	rel, ok := row[1].(string)
+	if !ok {
+		return nil, fmt.Errorf("relation row %s names no relation", raw)
+	}
+	defaults := otherCells
+	if rel == "exports" {
+		defaults = exportCells
+	}
+	if len(row) > len(defaults) {
+		return nil, fmt.Errorf("relation row %s has too many cells", raw)
+	}
+	for len(row) < len(defaults) {
+		c := defaults[len(row)]
+		if _, ok := c.([]any); ok {
+			c = []any{}
+		}
+		row = append(row, c)
+	}
+	src, err := d.anyRef(row[0])
+	if err != nil {
+		return nil, err
+	}
+	r := map[string]any{"source_node_id": src, "relation": rel}
+	if rel == "exports" {
+		r["name"], r["value"] = row[2], map[string]any{"kind": row[3], "params": row[4], "rest": row[5]}
+		r["kind"], r["specifier"], r["offset"], r["target_node_id"] = row[6], row[7], row[8], nil
+		return r, nil
+	}
+	r["specifier"], r["offset"], r["names"] = row[2], row[4], row[5]
+	r["target_node_id"] = nil
+	if row[3] != nil {
+		if r["target_node_id"], err = d.anyRef(row[3]); err != nil {
+			return nil, err
+		}
+	}
+	if row[6] != nil {
+		r["external"] = row[6]
+	}
+	return r, nil
+}
+
+// expandRelationObject is relationObject reversed.
+func (d *graphDecoder) expandRelationObject(r map[string]any) error {
 	if v, ok := r["source"]; ok {
 		id, err := d.anyRef(v)
 		if err != nil {
@@ -547,6 +971,10 @@ func (d *graphDecoder) expandRelation(r map[string]any) error {
 		}
 		delete(r, "source")
 		r["source_node_id"] = id
+	}
+	if r["target_absent"] == true {
+		delete(r, "target_absent")
+		return nil
 	}
 	r["target_node_id"] = nil
 	if v, ok := r["target"]; ok {
@@ -556,24 +984,6 @@ func (d *graphDecoder) expandRelation(r map[string]any) error {
 		}
 		delete(r, "target")
 		r["target_node_id"] = id
-	}
-	if _, ok := r["offset"]; !ok {
-		r["offset"] = nil
-	}
-	if _, ok := r["specifier"]; !ok {
-		r["specifier"] = ""
-	}
-	if r["relation"] == "exports" {
-		if shape, ok := r["value"].(map[string]any); ok {
-			if _, ok := shape["params"]; !ok {
-				shape["params"] = nil
-			}
-			if _, ok := shape["rest"]; !ok {
-				shape["rest"] = false
-			}
-		}
-	} else if _, ok := r["names"]; !ok {
-		r["names"] = []any{}
 	}
 	return nil
 }

@@ -2,10 +2,14 @@ package jsapp
 
 import (
 	"bytes"
-	"encoding/json"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"rea/core"
+	"rea/ports/portstest"
 )
 
 // The lean graph must decode to the v1 graph rea built: the same nodes,
@@ -26,6 +30,20 @@ func TestLeanGraphDecodesToTheBuiltGraph(t *testing.T) {
 	b := g.node("javascript-module", identity(idArtifactLocal, stabilityVersion, map[string]any{"artifact_sha256": "22", "namespace": "a.js#webpack", "key": "./b"}), "",
 		nil, at("a.js", 40))
 	odd := g.node("storage", map[string]any{"strategy": idCanonicalPath, "stability": "odd", "key": "k"}, "k", nil, at("b.js", -1))
+	// Source modules of one map: the map's digest is shared (a digests
+	// entry); the first's properties all follow from its identity and
+	// location, the second's has_content and original_source do not, the
+	// third's resolved_path is missing.
+	const mapSHA = "3333333333333333333333333333333333333333333333333333333333333333"
+	for i, p := range []map[string]any{
+		{"original_source": "../src/a.ts", "has_content": true, "resolved_path": "src/a.ts"},
+		{"original_source": "other", "has_content": false, "resolved_path": "src/b.ts", "extra": 1},
+		{"original_source": "/abs/c.ts", "has_content": true},
+	} {
+		src := []string{"../src/a.ts", "../src/b.ts", "/abs/c.ts"}[i]
+		g.node("source-module", identity(idSourceMap, stabilitySMExact, map[string]any{"source_map_sha256": mapSHA, "original_source": src, "source_sha256": root}),
+			src, p, GraphEvidence{Basis: "source-map", Locations: []GraphLocation{{Path: "dist/a.js.map"}}})
+	}
 	g.root(art)
 	g.edge(art, a, "contains", map[string]any{"path": "a.js"}, GraphEvidence{Basis: "artifact-inventory", Locations: []GraphLocation{{Path: "a.js"}}})
 	g.edge(a, b, "contains", map[string]any{"module_id": "./b"}, at("a.js", 40))
@@ -33,8 +51,9 @@ func TestLeanGraphDecodesToTheBuiltGraph(t *testing.T) {
 	missing := nodeID("native-addon", identity(idCanonicalPath, stabilityVersion, map[string]any{"artifact_sha256": root, "path": "x.node"}))
 	g.edge(a, missing, "loads", map[string]any{"specifier": "./x.node"}, GraphEvidence{Basis: "source-map", Confidence: core.ConfidenceInferred})
 	built, enc := g.seal(nil, nil, root)
+	sealed := built.sealed.AppendTo(nil)
 
-	got, err := DecodeGraph(built.sealed)
+	got, err := DecodeGraph(sealed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,13 +66,13 @@ func TestLeanGraphDecodesToTheBuiltGraph(t *testing.T) {
 		t.Fatalf("decoded graph differs:\nbuilt   %s\ndecoded %s", want, have)
 	}
 	// The wire form is lean: no v1 IDs but node_id, and no default members.
-	for _, gone := range []string{"edge_id", "observation_id", "identifier_strategy", `"observed"`, "source_node_id", `"stability":"artifact-version"`} {
-		if bytes.Contains(built.sealed, []byte(gone)) {
-			t.Errorf("the lean graph holds %s: %s", gone, built.sealed)
+	for _, gone := range []string{`"node_id"`, "edge_id", "observation_id", "identifier_strategy", `"observed"`, "source_node_id", "artifact-version", `"src/a.ts"`} {
+		if bytes.Contains(sealed, []byte(gone)) {
+			t.Errorf("the lean graph holds %s: %s", gone, sealed)
 		}
 	}
-	if !bytes.Contains(built.sealed, []byte(`"stability":"odd"`)) || !bytes.Contains(built.sealed, []byte(`"target":"`+missing+`"`)) {
-		t.Errorf("an unimplied strategy or a node outside the graph was lost: %s", built.sealed)
+	if !bytes.Contains(sealed, []byte(`"odd"`)) || !bytes.Contains(sealed, []byte(`"`+missing+`"`)) {
+		t.Errorf("an unimplied strategy or a node outside the graph was lost: %s", sealed)
 	}
 
 	// Semantic relations and index records round-trip too.
@@ -63,17 +82,14 @@ func TestLeanGraphDecodesToTheBuiltGraph(t *testing.T) {
 		{"relation": "exports", "source_node_id": a, "name": "f", "kind": "commonjs", "specifier": "", "offset": offsetPtr(-1), "target_node_id": nil,
 			"value": map[string]any{"kind": "function", "params": nil, "rest": false}},
 	}
-	d := &graphDecoder{ids: make([]string, len(built.Nodes)), paths: enc.list}
-	for i, n := range built.Nodes {
-		d.ids[i] = n.NodeID
+	_, d, err := decodeGraph(sealed)
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, r := range rels {
 		raw, _ := core.CanonicalJSON(enc.relation(r))
-		var back map[string]any
-		if err := json.Unmarshal(raw, &back); err != nil {
-			t.Fatal(err)
-		}
-		if err := d.expandRelation(back); err != nil {
+		back, err := d.expandRelation(raw)
+		if err != nil {
 			t.Fatal(err)
 		}
 		w, _ := core.CanonicalJSON(r)
@@ -82,9 +98,50 @@ func TestLeanGraphDecodesToTheBuiltGraph(t *testing.T) {
 			t.Errorf("relation %s came back as %s (lean %s)", w, h, raw)
 		}
 	}
+	if row, ok := enc.relation(rels[2]).([]any); !ok || len(row) != 7 {
+		t.Errorf("an export is not a row: %v", enc.relation(rels[2]))
+	}
+	for i, e := range []map[string]any{{"value": "abc", "node_id": a, "offset": offsetPtr(4)}, {"value": "xyz", "node_id": missing, "offset": offsetPtr(-1)}} {
+		rows, _ := core.CanonicalJSON(enc.stringIndex([]map[string]any{e}))
+		raw := rows[1 : len(rows)-1]
+		s, err := d.stringEntry(raw)
+		if err != nil || s.Value != e["value"] || s.NodeID != e["node_id"] || (s.Offset == nil) != (i == 1) {
+			t.Errorf("string index entry %v came back as %+v (%v)", e, s, err)
+		}
+	}
+	if n := bytes.Count(sealed, []byte(mapSHA)); n != 1 {
+		t.Errorf("the shared map digest is written %d times, want once (in graph.digests)", n)
+	}
 	// A reference past the node table is an error, not a panic.
-	bad := bytes.Replace(built.sealed, []byte(`"target":1`), []byte(`"target":99`), 1)
+	bad := bytes.Replace(sealed, []byte(`"edges":[[`), []byte(`"edges":[[99`), 1)
 	if _, err := DecodeGraph(bad); err == nil {
 		t.Error("a reference past the node table decoded")
+	}
+}
+
+// The bound checkRoom refuses by (evidenceLowerBound) is a lower bound of
+// the lean form: the Evidence of an app of one-byte scripts, the least an
+// asset can cost, is not smaller (its normalized result alone is not).
+func TestEvidenceLowerBoundHolds(t *testing.T) {
+	dir := t.TempDir()
+	var need int64
+	for i := range 300 {
+		name := fmt.Sprintf("f%03d.js", i)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		need += jsappMinAssetBytes + jsappMinPathRepeats*int64(len(name))
+	}
+	req := jsappRequest{op: "analyze_javascript_application", path: dir, given: dir, format: "directory", policy: "fail", engine: portstest.FakeJS{}, observe: func(string) {}}
+	out, err := analyzeJSApp(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := core.CanonicalJSON(out.result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(b)) < need {
+		t.Fatalf("the result is %d bytes, below the lower bound %d", len(b), need)
 	}
 }

@@ -29,7 +29,7 @@ func opAnalyzeJSApp() *core.Operation {
 			"JavaScript assets and their imports, Electron processes (main, preload, renderer, utility) from BrowserWindow " +
 			"webPreferences.preload, loadFile/loadURL and utilityProcess.fork, contextBridge APIs, IPC channels (paired only when one " +
 			"literal handler meets literal senders), workers and service workers, literal endpoints, storage, .node add-ons, webpack/rspack/esbuild " +
-			"module tables and source maps mapped to original sources. Returns the JavaScript Application Graph with content-derived IDs, in its lean form (graph schema_version 2: node references are indexes into graph.nodes; edge and observation IDs are derivable). " +
+			"module tables and source maps mapped to original sources. Returns the JavaScript Application Graph with content-derived IDs, in its lean form (graph schema_version 3: nodes as rows, references are indexes into them; node, edge and observation IDs are derivable). " +
 			"detail:\"summary\" retains the complete Evidence and returns its summary view; follow up with trace_application_feature " +
 			"or the comparison tools using {\"kind\":\"retained-evidence\",\"evidence_id\"}.",
 		Kind:    core.KindApplication,
@@ -103,7 +103,11 @@ func handleAnalyzeJSApp(ctx context.Context, c *core.Call) (any, error) {
 	if in.MaxHeapMB != 0 {
 		lims = append(lims, "max_heap_mb bounds the reference's V8 worker; rea's Go engine does not use it.")
 	}
-	obs := &core.Observation{Result: out.result, Subject: out.subject, Provider: &prov, Locations: out.locs, Limitations: lims}
+	app, err := applicationOf(out.result)
+	if err != nil {
+		return nil, err
+	}
+	obs := &core.Observation{Result: app, Subject: out.subject, Provider: &prov, Locations: out.locs, Limitations: lims}
 	if detail != "summary" {
 		return obs, nil
 	}

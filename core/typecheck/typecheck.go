@@ -14,7 +14,10 @@ import (
 	"strings"
 )
 
-var rawMessageType = reflect.TypeFor[json.RawMessage]()
+var (
+	rawMessageType = reflect.TypeFor[json.RawMessage]()
+	marshalerType  = reflect.TypeFor[json.Marshaler]()
+)
 
 // Check compares a JSON Schema (an operation's input or result schema)
 // with the Go type whose JSON encoding it describes, and lists every
@@ -23,7 +26,8 @@ var rawMessageType = reflect.TypeFor[json.RawMessage]()
 // null), and a required property the Go type may omit (omitempty) or a
 // non-required one it always writes. Nested objects and array items are
 // compared where both sides describe them; "$ref" is resolved against the
-// schema's $defs; json.RawMessage and interface types match anything.
+// schema's $defs; json.RawMessage, interface types and structs that write
+// their own JSON (core.Canonical) match anything.
 //
 // For a result (result true) a property is required exactly when its field
 // is always written (no omitempty); for an input, a required property's
@@ -124,8 +128,8 @@ func schemaTypeOf(x any) string {
 // goTypes lists the JSON types a Go type encodes as, and whether it can
 // be null; nil means any.
 func goTypes(t reflect.Type) (types []string, nullable bool) {
-	if t == rawMessageType || t.Kind() == reflect.Interface {
-		return nil, true
+	if t == rawMessageType || t.Kind() == reflect.Interface || t.Kind() == reflect.Struct && t.Implements(marshalerType) {
+		return nil, true // a value that writes its own JSON (core.Canonical): any
 	}
 	if t.Kind() == reflect.Pointer {
 		ts, _ := goTypes(t.Elem())
