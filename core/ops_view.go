@@ -98,12 +98,14 @@ func resolveViewSource(s *Session, src map[string]any) (*Evidence, error) {
 }
 
 func handleInspectAnalysisView(_ context.Context, c *Call) (any, error) {
-	in, err := Input[InspectAnalysisViewInput](c)
-	if err != nil {
-		return nil, err
-	}
+	// Through canonical JSON, integral numbers the schema accepts as
+	// integers (1e3, 2.0) decode as the integers they are.
 	var view ViewSpec
-	if err := json.Unmarshal(in.View, &view); err != nil {
+	raw, err := CanonicalJSON(c.Args["view"])
+	if err == nil {
+		err = json.Unmarshal(raw, &view)
+	}
+	if err != nil {
 		return nil, ViewInvalid("the view does not decode: " + err.Error())
 	}
 	src, _ := c.Args["source"].(map[string]any)
