@@ -305,6 +305,8 @@ func (c *Catalog) validate(op *Operation, raw json.RawMessage) (map[string]any, 
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage("{}")
 	}
+	// One decode serves the validator and the handler: the tree the
+	// schema accepted is the arguments (json.Number for numbers).
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, InvalidRequest(op.Name, Issue{Path: []any{}, Reason: ReasonInvalidType, Message: "arguments are not valid JSON: " + err.Error(), Expected: "object"})
@@ -316,15 +318,19 @@ func (c *Catalog) validate(op *Operation, raw json.RawMessage) (map[string]any, 
 		}
 		return nil, InvalidRequest(op.Name, Issue{Path: []any{}, Reason: ReasonInvalidValue, Message: err.Error()})
 	}
-	args, err := decodeJSON(raw)
-	if err != nil {
-		return nil, InvalidRequest(op.Name, Issue{Path: []any{}, Reason: ReasonInvalidType, Message: err.Error()})
-	}
-	m, ok := args.(map[string]any)
+	m, ok := inst.(map[string]any)
 	if !ok {
 		return nil, InvalidRequest(op.Name, Issue{Path: []any{}, Reason: ReasonInvalidType, Expected: "object"})
 	}
-	applyDefaults(op.Input, m)
+	if d := op.inputDefaults(); len(d) > 2 { // the schema's top-level defaults, parsed once
+		if defs, err := decodeJSON(d); err == nil {
+			for k, v := range defs.(map[string]any) {
+				if _, set := m[k]; !set {
+					m[k] = v
+				}
+			}
+		}
+	}
 	return m, nil
 }
 

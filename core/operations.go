@@ -239,7 +239,7 @@ func (c *Call) RunID() string {
 
 // ProjectView projects a view of parent with the catalog's viewer for its
 // operation, as inspect_analysis_view does.
-func (c *Call) ProjectView(parent *Evidence, view map[string]any) (map[string]any, error) {
+func (c *Call) ProjectView(parent *Evidence, view ViewSpec) (*InspectAnalysisViewResult, error) {
 	return c.Session.cat.projectView(parent, view)
 }
 

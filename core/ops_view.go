@@ -98,19 +98,31 @@ func resolveViewSource(s *Session, src map[string]any) (*Evidence, error) {
 }
 
 func handleInspectAnalysisView(_ context.Context, c *Call) (any, error) {
+	// Through canonical JSON, integral numbers the schema accepts as
+	// integers (1e3, 2.0) decode as the integers they are.
+	var view ViewSpec
+	raw, err := CanonicalJSON(c.Args["view"])
+	if err == nil {
+		err = json.Unmarshal(raw, &view)
+	}
+	if err != nil {
+		return nil, ViewInvalid("the view does not decode: " + err.Error())
+	}
 	src, _ := c.Args["source"].(map[string]any)
 	parent, err := resolveViewSource(c.Session, src)
 	if err != nil {
 		return nil, err
 	}
-	view, _ := c.Args["view"].(map[string]any)
 	res, err := c.ProjectView(parent, view)
 	if err != nil {
 		return nil, err
 	}
+	// The Evidence parameters record the effective offset and limit, as
+	// the view echo does.
+	c.Args["view"] = res.View
 	prov := c.Session.reaProvider()
 	obs := &Observation{Result: res, Links: []EvidenceID{parent.EvidenceID}, Confidence: ConfidenceDerived, Provider: &prov,
-		Limitations: res["limitations"].([]string)}
+		Limitations: res.Limitations}
 	if parent.Subject != nil {
 		subj := *parent.Subject
 		obs.Subject = &subj

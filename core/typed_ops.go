@@ -353,23 +353,39 @@ type InspectAnalysisViewInput struct {
 	View   json.RawMessage `json:"view"`   // summary; a layout facet (mitigations, linkage); one section or symbol (by index or exact name); a stable pa...
 }
 
-// InspectAnalysisViewResult is the result of inspect_analysis_view.
+// InspectAnalysisViewResult is the result of inspect_analysis_view: the
+// view's facts and view_digest over them.
 type InspectAnalysisViewResult struct {
-	Kind             string            `json:"kind"`
-	View             json.RawMessage   `json:"view"`
-	ParentEvidenceID string            `json:"parent_evidence_id"`
-	ParentOperation  string            `json:"parent_operation"`
-	ParentDigest     string            `json:"parent_digest"`
-	ViewDigest       string            `json:"view_digest"`
-	Artifact         json.RawMessage   `json:"artifact"`
-	Coverage         json.RawMessage   `json:"coverage"`
-	Limitations      []string          `json:"limitations"`
-	Unknowns         []json.RawMessage `json:"unknowns"`
-	Facet            json.RawMessage   `json:"facet,omitempty"`
-	Item             json.RawMessage   `json:"item,omitempty"`
-	Items            []json.RawMessage `json:"items,omitempty"`
-	ProcedureAddress *string           `json:"procedure_address,omitempty"`
-	Summary          json.RawMessage   `json:"summary,omitempty"`
+	ViewFacts
+	ViewDigest string `json:"view_digest"`
+}
+
+// ViewFacts are what a view selected and the fields every view carries.
+// Exactly one of Summary, Facet, Item and Items holds the viewer's part,
+// a value of the parent family's own type (for example binary's
+// LayoutViewSummary or jsapp's ModulePage).
+type ViewFacts struct {
+	Kind             string       `json:"kind"`
+	View             ViewSpec     `json:"view"`
+	Summary          ViewPart     `json:"summary,omitempty"`
+	Facet            ViewPart     `json:"facet,omitempty"`
+	Item             ViewPart     `json:"item,omitempty"`
+	Items            ViewPart     `json:"items,omitempty"`
+	ProcedureAddress **string     `json:"procedure_address,omitempty"` // analyze_function views only; null when the parent recorded none
+	ParentEvidenceID string       `json:"parent_evidence_id"`
+	ParentOperation  string       `json:"parent_operation"`
+	ParentDigest     string       `json:"parent_digest"`
+	Artifact         ViewArtifact `json:"artifact"`
+	Coverage         ViewCoverage `json:"coverage"`
+	Limitations      []string     `json:"limitations"`
+	Unknowns         []any        `json:"unknowns"`
+}
+
+// ViewArtifact names the parent's bytes; path is always "" (the path a
+// record was read at stays outside its semantic projection).
+type ViewArtifact struct {
+	Path   string  `json:"path"`
+	SHA256 *string `json:"sha256"`
 }
 
 var operationTypes = map[string]Types{

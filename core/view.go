@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -21,22 +22,42 @@ const (
 
 // ViewRequest is a decoded view.
 type ViewRequest struct {
-	Kind       string         // summary, facet, item, page, native
-	Facet      string         // facet and native
-	Collection string         // item and page
-	Selector   map[string]any // item
+	Kind       string       // summary, facet, item, page, native
+	Facet      string       // facet and native
+	Collection string       // item and page
+	Selector   ViewSelector // item
 	Offset     int
 	Limit      int
 }
 
+// A ViewPart is what a viewer selected, as a value of its family's own
+// type (a summary, a facet, one item or a page of items). ViewSlot names
+// the member of the view result that holds it.
+type ViewPart interface {
+	ViewSlot() ViewSlot
+}
+
+// ViewSlot is the member of a view result that holds the viewer's part.
+type ViewSlot string
+
+// The slots of a view result.
+const (
+	SlotSummary ViewSlot = "summary"
+	SlotFacet   ViewSlot = "facet"
+	SlotItem    ViewSlot = "item"
+	SlotItems   ViewSlot = "items"
+)
+
 // ViewBody is what a viewer selected.
 type ViewBody struct {
-	Key         string // summary, facet, item or items
-	Value       any
-	Extra       map[string]any
-	Coverage    ViewCoverage
-	Limitations []string
-	Unknowns    []any
+	Part ViewPart
+	// ProcedureAddress is set by views of one procedure (analyze_function
+	// Evidence): then the result carries procedure_address, null when the
+	// parent recorded none. Other viewers leave it nil.
+	ProcedureAddress **string
+	Coverage         ViewCoverage
+	Limitations      []string
+	Unknowns         []any
 }
 
 // ViewCoverage says how much of the parent the view covers.
@@ -72,22 +93,42 @@ func ViewInvalid(msg string, path ...any) *Error {
 	return InvalidRequest("inspect_analysis_view", Issue{Path: append([]any{"view"}, path...), Reason: ReasonInvalidValue, Message: msg})
 }
 
+// ViewSpec is the view argument of inspect_analysis_view, echoed in its
+// result as view with the effective offset and limit of page and native
+// views.
+type ViewSpec struct {
+	Kind       string        `json:"kind"` // summary, facet, item, page, native
+	Facet      string        `json:"facet,omitempty"`
+	Collection string        `json:"collection,omitempty"`
+	Selector   *ViewSelector `json:"selector,omitempty"`
+	Offset     *int          `json:"offset,omitempty"`
+	Limit      *int          `json:"limit,omitempty"`
+}
+
+// ViewSelector selects one item: a list position or exact name (layout
+// sections and symbols), or a path or node_id (application modules).
+type ViewSelector struct {
+	Index  *int    `json:"index,omitempty"`
+	Name   *string `json:"name,omitempty"`
+	Path   *string `json:"path,omitempty"`
+	NodeID *string `json:"node_id,omitempty"`
+}
+
 // parseViewRequest decodes view and writes the effective defaults back into
 // it, so the view echo and the Evidence parameters record them.
-func parseViewRequest(view map[string]any) (*ViewRequest, error) {
-	r := &ViewRequest{}
-	r.Kind, _ = view["kind"].(string)
-	r.Facet, _ = view["facet"].(string)
-	r.Collection, _ = view["collection"].(string)
-	r.Selector, _ = view["selector"].(map[string]any)
+func parseViewRequest(view *ViewSpec) (*ViewRequest, error) {
+	r := &ViewRequest{Kind: view.Kind, Facet: view.Facet, Collection: view.Collection}
+	if view.Selector != nil {
+		r.Selector = *view.Selector
+	}
 	if r.Kind == "page" || r.Kind == "native" {
-		if _, ok := view["offset"]; !ok {
-			view["offset"] = json.Number("0")
+		if view.Offset == nil {
+			view.Offset = new(0)
 		}
-		if _, ok := view["limit"]; !ok {
-			view["limit"] = json.Number(fmt.Sprint(defaultViewLimit))
+		if view.Limit == nil {
+			view.Limit = new(defaultViewLimit)
 		}
-		r.Offset, r.Limit = IntArg(view, "offset", 0), IntArg(view, "limit", defaultViewLimit)
+		r.Offset, r.Limit = *view.Offset, *view.Limit
 		if r.Offset < 0 || r.Limit < 1 {
 			return nil, ViewInvalid("offset must be at least 0 and limit at least 1", "limit")
 		}
@@ -109,14 +150,14 @@ func viewOfEvidence(e *Evidence) EvidenceID {
 
 // projectView builds the view result: the viewer's selection plus the
 // fields every view carries, and view_digest over all of them.
-func (c *Catalog) projectView(parent *Evidence, view map[string]any) (map[string]any, error) {
+func (c *Catalog) projectView(parent *Evidence, view ViewSpec) (*InspectAnalysisViewResult, error) {
 	v, ok := c.viewers[parent.Operation]
 	if !ok {
 		ops := make([]string, 0, len(c.viewers))
 		for k := range c.viewers {
 			ops = append(ops, k)
 		}
-		sortStrings(ops)
+		slices.Sort(ops)
 		return nil, &Error{Code: CodeUnsupportedTarget,
 			Message:     fmt.Sprintf("inspect_analysis_view: %s Evidence has no views; views exist for %s", parent.Operation, strings.Join(ops, ", ")),
 			Remediation: "Pass Evidence produced by " + strings.Join(ops, " or ") + ".",
@@ -126,7 +167,7 @@ func (c *Catalog) projectView(parent *Evidence, view map[string]any) (map[string
 		return nil, &Error{Code: CodeEvidenceIntegrityMismatch, Message: "inspect_analysis_view: " + string(parent.EvidenceID) + " records a " + parent.PredicateType + ", not an analysis",
 			Details: map[string]any{"evidence_id": string(parent.EvidenceID), "reason": "wrong_predicate", "expected": DefaultPredicate, "actual": parent.PredicateType}}
 	}
-	req, err := parseViewRequest(view)
+	req, err := parseViewRequest(&view)
 	if err != nil {
 		return nil, err
 	}
@@ -134,50 +175,43 @@ func (c *Catalog) projectView(parent *Evidence, view map[string]any) (map[string
 	if err != nil {
 		return nil, err
 	}
-	artifact := map[string]any{"path": "", "sha256": nil}
+	res := &InspectAnalysisViewResult{ViewFacts: ViewFacts{
+		Kind:             req.Kind,
+		View:             view,
+		ProcedureAddress: body.ProcedureAddress,
+		ParentEvidenceID: string(parent.EvidenceID),
+		ParentOperation:  parent.Operation,
+		ParentDigest:     strings.TrimPrefix(string(parent.EvidenceID), "ev_"),
+		Coverage:         body.Coverage,
+		Limitations:      NonNil(body.Limitations),
+		Unknowns:         NonNil(body.Unknowns),
+	}}
 	if s := parent.Subject; s != nil {
 		// The path stays on the record's subject (local_path, outside the
 		// semantic projection): a view of the same bytes read at another
 		// path must have the same ID.
-		artifact = map[string]any{"path": "", "sha256": s.Digest.SHA256}
+		res.Artifact.SHA256 = &s.Digest.SHA256
 	}
-	lims := body.Limitations
-	if lims == nil {
-		lims = []string{}
+	if body.Part != nil {
+		switch body.Part.ViewSlot() {
+		case SlotSummary:
+			res.Summary = body.Part
+		case SlotFacet:
+			res.Facet = body.Part
+		case SlotItem:
+			res.Item = body.Part
+		case SlotItems:
+			res.Items = body.Part
+		default:
+			return nil, fmt.Errorf("inspect_analysis_view: the %s viewer chose slot %q", parent.Operation, body.Part.ViewSlot())
+		}
 	}
-	unks := body.Unknowns
-	if unks == nil {
-		unks = []any{}
-	}
-	res := map[string]any{
-		"kind":               req.Kind,
-		"view":               view,
-		body.Key:             body.Value,
-		"parent_evidence_id": string(parent.EvidenceID),
-		"parent_operation":   parent.Operation,
-		"parent_digest":      strings.TrimPrefix(string(parent.EvidenceID), "ev_"),
-		"artifact":           artifact,
-		"coverage":           body.Coverage,
-		"limitations":        lims,
-		"unknowns":           unks,
-	}
-	for k, x := range body.Extra {
-		res[k] = x
-	}
-	d, err := Digest(res)
+	d, err := Digest(&res.ViewFacts)
 	if err != nil {
 		return nil, err
 	}
-	res["view_digest"] = d
+	res.ViewDigest = d
 	return res, nil
-}
-
-func sortStrings(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
 }
 
 // ViewResultSchema is the result of inspect_analysis_view (and of

@@ -103,6 +103,10 @@ func TestLayoutViewsPageStablyWithDigests(t *testing.T) {
 	a, _ := bndCall(t, s, "inspect_analysis_view", map[string]any{"source": src, "view": map[string]any{"kind": "page", "collection": "symbols"}})
 	b, _ := bndCall(t, s, "inspect_analysis_view", map[string]any{"source": src, "view": map[string]any{"kind": "page", "collection": "symbols", "offset": 0, "limit": 64}})
 	is.Equal(a.Evidence.EvidenceID, b.Evidence.EvidenceID) // defaults recorded as effective values
+	// Integral numbers the schema accepts as integers read as those integers.
+	c, _ := bndCall(t, s, "inspect_analysis_view", json.RawMessage(`{"source":{"kind":"retained-evidence","evidence_id":"`+string(full.Evidence.EvidenceID)+`"},"view":{"kind":"page","collection":"symbols","offset":64e0,"limit":6.4e1}}`))
+	d, _ := bndCall(t, s, "inspect_analysis_view", map[string]any{"source": src, "view": map[string]any{"kind": "page", "collection": "symbols", "offset": 64, "limit": 64}})
+	is.Equal(c.Evidence.EvidenceID, d.Evidence.EvidenceID)
 	// Items, facets, ambiguity.
 	_, it := bndCall(t, s, "inspect_analysis_view", map[string]any{"source": src, "view": map[string]any{"kind": "item", "collection": "sections", "selector": map[string]any{"name": ".text"}}})
 	is.Equal(it["item"].(map[string]any)["position"], float64(1))

@@ -15,8 +15,8 @@ import (
 )
 
 var (
-	netErrorDetail = regexp.MustCompile(`^net::ERR_[A-Z0-9_]{1,100}$`)
-	plainDetail    = regexp.MustCompile(`^[a-z0-9_.:-]{1,100}$`)
+	netErrorDetail = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^net::ERR_[A-Z0-9_]{1,100}$`) })
+	plainDetail    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9_.:-]{1,100}$`) })
 )
 
 // timeline is the event state of one observe_web_session call.
@@ -79,7 +79,7 @@ func (tl *timeline) withURL(ev *ports.BrowserTimelineEvent, raw string) (left bo
 
 func detail(s string) *string {
 	s = strings.ToLower(s)
-	if plainDetail.MatchString(s) {
+	if plainDetail().MatchString(s) {
 		return &s
 	}
 	return nil
@@ -158,7 +158,7 @@ func (tl *timeline) onEvent(ev event) {
 			return
 		}
 		te := ports.BrowserTimelineEvent{Type: "load_failed", RequestID: strp(e.RequestID)}
-		if netErrorDetail.MatchString(e.ErrorText) {
+		if netErrorDetail().MatchString(e.ErrorText) {
 			te.Detail = &e.ErrorText
 		}
 		tl.add(te)

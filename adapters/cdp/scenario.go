@@ -24,7 +24,7 @@ import (
 	"rea/ports"
 )
 
-var stepIDPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._-]*$`)
+var stepIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._-]*$`) })
 
 var scenarioArtifacts = map[string]bool{"screenshot": true, "dom": true, "accessibility": true, "url": true, "history": true}
 
@@ -56,7 +56,7 @@ func validateScenario(req *ports.BrowserScenarioRequest) (scope, error) {
 	seen := map[string]bool{"scenario_start": true}
 	for i, s := range req.Steps {
 		f := fmt.Sprintf("actions/%d", i)
-		if !stepIDPattern.MatchString(s.StepID) || seen[s.StepID] {
+		if !stepIDPattern().MatchString(s.StepID) || seen[s.StepID] {
 			return scope{}, invalidScenario(f+"/step_id", "step ids must match ^[A-Za-z][A-Za-z0-9._-]*$ and be unique")
 		}
 		seen[s.StepID] = true
@@ -82,7 +82,7 @@ func validateScenario(req *ports.BrowserScenarioRequest) (scope, error) {
 	}
 	ids, envs := map[string]bool{}, map[string]bool{}
 	for i, x := range req.Secrets {
-		if !stepIDPattern.MatchString(x.SecretID) || ids[x.SecretID] || x.EnvironmentVariable == "" || envs[x.EnvironmentVariable] {
+		if !stepIDPattern().MatchString(x.SecretID) || ids[x.SecretID] || x.EnvironmentVariable == "" || envs[x.EnvironmentVariable] {
 			return scope{}, invalidScenario(fmt.Sprintf("secrets/%d", i), "secret ids and environment variables must be unique and non-empty")
 		}
 		ids[x.SecretID], envs[x.EnvironmentVariable] = true, true

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 )
 
 // Installation is what discovery found under GHIDRA_INSTALL_DIR. Discovery
@@ -31,7 +32,7 @@ type Check struct {
 }
 
 // versionPattern is the accepted 12.1.x shape (PROVIDERS.md §1.2).
-var versionPattern = regexp.MustCompile(`^(\d+)\.(\d+)(?:\.(\d+))?([-+].*)?$`)
+var versionPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+)\.(\d+)(?:\.(\d+))?([-+].*)?$`) })
 
 // VerifiedVersion is the Ghidra build the bridge is verified against; other
 // 12.1.x builds are accepted with a limitation.
@@ -65,7 +66,7 @@ func Discover(dir, javaHome string) Installation {
 	}
 	in.Version = v
 	pass("installation", props)
-	m := versionPattern.FindStringSubmatch(v)
+	m := versionPattern().FindStringSubmatch(v)
 	switch {
 	case v == "":
 		return fail("version", "unsupported_version", "application.version is empty in "+props)

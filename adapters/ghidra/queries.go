@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -22,12 +23,14 @@ const pageLimit = 500
 // items anyway).
 const maxPages = 1_000_000/pageLimit + 1
 
-var addressPattern = regexp.MustCompile(`^(?:0x[0-9a-f]+|(?:[A-Za-z0-9._~-]|%[0-9A-F]{2})+:0x[0-9a-f]+)$`)
+var addressPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:0x[0-9a-f]+|(?:[A-Za-z0-9._~-]|%[0-9A-F]{2})+:0x[0-9a-f]+)$`)
+})
 
 // parseAddress reads bridge address text. Only the default space maps onto
 // ports' uint64 addresses; other spaces (EXTERNAL:0x...) report ok false.
 func parseAddress(s string) (addr uint64, ok bool, err error) {
-	if !addressPattern.MatchString(s) || len(s) > 4096 {
+	if !addressPattern().MatchString(s) || len(s) > 4096 {
 		return 0, false, fmt.Errorf("%w: address %q out of shape", errProtocol, s)
 	}
 	if !strings.HasPrefix(s, "0x") {

@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"rea/adapters/internal/lazyengine"
@@ -72,7 +73,7 @@ type sessionInfo struct {
 	} `json:"target"`
 }
 
-var extPattern = regexp.MustCompile(`^\.[A-Za-z0-9]{1,12}$`)
+var extPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\.[A-Za-z0-9]{1,12}$`) })
 
 // start runs PROVIDERS.md §1.4 under ctx (the startup deadline): a private
 // root, a verified copy of the target, the descriptor, analyzeHeadless, the
@@ -225,7 +226,7 @@ func (a *Analysis) checkSession(info sessionInfo, runID string) error {
 // 0600) and checks the copy's digest.
 func copyTarget(t ports.Target, root string) (string, error) {
 	ext := filepath.Ext(t.Path)
-	if !extPattern.MatchString(ext) {
+	if !extPattern().MatchString(ext) {
 		ext = ".bin"
 	}
 	dst := filepath.Join(root, "target-"+t.SHA256[:12]+ext)

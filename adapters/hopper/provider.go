@@ -86,11 +86,33 @@ func (p *Provider) Availability(ctx context.Context) ports.Availability {
 	return ports.Availability{Available: true, Diagnostics: diag}
 }
 
-// loaderFlag is Hopper's CPU flag for an architecture.
-var loaderFlag = map[string]string{"x86": "--intel-32", "x86_64": "--intel-64", "arm": "--armv7", "arm64": "--aarch64"}
+// loaderFlag is Hopper's CPU flag for an architecture, or "".
+func loaderFlag(arch string) string {
+	switch arch {
+	case "x86":
+		return "--intel-32"
+	case "x86_64":
+		return "--intel-64"
+	case "arm":
+		return "--armv7"
+	case "arm64":
+		return "--aarch64"
+	}
+	return ""
+}
 
-// loaderName is Hopper's loader for a format.
-var loaderName = map[string]string{"elf": "ELF", "pe": "WinPE", "mach-o": "Mach-O"}
+// loaderName is Hopper's loader for a format, or "".
+func loaderName(format string) string {
+	switch format {
+	case "elf":
+		return "ELF"
+	case "pe":
+		return "WinPE"
+	case "mach-o":
+		return "Mach-O"
+	}
+	return ""
+}
 
 // Support accepts ELF, PE and Mach-O executables and libraries for x86,
 // x86_64, arm and arm64, and Hopper databases (a .hop file: rea does not
@@ -99,13 +121,13 @@ func (p *Provider) Support(ctx context.Context, t ports.Target) ports.Support {
 	if isDatabase(t) {
 		return ports.Support{Supported: true}
 	}
-	if _, ok := loaderName[t.Format]; !ok {
+	if loaderName(t.Format) == "" {
 		return ports.Support{Code: "target_format_unsupported", Reason: fmt.Sprintf("the Hopper provider loads ELF, PE and Mach-O, not %q", t.Format)}
 	}
 	if t.Kind != "executable" && t.Kind != "shared-library" {
 		return ports.Support{Code: "target_kind_unsupported", Reason: fmt.Sprintf("Hopper analyses executables, not %q", t.Kind)}
 	}
-	if _, ok := loaderFlag[t.Architecture]; !ok {
+	if loaderFlag(t.Architecture) == "" {
 		return ports.Support{Code: "architecture_unsupported", Reason: fmt.Sprintf("architecture %q has no Hopper loader flag", t.Architecture)}
 	}
 	return ports.Support{Supported: true}
@@ -129,7 +151,7 @@ func (p *Provider) loaderArgs(t ports.Target) (args []string, source string) {
 	if p.opts.LoaderArgs != nil {
 		return append([]string(nil), p.opts.LoaderArgs...), "configured_override"
 	}
-	return []string{"-l", loaderName[t.Format], loaderFlag[t.Architecture]}, "derived"
+	return []string{"-l", loaderName(t.Format), loaderFlag(t.Architecture)}, "derived"
 }
 
 // Open returns a lazy analysis of t: nothing starts until its first query.

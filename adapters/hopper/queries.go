@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"sync"
 
 	"rea/ports"
 )
@@ -18,11 +19,21 @@ const (
 	readChunk = 4096 // the bridge's read_bytes maximum
 )
 
-var addressPattern = regexp.MustCompile(`^0x[0-9a-f]{1,16}$`)
+var addressRE struct {
+	sync.Once
+	re *regexp.Regexp
+}
+
+// addressPattern is compiled on first use, so the package has no start-up
+// work.
+func addressPattern() *regexp.Regexp {
+	addressRE.Do(func() { addressRE.re = regexp.MustCompile(`^0x[0-9a-f]{1,16}$`) })
+	return addressRE.re
+}
 
 // parseAddress reads bridge address text ("0x" and lowercase hex).
 func parseAddress(s string) (uint64, error) {
-	if !addressPattern.MatchString(s) {
+	if !addressPattern().MatchString(s) {
 		return 0, fmt.Errorf("%w: address %q out of shape", errProtocol, s)
 	}
 	return strconv.ParseUint(s[2:], 16, 64)

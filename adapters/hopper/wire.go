@@ -40,8 +40,13 @@ type event struct {
 	Error     *RemoteError `json:"-"`
 }
 
-var remoteTypes = map[string]bool{"capability_unavailable": true, "authorization": true, "invalid_request": true,
-	"bridge_exception": true, "remote": true}
+func remoteType(t string) bool {
+	switch t {
+	case "capability_unavailable", "authorization", "invalid_request", "bridge_exception", "remote":
+		return true
+	}
+	return false
+}
 
 // parseRemoteError reads E = {code: -32000, message (1..512 code points),
 // type} exactly.
@@ -55,7 +60,7 @@ func parseRemoteError(b json.RawMessage) (*RemoteError, error) {
 		json.Unmarshal(m["type"], &e.Type) != nil {
 		return nil, fmt.Errorf("%w: error fields out of shape", errProtocol)
 	}
-	if e.Code != -32000 || e.Message == "" || len([]rune(e.Message)) > 512 || !remoteTypes[e.Type] {
+	if e.Code != -32000 || e.Message == "" || len([]rune(e.Message)) > 512 || !remoteType(e.Type) {
 		return nil, fmt.Errorf("%w: error code, message or type out of range", errProtocol)
 	}
 	return &e, nil

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/arch/arm64/arm64asm"
 
@@ -165,7 +166,7 @@ func (d *arm64Decoder) step(b []byte, pc uint64, out *insn) {
 	out.refs = refs
 }
 
-var arm64PCRel = regexp.MustCompile(`\.[+-]0x[0-9a-f]+`)
+var arm64PCRel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\.[+-]0x[0-9a-f]+`) })
 
 func (d *arm64Decoder) format(b []byte, pc uint64, in *insn, name func(uint64) string) ports.Instruction {
 	out := ports.Instruction{Address: pc, Bytes: append([]byte(nil), b[:min(in.size, len(b))]...), Flow: in.flow,
@@ -192,7 +193,7 @@ func (d *arm64Decoder) format(b []byte, pc uint64, in *insn, name func(uint64) s
 		if inst.Op == arm64asm.ADRP {
 			abs = pc&^0xfff + uint64(rel)
 		}
-		text = arm64PCRel.ReplaceAllLiteralString(text, "0x"+strconv.FormatUint(abs, 16))
+		text = arm64PCRel().ReplaceAllLiteralString(text, "0x"+strconv.FormatUint(abs, 16))
 		if n := name(abs); n != "" {
 			suffix += " <" + n + ">"
 		}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/arch/arm64/arm64asm"
 )
@@ -22,14 +23,18 @@ import (
 type arm64Sem struct{}
 
 var (
-	arm64RegToken = regexp.MustCompile(`\b(?:([WX])(\d+)|([BHSDQV])(\d+)|(WZR|XZR|WSP|SP))\b`)
-	arm64MemText  = regexp.MustCompile(`^\[([A-Z0-9]+)(?:,#(-?(?:0x)?[0-9a-fA-F]+))?\](!?)(?:,#(-?(?:0x)?[0-9a-fA-F]+))?$`)
+	arm64RegToken = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:([WX])(\d+)|([BHSDQV])(\d+)|(WZR|XZR|WSP|SP))\b`)
+	})
+	arm64MemText = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\[([A-Z0-9]+)(?:,#(-?(?:0x)?[0-9a-fA-F]+))?\](!?)(?:,#(-?(?:0x)?[0-9a-fA-F]+))?$`)
+	})
 )
 
 // arm64Regs lists the full registers named in an operand's text.
 func arm64Regs(text string) []string {
 	var out []string
-	for _, m := range arm64RegToken.FindAllStringSubmatch(text, -1) {
+	for _, m := range arm64RegToken().FindAllStringSubmatch(text, -1) {
 		switch {
 		case m[1] != "":
 			out = append(out, "x"+m[2])
@@ -49,7 +54,7 @@ func arm64Mem(a arm64asm.Arg) (loc string, addrRegs []string, writeback string) 
 	text := a.String()
 	regs := arm64Regs(text)
 	if m, ok := a.(arm64asm.MemImmediate); ok {
-		if p := arm64MemText.FindStringSubmatch(text); p != nil && len(regs) == 1 {
+		if p := arm64MemText().FindStringSubmatch(text); p != nil && len(regs) == 1 {
 			base := regs[0]
 			off := int64(0)
 			if p[2] != "" && p[3] == "" { // [Rn,#imm] (an offset); [Rn,#imm]! addresses the updated base

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -23,6 +24,53 @@ import (
 type sample struct {
 	wall, cpu time.Duration
 	rssKiB    int64
+	// maps is the resident KiB of each kind of mapping, read from
+	// /proc/PID/smaps after an MCP session's last response (a session
+	// case only): where the resident pages are.
+	maps map[string]int64
+}
+
+// mapKinds are the kinds of mapping the session cases break RSS into: the
+// executable's text (r-x), its read-only data (r--: rodata, the function
+// table), its writable data (rw-: data, bss), anonymous memory (heap,
+// goroutine stacks) and everything else (the C library, the loader).
+var mapKinds = []string{"exe text", "exe rodata", "exe data", "anonymous", "other"}
+
+// residentByKind sums Rss of /proc/pid/smaps by mapping kind.
+func residentByKind(pid int, exe string) (map[string]int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", pid))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int64{}
+	kind := "other"
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) >= 5 && strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":"):
+			path := ""
+			if len(f) >= 6 {
+				path = f[5]
+			}
+			switch {
+			case path == exe && strings.HasPrefix(f[1], "r-x"):
+				kind = "exe text"
+			case path == exe && strings.HasPrefix(f[1], "rw"):
+				kind = "exe data"
+			case path == exe:
+				kind = "exe rodata"
+			case path == "" || path == "[heap]" || path == "[stack]":
+				kind = "anonymous"
+			default:
+				kind = "other"
+			}
+		case len(f) == 3 && f[0] == "Rss:":
+			var kib int64
+			fmt.Sscan(f[1], &kib)
+			out[kind] += kib
+		}
+	}
+	return out, nil
 }
 
 // benchCase is one command, run the same way under both binaries.
@@ -76,6 +124,7 @@ func runCompare(oldRea, newRea, app string, pairs int) error {
 			}
 		}
 		o, n := medians(olds), medians(news)
+		defer printMaps(c.name, o, n)
 		fmt.Printf("%-58s %8s %8s %6.2f   %8s %8s %6.2f   %7.1fM %7.1fM %6.2f\n", c.name,
 			ms(o.wall), ms(n.wall), ratio(float64(n.wall), float64(o.wall)),
 			ms(o.cpu), ms(n.cpu), ratio(float64(n.cpu), float64(o.cpu)),
@@ -83,6 +132,17 @@ func runCompare(oldRea, newRea, app string, pairs int) error {
 	}
 	fmt.Printf("\nload average after: %s\n", loadavg())
 	return nil
+}
+
+// printMaps prints a session case's resident KiB by mapping kind, medians.
+func printMaps(name string, o, n sample) {
+	if o.maps == nil {
+		return
+	}
+	fmt.Printf("\n%s: resident at the last response by mapping (medians)\n", name)
+	for _, k := range mapKinds {
+		fmt.Printf("  %-12s %8.1fM %8.1fM %+7.1fM\n", k, float64(o.maps[k])/1024, float64(n.maps[k])/1024, float64(n.maps[k]-o.maps[k])/1024)
+	}
 }
 
 // runOnce runs one case under bin and measures the whole process.
@@ -105,6 +165,7 @@ func runOnce(bin string, c benchCase) (sample, error) {
 	} else {
 		cmd.Stdout = io.Discard
 	}
+	var maps map[string]int64
 	t0 := time.Now()
 	if err := cmd.Start(); err != nil {
 		return sample{}, err
@@ -127,6 +188,10 @@ func runOnce(bin string, c benchCase) (sample, error) {
 				}
 			}
 		}
+		exe, _ := filepath.Abs(bin)
+		if exe, err := filepath.EvalSymlinks(exe); err == nil {
+			maps, _ = residentByKind(cmd.Process.Pid, exe)
+		}
 		in.Close()
 		io.Copy(io.Discard, out)
 	}
@@ -139,19 +204,31 @@ func runOnce(bin string, c benchCase) (sample, error) {
 		return sample{}, fmt.Errorf("no resource usage")
 	}
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	return sample{wall: wall, cpu: cpu, rssKiB: ru.Maxrss}, nil
+	return sample{wall: wall, cpu: cpu, rssKiB: ru.Maxrss, maps: maps}, nil
 }
 
 func medians(s []sample) sample {
 	var w, c []time.Duration
 	var r []int64
+	kinds := map[string][]int64{}
 	for _, x := range s {
 		w, c, r = append(w, x.wall), append(c, x.cpu), append(r, x.rssKiB)
+		for k, v := range x.maps {
+			kinds[k] = append(kinds[k], v)
+		}
 	}
 	slices.Sort(w)
 	slices.Sort(c)
 	slices.Sort(r)
-	return sample{wall: w[len(w)/2], cpu: c[len(c)/2], rssKiB: r[len(r)/2]}
+	m := sample{wall: w[len(w)/2], cpu: c[len(c)/2], rssKiB: r[len(r)/2]}
+	if len(kinds) > 0 {
+		m.maps = map[string]int64{}
+		for k, v := range kinds {
+			slices.Sort(v)
+			m.maps[k] = v[len(v)/2]
+		}
+	}
+	return m
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1fms", float64(d)/1e6) }

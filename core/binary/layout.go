@@ -444,12 +444,12 @@ func handleInspectBinaryLayout(ctx context.Context, c *core.Call) (any, error) {
 	if _, err := c.Retain(parent); err != nil {
 		return nil, err
 	}
-	view, err := c.ProjectView(parent, map[string]any{"kind": "summary"})
+	view, err := c.ProjectView(parent, core.ViewSpec{Kind: "summary"})
 	if err != nil {
 		return nil, err
 	}
 	return &core.Observation{Result: view, Subject: subj, Provider: &prov, Links: []core.EvidenceID{parent.EvidenceID},
-		Confidence: core.ConfidenceDerived, Limitations: view["limitations"].([]string)}, nil
+		Confidence: core.ConfidenceDerived, Limitations: view.Limitations}, nil
 }
 
 func openLayoutTarget(path string) (*os.File, fs.FileInfo, error) {

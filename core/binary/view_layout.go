@@ -44,6 +44,49 @@ func (d *layoutDoc) collection(name string) ([]json.RawMessage, bool) {
 	return nil, false
 }
 
+// LayoutViewSummary is the summary view of inspect_binary_layout Evidence.
+type LayoutViewSummary struct {
+	Bytes           string          `json:"bytes"`
+	Format          string          `json:"format"`
+	Architecture    json.RawMessage `json:"architecture"` // as the parent recorded it
+	ImageType       string          `json:"image_type"`
+	Entry           json.RawMessage `json:"entry"` // as the parent recorded it
+	Counts          LayoutCounts    `json:"counts"`
+	LimitationCount int             `json:"limitation_count"`
+	DiagnosticCount int             `json:"diagnostic_count"`
+}
+
+// LayoutCounts are the rows of each layout collection, as 0x hex.
+type LayoutCounts struct {
+	Sections                  string `json:"sections"`
+	Segments                  string `json:"segments"`
+	Symbols                   string `json:"symbols"`
+	Relocations               string `json:"relocations"`
+	PackedRelativeRelocations string `json:"packed_relative_relocations"`
+}
+
+// LayoutFacet is one layout facet (mitigations or linkage) as the parent
+// recorded it.
+type LayoutFacet struct {
+	Name  string          `json:"name"`
+	Value json.RawMessage `json:"value"`
+}
+
+// LayoutItem is one section or symbol row and its list position.
+type LayoutItem struct {
+	Collection string          `json:"collection"`
+	Position   int             `json:"position"`
+	Value      json.RawMessage `json:"value"`
+}
+
+// LayoutRows is a page of one layout collection's rows.
+type LayoutRows []json.RawMessage
+
+func (LayoutViewSummary) ViewSlot() core.ViewSlot { return core.SlotSummary }
+func (LayoutFacet) ViewSlot() core.ViewSlot       { return core.SlotFacet }
+func (LayoutItem) ViewSlot() core.ViewSlot        { return core.SlotItem }
+func (LayoutRows) ViewSlot() core.ViewSlot        { return core.SlotItems }
+
 func layoutView(parent *core.Evidence, req *core.ViewRequest) (*core.ViewBody, error) {
 	var d layoutDoc
 	if err := json.Unmarshal(parent.NormalizedResult, &d); err != nil || d.Format == "" {
@@ -53,14 +96,15 @@ func layoutView(parent *core.Evidence, req *core.ViewRequest) (*core.ViewBody, e
 	body := &core.ViewBody{Limitations: append([]string{}, d.Limitations...)}
 	switch req.Kind {
 	case "summary":
-		counts := map[string]any{}
-		for _, c := range []string{"sections", "segments", "symbols", "relocations", "packed_relative_relocations"} {
+		count := func(c string) string {
 			rows, _ := d.collection(c)
-			counts[c] = core.Hex(uint64(len(rows)))
+			return core.Hex(uint64(len(rows)))
 		}
-		body.Key, body.Coverage = "summary", core.WholeCoverage()
-		body.Value = map[string]any{"bytes": d.Artifact.Bytes, "format": d.Format, "architecture": d.Architecture, "image_type": d.ImageType,
-			"entry": d.EntryPoint, "counts": counts, "limitation_count": len(d.Limitations), "diagnostic_count": len(d.Diagnostics)}
+		body.Coverage = core.WholeCoverage()
+		body.Part = LayoutViewSummary{Bytes: d.Artifact.Bytes, Format: d.Format, Architecture: d.Architecture, ImageType: d.ImageType,
+			Entry: d.EntryPoint, LimitationCount: len(d.Limitations), DiagnosticCount: len(d.Diagnostics),
+			Counts: LayoutCounts{Sections: count("sections"), Segments: count("segments"), Symbols: count("symbols"),
+				Relocations: count("relocations"), PackedRelativeRelocations: count("packed_relative_relocations")}}
 	case "facet":
 		var v json.RawMessage
 		switch req.Facet {
@@ -71,7 +115,7 @@ func layoutView(parent *core.Evidence, req *core.ViewRequest) (*core.ViewBody, e
 		default:
 			return nil, core.ViewInvalid("inspect_binary_layout views offer the facets mitigations and linkage, not "+req.Facet, "facet")
 		}
-		body.Key, body.Value, body.Coverage = "facet", map[string]any{"name": req.Facet, "value": v}, core.WholeCoverage()
+		body.Part, body.Coverage = LayoutFacet{Name: req.Facet, Value: v}, core.WholeCoverage()
 	case "item":
 		rows, ok := d.collection(req.Collection)
 		if !ok || (req.Collection != "sections" && req.Collection != "symbols") {
@@ -81,15 +125,15 @@ func layoutView(parent *core.Evidence, req *core.ViewRequest) (*core.ViewBody, e
 		if err != nil {
 			return nil, err
 		}
-		body.Key, body.Coverage = "item", core.WholeCoverage()
-		body.Value = map[string]any{"collection": req.Collection, "position": i, "value": rows[i]}
+		body.Coverage = core.WholeCoverage()
+		body.Part = LayoutItem{Collection: req.Collection, Position: i, Value: rows[i]}
 	case "page":
 		rows, ok := d.collection(req.Collection)
 		if !ok {
 			return nil, core.ViewInvalid("inspect_binary_layout pages are sections, segments, symbols, relocations or packed_relative_relocations, not "+req.Collection, "collection")
 		}
 		start, end, cov := core.PageOf(len(rows), req.Offset, req.Limit)
-		body.Key, body.Value, body.Coverage = "items", rows[start:end], cov
+		body.Part, body.Coverage = LayoutRows(rows[start:end]), cov
 	default:
 		return nil, core.ViewInvalid("inspect_binary_layout offers summary, facet, item and page views, not "+req.Kind, "kind")
 	}
@@ -99,22 +143,17 @@ func layoutView(parent *core.Evidence, req *core.ViewRequest) (*core.ViewBody, e
 // selectRow finds one row by list position or exact display name; a name
 // that several rows share is ambiguous and lists their positions.
 func selectRow(rows []json.RawMessage, req *core.ViewRequest) (int, error) {
-	if v, ok := req.Selector["index"]; ok {
-		i := -1
-		if n, ok := v.(json.Number); ok {
-			if x, err := n.Int64(); err == nil {
-				i = int(x)
-			}
-		}
+	if req.Selector.Index != nil {
+		i := *req.Selector.Index
 		if i < 0 || i >= len(rows) {
-			return 0, core.ViewInvalid(fmt.Sprintf("index %v is outside the %d %s", v, len(rows), req.Collection), "selector", "index")
+			return 0, core.ViewInvalid(fmt.Sprintf("index %d is outside the %d %s", i, len(rows), req.Collection), "selector", "index")
 		}
 		return i, nil
 	}
-	name, ok := req.Selector["name"].(string)
-	if !ok {
+	if req.Selector.Name == nil {
 		return 0, core.ViewInvalid("select "+req.Collection+" by index or name", "selector")
 	}
+	name := *req.Selector.Name
 	var hits []int
 	for i, r := range rows {
 		var row struct {

@@ -29,6 +29,90 @@ type recordedCollection struct {
 	NextOffset *int              `json:"next_offset"`
 }
 
+// NativeViewSummary is the summary view of an analyze_function dossier:
+// what each collection recorded, without the rows.
+type NativeViewSummary struct {
+	ProcedureAddress   *string                     `json:"procedure_address"`
+	ProcedureName      *string                     `json:"procedure_name"`
+	Collections        map[string]*CollectionCount `json:"collections"` // null where the parent did not record the collection
+	Pseudocode         PseudocodeCount             `json:"pseudocode"`
+	NativeAPIAvailable *bool                       `json:"native_api_available"`
+	ValueFlow          map[string]any              `json:"value_flow"`
+	LimitationCount    int                         `json:"limitation_count"`
+}
+
+// CollectionCount is how many rows the parent recorded of a collection.
+type CollectionCount struct {
+	Recorded  int  `json:"recorded"`
+	Total     *int `json:"total"`
+	Truncated bool `json:"truncated"`
+}
+
+// PseudocodeCount is how much pseudocode the parent recorded.
+type PseudocodeCount struct {
+	RecordedCodeUnits *int `json:"recorded_code_units"`
+	TotalChars        *int `json:"total_chars"`
+	Truncated         bool `json:"truncated"`
+}
+
+// NativeRecord is one facet recorded whole (procedure, native_api), as
+// the parent recorded it; null when it did not.
+type NativeRecord struct {
+	Facet string          `json:"facet"`
+	Value json.RawMessage `json:"value"`
+}
+
+// ValueFlowSummaryFacet is the value_flow_summary facet: the value-flow record
+// without its collections, plus what each collection recorded; null when
+// the parent did not record value flow.
+type ValueFlowSummaryFacet struct {
+	Facet string         `json:"facet"`
+	Value map[string]any `json:"value"`
+}
+
+// NativePage is a page of one recorded collection's rows.
+type NativePage struct {
+	Facet  string            `json:"facet"`
+	Items  []json.RawMessage `json:"items"`
+	Offset int               `json:"offset"`
+	Limit  int               `json:"limit"`
+}
+
+// ReferenceRow is one row of the references facet.
+type ReferenceRow struct {
+	Direction string          `json:"direction"` // incoming or outgoing
+	Reference json.RawMessage `json:"reference"`
+}
+
+// PseudocodePage is a page of pseudocode in UTF-16 code units.
+type PseudocodePage struct {
+	Facet             string `json:"facet"`
+	Text              string `json:"text"`
+	Offset            int    `json:"offset"`
+	Limit             int    `json:"limit"`
+	ReturnedCodeUnits int    `json:"returned_code_units"`
+	TotalCodeUnits    int    `json:"total_code_units"`
+	ParentTotalChars  *int   `json:"parent_total_chars"`
+	ParentTruncated   bool   `json:"parent_truncated"`
+}
+
+// NoPseudocode is the pseudocode facet of a parent that recorded none.
+type NoPseudocode struct {
+	Facet             string  `json:"facet"`
+	Text              *string `json:"text"` // always null
+	Offset            int     `json:"offset"`
+	Limit             int     `json:"limit"`
+	ReturnedCodeUnits int     `json:"returned_code_units"`
+	TotalCodeUnits    int     `json:"total_code_units"`
+}
+
+func (NativeViewSummary) ViewSlot() core.ViewSlot     { return core.SlotSummary }
+func (NativeRecord) ViewSlot() core.ViewSlot          { return core.SlotItem }
+func (ValueFlowSummaryFacet) ViewSlot() core.ViewSlot { return core.SlotItem }
+func (NativePage) ViewSlot() core.ViewSlot            { return core.SlotItem }
+func (PseudocodePage) ViewSlot() core.ViewSlot        { return core.SlotItem }
+func (NoPseudocode) ViewSlot() core.ViewSlot          { return core.SlotItem }
+
 func nativeView(parent *core.Evidence, req *core.ViewRequest) (*core.ViewBody, error) {
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(parent.NormalizedResult, &doc); err != nil || doc["procedure"] == nil {
@@ -40,7 +124,7 @@ func nativeView(parent *core.Evidence, req *core.ViewRequest) (*core.ViewBody, e
 		Name    *string `json:"name"`
 	}
 	_ = json.Unmarshal(doc["procedure"], &proc)
-	body := &core.ViewBody{Extra: map[string]any{"procedure_address": proc.Address}}
+	body := &core.ViewBody{ProcedureAddress: &proc.Address}
 	if lims, ok := doc["limitations"]; ok {
 		_ = json.Unmarshal(lims, &body.Limitations)
 	}
@@ -57,12 +141,11 @@ func nativeView(parent *core.Evidence, req *core.ViewRequest) (*core.ViewBody, e
 	}
 	switch req.Kind {
 	case "summary":
-		cols := map[string]any{}
+		cols := map[string]*CollectionCount{}
 		for _, n := range nativeCollections {
+			cols[n] = nil
 			if c, ok := collection(n); ok {
-				cols[n] = map[string]any{"recorded": len(c.Items), "total": c.Total, "truncated": c.Truncated}
-			} else {
-				cols[n] = nil
+				cols[n] = &CollectionCount{Recorded: len(c.Items), Total: c.Total, Truncated: c.Truncated}
 			}
 		}
 		var pc struct {
@@ -71,24 +154,23 @@ func nativeView(parent *core.Evidence, req *core.ViewRequest) (*core.ViewBody, e
 			Text       *string
 		}
 		_ = json.Unmarshal(doc["pseudocode"], &pc)
-		pseudo := map[string]any{"recorded_code_units": nil, "total_chars": pc.TotalChars, "truncated": pc.Truncated}
+		pseudo := PseudocodeCount{TotalChars: pc.TotalChars, Truncated: pc.Truncated}
 		if pc.Text != nil {
-			pseudo["recorded_code_units"] = len(utf16.Encode([]rune(*pc.Text)))
+			pseudo.RecordedCodeUnits = new(len(utf16.Encode([]rune(*pc.Text))))
 		}
 		var api struct {
 			Available *bool `json:"available"`
 		}
 		_ = json.Unmarshal(doc["native_api"], &api)
-		body.Key, body.Coverage = "summary", core.WholeCoverage()
-		body.Value = map[string]any{"procedure_address": proc.Address, "procedure_name": proc.Name, "collections": cols,
-			"pseudocode": pseudo, "native_api_available": api.Available, "value_flow": valueFlowStatus(doc["native_value_flow"]),
-			"limitation_count": len(body.Limitations)}
+		body.Coverage = core.WholeCoverage()
+		body.Part = NativeViewSummary{ProcedureAddress: proc.Address, ProcedureName: proc.Name, Collections: cols,
+			Pseudocode: pseudo, NativeAPIAvailable: api.Available, ValueFlow: valueFlowStatus(doc["native_value_flow"]),
+			LimitationCount: len(body.Limitations)}
 		return body, nil
 	case "native", "facet":
 	default:
 		return nil, core.ViewInvalid("analyze_function offers summary and native views, not "+req.Kind, "kind")
 	}
-	body.Key = "item"
 	switch req.Facet {
 	case "procedure", "native_api":
 		raw := doc[req.Facet]
@@ -96,7 +178,7 @@ func nativeView(parent *core.Evidence, req *core.ViewRequest) (*core.ViewBody, e
 			raw = json.RawMessage("null")
 			body.Limitations = append(body.Limitations, "The parent did not record "+req.Facet+".")
 		}
-		body.Value, body.Coverage = map[string]any{"facet": req.Facet, "value": raw}, core.WholeCoverage()
+		body.Part, body.Coverage = NativeRecord{Facet: req.Facet, Value: raw}, core.WholeCoverage()
 	case "pseudocode":
 		return pseudocodePage(doc["pseudocode"], req, body)
 	case "value_flow_summary", "value_flow_operations", "value_flow_def_use", "value_flow_effects", "value_flow_parameters", "value_flow_parameter_uses":
@@ -112,7 +194,7 @@ func nativeView(parent *core.Evidence, req *core.ViewRequest) (*core.ViewBody, e
 			}
 			truncated = truncated || c.Truncated
 			for _, it := range c.Items {
-				row, _ := core.MarshalNoEscape(map[string]any{"direction": dir, "reference": it})
+				row, _ := core.MarshalNoEscape(ReferenceRow{Direction: dir, Reference: it})
 				rows = append(rows, row)
 			}
 		}
@@ -139,7 +221,7 @@ func pageRows(body *core.ViewBody, req *core.ViewRequest, rows []json.RawMessage
 	if rows == nil {
 		rows = []json.RawMessage{}
 	}
-	body.Value = map[string]any{"facet": req.Facet, "items": rows[start:end], "offset": req.Offset, "limit": req.Limit}
+	body.Part = NativePage{Facet: req.Facet, Items: rows[start:end], Offset: req.Offset, Limit: req.Limit}
 	body.Coverage = cov
 	if truncated {
 		var missing any
@@ -163,7 +245,7 @@ func pseudocodePage(raw json.RawMessage, req *core.ViewRequest, body *core.ViewB
 	_ = json.Unmarshal(raw, &pc)
 	if pc.Text == nil {
 		body.Limitations = append(body.Limitations, "The parent recorded no pseudocode.")
-		body.Value = map[string]any{"facet": "pseudocode", "text": nil, "offset": req.Offset, "limit": req.Limit, "returned_code_units": 0, "total_code_units": 0}
+		body.Part = NoPseudocode{Facet: "pseudocode", Offset: req.Offset, Limit: req.Limit}
 		body.Coverage = core.ViewCoverage{Status: "empty", Exhausted: true}
 		return body, nil
 	}
@@ -190,8 +272,8 @@ func pseudocodePage(raw json.RawMessage, req *core.ViewRequest, body *core.ViewB
 	if end == start {
 		cov.Status = "empty"
 	}
-	body.Value = map[string]any{"facet": "pseudocode", "text": string(utf16.Decode(units[start:end])), "offset": start, "limit": req.Limit,
-		"returned_code_units": end - start, "total_code_units": n, "parent_total_chars": pc.TotalChars, "parent_truncated": pc.Truncated}
+	body.Part = PseudocodePage{Facet: "pseudocode", Text: string(utf16.Decode(units[start:end])), Offset: start, Limit: req.Limit,
+		ReturnedCodeUnits: end - start, TotalCodeUnits: n, ParentTotalChars: pc.TotalChars, ParentTruncated: pc.Truncated}
 	body.Coverage = cov
 	if pc.Truncated {
 		body.Limitations = append(body.Limitations, "The parent recorded truncated pseudocode; pages cover the recorded text only.")
@@ -222,11 +304,11 @@ func valueFlowFacet(raw json.RawMessage, req *core.ViewRequest, body *core.ViewB
 		body.Limitations = append(body.Limitations, why)
 		body.Unknowns = append(body.Unknowns, unknown)
 		if req.Facet == "value_flow_summary" {
-			var v any
+			var v map[string]any
 			if status == "unavailable" {
 				v = map[string]any{"status": "unavailable", "reason": reason}
 			}
-			body.Value, body.Coverage = map[string]any{"facet": req.Facet, "value": v}, core.WholeCoverage()
+			body.Part, body.Coverage = ValueFlowSummaryFacet{Facet: req.Facet, Value: v}, core.WholeCoverage()
 			return
 		}
 		pageRows(body, req, nil, false, nil)
@@ -254,7 +336,7 @@ func valueFlowFacet(raw json.RawMessage, req *core.ViewRequest, body *core.ViewB
 			cols[n] = map[string]any{"recorded": len(c.Items), "total": c.Total, "truncated": c.Truncated}
 		}
 		v["collections"] = cols
-		body.Value, body.Coverage = map[string]any{"facet": req.Facet, "value": v}, core.WholeCoverage()
+		body.Part, body.Coverage = ValueFlowSummaryFacet{Facet: req.Facet, Value: v}, core.WholeCoverage()
 		return
 	}
 	name := req.Facet[len("value_flow_"):]

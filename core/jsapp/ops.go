@@ -129,7 +129,7 @@ func handleAnalyzeJSApp(ctx context.Context, c *core.Call) (any, error) {
 	if _, err := c.Retain(parent); err != nil {
 		return nil, err
 	}
-	view, err := c.ProjectView(parent, map[string]any{"kind": "summary"})
+	view, err := c.ProjectView(parent, core.ViewSpec{Kind: "summary"})
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,31 @@ type jsappDoc struct {
 
 const jsappViewUnknowns = 50
 
+// AppViewSummary is the summary view of analyze_javascript_application
+// Evidence.
+type AppViewSummary struct {
+	InputPath                   string         `json:"input_path"`
+	Format                      string         `json:"format"`
+	RootArtifactSHA256          string         `json:"root_artifact_sha256"`
+	Statistics                  map[string]any `json:"statistics"`
+	Electron                    map[string]any `json:"electron"`
+	Coverage                    map[string]any `json:"coverage"`
+	SemanticCoverage            any            `json:"semantic_coverage"`
+	LimitationCount             int            `json:"limitation_count"`
+	UnknownCount                int            `json:"unknown_count"`
+	IntegrityContradictionCount int            `json:"integrity_contradiction_count"`
+}
+
+// ModuleItem is one module node of the application graph.
+type ModuleItem struct{ *Node }
+
+// ModulePage is a stable page of module nodes.
+type ModulePage []*Node
+
+func (AppViewSummary) ViewSlot() core.ViewSlot { return core.SlotSummary }
+func (ModuleItem) ViewSlot() core.ViewSlot     { return core.SlotItem }
+func (ModulePage) ViewSlot() core.ViewSlot     { return core.SlotItems }
+
 func jsappView(parent *core.Evidence, req *core.ViewRequest) (*core.ViewBody, error) {
 	var d jsappDoc
 	if err := json.Unmarshal(parent.NormalizedResult, &d); err != nil || d.Graph == nil || string(d.Graph) == "null" {
@@ -42,11 +67,10 @@ func jsappView(parent *core.Evidence, req *core.ViewRequest) (*core.ViewBody, er
 		if d.Semantic != nil {
 			semCov = d.Semantic["coverage"]
 		}
-		body.Key = "summary"
-		body.Value = map[string]any{"input_path": d.InputPath, "format": d.Format, "root_artifact_sha256": d.Root,
-			"statistics": d.Statistics, "electron": d.Electron, "coverage": d.Coverage, "semantic_coverage": semCov,
-			"limitation_count": len(parent.Limitations) + len(d.Limitations), "unknown_count": len(d.Unknowns),
-			"integrity_contradiction_count": len(d.Contradictions)}
+		body.Part = AppViewSummary{InputPath: d.InputPath, Format: d.Format, RootArtifactSHA256: d.Root,
+			Statistics: d.Statistics, Electron: d.Electron, Coverage: d.Coverage, SemanticCoverage: semCov,
+			LimitationCount: len(parent.Limitations) + len(d.Limitations), UnknownCount: len(d.Unknowns),
+			IntegrityContradictionCount: len(d.Contradictions)}
 		body.Coverage = core.WholeCoverage()
 		body.Unknowns = d.Unknowns
 		if len(body.Unknowns) > jsappViewUnknowns {
@@ -69,23 +93,19 @@ func jsappView(parent *core.Evidence, req *core.ViewRequest) (*core.ViewBody, er
 	mods := jsappModules(g)
 	if req.Kind == "page" {
 		start, end, cov := core.PageOf(len(mods), req.Offset, req.Limit)
-		items := make([]any, 0, end-start)
-		for _, n := range mods[start:end] {
-			items = append(items, n)
-		}
-		body.Key, body.Value, body.Coverage = "items", items, cov
+		body.Part, body.Coverage = append(ModulePage{}, mods[start:end]...), cov
 		return body, nil
 	}
 	var found []*Node
-	if id, ok := req.Selector["node_id"].(string); ok {
+	if id := req.Selector.NodeID; id != nil {
 		for _, n := range mods {
-			if n.NodeID == id {
+			if n.NodeID == *id {
 				found = append(found, n)
 			}
 		}
-	} else if p, ok := req.Selector["path"].(string); ok {
+	} else if p := req.Selector.Path; p != nil {
 		for _, n := range mods {
-			if moduleRef(n) == p {
+			if moduleRef(n) == *p {
 				found = append(found, n)
 			}
 		}
@@ -103,7 +123,7 @@ func jsappView(parent *core.Evidence, req *core.ViewRequest) (*core.ViewBody, er
 		}
 		return nil, core.ViewInvalid(fmt.Sprintf("%d modules match the path; select one by node_id: %v", len(found), ids), "selector")
 	}
-	body.Key, body.Value, body.Coverage = "item", found[0], core.WholeCoverage()
+	body.Part, body.Coverage = ModuleItem{found[0]}, core.WholeCoverage()
 	return body, nil
 }
 

@@ -28,14 +28,13 @@ var typedPending = map[string]string{
 	"process":  "checked by core/process TestProcessHandlersReturnTheirResultTypes over fakes",
 	"runtime":  "checked by TestRuntimeHandlersReturnTypedResults",
 	"jsapp":    "checked by TestJSAppHandlersReturnTheirTypes over the JavaScript fake",
-	// kernel operations
-	"inspect_analysis_view": "views are built by each family's Viewer as maps; typing them changes the Viewer API",
 	// diff operations
 }
 
 // typedAlternatives are the other result types of operations whose result
 // schema is a union (a detail "summary" form).
-var typedAlternatives = map[string][]reflect.Type{"get_evidence_bundle": {reflect.TypeFor[*core.BundleSummary]()}}
+var typedAlternatives = map[string][]reflect.Type{"get_evidence_bundle": {reflect.TypeFor[*core.BundleSummary]()},
+	"inspect_binary_layout": {reflect.TypeFor[*core.InspectAnalysisViewResult]()}}
 
 // typedExtraArgs are calls made besides each operation's examples, for
 // operations whose examples name addresses or procedures the fake engine
@@ -132,8 +131,11 @@ func TestHandlersReturnTheirTypes(t *testing.T) {
 				calls = append(calls, json.RawMessage(a))
 			}
 			switch op.Name { // examples that name files: use the test's own
-			case "inspect_binary_layout": // detail summary returns a view, a map as inspect_analysis_view's
-				calls = []json.RawMessage{typedMust(json.Marshal(map[string]string{"path": image})), typedMust(json.Marshal(map[string]string{"path": exe}))}
+			case "inspect_binary_layout": // detail summary returns a view, as inspect_analysis_view does
+				calls = []json.RawMessage{typedMust(json.Marshal(map[string]string{"path": image})), typedMust(json.Marshal(map[string]string{"path": exe})),
+					typedMust(json.Marshal(map[string]string{"path": image, "detail": "summary"}))}
+			case "inspect_analysis_view":
+				calls = viewArgs(t, s, image)
 			case "export_evidence_bundle":
 				calls = []json.RawMessage{typedMust(json.Marshal(map[string]any{"path": bundle, "overwrite": true}))}
 			case "import_evidence_bundle":
@@ -183,6 +185,33 @@ func TestHandlersReturnTheirTypes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// viewArgs are inspect_analysis_view calls over a complete
+// analyze_function dossier of the fake's main (every native facet and the
+// summary) and over the retained complete layout of image (every view
+// kind).
+func viewArgs(t *testing.T, s *core.Session, image string) []json.RawMessage {
+	t.Helper()
+	main, _ := dossierRefs(t, s)
+	var out []json.RawMessage
+	add := func(src any, view string) {
+		out = append(out, typedMust(json.Marshal(map[string]any{"source": src, "view": json.RawMessage(view)})))
+	}
+	add(main, `{"kind":"summary"}`)
+	for _, f := range []string{"procedure", "pseudocode", "native_api", "references", "assembly", "value_flow_summary", "value_flow_def_use"} {
+		add(main, `{"kind":"native","facet":"`+f+`"}`)
+	}
+	res, err := s.Call(context.Background(), "inspect_binary_layout", typedMust(json.Marshal(map[string]any{"path": image, "detail": "summary"})), nil)
+	if err != nil {
+		t.Fatal(core.AsError("inspect_binary_layout", err).Message)
+	}
+	layout := map[string]any{"kind": "retained-evidence", "evidence_id": res.Evidence.EvidenceLinks[0]}
+	for _, v := range []string{`{"kind":"summary"}`, `{"kind":"facet","facet":"mitigations"}`, `{"kind":"item","collection":"sections","selector":{"index":1}}`,
+		`{"kind":"page","collection":"symbols","limit":2}`} {
+		add(layout, v)
+	}
+	return out
 }
 
 func typedMust[T any](v T, err error) T {
