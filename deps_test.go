@@ -22,6 +22,7 @@ import (
 //	                   architecture from a target's headers (open_binary)
 //	core/present       standard library only: the kernel's presentation of
 //	                   schemas (advertised inputs, output projections, cache)
+//	core/product       core + ports: the product catalog (rea catalog)
 //	core/typecheck     standard library only: the check that an operation's
 //	                   Go types and schemas agree; tests import it
 //	core/<family>      core + ports + the JSON libraries; core/jsapp also
@@ -71,6 +72,7 @@ var policy = []struct {
 	{"rea/core/process", familyAllowed, familyTests},
 	{"rea/core/diff", familyAllowed, familyTests},
 	{"rea/core/present", nil, []string{"github.com/matryer/is"}},
+	{"rea/core/product", []string{"rea/core", "rea/ports"}, []string{"github.com/matryer/is"}},
 	{"rea/core/typecheck", nil, []string{"github.com/matryer/is"}},
 	{"rea/core/runtime", append([]string{"rea/core/jsapp"}, familyAllowed...), familyTests},
 	{"rea/core/annotate", familyAllowed, familyTests},
@@ -82,7 +84,7 @@ var policy = []struct {
 	{"rea/snapshot", nil, []string{"github.com/matryer/is"}}, // stdlib only: engines share it
 	{"rea/adapters/mcp", []string{"rea/core", "rea/ports", "github.com/modelcontextprotocol/go-sdk/"},
 		[]string{"rea/core/standard", "github.com/santhosh-tekuri/jsonschema/v6", "github.com/matryer/is"}},
-	{"rea/adapters/cli", []string{"rea/core", "rea/ports", "github.com/alecthomas/kong"}, []string{"rea/core/standard", "github.com/matryer/is"}},
+	{"rea/adapters/cli", []string{"rea/core", "rea/core/product", "rea/ports", "github.com/alecthomas/kong"}, []string{"rea/core/standard", "github.com/matryer/is"}},
 	{"rea/adapters/native", []string{"rea/ports", "rea/adapters/native/", "golang.org/x/arch/", "rea/supervisor", "rea/snapshot"}, engineTests},
 	{"rea/adapters/asar", []string{"rea/ports", "rea/adapters/asar/"}, engineTests},
 	{"rea/adapters/zip", []string{"rea/ports"}, engineTests},

@@ -16,6 +16,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"rea/core"
+	"rea/core/product"
 	"rea/ports"
 )
 
@@ -316,7 +317,7 @@ type catalogCmd struct {
 }
 
 func (c *catalogCmd) Run(e *env) error {
-	pc := core.NewProductCatalog(e.ctx, e.opts.Catalog, e.opts.Registry, core.ProductInfo{
+	pc := product.New(e.ctx, e.opts.Catalog, e.opts.Registry, product.Info{
 		Version: e.opts.Identity.Version, SDKServer: e.opts.Identity.SDKServer, SDKClient: e.opts.Identity.SDKClientTest,
 		CLICommands: Commands, SetupClients: e.opts.SetupClients})
 	var buf bytes.Buffer

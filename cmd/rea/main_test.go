@@ -21,6 +21,7 @@ import (
 
 	"rea/adapters/cli"
 	"rea/core"
+	"rea/core/product"
 )
 
 var (
@@ -783,7 +784,7 @@ func TestProductCatalogIsCurrent(t *testing.T) {
 	if string(committed) != out {
 		t.Fatal("docs/public/product-catalog.json drifted from what rea produces: run go generate ./cmd/rea and commit it")
 	}
-	var pc core.ProductCatalog
+	var pc product.Catalog
 	is.NoErr(json.Unmarshal(committed, &pc))
 	a, _ := wire(noEnv)
 	is.Equal(pc.Tools.Total, len(a.cat.Operations()))

@@ -14,6 +14,7 @@ import (
 
 	"rea/adapters/cli"
 	"rea/core"
+	"rea/core/product"
 )
 
 // TestWireIsStable runs a fixed script of calls through the same catalog and
@@ -72,7 +73,7 @@ func TestWireIsStable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pc := core.NewProductCatalog(context.Background(), a.cat, a.reg, core.ProductInfo{
+	pc := product.New(context.Background(), a.cat, a.reg, product.Info{
 		Version: a.id.Version, SDKServer: a.id.SDKServer, SDKClient: a.id.SDKClientTest, CLICommands: cli.Commands})
 	got := wireRecord{ProductCatalog: core.MustDigest(pc), Tools: a.cat.Identity().Tools}
 

@@ -1,14 +1,21 @@
-package core
+// Package product writes the product catalog: the machine-readable
+// description of a build (docs/public/product-catalog.json) that `rea
+// catalog` prints. It reads the kernel's catalog and provider registry
+// through their exported API only.
+package product
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sort"
 
+	"rea/core"
 	"rea/ports"
 )
 
-// ProductInfo is what the product catalog needs from the wiring.
-type ProductInfo struct {
+// Info is what the product catalog needs from the wiring.
+type Info struct {
 	Version     string
 	SDKServer   string
 	SDKClient   string
@@ -19,10 +26,10 @@ type ProductInfo struct {
 	SetupClients []any
 }
 
-// ProductCatalog is the machine-readable description of a build
+// Catalog is the machine-readable description of a build
 // (docs/public/product-catalog.json). binary_session stays the authority for a
 // running server.
-type ProductCatalog struct {
+type Catalog struct {
 	CatalogSchemaVersion int               `json:"catalog_schema_version"`
 	Package              productPackage    `json:"package"`
 	Tools                productTools      `json:"tools"`
@@ -76,17 +83,17 @@ type productRuntime struct {
 }
 
 // familyOf groups tools by kind for the catalog.
-var familyOf = map[Kind]string{
-	KindSession:          "session",
-	KindOfficialProxy:    "direct",
-	KindEnhanced:         "enhanced",
-	KindNativeProvider:   "native",
-	KindArtifactProvider: "artifact",
-	KindApplication:      "application",
+var familyOf = map[core.Kind]string{
+	core.KindSession:          "session",
+	core.KindOfficialProxy:    "direct",
+	core.KindEnhanced:         "enhanced",
+	core.KindNativeProvider:   "native",
+	core.KindArtifactProvider: "artifact",
+	core.KindApplication:      "application",
 }
 
-// NewProductCatalog describes cat, the providers in reg and the CLI.
-func NewProductCatalog(ctx context.Context, cat *Catalog, reg *Registry, info ProductInfo) *ProductCatalog {
+// New describes cat, the providers in reg and the CLI.
+func New(ctx context.Context, cat *core.Catalog, reg *core.Registry, info Info) *Catalog {
 	fams := map[string][]string{}
 	for _, op := range cat.Operations() {
 		f := familyOf[op.Kind]
@@ -95,7 +102,7 @@ func NewProductCatalog(ctx context.Context, cat *Catalog, reg *Registry, info Pr
 		}
 		fams[f] = append(fams[f], op.Name)
 	}
-	pc := &ProductCatalog{
+	pc := &Catalog{
 		CatalogSchemaVersion: 1,
 		Package:              productPackage{Name: "rea", Ver: info.Version, SDK: map[string]string{"server": info.SDKServer, "client": info.SDKClient, "core": "rea/core"}},
 		Tools:                productTools{Total: len(cat.Operations()), Families: []productFamily{}},
@@ -108,7 +115,7 @@ func NewProductCatalog(ctx context.Context, cat *Catalog, reg *Registry, info Pr
 		pc.CLI.Aliases = map[string]string{}
 	}
 	sort.Strings(pc.CLI.Commands)
-	for _, id := range sortedKeys(fams) {
+	for _, id := range slices.Sorted(maps.Keys(fams)) {
 		tools := fams[id]
 		sort.Strings(tools)
 		pc.Tools.Families = append(pc.Tools.Families, productFamily{ID: id, Surface: "mcp", Count: len(tools), Tools: tools})
@@ -123,13 +130,12 @@ func NewProductCatalog(ctx context.Context, cat *Catalog, reg *Registry, info Pr
 		pc.Providers = append(pc.Providers, pp)
 	}
 	id := cat.Identity()
-	res, tmpl := resourceCatalog()
 	pc.RuntimeCatalog = productRuntime{
 		Profile: string(cat.InputProfile()),
-		Counts:  map[string]int{"tools": len(cat.Operations()), "prompts": len(Prompts()), "resources": len(res), "resource_templates": len(tmpl)},
+		Counts:  map[string]int{"tools": len(cat.Operations()), "prompts": len(core.Prompts()), "resources": len(core.Resources()), "resource_templates": len(core.ResourceTemplates())},
 		Digests: map[string]any{"tools_sha256": id.Tools, "prompts_sha256": id.Prompts,
 			"resources_sha256": id.Resources,
-			"combined_sha256":  id.Combined, "providers_sha256": MustDigest(pc.Providers)},
+			"combined_sha256":  id.Combined, "providers_sha256": core.MustDigest(pc.Providers)},
 	}
 	return pc
 }
