@@ -5,6 +5,7 @@ import (
 	"context"
 	"debug/elf"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -55,11 +56,12 @@ const (
 	decodeBudget     = 4
 )
 
-// fnResult is what decoding one function's range yields.
+// fnResult is what decoding one function's range yields, or what was cut
+// from the decoding of a range that held it (builder.derive).
 type fnResult struct {
 	start, end uint64
 	calls      []uint64 // targets of the resolved direct calls, in address order; dropped once the round has read them
-	nrefs      int      // references made (they are swept again when asked for: xref.go)
+	nrefs      int      // references made, or (cut from a larger range) that range's count (they are swept again when asked for: xref.go)
 	insns      int
 	truncated  bool   // an instruction cap or the decoding budget cut it
 	cut        uint32 // which, a bit per limit
@@ -67,11 +69,26 @@ type fnResult struct {
 	thunkTo    uint64
 	thunkSlot  uint64
 
+	// walk: the range's end is inferred, its instruction starts are in
+	// builder.starts from start up to stop (where the sweep ended: the end
+	// of the range's code, or where a cap cut it), and what a split needs
+	// is kept: a range cut from it is derived without decoding again.
+	walk      bool
+	stop      uint64
+	chainStop uint64 // where gapChain stopped short of the end (math.MaxUint64: it did not)
+
 	// What discovery asks of the range, found by the same sweep.
-	leave  []xref   // refs that may start a function: resolved jumps and addresses out of the range into uncovered code
+	// jumps are the refs that may start a function: resolved jumps and
+	// addresses into uncovered code, out of the range or (walk) to one of
+	// its boundaries, which a new start may put in another range; in
+	// address order.
+	jumps  []xref
 	bounds []uint32 // offsets of the function boundaries in the range (inferred ends only)
 	gaps   []uint64 // starts of the code nothing in the range reaches, on boundaries (inferred ends only; gapChain)
 }
+
+// inside reports whether addr is in the range.
+func (r *fnResult) inside(addr uint64) bool { return addr >= r.start && addr < r.end }
 
 // program is the whole-binary model of one document.
 type program struct {
@@ -165,6 +182,7 @@ type builder struct {
 	gate    *gate                    // foreground queries the decoders give way to (background.go)
 	known   *codeSet                 // code addresses that are procedure starts
 	covered *codeSet                 // code inside a range whose end is known
+	starts  *codeSet                 // instruction starts of the sweeps of ranges with inferred ends (fnResult.walk)
 	spans   map[[2]uint64]spanBounds // boundaries of swept spans outside every inferred range
 }
 
@@ -259,6 +277,7 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 	}
 	st.ranges = functionRanges(st.procs, st.sizeSrc, mm)
 	b.covered = newCodeSet(mm)
+	b.starts = newCodeSet(mm)
 	for _, r := range st.ranges {
 		if reliable(r) {
 			b.covered.addRange(r.Start, r.End)
@@ -419,8 +438,39 @@ func inferred(r ports.FunctionRange) bool {
 }
 
 // decodeAll decodes the ranges of st at the indexes todo, on every core.
+// A range a new start split out of a range decoded whole (its end is
+// inferred, its start is an instruction start of that sweep) is cut from
+// that decoding instead (derive): each byte is swept once, however often
+// later starts split the range holding it; only a start that falls inside
+// an instruction of the sweep, or code a cap left undecoded, is swept
+// again.
 func (b *builder) decodeAll(ctx context.Context, st *state, todo []int) error {
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(todo)/32))
+	out := make([]*fnResult, len(todo))
+	var fresh []int // positions in todo of the ranges to decode
+	w := &scratch{dec: newDecoder(b.arch, b.mm, b.src)}
+	var last *fnResult // the decoding of the latest range at or before i
+	k := 0
+	for i, res := range st.results {
+		if k < len(todo) && todo[k] == i {
+			if i%4096 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			parent := res
+			if parent == nil {
+				parent = last
+			}
+			if out[k] = b.derive(w, parent, st.ranges[i]); out[k] == nil {
+				fresh = append(fresh, k)
+			}
+			k++
+		}
+		if res != nil {
+			last = res
+		}
+	}
+	// The derived ranges read builder.starts; the decoded ones write it
+	// (their own bytes only), so they run after.
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(fresh)/32))
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
@@ -431,23 +481,105 @@ func (b *builder) decodeAll(ctx context.Context, st *state, todo []int) error {
 					b.gate.wait(ctx)
 				}
 				k := int(next.Add(64) - 64)
-				if k >= len(todo) {
+				if k >= len(fresh) {
 					return
 				}
 				if ctx.Err() != nil {
 					return
 				}
-				for _, i := range todo[k:min(k+64, len(todo))] {
-					st.results[i] = b.decodeOne(w, st.ranges[i])
+				for _, f := range fresh[k:min(k+64, len(fresh))] {
+					out[f] = b.decodeOne(w, st.ranges[todo[f]])
 				}
 				if n := done.Add(64); n%8192 == 0 {
-					ports.Observe(ctx, "disassemble", fmt.Sprintf("%d of %d functions decoded", n, len(todo)))
+					ports.Observe(ctx, "disassemble", fmt.Sprintf("%d of %d functions decoded", n, len(fresh)))
 				}
 			}
 		})
 	}
 	wg.Wait()
-	return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for k, i := range todo {
+		st.results[i] = out[k]
+	}
+	return nil
+}
+
+// derive cuts the result of r from the decoding of a range that holds it
+// (parent), when that decoding was a whole sweep that r's start is an
+// instruction start of, and reports nil otherwise. The instructions of r
+// are then the sweep's, from r.Start on: r's count is read from
+// builder.starts, its references from parent's, its boundaries are
+// parent's after the first instructions that are not padding, and only
+// those first instructions are decoded again (a boundary of r that was not
+// one of parent, and the thunk test).
+func (b *builder) derive(w *scratch, parent *fnResult, r ports.FunctionRange) *fnResult {
+	if parent == nil || !parent.walk || !inferred(r) || r.Start < parent.start || r.Start >= parent.end || r.End > parent.end {
+		return nil
+	}
+	code, stop := b.codeFor(r.Start, r.End)
+	if code == nil || stop > parent.stop || stop <= r.Start || !b.starts.has(r.Start) {
+		return nil
+	}
+	if r.Start > parent.chainStop {
+		// The walks for gaps stopped before r: a walk from r's start
+		// may find gaps the parent's could not.
+		return nil
+	}
+	res := &fnResult{start: r.Start, end: r.End, walk: true, stop: stop, nrefs: parent.nrefs, chainStop: parent.chainStop}
+	// The first instructions, up to the first that is not padding (from
+	// there on the boundaries are parent's) and the first that is not a
+	// landing pad (the thunk test).
+	var lead []uint32
+	leadDone, first := false, true
+	var pcEnd uint64
+	sweep(w.dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
+		pcEnd = in.addr + uint64(in.size)
+		if !leadDone {
+			lead = append(lead, uint32(in.addr-r.Start))
+			leadDone = !b.padding(code[in.addr-r.Start:], in.size)
+		}
+		if first && !b.isLandingPad(code[in.addr-r.Start:]) {
+			first = false
+			if in.flow == ports.FlowJump {
+				res.thunk = true
+				if in.hasTarget {
+					res.thunkTo = in.target
+				} else {
+					for _, x := range in.refs {
+						if !x.resolved() {
+							res.thunkSlot = x.to
+						}
+					}
+				}
+			}
+		}
+		return !leadDone || first
+	})
+	b.decoded.Add(int64(min(pcEnd, stop) - r.Start))
+	res.insns = b.starts.countRange(r.Start, stop)
+	// Boundaries: the lead, then parent's after it.
+	after := uint64(lead[len(lead)-1]) + r.Start
+	lo, _ := slices.BinarySearch(parent.bounds, uint32(after-parent.start)+1)
+	hi, _ := slices.BinarySearch(parent.bounds, uint32(r.End-parent.start))
+	res.bounds = make([]uint32, 0, len(lead)+hi-max(lo, 0))
+	res.bounds = append(res.bounds, lead...)
+	for _, o := range parent.bounds[lo:max(lo, hi)] {
+		res.bounds = append(res.bounds, o+uint32(parent.start-r.Start))
+	}
+	// References made in r.
+	lo, _ = slices.BinarySearchFunc(parent.jumps, r.Start, func(x xref, t uint64) int { return cmp.Compare(x.from, t) })
+	hi, _ = slices.BinarySearchFunc(parent.jumps, r.End, func(x xref, t uint64) int { return cmp.Compare(x.from, t) })
+	if hi > lo {
+		res.jumps = slices.Clone(parent.jumps[lo:hi])
+	}
+	for _, g := range parent.gaps {
+		if g > r.Start && g < r.End {
+			res.gaps = append(res.gaps, g)
+		}
+	}
+	return res
 }
 
 // isLandingPad reports an endbr64/endbr32 (x86) or bti (AArch64) at b.
@@ -516,12 +648,18 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) *fnResult {
 	}
 	reg := b.mm.code(r.Start)
 	walk := inferred(r) && !reg.plt
+	if walk {
+		b.starts.clearRange(r.Start, stop)
+	}
+	res.walk, res.stop = walk, r.Start
 	w.flows, w.tabs, w.bounds = w.flows[:0], w.tabs[:0], w.bounds[:0]
 	refs := w.refs[:0]
 	first, open := true, false
 	n, capped := sweep(w.dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
 		noret := in.flow == ports.FlowCall && in.hasTarget && b.noret[in.target]
+		res.stop = in.addr + uint64(in.size)
 		if walk {
+			b.starts.addAtomic(in.addr)
 			pad := b.padding(code[in.addr-r.Start:], in.size)
 			if !open {
 				w.bounds = append(w.bounds, uint32(in.addr-r.Start))
@@ -570,19 +708,29 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) *fnResult {
 	if capped {
 		res.truncated, res.cut = true, 1<<limitInsns
 	}
+	res.stop = min(res.stop, stop)
+	if walk {
+		res.bounds = slices.Clone(w.bounds)
+		res.gaps, res.chainStop = b.gapChain(w, res.bounds, r.Start)
+	}
 	res.nrefs = len(refs)
 	for _, x := range refs {
 		switch {
 		case !x.resolved():
 		case x.kind == kindCall:
 			res.calls = append(res.calls, x.to)
-		case (x.kind == kindJump || x.kind == kindAddress) && (x.to < r.Start || x.to >= r.End) && b.mayStart(x.to):
-			res.leave = append(res.leave, x)
+		case x.kind != kindJump && x.kind != kindAddress:
+		case x.to < r.Start || x.to >= r.End:
+			if b.mayStart(x.to) {
+				res.jumps = append(res.jumps, x)
+			}
+		case walk:
+			// Inside: kept when it lands on a boundary, which a new
+			// start between the two may make a jump out of its range.
+			if _, ok := slices.BinarySearch(res.bounds, uint32(x.to-r.Start)); ok && b.mayStart(x.to) {
+				res.jumps = append(res.jumps, x)
+			}
 		}
-	}
-	if walk {
-		res.bounds = slices.Clone(w.bounds)
-		res.gaps = b.gapChain(w, res.bounds, r.Start)
 	}
 	return res
 }
@@ -617,11 +765,13 @@ func sortRefs(refs []xref) {
 // is a boundary. From there it walks again, as the next round would walk
 // the range that start opens, and so on to the end of the range, so that
 // a run of functions nothing calls is found in one round rather than one
-// per round. It returns the starts found, in address order.
-func (b *builder) gapChain(w *scratch, bounds []uint32, start uint64) []uint64 {
+// per round. It returns the starts found, in address order, and the
+// unreached instruction where the chain stopped because it is not a
+// plausible boundary (math.MaxUint64 when the walks reached the end).
+func (b *builder) gapChain(w *scratch, bounds []uint32, start uint64) ([]uint64, uint64) {
 	flows := w.flows
 	if len(flows) < 2 {
-		return nil
+		return nil, math.MaxUint64
 	}
 	// at(a) is the index of the instruction at a, or -1: through w.at
 	// (1 + the index, by offset) unless the range is too long for it.
@@ -696,10 +846,10 @@ func (b *builder) gapChain(w *scratch, bounds []uint32, start uint64) []uint64 {
 			}
 		}
 		if next < 0 {
-			return out
+			return out, math.MaxUint64
 		}
 		if _, ok := slices.BinarySearch(bounds, uint32(flows[next].addr-start)); !ok || !plausible(flows[next:]) {
-			return out
+			return out, flows[next].addr
 		}
 		out = append(out, flows[next].addr)
 		from = next
@@ -748,7 +898,7 @@ func (b *builder) calls(st *state, done []int) []candidate {
 // address constants that leave their function and land on a function
 // boundary in code no known range covers, and the first unreached code of
 // every range whose end is only inferred. The references examined are the
-// few that left their function (fnResult.leave), each dropped once its
+// few that left their function (fnResult.jumps), each dropped once its
 // target is known.
 func (b *builder) leaving(ctx context.Context, st *state) []candidate {
 	var out []candidate
@@ -756,12 +906,16 @@ func (b *builder) leaving(ctx context.Context, st *state) []candidate {
 		if i%4096 == 0 && ctx.Err() != nil {
 			return nil
 		}
-		if res == nil || res.end != st.ranges[i].End || len(res.leave) == 0 {
+		if res == nil || res.end != st.ranges[i].End || len(res.jumps) == 0 {
 			continue
 		}
-		keep := res.leave[:0]
-		for _, x := range res.leave {
+		keep := res.jumps[:0]
+		for _, x := range res.jumps {
 			if b.known.has(x.to) {
+				continue
+			}
+			if res.inside(x.to) {
+				keep = append(keep, x) // for when a new start splits the range
 				continue
 			}
 			if !b.boundaryAt(st, x.to) {
@@ -775,7 +929,7 @@ func (b *builder) leaving(ctx context.Context, st *state) []candidate {
 			}
 			out = append(out, candidate{addr: x.to, source: source, rank: rankUnnamed})
 		}
-		res.leave = keep
+		res.jumps = keep
 	}
 	for i, res := range st.results {
 		if res != nil && res.end == st.ranges[i].End {
