@@ -446,22 +446,12 @@ func inferred(r ports.FunctionRange) bool {
 // again.
 func (b *builder) decodeAll(ctx context.Context, st *state, todo []int) error {
 	out := make([]*fnResult, len(todo))
-	var fresh []int // positions in todo of the ranges to decode
-	w := &scratch{dec: newDecoder(b.arch, b.mm, b.src)}
+	parents := make([]*fnResult, len(todo))
 	var last *fnResult // the decoding of the latest range at or before i
 	k := 0
 	for i, res := range st.results {
 		if k < len(todo) && todo[k] == i {
-			if i%4096 == 0 && ctx.Err() != nil {
-				return ctx.Err()
-			}
-			parent := res
-			if parent == nil {
-				parent = last
-			}
-			if out[k] = b.derive(w, parent, st.ranges[i]); out[k] == nil {
-				fresh = append(fresh, k)
-			}
+			parents[k] = cmp.Or(res, last)
 			k++
 		}
 		if res != nil {
@@ -470,7 +460,32 @@ func (b *builder) decodeAll(ctx context.Context, st *state, todo []int) error {
 	}
 	// The derived ranges read builder.starts; the decoded ones write it
 	// (their own bytes only), so they run after.
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(fresh)/32))
+	b.parallel(ctx, len(todo), "derived", func(w *scratch, k int) {
+		out[k] = b.derive(w, parents[k], st.ranges[todo[k]])
+	})
+	clear(parents)
+	var fresh []int // positions in todo of the ranges to decode
+	for k, res := range out {
+		if res == nil {
+			fresh = append(fresh, k)
+		}
+	}
+	b.parallel(ctx, len(fresh), "decoded", func(w *scratch, k int) {
+		out[fresh[k]] = b.decodeOne(w, st.ranges[todo[fresh[k]]])
+	})
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for k, i := range todo {
+		st.results[i] = out[k]
+	}
+	return nil
+}
+
+// parallel runs job(w, k) for k in [0, n) on every core, each worker with
+// its own scratch, giving way to foreground queries (gate).
+func (b *builder) parallel(ctx context.Context, n int, what string, job func(w *scratch, k int)) {
+	workers := max(1, min(runtime.GOMAXPROCS(0), n/32))
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
@@ -481,29 +496,19 @@ func (b *builder) decodeAll(ctx context.Context, st *state, todo []int) error {
 					b.gate.wait(ctx)
 				}
 				k := int(next.Add(64) - 64)
-				if k >= len(fresh) {
+				if k >= n || ctx.Err() != nil {
 					return
 				}
-				if ctx.Err() != nil {
-					return
+				for j := k; j < min(k+64, n); j++ {
+					job(w, j)
 				}
-				for _, f := range fresh[k:min(k+64, len(fresh))] {
-					out[f] = b.decodeOne(w, st.ranges[todo[f]])
-				}
-				if n := done.Add(64); n%8192 == 0 {
-					ports.Observe(ctx, "disassemble", fmt.Sprintf("%d of %d functions decoded", n, len(fresh)))
+				if d := done.Add(64); d%8192 == 0 {
+					ports.Observe(ctx, "disassemble", fmt.Sprintf("%d of %d functions %s", d, n, what))
 				}
 			}
 		})
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	for k, i := range todo {
-		st.results[i] = out[k]
-	}
-	return nil
 }
 
 // derive cuts the result of r from the decoding of a range that holds it
@@ -709,6 +714,7 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) *fnResult {
 		res.truncated, res.cut = true, 1<<limitInsns
 	}
 	res.stop = min(res.stop, stop)
+	b.decoded.Add(-int64(stop - max(res.stop, r.Start))) // what a cap left unswept was counted above
 	if walk {
 		res.bounds = slices.Clone(w.bounds)
 		res.gaps, res.chainStop = b.gapChain(w, res.bounds, r.Start)
