@@ -83,12 +83,31 @@ type fnResult struct {
 	// its boundaries, which a new start may put in another range; in
 	// address order.
 	jumps  []xref
-	bounds []uint32 // offsets of the function boundaries in the range (inferred ends only)
+	// The function boundaries in the range (inferred ends only), as
+	// offsets from base: lead, then bounds. A range cut from a decoding
+	// shares that decoding's list (bounds is a part of it) and lists in
+	// lead only its own first boundaries.
+	base   uint64
+	lead   []uint32
+	bounds []uint32
 	gaps   []uint64 // starts of the code nothing in the range reaches, on boundaries (inferred ends only; gapChain)
 }
 
 // inside reports whether addr is in the range.
 func (r *fnResult) inside(addr uint64) bool { return addr >= r.start && addr < r.end }
+
+// isBound reports whether addr is one of the range's function boundaries.
+func (r *fnResult) isBound(addr uint64) bool {
+	if addr < r.base || addr-r.base > math.MaxUint32 {
+		return false
+	}
+	o := uint32(addr - r.base)
+	if _, ok := slices.BinarySearch(r.lead, o); ok {
+		return true
+	}
+	_, ok := slices.BinarySearch(r.bounds, o)
+	return ok
+}
 
 // program is the whole-binary model of one document.
 type program struct {
@@ -542,7 +561,7 @@ func (b *builder) derive(w *scratch, parent *fnResult, r ports.FunctionRange) *f
 	sweep(w.dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
 		pcEnd = in.addr + uint64(in.size)
 		if !leadDone {
-			lead = append(lead, uint32(in.addr-r.Start))
+			lead = append(lead, uint32(in.addr-parent.base))
 			leadDone = !b.padding(code[in.addr-r.Start:], in.size)
 		}
 		if first && !b.isLandingPad(code[in.addr-r.Start:]) {
@@ -565,19 +584,17 @@ func (b *builder) derive(w *scratch, parent *fnResult, r ports.FunctionRange) *f
 	b.decoded.Add(int64(min(pcEnd, stop) - r.Start))
 	res.insns = b.starts.countRange(r.Start, stop)
 	// Boundaries: the lead, then parent's after it.
-	after := uint64(lead[len(lead)-1]) + r.Start
-	lo, _ := slices.BinarySearch(parent.bounds, uint32(after-parent.start)+1)
-	hi, _ := slices.BinarySearch(parent.bounds, uint32(r.End-parent.start))
-	res.bounds = make([]uint32, 0, len(lead)+hi-max(lo, 0))
-	res.bounds = append(res.bounds, lead...)
-	for _, o := range parent.bounds[lo:max(lo, hi)] {
-		res.bounds = append(res.bounds, o+uint32(parent.start-r.Start))
-	}
-	// References made in r.
+	// (parent's lead ends before r's: r starts in it only on padding.)
+	res.base, res.lead = parent.base, slices.Clip(lead)
+	lo, _ := slices.BinarySearch(parent.bounds, lead[len(lead)-1]+1)
+	hi, _ := slices.BinarySearch(parent.bounds, uint32(r.End-parent.base))
+	res.bounds = parent.bounds[lo:max(lo, hi):max(lo, hi)]
+	// References made in r: a part of parent's, shared (leaving only
+	// ever shortens a range's list, in place).
 	lo, _ = slices.BinarySearchFunc(parent.jumps, r.Start, func(x xref, t uint64) int { return cmp.Compare(x.from, t) })
 	hi, _ = slices.BinarySearchFunc(parent.jumps, r.End, func(x xref, t uint64) int { return cmp.Compare(x.from, t) })
 	if hi > lo {
-		res.jumps = slices.Clone(parent.jumps[lo:hi])
+		res.jumps = parent.jumps[lo:hi:hi]
 	}
 	for _, g := range parent.gaps {
 		if g > r.Start && g < r.End {
@@ -716,7 +733,7 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) *fnResult {
 	res.stop = min(res.stop, stop)
 	b.decoded.Add(-int64(stop - max(res.stop, r.Start))) // what a cap left unswept was counted above
 	if walk {
-		res.bounds = slices.Clone(w.bounds)
+		res.base, res.bounds = r.Start, slices.Clone(w.bounds)
 		res.gaps, res.chainStop = b.gapChain(w, res.bounds, r.Start)
 	}
 	res.nrefs = len(refs)
@@ -972,9 +989,8 @@ func (b *builder) boundaryAt(st *state, t uint64) bool {
 	var start, end uint64
 	if i > 0 && ranges[i-1].End > t {
 		start, end = ranges[i-1].Start, ranges[i-1].End
-		if res := st.results[i-1]; res != nil && res.end == end && res.bounds != nil {
-			_, ok := slices.BinarySearch(res.bounds, uint32(t-start))
-			return ok
+		if res := st.results[i-1]; res != nil && res.end == end && res.walk {
+			return res.isBound(t)
 		}
 	} else {
 		// Outside every range: the gap after the previous range.
