@@ -82,7 +82,7 @@ type fnResult struct {
 	// addresses into uncovered code, out of the range or (walk) to one of
 	// its boundaries, which a new start may put in another range; in
 	// address order.
-	jumps  []xref
+	jumps []xref
 	// The function boundaries in the range (inferred ends only), as
 	// offsets from base: lead, then bounds. A range cut from a decoding
 	// shares that decoding's list (bounds is a part of it) and lists in
