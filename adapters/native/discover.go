@@ -60,14 +60,14 @@ const (
 // from the decoding of a range that held it (builder.derive).
 type fnResult struct {
 	start, end uint64
-	calls      []uint64 // targets of the resolved direct calls, in address order; dropped once the round has read them
-	nrefs      int      // references made, or (cut from a larger range) that range's count (they are swept again when asked for: xref.go)
-	insns      int
-	truncated  bool   // an instruction cap or the decoding budget cut it
-	cut        uint32 // which, a bit per limit
-	thunk      bool   // the first instruction (after a landing pad) is an unconditional jump
 	thunkTo    uint64
 	thunkSlot  uint64
+	calls      []uint64 // targets of the resolved direct calls, in address order; dropped once the round has read them
+	nrefs      int32    // references made, or (cut from a larger range) that range's count (they are swept again when asked for: xref.go)
+	insns      int32    // at most maxFunctionInsns
+	cut        uint32   // the limits that cut it, a bit per limit
+	truncated  bool     // an instruction cap or the decoding budget cut it
+	thunk      bool     // the first instruction (after a landing pad) is an unconditional jump
 
 	// walk: the range's end is inferred, its instruction starts are in
 	// builder.starts from start up to stop (where the sweep ended: the end
@@ -582,7 +582,7 @@ func (b *builder) derive(w *scratch, parent *fnResult, r ports.FunctionRange) *f
 		return !leadDone || first
 	})
 	b.decoded.Add(int64(min(pcEnd, stop) - r.Start))
-	res.insns = b.starts.countRange(r.Start, stop)
+	res.insns = int32(b.starts.countRange(r.Start, stop))
 	// Boundaries: the lead, then parent's after it.
 	// (parent's lead ends before r's: r starts in it only on padding.)
 	res.base, res.lead = parent.base, slices.Clip(lead)
@@ -726,7 +726,7 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) *fnResult {
 	})
 	w.refs = refs
 	sortRefs(refs)
-	res.insns = n
+	res.insns = int32(n)
 	if capped {
 		res.truncated, res.cut = true, 1<<limitInsns
 	}
@@ -736,7 +736,7 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) *fnResult {
 		res.base, res.bounds = r.Start, slices.Clone(w.bounds)
 		res.gaps, res.chainStop = b.gapChain(w, res.bounds, r.Start)
 	}
-	res.nrefs = len(refs)
+	res.nrefs = int32(min(len(refs), math.MaxInt32))
 	for _, x := range refs {
 		switch {
 		case !x.resolved():
@@ -1121,7 +1121,7 @@ func (p *program) finish(results []*fnResult, cut uint32) {
 		if res.nrefs > 0 {
 			p.swept = append(p.swept, int32(i))
 		}
-		p.insns += res.insns
+		p.insns += int(res.insns)
 		p.truncated = p.truncated || res.truncated
 		cut |= res.cut
 		if res.thunk && !p.procs[i].Thunk {
