@@ -31,11 +31,13 @@ import (
 // size) when one is known, otherwise the next known start, never past the
 // end of the section.
 //
-// Cost: each round decodes only the ranges that are new or whose end moved
-// (a new start splits the range holding it), on every core, and the one
-// sweep of a range yields everything later rounds ask of it: its
-// references, the targets that leave it, its function boundaries and the
-// first code in it that nothing reaches. Sets of addresses are bitsets over
+// Cost: each byte is swept once. A round decodes only the ranges that are
+// new, on every core; a range a new start splits out of a range already
+// swept is cut from that sweep (decodeAll, derive), and the one sweep of a
+// range yields everything later rounds ask of it and of the ranges cut
+// from it: its instruction starts, the targets that leave it (or may,
+// once split), its function boundaries and the first code in it that
+// nothing reaches. Sets of addresses are bitsets over
 // the code bytes (discover_sets.go), the procedure list is kept sorted and
 // new starts are merged into it, so a round costs the bytes it decodes
 // plus a pass over the procedure list. Results do not depend on the number
@@ -143,7 +145,8 @@ type DiscoveryStats struct {
 	Rounds       int // discovery rounds run
 	// CodeBytes are the file bytes of the executable sections, and
 	// DecodedBytes the bytes swept by discovery over all rounds (a range
-	// is swept again only when a new start splits it).
+	// split by a new start is cut from its sweep; only a start inside an
+	// instruction of it is swept again).
 	CodeBytes, DecodedBytes int64
 	// Complete is false when a bound (instructions per function, functions,
 	// rounds, or the decoding budget) cut discovery or decoding short;
