@@ -5,6 +5,7 @@ import (
 	"context"
 	"debug/elf"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -30,11 +31,13 @@ import (
 // size) when one is known, otherwise the next known start, never past the
 // end of the section.
 //
-// Cost: each round decodes only the ranges that are new or whose end moved
-// (a new start splits the range holding it), on every core, and the one
-// sweep of a range yields everything later rounds ask of it: its
-// references, the targets that leave it, its function boundaries and the
-// first code in it that nothing reaches. Sets of addresses are bitsets over
+// Cost: each byte is swept once. A round decodes only the ranges that are
+// new, on every core; a range a new start splits out of a range already
+// swept is cut from that sweep (decodeAll, derive), and the one sweep of a
+// range yields everything later rounds ask of it and of the ranges cut
+// from it: its instruction starts, the targets that leave it (or may,
+// once split), its function boundaries and the first code in it that
+// nothing reaches. Sets of addresses are bitsets over
 // the code bytes (discover_sets.go), the procedure list is kept sorted and
 // new starts are merged into it, so a round costs the bytes it decodes
 // plus a pass over the procedure list. Results do not depend on the number
@@ -55,22 +58,57 @@ const (
 	decodeBudget     = 4
 )
 
-// fnResult is what decoding one function's range yields.
+// fnResult is what decoding one function's range yields, or what was cut
+// from the decoding of a range that held it (builder.derive).
 type fnResult struct {
 	start, end uint64
-	calls      []uint64 // targets of the resolved direct calls, in address order; dropped once the round has read them
-	nrefs      int      // references made (they are swept again when asked for: xref.go)
-	insns      int
-	truncated  bool   // an instruction cap or the decoding budget cut it
-	cut        uint32 // which, a bit per limit
-	thunk      bool   // the first instruction (after a landing pad) is an unconditional jump
 	thunkTo    uint64
 	thunkSlot  uint64
+	calls      []uint64 // targets of the resolved direct calls, in address order; dropped once the round has read them
+	nrefs      int32    // references made, or (cut from a larger range) that range's count (they are swept again when asked for: xref.go)
+	insns      int32    // at most maxFunctionInsns
+	cut        uint32   // the limits that cut it, a bit per limit
+	truncated  bool     // an instruction cap or the decoding budget cut it
+	thunk      bool     // the first instruction (after a landing pad) is an unconditional jump
+
+	// walk: the range's end is inferred, its instruction starts are in
+	// builder.starts from start up to stop (where the sweep ended: the end
+	// of the range's code, or where a cap cut it), and what a split needs
+	// is kept: a range cut from it is derived without decoding again.
+	walk      bool
+	stop      uint64
+	chainStop uint64 // where gapChain stopped short of the end (math.MaxUint64: it did not)
 
 	// What discovery asks of the range, found by the same sweep.
-	leave  []xref   // refs that may start a function: resolved jumps and addresses out of the range into uncovered code
-	bounds []uint32 // offsets of the function boundaries in the range (inferred ends only)
+	// jumps are the refs that may start a function: resolved jumps and
+	// addresses into uncovered code, out of the range or (walk) to one of
+	// its boundaries, which a new start may put in another range; in
+	// address order.
+	jumps []xref
+	// The function boundaries in the range (inferred ends only), as
+	// offsets from base: lead, then bounds. A range cut from a decoding
+	// shares that decoding's list (bounds is a part of it) and lists in
+	// lead only its own first boundaries.
+	base   uint64
+	lead   []uint32
+	bounds []uint32
 	gaps   []uint64 // starts of the code nothing in the range reaches, on boundaries (inferred ends only; gapChain)
+}
+
+// inside reports whether addr is in the range.
+func (r *fnResult) inside(addr uint64) bool { return addr >= r.start && addr < r.end }
+
+// isBound reports whether addr is one of the range's function boundaries.
+func (r *fnResult) isBound(addr uint64) bool {
+	if addr < r.base || addr-r.base > math.MaxUint32 {
+		return false
+	}
+	o := uint32(addr - r.base)
+	if _, ok := slices.BinarySearch(r.lead, o); ok {
+		return true
+	}
+	_, ok := slices.BinarySearch(r.bounds, o)
+	return ok
 }
 
 // program is the whole-binary model of one document.
@@ -107,7 +145,8 @@ type DiscoveryStats struct {
 	Rounds       int // discovery rounds run
 	// CodeBytes are the file bytes of the executable sections, and
 	// DecodedBytes the bytes swept by discovery over all rounds (a range
-	// is swept again only when a new start splits it).
+	// split by a new start is cut from its sweep; only a start inside an
+	// instruction of it is swept again).
 	CodeBytes, DecodedBytes int64
 	// Complete is false when a bound (instructions per function, functions,
 	// rounds, or the decoding budget) cut discovery or decoding short;
@@ -165,6 +204,7 @@ type builder struct {
 	gate    *gate                    // foreground queries the decoders give way to (background.go)
 	known   *codeSet                 // code addresses that are procedure starts
 	covered *codeSet                 // code inside a range whose end is known
+	starts  *codeSet                 // instruction starts of the sweeps of ranges with inferred ends (fnResult.walk)
 	spans   map[[2]uint64]spanBounds // boundaries of swept spans outside every inferred range
 }
 
@@ -259,6 +299,7 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 	}
 	st.ranges = functionRanges(st.procs, st.sizeSrc, mm)
 	b.covered = newCodeSet(mm)
+	b.starts = newCodeSet(mm)
 	for _, r := range st.ranges {
 		if reliable(r) {
 			b.covered.addRange(r.Start, r.End)
@@ -419,8 +460,54 @@ func inferred(r ports.FunctionRange) bool {
 }
 
 // decodeAll decodes the ranges of st at the indexes todo, on every core.
+// A range a new start split out of a range decoded whole (its end is
+// inferred, its start is an instruction start of that sweep) is cut from
+// that decoding instead (derive): each byte is swept once, however often
+// later starts split the range holding it; only a start that falls inside
+// an instruction of the sweep, or code a cap left undecoded, is swept
+// again.
 func (b *builder) decodeAll(ctx context.Context, st *state, todo []int) error {
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(todo)/32))
+	out := make([]*fnResult, len(todo))
+	parents := make([]*fnResult, len(todo))
+	var last *fnResult // the decoding of the latest range at or before i
+	k := 0
+	for i, res := range st.results {
+		if k < len(todo) && todo[k] == i {
+			parents[k] = cmp.Or(res, last)
+			k++
+		}
+		if res != nil {
+			last = res
+		}
+	}
+	// The derived ranges read builder.starts; the decoded ones write it
+	// (their own bytes only), so they run after.
+	b.parallel(ctx, len(todo), "derived", func(w *scratch, k int) {
+		out[k] = b.derive(w, parents[k], st.ranges[todo[k]])
+	})
+	clear(parents)
+	var fresh []int // positions in todo of the ranges to decode
+	for k, res := range out {
+		if res == nil {
+			fresh = append(fresh, k)
+		}
+	}
+	b.parallel(ctx, len(fresh), "decoded", func(w *scratch, k int) {
+		out[fresh[k]] = b.decodeOne(w, st.ranges[todo[fresh[k]]])
+	})
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for k, i := range todo {
+		st.results[i] = out[k]
+	}
+	return nil
+}
+
+// parallel runs job(w, k) for k in [0, n) on every core, each worker with
+// its own scratch, giving way to foreground queries (gate).
+func (b *builder) parallel(ctx context.Context, n int, what string, job func(w *scratch, k int)) {
+	workers := max(1, min(runtime.GOMAXPROCS(0), n/32))
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
@@ -431,23 +518,93 @@ func (b *builder) decodeAll(ctx context.Context, st *state, todo []int) error {
 					b.gate.wait(ctx)
 				}
 				k := int(next.Add(64) - 64)
-				if k >= len(todo) {
+				if k >= n || ctx.Err() != nil {
 					return
 				}
-				if ctx.Err() != nil {
-					return
+				for j := k; j < min(k+64, n); j++ {
+					job(w, j)
 				}
-				for _, i := range todo[k:min(k+64, len(todo))] {
-					st.results[i] = b.decodeOne(w, st.ranges[i])
-				}
-				if n := done.Add(64); n%8192 == 0 {
-					ports.Observe(ctx, "disassemble", fmt.Sprintf("%d of %d functions decoded", n, len(todo)))
+				if d := done.Add(64); d%8192 == 0 {
+					ports.Observe(ctx, "disassemble", fmt.Sprintf("%d of %d functions %s", d, n, what))
 				}
 			}
 		})
 	}
 	wg.Wait()
-	return ctx.Err()
+}
+
+// derive cuts the result of r from the decoding of a range that holds it
+// (parent), when that decoding was a whole sweep that r's start is an
+// instruction start of, and reports nil otherwise. The instructions of r
+// are then the sweep's, from r.Start on: r's count is read from
+// builder.starts, its references from parent's, its boundaries are
+// parent's after the first instructions that are not padding, and only
+// those first instructions are decoded again (a boundary of r that was not
+// one of parent, and the thunk test).
+func (b *builder) derive(w *scratch, parent *fnResult, r ports.FunctionRange) *fnResult {
+	if parent == nil || !parent.walk || !inferred(r) || r.Start < parent.start || r.Start >= parent.end || r.End > parent.end {
+		return nil
+	}
+	code, stop := b.codeFor(r.Start, r.End)
+	if code == nil || stop > parent.stop || stop <= r.Start || !b.starts.has(r.Start) {
+		return nil
+	}
+	if r.Start > parent.chainStop {
+		// The walks for gaps stopped before r: a walk from r's start
+		// may find gaps the parent's could not.
+		return nil
+	}
+	res := &fnResult{start: r.Start, end: r.End, walk: true, stop: stop, nrefs: parent.nrefs, chainStop: parent.chainStop}
+	// The first instructions, up to the first that is not padding (from
+	// there on the boundaries are parent's) and the first that is not a
+	// landing pad (the thunk test).
+	var lead []uint32
+	leadDone, first := false, true
+	var pcEnd uint64
+	sweep(w.dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
+		pcEnd = in.addr + uint64(in.size)
+		if !leadDone {
+			lead = append(lead, uint32(in.addr-parent.base))
+			leadDone = !b.padding(code[in.addr-r.Start:], in.size)
+		}
+		if first && !b.isLandingPad(code[in.addr-r.Start:]) {
+			first = false
+			if in.flow == ports.FlowJump {
+				res.thunk = true
+				if in.hasTarget {
+					res.thunkTo = in.target
+				} else {
+					for _, x := range in.refs {
+						if !x.resolved() {
+							res.thunkSlot = x.to
+						}
+					}
+				}
+			}
+		}
+		return !leadDone || first
+	})
+	b.decoded.Add(int64(min(pcEnd, stop) - r.Start))
+	res.insns = int32(b.starts.countRange(r.Start, stop))
+	// Boundaries: the lead, then parent's after it.
+	// (parent's lead ends before r's: r starts in it only on padding.)
+	res.base, res.lead = parent.base, slices.Clip(lead)
+	lo, _ := slices.BinarySearch(parent.bounds, lead[len(lead)-1]+1)
+	hi, _ := slices.BinarySearch(parent.bounds, uint32(r.End-parent.base))
+	res.bounds = parent.bounds[lo:max(lo, hi):max(lo, hi)]
+	// References made in r: a part of parent's, shared (leaving only
+	// ever shortens a range's list, in place).
+	lo, _ = slices.BinarySearchFunc(parent.jumps, r.Start, func(x xref, t uint64) int { return cmp.Compare(x.from, t) })
+	hi, _ = slices.BinarySearchFunc(parent.jumps, r.End, func(x xref, t uint64) int { return cmp.Compare(x.from, t) })
+	if hi > lo {
+		res.jumps = parent.jumps[lo:hi:hi]
+	}
+	for _, g := range parent.gaps {
+		if g > r.Start && g < r.End {
+			res.gaps = append(res.gaps, g)
+		}
+	}
+	return res
 }
 
 // isLandingPad reports an endbr64/endbr32 (x86) or bti (AArch64) at b.
@@ -516,12 +673,18 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) *fnResult {
 	}
 	reg := b.mm.code(r.Start)
 	walk := inferred(r) && !reg.plt
+	if walk {
+		b.starts.clearRange(r.Start, stop)
+	}
+	res.walk, res.stop = walk, r.Start
 	w.flows, w.tabs, w.bounds = w.flows[:0], w.tabs[:0], w.bounds[:0]
 	refs := w.refs[:0]
 	first, open := true, false
 	n, capped := sweep(w.dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
 		noret := in.flow == ports.FlowCall && in.hasTarget && b.noret[in.target]
+		res.stop = in.addr + uint64(in.size)
 		if walk {
+			b.starts.addAtomic(in.addr)
 			pad := b.padding(code[in.addr-r.Start:], in.size)
 			if !open {
 				w.bounds = append(w.bounds, uint32(in.addr-r.Start))
@@ -566,23 +729,34 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) *fnResult {
 	})
 	w.refs = refs
 	sortRefs(refs)
-	res.insns = n
+	res.insns = int32(n)
 	if capped {
 		res.truncated, res.cut = true, 1<<limitInsns
 	}
-	res.nrefs = len(refs)
+	res.stop = min(res.stop, stop)
+	b.decoded.Add(-int64(stop - max(res.stop, r.Start))) // what a cap left unswept was counted above
+	if walk {
+		res.base, res.bounds = r.Start, slices.Clone(w.bounds)
+		res.gaps, res.chainStop = b.gapChain(w, res.bounds, r.Start)
+	}
+	res.nrefs = int32(min(len(refs), math.MaxInt32))
 	for _, x := range refs {
 		switch {
 		case !x.resolved():
 		case x.kind == kindCall:
 			res.calls = append(res.calls, x.to)
-		case (x.kind == kindJump || x.kind == kindAddress) && (x.to < r.Start || x.to >= r.End) && b.mayStart(x.to):
-			res.leave = append(res.leave, x)
+		case x.kind != kindJump && x.kind != kindAddress:
+		case x.to < r.Start || x.to >= r.End:
+			if b.mayStart(x.to) {
+				res.jumps = append(res.jumps, x)
+			}
+		case walk:
+			// Inside: kept when it lands on a boundary, which a new
+			// start between the two may make a jump out of its range.
+			if _, ok := slices.BinarySearch(res.bounds, uint32(x.to-r.Start)); ok && b.mayStart(x.to) {
+				res.jumps = append(res.jumps, x)
+			}
 		}
-	}
-	if walk {
-		res.bounds = slices.Clone(w.bounds)
-		res.gaps = b.gapChain(w, res.bounds, r.Start)
 	}
 	return res
 }
@@ -617,11 +791,13 @@ func sortRefs(refs []xref) {
 // is a boundary. From there it walks again, as the next round would walk
 // the range that start opens, and so on to the end of the range, so that
 // a run of functions nothing calls is found in one round rather than one
-// per round. It returns the starts found, in address order.
-func (b *builder) gapChain(w *scratch, bounds []uint32, start uint64) []uint64 {
+// per round. It returns the starts found, in address order, and the
+// unreached instruction where the chain stopped because it is not a
+// plausible boundary (math.MaxUint64 when the walks reached the end).
+func (b *builder) gapChain(w *scratch, bounds []uint32, start uint64) ([]uint64, uint64) {
 	flows := w.flows
 	if len(flows) < 2 {
-		return nil
+		return nil, math.MaxUint64
 	}
 	// at(a) is the index of the instruction at a, or -1: through w.at
 	// (1 + the index, by offset) unless the range is too long for it.
@@ -696,10 +872,10 @@ func (b *builder) gapChain(w *scratch, bounds []uint32, start uint64) []uint64 {
 			}
 		}
 		if next < 0 {
-			return out
+			return out, math.MaxUint64
 		}
 		if _, ok := slices.BinarySearch(bounds, uint32(flows[next].addr-start)); !ok || !plausible(flows[next:]) {
-			return out
+			return out, flows[next].addr
 		}
 		out = append(out, flows[next].addr)
 		from = next
@@ -748,7 +924,7 @@ func (b *builder) calls(st *state, done []int) []candidate {
 // address constants that leave their function and land on a function
 // boundary in code no known range covers, and the first unreached code of
 // every range whose end is only inferred. The references examined are the
-// few that left their function (fnResult.leave), each dropped once its
+// few that left their function (fnResult.jumps), each dropped once its
 // target is known.
 func (b *builder) leaving(ctx context.Context, st *state) []candidate {
 	var out []candidate
@@ -756,12 +932,16 @@ func (b *builder) leaving(ctx context.Context, st *state) []candidate {
 		if i%4096 == 0 && ctx.Err() != nil {
 			return nil
 		}
-		if res == nil || res.end != st.ranges[i].End || len(res.leave) == 0 {
+		if res == nil || res.end != st.ranges[i].End || len(res.jumps) == 0 {
 			continue
 		}
-		keep := res.leave[:0]
-		for _, x := range res.leave {
+		keep := res.jumps[:0]
+		for _, x := range res.jumps {
 			if b.known.has(x.to) {
+				continue
+			}
+			if res.inside(x.to) {
+				keep = append(keep, x) // for when a new start splits the range
 				continue
 			}
 			if !b.boundaryAt(st, x.to) {
@@ -775,7 +955,7 @@ func (b *builder) leaving(ctx context.Context, st *state) []candidate {
 			}
 			out = append(out, candidate{addr: x.to, source: source, rank: rankUnnamed})
 		}
-		res.leave = keep
+		res.jumps = keep
 	}
 	for i, res := range st.results {
 		if res != nil && res.end == st.ranges[i].End {
@@ -812,9 +992,8 @@ func (b *builder) boundaryAt(st *state, t uint64) bool {
 	var start, end uint64
 	if i > 0 && ranges[i-1].End > t {
 		start, end = ranges[i-1].Start, ranges[i-1].End
-		if res := st.results[i-1]; res != nil && res.end == end && res.bounds != nil {
-			_, ok := slices.BinarySearch(res.bounds, uint32(t-start))
-			return ok
+		if res := st.results[i-1]; res != nil && res.end == end && res.walk {
+			return res.isBound(t)
 		}
 	} else {
 		// Outside every range: the gap after the previous range.
@@ -945,7 +1124,7 @@ func (p *program) finish(results []*fnResult, cut uint32) {
 		if res.nrefs > 0 {
 			p.swept = append(p.swept, int32(i))
 		}
-		p.insns += res.insns
+		p.insns += int(res.insns)
 		p.truncated = p.truncated || res.truncated
 		cut |= res.cut
 		if res.thunk && !p.procs[i].Thunk {

@@ -1,6 +1,9 @@
 package native
 
-import "math/bits"
+import (
+	"math/bits"
+	"sync/atomic"
+)
 
 // codeSet is a set of code addresses with one bit per byte of every
 // executable region that has file bytes: membership is two index
@@ -76,4 +79,48 @@ func (s *codeSet) count() int {
 		}
 	}
 	return n
+}
+
+// addAtomic inserts addr; several goroutines may add and clear at once
+// (addresses of one word may belong to ranges decoded by two workers).
+func (s *codeSet) addAtomic(addr uint64) {
+	if w, i := s.slot(addr); w != nil {
+		atomic.OrUint64(&w[i/64], 1<<(i%64))
+	}
+}
+
+// clearRange removes [start, end), clipped to the region holding start,
+// like addAtomic safe beside other goroutines working on other addresses.
+func (s *codeSet) clearRange(start, end uint64) {
+	r := s.mm.code(start)
+	if r == nil || end <= start {
+		return
+	}
+	w := s.bits[r.index]
+	lo, hi := start-r.addr, min(end-r.addr, r.fileSize)
+	for lo < hi {
+		n := min(64-lo%64, hi-lo) // bits left in this word
+		mask := ^uint64(0) >> (64 - n) << (lo % 64)
+		atomic.AndUint64(&w[lo/64], ^mask)
+		lo += n
+	}
+}
+
+// countRange is the number of members in [start, end), clipped to the
+// region holding start.
+func (s *codeSet) countRange(start, end uint64) int {
+	r := s.mm.code(start)
+	if r == nil || end <= start {
+		return 0
+	}
+	w := s.bits[r.index]
+	lo, hi := start-r.addr, min(end-r.addr, r.fileSize)
+	c := 0
+	for lo < hi {
+		n := min(64-lo%64, hi-lo)
+		mask := ^uint64(0) >> (64 - n) << (lo % 64)
+		c += bits.OnesCount64(w[lo/64] & mask)
+		lo += n
+	}
+	return c
 }

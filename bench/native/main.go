@@ -239,6 +239,9 @@ func measure(cmd *exec.Cmd, devnull *os.File, stats bool) (sample, error) {
 			return s, fmt.Errorf("child statistics: %w", err)
 		}
 		s.alloc = st.TotalAlloc
+		if st.CodeBytes > 0 {
+			fmt.Fprintf(os.Stderr, "discovery swept %d bytes for %d bytes of code (%.2f)\n", st.DecodedBytes, st.CodeBytes, float64(st.DecodedBytes)/float64(st.CodeBytes))
+		}
 	}
 	return s, nil
 }
@@ -248,6 +251,8 @@ type childStats struct {
 	Instructions int    `json:"instructions"`
 	Functions    int    `json:"functions"`
 	TotalAlloc   uint64 `json:"total_alloc"`
+	CodeBytes    int64  `json:"code_bytes"`    // executable file bytes
+	DecodedBytes int64  `json:"decoded_bytes"` // bytes discovery swept
 }
 
 // disassemble runs whole-file discovery, then formats every instruction of
@@ -270,7 +275,8 @@ func disassemble(path string) error {
 	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return json.NewEncoder(os.Stdout).Encode(childStats{Instructions: counts["instructions"], Functions: st.Functions, TotalAlloc: ms.TotalAlloc})
+	return json.NewEncoder(os.Stdout).Encode(childStats{Instructions: counts["instructions"], Functions: st.Functions, TotalAlloc: ms.TotalAlloc,
+		CodeBytes: st.CodeBytes, DecodedBytes: st.DecodedBytes})
 }
 
 // disassembleTo formats every instruction of every executable section of a
