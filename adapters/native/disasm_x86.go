@@ -526,3 +526,34 @@ func splitIntel(text string) (mnemonic, operands string) {
 		rest = after
 	}
 }
+
+// appendText appends the Text format renders.
+func (d *x86Decoder) appendText(dst, b []byte, pc uint64, in *insn, name func(uint64) string) []byte {
+	if in.invalid {
+		return append(dst, "(bad)"...)
+	}
+	inst, special, err := d.decode(b)
+	if err != nil {
+		return appendHexBytes(append(dst, "(unknown) "...), b[:min(in.size, len(b))])
+	}
+	if special != "" {
+		return append(dst, special...)
+	}
+	dst = appendIntel(dst, inst, pc)
+	next := pc + uint64(inst.Len)
+	for _, arg := range inst.Args {
+		if m, ok := arg.(x86asm.Mem); ok && (m.Base == x86asm.RIP || m.Base == x86asm.EIP) {
+			addr := d.wrap(next + uint64(m.Disp))
+			dst = appendHex(append(dst, "  # "...), addr)
+			if n := name(addr); n != "" {
+				dst = append(append(append(dst, " <"...), n...), '>')
+			}
+		}
+	}
+	if in.hasTarget {
+		if n := name(in.target); n != "" {
+			dst = append(append(append(dst, " <"...), n...), '>')
+		}
+	}
+	return dst
+}
