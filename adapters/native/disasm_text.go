@@ -91,7 +91,7 @@ type textWriter struct {
 	w       io.Writer
 	workers int
 	stats   TextStats
-	line    []byte  // the merger's own lines (instructions decoded again)
+	line    []byte // the merger's own lines (instructions decoded again)
 	free    []*textChunk
 	seq     decoder // the merger's decoder
 	written int     // chunks of the current section written

@@ -51,7 +51,6 @@ func windowText(t testing.TB, ctx context.Context, a *native.Analysis) []byte {
 	return out.Bytes()
 }
 
-
 // textTargets are real binaries built in the test (C at -O0 and -O2, with
 // IBT, Go for linux/arm64 and windows/amd64) and /usr/bin/ls.
 func textTargets(t *testing.T) map[string]string {
