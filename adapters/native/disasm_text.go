@@ -113,13 +113,9 @@ func (t *textWriter) region(ctx context.Context, r *memRegion) error {
 		step -= step % m
 	}
 	n := int((uint64(len(code)) + step - 1) / step)
+	// Chunks are taken when sent, so that at most inflight of them (and
+	// their buffers) exist at once, reused from section to section.
 	chunks := make([]*textChunk, n)
-	for k := range chunks {
-		c := t.take()
-		c.start = r.addr + uint64(k)*step
-		c.end = min(c.start+step, end)
-		chunks[k] = c
-	}
 	// Workers take chunks in order; at most inflight chunks are decoded
 	// ahead of the one being written.
 	inflight := 2 * t.workers
@@ -141,7 +137,11 @@ func (t *textWriter) region(ctx context.Context, r *memRegion) error {
 	sent, closed := 0, false
 	send := func() {
 		for sent < n && sent < t.written+inflight {
-			jobs <- chunks[sent]
+			c := t.take()
+			c.start = r.addr + uint64(sent)*step
+			c.end = min(c.start+step, end)
+			chunks[sent] = c
+			jobs <- c
 			sent++
 		}
 		if sent == n && !closed {
@@ -189,14 +189,15 @@ func (t *textWriter) take() *textChunk {
 		c, t.free = t.free[k-1], t.free[:k-1]
 		c.addrs, c.offs, c.buf, c.err = c.addrs[:0], c.offs[:0], c.buf[:0], nil
 	} else {
-		c = &textChunk{}
+		// About 20 bytes of text per byte of x86 code.
+		c = &textChunk{buf: make([]byte, 0, 24*textChunkBytes), addrs: make([]uint64, 0, textChunkBytes/3), offs: make([]int, 0, textChunkBytes/3)}
 	}
 	c.done = make(chan struct{})
 	return c
 }
 
 func (t *textWriter) give(c *textChunk) {
-	if len(t.free) < 4*t.workers && cap(c.buf) <= 64<<20 {
+	if len(t.free) < 4*t.workers && cap(c.buf) <= 256<<20 {
 		t.free = append(t.free, c)
 	}
 }

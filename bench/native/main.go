@@ -34,7 +34,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -51,7 +50,6 @@ import (
 	"time"
 
 	"rea/adapters/native"
-	"rea/ports"
 )
 
 const chromium = "/usr/lib/chromium/chromium"
@@ -273,41 +271,19 @@ func disassemble(path string) error {
 	return json.NewEncoder(os.Stdout).Encode(childStats{Instructions: counts["instructions"], Functions: st.Functions, TotalAlloc: ms.TotalAlloc})
 }
 
-// disassembleTo formats every instruction of every executable section of a
-// into the file at path and counts them in counts["instructions"].
+// disassembleTo writes the text disassembly of every executable section
+// of a (WriteDisassembly: one line per instruction, as objdump -d prints
+// them) into the file at path and counts the instructions in
+// counts["instructions"].
 func disassembleTo(ctx context.Context, a *native.Analysis, path string, counts map[string]int) error {
-	segs, err := a.Segments(ctx)
-	if err != nil {
-		return err
-	}
 	out, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
 	defer out.Close()
-	w := bufio.NewWriterSize(out, 1<<20)
-	n := 0
-	for _, s := range segs {
-		if !s.Perms.Execute || s.FileSize == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "\nDisassembly of section %s:\n", s.Name)
-		end := s.Start + min(s.FileSize, s.Size)
-		for addr := s.Start; addr < end; {
-			d, err := a.Disassemble(ctx, ports.DisassembleRequest{Address: addr, End: end, MaxInstructions: 100000})
-			if err != nil || len(d.Instructions) == 0 {
-				break
-			}
-			for _, in := range d.Instructions {
-				fmt.Fprintf(w, "%8x:\t% x\t%s\n", in.Address, in.Bytes, in.Text)
-			}
-			n += len(d.Instructions)
-			last := d.Instructions[len(d.Instructions)-1]
-			addr = last.Address + uint64(len(last.Bytes))
-		}
-	}
-	counts["instructions"] = n
-	return w.Flush()
+	st, err := a.WriteDisassembly(ctx, out, "")
+	counts["instructions"] = st.Instructions
+	return err
 }
 
 func median(ss []sample, f func(sample) float64) float64 {
