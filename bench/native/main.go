@@ -8,10 +8,10 @@
 //     whole-file function discovery), both without the warm cache, against
 //     "objdump -d FILE";
 //
-//   - a whole-file disassembly with text through rea's packages (discovery,
-//     then every instruction of every executable section formatted and
-//     written, as objdump -d formats and writes every instruction), run as a
-//     child process of this program so that it is measured like the others.
+//   - "rea disassemble FILE" (the built binary, without the warm cache):
+//     whole-file discovery, then every instruction of every executable
+//     section formatted and written as text, as objdump -d formats and
+//     writes every instruction.
 //
 //   - with -tools ...,inproc: what rea analyze asks of rea-native, computed
 //     in a child process of this program, to count its allocation.
@@ -19,9 +19,9 @@
 // Every output goes to /dev/null. For each file and tool it prints the
 // median over -runs of wall time (s), CPU time (user+system, s), peak RSS
 // (MB, from the wait4 rusage of the process), wall and CPU milliseconds per
-// MB of file; for the in-process children also the bytes allocated per
-// byte of file. The load average is printed before and after each run: on
-// a shared machine wall time follows the load, CPU time much less.
+// MB of file; for the in-process child also the bytes allocated per byte
+// of file. The load average is printed before and after each run: on a
+// shared machine wall time follows the load, CPU time much less.
 //
 // -profile FILE (with -cpuprofile, -memprofile, -profile-disasm) profiles
 // the same work in this process instead.
@@ -58,8 +58,7 @@ func main() {
 	runs := flag.Int("runs", 3, "runs of each measurement (medians are reported)")
 	rea := flag.String("rea", "", "rea binary (default: built from ./cmd/rea into a temporary directory)")
 	skipChromium := flag.Bool("skip-chromium", false, "leave chromium out of the default files")
-	tools := flag.String("tools", "analyze,procedures,objdump,disasm", "what to run, comma-separated: analyze (rea analyze: the overview, which on a target with much code does not wait for whole-file discovery), procedures (rea call list_procedures --target: the complete procedure list, whole-file discovery included), objdump (objdump -d), disasm (whole-file disassembly with text in-process), inproc (what rea analyze computes, in-process, to count its allocation)")
-	child := flag.String("disasm-child", "", "internal: disassemble this file with text to /dev/null and print statistics")
+	tools := flag.String("tools", "analyze,procedures,objdump,disasm", "what to run, comma-separated: analyze (rea analyze: the overview, which on a target with much code does not wait for whole-file discovery), procedures (rea call list_procedures --target: the complete procedure list, whole-file discovery included), objdump (objdump -d), disasm (rea disassemble: whole-file disassembly with text), inproc (what rea analyze computes, in-process, to count its allocation)")
 	profile := flag.String("profile", "", "profile what rea analyze computes on this file in-process (open, segments, procedures, strings, names), or with -profile-disasm the whole-file disassembly, and exit")
 	profileDisasm := flag.Bool("profile-disasm", false, "with -profile: also disassemble every instruction with text")
 	cpuProfile := flag.String("cpuprofile", "", "with -profile: write a CPU profile here")
@@ -67,13 +66,6 @@ func main() {
 	flag.Parse()
 	if *profile != "" {
 		if err := profileRun(*profile, *profileDisasm, *cpuProfile, *memProfile); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		return
-	}
-	if *child != "" {
-		if err := disassemble(*child); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -91,14 +83,14 @@ func main() {
 type sample struct {
 	wall, cpu time.Duration
 	rssKB     int64
-	alloc     uint64 // bytes allocated (in-process disassembly only)
+	alloc     uint64 // bytes allocated (the in-process child only)
 }
 
 func run(ctx context.Context, runs int, rea string, skipChromium bool, tools, files []string) error {
 	if len(files) == 0 {
 		files = defaultFiles(skipChromium)
 	}
-	if rea == "" && (slices.Contains(tools, "analyze") || slices.Contains(tools, "procedures")) {
+	if rea == "" && (slices.Contains(tools, "analyze") || slices.Contains(tools, "procedures") || slices.Contains(tools, "disasm")) {
 		dir, err := os.MkdirTemp("", "rea-bench-native-")
 		if err != nil {
 			return err
@@ -124,7 +116,7 @@ func run(ctx context.Context, runs int, rea string, skipChromium bool, tools, fi
 			return cold(exec.CommandContext(ctx, rea, "call", "list_procedures", `{"limit":1}`, "--target", f))
 		},
 		"objdump": func(f string) *exec.Cmd { return exec.CommandContext(ctx, "objdump", "-d", f) },
-		"disasm":  func(f string) *exec.Cmd { return exec.CommandContext(ctx, self, "-disasm-child", f) },
+		"disasm":  func(f string) *exec.Cmd { return cold(exec.CommandContext(ctx, rea, "disassemble", f)) },
 		"inproc":  func(f string) *exec.Cmd { return exec.CommandContext(ctx, self, "-profile", f) },
 	}
 	for _, t := range tools {
@@ -141,7 +133,7 @@ func run(ctx context.Context, runs int, rea string, skipChromium bool, tools, fi
 				results[f] = map[string][]sample{}
 			}
 			for _, t := range tools {
-				s, err := measure(commands[t](f), devnull, t == "disasm" || t == "inproc")
+				s, err := measure(commands[t](f), devnull, t == "inproc")
 				if err != nil {
 					return fmt.Errorf("%s %s: %w", t, f, err)
 				}
@@ -165,7 +157,7 @@ func run(ctx context.Context, runs int, rea string, skipChromium bool, tools, fi
 			cpu := median(ss, func(s sample) float64 { return s.cpu.Seconds() })
 			rss := median(ss, func(s sample) float64 { return float64(s.rssKB) / 1024 })
 			alloc := "-"
-			if t == "disasm" || t == "inproc" {
+			if t == "inproc" {
 				alloc = fmt.Sprintf("%.1f", median(ss, func(s sample) float64 { return float64(s.alloc) })/float64(st.Size()))
 			}
 			fmt.Printf("%-44s %8.1f  %-10s %9.2f %9.2f %10.0f %9.1f %9.1f %11s\n", shorten(f, 44), mb, t, wall, cpu, rss, wall*1000/mb, cpu*1000/mb, alloc)
@@ -209,7 +201,7 @@ func defaultFiles(skipChromium bool) []string {
 	return out
 }
 
-// measure runs cmd with its output discarded (or, for the disassembly
+// measure runs cmd with its output discarded (or, for the in-process
 // child, its statistics read) and reads its rusage.
 func measure(cmd *exec.Cmd, devnull *os.File, stats bool) (sample, error) {
 	var out strings.Builder
@@ -241,34 +233,9 @@ func measure(cmd *exec.Cmd, devnull *os.File, stats bool) (sample, error) {
 	return s, nil
 }
 
-// childStats is what the disassembly child prints.
+// childStats is what the in-process child prints.
 type childStats struct {
-	Instructions int    `json:"instructions"`
-	Functions    int    `json:"functions"`
-	TotalAlloc   uint64 `json:"total_alloc"`
-}
-
-// disassemble runs whole-file discovery, then formats every instruction of
-// every executable section, one line each as objdump -d prints them
-// (address, bytes, text), to /dev/null.
-func disassemble(path string) error {
-	ctx := context.Background()
-	a, err := native.OpenFile(ctx, path)
-	if err != nil {
-		return err
-	}
-	defer a.Close(ctx)
-	st, err := a.Discovery(ctx)
-	if err != nil {
-		return err
-	}
-	counts := map[string]int{}
-	if err := disassembleTo(ctx, a, os.DevNull, counts); err != nil {
-		return err
-	}
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return json.NewEncoder(os.Stdout).Encode(childStats{Instructions: counts["instructions"], Functions: st.Functions, TotalAlloc: ms.TotalAlloc})
+	TotalAlloc uint64 `json:"total_alloc"`
 }
 
 // disassembleTo writes the text disassembly of every executable section
