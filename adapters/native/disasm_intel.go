@@ -19,9 +19,12 @@ import (
 // construction; TestAppendIntelMatchesIntelSyntax checks every instruction
 // of real binaries.
 
+// intelOps bounds the operation numbers of intelFast.
+const intelOps = 1 << 11
+
 // intelFast are the operations rendered here: IntelSyntax gives them no
 // special treatment beyond what appendIntelFast reproduces.
-var intelFast = func() (ok [x86asm.XTEST + 1]bool) {
+var intelFast = func() (ok [intelOps]bool) {
 	for _, op := range []x86asm.Op{
 		x86asm.ADC, x86asm.ADD, x86asm.AND, x86asm.BSF, x86asm.BSR, x86asm.BSWAP, x86asm.BT, x86asm.BTC,
 		x86asm.BTR, x86asm.BTS, x86asm.CALL, x86asm.CDQ, x86asm.CDQE, x86asm.CMP, x86asm.CQO,
@@ -38,6 +41,16 @@ var intelFast = func() (ok [x86asm.XTEST + 1]bool) {
 		x86asm.TEST, x86asm.XADD, x86asm.XCHG, x86asm.XOR,
 		x86asm.MOVAPS, x86asm.MOVUPS, x86asm.XORPS, x86asm.ANDPS, x86asm.ORPS, x86asm.MOVHLPS, x86asm.MOVLHPS,
 		x86asm.UNPCKLPS, x86asm.SHUFPS, x86asm.ADDPS, x86asm.MULPS, x86asm.SUBPS, x86asm.DIVPS,
+		x86asm.NOP, x86asm.MOVD, x86asm.MOVQ, x86asm.MOVDQA, x86asm.MOVDQU, x86asm.MOVSD_XMM, x86asm.MOVSS,
+		x86asm.MOVAPD, x86asm.MOVUPD, x86asm.PXOR, x86asm.POR, x86asm.PAND, x86asm.PANDN, x86asm.PCMPEQB,
+		x86asm.PCMPEQD, x86asm.PMOVMSKB, x86asm.PSHUFD, x86asm.PUNPCKLQDQ, x86asm.PUNPCKLBW, x86asm.PADDD,
+		x86asm.PADDQ, x86asm.PSUBD, x86asm.CVTSI2SD, x86asm.CVTSI2SS, x86asm.CVTTSD2SI, x86asm.CVTTSS2SI,
+		x86asm.CVTSS2SD, x86asm.CVTSD2SS, x86asm.UCOMISD, x86asm.UCOMISS, x86asm.COMISD, x86asm.COMISS,
+		x86asm.ADDSD, x86asm.SUBSD, x86asm.MULSD, x86asm.DIVSD, x86asm.ADDSS, x86asm.SUBSS, x86asm.MULSS,
+		x86asm.DIVSS, x86asm.SQRTSD, x86asm.ANDPD, x86asm.XORPD, x86asm.ANDNPS, x86asm.MAXSD, x86asm.MINSD,
+		x86asm.VMOVDQU, x86asm.VMOVDQA, x86asm.VMOVUPS, x86asm.VMOVAPS, x86asm.VPXOR, x86asm.VPCMPEQB,
+		x86asm.VPMOVMSKB, x86asm.VPOR, x86asm.VPAND, x86asm.VMOVQ, x86asm.VMOVD, x86asm.VXORPS,
+		x86asm.TZCNT, x86asm.LZCNT, x86asm.POPCNT,
 	} {
 		ok[op] = true
 	}
@@ -62,7 +75,7 @@ var intelNames = sync.OnceValue(func() *intelNameTable {
 })
 
 type intelNameTable struct {
-	ops  [x86asm.XTEST + 1]string
+	ops  [intelOps]string
 	regs [x86asm.TR7 + 1]string
 }
 
@@ -88,13 +101,35 @@ func appendIntelFast(dst []byte, inst *x86asm.Inst, pc uint64) ([]byte, bool) {
 	if int(op) >= len(intelFast) || !intelFast[op] || pc == 0 || inst.Broadcast || inst.SAE || inst.Zeroing {
 		return dst, false
 	}
-	for _, p := range inst.Prefix {
-		if p == 0 {
-			break
-		}
-		if !p.IsREX() {
+	// IntelSyntax prints a data-size prefix of these (NOP only as 0x90).
+	zeroArg := op == x86asm.LEAVE || op == x86asm.RET || op == x86asm.CDQE || op == x86asm.CQO ||
+		(op == x86asm.NOP && inst.Opcode>>24 == 0x90)
+	for i := 0; i < len(inst.Prefix); i++ {
+		p := inst.Prefix[i]
+		switch {
+		case p == 0:
+			i = len(inst.Prefix)
+		case p.IsREX():
+		case zeroArg:
+			return dst, false
+		case p == x86asm.PrefixVEX3Bytes:
+			i += 2 // IntelSyntax hides a VEX prefix and its payload
+		case p&0xFF == x86asm.PrefixVEX2Bytes:
+			i++
+		case p&0xFF == x86asm.PrefixVEX3Bytes:
+			return dst, false
+		case p == x86asm.PrefixES, p == x86asm.PrefixCS, p == x86asm.PrefixSS, p == x86asm.PrefixDS,
+			p == x86asm.PrefixFS, p == x86asm.PrefixGS:
+			// not printed before an instruction; the memory operand shows it
+		case p&(x86asm.PrefixImplicit|x86asm.PrefixIgnored) != 0:
+		case p == x86asm.PrefixData16, p == x86asm.PrefixData32:
+			// IntelSyntax marks these implicit
+		default:
 			return dst, false
 		}
+	}
+	if op == x86asm.NOP && inst.Opcode>>24 != 0x90 && inst.Opcode>>24 != 0x0F {
+		return dst, false
 	}
 	switch op {
 	case x86asm.MOV:
@@ -152,6 +187,14 @@ func appendIntelFast(dst []byte, inst *x86asm.Inst, pc uint64) ([]byte, bool) {
 			dst = appendIntelMem(dst, inst, a, i, names.regs[:])
 		default:
 			return dst[:start], false
+		}
+	}
+	if op == x86asm.NOP && inst.Opcode>>24 == 0x0F {
+		// IntelSyntax adds the register operand of the 0F 1F form.
+		if inst.DataSize == 16 {
+			dst = append(dst, ", ax"...)
+		} else {
+			dst = append(dst, ", eax"...)
 		}
 	}
 	return dst, true

@@ -41,6 +41,16 @@ type x86Decoder struct {
 
 	refs [4]xref
 	tab  []uint64
+
+	// The last full decode step made, which appendText reuses for the
+	// same address rather than decoding again.
+	last struct {
+		ok      bool
+		pc      uint64
+		inst    x86asm.Inst
+		special string
+		err     error
+	}
 }
 
 func newX86(mode int, mm *memMap, src source) *x86Decoder {
@@ -136,6 +146,7 @@ var x86NoWrite = map[x86asm.Op]bool{
 
 func (d *x86Decoder) step(b []byte, pc uint64, out *insn) {
 	out.addr = pc
+	d.last.ok = false
 	defer d.push(pc)
 	if d.fast {
 		if f, ok := fastX86(b, d.mode, d.mm); ok {
@@ -152,7 +163,8 @@ func (d *x86Decoder) step(b []byte, pc uint64, out *insn) {
 			return
 		}
 	}
-	inst, _, err := d.decode(b)
+	inst, special, err := d.decode(b)
+	d.last.ok, d.last.pc, d.last.inst, d.last.special, d.last.err = true, pc, inst, special, err
 	if err != nil || inst.Len <= 0 {
 		if f, ok := fastLength(b, d.mode); ok && !f.hasRel {
 			out.size, out.flow = f.size, f.flow // valid, but unknown to x86asm
@@ -532,7 +544,14 @@ func (d *x86Decoder) appendText(dst, b []byte, pc uint64, in *insn, name func(ui
 	if in.invalid {
 		return append(dst, "(bad)"...)
 	}
-	inst, special, err := d.decode(b)
+	var inst x86asm.Inst
+	var special string
+	var err error
+	if d.last.ok && d.last.pc == pc {
+		inst, special, err = d.last.inst, d.last.special, d.last.err
+	} else {
+		inst, special, err = d.decode(b)
+	}
 	if err != nil {
 		return appendHexBytes(append(dst, "(unknown) "...), b[:min(in.size, len(b))])
 	}
