@@ -15,7 +15,7 @@ type CatalogIdentity struct {
 func CLICommands() []string { return append([]string{}, cliCommands...) }
 
 // cliCommands are the CLI's fixed commands, part of the catalog identity.
-var cliCommands = []string{"analyze", "analyze-javascript-application", "analyze-web-bundle", "annotate", "call", "capabilities", "capture", "capture-browser-scenario", "capture-electron-scenario", "capture-web-screenshot", "catalog", "compare", "compare-apps", "compare-web-screenshots", "completion", "discover-webmcp-tools", "doctor", "evidence-export", "evidence-import", "extract-artifact", "inspect-electron-page", "inspect-evidence-bundle", "inspect-web-page", "inventory", "list-browser-targets", "list-electron-targets", "list-javascript-runtime-targets", "mcp", "observe-javascript-runtime", "observe-web-session", "providers", "reconcile-javascript-runtime", "serve", "setup", "tools", "trace", "trace-feature", "uninstall", "version"}
+var cliCommands = []string{"analyze", "analyze-javascript-application", "analyze-web-bundle", "annotate", "call", "capabilities", "capture", "capture-browser-scenario", "capture-electron-scenario", "capture-web-screenshot", "catalog", "compare", "compare-apps", "compare-web-screenshots", "completion", "disassemble", "discover-webmcp-tools", "doctor", "evidence-export", "evidence-import", "extract-artifact", "inspect-electron-page", "inspect-evidence-bundle", "inspect-web-page", "inventory", "list-browser-targets", "list-electron-targets", "list-javascript-runtime-targets", "mcp", "observe-javascript-runtime", "observe-web-session", "providers", "reconcile-javascript-runtime", "serve", "setup", "tools", "trace", "trace-feature", "uninstall", "version"}
 
 type toolEntry struct {
 	Name         string          `json:"name"`

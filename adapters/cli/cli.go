@@ -48,6 +48,10 @@ type Options struct {
 	// Caches are the analysis caches on disk that doctor shows and, with
 	// --clear-cache, empties; cmd/rea injects them.
 	Caches []Cache
+	// Disassemble writes the text disassembly of every executable section
+	// of a native binary, or of one, to w (rea disassemble); cmd/rea
+	// injects rea-native's.
+	Disassemble func(ctx context.Context, path, section string, w io.Writer) error
 }
 
 // Cache is one analysis cache on disk.
@@ -132,6 +136,7 @@ type grammar struct {
 	Providers       providersCmd       `cmd:"" help:"List the engines rea knows: which exist, are configured and available, and which operations each offers (no target needed)."`
 	Capabilities    capabilitiesCmd    `cmd:"" help:"List every operation and whether it is available now, with the reason when not (no target needed)."`
 	MCP             mcpCmd             `cmd:"" name:"mcp" help:"Check this rea as an MCP server (rea mcp doctor)."`
+	Disassemble     disassembleCmd     `cmd:"" help:"Print the disassembly of every instruction of a native binary's executable sections (or --section NAME) as text, one line each, in address order."`
 	Doctor          doctorCmd          `cmd:"" help:"Check the host, the analysis engines (never starting one), the agent skill and each MCP client registration; exit 0 only when healthy."`
 	Capture         captureCmd         `cmd:"" help:"Run a program in a pseudo-terminal and print its exit, final screen, processes and file effects (capture_process_scenario)."`
 	Trace           traceCmd           `cmd:"" help:"Trace calls of named functions of a program under gdbserver and print each hit's first arguments (trace_native_calls)."`
@@ -141,7 +146,7 @@ type grammar struct {
 }
 
 // Commands are the CLI's primary commands, for the product catalog.
-var Commands = []string{"analyze", "analyze-javascript-application", "analyze-web-bundle", "annotate", "call", "capabilities", "capture", "capture-browser-scenario", "capture-electron-scenario", "capture-web-screenshot", "catalog", "compare", "compare-apps", "compare-web-screenshots", "completion", "discover-webmcp-tools", "doctor", "evidence-export", "evidence-import", "extract-artifact", "inspect-electron-page", "inspect-evidence-bundle", "inspect-web-page", "inventory", "list-browser-targets", "list-electron-targets", "list-javascript-runtime-targets", "mcp", "observe-javascript-runtime", "observe-web-session", "providers", "reconcile-javascript-runtime", "serve", "setup", "tools", "trace", "trace-feature", "uninstall", "version"}
+var Commands = []string{"analyze", "analyze-javascript-application", "analyze-web-bundle", "annotate", "call", "capabilities", "capture", "capture-browser-scenario", "capture-electron-scenario", "capture-web-screenshot", "catalog", "compare", "compare-apps", "compare-web-screenshots", "completion", "disassemble", "discover-webmcp-tools", "doctor", "evidence-export", "evidence-import", "extract-artifact", "inspect-electron-page", "inspect-evidence-bundle", "inspect-web-page", "inventory", "list-browser-targets", "list-electron-targets", "list-javascript-runtime-targets", "mcp", "observe-javascript-runtime", "observe-web-session", "providers", "reconcile-javascript-runtime", "serve", "setup", "tools", "trace", "trace-feature", "uninstall", "version"}
 
 type env struct {
 	ctx  context.Context

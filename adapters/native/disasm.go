@@ -277,6 +277,9 @@ type decoder interface {
 	step(b []byte, pc uint64, out *insn)
 	// format decodes the instruction at pc again and renders it.
 	format(b []byte, pc uint64, in *insn, name func(uint64) string) ports.Instruction
+	// appendText appends the Text format would render, without
+	// allocating when the architecture allows it.
+	appendText(dst, b []byte, pc uint64, in *insn, name func(uint64) string) []byte
 }
 
 // newDecoder returns the decoder of an architecture, or nil when the

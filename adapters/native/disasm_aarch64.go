@@ -202,3 +202,7 @@ func (d *arm64Decoder) format(b []byte, pc uint64, in *insn, name func(uint64) s
 	out.Mnemonic, out.Operands, out.Text = mn, strings.TrimSpace(ops), text+suffix
 	return out
 }
+
+func (d *arm64Decoder) appendText(dst, b []byte, pc uint64, in *insn, name func(uint64) string) []byte {
+	return append(dst, d.format(b, pc, in, name).Text...)
+}

@@ -41,6 +41,16 @@ type x86Decoder struct {
 
 	refs [4]xref
 	tab  []uint64
+
+	// The last full decode step made, which appendText reuses for the
+	// same address rather than decoding again.
+	last struct {
+		ok      bool
+		pc      uint64
+		inst    x86asm.Inst
+		special string
+		err     error
+	}
 }
 
 func newX86(mode int, mm *memMap, src source) *x86Decoder {
@@ -136,6 +146,7 @@ var x86NoWrite = map[x86asm.Op]bool{
 
 func (d *x86Decoder) step(b []byte, pc uint64, out *insn) {
 	out.addr = pc
+	d.last.ok = false
 	defer d.push(pc)
 	if d.fast {
 		if f, ok := fastX86(b, d.mode, d.mm); ok {
@@ -152,7 +163,8 @@ func (d *x86Decoder) step(b []byte, pc uint64, out *insn) {
 			return
 		}
 	}
-	inst, _, err := d.decode(b)
+	inst, special, err := d.decode(b)
+	d.last.ok, d.last.pc, d.last.inst, d.last.special, d.last.err = true, pc, inst, special, err
 	if err != nil || inst.Len <= 0 {
 		if f, ok := fastLength(b, d.mode); ok && !f.hasRel {
 			out.size, out.flow = f.size, f.flow // valid, but unknown to x86asm
@@ -525,4 +537,42 @@ func splitIntel(text string) (mnemonic, operands string) {
 		}
 		rest = after
 	}
+}
+
+// appendText appends the Text format renders.
+func (d *x86Decoder) appendText(dst, b []byte, pc uint64, in *insn, name func(uint64) string) []byte {
+	if in.invalid {
+		return append(dst, "(bad)"...)
+	}
+	var inst x86asm.Inst
+	var special string
+	var err error
+	if d.last.ok && d.last.pc == pc {
+		inst, special, err = d.last.inst, d.last.special, d.last.err
+	} else {
+		inst, special, err = d.decode(b)
+	}
+	if err != nil {
+		return appendHexBytes(append(dst, "(unknown) "...), b[:min(in.size, len(b))])
+	}
+	if special != "" {
+		return append(dst, special...)
+	}
+	dst = appendIntel(dst, inst, pc)
+	next := pc + uint64(inst.Len)
+	for _, arg := range inst.Args {
+		if m, ok := arg.(x86asm.Mem); ok && (m.Base == x86asm.RIP || m.Base == x86asm.EIP) {
+			addr := d.wrap(next + uint64(m.Disp))
+			dst = appendHex(append(dst, "  # "...), addr)
+			if n := name(addr); n != "" {
+				dst = append(append(append(dst, " <"...), n...), '>')
+			}
+		}
+	}
+	if in.hasTarget {
+		if n := name(in.target); n != "" {
+			dst = append(append(append(dst, " <"...), n...), '>')
+		}
+	}
+	return dst
 }

@@ -8,10 +8,10 @@
 //     whole-file function discovery), both without the warm cache, against
 //     "objdump -d FILE";
 //
-//   - a whole-file disassembly with text through rea's packages (discovery,
-//     then every instruction of every executable section formatted and
-//     written, as objdump -d formats and writes every instruction), run as a
-//     child process of this program so that it is measured like the others.
+//   - "rea disassemble FILE" (the built binary, without the warm cache):
+//     whole-file discovery, then every instruction of every executable
+//     section formatted and written as text, as objdump -d formats and
+//     writes every instruction.
 //
 //   - with -tools ...,inproc: what rea analyze asks of rea-native, computed
 //     in a child process of this program, to count its allocation.
@@ -19,9 +19,9 @@
 // Every output goes to /dev/null. For each file and tool it prints the
 // median over -runs of wall time (s), CPU time (user+system, s), peak RSS
 // (MB, from the wait4 rusage of the process), wall and CPU milliseconds per
-// MB of file; for the in-process children also the bytes allocated per
-// byte of file. The load average is printed before and after each run: on
-// a shared machine wall time follows the load, CPU time much less.
+// MB of file; for the in-process child also the bytes allocated per byte
+// of file. The load average is printed before and after each run: on a
+// shared machine wall time follows the load, CPU time much less.
 //
 // -profile FILE (with -cpuprofile, -memprofile, -profile-disasm) profiles
 // the same work in this process instead.
@@ -34,7 +34,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -51,7 +50,6 @@ import (
 	"time"
 
 	"rea/adapters/native"
-	"rea/ports"
 )
 
 const chromium = "/usr/lib/chromium/chromium"
@@ -60,8 +58,7 @@ func main() {
 	runs := flag.Int("runs", 3, "runs of each measurement (medians are reported)")
 	rea := flag.String("rea", "", "rea binary (default: built from ./cmd/rea into a temporary directory)")
 	skipChromium := flag.Bool("skip-chromium", false, "leave chromium out of the default files")
-	tools := flag.String("tools", "analyze,procedures,objdump,disasm", "what to run, comma-separated: analyze (rea analyze: the overview, which on a target with much code does not wait for whole-file discovery), procedures (rea call list_procedures --target: the complete procedure list, whole-file discovery included), objdump (objdump -d), disasm (whole-file disassembly with text in-process), inproc (what rea analyze computes, in-process, to count its allocation)")
-	child := flag.String("disasm-child", "", "internal: disassemble this file with text to /dev/null and print statistics")
+	tools := flag.String("tools", "analyze,procedures,objdump,disasm", "what to run, comma-separated: analyze (rea analyze: the overview, which on a target with much code does not wait for whole-file discovery), procedures (rea call list_procedures --target: the complete procedure list, whole-file discovery included), objdump (objdump -d), disasm (rea disassemble: whole-file disassembly with text), inproc (what rea analyze computes, in-process, to count its allocation)")
 	profile := flag.String("profile", "", "profile what rea analyze computes on this file in-process (open, segments, procedures, strings, names), or with -profile-disasm the whole-file disassembly, and exit")
 	profileDisasm := flag.Bool("profile-disasm", false, "with -profile: also disassemble every instruction with text")
 	cpuProfile := flag.String("cpuprofile", "", "with -profile: write a CPU profile here")
@@ -69,13 +66,6 @@ func main() {
 	flag.Parse()
 	if *profile != "" {
 		if err := profileRun(*profile, *profileDisasm, *cpuProfile, *memProfile); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		return
-	}
-	if *child != "" {
-		if err := disassemble(*child); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -93,14 +83,14 @@ func main() {
 type sample struct {
 	wall, cpu time.Duration
 	rssKB     int64
-	alloc     uint64 // bytes allocated (in-process disassembly only)
+	alloc     uint64 // bytes allocated (the in-process child only)
 }
 
 func run(ctx context.Context, runs int, rea string, skipChromium bool, tools, files []string) error {
 	if len(files) == 0 {
 		files = defaultFiles(skipChromium)
 	}
-	if rea == "" && (slices.Contains(tools, "analyze") || slices.Contains(tools, "procedures")) {
+	if rea == "" && (slices.Contains(tools, "analyze") || slices.Contains(tools, "procedures") || slices.Contains(tools, "disasm")) {
 		dir, err := os.MkdirTemp("", "rea-bench-native-")
 		if err != nil {
 			return err
@@ -126,7 +116,7 @@ func run(ctx context.Context, runs int, rea string, skipChromium bool, tools, fi
 			return cold(exec.CommandContext(ctx, rea, "call", "list_procedures", `{"limit":1}`, "--target", f))
 		},
 		"objdump": func(f string) *exec.Cmd { return exec.CommandContext(ctx, "objdump", "-d", f) },
-		"disasm":  func(f string) *exec.Cmd { return exec.CommandContext(ctx, self, "-disasm-child", f) },
+		"disasm":  func(f string) *exec.Cmd { return cold(exec.CommandContext(ctx, rea, "disassemble", f)) },
 		"inproc":  func(f string) *exec.Cmd { return exec.CommandContext(ctx, self, "-profile", f) },
 	}
 	for _, t := range tools {
@@ -143,7 +133,7 @@ func run(ctx context.Context, runs int, rea string, skipChromium bool, tools, fi
 				results[f] = map[string][]sample{}
 			}
 			for _, t := range tools {
-				s, err := measure(commands[t](f), devnull, t == "disasm" || t == "inproc")
+				s, err := measure(commands[t](f), devnull, t == "inproc")
 				if err != nil {
 					return fmt.Errorf("%s %s: %w", t, f, err)
 				}
@@ -167,7 +157,7 @@ func run(ctx context.Context, runs int, rea string, skipChromium bool, tools, fi
 			cpu := median(ss, func(s sample) float64 { return s.cpu.Seconds() })
 			rss := median(ss, func(s sample) float64 { return float64(s.rssKB) / 1024 })
 			alloc := "-"
-			if t == "disasm" || t == "inproc" {
+			if t == "inproc" {
 				alloc = fmt.Sprintf("%.1f", median(ss, func(s sample) float64 { return float64(s.alloc) })/float64(st.Size()))
 			}
 			fmt.Printf("%-44s %8.1f  %-10s %9.2f %9.2f %10.0f %9.1f %9.1f %11s\n", shorten(f, 44), mb, t, wall, cpu, rss, wall*1000/mb, cpu*1000/mb, alloc)
@@ -211,7 +201,7 @@ func defaultFiles(skipChromium bool) []string {
 	return out
 }
 
-// measure runs cmd with its output discarded (or, for the disassembly
+// measure runs cmd with its output discarded (or, for the in-process
 // child, its statistics read) and reads its rusage.
 func measure(cmd *exec.Cmd, devnull *os.File, stats bool) (sample, error) {
 	var out strings.Builder
@@ -246,74 +236,26 @@ func measure(cmd *exec.Cmd, devnull *os.File, stats bool) (sample, error) {
 	return s, nil
 }
 
-// childStats is what the disassembly child prints.
+// childStats is what the in-process child prints.
 type childStats struct {
-	Instructions int    `json:"instructions"`
-	Functions    int    `json:"functions"`
 	TotalAlloc   uint64 `json:"total_alloc"`
 	CodeBytes    int64  `json:"code_bytes"`    // executable file bytes
 	DecodedBytes int64  `json:"decoded_bytes"` // bytes discovery swept
 }
 
-// disassemble runs whole-file discovery, then formats every instruction of
-// every executable section, one line each as objdump -d prints them
-// (address, bytes, text), to /dev/null.
-func disassemble(path string) error {
-	ctx := context.Background()
-	a, err := native.OpenFile(ctx, path)
-	if err != nil {
-		return err
-	}
-	defer a.Close(ctx)
-	st, err := a.Discovery(ctx)
-	if err != nil {
-		return err
-	}
-	counts := map[string]int{}
-	if err := disassembleTo(ctx, a, os.DevNull, counts); err != nil {
-		return err
-	}
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return json.NewEncoder(os.Stdout).Encode(childStats{Instructions: counts["instructions"], Functions: st.Functions, TotalAlloc: ms.TotalAlloc,
-		CodeBytes: st.CodeBytes, DecodedBytes: st.DecodedBytes})
-}
-
-// disassembleTo formats every instruction of every executable section of a
-// into the file at path and counts them in counts["instructions"].
+// disassembleTo writes the text disassembly of every executable section
+// of a (WriteDisassembly: one line per instruction, as objdump -d prints
+// them) into the file at path and counts the instructions in
+// counts["instructions"].
 func disassembleTo(ctx context.Context, a *native.Analysis, path string, counts map[string]int) error {
-	segs, err := a.Segments(ctx)
-	if err != nil {
-		return err
-	}
 	out, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
 	defer out.Close()
-	w := bufio.NewWriterSize(out, 1<<20)
-	n := 0
-	for _, s := range segs {
-		if !s.Perms.Execute || s.FileSize == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "\nDisassembly of section %s:\n", s.Name)
-		end := s.Start + min(s.FileSize, s.Size)
-		for addr := s.Start; addr < end; {
-			d, err := a.Disassemble(ctx, ports.DisassembleRequest{Address: addr, End: end, MaxInstructions: 100000})
-			if err != nil || len(d.Instructions) == 0 {
-				break
-			}
-			for _, in := range d.Instructions {
-				fmt.Fprintf(w, "%8x:\t% x\t%s\n", in.Address, in.Bytes, in.Text)
-			}
-			n += len(d.Instructions)
-			last := d.Instructions[len(d.Instructions)-1]
-			addr = last.Address + uint64(len(last.Bytes))
-		}
-	}
-	counts["instructions"] = n
-	return w.Flush()
+	st, err := a.WriteDisassembly(ctx, out, "")
+	counts["instructions"] = st.Instructions
+	return err
 }
 
 func median(ss []sample, f func(sample) float64) float64 {

@@ -77,6 +77,10 @@ func profileRun(path string, disasm bool, cpu, mem string) error {
 	if err := step("procedures", func() error { s, err := a.Procedures(ctx); counts["procedures"] = len(s); return err }); err != nil {
 		return err
 	}
+	st, err := a.Discovery(ctx) // settled by the procedure list above
+	if err != nil {
+		return err
+	}
 	if err := step("strings", func() error { s, err := a.Strings(ctx); counts["strings"] = len(s); return err }); err != nil {
 		return err
 	}
@@ -101,5 +105,6 @@ func profileRun(path string, disasm bool, cpu, mem string) error {
 		}
 	}
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{"wall_s": time.Since(start).Seconds(), "phases_s": phases, "counts": counts,
-		"total_alloc_mb": ms.TotalAlloc >> 20, "total_alloc": ms.TotalAlloc, "heap_inuse_mb": ms.HeapInuse >> 20, "sys_mb": ms.Sys >> 20})
+		"total_alloc_mb": ms.TotalAlloc >> 20, "total_alloc": ms.TotalAlloc, "heap_inuse_mb": ms.HeapInuse >> 20, "sys_mb": ms.Sys >> 20,
+		"code_bytes": st.CodeBytes, "decoded_bytes": st.DecodedBytes})
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Native benchmark: rea analyze (the overview), the complete procedure list
-# (rea call list_procedures: whole-file discovery) and a whole-file disassembly through rea's
-# packages against objdump -d, interleaved, on ls, libc, the Go toolchain's
+# (rea call list_procedures: whole-file discovery) and the whole-file
+# disassembly with text (rea disassemble) against objdump -d, interleaved, on ls, libc, the Go toolchain's
 # go, gcc's cc1, node and Debian's chromium (installed when missing and apt
 # is usable; set SKIP_CHROMIUM=1 to leave it out). Prints wall and CPU time,
 # peak RSS, time per MB and allocation per byte, and the load average.

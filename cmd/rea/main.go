@@ -200,6 +200,9 @@ func runArgs(ctx context.Context, args []string, lookupEnv func(string) (string,
 		Registrar: newRegistrar(a.id.Version), SetupClients: setupClients(), Executable: a.id.CommandPath,
 		Engines: func(ctx context.Context) []ports.Installation { return probe.All(ctx, nil) },
 		Caches:  analysisCaches(a.nativeCache),
+		Disassemble: func(ctx context.Context, path, section string, w io.Writer) error {
+			return disassembleNative(ctx, a.nativeCache, path, section, w)
+		},
 	})
 }
 

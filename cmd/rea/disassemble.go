@@ -1,0 +1,27 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"rea/adapters/native"
+	"rea/ports"
+)
+
+// disassembleNative is rea disassemble: rea-native opens the file (with
+// its warm cache under cacheRoot, "" for none) and streams the text
+// disassembly of its executable sections, or of one, to w.
+func disassembleNative(ctx context.Context, cacheRoot, path, section string, w io.Writer) error {
+	an, err := native.New(&native.Options{CacheDir: cacheRoot}).Open(ctx, ports.Target{Path: path})
+	if err != nil {
+		return err
+	}
+	defer an.Close(context.WithoutCancel(ctx))
+	a, ok := an.(*native.Analysis)
+	if !ok {
+		return fmt.Errorf("rea-native opened %s as %T: %w", path, an, ports.ErrUnsupported)
+	}
+	_, err = a.WriteDisassembly(ctx, w, section)
+	return err
+}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// rea disassemble streams one line per instruction of the sections asked
+// for, and fails with the CLI's exit codes for a section that is not there
+// and a file that is not a native binary.
+func TestDisassembleCommand(t *testing.T) {
+	const target = "/usr/bin/ls"
+	if _, err := os.Stat(target); err != nil {
+		t.Skip("no /usr/bin/ls")
+	}
+	out, errOut, code := runCLI(t, "disassemble", target, "--section", ".text")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.HasPrefix(out, "\nDisassembly of section .text:\n") || strings.Count(out, "Disassembly of section") != 1 {
+		t.Fatalf("not one .text section:\n%.300s", out)
+	}
+	line := regexp.MustCompile(`^ *[0-9a-f]+:\t[0-9a-f]{2}( [0-9a-f]{2})*\t\S.*$`)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")[2:]
+	if len(lines) < 1000 {
+		t.Fatalf("%d instruction lines", len(lines))
+	}
+	for _, l := range lines {
+		if !line.MatchString(l) {
+			t.Fatalf("line %q is not address, bytes and text", l)
+		}
+	}
+	all, _, code := runCLI(t, "disassemble", target)
+	if code != 0 || !strings.Contains(all, out) || strings.Count(all, "Disassembly of section") < 2 {
+		t.Errorf("exit %d; the whole file's text does not hold .text's (%d bytes)", code, len(all))
+	}
+	if _, errOut, code := runCLI(t, "disassemble", target, "--section", ".data"); code == 0 || !strings.Contains(errOut, ".data") {
+		t.Errorf("a section that is not code: exit %d, %s", code, errOut)
+	}
+	if _, _, code := runCLI(t, "disassemble", "main.go"); code == 0 {
+		t.Error("a Go source file disassembled")
+	}
+	if _, _, code := runCLI(t, "--format", "json", "disassemble", target); code == 0 {
+		t.Error("--format json accepted")
+	}
+}
