@@ -1134,7 +1134,11 @@ func (st *jsappState) prepareMap(ctx context.Context, a *jsAsset) *preparedMap {
 	p.sm, p.err = parseSourceMap(data)
 	if p.sm != nil {
 		p.sm.sortSegments()
-		p.bad = p.sm.OutOfRange + p.sm.checkGenerated(a.src)
+		lines := 1
+		if a.src != nil {
+			lines = a.src.lines
+		}
+		p.bad = p.sm.OutOfRange + p.sm.checkGenerated(lines)
 		p.srcSHA = contentDigests(p.sm)
 	}
 	return p
@@ -1269,15 +1273,13 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, p *preparedMap, refOff int64)
 	if len(mods) == 0 || a.src == nil {
 		return
 	}
-	starts := lineStarts(a.src)
-	for _, m := range a.facts.Modules {
+	for i, m := range a.facts.Modules {
 		id, ok := mods[m.ID]
-		if !ok || m.Start < 0 {
+		if !ok || m.Start < 0 || i >= len(a.src.modules) {
 			continue
 		}
-		fl, fc := position(starts, m.Start)
-		tl, tc := position(starts, max(m.End, m.Start+1))
-		srcs := sm.sourcesIn(fl, fc, tl, tc)
+		pos := a.src.modules[i]
+		srcs := sm.sourcesIn(pos.fromLine, pos.fromCol, pos.toLine, pos.toCol)
 		if len(srcs) == 0 || srcNodes[srcs[0]] == "" {
 			continue
 		}
