@@ -354,6 +354,9 @@ func uniqueUTF16(in []string) []string {
 // boundProps enforces the property limits: at most 64 keys per object,
 // depth 6, 512 values, strings of 4096 bytes.
 func boundProps(p map[string]any) map[string]any {
+	if propsWithinBounds(p) {
+		return p // what bounding would copy unchanged (settle.go)
+	}
 	budget := jagMaxPropNodes
 	v, _ := boundValue(p, 0, &budget).(map[string]any)
 	if v == nil {

@@ -137,3 +137,45 @@ func (g *graphBuild) settle() {
 	}
 	*p = pending{}
 }
+
+// propsWithinBounds reports whether boundProps would return a copy of p
+// equal to p (nothing cut, truncated or converted), so p itself can stand
+// for it: most properties are a few short values, and the copies were a
+// large part of the graph's memory. It errs towards false.
+func propsWithinBounds(p map[string]any) bool {
+	budget := jagMaxPropNodes
+	// A budget left over means no list element met an exhausted budget,
+	// whatever order the keys are visited in.
+	return p != nil && withinBounds(p, 0, &budget) && budget > 0
+}
+
+func withinBounds(v any, depth int, budget *int) bool {
+	if *budget--; *budget < 0 {
+		return false
+	}
+	switch x := v.(type) {
+	case string:
+		return len(x) <= jagMaxPropString
+	case map[string]any:
+		if depth >= jagMaxPropDepth || len(x) > jagMaxPropKeys {
+			return false
+		}
+		for _, e := range x {
+			if !withinBounds(e, depth+1, budget) {
+				return false
+			}
+		}
+	case []any:
+		if depth >= jagMaxPropDepth {
+			return false
+		}
+		for _, e := range x {
+			if !withinBounds(e, depth+1, budget) {
+				return false
+			}
+		}
+	case []string: // bounding makes it a []any
+		return false
+	}
+	return true
+}

@@ -3,7 +3,10 @@ package jsapp
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
+	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -55,5 +58,78 @@ func TestSettledGraphIsTheSameOnOneCore(t *testing.T) {
 	}
 	if edges != 1700 {
 		t.Fatalf("%d edges, want 1700 (duplicates dropped)", edges)
+	}
+}
+
+// TestPropsWithinBoundsAgreesWithBounding checks the shortcut against the
+// copy it skips: whenever it says p is within bounds, bounding gives a value
+// equal to p; and every way of breaking a bound makes it say no.
+func TestPropsWithinBoundsAgreesWithBounding(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var gen func(depth int) any
+	gen = func(depth int) any {
+		kinds, wide := 7, 4
+		if depth >= 8 {
+			kinds = 1 // a string: the tree ends
+		}
+		if depth == 1 {
+			wide = 70
+		}
+		switch rng.IntN(kinds) {
+		case 0:
+			return strings.Repeat("x", rng.IntN(5000))
+		case 1:
+			m := map[string]any{}
+			for i := range rng.IntN(wide) {
+				m[fmt.Sprint("k", i)] = gen(depth + 1)
+			}
+			return m
+		case 2:
+			l := make([]any, rng.IntN(wide))
+			for i := range l {
+				l[i] = gen(depth + 1)
+			}
+			return l
+		case 3:
+			return []string{"a"}
+		case 4:
+			return int64(rng.IntN(9))
+		case 5:
+			return nil
+		}
+		return rng.IntN(2) == 0
+	}
+	within := 0
+	for range 3000 {
+		p := map[string]any{}
+		for i := range rng.IntN(6) {
+			p[fmt.Sprint("p", i)] = gen(1)
+		}
+		budget := jagMaxPropNodes
+		bounded := boundValue(p, 0, &budget)
+		if propsWithinBounds(p) {
+			within++
+			if !reflect.DeepEqual(bounded, p) {
+				t.Fatalf("said within bounds, but bounding changed %v", p)
+			}
+		}
+	}
+	if within < 300 {
+		t.Fatalf("only %d of 3000 within bounds: the generator tests too little", within)
+	}
+	manyKeys := map[string]any{}
+	for i := range jagMaxPropKeys + 1 {
+		manyKeys[fmt.Sprint(i)] = i
+	}
+	for _, p := range []map[string]any{
+		{"s": strings.Repeat("x", jagMaxPropString+1)},
+		{"l": []string{"a"}},
+		{"a": map[string]any{"b": map[string]any{"c": map[string]any{"d": map[string]any{"e": map[string]any{"f": map[string]any{}}}}}}},
+		{"l": make([]any, jagMaxPropNodes)},
+		manyKeys,
+	} {
+		if propsWithinBounds(p) {
+			t.Fatalf("%.80v said within bounds", p)
+		}
 	}
 }
