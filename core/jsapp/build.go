@@ -41,6 +41,7 @@ type jsappBuilder struct {
 	moduleNodes                           map[string][]string           // asset path -> node id of each module, by index in JSFacts.Modules
 	exportViews                           map[*jsAsset][]ports.JSExport // exportView results
 	exportWork                            int                           // module visits of exportView, bounded by maxExportWork
+	shapes                                shapeCache                    // export value shapes of the semantic graph, shared
 }
 
 type ipcChannel struct {
@@ -56,7 +57,8 @@ func newJSAppBuilder(st *jsappState) *jsappBuilder {
 	return &jsappBuilder{st: st, g: newGraphBuild(), ipc: map[string]*ipcChannel{}, apis: map[string]string{},
 		mains: map[string]bool{}, preloads: map[string]bool{}, renderers: map[string]bool{}, utilities: map[string]bool{},
 		endpoints: map[string]bool{}, storage: map[string]bool{}, workers: map[string]bool{}, addons: map[string]bool{},
-		bundleModuleNode: map[string]map[string]string{}, moduleNodes: map[string][]string{}, exportViews: map[*jsAsset][]ports.JSExport{}}
+		bundleModuleNode: map[string]map[string]string{}, moduleNodes: map[string][]string{}, exportViews: map[*jsAsset][]ports.JSExport{},
+		shapes: shapeCache{}}
 }
 
 func (b *jsappBuilder) localKey(namespace, key string) map[string]any {
@@ -287,7 +289,7 @@ func (b *jsappBuilder) importsPhase() {
 		}
 		for _, e := range a.facts.Exports {
 			b.relation(map[string]any{"relation": "exports", "source_node_id": a.nodeID, "name": e.Name, "kind": e.Kind,
-				"specifier": e.Source, "offset": offsetPtr(e.Offset), "target_node_id": nil, "value": shapeJSON(e.Value)})
+				"specifier": e.Source, "offset": offsetPtr(e.Offset), "target_node_id": nil, "value": b.shapes.shared(e.Value)})
 		}
 	}
 }
