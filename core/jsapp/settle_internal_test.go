@@ -2,6 +2,7 @@ package jsapp
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -49,7 +50,11 @@ func TestSettledGraphIsTheSameOnOneCore(t *testing.T) {
 				}
 			}
 		}
-		return []byte(graph.sealed), len(graph.Edges)
+		sealed, err := json.Marshal(graph.sealed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sealed, len(graph.Edges)
 	}
 	one, edges := build(1)
 	many, _ := build(4)
