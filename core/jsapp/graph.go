@@ -179,8 +179,7 @@ func prepareObservation(n *Node, label string, props map[string]any, ev GraphEvi
 	}
 	o := Observation{Label: core.OptString(label), Properties: props, Evidence: ev,
 		IdentifierStrategy: IDStrategy{"semantic-content-sha256", "observation-exact"}}
-	o.ObservationID = "jag_observation_" + jagDigest(map[string]any{"node_id": n.NodeID, "label": o.Label, "properties": o.Properties,
-		"evidence": o.Evidence, "identifier_strategy": o.IdentifierStrategy})
+	o.ObservationID = "jag_observation_" + observationDigest(n.NodeID, &o) // jagDigest of the record (settle.go)
 	return o
 }
 
@@ -224,8 +223,7 @@ func prepareEdge(e *Edge) {
 	}
 	*e = Edge{SourceNodeID: src, TargetNodeID: dst, Relation: relation, Properties: props, Evidence: ev,
 		IdentifierStrategy: IDStrategy{"semantic-content-sha256", "relationship-exact"}}
-	e.EdgeID = "jag_edge_" + jagDigest(map[string]any{"source_node_id": src, "target_node_id": dst, "relation": relation,
-		"properties": props, "evidence": ev, "identifier_strategy": e.IdentifierStrategy})
+	e.EdgeID = "jag_edge_" + edgeDigest(e) // jagDigest of the record (settle.go)
 }
 
 // addEdge adds a prepared edge, in the order edge was called.

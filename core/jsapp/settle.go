@@ -1,9 +1,14 @@
 package jsapp
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"runtime"
+	"strconv"
 	"sync"
+
+	"rea/core"
 )
 
 // Observations and edges are most of the graph's building cost: each is
@@ -178,4 +183,86 @@ func withinBounds(v any, depth int, budget *int) bool {
 		return false
 	}
 	return true
+}
+
+// The IDs of edges and observations are digests of their canonical JSON.
+// edgeDigest and observationDigest write those bytes directly, in the
+// order RFC 8785 sorts their keys, instead of through a map and the
+// struct reflection of their evidence (most of the digesting cost); the
+// properties, the only free-form member, go through the canonical encoder.
+// Any value it refuses falls back to jagDigest, which says why.
+
+func edgeDigest(e *Edge) string {
+	b := make([]byte, 0, 512)
+	b = append(b, `{"evidence":`...)
+	b = appendGraphEvidence(b, e.Evidence)
+	b = appendIDStrategy(append(b, `,"identifier_strategy":`...), e.IdentifierStrategy)
+	b, err := core.AppendCanonical(append(b, `,"properties":`...), e.Properties)
+	if err != nil || e.Properties == nil {
+		return jagDigest(map[string]any{"source_node_id": e.SourceNodeID, "target_node_id": e.TargetNodeID, "relation": e.Relation,
+			"properties": e.Properties, "evidence": e.Evidence, "identifier_strategy": e.IdentifierStrategy})
+	}
+	b = core.AppendCanonicalString(append(b, `,"relation":`...), e.Relation)
+	b = core.AppendCanonicalString(append(b, `,"source_node_id":`...), e.SourceNodeID)
+	b = core.AppendCanonicalString(append(b, `,"target_node_id":`...), e.TargetNodeID)
+	return hexDigest(append(b, '}'))
+}
+
+func observationDigest(nodeID string, o *Observation) string {
+	b := make([]byte, 0, 512)
+	b = append(b, `{"evidence":`...)
+	b = appendGraphEvidence(b, o.Evidence)
+	b = appendIDStrategy(append(b, `,"identifier_strategy":`...), o.IdentifierStrategy)
+	b = append(b, `,"label":`...)
+	if o.Label == nil {
+		b = append(b, "null"...)
+	} else {
+		b = core.AppendCanonicalString(b, *o.Label)
+	}
+	b = core.AppendCanonicalString(append(b, `,"node_id":`...), nodeID)
+	b, err := core.AppendCanonical(append(b, `,"properties":`...), o.Properties)
+	if err != nil || o.Properties == nil {
+		return jagDigest(map[string]any{"node_id": nodeID, "label": o.Label, "properties": o.Properties,
+			"evidence": o.Evidence, "identifier_strategy": o.IdentifierStrategy})
+	}
+	return hexDigest(append(b, '}'))
+}
+
+func appendGraphEvidence(b []byte, ev GraphEvidence) []byte {
+	b = core.AppendCanonicalString(append(b, `{"basis":`...), ev.Basis)
+	b = core.AppendCanonicalString(append(b, `,"confidence":`...), ev.Confidence)
+	b = append(b, `,"locations":`...)
+	if ev.Locations == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, l := range ev.Locations {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"offset":`...)
+			if l.Offset == nil {
+				b = append(b, "null"...)
+			} else if o := *l.Offset; o > -1<<53 && o < 1<<53 {
+				b = strconv.AppendInt(b, o, 10) // what RFC 8785 writes for an integer a double holds exactly
+			} else {
+				b, _ = core.AppendCanonical(b, o)
+			}
+			b = core.AppendCanonicalString(append(b, `,"path":`...), l.Path)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+func appendIDStrategy(b []byte, s IDStrategy) []byte {
+	b = core.AppendCanonicalString(append(b, `{"stability":`...), s.Stability)
+	b = core.AppendCanonicalString(append(b, `,"strategy":`...), s.Strategy)
+	return append(b, '}')
+}
+
+func hexDigest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
