@@ -41,6 +41,7 @@ type jsappBuilder struct {
 	moduleNodes                           map[string][]string           // asset path -> node id of each module, by index in JSFacts.Modules
 	exportViews                           map[*jsAsset][]ports.JSExport // exportView results
 	exportWork                            int                           // module visits of exportView, bounded by maxExportWork
+	shapes                                shapeCache                    // export value shapes of the semantic graph, shared
 }
 
 type ipcChannel struct {
@@ -56,7 +57,8 @@ func newJSAppBuilder(st *jsappState) *jsappBuilder {
 	return &jsappBuilder{st: st, g: newGraphBuild(), ipc: map[string]*ipcChannel{}, apis: map[string]string{},
 		mains: map[string]bool{}, preloads: map[string]bool{}, renderers: map[string]bool{}, utilities: map[string]bool{},
 		endpoints: map[string]bool{}, storage: map[string]bool{}, workers: map[string]bool{}, addons: map[string]bool{},
-		bundleModuleNode: map[string]map[string]string{}, moduleNodes: map[string][]string{}, exportViews: map[*jsAsset][]ports.JSExport{}}
+		bundleModuleNode: map[string]map[string]string{}, moduleNodes: map[string][]string{}, exportViews: map[*jsAsset][]ports.JSExport{},
+		shapes: shapeCache{}}
 }
 
 func (b *jsappBuilder) localKey(namespace, key string) map[string]any {
@@ -287,7 +289,7 @@ func (b *jsappBuilder) importsPhase() {
 		}
 		for _, e := range a.facts.Exports {
 			b.relation(map[string]any{"relation": "exports", "source_node_id": a.nodeID, "name": e.Name, "kind": e.Kind,
-				"specifier": e.Source, "offset": offsetPtr(e.Offset), "target_node_id": nil, "value": shapeJSON(e.Value)})
+				"specifier": e.Source, "offset": offsetPtr(e.Offset), "target_node_id": nil, "value": b.shapes.shared(e.Value)})
 		}
 	}
 }
@@ -1134,7 +1136,11 @@ func (st *jsappState) prepareMap(ctx context.Context, a *jsAsset) *preparedMap {
 	p.sm, p.err = parseSourceMap(data)
 	if p.sm != nil {
 		p.sm.sortSegments()
-		p.bad = p.sm.OutOfRange + p.sm.checkGenerated(a.src)
+		lines := 1
+		if a.src != nil {
+			lines = a.src.lines
+		}
+		p.bad = p.sm.OutOfRange + p.sm.checkGenerated(lines)
 		p.srcSHA = contentDigests(p.sm)
 	}
 	return p
@@ -1269,15 +1275,13 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, p *preparedMap, refOff int64)
 	if len(mods) == 0 || a.src == nil {
 		return
 	}
-	starts := lineStarts(a.src)
-	for _, m := range a.facts.Modules {
+	for i, m := range a.facts.Modules {
 		id, ok := mods[m.ID]
-		if !ok || m.Start < 0 {
+		if !ok || m.Start < 0 || i >= len(a.src.modules) {
 			continue
 		}
-		fl, fc := position(starts, m.Start)
-		tl, tc := position(starts, max(m.End, m.Start+1))
-		srcs := sm.sourcesIn(fl, fc, tl, tc)
+		pos := a.src.modules[i]
+		srcs := sm.sourcesIn(pos.fromLine, pos.fromCol, pos.toLine, pos.toCol)
 		if len(srcs) == 0 || srcNodes[srcs[0]] == "" {
 			continue
 		}

@@ -24,6 +24,27 @@ func shapeJSON(v ports.JSValueShape) map[string]any {
 	return map[string]any{"kind": kind, "params": params, "rest": v.Rest}
 }
 
+// shapeCache hands out one map per distinct shape for the semantic graph's
+// export relations, which only read it: shapes are a handful of kinds and
+// small counts, and a map per export was a large part of the graph's
+// memory. The builder runs on one goroutine.
+type shapeCache map[ports.JSValueShape]map[string]any
+
+// maxShapeCache bounds the distinct shapes shared; past it each gets its
+// own map.
+const maxShapeCache = 4096
+
+func (c shapeCache) shared(v ports.JSValueShape) map[string]any {
+	if m, ok := c[v]; ok {
+		return m
+	}
+	m := shapeJSON(v)
+	if len(c) < maxShapeCache {
+		c[v] = m
+	}
+	return m
+}
+
 // exportShapes merges the observations of each exported name into one
 // shape, in name order. A placeholder assignment of undefined (TypeScript's
 // `exports.a = void 0` before the real one) yields to any other

@@ -120,6 +120,8 @@ type graphBuild struct {
 	omitted   int
 	truncated bool
 	limits    []string
+	// observations and edges wait here for their IDs (settle.go)
+	pend pending
 }
 
 func newGraphBuild() *graphBuild {
@@ -156,7 +158,15 @@ func (g *graphBuild) node(kind string, ident map[string]any, label string, props
 	return id
 }
 
+// observe adds an observation to n once its ID is known (settle.go): props
+// and ev must not change after the call.
 func (g *graphBuild) observe(n *Node, label string, props map[string]any, ev GraphEvidence) {
+	g.pend.observation(n, label, props, ev)
+}
+
+// prepareObservation bounds an observation and computes its ID; it reads
+// nothing else, so observations are prepared on every core.
+func prepareObservation(n *Node, label string, props map[string]any, ev GraphEvidence) Observation {
 	if props == nil {
 		props = map[string]any{}
 	}
@@ -169,8 +179,13 @@ func (g *graphBuild) observe(n *Node, label string, props map[string]any, ev Gra
 	}
 	o := Observation{Label: core.OptString(label), Properties: props, Evidence: ev,
 		IdentifierStrategy: IDStrategy{"semantic-content-sha256", "observation-exact"}}
-	o.ObservationID = "jag_observation_" + jagDigest(map[string]any{"node_id": n.NodeID, "label": o.Label, "properties": o.Properties,
-		"evidence": o.Evidence, "identifier_strategy": o.IdentifierStrategy})
+	o.ObservationID = "jag_observation_" + observationDigest(n.NodeID, &o) // jagDigest of the record (settle.go)
+	return o
+}
+
+// addObservation adds a prepared observation, in the order observe was
+// called.
+func (g *graphBuild) addObservation(n *Node, o Observation) {
 	if g.obsSeen[o.ObservationID] {
 		return
 	}
@@ -183,10 +198,19 @@ func (g *graphBuild) observe(n *Node, label string, props map[string]any, ev Gra
 	n.Observations = append(n.Observations, o)
 }
 
-func (g *graphBuild) edge(src, dst, relation string, props map[string]any, ev GraphEvidence) string {
+// edge adds an edge once its ID is known (settle.go): props and ev must not
+// change after the call.
+func (g *graphBuild) edge(src, dst, relation string, props map[string]any, ev GraphEvidence) {
 	if src == "" || dst == "" {
-		return ""
+		return
 	}
+	g.pend.edge(&Edge{SourceNodeID: src, TargetNodeID: dst, Relation: relation, Properties: props, Evidence: ev})
+}
+
+// prepareEdge bounds an edge's properties and computes its ID; it reads
+// nothing else, so edges are prepared on every core.
+func prepareEdge(e *Edge) {
+	src, dst, relation, props, ev := e.SourceNodeID, e.TargetNodeID, e.Relation, e.Properties, e.Evidence
 	if props == nil {
 		props = map[string]any{}
 	}
@@ -197,20 +221,22 @@ func (g *graphBuild) edge(src, dst, relation string, props map[string]any, ev Gr
 	if ev.Confidence == "" {
 		ev.Confidence = core.ConfidenceObserved
 	}
-	e := &Edge{SourceNodeID: src, TargetNodeID: dst, Relation: relation, Properties: props, Evidence: ev,
+	*e = Edge{SourceNodeID: src, TargetNodeID: dst, Relation: relation, Properties: props, Evidence: ev,
 		IdentifierStrategy: IDStrategy{"semantic-content-sha256", "relationship-exact"}}
-	e.EdgeID = "jag_edge_" + jagDigest(map[string]any{"source_node_id": src, "target_node_id": dst, "relation": relation,
-		"properties": props, "evidence": ev, "identifier_strategy": e.IdentifierStrategy})
+	e.EdgeID = "jag_edge_" + edgeDigest(e) // jagDigest of the record (settle.go)
+}
+
+// addEdge adds a prepared edge, in the order edge was called.
+func (g *graphBuild) addEdge(e *Edge) {
 	if _, ok := g.edges[e.EdgeID]; ok {
-		return e.EdgeID
+		return
 	}
 	if len(g.edges) >= jagMaxEdges {
 		g.omitted++
 		g.truncated = true
-		return ""
+		return
 	}
 	g.edges[e.EdgeID] = e
-	return e.EdgeID
 }
 
 func (g *graphBuild) root(id string) {
@@ -221,6 +247,7 @@ func (g *graphBuild) root(id string) {
 
 // seal sorts everything, fixes coverage and computes graph_id.
 func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string) (*Graph, *leanEncoder) {
+	g.settle()
 	out := &Graph{Schema: "JavaScriptApplicationGraph", SchemaVersion: graphSchemaVersion}
 	for id := range g.roots {
 		out.RootNodeIDs = append(out.RootNodeIDs, id)
@@ -332,6 +359,9 @@ func uniqueUTF16(in []string) []string {
 // boundProps enforces the property limits: at most 64 keys per object,
 // depth 6, 512 values, strings of 4096 bytes.
 func boundProps(p map[string]any) map[string]any {
+	if propsWithinBounds(p) {
+		return p // what bounding would copy unchanged (settle.go)
+	}
 	budget := jagMaxPropNodes
 	v, _ := boundValue(p, 0, &budget).(map[string]any)
 	if v == nil {

@@ -34,7 +34,7 @@ func TestSourceMapDecoding(t *testing.T) {
 	if sm.OutOfRange != 1 { // the last segment names source -2
 		t.Fatalf("out of range %d", sm.OutOfRange)
 	}
-	if bad := sm.checkGenerated([]byte("x\ny\n")); bad != 1 {
+	if bad := sm.checkGenerated(3); bad != 1 { // "x\ny\n" is three lines
 		t.Fatalf("lines past the end %d", bad)
 	}
 	for _, bad := range []string{`{"version":2,"sources":[],"mappings":""}`, `{"version":3,"sources":[],"mappings":"g"}`, `not json`,

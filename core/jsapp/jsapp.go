@@ -88,11 +88,10 @@ type jsFile struct {
 type jsAsset struct {
 	*jsFile
 	facts  *ports.JSFacts
-	src    []byte // kept while source maps are resolved, then dropped
+	src    *sourceLines // what source maps need of the bytes, while they are resolved
 	nodeID string
 	roles  map[string]bool
 	pkg    *jsPackage
-	lineAt []int // byte offset of each line start (for source-map attribution)
 }
 
 type jsPackage struct {
@@ -142,7 +141,7 @@ type jsappState struct {
 type prefetched struct {
 	sha256 string
 	facts  *ports.JSFacts
-	src    []byte // kept when source maps or modules need it
+	src    *sourceLines
 }
 
 // jsappOutcome is the analysis result plus whether it is partial.
@@ -334,10 +333,7 @@ func (st *jsappState) prefetch(ctx context.Context, p, sha string, data []byte) 
 	if err != nil {
 		return // cancelled: the parse phase reports it
 	}
-	pf := &prefetched{sha256: sha, facts: facts}
-	if facts.SourceMap != nil || len(facts.Modules) > 0 {
-		pf.src = data
-	}
+	pf := &prefetched{sha256: sha, facts: facts, src: keepFacts(facts, data)}
 	st.preMu.Lock()
 	st.pre[p] = pf
 	st.preMu.Unlock()
@@ -422,10 +418,7 @@ func (st *jsappState) parseOne(ctx context.Context, a *jsAsset, helpers []ports.
 	if err != nil {
 		return err
 	}
-	a.facts = facts
-	if facts.SourceMap != nil || len(facts.Modules) > 0 {
-		a.src = src
-	}
+	a.facts, a.src = facts, keepFacts(facts, src)
 	return nil
 }
 

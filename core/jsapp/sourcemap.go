@@ -10,6 +10,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"rea/ports"
 )
 
 // Source maps (revision 3, index maps included) decoded without any
@@ -190,8 +192,7 @@ func vlq(s string, i int) (int32, int, error) {
 }
 
 // checkGenerated counts segments past the end of the generated source.
-func (sm *sourceMap) checkGenerated(gen []byte) int {
-	lines := bytes.Count(gen, []byte{'\n'}) + 1
+func (sm *sourceMap) checkGenerated(lines int) int {
 	bad := 0
 	for _, s := range sm.Segments {
 		if int(s.line) >= lines {
@@ -280,4 +281,56 @@ func resolveSourcePath(mapDir, source string) (p string, ok bool) {
 		return "", false
 	}
 	return joined, true
+}
+
+// sourceLines is what the source-map phase needs of a file's bytes: its
+// line count, and the generated positions of its bundled modules. The
+// bytes themselves are dropped once parsed.
+type sourceLines struct {
+	lines   int
+	modules []modulePosition // by index in JSFacts.Modules
+}
+
+// modulePosition is a bundled module's [start, end) as 0-based line and
+// column pairs.
+type modulePosition struct{ fromLine, fromCol, toLine, toCol int32 }
+
+// keepFacts trims one file's facts to what the graph uses (see
+// indexStrings: literals of 3 to 256 bytes, one per value, no more than
+// the index can take) and returns what source maps need of src, or nil
+// when the file names no source map.
+func keepFacts(f *ports.JSFacts, src []byte) *sourceLines {
+	if f == nil {
+		return nil
+	}
+	kept := f.Strings[:0:0]
+	seen := map[string]bool{}
+	for _, s := range f.Strings {
+		if len(s.Value) < 3 || len(s.Value) > 256 || seen[s.Value] {
+			continue
+		}
+		seen[s.Value] = true
+		kept = append(kept, s)
+		if len(kept) > jsappMaxStringIndex { // one past the cap still says the index was cut
+			break
+		}
+	}
+	f.Strings = kept
+	if f.SourceMap == nil {
+		return nil
+	}
+	out := &sourceLines{lines: bytes.Count(src, []byte{'\n'}) + 1}
+	if len(f.Modules) > 0 {
+		starts := lineStarts(src)
+		out.modules = make([]modulePosition, len(f.Modules))
+		for i, m := range f.Modules {
+			if m.Start < 0 {
+				continue
+			}
+			fl, fc := position(starts, m.Start)
+			tl, tc := position(starts, max(m.End, m.Start+1))
+			out.modules[i] = modulePosition{fl, fc, tl, tc}
+		}
+	}
+	return out
 }
