@@ -216,11 +216,20 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 		return nil, err
 	}
 	ft, err := a.frameTree(ctx)
+	// A page whose navigation has not committed yet shows a blank main
+	// frame (the target list already names the file it is loading): poll it
+	// for up to two seconds, as the browser engine's gate does.
+	for i := 0; err == nil && blankURL(frameURL(ft.Frame)) && i < 20; i++ {
+		if err := sleep(ctx, 100*time.Millisecond, nil); err != nil {
+			return nil, err
+		}
+		ft, err = a.frameTree(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
 	if _, why := sc.fileGate(frameURL(ft.Frame)); why != "" {
-		return nil, &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "the main frame is not an allowed file"}
+		return nil, &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "the main frame is not an allowed file (" + electronReason(why) + ")"}
 	}
 	if err := a.enable(ctx, "Runtime", nil); err != nil {
 		return nil, err
@@ -443,3 +452,6 @@ func electronDOM(ctx context.Context, a *attachment, sc runtimeScope, lim ports.
 	}
 	return dom, nil
 }
+
+// blankURL reports a main frame that has not committed a document yet.
+func blankURL(u string) bool { return u == "" || u == "about:blank" }
