@@ -185,6 +185,7 @@ type Graph struct {
 	byOcc     map[string]*Item
 	nodeOf    map[string]*Node
 	b         *graphBuilder
+	textSize  int // length of the canonical text of the four lists
 }
 
 // close releases the containers and directories the graph holds open.
@@ -239,6 +240,8 @@ type Item struct {
 	Mismatch bool
 
 	artifactID, occurrenceID string
+	linkSHA                  string // a link's digest
+	treeBytes                int64  // a directory's file bytes beneath it
 }
 
 // artBox is an open container.
@@ -978,71 +981,102 @@ func (b *graphBuilder) recheck(ctx context.Context, st os.FileInfo) error {
 }
 
 // seal classifies the content, computes the content IDs bottom-up and
-// assembles the sorted records.
+// assembles the sorted records. The per-item work (classification, IDs,
+// the graph's canonical text) runs on every core; every choice that
+// depends on order is made in the same order as on one core.
 func (b *graphBuilder) seal() (*Graph, error) {
 	items := b.items
-	// Children before parents: deepest paths first.
+	// Files and links first, on every core: their IDs depend on their
+	// bytes (or target) alone.
+	parallel(len(items), func(lo, hi int, d *digester) {
+		for _, it := range items[lo:hi] {
+			switch {
+			case it.Kind == ports.EntryFile && it.Hashed:
+				it.class = classifyArtifact(it.name, it.head, it.slice, b.req.Openers)
+				it.artifactID = d.artifactID(it.SHA256)
+			case it.Kind == ports.EntrySymlink:
+				it.linkSHA = fastDigest(jcsField{"kind", "symlink"}, jcsField{"target", it.link})
+				it.artifactID = d.artifactID(it.linkSHA)
+			}
+		}
+	})
+	// Then the nodes, children before parents (deepest paths first): a
+	// directory's ID needs its children's, and the first occurrence of a
+	// content in this order describes its node.
 	order := slices.Clone(items)
 	slices.SortStableFunc(order, func(x, y *Item) int { return cmp.Compare(artDepth(y), artDepth(x)) })
-	nodes := map[string]*Node{}
-	addNode := func(n Node) {
-		if _, ok := nodes[n.ArtifactID]; !ok {
-			nodes[n.ArtifactID] = &n
+	nodes := make(map[string]*Node, len(items))
+	addNode := func(it *Item, n func() Node) {
+		if _, ok := nodes[it.artifactID]; !ok {
+			nn := n()
+			nodes[it.artifactID] = &nn
 		}
 	}
+	var d digester
 	for _, it := range order {
 		switch {
 		case it.Kind == ports.EntryFile && it.Hashed:
-			it.class = classifyArtifact(it.name, it.head, it.slice, b.req.Openers)
-			state := "materialized"
-			if it.box != nil {
-				state = "embedded"
-			}
-			it.artifactID = artifactID(it.SHA256)
-			addNode(Node{ArtifactID: it.artifactID, Kind: it.class.kind, Format: it.class.format, SHA256: it.SHA256, Size: it.Size,
-				MediaType: core.OptString(it.class.media), Architecture: core.OptString(it.class.arch), Executable: it.class.executable,
-				ContentState: state, Limitations: []string{}})
+			addNode(it, func() Node {
+				state := "materialized"
+				if it.box != nil {
+					state = "embedded"
+				}
+				return Node{ArtifactID: it.artifactID, Kind: it.class.kind, Format: it.class.format, SHA256: it.SHA256, Size: it.Size,
+					MediaType: core.OptString(it.class.media), Architecture: core.OptString(it.class.arch), Executable: it.class.executable,
+					ContentState: state, Limitations: []string{}}
+			})
 		case it.Kind == ports.EntrySymlink:
-			sum := fastDigest(jcsField{"kind", "symlink"}, jcsField{"target", it.link})
-			it.artifactID = artifactID(sum)
-			addNode(Node{ArtifactID: it.artifactID, Kind: "unknown", Format: "file", SHA256: sum, Size: int64(len(it.link)),
-				ContentState: "virtual", Limitations: []string{fmt.Sprintf("Symbolic link to %q; recorded, not followed. sha256 is the digest of the link, not of bytes.", it.link)}})
+			addNode(it, func() Node {
+				return Node{ArtifactID: it.artifactID, Kind: "unknown", Format: "file", SHA256: it.linkSHA, Size: int64(len(it.link)),
+					ContentState: "virtual", Limitations: []string{fmt.Sprintf("Symbolic link to %q; recorded, not followed. sha256 is the digest of the link, not of bytes.", it.link)}}
+			})
 		case it.Kind == ports.EntryDirectory && it != b.root:
-			sum, size := dirDigest(it)
-			it.artifactID = artifactID(sum)
-			addNode(Node{ArtifactID: it.artifactID, Kind: "container", Format: "directory", SHA256: sum, Size: size,
-				ContentState: "virtual", Limitations: []string{}})
+			sum := d.dirDigest(it)
+			it.artifactID = d.artifactID(sum)
+			addNode(it, func() Node {
+				return Node{ArtifactID: it.artifactID, Kind: "container", Format: "directory", SHA256: sum, Size: it.treeBytes,
+					ContentState: "virtual", Limitations: []string{}}
+			})
 		}
 	}
 	root := b.root
 	var rootSHA, rootFormat string
 	if b.isDir {
-		var children [][2]string // logical_path, artifact_id ("" for null)
+		var children []*Item
 		var size int64
 		for _, it := range items[1:] {
 			if it.box == nil {
-				children = append(children, [2]string{it.Path, it.artifactID})
+				children = append(children, it)
 				if it.Kind == ports.EntryFile {
 					size += it.Size
 				}
 			}
 		}
-		slices.SortFunc(children, func(x, y [2]string) int { return strings.Compare(x[0], y[0]) })
-		list := appendJCSList(nil, len(children), func(b []byte, i int) []byte {
-			return appendJCSObject(b, jcsField{"artifact_id", core.OrNull(children[i][1])}, jcsField{"logical_path", children[i][0]})
-		})
-		rootSHA = fastDigest(jcsField{"kind", "directory-root"}, jcsField{"children", jcsRaw(list)})
+		slices.SortFunc(children, func(x, y *Item) int { return strings.Compare(x.Path, y.Path) })
+		d.buf = append(d.buf[:0], `{"children":[`...)
+		for i, c := range children {
+			if i > 0 {
+				d.buf = append(d.buf, ',')
+			}
+			d.buf = append(d.buf, `{"artifact_id":`...)
+			d.buf = appendOptID(d.buf, c.artifactID)
+			d.buf = append(d.buf, `,"logical_path":`...)
+			d.buf = appendStr(d.buf, c.Path)
+			d.buf = append(d.buf, '}')
+		}
+		d.buf = append(d.buf, `],"kind":"directory-root"}`...)
+		rootSHA = d.id("", d.buf)
 		rootFormat = "directory"
-		root.artifactID = artifactID(rootSHA)
-		addNode(Node{ArtifactID: root.artifactID, Kind: "container", Format: "directory", SHA256: rootSHA, Size: size,
-			ContentState: "virtual", Limitations: []string{}})
+		root.artifactID = d.artifactID(rootSHA)
+		addNode(root, func() Node {
+			return Node{ArtifactID: root.artifactID, Kind: "container", Format: "directory", SHA256: rootSHA, Size: size,
+				ContentState: "virtual", Limitations: []string{}}
+		})
 	} else {
 		rootSHA, rootFormat = root.SHA256, root.class.format
 	}
 	rootID := root.artifactID
 
-	occs := make([]Occurrence, 0, len(items))
-	byOcc := make(map[string]*Item, len(items))
 	sorted := slices.Clone(items)
 	slices.SortFunc(sorted, func(x, y *Item) int {
 		if x == root {
@@ -1053,13 +1087,17 @@ func (b *graphBuilder) seal() (*Graph, error) {
 		}
 		return strings.Compare(x.Path, y.Path)
 	})
-	for _, it := range sorted {
-		if it == root {
-			it.occurrenceID = "occ_" + fastDigest(jcsField{"root", rootID})
-		} else {
-			it.occurrenceID = "occ_" + fastDigest(jcsField{"root_artifact_id", rootID}, jcsField{"logical_path", it.Path}, jcsField{"entry_kind", string(it.Kind)})
+	parallel(len(sorted), func(lo, hi int, d *digester) {
+		for _, it := range sorted[lo:hi] {
+			if it == root {
+				it.occurrenceID = "occ_" + fastDigest(jcsField{"root", rootID})
+			} else {
+				it.occurrenceID = d.occurrenceID(rootID, it.Path, string(it.Kind))
+			}
 		}
-	}
+	})
+	occs := make([]Occurrence, 0, len(items))
+	byOcc := make(map[string]*Item, len(items))
 	var contradictions []Contradiction
 	for _, it := range sorted {
 		o := Occurrence{OccurrenceID: it.occurrenceID, ArtifactID: core.OptString(it.artifactID), LogicalPath: it.Path,
@@ -1089,12 +1127,10 @@ func (b *graphBuilder) seal() (*Graph, error) {
 	}
 	slices.SortFunc(contradictions, func(x, y Contradiction) int { return strings.Compare(x.ContradictionID, y.ContradictionID) })
 
-	var edges []Edge
+	edges := make([]Edge, 0, len(sorted))
 	addEdge := func(parent, child, relation string, occ *Item) {
-		lp := occ.Path
-		edges = append(edges, Edge{EdgeID: "edge_" + fastDigest(jcsField{"parent_artifact_id", parent}, jcsField{"child_artifact_id", child},
-			jcsField{"relation", relation}, jcsField{"occurrence_id", occ.occurrenceID}, jcsField{"logical_path", lp}),
-			ParentArtifactID: parent, ChildArtifactID: child, Relation: relation, OccurrenceID: occ.occurrenceID, LogicalPath: &lp})
+		edges = append(edges, Edge{ParentArtifactID: parent, ChildArtifactID: child, Relation: relation, OccurrenceID: occ.occurrenceID,
+			LogicalPath: &occ.Path})
 	}
 	for _, it := range sorted {
 		if it == root || it.artifactID == "" || it.parent == nil || it.parent.artifactID == "" {
@@ -1111,33 +1147,37 @@ func (b *graphBuilder) seal() (*Graph, error) {
 			}
 		}
 	}
+	parallel(len(edges), func(lo, hi int, d *digester) {
+		for i := lo; i < hi; i++ {
+			edges[i].EdgeID = d.edgeID(&edges[i])
+		}
+	})
 	slices.SortFunc(edges, func(x, y Edge) int { return strings.Compare(x.EdgeID, y.EdgeID) })
 	for i := range edges {
 		edges[i].Ordinal = i
 	}
-	nodeList := make([]Node, 0, len(nodes))
-	for _, n := range nodes {
-		nodeList = append(nodeList, *n)
+	ids := make([]string, 0, len(nodes))
+	for id := range nodes {
+		ids = append(ids, id)
 	}
-	slices.SortFunc(nodeList, func(x, y Node) int { return strings.Compare(x.ArtifactID, y.ArtifactID) })
-	nodeOf := make(map[string]*Node, len(nodeList))
-	for i := range nodeList {
-		nodeOf[nodeList[i].ArtifactID] = &nodeList[i]
+	slices.Sort(ids)
+	nodeList := make([]Node, len(ids))
+	nodeOf := make(map[string]*Node, len(ids))
+	for i, id := range ids {
+		nodeList[i] = *nodes[id]
+		nodeOf[id] = &nodeList[i]
 	}
 	if contradictions == nil {
 		contradictions = []Contradiction{}
 	}
-	if edges == nil {
-		edges = []Edge{}
-	}
-	graphSHA := graphDigest(nodeList, occs, edges, contradictions)
+	graphSHA, textSize := graphDigest(nodeList, occs, edges, contradictions)
 	g := &Graph{
 		Manifest: InventoryArtifactResultManifest{SchemaVersion: artifactSchemaVersion,
 			ManifestID:     "agm_" + fastDigest(jcsField{"schema_version", artifactSchemaVersion}, jcsField{"root_artifact_id", rootID}, jcsField{"graph_sha256", graphSHA}),
 			RootArtifactID: rootID, RootSHA256: rootSHA, RootFormat: rootFormat, GraphSHA256: graphSHA,
 			NodeCount: len(nodeList), OccurrenceCount: len(occs), EdgeCount: len(edges)},
 		Nodes: nodeList, Occurrences: occs, Edges: edges, Contradictions: contradictions,
-		Items: sorted, byOcc: byOcc, nodeOf: nodeOf, b: b,
+		Items: sorted, byOcc: byOcc, nodeOf: nodeOf, b: b, textSize: textSize,
 	}
 	g.Limitations = []string{}
 	if n := len(contradictions); n > 0 {
@@ -1175,42 +1215,43 @@ func artDepth(it *Item) int {
 	return strings.Count(it.Path, "/") + 1
 }
 
-func artifactID(sha string) string {
-	return "art_" + fastDigest(jcsField{"schema_version", artifactSchemaVersion}, jcsField{"sha256", sha})
+// appendOptID writes an ID, or null for none.
+func appendOptID(b []byte, id string) []byte {
+	if id == "" {
+		return append(b, "null"...)
+	}
+	return appendStr(b, id)
 }
 
 // dirDigest is Digest({kind:"directory", children:[{name, artifact_id,
-// entry_kind}] sorted by name}) and the total bytes of the files beneath.
-func dirDigest(it *Item) (string, int64) {
+// entry_kind}] sorted by name}); it also sets it.treeBytes, the total bytes
+// of the files beneath, from its subdirectories' (sealed first).
+func (d *digester) dirDigest(it *Item) string {
 	children := slices.Clone(it.children)
 	slices.SortFunc(children, func(x, y *Item) int { return strings.Compare(x.name, y.name) })
 	var size int64
-	for _, c := range children {
+	d.buf = append(d.buf[:0], `{"children":[`...)
+	for i, c := range children {
 		switch c.Kind {
 		case ports.EntryFile:
 			size += c.Size
 		case ports.EntryDirectory:
-			size += dirSize(c)
+			size += c.treeBytes
 		}
-	}
-	list := appendJCSList(nil, len(children), func(b []byte, i int) []byte {
-		c := children[i]
-		return appendJCSObject(b, jcsField{"artifact_id", core.OrNull(c.artifactID)}, jcsField{"entry_kind", string(c.Kind)}, jcsField{"name", c.name})
-	})
-	return fastDigest(jcsField{"kind", "directory"}, jcsField{"children", jcsRaw(list)}), size
-}
-
-func dirSize(it *Item) int64 {
-	var s int64
-	for _, c := range it.children {
-		switch c.Kind {
-		case ports.EntryFile:
-			s += c.Size
-		case ports.EntryDirectory:
-			s += dirSize(c)
+		if i > 0 {
+			d.buf = append(d.buf, ',')
 		}
+		d.buf = append(d.buf, `{"artifact_id":`...)
+		d.buf = appendOptID(d.buf, c.artifactID)
+		d.buf = append(d.buf, `,"entry_kind":`...)
+		d.buf = appendStr(d.buf, string(c.Kind))
+		d.buf = append(d.buf, `,"name":`...)
+		d.buf = appendStr(d.buf, c.name)
+		d.buf = append(d.buf, '}')
 	}
-	return s
+	d.buf = append(d.buf, `],"kind":"directory"}`...)
+	it.treeBytes = size
+	return d.id("", d.buf)
 }
 
 func artStrings(s []string) []string {

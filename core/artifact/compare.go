@@ -92,6 +92,8 @@ type InventoryArtifactResult struct {
 	Provenance              InventoryArtifactResultProvenance `json:"provenance"`
 	IntegrityContradictions []Contradiction                   `json:"integrity_contradictions"`
 	Limitations             []string                          `json:"limitations"`
+
+	size int // the canonical text's length, when known, to size its buffer
 }
 
 // InventoryArtifactResultProvenance says how the graph was built.
