@@ -131,8 +131,8 @@ type inventorySummary struct {
 		OccurrenceCount int    `json:"occurrence_count"`
 		EdgeCount       int    `json:"edge_count"`
 	} `json:"manifest"`
-	Nodes       []inventoryNode       `json:"nodes"`
-	Occurrences []inventoryOccurrence `json:"occurrences"`
+	Nodes                   []inventoryNode       `json:"nodes"`
+	Occurrences             []inventoryOccurrence `json:"occurrences"`
 	IntegrityContradictions []struct {
 		LogicalPath    string `json:"logical_path"`
 		DeclaredSHA256 string `json:"declared_sha256"`
