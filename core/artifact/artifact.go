@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"math"
@@ -605,12 +606,12 @@ func (b *graphBuilder) hashAll(ctx context.Context, items []*Item) error {
 	var wg sync.WaitGroup
 	for range min(runtime.NumCPU(), max(len(order), 1)) {
 		wg.Go(func() {
-			buf := make([]byte, 1<<20)
+			sc := newHashScratch()
 			for it := range jobs {
 				if work.Err() != nil {
 					continue
 				}
-				if it.err = b.hashItem(work, it, buf); it.err != nil && !errors.Is(it.err, context.Canceled) {
+				if it.err = b.hashItem(work, it, sc); it.err != nil && !errors.Is(it.err, context.Canceled) {
 					stop()
 				}
 				if n := b.hashedN.Add(1); n%500 == 0 {
@@ -695,108 +696,159 @@ func openRegular(root *os.Root, name string) (*os.File, error) {
 	return f, nil
 }
 
+// hashScratch is one hashing goroutine's reusable state.
+type hashScratch struct {
+	buf  []byte // read buffer
+	head []byte // the first headBytes of the item being hashed
+	h    hash.Hash
+}
+
+func newHashScratch() *hashScratch {
+	return &hashScratch{buf: make([]byte, 1<<20), head: make([]byte, 0, headBytes), h: sha256.New()}
+}
+
 // hashItem reads one item within the limits, recording its hash, size and
-// first bytes, and keeping the whole bytes of an ASAR inside a container so
-// it can be expanded.
-func (b *graphBuilder) hashItem(ctx context.Context, it *Item, buf []byte) error {
+// class (from its first bytes, which are kept only for a container), and
+// keeping the whole bytes of an ASAR inside a container so it can be
+// expanded. A reader that implements io.WriterTo (an archive's mapped
+// bytes) hands over its bytes without a copy.
+func (b *graphBuilder) hashItem(ctx context.Context, it *Item, sc *hashScratch) error {
 	rc, err := b.open(ctx, it)
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
+	hw := &hashWriter{b: b, ctx: ctx, it: it, h: sc.h, head: sc.head[:0], keep: -1, sliceAt: -1, ratioMax: -1}
+	hw.h.Reset()
 	l := b.req.Limits
-	h := sha256.New()
-	var n int64
-	ratioMax := int64(-1)
 	if it.compressedSize != nil {
-		ratioMax = max(*it.compressedSize, 1) * l.MaxCompressionRatio
+		hw.ratioMax = max(*it.compressedSize, 1) * l.MaxCompressionRatio
 	}
-	keep := -1 // undecided; 0 no; 1 yes
-	var sliceAt int64 = -1
-	var content []byte
-	wanted := b.req.Content != nil && b.req.Wants != nil && it != b.root && b.req.Wants(it.Path, artSize(it))
-	var charged growth
-	defer charged.done()
-	if wanted {
+	hw.wanted = b.req.Content != nil && b.req.Wants != nil && it != b.root && b.req.Wants(it.Path, artSize(it))
+	defer hw.charged.done()
+	if hw.wanted {
 		// Declared sizes are the container's word: start small and charge
 		// the buffer as the bytes actually arrive.
-		content = make([]byte, 0, min(artSize(it), l.MaxEntryBytes, 1<<20)+1)
-		charged.what = "the content of " + it.Path
+		hw.content = make([]byte, 0, min(artSize(it), l.MaxEntryBytes, 1<<20)+1)
+		hw.charged.what = "the content of " + it.Path
 	}
-	for {
-		k, rerr := rc.Read(buf)
-		if k > 0 {
-			chunk := buf[:k]
-			if wanted {
-				if err := charged.to(ctx, int64(len(content)+len(chunk))); err != nil {
+	if wt, ok := rc.(io.WriterTo); ok {
+		if _, err := wt.WriteTo(hw); err != nil {
+			if hw.err != nil {
+				return hw.err
+			}
+			return withPath(err, it.Path)
+		}
+	} else {
+		for {
+			k, rerr := rc.Read(sc.buf)
+			if k > 0 {
+				if _, err := hw.Write(sc.buf[:k]); err != nil {
 					return err
 				}
-				content = append(content, chunk...)
 			}
-			prev := n
-			if len(it.head) < headBytes {
-				it.head = append(it.head, chunk[:min(len(chunk), headBytes-len(it.head))]...)
+			if rerr == io.EOF {
+				break
 			}
-			if sliceAt < 0 && len(it.head) >= 28 {
-				sliceAt = universalSliceOffset(it.head)
+			if rerr != nil {
+				return withPath(rerr, it.Path)
 			}
-			if sliceAt > 0 && len(it.slice) < 16 {
-				it.slice = artCapture(it.slice, chunk, n, sliceAt, 16)
-			}
-			h.Write(chunk)
-			n += int64(k)
-			if total := b.total.Add(int64(k)); total > l.MaxTotalBytes {
-				return limitFailure("max_total_bytes", it.Path, total, l.MaxTotalBytes)
-			}
-			// The root is the archive itself, not an entry: an ASAR or ZIP
-			// larger than max_entry_bytes opens, and its entries are held
-			// to the limit (max_total_bytes still bounds the whole read).
-			if n > l.MaxEntryBytes && it != b.root {
-				return limitFailure("max_entry_bytes", it.Path, n, l.MaxEntryBytes)
-			}
-			if ratioMax >= 0 && n > ratioMax {
-				return limitFailure("max_compression_ratio", it.Path, n/max(*it.compressedSize, 1), l.MaxCompressionRatio)
-			}
-			switch {
-			case keep == 1:
-				if err := it.spill.write(chunk); err != nil {
-					return &Failure{Reason: "io", Path: it.Path, Err: err}
-				}
-			case keep < 0 && len(it.head) >= 17:
-				// Decided on the chunk that completes the first 17 bytes;
-				// the earlier bytes are all in head.
-				keep = 0
-				if it.box != nil && b.expandable(it) == "" && b.recognize(it) != nil {
-					keep = 1
-					if err := b.reserve(ctx, "a nested archive held in memory ("+it.Path+")", artSpillMem); err != nil {
-						return err
-					}
-					it.spill = b.newSpill()
-					if err := it.spill.write(it.head[:prev]); err != nil {
-						return &Failure{Reason: "io", Path: it.Path, Err: err}
-					}
-					if err := it.spill.write(chunk); err != nil {
-						return &Failure{Reason: "io", Path: it.Path, Err: err}
-					}
-				}
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		if rerr == io.EOF {
-			break
-		}
-		if rerr != nil {
-			return withPath(rerr, it.Path)
 		}
 	}
-	it.SHA256, it.Size, it.Hashed = hex.EncodeToString(h.Sum(nil)), n, true
+	it.SHA256, it.Size, it.Hashed = hex.EncodeToString(hw.h.Sum(nil)), hw.n, true
 	it.status = hashVerified
-	if wanted && (it.declared == "" || it.declared == it.SHA256) {
-		b.req.Content(it.Path, it.SHA256, content)
+	it.class = classifyArtifact(it.name, hw.head, it.slice, b.req.Openers)
+	if b.recognizeHead(hw.head, it.name) != nil {
+		it.head = slices.Clone(hw.head) // kept for expansion
+	}
+	if hw.wanted && (it.declared == "" || it.declared == it.SHA256) {
+		b.req.Content(it.Path, it.SHA256, hw.content)
 	}
 	return nil
+}
+
+// hashWriter takes an item's bytes in order.
+type hashWriter struct {
+	b        *graphBuilder
+	ctx      context.Context
+	it       *Item
+	h        hash.Hash
+	head     []byte
+	n        int64
+	ratioMax int64
+	keep     int // undecided -1; 0 no; 1 yes
+	sliceAt  int64
+	wanted   bool
+	content  []byte
+	charged  growth
+	err      error // the error Write returned
+}
+
+func (w *hashWriter) Write(chunk []byte) (int, error) {
+	if err := w.write(chunk); err != nil {
+		w.err = err
+		return 0, err
+	}
+	return len(chunk), nil
+}
+
+func (w *hashWriter) write(chunk []byte) error {
+	b, it, l := w.b, w.it, w.b.req.Limits
+	k := len(chunk)
+	if w.wanted {
+		if err := w.charged.to(w.ctx, int64(len(w.content)+k)); err != nil {
+			return err
+		}
+		w.content = append(w.content, chunk...)
+	}
+	prev := w.n
+	if len(w.head) < headBytes {
+		w.head = append(w.head, chunk[:min(k, headBytes-len(w.head))]...)
+	}
+	if w.sliceAt < 0 && len(w.head) >= 28 {
+		w.sliceAt = universalSliceOffset(w.head)
+	}
+	if w.sliceAt > 0 && len(it.slice) < 16 {
+		it.slice = artCapture(it.slice, chunk, w.n, w.sliceAt, 16)
+	}
+	w.h.Write(chunk)
+	w.n += int64(k)
+	if total := b.total.Add(int64(k)); total > l.MaxTotalBytes {
+		return limitFailure("max_total_bytes", it.Path, total, l.MaxTotalBytes)
+	}
+	// The root is the archive itself, not an entry: an ASAR or ZIP larger
+	// than max_entry_bytes opens, and its entries are held to the limit
+	// (max_total_bytes still bounds the whole read).
+	if w.n > l.MaxEntryBytes && it != b.root {
+		return limitFailure("max_entry_bytes", it.Path, w.n, l.MaxEntryBytes)
+	}
+	if w.ratioMax >= 0 && w.n > w.ratioMax {
+		return limitFailure("max_compression_ratio", it.Path, w.n/max(*it.compressedSize, 1), l.MaxCompressionRatio)
+	}
+	switch {
+	case w.keep == 1:
+		if err := it.spill.write(chunk); err != nil {
+			return &Failure{Reason: "io", Path: it.Path, Err: err}
+		}
+	case w.keep < 0 && len(w.head) >= 17:
+		// Decided on the chunk that completes the first 17 bytes; the
+		// earlier bytes are all in head.
+		w.keep = 0
+		if it.box != nil && b.expandable(it) == "" && b.recognizeHead(w.head, it.name) != nil {
+			w.keep = 1
+			if err := b.reserve(w.ctx, "a nested archive held in memory ("+it.Path+")", artSpillMem); err != nil {
+				return err
+			}
+			it.spill = b.newSpill()
+			if err := it.spill.write(w.head[:prev]); err != nil {
+				return &Failure{Reason: "io", Path: it.Path, Err: err}
+			}
+			if err := it.spill.write(chunk); err != nil {
+				return &Failure{Reason: "io", Path: it.Path, Err: err}
+			}
+		}
+	}
+	return w.ctx.Err()
 }
 
 // artCapture appends to dst the bytes of chunk (which starts at stream offset
@@ -852,8 +904,12 @@ func (b *graphBuilder) expandable(it *Item) string {
 }
 
 func (b *graphBuilder) recognize(it *Item) ports.ContainerOpener {
+	return b.recognizeHead(it.head, it.name)
+}
+
+func (b *graphBuilder) recognizeHead(head []byte, name string) ports.ContainerOpener {
 	for _, o := range b.req.Openers {
-		if _, ok := o.Recognize(it.head, it.name); ok {
+		if _, ok := o.Recognize(head, name); ok {
 			return o
 		}
 	}
@@ -992,8 +1048,7 @@ func (b *graphBuilder) seal() (*Graph, error) {
 		for _, it := range items[lo:hi] {
 			switch {
 			case it.Kind == ports.EntryFile && it.Hashed:
-				it.class = classifyArtifact(it.name, it.head, it.slice, b.req.Openers)
-				it.artifactID = d.artifactID(it.SHA256)
+				it.artifactID = d.artifactID(it.SHA256) // classified when hashed
 			case it.Kind == ports.EntrySymlink:
 				it.linkSHA = fastDigest(jcsField{"kind", "symlink"}, jcsField{"target", it.link})
 				it.artifactID = d.artifactID(it.linkSHA)
