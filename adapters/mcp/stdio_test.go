@@ -267,7 +267,9 @@ func TestStdioAnswersEveryRequestBeforeEOF(t *testing.T) {
 	}, "\n") + "\n"
 	out := &lockedBuffer{}
 	done := make(chan error, 1)
-	go func() { done <- srv.Run(context.Background(), &mcp.StdioTransport{Reader: strings.NewReader(in), Writer: out}) }()
+	go func() {
+		done <- srv.Run(context.Background(), &mcp.StdioTransport{Reader: strings.NewReader(in), Writer: out})
+	}()
 	select {
 	case <-done:
 	case <-time.After(30 * time.Second):
