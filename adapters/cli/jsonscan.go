@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -29,15 +30,23 @@ func scanValue(b []byte, i int) (int, error) {
 	}
 	switch b[i] {
 	case '"':
-		for i++; i < len(b); i++ {
-			switch b[i] {
-			case '\\':
-				i++
-			case '"':
+		for i++; ; {
+			j := bytes.IndexByte(b[i:], '"')
+			if j < 0 {
+				return 0, errScan
+			}
+			i += j
+			// The quote ends the string unless an odd number of
+			// backslashes precede it.
+			k := i
+			for k > 0 && b[k-1] == '\\' {
+				k--
+			}
+			if (i-k)%2 == 0 {
 				return i + 1, nil
 			}
+			i++
 		}
-		return 0, errScan
 	case '{', '[':
 		depth := 0
 		for ; i < len(b); i++ {

@@ -27,14 +27,35 @@ import (
 // appendStr appends s as a canonical JSON string: printable ASCII other than
 // '"' and '\\' stands for itself; anything else takes the general path.
 func appendStr(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			return core.AppendCanonicalString(b, s)
-		}
+	if !plainString(s) {
+		return core.AppendCanonicalString(b, s)
 	}
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
+}
+
+// plainString reports whether s is printable ASCII without '"' or '\\',
+// eight bytes at a time: a word has a byte below 0x20 when
+// (x - 0x20…) &^ x & 0x80… is not zero, and a byte equal to c when x ^ c…
+// has a zero byte (exact for ASCII words).
+func plainString(s string) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		q, bs := x^(0x22*lo), x^(0x5c*lo)
+		if (x|(x-0x20*lo)&^x|(q-lo)&^q|(bs-lo)&^bs)&hi != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func appendOptStr(b []byte, s *string) []byte {

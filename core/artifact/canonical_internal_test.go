@@ -3,6 +3,7 @@ package artifact
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"rea/core"
@@ -148,5 +149,22 @@ func TestResultCanonicalMatchesTwoPass(t *testing.T) {
 	if got, want := d.edgeID(&e), "edge_"+fastDigest(jcsField{"parent_artifact_id", e.ParentArtifactID}, jcsField{"child_artifact_id", e.ChildArtifactID},
 		jcsField{"relation", e.Relation}, jcsField{"occurrence_id", e.OccurrenceID}, jcsField{"logical_path", *e.LogicalPath}); got != want {
 		t.Fatalf("edge ID %s, want %s", got, want)
+	}
+}
+
+// TestPlainString checks the word-at-a-time test against the byte test for
+// every byte at every position of a word and in the tail.
+func TestPlainString(t *testing.T) {
+	for c := range 256 {
+		for _, n := range []int{1, 8, 9, 16, 23} {
+			for at := range n {
+				b := []byte(strings.Repeat("a", n))
+				b[at] = byte(c)
+				want := c >= 0x20 && c < 0x80 && c != '"' && c != '\\'
+				if got := plainString(string(b)); got != want {
+					t.Fatalf("plainString with byte %#x at %d of %d = %v", c, at, n, got)
+				}
+			}
+		}
 	}
 }
