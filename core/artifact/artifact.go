@@ -186,7 +186,7 @@ type Graph struct {
 	byOcc     map[string]*Item
 	nodeOf    map[string]*Node
 	b         *graphBuilder
-	textSize  int // length of the canonical text of the four lists
+	text      []byte // the inventory result's canonical text
 }
 
 // close releases the containers and directories the graph holds open.
@@ -1225,14 +1225,12 @@ func (b *graphBuilder) seal() (*Graph, error) {
 	if contradictions == nil {
 		contradictions = []Contradiction{}
 	}
-	graphSHA, textSize := graphDigest(nodeList, occs, edges, contradictions)
 	g := &Graph{
 		Manifest: InventoryArtifactResultManifest{SchemaVersion: artifactSchemaVersion,
-			ManifestID:     "agm_" + fastDigest(jcsField{"schema_version", artifactSchemaVersion}, jcsField{"root_artifact_id", rootID}, jcsField{"graph_sha256", graphSHA}),
-			RootArtifactID: rootID, RootSHA256: rootSHA, RootFormat: rootFormat, GraphSHA256: graphSHA,
+			RootArtifactID: rootID, RootSHA256: rootSHA, RootFormat: rootFormat,
 			NodeCount: len(nodeList), OccurrenceCount: len(occs), EdgeCount: len(edges)},
 		Nodes: nodeList, Occurrences: occs, Edges: edges, Contradictions: contradictions,
-		Items: sorted, byOcc: byOcc, nodeOf: nodeOf, b: b, textSize: textSize,
+		Items: sorted, byOcc: byOcc, nodeOf: nodeOf, b: b,
 	}
 	g.Limitations = []string{}
 	if n := len(contradictions); n > 0 {
@@ -1253,6 +1251,11 @@ func (b *graphBuilder) seal() (*Graph, error) {
 	if unavailable > 0 {
 		g.Limitations = append(g.Limitations, fmt.Sprintf("%d file(s) could not be read (encrypted or not regular); their hash_status is unavailable.", unavailable))
 	}
+	// The inventory's canonical text, written once: graph_sha256 is the
+	// digest of its four lists, and the text is the Evidence's result.
+	g.text, g.Manifest.GraphSHA256, g.Manifest.ManifestID = g.inventory().sealText(func(graphSHA string) string {
+		return "agm_" + fastDigest(jcsField{"schema_version", artifactSchemaVersion}, jcsField{"root_artifact_id", rootID}, jcsField{"graph_sha256", graphSHA})
+	})
 	return g, nil
 }
 

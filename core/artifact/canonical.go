@@ -4,9 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"runtime"
-	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -436,23 +436,45 @@ func graphDigest(nodes []Node, occs []Occurrence, edges []Edge, ics []Contradict
 	return hex.EncodeToString(h.Sum(nil)), n
 }
 
-// AppendCanonicalJSON appends the result's canonical form, its lists
-// encoded on every core.
+// AppendCanonicalJSON appends the result's canonical form: the text the
+// graph was sealed with when it has one (the same bytes, written once),
+// else the fields encoded on every core.
 func (r *InventoryArtifactResult) AppendCanonicalJSON(b []byte) []byte {
-	if r.size > 0 {
-		b = slices.Grow(b, r.size+4096)
+	if r.text != nil {
+		if len(b) == 0 {
+			return r.text[:len(r.text):len(r.text)]
+		}
+		return append(b, r.text...)
 	}
+	b, _ = r.appendText(b)
+	return b
+}
+
+// textMarks locates parts of a result's text: each list of the graph
+// ([start, end) of its array) and the values of graph_sha256 and
+// manifest_id (inside their quotes).
+type textMarks struct {
+	edges, ics, nodes, occs [2]int
+	graphSHA, manifestID    int
+}
+
+// appendText writes the result's canonical form, its lists encoded on every
+// core.
+func (r *InventoryArtifactResult) appendText(b []byte) ([]byte, textMarks) {
+	var marks textMarks
 	emit := func(p []byte) { b = append(b, p...) }
-	list := func(key string, n int, isNil bool, item func([]byte, int) []byte) {
+	list := func(key string, n int, isNil bool, item func([]byte, int) []byte) [2]int {
 		b = append(b, key...)
+		start := len(b)
 		if isNil {
 			b = append(b, "null"...)
-			return
+		} else {
+			streamList(n, item, emit)
 		}
-		streamList(n, item, emit)
+		return [2]int{start, len(b)}
 	}
-	list(`{"edges":`, len(r.Edges), r.Edges == nil, func(b []byte, i int) []byte { return r.Edges[i].AppendCanonicalJSON(b) })
-	list(`,"integrity_contradictions":`, len(r.IntegrityContradictions), r.IntegrityContradictions == nil,
+	marks.edges = list(`{"edges":`, len(r.Edges), r.Edges == nil, func(b []byte, i int) []byte { return r.Edges[i].AppendCanonicalJSON(b) })
+	marks.ics = list(`,"integrity_contradictions":`, len(r.IntegrityContradictions), r.IntegrityContradictions == nil,
 		func(b []byte, i int) []byte { return r.IntegrityContradictions[i].AppendCanonicalJSON(b) })
 	b = append(b, `,"limitations":`...)
 	if r.Limitations == nil {
@@ -477,8 +499,10 @@ func (r *InventoryArtifactResult) AppendCanonicalJSON(b []byte) []byte {
 	b = append(b, `},"manifest":{"edge_count":`...)
 	b = strconv.AppendInt(b, int64(m.EdgeCount), 10)
 	b = append(b, `,"graph_sha256":`...)
+	marks.graphSHA = len(b) + 1
 	b = appendStr(b, m.GraphSHA256)
 	b = append(b, `,"manifest_id":`...)
+	marks.manifestID = len(b) + 1
 	b = appendStr(b, m.ManifestID)
 	b = append(b, `,"node_count":`...)
 	b = strconv.AppendInt(b, int64(m.NodeCount), 10)
@@ -493,8 +517,8 @@ func (r *InventoryArtifactResult) AppendCanonicalJSON(b []byte) []byte {
 	b = append(b, `,"schema_version":`...)
 	b = strconv.AppendInt(b, int64(m.SchemaVersion), 10)
 	b = append(b, '}')
-	list(`,"nodes":`, len(r.Nodes), r.Nodes == nil, func(b []byte, i int) []byte { return r.Nodes[i].AppendCanonicalJSON(b) })
-	list(`,"occurrences":`, len(r.Occurrences), r.Occurrences == nil, func(b []byte, i int) []byte { return r.Occurrences[i].AppendCanonicalJSON(b) })
+	marks.nodes = list(`,"nodes":`, len(r.Nodes), r.Nodes == nil, func(b []byte, i int) []byte { return r.Nodes[i].AppendCanonicalJSON(b) })
+	marks.occs = list(`,"occurrences":`, len(r.Occurrences), r.Occurrences == nil, func(b []byte, i int) []byte { return r.Occurrences[i].AppendCanonicalJSON(b) })
 	p := &r.Provenance
 	b = append(b, `,"provenance":{"integrity_policy":`...)
 	b = appendStr(b, p.IntegrityPolicy)
@@ -504,7 +528,69 @@ func (r *InventoryArtifactResult) AppendCanonicalJSON(b []byte) []byte {
 	b = appendStr(b, p.RootKind)
 	b = append(b, `,"tool":`...)
 	b = appendStr(b, p.Tool)
-	return append(b, "}}"...)
+	return append(b, "}}"...), marks
+}
+
+// textEstimate is a little more than the length of the result's text, so
+// that it is written into one buffer: each record's fixed part plus its
+// variable strings.
+func (r *InventoryArtifactResult) textEstimate() int {
+	n := 64 << 10
+	for i := range r.Nodes {
+		n += 400 + len(r.Nodes[i].Format) + len(r.Nodes[i].Kind) + 2*len(r.Nodes[i].ContentState)
+		for _, l := range r.Nodes[i].Limitations {
+			n += len(l) + 8
+		}
+	}
+	for i := range r.Occurrences {
+		o := &r.Occurrences[i]
+		n += 420 + 2*len(o.LogicalPath)
+		for _, l := range o.Limitations {
+			n += len(l) + 8
+		}
+	}
+	for i := range r.Edges {
+		n += 400 + 2*len(r.Edges[i].Relation)
+		if p := r.Edges[i].LogicalPath; p != nil {
+			n += 2 * len(*p)
+		}
+	}
+	for i := range r.IntegrityContradictions {
+		n += 1024 + 2*len(r.IntegrityContradictions[i].LogicalPath)
+	}
+	for _, l := range r.Limitations {
+		n += len(l) + 8
+	}
+	return n
+}
+
+// sealText writes the result's text once, with the graph's digest and
+// manifest ID computed from its lists and written into it: the graph's
+// records are encoded once for both.
+func (r *InventoryArtifactResult) sealText(manifestID func(graphSHA string) string) (text []byte, graphSHA, mid string) {
+	zeros := strings.Repeat("0", 64)
+	r.Manifest.GraphSHA256, r.Manifest.ManifestID = zeros, "agm_"+zeros
+	text, m := r.appendText(make([]byte, 0, r.textEstimate()))
+	h := sha256.New()
+	for _, part := range []struct {
+		key  string
+		span [2]int
+	}{{`{"edges":`, m.edges}, {`,"integrity_contradictions":`, m.ics}, {`,"nodes":`, m.nodes}, {`,"occurrences":`, m.occs}} {
+		h.Write([]byte(part.key))
+		h.Write(text[part.span[0]:part.span[1]])
+	}
+	h.Write([]byte{'}'})
+	graphSHA = hex.EncodeToString(h.Sum(nil))
+	mid = manifestID(graphSHA)
+	r.Manifest.GraphSHA256, r.Manifest.ManifestID = graphSHA, mid
+	if len(mid) != len(zeros)+4 || !plainString(mid) {
+		text, _ = r.appendText(nil) // not the placeholder's length: write it again
+	} else {
+		copy(text[m.graphSHA:], graphSHA)
+		copy(text[m.manifestID:], mid)
+	}
+	r.text = text
+	return text, graphSHA, mid
 }
 
 // fileDigest is Digest(artifacts) of an extraction.

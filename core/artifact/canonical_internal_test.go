@@ -134,7 +134,19 @@ func TestResultCanonicalMatchesTwoPass(t *testing.T) {
 		}
 	}
 	check(r)
-	r.size = 1 << 20
+	// Sealed: the digest of the lists read from the text, the manifest ID
+	// written into it, and the text then served as the canonical form.
+	r.IntegrityContradictions = []Contradiction{}
+	_, sha, mid := r.sealText(func(g string) string { return "agm_" + g[:10] })
+	if want, _ := graphDigest(r.Nodes, r.Occurrences, r.Edges, r.IntegrityContradictions); sha != want || mid != "agm_"+want[:10] {
+		t.Fatalf("sealed digest %s (%s), want %s", sha, mid, want)
+	}
+	if r.Manifest.GraphSHA256 != sha || r.Manifest.ManifestID != mid {
+		t.Fatal("the manifest does not carry the sealed digest")
+	}
+	check(r)
+	r.text = nil
+	r.sealText(func(g string) string { return "agm_" + strings.Repeat("x", len(g)) }) // the placeholder's length: patched in place
 	check(r)
 	check(&InventoryArtifactResult{}) // nil lists are null, as encoding/json writes them
 

@@ -93,7 +93,7 @@ type InventoryArtifactResult struct {
 	IntegrityContradictions []Contradiction                   `json:"integrity_contradictions"`
 	Limitations             []string                          `json:"limitations"`
 
-	size int // the canonical text's length, when known, to size its buffer
+	text []byte // the canonical form the graph was sealed with, when it was
 }
 
 // InventoryArtifactResultProvenance says how the graph was built.

@@ -144,7 +144,7 @@ func (g *Graph) provenance() InventoryArtifactResultProvenance {
 
 func (g *Graph) inventory() *InventoryArtifactResult {
 	return &InventoryArtifactResult{Manifest: g.Manifest, Nodes: g.Nodes, Occurrences: g.Occurrences, Edges: g.Edges, Limits: g.b.req.Limits,
-		Provenance: g.provenance(), IntegrityContradictions: g.Contradictions, Limitations: g.Limitations, size: g.textSize}
+		Provenance: g.provenance(), IntegrityContradictions: g.Contradictions, Limitations: g.Limitations, text: g.text}
 }
 
 func artifactLocations(g *Graph) []core.Location {
