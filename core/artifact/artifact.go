@@ -319,6 +319,9 @@ func Build(ctx context.Context, req Request) (g *Graph, err error) {
 	// Nested containers are expanded only from the root's own level (see
 	// expandable), so this ends after at most two rounds.
 	for len(level) > 0 {
+		if err := b.checkTotal(level); err != nil {
+			return nil, err
+		}
 		req.Observe(fmt.Sprintf("hashing %d files", len(level)))
 		if err := b.hashAll(ctx, level); err != nil {
 			return nil, err
@@ -569,6 +572,24 @@ func (b *graphBuilder) addEntries(bx *artBox, prefix string) error {
 		if err := b.add(it, path.Dir(lp)); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkTotal fails with max_total_bytes before any byte of items is read
+// when the bytes they are sure to yield already exceed it: files on disk
+// (their size when walked) and packed ASAR entries (their bytes lie within
+// the archive). Compressed or unpacked entries, whose declared sizes can
+// lie, are held to the limit as they are read.
+func (b *graphBuilder) checkTotal(items []*Item) error {
+	sure := b.total.Load()
+	for _, it := range items {
+		if it.declaredSize != nil && it.compressedSize == nil && (it.box == nil || it.loc != nil && !it.unpacked) {
+			sure += *it.declaredSize
+		}
+	}
+	if l := b.req.Limits.MaxTotalBytes; sure > l {
+		return limitFailure("max_total_bytes", "", sure, l)
 	}
 	return nil
 }
