@@ -731,8 +731,7 @@ func newHashScratch() *hashScratch {
 // hashItem reads one item within the limits, recording its hash, size and
 // class (from its first bytes, which are kept only for a container), and
 // keeping the whole bytes of an ASAR inside a container so it can be
-// expanded. A reader that implements io.WriterTo (an archive's mapped
-// bytes) hands over its bytes without a copy.
+// expanded.
 func (b *graphBuilder) hashItem(ctx context.Context, it *Item, sc *hashScratch) error {
 	rc, err := b.open(ctx, it)
 	if err != nil {
@@ -753,27 +752,19 @@ func (b *graphBuilder) hashItem(ctx context.Context, it *Item, sc *hashScratch) 
 		hw.content = make([]byte, 0, min(artSize(it), l.MaxEntryBytes, 1<<20)+1)
 		hw.charged.what = "the content of " + it.Path
 	}
-	if wt, ok := rc.(io.WriterTo); ok {
-		if _, err := wt.WriteTo(hw); err != nil {
-			if hw.err != nil {
-				return hw.err
+	// Read in 1 MiB chunks (an *os.File's WriteTo would copy in 32 KiB ones).
+	for {
+		k, rerr := rc.Read(sc.buf)
+		if k > 0 {
+			if _, err := hw.Write(sc.buf[:k]); err != nil {
+				return err
 			}
-			return withPath(err, it.Path)
 		}
-	} else {
-		for {
-			k, rerr := rc.Read(sc.buf)
-			if k > 0 {
-				if _, err := hw.Write(sc.buf[:k]); err != nil {
-					return err
-				}
-			}
-			if rerr == io.EOF {
-				break
-			}
-			if rerr != nil {
-				return withPath(rerr, it.Path)
-			}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return withPath(rerr, it.Path)
 		}
 	}
 	it.SHA256, it.Size, it.Hashed = hex.EncodeToString(hw.h.Sum(nil)), hw.n, true
