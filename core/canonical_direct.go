@@ -44,15 +44,17 @@ var checkCanonicalDirect = os.Getenv(CheckCanonicalEnv) == "1"
 // this process (test mains call it; the variable is read at start-up).
 func SetCanonicalCheck(on bool) { checkCanonicalDirect = on }
 
-// jcsAppender is implemented by records that append their own canonical
-// form (artifact_canonical.go); their output is trusted as canonical, and
-// artifact_canonical_internal_test.go holds them to it.
-type jcsAppender interface {
-	appendJCS(b []byte) []byte
+// CanonicalAppender is implemented by values that append their own RFC 8785
+// form (the artifact graph's records and result), so a result of tens of MB
+// is written once rather than marshalled and parsed again. Their output is
+// trusted; with CheckCanonicalEnv set it is compared with encoding/json's
+// form like every other value, and the implementers' tests hold them to it.
+type CanonicalAppender interface {
+	AppendCanonicalJSON(dst []byte) []byte
 }
 
 var (
-	jcsAppenderType   = reflect.TypeFor[jcsAppender]()
+	jcsAppenderType   = reflect.TypeFor[CanonicalAppender]()
 	marshalerType     = reflect.TypeFor[json.Marshaler]()
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 	rawMessageType    = reflect.TypeFor[json.RawMessage]()
@@ -189,20 +191,20 @@ func appendReflect(dst []byte, v reflect.Value, depth int) ([]byte, error) {
 	if t == canonicalType {
 		return v.Interface().(Canonical).AppendTo(dst), nil
 	}
-	// rea's records that write their own canonical form (artifact graph).
+	// Values that write their own canonical form (the artifact graph).
 	if t.Kind() == reflect.Pointer && t.Implements(jcsAppenderType) {
 		if v.IsNil() {
 			return append(dst, "null"...), nil
 		}
-		return v.Interface().(jcsAppender).appendJCS(dst), nil
+		return v.Interface().(CanonicalAppender).AppendCanonicalJSON(dst), nil
 	}
 	if t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface && reflect.PointerTo(t).Implements(jcsAppenderType) {
 		if v.CanAddr() {
-			return v.Addr().Interface().(jcsAppender).appendJCS(dst), nil
+			return v.Addr().Interface().(CanonicalAppender).AppendCanonicalJSON(dst), nil
 		}
 		p := reflect.New(t)
 		p.Elem().Set(v)
-		return p.Interface().(jcsAppender).appendJCS(dst), nil
+		return p.Interface().(CanonicalAppender).AppendCanonicalJSON(dst), nil
 	}
 	if t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface && reflect.PointerTo(t).Implements(marshalerType) && !t.Implements(marshalerType) {
 		return nil, errDirectUnsupported // a pointer-receiver MarshalJSON

@@ -1,10 +1,7 @@
 package asar
 
 import (
-	"bytes"
 	"encoding/binary"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -91,9 +88,7 @@ func readHeader(ra io.ReaderAt, size int64, o *Options) (*header, error) {
 	raw := buf[8 : 8+strLen]
 	dataOffset := 8 + hs
 
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	p := &parser{dec: dec, base: 16, opts: o, dataOffset: dataOffset, dataLen: size - dataOffset}
+	p := &parser{lex: lexer{b: raw}, base: 16, opts: o, dataOffset: dataOffset, dataLen: size - dataOffset}
 	root := &node{typ: TypeDir, children: map[string]*node{}}
 	if err := p.parseRoot(root); err != nil {
 		return nil, err
@@ -102,7 +97,7 @@ func readHeader(ra io.ReaderAt, size int64, o *Options) (*header, error) {
 }
 
 type parser struct {
-	dec        *json.Decoder
+	lex        lexer
 	base       int64 // absolute offset of the JSON text
 	opts       *Options
 	dataOffset int64
@@ -111,38 +106,30 @@ type parser struct {
 	links      []*node
 }
 
-func (p *parser) off() int64 { return p.base + p.dec.InputOffset() }
+func (p *parser) off() int64 { return p.base + int64(p.lex.i) }
 
 func (p *parser) fail(reason, path, format string, args ...any) error {
 	return &FormatError{Offset: p.off(), Reason: reason, Path: path, Msg: fmt.Sprintf(format, args...)}
 }
 
-func (p *parser) token() (json.Token, error) {
-	t, err := p.dec.Token()
+func (p *parser) token() (token, error) {
+	t, err := p.lex.next()
 	if err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, &FormatError{Offset: p.off(), Reason: ReasonJSON, Msg: err.Error(), Err: err}
+		return token{}, &FormatError{Offset: p.off(), Reason: ReasonJSON, Msg: err.Error(), Err: err}
 	}
 	return t, nil
 }
 
 // key reads an object key, or returns "", false at the closing brace.
 func (p *parser) key() (string, bool, error) {
-	if !p.dec.More() {
-		_, err := p.token() // the '}'
-		return "", false, err
-	}
 	t, err := p.token()
 	if err != nil {
 		return "", false, err
 	}
-	k, ok := t.(string)
-	if !ok {
-		return "", false, p.fail(ReasonJSON, "", "object key is not a string")
+	if t.kind == tokObjectEnd {
+		return "", false, nil
 	}
-	return k, true, nil
+	return t.s, true, nil // the lexer returns only strings as keys
 }
 
 func (p *parser) openObject(reason, path, what string) error {
@@ -150,7 +137,7 @@ func (p *parser) openObject(reason, path, what string) error {
 	if err != nil {
 		return err
 	}
-	if t != json.Delim('{') {
+	if t.kind != tokObject {
 		return p.fail(reason, path, "%s is not a JSON object", what)
 	}
 	return nil
@@ -163,13 +150,13 @@ func (p *parser) skip() error {
 		if err != nil {
 			return err
 		}
-		switch t {
-		case json.Delim('{'), json.Delim('['):
+		switch t.kind {
+		case tokObject, tokArray:
 			depth++
 			if depth > maxSkipDepth {
 				return p.fail(ReasonDepth, "", "unrecognised value nests deeper than %d", maxSkipDepth)
 			}
-		case json.Delim('}'), json.Delim(']'):
+		case tokObjectEnd, tokArrayEnd:
 			depth--
 		}
 		if depth == 0 {
@@ -205,7 +192,7 @@ func (p *parser) parseRoot(root *node) error {
 			return err
 		}
 	}
-	if _, err := p.dec.Token(); err != io.EOF {
+	if !p.lex.atEOF() {
 		return p.fail(ReasonJSON, "", "data after the header object")
 	}
 	if !seen {
@@ -218,7 +205,7 @@ func (p *parser) parseDir(dir *node, depth int) error {
 	if err := p.openObject(ReasonNotObject, dir.path, "\"files\""); err != nil {
 		return err
 	}
-	folds := map[string]string{}
+	var folds map[string]string
 	for {
 		start := p.off()
 		name, ok, err := p.key()
@@ -250,6 +237,9 @@ func (p *parser) parseDir(dir *node, depth int) error {
 		if nameErr != nil {
 			return &FormatError{Offset: start, Reason: ReasonPath, Path: path, Msg: nameErr.Error() + msg, Err: nameErr}
 		}
+		if folds == nil {
+			folds = map[string]string{}
+		}
 		folds[fk] = name
 		if len(p.nodes) >= p.opts.MaxEntries {
 			return &FormatError{Offset: start, Reason: ReasonLimit, Path: path, Msg: fmt.Sprintf("more than %d entries", p.opts.MaxEntries)}
@@ -266,12 +256,31 @@ func (p *parser) parseDir(dir *node, depth int) error {
 	}
 }
 
+// Keys of an entry and of its integrity object, each allowed once.
+const (
+	keyFiles = 1 << iota
+	keySize
+	keyOffset
+	keyExecutable
+	keyUnpacked
+	keyLink
+	keyIntegrity
+	keyAlgorithm
+	keyHash
+	keyBlockSize
+	keyBlocks
+)
+
+var entryKeys = map[string]int{"files": keyFiles, "size": keySize, "offset": keyOffset, "executable": keyExecutable,
+	"unpacked": keyUnpacked, "link": keyLink, "integrity": keyIntegrity}
+
+var integrityKeys = map[string]int{"algorithm": keyAlgorithm, "hash": keyHash, "blockSize": keyBlockSize, "blocks": keyBlocks}
+
 func (p *parser) parseEntry(n *node, depth int) error {
 	if err := p.openObject(ReasonNotObject, n.path, "entry"); err != nil {
 		return err
 	}
-	seen := map[string]bool{}
-	var hasSize, hasOffset bool
+	seen := 0
 	var rel int64
 	for {
 		k, ok, err := p.key()
@@ -281,52 +290,46 @@ func (p *parser) parseEntry(n *node, depth int) error {
 		if !ok {
 			break
 		}
-		switch k {
-		case "files", "size", "offset", "executable", "unpacked", "link", "integrity":
-			if seen[k] {
-				return p.fail(ReasonJSON, n.path, "duplicate key %q", k)
-			}
-			seen[k] = true
+		bit := entryKeys[k]
+		if seen&bit != 0 {
+			return p.fail(ReasonJSON, n.path, "duplicate key %q", k)
 		}
-		switch k {
-		case "files":
+		seen |= bit
+		switch bit {
+		case keyFiles:
 			n.typ = TypeDir
 			n.children = map[string]*node{}
 			err = p.parseDir(n, depth)
-		case "size":
-			hasSize = true
+		case keySize:
 			n.size, err = p.integer(ReasonSize, n.path, "size")
-		case "offset":
-			hasOffset = true
-			var t json.Token
+		case keyOffset:
+			var t token
 			if t, err = p.token(); err != nil {
 				return err
 			}
-			s, ok := t.(string)
-			if !ok {
+			if t.kind != tokString {
 				return p.fail(ReasonOffset, n.path, "offset is not a string")
 			}
-			if rel, ok = decimal(s); !ok {
-				return p.fail(ReasonOffset, n.path, "offset %.40q is not a decimal string", s)
+			if rel, ok = decimal(t.s); !ok {
+				return p.fail(ReasonOffset, n.path, "offset %.40q is not a decimal string", t.s)
 			}
-		case "executable":
+		case keyExecutable:
 			n.exec, err = p.boolean(n.path, k)
-		case "unpacked":
+		case keyUnpacked:
 			n.unpacked, err = p.boolean(n.path, k)
-		case "link":
-			var t json.Token
+		case keyLink:
+			var t token
 			if t, err = p.token(); err != nil {
 				return err
 			}
-			s, ok := t.(string)
-			if !ok {
+			if t.kind != tokString {
 				return p.fail(ReasonLink, n.path, "link is not a string")
 			}
-			n.link = s
+			n.link = t.s
 			if n.typ != TypeDir {
 				n.typ = TypeLink
 			}
-		case "integrity":
+		case keyIntegrity:
 			n.integ, err = p.parseIntegrity(n.path)
 		default:
 			err = p.skip()
@@ -338,12 +341,13 @@ func (p *parser) parseEntry(n *node, depth int) error {
 	fail := func(reason, format string, args ...any) error {
 		return &FormatError{Offset: n.at, Reason: reason, Path: n.path, Msg: fmt.Sprintf(format, args...)}
 	}
+	hasSize, hasOffset := seen&keySize != 0, seen&keyOffset != 0
 	switch {
-	case seen["files"]:
-		if seen["link"] || hasSize || hasOffset {
+	case seen&keyFiles != 0:
+		if seen&keyLink != 0 || hasSize || hasOffset {
 			return fail(ReasonEntry, "directory entry also has a link, size or offset")
 		}
-	case seen["link"]:
+	case seen&keyLink != 0:
 		if hasSize || hasOffset {
 			return fail(ReasonEntry, "link entry also has a size or offset")
 		}
@@ -378,17 +382,15 @@ func (p *parser) integer(reason, path, what string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	num, ok := t.(json.Number)
-	if !ok {
+	if t.kind != tokNumber {
 		return 0, p.fail(reason, path, "%s is not a number", what)
 	}
-	s := string(num)
-	if len(s) > 0 && s[0] == '-' {
-		return 0, p.fail(reason, path, "%s %.40s is negative", what, s)
+	if t.num[0] == '-' {
+		return 0, p.fail(reason, path, "%s %.40s is negative", what, t.num)
 	}
-	v, ok := decimal(s)
+	v, ok := decimalBytes(t.num)
 	if !ok {
-		return 0, p.fail(reason, path, "%s %.40s is not a non-negative integer", what, s)
+		return 0, p.fail(reason, path, "%s %.40s is not a non-negative integer", what, t.num)
 	}
 	return v, nil
 }
@@ -398,19 +400,21 @@ func (p *parser) boolean(path, what string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	b, ok := t.(bool)
-	if !ok {
+	if t.kind != tokTrue && t.kind != tokFalse {
 		return false, p.fail(ReasonEntry, path, "%s is not a boolean", what)
 	}
-	return b, nil
+	return t.kind == tokTrue, nil
 }
+
+// sha256Name is the one algorithm name archives declare, kept once.
+const sha256Name = "SHA256"
 
 func (p *parser) parseIntegrity(path string) (*Integrity, error) {
 	if err := p.openObject(ReasonIntegrity, path, "integrity"); err != nil {
 		return nil, err
 	}
 	in := &Integrity{}
-	seen := map[string]bool{}
+	seen := 0
 	for {
 		k, ok, err := p.key()
 		if err != nil {
@@ -419,54 +423,53 @@ func (p *parser) parseIntegrity(path string) (*Integrity, error) {
 		if !ok {
 			break
 		}
-		switch k {
-		case "algorithm", "hash", "blockSize", "blocks":
-			if seen[k] {
-				return nil, p.fail(ReasonJSON, path, "duplicate key %q in integrity", k)
-			}
-			seen[k] = true
+		bit := integrityKeys[k]
+		if seen&bit != 0 {
+			return nil, p.fail(ReasonJSON, path, "duplicate key %q in integrity", k)
 		}
-		switch k {
-		case "algorithm", "hash":
+		seen |= bit
+		switch bit {
+		case keyAlgorithm, keyHash:
 			t, err := p.token()
 			if err != nil {
 				return nil, err
 			}
-			s, ok := t.(string)
-			if !ok {
+			if t.kind != tokString {
 				return nil, p.fail(ReasonIntegrity, path, "integrity %s is not a string", k)
 			}
-			if k == "algorithm" {
-				in.Algorithm = s
+			if bit == keyAlgorithm {
+				in.Algorithm = t.s
+				if t.s == sha256Name {
+					in.Algorithm = sha256Name
+				}
 			} else {
-				in.Hash = s
+				in.Hash = t.s
 			}
-		case "blockSize":
+		case keyBlockSize:
 			if in.BlockSize, err = p.integer(ReasonIntegrity, path, "integrity blockSize"); err != nil {
 				return nil, err
 			}
 			if in.BlockSize == 0 {
 				return nil, p.fail(ReasonIntegrity, path, "integrity blockSize is 0")
 			}
-		case "blocks":
+		case keyBlocks:
 			t, err := p.token()
 			if err != nil {
 				return nil, err
 			}
-			if t != json.Delim('[') {
+			if t.kind != tokArray {
 				return nil, p.fail(ReasonIntegrity, path, "integrity blocks is not an array")
 			}
 			in.Blocks = []string{}
-			for p.dec.More() {
+			for p.lex.more() {
 				t, err := p.token()
 				if err != nil {
 					return nil, err
 				}
-				s, ok := t.(string)
-				if !ok {
+				if t.kind != tokString {
 					return nil, p.fail(ReasonIntegrity, path, "integrity block hash is not a string")
 				}
-				in.Blocks = append(in.Blocks, s)
+				in.Blocks = append(in.Blocks, t.s)
 			}
 			if _, err := p.token(); err != nil { // the ']'
 				return nil, err
@@ -478,11 +481,26 @@ func (p *parser) parseIntegrity(path string) (*Integrity, error) {
 		}
 	}
 	for _, k := range []string{"algorithm", "hash", "blockSize", "blocks"} {
-		if !seen[k] {
+		if seen&integrityKeys[k] == 0 {
 			return nil, p.fail(ReasonIntegrity, path, "integrity has no %s", k)
 		}
 	}
 	return in, nil
+}
+
+// decimalBytes is decimal for a number's text.
+func decimalBytes(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 19 {
+		return 0, false
+	}
+	var v int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	return v, v >= 0 // 19 digits can overflow
 }
 
 // decimal parses a non-empty string of ASCII digits that fits an int64.

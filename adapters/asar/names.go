@@ -51,6 +51,24 @@ func checkPath(p string, maxBytes int) *NameError {
 // foldKey maps a name to a key shared by every name that strings.EqualFold
 // considers equal, so case-only collisions can be found with a map.
 func foldKey(name string) string {
+	// ASCII: a letter's smallest fold is its upper case ('k' folds with
+	// 'K' and U+212A, 's' with 'S' and U+017F); other bytes fold to
+	// themselves.
+	ascii, lower := true, false
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+		lower = lower || c >= 'a' && c <= 'z'
+	}
+	if ascii {
+		if !lower {
+			return name
+		}
+		return strings.ToUpper(name)
+	}
 	return strings.Map(func(r rune) rune {
 		min := r
 		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {

@@ -120,40 +120,111 @@ func (c *extractArtifactCmd) Run(e *env) error {
 	return tw.Flush()
 }
 
+// inventorySummary is what the text of rea inventory shows of the result.
+type inventorySummary struct {
+	Manifest struct {
+		RootFormat      string `json:"root_format"`
+		RootSHA256      string `json:"root_sha256"`
+		ManifestID      string `json:"manifest_id"`
+		GraphSHA256     string `json:"graph_sha256"`
+		NodeCount       int    `json:"node_count"`
+		OccurrenceCount int    `json:"occurrence_count"`
+		EdgeCount       int    `json:"edge_count"`
+	} `json:"manifest"`
+	Nodes                   []inventoryNode       `json:"nodes"`
+	Occurrences             []inventoryOccurrence `json:"occurrences"`
+	IntegrityContradictions []struct {
+		LogicalPath    string `json:"logical_path"`
+		DeclaredSHA256 string `json:"declared_sha256"`
+		ObservedSHA256 string `json:"observed_sha256"`
+		Unpacked       bool   `json:"unpacked"`
+	} `json:"integrity_contradictions"`
+}
+
+type inventoryNode struct {
+	ArtifactID string `json:"artifact_id"`
+	Kind       string `json:"kind"`
+	Size       int64  `json:"size"`
+}
+
+type inventoryOccurrence struct {
+	ArtifactID  *string `json:"artifact_id"`
+	LogicalPath string  `json:"logical_path"`
+	EntryKind   string  `json:"entry_kind"`
+	HashStatus  string  `json:"hash_status"`
+}
+
+// decodeInventory fills r from an inventory result, reading the nodes and
+// occurrences field by field and skipping the edges (jsonscan.go); it gives
+// what json.Unmarshal gives.
+func decodeInventory(raw []byte, r *inventorySummary) error {
+	str := func(dst *string, v []byte) (err error) { *dst, err = scanString(v); return err }
+	return scanList(raw, '{', func(k, v []byte) error {
+		switch {
+		case isKey(k, "nodes"):
+			if string(v) == "null" {
+				return nil
+			}
+			r.Nodes = []inventoryNode{}
+			return scanList(v, '[', func(_, v []byte) error {
+				r.Nodes = append(r.Nodes, inventoryNode{})
+				n := &r.Nodes[len(r.Nodes)-1]
+				return scanList(v, '{', func(k, v []byte) (err error) {
+					switch {
+					case isKey(k, "artifact_id"):
+						return str(&n.ArtifactID, v)
+					case isKey(k, "kind"):
+						return str(&n.Kind, v)
+					case isKey(k, "size"):
+						n.Size, err = scanInt(v)
+					}
+					return err
+				})
+			})
+		case isKey(k, "occurrences"):
+			if string(v) == "null" {
+				return nil
+			}
+			r.Occurrences = []inventoryOccurrence{}
+			return scanList(v, '[', func(_, v []byte) error {
+				r.Occurrences = append(r.Occurrences, inventoryOccurrence{})
+				o := &r.Occurrences[len(r.Occurrences)-1]
+				return scanList(v, '{', func(k, v []byte) error {
+					switch {
+					case isKey(k, "artifact_id"):
+						if string(v) == "null" {
+							return nil
+						}
+						var id string
+						err := str(&id, v)
+						o.ArtifactID = &id
+						return err
+					case isKey(k, "logical_path"):
+						return str(&o.LogicalPath, v)
+					case isKey(k, "entry_kind"):
+						return str(&o.EntryKind, v)
+					case isKey(k, "hash_status"):
+						return str(&o.HashStatus, v)
+					}
+					return nil
+				})
+			})
+		case isKey(k, "manifest"):
+			return json.Unmarshal(v, &r.Manifest)
+		case isKey(k, "integrity_contradictions"):
+			return json.Unmarshal(v, &r.IntegrityContradictions)
+		}
+		return nil
+	})
+}
+
 func writeInventory(w io.Writer, p string, ev *core.Evidence) error {
-	var r struct {
-		Manifest struct {
-			RootFormat      string `json:"root_format"`
-			RootSHA256      string `json:"root_sha256"`
-			ManifestID      string `json:"manifest_id"`
-			GraphSHA256     string `json:"graph_sha256"`
-			NodeCount       int    `json:"node_count"`
-			OccurrenceCount int    `json:"occurrence_count"`
-			EdgeCount       int    `json:"edge_count"`
-		} `json:"manifest"`
-		Nodes []struct {
-			ArtifactID string `json:"artifact_id"`
-			Kind       string `json:"kind"`
-			Size       int64  `json:"size"`
-		} `json:"nodes"`
-		Occurrences []struct {
-			ArtifactID  *string `json:"artifact_id"`
-			LogicalPath string  `json:"logical_path"`
-			EntryKind   string  `json:"entry_kind"`
-			HashStatus  string  `json:"hash_status"`
-		} `json:"occurrences"`
-		IntegrityContradictions []struct {
-			LogicalPath    string `json:"logical_path"`
-			DeclaredSHA256 string `json:"declared_sha256"`
-			ObservedSHA256 string `json:"observed_sha256"`
-			Unpacked       bool   `json:"unpacked"`
-		} `json:"integrity_contradictions"`
-	}
-	if err := json.Unmarshal(ev.NormalizedResult, &r); err != nil {
+	var r inventorySummary
+	if err := decodeInventory(ev.NormalizedResult, &r); err != nil {
 		return err
 	}
-	kindOf := map[string]string{}
-	sizeOf := map[string]int64{}
+	kindOf := make(map[string]string, len(r.Nodes))
+	sizeOf := make(map[string]int64, len(r.Nodes))
 	for _, n := range r.Nodes {
 		kindOf[n.ArtifactID], sizeOf[n.ArtifactID] = n.Kind, n.Size
 	}

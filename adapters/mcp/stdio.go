@@ -33,6 +33,12 @@ const maxFrameDepth = 128
 // It also keeps the MCP rule that a cancelled request gets no response: a
 // response to a request the client cancelled with notifications/cancelled is
 // dropped.
+//
+// When the input ends (printf ... | rea serve), every request read before
+// the end is still answered: the SDK takes a read EOF for a peer that is
+// gone and drops the answers in flight, so Read reports EOF only once every
+// request read has been answered (or cancelled by the client), or the
+// connection is closed.
 type StdioTransport struct {
 	Reader io.Reader
 	Writer io.Writer
@@ -52,7 +58,7 @@ func (t *StdioTransport) Connect(context.Context) (sdk.Connection, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	c := &lineConn{w: t.Writer, log: log, max: max, incoming: make(chan jsonrpcMessage),
-		closed: make(chan struct{}), inflight: map[any]bool{}, cancelled: map[any]bool{}}
+		closed: make(chan struct{}), inflight: map[any]bool{}, cancelled: map[any]bool{}, answered: make(chan struct{}, 1)}
 	if rc, ok := t.Reader.(io.Closer); ok {
 		c.rclose = rc
 	}
@@ -72,8 +78,9 @@ type lineConn struct {
 	wmu sync.Mutex
 
 	cmu       sync.Mutex
-	inflight  map[any]bool // request ids read and not yet answered
-	cancelled map[any]bool // in-flight request ids the client cancelled
+	inflight  map[any]bool  // request ids read and not yet answered
+	cancelled map[any]bool  // in-flight request ids the client cancelled
+	answered  chan struct{} // signalled when an in-flight request is answered
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -89,6 +96,9 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return nil, io.EOF
 	case m, ok := <-c.incoming:
 		if !ok {
+			if err := c.awaitAnswers(ctx); err != nil {
+				return nil, err
+			}
 			if c.readErr != nil {
 				return nil, c.readErr
 			}
@@ -98,15 +108,37 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
+// awaitAnswers returns once no request read is left unanswered, or when
+// ctx ends or the connection closes.
+func (c *lineConn) awaitAnswers(ctx context.Context) error {
+	for {
+		c.cmu.Lock()
+		n := len(c.inflight)
+		c.cmu.Unlock()
+		if n == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.closed:
+			return io.EOF
+		case <-c.answered:
+		}
+	}
+}
+
 func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if r, ok := msg.(*jsonrpc.Response); ok && r.ID.IsValid() {
+		// The request stays in flight until its answer is written (or
+		// dropped), so that EOF is not reported before it.
+		defer c.answer(r.ID.Raw())
 		c.cmu.Lock()
 		drop := c.cancelled[r.ID.Raw()]
 		delete(c.cancelled, r.ID.Raw())
-		delete(c.inflight, r.ID.Raw())
 		c.cmu.Unlock()
 		if drop {
 			return nil
@@ -117,6 +149,21 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return fmt.Errorf("encoding message: %w", err)
 	}
 	return c.writeLine(data)
+}
+
+// answer marks request id answered.
+func (c *lineConn) answer(id any) {
+	c.cmu.Lock()
+	delete(c.inflight, id)
+	c.cmu.Unlock()
+	c.signalAnswered()
+}
+
+func (c *lineConn) signalAnswered() {
+	select {
+	case c.answered <- struct{}{}:
+	default:
+	}
 }
 
 func (c *lineConn) writeLine(data []byte) error {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -221,4 +222,76 @@ func TestLoggingHonoursSetLevel(t *testing.T) {
 	is.Equal(len(p.logs), 1)
 	is.True(strings.Contains(p.logs[0], `"level":"info"`))
 	is.True(strings.Contains(p.logs[0], `evidence_id`))
+}
+
+// lockedBuffer is a bytes.Buffer safe for one writer and a later reader.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestStdioAnswersEveryRequestBeforeEOF: when stdin ends right after the
+// requests (printf ... | rea serve), the server answers every request it
+// read before it stops, except one the client cancelled. The SDK treats a
+// read EOF as a peer that is gone and drops the answers still in flight,
+// so the transport reports EOF only once they are written.
+func TestStdioAnswersEveryRequestBeforeEOF(t *testing.T) {
+	cat, err := core.NewCatalog(testOperations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := core.NewRegistry(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcp.New(cat, reg, &mcp.Options{Identity: core.ServerIdentity{PackageName: "rea", Version: "test"}})
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_slow","arguments":{"steps":4}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"test_slow","arguments":{"steps":200}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}`,
+	}, "\n") + "\n"
+	out := &lockedBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- srv.Run(context.Background(), &mcp.StdioTransport{Reader: strings.NewReader(in), Writer: out})
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server did not stop after its input ended")
+	}
+	ids := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if line == "" || json.Unmarshal([]byte(line), &m) != nil || m.Method != "" || m.ID == nil {
+			continue
+		}
+		ids[string(m.ID)] = true
+	}
+	for _, id := range []string{"1", "2", "3"} {
+		if !ids[id] {
+			t.Errorf("no answer to request %s before EOF (%d bytes written)", id, len(out.String()))
+		}
+	}
+	if ids["4"] {
+		t.Error("the cancelled request 4 was answered")
+	}
 }

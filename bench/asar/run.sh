@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Benchmarks rea's ASAR reader against npm's @electron/asar on a ~100 MB tree:
-# the adapter alone (asarbench) and rea end to end (rea inventory and rea
-# extract-artifact, whole processes), each against @electron/asar doing the
-# same work in the same run.
+# Benchmarks rea against npm's @electron/asar on an ASAR of about size_mb:
+# end to end (rea inventory and rea extract-artifact, whole processes through
+# the CLI a user runs), each interleaved with @electron/asar doing the same
+# work, reporting medians of wall time, CPU time and peak RSS; then the ASAR
+# adapter alone in process (asarbench). The load average is printed before
+# and after: on a busy machine trust CPU time and peak RSS over wall time.
 #
-#   bench/asar/run.sh [size_mb]   (default 268: about 11k files, the size of a
-#                                  large Electron app's app.asar)
+#   bench/asar/run.sh [size_mb]   (default 268, the size of a large Electron
+#                                  app's app.asar; RUNS=n sets the number of
+#                                  runs, default 5)
 #
 # Needs go, node, and node_modules/@electron/asar at the repository root
 # (npm ci). Builds the tree in a temporary directory and removes it on exit.
@@ -14,7 +17,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 size_mb=${1:-268}
-runs=3
+runs=${RUNS:-5}
 
 command -v node >/dev/null || { echo "node not found" >&2; exit 1; }
 [ -d "$root/node_modules/@electron/asar" ] || { echo "run npm ci in $root first" >&2; exit 1; }
@@ -79,45 +82,54 @@ sha_sum() {
 
 node "$here/npm.cjs" extract "$archive" "$work/ref" > /dev/null
 
-# wall <label> <cmd...>: the whole process, start-up included, prints
-# "<label> <bytes> <seconds>" for the archive's file bytes.
-wall() {
-  local label=$1 t0 t1; shift
-  t0=$(date +%s.%N)
-  "$@" > "$work/wall.out"
-  t1=$(date +%s.%N)
-  echo "$label $bytes $(echo "$t1 - $t0" | bc)"
-}
-
-# cpu <label> <cmd...>: like wall, but user+system CPU seconds of the
-# process tree, which a busy host disturbs less than wall time.
-cpu() {
-  local label=$1 t TIMEFORMAT='%U %S'; shift
-  t=$( { time "$@" > "$work/wall.out"; } 2>&1 )
-  echo "$label $bytes $(echo "$t" | tail -1 | awk '{print $1 + $2}')"
-}
-
 # rea end to end: the CLI inventories the archive (list, read and SHA-256
 # every file, packed and unpacked, check each declared hash; classify; build
 # and seal the content-addressed graph as Evidence) and extracts every regular
 # file into a directory it creates under TMPDIR (the same file system as
 # npm's output), which is removed after each run.
 mkdir -p "$work/tmp"
-rea_extract() {
-  TMPDIR="$work/tmp" "$work/rea" extract-artifact "$archive"
-  rm -rf "$work/tmp"/rea-extract-*
+
+# pair <label-a> <label-b> <cmd-a> -- <cmd-b>: $runs interleaved runs of two
+# whole processes (a, b, a, b, ...); prints the medians of wall seconds, CPU
+# seconds (user + system) and peak RSS (MB) of each, and the ratios b/a.
+pair() {
+  local la=$1 lb=$2; shift 2
+  local a=() b=()
+  while [ "$1" != "--" ]; do a+=("$1"); shift; done
+  shift
+  b=("$@")
+  : > "$work/pair.$la"; : > "$work/pair.$lb"
+  for _ in $(seq $runs); do
+    rm -rf "$work/out" "$work/tmp"/rea-extract-*
+    /usr/bin/time -f '%e %U %S %M' -o "$work/t" "${a[@]}" > /dev/null; cat "$work/t" >> "$work/pair.$la"
+    rm -rf "$work/out" "$work/tmp"/rea-extract-*
+    /usr/bin/time -f '%e %U %S %M' -o "$work/t" "${b[@]}" > /dev/null; cat "$work/t" >> "$work/pair.$lb"
+  done
+  med() { sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
+  local wa ca ra wb cb rb
+  wa=$(awk '{print $1}' "$work/pair.$la" | med); ca=$(awk '{print $2+$3}' "$work/pair.$la" | med); ra=$(awk '{print $4/1024}' "$work/pair.$la" | med)
+  wb=$(awk '{print $1}' "$work/pair.$lb" | med); cb=$(awk '{print $2+$3}' "$work/pair.$lb" | med); rb=$(awk '{print $4/1024}' "$work/pair.$lb" | med)
+  awk -v la="$la" -v lb="$lb" -v wa="$wa" -v ca="$ca" -v ra="$ra" -v wb="$wb" -v cb="$cb" -v rb="$rb" -v mb="$bytes" 'BEGIN {
+    printf "%-22s wall %6.2f s  CPU %6.2f s  peak RSS %6.0f MB  %7.1f MB/s of wall\n", la, wa, ca, ra, mb / 1e6 / wa
+    printf "%-22s wall %6.2f s  CPU %6.2f s  peak RSS %6.0f MB  %7.1f MB/s of wall\n", lb, wb, cb, rb, mb / 1e6 / wb
+    printf "%-22s wall %5.2fx  CPU %5.2fx  peak RSS %5.2fx  (%s / %s; above 1 means %s is faster or smaller)\n\n", "ratio", wb / wa, cb / ca, rb / ra, lb, la, la
+  }'
 }
 
+echo "$(nproc) CPUs; unit: MB = 10^6 bytes of the archive's files ($bytes bytes); medians of $runs interleaved runs of whole processes"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "rea inventory (CLI, default limits: list, read and SHA-256 every file and the archive, check each declared hash,"
+echo "classify, build and seal the content-addressed graph as Evidence) against @electron/asar listPackage + read +"
+echo "whole-file and block SHA-256 checks of every file (npm.cjs verify):"
+pair rea-inventory npm-verify "$work/rea" inventory "$archive" -- node "$here/npm.cjs" verify "$archive"
+echo "rea extract-artifact (CLI) against @electron/asar extractAll:"
+pair rea-extract npm-extract env TMPDIR="$work/tmp" "$work/rea" extract-artifact "$archive" -- node "$here/npm.cjs" extract "$archive" "$work/out"
+echo "load average after the whole-process runs: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+
+# In-process comparisons of the ASAR adapter alone (best of $runs).
 results=$(
-  best rea-inventory wall rea-inventory "$work/rea" inventory "$archive"
-  best rea-extract-e2e wall rea-extract-e2e rea_extract
-  best npm-verify-e2e wall npm-verify-e2e node "$here/npm.cjs" verify "$archive"
-  best npm-extract-e2e wall npm-extract-e2e node "$here/npm.cjs" extract "$archive" "$work/out"
-  best rea-inventory-cpu cpu rea-inventory-cpu "$work/rea" inventory "$archive"
-  best rea-extract-cpu cpu rea-extract-cpu rea_extract
-  best npm-verify-cpu cpu npm-verify-cpu node "$here/npm.cjs" verify "$archive"
-  best npm-extract-cpu cpu npm-extract-cpu node "$here/npm.cjs" extract "$archive" "$work/out"
   best rea-verify "$work/asarbench" -mode verify -archive "$archive"
   best npm-verify node "$here/npm.cjs" verify "$archive"
   best rea-rawsha "$work/asarbench" -mode rawsha -archive "$archive"
@@ -125,10 +137,9 @@ results=$(
   best rea-extract "$work/asarbench" -mode extract -archive "$archive" -out "$work/out"
   best npm-extract node "$here/npm.cjs" extract "$archive" "$work/out"
 )
-
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "$(nproc) CPUs, best of $runs runs; unit: MB = 10^6 bytes of the archive's files; rea rows are the CLI a user runs (rea inventory with its default limits)"
+echo "adapter alone, in process, best of $runs:"
 echo "$results" | awk '
   { mbs[$1] = $2 / 1e6 / $3; printf "%-12s %8.1f MB in %7.3f s  %8.1f MB/s\n", $1, $2 / 1e6, $3, mbs[$1] }
   END {
@@ -136,12 +147,4 @@ echo "$results" | awk '
     printf "rea verify / raw sha256 (Go) %5.2fx\n", mbs["rea-verify"] / mbs["rea-rawsha"]
     printf "rea verify / sha256sum      %5.2fx\n", mbs["rea-verify"] / mbs["sha256sum"]
     printf "rea extract / npm extractAll %5.2fx\n", mbs["rea-extract"] / mbs["npm-extract"]
-    printf "\nend to end (whole processes, higher is faster for rea):\n"
-    printf "rea inventory / npm verify        %5.2fx\n", mbs["rea-inventory"] / mbs["npm-verify-e2e"]
-    printf "rea inventory / npm verify (in-process) %5.2fx\n", mbs["rea-inventory"] / mbs["npm-verify"]
-    printf "rea extract-artifact / npm extractAll   %5.2fx\n", mbs["rea-extract-e2e"] / mbs["npm-extract-e2e"]
-    printf "rea extract-artifact / npm extractAll (in-process) %5.2fx\n", mbs["rea-extract-e2e"] / mbs["npm-extract"]
-    printf "\nper CPU second (the *-cpu rows are MB per CPU second):\n"
-    printf "rea inventory / npm verify        %5.2fx\n", mbs["rea-inventory-cpu"] / mbs["npm-verify-cpu"]
-    printf "rea extract-artifact / npm extractAll %5.2fx\n", mbs["rea-extract-cpu"] / mbs["npm-extract-cpu"]
   }'

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"math"
@@ -185,6 +186,7 @@ type Graph struct {
 	byOcc     map[string]*Item
 	nodeOf    map[string]*Node
 	b         *graphBuilder
+	text      []byte // the inventory result's canonical text
 }
 
 // close releases the containers and directories the graph holds open.
@@ -239,6 +241,8 @@ type Item struct {
 	Mismatch bool
 
 	artifactID, occurrenceID string
+	linkSHA                  string // a link's digest
+	treeBytes                int64  // a directory's file bytes beneath it
 }
 
 // artBox is an open container.
@@ -315,6 +319,9 @@ func Build(ctx context.Context, req Request) (g *Graph, err error) {
 	// Nested containers are expanded only from the root's own level (see
 	// expandable), so this ends after at most two rounds.
 	for len(level) > 0 {
+		if err := b.checkTotal(level); err != nil {
+			return nil, err
+		}
 		req.Observe(fmt.Sprintf("hashing %d files", len(level)))
 		if err := b.hashAll(ctx, level); err != nil {
 			return nil, err
@@ -569,6 +576,24 @@ func (b *graphBuilder) addEntries(bx *artBox, prefix string) error {
 	return nil
 }
 
+// checkTotal fails with max_total_bytes before any byte of items is read
+// when the bytes they are sure to yield already exceed it: files on disk
+// (their size when walked) and packed ASAR entries (their bytes lie within
+// the archive). Compressed or unpacked entries, whose declared sizes can
+// lie, are held to the limit as they are read.
+func (b *graphBuilder) checkTotal(items []*Item) error {
+	sure := b.total.Load()
+	for _, it := range items {
+		if it.declaredSize != nil && it.compressedSize == nil && (it.box == nil || it.loc != nil && !it.unpacked) {
+			sure += *it.declaredSize
+		}
+	}
+	if l := b.req.Limits.MaxTotalBytes; sure > l {
+		return limitFailure("max_total_bytes", "", sure, l)
+	}
+	return nil
+}
+
 // hashable selects the items whose bytes are read.
 func (b *graphBuilder) hashable(items []*Item) []*Item {
 	var out []*Item
@@ -602,12 +627,12 @@ func (b *graphBuilder) hashAll(ctx context.Context, items []*Item) error {
 	var wg sync.WaitGroup
 	for range min(runtime.NumCPU(), max(len(order), 1)) {
 		wg.Go(func() {
-			buf := make([]byte, 1<<20)
+			sc := newHashScratch()
 			for it := range jobs {
 				if work.Err() != nil {
 					continue
 				}
-				if it.err = b.hashItem(work, it, buf); it.err != nil && !errors.Is(it.err, context.Canceled) {
+				if it.err = b.hashItem(work, it, sc); it.err != nil && !errors.Is(it.err, context.Canceled) {
 					stop()
 				}
 				if n := b.hashedN.Add(1); n%500 == 0 {
@@ -692,92 +717,46 @@ func openRegular(root *os.Root, name string) (*os.File, error) {
 	return f, nil
 }
 
+// hashScratch is one hashing goroutine's reusable state.
+type hashScratch struct {
+	buf  []byte // read buffer
+	head []byte // the first headBytes of the item being hashed
+	h    hash.Hash
+}
+
+func newHashScratch() *hashScratch {
+	return &hashScratch{buf: make([]byte, 1<<20), head: make([]byte, 0, headBytes), h: sha256.New()}
+}
+
 // hashItem reads one item within the limits, recording its hash, size and
-// first bytes, and keeping the whole bytes of an ASAR inside a container so
-// it can be expanded.
-func (b *graphBuilder) hashItem(ctx context.Context, it *Item, buf []byte) error {
+// class (from its first bytes, which are kept only for a container), and
+// keeping the whole bytes of an ASAR inside a container so it can be
+// expanded.
+func (b *graphBuilder) hashItem(ctx context.Context, it *Item, sc *hashScratch) error {
 	rc, err := b.open(ctx, it)
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
+	hw := &hashWriter{b: b, ctx: ctx, it: it, h: sc.h, head: sc.head[:0], keep: -1, sliceAt: -1, ratioMax: -1}
+	hw.h.Reset()
 	l := b.req.Limits
-	h := sha256.New()
-	var n int64
-	ratioMax := int64(-1)
 	if it.compressedSize != nil {
-		ratioMax = max(*it.compressedSize, 1) * l.MaxCompressionRatio
+		hw.ratioMax = max(*it.compressedSize, 1) * l.MaxCompressionRatio
 	}
-	keep := -1 // undecided; 0 no; 1 yes
-	var sliceAt int64 = -1
-	var content []byte
-	wanted := b.req.Content != nil && b.req.Wants != nil && it != b.root && b.req.Wants(it.Path, artSize(it))
-	var charged growth
-	defer charged.done()
-	if wanted {
+	hw.wanted = b.req.Content != nil && b.req.Wants != nil && it != b.root && b.req.Wants(it.Path, artSize(it))
+	defer hw.charged.done()
+	if hw.wanted {
 		// Declared sizes are the container's word: start small and charge
 		// the buffer as the bytes actually arrive.
-		content = make([]byte, 0, min(artSize(it), l.MaxEntryBytes, 1<<20)+1)
-		charged.what = "the content of " + it.Path
+		hw.content = make([]byte, 0, min(artSize(it), l.MaxEntryBytes, 1<<20)+1)
+		hw.charged.what = "the content of " + it.Path
 	}
+	// Read in 1 MiB chunks (an *os.File's WriteTo would copy in 32 KiB ones).
 	for {
-		k, rerr := rc.Read(buf)
+		k, rerr := rc.Read(sc.buf)
 		if k > 0 {
-			chunk := buf[:k]
-			if wanted {
-				if err := charged.to(ctx, int64(len(content)+len(chunk))); err != nil {
-					return err
-				}
-				content = append(content, chunk...)
-			}
-			prev := n
-			if len(it.head) < headBytes {
-				it.head = append(it.head, chunk[:min(len(chunk), headBytes-len(it.head))]...)
-			}
-			if sliceAt < 0 && len(it.head) >= 28 {
-				sliceAt = universalSliceOffset(it.head)
-			}
-			if sliceAt > 0 && len(it.slice) < 16 {
-				it.slice = artCapture(it.slice, chunk, n, sliceAt, 16)
-			}
-			h.Write(chunk)
-			n += int64(k)
-			if total := b.total.Add(int64(k)); total > l.MaxTotalBytes {
-				return limitFailure("max_total_bytes", it.Path, total, l.MaxTotalBytes)
-			}
-			// The root is the archive itself, not an entry: an ASAR or ZIP
-			// larger than max_entry_bytes opens, and its entries are held
-			// to the limit (max_total_bytes still bounds the whole read).
-			if n > l.MaxEntryBytes && it != b.root {
-				return limitFailure("max_entry_bytes", it.Path, n, l.MaxEntryBytes)
-			}
-			if ratioMax >= 0 && n > ratioMax {
-				return limitFailure("max_compression_ratio", it.Path, n/max(*it.compressedSize, 1), l.MaxCompressionRatio)
-			}
-			switch {
-			case keep == 1:
-				if err := it.spill.write(chunk); err != nil {
-					return &Failure{Reason: "io", Path: it.Path, Err: err}
-				}
-			case keep < 0 && len(it.head) >= 17:
-				// Decided on the chunk that completes the first 17 bytes;
-				// the earlier bytes are all in head.
-				keep = 0
-				if it.box != nil && b.expandable(it) == "" && b.recognize(it) != nil {
-					keep = 1
-					if err := b.reserve(ctx, "a nested archive held in memory ("+it.Path+")", artSpillMem); err != nil {
-						return err
-					}
-					it.spill = b.newSpill()
-					if err := it.spill.write(it.head[:prev]); err != nil {
-						return &Failure{Reason: "io", Path: it.Path, Err: err}
-					}
-					if err := it.spill.write(chunk); err != nil {
-						return &Failure{Reason: "io", Path: it.Path, Err: err}
-					}
-				}
-			}
-			if err := ctx.Err(); err != nil {
+			if _, err := hw.Write(sc.buf[:k]); err != nil {
 				return err
 			}
 		}
@@ -788,12 +767,100 @@ func (b *graphBuilder) hashItem(ctx context.Context, it *Item, buf []byte) error
 			return withPath(rerr, it.Path)
 		}
 	}
-	it.SHA256, it.Size, it.Hashed = hex.EncodeToString(h.Sum(nil)), n, true
+	it.SHA256, it.Size, it.Hashed = hex.EncodeToString(hw.h.Sum(nil)), hw.n, true
 	it.status = hashVerified
-	if wanted && (it.declared == "" || it.declared == it.SHA256) {
-		b.req.Content(it.Path, it.SHA256, content)
+	it.class = classifyArtifact(it.name, hw.head, it.slice, b.req.Openers)
+	if b.recognizeHead(hw.head, it.name) != nil {
+		it.head = slices.Clone(hw.head) // kept for expansion
+	}
+	if hw.wanted && (it.declared == "" || it.declared == it.SHA256) {
+		b.req.Content(it.Path, it.SHA256, hw.content)
 	}
 	return nil
+}
+
+// hashWriter takes an item's bytes in order.
+type hashWriter struct {
+	b        *graphBuilder
+	ctx      context.Context
+	it       *Item
+	h        hash.Hash
+	head     []byte
+	n        int64
+	ratioMax int64
+	keep     int // undecided -1; 0 no; 1 yes
+	sliceAt  int64
+	wanted   bool
+	content  []byte
+	charged  growth
+	err      error // the error Write returned
+}
+
+func (w *hashWriter) Write(chunk []byte) (int, error) {
+	if err := w.write(chunk); err != nil {
+		w.err = err
+		return 0, err
+	}
+	return len(chunk), nil
+}
+
+func (w *hashWriter) write(chunk []byte) error {
+	b, it, l := w.b, w.it, w.b.req.Limits
+	k := len(chunk)
+	if w.wanted {
+		if err := w.charged.to(w.ctx, int64(len(w.content)+k)); err != nil {
+			return err
+		}
+		w.content = append(w.content, chunk...)
+	}
+	prev := w.n
+	if len(w.head) < headBytes {
+		w.head = append(w.head, chunk[:min(k, headBytes-len(w.head))]...)
+	}
+	if w.sliceAt < 0 && len(w.head) >= 28 {
+		w.sliceAt = universalSliceOffset(w.head)
+	}
+	if w.sliceAt > 0 && len(it.slice) < 16 {
+		it.slice = artCapture(it.slice, chunk, w.n, w.sliceAt, 16)
+	}
+	w.h.Write(chunk)
+	w.n += int64(k)
+	if total := b.total.Add(int64(k)); total > l.MaxTotalBytes {
+		return limitFailure("max_total_bytes", it.Path, total, l.MaxTotalBytes)
+	}
+	// The root is the archive itself, not an entry: an ASAR or ZIP larger
+	// than max_entry_bytes opens, and its entries are held to the limit
+	// (max_total_bytes still bounds the whole read).
+	if w.n > l.MaxEntryBytes && it != b.root {
+		return limitFailure("max_entry_bytes", it.Path, w.n, l.MaxEntryBytes)
+	}
+	if w.ratioMax >= 0 && w.n > w.ratioMax {
+		return limitFailure("max_compression_ratio", it.Path, w.n/max(*it.compressedSize, 1), l.MaxCompressionRatio)
+	}
+	switch {
+	case w.keep == 1:
+		if err := it.spill.write(chunk); err != nil {
+			return &Failure{Reason: "io", Path: it.Path, Err: err}
+		}
+	case w.keep < 0 && len(w.head) >= 17:
+		// Decided on the chunk that completes the first 17 bytes; the
+		// earlier bytes are all in head.
+		w.keep = 0
+		if it.box != nil && b.expandable(it) == "" && b.recognizeHead(w.head, it.name) != nil {
+			w.keep = 1
+			if err := b.reserve(w.ctx, "a nested archive held in memory ("+it.Path+")", artSpillMem); err != nil {
+				return err
+			}
+			it.spill = b.newSpill()
+			if err := it.spill.write(w.head[:prev]); err != nil {
+				return &Failure{Reason: "io", Path: it.Path, Err: err}
+			}
+			if err := it.spill.write(chunk); err != nil {
+				return &Failure{Reason: "io", Path: it.Path, Err: err}
+			}
+		}
+	}
+	return w.ctx.Err()
 }
 
 // artCapture appends to dst the bytes of chunk (which starts at stream offset
@@ -849,8 +916,12 @@ func (b *graphBuilder) expandable(it *Item) string {
 }
 
 func (b *graphBuilder) recognize(it *Item) ports.ContainerOpener {
+	return b.recognizeHead(it.head, it.name)
+}
+
+func (b *graphBuilder) recognizeHead(head []byte, name string) ports.ContainerOpener {
 	for _, o := range b.req.Openers {
-		if _, ok := o.Recognize(it.head, it.name); ok {
+		if _, ok := o.Recognize(head, name); ok {
 			return o
 		}
 	}
@@ -978,71 +1049,101 @@ func (b *graphBuilder) recheck(ctx context.Context, st os.FileInfo) error {
 }
 
 // seal classifies the content, computes the content IDs bottom-up and
-// assembles the sorted records.
+// assembles the sorted records. The per-item work (classification, IDs,
+// the graph's canonical text) runs on every core; every choice that
+// depends on order is made in the same order as on one core.
 func (b *graphBuilder) seal() (*Graph, error) {
 	items := b.items
-	// Children before parents: deepest paths first.
+	// Files and links first, on every core: their IDs depend on their
+	// bytes (or target) alone.
+	parallel(len(items), func(lo, hi int, d *digester) {
+		for _, it := range items[lo:hi] {
+			switch {
+			case it.Kind == ports.EntryFile && it.Hashed:
+				it.artifactID = d.artifactID(it.SHA256) // classified when hashed
+			case it.Kind == ports.EntrySymlink:
+				it.linkSHA = fastDigest(jcsField{"kind", "symlink"}, jcsField{"target", it.link})
+				it.artifactID = d.artifactID(it.linkSHA)
+			}
+		}
+	})
+	// Then the nodes, children before parents (deepest paths first): a
+	// directory's ID needs its children's, and the first occurrence of a
+	// content in this order describes its node.
 	order := slices.Clone(items)
 	slices.SortStableFunc(order, func(x, y *Item) int { return cmp.Compare(artDepth(y), artDepth(x)) })
-	nodes := map[string]*Node{}
-	addNode := func(n Node) {
-		if _, ok := nodes[n.ArtifactID]; !ok {
-			nodes[n.ArtifactID] = &n
+	nodes := make(map[string]*Node, len(items))
+	addNode := func(it *Item, n func() Node) {
+		if _, ok := nodes[it.artifactID]; !ok {
+			nn := n()
+			nodes[it.artifactID] = &nn
 		}
 	}
+	var d digester
 	for _, it := range order {
 		switch {
 		case it.Kind == ports.EntryFile && it.Hashed:
-			it.class = classifyArtifact(it.name, it.head, it.slice, b.req.Openers)
-			state := "materialized"
-			if it.box != nil {
-				state = "embedded"
-			}
-			it.artifactID = artifactID(it.SHA256)
-			addNode(Node{ArtifactID: it.artifactID, Kind: it.class.kind, Format: it.class.format, SHA256: it.SHA256, Size: it.Size,
-				MediaType: core.OptString(it.class.media), Architecture: core.OptString(it.class.arch), Executable: it.class.executable,
-				ContentState: state, Limitations: []string{}})
+			addNode(it, func() Node {
+				state := "materialized"
+				if it.box != nil {
+					state = "embedded"
+				}
+				return Node{ArtifactID: it.artifactID, Kind: it.class.kind, Format: it.class.format, SHA256: it.SHA256, Size: it.Size,
+					MediaType: core.OptString(it.class.media), Architecture: core.OptString(it.class.arch), Executable: it.class.executable,
+					ContentState: state, Limitations: []string{}}
+			})
 		case it.Kind == ports.EntrySymlink:
-			sum := fastDigest(jcsField{"kind", "symlink"}, jcsField{"target", it.link})
-			it.artifactID = artifactID(sum)
-			addNode(Node{ArtifactID: it.artifactID, Kind: "unknown", Format: "file", SHA256: sum, Size: int64(len(it.link)),
-				ContentState: "virtual", Limitations: []string{fmt.Sprintf("Symbolic link to %q; recorded, not followed. sha256 is the digest of the link, not of bytes.", it.link)}})
+			addNode(it, func() Node {
+				return Node{ArtifactID: it.artifactID, Kind: "unknown", Format: "file", SHA256: it.linkSHA, Size: int64(len(it.link)),
+					ContentState: "virtual", Limitations: []string{fmt.Sprintf("Symbolic link to %q; recorded, not followed. sha256 is the digest of the link, not of bytes.", it.link)}}
+			})
 		case it.Kind == ports.EntryDirectory && it != b.root:
-			sum, size := dirDigest(it)
-			it.artifactID = artifactID(sum)
-			addNode(Node{ArtifactID: it.artifactID, Kind: "container", Format: "directory", SHA256: sum, Size: size,
-				ContentState: "virtual", Limitations: []string{}})
+			sum := d.dirDigest(it)
+			it.artifactID = d.artifactID(sum)
+			addNode(it, func() Node {
+				return Node{ArtifactID: it.artifactID, Kind: "container", Format: "directory", SHA256: sum, Size: it.treeBytes,
+					ContentState: "virtual", Limitations: []string{}}
+			})
 		}
 	}
 	root := b.root
 	var rootSHA, rootFormat string
 	if b.isDir {
-		var children [][2]string // logical_path, artifact_id ("" for null)
+		var children []*Item
 		var size int64
 		for _, it := range items[1:] {
 			if it.box == nil {
-				children = append(children, [2]string{it.Path, it.artifactID})
+				children = append(children, it)
 				if it.Kind == ports.EntryFile {
 					size += it.Size
 				}
 			}
 		}
-		slices.SortFunc(children, func(x, y [2]string) int { return strings.Compare(x[0], y[0]) })
-		list := appendJCSList(nil, len(children), func(b []byte, i int) []byte {
-			return appendJCSObject(b, jcsField{"artifact_id", core.OrNull(children[i][1])}, jcsField{"logical_path", children[i][0]})
-		})
-		rootSHA = fastDigest(jcsField{"kind", "directory-root"}, jcsField{"children", jcsRaw(list)})
+		slices.SortFunc(children, func(x, y *Item) int { return strings.Compare(x.Path, y.Path) })
+		d.buf = append(d.buf[:0], `{"children":[`...)
+		for i, c := range children {
+			if i > 0 {
+				d.buf = append(d.buf, ',')
+			}
+			d.buf = append(d.buf, `{"artifact_id":`...)
+			d.buf = appendOptID(d.buf, c.artifactID)
+			d.buf = append(d.buf, `,"logical_path":`...)
+			d.buf = appendStr(d.buf, c.Path)
+			d.buf = append(d.buf, '}')
+		}
+		d.buf = append(d.buf, `],"kind":"directory-root"}`...)
+		rootSHA = d.id("", d.buf)
 		rootFormat = "directory"
-		root.artifactID = artifactID(rootSHA)
-		addNode(Node{ArtifactID: root.artifactID, Kind: "container", Format: "directory", SHA256: rootSHA, Size: size,
-			ContentState: "virtual", Limitations: []string{}})
+		root.artifactID = d.artifactID(rootSHA)
+		addNode(root, func() Node {
+			return Node{ArtifactID: root.artifactID, Kind: "container", Format: "directory", SHA256: rootSHA, Size: size,
+				ContentState: "virtual", Limitations: []string{}}
+		})
 	} else {
 		rootSHA, rootFormat = root.SHA256, root.class.format
 	}
 	rootID := root.artifactID
 
-	occs := make([]Occurrence, 0, len(items))
-	byOcc := make(map[string]*Item, len(items))
 	sorted := slices.Clone(items)
 	slices.SortFunc(sorted, func(x, y *Item) int {
 		if x == root {
@@ -1053,13 +1154,17 @@ func (b *graphBuilder) seal() (*Graph, error) {
 		}
 		return strings.Compare(x.Path, y.Path)
 	})
-	for _, it := range sorted {
-		if it == root {
-			it.occurrenceID = "occ_" + fastDigest(jcsField{"root", rootID})
-		} else {
-			it.occurrenceID = "occ_" + fastDigest(jcsField{"root_artifact_id", rootID}, jcsField{"logical_path", it.Path}, jcsField{"entry_kind", string(it.Kind)})
+	parallel(len(sorted), func(lo, hi int, d *digester) {
+		for _, it := range sorted[lo:hi] {
+			if it == root {
+				it.occurrenceID = "occ_" + fastDigest(jcsField{"root", rootID})
+			} else {
+				it.occurrenceID = d.occurrenceID(rootID, it.Path, string(it.Kind))
+			}
 		}
-	}
+	})
+	occs := make([]Occurrence, 0, len(items))
+	byOcc := make(map[string]*Item, len(items))
 	var contradictions []Contradiction
 	for _, it := range sorted {
 		o := Occurrence{OccurrenceID: it.occurrenceID, ArtifactID: core.OptString(it.artifactID), LogicalPath: it.Path,
@@ -1089,12 +1194,10 @@ func (b *graphBuilder) seal() (*Graph, error) {
 	}
 	slices.SortFunc(contradictions, func(x, y Contradiction) int { return strings.Compare(x.ContradictionID, y.ContradictionID) })
 
-	var edges []Edge
+	edges := make([]Edge, 0, len(sorted))
 	addEdge := func(parent, child, relation string, occ *Item) {
-		lp := occ.Path
-		edges = append(edges, Edge{EdgeID: "edge_" + fastDigest(jcsField{"parent_artifact_id", parent}, jcsField{"child_artifact_id", child},
-			jcsField{"relation", relation}, jcsField{"occurrence_id", occ.occurrenceID}, jcsField{"logical_path", lp}),
-			ParentArtifactID: parent, ChildArtifactID: child, Relation: relation, OccurrenceID: occ.occurrenceID, LogicalPath: &lp})
+		edges = append(edges, Edge{ParentArtifactID: parent, ChildArtifactID: child, Relation: relation, OccurrenceID: occ.occurrenceID,
+			LogicalPath: &occ.Path})
 	}
 	for _, it := range sorted {
 		if it == root || it.artifactID == "" || it.parent == nil || it.parent.artifactID == "" {
@@ -1111,30 +1214,32 @@ func (b *graphBuilder) seal() (*Graph, error) {
 			}
 		}
 	}
+	parallel(len(edges), func(lo, hi int, d *digester) {
+		for i := lo; i < hi; i++ {
+			edges[i].EdgeID = d.edgeID(&edges[i])
+		}
+	})
 	slices.SortFunc(edges, func(x, y Edge) int { return strings.Compare(x.EdgeID, y.EdgeID) })
 	for i := range edges {
 		edges[i].Ordinal = i
 	}
-	nodeList := make([]Node, 0, len(nodes))
-	for _, n := range nodes {
-		nodeList = append(nodeList, *n)
+	ids := make([]string, 0, len(nodes))
+	for id := range nodes {
+		ids = append(ids, id)
 	}
-	slices.SortFunc(nodeList, func(x, y Node) int { return strings.Compare(x.ArtifactID, y.ArtifactID) })
-	nodeOf := make(map[string]*Node, len(nodeList))
-	for i := range nodeList {
-		nodeOf[nodeList[i].ArtifactID] = &nodeList[i]
+	slices.Sort(ids)
+	nodeList := make([]Node, len(ids))
+	nodeOf := make(map[string]*Node, len(ids))
+	for i, id := range ids {
+		nodeList[i] = *nodes[id]
+		nodeOf[id] = &nodeList[i]
 	}
 	if contradictions == nil {
 		contradictions = []Contradiction{}
 	}
-	if edges == nil {
-		edges = []Edge{}
-	}
-	graphSHA := graphDigest(nodeList, occs, edges, contradictions)
 	g := &Graph{
 		Manifest: InventoryArtifactResultManifest{SchemaVersion: artifactSchemaVersion,
-			ManifestID:     "agm_" + fastDigest(jcsField{"schema_version", artifactSchemaVersion}, jcsField{"root_artifact_id", rootID}, jcsField{"graph_sha256", graphSHA}),
-			RootArtifactID: rootID, RootSHA256: rootSHA, RootFormat: rootFormat, GraphSHA256: graphSHA,
+			RootArtifactID: rootID, RootSHA256: rootSHA, RootFormat: rootFormat,
 			NodeCount: len(nodeList), OccurrenceCount: len(occs), EdgeCount: len(edges)},
 		Nodes: nodeList, Occurrences: occs, Edges: edges, Contradictions: contradictions,
 		Items: sorted, byOcc: byOcc, nodeOf: nodeOf, b: b,
@@ -1158,6 +1263,11 @@ func (b *graphBuilder) seal() (*Graph, error) {
 	if unavailable > 0 {
 		g.Limitations = append(g.Limitations, fmt.Sprintf("%d file(s) could not be read (encrypted or not regular); their hash_status is unavailable.", unavailable))
 	}
+	// The inventory's canonical text, written once: graph_sha256 is the
+	// digest of its four lists, and the text is the Evidence's result.
+	g.text, g.Manifest.GraphSHA256, g.Manifest.ManifestID = g.inventory().sealText(func(graphSHA string) string {
+		return "agm_" + fastDigest(jcsField{"schema_version", artifactSchemaVersion}, jcsField{"root_artifact_id", rootID}, jcsField{"graph_sha256", graphSHA})
+	})
 	return g, nil
 }
 
@@ -1175,42 +1285,43 @@ func artDepth(it *Item) int {
 	return strings.Count(it.Path, "/") + 1
 }
 
-func artifactID(sha string) string {
-	return "art_" + fastDigest(jcsField{"schema_version", artifactSchemaVersion}, jcsField{"sha256", sha})
+// appendOptID writes an ID, or null for none.
+func appendOptID(b []byte, id string) []byte {
+	if id == "" {
+		return append(b, "null"...)
+	}
+	return appendStr(b, id)
 }
 
 // dirDigest is Digest({kind:"directory", children:[{name, artifact_id,
-// entry_kind}] sorted by name}) and the total bytes of the files beneath.
-func dirDigest(it *Item) (string, int64) {
+// entry_kind}] sorted by name}); it also sets it.treeBytes, the total bytes
+// of the files beneath, from its subdirectories' (sealed first).
+func (d *digester) dirDigest(it *Item) string {
 	children := slices.Clone(it.children)
 	slices.SortFunc(children, func(x, y *Item) int { return strings.Compare(x.name, y.name) })
 	var size int64
-	for _, c := range children {
+	d.buf = append(d.buf[:0], `{"children":[`...)
+	for i, c := range children {
 		switch c.Kind {
 		case ports.EntryFile:
 			size += c.Size
 		case ports.EntryDirectory:
-			size += dirSize(c)
+			size += c.treeBytes
 		}
-	}
-	list := appendJCSList(nil, len(children), func(b []byte, i int) []byte {
-		c := children[i]
-		return appendJCSObject(b, jcsField{"artifact_id", core.OrNull(c.artifactID)}, jcsField{"entry_kind", string(c.Kind)}, jcsField{"name", c.name})
-	})
-	return fastDigest(jcsField{"kind", "directory"}, jcsField{"children", jcsRaw(list)}), size
-}
-
-func dirSize(it *Item) int64 {
-	var s int64
-	for _, c := range it.children {
-		switch c.Kind {
-		case ports.EntryFile:
-			s += c.Size
-		case ports.EntryDirectory:
-			s += dirSize(c)
+		if i > 0 {
+			d.buf = append(d.buf, ',')
 		}
+		d.buf = append(d.buf, `{"artifact_id":`...)
+		d.buf = appendOptID(d.buf, c.artifactID)
+		d.buf = append(d.buf, `,"entry_kind":`...)
+		d.buf = appendStr(d.buf, string(c.Kind))
+		d.buf = append(d.buf, `,"name":`...)
+		d.buf = appendStr(d.buf, c.name)
+		d.buf = append(d.buf, '}')
 	}
-	return s
+	d.buf = append(d.buf, `],"kind":"directory"}`...)
+	it.treeBytes = size
+	return d.id("", d.buf)
 }
 
 func artStrings(s []string) []string {

@@ -2,6 +2,8 @@ package artifact
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"rea/core"
@@ -52,11 +54,11 @@ func TestArtifactCanonicalMatchesDigest(t *testing.T) {
 		pi = append(pi, plainIC(x))
 	}
 	want := core.MustDigest(map[string]any{"nodes": pn, "occurrences": po, "edges": pe, "integrity_contradictions": pi})
-	if got := graphDigest(nodes, occs, edges, ics); got != want {
+	if got, _ := graphDigest(nodes, occs, edges, ics); got != want {
 		t.Fatalf("graph digest %s, want %s", got, want)
 	}
-	if got, want := graphDigest(nil, nil, nil, nil), core.MustDigest(map[string]any{"nodes": []any{}, "occurrences": []any{}, "edges": []any{}, "integrity_contradictions": []any{}}); got != want {
-		t.Fatalf("empty graph digest %s, want %s", got, want)
+	if got, _ := graphDigest(nil, nil, nil, nil); got != core.MustDigest(map[string]any{"nodes": []any{}, "occurrences": []any{}, "edges": []any{}, "integrity_contradictions": []any{}}) {
+		t.Fatalf("empty graph digest %s", got)
 	}
 	arts := []ExtractArtifactResultArtifact{{ArtifactID: "art_1", RelativePath: odd, SHA256: "ab", BytesWritten: 12, Created: true}}
 	if got, want := filesDigest(arts), core.MustDigest([]plainArt{plainArt(arts[0])}); got != want {
@@ -86,6 +88,95 @@ func TestArtifactCanonicalMatchesDigest(t *testing.T) {
 		}
 		if string(cr) != string(c) {
 			t.Fatalf("MarshalJSON %s differs from canonical %s", raw, c)
+		}
+	}
+}
+
+// TestResultCanonicalMatchesTwoPass checks the whole result's own canonical
+// form, its lists encoded in parallel chunks (enough records to cycle
+// through every chunk slot), against encoding/json and Canonicalize, and
+// the digester's IDs against the generic digest.
+func TestResultCanonicalMatchesTwoPass(t *testing.T) {
+	odd := "é\"\\\x7f\x01<>"
+	s := "x"
+	r := &InventoryArtifactResult{Limits: defaultArtifactLimits, Limitations: []string{odd},
+		Manifest:   InventoryArtifactResultManifest{SchemaVersion: 1, ManifestID: "agm_1", RootFormat: odd, NodeCount: 3},
+		Provenance: InventoryArtifactResultProvenance{Tool: "rea", IntegrityPolicy: "fail", RootKind: "file", Method: odd}}
+	for i := range 20000 {
+		p := fmt.Sprintf("dir%d/file-%d%s", i%7, i, odd[:i%3])
+		n := int64(i)
+		r.Occurrences = append(r.Occurrences, Occurrence{OccurrenceID: fmt.Sprint("occ_", i), ArtifactID: &s, LogicalPath: p, EntryKind: "file",
+			DeclaredSize: &n, HashStatus: "verified", Limitations: []string{}})
+		r.Edges = append(r.Edges, Edge{EdgeID: fmt.Sprint("edge_", i), Ordinal: i, ParentArtifactID: "art_1", ChildArtifactID: "art_2",
+			Relation: "contains", OccurrenceID: "occ_1", LogicalPath: &p})
+		if i%3 == 0 {
+			r.Nodes = append(r.Nodes, Node{ArtifactID: fmt.Sprint("art_", i), Kind: "resource", Format: "file", SHA256: "ab", Size: n, MediaType: &s, Limitations: []string{}})
+		}
+	}
+	check := func(r *InventoryArtifactResult) {
+		t.Helper()
+		got := string(r.AppendCanonicalJSON([]byte("prefix")))
+		type plain InventoryArtifactResult
+		raw, err := json.Marshal((*plain)(r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := core.Canonicalize(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != "prefix"+string(want) {
+			t.Fatalf("result canonical form differs (%d against %d bytes)", len(got)-6, len(want))
+		}
+		c, err := core.CanonicalJSON(r)
+		if err != nil || string(c) != string(want) {
+			t.Fatalf("CanonicalJSON does not use the result's own form: %v", err)
+		}
+	}
+	check(r)
+	// Sealed: the digest of the lists read from the text, the manifest ID
+	// written into it, and the text then served as the canonical form.
+	r.IntegrityContradictions = []Contradiction{}
+	_, sha, mid := r.sealText(func(g string) string { return "agm_" + g[:10] })
+	if want, _ := graphDigest(r.Nodes, r.Occurrences, r.Edges, r.IntegrityContradictions); sha != want || mid != "agm_"+want[:10] {
+		t.Fatalf("sealed digest %s (%s), want %s", sha, mid, want)
+	}
+	if r.Manifest.GraphSHA256 != sha || r.Manifest.ManifestID != mid {
+		t.Fatal("the manifest does not carry the sealed digest")
+	}
+	check(r)
+	r.text = nil
+	r.sealText(func(g string) string { return "agm_" + strings.Repeat("x", len(g)) }) // the placeholder's length: patched in place
+	check(r)
+	check(&InventoryArtifactResult{}) // nil lists are null, as encoding/json writes them
+
+	var d digester
+	if got, want := d.artifactID(odd), "art_"+fastDigest(jcsField{"schema_version", artifactSchemaVersion}, jcsField{"sha256", odd}); got != want {
+		t.Fatalf("artifact ID %s, want %s", got, want)
+	}
+	if got, want := d.occurrenceID("art_1", odd, "file"), "occ_"+fastDigest(jcsField{"root_artifact_id", "art_1"}, jcsField{"logical_path", odd}, jcsField{"entry_kind", "file"}); got != want {
+		t.Fatalf("occurrence ID %s, want %s", got, want)
+	}
+	e := r.Edges[5]
+	if got, want := d.edgeID(&e), "edge_"+fastDigest(jcsField{"parent_artifact_id", e.ParentArtifactID}, jcsField{"child_artifact_id", e.ChildArtifactID},
+		jcsField{"relation", e.Relation}, jcsField{"occurrence_id", e.OccurrenceID}, jcsField{"logical_path", *e.LogicalPath}); got != want {
+		t.Fatalf("edge ID %s, want %s", got, want)
+	}
+}
+
+// TestPlainString checks the word-at-a-time test against the byte test for
+// every byte at every position of a word and in the tail.
+func TestPlainString(t *testing.T) {
+	for c := range 256 {
+		for _, n := range []int{1, 8, 9, 16, 23} {
+			for at := range n {
+				b := []byte(strings.Repeat("a", n))
+				b[at] = byte(c)
+				want := c >= 0x20 && c < 0x80 && c != '"' && c != '\\'
+				if got := plainString(string(b)); got != want {
+					t.Fatalf("plainString with byte %#x at %d of %d = %v", c, at, n, got)
+				}
+			}
 		}
 	}
 }

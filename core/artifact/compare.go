@@ -92,6 +92,8 @@ type InventoryArtifactResult struct {
 	Provenance              InventoryArtifactResultProvenance `json:"provenance"`
 	IntegrityContradictions []Contradiction                   `json:"integrity_contradictions"`
 	Limitations             []string                          `json:"limitations"`
+
+	text []byte // the canonical form the graph was sealed with, when it was
 }
 
 // InventoryArtifactResultProvenance says how the graph was built.

@@ -144,7 +144,7 @@ func (g *Graph) provenance() InventoryArtifactResultProvenance {
 
 func (g *Graph) inventory() *InventoryArtifactResult {
 	return &InventoryArtifactResult{Manifest: g.Manifest, Nodes: g.Nodes, Occurrences: g.Occurrences, Edges: g.Edges, Limits: g.b.req.Limits,
-		Provenance: g.provenance(), IntegrityContradictions: g.Contradictions, Limitations: g.Limitations}
+		Provenance: g.provenance(), IntegrityContradictions: g.Contradictions, Limitations: g.Limitations, text: g.text}
 }
 
 func artifactLocations(g *Graph) []core.Location {
@@ -539,7 +539,7 @@ func exampleInventoryEvidence(content string) *core.Evidence {
 	sum := sha256.Sum256(data)
 	size := int64(len(data))
 	root := &Item{Path: ".", name: "main.js", Kind: ports.EntryFile, Hashed: true, SHA256: hex.EncodeToString(sum[:]), Size: size,
-		head: data, status: hashVerified, declaredSize: &size}
+		head: data, status: hashVerified, declaredSize: &size, class: classifyArtifact("main.js", data, nil, nil)}
 	b := &graphBuilder{req: Request{Op: "inventory_artifact", Policy: IntegrityFail, Limits: defaultArtifactLimits},
 		root: root, items: []*Item{root}, byPath: map[string]*Item{".": root}}
 	g, err := b.seal()
