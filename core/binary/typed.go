@@ -118,21 +118,25 @@ type DossierEdge struct {
 }
 
 // ReferencedString is a string a procedure references, with the
-// referencing instructions.
+// referencing instructions: SourceAddress is the first of them (the lowest
+// address), From all of them in the order the references were listed.
 type ReferencedString struct {
-	Address   string   `json:"address"`
-	Value     string   `json:"value"`
-	Charset   string   `json:"charset"`
-	Truncated bool     `json:"truncated"`
-	From      []string `json:"from"`
+	Address       string   `json:"address"`
+	Value         string   `json:"value"`
+	Charset       string   `json:"charset"`
+	Truncated     bool     `json:"truncated"`
+	SourceAddress string   `json:"source_address"`
+	From          []string `json:"from"`
 }
 
-// ReferencedName is a named address a procedure references.
+// ReferencedName is a named address a procedure references, with the
+// referencing instructions as in ReferencedString.
 type ReferencedName struct {
-	Address string   `json:"address"`
-	Name    string   `json:"name"`
-	Kinds   []string `json:"kinds"`
-	From    []string `json:"from"`
+	Address       string   `json:"address"`
+	Name          string   `json:"name"`
+	Kinds         []string `json:"kinds"`
+	SourceAddress string   `json:"source_address"`
+	From          []string `json:"from"`
 }
 
 // DossierProcedure is the procedure a dossier is about.

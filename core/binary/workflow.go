@@ -99,13 +99,13 @@ func blockItemOf(b ports.BasicBlock) DossierBlock {
 	return it
 }
 
-const referencedStringSchema = `{"type":"object","additionalProperties":false,"required":["address","value","charset","truncated","from"],
+const referencedStringSchema = `{"type":"object","additionalProperties":false,"required":["address","value","charset","truncated","source_address","from"],
  "properties":{"address":{"$ref":"#/$defs/hex"},"value":{"type":"string"},"charset":{"type":"string"},"truncated":{"type":"boolean"},
-  "from":{"type":"array","items":{"$ref":"#/$defs/hex"}}}}`
+  "source_address":{"$ref":"#/$defs/hex"},"from":{"type":"array","items":{"$ref":"#/$defs/hex"}}}}`
 
-const referencedNameSchema = `{"type":"object","additionalProperties":false,"required":["address","name","kinds","from"],
+const referencedNameSchema = `{"type":"object","additionalProperties":false,"required":["address","name","kinds","source_address","from"],
  "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"kinds":{"type":"array","items":{"type":"string"}},
-  "from":{"type":"array","items":{"$ref":"#/$defs/hex"}}}}`
+  "source_address":{"$ref":"#/$defs/hex"},"from":{"type":"array","items":{"$ref":"#/$defs/hex"}}}}`
 
 const nativeAPISchema = `{"anyOf":[{"type":"null"},
  {"type":"object","additionalProperties":false,"required":["available","reason","residual_unknowns"],
@@ -573,6 +573,19 @@ func (v *codeView) referenced(ctx context.Context, refs []ports.Reference) ([]Re
 	}
 	strs, names := []ReferencedString{}, []ReferencedName{}
 	sIdx, nIdx := map[uint64]int{}, map[uint64]int{}
+	sSrc, nSrc := []uint64{}, []uint64{} // the lowest referencing instruction of each item
+	addName := func(x ports.Reference, n string) {
+		k, seen := nIdx[x.To]
+		if !seen {
+			k = len(names)
+			nIdx[x.To] = k
+			names = append(names, ReferencedName{Address: core.Hex(x.To), Name: n, Kinds: []string{}, From: []string{}})
+			nSrc = append(nSrc, x.From)
+		}
+		names[k].Kinds = appendUnique(names[k].Kinds, x.Kind)
+		names[k].From = appendUnique(names[k].From, core.Hex(x.From))
+		nSrc[k] = min(nSrc[k], x.From)
+	}
 	for _, x := range refs {
 		if x.Unresolved || x.Kind == ports.RefCall || x.Kind == ports.RefJump {
 			continue
@@ -583,37 +596,29 @@ func (v *codeView) referenced(ctx context.Context, refs []ports.Reference) ([]Re
 				k = len(strs)
 				sIdx[s.Address] = k
 				strs = append(strs, ReferencedString{Address: core.Hex(s.Address), Value: s.Value, Charset: s.Charset, Truncated: s.Truncated, From: []string{}})
+				sSrc = append(sSrc, x.From)
 			}
 			strs[k].From = appendUnique(strs[k].From, core.Hex(x.From))
+			sSrc[k] = min(sSrc[k], x.From)
 			continue
 		}
 		if n := v.nameAt(x.To); n != "" {
-			k, seen := nIdx[x.To]
-			if !seen {
-				k = len(names)
-				nIdx[x.To] = k
-				names = append(names, ReferencedName{Address: core.Hex(x.To), Name: n, Kinds: []string{}, From: []string{}})
-			}
-			names[k].Kinds = appendUnique(names[k].Kinds, x.Kind)
-			names[k].From = appendUnique(names[k].From, core.Hex(x.From))
+			addName(x, n)
 		}
 	}
 	for _, x := range refs { // calls and jumps to named targets count as names too
 		if x.Unresolved || (x.Kind != ports.RefCall && x.Kind != ports.RefJump) {
 			continue
 		}
-		n := v.nameAt(x.To)
-		if n == "" {
-			continue
+		if n := v.nameAt(x.To); n != "" {
+			addName(x, n)
 		}
-		k, seen := nIdx[x.To]
-		if !seen {
-			k = len(names)
-			nIdx[x.To] = k
-			names = append(names, ReferencedName{Address: core.Hex(x.To), Name: n, Kinds: []string{}, From: []string{}})
-		}
-		names[k].Kinds = appendUnique(names[k].Kinds, x.Kind)
-		names[k].From = appendUnique(names[k].From, core.Hex(x.From))
+	}
+	for k := range strs {
+		strs[k].SourceAddress = core.Hex(sSrc[k])
+	}
+	for k := range names {
+		names[k].SourceAddress = core.Hex(nSrc[k])
 	}
 	return strs, names, nil
 }
