@@ -194,3 +194,62 @@ func TestReferencedItemsCarryTheirSourceAddress(t *testing.T) {
 	c := completeDossier(t, s, `{"procedure":"f","limit":1}`)
 	is.Equal(items(c, "referenced_strings")[0]["source_address"], "0x1004")
 }
+
+func TestCollectionOffsetPagesEachCollection(t *testing.T) {
+	is := is.New(t)
+	s := dossierSession(t)
+	page := func(d map[string]any, name string) (first any, returned, next any) {
+		c := d[name].(map[string]any)
+		if its := c["items"].([]any); len(its) > 0 {
+			first = its[0]
+		}
+		return first, c["returned"], c["next_offset"]
+	}
+
+	d := completeDossier(t, s, `{"procedure":"f","detail":"complete","limit":1,
+		"collection_offset":{"referenced_strings":1,"referenced_names":1,"basic_blocks":1,"outgoing_references":5}}`)
+	first, n, next := page(d, "referenced_strings")
+	is.Equal(first.(map[string]any)["value"], "beta") // item 1 of 3
+	is.Equal(n, 1.0)
+	is.Equal(next, 2.0)
+	first, _, next = page(d, "referenced_names")
+	is.Equal(first.(map[string]any)["name"], "n2") // the last of 2
+	is.Equal(next, nil)
+	first, _, next = page(d, "basic_blocks")
+	is.Equal(first.(map[string]any)["start"], "0x1010")
+	is.Equal(next, nil)
+	first, _, next = page(d, "outgoing_references")
+	is.Equal(first.(map[string]any)["from"], "0x1018") // the sixth of seven references from f
+	is.Equal(next, 6.0)
+	// Collections the object leaves out start at 0.
+	first, _, next = page(d, "callers")
+	is.Equal(first.(map[string]any)["procedure"].(map[string]any)["name"], "g")
+	is.Equal(next, nil)
+	_, n, next = page(d, "incoming_references")
+	is.Equal(n, 1.0)
+	is.Equal(next, nil)
+
+	// An offset past the end gives an empty page with its total.
+	d = completeDossier(t, s, `{"procedure":"f","detail":"complete","collection_offset":{"referenced_strings":9}}`)
+	c := d["referenced_strings"].(map[string]any)
+	is.Equal(c["returned"], 0.0)
+	is.Equal(c["total"], 3.0)
+	is.Equal(len(items(d, "referenced_names")), 2)
+
+	// The concise dossier pages from each collection's own offset.
+	d = completeDossier(t, s, `{"procedure":"f","limit":1,"collection_offset":{"referenced_strings":2}}`)
+	first, _, next = page(d, "referenced_strings")
+	is.Equal(first.(map[string]any)["value"], "gamma")
+	is.Equal(next, nil)
+	first, _, next = page(d, "referenced_names")
+	is.Equal(first.(map[string]any)["name"], "n1")
+	is.Equal(next, 1.0)
+
+	// One integer for every collection, an unknown collection and a
+	// negative offset are invalid requests.
+	for _, bad := range []string{`2`, `{"strings":1}`, `{"callers":-1}`, `{"callers":"1"}`} {
+		_, err := s.Call(context.Background(), "analyze_function", json.RawMessage(`{"procedure":"f","collection_offset":`+bad+`}`), nil)
+		is.True(err != nil) // bad
+		is.Equal(core.AsError("analyze_function", err).Code, core.CodeInvalidRequest)
+	}
+}

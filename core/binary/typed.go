@@ -80,8 +80,24 @@ type AnalyzeFunctionInput struct {
 	PseudocodeOffset   int    `json:"pseudocode_offset,omitempty"`
 	AssemblyOffset     int    `json:"assembly_offset,omitempty"`
 	Limit              int    `json:"limit,omitempty"`
-	CollectionOffset   int    `json:"collection_offset,omitempty"`
-	Detail             string `json:"detail,omitempty"` // "concise" (default) or "complete"
+	CollectionOffset   *CollectionOffsets `json:"collection_offset,omitempty"`
+	Detail             string             `json:"detail,omitempty"` // "concise" (default) or "complete"
+}
+
+// CollectionOffsets is the first item of each dossier collection's page
+// (PROVIDERS.md §1.9: one offset per collection, each 0 when absent);
+// NativeValueFlow pages every list of native_value_flow.
+type CollectionOffsets struct {
+	Comments           int `json:"comments,omitempty"`
+	Callers            int `json:"callers,omitempty"`
+	Callees            int `json:"callees,omitempty"`
+	IncomingReferences int `json:"incoming_references,omitempty"`
+	OutgoingReferences int `json:"outgoing_references,omitempty"`
+	ReferencedStrings  int `json:"referenced_strings,omitempty"`
+	ReferencedNames    int `json:"referenced_names,omitempty"`
+	BasicBlocks        int `json:"basic_blocks,omitempty"`
+	UnresolvedCalls    int `json:"unresolved_calls,omitempty"`
+	NativeValueFlow    int `json:"native_value_flow,omitempty"`
 }
 
 // Collection is one page of a dossier collection.
