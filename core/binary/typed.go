@@ -73,13 +73,13 @@ func BinaryOverview(ctx context.Context, s *core.Session, in OverviewInput) (Ove
 // AnalyzeFunctionInput is analyze_function's input; zero values take the
 // operation's defaults.
 type AnalyzeFunctionInput struct {
-	Procedure          string `json:"procedure"` // a name or an address (0x hex or decimal)
-	IncludeAssembly    bool   `json:"include_assembly,omitempty"`
-	MaxInstructions    int    `json:"max_instructions,omitempty"`
-	MaxPseudocodeChars int    `json:"max_pseudocode_chars,omitempty"`
-	PseudocodeOffset   int    `json:"pseudocode_offset,omitempty"`
-	AssemblyOffset     int    `json:"assembly_offset,omitempty"`
-	Limit              int    `json:"limit,omitempty"`
+	Procedure          string             `json:"procedure"` // a name or an address (0x hex or decimal)
+	IncludeAssembly    bool               `json:"include_assembly,omitempty"`
+	MaxInstructions    int                `json:"max_instructions,omitempty"`
+	MaxPseudocodeChars int                `json:"max_pseudocode_chars,omitempty"`
+	PseudocodeOffset   int                `json:"pseudocode_offset,omitempty"`
+	AssemblyOffset     int                `json:"assembly_offset,omitempty"`
+	Limit              int                `json:"limit,omitempty"`
 	CollectionOffset   *CollectionOffsets `json:"collection_offset,omitempty"`
 	Detail             string             `json:"detail,omitempty"` // "concise" (default) or "complete"
 }
