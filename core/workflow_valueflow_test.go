@@ -84,7 +84,7 @@ func TestAnalyzeFunctionValueFlow(t *testing.T) {
 		is := is.New(t)
 		fake := &flowFake{}
 		s := flowSession(t, fake)
-		d := callResult(t, s, "analyze_function", `{"procedure":"main","limit":4,"collection_offset":2}`)
+		d := callResult(t, s, "analyze_function", `{"procedure":"main","limit":4,"collection_offset":{"native_value_flow":2}}`)
 		vf := d["native_value_flow"].(map[string]any)
 		is.Equal(vf["status"], "observed")
 		is.Equal(vf["truncated"], false)
@@ -114,7 +114,7 @@ func TestAnalyzeFunctionValueFlow(t *testing.T) {
 		// Paging the same procedure reuses the flow; another procedure
 		// computes its own.
 		calls := fake.opened.calls.Load()
-		d = callResult(t, s, "analyze_function", `{"procedure":"main","limit":4,"collection_offset":6}`)
+		d = callResult(t, s, "analyze_function", `{"procedure":"main","limit":4,"collection_offset":{"native_value_flow":6}}`)
 		is.Equal(d["native_value_flow"].(map[string]any)["operations"].(map[string]any)["items"].([]any)[0].(map[string]any)["address"], "0x1048")
 		is.Equal(fake.opened.calls.Load(), calls)
 		callResult(t, s, "analyze_function", `{"procedure":"logger"}`)

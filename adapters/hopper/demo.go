@@ -15,8 +15,8 @@ import (
 // The Linux demo of Hopper shows a dialog before it analyses anything, so
 // rea runs it only through the X11 helper of PROVIDERS.md §2.2: a private
 // Xvfb display where the helper answers the dialog, with the helper as the
-// owned launcher. The helper itself is not part of this repository; it is
-// named by Options.DemoHelper and run with Options.Python.
+// owned launcher. The helper is scripts/hopper-demo-x11.py; a session
+// names it with Options.DemoHelper and runs it with Options.Python.
 
 // demoSHA256 is the launcher the helper accepts: the Hopper 6.4.2 Linux
 // demo. Tests set it to their fake launcher's digest.

@@ -35,9 +35,10 @@
 // mount namespace when the X11 socket directory is unusable, and launched
 // as the owned process with Hopper behind "--"; its exit codes become
 // HelperError failure codes with its REA_X11_DIAGNOSTIC_V1 diagnostics. The
-// helper itself is not in this repository, and none of this has run
-// against a real Hopper or macOS here: the tests use a fake helper, a fake
-// unshare and a fake launcher.
+// helper is scripts/hopper-demo-x11.py (standard-library Python and Xvfb);
+// its tests run it on a real Xvfb display with a fake demo that shows the
+// dialog, and the adapter through it with the fake launcher. None of this
+// has run against a real Hopper or macOS here.
 //
 // The package imports rea/ports, rea/supervisor and adapters/internal
 // (ndjson, lazyengine). Its tests run a fake

@@ -73,15 +73,31 @@ func BinaryOverview(ctx context.Context, s *core.Session, in OverviewInput) (Ove
 // AnalyzeFunctionInput is analyze_function's input; zero values take the
 // operation's defaults.
 type AnalyzeFunctionInput struct {
-	Procedure          string `json:"procedure"` // a name or an address (0x hex or decimal)
-	IncludeAssembly    bool   `json:"include_assembly,omitempty"`
-	MaxInstructions    int    `json:"max_instructions,omitempty"`
-	MaxPseudocodeChars int    `json:"max_pseudocode_chars,omitempty"`
-	PseudocodeOffset   int    `json:"pseudocode_offset,omitempty"`
-	AssemblyOffset     int    `json:"assembly_offset,omitempty"`
-	Limit              int    `json:"limit,omitempty"`
-	CollectionOffset   int    `json:"collection_offset,omitempty"`
-	Detail             string `json:"detail,omitempty"` // "concise" (default) or "complete"
+	Procedure          string             `json:"procedure"` // a name or an address (0x hex or decimal)
+	IncludeAssembly    bool               `json:"include_assembly,omitempty"`
+	MaxInstructions    int                `json:"max_instructions,omitempty"`
+	MaxPseudocodeChars int                `json:"max_pseudocode_chars,omitempty"`
+	PseudocodeOffset   int                `json:"pseudocode_offset,omitempty"`
+	AssemblyOffset     int                `json:"assembly_offset,omitempty"`
+	Limit              int                `json:"limit,omitempty"`
+	CollectionOffset   *CollectionOffsets `json:"collection_offset,omitempty"`
+	Detail             string             `json:"detail,omitempty"` // "concise" (default) or "complete"
+}
+
+// CollectionOffsets is the first item of each dossier collection's page
+// (PROVIDERS.md §1.9: one offset per collection, each 0 when absent);
+// NativeValueFlow pages every list of native_value_flow.
+type CollectionOffsets struct {
+	Comments           int `json:"comments,omitempty"`
+	Callers            int `json:"callers,omitempty"`
+	Callees            int `json:"callees,omitempty"`
+	IncomingReferences int `json:"incoming_references,omitempty"`
+	OutgoingReferences int `json:"outgoing_references,omitempty"`
+	ReferencedStrings  int `json:"referenced_strings,omitempty"`
+	ReferencedNames    int `json:"referenced_names,omitempty"`
+	BasicBlocks        int `json:"basic_blocks,omitempty"`
+	UnresolvedCalls    int `json:"unresolved_calls,omitempty"`
+	NativeValueFlow    int `json:"native_value_flow,omitempty"`
 }
 
 // Collection is one page of a dossier collection.
@@ -118,21 +134,25 @@ type DossierEdge struct {
 }
 
 // ReferencedString is a string a procedure references, with the
-// referencing instructions.
+// referencing instructions: SourceAddress is the first of them (the lowest
+// address), From all of them in the order the references were listed.
 type ReferencedString struct {
-	Address   string   `json:"address"`
-	Value     string   `json:"value"`
-	Charset   string   `json:"charset"`
-	Truncated bool     `json:"truncated"`
-	From      []string `json:"from"`
+	Address       string   `json:"address"`
+	Value         string   `json:"value"`
+	Charset       string   `json:"charset"`
+	Truncated     bool     `json:"truncated"`
+	SourceAddress string   `json:"source_address"`
+	From          []string `json:"from"`
 }
 
-// ReferencedName is a named address a procedure references.
+// ReferencedName is a named address a procedure references, with the
+// referencing instructions as in ReferencedString.
 type ReferencedName struct {
-	Address string   `json:"address"`
-	Name    string   `json:"name"`
-	Kinds   []string `json:"kinds"`
-	From    []string `json:"from"`
+	Address       string   `json:"address"`
+	Name          string   `json:"name"`
+	Kinds         []string `json:"kinds"`
+	SourceAddress string   `json:"source_address"`
+	From          []string `json:"from"`
 }
 
 // DossierProcedure is the procedure a dossier is about.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"rea/ports"
@@ -99,13 +100,13 @@ func blockItemOf(b ports.BasicBlock) DossierBlock {
 	return it
 }
 
-const referencedStringSchema = `{"type":"object","additionalProperties":false,"required":["address","value","charset","truncated","from"],
+const referencedStringSchema = `{"type":"object","additionalProperties":false,"required":["address","value","charset","truncated","source_address","from"],
  "properties":{"address":{"$ref":"#/$defs/hex"},"value":{"type":"string"},"charset":{"type":"string"},"truncated":{"type":"boolean"},
-  "from":{"type":"array","items":{"$ref":"#/$defs/hex"}}}}`
+  "source_address":{"$ref":"#/$defs/hex"},"from":{"type":"array","items":{"$ref":"#/$defs/hex"}}}}`
 
-const referencedNameSchema = `{"type":"object","additionalProperties":false,"required":["address","name","kinds","from"],
+const referencedNameSchema = `{"type":"object","additionalProperties":false,"required":["address","name","kinds","source_address","from"],
  "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"kinds":{"type":"array","items":{"type":"string"}},
-  "from":{"type":"array","items":{"$ref":"#/$defs/hex"}}}}`
+  "source_address":{"$ref":"#/$defs/hex"},"from":{"type":"array","items":{"$ref":"#/$defs/hex"}}}}`
 
 const nativeAPISchema = `{"anyOf":[{"type":"null"},
  {"type":"object","additionalProperties":false,"required":["available","reason","residual_unknowns"],
@@ -223,7 +224,8 @@ func opAnalyzeFunction() *core.Operation {
   "pseudocode_offset":{"type":"integer","minimum":0,"default":0,"description":"First pseudo-code character returned."},
   "assembly_offset":{"type":"integer","minimum":0,"default":0,"description":"First instruction of the assembly page."},
   "limit":{"type":"integer","minimum":1,"maximum":500,"description":"Items per collection page (1-500); when absent, 8 in the concise dossier and 100 in the complete one."},
-  "collection_offset":{"type":"integer","minimum":0,"default":0,"description":"First item of every other collection page."},
+  "collection_offset":{"type":"object","additionalProperties":false,"description":"First item of each collection's page (default 0).",
+   "properties":{` + collectionOffsetProps() + `}},
   "detail":{"enum":["concise","complete"],"default":"concise","description":"concise: every collection is cut to its first page (at most 8 items, fewer when the document would exceed 9 KB, unless limit is given) and the complete dossier is retained and linked; complete: the whole dossier inline."}}}`),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,
  "required":["procedure","pseudocode","assembly","basic_blocks","comments","callers","callees","incoming_references","outgoing_references",
@@ -254,6 +256,23 @@ func opAnalyzeFunction() *core.Operation {
 			json.RawMessage(`{"procedure":"0x401000","include_assembly":true,"max_instructions":200,"limit":50}`)},
 		Handler: handleAnalyzeFunction,
 	}
+}
+
+// collectionOffsetKeys are the members of analyze_function's
+// collection_offset: §1.9's collections, then rea's unresolved_calls and
+// native_value_flow (whose lists share one offset).
+var collectionOffsetKeys = []string{"comments", "callers", "callees", "incoming_references", "outgoing_references",
+	"referenced_strings", "referenced_names", "basic_blocks", "unresolved_calls", "native_value_flow"}
+
+func collectionOffsetProps() string {
+	var b strings.Builder
+	for k, name := range collectionOffsetKeys {
+		if k > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"` + name + `":{"type":"integer","minimum":0,"default":0}`)
+	}
+	return b.String()
 }
 
 // conciseDossierLimit is the largest page of every collection in the default
@@ -390,7 +409,11 @@ func analyzeFunction(ctx context.Context, c *core.Call, in AnalyzeFunctionInput)
 	if err != nil {
 		return nil, nil, err
 	}
-	limit, coff := cmp.Or(in.Limit, defaultPageLimit), in.CollectionOffset
+	limit := cmp.Or(in.Limit, defaultPageLimit)
+	var coff CollectionOffsets
+	if in.CollectionOffset != nil {
+		coff = *in.CollectionOffset
+	}
 	maxInsns := cmp.Or(in.MaxInstructions, 500)
 	c.Observe("decoding the procedure")
 	f, err := v.function(ctx, i, maxInsns)
@@ -501,7 +524,7 @@ func analyzeFunction(ctx context.Context, c *core.Call, in AnalyzeFunctionInput)
 		return nil, nil, err
 	}
 	c.Observe("computing value flow")
-	flow, noFlow, flowLim, err := v.nativeValueFlow(ctx, i, coff, limit)
+	flow, noFlow, flowLim, err := v.nativeValueFlow(ctx, i, coff.NativeValueFlow, limit)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -523,15 +546,15 @@ func analyzeFunction(ctx context.Context, c *core.Call, in AnalyzeFunctionInput)
 			End: core.Hex(r.End), EndSource: r.EndSource, Source: p.Source},
 		Pseudocode:         pseudo,
 		Assembly:           assembly,
-		BasicBlocks:        collect(blocks, coff, limit),
-		Comments:           collect(comments, coff, limit),
-		Callers:            collect(core.NonNil(callers), coff, limit),
-		Callees:            collect(core.NonNil(callees), coff, limit),
-		IncomingReferences: collect(inItems, coff, limit),
-		OutgoingReferences: collect(outItems, coff, limit),
-		ReferencedStrings:  collect(strs, coff, limit),
-		ReferencedNames:    collect(names, coff, limit),
-		UnresolvedCalls:    collect(core.NonNil(unresolved), coff, limit),
+		BasicBlocks:        collect(blocks, coff.BasicBlocks, limit),
+		Comments:           collect(comments, coff.Comments, limit),
+		Callers:            collect(core.NonNil(callers), coff.Callers, limit),
+		Callees:            collect(core.NonNil(callees), coff.Callees, limit),
+		IncomingReferences: collect(inItems, coff.IncomingReferences, limit),
+		OutgoingReferences: collect(outItems, coff.OutgoingReferences, limit),
+		ReferencedStrings:  collect(strs, coff.ReferencedStrings, limit),
+		ReferencedNames:    collect(names, coff.ReferencedNames, limit),
+		UnresolvedCalls:    collect(core.NonNil(unresolved), coff.UnresolvedCalls, limit),
 		InstructionScan:    InstructionScan{Scanned: len(f.Instructions), Truncated: scanTruncated},
 		NativeAPI:          apiJSON,
 		NativeValueFlow:    flowJSON,
@@ -573,6 +596,19 @@ func (v *codeView) referenced(ctx context.Context, refs []ports.Reference) ([]Re
 	}
 	strs, names := []ReferencedString{}, []ReferencedName{}
 	sIdx, nIdx := map[uint64]int{}, map[uint64]int{}
+	sSrc, nSrc := []uint64{}, []uint64{} // the lowest referencing instruction of each item
+	addName := func(x ports.Reference, n string) {
+		k, seen := nIdx[x.To]
+		if !seen {
+			k = len(names)
+			nIdx[x.To] = k
+			names = append(names, ReferencedName{Address: core.Hex(x.To), Name: n, Kinds: []string{}, From: []string{}})
+			nSrc = append(nSrc, x.From)
+		}
+		names[k].Kinds = appendUnique(names[k].Kinds, x.Kind)
+		names[k].From = appendUnique(names[k].From, core.Hex(x.From))
+		nSrc[k] = min(nSrc[k], x.From)
+	}
 	for _, x := range refs {
 		if x.Unresolved || x.Kind == ports.RefCall || x.Kind == ports.RefJump {
 			continue
@@ -583,37 +619,29 @@ func (v *codeView) referenced(ctx context.Context, refs []ports.Reference) ([]Re
 				k = len(strs)
 				sIdx[s.Address] = k
 				strs = append(strs, ReferencedString{Address: core.Hex(s.Address), Value: s.Value, Charset: s.Charset, Truncated: s.Truncated, From: []string{}})
+				sSrc = append(sSrc, x.From)
 			}
 			strs[k].From = appendUnique(strs[k].From, core.Hex(x.From))
+			sSrc[k] = min(sSrc[k], x.From)
 			continue
 		}
 		if n := v.nameAt(x.To); n != "" {
-			k, seen := nIdx[x.To]
-			if !seen {
-				k = len(names)
-				nIdx[x.To] = k
-				names = append(names, ReferencedName{Address: core.Hex(x.To), Name: n, Kinds: []string{}, From: []string{}})
-			}
-			names[k].Kinds = appendUnique(names[k].Kinds, x.Kind)
-			names[k].From = appendUnique(names[k].From, core.Hex(x.From))
+			addName(x, n)
 		}
 	}
 	for _, x := range refs { // calls and jumps to named targets count as names too
 		if x.Unresolved || (x.Kind != ports.RefCall && x.Kind != ports.RefJump) {
 			continue
 		}
-		n := v.nameAt(x.To)
-		if n == "" {
-			continue
+		if n := v.nameAt(x.To); n != "" {
+			addName(x, n)
 		}
-		k, seen := nIdx[x.To]
-		if !seen {
-			k = len(names)
-			nIdx[x.To] = k
-			names = append(names, ReferencedName{Address: core.Hex(x.To), Name: n, Kinds: []string{}, From: []string{}})
-		}
-		names[k].Kinds = appendUnique(names[k].Kinds, x.Kind)
-		names[k].From = appendUnique(names[k].From, core.Hex(x.From))
+	}
+	for k := range strs {
+		strs[k].SourceAddress = core.Hex(sSrc[k])
+	}
+	for k := range names {
+		names[k].SourceAddress = core.Hex(nSrc[k])
 	}
 	return strs, names, nil
 }
