@@ -96,6 +96,25 @@ type fnResult struct {
 }
 
 // inside reports whether addr is in the range.
+// noteThunk records a function whose first instruction (after a landing
+// pad) is a jump as a thunk: to the jump's target, or through the slot of
+// its unresolved reference.
+func (r *fnResult) noteThunk(in *insn) {
+	if in.flow != ports.FlowJump {
+		return
+	}
+	r.thunk = true
+	if in.hasTarget {
+		r.thunkTo = in.target
+		return
+	}
+	for _, x := range in.refs {
+		if !x.resolved() {
+			r.thunkSlot = x.to
+		}
+	}
+}
+
 func (r *fnResult) inside(addr uint64) bool { return addr >= r.start && addr < r.end }
 
 // isBound reports whether addr is one of the range's function boundaries.
@@ -569,18 +588,7 @@ func (b *builder) derive(w *scratch, parent *fnResult, r ports.FunctionRange) *f
 		}
 		if first && !b.isLandingPad(code[in.addr-r.Start:]) {
 			first = false
-			if in.flow == ports.FlowJump {
-				res.thunk = true
-				if in.hasTarget {
-					res.thunkTo = in.target
-				} else {
-					for _, x := range in.refs {
-						if !x.resolved() {
-							res.thunkSlot = x.to
-						}
-					}
-				}
-			}
+			res.noteThunk(in)
 		}
 		return !leadDone || first
 	})
@@ -711,18 +719,7 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) *fnResult {
 				return true
 			}
 			first = false
-			if in.flow == ports.FlowJump {
-				res.thunk = true
-				if in.hasTarget {
-					res.thunkTo = in.target
-				} else {
-					for _, x := range in.refs {
-						if !x.resolved() {
-							res.thunkSlot = x.to
-						}
-					}
-				}
-			}
+			res.noteThunk(in)
 		}
 		refs = append(refs, in.refs...)
 		return true
