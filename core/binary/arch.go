@@ -39,6 +39,24 @@ func archLimitations(ctx context.Context, c *core.Call) []string {
 	var lims []string
 	decoded := false
 	reporter, reports := a.(ports.ArchitectureReporter)
+	if reports {
+		// An engine that decodes the architecture, and models its value
+		// flow where it analyses value flow, adds no limitation whatever
+		// the target's procedures are: answer without listing them (on a
+		// large binary the list costs most of a cheap call such as
+		// list_segments).
+		support, err := reporter.ArchitectureSupport(ctx)
+		if err != nil {
+			return nil
+		}
+		if _, vfa := a.(ports.ValueFlowAnalyzer); support.Decodes && (support.ValueFlow || !vfa) {
+			if ctx.Err() != nil {
+				return nil
+			}
+			l.archOK, l.archLims = true, nil
+			return nil
+		}
+	}
 	var procs []ports.Procedure
 	var err error
 	if reports {
