@@ -215,16 +215,10 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 	if err := a.enable(ctx, "Page", nil); err != nil {
 		return nil, err
 	}
-	ft, err := a.frameTree(ctx)
 	// A page whose navigation has not committed yet shows a blank main
 	// frame (the target list already names the file it is loading): poll it
 	// for up to two seconds, as the browser engine's gate does.
-	for i := 0; err == nil && blankURL(frameURL(ft.Frame)) && i < 20; i++ {
-		if err := sleep(ctx, 100*time.Millisecond, nil); err != nil {
-			return nil, err
-		}
-		ft, err = a.frameTree(ctx)
-	}
+	ft, err := settledFrame(ctx, a, 20, 100*time.Millisecond, func(u string) bool { return !blankURL(u) })
 	if err != nil {
 		return nil, err
 	}

@@ -226,25 +226,33 @@ func (a *attachment) frameTree(ctx context.Context) (*page.FrameTree, error) {
 // an out-of-scope http(s) one fails at once, and a blank or other one is
 // polled until it settles.
 func (e *Engine) gate(ctx context.Context, a *attachment) (*page.FrameTree, error) {
+	ft, err := settledFrame(ctx, a, e.opts.GateAttempts, e.opts.GateInterval, func(u string) bool {
+		r := a.scope.reason(u)
+		return r == "" || r == "disallowed_origin"
+	})
+	if err != nil {
+		return nil, err
+	}
+	switch a.scope.reason(frameURL(ft.Frame)) {
+	case "":
+		return ft, nil
+	case "disallowed_origin":
+		return nil, &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "the main frame left the allowed origins"}
+	}
+	return nil, &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "the main frame has no allowed origin"}
+}
+
+// settledFrame reads a's frame tree until settled accepts its main frame's
+// URL, at most attempts times interval apart, and returns the last tree
+// read (settled or not); the caller judges it.
+func settledFrame(ctx context.Context, a *attachment, attempts int, interval time.Duration, settled func(url string) bool) (*page.FrameTree, error) {
 	for i := 0; ; i++ {
 		ft, err := a.frameTree(ctx)
-		if err != nil {
+		if err != nil || settled(frameURL(ft.Frame)) || i+1 >= attempts {
+			return ft, err
+		}
+		if err := sleep(ctx, interval, nil); err != nil {
 			return nil, err
-		}
-		u := frameURL(ft.Frame)
-		switch a.scope.reason(u) {
-		case "":
-			return ft, nil
-		case "disallowed_origin":
-			return nil, &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "the main frame left the allowed origins"}
-		}
-		if i+1 >= e.opts.GateAttempts {
-			return nil, &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "the main frame has no allowed origin"}
-		}
-		select {
-		case <-ctx.Done():
-			return nil, cancelled(ctx)
-		case <-time.After(e.opts.GateInterval):
 		}
 	}
 }
