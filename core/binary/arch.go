@@ -39,14 +39,15 @@ func archLimitations(ctx context.Context, c *core.Call) []string {
 	var lims []string
 	decoded := false
 	reporter, reports := a.(ports.ArchitectureReporter)
+	var support ports.ArchitectureSupport
 	if reports {
 		// An engine that decodes the architecture, and models its value
 		// flow where it analyses value flow, adds no limitation whatever
 		// the target's procedures are: answer without listing them (on a
 		// large binary the list costs most of a cheap call such as
 		// list_segments).
-		support, err := reporter.ArchitectureSupport(ctx)
-		if err != nil {
+		var err error
+		if support, err = reporter.ArchitectureSupport(ctx); err != nil {
 			return nil
 		}
 		if _, vfa := a.(ports.ValueFlowAnalyzer); support.Decodes && (support.ValueFlow || !vfa) {
@@ -72,12 +73,6 @@ func archLimitations(ctx context.Context, c *core.Call) []string {
 		if !p.External && !p.Thunk {
 			probe = p.Address
 			break
-		}
-	}
-	var support ports.ArchitectureSupport
-	if reports && probe != 0 {
-		if support, err = reporter.ArchitectureSupport(ctx); err != nil {
-			return nil
 		}
 	}
 	if reports && probe != 0 && !support.Decodes {
