@@ -322,7 +322,7 @@ type catalogCmd struct {
 }
 
 func (c *catalogCmd) Run(e *env) error {
-	pc := product.New(e.ctx, e.opts.Catalog, e.opts.Registry, product.Info{
+	pc := product.New(e.opts.Catalog, e.opts.Registry, product.Info{
 		Version: e.opts.Identity.Version, SDKServer: e.opts.Identity.SDKServer, SDKClient: e.opts.Identity.SDKClientTest,
 		CLICommands: Commands, SetupClients: e.opts.SetupClients})
 	var buf bytes.Buffer

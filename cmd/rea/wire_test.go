@@ -73,7 +73,7 @@ func TestWireIsStable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pc := product.New(context.Background(), a.cat, a.reg, product.Info{
+	pc := product.New(a.cat, a.reg, product.Info{
 		Version: a.id.Version, SDKServer: a.id.SDKServer, SDKClient: a.id.SDKClientTest, CLICommands: cli.Commands})
 	got := wireRecord{ProductCatalog: core.MustDigest(pc), Tools: a.cat.Identity().Tools}
 

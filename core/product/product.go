@@ -5,7 +5,6 @@
 package product
 
 import (
-	"context"
 	"maps"
 	"slices"
 	"sort"
@@ -93,7 +92,7 @@ var familyOf = map[core.Kind]string{
 }
 
 // New describes cat, the providers in reg and the CLI.
-func New(ctx context.Context, cat *core.Catalog, reg *core.Registry, info Info) *Catalog {
+func New(cat *core.Catalog, reg *core.Registry, info Info) *Catalog {
 	fams := map[string][]string{}
 	for _, op := range cat.Operations() {
 		f := familyOf[op.Kind]
