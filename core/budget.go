@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"rea/core/internal/jcs"
 )
 
 // Response budget defaults (CONTRACTS.md §7).
@@ -29,66 +30,27 @@ type ResponseBudget struct {
 func (b ResponseBudget) ResultBudget() int64 { return b.MaxResponseBytes - ResponseEnvelopeReserve }
 
 // ParseResponseBudget reads REA_MCP_MAX_RESPONSE_BYTES: absent is the
-// default; otherwise a decimal safe integer of at least 10485760.
+// default; otherwise a decimal safe integer of at least 10485760 (the
+// client's receive buffer).
 func ParseResponseBudget(value string, set bool) (ResponseBudget, error) {
 	if !set {
 		return ResponseBudget{DefaultMaxResponseBytes}, nil
 	}
-	bad := func(why string) error {
-		return &Error{Code: CodeConfigurationInvalid,
-			Message:     fmt.Sprintf("%s=%q: %s", MaxResponseBytesEnv, value, why),
-			Remediation: "Unset " + MaxResponseBytesEnv + " or set it to a decimal byte count of at least 10485760 (the client's receive buffer), then restart the server.",
-			Details:     map[string]any{"settings": []map[string]any{{"setting": MaxResponseBytesEnv, "constraint": "decimal safe integer >= 10485760"}}}}
-	}
-	if value == "" || value[0] < '1' || value[0] > '9' {
-		return ResponseBudget{}, bad("want a decimal integer without sign, spaces or leading zeros")
-	}
-	for i := 0; i < len(value); i++ {
-		if value[i] < '0' || value[i] > '9' {
-			return ResponseBudget{}, bad("want a decimal integer")
-		}
-	}
-	n, err := strconv.ParseInt(value, 10, 64)
-	if err != nil || n > maxSafeInteger {
-		return ResponseBudget{}, bad("not a safe integer")
-	}
-	if n < DefaultMaxResponseBytes {
-		return ResponseBudget{}, bad("must be at least 10485760")
-	}
-	return ResponseBudget{n}, nil
+	n, err := decimalSetting(MaxResponseBytesEnv, value, DefaultMaxResponseBytes)
+	return ResponseBudget{n}, err
 }
 
-// escapedLen is the UTF-8 length of s as a JSON string body (without the
-// quotes), as a JSON encoder escapes it, computed without building it.
-func escapedLen(s []byte) int64 {
-	var n int64
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '<' || c == '>' || c == '&': // HTML-escaping encoders write \u003c
-				n += 6
-			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
-				n += 2
-			case c < 0x20:
-				n += 6
-			default:
-				n++
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			n += 6 // \ufffd
-		} else if r == '\u2028' || r == '\u2029' {
-			n += 6
-		} else {
-			n += int64(size)
-		}
-		i += size
+// decimalSetting reads a setting that is a decimal integer from least to
+// 2^53-1, without sign, spaces or leading zeros; anything else is
+// configuration_invalid naming the setting.
+func decimalSetting(env, value string, least int64) (int64, error) {
+	n, err := strconv.ParseInt(value, 10, 64)
+	if err != nil || value[0] < '1' || value[0] > '9' || n < least || n > maxSafeInteger {
+		return 0, &Error{Code: CodeConfigurationInvalid, Message: fmt.Sprintf("%s=%q: want a decimal integer from %d to %d, without sign, spaces or leading zeros", env, value, least, int64(maxSafeInteger)),
+			Remediation: "Unset " + env + " or correct it, then start rea again.",
+			Details:     map[string]any{"settings": []map[string]any{{"setting": env, "constraint": fmt.Sprintf("decimal integer >= %d", least)}}}}
 	}
-	return n
+	return n, nil
 }
 
 // SuccessBytes is the serialized size of a success result carrying j both as
@@ -101,12 +63,12 @@ func SuccessBytes(j []byte) int64 {
 			html += 5
 		}
 	}
-	return successEnvelopeBytes + int64(len(j)) + html + escapedLen(j)
+	return successEnvelopeBytes + int64(len(j)) + html + jcs.EscapedLen(j)
 }
 
 // ErrorBytes is the serialized size of an error result: its text only.
 func ErrorBytes(text []byte) int64 {
-	return int64(len(`{"content":[{"type":"text","text":""}],"isError":true}`)) + escapedLen(text)
+	return int64(len(`{"content":[{"type":"text","text":""}],"isError":true}`)) + jcs.EscapedLen(text)
 }
 
 // reportedLimits describes the transport limit for an oversized result.

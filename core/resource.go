@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+
+	"rea/core/internal/jcs"
 )
 
 // ResourceTemplate is a family of readable resources core serves, declared
@@ -202,7 +204,7 @@ func resourceCatalog() (resources, templates []any) {
 // CheckResource returns nil when a resource's text fits the budget, else a
 // resource_constraint naming it.
 func (b ResponseBudget) CheckResource(uri string, text []byte) *Error {
-	size := int64(len(`{"contents":[{"uri":"","mimeType":"application/json","text":""}]}`)) + escapedLen([]byte(uri)) + escapedLen(text)
+	size := int64(len(`{"contents":[{"uri":"","mimeType":"application/json","text":""}]}`)) + jcs.EscapedLen([]byte(uri)) + jcs.EscapedLen(text)
 	if size <= b.ResultBudget() {
 		return nil
 	}
