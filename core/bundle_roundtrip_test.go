@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -102,4 +103,82 @@ func TestBundleLimitsFollowTheLedgerBound(t *testing.T) {
 	l = core.DefaultBundleLimits()
 	is.Equal(l.MaxBytes, int64(1<<30+16<<20))
 	is.Equal(l.MaxStringBytes, 1<<30)
+}
+
+// REA_LEDGER_MAX_RECORDS sets a new ledger's record bound, and an import
+// with more new records than the ledger has room for fails soon after the
+// first record too many (records are parsed a window of 8 per core ahead):
+// the rest of the file is never read, so a defect after that point is not
+// what the caller hears about.
+func TestLedgerRecordBoundIsASettingCheckedAsRecordsArrive(t *testing.T) {
+	is := is.New(t)
+	src := bndSession(t)
+	total := 8*runtime.GOMAXPROCS(0) + 20
+	for i := 1; i <= total; i++ {
+		_, err := src.Ledger().Record(numbered(t, i, "x"))
+		is.NoErr(err)
+	}
+	path := filepath.Join(t.TempDir(), "b.json")
+	bndCall(t, src, "export_evidence_bundle", map[string]any{"path": path})
+	b, err := os.ReadFile(path)
+	is.NoErr(err)
+
+	t.Setenv(core.LedgerRecordsEnv, "3")
+	is.NoErr(core.CheckLedgerSettings())
+	dst := bndSession(t)
+	e := bndErr(t, dst, "import_evidence_bundle", map[string]any{"path": path})
+	is.Equal(e.Code, core.CodeTruncated)
+	is.Equal(e.Details["maximum"], 3)
+	is.Equal(e.Details["setting"], core.LedgerRecordsEnv)
+	is.True(strings.Contains(e.Message, "more than 3 new records"))
+	n, _ := dst.Ledger().Len()
+	is.Equal(n, 0)
+
+	// The same bundle cut short before its last records: the bound is what
+	// fails, not the JSON that was never reached.
+	cut := filepath.Join(t.TempDir(), "cut.json")
+	dec := json.NewDecoder(bytes.NewReader(b))
+	for tok, err := dec.Token(); tok != "records"; tok, err = dec.Token() {
+		is.NoErr(err)
+	}
+	_, err = dec.Token() // [
+	is.NoErr(err)
+	for i := 0; i < total-5; i++ {
+		var raw json.RawMessage
+		is.NoErr(dec.Decode(&raw))
+	}
+	end := int(dec.InputOffset()) + 2 // the comma and the next record's brace
+	is.NoErr(os.WriteFile(cut, b[:end], 0o600))
+	e = bndErr(t, dst, "import_evidence_bundle", map[string]any{"path": cut})
+	is.Equal(e.Code, core.CodeTruncated)
+
+	t.Setenv(core.LedgerRecordsEnv, strconv.Itoa(total))
+	ok := bndSession(t)
+	_, res := bndCall(t, ok, "import_evidence_bundle", map[string]any{"path": path})
+	is.Equal(res["imported"], float64(total))
+}
+
+// An invalid ledger setting is a configuration error naming the setting.
+func TestLedgerSettingsAreValidated(t *testing.T) {
+	for _, env := range []string{core.LedgerRecordsEnv, core.LedgerBytesEnv} {
+		for _, v := range []string{"", "0", "01", "+5", "1e3", "abc", " 5", "9007199254740992", "-1"} {
+			t.Run(env+"="+v, func(t *testing.T) {
+				is := is.New(t)
+				t.Setenv(env, v)
+				err := core.CheckLedgerSettings()
+				is.True(err != nil)
+				ce := core.AsError("t", err)
+				is.Equal(ce.Code, core.CodeConfigurationInvalid)
+				is.True(strings.Contains(ce.Message, env))
+			})
+		}
+	}
+	is := is.New(t)
+	t.Setenv(core.LedgerBytesEnv, "1048575") // below 1 MiB
+	is.True(core.CheckLedgerSettings() != nil)
+	t.Setenv(core.LedgerBytesEnv, "1048576")
+	t.Setenv(core.LedgerRecordsEnv, "250000")
+	is.NoErr(core.CheckLedgerSettings())
+	is.Equal(core.DefaultLedgerRecords(), 250000)
+	is.Equal(core.DefaultLedgerBytes(), int64(1<<20))
 }

@@ -68,13 +68,11 @@ func (l *Ledger) mergeLocked(prep []preparedRecord, commit bool) (int, error) {
 		}
 	}
 	if len(l.records)+len(newIDs) > l.max {
-		return 0, &Error{Code: CodeTruncated, Message: fmt.Sprintf("import evidence bundle: %d new records do not fit the ledger (%d of %d records used); nothing was imported", len(newIDs), len(l.records), l.max),
-			Remediation: "Export the bundle with export_evidence_bundle, then close_binary to clear the ledger, and import again.",
-			Details:     map[string]any{"limit": "records", "maximum": l.max, "truncated": true, "operation": "import_evidence_bundle"}}
+		return 0, l.importFull(fmt.Sprintf("%d new records", len(newIDs)))
 	}
 	if l.bytes+newBytes > l.maxB {
 		return 0, &Error{Code: CodeTruncated, Message: fmt.Sprintf("import evidence bundle: %d new bytes do not fit the ledger (%d of %d bytes used); nothing was imported", newBytes, l.bytes, l.maxB),
-			Remediation: "Export the bundle with export_evidence_bundle, then close_binary to clear the ledger, and import again.",
+			Remediation: "Export the bundle with export_evidence_bundle, then close_binary to clear the ledger, and import again; or start rea with " + LedgerBytesEnv + " set to more bytes.",
 			Details:     map[string]any{"limit": "bytes", "maximum": l.maxB, "truncated": true, "operation": "import_evidence_bundle"}}
 	}
 	if !commit {
@@ -104,12 +102,45 @@ func (s *Session) ImportBundleFile(ctx context.Context, path string, limits *Bun
 		l := BundleLimitsFor(maxB)
 		limits = &l
 	}
+	// The record bound is checked as records arrive: a bundle with more new
+	// records than the ledger has room for fails soon after the first one
+	// too many (records are parsed a small window ahead), not after the
+	// whole file is validated.
 	var recs []*Evidence
-	info, err := ReadBundleFile(ctx, path, limits, func(e *Evidence) error { recs = append(recs, e); return nil })
+	fresh, prev := 0, EvidenceID("")
+	info, err := ReadBundleFile(ctx, path, limits, func(e *Evidence) error {
+		if _, ok := s.ledger.Get(e.EvidenceID); !ok && e.EvidenceID != prev {
+			fresh++
+			if err := s.ledger.roomFor(fresh); err != nil {
+				return err
+			}
+		}
+		prev = e.EvidenceID
+		recs = append(recs, e)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
 	return s.importRecords(ctx, recs, info.Unknowns)
+}
+
+// roomFor is nil when n more records fit, else importFull.
+func (l *Ledger) roomFor(n int) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.records)+n <= l.max {
+		return nil
+	}
+	return l.importFull(fmt.Sprintf("more than %d new records", n-1))
+}
+
+// importFull is the truncated error of an import whose new records (what)
+// do not fit; l.mu is held.
+func (l *Ledger) importFull(what string) *Error {
+	return &Error{Code: CodeTruncated, Message: fmt.Sprintf("import evidence bundle: %s do not fit the ledger (%d of %d records used); nothing was imported", what, len(l.records), l.max),
+		Remediation: "Export the bundle with export_evidence_bundle, then close_binary to clear the ledger, and import again; or start rea with " + LedgerRecordsEnv + " set to more records.",
+		Details:     map[string]any{"limit": "records", "maximum": l.max, "truncated": true, "operation": "import_evidence_bundle", "setting": LedgerRecordsEnv}}
 }
 
 // importRecords merges validated records and unknowns: everything is

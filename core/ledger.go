@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -40,19 +41,54 @@ const (
 	Duplicate RecordResult = "duplicate"
 )
 
-// LedgerBytesEnv raises (or lowers) the bytes a session's ledger holds.
-const LedgerBytesEnv = "REA_LEDGER_MAX_BYTES"
+// Settings that raise (or lower) a session ledger's bounds.
+const (
+	LedgerBytesEnv   = "REA_LEDGER_MAX_BYTES"
+	LedgerRecordsEnv = "REA_LEDGER_MAX_RECORDS"
+)
+
+// ledgerSetting reads a ledger setting (decimalSetting); ok false means
+// unset.
+func ledgerSetting(env string, least int64) (n int64, ok bool, err error) {
+	v, set := os.LookupEnv(env)
+	if !set {
+		return 0, false, nil
+	}
+	n, err = decimalSetting(env, v, least)
+	return n, err == nil, err
+}
+
+// CheckLedgerSettings validates REA_LEDGER_MAX_BYTES (at least 1 MiB) and
+// REA_LEDGER_MAX_RECORDS (at least 1). Front ends call it at start-up and
+// fail on its error; elsewhere an invalid value is ignored.
+func CheckLedgerSettings() error {
+	if _, _, err := ledgerSetting(LedgerBytesEnv, 1<<20); err != nil {
+		return err
+	}
+	_, _, err := ledgerSetting(LedgerRecordsEnv, 1)
+	return err
+}
 
 // DefaultLedgerBytes is the byte bound of a new ledger: REA_LEDGER_MAX_BYTES
-// when it is a decimal integer of at least 1 MiB, else one sixteenth of the
-// machine's memory, at least LedgerMaxBytes and at most 4 GiB. A large
-// application's complete Evidence is tens of MB; the bound scales with the
-// machine so that it fits where the memory does.
+// when it is set, else one sixteenth of the machine's memory, at least
+// LedgerMaxBytes and at most 4 GiB. A large application's complete Evidence
+// is tens of MB; the bound scales with the machine so that it fits where
+// the memory does.
 func DefaultLedgerBytes() int64 {
-	if v, err := strconv.ParseInt(strings.TrimSpace(os.Getenv(LedgerBytesEnv)), 10, 64); err == nil && v >= 1<<20 {
+	if v, ok, _ := ledgerSetting(LedgerBytesEnv, 1<<20); ok {
 		return v
 	}
 	return min(max(LedgerMaxBytes, physicalMemory()/16), 4<<30)
+}
+
+// DefaultLedgerRecords is the record bound of a new ledger:
+// REA_LEDGER_MAX_RECORDS when it is set, else LedgerMaxRecords (the
+// contract's 10,000).
+func DefaultLedgerRecords() int {
+	if v, ok, _ := ledgerSetting(LedgerRecordsEnv, 1); ok {
+		return int(min(v, math.MaxInt32))
+	}
+	return LedgerMaxRecords
 }
 
 // physicalMemory is MemTotal from /proc/meminfo, or 0 where it is unknown.
@@ -71,7 +107,7 @@ func physicalMemory() int64 {
 }
 
 // NewLedger returns an empty ledger with the default bounds.
-func NewLedger() *Ledger { return NewLedgerLimits(LedgerMaxRecords, DefaultLedgerBytes()) }
+func NewLedger() *Ledger { return NewLedgerLimits(DefaultLedgerRecords(), DefaultLedgerBytes()) }
 
 // Room reports the bytes the ledger can still take and its bound.
 func (l *Ledger) Room() (free, maximum int64) {
@@ -112,7 +148,7 @@ func (l *Ledger) Record(e *Evidence) (RecordResult, error) {
 	}
 	if len(l.records) >= l.max {
 		return "", &Error{Code: CodeTruncated, Message: "record evidence: the session ledger holds its maximum number of records",
-			Remediation: "Export the bundle with export_evidence_bundle, then close_binary to clear the ledger.",
+			Remediation: "Export the bundle with export_evidence_bundle, then close_binary to clear the ledger; or start rea with " + LedgerRecordsEnv + " set to more records.",
 			Details:     map[string]any{"limit": "records", "maximum": l.max, "truncated": true}}
 	}
 	if l.bytes+size > l.maxB {

@@ -136,6 +136,9 @@ func wireFor(lookupEnv func(string) (string, bool), serving bool) (*app, error) 
 	if err := core.ApplyMemoryLimit(); err != nil { // REA_MAX_MEMORY_BYTES, REA_MAX_CALL_MEMORY_BYTES
 		return nil, err
 	}
+	if err := core.CheckLedgerSettings(); err != nil { // REA_LEDGER_MAX_BYTES, REA_LEDGER_MAX_RECORDS
+		return nil, err
+	}
 	browser := cdp.New(nil)
 	nativeCache := nativeCacheDir(getenv)
 	// Serving, rea-native starts whole-file discovery in the background as a

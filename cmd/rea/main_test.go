@@ -689,6 +689,7 @@ func TestStartupRejectsInvalidSettings(t *testing.T) {
 	for _, v := range []string{"", "0", "01", "1e3", "abc", "2147483648"} {
 		bad = append(bad, "REA_GHIDRA_STARTUP_TIMEOUT_MS="+v, "REA_HOPPER_STARTUP_TIMEOUT_MS="+v)
 	}
+	bad = append(bad, "REA_LEDGER_MAX_RECORDS=0", "REA_LEDGER_MAX_RECORDS=01", "REA_LEDGER_MAX_RECORDS=abc", "REA_LEDGER_MAX_BYTES=1024", "REA_LEDGER_MAX_BYTES=")
 	bad = append(bad, "HOPPER_LOADER_ARGS_JSON=", "HOPPER_LOADER_ARGS_JSON=-l ELF", `HOPPER_LOADER_ARGS_JSON=[1]`)
 	for _, env := range bad {
 		t.Run(env, func(t *testing.T) {
