@@ -28,6 +28,7 @@ import (
 	"iter"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,9 +42,22 @@ func main() {
 	n := flag.Int("records", 100000, "records to export")
 	out := flag.String("out", "", "bundle to write")
 	in := flag.String("in", "", "bundle to read")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bundlebench:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(*mode, *n, *out, *in); err != nil {
 		fmt.Fprintln(os.Stderr, "bundlebench:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
