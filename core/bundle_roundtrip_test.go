@@ -131,6 +131,7 @@ func TestLedgerRecordBoundIsASettingCheckedAsRecordsArrive(t *testing.T) {
 	is.Equal(e.Details["maximum"], 3)
 	is.Equal(e.Details["setting"], core.LedgerRecordsEnv)
 	is.True(strings.Contains(e.Message, "more than 3 new records"))
+	is.True(strings.HasPrefix(e.Remediation, "Start rea with "+core.LedgerRecordsEnv)) // nothing to clear in an empty ledger
 	n, _ := dst.Ledger().Len()
 	is.Equal(n, 0)
 

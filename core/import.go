@@ -138,8 +138,12 @@ func (l *Ledger) roomFor(n int) error {
 // importFull is the truncated error of an import whose new records (what)
 // do not fit; l.mu is held.
 func (l *Ledger) importFull(what string) *Error {
+	fix := "Start rea with " + LedgerRecordsEnv + " set to more records than the bundle holds." // an empty ledger: nothing to clear
+	if len(l.records) > 0 {
+		fix = "Export the bundle with export_evidence_bundle, then close_binary to clear the ledger, and import again; or start rea with " + LedgerRecordsEnv + " set to more records."
+	}
 	return &Error{Code: CodeTruncated, Message: fmt.Sprintf("import evidence bundle: %s do not fit the ledger (%d of %d records used); nothing was imported", what, len(l.records), l.max),
-		Remediation: "Export the bundle with export_evidence_bundle, then close_binary to clear the ledger, and import again; or start rea with " + LedgerRecordsEnv + " set to more records.",
+		Remediation: fix,
 		Details:     map[string]any{"limit": "records", "maximum": l.max, "truncated": true, "operation": "import_evidence_bundle", "setting": LedgerRecordsEnv}}
 }
 
