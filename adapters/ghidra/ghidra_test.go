@@ -558,6 +558,34 @@ func TestBridgeProtocolJava(t *testing.T) {
 	}
 }
 
+// TestBridgeCompilesAgainstGhidraAPI type-checks the whole bridge (the
+// Ghidra-facing layer included) with javac against compile-only
+// declarations of the Ghidra 12.1 API it uses
+// (testdata/ghidra-api-stubs; see its README), so a wrong class, method,
+// type or unhandled checked exception in the bridge fails here rather than
+// only in a live lane.
+func TestBridgeCompilesAgainstGhidraAPI(t *testing.T) {
+	javac, err := exec.LookPath("javac")
+	if err != nil {
+		t.Skip("javac not found: type-checking the bridge against the Ghidra API declarations needs a JDK (17 or later)")
+	}
+	var stubs []string
+	err = filepath.WalkDir(filepath.Join("testdata", "ghidra-api-stubs"), func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".java") {
+			stubs = append(stubs, path)
+		}
+		return err
+	})
+	if err != nil || len(stubs) == 0 {
+		t.Fatalf("no Ghidra API declarations under testdata/ghidra-api-stubs: %v", err)
+	}
+	args := append([]string{"-d", t.TempDir(), "-proc:none", "-implicit:class", "-Xmaxerrs", "200",
+		"bridge/ReaGhidraBridge.java", "bridge/ReaBridgeProtocol.java"}, stubs...)
+	if b, err := exec.CommandContext(t.Context(), javac, args...).CombinedOutput(); err != nil {
+		t.Fatalf("the bridge does not compile against the Ghidra API declarations: %v\n%s", err, b)
+	}
+}
+
 // TestUnrelatedProcessWithTheEnginesNameSurvives runs a process named
 // analyzeHeadless that rea did not start, then a whole session with a
 // stubborn engine: the stranger is never signalled.

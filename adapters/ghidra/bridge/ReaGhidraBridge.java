@@ -38,7 +38,7 @@ import ghidra.program.model.listing.Function;
 import ghidra.program.model.mem.MemoryBlock;
 import ghidra.program.model.mem.MemoryBlockSourceInfo;
 import ghidra.program.model.symbol.Symbol;
-import ghidra.program.util.DefinedDataIterator;
+import ghidra.program.util.DefinedStringIterator;
 
 public class ReaGhidraBridge extends HeadlessScript {
     private static final int DECOMPILE_SECONDS = 30;
@@ -256,7 +256,7 @@ public class ReaGhidraBridge extends HeadlessScript {
     private List<Map<String, Object>> strings() throws ReaBridgeProtocol.BridgeException {
         if (strings != null) return strings;
         List<Map<String, Object>> out = new ArrayList<>();
-        for (Data data : DefinedDataIterator.definedStrings(currentProgram)) {
+        for (Data data : DefinedStringIterator.forProgram(currentProgram)) {
             StringDataInstance s = StringDataInstance.getStringDataInstance(data);
             String v = s.getStringValue();
             if (v == null || v.isEmpty()) continue;
