@@ -620,6 +620,28 @@ func TestQueriesMapTheBridgesAnswers(t *testing.T) {
 	is.Equal(sig.ReturnType, "void")
 	is.Equal(sig.Parameters, []ports.Parameter{{Name: "s", Type: "char *", Location: "rdi"}})
 	is.Equal(sig.CallingConvention, "__stdcall")
+	is.Equal(sig.Source, ghidra.ProvenanceHighFunction) // the decompiler's prototype
+	// Where the decompiler fails on a procedure, the function database's
+	// prototype answers instead.
+	sig, err = a.(ports.SignatureReader).Signature(ctx, 0x401080)
+	is.NoErr(err)
+	is.Equal(sig.Source, "ghidra-function-database")
+	is.Equal(sig.Parameters, []ports.Parameter{{Name: "__s", Type: "char *", Location: "rdi"}})
+	_, err = a.(ports.SignatureReader).Signature(ctx, 0x401001)
+	is.True(errors.Is(err, ports.ErrNotFound)) // no procedure starts there
+
+	api, err := a.(*ghidra.Analysis).NativeAPI(ctx, 0x401000)
+	is.NoErr(err)
+	is.True(api.Available)
+	is.Equal(api.Provenance, ghidra.ProvenanceHighFunction)
+	is.Equal(api.ReturnType, "int")
+	is.Equal(api.Parameters, []ports.Parameter{})
+	is.Equal(api.JumpTables, []ghidra.JumpTable{})
+	is.Equal(api.PseudocodeClassification, "decompiler-generated-non-source")
+	is.True(len(api.Limitations) == 2)
+	_, err = a.(*ghidra.Analysis).NativeAPI(ctx, 0x401080)
+	var re *ghidra.RemoteError
+	is.True(errors.As(err, &re) && re.Code == "decompile_failed") // reported, not hidden
 
 	pc, err := a.(ports.Decompiler).Decompile(ctx, 0x401000)
 	is.NoErr(err)

@@ -39,7 +39,7 @@ const bridgeVersion = 6
 var bridgeMethods = []string{
 	"ping", "shutdown", "address_name", "list_documents", "list_names",
 	"list_procedures", "list_segments", "list_strings", "procedure_address",
-	"procedure_info", "procedure_pseudo_code", "read_bytes", "function_body", "list_references", "disassemble",
+	"procedure_info", "procedure_pseudo_code", "read_bytes", "function_body", "list_references", "disassemble", "native_api",
 }
 
 // engine is one running, handshaken Ghidra session.
