@@ -573,7 +573,14 @@ public class ReaGhidraBridge extends HeadlessScript {
         JumpTable[] jts = h.getJumpTables();
         for (JumpTable t : jts == null ? new JumpTable[0] : jts) {
             List<Map<String, Object>> sources = new ArrayList<>();
-            JumpTable.LoadTable[] loads = t.getLoadTables();
+            // A JumpTable built outside a decode holds null arrays, which
+            // its getters clone; such a table contributes what it has.
+            JumpTable.LoadTable[] loads = null;
+            try {
+                loads = t.getLoadTables();
+            } catch (NullPointerException e) {
+                loads = null;
+            }
             for (JumpTable.LoadTable lt : loads == null ? new JumpTable.LoadTable[0] : loads) {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("address", fmt(lt.getAddress()));
@@ -582,8 +589,14 @@ public class ReaGhidraBridge extends HeadlessScript {
                 sources.add(m);
             }
             List<Map<String, Object>> mappings = new ArrayList<>();
-            Address[] cases = t.getCases();
-            Integer[] labels = t.getLabelValues();
+            Address[] cases = null;
+            Integer[] labels = null;
+            try {
+                cases = t.getCases();
+                labels = t.getLabelValues();
+            } catch (NullPointerException e) {
+                // cases as far as they were read, without labels
+            }
             for (int i = 0; cases != null && i < cases.length; i++) {
                 Map<String, Object> m = new LinkedHashMap<>();
                 Integer label = labels != null && i < labels.length ? labels[i] : null;
