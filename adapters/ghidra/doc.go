@@ -23,8 +23,18 @@
 // extensions: read_bytes, disassemble (a linear sweep with the
 // PseudoDisassembler), function_body (listing and BasicBlockModel over a
 // body), list_references (the whole reference table, paged), body_end in
-// list_procedures and a prototype in procedure_info. Its ping lists exactly
+// list_procedures, a prototype in procedure_info, and native_api (the
+// prototype and jump tables of the decompiler's HighFunction, capped at 64
+// parameters and 4 tables of at most 4 data sources and 32 mappings, each
+// list with its total and a truncated flag; Analysis.NativeAPI). Signature
+// reads the HighFunction's prototype and falls back to the function
+// database's where the decompiler has none or fails. Its ping lists exactly
 // the methods it implements.
+//
+// The bridge's Java is type-checked without Ghidra: a test compiles it with
+// javac against compile-only declarations of the Ghidra 12.1 API it uses
+// (testdata/ghidra-api-stubs, whose README says how each was checked
+// against Ghidra's sources).
 //
 // With Options.SnapshotRoot, results are kept in a rea/snapshot store keyed by
 // target digest, Ghidra build and analysis-profile digest, and a later

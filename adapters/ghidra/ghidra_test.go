@@ -558,6 +558,34 @@ func TestBridgeProtocolJava(t *testing.T) {
 	}
 }
 
+// TestBridgeCompilesAgainstGhidraAPI type-checks the whole bridge (the
+// Ghidra-facing layer included) with javac against compile-only
+// declarations of the Ghidra 12.1 API it uses
+// (testdata/ghidra-api-stubs; see its README), so a wrong class, method,
+// type or unhandled checked exception in the bridge fails here rather than
+// only in a live lane.
+func TestBridgeCompilesAgainstGhidraAPI(t *testing.T) {
+	javac, err := exec.LookPath("javac")
+	if err != nil {
+		t.Skip("javac not found: type-checking the bridge against the Ghidra API declarations needs a JDK (17 or later)")
+	}
+	var stubs []string
+	err = filepath.WalkDir(filepath.Join("testdata", "ghidra-api-stubs"), func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".java") {
+			stubs = append(stubs, path)
+		}
+		return err
+	})
+	if err != nil || len(stubs) == 0 {
+		t.Fatalf("no Ghidra API declarations under testdata/ghidra-api-stubs: %v", err)
+	}
+	args := append([]string{"-d", t.TempDir(), "-proc:none", "-implicit:class", "-Xmaxerrs", "200",
+		"bridge/ReaGhidraBridge.java", "bridge/ReaBridgeProtocol.java"}, stubs...)
+	if b, err := exec.CommandContext(t.Context(), javac, args...).CombinedOutput(); err != nil {
+		t.Fatalf("the bridge does not compile against the Ghidra API declarations: %v\n%s", err, b)
+	}
+}
+
 // TestUnrelatedProcessWithTheEnginesNameSurvives runs a process named
 // analyzeHeadless that rea did not start, then a whole session with a
 // stubborn engine: the stranger is never signalled.
@@ -592,6 +620,28 @@ func TestQueriesMapTheBridgesAnswers(t *testing.T) {
 	is.Equal(sig.ReturnType, "void")
 	is.Equal(sig.Parameters, []ports.Parameter{{Name: "s", Type: "char *", Location: "rdi"}})
 	is.Equal(sig.CallingConvention, "__stdcall")
+	is.Equal(sig.Source, ghidra.ProvenanceHighFunction) // the decompiler's prototype
+	// Where the decompiler fails on a procedure, the function database's
+	// prototype answers instead.
+	sig, err = a.(ports.SignatureReader).Signature(ctx, 0x401080)
+	is.NoErr(err)
+	is.Equal(sig.Source, "ghidra-function-database")
+	is.Equal(sig.Parameters, []ports.Parameter{{Name: "__s", Type: "char *", Location: "rdi"}})
+	_, err = a.(ports.SignatureReader).Signature(ctx, 0x401001)
+	is.True(errors.Is(err, ports.ErrNotFound)) // no procedure starts there
+
+	api, err := a.(*ghidra.Analysis).NativeAPI(ctx, 0x401000)
+	is.NoErr(err)
+	is.True(api.Available)
+	is.Equal(api.Provenance, ghidra.ProvenanceHighFunction)
+	is.Equal(api.ReturnType, "int")
+	is.Equal(api.Parameters, []ports.Parameter{})
+	is.Equal(api.JumpTables, []ghidra.JumpTable{})
+	is.Equal(api.PseudocodeClassification, "decompiler-generated-non-source")
+	is.True(len(api.Limitations) == 2)
+	_, err = a.(*ghidra.Analysis).NativeAPI(ctx, 0x401080)
+	var re *ghidra.RemoteError
+	is.True(errors.As(err, &re) && re.Code == "decompile_failed") // reported, not hidden
 
 	pc, err := a.(ports.Decompiler).Decompile(ctx, 0x401000)
 	is.NoErr(err)

@@ -434,23 +434,23 @@ type procedureInfoJSON struct {
 	} `json:"prototype"`
 }
 
-// Signature reads Ghidra's function prototype (procedure_info's prototype,
-// a rea extension of the bridge). An address where no listed procedure
-// starts, or a procedure without a prototype, is ErrNotFound. The calling
+// Signature reads the prototype Ghidra's decompiler recovers (NativeAPI,
+// Source "ghidra-high-function"). Where the decompiler has none (an
+// external or bodyless procedure, no HighFunction) or fails on the
+// procedure (decompile_failed), it reads the function database's prototype
+// instead (procedure_info's prototype, a rea extension of the bridge;
+// Source "ghidra-function-database"). An address where no listed procedure
+// starts, or a procedure with neither, is ErrNotFound. The calling
 // convention is Ghidra's name ("__stdcall", ...), "" when Ghidra has none;
 // a parameter's Location is its storage's register in lower case, or
 // "stack".
 func (a *Analysis) Signature(ctx context.Context, addr uint64) (ports.Signature, error) {
-	if err := a.usable(ctx); err != nil {
+	api, err := a.NativeAPI(ctx, addr)
+	switch {
+	case err == nil && api.Available:
+		return highFunctionSignature(api), nil
+	case err != nil && !fallsBack(err):
 		return ports.Signature{}, err
-	}
-	_, procs, err := a.known(ctx)
-	if err != nil {
-		return ports.Signature{}, err
-	}
-	i := sort.Search(len(procs), func(i int) bool { return procs[i].Address >= addr })
-	if i == len(procs) || procs[i].Address != addr {
-		return ports.Signature{}, fmt.Errorf("ghidra: signature 0x%x: no procedure starts there: %w", addr, ports.ErrNotFound)
 	}
 	var info procedureInfoJSON
 	if err := a.query(ctx, "procedure_info", map[string]any{"document": nil, "procedure": formatAddress(addr)}, &info); err != nil {

@@ -34,12 +34,13 @@ const bridgeVersion = 6
 
 // bridgeMethods is the exact capability list the bridge reports at ping:
 // the operations of PROVIDERS.md §1.7 this bridge implements, in that
-// order, then read_bytes ([N]). The bridge declares nothing it answers with
-// method_unavailable.
+// order, then rea's extensions (read_bytes, function_body,
+// list_references, disassemble, native_api). The bridge declares nothing
+// it answers with method_unavailable.
 var bridgeMethods = []string{
 	"ping", "shutdown", "address_name", "list_documents", "list_names",
 	"list_procedures", "list_segments", "list_strings", "procedure_address",
-	"procedure_info", "procedure_pseudo_code", "read_bytes", "function_body", "list_references", "disassemble",
+	"procedure_info", "procedure_pseudo_code", "read_bytes", "function_body", "list_references", "disassemble", "native_api",
 }
 
 // engine is one running, handshaken Ghidra session.

@@ -3,6 +3,9 @@ package hopper
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -16,6 +19,11 @@ const (
 	// EnvStartupTimeout bounds the first query's wait for Hopper's
 	// analysis and the bridge's readiness, in milliseconds.
 	EnvStartupTimeout = "REA_HOPPER_STARTUP_TIMEOUT_MS"
+	// EnvDemoHelper names the X11 helper that runs the Hopper 6.4.2 Linux
+	// demo (Options.DemoHelper, read with ParseDemoHelper), for example
+	// this repository's scripts/hopper-demo-x11.py. Unset, the demo is
+	// refused when it would start.
+	EnvDemoHelper = "REA_HOPPER_DEMO_HELPER"
 	// DefaultStartupTimeout applies when EnvStartupTimeout is not set.
 	DefaultStartupTimeout = 120_000 * time.Millisecond
 	maxStartupTimeoutMS   = 2_147_483_647
@@ -51,6 +59,41 @@ func ParseStartupTimeout(s string) (time.Duration, error) {
 		return bad("too large")
 	}
 	return time.Duration(n) * time.Millisecond, nil
+}
+
+// ParseDemoHelper reads a REA_HOPPER_DEMO_HELPER value: the absolute,
+// clean path (at most 4096 bytes, no NUL) of an existing regular file that
+// Options.Python can read. Anything else is a configuration error naming
+// the variable, so a mistyped helper stops start-up rather than the first
+// query of a Hopper session.
+func ParseDemoHelper(s string) (string, error) {
+	bad := func(why string) (string, error) {
+		return "", fmt.Errorf("%s=%q is invalid: %s; want the absolute path of the X11 helper script (scripts/hopper-demo-x11.py)",
+			EnvDemoHelper, s, why)
+	}
+	switch {
+	case s == "":
+		return bad("empty")
+	case len(s) > 4096 || strings.IndexByte(s, 0) >= 0:
+		return bad("not a usable path")
+	case !filepath.IsAbs(s):
+		return bad("not an absolute path")
+	case filepath.Clean(s) != s:
+		return bad("not a clean path")
+	}
+	fi, err := os.Stat(s)
+	switch {
+	case err != nil:
+		return bad("cannot be read: " + err.Error())
+	case !fi.Mode().IsRegular():
+		return bad("not a regular file")
+	}
+	f, err := os.Open(s)
+	if err != nil {
+		return bad("cannot be read: " + err.Error())
+	}
+	f.Close()
+	return s, nil
 }
 
 // ParseLoaderArgs reads HOPPER_LOADER_ARGS_JSON: a JSON array of at most 64

@@ -31,7 +31,8 @@
 // application is opened hidden with open(1) when none of its bundle runs
 // (rea never owns or signals it). The Hopper 6.4.2 Linux demo (recognised by
 // its launcher's digest) runs only under the X11 helper named by
-// Options.DemoHelper: probed with the direct strategy, then a user and
+// Options.DemoHelper (REA_HOPPER_DEMO_HELPER in cmd/rea, checked at
+// start-up by ParseDemoHelper): probed with the direct strategy, then a user and
 // mount namespace when the X11 socket directory is unusable, and launched
 // as the owned process with Hopper behind "--"; its exit codes become
 // HelperError failure codes with its REA_X11_DIAGNOSTIC_V1 diagnostics. The

@@ -583,6 +583,30 @@ func TestParseLoaderArgs(t *testing.T) {
 	}
 }
 
+func TestParseDemoHelper(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	good := filepath.Join(dir, "hopper-demo-x11.py")
+	is.NoErr(os.WriteFile(good, []byte("#!/usr/bin/python3\n"), 0o644))
+	got, err := hopper.ParseDemoHelper(good)
+	is.NoErr(err)
+	is.Equal(got, good)
+	for _, bad := range []string{"", "hopper-demo-x11.py", "./x.py", dir + "/../" + filepath.Base(dir) + "/hopper-demo-x11.py",
+		filepath.Join(dir, "missing.py"), dir, "/a\x00b", "/" + strings.Repeat("a", 4096)} {
+		_, err := hopper.ParseDemoHelper(bad)
+		is.True(err != nil) // bad
+		if err != nil {
+			is.True(strings.Contains(err.Error(), hopper.EnvDemoHelper)) // the message names the variable
+		}
+	}
+	if os.Geteuid() != 0 { // root reads any file
+		unreadable := filepath.Join(dir, "unreadable.py")
+		is.NoErr(os.WriteFile(unreadable, nil, 0o200))
+		_, err := hopper.ParseDemoHelper(unreadable)
+		is.True(err != nil)
+	}
+}
+
 // TestBridgeProtocolPython runs the bridge's protocol tests with a stub
 // document (no Hopper) when python3 is installed.
 func TestBridgeProtocolPython(t *testing.T) {

@@ -31,7 +31,8 @@ type Options struct {
 	// os.TempDir().
 	TempParent string
 	// DemoHelper is the X11 helper that runs the Hopper 6.4.2 Linux demo
-	// (PROVIDERS.md §2.2); without it the demo is refused at start. Python
+	// (PROVIDERS.md §2.2; REA_HOPPER_DEMO_HELPER, read with
+	// ParseDemoHelper); without it the demo is refused at start. Python
 	// runs it; "" means DefaultPython.
 	DemoHelper string
 	Python     string

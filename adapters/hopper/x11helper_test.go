@@ -8,11 +8,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -301,6 +303,71 @@ func TestX11HelperLaunch(t *testing.T) {
 			assertGone(t, d["hopper_pid"])
 		})
 	}
+}
+
+// TestX11HelperRefusesASocketHeldOutsideHopper: when the bridge socket
+// that appears is held only by a process outside Hopper's tree (here this
+// test, binding it once the demo has started), the helper exits 74 with
+// process_ownership_mismatch, and stops the demo and its display.
+func TestX11HelperRefusesASocketHeldOutsideHopper(t *testing.T) {
+	needXvfb(t)
+	is := is.New(t)
+	dir, helper, demo := helperCopy(t, true)
+	sock := filepath.Join(dir, "s.sock")
+	bound := make(chan *net.UnixListener, 1)
+	go func() {
+		defer close(bound)
+		for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if _, err := os.Stat(sock + ".started"); err == nil {
+				l, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+				if err == nil {
+					bound <- l
+				}
+				return
+			}
+		}
+	}()
+	// The helper runs in its own process group (with Xvfb and the demo), so
+	// that a helper that does not refuse, and so waits on the demo for
+	// ever, is stopped with its children rather than left running.
+	stderrPath := filepath.Join(dir, "stderr")
+	stderr, err := os.Create(stderrPath)
+	is.NoErr(err)
+	defer stderr.Close()
+	cmd := exec.Command(python3, helper, "--strategy", "direct", "--hopper", demo, "--socket", sock, "--", demo, "wait", sock)
+	cmd.Stderr = stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	is.NoErr(cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var waitErr error
+	select {
+	case waitErr = <-done:
+	case <-time.After(2 * time.Minute):
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) // the group this test started
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
+		t.Fatal("the helper accepted a socket held outside Hopper's tree and kept running")
+	}
+	l, ok := <-bound
+	is.True(ok) // this test bound the socket while the demo ran
+	l.Close()
+	var ee *exec.ExitError
+	is.True(errors.As(waitErr, &ee))
+	code := ee.ExitCode()
+	b, err := os.ReadFile(stderrPath)
+	is.NoErr(err)
+	d := diagnostics(t, b)
+	is.Equal(code, 74)
+	is.Equal(d["failure_code"], "process_ownership_mismatch")
+	is.True(strings.Contains(d["detail"].(string), strconv.Itoa(os.Getpid()))) // names the holder
+	is.Equal(d["ownership_checked"], true)
+	assertDisplayGone(t, d)
+	assertGone(t, d["hopper_pid"])
 }
 
 // assertGone checks that the demo the helper started has exited (the

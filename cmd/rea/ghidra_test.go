@@ -352,6 +352,35 @@ func TestGhidraWaitingNoticesOverStdio(t *testing.T) {
 	is.Equal(len(live), 0)  // live
 }
 
+// TestGhidraNativeAPIOverStdio: inspect_native_api on a Ghidra session
+// takes the prototype from the decompiler's HighFunction (the bridge's
+// native_api), and the function database's where the decompiler fails.
+func TestGhidraNativeAPIOverStdio(t *testing.T) {
+	is := is.New(t)
+	h := newGhidraHost(t)
+	h.openGhidra()
+	api := func(procedure string) map[string]any {
+		text, isErr := h.mustCall("inspect_native_api", map[string]any{"procedure": procedure}, "")
+		is.True(!isErr) // text
+		var e core.Evidence
+		is.NoErr(json.Unmarshal([]byte(text), &e))
+		var r struct {
+			NativeAPI map[string]any `json:"native_api"`
+		}
+		is.NoErr(json.Unmarshal(e.NormalizedResult, &r))
+		return r.NativeAPI
+	}
+	helper := api("0x401040")
+	is.Equal(helper["signature_source"], "ghidra-high-function")
+	is.Equal(helper["parameters"], []any{map[string]any{"name": "s", "type": "char *", "location": "rdi"}})
+	is.Equal(api("0x401080")["signature_source"], "ghidra-function-database") // decompile_failed on the thunk
+	_, isErr := h.mustCall("close_binary", map[string]any{}, "")
+	is.True(!isErr) // close_binary
+	roots, live := h.settle()
+	is.Equal(len(roots), 0)
+	is.Equal(len(live), 0)
+}
+
 // TestGhidraStartupOverStdio: cancellation during startup, a startup
 // timeout and a crash, each on its own connection with the fake engine.
 func TestGhidraStartupOverStdio(t *testing.T) {

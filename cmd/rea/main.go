@@ -126,6 +126,13 @@ func wireFor(lookupEnv func(string) (string, bool), serving bool) (*app, error) 
 		}
 		hopts.StartupTimeout = d
 	}
+	if v, ok := lookupEnv(hopper.EnvDemoHelper); ok {
+		helper, err := hopper.ParseDemoHelper(v)
+		if err != nil {
+			return nil, err
+		}
+		hopts.DemoHelper = helper
+	}
 	if v, ok := lookupEnv(hopper.EnvLoaderArgs); ok {
 		args, err := hopper.ParseLoaderArgs(v)
 		if err != nil {

@@ -691,6 +691,8 @@ func TestStartupRejectsInvalidSettings(t *testing.T) {
 	}
 	bad = append(bad, "REA_LEDGER_MAX_RECORDS=0", "REA_LEDGER_MAX_RECORDS=01", "REA_LEDGER_MAX_RECORDS=abc", "REA_LEDGER_MAX_BYTES=1024", "REA_LEDGER_MAX_BYTES=")
 	bad = append(bad, "HOPPER_LOADER_ARGS_JSON=", "HOPPER_LOADER_ARGS_JSON=-l ELF", `HOPPER_LOADER_ARGS_JSON=[1]`)
+	bad = append(bad, "REA_HOPPER_DEMO_HELPER=", "REA_HOPPER_DEMO_HELPER=scripts/hopper-demo-x11.py",
+		"REA_HOPPER_DEMO_HELPER=/nonexistent/hopper-demo-x11.py", "REA_HOPPER_DEMO_HELPER=/")
 	for _, env := range bad {
 		t.Run(env, func(t *testing.T) {
 			is := is.New(t)
@@ -705,6 +707,29 @@ func TestStartupRejectsInvalidSettings(t *testing.T) {
 			is.True(strings.Contains(stderr.String(), strings.SplitN(env, "=", 2)[0]))
 		})
 	}
+}
+
+// TestStartupAcceptsTheDemoHelper: an existing helper script is accepted
+// by start-up validation (the invalid ones are in
+// TestStartupRejectsInvalidSettings).
+func TestStartupAcceptsTheDemoHelper(t *testing.T) {
+	is := is.New(t)
+	helper, err := filepath.Abs("../../scripts/hopper-demo-x11.py")
+	is.NoErr(err)
+	_, err = wire(func(k string) (string, bool) {
+		if k == "REA_HOPPER_DEMO_HELPER" {
+			return helper, true
+		}
+		return noEnv(k)
+	})
+	is.NoErr(err)
+	_, err = wire(func(k string) (string, bool) {
+		if k == "REA_HOPPER_DEMO_HELPER" {
+			return helper + ".missing", true
+		}
+		return noEnv(k)
+	})
+	is.True(err != nil && strings.Contains(err.Error(), "REA_HOPPER_DEMO_HELPER"))
 }
 
 func TestCompactProfileOverStdio(t *testing.T) {

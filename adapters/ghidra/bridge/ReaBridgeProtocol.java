@@ -41,6 +41,7 @@ public final class ReaBridgeProtocol {
         m("function_body", "document", "procedure", "max_instructions");
         m("list_references", "document", "offset", "limit");
         m("disassemble", "document", "address", "end", "max_instructions");
+        m("native_api", "document", "procedure");
     }
 
     private static void m(String name, String... keys) {
@@ -330,6 +331,115 @@ public final class ReaBridgeProtocol {
         r.put("next_offset", more ? (Object) (long) to : null);
         r.put("has_more", more);
         return r;
+    }
+
+    // native_api's caps (PROVIDERS.md §1.9) and its size budget in UTF-8
+    // bytes: min(192 KiB, 1 MiB - size - 32 KiB), taken here at its upper
+    // bound since the bridge answers native_api on its own.
+    public static final int MAX_NATIVE_PARAMETERS = 64;
+    public static final int MAX_JUMP_TABLES = 4;
+    public static final int MAX_DATA_SOURCES = 4;
+    public static final int MAX_MAPPINGS = 32;
+    public static final int NATIVE_API_BUDGET = 192 * 1024;
+    public static final int MAX_VALUE_CODE_POINTS = 1024;
+
+    /** One jump table as the Ghidra layer read it, before capping. */
+    public static final class JumpTableData {
+        public final String switchAddress;
+        public final List<Map<String, Object>> dataSources;
+        public final List<Map<String, Object>> mappings;
+
+        public JumpTableData(String switchAddress, List<Map<String, Object>> dataSources, List<Map<String, Object>> mappings) {
+            this.switchAddress = switchAddress;
+            this.dataSources = dataSources;
+            this.mappings = mappings;
+        }
+    }
+
+    /** A string value cut to 1,024 code points (null stays null). */
+    public static String clip(String v) {
+        if (v == null || v.codePointCount(0, v.length()) <= MAX_VALUE_CODE_POINTS) return v;
+        return v.substring(0, v.offsetByCodePoints(0, MAX_VALUE_CODE_POINTS));
+    }
+
+    /** native_api when nothing describes the procedure. */
+    public static Map<String, Object> nativeApiUnavailable(String reason) {
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("available", false);
+        r.put("reason", reason);
+        r.put("residual_unknowns", new ArrayList<>(List.of("parameters", "return_type")));
+        return r;
+    }
+
+    /**
+     * native_api from the decompiler's view of a procedure: the prototype and
+     * jump tables, capped at 64 parameters and 4 tables of at most 4 data
+     * sources and 32 mappings each, every list with its total and a
+     * *_truncated flag, then cut further (mappings first, then parameters,
+     * last entries first) until it fits NATIVE_API_BUDGET.
+     */
+    public static Map<String, Object> nativeApi(String callingConvention, String returnType, boolean variadic,
+            List<Map<String, Object>> parameters, List<JumpTableData> tables) {
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("available", true);
+        r.put("provenance", "ghidra-high-function");
+        r.put("calling_convention", clip(callingConvention));
+        r.put("return_type", clip(returnType));
+        r.put("variadic", variadic);
+        List<Map<String, Object>> params = new ArrayList<>(parameters.subList(0, Math.min(parameters.size(), MAX_NATIVE_PARAMETERS)));
+        r.put("parameters", params);
+        r.put("parameters_total", (long) parameters.size());
+        r.put("parameters_truncated", params.size() < parameters.size());
+        List<Map<String, Object>> jts = new ArrayList<>();
+        for (JumpTableData t : tables.subList(0, Math.min(tables.size(), MAX_JUMP_TABLES))) {
+            Map<String, Object> j = new LinkedHashMap<>();
+            j.put("switch_address", t.switchAddress);
+            List<Map<String, Object>> ds = new ArrayList<>(t.dataSources.subList(0, Math.min(t.dataSources.size(), MAX_DATA_SOURCES)));
+            j.put("data_sources", ds);
+            j.put("data_sources_total", (long) t.dataSources.size());
+            j.put("data_sources_truncated", ds.size() < t.dataSources.size());
+            List<Map<String, Object>> ms = new ArrayList<>(t.mappings.subList(0, Math.min(t.mappings.size(), MAX_MAPPINGS)));
+            j.put("mappings", ms);
+            j.put("mappings_total", (long) t.mappings.size());
+            j.put("mappings_truncated", ms.size() < t.mappings.size());
+            jts.add(j);
+        }
+        r.put("jump_tables", jts);
+        r.put("jump_tables_total", (long) tables.size());
+        r.put("jump_tables_truncated", jts.size() < tables.size());
+        Map<String, Object> pc = new LinkedHashMap<>();
+        pc.put("classification", "decompiler-generated-non-source");
+        pc.put("compilable", false);
+        r.put("pseudocode", pc);
+        r.put("limitations", new ArrayList<>(List.of(
+                "Ghidra's decompiler inferred these parameters, types and jump tables (HighFunction); they are not source declarations.",
+                "An indirect or computed jump whose targets Ghidra did not recover has no jump table here.")));
+        long size = utf8(Json.write(r));
+        // Drop the last mapping of the table with the most, then the last
+        // parameter, until the result fits; each removal is accounted by
+        // the item's own size, so this stays linear.
+        while (size > NATIVE_API_BUDGET) {
+            Map<String, Object> most = null;
+            for (Map<String, Object> j : jts) {
+                if (!((List<?>) j.get("mappings")).isEmpty() && (most == null || ((List<?>) j.get("mappings")).size() > ((List<?>) most.get("mappings")).size())) most = j;
+            }
+            List<?> from;
+            if (most != null) {
+                from = (List<?>) most.get("mappings");
+                most.put("mappings_truncated", true);
+            } else if (!params.isEmpty()) {
+                from = params;
+                r.put("parameters_truncated", true);
+            } else {
+                break;
+            }
+            size -= utf8(Json.write(from.remove(from.size() - 1))) + 1;
+        }
+        return r;
+    }
+
+    private static long utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8).length;
     }
 
     /** Minimal strict JSON: objects (LinkedHashMap), arrays, strings, Long, Double, Boolean, null. */

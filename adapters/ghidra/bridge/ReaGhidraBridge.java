@@ -2,8 +2,10 @@
 // auto-analysis. It reads the session descriptor (its only argument, deleted
 // after reading), checks the program against it, serves one client on a
 // Unix socket with ReaBridgeProtocol, and touches the Program from this one
-// thread only. This layer compiles only against Ghidra's jars (the live
-// lane); the protocol layer is tested with a plain JDK.
+// thread only. This layer needs Ghidra's jars to run (the live lane); the
+// Go test TestBridgeCompilesAgainstGhidraAPI type-checks it against
+// declarations of the Ghidra 12.1 API (testdata/ghidra-api-stubs), and the
+// protocol layer is tested with a plain JDK.
 //@category rea
 
 import java.io.BufferedReader;
@@ -37,8 +39,12 @@ import ghidra.program.model.listing.Data;
 import ghidra.program.model.listing.Function;
 import ghidra.program.model.mem.MemoryBlock;
 import ghidra.program.model.mem.MemoryBlockSourceInfo;
+import ghidra.program.model.pcode.FunctionPrototype;
+import ghidra.program.model.pcode.HighFunction;
+import ghidra.program.model.pcode.HighSymbol;
+import ghidra.program.model.pcode.JumpTable;
 import ghidra.program.model.symbol.Symbol;
-import ghidra.program.util.DefinedDataIterator;
+import ghidra.program.util.DefinedStringIterator;
 
 public class ReaGhidraBridge extends HeadlessScript {
     private static final int DECOMPILE_SECONDS = 30;
@@ -107,6 +113,7 @@ public class ReaGhidraBridge extends HeadlessScript {
             case "disassemble": return disassemble(address(p.get("address")), address(p.get("end")), (int) ReaBridgeProtocol.intParam(p, "max_instructions", 1, 4096));
             case "function_body": return body(procedure(p.get("procedure")), (int) ReaBridgeProtocol.intParam(p, "max_instructions", 1, 100_000));
             case "procedure_pseudo_code": return decompile(procedure(p.get("procedure")));
+            case "native_api": return nativeApi(procedure(p.get("procedure")));
             case "read_bytes": return readBytes(address(p.get("address")), (int) ReaBridgeProtocol.intParam(p, "length", 1, MAX_READ));
             default: throw new ReaBridgeProtocol.BridgeException("method_unavailable", method + " is not implemented by this bridge");
         }
@@ -256,7 +263,7 @@ public class ReaGhidraBridge extends HeadlessScript {
     private List<Map<String, Object>> strings() throws ReaBridgeProtocol.BridgeException {
         if (strings != null) return strings;
         List<Map<String, Object>> out = new ArrayList<>();
-        for (Data data : DefinedDataIterator.definedStrings(currentProgram)) {
+        for (Data data : DefinedStringIterator.forProgram(currentProgram)) {
             StringDataInstance s = StringDataInstance.getStringDataInstance(data);
             String v = s.getStringValue();
             if (v == null || v.isEmpty()) continue;
@@ -524,6 +531,12 @@ public class ReaGhidraBridge extends HeadlessScript {
 
     private Object decompile(Function f) throws ReaBridgeProtocol.BridgeException {
         if (f.isExternal() || f.getBody().isEmpty()) return null;
+        return decompiled(f).getDecompiledFunction().getC();
+    }
+
+    // decompiled runs the decompiler on f (C code and syntax tree on) and
+    // maps its failures onto the bridge's codes.
+    private DecompileResults decompiled(Function f) throws ReaBridgeProtocol.BridgeException {
         DecompileResults r = decompiler.decompileFunction(f, DECOMPILE_SECONDS, monitor);
         if (r.isTimedOut()) throw new ReaBridgeProtocol.BridgeException("decompile_timeout", "decompiling " + f.getName() + " took over 30 s");
         if (r.isCancelled()) throw new ReaBridgeProtocol.BridgeException("decompile_cancelled", "decompiling " + f.getName() + " was cancelled");
@@ -532,7 +545,69 @@ public class ReaGhidraBridge extends HeadlessScript {
             if (msg.codePointCount(0, msg.length()) > 512) msg = msg.substring(0, msg.offsetByCodePoints(0, 512));
             throw new ReaBridgeProtocol.BridgeException("decompile_failed", msg);
         }
-        return r.getDecompiledFunction().getC();
+        return r;
+    }
+
+    // native_api: the prototype and jump tables of the decompiler's
+    // HighFunction, capped by ReaBridgeProtocol.nativeApi. A procedure with
+    // nothing to decompile, or no HighFunction, is unavailable.
+    private Map<String, Object> nativeApi(Function f) throws ReaBridgeProtocol.BridgeException {
+        if (f.isExternal() || f.getBody().isEmpty()) {
+            return ReaBridgeProtocol.nativeApiUnavailable("Ghidra has no body to decompile for this procedure (external or empty).");
+        }
+        HighFunction h = decompiled(f).getHighFunction();
+        FunctionPrototype proto = h == null ? null : h.getFunctionPrototype();
+        if (proto == null) {
+            return ReaBridgeProtocol.nativeApiUnavailable("Ghidra's decompiler gave no HighFunction prototype for this procedure.");
+        }
+        List<Map<String, Object>> params = new ArrayList<>();
+        for (int i = 0; i < proto.getNumParams(); i++) {
+            HighSymbol s = proto.getParam(i);
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("name", s == null ? null : ReaBridgeProtocol.clip(s.getName()));
+            m.put("type", s == null || s.getDataType() == null ? null : ReaBridgeProtocol.clip(s.getDataType().getDisplayName()));
+            m.put("storage", s == null || s.getStorage() == null ? null : ReaBridgeProtocol.clip(s.getStorage().toString()));
+            params.add(m);
+        }
+        List<ReaBridgeProtocol.JumpTableData> tables = new ArrayList<>();
+        JumpTable[] jts = h.getJumpTables();
+        for (JumpTable t : jts == null ? new JumpTable[0] : jts) {
+            List<Map<String, Object>> sources = new ArrayList<>();
+            // A JumpTable built outside a decode holds null arrays, which
+            // its getters clone; such a table contributes what it has.
+            JumpTable.LoadTable[] loads = null;
+            try {
+                loads = t.getLoadTables();
+            } catch (NullPointerException e) {
+                loads = null;
+            }
+            for (JumpTable.LoadTable lt : loads == null ? new JumpTable.LoadTable[0] : loads) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("address", fmt(lt.getAddress()));
+                m.put("entry_size", (long) lt.getSize());
+                m.put("entries", (long) lt.getNum());
+                sources.add(m);
+            }
+            List<Map<String, Object>> mappings = new ArrayList<>();
+            Address[] cases = null;
+            Integer[] labels = null;
+            try {
+                cases = t.getCases();
+                labels = t.getLabelValues();
+            } catch (NullPointerException e) {
+                // cases as far as they were read, without labels
+            }
+            for (int i = 0; cases != null && i < cases.length; i++) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                Integer label = labels != null && i < labels.length ? labels[i] : null;
+                m.put("value", label == null ? null : (Object) (long) label);
+                m.put("target", fmt(cases[i]));
+                mappings.add(m);
+            }
+            tables.add(new ReaBridgeProtocol.JumpTableData(fmt(t.getSwitchAddress()), sources, mappings));
+        }
+        String ret = proto.getReturnType() == null ? null : proto.getReturnType().getDisplayName();
+        return ReaBridgeProtocol.nativeApi(proto.getModelName(), ret, proto.isVarArg(), params, tables);
     }
 
     private Map<String, Object> readBytes(Address a, int length) throws ReaBridgeProtocol.BridgeException {

@@ -8,6 +8,8 @@ Run by the helper as `fakedemo MODE SOCKET` on its private display:
   direct  binds SOCKET at once
   exit    exits 3 at once
   odd     shows a window that is not the dialog, and nothing else
+  wait    writes SOCKET.started and waits without binding SOCKET (the test
+          then binds it from outside the demo's process tree)
 It uses the helper's own X11 client, loaded from hopper-demo-x11.py beside it,
 but its own copy of the dialog's place and button (PROVIDERS.md §2.2), so a
 helper that clicks elsewhere fails.
@@ -46,6 +48,11 @@ if mode == "exit":
     sys.exit(3)
 if mode == "direct":
     serve(path)
+if mode == "wait":
+    with open(path + ".started", "w"):
+        pass
+    while True:
+        signal.pause()
 x = connect()
 if mode == "odd":
     x.create_window(0, 0, 400, 300, 0)

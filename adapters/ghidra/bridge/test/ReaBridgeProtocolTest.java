@@ -96,6 +96,50 @@ public final class ReaBridgeProtocolTest {
         Map<String, Object> page = ReaBridgeProtocol.page(java.util.List.of(1L, 2L, 3L), 1, 1);
         check(Long.valueOf(2).equals(page.get("next_offset")) && Boolean.TRUE.equals(page.get("has_more")), "page");
 
+        // native_api: caps with totals and truncation flags, then the budget.
+        java.util.List<Map<String, Object>> params = new java.util.ArrayList<>();
+        for (int i = 0; i < 70; i++) params.add(new LinkedHashMap<>(Map.of("name", "p" + i, "type", "int", "storage", "RDI:8")));
+        java.util.List<ReaBridgeProtocol.JumpTableData> tables = new java.util.ArrayList<>();
+        for (int t = 0; t < 6; t++) {
+            java.util.List<Map<String, Object>> ds = new java.util.ArrayList<>();
+            for (int i = 0; i < (t == 0 ? 5 : 1); i++) ds.add(new LinkedHashMap<>(Map.of("address", "0x2000", "entry_size", 4L, "entries", 40L)));
+            java.util.List<Map<String, Object>> ms = new java.util.ArrayList<>();
+            for (int i = 0; i < (t == 0 ? 40 : 3); i++) ms.add(new LinkedHashMap<>(Map.of("value", (long) i, "target", "0x10" + i)));
+            tables.add(new ReaBridgeProtocol.JumpTableData("0x100" + t, ds, ms));
+        }
+        Map<String, Object> api = ReaBridgeProtocol.nativeApi("__stdcall", "int", false, params, tables);
+        check(Boolean.TRUE.equals(api.get("available")) && "ghidra-high-function".equals(api.get("provenance")), "native_api available from the HighFunction");
+        check(((java.util.List<?>) api.get("parameters")).size() == 64 && Long.valueOf(70).equals(api.get("parameters_total")) && Boolean.TRUE.equals(api.get("parameters_truncated")), "parameters capped at 64");
+        java.util.List<?> jts = (java.util.List<?>) api.get("jump_tables");
+        check(jts.size() == 4 && Long.valueOf(6).equals(api.get("jump_tables_total")) && Boolean.TRUE.equals(api.get("jump_tables_truncated")), "jump tables capped at 4");
+        Map<?, ?> j0 = (Map<?, ?>) jts.get(0), j1 = (Map<?, ?>) jts.get(1);
+        check(((java.util.List<?>) j0.get("data_sources")).size() == 4 && Boolean.TRUE.equals(j0.get("data_sources_truncated")) && Long.valueOf(5).equals(j0.get("data_sources_total")), "data sources capped at 4");
+        check(((java.util.List<?>) j0.get("mappings")).size() == 32 && Boolean.TRUE.equals(j0.get("mappings_truncated")) && Long.valueOf(40).equals(j0.get("mappings_total")), "mappings capped at 32");
+        check(((java.util.List<?>) j1.get("mappings")).size() == 3 && Boolean.FALSE.equals(j1.get("mappings_truncated")) && Boolean.FALSE.equals(j1.get("data_sources_truncated")), "a small table is whole");
+        String lim = String.join(" ", (java.util.List<String>) api.get("limitations"));
+        check(lim.matches("(?s).*(indirect|computed).*") && lim.matches("(?s).*(provider|Ghidra|Hopper).*"), "limitations name computed jumps and Ghidra");
+        Map<?, ?> pc = (Map<?, ?>) api.get("pseudocode");
+        check("decompiler-generated-non-source".equals(pc.get("classification")) && Boolean.FALSE.equals(pc.get("compilable")), "pseudocode classification");
+        check(ReaBridgeProtocol.Json.write(api).getBytes(StandardCharsets.UTF_8).length <= ReaBridgeProtocol.NATIVE_API_BUDGET, "within budget");
+        // Values are cut to 1,024 code points, and the budget cuts mappings
+        // before parameters.
+        String big = "\u00e9".repeat(5000);
+        check(ReaBridgeProtocol.clip(big).codePointCount(0, ReaBridgeProtocol.clip(big).length()) == 1024 && ReaBridgeProtocol.clip(null) == null, "clip");
+        java.util.List<Map<String, Object>> fat = new java.util.ArrayList<>();
+        for (int i = 0; i < 64; i++) fat.add(new LinkedHashMap<>(Map.of("name", ReaBridgeProtocol.clip(big), "type", ReaBridgeProtocol.clip(big), "storage", "RDI:8")));
+        java.util.List<Map<String, Object>> fatMaps = new java.util.ArrayList<>();
+        for (int i = 0; i < 32; i++) fatMaps.add(new LinkedHashMap<>(Map.of("value", (long) i, "target", "0x1")));
+        api = ReaBridgeProtocol.nativeApi(ReaBridgeProtocol.clip(big), "int", true, fat, java.util.List.of(new ReaBridgeProtocol.JumpTableData("0x1", java.util.List.of(), fatMaps)));
+        int bytes = ReaBridgeProtocol.Json.write(api).getBytes(StandardCharsets.UTF_8).length;
+        Map<?, ?> only = (Map<?, ?>) ((java.util.List<?>) api.get("jump_tables")).get(0);
+        check(bytes <= ReaBridgeProtocol.NATIVE_API_BUDGET, "a fat prototype is cut to the budget: " + bytes);
+        check(((java.util.List<?>) only.get("mappings")).isEmpty() && Boolean.TRUE.equals(only.get("mappings_truncated")), "mappings go first");
+        int kept = ((java.util.List<?>) api.get("parameters")).size();
+        check(kept > 0 && kept < 64 && Boolean.TRUE.equals(api.get("parameters_truncated")), "then parameters: kept " + kept);
+        Map<String, Object> un = ReaBridgeProtocol.nativeApiUnavailable("no body");
+        check(Boolean.FALSE.equals(un.get("available")) && ((java.util.List<?>) un.get("residual_unknowns")).size() == 2, "unavailable");
+        check(ReaBridgeProtocol.METHODS.containsKey("native_api") && ReaBridgeProtocol.METHODS.get("native_api").equals(new java.util.HashSet<>(java.util.List.of("document", "procedure"))), "native_api params");
+
         if (failures > 0) {
             System.err.println(failures + " failed");
             System.exit(1);

@@ -235,7 +235,7 @@ func ping(runID, digest, version, sha, imported string) map[string]any {
 		"analysis_complete": true, "analysis_timed_out": false,
 		"capabilities": []string{"ping", "shutdown", "address_name", "list_documents", "list_names",
 			"list_procedures", "list_segments", "list_strings", "procedure_address",
-			"procedure_info", "procedure_pseudo_code", "read_bytes", "function_body", "list_references", "disassemble"},
+			"procedure_info", "procedure_pseudo_code", "read_bytes", "function_body", "list_references", "disassemble", "native_api"},
 		"target": map[string]any{"name": name, "language_id": "x86:LE:64:default", "compiler_spec_id": "gcc",
 			"image_base": "0x400000", "default_address_space": "ram", "sha256": sha},
 	}

@@ -1,0 +1,10 @@
+// Compile-only declaration of Ghidra 12.1's public API (see README.md).
+package ghidra.program.model.block;
+
+import ghidra.program.model.address.AddressSetView;
+import ghidra.util.exception.CancelledException;
+import ghidra.util.task.TaskMonitor;
+
+public interface CodeBlockModel {
+    public CodeBlockIterator getCodeBlocksContaining(AddressSetView addrSet, TaskMonitor monitor) throws CancelledException;
+}

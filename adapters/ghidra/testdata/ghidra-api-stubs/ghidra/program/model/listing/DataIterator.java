@@ -1,0 +1,7 @@
+// Compile-only declaration of Ghidra 12.1's public API (see README.md).
+package ghidra.program.model.listing;
+
+import java.util.Iterator;
+
+public interface DataIterator extends Iterator<Data>, Iterable<Data> {
+}

@@ -1,0 +1,5 @@
+// Compile-only declaration of Ghidra 12.1's public API (see README.md).
+package ghidra.program.model.mem;
+
+public interface MemBuffer {
+}

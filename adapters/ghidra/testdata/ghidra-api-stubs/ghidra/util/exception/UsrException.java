@@ -1,0 +1,8 @@
+// Compile-only declaration of Ghidra 12.1's public API (see README.md).
+package ghidra.util.exception;
+
+public class UsrException extends Exception {
+    public UsrException() {
+        throw new UnsupportedOperationException("compile-only stub");
+    }
+}
