@@ -150,16 +150,7 @@ func (d *x86Decoder) step(b []byte, pc uint64, out *insn) {
 	defer d.push(pc)
 	if d.fast {
 		if f, ok := fastX86(b, d.mode, d.mm); ok {
-			out.size, out.flow = f.size, f.flow
-			if f.hasRel {
-				out.target, out.hasTarget = d.wrap(pc+uint64(f.size)+uint64(f.rel)), true
-				k := kindJump
-				if f.flow == ports.FlowCall {
-					k = kindCall
-				}
-				d.refs[0] = xref{from: pc, to: out.target, kind: k}
-				out.refs = d.refs[:1]
-			}
+			d.fastRefs(&f, pc, out)
 			return
 		}
 	}
@@ -263,6 +254,53 @@ func (d *x86Decoder) step(b []byte, pc uint64, out *insn) {
 		}
 	}
 	out.refs = refs
+}
+
+// roleKinds are the reference kinds of the fast path's operand roles.
+var roleKinds = [...]uint8{roleRead: kindRead, roleWrite: kindWrite, roleAddr: kindAddress}
+
+// fastRefs fills out from what the fast path decoded, with the references
+// the full decoder would find (in its operand order).
+func (d *x86Decoder) fastRefs(f *fastInsn, pc uint64, out *insn) {
+	out.size, out.flow = f.size, f.flow
+	next := pc + uint64(f.size)
+	flowKind := kindJump
+	if f.flow == ports.FlowCall {
+		flowKind = kindCall
+	}
+	refs := d.refs[:0]
+	if f.hasRel {
+		out.target, out.hasTarget = d.wrap(next+uint64(f.rel)), true
+		refs = append(refs, xref{from: pc, to: out.target, kind: flowKind})
+	}
+	var addr uint64
+	switch f.mem {
+	case mcRIP:
+		addr = d.wrap(next + uint64(f.disp))
+	case mcAbs:
+		addr = d.wrap(uint64(f.disp))
+	}
+	switch {
+	case f.indirect:
+		refs = append(refs, xref{from: pc, to: addr, kind: flowKind, flags: flagUnresolved})
+		if f.mem != mcReg {
+			refs = append(refs, xref{from: pc, to: addr, kind: kindRead})
+		}
+	case f.mem != mcReg:
+		refs = append(refs, xref{from: pc, to: addr, kind: roleKinds[f.role]})
+	}
+	if f.hasImm {
+		v := uint64(f.imm)
+		if d.mode == 32 {
+			v = uint64(uint32(f.imm))
+		}
+		if v >= 0x1000 && f.imm > 0 && d.mm.mapped(v) {
+			refs = append(refs, xref{from: pc, to: v, kind: kindAddress})
+		}
+	}
+	if len(refs) > 0 {
+		out.refs = refs
+	}
 }
 
 func (d *x86Decoder) wrap(v uint64) uint64 {
