@@ -76,3 +76,50 @@ func sameInsn(x, y *insn) error {
 	}
 	return nil
 }
+
+// X86FullOnly makes the x86 decoders created while it is set use x86asm
+// alone; it returns the function that restores the fast path.
+func X86FullOnly() (restore func()) {
+	x86FullOnly.Store(true)
+	return func() { x86FullOnly.Store(false) }
+}
+
+// SweepAllocs measures the allocations of sweeping the .text section of the
+// x86 file at path with the decoder discovery uses: per sweep of the whole
+// section, and per sweep of the section's instructions that the fast path
+// takes, laid end to end. It also returns the instruction count.
+func SweepAllocs(ctx context.Context, path string, allocsPerRun func(func()) float64) (section, fastOnly float64, insns int, err error) {
+	a, err := OpenFile(ctx, path)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer a.Close(ctx)
+	ar := archOf(a.docs[0].Architecture)
+	mm := newMemMap(a.img)
+	var text *memRegion
+	for i := range mm.regions {
+		if mm.regions[i].name == ".text" && mm.regions[i].fileSize > 0 {
+			text = &mm.regions[i]
+		}
+	}
+	if text == nil || (ar != archX86 && ar != archX8664) {
+		return 0, 0, 0, fmt.Errorf("%s: no x86 .text", path)
+	}
+	b, err := mm.view(a.src, text.addr, text.fileSize)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	d := newDecoder(ar, mm, a.src)
+	var fast []byte
+	insns, _ = sweep(d, b, text.addr, text.addr+uint64(len(b)), len(b), func(in *insn) bool {
+		off := in.addr - text.addr
+		if _, ok := fastX86(b[off:], d.(*x86Decoder).mode, mm); ok {
+			fast = append(fast, b[off:off+uint64(in.size)]...)
+		}
+		return true
+	})
+	visit := func(*insn) bool { return true }
+	section = allocsPerRun(func() { sweep(d, b, text.addr, text.addr+uint64(len(b)), len(b), visit) })
+	fastOnly = allocsPerRun(func() { sweep(d, fast, text.addr, text.addr+uint64(len(fast)), len(fast), visit) })
+	return section, fastOnly, insns, nil
+}
