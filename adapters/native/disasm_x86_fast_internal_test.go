@@ -79,3 +79,44 @@ func TestFastStepMatchesFullStep(t *testing.T) {
 		t.Logf("mode %d: the fast path took %d of the built encodings", mode, taken)
 	}
 }
+
+// BenchmarkSweepX86 sweeps the .text of /usr/bin/ls with the discovery
+// decoder (fast) and with x86asm alone (full); it reports ns per
+// instruction.
+func BenchmarkSweepX86(b *testing.B) {
+	a, err := OpenFile(b.Context(), "/usr/bin/ls")
+	if err != nil {
+		b.Skip(err)
+	}
+	defer a.Close(b.Context())
+	mm := newMemMap(a.img)
+	var text *memRegion
+	for i := range mm.regions {
+		if mm.regions[i].name == ".text" {
+			text = &mm.regions[i]
+		}
+	}
+	if text == nil || archOf(a.docs[0].Architecture) != archX8664 {
+		b.Skip("no x86-64 .text")
+	}
+	code, err := mm.view(a.src, text.addr, text.fileSize)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, fast := range []bool{true, false} {
+		name := "full"
+		if fast {
+			name = "fast"
+		}
+		b.Run(name, func(b *testing.B) {
+			d := newX86(64, mm, a.src)
+			d.fast = fast
+			n := 0
+			for b.Loop() {
+				k, _ := sweep(d, code, text.addr, text.addr+uint64(len(code)), len(code), func(*insn) bool { return true })
+				n += k
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/insn")
+		})
+	}
+}

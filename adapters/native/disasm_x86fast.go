@@ -194,6 +194,30 @@ func modrm(b []byte, i, mode int, rex byte) (n int, class uint8, disp int64, ok 
 	return n, class, disp, true
 }
 
+// operand measures the ModRM operand at b[*i] of opcode op of map m,
+// advances *i past it and records a memory operand that is a reference,
+// with its role; it declines (false) a reference whose role the role table
+// does not know (unless lenOnly: then only the length matters).
+func (f *fastInsn) operand(b []byte, i *int, mode int, rex byte, pfx int, lenOnly bool, m int, op byte) bool {
+	n, class, disp, ok := modrm(b, *i, mode, rex)
+	if !ok {
+		return false
+	}
+	if refMem(class) && !lenOnly {
+		role := roleNone
+		if pfx != pfxMixed {
+			role = rolesFor(mode)[m][pfx][rex>>3&1][op][b[*i]>>3&7]
+		}
+		if role == roleNone {
+			return false
+		}
+		f.mem, f.disp, f.role = class, disp, role
+	}
+	f.modrmClass = class
+	*i += n
+	return true
+}
+
 // refMem reports whether a memory operand of class c is a reference.
 func refMem(c uint8) bool { return c == mcRIP || c == mcAbs }
 
@@ -260,28 +284,6 @@ prefixes:
 	case 0x0f:
 		return fast0F(b, i, mode, opsize16, rep, rex, pfx, lenOnly)
 	}
-	// operand measures the ModRM operand at i and records a memory
-	// reference with its role; it declines (false) a reference whose role
-	// the role table does not know.
-	operand := func() bool {
-		n, class, disp, ok := modrm(b, i, mode, rex)
-		if !ok {
-			return false
-		}
-		if refMem(class) && !lenOnly {
-			role := roleNone
-			if pfx != pfxMixed {
-				role = rolesFor(mode)[map1][pfx][rex>>3&1][op][b[i]>>3&7]
-			}
-			if role == roleNone {
-				return false
-			}
-			f.mem, f.disp, f.role = class, disp, role
-		}
-		f.modrmClass = class
-		i += n
-		return true
-	}
 	kind := oneByte[op]
 	switch kind {
 	case fxBad:
@@ -301,7 +303,7 @@ prefixes:
 		if (op >= 0xd0 && op <= 0xd3 || op == 0xc0 || op == 0xc1) && b[i]>>3&7 == 6 {
 			return f, false // the undocumented sal alias
 		}
-		if !operand() || (op == 0x8d && f.modrmClass == mcReg) {
+		if !f.operand(b, &i, mode, rex, pfx, lenOnly, map1, op) || (op == 0x8d && f.modrmClass == mcReg) {
 			return f, false
 		}
 		switch kind {
@@ -381,7 +383,7 @@ prefixes:
 			if i >= len(b) || b[i]>>3&7 != 0 {
 				return f, false
 			}
-			if !operand() {
+			if !f.operand(b, &i, mode, rex, pfx, lenOnly, map1, op) {
 				return f, false
 			}
 			imm = 1
@@ -408,7 +410,7 @@ prefixes:
 			if reg == 1 {
 				return f, false
 			}
-			if !operand() {
+			if !f.operand(b, &i, mode, rex, pfx, lenOnly, map1, op) {
 				return f, false
 			}
 			if reg == 0 {
@@ -446,7 +448,7 @@ prefixes:
 				f.modrmClass = class
 				i += n
 			case op == 0xff && reg == 6, reg <= 1: // push, inc, dec
-				if !operand() {
+				if !f.operand(b, &i, mode, rex, pfx, lenOnly, map1, op) {
 					return f, false
 				}
 			default:
@@ -473,26 +475,6 @@ func fast0F(b []byte, i, mode int, opsize16 bool, rep, rex byte, pfx int, lenOnl
 	op := b[i]
 	i++
 	imm := 0
-	// operand is fastDecode's, for the opcode o of map m.
-	operand := func(m int, o byte) bool {
-		n, class, disp, ok := modrm(b, i, mode, rex)
-		if !ok {
-			return false
-		}
-		if refMem(class) && !lenOnly {
-			role := roleNone
-			if pfx != pfxMixed {
-				role = rolesFor(mode)[m][pfx][rex>>3&1][o][b[i]>>3&7]
-			}
-			if role == roleNone {
-				return false
-			}
-			f.mem, f.disp, f.role = class, disp, role
-		}
-		f.modrmClass = class
-		i += n
-		return true
-	}
 	switch op {
 	case 0x38, 0x3a:
 		if i >= len(b) {
@@ -503,7 +485,7 @@ func fast0F(b []byte, i, mode int, opsize16 bool, rep, rex byte, pfx int, lenOnl
 			m = map0F3A
 		}
 		i++ // the third opcode byte
-		if !operand(m, o) {
+		if !f.operand(b, &i, mode, rex, pfx, lenOnly, m, o) {
 			return f, false
 		}
 		if op == 0x3a {
@@ -524,7 +506,7 @@ func fast0F(b []byte, i, mode int, opsize16 bool, rep, rex byte, pfx int, lenOnl
 			if i >= len(b) {
 				return f, false
 			}
-			if !operand(map0F, op) {
+			if !f.operand(b, &i, mode, rex, pfx, lenOnly, map0F, op) {
 				return f, false
 			}
 			if twoByte[op] == fxMI8 {
@@ -545,7 +527,7 @@ func fast0F(b []byte, i, mode int, opsize16 bool, rep, rex byte, pfx int, lenOnl
 				if i >= len(b) || b[i]>>6 != 3 && op != 0xba || op == 0xba && b[i]>>3&7 < 4 {
 					return f, false
 				}
-				if !operand(map0F, op) {
+				if !f.operand(b, &i, mode, rex, pfx, lenOnly, map0F, op) {
 					return f, false
 				}
 				imm = 1
