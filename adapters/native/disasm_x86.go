@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"golang.org/x/arch/x86/x86asm"
 
@@ -32,12 +33,13 @@ type x86Decoder struct {
 	src  source
 	fast bool // use the fast path for common encodings (fastX86)
 
-	code []byte // the bytes being swept, from base
-	base uint64
-	pcs  [recentInsns]uint64 // addresses of the latest instructions, a ring
-	n    int                 // instructions in the ring (saturating at recentInsns)
-	head int                 // next write position
-	back []recent            // the ring decoded in full, newest first, while recovering a table
+	code  []byte // the bytes being swept, from base
+	base  uint64
+	pcs   [recentInsns]uint64 // addresses of the latest instructions, a ring
+	n     int                 // instructions in the ring (saturating at recentInsns)
+	head  int                 // next write position
+	back  []recent            // the ring decoded in full, newest first, while recovering a table (see rec)
+	backN int                 // instructions of the ring rec may decode
 
 	refs [4]xref
 	tab  []uint64
@@ -53,8 +55,12 @@ type x86Decoder struct {
 	}
 }
 
+// x86FullOnly makes new x86 decoders use x86asm alone (for tests that
+// compare the fast path with it).
+var x86FullOnly atomic.Bool
+
 func newX86(mode int, mm *memMap, src source) *x86Decoder {
-	return &x86Decoder{mode: mode, mm: mm, src: src, fast: true}
+	return &x86Decoder{mode: mode, mm: mm, src: src, fast: !x86FullOnly.Load(), back: make([]recent, 0, recentInsns)}
 }
 
 func (d *x86Decoder) reset(code []byte, base uint64) {
@@ -67,14 +73,26 @@ func (d *x86Decoder) push(pc uint64) {
 	d.n = min(d.n+1, recentInsns)
 }
 
-// lookBack decodes the instructions of the ring in full, newest first.
+// lookBack starts a look at the ring, newest first: it counts the
+// instructions that are in the code being swept (backN) and decodes none;
+// rec decodes them in full as they are asked for.
 func (d *x86Decoder) lookBack() {
 	d.back = d.back[:0]
+	d.backN = 0
 	for k := 1; k <= d.n; k++ {
 		pc := d.pcs[(d.head-k+recentInsns*2)%recentInsns]
 		if pc < d.base || pc-d.base >= uint64(len(d.code)) {
 			break
 		}
+		d.backN++
+	}
+}
+
+// rec returns the k-th previous instruction of the ring (1 the newest, at
+// most backN), decoding the ring up to it.
+func (d *x86Decoder) rec(k int) *recent {
+	for len(d.back) < k {
+		pc := d.pcs[(d.head-len(d.back)-1+recentInsns*2)%recentInsns]
 		inst, _, err := d.decode(d.code[pc-d.base:])
 		if err != nil {
 			d.back = append(d.back, recent{pc: pc, size: 1})
@@ -82,6 +100,7 @@ func (d *x86Decoder) lookBack() {
 		}
 		d.back = append(d.back, recent{pc: pc, size: inst.Len, op: inst.Op, a0: inst.Args[0], a1: inst.Args[1]})
 	}
+	return &d.back[k-1]
 }
 
 // decode decodes one instruction, special-casing what x86asm does not know.
@@ -150,16 +169,7 @@ func (d *x86Decoder) step(b []byte, pc uint64, out *insn) {
 	defer d.push(pc)
 	if d.fast {
 		if f, ok := fastX86(b, d.mode, d.mm); ok {
-			out.size, out.flow = f.size, f.flow
-			if f.hasRel {
-				out.target, out.hasTarget = d.wrap(pc+uint64(f.size)+uint64(f.rel)), true
-				k := kindJump
-				if f.flow == ports.FlowCall {
-					k = kindCall
-				}
-				d.refs[0] = xref{from: pc, to: out.target, kind: k}
-				out.refs = d.refs[:1]
-			}
+			d.fastRefs(&f, pc, out)
 			return
 		}
 	}
@@ -265,6 +275,53 @@ func (d *x86Decoder) step(b []byte, pc uint64, out *insn) {
 	out.refs = refs
 }
 
+// roleKinds are the reference kinds of the fast path's operand roles.
+var roleKinds = [...]uint8{roleRead: kindRead, roleWrite: kindWrite, roleAddr: kindAddress}
+
+// fastRefs fills out from what the fast path decoded, with the references
+// the full decoder would find (in its operand order).
+func (d *x86Decoder) fastRefs(f *fastInsn, pc uint64, out *insn) {
+	out.size, out.flow = f.size, f.flow
+	next := pc + uint64(f.size)
+	flowKind := kindJump
+	if f.flow == ports.FlowCall {
+		flowKind = kindCall
+	}
+	refs := d.refs[:0]
+	if f.hasRel {
+		out.target, out.hasTarget = d.wrap(next+uint64(f.rel)), true
+		refs = append(refs, xref{from: pc, to: out.target, kind: flowKind})
+	}
+	var addr uint64
+	switch f.mem {
+	case mcRIP:
+		addr = d.wrap(next + uint64(f.disp))
+	case mcAbs:
+		addr = d.wrap(uint64(f.disp))
+	}
+	switch {
+	case f.indirect:
+		refs = append(refs, xref{from: pc, to: addr, kind: flowKind, flags: flagUnresolved})
+		if f.mem != mcReg {
+			refs = append(refs, xref{from: pc, to: addr, kind: kindRead})
+		}
+	case f.mem != mcReg:
+		refs = append(refs, xref{from: pc, to: addr, kind: roleKinds[f.role]})
+	}
+	if f.hasImm {
+		v := uint64(f.imm)
+		if d.mode == 32 {
+			v = uint64(uint32(f.imm))
+		}
+		if v >= 0x1000 && f.imm > 0 && d.mm.mapped(v) {
+			refs = append(refs, xref{from: pc, to: v, kind: kindAddress})
+		}
+	}
+	if len(refs) > 0 {
+		out.refs = refs
+	}
+}
+
 func (d *x86Decoder) wrap(v uint64) uint64 {
 	if d.mode == 32 {
 		return uint64(uint32(v))
@@ -326,8 +383,8 @@ func (d *x86Decoder) table(inst x86asm.Inst, out *insn) bool {
 		// [B + idx*4] with B holding it.
 		addAt := 0
 		var other x86asm.Reg
-		for k := 1; k <= len(d.back) && k <= 4; k++ {
-			r := &d.back[k-1]
+		for k := 1; k <= d.backN && k <= 4; k++ {
+			r := d.rec(k)
 			if r.op == x86asm.ADD && sameReg(r.a0, a) {
 				if x, ok := r.a1.(x86asm.Reg); ok {
 					addAt, other = k, x
@@ -345,8 +402,8 @@ func (d *x86Decoder) table(inst x86asm.Inst, out *insn) bool {
 				break
 			}
 		}
-		for k := addAt + 1; !found && k <= len(d.back) && k <= addAt+4; k++ {
-			r := &d.back[k-1]
+		for k := addAt + 1; !found && k <= d.backN && k <= addAt+4; k++ {
+			r := d.rec(k)
 			if r.op != x86asm.MOVSXD {
 				continue
 			}
@@ -409,8 +466,8 @@ func (d *x86Decoder) table(inst x86asm.Inst, out *insn) bool {
 // leaOf finds "lea reg, [rip+T]" (or "mov reg, T") among the instructions
 // before the k-th previous one and returns T.
 func (d *x86Decoder) leaOf(reg x86asm.Reg, k int) (uint64, bool) {
-	for j := k + 1; j <= len(d.back); j++ {
-		r := &d.back[j-1]
+	for j := k + 1; j <= d.backN; j++ {
+		r := d.rec(j)
 		if !sameReg(r.a0, reg) {
 			continue
 		}
@@ -432,8 +489,9 @@ func (d *x86Decoder) leaOf(reg x86asm.Reg, k int) (uint64, bool) {
 // bound finds the case count from "cmp X, N" directly followed by a
 // conditional jump on unsigned above (ja/jbe: N+1 cases; jae/jb: N cases).
 func (d *x86Decoder) bound() (uint64, bool) {
-	for k := 1; k < len(d.back); k++ {
-		j, c := &d.back[k-1], &d.back[k]
+	for k := 1; k < d.backN; k++ {
+		c := d.rec(k + 1)
+		j := d.rec(k)
 		if c.op != x86asm.CMP {
 			continue
 		}

@@ -6,20 +6,33 @@ import (
 	"rea/ports"
 )
 
-// fastX86 decodes the length and control flow of the common x86 encodings
-// without x86asm, which is several times slower: whole-binary sweeps spend
-// most of their time here. It declines (ok false) everything whose
-// references need the full decoder (RIP-relative and absolute memory
-// operands, indirect transfers, immediates that may be addresses) and every
-// encoding outside its tables (lock, fs/gs, 16-bit addressing, VEX and EVEX,
-// rare opcodes),
-// so that on what it accepts it agrees with x86asm; the tests and
+// fastX86 decodes the common x86 encodings without x86asm, which is
+// several times slower and allocates: whole-binary sweeps spend most of
+// their time here. It measures the instruction, finds its control flow and
+// what the references need (a RIP-relative or absolute memory operand with
+// the role x86asm gives it, from rolesFor; an indirect call or jump; the
+// immediate of mov and push), and declines (ok false) an indirect jump that
+// may go through a jump table (the full decoder recovers tables) and every
+// encoding outside its tables (lock, fs/gs, 16-bit addressing, VEX and
+// EVEX, rare opcodes), so that on what it accepts step finds what x86asm
+// would; TestFastPathMatchesFullDecoder, TestFastStepMatchesFullStep and
 // FuzzDisassemble hold it to that.
 type fastInsn struct {
 	size   int
 	flow   ports.Flow
 	rel    int64
 	hasRel bool
+
+	indirect   bool  // a call or jump through a register or memory
+	modrmClass uint8 // the ModRM operand's class (mcReg...), when there is one
+	// A memory operand that is a reference (mcRIP or mcAbs), its
+	// displacement and its role (roleRead...).
+	mem  uint8
+	disp int64
+	role uint8
+	// The immediate of a mov or push, which may be an address.
+	imm    int64
+	hasImm bool
 }
 
 // x86 operand encodings of the fast tables.
@@ -113,31 +126,58 @@ var twoByte = func() (t [256]uint8) {
 	return t
 }()
 
+// Classes of a ModRM operand.
+const (
+	mcReg     = iota // a register
+	mcBased          // memory through a base register: no reference
+	mcIndexed        // memory through an index register (and maybe a base): no reference
+	mcRIP            // RIP-relative memory: a reference to next+disp
+	mcAbs            // absolute memory (no base, no index): a reference to disp
+)
+
+// Roles of a memory operand that is a reference, by opcode; roleNone sends
+// such an instruction to the full decoder.
+const (
+	roleNone uint8 = iota
+	roleRead
+	roleWrite
+	roleAddr
+)
+
 // modrm measures a ModRM operand at b[i:]: its length (ModRM, SIB,
-// displacement) and whether it is memory addressed without a base register
-// (RIP-relative or absolute), which needs the full decoder.
-func modrm(b []byte, i int) (n int, mem, special, ok bool) {
+// displacement), its class and, for RIP-relative and absolute memory, the
+// displacement. rex is the REX prefix (0 for none).
+func modrm(b []byte, i, mode int, rex byte) (n int, class uint8, disp int64, ok bool) {
 	if i >= len(b) {
-		return 0, false, false, false
+		return 0, 0, 0, false
 	}
 	m := b[i]
 	mod, rm := m>>6, m&7
 	if mod == 3 {
-		return 1, false, false, true
+		return 1, mcReg, 0, true
 	}
-	n = 1
+	n, class = 1, mcBased
+	at := 0 // where a disp32 of a base-less operand starts
 	if rm == 4 {
 		if i+1 >= len(b) {
-			return 0, false, false, false
+			return 0, 0, 0, false
 		}
 		n = 2
-		if b[i+1]&7 == 5 && mod == 0 {
+		if sib := b[i+1]; sib&7 == 5 && mod == 0 {
 			n += 4
-			special = true
+			if sib>>3&7 == 4 && rex&2 == 0 {
+				class, at = mcAbs, i+2
+			}
+		}
+		if sib := b[i+1]; class == mcBased && (sib>>3&7 != 4 || rex&2 != 0) {
+			class = mcIndexed
 		}
 	} else if rm == 5 && mod == 0 {
 		n += 4
-		special = true
+		class, at = mcRIP, i+1
+		if mode == 32 {
+			class = mcAbs
+		}
 	}
 	switch mod {
 	case 1:
@@ -145,31 +185,75 @@ func modrm(b []byte, i int) (n int, mem, special, ok bool) {
 	case 2:
 		n += 4
 	}
-	return n, true, special, i+n <= len(b)
+	if i+n > len(b) {
+		return 0, 0, 0, false
+	}
+	if at != 0 {
+		disp = int64(int32(binary.LittleEndian.Uint32(b[at:])))
+	}
+	return n, class, disp, true
+}
+
+// operand measures the ModRM operand at b[*i] of opcode op of map m,
+// advances *i past it and records a memory operand that is a reference,
+// with its role; it declines (false) a reference whose role the role table
+// does not know (unless lenOnly: then only the length matters).
+func (f *fastInsn) operand(b []byte, i *int, mode int, rex byte, pfx int, lenOnly bool, m int, op byte) bool {
+	n, class, disp, ok := modrm(b, *i, mode, rex)
+	if !ok {
+		return false
+	}
+	if refMem(class) && !lenOnly {
+		role := roleNone
+		if pfx != pfxMixed {
+			role = rolesFor(mode)[m][pfx][rex>>3&1][op][b[*i]>>3&7]
+		}
+		if role == roleNone {
+			return false
+		}
+		f.mem, f.disp, f.role = class, disp, role
+	}
+	f.modrmClass = class
+	*i += n
+	return true
+}
+
+// refMem reports whether a memory operand of class c is a reference.
+func refMem(c uint8) bool { return c == mcRIP || c == mcAbs }
+
+// mandatory adds a mandatory-prefix candidate p to the class seen so far.
+func mandatory(seen, p int) int {
+	if seen == pfxNone {
+		return p
+	}
+	return pfxMixed
 }
 
 func fastX86(b []byte, mode int, mm *memMap) (f fastInsn, ok bool) {
-	return fastDecode(b, mode, mm, false)
+	return fastDecode(b, mode, false)
 }
 
 // fastLength measures what x86asm cannot decode (adcx, adox and other
 // recent forms it lacks) so a sweep stays in step; it ignores what only
 // matters for references.
 func fastLength(b []byte, mode int) (fastInsn, bool) {
-	return fastDecode(b, mode, nil, true)
+	return fastDecode(b, mode, true)
 }
 
-func fastDecode(b []byte, mode int, mm *memMap, lenOnly bool) (f fastInsn, ok bool) {
+func fastDecode(b []byte, mode int, lenOnly bool) (f fastInsn, ok bool) {
 	i := 0
-	opsize16, rep, rexW := false, byte(0), false
-	legacy := 0
+	opsize16, rep, rex := false, byte(0), byte(0)
+	legacy, pfx := 0, pfxNone
 prefixes:
 	for ; i < len(b); i++ {
 		switch b[i] {
 		case 0x66:
 			opsize16 = true
-		case 0xf2, 0xf3:
-			rep = b[i]
+			pfx = mandatory(pfx, pfx66)
+		case 0xf2:
+			rep, pfx = b[i], mandatory(pfx, pfxF2)
+		case 0xf3:
+			rep, pfx = b[i], mandatory(pfx, pfxF3)
 		case 0x2e, 0x3e, 0x26, 0x36:
 		case 0x67:
 			if mode == 32 {
@@ -185,10 +269,11 @@ prefixes:
 		}
 	}
 	if mode == 64 && i < len(b) && b[i]&0xf0 == 0x40 {
-		rexW = b[i]&8 != 0
-		opsize16 = opsize16 && !rexW // REX.W overrides 66
+		rex = b[i]
 		i++
 	}
+	rexW := rex&8 != 0
+	opsize16 = opsize16 && !rexW // REX.W overrides 66
 	if i >= len(b) {
 		return f, false
 	}
@@ -197,7 +282,7 @@ prefixes:
 	imm := 0
 	switch op {
 	case 0x0f:
-		return fast0F(b, i, mode, opsize16, rep, lenOnly)
+		return fast0F(b, i, mode, opsize16, rep, rex, pfx, lenOnly)
 	}
 	kind := oneByte[op]
 	switch kind {
@@ -212,14 +297,15 @@ prefixes:
 			imm = 2
 		}
 	case fxM, fxMI8, fxMIz:
-		n, mem, special, ok := modrm(b, i)
-		if !ok || special && !lenOnly || (op == 0x8d && !mem) {
+		if i >= len(b) {
 			return f, false
 		}
 		if (op >= 0xd0 && op <= 0xd3 || op == 0xc0 || op == 0xc1) && b[i]>>3&7 == 6 {
 			return f, false // the undocumented sal alias
 		}
-		i += n
+		if !f.operand(b, &i, mode, rex, pfx, lenOnly, map1, op) || (op == 0x8d && f.modrmClass == mcReg) {
+			return f, false
+		}
 		switch kind {
 		case fxMI8:
 			imm = 1
@@ -267,9 +353,10 @@ prefixes:
 			f.flow, f.size = ports.FlowStop, i
 			return f, rep == 0
 		case op == 0x68:
-			if opsize16 || i+4 > len(b) || mightBeAddress(b[i:], mm) {
+			if opsize16 || i+4 > len(b) {
 				return f, false
 			}
+			f.imm, f.hasImm = int64(int32(binary.LittleEndian.Uint32(b[i:]))), true
 			imm = 4
 		case op >= 0xb8 && op <= 0xbf:
 			w := 4
@@ -279,27 +366,41 @@ prefixes:
 			case opsize16:
 				w = 2
 			}
-			if i+w > len(b) || (w >= 4 && mightBeAddress(b[i:], mm)) {
+			if i+w > len(b) {
 				return f, false
 			}
+			switch w {
+			case 8:
+				f.imm = int64(binary.LittleEndian.Uint64(b[i:]))
+			case 4:
+				f.imm = int64(int32(binary.LittleEndian.Uint32(b[i:])))
+			default:
+				f.imm = int64(int16(binary.LittleEndian.Uint16(b[i:])))
+			}
+			f.hasImm = true
 			imm = w
 		case op == 0xc6 || op == 0xc7:
 			if i >= len(b) || b[i]>>3&7 != 0 {
 				return f, false
 			}
-			n, _, special, ok := modrm(b, i)
-			if !ok || special && !lenOnly {
+			if !f.operand(b, &i, mode, rex, pfx, lenOnly, map1, op) {
 				return f, false
 			}
-			i += n
 			imm = 1
 			if op == 0xc7 {
 				imm = 4
 				if opsize16 {
 					imm = 2
-				} else if i+4 > len(b) || mightBeAddress(b[i:], mm) {
+				}
+				if i+imm > len(b) {
 					return f, false
 				}
+				if imm == 2 {
+					f.imm = int64(int16(binary.LittleEndian.Uint16(b[i:])))
+				} else {
+					f.imm = int64(int32(binary.LittleEndian.Uint32(b[i:])))
+				}
+				f.hasImm = true
 			}
 		case op == 0xf6 || op == 0xf7:
 			if i >= len(b) {
@@ -309,11 +410,9 @@ prefixes:
 			if reg == 1 {
 				return f, false
 			}
-			n, _, special, ok := modrm(b, i)
-			if !ok || special && !lenOnly {
+			if !f.operand(b, &i, mode, rex, pfx, lenOnly, map1, op) {
 				return f, false
 			}
-			i += n
 			if reg == 0 {
 				imm = 1
 				if op == 0xf7 {
@@ -328,14 +427,36 @@ prefixes:
 				return f, false
 			}
 			reg := b[i] >> 3 & 7
-			if reg > 1 && (op == 0xfe || reg != 6) {
-				return f, false // indirect call and jump, far forms
+			switch {
+			case op == 0xff && (reg == 2 || reg == 4):
+				// call and jmp through a register or memory: the
+				// memory is the slot, read
+				if opsize16 || rep != 0 {
+					return f, false
+				}
+				f.flow, f.indirect = ports.FlowCall, true
+				if reg == 4 {
+					f.flow = ports.FlowJump
+				}
+				n, class, disp, ok := modrm(b, i, mode, rex)
+				if !ok {
+					return f, false
+				}
+				if refMem(class) {
+					f.mem, f.disp, f.role = class, disp, roleRead
+				}
+				f.modrmClass = class
+				i += n
+			case op == 0xff && reg == 6, reg <= 1: // push, inc, dec
+				if !f.operand(b, &i, mode, rex, pfx, lenOnly, map1, op) {
+					return f, false
+				}
+			default:
+				return f, false // far forms
 			}
-			n, _, special, ok := modrm(b, i)
-			if !ok || special && !lenOnly {
-				return f, false
+			if f.flow == ports.FlowJump && (f.modrmClass == mcReg || f.modrmClass == mcIndexed) {
+				return f, false // maybe a jump table: the full decoder recovers it
 			}
-			i += n
 		default:
 			return f, false
 		}
@@ -347,20 +468,7 @@ prefixes:
 	return f, true
 }
 
-// mightBeAddress reports whether a 32-bit immediate could be read as an
-// address (the full decoder decides).
-func mightBeAddress(b []byte, mm *memMap) bool {
-	if mm == nil {
-		return false
-	}
-	if len(b) < 4 {
-		return true
-	}
-	v := uint64(binary.LittleEndian.Uint32(b))
-	return v >= 0x1000 && mm.mapped(v)
-}
-
-func fast0F(b []byte, i, mode int, opsize16 bool, rep byte, lenOnly bool) (f fastInsn, ok bool) {
+func fast0F(b []byte, i, mode int, opsize16 bool, rep, rex byte, pfx int, lenOnly bool) (f fastInsn, ok bool) {
 	if i >= len(b) {
 		return f, false
 	}
@@ -372,12 +480,14 @@ func fast0F(b []byte, i, mode int, opsize16 bool, rep byte, lenOnly bool) (f fas
 		if i >= len(b) {
 			return f, false
 		}
+		m, o := map0F38, b[i]
+		if op == 0x3a {
+			m = map0F3A
+		}
 		i++ // the third opcode byte
-		n, _, special, ok := modrm(b, i)
-		if !ok || special && !lenOnly {
+		if !f.operand(b, &i, mode, rex, pfx, lenOnly, m, o) {
 			return f, false
 		}
-		i += n
 		if op == 0x3a {
 			imm = 1
 		}
@@ -393,11 +503,12 @@ func fast0F(b []byte, i, mode int, opsize16 bool, rep byte, lenOnly bool) (f fas
 			if op == 0xb8 && rep != 0xf3 {
 				return f, false
 			}
-			n, _, special, ok := modrm(b, i)
-			if !ok || special && !lenOnly {
+			if i >= len(b) {
 				return f, false
 			}
-			i += n
+			if !f.operand(b, &i, mode, rex, pfx, lenOnly, map0F, op) {
+				return f, false
+			}
 			if twoByte[op] == fxMI8 {
 				imm = 1
 			}
@@ -416,11 +527,9 @@ func fast0F(b []byte, i, mode int, opsize16 bool, rep byte, lenOnly bool) (f fas
 				if i >= len(b) || b[i]>>6 != 3 && op != 0xba || op == 0xba && b[i]>>3&7 < 4 {
 					return f, false
 				}
-				n, _, special, ok := modrm(b, i)
-				if !ok || special && !lenOnly {
+				if !f.operand(b, &i, mode, rex, pfx, lenOnly, map0F, op) {
 					return f, false
 				}
-				i += n
 				imm = 1
 			default:
 				return f, false
