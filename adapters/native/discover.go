@@ -278,6 +278,16 @@ func (b *builder) dropCode() {
 	}
 }
 
+// dropSpan is dropCode for the code of [start, end), when one region holds
+// it; the pages it shares with code beyond are kept.
+func (b *builder) dropSpan(start, end uint64) {
+	reg := b.mm.code(start)
+	if reg == nil || end <= start || end > reg.addr+uint64(len(b.bytesOf(reg))) {
+		return
+	}
+	b.src.m.drop(reg.off+(start-reg.addr), end-start)
+}
+
 // attach gives a program read from the cache what buildProgram computes
 // from the file itself before discovery.
 func (a *Analysis) attach(ctx context.Context, p *program) error {
@@ -556,6 +566,10 @@ func (b *builder) decodeAll(ctx context.Context, st *state, todo []int) ([][]uin
 	// (their own bytes only), so they run after.
 	b.parallel(ctx, len(todo), "derived", func(w *scratch, k int) {
 		out[k] = b.derive(w, parents[k], st.ranges[todo[k]])
+	}, func(lo, hi int) {
+		// Each start read a few instructions; the pages around them
+		// were mapped in.
+		b.dropSpan(st.ranges[todo[lo]].Start, st.ranges[todo[hi-1]].End)
 	})
 	clear(parents)
 	var fresh []int // positions in todo of the ranges to decode
@@ -566,6 +580,10 @@ func (b *builder) decodeAll(ctx context.Context, st *state, todo []int) ([][]uin
 	}
 	b.parallel(ctx, len(fresh), "decoded", func(w *scratch, k int) {
 		out[fresh[k]], calls[fresh[k]] = b.decodeOne(w, st.ranges[todo[fresh[k]]])
+	}, func(lo, hi int) {
+		// The code of the ranges just decoded (in address order) is
+		// read again only where a later start splits them.
+		b.dropSpan(st.ranges[todo[fresh[lo]]].Start, out[fresh[hi-1]].stop)
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -577,8 +595,10 @@ func (b *builder) decodeAll(ctx context.Context, st *state, todo []int) ([][]uin
 }
 
 // parallel runs job(w, k) for k in [0, n) on every core, each worker with
-// its own scratch, giving way to foreground queries (gate).
-func (b *builder) parallel(ctx context.Context, n int, what string, job func(w *scratch, k int)) {
+// its own scratch, giving way to foreground queries (gate). Jobs run in
+// batches of consecutive k; after(lo, hi), when not nil, is called once
+// the jobs of [lo, hi) are done.
+func (b *builder) parallel(ctx context.Context, n int, what string, job func(w *scratch, k int), after func(lo, hi int)) {
 	workers := max(1, min(runtime.GOMAXPROCS(0), n/32))
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
@@ -595,6 +615,9 @@ func (b *builder) parallel(ctx context.Context, n int, what string, job func(w *
 				}
 				for j := k; j < min(k+64, n); j++ {
 					job(w, j)
+				}
+				if after != nil {
+					after(k, min(k+64, n))
 				}
 				if d := done.Add(64); d%8192 == 0 {
 					ports.Observe(ctx, "disassemble", fmt.Sprintf("%d of %d functions %s", d, n, what))
@@ -1157,6 +1180,7 @@ func (b *builder) dataPointers(ctx context.Context, img image, st *state) []cand
 		if err != nil {
 			continue
 		}
+		defer b.src.m.drop(s.Offset, s.FileSize)
 		for i := (ptr - s.Addr%ptr) % ptr; i+ptr <= uint64(len(data)); i += ptr {
 			var v uint64
 			if ptr == 8 {

@@ -23,10 +23,11 @@ type mapping struct {
 	advise func([]byte) // tells the system the pages are not needed (nil: not supported)
 }
 
-// drop gives the resident pages of the file bytes [off, off+n) back to
-// the system, widened to whole pages; they are read again from the page
-// cache when next accessed, so views stay valid. The caller holds a pin.
-// A nil mapping or a system without the call does nothing.
+// drop gives the resident pages inside the file bytes [off, off+n) back
+// to the system (the pages it only partly covers are kept); they are read
+// again from the page cache when next accessed, so views stay valid. The
+// caller holds a pin. A nil mapping or a system without the call does
+// nothing.
 func (m *mapping) drop(off, n uint64) {
 	if m == nil || m.advise == nil || n == 0 {
 		return
@@ -38,8 +39,10 @@ func (m *mapping) drop(off, n uint64) {
 		return
 	}
 	page := uint64(os.Getpagesize())
-	lo, hi := off&^(page-1), min(size, off+min(n, size-off))
-	m.advise(m.data[lo:hi])
+	lo, hi := (off+page-1)&^(page-1), (off+min(n, size-off))&^(page-1)
+	if lo < hi {
+		m.advise(m.data[lo:hi])
+	}
 }
 
 // pin reports whether the mapping is still open and, if so, keeps it so
