@@ -1180,7 +1180,6 @@ func (b *builder) dataPointers(ctx context.Context, img image, st *state) []cand
 		if err != nil {
 			continue
 		}
-		defer b.src.m.drop(s.Offset, s.FileSize)
 		for i := (ptr - s.Addr%ptr) % ptr; i+ptr <= uint64(len(data)); i += ptr {
 			var v uint64
 			if ptr == 8 {
@@ -1194,6 +1193,7 @@ func (b *builder) dataPointers(ctx context.Context, img image, st *state) []cand
 			b.known.add(v)
 			out = append(out, candidate{addr: v, source: "data-pointer", rank: rankUnnamed})
 		}
+		b.src.m.drop(s.Offset, s.FileSize) // read once
 	}
 	return out
 }
