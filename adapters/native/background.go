@@ -241,8 +241,24 @@ func (a *Analysis) stopDiscovery() {
 
 // computeProgram reads the program from the warm cache or discovers it, and
 // stores a discovery it completed.
+//
+// With the cache on, the names (the symbol tables, which both a warm and a
+// cold open need) are read on another goroutine meanwhile: a warm open is
+// otherwise the digest of the executable, then the entry, then the names,
+// one after the other on one core.
 func (a *Analysis) computeProgram(ctx context.Context) (p *program, err error) {
 	defer recoverInto(a.img.format(), "analysis", &err)
+	if a.opts.CacheDir != "" && a.file != nil {
+		names := make(chan struct{})
+		go func() {
+			defer close(names)
+			// A failure (or a panic, on a corrupt file) is not kept: the
+			// names are asked for again below, where it is reported.
+			defer func() { _ = recover() }()
+			_, _ = a.names.get(ctx, a.sortedNames)
+		}()
+		defer func() { <-names }() // it reads the file: done before the pin is released
+	}
 	key, cache := a.cacheKey(ctx)
 	if cache {
 		if p := a.cached(key); p != nil {

@@ -60,40 +60,74 @@ const (
 
 // fnResult is what decoding one function's range yields, or what was cut
 // from the decoding of a range that held it (builder.derive).
+//
+// One is kept per procedure until discovery ends (650k on chromium), so it
+// is kept small: what a round reads once (the call targets) is returned
+// beside it (decodeAll), and the references it keeps are packed (jumpRef).
 type fnResult struct {
 	start, end uint64
-	thunkTo    uint64
-	thunkSlot  uint64
-	calls      []uint64 // targets of the resolved direct calls, in address order; dropped once the round has read them
-	nrefs      int32    // references made, or (cut from a larger range) that range's count (they are swept again when asked for: xref.go)
-	insns      int32    // at most maxFunctionInsns
-	cut        uint32   // the limits that cut it, a bit per limit
-	truncated  bool     // an instruction cap or the decoding budget cut it
-	thunk      bool     // the first instruction (after a landing pad) is an unconditional jump
+	thunkTo    uint64 // the thunk's target, or (viaSlot) the slot of its unresolved reference
 
 	// walk: the range's end is inferred, its instruction starts are in
 	// builder.starts from start up to stop (where the sweep ended: the end
 	// of the range's code, or where a cap cut it), and what a split needs
 	// is kept: a range cut from it is derived without decoding again.
-	walk      bool
 	stop      uint64
 	chainStop uint64 // where gapChain stopped short of the end (math.MaxUint64: it did not)
 
+	// base is the address the offsets below count from: the start of the
+	// range whose sweep found them (a range cut from a decoding shares
+	// that decoding's lists and base).
+	base uint64
 	// What discovery asks of the range, found by the same sweep.
 	// jumps are the refs that may start a function: resolved jumps and
 	// addresses into uncovered code, out of the range or (walk) to one of
 	// its boundaries, which a new start may put in another range; in
 	// address order.
-	jumps []xref
+	jumps []jumpRef
 	// The function boundaries in the range (inferred ends only), as
 	// offsets from base: lead, then bounds. A range cut from a decoding
 	// shares that decoding's list (bounds is a part of it) and lists in
 	// lead only its own first boundaries.
-	base   uint64
 	lead   []uint32
 	bounds []uint32
 	gaps   []uint64 // starts of the code nothing in the range reaches, on boundaries (inferred ends only; gapChain)
+
+	nrefs     int32 // references made, or (cut from a larger range) that range's count (they are swept again when asked for: xref.go)
+	insns     int32 // at most maxFunctionInsns
+	cut       uint8 // the limits that cut it, a bit per limit
+	truncated bool  // an instruction cap or the decoding budget cut it
+	thunk     bool  // the first instruction (after a landing pad) is an unconditional jump
+	viaSlot   bool  // thunkTo is the slot the thunk jumps through
+	walk      bool
 }
+
+// jumpRef is a reference kept in fnResult.jumps, in 12 bytes rather than
+// an xref's 24: where it is made, as an offset from the result's base
+// (below 1<<24: a sweep stops after maxFunctionInsns instructions of at
+// most 15 bytes), with the top bit set for an address constant (else it
+// is a jump), and its target.
+type jumpRef struct {
+	from       uint32
+	toLo, toHi uint32
+}
+
+const jumpAddress = 1 << 31
+
+func packJump(x xref, base uint64) jumpRef {
+	j := jumpRef{from: uint32(x.from - base), toLo: uint32(x.to), toHi: uint32(x.to >> 32)}
+	if x.kind == kindAddress {
+		j.from |= jumpAddress
+	}
+	return j
+}
+
+func (j jumpRef) to() uint64 { return uint64(j.toHi)<<32 | uint64(j.toLo) }
+
+// at is the address the reference is made at.
+func (j jumpRef) at(base uint64) uint64 { return base + uint64(j.from&^jumpAddress) }
+
+func (j jumpRef) address() bool { return j.from&jumpAddress != 0 }
 
 // inside reports whether addr is in the range.
 // noteThunk records a function whose first instruction (after a landing
@@ -110,7 +144,7 @@ func (r *fnResult) noteThunk(in *insn) {
 	}
 	for _, x := range in.refs {
 		if !x.resolved() {
-			r.thunkSlot = x.to
+			r.thunkTo, r.viaSlot = x.to, true
 		}
 	}
 }
@@ -232,6 +266,28 @@ type spanBounds []uint32
 
 func (b *builder) bytesOf(reg *memRegion) []byte { return b.code[reg.index] }
 
+// dropCode lets the system take back the pages of code the round read:
+// they stay in the page cache, and the few a later round reads again are
+// mapped again on access, so the process does not keep the whole code
+// resident beside its heap (on chromium 218 MB of 272).
+func (b *builder) dropCode() {
+	for i, r := range b.mm.regions {
+		if b.code[i] != nil {
+			b.src.m.drop(r.off, uint64(len(b.code[i])))
+		}
+	}
+}
+
+// dropSpan is dropCode for the code of [start, end), when one region holds
+// it; the pages it shares with code beyond are kept.
+func (b *builder) dropSpan(start, end uint64) {
+	reg := b.mm.code(start)
+	if reg == nil || end <= start || end > reg.addr+uint64(len(b.bytesOf(reg))) {
+		return
+	}
+	b.src.m.drop(reg.off+(start-reg.addr), end-start)
+}
+
 // attach gives a program read from the cache what buildProgram computes
 // from the file itself before discovery.
 func (a *Analysis) attach(ctx context.Context, p *program) error {
@@ -253,26 +309,26 @@ type state struct {
 }
 
 // insert merges new unnamed starts (unknown until now, so never equal to a
-// listed address) into the list.
+// listed address) into the list, in place from the end: the lists grow
+// (by append's rule) rather than being copied whole every round.
 func (s *state) insert(found []candidate) {
 	slices.SortFunc(found, func(a, b candidate) int { return cmp.Compare(a.addr, b.addr) })
-	n := len(s.procs) + len(found)
-	procs := make([]ports.Procedure, 0, n)
-	sizeSrc := make([]string, 0, n)
-	results := make([]*fnResult, 0, n)
-	i := 0
-	for _, c := range found {
-		for i < len(s.procs) && s.procs[i].Address < c.addr {
-			procs, sizeSrc, results = append(procs, s.procs[i]), append(sizeSrc, s.sizeSrc[i]), append(results, s.results[i])
-			i++
+	n0 := len(s.procs)
+	n := n0 + len(found)
+	s.procs = slices.Grow(s.procs, len(found))[:n]
+	s.sizeSrc = slices.Grow(s.sizeSrc, len(found))[:n]
+	s.results = slices.Grow(s.results, len(found))[:n]
+	i, j := n0-1, len(found)-1
+	for k := n - 1; j >= 0; k-- {
+		if i >= 0 && s.procs[i].Address > found[j].addr {
+			s.procs[k], s.sizeSrc[k], s.results[k] = s.procs[i], s.sizeSrc[i], s.results[i]
+			i--
+			continue
 		}
-		procs = append(procs, ports.Procedure{Address: c.addr, Source: c.source})
-		sizeSrc, results = append(sizeSrc, ""), append(results, nil)
+		s.procs[k] = ports.Procedure{Address: found[j].addr, Source: found[j].source}
+		s.sizeSrc[k], s.results[k] = "", nil
+		j--
 	}
-	procs = append(procs, s.procs[i:]...)
-	sizeSrc = append(sizeSrc, s.sizeSrc[i:]...)
-	results = append(results, s.results[i:]...)
-	s.procs, s.sizeSrc, s.results = procs, sizeSrc, results
 }
 
 func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
@@ -294,7 +350,7 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 	st.results = make([]*fnResult, len(st.procs))
 	if newDecoder(ar, mm, a.src) == nil {
 		p.procs = st.procs
-		p.ranges = functionRanges(st.procs, st.sizeSrc, mm)
+		p.ranges = functionRanges(nil, st.procs, st.sizeSrc, mm)
 		return p, ctx.Err()
 	}
 	for i, r := range mm.regions {
@@ -316,7 +372,7 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 	for _, c := range cands {
 		b.known.add(c.addr)
 	}
-	st.ranges = functionRanges(st.procs, st.sizeSrc, mm)
+	st.ranges = functionRanges(nil, st.procs, st.sizeSrc, mm)
 	b.covered = newCodeSet(mm)
 	b.starts = newCodeSet(mm)
 	for _, r := range st.ranges {
@@ -328,7 +384,7 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 	pointersDone := false
 	for round := 0; ; round++ {
 		if round > 0 {
-			st.ranges = functionRanges(st.procs, st.sizeSrc, mm)
+			st.ranges = functionRanges(st.ranges, st.procs, st.sizeSrc, mm)
 		}
 		var todo []int
 		for i, r := range st.ranges {
@@ -337,16 +393,16 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 			}
 		}
 		ports.Observe(ctx, "disassemble", fmt.Sprintf("round %d: %d functions known, %d to decode", round+1, len(st.procs), len(todo)))
-		if err := b.decodeAll(ctx, st, todo); err != nil {
+		calls, err := b.decodeAll(ctx, st, todo)
+		if err != nil {
 			return nil, err
 		}
+		b.dropCode()
 		p.rounds = round + 1
 		// Calls first, until they add nothing: only then are the ranges
 		// good enough to tell a jump that leaves its function.
-		found := b.calls(st, todo)
-		for _, i := range todo {
-			st.results[i].calls = nil
-		}
+		found := b.calls(calls)
+		calls = nil
 		if len(found) == 0 {
 			found = b.leaving(ctx, st)
 			if !pointersDone {
@@ -437,8 +493,10 @@ func sizeSources(procs []ports.Procedure, cands []candidate) []string {
 
 // functionRanges computes the extent of every procedure: its size when one
 // is known, else up to the next procedure, within its section.
-func functionRanges(procs []ports.Procedure, sizeSrc []string, mm *memMap) []ports.FunctionRange {
-	out := make([]ports.FunctionRange, len(procs))
+//
+// The list is written over dst's storage when it has room.
+func functionRanges(dst []ports.FunctionRange, procs []ports.Procedure, sizeSrc []string, mm *memMap) []ports.FunctionRange {
+	out := slices.Grow(dst[:0], len(procs))[:len(procs)]
 	var reg *memRegion
 	for i, p := range procs {
 		r := ports.FunctionRange{Start: p.Address, End: p.Address, EndSource: "unknown"}
@@ -485,8 +543,13 @@ func inferred(r ports.FunctionRange) bool {
 // later starts split the range holding it; only a start that falls inside
 // an instruction of the sweep, or code a cap left undecoded, is swept
 // again.
-func (b *builder) decodeAll(ctx context.Context, st *state, todo []int) error {
+//
+// It returns the targets of the resolved direct calls each range decoded
+// makes, in address order, parallel to todo (nil for a range cut from a
+// decoding: that decoding reported them).
+func (b *builder) decodeAll(ctx context.Context, st *state, todo []int) ([][]uint64, error) {
 	out := make([]*fnResult, len(todo))
+	calls := make([][]uint64, len(todo))
 	parents := make([]*fnResult, len(todo))
 	var last *fnResult // the decoding of the latest range at or before i
 	k := 0
@@ -503,6 +566,10 @@ func (b *builder) decodeAll(ctx context.Context, st *state, todo []int) error {
 	// (their own bytes only), so they run after.
 	b.parallel(ctx, len(todo), "derived", func(w *scratch, k int) {
 		out[k] = b.derive(w, parents[k], st.ranges[todo[k]])
+	}, func(lo, hi int) {
+		// Each start read a few instructions; the pages around them
+		// were mapped in.
+		b.dropSpan(st.ranges[todo[lo]].Start, st.ranges[todo[hi-1]].End)
 	})
 	clear(parents)
 	var fresh []int // positions in todo of the ranges to decode
@@ -512,20 +579,26 @@ func (b *builder) decodeAll(ctx context.Context, st *state, todo []int) error {
 		}
 	}
 	b.parallel(ctx, len(fresh), "decoded", func(w *scratch, k int) {
-		out[fresh[k]] = b.decodeOne(w, st.ranges[todo[fresh[k]]])
+		out[fresh[k]], calls[fresh[k]] = b.decodeOne(w, st.ranges[todo[fresh[k]]])
+	}, func(lo, hi int) {
+		// The code of the ranges just decoded (in address order) is
+		// read again only where a later start splits them.
+		b.dropSpan(st.ranges[todo[fresh[lo]]].Start, out[fresh[hi-1]].stop)
 	})
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	for k, i := range todo {
 		st.results[i] = out[k]
 	}
-	return nil
+	return calls, nil
 }
 
 // parallel runs job(w, k) for k in [0, n) on every core, each worker with
-// its own scratch, giving way to foreground queries (gate).
-func (b *builder) parallel(ctx context.Context, n int, what string, job func(w *scratch, k int)) {
+// its own scratch, giving way to foreground queries (gate). Jobs run in
+// batches of consecutive k; after(lo, hi), when not nil, is called once
+// the jobs of [lo, hi) are done.
+func (b *builder) parallel(ctx context.Context, n int, what string, job func(w *scratch, k int), after func(lo, hi int)) {
 	workers := max(1, min(runtime.GOMAXPROCS(0), n/32))
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
@@ -542,6 +615,9 @@ func (b *builder) parallel(ctx context.Context, n int, what string, job func(w *
 				}
 				for j := k; j < min(k+64, n); j++ {
 					job(w, j)
+				}
+				if after != nil {
+					after(k, min(k+64, n))
 				}
 				if d := done.Add(64); d%8192 == 0 {
 					ports.Observe(ctx, "disassemble", fmt.Sprintf("%d of %d functions %s", d, n, what))
@@ -602,8 +678,9 @@ func (b *builder) derive(w *scratch, parent *fnResult, r ports.FunctionRange) *f
 	res.bounds = parent.bounds[lo:max(lo, hi):max(lo, hi)]
 	// References made in r: a part of parent's, shared (leaving only
 	// ever shortens a range's list, in place).
-	lo, _ = slices.BinarySearchFunc(parent.jumps, r.Start, func(x xref, t uint64) int { return cmp.Compare(x.from, t) })
-	hi, _ = slices.BinarySearchFunc(parent.jumps, r.End, func(x xref, t uint64) int { return cmp.Compare(x.from, t) })
+	at := func(j jumpRef, t uint64) int { return cmp.Compare(j.at(parent.base), t) }
+	lo, _ = slices.BinarySearchFunc(parent.jumps, r.Start, at)
+	hi, _ = slices.BinarySearchFunc(parent.jumps, r.End, at)
 	if hi > lo {
 		res.jumps = parent.jumps[lo:hi:hi]
 	}
@@ -669,15 +746,15 @@ func (b *builder) codeFor(start, end uint64) ([]byte, uint64) {
 	return data[off:min(uint64(len(data)), stop-reg.addr+uint64(b.arch.maxInsn()))], stop
 }
 
-func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) *fnResult {
-	res := &fnResult{start: r.Start, end: r.End}
+func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) (*fnResult, []uint64) {
+	res := &fnResult{start: r.Start, end: r.End, base: r.Start}
 	code, stop := b.codeFor(r.Start, r.End)
 	if code == nil {
-		return res
+		return res, nil
 	}
 	if b.decoded.Add(int64(stop-r.Start)) > b.budget {
 		res.truncated, res.cut = true, 1<<limitBudget
-		return res
+		return res, nil
 	}
 	reg := b.mm.code(r.Start)
 	walk := inferred(r) && !reg.plt
@@ -733,29 +810,44 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) *fnResult {
 	res.stop = min(res.stop, stop)
 	b.decoded.Add(-int64(stop - max(res.stop, r.Start))) // what a cap left unswept was counted above
 	if walk {
-		res.base, res.bounds = r.Start, slices.Clone(w.bounds)
+		res.bounds = slices.Clone(w.bounds)
 		res.gaps, res.chainStop = b.gapChain(w, res.bounds, r.Start)
 	}
 	res.nrefs = int32(min(len(refs), math.MaxInt32))
-	for _, x := range refs {
+	// The references kept, counted first so that the list is allocated
+	// once at its size.
+	keep := func(x xref) bool {
 		switch {
-		case !x.resolved():
-		case x.kind == kindCall:
-			res.calls = append(res.calls, x.to)
-		case x.kind != kindJump && x.kind != kindAddress:
+		case !x.resolved() || (x.kind != kindJump && x.kind != kindAddress):
+			return false
 		case x.to < r.Start || x.to >= r.End:
-			if b.mayStart(x.to) {
-				res.jumps = append(res.jumps, x)
-			}
+			return b.mayStart(x.to)
 		case walk:
 			// Inside: kept when it lands on a boundary, which a new
 			// start between the two may make a jump out of its range.
-			if _, ok := slices.BinarySearch(res.bounds, uint32(x.to-r.Start)); ok && b.mayStart(x.to) {
-				res.jumps = append(res.jumps, x)
+			_, ok := slices.BinarySearch(res.bounds, uint32(x.to-r.Start))
+			return ok && b.mayStart(x.to)
+		}
+		return false
+	}
+	var calls []uint64
+	kept := 0
+	for _, x := range refs {
+		if x.resolved() && x.kind == kindCall {
+			calls = append(calls, x.to)
+		} else if keep(x) {
+			kept++
+		}
+	}
+	if kept > 0 {
+		res.jumps = make([]jumpRef, 0, kept)
+		for _, x := range refs {
+			if keep(x) {
+				res.jumps = append(res.jumps, packJump(x, r.Start))
 			}
 		}
 	}
-	return res
+	return res, calls
 }
 
 // mayStart reports whether addr is code where a function could start that
@@ -904,10 +996,10 @@ func plausible(flows []gapInsn) bool {
 // calls collects the targets of direct calls, in the functions just
 // decoded, that are not known starts and lie in code no known range
 // covers.
-func (b *builder) calls(st *state, done []int) []candidate {
+func (b *builder) calls(calls [][]uint64) []candidate {
 	var out []candidate
-	for _, i := range done {
-		for _, to := range st.results[i].calls {
+	for _, targets := range calls {
+		for _, to := range targets {
 			if !b.mayStart(to) || !b.known.add(to) {
 				continue
 			}
@@ -934,23 +1026,24 @@ func (b *builder) leaving(ctx context.Context, st *state) []candidate {
 		}
 		keep := res.jumps[:0]
 		for _, x := range res.jumps {
-			if b.known.has(x.to) {
+			to := x.to()
+			if b.known.has(to) {
 				continue
 			}
-			if res.inside(x.to) {
+			if res.inside(to) {
 				keep = append(keep, x) // for when a new start splits the range
 				continue
 			}
-			if !b.boundaryAt(st, x.to) {
+			if !b.boundaryAt(st, to) {
 				keep = append(keep, x)
 				continue
 			}
-			b.known.add(x.to)
+			b.known.add(to)
 			source := "jump-target"
-			if x.kind == kindAddress {
+			if x.address() {
 				source = "address-taken"
 			}
-			out = append(out, candidate{addr: x.to, source: source, rank: rankUnnamed})
+			out = append(out, candidate{addr: to, source: source, rank: rankUnnamed})
 		}
 		res.jumps = keep
 	}
@@ -1100,6 +1193,7 @@ func (b *builder) dataPointers(ctx context.Context, img image, st *state) []cand
 			b.known.add(v)
 			out = append(out, candidate{addr: v, source: "data-pointer", rank: rankUnnamed})
 		}
+		b.src.m.drop(s.Offset, s.FileSize) // read once
 	}
 	return out
 }
@@ -1123,18 +1217,18 @@ func (p *program) finish(results []*fnResult, cut uint32) {
 		}
 		p.insns += int(res.insns)
 		p.truncated = p.truncated || res.truncated
-		cut |= res.cut
+		cut |= uint32(res.cut)
 		if res.thunk && !p.procs[i].Thunk {
 			p.procs[i].Thunk = true
 			switch {
-			case res.thunkTo != 0:
+			case res.thunkTo != 0 && !res.viaSlot:
 				if n := p.nameNoLock(res.thunkTo); n != "" {
 					p.procs[i].ThunkTarget = n
 				} else {
 					p.procs[i].ThunkTarget = fmt.Sprintf("sub_%x", res.thunkTo)
 				}
-			case res.thunkSlot != 0:
-				if n := p.labelAt(res.thunkSlot, "import"); n != "" {
+			case res.thunkTo != 0:
+				if n := p.labelAt(res.thunkTo, "import"); n != "" {
 					p.procs[i].ThunkTarget, p.procs[i].External = n, true
 				}
 			}

@@ -1,6 +1,7 @@
 package native
 
 import (
+	"os"
 	"sync"
 )
 
@@ -19,6 +20,29 @@ type mapping struct {
 	users  int
 	closed bool
 	unmap  func([]byte) error
+	advise func([]byte) // tells the system the pages are not needed (nil: not supported)
+}
+
+// drop gives the resident pages inside the file bytes [off, off+n) back
+// to the system (the pages it only partly covers are kept); they are read
+// again from the page cache when next accessed, so views stay valid. The
+// caller holds a pin. A nil mapping or a system without the call does
+// nothing.
+func (m *mapping) drop(off, n uint64) {
+	if m == nil || m.advise == nil || n == 0 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	size := uint64(len(m.data))
+	if m.data == nil || off >= size {
+		return
+	}
+	page := uint64(os.Getpagesize())
+	lo, hi := (off+page-1)&^(page-1), (off+min(n, size-off))&^(page-1)
+	if lo < hi {
+		m.advise(m.data[lo:hi])
+	}
 }
 
 // pin reports whether the mapping is still open and, if so, keeps it so

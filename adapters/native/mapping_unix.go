@@ -17,5 +17,5 @@ func mapFile(f *os.File, size int64) *mapping {
 	if err != nil {
 		return nil
 	}
-	return &mapping{data: data, unmap: syscall.Munmap}
+	return &mapping{data: data, unmap: syscall.Munmap, advise: dontNeed}
 }

@@ -1,0 +1,113 @@
+package native
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"unsafe"
+
+	"rea/ports"
+)
+
+// A kept reference packs into 12 bytes and gives back where it was made,
+// its target (all 64 bits) and whether it is an address constant.
+func TestJumpRefPacks(t *testing.T) {
+	if n := unsafe.Sizeof(jumpRef{}); n != 12 {
+		t.Fatalf("jumpRef is %d bytes, want 12", n)
+	}
+	base := uint64(0x7fff_0000_1000)
+	for _, x := range []xref{
+		{from: base, to: 0x401000, kind: kindJump},
+		{from: base + 15<<20, to: 0xffff_ffff_ffff_fff0, kind: kindAddress},
+		{from: base + 7, to: 0x1_0000_0000, kind: kindJump},
+	} {
+		j := packJump(x, base)
+		if j.at(base) != x.from || j.to() != x.to || j.address() != (x.kind == kindAddress) {
+			t.Errorf("%+v packed as %+v: at %#x to %#x address %v", x, j, j.at(base), j.to(), j.address())
+		}
+	}
+}
+
+// Merging new starts in place gives the list a fresh merge would: sorted,
+// every old entry kept with its parallel values, every new one unnamed.
+func TestStateInsertMergesInPlace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 50 {
+		used := map[uint64]bool{}
+		var s state
+		for range rng.IntN(40) {
+			a := rng.Uint64N(1000)
+			if used[a] {
+				continue
+			}
+			used[a] = true
+			s.procs = append(s.procs, ports.Procedure{Address: a, Name: "f"})
+		}
+		slices.SortFunc(s.procs, func(a, b ports.Procedure) int { return int(a.Address) - int(b.Address) })
+		for i, p := range s.procs {
+			s.sizeSrc = append(s.sizeSrc, "symbol")
+			s.results = append(s.results, &fnResult{start: p.Address, insns: int32(i)})
+		}
+		var found []candidate
+		for range rng.IntN(40) {
+			a := rng.Uint64N(1000)
+			if used[a] {
+				continue
+			}
+			used[a] = true
+			found = append(found, candidate{addr: a, source: "gap"})
+		}
+		old := len(s.procs)
+		s.insert(found)
+		if len(s.procs) != old+len(found) || len(s.sizeSrc) != len(s.procs) || len(s.results) != len(s.procs) {
+			t.Fatalf("round %d: lengths %d %d %d, want %d", round, len(s.procs), len(s.sizeSrc), len(s.results), old+len(found))
+		}
+		for i, p := range s.procs {
+			if i > 0 && s.procs[i-1].Address >= p.Address {
+				t.Fatalf("round %d: not sorted at %d: %#x then %#x", round, i, s.procs[i-1].Address, p.Address)
+			}
+			isNew := p.Name == ""
+			switch {
+			case isNew && (p.Source != "gap" || s.sizeSrc[i] != "" || s.results[i] != nil):
+				t.Fatalf("round %d: new start %#x carries %q %q %v", round, p.Address, p.Source, s.sizeSrc[i], s.results[i])
+			case !isNew && (s.sizeSrc[i] != "symbol" || s.results[i] == nil || s.results[i].start != p.Address):
+				t.Fatalf("round %d: old start %#x lost its values", round, p.Address)
+			}
+		}
+	}
+}
+
+// Pages given back to the system read the same when accessed again.
+func TestDroppedPagesReadTheSame(t *testing.T) {
+	want := make([]byte, 5*os.Getpagesize()+123)
+	for i := range want {
+		want[i] = byte(i * 7)
+	}
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, want, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m := mapFile(f, int64(len(want)))
+	if m == nil {
+		t.Skip("no mapping on this system")
+	}
+	defer m.close()
+	if !bytes.Equal(m.data, want) {
+		t.Fatal("mapping differs from the file")
+	}
+	m.drop(100, uint64(len(want))) // past the end: clipped
+	m.drop(0, uint64(len(want)))
+	var nilMap *mapping
+	nilMap.drop(0, 10)
+	if !bytes.Equal(m.data, want) {
+		t.Fatal("mapping differs from the file after drop")
+	}
+}
