@@ -147,6 +147,30 @@ func scanString(v []byte) (string, error) {
 	return s, err
 }
 
+// plain reports whether v is a JSON string with no escapes (its text
+// between the quotes is its value).
+func plain(v []byte) bool {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return false
+	}
+	for _, c := range v[1 : len(v)-1] {
+		if c == '\\' || c < 0x20 {
+			return false
+		}
+	}
+	return true
+}
+
+// stringIs reports whether the JSON string v (raw, with its quotes; null is
+// "") is want, without copying it when it has no escapes.
+func stringIs(v []byte, want string) (bool, error) {
+	if plain(v) {
+		return string(v[1:len(v)-1]) == want, nil
+	}
+	s, err := scanString(v)
+	return s == want, err
+}
+
 // isKey reports whether the raw key k (with quotes) is name.
 func isKey(k []byte, name string) bool {
 	return len(k) == len(name)+2 && string(k[1:len(k)-1]) == name
