@@ -154,23 +154,6 @@ type inventoryCounts struct {
 // occurrences field by field without keeping them and skipping the edges
 // (jsonscan.go).
 func decodeInventory(raw []byte, r *inventorySummary) error {
-	var nodes, occs []byte
-	err := scanList(raw, '{', func(k, v []byte) error {
-		switch {
-		case isKey(k, "nodes"):
-			nodes = v
-		case isKey(k, "occurrences"):
-			occs = v
-		case isKey(k, "manifest"):
-			return json.Unmarshal(v, &r.Manifest)
-		case isKey(k, "integrity_contradictions"):
-			return json.Unmarshal(v, &r.IntegrityContradictions)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
 	type node struct {
 		kind string
 		size int64
@@ -184,56 +167,61 @@ func decodeInventory(raw []byte, r *inventorySummary) error {
 		kinds[s] = s
 		return s, err
 	}
-	byID := map[string]node{}
-	if nodes != nil && string(nodes) != "null" {
-		err := scanList(nodes, '[', func(_, v []byte) error {
+	var byID map[string]node
+	walkNodes := func(rest []byte) (int, error) {
+		if byID == nil {
+			// The manifest (before the nodes in a canonical result) says
+			// how many there are; a node takes more than 64 bytes of text.
+			byID = make(map[string]node, max(0, min(r.Manifest.NodeCount, len(rest)/64)))
+		}
+		return scanNullOr(rest, '[', func(_, rest []byte) (int, error) {
 			var id string
 			var n node
-			err := scanList(v, '{', func(k, v []byte) (err error) {
-				switch {
-				case isKey(k, "artifact_id"):
-					id, err = scanString(v)
-				case isKey(k, "kind"):
-					n.kind, err = intern(v)
-				case isKey(k, "size"):
-					n.size, err = scanInt(v)
-				}
-				return err
+			end, err := scanMembers(rest, '{', func(k, rest []byte) (int, error) {
+				return scanField(rest, func(v []byte) (err error) {
+					switch {
+					case isKey(k, "artifact_id"):
+						id, err = scanString(v)
+					case isKey(k, "kind"):
+						n.kind, err = intern(v)
+					case isKey(k, "size"):
+						n.size, err = scanInt(v)
+					}
+					return err
+				})
 			})
 			byID[id] = n
-			return err
+			return end, err
 		})
-		if err != nil {
-			return err
-		}
 	}
 	// Occurrences at "." count only when they are all there is (a single
 	// file); a root container is counted by what it holds.
 	var all, dot inventoryCounts
 	all.Kinds, dot.Kinds = map[string]int{}, map[string]int{}
 	total := 0
-	if occs != nil && string(occs) != "null" {
-		err := scanList(occs, '[', func(_, v []byte) error {
+	walkOccs := func(rest []byte) (int, error) {
+		return scanNullOr(rest, '[', func(_, rest []byte) (int, error) {
 			var id []byte
 			var root, file, verified bool
-			err := scanList(v, '{', func(k, v []byte) error {
-				var err error
-				switch {
-				case isKey(k, "artifact_id"):
-					if string(v) != "null" {
-						id = v
+			end, err := scanMembers(rest, '{', func(k, rest []byte) (int, error) {
+				return scanField(rest, func(v []byte) (err error) {
+					switch {
+					case isKey(k, "artifact_id"):
+						if string(v) != "null" {
+							id = v
+						}
+					case isKey(k, "logical_path"):
+						root, err = stringIs(v, ".")
+					case isKey(k, "entry_kind"):
+						file, err = stringIs(v, "file")
+					case isKey(k, "hash_status"):
+						verified, err = stringIs(v, "verified")
 					}
-				case isKey(k, "logical_path"):
-					root, err = stringIs(v, ".")
-				case isKey(k, "entry_kind"):
-					file, err = stringIs(v, "file")
-				case isKey(k, "hash_status"):
-					verified, err = stringIs(v, "verified")
-				}
-				return err
+					return err
+				})
 			})
 			if err != nil {
-				return err
+				return 0, err
 			}
 			total++
 			c := &all
@@ -242,7 +230,7 @@ func decodeInventory(raw []byte, r *inventorySummary) error {
 			}
 			c.Entries++
 			if !file {
-				return nil
+				return end, nil
 			}
 			c.Files++
 			if verified {
@@ -255,16 +243,45 @@ func decodeInventory(raw []byte, r *inventorySummary) error {
 				} else {
 					s, err := scanString(id)
 					if err != nil {
-						return err
+						return 0, err
 					}
 					n = byID[s]
 				}
 				c.Kinds[n.kind]++
 				c.Bytes += n.size
 			}
+			return end, nil
+		})
+	}
+	// The nodes come before the occurrences in a canonical result, and each
+	// list is read once; otherwise the occurrences are read after the nodes.
+	var nodesSeen bool
+	var later []byte
+	_, err := scanMembers(raw, '{', func(k, rest []byte) (int, error) {
+		switch {
+		case isKey(k, "nodes"):
+			nodesSeen = true
+			return walkNodes(rest)
+		case isKey(k, "occurrences") && nodesSeen:
+			return walkOccs(rest)
+		}
+		return scanField(rest, func(v []byte) error {
+			switch {
+			case isKey(k, "occurrences"):
+				later = v
+			case isKey(k, "manifest"):
+				return json.Unmarshal(v, &r.Manifest)
+			case isKey(k, "integrity_contradictions"):
+				return json.Unmarshal(v, &r.IntegrityContradictions)
+			}
 			return nil
 		})
-		if err != nil {
+	})
+	if err != nil {
+		return err
+	}
+	if later != nil {
+		if _, err := walkOccs(later); err != nil {
 			return err
 		}
 	}
