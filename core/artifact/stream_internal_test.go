@@ -179,3 +179,49 @@ func TestStreamTruncatedWhileRead(t *testing.T) {
 		}
 	}
 }
+
+// FuzzStream: whatever the entries' ranges (overlapping, empty, anywhere in
+// the archive) and the archive's size, every entry's digest is the digest of
+// its bytes and the archive's is the digest of the file.
+func FuzzStream(f *testing.F) {
+	f.Add(uint32(3000), []byte{0, 10, 5, 200, 100, 0, 7, 7})
+	f.Add(uint32(2*streamChunkBytes+7), []byte{255, 255, 1, 2, 128, 0, 128, 1})
+	f.Fuzz(func(t *testing.T, size uint32, raw []byte) {
+		size = 64 + size%(3*streamChunkBytes)
+		var spans [][2]int
+		for i := 0; i+4 <= len(raw) && len(spans) < 6; i += 4 {
+			off := 8 + 8*6 + int(uint64(binary.LittleEndian.Uint16(raw[i:]))*uint64(size)/65536)
+			l := int(uint64(binary.LittleEndian.Uint16(raw[i+2:])) * uint64(size) / 65536)
+			if off > int(size) {
+				off = int(size)
+			}
+			l = min(l, int(size)-off)
+			spans = append(spans, [2]int{off, l})
+		}
+		if len(spans) == 0 {
+			return
+		}
+		p, data := spanArchive(t, int(size), spans)
+		var opens atomic.Int64
+		g, err := Build(context.Background(), Request{Op: "inventory_artifact", Path: p, Policy: IntegrityFail, Limits: defaultArtifactLimits,
+			Openers: []ports.ContainerOpener{spanOpener{&opens}}, KeepOpen: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer g.Close()
+		if g.Root().SHA256 != hexSum(data) {
+			t.Fatal("root digest")
+		}
+		for _, it := range g.Items {
+			if it == g.Root() {
+				continue
+			}
+			var i int
+			fmt.Sscanf(it.Path, "f%d", &i)
+			s := spans[i]
+			if it.SHA256 != hexSum(data[s[0]:s[0]+s[1]]) || it.Size != int64(s[1]) {
+				t.Fatalf("%s %v: wrong digest or size", it.Path, s)
+			}
+		}
+	})
+}
