@@ -10,6 +10,7 @@ import (
 	"hash"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path"
@@ -571,6 +572,13 @@ func (b *graphBuilder) openBox(ctx context.Context, o ports.ContainerOpener, for
 func (b *graphBuilder) addEntries(bx *artBox, prefix string) error {
 	entries := slices.Clone(bx.c.Entries())
 	slices.SortFunc(entries, func(a, c ports.ContainerEntry) int { return strings.Compare(a.Path, c.Path) })
+	if len(b.byPath) < len(entries) {
+		// Sized once rather than grown entry by entry (the container held
+		// its entries to max_entries).
+		grown := make(map[string]*Item, len(b.byPath)+len(entries))
+		maps.Copy(grown, b.byPath)
+		b.byPath = grown
+	}
 	for _, e := range entries {
 		if !fs.ValidPath(e.Path) || e.Path == "." {
 			return &Failure{Reason: "path", Path: path.Join(prefix, e.Path), Err: errors.New("the container declared an unsafe path")}
