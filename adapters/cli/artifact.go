@@ -120,7 +120,8 @@ func (c *extractArtifactCmd) Run(e *env) error {
 	return tw.Flush()
 }
 
-// inventorySummary is what the text of rea inventory shows of the result.
+// inventorySummary is what the text of rea inventory shows of the result:
+// the manifest, the contradictions, and counts over the occurrences.
 type inventorySummary struct {
 	Manifest struct {
 		RootFormat      string `json:"root_format"`
@@ -131,91 +132,170 @@ type inventorySummary struct {
 		OccurrenceCount int    `json:"occurrence_count"`
 		EdgeCount       int    `json:"edge_count"`
 	} `json:"manifest"`
-	Nodes                   []inventoryNode       `json:"nodes"`
-	Occurrences             []inventoryOccurrence `json:"occurrences"`
 	IntegrityContradictions []struct {
 		LogicalPath    string `json:"logical_path"`
 		DeclaredSHA256 string `json:"declared_sha256"`
 		ObservedSHA256 string `json:"observed_sha256"`
 		Unpacked       bool   `json:"unpacked"`
 	} `json:"integrity_contradictions"`
+	Counts inventoryCounts `json:"-"`
 }
 
-type inventoryNode struct {
-	ArtifactID string `json:"artifact_id"`
-	Kind       string `json:"kind"`
-	Size       int64  `json:"size"`
-}
-
-type inventoryOccurrence struct {
-	ArtifactID  *string `json:"artifact_id"`
-	LogicalPath string  `json:"logical_path"`
-	EntryKind   string  `json:"entry_kind"`
-	HashStatus  string  `json:"hash_status"`
+// inventoryCounts counts the occurrences: entries (a root container counted
+// by what it holds, not as a file of its own), files, files verified, and
+// the files' bytes and kinds (from their nodes).
+type inventoryCounts struct {
+	Entries, Files, Verified int
+	Bytes                    int64
+	Kinds                    map[string]int
 }
 
 // decodeInventory fills r from an inventory result, reading the nodes and
-// occurrences field by field and skipping the edges (jsonscan.go); it gives
-// what json.Unmarshal gives.
+// occurrences field by field without keeping them and skipping the edges
+// (jsonscan.go).
 func decodeInventory(raw []byte, r *inventorySummary) error {
-	str := func(dst *string, v []byte) (err error) { *dst, err = scanString(v); return err }
-	return scanList(raw, '{', func(k, v []byte) error {
-		switch {
-		case isKey(k, "nodes"):
-			if string(v) == "null" {
-				return nil
-			}
-			r.Nodes = []inventoryNode{}
-			return scanList(v, '[', func(_, v []byte) error {
-				r.Nodes = append(r.Nodes, inventoryNode{})
-				n := &r.Nodes[len(r.Nodes)-1]
-				return scanList(v, '{', func(k, v []byte) (err error) {
+	type node struct {
+		kind string
+		size int64
+	}
+	kinds := map[string]string{} // interned
+	intern := func(v []byte) (string, error) {
+		s, err := scanString(v)
+		if k, ok := kinds[s]; ok {
+			return k, err
+		}
+		kinds[s] = s
+		return s, err
+	}
+	var byID map[string]node
+	walkNodes := func(rest []byte) (int, error) {
+		if byID == nil {
+			// The manifest (before the nodes in a canonical result) says
+			// how many there are; a node takes more than 64 bytes of text.
+			byID = make(map[string]node, max(0, min(r.Manifest.NodeCount, len(rest)/64)))
+		}
+		return scanNullOr(rest, '[', func(_, rest []byte) (int, error) {
+			var id string
+			var n node
+			end, err := scanMembers(rest, '{', func(k, rest []byte) (int, error) {
+				return scanField(rest, func(v []byte) (err error) {
 					switch {
 					case isKey(k, "artifact_id"):
-						return str(&n.ArtifactID, v)
+						id, err = scanString(v)
 					case isKey(k, "kind"):
-						return str(&n.Kind, v)
+						n.kind, err = intern(v)
 					case isKey(k, "size"):
-						n.Size, err = scanInt(v)
+						n.size, err = scanInt(v)
 					}
 					return err
 				})
 			})
-		case isKey(k, "occurrences"):
-			if string(v) == "null" {
-				return nil
-			}
-			r.Occurrences = []inventoryOccurrence{}
-			return scanList(v, '[', func(_, v []byte) error {
-				r.Occurrences = append(r.Occurrences, inventoryOccurrence{})
-				o := &r.Occurrences[len(r.Occurrences)-1]
-				return scanList(v, '{', func(k, v []byte) error {
+			byID[id] = n
+			return end, err
+		})
+	}
+	// Occurrences at "." count only when they are all there is (a single
+	// file); a root container is counted by what it holds.
+	var all, dot inventoryCounts
+	all.Kinds, dot.Kinds = map[string]int{}, map[string]int{}
+	total := 0
+	walkOccs := func(rest []byte) (int, error) {
+		return scanNullOr(rest, '[', func(_, rest []byte) (int, error) {
+			var id []byte
+			var root, file, verified bool
+			end, err := scanMembers(rest, '{', func(k, rest []byte) (int, error) {
+				return scanField(rest, func(v []byte) (err error) {
 					switch {
 					case isKey(k, "artifact_id"):
-						if string(v) == "null" {
-							return nil
+						if string(v) != "null" {
+							id = v
 						}
-						var id string
-						err := str(&id, v)
-						o.ArtifactID = &id
-						return err
 					case isKey(k, "logical_path"):
-						return str(&o.LogicalPath, v)
+						root, err = stringIs(v, ".")
 					case isKey(k, "entry_kind"):
-						return str(&o.EntryKind, v)
+						file, err = stringIs(v, "file")
 					case isKey(k, "hash_status"):
-						return str(&o.HashStatus, v)
+						verified, err = stringIs(v, "verified")
 					}
-					return nil
+					return err
 				})
 			})
-		case isKey(k, "manifest"):
-			return json.Unmarshal(v, &r.Manifest)
-		case isKey(k, "integrity_contradictions"):
-			return json.Unmarshal(v, &r.IntegrityContradictions)
+			if err != nil {
+				return 0, err
+			}
+			total++
+			c := &all
+			if root {
+				c = &dot
+			}
+			c.Entries++
+			if !file {
+				return end, nil
+			}
+			c.Files++
+			if verified {
+				c.Verified++
+			}
+			if id != nil {
+				var n node
+				if plain(id) {
+					n = byID[string(id[1:len(id)-1])] // no copy of the ID
+				} else {
+					s, err := scanString(id)
+					if err != nil {
+						return 0, err
+					}
+					n = byID[s]
+				}
+				c.Kinds[n.kind]++
+				c.Bytes += n.size
+			}
+			return end, nil
+		})
+	}
+	// The nodes come before the occurrences in a canonical result, and each
+	// list is read once; otherwise the occurrences are read after the nodes.
+	var nodesSeen bool
+	var later []byte
+	_, err := scanMembers(raw, '{', func(k, rest []byte) (int, error) {
+		switch {
+		case isKey(k, "nodes"):
+			nodesSeen = true
+			return walkNodes(rest)
+		case isKey(k, "occurrences") && nodesSeen:
+			return walkOccs(rest)
 		}
-		return nil
+		return scanField(rest, func(v []byte) error {
+			switch {
+			case isKey(k, "occurrences"):
+				later = v
+			case isKey(k, "manifest"):
+				return json.Unmarshal(v, &r.Manifest)
+			case isKey(k, "integrity_contradictions"):
+				return json.Unmarshal(v, &r.IntegrityContradictions)
+			}
+			return nil
+		})
 	})
+	if err != nil {
+		return err
+	}
+	if later != nil {
+		if _, err := walkOccs(later); err != nil {
+			return err
+		}
+	}
+	if total <= 1 {
+		all.Entries += dot.Entries
+		all.Files += dot.Files
+		all.Verified += dot.Verified
+		all.Bytes += dot.Bytes
+		for k, n := range dot.Kinds {
+			all.Kinds[k] += n
+		}
+	}
+	r.Counts = all
+	return nil
 }
 
 func writeInventory(w io.Writer, p string, ev *core.Evidence) error {
@@ -223,33 +303,8 @@ func writeInventory(w io.Writer, p string, ev *core.Evidence) error {
 	if err := decodeInventory(ev.NormalizedResult, &r); err != nil {
 		return err
 	}
-	kindOf := make(map[string]string, len(r.Nodes))
-	sizeOf := make(map[string]int64, len(r.Nodes))
-	for _, n := range r.Nodes {
-		kindOf[n.ArtifactID], sizeOf[n.ArtifactID] = n.Kind, n.Size
-	}
-	kinds := map[string]int{}
-	files, verified := 0, 0
-	var bytes int64
-	entries := len(r.Occurrences)
-	for _, o := range r.Occurrences {
-		// A root container is counted by what it holds, not as a file of its own.
-		if o.LogicalPath == "." && len(r.Occurrences) > 1 {
-			entries--
-			continue
-		}
-		if o.EntryKind != "file" {
-			continue
-		}
-		files++
-		if o.HashStatus == "verified" {
-			verified++
-		}
-		if o.ArtifactID != nil {
-			kinds[kindOf[*o.ArtifactID]]++
-			bytes += sizeOf[*o.ArtifactID]
-		}
-	}
+	c := r.Counts
+	kinds, entries, files, verified, bytes := c.Kinds, c.Entries, c.Files, c.Verified, c.Bytes
 	m := r.Manifest
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "%s\n", p)

@@ -80,9 +80,23 @@ func scanValue(b []byte, i int) (int, error) {
 // scanList calls fn with each element of the array or each member (key and
 // value) of the object b; open is '[' or '{'.
 func scanList(b []byte, open byte, fn func(key, val []byte) error) error {
+	_, err := scanMembers(b, open, func(key, rest []byte) (int, error) {
+		end, err := scanValue(rest, 0)
+		if err != nil {
+			return 0, err
+		}
+		return end, fn(key, rest[:end])
+	})
+	return err
+}
+
+// scanMembers is scanList for a caller that walks each value itself, so a
+// nested list is read once: fn gets the input from the value's first byte
+// on and returns the value's length. It returns the list's length.
+func scanMembers(b []byte, open byte, fn func(key, rest []byte) (int, error)) (int, error) {
 	i := scanWS(b, 0)
 	if i >= len(b) || b[i] != open {
-		return errScan
+		return 0, errScan
 	}
 	closing := byte(']')
 	if open == '{' {
@@ -90,38 +104,64 @@ func scanList(b []byte, open byte, fn func(key, val []byte) error) error {
 	}
 	i = scanWS(b, i+1)
 	if i < len(b) && b[i] == closing {
-		return nil
+		return i + 1, nil
 	}
 	for {
 		var key []byte
 		if open == '{' {
 			end, err := scanValue(b, i)
 			if err != nil || b[i] != '"' {
-				return errScan
+				return 0, errScan
 			}
 			key, i = b[i:end], scanWS(b, end)
 			if i >= len(b) || b[i] != ':' {
-				return errScan
+				return 0, errScan
 			}
 			i = scanWS(b, i+1)
 		}
-		end, err := scanValue(b, i)
+		if i >= len(b) {
+			return 0, errScan
+		}
+		n, err := fn(key, b[i:])
 		if err != nil {
-			return err
+			return 0, err
 		}
-		if err := fn(key, b[i:end]); err != nil {
-			return err
+		if n <= 0 || n > len(b)-i {
+			return 0, errScan
 		}
-		i = scanWS(b, end)
+		i = scanWS(b, i+n)
 		switch {
 		case i < len(b) && b[i] == ',':
 			i = scanWS(b, i+1)
 		case i < len(b) && b[i] == closing:
-			return nil
+			return i + 1, nil
 		default:
-			return errScan
+			return 0, errScan
 		}
 	}
+}
+
+// scanNullOr reads the value at the start of rest: null, or a list walked
+// by scanMembers with fn. It returns the value's length.
+func scanNullOr(rest []byte, open byte, fn func(key, rest []byte) (int, error)) (int, error) {
+	if len(rest) > 0 && rest[0] == 'n' {
+		end, err := scanValue(rest, 0)
+		if err != nil || string(rest[:end]) != "null" {
+			return 0, errScan
+		}
+		return end, nil
+	}
+	return scanMembers(rest, open, fn)
+}
+
+// scanField reads one member value at the start of rest with fn, returning
+// its length.
+func scanField(rest []byte, fn func(v []byte) error) (int, error) {
+	end, err := scanValue(rest, 0)
+	if err != nil {
+		return 0, err
+	}
+	return end, fn(rest[:end])
 }
 
 // scanString decodes a JSON string (raw slice with its quotes); null is "".
@@ -145,6 +185,30 @@ func scanString(v []byte) (string, error) {
 	var s string
 	err := json.Unmarshal(v, &s)
 	return s, err
+}
+
+// plain reports whether v is a JSON string with no escapes (its text
+// between the quotes is its value).
+func plain(v []byte) bool {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return false
+	}
+	for _, c := range v[1 : len(v)-1] {
+		if c == '\\' || c < 0x20 {
+			return false
+		}
+	}
+	return true
+}
+
+// stringIs reports whether the JSON string v (raw, with its quotes; null is
+// "") is want, without copying it when it has no escapes.
+func stringIs(v []byte, want string) (bool, error) {
+	if plain(v) {
+		return string(v[1:len(v)-1]) == want, nil
+	}
+	s, err := scanString(v)
+	return s == want, err
 }
 
 // isKey reports whether the raw key k (with quotes) is name.

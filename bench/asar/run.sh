@@ -8,7 +8,10 @@
 #
 #   bench/asar/run.sh [size_mb]   (default 268, the size of a large Electron
 #                                  app's app.asar; RUNS=n sets the number of
-#                                  runs, default 5)
+#                                  runs, default 5; MIN_FILE_BYTES=n leaves
+#                                  out smaller files: 2049 gives about 11k
+#                                  files, the shape of a mid-size app, where
+#                                  0 gives about 37k)
 #
 # Needs go, node, and node_modules/@electron/asar at the repository root
 # (npm ci). Builds the tree in a temporary directory and removes it on exit.
@@ -18,6 +21,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 size_mb=${1:-268}
 runs=${RUNS:-5}
+min_file=${MIN_FILE_BYTES:-0}
 
 command -v node >/dev/null || { echo "node not found" >&2; exit 1; }
 [ -d "$root/node_modules/@electron/asar" ] || { echo "run npm ci in $root first" >&2; exit 1; }
@@ -34,7 +38,7 @@ mkdir -p "$src"
 budget=$(( (size_mb - 17) * 1024 * 1024 ))
 for dir in "$root/node_modules" /usr/share/vim /usr/share/perl /usr/share/i18n /usr/share/man /usr/share/doc /usr/share/locale; do
   [ -d "$dir" ] && find "$dir" -type f -readable -printf '%s %p\n' | LC_ALL=C sort -k2
-done | awk -v budget="$budget" '$1 > 8388608 || s + $1 > budget { next } { s += $1; sub(/^[0-9]+ /, ""); print }' |
+done | awk -v budget="$budget" -v min="$min_file" '$1 < min || $1 > 8388608 || s + $1 > budget { next } { s += $1; sub(/^[0-9]+ /, ""); print }' |
   xargs -d '\n' cp --parents -t "$src"
 head -c $((9 * 1024 * 1024 + 123)) /dev/urandom > "$src/large-9m.bin"
 head -c $((8 * 1024 * 1024)) /dev/urandom > "$src/large-8m-exact.bin"

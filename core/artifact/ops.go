@@ -164,6 +164,7 @@ func handleInventoryArtifact(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	req.ResultOnly = true
 	g, err := Build(ctx, req)
 	if err != nil {
 		return nil, err
