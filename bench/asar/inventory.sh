@@ -45,7 +45,8 @@ cmd() {
     npm) echo "node $here/npm.cjs verify $2" ;;
   esac
 }
-med() { sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
+# shellcheck source=../internal/pair.sh
+. "$root/bench/internal/pair.sh" # med
 
 echo "$(nproc) CPUs; medians of $runs interleaved runs of whole processes"
 for archive in "$@"; do

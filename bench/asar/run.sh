@@ -93,32 +93,12 @@ node "$here/npm.cjs" extract "$archive" "$work/ref" > /dev/null
 # npm's output), which is removed after each run.
 mkdir -p "$work/tmp"
 
-# pair <label-a> <label-b> <cmd-a> -- <cmd-b>: $runs interleaved runs of two
-# whole processes (a, b, a, b, ...); prints the medians of wall seconds, CPU
-# seconds (user + system) and peak RSS (MB) of each, and the ratios b/a.
-pair() {
-  local la=$1 lb=$2; shift 2
-  local a=() b=()
-  while [ "$1" != "--" ]; do a+=("$1"); shift; done
-  shift
-  b=("$@")
-  : > "$work/pair.$la"; : > "$work/pair.$lb"
-  for _ in $(seq $runs); do
-    rm -rf "$work/out" "$work/tmp"/rea-extract-*
-    /usr/bin/time -f '%e %U %S %M' -o "$work/t" "${a[@]}" > /dev/null; cat "$work/t" >> "$work/pair.$la"
-    rm -rf "$work/out" "$work/tmp"/rea-extract-*
-    /usr/bin/time -f '%e %U %S %M' -o "$work/t" "${b[@]}" > /dev/null; cat "$work/t" >> "$work/pair.$lb"
-  done
-  med() { sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
-  local wa ca ra wb cb rb
-  wa=$(awk '{print $1}' "$work/pair.$la" | med); ca=$(awk '{print $2+$3}' "$work/pair.$la" | med); ra=$(awk '{print $4/1024}' "$work/pair.$la" | med)
-  wb=$(awk '{print $1}' "$work/pair.$lb" | med); cb=$(awk '{print $2+$3}' "$work/pair.$lb" | med); rb=$(awk '{print $4/1024}' "$work/pair.$lb" | med)
-  awk -v la="$la" -v lb="$lb" -v wa="$wa" -v ca="$ca" -v ra="$ra" -v wb="$wb" -v cb="$cb" -v rb="$rb" -v mb="$bytes" 'BEGIN {
-    printf "%-22s wall %6.2f s  CPU %6.2f s  peak RSS %6.0f MB  %7.1f MB/s of wall\n", la, wa, ca, ra, mb / 1e6 / wa
-    printf "%-22s wall %6.2f s  CPU %6.2f s  peak RSS %6.0f MB  %7.1f MB/s of wall\n", lb, wb, cb, rb, mb / 1e6 / wb
-    printf "%-22s wall %5.2fx  CPU %5.2fx  peak RSS %5.2fx  (%s / %s; above 1 means %s is faster or smaller)\n\n", "ratio", wb / wa, cb / ca, rb / ra, lb, la, la
-  }'
-}
+# pair (bench/internal/pair.sh): $runs interleaved runs of two whole
+# processes, medians of wall, CPU and peak RSS, and the ratios b/a.
+# shellcheck source=../internal/pair.sh
+. "$root/bench/internal/pair.sh"
+PAIR_BEFORE=clean_out
+clean_out() { rm -rf "$work/out" "$work/tmp"/rea-extract-*; }
 
 echo "$(nproc) CPUs; unit: MB = 10^6 bytes of the archive's files ($bytes bytes); medians of $runs interleaved runs of whole processes"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"

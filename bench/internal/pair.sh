@@ -8,6 +8,10 @@
 #   Needs $runs, $bytes and $work (a scratch directory); $PAIR_BEFORE, if
 #   set, is run before every command (to remove the last run's output).
 #   A command that fails stops the script with its stderr.
+#
+# med: the median of the numbers on stdin, one per line.
+
+med() { sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
 
 pair() {
   local la=$1 lb=$2; shift 2
@@ -25,7 +29,6 @@ pair() {
     /usr/bin/time -f '%e %U %S %M' -o "$work/t" "${b[@]}" > /dev/null 2> "$work/err" || { cat "$work/err" "$work/t" >&2; return 1; }
     cat "$work/t" >> "$work/pair.$lb"
   done
-  med() { sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
   local wa ca ra wb cb rb
   wa=$(awk '{print $1}' "$work/pair.$la" | med); ca=$(awk '{print $2+$3}' "$work/pair.$la" | med); ra=$(awk '{print $4*1024/1e6}' "$work/pair.$la" | med)
   wb=$(awk '{print $1}' "$work/pair.$lb" | med); cb=$(awk '{print $2+$3}' "$work/pair.$lb" | med); rb=$(awk '{print $4*1024/1e6}' "$work/pair.$lb" | med)
