@@ -67,7 +67,7 @@ func better(a, b candidate) int {
 // candidate), the size of the best-ranked candidate that knows one, and
 // Source "entry" when the address is the entry point.
 func mergeProcedures(cands []candidate) []ports.Procedure {
-	order := byAddress(cands)
+	order := byAddress(len(cands), func(i int) uint64 { return cands[i].addr })
 	groups := 0
 	for k := range order {
 		if k == 0 || cands[order[k]].addr != cands[order[k-1]].addr {
@@ -116,20 +116,20 @@ func mergeProcedures(cands []candidate) []ports.Procedure {
 	return out
 }
 
-// byAddress returns the indexes of cands sorted by address, then index.
+// byAddress returns the indexes 0..n-1 sorted by addr(i), then index.
 // The sort moves 8-byte keys (address and index in one word when both fit),
-// not the candidates.
-func byAddress(cands []candidate) []int {
+// not the records.
+func byAddress(n int, addr func(int) uint64) []int {
 	const idxBits = 24
-	order := make([]int, len(cands))
-	packed := len(cands) < 1<<idxBits
-	for _, c := range cands {
-		packed = packed && c.addr < 1<<(64-idxBits)
+	order := make([]int, n)
+	packed := n < 1<<idxBits
+	for i := 0; i < n && packed; i++ {
+		packed = addr(i) < 1<<(64-idxBits)
 	}
 	if packed {
-		keys := make([]uint64, len(cands))
-		for i, c := range cands {
-			keys[i] = c.addr<<idxBits | uint64(i)
+		keys := make([]uint64, n)
+		for i := range keys {
+			keys[i] = addr(i)<<idxBits | uint64(i)
 		}
 		slices.Sort(keys)
 		for k, key := range keys {
@@ -141,7 +141,7 @@ func byAddress(cands []candidate) []int {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int {
-		return cmp.Or(cmp.Compare(cands[a].addr, cands[b].addr), cmp.Compare(a, b))
+		return cmp.Or(cmp.Compare(addr(a), addr(b)), cmp.Compare(a, b))
 	})
 	return order
 }
@@ -149,16 +149,30 @@ func byAddress(cands []candidate) []int {
 var kindOrder = map[string]int{"function": 0, "import": 1, "object": 2, "label": 3, "section": 4}
 
 // sortNames sorts labels by address then name and drops repeated
-// address+name pairs, keeping the most specific kind.
+// address+name pairs, keeping the most specific kind. Only labels at one
+// address compare names.
 func sortNames(names []ports.Name) []ports.Name {
-	names = slices.Clone(names)
-	slices.SortFunc(names, func(a, b ports.Name) int {
-		if c := cmp.Compare(a.Address, b.Address); c != 0 {
-			return c
+	order := byAddress(len(names), func(i int) uint64 { return names[i].Address })
+	for i := 0; i < len(order); {
+		j := i + 1
+		for j < len(order) && names[order[j]].Address == names[order[i]].Address {
+			j++
 		}
-		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(kindOrder[a.Kind], kindOrder[b.Kind]))
-	})
-	return slices.CompactFunc(names, func(a, b ports.Name) bool {
-		return a.Address == b.Address && a.Name == b.Name
-	})
+		if j-i > 1 {
+			slices.SortStableFunc(order[i:j], func(a, b int) int {
+				return cmp.Or(cmp.Compare(names[a].Name, names[b].Name), cmp.Compare(kindOrder[names[a].Kind], kindOrder[names[b].Kind]))
+			})
+		}
+		i = j
+	}
+	out := make([]ports.Name, 0, len(names))
+	for k, i := range order {
+		if k > 0 {
+			if p := &out[len(out)-1]; p.Address == names[i].Address && p.Name == names[i].Name {
+				continue
+			}
+		}
+		out = append(out, names[i])
+	}
+	return out
 }
