@@ -208,17 +208,24 @@ func scanBytes(ctx context.Context, data []byte, r region, opts Options, out []s
 		}
 		out = append(out, asciiString(data, s, r, opts))
 	}
-	for i, next := 0, 0; i < len(data); {
-		if i >= next {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			next = i + 1<<20
+	if minChars >= 1 && minChars <= maxFastRun {
+		check := func() error { return ctx.Err() }
+		if err := asciiRuns(data, minChars, check, emitASCII); err != nil {
+			return nil, err
 		}
-		start := nextASCII(data, i)
-		i = nextNonASCII(data, start)
-		if i-start >= minChars && start < len(data) {
-			emitASCII(span{start, i})
+	} else {
+		for i, next := 0, 0; i < len(data); {
+			if i >= next {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				next = i + 1<<20
+			}
+			start := nextASCII(data, i)
+			i = nextNonASCII(data, start)
+			if i-start >= minChars && start < len(data) {
+				emitASCII(span{start, i})
+			}
 		}
 	}
 	ascii := len(out)

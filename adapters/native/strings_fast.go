@@ -76,3 +76,85 @@ var latinByte = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// asciiBits is a bit per byte of the 64 bytes of data at base (fewer at the
+// end of data): bit k is set when data[base+k] is ASCII text.
+func asciiBits(data []byte, base int) uint64 {
+	if base+64 <= len(data) {
+		var a uint64
+		for w := 0; w < 8; w++ {
+			m := asciiMask(binary.LittleEndian.Uint64(data[base+8*w:]))
+			a |= ((m >> 7) * 0x0102040810204080 >> 56) << (8 * w)
+		}
+		return a
+	}
+	var a uint64
+	for k := 0; base+k < len(data) && k < 64; k++ {
+		if asciiByte[data[base+k]] {
+			a |= 1 << k
+		}
+	}
+	return a
+}
+
+// maxFastRun is the longest minimum run length asciiRuns handles.
+const maxFastRun = 64
+
+// asciiRuns calls emit with every maximal run of ASCII text of data at
+// least minChars (1 to maxFastRun) bytes long, in order. It works on 64
+// bytes at a time: the bytes that start minChars ASCII bytes in a row,
+// spread over the minChars bytes each starts, are exactly the bytes of the
+// long runs, so only the ends of strings cost more than a few operations.
+func asciiRuns(data []byte, minChars int, check func() error, emit func(span)) error {
+	var cur, next uint64 // ASCII bits of the chunk and of the one after it
+	var prevLong uint64  // the starts of long windows in the previous chunk
+	start, inRun := 0, false
+	if len(data) > 0 {
+		next = asciiBits(data, 0)
+	}
+	for base := 0; base < len(data); base += 64 {
+		if base&(1<<20-1) == 0 {
+			if err := check(); err != nil {
+				return err
+			}
+		}
+		cur = next
+		next = 0
+		if base+64 < len(data) {
+			next = asciiBits(data, base+64)
+		}
+		if cur == 0 && !inRun {
+			prevLong = 0
+			continue
+		}
+		// s: bit k when bytes k .. k+minChars-1 are all ASCII.
+		s := cur
+		for j := 1; j < minChars; j++ {
+			s &= cur>>j | next<<(64-j)
+		}
+		// l: bit k when byte k is in such a window.
+		l := s
+		for j := 1; j < minChars; j++ {
+			l |= s<<j | prevLong>>(64-j)
+		}
+		prevLong = s
+		t := l ^ (l << 1)
+		if inRun {
+			t ^= 1 // bit 0 continues the run when set
+		}
+		for t != 0 {
+			k := bits.TrailingZeros64(t)
+			t &= t - 1
+			if inRun {
+				emit(span{start, base + k})
+			} else {
+				start = base + k
+			}
+			inRun = !inRun
+		}
+	}
+	if inRun {
+		emit(span{start, len(data)})
+	}
+	return nil
+}

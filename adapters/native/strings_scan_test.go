@@ -124,3 +124,45 @@ func TestScanBytesMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// The fast scan lists what the reference rule lists at every minimum run
+// length, on each side of the longest the word-at-a-time path handles,
+// with runs long enough to reach it.
+func TestScanBytesMatchesReferenceAnyMinimum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	r := region{name: ".rodata", addr: 0x1000, off: 0x200}
+	for trial := range 600 {
+		minChars := []int{1, 2, 3, 5, 8, 13, 31, 63, maxFastRun, maxFastRun + 1}[trial%10]
+		opts := (&Options{MaxStringBytes: 200, MinStringChars: minChars}).withDefaults()
+		var data []byte
+		for len(data) < 1500 {
+			switch rng.IntN(5) {
+			case 0:
+				for range rng.IntN(140) {
+					data = append(data, byte(' '+rng.IntN(95)))
+				}
+			case 1:
+				for range rng.IntN(80) {
+					data = append(data, byte('a'+rng.IntN(26)), 0)
+				}
+			case 2:
+				data = append(data, 0)
+			default:
+				data = append(data, byte(rng.IntN(256)))
+			}
+		}
+		data = data[:len(data)-rng.IntN(64)]
+		recs, err := scanBytes(context.Background(), data, r, opts, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []ports.String
+		for _, rec := range recs {
+			got = append(got, stringAt(data, rec, r, opts))
+		}
+		want := referenceScan(data, r, opts)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d (min %d): %d strings, reference %d", trial, minChars, len(got), len(want))
+		}
+	}
+}
