@@ -282,6 +282,13 @@ func asciiString(_ []byte, s span, r region, _ Options) strRec {
 // last character, and otherwise ends that run and starts the next.
 func wideSpans(ctx context.Context, data []byte, minChars int) ([]span, error) {
 	var runs [2][]span
+	if minChars >= 1 && minChars <= maxFastWide {
+		var err error
+		if runs, err = wideRuns(data, minChars, func() error { return ctx.Err() }); err != nil {
+			return nil, err
+		}
+		return mergeRuns(runs[0], runs[1]), nil
+	}
 	var start, end [2]int // the current run of each parity: [start, end), empty when start == end
 	for z, next := nextZero(data, 1), 0; z < len(data); z = nextZero(data, z+1) {
 		if z >= next {
@@ -309,13 +316,16 @@ func wideSpans(ctx context.Context, data []byte, minChars int) ([]span, error) {
 			runs[p] = append(runs[p], span{start[p], end[p]})
 		}
 	}
-	// Each parity's runs are in order: merge them.
-	a, b := runs[0], runs[1]
+	return mergeRuns(runs[0], runs[1]), nil
+}
+
+// mergeRuns merges two lists of runs sorted by start.
+func mergeRuns(a, b []span) []span {
 	if len(a) == 0 {
-		return b, nil
+		return b
 	}
 	if len(b) == 0 {
-		return a, nil
+		return a
 	}
 	merged := make([]span, 0, len(a)+len(b))
 	for len(a) > 0 && len(b) > 0 {
@@ -325,7 +335,7 @@ func wideSpans(ctx context.Context, data []byte, minChars int) ([]span, error) {
 			merged, a = append(merged, a[0]), a[1:]
 		}
 	}
-	return append(append(merged, a...), b...), nil
+	return append(append(merged, a...), b...)
 }
 
 // appendWide appends the UTF-16LE strings at the spans.

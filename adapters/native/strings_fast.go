@@ -158,3 +158,84 @@ func asciiRuns(data []byte, minChars int, check func() error, emit func(span)) e
 	}
 	return nil
 }
+
+// wideBits are the bits of a 64-byte chunk the UTF-16LE scan needs: its
+// Latin-1 bytes and its zero bytes (none past the end of data).
+func wideBits(data []byte, base int) (latin, zero uint64) {
+	if base+64 <= len(data) {
+		for w := 0; w < 8; w++ {
+			v := binary.LittleEndian.Uint64(data[base+8*w:])
+			high := v & ((v & lo7) + 0x6060606060606060) & hi1 // 0xa0 and above
+			l, z := asciiMask(v)|high, zeroMask(v)
+			latin |= ((l >> 7) * 0x0102040810204080 >> 56) << (8 * w)
+			zero |= ((z >> 7) * 0x0102040810204080 >> 56) << (8 * w)
+		}
+		return latin, zero
+	}
+	for k := 0; base+k < len(data) && k < 64; k++ {
+		b := data[base+k]
+		if latinByte[b] {
+			latin |= 1 << k
+		}
+		if b == 0 {
+			zero |= 1 << k
+		}
+	}
+	return latin, zero
+}
+
+// maxFastWide is the longest minimum run, in characters, wideRuns handles.
+const maxFastWide = 32
+
+// wideRuns returns the UTF-16LE runs of data of at least minChars (1 to
+// maxFastWide) characters of each byte parity, each parity's in order, as
+// asciiRuns finds ASCII ones: a character starts at a Latin-1 byte followed
+// by a zero byte, and a run's characters are 2 bytes apart.
+func wideRuns(data []byte, minChars int, check func() error) (runs [2][]span, err error) {
+	// Characters of the chunk and the next; a chunk's characters need the
+	// zero bytes of the chunk after it.
+	chars := func(latin, zero, zeroNext uint64) uint64 { return latin & (zero>>1 | zeroNext<<63) }
+	lat1, zero1 := wideBits(data, 0)
+	lat2, zero2 := wideBits(data, 64)
+	next := chars(lat1, zero1, zero2)
+	var prevLong, prevL uint64
+	var start [2]int
+	const even = 0x5555555555555555
+	for base := 0; base < len(data)+64; base += 64 {
+		if base&(1<<20-1) == 0 {
+			if err := check(); err != nil {
+				return runs, err
+			}
+		}
+		cur := next
+		lat1, zero1 = lat2, zero2
+		lat2, zero2 = wideBits(data, base+128)
+		next = chars(lat1, zero1, zero2)
+		if cur == 0 && prevL == 0 {
+			prevLong = 0
+			continue
+		}
+		s := cur
+		for j := 1; j < minChars; j++ {
+			s &= cur>>(2*j) | next<<(64-2*j)
+		}
+		l := s
+		for j := 1; j < minChars; j++ {
+			l |= s<<(2*j) | prevLong>>(64-2*j)
+		}
+		prevLong = s
+		t := l ^ (l<<2 | prevL>>62)
+		prevL = l
+		for t != 0 {
+			k := bits.TrailingZeros64(t)
+			t &= t - 1
+			p := k & 1
+			if l&(1<<k) != 0 {
+				start[p] = base + k
+			} else {
+				runs[p] = append(runs[p], span{start[p], base + k})
+			}
+		}
+	}
+	return runs, nil
+}
