@@ -1,6 +1,7 @@
 package native
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"math/rand/v2"
@@ -165,4 +166,27 @@ func TestScanBytesMatchesReferenceAnyMinimum(t *testing.T) {
 			t.Fatalf("trial %d (min %d): %d strings, reference %d", trial, minChars, len(got), len(want))
 		}
 	}
+}
+
+// FuzzScanBytes checks the word-at-a-time scan against the reference rule
+// on any bytes and any minimum run length.
+func FuzzScanBytes(f *testing.F) {
+	f.Add([]byte("hello\x00w\x00o\x00r\x00l\x00d\x00\xff\tabc"), uint8(4))
+	f.Add(bytes.Repeat([]byte("a\x00"), 100), uint8(33))
+	f.Add(bytes.Repeat([]byte("text"), 40), uint8(64))
+	r := region{name: ".rodata", addr: 0x1000, off: 0x200}
+	f.Fuzz(func(t *testing.T, data []byte, min uint8) {
+		opts := (&Options{MaxStringBytes: 64, MinStringChars: int(min%70) + 1}).withDefaults()
+		recs, err := scanBytes(context.Background(), data, r, opts, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []ports.String
+		for _, rec := range recs {
+			got = append(got, stringAt(data, rec, r, opts))
+		}
+		if want := referenceScan(data, r, opts); !slices.Equal(got, want) {
+			t.Fatalf("min %d: %d strings, reference %d", opts.MinStringChars, len(got), len(want))
+		}
+	})
 }
