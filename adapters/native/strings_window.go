@@ -11,9 +11,10 @@ import (
 
 // Scanning string regions in bounded windows. A region is read through the
 // file (never viewed through the mapping, whose pages would stay resident)
-// window by window into one buffer, so a huge or sparse .rodata, __cstring
-// or .rdata costs the window, not the section: memory follows the strings
-// found.
+// window by window into one buffer per scanning goroutine (at most
+// GOMAXPROCS, strings_par.go), so a huge or sparse .rodata, __cstring or
+// .rdata costs a window per core, not the section: memory follows the
+// strings found.
 
 // scanWindow is the bytes read at a time; a window ends at the last place
 // in its second half where no ASCII or UTF-16LE run can cross (safeCut), so
