@@ -30,9 +30,27 @@ const (
 	rankUnnamed          // .pdata, function starts
 )
 
-var sourceOrder = map[string]int{
-	"symbol": 0, "dynamic-symbol": 1, "export": 2, "plt": 3, "dwarf": 4,
-	"pdata": 5, "function-starts": 6, "entry": 7,
+// sourceRank orders the sources of candidates competing for one address.
+func sourceRank(source string) int {
+	switch source {
+	case "symbol":
+		return 0
+	case "dynamic-symbol":
+		return 1
+	case "export":
+		return 2
+	case "plt":
+		return 3
+	case "dwarf":
+		return 4
+	case "pdata":
+		return 5
+	case "function-starts":
+		return 6
+	case "entry":
+		return 7
+	}
+	return 0
 }
 
 func better(a, b candidate) int {
@@ -40,47 +58,57 @@ func better(a, b candidate) int {
 		cmp.Compare(a.rank, b.rank),
 		cmp.Compare(len(a.name), len(b.name)),
 		cmp.Compare(a.name, b.name),
-		cmp.Compare(sourceOrder[a.source], sourceOrder[b.source]),
+		cmp.Compare(sourceRank(a.source), sourceRank(b.source)),
 	)
 }
 
 // mergeProcedures sorts candidates by address and keeps one procedure per
-// address: the best-ranked name, the size of the first candidate that knows
-// one, and Source "entry" when the address is the entry point.
+// address: the best-ranked name (by better; of equals, the first
+// candidate), the size of the best-ranked candidate that knows one, and
+// Source "entry" when the address is the entry point.
 func mergeProcedures(cands []candidate) []ports.Procedure {
-	cands = slices.Clone(cands)
-	slices.SortFunc(cands, func(a, b candidate) int {
-		// Not cmp.Or: its arguments are all evaluated, and better compares
-		// names; only candidates at one address need it.
-		if c := cmp.Compare(a.addr, b.addr); c != 0 {
-			return c
+	order := byAddress(len(cands), func(i int) uint64 { return cands[i].addr })
+	groups := 0
+	for k := range order {
+		if k == 0 || cands[order[k]].addr != cands[order[k-1]].addr {
+			groups++
 		}
-		return better(a, b)
-	})
-	var out []ports.Procedure
-	for i := 0; i < len(cands); {
+	}
+	out := make([]ports.Procedure, 0, groups)
+	for i := 0; i < len(order); {
 		j := i + 1
-		for j < len(cands) && cands[j].addr == cands[i].addr {
+		for j < len(order) && cands[order[j]].addr == cands[order[i]].addr {
 			j++
 		}
-		group := cands[i:j]
-		best := group[0]
-		p := ports.Procedure{
-			Address:     best.addr,
-			Name:        best.name,
-			Size:        best.size,
-			Source:      best.source,
-			External:    best.external,
-			Thunk:       best.thunk,
-			ThunkTarget: best.target,
+		// Only candidates at one address compare names, and each of them
+		// once: the best, and the best with a size.
+		best, sized := -1, -1
+		entry := false
+		for _, k := range order[i:j] {
+			c := &cands[k]
+			if best < 0 || better(*c, cands[best]) < 0 {
+				best = k
+			}
+			if c.size != 0 && (sized < 0 || better(*c, cands[sized]) < 0) {
+				sized = k
+			}
+			entry = entry || c.source == "entry"
 		}
-		for _, c := range group {
-			if p.Size == 0 {
-				p.Size = c.size
-			}
-			if c.source == "entry" {
-				p.Source = "entry"
-			}
+		b := &cands[best]
+		p := ports.Procedure{
+			Address:     b.addr,
+			Name:        b.name,
+			Size:        b.size,
+			Source:      b.source,
+			External:    b.external,
+			Thunk:       b.thunk,
+			ThunkTarget: b.target,
+		}
+		if p.Size == 0 && sized >= 0 {
+			p.Size = cands[sized].size
+		}
+		if entry {
+			p.Source = "entry"
 		}
 		out = append(out, p)
 		i = j
@@ -88,19 +116,63 @@ func mergeProcedures(cands []candidate) []ports.Procedure {
 	return out
 }
 
+// byAddress returns the indexes 0..n-1 sorted by addr(i), then index.
+// The sort moves 8-byte keys (address and index in one word when both fit),
+// not the records.
+func byAddress(n int, addr func(int) uint64) []int {
+	const idxBits = 24
+	order := make([]int, n)
+	packed := n < 1<<idxBits
+	for i := 0; i < n && packed; i++ {
+		packed = addr(i) < 1<<(64-idxBits)
+	}
+	if packed {
+		keys := make([]uint64, n)
+		for i := range keys {
+			keys[i] = addr(i)<<idxBits | uint64(i)
+		}
+		slices.Sort(keys)
+		for k, key := range keys {
+			order[k] = int(key & (1<<idxBits - 1))
+		}
+		return order
+	}
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(addr(a), addr(b)), cmp.Compare(a, b))
+	})
+	return order
+}
+
 var kindOrder = map[string]int{"function": 0, "import": 1, "object": 2, "label": 3, "section": 4}
 
 // sortNames sorts labels by address then name and drops repeated
-// address+name pairs, keeping the most specific kind.
+// address+name pairs, keeping the most specific kind. Only labels at one
+// address compare names.
 func sortNames(names []ports.Name) []ports.Name {
-	names = slices.Clone(names)
-	slices.SortFunc(names, func(a, b ports.Name) int {
-		if c := cmp.Compare(a.Address, b.Address); c != 0 {
-			return c
+	order := byAddress(len(names), func(i int) uint64 { return names[i].Address })
+	for i := 0; i < len(order); {
+		j := i + 1
+		for j < len(order) && names[order[j]].Address == names[order[i]].Address {
+			j++
 		}
-		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(kindOrder[a.Kind], kindOrder[b.Kind]))
-	})
-	return slices.CompactFunc(names, func(a, b ports.Name) bool {
-		return a.Address == b.Address && a.Name == b.Name
-	})
+		if j-i > 1 {
+			slices.SortStableFunc(order[i:j], func(a, b int) int {
+				return cmp.Or(cmp.Compare(names[a].Name, names[b].Name), cmp.Compare(kindOrder[names[a].Kind], kindOrder[names[b].Kind]))
+			})
+		}
+		i = j
+	}
+	out := make([]ports.Name, 0, len(names))
+	for k, i := range order {
+		if k > 0 {
+			if p := &out[len(out)-1]; p.Address == names[i].Address && p.Name == names[i].Name {
+				continue
+			}
+		}
+		out = append(out, names[i])
+	}
+	return out
 }

@@ -3,7 +3,6 @@ package native
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
 	"unicode/utf8"
 	"unsafe"
@@ -18,8 +17,9 @@ type span struct{ start, end int }
 // refs, sorted by address, are the literal references of a Go or Rust
 // binary (strings_lit.go); a region they point into is split into literals.
 // Regions are read in windows (strings_window.go) except where literals
-// are split; the list's records are charged to the call's memory budget
-// as it grows (held says what the set keeps reserved).
+// are split, the pieces on every core (strings_par.go); the list's records
+// are charged to the call's memory budget as it grows (held says what the
+// set keeps reserved).
 func scanRegions(ctx context.Context, src source, regions []region, opts Options, refs []litRef) (_ *stringSet, err error) {
 	var out []strRec
 	ch := &charge{ctx: ctx, what: "the strings list"}
@@ -28,43 +28,15 @@ func scanRegions(ctx context.Context, src source, regions []region, opts Options
 			ch.release()
 		}
 	}()
-	var limits []string
-	for i, r := range regions {
-		r.index = int32(i)
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		ports.Observe(ctx, "strings", fmt.Sprintf("section %d of %d (%s)", i+1, len(regions), r.name))
-		n := src.clamp(r.off, r.size)
-		if n == 0 {
-			continue
-		}
-		in := refsIn(refs, r.addr, n)
-		if len(in) > 0 && n <= maxLiteralRegion {
-			data, err := src.view(r.off, n)
-			if err != nil {
-				return nil, err
-			}
-			out, err = scanLiterals(ctx, data, r, opts, in, out)
-			if err != nil {
-				return nil, err
-			}
-		} else {
-			if len(in) > 0 {
-				limits = append(limits, fmt.Sprintf("strings: section %s (%d bytes) is over %d bytes: its Go/Rust literals were not split by their %d references (plain runs are listed)", r.name, n, maxLiteralRegion, len(in)))
-			}
-			var forced int
-			out, forced, err = scanWindows(ctx, src, r, n, opts, out, ch)
-			if err != nil {
-				return nil, err
-			}
-			if forced > 0 {
-				limits = append(limits, fmt.Sprintf("strings: section %s has %d runs of text of over %d bytes: each is listed in pieces of at most %d bytes", r.name, forced, scanWindow/2, scanWindow))
-			}
-		}
-		if err := ch.to(recBytes * int64(cap(out))); err != nil {
-			return nil, err
-		}
+	pieces, limits, err := planRegions(ctx, src, regions, refs)
+	if err != nil {
+		return nil, err
+	}
+	if out, err = scanPieces(ctx, src, regions, pieces, opts, out, ch); err != nil {
+		return nil, err
+	}
+	if err := ch.to(recBytes * int64(cap(out))); err != nil {
+		return nil, err
 	}
 	// Literals sharing a start (only in Go and Rust binaries) come longest
 	// first. Each region's strings are sorted already, and regions usually
@@ -236,22 +208,24 @@ func scanBytes(ctx context.Context, data []byte, r region, opts Options, out []s
 		}
 		out = append(out, asciiString(data, s, r, opts))
 	}
-	for i := 0; i < len(data); {
-		if i&0xfffff == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
+	if minChars >= 1 && minChars <= maxFastRun {
+		check := func() error { return ctx.Err() }
+		if err := asciiRuns(data, minChars, check, emitASCII); err != nil {
+			return nil, err
+		}
+	} else {
+		for i, next := 0, 0; i < len(data); {
+			if i >= next {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				next = i + 1<<20
 			}
-		}
-		if !asciiByte[data[i]] {
-			i++
-			continue
-		}
-		start := i
-		for i < len(data) && asciiByte[data[i]] {
-			i++
-		}
-		if i-start >= minChars {
-			emitASCII(span{start, i})
+			start := nextASCII(data, i)
+			i = nextNonASCII(data, start)
+			if i-start >= minChars && start < len(data) {
+				emitASCII(span{start, i})
+			}
 		}
 	}
 	ascii := len(out)
@@ -302,50 +276,66 @@ func asciiString(_ []byte, s span, r region, _ Options) strRec {
 }
 
 // wideSpans finds the UTF-16LE runs of Latin-1 characters of data, at both
-// byte parities, sorted by start.
+// byte parities, sorted by start. A character is a Latin-1 byte followed by
+// a zero byte, so the scan visits the zero bytes only: the character that
+// ends at each one extends the run of its parity when it follows the run's
+// last character, and otherwise ends that run and starts the next.
 func wideSpans(ctx context.Context, data []byte, minChars int) ([]span, error) {
-	var wide []span
-	even := 0
-	for parity := 0; parity < 2; parity++ {
-		start, i := -1, parity
-		for ; i+1 < len(data); i += 2 {
-			if (i-parity)&0xfffff == 0 {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-			}
-			if data[i+1] == 0 && isLatin(data[i]) {
-				if start < 0 {
-					start = i
-				}
-				continue
-			}
-			if start >= 0 && (i-start)/2 >= minChars {
-				wide = append(wide, span{start, i})
-			}
-			start = -1
+	var runs [2][]span
+	if minChars >= 1 && minChars <= maxFastWide {
+		var err error
+		if runs, err = wideRuns(data, minChars, func() error { return ctx.Err() }); err != nil {
+			return nil, err
 		}
-		if start >= 0 && (i-start)/2 >= minChars {
-			wide = append(wide, span{start, i})
+		return mergeRuns(runs[0], runs[1]), nil
+	}
+	var start, end [2]int // the current run of each parity: [start, end), empty when start == end
+	for z, next := nextZero(data, 1), 0; z < len(data); z = nextZero(data, z+1) {
+		if z >= next {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			next = z + 1<<20
 		}
-		if parity == 0 {
-			even = len(wide)
+		i := z - 1
+		if !latinByte[data[i]] {
+			continue
+		}
+		p := i & 1
+		if end[p] == i && start[p] < end[p] {
+			end[p] = i + 2
+			continue
+		}
+		if (end[p]-start[p])/2 >= minChars {
+			runs[p] = append(runs[p], span{start[p], end[p]})
+		}
+		start[p], end[p] = i, i+2
+	}
+	for p := range 2 {
+		if (end[p]-start[p])/2 >= minChars {
+			runs[p] = append(runs[p], span{start[p], end[p]})
 		}
 	}
-	// Each parity's runs are in order: merge them.
-	if even > 0 && even < len(wide) {
-		merged := make([]span, 0, len(wide))
-		a, b := wide[:even], wide[even:]
-		for len(a) > 0 && len(b) > 0 {
-			if b[0].start < a[0].start {
-				merged, b = append(merged, b[0]), b[1:]
-			} else {
-				merged, a = append(merged, a[0]), a[1:]
-			}
-		}
-		wide = append(append(merged, a...), b...)
+	return mergeRuns(runs[0], runs[1]), nil
+}
+
+// mergeRuns merges two lists of runs sorted by start.
+func mergeRuns(a, b []span) []span {
+	if len(a) == 0 {
+		return b
 	}
-	return wide, nil
+	if len(b) == 0 {
+		return a
+	}
+	merged := make([]span, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if b[0].start < a[0].start {
+			merged, b = append(merged, b[0]), b[1:]
+		} else {
+			merged, a = append(merged, a[0]), a[1:]
+		}
+	}
+	return append(append(merged, a...), b...)
 }
 
 // appendWide appends the UTF-16LE strings at the spans.

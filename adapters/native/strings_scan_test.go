@@ -1,6 +1,7 @@
 package native
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"math/rand/v2"
@@ -123,4 +124,69 @@ func TestScanBytesMatchesReference(t *testing.T) {
 			t.Fatalf("trial %d: %d strings, reference %d\n got %v\nwant %v", trial, len(got), len(want), got, want)
 		}
 	}
+}
+
+// The fast scan lists what the reference rule lists at every minimum run
+// length, on each side of the longest the word-at-a-time path handles,
+// with runs long enough to reach it.
+func TestScanBytesMatchesReferenceAnyMinimum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	r := region{name: ".rodata", addr: 0x1000, off: 0x200}
+	for trial := range 600 {
+		minChars := []int{1, 2, 3, 5, 8, 13, 31, 63, maxFastRun, maxFastRun + 1}[trial%10]
+		opts := (&Options{MaxStringBytes: 200, MinStringChars: minChars}).withDefaults()
+		var data []byte
+		for len(data) < 1500 {
+			switch rng.IntN(5) {
+			case 0:
+				for range rng.IntN(140) {
+					data = append(data, byte(' '+rng.IntN(95)))
+				}
+			case 1:
+				for range rng.IntN(80) {
+					data = append(data, byte('a'+rng.IntN(26)), 0)
+				}
+			case 2:
+				data = append(data, 0)
+			default:
+				data = append(data, byte(rng.IntN(256)))
+			}
+		}
+		data = data[:len(data)-rng.IntN(64)]
+		recs, err := scanBytes(context.Background(), data, r, opts, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []ports.String
+		for _, rec := range recs {
+			got = append(got, stringAt(data, rec, r, opts))
+		}
+		want := referenceScan(data, r, opts)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d (min %d): %d strings, reference %d", trial, minChars, len(got), len(want))
+		}
+	}
+}
+
+// FuzzScanBytes checks the word-at-a-time scan against the reference rule
+// on any bytes and any minimum run length.
+func FuzzScanBytes(f *testing.F) {
+	f.Add([]byte("hello\x00w\x00o\x00r\x00l\x00d\x00\xff\tabc"), uint8(4))
+	f.Add(bytes.Repeat([]byte("a\x00"), 100), uint8(33))
+	f.Add(bytes.Repeat([]byte("text"), 40), uint8(64))
+	r := region{name: ".rodata", addr: 0x1000, off: 0x200}
+	f.Fuzz(func(t *testing.T, data []byte, min uint8) {
+		opts := (&Options{MaxStringBytes: 64, MinStringChars: int(min%70) + 1}).withDefaults()
+		recs, err := scanBytes(context.Background(), data, r, opts, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []ports.String
+		for _, rec := range recs {
+			got = append(got, stringAt(data, rec, r, opts))
+		}
+		if want := referenceScan(data, r, opts); !slices.Equal(got, want) {
+			t.Fatalf("min %d: %d strings, reference %d", opts.MinStringChars, len(got), len(want))
+		}
+	})
 }

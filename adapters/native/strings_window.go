@@ -11,9 +11,10 @@ import (
 
 // Scanning string regions in bounded windows. A region is read through the
 // file (never viewed through the mapping, whose pages would stay resident)
-// window by window into one buffer, so a huge or sparse .rodata, __cstring
-// or .rdata costs the window, not the section: memory follows the strings
-// found.
+// window by window into one buffer per scanning goroutine (at most
+// GOMAXPROCS, strings_par.go), so a huge or sparse .rodata, __cstring or
+// .rdata costs a window per core, not the section: memory follows the
+// strings found.
 
 // scanWindow is the bytes read at a time; a window ends at the last place
 // in its second half where no ASCII or UTF-16LE run can cross (safeCut), so
@@ -112,18 +113,13 @@ func readFull(src source, off uint64, b []byte) error {
 }
 
 // scanWindows appends the strings of the n bytes of region r, read in
-// windows, with their offsets from the region's start.
+// windows, with their offsets from the region's start, and reports how
+// many windows were cut where a run might cross.
 func scanWindows(ctx context.Context, src source, r region, n uint64, opts Options, out []strRec, ch *charge) ([]strRec, int, error) {
-	forced, err := windows(ctx, src, r.off, n, 0, func(pos uint64, data []byte) error {
-		base := len(out)
-		var err error
-		if out, err = scanBytes(ctx, data, r, opts, out); err != nil {
-			return err
-		}
-		for i := base; i < len(out); i++ {
-			out[i].off += pos
-		}
-		return ch.to(recBytes * int64(cap(out)))
-	})
+	pieces, forced, err := planWindows(ctx, src, r.off, n, 0, nil)
+	if err != nil {
+		return nil, forced, err
+	}
+	out, err = scanPieces(ctx, src, []region{r}, pieces, opts, out, ch)
 	return out, forced, err
 }

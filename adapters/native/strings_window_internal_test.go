@@ -192,3 +192,39 @@ func TestSafeCutsSplitNoRun(t *testing.T) {
 		t.Fatalf("only %d safe positions checked", checked)
 	}
 }
+
+// The pieces the parallel scan plans are the windows a scan reading window
+// after window makes, with the same cuts, also where the last place no run
+// crosses is far from a window's end or missing.
+func TestPlannedPiecesAreTheWindows(t *testing.T) {
+	ctx := context.Background()
+	textEnd := bytes.Repeat([]byte("z"), 3*scanWindow)
+	for i := scanWindow / 3; i < len(textEnd); i += scanWindow / 3 {
+		textEnd[i] = 0 // a cut is possible only every third of a window
+	}
+	cases := [][]byte{
+		windowTestData(7, true),
+		windowTestData(8, false),
+		textEnd,
+		bytes.Repeat([]byte("A"), 2*scanWindow+10),
+		[]byte("short"),
+	}
+	for k, data := range cases {
+		src := source{r: bytes.NewReader(data), size: int64(len(data)), format: "elf"}
+		var want []strPiece
+		wantForced, err := windows(ctx, src, 0, uint64(len(data)), 0, func(pos uint64, w []byte) error {
+			want = append(want, strPiece{region: 3, pos: pos, n: uint64(len(w))})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, forced, err := planWindows(ctx, src, 0, uint64(len(data)), 3, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if forced != wantForced || !slices.EqualFunc(got, want, func(a, b strPiece) bool { return a.region == b.region && a.pos == b.pos && a.n == b.n }) {
+			t.Fatalf("case %d: planned %v (%d forced), windows %v (%d forced)", k, got, forced, want, wantForced)
+		}
+	}
+}

@@ -134,6 +134,9 @@ func (t *strtab) name(i uint32) string {
 	if uint64(i) >= t.size {
 		return ""
 	}
+	if t.data != nil {
+		return t.whole(i)
+	}
 	if s, ok := t.seen[i]; ok {
 		return s
 	}
@@ -152,16 +155,22 @@ func (t *strtab) name(i uint32) string {
 	if t.err != nil {
 		return ""
 	}
-	var s string
 	if t.data != nil {
-		if k := bytes.IndexByte(t.data[i:], 0); k >= 0 {
-			s = string(t.data[i : int(i)+k])
-		}
-	} else {
-		s = t.read(uint64(i))
+		return t.whole(i)
 	}
+	s := t.read(uint64(i))
 	t.seen[i] = s
 	return s
+}
+
+// whole returns the name at offset i of the table read whole: a copy of
+// its bytes, without a lookup (names read from the file one at a time are
+// remembered by offset; from the whole table a copy costs less).
+func (t *strtab) whole(i uint32) string {
+	if k := bytes.IndexByte(t.data[i:], 0); k >= 0 {
+		return string(t.data[i : int(i)+k])
+	}
+	return ""
 }
 
 // read reads one name from the file: 256 bytes first, then up to

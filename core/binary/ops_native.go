@@ -389,6 +389,50 @@ func stringsPage(ctx context.Context, c *core.Call, offset, limit int) ([]ports.
 	return all[lo:min(lo+max(limit, 0), len(all))], len(all), nil
 }
 
+// pendingStrings is a page of strings being listed by a goroutine of its
+// own, or, when the provider does not page strings, listed by wait.
+type pendingStrings struct {
+	done   chan struct{} // closed when strs, n and err are set; nil: list in wait
+	cancel context.CancelFunc
+	strs   []ports.String
+	n      int
+	err    error
+	list   func() ([]ports.String, int, error)
+}
+
+// startStringsPage starts listing a page of strings as stringsPage would.
+func startStringsPage(ctx context.Context, c *core.Call, offset, limit int) *pendingStrings {
+	a, _, _ := c.Bound()
+	pager, ok := a.(ports.StringPager)
+	if _, lists := a.(ports.StringLister); !ok || !lists {
+		return &pendingStrings{list: func() ([]ports.String, int, error) { return stringsPage(ctx, c, offset, limit) }}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	p := &pendingStrings{done: make(chan struct{}), cancel: cancel}
+	go func() {
+		defer close(p.done)
+		p.strs, p.n, p.err = pager.StringsPage(ctx, offset, limit)
+	}()
+	return p
+}
+
+// wait returns the page.
+func (p *pendingStrings) wait() ([]ports.String, int, error) {
+	if p.done == nil {
+		return p.list()
+	}
+	<-p.done
+	return p.strs, p.n, p.err
+}
+
+// stop cancels the listing, if it runs, and waits for it to end.
+func (p *pendingStrings) stop() {
+	if p.done != nil {
+		p.cancel()
+		<-p.done
+	}
+}
+
 func stringsOf(ctx context.Context, c *core.Call) ([]ports.String, error) {
 	sl, err := analysisFor[ports.StringLister](c)
 	if err != nil {
@@ -674,6 +718,10 @@ func handleBinaryOverview(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A provider that pages strings scans them while the segments and
+	// procedures are listed (the scan is the longest part on a big binary).
+	strs := startStringsPage(ctx, c, 0, 50) // the most a detailed overview samples
+	defer strs.stop()
 	c.Observe("listing segments")
 	sl, err := analysisFor[ports.SegmentLister](c)
 	if err != nil {
@@ -689,7 +737,7 @@ func handleBinaryOverview(ctx context.Context, c *core.Call) (any, error) {
 		return nil, err
 	}
 	c.Observe(fmt.Sprintf("%d procedures (%s); listing strings", len(procs), listed))
-	strs, stringCount, err := stringsPage(ctx, c, 0, 50) // the most a detailed overview samples
+	strList, stringCount, err := strs.wait()
 	if err != nil {
 		return nil, err
 	}
@@ -723,7 +771,7 @@ func handleBinaryOverview(ctx context.Context, c *core.Call) (any, error) {
 		for _, p := range procs[:min(limit, len(procs))] {
 			procOut = append(procOut, an.item(procedureItemOf(p), p.Address))
 		}
-		for _, s := range strs[:min(limit, len(strs))] {
+		for _, s := range strList[:min(limit, len(strList))] {
 			strOut = append(strOut, stringItemOf(s))
 		}
 	}
