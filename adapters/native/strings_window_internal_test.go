@@ -228,3 +228,15 @@ func TestPlannedPiecesAreTheWindows(t *testing.T) {
 		}
 	}
 }
+
+// scanWindows (the tests' view of the scan) appends the strings of the n bytes of region r, read in
+// windows, with their offsets from the region's start, and reports how
+// many windows were cut where a run might cross.
+func scanWindows(ctx context.Context, src source, r region, n uint64, opts Options, out []strRec, ch *charge) ([]strRec, int, error) {
+	pieces, forced, err := planWindows(ctx, src, r.off, n, 0, nil)
+	if err != nil {
+		return nil, forced, err
+	}
+	out, err = scanPieces(ctx, src, []region{r}, pieces, opts, out, ch)
+	return out, forced, err
+}
