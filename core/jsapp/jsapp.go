@@ -219,6 +219,8 @@ func (st *jsappState) inventory(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The analysis reads the graph's items, never its inventory result.
+	g.DropInventory()
 	st.g = g
 	st.rootSHA = g.Manifest.RootSHA256
 	st.format = g.Manifest.RootFormat
