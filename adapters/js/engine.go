@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
 
@@ -346,17 +348,40 @@ func newWalker(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.J
 	w := &walker{ctx: ctx, buf: buf, req: req, lim: lim, f: f, aliases: map[*tjs.Var]alias{},
 		modFuncs: map[tjs.INode]int{}, esVars: map[*tjs.Var]int{}}
 	if req.Calls != nil {
-		w.lastNames = map[string]bool{}
-		for _, n := range req.Calls.LastNames {
-			w.lastNames[n] = true
-		}
+		w.lastNames, w.roots = selectorSets(req.Calls)
 		w.modSuffix = req.Calls.ModuleSuffixes
-		w.roots = map[string]bool{}
-		for _, n := range req.Calls.Roots {
-			w.roots[n] = true
-		}
 	}
 	return w
+}
+
+// selectorSet is a call selector's names as sets, read-only once made.
+type selectorSet struct {
+	lastNames, roots []string // the names the sets were made from
+	lastNameSet      map[string]bool
+	rootSet          map[string]bool
+}
+
+// lastSelector is the set made for the selector seen last: an application
+// passes the same selector for each of its thousands of files, and the
+// sets were most of a small file's walker.
+var lastSelector atomic.Pointer[selectorSet]
+
+// selectorSets returns the sets of c's names, reusing the last ones made
+// when they were made from the same names.
+func selectorSets(c *ports.JSCallSelector) (lastNames, roots map[string]bool) {
+	if s := lastSelector.Load(); s != nil && slices.Equal(s.lastNames, c.LastNames) && slices.Equal(s.roots, c.Roots) {
+		return s.lastNameSet, s.rootSet
+	}
+	s := &selectorSet{lastNames: slices.Clone(c.LastNames), roots: slices.Clone(c.Roots),
+		lastNameSet: make(map[string]bool, len(c.LastNames)), rootSet: make(map[string]bool, len(c.Roots))}
+	for _, n := range c.LastNames {
+		s.lastNameSet[n] = true
+	}
+	for _, n := range c.Roots {
+		s.rootSet[n] = true
+	}
+	lastSelector.Store(s)
+	return s.lastNameSet, s.rootSet
 }
 
 // offsetOf returns the offset of b in the engine's buffer, or -1 when b

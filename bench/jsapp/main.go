@@ -16,6 +16,11 @@
 // are taken again under node_modules/vendor-N/node_modules (a vendored
 // copy, as nested installs make), and the case says how many copies.
 //
+// -corpora DIR times the npm-N directories already in DIR (made by an
+// earlier -keep) as they are, and -against BINARY also times another rea
+// build (an older one) in the same interleaved runs, with its ratio to
+// this one.
+//
 // Units: MB is 10^6 bytes of JavaScript; wall and CPU (user+system) are
 // seconds of the whole process, RSS is the peak resident set of the
 // process; each figure is the median of -runs.
@@ -45,8 +50,10 @@ func main() {
 	sizes := flag.String("sizes", "10,50,100", "application sizes in MB of JavaScript")
 	global := flag.String("global", "", "global node_modules (default: npm root -g)")
 	keep := flag.String("keep", "", "build the corpora in this directory and keep them")
+	corpora := flag.String("corpora", "", "time the npm-N directories already in this directory (no rebuild)")
+	against := flag.String("against", "", "another rea binary to time in the same runs (an older build)")
 	flag.Parse()
-	if err := run(*root, *global, *keep, *sizes, *runs); err != nil {
+	if err := run(*root, *global, *keep, *corpora, *against, *sizes, *runs); err != nil {
 		fmt.Fprintln(os.Stderr, "jsappbench:", err)
 		os.Exit(1)
 	}
@@ -58,10 +65,20 @@ type pkg struct {
 	jsBytes int64
 }
 
-func run(root, global, keep, sizeList string, runs int) error {
+func run(root, global, keep, corpora, against, sizeList string, runs int) error {
 	root, _ = filepath.Abs(root)
 	work := keep
-	if work == "" {
+	if corpora != "" && keep != "" {
+		return errors.New("-corpora and -keep exclude each other")
+	}
+	if corpora != "" {
+		// the binaries go to a directory of their own
+		var err error
+		if work, err = os.MkdirTemp("", "jsappbench"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(work)
+	} else if work == "" {
 		var err error
 		if work, err = os.MkdirTemp("", "jsappbench"); err != nil {
 			return err
@@ -73,9 +90,12 @@ func run(root, global, keep, sizeList string, runs int) error {
 			global = strings.TrimSpace(string(out))
 		}
 	}
-	pkgs, err := packages(filepath.Join(root, "node_modules"), global)
-	if err != nil {
-		return err
+	var pkgs []pkg
+	if corpora == "" {
+		var err error
+		if pkgs, err = packages(filepath.Join(root, "node_modules"), global); err != nil {
+			return err
+		}
 	}
 	var total int64
 	for _, p := range pkgs {
@@ -101,31 +121,47 @@ func run(root, global, keep, sizeList string, runs int) error {
 			return fmt.Errorf("bad size %q", s)
 		}
 		c := corpus{name: fmt.Sprintf("npm-%d", mb), dir: filepath.Join(work, fmt.Sprintf("npm-%d", mb))}
-		c.files, c.jsBytes, c.copies, err = build(c.dir, pkgs, int64(mb)*1e6)
+		if corpora != "" {
+			c.dir = filepath.Join(corpora, c.name)
+			c.files, c.jsBytes, c.copies, err = count(c.dir)
+		} else {
+			c.files, c.jsBytes, c.copies, err = build(c.dir, pkgs, int64(mb)*1e6)
+		}
 		if err != nil {
 			return err
 		}
 		cases = append(cases, c)
 	}
-	fmt.Printf("# %d CPUs, %s; %d packages with %.1f MB of JavaScript in %s and %s\n", numCPU(), goVersion(), len(pkgs), float64(total)/1e6,
-		filepath.Join(root, "node_modules"), global)
+	if corpora != "" {
+		fmt.Printf("# %d CPUs, %s; the corpora in %s\n", numCPU(), goVersion(), corpora)
+	} else {
+		fmt.Printf("# %d CPUs, %s; %d packages with %.1f MB of JavaScript in %s and %s\n", numCPU(), goVersion(), len(pkgs), float64(total)/1e6,
+			filepath.Join(root, "node_modules"), global)
+	}
 	fmt.Printf("# units: MB = 10^6 bytes of JavaScript; wall and cpu in seconds (whole process); rss = peak resident MB; medians of %d interleaved runs\n", runs)
 	fmt.Printf("# load average before: %s\n", loadavg())
 	type sample struct{ wall, cpu, rss []float64 }
-	results := make([][2]sample, len(cases)) // [case][parse-only, rea]
+	results := make([][3]sample, len(cases)) // [case][parse-only, rea, -against]
 	outcome := make([]string, len(cases))
 	for r := 0; r < runs; r++ {
 		for i, c := range cases {
-			for k, argv := range [][]string{{parser, c.dir}, {rea, "analyze-javascript-application", c.dir, "--format", "json"}} {
+			argvs := [][]string{{parser, c.dir}, {rea, "analyze-javascript-application", c.dir, "--format", "json"}}
+			if against != "" {
+				argvs = append(argvs, []string{against, "analyze-javascript-application", c.dir, "--format", "json"})
+			}
+			for k, argv := range argvs {
 				wall, cpu, rss, tail, err := measure(argv)
 				if k == 1 && r == 0 {
 					outcome[i] = tail
 				}
 				if err != nil {
-					if k == 1 {
-						outcome[i] = "failed: " + tail
-					} else {
+					switch k {
+					case 0:
 						return fmt.Errorf("%s: %v: %s", strings.Join(argv, " "), err, tail)
+					case 1:
+						outcome[i] = "failed: " + tail
+					default:
+						outcome[i] += "; -against failed: " + tail
 					}
 				}
 				s := &results[i][k]
@@ -143,10 +179,44 @@ func run(root, global, keep, sizeList string, runs int) error {
 		fmt.Printf("%-9s %6d %8.1f %5d | %6.2f %6.2f %5.0f %7.1f | %6.2f %6.2f %5.0f %7.1f | %5.2f %5.2f %5.2f\n", c.name, c.files, mb, c.copies,
 			pw, pc, pr, mb/pw, aw, ac, ar, mb/aw, aw/pw, ac/pc, ar/pr)
 	}
+	if against != "" {
+		fmt.Printf("%-9s | %-28s | %s\n", "case", "against wall cpu rss MB/s", "rea/against wall cpu rss")
+		for i, c := range cases {
+			a, o := results[i][1], results[i][2]
+			mb := float64(c.jsBytes) / 1e6
+			ow, oc, or := median(o.wall), median(o.cpu), median(o.rss)
+			fmt.Printf("%-9s | %6.2f %6.2f %5.0f %7.1f | %5.2f %5.2f %5.2f\n", c.name, ow, oc, or, mb/ow, median(a.wall)/ow, median(a.cpu)/oc, median(a.rss)/or)
+		}
+	}
 	for i, c := range cases {
 		fmt.Printf("# %s: %s\n", c.name, outcome[i])
 	}
 	return nil
+}
+
+// count measures an app built earlier: its files, JavaScript bytes and
+// vendored copies.
+func count(dir string) (files int, js int64, copies int, err error) {
+	if _, err := os.Stat(filepath.Join(dir, "package.json")); err != nil {
+		return 0, 0, 0, fmt.Errorf("%s is not a corpus made by this bench: %w", dir, err)
+	}
+	copies = 1
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			if err == nil && d.IsDir() && strings.HasPrefix(d.Name(), "vendor-") && filepath.Base(filepath.Dir(p)) == "node_modules" && filepath.Dir(filepath.Dir(p)) == dir {
+				copies++
+			}
+			return err
+		}
+		files++
+		if isJS(p) {
+			if info, err := d.Info(); err == nil {
+				js += info.Size()
+			}
+		}
+		return nil
+	})
+	return files, js, copies, err
 }
 
 // packages lists the packages under each node_modules, in name order.

@@ -201,6 +201,14 @@ func (g *Graph) Close() {
 	}
 }
 
+// DropInventory releases the inventory result (its canonical text and the
+// node, occurrence and edge lists) for a caller that keeps the graph only
+// for its manifest, items, limitations and contradictions and to read
+// items again; the graph cannot answer inventory or inspection after it.
+func (g *Graph) DropInventory() {
+	g.text, g.Nodes, g.Occurrences, g.Edges, g.byOcc, g.nodeOf = nil, nil, nil, nil, nil, nil
+}
+
 // Root is the graph's root occurrence.
 func (g *Graph) Root() *Item { return g.b.root }
 

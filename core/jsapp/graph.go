@@ -380,7 +380,7 @@ func boundValue(v any, depth int, budget *int) any {
 		if len(x) > jagMaxPropString {
 			return truncateUTF8(x, jagMaxPropString)
 		}
-		return x
+		return v // as it came: returning x would box the string again
 	case map[string]any:
 		if depth >= jagMaxPropDepth {
 			return nil

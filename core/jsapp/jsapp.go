@@ -42,7 +42,11 @@ const (
 	jsappMaxStringIndex    = 5000
 	jsappMaxUnknowns       = 5000
 	jsappMaxRelations      = 50000
-	jsappParseBudget       = 64 << 20 // source bytes parsed concurrently
+	// Source bytes parsed at once. A parse holds many times its source in
+	// memory, and the inventory hashes (and so parses) the largest files
+	// first: a file of 8 MB or more parses alone, and two files larger than
+	// 4 MB never parse together.
+	jsappParseBudget = 8 << 20
 )
 
 // electronCalls select the calls the analysis interprets.
@@ -219,6 +223,8 @@ func (st *jsappState) inventory(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The analysis reads the graph's items, never its inventory result.
+	g.DropInventory()
 	st.g = g
 	st.rootSHA = g.Manifest.RootSHA256
 	st.format = g.Manifest.RootFormat

@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"rea/core"
+)
+
+// writeEvidenceIndented must write the bytes writeIndented writes for the
+// same record, whatever the raw results hold.
+func TestWriteEvidenceIndentedMatchesWriteIndented(t *testing.T) {
+	long := strings.Repeat(`{"k\"{":["a\\","b]"],"n":-1.5e3,"t":true,"e":{},"z":[]},`, 3000)
+	raws := []json.RawMessage{
+		nil,
+		json.RawMessage(`{}`),
+		json.RawMessage(`[]`),
+		json.RawMessage(`null`),
+		json.RawMessage(` { "a" : [ 1 , { } , [ ] ] ,"b":"x,y:{z}[w] \u2028 \\\" é" } `),
+		json.RawMessage(`{"graph":[` + long + `{}],"s":"<tag> & \n"}`),
+		json.RawMessage(`"just a string with \\\\ and \" inside"`),
+		json.RawMessage("\t[\n1,\r\n2 ]"),
+	}
+	for i, raw := range raws {
+		ev := &core.Evidence{EvidenceID: "ev_x", Subject: &core.Subject{}, Operation: "op <&>", Parameters: json.RawMessage(`{"path":"/a b"}`),
+			RawResult: raws[(i+1)%len(raws)], NormalizedResult: raw, Limitations: []string{"l\"1", ""}, Locations: []core.Location{}}
+		var want, got bytes.Buffer
+		if err := writeIndented(&want, ev); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeEvidenceIndented(&got, ev); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("case %d:\ngot  %.300q\nwant %.300q", i, got.String(), want.String())
+		}
+	}
+	// Invalid raw JSON is refused as encoding/json refuses it.
+	bad := &core.Evidence{NormalizedResult: json.RawMessage(`{"a":`)}
+	if err := writeEvidenceIndented(&bytes.Buffer{}, bad); err == nil {
+		t.Error("invalid raw result: no error")
+	}
+	if !evidenceFieldsPlain {
+		t.Error("core.Evidence is no longer mirrored field by field: the jsapp CLI output takes the slow path")
+	}
+}
