@@ -213,12 +213,22 @@ func (t *textWriter) fill(ctx context.Context, d decoder, c *textChunk, code []b
 	b := code[c.start-base:]
 	d.reset(b, c.start)
 	var in insn
+	var x xtInst
+	// 64-bit x86: the common instructions need neither step nor x86asm
+	// (their size, target and text all come from xtDecode).
+	xd, _ := d.(*x86Decoder)
+	fast := xd != nil && xd.mode == 64
 	pc := c.start
 	for pc < c.end && pc < limit {
-		in = insn{}
-		d.step(code[pc-base:], pc, &in)
 		c.addrs = append(c.addrs, pc)
 		c.offs = append(c.offs, len(c.buf))
+		if fast && xtDecode(code[pc-base:], &x) {
+			c.buf = appendXTextLine(c.buf, code[pc-base:], pc, &x, t.p.name)
+			pc += uint64(x.length)
+			continue
+		}
+		in = insn{}
+		d.step(code[pc-base:], pc, &in)
 		c.buf = appendTextLine(c.buf, d, code[pc-base:], pc, &in, t.p.name)
 		pc += uint64(in.size)
 	}

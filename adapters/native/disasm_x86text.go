@@ -999,3 +999,26 @@ func appendXTextNamed(dst []byte, x *xtInst, pc uint64, in *insn, name func(uint
 	}
 	return dst
 }
+
+// xtStep fills in what step gives the text for x at pc: its size and the
+// target of a relative transfer.
+func xtStep(x *xtInst, pc uint64, in *insn) {
+	*in = insn{addr: pc, size: x.length}
+	for i := 0; i < x.nargs; i++ {
+		if x.args[i].kind == xtRel {
+			in.target, in.hasTarget = pc+uint64(x.length)+uint64(x.args[i].imm), true
+		}
+	}
+}
+
+// appendXTextLine appends the line appendTextLine gives x at pc.
+func appendXTextLine(dst, b []byte, pc uint64, x *xtInst, name func(uint64) string) []byte {
+	var in insn
+	xtStep(x, pc, &in)
+	dst = appendHexPad(dst, pc, 8)
+	dst = append(dst, ':', '\t')
+	dst = appendHexBytes(dst, b[:x.length])
+	dst = append(dst, '\t')
+	dst = appendXTextNamed(dst, x, pc, &in, name)
+	return append(dst, '\n')
+}

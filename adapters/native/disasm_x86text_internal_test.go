@@ -24,13 +24,19 @@ func xtName(addr uint64) string {
 // the fast text differs from the x86asm path's.
 func xtCompare(t testing.TB, d *x86Decoder, code []byte, pc uint64, in *insn, where string) bool {
 	var x xtInst
-	if in.invalid || !xtDecode(code, &x) {
+	if !xtDecode(code, &x) {
 		return false
 	}
 	d.last.ok = false
 	want := d.appendTextX86asm(nil, code, pc, in, xtName)
-	if x.length != in.size {
-		t.Fatalf("%s 0x%x (% x): fast length %d, step length %d (x86asm text %q)", where, pc, code[:min(len(code), 15)], x.length, in.size, want)
+	var fin insn
+	xtStep(&x, pc, &fin)
+	if in.invalid || x.length != in.size || fin.hasTarget != in.hasTarget || fin.target != in.target {
+		t.Fatalf("%s 0x%x (% x): fast length %d, target %v 0x%x; step: invalid %v, length %d, target %v 0x%x (x86asm text %q)", where, pc, code[:min(len(code), 15)],
+			x.length, fin.hasTarget, fin.target, in.invalid, in.size, in.hasTarget, in.target, want)
+	}
+	if line, wantLine := appendXTextLine(nil, code, pc, &x, xtName), appendTextLine(nil, d, code, pc, in, xtName); !bytes.Equal(line, wantLine) {
+		t.Fatalf("%s 0x%x: fast line %q, step's line %q", where, pc, line, wantLine)
 	}
 	got := appendXTextNamed(nil, &x, pc, in, xtName)
 	if !bytes.Equal(got, want) {
@@ -156,4 +162,91 @@ func FuzzXText(f *testing.F) {
 		d.step(data, pc, &in)
 		xtCompare(t, d, data, pc, &in, "fuzz")
 	})
+}
+
+// TestXTextAllocatesNothing formats the code section of ls (or of this
+// test binary) into a reused buffer: the instructions the fast path takes
+// allocate nothing, and the whole sweep (the rest through x86asm) far less
+// than once per instruction.
+func TestXTextAllocatesNothing(t *testing.T) {
+	var code []byte
+	var base uint64
+	for _, path := range []string{"/usr/bin/ls", os.Args[0]} {
+		f, err := elf.Open(path)
+		if err != nil {
+			continue
+		}
+		if s := f.Section(".text"); s != nil && f.Machine == elf.EM_X86_64 {
+			code, _ = s.Data()
+			base = s.Addr
+		}
+		f.Close()
+		if len(code) > 0 {
+			break
+		}
+	}
+	if len(code) == 0 {
+		t.Skip("no x86-64 ELF to read")
+	}
+	code = code[:min(len(code), 64<<10)]
+	name := func(addr uint64) string {
+		if addr%64 == 0 {
+			return "aligned"
+		}
+		return ""
+	}
+	d := newX86(64, &memMap{}, source{})
+	buf := make([]byte, 0, 64*len(code))
+	n, fastN := 0, 0
+	var fastPCs []uint64
+	sweepText := func() {
+		buf = buf[:0]
+		n, fastN = 0, 0
+		var x xtInst
+		for pc := base; pc < base+uint64(len(code)); {
+			b := code[pc-base:]
+			n++
+			if xtDecode(b, &x) {
+				fastN++
+				buf = appendXTextLine(buf, b, pc, &x, name)
+				pc += uint64(x.length)
+				continue
+			}
+			var in insn
+			d.step(b, pc, &in)
+			buf = appendTextLine(buf, d, b, pc, &in, name)
+			pc += uint64(in.size)
+		}
+	}
+	sweepText()
+	var x xtInst
+	for pc := base; pc < base+uint64(len(code)); {
+		if xtDecode(code[pc-base:], &x) {
+			fastPCs = append(fastPCs, pc)
+			pc += uint64(x.length)
+			continue
+		}
+		var in insn
+		d.step(code[pc-base:], pc, &in)
+		pc += uint64(in.size)
+	}
+	if a := testing.AllocsPerRun(5, func() {
+		buf = buf[:0]
+		var x xtInst
+		for _, pc := range fastPCs {
+			if xtDecode(code[pc-base:], &x) {
+				buf = appendXTextLine(buf, code[pc-base:], pc, &x, name)
+			}
+		}
+	}); a != 0 {
+		t.Errorf("the fast path allocated %v times formatting %d instructions", a, len(fastPCs))
+	}
+	if fastN < n/2 {
+		t.Errorf("the fast path took only %d of %d instructions", fastN, n)
+	}
+	a := testing.AllocsPerRun(5, sweepText)
+	t.Logf("%d instructions, %d on the fast path, %v allocations in all", n, fastN, a)
+	if a > float64(n-fastN)*8 {
+		t.Errorf("%v allocations for %d instructions, %d of them through x86asm", a, n, n-fastN)
+	}
 }
