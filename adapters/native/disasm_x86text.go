@@ -554,10 +554,20 @@ func xtDecode1(s *xtState, x *xtInst, opc byte) bool {
 		x.add(s.regArg(s.osz))
 		x.add(xtArg{kind: xtMem})
 	case 0x90:
-		if s.rex != 0 || s.n66 > 0 || s.rep || s.cs {
+		switch {
+		case s.i == 1:
+			x.op = x86asm.NOP
+		case s.i == 2 && s.n66 == 1:
+			// IntelSyntax prints the data-size prefix of this nop.
+			x.op, x.special = x86asm.NOP, "data16 nop"
+		default:
 			return false
 		}
-		x.op = x86asm.NOP
+	case 0xcc:
+		if s.i != 1 {
+			return false
+		}
+		x.special = "int3"
 	case 0x98, 0x99:
 		if s.n66 > 0 {
 			return false
