@@ -33,7 +33,10 @@ import (
 // chunk's own. An instruction's length and text depend only on its bytes
 // and address, so the output is the same whatever the chunking and the
 // core count. Only a bounded number of chunks is in flight: memory does not
-// grow with the file.
+// grow with the file. On 64-bit x86 the common instructions are decoded and
+// formatted by xtDecode and appendXTextLine (disasm_x86text.go), without
+// step or x86asm and without allocating; the rest go through step and the
+// decoder's appendText.
 
 // textChunkBytes is the code one chunk covers.
 var textChunkBytes = 256 << 10

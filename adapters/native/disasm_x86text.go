@@ -69,7 +69,8 @@ type xtState struct {
 	isMem bool
 }
 
-// xtCC are the condition codes in encoding order, for jcc, cmovcc, setcc.
+// The operations of the opcode groups, in encoding order (the condition
+// codes for jcc, cmovcc and setcc; the ModRM reg field for the others).
 var (
 	xtJcc   = [16]x86asm.Op{x86asm.JO, x86asm.JNO, x86asm.JB, x86asm.JAE, x86asm.JE, x86asm.JNE, x86asm.JBE, x86asm.JA, x86asm.JS, x86asm.JNS, x86asm.JP, x86asm.JNP, x86asm.JL, x86asm.JGE, x86asm.JLE, x86asm.JG}
 	xtCmov  = [16]x86asm.Op{x86asm.CMOVO, x86asm.CMOVNO, x86asm.CMOVB, x86asm.CMOVAE, x86asm.CMOVE, x86asm.CMOVNE, x86asm.CMOVBE, x86asm.CMOVA, x86asm.CMOVS, x86asm.CMOVNS, x86asm.CMOVP, x86asm.CMOVNP, x86asm.CMOVL, x86asm.CMOVGE, x86asm.CMOVLE, x86asm.CMOVG}
@@ -182,7 +183,7 @@ var xtNames = sync.OnceValue(func() *[intelOps]string {
 	return &n
 })
 
-// xtReg returns the register of number n (0-15) of size bytes (1, 2, 4, 8;
+// xtRegOf returns the register of number n (0-15) of size bytes (1, 2, 4, 8;
 // 16 for xmm).
 func xtRegOf(size, n int, rex byte) x86asm.Reg {
 	switch size {
