@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/bits"
 	"runtime"
 	"slices"
 
@@ -32,7 +33,10 @@ import (
 // chunk's own. An instruction's length and text depend only on its bytes
 // and address, so the output is the same whatever the chunking and the
 // core count. Only a bounded number of chunks is in flight: memory does not
-// grow with the file.
+// grow with the file. On 64-bit x86 the common instructions are decoded and
+// formatted by xtDecode and appendXTextLine (disasm_x86text.go), without
+// step or x86asm and without allocating; the rest go through step and the
+// decoder's appendText.
 
 // textChunkBytes is the code one chunk covers.
 var textChunkBytes = 256 << 10
@@ -213,13 +217,24 @@ func (t *textWriter) fill(ctx context.Context, d decoder, c *textChunk, code []b
 	b := code[c.start-base:]
 	d.reset(b, c.start)
 	var in insn
+	var x xtInst
+	// 64-bit x86: the common instructions need neither step nor x86asm
+	// (their size, target and text all come from xtDecode).
+	xd, _ := d.(*x86Decoder)
+	fast := xd != nil && xd.mode == 64
+	name := t.p.name
 	pc := c.start
 	for pc < c.end && pc < limit {
-		in = insn{}
-		d.step(code[pc-base:], pc, &in)
 		c.addrs = append(c.addrs, pc)
 		c.offs = append(c.offs, len(c.buf))
-		c.buf = appendTextLine(c.buf, d, code[pc-base:], pc, &in, t.p.name)
+		if fast && xtDecode(code[pc-base:], &x) {
+			c.buf = appendXTextLine(c.buf, code[pc-base:], pc, &x, name)
+			pc += uint64(x.length)
+			continue
+		}
+		in = insn{}
+		d.step(code[pc-base:], pc, &in)
+		c.buf = appendTextLine(c.buf, d, code[pc-base:], pc, &in, name)
 		pc += uint64(in.size)
 	}
 	c.offs = append(c.offs, len(c.buf))
@@ -281,20 +296,18 @@ func appendTextLine(dst []byte, d decoder, b []byte, pc uint64, in *insn, name f
 
 // appendHexPad appends v in lower-case hex, right-aligned in width columns.
 func appendHexPad(dst []byte, v uint64, width int) []byte {
-	var tmp [16]byte
-	i := len(tmp)
-	for {
-		i--
-		tmp[i] = hexDigits[v&0xf]
+	n := max((bits.Len64(v)+3)/4, 1)
+	pad := max(width-n, 0)
+	l := len(dst)
+	dst = slices.Grow(dst, pad+n)[:l+pad+n]
+	for i := l; i < l+pad; i++ {
+		dst[i] = ' '
+	}
+	for i := l + pad + n - 1; i >= l+pad; i-- {
+		dst[i] = hexDigits[v&0xf]
 		v >>= 4
-		if v == 0 {
-			break
-		}
 	}
-	for pad := width - (len(tmp) - i); pad > 0; pad-- {
-		dst = append(dst, ' ')
-	}
-	return append(dst, tmp[i:]...)
+	return dst
 }
 
 // appendHex appends "0x" and v in lower-case hex.
@@ -304,11 +317,17 @@ func appendHex(dst []byte, v uint64) []byte {
 
 // appendHexBytes appends the bytes of b in hex, separated by spaces.
 func appendHexBytes(dst []byte, b []byte) []byte {
+	if len(b) == 0 {
+		return dst
+	}
+	l := len(dst)
+	dst = slices.Grow(dst, 3*len(b)-1)[:l+3*len(b)-1]
+	out := dst[l:]
 	for i, x := range b {
 		if i > 0 {
-			dst = append(dst, ' ')
+			out[3*i-1] = ' '
 		}
-		dst = append(dst, hexDigits[x>>4], hexDigits[x&0xf])
+		out[3*i], out[3*i+1] = hexDigits[x>>4], hexDigits[x&0xf]
 	}
 	return dst
 }

@@ -597,8 +597,24 @@ func splitIntel(text string) (mnemonic, operands string) {
 	}
 }
 
-// appendText appends the Text format renders.
+// appendText appends the Text format renders. The common 64-bit
+// instructions are decoded and rendered by xtDecode and appendXText, the
+// rest through x86asm (appendTextX86asm).
 func (d *x86Decoder) appendText(dst, b []byte, pc uint64, in *insn, name func(uint64) string) []byte {
+	if in.invalid {
+		return append(dst, "(bad)"...)
+	}
+	if d.mode == 64 && !(d.last.ok && d.last.pc == pc) {
+		var x xtInst
+		if xtDecode(b, &x) && x.length == in.size {
+			return appendXTextNamed(dst, &x, pc, in, name)
+		}
+	}
+	return d.appendTextX86asm(dst, b, pc, in, name)
+}
+
+// appendTextX86asm appends the Text format renders, through x86asm.
+func (d *x86Decoder) appendTextX86asm(dst, b []byte, pc uint64, in *insn, name func(uint64) string) []byte {
 	if in.invalid {
 		return append(dst, "(bad)"...)
 	}
