@@ -284,6 +284,7 @@ type artBox struct {
 type graphBuilder struct {
 	req     Request
 	fsRoot  *os.Root // the directory root, or the directory holding a file root
+	fsDir   *os.File // fsRoot's directory, opened through it, for openBeneath
 	isDir   bool
 	root    *Item
 	items   []*Item
@@ -313,6 +314,10 @@ func (b *graphBuilder) close() {
 		}
 	}
 	b.boxes = nil
+	if b.fsDir != nil {
+		b.fsDir.Close()
+		b.fsDir = nil
+	}
 	if b.fsRoot != nil {
 		b.fsRoot.Close()
 		b.fsRoot = nil
@@ -390,6 +395,7 @@ func (b *graphBuilder) start(ctx context.Context, st os.FileInfo) error {
 			return core.TargetError(b.req.Op, b.req.Path, "unreadable", err)
 		}
 		b.fsRoot, b.isDir = root, true
+		b.fsDir, _ = root.Open(".") // without it every open goes through os.Root
 		b.root = &Item{Path: ".", name: filepath.Base(b.req.Path), Kind: ports.EntryDirectory}
 		b.items = append(b.items, b.root)
 		b.byPath["."] = b.root
@@ -404,13 +410,14 @@ func (b *graphBuilder) start(ctx context.Context, st os.FileInfo) error {
 		return core.TargetError(b.req.Op, b.req.Path, "unreadable", err)
 	}
 	b.fsRoot = root
+	b.fsDir, _ = root.Open(".")
 	name := filepath.Base(b.req.Path)
 	size := st.Size()
 	b.root = &Item{Path: ".", name: name, Kind: ports.EntryFile, fsRel: name, declaredSize: &size,
 		exec: st.Mode()&0o111 != 0, stamp: artStamp(st)}
 	b.items = append(b.items, b.root)
 	b.byPath["."] = b.root
-	f, err := openRegular(b.fsRoot, name)
+	f, err := b.openRegular(name)
 	if err != nil {
 		return core.TargetError(b.req.Op, b.req.Path, "unreadable", err)
 	}
@@ -532,7 +539,7 @@ func (b *graphBuilder) fsCompanion(rel string) func(context.Context, string) (io
 		if !st.Mode().IsRegular() {
 			return nil, fmt.Errorf("companion %s is not a regular file (%v)", p, st.Mode().Type())
 		}
-		return openRegular(b.fsRoot, p)
+		return b.openRegular(p)
 	}
 }
 
@@ -744,7 +751,7 @@ func (b *graphBuilder) open(ctx context.Context, it *Item) (io.ReadCloser, error
 		}
 		return rc, nil
 	}
-	f, err := openRegular(b.fsRoot, it.fsRel)
+	f, err := b.openRegular(it.fsRel)
 	if err != nil {
 		return nil, &Failure{Reason: "io", Path: it.Path, Err: err}
 	}
@@ -759,14 +766,20 @@ func satAdd(a, b int64) int64 {
 	return a + b
 }
 
-// openRegular opens name under root without blocking and keeps it only if
+// openRegular opens name under the builder's root without blocking and keeps it only if
 // it is a regular file once open: a file swapped for a FIFO or a device
 // between the walk and the read would otherwise block the open (a FIFO with
 // no writer) or the read forever.
-func openRegular(root *os.Root, name string) (*os.File, error) {
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
+// One openat2 call opens it where the kernel has it (beneath_linux.go);
+// otherwise, or when that call refuses, os.Root opens it component by
+// component and gives the error.
+func (b *graphBuilder) openRegular(name string) (*os.File, error) {
+	f, ok := openBeneath(b.fsDir, name)
+	if !ok {
+		var err error
+		if f, err = b.fsRoot.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0); err != nil {
+			return nil, err
+		}
 	}
 	st, err := f.Stat()
 	if err == nil && !st.Mode().IsRegular() {
@@ -1036,7 +1049,7 @@ func (b *graphBuilder) expandNested(ctx context.Context, hashed []*Item) ([]*Ite
 		var size int64
 		var companion func(context.Context, string) (io.ReadCloser, error)
 		if it.box == nil {
-			f, err := openRegular(b.fsRoot, it.fsRel)
+			f, err := b.openRegular(it.fsRel)
 			if err != nil {
 				return nil, &Failure{Reason: "io", Path: it.Path, Err: err}
 			}

@@ -53,3 +53,30 @@ func TestFileSwappedForFIFODoesNotBlock(t *testing.T) {
 		t.Fatal("the inventory blocked on a FIFO")
 	}
 }
+
+// A directory swapped for a link to outside the root between the walk and
+// hashing must not let the inventory read the outside file.
+func TestDirectorySwappedForEscapingLinkIsNotFollowed(t *testing.T) {
+	is := is.New(t)
+	base := t.TempDir()
+	dir := filepath.Join(base, "app")
+	outside := filepath.Join(base, "outside")
+	is.NoErr(os.MkdirAll(filepath.Join(dir, "lib"), 0o755))
+	is.NoErr(os.MkdirAll(outside, 0o755))
+	is.NoErr(os.WriteFile(filepath.Join(dir, "lib", "a.js"), []byte("inside"), 0o644))
+	is.NoErr(os.WriteFile(filepath.Join(outside, "a.js"), []byte("inside"), 0o644)) // same size and bytes
+	swapped := false
+	req := artifact.Request{Op: "inventory_artifact", Path: dir, Policy: "fail",
+		Limits: artifact.Limits{MaxEntries: 100, MaxTotalBytes: 1 << 20, MaxEntryBytes: 1 << 20, MaxCompressionRatio: 100, MaxDepth: 4, MaxPathBytes: 4096},
+		Observe: func(msg string) {
+			if strings.HasPrefix(msg, "hashing") && !swapped {
+				swapped = true
+				is.NoErr(os.RemoveAll(filepath.Join(dir, "lib")))
+				is.NoErr(os.Symlink(outside, filepath.Join(dir, "lib")))
+			}
+		}}
+	_, err := artifact.Build(context.Background(), req)
+	is.True(swapped)
+	is.True(err != nil)
+	is.True(strings.Contains(err.Error(), "escapes")) // refused at the open, not only by the final recheck
+}

@@ -78,7 +78,7 @@ func (b *graphBuilder) splitStream(items []*Item) (root *Item, stream, rest []*I
 // on one goroutine and the entries (split by bytes between the other CPUs)
 // on the others. An entry the file ends before is a changed root.
 func (b *graphBuilder) hashStream(ctx context.Context, stop func(), root *Item, entries []*Item) {
-	f, err := openRegular(b.fsRoot, root.fsRel)
+	f, err := b.openRegular(root.fsRel)
 	if err != nil {
 		root.err = &Failure{Reason: "io", Path: root.Path, Err: err}
 		stop()

@@ -1,0 +1,66 @@
+//go:build linux && (amd64 || arm64 || riscv64 || loong64)
+
+package artifact
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+// openBeneath opens in one call what lies beneath the directory and refuses
+// ".." and links that leave it; the builder then asks os.Root, which refuses
+// them too.
+func TestOpenBeneathStaysInside(t *testing.T) {
+	is := is.New(t)
+	base := t.TempDir()
+	dir := filepath.Join(base, "app")
+	outside := filepath.Join(base, "outside")
+	is.NoErr(os.MkdirAll(filepath.Join(dir, "lib"), 0o755))
+	is.NoErr(os.MkdirAll(outside, 0o755))
+	is.NoErr(os.WriteFile(filepath.Join(dir, "lib", "a.js"), []byte("inside"), 0o644))
+	is.NoErr(os.WriteFile(filepath.Join(outside, "a.js"), []byte("outside"), 0o644))
+	is.NoErr(os.Symlink(outside, filepath.Join(dir, "abs")))                     // absolute, leaves
+	is.NoErr(os.Symlink("../outside", filepath.Join(dir, "rel")))                // relative, leaves
+	is.NoErr(os.Symlink("lib", filepath.Join(dir, "inner")))                     // stays inside
+	is.NoErr(os.Symlink(filepath.Join(dir, "lib"), filepath.Join(dir, "absin"))) // absolute, stays inside
+	root, err := os.OpenRoot(dir)
+	is.NoErr(err)
+	defer root.Close()
+	d, err := root.Open(".")
+	is.NoErr(err)
+	defer d.Close()
+	b := &graphBuilder{fsRoot: root, fsDir: d}
+
+	read := func(f *os.File) string {
+		defer f.Close()
+		data, err := io.ReadAll(f)
+		is.NoErr(err)
+		return string(data)
+	}
+	f, ok := openBeneath(d, "lib/a.js")
+	is.True(ok) // the one-call path is taken on this kernel
+	is.Equal(read(f), "inside")
+	f, ok = openBeneath(d, "inner/a.js")
+	is.True(ok)
+	is.Equal(read(f), "inside")
+	for _, name := range []string{"../outside/a.js", "abs/a.js", "rel/a.js", "/etc/passwd"} {
+		f, ok := openBeneath(d, name)
+		is.True(!ok) // refused by the kernel
+		is.True(f == nil)
+		_, err := b.openRegular(name)
+		is.True(err != nil) // and by os.Root after it
+	}
+	f, err = b.openRegular("absin/a.js") // os.Root's answer where openat2 refuses
+	if err == nil {
+		is.Equal(read(f), "inside")
+	}
+	f, err = b.openRegular("lib/a.js")
+	is.NoErr(err)
+	is.Equal(read(f), "inside")
+	_, err = b.openRegular("lib") // a directory is not a regular file
+	is.True(err != nil)
+}

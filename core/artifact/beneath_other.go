@@ -1,0 +1,8 @@
+//go:build !(linux && (amd64 || arm64 || riscv64 || loong64))
+
+package artifact
+
+import "os"
+
+// openBeneath has no single-call form here: the caller opens through os.Root.
+func openBeneath(dir *os.File, name string) (*os.File, bool) { return nil, false }
