@@ -37,6 +37,17 @@ func CanonicalJSON(v any) ([]byte, error) {
 	return canonicalTwoPass(v)
 }
 
+// appendCanonicalJSON appends CanonicalJSON(v) to dst, in place where it can.
+func appendCanonicalJSON(dst []byte, v any) ([]byte, error) {
+	if _, raw := v.(json.RawMessage); !raw && !checkCanonicalDirect {
+		if out, err := appendDirect(dst, v, 0); err != errDirectUnsupported {
+			return out, err
+		}
+	}
+	one, err := CanonicalJSON(v)
+	return append(dst, one...), err
+}
+
 // canonicalTwoPass marshals with encoding/json and canonicalizes the text.
 func canonicalTwoPass(v any) ([]byte, error) {
 	raw, err := MarshalNoEscape(v)

@@ -65,8 +65,7 @@ func CanonicalArray[T any](items []T) (Canonical, error) {
 				if i > 0 {
 					b = append(b, ',')
 				}
-				one, err := CanonicalJSON(items[i])
-				b, errs[w] = append(b, one...), err
+				b, errs[w] = appendCanonicalJSON(b, items[i])
 			}
 			runs[w] = b
 		})
