@@ -182,6 +182,7 @@ type program struct {
 	labels  []ports.Name
 	namesOf sync.Once
 	nameAt  map[uint64]string
+	named   addrFilter // the addresses in nameAt (names_filter.go)
 	// References are not kept by discovery (on chromium they would be
 	// 12 million records): the first query sweeps the final ranges again
 	// (xref.go). swept lists the ranges discovery decoded whole, whose
@@ -239,7 +240,14 @@ func (p *program) name(addr uint64) string {
 				p.nameAt[l.Address] = l.Name
 			}
 		}
+		p.named = newAddrFilter(len(p.nameAt))
+		for a := range p.nameAt {
+			p.named.add(a)
+		}
 	})
+	if !p.named.mayHave(addr) {
+		return ""
+	}
 	return p.nameAt[addr]
 }
 

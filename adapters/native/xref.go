@@ -1,8 +1,10 @@
 package native
 
 import (
+	"cmp"
 	"context"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -136,39 +138,65 @@ func (ix *refIndex) to(start, end uint64) []xref {
 }
 
 // indexTargets sorts the resolved references by target with a stable LSD
-// radix sort on the 64-bit target; all is sorted by source, so equal
-// targets stay in source order.
+// radix sort; all is sorted by source, so equal targets stay in source
+// order. It sorts packed words, target - lowest above the index into all,
+// so no pass reads all out of order, and runs only the 11-bit passes the
+// span of the targets needs. Targets too far above the lowest to pack (a
+// few wrapped or absolute addresses) sort after all the others, on their
+// own.
 func (ix *refIndex) indexTargets() {
-	idx := make([]int32, 0, len(ix.all))
+	lo := uint64(math.MaxUint64)
+	for _, x := range ix.all {
+		if x.resolved() {
+			lo = min(lo, x.to)
+		}
+	}
+	low := uint(max(bits.Len(uint(len(ix.all)-1)), 1)) // bits of the index
+	fits := uint64(math.MaxUint64) >> low              // largest packable target - lo
+	n, hi := 0, uint64(0)
+	var far []int32
 	for i, x := range ix.all {
 		if x.resolved() {
-			idx = append(idx, int32(i))
+			if x.to-lo > fits {
+				far = append(far, int32(i))
+				continue
+			}
+			n++
+			hi = max(hi, x.to-lo)
 		}
 	}
-	if len(idx) == 0 {
-		ix.byTo = idx
-		return
+	src := make([]uint64, 0, n)
+	for i, x := range ix.all {
+		if x.resolved() && x.to-lo <= fits {
+			src = append(src, (x.to-lo)<<low|uint64(i))
+		}
 	}
-	tmp := make([]int32, len(idx))
-	for shift := uint(0); shift < 64; shift += 8 {
-		var count [257]int
-		for _, k := range idx {
-			count[(ix.all[k].to>>shift)&0xff+1]++
+	const digit = 11
+	if span := uint(bits.Len64(hi)); span > 0 {
+		dst := make([]uint64, n)
+		for shift := low; shift < low+span; shift += digit {
+			var count [1<<digit + 1]int
+			for _, e := range src {
+				count[(e>>shift)&(1<<digit-1)+1]++
+			}
+			for b := 1; b < len(count); b++ {
+				count[b] += count[b-1]
+			}
+			for _, e := range src {
+				b := (e >> shift) & (1<<digit - 1)
+				dst[count[b]] = e
+				count[b]++
+			}
+			src, dst = dst, src
 		}
-		if count[((ix.all[idx[0]].to>>shift)&0xff)+1] == len(idx) {
-			continue // every key has the same byte here
-		}
-		for b := 1; b < 257; b++ {
-			count[b] += count[b-1]
-		}
-		for _, k := range idx {
-			b := (ix.all[k].to >> shift) & 0xff
-			tmp[count[b]] = k
-			count[b]++
-		}
-		idx, tmp = tmp, idx
 	}
-	ix.byTo = idx
+	ix.byTo = make([]int32, n, n+len(far))
+	mask := uint64(1)<<low - 1
+	for i, e := range src {
+		ix.byTo[i] = int32(e & mask)
+	}
+	slices.SortStableFunc(far, func(a, b int32) int { return cmp.Compare(ix.all[a].to, ix.all[b].to) })
+	ix.byTo = append(ix.byTo, far...)
 }
 
 // reference converts a compact reference. operand renders the operand of an
