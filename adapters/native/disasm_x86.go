@@ -637,16 +637,19 @@ func (d *x86Decoder) appendTextX86asm(dst, b []byte, pc uint64, in *insn, name f
 	for _, arg := range inst.Args {
 		if m, ok := arg.(x86asm.Mem); ok && (m.Base == x86asm.RIP || m.Base == x86asm.EIP) {
 			addr := d.wrap(next + uint64(m.Disp))
-			dst = appendHex(append(dst, "  # "...), addr)
-			if n := name(addr); n != "" {
-				dst = append(append(append(dst, " <"...), n...), '>')
-			}
+			dst = appendNameOf(appendHex(append(dst, "  # "...), addr), name, addr)
 		}
 	}
 	if in.hasTarget {
-		if n := name(in.target); n != "" {
-			dst = append(append(append(dst, " <"...), n...), '>')
-		}
+		dst = appendNameOf(dst, name, in.target)
+	}
+	return dst
+}
+
+// appendNameOf appends " <NAME>" when addr has a name.
+func appendNameOf(dst []byte, name func(uint64) string, addr uint64) []byte {
+	if n := name(addr); n != "" {
+		dst = append(append(append(dst, " <"...), n...), '>')
 	}
 	return dst
 }

@@ -998,15 +998,10 @@ func appendXTextNamed(dst []byte, x *xtInst, pc uint64, in *insn, name func(uint
 	dst = appendXText(dst, x, pc)
 	if x.mem.Base == x86asm.RIP {
 		addr := pc + uint64(x.length) + uint64(x.mem.Disp)
-		dst = appendHex(append(dst, "  # "...), addr)
-		if n := name(addr); n != "" {
-			dst = append(append(append(dst, " <"...), n...), '>')
-		}
+		dst = appendNameOf(appendHex(append(dst, "  # "...), addr), name, addr)
 	}
 	if in.hasTarget {
-		if n := name(in.target); n != "" {
-			dst = append(append(append(dst, " <"...), n...), '>')
-		}
+		dst = appendNameOf(dst, name, in.target)
 	}
 	return dst
 }
