@@ -25,17 +25,19 @@ const (
 	pfxMixed
 )
 
-// memRoles is, for one mode, the role of a memory operand that is a
-// reference by opcode map, mandatory prefix, REX.W, opcode and ModRM reg
-// field (roleNone where the full decoder must decide).
-type memRoles [4][4][2][256][8]uint8
+// roleBlock is, for one mode, opcode map and mandatory prefix, the role of
+// a memory operand that is a reference by REX.W, opcode and ModRM reg field
+// (roleNone where the full decoder must decide).
+type roleBlock [2][256][8]uint8
 
-var x86Roles [2]struct {
+var x86Roles [2][4][4]struct {
 	once sync.Once
-	t    *memRoles
+	t    *roleBlock
 }
 
-// rolesFor returns the role table of a mode (32 or 64), built on first use.
+// rolesFor returns the role block of a mode (32 or 64), opcode map and
+// mandatory prefix class (not pfxMixed), built on first use: a block costs
+// up to 4,096 x86asm decodes, and small files need few of the 32.
 //
 // The table is what x86asm itself says of each opcode with a memory
 // operand, built once from one canonical encoding per entry (the prefix,
@@ -46,12 +48,12 @@ var x86Roles [2]struct {
 // it, a read otherwise. Entries x86asm does not decode or decodes as a
 // control transfer are roleNone. The fast tables still decide the length;
 // the tests hold the two to the same answer.
-func rolesFor(mode int) *memRoles {
-	e := &x86Roles[0]
+func rolesFor(mode, m, p int) *roleBlock {
+	e := &x86Roles[0][m][p]
 	if mode == 64 {
-		e = &x86Roles[1]
+		e = &x86Roles[1][m][p]
 	}
-	e.once.Do(func() { e.t = buildRoles(mode) })
+	e.once.Do(func() { e.t = buildRoles(mode, m, p) })
 	return e.t
 }
 
@@ -62,63 +64,59 @@ var (
 	groups0F = []byte{0x00, 0x01, 0x0d, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f, 0x71, 0x72, 0x73, 0xae, 0xba, 0xc7}
 )
 
-func buildRoles(mode int) *memRoles {
-	t := new(memRoles)
+func buildRoles(mode, m, p int) *roleBlock {
+	t := new(roleBlock)
 	var b [24]byte
-	for m := range 4 {
-		for op := range 256 {
-			// Only what the fast tables measure is ever looked up.
-			switch {
-			case m == map1 && (oneByte[op] == fxBad || oneByte[op] == fxNone || oneByte[op] == fxI8 || oneByte[op] == fxIz),
-				m == map0F && (twoByte[op] == fxBad || twoByte[op] == fxNone):
+	for op := range 256 {
+		// Only what the fast tables measure is ever looked up.
+		switch {
+		case m == map1 && (oneByte[op] == fxBad || oneByte[op] == fxNone || oneByte[op] == fxI8 || oneByte[op] == fxIz),
+			m == map0F && (twoByte[op] == fxBad || twoByte[op] == fxNone):
+			continue
+		}
+		regs := 1
+		if m == map1 && slices.Contains(groups1, byte(op)) || m == map0F && slices.Contains(groups0F, byte(op)) {
+			regs = 8
+		}
+		for w := range 2 {
+			if w == 1 && mode != 64 {
 				continue
 			}
-			regs := 1
-			if m == map1 && slices.Contains(groups1, byte(op)) || m == map0F && slices.Contains(groups0F, byte(op)) {
-				regs = 8
-			}
-			for p := range 4 {
-				for w := range 2 {
-					if w == 1 && mode != 64 {
-						continue
-					}
-					for reg := range regs {
-						b = [24]byte{}
-						n := 0
-						switch p {
-						case pfx66:
-							b[n] = 0x66
-							n++
-						case pfxF3:
-							b[n] = 0xf3
-							n++
-						case pfxF2:
-							b[n] = 0xf2
-							n++
-						}
-						if w == 1 {
-							b[n] = 0x48
-							n++
-						}
-						switch m {
-						case map0F:
-							b[n] = 0x0f
-							n++
-						case map0F38:
-							b[n], b[n+1] = 0x0f, 0x38
-							n += 2
-						case map0F3A:
-							b[n], b[n+1] = 0x0f, 0x3a
-							n += 2
-						}
-						b[n] = byte(op)
-						b[n+1] = byte(reg)<<3 | 5
-						t[m][p][w][op][reg] = roleOf(b[:], mode)
-					}
-					for reg := regs; reg < 8; reg++ {
-						t[m][p][w][op][reg] = t[m][p][w][op][0]
-					}
+			for reg := range regs {
+				b = [24]byte{}
+				n := 0
+				switch p {
+				case pfx66:
+					b[n] = 0x66
+					n++
+				case pfxF3:
+					b[n] = 0xf3
+					n++
+				case pfxF2:
+					b[n] = 0xf2
+					n++
 				}
+				if w == 1 {
+					b[n] = 0x48
+					n++
+				}
+				switch m {
+				case map0F:
+					b[n] = 0x0f
+					n++
+				case map0F38:
+					b[n], b[n+1] = 0x0f, 0x38
+					n += 2
+				case map0F3A:
+					b[n], b[n+1] = 0x0f, 0x3a
+					n += 2
+				}
+				b[n] = byte(op)
+				b[n+1] = byte(reg)<<3 | 5
+				t[w][op][reg] = roleOf(b[:], mode)
+			}
+			for reg := regs; reg < 8; reg++ {
+				t[w][op][reg] = t[w][op][0]
 			}
 		}
 	}

@@ -206,7 +206,7 @@ func (f *fastInsn) operand(b []byte, i *int, mode int, rex byte, pfx int, lenOnl
 	if refMem(class) && !lenOnly {
 		role := roleNone
 		if pfx != pfxMixed {
-			role = rolesFor(mode)[m][pfx][rex>>3&1][op][b[*i]>>3&7]
+			role = rolesFor(mode, m, pfx)[rex>>3&1][op][b[*i]>>3&7]
 		}
 		if role == roleNone {
 			return false
