@@ -3,20 +3,16 @@ package ghidra
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"embed"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"rea/adapters/internal/lazyengine"
@@ -74,8 +70,6 @@ type sessionInfo struct {
 	} `json:"target"`
 }
 
-var extPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\.[A-Za-z0-9]{1,12}$`) })
-
 // start runs PROVIDERS.md §1.4 under ctx (the startup deadline): a private
 // root, a verified copy of the target, the descriptor, analyzeHeadless, the
 // socket, the ping handshake, the lineage. Any failure cleans everything up
@@ -105,7 +99,7 @@ func (a *Analysis) start(ctx, life context.Context) (eng *engine, err error) {
 			return fail("start", err)
 		}
 	}
-	copyPath, err := copyTarget(a.target, root)
+	copyPath, err := lazyengine.CopyTarget(a.target, root, filepath.Ext(a.target.Path))
 	if err != nil {
 		return fail("start", err)
 	}
@@ -221,39 +215,6 @@ func (a *Analysis) checkSession(info sessionInfo, runID string) error {
 		return fmt.Errorf("handshake: bridge capabilities %v differ from the declared set", info.Capabilities)
 	}
 	return nil
-}
-
-// copyTarget copies the target to <root>/target-<sha12><ext> (exclusive,
-// 0600) and checks the copy's digest.
-func copyTarget(t ports.Target, root string) (string, error) {
-	ext := filepath.Ext(t.Path)
-	if !extPattern().MatchString(ext) {
-		ext = ".bin"
-	}
-	dst := filepath.Join(root, "target-"+t.SHA256[:12]+ext)
-	src, err := os.Open(t.Path)
-	if err != nil {
-		return "", err
-	}
-	defer src.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	_, err = io.Copy(io.MultiWriter(out, h), src)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(dst)
-		return "", err
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != t.SHA256 {
-		os.Remove(dst)
-		return "", fmt.Errorf("Ghidra target snapshot digest mismatch: expected %s, observed %s", t.SHA256, got)
-	}
-	return dst, nil
 }
 
 // writeDescriptor writes the session descriptor atomically as one JSON line,

@@ -3,13 +3,11 @@ package hopper
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -89,7 +87,7 @@ func (a *Analysis) start(ctx, life context.Context) (eng *engine, err error) {
 	// analysis it holds is reused and the analyst's file is never written.
 	targetFlag, targetPath := "--executable", a.target.Path
 	if isDatabase(a.target) {
-		cp, err := copyVerified(a.target, root)
+		cp, err := lazyengine.CopyTarget(a.target, root, strings.ToLower(filepath.Ext(a.target.Path)))
 		if err != nil {
 			return fail("start", err)
 		}
@@ -173,36 +171,6 @@ func (a *Analysis) start(ctx, life context.Context) (eng *engine, err error) {
 		return fail("start", fmt.Errorf("handshake: bridge %q %q for run %q, want %q %q for this run", h.Name, h.Version, h.RunID, bridgeName, bridgeVersion))
 	}
 	return &engine{run: run, wire: w, root: root, lineage: run.Lineage(ctx)}, nil
-}
-
-// copyVerified copies the target to <root>/target-<sha12><ext> (exclusive,
-// 0600) and checks the copy's digest.
-func copyVerified(t ports.Target, root string) (string, error) {
-	dst := filepath.Join(root, "target-"+t.SHA256[:12]+strings.ToLower(filepath.Ext(t.Path)))
-	src, err := os.Open(t.Path)
-	if err != nil {
-		return "", err
-	}
-	defer src.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	_, err = io.Copy(io.MultiWriter(out, h), src)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		if got := hex.EncodeToString(h.Sum(nil)); got != t.SHA256 {
-			err = fmt.Errorf("Hopper database copy digest mismatch: expected %s, observed %s", t.SHA256, got)
-		}
-	}
-	if err != nil {
-		os.Remove(dst)
-		return "", err
-	}
-	return dst, nil
 }
 
 // bootstrap is the Python file Hopper runs: it puts the session into the

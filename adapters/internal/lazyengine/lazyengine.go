@@ -10,10 +10,15 @@ package lazyengine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -314,4 +319,44 @@ func Tail(path string) string {
 		b = b[len(b)-2048:]
 	}
 	return ": " + strings.TrimSpace(string(b))
+}
+
+// targetExt is what a target copy's name keeps of the target's extension.
+var targetExt = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\.[A-Za-z0-9]{1,12}$`) })
+
+// CopyTarget copies the target into root as target-<sha12><ext>
+// (exclusive, mode 0600) and checks the copy against the target's
+// SHA-256, so that an engine works on the bytes rea identified and never on
+// the analyst's file. An ext that is not a dot and 1 to 12 letters or
+// digits becomes ".bin". On any failure the copy is removed.
+func CopyTarget(t ports.Target, root, ext string) (string, error) {
+	if !targetExt().MatchString(ext) {
+		ext = ".bin"
+	}
+	if len(t.SHA256) < 12 {
+		return "", fmt.Errorf("copy of the target: no SHA-256 to check it against")
+	}
+	dst := filepath.Join(root, "target-"+t.SHA256[:12]+ext)
+	src, err := os.Open(t.Path)
+	if err != nil {
+		return "", err
+	}
+	defer src.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	_, err = io.Copy(io.MultiWriter(out, h), src)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); err == nil && got != t.SHA256 {
+		err = fmt.Errorf("copy of the target: digest mismatch: expected %s, observed %s", t.SHA256, got)
+	}
+	if err != nil {
+		os.Remove(dst)
+		return "", err
+	}
+	return dst, nil
 }

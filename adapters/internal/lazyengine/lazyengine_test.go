@@ -2,6 +2,8 @@ package lazyengine_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"net"
@@ -318,4 +320,35 @@ func TestTail(t *testing.T) {
 	is.True(strings.HasPrefix(got, ": a"))
 	is.True(strings.HasSuffix(got, "END"))
 	is.Equal(len(got), 2+2048-1) // the last 2 KiB, trimmed of its newline
+}
+
+func TestCopyTargetChecksTheCopy(t *testing.T) {
+	is := is.New(t)
+	dir, root := t.TempDir(), t.TempDir()
+	src := filepath.Join(dir, "app.HOP")
+	is.NoErr(os.WriteFile(src, []byte("bytes"), 0o644))
+	sum := sha256.Sum256([]byte("bytes"))
+	tg := ports.Target{Path: src, SHA256: hex.EncodeToString(sum[:])}
+
+	dst, err := lazyengine.CopyTarget(tg, root, ".hop")
+	is.NoErr(err)
+	is.Equal(filepath.Base(dst), "target-"+tg.SHA256[:12]+".hop")
+	st, err := os.Stat(dst)
+	is.NoErr(err)
+	is.Equal(st.Mode().Perm(), os.FileMode(0o600))
+	_, err = lazyengine.CopyTarget(tg, root, ".hop") // exclusive: never over an existing file
+	is.True(err != nil)
+
+	odd, err := lazyengine.CopyTarget(tg, t.TempDir(), ".a b/c")
+	is.NoErr(err)
+	is.Equal(filepath.Ext(odd), ".bin")
+
+	// The file changed since it was identified: no copy is left.
+	bad := tg
+	bad.SHA256 = strings.Repeat("0", 64)
+	other := t.TempDir()
+	_, err = lazyengine.CopyTarget(bad, other, ".bin")
+	is.True(err != nil && strings.Contains(err.Error(), "digest mismatch"))
+	left, _ := os.ReadDir(other)
+	is.Equal(len(left), 0)
 }
