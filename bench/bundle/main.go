@@ -7,29 +7,21 @@
 // Modes:
 //
 //	export -records N -out PATH   build N records in memory (as a ledger holds them), then
-//	                              time core.ExportBundleFile: streamed, staged, fsynced, renamed
-//	lazy   -records N -out PATH   the same export from a source that generates each record
-//	                              when it is written: nothing is held, so peak RSS shows
-//	                              what streaming costs (includes generating the records)
-//	import -in PATH               core.ReadBundleFile (streamed, bounded, every ID re-derived,
-//	                              canonical check) and an atomic Ledger.Merge
-//	validate -in PATH             core.ReadBundleFile alone: records are checked and dropped
-//	sha -in PATH                  one SHA-256 pass over the file's bytes
+//	                              time core.ExportBundleFile: streamed, staged, fsynced, renamed;
+//	                              run.sh uses it to write the bundle it times the CLI on
+//	validate -in PATH             core.ReadBundleFile with the default limits (the CLI's):
+//	                              every ID re-derived, canonical check; with -cpuprofile, a
+//	                              profile of the validation alone
 package main
 
 import (
-	"bufio"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
-	"iter"
 	"os"
 	"runtime"
 	"runtime/pprof"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,7 +30,7 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "export", "export, lazy, import, validate or sha")
+	mode := flag.String("mode", "export", "export or validate")
 	n := flag.Int("records", 100000, "records to export")
 	out := flag.String("out", "", "bundle to write")
 	in := flag.String("in", "", "bundle to read")
@@ -137,67 +129,13 @@ func run(mode string, n int, out, in string) error {
 			return err
 		}
 		report(res.Bytes, res.Records, start, rss, alloc)
-	case "lazy":
-		prof := profile()
-		// Records are written in evidence_id order: find it once, keep only
-		// the order, and regenerate each record when it is needed.
-		type key struct {
-			id core.EvidenceID
-			i  int
-		}
-		order := make([]key, n)
-		for i := range order {
-			order[i] = key{record(i, prof).EvidenceID, i}
-		}
-		slices.SortFunc(order, func(a, b key) int { return strings.Compare(string(a.id), string(b.id)) })
-		var seq iter.Seq[*core.Evidence] = func(yield func(*core.Evidence) bool) {
-			for _, k := range order {
-				if !yield(record(k.i, prof)) {
-					return
-				}
-			}
-		}
-		start, rss, alloc := begin()
-		res, err := core.ExportBundleFile(ctx, out, core.BundleSource{Records: seq}, &core.ExportOptions{Overwrite: true})
-		if err != nil {
-			return err
-		}
-		report(res.Bytes, res.Records, start, rss, alloc)
-	case "import":
-		l := core.NewLedgerLimits(1<<30, 1<<40)
-		lim := core.BundleLimits{MaxBytes: 1 << 40, MaxDepth: 64, MaxStringBytes: 1 << 20, MaxNodes: 1 << 40}
-		start, rss, alloc := begin()
-		var recs []*core.Evidence
-		info, err := core.ReadBundleFile(ctx, in, &lim, func(e *core.Evidence) error { recs = append(recs, e); return nil })
-		if err != nil {
-			return err
-		}
-		if _, err := l.Merge(recs); err != nil {
-			return err
-		}
-		report(info.Bytes, info.Records, start, rss, alloc)
 	case "validate":
-		lim := core.BundleLimits{MaxBytes: 1 << 40, MaxDepth: 64, MaxStringBytes: 1 << 20, MaxNodes: 1 << 40}
 		start, rss, alloc := begin()
-		info, err := core.ReadBundleFile(ctx, in, &lim, nil)
+		info, err := core.ReadBundleFile(ctx, in, nil, nil)
 		if err != nil {
 			return err
 		}
 		report(info.Bytes, info.Records, start, rss, alloc)
-	case "sha":
-		start, rss, alloc := begin()
-		f, err := os.Open(in)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		h := sha256.New()
-		nb, err := io.Copy(h, bufio.NewReaderSize(f, 1<<20))
-		if err != nil {
-			return err
-		}
-		_ = h.Sum(nil)
-		report(nb, 0, start, rss, alloc)
 	default:
 		return fmt.Errorf("unknown mode %q", mode)
 	}

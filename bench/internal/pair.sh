@@ -35,6 +35,7 @@ pair() {
   awk -v la="$la" -v lb="$lb" -v wa="$wa" -v ca="$ca" -v ra="$ra" -v wb="$wb" -v cb="$cb" -v rb="$rb" -v mb="$bytes" 'BEGIN {
     printf "%-22s wall %7.2f s  CPU %7.2f s  peak RSS %6.0f MB  %8.1f MB/s of wall\n", la, wa, ca, ra, mb / 1e6 / wa
     printf "%-22s wall %7.2f s  CPU %7.2f s  peak RSS %6.0f MB  %8.1f MB/s of wall\n", lb, wb, cb, rb, mb / 1e6 / wb
-    printf "%-22s wall %6.2fx  CPU %6.2fx  peak RSS %6.2fx  (%s / %s)\n\n", "ratio", wb / wa, cb / ca, rb / ra, lb, la
+    r = "ratio"; w = wa > 0 ? sprintf("%6.2fx", wb / wa) : "   n/a"; c = ca > 0 ? sprintf("%6.2fx", cb / ca) : "   n/a"
+    printf "%-22s wall %s  CPU %s  peak RSS %6.2fx  (%s / %s; n/a: below the timer'"'"'s 10 ms)\n\n", r, w, c, rb / ra, lb, la
   }'
 }
