@@ -16,8 +16,10 @@ import (
 //
 // Whole-file discovery (discover.go) takes seconds on a large binary, so it
 // runs once per Analysis as a job of its own: started by Provider.Open
-// (Options.DiscoverOnOpen), by EarlyProcedures, or by the first query that
-// needs it, and shared by every later query. A query that needs the program
+// (Options.DiscoverOnOpen) or by the first query that needs it, and shared
+// by every later query. EarlyProcedures does not start it: a server has
+// started it at the open, and a one-shot command that asked only for the
+// overview would spend cores on a job it never reads. A query that needs the program
 // waits for the job, relaying the job's progress to its own context, and
 // returns its context's error when its caller gives up; the job goes on
 // (it is bounded like discovery itself) and stops only when the Analysis is
@@ -75,8 +77,7 @@ type early struct {
 var _ ports.EarlyProcedureLister = (*Analysis)(nil)
 
 // EarlyProcedures reports the procedure list without waiting for whole-file
-// discovery on a large target, and starts that discovery in the background
-// (see the comment at the top of this file).
+// discovery on a large target (see the comment at the top of this file).
 func (a *Analysis) EarlyProcedures(ctx context.Context) (ports.EarlyProcedures, error) {
 	release := a.fg.enter()
 	leave, err := a.enter(ctx, "early procedures")
@@ -110,7 +111,6 @@ func (a *Analysis) EarlyProcedures(ctx context.Context) (ports.EarlyProcedures, 
 		}
 		return ports.EarlyProcedures{Procedures: procs, Complete: true}, nil
 	}
-	a.startDiscovery(ctx)
 	return ports.EarlyProcedures{Procedures: slices.Clone(e.procs)}, nil
 }
 

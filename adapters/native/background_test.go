@@ -105,6 +105,20 @@ func TestEarlyProceduresBeforeDiscovery(t *testing.T) {
 }
 
 // On a small target the early list is the whole list.
+// Without DiscoverOnOpen (a one-shot command), the early list starts no
+// discovery: nothing would read it before the command exits.
+func TestEarlyProceduresStartNoDiscovery(t *testing.T) {
+	is := is.New(t)
+	an, err := native.New(nil).Open(t.Context(), ports.Target{Path: bigTarget(t)})
+	is.NoErr(err)
+	a := an.(*native.Analysis)
+	defer a.Close(context.Background())
+	first, err := a.EarlyProcedures(t.Context())
+	is.NoErr(err)
+	is.True(!first.Complete)
+	is.True(!native.DiscoveryStarted(a))
+}
+
 func TestEarlyProceduresCompleteOnSmallTargets(t *testing.T) {
 	is := is.New(t)
 	a, err := native.OpenFile(t.Context(), fixturePath(t, "c"))

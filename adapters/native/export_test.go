@@ -15,6 +15,13 @@ func HoldDiscovery(opts Options, release <-chan struct{}) *Options {
 // the tables.
 const EarlyCodeBytes = earlyCodeBytes
 
+// DiscoveryStarted says whether whole-file discovery has been started.
+func DiscoveryStarted(a *Analysis) bool {
+	a.bg.Lock()
+	defer a.bg.Unlock()
+	return a.job != nil
+}
+
 // DiscoveryDone reports whether a's background discovery ran to its end.
 func DiscoveryDone(a *Analysis) bool {
 	a.bg.Lock()
