@@ -12,10 +12,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"rea/ports"
+	"rea/supervisor"
 )
 
 // Launcher starts a browser that rea owns. It is the one seam between this
@@ -72,10 +72,9 @@ func FindChromium() string {
 }
 
 type chromium struct {
-	cmd      *exec.Cmd
+	run      *supervisor.Run
 	root     string // holds profile/ and tmp/
 	endpoint string
-	waited   chan struct{}
 	once     sync.Once
 	closeErr error
 }
@@ -119,15 +118,26 @@ func (l ChromiumLauncher) launchOnce(ctx context.Context, spec LaunchSpec) (Owne
 	if exe == "" {
 		return nil, &ports.BrowserError{Code: ports.BrowserEndpointUnreachable, Msg: "no chromium executable in PATH"}
 	}
-	root, err := os.MkdirTemp(profileParent(), "rea-browser-")
+	// The supervisor owns the browser's process group, every helper proven
+	// ours (by lineage or by the run ID in its environment), and the root.
+	run, err := supervisor.New(&supervisor.Options{GraceDelay: 3 * time.Second, TempParent: profileParent()})
 	if err != nil {
-		return nil, &ports.BrowserError{Code: ports.BrowserProcessOwnership, Msg: "cannot create the profile directory", Err: err}
+		return nil, &ports.BrowserError{Code: ports.BrowserProcessOwnership, Msg: "cannot own a process here", Err: err}
 	}
-	profile, tmp := filepath.Join(root, "profile"), filepath.Join(root, "tmp")
+	b := &chromium{run: run}
+	fail := func(err error) (OwnedBrowser, error) {
+		if cerr := b.Close(context.WithoutCancel(ctx)); cerr != nil {
+			return nil, cerr
+		}
+		return nil, err
+	}
+	if b.root, err = run.TempDir("rea-browser-"); err != nil {
+		return fail(&ports.BrowserError{Code: ports.BrowserProcessOwnership, Msg: "cannot create the profile directory", Err: err})
+	}
+	profile, tmp := filepath.Join(b.root, "profile"), filepath.Join(b.root, "tmp")
 	for _, d := range []string{profile, tmp} {
 		if err := os.Mkdir(d, 0o700); err != nil {
-			os.RemoveAll(root)
-			return nil, &ports.BrowserError{Code: ports.BrowserProcessOwnership, Msg: "cannot create the profile directory", Err: err}
+			return fail(&ports.BrowserError{Code: ports.BrowserProcessOwnership, Msg: "cannot create the profile directory", Err: err})
 		}
 	}
 	args := append(append([]string{}, chromiumFlags...), "--user-data-dir="+profile)
@@ -137,29 +147,24 @@ func (l ChromiumLauncher) launchOnce(ctx context.Context, spec LaunchSpec) (Owne
 		start = "about:blank"
 	}
 	args = append(args, start)
-	cmd := exec.Command(exe, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Dir = root
-	cmd.Stdin = nil
-	stderr := &limitedWriter{n: 64 << 10}
-	cmd.Stdout = io.Discard
-	cmd.Stderr = stderr
-	// Helpers that outlive the group could hold stderr open; do not let
-	// Wait block on them.
-	cmd.WaitDelay = 2 * time.Second
 	env := []string{"TMPDIR=" + tmp, "TMP=" + tmp, "TEMP=" + tmp}
 	for _, k := range launchEnv {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
 		}
 	}
-	cmd.Env = env
-	if err := cmd.Start(); err != nil {
-		os.RemoveAll(root)
-		return nil, &ports.BrowserError{Code: ports.BrowserEndpointUnreachable, Msg: "cannot start " + exe, Err: err}
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return fail(&ports.BrowserError{Code: ports.BrowserEndpointUnreachable, Msg: "cannot open " + os.DevNull, Err: err})
 	}
-	b := &chromium{cmd: cmd, root: root, waited: make(chan struct{})}
-	go func() { cmd.Wait(); close(b.waited) }()
+	err = run.Start(context.WithoutCancel(ctx), supervisor.Spec{Path: exe, Args: args, Dir: b.root, Env: env, Stdin: null, Stdout: null})
+	null.Close()
+	if err != nil {
+		return fail(&ports.BrowserError{Code: ports.BrowserEndpointUnreachable, Msg: "cannot start " + exe, Err: err})
+	}
+	stderr := &limitedWriter{n: 64 << 10}
+	copied := make(chan struct{})
+	go func() { io.Copy(stderr, run.Stderr()); close(copied) }()
 	timeout := l.StartTimeout
 	if timeout <= 0 {
 		timeout = 30 * time.Second
@@ -174,115 +179,50 @@ func (l ChromiumLauncher) launchOnce(ctx context.Context, spec LaunchSpec) (Owne
 				return b, nil
 			}
 		}
-		var fail error
 		select {
 		case <-ctx.Done():
-			fail = cancelled(ctx)
-		case <-b.waited:
-			fail = &earlyExit{msg: cmd.ProcessState.String() + ": " + strings.TrimSpace(stderr.String())}
+			return fail(cancelled(ctx))
+		case <-run.Exited():
+			st, _ := run.Wait(context.WithoutCancel(ctx))
+			select { // what it wrote before it exited, unless a helper holds the pipe
+			case <-copied:
+			case <-time.After(200 * time.Millisecond):
+			}
+			return fail(&earlyExit{msg: st.String() + ": " + strings.TrimSpace(stderr.String())})
 		case <-time.After(25 * time.Millisecond):
 			if time.Now().After(deadline) {
-				fail = &ports.BrowserError{Code: ports.BrowserTimeout, Msg: "chromium did not write DevToolsActivePort"}
+				return fail(&ports.BrowserError{Code: ports.BrowserTimeout, Msg: "chromium did not write DevToolsActivePort"})
 			}
-		}
-		if fail != nil {
-			if err := b.Close(context.WithoutCancel(ctx)); err != nil {
-				return nil, err
-			}
-			return nil, fail
 		}
 	}
 }
 
 func (b *chromium) Endpoint() string   { return b.endpoint }
 func (b *chromium) ProfileDir() string { return filepath.Join(b.root, "profile") }
-func (b *chromium) PID() int           { return b.cmd.Process.Pid }
+func (b *chromium) PID() int           { return b.run.PID() }
 
-// Close signals the process group (SIGTERM, then SIGKILL after 3 s), and
-// any process still naming this profile on its command line (the browser's
-// helpers that left the group), then removes the profile directory, and
-// verifies both.
+// Close stops the browser through its supervisor (SIGTERM to what is proven
+// ours, then SIGKILL after 3 s), removes the profile root, and reports what
+// remains.
 func (b *chromium) Close(ctx context.Context) error {
-	b.once.Do(func() { b.closeErr = b.close() })
+	b.once.Do(func() { b.closeErr = b.close(ctx) })
 	return b.closeErr
 }
 
-func (b *chromium) close() error {
-	pgid := b.cmd.Process.Pid
-	syscall.Kill(-pgid, syscall.SIGTERM)
-	select {
-	case <-b.waited:
-	case <-time.After(3 * time.Second):
-	}
-	syscall.Kill(-pgid, syscall.SIGKILL)
-	<-b.waited
-	var left []string
-	for i := 0; ; i++ {
-		procs := ownedProcesses(pgid, b.root)
-		if len(procs) == 0 {
-			break
-		}
-		if i >= 40 {
-			left = append(left, "process")
-			break
-		}
-		for _, p := range procs {
-			syscall.Kill(p, syscall.SIGKILL)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	var rmErr error
-	for i := 0; i < 10; i++ {
-		if rmErr = os.RemoveAll(b.root); rmErr == nil {
-			break
-		}
-		time.Sleep(50 * time.Millisecond) // a helper may still be writing
-	}
-	if _, err := os.Lstat(b.root); !errors.Is(err, os.ErrNotExist) {
-		left = append(left, "profile_directory")
-	}
-	if len(left) > 0 {
-		return &ports.BrowserError{Code: ports.BrowserCleanupFailed, Cleanup: "incomplete", Resources: left,
-			Msg: fmt.Sprintf("owned browser cleanup left %v", left), Err: rmErr}
-	}
-	return nil
-}
-
-// ownedProcesses lists live processes in the group pgid, or whose command
-// line names root (a path only this launch created).
-func ownedProcesses(pgid int, root string) []int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
+func (b *chromium) close(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
+	defer cancel()
+	err := b.run.Cleanup(cctx)
+	if err == nil {
 		return nil
 	}
-	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// fields after the parenthesised command: state ppid pgrp ...
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(stat[i+1:]))
-		if len(f) < 3 || f[0] == "Z" {
-			continue
-		}
-		if g, _ := strconv.Atoi(f[2]); g == pgid {
-			out = append(out, pid)
-			continue
-		}
-		if cl, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && bytes.Contains(cl, []byte(root)) {
-			out = append(out, pid)
-		}
+	resources := []string{"process"}
+	var ce *ports.CleanupError
+	if errors.As(err, &ce) {
+		resources = cleanupKinds(ce)
 	}
-	return out
+	return &ports.BrowserError{Code: ports.BrowserCleanupFailed, Cleanup: "incomplete", Resources: resources,
+		Msg: fmt.Sprintf("owned browser cleanup left %v", resources), Err: err}
 }
 
 type limitedWriter struct {
