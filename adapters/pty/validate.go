@@ -247,7 +247,7 @@ func tupleOf(info os.FileInfo) (fileTuple, bool) {
 	}
 	return fileTuple{
 		dev: uint64(st.Dev), ino: st.Ino, mode: st.Mode, size: st.Size,
-		mtimeNS: st.Mtim.Sec*1e9 + st.Mtim.Nsec, ctimeNS: st.Ctim.Sec*1e9 + st.Ctim.Nsec,
+		mtimeNS: int64(st.Mtim.Sec)*1e9 + int64(st.Mtim.Nsec), ctimeNS: int64(st.Ctim.Sec)*1e9 + int64(st.Ctim.Nsec),
 	}, true
 }
 

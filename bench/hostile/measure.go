@@ -84,7 +84,7 @@ func Measure(ctx context.Context, cmd *exec.Cmd, bound int64) (Run, error) {
 	// child starts as its copy), so it is only a fallback for a child too
 	// short-lived for the watchdog to sample.
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && r.PeakRSS == 0 {
-		r.PeakRSS = ru.Maxrss * 1024
+		r.PeakRSS = int64(ru.Maxrss) * 1024
 	}
 	r.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	r.ExitCode = cmd.ProcessState.ExitCode()

@@ -222,7 +222,7 @@ func measure(cmd *exec.Cmd, devnull *os.File, stats bool) (sample, error) {
 		return s, errors.New("no rusage")
 	}
 	s.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	s.rssKB = ru.Maxrss // kilobytes on Linux
+	s.rssKB = int64(ru.Maxrss) // kilobytes on Linux
 	if stats {
 		var st childStats
 		if err := json.Unmarshal([]byte(out.String()), &st); err != nil {

@@ -204,7 +204,7 @@ func runOnce(bin string, c benchCase) (sample, error) {
 		return sample{}, fmt.Errorf("no resource usage")
 	}
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	return sample{wall: wall, cpu: cpu, rssKiB: ru.Maxrss, maps: maps}, nil
+	return sample{wall: wall, cpu: cpu, rssKiB: int64(ru.Maxrss), maps: maps}, nil
 }
 
 func medians(s []sample) sample {

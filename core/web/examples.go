@@ -136,7 +136,7 @@ func exInspection(withVendor bool) jv {
 			}},
 			"dom_urls": domURLs, "agent_hints": []any{}, "excluded_dom_urls": 0, "headers_allowlisted": true,
 		},
-		"storage": jv{"origin": exOrigin, "usage_bytes": 2048, "quota_bytes": 299632129228,
+		"storage": jv{"origin": exOrigin, "usage_bytes": 2048, "quota_bytes": int64(299632129228),
 			"local_storage_keys": exStrings("cart"), "session_storage_keys": []any{}, "indexed_db_names": []any{}, "cache_names": []any{},
 			"content_fingerprints": []any{jv{"scope": "local_storage", "identity_sha256": exSHA256("cart"),
 				"value_sha256": exSHA256(`{"items":[]}`), "complete": true}},
