@@ -58,7 +58,9 @@ func Identify(ctx context.Context, path string) (ports.Target, error) {
 			return ports.Target{}, err
 		}
 		n, err := f.Read(buf)
-		h.Write(buf[:n])
+		for b := buf[:n]; len(b) > 0; b = b[min(len(b), 64<<10):] { // short assembly calls, so the GC can preempt between them
+			h.Write(b[:min(len(b), 64<<10)])
+		}
 		if err == io.EOF {
 			break
 		}
