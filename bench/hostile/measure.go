@@ -1,3 +1,5 @@
+//go:build unix
+
 package hostile
 
 import (
@@ -26,13 +28,6 @@ type Run struct {
 	CPU      time.Duration // user and system time of the child
 }
 
-// allocated is the bytes a file occupies on disk.
-func allocated(info os.FileInfo) int64 {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		return st.Blocks * 512
-	}
-	return info.Size()
-}
 
 // Measure runs cmd (which must not have been started, and whose Stdout and
 // Stderr must be unset) and watches its resident set through

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command jsappbench compares `rea analyze-javascript-application` (the
 // CLI a user runs, whole process, output written and discarded) with a
 // parse-only baseline (bench/jsapp/parseonly: the same parser over the same

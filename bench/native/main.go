@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command native compares rea's native analysis with objdump -d on the same
 // files, through the entry points a user runs, in one interleaved run:
 //

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command rss measures the peak resident set of rea against the size of
 // real inputs: `rea analyze` on native binaries from about 1 MB to 270 MB
 // (system programs and libraries, the Go toolchain's go and compile, gcc's

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // The paired comparison (-old): each command runs under the old and the new

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command startup measures rea serve's cold start and a first overview, the
 // figures issue 2 asks for:
 //

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command rss writes the hostile inputs of rea/bench/hostile into a
 // temporary directory and runs rea on each as a child process, printing the
 // peak resident set against the input's apparent and on-disk size, the wall
