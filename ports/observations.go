@@ -65,18 +65,25 @@ type DocumentLister interface {
 	Documents(ctx context.Context) ([]Document, error)
 }
 
-// SegmentLister reports sections and segments, in file order.
+// The lists of SegmentLister, ProcedureLister and NameLister (and
+// EarlyProcedureLister's) may be shared: an engine may hand every caller the
+// same slice it keeps, so callers must not modify it (copy it before sorting
+// or editing). Document and string lists belong to the caller.
+
+// SegmentLister reports sections and segments, in file order. The slice is
+// shared; callers must not modify it.
 type SegmentLister interface {
 	Segments(ctx context.Context) ([]Segment, error)
 }
 
 // ProcedureLister reports every known procedure, sorted by address, each
-// address once.
+// address once. The slice is shared; callers must not modify it.
 type ProcedureLister interface {
 	Procedures(ctx context.Context) ([]Procedure, error)
 }
 
-// NameLister reports every label, sorted by address then name.
+// NameLister reports every label, sorted by address then name. The slice
+// is shared; callers must not modify it.
 type NameLister interface {
 	Names(ctx context.Context) ([]Name, error)
 }
@@ -128,7 +135,7 @@ type EarlyProcedureLister interface {
 
 // EarlyProcedures is EarlyProcedureLister's answer.
 type EarlyProcedures struct {
-	Procedures []Procedure
+	Procedures []Procedure // shared: callers must not modify it
 	// Complete: Procedures is the ProcedureLister's whole list.
 	Complete bool
 }

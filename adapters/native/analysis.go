@@ -423,7 +423,10 @@ func (a *Analysis) enter(ctx context.Context, op string) (leave func(), err erro
 	return a.src.m.unpin, nil
 }
 
-// list computes a cached list under recover and hands the caller a copy.
+// list computes a cached list under recover and hands every caller the
+// same slice: the lists are shared read-only (ports.ProcedureLister), so a
+// warm open of a large target does not copy hundreds of thousands of
+// records per call.
 func list[T any](a *Analysis, ctx context.Context, op string, l *lazy[[]T], compute func(context.Context) ([]T, error)) ([]T, error) {
 	leave, err := a.enter(ctx, op)
 	if err != nil {
@@ -440,7 +443,7 @@ func list[T any](a *Analysis, ctx context.Context, op string, l *lazy[[]T], comp
 		}
 		return nil, fmt.Errorf("native: %s: %w", op, classify(a.img.format(), err))
 	}
-	return slices.Clone(v), nil
+	return slices.Clip(v), nil // an append by a caller cannot write into the shared array
 }
 
 // Limitations names the tables the engine cut at its bounds (symtab.go).

@@ -111,7 +111,7 @@ func (a *Analysis) EarlyProcedures(ctx context.Context) (ports.EarlyProcedures, 
 		}
 		return ports.EarlyProcedures{Procedures: procs, Complete: true}, nil
 	}
-	return ports.EarlyProcedures{Procedures: slices.Clone(e.procs)}, nil
+	return ports.EarlyProcedures{Procedures: slices.Clip(e.procs)}, nil // shared (ports.EarlyProcedures)
 }
 
 // discoveryJob is the one whole-file discovery of an Analysis.

@@ -187,42 +187,62 @@ var errCache = errors.New("native: cache entry does not decode")
 // (addresses strictly increasing, ranges not wrapping, swept indexes in
 // order and in bounds), so a corrupt entry is an error, never a panic or a
 // large allocation.
+//
+// It runs on every warm open of a large target (650k procedures on
+// chromium): the reader walks the entry by index, most fields are one-byte
+// varints read inline, and only non-empty strings are written into the
+// freshly allocated lists (whose zero value is the empty string).
 func decodeProgram(b []byte) (*program, error) {
 	if len(b) < len(cacheMagic) || string(b[:len(cacheMagic)]) != string(cacheMagic) {
 		return nil, errCache
 	}
-	d := &cacheReader{b: b[len(cacheMagic):]}
+	d := &cacheReader{b: b, pos: len(cacheMagic)}
 	p := &program{}
 	p.insns = int(d.count(1 << 62))
 	p.codeBytes = d.uint()
 	p.rounds = int(d.count(1 << 30))
 	p.decoded = int64(d.count(1 << 62))
 	p.truncated = d.bool()
-	for range d.count(uint64(len(d.b))) {
+	for range d.count(d.left()) {
 		p.limits = append(p.limits, d.str())
 	}
-	n := d.count(uint64(len(d.b)) / 7) // a procedure takes at least 7 bytes
-	p.procs = make([]ports.Procedure, 0, n)
-	p.ranges = make([]ports.FunctionRange, 0, n)
+	n := d.count(d.left() / 7) // a procedure takes at least 7 bytes
+	p.procs = make([]ports.Procedure, n)
+	p.ranges = make([]ports.FunctionRange, n)
 	prev := uint64(0)
 	for i := range n {
 		delta := d.uint()
 		if i > 0 && delta == 0 || prev+delta < prev {
 			return nil, errCache
 		}
-		pr := ports.Procedure{Address: prev + delta, Name: d.str(), Size: d.uint(), Source: d.str(), External: d.bool(), Thunk: d.bool(), ThunkTarget: d.str()}
+		pr, r := &p.procs[i], &p.ranges[i]
+		pr.Address = prev + delta
 		prev = pr.Address
+		if s := d.str(); s != "" {
+			pr.Name = s
+		}
+		pr.Size = d.uint()
+		if s := d.str(); s != "" {
+			pr.Source = s
+		}
+		pr.External = d.bool()
+		pr.Thunk = d.bool()
+		if s := d.str(); s != "" {
+			pr.ThunkTarget = s
+		}
 		span := d.uint()
 		if pr.Address+span < pr.Address {
 			return nil, errCache
 		}
-		p.procs = append(p.procs, pr)
-		p.ranges = append(p.ranges, ports.FunctionRange{Start: pr.Address, End: pr.Address + span, EndSource: d.str()})
+		r.Start, r.End = pr.Address, pr.Address+span
+		if s := d.str(); s != "" {
+			r.EndSource = s
+		}
 		if d.err != nil {
 			return nil, d.err
 		}
 	}
-	ns := d.count(uint64(len(d.b)))
+	ns := d.count(d.left())
 	p.swept = make([]int32, 0, ns)
 	last := int64(-1)
 	for range ns {
@@ -233,7 +253,7 @@ func decodeProgram(b []byte) (*program, error) {
 		last += int64(delta)
 		p.swept = append(p.swept, int32(last))
 	}
-	nr := d.count(uint64(len(d.b)))
+	nr := d.count(d.left())
 	p.noret = make(map[uint64]bool, nr)
 	prev = 0
 	for i := range nr {
@@ -244,7 +264,7 @@ func decodeProgram(b []byte) (*program, error) {
 		prev += delta
 		p.noret[prev] = true
 	}
-	if d.err != nil || len(d.b) != 0 {
+	if d.err != nil || d.left() != 0 {
 		return nil, errCache
 	}
 	return p, nil
@@ -280,44 +300,63 @@ func (e *cacheWriter) str(s string) {
 	e.b = append(e.b, s...)
 }
 
-// cacheReader reads what cacheWriter wrote; the first error sticks and every read
-// after it returns zero values.
+// cacheReader reads what cacheWriter wrote, from b[pos:]; the first error
+// sticks and every read after it returns zero values.
 type cacheReader struct {
 	b    []byte
+	pos  int
 	strs []string
 	err  error
 }
 
+// left is the number of bytes not read yet.
+func (d *cacheReader) left() uint64 { return uint64(len(d.b) - d.pos) }
+
+// uint reads a uvarint; the one-byte case (most fields) is inlined. After
+// an error pos is at the end, so the fast path never reads on.
 func (d *cacheReader) uint() uint64 {
+	if p := d.pos; p < len(d.b) && d.b[p] < 0x80 {
+		d.pos = p + 1
+		return uint64(d.b[p])
+	}
+	return d.uintSlow()
+}
+
+func (d *cacheReader) uintSlow() uint64 {
 	if d.err != nil {
 		return 0
 	}
-	v, n := binary.Uvarint(d.b)
+	v, n := binary.Uvarint(d.b[d.pos:])
 	if n <= 0 {
-		d.err = errCache
+		d.fail()
 		return 0
 	}
-	d.b = d.b[n:]
+	d.pos += n
 	return v
+}
+
+// fail records the error and stops every later read.
+func (d *cacheReader) fail() {
+	d.err, d.pos = errCache, len(d.b)
 }
 
 // count reads a length and fails above max.
 func (d *cacheReader) count(max uint64) uint64 {
 	v := d.uint()
 	if v > max {
-		d.err = errCache
+		d.fail()
 		return 0
 	}
 	return v
 }
 
 func (d *cacheReader) bool() bool {
-	if d.err != nil || len(d.b) == 0 || d.b[0] > 1 {
-		d.err = errCache
+	if d.pos >= len(d.b) || d.b[d.pos] > 1 {
+		d.fail()
 		return false
 	}
-	v := d.b[0] == 1
-	d.b = d.b[1:]
+	v := d.b[d.pos] == 1
+	d.pos++
 	return v
 }
 
@@ -329,15 +368,18 @@ func (d *cacheReader) str() string {
 	case i < uint64(len(d.strs)):
 		return d.strs[i]
 	case i > uint64(len(d.strs)):
-		d.err = errCache
+		d.fail()
 		return ""
 	}
-	n := d.count(uint64(len(d.b)))
+	n := d.uint() // checked against what is left after it is read
+	if n > d.left() {
+		d.fail()
+	}
 	if d.err != nil {
 		return ""
 	}
-	s := string(d.b[:n])
-	d.b = d.b[n:]
+	s := string(d.b[d.pos : d.pos+int(n)])
+	d.pos += int(n)
 	d.strs = append(d.strs, s)
 	return s
 }

@@ -18,7 +18,10 @@ func FuzzDecodeProgram(f *testing.F) {
 	f.Add(append([]byte(nil), cacheMagic...))
 	f.Add([]byte("rea-native-discovery\x01\x00\x00\x00\x00\x00\x00\x02\x10\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p, err := decodeProgram(b)
+		// An entry read from disk has spare capacity; the decoder must not
+		// read into it.
+		spare := append(append(make([]byte, 0, 2*len(b)+16), b...), make([]byte, len(b)+16)...)[:len(b)]
+		p, err := decodeProgram(spare)
 		if err != nil {
 			return
 		}

@@ -148,9 +148,17 @@ func isTable(t elf.SectionType) bool {
 func (e *elfImage) symbols(ctx context.Context) (*symbolSet, error) {
 	set := &symbolSet{}
 	hasSymtab := false
+	declared, entSize := uint64(0), uint64(16) // by both tables, to size the lists once
+	if e.f.Class == elf.ELFCLASS64 {
+		entSize = 24
+	}
 	for _, s := range e.f.Sections {
 		hasSymtab = hasSymtab || s.Type == elf.SHT_SYMTAB
+		if s.Type == elf.SHT_SYMTAB || s.Type == elf.SHT_DYNSYM {
+			declared += s.Size / entSize
+		}
 	}
+	set.presize(declared)
 	if err := e.readSymbols(ctx, set, elf.SHT_SYMTAB, "symbol", nil); err != nil {
 		return nil, classify("elf", err)
 	}

@@ -105,6 +105,12 @@ func (e *elfImage) pltEntries(ctx context.Context) ([]pltEntry, error) {
 // has a million relocations, nearly all of them for other slots.
 func (e *elfImage) gotRelocs(ctx context.Context, wanted map[uint64]bool) (map[uint64]gotReloc, error) {
 	slots := make(map[uint64]gotReloc, len(wanted))
+	// The PLT's slots lie together in .got.plt: a bounds check rejects the
+	// other relocations before any map lookup.
+	lo, hi := ^uint64(0), uint64(0)
+	for slot := range wanted {
+		lo, hi = min(lo, slot), max(hi, slot)
+	}
 	is64 := e.f.Class == elf.ELFCLASS64
 	bo := e.f.ByteOrder
 	for _, s := range e.f.Sections {
@@ -150,7 +156,10 @@ func (e *elfImage) gotRelocs(ctx context.Context, wanted map[uint64]bool) (map[u
 					r.addend = int64(int32(bo.Uint32(b[8:])))
 				}
 			}
-			if _, dup := slots[slot]; !dup && wanted[slot] {
+			if slot < lo || slot > hi || !wanted[slot] {
+				return nil
+			}
+			if _, dup := slots[slot]; !dup {
 				slots[slot] = r
 			}
 			return nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"rea/ports"
 )
@@ -72,6 +73,20 @@ func symbolRange(src source, set *symbolSet, table string, off, size, entSize ui
 		n = maxSymbolEntries
 	}
 	return n, nil
+}
+
+// maxPresize bounds the entries the symbol lists are sized for before the
+// tables are read, so a table that declares many entries it then skips
+// does not cost memory up front.
+const maxPresize = 1 << 19
+
+// presize gives the lists room for about n symbols (a declared count): a
+// large binary's lists then grow without copying themselves again and
+// again.
+func (s *symbolSet) presize(n uint64) {
+	n = min(n, maxPresize)
+	s.procs = slices.Grow(s.procs, int(n))
+	s.labels = slices.Grow(s.labels, int(n))
 }
 
 // eachEntry calls visit with each of the n entSize-byte entries at off,

@@ -1,8 +1,10 @@
 package annotate
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -73,8 +75,11 @@ func viewOf(ctx context.Context, c *core.Call) (*view, error) {
 		if err != nil {
 			return nil, err
 		}
-		v.procs = append([]ports.Procedure{}, procs...)
-		sort.SliceStable(v.procs, func(i, j int) bool { return v.procs[i].Address < v.procs[j].Address })
+		v.procs = procs // shared: sorted into a copy only when out of order
+		if !slices.IsSortedFunc(procs, func(a, b ports.Procedure) int { return cmp.Compare(a.Address, b.Address) }) {
+			v.procs = slices.Clone(procs)
+			sort.SliceStable(v.procs, func(i, j int) bool { return v.procs[i].Address < v.procs[j].Address })
+		}
 		if fa, ok := a.(ports.FunctionAnalyzer); ok {
 			rs, err := fa.FunctionRanges(ctx)
 			if err != nil {
@@ -106,8 +111,11 @@ func viewOf(ctx context.Context, c *core.Call) (*view, error) {
 		if err != nil {
 			return nil, err
 		}
-		v.names = append([]ports.Name{}, ns...)
-		sort.SliceStable(v.names, func(i, j int) bool { return v.names[i].Address < v.names[j].Address })
+		v.names = ns // shared: sorted into a copy only when out of order
+		if !slices.IsSortedFunc(ns, func(a, b ports.Name) int { return cmp.Compare(a.Address, b.Address) }) {
+			v.names = slices.Clone(ns)
+			sort.SliceStable(v.names, func(i, j int) bool { return v.names[i].Address < v.names[j].Address })
+		}
 		for _, n := range v.names {
 			if _, dup := v.byName[n.Name]; !dup {
 				v.byName[n.Name] = n.Address

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"rea/core"
@@ -63,7 +64,10 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 	if err != nil {
 		return err
 	}
-	sort.Slice(procs, func(i, j int) bool { return procs[i].Address < procs[j].Address })
+	if !sort.SliceIsSorted(procs, func(i, j int) bool { return procs[i].Address < procs[j].Address }) {
+		procs = slices.Clone(procs) // the list is shared: sort a copy
+		sort.Slice(procs, func(i, j int) bool { return procs[i].Address < procs[j].Address })
+	}
 	names := map[uint64]string{}
 	if nl, ok := a.(ports.NameLister); ok {
 		ns, err := nl.Names(ctx)

@@ -1,6 +1,7 @@
 package process
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -8,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -121,8 +123,11 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	idx := &procIndex{procs: append([]ports.Procedure(nil), procs...), byName: map[string]ports.Procedure{}}
-	sort.SliceStable(idx.procs, func(i, j int) bool { return idx.procs[i].Address < idx.procs[j].Address })
+	idx := &procIndex{procs: procs, byName: map[string]ports.Procedure{}} // shared: sorted into a copy only when out of order
+	if !slices.IsSortedFunc(procs, func(a, b ports.Procedure) int { return cmp.Compare(a.Address, b.Address) }) {
+		idx.procs = slices.Clone(procs)
+		sort.SliceStable(idx.procs, func(i, j int) bool { return idx.procs[i].Address < idx.procs[j].Address })
+	}
 	goBinary := false
 	for _, p := range idx.procs {
 		if p.Name != "" {

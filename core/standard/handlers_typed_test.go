@@ -185,6 +185,12 @@ func TestHandlersReturnTheirTypes(t *testing.T) {
 			}
 		}
 	}
+	// Every operation has read the fake's lists, which it hands out shared
+	// as the native engine does: none may have written into them.
+	s.Close(ctx)
+	if m := portstest.ModifiedSharedLists(); len(m) > 0 {
+		t.Errorf("operations modified lists the ports declare shared: %v", m)
+	}
 }
 
 // viewArgs are inspect_analysis_view calls over a complete

@@ -77,7 +77,7 @@ func (f *CodeFake) Open(ctx context.Context, t ports.Target) (ports.Analysis, er
 	if s := f.Support(ctx, t); !s.Supported {
 		return nil, fmt.Errorf("%s: open: %s: %w", f.id(), s.Reason, ports.ErrUnsupported)
 	}
-	return &CodeAnalysis{FakeAnalysis: &FakeAnalysis{
+	return &CodeAnalysis{FakeAnalysis: (&FakeAnalysis{
 		id:         f.id(),
 		version:    cmp.Or(f.Version, "0.0.0"),
 		documents:  []ports.Document{{Name: docName(t.Path), Format: cmp.Or(t.Format, "elf"), Architecture: "x86_64", Entry: 0x1010, HasEntry: true}},
@@ -85,7 +85,7 @@ func (f *CodeFake) Open(ctx context.Context, t ports.Target) (ports.Analysis, er
 		procedures: slices.Clone(codeProcs),
 		names:      slices.Clone(codeNames),
 		strings:    slices.Clone(codeStrings),
-	}}, nil
+	}).keep()}, nil
 }
 
 // CodeAnalysis is an open analysis of a CodeFake. It implements every

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"rea/ports"
@@ -100,7 +101,7 @@ func (f *Fake) Open(ctx context.Context, t ports.Target) (ports.Analysis, error)
 	if docs == nil {
 		docs = []ports.Document{{Name: docName(t.Path), Format: cmp.Or(t.Format, "unknown"), Architecture: t.Architecture}}
 	}
-	return &FakeAnalysis{
+	return (&FakeAnalysis{
 		id:         f.id(),
 		version:    cmp.Or(f.Version, "0.0.0"),
 		documents:  docs,
@@ -109,7 +110,7 @@ func (f *Fake) Open(ctx context.Context, t ports.Target) (ports.Analysis, error)
 		early:      slices.Clone(f.EarlyProcedures),
 		names:      slices.Clone(f.Names),
 		strings:    slices.Clone(f.Strings),
-	}, nil
+	}).keep(), nil
 }
 
 // FakeAnalysis is an open analysis of a Fake. It implements every lister.
@@ -122,6 +123,52 @@ type FakeAnalysis struct {
 	names       []ports.Name
 	strings     []ports.String
 	closes      atomic.Int32
+	// pristine holds copies of the shared lists, to tell whether a caller
+	// modified one (ModifiedLists).
+	pristine *FakeAnalysis
+}
+
+// keep records copies of the shared lists as handed out at the open.
+func (a *FakeAnalysis) keep() *FakeAnalysis {
+	a.pristine = &FakeAnalysis{segments: slices.Clone(a.segments), procedures: slices.Clone(a.procedures),
+		early: slices.Clone(a.early), names: slices.Clone(a.names)}
+	return a
+}
+
+// ModifiedLists names the shared lists (segments, procedures, early
+// procedures, names) that differ from what the analysis handed out at its
+// open: a caller wrote into a slice that ports declares shared.
+func (a *FakeAnalysis) ModifiedLists() []string {
+	var out []string
+	if p := a.pristine; p != nil {
+		if !slices.Equal(p.segments, a.segments) {
+			out = append(out, "segments")
+		}
+		if !slices.Equal(p.procedures, a.procedures) {
+			out = append(out, "procedures")
+		}
+		if !slices.Equal(p.early, a.early) {
+			out = append(out, "early procedures")
+		}
+		if !slices.Equal(p.names, a.names) {
+			out = append(out, "names")
+		}
+	}
+	return out
+}
+
+var (
+	modifiedMu sync.Mutex
+	modified   []string
+)
+
+// ModifiedSharedLists names every shared list that a caller modified, found
+// when its analysis was closed, across every fake analysis of the test
+// binary so far: a test that runs operations on fakes checks it is empty.
+func ModifiedSharedLists() []string {
+	modifiedMu.Lock()
+	defer modifiedMu.Unlock()
+	return slices.Clone(modified)
 }
 
 var (
@@ -145,7 +192,15 @@ func (a *FakeAnalysis) Profile() ports.Profile {
 
 // Close marks the analysis closed; later lists fail. It is safe to call twice.
 func (a *FakeAnalysis) Close(context.Context) error {
-	a.closes.Add(1)
+	if a.closes.Add(1) == 1 {
+		if m := a.ModifiedLists(); len(m) > 0 {
+			modifiedMu.Lock()
+			for _, l := range m {
+				modified = append(modified, a.id+": "+l)
+			}
+			modifiedMu.Unlock()
+		}
+	}
 	return nil
 }
 
@@ -160,12 +215,12 @@ func (a *FakeAnalysis) Documents(ctx context.Context) ([]ports.Document, error) 
 
 // Segments returns the configured segments.
 func (a *FakeAnalysis) Segments(ctx context.Context) ([]ports.Segment, error) {
-	return fakeList(ctx, a, "segments", a.segments)
+	return sharedList(ctx, a, "segments", a.segments)
 }
 
 // Procedures returns the configured procedures.
 func (a *FakeAnalysis) Procedures(ctx context.Context) ([]ports.Procedure, error) {
-	return fakeList(ctx, a, "procedures", a.procedures)
+	return sharedList(ctx, a, "procedures", a.procedures)
 }
 
 // EarlyProcedures returns the configured early procedures, or the
@@ -175,18 +230,28 @@ func (a *FakeAnalysis) EarlyProcedures(ctx context.Context) (ports.EarlyProcedur
 		procs, err := a.Procedures(ctx)
 		return ports.EarlyProcedures{Procedures: procs, Complete: true}, err
 	}
-	procs, err := fakeList(ctx, a, "early procedures", a.early)
+	procs, err := sharedList(ctx, a, "early procedures", a.early)
 	return ports.EarlyProcedures{Procedures: procs}, err
 }
 
 // Names returns the configured names.
 func (a *FakeAnalysis) Names(ctx context.Context) ([]ports.Name, error) {
-	return fakeList(ctx, a, "names", a.names)
+	return sharedList(ctx, a, "names", a.names)
 }
 
 // Strings returns the configured strings.
 func (a *FakeAnalysis) Strings(ctx context.Context) ([]ports.String, error) {
 	return fakeList(ctx, a, "strings", a.strings)
+}
+
+// sharedList hands out the fake's own slice, as an engine may for the lists
+// the ports declare shared (ports.ProcedureLister): a caller that modifies
+// one changes what every later call sees, which the tests catch.
+func sharedList[T any](ctx context.Context, a *FakeAnalysis, op string, v []T) ([]T, error) {
+	if _, err := fakeList(ctx, a, op, []T(nil)); err != nil {
+		return nil, err
+	}
+	return slices.Clip(v), nil
 }
 
 func fakeList[T any](ctx context.Context, a *FakeAnalysis, op string, v []T) ([]T, error) {

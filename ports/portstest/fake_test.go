@@ -60,11 +60,53 @@ func TestFakeListsAreCopies(t *testing.T) {
 	a, err := f.Open(ctx, ports.Target{Format: "elf"})
 	is.NoErr(err)
 	defer a.Close(ctx)
-	procs, err := a.(ports.ProcedureLister).Procedures(ctx)
+	strs, err := a.(ports.StringLister).Strings(ctx) // the caller's own
+	is.NoErr(err)
+	strs[0].Value = "changed"
+	again, err := a.(ports.StringLister).Strings(ctx)
+	is.NoErr(err)
+	is.Equal(again[0].Value, "hello, world")
+	procs, err := a.(ports.ProcedureLister).Procedures(ctx) // shared by the analysis, not with the Fake
 	is.NoErr(err)
 	procs[0].Name = "changed"
-	again, err := a.(ports.ProcedureLister).Procedures(ctx)
-	is.NoErr(err)
-	is.Equal(again[0].Name, "puts@plt")
 	is.Equal(f.Procedures[0].Name, "puts@plt")
+}
+
+// TestFakeReportsAModifiedSharedList: the fake hands out its own slices for
+// the lists ports declares shared, and names at Close every one a caller
+// wrote into, so that tests running operations over fakes catch a caller
+// that sorts or edits a shared list in place.
+func TestFakeReportsAModifiedSharedList(t *testing.T) {
+	ctx := context.Background()
+	a, err := (&portstest.Fake{ID: "shared", Procedures: portstest.NewFake().Procedures, Names: portstest.NewFake().Names}).Open(ctx, ports.Target{Path: "/bin/x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fa := a.(*portstest.FakeAnalysis)
+	procs, _ := fa.Procedures(ctx)
+	procs[0], procs[2] = procs[2], procs[0] // what an in-place sort by name would do
+	again, _ := fa.Procedures(ctx)
+	if again[0].Name != "main" {
+		t.Fatalf("the procedures list is not shared: %v", again[0])
+	}
+	if got := fa.ModifiedLists(); len(got) != 1 || got[0] != "procedures" {
+		t.Fatalf("ModifiedLists = %v, want [procedures]", got)
+	}
+	if err := fa.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, m := range portstest.ModifiedSharedLists() {
+		found = found || m == "shared: procedures"
+	}
+	if !found {
+		t.Fatalf("ModifiedSharedLists = %v, want it to name shared: procedures", portstest.ModifiedSharedLists())
+	}
+	b, _ := portstest.NewFake().Open(ctx, ports.Target{Path: "/bin/x"})
+	if names, _ := b.(ports.NameLister).Names(ctx); len(names) == 0 {
+		t.Fatal("no names")
+	}
+	if got := b.(*portstest.FakeAnalysis).ModifiedLists(); len(got) != 0 {
+		t.Fatalf("an analysis only read reports %v", got)
+	}
 }
