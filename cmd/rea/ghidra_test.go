@@ -74,6 +74,7 @@ type ghidraHost struct {
 	notes        []*sdk.ProgressNotificationParams
 	fixturePath  string
 	fixtureBytes []byte
+	env          []string // rea serve's environment (the fake installation)
 }
 
 func newGhidraHost(t *testing.T, env ...string) *ghidraHost {
@@ -141,6 +142,7 @@ func newGhidraHost(t *testing.T, env ...string) *ghidraHost {
 	cmd.Env = append(append(base, "TMPDIR="+h.tmp, "XDG_CACHE_HOME="+cache, "GHIDRA_INSTALL_DIR="+install, "JAVA_HOME="+jdk,
 		"FAKE_GHIDRA_TRANSCRIPT="+transcript, "FAKE_GHIDRA_STARTS="+h.starts), env...)
 	cmd.Stderr = h.stderr
+	h.env = cmd.Env
 	cs, err := client.Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -473,6 +475,34 @@ func TestGhidraJumpTablesOverStdio(t *testing.T) {
 	is.True(!has) // the thunk's signature is the function database's
 	_, isErr = h.mustCall("close_binary", map[string]any{}, "")
 	is.True(!isErr) // close_binary
+	roots, live := h.settle()
+	is.Equal(len(roots), 0)
+	is.Equal(len(live), 0)
+}
+
+// TestGhidraFromTheCLI: with the fake Ghidra installed, `rea analyze`
+// (auto) still runs on rea-native, `rea --provider ghidra analyze` runs on
+// Ghidra, and the one-shot command leaves no engine or root behind.
+func TestGhidraFromTheCLI(t *testing.T) {
+	is := is.New(t)
+	h := newGhidraHost(t)
+	run := func(args ...string) core.Evidence { // analyze's JSON: {overview: Evidence, target}
+		t.Helper()
+		cmd := exec.Command(reaBin, args...)
+		cmd.Env = h.env
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("rea %v: %v\n%s", args, err, e.String())
+		}
+		var out struct{ Overview core.Evidence }
+		is.NoErr(json.Unmarshal(o.Bytes(), &out))
+		return out.Overview
+	}
+	is.Equal(run("--format", "json", "analyze", h.fixturePath).Provider.ID, "rea-native") // auto keeps the main job on rea-native
+	is.Equal(len(h.launchers()), 0)                                                       // and starts no engine
+	is.Equal(run("--format", "json", "--provider", "ghidra", "analyze", h.fixturePath).Provider.ID, "ghidra")
+	is.Equal(len(h.launchers()), 1)
 	roots, live := h.settle()
 	is.Equal(len(roots), 0)
 	is.Equal(len(live), 0)
