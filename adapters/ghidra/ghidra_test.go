@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -536,6 +538,62 @@ func TestParseStartupTimeout(t *testing.T) {
 			is.Equal(got, c.want)
 		})
 	}
+}
+
+// TestLaunchArgv: the engine is analyzeHeadless on a copy of the target
+// inside the session's private root, imported read-only into a project
+// deleted afterwards, with the committed bridge as the post-script and the
+// session descriptor as its only argument; the token travels only in the
+// descriptor (never in argv or the environment), and the descriptor is
+// gone once read.
+func TestLaunchArgv(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, "12.1.4")
+	record := filepath.Join(t.TempDir(), "launch.json")
+	t.Setenv("FAKE_GHIDRA_LAUNCH", record)
+	a, err := e.provider(ghidra.Options{}).Open(t.Context(), e.target)
+	is.NoErr(err)
+	_, err = a.(ports.SegmentLister).Segments(t.Context())
+	is.NoErr(err)
+	b, err := os.ReadFile(record)
+	is.NoErr(err)
+	var l struct {
+		Argv    []string `json:"argv"`
+		Env     []string `json:"env"`
+		Token   string   `json:"token"`
+		Scripts []string `json:"scripts"`
+	}
+	is.NoErr(json.Unmarshal(b, &l))
+	arg := func(flag string) string {
+		i := slices.Index(l.Argv, flag)
+		if i < 0 || i+1 >= len(l.Argv) {
+			t.Fatalf("no %s in %q", flag, l.Argv)
+		}
+		return l.Argv[i+1]
+	}
+	root := filepath.Dir(l.Argv[0])            // <root>/project
+	is.Equal(filepath.Dir(root), e.tempParent) // a private root of the session's own
+	is.Equal(l.Argv[1], "rea-project")
+	imported := arg("-import")
+	is.True(imported != e.target.Path)                 // a copy, not the target
+	is.Equal(filepath.Dir(imported), root)             // inside the root
+	is.True(slices.Contains(l.Argv, "-readOnly"))      // the import is read-only
+	is.True(slices.Contains(l.Argv, "-deleteProject")) // the project goes at exit
+	is.Equal(arg("-postScript"), "ReaGhidraBridge.java")
+	is.Equal(arg("-scriptPath"), filepath.Join(root, "bridge"))
+	is.True(slices.Contains(l.Scripts, "ReaGhidraBridge.java") && slices.Contains(l.Scripts, "ReaBridgeProtocol.java")) // the committed bridge
+	desc := l.Argv[len(l.Argv)-1]
+	is.Equal(filepath.Dir(desc), root)
+	_, err = os.Stat(desc)
+	is.True(errors.Is(err, os.ErrNotExist)) // the descriptor is deleted once read
+	is.True(len(l.Token) >= 32)
+	for _, s := range append(append([]string{}, l.Argv...), l.Env...) {
+		if strings.Contains(s, l.Token) {
+			t.Fatalf("the token reached argv or the environment: %q", s)
+		}
+	}
+	a.Close(context.Background())
+	e.assertClean(t)
 }
 
 // TestBridgeProtocolJava compiles the bridge's protocol layer and its tests

@@ -7,6 +7,8 @@
 // FAKE_GHIDRA_TRANSCRIPT (the record/replay format), matched on method and
 // parameters.
 //
+// FAKE_GHIDRA_LAUNCH names a file that gets the launch (argv, environment,
+// the descriptor's token and the script directory's files) as JSON.
 // FAKE_GHIDRA_DELAY_MS delays the bind; FAKE_GHIDRA_STARTS names a file that
 // gets one line per start; FAKE_GHIDRA_MODE misbehaves: crash (exit before
 // the bind), crash-after-ready (exit at the first request after ping), hang
@@ -64,6 +66,24 @@ func main() {
 	}
 	if err := json.Unmarshal(b, &d); err != nil || d.SchemaVersion != 2 || d.Token == "" {
 		fail("descriptor out of shape")
+	}
+	if p := os.Getenv("FAKE_GHIDRA_LAUNCH"); p != "" {
+		// What the launch looked like, for the test to check: argv, the
+		// environment, the descriptor's token, and the bridge's files in
+		// the script directory.
+		var scripts []string
+		for i, a := range args {
+			if a == "-scriptPath" && i+1 < len(args) {
+				es, _ := os.ReadDir(args[i+1])
+				for _, e := range es {
+					scripts = append(scripts, e.Name())
+				}
+			}
+		}
+		out, _ := json.Marshal(map[string]any{"argv": args, "env": os.Environ(), "token": d.Token, "scripts": scripts})
+		if err := os.WriteFile(p, out, 0o600); err != nil {
+			fail("launch record: " + err.Error())
+		}
 	}
 	if ms, _ := strconv.Atoi(os.Getenv("FAKE_GHIDRA_DELAY_MS")); ms > 0 {
 		time.Sleep(time.Duration(ms) * time.Millisecond)
