@@ -196,9 +196,15 @@ func loadTranscript(path string) map[string]map[string]any {
 	// before the request that caused it (they are written by two
 	// goroutines). Hand-written transcripts with one id throughout pair in
 	// order.
+	// A recording of several connections (the live lane's) starts each
+	// connection's ids again: a request whose id is not above the last one
+	// begins a connection, and requests of the one before left unanswered
+	// (cancelled, or closed before the reply) are forgotten, so their ids
+	// pair with the new connection's replies.
 	var pending string
 	byID := map[string]string{}          // request id -> key
 	early := map[string]map[string]any{} // responses seen before their request
+	last := -1.0
 	for sc.Scan() {
 		var e struct {
 			Type string  `json:"type"`
@@ -217,6 +223,12 @@ func loadTranscript(path string) map[string]map[string]any {
 			if json.Unmarshal([]byte(*e.Text), &req) == nil {
 				pending = keyOf(req.Method, req.Params)
 				id := string(req.ID)
+				if n, err := strconv.ParseFloat(id, 64); err == nil {
+					if n <= last {
+						clear(byID)
+					}
+					last = n
+				}
 				byID[id] = pending
 				if resp, ok := early[id]; ok {
 					out[pending] = resp

@@ -233,6 +233,9 @@ func loadTranscript(path string) map[string][]map[string]any {
 	// transcript of several connections (the live lane's recording) reuses
 	// ids, so a later line with such an id waits for its own request.
 	answered := map[string]bool{}
+	// A request whose id is not above the last one begins a connection:
+	// requests of the one before left unanswered are forgotten.
+	last := -1.0
 	final := func(l map[string]any) bool {
 		_, r := l["result"]
 		_, e := l["error"]
@@ -255,6 +258,10 @@ func loadTranscript(path string) map[string][]map[string]any {
 			}
 			if json.Unmarshal([]byte(*e.Text), &req) == nil {
 				key := keyOf(req.Method, req.Params)
+				if req.ID <= last {
+					clear(byID)
+				}
+				last = req.ID
 				byID[req.ID] = key
 				out[key] = pending[req.ID]
 				answered[key] = slices.ContainsFunc(out[key], final)
