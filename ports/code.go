@@ -219,6 +219,38 @@ type Signature struct {
 	Parameters        []Parameter
 	Variadic          bool
 	Source            string // what the parameters come from: dwarf, ...
+	// Switches are the computed jumps whose tables the engine recovered
+	// with the signature (a decompiler's jump tables, as Ghidra's
+	// HighFunction gives them); nil when the engine recovers none this way.
+	// SwitchesTotal is how many it recovered, more than len(Switches) when
+	// it cut the list.
+	Switches      []Switch
+	SwitchesTotal int
+}
+
+// Switch is one computed jump and the table it reads, as an engine
+// recovered it. Each list keeps its total, more than its length when the
+// engine cut it.
+type Switch struct {
+	Address      uint64 // the computed jump
+	Sources      []SwitchSource
+	SourcesTotal int
+	Cases        []SwitchCase
+	CasesTotal   int
+}
+
+// SwitchSource is a table in memory a Switch reads.
+type SwitchSource struct {
+	Address   uint64
+	EntrySize int // bytes per entry
+	Entries   int
+}
+
+// SwitchCase is one case of a Switch: its label value (nil when the
+// engine gave none, as for a default) and where it goes.
+type SwitchCase struct {
+	Value  *int64
+	Target uint64
 }
 
 // SignatureReader derives procedure signatures (from debug information).

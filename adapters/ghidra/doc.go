@@ -27,9 +27,18 @@
 // prototype and jump tables of the decompiler's HighFunction, capped at 64
 // parameters and 4 tables of at most 4 data sources and 32 mappings, each
 // list with its total and a truncated flag; Analysis.NativeAPI). Signature
-// reads the HighFunction's prototype and falls back to the function
-// database's where the decompiler has none or fails. Its ping lists exactly
-// the methods it implements.
+// reads the HighFunction's prototype, with its jump tables as the
+// Signature's Switches (which analyze_function and inspect_native_api show
+// on native_api's jump_tables), and falls back to the function database's
+// where the decompiler has none or fails. Its ping lists exactly the methods
+// it implements.
+//
+// The bridge does not serve §1.9's analyze_function: rea builds the dossier
+// in core/binary from the queries above, for every provider alike. So
+// §1.9's dossier item fields (referenced_names' value) describe a wire rea's
+// bridge does not speak; the bridge's own inventories (list_names,
+// list_strings, list_procedures) carry value as §1.9 says, and rea's
+// dossier keeps name (see ARCHITECTURE.md).
 //
 // The bridge's Java is type-checked without Ghidra: a test compiles it with
 // javac against compile-only declarations of the Ghidra 12.1 API it uses

@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -538,19 +540,73 @@ func TestParseStartupTimeout(t *testing.T) {
 	}
 }
 
+// TestLaunchArgv: the engine is analyzeHeadless on a copy of the target
+// inside the session's private root, imported read-only into a project
+// deleted afterwards, with the committed bridge as the post-script and the
+// session descriptor as its only argument; the token travels only in the
+// descriptor (never in argv or the environment), and the descriptor is
+// gone once read.
+func TestLaunchArgv(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, "12.1.4")
+	record := filepath.Join(t.TempDir(), "launch.json")
+	t.Setenv("FAKE_GHIDRA_LAUNCH", record)
+	a, err := e.provider(ghidra.Options{}).Open(t.Context(), e.target)
+	is.NoErr(err)
+	_, err = a.(ports.SegmentLister).Segments(t.Context())
+	is.NoErr(err)
+	b, err := os.ReadFile(record)
+	is.NoErr(err)
+	var l struct {
+		Argv    []string `json:"argv"`
+		Env     []string `json:"env"`
+		Token   string   `json:"token"`
+		Scripts []string `json:"scripts"`
+	}
+	is.NoErr(json.Unmarshal(b, &l))
+	arg := func(flag string) string {
+		i := slices.Index(l.Argv, flag)
+		if i < 0 || i+1 >= len(l.Argv) {
+			t.Fatalf("no %s in %q", flag, l.Argv)
+		}
+		return l.Argv[i+1]
+	}
+	root := filepath.Dir(l.Argv[0])            // <root>/project
+	is.Equal(filepath.Dir(root), e.tempParent) // a private root of the session's own
+	is.Equal(l.Argv[1], "rea-project")
+	imported := arg("-import")
+	is.True(imported != e.target.Path)                 // a copy, not the target
+	is.Equal(filepath.Dir(imported), root)             // inside the root
+	is.True(slices.Contains(l.Argv, "-readOnly"))      // the import is read-only
+	is.True(slices.Contains(l.Argv, "-deleteProject")) // the project goes at exit
+	is.Equal(arg("-postScript"), "ReaGhidraBridge.java")
+	is.Equal(arg("-scriptPath"), filepath.Join(root, "bridge"))
+	is.True(slices.Contains(l.Scripts, "ReaGhidraBridge.java") && slices.Contains(l.Scripts, "ReaBridgeProtocol.java")) // the committed bridge
+	desc := l.Argv[len(l.Argv)-1]
+	is.Equal(filepath.Dir(desc), root)
+	_, err = os.Stat(desc)
+	is.True(errors.Is(err, os.ErrNotExist)) // the descriptor is deleted once read
+	is.True(len(l.Token) >= 32)
+	for _, s := range append(append([]string{}, l.Argv...), l.Env...) {
+		if strings.Contains(s, l.Token) {
+			t.Fatalf("the token reached argv or the environment: %q", s)
+		}
+	}
+	a.Close(context.Background())
+	e.assertClean(t)
+}
+
 // TestBridgeProtocolJava compiles the bridge's protocol layer and its tests
 // with a plain JDK and runs them.
 func TestBridgeProtocolJava(t *testing.T) {
-	javac, err := exec.LookPath("javac")
-	if err != nil {
-		t.Skip("javac not found: the bridge's protocol layer tests need a JDK (17 or later)")
-	}
-	java, err := exec.LookPath("java")
-	if err != nil {
-		t.Skip("java not found")
+	jdk := bridgeJDK(t)
+	java := filepath.Join(filepath.Dir(jdk.javac), "java")
+	if _, err := os.Stat(java); err != nil {
+		t.Skipf("no java beside %s", jdk.javac)
 	}
 	out := t.TempDir()
-	if b, err := exec.CommandContext(t.Context(), javac, "-d", out, "bridge/ReaBridgeProtocol.java", "bridge/test/ReaBridgeProtocolTest.java").CombinedOutput(); err != nil {
+	args := append(jdk.release(), "-d", out, "bridge/ReaBridgeProtocol.java", "bridge/test/ReaBridgeProtocolTest.java")
+	if b, err := exec.CommandContext(t.Context(), jdk.javac, args...).CombinedOutput(); err != nil {
 		t.Fatalf("javac: %v\n%s", err, b)
 	}
 	if b, err := exec.CommandContext(t.Context(), java, "-cp", out, "ReaBridgeProtocolTest").CombinedOutput(); err != nil {
@@ -565,12 +621,9 @@ func TestBridgeProtocolJava(t *testing.T) {
 // type or unhandled checked exception in the bridge fails here rather than
 // only in a live lane.
 func TestBridgeCompilesAgainstGhidraAPI(t *testing.T) {
-	javac, err := exec.LookPath("javac")
-	if err != nil {
-		t.Skip("javac not found: type-checking the bridge against the Ghidra API declarations needs a JDK (17 or later)")
-	}
+	jdk := bridgeJDK(t)
 	var stubs []string
-	err = filepath.WalkDir(filepath.Join("testdata", "ghidra-api-stubs"), func(path string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(filepath.Join("testdata", "ghidra-api-stubs"), func(path string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".java") {
 			stubs = append(stubs, path)
 		}
@@ -579,11 +632,68 @@ func TestBridgeCompilesAgainstGhidraAPI(t *testing.T) {
 	if err != nil || len(stubs) == 0 {
 		t.Fatalf("no Ghidra API declarations under testdata/ghidra-api-stubs: %v", err)
 	}
-	args := append([]string{"-d", t.TempDir(), "-proc:none", "-implicit:class", "-Xmaxerrs", "200",
-		"bridge/ReaGhidraBridge.java", "bridge/ReaBridgeProtocol.java"}, stubs...)
-	if b, err := exec.CommandContext(t.Context(), javac, args...).CombinedOutput(); err != nil {
+	args := append(append(jdk.release(), "-d", t.TempDir(), "-proc:none", "-implicit:class", "-Xmaxerrs", "200",
+		"bridge/ReaGhidraBridge.java", "bridge/ReaBridgeProtocol.java"), stubs...)
+	if b, err := exec.CommandContext(t.Context(), jdk.javac, args...).CombinedOutput(); err != nil {
 		t.Fatalf("the bridge does not compile against the Ghidra API declarations: %v\n%s", err, b)
 	}
+}
+
+// compileJDK is the javac the bridge tests compile with, and the Java
+// release they compile for.
+type compileJDK struct {
+	javac   string
+	version int // javac's major version
+	target  int // the --release: 21, else 17
+}
+
+func (j compileJDK) release() []string { return []string{"--release", strconv.Itoa(j.target)} }
+
+// bridgeJDK picks the javac for the bridge tests. Ghidra 12.1 runs the
+// bridge on JDK 21 or later, so the bridge is compiled with --release 21
+// (its API, nothing newer) by a JDK that supports it: the newest javac
+// under /usr/lib/jvm or on PATH. Without one it falls back to --release 17
+// with the javac on PATH (stricter: the Java 17 API). It logs which ran,
+// and skips, naming the JDK needed, when there is no javac at all.
+func bridgeJDK(t *testing.T) compileJDK {
+	t.Helper()
+	cands, _ := filepath.Glob("/usr/lib/jvm/*/bin/javac")
+	path, _ := exec.LookPath("javac") // "" when none
+	if path != "" {
+		cands = append([]string{path}, cands...)
+	}
+	var best, onPath compileJDK
+	for _, c := range cands {
+		out, err := exec.CommandContext(t.Context(), c, "-version").CombinedOutput()
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(out)) // "javac 25.0.1"
+		if len(f) < 2 || f[0] != "javac" {
+			continue
+		}
+		major, err := strconv.Atoi(strings.SplitN(strings.TrimPrefix(f[1], "1."), ".", 2)[0])
+		if err != nil {
+			continue
+		}
+		j := compileJDK{javac: c, version: major}
+		if c == path {
+			onPath = j
+		}
+		if major > best.version {
+			best = j
+		}
+	}
+	switch {
+	case best.version >= 21:
+		best.target = 21
+	case onPath.version >= 17:
+		best, best.target = onPath, 17
+	default:
+		t.Skip("no javac 17 or later (on PATH or under /usr/lib/jvm): the bridge tests need a JDK, 21 or later to compile for Ghidra 12.1's Java")
+	}
+	t.Logf("compiling with %s (javac %d) --release %d", best.javac, best.version, best.target)
+	return best
 }
 
 // TestUnrelatedProcessWithTheEnginesNameSurvives runs a process named

@@ -234,10 +234,24 @@ func deref(s *string) string {
 	return *s
 }
 
-// highFunctionSignature is the Signature of an available NativeAPI.
+// highFunctionSignature is the Signature of an available NativeAPI, with
+// its jump tables as the Signature's switches.
 func highFunctionSignature(api NativeAPI) ports.Signature {
-	return ports.Signature{CallingConvention: api.CallingConvention, ReturnType: api.ReturnType,
-		Parameters: api.Parameters, Variadic: api.Variadic, Source: ProvenanceHighFunction}
+	sig := ports.Signature{CallingConvention: api.CallingConvention, ReturnType: api.ReturnType,
+		Parameters: api.Parameters, Variadic: api.Variadic, Source: ProvenanceHighFunction,
+		Switches: make([]ports.Switch, 0, len(api.JumpTables)), SwitchesTotal: api.JumpTablesTotal}
+	for _, t := range api.JumpTables {
+		sw := ports.Switch{Address: t.Switch, SourcesTotal: t.DataSourcesTotal, CasesTotal: t.MappingsTotal,
+			Sources: make([]ports.SwitchSource, 0, len(t.DataSources)), Cases: make([]ports.SwitchCase, 0, len(t.Mappings))}
+		for _, d := range t.DataSources {
+			sw.Sources = append(sw.Sources, ports.SwitchSource{Address: d.Address, EntrySize: d.EntrySize, Entries: d.Entries})
+		}
+		for _, m := range t.Mappings {
+			sw.Cases = append(sw.Cases, ports.SwitchCase{Value: m.Value, Target: m.Target})
+		}
+		sig.Switches = append(sig.Switches, sw)
+	}
+	return sig
 }
 
 // fallsBack says whether Signature should read the function database

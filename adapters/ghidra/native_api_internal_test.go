@@ -49,6 +49,11 @@ func TestNativeAPIDecodesJumpTables(t *testing.T) {
 	sig := highFunctionSignature(api)
 	is.Equal(sig.Source, ProvenanceHighFunction)
 	is.Equal(sig.ReturnType, "long")
+	// The jump tables travel with the signature as its switches.
+	is.Equal(sig.SwitchesTotal, 1)
+	is.Equal(sig.Switches, []ports.Switch{{Address: 0x401020,
+		Sources: []ports.SwitchSource{{Address: 0x402000, EntrySize: 4, Entries: 40}}, SourcesTotal: 1,
+		Cases: []ports.SwitchCase{{Value: &zero, Target: 0x401030}, {Target: 0x401040}}, CasesTotal: 40}})
 
 	un, what := decodeNativeAPI(t, `{"available":false,"reason":"no body","residual_unknowns":["parameters","return_type"]}`)
 	is.Equal(what, "")

@@ -88,14 +88,22 @@ func recordTranscript(t *testing.T, path, version string) {
 		defer mu.Unlock()
 		merged := &replay.Transcript{Header: replay.Header{Type: "header", Version: replay.FormatVersion, Engine: "hopper",
 			EngineVersion: version, RecordedAt: time.Now().UTC(), Framing: replay.FrameLines}}
+		// Each connection's clock starts at 0: later connections are
+		// shifted to start where the previous one ended, so the merged
+		// times never go back (ReadTranscript refuses that).
+		var base int64
 		for _, r := range recs {
+			last := base
 			for _, e := range r.Transcript().Entries {
 				if e.Text != nil {
 					red := tokenField.ReplaceAllString(*e.Text, `"token":"[REDACTED]"`)
 					e.Text = &red
 				}
+				e.At += base
+				last = max(last, e.At)
 				merged.Entries = append(merged.Entries, e)
 			}
+			base = last
 		}
 		var buf bytes.Buffer
 		if err := replay.WriteTranscript(&buf, merged); err != nil {
@@ -160,4 +168,36 @@ func TestRecordedTranscriptReplays(t *testing.T) {
 	if !reflect.DeepEqual(first, again) || code != firstCode {
 		t.Fatalf("replayed %+v %+v, recorded %+v %+v", again, code, first, firstCode)
 	}
+}
+
+// TestConformanceOnARecordedTranscript: the replay lane's transcript comes
+// from the live lane's code path. The conformance suite runs with
+// recordTranscript's hook, as TestLive runs it with -record, here against
+// the fake (no Hopper runs on this machine; the header says so); the
+// suite then passes again on a fresh fake that answers only from that
+// recording, and nothing is left behind either time.
+func TestConformanceOnARecordedTranscript(t *testing.T) {
+	e := newEnv(t)
+	path := filepath.Join(t.TempDir(), "recorded.jsonl")
+	t.Run("record", func(t *testing.T) {
+		recordTranscript(t, path, "fake: the conformance suite recorded against the fake")
+		portstest.Run(t, e.provider(hopper.Options{}), e.target)
+	})
+	e.assertClean(t)
+	if t.Failed() {
+		return
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := replay.ReadTranscript(bytes.NewReader(b))
+	if err != nil || len(tr.Entries) == 0 {
+		t.Fatalf("the recording is not a transcript with entries: %v", err)
+	}
+	t.Setenv("FAKE_HOPPER_TRANSCRIPT", path)
+	t.Run("replay", func(t *testing.T) {
+		portstest.Run(t, e.provider(hopper.Options{}), e.target)
+	})
+	e.assertClean(t)
 }

@@ -74,6 +74,7 @@ type ghidraHost struct {
 	notes        []*sdk.ProgressNotificationParams
 	fixturePath  string
 	fixtureBytes []byte
+	env          []string // rea serve's environment (the fake installation)
 }
 
 func newGhidraHost(t *testing.T, env ...string) *ghidraHost {
@@ -141,6 +142,7 @@ func newGhidraHost(t *testing.T, env ...string) *ghidraHost {
 	cmd.Env = append(append(base, "TMPDIR="+h.tmp, "XDG_CACHE_HOME="+cache, "GHIDRA_INSTALL_DIR="+install, "JAVA_HOME="+jdk,
 		"FAKE_GHIDRA_TRANSCRIPT="+transcript, "FAKE_GHIDRA_STARTS="+h.starts), env...)
 	cmd.Stderr = h.stderr
+	h.env = cmd.Env
 	cs, err := client.Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -376,6 +378,131 @@ func TestGhidraNativeAPIOverStdio(t *testing.T) {
 	is.Equal(api("0x401080")["signature_source"], "ghidra-function-database") // decompile_failed on the thunk
 	_, isErr := h.mustCall("close_binary", map[string]any{}, "")
 	is.True(!isErr) // close_binary
+	roots, live := h.settle()
+	is.Equal(len(roots), 0)
+	is.Equal(len(live), 0)
+}
+
+// TestGhidraJumpTablesOverStdio: the decompiler's jump tables (the
+// bridge's native_api: data sources and case mappings, each list with its
+// total and truncation) reach analyze_function's dossier and
+// inspect_native_api over MCP stdio. The fixture's helper (0x401040, one
+// block) has no switch, so this test replays the fixture with the helper's
+// native_api answer replaced by one carrying a synthetic switch at
+// 0x401047: one table listed of five, and 3 of its 40 cases.
+func TestGhidraJumpTablesOverStdio(t *testing.T) {
+	is := is.New(t)
+	const answer = `{"available":true,"provenance":"ghidra-high-function","calling_convention":"__stdcall","return_type":"void",` +
+		`"variadic":false,"parameters":[],"parameters_total":0,"parameters_truncated":false,` +
+		`"jump_tables":[{"switch_address":"0x401047","data_sources":[{"address":"0x402000","entry_size":4,"entries":40}],` +
+		`"data_sources_total":1,"data_sources_truncated":false,` +
+		`"mappings":[{"value":0,"target":"0x40104c"},{"value":1,"target":"0x401040"},{"value":null,"target":"0x40104c"}],` +
+		`"mappings_total":40,"mappings_truncated":true}],"jump_tables_total":5,"jump_tables_truncated":true,` +
+		`"pseudocode":{"classification":"decompiler-generated-non-source","compilable":false},` +
+		`"limitations":["Ghidra's decompiler inferred these jump tables (HighFunction).","An indirect or computed jump whose targets Ghidra did not recover has no jump table here."]}`
+	src, err := os.ReadFile("../../adapters/ghidra/testdata/fixture.jsonl")
+	is.NoErr(err)
+	lines := strings.Split(string(src), "\n")
+	replaced := false
+	for i := 0; i+1 < len(lines); i++ {
+		if strings.Contains(lines[i], `native_api`) && strings.Contains(lines[i], `0x401040`) {
+			resp := map[string]any{}
+			is.NoErr(json.Unmarshal([]byte(lines[i+1]), &resp))
+			resp["text"] = `{"id":0,"ok":true,"result":` + answer + "}\n"
+			b, err := json.Marshal(resp)
+			is.NoErr(err)
+			lines[i+1], replaced = string(b), true
+		}
+	}
+	is.True(replaced) // the fixture asks native_api for the helper
+	transcript := filepath.Join(t.TempDir(), "switch.jsonl")
+	is.NoErr(os.WriteFile(transcript, []byte(strings.Join(lines, "\n")), 0o644))
+
+	// Every success is checked against the complete output schema.
+	h := newGhidraHost(t, "FAKE_GHIDRA_TRANSCRIPT="+transcript, "REA_CHECK_OUTPUT_SCHEMAS=1")
+	h.openGhidra()
+	want := map[string]any{"block": "0x401040", "targets": []any{"0x401040", "0x40104c"},
+		"switch": map[string]any{"address": "0x401047",
+			"data_sources":       []any{map[string]any{"address": "0x402000", "entry_size": 4.0, "entries": 40.0}},
+			"data_sources_total": 1.0, "data_sources_truncated": false,
+			"mappings": []any{map[string]any{"value": 0.0, "target": "0x40104c"}, map[string]any{"value": 1.0, "target": "0x401040"},
+				map[string]any{"value": nil, "target": "0x40104c"}},
+			"mappings_total": 40.0, "mappings_truncated": true}}
+	check := func(api map[string]any) {
+		t.Helper()
+		is.Equal(api["jump_tables"], []any{want})
+		is.Equal(api["switches_total"], 5.0)
+		is.Equal(api["switches_truncated"], true)
+		is.True(slices.Contains(api["provenance"].([]any), any("switches:ghidra-high-function")))
+	}
+	for _, call := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"analyze_function", map[string]any{"procedure": "0x401040", "detail": "complete"}},
+		{"inspect_native_api", map[string]any{"procedure": "0x401040"}},
+	} {
+		text, isErr := h.mustCall(call.tool, call.args, "")
+		is.True(!isErr) // text
+		var e core.Evidence
+		is.NoErr(json.Unmarshal([]byte(text), &e))
+		var r struct {
+			NativeAPI map[string]any `json:"native_api"`
+		}
+		is.NoErr(json.Unmarshal(e.NormalizedResult, &r))
+		check(r.NativeAPI)
+	}
+	// A procedure whose HighFunction has no jump table says so (total 0),
+	// and one whose signature came from the function database has no
+	// switches members at all.
+	text, isErr := h.mustCall("analyze_function", map[string]any{"procedure": "0x401000", "detail": "complete"}, "")
+	is.True(!isErr) // text
+	var e core.Evidence
+	is.NoErr(json.Unmarshal([]byte(text), &e))
+	var r struct {
+		NativeAPI map[string]any `json:"native_api"`
+	}
+	is.NoErr(json.Unmarshal(e.NormalizedResult, &r))
+	is.Equal(r.NativeAPI["jump_tables"], []any{})
+	is.Equal(r.NativeAPI["switches_total"], 0.0)
+	is.Equal(r.NativeAPI["switches_truncated"], false)
+	text, isErr = h.mustCall("analyze_function", map[string]any{"procedure": "0x401080", "detail": "complete"}, "")
+	is.True(!isErr) // text
+	is.NoErr(json.Unmarshal([]byte(text), &e))
+	r.NativeAPI = nil
+	is.NoErr(json.Unmarshal(e.NormalizedResult, &r))
+	_, has := r.NativeAPI["switches_total"]
+	is.True(!has) // the thunk's signature is the function database's
+	_, isErr = h.mustCall("close_binary", map[string]any{}, "")
+	is.True(!isErr) // close_binary
+	roots, live := h.settle()
+	is.Equal(len(roots), 0)
+	is.Equal(len(live), 0)
+}
+
+// TestGhidraFromTheCLI: with the fake Ghidra installed, `rea analyze`
+// (auto) still runs on rea-native, `rea --provider ghidra analyze` runs on
+// Ghidra, and the one-shot command leaves no engine or root behind.
+func TestGhidraFromTheCLI(t *testing.T) {
+	is := is.New(t)
+	h := newGhidraHost(t)
+	run := func(args ...string) core.Evidence { // analyze's JSON: {overview: Evidence, target}
+		t.Helper()
+		cmd := exec.Command(reaBin, args...)
+		cmd.Env = h.env
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("rea %v: %v\n%s", args, err, e.String())
+		}
+		var out struct{ Overview core.Evidence }
+		is.NoErr(json.Unmarshal(o.Bytes(), &out))
+		return out.Overview
+	}
+	is.Equal(run("--format", "json", "analyze", h.fixturePath).Provider.ID, "rea-native") // auto keeps the main job on rea-native
+	is.Equal(len(h.launchers()), 0)                                                       // and starts no engine
+	is.Equal(run("--format", "json", "--provider", "ghidra", "analyze", h.fixturePath).Provider.ID, "ghidra")
+	is.Equal(len(h.launchers()), 1)
 	roots, live := h.settle()
 	is.Equal(len(roots), 0)
 	is.Equal(len(live), 0)

@@ -218,6 +218,11 @@ type NativeAPI struct {
 	SignatureSource   string            `json:"signature_source"`
 	Provenance        []string          `json:"provenance"`
 	Pseudocode        *string           `json:"pseudocode"`
+	// SwitchesTotal and SwitchesTruncated are set when the provider's
+	// decompiler recovers jump tables (Ghidra's HighFunction): how many it
+	// recovered, and whether jump_tables carries fewer of them.
+	SwitchesTotal     *int  `json:"switches_total,omitempty"`
+	SwitchesTruncated *bool `json:"switches_truncated,omitempty"`
 }
 
 // NativeParameter is a parameter of a NativeAPI.
@@ -227,10 +232,39 @@ type NativeParameter struct {
 	Location *string `json:"location"`
 }
 
-// JumpTable is a block's jump-table targets.
+// JumpTable is a block's jump-table targets, with the switch the
+// provider's decompiler recovered there when it recovers them.
 type JumpTable struct {
 	Block   string   `json:"block"`
 	Targets []string `json:"targets"`
+	Switch  *Switch  `json:"switch,omitempty"`
+}
+
+// Switch is a computed jump and its table as a decompiler recovered them:
+// the tables in memory it reads (data sources) and its cases (mappings),
+// each capped by the provider with its total and whether it was cut.
+type Switch struct {
+	Address              string         `json:"address"`
+	DataSources          []SwitchSource `json:"data_sources"`
+	DataSourcesTotal     int            `json:"data_sources_total"`
+	DataSourcesTruncated bool           `json:"data_sources_truncated"`
+	Mappings             []SwitchCase   `json:"mappings"`
+	MappingsTotal        int            `json:"mappings_total"`
+	MappingsTruncated    bool           `json:"mappings_truncated"`
+}
+
+// SwitchSource is a table a Switch reads.
+type SwitchSource struct {
+	Address   string `json:"address"`
+	EntrySize int    `json:"entry_size"`
+	Entries   int    `json:"entries"`
+}
+
+// SwitchCase is one case of a Switch; Value is nil for a case without a
+// label (a default).
+type SwitchCase struct {
+	Value  *int64 `json:"value"`
+	Target string `json:"target"`
 }
 
 // NativeAPIUnavailable is native_api when nothing describes the procedure.

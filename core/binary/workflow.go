@@ -117,11 +117,33 @@ const nativeAPISchema = `{"anyOf":[{"type":"null"},
     "properties":{"name":{"type":["string","null"]},"type":{"type":["string","null"]},"location":{"type":["string","null"]}}}},
    "return_type":{"type":["string","null"]},"variadic":{"type":"boolean"},
    "jump_tables":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["block","targets"],
-    "properties":{"block":{"$ref":"#/$defs/hex"},"targets":{"type":"array","items":{"$ref":"#/$defs/hex"}}}}},
+    "properties":{"block":{"$ref":"#/$defs/hex"},"targets":{"type":"array","items":{"$ref":"#/$defs/hex"}},"switch":` + switchSchema + `}}},
+   "switches_total":{"type":"integer","minimum":0},"switches_truncated":{"type":"boolean"},
    "signature_source":{"type":"string"},"provenance":{"type":"array","items":{"type":"string"}},"pseudocode":{"type":["string","null"]}}}]}`
 
-func jumpTables(f ports.Function) []JumpTable {
-	out := []JumpTable{}
+// switchSchema is a jump table's switch as a decompiler recovered it.
+const switchSchema = `{"type":"object","additionalProperties":false,
+ "required":["address","data_sources","data_sources_total","data_sources_truncated","mappings","mappings_total","mappings_truncated"],
+ "properties":{"address":{"$ref":"#/$defs/hex"},
+  "data_sources":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["address","entry_size","entries"],
+   "properties":{"address":{"$ref":"#/$defs/hex"},"entry_size":{"type":"integer","minimum":0},"entries":{"type":"integer","minimum":0}}}},
+  "data_sources_total":{"type":"integer","minimum":0},"data_sources_truncated":{"type":"boolean"},
+  "mappings":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["value","target"],
+   "properties":{"value":{"type":["integer","null"]},"target":{"$ref":"#/$defs/hex"}}}},
+  "mappings_total":{"type":"integer","minimum":0},"mappings_truncated":{"type":"boolean"}}}`
+
+// jumpTables lists the blocks of f with jump-table successors, in block
+// order, and joins the switches the provider's decompiler recovered (sig's):
+// a switch goes on the entry of the block holding its jump, or on a new
+// entry for that block (targets from its mappings) when the block has no
+// jump-table successors; a switch in no block of f gets an entry of its
+// own at its address. With switches the entries are sorted by block.
+func jumpTables(f ports.Function, sig ports.Signature) []JumpTable {
+	type entry struct {
+		at uint64 // the block start
+		t  JumpTable
+	}
+	var es []entry
 	for _, b := range f.Blocks {
 		var ts []string
 		for _, e := range b.Successors {
@@ -130,10 +152,55 @@ func jumpTables(f ports.Function) []JumpTable {
 			}
 		}
 		if len(ts) > 0 {
-			out = append(out, JumpTable{Block: core.Hex(b.Start), Targets: ts})
+			es = append(es, entry{b.Start, JumpTable{Block: core.Hex(b.Start), Targets: ts}})
 		}
 	}
+	for _, s := range sig.Switches {
+		at := s.Address
+		for _, b := range f.Blocks {
+			if s.Address >= b.Start && s.Address < b.End {
+				at = b.Start
+				break
+			}
+		}
+		j := slices.IndexFunc(es, func(e entry) bool { return e.at == at && e.t.Switch == nil })
+		if j < 0 {
+			var ts []uint64
+			for _, m := range s.Cases {
+				ts = append(ts, m.Target)
+			}
+			slices.Sort(ts)
+			t := JumpTable{Block: core.Hex(at), Targets: []string{}}
+			for _, x := range slices.Compact(ts) {
+				t.Targets = append(t.Targets, core.Hex(x))
+			}
+			es, j = append(es, entry{at, t}), len(es)
+		}
+		es[j].t.Switch = switchOf(s)
+	}
+	if len(sig.Switches) > 0 {
+		slices.SortStableFunc(es, func(x, y entry) int { return cmp.Compare(x.at, y.at) })
+	}
+	out := make([]JumpTable, len(es))
+	for j, e := range es {
+		out[j] = e.t
+	}
 	return out
+}
+
+// switchOf is the dossier's form of a recovered switch.
+func switchOf(s ports.Switch) *Switch {
+	sw := &Switch{Address: core.Hex(s.Address), DataSources: []SwitchSource{}, Mappings: []SwitchCase{},
+		DataSourcesTotal: max(s.SourcesTotal, len(s.Sources)), MappingsTotal: max(s.CasesTotal, len(s.Cases))}
+	for _, d := range s.Sources {
+		sw.DataSources = append(sw.DataSources, SwitchSource{Address: core.Hex(d.Address), EntrySize: d.EntrySize, Entries: d.Entries})
+	}
+	for _, m := range s.Cases {
+		sw.Mappings = append(sw.Mappings, SwitchCase{Value: m.Value, Target: core.Hex(m.Target)})
+	}
+	sw.DataSourcesTruncated = len(sw.DataSources) < sw.DataSourcesTotal
+	sw.MappingsTruncated = len(sw.Mappings) < sw.MappingsTotal
+	return sw
 }
 
 // nativeAPI derives the interface of procedure i: null when the provider
@@ -164,9 +231,16 @@ func (v *codeView) nativeAPI(ctx context.Context, i int, f ports.Function) (*Nat
 	if sig.CallingConvention != "" {
 		prov = append(prov, "calling_convention:abi-of-format-and-architecture")
 	}
-	return &NativeAPI{Available: true, CallingConvention: core.OptString(sig.CallingConvention), Parameters: params,
-		ReturnType: core.OptString(sig.ReturnType), Variadic: sig.Variadic, JumpTables: jumpTables(f),
-		SignatureSource: sig.Source, Provenance: prov}, nil, nil, nil
+	api := &NativeAPI{Available: true, CallingConvention: core.OptString(sig.CallingConvention), Parameters: params,
+		ReturnType: core.OptString(sig.ReturnType), Variadic: sig.Variadic, JumpTables: jumpTables(f, sig),
+		SignatureSource: sig.Source, Provenance: prov}
+	if sig.Switches != nil {
+		total := max(sig.SwitchesTotal, len(sig.Switches))
+		cut := len(sig.Switches) < total
+		api.SwitchesTotal, api.SwitchesTruncated = &total, &cut
+		api.Provenance = append(api.Provenance, "switches:"+sig.Source)
+	}
+	return api, nil, nil, nil
 }
 
 func residualUnknowns() []string { return []string{"calling_convention", "parameters", "return_type"} }

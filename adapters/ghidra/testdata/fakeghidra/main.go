@@ -7,6 +7,8 @@
 // FAKE_GHIDRA_TRANSCRIPT (the record/replay format), matched on method and
 // parameters.
 //
+// FAKE_GHIDRA_LAUNCH names a file that gets the launch (argv, environment,
+// the descriptor's token and the script directory's files) as JSON.
 // FAKE_GHIDRA_DELAY_MS delays the bind; FAKE_GHIDRA_STARTS names a file that
 // gets one line per start; FAKE_GHIDRA_MODE misbehaves: crash (exit before
 // the bind), crash-after-ready (exit at the first request after ping), hang
@@ -64,6 +66,24 @@ func main() {
 	}
 	if err := json.Unmarshal(b, &d); err != nil || d.SchemaVersion != 2 || d.Token == "" {
 		fail("descriptor out of shape")
+	}
+	if p := os.Getenv("FAKE_GHIDRA_LAUNCH"); p != "" {
+		// What the launch looked like, for the test to check: argv, the
+		// environment, the descriptor's token, and the bridge's files in
+		// the script directory.
+		var scripts []string
+		for i, a := range args {
+			if a == "-scriptPath" && i+1 < len(args) {
+				es, _ := os.ReadDir(args[i+1])
+				for _, e := range es {
+					scripts = append(scripts, e.Name())
+				}
+			}
+		}
+		out, _ := json.Marshal(map[string]any{"argv": args, "env": os.Environ(), "token": d.Token, "scripts": scripts})
+		if err := os.WriteFile(p, out, 0o600); err != nil {
+			fail("launch record: " + err.Error())
+		}
 	}
 	if ms, _ := strconv.Atoi(os.Getenv("FAKE_GHIDRA_DELAY_MS")); ms > 0 {
 		time.Sleep(time.Duration(ms) * time.Millisecond)
@@ -176,9 +196,15 @@ func loadTranscript(path string) map[string]map[string]any {
 	// before the request that caused it (they are written by two
 	// goroutines). Hand-written transcripts with one id throughout pair in
 	// order.
+	// A recording of several connections (the live lane's) starts each
+	// connection's ids again: a request whose id is not above the last one
+	// begins a connection, and requests of the one before left unanswered
+	// (cancelled, or closed before the reply) are forgotten, so their ids
+	// pair with the new connection's replies.
 	var pending string
 	byID := map[string]string{}          // request id -> key
 	early := map[string]map[string]any{} // responses seen before their request
+	last := -1.0
 	for sc.Scan() {
 		var e struct {
 			Type string  `json:"type"`
@@ -197,6 +223,12 @@ func loadTranscript(path string) map[string]map[string]any {
 			if json.Unmarshal([]byte(*e.Text), &req) == nil {
 				pending = keyOf(req.Method, req.Params)
 				id := string(req.ID)
+				if n, err := strconv.ParseFloat(id, 64); err == nil {
+					if n <= last {
+						clear(byID)
+					}
+					last = n
+				}
 				byID[id] = pending
 				if resp, ok := early[id]; ok {
 					out[pending] = resp

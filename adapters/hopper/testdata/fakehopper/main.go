@@ -181,7 +181,7 @@ func main() {
 		}
 		key := keyOf(req.Method, req.Params)
 		lines, ok := answers[key]
-		if !ok {
+		if !ok || len(lines) == 0 { // no lines: the transcript lost its reply
 			fmt.Fprintln(os.Stderr, "fake hopper: unrecorded request", key)
 			started(id)
 			failWith(id, "bridge_exception", "unrecorded request "+key)
@@ -212,7 +212,9 @@ func keyOf(method string, params map[string]any) string {
 // lines (events, then the reply) that carry its id, in order. A recording
 // can log a fast reply before its request, so replies wait for the request
 // with their id; a transcript whose requests all use one id (make_fixture.py)
-// pairs each request with the lines that follow it.
+// pairs each request with the lines that follow it, and one of several
+// connections, whose ids repeat, pairs each request with the lines of its
+// own connection.
 func loadTranscript(path string) map[string][]map[string]any {
 	out := map[string][]map[string]any{}
 	if path == "" {
@@ -227,6 +229,18 @@ func loadTranscript(path string) map[string][]map[string]any {
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	byID := map[float64]string{}
 	pending := map[float64][]map[string]any{}
+	// answered marks the requests whose reply (result or error) is in: a
+	// transcript of several connections (the live lane's recording) reuses
+	// ids, so a later line with such an id waits for its own request.
+	answered := map[string]bool{}
+	// A request whose id is not above the last one begins a connection:
+	// requests of the one before left unanswered are forgotten.
+	last := -1.0
+	final := func(l map[string]any) bool {
+		_, r := l["result"]
+		_, e := l["error"]
+		return r || e
+	}
 	for sc.Scan() {
 		var e struct {
 			Type string  `json:"type"`
@@ -244,8 +258,13 @@ func loadTranscript(path string) map[string][]map[string]any {
 			}
 			if json.Unmarshal([]byte(*e.Text), &req) == nil {
 				key := keyOf(req.Method, req.Params)
+				if req.ID <= last {
+					clear(byID)
+				}
+				last = req.ID
 				byID[req.ID] = key
 				out[key] = pending[req.ID]
+				answered[key] = slices.ContainsFunc(out[key], final)
 				delete(pending, req.ID)
 			}
 		case "response":
@@ -254,8 +273,9 @@ func loadTranscript(path string) map[string][]map[string]any {
 				continue
 			}
 			id, _ := resp["id"].(float64)
-			if key, ok := byID[id]; ok {
+			if key, ok := byID[id]; ok && !answered[key] {
 				out[key] = append(out[key], resp)
+				answered[key] = final(resp)
 			} else {
 				pending[id] = append(pending[id], resp)
 			}
