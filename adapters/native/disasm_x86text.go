@@ -954,14 +954,26 @@ func xtDecode0F(s *xtState, x *xtInst, opc byte) (ok, sse bool) {
 	return true, true
 }
 
+// xtTables are the mnemonics and register names appendXText prints,
+// fetched once per chunk instead of once per instruction.
+type xtTables struct {
+	ops  *[intelOps]string
+	regs *[x86asm.TR7 + 1]string
+}
+
+func xtTabs() xtTables { return xtTables{xtNames(), &intelNames().regs} }
+
 // appendXText appends the text appendIntel gives x86asm's decoding of the
 // same instruction at pc.
 func appendXText(dst []byte, x *xtInst, pc uint64) []byte {
+	return appendXTextT(dst, x, pc, xtTabs())
+}
+
+func appendXTextT(dst []byte, x *xtInst, pc uint64, tb xtTables) []byte {
 	if x.special != "" {
 		return append(dst, x.special...)
 	}
-	names := intelNames()
-	dst = append(dst, xtNames()[x.op]...)
+	dst = append(dst, tb.ops[x.op]...)
 	inst := x86asm.Inst{Op: x.op, MemBytes: x.memBytes, Mode: 64}
 	for i := 0; i < x.nargs; i++ {
 		a := &x.args[i]
@@ -972,7 +984,7 @@ func appendXText(dst []byte, x *xtInst, pc uint64) []byte {
 		}
 		switch a.kind {
 		case xtReg:
-			dst = append(dst, names.regs[a.reg]...)
+			dst = append(dst, tb.regs[a.reg]...)
 		case xtImm:
 			if int64(int32(a.imm)) == a.imm && a.imm < 0 {
 				dst = appendHex(append(dst, '-'), uint64(-a.imm))
@@ -982,7 +994,7 @@ func appendXText(dst []byte, x *xtInst, pc uint64) []byte {
 		case xtRel:
 			dst = appendHex(dst, pc+uint64(x.length)+uint64(a.imm))
 		case xtMem:
-			dst = appendIntelMem(dst, &inst, x.mem, i, names.regs[:])
+			dst = appendIntelMem(dst, &inst, x.mem, i, tb.regs[:])
 		}
 	}
 	if x.nopReg != "" {
@@ -995,7 +1007,11 @@ func appendXText(dst []byte, x *xtInst, pc uint64) []byte {
 // the address of a RIP-relative operand with its name, and the name of the
 // transfer's target.
 func appendXTextNamed(dst []byte, x *xtInst, pc uint64, in *insn, name func(uint64) string) []byte {
-	dst = appendXText(dst, x, pc)
+	return appendXTextNamedT(dst, x, pc, in, name, xtTabs())
+}
+
+func appendXTextNamedT(dst []byte, x *xtInst, pc uint64, in *insn, name func(uint64) string, tb xtTables) []byte {
+	dst = appendXTextT(dst, x, pc, tb)
 	if x.mem.Base == x86asm.RIP {
 		addr := pc + uint64(x.length) + uint64(x.mem.Disp)
 		dst = appendNameOf(appendHex(append(dst, "  # "...), addr), name, addr)
@@ -1019,12 +1035,16 @@ func xtStep(x *xtInst, pc uint64, in *insn) {
 
 // appendXTextLine appends the line appendTextLine gives x at pc.
 func appendXTextLine(dst, b []byte, pc uint64, x *xtInst, name func(uint64) string) []byte {
+	return appendXTextLineT(dst, b, pc, x, name, xtTabs())
+}
+
+func appendXTextLineT(dst, b []byte, pc uint64, x *xtInst, name func(uint64) string, tb xtTables) []byte {
 	var in insn
 	xtStep(x, pc, &in)
 	dst = appendHexPad(dst, pc, 8)
 	dst = append(dst, ':', '\t')
 	dst = appendHexBytes(dst, b[:x.length])
 	dst = append(dst, '\t')
-	dst = appendXTextNamed(dst, x, pc, &in, name)
+	dst = appendXTextNamedT(dst, x, pc, &in, name, tb)
 	return append(dst, '\n')
 }

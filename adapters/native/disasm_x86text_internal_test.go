@@ -252,3 +252,33 @@ func TestXTextAllocatesNothing(t *testing.T) {
 		t.Errorf("%v allocations for %d instructions, %d of them through x86asm", a, n, n-fastN)
 	}
 }
+
+// TestHexAppendersMatchFmt holds the hex writers of the text to fmt's
+// formatting, for every digit count and padding.
+func TestHexAppendersMatchFmt(t *testing.T) {
+	var vals []uint64
+	for sh := range 64 {
+		vals = append(vals, 1<<sh, 1<<sh-1, 0xdeadbeefcafef00d>>sh, 0x123456789abcdef0>>sh)
+	}
+	vals = append(vals, 0, ^uint64(0))
+	for _, v := range vals {
+		for _, w := range []int{0, 1, 8, 16, 20} {
+			if got, want := string(appendHexPad([]byte("x"), v, w)), fmt.Sprintf("x%*x", w, v); got != want {
+				t.Fatalf("appendHexPad(%#x, %d) = %q, want %q", v, w, got, want)
+			}
+		}
+		if got, want := string(appendHex(nil, v)), fmt.Sprintf("%#x", v); got != want && !(v == 0 && got == "0x0") {
+			t.Fatalf("appendHex(%#x) = %q, want %q", v, got, want)
+		}
+	}
+	for n := range 20 {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(i*37 + n*101)
+		}
+		want := fmt.Sprintf("% x", b)
+		if got := string(appendHexBytes([]byte("y"), b)); got != "y"+want {
+			t.Fatalf("appendHexBytes(% x) = %q", b, got)
+		}
+	}
+}
