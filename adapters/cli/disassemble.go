@@ -20,5 +20,7 @@ func (c *disassembleCmd) Run(e *env) error {
 	if e.g.Format == "json" {
 		return usageError{errors.New("rea disassemble prints text only; procedure_assembly gives one procedure as JSON")}
 	}
-	return e.opts.Disassemble(e.ctx, c.Path, c.Section, e.opts.Stdout)
+	w, finish := directOutput(e.opts.Stdout)
+	err := e.opts.Disassemble(e.ctx, c.Path, c.Section, w)
+	return errors.Join(err, finish())
 }

@@ -222,13 +222,17 @@ func (t *textWriter) fill(ctx context.Context, d decoder, c *textChunk, code []b
 	// (their size, target and text all come from xtDecode).
 	xd, _ := d.(*x86Decoder)
 	fast := xd != nil && xd.mode == 64
-	name := t.p.name
+	name := t.names()
+	var tb xtTables
+	if fast {
+		tb = xtTabs()
+	}
 	pc := c.start
 	for pc < c.end && pc < limit {
 		c.addrs = append(c.addrs, pc)
 		c.offs = append(c.offs, len(c.buf))
 		if fast && xtDecode(code[pc-base:], &x) {
-			c.buf = appendXTextLine(c.buf, code[pc-base:], pc, &x, name)
+			c.buf = appendXTextLineT(c.buf, code[pc-base:], pc, &x, name, tb)
 			pc += uint64(x.length)
 			continue
 		}
@@ -240,6 +244,20 @@ func (t *textWriter) fill(ctx context.Context, d decoder, c *textChunk, code []b
 	c.offs = append(c.offs, len(c.buf))
 	c.next = pc
 	return nil
+}
+
+// names returns program.name without its once-only set-up on every call:
+// the set-up is done here, and the lookup is the filter and the map alone.
+func (t *textWriter) names() func(uint64) string {
+	p := t.p
+	p.name(0)
+	filter, at := &p.named, p.nameAt
+	return func(addr uint64) string {
+		if !filter.mayHave(addr) {
+			return ""
+		}
+		return at[addr]
+	}
 }
 
 // merge writes the true instructions from pos up to the end of chunk c and
@@ -294,18 +312,33 @@ func appendTextLine(dst []byte, d decoder, b []byte, pc uint64, in *insn, name f
 	return append(dst, '\n')
 }
 
+// hexPairs holds the two hex digits of every byte value: hexPairs[2*b],
+// hexPairs[2*b+1].
+var hexPairs = func() (t [512]byte) {
+	for b := range 256 {
+		t[2*b], t[2*b+1] = hexDigits[b>>4], hexDigits[b&0xf]
+	}
+	return t
+}()
+
 // appendHexPad appends v in lower-case hex, right-aligned in width columns.
 func appendHexPad(dst []byte, v uint64, width int) []byte {
 	n := max((bits.Len64(v)+3)/4, 1)
 	pad := max(width-n, 0)
 	l := len(dst)
 	dst = slices.Grow(dst, pad+n)[:l+pad+n]
-	for i := l; i < l+pad; i++ {
-		dst[i] = ' '
+	out := dst[l:]
+	for i := range pad {
+		out[i] = ' '
 	}
-	for i := l + pad + n - 1; i >= l+pad; i-- {
-		dst[i] = hexDigits[v&0xf]
-		v >>= 4
+	i := pad + n
+	for ; i-pad >= 2; i -= 2 {
+		x := v & 0xff
+		out[i-1], out[i-2] = hexPairs[2*x+1], hexPairs[2*x]
+		v >>= 8
+	}
+	if i > pad {
+		out[i-1] = hexDigits[v&0xf]
 	}
 	return dst
 }
@@ -323,11 +356,11 @@ func appendHexBytes(dst []byte, b []byte) []byte {
 	l := len(dst)
 	dst = slices.Grow(dst, 3*len(b)-1)[:l+3*len(b)-1]
 	out := dst[l:]
-	for i, x := range b {
-		if i > 0 {
-			out[3*i-1] = ' '
-		}
-		out[3*i], out[3*i+1] = hexDigits[x>>4], hexDigits[x&0xf]
+	out[0], out[1] = hexPairs[2*int(b[0])], hexPairs[2*int(b[0])+1]
+	for i := 1; i < len(b); i++ {
+		x := int(b[i])
+		o := out[3*i-1 : 3*i+2]
+		o[0], o[1], o[2] = ' ', hexPairs[2*x], hexPairs[2*x+1]
 	}
 	return dst
 }

@@ -42,6 +42,7 @@ type xtInst struct {
 	length   int
 	memBytes int
 	nopReg   string // the register IntelSyntax appends to the 0F 1F nop
+	lock     bool   // a lock prefix, printed before the mnemonic
 	mem      x86asm.Mem
 	args     [3]xtArg
 	nargs    int
@@ -59,6 +60,7 @@ type xtState struct {
 	rex   byte
 	n66   int
 	rep   bool // F3
+	lock  bool // F0
 	repn  bool // F2
 	cs    bool
 	seg   x86asm.Reg
@@ -170,7 +172,7 @@ var xtNames = sync.OnceValue(func() *[intelOps]string {
 		x86asm.LEA, x86asm.NOP, x86asm.CWDE, x86asm.CDQE, x86asm.CDQ, x86asm.CQO, x86asm.RET, x86asm.LEAVE,
 		x86asm.CALL, x86asm.JMP, x86asm.INC, x86asm.DEC, x86asm.UD2, x86asm.BT, x86asm.BTS, x86asm.BTR, x86asm.BTC,
 		x86asm.SHLD, x86asm.SHRD, x86asm.MOVZX, x86asm.MOVSX, x86asm.BSF, x86asm.BSR, x86asm.TZCNT, x86asm.LZCNT,
-		x86asm.POPCNT, x86asm.XADD, x86asm.BSWAP, x86asm.MOVQ, x86asm.MOVD)
+		x86asm.POPCNT, x86asm.XADD, x86asm.CMPXCHG, x86asm.BSWAP, x86asm.MOVQ, x86asm.MOVD)
 	for i := range xtSSETable {
 		ops = append(ops, xtSSETable[i].op[:]...)
 	}
@@ -349,6 +351,11 @@ prefixes:
 				return false
 			}
 			s.cs = true
+		case 0xf0:
+			if s.lock {
+				return false
+			}
+			s.lock = true
 		case 0x64, 0x65:
 			if s.seg != 0 {
 				return false
@@ -399,8 +406,28 @@ prefixes:
 	if s.seg != 0 && (!s.isMem || x.op == x86asm.LEA) {
 		return false
 	}
+	// lock only alone (with REX), on a memory destination of an operation
+	// that takes it.
+	if s.lock {
+		if sse || s.rep || s.repn || s.cs || s.n66 > 0 || s.seg != 0 || !s.isMem || x.nargs == 0 || x.args[0].kind != xtMem || !xtLockable(x.op) {
+			return false
+		}
+		x.lock = true
+	}
 	x.length = s.i
 	return true
+}
+
+// xtLockable reports whether op takes a lock prefix (with a memory
+// destination).
+func xtLockable(op x86asm.Op) bool {
+	switch op {
+	case x86asm.ADD, x86asm.OR, x86asm.ADC, x86asm.SBB, x86asm.AND, x86asm.SUB, x86asm.XOR,
+		x86asm.INC, x86asm.DEC, x86asm.NOT, x86asm.NEG, x86asm.XADD, x86asm.CMPXCHG, x86asm.XCHG,
+		x86asm.BTS, x86asm.BTR, x86asm.BTC:
+		return true
+	}
+	return false
 }
 
 // xtDecode1 decodes a one-byte opcode.
@@ -459,6 +486,22 @@ func xtDecode1(s *xtState, x *xtInst, opc byte) bool {
 			return false
 		}
 		a.kind = xtRel
+		x.add(a)
+		return true
+	case opc == 0x68 || opc == 0x6a:
+		// push imm: IntelSyntax prints the immediate as a uint32.
+		if s.rex != 0 || s.n66 > 0 || s.seg != 0 {
+			return false
+		}
+		x.op = x86asm.PUSH
+		n := 4
+		if opc == 0x6a {
+			n = 1
+		}
+		if a, ok = s.imm(n, false); !ok {
+			return false
+		}
+		a.imm = int64(uint32(a.imm))
 		x.add(a)
 		return true
 	case opc >= 0xb0 && opc <= 0xb7:
@@ -846,13 +889,16 @@ func xtDecode0F(s *xtState, x *xtInst, opc byte) (ok, sse bool) {
 		x.add(s.regArg(s.osz))
 		x.add(s.rmArg(x, s.osz))
 		return true, true
-	case 0xc0, 0xc1:
+	case 0xb0, 0xb1, 0xc0, 0xc1:
 		if !s.modrm(x) {
 			return false, false
 		}
 		x.op = x86asm.XADD
+		if opc < 0xc0 {
+			x.op = x86asm.CMPXCHG
+		}
 		size := s.osz
-		if opc == 0xc0 {
+		if opc == 0xc0 || opc == 0xb0 {
 			size = 1
 		}
 		x.add(s.rmArg(x, size))
@@ -954,14 +1000,29 @@ func xtDecode0F(s *xtState, x *xtInst, opc byte) (ok, sse bool) {
 	return true, true
 }
 
+// xtTables are the mnemonics and register names appendXText prints,
+// fetched once per chunk instead of once per instruction.
+type xtTables struct {
+	ops  *[intelOps]string
+	regs *[x86asm.TR7 + 1]string
+}
+
+func xtTabs() xtTables { return xtTables{xtNames(), &intelNames().regs} }
+
 // appendXText appends the text appendIntel gives x86asm's decoding of the
 // same instruction at pc.
 func appendXText(dst []byte, x *xtInst, pc uint64) []byte {
+	return appendXTextT(dst, x, pc, xtTabs())
+}
+
+func appendXTextT(dst []byte, x *xtInst, pc uint64, tb xtTables) []byte {
 	if x.special != "" {
 		return append(dst, x.special...)
 	}
-	names := intelNames()
-	dst = append(dst, xtNames()[x.op]...)
+	if x.lock {
+		dst = append(dst, "lock "...)
+	}
+	dst = append(dst, tb.ops[x.op]...)
 	inst := x86asm.Inst{Op: x.op, MemBytes: x.memBytes, Mode: 64}
 	for i := 0; i < x.nargs; i++ {
 		a := &x.args[i]
@@ -972,7 +1033,7 @@ func appendXText(dst []byte, x *xtInst, pc uint64) []byte {
 		}
 		switch a.kind {
 		case xtReg:
-			dst = append(dst, names.regs[a.reg]...)
+			dst = append(dst, tb.regs[a.reg]...)
 		case xtImm:
 			if int64(int32(a.imm)) == a.imm && a.imm < 0 {
 				dst = appendHex(append(dst, '-'), uint64(-a.imm))
@@ -982,7 +1043,7 @@ func appendXText(dst []byte, x *xtInst, pc uint64) []byte {
 		case xtRel:
 			dst = appendHex(dst, pc+uint64(x.length)+uint64(a.imm))
 		case xtMem:
-			dst = appendIntelMem(dst, &inst, x.mem, i, names.regs[:])
+			dst = appendIntelMem(dst, &inst, x.mem, i, tb.regs[:])
 		}
 	}
 	if x.nopReg != "" {
@@ -995,7 +1056,11 @@ func appendXText(dst []byte, x *xtInst, pc uint64) []byte {
 // the address of a RIP-relative operand with its name, and the name of the
 // transfer's target.
 func appendXTextNamed(dst []byte, x *xtInst, pc uint64, in *insn, name func(uint64) string) []byte {
-	dst = appendXText(dst, x, pc)
+	return appendXTextNamedT(dst, x, pc, in, name, xtTabs())
+}
+
+func appendXTextNamedT(dst []byte, x *xtInst, pc uint64, in *insn, name func(uint64) string, tb xtTables) []byte {
+	dst = appendXTextT(dst, x, pc, tb)
 	if x.mem.Base == x86asm.RIP {
 		addr := pc + uint64(x.length) + uint64(x.mem.Disp)
 		dst = appendNameOf(appendHex(append(dst, "  # "...), addr), name, addr)
@@ -1019,12 +1084,16 @@ func xtStep(x *xtInst, pc uint64, in *insn) {
 
 // appendXTextLine appends the line appendTextLine gives x at pc.
 func appendXTextLine(dst, b []byte, pc uint64, x *xtInst, name func(uint64) string) []byte {
+	return appendXTextLineT(dst, b, pc, x, name, xtTabs())
+}
+
+func appendXTextLineT(dst, b []byte, pc uint64, x *xtInst, name func(uint64) string, tb xtTables) []byte {
 	var in insn
 	xtStep(x, pc, &in)
 	dst = appendHexPad(dst, pc, 8)
 	dst = append(dst, ':', '\t')
 	dst = appendHexBytes(dst, b[:x.length])
 	dst = append(dst, '\t')
-	dst = appendXTextNamed(dst, x, pc, &in, name)
+	dst = appendXTextNamedT(dst, x, pc, &in, name, tb)
 	return append(dst, '\n')
 }

@@ -252,3 +252,77 @@ func TestXTextAllocatesNothing(t *testing.T) {
 		t.Errorf("%v allocations for %d instructions, %d of them through x86asm", a, n, n-fastN)
 	}
 }
+
+// TestHexAppendersMatchFmt holds the hex writers of the text to fmt's
+// formatting, for every digit count and padding.
+func TestHexAppendersMatchFmt(t *testing.T) {
+	var vals []uint64
+	for sh := range 64 {
+		vals = append(vals, 1<<sh, 1<<sh-1, 0xdeadbeefcafef00d>>sh, 0x123456789abcdef0>>sh)
+	}
+	vals = append(vals, 0, ^uint64(0))
+	for _, v := range vals {
+		for _, w := range []int{0, 1, 8, 16, 20} {
+			if got, want := string(appendHexPad([]byte("x"), v, w)), fmt.Sprintf("x%*x", w, v); got != want {
+				t.Fatalf("appendHexPad(%#x, %d) = %q, want %q", v, w, got, want)
+			}
+		}
+		if got, want := string(appendHex(nil, v)), fmt.Sprintf("%#x", v); got != want && !(v == 0 && got == "0x0") {
+			t.Fatalf("appendHex(%#x) = %q, want %q", v, got, want)
+		}
+	}
+	for n := range 20 {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(i*37 + n*101)
+		}
+		want := fmt.Sprintf("% x", b)
+		if got := string(appendHexBytes([]byte("y"), b)); got != "y"+want {
+			t.Fatalf("appendHexBytes(% x) = %q", b, got)
+		}
+	}
+}
+
+// TestXTextLockPrefixAndPushImm: lock-prefixed read-modify-write
+// instructions on memory and push with an immediate take the fast path
+// with x86asm's text; lock anywhere else is declined.
+func TestXTextLockPrefixAndPushImm(t *testing.T) {
+	d := newX86(64, &memMap{}, source{})
+	take := [][]byte{
+		{0xf0, 0x48, 0x0f, 0xb1, 0x0a},             // lock cmpxchg qword ptr [rdx], rcx
+		{0xf0, 0x0f, 0xb0, 0x11},                   // lock cmpxchg byte ptr [rcx], dl
+		{0xf0, 0xff, 0x08},                         // lock dec dword ptr [rax]
+		{0xf0, 0x48, 0xff, 0x00},                   // lock inc qword ptr [rax]
+		{0xf0, 0x0f, 0xc1, 0x07},                   // lock xadd dword ptr [rdi], eax
+		{0xf0, 0x83, 0x0c, 0x24, 0x00},             // lock or dword ptr [rsp], 0x0
+		{0xf0, 0x48, 0x83, 0x2d, 0x10, 0, 0, 0, 1}, // lock sub qword ptr [rip+0x10], 0x1
+		{0xf0, 0x48, 0x0f, 0xab, 0x07},             // lock bts qword ptr [rdi], rax
+		{0x48, 0x0f, 0xb1, 0xd1},                   // cmpxchg rcx, rdx
+		{0x6a, 0xff},                               // push 0xffffffff
+		{0x6a, 0x10},                               // push 0x10
+		{0x68, 0x00, 0x00, 0x00, 0x80},             // push 0x80000000
+		{0x68, 0x78, 0x56, 0x34, 0x12},             // push 0x12345678
+	}
+	for _, b := range take {
+		var in insn
+		d.reset(b, 0x1000)
+		d.step(b, 0x1000, &in)
+		if !xtCompare(t, d, b, 0x1000, &in, "built") {
+			t.Errorf("% x: declined", b)
+		}
+	}
+	decline := [][]byte{
+		{0xf0, 0x89, 0x07},             // lock mov
+		{0xf0, 0x01, 0xc0},             // lock add eax, eax (register destination)
+		{0xf0, 0xf0, 0xff, 0x08},       // two locks
+		{0x66, 0xf0, 0xff, 0x08},       // with another prefix
+		{0xf0, 0x0f, 0x10, 0x07},       // lock on SSE
+		{0xf0, 0x48, 0x8d, 0x04, 0x24}, // lock lea
+	}
+	for _, b := range decline {
+		var x xtInst
+		if xtDecode(b, &x) {
+			t.Errorf("% x: taken, as %q", b, appendXText(nil, &x, 0x1000))
+		}
+	}
+}
