@@ -218,7 +218,7 @@ func (st *jsappState) inventory(ctx context.Context) error {
 		return classifyJSFile(p) == "javascript" && size <= jsappArtifactLimits.MaxEntryBytes
 	}
 	g, err := artifact.Build(ctx, artifact.Request{Op: req.op, Path: req.path, Policy: req.policy, Limits: jsappArtifactLimits,
-		Openers: req.openers, Observe: req.observe, KeepOpen: true, Wants: wants,
+		Openers: req.openers, Observe: req.observe, KeepOpen: true, NoText: true, Wants: wants,
 		Content: func(p, sha string, data []byte) { st.prefetch(ctx, p, sha, data) }})
 	if err != nil {
 		return err
