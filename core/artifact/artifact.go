@@ -98,6 +98,8 @@ type Request struct {
 	// hashing and only when they match any hash the container declared: a
 	// caller can work on them while the rest is still being hashed, instead
 	// of reading them again. Both run concurrently for different files.
+	// The bytes (and their slice's spare capacity) are Content's own: the
+	// graph never reads or writes them again.
 	Wants   func(path string, size int64) bool
 	Content func(path, sha256 string, data []byte)
 }
