@@ -223,6 +223,18 @@ func edgeDigest(e *Edge) string {
 	return hexDigest(append(b, '}'))
 }
 
+func nodeDigest(kind string, ident map[string]any) string {
+	bp := scratch()
+	b := *bp
+	defer func() { putScratch(bp, b) }()
+	b, err := core.AppendCanonical(append(b, `{"identity":`...), ident)
+	if err != nil || ident == nil {
+		return jagDigest(map[string]any{"kind": kind, "identity": ident})
+	}
+	b = core.AppendCanonicalString(append(b, `,"kind":`...), kind)
+	return hexDigest(append(b, '}'))
+}
+
 func observationDigest(nodeID string, o *Observation) string {
 	bp := scratch()
 	b := *bp
