@@ -28,6 +28,10 @@ type JSRequest struct {
 	// HelperExports; the engine then reads calls of those bindings as
 	// module declarations.
 	Helpers []JSHelperBinding
+	// SourceOwned hands Source, and its spare capacity, to the engine for
+	// the call: the caller neither reads nor writes them until Facts
+	// returns, so the engine may parse them in place instead of copying.
+	SourceOwned bool
 }
 
 // JSHelperBinding is an esbuild runtime helper (__commonJS or __esm) as

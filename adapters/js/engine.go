@@ -89,9 +89,13 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 		return f, nil
 	}
 	// The parser wants a NUL after the input; give it its own copy so the
-	// caller's bytes are never written and literal slices alias one buffer.
-	buf := make([]byte, len(src), len(src)+1)
-	copy(buf, src)
+	// caller's bytes are never written and literal slices alias one buffer,
+	// unless the caller handed them over with room for the NUL.
+	buf := src
+	if !req.SourceOwned || cap(src) == len(src) {
+		buf = make([]byte, len(src), len(src)+1)
+		copy(buf, src)
+	}
 	// A panic in the third-party parser or in rea's own walk must not take
 	// the process down: the source is reported as not analysed. The message
 	// says which side failed, so the fuzz target can fail on rea's.

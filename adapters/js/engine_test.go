@@ -3,6 +3,7 @@ package js_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -421,4 +422,37 @@ func TestWebpackChunkWorkerNames(t *testing.T) {
 	}
 	is.Equal(specs, []string{"./js/447.9f1c.chunk.js"})
 	is.Equal(dynamic, 1) // an id the map does not hold stays unknown
+}
+
+// TestOwnedSourceGivesTheSameFacts: a source handed over with room for the
+// parser's NUL is parsed in place and gives the facts of a copied one
+// (offsets, strings, a top-level return, an ASI retry, a syntax error),
+// and its bytes are unchanged.
+func TestOwnedSourceGivesTheSameFacts(t *testing.T) {
+	for _, src := range []string{
+		"import a from 'm';\nconst r = require(\"./r.js\");\nipcMain.handle('chan', () => 1);\nexport default `t${a}`;\n",
+		"#!/usr/bin/env node\nvar t = require('tape');\nif (!t) { return; }\nexports.ok = function () {};\n",
+		"const gen = (x) => {\n  return x\n}\n\n[1, 2].forEach(gen)\n(function () { require('./after.js') })()\n",
+		"a = b\n]",
+		"",
+	} {
+		want, err := js.New().Facts(context.Background(), ports.JSRequest{Path: "t.js", Source: []byte(src), Calls: &ports.JSCallSelector{LastNames: []string{"handle"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		owned := make([]byte, len(src), len(src)+1)
+		copy(owned, src)
+		got, err := js.New().Facts(context.Background(), ports.JSRequest{Path: "t.js", Source: owned, SourceOwned: true, Calls: &ports.JSCallSelector{LastNames: []string{"handle"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wj, _ := json.Marshal(want)
+		gj, _ := json.Marshal(got)
+		if !bytes.Equal(wj, gj) {
+			t.Errorf("%q: owned source gives\n%s\nwant\n%s", src, gj, wj)
+		}
+		if string(owned) != src {
+			t.Errorf("%q: the owned bytes changed to %q", src, owned)
+		}
+	}
 }

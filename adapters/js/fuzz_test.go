@@ -1,7 +1,9 @@
 package js_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,6 +41,16 @@ func FuzzFacts(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Handed over with room for the parser's NUL, the source is parsed
+		// in place, to the same facts, and keeps its bytes.
+		owned := append(make([]byte, 0, len(src)+1), src...)
+		inPlace, err := js.New().Facts(context.Background(), ports.JSRequest{Source: owned, SourceOwned: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := mustJSON(t, facts), mustJSON(t, inPlace); a != b || !bytes.Equal(owned, src) {
+			t.Fatalf("parsed in place: %s\ncopied: %s\nbytes kept: %v", b, a, bytes.Equal(owned, src))
+		}
 		n := int64(len(src))
 		check := func(what string, off int64) {
 			if off < -1 || off > n {
@@ -65,4 +77,12 @@ func FuzzFacts(f *testing.F) {
 			}
 		}
 	})
+}
+
+func mustJSON(t *testing.T, v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

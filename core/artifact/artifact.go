@@ -89,11 +89,17 @@ type Request struct {
 	// graph's records), not its items, which then go before the text is
 	// written. Not with KeepOpen.
 	ResultOnly bool
+	// NoText: the caller reads the manifest (its graph digest and ID
+	// included) but never the inventory result, whose text is then not
+	// written: the graph's lists are streamed into the digest instead.
+	NoText bool
 	// Content, when set, is handed the whole bytes of each regular file
 	// that Wants selects, from the goroutine that hashed them, right after
 	// hashing and only when they match any hash the container declared: a
 	// caller can work on them while the rest is still being hashed, instead
 	// of reading them again. Both run concurrently for different files.
+	// The bytes (and their slice's spare capacity) are Content's own: the
+	// graph never reads or writes them again.
 	Wants   func(path string, size int64) bool
 	Content func(path, sha256 string, data []byte)
 }
@@ -815,11 +821,19 @@ func (b *graphBuilder) hashItem(ctx context.Context, it *Item, sc *hashScratch) 
 	defer rc.Close()
 	hw := b.newHashWriter(ctx, it, sc)
 	defer hw.charged.done()
-	// Read in 1 MiB chunks (an *os.File's WriteTo would copy in 32 KiB ones).
+	if err := hw.sizeContent(); err != nil {
+		return err
+	}
+	// Read in 1 MiB chunks (an *os.File's WriteTo would copy in 32 KiB ones),
+	// or straight into the content buffer while it has room.
 	for {
-		k, rerr := rc.Read(sc.buf)
+		buf := sc.buf
+		if room := hw.content[len(hw.content):cap(hw.content)]; len(room) > 0 {
+			buf = room
+		}
+		k, rerr := rc.Read(buf)
 		if k > 0 {
-			if _, err := hw.Write(sc.buf[:k]); err != nil {
+			if _, err := hw.Write(buf[:k]); err != nil {
 				return err
 			}
 		}
@@ -845,12 +859,30 @@ func (b *graphBuilder) newHashWriter(ctx context.Context, it *Item, sc *hashScra
 	}
 	hw.wanted = b.req.Content != nil && b.req.Wants != nil && it != b.root && b.req.Wants(it.Path, artSize(it))
 	if hw.wanted {
-		// Declared sizes are the container's word: start small and charge
-		// the buffer as the bytes actually arrive.
-		hw.content = make([]byte, 0, min(artSize(it), l.MaxEntryBytes, 1<<20)+1)
 		hw.charged.what = "the content of " + it.Path
+		if it.box != nil {
+			// Declared sizes are the container's word: start small and
+			// charge the buffer as the bytes actually arrive.
+			hw.content = make([]byte, 0, min(artSize(it), l.MaxEntryBytes, 1<<20)+1)
+		}
 	}
 	return hw
+}
+
+// sizeContent makes the content buffer of a wanted file-system item, whose
+// size the file system gave (and the total was checked against before any
+// read): it is charged first and made once, one byte larger so that the
+// end of the file is read into it too; a file that grew since is appended.
+func (w *hashWriter) sizeContent() error {
+	if !w.wanted || w.content != nil {
+		return nil
+	}
+	n := min(artSize(w.it), w.b.req.Limits.MaxEntryBytes) + 1
+	if err := w.charged.to(w.ctx, n); err != nil {
+		return err
+	}
+	w.content = make([]byte, 0, n)
+	return nil
 }
 
 // finishItem records what hw saw of every byte of it.
@@ -899,7 +931,11 @@ func (w *hashWriter) write(chunk []byte) error {
 		if err := w.charged.to(w.ctx, int64(len(w.content)+k)); err != nil {
 			return err
 		}
-		w.content = append(w.content, chunk...)
+		if n := len(w.content); k > 0 && k <= cap(w.content)-n && &w.content[:n+1][n] == &chunk[0] {
+			w.content = w.content[:n+k] // read into the buffer's room (hashItem)
+		} else {
+			w.content = append(w.content, chunk...)
+		}
 	}
 	prev := w.n
 	if len(w.head) < headBytes {
@@ -1369,11 +1405,17 @@ func (b *graphBuilder) seal() (*Graph, error) {
 			runtime.GC()
 		}
 	}
+	manifestID := func(graphSHA string) string {
+		return "agm_" + fastDigest(jcsField{"schema_version", artifactSchemaVersion}, jcsField{"root_artifact_id", rootID}, jcsField{"graph_sha256", graphSHA})
+	}
+	if b.req.NoText {
+		g.Manifest.GraphSHA256, _ = graphDigest(g.Nodes, g.Occurrences, g.Edges, g.Contradictions)
+		g.Manifest.ManifestID = manifestID(g.Manifest.GraphSHA256)
+		return g, nil
+	}
 	// The inventory's canonical text, written once: graph_sha256 is the
 	// digest of its four lists, and the text is the Evidence's result.
-	g.text, g.Manifest.GraphSHA256, g.Manifest.ManifestID = g.inventory().sealText(func(graphSHA string) string {
-		return "agm_" + fastDigest(jcsField{"schema_version", artifactSchemaVersion}, jcsField{"root_artifact_id", rootID}, jcsField{"graph_sha256", graphSHA})
-	})
+	g.text, g.Manifest.GraphSHA256, g.Manifest.ManifestID = g.inventory().sealText(manifestID)
 	return g, nil
 }
 

@@ -137,7 +137,7 @@ func identity(strategy, stability string, fields map[string]any) map[string]any 
 }
 
 func nodeID(kind string, ident map[string]any) string {
-	return "jag_node_" + jagDigest(map[string]any{"kind": kind, "identity": ident})
+	return "jag_node_" + nodeDigest(kind, ident) // jagDigest of {kind, identity} (settle.go)
 }
 
 // node adds (or extends) a node and returns its ID, or "" when the graph is

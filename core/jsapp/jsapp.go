@@ -218,7 +218,7 @@ func (st *jsappState) inventory(ctx context.Context) error {
 		return classifyJSFile(p) == "javascript" && size <= jsappArtifactLimits.MaxEntryBytes
 	}
 	g, err := artifact.Build(ctx, artifact.Request{Op: req.op, Path: req.path, Policy: req.policy, Limits: jsappArtifactLimits,
-		Openers: req.openers, Observe: req.observe, KeepOpen: true, Wants: wants,
+		Openers: req.openers, Observe: req.observe, KeepOpen: true, NoText: true, Wants: wants,
 		Content: func(p, sha string, data []byte) { st.prefetch(ctx, p, sha, data) }})
 	if err != nil {
 		return err
@@ -334,7 +334,7 @@ func (st *jsappState) prefetch(ctx context.Context, p, sha string, data []byte) 
 	}
 	n := int64(len(data))
 	st.budget.acquire(n)
-	facts, err := st.req.engine.Facts(ctx, ports.JSRequest{Path: p, Source: data, Calls: jsappCallSelector})
+	facts, err := st.req.engine.Facts(ctx, ports.JSRequest{Path: p, Source: data, Calls: jsappCallSelector, SourceOwned: true})
 	st.budget.release(n)
 	if err != nil {
 		return // cancelled: the parse phase reports it
@@ -420,7 +420,7 @@ func (st *jsappState) parseOne(ctx context.Context, a *jsAsset, helpers []ports.
 	if err != nil {
 		return err
 	}
-	facts, err := st.req.engine.Facts(ctx, ports.JSRequest{Path: a.path, Source: src, Calls: jsappCallSelector, Helpers: helpers})
+	facts, err := st.req.engine.Facts(ctx, ports.JSRequest{Path: a.path, Source: src, Calls: jsappCallSelector, Helpers: helpers, SourceOwned: true})
 	if err != nil {
 		return err
 	}

@@ -192,8 +192,23 @@ func withinBounds(v any, depth int, budget *int) bool {
 // properties, the only free-form member, go through the canonical encoder.
 // Any value it refuses falls back to jagDigest, which says why.
 
+// digestScratch holds the buffers the record digests are written into
+// (their bytes are hashed, never kept).
+var digestScratch = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+func scratch() *[]byte { return digestScratch.Get().(*[]byte) }
+
+func putScratch(bp *[]byte, b []byte) {
+	if cap(b) <= 64<<10 {
+		*bp = b[:0]
+		digestScratch.Put(bp)
+	}
+}
+
 func edgeDigest(e *Edge) string {
-	b := make([]byte, 0, 512)
+	bp := scratch()
+	b := *bp
+	defer func() { putScratch(bp, b) }()
 	b = append(b, `{"evidence":`...)
 	b = appendGraphEvidence(b, e.Evidence)
 	b = appendIDStrategy(append(b, `,"identifier_strategy":`...), e.IdentifierStrategy)
@@ -208,8 +223,22 @@ func edgeDigest(e *Edge) string {
 	return hexDigest(append(b, '}'))
 }
 
+func nodeDigest(kind string, ident map[string]any) string {
+	bp := scratch()
+	b := *bp
+	defer func() { putScratch(bp, b) }()
+	b, err := core.AppendCanonical(append(b, `{"identity":`...), ident)
+	if err != nil || ident == nil {
+		return jagDigest(map[string]any{"kind": kind, "identity": ident})
+	}
+	b = core.AppendCanonicalString(append(b, `,"kind":`...), kind)
+	return hexDigest(append(b, '}'))
+}
+
 func observationDigest(nodeID string, o *Observation) string {
-	b := make([]byte, 0, 512)
+	bp := scratch()
+	b := *bp
+	defer func() { putScratch(bp, b) }()
 	b = append(b, `{"evidence":`...)
 	b = appendGraphEvidence(b, o.Evidence)
 	b = appendIDStrategy(append(b, `,"identifier_strategy":`...), o.IdentifierStrategy)

@@ -139,7 +139,7 @@ func TestPropsWithinBoundsAgreesWithBounding(t *testing.T) {
 	}
 }
 
-// TestDirectDigestsMatchTheRecordDigest checks the edge and observation IDs
+// TestDirectDigestsMatchTheRecordDigest checks the node, edge and observation IDs
 // written directly against the digest of the same record built as a map,
 // on awkward values: escapes, invalid UTF-8, missing and huge offsets,
 // nested and numeric properties, no label.
@@ -192,6 +192,13 @@ func TestDirectDigestsMatchTheRecordDigest(t *testing.T) {
 		if rng.IntN(2) == 0 {
 			l := str()
 			o.Label = &l
+		}
+		kind, ident := str(), props()
+		if rng.IntN(9) == 0 {
+			ident = nil
+		}
+		if got, want := nodeDigest(kind, ident), jagDigest(map[string]any{"kind": kind, "identity": ident}); got != want {
+			t.Fatalf("node %s %v: %s, want %s", kind, ident, got, want)
 		}
 		node := str()
 		want = jagDigest(map[string]any{"node_id": node, "label": o.Label, "properties": o.Properties,

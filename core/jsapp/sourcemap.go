@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -303,19 +304,35 @@ func keepFacts(f *ports.JSFacts, src []byte) *sourceLines {
 	if f == nil {
 		return nil
 	}
-	kept := f.Strings[:0:0]
-	seen := map[string]bool{}
+	// Filtered in place (kept never passes the string read), then copied
+	// to its size so the dropped literals go with the old array. A few
+	// values are told apart by a scan, more through a set.
+	kept := f.Strings[:0]
+	var seen map[string]struct{}
 	for _, s := range f.Strings {
-		if len(s.Value) < 3 || len(s.Value) > 256 || seen[s.Value] {
+		if len(s.Value) < 3 || len(s.Value) > 256 {
 			continue
 		}
-		seen[s.Value] = true
+		if seen == nil && len(kept) >= 16 {
+			seen = make(map[string]struct{}, 2*len(kept))
+			for _, k := range kept {
+				seen[k.Value] = struct{}{}
+			}
+		}
+		if seen != nil {
+			if _, dup := seen[s.Value]; dup {
+				continue
+			}
+			seen[s.Value] = struct{}{}
+		} else if slices.ContainsFunc(kept, func(k ports.JSString) bool { return k.Value == s.Value }) {
+			continue
+		}
 		kept = append(kept, s)
 		if len(kept) > jsappMaxStringIndex { // one past the cap still says the index was cut
 			break
 		}
 	}
-	f.Strings = kept
+	f.Strings = slices.Clone(kept)
 	if f.SourceMap == nil {
 		return nil
 	}
