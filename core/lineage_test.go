@@ -21,7 +21,6 @@ type launching struct {
 	*portstest.Fake
 	lineage  ports.ProcessLineage
 	closeErr error
-	asked    int
 }
 
 type launchedAnalysis struct {
@@ -30,7 +29,6 @@ type launchedAnalysis struct {
 }
 
 func (a launchedAnalysis) ProcessLineage(context.Context) ports.ProcessLineage {
-	a.p.asked++
 	return a.p.lineage
 }
 
@@ -78,8 +76,21 @@ func TestProcessLineage(t *testing.T) {
 			`"observed_at":"2026-12-03T12:00:00.123Z","process_group_id":4100,"schema_version":1,"status":"verified"},` +
 			`"provider":{"id":"engine","name":"in-memory fake engine","version":"0.0.0"}}],"status":"snapshots"}`
 		is.Equal(string(got), want)
-		lineageOf(t, s)
-		is.Equal(p.asked, 1) // observed once, when the engine was ready; retained after
+	})
+
+	t.Run("not observed until the engine's process is ready", func(t *testing.T) {
+		is := is.New(t)
+		p := &launching{Fake: fake("engine")} // a lazy engine: nothing started at open_binary
+		s := selectionSession(t, cat, "", p)
+		_, _, e := openedWith(t, s, map[string]any{"path": path})
+		is.True(e == nil)
+		got, _ := json.Marshal(lineageOf(t, s))
+		is.Equal(string(got), `{"status":"not_observed"}`)
+		p.lineage = verified // the first query started it; the engine observed its process once
+		is.Equal(lineageOf(t, s)["status"], "snapshots")
+		snap := lineageOf(t, s)["snapshots"].([]any)[0].(map[string]any)["observation"].(map[string]any)
+		is.Equal(snap["status"], "verified")
+		is.Equal(snap["launcher_pid"], float64(4100))
 	})
 
 	t.Run("unavailable", func(t *testing.T) {

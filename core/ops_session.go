@@ -100,16 +100,9 @@ func handleOpenBinary(ctx context.Context, c *Call) (any, error) {
 		}
 		return nil, err
 	}
-	// An engine that launched a process reports its lineage once it is
-	// ready; the snapshot is retained for binary_session.
-	var lineage *ports.ProcessLineage
-	if lr, ok := a.(ports.LineageReporter); ok {
-		l := lr.ProcessLineage(ctx)
-		lineage = &l
-	}
 	s.mu.Lock()
 	old := s.analysis
-	s.target, s.binding, s.analysis, s.profile, s.runID, s.lineage = &t, b, a, prof, runID, lineage
+	s.target, s.binding, s.analysis, s.profile, s.runID = &t, b, a, prof, runID
 	s.mu.Unlock()
 	if old != nil && old != a {
 		if err := s.retire(ctx, old, c.bound.analysis); err != nil {
@@ -253,8 +246,14 @@ func handleBinarySession(ctx context.Context, c *Call) (any, error) {
 	s := c.Session
 	a, b, t := s.boundAnalysis()
 	s.mu.Lock()
-	prof, runID, lineage := s.profile, s.runID, s.lineage
+	prof, runID := s.profile, s.runID
 	s.mu.Unlock()
+	var lineage *ports.ProcessLineage // the engine's own retained observation, once its process is ready
+	if lr, ok := a.(ports.LineageReporter); ok {
+		if l := lr.ProcessLineage(ctx); l.Status != "" {
+			lineage = &l
+		}
+	}
 	out := &BinarySessionResult{Open: t != nil, Providers: []ProviderRef{}, AnalysisProviderCandidates: []ProviderCandidate{}}
 	if t != nil {
 		out.Path, out.SHA256, out.Format, out.Kind, out.Architecture = &t.Path, &t.SHA256, &t.Format, &t.Kind, OptString(t.Architecture)

@@ -64,9 +64,6 @@ type Session struct {
 	analysis ports.Analysis
 	profile  *Profile
 	runID    string
-	// lineage is the bound engine's process lineage, observed once when it
-	// was opened; nil for an in-process engine.
-	lineage  *ports.ProcessLineage
 	inflight atomic.Int64
 	users    map[ports.Analysis]int  // calls in flight per analysis (acquire, release)
 	retiring map[ports.Analysis]bool // unbound analyses closed by their last user
@@ -409,7 +406,7 @@ func (s *Session) closeTarget(ctx context.Context, clear bool) error {
 func (s *Session) closeTargetFor(ctx context.Context, clear bool, caller ports.Analysis) error {
 	s.mu.Lock()
 	a := s.analysis
-	s.target, s.binding, s.analysis, s.profile, s.lineage = nil, nil, nil, nil, nil
+	s.target, s.binding, s.analysis, s.profile = nil, nil, nil, nil
 	s.mu.Unlock()
 	err := s.retire(ctx, a, caller)
 	if clear {

@@ -61,9 +61,11 @@ type LineageProcess struct {
 }
 
 // LineageReporter is implemented by an Analysis (or any engine handle) that
-// launched or attached to a process. core asks it once the engine is ready and
-// retains the snapshot; ProcessLineage never signals anything and is safe for
-// concurrent use.
+// launched or attached to a process. ProcessLineage returns the observation
+// the engine made once, when its process became ready (after the handshake),
+// and retained; before that, the zero ProcessLineage (empty Status), which
+// core renders as not_observed. core asks it whenever it renders
+// binary_session. It never signals anything and is safe for concurrent use.
 type LineageReporter interface {
 	ProcessLineage(ctx context.Context) ProcessLineage
 }

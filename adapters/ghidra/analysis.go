@@ -98,12 +98,12 @@ func (a *Analysis) SnapshotHits() []string {
 	return append([]string(nil), a.hits...)
 }
 
-// ProcessLineage is the lineage observed once after the handshake, or
-// unavailable before the engine started.
+// ProcessLineage is the lineage observed once after the handshake, or the
+// zero ProcessLineage (not observed) while the engine has not started.
 func (a *Analysis) ProcessLineage(ctx context.Context) ports.ProcessLineage {
 	eng, ok := a.lazy.Ready()
 	if !ok {
-		return ports.ProcessLineage{Status: ports.LineageUnavailable, ObservedAt: time.Now(), Reason: ports.LineageReasonLauncherGone}
+		return ports.ProcessLineage{}
 	}
 	return eng.lineage
 }

@@ -80,12 +80,12 @@ func (a *Analysis) Version() string { return a.version }
 // Profile is the analysis profile (PROVIDERS.md §2.1).
 func (a *Analysis) Profile() ports.Profile { return a.profile }
 
-// ProcessLineage is the lineage observed once after the handshake, or
-// unavailable before the engine started.
+// ProcessLineage is the lineage observed once after the handshake, or the
+// zero ProcessLineage (not observed) while the engine has not started.
 func (a *Analysis) ProcessLineage(ctx context.Context) ports.ProcessLineage {
 	eng, ok := a.lazy.Ready()
 	if !ok {
-		return ports.ProcessLineage{Status: ports.LineageUnavailable, ObservedAt: time.Now(), Reason: ports.LineageReasonLauncherGone}
+		return ports.ProcessLineage{}
 	}
 	return eng.lineage
 }
