@@ -124,3 +124,60 @@ func (s *codeSet) countRange(start, end uint64) int {
 	}
 	return c
 }
+
+// ownedEnd is where the addresses that memMap.code finds in reg end: its
+// file bytes, up to the next region's start (of overlapping regions, only
+// in malformed files, the one starting last wins).
+func ownedEnd(mm *memMap, reg *memRegion) uint64 {
+	end := reg.addr + reg.fileSize
+	if reg.index+1 < len(mm.regions) {
+		end = min(end, mm.regions[reg.index+1].addr)
+	}
+	return max(end, reg.addr)
+}
+
+// hasIn is has for an address that memMap.code finds in reg (end is
+// ownedEnd), without looking the region up; other addresses go through
+// has.
+func (s *codeSet) hasIn(reg *memRegion, end, addr uint64) bool {
+	if addr < reg.addr || addr >= end {
+		return s.has(addr)
+	}
+	o := addr - reg.addr
+	return s.bits[reg.index][o/64]&(1<<(o%64)) != 0
+}
+
+// setWriter adds rising addresses of one region to a codeSet beside other
+// goroutines (like addAtomic), with one atomic OR per word rather than
+// per address; flush ends it.
+type setWriter struct {
+	s    *codeSet
+	reg  *memRegion
+	end  uint64 // ownedEnd of reg
+	word uint64 // the word pend is for
+	pend uint64
+}
+
+func (s *codeSet) writer(mm *memMap, reg *memRegion) setWriter {
+	return setWriter{s: s, reg: reg, end: ownedEnd(mm, reg)}
+}
+
+func (w *setWriter) add(addr uint64) {
+	if addr < w.reg.addr || addr >= w.end {
+		w.s.addAtomic(addr)
+		return
+	}
+	o := addr - w.reg.addr
+	if o/64 != w.word {
+		w.flush()
+		w.word = o / 64
+	}
+	w.pend |= 1 << (o % 64)
+}
+
+func (w *setWriter) flush() {
+	if w.pend != 0 {
+		atomic.OrUint64(&w.s.bits[w.reg.index][w.word], w.pend)
+		w.pend = 0
+	}
+}
