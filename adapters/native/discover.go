@@ -268,6 +268,11 @@ type builder struct {
 	covered *codeSet                 // code inside a range whose end is known
 	starts  *codeSet                 // instruction starts of the sweeps of ranges with inferred ends (fnResult.walk)
 	spans   map[[2]uint64]spanBounds // boundaries of swept spans outside every inferred range
+
+	// scratches are the workers' buffers, kept from round to round
+	// (parallel): a worker's grow to the longest range it sweeps once,
+	// not once a round.
+	scratches []*scratch
 }
 
 // spanBounds are the boundary offsets of one span, from its start.
@@ -431,6 +436,7 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 		}
 		st.insert(found)
 	}
+	b.scratches = nil
 	p.procs, p.ranges = st.procs, st.ranges
 	p.noret = b.noret
 	p.decoded = b.decoded.Load()
@@ -594,6 +600,9 @@ func (b *builder) decodeAll(ctx context.Context, st *state, todo []int) ([][]uin
 		// read again only where a later start splits them.
 		b.dropSpan(st.ranges[todo[fresh[lo]]].Start, out[fresh[hi-1]].stop)
 	})
+	for _, w := range b.scratches {
+		w.trim()
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -604,16 +613,18 @@ func (b *builder) decodeAll(ctx context.Context, st *state, todo []int) ([][]uin
 }
 
 // parallel runs job(w, k) for k in [0, n) on every core, each worker with
-// its own scratch, giving way to foreground queries (gate). Jobs run in
+// its own scratch (b.scratches), giving way to foreground queries (gate). Jobs run in
 // batches of consecutive k; after(lo, hi), when not nil, is called once
 // the jobs of [lo, hi) are done.
 func (b *builder) parallel(ctx context.Context, n int, what string, job func(w *scratch, k int), after func(lo, hi int)) {
 	workers := max(1, min(runtime.GOMAXPROCS(0), n/32))
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
-	for range workers {
+	for len(b.scratches) < workers {
+		b.scratches = append(b.scratches, &scratch{dec: newDecoder(b.arch, b.mm, b.src)})
+	}
+	for _, w := range b.scratches[:workers] {
 		wg.Go(func() {
-			w := &scratch{dec: newDecoder(b.arch, b.mm, b.src)}
 			for {
 				if b.gate != nil {
 					b.gate.wait(ctx)
@@ -729,19 +740,45 @@ type scratch struct {
 	boundBits []uint64 // by offset in the range: the boundaries (decodeOne; zero between uses)
 }
 
+// trim lets go of the buffers a very long range grew, between rounds:
+// the next round's longest range grows its own at once (decodeOne), and
+// the smaller ones are kept for the many short ranges.
+func (w *scratch) trim() {
+	const most = 1 << 20 // elements
+	if cap(w.flows) > most {
+		w.flows = nil
+	}
+	if cap(w.refs) > most {
+		w.refs = nil
+	}
+	if cap(w.tabs) > most {
+		w.tabs = nil
+	}
+	if cap(w.reached) > most {
+		w.reached = nil
+	}
+	if cap(w.work) > most {
+		w.work = nil
+	}
+	if cap(w.jumps) > most {
+		w.jumps = nil
+	}
+}
+
 // gapInsn is the control flow of one instruction, for the reachability
-// walk inside a range with an inferred end: 32 bytes, since a sweep over
+// walk inside a range with an inferred end: 24 bytes, since a sweep over
 // a long range keeps one per instruction.
 type gapInsn struct {
-	target     uint64
-	off        uint32 // the instruction's address, from the range's start (below 1<<24: maxFunctionInsns)
-	tab0, tab1 int32  // jump-table targets: scratch.tabs[tab0:tab1]
-	size       uint8
-	fall       bool // control continues to the next instruction
-	jumps      bool // target is a jump or branch target
-	skip       bool // padding or a trap: never the first code of a function
-	ends       bool // a return, jump or trap, or a call that does not return
-	invalid    bool // bytes that do not decode
+	target  uint64
+	off     uint32 // the instruction's address, from the range's start (below 1<<24: maxFunctionInsns)
+	tab0    int32  // jump-table targets: scratch.tabs[tab0:tab0+ntab]
+	ntab    uint16 // at most maxJumpTable
+	size    uint8
+	fall    bool // control continues to the next instruction
+	jumps   bool // target is a jump or branch target
+	skip    bool // padding or a trap: never the first code of a function
+	ends    bool // a return, jump or trap, or a call that does not return
+	invalid bool // bytes that do not decode
 }
 
 // next is the offset of the instruction after g.
@@ -783,6 +820,11 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) (*fnResult, []uin
 	}
 	res.walk, res.stop = walk, r.Start
 	w.flows, w.tabs, w.bounds = w.flows[:0], w.tabs[:0], w.bounds[:0]
+	if walk {
+		// Grown once to about the instructions of the range (x86 code
+		// averages about 4 bytes an instruction), not step by step.
+		w.flows = slices.Grow(w.flows, int(min((stop-r.Start)/4, maxFunctionInsns)))
+	}
 	refs := w.refs[:0]
 	first, open := true, false
 	n, capped := sweep(w.dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
@@ -806,9 +848,8 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) (*fnResult, []uin
 				jumps: in.hasTarget && (in.flow == ports.FlowJump || in.flow == ports.FlowBranch),
 				skip:  pad || in.flow == ports.FlowStop, invalid: in.invalid,
 				ends: in.flow == ports.FlowReturn || in.flow == ports.FlowJump || in.flow == ports.FlowStop || noret}
-			g.tab0 = int32(len(w.tabs))
-			w.tabs = append(w.tabs, in.table...)
-			g.tab1 = int32(len(w.tabs))
+			g.tab0, g.ntab = int32(len(w.tabs)), uint16(len(in.table))
+			w.tabs = append(w.tabs, in.table[:g.ntab]...)
 			w.flows = append(w.flows, g)
 		}
 		if first {
@@ -896,8 +937,8 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) (*fnResult, []uin
 // mayStart reports whether addr is code where a function could start that
 // no reliable range covers.
 func (b *builder) mayStart(addr uint64) bool {
-	reg := b.mm.code(addr)
-	if reg == nil || reg.plt || b.covered.has(addr) {
+	reg := b.covered.region(addr)
+	if reg == nil || reg.plt || b.covered.bits[reg.index][(addr-reg.addr)/64]&(1<<((addr-reg.addr)%64)) != 0 {
 		return false
 	}
 	return b.arch != archARM64 || addr%4 == 0
@@ -1001,7 +1042,7 @@ func (b *builder) gapChain(w *scratch, bounds []uint32, start uint64) ([]uint64,
 			if g.jumps {
 				push(g.target)
 			}
-			for _, t := range w.tabs[g.tab0:g.tab1] {
+			for _, t := range w.tabs[g.tab0 : g.tab0+int32(g.ntab)] {
 				push(t)
 			}
 		}

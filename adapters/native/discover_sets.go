@@ -1,7 +1,9 @@
 package native
 
 import (
+	"cmp"
 	"math/bits"
+	"slices"
 	"sync/atomic"
 )
 
@@ -11,23 +13,45 @@ import (
 // many addresses it holds. Addresses outside such regions are never
 // members.
 type codeSet struct {
-	mm   *memMap
-	bits [][]uint64 // parallel to mm.regions; nil for regions without code
+	mm    *memMap
+	bits  [][]uint64 // parallel to mm.regions; nil for regions without code
+	spans []codeSpan // the code regions, largest first, for region
+}
+
+// codeSpan is where memMap.code finds one region: [addr, addr+n).
+type codeSpan struct {
+	addr, n uint64
+	reg     *memRegion
 }
 
 func newCodeSet(mm *memMap) *codeSet {
 	s := &codeSet{mm: mm, bits: make([][]uint64, len(mm.regions))}
-	for i, r := range mm.regions {
+	for i := range mm.regions {
+		r := &mm.regions[i]
 		if r.exec && r.fileSize > 0 {
 			s.bits[i] = make([]uint64, (r.fileSize+63)/64)
+			if end := ownedEnd(mm, r); end > r.addr {
+				s.spans = append(s.spans, codeSpan{addr: r.addr, n: end - r.addr, reg: r})
+			}
 		}
 	}
+	slices.SortStableFunc(s.spans, func(a, b codeSpan) int { return cmp.Compare(b.n, a.n) })
 	return s
+}
+
+// region is memMap.code(addr), found first among the few code regions.
+func (s *codeSet) region(addr uint64) *memRegion {
+	for i := range s.spans {
+		if addr-s.spans[i].addr < s.spans[i].n {
+			return s.spans[i].reg
+		}
+	}
+	return s.mm.code(addr)
 }
 
 // slot returns the words and bit index of addr, or nil.
 func (s *codeSet) slot(addr uint64) ([]uint64, uint64) {
-	r := s.mm.code(addr)
+	r := s.region(addr)
 	if r == nil {
 		return nil, 0
 	}
