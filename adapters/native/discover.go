@@ -744,7 +744,7 @@ type scratch struct {
 // the next round's longest range grows its own at once (decodeOne), and
 // the smaller ones are kept for the many short ranges.
 func (w *scratch) trim() {
-	const most = 1 << 20 // elements
+	const most = 1 << 16 // elements
 	if cap(w.flows) > most {
 		w.flows = nil
 	}
