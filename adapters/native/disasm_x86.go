@@ -166,13 +166,19 @@ var x86NoWrite = map[x86asm.Op]bool{
 func (d *x86Decoder) step(b []byte, pc uint64, out *insn) {
 	out.addr = pc
 	d.last.ok = false
-	defer d.push(pc)
 	if d.fast {
 		if f, ok := fastX86(b, d.mode, d.mm); ok {
 			d.fastRefs(&f, pc, out)
+			d.push(pc)
 			return
 		}
 	}
+	d.stepFull(b, pc, out)
+	d.push(pc) // after: a jump table looks back at the instructions before this one
+}
+
+// stepFull is step through x86asm.
+func (d *x86Decoder) stepFull(b []byte, pc uint64, out *insn) {
 	inst, special, err := d.decode(b)
 	d.last.ok, d.last.pc, d.last.inst, d.last.special, d.last.err = true, pc, inst, special, err
 	if err != nil || inst.Len <= 0 {

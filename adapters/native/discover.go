@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"strings"
@@ -267,6 +268,11 @@ type builder struct {
 	covered *codeSet                 // code inside a range whose end is known
 	starts  *codeSet                 // instruction starts of the sweeps of ranges with inferred ends (fnResult.walk)
 	spans   map[[2]uint64]spanBounds // boundaries of swept spans outside every inferred range
+
+	// scratches are the workers' buffers, kept from round to round
+	// (parallel): a worker's grow to the longest range it sweeps once,
+	// not once a round.
+	scratches []*scratch
 }
 
 // spanBounds are the boundary offsets of one span, from its start.
@@ -430,6 +436,7 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 		}
 		st.insert(found)
 	}
+	b.scratches = nil
 	p.procs, p.ranges = st.procs, st.ranges
 	p.noret = b.noret
 	p.decoded = b.decoded.Load()
@@ -593,6 +600,9 @@ func (b *builder) decodeAll(ctx context.Context, st *state, todo []int) ([][]uin
 		// read again only where a later start splits them.
 		b.dropSpan(st.ranges[todo[fresh[lo]]].Start, out[fresh[hi-1]].stop)
 	})
+	for _, w := range b.scratches {
+		w.trim()
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -603,16 +613,18 @@ func (b *builder) decodeAll(ctx context.Context, st *state, todo []int) ([][]uin
 }
 
 // parallel runs job(w, k) for k in [0, n) on every core, each worker with
-// its own scratch, giving way to foreground queries (gate). Jobs run in
+// its own scratch (b.scratches), giving way to foreground queries (gate). Jobs run in
 // batches of consecutive k; after(lo, hi), when not nil, is called once
 // the jobs of [lo, hi) are done.
 func (b *builder) parallel(ctx context.Context, n int, what string, job func(w *scratch, k int), after func(lo, hi int)) {
 	workers := max(1, min(runtime.GOMAXPROCS(0), n/32))
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
-	for range workers {
+	for len(b.scratches) < workers {
+		b.scratches = append(b.scratches, &scratch{dec: newDecoder(b.arch, b.mm, b.src)})
+	}
+	for _, w := range b.scratches[:workers] {
 		wg.Go(func() {
-			w := &scratch{dec: newDecoder(b.arch, b.mm, b.src)}
 			for {
 				if b.gate != nil {
 					b.gate.wait(ctx)
@@ -692,10 +704,11 @@ func (b *builder) derive(w *scratch, parent *fnResult, r ports.FunctionRange) *f
 	if hi > lo {
 		res.jumps = parent.jumps[lo:hi:hi]
 	}
-	for _, g := range parent.gaps {
-		if g > r.Start && g < r.End {
-			res.gaps = append(res.gaps, g)
-		}
+	// parent's gaps are in address order (gapChain): those inside r.
+	lo, _ = slices.BinarySearch(parent.gaps, r.Start+1)
+	hi, _ = slices.BinarySearch(parent.gaps, r.End)
+	if hi > lo {
+		res.gaps = slices.Clone(parent.gaps[lo:hi])
 	}
 	return res
 }
@@ -714,28 +727,62 @@ func (b *builder) isLandingPad(code []byte) bool {
 
 // scratch is one worker's reusable buffers.
 type scratch struct {
-	dec     decoder
-	flows   []gapInsn
-	tabs    []uint64
-	reached []uint32
-	work    []int32
-	bounds  []uint32
-	refs    []xref
-	at      []int32 // by offset in the range: 1 + the index in flows of the instruction there, or 0
+	dec       decoder
+	flows     []gapInsn
+	tabs      []uint64
+	reached   []uint32
+	work      []int32
+	bounds    []uint32
+	refs      []xref
+	at        []int32  // by word of insnBits: the instructions before it
+	insnBits  []uint64 // by offset in the range: the instruction starts
+	jumps     []jumpRef
+	boundBits []uint64 // by offset in the range: the boundaries (decodeOne; zero between uses)
+}
+
+// trim lets go of the buffers a very long range grew, between rounds:
+// the next round's longest range grows its own at once (decodeOne), and
+// the smaller ones are kept for the many short ranges.
+func (w *scratch) trim() {
+	const most = 1 << 16 // elements
+	if cap(w.flows) > most {
+		w.flows = nil
+	}
+	if cap(w.refs) > most {
+		w.refs = nil
+	}
+	if cap(w.tabs) > most {
+		w.tabs = nil
+	}
+	if cap(w.reached) > most {
+		w.reached = nil
+	}
+	if cap(w.work) > most {
+		w.work = nil
+	}
+	if cap(w.jumps) > most {
+		w.jumps = nil
+	}
 }
 
 // gapInsn is the control flow of one instruction, for the reachability
-// walk inside a range with an inferred end.
+// walk inside a range with an inferred end: 24 bytes, since a sweep over
+// a long range keeps one per instruction.
 type gapInsn struct {
-	addr, target uint64
-	size         uint32
-	tab0, tab1   int32 // jump-table targets: scratch.tabs[tab0:tab1]
-	fall         bool  // control continues to the next instruction
-	jumps        bool  // target is a jump or branch target
-	skip         bool  // padding or a trap: never the first code of a function
-	ends         bool  // a return, jump or trap, or a call that does not return
-	invalid      bool  // bytes that do not decode
+	target  uint64
+	off     uint32 // the instruction's address, from the range's start (below 1<<24: maxFunctionInsns)
+	tab0    int32  // jump-table targets: scratch.tabs[tab0:tab0+ntab]
+	ntab    uint16 // at most maxJumpTable
+	size    uint8
+	fall    bool // control continues to the next instruction
+	jumps   bool // target is a jump or branch target
+	skip    bool // padding or a trap: never the first code of a function
+	ends    bool // a return, jump or trap, or a call that does not return
+	invalid bool // bytes that do not decode
 }
+
+// next is the offset of the instruction after g.
+func (g *gapInsn) next() uint32 { return g.off + uint32(g.size) }
 
 // codeFor returns the bytes of [start, stop) plus the longest instruction
 // beyond, and stop clipped to the region's bytes; nil when start has no
@@ -766,18 +813,25 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) (*fnResult, []uin
 	}
 	reg := b.mm.code(r.Start)
 	walk := inferred(r) && !reg.plt
+	var starts setWriter
 	if walk {
 		b.starts.clearRange(r.Start, stop)
+		starts = b.starts.writer(b.mm, reg)
 	}
 	res.walk, res.stop = walk, r.Start
 	w.flows, w.tabs, w.bounds = w.flows[:0], w.tabs[:0], w.bounds[:0]
+	if walk {
+		// Grown once to about the instructions of the range (x86 code
+		// averages about 4 bytes an instruction), not step by step.
+		w.flows = slices.Grow(w.flows, int(min((stop-r.Start)/4, maxFunctionInsns)))
+	}
 	refs := w.refs[:0]
 	first, open := true, false
 	n, capped := sweep(w.dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
 		noret := in.flow == ports.FlowCall && in.hasTarget && b.noret[in.target]
 		res.stop = in.addr + uint64(in.size)
 		if walk {
-			b.starts.addAtomic(in.addr)
+			starts.add(in.addr)
 			pad := b.padding(code[in.addr-r.Start:], in.size)
 			if !open {
 				w.bounds = append(w.bounds, uint32(in.addr-r.Start))
@@ -789,14 +843,13 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) (*fnResult, []uin
 			default:
 				open = true
 			}
-			g := gapInsn{addr: in.addr, target: in.target, size: uint32(in.size),
+			g := gapInsn{off: uint32(in.addr - r.Start), target: in.target, size: uint8(in.size),
 				fall:  (in.flow == ports.FlowNext || in.flow == ports.FlowCall || in.flow == ports.FlowBranch) && !noret,
 				jumps: in.hasTarget && (in.flow == ports.FlowJump || in.flow == ports.FlowBranch),
 				skip:  pad || in.flow == ports.FlowStop, invalid: in.invalid,
 				ends: in.flow == ports.FlowReturn || in.flow == ports.FlowJump || in.flow == ports.FlowStop || noret}
-			g.tab0 = int32(len(w.tabs))
-			w.tabs = append(w.tabs, in.table...)
-			g.tab1 = int32(len(w.tabs))
+			g.tab0, g.ntab = int32(len(w.tabs)), uint16(len(in.table))
+			w.tabs = append(w.tabs, in.table[:g.ntab]...)
 			w.flows = append(w.flows, g)
 		}
 		if first {
@@ -809,6 +862,7 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) (*fnResult, []uin
 		refs = append(refs, in.refs...)
 		return true
 	})
+	starts.flush()
 	w.refs = refs
 	sortRefs(refs)
 	res.insns = int32(n)
@@ -822,38 +876,60 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) (*fnResult, []uin
 		res.gaps, res.chainStop = b.gapChain(w, res.bounds, r.Start)
 	}
 	res.nrefs = int32(min(len(refs), math.MaxInt32))
-	// The references kept, counted first so that the list is allocated
-	// once at its size.
+	// The boundaries as a bitset by offset, for the references that land
+	// inside (when the range is short enough for one).
+	isBound := func(o uint32) bool { _, ok := slices.BinarySearch(res.bounds, o); return ok }
+	if span := res.stop - r.Start; walk && span <= maxDenseSpan {
+		nw := int(span/64) + 1
+		if len(w.boundBits) < nw {
+			w.boundBits = make([]uint64, nw)
+		}
+		for _, o := range res.bounds {
+			w.boundBits[o/64] |= 1 << (o % 64)
+		}
+		defer func() {
+			for _, o := range res.bounds {
+				w.boundBits[o/64] = 0
+			}
+		}()
+		bits := w.boundBits[:nw]
+		isBound = func(o uint32) bool { return int(o/64) < len(bits) && bits[o/64]&(1<<(o%64)) != 0 }
+	}
+	end := ownedEnd(b.mm, reg)
+	mayStart := func(a uint64) bool {
+		if a < reg.addr || a >= end {
+			return b.mayStart(a)
+		}
+		return !reg.plt && !b.covered.hasIn(reg, end, a) && (b.arch != archARM64 || a%4 == 0)
+	}
+	// The references kept, gathered in scratch and then copied, so that
+	// the list is allocated once at its size.
 	keep := func(x xref) bool {
 		switch {
 		case !x.resolved() || (x.kind != kindJump && x.kind != kindAddress):
 			return false
 		case x.to < r.Start || x.to >= r.End:
-			return b.mayStart(x.to)
+			return mayStart(x.to)
 		case walk:
 			// Inside: kept when it lands on a boundary, which a new
 			// start between the two may make a jump out of its range.
-			_, ok := slices.BinarySearch(res.bounds, uint32(x.to-r.Start))
-			return ok && b.mayStart(x.to)
+			return isBound(uint32(x.to-r.Start)) && mayStart(x.to)
 		}
 		return false
 	}
 	var calls []uint64
-	kept := 0
+	jumps := w.jumps[:0]
 	for _, x := range refs {
 		if x.resolved() && x.kind == kindCall {
 			calls = append(calls, x.to)
 		} else if keep(x) {
-			kept++
+			jumps = append(jumps, packJump(x, r.Start))
 		}
 	}
-	if kept > 0 {
-		res.jumps = make([]jumpRef, 0, kept)
-		for _, x := range refs {
-			if keep(x) {
-				res.jumps = append(res.jumps, packJump(x, r.Start))
-			}
-		}
+	w.jumps = jumps
+	if len(jumps) > 0 {
+		res.jumps = make([]jumpRef, len(jumps))
+		copy(res.jumps, jumps)
 	}
 	return res, calls
 }
@@ -861,8 +937,8 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) (*fnResult, []uin
 // mayStart reports whether addr is code where a function could start that
 // no reliable range covers.
 func (b *builder) mayStart(addr uint64) bool {
-	reg := b.mm.code(addr)
-	if reg == nil || reg.plt || b.covered.has(addr) {
+	reg := b.covered.region(addr)
+	if reg == nil || reg.plt || b.covered.bits[reg.index][(addr-reg.addr)/64]&(1<<((addr-reg.addr)%64)) != 0 {
 		return false
 	}
 	return b.arch != archARM64 || addr%4 == 0
@@ -896,33 +972,43 @@ func (b *builder) gapChain(w *scratch, bounds []uint32, start uint64) ([]uint64,
 	if len(flows) < 2 {
 		return nil, math.MaxUint64
 	}
-	// at(a) is the index of the instruction at a, or -1: through w.at
-	// (1 + the index, by offset) unless the range is too long for it.
-	span := flows[len(flows)-1].addr + uint64(flows[len(flows)-1].size) - start
-	at := func(a uint64) int32 {
-		j, ok := slices.BinarySearchFunc(flows, a, func(g gapInsn, t uint64) int { return cmp.Compare(g.addr, t) })
+	// at(o) is the index of the instruction at offset o, or -1: a bitset
+	// of the instruction starts by offset, with the count of starts before
+	// each word (w.at), unless the range is too long for them.
+	span := uint64(flows[len(flows)-1].next())
+	at := func(o uint64) int32 {
+		j, ok := slices.BinarySearchFunc(flows, o, func(g gapInsn, t uint64) int { return cmp.Compare(uint64(g.off), t) })
 		if !ok {
 			return -1
 		}
 		return int32(j)
 	}
 	if span <= maxDenseSpan {
-		if uint64(len(w.at)) < span {
-			w.at = make([]int32, span)
+		nw := int(span/64) + 1
+		if len(w.insnBits) < nw {
+			w.insnBits = make([]uint64, nw)
+			w.at = make([]int32, nw)
 		}
+		set, before := w.insnBits[:nw], w.at[:nw]
+		clear(set)
 		for i := range flows {
-			w.at[flows[i].addr-start] = int32(i + 1)
+			o := flows[i].off
+			set[o/64] |= 1 << (o % 64)
 		}
-		defer func() {
-			for i := range flows {
-				w.at[flows[i].addr-start] = 0
-			}
-		}()
-		at = func(a uint64) int32 {
-			if a-start >= span {
+		c := int32(0)
+		for k, x := range set {
+			before[k] = c
+			c += int32(bits.OnesCount64(x))
+		}
+		at = func(o uint64) int32 {
+			if o >= span {
 				return -1
 			}
-			return w.at[a-start] - 1
+			x, m := set[o/64], uint64(1)<<(o%64)
+			if x&m == 0 {
+				return -1
+			}
+			return before[o/64] + int32(bits.OnesCount64(x&(m-1)))
 		}
 	}
 	// reached[i] == gen: reached by the current walk.
@@ -933,12 +1019,12 @@ func (b *builder) gapChain(w *scratch, bounds []uint32, start uint64) ([]uint64,
 	from := 0
 	for gen := uint32(1); ; gen++ {
 		work := append(w.work[:0], int32(from))
-		lo := flows[from].addr
+		lo := start + uint64(flows[from].off)
 		push := func(a uint64) {
 			if a < lo {
 				return
 			}
-			if j := at(a); j >= 0 && reached[j] != gen {
+			if j := at(a - start); j >= 0 && reached[j] != gen {
 				work = append(work, j)
 			}
 		}
@@ -950,13 +1036,13 @@ func (b *builder) gapChain(w *scratch, bounds []uint32, start uint64) ([]uint64,
 			}
 			reached[i] = gen
 			g := &flows[i]
-			if g.fall && int(i)+1 < len(flows) && reached[i+1] != gen && flows[i+1].addr == g.addr+uint64(g.size) {
+			if g.fall && int(i)+1 < len(flows) && reached[i+1] != gen && flows[i+1].off == g.next() {
 				work = append(work, i+1)
 			}
 			if g.jumps {
 				push(g.target)
 			}
-			for _, t := range w.tabs[g.tab0:g.tab1] {
+			for _, t := range w.tabs[g.tab0 : g.tab0+int32(g.ntab)] {
 				push(t)
 			}
 		}
@@ -971,17 +1057,19 @@ func (b *builder) gapChain(w *scratch, bounds []uint32, start uint64) ([]uint64,
 		if next < 0 {
 			return out, math.MaxUint64
 		}
-		if _, ok := slices.BinarySearch(bounds, uint32(flows[next].addr-start)); !ok || !plausible(flows[next:]) {
-			return out, flows[next].addr
+		if _, ok := slices.BinarySearch(bounds, flows[next].off); !ok || !plausible(flows[next:]) {
+			return out, start + uint64(flows[next].off)
 		}
-		out = append(out, flows[next].addr)
+		out = append(out, start+uint64(flows[next].off))
 		from = next
 	}
 }
 
-// maxDenseSpan bounds the ranges whose instructions gapChain indexes by
-// offset (four bytes per code byte); longer ones are searched.
-const maxDenseSpan = 1 << 22
+// maxDenseSpan bounds the ranges whose instructions gapChain (and whose
+// boundaries decodeOne) index by offset, in bitsets (a bit and half a byte
+// per 8 bytes of code); longer ones are searched. A sweep stops within
+// maxFunctionInsns instructions of at most 15 bytes, short of it.
+const maxDenseSpan = 1 << 24
 
 // plausible reports whether the straight-line code at flows[0] reaches the
 // end of its block (a return, jump or trap) without bytes that do not
@@ -994,7 +1082,7 @@ func plausible(flows []gapInsn) bool {
 			return false
 		case flows[i].ends:
 			return true
-		case i+1 < len(flows) && flows[i+1].addr != flows[i].addr+uint64(flows[i].size):
+		case i+1 < len(flows) && flows[i+1].off != flows[i].next():
 			return false
 		}
 	}

@@ -2,6 +2,7 @@ package native
 
 import (
 	"bytes"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -109,5 +110,17 @@ func TestDroppedPagesReadTheSame(t *testing.T) {
 	nilMap.drop(0, 10)
 	if !bytes.Equal(m.data, want) {
 		t.Fatal("mapping differs from the file after drop")
+	}
+}
+
+// A sweep over a long inferred range keeps one gapInsn per instruction
+// (a million on chromium's longest), so it stays at 24 bytes, and a jump
+// table's whole length fits its count.
+func TestGapInsnIsSmall(t *testing.T) {
+	if n := unsafe.Sizeof(gapInsn{}); n != 24 {
+		t.Fatalf("gapInsn is %d bytes, want 24", n)
+	}
+	if maxJumpTable > math.MaxUint16 {
+		t.Fatalf("maxJumpTable %d does not fit gapInsn.ntab", maxJumpTable)
 	}
 }

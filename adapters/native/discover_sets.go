@@ -1,7 +1,9 @@
 package native
 
 import (
+	"cmp"
 	"math/bits"
+	"slices"
 	"sync/atomic"
 )
 
@@ -11,23 +13,45 @@ import (
 // many addresses it holds. Addresses outside such regions are never
 // members.
 type codeSet struct {
-	mm   *memMap
-	bits [][]uint64 // parallel to mm.regions; nil for regions without code
+	mm    *memMap
+	bits  [][]uint64 // parallel to mm.regions; nil for regions without code
+	spans []codeSpan // the code regions, largest first, for region
+}
+
+// codeSpan is where memMap.code finds one region: [addr, addr+n).
+type codeSpan struct {
+	addr, n uint64
+	reg     *memRegion
 }
 
 func newCodeSet(mm *memMap) *codeSet {
 	s := &codeSet{mm: mm, bits: make([][]uint64, len(mm.regions))}
-	for i, r := range mm.regions {
+	for i := range mm.regions {
+		r := &mm.regions[i]
 		if r.exec && r.fileSize > 0 {
 			s.bits[i] = make([]uint64, (r.fileSize+63)/64)
+			if end := ownedEnd(mm, r); end > r.addr {
+				s.spans = append(s.spans, codeSpan{addr: r.addr, n: end - r.addr, reg: r})
+			}
 		}
 	}
+	slices.SortStableFunc(s.spans, func(a, b codeSpan) int { return cmp.Compare(b.n, a.n) })
 	return s
+}
+
+// region is memMap.code(addr), found first among the few code regions.
+func (s *codeSet) region(addr uint64) *memRegion {
+	for i := range s.spans {
+		if addr-s.spans[i].addr < s.spans[i].n {
+			return s.spans[i].reg
+		}
+	}
+	return s.mm.code(addr)
 }
 
 // slot returns the words and bit index of addr, or nil.
 func (s *codeSet) slot(addr uint64) ([]uint64, uint64) {
-	r := s.mm.code(addr)
+	r := s.region(addr)
 	if r == nil {
 		return nil, 0
 	}
@@ -123,4 +147,61 @@ func (s *codeSet) countRange(start, end uint64) int {
 		lo += n
 	}
 	return c
+}
+
+// ownedEnd is where the addresses that memMap.code finds in reg end: its
+// file bytes, up to the next region's start (of overlapping regions, only
+// in malformed files, the one starting last wins).
+func ownedEnd(mm *memMap, reg *memRegion) uint64 {
+	end := reg.addr + reg.fileSize
+	if reg.index+1 < len(mm.regions) {
+		end = min(end, mm.regions[reg.index+1].addr)
+	}
+	return max(end, reg.addr)
+}
+
+// hasIn is has for an address that memMap.code finds in reg (end is
+// ownedEnd), without looking the region up; other addresses go through
+// has.
+func (s *codeSet) hasIn(reg *memRegion, end, addr uint64) bool {
+	if addr < reg.addr || addr >= end {
+		return s.has(addr)
+	}
+	o := addr - reg.addr
+	return s.bits[reg.index][o/64]&(1<<(o%64)) != 0
+}
+
+// setWriter adds rising addresses of one region to a codeSet beside other
+// goroutines (like addAtomic), with one atomic OR per word rather than
+// per address; flush ends it.
+type setWriter struct {
+	s    *codeSet
+	reg  *memRegion
+	end  uint64 // ownedEnd of reg
+	word uint64 // the word pend is for
+	pend uint64
+}
+
+func (s *codeSet) writer(mm *memMap, reg *memRegion) setWriter {
+	return setWriter{s: s, reg: reg, end: ownedEnd(mm, reg)}
+}
+
+func (w *setWriter) add(addr uint64) {
+	if addr < w.reg.addr || addr >= w.end {
+		w.s.addAtomic(addr)
+		return
+	}
+	o := addr - w.reg.addr
+	if o/64 != w.word {
+		w.flush()
+		w.word = o / 64
+	}
+	w.pend |= 1 << (o % 64)
+}
+
+func (w *setWriter) flush() {
+	if w.pend != 0 {
+		atomic.OrUint64(&w.s.bits[w.reg.index][w.word], w.pend)
+		w.pend = 0
+	}
 }

@@ -137,13 +137,16 @@ func (ix *refIndex) to(start, end uint64) []xref {
 	return out
 }
 
-// indexTargets sorts the resolved references by target with a stable LSD
+// indexTargets sorts the resolved references by target with a stable
 // radix sort; all is sorted by source, so equal targets stay in source
 // order. It sorts packed words, target - lowest above the index into all,
 // so no pass reads all out of order, and runs only the 11-bit passes the
-// span of the targets needs. Targets too far above the lowest to pack (a
-// few wrapped or absolute addresses) sort after all the others, on their
-// own.
+// span of the targets needs. The words are first spread by their top
+// digit into one list, in order, and each part is then sorted on its own
+// (least significant digit first) with scratch the size of the largest
+// part: the sort holds about one word per reference, not two. Targets
+// too far above the lowest to pack (a few wrapped or absolute addresses)
+// sort after all the others, on their own.
 func (ix *refIndex) indexTargets() {
 	lo := uint64(math.MaxUint64)
 	for _, x := range ix.all {
@@ -165,38 +168,72 @@ func (ix *refIndex) indexTargets() {
 			hi = max(hi, x.to-lo)
 		}
 	}
-	src := make([]uint64, 0, n)
-	for i, x := range ix.all {
+	const digit = 11
+	span := uint(bits.Len64(hi))
+	top := low + span - min(span, digit) // the first bit of the top digit
+	part := func(e uint64) uint64 { return (e >> top) & (1<<digit - 1) }
+	var starts [1<<digit + 1]int
+	for _, x := range ix.all {
 		if x.resolved() && x.to-lo <= fits {
-			src = append(src, (x.to-lo)<<low|uint64(i))
+			starts[part((x.to-lo)<<low)+1]++
 		}
 	}
-	const digit = 11
-	if span := uint(bits.Len64(hi)); span > 0 {
-		dst := make([]uint64, n)
-		for shift := low; shift < low+span; shift += digit {
-			var count [1<<digit + 1]int
-			for _, e := range src {
-				count[(e>>shift)&(1<<digit-1)+1]++
+	most := 0
+	for b := 1; b < len(starts); b++ {
+		most = max(most, starts[b])
+		starts[b] += starts[b-1]
+	}
+	words := make([]uint64, n)
+	next := starts
+	for i, x := range ix.all {
+		if x.resolved() && x.to-lo <= fits {
+			e := (x.to-lo)<<low | uint64(i)
+			b := part(e)
+			words[next[b]] = e
+			next[b]++
+		}
+	}
+	if top > low {
+		scratch := make([]uint64, most)
+		for b := 0; b+1 < len(starts); b++ {
+			if src := words[starts[b]:starts[b+1]]; len(src) > 1 {
+				sortDigits(src, scratch[:len(src)], low, top, digit)
 			}
-			for b := 1; b < len(count); b++ {
-				count[b] += count[b-1]
-			}
-			for _, e := range src {
-				b := (e >> shift) & (1<<digit - 1)
-				dst[count[b]] = e
-				count[b]++
-			}
-			src, dst = dst, src
 		}
 	}
 	ix.byTo = make([]int32, n, n+len(far))
 	mask := uint64(1)<<low - 1
-	for i, e := range src {
+	for i, e := range words {
 		ix.byTo[i] = int32(e & mask)
 	}
 	slices.SortStableFunc(far, func(a, b int32) int { return cmp.Compare(ix.all[a].to, ix.all[b].to) })
 	ix.byTo = append(ix.byTo, far...)
+}
+
+// sortDigits sorts words stably by their bits [from, to), digit bits a
+// pass, leaving the result in words (tmp is as long).
+func sortDigits(words, tmp []uint64, from, to, digit uint) {
+	src, dst := words, tmp
+	for shift := from; shift < to; shift += digit {
+		w := min(digit, to-shift)
+		var count [1<<11 + 1]int
+		m := uint64(1)<<w - 1
+		for _, e := range src {
+			count[(e>>shift)&m+1]++
+		}
+		for b := 1; b < len(count); b++ {
+			count[b] += count[b-1]
+		}
+		for _, e := range src {
+			b := (e >> shift) & m
+			dst[count[b]] = e
+			count[b]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &words[0] {
+		copy(words, src)
+	}
 }
 
 // reference converts a compact reference. operand renders the operand of an
