@@ -18,8 +18,10 @@ import (
 
 // The Ghidra engine over MCP stdio, with the built rea and the adapter's
 // fake analyzeHeadless (adapters/ghidra/testdata/fakeghidra) installed in a
-// fake GHIDRA_INSTALL_DIR. The waiting-notice interval is the product's
-// 10 s: no knob shortens it, so the slow start below takes about 25 s.
+// fake GHIDRA_INSTALL_DIR. The tests Hopper shares (startup, waiting
+// notices, cleanup) are in engine_stdio_test.go; the waiting-notice interval
+// is the product's 10 s (no knob shortens it), so the slow start there takes
+// about 25 s, for both engines at once.
 
 var (
 	fakeGhidraOnce sync.Once
