@@ -41,8 +41,9 @@ import (
 //	adapters/internal/ndjson  standard library only: bounded NDJSON line
 //	                   reading shared by the engines spoken to over a
 //	                   socket (ghidra, hopper); not an adapter of its own
-//	adapters/internal/lazyengine  ports only: the lazily started owned
-//	                   engine (ghidra, hopper); not an adapter of its own
+//	adapters/internal/lazyengine  ports + snapshot: the lazily started owned
+//	                   engine and its analysis snapshots (ghidra,
+//	                   hopper); not an adapter of its own
 //	adapters/internal/fakeproc  standard library only: process behaviour of
 //	                   the fake engines the ghidra and hopper tests build
 //	adapters/hosts     ports + go-toml (agent hosts' configuration files)
@@ -91,9 +92,9 @@ var policy = []struct {
 	{"rea/adapters/js", []string{"rea/ports", "github.com/tdewolff/parse/v2", "github.com/go-sourcemap/sourcemap"}, engineTests},
 	{"rea/adapters/cdp", []string{"rea/ports", "rea/adapters/cdp/", "github.com/chromedp/", "rea/supervisor"}, engineTests},
 	{"rea/adapters/ghidra", []string{"rea/ports", "rea/supervisor", "rea/snapshot", "rea/adapters/ghidra/", "rea/adapters/internal/ndjson", "rea/adapters/internal/lazyengine"}, engineTests},
-	{"rea/adapters/hopper", []string{"rea/ports", "rea/supervisor", "rea/adapters/hopper/", "rea/adapters/internal/ndjson", "rea/adapters/internal/lazyengine"}, engineTests},
+	{"rea/adapters/hopper", []string{"rea/ports", "rea/supervisor", "rea/snapshot", "rea/adapters/hopper/", "rea/adapters/internal/ndjson", "rea/adapters/internal/lazyengine"}, engineTests},
 	{"rea/adapters/internal/ndjson", nil, []string{"github.com/matryer/is"}},
-	{"rea/adapters/internal/lazyengine", []string{"rea/ports"}, []string{"github.com/matryer/is"}},
+	{"rea/adapters/internal/lazyengine", []string{"rea/ports", "rea/snapshot"}, []string{"github.com/matryer/is"}},
 	{"rea/adapters/internal/fakeproc", nil, nil},
 	{"rea/adapters/hosts", []string{"rea/ports", "github.com/pelletier/go-toml/v2"}, engineTests},
 	{"rea/adapters/pty", []string{"rea/ports", "rea/supervisor", "github.com/creack/pty", "github.com/charmbracelet/x/vt"}, engineTests},

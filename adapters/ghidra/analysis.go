@@ -24,14 +24,12 @@ type Analysis struct {
 	target  ports.Target
 	profile ports.Profile
 	digest  string // profile digest, committed in the session descriptor
-	key     snapshot.Key
+
+	// snap answers from, and keeps, the analysis snapshot.
+	snap lazyengine.Snapshots
 
 	// lazy starts the engine at the first query and owns its lifetime.
 	lazy *lazyengine.Holder[*engine]
-
-	mu    sync.Mutex
-	hits  []string        // operations answered from the snapshot
-	wrote map[string]bool // snapshot entries this analysis's engine answered
 
 	cacheMu sync.Mutex
 	procs   []ports.Procedure
@@ -61,7 +59,7 @@ func newAnalysis(p *Provider, in Installation, t ports.Target, prof ports.Profil
 	d := profileDigest(prof)
 	a := &Analysis{
 		p: p, install: in, target: t, profile: prof, digest: d,
-		key: snapshot.Key{TargetSHA256: t.SHA256, Engine: "ghidra", Build: in.Version, ProfileDigest: d},
+		snap: lazyengine.Snapshots{Store: p.store(), Key: snapshot.Key{TargetSHA256: t.SHA256, Engine: "ghidra", Build: in.Version, ProfileDigest: d}},
 	}
 	a.lazy = lazyengine.New(lazyengine.Config[*engine]{
 		Name: "ghidra", Phase: "ghidra_startup", Waiting: "waiting for import, analysis and bridge readiness",
@@ -92,11 +90,7 @@ func (a *Analysis) Profile() ports.Profile { return a.profile }
 
 // SnapshotHits lists, in order, the operations this analysis answered from
 // an analysis snapshot instead of the engine.
-func (a *Analysis) SnapshotHits() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]string(nil), a.hits...)
-}
+func (a *Analysis) SnapshotHits() []string { return a.snap.Hits() }
 
 // ProcessLineage is the lineage observed once after the handshake, or the
 // zero ProcessLineage (not observed) while the engine has not started.
@@ -123,23 +117,7 @@ func (a *Analysis) query(ctx context.Context, method string, params map[string]a
 	if err := a.usable(ctx); err != nil {
 		return err
 	}
-	store := a.p.store()
-	pj, err := json.Marshal(params)
-	if err != nil {
-		return err
-	}
-	name := method + " " + string(pj)
-	if b, ok, _ := store.Get(a.key, name); ok && json.Unmarshal(b, out) == nil {
-		a.mu.Lock()
-		own := a.wrote[name]
-		if !own {
-			a.hits = append(a.hits, method)
-		}
-		a.mu.Unlock()
-		if !own { // an entry this engine wrote moments ago is not a snapshot's answer
-			ports.Observe(ctx, "analysis_snapshot", ports.SnapshotLimitation)
-			ports.Note(ctx, ports.SnapshotLimitation)
-		}
+	if a.snap.Get(ctx, method, params, out) {
 		return nil
 	}
 	eng, err := a.lazy.Get(ctx)
@@ -156,13 +134,6 @@ func (a *Analysis) query(ctx context.Context, method string, params map[string]a
 	if err := json.Unmarshal(raw, out); err != nil {
 		return fmt.Errorf("ghidra: %s: %w: %v", method, errProtocol, err)
 	}
-	if store.Put(a.key, name, raw) == nil { // a cache that cannot be written is only slower
-		a.mu.Lock()
-		if a.wrote == nil {
-			a.wrote = map[string]bool{}
-		}
-		a.wrote[name] = true
-		a.mu.Unlock()
-	}
+	a.snap.Put(method, params, raw)
 	return nil
 }

@@ -2,12 +2,16 @@ package hopper
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
 
 	"rea/adapters/internal/lazyengine"
 	"rea/ports"
+	"rea/snapshot"
 )
 
 // Analysis is one lazy Hopper session on one target. Its first query starts
@@ -27,6 +31,9 @@ type Analysis struct {
 
 	// lazy starts the engine at the first query and owns its lifetime.
 	lazy *lazyengine.Holder[*engine]
+	// snap answers from, and keeps, the analysis snapshot until the
+	// session annotates.
+	snap lazyengine.Snapshots
 
 	noteMu sync.Mutex
 	noted  map[ports.AnnotationKind]map[uint64]bool // addresses rea commented in this session
@@ -53,6 +60,8 @@ var (
 
 func newAnalysis(p *Provider, in Installation, t ports.Target, loader []string, prof ports.Profile, version string) *Analysis {
 	a := &Analysis{p: p, install: in, target: t, loader: loader, profile: prof, version: version}
+	a.snap = lazyengine.Snapshots{Store: snapshot.Store{Root: p.opts.SnapshotRoot},
+		Key: snapshot.Key{TargetSHA256: t.SHA256, Engine: "hopper", Build: version, ProfileDigest: profileDigest(prof)}}
 	a.lazy = lazyengine.New(lazyengine.Config[*engine]{
 		Name: "hopper", Phase: "hopper_startup", Waiting: "waiting for Hopper's analysis and bridge readiness",
 		Timeout: p.opts.StartupTimeout, Interval: waitInterval,
@@ -95,20 +104,52 @@ func (a *Analysis) ProcessLineage(ctx context.Context) ports.ProcessLineage {
 // abandoned first.
 func (a *Analysis) Close(ctx context.Context) error { return a.lazy.Close(ctx) }
 
-// query asks the engine (starting it when needed).
+// SnapshotHits lists, in order, the operations this analysis answered from
+// an analysis snapshot instead of the engine.
+func (a *Analysis) SnapshotHits() []string { return a.snap.Hits() }
+
+// mutating names the methods that change Hopper's document: once a session
+// sends one, its answers are no longer the snapshot's.
+var mutating = map[string]bool{"set_annotation": true, "remove_annotation": true}
+
+// query answers method(params) from the analysis snapshot when it holds the
+// result, else asks the engine (starting it when needed) and keeps the
+// answer.
 func (a *Analysis) query(ctx context.Context, method string, params map[string]any, out any) error {
-	if err := ctx.Err(); err != nil {
+	if err := a.lazy.Usable(ctx); err != nil { // no snapshot answers after Close
 		return err
+	}
+	if mutating[method] {
+		a.snap.Stop()
+	} else if a.snap.Get(ctx, method, params, out) {
+		return nil
 	}
 	eng, err := a.lazy.Get(ctx)
 	if err != nil {
 		return err
 	}
-	if err := eng.wire.call(ctx, method, params, out); err != nil {
+	var raw json.RawMessage
+	if err := eng.wire.call(ctx, method, params, &raw); err != nil {
 		if crashed := a.lazy.Crashed(); crashed != nil && ctx.Err() == nil {
 			return crashed
 		}
 		return fmt.Errorf("hopper: %s: %w", method, err)
 	}
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			return fmt.Errorf("hopper: %s: %w: %s result: %v", method, errProtocol, method, err)
+		}
+	}
+	if !mutating[method] {
+		a.snap.Put(method, params, raw)
+	}
 	return nil
+}
+
+// profileDigest is hex SHA-256 of the profile's JSON (encoding/json sorts
+// map keys, so the encoding is canonical).
+func profileDigest(p ports.Profile) string {
+	b, _ := json.Marshal(map[string]any{"schema_version": p.SchemaVersion, "parameters": p.Parameters})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }

@@ -41,8 +41,15 @@
 // dialog, and the adapter through it with the fake launcher. None of this
 // has run against a real Hopper or macOS here.
 //
-// The package imports rea/ports, rea/supervisor and adapters/internal
-// (ndjson, lazyengine). Its tests run a fake
+// With Options.SnapshotRoot, answers are kept in a rea/snapshot store keyed
+// by target digest, launcher digest (Hopper's build) and profile digest, and
+// a later session on the same key answers from it without starting Hopper
+// (SnapshotHits; the observation and the result's notes say so). A session
+// that sets or removes a comment or name stops using the snapshot, since its
+// answers are no longer the analysis of the bytes alone.
+//
+// The package imports rea/ports, rea/supervisor, rea/snapshot and
+// adapters/internal (ndjson, lazyengine). Its tests run a fake
 // launcher (testdata/fakehopper) that answers from a transcript in the
 // record/replay format, and the bridge's protocol layer under python3 with
 // a stub document; TestLive runs the conformance suite against a real

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -898,4 +899,73 @@ func TestLinuxDemoHelperFailures(t *testing.T) {
 	is.True(os.IsNotExist(statErr)) // nothing was probed or launched
 	l, _ := e.pids()
 	is.Equal(len(l), 0)
+}
+
+// TestSnapshot: the second session on the same bytes, launcher and profile
+// answers its overview from the analysis snapshot without starting Hopper,
+// and says so; a changed profile starts Hopper; a session that annotates
+// neither answers from the snapshot nor writes its changed answers to it.
+func TestSnapshot(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t)
+	root := t.TempDir()
+	p := e.provider(hopper.Options{SnapshotRoot: root})
+	overview := func(target ports.Target, progress ports.Progress) ([]ports.Document, []ports.Segment, []ports.Name, *hopper.Analysis) {
+		a, err := p.Open(t.Context(), target)
+		is.NoErr(err)
+		ctx := t.Context()
+		if progress != nil {
+			ctx = ports.WithProgress(ctx, progress)
+		}
+		docs, err := a.(ports.DocumentLister).Documents(ctx)
+		is.NoErr(err)
+		segs, err := a.(ports.SegmentLister).Segments(ctx)
+		is.NoErr(err)
+		names, err := a.(ports.NameLister).Names(ctx)
+		is.NoErr(err)
+		is.NoErr(a.Close(t.Context()))
+		return docs, segs, names, a.(*hopper.Analysis)
+	}
+	d1, s1, n1, a1 := overview(e.target, nil)
+	is.Equal(len(a1.SnapshotHits()), 0)
+	var n notices
+	d2, s2, n2, a2 := overview(e.target, &n)
+	l, _ := e.pids()
+	is.Equal(len(l), 1) // the second session answered without starting Hopper
+	is.Equal(d1, d2)
+	is.Equal(s1, s2)
+	is.Equal(n1, n2)
+	is.Equal(a2.SnapshotHits(), []string{"list_documents", "list_segments", "list_names"})
+	is.True(len(n.msgs) > 0 && strings.Contains(n.msgs[0], "analysis snapshot")) // the observation says so
+	var notes ports.CallNotes
+	_, err := func() ([]ports.Document, error) {
+		a, err := p.Open(t.Context(), e.target)
+		is.NoErr(err)
+		defer a.Close(t.Context())
+		return a.(ports.DocumentLister).Documents(ports.WithCallNotes(t.Context(), &notes))
+	}()
+	is.NoErr(err)
+	is.Equal(notes.List(), []string{ports.SnapshotLimitation}) // the result's Evidence says so
+
+	changed := e.target
+	changed.Architecture = "x86" // another loader, so another analysis profile
+	_, _, _, a3 := overview(changed, nil)
+	l, _ = e.pids()
+	is.Equal(len(l), 2) // a changed profile does not use the snapshot
+	is.Equal(len(a3.SnapshotHits()), 0)
+
+	// An annotating session asks Hopper, and keeps nothing it answered after.
+	a, err := p.Open(t.Context(), e.target)
+	is.NoErr(err)
+	ann := a.(ports.Annotator)
+	is.NoErr(ann.SetAnnotation(t.Context(), ports.Annotation{Kind: ports.AnnotationName, Address: 0x401040, Text: "renamed_helper"}))
+	renamed, err := a.(ports.NameLister).Names(t.Context())
+	is.NoErr(err)
+	is.True(!slices.Equal(renamed, n1))
+	is.Equal(len(a.(*hopper.Analysis).SnapshotHits()), 0)
+	is.NoErr(a.Close(t.Context()))
+	_, _, n4, a4 := overview(e.target, nil)
+	is.Equal(n4, n1) // the rename did not reach the snapshot
+	is.Equal(a4.SnapshotHits(), []string{"list_documents", "list_segments", "list_names"})
+	e.assertClean(t)
 }

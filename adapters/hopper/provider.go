@@ -30,6 +30,11 @@ type Options struct {
 	// TempParent is where private session roots are created; "" means
 	// os.TempDir().
 	TempParent string
+	// SnapshotRoot, when set, keeps completed analyses there (package
+	// rea/snapshot, keyed by target digest, launcher digest and profile
+	// digest), so a later session on the same bytes answers without
+	// starting Hopper.
+	SnapshotRoot string
 	// DemoHelper is the X11 helper that runs the Hopper 6.4.2 Linux demo
 	// (PROVIDERS.md §2.2; REA_HOPPER_DEMO_HELPER, read with
 	// ParseDemoHelper); without it the demo is refused at start. Python

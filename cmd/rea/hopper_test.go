@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/matryer/is"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 var (
@@ -31,13 +28,40 @@ func fakeHopper(t *testing.T) string {
 		}
 		fakeHopperBin = filepath.Join(dir, "Hopper")
 		if out, err := exec.Command("go", "build", "-o", fakeHopperBin, "rea/adapters/hopper/testdata/fakehopper").CombinedOutput(); err != nil {
-			fakeHopperErr = &buildError{err: err, out: string(out)}
+			fakeHopperErr = &buildError{what: "Hopper", err: err, out: string(out)}
 		}
 	})
 	if fakeHopperErr != nil {
 		t.Fatal(fakeHopperErr)
 	}
 	return fakeHopperBin
+}
+
+// newHopperHost is a host whose HOPPER_LAUNCHER_PATH is the fake launcher
+// answering from the adapter's fixture transcript; env is added to rea
+// serve's environment.
+func newHopperHost(t *testing.T, env ...string) *engineHost {
+	t.Helper()
+	fake := fakeHopper(t)
+	h, dir := newEngineHost(t, "hopper", "FAKE_HOPPER")
+	launcher := filepath.Join(dir, "Hopper")
+	if err := os.Symlink(fake, launcher); err != nil {
+		t.Fatal(err)
+	}
+	transcript, err := filepath.Abs("../../adapters/hopper/testdata/fixture.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.serve(func(k string) bool { return strings.HasPrefix(k, "HOPPER_") || strings.HasPrefix(k, "REA_HOPPER_") },
+		append([]string{"HOPPER_LAUNCHER_PATH=" + launcher, "FAKE_HOPPER_TRANSCRIPT=" + transcript}, env...))
+	return h
+}
+
+// hopperKind is how the shared engine tests drive the fake Hopper.
+var hopperKind = engineKind{
+	newHost: func(t *testing.T, env ...string) *engineHost { return newHopperHost(t, env...) },
+	name:    "Hopper", fake: "FAKE_HOPPER", timeoutEnv: "REA_HOPPER_STARTUP_TIMEOUT_MS",
+	waiting: "hopper_startup: waiting for Hopper's analysis and bridge readiness",
 }
 
 // TestHopperOverStdio: with HOPPER_LAUNCHER_PATH naming the adapter's fake
@@ -47,73 +71,39 @@ func fakeHopper(t *testing.T) string {
 // process.
 func TestHopperOverStdio(t *testing.T) {
 	is := is.New(t)
-	fake := fakeHopper(t)
-	dir, err := os.MkdirTemp("", "hp") // short: the socket path lives under it
-	is.NoErr(err)
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	tmp, starts := filepath.Join(dir, "t"), filepath.Join(dir, "starts")
-	is.NoErr(os.Mkdir(tmp, 0o700))
-	launcher := filepath.Join(dir, "Hopper")
-	is.NoErr(os.Symlink(fake, launcher))
-	b, err := os.ReadFile("/usr/bin/ls")
-	if err != nil {
-		t.Skip("no /usr/bin/ls to analyse")
-	}
-	target := filepath.Join(dir, "target")
-	is.NoErr(os.WriteFile(target, b, 0o755))
-	transcript, err := filepath.Abs("../../adapters/hopper/testdata/fixture.jsonl")
-	is.NoErr(err)
+	h := newHopperHost(t)
+	h.open()
+	is.Equal(len(h.launchers()), 0) // open_binary does not start Hopper
 
-	cmd := exec.Command(reaBin, "serve")
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if k == "TMPDIR" || strings.HasPrefix(k, "HOPPER_") || strings.HasPrefix(k, "FAKE_HOPPER_") {
-			continue
-		}
-		env = append(env, kv)
-	}
-	cmd.Env = append(env, "TMPDIR="+tmp, "HOPPER_LAUNCHER_PATH="+launcher, "FAKE_HOPPER_TRANSCRIPT="+transcript, "FAKE_HOPPER_STARTS="+starts)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "hopper-stdio-test", Version: "1"}, nil).Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, nil)
-	is.NoErr(err)
-	defer cs.Close()
-	callText := func(name string, args map[string]any) (string, bool) {
-		t.Helper()
-		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		return res.Content[0].(*sdk.TextContent).Text, res.IsError
-	}
-	text, isErr := callText("open_binary", map[string]any{"path": target, "provider_id": "hopper"})
-	is.True(!isErr) // text
-	_, statErr := os.Stat(starts)
-	is.True(os.IsNotExist(statErr)) // open_binary does not start Hopper
-
-	text, isErr = callText("binary_overview", map[string]any{})
+	text, isErr := h.mustCall("binary_overview", map[string]any{}, "")
 	is.True(!isErr) // text
 	p, n := overviewProvider(t, text)
 	is.Equal(p, "hopper")
 	is.Equal(n, float64(3))
-	text, isErr = callText("procedure_pseudo_code", map[string]any{"procedure": "helper"})
+	text, isErr = h.mustCall("procedure_pseudo_code", map[string]any{"procedure": "helper"}, "")
 	if isErr {
 		t.Fatalf("procedure_pseudo_code through Hopper: %s", text)
 	}
 	is.True(strings.Contains(text, `j_puts(\"hello, hopper\")`)) // text
 
-	text, isErr = callText("close_binary", map[string]any{})
+	text, isErr = h.mustCall("close_binary", map[string]any{}, "")
 	is.True(!isErr) // text
-	left, _ := os.ReadDir(tmp)
+	left, _ := os.ReadDir(h.tmp)
 	is.Equal(len(left), 0) // no root, socket or bootstrap left
-	pids, _ := os.ReadFile(starts)
-	for _, f := range strings.Fields(string(pids)) {
-		var pid int
-		for _, c := range f {
-			pid = pid*10 + int(c-'0')
-		}
+	is.Equal(len(h.launchers()), 1)
+	for _, pid := range h.launchers() {
 		is.True(!alive(pid)) // the launcher is gone
 	}
-	is.True(!strings.Contains(stderr.String(), "panic"))
+}
+
+// TestHopperWaitingNoticesOverStdio: as Ghidra's, with Hopper's notice; it
+// runs in parallel with Ghidra's.
+func TestHopperWaitingNoticesOverStdio(t *testing.T) {
+	testWaitingNoticesOverStdio(t, hopperKind)
+}
+
+// TestHopperStartupOverStdio: as Ghidra's (cancel, reopen and the analysis
+// snapshot; timeout; crash; a process left behind).
+func TestHopperStartupOverStdio(t *testing.T) {
+	testStartupOverStdio(t, hopperKind)
 }

@@ -112,13 +112,15 @@ func wireFor(lookupEnv func(string) (string, bool), serving bool) (*app, error) 
 		}
 		gopts.StartupTimeout = d
 	}
+	snapshots := ""
 	if cache, err := os.UserCacheDir(); err == nil {
-		gopts.SnapshotRoot = filepath.Join(cache, "rea", "snapshots")
+		snapshots = filepath.Join(cache, "rea", "snapshots")
 	}
+	gopts.SnapshotRoot = snapshots
 	// Hopper likewise: registered always, available only where its
 	// launcher exists (HOPPER_LAUNCHER_PATH or the usual place), started by
 	// its first query.
-	hopts := &hopper.Options{Launcher: getenv(hopper.EnvLauncher)}
+	hopts := &hopper.Options{Launcher: getenv(hopper.EnvLauncher), SnapshotRoot: snapshots}
 	if v, ok := lookupEnv(hopper.EnvStartupTimeout); ok {
 		d, err := hopper.ParseStartupTimeout(v)
 		if err != nil {

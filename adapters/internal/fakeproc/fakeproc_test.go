@@ -80,3 +80,44 @@ func TestModes(t *testing.T) {
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
 }
+
+// TestStranger: stranger mode leaves a process that is not the fake's child
+// and carries no run ID, recorded as "stranger <pid>"; the test ends it
+// after proving it the fake's.
+func TestStranger(t *testing.T) {
+	starts := filepath.Join(t.TempDir(), "starts")
+	t.Setenv("REA_PROCESS_RUN_ID", "run-1")
+	run(t, "stranger", starts)
+	b, err := os.ReadFile(starts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[1], "stranger ") {
+		t.Fatalf("starts file:\n%s", b)
+	}
+	launcher, _ := strconv.Atoi(lines[0])
+	pid, err := strconv.Atoi(strings.TrimPrefix(lines[1], "stranger "))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	if err != nil {
+		t.Fatalf("the stranger is not running: %v", err)
+	}
+	if !strings.Contains(string(env), "FAKE_T_STRANGER=1") || !strings.Contains(string(env), "FAKE_T_STARTS="+starts) {
+		t.Fatal("the recorded stranger is not the fake's")
+	}
+	defer syscall.Kill(pid, syscall.SIGKILL)
+	if strings.Contains(string(env), "REA_PROCESS_RUN_ID=") {
+		t.Error("the stranger carries a run ID")
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+	if ppid, _ := strconv.Atoi(f[1]); ppid == launcher || ppid == os.Getpid() {
+		t.Errorf("the stranger's parent is %d, one of ours", ppid)
+	}
+}

@@ -5,7 +5,8 @@
 // up when its last waiter leaves, and an engine that dies after it was ready
 // is reported to every later caller, never silently replaced.
 //
-// It imports rea/ports only (for the progress notices and the sentinels).
+// It imports rea/ports (for the progress notices and the sentinels) and
+// rea/snapshot (Snapshots, the analysis snapshot both engines keep).
 package lazyengine
 
 import (

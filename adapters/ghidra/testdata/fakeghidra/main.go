@@ -14,6 +14,8 @@
 // the bind), crash-after-ready (exit at the first request after ping), hang
 // (never bind), analysis-timeout (ping reports Ghidra's analysis timed
 // out), ignore-term (ignore SIGTERM), fork (leave a child running),
+// stranger (leave a process in the group that the supervisor cannot prove
+// rea's; package fakeproc),
 // oversized (a 2 MiB reply), malformed (a reply that is not JSON), or
 // error:<code> (answer every request after ping with that error code).
 package main

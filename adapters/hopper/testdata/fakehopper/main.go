@@ -15,7 +15,8 @@
 // that gets one line per start; FAKE_HOPPER_MODE misbehaves: crash (exit
 // before the bind), crash-after-ready (exit at the first request after
 // health), hang (never bind), ignore-term (ignore SIGTERM), fork (leave a
-// child running), oversized (an 11 MiB line), malformed (a line that is not
+// child running), stranger (leave a process in the group that the
+// supervisor cannot prove rea's; package fakeproc), oversized (an 11 MiB line), malformed (a line that is not
 // JSON), wrong-id (answer under another id), bad-health (health names
 // another run), or error:<type> (answer every request after health with
 // that error type).
