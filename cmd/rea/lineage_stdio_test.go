@@ -2,19 +2,23 @@ package main
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
 )
 
-// TestGhidraLineageOverStdio: binary_session's process_lineage is
-// not_observed while the lazy engine has not started (open_binary starts
-// nothing), and the engine's verified observation of its launcher once
-// the first query has started it.
-func TestGhidraLineageOverStdio(t *testing.T) {
+// TestGhidraLineageOverStdio, TestHopperLineageOverStdio: binary_session's
+// process_lineage is not_observed while the lazy engine has not started
+// (open_binary starts nothing), and the engine's verified observation of
+// its launcher once the first query has started it.
+func TestGhidraLineageOverStdio(t *testing.T) { testLineageOverStdio(t, ghidraKind) }
+func TestHopperLineageOverStdio(t *testing.T) { testLineageOverStdio(t, hopperKind) }
+
+func testLineageOverStdio(t *testing.T, k engineKind) {
 	is := is.New(t)
-	h := newGhidraHost(t)
-	h.openGhidra()
+	h := k.newHost(t)
+	h.open()
 	lineage := func() map[string]any {
 		text, isErr := h.mustCall("binary_session", map[string]any{}, "")
 		is.True(!isErr) // binary_session
@@ -36,7 +40,7 @@ func TestGhidraLineageOverStdio(t *testing.T) {
 	snaps, _ := got["snapshots"].([]any)
 	is.Equal(len(snaps), 1)
 	snap, _ := snaps[0].(map[string]any)
-	is.Equal(snap["provider"].(map[string]any)["id"], "ghidra")
+	is.Equal(snap["provider"].(map[string]any)["id"], strings.ToLower(k.name))
 	obs, _ := snap["observation"].(map[string]any)
 	is.Equal(obs["status"], "verified")
 	launchers := h.launchers()
