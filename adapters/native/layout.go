@@ -124,7 +124,7 @@ func (lr *layoutReader) shstrndx() int {
 
 // maxLayoutEntries bounds the entries the layout lists per symbol or
 // relocation table: a sparse file can declare hundreds of millions.
-const maxLayoutEntries = 1 << 18
+const maxLayoutEntries = 1 << 17
 
 // bounded reads the first maxLayoutEntries entries of table s, noting a
 // cut in the diagnostics.

@@ -22,8 +22,8 @@ import (
 // stdio, one server for all of them under the same RSS watchdog (512 MiB
 // plus twice the largest case's bytes on disk; GOMEMLIMIT 320 MiB): every
 // binary is opened and asked for its overview, strings and layout (the
-// 512 MiB .dynsym's layout, cut at 262,144 symbols, is the peak: about
-// 460 MiB), the archive is inventoried and
+// 512 MiB .dynsym's layout, cut at 131,072 symbols, is the peak: about
+// 330 MiB), the archive is inventoried and
 // the archive and the source-map app are analyzed as JavaScript
 // applications. Each answer is a result (possibly truncated or with
 // limitations) or a typed error, never execution_failure; the server stays
