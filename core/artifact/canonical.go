@@ -346,27 +346,7 @@ func appendJCSList(b []byte, n int, item func([]byte, int) []byte) []byte {
 	return append(b, ']')
 }
 
-// chunkBufs keeps streamList's chunk buffers from one list to the next
-// (a graph streams four lists, each in a window of chunks of about 200 KB).
-var chunkBufs bufPool
-
-type bufPool struct{ p sync.Pool }
-
-func (b *bufPool) get() []byte {
-	if v, ok := b.p.Get().(*[]byte); ok {
-		return (*v)[:0]
-	}
-	return nil
-}
-
-func (b *bufPool) put(buf []byte) {
-	if buf != nil && cap(buf) <= 4<<20 {
-		b.p.Put(&buf)
-	}
-}
-
-// streamList writes the canonical array of n records to emit (which must
-// not keep the bytes it is given), in order, in
+// streamList writes the canonical array of n records to emit, in order, in
 // chunks encoded on every core a bounded window ahead of emit.
 func streamList(n int, item func([]byte, int) []byte, emit func([]byte)) {
 	emit([]byte{'['})
@@ -401,14 +381,9 @@ func streamList(n int, item func([]byte, int) []byte, emit func([]byte)) {
 	}
 	slots := make([]slot, window)
 	for i := range slots {
-		slots[i] = slot{buf: chunkBufs.get(), done: make(chan struct{}, 1), free: make(chan struct{}, 1)}
+		slots[i] = slot{done: make(chan struct{}, 1), free: make(chan struct{}, 1)}
 		slots[i].free <- struct{}{}
 	}
-	defer func() {
-		for i := range slots {
-			chunkBufs.put(slots[i].buf)
-		}
-	}()
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
