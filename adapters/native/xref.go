@@ -42,7 +42,12 @@ func (p *program) references(ctx context.Context, src source) (*refIndex, error)
 				}
 			}
 		}
-		slots := make([][]xref, len(p.swept))
+		// One list per block of blockRanges ranges (their references in
+		// range order, each range's sorted), not one per range: a slot's
+		// header and its allocation's rounding cost more than its
+		// references on a large binary.
+		const blockRanges = 64
+		blocks := make([][]xref, (len(p.swept)+blockRanges-1)/blockRanges)
 		var next atomic.Int64
 		var wg sync.WaitGroup
 		for range max(1, min(runtime.GOMAXPROCS(0), len(p.swept)/32)) {
@@ -50,17 +55,18 @@ func (p *program) references(ctx context.Context, src source) (*refIndex, error)
 				dec := newDecoder(p.arch, p.mm, src)
 				var buf []xref
 				for {
-					k := int(next.Add(64) - 64)
+					k := int(next.Add(blockRanges) - blockRanges)
 					if k >= len(p.swept) || ctx.Err() != nil {
 						return
 					}
-					for j := k; j < min(k+64, len(p.swept)); j++ {
+					buf = buf[:0]
+					for j := k; j < min(k+blockRanges, len(p.swept)); j++ {
 						r := p.ranges[p.swept[j]]
 						code, stop := b.codeFor(r.Start, r.End)
 						if code == nil {
 							continue
 						}
-						buf = buf[:0]
+						base := len(buf)
 						first := true // as decodeOne: a leading landing pad contributes nothing
 						sweep(dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
 							if first {
@@ -72,8 +78,10 @@ func (p *program) references(ctx context.Context, src source) (*refIndex, error)
 							buf = append(buf, in.refs...)
 							return true
 						})
-						sortRefs(buf)
-						slots[j] = slices.Clone(buf)
+						sortRefs(buf[base:])
+					}
+					if len(buf) > 0 {
+						blocks[k/blockRanges] = slices.Clone(buf)
 					}
 				}
 			})
@@ -83,7 +91,7 @@ func (p *program) references(ctx context.Context, src source) (*refIndex, error)
 			return nil, err
 		}
 		total := 0
-		for _, s := range slots {
+		for _, s := range blocks {
 			total += len(s)
 		}
 		// Each range's references are sorted and ranges come in address
@@ -93,9 +101,9 @@ func (p *program) references(ctx context.Context, src source) (*refIndex, error)
 			return nil, err
 		}
 		all := make([]xref, 0, total)
-		for j, s := range slots {
+		for j, s := range blocks {
 			all = append(all, s...)
-			slots[j] = nil
+			blocks[j] = nil
 		}
 		if !slices.IsSortedFunc(all, refLess) {
 			slices.SortFunc(all, refLess)
