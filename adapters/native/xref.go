@@ -42,12 +42,7 @@ func (p *program) references(ctx context.Context, src source) (*refIndex, error)
 				}
 			}
 		}
-		// One list per block of blockRanges ranges (their references in
-		// range order, each range's sorted), not one per range: a slot's
-		// header and its allocation's rounding cost more than its
-		// references on a large binary.
-		const blockRanges = 64
-		blocks := make([][]xref, (len(p.swept)+blockRanges-1)/blockRanges)
+		slots := make([][]xref, len(p.swept))
 		var next atomic.Int64
 		var wg sync.WaitGroup
 		for range max(1, min(runtime.GOMAXPROCS(0), len(p.swept)/32)) {
@@ -55,18 +50,17 @@ func (p *program) references(ctx context.Context, src source) (*refIndex, error)
 				dec := newDecoder(p.arch, p.mm, src)
 				var buf []xref
 				for {
-					k := int(next.Add(blockRanges) - blockRanges)
+					k := int(next.Add(64) - 64)
 					if k >= len(p.swept) || ctx.Err() != nil {
 						return
 					}
-					buf = buf[:0]
-					for j := k; j < min(k+blockRanges, len(p.swept)); j++ {
+					for j := k; j < min(k+64, len(p.swept)); j++ {
 						r := p.ranges[p.swept[j]]
 						code, stop := b.codeFor(r.Start, r.End)
 						if code == nil {
 							continue
 						}
-						base := len(buf)
+						buf = buf[:0]
 						first := true // as decodeOne: a leading landing pad contributes nothing
 						sweep(dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
 							if first {
@@ -78,10 +72,8 @@ func (p *program) references(ctx context.Context, src source) (*refIndex, error)
 							buf = append(buf, in.refs...)
 							return true
 						})
-						sortRefs(buf[base:])
-					}
-					if len(buf) > 0 {
-						blocks[k/blockRanges] = slices.Clone(buf)
+						sortRefs(buf)
+						slots[j] = slices.Clone(buf)
 					}
 				}
 			})
@@ -91,7 +83,7 @@ func (p *program) references(ctx context.Context, src source) (*refIndex, error)
 			return nil, err
 		}
 		total := 0
-		for _, s := range blocks {
+		for _, s := range slots {
 			total += len(s)
 		}
 		// Each range's references are sorted and ranges come in address
@@ -101,9 +93,9 @@ func (p *program) references(ctx context.Context, src source) (*refIndex, error)
 			return nil, err
 		}
 		all := make([]xref, 0, total)
-		for j, s := range blocks {
+		for j, s := range slots {
 			all = append(all, s...)
-			blocks[j] = nil
+			slots[j] = nil
 		}
 		if !slices.IsSortedFunc(all, refLess) {
 			slices.SortFunc(all, refLess)
