@@ -383,8 +383,10 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 	}
 	b.budget = int64(decodeBudget*p.codeBytes) + 1<<20
 	b.known = newCodeSet(mm)
-	for _, c := range cands {
-		b.known.add(c.addr)
+	for _, part := range cands {
+		for _, c := range part {
+			b.known.add(c.addr)
+		}
 	}
 	st.ranges = functionRanges(nil, st.procs, st.sizeSrc, mm)
 	b.covered = newCodeSet(mm)
@@ -457,11 +459,13 @@ func (b *builder) limit(l int) { b.cut.Or(1 << l) }
 
 // noReturnStarts finds the procedures named after functions that do not
 // return.
-func noReturnStarts(cands []candidate) map[uint64]bool {
+func noReturnStarts(cands candList) map[uint64]bool {
 	out := map[uint64]bool{}
-	for _, c := range cands {
-		if c.name != "" && isNoReturn(c.name) {
-			out[c.addr] = true
+	for _, part := range cands {
+		for _, c := range part {
+			if c.name != "" && isNoReturn(c.name) {
+				out[c.addr] = true
+			}
 		}
 	}
 	return out
@@ -470,9 +474,20 @@ func noReturnStarts(cands []candidate) map[uint64]bool {
 // uniqueExtra keeps one table candidate per address, preferring the
 // pclntab (named, exact), then an FDE (exact), then an init entry.
 func uniqueExtra(extra []candidate) []candidate {
-	prio := map[string]int{"gopclntab": 0, "eh-frame": 1, "init": 2}
+	prio := func(source string) int {
+		switch source {
+		case "eh-frame":
+			return 1
+		case "init":
+			return 2
+		}
+		return 0 // gopclntab, and any other
+	}
 	slices.SortStableFunc(extra, func(a, b candidate) int {
-		return cmp.Or(cmp.Compare(a.addr, b.addr), cmp.Compare(prio[a.source], prio[b.source]))
+		if a.addr != b.addr {
+			return cmp.Compare(a.addr, b.addr)
+		}
+		return cmp.Compare(prio(a.source), prio(b.source))
 	})
 	return slices.CompactFunc(extra, func(a, b candidate) bool { return a.addr == b.addr })
 }
@@ -485,15 +500,17 @@ var endSources = map[string]string{
 
 // sizeSources names, for each procedure with a size, where the size came
 // from (the first candidate that knows one, symbols first).
-func sizeSources(procs []ports.Procedure, cands []candidate) []string {
+func sizeSources(procs []ports.Procedure, cands candList) []string {
 	src := make(map[uint64]string)
-	for _, c := range cands {
-		if c.size == 0 {
-			continue
-		}
-		if _, ok := src[c.addr]; !ok || c.source == "symbol" || c.source == "dynamic-symbol" {
-			if s, ok := endSources[c.source]; ok {
-				src[c.addr] = s
+	for _, part := range cands {
+		for _, c := range part {
+			if c.size == 0 {
+				continue
+			}
+			if _, ok := src[c.addr]; !ok || c.source == "symbol" || c.source == "dynamic-symbol" {
+				if s, ok := endSources[c.source]; ok {
+					src[c.addr] = s
+				}
 			}
 		}
 	}

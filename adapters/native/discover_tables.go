@@ -38,7 +38,11 @@ func tableStarts(ctx context.Context, src source, img image, mm *memMap, labels 
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, got...)
+		if out == nil {
+			out = got // the first table's list is kept, not copied
+		} else {
+			out = append(out, got...)
+		}
 	}
 	return out, ctx.Err()
 }
@@ -284,7 +288,7 @@ func (e *elfImage) ehFrame(ctx context.Context, mm *memMap) ([]candidate, error)
 	}
 	r := &ehReader{data: data, addr: s.Addr, ptr: ptr, bo: e.f.ByteOrder}
 	cies := map[int]byte{}
-	var out []candidate
+	out := make([]candidate, 0, e.fdeCount(len(data)))
 	for off, n := 0, 0; off+4 <= len(data) && n < maxFDEs; n++ {
 		if n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -330,6 +334,43 @@ func (e *elfImage) ehFrame(ctx context.Context, mm *memMap) ([]candidate, error)
 		off = next
 	}
 	return out, nil
+}
+
+// fdeCount is the FDE count .eh_frame_hdr declares (its fde_count field,
+// when encoded as a 4-byte unsigned value), bounded by the FDEs frameBytes
+// of .eh_frame can hold and by maxFDEs; 0 when it is absent or encoded
+// otherwise. It only sizes ehFrame's list once instead of by doubling.
+func (e *elfImage) fdeCount(frameBytes int) int {
+	s := e.f.Section(".eh_frame_hdr")
+	if s == nil || s.Type == elf.SHT_NOBITS || s.FileSize < 8 {
+		return 0
+	}
+	h, err := e.src.read(s.Offset, 4)
+	if err != nil || h[0] != 1 || h[2] != peUData4 {
+		return 0
+	}
+	off := uint64(4)
+	switch h[1] & 0x0f { // eh_frame_ptr's size
+	case peUData4, peSData4:
+		off += 4
+	case peUData8, peSData8:
+		off += 8
+	case pePtr:
+		off += 8
+		if e.f.Class == elf.ELFCLASS32 {
+			off -= 4
+		}
+	default:
+		return 0
+	}
+	if s.FileSize < off+4 {
+		return 0
+	}
+	b, err := e.src.read(s.Offset+off, 4)
+	if err != nil {
+		return 0
+	}
+	return min(int(e.f.ByteOrder.Uint32(b)), frameBytes/16, maxFDEs)
 }
 
 // initFunctions reads DT_INIT, DT_FINI and the init, fini and preinit

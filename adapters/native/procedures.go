@@ -3,6 +3,7 @@ package native
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"rea/ports"
 )
@@ -53,31 +54,54 @@ func sourceRank(source string) int {
 	return 0
 }
 
-func better(a, b candidate) int {
-	return cmp.Or(
-		cmp.Compare(a.rank, b.rank),
-		cmp.Compare(len(a.name), len(b.name)),
-		cmp.Compare(a.name, b.name),
-		cmp.Compare(sourceRank(a.source), sourceRank(b.source)),
-	)
+// better orders two candidates for one address: rank, then shorter name,
+// then name, then source. Each key is compared only when the ones before
+// it tie.
+func better(a, b *candidate) int {
+	if c := cmp.Compare(a.rank, b.rank); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(len(a.name), len(b.name)); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.name, b.name); c != 0 {
+		return c
+	}
+	return cmp.Compare(sourceRank(a.source), sourceRank(b.source))
+}
+
+// candList is a list of candidates kept as the two lists it joins (the
+// symbols, shared and read only, then the table starts), so that nobody
+// copies the symbols only to read them: index i of the first list is i,
+// of the second len(first)+i.
+type candList [2][]candidate
+
+func (l candList) len() int { return len(l[0]) + len(l[1]) }
+
+// at returns the i-th candidate.
+func (l candList) at(i int) *candidate {
+	if i < len(l[0]) {
+		return &l[0][i]
+	}
+	return &l[1][i-len(l[0])]
 }
 
 // mergeProcedures sorts candidates by address and keeps one procedure per
 // address: the best-ranked name (by better; of equals, the first
 // candidate), the size of the best-ranked candidate that knows one, and
 // Source "entry" when the address is the entry point.
-func mergeProcedures(cands []candidate) []ports.Procedure {
-	order := byAddress(len(cands), func(i int) uint64 { return cands[i].addr })
+func mergeProcedures(list candList) []ports.Procedure {
+	order := byAddress(list.len(), func(i int) uint64 { return list.at(i).addr })
 	groups := 0
 	for k := range order {
-		if k == 0 || cands[order[k]].addr != cands[order[k-1]].addr {
+		if k == 0 || list.at(order[k]).addr != list.at(order[k-1]).addr {
 			groups++
 		}
 	}
 	out := make([]ports.Procedure, 0, groups)
 	for i := 0; i < len(order); {
 		j := i + 1
-		for j < len(order) && cands[order[j]].addr == cands[order[i]].addr {
+		for j < len(order) && list.at(order[j]).addr == list.at(order[i]).addr {
 			j++
 		}
 		// Only candidates at one address compare names, and each of them
@@ -85,16 +109,16 @@ func mergeProcedures(cands []candidate) []ports.Procedure {
 		best, sized := -1, -1
 		entry := false
 		for _, k := range order[i:j] {
-			c := &cands[k]
-			if best < 0 || better(*c, cands[best]) < 0 {
+			c := list.at(k)
+			if best < 0 || better(c, list.at(best)) < 0 {
 				best = k
 			}
-			if c.size != 0 && (sized < 0 || better(*c, cands[sized]) < 0) {
+			if c.size != 0 && (sized < 0 || better(c, list.at(sized)) < 0) {
 				sized = k
 			}
 			entry = entry || c.source == "entry"
 		}
-		b := &cands[best]
+		b := list.at(best)
 		p := ports.Procedure{
 			Address:     b.addr,
 			Name:        b.name,
@@ -105,7 +129,7 @@ func mergeProcedures(cands []candidate) []ports.Procedure {
 			ThunkTarget: b.target,
 		}
 		if p.Size == 0 && sized >= 0 {
-			p.Size = cands[sized].size
+			p.Size = list.at(sized).size
 		}
 		if entry {
 			p.Source = "entry"
@@ -146,7 +170,23 @@ func byAddress(n int, addr func(int) uint64) []int {
 	return order
 }
 
-var kindOrder = map[string]int{"function": 0, "import": 1, "object": 2, "label": 3, "section": 4}
+// kindOrder orders the kinds of one name at one address, most specific
+// first.
+func kindOrder(kind string) int {
+	switch kind {
+	case "function":
+		return 0
+	case "import":
+		return 1
+	case "object":
+		return 2
+	case "label":
+		return 3
+	case "section":
+		return 4
+	}
+	return 0
+}
 
 // sortNames sorts labels by address then name and drops repeated
 // address+name pairs, keeping the most specific kind. Only labels at one
@@ -160,7 +200,10 @@ func sortNames(names []ports.Name) []ports.Name {
 		}
 		if j-i > 1 {
 			slices.SortStableFunc(order[i:j], func(a, b int) int {
-				return cmp.Or(cmp.Compare(names[a].Name, names[b].Name), cmp.Compare(kindOrder[names[a].Kind], kindOrder[names[b].Kind]))
+				if c := strings.Compare(names[a].Name, names[b].Name); c != 0 {
+					return c
+				}
+				return cmp.Compare(kindOrder(names[a].Kind), kindOrder(names[b].Kind))
 			})
 		}
 		i = j

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
+	"unsafe"
 
 	"rea/ports"
 )
@@ -125,7 +127,7 @@ type strtab struct {
 	ctx       context.Context // carries the call's memory account
 	src       source
 	off, size uint64
-	data      []byte // the whole table, when read at once
+	data      string // the whole table, when read at once
 	loaded    bool
 	seen      map[uint32]string
 	err       error  // the memory budget refused the whole table
@@ -138,7 +140,7 @@ func newStrtab(ctx context.Context, src source, off, size uint64) *strtab {
 
 // done drops the table and its reservation, and reports a refused one.
 func (t *strtab) done() error {
-	t.data, t.seen = nil, nil
+	t.data, t.seen = "", nil
 	t.release()
 	return t.err
 }
@@ -149,7 +151,7 @@ func (t *strtab) name(i uint32) string {
 	if uint64(i) >= t.size {
 		return ""
 	}
-	if t.data != nil {
+	if t.data != "" {
 		return t.whole(i)
 	}
 	if s, ok := t.seen[i]; ok {
@@ -164,13 +166,16 @@ func (t *strtab) name(i uint32) string {
 		}
 		t.release = release
 		if b, err := t.src.read(t.off, t.size); err == nil {
-			t.data = b
+			// The buffer is this table's own and never written again, so
+			// it becomes the string the names are cut from: no copy, and no
+			// allocation per name.
+			t.data = unsafe.String(unsafe.SliceData(b), len(b))
 		}
 	}
 	if t.err != nil {
 		return ""
 	}
-	if t.data != nil {
+	if t.data != "" {
 		return t.whole(i)
 	}
 	s := t.read(uint64(i))
@@ -178,12 +183,13 @@ func (t *strtab) name(i uint32) string {
 	return s
 }
 
-// whole returns the name at offset i of the table read whole: a copy of
-// its bytes, without a lookup (names read from the file one at a time are
-// remembered by offset; from the whole table a copy costs less).
+// whole returns the name at offset i of the table read whole: a part of
+// the table's string, without a copy or a lookup (names read from the file
+// one at a time are remembered by offset). The names kept hold the table's
+// bytes alive, about as many bytes as copies of them would take.
 func (t *strtab) whole(i uint32) string {
-	if k := bytes.IndexByte(t.data[i:], 0); k >= 0 {
-		return string(t.data[i : int(i)+k])
+	if k := strings.IndexByte(t.data[i:], 0); k >= 0 {
+		return t.data[i : int(i)+k]
 	}
 	return ""
 }
