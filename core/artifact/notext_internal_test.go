@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestNoTextGivesTheSealedManifest: a graph built without its inventory
@@ -100,5 +101,48 @@ func TestContentIsTheWholeFile(t *testing.T) {
 		if !bytes.Equal(got[name], b) {
 			t.Errorf("%s: got %d bytes, want %d", name, len(got[name]), len(b))
 		}
+	}
+}
+
+// TestStampSeesSizeTimeAndMode: the stat fingerprint the recheck compares
+// changes with the size, the modification time and the mode alone.
+func TestStampSeesSizeTimeAndMode(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "a.js")
+	if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stamp := func() fileStamp {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return artStamp(fi)
+	}
+	before := stamp()
+	if stamp() != before {
+		t.Fatal("the same file gave two stamps")
+	}
+	if err := os.WriteFile(p, []byte("yy"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, time.Unix(0, 0), time.Unix(1000, 5)); err != nil {
+		t.Fatal(err)
+	}
+	sized := stamp()
+	if sized == before {
+		t.Fatal("a new size kept the stamp")
+	}
+	if err := os.Chtimes(p, time.Unix(0, 0), time.Unix(1000, 6)); err != nil {
+		t.Fatal(err)
+	}
+	timed := stamp()
+	if timed == sized {
+		t.Fatal("a new modification time kept the stamp")
+	}
+	if err := os.Chmod(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if stamp() == timed {
+		t.Fatal("a new mode kept the stamp")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 
@@ -1358,8 +1359,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 		coverage["status"] = "partial"
 		coverage["omitted_count"] = nil
 	}
-	relKey := func(r map[string]any) string { s, _ := r["source_node_id"].(string); return s }
-	sort.SliceStable(b.relations, func(i, j int) bool { return relKey(b.relations[i]) < relKey(b.relations[j]) })
+	sortStableByKey(b.relations, func(r map[string]any) string { s, _ := r["source_node_id"].(string); return s }, strings.Compare)
 	semCoverage := map[string]any{"status": "complete", "truncated": false}
 	if len(b.relations) >= jsappMaxRelations || st.truncated {
 		semCoverage = map[string]any{"status": "partial", "truncated": true}
@@ -1386,9 +1386,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 		panic(fmt.Sprintf("jsapp semantic graph: %v", err)) // rea's own values always encode
 	}
 	sem["graph_id"] = semID
-	sort.SliceStable(b.stringIndex, func(i, j int) bool {
-		return cmpUTF16(b.stringIndex[i]["value"].(string), b.stringIndex[j]["value"].(string)) < 0
-	})
+	sortStableByKey(b.stringIndex, func(r map[string]any) string { return r["value"].(string) }, cmpUTF16)
 	contradictions := st.g.Contradictions
 	if contradictions == nil {
 		contradictions = []artifact.Contradiction{}
@@ -1463,4 +1461,21 @@ func jaMaps(s []map[string]any) []map[string]any {
 		return []map[string]any{}
 	}
 	return s
+}
+
+// sortStableByKey sorts rows stably by a string key read once per row (not
+// twice per comparison), with the order compare gives.
+func sortStableByKey(rows []map[string]any, key func(map[string]any) string, compare func(a, b string) int) {
+	type keyed struct {
+		k string
+		r map[string]any
+	}
+	ks := make([]keyed, len(rows))
+	for i, r := range rows {
+		ks[i] = keyed{key(r), r}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int { return compare(a.k, b.k) })
+	for i := range ks {
+		rows[i] = ks[i].r
+	}
 }

@@ -308,15 +308,20 @@ func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string
 	}
 	// Edges in the order of their source, then target, then edge_id: a
 	// node's edges are together.
-	order := make([]int, len(out.Edges))
-	for i := range order {
-		order[i] = i
+	// Each edge's source index is looked up once, not twice per comparison.
+	type edgeKey struct {
+		src int
+		e   *Edge
 	}
-	slices.SortFunc(order, func(a, b int) int {
-		ea, eb := out.Edges[a], out.Edges[b]
-		if c := cmp.Compare(enc.index[ea.SourceNodeID], enc.index[eb.SourceNodeID]); c != 0 {
+	order := make([]edgeKey, len(out.Edges))
+	for i, e := range out.Edges {
+		order[i] = edgeKey{enc.index[e.SourceNodeID], e}
+	}
+	slices.SortFunc(order, func(a, b edgeKey) int {
+		if c := cmp.Compare(a.src, b.src); c != 0 {
 			return c
 		}
+		ea, eb := a.e, b.e
 		if c := cmpUTF16(ea.SourceNodeID, eb.SourceNodeID); c != 0 {
 			return c
 		}
@@ -326,8 +331,8 @@ func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string
 		return cmpUTF16(ea.EdgeID, eb.EdgeID)
 	})
 	ledges := make([][]any, len(out.Edges))
-	for i, j := range order {
-		ledges[i] = enc.edge(out.Edges[j])
+	for i, k := range order {
+		ledges[i] = enc.edge(k.e)
 	}
 	edges, err := canonicalArray(ledges)
 	if err != nil {

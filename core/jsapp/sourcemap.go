@@ -110,6 +110,13 @@ func (sm *sourceMap) add(raw *rawSourceMap, lineOff, colOff int32) error {
 	line, col := lineOff, int32(0)
 	var src, sline, scol, name int32
 	m := raw.Mappings
+	// Sized once, not grown: a segment starts at each byte other than ','
+	// and ';' that follows one of them or the start (no more than the
+	// decoding below appends).
+	if segs := countSegments(m); segs > 0 {
+		want := min(len(sm.Segments)+segs, maxSourceMapSegments)
+		sm.Segments = slices.Grow(sm.Segments, want-len(sm.Segments))
+	}
 	for i := 0; i < len(m); {
 		switch m[i] {
 		case ';':
@@ -164,13 +171,37 @@ func (sm *sourceMap) add(raw *rawSourceMap, lineOff, colOff int32) error {
 	return nil
 }
 
+// countSegments counts the runs of bytes other than ',' and ';' in m.
+func countSegments(m string) int {
+	n, sep := 0, true
+	for i := 0; i < len(m); i++ {
+		c := m[i]
+		if c == ',' || c == ';' {
+			sep = true
+		} else if sep {
+			n++
+			sep = false
+		}
+	}
+	return n
+}
+
+// vlqDigit maps a base64 character to its value plus one (0 for any other
+// byte).
+var vlqDigit = func() (t [256]uint8) {
+	for i, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/" {
+		t[c] = uint8(i + 1)
+	}
+	return t
+}()
+
 func vlq(s string, i int) (int32, int, error) {
 	var v, shift int64
 	for {
 		if i >= len(s) {
 			return 0, i, errors.New("source map mappings end inside a value")
 		}
-		d := strings.IndexByte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", s[i])
+		d := int(vlqDigit[s[i]]) - 1
 		if d < 0 {
 			return 0, i, fmt.Errorf("source map mappings hold %q at %d", s[i], i)
 		}
