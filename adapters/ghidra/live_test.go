@@ -85,25 +85,9 @@ func recordTranscript(t *testing.T, path, version string) {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		merged := &replay.Transcript{Header: replay.Header{Type: "header", Version: replay.FormatVersion, Engine: "ghidra",
-			EngineVersion: version, RecordedAt: time.Now().UTC(), Framing: replay.FrameLines}}
-		// Each connection's clock starts at 0: later connections are
-		// shifted to start where the previous one ended, so the merged
-		// times never go back (ReadTranscript refuses that).
-		var base int64
-		for _, r := range recs {
-			last := base
-			for _, e := range r.Transcript().Entries {
-				if e.Text != nil {
-					red := tokenField.ReplaceAllString(*e.Text, `"token":"[REDACTED]"`)
-					e.Text = &red
-				}
-				e.At += base
-				last = max(last, e.At)
-				merged.Entries = append(merged.Entries, e)
-			}
-			base = last
-		}
+		merged := replay.Merge(replay.Header{Type: "header", Version: replay.FormatVersion, Engine: "ghidra",
+			EngineVersion: version, RecordedAt: time.Now().UTC(), Framing: replay.FrameLines}, recs,
+			func(s string) string { return tokenField.ReplaceAllString(s, `"token":"[REDACTED]"`) })
 		var buf bytes.Buffer
 		if err := replay.WriteTranscript(&buf, merged); err != nil {
 			t.Error(err)

@@ -28,7 +28,6 @@ type Run struct {
 	CPU      time.Duration // user and system time of the child
 }
 
-
 // Measure runs cmd (which must not have been started, and whose Stdout and
 // Stderr must be unset) and watches its resident set through
 // /proc/PID/status every 20 ms; when VmRSS passes bound (0: no bound) it

@@ -154,3 +154,27 @@ type conn struct {
 
 func (c *conn) Read(p []byte) (int, error)  { return c.s.Read(p) }
 func (c *conn) Write(p []byte) (int, error) { return c.s.Write(p) }
+
+// Merge joins the transcripts of several recorders (one per connection, in
+// the order they connected) under header h. Each recorder's clock starts at
+// 0, so each later one is shifted to start where the previous one ended and
+// the merged times never go back (ReadTranscript refuses that). redact, when
+// not nil, rewrites each entry's text (a session token, say).
+func Merge(h Header, recs []*Recorder, redact func(string) string) *Transcript {
+	merged := &Transcript{Header: h}
+	var base int64
+	for _, r := range recs {
+		last := base
+		for _, e := range r.Transcript().Entries {
+			if e.Text != nil && redact != nil {
+				red := redact(*e.Text)
+				e.Text = &red
+			}
+			e.At += base
+			last = max(last, e.At)
+			merged.Entries = append(merged.Entries, e)
+		}
+		base = last
+	}
+	return merged
+}
