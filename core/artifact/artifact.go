@@ -448,45 +448,6 @@ func (b *graphBuilder) start(ctx context.Context, st os.FileInfo) error {
 	return nil
 }
 
-// walk records every entry under the directory root without following
-// symbolic links.
-func (b *graphBuilder) walk(ctx context.Context) error {
-	return fs.WalkDir(b.fsRoot.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return &Failure{Reason: "io", Path: p, Err: err}
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if p == "." {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return &Failure{Reason: "io", Path: p, Err: err}
-		}
-		it := &Item{Path: p, name: d.Name(), fsRel: p, stamp: artStamp(info)}
-		switch t := info.Mode().Type(); {
-		case t&fs.ModeDir != 0:
-			it.Kind = ports.EntryDirectory
-		case t&fs.ModeSymlink != 0:
-			it.Kind = ports.EntrySymlink
-			if it.link, err = b.fsRoot.Readlink(p); err != nil {
-				return &Failure{Reason: "io", Path: p, Err: err}
-			}
-		default:
-			it.Kind = ports.EntryFile
-			size := info.Size()
-			it.declaredSize = &size
-			it.exec = info.Mode()&0o111 != 0
-			if !info.Mode().IsRegular() {
-				it.special = info.Mode().Type().String()
-			}
-		}
-		return b.add(it, path.Dir(p))
-	})
-}
-
 // add links it under its parent (creating implied directories) and checks
 // the count, depth and path limits.
 func (b *graphBuilder) add(it *Item, parentPath string) error {
@@ -1124,9 +1085,9 @@ func (b *graphBuilder) expandNested(ctx context.Context, hashed []*Item) ([]*Ite
 	return added, nil
 }
 
-// recheck fails when the root changed while it was read: a directory is
-// walked again and its entries' stat fingerprints compared; a file's stat is
-// compared. (The reference hashes the root twice; a stat comparison catches
+// recheck fails when the root changed while it was read: a directory's
+// tree is listed again and its entries' stat fingerprints compared
+// (recheckDirs); a file's stat is compared. (The reference hashes the root twice; a stat comparison catches
 // the same edits without reading the bytes again.)
 func (b *graphBuilder) recheck(ctx context.Context, st os.FileInfo) error {
 	now, err := os.Stat(b.req.Path)
@@ -1139,45 +1100,7 @@ func (b *graphBuilder) recheck(ctx context.Context, st os.FileInfo) error {
 		}
 		return nil
 	}
-	seen := 0
-	err = fs.WalkDir(b.fsRoot.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if p == "." {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		it, ok := b.byPath[p]
-		if !ok || it.box != nil || it.stamp != artStamp(info) {
-			return fmt.Errorf("%s changed", p)
-		}
-		seen++
-		return nil
-	})
-	if errors.Is(err, context.Canceled) {
-		return err
-	}
-	fsItems := 0
-	for _, it := range b.items[1:] {
-		if it.box == nil {
-			fsItems++
-		}
-	}
-	if err != nil || seen != fsItems {
-		msg := "the directory changed while it was read"
-		if err != nil {
-			msg += ": " + err.Error()
-		}
-		return ChangedError(b.req.Op, b.req.Path, msg)
-	}
-	return nil
+	return b.recheckDirs(ctx)
 }
 
 // seal classifies the content, computes the content IDs bottom-up and

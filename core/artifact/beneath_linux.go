@@ -34,20 +34,34 @@ var noOpenat2 atomic.Bool
 // or refused the path: the caller then opens through os.Root, which gives
 // the error (or, for an absolute link that stays inside, the file).
 func openBeneath(dir *os.File, name string) (f *os.File, ok bool) {
-	if dir == nil || noOpenat2.Load() {
+	fd, ok := openat2Beneath(dir, name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC)
+	if !ok {
 		return nil, false
+	}
+	return os.NewFile(uintptr(fd), filepath.Join(dir.Name(), name)), true
+}
+
+// openDirBeneath is openBeneath for a directory to list, as a bare
+// descriptor (the listing reads it with system calls; the caller closes it).
+func openDirBeneath(dir *os.File, name string) (fd int, ok bool) {
+	return openat2Beneath(dir, name, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC)
+}
+
+func openat2Beneath(dir *os.File, name string, flags int) (int, bool) {
+	if dir == nil || noOpenat2.Load() {
+		return -1, false
 	}
 	p, err := syscall.BytePtrFromString(name)
 	if err != nil {
-		return nil, false
+		return -1, false
 	}
-	how := openHow{flags: uint64(os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_CLOEXEC), resolve: resolveBeneath | resolveNoMagiclinks}
+	how := openHow{flags: uint64(flags), resolve: resolveBeneath | resolveNoMagiclinks}
 	fd, _, errno := syscall.Syscall6(sysOpenat2, dir.Fd(), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&how)), unsafe.Sizeof(how), 0, 0)
 	if errno != 0 {
 		if errno == syscall.ENOSYS || errno == syscall.EPERM {
 			noOpenat2.Store(true)
 		}
-		return nil, false
+		return -1, false
 	}
-	return os.NewFile(fd, filepath.Join(dir.Name(), name)), true
+	return int(fd), true
 }

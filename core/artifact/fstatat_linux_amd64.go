@@ -1,0 +1,5 @@
+package artifact
+
+import "syscall"
+
+const sysFstatat = syscall.SYS_NEWFSTATAT

@@ -1,0 +1,224 @@
+package artifact
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"rea/ports"
+)
+
+// dirEntry is one entry of a directory listing (listDir) with its lstat.
+type dirEntry struct {
+	name        []byte
+	mode        fs.FileMode
+	size, mtime int64
+}
+
+func (e *dirEntry) stamp() fileStamp { return fileStamp{size: e.size, mtime: e.mtime, mode: e.mode} }
+
+// walk records every entry under the directory root without following
+// symbolic links, in fs.WalkDir's order (depth first, each directory's
+// entries sorted by name), so the items, and the limit or error a tree
+// meets first, are the same as a walk with it.
+func (b *graphBuilder) walk(ctx context.Context) error {
+	return b.walkDir(ctx, b.root, &listScratch{})
+}
+
+func (b *graphBuilder) walkDir(ctx context.Context, dir *Item, sc *listScratch) error {
+	ents, err := b.listDir(dir.fsRelDir(), sc)
+	if err != nil {
+		return &Failure{Reason: "io", Path: dir.Path, Err: err}
+	}
+	// The directory's items are made, in one block, before any is walked
+	// into: the next listing reuses sc. An item's name is the end of its
+	// path, and its path under the root is its path.
+	block := make([]Item, len(ents))
+	sizes := make([]int64, len(ents)) // the files' declared sizes
+	for i := range ents {
+		e := &ents[i]
+		p := string(e.name)
+		if dir != b.root {
+			p = dir.Path + "/" + string(e.name)
+		}
+		it := &block[i]
+		*it = Item{Path: p, name: p[len(p)-len(e.name):], fsRel: p, stamp: e.stamp()}
+		switch t := e.mode.Type(); {
+		case t&fs.ModeDir != 0:
+			it.Kind = ports.EntryDirectory
+		case t&fs.ModeSymlink != 0:
+			it.Kind = ports.EntrySymlink
+		default:
+			it.Kind = ports.EntryFile
+			sizes[i] = e.size
+			it.declaredSize = &sizes[i]
+			it.exec = e.mode&0o111 != 0
+			if !e.mode.IsRegular() {
+				it.special = e.mode.Type().String()
+			}
+		}
+	}
+	for i := range block {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		it := &block[i]
+		if it.Kind == ports.EntrySymlink {
+			if it.link, err = b.fsRoot.Readlink(it.Path); err != nil {
+				return &Failure{Reason: "io", Path: it.Path, Err: err}
+			}
+		}
+		if err := b.add(it, dir.Path); err != nil {
+			return err
+		}
+		if it.Kind == ports.EntryDirectory {
+			if err := b.walkDir(ctx, it, sc); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// fsRelDir is a file-system directory's path under the root.
+func (it *Item) fsRelDir() string {
+	if it.fsRel == "" {
+		return "."
+	}
+	return it.fsRel
+}
+
+// recheckDirs fails when the tree under the directory root is not the one
+// walked: every directory walked is listed again (on every core), and each
+// entry must be an item of the walk with the same stat fingerprint, and the
+// entries found must be as many as the walk's. A listing of every known
+// directory sees what a second walk of the tree sees: an entry added,
+// removed or changed anywhere shows in its directory's listing (a new
+// directory as a new entry of its parent). The change reported is the first
+// in the walk's order, as a second walk would meet it, whatever the
+// listings' order.
+func (b *graphBuilder) recheckDirs(ctx context.Context) error {
+	var dirs []*Item
+	fsItems := 0
+	for _, it := range b.items {
+		if it.box != nil {
+			continue
+		}
+		if it != b.root {
+			fsItems++
+		}
+		if it.Kind == ports.EntryDirectory {
+			dirs = append(dirs, it)
+		}
+	}
+	var (
+		next  atomic.Int64
+		seen  atomic.Int64
+		mu    sync.Mutex
+		first *recheckFailure
+		wg    sync.WaitGroup
+	)
+	note := func(f recheckFailure) {
+		mu.Lock()
+		if first == nil || f.before(first) {
+			first = &f
+		}
+		mu.Unlock()
+	}
+	const batch = 16
+	for range min(runtime.GOMAXPROCS(0), (len(dirs)+batch-1)/batch) {
+		wg.Go(func() {
+			sc := &listScratch{}
+			var key []byte
+			n := 0
+			defer func() { seen.Add(int64(n)) }()
+			for {
+				lo := int(next.Add(batch)) - batch
+				if lo >= len(dirs) {
+					return
+				}
+				for _, dir := range dirs[lo:min(lo+batch, len(dirs))] {
+					if ctx.Err() != nil {
+						return
+					}
+					ents, err := b.listDir(dir.fsRelDir(), sc)
+					if err != nil {
+						note(recheckFailure{at: dir.Path, listing: true, err: err})
+						continue
+					}
+					for i := range ents {
+						e := &ents[i]
+						key = key[:0]
+						if dir != b.root {
+							key = append(append(key, dir.Path...), '/')
+						}
+						key = append(key, e.name...)
+						it, ok := b.byPath[string(key)]
+						if !ok || it.box != nil || it.stamp != e.stamp() {
+							note(recheckFailure{at: string(key), err: fmt.Errorf("%s changed", key)})
+							continue
+						}
+						n++
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
+		first = &recheckFailure{err: err}
+	}
+	if first != nil || int(seen.Load()) != fsItems {
+		msg := "the directory changed while it was read"
+		if first != nil {
+			msg += ": " + first.err.Error()
+		}
+		return ChangedError(b.req.Op, b.req.Path, msg)
+	}
+	return nil
+}
+
+// recheckFailure is one difference the recheck found: an entry at a path,
+// or a directory that could not be listed.
+type recheckFailure struct {
+	at      string
+	listing bool // the directory at could not be listed (a walk meets this after the directory's own entry)
+	err     error
+}
+
+func (f *recheckFailure) before(g *recheckFailure) bool {
+	if c := walkOrder(f.at, g.at); c != 0 {
+		return c < 0
+	}
+	return !f.listing && g.listing
+}
+
+// walkOrder compares two slash-separated paths in the order a depth-first
+// walk with each directory's entries sorted by name visits them: component
+// by component, a directory before what lies beneath it.
+func walkOrder(a, b string) int {
+	for {
+		ca, ra, moreA := strings.Cut(a, "/")
+		cb, rb, moreB := strings.Cut(b, "/")
+		if c := strings.Compare(ca, cb); c != 0 {
+			return c
+		}
+		switch {
+		case !moreA && !moreB:
+			return 0
+		case !moreA:
+			return -1
+		case !moreB:
+			return 1
+		}
+		a, b = ra, rb
+	}
+}
