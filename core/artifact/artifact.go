@@ -1125,8 +1125,7 @@ func (b *graphBuilder) seal() (*Graph, error) {
 	// Then the nodes, children before parents (deepest paths first): a
 	// directory's ID needs its children's, and the first occurrence of a
 	// content in this order describes its node.
-	order := slices.Clone(items)
-	slices.SortStableFunc(order, func(x, y *Item) int { return cmp.Compare(artDepth(y), artDepth(x)) })
+	order := deepestFirst(items)
 	nodes := make(map[string]*Node, len(items))
 	addNode := func(it *Item, n func() Node) {
 		if _, ok := nodes[it.artifactID]; !ok {
@@ -1162,11 +1161,23 @@ func (b *graphBuilder) seal() (*Graph, error) {
 		}
 	}
 	root := b.root
+	// The occurrences' order (the root, then by path), which is also the
+	// order of the root directory's children in its digest.
+	sorted := slices.Clone(items)
+	slices.SortFunc(sorted, func(x, y *Item) int {
+		if x == root {
+			return -1
+		}
+		if y == root {
+			return 1
+		}
+		return strings.Compare(x.Path, y.Path)
+	})
 	var rootSHA, rootFormat string
 	if b.isDir {
 		var children []*Item
 		var size int64
-		for _, it := range items[1:] {
+		for _, it := range sorted[1:] {
 			if it.box == nil {
 				children = append(children, it)
 				if it.Kind == ports.EntryFile {
@@ -1174,7 +1185,6 @@ func (b *graphBuilder) seal() (*Graph, error) {
 				}
 			}
 		}
-		slices.SortFunc(children, func(x, y *Item) int { return strings.Compare(x.Path, y.Path) })
 		d.buf = append(d.buf[:0], `{"children":[`...)
 		for i, c := range children {
 			if i > 0 {
@@ -1199,16 +1209,6 @@ func (b *graphBuilder) seal() (*Graph, error) {
 	}
 	rootID := root.artifactID
 
-	sorted := slices.Clone(items)
-	slices.SortFunc(sorted, func(x, y *Item) int {
-		if x == root {
-			return -1
-		}
-		if y == root {
-			return 1
-		}
-		return strings.Compare(x.Path, y.Path)
-	})
 	parallel(len(sorted), func(lo, hi int, d *digester) {
 		for _, it := range sorted[lo:hi] {
 			if it == root {
@@ -1357,6 +1357,34 @@ func contradictionLimitation(it *Item) string {
 	return "The bytes differ from the hash declared by the container; they are recorded as observed and not trusted."
 }
 
+// deepestFirst orders items by depth, deepest first, keeping their order
+// within a depth (a stable sort by depth, counting each path's depth once).
+func deepestFirst(items []*Item) []*Item {
+	depth := make([]int32, len(items))
+	var count []int
+	for i, it := range items {
+		d := artDepth(it)
+		depth[i] = int32(d)
+		if d >= len(count) {
+			count = append(count, make([]int, d+1-len(count))...)
+		}
+		count[d]++
+	}
+	// start[d] is where depth d begins: after every deeper item.
+	start := make([]int, len(count))
+	at := 0
+	for d := len(count) - 1; d >= 0; d-- {
+		start[d] = at
+		at += count[d]
+	}
+	order := make([]*Item, len(items))
+	for i, it := range items {
+		order[start[depth[i]]] = it
+		start[depth[i]]++
+	}
+	return order
+}
+
 func artDepth(it *Item) int {
 	if it.Path == "." {
 		return 0
@@ -1376,8 +1404,12 @@ func appendOptID(b []byte, id string) []byte {
 // entry_kind}] sorted by name}); it also sets it.treeBytes, the total bytes
 // of the files beneath, from its subdirectories' (sealed first).
 func (d *digester) dirDigest(it *Item) string {
-	children := slices.Clone(it.children)
-	slices.SortFunc(children, func(x, y *Item) int { return strings.Compare(x.name, y.name) })
+	children := it.children
+	byName := func(x, y *Item) int { return strings.Compare(x.name, y.name) }
+	if !slices.IsSortedFunc(children, byName) { // a walked directory's are
+		children = slices.Clone(children)
+		slices.SortFunc(children, byName)
+	}
 	var size int64
 	d.buf = append(d.buf[:0], `{"children":[`...)
 	for i, c := range children {
