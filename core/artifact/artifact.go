@@ -1185,7 +1185,11 @@ func (b *graphBuilder) seal() (*Graph, error) {
 				}
 			}
 		}
-		d.buf = append(d.buf[:0], `{"children":[`...)
+		n := 64
+		for _, c := range children {
+			n += 2*len(c.Path) + 128
+		}
+		d.buf = append(make([]byte, 0, n), `{"children":[`...) // written once, into one buffer
 		for i, c := range children {
 			if i > 0 {
 				d.buf = append(d.buf, ',')
@@ -1252,7 +1256,13 @@ func (b *graphBuilder) seal() (*Graph, error) {
 	}
 	slices.SortFunc(contradictions, func(x, y Contradiction) int { return strings.Compare(x.ContradictionID, y.ContradictionID) })
 
-	edges := make([]Edge, 0, len(sorted))
+	nEdges := len(sorted)
+	for _, it := range sorted {
+		if it.Kind == ports.EntryFile && strings.HasSuffix(it.name, ".map") {
+			nEdges++ // a maps-source edge, perhaps
+		}
+	}
+	edges := make([]Edge, 0, nEdges)
 	addEdge := func(parent, child, relation string, occ *Item) {
 		o := &occs[occ.ord]
 		edges = append(edges, Edge{ParentArtifactID: parent, ChildArtifactID: child, Relation: relation, OccurrenceID: o.OccurrenceID,

@@ -407,7 +407,7 @@ func streamList(n int, item func([]byte, int) []byte, emit func([]byte), bufs *c
 	for c := range done {
 		done[c] = make(chan []byte, 1)
 	}
-	var next atomic.Int64
+	var next, largest atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
@@ -418,7 +418,16 @@ func streamList(n int, item func([]byte, int) []byte, emit func([]byte), bufs *c
 					free <- b
 					return
 				}
-				done[c] <- encode(c, b[:0])
+				if b == nil {
+					// A new buffer is made as large as the largest chunk
+					// so far, rather than grown to it by doubling.
+					b = make([]byte, 0, largest.Load()*5/4)
+				}
+				b = encode(c, b[:0])
+				if n := int64(len(b)); n > largest.Load() {
+					largest.Store(n) // a hint: a lost race only costs a doubling
+				}
+				done[c] <- b
 			}
 		})
 	}

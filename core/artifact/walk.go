@@ -46,8 +46,11 @@ func (b *graphBuilder) walkDir(ctx context.Context, dir *Item, sc *listScratch) 
 		if dir != b.root {
 			p = dir.Path + "/" + string(e.name)
 		}
+		// Field by field: the block is zero, and a whole Item written at
+		// once while the collector runs (as it often does this early in a
+		// process) takes a write barrier for each of its pointer words.
 		it := &block[i]
-		*it = Item{Path: p, name: p[len(p)-len(e.name):], fsRel: p, stamp: e.stamp()}
+		it.Path, it.name, it.fsRel, it.stamp = p, p[len(p)-len(e.name):], p, e.stamp()
 		switch t := e.mode.Type(); {
 		case t&fs.ModeDir != 0:
 			it.Kind = ports.EntryDirectory
