@@ -377,6 +377,23 @@ func Build(ctx context.Context, req Request) (g *Graph, err error) {
 		}
 		level = b.hashable(added)
 	}
+	if req.KeepOpen && b.isDir {
+		// The tree is listed again while the graph is sealed: the seal
+		// reads and writes none of what the recheck reads (paths, kinds,
+		// stamps, the index by path), and the result is the recheck's
+		// error, then the context's, then the seal's, as in turn.
+		rechecked := make(chan error, 1)
+		go func() { rechecked <- b.recheck(ctx, st) }()
+		req.Observe("sealing the graph")
+		g, err := b.seal()
+		if err := <-rechecked; err != nil {
+			return nil, err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return g, err
+	}
 	if err := b.recheck(ctx, st); err != nil {
 		return nil, err
 	}

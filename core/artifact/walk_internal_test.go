@@ -2,6 +2,7 @@ package artifact
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -125,36 +126,39 @@ func TestRecheckSeesTreeChanges(t *testing.T) {
 		}, "a/b/c.js changed"},
 		{"mode", func(dir string) error { return os.Chmod(filepath.Join(dir, "A.js"), 0o600) }, "A.js changed"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := walkTree(t)
-			// A directory's time moves with an entry added or removed,
-			// which its entry in its parent's listing shows; the entries
-			// themselves are compared too, for a clock too coarse to move
-			// (set back here) or a file system that does not keep it.
-			filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-				if err == nil && d.IsDir() && p != dir {
-					os.Chtimes(p, old, old)
-				}
-				return nil
-			})
-			_, err := Build(context.Background(), Request{Op: "inventory_artifact", Path: dir, Policy: IntegrityFail, Limits: defaultArtifactLimits,
-				Observe: func(s string) {
-					if strings.HasPrefix(s, "hashing") {
-						if err := tc.change(dir); err != nil {
-							t.Error(err)
-						}
+		for _, keep := range []bool{false, true} { // kept open, the recheck runs beside the seal
+			t.Run(fmt.Sprintf("%s/keep=%v", tc.name, keep), func(t *testing.T) {
+				dir := walkTree(t)
+				// A directory's time moves with an entry added or removed,
+				// which its entry in its parent's listing shows; the entries
+				// themselves are compared too, for a clock too coarse to move
+				// (set back here) or a file system that does not keep it.
+				filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+					if err == nil && d.IsDir() && p != dir {
+						os.Chtimes(p, old, old)
 					}
-				}})
-			switch {
-			case tc.want == "-":
-				if err != nil {
-					t.Fatal(err)
+					return nil
+				})
+				g, err := Build(context.Background(), Request{Op: "inventory_artifact", Path: dir, Policy: IntegrityFail, Limits: defaultArtifactLimits, KeepOpen: keep,
+					Observe: func(s string) {
+						if strings.HasPrefix(s, "hashing") {
+							if err := tc.change(dir); err != nil {
+								t.Error(err)
+							}
+						}
+					}})
+				switch {
+				case tc.want == "-":
+					if err != nil {
+						t.Fatal(err)
+					}
+				case err == nil || !strings.Contains(err.Error(), "changed while it was read"):
+					t.Fatalf("got %v, want the directory changed", err)
+				case tc.want != "" && !strings.Contains(err.Error(), tc.want):
+					t.Fatalf("got %v, want %q named", err, tc.want)
 				}
-			case err == nil || !strings.Contains(err.Error(), "changed while it was read"):
-				t.Fatalf("got %v, want the directory changed", err)
-			case tc.want != "" && !strings.Contains(err.Error(), tc.want):
-				t.Fatalf("got %v, want %q named", err, tc.want)
-			}
-		})
+				g.Close()
+			})
+		}
 	}
 }
