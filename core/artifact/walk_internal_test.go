@@ -41,7 +41,11 @@ func walkTree(t *testing.T) string {
 // TestWalkIsWalkDir: the walk's items, in order, with their stat
 // fingerprints, are what fs.WalkDir and os.Lstat give.
 func TestWalkIsWalkDir(t *testing.T) {
-	dir := walkTree(t)
+	checkWalk(t, walkTree(t))
+}
+
+func checkWalk(t *testing.T, dir string) {
+	t.Helper()
 	b := &graphBuilder{req: Request{Path: dir, Limits: defaultArtifactLimits, Observe: func(string) {}}, byPath: map[string]*Item{}}
 	st, err := os.Stat(dir)
 	if err != nil {
