@@ -4,6 +4,7 @@ package artifact
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io/fs"
 	"path"
 	"slices"
@@ -23,9 +24,13 @@ import (
 // the kernel wrote them, and where each name starts in them.
 type listScratch struct {
 	buf   []byte
-	names []int
+	names []direntName
 	ents  []dirEntry
 }
+
+// direntName is where a name lies in the records: buf[at:at+n], followed
+// by its NUL.
+type direntName struct{ at, n int }
 
 const (
 	atSymlinkNofollow = 0x100 // AT_SYMLINK_NOFOLLOW, the same on every Linux architecture
@@ -73,28 +78,29 @@ func listFD(fd int, rel string, sc *listScratch) ([]dirEntry, error) {
 	// they lie.
 	names := sc.names[:0]
 	for off := 0; off+direntNameOff <= len(buf); {
-		reclen := int(*(*uint16)(unsafe.Pointer(&buf[off+direntReclenOff])))
+		reclen := int(binary.NativeEndian.Uint16(buf[off+direntReclenOff:]))
 		if reclen <= direntNameOff || off+reclen > len(buf) {
 			break
 		}
-		name := buf[off+direntNameOff : off+reclen]
-		if i := bytes.IndexByte(name, 0); i >= 0 {
-			name = name[:i]
-		}
-		if len(name) > 0 && string(name) != "." && string(name) != ".." {
-			names = append(names, off+direntNameOff)
-		}
+		at := off + direntNameOff
+		n := bytes.IndexByte(buf[at:off+reclen], 0) // the kernel ends every name with one
 		off += reclen
+		if n < 0 {
+			continue
+		}
+		if name := buf[at : at+n]; n > 0 && string(name) != "." && string(name) != ".." {
+			names = append(names, direntName{at, n})
+		}
 	}
 	sc.names = names
-	nameAt := func(at int) []byte { return buf[at : at+bytes.IndexByte(buf[at:], 0)] }
-	slices.SortFunc(names, func(x, y int) int { return bytes.Compare(nameAt(x), nameAt(y)) })
+	nameOf := func(d direntName) []byte { return buf[d.at : d.at+d.n] }
+	slices.SortFunc(names, func(x, y direntName) int { return bytes.Compare(nameOf(x), nameOf(y)) })
 	ents := sc.ents[:0]
-	for _, at := range names {
+	for _, d := range names {
 		var st syscall.Stat_t
-		_, _, errno := syscall.Syscall6(sysFstatat, uintptr(fd), uintptr(unsafe.Pointer(&buf[at])), uintptr(unsafe.Pointer(&st)),
+		_, _, errno := syscall.Syscall6(sysFstatat, uintptr(fd), uintptr(unsafe.Pointer(&buf[d.at])), uintptr(unsafe.Pointer(&st)),
 			atSymlinkNofollow, 0, 0)
-		name := nameAt(at)
+		name := nameOf(d)
 		switch errno {
 		case 0:
 		case syscall.ENOENT:
