@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -29,8 +28,7 @@ func writeEvidenceIndented(w io.Writer, ev *core.Evidence) error {
 			return writeIndented(w, ev)
 		}
 	}
-	bw := bufio.NewWriterSize(w, 64<<10)
-	in := &indenter{w: bw}
+	in := &indenter{w: w}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -65,8 +63,8 @@ func writeEvidenceIndented(w io.Writer, ev *core.Evidence) error {
 		}
 	}
 	in.write([]byte{'}'})
-	bw.WriteByte('\n')
-	return bw.Flush()
+	in.buf = append(in.buf, '\n')
+	return in.flush(true)
 }
 
 // evidenceFieldsPlain reports whether encoding/json writes core.Evidence
@@ -89,24 +87,54 @@ func jsonName(f reflect.StructField) string { return f.Tag.Get("json") }
 // indenter indents a stream of valid JSON text written in pieces, as
 // encoding/json's Indent with prefix "" and indent "  " does after
 // Compact: whitespace between tokens is dropped, an empty object or array
-// stays on its line.
+// stays on its line. It appends to its own buffer and hands the writer
+// 64 KiB at a time: a byte at a time through bufio cost about a third of
+// the time of writing a JavaScript application's result.
 type indenter struct {
-	w        *bufio.Writer
+	w        io.Writer
+	buf      []byte
+	err      error // the writer's first error; later writes are dropped
 	depth    int
 	inString bool
 	escaped  bool
 	open     byte // '{' or '[' just written, its line break not yet decided
 }
 
+const indentFlush = 64 << 10
+
+// indentSpaces holds the line breaks of the shallower depths at once.
+var indentSpaces = "\n" + strings.Repeat("  ", 64)
+
 func (in *indenter) newline() {
-	in.w.WriteByte('\n')
+	if n := 1 + 2*in.depth; n <= len(indentSpaces) {
+		in.buf = append(in.buf, indentSpaces[:n]...)
+		return
+	}
+	in.buf = append(in.buf, '\n')
 	for range in.depth {
-		in.w.WriteString("  ")
+		in.buf = append(in.buf, "  "...)
 	}
 }
 
+// flush hands the buffer to the writer once it holds enough (or always).
+func (in *indenter) flush(always bool) error {
+	if len(in.buf) >= indentFlush || always && len(in.buf) > 0 {
+		if in.err == nil {
+			_, in.err = in.w.Write(in.buf)
+		}
+		in.buf = in.buf[:0]
+	}
+	return in.err
+}
+
 func (in *indenter) write(p []byte) {
+	if in.buf == nil {
+		in.buf = make([]byte, 0, indentFlush+4096)
+	}
 	for i := 0; i < len(p); i++ {
+		if len(in.buf) >= indentFlush {
+			in.flush(false)
+		}
 		if in.inString {
 			// Copy the string's bytes through its closing quote at once.
 			j := i
@@ -120,10 +148,10 @@ func (in *indenter) write(p []byte) {
 				}
 			}
 			if j == len(p) {
-				in.w.Write(p[i:])
+				in.buf = append(in.buf, p[i:]...)
 				return
 			}
-			in.w.Write(p[i : j+1])
+			in.buf = append(in.buf, p[i:j+1]...)
 			in.inString = false
 			i = j
 			continue
@@ -137,7 +165,7 @@ func (in *indenter) write(p []byte) {
 			o := in.open
 			in.open = 0
 			if (o == '{' && c == '}') || (o == '[' && c == ']') {
-				in.w.WriteByte(c) // an empty object or array stays on its line
+				in.buf = append(in.buf, c) // an empty object or array stays on its line
 				continue
 			}
 			in.depth++
@@ -145,27 +173,27 @@ func (in *indenter) write(p []byte) {
 		}
 		switch c {
 		case '"':
-			in.w.WriteByte(c)
+			in.buf = append(in.buf, c)
 			in.inString = true
 		case '{', '[':
-			in.w.WriteByte(c)
+			in.buf = append(in.buf, c)
 			in.open = c
 		case '}', ']':
 			in.depth--
 			in.newline()
-			in.w.WriteByte(c)
+			in.buf = append(in.buf, c)
 		case ',':
-			in.w.WriteByte(c)
+			in.buf = append(in.buf, c)
 			in.newline()
 		case ':':
-			in.w.WriteString(": ")
+			in.buf = append(in.buf, ": "...)
 		default:
 			// A number or literal: copy its run at once.
 			j := i + 1
 			for j < len(p) && !isJSONDelim(p[j]) {
 				j++
 			}
-			in.w.Write(p[i:j])
+			in.buf = append(in.buf, p[i:j]...)
 			i = j - 1
 		}
 	}

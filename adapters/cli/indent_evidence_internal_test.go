@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"bytes"
 	"encoding/json"
 	"strings"
@@ -22,6 +23,8 @@ func TestWriteEvidenceIndentedMatchesWriteIndented(t *testing.T) {
 		json.RawMessage(`{"graph":[` + long + `{}],"s":"<tag> & \n"}`),
 		json.RawMessage(`"just a string with \\\\ and \" inside"`),
 		json.RawMessage("\t[\n1,\r\n2 ]"),
+		// deeper than the line breaks kept ready
+		json.RawMessage(strings.Repeat(`[{"d":`, 40) + `[]` + strings.Repeat(`}]`, 40)),
 	}
 	for i, raw := range raws {
 		ev := &core.Evidence{EvidenceID: "ev_x", Subject: &core.Subject{}, Operation: "op <&>", Parameters: json.RawMessage(`{"path":"/a b"}`),
@@ -42,7 +45,16 @@ func TestWriteEvidenceIndentedMatchesWriteIndented(t *testing.T) {
 	if err := writeEvidenceIndented(&bytes.Buffer{}, bad); err == nil {
 		t.Error("invalid raw result: no error")
 	}
+	// A writer's error is the call's error.
+	big := &core.Evidence{NormalizedResult: json.RawMessage(`["` + strings.Repeat("x", 200<<10) + `"]`)}
+	if err := writeEvidenceIndented(failingWriter{}, big); err == nil {
+		t.Error("a failing writer: no error")
+	}
 	if !evidenceFieldsPlain {
 		t.Error("core.Evidence is no longer mirrored field by field: the jsapp CLI output takes the slow path")
 	}
 }
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
