@@ -32,17 +32,16 @@ type jsappBuilder struct {
 	endpoints, storage, workers, addons   map[string]bool
 	bundled, sourceMaps, sourceModules    int
 	htmlDocs                              int
-	relations                             []map[string]any
+	relations                             []semRelation
 	fingerprints                          []map[string]any
 	frontiers                             []map[string]any
-	stringIndex                           []map[string]any
+	stringIndex                           []indexedString
 	electron                              bool
 	stringsCut                            bool
 	bundleModuleNode                      map[string]map[string]string  // asset path -> module id -> node id
 	moduleNodes                           map[string][]string           // asset path -> node id of each module, by index in JSFacts.Modules
 	exportViews                           map[*jsAsset][]ports.JSExport // exportView results
 	exportWork                            int                           // module visits of exportView, bounded by maxExportWork
-	shapes                                shapeCache                    // export value shapes of the semantic graph, shared
 }
 
 type ipcChannel struct {
@@ -58,8 +57,7 @@ func newJSAppBuilder(st *jsappState) *jsappBuilder {
 	return &jsappBuilder{st: st, g: newGraphBuild(), ipc: map[string]*ipcChannel{}, apis: map[string]string{},
 		mains: map[string]bool{}, preloads: map[string]bool{}, renderers: map[string]bool{}, utilities: map[string]bool{},
 		endpoints: map[string]bool{}, storage: map[string]bool{}, workers: map[string]bool{}, addons: map[string]bool{},
-		bundleModuleNode: map[string]map[string]string{}, moduleNodes: map[string][]string{}, exportViews: map[*jsAsset][]ports.JSExport{},
-		shapes: shapeCache{}}
+		bundleModuleNode: map[string]map[string]string{}, moduleNodes: map[string][]string{}, exportViews: map[*jsAsset][]ports.JSExport{}}
 }
 
 func (b *jsappBuilder) localKey(namespace, key string) map[string]any {
@@ -146,7 +144,7 @@ func (b *jsappBuilder) assetsPhase() {
 				for _, e := range a.facts.Exports {
 					names = append(names, e.Name)
 				}
-				props["exports"] = uniqueUTF16(names)
+				props["exports"] = uniqueUTF16(names) // a []string bounds as the list it encodes as (settle.go)
 				props["export_shapes"] = exportShapes(b.exportView(a))
 			}
 			for _, l := range a.facts.Limitations {
@@ -172,6 +170,8 @@ func (b *jsappBuilder) assetsPhase() {
 		}
 		b.indexStrings(a)
 	}
+	// Export views serve the assets' export shapes only.
+	b.exportViews = nil
 	// Entry points: main (index.js when absent), module and every exports
 	// target, patterns matched against the inventory.
 	for _, dir := range jaKeys(st.packages) {
@@ -207,8 +207,10 @@ func (b *jsappBuilder) indexStrings(a *jsAsset) {
 	if a.facts == nil {
 		return
 	}
+	strs := a.facts.Strings
+	a.facts.Strings = nil // read here only: the index holds what it keeps
 	seen := map[string]bool{}
-	for _, s := range a.facts.Strings {
+	for _, s := range strs {
 		if len(s.Value) < 3 || len(s.Value) > 256 || seen[s.Value] {
 			continue
 		}
@@ -217,12 +219,20 @@ func (b *jsappBuilder) indexStrings(a *jsAsset) {
 			b.stringsCut = true
 			return
 		}
-		b.stringIndex = append(b.stringIndex, map[string]any{"value": s.Value, "node_id": a.nodeID, "offset": offsetPtr(s.Offset)})
+		b.stringIndex = append(b.stringIndex, indexedString{s.Value, a.nodeID, s.Offset})
 	}
 }
 
 func (b *jsappBuilder) importsPhase() {
 	st := b.st
+	// The relations are held until the result: sized once.
+	n := 0
+	for _, a := range st.sortedAssets() {
+		if a.facts != nil {
+			n += len(a.facts.Imports) + len(a.facts.Exports)
+		}
+	}
+	b.relations = slices.Grow(b.relations, min(n, jsappMaxRelations)-len(b.relations))
 	for _, a := range st.sortedAssets() {
 		if a.facts == nil {
 			continue
@@ -231,8 +241,7 @@ func (b *jsappBuilder) importsPhase() {
 			if im.InModule >= 0 {
 				continue // inside a bundled module: handled by the bundle phase
 			}
-			rel := map[string]any{"relation": im.Kind, "source_node_id": a.nodeID, "specifier": im.Specifier, "offset": offsetPtr(im.Offset),
-				"names": strSlice(im.Names), "target_node_id": nil}
+			rel := semRelation{relation: im.Kind, source: a.nodeID, specifier: im.Specifier, offset: im.Offset, names: im.Names}
 			if im.Dynamic {
 				st.unknown(dynamicKind(im.Kind), a.nodeID, a.path, im.Offset, im.Kind+" specifier is computed at run time")
 				b.frontier(a, dynamicKind(im.Kind), im.Offset, "computed specifier")
@@ -257,7 +266,7 @@ func (b *jsappBuilder) importsPhase() {
 					if t := st.assets[target]; t != nil {
 						b.g.edge(wid, t.nodeID, "loads", map[string]any{"path": target}, at(a.path, im.Offset))
 						t.roles[kind] = true
-						rel["target_node_id"] = t.nodeID
+						rel.target, rel.hasTarget = t.nodeID, true
 					}
 				} else if !isBuiltinModule(im.Specifier) {
 					st.unknown("unresolved-worker", a.nodeID, a.path, im.Offset, "worker script "+im.Specifier+" is not in the app")
@@ -267,7 +276,7 @@ func (b *jsappBuilder) importsPhase() {
 			}
 			if !ok {
 				if isBuiltinModule(im.Specifier) || isBareSpecifier(im.Specifier) {
-					rel["external"] = true
+					rel.external = true
 				} else {
 					st.unknown("unresolved-import", a.nodeID, a.path, im.Offset, "specifier "+im.Specifier+" does not resolve to an inventoried file")
 				}
@@ -280,17 +289,17 @@ func (b *jsappBuilder) importsPhase() {
 			}
 			if t := st.assets[target]; t != nil {
 				b.g.edge(a.nodeID, t.nodeID, "imports", props, at(a.path, im.Offset))
-				rel["target_node_id"] = t.nodeID
+				rel.target, rel.hasTarget = t.nodeID, true
 			} else if st.files[target].kind == "native-addon" {
 				nid := nodeID("native-addon", b.pathKey(target))
 				b.g.edge(a.nodeID, nid, "loads", props, at(a.path, im.Offset))
-				rel["target_node_id"] = nid
+				rel.target, rel.hasTarget = nid, true
 			}
 			b.relation(rel)
 		}
 		for _, e := range a.facts.Exports {
-			b.relation(map[string]any{"relation": "exports", "source_node_id": a.nodeID, "name": e.Name, "kind": e.Kind,
-				"specifier": e.Source, "offset": offsetPtr(e.Offset), "target_node_id": nil, "value": b.shapes.shared(e.Value)})
+			b.relation(semRelation{export: true, relation: "exports", source: a.nodeID, name: e.Name, kind: e.Kind,
+				specifier: e.Source, offset: e.Offset, value: e.Value})
 		}
 	}
 }
@@ -314,7 +323,7 @@ func strSlice(s []string) []any {
 	return out
 }
 
-func (b *jsappBuilder) relation(r map[string]any) {
+func (b *jsappBuilder) relation(r semRelation) {
 	if len(b.relations) < jsappMaxRelations {
 		b.relations = append(b.relations, r)
 	}
@@ -1294,6 +1303,12 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, p *preparedMap, refOff int64)
 
 func (b *jsappBuilder) result() *jsappOutcome {
 	st := b.st
+	// The facts are all read: what the graph's seal needs is in the graph
+	// now, so their memory goes before the seal's peak.
+	unparsed := countUnparsed(st)
+	for _, a := range st.assets {
+		a.facts = nil
+	}
 	for _, a := range st.sortedAssets() {
 		if len(a.roles) > 0 {
 			// Roles are also recorded on the asset for views and traces.
@@ -1324,7 +1339,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	graph, enc := b.g.seal(lims, limits, st.rootSHA)
 	stats := map[string]any{
 		"files": len(st.files), "directories": st.dirs, "symlinks": st.symlinks, "javascript_assets": len(st.assets),
-		"parsed_assets": len(st.assets) - st.syntaxErrs - st.notParsed - countUnparsed(st), "syntax_errors": st.syntaxErrs,
+		"parsed_assets": len(st.assets) - st.syntaxErrs - st.notParsed - unparsed, "syntax_errors": st.syntaxErrs,
 		"packages": len(st.packages), "bundled_modules": b.bundled, "source_maps": b.sourceMaps, "source_modules": b.sourceModules,
 		"html_documents": b.htmlDocs, "native_addons": len(b.addons), "bytes_parsed": st.bytesParsed, "graph_nodes": len(graph.Nodes),
 	}
@@ -1359,7 +1374,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 		coverage["status"] = "partial"
 		coverage["omitted_count"] = nil
 	}
-	sortStableByKey(b.relations, func(r map[string]any) string { s, _ := r["source_node_id"].(string); return s }, strings.Compare)
+	slices.SortStableFunc(b.relations, func(x, y semRelation) int { return strings.Compare(x.source, y.source) })
 	semCoverage := map[string]any{"status": "complete", "truncated": false}
 	if len(b.relations) >= jsappMaxRelations || st.truncated {
 		semCoverage = map[string]any{"status": "partial", "truncated": true}
@@ -1367,8 +1382,8 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	// The semantic graph and the string index name graph nodes by index
 	// (lean.go).
 	lrel := make([]any, len(b.relations))
-	for i, r := range b.relations {
-		lrel[i] = enc.relation(r)
+	for i := range b.relations {
+		lrel[i] = enc.relationOf(&b.relations[i])
 	}
 	relations, err := canonicalArray(lrel)
 	if err != nil {
@@ -1386,7 +1401,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 		panic(fmt.Sprintf("jsapp semantic graph: %v", err)) // rea's own values always encode
 	}
 	sem["graph_id"] = semID
-	sortStableByKey(b.stringIndex, func(r map[string]any) string { return r["value"].(string) }, cmpUTF16)
+	slices.SortStableFunc(b.stringIndex, func(x, y indexedString) int { return cmpUTF16(x.value, y.value) })
 	contradictions := st.g.Contradictions
 	if contradictions == nil {
 		contradictions = []artifact.Contradiction{}

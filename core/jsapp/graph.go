@@ -3,6 +3,7 @@ package jsapp
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"unicode/utf8"
@@ -368,11 +369,54 @@ func boundProps(p map[string]any) map[string]any {
 		return p // what bounding would copy unchanged (settle.go)
 	}
 	budget := jagMaxPropNodes
-	v, _ := boundValue(p, 0, &budget).(map[string]any)
+	v, _ := boundValue(genericProps(p), 0, &budget).(map[string]any)
 	if v == nil {
 		v = map[string]any{}
 	}
 	return v
+}
+
+// genericProps is p with its typed values (export shapes) as the maps and
+// lists they encode as, which boundValue cuts.
+func genericProps(p map[string]any) map[string]any {
+	v, _ := genericValue(p)
+	m, _ := v.(map[string]any)
+	return m
+}
+
+// genericValue copies only what holds a typed value; changed says it did.
+func genericValue(v any) (any, bool) {
+	switch x := v.(type) {
+	case exportShapeList:
+		return x.generic(), true
+	case map[string]any:
+		var out map[string]any
+		for k, e := range x {
+			if g, changed := genericValue(e); changed {
+				if out == nil {
+					out = maps.Clone(x)
+				}
+				out[k] = g
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	case []any:
+		var out []any
+		for i, e := range x {
+			if g, changed := genericValue(e); changed {
+				if out == nil {
+					out = slices.Clone(x)
+				}
+				out[i] = g
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	}
+	return v, false
 }
 
 func boundValue(v any, depth int, budget *int) any {

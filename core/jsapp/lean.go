@@ -413,13 +413,12 @@ func (e *leanEncoder) refs(in []map[string]any) []map[string]any {
 
 // stringIndex writes each string index entry {value, node_id, offset} as
 // the row [value, node] or [value, node, offset], encoded once.
-func (e *leanEncoder) stringIndex(in []map[string]any) core.Canonical {
+func (e *leanEncoder) stringIndex(in []indexedString) core.Canonical {
 	out := make([]any, len(in))
 	for i, r := range in {
-		id, _ := r["node_id"].(string)
-		row := []any{r["value"], e.ref(id)}
-		if !isNull(r["offset"]) {
-			row = append(row, r["offset"])
+		row := []any{r.value, e.ref(r.node)}
+		if r.offset >= 0 {
+			row = append(row, r.offset)
 		}
 		out[i] = row
 	}

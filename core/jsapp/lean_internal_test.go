@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"rea/core"
+	"rea/ports"
 	"rea/ports/portstest"
 )
 
@@ -76,36 +77,40 @@ func TestLeanGraphDecodesToTheBuiltGraph(t *testing.T) {
 	}
 
 	// Semantic relations and index records round-trip too.
-	rels := []map[string]any{
-		{"relation": "require", "source_node_id": a, "specifier": "./b", "offset": offsetPtr(3), "names": strSlice(nil), "target_node_id": b},
-		{"relation": "import", "source_node_id": a, "specifier": "fs", "offset": offsetPtr(-1), "names": strSlice([]string{"x"}), "target_node_id": nil, "external": true},
-		{"relation": "exports", "source_node_id": a, "name": "f", "kind": "commonjs", "specifier": "", "offset": offsetPtr(-1), "target_node_id": nil,
-			"value": map[string]any{"kind": "function", "params": nil, "rest": false}},
+	rels := []semRelation{
+		{relation: "require", source: a, specifier: "./b", offset: 3, target: b, hasTarget: true},
+		{relation: "import", source: a, specifier: "fs", offset: -1, names: []string{"x"}, external: true},
+		{export: true, relation: "exports", source: a, name: "f", kind: "commonjs", offset: -1, value: ports.JSValueShape{Kind: "function", Params: -1}},
+		{relation: "", source: a, specifier: "./c", offset: 5}, // no row shape: the object form
 	}
 	_, d, err := decodeGraph(sealed)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range rels {
-		raw, _ := core.CanonicalJSON(enc.relation(r))
+		raw, _ := core.CanonicalJSON(enc.relationOf(&r))
+		// The typed record writes what its map did.
+		if m, _ := core.CanonicalJSON(enc.relation(r.asMap())); !bytes.Equal(raw, m) {
+			t.Errorf("relation %v is written %s, its map %s", r, raw, m)
+		}
 		back, err := d.expandRelation(raw)
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, _ := core.CanonicalJSON(r)
+		w, _ := core.CanonicalJSON(r.asMap())
 		h, _ := core.CanonicalJSON(back)
 		if !bytes.Equal(w, h) {
 			t.Errorf("relation %s came back as %s (lean %s)", w, h, raw)
 		}
 	}
-	if row, ok := enc.relation(rels[2]).([]any); !ok || len(row) != 7 {
-		t.Errorf("an export is not a row: %v", enc.relation(rels[2]))
+	if row, ok := enc.relationOf(&rels[2]).([]any); !ok || len(row) != 7 {
+		t.Errorf("an export is not a row: %v", enc.relationOf(&rels[2]))
 	}
-	for i, e := range []map[string]any{{"value": "abc", "node_id": a, "offset": offsetPtr(4)}, {"value": "xyz", "node_id": missing, "offset": offsetPtr(-1)}} {
-		rows, _ := core.CanonicalJSON(enc.stringIndex([]map[string]any{e}))
+	for i, e := range []indexedString{{"abc", a, 4}, {"xyz", missing, -1}} {
+		rows, _ := core.CanonicalJSON(enc.stringIndex([]indexedString{e}))
 		raw := rows[1 : len(rows)-1]
 		s, err := d.stringEntry(raw)
-		if err != nil || s.Value != e["value"] || s.NodeID != e["node_id"] || (s.Offset == nil) != (i == 1) {
+		if err != nil || s.Value != e.value || s.NodeID != e.node || (s.Offset == nil) != (i == 1) {
 			t.Errorf("string index entry %v came back as %+v (%v)", e, s, err)
 		}
 	}
