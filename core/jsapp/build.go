@@ -1374,18 +1374,14 @@ func (b *jsappBuilder) result() *jsappOutcome {
 		coverage["status"] = "partial"
 		coverage["omitted_count"] = nil
 	}
-	slices.SortStableFunc(b.relations, func(x, y semRelation) int { return strings.Compare(x.source, y.source) })
+	order := relationOrder(b.relations)
 	semCoverage := map[string]any{"status": "complete", "truncated": false}
 	if len(b.relations) >= jsappMaxRelations || st.truncated {
 		semCoverage = map[string]any{"status": "partial", "truncated": true}
 	}
 	// The semantic graph and the string index name graph nodes by index
 	// (lean.go).
-	lrel := make([]any, len(b.relations))
-	for i := range b.relations {
-		lrel[i] = enc.relationOf(&b.relations[i])
-	}
-	relations, err := canonicalArray(lrel)
+	relations, err := lazyRows(len(order), func(i int) any { return enc.relationOf(&b.relations[order[i]]) })
 	if err != nil {
 		panic(fmt.Sprintf("jsapp semantic graph: %v", err)) // rea's own values always encode
 	}

@@ -1,6 +1,10 @@
 package jsapp
 
-import "rea/core"
+import (
+	"slices"
+
+	"rea/core"
+)
 
 // canonicalArray and sealMembers encode the large parts of a result once,
 // with the kernel's encoders: an array encoded on every core and kept as
@@ -12,3 +16,51 @@ func canonicalArray[T any](items []T) (core.Canonical, error) { return core.Cano
 func sealMembers(obj map[string]any, idKey, prefix string) (core.Canonical, string, error) {
 	return core.SealObject(obj, idKey, prefix)
 }
+
+// lazyRows encodes n rows as one canonical array, each row built by row(i)
+// on the core that writes it (core.CanonicalArray's runs), so the rows of
+// the large tables are neither built on one core nor held all at once.
+// row must only read what it shares.
+func lazyRows(n int, row func(i int) any) (core.Canonical, error) {
+	items := make([]lazyRow, n)
+	refs := make([]*lazyRow, n)
+	for i := range items {
+		items[i] = lazyRow{row: row, i: i}
+		refs[i] = &items[i]
+	}
+	c, err := core.CanonicalArray(refs)
+	for i := range items {
+		if items[i].err != nil {
+			return c, items[i].err
+		}
+	}
+	return c, err
+}
+
+// lazyRow is one row of lazyRows; err is what encoding it met (rea's own
+// values always encode, and a worker must not panic where the call's
+// recovery cannot catch it).
+type lazyRow struct {
+	row func(int) any
+	i   int
+	err error
+}
+
+// AppendCanonicalJSON implements core.CanonicalAppender.
+func (r *lazyRow) AppendCanonicalJSON(dst []byte) []byte {
+	// dst is a run of several MB: doubled here, it is copied about twice
+	// as it grows rather than about five times (append grows large
+	// slices by a quarter).
+	if cap(dst)-len(dst) < 4<<10 {
+		dst = slices.Grow(dst, max(len(dst), 16<<10))
+	}
+	out, err := core.AppendCanonical(dst, r.row(r.i))
+	if err != nil {
+		r.err = err
+		return dst
+	}
+	return out
+}
+
+// MarshalJSON writes the same text, for encoders other than rea's.
+func (r *lazyRow) MarshalJSON() ([]byte, error) { return core.CanonicalJSON(r.row(r.i)) }

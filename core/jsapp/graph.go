@@ -293,11 +293,7 @@ func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string
 	enc := newLeanEncoder(out, root)
 	groups := make([]groupJSON, len(enc.groups))
 	for i, grp := range enc.groups {
-		rows := make([][]any, len(grp.nodes))
-		for j := range grp.nodes {
-			rows[j] = enc.row(grp, j)
-		}
-		arr, err := canonicalArray(rows)
+		arr, err := lazyRows(len(grp.nodes), func(j int) any { return enc.row(grp, j) })
 		if err != nil {
 			panic(fmt.Sprintf("jsapp graph: %v", err)) // rea's own values always encode
 		}
@@ -331,11 +327,7 @@ func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string
 		}
 		return cmpUTF16(ea.EdgeID, eb.EdgeID)
 	})
-	ledges := make([][]any, len(out.Edges))
-	for i, k := range order {
-		ledges[i] = enc.edge(k.e)
-	}
-	edges, err := canonicalArray(ledges)
+	edges, err := lazyRows(len(order), func(i int) any { return enc.edge(order[i].e) })
 	if err != nil {
 		panic(fmt.Sprintf("jsapp graph: %v", err))
 	}

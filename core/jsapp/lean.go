@@ -414,15 +414,14 @@ func (e *leanEncoder) refs(in []map[string]any) []map[string]any {
 // stringIndex writes each string index entry {value, node_id, offset} as
 // the row [value, node] or [value, node, offset], encoded once.
 func (e *leanEncoder) stringIndex(in []indexedString) core.Canonical {
-	out := make([]any, len(in))
-	for i, r := range in {
+	c, err := lazyRows(len(in), func(i int) any {
+		r := in[i]
 		row := []any{r.value, e.ref(r.node)}
 		if r.offset >= 0 {
 			row = append(row, r.offset)
 		}
-		out[i] = row
-	}
-	c, err := canonicalArray(out)
+		return row
+	})
 	if err != nil {
 		panic(fmt.Sprintf("jsapp string index: %v", err)) // rea's own values always encode
 	}

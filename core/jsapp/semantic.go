@@ -1,6 +1,9 @@
 package jsapp
 
 import (
+	"slices"
+	"strings"
+
 	"rea/ports"
 )
 
@@ -91,4 +94,15 @@ type indexedString struct {
 
 func (s indexedString) asMap() map[string]any {
 	return map[string]any{"value": s.value, "node_id": s.node, "offset": offsetPtr(s.offset)}
+}
+
+// relationOrder is the order of relations stably by source node ID, as
+// indices (a relation is a large struct to move).
+func relationOrder(rels []semRelation) []int32 {
+	order := make([]int32, len(rels))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(x, y int32) int { return strings.Compare(rels[x].source, rels[y].source) })
+	return order
 }
