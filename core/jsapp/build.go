@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"rea/ports"
 
@@ -1010,46 +1011,136 @@ func (b *jsappBuilder) bundlePhase() {
 	}
 }
 
-func (b *jsappBuilder) sourceMapPhase(ctx context.Context) {
-	st := b.st
+// mapPrefetch prepares the assets' source maps (reading, hashing and
+// decoding a map depend on its asset alone) on every core from the start
+// of the build, so that work overlaps the phases before the source map
+// phase, which takes the prepared maps in path order (so the graph is the
+// same whatever the number of cores). It runs a bounded amount ahead of
+// that phase: two maps per core whatever their size, and more while the
+// maps waiting are smaller than mapsAheadBytes in all.
+type mapPrefetch struct {
+	assets       []*jsAsset
+	prepared     []chan *preparedMap
+	cost         []int64 // bytes counted against the window; -1: none (no map)
+	stop         chan struct{}
+	producerDone chan struct{}
+	launched     int // set by the producer; read once producerDone is closed
+	next         int // the first asset not taken
+	mu           sync.Mutex
+	cond         *sync.Cond
+	ahead        int // maps launched and not yet taken
+	aheadBytes   int64
+	stopped      bool
+}
+
+const (
+	mapsAheadBytes = 8 << 20
+	maxMapsAhead   = 64
+)
+
+func (st *jsappState) prefetchMaps(ctx context.Context) *mapPrefetch {
 	assets := st.sortedAssets()
-	// Reading, hashing and decoding a map depend on its asset alone: they
-	// run on every core, a bounded window ahead of the graph, which takes
-	// the prepared maps in path order (so the graph is the same whatever
-	// the number of cores).
-	workers := max(1, runtime.GOMAXPROCS(0))
-	prepared := make([]chan *preparedMap, len(assets))
-	for i := range prepared {
-		prepared[i] = make(chan *preparedMap, 1)
+	m := &mapPrefetch{assets: assets, prepared: make([]chan *preparedMap, len(assets)), cost: make([]int64, len(assets)),
+		stop: make(chan struct{}), producerDone: make(chan struct{})}
+	m.cond = sync.NewCond(&m.mu)
+	for i := range m.prepared {
+		m.prepared[i] = make(chan *preparedMap, 1)
 	}
-	window := make(chan struct{}, 2*workers)
-	stop := make(chan struct{})
-	defer close(stop)
-	launched, producerDone := 0, make(chan struct{})
+	minAhead := 2 * max(1, runtime.GOMAXPROCS(0))
 	go func() {
-		defer close(producerDone)
+		defer close(m.producerDone)
 		for i, a := range assets {
-			select {
-			case window <- struct{}{}:
-			case <-stop:
+			// What the map needs of the asset is read here, before the
+			// graph moves on: the prepared map reads nothing of it.
+			if a.facts == nil || a.facts.SourceMap == nil {
+				m.cost[i] = -1
+				m.prepared[i] <- nil
+				m.launched = i + 1
+				continue
+			}
+			ref, lines := *a.facts.SourceMap, 1
+			if a.src != nil {
+				lines = a.src.lines
+			}
+			cost := st.mapCost(a.path, ref.URL)
+			m.mu.Lock()
+			for !m.stopped && m.ahead >= minAhead && (m.ahead >= maxMapsAhead || m.aheadBytes+cost > mapsAheadBytes) {
+				m.cond.Wait()
+			}
+			if m.stopped {
+				m.mu.Unlock()
 				return
 			}
-			launched = i + 1
-			go func() { prepared[i] <- st.prepareMap(ctx, a) }()
+			m.ahead++
+			m.aheadBytes += cost
+			m.mu.Unlock()
+			m.cost[i] = cost
+			m.launched = i + 1
+			go func() { m.prepared[i] <- st.prepareMap(ctx, a.path, &ref, lines) }()
 		}
 	}()
-	for i, a := range assets {
-		p := <-prepared[i]
-		<-window
+	return m
+}
+
+// mapCost is about the bytes of a map an asset names (its inline text or
+// its file), for the prefetch window.
+func (st *jsappState) mapCost(assetPath, url string) int64 {
+	if strings.HasPrefix(url, "data:") {
+		return int64(len(url))
+	}
+	if f := st.files[path.Join(path.Dir(assetPath), url)]; f != nil {
+		return min(f.size, jsappMaxSourceMapBytes)
+	}
+	return 0
+}
+
+// take waits for asset i's prepared map (nil when it has none) and frees
+// its place in the window.
+func (m *mapPrefetch) take(i int) *preparedMap {
+	p := <-m.prepared[i]
+	m.next = i + 1
+	if m.cost[i] >= 0 {
+		m.mu.Lock()
+		m.ahead--
+		m.aheadBytes -= m.cost[i]
+		m.mu.Unlock()
+		m.cond.Broadcast()
+	}
+	return p
+}
+
+// close stops the prefetch and waits for the maps being prepared (each
+// returns at once when the call is cancelled, else finishes its map): once
+// it returns nothing reads the assets or the inventory (which the call
+// closes next), and every map not taken has given back its memory
+// reservation. Safe to call more than once.
+func (m *mapPrefetch) close() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	if m.stopped {
+		m.mu.Unlock()
+		return
+	}
+	m.stopped = true
+	m.mu.Unlock()
+	m.cond.Broadcast()
+	<-m.producerDone
+	for _, c := range m.prepared[m.next:m.launched] {
+		(<-c).release()
+	}
+	m.next = m.launched
+}
+
+func (b *jsappBuilder) sourceMapPhase(ctx context.Context, maps *mapPrefetch) {
+	st := b.st
+	defer maps.close()
+	for i, a := range maps.assets {
+		p := maps.take(i)
 		if ctx.Err() != nil {
 			p.release()
-			go func() { // maps prepared ahead give back their memory reservations
-				<-producerDone
-				for j := i + 1; j < launched; j++ {
-					(<-prepared[j]).release()
-				}
-			}()
-			return
+			return // close gives back what was prepared ahead
 		}
 		b.attachModuleMaps(a)
 		if p == nil {
@@ -1093,13 +1184,13 @@ func (p *preparedMap) release() {
 	}
 }
 
-// prepareMap does the work of one asset's source map that needs nothing
-// but the asset: safe to run concurrently for different assets.
-func (st *jsappState) prepareMap(ctx context.Context, a *jsAsset) *preparedMap {
-	if a.facts == nil || a.facts.SourceMap == nil || ctx.Err() != nil {
+// prepareMap does the work of the source map ref that the asset at
+// assetPath (of lines lines) names, which needs nothing else of the asset:
+// safe to run concurrently for different assets.
+func (st *jsappState) prepareMap(ctx context.Context, assetPath string, ref *ports.JSSourceMapRef, lines int) *preparedMap {
+	if ctx.Err() != nil {
 		return nil
 	}
-	ref := a.facts.SourceMap
 	p := &preparedMap{inline: strings.HasPrefix(ref.URL, "data:")}
 	var data []byte
 	if p.inline {
@@ -1108,7 +1199,7 @@ func (st *jsappState) prepareMap(ctx context.Context, a *jsAsset) *preparedMap {
 			p.unknownKind, p.unknownDetail = "invalid-source-map", "inline source map: "+err.Error()
 			return p
 		}
-		data, p.mapPath = d, a.path+"#inline-source-map"
+		data, p.mapPath = d, assetPath+"#inline-source-map"
 		sum := sha256.Sum256(d)
 		p.mapSHA = hex.EncodeToString(sum[:])
 	} else {
@@ -1116,7 +1207,7 @@ func (st *jsappState) prepareMap(ctx context.Context, a *jsAsset) *preparedMap {
 			p.unknownKind, p.unknownDetail = "external-source-map", "source map "+ref.URL+" is outside the app; not read"
 			return p
 		}
-		mp := path.Join(path.Dir(a.path), ref.URL)
+		mp := path.Join(path.Dir(assetPath), ref.URL)
 		f := st.files[mp]
 		if f == nil {
 			p.unknownKind, p.unknownDetail = "missing-source-map", "source map "+mp+" is not in the app"
@@ -1146,10 +1237,6 @@ func (st *jsappState) prepareMap(ctx context.Context, a *jsAsset) *preparedMap {
 	p.sm, p.err = parseSourceMap(data)
 	if p.sm != nil {
 		p.sm.sortSegments()
-		lines := 1
-		if a.src != nil {
-			lines = a.src.lines
-		}
 		p.bad = p.sm.OutOfRange + p.sm.checkGenerated(lines)
 		p.srcSHA = contentDigests(p.sm)
 	}

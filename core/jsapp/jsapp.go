@@ -313,7 +313,7 @@ func (st *jsappState) read(ctx context.Context, f *jsFile, max int64) ([]byte, e
 		return nil, err
 	}
 	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, max+1))
+	b, err := readAll(io.LimitReader(rc, max+1), min(f.size, max)+1)
 	if err != nil {
 		return nil, &artifact.Failure{Reason: "io", Path: f.path, Err: err}
 	}
@@ -325,6 +325,26 @@ func (st *jsappState) read(ctx context.Context, f *jsFile, max int64) ([]byte, e
 		return nil, artifact.ChangedError(st.req.op, f.path, "content_changed")
 	}
 	return b, nil
+}
+
+// readAll is io.ReadAll with a first buffer of size bytes: a file's
+// recorded size (and one byte to see its end) is usually all it takes,
+// where growing from 512 bytes copied a large map many times.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, 0, size)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+	}
 }
 
 // prefetch parses one JavaScript file from the bytes the inventory hashed.
@@ -438,6 +458,11 @@ func (st *jsappState) build(ctx context.Context) (*jsappOutcome, error) {
 		return nil
 	}
 	b := newJSAppBuilder(st)
+	var maps *mapPrefetch
+	if !st.truncated {
+		maps = st.prefetchMaps(ctx)
+		defer maps.close()
+	}
 	st.req.observe("building the application graph")
 	b.packagesPhase(ctx)
 	if err := cancelled(); err != nil {
@@ -451,7 +476,7 @@ func (st *jsappState) build(ctx context.Context) (*jsappOutcome, error) {
 	b.bundlePhase() // first: calls inside bundled modules start from the module's node
 	b.electronPhase()
 	if !st.truncated {
-		b.sourceMapPhase(ctx)
+		b.sourceMapPhase(ctx, maps)
 	}
 	if err := cancelled(); err != nil {
 		return nil, err
