@@ -22,6 +22,11 @@ func sealMembers(obj map[string]any, idKey, prefix string) (core.Canonical, stri
 // the large tables are neither built on one core nor held all at once.
 // row must only read what it shares.
 func lazyRows(n int, row func(i int) any) (core.Canonical, error) {
+	return lazyAppend(n, func(dst []byte, i int) ([]byte, error) { return core.AppendCanonical(dst, row(i)) })
+}
+
+// lazyAppend is lazyRows for rows that write their own canonical form.
+func lazyAppend(n int, row func(dst []byte, i int) ([]byte, error)) (core.Canonical, error) {
 	items := make([]lazyRow, n)
 	refs := make([]*lazyRow, n)
 	for i := range items {
@@ -37,11 +42,11 @@ func lazyRows(n int, row func(i int) any) (core.Canonical, error) {
 	return c, err
 }
 
-// lazyRow is one row of lazyRows; err is what encoding it met (rea's own
+// lazyRow is one row of lazyAppend; err is what encoding it met (rea's own
 // values always encode, and a worker must not panic where the call's
 // recovery cannot catch it).
 type lazyRow struct {
-	row func(int) any
+	row func(dst []byte, i int) ([]byte, error)
 	i   int
 	err error
 }
@@ -54,7 +59,7 @@ func (r *lazyRow) AppendCanonicalJSON(dst []byte) []byte {
 	if cap(dst)-len(dst) < 4<<10 {
 		dst = slices.Grow(dst, max(len(dst), 16<<10))
 	}
-	out, err := core.AppendCanonical(dst, r.row(r.i))
+	out, err := r.row(dst, r.i)
 	if err != nil {
 		r.err = err
 		return dst
@@ -63,4 +68,4 @@ func (r *lazyRow) AppendCanonicalJSON(dst []byte) []byte {
 }
 
 // MarshalJSON writes the same text, for encoders other than rea's.
-func (r *lazyRow) MarshalJSON() ([]byte, error) { return core.CanonicalJSON(r.row(r.i)) }
+func (r *lazyRow) MarshalJSON() ([]byte, error) { return r.row(nil, r.i) }

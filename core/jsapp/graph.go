@@ -293,7 +293,7 @@ func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string
 	enc := newLeanEncoder(out, root)
 	groups := make([]groupJSON, len(enc.groups))
 	for i, grp := range enc.groups {
-		arr, err := lazyRows(len(grp.nodes), func(j int) any { return enc.row(grp, j) })
+		arr, err := lazyAppend(len(grp.nodes), func(dst []byte, j int) ([]byte, error) { return enc.appendRow(dst, grp, j) })
 		if err != nil {
 			panic(fmt.Sprintf("jsapp graph: %v", err)) // rea's own values always encode
 		}
@@ -327,7 +327,7 @@ func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string
 		}
 		return cmpUTF16(ea.EdgeID, eb.EdgeID)
 	})
-	edges, err := lazyRows(len(order), func(i int) any { return enc.edge(order[i].e) })
+	edges, err := lazyAppend(len(order), func(dst []byte, i int) ([]byte, error) { return enc.appendEdge(dst, order[i].e) })
 	if err != nil {
 		panic(fmt.Sprintf("jsapp graph: %v", err))
 	}

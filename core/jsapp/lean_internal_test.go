@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -148,5 +149,109 @@ func TestEvidenceLowerBoundHolds(t *testing.T) {
 	}
 	if int64(len(b)) < need {
 		t.Fatalf("the result is %d bytes, below the lower bound %d", len(b), need)
+	}
+}
+
+// appendRow and appendEdge write what row and edge's cells encode as, on
+// awkward records: every kind's default basis and others, confidences,
+// labels equal to the key, other and null, derived properties present,
+// different, of another type and missing, escapes, offsets none, zero and
+// beyond 2^53, typed properties, references outside the graph.
+func TestAppendRowMatchesRow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const root = "1111111111111111111111111111111111111111111111111111111111111111"
+	strs := []string{"a.js", "dist/a.js.map", "../src/a.ts", "/abs/c.ts", "webpack://x/y.ts", "é\u2028\"<>", "", "src/a.ts", root}
+	str := func() string { return strs[rng.IntN(len(strs))] }
+	offsets := []*int64{nil, new(int64(0)), new(int64(17)), new(int64(1 << 53)), new(int64(1<<62 + 1))}
+	kinds := []string{"javascript-asset", "artifact", "source-module", "source-map", "package", "storage", "endpoint"}
+	bases := []string{"artifact-inventory", "source-map", "package-metadata", "static-syntax", "derived"}
+	confs := []string{core.ConfidenceObserved, core.ConfidenceDerived, core.ConfidenceInferred}
+	ev := func() GraphEvidence {
+		e := GraphEvidence{Basis: bases[rng.IntN(len(bases))], Confidence: confs[rng.IntN(len(confs))]}
+		for range rng.IntN(3) {
+			e.Locations = append(e.Locations, GraphLocation{Path: str(), Offset: offsets[rng.IntN(len(offsets))]})
+		}
+		return e
+	}
+	props := func() map[string]any {
+		p := map[string]any{}
+		for _, k := range []string{"path", "sha256", "original_source", "has_content", "resolved_path", "outside_app", "size", "x\u00e9", "export_shapes", "exports"} {
+			switch rng.IntN(5) {
+			case 0:
+				p[k] = str()
+			case 1:
+				p[k] = rng.IntN(2) == 0
+			case 2:
+				if k == "export_shapes" {
+					p[k] = exportShapeList{{name: str(), shape: ports.JSValueShape{Kind: "function", Params: rng.IntN(3) - 1}}}
+				} else {
+					p[k] = []string{str()}
+				}
+			}
+		}
+		return p
+	}
+	g := newGraphBuild()
+	var ids []string
+	for range 400 {
+		kind := kinds[rng.IntN(len(kinds))]
+		fields := map[string]any{}
+		switch rng.IntN(4) {
+		case 0:
+			fields["path"], fields["artifact_sha256"] = str(), []string{root, "22"}[rng.IntN(2)]
+		case 1:
+			fields["source_map_sha256"], fields["original_source"], fields["source_sha256"] = root, str(), []any{nil, root}[rng.IntN(2)]
+		case 2:
+			fields["sha256"] = str()
+		default:
+			fields["namespace"], fields["key"] = str(), str()
+		}
+		strategy, stability := strategyFor(fields)
+		if rng.IntN(6) == 0 {
+			stability = "odd"
+		}
+		for range 1 + rng.IntN(3) {
+			label := str()
+			if rng.IntN(4) == 0 {
+				label = ""
+			}
+			ids = append(ids, g.node(kind, identity(strategy, stability, fields), label, props(), ev()))
+		}
+	}
+	missing := nodeID("native-addon", identity(idCanonicalPath, stabilityVersion, map[string]any{"artifact_sha256": root, "path": "x.node"}))
+	relations := []string{"contains", "loads", "imports", "calls"}
+	for range 400 {
+		var p map[string]any
+		if rng.IntN(3) > 0 {
+			p = props()
+		}
+		dst := ids[rng.IntN(len(ids))]
+		if rng.IntN(10) == 0 {
+			dst = missing
+		}
+		g.edge(ids[rng.IntN(len(ids))], dst, relations[rng.IntN(len(relations))], p, ev())
+	}
+	built, enc := g.seal(nil, nil, root)
+	for _, grp := range enc.groups {
+		for j := range grp.nodes {
+			want, err := core.CanonicalJSON(enc.row(grp, j))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := enc.appendRow(nil, grp, j)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("row written\n%s\nwant\n%s (%v)", got, want, err)
+			}
+		}
+	}
+	for _, e := range built.Edges {
+		want, err := core.CanonicalJSON(enc.edge(e))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := enc.appendEdge(nil, e)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("edge written\n%s\nwant\n%s (%v)", got, want, err)
+		}
 	}
 }
