@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -79,6 +80,7 @@ func (b *jsappBuilder) packagesPhase(ctx context.Context) {
 		map[string]any{"format": st.format, "sha256": st.rootSHA, "files": len(st.files)}, inventoryEv("."))
 	b.g.root(b.rootID)
 	st.readPackages(ctx)
+	st.resolved = map[resolveKey]resolvedModule{}
 	for _, dir := range jaKeys(st.packages) {
 		pkg := st.packages[dir]
 		props := map[string]any{"path": pkg.path, "name": pkg.name, "version": pkg.ver, "main": pkg.main, "type": pkg.typ,
@@ -230,10 +232,16 @@ func (b *jsappBuilder) importsPhase() {
 	n := 0
 	for _, a := range st.sortedAssets() {
 		if a.facts != nil {
-			n += len(a.facts.Imports) + len(a.facts.Exports)
+			n += len(a.facts.Exports)
+			for _, im := range a.facts.Imports {
+				if im.InModule < 0 {
+					n++
+				}
+			}
 		}
 	}
 	b.relations = slices.Grow(b.relations, min(n, jsappMaxRelations)-len(b.relations))
+	importProps := sharedProps{}
 	for _, a := range st.sortedAssets() {
 		if a.facts == nil {
 			continue
@@ -284,10 +292,7 @@ func (b *jsappBuilder) importsPhase() {
 				b.relation(rel)
 				continue
 			}
-			props := map[string]any{"kind": im.Kind, "specifier": im.Specifier}
-			if len(im.Names) > 0 {
-				props["names"] = strSlice(im.Names)
-			}
+			props := importProps.get(im)
 			if t := st.assets[target]; t != nil {
 				b.g.edge(a.nodeID, t.nodeID, "imports", props, at(a.path, im.Offset))
 				rel.target, rel.hasTarget = t.nodeID, true
@@ -303,6 +308,29 @@ func (b *jsappBuilder) importsPhase() {
 				specifier: e.Source, offset: e.Offset, value: e.Value})
 		}
 	}
+}
+
+// sharedProps hands out one properties map per distinct import (kind,
+// specifier, names) for the edges of the imports phase: edges only read
+// their properties, and the same specifier is imported from many files.
+type sharedProps map[string]map[string]any
+
+func (c sharedProps) get(im ports.JSImport) map[string]any {
+	var key strings.Builder
+	for _, s := range append([]string{im.Kind, im.Specifier}, im.Names...) {
+		key.WriteString(strconv.Itoa(len(s)))
+		key.WriteByte(':')
+		key.WriteString(s)
+	}
+	if p, ok := c[key.String()]; ok {
+		return p
+	}
+	p := map[string]any{"kind": im.Kind, "specifier": im.Specifier}
+	if len(im.Names) > 0 {
+		p["names"] = strSlice(im.Names)
+	}
+	c[key.String()] = p
+	return p
 }
 
 func dynamicKind(kind string) string {
@@ -1131,6 +1159,7 @@ func (m *mapPrefetch) close() {
 		(<-c).release()
 	}
 	m.next = m.launched
+	m.assets, m.prepared, m.cost = nil, nil, nil // the build holds m until it returns
 }
 
 func (b *jsappBuilder) sourceMapPhase(ctx context.Context, maps *mapPrefetch) {
@@ -1396,6 +1425,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	for _, a := range st.assets {
 		a.facts = nil
 	}
+	st.resolved = nil // nothing is resolved from here on
 	for _, a := range st.sortedAssets() {
 		if len(a.roles) > 0 {
 			// Roles are also recorded on the asset for views and traces.

@@ -1,6 +1,7 @@
 package jsapp
 
 import (
+	"runtime"
 	"slices"
 
 	"rea/core"
@@ -27,10 +28,29 @@ func lazyRows(n int, row func(i int) any) (core.Canonical, error) {
 
 // lazyAppend is lazyRows for rows that write their own canonical form.
 func lazyAppend(n int, row func(dst []byte, i int) ([]byte, error)) (core.Canonical, error) {
+	// Each core writes a run of about per rows into one buffer: sized from
+	// a few rows written first, the buffer is not grown (a large buffer
+	// grown is copied and its bytes charged to the collector again).
+	workers := max(1, min(runtime.GOMAXPROCS(0), n/64)) // as core.CanonicalArray splits
+	per := (n + workers - 1) / workers
+	hint := 0
+	if n > 0 {
+		var sample []byte
+		rows := 0
+		for i := 0; i < n; i += max(1, n/8) {
+			out, err := row(sample, i)
+			if err != nil {
+				return core.Canonical{}, err
+			}
+			sample, rows = out[:0], rows+1
+			hint += len(out) + 1
+		}
+		hint = hint/rows*per + hint/rows*per/8 + 1024
+	}
 	items := make([]lazyRow, n)
 	refs := make([]*lazyRow, n)
 	for i := range items {
-		items[i] = lazyRow{row: row, i: i}
+		items[i] = lazyRow{row: row, i: i, hint: hint}
 		refs[i] = &items[i]
 	}
 	c, err := core.CanonicalArray(refs)
@@ -46,18 +66,19 @@ func lazyAppend(n int, row func(dst []byte, i int) ([]byte, error)) (core.Canoni
 // values always encode, and a worker must not panic where the call's
 // recovery cannot catch it).
 type lazyRow struct {
-	row func(dst []byte, i int) ([]byte, error)
-	i   int
-	err error
+	row  func(dst []byte, i int) ([]byte, error)
+	i    int
+	hint int // the expected bytes of a run
+	err  error
 }
 
 // AppendCanonicalJSON implements core.CanonicalAppender.
 func (r *lazyRow) AppendCanonicalJSON(dst []byte) []byte {
-	// dst is a run of several MB: doubled here, it is copied about twice
-	// as it grows rather than about five times (append grows large
-	// slices by a quarter).
+	// dst is a run of several MB: sized to the hint at first, then, past
+	// it, doubled (append grows large slices by a quarter, copying them
+	// about five times).
 	if cap(dst)-len(dst) < 4<<10 {
-		dst = slices.Grow(dst, max(len(dst), 16<<10))
+		dst = slices.Grow(dst, max(len(dst), 16<<10, r.hint-len(dst)))
 	}
 	out, err := r.row(dst, r.i)
 	if err != nil {

@@ -134,6 +134,9 @@ type jsappState struct {
 	syntaxErrs  int
 	notParsed   int
 	unknownsCut int
+	// resolved memoizes resolveModule once the packages are read (nil
+	// before: a resolution depends on them); the builder's goroutine only.
+	resolved map[resolveKey]resolvedModule
 	// facts parsed while the inventory was still hashing, by path
 	preMu  sync.Mutex
 	pre    map[string]*prefetched
@@ -550,11 +553,32 @@ func (st *jsappState) resolveModule(fromPath, spec, kind string) (string, bool) 
 	if spec == "" {
 		return "", false
 	}
+	if st.resolved == nil {
+		return st.resolveModuleAt(path.Dir(fromPath), spec, kind)
+	}
+	// The same specifier is resolved from many files of one directory (and
+	// a bare one walks every directory above): once is enough.
+	key := resolveKey{path.Dir(fromPath), spec, kind}
+	r, ok := st.resolved[key]
+	if !ok {
+		r.path, r.ok = st.resolveModuleAt(key.dir, spec, kind)
+		st.resolved[key] = r
+	}
+	return r.path, r.ok
+}
+
+type resolveKey struct{ dir, spec, kind string }
+
+type resolvedModule struct {
+	path string
+	ok   bool
+}
+
+func (st *jsappState) resolveModuleAt(dir, spec, kind string) (string, bool) {
 	spec = strings.TrimPrefix(spec, "file://")
 	if i := strings.IndexAny(spec, "?#"); i > 0 {
 		spec = spec[:i]
 	}
-	dir := path.Dir(fromPath)
 	if strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../") || spec == "." || spec == ".." {
 		return st.resolveFile(path.Join(dir, spec))
 	}
