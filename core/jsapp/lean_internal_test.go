@@ -255,3 +255,34 @@ func TestAppendRowMatchesRow(t *testing.T) {
 		}
 	}
 }
+
+// appendRelation writes what relationOf's cells encode as, for every
+// combination of defaults, both node references and IDs outside the
+// graph, and the relations of no row shape.
+func TestAppendRelationMatchesRelationOf(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const root = "1111111111111111111111111111111111111111111111111111111111111111"
+	g := newGraphBuild()
+	a := g.node("javascript-asset", identity(idCanonicalPath, stabilityVersion, map[string]any{"artifact_sha256": root, "path": "a.js"}), "a.js", nil, at("a.js", -1))
+	_, enc := g.seal(nil, nil, root)
+	pick := func(l ...string) string { return l[rng.IntN(len(l))] }
+	for range 5000 {
+		r := semRelation{relation: pick("require", "import", "", "exports", "worker"), source: pick(a, "jag_node_x", ""), specifier: pick("", "./b", "é\"\u2028"),
+			offset: []int64{-1, 0, 9, 1 << 53, 1<<62 + 3}[rng.IntN(5)], external: rng.IntN(3) == 0, hasTarget: rng.IntN(2) == 0, target: pick(a, "jag_node_y", "")}
+		if rng.IntN(2) == 0 {
+			r.names = []string{"x", "y\n"}[:rng.IntN(3)]
+		}
+		if rng.IntN(3) == 0 {
+			r = semRelation{export: true, relation: "exports", source: r.source, specifier: r.specifier, offset: r.offset, name: pick("default", "f", ""),
+				kind: pick("named", "commonjs", ""), value: ports.JSValueShape{Kind: pick("", "function", "class"), Params: rng.IntN(4) - 1, Rest: rng.IntN(2) == 0}}
+		}
+		want, err := core.CanonicalJSON(enc.relationOf(&r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := enc.appendRelation(nil, &r)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("relation %+v written\n%s\nwant\n%s (%v)", r, got, want, err)
+		}
+	}
+}

@@ -2,8 +2,10 @@ package jsapp
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
+	"rea/core"
 	"rea/ports"
 )
 
@@ -82,6 +84,110 @@ func (e *leanEncoder) relationOf(r *semRelation) any {
 		external = true
 	}
 	return trimRow([]any{e.ref(r.source), r.relation, r.specifier, target, offsetCellOf(r.offset), strSlice(r.names), external}, otherCells)
+}
+
+// appendRelation appends the canonical form of relationOf(r) without
+// building its cells (TestAppendRelationMatchesRelationOf): the cells up to
+// the last one that does not hold its default (trimRow).
+func (e *leanEncoder) appendRelation(dst []byte, r *semRelation) ([]byte, error) {
+	if !r.export && (r.relation == "" || r.relation == "exports") {
+		return core.AppendCanonical(dst, e.relation(r.asMap()))
+	}
+	dst = e.appendRef(append(dst, '['), r.source)
+	if r.export {
+		kind := r.value.Kind
+		if kind == "" {
+			kind = ports.JSValueUnknown
+		}
+		dst = append(dst, `,"exports",`...)
+		dst = core.AppendCanonicalString(append(core.AppendCanonicalString(dst, r.name), ','), kind)
+		last := 3
+		switch {
+		case r.offset >= 0:
+			last = 8
+		case r.specifier != "":
+			last = 7
+		case r.kind != "named":
+			last = 6
+		case r.value.Rest:
+			last = 5
+		case r.value.Params >= 0:
+			last = 4
+		}
+		for c := 4; c <= last; c++ {
+			dst = append(dst, ',')
+			switch c {
+			case 4:
+				if r.value.Params >= 0 {
+					dst = appendInt(dst, int64(r.value.Params))
+				} else {
+					dst = append(dst, "null"...)
+				}
+			case 5:
+				dst = strconv.AppendBool(dst, r.value.Rest)
+			case 6:
+				dst = core.AppendCanonicalString(dst, r.kind)
+			case 7:
+				dst = core.AppendCanonicalString(dst, r.specifier)
+			case 8:
+				dst = appendInt(dst, r.offset)
+			}
+		}
+		return append(dst, ']'), nil
+	}
+	dst = core.AppendCanonicalString(append(dst, ','), r.relation)
+	last := 1
+	switch {
+	case r.external:
+		last = 6
+	case len(r.names) > 0:
+		last = 5
+	case r.offset >= 0:
+		last = 4
+	case r.hasTarget:
+		last = 3
+	case r.specifier != "":
+		last = 2
+	}
+	for c := 2; c <= last; c++ {
+		dst = append(dst, ',')
+		switch c {
+		case 2:
+			dst = core.AppendCanonicalString(dst, r.specifier)
+		case 3:
+			if r.hasTarget {
+				dst = e.appendRef(dst, r.target)
+			} else {
+				dst = append(dst, "null"...)
+			}
+		case 4:
+			if r.offset >= 0 {
+				dst = appendInt(dst, r.offset)
+			} else {
+				dst = append(dst, "null"...)
+			}
+		case 5:
+			dst = append(dst, '[')
+			for i, n := range r.names {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				dst = core.AppendCanonicalString(dst, n)
+			}
+			dst = append(dst, ']')
+		case 6:
+			dst = append(dst, "true"...)
+		}
+	}
+	return append(dst, ']'), nil
+}
+
+// appendRef writes ref(id).
+func (e *leanEncoder) appendRef(dst []byte, id string) []byte {
+	if i, ok := e.index[id]; ok {
+		return strconv.AppendInt(dst, int64(i), 10)
+	}
+	return core.AppendCanonicalString(dst, id)
 }
 
 // indexedString is one string index entry: a literal and the asset node
