@@ -23,11 +23,13 @@ func sealMembers(obj map[string]any, idKey, prefix string) (core.Canonical, stri
 // the large tables are neither built on one core nor held all at once.
 // row must only read what it shares.
 func lazyRows(n int, row func(i int) any) (core.Canonical, error) {
-	return lazyAppend(n, func(dst []byte, i int) ([]byte, error) { return core.AppendCanonical(dst, row(i)) })
+	c, _, err := lazyAppend(n, func(dst []byte, i int) ([]byte, error) { return core.AppendCanonical(dst, row(i)) })
+	return c, err
 }
 
-// lazyAppend is lazyRows for rows that write their own canonical form.
-func lazyAppend(n int, row func(dst []byte, i int) ([]byte, error)) (core.Canonical, error) {
+// lazyAppend is lazyRows for rows that write their own canonical form; it
+// also returns the bytes the rows took.
+func lazyAppend(n int, row func(dst []byte, i int) ([]byte, error)) (core.Canonical, int, error) {
 	// Each core writes a run of about per rows into one buffer: sized from
 	// a few rows written first, the buffer is not grown (a large buffer
 	// grown is copied and its bytes charged to the collector again).
@@ -40,7 +42,7 @@ func lazyAppend(n int, row func(dst []byte, i int) ([]byte, error)) (core.Canoni
 		for i := 0; i < n; i += max(1, n/8) {
 			out, err := row(sample, i)
 			if err != nil {
-				return core.Canonical{}, err
+				return core.Canonical{}, 0, err
 			}
 			sample, rows = out[:0], rows+1
 			hint += len(out) + 1
@@ -54,12 +56,14 @@ func lazyAppend(n int, row func(dst []byte, i int) ([]byte, error)) (core.Canoni
 		refs[i] = &items[i]
 	}
 	c, err := core.CanonicalArray(refs)
+	size := 0
 	for i := range items {
 		if items[i].err != nil {
-			return c, items[i].err
+			return c, 0, items[i].err
 		}
+		size += items[i].size + 1
 	}
-	return c, err
+	return c, size, err
 }
 
 // lazyRow is one row of lazyAppend; err is what encoding it met (rea's own
@@ -69,6 +73,7 @@ type lazyRow struct {
 	row  func(dst []byte, i int) ([]byte, error)
 	i    int
 	hint int // the expected bytes of a run
+	size int // the bytes written
 	err  error
 }
 
@@ -85,6 +90,7 @@ func (r *lazyRow) AppendCanonicalJSON(dst []byte) []byte {
 		r.err = err
 		return dst
 	}
+	r.size = len(out) - len(dst)
 	return out
 }
 

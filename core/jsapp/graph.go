@@ -291,13 +291,19 @@ func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string
 	// encode them on every core (the same bytes as encoding the slices in
 	// place).
 	enc := newLeanEncoder(out, root)
-	groups := make([]groupJSON, len(enc.groups))
+	groups := make([]*groupItem, len(enc.groups))
 	for i, grp := range enc.groups {
-		arr, err := lazyAppend(len(grp.nodes), func(dst []byte, j int) ([]byte, error) { return enc.appendRow(dst, grp, j) })
+		arr, size, err := lazyAppend(len(grp.nodes), func(dst []byte, j int) ([]byte, error) { return enc.appendRow(dst, grp, j) })
 		if err != nil {
 			panic(fmt.Sprintf("jsapp graph: %v", err)) // rea's own values always encode
 		}
-		groups[i] = groupJSON{Kind: grp.kind, Identity: grp.keys, Rows: arr}
+		groups[i] = &groupItem{g: groupJSON{Kind: grp.kind, Identity: grp.keys, Rows: arr}, size: size}
+	}
+	for i := len(groups) - 2; i >= 0; i-- {
+		groups[i].rest = groups[i].size + groups[i+1].rest
+	}
+	if len(groups) > 0 {
+		groups[len(groups)-1].rest = groups[len(groups)-1].size
 	}
 	nodes, err := canonicalArray(groups)
 	if err != nil {
@@ -327,7 +333,7 @@ func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string
 		}
 		return cmpUTF16(ea.EdgeID, eb.EdgeID)
 	})
-	edges, err := lazyAppend(len(order), func(dst []byte, i int) ([]byte, error) { return enc.appendEdge(dst, order[i].e) })
+	edges, _, err := lazyAppend(len(order), func(dst []byte, i int) ([]byte, error) { return enc.appendEdge(dst, order[i].e) })
 	if err != nil {
 		panic(fmt.Sprintf("jsapp graph: %v", err))
 	}
