@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"rea/core"
@@ -283,6 +285,27 @@ func TestAppendRelationMatchesRelationOf(t *testing.T) {
 		got, err := enc.appendRelation(nil, &r)
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("relation %+v written\n%s\nwant\n%s (%v)", r, got, want, err)
+		}
+	}
+}
+
+// relationOrder is the stable order by source, whatever the runs.
+func TestRelationOrderIsStable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for range 200 {
+		var rels []semRelation
+		for range rng.IntN(60) {
+			src := []string{"", "a", "b", "c"}[rng.IntN(4)]
+			for range 1 + rng.IntN(3) {
+				rels = append(rels, semRelation{source: src, offset: int64(len(rels))})
+			}
+		}
+		want := slices.Clone(rels)
+		slices.SortStableFunc(want, func(x, y semRelation) int { return strings.Compare(x.source, y.source) })
+		for i, j := range relationOrder(rels) {
+			if rels[j].offset != want[i].offset {
+				t.Fatalf("position %d holds relation %d, want %d (%v)", i, rels[j].offset, want[i].offset, rels)
+			}
 		}
 	}
 }

@@ -203,12 +203,25 @@ func (s indexedString) asMap() map[string]any {
 }
 
 // relationOrder is the order of relations stably by source node ID, as
-// indices (a relation is a large struct to move).
+// indices (a relation is a large struct to move). An asset's relations are
+// made together, so the runs of one source are ordered rather than each
+// relation: the same order, as a stable sort keeps a run's relations, and
+// equal runs, in the order they were made.
 func relationOrder(rels []semRelation) []int32 {
-	order := make([]int32, len(rels))
-	for i := range order {
-		order[i] = int32(i)
+	type run struct{ start, end int32 }
+	var runs []run
+	for i := range rels {
+		if i == 0 || rels[i].source != rels[i-1].source {
+			runs = append(runs, run{int32(i), int32(i)})
+		}
+		runs[len(runs)-1].end = int32(i) + 1
 	}
-	slices.SortStableFunc(order, func(x, y int32) int { return strings.Compare(rels[x].source, rels[y].source) })
+	slices.SortStableFunc(runs, func(x, y run) int { return strings.Compare(rels[x.start].source, rels[y.start].source) })
+	order := make([]int32, 0, len(rels))
+	for _, r := range runs {
+		for i := r.start; i < r.end; i++ {
+			order = append(order, i)
+		}
+	}
 	return order
 }
