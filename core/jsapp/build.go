@@ -10,7 +10,9 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 
 	"rea/ports"
 
@@ -32,17 +34,16 @@ type jsappBuilder struct {
 	endpoints, storage, workers, addons   map[string]bool
 	bundled, sourceMaps, sourceModules    int
 	htmlDocs                              int
-	relations                             []map[string]any
+	relations                             []semRelation
 	fingerprints                          []map[string]any
 	frontiers                             []map[string]any
-	stringIndex                           []map[string]any
+	stringIndex                           []indexedString
 	electron                              bool
 	stringsCut                            bool
 	bundleModuleNode                      map[string]map[string]string  // asset path -> module id -> node id
 	moduleNodes                           map[string][]string           // asset path -> node id of each module, by index in JSFacts.Modules
 	exportViews                           map[*jsAsset][]ports.JSExport // exportView results
 	exportWork                            int                           // module visits of exportView, bounded by maxExportWork
-	shapes                                shapeCache                    // export value shapes of the semantic graph, shared
 }
 
 type ipcChannel struct {
@@ -58,8 +59,7 @@ func newJSAppBuilder(st *jsappState) *jsappBuilder {
 	return &jsappBuilder{st: st, g: newGraphBuild(), ipc: map[string]*ipcChannel{}, apis: map[string]string{},
 		mains: map[string]bool{}, preloads: map[string]bool{}, renderers: map[string]bool{}, utilities: map[string]bool{},
 		endpoints: map[string]bool{}, storage: map[string]bool{}, workers: map[string]bool{}, addons: map[string]bool{},
-		bundleModuleNode: map[string]map[string]string{}, moduleNodes: map[string][]string{}, exportViews: map[*jsAsset][]ports.JSExport{},
-		shapes: shapeCache{}}
+		bundleModuleNode: map[string]map[string]string{}, moduleNodes: map[string][]string{}, exportViews: map[*jsAsset][]ports.JSExport{}}
 }
 
 func (b *jsappBuilder) localKey(namespace, key string) map[string]any {
@@ -80,6 +80,7 @@ func (b *jsappBuilder) packagesPhase(ctx context.Context) {
 		map[string]any{"format": st.format, "sha256": st.rootSHA, "files": len(st.files)}, inventoryEv("."))
 	b.g.root(b.rootID)
 	st.readPackages(ctx)
+	st.resolved = map[resolveKey]resolvedModule{}
 	for _, dir := range jaKeys(st.packages) {
 		pkg := st.packages[dir]
 		props := map[string]any{"path": pkg.path, "name": pkg.name, "version": pkg.ver, "main": pkg.main, "type": pkg.typ,
@@ -146,7 +147,7 @@ func (b *jsappBuilder) assetsPhase() {
 				for _, e := range a.facts.Exports {
 					names = append(names, e.Name)
 				}
-				props["exports"] = uniqueUTF16(names)
+				props["exports"] = uniqueUTF16(names) // a []string bounds as the list it encodes as (settle.go)
 				props["export_shapes"] = exportShapes(b.exportView(a))
 			}
 			for _, l := range a.facts.Limitations {
@@ -172,6 +173,8 @@ func (b *jsappBuilder) assetsPhase() {
 		}
 		b.indexStrings(a)
 	}
+	// Export views serve the assets' export shapes only.
+	b.exportViews = nil
 	// Entry points: main (index.js when absent), module and every exports
 	// target, patterns matched against the inventory.
 	for _, dir := range jaKeys(st.packages) {
@@ -207,8 +210,10 @@ func (b *jsappBuilder) indexStrings(a *jsAsset) {
 	if a.facts == nil {
 		return
 	}
+	strs := a.facts.Strings
+	a.facts.Strings = nil // read here only: the index holds what it keeps
 	seen := map[string]bool{}
-	for _, s := range a.facts.Strings {
+	for _, s := range strs {
 		if len(s.Value) < 3 || len(s.Value) > 256 || seen[s.Value] {
 			continue
 		}
@@ -217,12 +222,26 @@ func (b *jsappBuilder) indexStrings(a *jsAsset) {
 			b.stringsCut = true
 			return
 		}
-		b.stringIndex = append(b.stringIndex, map[string]any{"value": s.Value, "node_id": a.nodeID, "offset": offsetPtr(s.Offset)})
+		b.stringIndex = append(b.stringIndex, indexedString{s.Value, a.nodeID, s.Offset})
 	}
 }
 
 func (b *jsappBuilder) importsPhase() {
 	st := b.st
+	// The relations are held until the result: sized once.
+	n := 0
+	for _, a := range st.sortedAssets() {
+		if a.facts != nil {
+			n += len(a.facts.Exports)
+			for _, im := range a.facts.Imports {
+				if im.InModule < 0 {
+					n++
+				}
+			}
+		}
+	}
+	b.relations = slices.Grow(b.relations, min(n, jsappMaxRelations)-len(b.relations))
+	importProps := sharedProps{}
 	for _, a := range st.sortedAssets() {
 		if a.facts == nil {
 			continue
@@ -231,8 +250,7 @@ func (b *jsappBuilder) importsPhase() {
 			if im.InModule >= 0 {
 				continue // inside a bundled module: handled by the bundle phase
 			}
-			rel := map[string]any{"relation": im.Kind, "source_node_id": a.nodeID, "specifier": im.Specifier, "offset": offsetPtr(im.Offset),
-				"names": strSlice(im.Names), "target_node_id": nil}
+			rel := semRelation{relation: im.Kind, source: a.nodeID, specifier: im.Specifier, offset: im.Offset, names: im.Names}
 			if im.Dynamic {
 				st.unknown(dynamicKind(im.Kind), a.nodeID, a.path, im.Offset, im.Kind+" specifier is computed at run time")
 				b.frontier(a, dynamicKind(im.Kind), im.Offset, "computed specifier")
@@ -257,7 +275,7 @@ func (b *jsappBuilder) importsPhase() {
 					if t := st.assets[target]; t != nil {
 						b.g.edge(wid, t.nodeID, "loads", map[string]any{"path": target}, at(a.path, im.Offset))
 						t.roles[kind] = true
-						rel["target_node_id"] = t.nodeID
+						rel.target, rel.hasTarget = t.nodeID, true
 					}
 				} else if !isBuiltinModule(im.Specifier) {
 					st.unknown("unresolved-worker", a.nodeID, a.path, im.Offset, "worker script "+im.Specifier+" is not in the app")
@@ -267,32 +285,52 @@ func (b *jsappBuilder) importsPhase() {
 			}
 			if !ok {
 				if isBuiltinModule(im.Specifier) || isBareSpecifier(im.Specifier) {
-					rel["external"] = true
+					rel.external = true
 				} else {
 					st.unknown("unresolved-import", a.nodeID, a.path, im.Offset, "specifier "+im.Specifier+" does not resolve to an inventoried file")
 				}
 				b.relation(rel)
 				continue
 			}
-			props := map[string]any{"kind": im.Kind, "specifier": im.Specifier}
-			if len(im.Names) > 0 {
-				props["names"] = strSlice(im.Names)
-			}
+			props := importProps.get(im)
 			if t := st.assets[target]; t != nil {
 				b.g.edge(a.nodeID, t.nodeID, "imports", props, at(a.path, im.Offset))
-				rel["target_node_id"] = t.nodeID
+				rel.target, rel.hasTarget = t.nodeID, true
 			} else if st.files[target].kind == "native-addon" {
 				nid := nodeID("native-addon", b.pathKey(target))
 				b.g.edge(a.nodeID, nid, "loads", props, at(a.path, im.Offset))
-				rel["target_node_id"] = nid
+				rel.target, rel.hasTarget = nid, true
 			}
 			b.relation(rel)
 		}
 		for _, e := range a.facts.Exports {
-			b.relation(map[string]any{"relation": "exports", "source_node_id": a.nodeID, "name": e.Name, "kind": e.Kind,
-				"specifier": e.Source, "offset": offsetPtr(e.Offset), "target_node_id": nil, "value": b.shapes.shared(e.Value)})
+			b.relation(semRelation{export: true, relation: "exports", source: a.nodeID, name: e.Name, kind: e.Kind,
+				specifier: e.Source, offset: e.Offset, value: e.Value})
 		}
 	}
+}
+
+// sharedProps hands out one properties map per distinct import (kind,
+// specifier, names) for the edges of the imports phase: edges only read
+// their properties, and the same specifier is imported from many files.
+type sharedProps map[string]map[string]any
+
+func (c sharedProps) get(im ports.JSImport) map[string]any {
+	var key strings.Builder
+	for _, s := range append([]string{im.Kind, im.Specifier}, im.Names...) {
+		key.WriteString(strconv.Itoa(len(s)))
+		key.WriteByte(':')
+		key.WriteString(s)
+	}
+	if p, ok := c[key.String()]; ok {
+		return p
+	}
+	p := map[string]any{"kind": im.Kind, "specifier": im.Specifier}
+	if len(im.Names) > 0 {
+		p["names"] = strSlice(im.Names)
+	}
+	c[key.String()] = p
+	return p
 }
 
 func dynamicKind(kind string) string {
@@ -314,7 +352,7 @@ func strSlice(s []string) []any {
 	return out
 }
 
-func (b *jsappBuilder) relation(r map[string]any) {
+func (b *jsappBuilder) relation(r semRelation) {
 	if len(b.relations) < jsappMaxRelations {
 		b.relations = append(b.relations, r)
 	}
@@ -1001,46 +1039,137 @@ func (b *jsappBuilder) bundlePhase() {
 	}
 }
 
-func (b *jsappBuilder) sourceMapPhase(ctx context.Context) {
-	st := b.st
+// mapPrefetch prepares the assets' source maps (reading, hashing and
+// decoding a map depend on its asset alone) on every core from the start
+// of the build, so that work overlaps the phases before the source map
+// phase, which takes the prepared maps in path order (so the graph is the
+// same whatever the number of cores). It runs a bounded amount ahead of
+// that phase: two maps per core whatever their size, and more while the
+// maps waiting are smaller than mapsAheadBytes in all.
+type mapPrefetch struct {
+	assets       []*jsAsset
+	prepared     []chan *preparedMap
+	cost         []int64 // bytes counted against the window; -1: none (no map)
+	stop         chan struct{}
+	producerDone chan struct{}
+	launched     int // set by the producer; read once producerDone is closed
+	next         int // the first asset not taken
+	mu           sync.Mutex
+	cond         *sync.Cond
+	ahead        int // maps launched and not yet taken
+	aheadBytes   int64
+	stopped      bool
+}
+
+const (
+	mapsAheadBytes = 8 << 20
+	maxMapsAhead   = 64
+)
+
+func (st *jsappState) prefetchMaps(ctx context.Context) *mapPrefetch {
 	assets := st.sortedAssets()
-	// Reading, hashing and decoding a map depend on its asset alone: they
-	// run on every core, a bounded window ahead of the graph, which takes
-	// the prepared maps in path order (so the graph is the same whatever
-	// the number of cores).
-	workers := max(1, runtime.GOMAXPROCS(0))
-	prepared := make([]chan *preparedMap, len(assets))
-	for i := range prepared {
-		prepared[i] = make(chan *preparedMap, 1)
+	m := &mapPrefetch{assets: assets, prepared: make([]chan *preparedMap, len(assets)), cost: make([]int64, len(assets)),
+		stop: make(chan struct{}), producerDone: make(chan struct{})}
+	m.cond = sync.NewCond(&m.mu)
+	for i := range m.prepared {
+		m.prepared[i] = make(chan *preparedMap, 1)
 	}
-	window := make(chan struct{}, 2*workers)
-	stop := make(chan struct{})
-	defer close(stop)
-	launched, producerDone := 0, make(chan struct{})
+	minAhead := 2 * max(1, runtime.GOMAXPROCS(0))
 	go func() {
-		defer close(producerDone)
+		defer close(m.producerDone)
 		for i, a := range assets {
-			select {
-			case window <- struct{}{}:
-			case <-stop:
+			// What the map needs of the asset is read here, before the
+			// graph moves on: the prepared map reads nothing of it.
+			if a.facts == nil || a.facts.SourceMap == nil {
+				m.cost[i] = -1
+				m.prepared[i] <- nil
+				m.launched = i + 1
+				continue
+			}
+			ref, lines := *a.facts.SourceMap, 1
+			if a.src != nil {
+				lines = a.src.lines
+			}
+			cost := st.mapCost(a.path, ref.URL)
+			m.mu.Lock()
+			for !m.stopped && m.ahead >= minAhead && (m.ahead >= maxMapsAhead || m.aheadBytes+cost > mapsAheadBytes) {
+				m.cond.Wait()
+			}
+			if m.stopped {
+				m.mu.Unlock()
 				return
 			}
-			launched = i + 1
-			go func() { prepared[i] <- st.prepareMap(ctx, a) }()
+			m.ahead++
+			m.aheadBytes += cost
+			m.mu.Unlock()
+			m.cost[i] = cost
+			m.launched = i + 1
+			go func() { m.prepared[i] <- st.prepareMap(ctx, a.path, &ref, lines) }()
 		}
 	}()
-	for i, a := range assets {
-		p := <-prepared[i]
-		<-window
+	return m
+}
+
+// mapCost is about the bytes of a map an asset names (its inline text or
+// its file), for the prefetch window.
+func (st *jsappState) mapCost(assetPath, url string) int64 {
+	if strings.HasPrefix(url, "data:") {
+		return int64(len(url))
+	}
+	if f := st.files[path.Join(path.Dir(assetPath), url)]; f != nil {
+		return min(f.size, jsappMaxSourceMapBytes)
+	}
+	return 0
+}
+
+// take waits for asset i's prepared map (nil when it has none) and frees
+// its place in the window.
+func (m *mapPrefetch) take(i int) *preparedMap {
+	p := <-m.prepared[i]
+	m.next = i + 1
+	if m.cost[i] >= 0 {
+		m.mu.Lock()
+		m.ahead--
+		m.aheadBytes -= m.cost[i]
+		m.mu.Unlock()
+		m.cond.Broadcast()
+	}
+	return p
+}
+
+// close stops the prefetch and waits for the maps being prepared (each
+// returns at once when the call is cancelled, else finishes its map): once
+// it returns nothing reads the assets or the inventory (which the call
+// closes next), and every map not taken has given back its memory
+// reservation. Safe to call more than once.
+func (m *mapPrefetch) close() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	if m.stopped {
+		m.mu.Unlock()
+		return
+	}
+	m.stopped = true
+	m.mu.Unlock()
+	m.cond.Broadcast()
+	<-m.producerDone
+	for _, c := range m.prepared[m.next:m.launched] {
+		(<-c).release()
+	}
+	m.next = m.launched
+	m.assets, m.prepared, m.cost = nil, nil, nil // the build holds m until it returns
+}
+
+func (b *jsappBuilder) sourceMapPhase(ctx context.Context, maps *mapPrefetch) {
+	st := b.st
+	defer maps.close()
+	for i, a := range maps.assets {
+		p := maps.take(i)
 		if ctx.Err() != nil {
 			p.release()
-			go func() { // maps prepared ahead give back their memory reservations
-				<-producerDone
-				for j := i + 1; j < launched; j++ {
-					(<-prepared[j]).release()
-				}
-			}()
-			return
+			return // close gives back what was prepared ahead
 		}
 		b.attachModuleMaps(a)
 		if p == nil {
@@ -1084,13 +1213,13 @@ func (p *preparedMap) release() {
 	}
 }
 
-// prepareMap does the work of one asset's source map that needs nothing
-// but the asset: safe to run concurrently for different assets.
-func (st *jsappState) prepareMap(ctx context.Context, a *jsAsset) *preparedMap {
-	if a.facts == nil || a.facts.SourceMap == nil || ctx.Err() != nil {
+// prepareMap does the work of the source map ref that the asset at
+// assetPath (of lines lines) names, which needs nothing else of the asset:
+// safe to run concurrently for different assets.
+func (st *jsappState) prepareMap(ctx context.Context, assetPath string, ref *ports.JSSourceMapRef, lines int) *preparedMap {
+	if ctx.Err() != nil {
 		return nil
 	}
-	ref := a.facts.SourceMap
 	p := &preparedMap{inline: strings.HasPrefix(ref.URL, "data:")}
 	var data []byte
 	if p.inline {
@@ -1099,7 +1228,7 @@ func (st *jsappState) prepareMap(ctx context.Context, a *jsAsset) *preparedMap {
 			p.unknownKind, p.unknownDetail = "invalid-source-map", "inline source map: "+err.Error()
 			return p
 		}
-		data, p.mapPath = d, a.path+"#inline-source-map"
+		data, p.mapPath = d, assetPath+"#inline-source-map"
 		sum := sha256.Sum256(d)
 		p.mapSHA = hex.EncodeToString(sum[:])
 	} else {
@@ -1107,7 +1236,7 @@ func (st *jsappState) prepareMap(ctx context.Context, a *jsAsset) *preparedMap {
 			p.unknownKind, p.unknownDetail = "external-source-map", "source map "+ref.URL+" is outside the app; not read"
 			return p
 		}
-		mp := path.Join(path.Dir(a.path), ref.URL)
+		mp := path.Join(path.Dir(assetPath), ref.URL)
 		f := st.files[mp]
 		if f == nil {
 			p.unknownKind, p.unknownDetail = "missing-source-map", "source map "+mp+" is not in the app"
@@ -1137,10 +1266,6 @@ func (st *jsappState) prepareMap(ctx context.Context, a *jsAsset) *preparedMap {
 	p.sm, p.err = parseSourceMap(data)
 	if p.sm != nil {
 		p.sm.sortSegments()
-		lines := 1
-		if a.src != nil {
-			lines = a.src.lines
-		}
 		p.bad = p.sm.OutOfRange + p.sm.checkGenerated(lines)
 		p.srcSHA = contentDigests(p.sm)
 	}
@@ -1294,6 +1419,13 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, p *preparedMap, refOff int64)
 
 func (b *jsappBuilder) result() *jsappOutcome {
 	st := b.st
+	// The facts are all read: what the graph's seal needs is in the graph
+	// now, so their memory goes before the seal's peak.
+	unparsed := countUnparsed(st)
+	for _, a := range st.assets {
+		a.facts = nil
+	}
+	st.resolved = nil // nothing is resolved from here on
 	for _, a := range st.sortedAssets() {
 		if len(a.roles) > 0 {
 			// Roles are also recorded on the asset for views and traces.
@@ -1324,7 +1456,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	graph, enc := b.g.seal(lims, limits, st.rootSHA)
 	stats := map[string]any{
 		"files": len(st.files), "directories": st.dirs, "symlinks": st.symlinks, "javascript_assets": len(st.assets),
-		"parsed_assets": len(st.assets) - st.syntaxErrs - st.notParsed - countUnparsed(st), "syntax_errors": st.syntaxErrs,
+		"parsed_assets": len(st.assets) - st.syntaxErrs - st.notParsed - unparsed, "syntax_errors": st.syntaxErrs,
 		"packages": len(st.packages), "bundled_modules": b.bundled, "source_maps": b.sourceMaps, "source_modules": b.sourceModules,
 		"html_documents": b.htmlDocs, "native_addons": len(b.addons), "bytes_parsed": st.bytesParsed, "graph_nodes": len(graph.Nodes),
 	}
@@ -1359,18 +1491,14 @@ func (b *jsappBuilder) result() *jsappOutcome {
 		coverage["status"] = "partial"
 		coverage["omitted_count"] = nil
 	}
-	sortStableByKey(b.relations, func(r map[string]any) string { s, _ := r["source_node_id"].(string); return s }, strings.Compare)
+	order := relationOrder(b.relations)
 	semCoverage := map[string]any{"status": "complete", "truncated": false}
 	if len(b.relations) >= jsappMaxRelations || st.truncated {
 		semCoverage = map[string]any{"status": "partial", "truncated": true}
 	}
 	// The semantic graph and the string index name graph nodes by index
 	// (lean.go).
-	lrel := make([]any, len(b.relations))
-	for i, r := range b.relations {
-		lrel[i] = enc.relation(r)
-	}
-	relations, err := canonicalArray(lrel)
+	relations, _, err := lazyAppend(len(order), func(dst []byte, i int) ([]byte, error) { return enc.appendRelation(dst, &b.relations[order[i]]) })
 	if err != nil {
 		panic(fmt.Sprintf("jsapp semantic graph: %v", err)) // rea's own values always encode
 	}
@@ -1386,7 +1514,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 		panic(fmt.Sprintf("jsapp semantic graph: %v", err)) // rea's own values always encode
 	}
 	sem["graph_id"] = semID
-	sortStableByKey(b.stringIndex, func(r map[string]any) string { return r["value"].(string) }, cmpUTF16)
+	slices.SortStableFunc(b.stringIndex, func(x, y indexedString) int { return cmpUTF16(x.value, y.value) })
 	contradictions := st.g.Contradictions
 	if contradictions == nil {
 		contradictions = []artifact.Contradiction{}

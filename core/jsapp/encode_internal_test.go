@@ -36,3 +36,52 @@ func TestCanonicalArrayMatchesCanonicalJSON(t *testing.T) {
 		runtime.GOMAXPROCS(prev)
 	}
 }
+
+// lazyRows must give the bytes of the rows built first and encoded as one
+// array, for every length and number of goroutines, and return (not
+// panic on) a row that does not encode.
+func TestLazyRowsMatchBuiltRows(t *testing.T) {
+	row := func(i int) any {
+		return []any{i, "\u2028<é>", map[string]any{"b": i % 3, "a": []any{nil, true}}, fmt.Sprint("r", i)}
+	}
+	for _, procs := range []int{1, 2, 3, 8} {
+		prev := runtime.GOMAXPROCS(procs)
+		for _, n := range []int{0, 1, 63, 64, 65, 200, 5000} {
+			rows := make([]any, n)
+			for i := range rows {
+				rows[i] = row(i)
+			}
+			want, err := core.CanonicalJSON(rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			arr, err := lazyRows(n, row)
+			if got := arr.AppendTo(nil); err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("GOMAXPROCS %d, %d rows: got %.80s…, want %.80s… (%v)", procs, n, got, want, err)
+			}
+		}
+		if _, err := lazyRows(300, func(i int) any { return []any{i, func() {}} }); err == nil {
+			t.Fatalf("GOMAXPROCS %d: a row holding a func encoded", procs)
+		}
+		runtime.GOMAXPROCS(prev)
+	}
+}
+
+// A group written into the array of groups is its groupJSON's encoding.
+func TestGroupItemMatchesGroupJSON(t *testing.T) {
+	rows, _, err := lazyAppend(3, func(dst []byte, i int) ([]byte, error) { return core.AppendCanonical(dst, []any{i, "é\u2028"}) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []groupJSON{{Kind: "a<b", Identity: []string{"path", "x\""}, Rows: rows}, {Kind: "k", Identity: []string{}, Rows: rows}, {Kind: "", Rows: rows}} {
+		items := []*groupItem{{g: g, size: 10, rest: 10}, {g: g, size: 1 << 20, rest: 1 << 20}}
+		arr, err := canonicalArray(items)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := core.CanonicalJSON([]groupJSON{g, g})
+		if got := arr.AppendTo(nil); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("groups written %s, want %s (%v)", got, want, err)
+		}
+	}
+}

@@ -2,7 +2,9 @@ package jsapp
 
 import (
 	"fmt"
+	"strconv"
 
+	"rea/core"
 	"rea/ports"
 )
 
@@ -24,32 +26,11 @@ func shapeJSON(v ports.JSValueShape) map[string]any {
 	return map[string]any{"kind": kind, "params": params, "rest": v.Rest}
 }
 
-// shapeCache hands out one map per distinct shape for the semantic graph's
-// export relations, which only read it: shapes are a handful of kinds and
-// small counts, and a map per export was a large part of the graph's
-// memory. The builder runs on one goroutine.
-type shapeCache map[ports.JSValueShape]map[string]any
-
-// maxShapeCache bounds the distinct shapes shared; past it each gets its
-// own map.
-const maxShapeCache = 4096
-
-func (c shapeCache) shared(v ports.JSValueShape) map[string]any {
-	if m, ok := c[v]; ok {
-		return m
-	}
-	m := shapeJSON(v)
-	if len(c) < maxShapeCache {
-		c[v] = m
-	}
-	return m
-}
-
 // exportShapes merges the observations of each exported name into one
 // shape, in name order. A placeholder assignment of undefined (TypeScript's
 // `exports.a = void 0` before the real one) yields to any other
 // observation; observations that still disagree leave the shape unknown.
-func exportShapes(exports []ports.JSExport) []any {
+func exportShapes(exports []ports.JSExport) exportShapeList {
 	byName := map[string][]ports.JSValueShape{}
 	var names []string
 	for _, e := range exports {
@@ -62,7 +43,7 @@ func exportShapes(exports []ports.JSExport) []any {
 		}
 		byName[e.Name] = append(byName[e.Name], v)
 	}
-	out := make([]any, 0, len(names))
+	out := make(exportShapeList, 0, len(names))
 	for _, name := range uniqueUTF16(names) {
 		obs := byName[name]
 		var kept []ports.JSValueShape
@@ -81,12 +62,62 @@ func exportShapes(exports []ports.JSExport) []any {
 				break
 			}
 		}
-		m := shapeJSON(v)
-		m["name"] = name
-		out = append(out, m)
+		out = append(out, namedShape{name, v})
 	}
 	return out
 }
+
+// exportShapeList is a node's export_shapes property: a list of
+// {"kind", "name", "params", "rest"} objects, held as a list of structs
+// (as maps they were a large part of the graph's memory) that writes the
+// same canonical JSON. Bounding a property holding one works on its
+// generic form (boundProps).
+type exportShapeList []namedShape
+
+type namedShape struct {
+	name  string
+	shape ports.JSValueShape
+}
+
+// generic is the list as the maps it stands for.
+func (l exportShapeList) generic() []any {
+	out := make([]any, len(l))
+	for i, s := range l {
+		m := shapeJSON(s.shape)
+		m["name"] = s.name
+		out[i] = m
+	}
+	return out
+}
+
+// AppendCanonicalJSON implements core.CanonicalAppender: the members in
+// RFC 8785 order (kind, name, params, rest).
+func (l exportShapeList) AppendCanonicalJSON(dst []byte) []byte {
+	dst = append(dst, '[')
+	for i, s := range l {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		kind := s.shape.Kind
+		if kind == "" {
+			kind = ports.JSValueUnknown
+		}
+		dst = core.AppendCanonicalString(append(dst, `{"kind":`...), kind)
+		dst = core.AppendCanonicalString(append(dst, `,"name":`...), s.name)
+		dst = append(dst, `,"params":`...)
+		if s.shape.Params >= 0 {
+			dst, _ = core.AppendCanonical(dst, s.shape.Params) // an int always encodes
+		} else {
+			dst = append(dst, "null"...)
+		}
+		dst = strconv.AppendBool(append(dst, `,"rest":`...), s.shape.Rest)
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
+}
+
+// MarshalJSON writes the same text, for encoders other than rea's.
+func (l exportShapeList) MarshalJSON() ([]byte, error) { return l.AppendCanonicalJSON(nil), nil }
 
 // maxReexportDepth bounds how many files a chain of re-exports is followed
 // through.

@@ -3,6 +3,7 @@ package jsapp
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"unicode/utf8"
@@ -290,17 +291,19 @@ func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string
 	// encode them on every core (the same bytes as encoding the slices in
 	// place).
 	enc := newLeanEncoder(out, root)
-	groups := make([]groupJSON, len(enc.groups))
+	groups := make([]*groupItem, len(enc.groups))
 	for i, grp := range enc.groups {
-		rows := make([][]any, len(grp.nodes))
-		for j := range grp.nodes {
-			rows[j] = enc.row(grp, j)
-		}
-		arr, err := canonicalArray(rows)
+		arr, size, err := lazyAppend(len(grp.nodes), func(dst []byte, j int) ([]byte, error) { return enc.appendRow(dst, grp, j) })
 		if err != nil {
 			panic(fmt.Sprintf("jsapp graph: %v", err)) // rea's own values always encode
 		}
-		groups[i] = groupJSON{Kind: grp.kind, Identity: grp.keys, Rows: arr}
+		groups[i] = &groupItem{g: groupJSON{Kind: grp.kind, Identity: grp.keys, Rows: arr}, size: size}
+	}
+	for i := len(groups) - 2; i >= 0; i-- {
+		groups[i].rest = groups[i].size + groups[i+1].rest
+	}
+	if len(groups) > 0 {
+		groups[len(groups)-1].rest = groups[len(groups)-1].size
 	}
 	nodes, err := canonicalArray(groups)
 	if err != nil {
@@ -330,11 +333,7 @@ func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string
 		}
 		return cmpUTF16(ea.EdgeID, eb.EdgeID)
 	})
-	ledges := make([][]any, len(out.Edges))
-	for i, k := range order {
-		ledges[i] = enc.edge(k.e)
-	}
-	edges, err := canonicalArray(ledges)
+	edges, _, err := lazyAppend(len(order), func(dst []byte, i int) ([]byte, error) { return enc.appendEdge(dst, order[i].e) })
 	if err != nil {
 		panic(fmt.Sprintf("jsapp graph: %v", err))
 	}
@@ -368,11 +367,54 @@ func boundProps(p map[string]any) map[string]any {
 		return p // what bounding would copy unchanged (settle.go)
 	}
 	budget := jagMaxPropNodes
-	v, _ := boundValue(p, 0, &budget).(map[string]any)
+	v, _ := boundValue(genericProps(p), 0, &budget).(map[string]any)
 	if v == nil {
 		v = map[string]any{}
 	}
 	return v
+}
+
+// genericProps is p with its typed values (export shapes) as the maps and
+// lists they encode as, which boundValue cuts.
+func genericProps(p map[string]any) map[string]any {
+	v, _ := genericValue(p)
+	m, _ := v.(map[string]any)
+	return m
+}
+
+// genericValue copies only what holds a typed value; changed says it did.
+func genericValue(v any) (any, bool) {
+	switch x := v.(type) {
+	case exportShapeList:
+		return x.generic(), true
+	case map[string]any:
+		var out map[string]any
+		for k, e := range x {
+			if g, changed := genericValue(e); changed {
+				if out == nil {
+					out = maps.Clone(x)
+				}
+				out[k] = g
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	case []any:
+		var out []any
+		for i, e := range x {
+			if g, changed := genericValue(e); changed {
+				if out == nil {
+					out = slices.Clone(x)
+				}
+				out[i] = g
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	}
+	return v, false
 }
 
 func boundValue(v any, depth int, budget *int) any {

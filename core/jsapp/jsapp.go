@@ -134,6 +134,9 @@ type jsappState struct {
 	syntaxErrs  int
 	notParsed   int
 	unknownsCut int
+	// resolved memoizes resolveModule once the packages are read (nil
+	// before: a resolution depends on them); the builder's goroutine only.
+	resolved map[resolveKey]resolvedModule
 	// facts parsed while the inventory was still hashing, by path
 	preMu  sync.Mutex
 	pre    map[string]*prefetched
@@ -313,7 +316,7 @@ func (st *jsappState) read(ctx context.Context, f *jsFile, max int64) ([]byte, e
 		return nil, err
 	}
 	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, max+1))
+	b, err := readAll(io.LimitReader(rc, max+1), min(f.size, max)+1)
 	if err != nil {
 		return nil, &artifact.Failure{Reason: "io", Path: f.path, Err: err}
 	}
@@ -325,6 +328,26 @@ func (st *jsappState) read(ctx context.Context, f *jsFile, max int64) ([]byte, e
 		return nil, artifact.ChangedError(st.req.op, f.path, "content_changed")
 	}
 	return b, nil
+}
+
+// readAll is io.ReadAll with a first buffer of size bytes: a file's
+// recorded size (and one byte to see its end) is usually all it takes,
+// where growing from 512 bytes copied a large map many times.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, 0, size)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+	}
 }
 
 // prefetch parses one JavaScript file from the bytes the inventory hashed.
@@ -438,6 +461,11 @@ func (st *jsappState) build(ctx context.Context) (*jsappOutcome, error) {
 		return nil
 	}
 	b := newJSAppBuilder(st)
+	var maps *mapPrefetch
+	if !st.truncated {
+		maps = st.prefetchMaps(ctx)
+		defer maps.close()
+	}
 	st.req.observe("building the application graph")
 	b.packagesPhase(ctx)
 	if err := cancelled(); err != nil {
@@ -451,7 +479,7 @@ func (st *jsappState) build(ctx context.Context) (*jsappOutcome, error) {
 	b.bundlePhase() // first: calls inside bundled modules start from the module's node
 	b.electronPhase()
 	if !st.truncated {
-		b.sourceMapPhase(ctx)
+		b.sourceMapPhase(ctx, maps)
 	}
 	if err := cancelled(); err != nil {
 		return nil, err
@@ -525,11 +553,32 @@ func (st *jsappState) resolveModule(fromPath, spec, kind string) (string, bool) 
 	if spec == "" {
 		return "", false
 	}
+	if st.resolved == nil {
+		return st.resolveModuleAt(path.Dir(fromPath), spec, kind)
+	}
+	// The same specifier is resolved from many files of one directory (and
+	// a bare one walks every directory above): once is enough.
+	key := resolveKey{path.Dir(fromPath), spec, kind}
+	r, ok := st.resolved[key]
+	if !ok {
+		r.path, r.ok = st.resolveModuleAt(key.dir, spec, kind)
+		st.resolved[key] = r
+	}
+	return r.path, r.ok
+}
+
+type resolveKey struct{ dir, spec, kind string }
+
+type resolvedModule struct {
+	path string
+	ok   bool
+}
+
+func (st *jsappState) resolveModuleAt(dir, spec, kind string) (string, bool) {
 	spec = strings.TrimPrefix(spec, "file://")
 	if i := strings.IndexAny(spec, "?#"); i > 0 {
 		spec = spec[:i]
 	}
-	dir := path.Dir(fromPath)
 	if strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../") || spec == "." || spec == ".." {
 		return st.resolveFile(path.Join(dir, spec))
 	}

@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"rea/core"
+	"rea/ports"
 	"rea/ports/portstest"
 )
 
@@ -76,36 +80,40 @@ func TestLeanGraphDecodesToTheBuiltGraph(t *testing.T) {
 	}
 
 	// Semantic relations and index records round-trip too.
-	rels := []map[string]any{
-		{"relation": "require", "source_node_id": a, "specifier": "./b", "offset": offsetPtr(3), "names": strSlice(nil), "target_node_id": b},
-		{"relation": "import", "source_node_id": a, "specifier": "fs", "offset": offsetPtr(-1), "names": strSlice([]string{"x"}), "target_node_id": nil, "external": true},
-		{"relation": "exports", "source_node_id": a, "name": "f", "kind": "commonjs", "specifier": "", "offset": offsetPtr(-1), "target_node_id": nil,
-			"value": map[string]any{"kind": "function", "params": nil, "rest": false}},
+	rels := []semRelation{
+		{relation: "require", source: a, specifier: "./b", offset: 3, target: b, hasTarget: true},
+		{relation: "import", source: a, specifier: "fs", offset: -1, names: []string{"x"}, external: true},
+		{export: true, relation: "exports", source: a, name: "f", kind: "commonjs", offset: -1, value: ports.JSValueShape{Kind: "function", Params: -1}},
+		{relation: "", source: a, specifier: "./c", offset: 5}, // no row shape: the object form
 	}
 	_, d, err := decodeGraph(sealed)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range rels {
-		raw, _ := core.CanonicalJSON(enc.relation(r))
+		raw, _ := core.CanonicalJSON(enc.relationOf(&r))
+		// The typed record writes what its map did.
+		if m, _ := core.CanonicalJSON(enc.relation(r.asMap())); !bytes.Equal(raw, m) {
+			t.Errorf("relation %v is written %s, its map %s", r, raw, m)
+		}
 		back, err := d.expandRelation(raw)
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, _ := core.CanonicalJSON(r)
+		w, _ := core.CanonicalJSON(r.asMap())
 		h, _ := core.CanonicalJSON(back)
 		if !bytes.Equal(w, h) {
 			t.Errorf("relation %s came back as %s (lean %s)", w, h, raw)
 		}
 	}
-	if row, ok := enc.relation(rels[2]).([]any); !ok || len(row) != 7 {
-		t.Errorf("an export is not a row: %v", enc.relation(rels[2]))
+	if row, ok := enc.relationOf(&rels[2]).([]any); !ok || len(row) != 7 {
+		t.Errorf("an export is not a row: %v", enc.relationOf(&rels[2]))
 	}
-	for i, e := range []map[string]any{{"value": "abc", "node_id": a, "offset": offsetPtr(4)}, {"value": "xyz", "node_id": missing, "offset": offsetPtr(-1)}} {
-		rows, _ := core.CanonicalJSON(enc.stringIndex([]map[string]any{e}))
+	for i, e := range []indexedString{{"abc", a, 4}, {"xyz", missing, -1}} {
+		rows, _ := core.CanonicalJSON(enc.stringIndex([]indexedString{e}))
 		raw := rows[1 : len(rows)-1]
 		s, err := d.stringEntry(raw)
-		if err != nil || s.Value != e["value"] || s.NodeID != e["node_id"] || (s.Offset == nil) != (i == 1) {
+		if err != nil || s.Value != e.value || s.NodeID != e.node || (s.Offset == nil) != (i == 1) {
 			t.Errorf("string index entry %v came back as %+v (%v)", e, s, err)
 		}
 	}
@@ -143,5 +151,161 @@ func TestEvidenceLowerBoundHolds(t *testing.T) {
 	}
 	if int64(len(b)) < need {
 		t.Fatalf("the result is %d bytes, below the lower bound %d", len(b), need)
+	}
+}
+
+// appendRow and appendEdge write what row and edge's cells encode as, on
+// awkward records: every kind's default basis and others, confidences,
+// labels equal to the key, other and null, derived properties present,
+// different, of another type and missing, escapes, offsets none, zero and
+// beyond 2^53, typed properties, references outside the graph.
+func TestAppendRowMatchesRow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const root = "1111111111111111111111111111111111111111111111111111111111111111"
+	strs := []string{"a.js", "dist/a.js.map", "../src/a.ts", "/abs/c.ts", "webpack://x/y.ts", "é\u2028\"<>", "", "src/a.ts", root}
+	str := func() string { return strs[rng.IntN(len(strs))] }
+	offsets := []*int64{nil, new(int64(0)), new(int64(17)), new(int64(1 << 53)), new(int64(1<<62 + 1))}
+	kinds := []string{"javascript-asset", "artifact", "source-module", "source-map", "package", "storage", "endpoint"}
+	bases := []string{"artifact-inventory", "source-map", "package-metadata", "static-syntax", "derived"}
+	confs := []string{core.ConfidenceObserved, core.ConfidenceDerived, core.ConfidenceInferred}
+	ev := func() GraphEvidence {
+		e := GraphEvidence{Basis: bases[rng.IntN(len(bases))], Confidence: confs[rng.IntN(len(confs))]}
+		for range rng.IntN(3) {
+			e.Locations = append(e.Locations, GraphLocation{Path: str(), Offset: offsets[rng.IntN(len(offsets))]})
+		}
+		return e
+	}
+	props := func() map[string]any {
+		p := map[string]any{}
+		for _, k := range []string{"path", "sha256", "original_source", "has_content", "resolved_path", "outside_app", "size", "x\u00e9", "export_shapes", "exports"} {
+			switch rng.IntN(5) {
+			case 0:
+				p[k] = str()
+			case 1:
+				p[k] = rng.IntN(2) == 0
+			case 2:
+				if k == "export_shapes" {
+					p[k] = exportShapeList{{name: str(), shape: ports.JSValueShape{Kind: "function", Params: rng.IntN(3) - 1}}}
+				} else {
+					p[k] = []string{str()}
+				}
+			}
+		}
+		return p
+	}
+	g := newGraphBuild()
+	var ids []string
+	for range 400 {
+		kind := kinds[rng.IntN(len(kinds))]
+		fields := map[string]any{}
+		switch rng.IntN(4) {
+		case 0:
+			fields["path"], fields["artifact_sha256"] = str(), []string{root, "22"}[rng.IntN(2)]
+		case 1:
+			fields["source_map_sha256"], fields["original_source"], fields["source_sha256"] = root, str(), []any{nil, root}[rng.IntN(2)]
+		case 2:
+			fields["sha256"] = str()
+		default:
+			fields["namespace"], fields["key"] = str(), str()
+		}
+		strategy, stability := strategyFor(fields)
+		if rng.IntN(6) == 0 {
+			stability = "odd"
+		}
+		for range 1 + rng.IntN(3) {
+			label := str()
+			if rng.IntN(4) == 0 {
+				label = ""
+			}
+			ids = append(ids, g.node(kind, identity(strategy, stability, fields), label, props(), ev()))
+		}
+	}
+	missing := nodeID("native-addon", identity(idCanonicalPath, stabilityVersion, map[string]any{"artifact_sha256": root, "path": "x.node"}))
+	relations := []string{"contains", "loads", "imports", "calls"}
+	for range 400 {
+		var p map[string]any
+		if rng.IntN(3) > 0 {
+			p = props()
+		}
+		dst := ids[rng.IntN(len(ids))]
+		if rng.IntN(10) == 0 {
+			dst = missing
+		}
+		g.edge(ids[rng.IntN(len(ids))], dst, relations[rng.IntN(len(relations))], p, ev())
+	}
+	built, enc := g.seal(nil, nil, root)
+	for _, grp := range enc.groups {
+		for j := range grp.nodes {
+			want, err := core.CanonicalJSON(enc.row(grp, j))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := enc.appendRow(nil, grp, j)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("row written\n%s\nwant\n%s (%v)", got, want, err)
+			}
+		}
+	}
+	for _, e := range built.Edges {
+		want, err := core.CanonicalJSON(enc.edge(e))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := enc.appendEdge(nil, e)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("edge written\n%s\nwant\n%s (%v)", got, want, err)
+		}
+	}
+}
+
+// appendRelation writes what relationOf's cells encode as, for every
+// combination of defaults, both node references and IDs outside the
+// graph, and the relations of no row shape.
+func TestAppendRelationMatchesRelationOf(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const root = "1111111111111111111111111111111111111111111111111111111111111111"
+	g := newGraphBuild()
+	a := g.node("javascript-asset", identity(idCanonicalPath, stabilityVersion, map[string]any{"artifact_sha256": root, "path": "a.js"}), "a.js", nil, at("a.js", -1))
+	_, enc := g.seal(nil, nil, root)
+	pick := func(l ...string) string { return l[rng.IntN(len(l))] }
+	for range 5000 {
+		r := semRelation{relation: pick("require", "import", "", "exports", "worker"), source: pick(a, "jag_node_x", ""), specifier: pick("", "./b", "é\"\u2028"),
+			offset: []int64{-1, 0, 9, 1 << 53, 1<<62 + 3}[rng.IntN(5)], external: rng.IntN(3) == 0, hasTarget: rng.IntN(2) == 0, target: pick(a, "jag_node_y", "")}
+		if rng.IntN(2) == 0 {
+			r.names = []string{"x", "y\n"}[:rng.IntN(3)]
+		}
+		if rng.IntN(3) == 0 {
+			r = semRelation{export: true, relation: "exports", source: r.source, specifier: r.specifier, offset: r.offset, name: pick("default", "f", ""),
+				kind: pick("named", "commonjs", ""), value: ports.JSValueShape{Kind: pick("", "function", "class"), Params: rng.IntN(4) - 1, Rest: rng.IntN(2) == 0}}
+		}
+		want, err := core.CanonicalJSON(enc.relationOf(&r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := enc.appendRelation(nil, &r)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("relation %+v written\n%s\nwant\n%s (%v)", r, got, want, err)
+		}
+	}
+}
+
+// relationOrder is the stable order by source, whatever the runs.
+func TestRelationOrderIsStable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for range 200 {
+		var rels []semRelation
+		for range rng.IntN(60) {
+			src := []string{"", "a", "b", "c"}[rng.IntN(4)]
+			for range 1 + rng.IntN(3) {
+				rels = append(rels, semRelation{source: src, offset: int64(len(rels))})
+			}
+		}
+		want := slices.Clone(rels)
+		slices.SortStableFunc(want, func(x, y semRelation) int { return strings.Compare(x.source, y.source) })
+		for i, j := range relationOrder(rels) {
+			if rels[j].offset != want[i].offset {
+				t.Fatalf("position %d holds relation %d, want %d (%v)", i, rels[j].offset, want[i].offset, rels)
+			}
+		}
 	}
 }

@@ -144,7 +144,7 @@ func (g *graphBuild) settle() {
 }
 
 // propsWithinBounds reports whether boundProps would return a copy of p
-// equal to p (nothing cut, truncated or converted), so p itself can stand
+// that encodes as p does (nothing cut or truncated), so p itself can stand
 // for it: most properties are a few short values, and the copies were a
 // large part of the graph's memory. It errs towards false.
 func propsWithinBounds(p map[string]any) bool {
@@ -179,8 +179,32 @@ func withinBounds(v any, depth int, budget *int) bool {
 				return false
 			}
 		}
-	case []string: // bounding makes it a []any
-		return false
+	case []string:
+		// Bounding makes it the []any of the same strings, which encodes
+		// the same: a node for the list, one for that []any, and one per
+		// string.
+		if depth >= jagMaxPropDepth {
+			return false
+		}
+		*budget -= 1 + len(x)
+		for _, e := range x {
+			if len(e) > jagMaxPropString {
+				return false
+			}
+		}
+		return *budget >= 0
+	case exportShapeList:
+		// Its generic form: a list of objects of four scalar members.
+		if depth+1 >= jagMaxPropDepth {
+			return false
+		}
+		*budget -= 5 * len(x)
+		for _, e := range x {
+			if len(e.name) > jagMaxPropString || len(e.shape.Kind) > jagMaxPropString {
+				return false
+			}
+		}
+		return *budget >= 0
 	}
 	return true
 }

@@ -9,6 +9,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"rea/core"
+	"rea/ports"
 )
 
 // TestSettledGraphIsTheSameOnOneCore builds a graph with more records than
@@ -71,9 +74,17 @@ func TestSettledGraphIsTheSameOnOneCore(t *testing.T) {
 // equal to p; and every way of breaking a bound makes it say no.
 func TestPropsWithinBoundsAgreesWithBounding(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
+	// long is a length below 8, or now and then one about n, either side
+	// of a bound.
+	long := func(n int) int {
+		if rng.IntN(50) == 0 {
+			return n - 5 + rng.IntN(20)
+		}
+		return rng.IntN(8)
+	}
 	var gen func(depth int) any
 	gen = func(depth int) any {
-		kinds, wide := 7, 4
+		kinds, wide := 9, 4
 		if depth >= 8 {
 			kinds = 1 // a string: the tree ends
 		}
@@ -96,7 +107,17 @@ func TestPropsWithinBoundsAgreesWithBounding(t *testing.T) {
 			}
 			return l
 		case 3:
-			return []string{"a"}
+			l := make([]string, long(500))
+			for i := range l {
+				l[i] = strings.Repeat("y", long(jagMaxPropString))
+			}
+			return l
+		case 6:
+			l := make(exportShapeList, long(100))
+			for i := range l {
+				l[i] = namedShape{strings.Repeat("n", long(jagMaxPropString)), ports.JSValueShape{Kind: []string{"", "function", "class"}[rng.IntN(3)], Params: rng.IntN(4) - 1, Rest: rng.IntN(2) == 0}}
+			}
+			return l
 		case 4:
 			return int64(rng.IntN(9))
 		case 5:
@@ -110,13 +131,45 @@ func TestPropsWithinBoundsAgreesWithBounding(t *testing.T) {
 		for i := range rng.IntN(6) {
 			p[fmt.Sprint("p", i)] = gen(1)
 		}
+		// Bounding the generic form (typed values as the maps and lists
+		// they encode as) is what boundProps stands for.
 		budget := jagMaxPropNodes
-		bounded := boundValue(p, 0, &budget)
+		want, err := core.CanonicalJSON(boundValue(genericProps(p), 0, &budget))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := core.CanonicalJSON(boundProps(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("bounded %.200v as %.300s, want %.300s", p, got, want)
+		}
 		if propsWithinBounds(p) {
 			within++
-			if !reflect.DeepEqual(bounded, p) {
+			if !reflect.DeepEqual(boundProps(p), p) {
 				t.Fatalf("said within bounds, but bounding changed %v", p)
 			}
+		}
+	}
+	// At the edges of the budget and of the depth.
+	var edges []map[string]any
+	for n := 500; n < 515; n++ {
+		edges = append(edges, map[string]any{"l": make([]string, n)}, map[string]any{"a": "b", "l": make(exportShapeList, n/5)})
+	}
+	for depth := range jagMaxPropDepth + 1 {
+		for _, v := range []any{[]string{"a"}, exportShapeList{{name: "n"}}} {
+			for range depth {
+				v = map[string]any{"k": v}
+			}
+			edges = append(edges, map[string]any{"v": v})
+		}
+	}
+	for _, p := range edges {
+		budget := jagMaxPropNodes
+		want, _ := core.CanonicalJSON(boundValue(genericProps(p), 0, &budget))
+		if got, _ := core.CanonicalJSON(boundProps(p)); !bytes.Equal(got, want) {
+			t.Fatalf("bounded %.200v as %.300s, want %.300s", p, got, want)
 		}
 	}
 	if within < 300 {
@@ -128,7 +181,9 @@ func TestPropsWithinBoundsAgreesWithBounding(t *testing.T) {
 	}
 	for _, p := range []map[string]any{
 		{"s": strings.Repeat("x", jagMaxPropString+1)},
-		{"l": []string{"a"}},
+		{"l": make([]string, jagMaxPropNodes)},
+		{"l": exportShapeList{{name: strings.Repeat("x", jagMaxPropString+1)}}},
+		{"l": make(exportShapeList, jagMaxPropNodes/5)},
 		{"a": map[string]any{"b": map[string]any{"c": map[string]any{"d": map[string]any{"e": map[string]any{"f": map[string]any{}}}}}}},
 		{"l": make([]any, jagMaxPropNodes)},
 		manyKeys,

@@ -1,0 +1,227 @@
+package jsapp
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"rea/core"
+	"rea/ports"
+)
+
+// The semantic graph's relations and the string index are kept as typed
+// records while the graph is built: as maps they were most of the
+// builder's live memory (a map, its boxed values and a names list per
+// import and export). Each record writes the same lean row (lean.go) its
+// map would; asMap is that map, for the shapes no row fits and for tests.
+
+// semRelation is one semantic relation: an import of an asset (require,
+// import, worker, ...) or one of its exports.
+type semRelation struct {
+	relation  string // the import kind, or "exports"
+	source    string // node ID
+	specifier string
+	target    string // node ID, when hasTarget
+	offset    int64  // < 0: none
+	names     []string
+	// exports
+	name  string
+	kind  string
+	value ports.JSValueShape
+	// hasTarget, export and external (the specifier is a built-in or a
+	// bare package the app does not hold)
+	hasTarget, export, external bool
+}
+
+// asMap is the relation as the builder used to record it.
+func (r *semRelation) asMap() map[string]any {
+	var target any
+	if r.hasTarget {
+		target = r.target
+	}
+	if r.export {
+		return map[string]any{"relation": "exports", "source_node_id": r.source, "name": r.name, "kind": r.kind,
+			"specifier": r.specifier, "offset": offsetPtr(r.offset), "target_node_id": nil, "value": shapeJSON(r.value)}
+	}
+	m := map[string]any{"relation": r.relation, "source_node_id": r.source, "specifier": r.specifier, "offset": offsetPtr(r.offset),
+		"names": strSlice(r.names), "target_node_id": target}
+	if r.external {
+		m["external"] = true
+	}
+	return m
+}
+
+// offsetCellOf is an offset as a relation or index cell: nil when absent.
+func offsetCellOf(off int64) any {
+	if off < 0 {
+		return nil
+	}
+	return off
+}
+
+// relationOf is relation for a typed record: the same row, or the same
+// object when no row fits.
+func (e *leanEncoder) relationOf(r *semRelation) any {
+	if r.export {
+		params := any(nil)
+		if r.value.Params >= 0 {
+			params = r.value.Params
+		}
+		kind := r.value.Kind
+		if kind == "" {
+			kind = ports.JSValueUnknown
+		}
+		return trimRow([]any{e.ref(r.source), "exports", r.name, kind, params, r.value.Rest, r.kind, r.specifier, offsetCellOf(r.offset)}, exportCells)
+	}
+	if r.relation == "" || r.relation == "exports" {
+		return e.relation(r.asMap()) // no row shape: the object form
+	}
+	var target, external any
+	if r.hasTarget {
+		target = e.ref(r.target)
+	}
+	if r.external {
+		external = true
+	}
+	return trimRow([]any{e.ref(r.source), r.relation, r.specifier, target, offsetCellOf(r.offset), strSlice(r.names), external}, otherCells)
+}
+
+// appendRelation appends the canonical form of relationOf(r) without
+// building its cells (TestAppendRelationMatchesRelationOf): the cells up to
+// the last one that does not hold its default (trimRow).
+func (e *leanEncoder) appendRelation(dst []byte, r *semRelation) ([]byte, error) {
+	if !r.export && (r.relation == "" || r.relation == "exports") {
+		return core.AppendCanonical(dst, e.relation(r.asMap()))
+	}
+	dst = e.appendRef(append(dst, '['), r.source)
+	if r.export {
+		kind := r.value.Kind
+		if kind == "" {
+			kind = ports.JSValueUnknown
+		}
+		dst = append(dst, `,"exports",`...)
+		dst = core.AppendCanonicalString(append(core.AppendCanonicalString(dst, r.name), ','), kind)
+		last := 3
+		switch {
+		case r.offset >= 0:
+			last = 8
+		case r.specifier != "":
+			last = 7
+		case r.kind != "named":
+			last = 6
+		case r.value.Rest:
+			last = 5
+		case r.value.Params >= 0:
+			last = 4
+		}
+		for c := 4; c <= last; c++ {
+			dst = append(dst, ',')
+			switch c {
+			case 4:
+				if r.value.Params >= 0 {
+					dst = appendInt(dst, int64(r.value.Params))
+				} else {
+					dst = append(dst, "null"...)
+				}
+			case 5:
+				dst = strconv.AppendBool(dst, r.value.Rest)
+			case 6:
+				dst = core.AppendCanonicalString(dst, r.kind)
+			case 7:
+				dst = core.AppendCanonicalString(dst, r.specifier)
+			case 8:
+				dst = appendInt(dst, r.offset)
+			}
+		}
+		return append(dst, ']'), nil
+	}
+	dst = core.AppendCanonicalString(append(dst, ','), r.relation)
+	last := 1
+	switch {
+	case r.external:
+		last = 6
+	case len(r.names) > 0:
+		last = 5
+	case r.offset >= 0:
+		last = 4
+	case r.hasTarget:
+		last = 3
+	case r.specifier != "":
+		last = 2
+	}
+	for c := 2; c <= last; c++ {
+		dst = append(dst, ',')
+		switch c {
+		case 2:
+			dst = core.AppendCanonicalString(dst, r.specifier)
+		case 3:
+			if r.hasTarget {
+				dst = e.appendRef(dst, r.target)
+			} else {
+				dst = append(dst, "null"...)
+			}
+		case 4:
+			if r.offset >= 0 {
+				dst = appendInt(dst, r.offset)
+			} else {
+				dst = append(dst, "null"...)
+			}
+		case 5:
+			dst = append(dst, '[')
+			for i, n := range r.names {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				dst = core.AppendCanonicalString(dst, n)
+			}
+			dst = append(dst, ']')
+		case 6:
+			dst = append(dst, "true"...)
+		}
+	}
+	return append(dst, ']'), nil
+}
+
+// appendRef writes ref(id).
+func (e *leanEncoder) appendRef(dst []byte, id string) []byte {
+	if i, ok := e.index[id]; ok {
+		return strconv.AppendInt(dst, int64(i), 10)
+	}
+	return core.AppendCanonicalString(dst, id)
+}
+
+// indexedString is one string index entry: a literal and the asset node
+// holding it.
+type indexedString struct {
+	value  string
+	node   string
+	offset int64 // < 0: none
+}
+
+func (s indexedString) asMap() map[string]any {
+	return map[string]any{"value": s.value, "node_id": s.node, "offset": offsetPtr(s.offset)}
+}
+
+// relationOrder is the order of relations stably by source node ID, as
+// indices (a relation is a large struct to move). An asset's relations are
+// made together, so the runs of one source are ordered rather than each
+// relation: the same order, as a stable sort keeps a run's relations, and
+// equal runs, in the order they were made.
+func relationOrder(rels []semRelation) []int32 {
+	type run struct{ start, end int32 }
+	var runs []run
+	for i := range rels {
+		if i == 0 || rels[i].source != rels[i-1].source {
+			runs = append(runs, run{int32(i), int32(i)})
+		}
+		runs[len(runs)-1].end = int32(i) + 1
+	}
+	slices.SortStableFunc(runs, func(x, y run) int { return strings.Compare(rels[x.start].source, rels[y.start].source) })
+	order := make([]int32, 0, len(rels))
+	for _, r := range runs {
+		for i := r.start; i < r.end; i++ {
+			order = append(order, i)
+		}
+	}
+	return order
+}
