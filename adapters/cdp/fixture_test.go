@@ -38,10 +38,14 @@ open.onsuccess = () => {
 };
 caches.open("fixture-cache").then((c) => c.put("/app/cached", new Response("cached-body")));
 let ws = null;
-if (navigator.modelContext && navigator.modelContext.registerTool) {
+// Chromium 156.0.8078.114 moved the API from navigator to document, and
+// its registerTool returns a promise.
+const mc = navigator.modelContext || document.modelContext;
+if (mc && mc.registerTool) {
   try {
-    navigator.modelContext.registerTool({ name: "fixture_tool", description: "A fixture tool",
+    const p = mc.registerTool({ name: "fixture_tool", description: "A fixture tool",
       inputSchema: { type: "object", properties: { q: { type: "string" } } }, execute: async () => ({}) });
+    if (p && p.catch) p.catch(() => {});
   } catch (e) {}
 }
 function tick() {
