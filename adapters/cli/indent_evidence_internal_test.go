@@ -1,9 +1,9 @@
 package cli
 
 import (
-	"errors"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
