@@ -24,11 +24,7 @@ func CanonicalJSON(v any) ([]byte, error) {
 	if raw, ok := v.(json.RawMessage); ok {
 		return Canonicalize(raw)
 	}
-	hint := sizeHint(v, 0)
-	if hint > 0 {
-		hint += hint/16 + 4096 // what lies around the pieces, usually
-	}
-	out, err := appendDirect(make([]byte, 0, hint), v, 0)
+	out, err := appendDirect(nil, v, 0)
 	if checkCanonicalDirect {
 		want, werr := canonicalTwoPass(v)
 		if err != errDirectUnsupported && ((err == nil) != (werr == nil) || !bytes.Equal(out, want)) {
@@ -39,32 +35,6 @@ func CanonicalJSON(v any) ([]byte, error) {
 		return out, err
 	}
 	return canonicalTwoPass(v)
-}
-
-// sizeHint is a lower bound of v's canonical size counting only the
-// Canonical pieces a result holds near its top (an application's graph is
-// megabytes of them): the output is made that large at once rather than
-// grown by doubling, which copied the pieces about twice over and touched
-// fresh pages for each larger copy.
-func sizeHint(v any, depth int) int {
-	switch x := v.(type) {
-	case Canonical:
-		n := 0
-		for _, p := range x.parts {
-			n += len(p)
-		}
-		return n
-	case map[string]any:
-		if depth >= 2 {
-			return 0
-		}
-		n := 0
-		for _, e := range x {
-			n += sizeHint(e, depth+1)
-		}
-		return n
-	}
-	return 0
 }
 
 // appendCanonicalJSON appends CanonicalJSON(v) to dst, in place where it can.
