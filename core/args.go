@@ -19,22 +19,6 @@ func InputSchema(required []string, props ...string) json.RawMessage {
 		string(req) + `,"properties":{` + strings.Join(props, ",") + `}}`)
 }
 
-// IntArg reads an integer argument, or def when it is absent.
-func IntArg(args map[string]any, name string, def int) int {
-	if v, ok := args[name].(json.Number); ok {
-		if n, err := v.Int64(); err == nil {
-			return int(n)
-		}
-	}
-	return def
-}
-
-// StringArg reads a string argument; ok is false when it is absent.
-func StringArg(args map[string]any, name string) (string, bool) {
-	v, ok := args[name].(string)
-	return v, ok
-}
-
 // OptString is &s, or nil for the empty string.
 func OptString(s string) *string {
 	if s == "" {

@@ -24,7 +24,11 @@ func CanonicalJSON(v any) ([]byte, error) {
 	if raw, ok := v.(json.RawMessage); ok {
 		return Canonicalize(raw)
 	}
-	out, err := appendDirect(nil, v, 0)
+	var dst []byte
+	if s, ok := v.(CanonicalSizer); ok {
+		dst = make([]byte, 0, s.CanonicalSize())
+	}
+	out, err := appendDirect(dst, v, 0)
 	if checkCanonicalDirect {
 		want, werr := canonicalTwoPass(v)
 		if err != errDirectUnsupported && ((err == nil) != (werr == nil) || !bytes.Equal(out, want)) {
@@ -36,6 +40,10 @@ func CanonicalJSON(v any) ([]byte, error) {
 	}
 	return canonicalTwoPass(v)
 }
+
+// A CanonicalSizer can tell about how long its canonical form is (a bound
+// close above it), so that CanonicalJSON makes its buffer once.
+type CanonicalSizer interface{ CanonicalSize() int }
 
 // appendCanonicalJSON appends CanonicalJSON(v) to dst, in place where it can.
 func appendCanonicalJSON(dst []byte, v any) ([]byte, error) {

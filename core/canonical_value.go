@@ -37,6 +37,14 @@ func (c Canonical) AppendTo(dst []byte) []byte {
 	return dst
 }
 
+// Len is the length of the value's text.
+func (c Canonical) Len() (n int) {
+	for _, p := range c.partsOrNull() {
+		n += len(p)
+	}
+	return n
+}
+
 // MarshalJSON implements json.Marshaler.
 func (c Canonical) MarshalJSON() ([]byte, error) { return c.AppendTo(nil), nil }
 

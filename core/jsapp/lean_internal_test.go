@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"rea/core"
+	"rea/core/artifact"
 	"rea/ports"
 	"rea/ports/portstest"
 )
@@ -306,6 +307,45 @@ func TestRelationOrderIsStable(t *testing.T) {
 			if rels[j].offset != want[i].offset {
 				t.Fatalf("position %d holds relation %d, want %d (%v)", i, rels[j].offset, want[i].offset, rels)
 			}
+		}
+	}
+}
+
+// CanonicalSize bounds the result's canonical form from above, closely,
+// whatever its unknowns and contradictions, so the Evidence's copy of it
+// is made once.
+func TestCanonicalSizeBoundsTheResult(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 200 {
+		src := fmt.Sprintf("require('./missing%d'); module.exports = %d\n", i, i)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.js", i)), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	req := jsappRequest{op: "analyze_javascript_application", path: dir, given: dir, format: "directory", policy: "fail", engine: portstest.FakeJS{}, observe: func(string) {}}
+	out, err := analyzeJSApp(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, many := range []int{0, 300} {
+		var cs []artifact.Contradiction
+		for i := range many {
+			cs = append(cs, artifact.Contradiction{ContradictionID: fmt.Sprintf("contradiction-%064d", i), LogicalPath: "app/f.js", Trust: "observed-untrusted"})
+		}
+		out.result["integrity_contradictions"] = cs
+		app, err := applicationOf(out.result)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := core.CanonicalJSON(app)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if size := app.CanonicalSize(); size < len(b) || size > len(b)+8192 {
+			t.Errorf("with %d contradictions: CanonicalSize %d for a canonical form of %d bytes", many, size, len(b))
+		}
+		if cap(b) != app.CanonicalSize() {
+			t.Errorf("CanonicalJSON made a buffer of %d bytes, not the %d CanonicalSize gave", cap(b), app.CanonicalSize())
 		}
 	}
 }

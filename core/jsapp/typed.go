@@ -43,6 +43,14 @@ type Application struct {
 	IntegrityContradictions []artifact.Contradiction `json:"integrity_contradictions"`
 	Limitations             []string                 `json:"limitations"`
 	Unknowns                []AppUnknown             `json:"unknowns"`
+
+	small int // the length of the canonical form of the members other than the lean parts, when known
+}
+
+// CanonicalSize bounds the length of the result's canonical form, so that
+// the Evidence's copy of it is made at once rather than grown.
+func (a *Application) CanonicalSize() int {
+	return a.Graph.Len() + a.SemanticGraph.Len() + a.StringIndex.Len() + a.small + 4096
 }
 
 // AppElectron is what an analysis found of Electron: process scripts,
@@ -105,6 +113,11 @@ func applicationOf(res map[string]any) (*Application, error) {
 	if err != nil {
 		return nil, err
 	}
+	c, err := core.CanonicalJSON(app.IntegrityContradictions)
+	if err != nil {
+		return nil, err
+	}
+	app.small = len(b) + len(c)
 	return app, json.Unmarshal(b, app)
 }
 
