@@ -743,6 +743,9 @@ func (b *graphBuilder) open(ctx context.Context, it *Item) (io.ReadCloser, error
 		}
 		return rc, nil
 	}
+	if rc, ok := openReadBeneath(b.fsDir, it.fsRel); ok {
+		return rc, nil
+	}
 	f, err := b.openRegular(it.fsRel)
 	if err != nil {
 		return nil, &Failure{Reason: "io", Path: it.Path, Err: err}

@@ -3,9 +3,11 @@
 package artifact
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/matryer/is"
@@ -63,4 +65,44 @@ func TestOpenBeneathStaysInside(t *testing.T) {
 	is.Equal(read(f), "inside")
 	_, err = b.openRegular("lib") // a directory is not a regular file
 	is.True(err != nil)
+}
+
+// openReadBeneath gives a regular file's whole bytes read with plain system
+// calls, refuses what openBeneath refuses, and leaves anything but a regular
+// file (a directory, a FIFO that would block) to openRegular.
+func TestOpenReadBeneath(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	is.NoErr(os.MkdirAll(filepath.Join(dir, "lib"), 0o755))
+	big := make([]byte, 3<<20+17) // more than one read
+	for i := range big {
+		big[i] = byte(i * 7)
+	}
+	is.NoErr(os.WriteFile(filepath.Join(dir, "lib", "big.bin"), big, 0o644))
+	is.NoErr(os.WriteFile(filepath.Join(dir, "empty"), nil, 0o644))
+	is.NoErr(syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
+	d, err := os.Open(dir)
+	is.NoErr(err)
+	defer d.Close()
+
+	rc, ok := openReadBeneath(d, "lib/big.bin")
+	is.True(ok)
+	got, err := io.ReadAll(rc)
+	is.NoErr(err)
+	is.True(bytes.Equal(got, big))
+	is.NoErr(rc.Close())
+	is.True(rc.Close() != nil) // a second Close closes nothing (the number may be another file's by then)
+
+	rc, ok = openReadBeneath(d, "empty")
+	is.True(ok)
+	n, err := rc.Read(make([]byte, 8))
+	is.Equal(n, 0)
+	is.Equal(err, io.EOF)
+	rc.Close()
+
+	for _, name := range []string{"lib", "fifo", "../x", "missing"} {
+		rc, ok := openReadBeneath(d, name)
+		is.True(!ok)
+		is.True(rc == nil)
+	}
 }

@@ -3,6 +3,7 @@
 package artifact
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -39,6 +40,57 @@ func openBeneath(dir *os.File, name string) (f *os.File, ok bool) {
 		return nil, false
 	}
 	return os.NewFile(uintptr(fd), filepath.Join(dir.Name(), name)), true
+}
+
+// openReadBeneath is openBeneath for a file read once from its start: the
+// bare descriptor, kept only if it is a regular file once open, read and
+// closed with plain system calls. (os.NewFile asks the kernel whether the
+// descriptor blocks and offers it to the poller, which refuses regular
+// files: two calls per file that do nothing.) ok is false where
+// openBeneath's would be, and for anything but a regular file: the caller
+// then opens through openRegular, which gives the error.
+func openReadBeneath(dir *os.File, name string) (rc io.ReadCloser, ok bool) {
+	fd, ok := openat2Beneath(dir, name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC)
+	if !ok {
+		return nil, false
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		syscall.Close(fd)
+		return nil, false
+	}
+	return &fdReader{fd: fd, name: name}, true
+}
+
+// fdReader reads a regular file's descriptor (which never waits).
+type fdReader struct {
+	fd   int
+	name string
+}
+
+func (r *fdReader) Read(p []byte) (int, error) {
+	for {
+		n, err := syscall.Read(r.fd, p)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil:
+			return 0, &os.PathError{Op: "read", Path: r.name, Err: err}
+		case n == 0 && len(p) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+// Close closes the descriptor once: its number may be another file's after.
+func (r *fdReader) Close() error {
+	if r.fd < 0 {
+		return os.ErrClosed
+	}
+	fd := r.fd
+	r.fd = -1
+	return syscall.Close(fd)
 }
 
 // openDirBeneath is openBeneath for a directory to list, as a bare

@@ -2,7 +2,13 @@
 
 package artifact
 
-import "os"
+import (
+	"io"
+	"os"
+)
 
 // openBeneath has no single-call form here: the caller opens through os.Root.
 func openBeneath(dir *os.File, name string) (*os.File, bool) { return nil, false }
+
+// openReadBeneath has none either: the caller opens through openRegular.
+func openReadBeneath(dir *os.File, name string) (io.ReadCloser, bool) { return nil, false }
