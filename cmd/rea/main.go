@@ -47,7 +47,9 @@ func main() {
 // gcPercent is the garbage collector's target when GOGC is not set: the
 // heap may grow 70% past what is live before a collection, rather than Go's
 // default 100%. On chromium, whole-file discovery's peak RSS falls from
-// about 1.02 GB to 0.86 GB at the same CPU time (bench/native).
+// about 1.02 GB to 0.86 GB at the same CPU time (bench/native). A
+// JavaScript application's parse phase raises it for a while (core/jsapp's
+// gcphase.go).
 const gcPercent = 70
 
 func run() int {

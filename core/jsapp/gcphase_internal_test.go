@@ -1,0 +1,72 @@
+package jsapp
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+// The parse phase raises the target while the live heap is small, sets it
+// again after each collection from what that collection found live (back
+// to the target found once the heap is large), and puts it back when the
+// last phase ends; a target the user set with GOGC is left alone.
+func TestParsePhaseGCTarget(t *testing.T) {
+	old := debug.SetGCPercent(70)
+	defer debug.SetGCPercent(old)
+	runtime.GC()
+
+	a := relaxGC()
+	if p := gcPercent(); p != 70*parseGCMaxFactor {
+		t.Fatalf("with a small live heap the target is %d, want %d", p, 70*parseGCMaxFactor)
+	}
+	b := relaxGC() // a second call in its parse phase
+	big := make([]*[1 << 20]byte, 0, 128)
+	for range cap(big) { // 128 MB live: the room is there already
+		big = append(big, new([1 << 20]byte))
+	}
+	runtime.GC()
+	deadline := time.Now().Add(5 * time.Second)
+	for gcPercent() != 70 && time.Now().Before(deadline) {
+		runtime.Gosched()
+	}
+	if p := gcPercent(); p != 70 {
+		t.Errorf("with %d MB live the target is %d, want the one found, 70", len(big), p)
+	}
+	runtime.KeepAlive(big)
+	big = nil
+	runtime.GC()
+	deadline = time.Now().Add(5 * time.Second)
+	for gcPercent() == 70 && time.Now().Before(deadline) {
+		runtime.Gosched()
+	}
+	if p := gcPercent(); p <= 70 {
+		t.Errorf("once the heap is small again the target is %d, want it raised", p)
+	}
+	a.end()
+	a.end() // ends once
+	if p := gcPercent(); p == 70 {
+		t.Error("the target was put back while another call was still parsing")
+	}
+	b.end()
+	if p := gcPercent(); p != 70 {
+		t.Errorf("after the last phase the target is %d, want 70", p)
+	}
+	runtime.GC() // the hook of the ended run changes nothing
+	time.Sleep(10 * time.Millisecond)
+	if p := gcPercent(); p != 70 {
+		t.Errorf("after a collection with no phase the target is %d, want 70", p)
+	}
+
+	t.Setenv("GOGC", "70")
+	if g := relaxGC(); g != nil || gcPercent() != 70 {
+		t.Error("a target set with GOGC was changed")
+	}
+	debug.SetGCPercent(-1)
+	if g := relaxGC(); g != nil || gcPercent() != -1 {
+		t.Error("a collector turned off was turned on")
+	}
+	debug.SetGCPercent(70)
+	var nothing *gcRelax
+	nothing.end() // a phase that changes nothing ends without effect
+}
