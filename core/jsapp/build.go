@@ -173,8 +173,9 @@ func (b *jsappBuilder) assetsPhase() {
 		}
 		b.indexStrings(a)
 	}
-	// Export views serve the assets' export shapes only.
-	b.exportViews = nil
+	// Export views serve the assets' export shapes only: their memory goes
+	// (an empty map, so a later view would still be kept, not panic).
+	b.exportViews = map[*jsAsset][]ports.JSExport{}
 	// Entry points: main (index.js when absent), module and every exports
 	// target, patterns matched against the inventory.
 	for _, dir := range jaKeys(st.packages) {
@@ -1589,21 +1590,4 @@ func jaMaps(s []map[string]any) []map[string]any {
 		return []map[string]any{}
 	}
 	return s
-}
-
-// sortStableByKey sorts rows stably by a string key read once per row (not
-// twice per comparison), with the order compare gives.
-func sortStableByKey(rows []map[string]any, key func(map[string]any) string, compare func(a, b string) int) {
-	type keyed struct {
-		k string
-		r map[string]any
-	}
-	ks := make([]keyed, len(rows))
-	for i, r := range rows {
-		ks[i] = keyed{key(r), r}
-	}
-	slices.SortStableFunc(ks, func(a, b keyed) int { return compare(a.k, b.k) })
-	for i := range ks {
-		rows[i] = ks[i].r
-	}
 }

@@ -117,7 +117,6 @@ type jsPackage struct {
 type jsappState struct {
 	req         jsappRequest
 	g           *artifact.Graph
-	gc          *gcRelax // the collector's parse phase
 	rootSHA     string
 	format      string
 	files       map[string]*jsFile
@@ -163,8 +162,8 @@ type jsappOutcome struct {
 func analyzeJSApp(ctx context.Context, req jsappRequest) (*jsappOutcome, error) {
 	st := &jsappState{req: req, files: map[string]*jsFile{}, assets: map[string]*jsAsset{}, packages: map[string]*jsPackage{},
 		pre: map[string]*prefetched{}, budget: newByteBudget(jsappParseBudget)}
-	st.gc = relaxGC()
-	defer st.gc.end()
+	parsing := relaxGC()
+	defer parsing.end()
 	if err := st.inventory(ctx); err != nil {
 		return nil, err
 	}
@@ -191,7 +190,7 @@ func analyzeJSApp(ctx context.Context, req jsappRequest) (*jsappOutcome, error) 
 		}
 		st.truncated, st.partialWhy = true, "parse"
 	}
-	st.gc.end()
+	parsing.end()
 	if err := ctx.Err(); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return nil, err
 	}

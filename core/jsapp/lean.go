@@ -148,19 +148,6 @@ func sameScalar(a, b any) bool {
 	return false
 }
 
-type leanEvidence struct {
-	Basis      string    `json:"basis,omitempty"`
-	Confidence string    `json:"confidence,omitempty"`
-	Locations  [][]int64 `json:"locations"`
-}
-
-type leanObservation struct {
-	Label      any            `json:"label,omitempty"` // absent: the node's key; json null: null
-	Properties map[string]any `json:"properties,omitempty"`
-	Unset      []string       `json:"unset,omitempty"` // derived properties the observation does not have
-	Evidence   leanEvidence   `json:"evidence"`
-}
-
 // nodeGroup is the nodes of one kind and one set of lean identity members.
 type nodeGroup struct {
 	kind  string
@@ -292,29 +279,6 @@ func (e *leanEncoder) ref(id string) any {
 	return id
 }
 
-func (e *leanEncoder) locations(ev GraphEvidence) [][]int64 {
-	out := make([][]int64, len(ev.Locations))
-	for i, l := range ev.Locations {
-		if l.Offset == nil {
-			out[i] = []int64{int64(e.paths[l.Path])}
-		} else {
-			out[i] = []int64{int64(e.paths[l.Path]), *l.Offset}
-		}
-	}
-	return out
-}
-
-func (e *leanEncoder) evidence(ev GraphEvidence, basis string) leanEvidence {
-	out := leanEvidence{Locations: e.locations(ev)}
-	if ev.Basis != basis {
-		out.Basis = ev.Basis
-	}
-	if ev.Confidence != core.ConfidenceObserved {
-		out.Confidence = ev.Confidence
-	}
-	return out
-}
-
 // groupJSON is a node group's wire form; its rows are encoded apart, on
 // every core.
 type groupJSON struct {
@@ -357,54 +321,8 @@ func (it *groupItem) AppendCanonicalJSON(dst []byte) []byte {
 // MarshalJSON writes the same text, for encoders other than rea's.
 func (it *groupItem) MarshalJSON() ([]byte, error) { return it.AppendCanonicalJSON(nil), nil }
 
-// row is one node of a group: its identity's values in the group's member
-// order, then its observations.
-func (e *leanEncoder) row(grp *nodeGroup, i int) []any {
-	n, li := grp.nodes[i], grp.ident[i]
-	out := make([]any, 0, len(grp.keys)+1)
-	for _, k := range grp.keys {
-		v := li[k]
-		if s, ok := v.(string); ok && digestMember(k) {
-			if j, ok := e.digests[s]; ok {
-				v = j
-			}
-		}
-		out = append(out, v)
-	}
-	key := identityKey(n.Identity)
-	obs := make([]leanObservation, len(n.Observations))
-	for j, o := range n.Observations {
-		lo := leanObservation{Evidence: e.evidence(o.Evidence, nodeBasis(n.Kind))}
-		derived := derivedProps(n.Kind, n.Identity, o.Evidence.Locations)
-		props := map[string]any{}
-		for k, v := range o.Properties {
-			if dv, ok := derived[k]; !ok || !sameScalar(v, dv) {
-				props[k] = v
-			}
-		}
-		for _, k := range derivedKeys {
-			if _, ok := derived[k]; ok {
-				if _, has := o.Properties[k]; !has {
-					lo.Unset = append(lo.Unset, k)
-				}
-			}
-		}
-		if len(props) > 0 {
-			lo.Properties = props
-		}
-		switch {
-		case o.Label == nil && key == nil, o.Label != nil && key != nil && *o.Label == *key:
-		case o.Label == nil:
-			lo.Label = json.RawMessage("null")
-		default:
-			lo.Label = *o.Label
-		}
-		obs[j] = lo
-	}
-	return append(out, obs)
-}
-
-// appendRow appends the canonical form of row(grp, i) without building it
+// appendRow appends the canonical form of row(grp, i) (the reference in
+// reference_internal_test.go) without building it
 // (cells, observation structs and property copies were most of the
 // encoding's work): the same members in RFC 8785 order, left out under
 // the same conditions (TestAppendRowMatchesRow).
@@ -484,7 +402,8 @@ func (e *leanEncoder) appendRow(dst []byte, grp *nodeGroup, i int) ([]byte, erro
 	return append(dst, "]]"...), nil
 }
 
-// appendEvidence writes evidence(ev, basis) (a leanEvidence).
+// appendEvidence writes evidence(ev, basis) (a leanEvidence; see
+// reference_internal_test.go).
 func (e *leanEncoder) appendEvidence(dst []byte, ev GraphEvidence, basis string) []byte {
 	dst = append(dst, '{')
 	if ev.Basis != basis {
@@ -521,17 +440,12 @@ func appendInt(dst []byte, v int64) []byte {
 	return out
 }
 
-// appendEdge appends the canonical form of edge(ed) without building it.
+// appendEdge appends the canonical form of edge(ed) (the reference in
+// reference_internal_test.go) without building it.
 func (e *leanEncoder) appendEdge(dst []byte, ed *Edge) ([]byte, error) {
 	dst = append(dst, '[')
-	for _, id := range []string{ed.SourceNodeID, ed.TargetNodeID} {
-		if i, ok := e.index[id]; ok {
-			dst = strconv.AppendInt(dst, int64(i), 10)
-		} else {
-			dst = core.AppendCanonicalString(dst, id)
-		}
-		dst = append(dst, ',')
-	}
+	dst = append(e.appendRef(dst, ed.SourceNodeID), ',')
+	dst = append(e.appendRef(dst, ed.TargetNodeID), ',')
 	dst = core.AppendCanonicalString(dst, ed.Relation)
 	dst = e.appendLocations(append(dst, ','), ed.Evidence)
 	cells := 4
@@ -560,27 +474,6 @@ func (e *leanEncoder) appendEdge(dst []byte, ed *Edge) ([]byte, error) {
 		dst = core.AppendCanonicalString(append(dst, ','), ed.Evidence.Confidence)
 	}
 	return append(dst, ']'), nil
-}
-
-// edge is an edge's row: [source, target, relation, locations, properties,
-// basis, confidence], the last three left out while they hold their
-// defaults ({}, the relation's basis, observed).
-func (e *leanEncoder) edge(ed *Edge) []any {
-	props := ed.Properties
-	if props == nil {
-		props = map[string]any{}
-	}
-	out := []any{e.ref(ed.SourceNodeID), e.ref(ed.TargetNodeID), ed.Relation, e.locations(ed.Evidence), props, ed.Evidence.Basis, ed.Evidence.Confidence}
-	switch {
-	case ed.Evidence.Confidence != core.ConfidenceObserved:
-	case ed.Evidence.Basis != edgeBasis(ed.Relation):
-		out = out[:6]
-	case len(props) > 0:
-		out = out[:5]
-	default:
-		out = out[:4]
-	}
-	return out
 }
 
 // refs rewrites the node_id member of each record as node (a reference),

@@ -51,44 +51,10 @@ func (r *semRelation) asMap() map[string]any {
 	return m
 }
 
-// offsetCellOf is an offset as a relation or index cell: nil when absent.
-func offsetCellOf(off int64) any {
-	if off < 0 {
-		return nil
-	}
-	return off
-}
-
-// relationOf is relation for a typed record: the same row, or the same
-// object when no row fits.
-func (e *leanEncoder) relationOf(r *semRelation) any {
-	if r.export {
-		params := any(nil)
-		if r.value.Params >= 0 {
-			params = r.value.Params
-		}
-		kind := r.value.Kind
-		if kind == "" {
-			kind = ports.JSValueUnknown
-		}
-		return trimRow([]any{e.ref(r.source), "exports", r.name, kind, params, r.value.Rest, r.kind, r.specifier, offsetCellOf(r.offset)}, exportCells)
-	}
-	if r.relation == "" || r.relation == "exports" {
-		return e.relation(r.asMap()) // no row shape: the object form
-	}
-	var target, external any
-	if r.hasTarget {
-		target = e.ref(r.target)
-	}
-	if r.external {
-		external = true
-	}
-	return trimRow([]any{e.ref(r.source), r.relation, r.specifier, target, offsetCellOf(r.offset), strSlice(r.names), external}, otherCells)
-}
-
-// appendRelation appends the canonical form of relationOf(r) without
-// building its cells (TestAppendRelationMatchesRelationOf): the cells up to
-// the last one that does not hold its default (trimRow).
+// appendRelation appends the canonical form of relationOf(r) (the
+// reference in reference_internal_test.go) without building its cells
+// (TestAppendRelationMatchesRelationOf): the cells up to the last one that
+// does not hold its default (trimRow).
 func (e *leanEncoder) appendRelation(dst []byte, r *semRelation) ([]byte, error) {
 	if !r.export && (r.relation == "" || r.relation == "exports") {
 		return core.AppendCanonical(dst, e.relation(r.asMap()))
@@ -196,10 +162,6 @@ type indexedString struct {
 	value  string
 	node   string
 	offset int64 // < 0: none
-}
-
-func (s indexedString) asMap() map[string]any {
-	return map[string]any{"value": s.value, "node_id": s.node, "offset": offsetPtr(s.offset)}
 }
 
 // relationOrder is the order of relations stably by source node ID, as
