@@ -3,6 +3,7 @@ package core
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -183,6 +184,26 @@ func TestCanonicalValue(t *testing.T) {
 		want, _ := CanonicalJSON(items)
 		if err != nil || !bytes.Equal(arr.AppendTo(nil), want) {
 			t.Fatalf("%d items: %s, want %s (%v)", n, arr.AppendTo(nil), want, err)
+		}
+	}
+	// Runs sized from their first items, then doubled: items that grow
+	// along the array outrun the first estimate; an item's error is the
+	// array's.
+	grow := func(dst []byte, i int) ([]byte, error) {
+		if i == 7777 {
+			return dst, errors.New("item 7777")
+		}
+		return AppendCanonical(dst, []any{i, strings.Repeat("y", i/64)})
+	}
+	for _, n := range []int{7000, 20000} {
+		arr, err := CanonicalArrayFunc(n, grow)
+		items := make([]any, n)
+		for i := range items {
+			items[i] = []any{i, strings.Repeat("y", i/64)}
+		}
+		want, _ := CanonicalJSON(items)
+		if (err != nil) != (n > 7777) || (err == nil && !bytes.Equal(arr.AppendTo(nil), want)) {
+			t.Fatalf("%d growing items: %.80s…, want %.80s… (%v)", n, arr.AppendTo(nil), want, err)
 		}
 	}
 	type result struct {

@@ -61,19 +61,32 @@ func (c *Canonical) UnmarshalJSON(b []byte) error {
 // contiguous runs that GOMAXPROCS goroutines encode (whatever their number,
 // the text is the same).
 func CanonicalArray[T any](items []T) (Canonical, error) {
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(items)/64))
-	per := (len(items) + workers - 1) / workers
+	return CanonicalArrayFunc(len(items), func(dst []byte, i int) ([]byte, error) { return appendCanonicalJSON(dst, items[i]) })
+}
+
+// CanonicalArrayFunc is CanonicalArray of n items that append their own
+// canonical form: item(dst, i) appends the i-th, on the goroutine writing
+// its run, and must only read what it shares. A long run is sized from its
+// first items and then doubled, not grown a quarter at a time (a copy each).
+func CanonicalArrayFunc(n int, item func(dst []byte, i int) ([]byte, error)) (Canonical, error) {
+	workers := max(1, min(runtime.GOMAXPROCS(0), n/64))
+	per := (n + workers - 1) / workers
 	runs, errs, out := make([][]byte, workers), make([]error, workers), Canonical{[][]byte{{'['}}}
 	var wg sync.WaitGroup
 	for w := range workers {
-		lo, hi := w*per, min(len(items), (w+1)*per)
+		lo, hi := w*per, min(n, (w+1)*per)
 		wg.Go(func() {
 			var b []byte
 			for i := lo; i < hi && errs[w] == nil; i++ {
+				if i == lo+16 && hi-lo > 64 {
+					b = slices.Grow(b, len(b)*(hi-lo-16)/16*9/8)
+				} else if cap(b)-len(b) < 4<<10 && len(b) >= 64<<10 {
+					b = slices.Grow(b, len(b))
+				}
 				if i > 0 {
 					b = append(b, ',')
 				}
-				b, errs[w] = appendCanonicalJSON(b, items[i])
+				b, errs[w] = item(b, i)
 			}
 			runs[w] = b
 		})

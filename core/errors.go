@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -350,7 +349,3 @@ func attachSignals(e *Error, attempts []ports.SignalAttempt) {
 // timestampLayout is the ISO 8601 form of instants rea reports
 // (millisecond precision, UTC).
 const timestampLayout = "2006-01-02T15:04:05.000Z07:00"
-
-// envelopeJSON is a helper for tests and front ends: the compact envelope of
-// any error.
-func EnvelopeJSON(op string, err error) json.RawMessage { return AsError(op, err).JSON() }

@@ -1499,7 +1499,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	}
 	// The semantic graph and the string index name graph nodes by index
 	// (lean.go).
-	relations, _, err := lazyAppend(len(order), func(dst []byte, i int) ([]byte, error) { return enc.appendRelation(dst, &b.relations[order[i]]) })
+	relations, err := core.CanonicalArrayFunc(len(order), func(dst []byte, i int) ([]byte, error) { return enc.appendRelation(dst, &b.relations[order[i]]) })
 	if err != nil {
 		panic(fmt.Sprintf("jsapp semantic graph: %v", err)) // rea's own values always encode
 	}

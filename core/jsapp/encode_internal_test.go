@@ -69,12 +69,12 @@ func TestLazyRowsMatchBuiltRows(t *testing.T) {
 
 // A group written into the array of groups is its groupJSON's encoding.
 func TestGroupItemMatchesGroupJSON(t *testing.T) {
-	rows, _, err := lazyAppend(3, func(dst []byte, i int) ([]byte, error) { return core.AppendCanonical(dst, []any{i, "é\u2028"}) })
+	rows, err := core.CanonicalArrayFunc(3, func(dst []byte, i int) ([]byte, error) { return core.AppendCanonical(dst, []any{i, "é\u2028"}) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, g := range []groupJSON{{Kind: "a<b", Identity: []string{"path", "x\""}, Rows: rows}, {Kind: "k", Identity: []string{}, Rows: rows}, {Kind: "", Rows: rows}} {
-		items := []*groupItem{{g: g, size: 10, rest: 10}, {g: g, size: 1 << 20, rest: 1 << 20}}
+		items := []*groupItem{{g: g, rest: 10}, {g: g, rest: 1 << 20}}
 		arr, err := canonicalArray(items)
 		if err != nil {
 			t.Fatal(err)

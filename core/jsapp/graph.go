@@ -293,17 +293,16 @@ func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string
 	enc := newLeanEncoder(out, root)
 	groups := make([]*groupItem, len(enc.groups))
 	for i, grp := range enc.groups {
-		arr, size, err := lazyAppend(len(grp.nodes), func(dst []byte, j int) ([]byte, error) { return enc.appendRow(dst, grp, j) })
+		arr, err := core.CanonicalArrayFunc(len(grp.nodes), func(dst []byte, j int) ([]byte, error) { return enc.appendRow(dst, grp, j) })
 		if err != nil {
 			panic(fmt.Sprintf("jsapp graph: %v", err)) // rea's own values always encode
 		}
-		groups[i] = &groupItem{g: groupJSON{Kind: grp.kind, Identity: grp.keys, Rows: arr}, size: size}
+		groups[i] = &groupItem{g: groupJSON{Kind: grp.kind, Identity: grp.keys, Rows: arr}}
 	}
-	for i := len(groups) - 2; i >= 0; i-- {
-		groups[i].rest = groups[i].size + groups[i+1].rest
-	}
-	if len(groups) > 0 {
-		groups[len(groups)-1].rest = groups[len(groups)-1].size
+	rest := 0
+	for i := len(groups) - 1; i >= 0; i-- {
+		rest += groups[i].g.Rows.Len()
+		groups[i].rest = rest
 	}
 	nodes, err := canonicalArray(groups)
 	if err != nil {
@@ -333,7 +332,7 @@ func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string
 		}
 		return cmpUTF16(ea.EdgeID, eb.EdgeID)
 	})
-	edges, _, err := lazyAppend(len(order), func(dst []byte, i int) ([]byte, error) { return enc.appendEdge(dst, order[i].e) })
+	edges, err := core.CanonicalArrayFunc(len(order), func(dst []byte, i int) ([]byte, error) { return enc.appendEdge(dst, order[i].e) })
 	if err != nil {
 		panic(fmt.Sprintf("jsapp graph: %v", err))
 	}

@@ -292,13 +292,13 @@ type groupJSON struct {
 // group grows the buffer once for every group's rows (rest bytes), rather
 // than append growing it a quarter at a time, copying them again each time.
 type groupItem struct {
-	g          groupJSON
-	size, rest int // bytes of the group's rows; of these and the following groups'
+	g    groupJSON
+	rest int // bytes of the group's rows and of the following groups'
 }
 
 // AppendCanonicalJSON implements core.CanonicalAppender.
 func (it *groupItem) AppendCanonicalJSON(dst []byte) []byte {
-	if cap(dst)-len(dst) < it.size+1024 {
+	if cap(dst)-len(dst) < it.g.Rows.Len()+1024 {
 		dst = slices.Grow(dst, it.rest+1024)
 	}
 	dst = append(dst, `{"identity":`...)
