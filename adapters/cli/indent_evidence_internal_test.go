@@ -50,6 +50,10 @@ func TestWriteEvidenceIndentedMatchesWriteIndented(t *testing.T) {
 	if err := writeEvidenceIndented(failingWriter{}, big); err == nil {
 		t.Error("a failing writer: no error")
 	}
+	// An error in the middle is kept, even when the writes after it succeed.
+	if err := writeEvidenceIndented(&failsOnce{}, big); err == nil {
+		t.Error("a writer that failed once, mid-stream: no error")
+	}
 	if !evidenceFieldsPlain {
 		t.Error("core.Evidence is no longer mirrored field by field: the jsapp CLI output takes the slow path")
 	}
@@ -58,3 +62,14 @@ func TestWriteEvidenceIndentedMatchesWriteIndented(t *testing.T) {
 type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+// failsOnce fails its first write only.
+type failsOnce struct{ failed bool }
+
+func (w *failsOnce) Write(p []byte) (int, error) {
+	if !w.failed {
+		w.failed = true
+		return 0, errors.New("disk full, for a moment")
+	}
+	return len(p), nil
+}

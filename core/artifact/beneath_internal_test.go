@@ -4,6 +4,7 @@ package artifact
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -72,8 +73,11 @@ func TestOpenBeneathStaysInside(t *testing.T) {
 // file (a directory, a FIFO that would block) to openRegular.
 func TestOpenReadBeneath(t *testing.T) {
 	is := is.New(t)
-	dir := t.TempDir()
+	base := t.TempDir()
+	dir := filepath.Join(base, "app")
 	is.NoErr(os.MkdirAll(filepath.Join(dir, "lib"), 0o755))
+	is.NoErr(os.WriteFile(filepath.Join(base, "x"), []byte("outside"), 0o644))
+	is.NoErr(os.Symlink(filepath.Join(base, "x"), filepath.Join(dir, "abs")))
 	big := make([]byte, 3<<20+17) // more than one read
 	for i := range big {
 		big[i] = byte(i * 7)
@@ -91,7 +95,7 @@ func TestOpenReadBeneath(t *testing.T) {
 	is.NoErr(err)
 	is.True(bytes.Equal(got, big))
 	is.NoErr(rc.Close())
-	is.True(rc.Close() != nil) // a second Close closes nothing (the number may be another file's by then)
+	is.True(errors.Is(rc.Close(), os.ErrClosed)) // a second Close closes nothing (the number may be another file's by then)
 
 	rc, ok = openReadBeneath(d, "empty")
 	is.True(ok)
@@ -100,7 +104,7 @@ func TestOpenReadBeneath(t *testing.T) {
 	is.Equal(err, io.EOF)
 	rc.Close()
 
-	for _, name := range []string{"lib", "fifo", "../x", "missing"} {
+	for _, name := range []string{"lib", "fifo", "../x", "abs", "missing"} { // ../x and abs exist, outside
 		rc, ok := openReadBeneath(d, name)
 		is.True(!ok)
 		is.True(rc == nil)

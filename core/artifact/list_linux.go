@@ -114,7 +114,9 @@ func listFD(fd int, rel string, sc *listScratch) ([]dirEntry, error) {
 	return ents, nil
 }
 
-// statMode is the os.FileMode os.Lstat makes of a stat mode.
+// statMode is the os.FileMode os.Lstat makes of a stat mode: the conversion
+// of os/stat_linux.go (fillFileStatFromSys), which the os package does not
+// export; TestWalkIsWalkDir compares the two.
 func statMode(m uint32) fs.FileMode {
 	mode := fs.FileMode(m & 0o777)
 	switch m & syscall.S_IFMT {

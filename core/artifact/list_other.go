@@ -2,7 +2,10 @@
 
 package artifact
 
-import "io/fs"
+import (
+	"errors"
+	"io/fs"
+)
 
 type listScratch struct{ ents []dirEntry }
 
@@ -16,6 +19,9 @@ func (b *graphBuilder) listDir(rel string, sc *listScratch) ([]dirEntry, error) 
 	ents := sc.ents[:0]
 	for _, d := range des {
 		info, err := d.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since it was listed, as on Linux (list_linux.go)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -120,7 +120,8 @@ func TestRecheckSeesTreeChanges(t *testing.T) {
 			}
 			return os.Chtimes(filepath.Join(dir, "a/b"), old, old)
 		}, "a/b/new.js changed"},
-		{"removed", func(dir string) error { return os.Remove(filepath.Join(dir, "empty")) }, ""}, // the root's entries are one fewer
+		{"removed", func(dir string) error { return os.Remove(filepath.Join(dir, "empty")) }, ""},        // the root's entries are one fewer
+		{"removed link", func(dir string) error { return os.Remove(filepath.Join(dir, "link.js")) }, ""}, // only the count of entries shows it
 		{"new directory", func(dir string) error { return os.MkdirAll(filepath.Join(dir, "b/d/new/deeper"), 0o755) }, "b/d changed"},
 		{"two", func(dir string) error {
 			if err := os.WriteFile(filepath.Join(dir, "z.js"), []byte("zz"), 0o755); err != nil {
