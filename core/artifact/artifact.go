@@ -1131,7 +1131,7 @@ func (b *graphBuilder) seal() (*Graph, error) {
 	items := b.items
 	// Files and links first, on every core: their IDs depend on their
 	// bytes (or target) alone.
-	parallel(len(items), func(lo, hi int, d *digester) {
+	parallel(len(items), digestChunk, func(lo, hi int, d *digester) {
 		for _, it := range items[lo:hi] {
 			switch {
 			case it.Kind == ports.EntryFile && it.Hashed:
@@ -1233,7 +1233,7 @@ func (b *graphBuilder) seal() (*Graph, error) {
 	}
 	rootID := root.artifactID
 
-	parallel(len(sorted), func(lo, hi int, d *digester) {
+	parallel(len(sorted), digestChunk, func(lo, hi int, d *digester) {
 		for _, it := range sorted[lo:hi] {
 			if it == root {
 				it.occurrenceID = "occ_" + fastDigest(jcsField{"root", rootID})
@@ -1303,7 +1303,7 @@ func (b *graphBuilder) seal() (*Graph, error) {
 			}
 		}
 	}
-	parallel(len(edges), func(lo, hi int, d *digester) {
+	parallel(len(edges), digestChunk, func(lo, hi int, d *digester) {
 		for i := lo; i < hi; i++ {
 			edges[i].EdgeID = d.edgeID(&edges[i])
 		}

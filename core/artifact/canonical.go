@@ -196,15 +196,18 @@ func (d *digester) edgeID(e *Edge) string {
 	return d.id("edge_", d.buf)
 }
 
-// parallel calls fn on consecutive ranges of [0, n) on every core, each
-// call with its own digester. Every index is written by one call only, so
-// the result does not depend on the number of cores.
-func parallel(n int, fn func(lo, hi int, d *digester)) {
-	const chunk = 256
+// digestChunk is how many items a digesting goroutine takes at a time.
+const digestChunk = 256
+
+// parallel calls fn on consecutive ranges of [0, n), chunk indexes at a
+// time, on every core, each goroutine with its own scratch S (one call, on
+// this goroutine, when one chunk holds them all). Every index is written
+// by one call only, so the result does not depend on the number of cores.
+func parallel[S any](n, chunk int, fn func(lo, hi int, s *S)) {
 	workers := min(runtime.GOMAXPROCS(0), (n+chunk-1)/chunk)
 	if workers <= 1 {
 		if n > 0 {
-			fn(0, n, &digester{})
+			fn(0, n, new(S))
 		}
 		return
 	}
@@ -212,13 +215,13 @@ func parallel(n int, fn func(lo, hi int, d *digester)) {
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			d := &digester{}
+			s := new(S)
 			for {
-				lo := int(next.Add(chunk)) - chunk
+				lo := int(next.Add(int64(chunk))) - chunk
 				if lo >= n {
 					return
 				}
-				fn(lo, min(lo+chunk, n), d)
+				fn(lo, min(lo+chunk, n), s)
 			}
 		})
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -120,11 +119,9 @@ func (b *graphBuilder) recheckDirs(ctx context.Context) error {
 		}
 	}
 	var (
-		next  atomic.Int64
 		seen  atomic.Int64
 		mu    sync.Mutex
 		first *recheckFailure
-		wg    sync.WaitGroup
 	)
 	note := func(f recheckFailure) {
 		mu.Lock()
@@ -133,46 +130,36 @@ func (b *graphBuilder) recheckDirs(ctx context.Context) error {
 		}
 		mu.Unlock()
 	}
-	const batch = 16
-	for range min(runtime.GOMAXPROCS(0), (len(dirs)+batch-1)/batch) {
-		wg.Go(func() {
-			sc := &listScratch{}
-			var key []byte
-			n := 0
-			defer func() { seen.Add(int64(n)) }()
-			for {
-				lo := int(next.Add(batch)) - batch
-				if lo >= len(dirs) {
-					return
-				}
-				for _, dir := range dirs[lo:min(lo+batch, len(dirs))] {
-					if ctx.Err() != nil {
-						return
-					}
-					ents, err := b.listDir(dir.fsRelDir(), sc)
-					if err != nil {
-						note(recheckFailure{at: dir.Path, listing: true, err: err})
-						continue
-					}
-					for i := range ents {
-						e := &ents[i]
-						key = key[:0]
-						if dir != b.root {
-							key = append(append(key, dir.Path...), '/')
-						}
-						key = append(key, e.name...)
-						it, ok := b.byPath[string(key)]
-						if !ok || it.box != nil || it.stamp != e.stamp() {
-							note(recheckFailure{at: string(key), err: fmt.Errorf("%s changed", key)})
-							continue
-						}
-						n++
-					}
-				}
+	// Sixteen directories at a time: a listing is tens of system calls.
+	parallel(len(dirs), 16, func(lo, hi int, w *recheckScratch) {
+		n := 0
+		defer func() { seen.Add(int64(n)) }()
+		for _, dir := range dirs[lo:hi] {
+			if ctx.Err() != nil {
+				return
 			}
-		})
-	}
-	wg.Wait()
+			ents, err := b.listDir(dir.fsRelDir(), &w.sc)
+			if err != nil {
+				note(recheckFailure{at: dir.Path, listing: true, err: err})
+				continue
+			}
+			for i := range ents {
+				e := &ents[i]
+				key := w.key[:0]
+				if dir != b.root {
+					key = append(append(key, dir.Path...), '/')
+				}
+				key = append(key, e.name...)
+				w.key = key
+				it, ok := b.byPath[string(key)]
+				if !ok || it.box != nil || it.stamp != e.stamp() {
+					note(recheckFailure{at: string(key), err: fmt.Errorf("%s changed", key)})
+					continue
+				}
+				n++
+			}
+		}
+	})
 	if err := ctx.Err(); err != nil {
 		if errors.Is(err, context.Canceled) {
 			return err
@@ -187,6 +174,13 @@ func (b *graphBuilder) recheckDirs(ctx context.Context) error {
 		return ChangedError(b.req.Op, b.req.Path, msg)
 	}
 	return nil
+}
+
+// recheckScratch is one recheck goroutine's memory: its listings and the
+// path it looks up.
+type recheckScratch struct {
+	sc  listScratch
+	key []byte
 }
 
 // recheckFailure is one difference the recheck found: an entry at a path,
