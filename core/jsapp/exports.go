@@ -15,15 +15,19 @@ import (
 // params is null when the value is not a function or class or the count is
 // not known.
 func shapeJSON(v ports.JSValueShape) map[string]any {
-	kind := v.Kind
-	if kind == "" {
-		kind = ports.JSValueUnknown
-	}
 	var params any
 	if v.Params >= 0 {
 		params = v.Params
 	}
-	return map[string]any{"kind": kind, "params": params, "rest": v.Rest}
+	return map[string]any{"kind": shapeKind(v), "params": params, "rest": v.Rest}
+}
+
+// shapeKind is a shape's kind, unknown when the engine left it empty.
+func shapeKind(v ports.JSValueShape) string {
+	if v.Kind == "" {
+		return ports.JSValueUnknown
+	}
+	return v.Kind
 }
 
 // exportShapes merges the observations of each exported name into one
@@ -98,15 +102,11 @@ func (l exportShapeList) AppendCanonicalJSON(dst []byte) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		kind := s.shape.Kind
-		if kind == "" {
-			kind = ports.JSValueUnknown
-		}
-		dst = core.AppendCanonicalString(append(dst, `{"kind":`...), kind)
+		dst = core.AppendCanonicalString(append(dst, `{"kind":`...), shapeKind(s.shape))
 		dst = core.AppendCanonicalString(append(dst, `,"name":`...), s.name)
 		dst = append(dst, `,"params":`...)
 		if s.shape.Params >= 0 {
-			dst, _ = core.AppendCanonical(dst, s.shape.Params) // an int always encodes
+			dst = strconv.AppendInt(dst, int64(s.shape.Params), 10)
 		} else {
 			dst = append(dst, "null"...)
 		}

@@ -61,12 +61,8 @@ func (e *leanEncoder) appendRelation(dst []byte, r *semRelation) ([]byte, error)
 	}
 	dst = e.appendRef(append(dst, '['), r.source)
 	if r.export {
-		kind := r.value.Kind
-		if kind == "" {
-			kind = ports.JSValueUnknown
-		}
 		dst = append(dst, `,"exports",`...)
-		dst = core.AppendCanonicalString(append(core.AppendCanonicalString(dst, r.name), ','), kind)
+		dst = core.AppendCanonicalString(append(core.AppendCanonicalString(dst, r.name), ','), shapeKind(r.value))
 		last := 3
 		switch {
 		case r.offset >= 0:
