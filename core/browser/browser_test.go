@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"hash/crc32"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -245,6 +246,12 @@ func TestEngineErrorsMapToCodes(t *testing.T) {
 			}
 			if c.want != core.CodeInvalidRequest && e.Details["reason"] != string(c.code) && c.code != ports.BrowserCancelled {
 				t.Fatalf("%s with %s: details %v", name, c.code, e.Details)
+			}
+			// The advice is about browsers, not the kernel's default about
+			// binary targets and analysis providers.
+			advice := map[core.Code]string{core.CodeTargetUnavailable: "list_browser_targets", core.CodeProviderUnavailable: "--remote-debugging-port"}
+			if want, ok := advice[c.want]; ok && !strings.Contains(e.Envelope().Error.Remediation.Action, want) {
+				t.Fatalf("%s with %s: remediation %q does not name %s", name, c.code, e.Envelope().Error.Remediation.Action, want)
 			}
 		}
 	}

@@ -113,7 +113,15 @@ func browserErr(op string, err error) error {
 		details["cleanup"] = "incomplete"
 		details["resources"] = core.NonNil(be.Resources)
 	}
-	return &core.Error{Code: code, Message: msg, Err: err, Details: details}
+	return &core.Error{Code: code, Message: msg, Err: err, Details: details, Remediation: browserRemediation[code]}
+}
+
+// browserRemediation replaces the kernel's default advice, which is about
+// binary targets and analysis providers, for the codes a browser reports.
+var browserRemediation = map[core.Code]string{
+	core.CodeTargetUnavailable: "Call list_browser_targets on the same cdp_endpoint and pass one of its target_id values; the page may have closed or navigated out of allowed_origins.",
+	core.CodeProviderUnavailable: "Start Chromium with --remote-debugging-port=PORT (loopback) and pass http://127.0.0.1:PORT as cdp_endpoint, " +
+		"or use capture_browser_scenario, which launches its own browser.",
 }
 
 // providerRef is the Evidence provider of an engine.

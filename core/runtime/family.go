@@ -116,8 +116,12 @@ func runtimeErr(op string, err error) error {
 		details["resources"] = core.NonNil(be.Resources)
 	}
 	ce := &core.Error{Code: code, Message: op + ": " + be.Error(), Err: err, Details: details}
-	if code == core.CodeTargetUnavailable {
+	switch code {
+	case core.CodeTargetUnavailable:
 		ce.Remediation = "Check the target id or path and its scope: list the targets again, and keep files inside allowed_file_roots or application_root."
+	case core.CodeProviderUnavailable:
+		ce.Remediation = "Start the runtime with its inspector on loopback (node --inspect=127.0.0.1:PORT, or an Electron app with --remote-debugging-port=PORT) " +
+			"and pass that http://127.0.0.1:PORT endpoint, or use capture_electron_scenario, which launches the app itself."
 	}
 	return ce
 }

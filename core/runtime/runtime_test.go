@@ -261,6 +261,10 @@ func TestRuntimeErrorsAreTyped(t *testing.T) {
 	if codeOf(err) != core.CodeProviderUnavailable {
 		t.Errorf("unreachable: got %v", err)
 	}
+	var ce *core.Error
+	if !errors.As(err, &ce) || !strings.Contains(ce.Envelope().Error.Remediation.Action, "--inspect") {
+		t.Errorf("unreachable: the remediation does not say how to start an inspector: %v", err)
+	}
 	// Without an engine the tools are capability_unavailable.
 	_, err = call(t, session(t, nil), "observe_javascript_runtime", map[string]any{"inspector_endpoint": "http://127.0.0.1:9229", "target_id": "N1"})
 	if codeOf(err) != core.CodeCapabilityUnavailable {
