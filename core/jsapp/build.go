@@ -90,10 +90,10 @@ func (b *jsappBuilder) packagesPhase(ctx context.Context) {
 		}
 		pkg.nodeID = b.g.node("package", b.pathKey(pkg.path), pkg.name, props, GraphEvidence{Basis: "package-metadata", Locations: []GraphLocation{{Path: pkg.path}}})
 		b.g.edge(b.rootID, pkg.nodeID, "contains", map[string]any{"path": pkg.path}, inventoryEv(pkg.path))
-		if pkg.deps["electron"] {
-			b.electron = true
-		}
-		if !strings.Contains(pkg.path, "node_modules/") {
+		// The app's own packages say what the app is; a dependency that
+		// depends on electron (often only to build or test itself) does not.
+		if own := !strings.Contains(pkg.path, "node_modules/"); own {
+			b.electron = b.electron || pkg.deps["electron"]
 			b.g.root(pkg.nodeID)
 		}
 		if pkg.err != "" {

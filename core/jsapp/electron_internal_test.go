@@ -1,0 +1,61 @@
+package jsapp
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"rea/ports/portstest"
+)
+
+// An app is Electron by its own packages, its code's imports of electron or
+// its windows: a package under node_modules that depends on electron (here
+// in devDependencies, as @electron/asar does to test itself) does not make
+// a plain Node tree an Electron app, while the app's own devDependencies
+// (where Electron apps usually list it) do.
+func TestElectronDetectedByTheAppsOwnPackages(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  bool
+	}{
+		{"dependency's devDependencies", map[string]string{
+			"package.json":                   `{"name":"tool","main":"index.js","dependencies":{"lib":"1"}}`,
+			"node_modules/lib/package.json":  `{"name":"lib","devDependencies":{"electron":"^22.0.0"}}`,
+			"node_modules/lib/index.js":      "x",
+			"index.js":                       "x",
+			"node_modules/lib2/package.json": `{"name":"lib2","peerDependencies":{"electron":"*"}}`,
+		}, false},
+		{"the app's devDependencies", map[string]string{
+			"package.json": `{"name":"app","main":"main.js","devDependencies":{"electron":"^31.0.0"}}`,
+			"main.js":      "x",
+		}, true},
+		{"a nested app package", map[string]string{
+			"package.json":     `{"name":"workspace","private":true}`,
+			"app/package.json": `{"name":"app","main":"main.js","dependencies":{"electron":"31"}}`,
+			"app/main.js":      "x",
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, body := range tc.files {
+				p := filepath.Join(dir, filepath.FromSlash(name))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			req := jsappRequest{op: "analyze_javascript_application", path: dir, given: dir, format: "directory", policy: "fail", engine: portstest.FakeJS{}, observe: func(string) {}}
+			out, err := analyzeJSApp(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := out.result["electron"].(map[string]any)["detected"]; got != tc.want {
+				t.Fatalf("electron.detected = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
