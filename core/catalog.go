@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"sort"
 	"strconv"
 	"strings"
@@ -421,13 +422,13 @@ func issuesFor(e *jsonschema.ValidationError) []Issue {
 	case *kind.Type:
 		return []Issue{{Path: base, Reason: ReasonInvalidType, Message: fmt.Sprintf("got %s, want %s", k.Got, strings.Join(k.Want, " or ")), Expected: strings.Join(k.Want, "|")}}
 	case *kind.Minimum:
-		return []Issue{{Path: base, Reason: ReasonOutOfRange, Message: e.Error(), Minimum: ratNumber(k.Want.RatString())}}
+		return []Issue{{Path: base, Reason: ReasonOutOfRange, Message: "got " + plain(k.Got) + ", want at least " + plain(k.Want), Minimum: ratNumber(k.Want.RatString())}}
 	case *kind.ExclusiveMinimum:
-		return []Issue{{Path: base, Reason: ReasonOutOfRange, Message: e.Error(), Minimum: ratNumber(k.Want.RatString())}}
+		return []Issue{{Path: base, Reason: ReasonOutOfRange, Message: "got " + plain(k.Got) + ", want more than " + plain(k.Want), Minimum: ratNumber(k.Want.RatString())}}
 	case *kind.Maximum:
-		return []Issue{{Path: base, Reason: ReasonOutOfRange, Message: e.Error(), Maximum: ratNumber(k.Want.RatString())}}
+		return []Issue{{Path: base, Reason: ReasonOutOfRange, Message: "got " + plain(k.Got) + ", want at most " + plain(k.Want), Maximum: ratNumber(k.Want.RatString())}}
 	case *kind.ExclusiveMaximum:
-		return []Issue{{Path: base, Reason: ReasonOutOfRange, Message: e.Error(), Maximum: ratNumber(k.Want.RatString())}}
+		return []Issue{{Path: base, Reason: ReasonOutOfRange, Message: "got " + plain(k.Got) + ", want less than " + plain(k.Want), Maximum: ratNumber(k.Want.RatString())}}
 	case *kind.MinLength:
 		return []Issue{{Path: base, Reason: ReasonOutOfRange, Message: e.Error(), Minimum: k.Want}}
 	case *kind.MaxLength:
@@ -453,6 +454,10 @@ func issuesFor(e *jsonschema.ValidationError) []Issue {
 	}
 	return []Issue{{Path: base, Reason: ReasonInvalidValue, Message: e.Error()}}
 }
+
+// plain writes r in digits: the validator's messages print 100000000 as
+// 1 × 10⁰⁸ and 65536 as 65,536.
+func plain(r *big.Rat) string { f, _ := r.Float64(); return strconv.FormatFloat(f, 'f', -1, 64) }
 
 func ratNumber(s string) any {
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {

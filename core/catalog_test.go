@@ -79,16 +79,20 @@ func TestValidationIssues(t *testing.T) {
 		tool, args string
 		path       []any
 		reason     string
+		message    string // when set, the issue's message
 	}{
-		{"open_binary", `{}`, []any{"path"}, core.ReasonMissingArgument},
-		{"open_binary", `{"path":"/bin/ls","bogus":1}`, []any{"bogus"}, core.ReasonUnknownArgument},
-		{"open_binary", `{"path":7}`, []any{"path"}, core.ReasonInvalidType},
-		{"open_binary", `{"path":"/bin/ls","provider_id":"Bad Id"}`, []any{"provider_id"}, core.ReasonInvalidFormat},
-		{"list_procedures", `{"limit":501}`, []any{"limit"}, core.ReasonOutOfRange},
-		{"list_procedures", `{"offset":-1}`, []any{"offset"}, core.ReasonOutOfRange},
-		{"binary_overview", `{"detail":"everything"}`, []any{"detail"}, core.ReasonInvalidValue},
-		{"address_name", `{"address":"main"}`, []any{"address"}, core.ReasonInvalidFormat},
-		{"list_names", `[1]`, []any{}, core.ReasonInvalidType},
+		{"open_binary", `{}`, []any{"path"}, core.ReasonMissingArgument, ""},
+		{"open_binary", `{"path":"/bin/ls","bogus":1}`, []any{"bogus"}, core.ReasonUnknownArgument, ""},
+		{"open_binary", `{"path":7}`, []any{"path"}, core.ReasonInvalidType, ""},
+		{"open_binary", `{"path":"/bin/ls","provider_id":"Bad Id"}`, []any{"provider_id"}, core.ReasonInvalidFormat, ""},
+		{"list_procedures", `{"limit":501}`, []any{"limit"}, core.ReasonOutOfRange, ""},
+		{"list_procedures", `{"offset":-1}`, []any{"offset"}, core.ReasonOutOfRange, "got -1, want at least 0"},
+		// Numbers in plain digits, not the validator's 1 × 10⁰⁸ and 65,536.
+		{"read_bytes", `{"address":"0x0","length":100000000}`, []any{"length"}, core.ReasonOutOfRange, "got 100000000, want at most 65536"},
+		{"list_procedures", `{"limit":2.5}`, []any{"limit"}, core.ReasonInvalidType, ""},
+		{"binary_overview", `{"detail":"everything"}`, []any{"detail"}, core.ReasonInvalidValue, ""},
+		{"address_name", `{"address":"main"}`, []any{"address"}, core.ReasonInvalidFormat, ""},
+		{"list_names", `[1]`, []any{}, core.ReasonInvalidType, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.tool+tc.args, func(t *testing.T) {
@@ -101,7 +105,7 @@ func TestValidationIssues(t *testing.T) {
 			issues := ce.Details["issues"].([]core.Issue)
 			found := false
 			for _, iss := range issues {
-				if iss.Reason == tc.reason && equalPath(iss.Path, tc.path) {
+				if iss.Reason == tc.reason && equalPath(iss.Path, tc.path) && (tc.message == "" || iss.Message == tc.message) {
 					found = true
 				}
 			}

@@ -218,11 +218,6 @@ func defaultRemediation(c Code) string {
 	return "Read the message and details, correct the cause and call again."
 }
 
-// Errorf builds an Error with a formatted message.
-func Errorf(code Code, details map[string]any, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Details: details}
-}
-
 // InvalidRequest builds an invalid_request error for one issue.
 func InvalidRequest(op string, issues ...Issue) *Error {
 	msg := op + ": invalid arguments"

@@ -24,10 +24,15 @@ func cliRemediation(command, tool string, body core.EnvelopeBody) string {
 			return "Choose another path, or add \"overwrite\":true to the arguments to replace the existing file."
 		}
 		return "Choose another path, or pass --overwrite to replace the existing file."
-	case body.Code == core.CodeTargetUnavailable && command == "call" && !strings.Contains(body.Message, "open_binary"):
+	// The next two replace advice about binary targets and analysis
+	// providers, never a family's own (a browser's target or endpoint).
+	case body.Code == core.CodeTargetUnavailable && command == "call" && strings.Contains(body.Remediation.Action, "open_binary") &&
+		!strings.Contains(body.Message, "open_binary"):
 		return "Name the file to analyze with --target: rea call --target FILE " + orTool(tool) + " '{...}'."
-	case body.Code == core.CodeProviderUnavailable:
+	case body.Code == core.CodeProviderUnavailable && strings.Contains(body.Remediation.Action, "analysis_provider"):
 		return "Run rea providers to see which engines exist and are available, then choose one with --provider ID (or REA_ANALYSIS_PROVIDER)."
+	case body.Code == core.CodeInvalidRequest && strings.HasPrefix(body.Message, "unknown tool "):
+		return "Run rea tools to list the tools, and call one of them."
 	case body.Code == core.CodeCapabilityUnavailable && command == "call":
 		return "Run rea capabilities, or rea call --target FILE binary_session, to see which operations the target's engine offers." + tail(body.Remediation.Action)
 	case body.Code == core.CodeInvalidRequest && command == "call" && tool != "":

@@ -55,6 +55,14 @@ func TestCLIRemediation(t *testing.T) {
 		{"call", "export_evidence_bundle", &core.Error{Code: core.CodeInvalidRequest, Details: map[string]any{"reason": core.FileReasonExists}}, `"overwrite":true`, "--overwrite"},
 		{"call", "list_procedures", &core.Error{Code: core.CodeTargetUnavailable}, "rea call --target FILE list_procedures", "open_binary"},
 		{"analyze", "", &core.Error{Code: core.CodeProviderUnavailable}, "--provider", "provider_id"},
+		// A family's own advice stays: a browser's endpoint and page target
+		// are not analysis providers or files for --target.
+		{"call", "list_browser_targets", &core.Error{Code: core.CodeProviderUnavailable, Remediation: "Start Chromium with --remote-debugging-port=PORT."},
+			"--remote-debugging-port", "rea providers"},
+		{"call", "inspect_web_page", &core.Error{Code: core.CodeTargetUnavailable, Remediation: "Call list_browser_targets on the same cdp_endpoint."},
+			"list_browser_targets", "--target FILE"},
+		{"call", "nosuch", &core.Error{Code: core.CodeInvalidRequest, Message: `unknown tool "nosuch"`,
+			Details: map[string]any{"issues": []core.Issue{{Path: []any{"name"}}}}}, "rea tools to list", "rea tools nosuch"},
 		{"call", "binary_overview", &core.Error{Code: core.CodeCapabilityUnavailable}, "rea capabilities", "binary_session.tool_availability"},
 		{"call", "trace_application_feature", core.InvalidRequest("trace_application_feature", core.Issue{Path: []any{"seed"}}), "rea tools trace_application_feature", "details.issues"},
 		{"analyze-javascript-application", "", &core.Error{Code: core.CodeProviderTimeout,

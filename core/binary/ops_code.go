@@ -904,7 +904,7 @@ func opReadBytes() *core.Operation {
 			if err != nil {
 				if errors.Is(err, ports.ErrNotFound) {
 					return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"address"}, Reason: core.ReasonInvalidValue,
-						Message: fmt.Sprintf("%s has no bytes in the file (%s is not stored in the file, e.g. .bss)", core.Hex(at), seg.Name)})
+						Message: fmt.Sprintf("%s has no bytes in the file: %s is allocated at load time, not stored in the file", core.Hex(at), seg.Name)})
 				}
 				return nil, err
 			}
