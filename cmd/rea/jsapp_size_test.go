@@ -69,6 +69,7 @@ func TestJSAppEvidenceNoLargerThanItsJavaScript(t *testing.T) {
 				if err := json.Unmarshal(sem.NormalizedResult, &q); err != nil || len(q.Definitions) != 1 || q.Definitions[0]["name"] != "Store1234" {
 					t.Errorf("the export Store1234 is not found in the semantic graph: %s", sem.NormalizedResult)
 				}
+				conciseByDefault(t, s, ev.EvidenceID)
 			}
 		})
 	}
@@ -207,4 +208,51 @@ func writeTinyModuleBundle(t *testing.T, root string, modules int) string {
 		t.Fatal(err)
 	}
 	return root
+}
+
+// conciseByDefault: a broad trace of a large app stays small unless the
+// caller raises its limits, and says what cut it.
+func conciseByDefault(t *testing.T, s *core.Session, id core.EvidenceID) {
+	t.Helper()
+	app := map[string]any{"kind": "retained-evidence", "evidence_id": string(id)}
+	type limited struct {
+		Paths []any `json:"paths"`
+		Graph *struct {
+			Nodes []any `json:"nodes"`
+		} `json:"graph"`
+		Definitions []any `json:"definitions"`
+		References  []any `json:"references"`
+		Coverage    struct {
+			Truncated bool           `json:"truncated"`
+			Limits    map[string]int `json:"limits"`
+		} `json:"coverage"`
+	}
+	trace := func(op string, args map[string]any) (limited, int) {
+		args["application"] = app
+		ev := jaCall(t, s, op, args)
+		var r limited
+		if err := json.Unmarshal(ev.NormalizedResult, &r); err != nil {
+			t.Fatal(err)
+		}
+		return r, len(ev.NormalizedResult)
+	}
+	seed := map[string]any{"kind": "module", "value": "app.mjs"} // the bundle, whose modules are many
+	r, size := trace("trace_application_feature", map[string]any{"seed": seed})
+	if !r.Coverage.Truncated || len(r.Paths) != 20 || r.Graph == nil || len(r.Graph.Nodes) != 200 ||
+		r.Coverage.Limits["max_paths"] != 20 || r.Coverage.Limits["max_nodes"] != 200 {
+		t.Errorf("default trace: %d paths, coverage %+v, %d bytes; want 20 paths, 200 nodes, truncated", len(r.Paths), r.Coverage, size)
+	}
+	big, bigSize := trace("trace_application_feature", map[string]any{"seed": seed, "limits": map[string]any{"max_paths": 200, "max_nodes": 2000}})
+	if len(big.Paths) <= 20 || len(big.Graph.Nodes) <= 200 || bigSize <= size {
+		t.Errorf("raised limits: %d paths, %d nodes, %d bytes; want more than the default's %d bytes", len(big.Paths), len(big.Graph.Nodes), bigSize, size)
+	}
+	// A seed every module matches is cut too: each seed is a node.
+	broad, broadSize := trace("trace_application_feature", map[string]any{"seed": map[string]any{"kind": "module", "value": "m", "match": "substring"}})
+	if !broad.Coverage.Truncated || broad.Graph == nil || len(broad.Graph.Nodes) != 200 || broadSize > 4*size {
+		t.Errorf("broad seed: graph of %d nodes, coverage %+v, %d bytes; want 200 nodes, truncated", len(broad.Graph.Nodes), broad.Coverage, broadSize)
+	}
+	q, _ := trace("trace_javascript_semantics", map[string]any{"query": map[string]any{"kind": "symbol", "value": "Store", "match": "prefix"}})
+	if n := len(q.Definitions) + len(q.References); n != 100 || !q.Coverage.Truncated {
+		t.Errorf("default semantics query: %d results, truncated %v; want 100, truncated", n, q.Coverage.Truncated)
+	}
 }

@@ -59,3 +59,22 @@ func TestElectronDetectedByTheAppsOwnPackages(t *testing.T) {
 		})
 	}
 }
+
+// A node's path comes from its identity when its observations' properties
+// lost it to their bounds (an asset with many exports keeps export_shapes,
+// cut in key order, and loses path): traces seeded by a module path and
+// every other reader of the path still find the asset.
+func TestNodePathSurvivesBoundedProperties(t *testing.T) {
+	n := &Node{Kind: "javascript-asset", Identity: map[string]any{"path": "dist/app.mjs", "strategy": idCanonicalPath},
+		Observations: []Observation{{Properties: map[string]any{"export_shapes": []any{}, "path": nil}}}}
+	if got := n.propString("path"); got != "dist/app.mjs" {
+		t.Fatalf("path %q, want the identity's dist/app.mjs", got)
+	}
+	n.Observations[0].Properties["path"] = "other.js" // an observation's own value wins
+	if got := n.propString("path"); got != "other.js" {
+		t.Fatalf("path %q, want the observation's other.js", got)
+	}
+	if got := n.propString("sha256"); got != "" { // not an identity member here
+		t.Fatalf("sha256 %q, want none", got)
+	}
+}

@@ -166,11 +166,18 @@ func decodeApp(normalized []byte) (*appResult, error) {
 }
 
 // prop returns the first observation's value for key, across observations.
+// A path or original source the node's identity holds is the answer when
+// no observation has it: an observation's properties are cut to their
+// bounds in key order, so an asset with many exports keeps its
+// export_shapes and loses its path there (the identity never does).
 func (n *Node) prop(key string) any {
 	for _, o := range n.Observations {
 		if v, ok := o.Properties[key]; ok && v != nil {
 			return v
 		}
+	}
+	if v, ok := n.Identity[key].(string); ok && (key == "path" || key == "original_source") {
+		return v
 	}
 	return nil
 }

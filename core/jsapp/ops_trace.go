@@ -33,8 +33,9 @@ func opTraceApplicationFeature() *core.Operation {
    "case_sensitive":{"type":"boolean","description":"Default true."}}},
   "direction":{"enum":["outgoing","incoming","both"],"description":"Default both."},
   "limits":{"type":"object","additionalProperties":false,"properties":{
-   "max_depth":{"type":"integer","minimum":1,"maximum":32},"max_paths":{"type":"integer","minimum":1,"maximum":1000},
-   "max_nodes":{"type":"integer","minimum":1,"maximum":20000}}},
+   "max_depth":{"type":"integer","minimum":1,"maximum":32,"description":"Steps from a seed at most; default 8."},
+   "max_paths":{"type":"integer","minimum":1,"maximum":1000,"description":"Paths returned at most; default 20."},
+   "max_nodes":{"type":"integer","minimum":1,"maximum":20000,"description":"Nodes visited (and returned in graph) at most; default 200. coverage.truncated says when a limit cut the trace."}}},
   "native_observations":{"type":"array","maxItems":64,"items":{"type":"object"},"description":"Native analysis Evidence (inline) for the add-ons the trace reaches."}
  }}`),
 		Result: genericResult("trace_id", "source_graph_id", "seed_matches", "paths", "graph", "native_handoffs", "summary", "coverage"),
@@ -48,7 +49,9 @@ func opTraceApplicationFeature() *core.Operation {
 type traceLimits struct{ depth, paths, nodes int }
 
 func limitsArg(m *TraceApplicationFeatureInputLimits) traceLimits {
-	l := traceLimits{depth: 8, paths: 100, nodes: 2000}
+	// Concise by default: the graph holds every node visited, about 700
+	// bytes each; a caller raises the limits coverage names.
+	l := traceLimits{depth: 8, paths: 20, nodes: 200}
 	if m != nil {
 		l.depth = cmp.Or(m.MaxDepth, l.depth)
 		l.paths = cmp.Or(m.MaxPaths, l.paths)
@@ -197,6 +200,13 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 	dir := cmp.Or(in.Direction, "both")
 	lim := limitsArg(in.Limits)
 	seeds := seedNodes(ix, kind, textMatcher(value, match, cs))
+	// Every seed is a node of the trace: a broad seed (a substring every
+	// path holds) is cut at max_nodes like the walk, and summary still
+	// counts every match.
+	matched, truncated := len(seeds), false
+	if len(seeds) > lim.nodes {
+		seeds, truncated = seeds[:lim.nodes], true
+	}
 
 	// Breadth-first from every seed; each node is reached once (shortest
 	// path), so cycles end.
@@ -207,7 +217,6 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		seen[s] = true
 		steps = append(steps, step{node: s, prev: -1})
 	}
-	truncated := false
 	for i := 0; i < len(steps); i++ {
 		if i%4096 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -323,7 +332,7 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 	}
 	res := &TraceApplicationFeatureResult{SourceGraphID: ix.res.Graph.GraphID, Seed: TraceSeed{Kind: kind, Value: value, Match: match, CaseSensitive: cs},
 		Direction: dir, SeedMatches: matches, Paths: jaMaps(paths), Graph: graph, NativeHandoffs: handoffs,
-		Summary:  TraceSummary{SeedMatches: len(seeds), Paths: len(paths), NodesVisited: len(steps), EdgesVisited: len(gedges), EndKinds: endKinds},
+		Summary:  TraceSummary{SeedMatches: matched, Paths: len(paths), NodesVisited: len(steps), EdgesVisited: len(gedges), EndKinds: endKinds},
 		Coverage: cov}
 	res.TraceID = "jatr_" + digestWithout(res, "trace_id")
 	if err := ctx.Err(); err != nil {
@@ -409,7 +418,7 @@ func opTraceJSSemantics() *core.Operation {
   "query":{"type":"object","additionalProperties":false,"required":["kind","value"],"properties":{
    "kind":{"enum":["symbol","module","specifier"]},"value":{"type":"string","minLength":1,"maxLength":4096},
    "match":{"enum":["exact","prefix","substring"]}}},
-  "limits":{"type":"object","additionalProperties":false,"properties":{"max_results":{"type":"integer","minimum":1,"maximum":10000}}}
+  "limits":{"type":"object","additionalProperties":false,"properties":{"max_results":{"type":"integer","minimum":1,"maximum":10000,"description":"Definitions and references returned at most, together; default 100. coverage.truncated says when it cut them."}}}
  }}`),
 		Result: genericResult("query", "source_graph_id", "semantic_graph_id", "definitions", "references", "unknown_frontiers", "summary", "coverage"),
 		Examples: []json.RawMessage{json.RawMessage(`{"application":` + retainedExample + `,"query":{"kind":"symbol","value":"search"}}`),
@@ -432,7 +441,7 @@ func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
 		return nil, err
 	}
 	kind, value, match := in.Query.Kind, in.Query.Value, cmp.Or(in.Query.Match, "exact")
-	maxResults := 1000
+	maxResults := 100
 	if in.Limits != nil {
 		maxResults = cmp.Or(in.Limits.MaxResults, maxResults)
 	}
