@@ -128,6 +128,13 @@ func (dossierFake) ReferencesTo(_ context.Context, start, end uint64) ([]ports.R
 
 func dossierSession(t *testing.T) *core.Session {
 	t.Helper()
+	return fakeSession(t, dossierFake{})
+}
+
+// fakeSession is a session that checks its outputs against their schemas,
+// with a target opened by the fake provider p.
+func fakeSession(t *testing.T, p ports.Provider) *core.Session {
+	t.Helper()
 	target := "/usr/bin/ls" // any readable file: the fake ignores its bytes
 	if _, err := os.Stat(target); err != nil {
 		t.Skip("no /usr/bin/ls to open")
@@ -137,7 +144,7 @@ func dossierSession(t *testing.T) *core.Session {
 		t.Fatal(err)
 	}
 	cat.SetCheckOutputs(true)
-	reg, err := core.NewRegistry([]ports.Provider{dossierFake{}}, nil)
+	reg, err := core.NewRegistry([]ports.Provider{p}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -551,10 +551,9 @@ func opReadFunctionInstructions() *core.Operation {
 			"with an exact total.",
 		Input: core.InputSchema([]string{"procedure"}, documentProp, procedureProp, pageProps),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,
- "required":["procedure","syntax","items","offset","limit","total","next_offset","has_more"],
+ "required":["procedure","syntax","items",` + pageRequired + `],
  "properties":{"procedure":` + procRefSchema + `,"syntax":{"type":"string"},"items":{"type":"array","items":` + instructionItemSchema + `},
-  "offset":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":1},"total":{"type":"integer","minimum":0},
-  "next_offset":{"type":["integer","null"]},"has_more":{"type":"boolean"}}}`)),
+  ` + pageResultProps + `}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`), json.RawMessage(`{"procedure":"main","offset":100,"limit":50}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
 			in, err := core.Input[ReadFunctionInstructionsInput](c)
@@ -590,20 +589,22 @@ func opReadFunctionInstructions() *core.Operation {
 	}
 }
 
-// maxCallList bounds the callers and callees listed by one call.
+// maxCallList bounds the callees listed by one call.
 const maxCallList = 1000
 
 func opProcedureCallers() *core.Operation {
 	return &core.Operation{
 		Name: "procedure_callers", Title: "Procedure Callers", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
-		Needs:       []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences},
-		Description: "The procedures that call (or tail-call) one procedure, with their call sites. Calls through pointers are not attributed (see procedure_callees' unresolved list).",
-		Input:       core.InputSchema([]string{"procedure"}, documentProp, procedureProp),
-		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["procedure","items","total","truncated"],
- "properties":{"procedure":` + procRefSchema + `,"items":{"type":"array","items":` + callerItemSchema + `},"total":{"type":"integer","minimum":0},"truncated":{"type":"boolean"}}}`)),
-		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"puts@plt"}`)},
+		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences},
+		Description: "The procedures that call (or tail-call) one procedure, with their call sites, a page at a time with an exact total. " +
+			"Calls through pointers are not attributed (see procedure_callees' unresolved list).",
+		Input: core.InputSchema([]string{"procedure"}, documentProp, procedureProp, pageProps),
+		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["procedure","items",` + pageRequired + `,"truncated"],
+ "properties":{"procedure":` + procRefSchema + `,"items":{"type":"array","items":` + callerItemSchema + `},` + pageResultProps + `,
+  "truncated":{"type":"boolean","description":"More pages exist (the same as has_more)."}}}`)),
+		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"puts@plt"}`), json.RawMessage(`{"procedure":"puts@plt","offset":100,"limit":100}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			in, err := core.Input[ProcedureInfoInput](c)
+			in, err := core.Input[ProcedureCallersInput](c)
 			if err != nil {
 				return nil, err
 			}
@@ -615,9 +616,9 @@ func opProcedureCallers() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			total := len(items)
-			items = items[:min(total, maxCallList)]
-			return &core.Observation{Result: &ProcedureCallersResult{Procedure: v.ref(i), Items: core.NonNil(items), Total: total, Truncated: total > len(items)},
+			page := paginate(core.NonNil(items), deref(in.Offset, 0), deref(in.Limit, defaultPageLimit))
+			return &core.Observation{Result: &ProcedureCallersResult{Procedure: v.ref(i), Items: page.Items, Offset: page.Offset, Limit: page.Limit,
+				Total: page.Total, NextOffset: page.NextOffset, HasMore: page.HasMore, Truncated: page.HasMore},
 				Locations: rangeLocation(v.ranges[i])}, nil
 		},
 	}
@@ -666,13 +667,12 @@ func opProcedureReferences() *core.Operation {
 			`"direction": {"enum":["outgoing","incoming","both"],"default":"both","description":"Which references to list."}`,
 			`"max_instructions": {"type":"integer","minimum":1,"maximum":100000,"description":"Scan only the first N instructions for outgoing references."}`, pageProps),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,
- "required":["procedure","direction","instruction_scan","items","offset","limit","total","next_offset","has_more"],
+ "required":["procedure","direction","instruction_scan","items",` + pageRequired + `],
  "properties":{"procedure":` + procRefSchema + `,"direction":{"enum":["outgoing","incoming","both"]},
   "instruction_scan":{"type":"object","additionalProperties":false,"required":["scanned","truncated"],"properties":{"scanned":{"type":"integer","minimum":0},"truncated":{"type":"boolean"}}},
   "items":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["direction","reference"],
    "properties":{"direction":{"enum":["outgoing","incoming"]},"reference":` + referenceItemSchema + `}}},
-  "offset":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":1},"total":{"type":"integer","minimum":0},
-  "next_offset":{"type":["integer","null"]},"has_more":{"type":"boolean"}}}`)),
+  ` + pageResultProps + `}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`), json.RawMessage(`{"procedure":"main","direction":"incoming","limit":20}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
 			in, err := core.Input[ProcedureReferencesInput](c)

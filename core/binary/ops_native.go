@@ -36,12 +36,20 @@ const documentProp = `"document": {"type": "string", "minLength": 1, "descriptio
 
 const addressPattern = `^(0[xX][0-9a-fA-F]{1,16}|[0-9]{1,20})$`
 
+// pageRequired and pageResultProps are the paging fields of a result (a
+// Page's, beside its items): every paged result schema, pageSchema's and
+// those that carry more than a page, spells them the same way.
+const (
+	pageRequired    = `"offset","limit","total","next_offset","has_more"`
+	pageResultProps = `"offset":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":1},
+  "total":{"type":"integer","minimum":0},"next_offset":{"type":["integer","null"]},"has_more":{"type":"boolean"}`
+)
+
 // pageSchema is the result schema of an offset-paginated list.
 func pageSchema(item string) json.RawMessage {
 	return json.RawMessage(`{"type":"object","additionalProperties":false,
- "required":["items","offset","limit","total","next_offset","has_more"],
- "properties":{"items":{"type":"array","items":` + item + `},"offset":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":1},
-  "total":{"type":"integer","minimum":0},"next_offset":{"type":["integer","null"]},"has_more":{"type":"boolean"}}}`)
+ "required":["items",` + pageRequired + `],
+ "properties":{"items":{"type":"array","items":` + item + `},` + pageResultProps + `}}`)
 }
 
 // Page is an offset page with an exact total.

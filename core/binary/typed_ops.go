@@ -235,14 +235,23 @@ type ProcedureCallersResultItem struct {
 
 // ProcedureCallersResult is the result of procedure_callers.
 type ProcedureCallersResult struct {
-	Procedure ReadFunctionInstructionsResultProcedure `json:"procedure"`
-	Items     []ProcedureCallersResultItem            `json:"items"`
-	Total     int                                     `json:"total"`
-	Truncated bool                                    `json:"truncated"`
+	Procedure  ReadFunctionInstructionsResultProcedure `json:"procedure"`
+	Items      []ProcedureCallersResultItem            `json:"items"`
+	Offset     int                                     `json:"offset"`
+	Limit      int                                     `json:"limit"`
+	Total      int                                     `json:"total"`
+	NextOffset *int                                    `json:"next_offset"`
+	HasMore    bool                                    `json:"has_more"`
+	Truncated  bool                                    `json:"truncated"` // More pages exist (the same as has_more).
 }
 
-// ProcedureCallersInput is the input of procedure_callers, the same as ProcedureInfoInput.
-type ProcedureCallersInput = ProcedureInfoInput
+// ProcedureCallersInput is the input of procedure_callers.
+type ProcedureCallersInput struct {
+	Procedure string `json:"procedure"`          // Procedure name (e.g.
+	Document  string `json:"document,omitempty"` // Document name from list_documents; defaults to the current document.
+	Limit     *int   `json:"limit,omitempty"`    // Maximum number of items to return (1-500).
+	Offset    *int   `json:"offset,omitempty"`   // Index of the first item to return.
+}
 
 // ProcedureCalleesResultItem is part of the result of procedure_callees.
 type ProcedureCalleesResultItem struct {
@@ -400,7 +409,9 @@ type ProcedurePseudoCodeInput = ProcedureInfoInput
 
 // FindXrefsToNameInput is the input of find_xrefs_to_name.
 type FindXrefsToNameInput struct {
-	Name string `json:"name"` // The exact name, e.g.
+	Name   string `json:"name"`             // The exact name, e.g.
+	Limit  *int   `json:"limit,omitempty"`  // Maximum number of items to return (1-500).
+	Offset *int   `json:"offset,omitempty"` // Index of the first item to return.
 }
 
 // FindXrefsToNameResult is the result of find_xrefs_to_name.
@@ -408,8 +419,11 @@ type FindXrefsToNameResult struct {
 	Name       string                                   `json:"name"`
 	Matches    []ListNamesResultItem                    `json:"matches"`
 	References []ProcedureReferencesResultItemReference `json:"references"`
+	Offset     int                                      `json:"offset"`
+	Limit      int                                      `json:"limit"`
 	Total      int                                      `json:"total"`
-	Truncated  bool                                     `json:"truncated"`
+	NextOffset *int                                     `json:"next_offset"`
+	HasMore    bool                                     `json:"has_more"`
 }
 
 // FindCodeForStringInput is the input of find_code_for_string.

@@ -221,21 +221,20 @@ func opGetCallGraph() *core.Operation {
 // their edges stay near 20 KB.
 const defaultGraphNodes = 48
 
-// maxRefsListed bounds the references a search lists.
-const maxRefsListed = 1000
-
 func opFindXrefsToName() *core.Operation {
 	return &core.Operation{
 		Name: "find_xrefs_to_name", Title: "Find Cross-References To A Name", Kind: core.KindEnhanced, Effects: codeEffects, NeedsTarget: true,
 		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences},
 		Description: "Every address carrying a name (a procedure, label or import; \"puts\" also matches puts@plt and versioned names) and every " +
-			"reference to those addresses, with the referencing procedure. At most 1000 references.",
-		Input: core.InputSchema([]string{"name"}, `"name": {"type":"string","minLength":1,"maxLength":4096,"description":"The exact name, e.g. printf, printf@plt or main.","examples":["printf"]}`),
-		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["name","matches","references","total","truncated"],
+			"reference to those addresses, with the referencing procedure. Every match is listed; the references, in the order of the address they reach, " +
+			"a page at a time with an exact total.",
+		Input: core.InputSchema([]string{"name"}, `"name": {"type":"string","minLength":1,"maxLength":4096,"description":"The exact name, e.g. printf, printf@plt or main.","examples":["printf"]}`,
+			pageProps),
+		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["name","matches","references",` + pageRequired + `],
  "properties":{"name":{"type":"string"},"matches":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["address","name","kind"],
    "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"kind":{"type":"string"}}}},
-  "references":{"type":"array","items":` + referenceItemSchema + `},"total":{"type":"integer","minimum":0},"truncated":{"type":"boolean"}}}`)),
-		Examples: []json.RawMessage{json.RawMessage(`{"name":"printf"}`)},
+  "references":{"type":"array","items":` + referenceItemSchema + `},` + pageResultProps + `}}`)),
+		Examples: []json.RawMessage{json.RawMessage(`{"name":"printf"}`), json.RawMessage(`{"name":"printf","offset":100,"limit":100}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
 			in, err := core.Input[FindXrefsToNameInput](c)
 			if err != nil {
@@ -267,8 +266,7 @@ func opFindXrefsToName() *core.Operation {
 			if len(matches) == 0 {
 				return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"name"}, Reason: core.ReasonInvalidValue, Message: "no procedure, label or import is named " + want})
 			}
-			refs := []ProcedureReferencesResultItemReference{}
-			total := 0
+			var refs []ports.Reference
 			keys := make([]uint64, 0, len(addrs))
 			for a := range addrs {
 				keys = append(keys, a)
@@ -279,14 +277,11 @@ func opFindXrefsToName() *core.Operation {
 				if err != nil {
 					return nil, err
 				}
-				total += len(rs)
-				for _, r := range rs {
-					if len(refs) < maxRefsListed {
-						refs = append(refs, v.referenceItemOf(r))
-					}
-				}
+				refs = append(refs, rs...)
 			}
-			return &core.Observation{Result: &FindXrefsToNameResult{Name: want, Matches: matches, References: refs, Total: total, Truncated: total > len(refs)}}, nil
+			page := pageOf(refs, deref(in.Offset, 0), deref(in.Limit, defaultPageLimit), v.referenceItemOf)
+			return &core.Observation{Result: &FindXrefsToNameResult{Name: want, Matches: matches, References: page.Items, Offset: page.Offset,
+				Limit: page.Limit, Total: page.Total, NextOffset: page.NextOffset, HasMore: page.HasMore}}, nil
 		},
 	}
 }
