@@ -942,3 +942,44 @@ func TestExportViewWebOfBarrels(t *testing.T) {
 	is.Equal(r.Statistics["parsed_assets"], n)
 	is.True(strings.Contains(strings.Join(r.Limitations, "\n"), "Re-exports were followed through"))
 }
+
+// TestManyExportsKeepTheAssetsFacts: a module of 150 exports keeps its
+// sha256, size and status (export_shapes, bounded first in key order, used
+// to take the whole property budget and leave them null); its lists say
+// how many names there are, and comparing it with itself is partial past
+// the names listed, not complete.
+func TestManyExportsKeepTheAssetsFacts(t *testing.T) {
+	is := is.New(t)
+	s := jaSession(t)
+	dir := t.TempDir()
+	var src strings.Builder
+	for i := range 150 {
+		fmt.Fprintf(&src, "export function f%03d(a, b) {}\n", i)
+	}
+	is.NoErr(os.WriteFile(filepath.Join(dir, "api.js"), []byte(src.String()), 0o644))
+	app := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
+	g, err := jsapp.DecodeGraph(app.NormalizedResult)
+	is.NoErr(err)
+	var p map[string]any
+	for _, n := range g.Nodes {
+		if n.Kind == "javascript-asset" {
+			p = n.Observations[0].Properties
+		}
+	}
+	is.True(p != nil)
+	is.True(p["sha256"] != nil && p["size"] != nil && p["status"] == "parsed")
+	is.Equal(p["exports_total"], float64(150))
+	listed := len(p["exports"].([]any))
+	is.True(listed > 0 && listed < 150 && len(p["export_shapes"].([]any)) == listed)
+	ref := map[string]any{"kind": "retained-evidence", "evidence_id": string(app.EvidenceID)}
+	cmp := jaCall(t, s, "compare_javascript_export_shapes", map[string]any{"left": ref, "right": ref, "left_module_path": "api.js", "right_module_path": "api.js"})
+	var out struct {
+		Summary  map[string]int `json:"summary"`
+		Coverage map[string]any `json:"coverage"`
+	}
+	is.NoErr(json.Unmarshal(cmp.NormalizedResult, &out))
+	is.Equal(out.Summary["unchanged"], listed)
+	is.Equal(out.Coverage["status"], "partial")
+	is.Equal(out.Coverage["truncated"], true)
+	is.Equal(out.Coverage["omitted_count"], float64(150-listed))
+}

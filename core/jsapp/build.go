@@ -147,8 +147,10 @@ func (b *jsappBuilder) assetsPhase() {
 				for _, e := range a.facts.Exports {
 					names = append(names, e.Name)
 				}
-				props["exports"] = uniqueUTF16(names) // a []string bounds as the list it encodes as (settle.go)
-				props["export_shapes"] = exportShapes(b.exportView(a))
+				names, shapes := uniqueUTF16(names), exportShapes(b.exportView(a))
+				k := exportsRoom(props, len(names), len(shapes))
+				props["exports"] = names[:min(k, len(names))] // a []string bounds as the list it encodes as (settle.go)
+				props["export_shapes"] = shapes[:min(k, len(shapes))]
 			}
 			for _, l := range a.facts.Limitations {
 				st.limitations = append(st.limitations, a.path+": "+l)
@@ -973,8 +975,10 @@ func (b *jsappBuilder) bundlePhase() {
 				for i, e := range m.Exports {
 					names[i] = e.Name
 				}
-				props["exports"] = strSlice(names)
-				props["export_shapes"] = exportShapes(m.Exports)
+				shapes := exportShapes(m.Exports)
+				k := exportsRoom(props, len(names), len(shapes))
+				props["exports"] = strSlice(names[:min(k, len(names))])
+				props["export_shapes"] = shapes[:min(k, len(shapes))]
 			}
 			id := b.g.node("javascript-module", b.localKey(a.path+"#"+m.Bundler, key), m.ID, props, at(a.path, m.Start))
 			b.g.edge(a.nodeID, id, "contains", map[string]any{"module_id": m.ID}, at(a.path, m.Start))

@@ -2,10 +2,12 @@ package jsapp
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"rea/ports"
 	"rea/ports/portstest"
 )
 
@@ -76,5 +78,36 @@ func TestNodePathSurvivesBoundedProperties(t *testing.T) {
 	}
 	if got := n.propString("sha256"); got != "" { // not an identity member here
 		t.Fatalf("sha256 %q, want none", got)
+	}
+}
+
+// A module with many exports keeps its other properties: exports and
+// export_shapes are cut to fit the property budget before the bound would
+// cut in key order (export_shapes sorts before path, sha256, size and
+// status, which came out null), and exports_total counts every name.
+func TestManyExportsLeaveRoomForTheAssetsFacts(t *testing.T) {
+	for _, n := range []int{1, 50, 83, 84, 300, 5000} {
+		props := map[string]any{"path": "dist/app.mjs", "sha256": "ab", "size": 12, "status": "parsed", "module_type": "esm", "bundler": "esbuild"}
+		var names []string
+		var exports []ports.JSExport
+		for i := range n {
+			name := fmt.Sprintf("e%05d", i)
+			names = append(names, name)
+			exports = append(exports, ports.JSExport{Name: name, Value: ports.JSValueShape{Kind: ports.JSValueFunction, Params: 2}})
+		}
+		shapes := exportShapes(exports)
+		k := exportsRoom(props, len(names), len(shapes))
+		props["exports"] = names[:min(k, n)]
+		props["export_shapes"] = shapes[:min(k, n)]
+		if !propsWithinBounds(props) {
+			t.Fatalf("%d exports: the properties exceed their bounds (kept %d)", n, k)
+		}
+		total, cut := props["exports_total"]
+		if cut != (k < n) || (cut && total != n) || k == 0 {
+			t.Fatalf("%d exports: kept %d, exports_total %v", n, k, total)
+		}
+		if b := boundProps(props); b["sha256"] != "ab" || b["status"] != "parsed" || b["path"] != "dist/app.mjs" {
+			t.Fatalf("%d exports: bounded properties lost facts: %v %v %v", n, b["sha256"], b["status"], b["path"])
+		}
 	}
 }

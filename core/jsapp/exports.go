@@ -214,3 +214,26 @@ func (b *jsappBuilder) exportViewAt(a *jsAsset, visiting map[*jsAsset]bool, dept
 	}
 	return out, final
 }
+
+// exportNodes is what one name costs the property budget: its entry in
+// exports, and its shape in export_shapes (an object of four members).
+const exportNodes = 1 + 5
+
+// exportsRoom is how many of n export names (and their shapes) a node's
+// exports and export_shapes keep within the property budget
+// (jagMaxPropNodes), leaving room for the properties already in props. The
+// bound cuts in key order, and export_shapes sorts before path, sha256,
+// size and status: on a module with many exports it took the whole budget
+// and left those null. When the lists do not fit, both keep their first
+// names and exports_total says how many there are (the semantic graph's
+// relations name the rest).
+func exportsRoom(props map[string]any, nNames, nShapes int) int {
+	// The object, each other property as a small value, the two lists and
+	// exports_total.
+	room := jagMaxPropNodes - 1 - 2*len(props) - 3
+	if nNames+5*nShapes+2 <= room {
+		return max(nNames, nShapes)
+	}
+	props["exports_total"] = nNames
+	return max(0, (room-2)/exportNodes)
+}

@@ -707,6 +707,12 @@ func handleExportShapes(ctx context.Context, c *core.Call) (any, error) {
 		summary["unknown"]++
 		coverage.Status, coverage.OmittedCount = "unknown", nil
 	}
+	// A module with more exports than its node's properties hold lists its
+	// first names only (exportsRoom): what lies past them is not compared.
+	if cut := max(unlistedExports(lix, ls, len(lex)), unlistedExports(rix, rs, len(rex))); cut > 0 && coverage.Status != "unknown" {
+		coverage.Status, coverage.Truncated, coverage.OmittedCount = "partial", true, &cut
+		coverage.Limits = append(coverage.Limits, GraphLimit{Name: "property_nodes", Value: jagMaxPropNodes, Unit: "nodes"})
+	}
 	res := &CompareJavascriptExportShapesResult{Left: ls, Right: rs, Changes: changes, Summary: summary,
 		RuntimeValidation: ExportRuntimeValidation{Status: "not-performed", Reason: "rea compares statically observed export names and value shapes and never executes code"},
 		Coverage:          coverage}
@@ -716,4 +722,20 @@ func handleExportShapes(ctx context.Context, c *core.Call) (any, error) {
 	}
 	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{lev.EvidenceID, rev.EvidenceID},
 		Limitations: []string{"Export value shapes are what the source shows (value kind, declared parameters, rest parameter); values computed at run time are unknown, and rea does not execute code to learn them."}}, nil
+}
+
+// unlistedExports is how many of a selected module's export names its node
+// does not list (exports_total past the names it keeps).
+func unlistedExports(ix *appIndex, side ExportModuleSide, listed int) int {
+	if side.SelectedNodeID == nil || ix.nodes[*side.SelectedNodeID] == nil {
+		return 0
+	}
+	var total int
+	switch v := ix.nodes[*side.SelectedNodeID].prop("exports_total").(type) {
+	case float64:
+		total = int(v)
+	case int:
+		total = v
+	}
+	return max(0, total-listed)
 }
