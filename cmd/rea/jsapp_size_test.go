@@ -220,8 +220,8 @@ func conciseByDefault(t *testing.T, s *core.Session, id core.EvidenceID) {
 		Graph *struct {
 			Nodes []any `json:"nodes"`
 		} `json:"graph"`
-		Definitions []any `json:"definitions"`
-		References  []any `json:"references"`
+		Definitions []map[string]any `json:"definitions"`
+		References  []map[string]any `json:"references"`
 		Coverage    struct {
 			Truncated bool           `json:"truncated"`
 			Limits    map[string]int `json:"limits"`
@@ -254,5 +254,11 @@ func conciseByDefault(t *testing.T, s *core.Session, id core.EvidenceID) {
 	q, _ := trace("trace_javascript_semantics", map[string]any{"query": map[string]any{"kind": "symbol", "value": "Store", "match": "prefix"}})
 	if n := len(q.Definitions) + len(q.References); n != 100 || !q.Coverage.Truncated {
 		t.Errorf("default semantics query: %d results, truncated %v; want 100, truncated", n, q.Coverage.Truncated)
+	}
+	// Each result names its module by path, not only by node.
+	for _, d := range append(q.Definitions, q.References...) {
+		if d["source_path"] != "dist/app.mjs" {
+			t.Fatalf("a result names its module %v, want dist/app.mjs: %v", d["source_path"], d)
+		}
 	}
 }

@@ -306,7 +306,20 @@ func (b *jsappBuilder) importsPhase() {
 			}
 			b.relation(rel)
 		}
+		// The same export seen twice (two module.exports assignments
+		// without an offset) is one relation.
+		type exportKey struct {
+			name, kind, spec string
+			off              int64
+			val              ports.JSValueShape
+		}
+		seen := make(map[exportKey]bool, len(a.facts.Exports))
 		for _, e := range a.facts.Exports {
+			k := exportKey{e.Name, e.Kind, e.Source, e.Offset, e.Value}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
 			b.relation(semRelation{export: true, relation: "exports", source: a.nodeID, name: e.Name, kind: e.Kind,
 				specifier: e.Source, offset: e.Offset, value: e.Value})
 		}

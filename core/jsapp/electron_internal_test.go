@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"rea/core"
 	"rea/ports"
 	"rea/ports/portstest"
 )
@@ -109,5 +110,51 @@ func TestManyExportsLeaveRoomForTheAssetsFacts(t *testing.T) {
 		if b := boundProps(props); b["sha256"] != "ab" || b["status"] != "parsed" || b["path"] != "dist/app.mjs" {
 			t.Fatalf("%d exports: bounded properties lost facts: %v %v %v", n, b["sha256"], b["status"], b["path"])
 		}
+	}
+}
+
+// dupExportEngine reports every file's exports as the fake finds them plus
+// a default export seen twice, as the engine does for two module.exports
+// assignments it has no offset for.
+type dupExportEngine struct{ portstest.FakeJS }
+
+func (e dupExportEngine) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSFacts, error) {
+	f, err := e.FakeJS.Facts(ctx, req)
+	if err == nil {
+		d := ports.JSExport{Name: "default", Kind: "commonjs", Offset: -1, Value: ports.JSValueShape{Kind: ports.JSValueFunction, Params: 1}}
+		f.Exports = append(f.Exports, d, d, ports.JSExport{Name: "other", Kind: "commonjs", Offset: -1})
+	}
+	return f, err
+}
+
+// The same export fact twice is one semantic relation (npm-10 had 101 such
+// duplicates), while distinct exports all stay.
+func TestDuplicateExportFactsAreOneRelation(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.js"), []byte("module.exports = function (x) {}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	req := jsappRequest{op: "analyze_javascript_application", path: dir, given: dir, format: "directory", policy: "fail", engine: dupExportEngine{}, observe: func(string) {}}
+	out, err := analyzeJSApp(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := core.CanonicalJSON(out.result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := decodeApp(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, r := range res.Semantic.Relations {
+		if r["relation"] == "exports" {
+			name, _ := r["name"].(string)
+			count[name]++
+		}
+	}
+	if count["default"] != 1 || count["other"] != 1 {
+		t.Fatalf("export relations by name: %v; want default and other once each", count)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"maps"
 	"sort"
 	"strings"
 
@@ -462,7 +463,16 @@ func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
 			truncated = true
 			return
 		}
-		*list = append(*list, r)
+		// Each result names its modules by path as well as by node.
+		out := maps.Clone(r)
+		for _, side := range []string{"source", "target"} {
+			if id, ok := r[side+"_node_id"].(string); ok && ix.nodes[id] != nil {
+				if p := ix.nodes[id].propString("path"); p != "" {
+					out[side+"_path"] = p
+				}
+			}
+		}
+		*list = append(*list, out)
 		if s, ok := r["source_node_id"].(string); ok {
 			involved[s] = true
 		}
