@@ -746,6 +746,16 @@ func TestJSAppViews(t *testing.T) {
 	sum := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": "testdata/jsapp/electron", "detail": "summary"})
 	view := jaCall(t, s, "inspect_analysis_view", map[string]any{"source": src, "view": map[string]any{"kind": "summary"}})
 	is.Equal(string(sum.NormalizedResult), string(view.NormalizedResult))
+	// It carries the complete result's counts of processes, IPC, endpoints
+	// and storage, not only statistics.
+	var counts struct {
+		View struct {
+			Summary map[string]any `json:"summary"`
+		} `json:"summary"`
+	}
+	is.NoErr(json.Unmarshal(sum.NormalizedResult, &counts))
+	is.Equal(counts.View.Summary["ipc_channels"], float64(2)) // dialog:open and log
+	is.Equal(counts.View.Summary["main_processes"], float64(1))
 	e := jaCallErr(t, s, context.Background(), "inspect_analysis_view", map[string]any{"source": src, "view": map[string]any{"kind": "item", "collection": "sections", "selector": map[string]any{"index": 0}}})
 	is.Equal(e.Code, core.CodeInvalidRequest)
 }

@@ -18,6 +18,7 @@ type jsappDoc struct {
 	Format         string          `json:"format"`
 	Root           string          `json:"root_artifact_sha256"`
 	Statistics     map[string]any  `json:"statistics"`
+	Summary        map[string]any  `json:"summary"`
 	Electron       map[string]any  `json:"electron"`
 	Coverage       map[string]any  `json:"coverage"`
 	Limitations    []string        `json:"limitations"`
@@ -36,6 +37,7 @@ type AppViewSummary struct {
 	Format                      string         `json:"format"`
 	RootArtifactSHA256          string         `json:"root_artifact_sha256"`
 	Statistics                  map[string]any `json:"statistics"`
+	Summary                     map[string]any `json:"summary"` // processes, windows, IPC, endpoints, storage, workers, add-ons
 	Electron                    map[string]any `json:"electron"`
 	Coverage                    map[string]any `json:"coverage"`
 	SemanticCoverage            any            `json:"semantic_coverage"`
@@ -68,7 +70,7 @@ func jsappView(parent *core.Evidence, req *core.ViewRequest) (*core.ViewBody, er
 			semCov = d.Semantic["coverage"]
 		}
 		body.Part = AppViewSummary{InputPath: d.InputPath, Format: d.Format, RootArtifactSHA256: d.Root,
-			Statistics: d.Statistics, Electron: d.Electron, Coverage: d.Coverage, SemanticCoverage: semCov,
+			Statistics: d.Statistics, Summary: d.Summary, Electron: d.Electron, Coverage: d.Coverage, SemanticCoverage: semCov,
 			LimitationCount: len(parent.Limitations) + len(d.Limitations), UnknownCount: len(d.Unknowns),
 			IntegrityContradictionCount: len(d.Contradictions)}
 		body.Coverage = core.WholeCoverage()
