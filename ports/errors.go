@@ -28,6 +28,11 @@ type FormatError struct {
 	Format string // elf, pe, mach-o, ...
 	Offset int64  // -1 when unknown
 	Msg    string
+	// Size is the input's length in bytes; 0 when unknown.
+	Size int64
+	// Truncated: the input ends before a structure it declares (Msg names
+	// it, Offset is where it starts): a cut-off copy or a corrupt header.
+	Truncated bool
 }
 
 func (e *FormatError) Error() string {
@@ -39,3 +44,22 @@ func (e *FormatError) Error() string {
 
 // Is reports whether target is ErrMalformed.
 func (e *FormatError) Is(target error) bool { return target == ErrMalformed }
+
+// FormatFacts adds to details what the FormatError in err's chain, if any,
+// says about the input: format, check (its message), offset and file_size
+// (null when unknown) and truncated. It returns details.
+func FormatFacts(err error, details map[string]any) map[string]any {
+	var fe *FormatError
+	if !errors.As(err, &fe) {
+		return details
+	}
+	details["format"], details["check"], details["truncated"] = fe.Format, fe.Msg, fe.Truncated
+	details["offset"], details["file_size"] = nil, nil
+	if fe.Offset >= 0 {
+		details["offset"] = fe.Offset
+	}
+	if fe.Size > 0 {
+		details["file_size"] = fe.Size
+	}
+	return details
+}

@@ -189,7 +189,7 @@ func newAnalysis(r io.ReaderAt, size int64, name string, opts Options, m *mappin
 		img, err = newFat(src)
 	}
 	if err != nil {
-		return nil, err
+		return nil, src.explain(err)
 	}
 	return &Analysis{
 		opts: opts,

@@ -69,7 +69,9 @@
 //
 // Errors: input that is not ELF, PE or Mach-O (or is a directory) wraps
 // ports.ErrUnsupported; malformed input is a *ports.FormatError (matching
-// ports.ErrMalformed); a missing file wraps fs.ErrNotExist; a list after
+// ports.ErrMalformed) carrying the file's size; when the file ends early it
+// is Truncated and names the first header structure past the end and its
+// offset (truncation.go); a missing file wraps fs.ErrNotExist; a list after
 // Close wraps fs.ErrClosed; a cancelled context wraps ctx.Err().
 //
 // Malformed input never panics: parsing and every access to parsed data is

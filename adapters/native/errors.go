@@ -33,7 +33,7 @@ func classify(format string, err error) error {
 		errors.Is(err, ports.ErrUnsupported), errors.Is(err, fs.ErrClosed), errors.Is(err, ports.ErrResourceLimit):
 		return err
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return &ports.FormatError{Format: format, Offset: -1, Msg: "truncated: unexpected end of file"}
+		return &ports.FormatError{Format: format, Offset: -1, Msg: "truncated: unexpected end of file", Truncated: true}
 	}
 	msg := err.Error()
 	return &ports.FormatError{Format: format, Offset: offsetIn(msg), Msg: msg}
@@ -82,7 +82,7 @@ func (s source) view(off, n uint64) ([]byte, error) {
 func (s source) read(off, n uint64) ([]byte, error) {
 	if !s.contains(off, n) {
 		return nil, &ports.FormatError{Format: s.format, Offset: int64(min(off, 1<<62)),
-			Msg: fmt.Sprintf("%d bytes extend beyond the end of the file (%d bytes)", n, s.size)}
+			Msg: fmt.Sprintf("%d bytes extend beyond the end of the file (%d bytes)", n, s.size), Size: s.size, Truncated: true}
 	}
 	buf := make([]byte, n)
 	m, err := s.r.ReadAt(buf, int64(off))

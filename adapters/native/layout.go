@@ -33,7 +33,7 @@ func (p *Provider) ReadLayout(ctx context.Context, r io.ReaderAt, size int64) (l
 	src := source{r: r, size: size, format: "elf"}
 	f, err := elf.NewFile(io.NewSectionReader(r, 0, size))
 	if err != nil {
-		return nil, fmt.Errorf("native: layout: %w", classify("elf", err))
+		return nil, fmt.Errorf("native: layout: %w", src.explain(classify("elf", err)))
 	}
 	if f.Class != elf.ELFCLASS64 || f.Machine != elf.EM_X86_64 {
 		return nil, fmt.Errorf("native: layout: %s %s is not read; ELF x86-64 only: %w", f.Class, f.Machine, ports.ErrUnsupported)

@@ -37,12 +37,12 @@ func newPE(src source) (image, error) {
 	var hdr [4]byte
 	lfanew, err := src.read(0x3c, 4)
 	if err != nil {
-		return nil, &ports.FormatError{Format: "pe", Offset: 0, Msg: "truncated DOS header"}
+		return nil, &ports.FormatError{Format: "pe", Offset: 0, Msg: "truncated DOS header", Truncated: true}
 	}
 	sigOff := uint64(binary.LittleEndian.Uint32(lfanew))
 	b, err := src.read(sigOff, 4)
 	if err != nil {
-		return nil, &ports.FormatError{Format: "pe", Offset: int64(sigOff), Msg: "truncated before the PE signature"}
+		return nil, &ports.FormatError{Format: "pe", Offset: int64(sigOff), Msg: "truncated before the PE signature", Truncated: true}
 	}
 	if copy(hdr[:], b); string(hdr[:]) != "PE\x00\x00" {
 		return nil, fmt.Errorf("MZ executable without a PE header: %w", ports.ErrUnsupported)

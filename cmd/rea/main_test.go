@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -1011,4 +1012,78 @@ func TestLeftTempDirsFindsLeftovers(t *testing.T) {
 	is.NoErr(os.Mkdir(filepath.Join(dir, "rea-extract-1"), 0o700))
 	is.NoErr(os.Mkdir(filepath.Join(dir, "other"), 0o700))
 	is.Equal(leftTempDirs(dir), []string{"rea-extract-1"})
+}
+
+// TestMCPTruncatedBinaries: open_binary on a cut-off copy of the C fixture
+// (or of a PE file) says which header structure lies past the end, where,
+// and what an agent can still do; a text file and a directory are refused
+// for what they are.
+func TestMCPTruncatedBinaries(t *testing.T) {
+	whole, err := os.ReadFile(needFixture(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	shoff := int64(binary.LittleEndian.Uint64(whole[0x28:])) // the section header table, last in gcc's output
+	cs := mcpClient(t)
+	for _, tc := range []struct {
+		name, path string
+		code       core.Code
+		check      string // what details.check names; "" when there is none
+		offset     any
+		remedy     string // in the remediation
+	}{
+		{"elf header", write("cut10", whole[:10]), core.CodeUnsupportedTarget, "the ELF header (64 bytes)", 0.0, "whole file"},
+		{"program headers", write("cut100", whole[:100]), core.CodeUnsupportedTarget, "the program header table", 64.0, "whole file"},
+		{"section headers", write("cut-last", whole[:len(whole)-1]), core.CodeUnsupportedTarget, "the section header table", float64(shoff), "whole file"},
+		{"section headers gone", write("cut3000", whole[:3000]), core.CodeUnsupportedTarget, "the section header table", float64(shoff), "whole file"},
+		{"pe coff header", write("cut.exe", peCut()), core.CodeUnsupportedTarget, "the COFF file header (20 bytes)", 68.0, "whole file"},
+		{"text", write("hello.txt", []byte("hello\n")), core.CodeUnsupportedTarget, "", nil, "Open an ELF, PE, Mach-O"},
+		{"directory", dir, core.CodeTargetUnavailable, "", nil, "regular file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			r := call(t, cs, "open_binary", map[string]any{"path": tc.path})
+			is.True(r.isError)
+			var env core.Envelope
+			is.NoErr(json.Unmarshal([]byte(r.text), &env))
+			e := env.Error
+			is.Equal(e.Code, tc.code)
+			is.True(strings.Contains(e.Remediation.Action, tc.remedy)) // specific, not the generic one
+			if tc.check == "" {
+				is.Equal(e.Details["check"], nil)
+				return
+			}
+			is.Equal(e.Details["reason"], "malformed")
+			is.Equal(e.Details["truncated"], true)
+			is.Equal(e.Details["file_size"], float64(mustStat(t, tc.path)))
+			is.Equal(e.Details["offset"], tc.offset)
+			is.True(strings.Contains(e.Details["check"].(string), tc.check))
+			is.True(strings.Contains(e.Details["check"].(string), "past the end of the"))
+			is.True(strings.Contains(e.Remediation.Action, "inspect_artifact"))
+			is.Equal(e.Details["path"], tc.path)
+			is.Equal(e.Details["provider_id"], "rea-native")
+
+			// what the remediation says still works on such a file
+			_, m := evidence(t, call(t, cs, "inspect_artifact", map[string]any{"path": tc.path}))
+			obs := m["observations"].([]any)[0].(map[string]any)
+			is.Equal(obs["size"], e.Details["file_size"])
+		})
+	}
+}
+
+func mustStat(t *testing.T, p string) int64 {
+	t.Helper()
+	st, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Size()
 }

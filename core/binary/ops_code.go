@@ -589,8 +589,10 @@ func opReadFunctionInstructions() *core.Operation {
 	}
 }
 
-// maxCallList bounds the callees listed by one call.
-const maxCallList = 1000
+// maxUnresolvedListed bounds the unresolved calls procedure_callees lists
+// on each page; unresolved_total counts them all, and procedure_references
+// (outgoing) pages through every one.
+const maxUnresolvedListed = defaultPageLimit
 
 func opProcedureCallers() *core.Operation {
 	return &core.Operation{
@@ -628,15 +630,17 @@ func opProcedureCallees() *core.Operation {
 	return &core.Operation{
 		Name: "procedure_callees", Title: "Procedure Callees", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
 		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences},
-		Description: "The procedures one procedure calls or tail-calls, with call sites, and every indirect call or jump whose target is unknown " +
-			"(reported in unresolved, never dropped; with the memory slot read, and its name, when known).",
-		Input: core.InputSchema([]string{"procedure"}, documentProp, procedureProp),
-		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["procedure","items","total","truncated","unresolved"],
- "properties":{"procedure":` + procRefSchema + `,"items":{"type":"array","items":` + calleeItemSchema + `},"total":{"type":"integer","minimum":0},"truncated":{"type":"boolean"},
-  "unresolved":{"type":"array","items":` + unresolvedItemSchema + `}}}`)),
-		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`)},
+		Description: "The procedures one procedure calls or tail-calls, with call sites, paged. Each page's unresolved lists the first 100 indirect " +
+			"calls or jumps of unknown target; unresolved_total counts all, procedure_references lists the rest.",
+		Input: core.InputSchema([]string{"procedure"}, documentProp, procedureProp, pageProps),
+		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,
+ "required":["procedure","items",` + pageRequired + `,"truncated","unresolved","unresolved_total"],
+ "properties":{"procedure":` + procRefSchema + `,"items":{"type":"array","items":` + calleeItemSchema + `},` + pageResultProps + `,
+  "truncated":{"type":"boolean","description":"More pages exist (the same as has_more)."},
+  "unresolved":{"type":"array","maxItems":100,"items":` + unresolvedItemSchema + `},"unresolved_total":{"type":"integer","minimum":0}}}`)),
+		Examples: []json.RawMessage{json.RawMessage(`{"procedure":"main"}`), json.RawMessage(`{"procedure":"main","offset":100,"limit":100}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
-			in, err := core.Input[ProcedureInfoInput](c)
+			in, err := core.Input[ProcedureCalleesInput](c)
 			if err != nil {
 				return nil, err
 			}
@@ -648,11 +652,11 @@ func opProcedureCallees() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			total := len(items)
-			items = items[:min(total, maxCallList)]
-			unresolved = unresolved[:min(len(unresolved), maxCallList)]
-			return &core.Observation{Result: &ProcedureCalleesResult{Procedure: v.ref(i), Items: core.NonNil(items), Total: total,
-				Truncated: total > len(items), Unresolved: core.NonNil(unresolved)}, Locations: rangeLocation(v.ranges[i])}, nil
+			page := paginate(core.NonNil(items), deref(in.Offset, 0), deref(in.Limit, defaultPageLimit))
+			return &core.Observation{Result: &ProcedureCalleesResult{Procedure: v.ref(i), Items: page.Items, Offset: page.Offset, Limit: page.Limit,
+				Total: page.Total, NextOffset: page.NextOffset, HasMore: page.HasMore, Truncated: page.HasMore,
+				Unresolved: core.NonNil(unresolved[:min(len(unresolved), maxUnresolvedListed)]), UnresolvedTotal: len(unresolved)},
+				Locations: rangeLocation(v.ranges[i])}, nil
 		},
 	}
 }

@@ -275,15 +275,25 @@ type ProcedureCalleesResultUnresolvedItem struct {
 
 // ProcedureCalleesResult is the result of procedure_callees.
 type ProcedureCalleesResult struct {
-	Procedure  ReadFunctionInstructionsResultProcedure `json:"procedure"`
-	Items      []ProcedureCalleesResultItem            `json:"items"`
-	Total      int                                     `json:"total"`
-	Truncated  bool                                    `json:"truncated"`
-	Unresolved []ProcedureCalleesResultUnresolvedItem  `json:"unresolved"`
+	Procedure       ReadFunctionInstructionsResultProcedure `json:"procedure"`
+	Items           []ProcedureCalleesResultItem            `json:"items"`
+	Offset          int                                     `json:"offset"`
+	Limit           int                                     `json:"limit"`
+	Total           int                                     `json:"total"`
+	NextOffset      *int                                    `json:"next_offset"`
+	HasMore         bool                                    `json:"has_more"`
+	Truncated       bool                                    `json:"truncated"` // More pages exist (the same as has_more).
+	Unresolved      []ProcedureCalleesResultUnresolvedItem  `json:"unresolved"`
+	UnresolvedTotal int                                     `json:"unresolved_total"`
 }
 
-// ProcedureCalleesInput is the input of procedure_callees, the same as ProcedureInfoInput.
-type ProcedureCalleesInput = ProcedureInfoInput
+// ProcedureCalleesInput is the input of procedure_callees.
+type ProcedureCalleesInput struct {
+	Procedure string `json:"procedure"`          // Procedure name (e.g.
+	Document  string `json:"document,omitempty"` // Document name from list_documents; defaults to the current document.
+	Limit     *int   `json:"limit,omitempty"`    // Maximum number of items to return (1-500).
+	Offset    *int   `json:"offset,omitempty"`   // Index of the first item to return.
+}
 
 // ProcedureReferencesInput is the input of procedure_references.
 type ProcedureReferencesInput struct {
