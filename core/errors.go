@@ -278,7 +278,7 @@ func classifyError(op string, err error) *Error {
 		return &Error{Code: CodeProviderTimeout, Message: op + ": " + err.Error(), Err: err,
 			Details: map[string]any{"operation": op}}
 	case errors.Is(err, ports.ErrMalformed): // the target's bytes are corrupt or cut off
-		return &Error{Code: CodeUnsupportedTarget, Message: op + ": " + err.Error(), Err: err, Remediation: "The file is not a complete, well-formed binary (details.check says what failed, details.offset and file_size where, when known). Check that it is the whole file, not a partial copy or download, and open it again; inspect_artifact still reports its format, size and sha256.",
+		return &Error{Code: CodeUnsupportedTarget, Message: op + ": " + err.Error(), Err: err, Remediation: ports.FormatAdvice(err),
 			Details: ports.FormatFacts(err, map[string]any{"operation": op, "reason": "malformed"})}
 	case errors.Is(err, ports.ErrUnsupported):
 		return &Error{Code: CodeCapabilityUnavailable, Message: op + ": " + err.Error(), Err: err,

@@ -63,3 +63,16 @@ func FormatFacts(err error, details map[string]any) map[string]any {
 	}
 	return details
 }
+
+// FormatAdvice is what to do about the FormatError in err's chain: the
+// binary's bytes are cut off or corrupt. It is "" (the caller's default)
+// when err wraps ErrMalformed for another reason, such as an engine's
+// malformed reply.
+func FormatAdvice(err error) string {
+	var fe *FormatError
+	if !errors.As(err, &fe) {
+		return ""
+	}
+	return "The file is not a complete, well-formed binary (details.check says what failed, details.offset and file_size where, when known). " +
+		"Check that it is the whole file, not a partial copy or download, and open it again; inspect_artifact still reports its format, size and sha256."
+}
