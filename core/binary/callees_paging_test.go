@@ -12,12 +12,11 @@ import (
 	"rea/ports"
 )
 
-// calleesFake is dossierFake with a procedure, hub (0x20000), that calls
+// calleesFake has a procedure, hub (0x20000), that calls
 // hubCallees targets (named procedures and, every tenth, an unnamed
 // address), some more than once and some by a tail call, and makes
 // hubUnresolved indirect calls whose target is unknown: more than a page
-// of each. Its references are listed out of address order.
-type calleesFake struct{ dossierFake }
+// of each.
 
 const (
 	hubCallees    = 130
@@ -55,48 +54,19 @@ var hfProcs, hfRefs = func() ([]ports.Procedure, []ports.Reference) {
 	return procs, refs
 }()
 
-func (calleesFake) Open(context.Context, ports.Target) (ports.Analysis, error) {
-	return calleesFake{}, nil
-}
-func (calleesFake) Procedures(context.Context) ([]ports.Procedure, error) { return hfProcs, nil }
-func (calleesFake) Names(context.Context) ([]ports.Name, error) {
+var calleesFake = &tableFake{procs: hfProcs, refs: hfRefs, names: func() []ports.Name {
 	var out []ports.Name
 	for _, p := range hfProcs {
 		out = append(out, ports.Name{Address: p.Address, Name: p.Name, Kind: "function"})
 	}
-	return out, nil
-}
-func (calleesFake) FunctionRanges(context.Context) ([]ports.FunctionRange, error) {
-	var out []ports.FunctionRange
-	for _, p := range hfProcs {
-		out = append(out, ports.FunctionRange{Start: p.Address, End: p.Address + p.Size, EndSource: "symbol"})
-	}
-	return out, nil
-}
-func (calleesFake) ReferencesFrom(_ context.Context, start, end uint64) ([]ports.Reference, error) {
-	var out []ports.Reference
-	for _, r := range hfRefs {
-		if r.From >= start && r.From < end {
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
-func (calleesFake) ReferencesTo(_ context.Context, start, end uint64) ([]ports.Reference, error) {
-	var out []ports.Reference
-	for _, r := range hfRefs {
-		if !r.Unresolved && r.To >= start && r.To < end {
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
+	return out
+}()}
 
 // TestProcedureCalleesPage: procedure_callees pages its callees as
 // procedure_callers does (TestReferenceListsPage), and every page lists the
 // first 100 unresolved calls with their exact total.
 func TestProcedureCalleesPage(t *testing.T) {
-	s := fakeSession(t, calleesFake{})
+	s := fakeSession(t, calleesFake)
 	const op, args = "procedure_callees", `"procedure":"hub"`
 	// The order of the whole list: each target in the order of its first
 	// call; the unresolved calls in the order the engine lists them.

@@ -12,12 +12,48 @@ import (
 	"rea/ports"
 )
 
-// callersFake is dossierFake with a procedure, sink (0x3000), called from
-// sinkCallers procedures and from one address in none, and an import,
-// sink@plt (0x3100), called from five of them. Its references are listed
-// out of address order, as an engine may list them.
-type callersFake struct{ dossierFake }
+// tableFake is dossierFake answering procedures, names, function ranges
+// and references from its tables, as an engine whose references are not
+// in address order may list them.
+type tableFake struct {
+	dossierFake
+	procs []ports.Procedure
+	names []ports.Name
+	refs  []ports.Reference
+}
 
+func (f *tableFake) Open(context.Context, ports.Target) (ports.Analysis, error) { return f, nil }
+func (f *tableFake) Procedures(context.Context) ([]ports.Procedure, error)      { return f.procs, nil }
+func (f *tableFake) Names(context.Context) ([]ports.Name, error)                { return f.names, nil }
+func (f *tableFake) FunctionRanges(context.Context) ([]ports.FunctionRange, error) {
+	var out []ports.FunctionRange
+	for _, p := range f.procs {
+		out = append(out, ports.FunctionRange{Start: p.Address, End: p.Address + p.Size, EndSource: "symbol"})
+	}
+	return out, nil
+}
+func (f *tableFake) ReferencesFrom(_ context.Context, start, end uint64) ([]ports.Reference, error) {
+	var out []ports.Reference
+	for _, r := range f.refs {
+		if r.From >= start && r.From < end {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+func (f *tableFake) ReferencesTo(_ context.Context, start, end uint64) ([]ports.Reference, error) {
+	var out []ports.Reference
+	for _, r := range f.refs {
+		if !r.Unresolved && r.To >= start && r.To < end {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// callersFake has a procedure, sink (0x3000), called from sinkCallers
+// procedures and from one address in none, and an import, sink@plt
+// (0x3100), called from five of them.
 const sinkCallers = 120
 
 var cfProcs, cfRefs = func() ([]ports.Procedure, []ports.Reference) {
@@ -46,38 +82,8 @@ var cfProcs, cfRefs = func() ([]ports.Procedure, []ports.Reference) {
 	return procs, refs
 }()
 
-func (callersFake) Open(context.Context, ports.Target) (ports.Analysis, error) {
-	return callersFake{}, nil
-}
-func (callersFake) Procedures(context.Context) ([]ports.Procedure, error) { return cfProcs, nil }
-func (callersFake) Names(context.Context) ([]ports.Name, error) {
-	return []ports.Name{{Address: 0x3000, Name: "sink", Kind: "function"}, {Address: 0x3100, Name: "sink@plt", Kind: "import"}}, nil
-}
-func (callersFake) FunctionRanges(context.Context) ([]ports.FunctionRange, error) {
-	var out []ports.FunctionRange
-	for _, p := range cfProcs {
-		out = append(out, ports.FunctionRange{Start: p.Address, End: p.Address + p.Size, EndSource: "symbol"})
-	}
-	return out, nil
-}
-func (callersFake) ReferencesFrom(_ context.Context, start, end uint64) ([]ports.Reference, error) {
-	var out []ports.Reference
-	for _, r := range cfRefs {
-		if r.From >= start && r.From < end {
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
-func (callersFake) ReferencesTo(_ context.Context, start, end uint64) ([]ports.Reference, error) {
-	var out []ports.Reference
-	for _, r := range cfRefs {
-		if r.To >= start && r.To < end {
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
+var callersFake = &tableFake{procs: cfProcs, refs: cfRefs,
+	names: []ports.Name{{Address: 0x3000, Name: "sink", Kind: "function"}, {Address: 0x3100, Name: "sink@plt", Kind: "import"}}}
 
 // referencePage is the paging part of a result and its list.
 type referencePage struct {
@@ -109,7 +115,7 @@ func callPage(t *testing.T, s *core.Session, op, list, args string) referencePag
 // page, pages that add up to the whole list in its order, an exact total,
 // next_offset and has_more at and past the end, and bounds on the input.
 func TestReferenceListsPage(t *testing.T) {
-	s := fakeSession(t, callersFake{})
+	s := fakeSession(t, callersFake)
 	// The order of the whole list: sink's references as the engine lists
 	// them, then sink@plt's; the callers in the order of their first call.
 	var froms, callers []any
