@@ -506,6 +506,18 @@ func TestScreenshotOnFake(t *testing.T) {
 			is.Equal(code(t, err), c.want)
 		})
 	}
+	t.Run("a background tab draws no frame", func(t *testing.T) {
+		is := is.New(t)
+		defer cdp.SetScreenshotFrameWait(cdp.SetScreenshotFrameWait(100 * time.Millisecond))
+		f := cdptest.New(&cdptest.Options{Handlers: map[string]cdptest.Handler{"Page.captureScreenshot": func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) {
+			time.Sleep(time.Second) // Chromium's answer for a tab that draws nothing: none
+			return map[string]any{"data": ""}, nil
+		}}})
+		defer f.Close()
+		_, err := engine().CaptureScreenshot(context.Background(), ports.BrowserScreenshotRequest{Target: ref(f)})
+		is.Equal(code(t, err), ports.BrowserTimeout) // unbounded, the fake's late empty answer is not a PNG
+		is.True(strings.Contains(err.Error(), "background"))
+	})
 	t.Run("navigation during capture", func(t *testing.T) {
 		is := is.New(t)
 		f := cdptest.New(&cdptest.Options{NavigateOutMethod: "Page.captureScreenshot", NavigateOutURL: "http://app.test/other"})

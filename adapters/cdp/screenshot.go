@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/binary"
+	"fmt"
 	"sync"
 	"time"
 
@@ -38,6 +39,9 @@ func decodeCanonicalBase64(s string) ([]byte, bool) {
 	}
 	return b, true
 }
+
+// screenshotFrameWait bounds the wait for the frame a screenshot captures.
+var screenshotFrameWait = 15 * time.Second
 
 // CaptureScreenshot captures the viewport (never beyond it, so a very tall
 // page still gives a viewport-sized image) as PNG.
@@ -80,8 +84,16 @@ func (e *Engine) CaptureScreenshot(ctx context.Context, req ports.BrowserScreens
 		Data string `json:"data"`
 	}
 	fromSurface, beyond := true, false
-	if err := a.page.c.call(ctx, a.page.id, page.CommandCaptureScreenshot, page.CaptureScreenshotParams{
+	// Chromium answers captureScreenshot with the next frame it draws, and
+	// draws none for a tab in the background: the wait is bounded.
+	cctx, cancel := context.WithTimeout(ctx, screenshotFrameWait)
+	defer cancel()
+	if err := a.page.c.call(cctx, a.page.id, page.CommandCaptureScreenshot, page.CaptureScreenshotParams{
 		Format: page.CaptureScreenshotFormatPng, FromSurface: &fromSurface, CaptureBeyondViewport: &beyond}, &res); err != nil {
+		if ctx.Err() == nil && cctx.Err() != nil {
+			return nil, &ports.BrowserError{Code: ports.BrowserTimeout, Msg: fmt.Sprintf("the page drew no frame to capture within %s; "+
+				"Chromium draws none for a tab in the background: bring the tab to the front and call again", screenshotFrameWait)}
+		}
 		return nil, err
 	}
 	captured := time.Now().UTC()

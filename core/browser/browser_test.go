@@ -249,7 +249,8 @@ func TestEngineErrorsMapToCodes(t *testing.T) {
 			}
 			// The advice is about browsers, not the kernel's default about
 			// binary targets and analysis providers.
-			advice := map[core.Code]string{core.CodeTargetUnavailable: "list_browser_targets", core.CodeProviderUnavailable: "--remote-debugging-port"}
+			advice := map[core.Code]string{core.CodeTargetUnavailable: "list_browser_targets", core.CodeProviderUnavailable: "--remote-debugging-port",
+				core.CodeProviderTimeout: "to the front"}
 			if want, ok := advice[c.want]; ok && !strings.Contains(e.Envelope().Error.Remediation.Action, want) {
 				t.Fatalf("%s with %s: remediation %q does not name %s", name, c.code, e.Envelope().Error.Remediation.Action, want)
 			}

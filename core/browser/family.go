@@ -122,6 +122,7 @@ var browserRemediation = map[core.Code]string{
 	core.CodeTargetUnavailable: "Call list_browser_targets on the same cdp_endpoint and pass one of its target_id values; the page may have closed or navigated out of allowed_origins.",
 	core.CodeProviderUnavailable: "Start Chromium with --remote-debugging-port=PORT (loopback) and pass http://127.0.0.1:PORT as cdp_endpoint, " +
 		"or use capture_browser_scenario, which launches its own browser.",
+	core.CodeProviderTimeout: "The browser did not answer in time: a tab in the background draws no frames (bring it to the front), or the page is busy; call again.",
 }
 
 // providerRef is the Evidence provider of an engine.
