@@ -20,6 +20,7 @@ type artifactFlags struct {
 	MaxEntries      int    `name:"max-entries" default:"100000" help:"Most entries the inventory may hold (a mid-size Electron app has tens of thousands)."`
 	MaxEntryBytes   int64  `name:"max-entry-bytes" help:"Most bytes of one entry inside the input (default 256 MiB; the input file itself is not an entry)."`
 	MaxTotalBytes   int64  `name:"max-total-bytes" help:"Most bytes read in total (default: 1 GiB, or three times the input file's size when that is larger, up to 16 GiB)."`
+	MaxRatio        int64  `name:"max-compression-ratio" help:"Most uncompressed bytes per stored byte of a compressed entry (default 1000; more is taken for a ZIP bomb)."`
 }
 
 // cliMaxTotalBytes is the schema's maximum for max_total_bytes.
@@ -32,6 +33,9 @@ func (f *artifactFlags) args() map[string]any {
 	}
 	if f.MaxEntryBytes > 0 {
 		a["max_entry_bytes"] = f.MaxEntryBytes
+	}
+	if f.MaxRatio > 0 {
+		a["max_compression_ratio"] = f.MaxRatio
 	}
 	total := f.MaxTotalBytes
 	if total <= 0 {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -242,9 +243,9 @@ func schemaType(defs, p map[string]any) string {
 		hi, hasHi := p["maximum"]
 		switch {
 		case hasLo && hasHi:
-			t += fmt.Sprintf(" %v-%v", lo, hi)
+			t += " " + plainNumber(lo) + "-" + plainNumber(hi)
 		case hasLo:
-			t += fmt.Sprintf(" >=%v", lo)
+			t += " >=" + plainNumber(lo)
 		}
 	case "array":
 		if it := obj(p["items"]); it != nil {
@@ -252,6 +253,15 @@ func schemaType(defs, p map[string]any) string {
 		}
 	}
 	return t
+}
+
+// plainNumber writes a schema bound in digits (%v printed 17179869184 as
+// 1.7179869184e+10).
+func plainNumber(v any) string {
+	if f, ok := v.(float64); ok {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
 }
 
 // shellQuote quotes s for a POSIX shell.

@@ -419,6 +419,15 @@ func TestCLIArtifactBadInput(t *testing.T) {
 		is := is.New(t)
 		is.True(e.Name() != "evil.sh") // nothing escaped
 	}
+	// The bomb's ratio is the limit the CLI can raise, and its advice says
+	// how: 8 MiB of zeros deflate about 1,000 to 1.
+	is := is.New(t)
+	out, _, code := runCLI(t, "--format", "json", "inventory", bomb)
+	var env core.Envelope
+	is.NoErr(json.Unmarshal([]byte(out), &env))
+	is.True(strings.Contains(env.Error.Remediation.Action, "--max-compression-ratio"))
+	_, _, code = runCLI(t, "inventory", bomb, "--max-compression-ratio", "100000")
+	is.Equal(code, 0)
 }
 
 // TestNPMASARInterop packs an app with npm @electron/asar (integrity on,

@@ -272,6 +272,9 @@ func TestCLIToolHelpCompletionVersion(t *testing.T) {
 	out, _, code = runCLI(t, "tools", "list_procedures")
 	is.Equal(code, 0)
 	is.True(strings.Contains(out, "default 100"))
+	out, _, code = runCLI(t, "tools", "inventory_artifact")
+	is.Equal(code, 0)
+	is.True(strings.Contains(out, "integer 1-17179869184")) // in digits, not 1.7179869184e+10
 	_, errOut, code := runCLI(t, "tools", "list_procedure")
 	is.Equal(code, 2)
 	is.True(strings.Contains(errOut, "Did you mean list_procedures"))

@@ -146,7 +146,7 @@ func artifactError(ctx context.Context, op string, err error) error {
 			msg += " at " + f.Path
 		}
 		return &core.Error{Code: core.CodeTruncated, Category: core.CategoryTruncated, Message: msg, Err: err, Details: details,
-			Remediation: "The artifact is larger or deeper than the limits allow (or is a compression bomb). Raise the named limit within its maximum if the input is trusted (the argument of that name; on the CLI --max-entries, --max-entry-bytes or --max-total-bytes), or inventory a smaller part of it."}
+			Remediation: "The artifact is larger or deeper than the limits allow (or is a compression bomb). Raise the named limit within its maximum if the input is trusted (the argument of that name; on the CLI --max-entries, --max-entry-bytes, --max-total-bytes or --max-compression-ratio), or inventory a smaller part of it."}
 	case "unavailable":
 		details["calculated_sha256"] = nil
 		details["unpacked"] = isUnpackedMissing(err)
