@@ -176,7 +176,7 @@ func (e *env) doctor(clients []string, provider string, clean bool) (*doctorRepo
 		tc.Detail = fmt.Sprintf("%d stale extraction directories (of %d)", stale, len(dirs))
 		tc.OK, tc.Classification, tc.Remediation = false, "config_drift", "run rea doctor --clean to remove them"
 	default:
-		tc.Detail = fmt.Sprintf("no stale extraction directories (%d in use)", len(dirs))
+		tc.Detail = fmt.Sprintf("no stale extraction directories (%d kept: recent, in use, or not known to be unused)", len(dirs))
 	}
 	checks = append(checks, tc)
 
