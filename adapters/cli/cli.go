@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -231,7 +232,9 @@ func (e *env) printError(err error) {
 		fmt.Fprintln(e.opts.Stderr, "rea:", err.Error())
 		return
 	}
-	ce := core.AsError("rea", err)
+	// A command's own error is named after the command: the line below
+	// already says rea (this was "rea: rea: native: ...").
+	ce := core.AsError(cmp.Or(e.command, "rea"), err)
 	if e.g.Format == "json" {
 		fmt.Fprintln(e.opts.Stdout, string(ce.JSON()))
 		return

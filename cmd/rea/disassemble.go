@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"rea/adapters/native"
+	"rea/core"
 	"rea/ports"
 )
 
@@ -13,6 +15,13 @@ import (
 // its warm cache under cacheRoot, "" for none) and streams the text
 // disassembly of its executable sections, or of one, to w.
 func disassembleNative(ctx context.Context, cacheRoot, path, section string, w io.Writer) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		e := core.TargetError("disassemble", path, "directory", nil)
+		e.Details["constraint"] = "directory_requires_file"
+		e.Message = "disassemble: " + path + " is a directory; rea disassemble needs a file"
+		e.Remediation = "Name one ELF, PE or Mach-O file; rea inventory lists the binaries a directory holds."
+		return e
+	}
 	an, err := native.New(&native.Options{CacheDir: cacheRoot}).Open(ctx, ports.Target{Path: path})
 	if err != nil {
 		return err

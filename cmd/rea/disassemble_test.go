@@ -39,6 +39,11 @@ func TestDisassembleCommand(t *testing.T) {
 	if _, errOut, code := runCLI(t, "disassemble", target, "--section", ".data"); code == 0 || !strings.Contains(errOut, ".data") {
 		t.Errorf("a section that is not code: exit %d, %s", code, errOut)
 	}
+	// A directory is a target error that says so, once prefixed.
+	if _, errOut, code := runCLI(t, "disassemble", t.TempDir()); code == 0 || !strings.Contains(errOut, "is a directory") ||
+		strings.Contains(errOut, "rea: rea:") || !strings.Contains(errOut, "target_unavailable") {
+		t.Errorf("a directory: exit %d, %s", code, errOut)
+	}
 	if _, _, code := runCLI(t, "disassemble", "main.go"); code == 0 {
 		t.Error("a Go source file disassembled")
 	}
