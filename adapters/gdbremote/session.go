@@ -225,7 +225,7 @@ func (s *session) resolveSymbols() error {
 			break
 		}
 		if !found {
-			return fmt.Errorf("breakpoint %d: no library loaded at the entry point exports a function %s: %w", i, b.Symbol, ports.ErrAddressNotMapped)
+			return fmt.Errorf("breakpoint %d: %s is neither a procedure of the program nor a function exported by the libraries loaded at its entry point: %w", i, b.Symbol, ports.ErrAddressNotMapped)
 		}
 	}
 	if bps != nil {

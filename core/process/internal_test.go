@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"rea/core"
@@ -100,5 +101,12 @@ func TestTraceErrorMapping(t *testing.T) {
 		if ce.Details["partial_observation"] == nil {
 			t.Errorf("%v: no partial_observation", c.err)
 		}
+	}
+	// An unknown procedure: invalid_request with advice on what to name,
+	// not the default's details.issues, which this error has none of.
+	err := traceError("op", &ports.TraceError{Op: "trace", Err: fmt.Errorf("breakpoint 0: nosuchfn: %w", ports.ErrAddressNotMapped)})
+	var ce *core.Error
+	if !errors.As(err, &ce) || ce.Code != core.CodeInvalidRequest || !strings.Contains(ce.Envelope().Error.Remediation.Action, "list_procedures") {
+		t.Errorf("an unknown procedure: got %v", err)
 	}
 }

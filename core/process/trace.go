@@ -345,7 +345,10 @@ func traceError(op string, err error) error {
 	case errors.Is(err, ports.ErrTargetNotFound):
 		e.Code = core.CodeTargetUnavailable
 	case errors.Is(err, ports.ErrAddressNotMapped):
-		e.Code = core.CodeInvalidRequest
+		// No details.issues to correct (the default advice): say what a
+		// procedure may name.
+		e.Code, e.Remediation = core.CodeInvalidRequest, "Name a procedure of the program (list_procedures lists them) or a function exported by a library it loads "+
+			"(puts, or puts@plt for the program's own entry), or a mapped 0x address; call again."
 	case errors.Is(err, ports.ErrTargetNotExecutable):
 		e.Code = core.CodeUnsupportedTarget
 	case errors.Is(err, context.Canceled):
