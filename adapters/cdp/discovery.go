@@ -158,6 +158,11 @@ func parseVersion(b []byte, ep endpoint) (version, error) {
 	for i, k := range []string{"Browser", "Protocol-Version", "User-Agent", "V8-Version", "WebKit-Version", "webSocketDebuggerUrl"} {
 		s, ok := get(k)
 		if !ok {
+			// A V8 inspector (node --inspect) answers without a user agent.
+			if b, _ := get("Browser"); strings.HasPrefix(b, "node.js/") || strings.HasPrefix(b, "Deno/") || strings.HasPrefix(b, "Bun/") {
+				return version{}, invalidResponse("the endpoint is a JavaScript runtime's inspector (" + b + "), not a browser or an Electron app: " +
+					"use list_javascript_runtime_targets and observe_javascript_runtime with inspector_endpoint")
+			}
 			return version{}, invalidResponse("/json/version lacks string " + k)
 		}
 		fields[i] = s

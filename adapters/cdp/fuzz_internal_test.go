@@ -1,6 +1,8 @@
 package cdp
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"rea/ports"
@@ -99,3 +101,17 @@ type (
 )
 
 var limitsZero ports.BrowserLimits
+
+// A Node inspector's /json/version has no User-Agent: the error says which
+// tools read it instead of naming the missing member.
+func TestVersionOfANodeInspector(t *testing.T) {
+	ep, _ := parseEndpoint("http://127.0.0.1:9229")
+	_, err := parseVersion([]byte(`{"Browser":"node.js/v20.20.2","Protocol-Version":"1.1"}`), ep)
+	var be *ports.BrowserError
+	if !errors.As(err, &be) || be.Code != ports.BrowserInvalidEndpointResponse || !strings.Contains(be.Msg, "list_javascript_runtime_targets") {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := parseVersion([]byte(`{"Browser":"Chrome/1"}`), ep); err == nil || !strings.Contains(err.Error(), "lacks string Protocol-Version") {
+		t.Fatalf("a browser's incomplete version: got %v", err)
+	}
+}
