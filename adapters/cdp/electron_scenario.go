@@ -391,7 +391,7 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 			conn = tap.Conn(conn)
 		}
 	case <-run.Exited():
-		return nil, &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "target_exited: the application exited before its hook connected"}
+		return nil, &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "target_exited: the application exited before its hook connected (is executable_path an Electron executable that runs application_path?)"}
 	case <-startT.C:
 		return nil, &ports.BrowserError{Code: ports.BrowserTimeout, Msg: "the application's hook did not connect within " + startTimeout.String()}
 	case <-ctx.Done():

@@ -122,6 +122,10 @@ func runtimeErr(op string, err error) error {
 	case core.CodeProviderUnavailable:
 		ce.Remediation = "Start the runtime with its inspector on loopback (node --inspect=127.0.0.1:PORT, or an Electron app with --remote-debugging-port=PORT) " +
 			"and pass that http://127.0.0.1:PORT endpoint, or use capture_electron_scenario, which launches the app itself."
+		if op == "capture_electron_scenario" { // the app it launched went away
+			ce.Remediation = "Check that executable_path is an Electron executable (node is not) and that it starts application_path " +
+				"(run it by hand to see its output), then call again."
+		}
 	}
 	return ce
 }

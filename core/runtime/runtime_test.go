@@ -319,6 +319,13 @@ func TestElectronToolsNormalize(t *testing.T) {
 	var ce *core.Error
 	errors.As(err, &ce)
 	is.Equal(ce.Details["partial_observation"], nil) // nothing was observed
+	// The app exited before its hook connected: the advice is about the
+	// executable, not to use the tool that just failed.
+	f.Err = &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "target_exited"}
+	_, err = call(t, s, "capture_electron_scenario", map[string]any{"schema_version": 1, "executable_path": "/opt/e/electron", "application_path": dir})
+	is.Equal(codeOf(err), core.CodeProviderUnavailable)
+	errors.As(err, &ce)
+	is.True(strings.Contains(ce.Envelope().Error.Remediation.Action, "executable_path"))
 	// A run that failed after the hook connected carries what it saw,
 	// normalized like a result.
 	partial := *f.Scenario
