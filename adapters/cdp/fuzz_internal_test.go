@@ -1,9 +1,11 @@
 package cdp
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"rea/ports"
 )
@@ -113,5 +115,23 @@ func TestVersionOfANodeInspector(t *testing.T) {
 	}
 	if _, err := parseVersion([]byte(`{"Browser":"Chrome/1"}`), ep); err == nil || !strings.Contains(err.Error(), "lacks string Protocol-Version") {
 		t.Fatalf("a browser's incomplete version: got %v", err)
+	}
+}
+
+// A step whose own time ran out says what it waited for, not only
+// "context deadline exceeded".
+func TestStepErrorSaysWhatItWaitedFor(t *testing.T) {
+	late := context.DeadlineExceeded
+	click := stepError(ports.BrowserScenarioStep{Action: "click", Selector: "#nope"}, 2*time.Second, late, true)
+	if click == nil || !strings.Contains(click.Error(), "no visible element matched #nope within 2s") {
+		t.Fatalf("click: %v", click)
+	}
+	nav := stepError(ports.BrowserScenarioStep{Action: "goto_start", URL: "http://127.0.0.1:9/"}, time.Second, late, true)
+	if nav == nil || !strings.Contains(nav.Error(), "did not load within 1s") {
+		t.Fatalf("navigate: %v", nav)
+	}
+	other := errors.New("node not interactable")
+	if got := stepError(ports.BrowserScenarioStep{Action: "click", Selector: "#a"}, time.Second, other, false); got != other {
+		t.Fatalf("an error before the step's time ran out is kept: %v", got)
 	}
 }

@@ -376,17 +376,33 @@ func scenarioErr(ctx context.Context, err error) error {
 func runStep(ctx context.Context, s ports.BrowserScenarioStep, timeout time.Duration) error {
 	sctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	var err error
 	switch s.Action {
 	case "goto_start", "navigate":
-		return chromedp.Do(sctx, chromedp.Navigate(s.URL))
+		err = chromedp.Do(sctx, chromedp.Navigate(s.URL))
 	case "click":
-		return chromedp.Do(sctx, chromedp.Click(chromedp.CSS(s.Selector), chromedp.NodeVisible))
+		err = chromedp.Do(sctx, chromedp.Click(chromedp.CSS(s.Selector), chromedp.NodeVisible))
 	case "type":
-		return chromedp.Do(sctx, chromedp.SendKeys(chromedp.CSS(s.Selector), s.Text, chromedp.NodeVisible))
+		err = chromedp.Do(sctx, chromedp.SendKeys(chromedp.CSS(s.Selector), s.Text, chromedp.NodeVisible))
 	case "wait":
 		return chromedp.Do(sctx, chromedp.Sleep(time.Duration(s.DurationMS)*time.Millisecond))
+	default:
+		return fmt.Errorf("unknown action %q", s.Action)
 	}
-	return fmt.Errorf("unknown action %q", s.Action)
+	return stepError(s, timeout, err, ctx.Err() == nil && sctx.Err() != nil)
+}
+
+// stepError says what a failed step waited for: the step's own time
+// running out reads "context deadline exceeded" otherwise.
+func stepError(s ports.BrowserScenarioStep, timeout time.Duration, err error, timedOut bool) error {
+	if err == nil || !timedOut {
+		return err
+	}
+	switch s.Action {
+	case "click", "type":
+		return fmt.Errorf("no visible element matched %s within %s: %w", s.Selector, timeout, err)
+	}
+	return fmt.Errorf("the page at %s did not load within %s: %w", s.URL, timeout, err)
 }
 
 // currentURL is the current history entry's URL, "" when unknown.
