@@ -83,8 +83,11 @@ func (g *Graph) selectExtraction(op string, ids []string) ([]*Item, []string, er
 	var out []*Item
 	var limitations []string
 	if len(ids) == 0 {
-		skipped := 0
+		skipped, links := 0, 0
 		for _, it := range g.Items {
+			if it.Kind == ports.EntrySymlink {
+				links++
+			}
 			if it.Kind != ports.EntryFile || (it == g.b.root && it.nested != nil) {
 				continue
 			}
@@ -96,6 +99,9 @@ func (g *Graph) selectExtraction(op string, ids []string) ([]*Item, []string, er
 		}
 		if skipped > 0 {
 			limitations = append(limitations, fmt.Sprintf("%d file(s) whose bytes could not be read (encrypted or not regular) were not extracted.", skipped))
+		}
+		if links > 0 {
+			limitations = append(limitations, fmt.Sprintf("%d symbolic link(s) were not extracted: rea writes regular files only (the inventory records each link's target).", links))
 		}
 		return out, limitations, nil
 	}
