@@ -88,10 +88,9 @@ func (lr *layoutReader) headerNames() []uint64 {
 	if n, _ := lr.src.r.ReadAt(hdr[:], 0); n < 64 {
 		return nil
 	}
-	bo := lr.f.ByteOrder
-	shoff := bo.Uint64(hdr[0x28:])
-	shentsize := uint64(bo.Uint16(hdr[0x3a:]))
-	if shentsize < 4 {
+	e, ok := readELFHeader(hdr[:])
+	shoff, shentsize := e.shoff, uint64(e.shentsize)
+	if !ok || shentsize < 4 {
 		return nil
 	}
 	out := make([]uint64, len(lr.f.Sections))
@@ -100,7 +99,7 @@ func (lr *layoutReader) headerNames() []uint64 {
 		if err != nil {
 			return nil
 		}
-		out[i] = uint64(bo.Uint32(b))
+		out[i] = uint64(e.order.Uint32(b))
 	}
 	return out
 }

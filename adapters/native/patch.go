@@ -66,21 +66,17 @@ const maxSectionNames = 16 << 20
 // beyond the bound makes the parse fail as a malformed file.
 func elfPatches(src source) []patch {
 	h, err := src.read(0, 64)
-	if err != nil || h[4] != 1 && h[4] != 2 {
+	if err != nil {
 		return nil
 	}
-	var bo binary.ByteOrder = binary.LittleEndian
-	if h[5] == 2 {
-		bo = binary.BigEndian
+	e, ok := readELFHeader(h)
+	if !ok {
+		return nil
 	}
-	var shoff uint64
-	var shentsize, shstrndx uint16
-	sizeAt, wide := uint64(20), false
-	if h[4] == 2 {
-		shoff, shentsize, shstrndx = bo.Uint64(h[40:]), bo.Uint16(h[58:]), bo.Uint16(h[62:])
-		sizeAt, wide = 32, true
-	} else {
-		shoff, shentsize, shstrndx = uint64(bo.Uint32(h[32:])), bo.Uint16(h[46:]), bo.Uint16(h[50:])
+	bo, wide, shoff, shentsize, shstrndx := e.order, e.wide, e.shoff, e.shentsize, e.shstrndx
+	sizeAt := uint64(20)
+	if wide {
+		sizeAt = 32
 	}
 	if shoff == 0 || shstrndx == 0 || shstrndx >= 0xff00 || uint64(shentsize) < sizeAt+8 {
 		return nil

@@ -36,32 +36,26 @@ func (s source) pastEnd() (off, end int64, what string) {
 	}
 	var parts []part
 	b, _ := s.read(0, uint64(min(s.size, 4096)))
-	u16 := func(o int) uint64 { return uint64(binary.LittleEndian.Uint16(b[o:])) }
 	u32 := func(o int) uint64 { return uint64(binary.LittleEndian.Uint32(b[o:])) }
-	u64 := func(o int) uint64 { return binary.LittleEndian.Uint64(b[o:]) }
 	switch s.format {
 	case "elf":
 		if len(b) < 6 {
 			return 0, 6, "the ELF identification"
 		}
-		if b[5] == 2 { // ELFDATA2MSB
-			u16 = func(o int) uint64 { return uint64(binary.BigEndian.Uint16(b[o:])) }
-			u32 = func(o int) uint64 { return uint64(binary.BigEndian.Uint32(b[o:])) }
-			u64 = func(o int) uint64 { return binary.BigEndian.Uint64(b[o:]) }
-		}
-		ph, sh, at := u32, u32, [6]int{0x1c, 0x20, 0x2a, 0x2c, 0x2e, 0x30}
 		hdr := uint64(52)
 		if b[4] == 2 { // ELFCLASS64
-			ph, sh, at, hdr = u64, u64, [6]int{0x20, 0x28, 0x36, 0x38, 0x3a, 0x3c}, 64
+			hdr = 64
 		}
 		if uint64(len(b)) < hdr {
 			return 0, int64(hdr), fmt.Sprintf("the ELF header (%d bytes)", hdr)
 		}
-		phoff, shoff := ph(at[0]), sh(at[1])
-		phent, phnum, shent, shnum := u16(at[2]), u16(at[3]), u16(at[4]), u16(at[5])
+		e, ok := readELFHeader(b)
+		if !ok { // an unknown class: no table to place
+			return 0, 0, ""
+		}
 		parts = append(parts,
-			part{phoff, phent * phnum, fmt.Sprintf("the program header table (%d entries of %d bytes)", phnum, phent)},
-			part{shoff, shent * shnum, fmt.Sprintf("the section header table (%d entries of %d bytes)", shnum, shent)})
+			part{e.phoff, uint64(e.phentsize) * uint64(e.phnum), fmt.Sprintf("the program header table (%d entries of %d bytes)", e.phnum, e.phentsize)},
+			part{e.shoff, uint64(e.shentsize) * uint64(e.shnum), fmt.Sprintf("the section header table (%d entries of %d bytes)", e.shnum, e.shentsize)})
 	case "pe":
 		if len(b) < 0x40 {
 			return 0, 0x40, "the DOS header (64 bytes)"
