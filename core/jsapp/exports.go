@@ -215,9 +215,10 @@ func (b *jsappBuilder) exportViewAt(a *jsAsset, visiting map[*jsAsset]bool, dept
 	return out, final
 }
 
-// exportNodes is what one name costs the property budget: its entry in
-// exports, and its shape in export_shapes (an object of four members).
-const exportNodes = 1 + 5
+// shapeNodes is what one name's shape costs the property budget (an
+// object of four members); with its entry in exports, a name costs
+// 1+shapeNodes.
+const shapeNodes = 5
 
 // exportsRoom is how many of n export names (and their shapes) a node's
 // exports and export_shapes keep within the property budget
@@ -231,9 +232,9 @@ func exportsRoom(props map[string]any, nNames, nShapes int) int {
 	// The object, each other property as a small value, the two lists and
 	// exports_total.
 	room := jagMaxPropNodes - 1 - 2*len(props) - 3
-	if nNames+5*nShapes+2 <= room {
+	if nNames+shapeNodes*nShapes+2 <= room {
 		return max(nNames, nShapes)
 	}
 	props["exports_total"] = nNames
-	return max(0, (room-2)/exportNodes)
+	return max(0, (room-2)/(1+shapeNodes))
 }

@@ -730,12 +730,6 @@ func unlistedExports(ix *appIndex, side ExportModuleSide, listed int) int {
 	if side.SelectedNodeID == nil || ix.nodes[*side.SelectedNodeID] == nil {
 		return 0
 	}
-	var total int
-	switch v := ix.nodes[*side.SelectedNodeID].prop("exports_total").(type) {
-	case float64:
-		total = int(v)
-	case int:
-		total = v
-	}
-	return max(0, total-listed)
+	total, _ := ix.nodes[*side.SelectedNodeID].prop("exports_total").(float64) // decoded JSON
+	return max(0, int(total)-listed)
 }
