@@ -297,7 +297,13 @@ func commentRef(src []byte, key string) *ports.JSSourceMapRef {
 
 // --- the walk ---
 
-type alias struct{ module, member string }
+// alias is the module a binding came from and the member path below it;
+// whole says the binding is the module object itself (a require, a
+// namespace import), so a member read from it names one of its exports.
+type alias struct {
+	module, member string
+	whole          bool
+}
 
 type modCtx struct {
 	idx     int
@@ -346,6 +352,11 @@ type walker struct {
 	declNotes       []declNote
 	decls           map[*tjs.Var]tjs.INode
 	exportValues    []exportValue
+	// const bindings to strings (consts.go)
+	consts map[*tjs.Var]constString
+	// names read from module objects (uses.go)
+	uses     map[useKey]*moduleUses
+	useOrder []useKey
 }
 
 func newWalker(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.JSLimits, f *ports.JSFacts) *walker {
@@ -490,7 +501,8 @@ func (w *walker) bindImports(ast *tjs.AST) {
 				member = string(a.Binding)
 			}
 			if member == "*" {
-				member = ""
+				w.aliases[v] = alias{module: mod, whole: true}
+				continue
 			}
 			w.aliases[v] = alias{module: mod, member: member}
 		}
@@ -545,6 +557,14 @@ func (w *walker) Enter(n tjs.INode) tjs.IVisitor {
 		}
 	case *tjs.CallExpr:
 		w.call(t)
+	case *tjs.DotExpr:
+		w.memberUse(t.X, dotName(t.Y))
+	case *tjs.IndexExpr:
+		if lit, ok := t.Y.(*tjs.LiteralExpr); ok && lit.TokenType == tjs.StringToken {
+			if s, ok := decodeString(lit.Data); ok {
+				w.memberUse(t.X, s)
+			}
+		}
 	case *tjs.NewExpr:
 		w.newExpr(t)
 	case *tjs.ObjectExpr:
@@ -736,7 +756,7 @@ func (w *walker) calleePath(x tjs.IExpr, depth int) (path string, al alias, ok b
 			return "", alias{}, false
 		}
 		if a.module != "" {
-			a.member = joinPath(a.member, y)
+			a.member, a.whole = joinPath(a.member, y), false
 		}
 		return p + "." + y, a, true
 	case *tjs.IndexExpr:
@@ -750,7 +770,7 @@ func (w *walker) calleePath(x tjs.IExpr, depth int) (path string, al alias, ok b
 			return "", alias{}, false
 		}
 		if a.module != "" {
-			a.member = joinPath(a.member, s)
+			a.member, a.whole = joinPath(a.member, s), false
 		}
 		return p + "." + s, a, true
 	case *tjs.GroupExpr:
@@ -765,7 +785,7 @@ func (w *walker) calleePath(x tjs.IExpr, depth int) (path string, al alias, ok b
 		}
 	case *tjs.CallExpr:
 		if spec, ok := w.requireSpec(t); ok {
-			return fmt.Sprintf("require(%q)", spec), alias{module: spec}, true
+			return fmt.Sprintf("require(%q)", spec), alias{module: spec, whole: true}, true
 		}
 	case *tjs.NewExpr:
 		// new X(...).m(): the instance's method, named after its class.
@@ -1085,6 +1105,10 @@ func (w *walker) value(x tjs.IExpr, depth int) ports.JSValue {
 		for _, p := range t.List {
 			s, _ := templateChunk(p.Value)
 			sb.WriteString(s)
+			if c, ok := w.constOf(p.Expr); ok {
+				sb.WriteString(c.value)
+				continue
+			}
 			sb.WriteString("${}")
 			v.Parts = append(v.Parts, w.value(p.Expr, depth+1))
 		}
@@ -1108,11 +1132,19 @@ func (w *walker) value(x tjs.IExpr, depth int) ports.JSValue {
 				}
 				continue
 			}
+			if c, ok := w.constOf(p); ok {
+				sb.WriteString(c.value)
+				continue
+			}
 			sb.WriteString("${}")
 			v.Parts = append(v.Parts, w.value(p, depth+1))
 		}
 		v.Value = truncate(sb.String(), w.lim.MaxStringBytes)
 	case *tjs.Var, *tjs.DotExpr, *tjs.IndexExpr:
+		if c, ok := w.constOf(x); ok {
+			v.Kind, v.Value, v.Offset = ports.JSValString, c.value, c.offset
+			return v
+		}
 		if p, al, ok := w.calleePath(x, 0); ok {
 			v.Kind, v.Value = ports.JSValName, p
 			if al.module != "" {
@@ -1208,6 +1240,11 @@ func (w *walker) varDecl(t *tjs.VarDecl) {
 		if b.Default == nil {
 			continue
 		}
+		if t.TokenType == tjs.ConstToken {
+			if v, ok := b.Binding.(*tjs.Var); ok {
+				w.noteConst(v, b.Default)
+			}
+		}
 		// esbuild: var require_x = __commonJS({...}); var init_x = __esm({...})
 		if v, ok := b.Binding.(*tjs.Var); ok {
 			if len(w.esHelpers) > 0 && w.esbuildModule(t, v, b.Default) {
@@ -1238,6 +1275,9 @@ func (w *walker) varDecl(t *tjs.VarDecl) {
 				k, ok := propKey(it.Key)
 				if !ok {
 					continue
+				}
+				if a.whole {
+					w.useName(a.module, k)
 				}
 				if v, ok := it.Value.Binding.(*tjs.Var); ok {
 					w.aliases[root(v)] = alias{module: a.module, member: joinPath(a.member, k)}
@@ -1528,6 +1568,7 @@ func (w *walker) extend(off, n int64) {
 
 func (w *walker) finish() {
 	w.esbuildIDs()
+	w.attachUses()
 	// A table's modules are contiguous: each one ends where the next key
 	// starts (bodies without literals would otherwise end early).
 	for _, t := range w.tables {

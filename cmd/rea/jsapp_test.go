@@ -993,3 +993,43 @@ func TestManyExportsKeepTheAssetsFacts(t *testing.T) {
 	is.Equal(out.Coverage["truncated"], true)
 	is.Equal(out.Coverage["omitted_count"], float64(150-listed))
 }
+
+// TestSemanticReferencesThroughModuleObjects: a file that requires a module
+// and calls its exports through the module object (api.fetchUser()) or
+// destructures them is a reference to those exports; an endpoint built
+// from a const string is reported with the constant's text.
+func TestSemanticReferencesThroughModuleObjects(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	files := map[string]string{
+		"package.json": `{"name":"semapp","version":"1.0.0","main":"index.js"}`,
+		"lib/api.js": "const BASE = \"https://api.example.com\";\nfunction fetchUser(id) { return fetch(`${BASE}/users/${id}`); }\n" +
+			"function deleteUser(id) { return fetch(BASE + \"/users/\" + id, { method: \"DELETE\" }); }\nmodule.exports = { fetchUser, deleteUser };\n",
+		"index.js": "const api = require('./lib/api');\nconst { deleteUser } = require('./lib/api');\napi.fetchUser(1);\ndeleteUser(2);\n",
+	}
+	for name, body := range files {
+		is.NoErr(os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
+		is.NoErr(os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644))
+	}
+	s := jaSession(t)
+	app := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
+	is.True(strings.Contains(string(app.NormalizedResult), `"https://api.example.com/users/${}"`))
+	for _, name := range []string{"fetchUser", "deleteUser"} {
+		var q struct {
+			Definitions []map[string]any `json:"definitions"`
+			References  []struct {
+				SourcePath string `json:"source_path"`
+				TargetPath string `json:"target_path"`
+				Relation   string `json:"relation"`
+			} `json:"references"`
+		}
+		res := jaCall(t, s, "trace_javascript_semantics", map[string]any{"application": map[string]any{"kind": "retained-evidence", "evidence_id": string(app.EvidenceID)},
+			"query": map[string]any{"kind": "symbol", "value": name}})
+		is.NoErr(json.Unmarshal(res.NormalizedResult, &q))
+		is.Equal(len(q.Definitions), 1)
+		is.Equal(len(q.References), 1) // both names are on the module's first require
+		is.Equal(q.References[0].SourcePath, "index.js")
+		is.Equal(q.References[0].TargetPath, "lib/api.js")
+		is.Equal(q.References[0].Relation, "require")
+	}
+}

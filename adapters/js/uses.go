@@ -1,0 +1,109 @@
+package js
+
+import (
+	"fmt"
+	"slices"
+
+	tjs "github.com/tdewolff/parse/v2/js"
+
+	"rea/ports"
+)
+
+// Which exports of a module a file uses. An import statement names them
+// (import {a} from "m"); a require or a namespace import does not, so the
+// walker collects the members read from the module object
+// (const m = require("m"); m.a(); import * as m from "m"; m.b) and the keys
+// destructured from it (const {c} = require("m")), and finish adds them to
+// the names of that module's first import in the same scope. A member read
+// on a default import is a property of the default export, not an export,
+// so it is not counted.
+
+// maxUseNames bounds the names added to one import; the rest are counted
+// in a limitation.
+const maxUseNames = 64
+
+type useKey struct {
+	spec     string
+	inModule int
+}
+
+type moduleUses struct {
+	names []string
+	over  map[string]bool // names beyond maxUseNames
+}
+
+// memberUse records x.name when x is a module object.
+func (w *walker) memberUse(x tjs.IExpr, name string) {
+	if name == "" {
+		return
+	}
+	switch t := x.(type) {
+	case *tjs.Var:
+		if len(w.aliases) == 0 {
+			return
+		}
+		if a, ok := w.aliases[root(t)]; ok && a.whole {
+			w.useName(a.module, name)
+		}
+	case *tjs.CallExpr:
+		if spec, ok := w.requireSpec(t); ok {
+			w.useName(spec, name) // require("m").name
+		}
+	}
+}
+
+func (w *walker) useName(spec, name string) {
+	if spec == "" {
+		return
+	}
+	k := useKey{spec, w.inModule()}
+	if w.uses == nil {
+		w.uses = map[useKey]*moduleUses{}
+	}
+	u := w.uses[k]
+	if u == nil {
+		u = &moduleUses{}
+		w.uses[k] = u
+		w.useOrder = append(w.useOrder, k)
+	}
+	switch {
+	case slices.Contains(u.names, name):
+	case len(u.names) >= maxUseNames:
+		if u.over == nil {
+			u.over = map[string]bool{}
+		}
+		u.over[name] = true
+	default:
+		u.names = append(u.names, name)
+	}
+}
+
+// attachUses adds the collected names to each module's first import, in
+// the order they were first used, after the names the statement gave.
+func (w *walker) attachUses() {
+	omitted := 0
+	for _, k := range w.useOrder {
+		u := w.uses[k]
+		for i := range w.f.Imports {
+			im := &w.f.Imports[i]
+			if im.Dynamic || im.Specifier != k.spec || im.InModule != k.inModule || !usesNames(im.Kind) {
+				continue
+			}
+			for _, n := range u.names {
+				if !slices.Contains(im.Names, n) {
+					im.Names = append(im.Names, n)
+				}
+			}
+			omitted += len(u.over)
+			break
+		}
+	}
+	if omitted > 0 {
+		w.f.Limitations = append(w.f.Limitations, fmt.Sprintf("%d names read from imported modules beyond the first %d per module were not added to their imports' names.", omitted, maxUseNames))
+	}
+}
+
+// usesNames reports the import kinds whose binding is the module object.
+func usesNames(kind string) bool {
+	return kind == ports.JSRequire || kind == ports.JSImportStatic
+}
