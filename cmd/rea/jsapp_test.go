@@ -1005,7 +1005,8 @@ func TestSemanticReferencesThroughModuleObjects(t *testing.T) {
 		"package.json": `{"name":"semapp","version":"1.0.0","main":"index.js"}`,
 		"lib/api.js": "const BASE = \"https://api.example.com\";\nfunction fetchUser(id) { return fetch(`${BASE}/users/${id}`); }\n" +
 			"function deleteUser(id) { return fetch(BASE + \"/users/\" + id, { method: \"DELETE\" }); }\nmodule.exports = { fetchUser, deleteUser };\n",
-		"index.js": "const api = require('./lib/api');\nconst { deleteUser } = require('./lib/api');\napi.fetchUser(1);\ndeleteUser(2);\n",
+		"index.js": "const api = require('./lib/api');\nconst { deleteUser } = require('./lib/api');\napi.fetchUser(1);\ndeleteUser(2);\n" +
+			"function load(n) { return require(n) || require(n + '.js'); }\n",
 	}
 	for name, body := range files {
 		is.NoErr(os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
@@ -1032,4 +1033,26 @@ func TestSemanticReferencesThroughModuleObjects(t *testing.T) {
 		is.Equal(q.References[0].TargetPath, "lib/api.js")
 		is.Equal(q.References[0].Relation, "require")
 	}
+	// The two computed requires have no offset: one relation, two unknowns.
+	var mod struct {
+		Definitions []struct {
+			Relation  string `json:"relation"`
+			Specifier string `json:"specifier"`
+		} `json:"definitions"`
+		References []struct {
+			Relation  string `json:"relation"`
+			Specifier string `json:"specifier"`
+		} `json:"references"`
+	}
+	res := jaCall(t, s, "trace_javascript_semantics", map[string]any{"application": map[string]any{"kind": "retained-evidence", "evidence_id": string(app.EvidenceID)},
+		"query": map[string]any{"kind": "module", "value": "index.js"}})
+	is.NoErr(json.Unmarshal(res.NormalizedResult, &mod))
+	computed := 0
+	for _, r := range mod.References {
+		if r.Relation == "require" && r.Specifier == "" {
+			computed++
+		}
+	}
+	is.Equal(computed, 1)
+	is.Equal(strings.Count(string(app.NormalizedResult), `"require specifier is computed at run time"`), 2)
 }

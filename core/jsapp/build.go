@@ -249,6 +249,10 @@ func (b *jsappBuilder) importsPhase() {
 		if a.facts == nil {
 			continue
 		}
+		// A computed specifier without a literal has no offset: the
+		// file's such imports of one kind are one relation (each is
+		// still an unknown).
+		var computed map[string]bool
 		for _, im := range a.facts.Imports {
 			if im.InModule >= 0 {
 				continue // inside a bundled module: handled by the bundle phase
@@ -257,6 +261,15 @@ func (b *jsappBuilder) importsPhase() {
 			if im.Dynamic {
 				st.unknown(dynamicKind(im.Kind), a.nodeID, a.path, im.Offset, im.Kind+" specifier is computed at run time")
 				b.frontier(a, dynamicKind(im.Kind), im.Offset, "computed specifier")
+				if im.Offset < 0 && len(im.Names) == 0 {
+					if computed[im.Kind] {
+						continue
+					}
+					if computed == nil {
+						computed = map[string]bool{}
+					}
+					computed[im.Kind] = true
+				}
 				b.relation(rel)
 				continue
 			}
