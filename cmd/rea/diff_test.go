@@ -438,3 +438,53 @@ func TestBuildCallPath(t *testing.T) {
 	code, _ := errCode(t, call(t, cs, "build_call_path", map[string]any{"functions": refs, "start": "main", "goal": "no_such_function"}))
 	is.Equal(code, core.CodeInvalidRequest)
 }
+
+// TestCompareBinariesStrippedAgainstSymbols: a build with symbols against
+// a stripped build. The same bytes are unchanged everywhere: a call's
+// target is compared through the function match (main's call helper
+// against call sub_116e), references to data only the unstripped side
+// names are left out and counted, and a thunk to the binary's own function
+// (frame_dummy) is no import. Against the stripped next version, the real
+// changes are still found and the untouched functions stay unchanged.
+func TestCompareBinariesStrippedAgainstSymbols(t *testing.T) {
+	cs := mcpClient(t)
+	is := is.New(t)
+	v1, _, v1s, v2s := diffBuilds(t, "O0")
+	type result struct {
+		binDiffT
+		Imports struct {
+			Added, Removed []string
+		}
+		Limitations []string
+	}
+	compare := func(l, r string) result {
+		var d result
+		_, m := evidence(t, call(t, cs, "compare_binaries", map[string]any{"left_path": l, "right_path": r, "detail": "complete"}))
+		decode(t, m, &d)
+		return d
+	}
+	same := compare(v1, v1s)
+	for _, p := range same.Changed {
+		t.Errorf("%s against its stripped self: changed %v", p.Left.Name, p.ChangedDimensions)
+	}
+	is.Equal(same.Summary.Matched, same.Summary.LeftFunctions)
+	is.Equal(len(same.Imports.Added)+len(same.Imports.Removed), 0)
+	is.Equal(len(same.Limitations), 1)
+	is.True(strings.HasPrefix(same.Limitations[0], "The left binary has a symbol table and the other does not:"))
+
+	next := compare(v1, v2s)
+	changed := map[string]bool{}
+	for _, p := range next.Changed {
+		changed[p.Left.Name] = true
+	}
+	for _, n := range []string{"limit", "greet"} {
+		is.True(changed[n]) // a real change
+	}
+	for _, p := range next.Unchanged {
+		changed[p.Left.Name] = false
+	}
+	for _, n := range []string{"twice", "sum", "unchanged_a", "unchanged_b"} {
+		v, ok := changed[n]
+		is.True(ok && !v) // matched and unchanged
+	}
+}

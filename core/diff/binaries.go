@@ -21,6 +21,10 @@ type binSide struct {
 	imports  []string       // names of external procedures and thunks
 	callers  [][]int        // callers[i]: functions that call funcs[i]
 	lim      []string
+	// symtab says the binary has a symbol table (some procedure was found
+	// through it); names holds every name the binary gives an address.
+	symtab bool
+	names  map[string]bool
 }
 
 // maxFunctionInstructions bounds the instructions decoded per function.
@@ -106,15 +110,26 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 		s.lim = append(s.lim, "The provider finds no references: the references and strings dimensions are unknown.")
 	}
 	isProc := map[uint64]bool{}
+	local := map[string]bool{} // names of the binary's own functions
 	for _, p := range procs {
 		isProc[p.Address] = true
+		s.symtab = s.symtab || p.Source == "symbol"
+		if !p.External && !p.Thunk && p.Name != "" {
+			local[p.Name] = true
+		}
+	}
+	s.names = make(map[string]bool, len(names))
+	for _, n := range names {
+		s.names[n] = true
 	}
 	for _, p := range procs {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if p.External || p.Thunk {
-			if n := firstOf(p.ThunkTarget, p.Name); !isAutoName(n) {
+			// A thunk to one of the binary's own functions (frame_dummy's
+			// jmp register_tm_clones) imports nothing.
+			if n := firstOf(p.ThunkTarget, p.Name); !isAutoName(n) && !local[n] {
 				s.imports = append(s.imports, n)
 			}
 			continue
@@ -156,7 +171,7 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 				}
 				if n := names[x.To]; n != "" && !seenN[n] {
 					seenN[n] = true
-					f.Refs = append(f.Refs, n)
+					f.Refs, f.RefAddrs = append(f.Refs, n), append(f.RefAddrs, x.To)
 				}
 				continue
 			}
@@ -169,11 +184,11 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 			}
 			if n := names[x.To]; n != "" && !seenN[n] {
 				seenN[n] = true
-				f.Refs = append(f.Refs, n)
+				f.Refs, f.RefAddrs = append(f.Refs, n), append(f.RefAddrs, x.To)
 			}
 		}
 		if !hasXR {
-			f.Refs, f.Strings, f.Calls = nil, nil, nil
+			f.Refs, f.RefAddrs, f.Strings, f.Calls = nil, nil, nil, nil
 			f.RefsReason, f.StrReason, f.CallsReason = "no references from the provider", "no references from the provider", "no references from the provider"
 		} else if strs == nil {
 			f.Strings, f.StrReason = nil, "no strings from the provider"
@@ -189,7 +204,9 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 		if partial != "" {
 			f.InsnsReason = partial
 		} else {
-			f.Insns, f.Consts = normalize(ins, f.Start, f.End, func(a uint64) string { return names[a] }, refFrom)
+			nameOf := func(a uint64) string { return names[a] }
+			f.Insns, f.Consts = normalize(ins, f.Start, f.End, nameOf, refFrom)
+			f.Targets = transferTargets(ins, f.Start, f.End, nameOf)
 			if f.Consts == nil {
 				f.Consts = []string{}
 			}

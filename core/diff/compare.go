@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // The dimensions every function comparison reports, in this order.
@@ -47,6 +48,51 @@ type compareOptions struct {
 	// calleeName gives the name a callee is compared under (side 0 is
 	// left); nil compares stable names.
 	calleeName func(side int, c callee) string
+	// symbol gives the name an address named tok is compared under in
+	// instructions and references (a matched function's left name); nil
+	// keeps the names.
+	symbol func(side int, addr uint64, tok string) string
+	// unnamed reports a reference name that only this side can give: this
+	// binary has a symbol table and the other, stripped, has no such
+	// name. Such references are left out, counted in *omittedRefs.
+	unnamed     func(side int, name string) bool
+	omittedRefs *int
+}
+
+// renamed is insns with each target token put through symbol, or insns
+// itself when nothing changes.
+func renamed(side int, insns []string, targets []insnTarget, symbol func(int, uint64, string) string) []string {
+	out := insns
+	for _, t := range targets {
+		if to := symbol(side, t.Addr, t.Token); to != t.Token && t.Index < len(out) {
+			if i := strings.LastIndex(out[t.Index], t.Token); i >= 0 {
+				if &out[0] == &insns[0] {
+					out = slices.Clone(insns)
+				}
+				out[t.Index] = out[t.Index][:i] + to + out[t.Index][i+len(t.Token):]
+			}
+		}
+	}
+	return out
+}
+
+// comparedRefs is f's reference names as o compares them.
+func comparedRefs(side int, f *fnFacts, o compareOptions) []string {
+	if o.symbol == nil || len(f.RefAddrs) != len(f.Refs) {
+		return stableNames(f.Refs)
+	}
+	out := make([]string, 0, len(f.Refs))
+	for i, n := range f.Refs {
+		n = o.symbol(side, f.RefAddrs[i], n)
+		if o.unnamed != nil && o.unnamed(side, n) {
+			if o.omittedRefs != nil {
+				*o.omittedRefs++
+			}
+			continue
+		}
+		out = append(out, n)
+	}
+	return stableNames(out)
 }
 
 func unknownDim(reason string) *dimension {
@@ -81,7 +127,11 @@ func compareFacts(l, r *fnFacts, o compareOptions) *functionDiff {
 		d.Dimensions["instructions"] = x
 		d.Dimensions["constants"] = unknownDim(*x.Reason)
 	} else {
-		d.Dimensions["instructions"] = sequenceDim(l.Insns, r.Insns)
+		li, ri := l.Insns, r.Insns
+		if o.symbol != nil {
+			li, ri = renamed(0, li, l.Targets, o.symbol), renamed(1, ri, r.Targets, o.symbol)
+		}
+		d.Dimensions["instructions"] = sequenceDim(li, ri)
 		if why, ok := o.notComparable["constants"]; ok {
 			d.Dimensions["constants"] = unknownDim(why)
 		} else {
@@ -107,7 +157,7 @@ func compareFacts(l, r *fnFacts, o compareOptions) *functionDiff {
 	if x := known("references", l.RefsReason, r.RefsReason, l.Refs == nil, r.Refs == nil); x != nil {
 		d.Dimensions["references"] = x
 	} else {
-		d.Dimensions["references"] = setDim(stableNames(l.Refs), stableNames(r.Refs))
+		d.Dimensions["references"] = setDim(comparedRefs(0, l, o), comparedRefs(1, r, o))
 	}
 	if x := known("strings", l.StrReason, r.StrReason, l.Strings == nil, r.Strings == nil); x != nil {
 		d.Dimensions["strings"] = x

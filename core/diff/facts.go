@@ -26,10 +26,23 @@ type fnFacts struct {
 	CallsReason string
 	Refs        []string // names of referenced data and code
 	RefsReason  string
-	Strings     []string // values of referenced strings
-	StrReason   string
-	CFG         *cfgShape
-	CFGReason   string
+	// Targets and RefAddrs say where the names in Insns and Refs point,
+	// when the facts come from an open binary (nil from Evidence): a
+	// comparison of two binaries names a matched function alike on both
+	// sides, whatever each binary calls it.
+	Targets   []insnTarget
+	RefAddrs  []uint64 // parallel to Refs
+	Strings   []string // values of referenced strings
+	StrReason string
+	CFG       *cfgShape
+	CFGReason string
+}
+
+// insnTarget is the name token of Insns[Index], which transfers to Addr.
+type insnTarget struct {
+	Index int
+	Addr  uint64
+	Token string
 }
 
 type callee struct {
@@ -103,7 +116,7 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 		if strings.Contains(ops, "<") {
 			ops = symbolRe.ReplaceAllString(ops, "")
 		}
-		if in.HasTarget && (in.Flow == "call" || in.Flow == "jump" || in.Flow == "branch") {
+		if isTransfer(in) {
 			var dst string
 			if k, ok := index[in.Target]; ok && in.Target >= start && in.Target < end {
 				dst = "L" + strconv.Itoa(k)
@@ -170,6 +183,23 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 	}
 	slices.Sort(consts)
 	return text, consts
+}
+
+// isTransfer reports an instruction whose target normalize names.
+func isTransfer(in insn) bool {
+	return in.HasTarget && (in.Flow == "call" || in.Flow == "jump" || in.Flow == "branch")
+}
+
+// transferTargets lists the instructions of normalize's text that name a
+// target outside the function, with the token they name it by.
+func transferTargets(ins []insn, start, end uint64, nameOf func(uint64) string) []insnTarget {
+	out := []insnTarget{}
+	for k, in := range ins {
+		if isTransfer(in) && (in.Target < start || in.Target >= end) {
+			out = append(out, insnTarget{Index: k, Addr: in.Target, Token: stableName(nameOf(in.Target))})
+		}
+	}
+	return out
 }
 
 // normMemo remembers the normalization of instructions without references

@@ -321,12 +321,28 @@ func (m *matcher) structure(li, ri int) float64 {
 // calleeName names a callee for the calls dimension of a matched pair: a
 // matched function by its left name, else its own stable name.
 func (m *matcher) calleeName(side int, c callee) string {
+	return m.symbol(side, c.Addr, stableName(c.Name))
+}
+
+// symbol names address addr of one side as a matched pair compares it:
+// a matched function by its left name, else tok.
+func (m *matcher) symbol(side int, addr uint64, tok string) string {
 	s, taken := m.l, m.lm
 	if side == 1 {
 		s, taken = m.r, m.rm
 	}
-	if i, ok := s.byAddr[c.Addr]; ok && taken[i] >= 0 {
+	if i, ok := s.byAddr[addr]; ok && taken[i] >= 0 {
 		return m.l.funcs[m.matches[taken[i]].L].Name
 	}
-	return stableName(c.Name)
+	return tok
+}
+
+// unnamed reports a name only this side can give: it has a symbol table,
+// the other side has none and lacks the name.
+func (m *matcher) unnamed(side int, name string) bool {
+	this, other := m.l, m.r
+	if side == 1 {
+		this, other = m.r, m.l
+	}
+	return this.symtab && !other.symtab && !other.names[name]
 }

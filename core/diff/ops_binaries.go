@@ -131,10 +131,12 @@ func compareSides(ctx context.Context, c *core.Call, l, r *binSide, complete boo
 	for k, x := range m.matches {
 		m.lm[x.L], m.rm[x.R] = k, k
 	}
+	omittedRefs := 0
+	opts := compareOptions{notComparable: notComparable, calleeName: m.calleeName, symbol: m.symbol, unnamed: m.unnamed, omittedRefs: &omittedRefs}
 	for _, x := range m.matches {
 		byBasis[x.Basis]++
 		lf, rf := l.funcs[x.L], r.funcs[x.R]
-		d := compareFacts(lf, rf, compareOptions{notComparable: notComparable, calleeName: m.calleeName})
+		d := compareFacts(lf, rf, opts)
 		sim := x.Similarity
 		it := CompareBinariesResultChangedItem{Left: fnRef(lf), Right: fnRef(rf), Basis: x.Basis, MatchSimilarity: &sim,
 			Similarity: d.Similarity, Status: d.Status, ChangedDimensions: d.Changed, UnknownDimensions: d.Unknown}
@@ -159,6 +161,13 @@ func compareSides(ctx context.Context, c *core.Call, l, r *binSide, complete boo
 		} else {
 			unchanged = append(unchanged, CompareBinariesResultChangedItem{}) // counted only
 		}
+	}
+	if omittedRefs > 0 {
+		side := "left"
+		if r.symtab {
+			side = "right"
+		}
+		lim = append(lim, fmt.Sprintf("The %s binary has a symbol table and the other does not: %d references to names the other does not give were left out of the references dimension; calls and jumps are compared through the function match.", side, omittedRefs))
 	}
 	added, removed := []CompareBinariesResultChangedItemLeft{}, []CompareBinariesResultChangedItemLeft{}
 	for i, f := range l.funcs {
