@@ -22,8 +22,9 @@ func opCompareProcessCaptures() *core.Operation {
 		Name:  "compare_process_captures",
 		Title: "Compare Process Captures",
 		Description: "Compare two capture_process_scenario results (inline Evidence or retained references) dimension by dimension " +
-			"(terminal, interaction, exit, process, filesystem, ports) over their normalized observations: each dimension is changed, " +
-			"unchanged, added, removed, unknown (a residual unknown of its scope, or different normalization) or truncated, with the first divergence.",
+			"(terminal, interaction, exit, process, filesystem, ports): each is changed, unchanged, added, removed, unknown (a residual " +
+			"unknown of its scope, or different normalization) or truncated, with the first divergence. The terminal is compared as the " +
+			"text and last screen between inputs, not by read chunk or time.",
 		Kind:    core.KindApplication,
 		Effects: core.Effects{MutatesSession: true, Idempotent: true},
 		Input: core.InputSchema([]string{"left", "right"}, `"left":`+captureEvidenceInput, `"right":`+captureEvidenceInput,
@@ -63,6 +64,10 @@ type captureDoc struct {
 		Scope  string `json:"scope"`
 		Reason string `json:"reason"`
 	} `json:"residual_unknowns"`
+	Journal []struct {
+		Collection string `json:"collection"`
+		Index      int    `json:"index"`
+	} `json:"event_journal"`
 	Manifest struct {
 		Contract      string `json:"comparison_contract_sha256"`
 		Normalization string `json:"normalization_sha256"`
@@ -93,7 +98,84 @@ func captureArg(c *core.Call, name string) (*core.Evidence, *captureDoc, error) 
 
 // dimension lists, built from normalized forms only. Each item carries
 // "at_ms" (or null) for first_divergence.
+
+// terminalItems is the terminal as the program behaved, not as the reads
+// fell: for each stretch between two dispatched interaction events (in the
+// order the capture stored them), the text written and the last screen
+// rendered. One run may read "rea\r\nhello rea\r\n" in one chunk and
+// another in two, and a sleep may end in the next time bucket; neither is
+// a change. Times are kept for first_divergence but not compared
+// (timelessItems). Evidence without an event journal is compared frame by
+// frame.
 func terminalItems(d *captureDoc) []map[string]any {
+	if len(d.Journal) == 0 {
+		return terminalFrameItems(d)
+	}
+	var out []map[string]any
+	var text strings.Builder
+	var at any
+	var screen map[string]any
+	var after any // the interaction event the stretch follows
+	flush := func() {
+		out = append(out, map[string]any{"kind": "output", "after_event": after, "at_ms": at, "data": text.String()})
+		if screen != nil {
+			out = append(out, screen)
+		}
+		text.Reset()
+		at, screen = nil, nil
+	}
+	for _, j := range d.Journal {
+		switch j.Collection {
+		case "interaction_events":
+			if j.Index < 0 || j.Index >= len(d.Interaction) || d.Interaction[j.Index]["outcome"] != "dispatched" {
+				continue
+			}
+			flush()
+			after = d.Interaction[j.Index]["sequence"]
+		case "frames":
+			if j.Index < 0 || j.Index >= len(d.Terminal.Frames) {
+				continue
+			}
+			f := d.Terminal.Frames[j.Index]
+			if at == nil {
+				at = f["at_ms"]
+			}
+			s, _ := f["data"].(string)
+			text.WriteString(s)
+		case "rendered_frames":
+			if j.Index < 0 || j.Index >= len(d.Terminal.Rendered) {
+				continue
+			}
+			r := d.Terminal.Rendered[j.Index]
+			screen = map[string]any{"kind": "screen", "after_event": after, "at_ms": r["at_ms"], "lines": r["lines"], "cursor": r["cursor"],
+				"active_buffer": r["active_buffer"], "columns": r["columns"], "rows": r["rows"]}
+		}
+	}
+	flush()
+	return out
+}
+
+// timeless is items without their times, as a dimension whose times are
+// not compared compares them.
+func timeless(items []map[string]any) []map[string]any {
+	out := make([]map[string]any, len(items))
+	for i, it := range items {
+		if it == nil {
+			continue
+		}
+		c := make(map[string]any, len(it))
+		for k, v := range it {
+			if k != "at_ms" {
+				c[k] = v
+			}
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// terminalFrameItems is the terminal frame by frame, by time.
+func terminalFrameItems(d *captureDoc) []map[string]any {
 	var out []map[string]any
 	i, j := 0, 0
 	at := func(m map[string]any) int64 { n, _ := m["at_ms"].(json.Number).Int64(); return n }
@@ -155,13 +237,14 @@ func portItems(d *captureDoc) []map[string]any {
 var dimensions = []struct {
 	name, scope string
 	items       func(*captureDoc) []map[string]any
+	timeless    bool // times are reported, not compared
 }{
-	{"terminal", "terminal", terminalItems},
-	{"interaction", "interaction", interactionItems},
-	{"exit", "exit", exitItems},
-	{"process", "process", processItems},
-	{"filesystem", "filesystem", filesystemItems},
-	{"ports", "network", portItems},
+	{"terminal", "terminal", terminalItems, true},
+	{"interaction", "interaction", interactionItems, false},
+	{"exit", "exit", exitItems, false},
+	{"process", "process", processItems, false},
+	{"filesystem", "filesystem", filesystemItems, false},
+	{"ports", "network", portItems, false},
 }
 
 // rawJSON is the canonical form of an item the captures hold (null for
@@ -244,7 +327,11 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 			return nil, err
 		}
 		li, ri := dim.items(l), dim.items(r)
-		equal := canon(li) == canon(ri)
+		lc, rc := li, ri // as compared
+		if dim.timeless {
+			lc, rc = timeless(li), timeless(ri)
+		}
+		equal := canon(lc) == canon(rc)
 		status, reason := "", ""
 		switch {
 		case truncated:
@@ -284,7 +371,7 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 			if i < len(ri) {
 				b = ri[i]
 			}
-			if canon(a) == canon(b) {
+			if (i < len(lc)) == (i < len(rc)) && i < len(lc) && canon(lc[i]) == canon(rc[i]) {
 				continue
 			}
 			f := &found{dim: dim.name, index: i, min: 1 << 62, left: a, right: b}

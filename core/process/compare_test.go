@@ -1,0 +1,139 @@
+package process_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"rea/core"
+	"rea/core/standard"
+	"rea/ports"
+	"rea/ports/portstest"
+)
+
+// run is one scripted run of a program that echoes an input and answers:
+// the chunks it was read in and when, and its screens, in capture order.
+type run struct {
+	frames []ports.CaptureFrame
+	input  int // the journal position of the input event, among the frames
+}
+
+// scriptedCapturer returns the next run for each capture.
+type scriptedCapturer struct{ runs []run }
+
+func (s *scriptedCapturer) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (*ports.ProcessCapture, error) {
+	r := s.runs[0]
+	s.runs = s.runs[1:]
+	sha := strings.Repeat("ab", 32)
+	code, elapsed := 0, int64(200)
+	t0 := time.Now().UTC()
+	at := int64(100)
+	c := &ports.ProcessCapture{RunID: req.RunID, Scenario: req.Scenario,
+		Executable: ports.ExecutableIdentity{Path: "/bin/sh", SelectedSHA256: sha, SHA256: sha, State: ports.IdentityUnchanged},
+		StartedAt:  t0, CompletedAt: t0.Add(time.Second),
+		InteractionEvents:    []ports.InteractionEvent{{Sequence: 0, ScheduledAtMS: 100, DispatchedAtMS: &at, Type: "input", Data: "rea\n", Outcome: ports.OutcomeDispatched}},
+		Exit:                 ports.CaptureExit{Reason: "exited", Exited: true, Code: &code, ElapsedMS: &elapsed},
+		Settlement:           ports.Settlement{State: ports.SettlementQuiesced},
+		Manifest:             ports.CaptureManifest{ProviderVersion: "3", Platform: "linux", Architecture: "amd64", StartedAt: t0, CompletedAt: t0.Add(time.Second)},
+		NormalizationApplied: ports.NormalizationRecord{Version: "rea-capture-normalization-v1"}}
+	screen := ""
+	order := 0
+	journal := func(coll string, i int) {
+		c.EventJournal = append(c.EventJournal, ports.JournalEntry{CaptureOrder: order, Collection: coll, Index: i})
+		order++
+	}
+	for i, f := range r.frames {
+		if i == r.input {
+			journal(ports.JournalInteractionEvents, 0)
+		}
+		f.Sequence = i
+		c.Frames = append(c.Frames, f)
+		journal(ports.JournalFrames, i)
+		screen += f.Data
+		c.RenderedFrames = append(c.RenderedFrames, ports.RenderedFrame{Sequence: i, AtMS: f.AtMS, Columns: 80, Rows: 24, ActiveBuffer: ports.BufferNormal,
+			Lines: strings.Split(strings.TrimSuffix(strings.ReplaceAll(screen, "\r\n", "\n"), "\n"), "\n")})
+		journal(ports.JournalRenderedFrames, i)
+	}
+	return c, nil
+}
+
+// TestCompareProcessCapturesIgnoresChunksAndJitter: two runs that wrote
+// the same text around the same input are unchanged in the terminal
+// however the reads fell and whichever time bucket a sleep ended in; a
+// different answer, or the same text on the other side of the input, is a
+// change.
+func TestCompareProcessCapturesIgnoresChunksAndJitter(t *testing.T) {
+	prompt := ports.CaptureFrame{AtMS: 0, Data: "name? "}
+	oneChunk := run{input: 1, frames: []ports.CaptureFrame{prompt, {AtMS: 100, Data: "rea\r\nhello rea\r\n"}, {AtMS: 150, Data: "done\r\n"}}}
+	twoChunks := run{input: 1, frames: []ports.CaptureFrame{prompt, {AtMS: 100, Data: "rea\r\n"}, {AtMS: 100, Data: "hello rea\r\n"}, {AtMS: 160, Data: "done\r\n"}}}
+	otherAnswer := run{input: 1, frames: []ports.CaptureFrame{prompt, {AtMS: 100, Data: "rea\r\nhello bob\r\n"}, {AtMS: 150, Data: "done\r\n"}}}
+	beforeInput := run{input: 2, frames: []ports.CaptureFrame{prompt, {AtMS: 90, Data: "rea\r\nhello rea\r\n"}, {AtMS: 150, Data: "done\r\n"}}}
+	capt := &scriptedCapturer{runs: []run{oneChunk, twoChunks, otherAnswer, beforeInput}}
+	cat, err := core.Assemble(standard.Families()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := core.NewRegistry([]ports.Provider{portstest.NewFake()}, &core.RegistryOptions{Capturer: capt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := core.NewSession(cat, reg, nil)
+	t.Cleanup(func() { s.Close(context.Background()) })
+	call := func(op string, args any) *core.Result {
+		t.Helper()
+		raw, _ := json.Marshal(args)
+		res, err := s.Call(context.Background(), op, raw, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", op, err)
+		}
+		return res
+	}
+	scenario := map[string]any{"executable": "/bin/sh", "events": []any{map[string]any{"type": "input", "at_ms": 100, "data": "rea\n"}}}
+	var caps []*core.Result
+	for range 4 {
+		caps = append(caps, call("capture_process_scenario", scenario))
+	}
+	terminal := func(l, r *core.Result) (string, map[string]any) {
+		t.Helper()
+		res := call("compare_process_captures", map[string]any{
+			"left":  map[string]any{"kind": "retained-evidence", "evidence_id": string(l.Evidence.EvidenceID)},
+			"right": map[string]any{"kind": "retained-evidence", "evidence_id": string(r.Evidence.EvidenceID)}})
+		var out struct {
+			Dimensions []struct {
+				Dimension, Status string
+			}
+			FirstDivergence map[string]any `json:"first_divergence"`
+		}
+		if err := json.Unmarshal(res.Evidence.NormalizedResult, &out); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range out.Dimensions {
+			if d.Dimension == "terminal" {
+				return d.Status, out.FirstDivergence
+			}
+		}
+		t.Fatal("no terminal dimension")
+		return "", nil
+	}
+	if st, fd := terminal(caps[0], caps[1]); st == "changed" {
+		t.Errorf("chunking and a 10 ms jitter: terminal %s, first divergence %v", st, fd)
+	}
+	st, fd := terminal(caps[0], caps[2])
+	if st != "changed" || fd["dimension"] != "terminal" || !strings.Contains(string(mustRaw(t, fd["right"])), "hello bob") {
+		t.Errorf("another answer: terminal %s, first divergence %v", st, fd)
+	}
+	if st, fd := terminal(caps[0], caps[3]); st != "changed" {
+		t.Errorf("the answer before the input: terminal %s, first divergence %v", st, fd)
+	}
+}
+
+func mustRaw(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
