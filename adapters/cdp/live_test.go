@@ -128,6 +128,11 @@ func TestLive(t *testing.T) {
 		is.True(slices.ContainsFunc(c.Accessibility.Nodes, func(n ports.BrowserAXNode) bool {
 			return n.Name != nil && *n.Name == "ax-private-label-value" && n.Role == "button"
 		}))
+		// A plain text input is editable and focusable; Chromium also
+		// lists readonly, required, multiline and invalid as false.
+		field := slices.IndexFunc(c.Accessibility.Nodes, func(n ports.BrowserAXNode) bool { return n.Name != nil && *n.Name == "name-field" })
+		is.True(field >= 0)
+		is.Equal(c.Accessibility.Nodes[field].States, []string{"editable", "focusable"})
 		is.True(slices.ContainsFunc(c.Console, func(ev ports.BrowserConsoleEvent) bool {
 			return len(ev.Values) > 0 && strings.Contains(ev.Values[0].Text, "Bearer")
 		}))

@@ -273,6 +273,22 @@ func init() {
 	}
 }
 
+// on reports a state property that holds: Chromium lists readonly,
+// required and multiline as false and invalid as "false" on every plain
+// input, so a property's presence says nothing. Numbers (level, valuemax)
+// and other tokens (checked "mixed", live "polite") hold.
+func (v axValue) on() bool {
+	var b bool
+	if json.Unmarshal(v.Value, &b) == nil {
+		return b
+	}
+	var s string
+	if json.Unmarshal(v.Value, &s) == nil {
+		return s != "" && s != "false"
+	}
+	return len(v.Value) > 0 && string(v.Value) != "null"
+}
+
 func (v *axValue) text() string {
 	if v == nil {
 		return ""
@@ -325,7 +341,7 @@ func (e *Engine) accessibility(ctx context.Context, a *attachment, pc *pageCaptu
 			}
 			node := ports.BrowserAXNode{NodeID: n.NodeID, ParentID: n.ParentID, FrameID: f.FrameID, Role: cut(n.Role.text(), 1024), Ignored: n.Ignored, States: []string{}}
 			for _, p := range n.Properties {
-				if axStates[p.Name] {
+				if axStates[p.Name] && p.Value.on() {
 					node.States = append(node.States, p.Name)
 				}
 			}

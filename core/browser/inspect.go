@@ -112,7 +112,7 @@ func normalizeInspection(pc *ports.BrowserPageCapture, req ports.BrowserInspectR
 	}
 	resources, byURL := normalizeResources(pc.Resources)
 	lims := append([]string{}, pc.Limitations...)
-	lims = append(lims, "Accessibility states keep names only; value true marks a state the node reported.")
+	lims = append(lims, "Accessibility states keep names only; value true marks a state that holds on the node (a state Chromium reports as false is left out).")
 	truncatedFields := ax.TruncatedFields
 	return &InspectWebPageResult{
 		SchemaVersion: 2,
