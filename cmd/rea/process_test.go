@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -363,6 +364,14 @@ func TestMCPTraceNativeCalls(t *testing.T) {
 			ev2, _ := evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"target"}, "arguments": []string{"7"}}))
 			is.Equal(ev.EvidenceID, ev2.EvidenceID) // pids, runtime addresses and stack pointers are not in the projection
 
+			// A library function's hit lies in no procedure of the open
+			// analysis (not in the one that starts last below its address).
+			_, m = evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"atoi"}, "arguments": []string{"7"}}))
+			hits = m["hits"].([]any)
+			is.Equal(len(hits), 1)
+			is.Equal(hits[0].(map[string]any)["procedure"], nil)
+			is.Equal(hits[0].(map[string]any)["caller_procedure"].(map[string]any)["name"], "main")
+
 			code, _ := errCode(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"no_such_function"}}))
 			is.Equal(code, core.CodeInvalidRequest)
 			other := buildC(t, "calls", callsC+"\n/* other */\n", flags...)
@@ -371,6 +380,34 @@ func TestMCPTraceNativeCalls(t *testing.T) {
 			noDescendants(t)
 		})
 	}
+}
+
+// With debug information placing target's three parameters, a hit keeps
+// rdi, rsi and rdx: the other argument registers hold whatever the caller
+// left there. Without it, every argument register of the convention.
+func TestMCPTraceKeepsParameterRegisters(t *testing.T) {
+	if _, err := exec.LookPath("gdbserver"); err != nil {
+		t.Skip("gdbserver is not installed (Debian: apt-get install gdbserver)")
+	}
+	cs := mcpClient(t)
+	for _, c := range []struct {
+		flag string
+		regs []string
+	}{{"-g", []string{"rdi", "rsi", "rdx"}}, {"-g0", []string{"rdi", "rsi", "rdx", "rcx", "r8", "r9"}}} {
+		exe := buildC(t, "calls", callsC, c.flag)
+		if r := call(t, cs, "open_binary", map[string]any{"path": exe}); r.isError {
+			t.Fatal(r.text)
+		}
+		_, m := evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"target"}}))
+		var got []string
+		for _, a := range m["hits"].([]any)[0].(map[string]any)["arguments"].([]any) {
+			got = append(got, a.(map[string]any)["register"].(string))
+		}
+		if !slices.Equal(got, c.regs) {
+			t.Errorf("%s: arguments %v, want %v", c.flag, got, c.regs)
+		}
+	}
+	noDescendants(t)
 }
 
 func TestCLICaptureAndTrace(t *testing.T) {

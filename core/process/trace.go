@@ -23,9 +23,9 @@ func opTraceNativeCalls() *core.Operation {
 		Name:  "trace_native_calls",
 		Title: "Trace Native Calls",
 		Description: "Run the open binary (or attach to a process running it) under gdbserver and record each call of the named " +
-			"procedures: its first arguments under the calling convention, its caller and return value, linked to the static procedures " +
-			"of the open analysis. Values that differ on every run (pids, thread ids, runtime addresses, stack pointers) are kept in " +
-			"raw_result only. Needs gdbserver.",
+			"procedures: its argument registers (its parameters' when debug information places them), caller and return value, " +
+			"at link-time addresses linked to the open analysis's procedures. Pids, thread ids, load biases and stack pointers are " +
+			"kept in raw_result only; argument values are as passed.",
 		Kind:        core.KindApplication,
 		Effects:     core.Effects{MutatesSession: true, LaunchesProcess: true, ExecutesForeignCode: true},
 		NeedsTarget: true,
@@ -215,7 +215,7 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, traceError(op, err)
 	}
-	result, rawResult := traceProjection(idx, res, program, sum)
+	result, rawResult := traceProjection(idx, res, program, sum, paramRegisters(ctx, a, res.Breakpoints))
 	var lim []string
 	lim = append(lim, res.Coverage.Notes...)
 	var locs []core.Location
@@ -228,7 +228,41 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 
 func itoaInt(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string) (*TraceNativeCallsResult, map[string]any) {
+// paramRegisters is, for each breakpoint in the main program whose debug
+// information places every parameter (and that takes no variable
+// arguments), the registers its parameters are passed in; nil for the
+// others. A hit keeps only those registers: the rest hold whatever the
+// caller left there, which differs from run to run and build to build.
+func paramRegisters(ctx context.Context, a ports.Analysis, bps []ports.TraceResolved) []map[string]bool {
+	sr, ok := a.(ports.SignatureReader)
+	if !ok {
+		return nil
+	}
+	out := make([]map[string]bool, len(bps))
+	for i, b := range bps {
+		if b.Module != "" {
+			continue
+		}
+		sig, err := sr.Signature(ctx, b.Address)
+		if err != nil || sig.Variadic {
+			continue
+		}
+		regs := map[string]bool{}
+		placed := true
+		for _, p := range sig.Parameters {
+			placed = placed && p.Location != ""
+			if p.Location != "stack" {
+				regs[p.Location] = true
+			}
+		}
+		if placed {
+			out[i] = regs
+		}
+	}
+	return out
+}
+
+func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string, params []map[string]bool) (*TraceNativeCallsResult, map[string]any) {
 	bps := []TraceBreakpoint{}
 	for _, b := range res.Breakpoints {
 		p, ok := idx.containing(b.Address)
@@ -249,11 +283,21 @@ func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string
 			m := h.CallerModule
 			callerModule = &m // nil: the main executable, whatever its path
 		}
+		var regs map[string]bool
+		if h.Breakpoint >= 0 && h.Breakpoint < len(params) {
+			regs = params[h.Breakpoint]
+		}
 		argv := []TraceArgument{}
 		for _, r := range h.Arguments {
-			argv = append(argv, TraceArgument{Register: r.Name, Value: core.Hex(r.Value)})
+			if regs == nil || regs[r.Name] {
+				argv = append(argv, TraceArgument{Register: r.Name, Value: core.Hex(r.Value)})
+			}
 		}
+		// The open analysis holds the main program's procedures only: a hit
+		// in a library (usleep in libc) lies in none of them, whatever
+		// procedure starts below its link-time address.
 		p, ok := idx.containing(h.Address)
+		ok = ok && h.Breakpoint >= 0 && h.Breakpoint < len(res.Breakpoints) && res.Breakpoints[h.Breakpoint].Module == ""
 		cp, cok := idx.containing(h.Caller)
 		var rv, caller *string
 		if h.Returned {
@@ -318,7 +362,7 @@ func traceError(op string, err error) error {
 	details := map[string]any{"partial_observation": nil}
 	var te *ports.TraceError
 	if errors.As(err, &te) && te.Partial != nil {
-		res, rawRes := traceProjection(&procIndex{}, te.Partial, "", "")
+		res, rawRes := traceProjection(&procIndex{}, te.Partial, "", "", nil)
 		p := te.Partial
 		sigs := []any{}
 		for _, a := range p.Signals {
