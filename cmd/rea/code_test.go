@@ -298,3 +298,23 @@ func TestMCPCodePrimitives(t *testing.T) {
 		is.True(len(details["issues"].([]any)) > 0)
 	}
 }
+
+// A goal reached only through a table of function pointers is not found,
+// and the result says which searched procedures make calls it could not
+// follow.
+func TestTraceCallPathNamesUnresolvedCalls(t *testing.T) {
+	is := is.New(t)
+	exe := buildC(t, "table", `int add(int a, int b) { return a + b; }
+int sub(int a, int b) { return a - b; }
+int (*ops[])(int, int) = {add, sub};
+int main(int c, char **v) { return ops[c & 1](c, 2); }
+`)
+	cs := mcpClient(t)
+	is.True(!call(t, cs, "open_binary", map[string]any{"path": exe}).isError)
+	ev, m := evidence(t, call(t, cs, "trace_call_path", map[string]any{"start": "main", "goal": "add"}))
+	is.Equal(m["found"], false)
+	is.Equal(m["truncated"], false)
+	is.True(slices.ContainsFunc(ev.Limitations, func(l string) bool {
+		return strings.HasPrefix(l, "1 of the procedures searched make 1 unresolved indirect call(s)")
+	}))
+}

@@ -656,6 +656,19 @@ func opTraceCallPath() *core.Operation {
 			if g.cut {
 				lim = append(lim, "The search stopped at max_nodes or max_operations; a path may exist beyond it.")
 			}
+			if found != nil && !*found && forward {
+				// A call through a register or a table was not followed: the
+				// goal may be reached through one.
+				n, calls := 0, 0
+				for _, x := range g.nodes {
+					if x.UnresolvedCalls > 0 {
+						n, calls = n+1, calls+x.UnresolvedCalls
+					}
+				}
+				if n > 0 {
+					lim = append(lim, fmt.Sprintf("%d of the procedures searched make %d unresolved indirect call(s) or jump(s) (through a register, a table or a vtable), which were not followed: the goal may be reached through one; nodes[].unresolved_calls names them.", n, calls))
+				}
+			}
 			out := &TraceCallPathResult{Start: v.ref(si), Goal: goal, Direction: dir, Found: found, Path: path,
 				Nodes: core.NonNil(g.nodes), Edges: core.NonNil(g.edges), Explored: budget - ops, Truncated: g.cut}
 			return &core.Observation{Result: out, Limitations: lim}, nil
