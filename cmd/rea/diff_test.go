@@ -488,3 +488,47 @@ func TestCompareBinariesStrippedAgainstSymbols(t *testing.T) {
 		is.True(ok && !v) // matched and unchanged
 	}
 }
+
+// TestCompareBinariesDataOnly: a new build that changes only a table in
+// .data and a string reached through a pointer has no changed function,
+// and compare_binaries and find_changed_behavior say that its data did
+// change.
+func TestCompareBinariesDataOnly(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc is not installed: the C fixtures cannot be built")
+	}
+	is := is.New(t)
+	const src = `#include <stdio.h>
+int limits[4] = {10, 20, 30, 40};
+const char *motd = "hello v1";
+int main(int c, char **v) { printf("%s %d\n", motd, limits[c & 3]); return 0; }
+`
+	v1 := buildC(t, "data", src)
+	v2 := buildC(t, "data", strings.NewReplacer("30, 40", "99, 40", "hello v1", "hello v2").Replace(src))
+	cs := mcpClient(t)
+	var d struct {
+		Summary struct{ Changed, Added, Removed int }
+		Data    struct {
+			Strings struct {
+				Added, Removed []string
+			}
+			SectionsChanged []string `json:"sections_changed"`
+		}
+		Limitations []string
+	}
+	_, m := evidence(t, call(t, cs, "compare_binaries", map[string]any{"left_path": v1, "right_path": v2}))
+	decode(t, m, &d)
+	is.Equal(d.Summary.Changed+d.Summary.Added+d.Summary.Removed, 0)
+	is.Equal(d.Data.Strings.Added, []string{"hello v2"})
+	is.Equal(d.Data.Strings.Removed, []string{"hello v1"})
+	is.Equal(d.Data.SectionsChanged, []string{".data", ".rodata"})
+	is.True(slices.ContainsFunc(d.Limitations, func(l string) bool { return strings.HasPrefix(l, "No function's code changed, but the data did") }))
+
+	ev, _ := evidence(t, call(t, cs, "find_changed_behavior", map[string]any{"left_path": v1, "right_path": v2}))
+	is.True(slices.ContainsFunc(ev.Limitations, func(l string) bool { return strings.HasPrefix(l, "The binaries' data differ too (1 string(s) added, 1 removed") }))
+
+	// The same bytes: nothing in data either.
+	_, m = evidence(t, call(t, cs, "compare_binaries", map[string]any{"left_path": v1, "right_path": v1}))
+	decode(t, m, &d)
+	is.Equal(len(d.Data.Strings.Added)+len(d.Data.Strings.Removed)+len(d.Data.SectionsChanged), 0)
+}

@@ -25,6 +25,10 @@ type binSide struct {
 	// through it); names holds every name the binary gives an address.
 	symtab bool
 	names  map[string]bool
+	// strs are the binary's string values (nil when the provider lists
+	// none); data are its data sections' digests by name (data.go).
+	strs []string
+	data map[string]dataSection
 }
 
 // maxFunctionInstructions bounds the instructions decoded per function.
@@ -97,6 +101,19 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 		sort.Slice(strs, func(i, j int) bool { return strs[i].Address < strs[j].Address })
 	} else {
 		s.lim = append(s.lim, "The provider lists no strings: the strings dimension is unknown.")
+	}
+	if strs != nil {
+		// A build ID or a hash table can hold a printable run that is no
+		// string of the program's.
+		s.strs = make([]string, 0, len(strs))
+		for _, x := range strs {
+			if !layoutSection(x.Section) {
+				s.strs = append(s.strs, x.Value)
+			}
+		}
+	}
+	if err := s.readData(ctx, a); err != nil {
+		return err
 	}
 	stringAt := func(addr uint64) (string, bool) {
 		i := sort.Search(len(strs), func(i int) bool { return strs[i].Address > addr }) - 1

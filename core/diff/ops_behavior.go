@@ -3,6 +3,7 @@ package diff
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -61,6 +62,7 @@ type cmpResult struct {
 			Changes []string `json:"changes"`
 		} `json:"differences"`
 	} `json:"changed"`
+	Data    *CompareBinariesResultData             `json:"data"` // nil in a comparison made before it was compared
 	Added   []CompareBinariesResultChangedItemLeft `json:"added"`
 	Removed []CompareBinariesResultChangedItemLeft `json:"removed"`
 	Imports struct {
@@ -175,7 +177,19 @@ func handleFindChangedBehavior(ctx context.Context, c *core.Call) (any, error) {
 	}
 	res := &FindChangedBehaviorResult{ComparisonEvidenceID: string(ev.EvidenceID), Items: page, Total: len(items), NextOffset: next,
 		Added: core.NonNil(cr.Added), Removed: core.NonNil(cr.Removed)}
-	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{ev.EvidenceID}}, nil
+	var lim []string
+	if d := cr.Data; d != nil && len(d.Strings.Added)+len(d.Strings.Removed)+len(d.SectionsChanged) > 0 {
+		lim = append(lim, fmt.Sprintf("The binaries' data differ too (%d string(s) added, %d removed; data sections changed: %s): behaviour can change "+
+			"through data without a function's code changing; the comparison's data lists them.", len(d.Strings.Added), len(d.Strings.Removed), listOrNone(d.SectionsChanged)))
+	}
+	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{ev.EvidenceID}, Limitations: lim}, nil
+}
+
+func listOrNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
 }
 
 // isImportName reports whether a callee name is an imported function's

@@ -25,13 +25,13 @@ func opCompareBinaries() *core.Operation {
 	return &core.Operation{
 		Name:  "compare_binaries",
 		Title: "Compare Binaries",
-		Description: "Match the functions of two native binaries and say what changed. Each binary is opened with the default provider " +
-			"(as open_binary would choose it), independently of the session's open target. Functions are matched by name, then by the " +
+		Description: "Match the functions of two native binaries and say what changed. Each binary is opened with the provider " +
+			"open_binary would choose, apart from the session's open target. Functions are matched by name, then by the " +
 			"hash of their normalized instructions, then by structure (CFG shape, size, call-graph neighbourhood, referenced strings and " +
 			"constants), then by their place among a matched function's callees, so stripped builds match too; each match carries its basis and a similarity. Matched functions are compared as " +
 			"compare_functions does (instructions, calls, references, strings, constants, cfg) and are unchanged or changed; the rest " +
-			"are added or removed. Binaries of different architectures are matched on names, strings and calls only, and the result " +
-			"says which dimensions are not comparable. detail concise (default) gives counts and the changed, added and removed lists " +
+			"are added or removed. data lists strings added and removed and the data sections whose bytes differ. Across architectures " +
+			"functions match on names, strings and calls only. detail concise (default) gives counts and the changed, added and removed lists " +
 			"with each changed function's differences; complete adds the unchanged list and every dimension in full.",
 		Kind:    core.KindApplication,
 		Effects: core.Effects{MutatesSession: true, Idempotent: true},
@@ -42,7 +42,7 @@ func opCompareBinaries() *core.Operation {
   "provider_id":{"type":"string","pattern":"^[a-z][a-z0-9-]*$","maxLength":64,"description":"Provider for both binaries; default: the one open_binary would choose."},
   "detail":{"enum":["concise","complete"],"default":"concise","description":"concise: counts and the changed, added and removed lists; complete: also the unchanged list and every dimension in full."}}}`),
 		Result: json.RawMessage(`{"type":"object","additionalProperties":false,
- "required":["left","right","detail","summary","not_comparable","changed","added","removed","unchanged","imports","limitations"],
+ "required":["left","right","detail","summary","not_comparable","changed","added","removed","unchanged","imports","data","limitations"],
  "properties":{"left":` + binSideSchema + `,"right":` + binSideSchema + `,"detail":{"enum":["concise","complete"]},
   "summary":{"type":"object","additionalProperties":false,
    "required":["left_functions","right_functions","matched","unchanged","changed","added","removed","match_rate","by_basis"],
@@ -57,6 +57,10 @@ func opCompareBinaries() *core.Operation {
   "unchanged":{"anyOf":[{"type":"null"},{"type":"array","items":` + pair + `}]},
   "imports":{"type":"object","additionalProperties":false,"required":["added","removed"],
    "properties":{"added":{"type":"array","items":{"type":"string"}},"removed":{"type":"array","items":{"type":"string"}}}},
+  "data":{"type":"object","additionalProperties":false,"required":["strings","sections_changed"],"properties":{
+   "strings":{"type":"object","additionalProperties":false,"required":["added","removed","omitted"],"properties":{
+    "added":{"type":"array","items":{"type":"string"}},"removed":{"type":"array","items":{"type":"string"}},"omitted":{"type":"integer","minimum":0}}},
+   "sections_changed":{"type":"array","items":{"type":"string"},"description":"Data sections whose bytes differ (moved code also moves addresses stored in data)."}}},
   "limitations":{"type":"array","items":{"type":"string"}}}}`),
 		Examples: []json.RawMessage{json.RawMessage(`{"left_path":"/usr/bin/true","right_path":"/usr/bin/false"}`),
 			json.RawMessage(`{"left_path":"/usr/bin/true","right_path":"/usr/bin/false","detail":"complete"}`)},
@@ -185,6 +189,11 @@ func compareSides(ctx context.Context, c *core.Call, l, r *binSide, complete boo
 		v := round(float64(len(m.matches)) / float64(n))
 		rate = &v
 	}
+	data, dlim := compareData(l, r)
+	lim = append(lim, dlim...)
+	if len(changed)+len(added)+len(removed) == 0 && len(data.Strings.Added)+len(data.Strings.Removed)+len(data.SectionsChanged) > 0 {
+		lim = append(lim, "No function's code changed, but the data did (data.strings, data.sections_changed): a constant, table or string in data can change behaviour on its own.")
+	}
 	li, ri := counts(l.imports), counts(r.imports)
 	ia, ir := []string{}, []string{}
 	for k := range ri {
@@ -209,6 +218,7 @@ func compareSides(ctx context.Context, c *core.Call, l, r *binSide, complete boo
 			Unchanged: len(unchanged), Changed: len(changed), Added: len(added), Removed: len(removed), MatchRate: rate, ByBasis: byBasis},
 		NotComparable: nc, Changed: changed, Added: added, Removed: removed, Unchanged: unch,
 		Imports:     CompareBinariesResultImports{Added: ia, Removed: ir},
+		Data:        data,
 		Limitations: core.NonNil(lim),
 	}, nil
 }

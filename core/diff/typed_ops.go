@@ -141,7 +141,22 @@ type CompareBinariesResult struct {
 	Removed       []CompareBinariesResultChangedItemLeft   `json:"removed"`
 	Unchanged     []CompareBinariesResultChangedItem       `json:"unchanged"`
 	Imports       CompareBinariesResultImports             `json:"imports"`
+	Data          CompareBinariesResultData                `json:"data"`
 	Limitations   []string                                 `json:"limitations"`
+}
+
+// CompareBinariesResultData is how the binaries' data compare: strings
+// added and removed, and the data sections whose bytes differ.
+type CompareBinariesResultData struct {
+	Strings         CompareBinariesResultDataStrings `json:"strings"`
+	SectionsChanged []string                         `json:"sections_changed"`
+}
+
+// CompareBinariesResultDataStrings lists the strings only one binary holds.
+type CompareBinariesResultDataStrings struct {
+	Added   []string `json:"added"`
+	Removed []string `json:"removed"`
+	Omitted int      `json:"omitted"`
 }
 
 // FindChangedBehaviorInput is the input of find_changed_behavior.
