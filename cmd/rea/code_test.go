@@ -318,3 +318,30 @@ int main(int c, char **v) { return ops[c & 1](c, 2); }
 		return strings.HasPrefix(l, "1 of the procedures searched make 1 unresolved indirect call(s)")
 	}))
 }
+
+// Names as an agent gives them: an import's own name reaches its PLT stub,
+// an analyst's name is found by find_xrefs_to_name, and a near miss is
+// answered with suggestions.
+func TestNamesAsAgentsGiveThem(t *testing.T) {
+	is := is.New(t)
+	exe := buildC(t, "names", `#include <stdio.h>
+__attribute__((noinline)) int helper(int x) { return x * 3 + 1; }
+int main(int c, char **v) { puts("hi"); return helper(c); }
+`)
+	cs := mcpClient(t)
+	is.True(!call(t, cs, "open_binary", map[string]any{"path": exe}).isError)
+	_, m := evidence(t, call(t, cs, "analyze_function", map[string]any{"procedure": "puts"}))
+	is.Equal(m["procedure"].(map[string]any)["name"], "puts@plt")
+
+	r := call(t, cs, "analyze_function", map[string]any{"procedure": "helpr"})
+	is.True(r.isError && strings.Contains(r.text, `no procedure is named \"helpr\"; did you mean helper?`))
+	r = call(t, cs, "find_xrefs_to_name", map[string]any{"name": "Main"})
+	is.True(r.isError && strings.Contains(r.text, "did you mean main?"))
+
+	is.True(!call(t, cs, "set_address_name", map[string]any{"address": "helper", "name": "scale"}).isError)
+	_, m = evidence(t, call(t, cs, "find_xrefs_to_name", map[string]any{"name": "scale"}))
+	matches := m["matches"].([]any)
+	is.Equal(len(matches), 1)
+	is.Equal(matches[0].(map[string]any)["kind"], "analyst")
+	is.Equal(m["total"], float64(1)) // main's call
+}

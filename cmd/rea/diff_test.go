@@ -525,7 +525,9 @@ int main(int c, char **v) { printf("%s %d\n", motd, limits[c & 3]); return 0; }
 	is.True(slices.ContainsFunc(d.Limitations, func(l string) bool { return strings.HasPrefix(l, "No function's code changed, but the data did") }))
 
 	ev, _ := evidence(t, call(t, cs, "find_changed_behavior", map[string]any{"left_path": v1, "right_path": v2}))
-	is.True(slices.ContainsFunc(ev.Limitations, func(l string) bool { return strings.HasPrefix(l, "The binaries' data differ too (1 string(s) added, 1 removed") }))
+	is.True(slices.ContainsFunc(ev.Limitations, func(l string) bool {
+		return strings.HasPrefix(l, "The binaries' data differ too (1 string(s) added, 1 removed")
+	}))
 
 	// The same bytes: nothing in data either.
 	_, m = evidence(t, call(t, cs, "compare_binaries", map[string]any{"left_path": v1, "right_path": v1}))

@@ -210,8 +210,11 @@ func (v *codeView) resolveValue(s string, path []any) (int, error) {
 		return -1, core.InvalidRequest(v.c.Op.Name, core.Issue{Path: path, Reason: core.ReasonInvalidValue,
 			Message: fmt.Sprintf("no procedure starts at or contains %s", core.Hex(a)), Expected: "the name or address of a procedure (list_procedures)"})
 	}
+	if i := v.importStub(s); i >= 0 {
+		return i, nil // puts: the one procedure named puts@plt
+	}
 	return -1, core.InvalidRequest(v.c.Op.Name, core.Issue{Path: path, Reason: core.ReasonInvalidValue,
-		Message: fmt.Sprintf("no procedure is named %q", s), Expected: "the name or address of a procedure (list_procedures)"})
+		Message: fmt.Sprintf("no procedure is named %q", s) + didYouMean(v.suggest(s)), Expected: "the name or address of a procedure (list_procedures)"})
 }
 
 // nameAt returns the procedure name or label at addr, or "" (unnamed

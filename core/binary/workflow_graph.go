@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -263,8 +264,21 @@ func opFindXrefsToName() *core.Operation {
 					matches = append(matches, ListNamesResultItem{core.Hex(n.Address), n.Name, n.Kind})
 				}
 			}
+			// An analyst's name (set_address_name) names its address too.
+			var named []uint64
+			for a, n := range v.analyst.names {
+				if n == want && !addrs[a] {
+					named = append(named, a)
+				}
+			}
+			slices.Sort(named)
+			for _, a := range named {
+				addrs[a] = true
+				matches = append(matches, ListNamesResultItem{core.Hex(a), want, "analyst"})
+			}
 			if len(matches) == 0 {
-				return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"name"}, Reason: core.ReasonInvalidValue, Message: "no procedure, label or import is named " + want})
+				return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"name"}, Reason: core.ReasonInvalidValue,
+					Message: "no procedure, label or import is named " + want + didYouMean(v.suggest(want))})
 			}
 			var refs []ports.Reference
 			keys := make([]uint64, 0, len(addrs))
