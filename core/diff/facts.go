@@ -101,8 +101,8 @@ func stableName(name string) string {
 }
 
 // normalize turns instructions into text whose addresses are relative or
-// symbolic: a transfer inside the function names the target instruction's
-// index, one outside names its target ("sub" when unnamed), a RIP-relative
+// symbolic: a transfer inside the function names L, one outside names its
+// target ("sub" when unnamed), a RIP-relative
 // displacement is DISP, and an operand equal to a referenced address is
 // ADDR. What remains of the numbers are constants, returned apart.
 func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFrom map[uint64][]uint64) (text, consts []string) {
@@ -118,8 +118,13 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 		}
 		if isTransfer(in) {
 			var dst string
-			if k, ok := index[in.Target]; ok && in.Target >= start && in.Target < end {
-				dst = "L" + strconv.Itoa(k)
+			if _, ok := index[in.Target]; ok && in.Target >= start && in.Target < end {
+				// A jump inside the function is L, whatever instruction it
+				// reaches: an instruction added anywhere would renumber the
+				// jumps over it (a switch's every case jumps over the added
+				// one to the common exit). Where they go is the cfg
+				// dimension's to compare.
+				dst = "L"
 			} else if in.Target >= start && in.Target < end {
 				dst = "L?"
 			} else {
@@ -160,14 +165,39 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 			}
 			return m
 		})
-		// Outside brackets: an address operand, or a constant.
+		// Outside brackets: an address operand, or a constant; but the
+		// size of a stack frame (sub rsp, 0x18) is the compiler's choice.
 		outside := bracketRe.ReplaceAllString(ops, "")
-		for _, s := range numberRe.FindAllString(outside, -1) {
-			v, ok := parseNumber(s)
-			if ok && len(refs) > 0 && (slices.Contains(refs, v) || v >= 0x1000) {
+		if !adjustsStack(ops) {
+			for _, s := range numberRe.FindAllString(outside, -1) {
+				v, ok := parseNumber(s)
+				if ok && len(refs) > 0 && (slices.Contains(refs, v) || v >= 0x1000) {
+					continue
+				}
+				consts = append(consts, "0x"+strconv.FormatUint(v, 16))
+			}
+		}
+		// Inside brackets: a displacement from a register other than the
+		// stack or frame pointer is a constant of the program (a field
+		// offset, lea eax, [rdi+rdi*8-0x5678]); a scale is not.
+		for _, m := range bracketRe.FindAllString(ops, -1) {
+			if strings.Contains(m, "DISP") || strings.Contains(m, "ADDR") || framePointerRe.MatchString(m) {
 				continue
 			}
-			consts = append(consts, "0x"+strconv.FormatUint(v, 16))
+			for _, loc := range numberRe.FindAllStringIndex(m, -1) {
+				if loc[0] > 0 && m[loc[0]-1] == '*' {
+					continue
+				}
+				num := strings.TrimPrefix(m[loc[0]:loc[1]], "#")
+				neg := strings.HasPrefix(num, "-")
+				if v, ok := parseNumber(strings.TrimPrefix(num, "-")); ok && v != 0 {
+					c := "0x" + strconv.FormatUint(v, 16)
+					if neg {
+						c = "-" + c
+					}
+					consts = append(consts, c)
+				}
+			}
 		}
 		ops = replaceOutside(ops, func(s string) string {
 			v, ok := parseNumber(s)
@@ -183,6 +213,18 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 	}
 	slices.Sort(consts)
 	return text, consts
+}
+
+// framePointerRe matches a memory operand based on the stack or frame
+// pointer, whose displacements are the frame's layout.
+var framePointerRe = regexp.MustCompile(`\b(rsp|esp|rbp|ebp|sp|x29|fp)\b`)
+
+// adjustsStack reports an instruction whose destination is the stack
+// pointer (sub rsp, 0x18; add sp, sp, #0x20).
+func adjustsStack(ops string) bool {
+	dst, _, _ := strings.Cut(ops, ",")
+	dst = strings.TrimSpace(dst)
+	return dst == "rsp" || dst == "esp" || dst == "sp"
 }
 
 // isTransfer reports an instruction whose target normalize names.

@@ -18,18 +18,26 @@ func TestNormalize(t *testing.T) {
 		{Addr: 0x100f, Mnemonic: "call", Operands: "0x1200", Flow: "call", Target: 0x1200, HasTarget: true},
 		{Addr: 0x1014, Mnemonic: "mov", Operands: "edi, 0x402010", Flow: "next"},
 		{Addr: 0x1019, Mnemonic: "mov", Operands: "w0, #0x2a", Flow: "next"},
+		{Addr: 0x101a, Mnemonic: "sub", Operands: "rsp, 0x18", Flow: "next"},
+		{Addr: 0x101b, Mnemonic: "lea", Operands: "eax, [rdi+rdi*8-0x5678]", Flow: "next"},
+		{Addr: 0x101c, Mnemonic: "mov", Operands: "eax, dword ptr [rdi+0x10]", Flow: "next"},
+		{Addr: 0x101d, Mnemonic: "jmp", Operands: "0x1000", Flow: "jump", Target: 0x1000, HasTarget: true},
 	}
 	text, consts := normalize(ins, 0x1000, 0x1020, func(a uint64) string { return names[a] }, map[uint64][]uint64{0x1014: {0x402010}})
 	is.Equal(text, []string{
-		"cmp dword ptr [rbp-0x4], 0x2a",
-		"jle L3",
+		"cmp dword ptr [rbp-0x4], 0x2a", // a frame offset is no constant
+		"jle L",                         // where a jump inside goes is the cfg's
 		"lea rax, [rip+DISP]",
 		"call limit",
 		"call sub",
 		"mov edi, ADDR",
 		"mov w0, #0x2a",
+		"sub rsp, 0x18", // nor is a frame's size
+		"lea eax, [rdi+rdi*8-0x5678]",
+		"mov eax, dword ptr [rdi+0x10]",
+		"jmp L",
 	})
-	is.Equal(consts, []string{"0x2a", "0x2a"})
+	is.Equal(consts, []string{"-0x5678", "0x10", "0x2a", "0x2a"}) // displacements are; scales are not
 }
 
 func TestDimensionsNameTheirDifferences(t *testing.T) {
