@@ -577,7 +577,7 @@ func analyzeFunction(ctx context.Context, c *core.Call, in AnalyzeFunctionInput)
 	} else {
 		// Evidence does not depend on which other engines are registered:
 		// the advice points to where that is reported.
-		reason := pseudocodeUnavailable(ctx, c).Message + ". " + noDecompilerAdvice +
+		reason := pseudocodeUnavailable(ctx, c).Message + ". This dossier's assembly and basic blocks are this provider's view;" +
 			" binary_session's tool_availability for procedure_pseudo_code names any registered engine that decompiles."
 		pseudo.Reason = &reason
 		lim = append(lim, "Pseudo-code is unavailable: the bound provider does not decompile.")
