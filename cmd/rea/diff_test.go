@@ -529,6 +529,12 @@ int main(int c, char **v) { printf("%s %d\n", motd, limits[c & 3]); return 0; }
 		return strings.HasPrefix(l, "The binaries' data differ too (1 string(s) added, 1 removed")
 	}))
 
+	// A source file is no binary, and the error names the tool called.
+	src1 := filepath.Join(t.TempDir(), "data.c")
+	is.NoErr(os.WriteFile(src1, []byte(src), 0o600))
+	r := call(t, cs, "compare_binaries", map[string]any{"left_path": src1, "right_path": v2})
+	is.True(r.isError && strings.Contains(r.text, `"message":"compare_binaries: `) && strings.Contains(r.text, "Pass two native binaries"))
+
 	// The same bytes: nothing in data either.
 	_, m = evidence(t, call(t, cs, "compare_binaries", map[string]any{"left_path": v1, "right_path": v1}))
 	decode(t, m, &d)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
+	"strings"
 
 	"rea/core"
 	"rea/ports"
@@ -39,7 +41,7 @@ const maxFunctionInstructions = 5000
 func openSide(ctx context.Context, c *core.Call, path, provider string) (*binSide, error) {
 	t, err := core.Identify(ctx, path)
 	if err != nil {
-		return nil, err
+		return nil, asOwnError(c.Op.Name, err)
 	}
 	b, err := c.SelectProvider(ctx, provider, t)
 	if err != nil {
@@ -253,6 +255,27 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 		}
 	}
 	return nil
+}
+
+// asOwnError names op in an error core.Identify made for open_binary: the
+// caller asked compare_binaries, not open_binary.
+func asOwnError(op string, err error) error {
+	var e *core.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	c := *e
+	if rest, ok := strings.CutPrefix(c.Message, "open_binary: "); ok {
+		c.Message = op + ": " + rest
+	}
+	if c.Code == core.CodeUnsupportedTarget {
+		c.Remediation = "Pass two native binaries (ELF, PE, Mach-O)."
+	}
+	if c.Details != nil && c.Details["operation"] == "open_binary" {
+		c.Details = maps.Clone(c.Details)
+		c.Details["operation"] = op
+	}
+	return &c
 }
 
 func displayName(name string, addr uint64) string {
