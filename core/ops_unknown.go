@@ -240,7 +240,7 @@ func (s *Session) mutateUnknownLocked(op string, args map[string]any, u *Unknown
 	v := s.opts.Server.Version
 	mut := &Evidence{Operation: op, PredicateType: MutationPredicate, Parameters: params, NormalizedResult: change,
 		Provider: ProviderRef{ID: "rea", Name: "rea", Version: &v}, Confidence: ConfidenceObserved, Authority: "analyst-inference",
-		Limitations: []string{"Artifact identity is unavailable for this observation.", "This record documents a change to the residual unknown registry, not an observation of an artifact."}}
+		Limitations: []string{"No single artifact is this record's subject; its parameters and evidence links name what it covers.", "This record documents a change to the residual unknown registry, not an observation of an artifact."}}
 	if err := mut.Seal(); err != nil {
 		return nil, "", err
 	}

@@ -366,7 +366,7 @@ func (s *Session) seal(op *Operation, args map[string]any, obs *Observation, sna
 	switch {
 	case obs.Unbound:
 		ev.Provider = s.reaProvider()
-		ev.Limitations = append([]string{"Artifact identity is unavailable for this observation."}, ev.Limitations...)
+		ev.Limitations = append([]string{"No single artifact is this record's subject; its parameters and evidence links name what it covers."}, ev.Limitations...)
 	case b != nil:
 		info := b.Provider.Info()
 		v := prof.Provider.Version

@@ -551,7 +551,7 @@ func exampleInventoryEvidence(content string) *core.Evidence {
 		"max_total_bytes": 1 << 30, "max_entry_bytes": 256 << 20, "max_compression_ratio": 1000, "max_depth": 20, "max_path_bytes": 4096})
 	norm, _ := core.CanonicalJSON(g.inventory())
 	ev := &core.Evidence{Operation: "inventory_artifact", Provider: core.ProviderRef{ID: "rea", Name: "rea"}, Parameters: params,
-		NormalizedResult: norm, Limitations: []string{"Artifact identity is unavailable for this observation."}}
+		NormalizedResult: norm, Limitations: []string{"No single artifact is this record's subject; its parameters and evidence links name what it covers."}}
 	if err := ev.Seal(); err != nil {
 		panic("core: compare_artifacts example: " + err.Error())
 	}
