@@ -161,11 +161,17 @@ const (
 	RefRead    = "read"    // a data read
 	RefWrite   = "write"   // a data write
 	RefAddress = "address" // an address computed or loaded as a constant (lea, adrp+add, an immediate)
+	// RefPointer is an address stored in data (a table of function
+	// pointers, a vtable, a callback in an initialised struct, an
+	// .init_array entry): From is the slot's address, not an instruction,
+	// and usually lies in no procedure.
+	RefPointer = "pointer"
 )
 
-// Reference is one cross-reference made by an instruction.
+// Reference is one cross-reference: made by an instruction, or, for
+// RefPointer, by a word of data that holds the address.
 type Reference struct {
-	From uint64 // the referencing instruction
+	From uint64 // the referencing instruction, or the data slot of a RefPointer
 	To   uint64 // the referenced address; 0 when Unresolved
 	Kind string
 	// Unresolved marks an indirect call or jump whose target is unknown.
@@ -185,10 +191,14 @@ type Reference struct {
 // references ReferencesFrom reports over a range of sources are exactly
 // those ReferencesTo reports for their targets. Kind is one of the Ref
 // constants; an Unresolved reference has To 0. An empty or reversed range
-// (end <= start) lists nothing and is not an error.
+// (end <= start) lists nothing and is not an error. Sources are
+// instructions and, for an engine that reports RefPointer, data slots:
+// a From need not lie in any procedure, and a consumer that counts calls
+// must look at Kind, not at where From is.
 type CrossReferencer interface {
-	// ReferencesFrom lists the references made by instructions in
-	// [start, end), unresolved ones included, sorted by From then To.
+	// ReferencesFrom lists the references made in [start, end), by
+	// instructions or data slots, unresolved ones included, sorted by From
+	// then To.
 	ReferencesFrom(ctx context.Context, start, end uint64) ([]Reference, error)
 	// ReferencesTo lists the resolved references whose To is in
 	// [start, end), sorted by To then From.

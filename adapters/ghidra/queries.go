@@ -615,7 +615,10 @@ type referenceJSON struct {
 	Slot       *string `json:"slot"`
 }
 
-var refKinds = map[string]bool{ports.RefCall: true, ports.RefJump: true, ports.RefRead: true, ports.RefWrite: true, ports.RefAddress: true}
+// refKinds are the kinds kept. The bridge lists references made by
+// instructions only, so it sends no ports.RefPointer; one it sent would
+// be kept as the native engine reports it.
+var refKinds = map[string]bool{ports.RefCall: true, ports.RefJump: true, ports.RefRead: true, ports.RefWrite: true, ports.RefAddress: true, ports.RefPointer: true}
 
 // references lists the document's whole reference table once (the bridge's
 // paged list_references, a rea extension over Ghidra's ReferenceManager plus

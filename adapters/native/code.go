@@ -19,7 +19,8 @@ import (
 // once calls add nothing, jumps and address constants that leave their
 // function, pointers in writable data and unreachable code after a
 // function's end, each required to start on a function boundary) and a
-// linear sweep of every function that records its references. It is cached
+// linear sweep of every function that records its references, joined on
+// first use by the pointer slots of the data (pointers.go). It is cached
 // like the lists (a cancelled computation is not), reports progress through
 // ports.Observe ("discover", "disassemble"), decodes functions in parallel,
 // and is bounded (instructions per function, rounds, functions, a decoding
@@ -174,10 +175,11 @@ func (a *Analysis) Function(ctx context.Context, req ports.FunctionRequest) (por
 	})
 }
 
-// ReferencesFrom lists the references made by instructions in [start, end).
+// ReferencesFrom lists the references made by instructions and pointer
+// slots in [start, end).
 func (a *Analysis) ReferencesFrom(ctx context.Context, start, end uint64) ([]ports.Reference, error) {
 	return codeOp(a, ctx, "references", func(p *program) ([]ports.Reference, error) {
-		ix, err := p.references(ctx, a.src)
+		ix, err := p.references(ctx, a.src, a.img)
 		if err != nil {
 			return nil, err
 		}
@@ -193,7 +195,7 @@ func (a *Analysis) ReferencesFrom(ctx context.Context, start, end uint64) ([]por
 // ReferencesTo lists the resolved references to [start, end).
 func (a *Analysis) ReferencesTo(ctx context.Context, start, end uint64) ([]ports.Reference, error) {
 	return codeOp(a, ctx, "references", func(p *program) ([]ports.Reference, error) {
-		ix, err := p.references(ctx, a.src)
+		ix, err := p.references(ctx, a.src, a.img)
 		if err != nil {
 			return nil, err
 		}

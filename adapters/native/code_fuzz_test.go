@@ -18,11 +18,11 @@ func codeTyped(err error) bool {
 
 // FuzzDiscover parses arbitrary files and runs whole-binary discovery,
 // every function's decoding, references, disassembly, byte reads and value
-// flow: no panic, no hang, only typed errors. Seeds are the gcc fixtures (whole, and
+// flow: no panic, no hang, only typed errors. Seeds are the gcc and g++ fixtures (whole, and
 // with their headers and code bytes flipped).
 func FuzzDiscover(f *testing.F) {
 	codeFixtures()
-	for _, name := range []string{"c", "c-stripped", "code-O2-stripped", "code-nounwind-stripped"} {
+	for _, name := range []string{"c", "c-stripped", "code-O2-stripped", "code-nounwind-stripped", "ptr-pie", "vtable"} {
 		path, err := buildFixture(f.Context(), name)
 		if err != nil {
 			continue

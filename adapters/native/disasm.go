@@ -238,11 +238,12 @@ const (
 	kindRead
 	kindWrite
 	kindAddress
+	kindPointer // a procedure start stored in data: from is the slot (pointers.go)
 
 	flagUnresolved uint8 = 1 << 0 // an indirect call or jump; to is the slot, or 0
 )
 
-var refKindNames = [...]string{ports.RefCall, ports.RefJump, ports.RefRead, ports.RefWrite, ports.RefAddress}
+var refKindNames = [...]string{ports.RefCall, ports.RefJump, ports.RefRead, ports.RefWrite, ports.RefAddress, ports.RefPointer}
 
 // xref is one reference in compact form.
 type xref struct {

@@ -196,7 +196,7 @@ type program struct {
 type DiscoveryStats struct {
 	Functions    int // procedures listed
 	Instructions int // instructions decoded in the final function ranges
-	References   int // distinct references recorded
+	References   int // distinct references recorded, pointer slots in data included
 	Rounds       int // discovery rounds run
 	// CodeBytes are the file bytes of the executable sections, and
 	// DecodedBytes the bytes swept by discovery over all rounds (a range
@@ -217,7 +217,7 @@ type DiscoveryStats struct {
 // and reports how it ended.
 func (a *Analysis) Discovery(ctx context.Context) (DiscoveryStats, error) {
 	return codeOp(a, ctx, "discovery", func(p *program) (DiscoveryStats, error) {
-		refs, err := p.references(ctx, a.src)
+		refs, err := p.references(ctx, a.src, a.img)
 		if err != nil {
 			return DiscoveryStats{}, err
 		}

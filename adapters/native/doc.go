@@ -16,7 +16,8 @@
 // targets, .eh_frame FDEs, .pdata, LC_FUNCTION_STARTS, Go .gopclntab, then
 // boundary-checked jump and pointer targets), basic blocks with jump tables
 // or explicit unresolved edges, and references through RIP-relative and
-// ADRP addressing. Discovered functions also appear in Procedures. Whole-file
+// ADRP addressing, plus procedure starts stored in data (function tables,
+// vtables, init arrays: ports.RefPointer, from the slot; pointers.go). Discovered functions also appear in Procedures. Whole-file
 // discovery runs once, lazily, and is cancellable. It does not decompile.
 //
 // Value flow (valueflow*.go) adds ports.ValueFlowAnalyzer for x86-64 and

@@ -48,6 +48,16 @@ func gccFixture(name string, flags ...string) *fixture {
 	}}
 }
 
+// srcFixture compiles one file of testdata with tool (gcc or g++).
+func srcFixture(name, tool, file string, flags ...string) *fixture {
+	return &fixture{tools: []string{tool}, build: func(ctx context.Context) (string, error) {
+		out := filepath.Join(fixtureDir, name)
+		args := append(append([]string{}, flags...), "-o", out, filepath.Join("testdata", file))
+		_, err := run(ctx, "", nil, tool, args...)
+		return out, err
+	}}
+}
+
 func stripFixture(name, from string, flags ...string) *fixture {
 	return &fixture{tools: []string{"gcc", "strip"}, build: func(ctx context.Context) (string, error) {
 		src, err := buildFixture(ctx, from)
@@ -84,7 +94,12 @@ func init() {
 		"c-noplt":    gccFixture("c-noplt", "-fno-plt", "-Wl,-z,now"),
 		"c-stripped": stripFixture("c-stripped", "c"),
 		// DWARF but no .symtab: procedures come from debug info.
-		"c-dwarf":          stripFixture("c-dwarf", "c-g", "--strip-all", "--keep-section=.debug_*"),
+		"c-dwarf": stripFixture("c-dwarf", "c-g", "--strip-all", "--keep-section=.debug_*"),
+		// Function pointers in .data: filled by RELATIVE relocations in
+		// a PIE, held as absolute words without -no-pie.
+		"ptr-pie":          srcFixture("ptr-pie", "gcc", "pointers.c", "-O0", "-fPIE", "-pie"),
+		"ptr-nopie":        srcFixture("ptr-nopie", "gcc", "pointers.c", "-O0", "-fno-PIE", "-no-pie"),
+		"vtable":           srcFixture("vtable", "g++", "vtable.cc", "-O1"),
 		"go-linux-arm64":   goFixture("linux", "arm64"),
 		"go-windows-amd64": goFixture("windows", "amd64"),
 		"go-darwin-arm64":  goFixture("darwin", "arm64"),

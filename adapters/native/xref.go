@@ -24,13 +24,22 @@ type refIndex struct {
 }
 
 // references sweeps the ranges discovery decoded whole once more, on every
-// core, and indexes their references. Discovery does not keep them: the
+// core, and indexes their references, with the pointer slots of the data
+// (pointers.go). Discovery does not keep them: the
 // lists and the overview never need them, and on a large binary they
 // outweigh everything else it holds. The result is the same whatever the
 // number of cores: each range's references land in its own slot and the
 // slots are joined in range order.
-func (p *program) references(ctx context.Context, src source) (*refIndex, error) {
+func (p *program) references(ctx context.Context, src source, img image) (*refIndex, error) {
 	return p.refs.get(ctx, func(ctx context.Context) (*refIndex, error) {
+		// The pointer slots first, kept at their exact size: their
+		// transient garbage and the relocation pages then go before the
+		// sweep's slots and the joined list, the peak, are allocated.
+		ptrs, err := p.pointerRefs(ctx, src, img)
+		if err != nil {
+			return nil, err
+		}
+		ptrs = slices.Clone(ptrs)
 		b := &builder{src: src, mm: p.mm, arch: p.arch, code: make([][]byte, len(p.mm.regions)), budget: math.MaxInt64}
 		for i, r := range p.mm.regions {
 			if !r.exec || r.fileSize == 0 {
@@ -82,7 +91,7 @@ func (p *program) references(ctx context.Context, src source) (*refIndex, error)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		total := 0
+		total := len(ptrs)
 		for _, s := range slots {
 			total += len(s)
 		}
@@ -100,6 +109,7 @@ func (p *program) references(ctx context.Context, src source) (*refIndex, error)
 		if !slices.IsSortedFunc(all, refLess) {
 			slices.SortFunc(all, refLess)
 		}
+		all = mergeRefs(all, ptrs)
 		ix := &refIndex{all: slices.Clip(slices.Compact(all)), held: held}
 		ix.indexTargets()
 		return ix, nil

@@ -300,7 +300,7 @@ func (v *codeView) refsTo(ctx context.Context, start, end uint64) ([]ports.Refer
 const referenceItemSchema = `{"type":"object","additionalProperties":false,"required":["from","from_procedure","to","to_name","kind","unresolved","operand","slot","slot_name"],
  "properties":{"from":{"$ref":"#/$defs/hex"},"from_procedure":{"anyOf":[{"type":"null"},` + procRefSchema + `]},
   "to":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"to_name":{"type":["string","null"]},
-  "kind":{"enum":["call","jump","read","write","address"]},"unresolved":{"type":"boolean","description":"An indirect call or jump whose target is unknown; reported, never dropped."},
+  "kind":{"enum":["call","jump","read","write","address","pointer"],"description":"pointer: the address is stored in data (a function table, vtable or callback); from is the data slot, not an instruction."},"unresolved":{"type":"boolean","description":"An indirect call or jump whose target is unknown; reported, never dropped."},
   "operand":{"type":["string","null"]},"slot":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"slot_name":{"type":["string","null"]}}}`
 
 func (v *codeView) referenceItemOf(r ports.Reference) ProcedureReferencesResultItemReference {
@@ -753,7 +753,7 @@ func opXrefs() *core.Operation {
 	return &core.Operation{
 		Name: "xrefs", Title: "Cross-References To An Address", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
 		Needs: []ports.Capability{core.CapReferences},
-		Description: "The addresses of the instructions that reference an address (calls, jumps, data reads and writes, address constants), sorted. " +
+		Description: "The addresses that reference an address (calls, jumps, data reads and writes, address constants, data slots holding it), sorted. " +
 			"Without address, the entry point. At most 10000.",
 		Input:    core.InputSchema(nil, documentProp, addressProp),
 		Result:   withHexDefs(json.RawMessage(`{"type":"array","items":{"$ref":"#/$defs/hex"}}`)),
@@ -787,7 +787,7 @@ func opXrefs() *core.Operation {
 			froms = slices.Compact(froms)
 			var lim []string
 			if len(froms) > maxXrefs {
-				lim = append(lim, fmt.Sprintf("%d referencing instructions; the first %d are listed.", len(froms), maxXrefs))
+				lim = append(lim, fmt.Sprintf("%d referencing addresses; the first %d are listed.", len(froms), maxXrefs))
 				froms = froms[:maxXrefs]
 			}
 			for _, f := range froms {

@@ -131,7 +131,7 @@ func checkFunction(f ports.Function, want ports.FunctionRange, req ports.Functio
 }
 
 var refKinds = map[string]bool{
-	ports.RefCall: true, ports.RefJump: true, ports.RefRead: true, ports.RefWrite: true, ports.RefAddress: true,
+	ports.RefCall: true, ports.RefJump: true, ports.RefRead: true, ports.RefWrite: true, ports.RefAddress: true, ports.RefPointer: true,
 }
 
 func checkReference(r ports.Reference) error {
