@@ -116,7 +116,7 @@ type jsPackage struct {
 
 type jsappState struct {
 	req         jsappRequest
-	g           *artifact.Graph
+	g           *artifact.Graph // nil once released (releaseInventory)
 	rootSHA     string
 	format      string
 	files       map[string]*jsFile
@@ -141,6 +141,9 @@ type jsappState struct {
 	preMu  sync.Mutex
 	pre    map[string]*prefetched
 	budget *byteBudget // source bytes parsed at once
+	// what the result needs of the graph once it is released
+	manifest       artifact.InventoryArtifactResultManifest
+	contradictions []artifact.Contradiction
 }
 
 // prefetched is a JavaScript file parsed from the bytes the inventory
@@ -167,7 +170,7 @@ func analyzeJSApp(ctx context.Context, req jsappRequest) (*jsappOutcome, error) 
 	if err := st.inventory(ctx); err != nil {
 		return nil, err
 	}
-	defer st.g.Close()
+	defer func() { st.g.Close() }() // nil once result() has closed and released it
 	if err := st.checkRoom(); err != nil {
 		return nil, err
 	}
@@ -279,6 +282,20 @@ func (st *jsappState) inventory(ctx context.Context) error {
 		st.limitations = append(st.limitations, l)
 	}
 	return nil
+}
+
+// releaseInventory closes the artifact graph and lets go of it once no
+// file is read again. The result needs only its manifest and
+// contradictions; its items (a block per directory, each item far larger
+// than the file it names) would otherwise stay live through the seal, the
+// analysis's peak.
+func (st *jsappState) releaseInventory() {
+	st.manifest, st.contradictions = st.g.Manifest, st.g.Contradictions
+	st.g.Close()
+	st.g = nil
+	for _, f := range st.files {
+		f.item = nil
+	}
 }
 
 // zipFormats are the ZIP-based archives an application may come in (the
