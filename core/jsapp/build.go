@@ -1445,6 +1445,18 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	}
 	st.resolved = nil     // nothing is resolved from here on
 	st.releaseInventory() // nor read
+	if len(b.g.nodes) >= collectBeforeSealNodes {
+		// The facts, the inventory and what the build no longer holds are
+		// garbage now, and the heap's target is still the one the build
+		// set: collected now, that memory holds the seal's buffers instead
+		// of the heap growing past it. The target is then relaxed as for
+		// parsing (gcphase.go) until the analysis returns, so the seal
+		// fills the room this collection made rather than collecting
+		// again: on npm-10 the run makes as many collections as before.
+		// In the background: the seal need not wait for it.
+		st.sealing = relaxGC()
+		go runtime.GC()
+	}
 	for _, a := range st.sortedAssets() {
 		if len(a.roles) > 0 {
 			// Roles are also recorded on the asset for views and traces.
@@ -1571,6 +1583,11 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	return &jsappOutcome{result: res, partial: st.truncated, subject: core.NewSubject(st.req.given, st.rootSHA, subjFormat, ""),
 		locs: []core.Location{{Kind: "artifact-path", Path: "."}}}
 }
+
+// collectBeforeSealNodes is the graph size from which result() collects
+// the garbage before the seal: a smaller graph's is not worth a collection
+// (which marks all the process holds, retained Evidence included).
+const collectBeforeSealNodes = 1000
 
 func countUnparsed(st *jsappState) int {
 	n := 0

@@ -144,6 +144,8 @@ type jsappState struct {
 	// what the result needs of the graph once it is released
 	manifest       artifact.InventoryArtifactResultManifest
 	contradictions []artifact.Contradiction
+	// the seal's relaxed collection target (result()), ended on return
+	sealing *gcRelax
 }
 
 // prefetched is a JavaScript file parsed from the bytes the inventory
@@ -167,6 +169,7 @@ func analyzeJSApp(ctx context.Context, req jsappRequest) (*jsappOutcome, error) 
 		pre: map[string]*prefetched{}, budget: newByteBudget(jsappParseBudget)}
 	parsing := relaxGC()
 	defer parsing.end()
+	defer func() { st.sealing.end() }()
 	if err := st.inventory(ctx); err != nil {
 		return nil, err
 	}
