@@ -215,6 +215,34 @@ func (g *Graph) DropInventory() {
 	g.text, g.Nodes, g.Occurrences, g.Edges, g.byOcc, g.nodeOf = nil, nil, nil, nil, nil, nil
 }
 
+// DropItems releases the items for a caller that reads the graph's files
+// again only through handles it took (Handle), after DropInventory: an
+// item holds its whole directory's block of items, its records' IDs and
+// the tree, many times the bytes of what reading it needs. Root and Items
+// are nil afterwards.
+func (g *Graph) DropItems() {
+	g.Items = nil
+	g.b.items, g.b.byPath, g.b.root = nil, nil, nil
+}
+
+// Handle is what reading an item again needs of it, and nothing else of
+// the graph.
+type Handle struct {
+	path, fsRel, inner string
+	box                *artBox
+}
+
+// Handle returns the item's handle, for OpenHandle once the items are
+// dropped.
+func (g *Graph) Handle(it *Item) *Handle {
+	return &Handle{path: it.Path, fsRel: it.fsRel, inner: it.inner, box: it.box}
+}
+
+// OpenHandle reads the item h names again, as Open does.
+func (g *Graph) OpenHandle(ctx context.Context, h *Handle) (io.ReadCloser, error) {
+	return g.b.openAt(ctx, h.path, h.fsRel, h.inner, h.box)
+}
+
 // Root is the graph's root occurrence.
 func (g *Graph) Root() *Item { return g.b.root }
 
@@ -736,19 +764,25 @@ func artSize(it *Item) int64 {
 
 // open returns an item's bytes as they are now.
 func (b *graphBuilder) open(ctx context.Context, it *Item) (io.ReadCloser, error) {
-	if it.box != nil {
-		rc, err := it.box.c.Open(ctx, it.inner)
+	return b.openAt(ctx, it.Path, it.fsRel, it.inner, it.box)
+}
+
+// openAt opens the item at logical path p: inner in box, or fsRel on the
+// file system when box is nil.
+func (b *graphBuilder) openAt(ctx context.Context, p, fsRel, inner string, box *artBox) (io.ReadCloser, error) {
+	if box != nil {
+		rc, err := box.c.Open(ctx, inner)
 		if err != nil {
-			return nil, withPath(err, it.Path)
+			return nil, withPath(err, p)
 		}
 		return rc, nil
 	}
-	if rc, ok := openReadBeneath(b.fsDir, it.fsRel); ok {
+	if rc, ok := openReadBeneath(b.fsDir, fsRel); ok {
 		return rc, nil
 	}
-	f, err := b.openRegular(it.fsRel)
+	f, err := b.openRegular(fsRel)
 	if err != nil {
-		return nil, &Failure{Reason: "io", Path: it.Path, Err: err}
+		return nil, &Failure{Reason: "io", Path: p, Err: err}
 	}
 	return f, nil
 }

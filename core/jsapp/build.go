@@ -1456,7 +1456,20 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	for _, a := range st.assets {
 		a.facts = nil
 	}
-	st.resolved = nil // nothing is resolved from here on
+	st.resolved = nil     // nothing is resolved from here on
+	st.releaseInventory() // nor read
+	if len(b.g.nodes) >= collectBeforeSealNodes {
+		// The facts, the inventory and what the build no longer holds are
+		// garbage now, and the heap's target is still the one the build
+		// set: collected now, that memory holds the seal's buffers instead
+		// of the heap growing past it. The target is then relaxed as for
+		// parsing (gcphase.go) until the analysis returns, so the seal
+		// fills the room this collection made rather than collecting
+		// again: on npm-10 the run makes as many collections as before.
+		// In the background: the seal need not wait for it.
+		st.sealing = relaxGC()
+		go runtime.GC()
+	}
 	for _, a := range st.sortedAssets() {
 		if len(a.roles) > 0 {
 			// Roles are also recorded on the asset for views and traces.
@@ -1481,24 +1494,42 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	if n := st.syntaxErrs + st.notParsed; n > 0 {
 		lims = append(lims, fmt.Sprintf("%s did not parse; their facts are missing (see unknowns).", describeCount(n, "JavaScript file")))
 	}
-	if len(st.g.Contradictions) > 0 {
-		lims = append(lims, fmt.Sprintf("%d integrity contradiction(s) were recorded; mismatched content is observed-untrusted.", len(st.g.Contradictions)))
+	if len(st.contradictions) > 0 {
+		lims = append(lims, fmt.Sprintf("%d integrity contradiction(s) were recorded; mismatched content is observed-untrusted.", len(st.contradictions)))
 	}
-	graph, enc := b.g.seal(lims, limits, st.rootSHA)
+	// The IPC statuses (read from observations) and the semantic relations
+	// (which name nodes by index) are done once the nodes are indexed,
+	// before their rows are written: the seal then lets each node's
+	// contents go, and the relations are gone before the rows are made.
+	var paired, unresolved []any
+	var relations core.Canonical
+	semCoverage := map[string]any{"status": "complete", "truncated": false}
+	if len(b.relations) >= jsappMaxRelations || st.truncated {
+		semCoverage = map[string]any{"status": "partial", "truncated": true}
+	}
+	graph, enc := b.g.sealReleasing(lims, limits, st.rootSHA, func(graph *Graph, enc *leanEncoder) {
+		for _, name := range jaKeys(b.ipc) {
+			ch := b.ipc[name]
+			if status := nodeStatus(graph, ch.nodeID); status == "paired" {
+				paired = append(paired, name)
+			} else {
+				unresolved = append(unresolved, map[string]any{"channel": name, "status": status})
+			}
+		}
+		order := relationOrder(b.relations)
+		var err error
+		relations, err = core.CanonicalArrayFunc(len(order), func(dst []byte, i int) ([]byte, error) { return enc.appendRelation(dst, &b.relations[order[i]]) })
+		if err != nil {
+			panic(fmt.Sprintf("jsapp semantic graph: %v", err)) // rea's own values always encode
+		}
+		b.relations = nil
+	})
+	b.g = nil
 	stats := map[string]any{
 		"files": len(st.files), "directories": st.dirs, "symlinks": st.symlinks, "javascript_assets": len(st.assets),
 		"parsed_assets": len(st.assets) - st.syntaxErrs - st.notParsed - unparsed, "syntax_errors": st.syntaxErrs,
 		"packages": len(st.packages), "bundled_modules": b.bundled, "source_maps": b.sourceMaps, "source_modules": b.sourceModules,
 		"html_documents": b.htmlDocs, "native_addons": len(b.addons), "bytes_parsed": st.bytesParsed, "graph_nodes": len(graph.Nodes),
-	}
-	var paired, unresolved []any
-	for _, name := range jaKeys(b.ipc) {
-		ch := b.ipc[name]
-		if status := nodeStatus(graph, ch.nodeID); status == "paired" {
-			paired = append(paired, name)
-		} else {
-			unresolved = append(unresolved, map[string]any{"channel": name, "status": status})
-		}
 	}
 	dynIPC := 0
 	for _, u := range st.unknowns {
@@ -1518,21 +1549,12 @@ func (b *jsappBuilder) result() *jsappOutcome {
 		"workers": len(b.workers), "native_addons": len(b.addons)}
 	coverage := map[string]any{"status": graph.Coverage.Status, "truncated": graph.Coverage.Truncated, "omitted_count": graph.Coverage.OmittedCount,
 		"limits": graph.Coverage.Limits}
-	if len(st.g.Contradictions) > 0 && coverage["status"] == "complete" {
+	if len(st.contradictions) > 0 && coverage["status"] == "complete" {
 		coverage["status"] = "partial"
 		coverage["omitted_count"] = nil
 	}
-	order := relationOrder(b.relations)
-	semCoverage := map[string]any{"status": "complete", "truncated": false}
-	if len(b.relations) >= jsappMaxRelations || st.truncated {
-		semCoverage = map[string]any{"status": "partial", "truncated": true}
-	}
 	// The semantic graph and the string index name graph nodes by index
 	// (lean.go).
-	relations, err := core.CanonicalArrayFunc(len(order), func(dst []byte, i int) ([]byte, error) { return enc.appendRelation(dst, &b.relations[order[i]]) })
-	if err != nil {
-		panic(fmt.Sprintf("jsapp semantic graph: %v", err)) // rea's own values always encode
-	}
 	assets := assetNodeIDs(st)
 	semNodes := make([]any, len(assets))
 	for i, id := range assets {
@@ -1546,7 +1568,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	}
 	sem["graph_id"] = semID
 	slices.SortStableFunc(b.stringIndex, func(x, y indexedString) int { return cmpUTF16(x.value, y.value) })
-	contradictions := st.g.Contradictions
+	contradictions := st.contradictions
 	if contradictions == nil {
 		contradictions = []artifact.Contradiction{}
 	}
@@ -1562,7 +1584,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	}
 	res := map[string]any{
 		"schema_version": 3, "input_path": st.req.given, "format": format, "root_artifact_sha256": st.rootSHA,
-		"inventory_manifest_id": st.g.Manifest.ManifestID, "inventory_graph_sha256": st.g.Manifest.GraphSHA256,
+		"inventory_manifest_id": st.manifest.ManifestID, "inventory_graph_sha256": st.manifest.GraphSHA256,
 		"statistics": stats, "summary": summary, "electron": electron, "coverage": coverage, "graph": graph.sealed, "semantic_graph": semSealed,
 		"string_index": enc.stringIndex(b.stringIndex), "integrity_contradictions": contradictions,
 		"limitations": graph.Limitations, "unknowns": unknowns,
@@ -1574,6 +1596,11 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	return &jsappOutcome{result: res, partial: st.truncated, subject: core.NewSubject(st.req.given, st.rootSHA, subjFormat, ""),
 		locs: []core.Location{{Kind: "artifact-path", Path: "."}}}
 }
+
+// collectBeforeSealNodes is the graph size from which result() collects
+// the garbage before the seal: a smaller graph's is not worth a collection
+// (which marks all the process holds, retained Evidence included).
+const collectBeforeSealNodes = 1000
 
 func countUnparsed(st *jsappState) int {
 	n := 0

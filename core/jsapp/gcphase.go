@@ -15,7 +15,8 @@ import (
 // while little of it stays live; at rea's process-wide target (cmd/rea) a
 // small app is collected every few MB. The room bounds what this costs in
 // memory, and an app whose live heap is large already has that room, so it
-// is collected no less often than before.
+// is collected no less often than before. The seal takes the same room
+// after the collection that result() starts (build.go).
 const (
 	parseGCRoom      = 32 << 20
 	parseGCMaxFactor = 4

@@ -248,7 +248,23 @@ func (g *graphBuild) root(id string) {
 
 // seal sorts everything, fixes coverage and computes graph_id.
 func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string) (*Graph, *leanEncoder) {
+	return g.sealReleasing(limitations, limits, root, nil)
+}
+
+// sealReleasing is seal for a caller that reads no more of the graph than
+// indexed does: it runs once every node has its index and its observations
+// their order, before any row is written, and from then on each node's
+// identity and observations go as soon as its row is written, and the edges
+// once they are. The graph's structures take several times the bytes they
+// encode as, and the seal is the analysis's peak. The graph returned keeps
+// its nodes' IDs and kinds, and no edges. With indexed nil the graph is
+// kept whole.
+func (g *graphBuild) sealReleasing(limitations []string, limits []GraphLimit, root string, indexed func(*Graph, *leanEncoder)) (*Graph, *leanEncoder) {
+	release := indexed != nil
 	g.settle()
+	if release {
+		g.obsSeen = nil // only addObservation reads it, and settle has added them all
+	}
 	out := &Graph{Schema: "JavaScriptApplicationGraph", SchemaVersion: graphSchemaVersion}
 	for id := range g.roots {
 		out.RootNodeIDs = append(out.RootNodeIDs, id)
@@ -291,6 +307,9 @@ func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string
 	// encode them on every core (the same bytes as encoding the slices in
 	// place).
 	enc := newLeanEncoder(out, root)
+	if release {
+		indexed(out, enc)
+	}
 	groups := make([]*groupItem, len(enc.groups))
 	for i, grp := range enc.groups {
 		arr, err := core.CanonicalArrayFunc(len(grp.nodes), func(dst []byte, j int) ([]byte, error) { return enc.appendRow(dst, grp, j) })
@@ -298,6 +317,12 @@ func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string
 			panic(fmt.Sprintf("jsapp graph: %v", err)) // rea's own values always encode
 		}
 		groups[i] = &groupItem{g: groupJSON{Kind: grp.kind, Identity: grp.keys, Rows: arr}}
+		if release {
+			for _, n := range grp.nodes {
+				n.Identity, n.Observations = nil, nil
+			}
+			grp.nodes, grp.ident = nil, nil
+		}
 	}
 	rest := 0
 	for i := len(groups) - 1; i >= 0; i-- {
@@ -335,6 +360,9 @@ func (g *graphBuild) seal(limitations []string, limits []GraphLimit, root string
 	edges, err := core.CanonicalArrayFunc(len(order), func(dst []byte, i int) ([]byte, error) { return enc.appendEdge(dst, order[i].e) })
 	if err != nil {
 		panic(fmt.Sprintf("jsapp graph: %v", err))
+	}
+	if release {
+		out.Edges, g.edges = nil, nil
 	}
 	sealed, id, err := sealMembers(map[string]any{"schema": out.Schema, "schema_version": out.SchemaVersion, "artifact_sha256": root,
 		"paths": enc.list, "digests": enc.dlist, "root_node_ids": out.RootNodeIDs, "nodes": nodes, "edges": edges, "coverage": out.Coverage, "limitations": out.Limitations},

@@ -83,7 +83,7 @@ type jsFile struct {
 	path    string
 	sha256  string
 	size    int64
-	item    *artifact.Item
+	item    *artifact.Handle
 	kind    string // javascript, source-map, package, html, native-addon, other
 	quarant bool   // integrity contradicted: bytes are not analysed
 }
@@ -116,7 +116,7 @@ type jsPackage struct {
 
 type jsappState struct {
 	req         jsappRequest
-	g           *artifact.Graph
+	g           *artifact.Graph // nil once released (releaseInventory)
 	rootSHA     string
 	format      string
 	files       map[string]*jsFile
@@ -141,6 +141,11 @@ type jsappState struct {
 	preMu  sync.Mutex
 	pre    map[string]*prefetched
 	budget *byteBudget // source bytes parsed at once
+	// what the result needs of the graph once it is released
+	manifest       artifact.InventoryArtifactResultManifest
+	contradictions []artifact.Contradiction
+	// the seal's relaxed collection target (result()), ended on return
+	sealing *gcRelax
 }
 
 // prefetched is a JavaScript file parsed from the bytes the inventory
@@ -164,10 +169,11 @@ func analyzeJSApp(ctx context.Context, req jsappRequest) (*jsappOutcome, error) 
 		pre: map[string]*prefetched{}, budget: newByteBudget(jsappParseBudget)}
 	parsing := relaxGC()
 	defer parsing.end()
+	defer func() { st.sealing.end() }()
 	if err := st.inventory(ctx); err != nil {
 		return nil, err
 	}
-	defer st.g.Close()
+	defer func() { st.g.Close() }() // nil once result() has closed and released it
 	if err := st.checkRoom(); err != nil {
 		return nil, err
 	}
@@ -261,10 +267,13 @@ func (st *jsappState) inventory(ctx context.Context) error {
 		} else if it == g.Root() || !it.Hashed {
 			continue
 		}
-		f := &jsFile{path: p, sha256: it.SHA256, size: it.Size, item: it, kind: classifyJSFile(p), quarant: it.Mismatch}
+		f := &jsFile{path: p, sha256: it.SHA256, size: it.Size, item: g.Handle(it), kind: classifyJSFile(p), quarant: it.Mismatch}
 		st.files[f.path] = f
 		st.order = append(st.order, f.path)
 	}
+	// The files are read again through their handles only: the items,
+	// about a sixth of what the build holds live, go before the parse.
+	g.DropItems()
 	sort.Strings(st.order)
 	if zipped && !holdsJavaScript(st) {
 		g.Close()
@@ -279,6 +288,18 @@ func (st *jsappState) inventory(ctx context.Context) error {
 		st.limitations = append(st.limitations, l)
 	}
 	return nil
+}
+
+// releaseInventory closes the artifact graph and lets go of it once no
+// file is read again: the result needs only its manifest and
+// contradictions.
+func (st *jsappState) releaseInventory() {
+	st.manifest, st.contradictions = st.g.Manifest, st.g.Contradictions
+	st.g.Close()
+	st.g = nil
+	for _, f := range st.files {
+		f.item = nil
+	}
 }
 
 // zipFormats are the ZIP-based archives an application may come in (the
@@ -314,7 +335,7 @@ func classifyJSFile(p string) string {
 // read returns a file's bytes as they are now, checked against the hash the
 // inventory recorded.
 func (st *jsappState) read(ctx context.Context, f *jsFile, max int64) ([]byte, error) {
-	rc, err := st.g.Open(ctx, f.item)
+	rc, err := st.g.OpenHandle(ctx, f.item)
 	if err != nil {
 		return nil, err
 	}
