@@ -68,7 +68,7 @@ var policy = []struct {
 	{"rea/core/browser", append([]string{"rea/core/web"}, familyAllowed...), familyTests},
 	{"rea/core/jsapp", append([]string{"rea/core/artifact"}, familyAllowed...), familyTests},
 	{"rea/core/artifact", familyAllowed, familyTests},
-	{"rea/core/binary", familyAllowed, familyTests},
+	{"rea/core/binary", append([]string{"github.com/ianlancetaylor/demangle"}, familyAllowed...), familyTests},
 	{"rea/core/web", familyAllowed, familyTests},
 	{"rea/core/process", familyAllowed, familyTests},
 	{"rea/core/diff", familyAllowed, familyTests},

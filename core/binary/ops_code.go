@@ -213,6 +213,9 @@ func (v *codeView) resolveValue(s string, path []any) (int, error) {
 	if i := v.importStub(s); i >= 0 {
 		return i, nil // puts: the one procedure named puts@plt
 	}
+	if i := v.demangledMatch(s); i >= 0 {
+		return i, nil // Sq::area: the one procedure _ZNK2Sq4areaEv
+	}
 	return -1, core.InvalidRequest(v.c.Op.Name, core.Issue{Path: path, Reason: core.ReasonInvalidValue,
 		Message: fmt.Sprintf("no procedure is named %q", s) + didYouMean(v.suggest(s)), Expected: "the name or address of a procedure (list_procedures)"})
 }

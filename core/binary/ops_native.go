@@ -262,9 +262,21 @@ const procedureItemSchema = `{"type":"object","additionalProperties":false,"requ
  "properties":{"address":{"$ref":"#/$defs/hex"},"value":{"type":"string","description":"The procedure's name, or sub_<address> when it has none."},
   "symbol":{"type":["string","null"]},"size":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"source":{"type":"string"},
   "procedure":{"type":"object","additionalProperties":false,"required":["external","thunk","thunk_target"],
-   "properties":{"external":{"type":"boolean"},"thunk":{"type":"boolean"},"thunk_target":{"type":["string","null"]}}}}}`
+   "properties":{"external":{"type":"boolean"},"thunk":{"type":"boolean"},"thunk_target":{"type":["string","null"]}}},
+  "demangled":{"type":"string","description":"The C++ or Rust name demangled; absent when the name is not mangled."}}}`
 
 func procedureItemOf(p ports.Procedure) ProcedureSummary {
+	it := plainProcedureItem(p)
+	if d, ok := demangled(p.Name); ok {
+		it.Demangled = &d
+	}
+	return it
+}
+
+// plainProcedureItem is procedureItemOf without the demangled name, which
+// costs microseconds a name: a search over every procedure demangles only
+// the page it returns.
+func plainProcedureItem(p ports.Procedure) ProcedureSummary {
 	it := ProcedureSummary{Address: core.Hex(p.Address), Value: p.Name, Source: p.Source,
 		Procedure: ListProceduresResultItemProcedure{External: p.External, Thunk: p.Thunk, ThunkTarget: core.OptString(p.ThunkTarget)}}
 	if p.Name == "" {
@@ -559,18 +571,28 @@ func opSearchProcedures() *core.Operation {
 			}
 			items := []ProcedureSummary{}
 			an := namerOf(ctx, c)
+			qualified := qualifiedShape(in.Pattern)
+			var names []string // the procedures' engine names, parallel to items
 			for _, p := range procs {
-				it := procedureItemOf(p)
+				it := plainProcedureItem(p)
 				if name, ok := an.names[p.Address]; ok && (match(name) || match(it.Value)) {
 					it = an.item(it, p.Address) // found by either name, shown by the analyst's
-					items = append(items, it)
+					items, names = append(items, it), append(names, p.Name)
 					continue
 				}
 				if match(it.Value) {
-					items = append(items, it)
+					items, names = append(items, it), append(names, p.Name)
+				} else if d, ok := demangled(p.Name); qualified && ok && match(d) {
+					items, names = append(items, it), append(names, p.Name)
 				}
 			}
-			return &core.Observation{Result: paginate(items, deref(in.Offset, 0), deref(in.Limit, defaultPageLimit))}, nil
+			page := paginate(items, deref(in.Offset, 0), deref(in.Limit, defaultPageLimit))
+			for j := range page.Items {
+				if d, ok := demangled(names[page.Offset+j]); ok {
+					page.Items[j].Demangled = &d
+				}
+			}
+			return &core.Observation{Result: page}, nil
 		},
 	}
 }

@@ -52,6 +52,7 @@ type ProcedureSummary struct {
 	Size      *string                           `json:"size"`
 	Source    string                            `json:"source"`
 	Procedure ListProceduresResultItemProcedure `json:"procedure"`
+	Demangled *string                           `json:"demangled,omitempty"` // the C++ or Rust name demangled; absent when not mangled
 }
 
 // StringSummary is a listed string (list_strings' item).
