@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -156,7 +157,7 @@ func isCollection(v any) bool {
 }
 
 // leading keys come first in tables and outlines; the rest follow sorted.
-var leading = []string{"status", "address", "name", "label", "kind", "path", "value", "node_kind", "left_label", "right_label", "procedure", "symbol", "operation"}
+var leading = []string{"status", "address", "name", "label", "kind", "path", "value", "start", "end", "length", "size", "node_kind", "left_label", "right_label", "procedure", "symbol", "operation"}
 
 func sortedKeys(m map[string]any) []string {
 	out := make([]string, 0, len(m))
@@ -250,6 +251,26 @@ func table(w io.Writer, rows []any, indent string) bool {
 		return false
 	}
 	keys := sortedKeys(cols)
+	// A column of small records (external=no thunk=no ...) is wide: after
+	// the plain ones.
+	compound := func(k string) bool {
+		for _, r := range rows {
+			if _, ok := r.(map[string]any)[k].(map[string]any); ok {
+				return true
+			}
+		}
+		return false
+	}
+	slices.SortStableFunc(keys, func(a, b string) int {
+		ca, cb := compound(a), compound(b)
+		switch {
+		case ca == cb:
+			return 0
+		case cb:
+			return -1
+		}
+		return 1
+	})
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "%s%s\n", indent, strings.ToUpper(strings.Join(keys, "\t")))
 	for i, r := range rows {
