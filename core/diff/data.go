@@ -93,23 +93,10 @@ func compareData(l, r *binSide) (CompareBinariesResultData, []string) {
 	out := CompareBinariesResultData{Strings: CompareBinariesResultDataStrings{Added: []string{}, Removed: []string{}}, SectionsChanged: []string{}}
 	var lim []string
 	if l.strs != nil && r.strs != nil {
-		lc, rc := counts(l.strs), counts(r.strs)
-		var added, removed []string
-		for k := range rc {
-			if lc[k] == 0 {
-				added = append(added, k)
-			}
-		}
-		for k := range lc {
-			if rc[k] == 0 {
-				removed = append(removed, k)
-			}
-		}
-		slices.Sort(added)
-		slices.Sort(removed)
+		added, removed := onlyIn(l.strs, r.strs)
 		a, omitted := capList(added, 0)
 		d, omitted := capList(removed, omitted)
-		out.Strings = CompareBinariesResultDataStrings{Added: nonNilStrings(a), Removed: nonNilStrings(d), Omitted: omitted}
+		out.Strings = CompareBinariesResultDataStrings{Added: a, Removed: d, Omitted: omitted}
 	} else {
 		lim = append(lim, "The provider lists no strings for one binary: data.strings was not compared.")
 	}
@@ -126,9 +113,22 @@ func compareData(l, r *binSide) (CompareBinariesResultData, []string) {
 	return out, lim
 }
 
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
+// onlyIn returns the values only r holds and those only l holds, each
+// once and sorted (empty, not nil, when there are none).
+func onlyIn(l, r []string) (added, removed []string) {
+	lc, rc := counts(l), counts(r)
+	added, removed = []string{}, []string{}
+	for k := range rc {
+		if lc[k] == 0 {
+			added = append(added, k)
+		}
 	}
-	return s
+	for k := range lc {
+		if rc[k] == 0 {
+			removed = append(removed, k)
+		}
+	}
+	slices.Sort(added)
+	slices.Sort(removed)
+	return added, removed
 }

@@ -194,20 +194,7 @@ func compareSides(ctx context.Context, c *core.Call, l, r *binSide, complete boo
 	if len(changed)+len(added)+len(removed) == 0 && len(data.Strings.Added)+len(data.Strings.Removed)+len(data.SectionsChanged) > 0 {
 		lim = append(lim, "No function's code changed, but the data did (data.strings, data.sections_changed): a constant, table or string in data can change behaviour on its own.")
 	}
-	li, ri := counts(l.imports), counts(r.imports)
-	ia, ir := []string{}, []string{}
-	for k := range ri {
-		if li[k] == 0 {
-			ia = append(ia, k)
-		}
-	}
-	for k := range li {
-		if ri[k] == 0 {
-			ir = append(ir, k)
-		}
-	}
-	sort.Strings(ia)
-	sort.Strings(ir)
+	ia, ir := onlyIn(l.imports, r.imports)
 	var unch []CompareBinariesResultChangedItem
 	if complete {
 		unch = unchanged
