@@ -30,7 +30,13 @@ var (
 //
 // entries come from pltEntries, slots from gotRelocs; dyn names the
 // dynamic symbols the slots' relocations refer to.
+//
+// A slot whose relocation names no symbol (R_X86_64_IRELATIVE: libc's
+// strnlen goes through its ifunc resolver) holds the binary's own code: the
+// stub is no import, and its thunk target is the name of the procedure the
+// addend names, when the symbol tables give one.
 func (e *elfImage) plt(set *symbolSet, entries []pltEntry, slots map[uint64]gotReloc, dyn map[uint32]string) {
+	var own map[uint64]string // the binary's named procedures, built at the first slot without a symbol
 	for _, en := range entries {
 		r, ok := slots[en.slot]
 		if !ok {
@@ -47,9 +53,23 @@ func (e *elfImage) plt(set *symbolSet, entries []pltEntry, slots map[uint64]gotR
 			target += fmt.Sprintf("+0x%x", uint64(r.addend))
 		}
 		label := target + "@plt"
+		external := r.sym != 0
+		if !external {
+			if own == nil {
+				own = make(map[uint64]string, len(set.procs))
+				for _, c := range set.procs {
+					if c.name != "" && !c.external && own[c.addr] == "" {
+						own[c.addr] = c.name
+					}
+				}
+			}
+			if n := own[uint64(r.addend)]; n != "" {
+				target = n
+			}
+		}
 		set.procs = append(set.procs, candidate{
 			addr: en.addr, name: label, size: en.size, source: "plt", rank: rankGlobal,
-			thunk: true, external: true, target: target,
+			thunk: true, external: external, target: target,
 		})
 		set.labels = append(set.labels, ports.Name{Address: en.addr, Name: label, Kind: "import"})
 	}
