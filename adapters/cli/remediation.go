@@ -50,9 +50,19 @@ func orTool(tool string) string {
 	return tool
 }
 
-// tail keeps what a remediation says beyond the generic first sentence.
+// tail keeps what a remediation says beyond a first sentence about
+// binary_session, which the CLI's own advice replaces; a remediation that
+// names the engines offering the capability is kept whole, each engine's
+// sentence with it.
 func tail(s string) string {
-	if i := strings.Index(s, ". "); i > 0 && i+2 < len(s) {
+	i := strings.Index(s, ". ")
+	if i < 0 || !strings.Contains(s[:i], "binary_session") {
+		if s == "" {
+			return ""
+		}
+		return " " + rewriteRemediation("call", s)
+	}
+	if i+2 < len(s) {
 		return " " + rewriteRemediation("call", s[i+2:])
 	}
 	return ""

@@ -64,6 +64,10 @@ func TestCLIRemediation(t *testing.T) {
 		{"call", "nosuch", &core.Error{Code: core.CodeInvalidRequest, Message: `unknown tool "nosuch"`,
 			Details: map[string]any{"issues": []core.Issue{{Path: []any{"name"}}}}}, "rea tools to list", "rea tools nosuch"},
 		{"call", "binary_overview", &core.Error{Code: core.CodeCapabilityUnavailable}, "rea capabilities", "binary_session.tool_availability"},
+		// Every engine that offers the capability is named, the first too.
+		{"call", "procedure_pseudo_code", &core.Error{Code: core.CodeCapabilityUnavailable,
+			Remediation: "ghidra offers decompile but is not installed here; rea doctor says what it needs. hopper offers decompile but is not installed here; rea doctor says what it needs."},
+			"ghidra offers decompile", "binary_session.tool_availability"},
 		{"call", "trace_application_feature", core.InvalidRequest("trace_application_feature", core.Issue{Path: []any{"seed"}}), "rea tools trace_application_feature", "details.issues"},
 		{"analyze-javascript-application", "", &core.Error{Code: core.CodeProviderTimeout,
 			Remediation: "Retry with a larger analysis_timeout_ms, or analyze a smaller part of the application."}, "--analysis-timeout-ms", "analysis_timeout_ms"},
