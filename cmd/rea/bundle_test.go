@@ -285,7 +285,10 @@ func TestEvidenceResources(t *testing.T) {
 	}
 	is.Equal(uris, []string{"rea://evidence-bundle/{digest}", "rea://evidence/{evidence_id}", "rea://evidence/{evidence_id}/{section}"})
 
-	ev, _ := evidence(t, call(t, cs, "inspect_binary_layout", map[string]any{"path": "/usr/bin/ls", "detail": "summary"}))
+	ev, sum := evidence(t, call(t, cs, "inspect_binary_layout", map[string]any{"path": "/usr/bin/ls", "detail": "summary"}))
+	// The summary answers the question most often asked of a layout.
+	mit := sum["summary"].(map[string]any)["mitigations"].(map[string]any)
+	is.Equal(mit["position_independent"], true)
 	var snap struct {
 		Result core.SnapshotResult
 	}

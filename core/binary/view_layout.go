@@ -52,6 +52,7 @@ type LayoutViewSummary struct {
 	ImageType       string          `json:"image_type"`
 	Entry           json.RawMessage `json:"entry"` // as the parent recorded it
 	Counts          LayoutCounts    `json:"counts"`
+	Mitigations     json.RawMessage `json:"mitigations"` // as the parent recorded it: the question most summaries are asked
 	LimitationCount int             `json:"limitation_count"`
 	DiagnosticCount int             `json:"diagnostic_count"`
 }
@@ -102,7 +103,7 @@ func layoutView(parent *core.Evidence, req *core.ViewRequest) (*core.ViewBody, e
 		}
 		body.Coverage = core.WholeCoverage()
 		body.Part = LayoutViewSummary{Bytes: d.Artifact.Bytes, Format: d.Format, Architecture: d.Architecture, ImageType: d.ImageType,
-			Entry: d.EntryPoint, LimitationCount: len(d.Limitations), DiagnosticCount: len(d.Diagnostics),
+			Entry: d.EntryPoint, Mitigations: d.Mitigations, LimitationCount: len(d.Limitations), DiagnosticCount: len(d.Diagnostics),
 			Counts: LayoutCounts{Sections: count("sections"), Segments: count("segments"), Symbols: count("symbols"),
 				Relocations: count("relocations"), PackedRelativeRelocations: count("packed_relative_relocations")}}
 	case "facet":
