@@ -317,6 +317,9 @@ int main(int c, char **v) { return ops[c & 1](c, 2); }
 	is.True(slices.ContainsFunc(ev.Limitations, func(l string) bool {
 		return strings.HasPrefix(l, "1 of the procedures searched make 1 unresolved indirect call(s)")
 	}))
+	is.True(slices.ContainsFunc(ev.Limitations, func(l string) bool {
+		return strings.HasPrefix(l, "The goal's address is stored in data at 0x")
+	}))
 }
 
 // Names as an agent gives them: an import's own name reaches its PLT stub,

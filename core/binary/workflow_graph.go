@@ -682,6 +682,22 @@ func opTraceCallPath() *core.Operation {
 				if n > 0 {
 					lim = append(lim, fmt.Sprintf("%d of the procedures searched make %d unresolved indirect call(s) or jump(s) (through a register, a table or a vtable), which were not followed: the goal may be reached through one; nodes[].unresolved_calls names them.", n, calls))
 				}
+				// The goal's address stored in data is how such a call
+				// would reach it.
+				if v.xr != nil {
+					goalAt := v.procs[gi].Address
+					if refs, err := v.refsTo(ctx, goalAt, goalAt+1); err == nil {
+						var slots []string
+						for _, r := range refs {
+							if r.Kind == ports.RefPointer && len(slots) < 8 {
+								slots = append(slots, core.Hex(r.From))
+							}
+						}
+						if len(slots) > 0 {
+							lim = append(lim, "The goal's address is stored in data at "+strings.Join(slots, ", ")+" (a function pointer, table or vtable slot): it can be called indirectly; xrefs on the goal lists them.")
+						}
+					}
+				}
 			}
 			out := &TraceCallPathResult{Start: v.ref(si), Goal: goal, Direction: dir, Found: found, Path: path,
 				Nodes: core.NonNil(g.nodes), Edges: core.NonNil(g.edges), Explored: budget - ops, Truncated: g.cut}
