@@ -514,3 +514,36 @@ func TestCLICaptureLiveView(t *testing.T) {
 	is.True(!strings.Contains(stderr, "quiet"))
 	noDescendants(t)
 }
+
+// trace_native_calls takes the names the other tools give: sub_<hex> for a
+// procedure of a stripped build, and an analyst's name, which its hits then
+// carry.
+func TestMCPTraceByTheNamesOtherToolsGive(t *testing.T) {
+	if _, err := exec.LookPath("gdbserver"); err != nil {
+		t.Skip("gdbserver is not installed (Debian: apt-get install gdbserver)")
+	}
+	is := is.New(t)
+	exe := buildC(t, "calls", callsC)
+	stripped := exe + "-stripped"
+	if b, err := exec.Command("strip", "-o", stripped, exe).CombinedOutput(); err != nil {
+		t.Fatalf("strip: %v\n%s", err, b)
+	}
+	cs := mcpClient(t)
+	is.True(!call(t, cs, "open_binary", map[string]any{"path": exe}).isError)
+	_, m := evidence(t, call(t, cs, "procedure_info", map[string]any{"procedure": "target"}))
+	addr := m["start"].(string)
+	sub := "sub_" + strings.TrimPrefix(addr, "0x")
+
+	is.True(!call(t, cs, "open_binary", map[string]any{"path": stripped}).isError)
+	_, m = evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{sub}}))
+	hits := m["hits"].([]any)
+	is.Equal(len(hits), 3)
+	is.Equal(hits[0].(map[string]any)["procedure"].(map[string]any)["name"], sub)
+
+	is.True(!call(t, cs, "set_address_name", map[string]any{"address": addr, "name": "scale"}).isError)
+	_, m = evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"scale"}}))
+	hits = m["hits"].([]any)
+	is.Equal(len(hits), 3)
+	is.Equal(hits[0].(map[string]any)["procedure"].(map[string]any)["name"], "scale")
+	noDescendants(t)
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -62,8 +63,9 @@ func fileSHA256(p string) (string, error) {
 
 // procIndex finds procedures by name and address.
 type procIndex struct {
-	procs  []ports.Procedure // sorted by address
-	byName map[string]ports.Procedure
+	procs   []ports.Procedure // sorted by address
+	byName  map[string]ports.Procedure
+	analyst map[uint64]string // analysts' names, shown in place of the engine's
 }
 
 func (x *procIndex) containing(addr uint64) (ports.Procedure, bool) {
@@ -78,11 +80,23 @@ func (x *procIndex) containing(addr uint64) (ports.Procedure, bool) {
 	return p, true
 }
 
-func procName(p ports.Procedure, ok bool) *TraceProcedure {
+// name is how the other tools name procedure p: an analyst's name, the
+// engine's, or sub_<hex>.
+func (x *procIndex) name(p ports.Procedure) string {
+	if n := x.analyst[p.Address]; n != "" {
+		return n
+	}
+	if p.Name != "" {
+		return p.Name
+	}
+	return fmt.Sprintf("sub_%x", p.Address)
+}
+
+func (x *procIndex) procName(p ports.Procedure, ok bool) *TraceProcedure {
 	if !ok {
 		return nil
 	}
-	return &TraceProcedure{Address: core.Hex(p.Address), Name: core.OptString(p.Name)}
+	return &TraceProcedure{Address: core.Hex(p.Address), Name: core.OptString(x.name(p))}
 }
 
 func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
@@ -146,6 +160,20 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 			}
 		}
 	}
+	// The names the other tools give: an analyst's (set_address_name),
+	// first, and sub_<hex> for a procedure without one.
+	idx.analyst = c.AnalystNames(ctx)
+	for addr, n := range idx.analyst {
+		if p, ok := idx.containing(addr); ok && p.Address == addr {
+			p.Name = n
+			idx.byName[n] = p
+		}
+	}
+	for _, p := range idx.procs {
+		if p.Name == "" {
+			idx.byName[fmt.Sprintf("sub_%x", p.Address)] = p
+		}
+	}
 	var bps []ports.TraceBreakpoint
 	for i, want := range args.Procedures {
 		if strings.HasPrefix(want, "0x") {
@@ -154,8 +182,8 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 				return nil, core.InvalidRequest(op, core.Issue{Path: []any{"procedures", i}, Reason: core.ReasonInvalidFormat, Message: perr.Error()})
 			}
 			name := want
-			if p, ok := idx.containing(addr); ok && p.Address == addr && p.Name != "" {
-				name = p.Name
+			if p, ok := idx.containing(addr); ok && p.Address == addr {
+				name = idx.name(p)
 			}
 			bps = append(bps, ports.TraceBreakpoint{Address: addr, Name: name})
 			continue
@@ -266,7 +294,7 @@ func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string
 	bps := []TraceBreakpoint{}
 	for _, b := range res.Breakpoints {
 		p, ok := idx.containing(b.Address)
-		bps = append(bps, TraceBreakpoint{Name: b.Name, Address: core.Hex(b.Address), Module: core.OptString(b.Module), Procedure: procName(p, ok && b.Module == "")})
+		bps = append(bps, TraceBreakpoint{Name: b.Name, Address: core.Hex(b.Address), Module: core.OptString(b.Module), Procedure: idx.procName(p, ok && b.Module == "")})
 	}
 	mainPaths := map[string]bool{"": true, program: true}
 	for _, m := range res.Modules {
@@ -309,8 +337,8 @@ func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string
 			caller = &v
 		}
 		hits = append(hits, TraceHit{Sequence: h.Sequence, Breakpoint: h.Breakpoint, Name: h.Name, Address: core.Hex(h.Address),
-			Procedure: procName(p, ok), Arguments: argv, Caller: caller, CallerModule: callerModule,
-			CallerProcedure: procName(cp, cok && inMain && h.Caller != 0), Returned: h.Returned, ReturnValue: rv})
+			Procedure: idx.procName(p, ok), Arguments: argv, Caller: caller, CallerModule: callerModule,
+			CallerProcedure: idx.procName(cp, cok && inMain && h.Caller != 0), Returned: h.Returned, ReturnValue: rv})
 		tid, seen := threads[h.ThreadID]
 		if !seen {
 			tid = len(threads) + 1
