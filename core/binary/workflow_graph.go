@@ -206,6 +206,11 @@ func opGetCallGraph() *core.Operation {
 			}
 			out := &CallGraph{Root: v.ref(i), Direction: dir, Depth: depth, Nodes: core.NonNil(g.nodes), Edges: core.NonNil(g.edges), Truncated: g.cut}
 			var lim []string
+			if dir == "backward" {
+				if slots := v.pointerSlots(ctx, v.procs[i].Address); slots != "" {
+					lim = append(lim, "The root's address is stored in data at "+slots+" (a function pointer, table or vtable slot): callers through it are not edges; xrefs on the root lists the slots.")
+				}
+			}
 			if g.cut {
 				next := "call again with a larger max_nodes (up to 500), a smaller depth, or get_call_graph rooted at an unexpanded node"
 				if maxNodes >= 500 {
@@ -216,6 +221,25 @@ func opGetCallGraph() *core.Operation {
 			return &core.Observation{Result: out, Limitations: lim, Locations: rangeLocation(v.ranges[i])}, nil
 		},
 	}
+}
+
+// pointerSlots lists (at most eight of) the data slots that hold addr, or
+// "" when none does or the provider finds no references.
+func (v *codeView) pointerSlots(ctx context.Context, addr uint64) string {
+	if v.xr == nil {
+		return ""
+	}
+	refs, err := v.refsTo(ctx, addr, addr+1)
+	if err != nil {
+		return ""
+	}
+	var slots []string
+	for _, r := range refs {
+		if r.Kind == ports.RefPointer && len(slots) < 8 {
+			slots = append(slots, core.Hex(r.From))
+		}
+	}
+	return strings.Join(slots, ", ")
 }
 
 // defaultGraphNodes bounds get_call_graph's default answer: 48 nodes and
@@ -673,9 +697,10 @@ func opTraceCallPath() *core.Operation {
 			if found != nil && !*found && forward {
 				// A call through a register or a table was not followed: the
 				// goal may be reached through one.
+				// An import stub's jump through its GOT slot is no unknown.
 				n, calls := 0, 0
 				for _, x := range g.nodes {
-					if x.UnresolvedCalls > 0 {
+					if x.UnresolvedCalls > 0 && !x.Thunk && !x.External {
 						n, calls = n+1, calls+x.UnresolvedCalls
 					}
 				}
@@ -684,19 +709,8 @@ func opTraceCallPath() *core.Operation {
 				}
 				// The goal's address stored in data is how such a call
 				// would reach it.
-				if v.xr != nil {
-					goalAt := v.procs[gi].Address
-					if refs, err := v.refsTo(ctx, goalAt, goalAt+1); err == nil {
-						var slots []string
-						for _, r := range refs {
-							if r.Kind == ports.RefPointer && len(slots) < 8 {
-								slots = append(slots, core.Hex(r.From))
-							}
-						}
-						if len(slots) > 0 {
-							lim = append(lim, "The goal's address is stored in data at "+strings.Join(slots, ", ")+" (a function pointer, table or vtable slot): it can be called indirectly; xrefs on the goal lists them.")
-						}
-					}
+				if slots := v.pointerSlots(ctx, v.procs[gi].Address); slots != "" {
+					lim = append(lim, "The goal's address is stored in data at "+slots+" (a function pointer, table or vtable slot): it can be called indirectly; xrefs on the goal lists them.")
 				}
 			}
 			out := &TraceCallPathResult{Start: v.ref(si), Goal: goal, Direction: dir, Found: found, Path: path,
