@@ -24,7 +24,7 @@ type traceFeatureCmd struct {
 	IgnoreCase bool   `name:"ignore-case" help:"Match the seed value without regard to case."`
 	Direction  string `enum:"outgoing,incoming,both" default:"both" help:"Follow edges outgoing, incoming or both."`
 	MaxDepth   int    `name:"max-depth" default:"0" help:"Longest path in edges (1-32; 0: the tool's default, 8)."`
-	MaxPaths   int    `name:"max-paths" default:"0" help:"Most paths listed (1-1000; 0: the tool's default, 100)."`
+	MaxPaths   int    `name:"max-paths" default:"0" help:"Most paths listed (1-1000; 0: the tool's default, 20)."`
 	analysisFlags
 }
 
