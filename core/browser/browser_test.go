@@ -182,8 +182,9 @@ func TestBundleFindsRoutesEndpointsAndDeclarationsWithTheRealShape(t *testing.T)
 	s := core.NewSession(catalog(t), reg, nil)
 	b := result(mustCall(t, s, "analyze_web_bundle", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
 	obs := b["observations"].(map[string]any)
-	is.Equal(len(obs["endpoints"].([]any)), 1)
+	is.Equal(len(obs["endpoints"].([]any)), 2)
 	is.Equal(obs["endpoints"].([]any)[0].(map[string]any)["value"], "/api/items")
+	is.Equal(obs["endpoints"].([]any)[1].(map[string]any)["value"], "${}/orders")
 	is.Equal(len(obs["routes"].([]any)), 1)
 	d := obs["webmcp_declarations"].([]any)[0].(map[string]any)
 	is.Equal(d["name"], "search")
@@ -200,6 +201,10 @@ func (callsJS) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSFacts, 
 	str := func(s string) ports.JSValue { return ports.JSValue{Kind: ports.JSValString, Value: s} }
 	return &ports.JSFacts{Parsed: true, Calls: []ports.JSCall{
 		{Callee: "fetch", Offset: 19, Args: []ports.JSValue{str("/api/items")}},
+		// A URL built from a computed base is the endpoint
+		// analyze_javascript_application reports too.
+		{Callee: "fetch", Offset: 40, Args: []ports.JSValue{{Kind: ports.JSValTemplate, Value: "${}/orders", Parts: []ports.JSValue{{Kind: ports.JSValName, Value: "base"}}}}},
+		{Callee: "fetch", Offset: 60, Args: []ports.JSValue{{Kind: ports.JSValName, Value: "url"}}}, // computed: none
 		{Callee: "define", Args: []ports.JSValue{{Kind: ports.JSValArray, Items: []ports.JSValue{{Kind: ports.JSValObject, Props: []ports.JSProp{{Key: "path", Value: str("/home")}}}}}}},
 		{Callee: "navigator.modelContext.registerTool", Args: []ports.JSValue{{Kind: ports.JSValObject, Props: []ports.JSProp{
 			{Key: "name", Value: str("search")},

@@ -112,6 +112,16 @@ func literal(v ports.JSValue) (string, bool) {
 	return "", false
 }
 
+// endpointValue is an endpoint's URL as analyze_javascript_application
+// records it: a literal, or a template with each computed part as ${}
+// (`${base}/orders`), so the live and the static view of one script agree.
+func endpointValue(v ports.JSValue) (string, bool) {
+	if v.Kind == ports.JSValTemplate {
+		return v.Value, true
+	}
+	return literal(v)
+}
+
 // sanitizeEndpoint removes userinfo from an absolute URL; relative values
 // stay as written.
 func sanitizeEndpoint(s string) string {
@@ -255,13 +265,14 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 		}
 		for _, call := range facts.Calls {
 			last := lastSegment(call.Callee)
-			var a0, a1 string
-			var ok0, ok1 bool
+			var a0, e0, e1 string
+			var ok0, eok0, eok1 bool
 			if len(call.Args) > 0 {
 				a0, ok0 = literal(call.Args[0])
+				e0, eok0 = endpointValue(call.Args[0])
 			}
 			if len(call.Args) > 1 {
-				a1, ok1 = literal(call.Args[1])
+				e1, eok1 = endpointValue(call.Args[1])
 			}
 			switch {
 			case routeCalls[last] && ok0:
@@ -272,16 +283,16 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 				}
 				at := loc(call.Offset)
 				infer(basis{"route_framework", fw, "medium"}, BundleBasis{ScriptKey: s.key, ArtifactSHA256: digest, Line: at.Line, Column: at.Column, Detector: "call:" + last})
-			case (call.Callee == "fetch" || last == "fetch" || call.Callee == "WebSocket" && call.New) && ok0:
+			case (call.Callee == "fetch" || last == "fetch" || call.Callee == "WebSocket" && call.New) && eok0:
 				kind := "fetch"
 				if call.Callee == "WebSocket" {
 					kind = "websocket"
 				}
-				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: kind, Value: sanitizeEndpoint(a0), Location: loc(call.Offset)})
-			case last == "open" && strings.Contains(call.Callee, ".") && ok1:
-				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: "xhr_open", Value: sanitizeEndpoint(a1), Location: loc(call.Offset)})
-			case endpointMethods[last] && strings.Contains(call.Callee, ".") && ok0:
-				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: "http_" + last, Value: sanitizeEndpoint(a0), Location: loc(call.Offset)})
+				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: kind, Value: sanitizeEndpoint(e0), Location: loc(call.Offset)})
+			case last == "open" && strings.Contains(call.Callee, ".") && eok1:
+				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: "xhr_open", Value: sanitizeEndpoint(e1), Location: loc(call.Offset)})
+			case endpointMethods[last] && strings.Contains(call.Callee, ".") && eok0:
+				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: "http_" + last, Value: sanitizeEndpoint(e0), Location: loc(call.Offset)})
 			case strings.HasSuffix(call.Callee, "modelContext.registerTool") && len(call.Args) > 0 && call.Args[0].Kind == ports.JSValObject:
 				d := BundleWebMCPDeclaration{SchemaPropertyNames: []string{}, Trust: "page-declared-untrusted", Location: loc(call.Offset)}
 				for _, p := range call.Args[0].Props {
