@@ -3,6 +3,7 @@ package cdp_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image/png"
 	"net/http"
 	"net/http/httptest"
@@ -464,4 +465,32 @@ func TestLiveScenarioForeignWebSockets(t *testing.T) {
 	is.Equal(opened, 1)  // the in-scope socket only
 	is.True(frames >= 2) // "own" sent and echoed; the foreign socket's frames are left out
 	is.True(frames <= 2)
+}
+
+// A request the scenario's origin policy refuses is reported as a failed
+// request with its method and origin (not its path), and says why.
+func TestLiveScenarioBlockedRequestNamesItsOrigin(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
+	}
+	is := is.New(t)
+	foreign := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("{}")) }))
+	defer foreign.Close()
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<html><body><script>fetch(%q, {method: "POST"}).catch(() => {});</script></body></html>`, foreign.URL+"/orders/create?token=x")
+	}))
+	defer page.Close()
+	out, err := cdp.New(nil).RunScenario(context.Background(), ports.BrowserScenarioRequest{
+		StartURL: page.URL + "/",
+		Steps:    []ports.BrowserScenarioStep{{StepID: "wait", Action: "wait", DurationMS: 500}},
+	})
+	is.NoErr(err)
+	i := slices.IndexFunc(out.Events, func(ev ports.BrowserScenarioEvent) bool { return ev.Kind == "request-failed" })
+	is.True(i >= 0)
+	ev := out.Events[i]
+	is.Equal(ev.URL, foreign.URL) // the origin alone
+	is.Equal(ev.Method, "POST")
+	is.True(strings.HasPrefix(ev.Failure, "blocked: the origin is outside allowed_origins"))
+	is.True(!strings.Contains(dump(out), "/orders/create"))
 }

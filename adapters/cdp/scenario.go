@@ -101,12 +101,22 @@ func validateScenario(req *ports.BrowserScenarioRequest) (scope, error) {
 type scenarioRun struct {
 	red     *strings.Replacer
 	sockets sync.Map // request id → true for in-scope WebSockets
-	mu      sync.Mutex
-	sc      scope
-	max     int
-	step    int
-	events  []ports.BrowserScenarioEvent
-	dropped int
+	// requests maps a request id to what a failure of it may say: an
+	// in-scope request's method and URL, an out-of-scope one's method and
+	// origin only (its path stays out of the capture, as its events do).
+	requests sync.Map
+	mu       sync.Mutex
+	sc       scope
+	max      int
+	step     int
+	events   []ports.BrowserScenarioEvent
+	dropped  int
+}
+
+// requestSeen is what a request's failure event reports of it.
+type requestSeen struct {
+	method, url string
+	outside     bool // url is the origin of a request the policy refused
 }
 
 func (r *scenarioRun) add(ev ports.BrowserScenarioEvent) {
@@ -145,15 +155,29 @@ func (r *scenarioRun) onEvent(ev any) {
 		}
 		r.add(ports.BrowserScenarioEvent{Kind: "page-error", Text: cut(text, 65536)})
 	case *network.EventRequestWillBeSent:
-		if e.Request != nil && r.sc.allows(e.Request.URL) {
+		if e.Request == nil {
+			break
+		}
+		if r.sc.allows(e.Request.URL) {
+			r.requests.Store(e.RequestID, requestSeen{method: e.Request.Method, url: e.Request.URL})
 			r.add(ports.BrowserScenarioEvent{Kind: "request", Method: e.Request.Method, URL: e.Request.URL, ResourceType: string(e.Type)})
+		} else if o := originOfString(e.Request.URL); o != "" {
+			r.requests.Store(e.RequestID, requestSeen{method: e.Request.Method, url: o, outside: true})
 		}
 	case *network.EventResponseReceived:
 		if e.Response != nil && r.sc.allows(e.Response.URL) {
 			r.add(ports.BrowserScenarioEvent{Kind: "response", URL: e.Response.URL, ResourceType: string(e.Type), Status: int(e.Response.Status)})
 		}
 	case *network.EventLoadingFailed:
-		r.add(ports.BrowserScenarioEvent{Kind: "request-failed", ResourceType: string(e.Type), Failure: e.ErrorText})
+		ev := ports.BrowserScenarioEvent{Kind: "request-failed", ResourceType: string(e.Type), Failure: e.ErrorText}
+		if v, ok := r.requests.Load(e.RequestID); ok {
+			seen := v.(requestSeen)
+			ev.Method, ev.URL = seen.method, seen.url
+			if seen.outside {
+				ev.Failure = "blocked: the origin is outside allowed_origins (" + e.ErrorText + ")"
+			}
+		}
+		r.add(ev)
 	case *network.EventWebSocketCreated:
 		if r.sc.allows(wsToHTTP(e.URL)) {
 			r.sockets.Store(e.RequestID, true)
