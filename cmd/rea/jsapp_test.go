@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -237,6 +238,14 @@ func TestJSAppSourceMapsGolden(t *testing.T) {
 	is.True(r.has("source-module", "a.ts")) // index map sections
 	is.True(r.has("source-module", "b.ts"))
 	is.True(strings.Contains(strings.Join(r.Limitations, "\n"), "lie outside the app"))
+
+	// A symbol query that finds nothing says the source modules are not in
+	// the semantic graph, rather than a bare, complete nothing.
+	q := jaCall(t, s, "trace_javascript_semantics", map[string]any{"application": map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)},
+		"query": map[string]any{"kind": "symbol", "value": "nothingHere"}})
+	is.True(slices.ContainsFunc(q.Limitations, func(l string) bool {
+		return strings.HasPrefix(l, "The application's 4 source module(s), known from source maps, are not in the semantic graph")
+	}))
 }
 
 // writeTree writes files (name -> text) into a new temporary directory.

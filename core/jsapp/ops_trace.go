@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"sort"
 	"strings"
@@ -530,5 +531,15 @@ func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
 	res := &TraceJavascriptSemanticsResult{Query: SemanticsQuery{Kind: kind, Value: value, Match: match}, SourceGraphID: ix.res.Graph.GraphID,
 		SemanticGraphID: ix.res.Semantic.GraphID, Definitions: defs, References: refs, UnknownFrontiers: frontiers,
 		Summary: SemanticsSummary{Definitions: len(defs), References: len(refs), UnknownFrontiers: len(frontiers)}, Coverage: cov}
-	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{ev.EvidenceID}}, nil
+	// The semantic graph relates files and bundled modules; the source
+	// modules a source map names are known by their text, not their
+	// exports. A symbol defined inside a bundle without a module table is
+	// therefore not found, and an empty answer must say so.
+	var lim []string
+	if n, _ := ix.res.Statistics["source_modules"].(float64); n > 0 && len(defs)+len(refs) == 0 && kind != "specifier" {
+		lim = append(lim, fmt.Sprintf("The application's %d source module(s), known from source maps, are not in the semantic graph: "+
+			"a symbol defined inside a bundle whose modules were not recovered is not found here. trace_application_feature with a "+
+			"string seed, or inspect_analysis_view on modules, reaches them.", int(n)))
+	}
+	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{ev.EvidenceID}, Limitations: lim}, nil
 }
