@@ -1024,6 +1024,16 @@ func TestSemanticReferencesThroughModuleObjects(t *testing.T) {
 	s := jaSession(t)
 	app := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
 	is.True(strings.Contains(string(app.NormalizedResult), `"https://api.example.com/users/${}"`))
+	// The calls edges carry the method of fetch's literal options.
+	var methods []string
+	for _, e := range decodeApp(t, app).Graph.Edges {
+		if e.Relation == "calls" {
+			m, _ := e.Properties["method"].(string)
+			methods = append(methods, m)
+		}
+	}
+	slices.Sort(methods)
+	is.Equal(methods, []string{"", "DELETE"})
 	for _, name := range []string{"fetchUser", "deleteUser"} {
 		var q struct {
 			Definitions []map[string]any `json:"definitions"`

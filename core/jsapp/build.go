@@ -762,7 +762,19 @@ func (b *jsappBuilder) endpoint(a *jsAsset, c ports.JSCall) {
 		return
 	}
 	id := b.g.node("endpoint", b.localKey("endpoint", url), url, map[string]any{"url": url, "api": api, "literal": v.Kind == ports.JSValString}, at(a.path, v.Offset))
-	b.g.edge(b.callSite(a, c.InModule), id, "calls", map[string]any{"api": api}, at(a.path, v.Offset))
+	props := map[string]any{"api": api}
+	// The method a call uses: xhr.open's first argument, or fetch's
+	// options {method: "POST"} when written literally. One URL may be
+	// called with several, so it is the edge's, not the endpoint's.
+	switch {
+	case api == "XMLHttpRequest":
+		props["method"] = strings.ToUpper(c.Args[0].Value)
+	case api == "fetch" && len(c.Args) > 1:
+		if m, ok := findProp(c.Args[1], "method"); ok && m.Kind == ports.JSValString && isHTTPMethod(m.Value) {
+			props["method"] = strings.ToUpper(m.Value)
+		}
+	}
+	b.g.edge(b.callSite(a, c.InModule), id, "calls", props, at(a.path, v.Offset))
 	b.endpoints[url] = true
 }
 
