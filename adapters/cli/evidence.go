@@ -19,11 +19,23 @@ import (
 // in a fresh session, and compare runs compare_bundles.
 
 type inspectBundleCmd struct {
-	Arguments string `arg:"" help:"JSON (inline, @FILE or - for stdin): {\"path\":...,\"detail\":\"summary\",\"filters\":{...}}; filters match exactly: evidence_id, operation, target_sha256, analysis_profile_digest, procedure_address."`
+	Arguments string `arg:"" help:"The bundle file's path, or JSON (inline, @FILE or - for stdin): {\"path\":...,\"detail\":\"summary\",\"filters\":{...}}; filters match exactly: evidence_id, operation, target_sha256, analysis_profile_digest, procedure_address."`
+	Detail    string `enum:",summary,complete" default:"" help:"With a plain path: summary prints the records' identities; complete (the default) the whole bundle."`
 }
 
 func (c *inspectBundleCmd) Run(e *env) error {
-	raw, err := e.source().jsonArg("inspect-evidence-bundle", "arguments", c.Arguments)
+	arg := c.Arguments
+	// A plain path, as evidence-import and compare take one: not JSON, not
+	// @FILE, not stdin.
+	if t := strings.TrimSpace(arg); t != "" && t != "-" && !strings.HasPrefix(t, "{") && !strings.HasPrefix(t, "@") {
+		m := map[string]any{"path": t}
+		if c.Detail != "" {
+			m["detail"] = c.Detail
+		}
+		b, _ := json.Marshal(m)
+		arg = string(b)
+	}
+	raw, err := e.source().jsonArg("inspect-evidence-bundle", "arguments", arg)
 	if err != nil {
 		return err
 	}

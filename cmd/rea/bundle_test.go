@@ -439,10 +439,19 @@ func TestCLIEvidenceCommands(t *testing.T) {
 	var sum core.BundleSummary
 	is.NoErr(json.Unmarshal([]byte(out), &sum))
 	is.Equal(sum.MatchingRecords, 2) // the complete layout and its summary view
+	// A plain path, as evidence-import takes one.
+	out, _, code = runCLI(t, "--format", "json", "inspect-evidence-bundle", two, "--detail", "summary")
+	is.Equal(code, 0)
+	var all core.BundleSummary
+	is.NoErr(json.Unmarshal([]byte(out), &all))
+	is.Equal(all.MatchingRecords, exp.Records)
 	// Complete detail prints the canonical bundle, byte for byte.
 	out, _, code = runCLI(t, "inspect-evidence-bundle", `{"path":"`+two+`"}`)
 	is.Equal(code, 0)
 	file, _ := os.ReadFile(two)
+	is.Equal(strings.TrimSuffix(out, "\n"), string(file))
+	out, _, code = runCLI(t, "inspect-evidence-bundle", two)
+	is.Equal(code, 0)
 	is.Equal(strings.TrimSuffix(out, "\n"), string(file))
 	// The same projection over MCP.
 	cs := mcpClient(t)
