@@ -376,6 +376,11 @@ func (c *callCmd) Run(e *env) error {
 			if err != nil {
 				return err
 			}
+			// inspect_analysis_view's source takes inline Evidence in a
+			// wrapper, where other Evidence arguments take the record.
+			if rec, inline := v.(json.RawMessage); inline && c.Tool == "inspect_analysis_view" && name == "source" {
+				v = map[string]any{"kind": "inline", "evidence": rec}
+			}
 			m[name] = v
 		}
 		if args, err = json.Marshal(m); err != nil {

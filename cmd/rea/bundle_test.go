@@ -491,3 +491,26 @@ func TestCLIEvidenceCommands(t *testing.T) {
 		}
 	}
 }
+
+// rea call inspect_analysis_view --evidence source=@FILE passes the record
+// in the inline wrapper its source takes, as the other Evidence arguments
+// take the record itself.
+func TestCLIViewOfEvidenceFile(t *testing.T) {
+	is := is.New(t)
+	out, _, code := runCLI(t, "--format", "json", "analyze-javascript-application", "testdata/jsapp/src")
+	is.Equal(code, 0)
+	file := filepath.Join(t.TempDir(), "app.json")
+	is.NoErr(os.WriteFile(file, []byte(out), 0o600))
+	out, errOut, code := runCLI(t, "--format", "json", "call", "inspect_analysis_view", `{"view":{"kind":"summary"}}`, "--evidence", "source=@"+file)
+	is.Equal(errOut, "")
+	is.Equal(code, 0)
+	var view struct {
+		NormalizedResult struct {
+			Kind            string `json:"kind"`
+			ParentOperation string `json:"parent_operation"`
+		} `json:"normalized_result"`
+	}
+	is.NoErr(json.Unmarshal([]byte(out), &view))
+	is.Equal(view.NormalizedResult.Kind, "summary")
+	is.Equal(view.NormalizedResult.ParentOperation, "analyze_javascript_application")
+}
