@@ -81,22 +81,31 @@ func (w *walker) useName(spec, name string) {
 // attachUses adds the collected names to each module's first import, in
 // the order they were first used, after the names the statement gave.
 func (w *walker) attachUses() {
+	if len(w.useOrder) == 0 {
+		return
+	}
+	// Each module's first import, found once: a bundle can hold thousands
+	// of imports and of used modules.
+	first := make(map[useKey]int, len(w.uses))
+	for i, im := range w.f.Imports {
+		k := useKey{im.Specifier, im.InModule}
+		if _, seen := first[k]; !seen && !im.Dynamic && usesNames(im.Kind) && w.uses[k] != nil {
+			first[k] = i
+		}
+	}
 	omitted := 0
 	for _, k := range w.useOrder {
-		u := w.uses[k]
-		for i := range w.f.Imports {
-			im := &w.f.Imports[i]
-			if im.Dynamic || im.Specifier != k.spec || im.InModule != k.inModule || !usesNames(im.Kind) {
-				continue
-			}
-			for _, n := range u.names {
-				if !slices.Contains(im.Names, n) {
-					im.Names = append(im.Names, n)
-				}
-			}
-			omitted += len(u.over)
-			break
+		i, ok := first[k]
+		if !ok {
+			continue
 		}
+		u, im := w.uses[k], &w.f.Imports[i]
+		for _, n := range u.names {
+			if !slices.Contains(im.Names, n) {
+				im.Names = append(im.Names, n)
+			}
+		}
+		omitted += len(u.over)
 	}
 	if omitted > 0 {
 		w.f.Limitations = append(w.f.Limitations, fmt.Sprintf("%d names read from imported modules beyond the first %d per module were not added to their imports' names.", omitted, maxUseNames))
