@@ -223,9 +223,7 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 		if partial != "" {
 			f.InsnsReason = partial
 		} else {
-			nameOf := func(a uint64) string { return names[a] }
-			f.Insns, f.Consts = normalize(ins, f.Start, f.End, nameOf, refFrom)
-			f.Targets = transferTargets(ins, f.Start, f.End, nameOf)
+			f.Insns, f.Consts, f.Targets = normalize(ins, f.Start, f.End, func(a uint64) string { return names[a] }, refFrom)
 			if f.Consts == nil {
 				f.Consts = []string{}
 			}

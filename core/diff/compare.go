@@ -62,12 +62,12 @@ type compareOptions struct {
 // renamed is insns with each target token put through symbol, or insns
 // itself when nothing changes.
 func renamed(side int, insns []string, targets []insnTarget, symbol func(int, uint64, string) string) []string {
-	out := insns
+	out, cloned := insns, false
 	for _, t := range targets {
 		if to := symbol(side, t.Addr, t.Token); to != t.Token && t.Index < len(out) {
 			if i := strings.LastIndex(out[t.Index], t.Token); i >= 0 {
-				if &out[0] == &insns[0] {
-					out = slices.Clone(insns)
+				if !cloned {
+					out, cloned = slices.Clone(insns), true
 				}
 				out[t.Index] = out[t.Index][:i] + to + out[t.Index][i+len(t.Token):]
 			}

@@ -104,11 +104,13 @@ func stableName(name string) string {
 // symbolic: a transfer inside the function names L, one outside names its
 // target ("sub" when unnamed), a RIP-relative
 // displacement is DISP, and an operand equal to a referenced address is
-// ADDR. What remains of the numbers are constants, returned apart.
-func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFrom map[uint64][]uint64) (text, consts []string) {
-	index := make(map[uint64]int, len(ins))
-	for k, in := range ins {
-		index[in.Addr] = k
+// ADDR. What remains of the numbers are constants, returned apart; targets
+// lists the lines that name a target outside the function, with the token
+// they name it by.
+func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFrom map[uint64][]uint64) (text, consts []string, targets []insnTarget) {
+	starts := make(map[uint64]bool, len(ins)) // the function's instruction starts
+	for _, in := range ins {
+		starts[in.Addr] = true
 	}
 	text = make([]string, 0, len(ins))
 	for _, in := range ins {
@@ -118,7 +120,7 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 		}
 		if isTransfer(in) {
 			var dst string
-			if _, ok := index[in.Target]; ok && in.Target >= start && in.Target < end {
+			if starts[in.Target] && in.Target >= start && in.Target < end {
 				// A jump inside the function is L, whatever instruction it
 				// reaches: an instruction added anywhere would renumber the
 				// jumps over it (a switch's every case jumps over the added
@@ -129,6 +131,7 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 				dst = "L?"
 			} else {
 				dst = stableName(nameOf(in.Target))
+				targets = append(targets, insnTarget{Index: len(text), Addr: in.Target, Token: dst})
 			}
 			if n := numberRe.FindStringIndex(ops); n != nil && !strings.Contains(ops, "[") {
 				ops = ops[:n[0]] + dst + ops[n[1]:]
@@ -212,7 +215,7 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 		}
 	}
 	slices.Sort(consts)
-	return text, consts
+	return text, consts, targets
 }
 
 // framePointerRe matches a memory operand based on the stack or frame
@@ -230,18 +233,6 @@ func adjustsStack(ops string) bool {
 // isTransfer reports an instruction whose target normalize names.
 func isTransfer(in insn) bool {
 	return in.HasTarget && (in.Flow == "call" || in.Flow == "jump" || in.Flow == "branch")
-}
-
-// transferTargets lists the instructions of normalize's text that name a
-// target outside the function, with the token they name it by.
-func transferTargets(ins []insn, start, end uint64, nameOf func(uint64) string) []insnTarget {
-	out := []insnTarget{}
-	for k, in := range ins {
-		if isTransfer(in) && (in.Target < start || in.Target >= end) {
-			out = append(out, insnTarget{Index: k, Addr: in.Target, Token: stableName(nameOf(in.Target))})
-		}
-	}
-	return out
 }
 
 // normMemo remembers the normalization of instructions without references

@@ -23,7 +23,7 @@ func TestNormalize(t *testing.T) {
 		{Addr: 0x101c, Mnemonic: "mov", Operands: "eax, dword ptr [rdi+0x10]", Flow: "next"},
 		{Addr: 0x101d, Mnemonic: "jmp", Operands: "0x1000", Flow: "jump", Target: 0x1000, HasTarget: true},
 	}
-	text, consts := normalize(ins, 0x1000, 0x1020, func(a uint64) string { return names[a] }, map[uint64][]uint64{0x1014: {0x402010}})
+	text, consts, targets := normalize(ins, 0x1000, 0x1020, func(a uint64) string { return names[a] }, map[uint64][]uint64{0x1014: {0x402010}})
 	is.Equal(text, []string{
 		"cmp dword ptr [rbp-0x4], 0x2a", // a frame offset is no constant
 		"jle L",                         // where a jump inside goes is the cfg's
@@ -38,6 +38,8 @@ func TestNormalize(t *testing.T) {
 		"jmp L",
 	})
 	is.Equal(consts, []string{"-0x5678", "0x10", "0x2a", "0x2a"}) // displacements are; scales are not
+	// The lines naming a target outside: call limit, call sub.
+	is.Equal(targets, []insnTarget{{Index: 3, Addr: 0x1139, Token: "limit"}, {Index: 4, Addr: 0x1200, Token: "sub"}})
 }
 
 func TestDimensionsNameTheirDifferences(t *testing.T) {
