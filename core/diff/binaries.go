@@ -28,9 +28,9 @@ type binSide struct {
 	symtab bool
 	names  map[string]bool
 	// strs are the binary's string values (nil when the provider lists
-	// none); data are its data sections' digests by name (data.go).
+	// none); data are its data sections' SHA-256 digests by name (data.go).
 	strs []string
-	data map[string]dataSection
+	data map[string]string
 }
 
 // maxFunctionInstructions bounds the instructions decoded per function.

@@ -19,17 +19,11 @@ import (
 // data sections (loaded, not executable, with bytes in the file, and not
 // loader or unwind metadata, which follow the code's layout).
 
-// dataSection is one data section's size and digest.
-type dataSection struct {
-	size   uint64
-	sha256 string
-}
-
 // maxDataSectionBytes bounds the bytes hashed per binary; a larger binary's
 // remaining sections are not compared (a limitation says so).
 const maxDataSectionBytes = 256 << 20
 
-// layoutSections are sections whose bytes follow the code's layout or the
+// layoutSection reports sections whose bytes follow the code's layout or the
 // loader's needs rather than the program's data.
 func layoutSection(name string) bool {
 	for _, p := range []string{".note", ".gnu", ".dyn", ".rela", ".rel.", ".got", ".plt", ".eh_frame", ".gcc_except_table",
@@ -60,7 +54,7 @@ func (s *binSide) readData(ctx context.Context, a ports.Analysis) error {
 		return nil // the analysis read it; a file gone since is a missing fact, not a failure
 	}
 	defer f.Close()
-	s.data = map[string]dataSection{}
+	s.data = map[string]string{}
 	budget := int64(maxDataSectionBytes)
 	for _, g := range segs {
 		// Start 0: not loaded (.symtab, .strtab, .comment), which names
@@ -79,7 +73,7 @@ func (s *binSide) readData(ctx context.Context, a ports.Analysis) error {
 		if _, err := io.Copy(h, io.NewSectionReader(f, int64(g.FileOffset), int64(g.FileSize))); err != nil {
 			return err
 		}
-		s.data[g.Name] = dataSection{size: g.FileSize, sha256: hex.EncodeToString(h.Sum(nil))}
+		s.data[g.Name] = hex.EncodeToString(h.Sum(nil))
 		if err := ctx.Err(); err != nil {
 			return err
 		}
