@@ -28,6 +28,12 @@ func demangled(name string) (string, bool) {
 	return s, true
 }
 
+// demangledMatches reports a mangled name whose demangled form matches.
+func demangledMatches(name string, match func(string) bool) bool {
+	d, ok := demangled(name)
+	return ok && match(d)
+}
+
 // qualifiedShape reports a search pattern that only a demangled name can
 // match (Sq::area, vector<int>, ~Widget, area() const). Other patterns
 // match the names as they are, so a search over a large binary does not

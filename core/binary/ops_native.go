@@ -580,9 +580,7 @@ func opSearchProcedures() *core.Operation {
 					items, names = append(items, it), append(names, p.Name)
 					continue
 				}
-				if match(it.Value) {
-					items, names = append(items, it), append(names, p.Name)
-				} else if d, ok := demangled(p.Name); qualified && ok && match(d) {
+				if match(it.Value) || qualified && demangledMatches(p.Name, match) {
 					items, names = append(items, it), append(names, p.Name)
 				}
 			}
