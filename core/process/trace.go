@@ -89,8 +89,11 @@ func (x *procIndex) name(p ports.Procedure) string {
 	if p.Name != "" {
 		return p.Name
 	}
-	return fmt.Sprintf("sub_%x", p.Address)
+	return subName(p.Address)
 }
+
+// subName is the name the tools give a procedure without one.
+func subName(addr uint64) string { return fmt.Sprintf("sub_%x", addr) }
 
 func (x *procIndex) procName(p ports.Procedure, ok bool) *TraceProcedure {
 	if !ok {
@@ -165,13 +168,12 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 	idx.analyst = c.AnalystNames(ctx)
 	for addr, n := range idx.analyst {
 		if p, ok := idx.containing(addr); ok && p.Address == addr {
-			p.Name = n
 			idx.byName[n] = p
 		}
 	}
 	for _, p := range idx.procs {
 		if p.Name == "" {
-			idx.byName[fmt.Sprintf("sub_%x", p.Address)] = p
+			idx.byName[subName(p.Address)] = p
 		}
 	}
 	var bps []ports.TraceBreakpoint
