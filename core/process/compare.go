@@ -371,7 +371,7 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 			if i < len(ri) {
 				b = ri[i]
 			}
-			if (i < len(lc)) == (i < len(rc)) && i < len(lc) && canon(lc[i]) == canon(rc[i]) {
+			if i < len(lc) && i < len(rc) && canon(lc[i]) == canon(rc[i]) {
 				continue
 			}
 			f := &found{dim: dim.name, index: i, min: 1 << 62, left: a, right: b}

@@ -10,7 +10,6 @@ import (
 	"rea/core"
 	"rea/core/standard"
 	"rea/ports"
-	"rea/ports/portstest"
 )
 
 // run is one scripted run of a program that echoes an input and answers:
@@ -71,25 +70,7 @@ func TestCompareProcessCapturesIgnoresChunksAndJitter(t *testing.T) {
 	otherAnswer := run{input: 1, frames: []ports.CaptureFrame{prompt, {AtMS: 100, Data: "rea\r\nhello bob\r\n"}, {AtMS: 150, Data: "done\r\n"}}}
 	beforeInput := run{input: 2, frames: []ports.CaptureFrame{prompt, {AtMS: 90, Data: "rea\r\nhello rea\r\n"}, {AtMS: 150, Data: "done\r\n"}}}
 	capt := &scriptedCapturer{runs: []run{oneChunk, twoChunks, otherAnswer, beforeInput}}
-	cat, err := core.Assemble(standard.Families()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := core.NewRegistry([]ports.Provider{portstest.NewFake()}, &core.RegistryOptions{Capturer: capt})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := core.NewSession(cat, reg, nil)
-	t.Cleanup(func() { s.Close(context.Background()) })
-	call := func(op string, args any) *core.Result {
-		t.Helper()
-		raw, _ := json.Marshal(args)
-		res, err := s.Call(context.Background(), op, raw, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", op, err)
-		}
-		return res
-	}
+	call := caller(t, standard.Families(), &core.RegistryOptions{Capturer: capt})
 	scenario := map[string]any{"executable": "/bin/sh", "events": []any{map[string]any{"type": "input", "at_ms": 100, "data": "rea\n"}}}
 	var caps []*core.Result
 	for range 4 {

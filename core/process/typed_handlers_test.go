@@ -2,7 +2,6 @@ package process_test
 
 import (
 	"context"
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,7 +10,6 @@ import (
 	"rea/core"
 	"rea/core/standard"
 	"rea/ports"
-	"rea/ports/portstest"
 )
 
 // fakeCapturer returns a small finished capture of the requested scenario.
@@ -67,25 +65,7 @@ func TestProcessHandlersReturnTheirResultTypes(t *testing.T) {
 			}
 		}
 	}
-	cat, err := core.Assemble(fams...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := core.NewRegistry([]ports.Provider{portstest.NewFake()}, &core.RegistryOptions{Capturer: fakeCapturer{}, Tracer: fakeTracer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := core.NewSession(cat, reg, nil)
-	t.Cleanup(func() { s.Close(context.Background()) })
-	call := func(op string, args any) *core.Result {
-		t.Helper()
-		raw, _ := json.Marshal(args)
-		res, err := s.Call(context.Background(), op, raw, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", op, err)
-		}
-		return res
-	}
+	call := caller(t, fams, &core.RegistryOptions{Capturer: fakeCapturer{}, Tracer: fakeTracer{}})
 	a := call("capture_process_scenario", map[string]any{"executable": "/bin/sh", "arguments": []string{"-c", "echo hello"}})
 	b := call("capture_process_scenario", map[string]any{"executable": "/bin/sh", "arguments": []string{"-c", "echo hello"},
 		"events": []any{map[string]any{"type": "input", "at_ms": 1, "data": "x\n"}}})
