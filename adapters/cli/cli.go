@@ -376,9 +376,10 @@ func (c *callCmd) Run(e *env) error {
 			if err != nil {
 				return err
 			}
-			// inspect_analysis_view's source takes inline Evidence in a
-			// wrapper, where other Evidence arguments take the record.
-			if rec, inline := v.(json.RawMessage); inline && c.Tool == "inspect_analysis_view" && name == "source" {
+			// An argument whose schema takes inline Evidence in a wrapper
+			// (inspect_analysis_view's source) gets the record wrapped;
+			// the others take the record itself.
+			if rec, inline := v.(json.RawMessage); inline && e.takesInlineWrapper(c.Tool, name) {
 				v = map[string]any{"kind": "inline", "evidence": rec}
 			}
 			m[name] = v
@@ -623,4 +624,33 @@ func commandNamed(args []string) string {
 		}
 	}
 	return named
+}
+
+// takesInlineWrapper reports an argument of tool whose schema has a
+// {"kind":"inline","evidence":...} form.
+func (e *env) takesInlineWrapper(tool, arg string) bool {
+	op, ok := e.opts.Catalog.Lookup(tool)
+	if !ok {
+		return false
+	}
+	var s struct {
+		Properties map[string]struct {
+			OneOf []struct {
+				Properties struct {
+					Kind struct {
+						Const string `json:"const"`
+					} `json:"kind"`
+				} `json:"properties"`
+			} `json:"oneOf"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(op.Input, &s) != nil {
+		return false
+	}
+	for _, alt := range s.Properties[arg].OneOf {
+		if alt.Properties.Kind.Const == "inline" {
+			return true
+		}
+	}
+	return false
 }
