@@ -64,8 +64,50 @@ func runBrowser(e *env, op string, args map[string]any, text func(io.Writer, map
 	if err := text(e.opts.Stdout, r); err != nil {
 		return err
 	}
+	writeCoverage(e.opts.Stdout, obj(r["completeness"]), arr(r["limitations"]))
 	fmt.Fprintf(e.opts.Stdout, "evidence: %s\n", res.Evidence.EvidenceID)
 	return nil
+}
+
+// coverageSections are a completeness record's section lists, in the order
+// its status ranks them.
+var coverageSections = []struct{ condition, field string }{
+	{"truncated", "truncated_sections"}, {"policy_filtered", "policy_filtered_sections"},
+	{"attach_limited", "attach_limited_sections"}, {"unavailable", "unavailable_sections"},
+}
+
+// conditions names every coverage condition of a completeness record: its
+// status alone ranks truncated above policy_filtered above attach_limited,
+// so a page that was both filtered and attached late would read as only
+// filtered.
+func conditions(comp map[string]any) string {
+	var out []string
+	for _, c := range arr(comp["conditions"]) {
+		out = append(out, str(c))
+	}
+	if len(out) == 0 {
+		return str(comp["status"])
+	}
+	return strings.Join(out, ", ")
+}
+
+// writeCoverage lists the sections each coverage condition touched and the
+// result's limitations, which the text renderings would otherwise drop: a
+// reader of the text must learn what was not observed as a reader of the
+// JSON does.
+func writeCoverage(w io.Writer, comp map[string]any, limitations []any) {
+	for _, s := range coverageSections {
+		var names []string
+		for _, n := range arr(comp[s.field]) {
+			names = append(names, str(n))
+		}
+		if len(names) > 0 {
+			fmt.Fprintf(w, "%s: %s\n", s.condition, strings.Join(names, ", "))
+		}
+	}
+	for _, l := range limitations {
+		fmt.Fprintf(w, "note: %s\n", str(l))
+	}
 }
 
 type listTargetsCmd struct {
@@ -129,7 +171,7 @@ func (c *inspectPageCmd) Run(e *env) error {
 		t := obj(r["target"])
 		fmt.Fprintf(w, "page: %s (%s)\n", str(t["url"]), oneLine(str(t["title"]), 60))
 		comp := obj(r["completeness"])
-		fmt.Fprintf(w, "completeness: %s\n", str(comp["status"]))
+		fmt.Fprintf(w, "completeness: %s\n", conditions(comp))
 		fmt.Fprintf(w, "frames: %d  dom nodes: %v  accessibility nodes: %v\n", len(arr(r["frames"])), obj(r["dom"])["total_nodes"], obj(r["accessibility"])["total_nodes"])
 		net := obj(r["network"])
 		fmt.Fprintf(w, "requests: %d  websocket frames: %d  console events: %d  workers: %d\n", len(arr(net["requests"])),
@@ -193,9 +235,6 @@ func (c *discoverWebMCPCmd) Run(e *env) error {
 			m := obj(t)
 			fmt.Fprintf(w, "  %s (%s) %s\n", str(m["name"]), str(m["declaration_kind"]), oneLine(str(m["description"]), 80))
 		}
-		for _, l := range arr(r["limitations"]) {
-			fmt.Fprintf(w, "note: %s\n", str(l))
-		}
 		return nil
 	})
 }
@@ -216,7 +255,7 @@ func (c *analyzeBundleCmd) Run(e *env) error {
 	}
 	return runBrowser(e, "analyze_web_bundle", args, func(w io.Writer, r map[string]any) error {
 		cp, obs := obj(r["capture"]), obj(r["observations"])
-		fmt.Fprintf(w, "page: %s  scripts analyzed: %v of %v  completeness: %s\n", str(cp["target_url"]), cp["scripts_analyzed"], cp["scripts_observed"], str(obj(r["completeness"])["status"]))
+		fmt.Fprintf(w, "page: %s  scripts analyzed: %v of %v  completeness: %s\n", str(cp["target_url"]), cp["scripts_analyzed"], cp["scripts_observed"], conditions(obj(r["completeness"])))
 		section := func(name string, items []any, line func(map[string]any) string) {
 			fmt.Fprintf(w, "%s: %d\n", name, len(items))
 			for _, it := range items {
@@ -332,7 +371,7 @@ func (c *captureScenarioCmd) Run(e *env) error {
 		return usageError{fmt.Errorf("scenario is not a JSON object: %w", err)}
 	}
 	return runBrowser(e, "capture_browser_scenario", args, func(w io.Writer, r map[string]any) error {
-		fmt.Fprintf(w, "scenario: %v ms, %s\n", r["duration_ms"], str(obj(r["completeness"])["status"]))
+		fmt.Fprintf(w, "scenario: %v ms, %s\n", r["duration_ms"], conditions(obj(r["completeness"])))
 		for _, s := range arr(r["steps"]) {
 			m := obj(s)
 			fmt.Fprintf(w, "  %v %-16s %-10s %-9s %s\n", m["step_index"], str(m["step_id"]), str(m["action"]), str(m["status"]), str(obj(m["after_url"])["url"]))

@@ -188,7 +188,7 @@ func (c *inspectElectronPageCmd) Run(e *env) error {
 	}
 	return runBrowser(e, "inspect_electron_page", args, func(w io.Writer, r map[string]any) error {
 		t := obj(r["target"])
-		fmt.Fprintf(w, "page: %s (%s)\ncompleteness: %s\n", str(t["file_path"]), str(t["target_id"]), str(obj(r["completeness"])["status"]))
+		fmt.Fprintf(w, "page: %s (%s)\ncompleteness: %s\n", str(t["file_path"]), str(t["target_id"]), conditions(obj(r["completeness"])))
 		fmt.Fprintf(w, "frames: %d, DOM nodes: %v, resources: %d, workers: %d\n", len(arr(r["frames"])), obj(r["dom"])["total_nodes"], len(arr(r["resources"])), len(arr(r["workers"])))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "SCRIPT\tLENGTH\tSHA256")

@@ -374,6 +374,10 @@ func TestLiveBrowserToolsOverMCPAndCLI(t *testing.T) {
 	out, _, code = runCLI(t, "inspect-web-page", ep, target, "--observation-ms", "100")
 	is.Equal(code, 0)
 	is.True(strings.Contains(out, "completeness:"))
+	// A late attach shows even when policy filtering ranks first in status.
+	is.True(strings.Contains(out, "completeness: attach_limited"))
+	is.True(strings.Contains(out, "\nattach_limited: ") && strings.Contains(out, "network_requests"))
+	is.True(strings.Contains(out, "\nnote: ")) // the limitations reach the text too
 	out, _, code = runCLI(t, "--format", "json", "inspect-web-page", ep, target, "--observation-ms", "100")
 	is.Equal(code, 0)
 	_, err := core.ParseEvidence([]byte(out))
