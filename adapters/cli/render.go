@@ -201,6 +201,9 @@ func outline(w io.Writer, v any, indent string) {
 			switch e := x[k].(type) {
 			case []any:
 				fmt.Fprintf(w, "%s%s (%d):\n", indent, k, len(e))
+				if k == "limitations" && notes(w, e, indent+"  ") {
+					continue
+				}
 			default:
 				fmt.Fprintf(w, "%s%s:\n", indent, k)
 			}
@@ -226,6 +229,25 @@ func outline(w io.Writer, v any, indent string) {
 		fmt.Fprintf(w, "%s%s\n", indent, scalar(v))
 	}
 }
+
+// notes prints a list of limitations whole: they say what was not observed
+// and how to get it (the advice often comes last), which a cell cut at 120
+// characters loses. It reports false when the list is not all strings.
+func notes(w io.Writer, l []any, indent string) bool {
+	for _, e := range l {
+		if !isString(e) {
+			return false
+		}
+	}
+	for _, e := range l {
+		fmt.Fprintf(w, "%s- %s\n", indent, truncate(e.(string), maxNote))
+	}
+	return true
+}
+
+// maxNote bounds one limitation in text: far above any rea writes, it only
+// stops a provider's runaway string.
+const maxNote = 2000
 
 // table prints a list of flat records as columns; it reports false when
 // the list is not one.

@@ -30,3 +30,18 @@ func TestTableColumnOrder(t *testing.T) {
 		}
 	}
 }
+
+// Limitations print whole in the outline: the advice at the end of a long
+// one ("or call again with detail complete") is what a reader acts on.
+func TestOutlineKeepsLimitationsWhole(t *testing.T) {
+	long := "Concise dossier: " + strings.Repeat("each collection holds at most its first items; ", 4) + `or call again with "detail":"complete".`
+	var b bytes.Buffer
+	outline(&b, map[string]any{"name": strings.Repeat("x", 200), "limitations": []any{long, "short"}}, "")
+	out := b.String()
+	if !strings.Contains(out, "  - "+long+"\n") || !strings.Contains(out, "  - short\n") {
+		t.Fatalf("limitations cut:\n%s", out)
+	}
+	if strings.Contains(out, strings.Repeat("x", 200)) {
+		t.Fatalf("other cells are still bounded:\n%s", out)
+	}
+}
