@@ -165,6 +165,22 @@ func compareSideOf(op, name string, ev *core.Evidence) (*compareSide, error) {
 	return s, nil
 }
 
+// entryAspects lists what differs between two readable entries of the same
+// kind that are not directories.
+func entryAspects(l, r Entry) []string {
+	aspects := []string{}
+	if *l.SHA256 != *r.SHA256 {
+		aspects = append(aspects, "content")
+	}
+	if *l.Size != *r.Size || l.Executable != r.Executable || *l.Kind != *r.Kind || *l.Format != *r.Format {
+		aspects = append(aspects, "metadata")
+	}
+	if !slices.Equal(l.Relations, r.Relations) {
+		aspects = append(aspects, "relations")
+	}
+	return aspects
+}
+
 func strictDecode(raw json.RawMessage, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -204,8 +220,10 @@ type CompareArtifactsResult struct {
 }
 
 // compareArtifacts classifies every logical path of either side.
-// Directories are compared for presence and kind only (their content IDs
-// change with anything beneath them, which the entries themselves report).
+// A directory on both sides is changed (aspect content) when anything
+// beneath it differs, and unchanged otherwise: its content ID changes with
+// anything beneath it, and counting it unchanged then would read as if
+// nothing under it had.
 // A contradiction on either side is never "unchanged"; an unreadable entry
 // is "unknown"; an incomplete side makes the status "incomplete", never
 // "equal".
@@ -220,6 +238,33 @@ func compareArtifacts(ctx context.Context, left, right *compareSide, maxDiffs in
 		}
 	}
 	slices.Sort(paths)
+	// What lies beneath each directory: every ancestor of a path that
+	// differs by itself (a directory does only in presence or kind) holds a
+	// change, and every ancestor of an entry whose bytes could not be
+	// compared holds an unknown.
+	changedBelow, unknownBelow := map[string]bool{}, map[string]bool{}
+	for _, p := range paths {
+		l, lok := left.views[p]
+		r, rok := right.views[p]
+		below := changedBelow
+		switch {
+		case lok && rok && l.HashStatus != hashMismatched && r.HashStatus != hashMismatched && l.EntryKind == r.EntryKind:
+			if l.EntryKind == "directory" {
+				continue
+			}
+			if l.SHA256 == nil || r.SHA256 == nil {
+				below = unknownBelow
+			} else if len(entryAspects(l, r)) == 0 {
+				continue
+			}
+		}
+		for a := path.Dir(p); p != "." && !below[a]; a = path.Dir(a) {
+			below[a] = true
+			if a == "." {
+				break
+			}
+		}
+	}
 	res := &CompareArtifactsResult{Left: left.CompareArtifactsResultLeft, Right: right.CompareArtifactsResultLeft, Differences: []CompareArtifactsResultDifference{}, Limitations: []string{}}
 	for i, p := range paths {
 		if i%1000 == 0 {
@@ -252,6 +297,12 @@ func compareArtifacts(ctx context.Context, left, right *compareSide, maxDiffs in
 		case l.EntryKind != r.EntryKind:
 			d.Classification, d.Aspects = "changed", []string{"entry_kind"}
 			res.Counts.Changed++
+		case l.EntryKind == "directory" && changedBelow[p]:
+			d.Classification, d.Aspects = "changed", []string{"content"}
+			res.Counts.Changed++
+		case l.EntryKind == "directory" && unknownBelow[p]:
+			d.Classification, d.Aspects = "unknown", []string{"content"}
+			res.Counts.Unknown++
 		case l.EntryKind == "directory":
 			res.Counts.Unchanged++
 			continue
@@ -259,15 +310,7 @@ func compareArtifacts(ctx context.Context, left, right *compareSide, maxDiffs in
 			d.Classification, d.Aspects = "unknown", []string{"content"}
 			res.Counts.Unknown++
 		default:
-			if *l.SHA256 != *r.SHA256 {
-				d.Aspects = append(d.Aspects, "content")
-			}
-			if *l.Size != *r.Size || l.Executable != r.Executable || *l.Kind != *r.Kind || *l.Format != *r.Format {
-				d.Aspects = append(d.Aspects, "metadata")
-			}
-			if !slices.Equal(l.Relations, r.Relations) {
-				d.Aspects = append(d.Aspects, "relations")
-			}
+			d.Aspects = entryAspects(l, r)
 			if len(d.Aspects) == 0 {
 				res.Counts.Unchanged++
 				continue

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/matryer/is"
@@ -85,7 +86,10 @@ func TestCompareArtifacts(t *testing.T) {
 	_, listed := d["same.txt"]
 	is.True(!listed)
 	counts := r["counts"].(map[string]any)
-	is.Equal(counts["unchanged"].(float64) >= 2, true) // same.txt and the root directory
+	is.Equal(counts["unchanged"], float64(1)) // same.txt
+	// The root holds the changes, so it is changed too, not unchanged.
+	is.Equal(d["."].Classification, "changed")
+	is.Equal(d["."].Aspects, []string{"content"})
 	is.Equal(cev.Confidence, core.ConfidenceDerived)
 	is.Equal(len(cev.EvidenceLinks), 2)
 
@@ -201,4 +205,32 @@ func TestArtifactOperationsUseTheOpenTarget(t *testing.T) {
 	_, _, e := artCall(t, s, context.Background(), "inventory_artifact", map[string]any{})
 	is.Equal(e.Code, core.CodeTargetUnavailable)
 	is.Equal(e.Details["reason"], "no_target")
+}
+
+// A directory is unchanged only when nothing beneath it differs: one whose
+// file changed is changed, one whose file could not be read is unknown, and
+// an untouched sibling stays unchanged.
+func TestCompareArtifactsDirectoriesFollowTheirContents(t *testing.T) {
+	is := is.New(t)
+	s := artSession(t)
+	tree := func(v string) string {
+		dir := writeTree(t, t.TempDir(), node{path: "sub/deep/f.txt", data: v}, node{path: "same/g.txt", data: "g"}, node{path: "pipes/keep.txt", data: "k"})
+		is.NoErr(syscall.Mkfifo(filepath.Join(dir, "pipes", "fifo"), 0o644))
+		return dir
+	}
+	_, lev := mustCall(t, s, "inventory_artifact", map[string]any{"path": tree("v1")})
+	_, rev := mustCall(t, s, "inventory_artifact", map[string]any{"path": tree("v2")})
+	r, _ := mustCall(t, s, "compare_artifacts", map[string]any{"left": ref(lev), "right": ref(rev)})
+	d := differences(t, r)
+	for _, p := range []string{".", "sub", "sub/deep", "sub/deep/f.txt"} {
+		is.Equal(d[p].Classification, "changed")
+		is.Equal(d[p].Aspects, []string{"content"})
+	}
+	is.Equal(d["pipes"].Classification, "unknown") // its fifo was not read
+	_, listed := d["same"]
+	is.True(!listed)
+	counts := r["counts"].(map[string]any)
+	is.Equal(counts["unchanged"], float64(3)) // same, same/g.txt and pipes/keep.txt
+	is.Equal(counts["changed"], float64(4))
+	is.Equal(counts["unknown"], float64(2)) // pipes and pipes/fifo
 }
