@@ -349,7 +349,7 @@ func (c *catalogCmd) Run(e *env) error {
 type callCmd struct {
 	Tool      string   `arg:"" help:"Operation name (see rea tools and rea tools NAME)."`
 	Arguments string   `arg:"" optional:"" default:"{}" help:"Arguments: one JSON object, @FILE for a file holding it, or - for standard input."`
-	Target    string   `help:"Open this file with open_binary before the call."`
+	Target    string   `help:"Open this file with open_binary before the call (a directory becomes the path of an artifact or application tool)."`
 	Evidence  []string `sep:"none" placeholder:"NAME=SOURCE" help:"Set argument NAME to Evidence read from @FILE, @BUNDLE#ev_ID (a bundle record) or - (repeatable)."`
 }
 
@@ -388,7 +388,21 @@ func (c *callCmd) Run(e *env) error {
 			return err
 		}
 	}
-	if c.Target != "" {
+	switch {
+	case c.Target != "" && e.pathTarget(c.Tool, c.Target):
+		var m map[string]any
+		if err := json.Unmarshal(args, &m); err != nil || m == nil {
+			return core.InvalidRequest(c.Tool, core.Issue{Path: []any{}, Reason: core.ReasonInvalidType,
+				Message: "--target with a directory needs the arguments to be one JSON object", Expected: "object"})
+		}
+		if _, given := m["path"]; given {
+			return usageError{fmt.Errorf("--target %s and the argument path both name what %s reads; give one", c.Target, c.Tool)}
+		}
+		m["path"] = c.Target
+		if args, err = json.Marshal(m); err != nil {
+			return err
+		}
+	case c.Target != "":
 		if _, err := e.open(s, c.Target); err != nil {
 			return err
 		}
@@ -628,6 +642,28 @@ func commandNamed(args []string) string {
 
 // takesInlineWrapper reports an argument of tool whose schema has a
 // {"kind":"inline","evidence":...} form.
+// pathTarget reports whether --target names a directory for a tool that
+// reads what it analyzes from its path argument (the artifact tools and
+// analyze_javascript_application): open_binary opens files only, so the
+// directory is given to the tool as its path instead.
+func (e *env) pathTarget(tool, target string) bool {
+	if st, err := os.Stat(target); err != nil || !st.IsDir() {
+		return false
+	}
+	op, ok := e.opts.Catalog.Lookup(tool)
+	if !ok || op.Kind != core.KindArtifactProvider && op.Kind != core.KindApplication {
+		return false
+	}
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(op.Input, &s) != nil {
+		return false
+	}
+	_, ok = s.Properties["path"]
+	return ok
+}
+
 func (e *env) takesInlineWrapper(tool, arg string) bool {
 	op, ok := e.opts.Catalog.Lookup(tool)
 	if !ok {

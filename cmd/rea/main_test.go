@@ -1087,3 +1087,28 @@ func mustStat(t *testing.T, p string) int64 {
 	}
 	return st.Size()
 }
+
+// --target with a directory feeds the artifact tools' path (open_binary
+// opens files only), so the catalog's first example, '{}', works; a path
+// given twice is refused, and a binary tool still says why a directory
+// will not do.
+func TestCLICallTargetDirectory(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	is.NoErr(os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello"), 0o644))
+	out, errOut, code := runCLI(t, "--format", "json", "call", "--target", dir, "inventory_artifact", `{}`)
+	is.Equal(code, 0)
+	_ = errOut
+	ev, err := core.ParseEvidence([]byte(out))
+	is.NoErr(err)
+	is.Equal(ev.Operation, "inventory_artifact")
+	is.True(strings.Contains(string(ev.NormalizedResult), `"logical_path":"a.txt"`))
+
+	_, errOut, code = runCLI(t, "call", "--target", dir, "inventory_artifact", `{"path":"`+dir+`"}`)
+	is.True(code != 0)
+	is.True(strings.Contains(errOut, "give one"))
+
+	_, errOut, code = runCLI(t, "call", "--target", dir, "list_procedures", `{}`)
+	is.True(code != 0)
+	is.True(strings.Contains(errOut, "is a directory"))
+}
