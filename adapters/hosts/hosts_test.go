@@ -508,6 +508,7 @@ func TestDetectAndUnknownClient(t *testing.T) {
 
 	_, err = hosts.PlanSetup(h.env, hosts.Entry{Command: "/usr/bin/node"}, nil)
 	is.True(errors.Is(err, hosts.ErrNotRea))
+	is.True(strings.Contains(err.Error(), "ln -s")) // it says how to proceed
 
 	// A home that does not exist: nothing detected, nothing planned.
 	gone := hosts.Env{Home: filepath.Join(h.env.Home, "missing"), GOOS: "linux"}

@@ -69,7 +69,8 @@ var ErrBlocked = errors.New("hosts: the plan is blocked by an invalid registrati
 
 // ErrNotRea: the Entry to register is not an absolute path to a binary
 // named rea, so rea could not recognise the entry as its own afterwards.
-var ErrNotRea = errors.New("hosts: the command to register must be an absolute path ending in /rea")
+var ErrNotRea = errors.New("hosts: the command to register must be an absolute path ending in /rea, the name rea knows its own entries by; " +
+	"install or link the binary as rea in a directory on PATH (for example ln -s \"$PWD/rea-linux-amd64\" ~/.local/bin/rea) and run rea setup")
 
 // SetupOptions selects what PlanSetup plans.
 type SetupOptions struct {
