@@ -99,6 +99,30 @@ type ContainerEntry struct {
 	DeclaredSHA256 string
 }
 
+// EntryRejecter is a Container that opened although some entries it
+// declares cannot be offered by path: a name that is unsafe as a relative
+// path (absolute, "..", a backslash, NUL, invalid UTF-8, an empty or "."
+// component), a name two entries share, or a file's name that other
+// entries use as a directory. A reverse engineer needs the rest of such an
+// archive (a zip-slip sample, an APK with duplicate entries) and the names
+// themselves; extracting them by name would be unsafe or ambiguous. Rejected
+// entries are not in Entries and Open fails for them. Core type-asserts it.
+type EntryRejecter interface {
+	// Rejected lists the entries left out, in the order the container
+	// declares them.
+	Rejected() []RejectedEntry
+}
+
+// RejectedEntry is one entry a container left out of Entries.
+type RejectedEntry struct {
+	Name           string // as declared: untrusted, quote it when shown
+	Index          int    // its position among the entries declared, from 0 (what tells two copies of a name apart)
+	Reason         string // absolute, dot-dot, dot, empty, backslash, nul, utf8, duplicate, file-as-directory, link-utf8 (a link's target)
+	Kind           EntryKind
+	Size           int64 // declared uncompressed size of a file; 0 otherwise
+	CompressedSize int64 // stored size when the format compresses; -1 when not applicable
+}
+
 // Container failure reasons (ContainerError.Reason).
 const (
 	ContainerFormat      = "format"      // the container's structure is malformed

@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"rea/core"
@@ -127,6 +129,10 @@ func (c *extractArtifactCmd) Run(e *env) error {
 // inventorySummary is what the text of rea inventory shows of the result:
 // the manifest, the contradictions, and counts over the occurrences.
 type inventorySummary struct {
+	// LeftOut are the occurrence limitations naming entries a container
+	// left out for unsafe or ambiguous names, each after its container's
+	// logical path: those entries are in no occurrence.
+	LeftOut  [][2]string
 	Manifest struct {
 		RootFormat      string `json:"root_format"`
 		RootSHA256      string `json:"root_sha256"`
@@ -205,7 +211,7 @@ func decodeInventory(raw []byte, r *inventorySummary) error {
 	total := 0
 	walkOccs := func(rest []byte) (int, error) {
 		return scanNullOr(rest, '[', func(_, rest []byte) (int, error) {
-			var id []byte
+			var id, lp, lims []byte
 			var root, file, verified bool
 			end, err := scanMembers(rest, '{', func(k, rest []byte) (int, error) {
 				return scanField(rest, func(v []byte) (err error) {
@@ -214,7 +220,12 @@ func decodeInventory(raw []byte, r *inventorySummary) error {
 						if string(v) != "null" {
 							id = v
 						}
+					case isKey(k, "limitations"):
+						if bytes.Contains(v, leftOutMark) {
+							lims = v
+						}
 					case isKey(k, "logical_path"):
+						lp = v
 						root, err = stringIs(v, ".")
 					case isKey(k, "entry_kind"):
 						file, err = stringIs(v, "file")
@@ -226,6 +237,21 @@ func decodeInventory(raw []byte, r *inventorySummary) error {
 			})
 			if err != nil {
 				return 0, err
+			}
+			if lims != nil {
+				var path string
+				var ls []string
+				if err := json.Unmarshal(lp, &path); err != nil {
+					return 0, err
+				}
+				if err := json.Unmarshal(lims, &ls); err != nil {
+					return 0, err
+				}
+				for _, l := range ls {
+					if strings.Contains(l, string(leftOutMark)) {
+						r.LeftOut = append(r.LeftOut, [2]string{path, l})
+					}
+				}
 			}
 			total++
 			c := &all
@@ -302,6 +328,10 @@ func decodeInventory(raw []byte, r *inventorySummary) error {
 	return nil
 }
 
+// leftOutMark is in the occurrence limitation core/artifact writes for
+// each entry a container left out, and in no other.
+var leftOutMark = []byte(") was left out: ")
+
 func writeInventory(w io.Writer, p string, ev *core.Evidence) error {
 	var r inventorySummary
 	if err := decodeInventory(ev.NormalizedResult, &r); err != nil {
@@ -332,6 +362,14 @@ func writeInventory(w io.Writer, p string, ev *core.Evidence) error {
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for _, k := range names {
 			fmt.Fprintf(tw, "  %s\t%d\n", k, kinds[k])
+		}
+		tw.Flush()
+	}
+	if len(r.LeftOut) > 0 {
+		fmt.Fprintf(w, "\nLeft out (unsafe or ambiguous names)\n")
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, l := range r.LeftOut {
+			fmt.Fprintf(tw, "  %s\t%s\n", l[0], l[1])
 		}
 		tw.Flush()
 	}

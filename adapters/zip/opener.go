@@ -37,7 +37,7 @@ func (Opener) OpenContainer(ctx context.Context, req ports.ContainerRequest) (po
 	}
 	l := req.Limits
 	r, err := NewReader(req.ReaderAt, req.Size, &Options{MaxEntries: l.MaxEntries, MaxEntryBytes: l.MaxEntryBytes,
-		MaxTotalBytes: l.MaxTotalBytes, MaxCompressionRatio: l.MaxCompressionRatio, MaxPathBytes: l.MaxPathBytes})
+		MaxTotalBytes: l.MaxTotalBytes, MaxCompressionRatio: l.MaxCompressionRatio, MaxPathBytes: l.MaxPathBytes, SkipUnsafeNames: true})
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
@@ -25,6 +26,10 @@ type Options struct {
 	MaxTotalBytes       int64 // all entries' uncompressed bytes, default 16 GiB
 	MaxCompressionRatio int64 // uncompressed / compressed bytes of one entry, default 1000
 	MaxPathBytes        int   // length of an entry name, default 4096
+	// SkipUnsafeNames leaves entries with unsafe, duplicate or
+	// file-as-directory names out of Entries and lists them in Rejected,
+	// instead of failing the whole archive with a NameError.
+	SkipUnsafeNames bool
 }
 
 func (o *Options) withDefaults() Options {
@@ -78,13 +83,14 @@ func (e *LimitError) Error() string {
 
 // Reader is an open ZIP archive. It is safe for concurrent use.
 type Reader struct {
-	z       *stdzip.Reader
-	opts    Options
-	entries []ports.ContainerEntry
-	files   map[string]*stdzip.File
-	read    atomic.Int64 // uncompressed bytes yielded by every Open
-	closer  io.Closer
-	release func() // the memory reservation of the index (Opener), or nil
+	z        *stdzip.Reader
+	opts     Options
+	entries  []ports.ContainerEntry
+	rejected []ports.RejectedEntry // with SkipUnsafeNames
+	files    map[string]*stdzip.File
+	read     atomic.Int64 // uncompressed bytes yielded by every Open
+	closer   io.Closer
+	release  func() // the memory reservation of the index (Opener), or nil
 }
 
 // indexBytes estimates what the reader holds per entry: archive/zip's File,
@@ -114,14 +120,28 @@ func NewReader(ra io.ReaderAt, size int64, opts *Options) (*Reader, error) {
 	}
 	r := &Reader{z: z, opts: o, files: make(map[string]*stdzip.File, len(z.File))}
 	kinds := map[string]ports.EntryKind{}
+	// A name two entries share is ambiguous (tools disagree on which one
+	// wins): when skipping, every copy is left out.
+	var shared map[string]bool
+	if o.SkipUnsafeNames {
+		shared = sharedNames(z.File)
+	}
 	var total int64
-	for _, f := range z.File {
+	for i, f := range z.File {
 		name, isDir := strings.CutSuffix(f.Name, "/")
 		if len(f.Name) > o.MaxPathBytes {
 			return nil, limitErr(&LimitError{Limit: "max_path_bytes", Name: f.Name, Value: int64(len(f.Name)), Max: int64(o.MaxPathBytes)})
 		}
-		if reason := checkName(name); reason != "" {
-			return nil, nameErr(f.Name, reason)
+		reason := checkName(name)
+		if reason == "" && shared[name] {
+			reason = "duplicate"
+		}
+		if reason != "" {
+			if !o.SkipUnsafeNames {
+				return nil, nameErr(f.Name, reason)
+			}
+			r.reject(f, i, reason)
+			continue
 		}
 		mode := f.Mode()
 		e := ports.ContainerEntry{Path: name, Kind: ports.EntryFile, CompressedSize: int64(f.CompressedSize64),
@@ -163,24 +183,54 @@ func NewReader(ra io.ReaderAt, size int64, opts *Options) (*Reader, error) {
 	}
 	// A path used both as a file and as a parent directory cannot be
 	// materialized.
+	var asDir map[string]bool
 	for name := range kinds {
 		for p := parent(name); p != ""; p = parent(p) {
 			if k, ok := kinds[p]; ok && k != ports.EntryDirectory {
-				return nil, nameErr(p, "file-as-directory")
+				if !o.SkipUnsafeNames {
+					return nil, nameErr(p, "file-as-directory")
+				}
+				if asDir == nil {
+					asDir = map[string]bool{}
+				}
+				asDir[p] = true
 			}
 		}
 	}
-	for i := range r.entries {
-		e := &r.entries[i]
-		if e.Kind != ports.EntrySymlink {
-			continue
+	if asDir != nil {
+		// The file is left out; the entries beneath the name keep it as
+		// their (implicit) directory.
+		kept := r.entries[:0]
+		for _, e := range r.entries {
+			if asDir[e.Path] {
+				r.reject(r.files[e.Path], slices.Index(z.File, r.files[e.Path]), "file-as-directory")
+				delete(r.files, e.Path)
+				continue
+			}
+			kept = append(kept, e)
 		}
-		target, err := r.readLink(r.files[e.Path])
-		if err != nil {
-			return nil, err
-		}
-		e.Link = target
+		r.entries = kept
 	}
+	kept := r.entries[:0]
+	for _, e := range r.entries {
+		if e.Kind == ports.EntrySymlink {
+			target, err := r.readLink(r.files[e.Path])
+			var ne *NameError
+			if err != nil && o.SkipUnsafeNames && errors.As(err, &ne) {
+				// A link whose target is not text is left out as a bad
+				// name is: what it points at cannot be recorded.
+				r.reject(r.files[e.Path], slices.Index(z.File, r.files[e.Path]), "link-"+ne.Reason)
+				delete(r.files, e.Path)
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			e.Link = target
+		}
+		kept = append(kept, e)
+	}
+	r.entries = kept
 	return r, nil
 }
 
@@ -204,8 +254,43 @@ func Open(name string, opts *Options) (*Reader, error) {
 	return r, nil
 }
 
-// Entries lists every entry in central-directory order.
+// Entries lists every entry in central-directory order (with
+// SkipUnsafeNames, those not rejected).
 func (r *Reader) Entries() []ports.ContainerEntry { return r.entries }
+
+// Rejected lists the entries SkipUnsafeNames left out, in central-directory
+// order except that files used as directories come last.
+func (r *Reader) Rejected() []ports.RejectedEntry { return r.rejected }
+
+func (r *Reader) reject(f *stdzip.File, index int, reason string) {
+	e := ports.RejectedEntry{Name: f.Name, Index: index, Reason: reason, Kind: ports.EntryFile, Size: clamp(f.UncompressedSize64), CompressedSize: clamp(f.CompressedSize64)}
+	switch mode := f.Mode(); {
+	case strings.HasSuffix(f.Name, "/") || mode.IsDir():
+		e.Kind, e.Size, e.CompressedSize = ports.EntryDirectory, 0, -1
+	case mode&fs.ModeSymlink != 0:
+		e.Kind = ports.EntrySymlink
+	}
+	r.rejected = append(r.rejected, e)
+}
+
+// sharedNames are the names more than one entry declares, a directory
+// listed twice apart.
+func sharedNames(files []*stdzip.File) map[string]bool {
+	seen := make(map[string]bool, len(files)) // name -> declared as a file (or link)
+	var shared map[string]bool
+	for _, f := range files {
+		name, isDir := strings.CutSuffix(f.Name, "/")
+		file := !isDir && !f.Mode().IsDir()
+		if wasFile, ok := seen[name]; ok && (file || wasFile) {
+			if shared == nil {
+				shared = map[string]bool{}
+			}
+			shared[name] = true
+		}
+		seen[name] = seen[name] || file
+	}
+	return shared
+}
 
 // Close closes the file opened by Open.
 func (r *Reader) Close() error {

@@ -1,6 +1,7 @@
 package zip_test
 
 import (
+	stdzip "archive/zip"
 	"bytes"
 	"context"
 	"errors"
@@ -250,4 +251,72 @@ func TestOpener(t *testing.T) {
 	got, _ := io.ReadAll(rc)
 	rc.Close()
 	is.Equal(string(got), "dex\n035")
+}
+
+// With SkipUnsafeNames (what the Opener sets), every archive the strict
+// reader refuses for a name opens: the entry is listed in Rejected with the
+// reason the strict reader gives, left out of Entries, and cannot be
+// opened; the other entries are intact.
+func TestSkipUnsafeNames(t *testing.T) {
+	for name, c := range badCases(t) {
+		if c.reason != ports.ContainerPath {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			is := is.New(t)
+			data := append([]byte(nil), c.data...)
+			// One safe file after the hostile ones.
+			data = appendMember(t, data, member{name: "ok.txt", data: []byte("fine")})
+			r, err := zip.NewReader(bytes.NewReader(data), int64(len(data)), &zip.Options{SkipUnsafeNames: true})
+			is.NoErr(err)
+			rej := r.Rejected()
+			is.True(len(rej) > 0)
+			for _, e := range rej {
+				is.True(strings.HasSuffix(e.Reason, c.detail)) // "utf8" for a link's target is "link-utf8"
+				for _, ok := range r.Entries() {
+					is.True(ok.Path != strings.TrimSuffix(e.Name, "/"))
+				}
+				_, err := r.Open(t.Context(), e.Name)
+				is.True(err != nil)
+			}
+			got, err := readAll(t, r, "ok.txt")
+			is.NoErr(err)
+			is.Equal(string(got), "fine")
+		})
+	}
+	// Both copies of a shared name are left out, each with its index.
+	is := is.New(t)
+	data := build(t, member{name: "a", data: []byte("x")}, member{name: "keep", data: []byte("k")}, member{name: "a", data: []byte("yy")})
+	r, err := zip.NewReader(bytes.NewReader(data), int64(len(data)), &zip.Options{SkipUnsafeNames: true})
+	is.NoErr(err)
+	is.Equal(r.Rejected(), []ports.RejectedEntry{
+		{Name: "a", Index: 0, Reason: "duplicate", Kind: ports.EntryFile, Size: 1, CompressedSize: r.Rejected()[0].CompressedSize},
+		{Name: "a", Index: 2, Reason: "duplicate", Kind: ports.EntryFile, Size: 2, CompressedSize: r.Rejected()[1].CompressedSize},
+	})
+	is.Equal(len(r.Entries()), 1)
+	is.Equal(r.Entries()[0].Path, "keep")
+}
+
+// appendMember copies an archive built by build, names as written, and
+// adds m.
+func appendMember(t *testing.T, data []byte, m member) []byte {
+	t.Helper()
+	z, err := stdzip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil && !errors.Is(err, stdzip.ErrInsecurePath) {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w := stdzip.NewWriter(&buf)
+	for _, f := range z.File {
+		if err := w.Copy(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fw, err := w.Create(m.name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw.Write(m.data)
+	w.Close()
+	return buf.Bytes()
 }

@@ -284,6 +284,7 @@ type Item struct {
 	limits   []string // occurrence limitations
 	class    artClass
 	opaque   string // why a recognised container was not expanded
+	rejected int    // entries the container left out (noteRejected)
 	nested   *artBox
 	Mismatch bool
 
@@ -605,6 +606,9 @@ func (b *graphBuilder) openBox(ctx context.Context, o ports.ContainerOpener, for
 
 // addEntries adds a container's entries under its item.
 func (b *graphBuilder) addEntries(bx *artBox, prefix string) error {
+	if rj, ok := bx.c.(ports.EntryRejecter); ok {
+		noteRejected(bx.item, rj.Rejected())
+	}
 	entries := slices.Clone(bx.c.Entries())
 	slices.SortFunc(entries, func(a, c ports.ContainerEntry) int { return strings.Compare(a.Path, c.Path) })
 	if len(b.byPath) < len(entries) {
@@ -641,6 +645,60 @@ func (b *graphBuilder) addEntries(bx *artBox, prefix string) error {
 		}
 	}
 	return nil
+}
+
+// maxRejectedListed bounds the entries one container's occurrence names as
+// left out; the rest are counted.
+const maxRejectedListed = 20
+
+// rejectedWhy says why a container left an entry out (ports.RejectedEntry).
+var rejectedWhy = map[string]string{
+	"dot-dot":           "its name climbs out of the archive (..)",
+	"absolute":          "its name is an absolute path",
+	"backslash":         "its name holds a backslash",
+	"nul":               "its name holds a NUL byte",
+	"utf8":              "its name is not valid UTF-8",
+	"empty":             "its name has an empty component",
+	"dot":               "its name has a . component",
+	"duplicate":         "another entry declares the same name, and tools disagree on which one wins",
+	"file-as-directory": "other entries use its name as a directory",
+	"link-utf8":         "it is a symbolic link whose target is not valid UTF-8 text",
+}
+
+// noteRejected records on a container's occurrence the entries it left out
+// of its listing, by their names as declared: they are in no occurrence
+// (their paths are unsafe or ambiguous), so this is where an analyst learns
+// of them.
+func noteRejected(it *Item, rejected []ports.RejectedEntry) {
+	it.rejected = len(rejected)
+	for i, e := range rejected {
+		if i == maxRejectedListed {
+			it.limits = append(it.limits, fmt.Sprintf("%d more entries were left out for unsafe or ambiguous names.", len(rejected)-i))
+			break
+		}
+		why := cmp.Or(rejectedWhy[e.Reason], "its name is unsafe ("+e.Reason+")")
+		size := ""
+		if e.Kind == ports.EntryFile {
+			size = fmt.Sprintf(", %d bytes", e.Size)
+		}
+		it.limits = append(it.limits, fmt.Sprintf("Entry %q (%s%s, entry %d as declared) was left out: %s; its bytes were not read.", e.Name, e.Kind, size, e.Index, why))
+	}
+}
+
+// leftOut is the limitation that counts the entries containers left out
+// (noteRejected), followed by and, or "" when there are none.
+func leftOut(items []*Item, and string) string {
+	n, boxes := 0, 0
+	for _, it := range items {
+		if it.rejected > 0 {
+			n += it.rejected
+			boxes++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d entr(ies) of %d container(s) were left out for unsafe or ambiguous names (zip-slip paths, duplicates)%s; their containers' occurrence limitations name them.", n, boxes, and)
 }
 
 // checkTotal fails with max_total_bytes before any byte of items is read
@@ -1385,6 +1443,9 @@ func (b *graphBuilder) seal() (*Graph, error) {
 	}
 	if unavailable > 0 {
 		g.Limitations = append(g.Limitations, fmt.Sprintf("%d file(s) could not be read (encrypted or not regular); their hash_status is unavailable.", unavailable))
+	}
+	if l := leftOut(sorted, ""); l != "" {
+		g.Limitations = append(g.Limitations, l)
 	}
 	if b.req.ResultOnly && !b.req.KeepOpen {
 		// Nothing reads the graph's items again: let them go before the

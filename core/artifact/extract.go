@@ -255,6 +255,9 @@ feed:
 		res.Limitations = append(res.Limitations, fmt.Sprintf("%d integrity contradiction(s) were recorded; mismatched content is observed-untrusted.", n),
 			"The observed bytes of contradicted entries were written as found.")
 	}
+	if l := leftOut(g.Items, " and not extracted"); l != "" {
+		res.Limitations = append(res.Limitations, l)
+	}
 	return res, nil
 }
 
