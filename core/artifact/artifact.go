@@ -285,6 +285,7 @@ type Item struct {
 	class    artClass
 	opaque   string // why a recognised container was not expanded
 	rejected int    // entries the container left out (noteRejected)
+	gone     error  // why an unpacked file's bytes are missing (record-and-continue)
 	nested   *artBox
 	Mismatch bool
 
@@ -896,6 +897,14 @@ func newHashScratch() *hashScratch {
 // expanded.
 func (b *graphBuilder) hashItem(ctx context.Context, it *Item, sc *hashScratch) error {
 	rc, err := b.open(ctx, it)
+	if err != nil && b.req.Policy == integrityRecord && isUnpackedMissing(err) {
+		// Packagers strip or move .unpacked files after writing the
+		// header; under record-and-continue the rest of the archive is
+		// still worth inventorying, and the entry says what is missing.
+		it.status, it.gone = hashUnavailable, err
+		it.limits = append(it.limits, "Its bytes are missing from the archive's .unpacked companion directory; nothing was read or verified.")
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -1442,7 +1451,7 @@ func (b *graphBuilder) seal() (*Graph, error) {
 		g.Limitations = append(g.Limitations, fmt.Sprintf("%d nested container(s) were recorded without being expanded; see the occurrences' limitations.", opaque))
 	}
 	if unavailable > 0 {
-		g.Limitations = append(g.Limitations, fmt.Sprintf("%d file(s) could not be read (encrypted or not regular); their hash_status is unavailable.", unavailable))
+		g.Limitations = append(g.Limitations, fmt.Sprintf("%d file(s) could not be read (encrypted, not regular, or missing from an ASAR's .unpacked companion); their hash_status is unavailable.", unavailable))
 	}
 	if l := leftOut(sorted, ""); l != "" {
 		g.Limitations = append(g.Limitations, l)

@@ -153,7 +153,7 @@ func artifactError(ctx context.Context, op string, err error) error {
 		return &core.Error{Code: core.CodeArtifactOperationFailed, Category: core.CategoryUnavailable, Err: err, Details: details,
 			Message: fmt.Sprintf("%s: the bytes of %s are unavailable: %s", op, f.Path, detail),
 			Remediation: "Restore the missing file (for an ASAR, the <archive>.unpacked companion directory must sit beside the archive) and call again; " +
-				"its content cannot be verified or materialized without it."}
+				"its content cannot be verified or materialized without it. To inventory the rest of an ASAR without its unpacked files, call again with integrity_policy: \"record-and-continue\"."}
 	case "integrity":
 		details["category"] = "integrity"
 		return &core.Error{Code: core.CodeArtifactOperationFailed, Category: core.CategoryIntegrityMismatch, Message: op + ": " + f.Error(), Err: err, Details: details}

@@ -91,6 +91,12 @@ func (g *Graph) selectExtraction(op string, ids []string) ([]*Item, []string, er
 			if it.Kind != ports.EntryFile || (it == g.b.root && it.nested != nil) {
 				continue
 			}
+			if it.gone != nil {
+				// Extraction fails for a missing unpacked file whatever the
+				// policy (CONTRACTS.md §15): what was asked for cannot be
+				// written.
+				return nil, nil, &Failure{Reason: "unavailable", Path: it.Path, Err: it.gone}
+			}
 			if !it.Hashed {
 				skipped++
 				continue
@@ -114,6 +120,8 @@ func (g *Graph) selectExtraction(op string, ids []string) ([]*Item, []string, er
 		case it.Kind != ports.EntryFile:
 			return nil, nil, core.InvalidRequest(op, core.Issue{Path: []any{"occurrence_ids", i}, Reason: core.ReasonInvalidValue,
 				Message: fmt.Sprintf("occurrence %s is a %s, not a regular file", it.Path, it.Kind)})
+		case it.gone != nil:
+			return nil, nil, &Failure{Reason: "unavailable", Path: it.Path, Err: it.gone}
 		case !it.Hashed:
 			return nil, nil, &Failure{Reason: "unavailable", Path: it.Path, Err: errors.New("the bytes of this entry cannot be read (" + strings.Join(it.limits, " ") + ")")}
 		}
