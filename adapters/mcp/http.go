@@ -81,19 +81,34 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener) error {
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk },
 		&sdk.StreamableHTTPOptions{Logger: s.opts.Logger, SessionTimeout: o.IdleTimeout,
 			EventStore: sdk.NewMemoryEventStore(nil)})
-	srv := &http.Server{Handler: s.guard(h, o), ReadHeaderTimeout: 10 * time.Second}
-	done := make(chan struct{})
+	posts := &inflight{}
+	srv := &http.Server{Handler: s.guard(h, o, posts), ReadHeaderTimeout: 10 * time.Second}
+	done, shut := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(shut)
 		select {
 		case <-ctx.Done():
-			shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			// Calls in flight are cancelled first, so each cleans up and
+			// is answered on its POST's stream; then the sessions close,
+			// which ends the clients' standing GET streams, and Shutdown
+			// finds the connections idle. A call that ignores
+			// cancellation is cut off after the grace.
+			s.stop()
+			grace, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopGrace)
 			defer cancel()
-			_ = srv.Shutdown(shut)
+			posts.wait(grace)
+			for ss := range s.sdk.Sessions() {
+				_ = ss.Close()
+			}
+			_ = srv.Shutdown(grace)
 		case <-done:
 		}
 	}()
 	err := srv.Serve(ln)
 	close(done)
+	// Serve returns as soon as Shutdown starts: wait for it to finish, or
+	// the process may exit before the answers are written.
+	<-shut
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}
@@ -102,7 +117,7 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener) error {
 
 // guard checks Origin and the session cap before the SDK sees a request,
 // and adds the SSE retry field to event streams.
-func (s *Server) guard(next http.Handler, o HTTPOptions) http.Handler {
+func (s *Server) guard(next http.Handler, o HTTPOptions, posts *inflight) http.Handler {
 	retry := fmt.Sprintf("retry: %d\n\n", o.SSERetry.Milliseconds())
 	cancels := &httpCancels{sessions: map[string]*cancelSet{}}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -120,6 +135,10 @@ func (s *Server) guard(next http.Handler, o HTTPOptions) http.Handler {
 				return
 			}
 		}
+		if r.Method == http.MethodPost {
+			posts.add()
+			defer posts.done()
+		}
 		var out http.ResponseWriter = &sseRetryWriter{ResponseWriter: w, retry: retry}
 		if id := r.Header.Get("Mcp-Session-Id"); id != "" {
 			set := cancels.session(id, s)
@@ -130,6 +149,45 @@ func (s *Server) guard(next http.Handler, o HTTPOptions) http.Handler {
 		}
 		next.ServeHTTP(out, r)
 	})
+}
+
+// inflight counts the POST requests being served: each ends once its
+// answers are written, which is what a stopping server waits for.
+type inflight struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed when n drops back to 0
+}
+
+func (f *inflight) add() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == 0 {
+		f.idle = make(chan struct{})
+	}
+	f.n++
+}
+
+func (f *inflight) done() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n--; f.n == 0 {
+		close(f.idle)
+	}
+}
+
+// wait returns once no POST is being served, or when ctx ends.
+func (f *inflight) wait(ctx context.Context) {
+	f.mu.Lock()
+	idle, n := f.idle, f.n
+	f.mu.Unlock()
+	if n == 0 {
+		return
+	}
+	select {
+	case <-idle:
+	case <-ctx.Done():
+	}
 }
 
 // The SDK's Streamable HTTP transport answers a request cancelled with

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +18,14 @@ import (
 const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
 
 func startHTTP(t *testing.T, o mcp.HTTPOptions) string {
+	t.Helper()
+	url, _ := startHTTPStoppable(t, o)
+	return url
+}
+
+// startHTTPStoppable serves as startHTTP does and returns what stops the
+// server (at cleanup too), returning ServeHTTP's error.
+func startHTTPStoppable(t *testing.T, o mcp.HTTPOptions) (string, func() error) {
 	t.Helper()
 	cat, err := core.NewCatalog(testOperations())
 	if err != nil {
@@ -34,11 +43,12 @@ func startHTTP(t *testing.T, o mcp.HTTPOptions) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.ServeHTTP(ctx, ln) }()
-	t.Cleanup(func() {
+	stop := sync.OnceValue(func() error {
 		cancel()
-		<-done
+		return <-done
 	})
-	return "http://" + ln.Addr().String() + "/"
+	t.Cleanup(func() { stop() })
+	return "http://" + ln.Addr().String() + "/", stop
 }
 
 func post(t *testing.T, url, body string, hdr map[string]string) (*http.Response, string) {
@@ -143,4 +153,35 @@ func TestHTTPCancelledRequestGetsNoResponse(t *testing.T) {
 	resp, body := post(t, url, `{"jsonrpc":"2.0","id":21,"method":"ping"}`, hdr)
 	is.Equal(resp.StatusCode, http.StatusOK)
 	is.True(strings.Contains(body, `"id":21`)) // the session still serves
+}
+
+// A call still running when the server stops is cancelled and answered
+// (code cancelled, reason server_stopping) before the connection closes:
+// the client learns what happened to it.
+func TestHTTPStopAnswersCallsInFlight(t *testing.T) {
+	is := is.New(t)
+	url, stop := startHTTPStoppable(t, mcp.HTTPOptions{})
+	resp, _ := post(t, url, initBody, nil)
+	is.Equal(resp.StatusCode, http.StatusOK)
+	hdr := map[string]string{"Mcp-Session-Id": resp.Header.Get("Mcp-Session-Id"), "Mcp-Protocol-Version": "2025-11-25"}
+	resp, _ = post(t, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, hdr)
+	is.Equal(resp.StatusCode, http.StatusAccepted)
+	slow := make(chan string, 1)
+	go func() {
+		_, body := post(t, url, `{"jsonrpc":"2.0","id":30,"method":"tools/call","params":{"name":"test_slow","arguments":{"steps":1000}}}`, hdr)
+		slow <- body
+	}()
+	time.Sleep(300 * time.Millisecond)
+	stopped := make(chan error, 1)
+	go func() { stopped <- stop() }()
+	var body string
+	select {
+	case body = <-slow:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the call in flight was not answered")
+	}
+	is.NoErr(<-stopped)
+	is.True(strings.Contains(body, `"id":30`))
+	is.True(strings.Contains(body, `\"code\":\"cancelled\"`))
+	is.True(strings.Contains(body, `server_stopping`))
 }

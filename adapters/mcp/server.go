@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -43,11 +44,21 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[*sdk.ServerSession]*core.Session
 	logging  sync.Map // sdk.Session -> true once it sent logging/setLevel
+
+	// stopping ends when the server stops (ServeHTTP's context): every
+	// call still running is cancelled then, with errStopping as the cause,
+	// so it cleans up and answers before the connections close.
+	stopping context.Context
+	stop     context.CancelFunc
 }
+
+// errStopping is the cause of a call cancelled because the server stopped.
+var errStopping = errors.New("the server is stopping")
 
 // New builds a server for every operation in cat.
 func New(cat *core.Catalog, reg *core.Registry, opts *Options) *Server {
 	s := &Server{cat: cat, reg: reg, sessions: map[*sdk.ServerSession]*core.Session{}}
+	s.stopping, s.stop = context.WithCancel(context.Background())
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -148,8 +159,13 @@ func toolOf(cat *core.Catalog, op *core.Operation) *sdk.Tool {
 
 // ServeStdio serves one connection over newline-delimited JSON-RPC on r and
 // w (stdin and stdout) with the StdioTransport, which outlives bad frames.
+//
+// When ctx ends, the calls in flight are cancelled and answered (code
+// cancelled, reason server_stopping) before the connection closes, as when
+// the input ends.
 func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
-	return s.sdk.Run(ctx, &StdioTransport{Reader: r, Writer: w, Logger: s.opts.Logger})
+	defer context.AfterFunc(ctx, s.stop)()
+	return s.sdk.Run(context.WithoutCancel(ctx), &StdioTransport{Reader: r, Writer: w, Logger: s.opts.Logger, stop: ctx.Done()})
 }
 
 // Run serves one connection over t (for example &sdk.StdioTransport{})
@@ -204,9 +220,17 @@ func (s *Server) handler(op *core.Operation) sdk.ToolHandler {
 		if tok := req.Params.GetProgressToken(); tok != nil {
 			opts.Progress = newProgress(ctx, req.Session, tok, s.opts.ProgressInterval)
 		}
+		ctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		defer context.AfterFunc(s.stopping, func() { cancel(errStopping) })()
 		out, cerr := cs.Call(ctx, op.Name, req.Params.Arguments, opts)
 		if cerr != nil {
 			e := core.AsError(op.Name, cerr)
+			if e.Code == core.CodeCancelled && errors.Is(context.Cause(ctx), errStopping) {
+				e.Message = op.Name + ": cancelled: the server is stopping (it was sent SIGTERM or SIGINT); what the call started was stopped and cleaned up"
+				e.Remediation = "Call again once rea serve runs again."
+				e.Details = map[string]any{"operation": op.Name, "reason": "server_stopping"}
+			}
 			log.Warn("call failed", "tool", op.Name, "code", string(e.Code), "message", e.Message)
 			return s.errorResult(cs, op.Name, req.Params.Arguments, e), nil
 		}

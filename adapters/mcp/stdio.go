@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -45,7 +46,16 @@ type StdioTransport struct {
 	// MaxFrameBytes bounds one frame; zero means DefaultMaxFrameBytes.
 	MaxFrameBytes int
 	Logger        *slog.Logger
+
+	// stop, when it closes (the server is stopping), ends the connection
+	// as the end of input does, once the requests read are answered or
+	// stopGrace has passed.
+	stop <-chan struct{}
 }
+
+// stopGrace bounds how long a stopping server waits for the answers to the
+// calls it cancelled, over stdio and HTTP.
+const stopGrace = 5 * time.Second
 
 // Connect implements sdk.Transport.
 func (t *StdioTransport) Connect(context.Context) (sdk.Connection, error) {
@@ -57,7 +67,7 @@ func (t *StdioTransport) Connect(context.Context) (sdk.Connection, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	c := &lineConn{w: t.Writer, log: log, max: max, incoming: make(chan jsonrpcMessage),
+	c := &lineConn{w: t.Writer, log: log, max: max, incoming: make(chan jsonrpcMessage), stop: t.stop,
 		closed: make(chan struct{}), inflight: map[any]bool{}, cancelled: map[any]bool{}, answered: make(chan struct{}, 1)}
 	if rc, ok := t.Reader.(io.Closer); ok {
 		c.rclose = rc
@@ -73,7 +83,8 @@ type lineConn struct {
 	max    int
 
 	incoming chan jsonrpcMessage
-	readErr  error // set before incoming is closed
+	readErr  error           // set before incoming is closed
+	stop     <-chan struct{} // StdioTransport.stop
 
 	wmu sync.Mutex
 
@@ -93,6 +104,13 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-c.closed:
+		return nil, io.EOF
+	case <-c.stop:
+		grace, cancel := context.WithTimeout(ctx, stopGrace)
+		defer cancel()
+		if err := c.awaitAnswers(grace); err != nil && ctx.Err() != nil {
+			return nil, err
+		}
 		return nil, io.EOF
 	case m, ok := <-c.incoming:
 		if !ok {

@@ -295,3 +295,48 @@ func TestStdioAnswersEveryRequestBeforeEOF(t *testing.T) {
 		t.Error("the cancelled request 4 was answered")
 	}
 }
+
+// When ServeStdio's context ends (SIGTERM in rea serve), a call in flight
+// is cancelled and answered (cancelled, reason server_stopping) before the
+// server returns, and the input need not end.
+func TestStdioStopAnswersCallsInFlight(t *testing.T) {
+	cat, err := core.NewCatalog(testOperations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := core.NewRegistry(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcp.New(cat, reg, &mcp.Options{Identity: core.ServerIdentity{PackageName: "rea", Version: "test"}})
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- srv.ServeStdio(ctx, inR, outW)
+		_ = outW.Close()
+	}()
+	sc := bufio.NewScanner(outR)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	p := &stdioPeer{t: t, in: inW, out: sc, got: map[string]json.RawMessage{}}
+	p.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	p.await(`"init"`)
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	p.send(`{"jsonrpc":"2.0","id":40,"method":"tools/call","params":{"name":"test_slow","arguments":{"steps":1000}}}`)
+	time.Sleep(200 * time.Millisecond)
+	cancel()
+	r := string(p.await("40"))
+	if !strings.Contains(r, `\"code\":\"cancelled\"`) || !strings.Contains(r, "server_stopping") {
+		t.Fatalf("want a cancelled answer naming server_stopping, got %s", r)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("ServeStdio: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ServeStdio did not return after its context ended")
+	}
+}

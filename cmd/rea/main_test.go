@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -1111,4 +1112,64 @@ func TestCLICallTargetDirectory(t *testing.T) {
 	_, errOut, code = runCLI(t, "call", "--target", dir, "list_procedures", `{}`)
 	is.True(code != 0)
 	is.True(strings.Contains(errOut, "is a directory"))
+}
+
+// TestServeHTTPStopAnswersCallsInFlight sends SIGTERM to rea serve --http
+// while a process capture runs: the call is answered (cancelled, reason
+// server_stopping) before the process exits, and the program it launched
+// is gone.
+func TestServeHTTPStopAnswersCallsInFlight(t *testing.T) {
+	is := is.New(t)
+	cmd := exec.Command(reaBin, "serve", "--http", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	is.NoErr(err)
+	is.NoErr(cmd.Start())
+	exited := make(chan struct{})
+	defer func() { cmd.Process.Kill(); <-exited }()
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	is.NoErr(err)
+	go func() { cmd.Wait(); close(exited) }()
+	url := strings.TrimSpace(line[strings.Index(line, "http://"):])
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "1"}, nil).
+		Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: url}, nil)
+	is.NoErr(err)
+	defer cs.Close()
+	marker := fmt.Sprintf("%d", 400000+os.Getpid()%100000) // sleep's argument names the process
+	type answer struct {
+		res *sdk.CallToolResult
+		err error
+	}
+	call := make(chan answer, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "capture_process_scenario",
+			Arguments: map[string]any{"executable": "sleep", "arguments": []string{marker}}})
+		call <- answer{res, err}
+	}()
+	running := func() bool {
+		out, _ := exec.Command("pgrep", "-f", "sleep "+marker).Output()
+		return len(bytes.TrimSpace(out)) > 0
+	}
+	for deadline := time.Now().Add(20 * time.Second); !running(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the captured program never started")
+		}
+	}
+	is.NoErr(cmd.Process.Signal(syscall.SIGTERM))
+	var got answer
+	select {
+	case got = <-call:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the call in flight was not answered")
+	}
+	is.NoErr(got.err)
+	is.True(got.res.IsError)
+	text := got.res.Content[0].(*sdk.TextContent).Text
+	is.True(strings.Contains(text, `"code":"cancelled"`))
+	is.True(strings.Contains(text, `"reason":"server_stopping"`))
+	select {
+	case <-exited:
+	case <-time.After(30 * time.Second):
+		t.Fatal("rea serve did not exit after SIGTERM")
+	}
+	is.True(!running()) // what the call launched is gone
 }
