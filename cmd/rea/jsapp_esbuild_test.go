@@ -121,3 +121,49 @@ func TestJSAppEsbuildSplitting(t *testing.T) {
 	}
 	is.Equal(got, map[string][]any{"one.js": {"x"}, "two.js": {"y"}})
 }
+
+// apiSources are modules of a small web client. Minified, esbuild hoists
+// the config's bindings into var e="https://...", read by every call; the
+// region is assigned again, so its reads stay computed.
+var apiSources = map[string]string{
+	"package.json":      `{}`,
+	"src/config.js":     "export const BASE = \"https://api.example.com\";\nexport const SOCKET = \"wss://push.example.com/ws\";\nexport let region = \"https://eu.example.com\";\nexport function setRegion(r) { region = r; }\n",
+	"src/api/orders.js": "import { BASE } from \"../config.js\";\nexport function listOrders(page) {\n  return fetch(BASE + \"/orders?page=\" + page).then((r) => r.json());\n}\n",
+	"src/api/users.js":  "import { BASE, SOCKET } from \"../config.js\";\nexport function getUser(id) {\n  return fetch(`${BASE}/users/${id}`);\n}\nexport function live(onMessage) {\n  const ws = new WebSocket(SOCKET);\n  ws.onmessage = onMessage;\n  return ws;\n}\n",
+	"src/api/stats.js":  "import { region } from \"../config.js\";\nexport function stats() {\n  return fetch(region + \"/stats\");\n}\n",
+	"src/entry.js":      "import { listOrders } from \"./api/orders.js\";\nimport { getUser, live } from \"./api/users.js\";\nimport { stats } from \"./api/stats.js\";\nimport { setRegion } from \"./config.js\";\nwindow.app = { listOrders, getUser, live, stats, setRegion };\n",
+}
+
+// buildAPIApp bundles apiSources with the pinned esbuild, minified, with a
+// source map, into an application directory.
+func buildAPIApp(t *testing.T) string {
+	t.Helper()
+	root := needNodeModule(t, "esbuild")
+	src := writeTree(t, apiSources)
+	app := t.TempDir()
+	cmd := exec.Command(filepath.Join(root, "node_modules", ".bin", "esbuild"), "src/entry.js", "--bundle", "--minify", "--sourcemap",
+		"--log-level=error", "--outfile="+filepath.Join(app, "dist", "app.js"))
+	cmd.Dir = src
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("esbuild: %v\n%s", err, b)
+	}
+	return app
+}
+
+// TestJSAppMinifiedBindings: the endpoints and the WebSocket URL of a
+// minified bundle come out whole through its var bindings; a binding
+// assigned again stays computed.
+func TestJSAppMinifiedBindings(t *testing.T) {
+	is := is.New(t)
+	r := decodeApp(t, jaCall(t, jaSession(t), "analyze_javascript_application", map[string]any{"path": buildAPIApp(t)}))
+	var got []string
+	for _, l := range r.labels() {
+		if strings.HasPrefix(l, "endpoint ") {
+			got = append(got, strings.TrimPrefix(l, "endpoint "))
+		}
+	}
+	is.Equal(got, []string{"${}/stats", "https://api.example.com/orders?page=${}", "https://api.example.com/users/${}", "wss://push.example.com/ws"})
+	for _, u := range r.Unknowns {
+		is.True(u["kind"] != "dynamic-endpoint")
+	}
+}
