@@ -167,3 +167,41 @@ func TestJSAppMinifiedBindings(t *testing.T) {
 		is.True(u["kind"] != "dynamic-endpoint")
 	}
 }
+
+// TestJSAppEndpointsBySourceMap: in a scope-hoisted bundle with a source
+// map, an endpoint is called from the original source at its call site.
+func TestJSAppEndpointsBySourceMap(t *testing.T) {
+	is := is.New(t)
+	s := jaSession(t)
+	app := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": buildAPIApp(t)})
+	r := decodeApp(t, app)
+	kinds := map[string]string{}
+	names := map[string]string{} // source-module -> base name, endpoint -> url
+	for _, n := range r.Graph.Nodes {
+		kinds[n.NodeID] = n.Kind
+		switch n.Kind {
+		case "source-module":
+			names[n.NodeID] = path.Base(n.Identity["original_source"].(string))
+		case "endpoint":
+			names[n.NodeID] = n.Observations[0].Properties["url"].(string)
+		}
+	}
+	callers := map[string][]string{} // endpoint url -> callers (source base name or node kind)
+	for _, e := range r.Graph.Edges {
+		if e.Relation == "calls" && kinds[e.Target] == "endpoint" {
+			from := kinds[e.Source]
+			if from == "source-module" {
+				from = names[e.Source]
+			}
+			callers[names[e.Target]] = append(callers[names[e.Target]], from)
+		}
+	}
+	is.Equal(callers, map[string][]string{
+		"https://api.example.com/orders?page=${}": {"orders.js"},
+		"https://api.example.com/users/${}":       {"users.js"},
+		"${}/stats":                               {"stats.js"},
+		// new WebSocket(e) has no literal at the call to map.
+		"wss://push.example.com/ws": {"javascript-asset"},
+	})
+
+}
