@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os/exec"
 	"path"
 	"path/filepath"
@@ -169,7 +170,9 @@ func TestJSAppMinifiedBindings(t *testing.T) {
 }
 
 // TestJSAppEndpointsBySourceMap: in a scope-hoisted bundle with a source
-// map, an endpoint is called from the original source at its call site.
+// map, an endpoint is called from the original source at its call site,
+// so a trace from src/api/orders.js reaches the orders endpoint and not
+// the users one, and a trace from an endpoint names its one source.
 func TestJSAppEndpointsBySourceMap(t *testing.T) {
 	is := is.New(t)
 	s := jaSession(t)
@@ -204,4 +207,32 @@ func TestJSAppEndpointsBySourceMap(t *testing.T) {
 		"wss://push.example.com/ws": {"javascript-asset"},
 	})
 
+	type traced struct {
+		Graph struct {
+			Nodes []struct{ Kind, Label string }
+		}
+	}
+	trace := func(seed map[string]any) (sources, endpoints []string) {
+		var tr traced
+		ev := jaCall(t, s, "trace_application_feature", map[string]any{"application": map[string]any{"kind": "retained-evidence", "evidence_id": string(app.EvidenceID)}, "seed": seed})
+		is.NoErr(json.Unmarshal(ev.NormalizedResult, &tr))
+		for _, n := range tr.Graph.Nodes {
+			switch n.Kind {
+			case "source-module":
+				orig, _, _ := strings.Cut(n.Label, " (in ") // src/api/orders.js (in dist/app.js.map)
+				sources = append(sources, path.Base(orig))
+			case "endpoint":
+				endpoints = append(endpoints, n.Label)
+			}
+		}
+		sort.Strings(sources)
+		sort.Strings(endpoints)
+		return sources, endpoints
+	}
+	sources, endpoints := trace(map[string]any{"kind": "module", "value": "src/api/orders.js", "match": "substring"})
+	is.Equal(sources, []string{"orders.js"})
+	is.Equal(endpoints, []string{"https://api.example.com/orders?page=${}", "wss://push.example.com/ws"}) // the second through the bundle
+	sources, endpoints = trace(map[string]any{"kind": "route", "value": "https://api.example.com/users/${}"})
+	is.Equal(sources, []string{"users.js"})
+	is.Equal(endpoints, []string{"https://api.example.com/users/${}", "wss://push.example.com/ws"})
 }
