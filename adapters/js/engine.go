@@ -145,6 +145,7 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 	if w.cancelled {
 		return nil, ctx.Err()
 	}
+	w.settleBindings()
 	w.finish()
 	w.resolveExportShapes()
 	w.resolveEntryRequires()
@@ -352,8 +353,15 @@ type walker struct {
 	declNotes       []declNote
 	decls           map[*tjs.Var]tjs.INode
 	exportValues    []exportValue
-	// const bindings to strings (consts.go)
-	consts map[*tjs.Var]constString
+	// bindings to strings (consts.go)
+	consts       map[*tjs.Var]constString
+	written      []*tjs.Var // var and let bindings assigned or declared again
+	provisional  []provisionalCall
+	readMutable  []*tjs.Var // the var and let bindings the call being recorded read
+	noMutable    bool       // render without var and let bindings
+	dynamicScope bool       // direct eval or with: a write may name no binding
+	nest         int        // statements and blocks open in the current function body
+	nests        []int      // nest of each enclosing function
 	// names read from module objects (uses.go)
 	uses     map[useKey]*moduleUses
 	useOrder []useKey
@@ -361,7 +369,7 @@ type walker struct {
 
 func newWalker(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.JSLimits, f *ports.JSFacts) *walker {
 	w := &walker{ctx: ctx, buf: buf, req: req, lim: lim, f: f, aliases: map[*tjs.Var]alias{},
-		modFuncs: map[tjs.INode]int{}, esVars: map[*tjs.Var]int{}}
+		modFuncs: map[tjs.INode]int{}, esVars: map[*tjs.Var]int{}, nest: -1}
 	if req.Calls != nil {
 		w.lastNames, w.roots = selectorSets(req.Calls)
 		w.modSuffix = req.Calls.ModuleSuffixes
@@ -575,7 +583,11 @@ func (w *walker) Enter(n tjs.INode) tjs.IVisitor {
 	case *tjs.FuncDecl:
 		if t.Name != nil {
 			w.noteDecl(t.Name, t)
+			w.noteWrite(t.Name, 0) // function f() {} after var f = "x"
 		}
+		w.nests, w.nest = append(w.nests, w.nest), -1
+	case *tjs.ArrowFunc, *tjs.MethodDecl:
+		w.nests, w.nest = append(w.nests, w.nest), -1
 	case *tjs.ClassDecl:
 		if t.Name != nil {
 			w.noteDecl(t.Name, t)
@@ -584,6 +596,25 @@ func (w *walker) Enter(n tjs.INode) tjs.IVisitor {
 		if t.Op == tjs.EqToken {
 			w.assign(t)
 		}
+		if isAssignOp(t.Op) {
+			w.noteWrite(t.X, 0)
+		}
+	case *tjs.UnaryExpr:
+		switch t.Op {
+		case tjs.PreIncrToken, tjs.PreDecrToken, tjs.PostIncrToken, tjs.PostDecrToken:
+			w.noteWrite(t.X, 0)
+		}
+	case *tjs.ForInStmt:
+		w.nest++
+		w.noteWrite(t.Init, 0)
+	case *tjs.ForOfStmt:
+		w.nest++
+		w.noteWrite(t.Init, 0)
+	case *tjs.WithStmt:
+		w.nest++
+		w.dynamicScope = true
+	case *tjs.BlockStmt, *tjs.IfStmt, *tjs.ForStmt, *tjs.WhileStmt, *tjs.DoWhileStmt, *tjs.SwitchStmt, *tjs.LabelledStmt, *tjs.TryStmt:
+		w.nest++
 	}
 	return w
 }
@@ -596,6 +627,15 @@ func (w *walker) Exit(n tjs.INode) {
 				w.exitModule(m)
 			}
 		}
+	}
+	switch n.(type) {
+	case *tjs.FuncDecl, *tjs.ArrowFunc, *tjs.MethodDecl:
+		if k := len(w.nests) - 1; k >= 0 {
+			w.nest, w.nests = w.nests[k], w.nests[:k]
+		}
+	case *tjs.BlockStmt, *tjs.IfStmt, *tjs.ForStmt, *tjs.ForInStmt, *tjs.ForOfStmt, *tjs.WhileStmt, *tjs.DoWhileStmt,
+		*tjs.SwitchStmt, *tjs.LabelledStmt, *tjs.TryStmt, *tjs.WithStmt:
+		w.nest--
 	}
 }
 
@@ -662,6 +702,7 @@ func (w *walker) exportStmt(t *tjs.ExportStmt) {
 		var value tjs.INode
 		if v := w.declaredAt(local); v != nil {
 			value = v
+			w.noteWrite(v, 0) // an exported var or let is not followed (consts.go)
 		}
 		w.addExport(ports.JSExport{Name: string(a.Binding), Kind: "named", Offset: -1, Value: unknownShape()}, value)
 	}
@@ -676,6 +717,9 @@ func (w *walker) exportStmt(t *tjs.ExportStmt) {
 		}
 	case *tjs.VarDecl:
 		for _, b := range d.List {
+			if d.TokenType != tjs.ConstToken {
+				w.noteBindingWrite(b.Binding, 0) // not followed (consts.go)
+			}
 			if v, ok := b.Binding.(*tjs.Var); ok {
 				w.addExport(ports.JSExport{Name: string(v.Name()), Kind: "named", Offset: -1, Value: unknownShape()}, b.Default)
 				continue
@@ -893,6 +937,7 @@ func (w *walker) call(t *tjs.CallExpr) {
 	if v, ok := t.X.(*tjs.Var); ok && v.Decl == tjs.NoDecl {
 		switch string(v.Name()) {
 		case "eval":
+			w.dynamicScope = true // a direct eval can assign any binding in scope
 			if m := w.top(); m != nil && len(t.Args.List) == 1 {
 				if lit, ok := t.Args.List[0].Value.(*tjs.LiteralExpr); ok && lit.TokenType == tjs.StringToken {
 					w.evalModule(m, lit)
@@ -1042,14 +1087,31 @@ func (w *walker) recordCall(isNew bool, path string, al alias, args []tjs.Arg, f
 		return
 	}
 	c := ports.JSCall{New: isNew, Callee: path, Module: al.module, Member: al.member, Offset: -1, InModule: w.inModule()}
+	w.readMutable = w.readMutable[:0]
+	c.Args = w.values(args)
+	if len(w.readMutable) > 0 {
+		// The arguments read var or let bindings that a write later in
+		// the walk may disprove; settleBindings decides (consts.go).
+		p := provisionalCall{call: len(w.f.Calls), reads: slices.Clone(w.readMutable)}
+		w.noMutable = true
+		p.args = w.values(args)
+		w.noMutable = false
+		w.provisional = append(w.provisional, p)
+	}
+	c.Offset = w.calleeOffset(path, args)
+	w.f.Calls = append(w.f.Calls, c)
+}
+
+// values captures a call's first arguments.
+func (w *walker) values(args []tjs.Arg) []ports.JSValue {
+	var out []ports.JSValue
 	for i, a := range args {
 		if i >= 8 {
 			break
 		}
-		c.Args = append(c.Args, w.value(a.Value, 0))
+		out = append(out, w.value(a.Value, 0))
 	}
-	c.Offset = w.calleeOffset(path, args)
-	w.f.Calls = append(w.f.Calls, c)
+	return out
 }
 
 // calleeOffset is the offset of the first literal argument, else -1: the
@@ -1236,13 +1298,16 @@ func propKey(n *tjs.PropertyName) (string, bool) {
 }
 
 func (w *walker) varDecl(t *tjs.VarDecl) {
+	if t.TokenType != tjs.ConstToken {
+		w.noteBindings(t)
+	}
 	for _, b := range t.List {
 		if b.Default == nil {
 			continue
 		}
 		if t.TokenType == tjs.ConstToken {
 			if v, ok := b.Binding.(*tjs.Var); ok {
-				w.noteConst(v, b.Default)
+				w.noteConst(v, b.Default, false)
 			}
 		}
 		// esbuild: var require_x = __commonJS({...}); var init_x = __esm({...})

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os/exec"
 	"path"
 	"path/filepath"
@@ -120,4 +121,118 @@ func TestJSAppEsbuildSplitting(t *testing.T) {
 		}
 	}
 	is.Equal(got, map[string][]any{"one.js": {"x"}, "two.js": {"y"}})
+}
+
+// apiSources are modules of a small web client. Minified, esbuild hoists
+// the config's bindings into var e="https://...", read by every call; the
+// region is assigned again, so its reads stay computed.
+var apiSources = map[string]string{
+	"package.json":      `{}`,
+	"src/config.js":     "export const BASE = \"https://api.example.com\";\nexport const SOCKET = \"wss://push.example.com/ws\";\nexport let region = \"https://eu.example.com\";\nexport function setRegion(r) { region = r; }\n",
+	"src/api/orders.js": "import { BASE } from \"../config.js\";\nexport function listOrders(page) {\n  return fetch(BASE + \"/orders?page=\" + page).then((r) => r.json());\n}\n",
+	"src/api/users.js":  "import { BASE, SOCKET } from \"../config.js\";\nexport function getUser(id) {\n  return fetch(`${BASE}/users/${id}`);\n}\nexport function live(onMessage) {\n  const ws = new WebSocket(SOCKET);\n  ws.onmessage = onMessage;\n  return ws;\n}\n",
+	"src/api/stats.js":  "import { region } from \"../config.js\";\nexport function stats() {\n  return fetch(region + \"/stats\");\n}\n",
+	"src/entry.js":      "import { listOrders } from \"./api/orders.js\";\nimport { getUser, live } from \"./api/users.js\";\nimport { stats } from \"./api/stats.js\";\nimport { setRegion } from \"./config.js\";\nwindow.app = { listOrders, getUser, live, stats, setRegion };\n",
+}
+
+// buildAPIApp bundles apiSources with the pinned esbuild, minified, with a
+// source map, into an application directory.
+func buildAPIApp(t *testing.T) string {
+	t.Helper()
+	root := needNodeModule(t, "esbuild")
+	src := writeTree(t, apiSources)
+	app := t.TempDir()
+	cmd := exec.Command(filepath.Join(root, "node_modules", ".bin", "esbuild"), "src/entry.js", "--bundle", "--minify", "--sourcemap",
+		"--log-level=error", "--outfile="+filepath.Join(app, "dist", "app.js"))
+	cmd.Dir = src
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("esbuild: %v\n%s", err, b)
+	}
+	return app
+}
+
+// TestJSAppMinifiedBindings: the endpoints and the WebSocket URL of a
+// minified bundle come out whole through its var bindings; a binding
+// assigned again stays computed.
+func TestJSAppMinifiedBindings(t *testing.T) {
+	is := is.New(t)
+	r := decodeApp(t, jaCall(t, jaSession(t), "analyze_javascript_application", map[string]any{"path": buildAPIApp(t)}))
+	var got []string
+	for _, l := range r.labels() {
+		if strings.HasPrefix(l, "endpoint ") {
+			got = append(got, strings.TrimPrefix(l, "endpoint "))
+		}
+	}
+	is.Equal(got, []string{"${}/stats", "https://api.example.com/orders?page=${}", "https://api.example.com/users/${}", "wss://push.example.com/ws"})
+	for _, u := range r.Unknowns {
+		is.True(u["kind"] != "dynamic-endpoint")
+	}
+}
+
+// TestJSAppEndpointsBySourceMap: in a scope-hoisted bundle with a source
+// map, an endpoint is called from the original source at its call site,
+// so a trace from src/api/orders.js reaches the orders endpoint and not
+// the users one, and a trace from an endpoint names its one source.
+func TestJSAppEndpointsBySourceMap(t *testing.T) {
+	is := is.New(t)
+	s := jaSession(t)
+	app := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": buildAPIApp(t)})
+	r := decodeApp(t, app)
+	kinds := map[string]string{}
+	names := map[string]string{} // source-module -> base name, endpoint -> url
+	for _, n := range r.Graph.Nodes {
+		kinds[n.NodeID] = n.Kind
+		switch n.Kind {
+		case "source-module":
+			names[n.NodeID] = path.Base(n.Identity["original_source"].(string))
+		case "endpoint":
+			names[n.NodeID] = n.Observations[0].Properties["url"].(string)
+		}
+	}
+	callers := map[string][]string{} // endpoint url -> callers (source base name or node kind)
+	for _, e := range r.Graph.Edges {
+		if e.Relation == "calls" && kinds[e.Target] == "endpoint" {
+			from := kinds[e.Source]
+			if from == "source-module" {
+				from = names[e.Source]
+			}
+			callers[names[e.Target]] = append(callers[names[e.Target]], from)
+		}
+	}
+	is.Equal(callers, map[string][]string{
+		"https://api.example.com/orders?page=${}": {"orders.js"},
+		"https://api.example.com/users/${}":       {"users.js"},
+		"${}/stats":                               {"stats.js"},
+		// new WebSocket(e) has no literal at the call to map.
+		"wss://push.example.com/ws": {"javascript-asset"},
+	})
+
+	type traced struct {
+		Graph struct {
+			Nodes []struct{ Kind, Label string }
+		}
+	}
+	trace := func(seed map[string]any) (sources, endpoints []string) {
+		var tr traced
+		ev := jaCall(t, s, "trace_application_feature", map[string]any{"application": map[string]any{"kind": "retained-evidence", "evidence_id": string(app.EvidenceID)}, "seed": seed})
+		is.NoErr(json.Unmarshal(ev.NormalizedResult, &tr))
+		for _, n := range tr.Graph.Nodes {
+			switch n.Kind {
+			case "source-module":
+				orig, _, _ := strings.Cut(n.Label, " (in ") // src/api/orders.js (in dist/app.js.map)
+				sources = append(sources, path.Base(orig))
+			case "endpoint":
+				endpoints = append(endpoints, n.Label)
+			}
+		}
+		sort.Strings(sources)
+		sort.Strings(endpoints)
+		return sources, endpoints
+	}
+	sources, endpoints := trace(map[string]any{"kind": "module", "value": "src/api/orders.js", "match": "substring"})
+	is.Equal(sources, []string{"orders.js"})
+	is.Equal(endpoints, []string{"https://api.example.com/orders?page=${}", "wss://push.example.com/ws"}) // the second through the bundle
+	sources, endpoints = trace(map[string]any{"kind": "route", "value": "https://api.example.com/users/${}"})
+	is.Equal(sources, []string{"users.js"})
+	is.Equal(endpoints, []string{"https://api.example.com/users/${}", "wss://push.example.com/ws"})
 }

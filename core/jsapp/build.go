@@ -44,6 +44,9 @@ type jsappBuilder struct {
 	moduleNodes                           map[string][]string           // asset path -> node id of each module, by index in JSFacts.Modules
 	exportViews                           map[*jsAsset][]ports.JSExport // exportView results
 	exportWork                            int                           // module visits of exportView, bounded by maxExportWork
+	// endpoint calls of mapped assets, waiting for the asset's source map
+	// to name the original source at the call site (mappedCall)
+	mappedCalls map[*jsAsset][]mappedCall
 }
 
 type ipcChannel struct {
@@ -735,20 +738,39 @@ func (b *jsappBuilder) expose(a *jsAsset, c ports.JSCall) {
 	}
 }
 
-// endpoint records literal network targets: fetch(url), xhr.open(method,
-// url), new WebSocket(url), new EventSource(url).
-func (b *jsappBuilder) endpoint(a *jsAsset, c ports.JSCall) {
+// endpointTarget is the target argument of a network call: fetch(url),
+// xhr.open(method, url), new WebSocket(url), new EventSource(url).
+func endpointTarget(c ports.JSCall) (v ports.JSValue, api string, ok bool) {
 	last := calleeLast(c)
-	var v ports.JSValue
-	api := ""
 	switch {
 	case !c.New && (c.Callee == "fetch" || c.Callee == "window.fetch" || c.Callee == "globalThis.fetch" || c.Callee == "self.fetch") && len(c.Args) > 0:
-		v, api = c.Args[0], "fetch"
+		return c.Args[0], "fetch", true
 	case !c.New && last == "open" && len(c.Args) >= 2 && c.Args[0].Kind == ports.JSValString && isHTTPMethod(c.Args[0].Value):
-		v, api = c.Args[1], "XMLHttpRequest"
+		return c.Args[1], "XMLHttpRequest", true
 	case c.New && (last == "WebSocket" || last == "EventSource") && len(c.Args) > 0:
-		v, api = c.Args[0], last
-	default:
+		return c.Args[0], last, true
+	}
+	return v, "", false
+}
+
+// endpointSite is an offset inside a network call whose target is v: its
+// first literal argument, else a literal of the target's template. A
+// string target read from a binding is located at the declaration, which
+// may be in another module, so it does not count.
+func endpointSite(c ports.JSCall, v ports.JSValue) int64 {
+	if c.Offset >= 0 {
+		return c.Offset
+	}
+	if v.Kind == ports.JSValTemplate {
+		return v.Offset
+	}
+	return -1
+}
+
+// endpoint records literal network targets (endpointTarget).
+func (b *jsappBuilder) endpoint(a *jsAsset, c ports.JSCall) {
+	v, api, ok := endpointTarget(c)
+	if !ok {
 		return
 	}
 	var url string
@@ -774,8 +796,44 @@ func (b *jsappBuilder) endpoint(a *jsAsset, c ports.JSCall) {
 			props["method"] = strings.ToUpper(m.Value)
 		}
 	}
-	b.g.edge(b.callSite(a, c.InModule), id, "calls", props, at(a.path, v.Offset))
 	b.endpoints[url] = true
+	from := b.callSite(a, c.InModule)
+	if pos, ok := a.src.callAt(endpointSite(c, v)); ok && c.InModule < 0 && !b.st.truncated {
+		// A bundle without module functions (scope-hoisted) holds many
+		// sources: its map names the one at the call (attachSourceMap).
+		if b.mappedCalls == nil {
+			b.mappedCalls = map[*jsAsset][]mappedCall{}
+		}
+		b.mappedCalls[a] = append(b.mappedCalls[a], mappedCall{pos: pos, from: from, to: id, props: props, ev: at(a.path, v.Offset)})
+		return
+	}
+	b.g.edge(from, id, "calls", props, at(a.path, v.Offset))
+}
+
+// mappedCall is a calls edge to an endpoint from a call in a bundle with a
+// source map, made once the map is read: from the source module at the
+// call's position when the map names one, else from the call site.
+type mappedCall struct {
+	pos      genPos
+	from, to string
+	props    map[string]any
+	ev       GraphEvidence
+}
+
+// mapCalls adds asset a's mappedCall edges, through its source map when sm
+// is not nil.
+func (b *jsappBuilder) mapCalls(a *jsAsset, sm *sourceMap, srcNodes []string) {
+	for _, c := range b.mappedCalls[a] {
+		from, ev := c.from, c.ev
+		if sm != nil {
+			if s := sm.sourceAt(c.pos); s >= 0 && int(s) < len(srcNodes) && srcNodes[s] != "" {
+				from = srcNodes[s]
+				ev.Confidence = core.ConfidenceDerived
+			}
+		}
+		b.g.edge(from, c.to, "calls", c.props, ev)
+	}
+	delete(b.mappedCalls, a)
 }
 
 // callSite is the node a call is made from: the bundled module whose body
@@ -1216,6 +1274,7 @@ func (b *jsappBuilder) sourceMapPhase(ctx context.Context, maps *mapPrefetch) {
 		}
 		b.attachModuleMaps(a)
 		if p == nil {
+			b.mapCalls(a, nil, nil)
 			a.src = nil
 			continue
 		}
@@ -1227,6 +1286,7 @@ func (b *jsappBuilder) sourceMapPhase(ctx context.Context, maps *mapPrefetch) {
 		} else if !p.skip {
 			b.attachSourceMap(a, p, a.facts.SourceMap.Offset)
 		}
+		b.mapCalls(a, nil, nil) // those the map did not take
 		p.release()
 		a.src = nil
 	}
@@ -1439,6 +1499,7 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, p *preparedMap, refOff int64)
 		st.unknown("source-map-out-of-range", smID, mapPath, -1, fmt.Sprintf("%d mappings are out of range", bad))
 	}
 	srcNodes := b.sourceModuleNodes(sm, smID, mapPath, mapSHA, p.srcSHA)
+	b.mapCalls(a, sm, srcNodes)
 	// Attribute bundled modules to original sources.
 	mods := b.bundleModuleNode[a.path]
 	if len(mods) == 0 || a.src == nil {

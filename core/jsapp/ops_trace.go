@@ -219,6 +219,10 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		seen[s] = true
 		steps = append(steps, step{node: s, prev: -1})
 	}
+	edgeByID := map[string]*Edge{}
+	for _, e := range ix.res.Graph.Edges {
+		edgeByID[e.EdgeID] = e
+	}
 	for i := 0; i < len(steps); i++ {
 		if i%4096 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -227,6 +231,11 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 		if st.dep >= lim.depth {
 			continue
 		}
+		// A source map contains every source of its bundle: reached from
+		// one of them, it is no way to the others, whose calls and
+		// modules are theirs.
+		in := edgeByID[st.edge]
+		upFromSource := in != nil && in.Relation == "contains" && in.SourceNodeID == st.node && ix.nodes[st.node].Kind == "source-map"
 		var next []*Edge
 		if dir != "incoming" {
 			next = append(next, ix.out[st.node]...)
@@ -244,6 +253,9 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 			if k := ix.nodes[other]; k == nil || k.Kind == "package" || k.Kind == "artifact" {
 				continue
 			}
+			if upFromSource && e.Relation == "contains" && e.SourceNodeID == st.node {
+				continue
+			}
 			edgesSeen[e.EdgeID] = true
 			if seen[other] {
 				continue
@@ -255,10 +267,6 @@ func handleTraceFeature(ctx context.Context, c *core.Call) (any, error) {
 			seen[other] = true
 			steps = append(steps, step{node: other, edge: e.EdgeID, prev: i, dep: st.dep + 1})
 		}
-	}
-	edgeByID := map[string]*Edge{}
-	for _, e := range ix.res.Graph.Edges {
-		edgeByID[e.EdgeID] = e
 	}
 	// Paths end at leaves of the traversal tree.
 	hasChild := make([]bool, len(steps))

@@ -2,6 +2,7 @@ package jsapp
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -264,6 +265,20 @@ func (sm *sourceMap) sourcesIn(fromLine, fromCol, toLine, toCol int32) []int32 {
 	return out
 }
 
+// sourceAt returns the source index the generated position p maps to: the
+// last segment at or before it on its line, as source map consumers read
+// a map; -1 when none does.
+func (sm *sourceMap) sourceAt(p genPos) int32 {
+	i := sort.Search(len(sm.Segments), func(i int) bool {
+		s := sm.Segments[i]
+		return s.line > p.line || s.line == p.line && s.col > p.col
+	}) - 1
+	if i < 0 || sm.Segments[i].line != p.line {
+		return -1
+	}
+	return sm.Segments[i].src
+}
+
 // sortSegments orders segments by generated position (index maps and
 // hand-written maps may not be ordered).
 func (sm *sourceMap) sortSegments() {
@@ -321,6 +336,28 @@ func resolveSourcePath(mapDir, source string) (p string, ok bool) {
 type sourceLines struct {
 	lines   int
 	modules []modulePosition // by index in JSFacts.Modules
+	calls   []callPosition   // endpoint calls outside module functions, by endpointSite
+}
+
+// genPos is a generated position: 0-based line and column.
+type genPos struct{ line, col int32 }
+
+// callPosition is where a call lies (endpointSite).
+type callPosition struct {
+	off int64
+	genPos
+}
+
+// callAt returns the position of the call at off, if keepFacts kept it.
+func (s *sourceLines) callAt(off int64) (genPos, bool) {
+	if s == nil || off < 0 {
+		return genPos{}, false
+	}
+	i, ok := slices.BinarySearchFunc(s.calls, off, func(c callPosition, off int64) int { return cmp.Compare(c.off, off) })
+	if !ok {
+		return genPos{}, false
+	}
+	return s.calls[i].genPos, true
 }
 
 // modulePosition is a bundled module's [start, end) as 0-based line and
@@ -368,8 +405,22 @@ func keepFacts(f *ports.JSFacts, src []byte) *sourceLines {
 		return nil
 	}
 	out := &sourceLines{lines: bytes.Count(src, []byte{'\n'}) + 1}
+	var starts []int
+	for _, c := range f.Calls {
+		v, _, ok := endpointTarget(c)
+		if off := endpointSite(c, v); ok && off >= 0 && c.InModule < 0 {
+			if starts == nil {
+				starts = lineStarts(src)
+			}
+			l, col := position(starts, off)
+			out.calls = append(out.calls, callPosition{off, genPos{l, col}})
+		}
+	}
+	slices.SortFunc(out.calls, func(a, b callPosition) int { return cmp.Compare(a.off, b.off) })
 	if len(f.Modules) > 0 {
-		starts := lineStarts(src)
+		if starts == nil {
+			starts = lineStarts(src)
+		}
 		out.modules = make([]modulePosition, len(f.Modules))
 		for i, m := range f.Modules {
 			if m.Start < 0 {
