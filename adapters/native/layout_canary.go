@@ -19,10 +19,13 @@ import (
 // program's code from libc's and says so rather than guess; without DWARF
 // it looks in main only and says so.
 
-// staticCanary decides Dynamic.StackCanary for a static image (no
-// PT_INTERP, no DT_NEEDED) after the other steps have run.
+// staticCanary decides Dynamic.StackCanary for a static executable (no
+// PT_INTERP, no DT_NEEDED; ET_EXEC, or ET_DYN flagged DF_1_PIE as
+// -static-pie makes it) after the other steps have run. A library without
+// DT_NEEDED (the dynamic loader itself) is no program and keeps the
+// symbol rule.
 func (lr *layoutReader) staticCanary() error {
-	if len(lr.l.Interpreters) > 0 || len(lr.l.Needed) > 0 {
+	if len(lr.l.Interpreters) > 0 || len(lr.l.Needed) > 0 || (lr.f.Type != elf.ET_EXEC && !lr.l.Dynamic.PIEFlag) {
 		return nil // dynamic: the import rule (symbols) stands
 	}
 	d := &lr.l.Dynamic
