@@ -1311,12 +1311,14 @@ func (b *builder) dataPointers(ctx context.Context, img image, st *state) []cand
 	}
 	// Slots the loader fills from RELATIVE addends the file does not hold
 	// (discover_relocs.go).
-	rel, _ := relativeAddends(ctx, b.src, e, b.mm, func(uint64) bool { return true })
-	for _, r := range rel {
-		if v := r[1]; v != 0 && !b.known.has(v) && b.mayStart(v) && b.boundaryAt(st, v) {
+	relativeAddends(ctx, b.src, e, b.mm, func(_, v uint64) {
+		if v != 0 && !b.known.has(v) && b.mayStart(v) && b.boundaryAt(st, v) {
 			b.known.add(v)
 			out = append(out, candidate{addr: v, source: "data-pointer", rank: rankUnnamed})
 		}
+	})
+	if ctx.Err() != nil {
+		return nil
 	}
 	return out
 }

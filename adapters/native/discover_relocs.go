@@ -22,14 +22,14 @@ import (
 // slots to tell whether the linker wrote the addends into the file.
 const inPlaceSample = 16
 
-// relativeAddends returns the (slot, addend) pairs of the RELATIVE
-// relocations of a 64-bit x86-64 or AArch64 ELF file whose slot lies in
-// non-executable data and satisfies keep, in file order, or nil when the
-// file's slots already hold their addends (the first inPlaceSample
-// relocations with a slot in the file agree) or the file has none.
-func relativeAddends(ctx context.Context, src source, e *elfImage, mm *memMap, keep func(slot uint64) bool) ([][2]uint64, error) {
+// relativeAddends calls each, in file order, with the slot and addend of
+// every RELATIVE relocation of a 64-bit x86-64 or AArch64 ELF file whose
+// slot lies in non-executable data, unless the file's slots already hold
+// their addends (the first inPlaceSample relocations with a slot in the
+// file agree).
+func relativeAddends(ctx context.Context, src source, e *elfImage, mm *memMap, each func(slot, addend uint64)) error {
 	if e.f.Class != elf.ELFCLASS64 || e.f.Type != elf.ET_DYN {
-		return nil, nil
+		return nil
 	}
 	var rel uint32
 	switch e.f.Machine {
@@ -38,7 +38,7 @@ func relativeAddends(ctx context.Context, src source, e *elfImage, mm *memMap, k
 	case elf.EM_AARCH64:
 		rel = rAArch64Relative
 	default:
-		return nil, nil
+		return nil
 	}
 	order := e.f.ByteOrder
 	var tables [][]byte
@@ -89,22 +89,20 @@ func relativeAddends(ctx context.Context, src source, e *elfImage, mm *memMap, k
 		}
 	}
 	if sampled == 0 || inPlace {
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
-	var out [][2]uint64
 	for _, b := range tables {
 		for i := 0; i+elf64RelaSize <= len(b); i += elf64RelaSize {
 			if i%(elf64RelaSize<<16) == 0 && ctx.Err() != nil {
-				return nil, ctx.Err()
+				return ctx.Err()
 			}
 			if uint32(order.Uint64(b[i+8:])) != rel {
 				continue
 			}
-			at := order.Uint64(b[i:])
-			if data(at) != nil && keep(at) {
-				out = append(out, [2]uint64{at, order.Uint64(b[i+16:])})
+			if at := order.Uint64(b[i:]); data(at) != nil {
+				each(at, order.Uint64(b[i+16:]))
 			}
 		}
 	}
-	return out, ctx.Err()
+	return ctx.Err()
 }

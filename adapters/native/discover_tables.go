@@ -417,12 +417,13 @@ func (e *elfImage) initFunctions(ctx context.Context, mm *memMap) ([]candidate, 
 		}
 	}
 	if len(empty) > 0 { // the addends of the RELATIVE relocations filling them (discover_relocs.go)
-		rel, err := relativeAddends(ctx, e.src, e, mm, func(at uint64) bool { return empty[at] })
+		err := relativeAddends(ctx, e.src, e, mm, func(at, v uint64) {
+			if empty[at] {
+				add(v)
+			}
+		})
 		if err != nil {
 			return nil, err
-		}
-		for _, r := range rel {
-			add(r[1])
 		}
 	}
 	return out, nil
