@@ -113,6 +113,9 @@ func (a *Analysis) readLoaded(addr uint64, n uint64) ([]byte, error) {
 	if d >= s.FileSize {
 		return nil, fmt.Errorf("address 0x%x is in the zero-filled part of %s: %w", addr, s.Name, ports.ErrNotFound)
 	}
+	if s.FileOffset+d < s.FileOffset { // a corrupt offset that wraps around
+		return nil, fmt.Errorf("address 0x%x is beyond the end of the file: %w", addr, ports.ErrNotFound)
+	}
 	n = a.src.clamp(s.FileOffset+d, min(n, s.FileSize-d))
 	if n == 0 {
 		return nil, fmt.Errorf("address 0x%x is beyond the end of the file: %w", addr, ports.ErrNotFound)

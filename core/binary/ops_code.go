@@ -853,8 +853,9 @@ func addressedSegment(ctx context.Context, c *core.Call, doc, address string) (u
 		return 0, ports.Segment{}, err
 	}
 	seg, err := segmentOf(ctx, c, at)
-	if err == nil {
-		return at, seg, nil
+	var ce *core.Error
+	if err == nil || !errors.As(err, &ce) || ce.Code != core.CodeInvalidRequest {
+		return at, seg, err
 	}
 	if ll, lerr := analysisFor[loadSegmentLister](c); lerr == nil {
 		loads, lerr := ll.LoadSegments(ctx)
