@@ -2,8 +2,11 @@ package native
 
 import (
 	"bytes"
+	"cmp"
 	"debug/elf"
 	"encoding/binary"
+	"slices"
+	"strings"
 
 	"rea/ports"
 )
@@ -17,7 +20,8 @@ import (
 // for the canary load (mov reg, fs:0x28) or a direct call to
 // __stack_chk_fail. Without a symbol table naming main, rea cannot tell the
 // program's code from libc's and says so rather than guess; without DWARF
-// it looks in main only and says so.
+// (or with more than maxCanaryDWARF of it) it looks in main only and says
+// so.
 
 // staticCanary decides Dynamic.StackCanary for a static executable (no
 // PT_INTERP, no DT_NEEDED; ET_EXEC, or ET_DYN flagged DF_1_PIE as
@@ -32,7 +36,7 @@ func (lr *layoutReader) staticCanary() error {
 	d.StackCanary = false
 	var fail []uint64
 	var mains []ports.LayoutSymbol
-	funcs := map[uint64]uint64{} // defined function start -> size, from .symtab
+	var funcs []ports.LayoutSymbol // defined functions of .symtab
 	for _, s := range lr.l.Symbols {
 		if s.Table != "symtab" || s.SectionIndex == 0 || s.SectionIndex >= uint16(elf.SHN_LORESERVE) {
 			continue
@@ -44,7 +48,7 @@ func (lr *layoutReader) staticCanary() error {
 			mains = append(mains, s)
 		}
 		if s.Type == "STT_FUNC" && s.Size > 0 {
-			funcs[s.Value] = max(funcs[s.Value], s.Size)
+			funcs = append(funcs, s)
 		}
 	}
 	if len(mains) != 1 {
@@ -53,32 +57,48 @@ func (lr *layoutReader) staticCanary() error {
 		return nil
 	}
 	main := mains[0]
-	scan := map[uint64]uint64{main.Value: main.Size}
+	scan := []ports.LayoutSymbol{main}
 	units := lr.programRanges(main.Value)
-	for _, r := range units {
-		for start, size := range funcs {
-			if start >= r[0] && start < r[1] {
-				scan[start] = size
+	if len(units) > 0 {
+		slices.SortFunc(funcs, func(a, b ports.LayoutSymbol) int { return cmp.Compare(a.Value, b.Value) })
+		for _, r := range units {
+			i, _ := slices.BinarySearchFunc(funcs, r[0], func(s ports.LayoutSymbol, t uint64) int { return cmp.Compare(s.Value, t) })
+			for ; i < len(funcs) && funcs[i].Value < r[1]; i++ {
+				scan = append(scan, funcs[i])
 			}
 		}
 	}
-	for start, size := range scan {
-		code, ok := lr.code(start, size)
-		if ok && usesCanary(code, start, fail) {
+	for i, f := range scan {
+		if err := lr.tick(i); err != nil {
+			return err
+		}
+		code, ok := lr.code(f.Value, f.Size)
+		if ok && usesCanary(code, f.Value, fail) {
 			d.StackCanary = true
 			return nil
 		}
 	}
-	if units == nil {
-		d.StackCanaryLimit = "stack_canary_indicator is false for main: in a static binary without DWARF the program's other functions cannot be told from libc's and are not looked at."
+	if len(units) == 0 {
+		d.StackCanaryLimit = "stack_canary_indicator is false for main: no DWARF compile unit names this static binary's other functions, which cannot be told from libc's and were not looked at."
 	}
 	return lr.ctx.Err()
 }
 
+// maxCanaryDWARF bounds the debug information read for the canary: the
+// layout reads headers, and a large program's DWARF is read by analyses.
+const maxCanaryDWARF = 64 << 20
+
 // programRanges returns the address ranges of the DWARF compile units
-// built in the directory of the one holding main, or nil without DWARF.
+// built in the directory of the one holding main, or nil without DWARF
+// (or with more than maxCanaryDWARF bytes of it).
 func (lr *layoutReader) programRanges(main uint64) [][2]uint64 {
-	if lr.f.Section(".debug_info") == nil {
+	var size uint64
+	for _, s := range lr.f.Sections {
+		if strings.HasPrefix(s.Name, ".debug_") || strings.HasPrefix(s.Name, ".zdebug_") {
+			size += s.Size
+		}
+	}
+	if lr.f.Section(".debug_info") == nil || size > maxCanaryDWARF {
 		return nil
 	}
 	dw, err := lr.f.DWARF()
