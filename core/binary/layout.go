@@ -329,7 +329,7 @@ func newLayoutResult(l *ports.Layout, path, sha string, size int64) *InspectBina
 	}
 	r.Diagnostics = append([]string{}, l.Diagnostics...)
 	r.Limitations = []string{
-		"Mitigations are inferred from headers, symbols and (a static binary's canary) code; runtime behaviour (loader, kernel, hardening flags) is not observed.",
+		"Mitigations are inferred from headers and symbols; runtime behaviour (loader, kernel, hardening flags) is not observed.",
 		"The entry point is the linked value; whether execution starts there is unknown and no load base is assumed.",
 	}
 	if lim := l.Dynamic.StackCanaryLimit; lim != "" {

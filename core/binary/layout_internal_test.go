@@ -29,5 +29,5 @@ func TestLayoutStackCanaryUnknown(t *testing.T) {
 	is.Equal(got, "true")
 	got, lims = indicator(ports.LayoutDynamic{})
 	is.Equal(got, "false")
-	is.True(!slices.ContainsFunc(lims, func(s string) bool { return strings.Contains(s, "canary") }))
+	is.True(!slices.ContainsFunc(lims, func(s string) bool { return strings.HasPrefix(s, "stack_canary_indicator") }))
 }
