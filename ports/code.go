@@ -209,7 +209,8 @@ type CrossReferencer interface {
 type ByteReader interface {
 	// ReadBytes returns up to n bytes at addr, stopping at the end of the
 	// section's file data (a short result is not an error). ErrNotFound when
-	// addr is in no section with file bytes. n <= 0 returns no bytes and no
+	// addr is in no section with file bytes (an engine may also read what
+	// only a load segment maps, as the native one does). n <= 0 returns no bytes and no
 	// error; a huge n is bounded by the section, never allocated as asked.
 	// At the start of a section with file bytes at least one byte is read.
 	ReadBytes(ctx context.Context, addr uint64, n int) ([]byte, error)

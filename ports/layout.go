@@ -121,15 +121,22 @@ type LayoutPackedRelocations struct {
 
 // LayoutDynamic holds the dynamic-section facts mitigations are inferred from.
 type LayoutDynamic struct {
-	Present     bool
-	BindNow     bool // DT_BIND_NOW, DF_BIND_NOW or DF_1_NOW
-	PIEFlag     bool // DF_1_PIE
-	TextRel     bool // DT_TEXTREL or DF_TEXTREL
-	GOT         []LayoutRange
-	PLT         []LayoutRange
-	StackCanary bool // a symbol named __stack_chk_fail or __stack_chk_guard
-	GNUStack    *LayoutSegment
-	GNURelro    *LayoutSegment
+	Present bool
+	BindNow bool // DT_BIND_NOW, DF_BIND_NOW or DF_1_NOW
+	PIEFlag bool // DF_1_PIE
+	TextRel bool // DT_TEXTREL or DF_TEXTREL
+	GOT     []LayoutRange
+	PLT     []LayoutRange
+	// StackCanary: in a dynamic image, a symbol named __stack_chk_fail or
+	// __stack_chk_guard; in a static one (libc defines both whatever the
+	// program was built with), the program's own code is seen to use the
+	// canary. StackCanaryUnknown is set when that could not be told;
+	// StackCanaryLimit says what limits the answer ("" when nothing does).
+	StackCanary        bool
+	StackCanaryUnknown bool
+	StackCanaryLimit   string
+	GNUStack           *LayoutSegment
+	GNURelro           *LayoutSegment
 }
 
 // LayoutRange is a named address range.

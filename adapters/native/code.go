@@ -224,7 +224,8 @@ func (a *Analysis) operand(p *program, addr uint64) string {
 	return d.format(b, addr, &in, func(uint64) string { return "" }).Operands
 }
 
-// ReadBytes returns up to n file bytes mapped at addr.
+// ReadBytes returns up to n file bytes mapped at addr: by a section, else
+// by a load segment.
 func (a *Analysis) ReadBytes(ctx context.Context, addr uint64, n int) ([]byte, error) {
 	if err := a.check(ctx, "read bytes"); err != nil {
 		return nil, err
@@ -237,6 +238,9 @@ func (a *Analysis) ReadBytes(ctx context.Context, addr uint64, n int) ([]byte, e
 		return nil, err
 	}
 	b, err := mm.read(a.src, addr, uint64(n))
+	if err != nil && errors.Is(err, ports.ErrNotFound) && mm.find(addr) == nil {
+		b, err = a.readLoaded(addr, uint64(n)) // the headers, a gap between sections (loads.go)
+	}
 	if err != nil {
 		if !errors.Is(err, ports.ErrNotFound) {
 			err = classify(a.img.format(), err)

@@ -54,6 +54,17 @@ func FuzzDiscover(f *testing.F) {
 				t.Fatalf("%s: untyped error %T: %v", what, err, err)
 			}
 		}
+		loads, err := a.LoadSegments(ctx)
+		check("load segments", err)
+		for k, s := range loads {
+			if k >= 16 {
+				break
+			}
+			_, err = a.ReadBytes(ctx, s.Start, 64) // through the segment when no section maps it
+			check("read bytes", err)
+			_, err = a.ReadBytes(ctx, s.Start+s.Size-1, 64)
+			check("read bytes", err)
+		}
 		procs, err := a.Procedures(ctx)
 		check("procedures", err)
 		ranges, err := a.FunctionRanges(ctx)

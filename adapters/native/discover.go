@@ -1268,9 +1268,10 @@ func (b *builder) padding(code []byte, size int) bool {
 }
 
 // dataPointers collects pointers stored in writable data and relocated
-// read-only data (.data, .data.rel.ro, ...) of an ELF file that land on a
-// function boundary in code no known range covers: functions reached only
-// through tables of function pointers.
+// read-only data (.data, .data.rel.ro, ...) of an ELF file, or given by the
+// addends of RELATIVE relocations where the file does not hold them, that
+// land on a function boundary in code no known range covers: functions
+// reached only through tables of function pointers.
 func (b *builder) dataPointers(ctx context.Context, img image, st *state) []candidate {
 	e, ok := img.(*elfImage)
 	if !ok {
@@ -1307,6 +1308,17 @@ func (b *builder) dataPointers(ctx context.Context, img image, st *state) []cand
 			out = append(out, candidate{addr: v, source: "data-pointer", rank: rankUnnamed})
 		}
 		b.src.m.drop(s.Offset, s.FileSize) // read once
+	}
+	// Slots the loader fills from RELATIVE addends the file does not hold
+	// (discover_relocs.go).
+	relativeAddends(ctx, b.src, e, b.mm, func(_, v uint64) {
+		if v != 0 && !b.known.has(v) && b.mayStart(v) && b.boundaryAt(st, v) {
+			b.known.add(v)
+			out = append(out, candidate{addr: v, source: "data-pointer", rank: rankUnnamed})
+		}
+	})
+	if ctx.Err() != nil {
+		return nil
 	}
 	return out
 }

@@ -393,6 +393,7 @@ func (e *elfImage) initFunctions(ctx context.Context, mm *memMap) ([]candidate, 
 	if e.f.Class == elf.ELFCLASS32 {
 		ptr = 4
 	}
+	empty := map[uint64]bool{} // slots holding 0: filled by a relocation at load time, or unused
 	for _, s := range e.f.Sections {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -405,11 +406,24 @@ func (e *elfImage) initFunctions(ctx context.Context, mm *memMap) ([]candidate, 
 			continue
 		}
 		for i := uint64(0); i+ptr <= uint64(len(data)); i += ptr {
+			v := uint64(e.f.ByteOrder.Uint32(data[i:]))
 			if ptr == 8 {
-				add(e.f.ByteOrder.Uint64(data[i:]))
-			} else {
-				add(uint64(e.f.ByteOrder.Uint32(data[i:])))
+				v = e.f.ByteOrder.Uint64(data[i:])
 			}
+			if v == 0 {
+				empty[s.Addr+i] = true
+			}
+			add(v)
+		}
+	}
+	if len(empty) > 0 { // the addends of the RELATIVE relocations filling them (discover_relocs.go)
+		err := relativeAddends(ctx, e.src, e, mm, func(at, v uint64) {
+			if empty[at] {
+				add(v)
+			}
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return out, nil

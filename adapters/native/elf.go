@@ -84,27 +84,7 @@ func (e *elfImage) segments(ctx context.Context) ([]ports.Segment, error) {
 	if len(out) > 0 {
 		return out, nil
 	}
-	n := 0
-	for _, p := range e.f.Progs {
-		if p.Type != elf.PT_LOAD {
-			continue
-		}
-		out = append(out, ports.Segment{
-			Name:       fmt.Sprintf("LOAD#%d", n),
-			Kind:       "segment",
-			Start:      p.Vaddr,
-			Size:       p.Memsz,
-			FileOffset: p.Off,
-			FileSize:   p.Filesz,
-			Perms: ports.Permissions{
-				Read:    p.Flags&elf.PF_R != 0,
-				Write:   p.Flags&elf.PF_W != 0,
-				Execute: p.Flags&elf.PF_X != 0,
-			},
-		})
-		n++
-	}
-	return out, nil
+	return loadSegments(e), nil
 }
 
 func (e *elfImage) stringRegions(ctx context.Context) ([]region, error) {

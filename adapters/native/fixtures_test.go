@@ -80,6 +80,18 @@ func goFixture(goos, goarch string) *fixture {
 	}}
 }
 
+// goPIEFixture builds testdata/gotable as a linux/arm64 PIE with the extra
+// go build flags.
+func goPIEFixture(name string, flags ...string) *fixture {
+	return &fixture{tools: []string{"go"}, slow: true, build: func(ctx context.Context) (string, error) {
+		out := filepath.Join(fixtureDir, name)
+		env := []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm64"}
+		args := append(append([]string{"build", "-buildmode=pie"}, flags...), "-o", out, "main.go")
+		_, err := run(ctx, filepath.Join("testdata", "gotable"), env, "go", args...)
+		return out, err
+	}}
+}
+
 // fixtures is set in init: stripFixture refers back to it.
 var fixtures map[string]*fixture
 
@@ -103,6 +115,9 @@ func init() {
 		"go-linux-arm64":   goFixture("linux", "arm64"),
 		"go-windows-amd64": goFixture("windows", "amd64"),
 		"go-darwin-arm64":  goFixture("darwin", "arm64"),
+		// A function table in a PIE, with symbols and stripped.
+		"go-table-arm64":          goPIEFixture("go-table-arm64"),
+		"go-table-arm64-stripped": goPIEFixture("go-table-arm64-stripped", "-ldflags=-s -w"),
 	}
 }
 

@@ -45,7 +45,7 @@ func (p *Provider) ReadLayout(ctx context.Context, r io.ReaderAt, size int64) (l
 	if f.ByteOrder == binary.BigEndian {
 		lr.l.ByteOrder = "big"
 	}
-	for _, step := range []func() error{lr.sections, lr.segments, lr.symbols, lr.relocations, lr.packed, lr.dynamic} {
+	for _, step := range []func() error{lr.sections, lr.segments, lr.symbols, lr.relocations, lr.packed, lr.dynamic, lr.staticCanary} {
 		if err := step(); err != nil {
 			return nil, fmt.Errorf("native: layout: %w", classify("elf", err))
 		}

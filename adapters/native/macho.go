@@ -194,15 +194,7 @@ func (m *machoImage) segments(ctx context.Context) ([]ports.Segment, error) {
 	if len(out) > 0 {
 		return out, ctx.Err()
 	}
-	for _, l := range m.f.Loads {
-		if g, ok := l.(*macho.Segment); ok {
-			out = append(out, ports.Segment{
-				Name: g.Name, Kind: "segment", Start: g.Addr, Size: g.Memsz,
-				FileOffset: m.base + g.Offset, FileSize: g.Filesz, Perms: machoPerms(g.Prot),
-			})
-		}
-	}
-	return out, ctx.Err()
+	return machoLoads(m), ctx.Err()
 }
 
 func machoPerms(prot uint32) ports.Permissions {

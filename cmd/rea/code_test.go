@@ -289,13 +289,41 @@ func TestMCPCodePrimitives(t *testing.T) {
 		{"read_bytes", map[string]any{"address": "0xfffffffffff0"}},
 		{"read_bytes", map[string]any{"address": start, "length": 70000}},
 		{"read_bytes", map[string]any{"address": "main"}},
-		{"address_to_file_offset", map[string]any{"address": "0x1"}},
+		{"address_to_file_offset", map[string]any{"address": "0xfffffffffff0"}},
 		{"get_call_graph", map[string]any{"address": "main", "depth": 9}},
 		{"resolve_containing_procedure", map[string]any{"address": "12g"}},
 	} {
 		code, details := errCode(t, call(t, cs, bad.tool, bad.args))
 		is.Equal(code, core.CodeInvalidRequest)
 		is.True(len(details["issues"].([]any)) > 0)
+	}
+}
+
+// TestReadBytesOfHeaders: the ELF header that the first load segment maps
+// at a gcc PIE's address 0 and a non-PIE's 0x400000, outside every section,
+// is read back with its file offset; an address nothing maps is still
+// invalid_request, out of range.
+func TestReadBytesOfHeaders(t *testing.T) {
+	for _, tc := range []struct {
+		name, base string
+		flags      []string
+	}{{"pie", "0x0", []string{"-fPIE", "-pie"}}, {"nopie", "0x400000", []string{"-fno-PIE", "-no-pie"}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			exe := buildC(t, tc.name, "int main(void) { return 0; }\n", tc.flags...)
+			cs := mcpClient(t)
+			is.True(!call(t, cs, "open_binary", map[string]any{"path": exe}).isError)
+			_, rb := evidence(t, call(t, cs, "read_bytes", map[string]any{"address": tc.base, "length": 16}))
+			is.Equal(rb["bytes"].(string)[:8], "7f454c46")
+			is.Equal(rb["segment"], "LOAD#0")
+			is.Equal(rb["file_offset"], "0x0")
+			is.Equal(rb["truncated"], false)
+			_, fo := evidence(t, call(t, cs, "address_to_file_offset", map[string]any{"address": tc.base}))
+			is.Equal(fo["file_offset"], "0x0")
+			code, details := errCode(t, call(t, cs, "read_bytes", map[string]any{"address": "0xfffffffffff0"}))
+			is.Equal(code, core.CodeInvalidRequest)
+			is.Equal(details["issues"].([]any)[0].(map[string]any)["reason"], string(core.ReasonOutOfRange))
+		})
 	}
 }
 

@@ -148,7 +148,7 @@ type (
 			PositionIndependent      bool    `json:"position_independent"`
 			NXIndicator              *bool   `json:"nx_indicator"`
 			ExecutableStackIndicator *bool   `json:"executable_stack_indicator"`
-			StackCanaryIndicator     bool    `json:"stack_canary_indicator"`
+			StackCanaryIndicator     *bool   `json:"stack_canary_indicator"`
 			RELRO                    *string `json:"relro"`
 		} `json:"mitigations"`
 		Diagnostics []string `json:"diagnostics"`
@@ -316,7 +316,10 @@ func newLayoutResult(l *ports.Layout, path, sha string, size int64) *InspectBina
 		nx, exec := !st.Execute, st.Execute
 		m.NXIndicator, m.ExecutableStackIndicator = &nx, &exec
 	}
-	m.StackCanaryIndicator = l.Dynamic.StackCanary
+	if !l.Dynamic.StackCanaryUnknown {
+		sc := l.Dynamic.StackCanary
+		m.StackCanaryIndicator = &sc
+	}
 	if l.Dynamic.GNURelro != nil {
 		v := "Partial"
 		if l.Dynamic.BindNow {
@@ -328,6 +331,9 @@ func newLayoutResult(l *ports.Layout, path, sha string, size int64) *InspectBina
 	r.Limitations = []string{
 		"Mitigations are inferred from headers and symbols; runtime behaviour (loader, kernel, hardening flags) is not observed.",
 		"The entry point is the linked value; whether execution starts there is unknown and no load base is assumed.",
+	}
+	if lim := l.Dynamic.StackCanaryLimit; lim != "" {
+		r.Limitations = append(r.Limitations, lim)
 	}
 	if l.Dynamic.GNUStack == nil {
 		r.Limitations = append(r.Limitations, "No PT_GNU_STACK header: the stack's executability depends on the loader's default and is not reported.")

@@ -840,7 +840,10 @@ func opResolveContainingProcedure() *core.Operation {
 }
 
 // addressedSegment checks the document doc, parses address (the "address"
-// argument) and finds the segment that maps it.
+// argument) and finds the segment that maps it: a section, else one of the
+// load segments an analysis that offers them maps it with (the ELF and
+// program headers at an image's first address, a gap between sections),
+// so that read_bytes and address_to_file_offset reach every mapped byte.
 func addressedSegment(ctx context.Context, c *core.Call, doc, address string) (uint64, ports.Segment, error) {
 	if err := checkDocument(ctx, c, doc); err != nil {
 		return 0, ports.Segment{}, err
@@ -850,7 +853,27 @@ func addressedSegment(ctx context.Context, c *core.Call, doc, address string) (u
 		return 0, ports.Segment{}, err
 	}
 	seg, err := segmentOf(ctx, c, at)
+	var ce *core.Error
+	if err == nil || !errors.As(err, &ce) || ce.Code != core.CodeInvalidRequest {
+		return at, seg, err
+	}
+	if ll, lerr := analysisFor[loadSegmentLister](c); lerr == nil {
+		loads, lerr := ll.LoadSegments(ctx)
+		if lerr != nil {
+			return 0, ports.Segment{}, lerr
+		}
+		if s := holding(loads, at); s != nil {
+			return at, *s, nil
+		}
+	}
 	return at, seg, err
+}
+
+// loadSegmentLister is an analysis that lists the segments its loader maps
+// (the native engine's ELF PT_LOAD entries, PE headers, Mach-O segments),
+// which cover bytes that no section does.
+type loadSegmentLister interface {
+	LoadSegments(ctx context.Context) ([]ports.Segment, error)
 }
 
 // segmentOf finds the section (or segment) mapping an address; an address
@@ -864,6 +887,18 @@ func segmentOf(ctx context.Context, c *core.Call, at uint64) (ports.Segment, err
 	if err != nil {
 		return ports.Segment{}, err
 	}
+	best := holding(segs, at)
+	if best == nil {
+		return ports.Segment{}, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"address"}, Reason: core.ReasonOutOfRange,
+			Message: fmt.Sprintf("%s is outside every section and segment (list_segments)", core.Hex(at))})
+	}
+	return *best, nil
+}
+
+// holding is the smallest of segs holding at, or nil. One at address 0
+// that grants no access (an unallocated section, Mach-O's __PAGEZERO)
+// maps nothing.
+func holding(segs []ports.Segment, at uint64) *ports.Segment {
 	var best *ports.Segment
 	for k := range segs {
 		s := &segs[k]
@@ -873,11 +908,7 @@ func segmentOf(ctx context.Context, c *core.Call, at uint64) (ports.Segment, err
 			}
 		}
 	}
-	if best == nil {
-		return ports.Segment{}, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"address"}, Reason: core.ReasonOutOfRange,
-			Message: fmt.Sprintf("%s is outside every section and segment (list_segments)", core.Hex(at))})
-	}
-	return *best, nil
+	return best
 }
 
 const (
@@ -889,7 +920,7 @@ func opReadBytes() *core.Operation {
 	return &core.Operation{
 		Name: "read_bytes", Title: "Read Bytes", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
 		Needs:       []ports.Capability{core.CapBytes, core.CapSegments},
-		Description: "Read up to 65536 bytes of file data mapped at an address, as lowercase hex; the read stops at the end of the section's file data (truncated says so).",
+		Description: "Read the file data mapped at an address (by a section, else a load segment) as lowercase hex; the read stops where that data ends (truncated says so).",
 		Input: core.InputSchema([]string{"address"}, documentProp, addressProp,
 			`"length": {"type":"integer","minimum":1,"maximum":65536,"default":256,"description":"Bytes to read (1-65536)."}`),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["address","length","requested","bytes","segment","file_offset","truncated"],
@@ -914,7 +945,7 @@ func opReadBytes() *core.Operation {
 			if err != nil {
 				if errors.Is(err, ports.ErrNotFound) {
 					return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"address"}, Reason: core.ReasonInvalidValue,
-						Message: fmt.Sprintf("%s has no bytes in the file: %s is allocated at load time, not stored in the file", core.Hex(at), seg.Name)})
+						Message: fmt.Sprintf("%s has no bytes in the file: %s is zero-filled at load time, not stored in the file", core.Hex(at), seg.Name)})
 				}
 				return nil, err
 			}
@@ -931,7 +962,7 @@ func opAddressToFileOffset() *core.Operation {
 	return &core.Operation{
 		Name: "address_to_file_offset", Title: "Address To File Offset", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
 		Needs:       []ports.Capability{core.CapSegments},
-		Description: "Map an address to its offset in the file through the section table; file_offset is null when the address is mapped but not stored (.bss).",
+		Description: "Map an address to its file offset through the sections, else load segments; file_offset is null when it is mapped but not stored (.bss).",
 		Input:       core.InputSchema([]string{"address"}, documentProp, addressProp),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["address","segment","segment_start","file_offset","in_file"],
  "properties":{"address":{"$ref":"#/$defs/hex"},"segment":{"type":"string"},"segment_start":{"$ref":"#/$defs/hex"},

@@ -1,0 +1,192 @@
+package native
+
+import (
+	"bytes"
+	"cmp"
+	"debug/elf"
+	"encoding/binary"
+	"slices"
+	"strings"
+
+	"rea/ports"
+)
+
+// The stack canary in a static binary. A dynamic binary that uses the
+// canary imports __stack_chk_fail, so the symbol is the indicator. A
+// static one links libc's own objects, which define it (and use the
+// canary) whatever the program was compiled with, so there the indicator
+// looks at the program's code instead: main, and the functions of the
+// DWARF compile units built where main's was (DW_AT_comp_dir), are scanned
+// for the canary load (mov reg, fs:0x28) or a direct call to
+// __stack_chk_fail. Without a symbol table naming main, rea cannot tell the
+// program's code from libc's and says so rather than guess; without DWARF
+// (or with more than maxCanaryDWARF of it) it looks in main only and says
+// so.
+
+// staticCanary decides Dynamic.StackCanary for a static executable (no
+// PT_INTERP, no DT_NEEDED; ET_EXEC, or ET_DYN flagged DF_1_PIE as
+// -static-pie makes it) after the other steps have run. A library without
+// DT_NEEDED (the dynamic loader itself) is no program and keeps the
+// symbol rule.
+func (lr *layoutReader) staticCanary() error {
+	if len(lr.l.Interpreters) > 0 || len(lr.l.Needed) > 0 || (lr.f.Type != elf.ET_EXEC && !lr.l.Dynamic.PIEFlag) {
+		return nil // dynamic: the import rule (symbols) stands
+	}
+	d := &lr.l.Dynamic
+	d.StackCanary = false
+	var fail []uint64
+	var mains []ports.LayoutSymbol
+	var funcs []ports.LayoutSymbol // defined functions of .symtab
+	for _, s := range lr.l.Symbols {
+		if s.Table != "symtab" || s.SectionIndex == 0 || s.SectionIndex >= uint16(elf.SHN_LORESERVE) {
+			continue
+		}
+		switch n := string(s.Name.Bytes); {
+		case n == "__stack_chk_fail" || n == "__stack_chk_fail_local":
+			fail = append(fail, s.Value)
+		case n == "main" && s.Type == "STT_FUNC" && s.Size > 0:
+			mains = append(mains, s)
+		}
+		if s.Type == "STT_FUNC" && s.Size > 0 {
+			funcs = append(funcs, s)
+		}
+	}
+	if len(mains) != 1 {
+		d.StackCanaryUnknown = true
+		d.StackCanaryLimit = "stack_canary_indicator is null: in a static binary without a symbol for main, the program's code cannot be told from libc's, which defines and uses the canary whatever the program was built with."
+		return nil
+	}
+	main := mains[0]
+	scan := []ports.LayoutSymbol{main}
+	units := lr.programRanges(main.Value)
+	if len(units) > 0 {
+		slices.SortFunc(funcs, func(a, b ports.LayoutSymbol) int { return cmp.Compare(a.Value, b.Value) })
+		for _, r := range units {
+			i, _ := slices.BinarySearchFunc(funcs, r[0], func(s ports.LayoutSymbol, t uint64) int { return cmp.Compare(s.Value, t) })
+			for ; i < len(funcs) && funcs[i].Value < r[1]; i++ {
+				scan = append(scan, funcs[i])
+			}
+		}
+	}
+	for i, f := range scan {
+		if err := lr.tick(i); err != nil {
+			return err
+		}
+		code, ok := lr.code(f.Value, f.Size)
+		if ok && usesCanary(code, f.Value, fail) {
+			d.StackCanary = true
+			return nil
+		}
+	}
+	if len(units) == 0 {
+		d.StackCanaryLimit = "stack_canary_indicator is false for main: no DWARF compile unit names this static binary's other functions, which cannot be told from libc's and were not looked at."
+	}
+	return lr.ctx.Err()
+}
+
+// maxCanaryDWARF bounds the debug information read for the canary: the
+// layout reads headers, and a large program's DWARF is read by analyses.
+const maxCanaryDWARF = 64 << 20
+
+// programRanges returns the address ranges of the DWARF compile units
+// built in the directory of the one holding main, or nil without DWARF
+// (or with more than maxCanaryDWARF bytes of it).
+func (lr *layoutReader) programRanges(main uint64) [][2]uint64 {
+	var size uint64
+	for _, s := range lr.f.Sections {
+		if strings.HasPrefix(s.Name, ".debug_") || strings.HasPrefix(s.Name, ".zdebug_") {
+			size += s.Size
+		}
+	}
+	if lr.f.Section(".debug_info") == nil || size > maxCanaryDWARF {
+		return nil
+	}
+	dw, err := lr.f.DWARF()
+	if err != nil {
+		return nil
+	}
+	type unit struct {
+		dir    string
+		ranges [][2]uint64
+	}
+	var units []unit
+	r := dw.Reader()
+	for i := 0; ; i++ {
+		if i%256 == 0 && lr.ctx.Err() != nil {
+			return nil
+		}
+		e, err := r.Next()
+		if err != nil || e == nil {
+			break
+		}
+		if e.Tag == 0x11 { // DW_TAG_compile_unit
+			dir, _ := e.Val(0x1b).(string) // DW_AT_comp_dir
+			rs, _ := dw.Ranges(e)
+			u := unit{dir: dir}
+			for _, x := range rs {
+				u.ranges = append(u.ranges, [2]uint64{x[0], x[1]})
+			}
+			units = append(units, u)
+		}
+		r.SkipChildren()
+	}
+	dir, found := "", false
+	for _, u := range units {
+		for _, x := range u.ranges {
+			if main >= x[0] && main < x[1] {
+				dir, found = u.dir, true
+			}
+		}
+	}
+	if !found {
+		return nil
+	}
+	var out [][2]uint64
+	for _, u := range units {
+		if u.dir == dir {
+			out = append(out, u.ranges...)
+		}
+	}
+	return out
+}
+
+// maxCanaryScan bounds the bytes read from one function.
+const maxCanaryScan = 1 << 20
+
+// code reads the file bytes of [start, start+size) from the executable
+// section holding start.
+func (lr *layoutReader) code(start, size uint64) ([]byte, bool) {
+	for _, s := range lr.f.Sections {
+		if s.Type != elf.SHT_PROGBITS || s.Flags&elf.SHF_EXECINSTR == 0 || start < s.Addr || start-s.Addr >= s.Size {
+			continue
+		}
+		n := min(size, s.Size-(start-s.Addr), maxCanaryScan)
+		b, err := lr.src.read(s.Offset+(start-s.Addr), n)
+		return b, err == nil
+	}
+	return nil, false
+}
+
+// usesCanary reports whether x86-64 code at addr loads the canary from
+// fs:0x28 (64 REX.W 8b modrm=00,reg,100 sib=0x25 disp32=0x28, as gcc and
+// clang emit it) or calls one of fail directly (e8 rel32).
+func usesCanary(code []byte, addr uint64, fail []uint64) bool {
+	for i := 0; i+9 <= len(code); i++ {
+		if code[i] == 0x64 && code[i+1]&0xf8 == 0x48 && code[i+2] == 0x8b && code[i+3]&0xc7 == 0x04 && code[i+4] == 0x25 &&
+			bytes.Equal(code[i+5:i+9], []byte{0x28, 0, 0, 0}) {
+			return true
+		}
+	}
+	for i := 0; i+5 <= len(code); i++ {
+		if code[i] != 0xe8 {
+			continue
+		}
+		to := addr + uint64(i) + 5 + uint64(int64(int32(binary.LittleEndian.Uint32(code[i+1:]))))
+		for _, f := range fail {
+			if to == f {
+				return true
+			}
+		}
+	}
+	return false
+}
