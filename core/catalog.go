@@ -2,6 +2,7 @@ package core
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -361,6 +363,12 @@ func issuesOf(ve *jsonschema.ValidationError) []Issue {
 	var out []Issue
 	var walk func(*jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
+		if _, alt := e.ErrorKind.(*kind.OneOf); alt && len(e.Causes) > 1 {
+			// The closest alternative (the fewest issues) says what to
+			// fix: an Evidence record of the wrong operation is one issue
+			// there, not a dozen from the retained-reference form.
+			e = slices.MinFunc(e.Causes, func(a, b *jsonschema.ValidationError) int { return cmp.Compare(len(issuesOf(a)), len(issuesOf(b))) })
+		}
 		if len(e.Causes) > 0 {
 			for _, c := range e.Causes {
 				walk(c)

@@ -89,25 +89,8 @@ type Evidence struct {
 	EvidenceLinks    []EvidenceID    `json:"evidence_links"`
 }
 
-// projection is the semantic part of a record: everything that identifies
-// the observation, nothing that names where the bytes were found.
-type projection struct {
-	Subject          *projSubject    `json:"subject"`
-	Provider         ProviderRef     `json:"provider"`
-	AnalysisProfile  *Profile        `json:"analysis_profile"`
-	PredicateType    string          `json:"predicate_type"`
-	Operation        string          `json:"operation"`
-	Parameters       json.RawMessage `json:"parameters"`
-	RawResult        json.RawMessage `json:"raw_result"`
-	NormalizedResult json.RawMessage `json:"normalized_result"`
-	Confidence       string          `json:"confidence"`
-	Authority        string          `json:"authority"`
-	Environment      *Environment    `json:"environment"`
-	Limitations      []string        `json:"limitations"`
-	Locations        []Location      `json:"locations"`
-	EvidenceLinks    []EvidenceID    `json:"evidence_links"`
-}
-
+// projSubject is the subject as the semantic projection (the ID's input)
+// holds it: what was observed, not the path it was read at.
 type projSubject struct {
 	Digest       SubjectDigest `json:"digest"`
 	Format       string        `json:"format"`

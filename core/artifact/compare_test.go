@@ -234,3 +234,27 @@ func TestCompareArtifactsDirectoriesFollowTheirContents(t *testing.T) {
 	is.Equal(counts["changed"], float64(4))
 	is.Equal(counts["unknown"], float64(2)) // pipes and pipes/fifo
 }
+
+// Evidence of the wrong operation is refused with the one issue that names
+// the operations accepted, not the retained-reference form's dozen.
+func TestCompareArtifactsWrongEvidenceNamesTheOperations(t *testing.T) {
+	is := is.New(t)
+	s := artSession(t)
+	dir := writeTree(t, t.TempDir(), node{path: "a.txt", data: "a"})
+	_, inv := mustCall(t, s, "inventory_artifact", map[string]any{"path": dir})
+	_, ext := mustCall(t, s, "extract_artifact", map[string]any{"path": dir})
+	defer func() {
+		var r struct {
+			OutputRoot string `json:"output_root"`
+		}
+		json.Unmarshal(ext.NormalizedResult, &r)
+		os.RemoveAll(r.OutputRoot)
+	}()
+	_, _, e := artCall(t, s, context.Background(), "compare_artifacts", map[string]any{"left": inline(t, inv), "right": inline(t, ext)})
+	is.True(e != nil)
+	is.Equal(e.Code, core.CodeInvalidRequest)
+	issues := e.Details["issues"].([]core.Issue)
+	is.Equal(len(issues), 1)
+	is.Equal(issues[0].Path, []any{"right", "operation"})
+	is.True(strings.Contains(issues[0].Message, "inventory_artifact"))
+}
