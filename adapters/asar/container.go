@@ -40,7 +40,7 @@ func (Opener) OpenContainer(ctx context.Context, req ports.ContainerRequest) (po
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	o := &Options{MaxEntries: req.Limits.MaxEntries, MaxDepth: req.Limits.MaxDepth, MaxPathBytes: req.Limits.MaxPathBytes}
+	o := &Options{MaxEntries: req.Limits.MaxEntries, MaxDepth: req.Limits.MaxDepth, MaxPathBytes: req.Limits.MaxPathBytes, SkipUnsafeNames: true}
 	// The header is read whole and parsed into a tree kept while the
 	// container is open: charge three times its declared size (checked
 	// against the archive's size and MaxHeaderBytes by NewReader) first.
@@ -77,18 +77,33 @@ func (Opener) OpenContainer(ctx context.Context, req ports.ContainerRequest) (po
 		}
 		c.entries = append(c.entries, ce)
 	}
+	for _, e := range r.Rejected() {
+		re := ports.RejectedEntry{Name: e.Path, Index: e.Index, Reason: e.Reason, Kind: ports.EntryFile, Size: e.Size, CompressedSize: -1}
+		switch e.Type {
+		case TypeDir:
+			re.Kind, re.Size = ports.EntryDirectory, 0
+		case TypeLink:
+			re.Kind, re.Size = ports.EntrySymlink, 0
+		}
+		c.rejected = append(c.rejected, re)
+	}
 	return c, nil
 }
 
 type container struct {
-	r       *Reader
-	req     ports.ContainerRequest
-	entries []ports.ContainerEntry
-	read    atomic.Int64 // bytes yielded by every Open, for MaxTotalBytes
-	release func()       // the header's memory reservation
+	r        *Reader
+	req      ports.ContainerRequest
+	entries  []ports.ContainerEntry
+	rejected []ports.RejectedEntry
+	read     atomic.Int64 // bytes yielded by every Open, for MaxTotalBytes
+	release  func()       // the header's memory reservation
 }
 
 func (c *container) Entries() []ports.ContainerEntry { return c.entries }
+
+// Rejected lists the entries left out for unsafe names or links
+// (ports.EntryRejecter).
+func (c *container) Rejected() []ports.RejectedEntry { return c.rejected }
 
 func (c *container) Close() error {
 	c.release()

@@ -103,9 +103,7 @@ func TestOpenerErrors(t *testing.T) {
 		reason       string
 		limit        string
 	}{
-		{"dot-dot", `{"files":{"..":{"size":1,"offset":"0"}}}`, ports.ContainerPath, ""},
-		{"backslash", `{"files":{"a\\b":{"size":1,"offset":"0"}}}`, ports.ContainerPath, ""},
-		{"link outside", `{"files":{"l":{"link":"../../etc/passwd"}}}`, ports.ContainerPath, ""},
+		{"name too long", `{"files":{"` + strings.Repeat("n", 5000) + `":{"size":1,"offset":"0"}}}`, ports.ContainerLimit, "max_path_bytes"}, // a limit, not a name to leave out
 		{"not an object", `[1,2]`, ports.ContainerFormat, ""},
 		{"offset past end", `{"files":{"a":{"size":10,"offset":"99"}}}`, ports.ContainerFormat, ""},
 		{"too deep", deep, ports.ContainerLimit, "max_depth"},
@@ -123,5 +121,57 @@ func TestOpenerErrors(t *testing.T) {
 			var fe *asar.FormatError
 			is.True(errors.As(err, &fe)) // the typed error is kept
 		})
+	}
+}
+
+// Through the Opener an archive with unsafe names still opens: each entry
+// whose name or link is at fault is left out with everything beneath it and
+// listed by ports.EntryRejecter (both copies of a repeated key), and the
+// rest is intact and readable.
+func TestOpenerLeavesOutUnsafeEntries(t *testing.T) {
+	is := is.New(t)
+	header := `{"files":{` +
+		`"..":{"files":{"evil.sh":{"size":1,"offset":"0"}}},` +
+		`"a\\b":{"size":1,"offset":"0"},` +
+		`"l":{"link":"../../etc/passwd"},` +
+		`"dup":{"size":1,"offset":"0"},"dup":{"size":2,"offset":"0"},` +
+		`"Pod":{"size":1,"offset":"0"},"pod":{"size":1,"offset":"1"},` +
+		`"ok":{"files":{"good.txt":{"size":2,"offset":"0"},"to-good":{"link":"ok/good.txt"},"to-dup":{"link":"dup"}}}}}`
+	c, err := openContainer(t, rawArchive(header, "xy"), nil)
+	is.NoErr(err)
+	defer c.Close()
+	var kept []string
+	for _, e := range c.Entries() {
+		kept = append(kept, e.Path)
+	}
+	is.Equal(kept, []string{"Pod", "ok", "ok/good.txt", "ok/to-dup", "ok/to-good"})
+	rj, ok := c.(ports.EntryRejecter)
+	is.True(ok)
+	type r struct {
+		name, reason string
+		kind         ports.EntryKind
+		index        int
+	}
+	var got []r
+	for _, e := range rj.Rejected() {
+		got = append(got, r{e.Name, e.Reason, e.Kind, e.Index})
+	}
+	is.Equal(got, []r{
+		{"..", "dot-dot", ports.EntryDirectory, 0},
+		{`a\b`, "backslash", ports.EntryFile, 2},
+		{"l", "link-dot-dot", ports.EntrySymlink, 3},
+		{"dup", "duplicate", ports.EntryFile, 4},
+		{"dup", "duplicate", ports.EntryFile, 5},
+		{"pod", "case-collision", ports.EntryFile, 7},
+	})
+	rc, err := c.Open(t.Context(), "ok/good.txt")
+	is.NoErr(err)
+	b, err := io.ReadAll(rc)
+	rc.Close()
+	is.NoErr(err)
+	is.Equal(string(b), "xy")
+	for _, p := range []string{"../evil.sh", "dup", "pod", "l", "ok/to-dup"} {
+		_, err := c.Open(t.Context(), p)
+		is.True(err != nil) // left out, or a link into what was left out
 	}
 }

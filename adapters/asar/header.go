@@ -1,6 +1,7 @@
 package asar
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -23,6 +24,10 @@ type node struct {
 	target   *node   // for links: the resolved non-link node, or nil if dangling
 	state    uint8   // link resolution: 0 new, 1 in progress, 2 done
 	at       int64   // header offset of the entry, for errors
+	parent   *node
+	rejected string // why SkipUnsafeNames left the entry out ("" when kept)
+	dropped  bool   // rejected, or beneath a rejected entry
+	index    int    // position among the entries declared, in header order
 }
 
 func (n *node) entry() Entry {
@@ -234,21 +239,33 @@ func (p *parser) parseDir(dir *node, depth int) error {
 			nameErr = &NameError{Name: name, Reason: "case-collision"}
 			msg = fmt.Sprintf(" with %q", other)
 		}
-		if nameErr != nil {
+		if nameErr != nil && (!p.opts.SkipUnsafeNames || nameErr.Reason == "too-long") { // a limit, not a name to skip
 			return &FormatError{Offset: start, Reason: ReasonPath, Path: path, Msg: nameErr.Error() + msg, Err: nameErr}
 		}
-		if folds == nil {
-			folds = map[string]string{}
+		if nameErr == nil {
+			if folds == nil {
+				folds = map[string]string{}
+			}
+			folds[fk] = name
 		}
-		folds[fk] = name
 		if len(p.nodes) >= p.opts.MaxEntries {
 			return &FormatError{Offset: start, Reason: ReasonLimit, Path: path, Msg: fmt.Sprintf("more than %d entries", p.opts.MaxEntries)}
 		}
 		if depth+1 > p.opts.MaxDepth {
 			return &FormatError{Offset: start, Reason: ReasonDepth, Path: path, Msg: fmt.Sprintf("directories nest deeper than %d", p.opts.MaxDepth)}
 		}
-		n := &node{name: name, path: path, at: start}
-		dir.children[name] = n
+		n := &node{name: name, path: path, at: start, parent: dir, index: len(p.nodes)}
+		switch {
+		case nameErr == nil:
+			dir.children[name] = n
+		case nameErr.Reason == "duplicate":
+			// Readers disagree on which copy of a key wins: both go.
+			n.rejected, dir.children[name].rejected = nameErr.Reason, nameErr.Reason
+		default:
+			// Still parsed, for its kind and size, and left out with
+			// everything beneath it.
+			n.rejected = nameErr.Reason
+		}
 		p.nodes = append(p.nodes, n)
 		if err := p.parseEntry(n, depth+1); err != nil {
 			return err
@@ -352,6 +369,10 @@ func (p *parser) parseEntry(n *node, depth int) error {
 			return fail(ReasonEntry, "link entry also has a size or offset")
 		}
 		if err := checkPath(n.link, p.opts.MaxPathBytes); err != nil {
+			if p.opts.SkipUnsafeNames && err.Reason != "too-long" {
+				n.rejected = cmp.Or(n.rejected, "link-"+err.Reason)
+				break
+			}
 			return &FormatError{Offset: n.at, Reason: ReasonLink, Path: n.path, Msg: fmt.Sprintf("link target %.80q is not a path inside the archive: %s", n.link, err.Reason), Err: err}
 		}
 		p.links = append(p.links, n)

@@ -42,7 +42,7 @@ func walk(root *node, p string, hops int) (*node, error) {
 			return nil, nil
 		}
 		next := cur.children[c]
-		if next == nil {
+		if next == nil || next.rejected != "" {
 			return nil, nil
 		}
 		if next.typ == TypeLink {
@@ -77,7 +77,7 @@ func lookup(root *node, name string, follow bool) *node {
 			return nil
 		}
 		next := cur.children[c]
-		if next == nil {
+		if next == nil || next.rejected != "" {
 			return nil
 		}
 		if next.typ == TypeLink && (rest != "" || follow) {

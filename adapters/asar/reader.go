@@ -1,6 +1,7 @@
 package asar
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +28,11 @@ type Options struct {
 	// cannot both be extracted on a case-insensitive file system. By default
 	// they are a FormatError with reason "path".
 	AllowCaseCollisions bool
+	// SkipUnsafeNames leaves out, instead of refusing the archive, an entry
+	// whose name is unsafe, repeated or (without AllowCaseCollisions) a
+	// case collision, or a link whose target leaves the archive or loops,
+	// with everything beneath it; Rejected lists them.
+	SkipUnsafeNames bool
 }
 
 func (o *Options) withDefaults() Options {
@@ -58,6 +64,7 @@ type Reader struct {
 	root       *node
 	byPath     map[string]*node
 	entries    []*node // sorted by path
+	rejected   []RejectedEntry
 	raw        []byte
 	dataOffset int64
 	unpacked   *os.Root // nil when the companion directory is absent
@@ -94,10 +101,19 @@ func NewReader(ra io.ReaderAt, size int64, opts *Options) (*Reader, error) {
 	}
 	for _, l := range h.links {
 		if _, err := resolveLink(h.root, l, 0); err != nil {
-			return nil, err
+			var fe *FormatError
+			if !o.SkipUnsafeNames || !errors.As(err, &fe) {
+				return nil, err
+			}
+			l.rejected = cmp.Or(l.rejected, "link-unresolvable")
 		}
 	}
+	var rejected []RejectedEntry
+	if o.SkipUnsafeNames {
+		h.nodes, rejected = keep(h.nodes)
+	}
 	r := &Reader{
+		rejected:   rejected,
 		ra:         ra,
 		size:       size,
 		root:       h.root,
@@ -112,14 +128,18 @@ func NewReader(ra io.ReaderAt, size int64, opts *Options) (*Reader, error) {
 		if n.typ == TypeDir {
 			n.sorted = make([]*node, 0, len(n.children))
 			for _, c := range n.children {
-				n.sorted = append(n.sorted, c)
+				if c.rejected == "" {
+					n.sorted = append(n.sorted, c)
+				}
 			}
 			slices.SortFunc(n.sorted, func(a, b *node) int { return strings.Compare(a.name, b.name) })
 		}
 	}
 	h.root.sorted = make([]*node, 0, len(h.root.children))
 	for _, c := range h.root.children {
-		h.root.sorted = append(h.root.sorted, c)
+		if c.rejected == "" {
+			h.root.sorted = append(h.root.sorted, c)
+		}
 	}
 	slices.SortFunc(h.root.sorted, func(a, b *node) int { return strings.Compare(a.name, b.name) })
 	slices.SortFunc(r.entries, func(a, b *node) int { return strings.Compare(a.path, b.path) })
@@ -143,6 +163,38 @@ func (r *Reader) Close() error {
 		errs = append(errs, r.file.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// RejectedEntry is an entry SkipUnsafeNames left out.
+type RejectedEntry struct {
+	Path   string // as declared: untrusted
+	Reason string // a NameError reason, case-collision, or link-<reason> for a link
+	Type   Type
+	Size   int64 // a file's declared size
+	Index  int   // position among the entries declared, in header order
+}
+
+// Rejected lists the entries SkipUnsafeNames left out (each one whose own
+// name or link is at fault; what lies beneath it went with it), in header
+// order.
+func (r *Reader) Rejected() []RejectedEntry { return r.rejected }
+
+// keep drops the rejected nodes and those beneath them, and lists the
+// rejected ones.
+func keep(nodes []*node) ([]*node, []RejectedEntry) {
+	var rejected []RejectedEntry
+	kept := nodes[:0:0]
+	for _, n := range nodes {
+		if n.rejected != "" {
+			rejected = append(rejected, RejectedEntry{Path: n.path, Reason: n.rejected, Type: n.typ, Size: n.size, Index: n.index})
+		}
+		// A parent is declared, and so listed, before its children.
+		n.dropped = n.rejected != "" || n.parent != nil && n.parent.dropped
+		if !n.dropped {
+			kept = append(kept, n)
+		}
+	}
+	return kept, rejected
 }
 
 // Entries returns every entry, sorted by path in code-point order, so a

@@ -330,7 +330,7 @@ func decodeInventory(raw []byte, r *inventorySummary) error {
 
 // leftOutMark is in the occurrence limitation core/artifact writes for
 // each entry a container left out, and in no other.
-var leftOutMark = []byte(") was left out: ")
+var leftOutMark = []byte(") was left out")
 
 func writeInventory(w io.Writer, p string, ev *core.Evidence) error {
 	var r inventorySummary

@@ -657,6 +657,7 @@ var rejectedWhy = map[string]string{
 	"dot-dot":           "its name climbs out of the archive (..)",
 	"absolute":          "its name is an absolute path",
 	"backslash":         "its name holds a backslash",
+	"slash":             "its name holds a slash",
 	"nul":               "its name holds a NUL byte",
 	"utf8":              "its name is not valid UTF-8",
 	"empty":             "its name has an empty component",
@@ -664,6 +665,10 @@ var rejectedWhy = map[string]string{
 	"duplicate":         "another entry declares the same name, and tools disagree on which one wins",
 	"file-as-directory": "other entries use its name as a directory",
 	"link-utf8":         "it is a symbolic link whose target is not valid UTF-8 text",
+	"case-collision":    "a sibling's name differs from it only in case, and both cannot be extracted on a case-insensitive file system",
+	"link-dot-dot":      "it is a symbolic link whose target climbs out of the archive (..)",
+	"link-absolute":     "it is a symbolic link whose target is an absolute path",
+	"link-unresolvable": "it is a symbolic link in a cycle or a chain too long to follow",
 }
 
 // noteRejected records on a container's occurrence the entries it left out
@@ -677,12 +682,21 @@ func noteRejected(it *Item, rejected []ports.RejectedEntry) {
 			it.limits = append(it.limits, fmt.Sprintf("%d more entries were left out for unsafe or ambiguous names.", len(rejected)-i))
 			break
 		}
-		why := cmp.Or(rejectedWhy[e.Reason], "its name is unsafe ("+e.Reason+")")
-		size := ""
-		if e.Kind == ports.EntryFile {
-			size = fmt.Sprintf(", %d bytes", e.Size)
+		why := rejectedWhy[e.Reason]
+		if t, link := strings.CutPrefix(e.Reason, "link-"); why == "" && link {
+			why = "it is a symbolic link whose target is unsafe (" + t + ")"
 		}
-		it.limits = append(it.limits, fmt.Sprintf("Entry %q (%s%s, entry %d as declared) was left out: %s; its bytes were not read.", e.Name, e.Kind, size, e.Index, why))
+		why = cmp.Or(why, "its name is unsafe ("+e.Reason+")")
+		size, with, unread := "", "", "its bytes were not read"
+		switch e.Kind {
+		case ports.EntryFile:
+			size = fmt.Sprintf(", %d bytes", e.Size)
+		case ports.EntryDirectory:
+			with, unread = " with everything beneath it", "nothing beneath it was read"
+		case ports.EntrySymlink:
+			unread = "it was not followed"
+		}
+		it.limits = append(it.limits, fmt.Sprintf("Entry %q (%s%s, entry %d as declared) was left out%s: %s; %s.", e.Name, e.Kind, size, e.Index, with, why, unread))
 	}
 }
 
