@@ -412,6 +412,10 @@ func TestObserveOnFake(t *testing.T) {
 			for i, ev := range tl.Timeline {
 				is.Equal(ev.Sequence, i)
 			}
+			// The attached document's DOMContentLoaded arrives when rea
+			// enables lifecycle events: its time is the attach time.
+			replayed := strings.Contains(strings.Join(tl.Limitations, " "), "1 lifecycle event(s) of the document loaded before attach (domcontentloaded)")
+			is.Equal(replayed, c.events[0].Method == "Page.lifecycleEvent")
 			if c.end == "target_left_scope" {
 				last := tl.Timeline[len(tl.Timeline)-1]
 				is.Equal(last.URL, nil)

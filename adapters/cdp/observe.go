@@ -29,9 +29,15 @@ type timeline struct {
 	events    []ports.BrowserTimelineEvent
 	dropped   int
 	reload    bool
-	end       string // "" while running
-	done      chan struct{}
-	once      sync.Once
+	// The document loaded before attach: Chromium reports its lifecycle
+	// so far when lifecycle events are enabled, so those arrive at the
+	// attach time, not when they happened.
+	attachLoader string
+	committed    bool     // a navigation committed in the window
+	replayed     []string // lifecycle names of the attached document, before any commit
+	end          string   // "" while running
+	done         chan struct{}
+	once         sync.Once
 }
 
 func strp(s string) *string {
@@ -120,7 +126,7 @@ func (tl *timeline) onEvent(ev event) {
 		if !decode(ev.Params, &e) || e.Frame == nil || e.Frame.ParentID != "" {
 			return
 		}
-		tl.mainFrame = e.Frame.ID
+		tl.mainFrame, tl.committed = e.Frame.ID, true
 		te := ports.BrowserTimelineEvent{Type: "navigation_committed", FrameID: strp(e.Frame.ID), LoaderID: strp(e.Frame.LoaderID), Detail: detail(e.Type)}
 		if tl.reload {
 			te.Type, tl.reload = "same_origin_reload", false
@@ -167,6 +173,9 @@ func (tl *timeline) onEvent(ev event) {
 		if !decode(ev.Params, &e) || e.FrameID != tl.mainFrame {
 			return
 		}
+		if !tl.committed && e.LoaderID == tl.attachLoader && tl.end == "" && len(tl.events) < tl.max {
+			tl.replayed = append(tl.replayed, strings.ToLower(e.Name))
+		}
 		tl.add(ports.BrowserTimelineEvent{Type: "lifecycle", FrameID: strp(e.FrameID), LoaderID: strp(e.LoaderID), Detail: detail(e.Name)})
 	}
 }
@@ -194,7 +203,8 @@ func (e *Engine) ObserveSession(ctx context.Context, req ports.BrowserObserveReq
 	if err != nil {
 		return nil, err
 	}
-	tl := &timeline{sid: a.page.id, sc: a.scope, mainFrame: string(ft.Frame.ID), max: req.MaxTimelineEvents, done: make(chan struct{})}
+	tl := &timeline{sid: a.page.id, sc: a.scope, mainFrame: string(ft.Frame.ID), attachLoader: string(ft.Frame.LoaderID),
+		max: req.MaxTimelineEvents, done: make(chan struct{})}
 	a.c.setListener(tl.onEvent)
 	a.c.whenClosed(func(*ports.BrowserError) {
 		tl.mu.Lock()
@@ -259,6 +269,10 @@ wait:
 	tl.mu.Lock()
 	out.Timeline = append([]ports.BrowserTimelineEvent{}, tl.events...)
 	out.Dropped.TimelineEvents = tl.dropped
+	if n := len(tl.replayed); n > 0 {
+		out.Limitations = append(out.Limitations, itoa(n)+" lifecycle event(s) of the document loaded before attach ("+strings.Join(tl.replayed, ", ")+
+			") were reported by Chromium when rea attached: their timestamps are the attach time, not when they happened.")
+	}
 	tl.mu.Unlock()
 	out.Window = ports.BrowserSessionWindow{ArmedAt: armed, EndedAt: time.Now().UTC(), RequestedMS: req.ObservationMS, EndReason: end}
 	return out, nil

@@ -350,6 +350,8 @@ func TestLiveBrowserToolsOverMCPAndCLI(t *testing.T) {
 
 	_, sess := evidence(t, call(t, cs, "observe_web_session", with(map[string]any{"observation_ms": 300})))
 	is.Equal(sess["window"].(map[string]any)["end_reason"], "window_elapsed")
+	// The page loaded before attach: its lifecycle so far arrives at attach.
+	is.True(strings.Contains(fmt.Sprint(sess["limitations"]), "of the document loaded before attach"))
 
 	_, wm := evidence(t, call(t, cs, "discover_webmcp_tools", base))
 	is.True(wm["status"] == "available" || wm["status"] == "unavailable")
