@@ -314,6 +314,10 @@ func readBundle(ctx context.Context, r io.Reader, path string, limits *BundleLim
 			return nil, fail(err, "bundle")
 		}
 		key, _ := tok.(string)
+		if !contains(bundleKeys, key) && contains(evidenceFields[:], key) {
+			return nil, fail(schema("the file holds one Evidence record (it has %q), not a bundle: write a bundle with export_evidence_bundle "+
+				"(rea evidence-export), or give the record where a tool takes Evidence inline (rea call --evidence NAME=@FILE)", key), "bundle")
+		}
 		if !contains(bundleKeys, key) {
 			return nil, fail(schema("unknown bundle field %q", key), "bundle")
 		}

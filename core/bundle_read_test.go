@@ -136,6 +136,10 @@ func TestReadBundleRejectsBadInput(t *testing.T) {
 		{"trailing newline", append(append([]byte{}, good...), '\n'), nil, core.CodeEvidenceIntegrityMismatch, "non-canonical", "canonical"},
 		{"unknown field", bndEdit(t, good, func(m map[string]any) { m["bundle_version"] = 2 }), nil, core.CodeEvidenceIntegrityMismatch, "invalid-json", "bundle_version"},
 		{"missing field", bndEdit(t, good, func(m map[string]any) { delete(m, "captures") }), nil, core.CodeEvidenceIntegrityMismatch, "invalid-json", "captures"},
+		{"one record, not a bundle", bndEdit(t, good, func(m map[string]any) {
+			clear(m)
+			m["evidence_id"], m["operation"] = "ev_"+strings.Repeat("0", 64), "inventory_artifact"
+		}), nil, core.CodeEvidenceIntegrityMismatch, "invalid-json", "holds one Evidence record"},
 		{"truncated", good[:len(good)/2], nil, core.CodeEvidenceIntegrityMismatch, "invalid-json", ""},
 		{"not json", []byte("PK\x03\x04"), nil, core.CodeEvidenceIntegrityMismatch, "invalid-json", ""},
 		{"too deep", deep, nil, core.CodeInvalidRequest, "too-large", "depth"},
