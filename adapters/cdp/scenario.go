@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/accessibility"
@@ -111,6 +112,51 @@ type scenarioRun struct {
 	step     int
 	events   []ports.BrowserScenarioEvent
 	dropped  int
+	// Main-frame navigations requested and settled (committed, or the
+	// document's load failed): a click waits for the one it started.
+	mainFrame            cdpt.FrameID
+	navAsked, navSettled atomic.Int64
+}
+
+// settle counts a main-frame navigation as settled, never past those asked
+// (one that no click asked for, such as the start, settles none).
+func (r *scenarioRun) settle() {
+	for {
+		n := r.navSettled.Load()
+		if n >= r.navAsked.Load() || r.navSettled.CompareAndSwap(n, n+1) {
+			return
+		}
+	}
+}
+
+// clickNavGrace is how long after a click a navigation it started is looked
+// for: the browser reports the request just after the input is handled.
+const clickNavGrace = 50 * time.Millisecond
+
+// awaitClickNavigation waits, as a browser automation's click does, for a
+// main-frame navigation the click started to commit or fail (so the step's
+// after_url is where the click led), until ctx ends. asked is navAsked
+// before the click.
+func (r *scenarioRun) awaitClickNavigation(ctx context.Context, asked int64) {
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	grace := time.After(clickNavGrace)
+	for r.navAsked.Load() == asked {
+		select {
+		case <-ctx.Done():
+			return
+		case <-grace:
+			return // the click started no navigation
+		case <-tick.C:
+		}
+	}
+	for r.navSettled.Load() < r.navAsked.Load() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // requestSeen is what a request's failure event reports of it.
@@ -169,6 +215,9 @@ func (r *scenarioRun) onEvent(ev any) {
 			r.add(ports.BrowserScenarioEvent{Kind: "response", URL: e.Response.URL, ResourceType: string(e.Type), Status: int(e.Response.Status)})
 		}
 	case *network.EventLoadingFailed:
+		if e.Type == network.ResourceTypeDocument {
+			r.settle()
+		}
 		ev := ports.BrowserScenarioEvent{Kind: "request-failed", ResourceType: string(e.Type), Failure: e.ErrorText}
 		if v, ok := r.requests.Load(e.RequestID); ok {
 			seen := v.(requestSeen)
@@ -195,8 +244,18 @@ func (r *scenarioRun) onEvent(ev any) {
 		if _, ok := r.sockets.Load(e.RequestID); ok && e.Response != nil {
 			r.add(ports.BrowserScenarioEvent{Kind: "websocket-frame-received", PayloadBytes: len(e.Response.PayloadData)})
 		}
+	case *page.EventFrameStoppedLoading:
+		if e.FrameID == r.mainFrame {
+			r.settle() // a navigation the browser dropped (204, a download) ends here
+		}
+	case *page.EventFrameRequestedNavigation:
+		if r.mainFrame != "" && e.FrameID == r.mainFrame && e.Disposition == page.ClientNavigationDispositionCurrentTab {
+			r.navAsked.Add(1)
+		}
 	case *page.EventFrameNavigated:
 		if e.Frame != nil && e.Frame.ParentID == "" {
+			r.mainFrame = e.Frame.ID
+			r.settle()
 			u := e.Frame.URL
 			if !r.sc.allows(u) {
 				u = ""
@@ -336,7 +395,13 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 		if s.SecretID != "" {
 			s.Text = secrets[s.SecretID]
 		}
+		asked := run.navAsked.Load()
 		serr := runStep(tctx, s, time.Duration(timeout)*time.Millisecond)
+		if serr == nil && s.Action == "click" {
+			nctx, cancel := context.WithDeadline(tctx, t0.Add(time.Duration(timeout)*time.Millisecond))
+			run.awaitClickNavigation(nctx, asked)
+			cancel()
+		}
 		res.ElapsedMS = time.Since(t0).Milliseconds()
 		if runCtx.Err() != nil {
 			return nil, cancelled(runCtx)
@@ -434,6 +499,16 @@ func currentURL(ctx context.Context) string {
 	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	h, err := chromedp.Run(hctx, chromedp.NavigationEntries())
+	for err != nil && strings.Contains(err.Error(), "Not attached to an active page") {
+		// Right after a cross-document commit the page's frame host can
+		// still be swapping: ask again until it answers or time runs out.
+		select {
+		case <-hctx.Done():
+			return ""
+		case <-time.After(20 * time.Millisecond):
+		}
+		h, err = chromedp.Run(hctx, chromedp.NavigationEntries())
+	}
 	if err != nil || h.CurrentIndex < 0 || int(h.CurrentIndex) >= len(h.Entries) {
 		return ""
 	}

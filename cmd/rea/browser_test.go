@@ -269,6 +269,11 @@ func liveSite(t *testing.T) *httptest.Server {
 			fmt.Fprint(w, `{"version":3,"file":"app.js","sources":["src/app.ts"],"sourcesContent":["export {}"],"names":[],"mappings":"AAAA"}`)
 		case r.URL.Path == "/app/other":
 			fmt.Fprint(w, `<!doctype html><title>other</title><p>other page</p>`)
+		case r.URL.Path == "/app/links":
+			fmt.Fprint(w, `<!doctype html><title>links</title><a id="nav" href="/app/slow">slow page</a>`)
+		case r.URL.Path == "/app/slow":
+			time.Sleep(300 * time.Millisecond) // the click returns well before this commits
+			fmt.Fprint(w, `<!doctype html><title>slow</title><p>slow page</p>`)
 		default:
 			page(w, r)
 		}
@@ -475,4 +480,30 @@ func TestMCPBrowserFloodIsTruncatedNotFailed(t *testing.T) {
 	is.Equal(comp["status"], "truncated")
 	is.True(comp["dropped_events"].(map[string]any)["total"].(float64) > 0)
 	is.True(len(r["network"].(map[string]any)["requests"].([]any)) <= 1000)
+}
+
+// TestLiveScenarioClickFollowsItsNavigation: a click on a link to a page
+// that answers slowly reports the page it led to as its after_url, as a
+// browser automation's click waits for the navigation it started.
+func TestLiveScenarioClickFollowsItsNavigation(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live browser tests skipped")
+	}
+	is := is.New(t)
+	site := liveSite(t)
+	tmp, err := os.MkdirTemp("/tmp", "rbs")
+	is.NoErr(err)
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	t.Setenv("TMPDIR", tmp)
+	cs := mcpClient(t)
+	_, r := evidence(t, call(t, cs, "capture_browser_scenario", map[string]any{"browser": map[string]any{"mode": "launch"},
+		"start_url": map[string]any{"url": site.URL + "/app/links"},
+		"actions":   []any{map[string]any{"step_id": "follow", "action": "click", "locator": map[string]any{"css": map[string]any{"selector": "#nav"}}}}}))
+	steps := r["steps"].([]any)
+	is.Equal(len(steps), 2)
+	step := steps[1].(map[string]any)
+	is.Equal(step["status"], "completed")
+	url := func(k string) string { return fmt.Sprint(step[k].(map[string]any)["url"]) }
+	is.True(strings.HasSuffix(url("before_url"), "/app/links"))
+	is.True(strings.HasSuffix(url("after_url"), "/app/slow")) // not /app/links
 }
