@@ -498,7 +498,8 @@ func TestLiveScenarioClickFollowsItsNavigation(t *testing.T) {
 	cs := mcpClient(t)
 	_, r := evidence(t, call(t, cs, "capture_browser_scenario", map[string]any{"browser": map[string]any{"mode": "launch"},
 		"start_url": map[string]any{"url": site.URL + "/app/links"},
-		"actions":   []any{map[string]any{"step_id": "follow", "action": "click", "locator": map[string]any{"css": map[string]any{"selector": "#nav"}}}}}))
+		"actions":   []any{map[string]any{"step_id": "follow", "action": "click", "locator": map[string]any{"css": map[string]any{"selector": "#nav"}}}},
+		"capture":   map[string]any{"after_each_step": []any{"url", "dom", "screenshot", "history"}}}))
 	steps := r["steps"].([]any)
 	is.Equal(len(steps), 2)
 	step := steps[1].(map[string]any)
@@ -506,4 +507,6 @@ func TestLiveScenarioClickFollowsItsNavigation(t *testing.T) {
 	url := func(k string) string { return fmt.Sprint(step[k].(map[string]any)["url"]) }
 	is.True(strings.HasSuffix(url("before_url"), "/app/links"))
 	is.True(strings.HasSuffix(url("after_url"), "/app/slow")) // not /app/links
+	// What the step captured is of the page the click led to.
+	is.True(strings.Contains(fmt.Sprint(step["artifacts"].(map[string]any)["dom"]), "slow page"))
 }
