@@ -12,7 +12,6 @@ import (
 	"github.com/matryer/is"
 
 	"rea/adapters/mcp"
-	"rea/core"
 )
 
 const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
@@ -27,15 +26,7 @@ func startHTTP(t *testing.T, o mcp.HTTPOptions) string {
 // server (at cleanup too), returning ServeHTTP's error.
 func startHTTPStoppable(t *testing.T, o mcp.HTTPOptions) (string, func() error) {
 	t.Helper()
-	cat, err := core.NewCatalog(testOperations())
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := core.NewRegistry(nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := mcp.New(cat, reg, &mcp.Options{Identity: core.ServerIdentity{PackageName: "rea", Version: "test"}, HTTP: o})
+	srv := newTestServer(t, &mcp.Options{HTTP: o})
 	ln, err := mcp.ListenLoopback("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

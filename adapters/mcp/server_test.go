@@ -59,7 +59,9 @@ type harness struct {
 	changed  atomic.Int32
 }
 
-func start(t *testing.T) *harness {
+// newTestServer serves testOperations with opts (nil for none), under the
+// test identity.
+func newTestServer(t *testing.T, opts *mcp.Options) *mcp.Server {
 	t.Helper()
 	cat, err := core.NewCatalog(testOperations())
 	if err != nil {
@@ -69,7 +71,17 @@ func start(t *testing.T) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := mcp.New(cat, reg, &mcp.Options{Identity: core.ServerIdentity{PackageName: "rea", Version: "test"}})
+	o := mcp.Options{}
+	if opts != nil {
+		o = *opts
+	}
+	o.Identity = core.ServerIdentity{PackageName: "rea", Version: "test"}
+	return mcp.New(cat, reg, &o)
+}
+
+func start(t *testing.T) *harness {
+	t.Helper()
+	srv := newTestServer(t, nil)
 	st, ct := sdk.NewInMemoryTransports()
 	ctx := context.Background()
 	if _, err := srv.Connect(ctx, st); err != nil {

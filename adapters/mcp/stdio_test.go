@@ -14,7 +14,6 @@ import (
 	"github.com/matryer/is"
 
 	"rea/adapters/mcp"
-	"rea/core"
 )
 
 // stdioPeer drives a server over the StdioTransport with raw lines.
@@ -29,15 +28,7 @@ type stdioPeer struct {
 
 func startStdio(t *testing.T, maxFrame int) *stdioPeer {
 	t.Helper()
-	cat, err := core.NewCatalog(testOperations())
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := core.NewRegistry(nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := mcp.New(cat, reg, &mcp.Options{Identity: core.ServerIdentity{PackageName: "rea", Version: "test"}})
+	srv := newTestServer(t, nil)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	p := &stdioPeer{t: t, in: inW, done: make(chan error, 1), got: map[string]json.RawMessage{}}
@@ -248,15 +239,7 @@ func (l *lockedBuffer) String() string {
 // read EOF as a peer that is gone and drops the answers still in flight,
 // so the transport reports EOF only once they are written.
 func TestStdioAnswersEveryRequestBeforeEOF(t *testing.T) {
-	cat, err := core.NewCatalog(testOperations())
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := core.NewRegistry(nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := mcp.New(cat, reg, &mcp.Options{Identity: core.ServerIdentity{PackageName: "rea", Version: "test"}})
+	srv := newTestServer(t, nil)
 	in := strings.Join([]string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
@@ -300,15 +283,7 @@ func TestStdioAnswersEveryRequestBeforeEOF(t *testing.T) {
 // is cancelled and answered (cancelled, reason server_stopping) before the
 // server returns, and the input need not end.
 func TestStdioStopAnswersCallsInFlight(t *testing.T) {
-	cat, err := core.NewCatalog(testOperations())
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := core.NewRegistry(nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := mcp.New(cat, reg, &mcp.Options{Identity: core.ServerIdentity{PackageName: "rea", Version: "test"}})
+	srv := newTestServer(t, nil)
 	inR, inW := io.Pipe()
 	defer inW.Close()
 	outR, outW := io.Pipe()
