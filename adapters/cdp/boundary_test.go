@@ -82,6 +82,9 @@ func TestEndpointRulesBeforeIO(t *testing.T) {
 	}
 	_, err := e.ListTargets(context.Background(), ports.BrowserListRequest{Endpoint: f.URL, AllowedOrigins: []string{"http://*.example"}})
 	is.New(t).Equal(code(t, err), ports.BrowserInvalidRequest)
+	// localhost is refused with the address to use instead.
+	_, err = e.ListTargets(context.Background(), ports.BrowserListRequest{Endpoint: "http://localhost:" + p})
+	is.New(t).True(strings.Contains(err.Error(), "use http://127.0.0.1:"+p))
 }
 
 func TestDiscoveryErrors(t *testing.T) {

@@ -2,6 +2,7 @@ package cdp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -55,6 +56,10 @@ func parseEndpoint(raw string) (endpoint, error) {
 	switch {
 	case host == "127.0.0.1" && u.Host == "127.0.0.1:"+port:
 	case host == "::1" && u.Host == "[::1]:"+port:
+	case strings.EqualFold(host, "localhost"):
+		// A name can resolve anywhere (and be rebound); the endpoint
+		// names the loopback address itself (BROWSER.md §1).
+		return bad("the endpoint host must be 127.0.0.1 or [::1], not the name localhost: use http://127.0.0.1:" + cmp.Or(port, "PORT"))
 	default:
 		return bad("the endpoint host must be 127.0.0.1 or [::1]")
 	}
