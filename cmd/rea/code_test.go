@@ -320,6 +320,10 @@ func TestReadBytesOfHeaders(t *testing.T) {
 			is.Equal(rb["truncated"], false)
 			_, fo := evidence(t, call(t, cs, "address_to_file_offset", map[string]any{"address": tc.base}))
 			is.Equal(fo["file_offset"], "0x0")
+			// The header is in the first load segment and in no procedure.
+			_, rc := evidence(t, call(t, cs, "resolve_containing_procedure", map[string]any{"address": tc.base}))
+			is.Equal(rc["segment"], "LOAD#0")
+			is.Equal(rc["procedure"], nil)
 			code, details := errCode(t, call(t, cs, "read_bytes", map[string]any{"address": "0xfffffffffff0"}))
 			is.Equal(code, core.CodeInvalidRequest)
 			is.Equal(details["issues"].([]any)[0].(map[string]any)["reason"], string(core.ReasonOutOfRange))

@@ -824,7 +824,7 @@ func opResolveContainingProcedure() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			seg, err := segmentOf(ctx, c, at)
+			seg, err := mappedSegment(ctx, c, at) // a header byte is in LOAD#0, in no procedure
 			if err != nil {
 				return nil, err
 			}
@@ -852,21 +852,31 @@ func addressedSegment(ctx context.Context, c *core.Call, doc, address string) (u
 	if err != nil {
 		return 0, ports.Segment{}, err
 	}
+	seg, err := mappedSegment(ctx, c, at)
+	if err != nil {
+		return 0, ports.Segment{}, err
+	}
+	return at, seg, nil
+}
+
+// mappedSegment is segmentOf, falling back to the load segments of an
+// analysis that offers them for an address no section holds.
+func mappedSegment(ctx context.Context, c *core.Call, at uint64) (ports.Segment, error) {
 	seg, err := segmentOf(ctx, c, at)
 	var ce *core.Error
 	if err == nil || !errors.As(err, &ce) || ce.Code != core.CodeInvalidRequest {
-		return at, seg, err
+		return seg, err
 	}
 	if ll, lerr := analysisFor[loadSegmentLister](c); lerr == nil {
 		loads, lerr := ll.LoadSegments(ctx)
 		if lerr != nil {
-			return 0, ports.Segment{}, lerr
+			return ports.Segment{}, lerr
 		}
 		if s := holding(loads, at); s != nil {
-			return at, *s, nil
+			return *s, nil
 		}
 	}
-	return at, seg, err
+	return seg, err
 }
 
 // loadSegmentLister is an analysis that lists the segments its loader maps
