@@ -324,6 +324,9 @@ func TestReadBytesOfHeaders(t *testing.T) {
 			_, rc := evidence(t, call(t, cs, "resolve_containing_procedure", map[string]any{"address": tc.base}))
 			is.Equal(rc["segment"], "LOAD#0")
 			is.Equal(rc["procedure"], nil)
+			_, na := evidence(t, call(t, cs, "next_address", map[string]any{"address": tc.base}))
+			is.Equal(na["unit"], "byte") // header bytes are stepped one at a time
+			is.Equal(na["segment"], "LOAD#0")
 			code, details := errCode(t, call(t, cs, "read_bytes", map[string]any{"address": "0xfffffffffff0"}))
 			is.Equal(code, core.CodeInvalidRequest)
 			is.Equal(details["issues"].([]any)[0].(map[string]any)["reason"], string(core.ReasonOutOfRange))

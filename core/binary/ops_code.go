@@ -1035,7 +1035,12 @@ func opStepAddress(name string) *core.Operation {
 			}
 			seg, err := segmentOf(ctx, c, at)
 			if err != nil {
-				return nil, err
+				// Bytes only a load segment maps (the headers) are stepped
+				// one at a time: no instruction is decoded outside sections.
+				if seg, err = mappedSegment(ctx, c, at); err != nil {
+					return nil, err
+				}
+				seg.Perms.Execute = false
 			}
 			step, unit, err := stepAddress(ctx, c, in.Document, at, seg, forward)
 			if err != nil {
