@@ -546,3 +546,32 @@ func TestNPMASARInterop(t *testing.T) {
 		is.Equal(sum(a), sum(b))
 	}
 }
+
+// analyze_javascript_application on a ZIP with a zip-slip entry analyzes
+// the rest and names the entry as an unknown, since its result holds no
+// occurrences to carry the name.
+func TestJSAppNamesUnsafeZipEntries(t *testing.T) {
+	is := is.New(t)
+	app := filepath.Join(t.TempDir(), "app.zip")
+	writeZip(t, app, map[string][]byte{"package.json": []byte(`{"name":"a","main":"index.js"}`),
+		"index.js": []byte(`fetch("https://api.example.com/v1/x")`), "../../evil.js": []byte(`require("child_process")`)})
+	out, errOut, code := runCLI(t, "--format", "json", "analyze-javascript-application", app)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	ev, err := core.ParseEvidence([]byte(out))
+	is.NoErr(err)
+	var r struct {
+		Unknowns []struct {
+			Kind, Path, Detail string
+		}
+		Limitations []string
+	}
+	is.NoErr(json.Unmarshal(ev.NormalizedResult, &r))
+	var named bool
+	for _, u := range r.Unknowns {
+		named = named || u.Kind == "unsafe-archive-entry" && u.Path == "." && strings.Contains(u.Detail, `Entry "../../evil.js"`)
+	}
+	is.True(named)
+	is.True(strings.Contains(strings.Join(r.Limitations, " "), "the unknowns of kind unsafe-archive-entry name them"))
+}

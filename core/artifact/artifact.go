@@ -191,6 +191,9 @@ type Graph struct {
 	Edges          []Edge
 	Contradictions []Contradiction
 	Limitations    []string
+	// LeftOut are the entries containers left out for unsafe or ambiguous
+	// names (at most maxRejectedListed per container), by container path.
+	LeftOut []LeftOut
 
 	Items     []*Item      // every occurrence, in occurrence order
 	extracted atomic.Int64 // bytes read by extraction, its own max_total_bytes budget
@@ -283,9 +286,10 @@ type Item struct {
 	status   string
 	limits   []string // occurrence limitations
 	class    artClass
-	opaque   string // why a recognised container was not expanded
-	rejected int    // entries the container left out (noteRejected)
-	gone     error  // why an unpacked file's bytes are missing (record-and-continue)
+	opaque   string                // why a recognised container was not expanded
+	rejected int                   // entries the container left out (noteRejected)
+	leftOut  []ports.RejectedEntry // the first maxRejectedListed of them
+	gone     error                 // why an unpacked file's bytes are missing (record-and-continue)
 	nested   *artBox
 	Mismatch bool
 
@@ -682,22 +686,36 @@ func noteRejected(it *Item, rejected []ports.RejectedEntry) {
 			it.limits = append(it.limits, fmt.Sprintf("%d more entries were left out for unsafe or ambiguous names.", len(rejected)-i))
 			break
 		}
-		why := rejectedWhy[e.Reason]
-		if t, link := strings.CutPrefix(e.Reason, "link-"); why == "" && link {
-			why = "it is a symbolic link whose target is unsafe (" + t + ")"
-		}
-		why = cmp.Or(why, "its name is unsafe ("+e.Reason+")")
-		size, with, unread := "", "", "its bytes were not read"
-		switch e.Kind {
-		case ports.EntryFile:
-			size = fmt.Sprintf(", %d bytes", e.Size)
-		case ports.EntryDirectory:
-			with, unread = " with everything beneath it", "nothing beneath it was read"
-		case ports.EntrySymlink:
-			unread = "it was not followed"
-		}
-		it.limits = append(it.limits, fmt.Sprintf("Entry %q (%s%s, entry %d as declared) was left out%s: %s; %s.", e.Name, e.Kind, size, e.Index, with, why, unread))
+		it.leftOut = append(it.leftOut, e)
+		it.limits = append(it.limits, LeftOut{Entry: e}.String())
 	}
+}
+
+// LeftOut is an entry a container left out of the graph (noteRejected):
+// Container is the container's logical path ("." for the root).
+type LeftOut struct {
+	Container string
+	Entry     ports.RejectedEntry
+}
+
+// String is the sentence the container's occurrence limitations hold.
+func (l LeftOut) String() string {
+	e := l.Entry
+	why := rejectedWhy[e.Reason]
+	if t, link := strings.CutPrefix(e.Reason, "link-"); why == "" && link {
+		why = "it is a symbolic link whose target is unsafe (" + t + ")"
+	}
+	why = cmp.Or(why, "its name is unsafe ("+e.Reason+")")
+	size, with, unread := "", "", "its bytes were not read"
+	switch e.Kind {
+	case ports.EntryFile:
+		size = fmt.Sprintf(", %d bytes", e.Size)
+	case ports.EntryDirectory:
+		with, unread = " with everything beneath it", "nothing beneath it was read"
+	case ports.EntrySymlink:
+		unread = "it was not followed"
+	}
+	return fmt.Sprintf("Entry %q (%s%s, entry %d as declared) was left out%s: %s; %s.", e.Name, e.Kind, size, e.Index, with, why, unread)
 }
 
 // leftOut is the limitation that counts the entries containers left out
@@ -713,8 +731,13 @@ func leftOut(items []*Item, and string) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d entr(ies) of %d container(s) were left out for unsafe or ambiguous names (zip-slip paths, duplicates)%s; their containers' occurrence limitations name them.", n, boxes, and)
+	return fmt.Sprintf("%d entr(ies) of %d container(s) were left out for unsafe or ambiguous names (zip-slip paths, duplicates)%s; %s.", n, boxes, and, LeftOutNamed)
 }
+
+// LeftOutNamed ends the limitation that counts the entries left out: where
+// the graph names them. A result without the occurrences says where it
+// does instead.
+const LeftOutNamed = "their containers' occurrence limitations name them"
 
 // checkTotal fails with max_total_bytes before any byte of items is read
 // when the bytes they are sure to yield already exceed it: files on disk
@@ -1469,6 +1492,11 @@ func (b *graphBuilder) seal() (*Graph, error) {
 	}
 	if l := leftOut(sorted, ""); l != "" {
 		g.Limitations = append(g.Limitations, l)
+		for _, it := range sorted {
+			for _, e := range it.leftOut {
+				g.LeftOut = append(g.LeftOut, LeftOut{Container: it.Path, Entry: e})
+			}
+		}
 	}
 	if b.req.ResultOnly && !b.req.KeepOpen {
 		// Nothing reads the graph's items again: let them go before the

@@ -285,7 +285,12 @@ func (st *jsappState) inventory(ctx context.Context) error {
 		st.limitations = append(st.limitations, fmt.Sprintf("%s recorded and not followed; imports through them are unresolved.", describeCount(st.symlinks, "symbolic link")))
 	}
 	for _, l := range g.Limitations {
-		st.limitations = append(st.limitations, l)
+		// The occurrences that name entries left out are not in this
+		// result: each is an unknown here, under its container's path.
+		st.limitations = append(st.limitations, strings.Replace(l, artifact.LeftOutNamed, "the unknowns of kind unsafe-archive-entry name them", 1))
+	}
+	for _, l := range g.LeftOut {
+		st.unknown("unsafe-archive-entry", "", l.Container, -1, l.String())
 	}
 	return nil
 }
