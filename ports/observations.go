@@ -29,6 +29,22 @@ type Segment struct {
 	Perms      Permissions
 }
 
+// Holding returns the smallest of segs that maps addr, or nil. A segment
+// at address 0 that grants no access (an unallocated section, Mach-O's
+// __PAGEZERO) maps nothing.
+func Holding(segs []Segment, addr uint64) *Segment {
+	var best *Segment
+	for k := range segs {
+		s := &segs[k]
+		if addr >= s.Start && addr-s.Start < s.Size && (s.Start != 0 || s.Perms.Read || s.Perms.Execute) {
+			if best == nil || s.Size < best.Size {
+				best = s
+			}
+		}
+	}
+	return best
+}
+
 // Procedure is a function start known to the engine.
 type Procedure struct {
 	Address uint64

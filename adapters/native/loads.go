@@ -71,24 +71,6 @@ func machoLoads(m *machoImage) []ports.Segment {
 	return out
 }
 
-// loadSegmentOf returns the smallest load segment holding addr. A segment
-// at address 0 that grants no access (Mach-O's __PAGEZERO) maps nothing.
-func loadSegmentOf(segs []ports.Segment, addr uint64) (ports.Segment, bool) {
-	var best *ports.Segment
-	for k := range segs {
-		s := &segs[k]
-		if addr >= s.Start && addr-s.Start < s.Size && (s.Start != 0 || s.Perms.Read || s.Perms.Execute) {
-			if best == nil || s.Size < best.Size {
-				best = s
-			}
-		}
-	}
-	if best == nil {
-		return ports.Segment{}, false
-	}
-	return *best, true
-}
-
 // LoadSegments lists the image's load segments (ELF program headers of
 // type PT_LOAD named LOAD#n, a PE image's headers, Mach-O segments), for a
 // caller that maps an address no section covers; ReadBytes reads through
@@ -105,8 +87,8 @@ func (a *Analysis) LoadSegments(ctx context.Context) ([]ports.Segment, error) {
 // tail past the segment's file bytes (the loader invents those, the file
 // does not hold them).
 func (a *Analysis) readLoaded(addr uint64, n uint64) ([]byte, error) {
-	s, ok := loadSegmentOf(loadSegments(a.img), addr)
-	if !ok {
+	s := ports.Holding(loadSegments(a.img), addr)
+	if s == nil {
 		return nil, fmt.Errorf("address 0x%x is in no section or load segment: %w", addr, ports.ErrNotFound)
 	}
 	d := addr - s.Start

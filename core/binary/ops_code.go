@@ -872,7 +872,7 @@ func mappedSegment(ctx context.Context, c *core.Call, at uint64) (ports.Segment,
 		if lerr != nil {
 			return ports.Segment{}, lerr
 		}
-		if s := holding(loads, at); s != nil {
+		if s := ports.Holding(loads, at); s != nil {
 			return *s, nil
 		}
 	}
@@ -897,28 +897,12 @@ func segmentOf(ctx context.Context, c *core.Call, at uint64) (ports.Segment, err
 	if err != nil {
 		return ports.Segment{}, err
 	}
-	best := holding(segs, at)
+	best := ports.Holding(segs, at)
 	if best == nil {
 		return ports.Segment{}, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"address"}, Reason: core.ReasonOutOfRange,
 			Message: fmt.Sprintf("%s is outside every section and segment (list_segments)", core.Hex(at))})
 	}
 	return *best, nil
-}
-
-// holding is the smallest of segs holding at, or nil. One at address 0
-// that grants no access (an unallocated section, Mach-O's __PAGEZERO)
-// maps nothing.
-func holding(segs []ports.Segment, at uint64) *ports.Segment {
-	var best *ports.Segment
-	for k := range segs {
-		s := &segs[k]
-		if at >= s.Start && at-s.Start < s.Size && (s.Start != 0 || s.Perms.Read || s.Perms.Execute) {
-			if best == nil || s.Size < best.Size {
-				best = s
-			}
-		}
-	}
-	return best
 }
 
 const (
