@@ -129,7 +129,7 @@ func TestJSAppEsbuildSplitting(t *testing.T) {
 var apiSources = map[string]string{
 	"package.json":      `{}`,
 	"src/config.js":     "export const BASE = \"https://api.example.com\";\nexport const SOCKET = \"wss://push.example.com/ws\";\nexport let region = \"https://eu.example.com\";\nexport function setRegion(r) { region = r; }\n",
-	"src/api/orders.js": "import { BASE } from \"../config.js\";\nexport function listOrders(page) {\n  return fetch(BASE + \"/orders?page=\" + page).then((r) => r.json());\n}\n",
+	"src/api/orders.js": "import { BASE } from \"../config.js\";\nexport function listOrders(page) {\n  localStorage.setItem(\"lastPage\", String(page));\n  return fetch(BASE + \"/orders?page=\" + page).then((r) => r.json());\n}\n",
 	"src/api/users.js":  "import { BASE, SOCKET } from \"../config.js\";\nexport function getUser(id) {\n  return fetch(`${BASE}/users/${id}`);\n}\nexport function live(onMessage) {\n  const ws = new WebSocket(SOCKET);\n  ws.onmessage = onMessage;\n  return ws;\n}\n",
 	"src/api/stats.js":  "import { region } from \"../config.js\";\nexport function stats() {\n  return fetch(region + \"/stats\");\n}\n",
 	"src/entry.js":      "import { listOrders } from \"./api/orders.js\";\nimport { getUser, live } from \"./api/users.js\";\nimport { stats } from \"./api/stats.js\";\nimport { setRegion } from \"./config.js\";\nwindow.app = { listOrders, getUser, live, stats, setRegion };\n",
@@ -199,6 +199,14 @@ func TestJSAppEndpointsBySourceMap(t *testing.T) {
 			callers[names[e.Target]] = append(callers[names[e.Target]], from)
 		}
 	}
+	// A storage call is attributed the same way.
+	var writers []string
+	for _, e := range r.Graph.Edges {
+		if e.Relation == "persists_to" {
+			writers = append(writers, names[e.Source])
+		}
+	}
+	is.Equal(writers, []string{"orders.js"})
 	is.Equal(callers, map[string][]string{
 		"https://api.example.com/orders?page=${}": {"orders.js"},
 		"https://api.example.com/users/${}":       {"users.js"},

@@ -797,25 +797,34 @@ func (b *jsappBuilder) endpoint(a *jsAsset, c ports.JSCall) {
 		}
 	}
 	b.endpoints[url] = true
+	b.callEdge(a, c, endpointSite(c, v), id, "calls", props, at(a.path, v.Offset))
+}
+
+// callEdge adds an edge from the site of call c in asset a. A bundle
+// without module functions (scope-hoisted) holds many sources: with a
+// source map the edge waits for the map to name the one at the call
+// (mappedCall, attachSourceMap). site is the offset keepFacts kept the
+// call's position under.
+func (b *jsappBuilder) callEdge(a *jsAsset, c ports.JSCall, site int64, to, relation string, props map[string]any, ev GraphEvidence) {
 	from := b.callSite(a, c.InModule)
-	if pos, ok := a.src.callAt(endpointSite(c, v)); ok && c.InModule < 0 && !b.st.truncated {
-		// A bundle without module functions (scope-hoisted) holds many
-		// sources: its map names the one at the call (attachSourceMap).
+	if pos, ok := a.src.callAt(site); ok && c.InModule < 0 && !b.st.truncated {
 		if b.mappedCalls == nil {
 			b.mappedCalls = map[*jsAsset][]mappedCall{}
 		}
-		b.mappedCalls[a] = append(b.mappedCalls[a], mappedCall{pos: pos, from: from, to: id, props: props, ev: at(a.path, v.Offset)})
+		b.mappedCalls[a] = append(b.mappedCalls[a], mappedCall{pos: pos, from: from, to: to, relation: relation, props: props, ev: ev})
 		return
 	}
-	b.g.edge(from, id, "calls", props, at(a.path, v.Offset))
+	b.g.edge(from, to, relation, props, ev)
 }
 
-// mappedCall is a calls edge to an endpoint from a call in a bundle with a
-// source map, made once the map is read: from the source module at the
-// call's position when the map names one, else from the call site.
+// mappedCall is an edge from a call in a bundle with a source map (calls
+// to an endpoint, persists_to a storage), made once the map is read: from
+// the source module at the call's position when the map names one, else
+// from the call site.
 type mappedCall struct {
 	pos      genPos
 	from, to string
+	relation string
 	props    map[string]any
 	ev       GraphEvidence
 }
@@ -831,7 +840,7 @@ func (b *jsappBuilder) mapCalls(a *jsAsset, sm *sourceMap, srcNodes []string) {
 				ev.Confidence = core.ConfidenceDerived
 			}
 		}
-		b.g.edge(from, c.to, "calls", c.props, ev)
+		b.g.edge(from, c.to, c.relation, c.props, ev)
 	}
 	delete(b.mappedCalls, a)
 }
@@ -857,33 +866,50 @@ var fsOps = map[string]bool{"readFile": true, "readFileSync": true, "writeFile":
 	"appendFileSync": true, "existsSync": true, "mkdir": true, "mkdirSync": true, "readdir": true, "readdirSync": true, "unlink": true,
 	"unlinkSync": true, "createReadStream": true, "createWriteStream": true, "rm": true, "rmSync": true, "stat": true, "statSync": true}
 
-func (b *jsappBuilder) storageCall(a *jsAsset, c ports.JSCall) {
+// storageArea says which storage a call reaches (localStorage,
+// sessionStorage, indexedDB, fs) and with which operation, or "".
+func storageArea(c ports.JSCall) (area, op string) {
 	last := calleeLast(c)
-	var area, key, op string
-	var off int64 = c.Offset
 	switch {
 	case (strings.HasSuffix(c.Callee, "localStorage."+last) || strings.HasSuffix(c.Callee, "sessionStorage."+last) ||
 		c.Callee == "localStorage."+last || c.Callee == "sessionStorage."+last) && (last == "setItem" || last == "getItem" || last == "removeItem" || last == "clear"):
-		area = "localStorage"
 		if strings.Contains(c.Callee, "sessionStorage") {
-			area = "sessionStorage"
+			return "sessionStorage", last
 		}
-		op = last
+		return "localStorage", last
+	case (c.Callee == "indexedDB.open" || strings.HasSuffix(c.Callee, ".indexedDB.open")):
+		return "indexedDB", "open"
+	case fsOps[last] && (c.Module == "fs" || c.Module == "node:fs" || c.Module == "fs/promises" || c.Module == "node:fs/promises" || c.Module == "original-fs" ||
+		strings.HasPrefix(c.Callee, "fs.") || strings.HasPrefix(c.Callee, "fsp.") || strings.Contains(c.Callee, "fs.promises.")):
+		return "fs", last
+	}
+	return "", ""
+}
+
+// isStorageCall reports a call storageCall records.
+func isStorageCall(c ports.JSCall) bool {
+	area, _ := storageArea(c)
+	return area != ""
+}
+
+func (b *jsappBuilder) storageCall(a *jsAsset, c ports.JSCall) {
+	area, op := storageArea(c)
+	var key string
+	var off int64 = c.Offset
+	switch area {
+	case "localStorage", "sessionStorage":
 		if s, o, ok := firstString(c); ok {
 			key, off = s, o
-		} else if last != "clear" {
+		} else if op != "clear" {
 			key = "${}"
 		}
-	case (c.Callee == "indexedDB.open" || strings.HasSuffix(c.Callee, ".indexedDB.open")):
-		area, op = "indexedDB", "open"
+	case "indexedDB":
 		if s, o, ok := firstString(c); ok {
 			key, off = s, o
 		} else {
 			key = "${}"
 		}
-	case fsOps[last] && (c.Module == "fs" || c.Module == "node:fs" || c.Module == "fs/promises" || c.Module == "node:fs/promises" || c.Module == "original-fs" ||
-		strings.HasPrefix(c.Callee, "fs.") || strings.HasPrefix(c.Callee, "fsp.") || strings.Contains(c.Callee, "fs.promises.")):
-		area, op = "fs", last
+	case "fs":
 		if len(c.Args) > 0 {
 			if p, ok := b.pathValue(a, c.Args[0], path.Dir(a.path)); ok && c.Args[0].Kind != ports.JSValString {
 				key = p
@@ -904,7 +930,7 @@ func (b *jsappBuilder) storageCall(a *jsAsset, c ports.JSCall) {
 		name = area + ":" + key
 	}
 	id := b.g.node("storage", b.localKey("storage", name), name, map[string]any{"area": area, "key": key}, at(a.path, off))
-	b.g.edge(b.callSite(a, c.InModule), id, "persists_to", map[string]any{"api": c.Callee, "operation": op}, at(a.path, off))
+	b.callEdge(a, c, c.Offset, id, "persists_to", map[string]any{"api": c.Callee, "operation": op}, at(a.path, off))
 	b.storage[name] = true
 	if key == "${}" {
 		b.st.unknown("dynamic-storage-key", a.nodeID, a.path, off, c.Callee+" key is computed at run time")

@@ -336,7 +336,7 @@ func resolveSourcePath(mapDir, source string) (p string, ok bool) {
 type sourceLines struct {
 	lines   int
 	modules []modulePosition // by index in JSFacts.Modules
-	calls   []callPosition   // endpoint calls outside module functions, by endpointSite
+	calls   []callPosition   // endpoint and storage calls outside module functions, by their site
 }
 
 // genPos is a generated position: 0-based line and column.
@@ -408,7 +408,11 @@ func keepFacts(f *ports.JSFacts, src []byte) *sourceLines {
 	var starts []int
 	for _, c := range f.Calls {
 		v, _, ok := endpointTarget(c)
-		if off := endpointSite(c, v); ok && off >= 0 && c.InModule < 0 {
+		off := endpointSite(c, v)
+		if !ok && isStorageCall(c) {
+			ok, off = true, c.Offset // callEdge's site for storageCall
+		}
+		if ok && off >= 0 && c.InModule < 0 {
 			if starts == nil {
 				starts = lineStarts(src)
 			}
