@@ -31,13 +31,8 @@ func relativeAddends(ctx context.Context, src source, e *elfImage, mm *memMap, e
 	if e.f.Class != elf.ELFCLASS64 || e.f.Type != elf.ET_DYN {
 		return nil
 	}
-	var rel uint32
-	switch e.f.Machine {
-	case elf.EM_X86_64:
-		rel = rX8664Relative
-	case elf.EM_AARCH64:
-		rel = rAArch64Relative
-	default:
+	_, rel, ok := addressRelocs(e.f)
+	if !ok {
 		return nil
 	}
 	order := e.f.ByteOrder
@@ -58,17 +53,7 @@ func relativeAddends(ctx context.Context, src source, e *elfImage, mm *memMap, e
 			tables = append(tables, b)
 		}
 	}
-	// data is the non-executable region with file bytes holding the slot.
-	var last *memRegion
-	data := func(at uint64) *memRegion {
-		if last == nil || at < last.addr || at >= last.end() {
-			last = mm.find(at)
-		}
-		if last == nil || last.exec {
-			return nil
-		}
-		return last
-	}
+	data := dataRegionAt(mm)
 	sampled, inPlace := 0, true
 	for _, b := range tables {
 		for i := 0; i+elf64RelaSize <= len(b) && sampled < inPlaceSample; i += elf64RelaSize {

@@ -174,34 +174,48 @@ const (
 	elf64SymSize     = 24
 )
 
-// relocatedSlots lists the slots of a position-independent ELF file that
-// its dynamic relocations fill with a procedure start.
-func (p *program) relocatedSlots(ctx context.Context, src source, t *pointerTargets, im *elfImage) ([]xref, error) {
-	if im.f.Class != elf.ELFCLASS64 {
-		return nil, nil
-	}
-	var abs, rel uint32
-	switch im.f.Machine {
+// addressRelocs are the relocation types that fill a slot with an
+// address (symbol plus addend, and base plus addend) on the file's machine;
+// ok is false on a machine rea reads no relocations of.
+func addressRelocs(f *elf.File) (abs, rel uint32, ok bool) {
+	switch f.Machine {
 	case elf.EM_X86_64:
-		abs, rel = rX8664Abs64, rX8664Relative
+		return rX8664Abs64, rX8664Relative, true
 	case elf.EM_AARCH64:
-		abs, rel = rAArch64Abs64, rAArch64Relative
-	default:
-		return nil, nil
+		return rAArch64Abs64, rAArch64Relative, true
 	}
-	order := im.f.ByteOrder
-	// inData reports whether a slot lies in a non-executable section: a
-	// text relocation patches code, which is no pointer slot.
+	return 0, 0, false
+}
+
+// dataRegionAt returns a lookup of the non-executable region holding an
+// address (nil when none does: a text relocation patches code, which is no
+// pointer slot), remembering the last region found, as relocations come
+// mostly in address order.
+func dataRegionAt(mm *memMap) func(at uint64) *memRegion {
 	var last *memRegion
-	inData := func(at uint64) *memRegion {
+	return func(at uint64) *memRegion {
 		if last == nil || at < last.addr || at >= last.end() {
-			last = p.mm.find(at)
+			last = mm.find(at)
 		}
 		if last == nil || last.exec {
 			return nil
 		}
 		return last
 	}
+}
+
+// relocatedSlots lists the slots of a position-independent ELF file that
+// its dynamic relocations fill with a procedure start.
+func (p *program) relocatedSlots(ctx context.Context, src source, t *pointerTargets, im *elfImage) ([]xref, error) {
+	if im.f.Class != elf.ELFCLASS64 {
+		return nil, nil
+	}
+	abs, rel, ok := addressRelocs(im.f)
+	if !ok {
+		return nil, nil
+	}
+	order := im.f.ByteOrder
+	inData := dataRegionAt(p.mm)
 	var out []xref
 	words := make([][]byte, len(p.mm.regions)) // the bytes of the regions RELR slots were read in
 	defer func() {
