@@ -824,7 +824,7 @@ func opResolveContainingProcedure() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			seg, err := mappedSegment(ctx, c, at) // a header byte is in LOAD#0, in no procedure
+			seg, _, err := mappedSegment(ctx, c, at) // a header byte is in LOAD#0, in no procedure
 			if err != nil {
 				return nil, err
 			}
@@ -852,7 +852,7 @@ func addressedSegment(ctx context.Context, c *core.Call, doc, address string) (u
 	if err != nil {
 		return 0, ports.Segment{}, err
 	}
-	seg, err := mappedSegment(ctx, c, at)
+	seg, _, err := mappedSegment(ctx, c, at)
 	if err != nil {
 		return 0, ports.Segment{}, err
 	}
@@ -860,23 +860,24 @@ func addressedSegment(ctx context.Context, c *core.Call, doc, address string) (u
 }
 
 // mappedSegment is segmentOf, falling back to the load segments of an
-// analysis that offers them for an address no section holds.
-func mappedSegment(ctx context.Context, c *core.Call, at uint64) (ports.Segment, error) {
-	seg, err := segmentOf(ctx, c, at)
+// analysis that offers them for an address no section holds (load then
+// says it did).
+func mappedSegment(ctx context.Context, c *core.Call, at uint64) (seg ports.Segment, load bool, err error) {
+	seg, err = segmentOf(ctx, c, at)
 	var ce *core.Error
 	if err == nil || !errors.As(err, &ce) || ce.Code != core.CodeInvalidRequest {
-		return seg, err
+		return seg, false, err
 	}
 	if ll, lerr := analysisFor[loadSegmentLister](c); lerr == nil {
 		loads, lerr := ll.LoadSegments(ctx)
 		if lerr != nil {
-			return ports.Segment{}, lerr
+			return ports.Segment{}, false, lerr
 		}
 		if s := ports.Holding(loads, at); s != nil {
-			return *s, nil
+			return *s, true, nil
 		}
 	}
-	return seg, err
+	return seg, false, err
 }
 
 // loadSegmentLister is an analysis that lists the segments its loader maps
@@ -1017,13 +1018,13 @@ func opStepAddress(name string) *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			seg, err := segmentOf(ctx, c, at)
+			seg, load, err := mappedSegment(ctx, c, at)
 			if err != nil {
+				return nil, err
+			}
+			if load {
 				// Bytes only a load segment maps (the headers) are stepped
 				// one at a time: no instruction is decoded outside sections.
-				if seg, err = mappedSegment(ctx, c, at); err != nil {
-					return nil, err
-				}
 				seg.Perms.Execute = false
 			}
 			step, unit, err := stepAddress(ctx, c, in.Document, at, seg, forward)
