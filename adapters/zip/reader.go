@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
@@ -120,6 +119,7 @@ func NewReader(ra io.ReaderAt, size int64, opts *Options) (*Reader, error) {
 	}
 	r := &Reader{z: z, opts: o, files: make(map[string]*stdzip.File, len(z.File))}
 	kinds := map[string]ports.EntryKind{}
+	index := map[string]int{} // an entry's position in the central directory, with SkipUnsafeNames
 	// A name two entries share is ambiguous (tools disagree on which one
 	// wins): when skipping, every copy is left out.
 	var shared map[string]bool
@@ -180,6 +180,9 @@ func NewReader(ra io.ReaderAt, size int64, opts *Options) (*Reader, error) {
 		kinds[name] = e.Kind
 		r.files[name] = f
 		r.entries = append(r.entries, e)
+		if o.SkipUnsafeNames {
+			index[name] = i // for a rejection found after the loop
+		}
 	}
 	// A path used both as a file and as a parent directory cannot be
 	// materialized.
@@ -203,7 +206,7 @@ func NewReader(ra io.ReaderAt, size int64, opts *Options) (*Reader, error) {
 		kept := r.entries[:0]
 		for _, e := range r.entries {
 			if asDir[e.Path] {
-				r.reject(r.files[e.Path], slices.Index(z.File, r.files[e.Path]), "file-as-directory")
+				r.reject(r.files[e.Path], index[e.Path], "file-as-directory")
 				delete(r.files, e.Path)
 				continue
 			}
@@ -219,7 +222,7 @@ func NewReader(ra io.ReaderAt, size int64, opts *Options) (*Reader, error) {
 			if err != nil && o.SkipUnsafeNames && errors.As(err, &ne) {
 				// A link whose target is not text is left out as a bad
 				// name is: what it points at cannot be recorded.
-				r.reject(r.files[e.Path], slices.Index(z.File, r.files[e.Path]), "link-"+ne.Reason)
+				r.reject(r.files[e.Path], index[e.Path], "link-"+ne.Reason)
 				delete(r.files, e.Path)
 				continue
 			}
