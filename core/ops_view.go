@@ -24,7 +24,7 @@ var viewInputSchema = `{"$schema": "https://json-schema.org/draft/2020-12/schema
       "selector": {"oneOf": [
         {"type": "object", "additionalProperties": false, "required": ["index"], "properties": {"index": {"type": "integer", "minimum": 0}}},
         {"type": "object", "additionalProperties": false, "required": ["name"], "properties": {"name": {"type": "string"}}},
-        {"type": "object", "additionalProperties": false, "required": ["path"], "properties": {"path": {"type": "string"}}},
+        {"type": "object", "additionalProperties": false, "required": ["path"], "properties": {"path": {"type": "string", "description": "Module path in the application."}}},
         {"type": "object", "additionalProperties": false, "required": ["node_id"], "properties": {"node_id": {"type": "string", "pattern": "^jag_node_[0-9a-f]{64}$"}}}]}}},
     {"type": "object", "additionalProperties": false, "required": ["kind", "collection"],
      "properties": {"kind": {"const": "page"}, "collection": {"enum": ["sections", "segments", "symbols", "relocations", "packed_relative_relocations", "modules"]},

@@ -42,7 +42,7 @@ func opCaptureScenario() *core.Operation {
   "action":{"enum":["goto","click","fill","wait_for_timeout"]},
   "destination":{"type":"string","minLength":1,"maxLength":65536,"description":"goto: the URL."},
   "locator":{"type":"object","additionalProperties":false,"required":["css"],"properties":{"css":{"type":"object","additionalProperties":false,"required":["selector"],"properties":{"selector":{"type":"string","minLength":1,"maxLength":4096}}}},"description":"click, fill: the element."},
-  "value":{"type":"object","additionalProperties":false,"required":["source"],"properties":{"source":{"enum":["literal","secret"]},"value":{"type":"string","maxLength":65536},"secret_id":{"type":"string","minLength":1,"maxLength":64}},"description":"fill: a literal or a declared secret."},
+  "value":{"type":"object","additionalProperties":false,"required":["source"],"properties":{"source":{"enum":["literal","secret"],"description":"literal: value; secret: secret_id."},"value":{"type":"string","maxLength":65536},"secret_id":{"type":"string","minLength":1,"maxLength":64}},"description":"fill: a literal or a declared secret."},
   "duration_ms":{"type":"integer","minimum":0,"maximum":10000,"description":"wait_for_timeout: how long."},
   "timeout_ms":{"type":"integer","minimum":1,"maximum":60000}}}}`,
 			`"secrets":{"type":"array","maxItems":64,"items":{"type":"object","additionalProperties":false,"required":["secret_id","environment_variable"],"properties":{"secret_id":{"type":"string","pattern":"^[A-Za-z][A-Za-z0-9._-]*$","maxLength":64},"environment_variable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$","maxLength":256}}}}`,

@@ -3,6 +3,7 @@ package standard_test
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"rea/core"
@@ -112,5 +113,55 @@ func TestAdvertisementSize(t *testing.T) {
 		t.Errorf("tools/list averages %d bytes per tool in the full profile, more than %d", avg, ceiling)
 	} else {
 		t.Logf("tools/list averages %d bytes per tool in the full profile", avg)
+	}
+}
+
+// TestNoGenericDescriptionMisleads checks the descriptions the advertised
+// schemas get from a property's name alone where the catalog gave none
+// (core/present): an Evidence "source" description on an enum of words, or
+// "Local filesystem path." on a path that is not one, told an agent to
+// pass the wrong thing (capture_browser_scenario's fill value, a module
+// selector of inspect_analysis_view).
+func TestNoGenericDescriptionMisleads(t *testing.T) {
+	cat, err := standard.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var visit func(tool, at string, v any)
+	visit = func(tool, at string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if props, ok := x["properties"].(map[string]any); ok {
+				for name, p := range props {
+					pm, _ := p.(map[string]any)
+					d, _ := pm["description"].(string)
+					_, enum := pm["enum"]
+					if name == "source" && enum && strings.Contains(d, "Evidence") {
+						t.Errorf("%s %s.source: an enum described as Evidence: %q", tool, at, d)
+					}
+					if name == "path" && d == "Local filesystem path." && strings.Contains(at, "selector") {
+						t.Errorf("%s %s.path: a selector's path described as a local file: %q", tool, at, d)
+					}
+				}
+			}
+			for k, c := range x {
+				visit(tool, at+"."+k, c)
+			}
+		case []any:
+			for _, c := range x {
+				visit(tool, at, c)
+			}
+		}
+	}
+	for _, op := range cat.Operations() {
+		b, err := json.Marshal(op.AdvertisedInput(core.ProfileFull))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s any
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		visit(op.Name, "", s)
 	}
 }
