@@ -801,7 +801,9 @@ type BrowserScenarioEvent struct {
 	Kind         string
 	Level        string
 	Text         string
+	Stack        string // page-error: the error's stack as the page reports it, "" when none
 	Method       string
+	HeaderNames  []string // request and response: the header names seen, never values
 	URL          string
 	ResourceType string
 	Status       int

@@ -11,7 +11,7 @@ import (
 )
 
 // The fixture site of the live tests: a module script that logs a bearer
-// line, POSTs JSON, talks over a WebSocket, writes localStorage and
+// line, POSTs JSON, throws from its click handler, talks over a WebSocket, writes localStorage and
 // IndexedDB and pushes history entries; a source map; an accessibility
 // label; an agent link.
 const fixtureHTML = `<!doctype html>
@@ -70,6 +70,7 @@ document.getElementById("name").addEventListener("input", (e) => {
 document.getElementById("go").addEventListener("click", () => {
   document.getElementById("out").textContent = "clicked";
   console.log("clicked");
+  setTimeout(() => { throw new TypeError("fixture click failure"); }, 0);
 });
 //# sourceMappingURL=app.js.map
 `

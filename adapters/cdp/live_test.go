@@ -328,7 +328,16 @@ func TestLiveScenario(t *testing.T) {
 	is.True(last.History != nil && last.History.Length >= 2)
 	is.True(slices.ContainsFunc(out.Events, func(ev ports.BrowserScenarioEvent) bool { return ev.Kind == "console" && ev.Text == "clicked" }))
 	is.True(slices.ContainsFunc(out.Events, func(ev ports.BrowserScenarioEvent) bool {
-		return ev.Kind == "request" && strings.Contains(ev.URL, "/api")
+		return ev.Kind == "request" && strings.Contains(ev.URL, "/api") && slices.Contains(ev.HeaderNames, "content-type")
+	}))
+	// A response carries its request's method and its own header names.
+	is.True(slices.ContainsFunc(out.Events, func(ev ports.BrowserScenarioEvent) bool {
+		return ev.Kind == "response" && strings.Contains(ev.URL, "/api") && ev.Method == "POST" && len(ev.HeaderNames) > 0
+	}))
+	// An uncaught error is its message and its stack, as the page's error
+	// event gives them.
+	is.True(slices.ContainsFunc(out.Events, func(ev ports.BrowserScenarioEvent) bool {
+		return ev.Kind == "page-error" && ev.Text == "fixture click failure" && strings.HasPrefix(ev.Stack, "TypeError: fixture click failure\n    at ")
 	}))
 
 	// Nothing is left: no process of the browser's group or naming its

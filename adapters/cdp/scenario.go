@@ -173,7 +173,7 @@ func (r *scenarioRun) add(ev ports.BrowserScenarioEvent) {
 		return
 	}
 	ev.Sequence, ev.StepIndex = len(r.events), r.step
-	ev.Text, ev.URL, ev.Failure = r.red.Replace(ev.Text), r.red.Replace(ev.URL), r.red.Replace(ev.Failure)
+	ev.Text, ev.Stack, ev.URL, ev.Failure = r.red.Replace(ev.Text), r.red.Replace(ev.Stack), r.red.Replace(ev.URL), r.red.Replace(ev.Failure)
 	r.events = append(r.events, ev)
 }
 
@@ -192,27 +192,31 @@ func (r *scenarioRun) onEvent(ev any) {
 		}
 		r.add(ports.BrowserScenarioEvent{Kind: "console", Level: string(e.Type), Text: cut(strings.Join(parts, " "), 65536), URL: url})
 	case *runtime.EventExceptionThrown:
-		text := ""
-		if e.ExceptionDetails != nil {
-			text = e.ExceptionDetails.Text
-			if ex := e.ExceptionDetails.Exception; ex != nil && ex.Description != "" {
-				text = ex.Description
-			}
+		msg, stack := "", ""
+		if d := e.ExceptionDetails; d != nil {
+			msg, stack = pageError(d.Text, d.Exception)
 		}
-		r.add(ports.BrowserScenarioEvent{Kind: "page-error", Text: cut(text, 65536)})
+		r.add(ports.BrowserScenarioEvent{Kind: "page-error", Text: cut(msg, 65536), Stack: cut(stack, 262144)})
 	case *network.EventRequestWillBeSent:
 		if e.Request == nil {
 			break
 		}
 		if r.sc.allows(e.Request.URL) {
 			r.requests.Store(e.RequestID, requestSeen{method: e.Request.Method, url: e.Request.URL})
-			r.add(ports.BrowserScenarioEvent{Kind: "request", Method: e.Request.Method, URL: e.Request.URL, ResourceType: string(e.Type)})
+			r.add(ports.BrowserScenarioEvent{Kind: "request", Method: e.Request.Method, URL: e.Request.URL, ResourceType: string(e.Type),
+				HeaderNames: headerNames(e.Request.Headers)})
 		} else if o := originOfString(e.Request.URL); o != "" {
 			r.requests.Store(e.RequestID, requestSeen{method: e.Request.Method, url: o, outside: true})
 		}
 	case *network.EventResponseReceived:
 		if e.Response != nil && r.sc.allows(e.Response.URL) {
-			r.add(ports.BrowserScenarioEvent{Kind: "response", URL: e.Response.URL, ResourceType: string(e.Type), Status: int(e.Response.Status)})
+			ev := ports.BrowserScenarioEvent{Kind: "response", URL: e.Response.URL, ResourceType: string(e.Type), Status: int(e.Response.Status),
+				HeaderNames: headerNames(e.Response.Headers)}
+			// The response names no method; its request did.
+			if v, ok := r.requests.Load(e.RequestID); ok {
+				ev.Method = v.(requestSeen).method
+			}
+			r.add(ev)
 		}
 	case *network.EventLoadingFailed:
 		if e.Type == network.ResourceTypeDocument {
@@ -654,4 +658,42 @@ func newRedactor(secrets map[string]string) *strings.Replacer {
 		pairs = append(pairs, x.v, "[REDACTED:"+x.id+"]")
 	}
 	return strings.NewReplacer(pairs...)
+}
+
+// pageError splits an uncaught exception into the error's message and its
+// stack, as a page's error event gives them: V8 describes an Error as its
+// stack ("TypeError: x is not a function\n    at f (app.js:3:9)"), whose
+// first line is the class and the message; a thrown primitive has only its
+// value. text is the exception's summary ("Uncaught"), used when nothing
+// better is known.
+func pageError(text string, ex *runtime.RemoteObject) (msg, stack string) {
+	if ex == nil {
+		return text, ""
+	}
+	if ex.Description == "" {
+		if v, ok := primitiveText(evRemoteObject{Type: string(ex.Type), Value: json.RawMessage(ex.Value), UnserializableValue: string(ex.UnserializableValue)}); ok {
+			return v, ""
+		}
+		return text, ""
+	}
+	first, rest, multi := strings.Cut(ex.Description, "\n")
+	msg = first
+	if ex.ClassName != "" {
+		msg = strings.TrimPrefix(first, ex.ClassName+": ")
+	}
+	if multi && strings.Contains(rest, "    at ") {
+		stack = ex.Description
+	}
+	return msg, stack
+}
+
+// headerNames is the names of h, lowercased, sorted and unique: what a
+// capture keeps of headers (their values may be credentials).
+func headerNames(h network.Headers) []string {
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, strings.ToLower(k))
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
 }

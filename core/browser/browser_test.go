@@ -399,8 +399,9 @@ func (r *fakeRunner) RunScenario(ctx context.Context, req ports.BrowserScenarioR
 	out := &ports.BrowserScenarioCapture{Browser: ports.BrowserScenarioBrowser{Mode: "launch", ProcessOwnership: "provider-owned", Cleanup: "terminated-owned-process", Product: "Chrome/148", Version: "537.36"},
 		StartOrigin: "http://app.test", AllowedOrigins: []string{"http://app.test"}, DurationMS: 12,
 		Events: []ports.BrowserScenarioEvent{{Sequence: 0, StepIndex: 0, Kind: "request", Method: "GET", URL: "http://app.test/", ResourceType: "Document"},
-			{Sequence: 1, StepIndex: 0, Kind: "response", URL: "http://app.test/", ResourceType: "Document", Status: 200},
-			{Sequence: 2, StepIndex: 1, Kind: "console", Level: "log", Text: "hi [REDACTED:pw]"}}}
+			{Sequence: 1, StepIndex: 0, Kind: "response", Method: "GET", URL: "http://app.test/", ResourceType: "Document", Status: 200, HeaderNames: []string{"content-type", "date"}},
+			{Sequence: 2, StepIndex: 1, Kind: "console", Level: "log", Text: "hi [REDACTED:pw]"},
+			{Sequence: 3, StepIndex: 1, Kind: "page-error", Text: "x is not a function", Stack: "TypeError: x is not a function\n    at http://app.test/a.js:1:2"}}}
 	steps := append([]ports.BrowserScenarioStep{{StepID: "scenario_start", Action: "goto_start"}}, req.Steps...)
 	for i, s := range steps {
 		r := ports.BrowserScenarioStepResult{StepIndex: i, StepID: s.StepID, Action: s.Action, Status: "completed", BeforeURL: "http://app.test/", AfterURL: u, EventSequenceStart: -1, EventSequenceEnd: -1}
@@ -436,8 +437,18 @@ func TestScenarioCapturesCompare(t *testing.T) {
 	is.Equal(len(steps), 3)
 	is.Equal(steps[0].(map[string]any)["event_sequence_start"], 1.0)
 	is.Equal(steps[0].(map[string]any)["event_sequence_end"], 2.0)
-	is.Equal(steps[2].(map[string]any)["event_sequence_start"], 4.0)
-	is.Equal(steps[2].(map[string]any)["event_sequence_end"], 3.0)
+	is.Equal(steps[2].(map[string]any)["event_sequence_start"], 5.0)
+	is.Equal(steps[2].(map[string]any)["event_sequence_end"], 4.0)
+	// Steps are named by the actions the caller wrote, not the engine's.
+	is.Equal(steps[0].(map[string]any)["action"], "goto_start")
+	is.Equal(steps[1].(map[string]any)["action"], "fill")
+	is.Equal(steps[2].(map[string]any)["action"], "click")
+	items := r["events"].(map[string]any)["items"].([]any)
+	resp, perr := items[1].(map[string]any), items[3].(map[string]any)
+	is.Equal(resp["method"], "GET")
+	is.Equal(resp["header_names"], []any{"content-type", "date"})
+	is.Equal(perr["message"], "x is not a function")
+	is.Equal(perr["stack"], "TypeError: x is not a function\n    at http://app.test/a.js:1:2")
 	is.Equal(r["completeness"].(map[string]any)["status"], "complete")
 	ev2 := mustCall(t, s, "capture_browser_scenario", args)
 	diff := result(mustCall(t, s, "compare_web_captures", map[string]any{"before_scenario": r, "after_scenario": result(ev2)}))

@@ -267,6 +267,12 @@ func normalizeScenario(capt *ports.BrowserScenarioCapture, req *ports.BrowserSce
 		r[1] = i + 1
 		seqByStep[p.step] = r
 	}
+	// A step is named by the action the caller wrote (fill, not the
+	// engine's type), as compare_web_captures aligns and reports it.
+	asked := map[string]string{}
+	for _, a := range args.Actions {
+		asked[a.StepID] = a.Action
+	}
 	stepsOut := make([]WebScenarioStep, len(capt.Steps))
 	capMissing, capTrunc := map[string]bool{}, map[string]bool{}
 	next := 1
@@ -299,7 +305,11 @@ func normalizeScenario(capt *ports.BrowserScenarioCapture, req *ports.BrowserSce
 		for _, t := range trunc {
 			capTrunc[t] = true
 		}
-		stepsOut[i] = WebScenarioStep{StepIndex: s.StepIndex, StepID: s.StepID, Action: s.Action, Status: s.Status, Error: errv,
+		action := s.Action
+		if a, ok := asked[s.StepID]; ok && s.StepIndex > 0 {
+			action = a
+		}
+		stepsOut[i] = WebScenarioStep{StepIndex: s.StepIndex, StepID: s.StepID, Action: action, Status: s.Status, Error: errv,
 			ElapsedMS: max(s.ElapsedMS, 0), BeforeURL: sanitizedURL(s.BeforeURL), AfterURL: sanitizedURL(s.AfterURL),
 			EventSequenceStart: start, EventSequenceEnd: end, Artifacts: arts, Completeness: scenarioCompleteness(missing, trunc)}
 	}
@@ -511,8 +521,15 @@ func scenarioEvent(e ports.BrowserScenarioEvent) scenarioEventRecord {
 		if rt == "" {
 			rt = "Other"
 		}
+		names := []string{}
+		for _, n := range e.HeaderNames {
+			if len(names) == 256 {
+				break
+			}
+			names = append(names, truncate(n, 256))
+		}
 		return &networkEvent{StepIndex: e.StepIndex, Kind: e.Kind, Method: truncate(method, 32), URL: u, ResourceType: truncate(rt, 64),
-			HeaderNames: []string{}, Status: status, Failure: failure}
+			HeaderNames: names, Status: status, Failure: failure}
 	}
 	switch e.Kind {
 	case "console":
@@ -526,7 +543,12 @@ func scenarioEvent(e ports.BrowserScenarioEvent) scenarioEventRecord {
 		}
 		return &consoleEvent{StepIndex: e.StepIndex, Kind: e.Kind, Level: truncate(level, 64), Text: truncate(e.Text, 65536), URL: cu}
 	case "page-error":
-		return &pageErrorEvent{StepIndex: e.StepIndex, Kind: e.Kind, Message: truncate(e.Text, 65536)}
+		var stack *string
+		if e.Stack != "" {
+			st := truncate(e.Stack, 262144)
+			stack = &st
+		}
+		return &pageErrorEvent{StepIndex: e.StepIndex, Kind: e.Kind, Message: truncate(e.Text, 65536), Stack: stack}
 	case "request":
 		return network(nil, nil)
 	case "response":
