@@ -3,6 +3,7 @@ package cdp
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"mime"
 	"net/url"
 	"slices"
@@ -133,6 +134,11 @@ type pageCapture struct {
 	wsEvents    []ports.BrowserWebSocketEvent
 	console     []ports.BrowserConsoleEvent
 	textBytes   int
+	// Runtime.enable replays the console messages the page logged before
+	// the attach: those stamped before consoleFrom (ms since the epoch; the
+	// browser is on loopback, so on this clock) are counted, not kept.
+	consoleFrom float64
+	replayed    int
 }
 
 func (pc *pageCapture) violate() {
@@ -384,6 +390,10 @@ func (pc *pageCapture) consoleCalled(ev event) {
 		pc.led.exclude("console_events", r, 1)
 		return
 	}
+	if e.Timestamp > 0 && e.Timestamp < pc.consoleFrom {
+		pc.replayed++
+		return
+	}
 	if len(pc.console) >= pc.lim.MaxConsoleEvents {
 		pc.led.dropped.ConsoleEvents++
 		pc.led.truncated["console_events"] = true
@@ -523,6 +533,9 @@ func (e *Engine) InspectPage(ctx context.Context, req ports.BrowserInspectReques
 		return nil, err
 	}
 	// 2. Runtime, Debugger, Network.
+	pc.mu.Lock()
+	pc.consoleFrom = float64(time.Now().UnixMicro()) / 1000
+	pc.mu.Unlock()
 	if err := a.enable(ctx, "Runtime", nil); err != nil {
 		return nil, err
 	}
@@ -617,6 +630,9 @@ func (e *Engine) InspectPage(ctx context.Context, req ports.BrowserInspectReques
 	out.Console = pc.console
 	out.Completeness = pc.led.completeness()
 	out.Limitations = pc.led.limitations
+	if pc.replayed > 0 {
+		out.Limitations = append(out.Limitations, fmt.Sprintf("%d console message(s) logged before the attach, which Chromium replays when the console is enabled, were left out: console events start at the attach. capture_browser_scenario observes a page from its first request.", pc.replayed))
+	}
 	return out, nil
 }
 

@@ -20,6 +20,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"time"
 
 	"rea/adapters/cdp/internal/wsock"
 )
@@ -433,16 +434,22 @@ func (s *Server) answer(c Call) (any, *RPCError) {
 }
 
 // defaultEvents is what a page shows once a domain is enabled.
+// Console timestamps are milliseconds since the epoch, as Chromium's are;
+// Runtime.enable first replays a message the page logged a minute before.
 func (s *Server) defaultEvents(method string) []Event {
 	b := s.base()
+	now := float64(time.Now().UnixMicro()) / 1000
 	switch method {
 	case "Runtime.enable":
 		return []Event{
 			{Method: "Runtime.executionContextCreated", Params: map[string]any{"context": map[string]any{"id": 1, "origin": b, "name": "", "uniqueId": "u1", "auxData": map[string]any{"frameId": "F1", "isDefault": true}}}},
-			{Method: "Runtime.consoleAPICalled", Params: map[string]any{"type": "log", "executionContextId": 1, "timestamp": 1.5,
+			{Method: "Runtime.consoleAPICalled", Params: map[string]any{"type": "log", "executionContextId": 1, "timestamp": now - 60000,
+				"args":       []any{map[string]any{"type": "string", "value": "logged before the attach"}},
+				"stackTrace": map[string]any{"callFrames": []any{map[string]any{"functionName": "", "scriptId": "1", "url": b + "/app.js", "lineNumber": 1, "columnNumber": 1}}}}},
+			{Method: "Runtime.consoleAPICalled", Params: map[string]any{"type": "log", "executionContextId": 1, "timestamp": now + 1.5,
 				"args":       []any{map[string]any{"type": "string", "value": "Bearer console-secret"}, map[string]any{"type": "number", "value": 42}, map[string]any{"type": "object", "className": "Object"}},
 				"stackTrace": map[string]any{"callFrames": []any{map[string]any{"functionName": "", "scriptId": "1", "url": b + "/app.js", "lineNumber": 3, "columnNumber": 7}}}}},
-			{Method: "Runtime.consoleAPICalled", Params: map[string]any{"type": "log", "executionContextId": 1, "timestamp": 1.6,
+			{Method: "Runtime.consoleAPICalled", Params: map[string]any{"type": "log", "executionContextId": 1, "timestamp": now + 1.6,
 				"args":       []any{map[string]any{"type": "string", "value": "third party"}},
 				"stackTrace": map[string]any{"callFrames": []any{map[string]any{"url": "http://cdn.example/lib.js", "lineNumber": 1, "columnNumber": 1}}}}},
 		}
@@ -470,7 +477,7 @@ func (s *Server) defaultEvents(method string) []Event {
 		for i := 0; i < s.opts.Flood; i++ {
 			evs = append(evs,
 				Event{Method: "Network.requestWillBeSent", Params: map[string]any{"requestId": fmt.Sprintf("F%d", i), "type": "XHR", "request": map[string]any{"url": b + fmt.Sprintf("/flood/%d", i), "method": "GET"}}},
-				Event{Method: "Runtime.consoleAPICalled", Params: map[string]any{"type": "log", "timestamp": 1, "args": []any{map[string]any{"type": "string", "value": "flood"}},
+				Event{Method: "Runtime.consoleAPICalled", Params: map[string]any{"type": "log", "timestamp": now + 1, "args": []any{map[string]any{"type": "string", "value": "flood"}},
 					"stackTrace": map[string]any{"callFrames": []any{map[string]any{"url": b + "/app.js", "lineNumber": 1, "columnNumber": 1}}}}})
 		}
 		return evs
