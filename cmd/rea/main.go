@@ -32,6 +32,8 @@ import (
 	"rea/adapters/pty"
 	"rea/adapters/zip"
 	"rea/core"
+	"rea/core/artifact"
+	"rea/core/jsapp"
 	"rea/core/standard"
 	"rea/ports"
 	"rea/snapshot"
@@ -56,6 +58,10 @@ func run() int {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(gcPercent)
 	}
+	// rea owns this process, so its packages may tune the collector, which
+	// they leave alone in a program that embeds them.
+	jsapp.TuneCollector(true)
+	artifact.TuneCollector(true)
 	// SIGINT and SIGTERM cancel the running operation; cleanup uses
 	// context.WithoutCancel so it still completes.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

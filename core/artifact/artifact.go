@@ -300,8 +300,18 @@ type Item struct {
 }
 
 // collectBeforeTextItems is the graph size from which seal collects the
-// garbage before writing the text.
+// garbage before writing the text, when the host allows it.
 const collectBeforeTextItems = 10000
+
+// collect is whether seal may start a collection: the host that owns the
+// process turns it on (cmd/rea does); a program embedding rea/core gets no
+// collection forced on it unless it asks.
+var collect atomic.Bool
+
+// TuneCollector lets an inventory of 10,000 entries or more collect its
+// walk's garbage before writing its text (a lower peak for one
+// collection's pause). Off by default.
+func TuneCollector(on bool) { collect.Store(on) }
 
 // closedBox stands for a container once the builder closed it.
 type closedBox struct{}
@@ -1503,7 +1513,7 @@ func (b *graphBuilder) seal() (*Graph, error) {
 		// text is written (the records hold what the result needs).
 		g.Items, g.byOcc, g.nodeOf = nil, nil, nil
 		b.items, b.byPath, b.root = nil, nil, nil
-		if len(items) >= collectBeforeTextItems {
+		if len(items) >= collectBeforeTextItems && collect.Load() {
 			// The containers' directories and the items are garbage now:
 			// collect them so the text (about 1.5 KB an item) reuses their
 			// memory instead of growing the heap past both (peak RSS on a

@@ -1557,7 +1557,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	}
 	st.resolved = nil     // nothing is resolved from here on
 	st.releaseInventory() // nor read
-	if len(b.g.nodes) >= collectBeforeSealNodes {
+	if len(b.g.nodes) >= collectBeforeSealNodes && tuning.Load() {
 		// The facts, the inventory and what the build no longer holds are
 		// garbage now, and the heap's target is still the one the build
 		// set: collected now, that memory holds the seal's buffers instead

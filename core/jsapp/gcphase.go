@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+	"sync/atomic"
 )
 
 // While files are hashed and parsed, the collector lets at least
@@ -22,6 +23,18 @@ const (
 	parseGCMaxFactor = 4
 )
 
+// tuning is whether this package may change the process's collector: the
+// host that owns the process turns it on (cmd/rea does); a program that
+// embeds rea/core keeps its own collector settings, and no collection is
+// forced in it, unless it asks for the tuning too.
+var tuning atomic.Bool
+
+// TuneCollector lets a JavaScript application analysis relax the
+// collector's target while it parses and seals (the target the process had
+// is put back when the last analysis ends) and start a collection before
+// the seal: less collector work for more memory. Off by default.
+func TuneCollector(on bool) { tuning.Store(on) }
+
 // gcPhase is the process's calls in their parse phase: the first raises the
 // target, the last puts back what it found. After every collection in
 // between, the target is set again from the heap that collection found live.
@@ -37,10 +50,10 @@ var gcPhase struct {
 type gcRelax struct{ once sync.Once }
 
 // relaxGC starts a parse phase, or returns nil (a phase that changes
-// nothing) when the user set the target with GOGC or turned the collector
-// off.
+// nothing) when the tuning is off, the user set the target with GOGC or
+// turned the collector off.
 func relaxGC() *gcRelax {
-	if _, set := os.LookupEnv("GOGC"); set {
+	if _, set := os.LookupEnv("GOGC"); set || !tuning.Load() {
 		return nil
 	}
 	gcPhase.Lock()

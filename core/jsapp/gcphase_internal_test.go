@@ -19,6 +19,11 @@ func TestParsePhaseGCTarget(t *testing.T) {
 	old := debug.SetGCPercent(70)
 	defer debug.SetGCPercent(old)
 	runtime.GC()
+	if g := relaxGC(); g != nil || gcPercent() != 70 {
+		t.Fatal("the target changed while the host had not turned the tuning on")
+	}
+	TuneCollector(true)
+	defer TuneCollector(false)
 
 	a := relaxGC()
 	if p := gcPercent(); p != 70*parseGCMaxFactor {
