@@ -98,7 +98,14 @@ type TraceBreakpoint struct {
 	Symbol string
 	// Name is the caller's label for the procedure, echoed in hits.
 	Name string
+	// Strings are the argument registers that point at NUL-terminated
+	// text: at each hit the tracer reads up to MaxTraceString bytes there
+	// (TraceHit.Strings).
+	Strings []string
 }
+
+// MaxTraceString bounds the bytes read for one string argument.
+const MaxTraceString = 256
 
 // TraceResult is what one trace observed. Hits are in the order they stopped
 // the program.
@@ -165,6 +172,20 @@ type TraceHit struct {
 	// signals), so nesting can be read off: an inner call returns at a lower
 	// ordinal. -1 when not returned.
 	ReturnSequence int
+	// Strings are the texts the breakpoint's string arguments pointed at
+	// when the call began, in TraceBreakpoint.Strings order.
+	Strings []TraceString
+}
+
+// TraceString is the text one argument register pointed at: its bytes up
+// to the first NUL, at most MaxTraceString (Truncated when no NUL came
+// first), or Unreadable when the memory could not be read (a null or wild
+// pointer).
+type TraceString struct {
+	Register   string
+	Text       []byte
+	Truncated  bool
+	Unreadable bool
 }
 
 // TraceRegister is a named register value.

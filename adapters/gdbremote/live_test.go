@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -174,4 +175,40 @@ func TestTraceGo(t *testing.T) {
 		is.True(h.Returned)
 		is.Equal(h.ReturnValue, h.Arguments[0].Value*100+h.Arguments[1].Value*10+h.Arguments[2].Value)
 	}
+}
+
+// A string argument is read at the call, up to its NUL and at most
+// ports.MaxTraceString bytes, a page at a time: a null pointer is
+// unreadable, text running into an unmapped page is what was readable.
+func TestTraceStrings(t *testing.T) {
+	needServer(t)
+	is := is.New(t)
+	bin := buildC(t, "texts.c", "texts")
+	res, err := traceOne(t, bin, []ports.TraceBreakpoint{{Address: symbol(t, bin, "show"), Name: "show", Strings: []string{argRegister(t)}}}, "")
+	is.NoErr(err)
+	is.Equal(len(res.Hits), 5)
+	var got []ports.TraceString
+	for _, h := range res.Hits {
+		is.Equal(len(h.Strings), 1)
+		got = append(got, h.Strings[0])
+	}
+	reg := argRegister(t)
+	is.Equal(got[0], ports.TraceString{Register: reg, Text: []byte("world")})
+	is.Equal(got[1], ports.TraceString{Register: reg, Unreadable: true})
+	is.Equal(got[2], ports.TraceString{Register: reg, Text: []byte(strings.Repeat("a", ports.MaxTraceString)), Truncated: true})
+	is.Equal(got[3], ports.TraceString{Register: reg, Text: []byte("\xff\xfeok")})
+	is.Equal(got[4], ports.TraceString{Register: reg, Text: []byte("end"), Truncated: true})
+}
+
+// argRegister is the first integer argument register of the host's C
+// convention.
+func argRegister(t *testing.T) string {
+	switch runtime.GOARCH {
+	case "amd64":
+		return "rdi"
+	case "arm64":
+		return "x0"
+	}
+	t.Skip("no C convention known for " + runtime.GOARCH)
+	return ""
 }

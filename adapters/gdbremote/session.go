@@ -1,6 +1,7 @@
 package gdbremote
 
 import (
+	"bytes"
 	"context"
 	"debug/elf"
 	"encoding/binary"
@@ -647,6 +648,10 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 			continue
 		}
 		b := s.res.Breakpoints[i]
+		strs, err := s.readStrings(ctx, s.req.Breakpoints[i].Strings, regs)
+		if err != nil {
+			return err
+		}
 		h := ports.TraceHit{
 			Sequence:       len(s.res.Hits),
 			Breakpoint:     i,
@@ -661,6 +666,7 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 			Caller:         caller,
 			CallerModule:   callerMod,
 			ReturnSequence: -1,
+			Strings:        strs,
 		}
 		s.res.Hits = append(s.res.Hits, h)
 		if err := s.expectReturn(ctx, ra, pendingReturn{hit: h.Sequence, thread: st.thread, sp: sp + s.conv.spAfterReturn, g: regs[s.conv.g]}); err != nil {
@@ -668,6 +674,40 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 		}
 	}
 	return nil
+}
+
+// readStrings reads the text each named register points at, up to its
+// first NUL and at most ports.MaxTraceString bytes. The read never crosses
+// into a page it does not need (a string may end just before an unmapped
+// one): it goes a page at a time. Memory the server cannot read makes that
+// string unreadable, not the trace fail; a broken connection fails it.
+func (s *session) readStrings(ctx context.Context, names []string, regs map[string]uint64) ([]ports.TraceString, error) {
+	var out []ports.TraceString
+	for _, name := range names {
+		ts := ports.TraceString{Register: name, Unreadable: regs[name] == 0}
+		addr := regs[name]
+		for addr != 0 && len(ts.Text) < ports.MaxTraceString {
+			n := min(ports.MaxTraceString-len(ts.Text), int(4096-addr%4096))
+			b, err := s.cl.readMemory(ctx, addr, n) // a short read keeps what it read
+			var er *errorReply
+			if err != nil && !errors.As(err, &er) {
+				return nil, err
+			}
+			if i := bytes.IndexByte(b, 0); i >= 0 {
+				ts.Text = append(ts.Text, b[:i]...)
+				break
+			}
+			ts.Text = append(ts.Text, b...)
+			if err != nil {
+				ts.Unreadable, ts.Truncated = len(ts.Text) == 0, len(ts.Text) > 0
+				break
+			}
+			addr += uint64(len(b))
+			ts.Truncated = len(ts.Text) >= ports.MaxTraceString
+		}
+		out = append(out, ts)
+	}
+	return out, nil
 }
 
 // inMain reports whether a runtime address lies in the main executable's

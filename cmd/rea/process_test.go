@@ -547,3 +547,62 @@ func TestMCPTraceByTheNamesOtherToolsGive(t *testing.T) {
 	is.Equal(hits[0].(map[string]any)["procedure"].(map[string]any)["name"], "scale")
 	noDescendants(t)
 }
+
+const passwordC = `#include <stdio.h>
+#include <string.h>
+int check(const char *pw) { return strcmp(pw, "hunter2") == 0; }
+int main(int argc, char **argv) {
+	printf("checking %s\n", argc > 1 ? argv[1] : "");
+	return argc > 1 && check(argv[1]) ? 0 : 1;
+}
+`
+
+// A trace names the parameters the debug information gives (check's pw)
+// or the C library's prototype gives (strcmp's s1 and s2, printf's
+// format), and reads the text a char pointer argument points at when the
+// call begins: the agent sees what was compared. A variadic prototype
+// keeps every argument register.
+func TestMCPTraceReadsStringArguments(t *testing.T) {
+	if _, err := exec.LookPath("gdbserver"); err != nil {
+		t.Skip("gdbserver is not installed (Debian: apt-get install gdbserver)")
+	}
+	is := is.New(t)
+	exe := buildC(t, "password", passwordC, "-g", "-O0")
+	cs := mcpClient(t)
+	if r := call(t, cs, "open_binary", map[string]any{"path": exe}); r.isError {
+		t.Fatal(r.text)
+	}
+	_, m := evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"check", "strcmp@plt", "printf"}, "arguments": []string{"letmein"}}))
+	bps := map[string]map[string]any{}
+	for _, b := range m["breakpoints"].([]any) {
+		bm := b.(map[string]any)
+		bps[bm["name"].(string)] = bm
+	}
+	is.Equal(bps["check"]["parameters_source"], "dwarf")
+	is.Equal(bps["check"]["parameters"], []any{map[string]any{"name": "pw", "type": "const char *", "register": "rdi"}})
+	is.Equal(bps["strcmp@plt"]["parameters_source"], "libc-prototype")
+	is.Equal(bps["printf"]["parameters_source"], "libc-prototype")
+	args := map[string][]any{}
+	for _, h := range m["hits"].([]any) {
+		hm := h.(map[string]any)
+		args[hm["name"].(string)] = hm["arguments"].([]any)
+	}
+	text := func(a any) any {
+		s := a.(map[string]any)["string"]
+		if s == nil {
+			return nil
+		}
+		return s.(map[string]any)["text"]
+	}
+	is.Equal(len(args["check"]), 1)
+	is.Equal(args["check"][0].(map[string]any)["parameter"], "pw")
+	is.Equal(text(args["check"][0]), "letmein")
+	is.Equal(len(args["strcmp@plt"]), 2)
+	is.Equal(text(args["strcmp@plt"][0]), "letmein")
+	is.Equal(text(args["strcmp@plt"][1]), "hunter2")
+	is.Equal(len(args["printf"]), 6) // variadic: every argument register
+	is.Equal(text(args["printf"][0]), "checking %s\n")
+	is.Equal(text(args["printf"][1]), nil) // not a declared parameter
+	is.Equal(m["exit"].(map[string]any)["code"], float64(1))
+	noDescendants(t)
+}

@@ -24,9 +24,9 @@ func opTraceNativeCalls() *core.Operation {
 		Name:  "trace_native_calls",
 		Title: "Trace Native Calls",
 		Description: "Run the open binary (or attach to a process running it) under gdbserver and record each call of the named " +
-			"procedures: its argument registers (its parameters' when debug information places them), caller and return value, " +
-			"at link-time addresses linked to the open analysis's procedures. Pids, thread ids, load biases and stack pointers are " +
-			"kept in raw_result only; argument values are as passed.",
+			"procedures: argument registers (named by debug information or a C library prototype), the text char pointers point " +
+			"at (up to 256 bytes), caller and return value, at link-time addresses of the open analysis's procedures. Pids, thread " +
+			"ids, load biases and stack pointers stay in raw_result.",
 		Kind:        core.KindApplication,
 		Effects:     core.Effects{MutatesSession: true, LaunchesProcess: true, ExecutesForeignCode: true},
 		NeedsTarget: true,
@@ -212,6 +212,20 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 	if conv == "" && goBinary {
 		conv = ports.ConventionGo
 	}
+	// What each breakpoint's parameters are, so the tracer reads the text
+	// its string arguments point at when the call begins.
+	econv := effectiveConvention(conv, target.Architecture)
+	sigs := make([]*traceSig, len(bps))
+	for i := range bps {
+		b := &bps[i]
+		if b.Symbol == "" {
+			sigs[i] = dwarfSig(ctx, a, b.Address)
+		}
+		if sigs[i] == nil && (b.Symbol != "" || strings.HasSuffix(b.Name, "@plt")) {
+			sigs[i] = prototypeSig(b.Name, econv)
+		}
+		b.Strings = sigs[i].strings()
+	}
 	req := ports.TraceRequest{Breakpoints: bps, Convention: conv, MaxHits: maxHits,
 		MaxDuration: time.Duration(timeoutMS) * time.Millisecond, RunID: c.RunID()}
 	program := args.Program
@@ -245,7 +259,7 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, traceError(op, err)
 	}
-	result, rawResult := traceProjection(idx, res, program, sum, paramRegisters(ctx, a, res.Breakpoints))
+	result, rawResult := traceProjection(idx, res, program, sum, sigs)
 	var lim []string
 	lim = append(lim, res.Coverage.Notes...)
 	var locs []core.Location
@@ -258,45 +272,19 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 
 func itoaInt(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-// paramRegisters is, for each breakpoint in the main program whose debug
-// information places every parameter (and that takes no variable
-// arguments), the registers its parameters are passed in; nil for the
-// others. A hit keeps only those registers: the rest hold whatever the
-// caller left there, which differs from run to run and build to build.
-func paramRegisters(ctx context.Context, a ports.Analysis, bps []ports.TraceResolved) []map[string]bool {
-	sr, ok := a.(ports.SignatureReader)
-	if !ok {
-		return nil
-	}
-	out := make([]map[string]bool, len(bps))
-	for i, b := range bps {
-		if b.Module != "" {
-			continue
-		}
-		sig, err := sr.Signature(ctx, b.Address)
-		if err != nil || sig.Variadic {
-			continue
-		}
-		regs := map[string]bool{}
-		placed := true
-		for _, p := range sig.Parameters {
-			placed = placed && p.Location != ""
-			if p.Location != "stack" {
-				regs[p.Location] = true
+func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string, sigs []*traceSig) (*TraceNativeCallsResult, map[string]any) {
+	bps := []TraceBreakpoint{}
+	for i, b := range res.Breakpoints {
+		p, ok := idx.containing(b.Address)
+		tb := TraceBreakpoint{Name: b.Name, Address: core.Hex(b.Address), Module: core.OptString(b.Module), Procedure: idx.procName(p, ok && b.Module == ""),
+			Parameters: []TraceParameter{}}
+		if i < len(sigs) && sigs[i] != nil {
+			tb.ParametersSource = &sigs[i].source
+			for _, q := range sigs[i].params {
+				tb.Parameters = append(tb.Parameters, TraceParameter{Name: core.OptString(q.Name), Type: core.OptString(q.Type), Register: core.OptString(q.Location)})
 			}
 		}
-		if placed {
-			out[i] = regs
-		}
-	}
-	return out
-}
-
-func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string, params []map[string]bool) (*TraceNativeCallsResult, map[string]any) {
-	bps := []TraceBreakpoint{}
-	for _, b := range res.Breakpoints {
-		p, ok := idx.containing(b.Address)
-		bps = append(bps, TraceBreakpoint{Name: b.Name, Address: core.Hex(b.Address), Module: core.OptString(b.Module), Procedure: idx.procName(p, ok && b.Module == "")})
+		bps = append(bps, tb)
 	}
 	mainPaths := map[string]bool{"": true, program: true}
 	for _, m := range res.Modules {
@@ -313,15 +301,33 @@ func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string
 			m := h.CallerModule
 			callerModule = &m // nil: the main executable, whatever its path
 		}
-		var regs map[string]bool
-		if h.Breakpoint >= 0 && h.Breakpoint < len(params) {
-			regs = params[h.Breakpoint]
+		var sig *traceSig
+		if h.Breakpoint >= 0 && h.Breakpoint < len(sigs) {
+			sig = sigs[h.Breakpoint]
+		}
+		byReg := sig.byRegister()
+		texts := map[string]*TraceString{}
+		for _, t := range h.Strings {
+			ts := &TraceString{Truncated: t.Truncated}
+			if !t.Unreadable {
+				ts.Text = core.OptString(traceText(t.Text))
+				if ts.Text == nil {
+					ts.Text = new(string) // an empty string is text too
+				}
+			}
+			texts[t.Register] = ts
 		}
 		argv := []TraceArgument{}
 		for _, r := range h.Arguments {
-			if regs == nil || regs[r.Name] {
-				argv = append(argv, TraceArgument{Register: r.Name, Value: core.Hex(r.Value)})
+			q, known := byReg[r.Name]
+			if sig != nil && sig.placed && !known {
+				continue
 			}
+			arg := TraceArgument{Register: r.Name, Value: core.Hex(r.Value), String: texts[r.Name]}
+			if known {
+				arg.Parameter = core.OptString(q.Name)
+			}
+			argv = append(argv, arg)
 		}
 		// The open analysis holds the main program's procedures only: a hit
 		// in a library (usleep in libc) lies in none of them, whatever

@@ -506,12 +506,33 @@ type TraceBreakpoint struct {
 	Address   string          `json:"address"`
 	Module    *string         `json:"module"`
 	Procedure *TraceProcedure `json:"procedure"`
+	// Parameters are the procedure's parameters as the debug information
+	// or the C library's prototype gives them; empty when neither does.
+	Parameters       []TraceParameter `json:"parameters"`
+	ParametersSource *string          `json:"parameters_source"` // dwarf or libc-prototype; nil when unknown
+}
+
+// TraceParameter is one parameter of a traced procedure.
+type TraceParameter struct {
+	Name     *string `json:"name"`
+	Type     *string `json:"type"`
+	Register *string `json:"register"` // "stack" when passed on the stack; nil when unknown
 }
 
 // TraceArgument is one argument register's value at a call.
 type TraceArgument struct {
-	Register string `json:"register"`
-	Value    string `json:"value"`
+	Register  string       `json:"register"`
+	Value     string       `json:"value"`
+	Parameter *string      `json:"parameter"` // the parameter it carries, when known
+	String    *TraceString `json:"string"`    // the text it points at, for a char pointer parameter
+}
+
+// TraceString is the text a char pointer argument pointed at when the call
+// began: up to its NUL, at most 256 bytes (bytes that are not UTF-8 as
+// \xNN).
+type TraceString struct {
+	Text      *string `json:"text"`      // nil when the memory could not be read (a null or wild pointer)
+	Truncated bool    `json:"truncated"` // no NUL within the bytes read
 }
 
 // TraceHit is one recorded call.

@@ -1,0 +1,186 @@
+package process
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"rea/ports"
+)
+
+// traceSig is what a trace knows of one breakpoint's parameters before it
+// runs: the open analysis's debug information for a procedure of the
+// program, or the C library's prototype for a function it imports. A
+// parameter's Location is the register it arrives in.
+type traceSig struct {
+	source string // dwarf or libc-prototype
+	params []ports.Parameter
+	// placed: every parameter arrives in a known register and there are no
+	// variadic ones, so a hit keeps only those registers (the rest hold
+	// whatever the caller left there, which differs from run to run).
+	placed bool
+}
+
+// cString matches a pointer to char, which a call's argument register
+// holds as the address of NUL-terminated text.
+var cString = regexp.MustCompile(`^(const )?((un)?signed )?char( const)? ?\*$`)
+
+// strings is the registers of the parameters that point at text.
+func (s *traceSig) strings() []string {
+	if s == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range s.params {
+		if p.Location != "" && p.Location != "stack" && cString.MatchString(p.Type) {
+			out = append(out, p.Location)
+		}
+	}
+	return out
+}
+
+// byRegister is the parameter each register carries.
+func (s *traceSig) byRegister() map[string]ports.Parameter {
+	if s == nil {
+		return nil
+	}
+	out := map[string]ports.Parameter{}
+	for _, p := range s.params {
+		if p.Location != "" && p.Location != "stack" {
+			out[p.Location] = p
+		}
+	}
+	return out
+}
+
+// cArgRegisters is the integer argument registers of the C conventions, in
+// order: the registers a prototype's parameters arrive in.
+var cArgRegisters = map[ports.CallingConvention][]string{
+	ports.ConventionSysV:    {"rdi", "rsi", "rdx", "rcx", "r8", "r9"},
+	ports.ConventionAAPCS64: {"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7"},
+}
+
+// libcPrototypes are the C library functions whose arguments a trace can
+// name: most of those that take text (paths, commands, formats, names,
+// compared strings). "..." ends a variadic one. An import of the same name
+// is the C library's function.
+var libcPrototypes = map[string]string{
+	"strcmp": "const char *s1, const char *s2", "strncmp": "const char *s1, const char *s2, size_t n",
+	"strcasecmp": "const char *s1, const char *s2", "strncasecmp": "const char *s1, const char *s2, size_t n",
+	"strcoll": "const char *s1, const char *s2", "strlen": "const char *s", "strnlen": "const char *s, size_t maxlen",
+	"strstr": "const char *haystack, const char *needle", "strcasestr": "const char *haystack, const char *needle",
+	"strchr": "const char *s, int c", "strrchr": "const char *s, int c", "strdup": "const char *s",
+	"strndup": "const char *s, size_t n", "strcpy": "char *dest, const char *src", "strncpy": "char *dest, const char *src, size_t n",
+	"strcat": "char *dest, const char *src", "strncat": "char *dest, const char *src, size_t n", "strtok": "char *str, const char *delim",
+	"strspn": "const char *s, const char *accept", "strcspn": "const char *s, const char *reject", "strpbrk": "const char *s, const char *accept",
+	"atoi": "const char *nptr", "atol": "const char *nptr", "atof": "const char *nptr",
+	"strtol": "const char *nptr, char **endptr, int base", "strtoul": "const char *nptr, char **endptr, int base",
+	"strtoll": "const char *nptr, char **endptr, int base", "strtoull": "const char *nptr, char **endptr, int base", "strtod": "const char *nptr, char **endptr",
+	"puts": "const char *s", "fputs": "const char *s, FILE *stream", "perror": "const char *s",
+	"printf": "const char *format, ...", "fprintf": "FILE *stream, const char *format, ...", "dprintf": "int fd, const char *format, ...",
+	"sprintf": "char *str, const char *format, ...", "snprintf": "char *str, size_t size, const char *format, ...",
+	"syslog": "int priority, const char *format, ...", "sscanf": "const char *str, const char *format, ...", "scanf": "const char *format, ...",
+	"open": "const char *pathname, int flags, ...", "open64": "const char *pathname, int flags, ...", "creat": "const char *pathname, unsigned int mode",
+	"openat": "int dirfd, const char *pathname, int flags, ...", "fopen": "const char *pathname, const char *mode",
+	"fopen64": "const char *pathname, const char *mode", "freopen": "const char *pathname, const char *mode, FILE *stream",
+	"access": "const char *pathname, int mode", "unlink": "const char *pathname", "remove": "const char *pathname",
+	"rmdir": "const char *pathname", "mkdir": "const char *pathname, unsigned int mode", "chdir": "const char *path",
+	"chmod": "const char *pathname, unsigned int mode", "chown": "const char *pathname, unsigned int owner, unsigned int group",
+	"rename": "const char *oldpath, const char *newpath", "link": "const char *oldpath, const char *newpath",
+	"symlink": "const char *target, const char *linkpath", "readlink": "const char *pathname, char *buf, size_t bufsiz",
+	"realpath": "const char *path, char *resolved_path", "opendir": "const char *name", "truncate": "const char *path, long length",
+	"stat": "const char *pathname, void *statbuf", "lstat": "const char *pathname, void *statbuf",
+	"getenv": "const char *name", "secure_getenv": "const char *name", "setenv": "const char *name, const char *value, int overwrite",
+	"unsetenv": "const char *name", "putenv": "char *string", "system": "const char *command", "popen": "const char *command, const char *type",
+	"execve": "const char *pathname, char **argv, char **envp", "execv": "const char *pathname, char **argv",
+	"execvp": "const char *file, char **argv", "execl": "const char *pathname, const char *arg, ...", "execlp": "const char *file, const char *arg, ...",
+	"dlopen": "const char *filename, int flags", "dlsym": "void *handle, const char *symbol",
+	"inet_addr": "const char *cp", "inet_aton": "const char *cp, void *inp", "inet_pton": "int af, const char *src, void *dst",
+	"gethostbyname": "const char *name", "getaddrinfo": "const char *node, const char *service, const void *hints, void **res",
+	"getpwnam": "const char *name", "getgrnam": "const char *name", "setlocale": "int category, const char *locale",
+	"bindtextdomain": "const char *domainname, const char *dirname", "textdomain": "const char *domainname",
+	"gettext": "const char *msgid", "dcgettext": "const char *domainname, const char *msgid, int category",
+}
+
+// prototypeSig is the C library's prototype of name (an import, name@plt,
+// or a versioned name@GLIBC_2.2.5) under conv, or nil.
+func prototypeSig(name string, conv ports.CallingConvention) *traceSig {
+	regs := cArgRegisters[conv]
+	base, _, _ := strings.Cut(name, "@")
+	proto, ok := libcPrototypes[base]
+	if !ok || regs == nil {
+		return nil
+	}
+	s := &traceSig{source: "libc-prototype", placed: true}
+	for i, decl := range strings.Split(proto, ", ") {
+		if decl == "..." {
+			s.placed = false
+			break
+		}
+		cut := strings.LastIndexAny(decl, " *") + 1
+		p := ports.Parameter{Name: decl[cut:], Type: strings.TrimSpace(decl[:cut])}
+		if i < len(regs) {
+			p.Location = regs[i]
+		} else {
+			p.Location, s.placed = "stack", false
+		}
+		s.params = append(s.params, p)
+	}
+	return s
+}
+
+// dwarfSig is the debug information's signature of the procedure at addr,
+// or nil when it does not place every parameter or takes variadic ones.
+func dwarfSig(ctx context.Context, a ports.Analysis, addr uint64) *traceSig {
+	sr, ok := a.(ports.SignatureReader)
+	if !ok {
+		return nil
+	}
+	sig, err := sr.Signature(ctx, addr)
+	if err != nil || sig.Variadic || sig.Source != "dwarf" {
+		return nil
+	}
+	for _, p := range sig.Parameters {
+		if p.Location == "" {
+			return nil
+		}
+	}
+	return &traceSig{source: "dwarf", params: sig.Parameters, placed: true}
+}
+
+// effectiveConvention is the convention arguments are read under: the
+// requested one, else the platform's C convention for the architecture.
+func effectiveConvention(conv ports.CallingConvention, arch string) ports.CallingConvention {
+	if conv != "" {
+		return conv
+	}
+	switch arch {
+	case "x86_64", "x86-64", "amd64":
+		return ports.ConventionSysV
+	case "aarch64", "arm64":
+		return ports.ConventionAAPCS64
+	}
+	return ""
+}
+
+// traceText renders bytes read from the traced program as a JSON string:
+// valid UTF-8 as it is, any other byte as \xNN.
+func traceText(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	var sb strings.Builder
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n <= 1 {
+			fmt.Fprintf(&sb, `\x%02x`, b[0])
+			b = b[1:]
+			continue
+		}
+		sb.Write(b[:n])
+		b = b[n:]
+	}
+	return sb.String()
+}
