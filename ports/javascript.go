@@ -173,9 +173,17 @@ type JSString struct {
 
 // JSCall is one call or new expression with a name-path callee.
 type JSCall struct {
-	Offset int64
+	Offset int64 // the first literal argument's, else -1
 	New    bool
-	Callee string // "ipcMain.handle", "window.api.send", "fetch"
+	// CalleeOffset locates a call that has no literal argument (so that a
+	// caller can tell which original source of a bundle holds it): the
+	// property name of a member callee (x.send) at this call; for a plain
+	// name (fetch) inside a function, the name's first use in the
+	// innermost scope holding the call, which lies in the same function
+	// (the parse keeps one position per name and scope); else -1. An int32
+	// in the padding after New, so calls cost no more memory; -1 past 2 GiB.
+	CalleeOffset int32
+	Callee       string // "ipcMain.handle", "window.api.send", "fetch"
 	// Module and Member are set when the callee's root binding came from an
 	// import or require of Module: Member is the path below it
 	// ("ipcMain.handle" for i.handle after const {ipcMain: i} = require("electron")).

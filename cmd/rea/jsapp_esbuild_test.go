@@ -211,8 +211,8 @@ func TestJSAppEndpointsBySourceMap(t *testing.T) {
 		"https://api.example.com/orders?page=${}": {"orders.js"},
 		"https://api.example.com/users/${}":       {"users.js"},
 		"${}/stats":                               {"stats.js"},
-		// new WebSocket(e) has no literal at the call to map.
-		"wss://push.example.com/ws": {"javascript-asset"},
+		// new WebSocket(e) has no literal: its callee's name locates it.
+		"wss://push.example.com/ws": {"users.js"},
 	})
 
 	type traced struct {
@@ -239,10 +239,10 @@ func TestJSAppEndpointsBySourceMap(t *testing.T) {
 	}
 	sources, endpoints := trace(map[string]any{"kind": "module", "value": "src/api/orders.js", "match": "substring"})
 	is.Equal(sources, []string{"orders.js"})
-	is.Equal(endpoints, []string{"https://api.example.com/orders?page=${}", "wss://push.example.com/ws"}) // the second through the bundle
+	is.Equal(endpoints, []string{"https://api.example.com/orders?page=${}"})
 	sources, endpoints = trace(map[string]any{"kind": "route", "value": "https://api.example.com/users/${}"})
 	is.Equal(sources, []string{"users.js"})
-	is.Equal(endpoints, []string{"https://api.example.com/users/${}", "wss://push.example.com/ws"})
+	is.Equal(endpoints, []string{"https://api.example.com/users/${}", "wss://push.example.com/ws"}) // the second through users.js
 }
 
 // ipcSources are an Electron app's main process and preload, each split
@@ -304,7 +304,7 @@ func TestJSAppIPCBySourceMap(t *testing.T) {
 		"handles orders:list":   {"src/main/orders.js"},
 		"invokes orders:list":   {"src/preload/orders.js"},
 		"handles users:save":    {"src/main/users.js"},
-		"sends users:save":      {"javascript-asset"}, // ipcRenderer.send(SAVE, user) has no literal at the call to map
+		"sends users:save":      {"src/preload/users.js"}, // ipcRenderer.send(SAVE, user), located by its callee's name
 		"sends users:changed":   {"src/main/users.js"},
 		"handles users:changed": {"src/preload/users.js"},
 		"exposes api":           {"src/preload/index.js"},

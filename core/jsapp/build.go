@@ -741,7 +741,7 @@ func (b *jsappBuilder) expose(a *jsAsset, c ports.JSCall) {
 	sort.Strings(members)
 	id := b.g.node("context-bridge-api", b.localKey("context-bridge", name), name, map[string]any{"world_key": name, "members": strSlice(members), "exposed_by": a.path}, at(a.path, off))
 	b.apis[name] = id
-	b.callEdge(a, c, c.Offset, id, "exposes", map[string]any{"world_key": name}, at(a.path, off))
+	b.callEdge(a, c, id, "exposes", map[string]any{"world_key": name}, at(a.path, off))
 	if !a.roles["preload"] {
 		b.process("electron-preload", a, GraphEvidence{Basis: "derived", Confidence: core.ConfidenceInferred, Locations: []GraphLocation{{Path: a.path, Offset: offsetPtr(off)}}})
 	}
@@ -806,24 +806,28 @@ func (b *jsappBuilder) endpoint(a *jsAsset, c ports.JSCall) {
 		}
 	}
 	b.endpoints[url] = true
-	b.callEdge(a, c, endpointSite(c, v), id, "calls", props, at(a.path, v.Offset))
+	b.callEdge(a, c, id, "calls", props, at(a.path, v.Offset))
 }
 
 // mappedSite is the offset at which a source map names the original
 // source of call c, and whether c is a call whose edge goes from there:
 // an endpoint or storage call and exposeInMainWorld (callEdge), an IPC
-// call (mapIPCSites). keepFacts keeps the position of each such site.
+// call (mapIPCSites). keepFacts keeps the position of each such site. A
+// call with no literal to locate it (new WebSocket(e)) is located by its
+// callee's name.
 func mappedSite(c ports.JSCall) (int64, bool) {
+	site := int64(-1)
 	if v, _, ok := endpointTarget(c); ok {
-		return endpointSite(c, v), true
+		site = endpointSite(c, v)
+	} else if relation, _ := ipcRole(c); relation != "" || isStorageCall(c) || isExposeCall(c) {
+		site = c.Offset
+	} else {
+		return -1, false
 	}
-	if isStorageCall(c) || isExposeCall(c) {
-		return c.Offset, true
+	if site < 0 {
+		site = int64(c.CalleeOffset)
 	}
-	if relation, _ := ipcRole(c); relation != "" {
-		return c.Offset, true
-	}
-	return -1, false
+	return site, true
 }
 
 // callEdge adds an edge from the site of call c in asset a. A bundle
@@ -831,8 +835,9 @@ func mappedSite(c ports.JSCall) (int64, bool) {
 // source map the edge waits for the map to name the one at the call
 // (mappedCall, attachSourceMap). site is the offset keepFacts kept the
 // call's position under (mappedSite).
-func (b *jsappBuilder) callEdge(a *jsAsset, c ports.JSCall, site int64, to, relation string, props map[string]any, ev GraphEvidence) {
+func (b *jsappBuilder) callEdge(a *jsAsset, c ports.JSCall, to, relation string, props map[string]any, ev GraphEvidence) {
 	from := b.callSite(a, c.InModule)
+	site, _ := mappedSite(c)
 	if pos, ok := a.src.callAt(site); ok && c.InModule < 0 && !b.st.truncated {
 		if b.mappedCalls == nil {
 			b.mappedCalls = map[*jsAsset][]mappedCall{}
@@ -883,7 +888,8 @@ func (b *jsappBuilder) mapIPCSites(a *jsAsset, sm *sourceMap, srcNodes []string)
 		if relation, _ := ipcRole(c); relation == "" {
 			continue
 		}
-		pos, ok := a.src.callAt(c.Offset)
+		site, _ := mappedSite(c)
+		pos, ok := a.src.callAt(site)
 		if !ok {
 			continue
 		}
@@ -891,7 +897,7 @@ func (b *jsappBuilder) mapIPCSites(a *jsAsset, sm *sourceMap, srcNodes []string)
 			if b.ipcSources == nil {
 				b.ipcSources = map[callSiteKey]string{}
 			}
-			b.ipcSources[callSiteKey{a, c.Offset}] = srcNodes[s]
+			b.ipcSources[callSiteKey{a, site}] = srcNodes[s]
 		}
 	}
 }
@@ -981,7 +987,7 @@ func (b *jsappBuilder) storageCall(a *jsAsset, c ports.JSCall) {
 		name = area + ":" + key
 	}
 	id := b.g.node("storage", b.localKey("storage", name), name, map[string]any{"area": area, "key": key}, at(a.path, off))
-	b.callEdge(a, c, c.Offset, id, "persists_to", map[string]any{"api": c.Callee, "operation": op}, at(a.path, off))
+	b.callEdge(a, c, id, "persists_to", map[string]any{"api": c.Callee, "operation": op}, at(a.path, off))
 	b.storage[name] = true
 	if key == "${}" {
 		b.st.unknown("dynamic-storage-key", a.nodeID, a.path, off, c.Callee+" key is computed at run time")
@@ -1108,14 +1114,15 @@ func (b *jsappBuilder) ipcPhase() {
 	for _, u := range uses {
 		ch := b.ipc[u.channel]
 		props := map[string]any{"callee": u.call.Callee, "channel": u.channel}
-		site, ev := b.callSite(u.a, u.call.InModule), at(u.a.path, u.off)
-		if n, ok := b.ipcSources[callSiteKey{u.a, u.call.Offset}]; ok && u.call.InModule < 0 {
-			site, ev.Confidence = n, core.ConfidenceDerived // as mapCalls attributes
+		from, ev := b.callSite(u.a, u.call.InModule), at(u.a.path, u.off)
+		site, _ := mappedSite(u.call)
+		if n, ok := b.ipcSources[callSiteKey{u.a, site}]; ok && u.call.InModule < 0 {
+			from, ev.Confidence = n, core.ConfidenceDerived // as mapCalls attributes
 		}
 		if u.relation == "handles" {
-			b.g.edge(ch.nodeID, site, "handles", props, ev)
+			b.g.edge(ch.nodeID, from, "handles", props, ev)
 		} else {
-			b.g.edge(site, ch.nodeID, u.relation, props, ev)
+			b.g.edge(from, ch.nodeID, u.relation, props, ev)
 		}
 	}
 	b.ipcSources = nil
