@@ -28,6 +28,12 @@ type JSRequest struct {
 	// HelperExports; the engine then reads calls of those bindings as
 	// module declarations.
 	Helpers []JSHelperBinding
+	// ModuleType is "esm" or "commonjs" when the caller knows what the
+	// source is without reading it (Node runs a .mjs file as an ES module
+	// and a .cjs file as CommonJS), else "": an ES module's top-level
+	// bindings are its own even when it has no import or export (a
+	// bundle), where a script's are globals other scripts can assign.
+	ModuleType string
 	// SourceOwned hands Source, and its spare capacity, to the engine for
 	// the call: the caller neither reads nor writes them until Facts
 	// returns, so the engine may parse them in place instead of copying.

@@ -139,6 +139,7 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 	}
 	who = "engine"
 	w := newWalker(ctx, buf, req, lim, f)
+	w.hasESM, w.hasCJS = req.ModuleType == "esm", req.ModuleType == "commonjs"
 	w.scope = &ast.BlockStmt.Scope
 	w.bindImports(ast) // first: a split esbuild chunk's helpers are import bindings
 	w.detectBundler(ast)
@@ -556,6 +557,8 @@ func (w *walker) Enter(n tjs.INode) tjs.IVisitor {
 	case *tjs.ExportStmt:
 		w.hasESM = true
 		w.exportStmt(t)
+	case *tjs.ImportMetaExpr:
+		w.hasESM = true // only an ES module can read import.meta
 	case *tjs.LiteralExpr:
 		w.literal(t)
 	case tjs.LiteralExpr:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"path"
 	"path/filepath"
@@ -309,4 +310,46 @@ func TestJSAppIPCBySourceMap(t *testing.T) {
 		"handles users:changed": {"src/preload/users.js"},
 		"exposes api":           {"src/preload/index.js"},
 	})
+}
+
+// TestJSAppESMBundleBindings: esbuild's --format=esm bundle of an app has
+// no import or export left, and hoists the config's consts into
+// top-level vars. Named .mjs it is an ES module, so those vars are the
+// module's own and the endpoints come out whole; named .js (no package
+// type says otherwise) it reads as a script, whose top-level vars are
+// globals another script may assign.
+func TestJSAppESMBundleBindings(t *testing.T) {
+	root := needNodeModule(t, "esbuild")
+	src := writeTree(t, apiSources)
+	for _, tc := range []struct {
+		name string
+		want []string
+	}{
+		{"app.mjs", []string{"${}/stats", "https://api.example.com/orders?page=${}", "https://api.example.com/users/${}", "wss://push.example.com/ws"}},
+		{"app.js", []string{"${}/orders?page=${}", "${}/stats", "${}/users/${}"}},
+	} {
+		for _, minify := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s minify=%v", tc.name, minify), func(t *testing.T) {
+				is := is.New(t)
+				app := writeTree(t, map[string]string{"package.json": `{}`})
+				args := []string{"src/entry.js", "--bundle", "--format=esm", "--sourcemap", "--log-level=error", "--outfile=" + filepath.Join(app, "dist", tc.name)}
+				if minify {
+					args = append(args, "--minify")
+				}
+				cmd := exec.Command(filepath.Join(root, "node_modules", ".bin", "esbuild"), args...)
+				cmd.Dir = src
+				if b, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("esbuild: %v\n%s", err, b)
+				}
+				r := decodeApp(t, jaCall(t, jaSession(t), "analyze_javascript_application", map[string]any{"path": app}))
+				var got []string
+				for _, l := range r.labels() {
+					if strings.HasPrefix(l, "endpoint ") {
+						got = append(got, strings.TrimPrefix(l, "endpoint "))
+					}
+				}
+				is.Equal(got, tc.want)
+			})
+		}
+	}
 }

@@ -386,7 +386,7 @@ func (st *jsappState) prefetch(ctx context.Context, p, sha string, data []byte) 
 	}
 	n := int64(len(data))
 	st.budget.acquire(n)
-	facts, err := st.req.engine.Facts(ctx, ports.JSRequest{Path: p, Source: data, Calls: jsappCallSelector, SourceOwned: true})
+	facts, err := st.req.engine.Facts(ctx, ports.JSRequest{Path: p, Source: data, Calls: jsappCallSelector, ModuleType: moduleTypeOf(p), SourceOwned: true})
 	st.budget.release(n)
 	if err != nil {
 		return // cancelled: the parse phase reports it
@@ -472,12 +472,24 @@ func (st *jsappState) parseOne(ctx context.Context, a *jsAsset, helpers []ports.
 	if err != nil {
 		return err
 	}
-	facts, err := st.req.engine.Facts(ctx, ports.JSRequest{Path: a.path, Source: src, Calls: jsappCallSelector, Helpers: helpers, SourceOwned: true})
+	facts, err := st.req.engine.Facts(ctx, ports.JSRequest{Path: a.path, Source: src, Calls: jsappCallSelector, Helpers: helpers, ModuleType: moduleTypeOf(a.path), SourceOwned: true})
 	if err != nil {
 		return err
 	}
 	a.facts, a.src = facts, keepFacts(facts, src)
 	return nil
+}
+
+// moduleTypeOf is what Node runs a file as by its extension alone (an ES
+// module bundle may have no import or export to tell), or "".
+func moduleTypeOf(p string) string {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".mjs":
+		return "esm"
+	case ".cjs":
+		return "commonjs"
+	}
+	return ""
 }
 
 // build derives the graph and the result. It runs even after a timeout,
