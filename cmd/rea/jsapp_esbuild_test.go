@@ -314,24 +314,26 @@ func TestJSAppIPCBySourceMap(t *testing.T) {
 
 // TestJSAppESMBundleBindings: esbuild's --format=esm bundle of an app has
 // no import or export left, and hoists the config's consts into
-// top-level vars. Named .mjs it is an ES module, so those vars are the
-// module's own and the endpoints come out whole; named .js (no package
-// type says otherwise) it reads as a script, whose top-level vars are
-// globals another script may assign.
+// top-level vars. Named .mjs, or .js in a package of type module, it is
+// an ES module, so those vars are the module's own and the endpoints come
+// out whole; a .js file no package type says is a module reads as a
+// script, whose top-level vars are globals another script may assign.
 func TestJSAppESMBundleBindings(t *testing.T) {
 	root := needNodeModule(t, "esbuild")
 	src := writeTree(t, apiSources)
+	whole := []string{"${}/stats", "https://api.example.com/orders?page=${}", "https://api.example.com/users/${}", "wss://push.example.com/ws"}
 	for _, tc := range []struct {
-		name string
-		want []string
+		name, pkg string
+		want      []string
 	}{
-		{"app.mjs", []string{"${}/stats", "https://api.example.com/orders?page=${}", "https://api.example.com/users/${}", "wss://push.example.com/ws"}},
-		{"app.js", []string{"${}/orders?page=${}", "${}/stats", "${}/users/${}"}},
+		{"app.mjs", `{}`, whole},
+		{"app.js", `{"type": "module"}`, whole},
+		{"app.js", `{}`, []string{"${}/orders?page=${}", "${}/stats", "${}/users/${}"}},
 	} {
 		for _, minify := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s minify=%v", tc.name, minify), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s %s minify=%v", tc.name, tc.pkg, minify), func(t *testing.T) {
 				is := is.New(t)
-				app := writeTree(t, map[string]string{"package.json": `{}`})
+				app := writeTree(t, map[string]string{"package.json": tc.pkg})
 				args := []string{"src/entry.js", "--bundle", "--format=esm", "--sourcemap", "--log-level=error", "--outfile=" + filepath.Join(app, "dist", tc.name)}
 				if minify {
 					args = append(args, "--minify")
