@@ -28,6 +28,12 @@ type JSRequest struct {
 	// HelperExports; the engine then reads calls of those bindings as
 	// module declarations.
 	Helpers []JSHelperBinding
+	// ModuleType is "esm" or "commonjs" when the caller knows what the
+	// source is without reading it (Node runs a .mjs file as an ES module
+	// and a .cjs file as CommonJS), else "": an ES module's top-level
+	// bindings are its own even when it has no import or export (a
+	// bundle), where a script's are globals other scripts can assign.
+	ModuleType string
 	// SourceOwned hands Source, and its spare capacity, to the engine for
 	// the call: the caller neither reads nor writes them until Facts
 	// returns, so the engine may parse them in place instead of copying.
@@ -173,9 +179,17 @@ type JSString struct {
 
 // JSCall is one call or new expression with a name-path callee.
 type JSCall struct {
-	Offset int64
+	Offset int64 // the first literal argument's, else -1
 	New    bool
-	Callee string // "ipcMain.handle", "window.api.send", "fetch"
+	// CalleeOffset locates a call that has no literal argument (so that a
+	// caller can tell which original source of a bundle holds it): the
+	// property name of a member callee (x.send) at this call; for a plain
+	// name (fetch) inside a function, the name's first use in the
+	// innermost scope holding the call, which lies in the same function
+	// (the parse keeps one position per name and scope); else -1. An int32
+	// in the padding after New, so calls cost no more memory; -1 past 2 GiB.
+	CalleeOffset int32
+	Callee       string // "ipcMain.handle", "window.api.send", "fetch"
 	// Module and Member are set when the callee's root binding came from an
 	// import or require of Module: Member is the path below it
 	// ("ipcMain.handle" for i.handle after const {ipcMain: i} = require("electron")).

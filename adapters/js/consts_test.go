@@ -119,3 +119,30 @@ func fetchArg(t *testing.T, src string) ports.JSValue {
 	}
 	return f.Calls[0].Args[0]
 }
+
+// TestModuleTopLevelBindingsAreFollowed: a top-level var of a script is a
+// global another script may assign, so it is not followed; in an ES module
+// it is the module's own, whether the caller says the source is one (an
+// esbuild --format=esm bundle named .mjs has no import or export) or the
+// source reads import.meta.
+func TestModuleTopLevelBindingsAreFollowed(t *testing.T) {
+	src := "var e = \"https://api.example.com\";\nfunction f(id) { return fetch(e + \"/users/\" + id); }\n"
+	for _, tc := range []struct {
+		name, moduleType, src, want, got string
+	}{
+		{name: "script", src: src, want: "${}/users/${}", got: "script"},
+		{name: "told esm", moduleType: "esm", src: src, want: "https://api.example.com/users/${}", got: "esm"},
+		{name: "import.meta", src: src + "console.log(import.meta.url);\n", want: "https://api.example.com/users/${}", got: "esm"},
+		{name: "told commonjs", moduleType: "commonjs", src: src, want: "https://api.example.com/users/${}", got: "commonjs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			f, err := js.New().Facts(context.Background(), ports.JSRequest{Path: "t.js", Source: []byte(tc.src), ModuleType: tc.moduleType,
+				Calls: &ports.JSCallSelector{LastNames: []string{"fetch"}}})
+			is.NoErr(err)
+			is.Equal(f.ModuleType, tc.got)
+			is.Equal(len(f.Calls), 1)
+			is.Equal(f.Calls[0].Args[0].Value, tc.want)
+		})
+	}
+}

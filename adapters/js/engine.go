@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"math"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -138,6 +139,7 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 	}
 	who = "engine"
 	w := newWalker(ctx, buf, req, lim, f)
+	w.hasESM, w.hasCJS = req.ModuleType == "esm", req.ModuleType == "commonjs"
 	w.scope = &ast.BlockStmt.Scope
 	w.bindImports(ast) // first: a split esbuild chunk's helpers are import bindings
 	w.detectBundler(ast)
@@ -555,6 +557,8 @@ func (w *walker) Enter(n tjs.INode) tjs.IVisitor {
 	case *tjs.ExportStmt:
 		w.hasESM = true
 		w.exportStmt(t)
+	case *tjs.ImportMetaExpr:
+		w.hasESM = true // only an ES module can read import.meta
 	case *tjs.LiteralExpr:
 		w.literal(t)
 	case tjs.LiteralExpr:
@@ -990,7 +994,7 @@ func (w *walker) call(t *tjs.CallExpr) {
 	if path == "navigator.serviceWorker.register" || strings.HasSuffix(path, ".serviceWorker.register") {
 		w.addImport(ports.JSServiceWorker, first)
 	}
-	w.recordCall(false, path, al, t.Args.List, first)
+	w.recordCall(false, t.X, path, al, t.Args.List, first)
 	// esbuild: var require_x = __commonJS({...}) is handled in varDecl.
 }
 
@@ -1038,7 +1042,7 @@ func (w *walker) newExpr(t *tjs.NewExpr) {
 		}
 		w.addImport(kind, spec)
 	}
-	w.recordCall(true, path, al, args, first)
+	w.recordCall(true, t.X, path, al, args, first)
 }
 
 func (w *walker) selected(path string, al alias) bool {
@@ -1078,7 +1082,7 @@ func (w *walker) selected(path string, al alias) bool {
 	return false
 }
 
-func (w *walker) recordCall(isNew bool, path string, al alias, args []tjs.Arg, first tjs.IExpr) {
+func (w *walker) recordCall(isNew bool, callee tjs.IExpr, path string, al alias, args []tjs.Arg, first tjs.IExpr) {
 	if !w.selected(path, al) {
 		return
 	}
@@ -1099,7 +1103,43 @@ func (w *walker) recordCall(isNew bool, path string, al alias, args []tjs.Arg, f
 		w.provisional = append(w.provisional, p)
 	}
 	c.Offset = w.calleeOffset(path, args)
+	c.CalleeOffset = -1
+	if o := w.nameOffset(callee, 0); o >= 0 && o <= math.MaxInt32 {
+		c.CalleeOffset = int32(o)
+	}
 	w.f.Calls = append(w.f.Calls, c)
+}
+
+// nameOffset is the offset of callee x's last name (JSCall.CalleeOffset):
+// a member's property name is a token of this expression, but a plain
+// name's Var is shared by the uses in one scope and holds the first, which
+// only inside a function is sure to lie near the call.
+func (w *walker) nameOffset(x tjs.IExpr, depth int) int64 {
+	if depth > 12 {
+		return -1
+	}
+	switch t := x.(type) {
+	case *tjs.Var:
+		if len(w.nests) > 0 {
+			return w.offsetOf(t.Data)
+		}
+	case *tjs.DotExpr:
+		switch y := t.Y.(type) {
+		case tjs.LiteralExpr:
+			return w.offsetOf(y.Data)
+		case *tjs.LiteralExpr:
+			return w.offsetOf(y.Data)
+		}
+	case *tjs.IndexExpr:
+		return w.literalOffset(t.Y)
+	case *tjs.GroupExpr:
+		return w.nameOffset(t.X, depth+1)
+	case *tjs.CommaExpr:
+		if len(t.List) > 0 {
+			return w.nameOffset(t.List[len(t.List)-1], depth+1)
+		}
+	}
+	return -1
 }
 
 // values captures a call's first arguments.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -455,4 +456,35 @@ func TestOwnedSourceGivesTheSameFacts(t *testing.T) {
 			t.Errorf("%q: the owned bytes changed to %q", src, owned)
 		}
 	}
+}
+
+// TestCalleeOffset: a call without a literal argument is located by its
+// callee's name: a member's property at the call, a plain name inside a
+// function at its first use in the call's scope (a token of the same
+// function); a plain name at the top level is not located, since its
+// first use may lie anywhere in the file.
+func TestCalleeOffset(t *testing.T) {
+	is := is.New(t)
+	src := "fetch(u);\n" +
+		"function a(e) { return new WebSocket(e); }\n" +
+		"function b(x) { if (x) { fetch(x); } return fetch(x + 1); }\n" +
+		"(0, api.ipc.send)(ch);\n" +
+		"api[\"send\"](ch);\n"
+	f := facts(t, src)
+	is.True(f.Parsed)
+	got := map[string][]string{}
+	for _, c := range f.Calls {
+		at := "-"
+		if c.CalleeOffset >= 0 {
+			name, _, _ := strings.Cut(src[c.CalleeOffset:], "(")
+			at = fmt.Sprintf("%d:%s", strings.Count(src[:c.CalleeOffset], "\n")+1, strings.Trim(name, "\")]"))
+		}
+		got[c.Callee] = append(got[c.Callee], at)
+	}
+	is.Equal(got, map[string][]string{
+		"fetch":        {"-", "3:fetch", "3:fetch"}, // the second fetch in b is located at the first
+		"WebSocket":    {"2:WebSocket"},
+		"api.ipc.send": {"4:send"},
+		"api.send":     {"5:send"},
+	})
 }

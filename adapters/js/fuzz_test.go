@@ -65,6 +65,7 @@ func FuzzFacts(f *testing.F) {
 		}
 		for _, c := range facts.Calls {
 			check("call", c.Offset)
+			check("callee", int64(c.CalleeOffset))
 		}
 		for _, m := range facts.Modules {
 			check("module start", m.Start)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"path"
 	"path/filepath"
@@ -211,8 +212,8 @@ func TestJSAppEndpointsBySourceMap(t *testing.T) {
 		"https://api.example.com/orders?page=${}": {"orders.js"},
 		"https://api.example.com/users/${}":       {"users.js"},
 		"${}/stats":                               {"stats.js"},
-		// new WebSocket(e) has no literal at the call to map.
-		"wss://push.example.com/ws": {"javascript-asset"},
+		// new WebSocket(e) has no literal: its callee's name locates it.
+		"wss://push.example.com/ws": {"users.js"},
 	})
 
 	type traced struct {
@@ -239,8 +240,118 @@ func TestJSAppEndpointsBySourceMap(t *testing.T) {
 	}
 	sources, endpoints := trace(map[string]any{"kind": "module", "value": "src/api/orders.js", "match": "substring"})
 	is.Equal(sources, []string{"orders.js"})
-	is.Equal(endpoints, []string{"https://api.example.com/orders?page=${}", "wss://push.example.com/ws"}) // the second through the bundle
+	is.Equal(endpoints, []string{"https://api.example.com/orders?page=${}"})
 	sources, endpoints = trace(map[string]any{"kind": "route", "value": "https://api.example.com/users/${}"})
 	is.Equal(sources, []string{"users.js"})
-	is.Equal(endpoints, []string{"https://api.example.com/users/${}", "wss://push.example.com/ws"})
+	is.Equal(endpoints, []string{"https://api.example.com/users/${}", "wss://push.example.com/ws"}) // the second through users.js
+}
+
+// ipcSources are an Electron app's main process and preload, each split
+// over several modules that esbuild hoists into one scope.
+var ipcSources = map[string]string{
+	"package.json":          `{"name": "ipcapp", "main": "dist/main.js", "devDependencies": {"electron": "30.0.0"}}`,
+	"src/main/index.js":     "import { app, BrowserWindow } from \"electron\";\nimport { registerOrders } from \"./orders.js\";\nimport { registerUsers } from \"./users.js\";\napp.whenReady().then(() => {\n  const win = new BrowserWindow({ webPreferences: { preload: __dirname + \"/preload.js\" } });\n  registerOrders();\n  registerUsers(win);\n});\n",
+	"src/main/orders.js":    "import { ipcMain } from \"electron\";\nexport function registerOrders() {\n  ipcMain.handle(\"orders:list\", async () => []);\n}\n",
+	"src/main/users.js":     "import { ipcMain } from \"electron\";\nexport function registerUsers(win) {\n  ipcMain.on(\"users:save\", (event, user) => console.log(user));\n  win.webContents.send(\"users:changed\", 1);\n}\n",
+	"src/preload/index.js":  "import { contextBridge } from \"electron\";\nimport { orders } from \"./orders.js\";\nimport { users } from \"./users.js\";\ncontextBridge.exposeInMainWorld(\"api\", { orders, users });\n",
+	"src/preload/orders.js": "import { ipcRenderer } from \"electron\";\nexport const orders = { list: () => ipcRenderer.invoke(\"orders:list\") };\n",
+	"src/preload/users.js":  "import { ipcRenderer } from \"electron\";\nconst SAVE = \"users:save\";\nexport const users = {\n  save: (user) => ipcRenderer.send(SAVE, user),\n  onChange: (f) => ipcRenderer.on(\"users:changed\", f),\n};\n",
+}
+
+// TestJSAppIPCBySourceMap: in scope-hoisted main and preload bundles with
+// source maps, each IPC channel's senders and handlers, and the
+// context-bridge API, are the original sources at their call sites.
+func TestJSAppIPCBySourceMap(t *testing.T) {
+	is := is.New(t)
+	root := needNodeModule(t, "esbuild")
+	src := writeTree(t, ipcSources)
+	app := writeTree(t, map[string]string{"package.json": ipcSources["package.json"]})
+	for _, proc := range []string{"main", "preload"} {
+		cmd := exec.Command(filepath.Join(root, "node_modules", ".bin", "esbuild"), "src/"+proc+"/index.js", "--bundle", "--minify", "--sourcemap",
+			"--platform=node", "--format=cjs", "--external:electron", "--log-level=error", "--outfile="+filepath.Join(app, "dist", proc+".js"))
+		cmd.Dir = src
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("esbuild: %v\n%s", err, b)
+		}
+	}
+	r := decodeApp(t, jaCall(t, jaSession(t), "analyze_javascript_application", map[string]any{"path": app}))
+	names := map[string]string{} // source-module -> src/..., other nodes -> kind
+	label := map[string]string{} // ipc-channel and context-bridge-api -> name
+	for _, n := range r.Graph.Nodes {
+		names[n.NodeID] = n.Kind
+		switch n.Kind {
+		case "source-module":
+			s := n.Identity["original_source"].(string)
+			names[n.NodeID] = s[strings.Index(s, "src/"):]
+		case "ipc-channel", "context-bridge-api":
+			label[n.NodeID] = *n.Observations[0].Label
+		}
+	}
+	got := map[string][]string{} // "relation channel" -> call sites
+	for _, e := range r.Graph.Edges {
+		switch e.Relation {
+		case "handles":
+			if ch, ok := label[e.Source]; ok {
+				got["handles "+ch] = append(got["handles "+ch], names[e.Target])
+			}
+		case "sends", "invokes", "exposes":
+			got[e.Relation+" "+label[e.Target]] = append(got[e.Relation+" "+label[e.Target]], names[e.Source])
+		}
+	}
+	for _, l := range got {
+		sort.Strings(l)
+	}
+	is.Equal(got, map[string][]string{
+		"handles orders:list":   {"src/main/orders.js"},
+		"invokes orders:list":   {"src/preload/orders.js"},
+		"handles users:save":    {"src/main/users.js"},
+		"sends users:save":      {"src/preload/users.js"}, // ipcRenderer.send(SAVE, user), located by its callee's name
+		"sends users:changed":   {"src/main/users.js"},
+		"handles users:changed": {"src/preload/users.js"},
+		"exposes api":           {"src/preload/index.js"},
+	})
+}
+
+// TestJSAppESMBundleBindings: esbuild's --format=esm bundle of an app has
+// no import or export left, and hoists the config's consts into
+// top-level vars. Named .mjs, or .js in a package of type module, it is
+// an ES module, so those vars are the module's own and the endpoints come
+// out whole; a .js file no package type says is a module reads as a
+// script, whose top-level vars are globals another script may assign.
+func TestJSAppESMBundleBindings(t *testing.T) {
+	root := needNodeModule(t, "esbuild")
+	src := writeTree(t, apiSources)
+	whole := []string{"${}/stats", "https://api.example.com/orders?page=${}", "https://api.example.com/users/${}", "wss://push.example.com/ws"}
+	for _, tc := range []struct {
+		name, pkg string
+		want      []string
+	}{
+		{"app.mjs", `{}`, whole},
+		{"app.js", `{"type": "module"}`, whole},
+		{"app.js", `{}`, []string{"${}/orders?page=${}", "${}/stats", "${}/users/${}"}},
+	} {
+		for _, minify := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s %s minify=%v", tc.name, tc.pkg, minify), func(t *testing.T) {
+				is := is.New(t)
+				app := writeTree(t, map[string]string{"package.json": tc.pkg})
+				args := []string{"src/entry.js", "--bundle", "--format=esm", "--sourcemap", "--log-level=error", "--outfile=" + filepath.Join(app, "dist", tc.name)}
+				if minify {
+					args = append(args, "--minify")
+				}
+				cmd := exec.Command(filepath.Join(root, "node_modules", ".bin", "esbuild"), args...)
+				cmd.Dir = src
+				if b, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("esbuild: %v\n%s", err, b)
+				}
+				r := decodeApp(t, jaCall(t, jaSession(t), "analyze_javascript_application", map[string]any{"path": app}))
+				var got []string
+				for _, l := range r.labels() {
+					if strings.HasPrefix(l, "endpoint ") {
+						got = append(got, strings.TrimPrefix(l, "endpoint "))
+					}
+				}
+				is.Equal(got, tc.want)
+			})
+		}
+	}
 }

@@ -47,6 +47,15 @@ type jsappBuilder struct {
 	// endpoint calls of mapped assets, waiting for the asset's source map
 	// to name the original source at the call site (mappedCall)
 	mappedCalls map[*jsAsset][]mappedCall
+	// the source module a map names at each IPC call of a mapped asset,
+	// read by ipcPhase after the maps are released (mapIPCSites)
+	ipcSources map[callSiteKey]string
+}
+
+// callSiteKey is a call in an asset, by the offset mappedSite gives.
+type callSiteKey struct {
+	a   *jsAsset
+	off int64
 }
 
 type ipcChannel struct {
@@ -475,7 +484,7 @@ func (b *jsappBuilder) electronPhase() {
 					b.utility(a, c)
 				}
 			case last == "exposeInMainWorld":
-				if _, ok := isMember(c, "contextBridge", "exposeInMainWorld"); ok {
+				if isExposeCall(c) {
 					b.expose(a, c)
 				}
 			}
@@ -732,7 +741,7 @@ func (b *jsappBuilder) expose(a *jsAsset, c ports.JSCall) {
 	sort.Strings(members)
 	id := b.g.node("context-bridge-api", b.localKey("context-bridge", name), name, map[string]any{"world_key": name, "members": strSlice(members), "exposed_by": a.path}, at(a.path, off))
 	b.apis[name] = id
-	b.g.edge(b.callSite(a, c.InModule), id, "exposes", map[string]any{"world_key": name}, at(a.path, off))
+	b.callEdge(a, c, id, "exposes", map[string]any{"world_key": name}, at(a.path, off))
 	if !a.roles["preload"] {
 		b.process("electron-preload", a, GraphEvidence{Basis: "derived", Confidence: core.ConfidenceInferred, Locations: []GraphLocation{{Path: a.path, Offset: offsetPtr(off)}}})
 	}
@@ -797,16 +806,38 @@ func (b *jsappBuilder) endpoint(a *jsAsset, c ports.JSCall) {
 		}
 	}
 	b.endpoints[url] = true
-	b.callEdge(a, c, endpointSite(c, v), id, "calls", props, at(a.path, v.Offset))
+	b.callEdge(a, c, id, "calls", props, at(a.path, v.Offset))
+}
+
+// mappedSite is the offset at which a source map names the original
+// source of call c, and whether c is a call whose edge goes from there:
+// an endpoint or storage call and exposeInMainWorld (callEdge), an IPC
+// call (mapIPCSites). keepFacts keeps the position of each such site. A
+// call with no literal to locate it (new WebSocket(e)) is located by its
+// callee's name.
+func mappedSite(c ports.JSCall) (int64, bool) {
+	site := int64(-1)
+	if v, _, ok := endpointTarget(c); ok {
+		site = endpointSite(c, v)
+	} else if relation, _ := ipcRole(c); relation != "" || isStorageCall(c) || isExposeCall(c) {
+		site = c.Offset
+	} else {
+		return -1, false
+	}
+	if site < 0 {
+		site = int64(c.CalleeOffset)
+	}
+	return site, true
 }
 
 // callEdge adds an edge from the site of call c in asset a. A bundle
 // without module functions (scope-hoisted) holds many sources: with a
 // source map the edge waits for the map to name the one at the call
 // (mappedCall, attachSourceMap). site is the offset keepFacts kept the
-// call's position under.
-func (b *jsappBuilder) callEdge(a *jsAsset, c ports.JSCall, site int64, to, relation string, props map[string]any, ev GraphEvidence) {
+// call's position under (mappedSite).
+func (b *jsappBuilder) callEdge(a *jsAsset, c ports.JSCall, to, relation string, props map[string]any, ev GraphEvidence) {
 	from := b.callSite(a, c.InModule)
+	site, _ := mappedSite(c)
 	if pos, ok := a.src.callAt(site); ok && c.InModule < 0 && !b.st.truncated {
 		if b.mappedCalls == nil {
 			b.mappedCalls = map[*jsAsset][]mappedCall{}
@@ -843,6 +874,32 @@ func (b *jsappBuilder) mapCalls(a *jsAsset, sm *sourceMap, srcNodes []string) {
 		b.g.edge(from, c.to, c.relation, c.props, ev)
 	}
 	delete(b.mappedCalls, a)
+}
+
+// mapIPCSites notes the source module sm names at each of asset a's IPC
+// calls outside module functions. The channels are known only once every
+// asset's calls are read (ipcPhase, after the maps are released), so what
+// waits for them is a node ID per call, not the map.
+func (b *jsappBuilder) mapIPCSites(a *jsAsset, sm *sourceMap, srcNodes []string) {
+	for _, c := range a.facts.Calls {
+		if c.InModule >= 0 {
+			continue
+		}
+		if relation, _ := ipcRole(c); relation == "" {
+			continue
+		}
+		site, _ := mappedSite(c)
+		pos, ok := a.src.callAt(site)
+		if !ok {
+			continue
+		}
+		if s := sm.sourceAt(pos); s >= 0 && int(s) < len(srcNodes) && srcNodes[s] != "" {
+			if b.ipcSources == nil {
+				b.ipcSources = map[callSiteKey]string{}
+			}
+			b.ipcSources[callSiteKey{a, site}] = srcNodes[s]
+		}
+	}
 }
 
 // callSite is the node a call is made from: the bundled module whose body
@@ -930,7 +987,7 @@ func (b *jsappBuilder) storageCall(a *jsAsset, c ports.JSCall) {
 		name = area + ":" + key
 	}
 	id := b.g.node("storage", b.localKey("storage", name), name, map[string]any{"area": area, "key": key}, at(a.path, off))
-	b.callEdge(a, c, c.Offset, id, "persists_to", map[string]any{"api": c.Callee, "operation": op}, at(a.path, off))
+	b.callEdge(a, c, id, "persists_to", map[string]any{"api": c.Callee, "operation": op}, at(a.path, off))
 	b.storage[name] = true
 	if key == "${}" {
 		b.st.unknown("dynamic-storage-key", a.nodeID, a.path, off, c.Callee+" key is computed at run time")
@@ -966,6 +1023,30 @@ func (b *jsappBuilder) channel(name string) *ipcChannel {
 	return ch
 }
 
+// ipcRole is the relation an IPC call has to its channel (handles, sends
+// or invokes) and the side it is made on, or "" when c is no IPC call.
+func ipcRole(c ports.JSCall) (relation, side string) {
+	if _, ok := isMember(c, "ipcMain", "handle", "handleOnce", "on", "once"); ok {
+		return "handles", "main"
+	} else if n, ok := isMember(c, "ipcRenderer", "invoke", "send", "sendSync", "sendToHost"); ok {
+		if n == "invoke" {
+			return "invokes", "renderer"
+		}
+		return "sends", "renderer"
+	} else if _, ok := isMember(c, "ipcRenderer", "on", "once"); ok {
+		return "handles", "renderer-listener"
+	} else if _, ok := isMember(c, "webContents", "send"); ok {
+		return "sends", "main-send"
+	}
+	return "", ""
+}
+
+// isExposeCall reports contextBridge.exposeInMainWorld.
+func isExposeCall(c ports.JSCall) bool {
+	_, ok := isMember(c, "contextBridge", "exposeInMainWorld")
+	return ok
+}
+
 func (b *jsappBuilder) ipcPhase() {
 	st := b.st
 	type use struct {
@@ -982,19 +1063,8 @@ func (b *jsappBuilder) ipcPhase() {
 			continue
 		}
 		for _, c := range a.facts.Calls {
-			var relation, side string
-			if _, ok := isMember(c, "ipcMain", "handle", "handleOnce", "on", "once"); ok {
-				relation, side = "handles", "main"
-			} else if n, ok := isMember(c, "ipcRenderer", "invoke", "send", "sendSync", "sendToHost"); ok {
-				relation, side = "sends", "renderer"
-				if n == "invoke" {
-					relation = "invokes"
-				}
-			} else if _, ok := isMember(c, "ipcRenderer", "on", "once"); ok {
-				relation, side = "handles", "renderer-listener"
-			} else if _, ok := isMember(c, "webContents", "send"); ok {
-				relation, side = "sends", "main-send"
-			} else {
+			relation, side := ipcRole(c)
+			if relation == "" {
 				continue
 			}
 			name, off, ok := firstString(c)
@@ -1044,12 +1114,18 @@ func (b *jsappBuilder) ipcPhase() {
 	for _, u := range uses {
 		ch := b.ipc[u.channel]
 		props := map[string]any{"callee": u.call.Callee, "channel": u.channel}
+		from, ev := b.callSite(u.a, u.call.InModule), at(u.a.path, u.off)
+		site, _ := mappedSite(u.call)
+		if n, ok := b.ipcSources[callSiteKey{u.a, site}]; ok && u.call.InModule < 0 {
+			from, ev.Confidence = n, core.ConfidenceDerived // as mapCalls attributes
+		}
 		if u.relation == "handles" {
-			b.g.edge(ch.nodeID, b.callSite(u.a, u.call.InModule), "handles", props, at(u.a.path, u.off))
+			b.g.edge(ch.nodeID, from, "handles", props, ev)
 		} else {
-			b.g.edge(b.callSite(u.a, u.call.InModule), ch.nodeID, u.relation, props, at(u.a.path, u.off))
+			b.g.edge(from, ch.nodeID, u.relation, props, ev)
 		}
 	}
+	b.ipcSources = nil
 }
 
 // --- bundles and source maps ---
@@ -1526,6 +1602,7 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, p *preparedMap, refOff int64)
 	}
 	srcNodes := b.sourceModuleNodes(sm, smID, mapPath, mapSHA, p.srcSHA)
 	b.mapCalls(a, sm, srcNodes)
+	b.mapIPCSites(a, sm, srcNodes)
 	// Attribute bundled modules to original sources.
 	mods := b.bundleModuleNode[a.path]
 	if len(mods) == 0 || a.src == nil {

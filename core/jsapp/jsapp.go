@@ -124,6 +124,7 @@ type jsappState struct {
 	assets      map[string]*jsAsset
 	assetOrder  []string
 	packages    map[string]*jsPackage // by dir
+	pkgsRead    bool                  // readPackages ran (parseTypeModules may run it first)
 	symlinks    int
 	dirs        int
 	limitations []string
@@ -189,6 +190,9 @@ func analyzeJSApp(ctx context.Context, req jsappRequest) (*jsappOutcome, error) 
 	err = st.parse(ctx)
 	if err == nil {
 		err = st.linkSplitChunks(ctx)
+	}
+	if err == nil {
+		err = st.parseTypeModules(ctx)
 	}
 	if err != nil {
 		if ctx.Err() == nil || !errors.Is(err, context.DeadlineExceeded) {
@@ -386,7 +390,7 @@ func (st *jsappState) prefetch(ctx context.Context, p, sha string, data []byte) 
 	}
 	n := int64(len(data))
 	st.budget.acquire(n)
-	facts, err := st.req.engine.Facts(ctx, ports.JSRequest{Path: p, Source: data, Calls: jsappCallSelector, SourceOwned: true})
+	facts, err := st.req.engine.Facts(ctx, ports.JSRequest{Path: p, Source: data, Calls: jsappCallSelector, ModuleType: moduleTypeOf(p), SourceOwned: true})
 	st.budget.release(n)
 	if err != nil {
 		return // cancelled: the parse phase reports it
@@ -439,7 +443,7 @@ func (st *jsappState) parse(ctx context.Context) error {
 					continue
 				}
 				budget.acquire(a.size)
-				err := st.parseOne(ctx, a, nil)
+				err := st.parseOne(ctx, a, nil, moduleTypeOf(a.path))
 				budget.release(a.size)
 				mu.Lock()
 				if err != nil && firstErr == nil {
@@ -467,17 +471,29 @@ func (st *jsappState) parse(ctx context.Context) error {
 	return ctx.Err()
 }
 
-func (st *jsappState) parseOne(ctx context.Context, a *jsAsset, helpers []ports.JSHelperBinding) error {
+func (st *jsappState) parseOne(ctx context.Context, a *jsAsset, helpers []ports.JSHelperBinding, moduleType string) error {
 	src, err := st.read(ctx, a.jsFile, jsappArtifactLimits.MaxEntryBytes)
 	if err != nil {
 		return err
 	}
-	facts, err := st.req.engine.Facts(ctx, ports.JSRequest{Path: a.path, Source: src, Calls: jsappCallSelector, Helpers: helpers, SourceOwned: true})
+	facts, err := st.req.engine.Facts(ctx, ports.JSRequest{Path: a.path, Source: src, Calls: jsappCallSelector, Helpers: helpers, ModuleType: moduleType, SourceOwned: true})
 	if err != nil {
 		return err
 	}
 	a.facts, a.src = facts, keepFacts(facts, src)
 	return nil
+}
+
+// moduleTypeOf is what Node runs a file as by its extension alone (an ES
+// module bundle may have no import or export to tell), or "".
+func moduleTypeOf(p string) string {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".mjs":
+		return "esm"
+	case ".cjs":
+		return "commonjs"
+	}
+	return ""
 }
 
 // build derives the graph and the result. It runs even after a timeout,
@@ -548,7 +564,35 @@ func (st *jsappState) linkSplitChunks(ctx context.Context) error {
 		if len(helpers) == 0 {
 			continue
 		}
-		if err := st.parseOne(ctx, a, helpers); err != nil {
+		if err := st.parseOne(ctx, a, helpers, moduleTypeOf(a.path)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseTypeModules parses again, as ES modules, the .js files that read as
+// scripts (no import or export left, as in an esbuild --format=esm bundle)
+// in a package whose "type" is "module", since Node runs them as modules.
+// Which package holds a file is known only once the package.json files are
+// read, after the parse; such files are few (a module mostly imports or
+// exports), and none are looked for unless some .js file read as a script.
+func (st *jsappState) parseTypeModules(ctx context.Context) error {
+	var scripts []*jsAsset
+	for _, p := range st.assetOrder {
+		if a := st.assets[p]; a.facts != nil && a.facts.ModuleType == "script" && strings.ToLower(path.Ext(p)) == ".js" {
+			scripts = append(scripts, a)
+		}
+	}
+	if len(scripts) == 0 {
+		return nil
+	}
+	st.readPackages(ctx)
+	for _, a := range scripts {
+		if pkg := st.nearestPackage(a.path); pkg == nil || pkg.typ != "module" {
+			continue
+		}
+		if err := st.parseOne(ctx, a, nil, "esm"); err != nil {
 			return err
 		}
 	}
@@ -716,6 +760,10 @@ func isBuiltinModule(s string) bool {
 
 // readPackages reads every package.json.
 func (st *jsappState) readPackages(ctx context.Context) {
+	if st.pkgsRead {
+		return
+	}
+	st.pkgsRead = true
 	for _, p := range st.order {
 		f := st.files[p]
 		if f.kind != "package" || f.quarant || ctx.Err() != nil {

@@ -336,7 +336,7 @@ func resolveSourcePath(mapDir, source string) (p string, ok bool) {
 type sourceLines struct {
 	lines   int
 	modules []modulePosition // by index in JSFacts.Modules
-	calls   []callPosition   // endpoint and storage calls outside module functions, by their site
+	calls   []callPosition   // calls outside module functions whose edges a map attributes, by their site (mappedSite)
 }
 
 // genPos is a generated position: 0-based line and column.
@@ -407,12 +407,7 @@ func keepFacts(f *ports.JSFacts, src []byte) *sourceLines {
 	out := &sourceLines{lines: bytes.Count(src, []byte{'\n'}) + 1}
 	var starts []int
 	for _, c := range f.Calls {
-		v, _, ok := endpointTarget(c)
-		off := endpointSite(c, v)
-		if !ok && isStorageCall(c) {
-			ok, off = true, c.Offset // callEdge's site for storageCall
-		}
-		if ok && off >= 0 && c.InModule < 0 {
+		if off, ok := mappedSite(c); ok && off >= 0 && c.InModule < 0 {
 			if starts == nil {
 				starts = lineStarts(src)
 			}

@@ -195,8 +195,8 @@ func checkJSFacts(f *ports.JSFacts, size int, lim ports.JSLimits) error {
 		}
 	}
 	for i, c := range f.Calls {
-		if !off(c.Offset) {
-			return fmt.Errorf("call %d: offset %d outside the source", i, c.Offset)
+		if !off(c.Offset) || !off(int64(c.CalleeOffset)) {
+			return fmt.Errorf("call %d: offset %d or callee offset %d outside the source", i, c.Offset, c.CalleeOffset)
 		}
 		if c.Callee == "" {
 			return fmt.Errorf("call %d: empty callee", i)
