@@ -93,6 +93,13 @@ type Request struct {
 	// included) but never the inventory result, whose text is then not
 	// written: the graph's lists are streamed into the digest instead.
 	NoText bool
+	// SealBehind: Build returns once the root's digest is known (with the
+	// items, the manifest's root and the limitations); the rest of the
+	// seal, and the recheck of a directory tree, finish behind it. Call
+	// Graph.Sealed before reading the rest of the manifest, the nodes,
+	// occurrences, edges or contradictions: it waits and returns what
+	// Build would have. With KeepOpen and NoText.
+	SealBehind bool
 	// Content, when set, is handed the whole bytes of each regular file
 	// that Wants selects, from the goroutine that hashed them, right after
 	// hashing and only when they match any hash the container declared: a
@@ -201,11 +208,31 @@ type Graph struct {
 	nodeOf    map[string]*Node
 	b         *graphBuilder
 	text      []byte // the inventory result's canonical text
+	// behind is closed when a seal left behind (Request.SealBehind) ends,
+	// with its outcome in sealErr; nil when nothing is left behind.
+	behind  chan struct{}
+	sealErr error
+	// dropItems: DropItems was called while the seal went on, which still
+	// reads the builder's items; it lets them go when it ends.
+	dropMu    sync.Mutex
+	dropItems bool
 }
 
-// close releases the containers and directories the graph holds open.
+// Sealed waits for a seal left behind (Request.SealBehind) and returns its
+// error: the recheck's (the tree changed while it was read), the
+// context's, then the seal's own, as Build would have.
+func (g *Graph) Sealed() error {
+	if g.behind != nil {
+		<-g.behind
+	}
+	return g.sealErr
+}
+
+// close releases the containers and directories the graph holds open,
+// once a seal left behind has ended.
 func (g *Graph) Close() {
 	if g != nil && g.b != nil {
+		g.Sealed()
 		g.b.close()
 	}
 }
@@ -214,7 +241,9 @@ func (g *Graph) Close() {
 // node, occurrence and edge lists) for a caller that keeps the graph only
 // for its manifest, items, limitations and contradictions and to read
 // items again; the graph cannot answer inventory or inspection after it.
+// A seal left behind is waited for.
 func (g *Graph) DropInventory() {
+	g.Sealed()
 	g.text, g.Nodes, g.Occurrences, g.Edges, g.byOcc, g.nodeOf = nil, nil, nil, nil, nil, nil
 }
 
@@ -225,6 +254,16 @@ func (g *Graph) DropInventory() {
 // are nil afterwards.
 func (g *Graph) DropItems() {
 	g.Items = nil
+	g.dropMu.Lock()
+	defer g.dropMu.Unlock()
+	if g.behind != nil {
+		select {
+		case <-g.behind:
+		default:
+			g.dropItems = true // the seal still reads them; it drops them when it ends
+			return
+		}
+	}
 	g.b.items, g.b.byPath, g.b.root = nil, nil, nil
 }
 
@@ -429,14 +468,35 @@ func Build(ctx context.Context, req Request) (g *Graph, err error) {
 		rechecked := make(chan error, 1)
 		go func() { rechecked <- b.recheck(ctx, st) }()
 		req.Observe("sealing the graph")
-		g, err := b.seal()
-		if err := <-rechecked; err != nil {
-			return nil, err
+		g, rest := b.sealRoot()
+		finish := func() error {
+			err := rest()
+			if err := <-rechecked; err != nil {
+				return err
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return err
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
+		if req.SealBehind && req.NoText {
+			g.behind = make(chan struct{})
+			go func() {
+				err := finish()
+				if err != nil {
+					err = b.classify(ctx, err)
+				}
+				g.dropMu.Lock()
+				defer g.dropMu.Unlock()
+				g.sealErr = err
+				if g.dropItems {
+					b.items, b.byPath, b.root = nil, nil, nil
+				}
+				close(g.behind) // under dropMu: DropItems either sees it closed or leaves the drop to this
+			}()
+			return g, nil
 		}
-		return g, err
+		return g, finish()
 	}
 	if err := b.recheck(ctx, st); err != nil {
 		return nil, err
@@ -1276,6 +1336,16 @@ func (b *graphBuilder) recheck(ctx context.Context, st os.FileInfo) error {
 // the graph's canonical text) runs on every core; every choice that
 // depends on order is made in the same order as on one core.
 func (b *graphBuilder) seal() (*Graph, error) {
+	g, rest := b.sealRoot()
+	return g, rest()
+}
+
+// sealRoot does what the root's digest needs (the content IDs, children
+// before parents) and returns the graph with its root, items and
+// limitations, and rest, which completes it: the occurrences, edges and
+// nodes and the graph's digest (or text). Until rest returns, the caller
+// reads only the items' paths, kinds, sizes and digests.
+func (b *graphBuilder) sealRoot() (*Graph, func() error) {
 	items := b.items
 	// Files and links first, on every core: their IDs depend on their
 	// bytes (or target) alone.
@@ -1380,7 +1450,50 @@ func (b *graphBuilder) seal() (*Graph, error) {
 		rootSHA, rootFormat = root.SHA256, root.class.format
 	}
 	rootID := root.artifactID
+	g := &Graph{Manifest: InventoryArtifactResultManifest{SchemaVersion: artifactSchemaVersion, RootArtifactID: rootID, RootSHA256: rootSHA, RootFormat: rootFormat},
+		Items: sorted, b: b, Limitations: sealLimitations(sorted)}
+	for _, it := range sorted {
+		for _, e := range it.leftOut {
+			g.LeftOut = append(g.LeftOut, LeftOut{Container: it.Path, Entry: e})
+		}
+	}
+	return g, func() error { return b.sealRest(g, nodes, items, sorted) }
+}
 
+// sealLimitations are the graph's limitations, from its items alone.
+func sealLimitations(sorted []*Item) []string {
+	lims := []string{}
+	contradictions, opaque, unavailable := 0, 0, 0
+	for _, it := range sorted {
+		if it.Mismatch {
+			contradictions++
+		}
+		if it.opaque != "" {
+			opaque++
+		}
+		if it.status == hashUnavailable {
+			unavailable++
+		}
+	}
+	if contradictions > 0 {
+		lims = append(lims, fmt.Sprintf("%d integrity contradiction(s) were recorded; mismatched content is observed-untrusted.", contradictions))
+	}
+	if opaque > 0 {
+		lims = append(lims, fmt.Sprintf("%d nested container(s) were recorded without being expanded; see the occurrences' limitations.", opaque))
+	}
+	if unavailable > 0 {
+		lims = append(lims, fmt.Sprintf("%d file(s) could not be read (encrypted, not regular, or missing from an ASAR's .unpacked companion); their hash_status is unavailable.", unavailable))
+	}
+	if l := leftOut(sorted, ""); l != "" {
+		lims = append(lims, l)
+	}
+	return lims
+}
+
+// sealRest completes g (sealRoot): the occurrences, edges and nodes, then
+// the graph's digest, or its text.
+func (b *graphBuilder) sealRest(g *Graph, nodes map[string]*Node, items, sorted []*Item) error {
+	root, rootID := b.root, g.Manifest.RootArtifactID
 	parallel(len(sorted), digestChunk, func(lo, hi int, d *digester) {
 		for _, it := range sorted[lo:hi] {
 			if it == root {
@@ -1419,7 +1532,7 @@ func (b *graphBuilder) seal() (*Graph, error) {
 		}
 	}
 	if len(contradictions) > maxContradictions {
-		return nil, limitFailure("max_integrity_contradictions", contradictions[maxContradictions].LogicalPath,
+		return limitFailure("max_integrity_contradictions", contradictions[maxContradictions].LogicalPath,
 			int64(len(contradictions)), maxContradictions)
 	}
 	slices.SortFunc(contradictions, func(x, y Contradiction) int { return strings.Compare(x.ContradictionID, y.ContradictionID) })
@@ -1474,40 +1587,9 @@ func (b *graphBuilder) seal() (*Graph, error) {
 	if contradictions == nil {
 		contradictions = []Contradiction{}
 	}
-	g := &Graph{
-		Manifest: InventoryArtifactResultManifest{SchemaVersion: artifactSchemaVersion,
-			RootArtifactID: rootID, RootSHA256: rootSHA, RootFormat: rootFormat,
-			NodeCount: len(nodeList), OccurrenceCount: len(occs), EdgeCount: len(edges)},
-		Nodes: nodeList, Occurrences: occs, Edges: edges, Contradictions: contradictions,
-		Items: sorted, byOcc: byOcc, nodeOf: nodeOf, b: b,
-	}
-	g.Limitations = []string{}
-	if n := len(contradictions); n > 0 {
-		g.Limitations = append(g.Limitations, fmt.Sprintf("%d integrity contradiction(s) were recorded; mismatched content is observed-untrusted.", n))
-	}
-	opaque, unavailable := 0, 0
-	for _, it := range sorted {
-		if it.opaque != "" {
-			opaque++
-		}
-		if it.status == hashUnavailable {
-			unavailable++
-		}
-	}
-	if opaque > 0 {
-		g.Limitations = append(g.Limitations, fmt.Sprintf("%d nested container(s) were recorded without being expanded; see the occurrences' limitations.", opaque))
-	}
-	if unavailable > 0 {
-		g.Limitations = append(g.Limitations, fmt.Sprintf("%d file(s) could not be read (encrypted, not regular, or missing from an ASAR's .unpacked companion); their hash_status is unavailable.", unavailable))
-	}
-	if l := leftOut(sorted, ""); l != "" {
-		g.Limitations = append(g.Limitations, l)
-		for _, it := range sorted {
-			for _, e := range it.leftOut {
-				g.LeftOut = append(g.LeftOut, LeftOut{Container: it.Path, Entry: e})
-			}
-		}
-	}
+	g.Manifest.NodeCount, g.Manifest.OccurrenceCount, g.Manifest.EdgeCount = len(nodeList), len(occs), len(edges)
+	g.Nodes, g.Occurrences, g.Edges, g.Contradictions = nodeList, occs, edges, contradictions
+	g.byOcc, g.nodeOf = byOcc, nodeOf
 	if b.req.ResultOnly && !b.req.KeepOpen {
 		// Nothing reads the graph's items again: let them go before the
 		// text is written (the records hold what the result needs).
@@ -1528,12 +1610,12 @@ func (b *graphBuilder) seal() (*Graph, error) {
 	if b.req.NoText {
 		g.Manifest.GraphSHA256, _ = graphDigest(g.Nodes, g.Occurrences, g.Edges, g.Contradictions)
 		g.Manifest.ManifestID = manifestID(g.Manifest.GraphSHA256)
-		return g, nil
+		return nil
 	}
 	// The inventory's canonical text, written once: graph_sha256 is the
 	// digest of its four lists, and the text is the Evidence's result.
 	g.text, g.Manifest.GraphSHA256, g.Manifest.ManifestID = g.inventory().sealText(manifestID)
-	return g, nil
+	return nil
 }
 
 func contradictionLimitation(it *Item) string {
