@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,21 +25,39 @@ func (e *dirEntry) stamp() fileStamp { return fileStamp{size: e.size, mtime: e.m
 // walk records every entry under the directory root without following
 // symbolic links, in fs.WalkDir's order (depth first, each directory's
 // entries sorted by name), so the items, and the limit or error a tree
-// meets first, are the same as a walk with it.
+// meets first, are the same as a walk with it. The listings, most of a
+// walk's system calls, are made ahead on other cores (lookahead) while
+// the items are added in that order on this one.
 func (b *graphBuilder) walk(ctx context.Context) error {
-	return b.walkDir(ctx, b.root, &listScratch{})
+	la := newLookahead(b, runtime.GOMAXPROCS(0)-1)
+	defer la.stop()
+	return b.walkDir(ctx, b.root, la.list(b.root), la, &listScratch{})
 }
 
-func (b *graphBuilder) walkDir(ctx context.Context, dir *Item, sc *listScratch) error {
+// listed is one directory's listing made into its items (one block) and
+// the files' declared sizes, or the listing's error.
+type listed struct {
+	dir     *Item
+	block   []Item
+	sizes   []int64
+	err     error
+	claimed atomic.Bool // a lister (a worker or the walk itself) took it
+	done    chan struct{}
+}
+
+// makeBlock lists dir and makes its entries' items, in one block: an
+// item's name is the end of its path, and its path under the root is its
+// path.
+func (b *graphBuilder) makeBlock(l *listed, sc *listScratch) {
+	defer close(l.done)
+	dir := l.dir
 	ents, err := b.listDir(dir.fsRelDir(), sc)
 	if err != nil {
-		return &Failure{Reason: "io", Path: dir.Path, Err: err}
+		l.err = err
+		return
 	}
-	// The directory's items are made, in one block, before any is walked
-	// into: the next listing reuses sc. An item's name is the end of its
-	// path, and its path under the root is its path.
 	block := make([]Item, len(ents))
-	sizes := make([]int64, len(ents)) // the files' declared sizes
+	sizes := make([]int64, len(ents))
 	for i := range ents {
 		e := &ents[i]
 		p := string(e.name)
@@ -65,12 +84,113 @@ func (b *graphBuilder) walkDir(ctx context.Context, dir *Item, sc *listScratch) 
 			}
 		}
 	}
+	l.block, l.sizes = block, sizes
+}
+
+// lookahead lists directories ahead of the walk, first come first listed,
+// on up to n workers; with none the walk lists each directory itself when
+// it reaches it. A listing the walk needs before a worker took it is made
+// by the walk.
+type lookahead struct {
+	b    *graphBuilder
+	mu   sync.Mutex
+	q    []*listed
+	wake chan struct{}
+	quit chan struct{}
+	wg   sync.WaitGroup
+}
+
+func newLookahead(b *graphBuilder, n int) *lookahead {
+	la := &lookahead{b: b, wake: make(chan struct{}, 1), quit: make(chan struct{})}
+	for range max(n, 0) {
+		la.wg.Go(la.work)
+	}
+	return la
+}
+
+// list queues dir's listing and returns it.
+func (la *lookahead) list(dir *Item) *listed {
+	l := &listed{dir: dir, done: make(chan struct{})}
+	la.mu.Lock()
+	la.q = append(la.q, l)
+	la.mu.Unlock()
+	select {
+	case la.wake <- struct{}{}:
+	default:
+	}
+	return l
+}
+
+// take waits for l's listing, making it here when no worker took it yet.
+func (la *lookahead) take(l *listed, sc *listScratch) {
+	if l.claimed.CompareAndSwap(false, true) {
+		la.b.makeBlock(l, sc)
+	}
+	<-l.done
+}
+
+func (la *lookahead) work() {
+	sc := &listScratch{}
+	for {
+		la.mu.Lock()
+		var l *listed
+		for len(la.q) > 0 && l == nil {
+			if la.q[0].claimed.CompareAndSwap(false, true) {
+				l = la.q[0]
+			}
+			la.q[0] = nil
+			la.q = la.q[1:]
+		}
+		more := len(la.q) > 0
+		la.mu.Unlock()
+		if more {
+			select { // another worker may take the rest
+			case la.wake <- struct{}{}:
+			default:
+			}
+		}
+		if l != nil {
+			la.b.makeBlock(l, sc)
+			continue
+		}
+		select {
+		case <-la.wake:
+		case <-la.quit:
+			return
+		}
+	}
+}
+
+// stop ends the workers once they finish the listings they took.
+func (la *lookahead) stop() {
+	close(la.quit)
+	la.wg.Wait()
+}
+
+// walkDir adds dir's entries and walks into its subdirectories; sc is the
+// walk's memory for a listing it makes itself (a block holds none of it).
+func (b *graphBuilder) walkDir(ctx context.Context, dir *Item, l *listed, la *lookahead, sc *listScratch) error {
+	la.take(l, sc)
+	if l.err != nil {
+		return &Failure{Reason: "io", Path: dir.Path, Err: l.err}
+	}
+	block := l.block
+	// The subdirectories are queued in the walk's order before any is
+	// walked into, so the workers list them while this one's entries are
+	// added.
+	subs := make([]*listed, len(block))
+	for i := range block {
+		if block[i].Kind == ports.EntryDirectory {
+			subs[i] = la.list(&block[i])
+		}
+	}
 	for i := range block {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		it := &block[i]
 		if it.Kind == ports.EntrySymlink {
+			var err error
 			if it.link, err = b.fsRoot.Readlink(it.Path); err != nil {
 				return &Failure{Reason: "io", Path: it.Path, Err: err}
 			}
@@ -79,7 +199,7 @@ func (b *graphBuilder) walkDir(ctx context.Context, dir *Item, sc *listScratch) 
 			return err
 		}
 		if it.Kind == ports.EntryDirectory {
-			if err := b.walkDir(ctx, it, sc); err != nil {
+			if err := b.walkDir(ctx, it, subs[i], la, sc); err != nil {
 				return err
 			}
 		}

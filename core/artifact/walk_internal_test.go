@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -42,6 +43,28 @@ func walkTree(t *testing.T) string {
 // fingerprints, are what fs.WalkDir and os.Lstat give.
 func TestWalkIsWalkDir(t *testing.T) {
 	checkWalk(t, walkTree(t))
+}
+
+// The directories are listed ahead on other cores (lookahead): the items,
+// and the entry a limit stops at, do not depend on how many there are.
+func TestWalkIsWalkDirOnAnyCores(t *testing.T) {
+	dir := walkTree(t)
+	var stops []string
+	for _, procs := range []int{1, 2, 4} {
+		old := runtime.GOMAXPROCS(procs)
+		checkWalk(t, dir)
+		lim := defaultArtifactLimits
+		lim.MaxEntries = 5
+		_, err := Build(context.Background(), Request{Op: "inventory_artifact", Path: dir, Policy: IntegrityFail, Limits: lim})
+		runtime.GOMAXPROCS(old)
+		if err == nil {
+			t.Fatal("a tree of more than 5 entries passed max_entries 5")
+		}
+		stops = append(stops, err.Error())
+	}
+	if stops[0] != stops[1] || stops[0] != stops[2] {
+		t.Errorf("max_entries stops differ with the cores: %q", stops)
+	}
 }
 
 func checkWalk(t *testing.T, dir string) {
