@@ -19,7 +19,7 @@ var _ ports.LayoutReader = (*Provider)(nil)
 // not name.
 const shtRELR = elf.SectionType(19)
 
-// ReadLayout reads the header structure of an ELF x86-64 image: sections,
+// ReadLayout reads the header structure of an ELF x86-64 or AArch64 image: sections,
 // segments, symbols, relocations, packed relative relocations and dynamic
 // linkage. Other formats and machines are ports.ErrUnsupported. Names keep
 // their raw bytes and where they were read. It reads through r only and
@@ -35,11 +35,11 @@ func (p *Provider) ReadLayout(ctx context.Context, r io.ReaderAt, size int64) (l
 	if err != nil {
 		return nil, fmt.Errorf("native: layout: %w", src.explain(classify("elf", err)))
 	}
-	if f.Class != elf.ELFCLASS64 || f.Machine != elf.EM_X86_64 {
-		return nil, fmt.Errorf("native: layout: %s %s is not read; ELF x86-64 only: %w", f.Class, f.Machine, ports.ErrUnsupported)
+	if f.Class != elf.ELFCLASS64 || f.Machine != elf.EM_X86_64 && f.Machine != elf.EM_AARCH64 {
+		return nil, fmt.Errorf("native: layout: %s %s is not read; 64-bit ELF x86-64 and AArch64 only: %w", f.Class, f.Machine, ports.ErrUnsupported)
 	}
 	lr := &layoutReader{ctx: ctx, src: src, f: f, l: &ports.Layout{
-		Format: "elf", Machine: "EM_X86_64", Bits: 64, ByteOrder: "little",
+		Format: "elf", Machine: f.Machine.String(), Bits: 64, ByteOrder: "little",
 		ImageType: enumName(f.Type.String(), "ET_", uint64(f.Type)), Entry: f.Entry,
 	}}
 	if f.ByteOrder == binary.BigEndian {
@@ -374,7 +374,7 @@ func (lr *layoutReader) relocations() error {
 			info := bo.Uint64(e[8:])
 			rel := ports.LayoutRelocation{
 				Section: s.Name, Index: j, Offset: bo.Uint64(e[0:]), SymbolIndex: uint32(info >> 32),
-				Type: enumName(elf.R_X86_64(info&0xffffffff).String(), "R_X86_64_", info&0xffffffff),
+				Type: relocName(lr.f.Machine, uint32(info)),
 			}
 			if rela {
 				rel.Addend, rel.HasAddend = int64(bo.Uint64(e[16:])), true
@@ -391,6 +391,14 @@ func (lr *layoutReader) relocations() error {
 		}
 	}
 	return nil
+}
+
+// relocName names relocation type t of machine m as debug/elf does.
+func relocName(m elf.Machine, t uint32) string {
+	if m == elf.EM_AARCH64 {
+		return enumName(elf.R_AARCH64(t).String(), "R_AARCH64_", uint64(t))
+	}
+	return enumName(elf.R_X86_64(t).String(), "R_X86_64_", uint64(t))
 }
 
 // packed decodes SHT_RELR: an even entry is an address, an odd entry a
