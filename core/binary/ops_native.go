@@ -261,9 +261,15 @@ func listedSegments(ctx context.Context, c *core.Call) ([]ports.Segment, error) 
 // withLoads places loads among segs as listedSegments says; segs is shared
 // (ports.SegmentLister) and is not modified.
 func withLoads(segs, loads []ports.Segment) []ports.Segment {
+	listed := map[ports.Segment]bool{} // the load segments segs already holds (a set: both can be long in a hostile file)
+	for _, s := range segs {
+		if s.Kind != "section" {
+			listed[s] = true
+		}
+	}
 	var extra []ports.Segment
 	for _, l := range loads {
-		if !slices.Contains(segs, l) {
+		if !listed[l] {
 			extra = append(extra, l)
 		}
 	}
