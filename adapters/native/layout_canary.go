@@ -71,7 +71,10 @@ func (lr *layoutReader) staticCanary() error {
 		}
 	}
 	uses := func(code []byte, addr uint64) bool { return usesCanary(code, addr, fail) }
-	if lr.f.Machine == elf.EM_AARCH64 {
+	switch lr.f.Machine {
+	case elf.EM_386:
+		uses = func(code []byte, addr uint64) bool { return usesCanary386(code, addr, fail) }
+	case elf.EM_AARCH64:
 		isGuard := func(a uint64) bool { return slices.Contains(guards, a) }
 		uses = func(code []byte, addr uint64) bool {
 			return usesCanaryARM64(code, addr, isGuard, lr.guardSlot(guards), fail)
@@ -176,9 +179,27 @@ func (lr *layoutReader) code(start, size uint64) ([]byte, bool) {
 	return nil, false
 }
 
+// usesCanary386 reports whether 32-bit x86 code at addr loads the canary
+// from gs:0x14, where glibc's i386 thread control block keeps it (65 a1
+// disp32=0x14, mov eax, gs:0x14, or 65 8b modrm=00,reg,101 disp32=0x14 for
+// another register, as gcc emits it), or calls one of fail directly.
+func usesCanary386(code []byte, addr uint64, fail []uint64) bool {
+	guard := []byte{0x14, 0, 0, 0}
+	for i := 0; i+6 <= len(code); i++ {
+		if code[i] != 0x65 {
+			continue
+		}
+		if code[i+1] == 0xa1 && bytes.Equal(code[i+2:i+6], guard) ||
+			i+7 <= len(code) && code[i+1] == 0x8b && code[i+2]&0xc7 == 0x05 && bytes.Equal(code[i+3:i+7], guard) {
+			return true
+		}
+	}
+	return callsAny(code, addr, fail)
+}
+
 // usesCanary reports whether x86-64 code at addr loads the canary from
 // fs:0x28 (64 REX.W 8b modrm=00,reg,100 sib=0x25 disp32=0x28, as gcc and
-// clang emit it) or calls one of fail directly (e8 rel32).
+// clang emit it) or calls one of fail directly.
 func usesCanary(code []byte, addr uint64, fail []uint64) bool {
 	for i := 0; i+9 <= len(code); i++ {
 		if code[i] == 0x64 && code[i+1]&0xf8 == 0x48 && code[i+2] == 0x8b && code[i+3]&0xc7 == 0x04 && code[i+4] == 0x25 &&
@@ -186,15 +207,19 @@ func usesCanary(code []byte, addr uint64, fail []uint64) bool {
 			return true
 		}
 	}
+	return callsAny(code, addr, fail)
+}
+
+// callsAny reports whether x86 code at addr calls one of fail directly
+// (e8 rel32).
+func callsAny(code []byte, addr uint64, fail []uint64) bool {
 	for i := 0; i+5 <= len(code); i++ {
 		if code[i] != 0xe8 {
 			continue
 		}
 		to := addr + uint64(i) + 5 + uint64(int64(int32(binary.LittleEndian.Uint32(code[i+1:]))))
-		for _, f := range fail {
-			if to == f {
-				return true
-			}
+		if slices.Contains(fail, to) {
+			return true
 		}
 	}
 	return false

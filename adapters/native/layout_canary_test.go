@@ -45,6 +45,18 @@ func TestLayoutStackCanaryOfCrossBuilds(t *testing.T) {
 	staticCanaries(t, cc, "aarch64-linux-gnu-strip")
 }
 
+// TestLayoutStackCanaryOfCrossBuilds386 is the same for 32-bit x86
+// (Debian's gcc-i686-linux-gnu and libc6-dev-i386-cross), whose canary is
+// at gs:0x14.
+func TestLayoutStackCanaryOfCrossBuilds386(t *testing.T) {
+	const cc = "i686-linux-gnu-gcc"
+	needTool(t, cc)
+	if out, err := exec.Command(cc, "-print-file-name=libc.a").Output(); err != nil || !filepath.IsAbs(strings.TrimSpace(string(out))) {
+		t.Skip("static linking needs the i386 libc.a (libc6-dev-i386-cross), which " + cc + " does not find")
+	}
+	staticCanaries(t, cc, "i686-linux-gnu-strip")
+}
+
 // staticCanaries builds canarySource with cc and checks each indicator.
 func staticCanaries(t *testing.T, cc, strip string) {
 	dir := t.TempDir()
