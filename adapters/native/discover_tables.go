@@ -393,7 +393,7 @@ func (e *elfImage) initFunctions(ctx context.Context, mm *memMap) ([]candidate, 
 	if e.f.Class == elf.ELFCLASS32 {
 		ptr = 4
 	}
-	empty := map[uint64]bool{} // slots holding 0: filled by a relocation at load time, or unused
+	var empty []uint64 // slots holding 0: filled by a relocation at load time, or unused
 	for _, s := range e.f.Sections {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -411,17 +411,13 @@ func (e *elfImage) initFunctions(ctx context.Context, mm *memMap) ([]candidate, 
 				v = e.f.ByteOrder.Uint64(data[i:])
 			}
 			if v == 0 {
-				empty[s.Addr+i] = true
+				empty = append(empty, s.Addr+i)
 			}
 			add(v)
 		}
 	}
 	if len(empty) > 0 { // the addends of the RELATIVE relocations filling them (discover_relocs.go)
-		err := relativeAddends(ctx, e.src, e, mm, func(at, v uint64) {
-			if empty[at] {
-				add(v)
-			}
-		})
+		err := relativeAddendsOf(ctx, e.src, e, mm, empty, func(_, v uint64) { add(v) })
 		if err != nil {
 			return nil, err
 		}

@@ -109,8 +109,10 @@ func init() {
 		"c-dwarf": stripFixture("c-dwarf", "c-g", "--strip-all", "--keep-section=.debug_*"),
 		// Function pointers in .data: filled by RELATIVE relocations in
 		// a PIE, held as absolute words without -no-pie.
-		"ptr-pie":          srcFixture("ptr-pie", "gcc", "pointers.c", "-O0", "-fPIE", "-pie"),
-		"ptr-nopie":        srcFixture("ptr-nopie", "gcc", "pointers.c", "-O0", "-fno-PIE", "-no-pie"),
+		"ptr-pie":   srcFixture("ptr-pie", "gcc", "pointers.c", "-O0", "-fPIE", "-pie"),
+		"ptr-nopie": srcFixture("ptr-nopie", "gcc", "pointers.c", "-O0", "-fno-PIE", "-no-pie"),
+		// Thousands of RELATIVE relocations, and a constructor in .init_array.
+		"rel-pie":          srcFixture("rel-pie", "gcc", "relatives.c", "-O0", "-fPIE", "-pie", "-s"),
 		"vtable":           srcFixture("vtable", "g++", "vtable.cc", "-O1"),
 		"go-linux-arm64":   goFixture("linux", "arm64"),
 		"go-windows-amd64": goFixture("windows", "amd64"),

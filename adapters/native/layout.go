@@ -19,7 +19,8 @@ var _ ports.LayoutReader = (*Provider)(nil)
 // not name.
 const shtRELR = elf.SectionType(19)
 
-// ReadLayout reads the header structure of an ELF x86-64 image: sections,
+// ReadLayout reads the header structure of an ELF x86-64, AArch64 or 32-bit
+// x86 image: sections,
 // segments, symbols, relocations, packed relative relocations and dynamic
 // linkage. Other formats and machines are ports.ErrUnsupported. Names keep
 // their raw bytes and where they were read. It reads through r only and
@@ -35,11 +36,16 @@ func (p *Provider) ReadLayout(ctx context.Context, r io.ReaderAt, size int64) (l
 	if err != nil {
 		return nil, fmt.Errorf("native: layout: %w", src.explain(classify("elf", err)))
 	}
-	if f.Class != elf.ELFCLASS64 || f.Machine != elf.EM_X86_64 {
-		return nil, fmt.Errorf("native: layout: %s %s is not read; ELF x86-64 only: %w", f.Class, f.Machine, ports.ErrUnsupported)
+	wide := f.Class == elf.ELFCLASS64
+	if !(wide && (f.Machine == elf.EM_X86_64 || f.Machine == elf.EM_AARCH64) || f.Class == elf.ELFCLASS32 && f.Machine == elf.EM_386) {
+		return nil, fmt.Errorf("native: layout: %s %s is not read; ELF x86-64, AArch64 and 32-bit x86 only: %w", f.Class, f.Machine, ports.ErrUnsupported)
 	}
-	lr := &layoutReader{ctx: ctx, src: src, f: f, l: &ports.Layout{
-		Format: "elf", Machine: "EM_X86_64", Bits: 64, ByteOrder: "little",
+	bits := 32
+	if wide {
+		bits = 64
+	}
+	lr := &layoutReader{ctx: ctx, src: src, f: f, wide: wide, l: &ports.Layout{
+		Format: "elf", Machine: f.Machine.String(), Bits: bits, ByteOrder: "little",
 		ImageType: enumName(f.Type.String(), "ET_", uint64(f.Type)), Entry: f.Entry,
 	}}
 	if f.ByteOrder == binary.BigEndian {
@@ -57,6 +63,7 @@ type layoutReader struct {
 	ctx    context.Context
 	src    source
 	f      *elf.File
+	wide   bool // ELFCLASS64: the entries of the tables below are 64-bit
 	l      *ports.Layout
 	tables map[int][]byte               // string table data by section index
 	syms   map[int][]ports.LayoutSymbol // symbols by symbol-table section index
@@ -71,6 +78,14 @@ func (lr *layoutReader) tick(i int) error {
 		return lr.ctx.Err()
 	}
 	return nil
+}
+
+// symSize is the size of a symbol table entry.
+func (lr *layoutReader) symSize() uint64 {
+	if lr.wide {
+		return 24
+	}
+	return 16
 }
 
 // enumName keeps a debug/elf name when it is a plain constant and otherwise
@@ -111,7 +126,11 @@ func (lr *layoutReader) shstrndx() int {
 	if n, _ := lr.src.r.ReadAt(hdr[:], 0); n < 64 {
 		return -1
 	}
-	i := int(lr.f.ByteOrder.Uint16(hdr[0x3e:]))
+	e, ok := readELFHeader(hdr[:])
+	if !ok {
+		return -1
+	}
+	i := int(e.shstrndx)
 	if i == int(elf.SHN_XINDEX) && len(lr.f.Sections) > 0 {
 		i = int(lr.f.Sections[0].Link)
 	}
@@ -292,7 +311,7 @@ func (lr *layoutReader) symbols() error {
 			table = "dynsym"
 			// debug/elf materialises the whole table to resolve versions:
 			// only for a table the listing reads whole.
-			if s.Size/24 <= maxLayoutEntries {
+			if s.Size/lr.symSize() <= maxLayoutEntries {
 				if v, err := lr.f.DynamicSymbols(); err == nil {
 					versions = v
 				}
@@ -302,7 +321,7 @@ func (lr *layoutReader) symbols() error {
 			lr.diag("symbol table %s lies outside the file", s.Name)
 			continue
 		}
-		const entSize = 24
+		entSize := lr.symSize()
 		if s.FileSize%entSize != 0 {
 			lr.diag("symbol table %s size 0x%x is not a multiple of %d", s.Name, s.FileSize, entSize)
 		}
@@ -311,16 +330,23 @@ func (lr *layoutReader) symbols() error {
 			return err
 		}
 		var list []ports.LayoutSymbol
-		for j := 1; (j+1)*entSize <= len(data); j++ {
+		for j := 1; uint64(j+1)*entSize <= uint64(len(data)); j++ {
 			if err := lr.tick(j); err != nil {
 				return err
 			}
-			e := data[j*entSize:]
+			e := data[uint64(j)*entSize:]
 			bo := lr.f.ByteOrder
-			info, other, shndx := e[4], e[5], bo.Uint16(e[6:])
+			// ELF64: st_name, st_info, st_other, st_shndx, st_value, st_size;
+			// ELF32: st_name, st_value, st_size, st_info, st_other, st_shndx.
+			info, other, shndx := e[12], e[13], bo.Uint16(e[14:])
+			value, size := uint64(bo.Uint32(e[4:])), uint64(bo.Uint32(e[8:]))
+			if lr.wide {
+				info, other, shndx = e[4], e[5], bo.Uint16(e[6:])
+				value, size = bo.Uint64(e[8:]), bo.Uint64(e[16:])
+			}
 			sym := ports.LayoutSymbol{
 				Table: table, Index: j, Name: lr.name(int(s.Link), uint64(bo.Uint32(e[0:]))),
-				Value: bo.Uint64(e[8:]), Size: bo.Uint64(e[16:]),
+				Value: value, Size: size,
 				Type:         enumName(elf.SymType(info&0xf).String(), "STT_", uint64(info&0xf)),
 				Binding:      enumName(elf.SymBind(info>>4).String(), "STB_", uint64(info>>4)),
 				Visibility:   enumName(elf.SymVis(other&3).String(), "STV_", uint64(other&3)),
@@ -353,9 +379,12 @@ func (lr *layoutReader) relocations() error {
 			continue
 		}
 		rela := s.Type == elf.SHT_RELA
-		ent := 16
+		ent := 16 // r_offset, r_info (and r_addend) of the file's word size
+		if !lr.wide {
+			ent = 8
+		}
 		if rela {
-			ent = 24
+			ent += ent / 2
 		}
 		if s.FileSize%uint64(ent) != 0 {
 			lr.diag("relocation section %s size 0x%x is not a multiple of %d", s.Name, s.FileSize, ent)
@@ -371,14 +400,21 @@ func (lr *layoutReader) relocations() error {
 				return err
 			}
 			e := data[j*ent:]
-			info := bo.Uint64(e[8:])
-			rel := ports.LayoutRelocation{
-				Section: s.Name, Index: j, Offset: bo.Uint64(e[0:]), SymbolIndex: uint32(info >> 32),
-				Type: enumName(elf.R_X86_64(info&0xffffffff).String(), "R_X86_64_", info&0xffffffff),
+			var rel ports.LayoutRelocation
+			if lr.wide {
+				info := bo.Uint64(e[8:])
+				rel = ports.LayoutRelocation{Offset: bo.Uint64(e[0:]), SymbolIndex: uint32(info >> 32), Type: relocName(lr.f.Machine, uint32(info))}
+				if rela {
+					rel.Addend, rel.HasAddend = int64(bo.Uint64(e[16:])), true
+				}
+			} else {
+				info := bo.Uint32(e[4:])
+				rel = ports.LayoutRelocation{Offset: uint64(bo.Uint32(e[0:])), SymbolIndex: info >> 8, Type: relocName(lr.f.Machine, info&0xff)}
+				if rela {
+					rel.Addend, rel.HasAddend = int64(int32(bo.Uint32(e[8:]))), true
+				}
 			}
-			if rela {
-				rel.Addend, rel.HasAddend = int64(bo.Uint64(e[16:])), true
-			}
+			rel.Section, rel.Index = s.Name, j
 			if si := int(rel.SymbolIndex); si > 0 {
 				if si-1 < len(syms) {
 					n := syms[si-1].Name
@@ -393,8 +429,19 @@ func (lr *layoutReader) relocations() error {
 	return nil
 }
 
+// relocName names relocation type t of machine m as debug/elf does.
+func relocName(m elf.Machine, t uint32) string {
+	switch m {
+	case elf.EM_AARCH64:
+		return enumName(elf.R_AARCH64(t).String(), "R_AARCH64_", uint64(t))
+	case elf.EM_386:
+		return enumName(elf.R_386(t).String(), "R_386_", uint64(t))
+	}
+	return enumName(elf.R_X86_64(t).String(), "R_X86_64_", uint64(t))
+}
+
 // packed decodes SHT_RELR: an even entry is an address, an odd entry a
-// bitmap of the 63 words that follow the last address.
+// bitmap of the 63 (in ELF32, 31) words that follow the last address.
 func (lr *layoutReader) packed() error {
 	for _, s := range lr.f.Sections {
 		if s.Type != shtRELR {
@@ -410,23 +457,30 @@ func (lr *layoutReader) packed() error {
 		}
 		pr := ports.LayoutPackedRelocations{Section: s.Name, Offset: s.Offset, Size: s.FileSize, Addresses: []uint64{}}
 		var where uint64
-		for j := 0; (j+1)*8 <= len(data); j++ {
-			if err := lr.tick(j); err != nil {
+		w := uint64(8) // the word size
+		if !lr.wide {
+			w = 4
+		}
+		for j := uint64(0); (j+1)*w <= uint64(len(data)); j++ {
+			if err := lr.tick(int(j)); err != nil {
 				return err
 			}
 			pr.Entries++
-			e := lr.f.ByteOrder.Uint64(data[j*8:])
+			e := uint64(lr.f.ByteOrder.Uint32(data[j*w:]))
+			if lr.wide {
+				e = lr.f.ByteOrder.Uint64(data[j*w:])
+			}
 			if e&1 == 0 {
 				pr.Addresses = append(pr.Addresses, e)
-				where = e + 8
+				where = e + w
 				continue
 			}
-			for bit := uint64(1); bit < 64; bit++ {
+			for bit := uint64(1); bit < 8*w; bit++ {
 				if e&(1<<bit) != 0 {
-					pr.Addresses = append(pr.Addresses, where+(bit-1)*8)
+					pr.Addresses = append(pr.Addresses, where+(bit-1)*w)
 				}
 			}
-			where += 63 * 8
+			where += (8*w - 1) * w
 		}
 		lr.l.Packed = append(lr.l.Packed, pr)
 	}
@@ -435,19 +489,18 @@ func (lr *layoutReader) packed() error {
 
 // Dynamic tags and flags read from .dynamic.
 const (
-	dtNeeded   = 1
-	dtSOName   = 14
-	dtRPath    = 15
-	dtTextRel  = 22
-	dtBindNow  = 24
-	dtRunPath  = 29
-	dtFlags    = 30
-	dtFlags1   = 0x6ffffffb
-	dfTextRel  = 0x4
-	dfBindNow  = 0x8
-	df1Now     = 0x1
-	df1PIE     = 0x08000000
-	dynEntSize = 16
+	dtNeeded  = 1
+	dtSOName  = 14
+	dtRPath   = 15
+	dtTextRel = 22
+	dtBindNow = 24
+	dtRunPath = 29
+	dtFlags   = 30
+	dtFlags1  = 0x6ffffffb
+	dfTextRel = 0x4
+	dfBindNow = 0x8
+	df1Now    = 0x1
+	df1PIE    = 0x08000000
 )
 
 func (lr *layoutReader) dynamic() error {
@@ -484,8 +537,15 @@ func (lr *layoutReader) dynamic() error {
 		return err
 	}
 	bo := lr.f.ByteOrder
-	for j := 0; (j+1)*dynEntSize <= len(data); j++ {
-		tag, val := int64(bo.Uint64(data[j*dynEntSize:])), bo.Uint64(data[j*dynEntSize+8:])
+	ent := 16 // d_tag, d_val of the file's word size
+	if !lr.wide {
+		ent = 8
+	}
+	for j := 0; (j+1)*ent <= len(data); j++ {
+		tag, val := int64(bo.Uint64(data[j*ent:])), bo.Uint64(data[j*ent+8:])
+		if !lr.wide {
+			tag, val = int64(int32(bo.Uint32(data[j*ent:]))), uint64(bo.Uint32(data[j*ent+4:]))
+		}
 		if tag == 0 {
 			break
 		}

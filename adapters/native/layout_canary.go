@@ -17,8 +17,8 @@ import (
 // canary) whatever the program was compiled with, so there the indicator
 // looks at the program's code instead: main, and the functions of the
 // DWARF compile units built where main's was (DW_AT_comp_dir), are scanned
-// for the canary load (mov reg, fs:0x28) or a direct call to
-// __stack_chk_fail. Without a symbol table naming main, rea cannot tell the
+// for the canary load (x86-64: mov reg, fs:0x28; AArch64: a load from
+// __stack_chk_guard) or a direct call to __stack_chk_fail. Without a symbol table naming main, rea cannot tell the
 // program's code from libc's and says so rather than guess; without DWARF
 // (or with more than maxCanaryDWARF of it) it looks in main only and says
 // so.
@@ -34,7 +34,7 @@ func (lr *layoutReader) staticCanary() error {
 	}
 	d := &lr.l.Dynamic
 	d.StackCanary = false
-	var fail []uint64
+	var fail, guards []uint64
 	var mains []ports.LayoutSymbol
 	var funcs []ports.LayoutSymbol // defined functions of .symtab
 	for _, s := range lr.l.Symbols {
@@ -44,6 +44,8 @@ func (lr *layoutReader) staticCanary() error {
 		switch n := string(s.Name.Bytes); {
 		case n == "__stack_chk_fail" || n == "__stack_chk_fail_local":
 			fail = append(fail, s.Value)
+		case n == "__stack_chk_guard":
+			guards = append(guards, s.Value)
 		case n == "main" && s.Type == "STT_FUNC" && s.Size > 0:
 			mains = append(mains, s)
 		}
@@ -68,12 +70,22 @@ func (lr *layoutReader) staticCanary() error {
 			}
 		}
 	}
+	uses := func(code []byte, addr uint64) bool { return usesCanary(code, addr, fail) }
+	switch lr.f.Machine {
+	case elf.EM_386:
+		uses = func(code []byte, addr uint64) bool { return usesCanary386(code, addr, fail) }
+	case elf.EM_AARCH64:
+		isGuard := func(a uint64) bool { return slices.Contains(guards, a) }
+		uses = func(code []byte, addr uint64) bool {
+			return usesCanaryARM64(code, addr, isGuard, lr.guardSlot(guards), fail)
+		}
+	}
 	for i, f := range scan {
 		if err := lr.tick(i); err != nil {
 			return err
 		}
 		code, ok := lr.code(f.Value, f.Size)
-		if ok && usesCanary(code, f.Value, fail) {
+		if ok && uses(code, f.Value) {
 			d.StackCanary = true
 			return nil
 		}
@@ -167,9 +179,27 @@ func (lr *layoutReader) code(start, size uint64) ([]byte, bool) {
 	return nil, false
 }
 
+// usesCanary386 reports whether 32-bit x86 code at addr loads the canary
+// from gs:0x14, where glibc's i386 thread control block keeps it (65 a1
+// disp32=0x14, mov eax, gs:0x14, or 65 8b modrm=00,reg,101 disp32=0x14 for
+// another register, as gcc emits it), or calls one of fail directly.
+func usesCanary386(code []byte, addr uint64, fail []uint64) bool {
+	guard := []byte{0x14, 0, 0, 0}
+	for i := 0; i+6 <= len(code); i++ {
+		if code[i] != 0x65 {
+			continue
+		}
+		if code[i+1] == 0xa1 && bytes.Equal(code[i+2:i+6], guard) ||
+			i+7 <= len(code) && code[i+1] == 0x8b && code[i+2]&0xc7 == 0x05 && bytes.Equal(code[i+3:i+7], guard) {
+			return true
+		}
+	}
+	return callsAny(code, addr, fail)
+}
+
 // usesCanary reports whether x86-64 code at addr loads the canary from
 // fs:0x28 (64 REX.W 8b modrm=00,reg,100 sib=0x25 disp32=0x28, as gcc and
-// clang emit it) or calls one of fail directly (e8 rel32).
+// clang emit it) or calls one of fail directly.
 func usesCanary(code []byte, addr uint64, fail []uint64) bool {
 	for i := 0; i+9 <= len(code); i++ {
 		if code[i] == 0x64 && code[i+1]&0xf8 == 0x48 && code[i+2] == 0x8b && code[i+3]&0xc7 == 0x04 && code[i+4] == 0x25 &&
@@ -177,16 +207,112 @@ func usesCanary(code []byte, addr uint64, fail []uint64) bool {
 			return true
 		}
 	}
+	return callsAny(code, addr, fail)
+}
+
+// callsAny reports whether x86 code at addr calls one of fail directly
+// (e8 rel32).
+func callsAny(code []byte, addr uint64, fail []uint64) bool {
 	for i := 0; i+5 <= len(code); i++ {
 		if code[i] != 0xe8 {
 			continue
 		}
 		to := addr + uint64(i) + 5 + uint64(int64(int32(binary.LittleEndian.Uint32(code[i+1:]))))
-		for _, f := range fail {
-			if to == f {
+		if slices.Contains(fail, to) {
+			return true
+		}
+	}
+	return false
+}
+
+// canaryWindow is how many instructions an AArch64 address formed by adrp
+// (and add, or a load from the GOT) is followed: gcc and clang emit the
+// canary's adrp, its load and the load through it within a few.
+const canaryWindow = 8
+
+// usesCanaryARM64 reports whether AArch64 code at addr loads the canary or
+// calls one of fail directly (bl). glibc keeps the AArch64 canary in the
+// global __stack_chk_guard, not in the thread control block (its
+// tcbhead_t holds only the dtv and a private word), and gcc's default
+// -mstack-protector-guard=global loads it through its address:
+//
+//	adrp x2, PAGE; ldr x2, [x2, #GOT_SLOT]; ... ldr x3, [x2]   (gcc 12, -static and -static-pie)
+//	adrp x8, PAGE; ldr x8, [x8, #:lo12:__stack_chk_guard]      (clang)
+//	adrp x0, PAGE; add x0, x0, #:lo12:__stack_chk_guard; ldr x1, [x0]
+//
+// isGuard tells the guard's address, slot a GOT slot that holds it. A load
+// from the thread pointer (mrs tpidr_el0) is no indicator here: in a glibc
+// program it reads a thread-local variable, not the canary.
+func usesCanaryARM64(code []byte, addr uint64, isGuard, slot func(uint64) bool, fail []uint64) bool {
+	type reg struct {
+		v     uint64 // an address formed by adrp or add
+		guard bool   // v is unknown but the register holds the guard's address
+		at    int    // the instruction that set it, -1 for none
+	}
+	var regs [32]reg
+	for i := range regs {
+		regs[i].at = -canaryWindow - 1
+	}
+	for k := 0; 4*k+4 <= len(code); k++ {
+		w := binary.LittleEndian.Uint32(code[4*k:])
+		pc := addr + uint64(4*k)
+		rd, rn := w&31, (w>>5)&31
+		fresh := func(r uint32) bool { return k-regs[r].at <= canaryWindow }
+		switch {
+		case w&0xfc000000 == 0x94000000: // bl
+			to := pc + uint64(int64(int32(w<<6)>>6)*4)
+			if slices.Contains(fail, to) {
 				return true
+			}
+		case w&0x9f000000 == 0x90000000 && rd != 31: // adrp
+			imm := int64(int32(((w>>5)&0x7ffff)<<2|(w>>29)&3)<<11>>11) << 12
+			regs[rd] = reg{v: pc&^0xfff + uint64(imm), at: k}
+		case w&0xff800000 == 0x91000000: // add (immediate), 64-bit
+			if fresh(rn) && !regs[rn].guard {
+				v := regs[rn].v + uint64((w>>10)&0xfff)<<(12*((w>>22)&1))
+				regs[rd] = reg{v: v, guard: isGuard(v), at: k}
+			} else {
+				regs[rd].at = -canaryWindow - 1
+			}
+		case w&0xffc00000 == 0xf9400000: // ldr (immediate, unsigned offset), 64-bit
+			off := uint64((w>>10)&0xfff) * 8
+			r := regs[rn]
+			switch {
+			case !fresh(rn):
+				regs[rd].at = -canaryWindow - 1
+			case r.guard && off == 0, !r.guard && isGuard(r.v+off):
+				return true
+			case !r.guard && slot(r.v+off):
+				regs[rd] = reg{guard: true, at: k}
+			default:
+				regs[rd].at = -canaryWindow - 1
 			}
 		}
 	}
 	return false
+}
+
+// guardSlot returns whether an address is a slot (of the GOT) that holds
+// the address of one of guards: in the file, as GNU ld writes it, or by a
+// relocation the loader applies (its addend, or its symbol's name).
+func (lr *layoutReader) guardSlot(guards []uint64) func(uint64) bool {
+	return func(at uint64) bool {
+		if len(guards) == 0 {
+			return false
+		}
+		for _, s := range lr.f.Sections {
+			if s.Type == elf.SHT_NOBITS || s.Flags&elf.SHF_ALLOC == 0 || s.Flags&elf.SHF_EXECINSTR != 0 || at < s.Addr || at-s.Addr+8 > s.Size {
+				continue
+			}
+			if b, err := lr.src.read(s.Offset+(at-s.Addr), 8); err == nil && slices.Contains(guards, lr.f.ByteOrder.Uint64(b)) {
+				return true
+			}
+		}
+		for _, r := range lr.l.Relocations {
+			if r.Offset == at && (r.HasAddend && slices.Contains(guards, uint64(r.Addend)) || r.Symbol != nil && string(r.Symbol.Bytes) == "__stack_chk_guard") {
+				return true
+			}
+		}
+		return false
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -332,6 +333,68 @@ func TestReadBytesOfHeaders(t *testing.T) {
 			is.Equal(details["issues"].([]any)[0].(map[string]any)["reason"], string(core.ReasonOutOfRange))
 		})
 	}
+}
+
+// TestSegmentsListLoadSegments: list_segments lists a gcc PIE's load
+// segments beside its sections, each just before the sections it holds,
+// the first at 0x0 mapping the ELF header: the segment read_bytes names
+// there is one list_segments shows. A copy with its section table zeroed
+// (e_shoff, e_shnum, e_shstrndx) lists the same load segments once.
+func TestSegmentsListLoadSegments(t *testing.T) {
+	is := is.New(t)
+	exe := buildC(t, "segs", "int main(void) { return 0; }\n", "-fPIE", "-pie")
+	type seg struct{ Name, Kind, Start, End, FileOffset, FileSize string }
+	list := func(path string) []seg {
+		t.Helper()
+		cs := mcpClient(t)
+		is.True(!call(t, cs, "open_binary", map[string]any{"path": path}).isError)
+		_, m := evidence(t, call(t, cs, "list_segments", map[string]any{}))
+		var out []seg
+		for _, it := range m["items"].([]any) {
+			it := it.(map[string]any)
+			out = append(out, seg{it["name"].(string), it["kind"].(string), it["start"].(string), it["end"].(string), it["file_offset"].(string), it["file_size"].(string)})
+		}
+		is.Equal(int(m["total"].(float64)), len(out))
+		_, rb := evidence(t, call(t, cs, "read_bytes", map[string]any{"address": "0x0", "length": 4}))
+		is.Equal(rb["segment"], "LOAD#0")
+		return out
+	}
+	full := list(exe)
+	var loads []seg
+	for i, s := range full {
+		if s.Kind != "segment" {
+			continue
+		}
+		loads = append(loads, s)
+		// A load segment comes just before the sections it holds.
+		if i+1 < len(full) && full[i+1].Kind == "section" {
+			next, start, end := hexOf(t, full[i+1].Start), hexOf(t, s.Start), hexOf(t, s.End)
+			is.True(start <= next && next < end)
+		}
+	}
+	if len(loads) < 2 {
+		t.Fatalf("load segments %+v: want gcc's (at least text and data)", loads)
+	}
+	is.Equal(loads[0], seg{"LOAD#0", "segment", "0x0", loads[0].End, "0x0", loads[0].FileSize}) // the header segment
+	is.Equal(full[0], loads[0])
+	is.True(len(full) > len(loads)) // the sections are still there
+
+	data, err := os.ReadFile(exe)
+	is.NoErr(err)
+	clear(data[0x28:0x30]) // e_shoff
+	clear(data[0x3c:0x40]) // e_shnum, e_shstrndx
+	bare := filepath.Join(t.TempDir(), "bare")
+	is.NoErr(os.WriteFile(bare, data, 0o755))
+	is.Equal(list(bare), loads) // the load segments, each once
+}
+
+func hexOf(t *testing.T, s string) uint64 {
+	t.Helper()
+	v, err := core.ParseHex(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 // A goal reached only through a table of function pointers is not found,

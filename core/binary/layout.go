@@ -345,7 +345,7 @@ func opInspectBinaryLayout() *core.Operation {
 	return &core.Operation{
 		Name:  "inspect_binary_layout",
 		Title: "Inspect Binary Layout",
-		Description: "Read the header structure of an ELF x86-64 file without opening it as the target or starting an analysis: sections, segments with permissions, every .symtab and .dynsym symbol, " +
+		Description: "Read the header structure of an ELF x86, x86-64 or AArch64 file without opening it as the target or starting an analysis: sections, segments with permissions, every symbol, " +
 			"relocations, packed relative relocations, linkage (needed libraries, interpreter, GOT, PLT) and inferred mitigations (PIE, NX, executable stack, stack canary, RELRO). " +
 			"Every number is a 0x hex string; names keep their raw bytes. With detail \"summary\" the complete Evidence is retained and a summary view naming it is returned; read the rest with inspect_analysis_view.",
 		Kind:    core.KindNativeProvider,
@@ -370,7 +370,7 @@ const layoutResultSchema = `{"type":"object","additionalProperties":false,
  "properties":{
   "artifact":{"type":"object","required":["path","sha256","bytes"],"properties":{"path":{"type":"string"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"bytes":` + hexNumber + `}},
   "format":{"const":"elf"},
-  "architecture":{"type":"object","required":["machine","bits","byte_order"],"properties":{"machine":{"const":"EM_X86_64"},"bits":{"const":64},"byte_order":{"enum":["little","big"]}}},
+  "architecture":{"type":"object","required":["machine","bits","byte_order"],"properties":{"machine":{"enum":["EM_X86_64","EM_AARCH64","EM_386"]},"bits":{"enum":[32,64]},"byte_order":{"enum":["little","big"]}}},
   "image_type":{"type":"string"},
   "entry_point":{"type":"object","required":["reported_value","meaning","execution_status"],"properties":{"reported_value":` + hexNumber + `,"meaning":{"enum":["linked-virtual-address","not-applicable","absent"]},"execution_status":{"const":"unknown"}}},
   "runtime_load_base":{"type":"null"},
@@ -434,7 +434,10 @@ func handleInspectBinaryLayout(ctx context.Context, c *core.Call) (any, error) {
 	res := newLayoutResult(l, path, sha, st.Size())
 	v := info.Version
 	prov := core.ProviderRef{ID: info.ID, Name: info.Name, Version: &v}
-	arch := "x86_64"
+	arch := map[string]string{"EM_AARCH64": "arm64", "EM_386": "x86"}[l.Machine]
+	if arch == "" {
+		arch = "x86_64"
+	}
 	subj := core.NewSubject(path, sha, "elf", arch)
 	complete := &core.Observation{Result: res, Subject: subj, Provider: &prov, Limitations: res.Limitations}
 	if in.Detail != "summary" {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -228,11 +229,79 @@ func segmentItems(segs []ports.Segment) []ListSegmentsResultItem {
 	return out
 }
 
+// listedSegments is what list_segments (and binary_overview) lists: the
+// sections and, of an analysis that offers them, the load segments, which
+// read_bytes and the other address tools name when they map an address no
+// section holds (the ELF header at an image's first address). Each load
+// segment comes just before the first mapped section at or above its start,
+// so that a segment heads the sections it holds, and one that starts above
+// every mapped section comes after the last; the sections keep the engine's
+// order. A file without sections, whose segment list already holds its load
+// segments, lists each once.
+func listedSegments(ctx context.Context, c *core.Call) ([]ports.Segment, error) {
+	sl, err := analysisFor[ports.SegmentLister](c)
+	if err != nil {
+		return nil, err
+	}
+	segs, err := sl.Segments(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ll, err := analysisFor[loadSegmentLister](c)
+	if err != nil {
+		return segs, nil // an engine without load segments lists what it has
+	}
+	loads, err := ll.LoadSegments(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return withLoads(segs, loads), nil
+}
+
+// withLoads places loads among segs as listedSegments says; segs is shared
+// (ports.SegmentLister) and is not modified.
+func withLoads(segs, loads []ports.Segment) []ports.Segment {
+	listed := map[ports.Segment]bool{} // the load segments segs already holds (a set: both can be long in a hostile file)
+	for _, s := range segs {
+		if s.Kind != "section" {
+			listed[s] = true
+		}
+	}
+	var extra []ports.Segment
+	for _, l := range loads {
+		if !listed[l] {
+			extra = append(extra, l)
+		}
+	}
+	if len(extra) == 0 {
+		return segs
+	}
+	slices.SortStableFunc(extra, func(a, b ports.Segment) int { return cmp.Compare(a.Start, b.Start) })
+	mapped := func(s ports.Segment) bool { return s.Start != 0 || s.Perms.Read || s.Perms.Execute } // as ports.Holding
+	last := -1
+	for i, s := range segs {
+		if mapped(s) {
+			last = i
+		}
+	}
+	out := make([]ports.Segment, 0, len(segs)+len(extra))
+	for i, s := range segs {
+		for mapped(s) && len(extra) > 0 && extra[0].Start <= s.Start {
+			out, extra = append(out, extra[0]), extra[1:]
+		}
+		out = append(out, s)
+		if i == last {
+			out, extra = append(out, extra...), nil
+		}
+	}
+	return append(out, extra...)
+}
+
 func opListSegments() *core.Operation {
 	return &core.Operation{
 		Name: "list_segments", Title: "List Segments", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
 		Needs:       []ports.Capability{core.CapSegments},
-		Description: "List every section (or loadable segment when a file has no section table) with start, end, length, file offset, file size and permissions. Addresses are 0x hex strings.",
+		Description: "List every section and load segment (kind segment, before the sections it holds) with start, end, length, file offset, file size and permissions. Addresses are 0x hex.",
 		Input:       core.InputSchema(nil, documentProp),
 		Result: json.RawMessage(`{"type":"object","additionalProperties":false,"required":["items","total"],"properties":{"total":{"type":"integer"},
  "items":{"type":"array","items":` + segmentItemSchema + `}},` + hexDef + `}`),
@@ -245,11 +314,7 @@ func opListSegments() *core.Operation {
 			if err := checkDocument(ctx, c, in.Document); err != nil {
 				return nil, err
 			}
-			sl, err := analysisFor[ports.SegmentLister](c)
-			if err != nil {
-				return nil, err
-			}
-			segs, err := sl.Segments(ctx)
+			segs, err := listedSegments(ctx, c)
 			if err != nil {
 				return nil, err
 			}
@@ -751,11 +816,7 @@ func handleBinaryOverview(ctx context.Context, c *core.Call) (any, error) {
 	strs := startStringsPage(ctx, c, 0, 50) // the most a detailed overview samples
 	defer strs.stop()
 	c.Observe("listing segments")
-	sl, err := analysisFor[ports.SegmentLister](c)
-	if err != nil {
-		return nil, err
-	}
-	segs, err := sl.Segments(ctx)
+	segs, err := listedSegments(ctx, c)
 	if err != nil {
 		return nil, err
 	}
