@@ -314,26 +314,35 @@ func TestJSAppIPCBySourceMap(t *testing.T) {
 
 // TestJSAppESMBundleBindings: esbuild's --format=esm bundle of an app has
 // no import or export left, and hoists the config's consts into
-// top-level vars. Named .mjs, or .js in a package of type module, it is
-// an ES module, so those vars are the module's own and the endpoints come
-// out whole; a .js file no package type says is a module reads as a
-// script, whose top-level vars are globals another script may assign.
+// top-level vars. Named .mjs, or .js in a package of type module, or
+// loaded by an HTML document's module script tag, it is an ES module, so
+// those vars are the module's own and the endpoints come out whole; a .js
+// file nothing says is a module reads as a script, whose top-level vars
+// are globals another script may assign.
 func TestJSAppESMBundleBindings(t *testing.T) {
 	root := needNodeModule(t, "esbuild")
 	src := writeTree(t, apiSources)
 	whole := []string{"${}/stats", "https://api.example.com/orders?page=${}", "https://api.example.com/users/${}", "wss://push.example.com/ws"}
+	script := []string{"${}/orders?page=${}", "${}/stats", "${}/users/${}"}
 	for _, tc := range []struct {
-		name, pkg string
-		want      []string
+		name, pkg, html string
+		want            []string
 	}{
-		{"app.mjs", `{}`, whole},
-		{"app.js", `{"type": "module"}`, whole},
-		{"app.js", `{}`, []string{"${}/orders?page=${}", "${}/stats", "${}/users/${}"}},
+		{"app.mjs", `{}`, "", whole},
+		{"app.js", `{"type": "module"}`, "", whole},
+		{"app.js", `{}`, "", script},
+		{"app.js", `{}`, `<script type="module" src="app.js"></script>`, whole},
+		{"app.js", `{}`, `<SCRIPT crossorigin type=module src="/app.js?v=2"></SCRIPT>`, whole}, // as a bundler writes it, the page's directory its root
+		{"app.js", `{}`, `<script src="app.js"></script><script type="module" data-src="app.js"></script>`, script},
 	} {
 		for _, minify := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s %s minify=%v", tc.name, tc.pkg, minify), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s %s %s minify=%v", tc.name, tc.pkg, tc.html, minify), func(t *testing.T) {
 				is := is.New(t)
-				app := writeTree(t, map[string]string{"package.json": tc.pkg})
+				files := map[string]string{"package.json": tc.pkg}
+				if tc.html != "" {
+					files["dist/index.html"] = "<!doctype html>\n<html><head>" + tc.html + "</head><body></body></html>\n"
+				}
+				app := writeTree(t, files)
 				args := []string{"src/entry.js", "--bundle", "--format=esm", "--sourcemap", "--log-level=error", "--outfile=" + filepath.Join(app, "dist", tc.name)}
 				if minify {
 					args = append(args, "--minify")
