@@ -314,26 +314,35 @@ func TestJSAppIPCBySourceMap(t *testing.T) {
 
 // TestJSAppESMBundleBindings: esbuild's --format=esm bundle of an app has
 // no import or export left, and hoists the config's consts into
-// top-level vars. Named .mjs, or .js in a package of type module, it is
-// an ES module, so those vars are the module's own and the endpoints come
-// out whole; a .js file no package type says is a module reads as a
-// script, whose top-level vars are globals another script may assign.
+// top-level vars. Named .mjs, or .js in a package of type module, or
+// loaded by an HTML document's module script tag, it is an ES module, so
+// those vars are the module's own and the endpoints come out whole; a .js
+// file nothing says is a module reads as a script, whose top-level vars
+// are globals another script may assign.
 func TestJSAppESMBundleBindings(t *testing.T) {
 	root := needNodeModule(t, "esbuild")
 	src := writeTree(t, apiSources)
 	whole := []string{"${}/stats", "https://api.example.com/orders?page=${}", "https://api.example.com/users/${}", "wss://push.example.com/ws"}
+	script := []string{"${}/orders?page=${}", "${}/stats", "${}/users/${}"}
 	for _, tc := range []struct {
-		name, pkg string
-		want      []string
+		name, pkg, html string
+		want            []string
 	}{
-		{"app.mjs", `{}`, whole},
-		{"app.js", `{"type": "module"}`, whole},
-		{"app.js", `{}`, []string{"${}/orders?page=${}", "${}/stats", "${}/users/${}"}},
+		{"app.mjs", `{}`, "", whole},
+		{"app.js", `{"type": "module"}`, "", whole},
+		{"app.js", `{}`, "", script},
+		{"app.js", `{}`, `<script type="module" src="app.js"></script>`, whole},
+		{"app.js", `{}`, `<SCRIPT crossorigin type=module src="/app.js?v=2"></SCRIPT>`, whole}, // as a bundler writes it, the page's directory its root
+		{"app.js", `{}`, `<script src="app.js"></script><script type="module" data-src="app.js"></script>`, script},
 	} {
 		for _, minify := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s %s minify=%v", tc.name, tc.pkg, minify), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s %s %s minify=%v", tc.name, tc.pkg, tc.html, minify), func(t *testing.T) {
 				is := is.New(t)
-				app := writeTree(t, map[string]string{"package.json": tc.pkg})
+				files := map[string]string{"package.json": tc.pkg}
+				if tc.html != "" {
+					files["dist/index.html"] = "<!doctype html>\n<html><head>" + tc.html + "</head><body></body></html>\n"
+				}
+				app := writeTree(t, files)
 				args := []string{"src/entry.js", "--bundle", "--format=esm", "--sourcemap", "--log-level=error", "--outfile=" + filepath.Join(app, "dist", tc.name)}
 				if minify {
 					args = append(args, "--minify")
@@ -354,4 +363,76 @@ func TestJSAppESMBundleBindings(t *testing.T) {
 			})
 		}
 	}
+}
+
+// electronSources are an Electron app's main, preload and renderer, each
+// split over several modules that esbuild hoists into one scope. about.js
+// comes first in the main bundle, so its loadURL precedes any window there
+// and goes from the call site, not from a window.
+var electronSources = map[string]string{
+	"package.json":           `{"name": "winapp", "main": "dist/main.js", "devDependencies": {"electron": "30.0.0"}}`,
+	"src/main/index.js":      "import { app } from \"electron\";\nimport { showAbout } from \"./about.js\";\nimport { createWindow } from \"./window.js\";\nimport { startUtility } from \"./util.js\";\nimport { digest } from \"./native.js\";\napp.whenReady().then(() => {\n  showAbout(globalThis.view);\n  createWindow();\n  startUtility();\n  console.log(digest(\"x\"));\n});\n",
+	"src/main/about.js":      "export function showAbout(view) {\n  view.webContents.loadURL(\"https://example.com/about\");\n}\n",
+	"src/main/window.js":     "import { BrowserWindow } from \"electron\";\nimport path from \"path\";\nexport function createWindow() {\n  const win = new BrowserWindow({ webPreferences: { preload: path.join(__dirname, \"preload.js\") } });\n  win.loadFile(path.join(__dirname, \"index.html\"));\n  return win;\n}\n",
+	"src/main/util.js":       "import { utilityProcess } from \"electron\";\nimport path from \"path\";\nexport function startUtility() {\n  return utilityProcess.fork(path.join(__dirname, \"helper.js\"));\n}\n",
+	"src/main/native.js":     "const addon = require(\"../build/addon.node\");\nexport function digest(s) {\n  return addon.digest(s);\n}\n",
+	"src/preload/index.js":   "import { contextBridge, ipcRenderer } from \"electron\";\nimport { orders } from \"./orders.js\";\ncontextBridge.exposeInMainWorld(\"api\", { orders, ping: () => ipcRenderer.invoke(\"ping\") });\n",
+	"src/preload/orders.js":  "import { ipcRenderer } from \"electron\";\nexport const orders = { list: () => ipcRenderer.invoke(\"orders:list\") };\n",
+	"src/renderer/index.js":  "import { showOrders } from \"./orders.js\";\nimport { startJobs } from \"./jobs.js\";\nshowOrders();\nstartJobs();\n",
+	"src/renderer/orders.js": "export async function showOrders() {\n  document.body.textContent = JSON.stringify(await window.api.orders.list());\n}\n",
+	"src/renderer/jobs.js":   "export function startJobs() {\n  return new Worker(\"./worker.js\");\n}\n",
+}
+
+// TestJSAppElectronCallsBySourceMap: in scope-hoisted main, preload and
+// renderer bundles with source maps, the edges a call makes (a window's
+// creation, a load with no window, a utility process, a native export, a
+// renderer's call into an exposed API, a worker) go from the original
+// source at the call site. A load after a window goes from the window.
+func TestJSAppElectronCallsBySourceMap(t *testing.T) {
+	is := is.New(t)
+	root := needNodeModule(t, "esbuild")
+	src := writeTree(t, electronSources)
+	app := writeTree(t, map[string]string{"package.json": electronSources["package.json"], "dist/index.html": "<script src=\"renderer.js\"></script>\n",
+		"dist/helper.js": "process.parentPort.postMessage(1);\n", "dist/worker.js": "postMessage(1);\n", "build/addon.node": "\x7fELF"})
+	for _, b := range []struct{ entry, out, platform string }{
+		{"src/main/index.js", "main.js", "node"}, {"src/preload/index.js", "preload.js", "node"}, {"src/renderer/index.js", "renderer.js", "browser"},
+	} {
+		cmd := exec.Command(filepath.Join(root, "node_modules", ".bin", "esbuild"), b.entry, "--bundle", "--minify", "--sourcemap",
+			"--platform="+b.platform, "--format=cjs", "--external:electron", "--external:*.node", "--log-level=error", "--outfile="+filepath.Join(app, "dist", b.out))
+		cmd.Dir = src
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("esbuild: %v\n%s", err, out)
+		}
+	}
+	r := decodeApp(t, jaCall(t, jaSession(t), "analyze_javascript_application", map[string]any{"path": app}))
+	names := map[string]string{} // source-module -> src/..., other nodes -> kind
+	for _, n := range r.Graph.Nodes {
+		names[n.NodeID] = n.Kind
+		if n.Kind == "source-module" {
+			s := n.Identity["original_source"].(string)
+			names[n.NodeID] = s[strings.Index(s, "src/"):]
+		}
+	}
+	got := map[string][]string{} // "relation target-kind" -> sources
+	for _, e := range r.Graph.Edges {
+		switch to := names[e.Target]; {
+		case e.Relation == "calls" && to != "endpoint", e.Relation == "exposes" && to == "context-bridge-api",
+			e.Relation == "loads" && (to == "worker" || to == "target" || to == "electron-renderer"):
+			k := e.Relation + " " + to
+			got[k] = append(got[k], names[e.Source])
+		}
+	}
+	for _, l := range got {
+		sort.Strings(l)
+	}
+	is.Equal(got, map[string][]string{
+		"calls browser-window":       {"src/main/window.js"},
+		"loads target":               {"src/main/about.js"},
+		"loads electron-renderer":    {"browser-window"}, // a load after a window goes from the window
+		"calls electron-utility":     {"src/main/util.js"},
+		"calls native-export":        {"src/main/native.js"},
+		"exposes context-bridge-api": {"src/preload/index.js"},
+		"calls context-bridge-api":   {"src/renderer/orders.js"},
+		"loads worker":               {"src/renderer/jobs.js"},
+	})
 }

@@ -286,8 +286,7 @@ func (b *jsappBuilder) importsPhase() {
 				continue
 			}
 			target, ok := st.resolveModule(a.path, im.Specifier, im.Kind)
-			switch im.Kind {
-			case ports.JSWorker, ports.JSSharedWorker, ports.JSServiceWorker:
+			if isWorkerKind(im.Kind) {
 				kind := "worker"
 				if im.Kind == ports.JSServiceWorker {
 					kind = "service-worker"
@@ -297,7 +296,7 @@ func (b *jsappBuilder) importsPhase() {
 					key = target
 				}
 				wid := b.g.node(kind, b.localKey(kind, key), key, map[string]any{"specifier": im.Specifier, "type": im.Kind, "resolved": ok}, at(a.path, im.Offset))
-				b.g.edge(a.nodeID, wid, "loads", map[string]any{"kind": im.Kind, "specifier": im.Specifier}, at(a.path, im.Offset))
+				b.siteEdge(a, im.InModule, im.Offset, wid, "loads", map[string]any{"kind": im.Kind, "specifier": im.Specifier}, at(a.path, im.Offset))
 				b.workers[key] = true
 				if ok {
 					if t := st.assets[target]; t != nil {
@@ -349,6 +348,12 @@ func (b *jsappBuilder) importsPhase() {
 				specifier: e.Source, offset: e.Offset, value: e.Value})
 		}
 	}
+}
+
+// isWorkerKind reports the import kinds that create a worker (new Worker,
+// new SharedWorker, navigator.serviceWorker.register).
+func isWorkerKind(kind string) bool {
+	return kind == ports.JSWorker || kind == ports.JSSharedWorker || kind == ports.JSServiceWorker
 }
 
 // sharedProps hands out one properties map per distinct import (kind,
@@ -473,7 +478,7 @@ func (b *jsappBuilder) electronPhase() {
 		for _, c := range a.facts.Calls {
 			last := calleeLast(c)
 			switch {
-			case c.New && (last == "BrowserWindow" || last == "BrowserView" || last == "WebContentsView"):
+			case c.New && isWindowConstructor(last):
 				b.electron = true
 				b.process("electron-main", a, at(a.path, c.Offset))
 				windows = append(windows, b.browserWindow(a, c))
@@ -499,14 +504,31 @@ func (b *jsappBuilder) electronPhase() {
 			continue
 		}
 		for _, c := range a.facts.Calls {
-			parts := strings.Split(c.Callee, ".")
-			if len(parts) >= 3 && (parts[0] == "window" || parts[0] == "globalThis") {
-				if id, ok := b.apis[parts[1]]; ok {
-					b.g.edge(b.callSite(a, c.InModule), id, "calls", map[string]any{"member": strings.Join(parts[2:], ".")}, at(a.path, c.Offset))
+			if api, member, ok := exposedAPICall(c); ok {
+				if id, ok := b.apis[api]; ok {
+					b.callEdge(a, c, id, "calls", map[string]any{"member": member}, at(a.path, c.Offset))
 				}
 			}
 		}
 	}
+}
+
+// isWindowConstructor reports the classes whose construction makes a
+// browser-window node.
+func isWindowConstructor(name string) bool {
+	return name == "BrowserWindow" || name == "BrowserView" || name == "WebContentsView"
+}
+
+// exposedAPICall splits a call window.<api>.<member> (or globalThis.<api>
+// ...), which calls into the API a preload exposed under the world key
+// api, if any.
+func exposedAPICall(c ports.JSCall) (api, member string, ok bool) {
+	root, rest, _ := strings.Cut(c.Callee, ".")
+	api, member, ok = strings.Cut(rest, ".")
+	if !ok || root != "window" && root != "globalThis" {
+		return "", "", false
+	}
+	return api, member, true
 }
 
 // process records an Electron process role for an asset.
@@ -607,7 +629,7 @@ func (b *jsappBuilder) browserWindow(a *jsAsset, c ports.JSCall) string {
 		}
 	}
 	id := b.g.node("browser-window", b.localKey("browser-window", key), "BrowserWindow", props, at(a.path, c.Offset))
-	b.g.edge(a.nodeID, id, "calls", map[string]any{"callee": c.Callee}, at(a.path, c.Offset))
+	b.callEdge(a, c, id, "calls", map[string]any{"callee": c.Callee}, at(a.path, c.Offset))
 	if v, ok := findProp(opts, "webPreferences.preload"); ok {
 		if p, ok := b.pathValue(a, v, path.Dir(a.path)); ok {
 			if pa := b.st.assets[p]; pa != nil {
@@ -639,7 +661,7 @@ func (b *jsappBuilder) load(a *jsAsset, c ports.JSCall, windows []string) {
 				b.g.edge(w, tid, "loads", map[string]any{"callee": c.Callee}, at(a.path, c.Offset))
 			}
 			if len(windows) == 0 {
-				b.g.edge(a.nodeID, tid, "loads", map[string]any{"callee": c.Callee}, at(a.path, c.Offset))
+				b.callEdge(a, c, tid, "loads", map[string]any{"callee": c.Callee}, at(a.path, c.Offset))
 			}
 			return
 		}
@@ -669,7 +691,7 @@ func (b *jsappBuilder) load(a *jsAsset, c ports.JSCall, windows []string) {
 		b.g.edge(w, rid, "loads", map[string]any{"callee": c.Callee, "path": target}, at(a.path, c.Offset))
 	}
 	if len(windows) == 0 {
-		b.g.edge(a.nodeID, rid, "loads", map[string]any{"callee": c.Callee, "path": target}, at(a.path, c.Offset))
+		b.callEdge(a, c, rid, "loads", map[string]any{"callee": c.Callee, "path": target}, at(a.path, c.Offset))
 	}
 	if f.kind == "html" && !f.quarant {
 		src, err := b.st.read(context.Background(), f, jsappMaxHTMLBytes)
@@ -723,7 +745,7 @@ func (b *jsappBuilder) utility(a *jsAsset, c ports.JSCall) {
 		return
 	}
 	uid := b.process("electron-utility", ua, at(a.path, c.Offset))
-	b.g.edge(a.nodeID, uid, "calls", map[string]any{"callee": c.Callee}, at(a.path, c.Offset))
+	b.callEdge(a, c, uid, "calls", map[string]any{"callee": c.Callee}, at(a.path, c.Offset))
 }
 
 func (b *jsappBuilder) expose(a *jsAsset, c ports.JSCall) {
@@ -810,16 +832,15 @@ func (b *jsappBuilder) endpoint(a *jsAsset, c ports.JSCall) {
 }
 
 // mappedSite is the offset at which a source map names the original
-// source of call c, and whether c is a call whose edge goes from there:
-// an endpoint or storage call and exposeInMainWorld (callEdge), an IPC
-// call (mapIPCSites). keepFacts keeps the position of each such site. A
-// call with no literal to locate it (new WebSocket(e)) is located by its
+// source of call c, and whether c is a call whose edge goes from there
+// (sitedCall). keepFacts keeps the position of each such site. A call
+// with no literal to locate it (new WebSocket(e)) is located by its
 // callee's name.
 func mappedSite(c ports.JSCall) (int64, bool) {
 	site := int64(-1)
 	if v, _, ok := endpointTarget(c); ok {
 		site = endpointSite(c, v)
-	} else if relation, _ := ipcRole(c); relation != "" || isStorageCall(c) || isExposeCall(c) {
+	} else if sitedCall(c) {
 		site = c.Offset
 	} else {
 		return -1, false
@@ -830,15 +851,42 @@ func mappedSite(c ports.JSCall) (int64, bool) {
 	return site, true
 }
 
-// callEdge adds an edge from the site of call c in asset a. A bundle
-// without module functions (scope-hoisted) holds many sources: with a
-// source map the edge waits for the map to name the one at the call
-// (mappedCall, attachSourceMap). site is the offset keepFacts kept the
-// call's position under (mappedSite).
+// sitedCall reports the calls other than network calls whose edges go
+// from the call site (callEdge; IPC calls through mapIPCSites): storage,
+// IPC, exposeInMainWorld, a window's creation, loadFile and loadURL,
+// utilityProcess.fork, a native add-on's export, and what may call an API
+// a preload exposes (window.<api>.<member>: the APIs are known only in the
+// build, so each such call is kept).
+func sitedCall(c ports.JSCall) bool {
+	if relation, _ := ipcRole(c); relation != "" || isStorageCall(c) || isExposeCall(c) || isNativeCall(c) {
+		return true
+	}
+	switch last := calleeLast(c); {
+	case c.New && isWindowConstructor(last), last == "loadFile" || last == "loadURL":
+		return true
+	case last == "fork":
+		_, ok := isMember(c, "utilityProcess", "fork")
+		return ok
+	}
+	_, _, ok := exposedAPICall(c)
+	return ok
+}
+
+// callEdge adds an edge from the site of call c in asset a (siteEdge).
 func (b *jsappBuilder) callEdge(a *jsAsset, c ports.JSCall, to, relation string, props map[string]any, ev GraphEvidence) {
-	from := b.callSite(a, c.InModule)
 	site, _ := mappedSite(c)
-	if pos, ok := a.src.callAt(site); ok && c.InModule < 0 && !b.st.truncated {
+	b.siteEdge(a, c.InModule, site, to, relation, props, ev)
+}
+
+// siteEdge adds an edge from a call or import at offset site of asset a,
+// inside its bundled module inModule (-1: none). A bundle without module
+// functions (scope-hoisted) holds many sources: with a source map the
+// edge waits for the map to name the one at the site (mappedCall,
+// attachSourceMap). site is the offset keepFacts kept the position under
+// (mappedSite, or a worker's specifier).
+func (b *jsappBuilder) siteEdge(a *jsAsset, inModule int, site int64, to, relation string, props map[string]any, ev GraphEvidence) {
+	from := b.callSite(a, inModule)
+	if pos, ok := a.src.callAt(site); ok && inModule < 0 && !b.st.truncated {
 		if b.mappedCalls == nil {
 			b.mappedCalls = map[*jsAsset][]mappedCall{}
 		}
@@ -849,9 +897,9 @@ func (b *jsappBuilder) callEdge(a *jsAsset, c ports.JSCall, to, relation string,
 }
 
 // mappedCall is an edge from a call in a bundle with a source map (calls
-// to an endpoint, persists_to a storage), made once the map is read: from
-// the source module at the call's position when the map names one, else
-// from the call site.
+// to an endpoint, persists_to a storage, ...: siteEdge), made once the map
+// is read: from the source module at the call's position when the map
+// names one, else from the call site.
 type mappedCall struct {
 	pos      genPos
 	from, to string
@@ -994,10 +1042,15 @@ func (b *jsappBuilder) storageCall(a *jsAsset, c ports.JSCall) {
 	}
 }
 
+// isNativeCall reports a call on a binding required from a .node add-on.
+func isNativeCall(c ports.JSCall) bool {
+	return strings.HasSuffix(c.Module, ".node") && c.Member != ""
+}
+
 // nativeCall records calls on a binding required from a .node add-on as
 // native exports.
 func (b *jsappBuilder) nativeCall(a *jsAsset, c ports.JSCall) {
-	if !strings.HasSuffix(c.Module, ".node") || c.Member == "" {
+	if !isNativeCall(c) {
 		return
 	}
 	addon, ok := b.st.resolveModule(a.path, c.Module, ports.JSRequire)
@@ -1006,7 +1059,7 @@ func (b *jsappBuilder) nativeCall(a *jsAsset, c ports.JSCall) {
 	}
 	export := strings.SplitN(c.Member, ".", 2)[0]
 	id := b.g.node("native-export", b.localKey("native-export", addon+"#"+export), export, map[string]any{"addon": addon, "export": export}, at(a.path, c.Offset))
-	b.g.edge(b.callSite(a, c.InModule), id, "calls", map[string]any{"callee": c.Callee}, at(a.path, c.Offset))
+	b.callEdge(a, c, id, "calls", map[string]any{"callee": c.Callee}, at(a.path, c.Offset))
 	if ok {
 		b.g.edge(nodeID("native-addon", b.pathKey(addon)), id, "exposes", map[string]any{"export": export}, at(a.path, c.Offset))
 	}

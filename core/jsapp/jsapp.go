@@ -578,16 +578,20 @@ func (st *jsappState) linkSplitChunks(ctx context.Context) error {
 	return nil
 }
 
-// parseTypeModules parses again, as ES modules, the .js files that read as
+// parseTypeModules parses again, as ES modules, the files that read as
 // scripts (no import or export left, as in an esbuild --format=esm bundle)
-// in a package whose "type" is "module", since Node runs them as modules.
-// Which package holds a file is known only once the package.json files are
-// read, after the parse; such files are few (a module mostly imports or
-// exports), and none are looked for unless some .js file read as a script.
+// but that the app runs as modules: a .js file in a package whose "type"
+// is "module" (as Node does), and a file an HTML document loads with
+// <script type="module"> (as a browser does). Which package holds a file
+// and which document loads it are known only once the package.json files
+// and the documents are read, after the parse. Such files are few (a
+// module mostly imports or exports); none are looked for unless some file
+// read as a script, the documents are read only for a script no package
+// type settles, and each file is parsed once more at most.
 func (st *jsappState) parseTypeModules(ctx context.Context) error {
 	var scripts []*jsAsset
 	for _, p := range st.assetOrder {
-		if a := st.assets[p]; a.facts != nil && a.facts.ModuleType == "script" && strings.ToLower(path.Ext(p)) == ".js" {
+		if a := st.assets[p]; a.facts != nil && a.facts.ModuleType == "script" {
 			scripts = append(scripts, a)
 		}
 	}
@@ -595,9 +599,19 @@ func (st *jsappState) parseTypeModules(ctx context.Context) error {
 		return nil
 	}
 	st.readPackages(ctx)
+	var tagged map[string]bool // by htmlModuleScripts, when first needed
 	for _, a := range scripts {
-		if pkg := st.nearestPackage(a.path); pkg == nil || pkg.typ != "module" {
-			continue
+		pkg := st.nearestPackage(a.path)
+		if typeModule := pkg != nil && pkg.typ == "module" && strings.ToLower(path.Ext(a.path)) == ".js"; !typeModule {
+			if tagged == nil {
+				var err error
+				if tagged, err = st.htmlModuleScripts(ctx); err != nil {
+					return err
+				}
+			}
+			if !tagged[a.path] {
+				continue
+			}
 		}
 		if err := st.parseOne(ctx, a, nil, "esm"); err != nil {
 			return err

@@ -336,7 +336,7 @@ func resolveSourcePath(mapDir, source string) (p string, ok bool) {
 type sourceLines struct {
 	lines   int
 	modules []modulePosition // by index in JSFacts.Modules
-	calls   []callPosition   // calls outside module functions whose edges a map attributes, by their site (mappedSite)
+	calls   []callPosition   // calls (and worker creations) outside module functions whose edges a map attributes, by their site (mappedSite)
 }
 
 // genPos is a generated position: 0-based line and column.
@@ -406,13 +406,21 @@ func keepFacts(f *ports.JSFacts, src []byte) *sourceLines {
 	}
 	out := &sourceLines{lines: bytes.Count(src, []byte{'\n'}) + 1}
 	var starts []int
+	keep := func(off int64) {
+		if starts == nil {
+			starts = lineStarts(src)
+		}
+		l, col := position(starts, off)
+		out.calls = append(out.calls, callPosition{off, genPos{l, col}})
+	}
 	for _, c := range f.Calls {
 		if off, ok := mappedSite(c); ok && off >= 0 && c.InModule < 0 {
-			if starts == nil {
-				starts = lineStarts(src)
-			}
-			l, col := position(starts, off)
-			out.calls = append(out.calls, callPosition{off, genPos{l, col}})
+			keep(off)
+		}
+	}
+	for _, im := range f.Imports {
+		if isWorkerKind(im.Kind) && im.Offset >= 0 && im.InModule < 0 {
+			keep(im.Offset) // new Worker("w.js"): located by its specifier
 		}
 	}
 	slices.SortFunc(out.calls, func(a, b callPosition) int { return cmp.Compare(a.off, b.off) })

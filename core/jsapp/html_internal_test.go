@@ -1,0 +1,43 @@
+package jsapp
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestModuleScriptSrcs(t *testing.T) {
+	for _, tc := range []struct {
+		doc  string
+		want []string
+	}{
+		{`<script type="module" src="app.js"></script>`, []string{"app.js"}},
+		{`<SCRIPT SRC='./a.js' Type = ' Module '>`, []string{"./a.js"}},
+		{"<script\ntype=module\nsrc=/assets/x.js?v=1#top>", []string{"/assets/x.js"}},
+		{`<script src="app.js"></script><script type="text/javascript" src="b.js">`, nil},
+		{`<script type="module" data-src="a.js"><script type="module">import "./c.js"</script>`, nil},
+		{`<scripts type="module" src="a.js"><script-x type="module" src="b.js">`, nil},
+		{`<script type="module" src="https://cdn.example.com/a.js"><script type="module" src="//cdn/b.js"><script type="module" src="data:text/javascript,1">`, nil},
+		{`<script type="module" src="a.js"`, nil}, // no end of tag
+		{`<script`, nil},
+	} {
+		if got := moduleScriptSrcs([]byte(tc.doc)); !slices.Equal(got, tc.want) {
+			t.Errorf("%q: got %q, want %q", tc.doc, got, tc.want)
+		}
+	}
+}
+
+// FuzzModuleScriptSrcs: HTML documents are untrusted; scanning one never
+// panics and yields only paths (no scheme, host, query or fragment).
+func FuzzModuleScriptSrcs(f *testing.F) {
+	for _, s := range []string{`<script type="module" src="a.js?x#y">`, `<SCRIPT type=module src=/b.js>`, `<script`, `<<script/>`, "<script\x00>"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		for _, s := range moduleScriptSrcs(doc) {
+			if s == "" || strings.ContainsAny(s, ":?#") || strings.HasPrefix(s, "//") {
+				t.Fatalf("%q yields %q", doc, s)
+			}
+		}
+	})
+}
