@@ -33,8 +33,12 @@ func TestWriteEvidenceIndentedMatchesWriteIndented(t *testing.T) {
 		if err := writeIndented(&want, ev); err != nil {
 			t.Fatal(err)
 		}
-		if err := writeEvidenceIndented(&got, ev); err != nil {
+		if err := writeEvidenceIndented(&got, ev, false); err != nil {
 			t.Fatal(err)
+		}
+		var sealed bytes.Buffer // a record the session sealed is not checked again, and written the same
+		if err := writeEvidenceIndented(&sealed, ev, true); err != nil || sealed.String() != got.String() {
+			t.Errorf("case %d, sealed: %v %.300q", i, err, sealed.String())
 		}
 		if got.String() != want.String() {
 			t.Errorf("case %d:\ngot  %.300q\nwant %.300q", i, got.String(), want.String())
@@ -42,16 +46,16 @@ func TestWriteEvidenceIndentedMatchesWriteIndented(t *testing.T) {
 	}
 	// Invalid raw JSON is refused as encoding/json refuses it.
 	bad := &core.Evidence{NormalizedResult: json.RawMessage(`{"a":`)}
-	if err := writeEvidenceIndented(&bytes.Buffer{}, bad); err == nil {
+	if err := writeEvidenceIndented(&bytes.Buffer{}, bad, false); err == nil {
 		t.Error("invalid raw result: no error")
 	}
 	// A writer's error is the call's error.
 	big := &core.Evidence{NormalizedResult: json.RawMessage(`["` + strings.Repeat("x", 200<<10) + `"]`)}
-	if err := writeEvidenceIndented(failingWriter{}, big); err == nil {
+	if err := writeEvidenceIndented(failingWriter{}, big, false); err == nil {
 		t.Error("a failing writer: no error")
 	}
 	// An error in the middle is kept, even when the writes after it succeed.
-	if err := writeEvidenceIndented(&failsOnce{}, big); err == nil {
+	if err := writeEvidenceIndented(&failsOnce{}, big, false); err == nil {
 		t.Error("a writer that failed once, mid-stream: no error")
 	}
 	if !evidenceFieldsPlain {

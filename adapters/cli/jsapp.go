@@ -45,7 +45,7 @@ func (c *jsappCmd) Run(e *env) error {
 		return err
 	}
 	if e.g.Format == "json" {
-		return writeEvidenceIndented(e.opts.Stdout, res.Evidence)
+		return writeEvidenceIndented(e.opts.Stdout, res.Evidence, true) // sealed by this call
 	}
 	return writeJSApp(e.opts.Stdout, res.Evidence)
 }

@@ -213,9 +213,11 @@ type Graph struct {
 	behind  chan struct{}
 	sealErr error
 	// dropItems: DropItems was called while the seal went on, which still
-	// reads the builder's items; it lets them go when it ends.
-	dropMu    sync.Mutex
-	dropItems bool
+	// reads the builder's items; it lets them go when it ends, and the
+	// inventory's lists too after DropInventory.
+	dropMu        sync.Mutex
+	dropItems     bool
+	dropInventory bool // DropInventory was called while the seal went on
 }
 
 // Sealed waits for a seal left behind (Request.SealBehind) and returns its
@@ -241,9 +243,23 @@ func (g *Graph) Close() {
 // node, occurrence and edge lists) for a caller that keeps the graph only
 // for its manifest, items, limitations and contradictions and to read
 // items again; the graph cannot answer inventory or inspection after it.
-// A seal left behind is waited for.
+// Called while a seal left behind goes on, the seal lets them go when it
+// ends.
 func (g *Graph) DropInventory() {
-	g.Sealed()
+	g.dropMu.Lock()
+	defer g.dropMu.Unlock()
+	if g.behind != nil {
+		select {
+		case <-g.behind:
+		default:
+			g.dropInventory = true
+			return
+		}
+	}
+	g.dropLists()
+}
+
+func (g *Graph) dropLists() {
 	g.text, g.Nodes, g.Occurrences, g.Edges, g.byOcc, g.nodeOf = nil, nil, nil, nil, nil, nil
 }
 
@@ -491,6 +507,9 @@ func Build(ctx context.Context, req Request) (g *Graph, err error) {
 				g.sealErr = err
 				if g.dropItems {
 					b.items, b.byPath, b.root = nil, nil, nil
+				}
+				if g.dropInventory {
+					g.dropLists()
 				}
 				close(g.behind) // under dropMu: DropItems either sees it closed or leaves the drop to this
 			}()

@@ -242,7 +242,9 @@ func (st *jsappState) inventory(ctx context.Context) error {
 	// The seal's occurrences, edges and graph digest, and the recheck of a
 	// directory tree, finish on another core while the application graph
 	// is built; only the result needs them (build waits for them there).
-	// The analysis reads the graph's items, never its inventory result.
+	// The analysis reads the graph's items, never its inventory result
+	// (its lists go as soon as the seal has their digest).
+	g.DropInventory()
 	st.g = g
 	st.rootSHA = g.Manifest.RootSHA256
 	st.format = g.Manifest.RootFormat
