@@ -141,7 +141,8 @@ type jsappState struct {
 	// facts parsed while the inventory was still hashing, by path
 	preMu  sync.Mutex
 	pre    map[string]*prefetched
-	budget *byteBudget // source bytes parsed at once
+	prePkg map[string]*prefetchedPackage // package.json files parsed from the bytes the inventory hashed
+	budget *byteBudget                   // source bytes parsed at once
 	// what the result needs of the graph once it is released
 	manifest       artifact.InventoryArtifactResultManifest
 	contradictions []artifact.Contradiction
@@ -167,7 +168,7 @@ type jsappOutcome struct {
 
 func analyzeJSApp(ctx context.Context, req jsappRequest) (*jsappOutcome, error) {
 	st := &jsappState{req: req, files: map[string]*jsFile{}, assets: map[string]*jsAsset{}, packages: map[string]*jsPackage{},
-		pre: map[string]*prefetched{}, budget: newByteBudget(jsappParseBudget)}
+		pre: map[string]*prefetched{}, prePkg: map[string]*prefetchedPackage{}, budget: newByteBudget(jsappParseBudget)}
 	parsing := relaxGC()
 	defer parsing.end()
 	defer func() { st.sealing.end() }()
@@ -230,12 +231,25 @@ func (st *jsappState) inventory(ctx context.Context) error {
 	// JavaScript is parsed from the bytes the inventory hashes, on the
 	// goroutines that hash them, so parsing overlaps the rest of the
 	// inventory and no file is read twice.
+	// So are the package.json files (readPackages would read each again).
 	wants := func(p string, size int64) bool {
-		return classifyJSFile(p) == "javascript" && size <= jsappArtifactLimits.MaxEntryBytes
+		switch classifyJSFile(p) {
+		case "javascript":
+			return size <= jsappArtifactLimits.MaxEntryBytes
+		case "package":
+			return size <= jsappMaxPackageBytes
+		}
+		return false
 	}
 	g, err := artifact.Build(ctx, artifact.Request{Op: req.op, Path: req.path, Policy: req.policy, Limits: jsappArtifactLimits,
 		Openers: req.openers, Observe: req.observe, KeepOpen: true, NoText: true, SealBehind: true, Wants: wants,
-		Content: func(p, sha string, data []byte) { st.prefetch(ctx, p, sha, data) }})
+		Content: func(p, sha string, data []byte) {
+			if classifyJSFile(p) == "package" {
+				st.prefetchPackage(p, sha, data)
+				return
+			}
+			st.prefetch(ctx, p, sha, data)
+		}})
 	if err != nil {
 		return err
 	}
@@ -402,6 +416,22 @@ func (st *jsappState) prefetch(ctx context.Context, p, sha string, data []byte) 
 	pf := &prefetched{sha256: sha, facts: facts, src: keepFacts(facts, data)}
 	st.preMu.Lock()
 	st.pre[p] = pf
+	st.preMu.Unlock()
+}
+
+// prefetchedPackage is a package.json parsed from the bytes the inventory
+// hashed.
+type prefetchedPackage struct {
+	sha256 string
+	pkg    *jsPackage
+}
+
+// prefetchPackage parses a package.json on the goroutine that hashed it.
+func (st *jsappState) prefetchPackage(p, sha string, data []byte) {
+	pkg := &jsPackage{path: p, dir: path.Dir(p), deps: map[string]bool{}}
+	parsePackageJSON(pkg, data)
+	st.preMu.Lock()
+	st.prePkg[p] = &prefetchedPackage{sha256: sha, pkg: pkg}
 	st.preMu.Unlock()
 }
 
@@ -790,6 +820,10 @@ func (st *jsappState) readPackages(ctx context.Context) {
 	for _, p := range st.order {
 		f := st.files[p]
 		if f.kind != "package" || f.quarant || ctx.Err() != nil {
+			continue
+		}
+		if pp := st.prePkg[p]; pp != nil && pp.sha256 == f.sha256 {
+			st.packages[pp.pkg.dir] = pp.pkg
 			continue
 		}
 		pkg := &jsPackage{path: p, dir: path.Dir(p), deps: map[string]bool{}}
