@@ -246,21 +246,31 @@ func (g *Graph) Close() {
 // Called while a seal left behind goes on, the seal lets them go when it
 // ends.
 func (g *Graph) DropInventory() {
-	g.dropMu.Lock()
-	defer g.dropMu.Unlock()
-	if g.behind != nil {
-		select {
-		case <-g.behind:
-		default:
-			g.dropInventory = true
-			return
-		}
+	if g.sealing(&g.dropInventory) {
+		return
 	}
 	g.dropLists()
 }
 
 func (g *Graph) dropLists() {
 	g.text, g.Nodes, g.Occurrences, g.Edges, g.byOcc, g.nodeOf = nil, nil, nil, nil, nil, nil
+}
+
+// sealing reports whether a seal left behind is still going on, and if so
+// sets *later, so that it lets go of what the caller drops when it ends.
+func (g *Graph) sealing(later *bool) bool {
+	g.dropMu.Lock()
+	defer g.dropMu.Unlock()
+	if g.behind == nil {
+		return false
+	}
+	select {
+	case <-g.behind:
+		return false
+	default:
+		*later = true
+		return true
+	}
 }
 
 // DropItems releases the items for a caller that reads the graph's files
@@ -270,15 +280,8 @@ func (g *Graph) dropLists() {
 // are nil afterwards.
 func (g *Graph) DropItems() {
 	g.Items = nil
-	g.dropMu.Lock()
-	defer g.dropMu.Unlock()
-	if g.behind != nil {
-		select {
-		case <-g.behind:
-		default:
-			g.dropItems = true // the seal still reads them; it drops them when it ends
-			return
-		}
+	if g.sealing(&g.dropItems) { // the seal still reads them
+		return
 	}
 	g.b.items, g.b.byPath, g.b.root = nil, nil, nil
 }
