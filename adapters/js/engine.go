@@ -992,7 +992,9 @@ func (w *walker) call(t *tjs.CallExpr) {
 		w.addImport(ports.JSRequireResolved, first)
 	}
 	if path == "navigator.serviceWorker.register" || strings.HasSuffix(path, ".serviceWorker.register") {
-		w.addImport(ports.JSServiceWorker, first)
+		if spec := w.workerURL(first); !w.chunkWorker(ports.JSServiceWorker, spec) {
+			w.addImport(ports.JSServiceWorker, spec)
+		}
 	}
 	w.recordCall(false, t.X, path, al, t.Args.List, first)
 	// esbuild: var require_x = __commonJS({...}) is handled in varDecl.
@@ -1031,18 +1033,25 @@ func (w *walker) newExpr(t *tjs.NewExpr) {
 		if strings.HasSuffix(path, "SharedWorker") {
 			kind = ports.JSSharedWorker
 		}
-		spec := first
-		if nu, ok := first.(*tjs.NewExpr); ok {
-			if p, _, _ := w.calleePath(nu.X, 0); p == "URL" && nu.Args != nil && len(nu.Args.List) > 0 {
-				spec = nu.Args.List[0].Value
-			}
-		}
+		spec := w.workerURL(first)
 		if w.chunkWorker(kind, spec) {
 			break
 		}
 		w.addImport(kind, spec)
 	}
 	w.recordCall(true, t.X, path, al, args, first)
+}
+
+// workerURL is the script a worker is started from: x of new URL(x, base)
+// (new URL("./w.js", import.meta.url), or webpack's rewritten new
+// URL(r.p + r.u(id), r.b)), else the argument itself.
+func (w *walker) workerURL(first tjs.IExpr) tjs.IExpr {
+	if nu, ok := first.(*tjs.NewExpr); ok {
+		if p, _, _ := w.calleePath(nu.X, 0); p == "URL" && nu.Args != nil && len(nu.Args.List) > 0 {
+			return nu.Args.List[0].Value
+		}
+	}
+	return first
 }
 
 func (w *walker) selected(path string, al alias) bool {

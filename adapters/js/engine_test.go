@@ -488,3 +488,22 @@ func TestCalleeOffset(t *testing.T) {
 		"api.send":     {"5:send"},
 	})
 }
+
+// TestWebpackModuleWorkers: a table module calls u on its own require
+// parameter, so the runtime's u names the chunk; serviceWorker.register
+// takes a new URL as a worker does. A chunk file without the runtime's u
+// leaves its worker dynamic.
+func TestWebpackModuleWorkers(t *testing.T) {
+	is := is.New(t)
+	src := `(()=>{var e={166(e,t,n){new Worker(new URL(n.p+n.u(447),n.b));navigator.serviceWorker.register(new URL(n.p+n.u(495),n.b))}};` +
+		`function n(r){return e[r](o,o.exports,n)}n.u=e=>e+".chunk.js";n(166)})();navigator.serviceWorker.register(new URL("./sw.js",import.meta.url));`
+	f := facts(t, src)
+	var got []string
+	for _, im := range f.Imports {
+		got = append(got, fmt.Sprintf("%s %s %d", im.Kind, im.Specifier, im.InModule))
+	}
+	is.Equal(got, []string{"service-worker ./sw.js -1", "worker ./447.chunk.js 0", "service-worker ./495.chunk.js 0"})
+	g := facts(t, `(self.webpackChunk=self.webpackChunk||[]).push([[339],{339(e,t,n){new Worker(new URL(n.p+n.u(447),n.b))}}]);`)
+	is.Equal(len(g.Imports), 1)
+	is.True(g.Imports[0].Dynamic)
+}

@@ -313,6 +313,9 @@ type chunkWorker struct {
 	id     string
 	offset int64
 	module int
+	// inModule: rt is a table module's require parameter, which the
+	// runtime's require function is passed as.
+	inModule bool
 }
 
 // chunkURLAssign remembers X.u = function (the runtime's chunk file name
@@ -373,7 +376,11 @@ func (w *walker) chunkWorker(kind string, spec tjs.IExpr) bool {
 	if lit, ok := c.Args.List[0].Value.(*tjs.LiteralExpr); ok {
 		off = w.offsetOf(lit.Data)
 	}
-	w.chunkWorkers = append(w.chunkWorkers, chunkWorker{kind: kind, rt: root(v), id: id, offset: off, module: w.inModule()})
+	cw := chunkWorker{kind: kind, rt: root(v), id: id, offset: off, module: w.inModule()}
+	if m := w.top(); m != nil && m.reqVar != nil && m.reqVar == cw.rt {
+		cw.inModule = true
+	}
+	w.chunkWorkers = append(w.chunkWorkers, cw)
 	return true
 }
 
@@ -392,7 +399,7 @@ func isDotOf(x tjs.IExpr, name string) bool {
 func (w *walker) resolveChunkWorkers() {
 	for _, cw := range w.chunkWorkers {
 		im := ports.JSImport{Kind: cw.kind, Offset: cw.offset, InModule: cw.module}
-		if name, ok := w.chunkFileName(cw.rt, cw.id); ok && name != "" && !strings.Contains(name, "://") && !strings.HasPrefix(name, "/") {
+		if name, ok := w.chunkFileName(cw); ok && name != "" && !strings.Contains(name, "://") && !strings.HasPrefix(name, "/") {
 			im.Specifier = "./" + name
 		} else {
 			im.Dynamic = true
@@ -401,9 +408,17 @@ func (w *walker) resolveChunkWorkers() {
 	}
 }
 
-// chunkFileName evaluates require.u for one chunk id.
-func (w *walker) chunkFileName(rt *tjs.Var, id string) (string, bool) {
-	fn := w.chunkURLs[rt]
+// chunkFileName evaluates require.u for one chunk id. A table module
+// calls u on its require parameter, a binding of its own: the u is then
+// the runtime's, when the file holds one runtime's (a chunk file without
+// the runtime holds none, and its worker stays dynamic).
+func (w *walker) chunkFileName(cw chunkWorker) (string, bool) {
+	fn := w.chunkURLs[cw.rt]
+	if fn == nil && cw.inModule && len(w.chunkURLs) == 1 {
+		for _, f := range w.chunkURLs {
+			fn = f
+		}
+	}
 	if fn == nil {
 		return "", false
 	}
@@ -419,7 +434,7 @@ func (w *walker) chunkFileName(rt *tjs.Var, id string) (string, bool) {
 	if x == nil {
 		return "", false
 	}
-	return evalChunkName(x, p, id, 0)
+	return evalChunkName(x, p, cw.id, 0)
 }
 
 // evalChunkName evaluates x, a concatenation of the id parameter, string

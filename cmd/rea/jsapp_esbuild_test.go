@@ -436,3 +436,61 @@ func TestJSAppElectronCallsBySourceMap(t *testing.T) {
 		"loads worker":               {"src/renderer/jobs.js"},
 	})
 }
+
+// TestJSAppEsbuildModuleWorker: a worker created inside an esbuild
+// __commonJS module's function, with a literal script, is a worker node
+// whose loads edge starts at that module; a script the app lacks is an
+// unresolved-worker unknown of the module.
+func TestJSAppEsbuildModuleWorker(t *testing.T) {
+	root := needNodeModule(t, "esbuild")
+	srcDir := writeTree(t, map[string]string{
+		"entry.js": "const spawn = require('./spawn.cjs');\nspawn();\n",
+		"spawn.cjs": "module.exports = function spawn() {\n  const w = new Worker('./worker.js');\n" +
+			"  if (!w) new SharedWorker('./missing.js');\n  return w;\n};\n",
+	})
+	for _, minify := range []bool{false, true} {
+		t.Run(fmt.Sprint("minify=", minify), func(t *testing.T) {
+			is := is.New(t)
+			app := t.TempDir()
+			args := []string{"entry.js", "--bundle", "--sourcemap", "--log-level=error", "--outfile=" + filepath.Join(app, "dist", "bundle.js")}
+			if minify {
+				args = append(args, "--minify")
+			}
+			cmd := exec.Command(filepath.Join(root, "node_modules", ".bin", "esbuild"), args...)
+			cmd.Dir = srcDir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("esbuild: %v\n%s", err, out)
+			}
+			writeTreeFile(t, filepath.Join(app, "dist", "worker.js"), []byte("self.onmessage = () => {};\n"))
+			r := decodeApp(t, jaCall(t, jaSession(t), "analyze_javascript_application", map[string]any{"path": app}))
+			label := map[string]string{}
+			for _, n := range r.Graph.Nodes {
+				if l := n.Observations[0].Label; l != nil {
+					label[n.NodeID] = n.Kind + ":" + *l
+				}
+			}
+			var loads []string
+			for _, e := range r.Graph.Edges {
+				if e.Relation == "loads" && strings.HasPrefix(label[e.Target], "worker:") {
+					script := ""
+					for _, f := range r.Graph.Edges {
+						if f.Source == e.Target && f.Relation == "loads" {
+							script = label[f.Target]
+						}
+					}
+					loads = append(loads, filepath.Base(srcOf(r, label, e.Source))+" -> "+label[e.Target]+" -> "+script)
+				}
+			}
+			sort.Strings(loads)
+			is.Equal(loads, []string{"spawn.cjs -> worker:./missing.js -> ", "spawn.cjs -> worker:dist/worker.js -> javascript-asset:dist/worker.js"})
+			var unresolved []string
+			for _, u := range r.Unknowns {
+				if u["kind"] == "unresolved-worker" {
+					n, _ := u["node_id"].(string)
+					unresolved = append(unresolved, filepath.Base(srcOf(r, label, n)))
+				}
+			}
+			is.Equal(unresolved, []string{"spawn.cjs"})
+		})
+	}
+}

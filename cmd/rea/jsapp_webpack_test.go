@@ -279,3 +279,98 @@ func TestJSAppWebpackWorker(t *testing.T) {
 		})
 	}
 }
+
+// TestJSAppWebpackModuleWorker: workers created inside a table module's
+// function (spawn.js, which two chunks import, so webpack keeps it a table
+// module) are worker nodes whose loads edges start at that module, not at
+// the bundle, and whose scripts are the chunks webpack emitted for them,
+// named through the runtime's require.u: new Worker and new SharedWorker
+// of new URL(r.p + r.u(id), r.b), and serviceWorker.register of the same
+// URL, in module functions and in eval strings.
+func TestJSAppWebpackModuleWorker(t *testing.T) {
+	root := needNodeModule(t, "webpack")
+	src := writeTree(t, map[string]string{
+		"index.js": "import { start } from './spawn.js';\nimport('./lazy.js').then(m => m.run());\nstart();\n",
+		"lazy.js": "import { start } from './spawn.js';\n" +
+			"export function run() { new Worker(new URL('./other.js', import.meta.url)); return start(); }\n",
+		"other.js": "self.onmessage = e => console.log('other-marker');\n",
+		"spawn.js": "export function start() {\n  const w = new Worker(new URL('./worker.js', import.meta.url));\n" +
+			"  const s = new SharedWorker(new URL('./shared.js', import.meta.url));\n" +
+			"  navigator.serviceWorker.register(new URL('./sw.js', import.meta.url));\n  w.postMessage(1);\n  return [w, s];\n}\n",
+		"worker.js": "self.onmessage = e => fetch('https://w.example.com/' + e.data);\n",
+		"shared.js": "onconnect = e => e.ports[0].postMessage('shared-marker');\n",
+		"sw.js":     "self.addEventListener('fetch', e => console.log('sw-marker'));\n",
+	})
+	s := jaSession(t)
+	for _, build := range []struct{ mode, devtool string }{
+		{"development", "source-map"},
+		{"production", "source-map"},
+		{"development", "none"}, // module code in eval strings
+	} {
+		t.Run(build.mode+" "+build.devtool, func(t *testing.T) {
+			is := is.New(t)
+			out := filepath.Join(t.TempDir(), "dist")
+			cmd := exec.Command("node", filepath.Join(root, "cmd/rea/testdata/jsapp/webpack-build.cjs"), src, out, build.mode, "web", build.devtool)
+			if b, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("webpack: %v\n%s", err, b)
+			}
+			// The chunk webpack emitted for each worker script (production
+			// numbers chunks, development names them by path).
+			chunk := map[string]string{}
+			matches, _ := filepath.Glob(filepath.Join(out, "*.chunk.js"))
+			for _, m := range matches {
+				b, _ := os.ReadFile(m)
+				for marker, script := range map[string]string{"w.example.com": "worker", "shared-marker": "shared", "sw-marker": "sw"} {
+					if strings.Contains(string(b), marker) {
+						chunk[script] = filepath.Base(m)
+					}
+				}
+			}
+			is.Equal(len(chunk), 3)
+			r := decodeApp(t, jaCall(t, s, "analyze_javascript_application", map[string]any{"path": out}))
+			label := map[string]string{}
+			for _, n := range r.Graph.Nodes {
+				if l := n.Observations[0].Label; l != nil {
+					label[n.NodeID] = n.Kind + ":" + *l
+				}
+			}
+			var loads []string
+			for _, e := range r.Graph.Edges {
+				to := label[e.Target]
+				if e.Relation != "loads" || !strings.HasPrefix(to, "worker:") && !strings.HasPrefix(to, "service-worker:") {
+					continue
+				}
+				from := label[e.Source]
+				if strings.HasPrefix(from, "javascript-module:") {
+					from = "module " + filepath.Base(srcOf(r, label, e.Source))
+				}
+				script := ""
+				for _, f := range r.Graph.Edges {
+					if f.Source == e.Target && f.Relation == "loads" {
+						script += label[f.Target]
+					}
+				}
+				loads = append(loads, from+" -> "+to+" -> "+script)
+			}
+			sort.Strings(loads)
+			want := []string{
+				"module spawn.js -> service-worker:" + chunk["sw"] + " -> javascript-asset:" + chunk["sw"],
+				"module spawn.js -> worker:" + chunk["shared"] + " -> javascript-asset:" + chunk["shared"],
+				"module spawn.js -> worker:" + chunk["worker"] + " -> javascript-asset:" + chunk["worker"],
+			}
+			sort.Strings(want)
+			is.Equal(loads, want)
+			is.Equal(r.Summary["workers"], 3)
+			// lazy.js's worker: its chunk file holds no runtime, so no u
+			// names the worker's chunk; the unknown is lazy.js's.
+			var dynamic []string
+			for _, u := range r.Unknowns {
+				if u["kind"] == "dynamic-worker" || u["kind"] == "dynamic-service-worker" {
+					n, _ := u["node_id"].(string)
+					dynamic = append(dynamic, u["kind"].(string)+" "+filepath.Base(srcOf(r, label, n)))
+				}
+			}
+			is.Equal(dynamic, []string{"dynamic-worker lazy.js"})
+		})
+	}
+}

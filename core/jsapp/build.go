@@ -285,31 +285,11 @@ func (b *jsappBuilder) importsPhase() {
 				b.relation(rel)
 				continue
 			}
-			target, ok := st.resolveModule(a.path, im.Specifier, im.Kind)
 			if isWorkerKind(im.Kind) {
-				kind := "worker"
-				if im.Kind == ports.JSServiceWorker {
-					kind = "service-worker"
-				}
-				key := im.Specifier
-				if ok {
-					key = target
-				}
-				wid := b.g.node(kind, b.localKey(kind, key), key, map[string]any{"specifier": im.Specifier, "type": im.Kind, "resolved": ok}, at(a.path, im.Offset))
-				b.siteEdge(a, im.InModule, im.Offset, wid, "loads", map[string]any{"kind": im.Kind, "specifier": im.Specifier}, at(a.path, im.Offset))
-				b.workers[key] = true
-				if ok {
-					if t := st.assets[target]; t != nil {
-						b.g.edge(wid, t.nodeID, "loads", map[string]any{"path": target}, at(a.path, im.Offset))
-						t.roles[kind] = true
-						rel.target, rel.hasTarget = t.nodeID, true
-					}
-				} else if !isBuiltinModule(im.Specifier) {
-					st.unknown("unresolved-worker", a.nodeID, a.path, im.Offset, "worker script "+im.Specifier+" is not in the app")
-				}
-				b.relation(rel)
+				b.worker(a, im, rel)
 				continue
 			}
+			target, ok := st.resolveModule(a.path, im.Specifier, im.Kind)
 			if !ok {
 				if isBuiltinModule(im.Specifier) || isBareSpecifier(im.Specifier) {
 					rel.external = true
@@ -348,6 +328,38 @@ func (b *jsappBuilder) importsPhase() {
 				specifier: e.Source, offset: e.Offset, value: e.Value})
 		}
 	}
+}
+
+// worker adds the worker (or service-worker) node an import of a worker
+// kind creates, with a loads edge from the site that creates it (the
+// bundled module whose body holds it, else the asset: siteEdge) and, when
+// the app holds the script, the worker's loads edge to it; a script the
+// app lacks is an unknown of the creating node. rel is the import's
+// semantic relation, recorded with its target.
+func (b *jsappBuilder) worker(a *jsAsset, im ports.JSImport, rel semRelation) {
+	st := b.st
+	target, ok := st.resolveModule(a.path, im.Specifier, im.Kind)
+	kind := "worker"
+	if im.Kind == ports.JSServiceWorker {
+		kind = "service-worker"
+	}
+	key := im.Specifier
+	if ok {
+		key = target
+	}
+	wid := b.g.node(kind, b.localKey(kind, key), key, map[string]any{"specifier": im.Specifier, "type": im.Kind, "resolved": ok}, at(a.path, im.Offset))
+	b.siteEdge(a, im.InModule, im.Offset, wid, "loads", map[string]any{"kind": im.Kind, "specifier": im.Specifier}, at(a.path, im.Offset))
+	b.workers[key] = true
+	if ok {
+		if t := st.assets[target]; t != nil {
+			b.g.edge(wid, t.nodeID, "loads", map[string]any{"path": target}, at(a.path, im.Offset))
+			t.roles[kind] = true
+			rel.target, rel.hasTarget = t.nodeID, true
+		}
+	} else if !isBuiltinModule(im.Specifier) {
+		st.unknown("unresolved-worker", b.callSite(a, im.InModule), a.path, im.Offset, "worker script "+im.Specifier+" is not in the app")
+	}
+	b.relation(rel)
 }
 
 // isWorkerKind reports the import kinds that create a worker (new Worker,
@@ -1289,7 +1301,18 @@ func (b *jsappBuilder) bundlePhase() {
 				continue
 			}
 			if im.Dynamic {
-				st.unknown(dynamicKind(im.Kind), a.nodeID, a.path, im.Offset, im.Kind+" specifier is computed at run time")
+				// A worker's is the creating module's (a webpack chunk file
+				// holds no runtime to name its workers' chunks).
+				from := a.nodeID
+				if isWorkerKind(im.Kind) {
+					from = b.callSite(a, im.InModule)
+				}
+				st.unknown(dynamicKind(im.Kind), from, a.path, im.Offset, im.Kind+" specifier is computed at run time")
+			} else if isWorkerKind(im.Kind) {
+				// A module function that starts a worker (a webpack
+				// module's new Worker(new URL(r.p + r.u(id), r.b)), its
+				// chunk named by the runtime's r.u) creates it.
+				b.worker(a, im, semRelation{relation: im.Kind, source: a.nodeID, specifier: im.Specifier, offset: im.Offset, names: im.Names})
 			}
 		}
 	}
