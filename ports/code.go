@@ -219,7 +219,7 @@ type ByteReader interface {
 // Parameter is one formal parameter.
 type Parameter struct {
 	Name string // "" when unnamed
-	Type string // in C-like notation; "" when unknown
+	Type string // in C-like notation (Go's for Go code); "" when unknown
 	// Location is the register or "stack" under the calling convention; a
 	// value passed in several registers (Go's string: pointer, length) has
 	// them all in order of its parts, joined by ","; "" when not derivable.
