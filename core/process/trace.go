@@ -224,7 +224,7 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 		if sigs[i] == nil && (b.Symbol != "" || strings.HasSuffix(b.Name, "@plt")) {
 			sigs[i] = prototypeSig(b.Name, econv)
 		}
-		b.Strings = sigs[i].strings()
+		b.Strings, b.Spans = sigs[i].strings(), sigs[i].spans()
 	}
 	req := ports.TraceRequest{Breakpoints: bps, Convention: conv, MaxHits: maxHits,
 		MaxDuration: time.Duration(timeoutMS) * time.Millisecond, RunID: c.RunID()}
@@ -325,7 +325,7 @@ func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string
 			}
 			arg := TraceArgument{Register: r.Name, Value: core.Hex(r.Value), String: texts[r.Name]}
 			if known {
-				arg.Parameter = core.OptString(q.Name)
+				arg.Parameter = core.OptString(q)
 			}
 			argv = append(argv, arg)
 		}
