@@ -410,7 +410,8 @@ func locateGo(sig *ports.Signature, d *dwarf.Data, types []dwarf.Offset, ints, f
 		if err != nil {
 			return
 		}
-		parts, ok := goParts(t, 0)
+		budget := 1024 // types visited: a crafted struct of itself by value would not end
+		parts, ok := goParts(t, 0, &budget)
 		if !ok {
 			return
 		}
@@ -439,14 +440,14 @@ func locateGo(sig *ports.Signature, d *dwarf.Data, types []dwarf.Offset, ints, f
 // goParts is the register classes of a Go value's parts in order: 'i'
 // integer or pointer, 'f' floating point, 's' a part that keeps the value
 // on the stack (an array of several elements). ok is false for a type it
-// does not know.
-func goParts(t dwarf.Type, depth int) (parts []byte, ok bool) {
-	if depth > 16 {
+// does not know, or it visits more than budget types.
+func goParts(t dwarf.Type, depth int, budget *int) (parts []byte, ok bool) {
+	if *budget--; depth > 16 || *budget < 0 {
 		return nil, false
 	}
 	switch x := t.(type) {
 	case *dwarf.TypedefType: // named types, and interfaces (runtime.iface, runtime.eface)
-		return goParts(x.Type, depth+1)
+		return goParts(x.Type, depth+1, budget)
 	case *dwarf.PtrType, *dwarf.FuncType: // pointers, maps, channels, funcs
 		return []byte{'i'}, true
 	case *dwarf.IntType, *dwarf.UintType, *dwarf.BoolType, *dwarf.UcharType, *dwarf.CharType:
@@ -460,11 +461,13 @@ func goParts(t dwarf.Type, depth int) (parts []byte, ok bool) {
 			return nil, false
 		}
 		for _, f := range x.Field {
-			p, ok := goParts(f.Type, depth+1)
+			p, ok := goParts(f.Type, depth+1, budget)
 			if !ok {
 				return nil, false
 			}
-			parts = append(parts, p...)
+			if parts = append(parts, p...); len(parts) > 64 {
+				return []byte{'s'}, true // more parts than any ABI has registers
+			}
 		}
 		return parts, true
 	case *dwarf.ArrayType:
@@ -472,7 +475,7 @@ func goParts(t dwarf.Type, depth int) (parts []byte, ok bool) {
 		case x.Count == 0:
 			return nil, true
 		case x.Count == 1:
-			return goParts(x.Type, depth+1)
+			return goParts(x.Type, depth+1, budget)
 		}
 		return []byte{'s'}, true
 	}
