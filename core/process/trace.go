@@ -24,8 +24,8 @@ func opTraceNativeCalls() *core.Operation {
 		Name:  "trace_native_calls",
 		Title: "Trace Native Calls",
 		Description: "Run the open binary (or attach to a process running it) under gdbserver and record each call of the named " +
-			"procedures: argument registers (named by debug information or a C library prototype), the text char pointers point " +
-			"at (up to 256 bytes), caller and return value, at link-time addresses of the open analysis's procedures. Pids, thread " +
+			"procedures: argument registers (named by debug information or a libc prototype), the text of char pointers and Go " +
+			"strings (up to 256 bytes), caller and return value, at link-time addresses of the analysis's procedures. Pids, thread " +
 			"ids, load biases and stack pointers stay in raw_result.",
 		Kind:        core.KindApplication,
 		Effects:     core.Effects{MutatesSession: true, LaunchesProcess: true, ExecutesForeignCode: true},
