@@ -222,7 +222,8 @@ type Parameter struct {
 	Type string // in C-like notation (Go's for Go code); "" when unknown
 	// Location is the register or "stack" under the calling convention; a
 	// value passed in several registers (Go's string: pointer, length) has
-	// them all in order of its parts, joined by ","; "" when not derivable.
+	// them all in order of its parts, joined by ","; "none" for a value of
+	// no size (Go's struct{}), passed nowhere; "" when not derivable.
 	Location string
 }
 

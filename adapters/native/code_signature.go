@@ -399,7 +399,7 @@ func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset)
 // than one element, goes on the stack, and later ones may still take
 // registers. A parameter in several registers has them all, in order of its
 // parts, joined by ",". One of a type the Go toolchain does not describe
-// leaves it and the rest unplaced; one of no parts (struct{}) has none.
+// leaves it and the rest unplaced; one of no parts (struct{}) is "none".
 func locateGo(sig *ports.Signature, d *dwarf.Data, types []dwarf.Offset, ints, floats []string) {
 	ni, nf := 0, 0
 	for i := range sig.Parameters {
@@ -414,6 +414,10 @@ func locateGo(sig *ports.Signature, d *dwarf.Data, types []dwarf.Offset, ints, f
 		parts, ok := goParts(t, 0, &budget)
 		if !ok {
 			return
+		}
+		if len(parts) == 0 {
+			sig.Parameters[i].Location = "none" // struct{}: in no register and no stack slot
+			continue
 		}
 		var regs []string
 		ki, kf := ni, nf

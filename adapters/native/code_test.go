@@ -158,9 +158,10 @@ func TestSignatureFromDWARF(t *testing.T) {
 // register ABI: a string in two integer registers, a slice in three, an
 // interface and a two-field struct in two, a complex number in two float
 // registers, an array of one element as its element and of two on the
-// stack, and a slice that no longer fits on the stack while a later int
-// still takes a register. The registers are those the compiler's own
-// location lists give (checked by hand with readelf --debug-dump=loc).
+// stack, a slice that no longer fits on the stack while a later int still
+// takes a register, and an empty struct receiver in none. The registers
+// are those the compiler's own location lists give (checked by hand with
+// readelf --debug-dump=loc).
 func TestSignatureGoRegisterABI(t *testing.T) {
 	for _, tc := range []struct {
 		fixture string
@@ -178,6 +179,7 @@ func TestSignatureGoRegisterABI(t *testing.T) {
 			"main.other": {{Name: "fn", Type: "func()", Location: "rax"}, {Name: "ch", Type: "chan int", Location: "rbx"},
 				{Name: "up", Type: "unsafe.Pointer", Location: "rcx"}, {Name: "ok", Type: "bool", Location: "rdi"},
 				{Name: "i8", Type: "int8", Location: "rsi"}, {Name: "f32", Type: "float32", Location: "xmm0"}, {Name: "ps", Type: "*string", Location: "r8"}},
+			"main.empty.tag": {{Name: "h", Type: "main.empty", Location: "none"}, {Name: "s", Type: "string", Location: "rax,rbx"}},
 		}},
 		{"go-params-arm64", map[string][]ports.Parameter{
 			"main.text": {{Name: "s", Type: "string", Location: "x0,x1"}, {Name: "n", Type: "int", Location: "x2"}, {Name: "b", Type: "[]uint8", Location: "x3,x4,x5"}},

@@ -36,7 +36,7 @@ func (s *traceSig) strings() []string {
 	}
 	var out []string
 	for _, p := range s.params {
-		if p.Location != "" && p.Location != "stack" && cString.MatchString(p.Type) {
+		if p.Location != "" && p.Location != "stack" && p.Location != "none" && cString.MatchString(p.Type) {
 			out = append(out, p.Location)
 		}
 	}
@@ -71,7 +71,7 @@ func (s *traceSig) byRegister() map[string]string {
 	}
 	out := map[string]string{}
 	for _, p := range s.params {
-		if p.Location == "" || p.Location == "stack" {
+		if p.Location == "" || p.Location == "stack" || p.Location == "none" {
 			continue
 		}
 		for k, r := range strings.Split(p.Location, ",") {

@@ -10,6 +10,11 @@ import (
 
 type pair struct{ a, b int }
 
+type empty struct{}
+
+//go:noinline
+func (h empty) tag(s string) int { return len(s) }
+
 //go:noinline
 func text(s string, n int, b []byte) int { return len(s) + n + len(b) }
 
@@ -28,6 +33,6 @@ func other(fn func(), ch chan int, up unsafe.Pointer, ok bool, i8 int8, f32 floa
 
 func main() {
 	n := text("hi", 1, nil) + mixed(nil, 1, pair{}, 0, [1]int{}, [2]int{}, nil, nil) +
-		spill(1, 2, 3, 4, 5, 6, 7, nil, 9) + other(nil, nil, nil, true, 1, 1, nil)
+		spill(1, 2, 3, 4, 5, 6, 7, nil, 9) + other(nil, nil, nil, true, 1, 1, nil) + empty{}.tag("x")
 	os.Exit(n % 2)
 }
