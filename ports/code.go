@@ -218,9 +218,13 @@ type ByteReader interface {
 
 // Parameter is one formal parameter.
 type Parameter struct {
-	Name     string // "" when unnamed
-	Type     string // in C-like notation; "" when unknown
-	Location string // register or "stack" under the calling convention; "" when not derivable
+	Name string // "" when unnamed
+	Type string // in C-like notation (Go's for Go code); "" when unknown
+	// Location is the register or "stack" under the calling convention; a
+	// value passed in several registers (Go's string: pointer, length) has
+	// them all in order of its parts, joined by ","; "none" for a value of
+	// no size (Go's struct{}), passed nowhere; "" when not derivable.
+	Location string
 }
 
 // Signature is what an engine can derive about a procedure's interface.

@@ -102,6 +102,17 @@ type TraceBreakpoint struct {
 	// text: at each hit the tracer reads up to MaxTraceString bytes there
 	// (TraceHit.Strings).
 	Strings []string
+	// Spans are the texts of a known length among the arguments (Go's
+	// string and []byte): at each hit the tracer reads the length
+	// register's count of bytes, at most MaxTraceString, at the pointer
+	// register (TraceHit.Strings, after the Strings').
+	Spans []TraceSpan
+}
+
+// TraceSpan names the registers of one text argument of a known length.
+type TraceSpan struct {
+	Pointer string
+	Length  string
 }
 
 // MaxTraceString bounds the bytes read for one string argument.
@@ -173,14 +184,15 @@ type TraceHit struct {
 	// ordinal. -1 when not returned.
 	ReturnSequence int
 	// Strings are the texts the breakpoint's string arguments pointed at
-	// when the call began, in TraceBreakpoint.Strings order.
+	// when the call began, in TraceBreakpoint.Strings order, then Spans'.
 	Strings []TraceString
 }
 
 // TraceString is the text one argument register pointed at: its bytes up
 // to the first NUL, at most MaxTraceString (Truncated when no NUL came
-// first), or Unreadable when the memory could not be read (a null or wild
-// pointer).
+// first), or for a span its length's bytes, at most MaxTraceString
+// (Truncated when longer); Unreadable when the memory could not be read (a
+// null or wild pointer). Register is the pointer register.
 type TraceString struct {
 	Register   string
 	Text       []byte

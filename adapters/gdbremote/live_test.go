@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"sort"
 	"strings"
@@ -211,4 +212,49 @@ func argRegister(t *testing.T) string {
 	}
 	t.Skip("no C convention known for " + runtime.GOARCH)
 	return ""
+}
+
+// Go's string and []byte arguments are read at the call by their length
+// register, at most ports.MaxTraceString bytes, with no NUL ending them: a
+// word, a slice holding a NUL and a byte that is not UTF-8, empty ones (a
+// nil pointer, and a slice cut to nothing), 300 bytes cut at 256, and a
+// wild pointer (unreadable).
+func TestTraceGoStrings(t *testing.T) {
+	needServer(t)
+	is := is.New(t)
+	var s, b ports.TraceSpan
+	switch runtime.GOARCH {
+	case "amd64":
+		s, b = ports.TraceSpan{Pointer: "rax", Length: "rbx"}, ports.TraceSpan{Pointer: "rcx", Length: "rdi"}
+	case "arm64":
+		s, b = ports.TraceSpan{Pointer: "x0", Length: "x1"}, ports.TraceSpan{Pointer: "x2", Length: "x3"}
+	default:
+		t.Skip("no Go register ABI known for " + runtime.GOARCH)
+	}
+	bin := filepath.Join(t.TempDir(), "gotexts")
+	cmd := exec.Command("go", "build", "-o", bin, "./testdata/gotexts/main.go")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	res, err := traceOne(t, bin, []ports.TraceBreakpoint{{Address: symbol(t, bin, "main.Show"), Name: "main.Show", Spans: []ports.TraceSpan{s, b}}}, ports.ConventionGo)
+	is.NoErr(err)
+	is.Equal(*res.Exit.Code, 0)
+	is.Equal(len(res.Hits), 5)
+	long := func(c string) []byte { return []byte(strings.Repeat(c, ports.MaxTraceString)) }
+	want := [][2]ports.TraceString{
+		{{Register: s.Pointer, Text: []byte("hello")}, {Register: b.Pointer, Text: []byte("bytes\x00\xff")}},
+		{{Register: s.Pointer}, {Register: b.Pointer}},
+		{{Register: s.Pointer, Text: long("a"), Truncated: true}, {Register: b.Pointer}},
+		{{Register: s.Pointer, Text: []byte("x")}, {Register: b.Pointer, Text: long("b"), Truncated: true}},
+		{{Register: s.Pointer, Unreadable: true}, {Register: b.Pointer}},
+	}
+	for i, h := range res.Hits {
+		is.Equal(len(h.Strings), 2)
+		for k := range 2 {
+			if got := h.Strings[k]; !reflect.DeepEqual(got, want[i][k]) {
+				t.Errorf("call %d, span %d: %+v, want %+v", i, k, got, want[i][k])
+			}
+		}
+	}
 }

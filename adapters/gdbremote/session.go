@@ -652,6 +652,11 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 		if err != nil {
 			return err
 		}
+		spans, err := s.readSpans(ctx, s.req.Breakpoints[i].Spans, regs)
+		if err != nil {
+			return err
+		}
+		strs = append(strs, spans...)
 		h := ports.TraceHit{
 			Sequence:       len(s.res.Hits),
 			Breakpoint:     i,
@@ -704,6 +709,38 @@ func (s *session) readStrings(ctx context.Context, names []string, regs map[stri
 			}
 			addr += uint64(len(b))
 			ts.Truncated = len(ts.Text) >= ports.MaxTraceString
+		}
+		out = append(out, ts)
+	}
+	return out, nil
+}
+
+// readSpans reads the texts of a known length (Go's string and []byte):
+// the length register's count of bytes at the pointer register, at most
+// ports.MaxTraceString, a page at a time as readStrings does. No NUL ends
+// them. An empty one is text whatever its pointer (Go's empty string may
+// have none); what the server cannot read ends it (unreadable when nothing
+// was read).
+func (s *session) readSpans(ctx context.Context, spans []ports.TraceSpan, regs map[string]uint64) ([]ports.TraceString, error) {
+	var out []ports.TraceString
+	for _, sp := range spans {
+		addr, length := regs[sp.Pointer], regs[sp.Length]
+		ts := ports.TraceString{Register: sp.Pointer, Truncated: length > ports.MaxTraceString}
+		want := int(min(length, ports.MaxTraceString))
+		ts.Unreadable = addr == 0 && want > 0
+		for addr != 0 && len(ts.Text) < want {
+			n := min(want-len(ts.Text), int(4096-addr%4096))
+			b, err := s.cl.readMemory(ctx, addr, n) // a short read keeps what it read
+			var er *errorReply
+			if err != nil && !errors.As(err, &er) {
+				return nil, err
+			}
+			ts.Text = append(ts.Text, b...)
+			if err != nil {
+				ts.Unreadable, ts.Truncated = len(ts.Text) == 0, len(ts.Text) > 0
+				break
+			}
+			addr += uint64(len(b))
 		}
 		out = append(out, ts)
 	}

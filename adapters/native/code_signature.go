@@ -165,6 +165,9 @@ func (a *Analysis) Signature(ctx context.Context, addr uint64) (sig ports.Signat
 					p.Name, _ = c.Val(dwarf.AttrName).(string)
 					if off, ok := c.Val(dwarf.AttrType).(dwarf.Offset); ok {
 						p.Type = typeName(idx.d, off)
+						if e.goc {
+							p.Type = goTypeName(idx.d, off, p.Type)
+						}
 					}
 					if v, _ := c.Val(dwarf.AttrVarParam).(bool); v && e.goc {
 						continue // a Go result parameter
@@ -246,6 +249,20 @@ func cType(t dwarf.Type, depth int) string {
 	return t.String()
 }
 
+// goTypeName is the name the Go toolchain gives the type at off ("string",
+// "[]uint8", "*main.T"), which debug/dwarf renders as C ("struct string"),
+// or alt when the entry has none.
+func goTypeName(d *dwarf.Data, off dwarf.Offset, alt string) string {
+	r := d.Reader()
+	r.Seek(off)
+	if e, err := r.Next(); err == nil && e != nil {
+		if n, _ := e.Val(dwarf.AttrName).(string); n != "" {
+			return n
+		}
+	}
+	return alt
+}
+
 // class is the register class of a scalar type: 'i' integer or pointer,
 // 'f' floating point, 0 anything else.
 func class(d *dwarf.Data, name string, off dwarf.Offset) byte {
@@ -291,10 +308,23 @@ func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset)
 			sig.Parameters[i].Location = "stack"
 		}
 		return
+	case "go-abiinternal":
+		switch a.docs[0].Architecture {
+		case "x86_64":
+			ints = []string{"rax", "rbx", "rcx", "rdi", "rsi", "r8", "r9", "r10", "r11"}
+			floats = xmms(0, 15)
+		case "arm64":
+			ints, floats = regNames("x", 0, 16), regNames("v", 0, 16)
+		default:
+			return // 386 and 32-bit ARM pass Go arguments on the stack; others are not read
+		}
 	default:
 		return
 	}
-	// Re-read the parameter types' offsets in order.
+	goABI := sig.CallingConvention == "go-abiinternal"
+	// Re-read the parameter types' offsets in order (a Go function's
+	// results are formal parameters too, marked variable: Signature skips
+	// them).
 	r := d.Reader()
 	r.Seek(off)
 	if _, err := r.Next(); err != nil {
@@ -310,13 +340,17 @@ func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset)
 			depth--
 			continue
 		}
-		if depth == 0 && c.Tag == dwarf.TagFormalParameter {
+		if result, _ := c.Val(dwarf.AttrVarParam).(bool); depth == 0 && c.Tag == dwarf.TagFormalParameter && !(result && goABI) {
 			t, _ := c.Val(dwarf.AttrType).(dwarf.Offset)
 			types = append(types, t)
 		}
 		if c.Children {
 			depth++
 		}
+	}
+	if goABI {
+		locateGo(sig, d, types, ints, floats)
+		return
 	}
 	ni, nf := 0, 0
 	for i := range sig.Parameters {
@@ -354,4 +388,100 @@ func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset)
 			return // an aggregate: the rest depends on its classification
 		}
 	}
+}
+
+// locateGo assigns parameters under Go's register ABI (ABIInternal, as
+// cmd/compile's abi-internal.md gives it): each parameter in order takes
+// the next integer or floating-point registers for its parts (a string is
+// a pointer and a length, a slice a pointer, a length and a capacity, an
+// interface two words, a struct its fields, a complex number two floats);
+// one that does not fit in the registers left, or holds an array of more
+// than one element, goes on the stack, and later ones may still take
+// registers. A parameter in several registers has them all, in order of its
+// parts, joined by ",". One of a type the Go toolchain does not describe
+// leaves it and the rest unplaced; one of no parts (struct{}) is "none".
+func locateGo(sig *ports.Signature, d *dwarf.Data, types []dwarf.Offset, ints, floats []string) {
+	ni, nf := 0, 0
+	for i := range sig.Parameters {
+		if i >= len(types) {
+			return
+		}
+		t, err := d.Type(types[i])
+		if err != nil {
+			return
+		}
+		budget := 1024 // types visited: a crafted struct of itself by value would not end
+		parts, ok := goParts(t, 0, &budget)
+		if !ok {
+			return
+		}
+		if len(parts) == 0 {
+			sig.Parameters[i].Location = "none" // struct{}: in no register and no stack slot
+			continue
+		}
+		var regs []string
+		ki, kf := ni, nf
+		for _, p := range parts {
+			switch {
+			case p == 'i' && ki < len(ints):
+				regs, ki = append(regs, ints[ki]), ki+1
+			case p == 'f' && kf < len(floats):
+				regs, kf = append(regs, floats[kf]), kf+1
+			default: // out of registers, or an array of several elements
+				regs = nil
+				sig.Parameters[i].Location = "stack"
+			}
+			if regs == nil {
+				break
+			}
+		}
+		if regs != nil {
+			sig.Parameters[i].Location, ni, nf = strings.Join(regs, ","), ki, kf
+		}
+	}
+}
+
+// goParts is the register classes of a Go value's parts in order: 'i'
+// integer or pointer, 'f' floating point, 's' a part that keeps the value
+// on the stack (an array of several elements). ok is false for a type it
+// does not know, or it visits more than budget types.
+func goParts(t dwarf.Type, depth int, budget *int) (parts []byte, ok bool) {
+	if *budget--; depth > 16 || *budget < 0 {
+		return nil, false
+	}
+	switch x := t.(type) {
+	case *dwarf.TypedefType: // named types, and interfaces (runtime.iface, runtime.eface)
+		return goParts(x.Type, depth+1, budget)
+	case *dwarf.PtrType, *dwarf.FuncType: // pointers, maps, channels, funcs
+		return []byte{'i'}, true
+	case *dwarf.IntType, *dwarf.UintType, *dwarf.BoolType, *dwarf.UcharType, *dwarf.CharType:
+		return []byte{'i'}, t.Size() <= 8
+	case *dwarf.FloatType:
+		return []byte{'f'}, x.ByteSize == 4 || x.ByteSize == 8
+	case *dwarf.ComplexType:
+		return []byte{'f', 'f'}, x.ByteSize == 8 || x.ByteSize == 16
+	case *dwarf.StructType: // strings and slices are structs in Go's DWARF
+		if x.Kind != "struct" || x.Incomplete {
+			return nil, false
+		}
+		for _, f := range x.Field {
+			p, ok := goParts(f.Type, depth+1, budget)
+			if !ok {
+				return nil, false
+			}
+			if parts = append(parts, p...); len(parts) > 64 {
+				return []byte{'s'}, true // more parts than any ABI has registers
+			}
+		}
+		return parts, true
+	case *dwarf.ArrayType:
+		switch {
+		case x.Count == 0:
+			return nil, true
+		case x.Count == 1:
+			return goParts(x.Type, depth+1, budget)
+		}
+		return []byte{'s'}, true
+	}
+	return nil, false
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -151,6 +152,52 @@ func TestSignatureFromDWARF(t *testing.T) {
 	is.Equal(sig.Parameters, []ports.Parameter{{Name: "c", Type: "int", Location: "rdi"}, {Name: "arg", Type: "const char *", Location: "rsi"}})
 	_, err = openAnalysis(t, fixturePath(t, "code-O0")).Signature(context.Background(), procedureNamed(t, a, "dispatch").Address)
 	is.True(errors.Is(err, ports.ErrNotFound)) // no debug information
+}
+
+// TestSignatureGoRegisterABI places a Go function's parameters by Go's
+// register ABI: a string in two integer registers, a slice in three, an
+// interface and a two-field struct in two, a complex number in two float
+// registers, an array of one element as its element and of two on the
+// stack, a slice that no longer fits on the stack while a later int still
+// takes a register, and an empty struct receiver in none. The registers
+// are those the compiler's own location lists give (checked by hand with
+// readelf --debug-dump=loc).
+func TestSignatureGoRegisterABI(t *testing.T) {
+	for _, tc := range []struct {
+		fixture string
+		want    map[string][]ports.Parameter
+	}{
+		{"go-params-amd64", map[string][]ports.Parameter{
+			"main.text": {{Name: "s", Type: "string", Location: "rax,rbx"}, {Name: "n", Type: "int", Location: "rcx"}, {Name: "b", Type: "[]uint8", Location: "rdi,rsi,r8"}},
+			"main.mixed": {{Name: "err", Type: "error", Location: "rax,rbx"}, {Name: "x", Type: "float64", Location: "xmm0"},
+				{Name: "p", Type: "main.pair", Location: "rcx,rdi"}, {Name: "c", Type: "complex128", Location: "xmm1,xmm2"},
+				{Name: "one", Type: "[1]int", Location: "rsi"}, {Name: "two", Type: "[2]int", Location: "stack"},
+				{Name: "e", Type: "interface {}", Location: "r8,r9"}, {Name: "m", Type: "map[string]int", Location: "r10"}},
+			"main.spill": {{Name: "a", Type: "int", Location: "rax"}, {Name: "b", Type: "int", Location: "rbx"}, {Name: "c", Type: "int", Location: "rcx"},
+				{Name: "d", Type: "int", Location: "rdi"}, {Name: "e", Type: "int", Location: "rsi"}, {Name: "f", Type: "int", Location: "r8"},
+				{Name: "g", Type: "int", Location: "r9"}, {Name: "s", Type: "[]uint8", Location: "stack"}, {Name: "x", Type: "int", Location: "r10"}},
+			"main.other": {{Name: "fn", Type: "func()", Location: "rax"}, {Name: "ch", Type: "chan int", Location: "rbx"},
+				{Name: "up", Type: "unsafe.Pointer", Location: "rcx"}, {Name: "ok", Type: "bool", Location: "rdi"},
+				{Name: "i8", Type: "int8", Location: "rsi"}, {Name: "f32", Type: "float32", Location: "xmm0"}, {Name: "ps", Type: "*string", Location: "r8"}},
+			"main.empty.tag": {{Name: "h", Type: "main.empty", Location: "none"}, {Name: "s", Type: "string", Location: "rax,rbx"}},
+		}},
+		{"go-params-arm64", map[string][]ports.Parameter{
+			"main.text": {{Name: "s", Type: "string", Location: "x0,x1"}, {Name: "n", Type: "int", Location: "x2"}, {Name: "b", Type: "[]uint8", Location: "x3,x4,x5"}},
+		}},
+	} {
+		t.Run(tc.fixture, func(t *testing.T) {
+			a := openAnalysis(t, fixturePath(t, tc.fixture))
+			for name, want := range tc.want {
+				sig, err := a.Signature(context.Background(), procedureNamed(t, a, name).Address)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if sig.CallingConvention != "go-abiinternal" || !reflect.DeepEqual(sig.Parameters, want) {
+					t.Errorf("%s: %s %+v\nwant %+v", name, sig.CallingConvention, sig.Parameters, want)
+				}
+			}
+		})
+	}
 }
 
 // TestCodeBadInput: typed errors for addresses outside code, for a start

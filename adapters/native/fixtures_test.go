@@ -80,6 +80,17 @@ func goFixture(goos, goarch string) *fixture {
 	}}
 }
 
+// goParamsFixture builds testdata/goparams for linux/goarch.
+func goParamsFixture(goarch string) *fixture {
+	name := "go-params-" + goarch
+	return &fixture{tools: []string{"go"}, slow: true, build: func(ctx context.Context) (string, error) {
+		out := filepath.Join(fixtureDir, name)
+		env := []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=" + goarch}
+		_, err := run(ctx, filepath.Join("testdata", "goparams"), env, "go", "build", "-o", out, "main.go")
+		return out, err
+	}}
+}
+
 // goPIEFixture builds testdata/gotable as a linux/arm64 PIE with the extra
 // go build flags.
 func goPIEFixture(name string, flags ...string) *fixture {
@@ -117,6 +128,8 @@ func init() {
 		"go-linux-arm64":   goFixture("linux", "arm64"),
 		"go-windows-amd64": goFixture("windows", "amd64"),
 		"go-darwin-arm64":  goFixture("darwin", "arm64"),
+		"go-params-amd64":  goParamsFixture("amd64"),
+		"go-params-arm64":  goParamsFixture("arm64"),
 		// A function table in a PIE, with symbols and stripped.
 		"go-table-arm64":          goPIEFixture("go-table-arm64"),
 		"go-table-arm64-stripped": goPIEFixture("go-table-arm64-stripped", "-ldflags=-s -w"),

@@ -606,3 +606,77 @@ func TestMCPTraceReadsStringArguments(t *testing.T) {
 	is.Equal(m["exit"].(map[string]any)["code"], float64(1))
 	noDescendants(t)
 }
+
+const goTextsSrc = `package main
+
+import (
+	"os"
+	"strings"
+)
+
+//go:noinline
+func Show(s string, n int, b []byte) int { return len(s) + n + len(b) }
+
+func main() {
+	long := strings.Repeat("a", 300)
+	if Show("hello", 1, []byte("bytes")) + Show("", 2, nil) + Show(long, 3, []byte(long)) != 5+1+5+2+300+3+300 {
+		os.Exit(1)
+	}
+}
+`
+
+// A Go program's string and []byte parameters arrive in two and three
+// registers (Go's register ABI): the trace names each register (s, s.len;
+// b, b.len, b.cap) and reads the text by its length, empty ones as "" and
+// 300 bytes cut at 256.
+func TestMCPTraceReadsGoStringArguments(t *testing.T) {
+	if _, err := exec.LookPath("gdbserver"); err != nil {
+		t.Skip("gdbserver is not installed (Debian: apt-get install gdbserver)")
+	}
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the registers below are amd64's")
+	}
+	is := is.New(t)
+	exe := goBuild(t, t.TempDir(), runtime.GOARCH, goTextsSrc)
+	cs := mcpClient(t)
+	if r := call(t, cs, "open_binary", map[string]any{"path": exe}); r.isError {
+		t.Fatal(r.text)
+	}
+	_, m := evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"main.Show"}}))
+	is.Equal(m["convention"], "go")
+	bp := m["breakpoints"].([]any)[0].(map[string]any)
+	is.Equal(bp["parameters_source"], "dwarf")
+	is.Equal(bp["parameters"], []any{map[string]any{"name": "s", "type": "string", "register": "rax,rbx"},
+		map[string]any{"name": "n", "type": "int", "register": "rcx"}, map[string]any{"name": "b", "type": "[]uint8", "register": "rdi,rsi,r8"}})
+	hits := m["hits"].([]any)
+	is.Equal(len(hits), 3)
+	long := strings.Repeat("a", 256)
+	want := []map[string]any{ // parameter: value, or the text it points at
+		{"s": "hello", "s.len": "0x5", "n": "0x1", "b": "bytes", "b.len": "0x5"},
+		{"s": "", "s.len": "0x0", "n": "0x2", "b": "", "b.len": "0x0", "b.cap": "0x0"},
+		{"s": long + "…", "s.len": "0x12c", "n": "0x3", "b": long + "…", "b.len": "0x12c"},
+	}
+	for i, h := range hits {
+		var params []string
+		got := map[string]any{}
+		for _, a := range h.(map[string]any)["arguments"].([]any) {
+			am := a.(map[string]any)
+			p := am["parameter"].(string)
+			params = append(params, am["register"].(string)+"="+p)
+			got[p] = am["value"]
+			if s, ok := am["string"].(map[string]any); ok {
+				got[p] = s["text"]
+				if s["truncated"] == true {
+					got[p] = s["text"].(string) + "…"
+				}
+			}
+		}
+		is.Equal(params, []string{"rax=s", "rbx=s.len", "rcx=n", "rdi=b", "rsi=b.len", "r8=b.cap"})
+		for k, v := range want[i] {
+			if got[k] != v {
+				t.Errorf("call %d: %s = %v, want %v", i, k, got[k], v)
+			}
+		}
+	}
+	noDescendants(t)
+}

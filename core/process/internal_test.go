@@ -110,3 +110,23 @@ func TestTraceErrorMapping(t *testing.T) {
 		t.Errorf("an unknown procedure: got %v", err)
 	}
 }
+
+// A Go parameter of several registers names each (s, s.len; b, b.len,
+// b.cap; e, e.1) and a string or []byte is read by its pointer and length
+// registers; a C char pointer is read up to its NUL.
+func TestTraceSigGoParts(t *testing.T) {
+	sig := &traceSig{source: "dwarf", placed: true, params: []ports.Parameter{
+		{Name: "s", Type: "string", Location: "rax,rbx"}, {Name: "n", Type: "int", Location: "rcx"},
+		{Name: "b", Type: "[]uint8", Location: "rdi,rsi,r8"}, {Name: "e", Type: "interface {}", Location: "r9,r10"},
+		{Name: "w", Type: "[]int", Location: "stack"}, {Name: "c", Type: "char *", Location: "r11"}, {Name: "z", Type: "struct {}", Location: "none"}}}
+	want := map[string]string{"rax": "s", "rbx": "s.len", "rcx": "n", "rdi": "b", "rsi": "b.len", "r8": "b.cap", "r9": "e", "r10": "e.1", "r11": "c"}
+	if got := sig.byRegister(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("byRegister: %v, want %v", got, want)
+	}
+	if got := sig.spans(); fmt.Sprint(got) != "[{rax rbx} {rdi rsi}]" {
+		t.Errorf("spans: %v", got)
+	}
+	if got := sig.strings(); fmt.Sprint(got) != "[r11]" {
+		t.Errorf("strings: %v", got)
+	}
+}

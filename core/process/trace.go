@@ -24,8 +24,8 @@ func opTraceNativeCalls() *core.Operation {
 		Name:  "trace_native_calls",
 		Title: "Trace Native Calls",
 		Description: "Run the open binary (or attach to a process running it) under gdbserver and record each call of the named " +
-			"procedures: argument registers (named by debug information or a C library prototype), the text char pointers point " +
-			"at (up to 256 bytes), caller and return value, at link-time addresses of the open analysis's procedures. Pids, thread " +
+			"procedures: argument registers (named by debug information or a libc prototype), the text of char pointers and Go " +
+			"strings (up to 256 bytes), caller and return value, at link-time addresses of the analysis's procedures. Pids, thread " +
 			"ids, load biases and stack pointers stay in raw_result.",
 		Kind:        core.KindApplication,
 		Effects:     core.Effects{MutatesSession: true, LaunchesProcess: true, ExecutesForeignCode: true},
@@ -224,7 +224,7 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 		if sigs[i] == nil && (b.Symbol != "" || strings.HasSuffix(b.Name, "@plt")) {
 			sigs[i] = prototypeSig(b.Name, econv)
 		}
-		b.Strings = sigs[i].strings()
+		b.Strings, b.Spans = sigs[i].strings(), sigs[i].spans()
 	}
 	req := ports.TraceRequest{Breakpoints: bps, Convention: conv, MaxHits: maxHits,
 		MaxDuration: time.Duration(timeoutMS) * time.Millisecond, RunID: c.RunID()}
@@ -325,7 +325,7 @@ func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string
 			}
 			arg := TraceArgument{Register: r.Name, Value: core.Hex(r.Value), String: texts[r.Name]}
 			if known {
-				arg.Parameter = core.OptString(q.Name)
+				arg.Parameter = core.OptString(q)
 			}
 			argv = append(argv, arg)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -13,7 +14,8 @@ import (
 // traceSig is what a trace knows of one breakpoint's parameters before it
 // runs: the open analysis's debug information for a procedure of the
 // program, or the C library's prototype for a function it imports. A
-// parameter's Location is the register it arrives in.
+// parameter's Location is the register it arrives in, or registers joined
+// by "," for a value of several parts (Go's string: pointer, length).
 type traceSig struct {
 	source string // dwarf or libc-prototype
 	params []ports.Parameter
@@ -34,22 +36,54 @@ func (s *traceSig) strings() []string {
 	}
 	var out []string
 	for _, p := range s.params {
-		if p.Location != "" && p.Location != "stack" && cString.MatchString(p.Type) {
+		if p.Location != "" && p.Location != "stack" && p.Location != "none" && cString.MatchString(p.Type) {
 			out = append(out, p.Location)
 		}
 	}
 	return out
 }
 
-// byRegister is the parameter each register carries.
-func (s *traceSig) byRegister() map[string]ports.Parameter {
+// spans is the pointer and length registers of the Go parameters whose
+// text has a known length: a string (pointer, length) and a []byte
+// (pointer, length, capacity; []uint8 in Go's debug information).
+func (s *traceSig) spans() []ports.TraceSpan {
 	if s == nil {
 		return nil
 	}
-	out := map[string]ports.Parameter{}
+	var out []ports.TraceSpan
 	for _, p := range s.params {
-		if p.Location != "" && p.Location != "stack" {
-			out[p.Location] = p
+		regs := strings.Split(p.Location, ",")
+		if p.Type == "string" && len(regs) == 2 || p.Type == "[]uint8" && len(regs) == 3 {
+			out = append(out, ports.TraceSpan{Pointer: regs[0], Length: regs[1]})
+		}
+	}
+	return out
+}
+
+// byRegister is the name of the parameter, or of its part, each register
+// carries. A value in several registers (Go's string, slice, interface,
+// struct) names its first by the parameter and the others by their part:
+// s.len for a string's length, b.len and b.cap for a slice's, v.1, v.2
+// for the words of any other.
+func (s *traceSig) byRegister() map[string]string {
+	if s == nil {
+		return nil
+	}
+	out := map[string]string{}
+	for _, p := range s.params {
+		if p.Location == "" || p.Location == "stack" || p.Location == "none" {
+			continue
+		}
+		for k, r := range strings.Split(p.Location, ",") {
+			name := p.Name
+			switch {
+			case k == 0 || p.Name == "":
+			case p.Type == "string" || strings.HasPrefix(p.Type, "[]"):
+				name += []string{"", ".len", ".cap"}[min(k, 2)]
+			default:
+				name += "." + strconv.Itoa(k)
+			}
+			out[r] = name
 		}
 	}
 	return out

@@ -516,23 +516,23 @@ type TraceBreakpoint struct {
 type TraceParameter struct {
 	Name     *string `json:"name"`
 	Type     *string `json:"type"`
-	Register *string `json:"register"` // "stack" when passed on the stack; nil when unknown
+	Register *string `json:"register"` // "stack" when passed on the stack; "rax,rbx" for a value of several parts; nil when unknown
 }
 
 // TraceArgument is one argument register's value at a call.
 type TraceArgument struct {
 	Register  string       `json:"register"`
 	Value     string       `json:"value"`
-	Parameter *string      `json:"parameter"` // the parameter it carries, when known
-	String    *TraceString `json:"string"`    // the text it points at, for a char pointer parameter
+	Parameter *string      `json:"parameter"` // the parameter it carries (s.len: a Go string's length), when known
+	String    *TraceString `json:"string"`    // the text it points at, for a char pointer or Go string or []byte parameter
 }
 
 // TraceString is the text a char pointer argument pointed at when the call
-// began: up to its NUL, at most 256 bytes (bytes that are not UTF-8 as
-// \xNN).
+// began, up to its NUL, or a Go string or []byte argument's bytes, by its
+// length: at most 256 bytes (bytes that are not UTF-8 as \xNN).
 type TraceString struct {
 	Text      *string `json:"text"`      // nil when the memory could not be read (a null or wild pointer)
-	Truncated bool    `json:"truncated"` // no NUL within the bytes read
+	Truncated bool    `json:"truncated"` // no NUL within the bytes read, or a Go value longer than them
 }
 
 // TraceHit is one recorded call.
