@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -176,14 +177,12 @@ func (c *traceCmd) Run(e *env) error {
 	var r struct {
 		Convention string `json:"convention"`
 		Hits       []struct {
-			Sequence  int    `json:"sequence"`
-			Name      string `json:"name"`
-			Arguments []struct {
-				Value string `json:"value"`
-			} `json:"arguments"`
-			Caller          *string `json:"caller"`
-			CallerProcedure *proc   `json:"caller_procedure"`
-			ReturnValue     *string `json:"return_value"`
+			Sequence        int        `json:"sequence"`
+			Name            string     `json:"name"`
+			Arguments       []traceArg `json:"arguments"`
+			Caller          *string    `json:"caller"`
+			CallerProcedure *proc      `json:"caller_procedure"`
+			ReturnValue     *string    `json:"return_value"`
 		} `json:"hits"`
 		Exit *struct {
 			Code   *int    `json:"code"`
@@ -209,12 +208,8 @@ func (c *traceCmd) Run(e *env) error {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tFUNCTION\tARG0\tARG1\tARG2\tCALLER\tRETURN")
+	fmt.Fprintln(tw, "#\tFUNCTION\tARGUMENTS\tCALLER\tRETURN")
 	for _, h := range r.Hits {
-		a := []string{"-", "-", "-"}
-		for i := 0; i < 3 && i < len(h.Arguments); i++ {
-			a[i] = h.Arguments[i].Value
-		}
 		caller := "-"
 		if h.CallerProcedure != nil && h.CallerProcedure.Name != nil {
 			caller = *h.CallerProcedure.Name
@@ -225,7 +220,54 @@ func (c *traceCmd) Run(e *env) error {
 		if h.ReturnValue != nil {
 			ret = *h.ReturnValue
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", h.Sequence, h.Name, a[0], a[1], a[2], caller, ret)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", h.Sequence, h.Name, traceArgs(h.Arguments), caller, ret)
 	}
 	return tw.Flush()
+}
+
+// traceArg is one argument of a traced call as the result gives it.
+type traceArg struct {
+	Value     string  `json:"value"`
+	Parameter *string `json:"parameter"`
+	String    *struct {
+		Text      *string `json:"text"`
+		Truncated bool    `json:"truncated"`
+	} `json:"string"`
+}
+
+// traceArgs renders a call's arguments on one line: name=value where a
+// parameter is known, the text a string argument pointed at (quoted, cut
+// at 60 characters) in place of its address, and only the first three
+// registers when nothing says how many arguments there are.
+func traceArgs(args []traceArg) string {
+	named := false
+	for _, a := range args {
+		named = named || a.Parameter != nil
+	}
+	n, more := len(args), ""
+	if !named && n > 3 {
+		n, more = 3, ", ..."
+	}
+	if n == 0 {
+		return "-"
+	}
+	parts := make([]string, n)
+	for i, a := range args[:n] {
+		v := a.Value
+		if a.String != nil {
+			switch t := a.String.Text; {
+			case t == nil:
+				v += " (unreadable)"
+			case len([]rune(*t)) > 60 || a.String.Truncated:
+				v = strconv.Quote(string([]rune(*t)[:min(60, len([]rune(*t)))])) + "..."
+			default:
+				v = strconv.Quote(*t)
+			}
+		}
+		if a.Parameter != nil {
+			v = *a.Parameter + "=" + v
+		}
+		parts[i] = v
+	}
+	return strings.Join(parts, ", ") + more
 }

@@ -440,7 +440,7 @@ func TestCLICaptureAndTrace(t *testing.T) {
 	t.Log(out, stderr)
 	is.Equal(code, 0)
 	is.True(strings.Contains(out, "3 hits"))
-	is.True(strings.Contains(out, "target    0x1   0x2   0x3"))
+	is.True(strings.Contains(out, "target    a=0x1, b=0x2, c=0x3")) // named by the debug information
 	is.True(strings.Contains(out, "main"))
 
 	// Library functions by name: through the PLT entry the analysis lists,
@@ -449,6 +449,7 @@ func TestCLICaptureAndTrace(t *testing.T) {
 	t.Log(out, stderr)
 	is.Equal(code, 0)
 	is.True(strings.Contains(out, "1 hits"))
+	is.True(strings.Contains(out, `format="%ld\n"`)) // named by the prototype, its text read
 	noPLT := buildC(t, "calls-noplt", callsC, "-fno-plt")
 	for _, name := range []string{"printf", "printf@plt"} {
 		out, stderr, code = runCLI(t, "--format", "json", "trace", "--function", name, "--", noPLT)
