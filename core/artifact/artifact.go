@@ -93,13 +93,6 @@ type Request struct {
 	// included) but never the inventory result, whose text is then not
 	// written: the graph's lists are streamed into the digest instead.
 	NoText bool
-	// SealBehind: Build returns once the root's digest is known (with the
-	// items, the manifest's root and the limitations); the rest of the
-	// seal, and the recheck of a directory tree, finish behind it. Call
-	// Graph.Sealed before reading the rest of the manifest, the nodes,
-	// occurrences, edges or contradictions: it waits and returns what
-	// Build would have. With KeepOpen and NoText.
-	SealBehind bool
 	// Content, when set, is handed the whole bytes of each regular file
 	// that Wants selects, from the goroutine that hashed them, right after
 	// hashing and only when they match any hash the container declared: a
@@ -208,33 +201,11 @@ type Graph struct {
 	nodeOf    map[string]*Node
 	b         *graphBuilder
 	text      []byte // the inventory result's canonical text
-	// behind is closed when a seal left behind (Request.SealBehind) ends,
-	// with its outcome in sealErr; nil when nothing is left behind.
-	behind  chan struct{}
-	sealErr error
-	// dropItems: DropItems was called while the seal went on, which still
-	// reads the builder's items; it lets them go when it ends, and the
-	// inventory's lists too after DropInventory.
-	dropMu        sync.Mutex
-	dropItems     bool
-	dropInventory bool // DropInventory was called while the seal went on
 }
 
-// Sealed waits for a seal left behind (Request.SealBehind) and returns its
-// error: the recheck's (the tree changed while it was read), the
-// context's, then the seal's own, as Build would have.
-func (g *Graph) Sealed() error {
-	if g.behind != nil {
-		<-g.behind
-	}
-	return g.sealErr
-}
-
-// close releases the containers and directories the graph holds open,
-// once a seal left behind has ended.
+// close releases the containers and directories the graph holds open.
 func (g *Graph) Close() {
 	if g != nil && g.b != nil {
-		g.Sealed()
 		g.b.close()
 	}
 }
@@ -243,34 +214,8 @@ func (g *Graph) Close() {
 // node, occurrence and edge lists) for a caller that keeps the graph only
 // for its manifest, items, limitations and contradictions and to read
 // items again; the graph cannot answer inventory or inspection after it.
-// Called while a seal left behind goes on, the seal lets them go when it
-// ends.
 func (g *Graph) DropInventory() {
-	if g.sealing(&g.dropInventory) {
-		return
-	}
-	g.dropLists()
-}
-
-func (g *Graph) dropLists() {
 	g.text, g.Nodes, g.Occurrences, g.Edges, g.byOcc, g.nodeOf = nil, nil, nil, nil, nil, nil
-}
-
-// sealing reports whether a seal left behind is still going on, and if so
-// sets *later, so that it lets go of what the caller drops when it ends.
-func (g *Graph) sealing(later *bool) bool {
-	g.dropMu.Lock()
-	defer g.dropMu.Unlock()
-	if g.behind == nil {
-		return false
-	}
-	select {
-	case <-g.behind:
-		return false
-	default:
-		*later = true
-		return true
-	}
 }
 
 // DropItems releases the items for a caller that reads the graph's files
@@ -280,9 +225,6 @@ func (g *Graph) sealing(later *bool) bool {
 // are nil afterwards.
 func (g *Graph) DropItems() {
 	g.Items = nil
-	if g.sealing(&g.dropItems) { // the seal still reads them
-		return
-	}
 	g.b.items, g.b.byPath, g.b.root = nil, nil, nil
 }
 
@@ -487,38 +429,14 @@ func Build(ctx context.Context, req Request) (g *Graph, err error) {
 		rechecked := make(chan error, 1)
 		go func() { rechecked <- b.recheck(ctx, st) }()
 		req.Observe("sealing the graph")
-		g, rest := b.sealRoot()
-		finish := func() error {
-			err := rest()
-			if err := <-rechecked; err != nil {
-				return err
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			return err
+		g, err := b.seal()
+		if err := <-rechecked; err != nil {
+			return nil, err
 		}
-		if req.SealBehind && req.NoText {
-			g.behind = make(chan struct{})
-			go func() {
-				err := finish()
-				if err != nil {
-					err = b.classify(ctx, err)
-				}
-				g.dropMu.Lock()
-				defer g.dropMu.Unlock()
-				g.sealErr = err
-				if g.dropItems {
-					b.items, b.byPath, b.root = nil, nil, nil
-				}
-				if g.dropInventory {
-					g.dropLists()
-				}
-				close(g.behind) // under dropMu: DropItems either sees it closed or leaves the drop to this
-			}()
-			return g, nil
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
-		return g, finish()
+		return g, err
 	}
 	if err := b.recheck(ctx, st); err != nil {
 		return nil, err
@@ -1365,8 +1283,7 @@ func (b *graphBuilder) seal() (*Graph, error) {
 // sealRoot does what the root's digest needs (the content IDs, children
 // before parents) and returns the graph with its root, items and
 // limitations, and rest, which completes it: the occurrences, edges and
-// nodes and the graph's digest (or text). Until rest returns, the caller
-// reads only the items' paths, kinds, sizes and digests.
+// nodes and the graph's digest (or text).
 func (b *graphBuilder) sealRoot() (*Graph, func() error) {
 	items := b.items
 	// Files and links first, on every core: their IDs depend on their

@@ -2,10 +2,10 @@ package artifact
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -154,11 +154,8 @@ func TestRecheckSeesTreeChanges(t *testing.T) {
 		}, "a/b/c.js changed"},
 		{"mode", func(dir string) error { return os.Chmod(filepath.Join(dir, "A.js"), 0o600) }, "A.js changed"},
 	} {
-		// Kept open, the recheck runs beside the seal; left behind, both
-		// finish after Build returns, and Sealed reports the change.
-		for _, mode := range []string{"plain", "keep", "behind"} {
-			keep, behind := mode != "plain", mode == "behind"
-			t.Run(tc.name+"/"+mode, func(t *testing.T) {
+		for _, keep := range []bool{false, true} { // kept open, the recheck runs beside the seal
+			t.Run(fmt.Sprintf("%s/keep=%v", tc.name, keep), func(t *testing.T) {
 				dir := walkTree(t)
 				// A directory's time moves with an entry added or removed,
 				// which its entry in its parent's listing shows; the entries
@@ -171,7 +168,6 @@ func TestRecheckSeesTreeChanges(t *testing.T) {
 					return nil
 				})
 				g, err := Build(context.Background(), Request{Op: "inventory_artifact", Path: dir, Policy: IntegrityFail, Limits: defaultArtifactLimits, KeepOpen: keep,
-					NoText: behind, SealBehind: behind,
 					Observe: func(s string) {
 						if strings.HasPrefix(s, "hashing") {
 							if err := tc.change(dir); err != nil {
@@ -179,12 +175,6 @@ func TestRecheckSeesTreeChanges(t *testing.T) {
 							}
 						}
 					}})
-				if behind {
-					if err != nil {
-						t.Fatalf("Build: %v, want the change reported by Sealed", err)
-					}
-					err = g.Sealed()
-				}
 				switch {
 				case tc.want == "-":
 					if err != nil {
@@ -198,38 +188,5 @@ func TestRecheckSeesTreeChanges(t *testing.T) {
 				g.Close()
 			})
 		}
-	}
-}
-
-// A seal left behind Build (Request.SealBehind) gives the graph the seal
-// in place gives: the root at once, the rest of the manifest, the lists
-// and the limitations once Sealed returns; DropItems meanwhile waits for
-// nothing and lets the items go when the seal ends.
-func TestSealBehindIsTheSeal(t *testing.T) {
-	dir := walkTree(t)
-	build := func(behind bool) *Graph {
-		g, err := Build(context.Background(), Request{Op: "inventory_artifact", Path: dir, Policy: IntegrityFail, Limits: defaultArtifactLimits,
-			KeepOpen: true, NoText: true, SealBehind: behind})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(g.Close)
-		return g
-	}
-	want, got := build(false), build(true)
-	if got.Manifest.RootSHA256 != want.Manifest.RootSHA256 || got.Manifest.RootArtifactID != want.Manifest.RootArtifactID || len(got.Items) != len(want.Items) {
-		t.Fatalf("before Sealed: root %s %s, %d items; want %s %s, %d", got.Manifest.RootSHA256, got.Manifest.RootArtifactID, len(got.Items),
-			want.Manifest.RootSHA256, want.Manifest.RootArtifactID, len(want.Items))
-	}
-	got.DropItems()
-	if err := got.Sealed(); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got.Manifest, want.Manifest) || !reflect.DeepEqual(got.Limitations, want.Limitations) ||
-		len(got.Nodes) != len(want.Nodes) || len(got.Edges) != len(want.Edges) || len(got.Occurrences) != len(want.Occurrences) {
-		t.Fatalf("sealed behind: %+v %v; in place: %+v %v", got.Manifest, got.Limitations, want.Manifest, want.Limitations)
-	}
-	if got.b.items != nil || got.b.byPath != nil {
-		t.Error("the items dropped during the seal were kept after it")
 	}
 }

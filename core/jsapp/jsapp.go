@@ -242,7 +242,7 @@ func (st *jsappState) inventory(ctx context.Context) error {
 		return false
 	}
 	g, err := artifact.Build(ctx, artifact.Request{Op: req.op, Path: req.path, Policy: req.policy, Limits: jsappArtifactLimits,
-		Openers: req.openers, Observe: req.observe, KeepOpen: true, NoText: true, SealBehind: true, Wants: wants,
+		Openers: req.openers, Observe: req.observe, KeepOpen: true, NoText: true, Wants: wants,
 		Content: func(p, sha string, data []byte) {
 			if classifyJSFile(p) == "package" {
 				st.prefetchPackage(p, sha, data)
@@ -253,11 +253,7 @@ func (st *jsappState) inventory(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// The seal's occurrences, edges and graph digest, and the recheck of a
-	// directory tree, finish on another core while the application graph
-	// is built; only the result needs them (build waits for them there).
-	// The analysis reads the graph's items, never its inventory result
-	// (its lists go as soon as the seal has their digest).
+	// The analysis reads the graph's items, never its inventory result.
 	g.DropInventory()
 	st.g = g
 	st.rootSHA = g.Manifest.RootSHA256
@@ -566,11 +562,6 @@ func (st *jsappState) build(ctx context.Context) (*jsappOutcome, error) {
 	b.ipcPhase()
 	if ctx.Err() != nil && !st.truncated {
 		st.truncated, st.partialWhy = true, "graph"
-	}
-	// The inventory's seal finished behind the build (inventory): its
-	// error is the analysis's, as it would have been before the build.
-	if err := st.g.Sealed(); err != nil {
-		return nil, err
 	}
 	st.req.observe("sealing the graph")
 	return b.result(), nil
