@@ -107,6 +107,11 @@ type TraceBreakpoint struct {
 	// register's count of bytes, at most MaxTraceString, at the pointer
 	// register (TraceHit.Strings, after the Strings').
 	Spans []TraceSpan
+	// Format is the argument register holding a printf-style format, or
+	// "": at each hit the tracer reads the format and then the text of
+	// each %s conversion's argument, when it arrives in a register
+	// (TraceHit.Strings, after the Spans').
+	Format string
 }
 
 // TraceSpan names the registers of one text argument of a known length.
@@ -184,7 +189,8 @@ type TraceHit struct {
 	// ordinal. -1 when not returned.
 	ReturnSequence int
 	// Strings are the texts the breakpoint's string arguments pointed at
-	// when the call began, in TraceBreakpoint.Strings order, then Spans'.
+	// when the call began, in TraceBreakpoint.Strings order, then Spans', then
+	// those of Format's %s conversions.
 	Strings []TraceString
 }
 

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -657,6 +658,13 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 			return err
 		}
 		strs = append(strs, spans...)
+		if f := s.req.Breakpoints[i].Format; f != "" {
+			more, err := s.readFormatStrings(ctx, f, regs)
+			if err != nil {
+				return err
+			}
+			strs = append(strs, more...)
+		}
 		h := ports.TraceHit{
 			Sequence:       len(s.res.Hits),
 			Breakpoint:     i,
@@ -745,6 +753,93 @@ func (s *session) readSpans(ctx context.Context, spans []ports.TraceSpan, regs m
 		out = append(out, ts)
 	}
 	return out, nil
+}
+
+// readFormatStrings reads the printf-style format in register format and
+// then the text of each %s conversion's argument that arrives in a
+// register of the convention after it.
+func (s *session) readFormatStrings(ctx context.Context, format string, regs map[string]uint64) ([]ports.TraceString, error) {
+	at := slices.Index(s.conv.args, format)
+	if at < 0 {
+		return nil, nil
+	}
+	f, err := s.readStrings(ctx, []string{format}, regs)
+	if err != nil || f[0].Unreadable {
+		return nil, err
+	}
+	var names []string
+	for _, slot := range formatStringSlots(f[0].Text) {
+		if at+1+slot < len(s.conv.args) {
+			names = append(names, s.conv.args[at+1+slot])
+		}
+	}
+	return s.readStrings(ctx, names, regs)
+}
+
+// formatStringSlots is, for a printf format, the positions among the
+// integer arguments after it of those %s reads as text: each conversion
+// but a floating one takes the next (so does a * width or precision);
+// %ls (wide text) takes one and is not read. The scan stops at what it
+// does not know (a positional %1$s, an unknown conversion), since the
+// positions after it could be wrong.
+func formatStringSlots(f []byte) []int {
+	var out []int
+	slot := 0
+	for i := 0; i < len(f); {
+		if f[i] != '%' {
+			i++
+			continue
+		}
+		i++
+		if i < len(f) && f[i] == '%' {
+			i++
+			continue
+		}
+		for i < len(f) && bytes.IndexByte([]byte("-+ #0'"), f[i]) >= 0 {
+			i++
+		}
+		digits := func() bool {
+			n := 0
+			for i < len(f) && f[i] >= '0' && f[i] <= '9' {
+				i, n = i+1, n+1
+			}
+			return n > 0
+		}
+		if i < len(f) && f[i] == '*' {
+			slot, i = slot+1, i+1
+		} else if digits() && i < len(f) && f[i] == '$' {
+			return out
+		}
+		if i < len(f) && f[i] == '.' {
+			i++
+			if i < len(f) && f[i] == '*' {
+				slot, i = slot+1, i+1
+			} else {
+				digits()
+			}
+		}
+		wide := false
+		for i < len(f) && bytes.IndexByte([]byte("hlqLjzt"), f[i]) >= 0 {
+			wide = wide || f[i] == 'l'
+			i++
+		}
+		if i >= len(f) {
+			return out
+		}
+		c := f[i]
+		i++
+		switch {
+		case c == 's' && !wide:
+			out = append(out, slot)
+			slot++
+		case bytes.IndexByte([]byte("diouxXcpnsCS"), c) >= 0:
+			slot++
+		case bytes.IndexByte([]byte("fFeEgGaA"), c) >= 0: // in a vector register
+		default:
+			return out
+		}
+	}
+	return out
 }
 
 // inMain reports whether a runtime address lies in the main executable's

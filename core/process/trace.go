@@ -225,6 +225,9 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 			sigs[i] = prototypeSig(b.Name, econv)
 		}
 		b.Strings, b.Spans = sigs[i].strings(), sigs[i].spans()
+		if sigs[i] != nil {
+			b.Format = sigs[i].format
+		}
 	}
 	req := ports.TraceRequest{Breakpoints: bps, Convention: conv, MaxHits: maxHits,
 		MaxDuration: time.Duration(timeoutMS) * time.Millisecond, RunID: c.RunID()}

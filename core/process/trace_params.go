@@ -23,6 +23,9 @@ type traceSig struct {
 	// variadic ones, so a hit keeps only those registers (the rest hold
 	// whatever the caller left there, which differs from run to run).
 	placed bool
+	// format is the register of a printf-style format whose %s arguments
+	// are read too, or "".
+	format string
 }
 
 // cString matches a pointer to char, which a call's argument register
@@ -151,6 +154,11 @@ func prototypeSig(name string, conv ports.CallingConvention) *traceSig {
 	for i, decl := range strings.Split(proto, ", ") {
 		if decl == "..." {
 			s.placed = false
+			// printf's %s arguments are text it reads (scanf's are buffers
+			// it is about to write).
+			if n := len(s.params); n > 0 && s.params[n-1].Name == "format" && !strings.HasSuffix(base, "scanf") {
+				s.format = s.params[n-1].Location
+			}
 			break
 		}
 		cut := strings.LastIndexAny(decl, " *") + 1
