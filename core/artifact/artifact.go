@@ -1276,16 +1276,18 @@ func (b *graphBuilder) recheck(ctx context.Context, st os.FileInfo) error {
 // the graph's canonical text) runs on every core; every choice that
 // depends on order is made in the same order as on one core.
 func (b *graphBuilder) seal() (*Graph, error) {
-	g, rest := b.sealRoot()
-	return g, rest()
+	items := b.items
+	g, nodes, sorted := b.sealRoot(items)
+	if err := b.sealRest(g, nodes, items, sorted); err != nil {
+		return nil, err
+	}
+	return g, nil
 }
 
 // sealRoot does what the root's digest needs (the content IDs, children
 // before parents) and returns the graph with its root, items and
-// limitations, and rest, which completes it: the occurrences, edges and
-// nodes and the graph's digest (or text).
-func (b *graphBuilder) sealRoot() (*Graph, func() error) {
-	items := b.items
+// limitations, the nodes by content ID, and the items in occurrence order.
+func (b *graphBuilder) sealRoot(items []*Item) (*Graph, map[string]*Node, []*Item) {
 	// Files and links first, on every core: their IDs depend on their
 	// bytes (or target) alone.
 	parallel(len(items), digestChunk, func(lo, hi int, d *digester) {
@@ -1396,7 +1398,7 @@ func (b *graphBuilder) sealRoot() (*Graph, func() error) {
 			g.LeftOut = append(g.LeftOut, LeftOut{Container: it.Path, Entry: e})
 		}
 	}
-	return g, func() error { return b.sealRest(g, nodes, items, sorted) }
+	return g, nodes, sorted
 }
 
 // sealLimitations are the graph's limitations, from its items alone.
