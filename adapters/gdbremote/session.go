@@ -659,7 +659,7 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 		}
 		strs = append(strs, spans...)
 		if f := s.req.Breakpoints[i].Format; f != "" {
-			more, err := s.readFormatStrings(ctx, f, regs)
+			more, err := s.readFormatStrings(ctx, f, strs, regs)
 			if err != nil {
 				return err
 			}
@@ -690,33 +690,13 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 }
 
 // readStrings reads the text each named register points at, up to its
-// first NUL and at most ports.MaxTraceString bytes. The read never crosses
-// into a page it does not need (a string may end just before an unmapped
-// one): it goes a page at a time. Memory the server cannot read makes that
-// string unreadable, not the trace fail; a broken connection fails it.
+// first NUL and at most ports.MaxTraceString bytes.
 func (s *session) readStrings(ctx context.Context, names []string, regs map[string]uint64) ([]ports.TraceString, error) {
 	var out []ports.TraceString
 	for _, name := range names {
-		ts := ports.TraceString{Register: name, Unreadable: regs[name] == 0}
-		addr := regs[name]
-		for addr != 0 && len(ts.Text) < ports.MaxTraceString {
-			n := min(ports.MaxTraceString-len(ts.Text), int(4096-addr%4096))
-			b, err := s.cl.readMemory(ctx, addr, n) // a short read keeps what it read
-			var er *errorReply
-			if err != nil && !errors.As(err, &er) {
-				return nil, err
-			}
-			if i := bytes.IndexByte(b, 0); i >= 0 {
-				ts.Text = append(ts.Text, b[:i]...)
-				break
-			}
-			ts.Text = append(ts.Text, b...)
-			if err != nil {
-				ts.Unreadable, ts.Truncated = len(ts.Text) == 0, len(ts.Text) > 0
-				break
-			}
-			addr += uint64(len(b))
-			ts.Truncated = len(ts.Text) >= ports.MaxTraceString
+		ts, err := s.readText(ctx, name, regs[name], ports.MaxTraceString, true)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, ts)
 	}
@@ -725,50 +705,64 @@ func (s *session) readStrings(ctx context.Context, names []string, regs map[stri
 
 // readSpans reads the texts of a known length (Go's string and []byte):
 // the length register's count of bytes at the pointer register, at most
-// ports.MaxTraceString, a page at a time as readStrings does. No NUL ends
-// them. An empty one is text whatever its pointer (Go's empty string may
-// have none); what the server cannot read ends it (unreadable when nothing
-// was read).
+// ports.MaxTraceString. No NUL ends them. An empty one is text whatever its
+// pointer (Go's empty string may have none).
 func (s *session) readSpans(ctx context.Context, spans []ports.TraceSpan, regs map[string]uint64) ([]ports.TraceString, error) {
 	var out []ports.TraceString
 	for _, sp := range spans {
-		addr, length := regs[sp.Pointer], regs[sp.Length]
-		ts := ports.TraceString{Register: sp.Pointer, Truncated: length > ports.MaxTraceString}
-		want := int(min(length, ports.MaxTraceString))
-		ts.Unreadable = addr == 0 && want > 0
-		for addr != 0 && len(ts.Text) < want {
-			n := min(want-len(ts.Text), int(4096-addr%4096))
-			b, err := s.cl.readMemory(ctx, addr, n) // a short read keeps what it read
-			var er *errorReply
-			if err != nil && !errors.As(err, &er) {
-				return nil, err
-			}
-			ts.Text = append(ts.Text, b...)
-			if err != nil {
-				ts.Unreadable, ts.Truncated = len(ts.Text) == 0, len(ts.Text) > 0
-				break
-			}
-			addr += uint64(len(b))
+		length := regs[sp.Length]
+		ts, err := s.readText(ctx, sp.Pointer, regs[sp.Pointer], int(min(length, ports.MaxTraceString)), false)
+		if err != nil {
+			return nil, err
 		}
+		ts.Truncated = ts.Truncated || !ts.Unreadable && length > ports.MaxTraceString
 		out = append(out, ts)
 	}
 	return out, nil
 }
 
-// readFormatStrings reads the printf-style format in register format and
-// then the text of each %s conversion's argument that arrives in a
-// register of the convention after it.
-func (s *session) readFormatStrings(ctx context.Context, format string, regs map[string]uint64) ([]ports.TraceString, error) {
+// readText reads up to want bytes at addr (register reg's value), a page
+// at a time, so that text ending just before an unmapped page still reads,
+// and up to the first NUL when nul says so. Memory the server cannot read
+// ends the text: unreadable when nothing was read (so is a null pointer
+// with bytes wanted), else truncated. A broken connection fails the trace.
+// Without nul, the text is truncated when want bytes came and the caller
+// says more were there; with it, when want bytes came and no NUL.
+func (s *session) readText(ctx context.Context, reg string, addr uint64, want int, nul bool) (ports.TraceString, error) {
+	ts := ports.TraceString{Register: reg, Unreadable: addr == 0 && want > 0}
+	for addr != 0 && len(ts.Text) < want {
+		n := min(want-len(ts.Text), int(4096-addr%4096))
+		b, err := s.cl.readMemory(ctx, addr, n) // a short read keeps what it read
+		var er *errorReply
+		if err != nil && !errors.As(err, &er) {
+			return ts, err
+		}
+		if i := bytes.IndexByte(b, 0); nul && i >= 0 {
+			ts.Text = append(ts.Text, b[:i]...)
+			return ts, nil
+		}
+		ts.Text = append(ts.Text, b...)
+		if err != nil {
+			ts.Unreadable, ts.Truncated = len(ts.Text) == 0, len(ts.Text) > 0
+			return ts, nil
+		}
+		addr += uint64(len(b))
+	}
+	ts.Truncated = nul && len(ts.Text) >= want
+	return ts, nil
+}
+
+// readFormatStrings reads the text of each %s conversion's argument of the
+// printf-style format in register format (read already: strs holds it)
+// that arrives in a register of the convention after it.
+func (s *session) readFormatStrings(ctx context.Context, format string, strs []ports.TraceString, regs map[string]uint64) ([]ports.TraceString, error) {
 	at := slices.Index(s.conv.args, format)
-	if at < 0 {
+	i := slices.IndexFunc(strs, func(t ports.TraceString) bool { return t.Register == format })
+	if at < 0 || i < 0 || strs[i].Unreadable {
 		return nil, nil
 	}
-	f, err := s.readStrings(ctx, []string{format}, regs)
-	if err != nil || f[0].Unreadable {
-		return nil, err
-	}
 	var names []string
-	for _, slot := range formatStringSlots(f[0].Text) {
+	for _, slot := range formatStringSlots(strs[i].Text) {
 		if at+1+slot < len(s.conv.args) {
 			names = append(names, s.conv.args[at+1+slot])
 		}
