@@ -22,14 +22,20 @@ func (st *jsappState) htmlModuleScripts(ctx context.Context) (map[string]bool, e
 		if f.kind != "html" || f.quarant || f.size > jsappMaxHTMLBytes {
 			continue
 		}
-		src, err := st.read(ctx, f, jsappMaxHTMLBytes)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
+		var srcs []string
+		if pf := st.preSrc[p]; pf != nil && pf.sha256 == f.sha256 {
+			srcs = pf.srcs
+		} else {
+			doc, err := st.read(ctx, f, jsappMaxHTMLBytes)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				continue
 			}
-			continue
+			srcs = moduleScriptSrcs(doc)
 		}
-		for _, s := range moduleScriptSrcs(src) {
+		for _, s := range srcs {
 			if strings.HasPrefix(s, "/") {
 				bases := []string{path.Dir(p)}
 				if pkg := st.nearestPackage(p); pkg != nil {

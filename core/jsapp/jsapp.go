@@ -142,6 +142,7 @@ type jsappState struct {
 	preMu  sync.Mutex
 	pre    map[string]*prefetched
 	prePkg map[string]*prefetchedPackage // package.json files parsed from the bytes the inventory hashed
+	preSrc map[string]*prefetchedSrcs    // HTML documents' module script srcs, from the same bytes
 	budget *byteBudget                   // source bytes parsed at once
 	// what the result needs of the graph once it is released
 	manifest       artifact.InventoryArtifactResultManifest
@@ -168,7 +169,7 @@ type jsappOutcome struct {
 
 func analyzeJSApp(ctx context.Context, req jsappRequest) (*jsappOutcome, error) {
 	st := &jsappState{req: req, files: map[string]*jsFile{}, assets: map[string]*jsAsset{}, packages: map[string]*jsPackage{},
-		pre: map[string]*prefetched{}, prePkg: map[string]*prefetchedPackage{}, budget: newByteBudget(jsappParseBudget)}
+		pre: map[string]*prefetched{}, prePkg: map[string]*prefetchedPackage{}, preSrc: map[string]*prefetchedSrcs{}, budget: newByteBudget(jsappParseBudget)}
 	parsing := relaxGC()
 	defer parsing.end()
 	defer func() { st.sealing.end() }()
@@ -231,24 +232,33 @@ func (st *jsappState) inventory(ctx context.Context) error {
 	// JavaScript is parsed from the bytes the inventory hashes, on the
 	// goroutines that hash them, so parsing overlaps the rest of the
 	// inventory and no file is read twice.
-	// So are the package.json files (readPackages would read each again).
+	// So are the package.json files (readPackages would read each again),
+	// and HTML documents are scanned for module scripts (htmlModuleScripts).
 	wants := func(p string, size int64) bool {
 		switch classifyJSFile(p) {
 		case "javascript":
 			return size <= jsappArtifactLimits.MaxEntryBytes
 		case "package":
 			return size <= jsappMaxPackageBytes
+		case "html":
+			return size <= jsappMaxHTMLBytes
 		}
 		return false
 	}
 	g, err := artifact.Build(ctx, artifact.Request{Op: req.op, Path: req.path, Policy: req.policy, Limits: jsappArtifactLimits,
 		Openers: req.openers, Observe: req.observe, KeepOpen: true, NoText: true, Wants: wants,
 		Content: func(p, sha string, data []byte) {
-			if classifyJSFile(p) == "package" {
+			switch classifyJSFile(p) {
+			case "package":
 				st.prefetchPackage(p, sha, data)
-				return
+			case "html":
+				pf := &prefetchedSrcs{sha256: sha, srcs: moduleScriptSrcs(data)}
+				st.preMu.Lock()
+				st.preSrc[p] = pf
+				st.preMu.Unlock()
+			default:
+				st.prefetch(ctx, p, sha, data)
 			}
-			st.prefetch(ctx, p, sha, data)
 		}})
 	if err != nil {
 		return err
@@ -420,6 +430,13 @@ func (st *jsappState) prefetch(ctx context.Context, p, sha string, data []byte) 
 type prefetchedPackage struct {
 	sha256 string
 	pkg    *jsPackage
+}
+
+// prefetchedSrcs are an HTML document's module script srcs, scanned from
+// the bytes the inventory hashed.
+type prefetchedSrcs struct {
+	sha256 string
+	srcs   []string
 }
 
 // prefetchPackage parses a package.json on the goroutine that hashed it.
