@@ -404,7 +404,11 @@ func stringHits(w io.Writer, m map[string]any) {
 	}
 	tw.Flush()
 	procs := arr(m["procedures"])
-	fmt.Fprintf(w, "\ncode using them: %d procedures\n", len(procs))
+	if len(procs) == 1 {
+		fmt.Fprintln(w, "\ncode using them: 1 procedure")
+	} else {
+		fmt.Fprintf(w, "\ncode using them: %d procedures\n", len(procs))
+	}
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for i, p := range procs {
 		if i == maxRows {

@@ -177,7 +177,31 @@ func stringOf(b []byte, s strRec, r region, opts Options) ports.String {
 	return str
 }
 
-func isASCII(b byte) bool { return b == '\t' || (b >= 0x20 && b <= 0x7e) }
+// isASCII is whether b is text in a literal: printable ASCII, tab, or a
+// line break. A C message such as "\n%s: crc error\n" is one literal whose
+// code loads the address of its first line break; a scan that stopped at
+// line breaks would list it one byte late and find no code using it.
+func isASCII(b byte) bool { return b == '\t' || b == '\n' || b == '\r' || (b >= 0x20 && b <= 0x7e) }
+
+// enoughText is whether a run of text is a string: at least minChars
+// characters that are not line breaks (line breaks join and end the text of
+// a literal but do not make a run long enough on their own, so binary data
+// holding 0x0a or 0x0d bytes yields no more strings than before), and not
+// only spaces, tabs and line breaks. Its characters are every step-th byte:
+// 1 for ASCII, 2 for UTF-16LE runs of Latin-1 characters.
+func enoughText(text []byte, minChars, step int) bool {
+	n, visible := 0, false
+	for i := 0; i < len(text); i += step {
+		if b := text[i]; b != '\n' && b != '\r' {
+			n++
+			visible = visible || b > ' '
+			if n >= minChars && visible {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 func isLatin(b byte) bool { return isASCII(b) || b >= 0xa0 }
 
@@ -192,6 +216,7 @@ func scanBytes(ctx context.Context, data []byte, r region, opts Options, out []s
 	if err != nil {
 		return nil, err
 	}
+	wide = slices.DeleteFunc(wide, func(s span) bool { return !enoughText(data[s.start:s.end], minChars, 2) })
 	base := len(out)
 	// ASCII runs come in address order, so the first UTF-16LE run starting
 	// inside one is found by a cursor rather than a search.
@@ -203,7 +228,7 @@ func scanBytes(ctx context.Context, data []byte, r region, opts Options, out []s
 		if k < len(wide) && wide[k].start < s.end {
 			s.end = wide[k].start
 		}
-		if s.end-s.start < minChars {
+		if s.end-s.start < minChars || !enoughText(data[s.start:s.end], minChars, 1) {
 			return
 		}
 		out = append(out, asciiString(data, s, r, opts))

@@ -21,14 +21,15 @@ func zeroMask(v uint64) uint64 {
 	return ^(((v & lo7) + lo7) | v) & hi1
 }
 
-// asciiMask marks the bytes of v for which isASCII holds: tab, or 0x20
-// through 0x7e.
+// asciiMask marks the bytes of v for which isASCII holds: 0x20 through
+// 0x7e, tab, line feed or carriage return.
 func asciiMask(v uint64) uint64 {
-	x := v & lo7                     // the low 7 bits: sums below cannot carry into the next byte
-	ge20 := (x + 0x6060606060606060) // high bit set when x >= 0x20
-	le7e := ^(x + ones)              // high bit set when x <= 0x7e
-	in := ^v & ge20 & le7e & hi1
-	return in | zeroMask(v^0x0909090909090909)
+	x := v & lo7                      // the low 7 bits: sums below cannot carry into the next byte
+	ge20 := (x + 0x6060606060606060)  // high bit set when x >= 0x20
+	le7e := ^(x + ones)               // high bit set when x <= 0x7e
+	ge09 := (x + 0x7777777777777777)  // high bit set when x >= 0x09
+	le0a := ^(x + 0x7575757575757575) // high bit set when x <= 0x0a
+	return ^v&(ge20&le7e|ge09&le0a)&hi1 | zeroMask(v^0x0d0d0d0d0d0d0d0d)
 }
 
 // nextASCII is the first index from i whose byte is ASCII text, or

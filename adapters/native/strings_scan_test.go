@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/binary"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -37,6 +38,13 @@ func referenceScan(data []byte, r region, opts Options) []ports.String {
 		}
 	}
 	slices.SortFunc(wide, func(a, b span) int { return cmp.Compare(a.start, b.start) })
+	wide = slices.DeleteFunc(wide, func(s span) bool {
+		var chars []byte
+		for i := s.start; i < s.end; i += 2 {
+			chars = append(chars, data[i])
+		}
+		return len(bytes.TrimLeft(chars, " \t\n\r")) == 0 || len(chars)-bytes.Count(chars, []byte{'\n'})-bytes.Count(chars, []byte{'\r'}) < opts.MinStringChars
+	})
 	var out []ports.String
 	emit := func(s span) {
 		for _, w := range wide {
@@ -45,7 +53,8 @@ func referenceScan(data []byte, r region, opts Options) []ports.String {
 				break
 			}
 		}
-		if s.end-s.start >= opts.MinStringChars {
+		if s.end-s.start >= opts.MinStringChars && len(bytes.TrimLeft(data[s.start:s.end], " \t\n\r")) > 0 &&
+			s.end-s.start-bytes.Count(data[s.start:s.end], []byte{'\n'})-bytes.Count(data[s.start:s.end], []byte{'\r'}) >= opts.MinStringChars {
 			out = append(out, stringAt(data, strRec{off: uint64(s.start), n: s.end - s.start}, r, opts))
 		}
 	}
@@ -140,11 +149,19 @@ func TestScanBytesMatchesReferenceAnyMinimum(t *testing.T) {
 			switch rng.IntN(5) {
 			case 0:
 				for range rng.IntN(140) {
-					data = append(data, byte(' '+rng.IntN(95)))
+					if c := rng.IntN(110); c >= 95 {
+						data = append(data, "\n\r\t"[c%3]) // line breaks join text, but do not count
+					} else {
+						data = append(data, byte(' '+c))
+					}
 				}
 			case 1:
 				for range rng.IntN(80) {
-					data = append(data, byte('a'+rng.IntN(26)), 0)
+					if c := rng.IntN(32); c >= 26 {
+						data = append(data, "\n\r\t "[c%4], 0)
+					} else {
+						data = append(data, byte('a'+c), 0)
+					}
 				}
 			case 2:
 				data = append(data, 0)
@@ -189,4 +206,26 @@ func FuzzScanBytes(f *testing.F) {
 			t.Fatalf("min %d: %d strings, reference %d", opts.MinStringChars, len(got), len(want))
 		}
 	})
+}
+
+// TestASCIIMaskEveryByte checks the word-at-a-time class against isASCII
+// for every byte value in every lane, among neighbours of every class.
+func TestASCIIMaskEveryByte(t *testing.T) {
+	for _, fill := range []byte{0x00, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x1f, 0x20, 0x7e, 0x7f, 0x80, 0x89, 0xff} {
+		for b := range 256 {
+			for lane := range 8 {
+				var w [8]byte
+				for i := range w {
+					w[i] = fill
+				}
+				w[lane] = byte(b)
+				m := asciiMask(binary.LittleEndian.Uint64(w[:]))
+				for i := range w {
+					if got := m>>(8*i+7)&1 == 1; got != isASCII(w[i]) {
+						t.Fatalf("byte %#02x in lane %d among %#02x: lane %d says %v", b, lane, fill, i, got)
+					}
+				}
+			}
+		}
+	}
 }

@@ -9,8 +9,8 @@ import (
 
 // Splitting a region of a Go or Rust binary into its literals.
 
-// Byte classes of literal text: printable ASCII, tab and line breaks
-// (literals hold whole messages, line breaks included), and the bytes of a
+// Byte classes of literal text: printable ASCII, tab and line breaks (isASCII:
+// literals hold whole messages, line breaks included), and the bytes of a
 // UTF-8 literal, which add everything from 0x80.
 const (
 	classText uint8 = 1 << iota
@@ -19,7 +19,7 @@ const (
 
 var byteClass = func() (t [256]uint8) {
 	for b := range t {
-		if isASCII(byte(b)) || b == '\n' || b == '\r' {
+		if isASCII(byte(b)) {
 			t[b] = classText | classUTF8
 		} else if b >= 0x80 {
 			t[b] = classUTF8

@@ -333,7 +333,7 @@ func TestCLICallText(t *testing.T) {
 	}{
 		{"get_call_graph", `{"address":"main"}`, []string{"call graph, forward", "main", "└─ ", "helper"}},
 		{"procedure_assembly", `{"procedure":"main"}`, []string{"push", "call"}},
-		{"find_code_for_string", `{"query":"known code path"}`, []string{`strings matching "known code path": 1`, "code using them", "main"}},
+		{"find_code_for_string", `{"query":"known code path"}`, []string{`strings matching "known code path": 1`, "code using them: 2 procedures\n", "main"}},
 		{"list_procedures", `{"limit":5}`, []string{"ADDRESS", "SOURCE", "total:", "evidence ev_"}},
 	} {
 		t.Run(c.tool, func(t *testing.T) {

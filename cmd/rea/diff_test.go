@@ -238,8 +238,8 @@ func TestCompareFunctions(t *testing.T) {
 	is.NoErr(json.Unmarshal(b, &inline))
 	c = cmp(inline, ref(greet2))
 	is.Equal(c.ChangedDimensions, []string{"strings"})
-	is.Equal(c.Dimensions["strings"].Added, []string{"goodbye, %s"})
-	is.Equal(c.Dimensions["strings"].Removed, []string{"hello, %s"})
+	is.Equal(c.Dimensions["strings"].Added, []string{"goodbye, %s\n"})
+	is.Equal(c.Dimensions["strings"].Removed, []string{"hello, %s\n"})
 
 	c = cmp(ref(class1), ref(class2))
 	is.True(slices.Contains(c.ChangedDimensions, "cfg"))

@@ -107,3 +107,48 @@ func main() {
 		is.True(strings.Contains(fmt.Sprint(xr), top.Address))
 	})
 }
+
+// TestFindCodeForCStringWithLineBreaks builds a C program whose message
+// starts and ends with a line break, as C diagnostics often do: the literal
+// is one string at the address the code loads, line breaks included, so
+// find_code_for_string finds the function that prints it.
+func TestFindCodeForCStringWithLineBreaks(t *testing.T) {
+	help := strings.Repeat("a line of help text that an embedded script or manual would hold\\n", 80) + "rea-past-the-cap: the last line"
+	prog := buildC(t, "crcmsg", `#include <stdio.h>
+__attribute__((noinline)) void crc_fail(const char *name) {
+	fprintf(stderr, "\n%s: rea-crc-marker: invalid data\r\n", name);
+}
+int main(int argc, char **argv) {
+	if (argc > 2)
+		puts("`+help+`");
+	if (argc > 1)
+		crc_fail(argv[1]);
+	return 0;
+}
+`)
+	is := is.New(t)
+	cs := mcpClient(t)
+	is.True(!call(t, cs, "open_binary", map[string]any{"path": prog}).isError)
+	var f foundCode
+	_, m := evidence(t, call(t, cs, "find_code_for_string", map[string]any{"query": "rea-crc-marker", "case_sensitive": true}))
+	decode(t, m, &f)
+	is.Equal(len(f.Strings), 1)
+	is.Equal(f.Strings[0].String.Value, "\n%s: rea-crc-marker: invalid data\r\n") // one literal, line breaks included
+	is.True(len(f.Procedures) > 0)
+	is.Equal(f.Procedures[0].Name, "crc_fail")
+	is.Equal(f.Procedures[0].Reference, "direct") // the code loads the literal's first byte
+
+	// A multi-line literal longer than the display cap is one string, and
+	// search_strings matches its whole text, not only the capped value.
+	var page struct {
+		Total int
+		Items []struct {
+			Value     string
+			Truncated bool
+		}
+	}
+	_, m = evidence(t, call(t, cs, "search_strings", map[string]any{"pattern": "rea-past-the-cap", "case_sensitive": true}))
+	decode(t, m, &page)
+	is.Equal(page.Total, 1)
+	is.True(page.Items[0].Truncated && strings.HasPrefix(page.Items[0].Value, "a line of help text"))
+}

@@ -686,7 +686,13 @@ func opSearchStrings() *core.Operation {
 			}
 			items := []StringSummary{}
 			for _, s := range all {
-				if match(s.Value) {
+				// A literal whose value is capped for display (a script
+				// embedded as one multi-line string) is searched whole.
+				text, err := wholeText(ctx, c, s)
+				if err != nil {
+					return nil, err
+				}
+				if match(text) {
 					items = append(items, stringItemOf(s))
 				}
 			}

@@ -346,33 +346,43 @@ const maxWholeString = 64 << 20
 
 // wholeMatch searches the whole bytes of a literal whose displayed value was
 // capped (ports.String.Truncated): the display may be capped, the search may
-// not. It reads them through the provider's ByteReader and decodes them with
-// the literal's charset.
+// not.
 func (v *codeView) wholeMatch(ctx context.Context, s ports.String, q string, norm func(string) string) (bool, error) {
-	if !s.Truncated || s.ByteLength <= 0 {
+	if !s.Truncated {
 		return false, nil
 	}
-	a, _, _ := v.c.Bound()
+	text, err := wholeText(ctx, v.c, s)
+	return err == nil && strings.Contains(norm(text), q), err
+}
+
+// wholeText is the whole text of a literal: its value, or, when the engine
+// capped the value for display, its bytes read through the provider's
+// ByteReader and decoded with its charset (the value again when they cannot
+// be read). Only a cancelled context is an error.
+func wholeText(ctx context.Context, c *core.Call, s ports.String) (string, error) {
+	if !s.Truncated || s.ByteLength <= 0 {
+		return s.Value, nil
+	}
+	a, _, _ := c.Bound()
 	br, ok := a.(ports.ByteReader)
 	if !ok {
-		return false, nil
+		return s.Value, nil
 	}
 	b, err := br.ReadBytes(ctx, s.Address, min(s.ByteLength, maxWholeString))
 	if err != nil {
 		if ctx.Err() != nil {
-			return false, ctx.Err()
+			return "", ctx.Err()
 		}
-		return false, nil // unreadable bytes: only the displayed value was searched
+		return s.Value, nil // unreadable bytes: only the displayed value is searched
 	}
-	text := string(b)
 	if s.Charset == "utf-16le" {
 		u := make([]uint16, len(b)/2)
 		for i := range u {
 			u[i] = uint16(b[2*i]) | uint16(b[2*i+1])<<8
 		}
-		text = string(utf16.Decode(u))
+		return string(utf16.Decode(u)), nil
 	}
-	return strings.Contains(norm(text), q), nil
+	return string(b), nil
 }
 
 // procsFor reports whether some user was found for seed.
