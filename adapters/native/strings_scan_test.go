@@ -191,6 +191,7 @@ func FuzzScanBytes(f *testing.F) {
 	f.Add([]byte("hello\x00w\x00o\x00r\x00l\x00d\x00\xff\tabc"), uint8(4))
 	f.Add(bytes.Repeat([]byte("a\x00"), 100), uint8(33))
 	f.Add(bytes.Repeat([]byte("text"), 40), uint8(64))
+	f.Add([]byte("\n%s: crc\r\n\x00\n\n\n\t \x00a\nb\nc\n\x00\n\x00x\x00\r\x00y\x00"), uint8(3))
 	r := region{name: ".rodata", addr: 0x1000, off: 0x200}
 	f.Fuzz(func(t *testing.T, data []byte, min uint8) {
 		opts := (&Options{MaxStringBytes: 64, MinStringChars: int(min%70) + 1}).withDefaults()
