@@ -105,6 +105,14 @@ func writeCoverage(w io.Writer, comp map[string]any, limitations []any) {
 			fmt.Fprintf(w, "%s: %s\n", s.condition, strings.Join(names, ", "))
 		}
 	}
+	var excluded []string
+	for _, x := range arr(comp["excluded"]) {
+		m := obj(x)
+		excluded = append(excluded, fmt.Sprintf("%s %v (%s)", str(m["section"]), orDash(m["count"]), str(m["reason"])))
+	}
+	if len(excluded) > 0 {
+		fmt.Fprintf(w, "excluded: %s\n", strings.Join(excluded, ", "))
+	}
 	for _, l := range limitations {
 		fmt.Fprintf(w, "note: %s\n", str(l))
 	}
@@ -167,31 +175,102 @@ func (c *inspectPageCmd) Run(e *env) error {
 	if c.Sources {
 		args["include_script_sources"] = true
 	}
-	return runBrowser(e, "inspect_web_page", args, func(w io.Writer, r map[string]any) error {
-		t := obj(r["target"])
-		fmt.Fprintf(w, "page: %s (%s)\n", str(t["url"]), oneLine(str(t["title"]), 60))
-		comp := obj(r["completeness"])
-		fmt.Fprintf(w, "completeness: %s\n", conditions(comp))
-		fmt.Fprintf(w, "frames: %d  dom nodes: %v  accessibility nodes: %v\n", len(arr(r["frames"])), obj(r["dom"])["total_nodes"], obj(r["accessibility"])["total_nodes"])
-		net := obj(r["network"])
-		fmt.Fprintf(w, "requests: %d  websocket frames: %d  console events: %d  workers: %d\n", len(arr(net["requests"])),
-			len(arr(net["websocket_events"])), len(arr(obj(r["console"])["events"])), len(arr(r["workers"])))
-		sc := obj(r["scripts"])
-		fmt.Fprintf(w, "scripts: %v\n", sc["total"])
-		for _, s := range arr(sc["items"]) {
-			m := obj(s)
-			kind := "classic"
-			if m["is_module"] == true {
-				kind = "module"
-			}
-			fmt.Fprintf(w, "  %s  %s  %v bytes  %s\n", str(m["script_key"])[:16], kind, m["length"], str(m["url"]))
+	return runBrowser(e, "inspect_web_page", args, inspectPageText)
+}
+
+// pageRows bounds each list of the inspect-web-page text; --format json
+// has them all.
+const pageRows = 20
+
+// inspectPageText is inspect-web-page's text: counts of every section, then
+// the requests, console events, workers and storage names themselves, which
+// are what a reader of a page capture looks for first.
+func inspectPageText(w io.Writer, r map[string]any) error {
+	t := obj(r["target"])
+	fmt.Fprintf(w, "page: %s (%s)\n", str(t["url"]), oneLine(str(t["title"]), 60))
+	comp := obj(r["completeness"])
+	fmt.Fprintf(w, "completeness: %s\n", conditions(comp))
+	fmt.Fprintf(w, "frames: %d  dom nodes: %v  accessibility nodes: %v\n", len(arr(r["frames"])), obj(r["dom"])["total_nodes"], obj(r["accessibility"])["total_nodes"])
+	net, console := obj(r["network"]), obj(r["console"])
+	fmt.Fprintf(w, "requests: %d  websocket frames: %d  console events: %d  workers: %d\n", len(arr(net["requests"])),
+		len(arr(net["websocket_events"])), len(arr(console["events"])), len(arr(r["workers"])))
+	sc := obj(r["scripts"])
+	fmt.Fprintf(w, "scripts: %v\n", sc["total"])
+	for _, s := range arr(sc["items"]) {
+		m := obj(s)
+		kind := "classic"
+		if m["is_module"] == true {
+			kind = "module"
 		}
-		fmt.Fprintf(w, "resources: %d\n", len(arr(r["resources"])))
-		st := obj(r["storage"])
-		fmt.Fprintf(w, "storage (%s): %d localStorage, %d sessionStorage keys, %d IndexedDB, %d caches\n", str(st["origin"]),
-			len(arr(st["local_storage_keys"])), len(arr(st["session_storage_keys"])), len(arr(st["indexed_db_names"])), len(arr(st["cache_names"])))
-		return nil
+		fmt.Fprintf(w, "  %s  %s  %v bytes  %s\n", str(m["script_key"])[:min(16, len(str(m["script_key"])))], kind, m["length"], str(m["url"]))
+	}
+	fmt.Fprintf(w, "resources: %d\n", len(arr(r["resources"])))
+	rows(w, "requests", arr(net["requests"]), func(m map[string]any) string {
+		return fmt.Sprintf("%s %v %s %s", str(m["method"]), orDash(m["status"]), str(m["resource_type"]), str(m["url"]))
 	})
+	rows(w, "console", arr(console["events"]), func(m map[string]any) string {
+		where := str(m["url"])
+		if i := strings.LastIndexByte(where, '/'); i >= 0 {
+			where = where[i+1:]
+		}
+		if m["line"] != nil {
+			where = fmt.Sprintf("%s:%v", where, m["line"])
+		}
+		var text []string
+		for _, v := range arr(obj(m["text_capture"])["values"]) {
+			text = append(text, str(obj(v)["text"]))
+		}
+		if len(text) == 0 { // not captured: the argument types say what was logged
+			for _, a := range arr(m["argument_types"]) {
+				text = append(text, "<"+str(a)+">")
+			}
+		}
+		return fmt.Sprintf("%s %s  %s", str(m["type"]), where, oneLine(strings.Join(text, " "), 120))
+	})
+	rows(w, "workers", arr(r["workers"]), func(m map[string]any) string {
+		return fmt.Sprintf("%s %s", str(m["type"]), str(m["url"]))
+	})
+	st := obj(r["storage"])
+	if excludedAs(comp, "storage_keys", "not_approved") {
+		// No names were asked for: zero counts would read as empty storage.
+		fmt.Fprintf(w, "storage (%s): names not listed (--include-storage-keys lists them)\n", str(st["origin"]))
+		return nil
+	}
+	fmt.Fprintf(w, "storage (%s): %d localStorage, %d sessionStorage keys, %d IndexedDB, %d caches\n", str(st["origin"]),
+		len(arr(st["local_storage_keys"])), len(arr(st["session_storage_keys"])), len(arr(st["indexed_db_names"])), len(arr(st["cache_names"])))
+	for _, k := range []struct{ label, field string }{{"localStorage", "local_storage_keys"}, {"sessionStorage", "session_storage_keys"},
+		{"IndexedDB", "indexed_db_names"}, {"caches", "cache_names"}} {
+		if names := arr(st[k.field]); len(names) > 0 {
+			fmt.Fprintf(w, "  %s: %s\n", k.label, scalar(names))
+		}
+	}
+	return nil
+}
+
+// excludedAs reports whether a completeness record excluded section for
+// reason.
+func excludedAs(comp map[string]any, section, reason string) bool {
+	for _, x := range arr(comp["excluded"]) {
+		if m := obj(x); str(m["section"]) == section && str(m["reason"]) == reason {
+			return true
+		}
+	}
+	return false
+}
+
+// rows writes a titled list of at most pageRows records, one line each.
+func rows(w io.Writer, title string, items []any, line func(map[string]any) string) {
+	if len(items) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s:\n", title)
+	for i, it := range items {
+		if i == pageRows {
+			fmt.Fprintf(w, "  … %d more (--format json has all)\n", len(items)-pageRows)
+			break
+		}
+		fmt.Fprintf(w, "  %s\n", line(obj(it)))
+	}
 }
 
 type observeSessionCmd struct {
