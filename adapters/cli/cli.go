@@ -517,6 +517,7 @@ func writeOverview(w io.Writer, target *core.OpenBinaryResult, ev *core.Evidence
 	tw.Flush()
 	fmt.Fprintf(w, "\nSegments\n")
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "  NAME\tSTART\tEND\tLENGTH\n")
 	for _, s := range ov.Segments {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.Name, s.Start, s.End, s.Length)
 	}
@@ -524,6 +525,7 @@ func writeOverview(w io.Writer, target *core.OpenBinaryResult, ev *core.Evidence
 	if len(ov.Procedures) > 0 {
 		fmt.Fprintf(w, "\nProcedures (first %d of %d)\n", len(ov.Procedures), ov.ProcedureCount)
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintf(tw, "  ADDRESS\tNAME\tSOURCE\n")
 		for _, p := range ov.Procedures {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", p.Address, p.Value, p.Source)
 		}
@@ -532,6 +534,7 @@ func writeOverview(w io.Writer, target *core.OpenBinaryResult, ev *core.Evidence
 	if len(ov.Strings) > 0 {
 		fmt.Fprintf(w, "\nStrings (first %d of %d)\n", len(ov.Strings), ov.StringCount)
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintf(tw, "  ADDRESS\tCHARSET\tVALUE\n")
 		for _, s := range ov.Strings {
 			fmt.Fprintf(tw, "  %s\t%s\t%q\n", s.Address, s.Charset, truncate(s.Value, 60))
 		}
