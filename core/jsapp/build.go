@@ -50,6 +50,9 @@ type jsappBuilder struct {
 	// the source module a map names at each IPC call of a mapped asset,
 	// read by ipcPhase after the maps are released (mapIPCSites)
 	ipcSources map[callSiteKey]string
+	// the assets holding a runtime's chunk file names, by chunk global
+	// (chunkWorker; nil until a chunk file's worker asks)
+	chunkRuntimes map[string][]*jsAsset
 }
 
 // callSiteKey is a call in an asset, by the offset mappedSite gives.
@@ -269,6 +272,10 @@ func (b *jsappBuilder) importsPhase() {
 			if im.InModule >= 0 {
 				continue // inside a bundled module: handled by the bundle phase
 			}
+			from := a.path
+			if im.Chunk != "" {
+				im, from = b.chunkWorker(a, im)
+			}
 			rel := semRelation{relation: im.Kind, source: a.nodeID, specifier: im.Specifier, offset: im.Offset, names: im.Names}
 			if im.Dynamic {
 				st.unknown(dynamicKind(im.Kind), a.nodeID, a.path, im.Offset, im.Kind+" specifier is computed at run time")
@@ -286,7 +293,7 @@ func (b *jsappBuilder) importsPhase() {
 				continue
 			}
 			if isWorkerKind(im.Kind) {
-				b.worker(a, im, rel)
+				b.worker(a, from, im, rel)
 				continue
 			}
 			target, ok := st.resolveModule(a.path, im.Specifier, im.Kind)
@@ -334,11 +341,13 @@ func (b *jsappBuilder) importsPhase() {
 // kind creates, with a loads edge from the site that creates it (the
 // bundled module whose body holds it, else the asset: siteEdge) and, when
 // the app holds the script, the worker's loads edge to it; a script the
-// app lacks is an unknown of the creating node. rel is the import's
-// semantic relation, recorded with its target.
-func (b *jsappBuilder) worker(a *jsAsset, im ports.JSImport, rel semRelation) {
+// app lacks is an unknown of the creating node. The specifier is relative
+// to from: the asset, or the runtime file that named a chunk file's
+// worker (chunkWorker). rel is the import's semantic relation, recorded
+// with its target.
+func (b *jsappBuilder) worker(a *jsAsset, from string, im ports.JSImport, rel semRelation) {
 	st := b.st
-	target, ok := st.resolveModule(a.path, im.Specifier, im.Kind)
+	target, ok := st.resolveModule(from, im.Specifier, im.Kind)
 	kind := "worker"
 	if im.Kind == ports.JSServiceWorker {
 		kind = "service-worker"
@@ -348,7 +357,11 @@ func (b *jsappBuilder) worker(a *jsAsset, im ports.JSImport, rel semRelation) {
 		key = target
 	}
 	wid := b.g.node(kind, b.localKey(kind, key), key, map[string]any{"specifier": im.Specifier, "type": im.Kind, "resolved": ok}, at(a.path, im.Offset))
-	b.siteEdge(a, im.InModule, im.Offset, wid, "loads", map[string]any{"kind": im.Kind, "specifier": im.Specifier}, at(a.path, im.Offset))
+	props := map[string]any{"kind": im.Kind, "specifier": im.Specifier}
+	if from != a.path {
+		props["runtime"] = from
+	}
+	b.siteEdge(a, im.InModule, im.Offset, wid, "loads", props, at(a.path, im.Offset))
 	b.workers[key] = true
 	if ok {
 		if t := st.assets[target]; t != nil {
@@ -360,6 +373,47 @@ func (b *jsappBuilder) worker(a *jsAsset, im ports.JSImport, rel semRelation) {
 		st.unknown("unresolved-worker", b.callSite(a, im.InModule), a.path, im.Offset, "worker script "+im.Specifier+" is not in the app")
 	}
 	b.relation(rel)
+}
+
+// chunkWorker names the chunk that a chunk file's worker starts, which the
+// file holds no runtime to name (im.Chunk), with the chunk file names of
+// the runtime that shares the file's chunk global (webpack's chunk loading
+// pushes every chunk onto that one global array). The name is relative to
+// the runtime's public path, by default the runtime file's directory, so
+// the import comes back with its specifier and that file to resolve it
+// from. Runtimes that name the chunk as different files, or none, leave
+// the import as it was (dynamic, from the asset).
+func (b *jsappBuilder) chunkWorker(a *jsAsset, im ports.JSImport) (ports.JSImport, string) {
+	if !im.Dynamic || !isWorkerKind(im.Kind) || a.facts.ChunkGlobal == "" {
+		return im, a.path
+	}
+	if b.chunkRuntimes == nil {
+		b.chunkRuntimes = map[string][]*jsAsset{}
+		for _, r := range b.st.sortedAssets() {
+			if r.facts != nil && r.facts.ChunkNames != nil && r.facts.ChunkGlobal != "" {
+				b.chunkRuntimes[r.facts.ChunkGlobal] = append(b.chunkRuntimes[r.facts.ChunkGlobal], r)
+			}
+		}
+	}
+	var rt *jsAsset
+	file := ""
+	for _, r := range b.chunkRuntimes[a.facts.ChunkGlobal] {
+		name, ok := r.facts.ChunkNames.Name(im.Chunk)
+		if !ok || name == "" || strings.Contains(name, "://") || strings.HasPrefix(name, "/") {
+			continue
+		}
+		if f := path.Join(path.Dir(r.path), name); rt == nil {
+			rt, file, im.Specifier = r, f, "./"+name
+		} else if f != file {
+			im.Specifier = ""
+			return im, a.path // ambiguous
+		}
+	}
+	if rt == nil {
+		return im, a.path
+	}
+	im.Dynamic = false
+	return im, rt.path
 }
 
 // isWorkerKind reports the import kinds that create a worker (new Worker,
@@ -1300,9 +1354,14 @@ func (b *jsappBuilder) bundlePhase() {
 			if im.InModule < 0 || im.InModule >= len(a.facts.Modules) {
 				continue
 			}
+			from := a.path
+			if im.Chunk != "" {
+				im, from = b.chunkWorker(a, im)
+			}
 			if im.Dynamic {
 				// A worker's is the creating module's (a webpack chunk file
-				// holds no runtime to name its workers' chunks).
+				// holds no runtime to name its workers' chunks, and no
+				// runtime file of the build named it: chunkWorker).
 				from := a.nodeID
 				if isWorkerKind(im.Kind) {
 					from = b.callSite(a, im.InModule)
@@ -1312,7 +1371,7 @@ func (b *jsappBuilder) bundlePhase() {
 				// A module function that starts a worker (a webpack
 				// module's new Worker(new URL(r.p + r.u(id), r.b)), its
 				// chunk named by the runtime's r.u) creates it.
-				b.worker(a, im, semRelation{relation: im.Kind, source: a.nodeID, specifier: im.Specifier, offset: im.Offset, names: im.Names})
+				b.worker(a, from, im, semRelation{relation: im.Kind, source: a.nodeID, specifier: im.Specifier, offset: im.Offset, names: im.Names})
 			}
 		}
 	}
