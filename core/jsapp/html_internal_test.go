@@ -20,6 +20,16 @@ func TestModuleScriptSrcs(t *testing.T) {
 		{`<script type="module" src="https://cdn.example.com/a.js"><script type="module" src="//cdn/b.js"><script type="module" src="data:text/javascript,1">`, nil},
 		{`<script type="module" src="a.js"`, nil}, // no end of tag
 		{`<script`, nil},
+		// A tag in a comment is not run; one after the comment is.
+		{`<!-- <script type="module" src="old.js"></script> --><script type="module" src="app.js">`, []string{"app.js"}},
+		{`<!-- <script type="module" src="old.js"></script> --><script src="app.js">`, nil},
+		{`<!-- -- <script type=module src=x.js> -- ---><script type=module src=a.js>`, []string{"a.js"}},
+		{`<!-- a --!><script type=module src=a.js><!--><script type=module src=b.js><!---><script type=module src=c.js>`, []string{"a.js", "b.js", "c.js"}},
+		{`<!----><script type=module src=a.js><!-- <!-- <script type=module src=x.js> --><script type=module src=b.js>`, []string{"a.js", "b.js"}},
+		{`<script type=module src=a.js><!-- <script type="module" src="x.js">`, []string{"a.js"}}, // the comment runs to the end
+		// <!- and <! open a bogus comment, which the first > ends.
+		{`<!- <script type=module src=a.js><script type=module src=b.js><! x><script type=module src=c.js>`, []string{"b.js", "c.js"}},
+		{`<!DOCTYPE html><script type=module src=a.js>`, []string{"a.js"}},
 	} {
 		if got := moduleScriptSrcs([]byte(tc.doc)); !slices.Equal(got, tc.want) {
 			t.Errorf("%q: got %q, want %q", tc.doc, got, tc.want)
@@ -30,7 +40,8 @@ func TestModuleScriptSrcs(t *testing.T) {
 // FuzzModuleScriptSrcs: HTML documents are untrusted; scanning one never
 // panics and yields only paths (no scheme, host, query or fragment).
 func FuzzModuleScriptSrcs(f *testing.F) {
-	for _, s := range []string{`<script type="module" src="a.js?x#y">`, `<SCRIPT type=module src=/b.js>`, `<script`, `<<script/>`, "<script\x00>"} {
+	for _, s := range []string{`<script type="module" src="a.js?x#y">`, `<SCRIPT type=module src=/b.js>`, `<script`, `<<script/>`, "<script\x00>",
+		`<!-- <script type=module src=a.js> --!><!--->`, `<!--`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
