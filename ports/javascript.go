@@ -92,8 +92,8 @@ type JSFacts struct {
 	ChunkGlobal string
 	// ChunkNames is the chunk file name function of the runtime this file
 	// holds, when it holds one whose form the engine reads: it names the
-	// chunks of the build's other files (a chunk file's worker whose
-	// JSImport.Chunk is set).
+	// chunks of the build's other files (a chunk file's Dynamic worker
+	// with a JSImport.Chunk).
 	ChunkNames  *JSChunkNames
 	SourceMap   *JSSourceMapRef // the last sourceMappingURL comment
 	Errors      []JSSyntaxError
@@ -127,10 +127,12 @@ type JSImport struct {
 	// InModule is the index in JSFacts.Modules of the bundled module whose
 	// body holds this import, or -1.
 	InModule int
-	// Chunk is, for a Dynamic worker that a webpack or rspack build starts
-	// from a chunk (new Worker(new URL(r.p + r.u(id), r.b))), the chunk id
-	// when the file holds no chunk file name function to name it: the
-	// runtime that shares the file's ChunkGlobal names it (ChunkNames).
+	// Chunk is, for a worker that a webpack or rspack build starts from a
+	// chunk (new Worker(new URL(r.p + r.u(id), r.b))), the chunk id. The
+	// Specifier is then "./" and the name the file's own chunk file name
+	// function gives, relative to the runtime's public path; a file that
+	// holds no such function (a chunk file) leaves the worker Dynamic, for
+	// the runtime that shares the file's ChunkGlobal to name (ChunkNames).
 	Chunk string
 }
 

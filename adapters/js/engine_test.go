@@ -503,6 +503,7 @@ func TestWebpackModuleWorkers(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s %s %d", im.Kind, im.Specifier, im.InModule))
 	}
 	is.Equal(got, []string{"service-worker ./sw.js -1", "worker ./447.chunk.js 0", "service-worker ./495.chunk.js 0"})
+	is.Equal([]string{f.Imports[0].Chunk, f.Imports[1].Chunk, f.Imports[2].Chunk}, []string{"", "447", "495"})
 	g := facts(t, `(self.webpackChunk=self.webpackChunk||[]).push([[339],{339(e,t,n){new Worker(new URL(n.p+n.u(447),n.b))}}]);`)
 	is.Equal(len(g.Imports), 1)
 	is.True(g.Imports[0].Dynamic)
@@ -559,5 +560,5 @@ func TestWebpackChunkNames(t *testing.T) {
 	f := facts(t, runtime(`r.u=e=>e+".chunk.js";new Worker(new URL(r.p+r.u(447),r.b))`))
 	is.Equal(len(f.Imports), 1)
 	is.Equal(f.Imports[0].Specifier, "./447.chunk.js")
-	is.Equal(f.Imports[0].Chunk, "")
+	is.Equal(f.Imports[0].Chunk, "447")
 }

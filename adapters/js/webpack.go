@@ -398,10 +398,10 @@ func isDotOf(x tjs.IExpr, name string) bool {
 }
 
 // resolveChunkWorkers turns the recorded workers into imports of their
-// chunk files, or dynamic imports when the name cannot be computed: when
-// the file holds no chunk file name function at all (a chunk file, whose
-// runtime is another file), with the chunk id, which the runtime's
-// ChunkNames names. The runtime's function is reported as ChunkNames when
+// chunk files, with the chunk id, or dynamic imports when the name cannot
+// be computed: when the file holds no chunk file name function at all (a
+// chunk file, whose runtime is another file), with the chunk id, which the
+// runtime's ChunkNames names. The runtime's function is reported as ChunkNames when
 // the file is the one runtime of a build whose chunks share a global.
 func (w *walker) resolveChunkWorkers() {
 	var names map[*tjs.Var]*ports.JSChunkNames // read once per function
@@ -440,7 +440,7 @@ func (w *walker) resolveChunkWorkers() {
 		}
 		switch {
 		case ok && name != "" && !strings.Contains(name, "://") && !strings.HasPrefix(name, "/"):
-			im.Specifier = "./" + name
+			im.Specifier, im.Chunk = "./"+name, cw.id
 		case len(w.chunkURLs) == 0:
 			im.Dynamic, im.Chunk = true, cw.id
 		default:

@@ -336,45 +336,67 @@ func TestJSAppWebpackModuleWorker(t *testing.T) {
 	}
 }
 
-// TestJSAppWebpackRuntimeChunkWorker: with the runtime in its own file
-// (runtime.js) and the chunks under chunks/, a lazily loaded module's
-// worker is in a chunk file that holds no require.u; runtime.js's names
-// the worker's chunk, relative to runtime.js (the public path is the
-// runtime's directory), so the worker resolves to chunks/<worker chunk>,
-// in module functions and in eval strings.
+// TestJSAppWebpackRuntimeChunkWorker: when the runtime is not in the file
+// that creates a worker (the runtime in its own file, runtime.js, or a
+// lazily loaded chunk's worker), the chunk file holds no require.u; the
+// runtime file's names the worker's chunk. The name is relative to the
+// runtime's public path: the runtime's directory, or, for a runtime
+// written under static/js/, the output directory above it. In module
+// functions and in eval strings; the entry's own worker too (in main.js,
+// or in the runtime file itself when main.js holds the runtime).
 func TestJSAppWebpackRuntimeChunkWorker(t *testing.T) {
 	root := needNodeModule(t, "webpack")
 	src := writeTree(t, map[string]string{
-		"index.js":  "import('./lazy.js').then(m => m.run());\n",
+		"index.js":  "import('./lazy.js').then(m => m.run());\nnew Worker(new URL('./first.js', import.meta.url));\n",
 		"lazy.js":   "export function run() {\n  const w = new Worker(new URL('./worker.js', import.meta.url));\n  w.postMessage(1);\n  return w;\n}\n",
 		"worker.js": "self.onmessage = e => fetch('https://w.example.com/' + e.data);\n",
+		"first.js":  "self.onmessage = e => console.log('first-marker');\n",
 	})
 	s := jaSession(t)
-	for _, build := range []struct{ mode, devtool string }{
-		{"development", "source-map"},
-		{"production", "source-map"},
-		{"development", "none"},
+	for _, build := range []struct{ mode, devtool, layout string }{
+		{"development", "source-map", "runtime"},
+		{"production", "source-map", "runtime"},
+		{"development", "none", "runtime"},
+		{"production", "source-map", "static"},
+		{"production", "source-map", "static-runtime"},
+		{"development", "none", "static-runtime"},
 	} {
-		t.Run(build.mode+" "+build.devtool, func(t *testing.T) {
+		t.Run(build.mode+" "+build.devtool+" "+build.layout, func(t *testing.T) {
 			is := is.New(t)
 			out := filepath.Join(t.TempDir(), "dist")
-			cmd := exec.Command("node", filepath.Join(root, "cmd/rea/testdata/jsapp/webpack-build.cjs"), src, out, build.mode, "web", build.devtool, "runtime")
+			cmd := exec.Command("node", filepath.Join(root, "cmd/rea/testdata/jsapp/webpack-build.cjs"), src, out, build.mode, "web", build.devtool, build.layout)
 			if b, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("webpack: %v\n%s", err, b)
 			}
-			chunk := chunksByMarker(t, out, "chunks/*.chunk.js", map[string]string{"w.example.com": "worker", "new URL": "lazy"})
-			is.Equal(len(chunk), 2)
+			dir, runtime := "chunks/", "runtime.js"
+			switch build.layout {
+			case "static":
+				dir, runtime = "static/js/", "static/js/main.js"
+			case "static-runtime":
+				dir, runtime = "static/js/", "static/js/runtime.js"
+			}
+			chunk := chunksByMarker(t, out, dir+"*.chunk.js", map[string]string{"w.example.com": "worker", "first-marker": "first", "new URL": "lazy"})
+			is.Equal(len(chunk), 3)
 			// What the test is about: the chunk that creates the worker
-			// holds no chunk file name function; only runtime.js does.
-			for file, want := range map[string]bool{"chunks/" + chunk["lazy"]: false, "runtime.js": true, "main.js": false} {
+			// holds no chunk file name function; the runtime file does.
+			for file, want := range map[string]bool{dir + chunk["lazy"]: false, runtime: true} {
 				b, err := os.ReadFile(filepath.Join(out, file))
 				is.NoErr(err)
 				is.Equal(strings.Contains(strings.ReplaceAll(string(b), " ", ""), ".u="), want) // file
 			}
 			r := decodeApp(t, jaCall(t, s, "analyze_javascript_application", map[string]any{"path": out}))
-			is.Equal(workerLoads(r), []string{"module lazy.js -> worker:chunks/" + chunk["worker"] + " -> javascript-asset:chunks/" + chunk["worker"] + " (runtime runtime.js)"})
-			is.Equal(r.Summary["workers"], 1)
-			if build.devtool != "none" { // a fetch in an eval string is not an endpoint
+			// The entry's worker: in main.js, a chunk file beside its
+			// runtime; where main.js holds the runtime, inlined in it,
+			// named by its own u and mapped to index.js by the source map.
+			first := "module index.js -> worker:" + dir + chunk["first"] + " -> javascript-asset:" + dir + chunk["first"] + " (runtime " + runtime + ")"
+			if build.layout == "static" {
+				first = "source-module:webpack:///./index.js -> worker:" + dir + chunk["first"] + " -> javascript-asset:" + dir + chunk["first"]
+			}
+			want := []string{first, "module lazy.js -> worker:" + dir + chunk["worker"] + " -> javascript-asset:" + dir + chunk["worker"] + " (runtime " + runtime + ")"}
+			sort.Strings(want)
+			is.Equal(workerLoads(r), want)
+			is.Equal(r.Summary["workers"], 2)
+			if build.devtool != "none" { // rea finds no endpoint in an eval string
 				is.Equal(r.Summary["endpoints"], 1) // the worker chunk's fetch
 			}
 			is.Equal(dynamicWorkers(r), nil)
@@ -461,9 +483,11 @@ func jaLabels(r jaResult) map[string]string {
 
 // TestJSAppChunkWorkerRuntimes: which runtime file names a chunk file's
 // worker, on hand-written webpack-shaped files: the one whose chunk global
-// the chunk file shares, its name relative to that runtime; runtimes that
-// agree on the file name it, runtimes that name different files, or only a
-// runtime of another global, leave the worker dynamic.
+// the chunk file shares, its name relative to that runtime's directory or
+// the nearest one above that holds it; runtimes that agree on the file
+// name it, runtimes that name different files, or only a runtime of
+// another global, leave the worker dynamic. A name the app has no file
+// for is an unresolved worker.
 func TestJSAppChunkWorkerRuntimes(t *testing.T) {
 	runtime := func(global, u string) string {
 		return `(()=>{var e={};function r(o){const s={exports:{}};return e[o](s,s.exports,r),s.exports}r.u=` + u +
@@ -481,6 +505,12 @@ func TestJSAppChunkWorkerRuntimes(t *testing.T) {
 		{"one runtime", map[string]string{
 			"runtime.js": runtime("webpackChunkapp", `e=>"chunks/"+e+".js"`), "chunks/339.js": chunk, "chunks/447.js": worker,
 		}, []string{"module javascript-module:339 -> worker:chunks/447.js -> javascript-asset:chunks/447.js (runtime runtime.js)"}, nil},
+		{"a runtime under the output directory", map[string]string{
+			"static/js/runtime.js": runtime("webpackChunkapp", `e=>"static/js/"+e+".js"`), "static/js/339.js": chunk, "static/js/447.js": worker,
+		}, []string{"module javascript-module:339 -> worker:static/js/447.js -> javascript-asset:static/js/447.js (runtime static/js/runtime.js)"}, nil},
+		{"a chunk the app lacks", map[string]string{
+			"runtime.js": runtime("webpackChunkapp", `e=>"chunks/"+e+".js"`), "chunks/339.js": chunk,
+		}, []string{"module javascript-module:339 -> worker:./chunks/447.js ->  (runtime runtime.js)"}, nil},
 		{"runtimes that agree", map[string]string{
 			"runtime.js": runtime("webpackChunkapp", `e=>e+".js"`), "w.js": runtime("webpackChunkapp", `e=>e+".js"`), "339.js": chunk, "447.js": worker,
 		}, []string{"module javascript-module:339 -> worker:447.js -> javascript-asset:447.js (runtime runtime.js)"}, nil},
@@ -505,6 +535,13 @@ func TestJSAppChunkWorkerRuntimes(t *testing.T) {
 			r := decodeApp(t, jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, tc.files)}))
 			is.Equal(workerLoads(r), tc.loads)
 			is.Equal(dynamicWorkers(r), tc.dynamic)
+			unresolved := 0
+			for _, u := range r.Unknowns {
+				if u["kind"] == "unresolved-worker" {
+					unresolved++
+				}
+			}
+			is.Equal(unresolved, map[bool]int{true: 1}[tc.name == "a chunk the app lacks"])
 		})
 	}
 }
