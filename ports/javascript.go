@@ -90,6 +90,11 @@ type JSFacts struct {
 	// ("webpackChunkapp"): a chunk file without the runtime belongs to the
 	// build whose runtime names the same global.
 	ChunkGlobal string
+	// ChunkNames is the chunk file name function of the runtime this file
+	// holds, when it holds one whose form the engine reads: it names the
+	// chunks of the build's other files (a chunk file's Dynamic worker
+	// with a JSImport.Chunk).
+	ChunkNames  *JSChunkNames
 	SourceMap   *JSSourceMapRef // the last sourceMappingURL comment
 	Errors      []JSSyntaxError
 	Limitations []string
@@ -122,6 +127,53 @@ type JSImport struct {
 	// InModule is the index in JSFacts.Modules of the bundled module whose
 	// body holds this import, or -1.
 	InModule int
+	// Chunk is, for a worker that a webpack or rspack build starts from a
+	// chunk (new Worker(new URL(r.p + r.u(id), r.b))), the chunk id. The
+	// Specifier is then "./" and the name the file's own chunk file name
+	// function gives, relative to the runtime's public path; a file that
+	// holds no such function (a chunk file) leaves the worker Dynamic, for
+	// the runtime that shares the file's ChunkGlobal to name (ChunkNames).
+	Chunk string
+}
+
+// JSChunkNames is a webpack or rspack runtime's chunk file name function
+// (__webpack_require__.u, r.u once minified) as a template: the file name
+// of a chunk is its Parts joined, relative to the runtime's public path
+// (the runtime file's directory by default).
+type JSChunkNames struct {
+	Parts []JSChunkNamePart
+}
+
+// JSChunkNamePart is one part of a chunk file name: Literal text, the
+// chunk id itself (ID), or the id looked up in Table (per-chunk text such
+// as a content hash; an id the table lacks has no file name).
+type JSChunkNamePart struct {
+	Literal string
+	ID      bool
+	Table   map[string]string
+}
+
+// Name is the file name of chunk id, or false when a table lacks the id.
+func (n *JSChunkNames) Name(id string) (string, bool) {
+	if n == nil {
+		return "", false
+	}
+	var b []byte
+	for _, p := range n.Parts {
+		switch {
+		case p.ID:
+			b = append(b, id...)
+		case p.Table != nil:
+			v, ok := p.Table[id]
+			if !ok {
+				return "", false
+			}
+			b = append(b, v...)
+		default:
+			b = append(b, p.Literal...)
+		}
+	}
+	return string(b), true
 }
 
 // JSExport is one exported name. Kind is named, default, re-export,

@@ -492,7 +492,7 @@ func TestCalleeOffset(t *testing.T) {
 // TestWebpackModuleWorkers: a table module calls u on its own require
 // parameter, so the runtime's u names the chunk; serviceWorker.register
 // takes a new URL as a worker does. A chunk file without the runtime's u
-// leaves its worker dynamic.
+// leaves its worker dynamic, with the chunk id for core to name.
 func TestWebpackModuleWorkers(t *testing.T) {
 	is := is.New(t)
 	src := `(()=>{var e={166(e,t,n){new Worker(new URL(n.p+n.u(447),n.b));navigator.serviceWorker.register(new URL(n.p+n.u(495),n.b))}};` +
@@ -503,7 +503,62 @@ func TestWebpackModuleWorkers(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s %s %d", im.Kind, im.Specifier, im.InModule))
 	}
 	is.Equal(got, []string{"service-worker ./sw.js -1", "worker ./447.chunk.js 0", "service-worker ./495.chunk.js 0"})
+	is.Equal([]string{f.Imports[0].Chunk, f.Imports[1].Chunk, f.Imports[2].Chunk}, []string{"", "447", "495"})
 	g := facts(t, `(self.webpackChunk=self.webpackChunk||[]).push([[339],{339(e,t,n){new Worker(new URL(n.p+n.u(447),n.b))}}]);`)
 	is.Equal(len(g.Imports), 1)
 	is.True(g.Imports[0].Dynamic)
+	is.Equal(g.Imports[0].Chunk, "447")
+	is.Equal(g.Imports[0].InModule, 0)
+	is.Equal(g.ChunkNames, nil)
+}
+
+// TestWebpackChunkNames: a runtime file reports its chunk file name
+// function as a template, in the forms webpack writes (production,
+// development, content hashes in a table), for the chunks of its build's
+// other files; a file that is no webpack runtime, or holds two such
+// functions, reports none, and a worker in the runtime's own file is
+// still named there.
+func TestWebpackChunkNames(t *testing.T) {
+	runtime := func(u string) string {
+		return `(()=>{var e={};function r(o){const s={exports:{}};return e[o](s,s.exports,r),s.exports}` + u +
+			`;const o=Array.isArray(self.webpackChunkwp)?self.webpackChunkwp:self.webpackChunkwp=[];})();`
+	}
+	for _, tc := range []struct {
+		name, src string
+		want      map[string]string // chunk id -> name; "" when not named
+	}{
+		{"production", runtime(`r.u=e=>"chunks/"+e+".chunk.js"`), map[string]string{"447": "chunks/447.chunk.js", "worker_js": "chunks/worker_js.chunk.js"}},
+		{"development", runtime(`__webpack_require__.u = (chunkId) => ("chunks/" + chunkId + ".chunk.js")`), map[string]string{"447": "chunks/447.chunk.js"}},
+		{"function", runtime(`r.u=function(e){return ""+e+".js"}`), map[string]string{"12": "12.js"}},
+		{"hashed", runtime(`r.u=e=>e+"."+{299:"54adc968",447:"c8c91425","a_js":"9a24"}[e]+".js"`),
+			map[string]string{"447": "447.c8c91425.js", "a_js": "a_js.9a24.js", "12": ""}},
+		{"hashed entries", runtime(`r.u=e=>({1:"x/"+e,2:"y"}[e])+".js"`), map[string]string{"1": "x/1.js", "2": "y.js", "3": ""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			f := facts(t, tc.src)
+			is.Equal(f.ChunkGlobal, "webpackChunkwp")
+			is.True(f.ChunkNames != nil)
+			for id, want := range tc.want {
+				got, ok := f.ChunkNames.Name(id)
+				is.Equal(ok, want != "")
+				is.Equal(got, want)
+			}
+		})
+	}
+	for _, src := range []string{
+		`var x={};x.u=e=>e+".js";`,                        // no webpack runtime
+		runtime(`r.u=e=>e+".js";const v={u:e=>e+".css"}`), // two functions
+		runtime(`r.u=e=>e.toString()+".js"`),              // a form not read
+	} {
+		if f := facts(t, src); f.ChunkNames != nil {
+			t.Errorf("%s: chunk names %+v", src, f.ChunkNames)
+		}
+	}
+	// The runtime's own worker is named in its file, as before.
+	is := is.New(t)
+	f := facts(t, runtime(`r.u=e=>e+".chunk.js";new Worker(new URL(r.p+r.u(447),r.b))`))
+	is.Equal(len(f.Imports), 1)
+	is.Equal(f.Imports[0].Specifier, "./447.chunk.js")
+	is.Equal(f.Imports[0].Chunk, "447")
 }

@@ -33,7 +33,10 @@ func FuzzFacts(f *testing.F) {
 		"var a = b; var b = a; exports.x = a;", "export {a as b,}; function a(x, ...y) {}", "module.exports = {f() {}, get g() {}, ...h}",
 		"exports.a = exports.b = void 0; exports.a = -1n;", "export default class extends B { constructor(a) {} }",
 		`(()=>{var e={416(e,t){t.S=1},"./a.js"(m,x,q){q(416);q.bind(q,7)}};function r(n){return e[n](s,s.exports,r)}r(416)})()`,
-		`(()=>{var __webpack_modules__={"./a.js"(module,exports,__webpack_require__){eval("exports.a = __webpack_require__(\"./b.js\");\n//# sourceMappingURL=data:,x\n")},"electron"(e){e.exports=require("electron")}};})()`} {
+		`(()=>{var __webpack_modules__={"./a.js"(module,exports,__webpack_require__){eval("exports.a = __webpack_require__(\"./b.js\");\n//# sourceMappingURL=data:,x\n")},"electron"(e){e.exports=require("electron")}};})()`,
+		// a webpack runtime's chunk file names, and a chunk file's worker
+		`(()=>{var e={};function r(o){return e[o](s,s.exports,r)}r.u=e=>"c/"+e+"."+{1:"a",b:"x"+e}[e]+".js";self.webpackChunkx=[]})()`,
+		`(self.webpackChunkx=self.webpackChunkx||[]).push([[3],{3(e,t,n){new Worker(new URL(n.p+n.u(1),n.b))}}]);`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {

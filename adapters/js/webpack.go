@@ -303,9 +303,12 @@ func runCallSite(src []byte) bool {
 // require.b)) starts the chunk whose file name the runtime's require.u
 // function computes from id. That function is a string concatenation of
 // the id, literals and, for hashed names, an object of per-chunk parts
-// indexed by the id; rea evaluates those forms for a literal id (nothing is
-// executed) and records the worker with the chunk's file as a relative
-// specifier. Other forms leave the worker dynamic, as before.
+// indexed by the id; rea reads those forms as a template (JSChunkNames,
+// nothing is executed), names the chunk of a literal id and records the
+// worker with the chunk's file as a relative specifier. A chunk file holds
+// no runtime: its worker stays dynamic with the chunk id (JSImport.Chunk),
+// for core to name with the ChunkNames of the runtime file. Other forms
+// leave the worker dynamic.
 
 type chunkWorker struct {
 	kind   string
@@ -395,46 +398,137 @@ func isDotOf(x tjs.IExpr, name string) bool {
 }
 
 // resolveChunkWorkers turns the recorded workers into imports of their
-// chunk files, or dynamic imports when the name cannot be computed.
+// chunk files, with the chunk id, or dynamic imports when the name cannot
+// be computed: when the file holds no chunk file name function at all (a
+// chunk file, whose runtime is another file), with the chunk id, which the
+// runtime's ChunkNames names. The runtime's function is reported as ChunkNames when
+// the file is the one runtime of a build whose chunks share a global.
 func (w *walker) resolveChunkWorkers() {
+	var names map[*tjs.Var]*ports.JSChunkNames // read once per function
+	template := func(v *tjs.Var) *ports.JSChunkNames {
+		n, ok := names[v]
+		if !ok {
+			if names == nil {
+				names = map[*tjs.Var]*ports.JSChunkNames{}
+			}
+			n = chunkNames(w.chunkURLs[v])
+			names[v] = n
+		}
+		return n
+	}
+	if len(w.chunkURLs) == 1 && w.f.ChunkGlobal != "" && (w.f.Bundler == "webpack" || w.f.Bundler == "rspack") {
+		for v := range w.chunkURLs {
+			w.f.ChunkNames = template(v)
+		}
+	}
 	for _, cw := range w.chunkWorkers {
 		im := ports.JSImport{Kind: cw.kind, Offset: cw.offset, InModule: cw.module}
-		if name, ok := w.chunkFileName(cw); ok && name != "" && !strings.Contains(name, "://") && !strings.HasPrefix(name, "/") {
-			im.Specifier = "./" + name
-		} else {
+		var fn *tjs.Var
+		if w.chunkURLs[cw.rt] != nil {
+			fn = cw.rt
+		} else if cw.inModule && len(w.chunkURLs) == 1 {
+			// A table module calls u on its require parameter, a binding
+			// of its own: the u is then the runtime's, when the file holds
+			// one runtime's.
+			for v := range w.chunkURLs {
+				fn = v
+			}
+		}
+		name, ok := "", false
+		if fn != nil {
+			name, ok = template(fn).Name(cw.id)
+		}
+		switch {
+		case ok && name != "" && !strings.Contains(name, "://") && !strings.HasPrefix(name, "/"):
+			im.Specifier, im.Chunk = "./"+name, cw.id
+		case len(w.chunkURLs) == 0:
+			im.Dynamic, im.Chunk = true, cw.id
+		default:
 			im.Dynamic = true
 		}
 		w.f.Imports = append(w.f.Imports, im)
 	}
 }
 
-// chunkFileName evaluates require.u for one chunk id. A table module
-// calls u on its require parameter, a binding of its own: the u is then
-// the runtime's, when the file holds one runtime's (a chunk file without
-// the runtime holds none, and its worker stays dynamic).
-func (w *walker) chunkFileName(cw chunkWorker) (string, bool) {
-	fn := w.chunkURLs[cw.rt]
-	if fn == nil && cw.inModule && len(w.chunkURLs) == 1 {
-		for _, f := range w.chunkURLs {
-			fn = f
-		}
-	}
+// chunkNames reads a chunk file name function, id => name, as a template:
+// nil when it is not one parameter and a returned concatenation of the id,
+// string and number literals and {id: part}[id] lookups.
+func chunkNames(fn tjs.IExpr) *ports.JSChunkNames {
 	if fn == nil {
-		return "", false
+		return nil
 	}
 	params, body := funcParts(fn)
 	if params == nil || len(params.List) != 1 {
-		return "", false
+		return nil
 	}
 	p, ok := params.List[0].Binding.(*tjs.Var)
 	if !ok {
-		return "", false
+		return nil
 	}
 	x := returned(body)
 	if x == nil {
-		return "", false
+		return nil
 	}
-	return evalChunkName(x, p, cw.id, 0)
+	parts, ok := chunkNameParts(nil, x, p, 0)
+	if !ok {
+		return nil
+	}
+	return &ports.JSChunkNames{Parts: parts}
+}
+
+// chunkNameParts appends the parts of x, a concatenation, to parts. A
+// lookup's values are evaluated for their own key (evalChunkName), so a
+// key whose value is not a name is not in the table.
+func chunkNameParts(parts []ports.JSChunkNamePart, x tjs.IExpr, p *tjs.Var, depth int) ([]ports.JSChunkNamePart, bool) {
+	if depth > 32 {
+		return nil, false
+	}
+	switch t := x.(type) {
+	case *tjs.GroupExpr:
+		return chunkNameParts(parts, t.X, p, depth+1)
+	case *tjs.BinaryExpr:
+		if t.Op != tjs.AddToken {
+			return nil, false
+		}
+		parts, ok := chunkNameParts(parts, t.X, p, depth+1)
+		if !ok {
+			return nil, false
+		}
+		return chunkNameParts(parts, t.Y, p, depth+1)
+	case *tjs.Var:
+		if isVar(t, p) {
+			return append(parts, ports.JSChunkNamePart{ID: true}), true
+		}
+	case *tjs.IndexExpr:
+		obj, ok := t.X.(*tjs.ObjectExpr)
+		if !ok || !isVar(t.Y, p) {
+			return nil, false
+		}
+		table := make(map[string]string, len(obj.List))
+		for _, pr := range obj.List {
+			k, ok := propKey(pr.Name)
+			if !ok {
+				continue
+			}
+			if v, ok := evalChunkName(pr.Value, p, k, depth+1); ok {
+				table[k] = v
+			} else {
+				delete(table, k) // the last of a repeated key is the value
+			}
+		}
+		return append(parts, ports.JSChunkNamePart{Table: table}), true
+	default:
+		lit, ok := evalChunkName(x, p, "", depth+1)
+		if !ok {
+			return nil, false
+		}
+		if n := len(parts); n > 0 && !parts[n-1].ID && parts[n-1].Table == nil {
+			parts[n-1].Literal += lit
+			return parts, true
+		}
+		return append(parts, ports.JSChunkNamePart{Literal: lit}), true
+	}
+	return nil, false
 }
 
 // evalChunkName evaluates x, a concatenation of the id parameter, string

@@ -334,6 +334,8 @@ func TestJSAppESMBundleBindings(t *testing.T) {
 		{"app.js", `{}`, `<script type="module" src="app.js"></script>`, whole},
 		{"app.js", `{}`, `<SCRIPT crossorigin type=module src="/app.js?v=2"></SCRIPT>`, whole}, // as a bundler writes it, the page's directory its root
 		{"app.js", `{}`, `<script src="app.js"></script><script type="module" data-src="app.js"></script>`, script},
+		{"app.js", `{}`, `<!-- <script type="module" src="app.js"></script> --><script src="app.js"></script>`, script}, // a commented tag is not run
+		{"app.js", `{}`, `<!-- <script src="old.js"></script> --><script type="module" src="app.js"></script>`, whole},
 	} {
 		for _, minify := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s %s %s minify=%v", tc.name, tc.pkg, tc.html, minify), func(t *testing.T) {

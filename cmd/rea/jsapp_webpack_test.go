@@ -286,7 +286,9 @@ func TestJSAppWebpackWorker(t *testing.T) {
 // the bundle, and whose scripts are the chunks webpack emitted for them,
 // named through the runtime's require.u: new Worker and new SharedWorker
 // of new URL(r.p + r.u(id), r.b), and serviceWorker.register of the same
-// URL, in module functions and in eval strings.
+// URL, in module functions and in eval strings. lazy.js's worker is in a
+// chunk file, whose u is main.js's (the runtime that shares its chunk
+// global).
 func TestJSAppWebpackModuleWorker(t *testing.T) {
 	root := needNodeModule(t, "webpack")
 	src := writeTree(t, map[string]string{
@@ -316,61 +318,230 @@ func TestJSAppWebpackModuleWorker(t *testing.T) {
 			}
 			// The chunk webpack emitted for each worker script (production
 			// numbers chunks, development names them by path).
-			chunk := map[string]string{}
-			matches, _ := filepath.Glob(filepath.Join(out, "*.chunk.js"))
-			for _, m := range matches {
-				b, _ := os.ReadFile(m)
-				for marker, script := range map[string]string{"w.example.com": "worker", "shared-marker": "shared", "sw-marker": "sw"} {
-					if strings.Contains(string(b), marker) {
-						chunk[script] = filepath.Base(m)
-					}
-				}
-			}
-			is.Equal(len(chunk), 3)
+			chunk := chunksByMarker(t, out, "*.chunk.js", map[string]string{
+				"w.example.com": "worker", "shared-marker": "shared", "sw-marker": "sw", "other-marker": "other"})
+			is.Equal(len(chunk), 4)
 			r := decodeApp(t, jaCall(t, s, "analyze_javascript_application", map[string]any{"path": out}))
-			label := map[string]string{}
-			for _, n := range r.Graph.Nodes {
-				if l := n.Observations[0].Label; l != nil {
-					label[n.NodeID] = n.Kind + ":" + *l
-				}
-			}
-			var loads []string
-			for _, e := range r.Graph.Edges {
-				to := label[e.Target]
-				if e.Relation != "loads" || !strings.HasPrefix(to, "worker:") && !strings.HasPrefix(to, "service-worker:") {
-					continue
-				}
-				from := label[e.Source]
-				if strings.HasPrefix(from, "javascript-module:") {
-					from = "module " + filepath.Base(srcOf(r, label, e.Source))
-				}
-				script := ""
-				for _, f := range r.Graph.Edges {
-					if f.Source == e.Target && f.Relation == "loads" {
-						script += label[f.Target]
-					}
-				}
-				loads = append(loads, from+" -> "+to+" -> "+script)
-			}
-			sort.Strings(loads)
 			want := []string{
+				"module lazy.js -> worker:" + chunk["other"] + " -> javascript-asset:" + chunk["other"] + " (runtime main.js)",
 				"module spawn.js -> service-worker:" + chunk["sw"] + " -> javascript-asset:" + chunk["sw"],
 				"module spawn.js -> worker:" + chunk["shared"] + " -> javascript-asset:" + chunk["shared"],
 				"module spawn.js -> worker:" + chunk["worker"] + " -> javascript-asset:" + chunk["worker"],
 			}
 			sort.Strings(want)
-			is.Equal(loads, want)
-			is.Equal(r.Summary["workers"], 3)
-			// lazy.js's worker: its chunk file holds no runtime, so no u
-			// names the worker's chunk; the unknown is lazy.js's.
-			var dynamic []string
+			is.Equal(workerLoads(r), want)
+			is.Equal(r.Summary["workers"], 4)
+			is.Equal(dynamicWorkers(r), nil)
+		})
+	}
+}
+
+// TestJSAppWebpackRuntimeChunkWorker: when the runtime is not in the file
+// that creates a worker (the runtime in its own file, runtime.js, or a
+// lazily loaded chunk's worker), the chunk file holds no require.u; the
+// runtime file's names the worker's chunk. The name is relative to the
+// runtime's public path: the runtime's directory, or, for a runtime
+// written under static/js/, the output directory above it. In module
+// functions and in eval strings; the entry's own worker too (in main.js,
+// or in the runtime file itself when main.js holds the runtime).
+func TestJSAppWebpackRuntimeChunkWorker(t *testing.T) {
+	root := needNodeModule(t, "webpack")
+	src := writeTree(t, map[string]string{
+		"index.js":  "import('./lazy.js').then(m => m.run());\nnew Worker(new URL('./first.js', import.meta.url));\n",
+		"lazy.js":   "export function run() {\n  const w = new Worker(new URL('./worker.js', import.meta.url));\n  w.postMessage(1);\n  return w;\n}\n",
+		"worker.js": "self.onmessage = e => fetch('https://w.example.com/' + e.data);\n",
+		"first.js":  "self.onmessage = e => console.log('first-marker');\n",
+	})
+	s := jaSession(t)
+	for _, build := range []struct{ mode, devtool, layout string }{
+		{"development", "source-map", "runtime"},
+		{"production", "source-map", "runtime"},
+		{"development", "none", "runtime"},
+		{"production", "source-map", "static"},
+		{"production", "source-map", "static-runtime"},
+		{"development", "none", "static-runtime"},
+	} {
+		t.Run(build.mode+" "+build.devtool+" "+build.layout, func(t *testing.T) {
+			is := is.New(t)
+			out := filepath.Join(t.TempDir(), "dist")
+			cmd := exec.Command("node", filepath.Join(root, "cmd/rea/testdata/jsapp/webpack-build.cjs"), src, out, build.mode, "web", build.devtool, build.layout)
+			if b, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("webpack: %v\n%s", err, b)
+			}
+			dir, runtime := "chunks/", "runtime.js"
+			switch build.layout {
+			case "static":
+				dir, runtime = "static/js/", "static/js/main.js"
+			case "static-runtime":
+				dir, runtime = "static/js/", "static/js/runtime.js"
+			}
+			chunk := chunksByMarker(t, out, dir+"*.chunk.js", map[string]string{"w.example.com": "worker", "first-marker": "first", "new URL": "lazy"})
+			is.Equal(len(chunk), 3)
+			// What the test is about: the chunk that creates the worker
+			// holds no chunk file name function; the runtime file does.
+			for file, want := range map[string]bool{dir + chunk["lazy"]: false, runtime: true} {
+				b, err := os.ReadFile(filepath.Join(out, file))
+				is.NoErr(err)
+				is.Equal(strings.Contains(strings.ReplaceAll(string(b), " ", ""), ".u="), want) // file
+			}
+			r := decodeApp(t, jaCall(t, s, "analyze_javascript_application", map[string]any{"path": out}))
+			// The entry's worker: in main.js, a chunk file beside its
+			// runtime; where main.js holds the runtime, inlined in it,
+			// named by its own u and mapped to index.js by the source map.
+			first := "module index.js -> worker:" + dir + chunk["first"] + " -> javascript-asset:" + dir + chunk["first"] + " (runtime " + runtime + ")"
+			if build.layout == "static" {
+				first = "source-module:webpack:///./index.js -> worker:" + dir + chunk["first"] + " -> javascript-asset:" + dir + chunk["first"]
+			}
+			want := []string{first, "module lazy.js -> worker:" + dir + chunk["worker"] + " -> javascript-asset:" + dir + chunk["worker"] + " (runtime " + runtime + ")"}
+			sort.Strings(want)
+			is.Equal(workerLoads(r), want)
+			is.Equal(r.Summary["workers"], 2)
+			if build.devtool != "none" { // rea finds no endpoint in an eval string
+				is.Equal(r.Summary["endpoints"], 1) // the worker chunk's fetch
+			}
+			is.Equal(dynamicWorkers(r), nil)
+		})
+	}
+}
+
+// chunksByMarker maps each marker's script to the base name of the file
+// matching glob under out that holds the marker.
+func chunksByMarker(t *testing.T, out, glob string, markers map[string]string) map[string]string {
+	t.Helper()
+	chunk := map[string]string{}
+	matches, _ := filepath.Glob(filepath.Join(out, glob))
+	for _, m := range matches {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for marker, script := range markers {
+			if strings.Contains(string(b), marker) {
+				chunk[script] = filepath.Base(m)
+			}
+		}
+	}
+	return chunk
+}
+
+// workerLoads lists the loads edges to worker nodes, sorted, as "from ->
+// worker -> script" (a module named by the source it maps to), with the
+// runtime file that named a chunk file's worker.
+func workerLoads(r jaResult) []string {
+	label := jaLabels(r)
+	var loads []string
+	for _, e := range r.Graph.Edges {
+		to := label[e.Target]
+		if e.Relation != "loads" || !strings.HasPrefix(to, "worker:") && !strings.HasPrefix(to, "service-worker:") {
+			continue
+		}
+		from := label[e.Source]
+		if strings.HasPrefix(from, "javascript-module:") {
+			from = "module " + filepath.Base(srcOf(r, label, e.Source))
+		}
+		script := ""
+		for _, f := range r.Graph.Edges {
+			if f.Source == e.Target && f.Relation == "loads" {
+				script += label[f.Target]
+			}
+		}
+		l := from + " -> " + to + " -> " + script
+		if rt, ok := e.Properties["runtime"].(string); ok {
+			l += " (runtime " + rt + ")"
+		}
+		loads = append(loads, l)
+	}
+	sort.Strings(loads)
+	return loads
+}
+
+// dynamicWorkers lists the dynamic worker unknowns as "kind source" (the
+// source their node maps to).
+func dynamicWorkers(r jaResult) []string {
+	label := jaLabels(r)
+	var dynamic []string
+	for _, u := range r.Unknowns {
+		if u["kind"] == "dynamic-worker" || u["kind"] == "dynamic-service-worker" {
+			n, _ := u["node_id"].(string)
+			dynamic = append(dynamic, u["kind"].(string)+" "+filepath.Base(srcOf(r, label, n)))
+		}
+	}
+	sort.Strings(dynamic)
+	return dynamic
+}
+
+// jaLabels maps node IDs to "kind:label".
+func jaLabels(r jaResult) map[string]string {
+	label := map[string]string{}
+	for _, n := range r.Graph.Nodes {
+		if l := n.Observations[0].Label; l != nil {
+			label[n.NodeID] = n.Kind + ":" + *l
+		}
+	}
+	return label
+}
+
+// TestJSAppChunkWorkerRuntimes: which runtime file names a chunk file's
+// worker, on hand-written webpack-shaped files: the one whose chunk global
+// the chunk file shares, its name relative to that runtime's directory or
+// the nearest one above that holds it; runtimes that agree on the file
+// name it, runtimes that name different files, or only a runtime of
+// another global, leave the worker dynamic. A name the app has no file
+// for is an unresolved worker.
+func TestJSAppChunkWorkerRuntimes(t *testing.T) {
+	runtime := func(global, u string) string {
+		return `(()=>{var e={};function r(o){const s={exports:{}};return e[o](s,s.exports,r),s.exports}r.u=` + u +
+			`;const o=Array.isArray(self.` + global + `)?self.` + global + `:self.` + global + `=[];})();`
+	}
+	chunk := `(self.webpackChunkapp=self.webpackChunkapp||[]).push([[339],{339(e,t,n){new Worker(new URL(n.p+n.u(447),n.b))}}]);`
+	worker := "self.onmessage=e=>e;\n"
+	s := jaSession(t)
+	for _, tc := range []struct {
+		name    string
+		files   map[string]string
+		loads   []string
+		dynamic []string
+	}{
+		{"one runtime", map[string]string{
+			"runtime.js": runtime("webpackChunkapp", `e=>"chunks/"+e+".js"`), "chunks/339.js": chunk, "chunks/447.js": worker,
+		}, []string{"module javascript-module:339 -> worker:chunks/447.js -> javascript-asset:chunks/447.js (runtime runtime.js)"}, nil},
+		{"a runtime under the output directory", map[string]string{
+			"static/js/runtime.js": runtime("webpackChunkapp", `e=>"static/js/"+e+".js"`), "static/js/339.js": chunk, "static/js/447.js": worker,
+		}, []string{"module javascript-module:339 -> worker:static/js/447.js -> javascript-asset:static/js/447.js (runtime static/js/runtime.js)"}, nil},
+		{"a chunk the app lacks", map[string]string{
+			"runtime.js": runtime("webpackChunkapp", `e=>"chunks/"+e+".js"`), "chunks/339.js": chunk,
+		}, []string{"module javascript-module:339 -> worker:./chunks/447.js ->  (runtime runtime.js)"}, nil},
+		{"runtimes that agree", map[string]string{
+			"runtime.js": runtime("webpackChunkapp", `e=>e+".js"`), "w.js": runtime("webpackChunkapp", `e=>e+".js"`), "339.js": chunk, "447.js": worker,
+		}, []string{"module javascript-module:339 -> worker:447.js -> javascript-asset:447.js (runtime runtime.js)"}, nil},
+		{"a runtime without the chunk", map[string]string{
+			"runtime.js": runtime("webpackChunkapp", `e=>e+"."+{12:"bb"}[e]+".js"`), "w.js": runtime("webpackChunkapp", `e=>e+"."+{447:"aa"}[e]+".js"`),
+			"339.js": chunk, "447.aa.js": worker,
+		}, []string{"module javascript-module:339 -> worker:447.aa.js -> javascript-asset:447.aa.js (runtime w.js)"}, nil},
+		{"runtimes that disagree", map[string]string{
+			"runtime.js": runtime("webpackChunkapp", `e=>e+"."+{447:"bb"}[e]+".js"`), "w.js": runtime("webpackChunkapp", `e=>e+"."+{447:"aa"}[e]+".js"`),
+			"339.js": chunk, "447.aa.js": worker, "447.bb.js": worker,
+		}, nil, []string{"dynamic-worker javascript-module:339"}},
+		{"runtimes in two directories", map[string]string{
+			"a/runtime.js": runtime("webpackChunkapp", `e=>e+".js"`), "b/runtime.js": runtime("webpackChunkapp", `e=>e+".js"`),
+			"a/339.js": chunk, "a/447.js": worker, "b/447.js": worker,
+		}, nil, []string{"dynamic-worker javascript-module:339"}},
+		{"another build's runtime", map[string]string{
+			"runtime.js": runtime("webpackChunkother", `e=>e+".js"`), "339.js": chunk, "447.js": worker,
+		}, nil, []string{"dynamic-worker javascript-module:339"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			r := decodeApp(t, jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, tc.files)}))
+			is.Equal(workerLoads(r), tc.loads)
+			is.Equal(dynamicWorkers(r), tc.dynamic)
+			unresolved := 0
 			for _, u := range r.Unknowns {
-				if u["kind"] == "dynamic-worker" || u["kind"] == "dynamic-service-worker" {
-					n, _ := u["node_id"].(string)
-					dynamic = append(dynamic, u["kind"].(string)+" "+filepath.Base(srcOf(r, label, n)))
+				if u["kind"] == "unresolved-worker" {
+					unresolved++
 				}
 			}
-			is.Equal(dynamic, []string{"dynamic-worker lazy.js"})
+			is.Equal(unresolved, map[bool]int{true: 1}[tc.name == "a chunk the app lacks"])
 		})
 	}
 }

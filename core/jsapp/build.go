@@ -50,6 +50,9 @@ type jsappBuilder struct {
 	// the source module a map names at each IPC call of a mapped asset,
 	// read by ipcPhase after the maps are released (mapIPCSites)
 	ipcSources map[callSiteKey]string
+	// the assets holding a runtime's chunk file names, by chunk global
+	// (chunkWorker; nil until a chunk file's worker asks)
+	chunkRuntimes map[string][]*jsAsset
 }
 
 // callSiteKey is a call in an asset, by the offset mappedSite gives.
@@ -269,6 +272,10 @@ func (b *jsappBuilder) importsPhase() {
 			if im.InModule >= 0 {
 				continue // inside a bundled module: handled by the bundle phase
 			}
+			var via *chunkVia
+			if im.Chunk != "" && isWorkerKind(im.Kind) {
+				im, via = b.chunkWorker(a, im)
+			}
 			rel := semRelation{relation: im.Kind, source: a.nodeID, specifier: im.Specifier, offset: im.Offset, names: im.Names}
 			if im.Dynamic {
 				st.unknown(dynamicKind(im.Kind), a.nodeID, a.path, im.Offset, im.Kind+" specifier is computed at run time")
@@ -286,7 +293,7 @@ func (b *jsappBuilder) importsPhase() {
 				continue
 			}
 			if isWorkerKind(im.Kind) {
-				b.worker(a, im, rel)
+				b.worker(a, im, rel, via)
 				continue
 			}
 			target, ok := st.resolveModule(a.path, im.Specifier, im.Kind)
@@ -334,11 +341,18 @@ func (b *jsappBuilder) importsPhase() {
 // kind creates, with a loads edge from the site that creates it (the
 // bundled module whose body holds it, else the asset: siteEdge) and, when
 // the app holds the script, the worker's loads edge to it; a script the
-// app lacks is an unknown of the creating node. rel is the import's
-// semantic relation, recorded with its target.
-func (b *jsappBuilder) worker(a *jsAsset, im ports.JSImport, rel semRelation) {
+// app lacks is an unknown of the creating node. A webpack chunk's script
+// is the file via names (chunkWorker); another's is resolved from the
+// asset. rel is the import's semantic relation, recorded with its target.
+func (b *jsappBuilder) worker(a *jsAsset, im ports.JSImport, rel semRelation, via *chunkVia) {
 	st := b.st
-	target, ok := st.resolveModule(a.path, im.Specifier, im.Kind)
+	var target string
+	var ok bool
+	if via != nil {
+		target, ok = via.file, via.found
+	} else {
+		target, ok = st.resolveModule(a.path, im.Specifier, im.Kind)
+	}
 	kind := "worker"
 	if im.Kind == ports.JSServiceWorker {
 		kind = "service-worker"
@@ -348,7 +362,11 @@ func (b *jsappBuilder) worker(a *jsAsset, im ports.JSImport, rel semRelation) {
 		key = target
 	}
 	wid := b.g.node(kind, b.localKey(kind, key), key, map[string]any{"specifier": im.Specifier, "type": im.Kind, "resolved": ok}, at(a.path, im.Offset))
-	b.siteEdge(a, im.InModule, im.Offset, wid, "loads", map[string]any{"kind": im.Kind, "specifier": im.Specifier}, at(a.path, im.Offset))
+	props := map[string]any{"kind": im.Kind, "specifier": im.Specifier}
+	if via != nil && via.runtime != a.path {
+		props["runtime"] = via.runtime
+	}
+	b.siteEdge(a, im.InModule, im.Offset, wid, "loads", props, at(a.path, im.Offset))
 	b.workers[key] = true
 	if ok {
 		if t := st.assets[target]; t != nil {
@@ -360,6 +378,77 @@ func (b *jsappBuilder) worker(a *jsAsset, im ports.JSImport, rel semRelation) {
 		st.unknown("unresolved-worker", b.callSite(a, im.InModule), a.path, im.Offset, "worker script "+im.Specifier+" is not in the app")
 	}
 	b.relation(rel)
+}
+
+// chunkVia is the script of a worker that a webpack build starts from a
+// chunk: the file (found, or where the runtime puts it) and the runtime
+// file whose chunk file names name it.
+type chunkVia struct {
+	runtime, file string
+	found         bool
+}
+
+// chunkWorker finds the script of a worker started from a webpack chunk
+// (im.Chunk). Its asset's own runtime names the chunk (im.Specifier); a
+// chunk file holds no runtime, and its worker is named by the runtime
+// files that share the file's chunk global (webpack's chunk loading
+// pushes every chunk of a build onto that one global array), the import
+// coming back with the name as its specifier. Runtimes that name the
+// chunk as different files, or none, leave the import as it was (dynamic)
+// and via nil.
+func (b *jsappBuilder) chunkWorker(a *jsAsset, im ports.JSImport) (ports.JSImport, *chunkVia) {
+	if !im.Dynamic {
+		file, found := b.st.chunkFile(a.path, strings.TrimPrefix(im.Specifier, "./"))
+		return im, &chunkVia{runtime: a.path, file: file, found: found}
+	}
+	if a.facts.ChunkGlobal == "" {
+		return im, nil
+	}
+	if b.chunkRuntimes == nil {
+		b.chunkRuntimes = map[string][]*jsAsset{}
+		for _, r := range b.st.sortedAssets() {
+			if r.facts != nil && r.facts.ChunkNames != nil && r.facts.ChunkGlobal != "" {
+				b.chunkRuntimes[r.facts.ChunkGlobal] = append(b.chunkRuntimes[r.facts.ChunkGlobal], r)
+			}
+		}
+	}
+	var via *chunkVia
+	spec := ""
+	for _, r := range b.chunkRuntimes[a.facts.ChunkGlobal] {
+		name, ok := r.facts.ChunkNames.Name(im.Chunk)
+		if !ok || name == "" || strings.Contains(name, "://") || strings.HasPrefix(name, "/") {
+			continue
+		}
+		file, found := b.st.chunkFile(r.path, name)
+		if via == nil {
+			via, spec = &chunkVia{runtime: r.path, file: file, found: found}, "./"+name
+		} else if file != via.file {
+			return im, nil // ambiguous
+		}
+	}
+	if via != nil {
+		im.Specifier, im.Dynamic = spec, false
+	}
+	return im, via
+}
+
+// chunkFile is the file of a chunk that a runtime file names: the name is
+// relative to the runtime's public path, which is the runtime file's
+// directory by default (webpack's "auto") or, for a runtime written under
+// the output directory (static/js/runtime.js), above it (the auto path
+// goes up again, "../../"; a configured one such as "/" is the site's
+// root, usually the output directory). The nearest directory, from the
+// runtime's up, that holds the name is taken; none: where the runtime's
+// own directory puts it.
+func (st *jsappState) chunkFile(runtime, name string) (string, bool) {
+	for dir := path.Dir(runtime); ; dir = path.Dir(dir) {
+		if p := path.Join(dir, name); st.files[p] != nil && !strings.HasPrefix(p, "../") {
+			return p, true
+		}
+		if dir == "." || dir == "/" {
+			return path.Join(path.Dir(runtime), name), false
+		}
+	}
 }
 
 // isWorkerKind reports the import kinds that create a worker (new Worker,
@@ -1300,9 +1389,14 @@ func (b *jsappBuilder) bundlePhase() {
 			if im.InModule < 0 || im.InModule >= len(a.facts.Modules) {
 				continue
 			}
+			var via *chunkVia
+			if im.Chunk != "" && isWorkerKind(im.Kind) {
+				im, via = b.chunkWorker(a, im)
+			}
 			if im.Dynamic {
 				// A worker's is the creating module's (a webpack chunk file
-				// holds no runtime to name its workers' chunks).
+				// holds no runtime to name its workers' chunks, and no
+				// runtime file of the build named it: chunkWorker).
 				from := a.nodeID
 				if isWorkerKind(im.Kind) {
 					from = b.callSite(a, im.InModule)
@@ -1312,7 +1406,7 @@ func (b *jsappBuilder) bundlePhase() {
 				// A module function that starts a worker (a webpack
 				// module's new Worker(new URL(r.p + r.u(id), r.b)), its
 				// chunk named by the runtime's r.u) creates it.
-				b.worker(a, im, semRelation{relation: im.Kind, source: a.nodeID, specifier: im.Specifier, offset: im.Offset, names: im.Names})
+				b.worker(a, im, semRelation{relation: im.Kind, source: a.nodeID, specifier: im.Specifier, offset: im.Offset, names: im.Names}, via)
 			}
 		}
 	}

@@ -61,7 +61,10 @@ var scriptAttr = regexp.MustCompile(`(?is)(?:^|\s)(src|type)\s*=\s*(?:"([^"]*)"|
 // moduleScriptSrcs returns the src of each <script type="module"> start
 // tag in an HTML document, without its query or fragment, leaving out
 // URLs with a scheme (http:, data:, blob:) or a host. The tags are found by a scan for "<script"
-// (no regular expression runs over the whole document).
+// (no regular expression runs over the whole document); a tag inside a
+// comment, which a browser does not run, is skipped: <!-- ... --> and, as
+// a browser reads them, <!...> (a doctype, or a bogus comment that the
+// first > ends).
 func moduleScriptSrcs(doc []byte) []string {
 	var out []string
 	for i := 0; ; {
@@ -70,6 +73,19 @@ func moduleScriptSrcs(doc []byte) []string {
 			return out
 		}
 		i += j + 1
+		if i < len(doc) && doc[i] == '!' {
+			end := -1
+			if bytes.HasPrefix(doc[i+1:], []byte("--")) {
+				end = commentEnd(doc[i+1:])
+			} else if k := bytes.IndexByte(doc[i+1:], '>'); k >= 0 {
+				end = k + 1
+			}
+			if end < 0 {
+				return out
+			}
+			i += 1 + end
+			continue
+		}
 		if len(doc)-i < 7 || !bytes.EqualFold(doc[i:i+6], []byte("script")) || !isTagEnd(doc[i+6]) {
 			continue
 		}
@@ -105,4 +121,26 @@ func moduleScriptSrcs(doc []byte) []string {
 // isTagEnd reports a byte that may end a tag's name.
 func isTagEnd(c byte) bool {
 	return c == '>' || c == '/' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'
+}
+
+// commentEnd returns the offset just past the end of a comment in rest,
+// the text after "<!" (which starts with "--"), or -1 when the comment runs
+// to the end of the document. As in a browser, the comment ends at the
+// first "-->" or "--!>", the "--" of the opening included, so <!--> and
+// <!---> are empty comments.
+func commentEnd(rest []byte) int {
+	for k := 0; ; {
+		j := bytes.Index(rest[k:], []byte("--"))
+		if j < 0 {
+			return -1
+		}
+		k += j + 2
+		switch {
+		case bytes.HasPrefix(rest[k:], []byte(">")):
+			return k + 1
+		case bytes.HasPrefix(rest[k:], []byte("!>")):
+			return k + 2
+		}
+		k-- // "--->": the next "--" starts one further on
+	}
 }

@@ -1,9 +1,15 @@
 package jsapp
 
 import (
+	"context"
+	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"rea/ports/portstest"
 )
 
 func TestModuleScriptSrcs(t *testing.T) {
@@ -20,6 +26,16 @@ func TestModuleScriptSrcs(t *testing.T) {
 		{`<script type="module" src="https://cdn.example.com/a.js"><script type="module" src="//cdn/b.js"><script type="module" src="data:text/javascript,1">`, nil},
 		{`<script type="module" src="a.js"`, nil}, // no end of tag
 		{`<script`, nil},
+		// A tag in a comment is not run; one after the comment is.
+		{`<!-- <script type="module" src="old.js"></script> --><script type="module" src="app.js">`, []string{"app.js"}},
+		{`<!-- <script type="module" src="old.js"></script> --><script src="app.js">`, nil},
+		{`<!-- -- <script type=module src=x.js> -- ---><script type=module src=a.js>`, []string{"a.js"}},
+		{`<!-- a --!><script type=module src=a.js><!--><script type=module src=b.js><!---><script type=module src=c.js>`, []string{"a.js", "b.js", "c.js"}},
+		{`<!----><script type=module src=a.js><!-- <!-- <script type=module src=x.js> --><script type=module src=b.js>`, []string{"a.js", "b.js"}},
+		{`<script type=module src=a.js><!-- <script type="module" src="x.js">`, []string{"a.js"}}, // the comment runs to the end
+		// <!- and <! open a bogus comment, which the first > ends.
+		{`<!- <script type=module src=a.js><script type=module src=b.js><! x><script type=module src=c.js>`, []string{"b.js", "c.js"}},
+		{`<!DOCTYPE html><script type=module src=a.js>`, []string{"a.js"}},
 	} {
 		if got := moduleScriptSrcs([]byte(tc.doc)); !slices.Equal(got, tc.want) {
 			t.Errorf("%q: got %q, want %q", tc.doc, got, tc.want)
@@ -30,7 +46,8 @@ func TestModuleScriptSrcs(t *testing.T) {
 // FuzzModuleScriptSrcs: HTML documents are untrusted; scanning one never
 // panics and yields only paths (no scheme, host, query or fragment).
 func FuzzModuleScriptSrcs(f *testing.F) {
-	for _, s := range []string{`<script type="module" src="a.js?x#y">`, `<SCRIPT type=module src=/b.js>`, `<script`, `<<script/>`, "<script\x00>"} {
+	for _, s := range []string{`<script type="module" src="a.js?x#y">`, `<SCRIPT type=module src=/b.js>`, `<script`, `<<script/>`, "<script\x00>",
+		`<!-- <script type=module src=a.js> --!><!--->`, `<!--`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
@@ -40,4 +57,51 @@ func FuzzModuleScriptSrcs(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestHTMLModuleScriptsReadsAStaleDocument: a document whose srcs were not
+// scanned from the bytes the inventory hashed (a prefetched digest that is
+// not the inventoried one, or none) is read again and scanned, not taken
+// from the prefetch: its commented tag does not count, the real one does.
+func TestHTMLModuleScriptsReadsAStaleDocument(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"index.html": `<!doctype html><!-- <script type="module" src="old.js"></script> --><script type="module" src="app.js"></script>`,
+		"app.js":     "fetch('https://a.example.com/');\n",
+		"old.js":     "fetch('https://old.example.com/');\n",
+		"stale.js":   "fetch('https://stale.example.com/');\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	req := jsappRequest{op: "analyze_javascript_application", path: dir, given: dir, format: "directory", policy: "fail", engine: portstest.FakeJS{}, observe: func(string) {}}
+	st := &jsappState{req: req, files: map[string]*jsFile{}, assets: map[string]*jsAsset{}, packages: map[string]*jsPackage{},
+		pre: map[string]*prefetched{}, prePkg: map[string]*prefetchedPackage{}, preSrc: map[string]*prefetchedSrcs{}, budget: newByteBudget(jsappParseBudget)}
+	if err := st.inventory(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer st.g.Close()
+	if err := st.parse(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pf := st.preSrc["index.html"]
+	if pf == nil || pf.sha256 != st.files["index.html"].sha256 || !slices.Equal(pf.srcs, []string{"app.js"}) {
+		t.Fatalf("prefetched %+v", pf)
+	}
+	for _, stale := range []*prefetchedSrcs{
+		pf, // the prefetch itself
+		{sha256: strings.Repeat("0", 64), srcs: []string{"stale.js"}},
+		nil,
+	} {
+		st.preSrc["index.html"] = stale
+		got, err := st.htmlModuleScripts(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if keys := slices.Sorted(maps.Keys(got)); !slices.Equal(keys, []string{"app.js"}) {
+			t.Errorf("prefetched %+v: module scripts %q, want app.js", stale, keys)
+		}
+	}
 }
