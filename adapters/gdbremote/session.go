@@ -658,12 +658,14 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 			return err
 		}
 		strs = append(strs, spans...)
+		hitArgs := args
 		if f := s.req.Breakpoints[i].Format; f != "" {
-			more, err := s.readFormatStrings(ctx, f, strs, regs)
+			more, slots, err := s.readFormatStrings(ctx, f, strs, regs)
 			if err != nil {
 				return err
 			}
 			strs = append(strs, more...)
+			hitArgs = append(slices.Clip(args), slots...)
 		}
 		h := ports.TraceHit{
 			Sequence:       len(s.res.Hits),
@@ -673,7 +675,7 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 			RuntimeAddress: b.RuntimeAddress,
 			ProcessID:      int(s.pid),
 			ThreadID:       int(st.thread.TID),
-			Arguments:      args,
+			Arguments:      hitArgs,
 			StackPointer:   sp,
 			ReturnAddress:  ra,
 			Caller:         caller,
@@ -753,21 +755,55 @@ func (s *session) readText(ctx context.Context, reg string, addr uint64, want in
 }
 
 // readFormatStrings reads the text of each %s conversion's argument of the
-// printf-style format in register format (read already: strs holds it)
-// that arrives in a register of the convention after it.
-func (s *session) readFormatStrings(ctx context.Context, format string, strs []ports.TraceString, regs map[string]uint64) ([]ports.TraceString, error) {
+// printf-style format in register format (read already: strs holds it).
+// An argument past the convention's registers is a word on the stack: the
+// stack slots it reads come back as arguments named by where they are
+// ("[rsp+8]"), since no register holds them.
+func (s *session) readFormatStrings(ctx context.Context, format string, strs []ports.TraceString, regs map[string]uint64) ([]ports.TraceString, []ports.TraceRegister, error) {
 	at := slices.Index(s.conv.args, format)
 	i := slices.IndexFunc(strs, func(t ports.TraceString) bool { return t.Register == format })
 	if at < 0 || i < 0 || strs[i].Unreadable {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var names []string
+	var slots []ports.TraceRegister
+	var out []ports.TraceString
 	for _, slot := range formatStringSlots(strs[i].Text) {
-		if at+1+slot < len(s.conv.args) {
-			names = append(names, s.conv.args[at+1+slot])
+		if k := at + 1 + slot; k < len(s.conv.args) {
+			names = append(names, s.conv.args[k])
+			continue
+		} else if s.conv.g != "" {
+			break // Go's convention has no variadic C arguments
+		} else {
+			// The k-th argument past the registers, at entry: above the
+			// return address on x86-64, at sp itself on AArch64.
+			off := 8 * uint64(k-len(s.conv.args))
+			if s.conv.lr == "" {
+				off += 8
+			}
+			name := fmt.Sprintf("[%s+%d]", s.conv.sp, off)
+			ptr, err := s.cl.readWord(ctx, regs[s.conv.sp]+off)
+			var er *errorReply
+			if err != nil && !errors.As(err, &er) {
+				return nil, nil, err
+			}
+			slots = append(slots, ports.TraceRegister{Name: name, Value: ptr})
+			if err != nil {
+				out = append(out, ports.TraceString{Register: name, Unreadable: true})
+				continue
+			}
+			ts, err := s.readText(ctx, name, ptr, ports.MaxTraceString, true)
+			if err != nil {
+				return nil, nil, err
+			}
+			out = append(out, ts)
 		}
 	}
-	return s.readStrings(ctx, names, regs)
+	regStrs, err := s.readStrings(ctx, names, regs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(regStrs, out...), slots, nil
 }
 
 // formatStringSlots is, for a printf format, the positions among the

@@ -608,6 +608,47 @@ func TestMCPTraceReadsStringArguments(t *testing.T) {
 	noDescendants(t)
 }
 
+// A printf-family call's %s arguments past the argument registers are
+// words on the stack: the trace reads them there and lists each slot it
+// read as an argument named by its place ([rsp+8] on x86-64).
+func TestMCPTraceReadsStackFormatArguments(t *testing.T) {
+	if _, err := exec.LookPath("gdbserver"); err != nil {
+		t.Skip("gdbserver is not installed (Debian: apt-get install gdbserver)")
+	}
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the stack slot names are x86-64's")
+	}
+	is := is.New(t)
+	exe := buildC(t, "stackfmt", `#include <stdio.h>
+int main(void) {
+	char buf[64];
+	snprintf(buf, sizeof buf, "%s/%s/%s/%s/%d/%s", "one", "two", "three", "four", 5, "six");
+	puts(buf);
+	return 0;
+}
+`, "-g", "-O0")
+	cs := mcpClient(t)
+	if r := call(t, cs, "open_binary", map[string]any{"path": exe}); r.isError {
+		t.Fatal(r.text)
+	}
+	_, m := evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"snprintf"}}))
+	hits := m["hits"].([]any)
+	is.Equal(len(hits), 1)
+	got := map[string]any{}
+	for _, a := range hits[0].(map[string]any)["arguments"].([]any) {
+		am := a.(map[string]any)
+		if s, ok := am["string"].(map[string]any); ok {
+			got[am["register"].(string)] = s["text"]
+		}
+	}
+	// format in rdx; one, two, three in rcx, r8, r9; four, 5 and six on
+	// the stack, the int not read as text. (rdi is the buffer to fill,
+	// whatever it holds at the call.)
+	delete(got, "rdi")
+	is.Equal(got, map[string]any{"rdx": "%s/%s/%s/%s/%d/%s", "rcx": "one", "r8": "two", "r9": "three", "[rsp+8]": "four", "[rsp+24]": "six"})
+	noDescendants(t)
+}
+
 const goTextsSrc = `package main
 
 import (
