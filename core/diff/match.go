@@ -99,16 +99,23 @@ const (
 // sizeNeighbours returns, for a left function, the right candidates rs
 // closest to it in instruction count.
 func (m *matcher) sizeNeighbours(rs []int) func(li int) []int {
-	sorted := append([]int{}, rs...)
+	near := nearInSize(m.r.funcs, rs)
+	return func(li int) []int { return near(len(m.l.funcs[li].Insns)) }
+}
+
+// nearInSize returns, for an instruction count n, the candidates cands of
+// funcs closest to n (within a factor of sizeRatio), at most
+// maxSizeNeighbours of them. The slice it returns is reused by the next call.
+func nearInSize(funcs []*fnFacts, cands []int) func(n int) []int {
+	sorted := append([]int{}, cands...)
 	size := func(f *fnFacts) int { return len(f.Insns) }
-	sort.SliceStable(sorted, func(i, j int) bool { return size(m.r.funcs[sorted[i]]) < size(m.r.funcs[sorted[j]]) })
+	sort.SliceStable(sorted, func(i, j int) bool { return size(funcs[sorted[i]]) < size(funcs[sorted[j]]) })
 	sizes := make([]int, len(sorted))
-	for i, ri := range sorted {
-		sizes[i] = size(m.r.funcs[ri])
+	for i, x := range sorted {
+		sizes[i] = size(funcs[x])
 	}
 	buf := make([]int, 0, maxSizeNeighbours)
-	return func(li int) []int {
-		n := size(m.l.funcs[li])
+	return func(n int) []int {
 		lo, hi := int(float64(n)*sizeRatio), int(float64(n)/sizeRatio)+1
 		c := sort.SearchInts(sizes, n)
 		i, j := c-1, c // expand outwards from n
