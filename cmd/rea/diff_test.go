@@ -1,7 +1,9 @@
 package main
 
 import (
+	"debug/elf"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/matryer/is"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"rea/core"
 )
@@ -539,4 +542,157 @@ int main(int c, char **v) { printf("%s %d\n", motd, limits[c & 3]); return 0; }
 	_, m = evidence(t, call(t, cs, "compare_binaries", map[string]any{"left_path": v1, "right_path": v1}))
 	decode(t, m, &d)
 	is.Equal(len(d.Data.Strings.Added)+len(d.Data.Strings.Removed)+len(d.Data.SectionsChanged), 0)
+}
+
+// strippedBuild compiles src at -O0 and strips a copy; names maps each
+// function's address in the stripped copy (the same as in the build) to
+// its symbol, which gives the truth a stripped comparison is checked
+// against.
+func strippedBuild(t *testing.T, name, src string) (stripped string, names map[string]string) {
+	t.Helper()
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc is not installed: the C fixtures cannot be built")
+	}
+	dir := t.TempDir()
+	c, bin := filepath.Join(dir, name+".c"), filepath.Join(dir, name)
+	stripped = bin + "-stripped"
+	if err := os.WriteFile(c, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("gcc", "-O0", "-o", bin, c).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("strip", "-o", stripped, bin).CombinedOutput(); err != nil {
+		t.Fatalf("strip: %v\n%s", err, out)
+	}
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names = map[string]string{}
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 {
+			names[fmt.Sprintf("0x%x", s.Value)] = s.Name
+		}
+	}
+	return stripped, names
+}
+
+// compareStripped compares two stripped builds and returns each match as
+// "left name=right name" by basis, in the builds' true names.
+func compareStripped(t *testing.T, cs *sdk.ClientSession, l, r string, ln, rn map[string]string) (byBasis map[string][]string, added, removed []string) {
+	t.Helper()
+	var d binDiffT
+	_, m := evidence(t, call(t, cs, "compare_binaries", map[string]any{"left_path": l, "right_path": r, "detail": "complete"}))
+	decode(t, m, &d)
+	byBasis = map[string][]string{}
+	for _, p := range append(append([]pairT{}, d.Changed...), d.Unchanged...) {
+		byBasis[p.Basis] = append(byBasis[p.Basis], ln[p.Left.Address]+"="+rn[p.Right.Address])
+	}
+	for _, f := range d.Added {
+		added = append(added, rn[f.Address])
+	}
+	for _, f := range d.Removed {
+		removed = append(removed, ln[f.Address])
+	}
+	return byBasis, added, removed
+}
+
+// TestCompareBinariesCallGraphNeedsEvidence: a callee is paired by its
+// place among a matched function's unmatched callees only when the two
+// are each other's best candidate and share something concrete. Two
+// programs whose (identical) main calls three helpers doing unrelated
+// work get no call-graph match, where position alone paired all three;
+// in a new version whose helper was replaced by another, the old and new
+// helpers are removed and added, not paired; a rewritten helper that
+// keeps its caller and its constants is still found by position.
+func TestCompareBinariesCallGraphNeedsEvidence(t *testing.T) {
+	const mainCalls = `int main(int argc, char **argv) { printf("%d %d %d\n", a(argc), b(argv[0]), c(argc > 1 ? argv[1] : "/dev/null")); return 0; }
+`
+	const unrelatedL = `#include <stdio.h>
+#include <string.h>
+#include <ctype.h>
+int a(int n) { int t = 0; for (int i = 1; i <= n; i++) t += i * i - i / 3; return t; }
+int b(const char *s) { int up = 0; for (size_t i = 0; i < strlen(s); i++) if (toupper((unsigned char)s[i]) != s[i]) up++; return up; }
+int c(const char *path) { FILE *f = fopen(path, "w"); if (!f) return -1; fputs("saved\n", f); return fclose(f); }
+` + mainCalls
+	const unrelatedR = `#include <stdio.h>
+#include <stdlib.h>
+static int cmp(const void *x, const void *y) { return *(const int *)x - *(const int *)y; }
+int a(int n) { int v[5] = { n, 9, 4, n * 2, 7 }; qsort(v, 5, sizeof v[0], cmp); return v[2]; }
+int b(const char *s) { const char *e = getenv(s); if (!e) return 0; switch (atoi(e)) { case 1: return 10; case 2: return 20; case 3: return 40; default: return -1; } }
+int c(const char *who) { puts("=========="); puts(who); return puts("=========="); }
+` + mainCalls
+	const v1 = `#include <stdio.h>
+#include <string.h>
+int most_common(const int *hist) { int best = 0; for (int i = 1; i < 26; i++) if (hist[i] > hist[best]) best = i; return best; }
+int report(const char *s, const int *hist) { return printf("%s %c\n", s, 'a' + most_common(hist)); }
+int vowels(const char *s) { int n = 0; for (; *s; s++) if (strchr("aeiou", *s)) n++; return n; }
+int main(int argc, char **argv) {
+	int hist[26] = {0};
+	for (int i = 0; i < argc; i++) {
+		for (const char *p = argv[i]; *p; p++) if (*p >= 'a' && *p <= 'z') hist[*p - 'a']++;
+		report(argv[i], hist);
+	}
+	return vowels(argv[0]);
+}
+`
+	replaced := strings.NewReplacer(`int vowels(const char *s) { int n = 0; for (; *s; s++) if (strchr("aeiou", *s)) n++; return n; }`,
+		`int digits(const char *s) { int v = 0; for (; *s; s++) if (*s >= '0' && *s <= '9') v = v * 10 + (*s - '0'); return v; }`,
+		"return vowels(argv[0]);", "return digits(argv[0]);").Replace(v1)
+	rewritten := strings.Replace(v1, `int most_common(const int *hist) { int best = 0; for (int i = 1; i < 26; i++) if (hist[i] > hist[best]) best = i; return best; }`, `int most_common(const int *hist) {
+	int h[26], order[26];
+	memcpy(h, hist, sizeof h);
+	for (int i = 0; i < 26; i++) order[i] = i;
+	for (int i = 0; i < 25; i++)
+		for (int j = 0; j < 25 - i; j++)
+			if (h[order[j]] < h[order[j + 1]]) { int t = order[j]; order[j] = order[j + 1]; order[j + 1] = t; }
+	return order[0];
+}`, 1)
+	cs := mcpClient(t)
+
+	t.Run("unrelated", func(t *testing.T) {
+		is := is.New(t)
+		l, ln := strippedBuild(t, "left", unrelatedL)
+		r, rn := strippedBuild(t, "right", unrelatedR)
+		byBasis, added, removed := compareStripped(t, cs, l, r, ln, rn)
+		is.True(slices.Contains(byBasis["instruction-hash"], "main=main")) // the callers match
+		is.Equal(byBasis["call-graph"], nil)                               // position alone was a=a, b=b, c=c
+		for _, n := range []string{"a", "b", "c"} {
+			is.True(slices.Contains(removed, n))
+			is.True(slices.Contains(added, n))
+		}
+	})
+
+	t.Run("replaced", func(t *testing.T) {
+		is := is.New(t)
+		l, ln := strippedBuild(t, "v1", v1)
+		r, rn := strippedBuild(t, "v2", replaced)
+		byBasis, added, removed := compareStripped(t, cs, l, r, ln, rn)
+		is.Equal(byBasis["call-graph"], nil) // position alone was vowels=digits
+		is.Equal(removed, []string{"vowels"})
+		is.Equal(added, []string{"digits"})
+	})
+
+	t.Run("rewritten", func(t *testing.T) {
+		is := is.New(t)
+		l, ln := strippedBuild(t, "v1", v1)
+		r, rn := strippedBuild(t, "v2", rewritten)
+		byBasis, added, removed := compareStripped(t, cs, l, r, ln, rn)
+		is.Equal(byBasis["call-graph"], []string{"most_common=most_common"})
+		for basis, pairs := range byBasis {
+			for _, p := range pairs {
+				l, r, _ := strings.Cut(p, "=")
+				if l != r {
+					t.Errorf("%s matched by %s", p, basis)
+				}
+			}
+		}
+		is.Equal(len(added)+len(removed), 0)
+	})
 }
