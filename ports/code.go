@@ -225,6 +225,10 @@ type Parameter struct {
 	// them all in order of its parts, joined by ","; "none" for a value of
 	// no size (Go's struct{}), passed nowhere; "" when not derivable.
 	Location string
+	// Underlying is, for a Go type defined as a string or a byte slice
+	// (type Token string), that type: "string" or "[]uint8"; "" otherwise,
+	// and for string and []uint8 themselves, which Type already names.
+	Underlying string
 }
 
 // Signature is what an engine can derive about a procedure's interface.

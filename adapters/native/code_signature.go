@@ -167,6 +167,7 @@ func (a *Analysis) Signature(ctx context.Context, addr uint64) (sig ports.Signat
 						p.Type = typeName(idx.d, off)
 						if e.goc {
 							p.Type = goTypeName(idx.d, off, p.Type)
+							p.Underlying = goUnderlying(idx.d, off, p.Type)
 						}
 					}
 					if v, _ := c.Val(dwarf.AttrVarParam).(bool); v && e.goc {
@@ -261,6 +262,47 @@ func goTypeName(d *dwarf.Data, off dwarf.Offset, alt string) string {
 		}
 	}
 	return alt
+}
+
+// Go's debug information marks each type's kind (DW_AT_go_kind, the
+// reflect.Kind value) and a slice's element type (DW_AT_go_elem).
+const (
+	attrGoKind   = dwarf.Attr(0x2900)
+	attrGoElem   = dwarf.Attr(0x2902)
+	goKindSlice  = 23
+	goKindString = 24
+)
+
+// goUnderlying is "string" or "[]uint8" for the Go type at off, named name,
+// when it is defined as one of those under another name; "" otherwise.
+func goUnderlying(d *dwarf.Data, off dwarf.Offset, name string) string {
+	if name == "string" || name == "[]uint8" {
+		return ""
+	}
+	r := d.Reader()
+	r.Seek(off)
+	e, err := r.Next()
+	for i := 0; err == nil && e != nil && e.Tag == dwarf.TagTypedef && i < 8; i++ {
+		next, ok := e.Val(dwarf.AttrType).(dwarf.Offset)
+		if !ok {
+			return ""
+		}
+		r.Seek(next) // a defined slice type is a typedef of its structure
+		e, err = r.Next()
+	}
+	if err != nil || e == nil {
+		return ""
+	}
+	kind, _ := e.Val(attrGoKind).(int64)
+	switch kind {
+	case goKindString:
+		return "string"
+	case goKindSlice:
+		if elem, ok := e.Val(attrGoElem).(dwarf.Offset); ok && goTypeName(d, elem, "") == "uint8" {
+			return "[]uint8"
+		}
+	}
+	return ""
 }
 
 // class is the register class of a scalar type: 'i' integer or pointer,

@@ -649,6 +649,55 @@ int main(void) {
 	noDescendants(t)
 }
 
+// A Go type defined as a string or a byte slice (type Token string) is read
+// as text too, its registers named as a string's and a slice's.
+func TestMCPTraceReadsNamedGoStrings(t *testing.T) {
+	if _, err := exec.LookPath("gdbserver"); err != nil {
+		t.Skip("gdbserver is not installed (Debian: apt-get install gdbserver)")
+	}
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the registers below are amd64's")
+	}
+	is := is.New(t)
+	exe := goBuild(t, t.TempDir(), runtime.GOARCH, `package main
+
+import "os"
+
+type Token string
+type Blob []byte
+
+//go:noinline
+func Show(t Token, b Blob) int { return len(t) + len(b) }
+
+func main() {
+	if Show("hello", Blob("bytes")) != 10 {
+		os.Exit(1)
+	}
+}
+`)
+	cs := mcpClient(t)
+	if r := call(t, cs, "open_binary", map[string]any{"path": exe}); r.isError {
+		t.Fatal(r.text)
+	}
+	_, m := evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"main.Show"}}))
+	bp := m["breakpoints"].([]any)[0].(map[string]any)
+	is.Equal(bp["parameters"], []any{map[string]any{"name": "t", "type": "main.Token", "register": "rax,rbx"},
+		map[string]any{"name": "b", "type": "main.Blob", "register": "rcx,rdi,rsi"}})
+	hits := m["hits"].([]any)
+	is.Equal(len(hits), 1)
+	got := map[string]any{}
+	for _, a := range hits[0].(map[string]any)["arguments"].([]any) {
+		am := a.(map[string]any)
+		got[am["parameter"].(string)] = am["value"]
+		if s, ok := am["string"].(map[string]any); ok {
+			got[am["parameter"].(string)] = s["text"]
+		}
+	}
+	is.Equal(got, map[string]any{"t": "hello", "t.len": "0x5", "b": "bytes", "b.len": "0x5", "b.cap": got["b.cap"]})
+	is.True(got["b.cap"] != nil)
+	noDescendants(t)
+}
+
 const goTextsSrc = `package main
 
 import (

@@ -1,6 +1,7 @@
 package process
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"regexp"
@@ -55,8 +56,8 @@ func (s *traceSig) spans() []ports.TraceSpan {
 	}
 	var out []ports.TraceSpan
 	for _, p := range s.params {
-		regs := strings.Split(p.Location, ",")
-		if p.Type == "string" && len(regs) == 2 || p.Type == "[]uint8" && len(regs) == 3 {
+		regs, typ := strings.Split(p.Location, ","), cmp.Or(p.Underlying, p.Type)
+		if typ == "string" && len(regs) == 2 || typ == "[]uint8" && len(regs) == 3 {
 			out = append(out, ports.TraceSpan{Pointer: regs[0], Length: regs[1]})
 		}
 	}
@@ -81,7 +82,7 @@ func (s *traceSig) byRegister() map[string]string {
 			name := p.Name
 			switch {
 			case k == 0 || p.Name == "":
-			case p.Type == "string" || strings.HasPrefix(p.Type, "[]"):
+			case p.Type == "string" || strings.HasPrefix(p.Type, "[]") || p.Underlying != "":
 				name += []string{"", ".len", ".cap"}[min(k, 2)]
 			default:
 				name += "." + strconv.Itoa(k)
