@@ -93,8 +93,10 @@ func moduleScriptSrcs(doc []byte) []string {
 			i += 1 + end
 			continue
 		}
-		if tagNamed(doc[i-1:], "</template") && template > 0 {
-			template--
+		if i < len(doc) && doc[i] == '/' {
+			if template > 0 && tagNamed(doc[i-1:], "</template") {
+				template--
+			}
 			continue
 		}
 		name := rawTextTag(doc[i:])
@@ -162,8 +164,15 @@ var rawTextTags = []string{"script", "style", "xmp", "iframe", "noembed", "nofra
 // rawTextTag returns the name, in lower case, of the rawTextTags start tag
 // that rest (the text after "<") opens, or "".
 func rawTextTag(rest []byte) string {
+	n := 0 // the name's length; none of rawTextTags is longer than 9
+	for n < len(rest) && n < 10 && !isTagEnd(rest[n]) {
+		n++
+	}
+	if n == len(rest) || n < 3 || n > 9 {
+		return ""
+	}
 	for _, name := range rawTextTags {
-		if len(rest) > len(name) && bytes.EqualFold(rest[:len(name)], []byte(name)) && isTagEnd(rest[len(name)]) {
+		if len(name) == n && bytes.EqualFold(rest[:n], []byte(name)) {
 			return name
 		}
 	}
@@ -207,8 +216,12 @@ func scriptTextEnd(text []byte) int {
 	)
 	state := plain
 	for i := 0; i < len(text); {
+		j := bytes.IndexAny(text[i:], "<-")
+		if j < 0 {
+			return -1
+		}
+		i += j
 		switch {
-		case text[i] != '<' && text[i] != '-':
 		case state == plain && bytes.HasPrefix(text[i:], []byte("<!--")):
 			state = escaped
 			i += 2 // the dashes also close it: <!--> and <!---> escape nothing
