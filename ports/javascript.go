@@ -146,11 +146,14 @@ type JSChunkNames struct {
 
 // JSChunkNamePart is one part of a chunk file name: Literal text, the
 // chunk id itself (ID), or the id looked up in Table (per-chunk text such
-// as a content hash; an id the table lacks has no file name).
+// as a content hash; an id the table lacks has no file name, or, with
+// OrID, is its own text: the names of named chunks, where every other
+// chunk is named by its id).
 type JSChunkNamePart struct {
 	Literal string
 	ID      bool
 	Table   map[string]string
+	OrID    bool
 }
 
 // Name is the file name of chunk id, or false when a table lacks the id.
@@ -165,6 +168,9 @@ func (n *JSChunkNames) Name(id string) (string, bool) {
 			b = append(b, id...)
 		case p.Table != nil:
 			v, ok := p.Table[id]
+			if !ok && p.OrID {
+				v, ok = id, true
+			}
 			if !ok {
 				return "", false
 			}

@@ -533,6 +533,15 @@ func TestWebpackChunkNames(t *testing.T) {
 		{"hashed", runtime(`r.u=e=>e+"."+{299:"54adc968",447:"c8c91425","a_js":"9a24"}[e]+".js"`),
 			map[string]string{"447": "447.c8c91425.js", "a_js": "a_js.9a24.js", "12": ""}},
 		{"hashed entries", runtime(`r.u=e=>({1:"x/"+e,2:"y"}[e])+".js"`), map[string]string{"1": "x/1.js", "2": "y.js", "3": ""}},
+		// Named chunks (webpackChunkName): the other chunks are named by id.
+		{"one named", runtime(`r.u=e=>(812===e?"lazyname":e)+"."+{447:"a7",812:"11"}[e]+".js"`),
+			map[string]string{"812": "lazyname.11.js", "447": "447.a7.js", "12": ""}},
+		{"one named, development", runtime(`__webpack_require__.u = (chunkId) => ((chunkId === 812 ? "lazyname" : chunkId) + ".chunk.js")`),
+			map[string]string{"812": "lazyname.chunk.js", "447": "447.chunk.js"}},
+		{"one named, negated", runtime(`r.u=function(e){return("a"!=e?e:"n/"+"x")+".js"}`), map[string]string{"a": "n/x.js", "b": "b.js"}},
+		{"several named", runtime(`r.u=e=>(({714:"othername",812:"lazyname"}[e]||e)+"."+{447:"a7",714:"75",812:"11"}[e]+".js")`),
+			map[string]string{"714": "othername.75.js", "812": "lazyname.11.js", "447": "447.a7.js", "12": ""}},
+		{"several named, an empty name", runtime(`r.u=e=>({1:"",2:"b",1:"a",3:"c",3:""}[e]||e)+".js"`), map[string]string{"1": "a.js", "2": "b.js", "3": "3.js", "4": "4.js"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
@@ -550,6 +559,17 @@ func TestWebpackChunkNames(t *testing.T) {
 		`var x={};x.u=e=>e+".js";`,                        // no webpack runtime
 		runtime(`r.u=e=>e+".js";const v={u:e=>e+".css"}`), // two functions
 		runtime(`r.u=e=>e.toString()+".js"`),              // a form not read
+		// Named chunk forms whose fallback is not the id, or whose name
+		// is not a name (a number, a call, a computed key).
+		runtime(`r.u=e=>(812===e?"lazyname":"x")+".js"`),
+		runtime(`r.u=e=>(e===e?"lazyname":e)+".js"`),
+		runtime(`r.u=e=>(812<e?"lazyname":e)+".js"`),
+		runtime(`r.u=e=>(812===e?0:e)+".js"`),
+		runtime(`r.u=e=>(812===e?f():e)+".js"`),
+		runtime(`r.u=e=>({812:"a"}[e]||"x")+".js"`),
+		runtime(`r.u=e=>({812:0}[e]||e)+".js"`),
+		runtime(`r.u=e=>({[k]:"a"}[e]||e)+".js"`),
+		runtime(`r.u=e=>({812:"a"}[k]||e)+".js"`),
 	} {
 		if f := facts(t, src); f.ChunkNames != nil {
 			t.Errorf("%s: chunk names %+v", src, f.ChunkNames)
@@ -561,4 +581,8 @@ func TestWebpackChunkNames(t *testing.T) {
 	is.Equal(len(f.Imports), 1)
 	is.Equal(f.Imports[0].Specifier, "./447.chunk.js")
 	is.Equal(f.Imports[0].Chunk, "447")
+	// And through a named chunk's name.
+	f = facts(t, runtime(`r.u=e=>(447===e?"w":e)+".chunk.js";new Worker(new URL(r.p+r.u(447),r.b));new Worker(new URL(r.p+r.u(5),r.b))`))
+	is.Equal(len(f.Imports), 2)
+	is.Equal([]string{f.Imports[0].Specifier, f.Imports[1].Specifier}, []string{"./w.chunk.js", "./5.chunk.js"})
 }

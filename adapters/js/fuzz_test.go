@@ -36,7 +36,10 @@ func FuzzFacts(f *testing.F) {
 		`(()=>{var __webpack_modules__={"./a.js"(module,exports,__webpack_require__){eval("exports.a = __webpack_require__(\"./b.js\");\n//# sourceMappingURL=data:,x\n")},"electron"(e){e.exports=require("electron")}};})()`,
 		// a webpack runtime's chunk file names, and a chunk file's worker
 		`(()=>{var e={};function r(o){return e[o](s,s.exports,r)}r.u=e=>"c/"+e+"."+{1:"a",b:"x"+e}[e]+".js";self.webpackChunkx=[]})()`,
-		`(self.webpackChunkx=self.webpackChunkx||[]).push([[3],{3(e,t,n){new Worker(new URL(n.p+n.u(1),n.b))}}]);`} {
+		`(self.webpackChunkx=self.webpackChunkx||[]).push([[3],{3(e,t,n){new Worker(new URL(n.p+n.u(1),n.b))}}]);`,
+		// named chunks: one name, several, with the runtime's own worker
+		`(()=>{var e={};function r(o){return e[o](s,s.exports,r)}r.u=e=>(812===e?"lazy":e)+"."+{812:"a",3:"b"}[e]+".js";new Worker(new URL(r.p+r.u(812),r.b));self.webpackChunkx=[]})()`,
+		`(()=>{var e={};function r(o){return e[o](s,s.exports,r)}r.u=e=>(({7:"a",8:"",9:0}[e]||e)+".js");new Worker(new URL(r.p+r.u(7),r.b));self.webpackChunkx=[]})()`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {

@@ -487,6 +487,11 @@ func chunkNameParts(parts []ports.JSChunkNamePart, x tjs.IExpr, p *tjs.Var, dept
 	case *tjs.GroupExpr:
 		return chunkNameParts(parts, t.X, p, depth+1)
 	case *tjs.BinaryExpr:
+		if t.Op == tjs.OrToken {
+			if part, ok := namedChunks(t, p, depth+1); ok {
+				return append(parts, part), true
+			}
+		}
 		if t.Op != tjs.AddToken {
 			return nil, false
 		}
@@ -517,6 +522,10 @@ func chunkNameParts(parts []ports.JSChunkNamePart, x tjs.IExpr, p *tjs.Var, dept
 			}
 		}
 		return append(parts, ports.JSChunkNamePart{Table: table}), true
+	case *tjs.CondExpr:
+		if part, ok := namedChunk(t, p, depth+1); ok {
+			return append(parts, part), true
+		}
 	default:
 		lit, ok := evalChunkName(x, p, "", depth+1)
 		if !ok {
@@ -529,6 +538,87 @@ func chunkNameParts(parts []ports.JSChunkNamePart, x tjs.IExpr, p *tjs.Var, dept
 		return append(parts, ports.JSChunkNamePart{Literal: lit}), true
 	}
 	return nil, false
+}
+
+// Once a chunk is named (webpackChunkName), a production build names the
+// chunks by their ids except the named ones: webpack writes the name part
+// as (812===e?"lazyname":e) for one named chunk and ({812:"lazyname",
+// 714:"other"}[e]||e) for several. Both read as a table that falls back
+// to the id (OrID). A table value must be a name: one that is not, or a
+// number (falsy when 0), rejects the form, since falling back to the id
+// would name a file webpack does not write.
+
+// namedChunk reads k===id ? name : id (either side of the comparison; !==
+// with the branches swapped; == and != too, as a minifier may write them).
+func namedChunk(t *tjs.CondExpr, p *tjs.Var, depth int) (ports.JSChunkNamePart, bool) {
+	c, ok := ungroup(t.Cond).(*tjs.BinaryExpr)
+	if !ok {
+		return ports.JSChunkNamePart{}, false
+	}
+	named, other := t.X, t.Y
+	switch c.Op {
+	case tjs.EqEqEqToken, tjs.EqEqToken:
+	case tjs.NotEqEqToken, tjs.NotEqToken:
+		named, other = other, named
+	default:
+		return ports.JSChunkNamePart{}, false
+	}
+	var key tjs.IExpr
+	switch x, y := isVar(ungroup(c.X), p), isVar(ungroup(c.Y), p); {
+	case x && !y:
+		key = c.Y
+	case y && !x:
+		key = c.X
+	default:
+		return ports.JSChunkNamePart{}, false
+	}
+	k, ok := moduleKey(ungroup(key))
+	if !ok || !isVar(ungroup(other), p) {
+		return ports.JSChunkNamePart{}, false
+	}
+	v, ok := chunkNameValue(named, p, k, depth)
+	if !ok {
+		return ports.JSChunkNamePart{}, false
+	}
+	return ports.JSChunkNamePart{Table: map[string]string{k: v}, OrID: true}, true
+}
+
+// namedChunks reads {k: name, ...}[id] || id. An empty name is falsy, so
+// that key falls back to the id.
+func namedChunks(t *tjs.BinaryExpr, p *tjs.Var, depth int) (ports.JSChunkNamePart, bool) {
+	ix, ok := ungroup(t.X).(*tjs.IndexExpr)
+	if !ok || !isVar(ungroup(t.Y), p) || !isVar(ix.Y, p) {
+		return ports.JSChunkNamePart{}, false
+	}
+	obj, ok := ix.X.(*tjs.ObjectExpr)
+	if !ok {
+		return ports.JSChunkNamePart{}, false
+	}
+	table := make(map[string]string, len(obj.List))
+	for _, pr := range obj.List {
+		k, ok := propKey(pr.Name)
+		if !ok {
+			return ports.JSChunkNamePart{}, false // a computed key or a spread
+		}
+		v, ok := chunkNameValue(pr.Value, p, k, depth)
+		switch {
+		case !ok:
+			return ports.JSChunkNamePart{}, false
+		case v == "":
+			delete(table, k)
+		default:
+			table[k] = v
+		}
+	}
+	return ports.JSChunkNamePart{Table: table, OrID: true}, true
+}
+
+// chunkNameValue evaluates a named chunk's name; a number is not one.
+func chunkNameValue(x tjs.IExpr, p *tjs.Var, id string, depth int) (string, bool) {
+	if lit, ok := ungroup(x).(*tjs.LiteralExpr); ok && lit.TokenType != tjs.StringToken {
+		return "", false
+	}
+	return evalChunkName(x, p, id, depth)
 }
 
 // evalChunkName evaluates x, a concatenation of the id parameter, string

@@ -315,7 +315,8 @@ func TestJSAppIPCBySourceMap(t *testing.T) {
 // TestJSAppESMBundleBindings: esbuild's --format=esm bundle of an app has
 // no import or export left, and hoists the config's consts into
 // top-level vars. Named .mjs, or .js in a package of type module, or
-// loaded by an HTML document's module script tag, it is an ES module, so
+// loaded by an HTML document's module script tag (not one in a comment, in
+// another element's text or in a template), it is an ES module, so
 // those vars are the module's own and the endpoints come out whole; a .js
 // file nothing says is a module reads as a script, whose top-level vars
 // are globals another script may assign.
@@ -336,6 +337,11 @@ func TestJSAppESMBundleBindings(t *testing.T) {
 		{"app.js", `{}`, `<script src="app.js"></script><script type="module" data-src="app.js"></script>`, script},
 		{"app.js", `{}`, `<!-- <script type="module" src="app.js"></script> --><script src="app.js"></script>`, script}, // a commented tag is not run
 		{"app.js", `{}`, `<!-- <script src="old.js"></script> --><script type="module" src="app.js"></script>`, whole},
+		// A tag in another element's text, or in a template, is not run;
+		// a real one after it is.
+		{"app.js", `{}`, `<script>document.write('<script type="module" src="app.js"><\/script>')</script><script src="app.js"></script>`, script},
+		{"app.js", `{}`, `<template><script type="module" src="app.js"></script></template><noscript><script type="module" src="app.js"></script></noscript><script src="app.js"></script>`, script},
+		{"app.js", `{}`, `<title><script src="app.js"></script></title><script type="module" src="app.js"></script>`, whole},
 	} {
 		for _, minify := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s %s %s minify=%v", tc.name, tc.pkg, tc.html, minify), func(t *testing.T) {

@@ -404,6 +404,74 @@ func TestJSAppWebpackRuntimeChunkWorker(t *testing.T) {
 	}
 }
 
+// TestJSAppWebpackNamedChunkWorker: once a chunk is named
+// (webpackChunkName), production webpack names the chunk files by
+// (812===e?"lazyname":e) for one named chunk, ({812:"lazyname",...}[e]||e)
+// for several: the named chunks by their names, the others by their ids.
+// Both workers (the entry's, and the named lazy chunk's, whose runtime is
+// another file) resolve to the chunks webpack emitted, whether the worker's
+// own chunk is named or not, with the runtime in main.js or in its own file.
+func TestJSAppWebpackNamedChunkWorker(t *testing.T) {
+	root := needNodeModule(t, "webpack")
+	lazy := func(name string) string {
+		return "export function run() {\n  const w = new Worker(" + name + "new URL('./worker.js', import.meta.url));\n  w.postMessage(1);\n  return w;\n}\n"
+	}
+	base := map[string]string{
+		"index.js":  "import(/* webpackChunkName: \"lazyname\" */ './lazy.js').then(m => m.run());\nnew Worker(new URL('./first.js', import.meta.url));\n",
+		"lazy.js":   lazy(""),
+		"worker.js": "self.onmessage = e => fetch('https://w.example.com/' + e.data);\n",
+		"first.js":  "self.onmessage = e => console.log('first-marker');\n",
+	}
+	several := map[string]string{"lazy.js": lazy(`/* webpackChunkName: "workername" */ `)}
+	for k, v := range base {
+		if several[k] == "" {
+			several[k] = v
+		}
+	}
+	s := jaSession(t)
+	for _, build := range []struct {
+		sources          string
+		mode, layout, fn string // fn: what the runtime's u holds
+	}{
+		{"one", "production", "named", `(812===e?"lazyname":e)`},
+		{"one", "production", "named-runtime", `(812===e?"lazyname":e)`},
+		{"several", "production", "named", `"lazyname"}[e]||e)`},
+		{"several", "production", "named-runtime", `"lazyname"}[e]||e)`},
+		{"several", "development", "named-runtime", `{"lazyname":`}, // names are the ids
+	} {
+		t.Run(build.sources+" "+build.mode+" "+build.layout, func(t *testing.T) {
+			is := is.New(t)
+			src := writeTree(t, map[string]map[string]string{"one": base, "several": several}[build.sources])
+			out := filepath.Join(t.TempDir(), "dist")
+			cmd := exec.Command("node", filepath.Join(root, "cmd/rea/testdata/jsapp/webpack-build.cjs"), src, out, build.mode, "web", "source-map", build.layout)
+			if b, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("webpack: %v\n%s", err, b)
+			}
+			runtime := "main.js"
+			if build.layout == "named-runtime" {
+				runtime = "runtime.js"
+			}
+			chunk := chunksByMarker(t, out, "*.*.js", map[string]string{"w.example.com": "worker", "first-marker": "first", "new URL": "lazy"})
+			is.Equal(len(chunk), 3)
+			is.True(strings.HasPrefix(chunk["lazy"], "lazyname."))
+			is.Equal(strings.HasPrefix(chunk["worker"], "workername."), build.sources == "several")
+			b, err := os.ReadFile(filepath.Join(out, runtime))
+			is.NoErr(err)
+			is.True(strings.Contains(strings.ReplaceAll(string(b), " ", ""), build.fn)) // the form the test is about
+			r := decodeApp(t, jaCall(t, s, "analyze_javascript_application", map[string]any{"path": out}))
+			first := "module index.js -> worker:" + chunk["first"] + " -> javascript-asset:" + chunk["first"] + " (runtime runtime.js)"
+			if runtime == "main.js" {
+				first = "source-module:webpack:///./index.js -> worker:" + chunk["first"] + " -> javascript-asset:" + chunk["first"]
+			}
+			want := []string{first, "module lazy.js -> worker:" + chunk["worker"] + " -> javascript-asset:" + chunk["worker"] + " (runtime " + runtime + ")"}
+			sort.Strings(want)
+			is.Equal(workerLoads(r), want)
+			is.Equal(r.Summary["workers"], 2)
+			is.Equal(dynamicWorkers(r), nil)
+		})
+	}
+}
+
 // chunksByMarker maps each marker's script to the base name of the file
 // matching glob under out that holds the marker.
 func chunksByMarker(t *testing.T, out, glob string, markers map[string]string) map[string]string {

@@ -60,13 +60,20 @@ var scriptAttr = regexp.MustCompile(`(?is)(?:^|\s)(src|type)\s*=\s*(?:"([^"]*)"|
 
 // moduleScriptSrcs returns the src of each <script type="module"> start
 // tag in an HTML document, without its query or fragment, leaving out
-// URLs with a scheme (http:, data:, blob:) or a host. The tags are found by a scan for "<script"
-// (no regular expression runs over the whole document); a tag inside a
-// comment, which a browser does not run, is skipped: <!-- ... --> and, as
-// a browser reads them, <!...> (a doctype, or a bogus comment that the
-// first > ends).
+// URLs with a scheme (http:, data:, blob:) or a host. The tags are found
+// by a scan from each "<" (no regular expression runs over the whole
+// document). A tag that a browser does not run is skipped:
+//   - inside a comment: <!-- ... --> and, as a browser reads them, <!...>
+//     (a doctype, or a bogus comment that the first > ends);
+//   - inside another element's text, which a browser does not read as
+//     tags: a <script>'s (scriptTextEnd), the raw text of <style>, <xmp>,
+//     <iframe>, <noembed>, <noframes> and <noscript> (scripts run, so it is
+//     not parsed), of <title> and <textarea>, and all that follows
+//     <plaintext>;
+//   - inside a <template>, whose content is parsed but not run.
 func moduleScriptSrcs(doc []byte) []string {
 	var out []string
+	template := 0 // the <template> elements open
 	for i := 0; ; {
 		j := bytes.IndexByte(doc[i:], '<')
 		if j < 0 {
@@ -86,15 +93,46 @@ func moduleScriptSrcs(doc []byte) []string {
 			i += 1 + end
 			continue
 		}
-		if len(doc)-i < 7 || !bytes.EqualFold(doc[i:i+6], []byte("script")) || !isTagEnd(doc[i+6]) {
+		if i < len(doc) && doc[i] == '/' {
+			if template > 0 && tagNamed(doc[i-1:], "</template") {
+				template--
+			}
+			continue
+		}
+		name := rawTextTag(doc[i:])
+		if name == "" {
 			continue
 		}
 		end := bytes.IndexByte(doc[i:], '>')
 		if end < 0 {
 			return out
 		}
-		tag := doc[i+6 : i+end]
-		i += end
+		tag := doc[i+len(name) : i+end]
+		i += end + 1
+		switch name {
+		case "template":
+			template++
+			continue
+		case "plaintext":
+			return out
+		case "script":
+		default:
+			k := rawTextEnd(doc[i:], name)
+			if k < 0 {
+				return out
+			}
+			i += k
+			continue
+		}
+		// A script's own text: no tag in it is read.
+		k := scriptTextEnd(doc[i:])
+		if k < 0 {
+			k = len(doc) - i
+		}
+		i += k
+		if template > 0 {
+			continue
+		}
 		var src, typ string
 		for _, m := range scriptAttr.FindAllSubmatch(tag, -1) {
 			v := string(m[2]) + string(m[3]) + string(m[4])
@@ -116,6 +154,96 @@ func moduleScriptSrcs(doc []byte) []string {
 		}
 		out = append(out, src)
 	}
+}
+
+// rawTextTags are the start tags whose element's text a browser reads as
+// text, not tags (or, for template, does not run), as HTML's tree builder
+// switches its tokenizer for them.
+var rawTextTags = []string{"script", "style", "xmp", "iframe", "noembed", "noframes", "noscript", "title", "textarea", "plaintext", "template"}
+
+// rawTextTag returns the name, in lower case, of the rawTextTags start tag
+// that rest (the text after "<") opens, or "".
+func rawTextTag(rest []byte) string {
+	n := 0 // the name's length; none of rawTextTags is longer than 9
+	for n < len(rest) && n < 10 && !isTagEnd(rest[n]) {
+		n++
+	}
+	if n == len(rest) || n < 3 || n > 9 {
+		return ""
+	}
+	for _, name := range rawTextTags {
+		if len(name) == n && bytes.EqualFold(rest[:n], []byte(name)) {
+			return name
+		}
+	}
+	return ""
+}
+
+// tagNamed reports whether b starts with tag ("<script", "</style"), in
+// any case, and a byte that ends a tag's name.
+func tagNamed(b []byte, tag string) bool {
+	return len(b) > len(tag) && bytes.EqualFold(b[:len(tag)], []byte(tag)) && isTagEnd(b[len(tag)])
+}
+
+// rawTextEnd returns the offset in text of the end tag "</name" that ends
+// a raw text or RCDATA element, or -1 when none does (the element runs to
+// the end of the document).
+func rawTextEnd(text []byte, name string) int {
+	end := "</" + name
+	for i := 0; ; {
+		j := bytes.Index(text[i:], []byte("</"))
+		if j < 0 {
+			return -1
+		}
+		i += j
+		if tagNamed(text[i:], end) {
+			return i
+		}
+		i += 2
+	}
+}
+
+// scriptTextEnd returns the offset in text of the "</script" that ends a
+// script's text, or -1. As a browser's tokenizer reads it, "<!--" in a
+// script escapes its text until "-->", and a "<script" in escaped text
+// starts a nested escape, in which "</script" ends only that escape (so
+// document.write("<!--<script></script>-->") does not end the script).
+func scriptTextEnd(text []byte) int {
+	const (
+		plain = iota
+		escaped
+		nested
+	)
+	state := plain
+	for i := 0; i < len(text); {
+		j := bytes.IndexAny(text[i:], "<-")
+		if j < 0 {
+			return -1
+		}
+		i += j
+		switch {
+		case state == plain && bytes.HasPrefix(text[i:], []byte("<!--")):
+			state = escaped
+			i += 2 // the dashes also close it: <!--> and <!---> escape nothing
+			continue
+		case state != plain && bytes.HasPrefix(text[i:], []byte("-->")):
+			state = plain
+			i += 3
+			continue
+		case state != nested && tagNamed(text[i:], "</script"):
+			return i
+		case state == escaped && tagNamed(text[i:], "<script"):
+			state = nested
+			i += len("<script")
+			continue
+		case state == nested && tagNamed(text[i:], "</script"):
+			state = escaped
+			i += len("</script")
+			continue
+		}
+		i++
+	}
+	return -1
 }
 
 // isTagEnd reports a byte that may end a tag's name.

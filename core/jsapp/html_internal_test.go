@@ -30,12 +30,37 @@ func TestModuleScriptSrcs(t *testing.T) {
 		{`<!-- <script type="module" src="old.js"></script> --><script type="module" src="app.js">`, []string{"app.js"}},
 		{`<!-- <script type="module" src="old.js"></script> --><script src="app.js">`, nil},
 		{`<!-- -- <script type=module src=x.js> -- ---><script type=module src=a.js>`, []string{"a.js"}},
-		{`<!-- a --!><script type=module src=a.js><!--><script type=module src=b.js><!---><script type=module src=c.js>`, []string{"a.js", "b.js", "c.js"}},
-		{`<!----><script type=module src=a.js><!-- <!-- <script type=module src=x.js> --><script type=module src=b.js>`, []string{"a.js", "b.js"}},
+		{`<!-- a --!><script type=module src=a.js></script><!--><script type=module src=b.js></script><!---><script type=module src=c.js>`, []string{"a.js", "b.js", "c.js"}},
+		{`<!----><script type=module src=a.js></script><!-- <!-- <script type=module src=x.js> --><script type=module src=b.js>`, []string{"a.js", "b.js"}},
 		{`<script type=module src=a.js><!-- <script type="module" src="x.js">`, []string{"a.js"}}, // the comment runs to the end
 		// <!- and <! open a bogus comment, which the first > ends.
-		{`<!- <script type=module src=a.js><script type=module src=b.js><! x><script type=module src=c.js>`, []string{"b.js", "c.js"}},
+		{`<!- <script type=module src=a.js><script type=module src=b.js></script><! x><script type=module src=c.js>`, []string{"b.js", "c.js"}},
 		{`<!DOCTYPE html><script type=module src=a.js>`, []string{"a.js"}},
+		// A tag in another element's text is text; one after the element is
+		// a tag.
+		{`<script>document.write('<script type="module" src="w.js"></scr' + 'ipt>')</script><script type=module src=a.js>`, []string{"a.js"}},
+		{`<script type=module src=a.js><script type=module src=b.js></script ><script type=module src=c.js>`, []string{"a.js", "c.js"}},
+		{`<script src=a.js></script><script type=module src=b.js>`, []string{"b.js"}},
+		{`<script>"</scripts><script type=module src=x.js>"</SCRIPT/><script type=module src=a.js>`, []string{"a.js"}},
+		{`<template><script type="module" src="x.js"></script></template><script type="module" src="a.js">`, []string{"a.js"}},
+		{`<template><template></template><script type=module src=x.js></script></TEMPLATE><script type=module src=a.js>`, []string{"a.js"}},
+		{`</template><script type=module src=a.js>`, []string{"a.js"}}, // no template open
+		{`<textarea><script type="module" src="x.js"></script></textarea><script type="module" src="a.js">`, []string{"a.js"}},
+		{`<noscript><script type="module" src="x.js"></script></noscript ><script type="module" src="a.js">`, []string{"a.js"}},
+		{`<TITLE><script type=module src=x.js></title><script type=module src=a.js>`, []string{"a.js"}},
+		{`<style>a::after{content:"<script type=module src=x.js>"}</style><script type=module src=a.js>`, []string{"a.js"}},
+		{`<xmp><script type=module src=x.js></xmp><iframe><script type=module src=y.js></iframe><noembed><script type=module src=z.js></noembed><noframes><script type=module src=v.js></noframes><script type=module src=a.js>`, []string{"a.js"}},
+		{`<style><script type=module src=x.js></styles><script type=module src=y.js>`, nil}, // the style runs to the end
+		{`<plaintext></plaintext><script type=module src=x.js>`, nil},
+		{`<titles></titles><script type=module src=a.js>`, []string{"a.js"}},              // not a title
+		{`<textarea><!-- </textarea> --><script type=module src=a.js>`, []string{"a.js"}}, // no comment in RCDATA
+		// In a script, <!-- escapes its text until -->, and a <script> in
+		// the escaped text nests: its </script> does not end the script.
+		{`<script><!-- <script></script><script type=module src=x.js></script> --></script><script type=module src=a.js>`, []string{"a.js"}},
+		{`<script><!-- </script><script type=module src=a.js>`, []string{"a.js"}},
+		{`<script><!--></script><script type=module src=a.js>`, []string{"a.js"}},
+		{`<script><!--<script>--></script><script type=module src=a.js>`, []string{"a.js"}},
+		{`<script><!--<scripts></script><script type=module src=a.js>`, []string{"a.js"}},
 	} {
 		if got := moduleScriptSrcs([]byte(tc.doc)); !slices.Equal(got, tc.want) {
 			t.Errorf("%q: got %q, want %q", tc.doc, got, tc.want)
@@ -47,7 +72,8 @@ func TestModuleScriptSrcs(t *testing.T) {
 // panics and yields only paths (no scheme, host, query or fragment).
 func FuzzModuleScriptSrcs(f *testing.F) {
 	for _, s := range []string{`<script type="module" src="a.js?x#y">`, `<SCRIPT type=module src=/b.js>`, `<script`, `<<script/>`, "<script\x00>",
-		`<!-- <script type=module src=a.js> --!><!--->`, `<!--`} {
+		`<!-- <script type=module src=a.js> --!><!--->`, `<!--`,
+		`<script><!--<script></script>--></script><template><textarea></textarea></template><script type=module src=a.js>`, `<plaintext`, `<title`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, doc []byte) {

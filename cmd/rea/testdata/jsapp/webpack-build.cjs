@@ -5,14 +5,18 @@
 // places the files: runtime puts webpack's runtime in its own file
 // (optimization.runtimeChunk single), runtime.js beside main.js, with the
 // other chunks under chunks/; static writes main.js and the chunks under
-// static/js/, and static-runtime the runtime there too. By default main.js
-// holds the runtime and the chunks are beside it.
+// static/js/, and static-runtime the runtime there too; named writes the
+// chunks beside main.js as [name].[contenthash].js, and named-runtime
+// adds the runtime file. By default main.js holds the runtime and the
+// chunks are beside it.
 const webpack = require('webpack');
 const [src, out, mode, target, devtool, layout] = process.argv.slice(2);
 const layouts = {
   runtime: { runtimeChunk: 'single', filename: '[name].js', chunkFilename: 'chunks/[name].chunk.js' },
   static: { filename: 'static/js/[name].js', chunkFilename: 'static/js/[name].chunk.js' },
   'static-runtime': { runtimeChunk: 'single', filename: 'static/js/[name].js', chunkFilename: 'static/js/[name].chunk.js' },
+  named: { filename: '[name].js', chunkFilename: '[name].[contenthash].js' },
+  'named-runtime': { runtimeChunk: 'single', filename: '[name].js', chunkFilename: '[name].[contenthash].js' },
 };
 const l = layouts[layout] || { filename: 'main.js', chunkFilename: '[name].chunk.js' };
 webpack({
