@@ -102,3 +102,15 @@ func signalName(n int) string {
 // normal operation (Go's preemption uses SIGURG, timers use SIGALRM and
 // SIGPROF) and only cost round trips when reported.
 const passSignals = "QPassSignals:0e;10;14;17;1a;1b;1c;1e;1f"
+
+// stackArg is where the k-th (from 0) integer argument past the argument
+// registers is at a function's entry, as an offset from sp and a name for
+// it ("[rsp+8]"): above the return address on x86-64, at sp itself on
+// AArch64, whose return address is in the link register.
+func (c convention) stackArg(k int) (string, uint64) {
+	off := 8 * uint64(k)
+	if c.lr == "" {
+		off += 8
+	}
+	return fmt.Sprintf("[%s+%d]", c.sp, off), off
+}

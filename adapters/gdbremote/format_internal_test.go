@@ -49,3 +49,28 @@ func FuzzFormatStringSlots(f *testing.F) {
 		}
 	})
 }
+
+// The integer arguments past the registers at a function's entry: x86-64's
+// start above the return address, AArch64's at sp (the return address is
+// in x30).
+func TestStackArg(t *testing.T) {
+	for _, c := range []struct {
+		arch string
+		k    int
+		name string
+		off  uint64
+	}{
+		{"x86-64", 0, "[rsp+8]", 8},
+		{"x86-64", 2, "[rsp+24]", 24},
+		{"arm64", 0, "[sp+0]", 0},
+		{"arm64", 1, "[sp+8]", 8},
+	} {
+		conv, err := conventionFor(c.arch, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name, off := conv.stackArg(c.k); name != c.name || off != c.off {
+			t.Errorf("%s argument %d past the registers: %s (+%d), want %s (+%d)", c.arch, c.k, name, off, c.name, c.off)
+		}
+	}
+}

@@ -775,13 +775,7 @@ func (s *session) readFormatStrings(ctx context.Context, format string, strs []p
 		} else if s.conv.g != "" {
 			break // Go's convention has no variadic C arguments
 		} else {
-			// The k-th argument past the registers, at entry: above the
-			// return address on x86-64, at sp itself on AArch64.
-			off := 8 * uint64(k-len(s.conv.args))
-			if s.conv.lr == "" {
-				off += 8
-			}
-			name := fmt.Sprintf("[%s+%d]", s.conv.sp, off)
+			name, off := s.conv.stackArg(k - len(s.conv.args))
 			ptr, err := s.cl.readWord(ctx, regs[s.conv.sp]+off)
 			var er *errorReply
 			if err != nil && !errors.As(err, &er) {
