@@ -696,3 +696,63 @@ int main(int argc, char **argv) {
 		is.Equal(len(added)+len(removed), 0)
 	})
 }
+
+// TestCompareBinariesStructureNeedsEvidence: a structure match scoring
+// below shapeAlone needs shared content, as a call-graph match does. In
+// two unrelated programs a hash loop (checksum) and a counting loop
+// (spaces) look alike in shape only and were paired; in a new version
+// whose banner gained a check and a call, banner keeps its format string
+// and is still paired with its old self.
+func TestCompareBinariesStructureNeedsEvidence(t *testing.T) {
+	const left = `#include <stdio.h>
+#include <string.h>
+int checksum(const char *s) { int h = 0; for (; *s; s++) h = h * 31 + *s; return h; }
+int longest(int argc, char **argv) { int best = 0; for (int i = 0; i < argc; i++) if ((int)strlen(argv[i]) > best) best = strlen(argv[i]); return best; }
+int main(int argc, char **argv) { printf("sum %d\n", checksum(argv[0])); printf("longest %d\n", longest(argc, argv)); return 0; }
+`
+	const unrelated = `#include <stdio.h>
+#include <stdlib.h>
+int spaces(const char *s) { int n = 0; while (*s) { if (*s == ' ') n++; s++; } return n; }
+int total(int argc, char **argv) { int t = 0; for (int i = 1; i < argc; i++) t += atoi(argv[i]); return t; }
+int main(int argc, char **argv) { int t = total(argc, argv); printf("%d spaces, total %d\n", spaces(argv[0]), t); return t > 100; }
+`
+	const v1 = `#include <stdio.h>
+#include <string.h>
+int checksum(const char *s) { int h = 0; for (; *s; s++) h = h * 31 + *s; return h; }
+void banner(const char *who) { printf("== %s ==\n", who); }
+int longest(int argc, char **argv) { int best = 0; for (int i = 0; i < argc; i++) if ((int)strlen(argv[i]) > best) best = strlen(argv[i]); return best; }
+int main(int argc, char **argv) { banner(argv[0]); printf("sum %d\n", checksum(argv[0])); printf("longest %d\n", longest(argc, argv)); return 0; }
+`
+	v2 := strings.Replace(v1, `void banner(const char *who) { printf("== %s ==\n", who); }`,
+		`void banner(const char *who) { if (!*who) return; printf("== %s ==\n", who); fflush(stdout); }`, 1)
+	cs := mcpClient(t)
+
+	t.Run("unrelated", func(t *testing.T) {
+		is := is.New(t)
+		l, ln := strippedBuild(t, "left", left)
+		r, rn := strippedBuild(t, "right", unrelated)
+		byBasis, added, removed := compareStripped(t, cs, l, r, ln, rn)
+		for _, pairs := range byBasis {
+			is.True(!slices.Contains(pairs, "checksum=spaces")) // shape alone paired them by structure
+		}
+		is.True(slices.Contains(removed, "checksum"))
+		is.True(slices.Contains(added, "spaces"))
+	})
+
+	t.Run("edited", func(t *testing.T) {
+		is := is.New(t)
+		l, ln := strippedBuild(t, "v1", v1)
+		r, rn := strippedBuild(t, "v2", v2)
+		byBasis, added, removed := compareStripped(t, cs, l, r, ln, rn)
+		is.Equal(byBasis["structure"], []string{"banner=banner"}) // below shapeAlone, kept by its string
+		for basis, pairs := range byBasis {
+			for _, p := range pairs {
+				l, r, _ := strings.Cut(p, "=")
+				if l != r {
+					t.Errorf("%s matched by %s", p, basis)
+				}
+			}
+		}
+		is.Equal(len(added)+len(removed), 0)
+	})
+}
