@@ -173,17 +173,7 @@ func (m *matcher) run(ctx context.Context) (skipped bool, err error) {
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
-		var ls, rs []int
-		for i, x := range m.lm {
-			if x < 0 {
-				ls = append(ls, i)
-			}
-		}
-		for i, x := range m.rm {
-			if x < 0 {
-				rs = append(rs, i)
-			}
-		}
+		ls, rs := m.unmatched()
 		if len(ls) == 0 || len(rs) == 0 {
 			break
 		}
@@ -325,14 +315,8 @@ func (m *matcher) plausible(li, ri int, s float64, rivals func(side, i int) []in
 	return true
 }
 
-// rivals returns, for function i of one side (0 left, 1 right), the
-// unmatched functions of the other side its positional partner must
-// outscore: all of them, or past exhaustivePairs the maxSizeNeighbours
-// nearest in size, as a structural round chooses (across architectures run
-// has given up past maxStructurePairs). The caller skips those matched
-// since.
-func (m *matcher) rivals() func(side, i int) []int {
-	var ls, rs []int
+// unmatched returns the functions of each side not matched yet.
+func (m *matcher) unmatched() (ls, rs []int) {
 	for i, x := range m.lm {
 		if x < 0 {
 			ls = append(ls, i)
@@ -343,6 +327,17 @@ func (m *matcher) rivals() func(side, i int) []int {
 			rs = append(rs, i)
 		}
 	}
+	return ls, rs
+}
+
+// rivals returns, for function i of one side (0 left, 1 right), the
+// unmatched functions of the other side its positional partner must
+// outscore: all of them, or past exhaustivePairs the maxSizeNeighbours
+// nearest in size, as a structural round chooses (across architectures run
+// has given up past maxStructurePairs). The caller skips those matched
+// since.
+func (m *matcher) rivals() func(side, i int) []int {
+	ls, rs := m.unmatched()
 	if m.crossArch || len(ls)*len(rs) <= exhaustivePairs {
 		return func(side, _ int) []int { return [][]int{rs, ls}[side] }
 	}
