@@ -524,3 +524,53 @@ func TestMingwStringsAndXrefs(t *testing.T) {
 		}
 	}
 }
+
+// TestMingwImportStubs: the import library's stubs (jmp through an IAT
+// slot, no .pdata entry) are thunks to their import, named after it as
+// objdump's symbol for them is, also in a stripped image; so a call to one
+// names the import, as a call to printf@plt does on ELF.
+func TestMingwImportStubs(t *testing.T) {
+	fx := mingwFixtures(t)
+	for _, key := range []string{"O0", "O2", "dll"} {
+		for _, file := range []string{fx[key].full, fx[key].stripped} {
+			t.Run(key+"/"+filepath.Base(filepath.Dir(file)), func(t *testing.T) {
+				o := newPEOracle(t, fx[key].full, file)
+				if len(o.stubs) < 10 {
+					t.Fatalf("oracle found %d import stubs", len(o.stubs))
+				}
+				procs := map[uint64]map[string]any{}
+				for _, p := range reaItems(t, file, "list_procedures") {
+					procs[hexAddr(t, p["address"])] = p
+				}
+				seen := 0
+				for a, name := range o.stubs {
+					p := procs[a]
+					if p == nil {
+						continue // a stub no code calls is not discovered
+					}
+					seen++
+					pr, _ := p["procedure"].(map[string]any)
+					if p["symbol"] != name || pr["thunk_target"] != name || pr["external"] != true {
+						t.Errorf("import stub at %#x for %s is %v", a, name, p)
+					}
+				}
+				if seen < 10 {
+					t.Errorf("%d of %d import stubs are procedures", seen, len(o.stubs))
+				}
+				if key == "dll" {
+					return
+				}
+				main, _ := mainRange(t, fx[key].full)
+				r := reaResult(t, file, "procedure_callees", map[string]any{"procedure": fmt.Sprintf("0x%x", main)})
+				callees := map[string]bool{}
+				items, _ := r["items"].([]any)
+				for _, it := range items {
+					callees[fmt.Sprint(it.(map[string]any)["name"])] = true
+				}
+				if !callees["strlen"] {
+					t.Errorf("main's callees %v lack the strlen stub", callees)
+				}
+			})
+		}
+	}
+}
