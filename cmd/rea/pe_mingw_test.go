@@ -92,6 +92,19 @@ func mingwFixtures(t *testing.T) map[string]mingwFixture {
 				return
 			}
 		}
+		// The same program against the Universal CRT: the compiler's specs
+		// with msvcrt's import library swapped for ucrt's (a toolchain
+		// that defaults to the UCRT has no -lmsvcrt to swap).
+		specs, err := exec.Command("x86_64-w64-mingw32-gcc", "-dumpspecs").Output()
+		if err != nil {
+			mingwErr = fmt.Errorf("x86_64-w64-mingw32-gcc -dumpspecs: %v", err)
+			return
+		}
+		ucrtSpecs := filepath.Join(dir, "ucrt.specs")
+		if err := os.WriteFile(ucrtSpecs, bytes.ReplaceAll(specs, []byte("-lmsvcrt"), []byte("-lucrt")), 0o644); err != nil {
+			mingwErr = err
+			return
+		}
 		mingwSet = map[string]mingwFixture{}
 		builds := []struct {
 			key, src, out string
@@ -100,6 +113,7 @@ func mingwFixtures(t *testing.T) map[string]mingwFixture {
 			{"O0", "prog.c", "prog-O0.exe", []string{"-O0"}},
 			{"O2", "prog.c", "prog-O2.exe", []string{"-O2"}},
 			{"dll", "lib.c", "lib.dll", []string{"-O2", "-shared"}},
+			{"ucrt", "prog.c", "prog-ucrt.exe", []string{"-O2", "-specs=" + ucrtSpecs}},
 		}
 		for _, b := range builds {
 			var fx mingwFixture
@@ -330,7 +344,7 @@ func newPEOracle(t *testing.T, full, file string) peOracle {
 // no label or data symbol in .text starts one.
 func TestMingwProcedures(t *testing.T) {
 	fx := mingwFixtures(t)
-	for _, key := range []string{"O0", "O2", "dll"} {
+	for _, key := range []string{"O0", "O2", "dll", "ucrt"} {
 		for _, file := range []string{fx[key].full, fx[key].stripped} {
 			t.Run(key+"/"+filepath.Base(filepath.Dir(file)), func(t *testing.T) {
 				o := newPEOracle(t, fx[key].full, file)
@@ -370,7 +384,7 @@ func TestMingwProcedures(t *testing.T) {
 // is named after the import, not after GNU ld's .idata$5 section symbol.
 func TestMingwImportsAndCalls(t *testing.T) {
 	fx := mingwFixtures(t)
-	for _, key := range []string{"O0", "O2", "dll"} {
+	for _, key := range []string{"O0", "O2", "dll", "ucrt"} {
 		for _, file := range []string{fx[key].full, fx[key].stripped} {
 			t.Run(key+"/"+filepath.Base(filepath.Dir(file)), func(t *testing.T) {
 				o := newPEOracle(t, fx[key].full, file)
@@ -387,7 +401,11 @@ func TestMingwImportsAndCalls(t *testing.T) {
 						t.Errorf("IAT slot %#x (%s) is named %v", slot, imp, names[slot])
 					}
 				}
-				if !dlls["kernel32.dll"] || !dlls["msvcrt.dll"] {
+				crt := "msvcrt.dll"
+				if key == "ucrt" || !dlls[crt] {
+					crt = "api-ms-win-crt-stdio-l1-1-0.dll"
+				}
+				if !dlls["kernel32.dll"] || !dlls[crt] {
 					t.Errorf("oracle imports from %v", dlls)
 				}
 				if key == "dll" {
@@ -479,6 +497,7 @@ func TestMingwStringsAndXrefs(t *testing.T) {
 	}{
 		{"O0", "secret password check %lu\n", true}, {"O0", "hello from mingw world", false},
 		{"O2", "secret password check %lu\n", true}, {"dll", "library banner string", true},
+		{"ucrt", "secret password check %lu\n", true},
 	}
 	for _, c := range cases {
 		for _, file := range []string{fx[c.key].full, fx[c.key].stripped} {
@@ -531,7 +550,7 @@ func TestMingwStringsAndXrefs(t *testing.T) {
 // names the import, as a call to printf@plt does on ELF.
 func TestMingwImportStubs(t *testing.T) {
 	fx := mingwFixtures(t)
-	for _, key := range []string{"O0", "O2", "dll"} {
+	for _, key := range []string{"O0", "O2", "dll", "ucrt"} {
 		for _, file := range []string{fx[key].full, fx[key].stripped} {
 			t.Run(key+"/"+filepath.Base(filepath.Dir(file)), func(t *testing.T) {
 				o := newPEOracle(t, fx[key].full, file)
