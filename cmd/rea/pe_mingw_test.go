@@ -593,3 +593,66 @@ func TestMingwImportStubs(t *testing.T) {
 		}
 	}
 }
+
+// TestMingwJumpTable: at -O0 classify's switch is a jump through a table of
+// offsets in .rdata; its eight targets are the instructions that load the
+// cases' return values, which objdump shows.
+func TestMingwJumpTable(t *testing.T) {
+	fx := mingwFixtures(t)
+	var start, end uint64
+	for a, n := range newPEOracle(t, fx["O0"].full, fx["O0"].full).funcs {
+		if n == "classify" {
+			start = a
+		}
+	}
+	if start == 0 {
+		t.Fatal("no classify symbol")
+	}
+	o := newPEOracle(t, fx["O0"].full, fx["O0"].stripped)
+	end = ^uint64(0)
+	for a := range o.funcs {
+		if a > start && a < end {
+			end = a
+		}
+	}
+	want := map[uint64]bool{}
+	for _, m := range reObjInsn.FindAllStringSubmatch(o.disasmTxt, -1) {
+		at, _ := strconv.ParseUint(m[1], 16, 64)
+		if at < start || at >= end || m[2] != "mov" {
+			continue
+		}
+		for _, v := range []string{"0xb", "0x17", "0x25", "0x29", "0x3b", "0x3d", "0x4f", "0x53"} {
+			if strings.HasPrefix(m[3], "$"+v+",%eax") {
+				want[at] = true
+			}
+		}
+	}
+	if len(want) != 8 {
+		t.Fatalf("objdump shows %d case loads in classify", len(want))
+	}
+	for _, file := range []string{fx["O0"].full, fx["O0"].stripped} {
+		r := reaResult(t, file, "analyze_function", map[string]any{"procedure": fmt.Sprintf("0x%x", start)})
+		var bb struct {
+			Items []struct {
+				Successors []struct{ Kind, Target string } `json:"successors"`
+			} `json:"items"`
+		}
+		decode(t, r["basic_blocks"].(map[string]any), &bb)
+		got := map[uint64]bool{}
+		for _, b := range bb.Items {
+			for _, s := range b.Successors {
+				if s.Kind == "jump-table" {
+					got[hexAddr(t, s.Target)] = true
+				}
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("%s: jump-table targets %v, objdump's case loads %v", file, got, want)
+		}
+		for a := range want {
+			if !got[a] {
+				t.Errorf("%s: case load at %#x is no jump-table target", file, a)
+			}
+		}
+	}
+}
