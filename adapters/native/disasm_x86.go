@@ -264,7 +264,11 @@ func (d *x86Decoder) stepFull(b []byte, pc uint64, out *insn) {
 					}
 					continue
 				}
-				refs = append(refs, xref{from: pc, to: 0, kind: flowKind, flags: flagUnresolved})
+				slot := uint64(0)
+				if out.flow == ports.FlowCall {
+					slot = d.loadedSlot(a)
+				}
+				refs = append(refs, xref{from: pc, to: slot, kind: flowKind, flags: flagUnresolved})
 			}
 		case x86asm.Imm:
 			if (op == x86asm.MOV || op == x86asm.PUSH) && out.flow == ports.FlowNext {
@@ -347,6 +351,26 @@ func (d *x86Decoder) memAddr(m x86asm.Mem, next uint64) (uint64, bool) {
 		return d.wrap(uint64(m.Disp)), true
 	}
 	return 0, false
+}
+
+// loadedSlot returns the slot a register called through was loaded from by
+// the instruction just before the call ("mov rax, [rip+S]; call rax", how
+// gcc -O0 calls an import through a PE image's IAT), or 0: the call goes
+// through S as "call [rip+S]" does.
+func (d *x86Decoder) loadedSlot(reg x86asm.Reg) uint64 {
+	d.lookBack()
+	if d.backN == 0 {
+		return 0
+	}
+	r := d.rec(1)
+	m, ok := r.a1.(x86asm.Mem)
+	if r.op != x86asm.MOV || !ok || !sameReg(r.a0, reg) {
+		return 0
+	}
+	if addr, ok := d.memAddr(m, r.pc+uint64(r.size)); ok {
+		return addr
+	}
+	return 0
 }
 
 // table recovers the targets of an indirect jump through a jump table into

@@ -457,6 +457,9 @@ prefixes:
 			if f.flow == ports.FlowJump && (f.modrmClass == mcReg || f.modrmClass == mcIndexed) {
 				return f, false // maybe a jump table: the full decoder recovers it
 			}
+			if f.flow == ports.FlowCall && f.modrmClass == mcReg {
+				return f, false // the full decoder looks for the load of its slot
+			}
 		default:
 			return f, false
 		}

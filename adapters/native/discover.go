@@ -1355,6 +1355,9 @@ func (p *program) finish(results []*fnResult, cut uint32) {
 			case res.thunkTo != 0:
 				if n := p.labelAt(res.thunkTo, "import"); n != "" {
 					p.procs[i].ThunkTarget, p.procs[i].External = n, true
+					if p.procs[i].Name == "" && importStubSource[p.procs[i].Source] {
+						p.procs[i].Name = n
+					}
 				}
 			}
 		}
@@ -1367,6 +1370,14 @@ func (p *program) finish(results []*fnResult, cut uint32) {
 	}
 	p.truncated = p.truncated || len(p.limits) > 0
 }
+
+// importStubSource are the sources of a start that no table describes. An
+// unnamed thunk through an import slot found so is the import library's stub
+// (a stripped mingw image's jmp through the IAT, which has no .pdata entry),
+// and takes the import's name as objdump's symbol for it does; a compiled
+// function that only tail-calls an import has an unwind entry or a symbol
+// and keeps its own identity.
+var importStubSource = map[string]bool{"call-target": true, "jump-target": true, "gap": true}
 
 // nameNoLock finds a procedure name at addr by binary search (names are not
 // built yet while finishing).

@@ -193,10 +193,15 @@ func (p *peImage) symbols(ctx context.Context) (*symbolSet, error) {
 // COFF storage classes.
 const (
 	classExternal     = 2
+	classStatic       = 3
+	classLabel        = 6
 	classWeakExternal = 105
 	classFile         = 103
 	classSection      = 104
 )
+
+// mingwTextData names the data GNU ld's mingw linker script defines in .text.
+var mingwTextData = map[string]bool{"__CTOR_LIST__": true, "___CTOR_LIST__": true, "__DTOR_LIST__": true, "___DTOR_LIST__": true}
 
 // coffSymbols streams the COFF symbol table, skipping auxiliary records.
 func (p *peImage) coffSymbols(ctx context.Context, set *symbolSet) error {
@@ -235,7 +240,20 @@ func (p *peImage) coffSymbols(ctx context.Context, set *symbolSet) error {
 		if name == sec.Name || !set.keep() {
 			return nil // a section definition, or past the bound
 		}
+		// GNU ld keeps the input sections' symbols, static and named after
+		// the section (.text.startup, .idata$5, .ctors.65535), which no C
+		// identifier can be: they would name functions and import slots.
+		if class == classStatic && name[0] == '.' && bo.Uint16(b[14:]) == 0 {
+			return nil
+		}
 		addr := p.base + uint64(sec.VirtualAddress) + uint64(bo.Uint32(b[8:]))
+		// A label (mingw's .l_start in its startup code) marks a place inside
+		// a function, and the constructor and destructor lists GNU ld places
+		// in a mingw image's .text are data: neither starts a procedure.
+		if class == classLabel || mingwTextData[name] {
+			set.labels = append(set.labels, ports.Name{Address: addr, Name: name, Kind: "label"})
+			return nil
+		}
 		if !isCode(sec) {
 			set.labels = append(set.labels, ports.Name{Address: addr, Name: name, Kind: "object"})
 			return nil
