@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path"
-	"regexp"
 	"runtime"
 	"slices"
 	"sort"
@@ -746,8 +745,6 @@ func (b *jsappBuilder) browserWindow(a *jsAsset, c ports.JSCall) string {
 	return id
 }
 
-var scriptSrc = regexp.MustCompile(`(?is)<script\b[^>]*\bsrc\s*=\s*["']([^"']+)["']`)
-
 func (b *jsappBuilder) load(a *jsAsset, c ports.JSCall, windows []string) {
 	if len(c.Args) == 0 {
 		return
@@ -795,15 +792,14 @@ func (b *jsappBuilder) load(a *jsAsset, c ports.JSCall, windows []string) {
 		b.callEdge(a, c, rid, "loads", map[string]any{"callee": c.Callee, "path": target}, at(a.path, c.Offset))
 	}
 	if f.kind == "html" && !f.quarant {
-		src, err := b.st.read(context.Background(), f, jsappMaxHTMLBytes)
+		// The script tags a browser runs (html.go), as scanned while the
+		// document was hashed.
+		tags, err := b.st.scriptTagsOf(context.Background(), f)
 		if err != nil {
 			return
 		}
-		for _, m := range scriptSrc.FindAllSubmatchIndex(src, -1) {
-			s := string(src[m[2]:m[3]])
-			if strings.Contains(s, "://") {
-				continue
-			}
+		for _, tag := range tags {
+			s := tag.src
 			p := path.Join(path.Dir(target), s)
 			if strings.HasPrefix(s, "/") {
 				p = path.Join(b.appBase(a), s)
@@ -811,9 +807,9 @@ func (b *jsappBuilder) load(a *jsAsset, c ports.JSCall, windows []string) {
 			if sa := b.st.assets[p]; sa != nil {
 				sa.roles["renderer"] = true
 				b.g.edge(rid, sa.nodeID, "loads", map[string]any{"via": "script", "src": s},
-					GraphEvidence{Basis: "html-markup", Confidence: core.ConfidenceObserved, Locations: []GraphLocation{{Path: target, Offset: offsetPtr(int64(m[2]))}}})
+					GraphEvidence{Basis: "html-markup", Confidence: core.ConfidenceObserved, Locations: []GraphLocation{{Path: target, Offset: offsetPtr(int64(tag.offset))}}})
 			} else {
-				b.st.unknown("unresolved-script", rid, target, int64(m[2]), "script "+s+" is not in the app")
+				b.st.unknown("unresolved-script", rid, target, int64(tag.offset), "script "+s+" is not in the app")
 			}
 		}
 	} else if sa := b.st.assets[target]; sa != nil {

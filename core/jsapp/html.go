@@ -22,21 +22,18 @@ func (st *jsappState) htmlModuleScripts(ctx context.Context) (map[string]bool, e
 		if f.kind != "html" || f.quarant || f.size > jsappMaxHTMLBytes {
 			continue
 		}
-		var srcs []string
-		if pf := st.preSrc[p]; pf != nil && pf.sha256 == f.sha256 {
-			srcs = pf.srcs
-		} else {
-			doc, err := st.read(ctx, f, jsappMaxHTMLBytes)
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
-				}
+		tags, err := st.scriptTagsOf(ctx, f)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			continue
+		}
+		for _, tag := range tags {
+			if !tag.module {
 				continue
 			}
-			srcs = moduleScriptSrcs(doc)
-		}
-		for _, s := range srcs {
-			if strings.HasPrefix(s, "/") {
+			if s := tag.src; strings.HasPrefix(s, "/") {
 				bases := []string{path.Dir(p)}
 				if pkg := st.nearestPackage(p); pkg != nil {
 					bases = append(bases, pkg.dir)
@@ -55,12 +52,35 @@ func (st *jsappState) htmlModuleScripts(ctx context.Context) (map[string]bool, e
 	return out, nil
 }
 
+// scriptTagsOf is the script tags of HTML document f: those scanned from
+// the bytes the inventory hashed, or, when the document changed since (or
+// was not prefetched), scanned from the document read again.
+func (st *jsappState) scriptTagsOf(ctx context.Context, f *jsFile) ([]scriptTag, error) {
+	if pf := st.preSrc[f.path]; pf != nil && pf.sha256 == f.sha256 {
+		return pf.tags, nil
+	}
+	doc, err := st.read(ctx, f, jsappMaxHTMLBytes)
+	if err != nil {
+		return nil, err
+	}
+	return scriptTags(doc), nil
+}
+
 // scriptAttr is one attribute of a start tag, its value quoted or not.
 var scriptAttr = regexp.MustCompile(`(?is)(?:^|\s)(src|type)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))`)
 
-// moduleScriptSrcs returns the src of each <script type="module"> start
-// tag in an HTML document, without its query or fragment, leaving out
-// URLs with a scheme (http:, data:, blob:) or a host. The tags are found
+// scriptTag is a <script src> start tag a browser runs: its src without
+// query or fragment, the offset of the src value in the document, and
+// whether it is type="module".
+type scriptTag struct {
+	src    string
+	offset int
+	module bool
+}
+
+// scriptTags returns the <script src> start tags of an HTML document that
+// a browser runs, leaving out srcs with a scheme (http:, data:, blob:) or a
+// host. The tags are found
 // by a scan from each "<" (no regular expression runs over the whole
 // document). A tag that a browser does not run is skipped:
 //   - inside a comment: <!-- ... --> and, as a browser reads them, <!...>
@@ -71,8 +91,8 @@ var scriptAttr = regexp.MustCompile(`(?is)(?:^|\s)(src|type)\s*=\s*(?:"([^"]*)"|
 //     not parsed), of <title> and <textarea>, and all that follows
 //     <plaintext>;
 //   - inside a <template>, whose content is parsed but not run.
-func moduleScriptSrcs(doc []byte) []string {
-	var out []string
+func scriptTags(doc []byte) []scriptTag {
+	var out []scriptTag
 	template := 0 // the <template> elements open
 	for i := 0; ; {
 		j := bytes.IndexByte(doc[i:], '<')
@@ -107,7 +127,8 @@ func moduleScriptSrcs(doc []byte) []string {
 		if end < 0 {
 			return out
 		}
-		tag := doc[i+len(name) : i+end]
+		tagAt := i + len(name)
+		tag := doc[tagAt : i+end]
 		i += end + 1
 		switch name {
 		case "template":
@@ -134,16 +155,19 @@ func moduleScriptSrcs(doc []byte) []string {
 			continue
 		}
 		var src, typ string
-		for _, m := range scriptAttr.FindAllSubmatch(tag, -1) {
-			v := string(m[2]) + string(m[3]) + string(m[4])
-			if strings.EqualFold(string(m[1]), "src") {
-				src = v
+		at := -1
+		for _, m := range scriptAttr.FindAllSubmatchIndex(tag, -1) {
+			v, vat := "", -1
+			for g := 2; g <= 4; g++ {
+				if m[2*g] >= 0 {
+					v, vat = string(tag[m[2*g]:m[2*g+1]]), m[2*g]
+				}
+			}
+			if strings.EqualFold(string(tag[m[2]:m[3]]), "src") {
+				src, at = v, tagAt+vat
 			} else {
 				typ = v
 			}
-		}
-		if !strings.EqualFold(strings.TrimSpace(typ), "module") {
-			continue
 		}
 		src = strings.TrimSpace(src)
 		if k := strings.IndexAny(src, "?#"); k >= 0 {
@@ -152,7 +176,7 @@ func moduleScriptSrcs(doc []byte) []string {
 		if src == "" || strings.Contains(src, ":") || strings.HasPrefix(src, "//") {
 			continue
 		}
-		out = append(out, src)
+		out = append(out, scriptTag{src: src, offset: at, module: strings.EqualFold(strings.TrimSpace(typ), "module")})
 	}
 }
 
@@ -271,4 +295,16 @@ func commentEnd(rest []byte) int {
 		}
 		k-- // "--->": the next "--" starts one further on
 	}
+}
+
+// moduleScriptSrcs returns the srcs of the <script type="module"> tags
+// scriptTags finds.
+func moduleScriptSrcs(doc []byte) []string {
+	var out []string
+	for _, t := range scriptTags(doc) {
+		if t.module {
+			out = append(out, t.src)
+		}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package jsapp
 
 import (
+	"bytes"
 	"context"
 	"maps"
 	"os"
@@ -113,12 +114,12 @@ func TestHTMLModuleScriptsReadsAStaleDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	pf := st.preSrc["index.html"]
-	if pf == nil || pf.sha256 != st.files["index.html"].sha256 || !slices.Equal(pf.srcs, []string{"app.js"}) {
+	if pf == nil || pf.sha256 != st.files["index.html"].sha256 || len(pf.tags) != 1 || pf.tags[0].src != "app.js" || !pf.tags[0].module {
 		t.Fatalf("prefetched %+v", pf)
 	}
 	for _, stale := range []*prefetchedSrcs{
 		pf, // the prefetch itself
-		{sha256: strings.Repeat("0", 64), srcs: []string{"stale.js"}},
+		{sha256: strings.Repeat("0", 64), tags: []scriptTag{{src: "stale.js", module: true}}},
 		nil,
 	} {
 		st.preSrc["index.html"] = stale
@@ -128,6 +129,23 @@ func TestHTMLModuleScriptsReadsAStaleDocument(t *testing.T) {
 		}
 		if keys := slices.Sorted(maps.Keys(got)); !slices.Equal(keys, []string{"app.js"}) {
 			t.Errorf("prefetched %+v: module scripts %q, want app.js", stale, keys)
+		}
+	}
+}
+
+// scriptTags gives every script a browser runs, module or not, with the
+// offset of its src value (an Electron renderer's loads edge points
+// there), and leaves out a tag inside a comment.
+func TestScriptTags(t *testing.T) {
+	doc := []byte(`<!-- <script src="old.js"></script> --><script src="r.js?v=1"></script><script type=module src='m.js'></script>`)
+	got := scriptTags(doc)
+	want := []scriptTag{{src: "r.js", module: false}, {src: "m.js", module: true}}
+	if len(got) != len(want) {
+		t.Fatalf("tags %+v, want %+v", got, want)
+	}
+	for i, g := range got {
+		if g.src != want[i].src || g.module != want[i].module || !bytes.HasPrefix(doc[g.offset:], []byte(g.src)) {
+			t.Errorf("tag %d: %+v (at %q), want %+v", i, g, doc[g.offset:min(len(doc), g.offset+8)], want[i])
 		}
 	}
 }

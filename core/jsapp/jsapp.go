@@ -142,7 +142,7 @@ type jsappState struct {
 	preMu  sync.Mutex
 	pre    map[string]*prefetched
 	prePkg map[string]*prefetchedPackage // package.json files parsed from the bytes the inventory hashed
-	preSrc map[string]*prefetchedSrcs    // HTML documents' module script srcs, from the same bytes
+	preSrc map[string]*prefetchedSrcs    // HTML documents' script tags, from the same bytes
 	budget *byteBudget                   // source bytes parsed at once
 	// what the result needs of the graph once it is released
 	manifest       artifact.InventoryArtifactResultManifest
@@ -252,7 +252,7 @@ func (st *jsappState) inventory(ctx context.Context) error {
 			case "package":
 				st.prefetchPackage(p, sha, data)
 			case "html":
-				pf := &prefetchedSrcs{sha256: sha, srcs: moduleScriptSrcs(data)}
+				pf := &prefetchedSrcs{sha256: sha, tags: scriptTags(data)}
 				st.preMu.Lock()
 				st.preSrc[p] = pf
 				st.preMu.Unlock()
@@ -432,11 +432,11 @@ type prefetchedPackage struct {
 	pkg    *jsPackage
 }
 
-// prefetchedSrcs are an HTML document's module script srcs, scanned from
-// the bytes the inventory hashed.
+// prefetchedSrcs are an HTML document's script tags, scanned from the
+// bytes the inventory hashed.
 type prefetchedSrcs struct {
 	sha256 string
-	srcs   []string
+	tags   []scriptTag
 }
 
 // prefetchPackage parses a package.json on the goroutine that hashed it.
