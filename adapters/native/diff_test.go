@@ -27,11 +27,8 @@ func elfTargets(t *testing.T, names ...string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, n := range names {
-		if n == "ls" || n == "libc" {
-			path := ls
-			if n == "libc" {
-				path = "/lib/x86_64-linux-gnu/libc.so.6"
-			}
+		if n == "ls" || n == "libc" || n == "libc-arm64" {
+			path := map[string]string{"ls": ls, "libc": "/lib/x86_64-linux-gnu/libc.so.6", "libc-arm64": "/usr/aarch64-linux-gnu/lib/libc.so.6"}[n]
 			if _, err := elf.Open(path); err != nil {
 				continue
 			}
@@ -217,11 +214,15 @@ func hex(t *testing.T, s string) uint64 {
 var objdumpPLT = regexp.MustCompile(`^([0-9a-f]+) <(.+@plt)>:$`)
 
 func TestPLTMatchesObjdump(t *testing.T) {
-	needTool(t, "objdump")
-	for name, path := range elfTargets(t, "c", "c-O2", "c-stripped", "c-ibt", "c-noplt", "ls", "libc") {
+	for name, path := range elfTargets(t, "c", "c-O2", "c-stripped", "c-ibt", "c-noplt", "ls", "libc", "c-arm64", "c-arm64-pac", "libc-arm64") {
 		t.Run(name, func(t *testing.T) {
 			is := is.New(t)
-			out, err := run(t.Context(), "", nil, "objdump", "-d", path)
+			objdump := "objdump"
+			if strings.Contains(name, "arm64") {
+				objdump = "aarch64-linux-gnu-objdump"
+			}
+			needTool(t, objdump)
+			out, err := run(t.Context(), "", nil, objdump, "-d", path)
 			is.NoErr(err)
 			want := map[uint64]string{}
 			sc := bufio.NewScanner(bytes.NewReader(out))

@@ -147,7 +147,7 @@ func (e *elfImage) symbols(ctx context.Context) (*symbolSet, error) {
 	// table streams past.
 	var slots map[uint64]gotReloc
 	var entries []pltEntry
-	if m := e.f.Machine; m == elf.EM_X86_64 || m == elf.EM_386 {
+	if m := e.f.Machine; m == elf.EM_X86_64 || m == elf.EM_386 || m == elf.EM_AARCH64 {
 		if err := optional(ctx, func() (err error) {
 			if entries, err = e.pltEntries(ctx); err != nil || len(entries) == 0 {
 				return err

@@ -21,7 +21,7 @@ var (
 	endbr32 = []byte{0xf3, 0x0f, 0x1e, 0xfb}
 )
 
-// plt synthesises x86 and x86-64 PLT stubs the way binutils' objdump labels
+// plt synthesises x86, x86-64 and AArch64 PLT stubs the way binutils' objdump labels
 // them: each entry of .plt, .plt.sec, .plt.got and .plt.bnd that jumps
 // through a GOT slot filled by a dynamic relocation is named after the
 // relocation's symbol, "printf@plt" (with "+0x<addend>" before "@plt" for a
@@ -102,6 +102,10 @@ func (e *elfImage) pltEntries(ctx context.Context) ([]pltEntry, error) {
 		data, err := e.src.read(s.Offset, s.FileSize)
 		if err != nil {
 			return nil, err
+		}
+		if m == elf.EM_AARCH64 {
+			out = append(out, aarch64PLT(data, s.Addr)...)
+			continue
 		}
 		size := uint64(16)
 		switch {
@@ -214,4 +218,52 @@ func gotSlot(m elf.Machine, entry []byte, addr, gotBase uint64) (uint64, bool) {
 		return uint64(uint32(gotBase) + uint32(disp)), true
 	}
 	return 0, false
+}
+
+// AArch64 instructions of a PLT entry (binutils' and lld's): an optional
+// "bti c", then "adrp x16, page; ldr x17, [x16, #off]", then the "add" and
+// "br x17" (an "autia1716" in between with pointer authentication).
+const (
+	a64BTIC     = 0xd503245f
+	a64STPPLT0  = 0xa9bf7bf0 // stp x16, x30, [sp, #-16]!: PLT0's first instruction
+	a64ADRPMask = 0x9f00001f
+	a64ADRPX16  = 0x90000010
+	a64LDRMask  = 0xffc003ff
+	a64LDRX17   = 0xf9400211 // ldr x17, [x16, #imm12*8]
+)
+
+// aarch64PLT lists the entries of an AArch64 PLT section at addr: each
+// "adrp x16; ldr x17, [x16, #off]" pair not preceded by PLT0's "stp" starts
+// one (at its "bti c" when there is one), and jumps through the GOT slot the
+// pair addresses. An entry runs to the next one; the last is as long as the
+// one before it (16 bytes, or 24 with BTI or pointer authentication).
+func aarch64PLT(data []byte, addr uint64) []pltEntry {
+	var out []pltEntry
+	word := func(off int) uint32 { return binary.LittleEndian.Uint32(data[off:]) }
+	for off := 0; off+8 <= len(data); off += 4 {
+		adrp, ldr := word(off), word(off+4)
+		if adrp&a64ADRPMask != a64ADRPX16 || ldr&a64LDRMask != a64LDRX17 {
+			continue
+		}
+		if off >= 4 && word(off-4) == a64STPPLT0 {
+			continue
+		}
+		pc := addr + uint64(off)
+		imm := int64(adrp>>29&3 | adrp>>5&0x7ffff<<2)
+		imm = imm << 43 >> 43 // sign-extend 21 bits
+		page := pc&^0xfff + uint64(imm<<12)
+		slot := page + uint64(ldr>>10&0xfff)*8
+		start := pc
+		if off >= 4 && word(off-4) == a64BTIC {
+			start -= 4
+		}
+		if n := len(out); n > 0 {
+			out[n-1].size = start - out[n-1].addr
+		}
+		out = append(out, pltEntry{addr: start, size: 16, slot: slot})
+	}
+	if n := len(out); n > 1 {
+		out[n-1].size = out[n-2].size
+	}
+	return out
 }
