@@ -147,7 +147,7 @@ func programArgs(a []string) []string {
 type traceCmd struct {
 	Function []string `name:"function" required:"" placeholder:"NAME" help:"Procedure to trace: a name from the analysis (main, printf@plt), a function a loaded library exports (printf), or a 0x address; repeatable."`
 	MaxHits  int      `name:"max-hits" help:"Hits recorded (default 10000)."`
-	Command  []string `arg:"" passthrough:"" help:"-- PROGRAM ARGS...: the program, analysed first, then run under gdbserver."`
+	Command  []string `arg:"" passthrough:"" help:"-- PROGRAM ARGS...: the program, analysed first, then run under gdbserver (or qemu-user for another CPU)."`
 }
 
 func (c *traceCmd) Run(e *env) error {

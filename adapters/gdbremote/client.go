@@ -172,8 +172,42 @@ func (cl *client) xfer(ctx context.Context, object, annex string) ([]byte, error
 	}
 }
 
-// readMemory reads n bytes at addr.
+// readMemory reads n bytes at addr, in as many 'm' requests as the
+// server's packet size needs (QEMU's stub answers a read whose reply would
+// not fit its 4 KiB packets with an error). A read that fails after the
+// first request returns what came before it, as a short read.
 func (cl *client) readMemory(ctx context.Context, addr uint64, n int) ([]byte, error) {
+	most := cl.maxRead()
+	if n <= most {
+		return cl.readChunk(ctx, addr, n)
+	}
+	out := make([]byte, 0, n)
+	for len(out) < n {
+		b, err := cl.readChunk(ctx, addr+uint64(len(out)), min(most, n-len(out)))
+		out = append(out, b...)
+		if err != nil {
+			var er *errorReply
+			if len(out) > 0 && errors.As(err, &er) {
+				return out, &errorReply{req: fmt.Sprintf("m%x,%x", addr, n), code: "short read"}
+			}
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// maxRead is the most bytes one 'm' reply can carry: two hex digits a
+// byte within the PacketSize the server announced, less the framing; 4096
+// when it announced none.
+func (cl *client) maxRead() int {
+	ps, err := strconv.ParseUint(cl.features["PacketSize"], 16, 32)
+	if err != nil || ps == 0 {
+		return 4096
+	}
+	return max(16, int(ps)/2-4)
+}
+
+func (cl *client) readChunk(ctx context.Context, addr uint64, n int) ([]byte, error) {
 	p, err := cl.request(ctx, fmt.Sprintf("m%x,%x", addr, n))
 	if err != nil {
 		return nil, err

@@ -98,17 +98,23 @@ func (s *supervised) lineage(ctx context.Context) ports.ProcessLineage { return 
 func (s *supervised) log() string { return s.tail.String() }
 
 func (s *supervised) close(ctx context.Context) ([]ports.SignalAttempt, error) {
-	err := s.run.Cleanup(ctx)
-	// Cleanup closed the pipes; the stderr copy ends with them.
+	return cleanupRun(ctx, s.run, s.done)
+}
+
+// cleanupRun stops and cleans up a server's run, waits briefly for its
+// stderr copy (done) to end with the pipes Cleanup closed, and returns every
+// signal attempt, with a failure as a *ports.CleanupError.
+func cleanupRun(ctx context.Context, run *supervisor.Run, done <-chan struct{}) ([]ports.SignalAttempt, error) {
+	err := run.Cleanup(ctx)
 	select {
-	case <-s.done:
+	case <-done:
 	case <-time.After(time.Second):
 	}
 	var ce *ports.CleanupError
 	if err != nil && !errors.As(err, &ce) {
-		err = &ports.CleanupError{Resources: []ports.OwnedResource{{Kind: ports.ResourceProcess, ID: strconv.Itoa(s.run.PID()), Reason: err.Error()}}}
+		err = &ports.CleanupError{Resources: []ports.OwnedResource{{Kind: ports.ResourceProcess, ID: strconv.Itoa(run.PID()), Reason: err.Error()}}}
 	}
-	return s.run.Signals(), err
+	return run.Signals(), err
 }
 
 // tailBuffer keeps the last max bytes written to it.

@@ -47,6 +47,9 @@ type session struct {
 	traps     int  // SIGTRAP stops no breakpoint explains
 	// reentries counts stops at an entry by an activation already recorded.
 	reentries int
+	// sysroot is the directory an emulator takes the program's libraries
+	// from ("" when they are the host's own).
+	sysroot string
 }
 
 // breakpoint is an inserted Z0 breakpoint: the request breakpoints placed
@@ -178,6 +181,10 @@ func (s *session) relocate(ctx context.Context) error {
 	var mods []ports.TraceModule
 	libs, err := s.cl.xfer(ctx, "libraries-svr4", "")
 	switch {
+	case errors.Is(err, errNotSupported):
+		if mods, err = s.loaderLibraries(ctx, mainBias); err != nil {
+			return fmt.Errorf("library list: %w", err)
+		}
 	case err != nil && !isReply(err):
 		return fmt.Errorf("library list: %w", err)
 	case err == nil:

@@ -32,6 +32,11 @@ type Options struct {
 	// ExitGrace is how long the server may take to exit by itself at the end
 	// of a trace before it is stopped. 0 means 2 seconds.
 	ExitGrace time.Duration
+	// Emulators names, per architecture ("arm64", "x86-64"), the user-mode
+	// emulator with a GDB stub that runs a launched program built for an
+	// architecture other than the host's; a missing entry means QEMU's
+	// (qemu-aarch64, qemu-x86_64).
+	Emulators map[string]string
 }
 
 // Tracer traces native calls under gdbserver. It holds no state between
@@ -98,7 +103,23 @@ func (t *Tracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports
 		return fail(op, err)
 	}
 	dial := t.dial
-	if dial == nil {
+	var emulated bool
+	var prefix string
+	switch {
+	case dial != nil:
+	case target != nil && target.arch != hostArch():
+		qemu, err := t.emulatorFor(target.arch)
+		if err != nil {
+			return fail(op, err)
+		}
+		if prefix, err = loaderPrefix(target.path, target.arch, req.Launch.Env); err != nil {
+			return fail(op, err)
+		}
+		emulated = true
+		dial = func(ctx context.Context, req ports.TraceRequest) (endpoint, error) {
+			return startEmulated(ctx, qemu, prefix, req, t.opts.ExitGrace)
+		}
+	default:
 		path, err := t.serverPath()
 		if err != nil {
 			return fail(op, err)
@@ -120,6 +141,9 @@ func (t *Tracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports
 		res:    res,
 		bps:    map[uint64]*breakpoint{},
 		stopOp: op,
+	}
+	if emulated {
+		s.sysroot = prefix
 	}
 	traceErr := s.trace(ctx)
 
@@ -232,6 +256,7 @@ func checkRequest(req *ports.TraceRequest) (*elfInfo, error) {
 type elfInfo struct {
 	path     string
 	entry    uint64
+	dynamic  uint64 // link-time address of PT_DYNAMIC; 0 for a static executable
 	arch     string
 	segments [][2]uint64 // loadable segments: [start, end) at link time
 }
@@ -247,6 +272,9 @@ func readELF(path string) (*elfInfo, error) {
 	}
 	info := &elfInfo{path: path, entry: f.Entry}
 	for _, p := range f.Progs {
+		if p.Type == elf.PT_DYNAMIC {
+			info.dynamic = p.Vaddr
+		}
 		if p.Type == elf.PT_LOAD && len(info.segments) < 64 {
 			info.segments = append(info.segments, [2]uint64{p.Vaddr, p.Vaddr + p.Memsz})
 		}

@@ -50,11 +50,17 @@ int main(int argc, char **argv) {
 // test is skipped when gcc is missing.
 func buildC(t *testing.T, name, src string, flags ...string) string {
 	t.Helper()
+	return buildCWith(t, "gcc", name, src, flags...)
+}
+
+// buildCWith is buildC with another C compiler (a cross gcc).
+func buildCWith(t *testing.T, cc, name, src string, flags ...string) string {
+	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("process capture and tracing need Linux")
 	}
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc is not installed")
+	if _, err := exec.LookPath(cc); err != nil {
+		t.Skip(cc + " is not installed")
 	}
 	dir := t.TempDir()
 	c := filepath.Join(dir, name+".c")
@@ -63,8 +69,8 @@ func buildC(t *testing.T, name, src string, flags ...string) string {
 	}
 	out := filepath.Join(dir, name)
 	args := append([]string{"-O0", "-g", "-o", out, c}, flags...)
-	if b, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, b)
+	if b, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", cc, err, b)
 	}
 	return out
 }

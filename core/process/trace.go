@@ -23,7 +23,7 @@ func opTraceNativeCalls() *core.Operation {
 	return &core.Operation{
 		Name:  "trace_native_calls",
 		Title: "Trace Native Calls",
-		Description: "Run the open binary (or attach to a process running it) under gdbserver and record each call of the named " +
+		Description: "Run the open binary (or attach to a process running it) under gdbserver (qemu-user for another CPU) and record each call of the named " +
 			"procedures: argument registers (named by debug information or a libc prototype), the text of char pointers and Go " +
 			"strings (up to 256 bytes), caller and return value, at link-time addresses of the analysis's procedures. Pids, thread " +
 			"ids, load biases and stack pointers stay in raw_result.",

@@ -1,0 +1,210 @@
+package gdbremote
+
+import (
+	"context"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"rea/ports"
+	"rea/supervisor"
+)
+
+// A program built for another architecture than the host's runs under QEMU's
+// user-mode emulator, whose built-in GDB stub speaks the same protocol as
+// gdbserver: `qemu-aarch64 -g SOCKET program args` starts the program stopped
+// at its first instruction and waits on a Unix socket for one debugger. The
+// emulated program is the emulator process itself (getpid in the program is
+// QEMU's PID), so the supervisor owns it exactly as it owns gdbserver.
+
+// defaultEmulators names QEMU's user-mode emulator for each architecture
+// the tracer reads.
+var defaultEmulators = map[string]string{"arm64": "qemu-aarch64", "x86-64": "qemu-x86_64"}
+
+// hostArch is the tracer's name for the architecture this process runs on
+// ("" for one it cannot trace natively).
+func hostArch() string {
+	switch runtime.GOARCH {
+	case "amd64":
+		return "x86-64"
+	case "arm64":
+		return "arm64"
+	}
+	return ""
+}
+
+// emulatorFor returns the emulator program for a target of arch, or an error
+// matching ports.ErrDebuggerMissing that names the package to install.
+func (t *Tracer) emulatorFor(arch string) (string, error) {
+	name := t.opts.Emulators[arch]
+	if name == "" {
+		name = defaultEmulators[arch]
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w (a %s program on a %s host runs under QEMU's user-mode emulator: install Debian's qemu-user package)",
+			name, ports.ErrDebuggerMissing, arch, hostArch())
+	}
+	return p, nil
+}
+
+// loaderPrefix returns the directory QEMU must take the program's dynamic
+// loader from (its -L option), "" when the host has the loader at the path
+// PT_INTERP names or the program is static. Debian's cross libraries
+// (libc6-arm64-cross) live under /usr/<triplet>.
+func loaderPrefix(prog, arch string, env []string) (string, error) {
+	for _, e := range env {
+		if v, ok := strings.CutPrefix(e, "QEMU_LD_PREFIX="); ok {
+			return v, nil // the caller chose; QEMU reads it itself
+		}
+	}
+	f, err := elf.Open(prog)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", prog, ports.ErrTargetNotExecutable)
+	}
+	defer f.Close()
+	var interp string
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			b, err := io.ReadAll(io.LimitReader(p.Open(), 4096))
+			if err != nil {
+				return "", fmt.Errorf("%s: program interpreter: %w", prog, ports.ErrTargetNotExecutable)
+			}
+			interp = strings.TrimRight(string(b), "\x00")
+		}
+	}
+	if interp == "" {
+		return "", nil
+	}
+	if v := os.Getenv("QEMU_LD_PREFIX"); v != "" {
+		return v, nil
+	}
+	triplet := map[string]string{"arm64": "aarch64-linux-gnu", "x86-64": "x86_64-linux-gnu"}[arch]
+	for _, dir := range []string{"/usr/" + triplet, "/usr/" + triplet + "/libc"} {
+		if _, err := os.Stat(filepath.Join(dir, interp)); err == nil {
+			return dir, nil
+		}
+	}
+	if _, err := os.Stat(interp); err == nil {
+		return "", nil // a multiarch host has the loader in place
+	}
+	return "", fmt.Errorf("%s needs the %s loader %s, which neither the host nor /usr/%s has (install Debian's libc6-%s-cross, or set QEMU_LD_PREFIX to a sysroot): %w",
+		prog, arch, interp, triplet, map[string]string{"arm64": "arm64", "x86-64": "amd64"}[arch], ports.ErrTargetNotExecutable)
+}
+
+// emulated is a program run by QEMU's user-mode emulator under
+// rea/supervisor, its GDB stub reached through a Unix socket in a directory
+// the run owns.
+type emulated struct {
+	run  *supervisor.Run
+	conn net.Conn
+	tail *tailBuffer
+	done chan struct{} // stderr drained
+}
+
+// emulatorDialWait bounds how long the emulator may take to open its socket.
+const emulatorDialWait = 10 * time.Second
+
+func startEmulated(ctx context.Context, qemu, prefix string, req ports.TraceRequest, exitGrace time.Duration) (*emulated, error) {
+	l := req.Launch
+	run, err := supervisor.New(&supervisor.Options{RunID: req.RunID, ExitDelay: exitGrace, GraceDelay: time.Second})
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*emulated, error) {
+		cctx, cancel := supervisor.CleanupContext(ctx, 0)
+		defer cancel()
+		run.Cleanup(cctx)
+		return nil, err
+	}
+	dir, err := run.TempDir("rea-qemu-")
+	if err != nil {
+		return fail(err)
+	}
+	sock := filepath.Join(dir, "gdb")
+	run.RegisterSocket(sock)
+	args := []string{"-g", sock}
+	if prefix != "" {
+		args = append(args, "-L", prefix)
+	}
+	// QEMU stops reading its own options at the program path, so the
+	// program's arguments pass through whatever they look like.
+	args = append(append(args, l.Path), l.Args...)
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		return fail(err)
+	}
+	defer null.Close()
+	spec := supervisor.Spec{Path: qemu, Args: args, Dir: l.Dir, Env: l.Env, Stdin: null}
+	if err := run.Start(context.WithoutCancel(ctx), spec); err != nil {
+		return fail(err)
+	}
+	e := &emulated{run: run, tail: &tailBuffer{max: 16 << 10}, done: make(chan struct{})}
+	go func() {
+		defer close(e.done)
+		io.Copy(e.tail, run.Stderr())
+	}()
+	go io.Copy(io.Discard, run.Stdout()) // the program's own output
+	if e.conn, err = dialEmulator(ctx, run, sock); err != nil {
+		msg := strings.TrimSpace(e.tail.String())
+		if msg != "" {
+			err = fmt.Errorf("%w (emulator said: %s)", err, msg)
+		}
+		return fail(err)
+	}
+	return e, nil
+}
+
+// dialEmulator connects to the stub's socket once the emulator has opened
+// it, giving up when the emulator exits, ctx ends or emulatorDialWait
+// passes.
+func dialEmulator(ctx context.Context, run *supervisor.Run, sock string) (net.Conn, error) {
+	deadline := time.NewTimer(emulatorDialWait)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	var d net.Dialer
+	for {
+		if _, err := os.Stat(sock); err == nil {
+			if c, err := d.DialContext(ctx, "unix", sock); err == nil {
+				return c, nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-run.Exited():
+			// One more look: the emulator may have exited after a client
+			// could no longer connect, but say why it went.
+			return nil, errors.New("the emulator exited before its debugger socket opened")
+		case <-deadline.C:
+			return nil, fmt.Errorf("the emulator opened no debugger socket within %v", emulatorDialWait)
+		case <-tick.C:
+		}
+	}
+}
+
+func (e *emulated) Read(p []byte) (int, error)  { return e.conn.Read(p) }
+func (e *emulated) Write(p []byte) (int, error) { return e.conn.Write(p) }
+
+func (e *emulated) lineage(ctx context.Context) ports.ProcessLineage { return e.run.Lineage(ctx) }
+
+func (e *emulated) log() string { return e.tail.String() }
+
+// close ends the connection: QEMU's stub then lets a program that is still
+// there run on, so the stop sequence (stdin closed, exit grace, SIGTERM,
+// SIGKILL) ends it unless the tracer already killed it.
+func (e *emulated) close(ctx context.Context) ([]ports.SignalAttempt, error) {
+	e.conn.Close()
+	return cleanupRun(ctx, e.run, e.done)
+}
+
+var _ endpoint = (*emulated)(nil)

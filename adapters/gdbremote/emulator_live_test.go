@@ -1,0 +1,172 @@
+package gdbremote_test
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"rea/adapters/gdbremote"
+	"rea/ports"
+)
+
+// needArm64Emulation skips a test unless this host can build AArch64
+// programs and run them under QEMU's user-mode emulator, naming the Debian
+// packages that are missing.
+func needArm64Emulation(t *testing.T) {
+	t.Helper()
+	if runtime.GOARCH == "arm64" {
+		t.Skip("the host is AArch64: the native lane (gdbserver) traces AArch64 programs")
+	}
+	var missing []string
+	for tool, pkg := range map[string]string{"qemu-aarch64": "qemu-user", "aarch64-linux-gnu-gcc": "gcc-aarch64-linux-gnu"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			missing = append(missing, tool+" (Debian package "+pkg+")")
+		}
+	}
+	if len(missing) > 0 {
+		t.Skip("AArch64 tracing under emulation needs " + strings.Join(missing, " and "))
+	}
+}
+
+// buildArm64 compiles testdata/src/<src> for AArch64.
+func buildArm64(t *testing.T, src, out string, flags ...string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), out)
+	args := append([]string{"-O1", "-o", bin, filepath.Join("testdata", "src", src)}, flags...)
+	if b, err := exec.Command("aarch64-linux-gnu-gcc", args...).CombinedOutput(); err != nil {
+		t.Fatalf("aarch64-linux-gnu-gcc %v: %v\n%s", args, err, b)
+	}
+	return bin
+}
+
+func traceArm64(t *testing.T, bin string, args []string, bps []ports.TraceBreakpoint) (*ports.TraceResult, error) {
+	t.Helper()
+	id := runID(t)
+	t.Cleanup(func() { noneLeft(t, id) })
+	tr := gdbremote.New(nil)
+	debugTap(t, tr)
+	return tr.TraceCalls(context.Background(), ports.TraceRequest{
+		Launch:      &ports.TraceLaunch{Path: bin, Args: args},
+		Breakpoints: bps,
+		RunID:       id,
+		MaxDuration: 30 * time.Second,
+	})
+}
+
+// An AArch64 program on an x86-64 host runs under qemu-aarch64, whose GDB
+// stub the tracer drives as it drives gdbserver: arguments in x0-x2 under
+// AAPCS64, return values, recursion paired by stack pointer, the exit code,
+// and a PIE's load bias from the emulated auxiliary vector.
+func TestEmulatedTraceArm64(t *testing.T) {
+	needArm64Emulation(t)
+	for _, tc := range []struct {
+		name  string
+		flags []string
+	}{
+		{"static", []string{"-static"}},
+		{"pie", []string{"-pie", "-fPIE"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			bin := buildArm64(t, "calls.c", "calls", tc.flags...)
+			target, fact := symbol(t, bin, "target"), symbol(t, bin, "fact")
+			bps := []ports.TraceBreakpoint{{Address: target, Name: "target"}, {Address: fact, Name: "fact"}}
+			if tc.name == "pie" {
+				// A library function, found through the loader's link map in
+				// the emulated memory (QEMU's stub lists no libraries).
+				// (atoi is inlined as a call of strtol at -O1.)
+				bps = append(bps, ports.TraceBreakpoint{Symbol: "strtol", Name: "strtol", Strings: []string{"x0"}})
+			}
+			res, err := traceArm64(t, bin, []string{"3"}, bps)
+			is.NoErr(err)
+			if tc.name == "pie" {
+				var strtol []ports.TraceHit
+				for _, h := range res.Hits {
+					if h.Name == "strtol" {
+						strtol = append(strtol, h)
+					}
+				}
+				is.Equal(len(strtol), 1)
+				is.Equal(strtol[0].Strings, []ports.TraceString{{Register: "x0", Text: []byte("3")}})
+				is.Equal(strtol[0].Arguments[2].Value, uint64(10)) // the base
+				is.Equal(strtol[0].ReturnValue, uint64(3))
+				is.Equal(len(res.Modules), 3) // the program, libc and the loader
+				is.True(strings.HasSuffix(res.Modules[1].Name, "/libc.so.6"))
+				is.True(strings.HasPrefix(res.Modules[1].Path, "/usr/aarch64-linux-gnu/")) // the sysroot's file
+			}
+			is.Equal(res.Architecture, "arm64")
+			is.Equal(res.Coverage.StopReason, ports.TraceStopExited)
+			is.True(res.Exit != nil && res.Exit.Code != nil)
+			is.Equal(*res.Exit.Code, 3)
+			is.Equal(firstArgs(res.Hits, "target"), []uint64{1, 2, 3, 4, 5})
+			is.Equal(firstArgs(res.Hits, "fact"), []uint64{5, 4, 3, 2, 1})
+			for _, h := range res.Hits {
+				is.True(h.Returned)
+				is.Equal(h.Arguments[0].Name, "x0")
+				if h.Name == "target" {
+					a := h.Arguments
+					is.Equal(a[1].Value, a[0].Value+1)
+					is.Equal(h.ReturnValue, a[0].Value*100+a[1].Value*10+a[2].Value)
+				}
+			}
+			is.Equal(res.Coverage.ReturnsMissing, 0)
+			is.Equal(res.Lineage.Status, ports.LineageVerified)
+			bias := res.Modules[0].LoadBias
+			if tc.name == "pie" {
+				is.True(bias != 0)
+			} else {
+				is.Equal(bias, uint64(0))
+			}
+		})
+	}
+}
+
+// Text arguments under emulation: a C string in x0, and a printf-style
+// format whose ninth and tenth conversions (past x0-x7) are read from the
+// stack at sp, where AAPCS64 puts them.
+func TestEmulatedTraceArm64Strings(t *testing.T) {
+	needArm64Emulation(t)
+	is := is.New(t)
+	bin := buildArm64(t, "texts.c", "texts", "-static")
+	res, err := traceArm64(t, bin, nil, []ports.TraceBreakpoint{{Address: symbol(t, bin, "show"), Name: "show", Strings: []string{"x0"}}})
+	is.NoErr(err)
+	is.Equal(len(res.Hits), 5)
+	is.Equal(res.Hits[0].Strings, []ports.TraceString{{Register: "x0", Text: []byte("world")}})
+	is.Equal(res.Hits[1].Strings, []ports.TraceString{{Register: "x0", Unreadable: true}})
+
+	bin = buildArm64(t, "formats.c", "formats", "-static")
+	res, err = traceArm64(t, bin, nil, []ports.TraceBreakpoint{{Address: symbol(t, bin, "say"), Name: "say", Strings: []string{"x0"}, Format: "x0"}})
+	is.NoErr(err)
+	is.Equal(len(res.Hits), 1)
+	var got []string
+	for _, s := range res.Hits[0].Strings {
+		got = append(got, s.Register+"="+string(s.Text))
+	}
+	is.Equal(got, []string{"x0=%s-%s-%s-%s-%s-%s-%s-%s-%d-%s\n", "x1=one", "x2=two", "x3=three", "x4=four", "x5=five", "x6=six", "x7=seven", "[sp+0]=eight", "[sp+16]=ten"})
+}
+
+// Without the emulator a foreign program's trace fails before anything
+// starts, naming the package to install.
+func TestEmulatorMissing(t *testing.T) {
+	if runtime.GOARCH == "arm64" {
+		t.Skip("the host is AArch64")
+	}
+	needTool(t, "aarch64-linux-gnu-gcc")
+	is := is.New(t)
+	bin := buildArm64(t, "calls.c", "calls", "-static")
+	tr := gdbremote.New(&gdbremote.Options{Emulators: map[string]string{"arm64": "rea-no-such-emulator"}})
+	_, err := tr.TraceCalls(context.Background(), ports.TraceRequest{
+		Launch:      &ports.TraceLaunch{Path: bin},
+		Breakpoints: []ports.TraceBreakpoint{{Address: symbol(t, bin, "target"), Name: "target"}},
+		RunID:       runID(t),
+	})
+	is.True(errors.Is(err, ports.ErrDebuggerMissing))
+	is.True(strings.Contains(err.Error(), "qemu-user"))
+}

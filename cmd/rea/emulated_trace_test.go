@@ -1,0 +1,105 @@
+package main
+
+import (
+	"os/exec"
+	"runtime"
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+// needArm64Emulation skips unless this x86-64 host can build AArch64
+// programs and trace them under qemu-user (and gdbserver is there, which
+// trace_native_calls reports as its engine).
+func needArm64Emulation(t *testing.T) {
+	t.Helper()
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the emulator lane is tested on x86-64 hosts")
+	}
+	for tool, pkg := range map[string]string{"qemu-aarch64": "qemu-user", "aarch64-linux-gnu-gcc": "gcc-aarch64-linux-gnu", "gdbserver": "gdbserver"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed (Debian package %s)", tool, pkg)
+		}
+	}
+}
+
+// An AArch64 program on an x86-64 host, traced over MCP: the analysis
+// names its PLT stub (snprintf@plt), the trace runs it under qemu-aarch64,
+// and snprintf's libc prototype names the registers: the format in x2, five
+// strings in x3-x7 and the rest on the stack from sp, the int not read as
+// text.
+func TestMCPTraceArm64UnderEmulation(t *testing.T) {
+	needArm64Emulation(t)
+	is := is.New(t)
+	exe := buildCWith(t, "aarch64-linux-gnu-gcc", "stackfmt", `#include <stdio.h>
+int main(void) {
+	char buf[96];
+	snprintf(buf, sizeof buf, "%s/%s/%s/%s/%s/%s/%d/%s", "one", "two", "three", "four", "five", "six", 7, "eight");
+	puts(buf);
+	return 0;
+}
+`)
+	cs := mcpClient(t)
+	if r := call(t, cs, "open_binary", map[string]any{"path": exe}); r.isError {
+		t.Fatal(r.text)
+	}
+	_, m := evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"snprintf@plt"}}))
+	is.Equal(m["architecture"], "arm64")
+	hits := m["hits"].([]any)
+	is.Equal(len(hits), 1)
+	got := map[string]any{}
+	for _, a := range hits[0].(map[string]any)["arguments"].([]any) {
+		am := a.(map[string]any)
+		if s, ok := am["string"].(map[string]any); ok {
+			got[am["register"].(string)] = s["text"]
+		}
+	}
+	delete(got, "x0") // the buffer to fill, whatever it holds at the call
+	is.Equal(got, map[string]any{"x2": "%s/%s/%s/%s/%s/%s/%d/%s", "x3": "one", "x4": "two", "x5": "three", "x6": "four", "x7": "five",
+		"[sp+0]": "six", "[sp+16]": "eight"})
+	noDescendants(t)
+}
+
+// A Go program for linux/arm64 under emulation: Go's AArch64 register ABI
+// puts a string in x0 and x1 and a byte slice in x2-x4, and the trace reads
+// them as text by their DWARF types.
+func TestMCPTraceGoArm64UnderEmulation(t *testing.T) {
+	needArm64Emulation(t)
+	is := is.New(t)
+	exe := goBuild(t, t.TempDir(), "arm64", `package main
+
+import "os"
+
+type Token string
+
+//go:noinline
+func Show(t Token, b []byte) int { return len(t) + len(b) }
+
+func main() {
+	if Show("hello", []byte("bytes")) != 10 {
+		os.Exit(1)
+	}
+}
+`)
+	cs := mcpClient(t)
+	if r := call(t, cs, "open_binary", map[string]any{"path": exe}); r.isError {
+		t.Fatal(r.text)
+	}
+	_, m := evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"main.Show"}}))
+	bp := m["breakpoints"].([]any)[0].(map[string]any)
+	is.Equal(bp["parameters"], []any{map[string]any{"name": "t", "type": "main.Token", "register": "x0,x1"},
+		map[string]any{"name": "b", "type": "[]uint8", "register": "x2,x3,x4"}})
+	hits := m["hits"].([]any)
+	is.Equal(len(hits), 1)
+	got := map[string]any{}
+	for _, a := range hits[0].(map[string]any)["arguments"].([]any) {
+		am := a.(map[string]any)
+		got[am["parameter"].(string)] = am["value"]
+		if s, ok := am["string"].(map[string]any); ok {
+			got[am["parameter"].(string)] = s["text"]
+		}
+	}
+	is.Equal(got["t"], "hello")
+	is.Equal(got["b"], "bytes")
+	noDescendants(t)
+}
