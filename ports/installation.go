@@ -4,7 +4,7 @@ package ports
 // without starting it (rea doctor, rea providers). An engine adapter's
 // discovery returns one; front ends only report it.
 type Installation struct {
-	// Engine is the engine's id (chromium, node, gdbserver, ghidra, hopper).
+	// Engine is the engine's id (chromium, node, gdbserver, qemu-user, ghidra, hopper).
 	Engine string `json:"id"`
 	Name   string `json:"name"`
 	// Role says what rea uses the engine for.

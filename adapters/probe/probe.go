@@ -1,5 +1,5 @@
 // Package probe finds the external engines rea can drive (Chromium, Node,
-// gdbserver, Ghidra, Hopper) on the host without starting any of them: it
+// gdbserver, QEMU's user-mode emulator, Ghidra, Hopper) on the host without starting any of them: it
 // reads settings, PATH and installation files, and runs an executable only
 // with --version under a deadline, in a process group of its own that is
 // killed when the deadline passes. It backs rea doctor and rea providers.
@@ -58,7 +58,7 @@ func (e *Env) fill() Env {
 // All looks for every engine rea knows, in a fixed order.
 func All(ctx context.Context, env *Env) []ports.Installation {
 	e := env.fill()
-	return []ports.Installation{chromium(ctx, e), node(ctx, e), gdbserver(ctx, e), ghidra(e), hopper(e)}
+	return []ports.Installation{chromium(ctx, e), node(ctx, e), gdbserver(ctx, e), qemuUser(ctx, e), ghidra(e), hopper(e)}
 }
 
 // versionTimeout bounds one --version run.
@@ -146,6 +146,18 @@ func node(ctx context.Context, e Env) ports.Installation {
 
 func gdbserver(ctx context.Context, e Env) ports.Installation {
 	return onPath(ctx, e, "gdbserver", "gdbserver", "process tracing", "install gdbserver (Debian/Ubuntu: apt-get install gdbserver)", "gdbserver")
+}
+
+// qemuUser finds QEMU's user-mode emulator for the other architecture the
+// tracer reads (AArch64 programs on an x86-64 host, x86-64 ones on an
+// AArch64 host), which trace_native_calls runs such a program under.
+func qemuUser(ctx context.Context, e Env) ports.Installation {
+	name := "qemu-aarch64"
+	if runtime.GOARCH == "arm64" {
+		name = "qemu-x86_64"
+	}
+	return onPath(ctx, e, "qemu-user", "QEMU user-mode emulator", "tracing programs built for another CPU",
+		"install qemu-user (Debian/Ubuntu: apt-get install qemu-user)", name)
 }
 
 // ghidra reads GHIDRA_INSTALL_DIR: the headless launcher and the

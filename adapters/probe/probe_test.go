@@ -31,7 +31,7 @@ func TestAllOnAnEmptyHost(t *testing.T) {
 			return "", nil
 		}}
 	got := probe.All(context.Background(), env)
-	is.Equal(len(got), 5)
+	is.Equal(len(got), 6)
 	for _, i := range got {
 		is.True(!i.Available)
 		is.True(!i.Configured)
