@@ -123,12 +123,12 @@ func init() {
 		"ptr-pie":   srcFixture("ptr-pie", "gcc", "pointers.c", "-O0", "-fPIE", "-pie"),
 		"ptr-nopie": srcFixture("ptr-nopie", "gcc", "pointers.c", "-O0", "-fno-PIE", "-no-pie"),
 		// Thousands of RELATIVE relocations, and a constructor in .init_array.
-		"rel-pie":          srcFixture("rel-pie", "gcc", "relatives.c", "-O0", "-fPIE", "-pie", "-s"),
-		"vtable":           srcFixture("vtable", "g++", "vtable.cc", "-O1"),
+		"rel-pie": srcFixture("rel-pie", "gcc", "relatives.c", "-O0", "-fPIE", "-pie", "-s"),
+		"vtable":  srcFixture("vtable", "g++", "vtable.cc", "-O1"),
 		// AArch64 PIEs: 16-byte PLT entries, and 24-byte ones (PLT0 starting
 		// with "bti c", entries with "autia1716").
-		"c-arm64":     srcFixture("c-arm64", "aarch64-linux-gnu-gcc", "hello.c"),
-		"c-arm64-pac": srcFixture("c-arm64-pac", "aarch64-linux-gnu-gcc", "hello.c", "-mbranch-protection=standard", "-Wl,-z,force-bti,-z,pac-plt"),
+		"c-arm64":          srcFixture("c-arm64", "aarch64-linux-gnu-gcc", "hello.c"),
+		"c-arm64-pac":      srcFixture("c-arm64-pac", "aarch64-linux-gnu-gcc", "hello.c", "-mbranch-protection=standard", "-Wl,-z,force-bti,-z,pac-plt"),
 		"go-linux-arm64":   goFixture("linux", "arm64"),
 		"go-windows-amd64": goFixture("windows", "amd64"),
 		"go-darwin-arm64":  goFixture("darwin", "arm64"),
