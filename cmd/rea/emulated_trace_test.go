@@ -91,14 +91,7 @@ func main() {
 		map[string]any{"name": "b", "type": "[]uint8", "register": "x2,x3,x4"}})
 	hits := m["hits"].([]any)
 	is.Equal(len(hits), 1)
-	got := map[string]any{}
-	for _, a := range hits[0].(map[string]any)["arguments"].([]any) {
-		am := a.(map[string]any)
-		got[am["parameter"].(string)] = am["value"]
-		if s, ok := am["string"].(map[string]any); ok {
-			got[am["parameter"].(string)] = s["text"]
-		}
-	}
+	got := argumentsByParameter(hits[0])
 	is.Equal(got["t"], "hello")
 	is.Equal(got["b"], "bytes")
 	noDescendants(t)

@@ -691,14 +691,7 @@ func main() {
 		map[string]any{"name": "b", "type": "main.Blob", "register": "rcx,rdi,rsi"}})
 	hits := m["hits"].([]any)
 	is.Equal(len(hits), 1)
-	got := map[string]any{}
-	for _, a := range hits[0].(map[string]any)["arguments"].([]any) {
-		am := a.(map[string]any)
-		got[am["parameter"].(string)] = am["value"]
-		if s, ok := am["string"].(map[string]any); ok {
-			got[am["parameter"].(string)] = s["text"]
-		}
-	}
+	got := argumentsByParameter(hits[0])
 	is.Equal(got, map[string]any{"t": "hello", "t.len": "0x5", "b": "bytes", "b.len": "0x5", "b.cap": got["b.cap"]})
 	is.True(got["b.cap"] != nil)
 	noDescendants(t)
@@ -776,4 +769,18 @@ func TestMCPTraceReadsGoStringArguments(t *testing.T) {
 		}
 	}
 	noDescendants(t)
+}
+
+// argumentsByParameter maps a trace hit's arguments by parameter name to
+// their text when the trace read one, else their value.
+func argumentsByParameter(hit any) map[string]any {
+	got := map[string]any{}
+	for _, a := range hit.(map[string]any)["arguments"].([]any) {
+		am := a.(map[string]any)
+		got[am["parameter"].(string)] = am["value"]
+		if s, ok := am["string"].(map[string]any); ok {
+			got[am["parameter"].(string)] = s["text"]
+		}
+	}
+	return got
 }
