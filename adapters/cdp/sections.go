@@ -431,28 +431,31 @@ func (e *Engine) scriptSources(ctx context.Context, a *attachment, pc *pageCaptu
 	return nil
 }
 
+// workerTarget is one Target.getTargets entry as the workers section reads it.
+type workerTarget struct {
+	TargetID      string `json:"targetId"`
+	Type          string `json:"type"`
+	URL           string `json:"url"`
+	Attached      bool   `json:"attached"`
+	OpenerID      string `json:"openerId"`
+	ParentFrameID string `json:"parentFrameId"`
+}
+
 func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, frames map[string]bool) ([]ports.BrowserWorker, error) {
 	s := a.browser
 	if !a.flat {
 		s = a.page
 	}
 	var res struct {
-		TargetInfos []struct {
-			TargetID      string `json:"targetId"`
-			Type          string `json:"type"`
-			URL           string `json:"url"`
-			Attached      bool   `json:"attached"`
-			OpenerID      string `json:"openerId"`
-			ParentFrameID string `json:"parentFrameId"`
-		} `json:"targetInfos"`
+		TargetInfos []workerTarget `json:"targetInfos"`
 	}
 	ok, err := optional(ctx, s, target.CommandGetTargets, target.GetTargetsParams{}, &res, "workers", pc)
 	if err != nil || !ok {
 		return []ports.BrowserWorker{}, err
 	}
-	out := []ports.BrowserWorker{}
+	var related []workerTarget
+	unnamed := false
 	pc.mu.Lock()
-	defer pc.mu.Unlock()
 	for _, t := range res.TargetInfos {
 		if !strings.Contains(t.Type, "worker") {
 			continue
@@ -461,6 +464,25 @@ func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, fr
 			pc.led.exclude("workers", "out_of_target_scope", 1)
 			continue
 		}
+		related = append(related, t)
+		unnamed = unnamed || t.URL == ""
+	}
+	pc.mu.Unlock()
+	if unnamed {
+		urls, err := workerURLs(ctx, a, s)
+		if err != nil {
+			return []ports.BrowserWorker{}, err
+		}
+		for i := range related {
+			if related[i].URL == "" {
+				related[i].URL = urls[related[i].TargetID]
+			}
+		}
+	}
+	out := []ports.BrowserWorker{}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	for _, t := range related {
 		if r := pc.sc.reason(t.URL); r != "" {
 			pc.led.exclude("workers", r, 1)
 			continue
@@ -474,6 +496,47 @@ func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, fr
 			Attached: t.Attached, OpenerTargetID: t.OpenerID, ParentFrameID: t.ParentFrameID})
 	}
 	return out, nil
+}
+
+// workerURLs learns the script URLs of the page's workers. Chromium lists a
+// dedicated worker in Target.getTargets (and /json/list) with an empty URL
+// until some client attaches to it, and a worker attached on its own flat
+// session answers no command; so the page's session auto-attaches to its
+// workers, which makes the browser fill in their URLs, reads the targets
+// again and turns auto-attach off, which detaches them. Nothing is sent to
+// a worker: waitForDebuggerOnStart is false, so a worker starting meanwhile
+// runs on, and none is paused or resumed; the filter keeps frames out. A
+// browser that rejects the command (or fills in no URL) leaves the workers
+// unnamed, which the caller excludes as before; losing the connection or
+// the deadline fails the call.
+func workerURLs(ctx context.Context, a *attachment, s session) (map[string]string, error) {
+	flatten := true
+	on := target.SetAutoAttachParams{AutoAttach: true, Flatten: &flatten,
+		Filter: target.Filter{{Type: "worker"}, {Exclude: true}}}
+	if _, err := call(ctx, a.page, target.SetAutoAttach, on); err != nil {
+		if be, ok := ports.AsBrowserError(err); ok && be.Code == ports.BrowserProtocolError && a.c.failureNow() == nil {
+			return nil, nil
+		}
+		return nil, err
+	}
+	defer func() {
+		cctx, cancel := cleanupContext(ctx)
+		defer cancel()
+		call(cctx, a.page, target.SetAutoAttach, target.SetAutoAttachParams{Flatten: &flatten})
+	}()
+	var res struct {
+		TargetInfos []workerTarget `json:"targetInfos"`
+	}
+	if err := s.c.call(ctx, s.id, target.CommandGetTargets, target.GetTargetsParams{}, &res); err != nil {
+		return nil, err
+	}
+	urls := map[string]string{}
+	for _, t := range res.TargetInfos {
+		if strings.Contains(t.Type, "worker") && t.URL != "" {
+			urls[t.TargetID] = t.URL
+		}
+	}
+	return urls, nil
 }
 
 func sha256Hex(b []byte) string {

@@ -59,11 +59,13 @@ type RPCError struct {
 
 // Event is a scripted notification. Page events go to the page session
 // (on a browser socket) or to the page socket; Browser events carry no
-// session.
+// session; an event with a Session goes to that session (a target the page
+// session auto-attached) on either socket.
 type Event struct {
 	Method  string
 	Params  any
 	Browser bool
+	Session string
 }
 
 // Handler answers a command: a result (marshalled to JSON), or an error.
@@ -327,7 +329,10 @@ func (s *Server) send(c *wsock.Conn, ev Event, browserSocket bool) {
 	if ev.Params == nil {
 		msg["params"] = map[string]any{}
 	}
-	if browserSocket && !ev.Browser {
+	switch {
+	case ev.Session != "":
+		msg["sessionId"] = ev.Session
+	case browserSocket && !ev.Browser:
 		msg["sessionId"] = s.opts.SessionID
 	}
 	b, _ := json.Marshal(msg)
