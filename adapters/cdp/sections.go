@@ -6,10 +6,14 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 	"unicode/utf16"
 
+	"github.com/chromedp/cdproto"
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cachestorage"
 	cdpt "github.com/chromedp/cdproto/cdp"
@@ -454,7 +458,7 @@ func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, fr
 		return []ports.BrowserWorker{}, err
 	}
 	var related []workerTarget
-	unnamed := false
+	unnamed := map[string]bool{}
 	pc.mu.Lock()
 	for _, t := range res.TargetInfos {
 		if !strings.Contains(t.Type, "worker") {
@@ -465,11 +469,13 @@ func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, fr
 			continue
 		}
 		related = append(related, t)
-		unnamed = unnamed || t.URL == ""
+		if t.URL == "" {
+			unnamed[t.TargetID] = true
+		}
 	}
 	pc.mu.Unlock()
-	if unnamed {
-		urls, err := workerURLs(ctx, a, s)
+	if len(unnamed) > 0 {
+		urls, err := workerURLs(ctx, a, unnamed, pc.lim.MaxWorkers)
 		if err != nil {
 			return []ports.BrowserWorker{}, err
 		}
@@ -498,21 +504,51 @@ func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, fr
 	return out, nil
 }
 
-// workerURLs learns the script URLs of the page's workers. Chromium lists a
-// dedicated worker in Target.getTargets (and /json/list) with an empty URL
-// until some client attaches to it, and a worker attached on its own flat
-// session answers no command; so the page's session auto-attaches to its
-// workers, which makes the browser fill in their URLs, reads the targets
-// again and turns auto-attach off, which detaches them. Nothing is sent to
-// a worker: waitForDebuggerOnStart is false, so a worker starting meanwhile
-// runs on, and none is paused or resumed; the filter keeps frames out. A
-// browser that rejects the command (or fills in no URL) leaves the workers
-// unnamed, which the caller excludes as before; losing the connection or
-// the deadline fails the call.
-func workerURLs(ctx context.Context, a *attachment, s session) (map[string]string, error) {
+// workerURLs learns the script URLs of the page's unnamed workers. Chromium
+// lists a dedicated worker in Target.getTargets (and /json/list) with an
+// empty URL until some client attaches to it, and a worker attached on a
+// flat session of its own answers no command. So the page's session
+// auto-attaches to its workers (frames are filtered out), whose
+// Target.attachedToTarget events, sent before the reply, name their
+// scripts; a worker started by a worker is reached by auto-attaching from
+// the worker's session, level by level while some worker is unnamed.
+// Turning the page's auto-attach off detaches them all. waitForDebuggerOnStart
+// is false, so a worker starting meanwhile runs on; nothing is evaluated,
+// paused or resumed, and only Target.setAutoAttach, which the browser
+// answers itself, goes to a worker's session. A browser that refuses
+// auto-attach leaves the workers unnamed (the caller excludes them as
+// before), and so does a worker session that refuses or does not answer
+// within workerAttachWait; losing the connection or the capture's deadline
+// fails the call.
+func workerURLs(ctx context.Context, a *attachment, unnamed map[string]bool, max int) (map[string]string, error) {
+	var mu sync.Mutex
+	urls := map[string]string{}
+	ours := map[string]bool{a.page.id: true} // sessions whose announcements count
+	var fresh []string                       // worker sessions not yet asked for their workers
+	a.c.setTap(func(ev event) {
+		if ev.Method != cdproto.EventTargetAttachedToTarget {
+			return
+		}
+		var e struct {
+			SessionID  string       `json:"sessionId"`
+			TargetInfo workerTarget `json:"targetInfo"`
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !ours[ev.SessionID] || !decode(ev.Params, &e) || e.SessionID == "" || len(e.SessionID) > 256 || !strings.Contains(e.TargetInfo.Type, "worker") {
+			return
+		}
+		if e.TargetInfo.URL != "" {
+			urls[e.TargetInfo.TargetID] = e.TargetInfo.URL
+		}
+		if len(ours) <= max {
+			ours[e.SessionID] = true
+			fresh = append(fresh, e.SessionID)
+		}
+	})
+	defer a.c.setTap(nil)
 	flatten := true
-	on := target.SetAutoAttachParams{AutoAttach: true, Flatten: &flatten,
-		Filter: target.Filter{{Type: "worker"}, {Exclude: true}}}
+	on := target.SetAutoAttachParams{AutoAttach: true, Flatten: &flatten, Filter: target.Filter{{Type: "worker"}, {Exclude: true}}}
 	if _, err := call(ctx, a.page, target.SetAutoAttach, on); err != nil {
 		if be, ok := ports.AsBrowserError(err); ok && be.Code == ports.BrowserProtocolError && a.c.failureNow() == nil {
 			return nil, nil
@@ -524,20 +560,45 @@ func workerURLs(ctx context.Context, a *attachment, s session) (map[string]strin
 		defer cancel()
 		call(cctx, a.page, target.SetAutoAttach, target.SetAutoAttachParams{Flatten: &flatten})
 	}()
-	var res struct {
-		TargetInfos []workerTarget `json:"targetInfos"`
-	}
-	if err := s.c.call(ctx, s.id, target.CommandGetTargets, target.GetTargetsParams{}, &res); err != nil {
-		return nil, err
-	}
-	urls := map[string]string{}
-	for _, t := range res.TargetInfos {
-		if strings.Contains(t.Type, "worker") && t.URL != "" {
-			urls[t.TargetID] = t.URL
+	wctx, cancel := context.WithTimeout(ctx, workerAttachWait)
+	defer cancel()
+	for depth := 1; depth < maxWorkerDepth; depth++ {
+		mu.Lock()
+		next := fresh
+		fresh = nil
+		named := 0
+		for id := range unnamed {
+			if urls[id] != "" {
+				named++
+			}
+		}
+		mu.Unlock()
+		if named == len(unnamed) || len(next) == 0 {
+			break
+		}
+		for _, sid := range next {
+			if _, err := call(wctx, session{c: a.c, id: sid}, target.SetAutoAttach, on); err != nil {
+				if ctx.Err() != nil {
+					return nil, cancelled(ctx)
+				}
+				if be := a.c.failureNow(); be != nil {
+					return nil, be
+				}
+			}
 		}
 	}
-	return urls, nil
+	mu.Lock()
+	defer mu.Unlock()
+	return maps.Clone(urls), nil
 }
+
+// maxWorkerDepth bounds how deep workerURLs follows workers started by
+// workers.
+const maxWorkerDepth = 4
+
+// workerAttachWait bounds the time workerURLs gives workers' sessions (a
+// variable so a test can shorten it).
+var workerAttachWait = 2 * time.Second
 
 func sha256Hex(b []byte) string {
 	h := sha256.Sum256(b)

@@ -14,9 +14,9 @@ import (
 	"rea/ports"
 )
 
-// workerPage starts a dedicated worker and a shared worker. Once both have
-// answered, the title counts the dedicated worker's ticks ("ready N"), so
-// a test sees that the worker still runs.
+// workerPage starts a dedicated worker, which starts one of its own, and a
+// shared worker. Once all have answered, the title counts the dedicated
+// worker's ticks ("ready N"), so a test sees that the worker still runs.
 const workerPage = `<!doctype html><title>starting</title><script>
 let got = 0, ticks = 0;
 const w = new Worker("w.js");
@@ -26,10 +26,11 @@ s.port.onmessage = () => got++;
 s.port.start();
 </script>`
 
-// TestLiveWorkers: Chromium lists a page's dedicated worker in
-// Target.getTargets with an empty URL until a client attaches to it; the
-// capture still names its script and origin. The shared worker belongs to
-// no page (no opener, no parent frame) and stays out of the target's scope.
+// TestLiveWorkers: Chromium lists a page's dedicated workers in
+// Target.getTargets with empty URLs until a client attaches to them; the
+// capture still names their scripts and origin, the nested one's too. The
+// shared worker belongs to no page (no opener, no parent frame) and stays
+// out of the target's scope.
 func TestLiveWorkers(t *testing.T) {
 	if cdp.FindChromium() == "" {
 		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP worker test skipped")
@@ -41,7 +42,12 @@ func TestLiveWorkers(t *testing.T) {
 	})
 	mux.HandleFunc("/w.js", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/javascript")
-		fmt.Fprint(w, `postMessage("w"); setInterval(() => postMessage("tick"), 100);`)
+		fmt.Fprint(w, `const inner = new Worker("inner.js");
+inner.onmessage = () => { postMessage("w"); setInterval(() => postMessage("tick"), 100); };`)
+	})
+	mux.HandleFunc("/inner.js", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript")
+		fmt.Fprint(w, `postMessage("inner");`)
 	})
 	mux.HandleFunc("/s.js", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/javascript")
@@ -83,16 +89,19 @@ func TestLiveWorkers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("inspect: %v", err)
 	}
-	i := slices.IndexFunc(c.Workers, func(w ports.BrowserWorker) bool { return w.Type == "worker" })
-	if i < 0 {
-		t.Fatalf("the dedicated worker is not listed: workers %+v, excluded %+v", c.Workers, c.Completeness.Excluded)
-	}
-	w := c.Workers[i]
-	if w.URL != srv.URL+"/w.js" || w.Origin != srv.URL || w.ParentFrameID != c.Frames[0].FrameID {
-		t.Errorf("dedicated worker = %+v, want url %s/w.js, origin %s, parent frame %s", w, srv.URL, srv.URL, c.Frames[0].FrameID)
-	}
-	if w.Attached {
-		t.Error("the worker is reported attached: rea's own look at it must not count")
+	for _, script := range []string{"/w.js", "/inner.js"} {
+		i := slices.IndexFunc(c.Workers, func(w ports.BrowserWorker) bool { return w.URL == srv.URL+script })
+		if i < 0 {
+			t.Errorf("the worker %s is not listed: workers %+v, excluded %+v", script, c.Workers, c.Completeness.Excluded)
+			continue
+		}
+		w := c.Workers[i]
+		if w.Type != "worker" || w.Origin != srv.URL || w.ParentFrameID != c.Frames[0].FrameID {
+			t.Errorf("worker %s = %+v, want a worker of origin %s in frame %s", script, w, srv.URL, c.Frames[0].FrameID)
+		}
+		if w.Attached {
+			t.Errorf("worker %s is reported attached: rea's own look at it must not count", script)
+		}
 	}
 	if slices.ContainsFunc(c.Workers, func(w ports.BrowserWorker) bool { return strings.HasSuffix(w.URL, "/s.js") }) {
 		t.Error("the shared worker, which belongs to no page, was listed")

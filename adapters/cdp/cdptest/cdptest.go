@@ -91,6 +91,9 @@ type Options struct {
 	NavigateOutMethod, NavigateOutURL string
 	// Flood sends this many console and network events after Network.enable.
 	Flood int
+	// Unanswered picks commands the fake reads and never answers (a target
+	// that hangs).
+	Unanswered func(Call) bool
 }
 
 // Server is a running fake.
@@ -297,6 +300,9 @@ func (s *Server) serve(c *wsock.Conn, pageSocket bool) {
 		case s.opts.CloseOn:
 			c.Close()
 			return
+		}
+		if s.opts.Unanswered != nil && s.opts.Unanswered(Call{Method: m.Method, SessionID: m.SessionID, Params: m.Params}) {
+			continue
 		}
 		res, rerr := s.answer(Call{Method: m.Method, SessionID: m.SessionID, Params: m.Params})
 		reply := map[string]any{"id": m.ID}
