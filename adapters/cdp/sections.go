@@ -504,22 +504,20 @@ func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, fr
 	return out, nil
 }
 
-// workerURLs learns the script URLs of the page's unnamed workers. Chromium
+// workerURLs learns the script URLs of the page's unnamed workers: Chromium
 // lists a dedicated worker in Target.getTargets (and /json/list) with an
-// empty URL until some client attaches to it, and a worker attached on a
-// flat session of its own answers no command. So the page's session
-// auto-attaches to its workers (frames are filtered out), whose
-// Target.attachedToTarget events, sent before the reply, name their
-// scripts; a worker started by a worker is reached by auto-attaching from
-// the worker's session, level by level while some worker is unnamed.
-// Turning the page's auto-attach off detaches them all. waitForDebuggerOnStart
-// is false, so a worker starting meanwhile runs on; nothing is evaluated,
-// paused or resumed, and only Target.setAutoAttach, which the browser
-// answers itself, goes to a worker's session. A browser that refuses
-// auto-attach leaves the workers unnamed (the caller excludes them as
-// before), and so does a worker session that refuses or does not answer
-// within workerAttachWait; losing the connection or the capture's deadline
-// fails the call.
+// empty URL until a client attaches to it. The page's session auto-attaches
+// to its workers (the filter leaves frames alone); the
+// Target.attachedToTarget events, sent before the reply, name the scripts.
+// While a worker is still unnamed, each announced worker's session does the
+// same for the workers it started, level by level. Turning the page's
+// auto-attach off detaches them all. waitForDebuggerOnStart is false, so a
+// worker starting meanwhile runs on; nothing is evaluated, paused or
+// resumed, and a worker's session gets only Target.setAutoAttach, which the
+// browser answers itself. A browser that refuses auto-attach leaves the
+// workers unnamed (the caller excludes them as before), and so does a
+// worker session that refuses or stays silent past workerAttachWait;
+// losing the connection or the capture's deadline fails the call.
 func workerURLs(ctx context.Context, a *attachment, unnamed map[string]bool, max int) (map[string]string, error) {
 	var mu sync.Mutex
 	urls := map[string]string{}
