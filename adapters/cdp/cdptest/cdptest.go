@@ -3,7 +3,8 @@
 // sockets that answer commands with scripted results, emit scripted events,
 // and record every method they receive. Modes break discovery (non-JSON,
 // oversized, malformed, non-200) and sockets (garbage frames, a close
-// mid-capture, an out-of-scope navigation, event floods).
+// mid-capture, an out-of-scope navigation, event floods, commands left
+// unanswered).
 //
 // It imports the standard library and adapters/cdp/internal/wsock only.
 package cdptest
