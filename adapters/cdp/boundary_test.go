@@ -18,10 +18,12 @@ import (
 	"rea/ports"
 )
 
-// neverSent are the methods no passive capability may send (BROWSER.md §1).
+// neverSent are the methods no passive capability may send (BROWSER.md §1),
+// and Runtime.runIfWaitingForDebugger, which would start a target some other
+// client holds paused.
 var neverSent = []string{
 	"Page.navigate", "Page.reload", "Runtime.evaluate", "Runtime.callFunctionOn", "Input.",
-	"Target.closeTarget", "Browser.close", "WebMCP.invokeTool",
+	"Target.closeTarget", "Browser.close", "WebMCP.invokeTool", "Runtime.runIfWaitingForDebugger",
 }
 
 func assertNeverSent(t *testing.T, f *cdptest.Server) {

@@ -69,6 +69,7 @@ type conn struct {
 	pending  map[int64]*pendingCall
 	failure  *ports.BrowserError
 	listener func(event)
+	tap      func(event) // a second listener, for one step of a capture
 	onClose  []func(*ports.BrowserError)
 	done     chan struct{}
 	// sessions holds a channel per watched session, closed when the
@@ -155,6 +156,14 @@ func (c *conn) failureNow() *ports.BrowserError {
 func (c *conn) setListener(f func(event)) {
 	c.mu.Lock()
 	c.listener = f
+	c.mu.Unlock()
+}
+
+// setTap installs a second listener beside the capture's (nil removes it),
+// for a step that needs events the capture's listener does not keep.
+func (c *conn) setTap(f func(event)) {
+	c.mu.Lock()
+	c.tap = f
 	c.mu.Unlock()
 }
 
@@ -351,10 +360,14 @@ func (c *conn) dispatch(data []byte) *ports.BrowserError {
 		}
 	}
 	c.mu.Lock()
-	l := c.listener
+	l, tap := c.listener, c.tap
 	c.mu.Unlock()
+	ev := event{Method: method, SessionID: sid, Params: params}
 	if l != nil {
-		l(event{Method: method, SessionID: sid, Params: params})
+		l(ev)
+	}
+	if tap != nil {
+		tap(ev)
 	}
 	return nil
 }

@@ -9,3 +9,12 @@ func SetScreenshotFrameWait(d time.Duration) time.Duration {
 	screenshotFrameWait = d
 	return old
 }
+
+// SetWorkerAttachWait sets how long a capture gives workers' sessions to
+// name the workers they started, for a test, and returns the wait it
+// replaced.
+func SetWorkerAttachWait(d time.Duration) time.Duration {
+	old := workerAttachWait
+	workerAttachWait = d
+	return old
+}

@@ -6,10 +6,14 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 	"unicode/utf16"
 
+	"github.com/chromedp/cdproto"
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cachestorage"
 	cdpt "github.com/chromedp/cdproto/cdp"
@@ -431,28 +435,31 @@ func (e *Engine) scriptSources(ctx context.Context, a *attachment, pc *pageCaptu
 	return nil
 }
 
+// workerTarget is one Target.getTargets entry as the workers section reads it.
+type workerTarget struct {
+	TargetID      string `json:"targetId"`
+	Type          string `json:"type"`
+	URL           string `json:"url"`
+	Attached      bool   `json:"attached"`
+	OpenerID      string `json:"openerId"`
+	ParentFrameID string `json:"parentFrameId"`
+}
+
 func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, frames map[string]bool) ([]ports.BrowserWorker, error) {
 	s := a.browser
 	if !a.flat {
 		s = a.page
 	}
 	var res struct {
-		TargetInfos []struct {
-			TargetID      string `json:"targetId"`
-			Type          string `json:"type"`
-			URL           string `json:"url"`
-			Attached      bool   `json:"attached"`
-			OpenerID      string `json:"openerId"`
-			ParentFrameID string `json:"parentFrameId"`
-		} `json:"targetInfos"`
+		TargetInfos []workerTarget `json:"targetInfos"`
 	}
 	ok, err := optional(ctx, s, target.CommandGetTargets, target.GetTargetsParams{}, &res, "workers", pc)
 	if err != nil || !ok {
 		return []ports.BrowserWorker{}, err
 	}
-	out := []ports.BrowserWorker{}
+	var related []workerTarget
+	unnamed := map[string]bool{}
 	pc.mu.Lock()
-	defer pc.mu.Unlock()
 	for _, t := range res.TargetInfos {
 		if !strings.Contains(t.Type, "worker") {
 			continue
@@ -461,6 +468,27 @@ func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, fr
 			pc.led.exclude("workers", "out_of_target_scope", 1)
 			continue
 		}
+		related = append(related, t)
+		if t.URL == "" {
+			unnamed[t.TargetID] = true
+		}
+	}
+	pc.mu.Unlock()
+	if len(unnamed) > 0 {
+		urls, err := workerURLs(ctx, a, unnamed, pc.lim.MaxWorkers)
+		if err != nil {
+			return []ports.BrowserWorker{}, err
+		}
+		for i := range related {
+			if related[i].URL == "" {
+				related[i].URL = urls[related[i].TargetID]
+			}
+		}
+	}
+	out := []ports.BrowserWorker{}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	for _, t := range related {
 		if r := pc.sc.reason(t.URL); r != "" {
 			pc.led.exclude("workers", r, 1)
 			continue
@@ -475,6 +503,100 @@ func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, fr
 	}
 	return out, nil
 }
+
+// workerURLs learns the script URLs of the page's unnamed workers: Chromium
+// lists a dedicated worker in Target.getTargets (and /json/list) with an
+// empty URL until a client attaches to it. The page's session auto-attaches
+// to its workers (the filter leaves frames alone); the
+// Target.attachedToTarget events, sent before the reply, name the scripts.
+// While a worker is still unnamed, each announced worker's session does the
+// same for the workers it started, level by level. Turning the page's
+// auto-attach off detaches them all. waitForDebuggerOnStart is false, so a
+// worker starting meanwhile runs on; nothing is evaluated, paused or
+// resumed, and a worker's session gets only Target.setAutoAttach, which the
+// browser answers itself. A browser that refuses auto-attach leaves the
+// workers unnamed (the caller excludes them as before), and so does a
+// worker session that refuses or stays silent past workerAttachWait;
+// losing the connection or the capture's deadline fails the call.
+func workerURLs(ctx context.Context, a *attachment, unnamed map[string]bool, max int) (map[string]string, error) {
+	var mu sync.Mutex
+	urls := map[string]string{}
+	ours := map[string]bool{a.page.id: true} // sessions whose announcements count
+	var fresh []string                       // worker sessions not yet asked for their workers
+	a.c.setTap(func(ev event) {
+		if ev.Method != cdproto.EventTargetAttachedToTarget {
+			return
+		}
+		var e struct {
+			SessionID  string       `json:"sessionId"`
+			TargetInfo workerTarget `json:"targetInfo"`
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !ours[ev.SessionID] || !decode(ev.Params, &e) || e.SessionID == "" || len(e.SessionID) > 256 || !strings.Contains(e.TargetInfo.Type, "worker") {
+			return
+		}
+		if e.TargetInfo.URL != "" {
+			urls[e.TargetInfo.TargetID] = e.TargetInfo.URL
+		}
+		if len(ours) <= max {
+			ours[e.SessionID] = true
+			fresh = append(fresh, e.SessionID)
+		}
+	})
+	defer a.c.setTap(nil)
+	flatten := true
+	on := target.SetAutoAttachParams{AutoAttach: true, Flatten: &flatten, Filter: target.Filter{{Type: "worker"}, {Exclude: true}}}
+	if _, err := call(ctx, a.page, target.SetAutoAttach, on); err != nil {
+		if be, ok := ports.AsBrowserError(err); ok && be.Code == ports.BrowserProtocolError && a.c.failureNow() == nil {
+			return nil, nil
+		}
+		return nil, err
+	}
+	defer func() {
+		cctx, cancel := cleanupContext(ctx)
+		defer cancel()
+		call(cctx, a.page, target.SetAutoAttach, target.SetAutoAttachParams{Flatten: &flatten})
+	}()
+	wctx, cancel := context.WithTimeout(ctx, workerAttachWait)
+	defer cancel()
+	for depth := 1; depth < maxWorkerDepth; depth++ {
+		mu.Lock()
+		next := fresh
+		fresh = nil
+		named := 0
+		for id := range unnamed {
+			if urls[id] != "" {
+				named++
+			}
+		}
+		mu.Unlock()
+		if named == len(unnamed) || len(next) == 0 {
+			break
+		}
+		for _, sid := range next {
+			if _, err := call(wctx, session{c: a.c, id: sid}, target.SetAutoAttach, on); err != nil {
+				if ctx.Err() != nil {
+					return nil, cancelled(ctx)
+				}
+				if be := a.c.failureNow(); be != nil {
+					return nil, be
+				}
+			}
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return maps.Clone(urls), nil
+}
+
+// maxWorkerDepth bounds how deep workerURLs follows workers started by
+// workers.
+const maxWorkerDepth = 4
+
+// workerAttachWait bounds the time workerURLs gives workers' sessions (a
+// variable so a test can shorten it).
+var workerAttachWait = 2 * time.Second
 
 func sha256Hex(b []byte) string {
 	h := sha256.Sum256(b)

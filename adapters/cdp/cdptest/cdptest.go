@@ -3,7 +3,8 @@
 // sockets that answer commands with scripted results, emit scripted events,
 // and record every method they receive. Modes break discovery (non-JSON,
 // oversized, malformed, non-200) and sockets (garbage frames, a close
-// mid-capture, an out-of-scope navigation, event floods).
+// mid-capture, an out-of-scope navigation, event floods, commands left
+// unanswered).
 //
 // It imports the standard library and adapters/cdp/internal/wsock only.
 package cdptest
@@ -59,11 +60,13 @@ type RPCError struct {
 
 // Event is a scripted notification. Page events go to the page session
 // (on a browser socket) or to the page socket; Browser events carry no
-// session.
+// session; an event with a Session goes to that session (a target the page
+// session auto-attached) on either socket.
 type Event struct {
 	Method  string
 	Params  any
 	Browser bool
+	Session string
 }
 
 // Handler answers a command: a result (marshalled to JSON), or an error.
@@ -89,6 +92,9 @@ type Options struct {
 	NavigateOutMethod, NavigateOutURL string
 	// Flood sends this many console and network events after Network.enable.
 	Flood int
+	// Unanswered picks commands the fake reads and never answers (a target
+	// that hangs).
+	Unanswered func(Call) bool
 }
 
 // Server is a running fake.
@@ -296,6 +302,9 @@ func (s *Server) serve(c *wsock.Conn, pageSocket bool) {
 			c.Close()
 			return
 		}
+		if s.opts.Unanswered != nil && s.opts.Unanswered(Call{Method: m.Method, SessionID: m.SessionID, Params: m.Params}) {
+			continue
+		}
 		res, rerr := s.answer(Call{Method: m.Method, SessionID: m.SessionID, Params: m.Params})
 		reply := map[string]any{"id": m.ID}
 		if m.SessionID != "" {
@@ -327,7 +336,10 @@ func (s *Server) send(c *wsock.Conn, ev Event, browserSocket bool) {
 	if ev.Params == nil {
 		msg["params"] = map[string]any{}
 	}
-	if browserSocket && !ev.Browser {
+	switch {
+	case ev.Session != "":
+		msg["sessionId"] = ev.Session
+	case browserSocket && !ev.Browser:
 		msg["sessionId"] = s.opts.SessionID
 	}
 	b, _ := json.Marshal(msg)

@@ -1,0 +1,240 @@
+package cdp_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"rea/adapters/cdp"
+	"rea/adapters/cdp/cdptest"
+	"rea/ports"
+)
+
+// chromiumWorkers scripts what Chromium 156 does with a page's dedicated
+// workers (recorded live, see TestLiveWorkers). Target.getTargets lists
+// them related to the main frame with empty URLs. Target.setAutoAttach on
+// the page's session announces the page's worker DW (script scriptURL) on
+// session WS1, before its reply; on WS1 it announces DW2, the worker DW
+// started (nestedURL; none when ""), on WS2. Worker sessions then speak on
+// their own.
+func chromiumWorkers(opts *cdptest.Options, scriptURL, nestedURL string) {
+	if opts.Handlers == nil {
+		opts.Handlers = map[string]cdptest.Handler{}
+	}
+	opts.Handlers["Target.getTargets"] = func(s *cdptest.Server, c cdptest.Call) (any, *cdptest.RPCError) {
+		infos := []any{
+			map[string]any{"targetId": "T1", "type": "page", "title": "", "url": "http://app.test/index.html", "attached": true, "canAccessOpener": false},
+			map[string]any{"targetId": "DW", "type": "worker", "title": "", "url": "", "attached": false, "parentFrameId": "F1", "canAccessOpener": false},
+			map[string]any{"targetId": "SW", "type": "shared_worker", "title": "", "url": "http://app.test/s.js", "attached": false, "canAccessOpener": false},
+		}
+		if nestedURL != "" {
+			infos = append(infos, map[string]any{"targetId": "DW2", "type": "worker", "title": "", "url": "", "attached": false, "parentFrameId": "F1", "canAccessOpener": false})
+		}
+		return map[string]any{"targetInfos": infos}, nil
+	}
+	if opts.Handlers["Target.setAutoAttach"] != nil {
+		return
+	}
+	opts.Handlers["Target.setAutoAttach"] = func(s *cdptest.Server, c cdptest.Call) (any, *cdptest.RPCError) {
+		var p struct {
+			AutoAttach bool `json:"autoAttach"`
+		}
+		json.Unmarshal(c.Params, &p)
+		announce := func(id, url, sid string) {
+			// On a page socket the page's own events carry no session.
+			s.Emit(cdptest.Event{Method: "Target.attachedToTarget", Session: c.SessionID, Browser: c.SessionID == "", Params: map[string]any{
+				"sessionId":          sid,
+				"targetInfo":         map[string]any{"targetId": id, "type": "worker", "title": url, "url": url, "attached": true, "parentFrameId": "F1", "canAccessOpener": false},
+				"waitingForDebugger": false,
+			}})
+			s.Emit(cdptest.Event{Method: "Inspector.workerScriptLoaded", Session: sid})
+			s.Emit(cdptest.Event{Method: "Runtime.consoleAPICalled", Session: sid, Params: map[string]any{"type": "log", "args": []any{map[string]any{"type": "string", "value": "from " + id}}}})
+		}
+		switch {
+		case !p.AutoAttach:
+		case c.SessionID == "S1" || c.SessionID == "":
+			announce("DW", scriptURL, "WS1")
+		case c.SessionID == "WS1" && nestedURL != "":
+			announce("DW2", nestedURL, "WS2")
+		}
+		return map[string]any{}, nil
+	}
+}
+
+// autoAttachCalls checks every Target.setAutoAttach the fake received and
+// returns, in order, the session each went to and whether it turned
+// auto-attach on.
+func autoAttachCalls(t *testing.T, f *cdptest.Server) (sessions []string, on []bool) {
+	t.Helper()
+	for _, call := range f.Calls() {
+		if call.Method != "Target.setAutoAttach" {
+			continue
+		}
+		var p map[string]any
+		if err := json.Unmarshal(call.Params, &p); err != nil {
+			t.Fatal(err)
+		}
+		// Never pause what starts meanwhile; leave frames alone.
+		if p["waitForDebuggerOnStart"] != false || p["flatten"] != true {
+			t.Errorf("setAutoAttach %s", call.Params)
+		}
+		if p["autoAttach"] == true && dump(p["filter"]) != `[{"exclude":false,"type":"worker"},{"exclude":true}]` {
+			t.Errorf("setAutoAttach filter %s", dump(p["filter"]))
+		}
+		sessions = append(sessions, call.SessionID)
+		on = append(on, p["autoAttach"] == true)
+	}
+	return sessions, on
+}
+
+func TestWorkerNamedByAutoAttach(t *testing.T) {
+	cases := []struct {
+		name      string
+		scriptURL string // what the browser fills in while attached
+		opts      cdptest.Options
+		want      string // the worker's URL, or "" when excluded
+		excluded  string // the exclusion reason of the dedicated worker
+	}{
+		{name: "same origin", scriptURL: "http://app.test/w.js", want: "http://app.test/w.js"},
+		{name: "userinfo removed", scriptURL: "http://u:p@app.test/w.js", want: "http://app.test/w.js"},
+		{name: "page socket", scriptURL: "http://app.test/w.js", opts: cdptest.Options{NoBrowserSocket: true}, want: "http://app.test/w.js"},
+		{name: "another origin", scriptURL: "http://cdn.example/w.js", excluded: "disallowed_origin"},
+		{name: "blob script", scriptURL: "blob:http://app.test/5f1c", excluded: "unsupported_url"},
+		{name: "never named", scriptURL: "", excluded: "unattributed_origin"},
+		{name: "auto-attach unknown", scriptURL: "http://app.test/w.js", excluded: "unattributed_origin", opts: cdptest.Options{
+			Handlers: map[string]cdptest.Handler{"Target.setAutoAttach": func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) {
+				return nil, &cdptest.RPCError{Code: -32601, Message: "'Target.setAutoAttach' wasn't found"}
+			}}}},
+		{name: "auto-attach refused", scriptURL: "http://app.test/w.js", excluded: "unattributed_origin", opts: cdptest.Options{
+			Handlers: map[string]cdptest.Handler{"Target.setAutoAttach": func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) {
+				return nil, &cdptest.RPCError{Code: -32000, Message: "Not allowed"}
+			}}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			is := is.New(t)
+			opts := c.opts
+			chromiumWorkers(&opts, c.scriptURL, "")
+			f := cdptest.New(&opts)
+			defer f.Close()
+			got, err := engine().InspectPage(context.Background(), fullInspect(f))
+			is.NoErr(err)
+			assertNeverSent(t, f)
+			i := slices.IndexFunc(got.Workers, func(w ports.BrowserWorker) bool { return w.TargetID == "DW" })
+			if c.want == "" {
+				is.Equal(i, -1)
+			} else {
+				is.True(i >= 0)
+				is.Equal(got.Workers[i], ports.BrowserWorker{TargetID: "DW", Type: "worker", URL: c.want, Origin: "http://app.test", ParentFrameID: "F1"})
+			}
+			excluded := map[string]int{}
+			for _, x := range got.Completeness.Excluded {
+				if x.Section == "workers" {
+					excluded[x.Reason] = x.Count
+				}
+			}
+			want := map[string]int{"out_of_target_scope": 1} // the shared worker
+			if c.excluded != "" {
+				want[c.excluded]++
+			}
+			is.Equal(excluded, want)
+			is.Equal(len(got.Console), 1) // the worker session's console is not the page's
+
+			// Auto-attach goes to the page's session and is turned off
+			// again; with every worker named, no worker session is asked.
+			page := "S1"
+			if opts.NoBrowserSocket {
+				page = ""
+			}
+			sessions, on := autoAttachCalls(t, f)
+			switch c.name {
+			case "auto-attach unknown", "auto-attach refused":
+				is.Equal(on, []bool{true})
+				is.Equal(sessions, []string{page})
+			case "never named":
+				// DW's own session might have named a worker DW started.
+				is.Equal(on, []bool{true, true, false})
+				is.Equal(sessions, []string{page, "WS1", page})
+			default:
+				is.Equal(on, []bool{true, false})
+				is.Equal(sessions, []string{page, page})
+			}
+			for _, call := range f.Calls() {
+				if call.SessionID != "" && call.SessionID != "S1" && call.Method != "Target.setAutoAttach" {
+					t.Errorf("%s sent to session %s", call.Method, call.SessionID)
+				}
+			}
+		})
+	}
+}
+
+// A page whose workers are all named is read once, without auto-attach.
+func TestWorkerAlreadyNamedNeedsNoAttach(t *testing.T) {
+	is := is.New(t)
+	f := cdptest.New(nil)
+	defer f.Close()
+	got, err := engine().InspectPage(context.Background(), fullInspect(f))
+	is.NoErr(err)
+	is.Equal(len(got.Workers), 1)
+	is.True(!f.Received("Target.setAutoAttach"))
+}
+
+// Losing the connection while learning worker URLs fails the capture, as
+// any other lost connection does; it never returns a partial result.
+func TestWorkerAutoAttachConnectionLost(t *testing.T) {
+	is := is.New(t)
+	opts := cdptest.Options{CloseOn: "Target.setAutoAttach"}
+	chromiumWorkers(&opts, "http://app.test/w.js", "")
+	f := cdptest.New(&opts)
+	defer f.Close()
+	got, err := engine().InspectPage(context.Background(), fullInspect(f))
+	is.Equal(got, nil)
+	is.Equal(code(t, err), ports.BrowserDisconnected)
+}
+
+// A worker started by a worker is named from its parent's session.
+func TestNestedWorkerNamed(t *testing.T) {
+	is := is.New(t)
+	opts := cdptest.Options{}
+	chromiumWorkers(&opts, "http://app.test/outer.js", "http://app.test/inner.js")
+	f := cdptest.New(&opts)
+	defer f.Close()
+	got, err := engine().InspectPage(context.Background(), fullInspect(f))
+	is.NoErr(err)
+	assertNeverSent(t, f)
+	urls := map[string]string{}
+	for _, w := range got.Workers {
+		urls[w.TargetID] = w.URL
+	}
+	is.Equal(urls, map[string]string{"DW": "http://app.test/outer.js", "DW2": "http://app.test/inner.js"})
+	sessions, on := autoAttachCalls(t, f)
+	is.Equal(sessions, []string{"S1", "WS1", "S1"}) // WS2's workers were all named: not asked
+	is.Equal(on, []bool{true, true, false})
+	for _, call := range f.Calls() {
+		if call.SessionID == "WS1" && call.Method != "Target.setAutoAttach" {
+			t.Errorf("%s sent to a worker's session", call.Method)
+		}
+	}
+}
+
+// A worker session that never answers leaves the workers it started
+// unnamed after a bounded wait; the capture goes on.
+func TestNestedWorkerSessionSilent(t *testing.T) {
+	is := is.New(t)
+	defer cdp.SetWorkerAttachWait(cdp.SetWorkerAttachWait(20 * time.Millisecond))
+	opts := cdptest.Options{Unanswered: func(c cdptest.Call) bool { return c.SessionID == "WS1" }}
+	chromiumWorkers(&opts, "http://app.test/outer.js", "http://app.test/inner.js")
+	f := cdptest.New(&opts)
+	defer f.Close()
+	got, err := engine().InspectPage(context.Background(), fullInspect(f))
+	is.NoErr(err)
+	is.Equal(len(got.Workers), 1)
+	is.Equal(got.Workers[0].URL, "http://app.test/outer.js")
+	is.True(slices.Contains(got.Completeness.Excluded, ports.BrowserExclusion{Section: "workers", Reason: "unattributed_origin", Count: 1}))
+	_, on := autoAttachCalls(t, f)
+	is.Equal(on, []bool{true, true, false}) // turned off on the page all the same
+}
