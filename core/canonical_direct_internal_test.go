@@ -186,9 +186,8 @@ func TestCanonicalValue(t *testing.T) {
 			t.Fatalf("%d items: %s, want %s (%v)", n, arr.AppendTo(nil), want, err)
 		}
 	}
-	// Runs sized from their first items, then doubled: items that grow
-	// along the array outrun the first estimate; an item's error is the
-	// array's.
+	// Runs written in pieces: items that grow along the array fill many
+	// pieces of each run; an item's error is the array's.
 	grow := func(dst []byte, i int) ([]byte, error) {
 		if i == 7777 {
 			return dst, errors.New("item 7777")

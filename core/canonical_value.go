@@ -66,35 +66,41 @@ func CanonicalArray[T any](items []T) (Canonical, error) {
 
 // CanonicalArrayFunc is CanonicalArray of n items that append their own
 // canonical form: item(dst, i) appends the i-th, on the goroutine writing
-// its run, and must only read what it shares. A long run is sized from its
-// first items and then doubled, not grown a quarter at a time (a copy each).
+// its run, and must only read what it shares. A run is kept as pieces: once
+// one holds canonicalPiece bytes the next item starts another, so a long
+// run is never copied to grow and no allocation is much larger than a piece.
 func CanonicalArrayFunc(n int, item func(dst []byte, i int) ([]byte, error)) (Canonical, error) {
 	workers := max(1, min(runtime.GOMAXPROCS(0), n/64))
 	per := (n + workers - 1) / workers
-	runs, errs, out := make([][]byte, workers), make([]error, workers), Canonical{[][]byte{{'['}}}
+	runs, errs, out := make([][][]byte, workers), make([]error, workers), Canonical{[][]byte{{'['}}}
 	var wg sync.WaitGroup
 	for w := range workers {
 		lo, hi := w*per, min(n, (w+1)*per)
 		wg.Go(func() {
 			var b []byte
 			for i := lo; i < hi && errs[w] == nil; i++ {
-				if i == lo+16 && hi-lo > 64 {
-					b = slices.Grow(b, len(b)*(hi-lo-16)/16*9/8)
-				} else if cap(b)-len(b) < 4<<10 && len(b) >= 64<<10 {
-					b = slices.Grow(b, len(b))
+				if len(b) >= canonicalPiece {
+					runs[w], b = append(runs[w], b), make([]byte, 0, canonicalPiece*5/4)
 				}
 				if i > 0 {
 					b = append(b, ',')
 				}
 				b, errs[w] = item(b, i)
 			}
-			runs[w] = b
+			runs[w] = append(runs[w], b)
 		})
 	}
 	wg.Wait() // only trailing runs can be empty, so a run after the first starts with its comma
-	out.parts = append(append(out.parts, runs...), []byte{']'})
+	for _, r := range runs {
+		out.parts = append(out.parts, r...)
+	}
+	out.parts = append(out.parts, []byte{']'})
 	return out, errors.Join(errs...)
 }
+
+// canonicalPiece is the size a piece of a run reaches before the next
+// begins: many items, and allocations the heap reuses rather than fresh pages.
+const canonicalPiece = 64 << 10
 
 // SealObject encodes obj with an ID member: idKey is prefix + the digest of
 // obj's canonical form without it, and the result is obj's canonical form
