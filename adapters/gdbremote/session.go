@@ -776,29 +776,30 @@ func (s *session) readFormatStrings(ctx context.Context, format string, strs []p
 	var slots []ports.TraceRegister
 	var out []ports.TraceString
 	for _, slot := range formatStringSlots(strs[i].Text) {
-		if k := at + 1 + slot; k < len(s.conv.args) {
+		k := at + 1 + slot
+		if k < len(s.conv.args) {
 			names = append(names, s.conv.args[k])
 			continue
-		} else if s.conv.g != "" {
-			break // Go's convention has no variadic C arguments
-		} else {
-			name, off := s.conv.stackArg(k - len(s.conv.args))
-			ptr, err := s.cl.readWord(ctx, regs[s.conv.sp]+off)
-			var er *errorReply
-			if err != nil && !errors.As(err, &er) {
-				return nil, nil, err
-			}
-			slots = append(slots, ports.TraceRegister{Name: name, Value: ptr})
-			if err != nil {
-				out = append(out, ports.TraceString{Register: name, Unreadable: true})
-				continue
-			}
-			ts, err := s.readText(ctx, name, ptr, ports.MaxTraceString, true)
-			if err != nil {
-				return nil, nil, err
-			}
-			out = append(out, ts)
 		}
+		if s.conv.g != "" {
+			break // Go's convention has no variadic C arguments
+		}
+		name, off := s.conv.stackArg(k - len(s.conv.args))
+		ptr, err := s.cl.readWord(ctx, regs[s.conv.sp]+off)
+		var er *errorReply
+		if err != nil && !errors.As(err, &er) {
+			return nil, nil, err
+		}
+		slots = append(slots, ports.TraceRegister{Name: name, Value: ptr})
+		if err != nil {
+			out = append(out, ports.TraceString{Register: name, Unreadable: true})
+			continue
+		}
+		ts, err := s.readText(ctx, name, ptr, ports.MaxTraceString, true)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, ts)
 	}
 	regStrs, err := s.readStrings(ctx, names, regs)
 	if err != nil {
