@@ -107,6 +107,12 @@ type TraceBreakpoint struct {
 	// register's count of bytes, at most MaxTraceString, at the pointer
 	// register (TraceHit.Strings, after the Strings').
 	Spans []TraceSpan
+	// ReturnStrings are argument registers that point at a buffer the
+	// function fills (sprintf's, strcpy's destination): at the return the
+	// tracer reads the NUL-terminated text, up to MaxTraceString bytes, at
+	// the address the register held when the call began
+	// (TraceHit.ReturnStrings).
+	ReturnStrings []string
 	// Format is the argument register holding a printf-style format, or
 	// "": at each hit the tracer reads the format and then the text of
 	// each %s conversion's argument, when it arrives in a register
@@ -192,6 +198,9 @@ type TraceHit struct {
 	// when the call began, in TraceBreakpoint.Strings order, then Spans', then
 	// those of Format's %s conversions.
 	Strings []TraceString
+	// ReturnStrings are the texts the breakpoint's ReturnStrings pointed at
+	// when the call returned, in that order; none when it did not return.
+	ReturnStrings []TraceString
 }
 
 // TraceString is the text one argument register pointed at: its bytes up

@@ -227,18 +227,33 @@ func (c *traceCmd) Run(e *env) error {
 
 // traceArg is one argument of a traced call as the result gives it.
 type traceArg struct {
-	Value     string  `json:"value"`
-	Parameter *string `json:"parameter"`
-	String    *struct {
-		Text      *string `json:"text"`
-		Truncated bool    `json:"truncated"`
-	} `json:"string"`
+	Value          string     `json:"value"`
+	Parameter      *string    `json:"parameter"`
+	String         *traceText `json:"string"`
+	StringAtReturn *traceText `json:"string_at_return"`
+}
+
+type traceText struct {
+	Text      *string `json:"text"`
+	Truncated bool    `json:"truncated"`
+}
+
+// quoted is the text quoted and cut at 60 characters, or "(unreadable)".
+func (t *traceText) quoted() string {
+	switch r := t.Text; {
+	case r == nil:
+		return "(unreadable)"
+	case len([]rune(*r)) > 60 || t.Truncated:
+		return strconv.Quote(string([]rune(*r)[:min(60, len([]rune(*r)))])) + "..."
+	}
+	return strconv.Quote(*t.Text)
 }
 
 // traceArgs renders a call's arguments on one line: name=value where a
 // parameter is known, the text a string argument pointed at (quoted, cut
-// at 60 characters) in place of its address, and only the first three
-// registers when nothing says how many arguments there are.
+// at 60 characters) in place of its address, a filled buffer's text at the
+// return as name@return="text", and only the first three registers when
+// nothing says how many arguments there are.
 func traceArgs(args []traceArg) string {
 	named := false
 	for _, a := range args {
@@ -255,17 +270,21 @@ func traceArgs(args []traceArg) string {
 	for i, a := range args[:n] {
 		v := a.Value
 		if a.String != nil {
-			switch t := a.String.Text; {
-			case t == nil:
-				v += " (unreadable)"
-			case len([]rune(*t)) > 60 || a.String.Truncated:
-				v = strconv.Quote(string([]rune(*t)[:min(60, len([]rune(*t)))])) + "..."
-			default:
-				v = strconv.Quote(*t)
+			if q := a.String.quoted(); a.String.Text == nil {
+				v += " " + q
+			} else {
+				v = q
 			}
 		}
 		if a.Parameter != nil {
 			v = *a.Parameter + "=" + v
+		}
+		if a.StringAtReturn != nil {
+			name := "arg"
+			if a.Parameter != nil {
+				name = *a.Parameter
+			}
+			v += ", " + name + "@return=" + a.StringAtReturn.quoted()
 		}
 		parts[i] = v
 	}

@@ -939,6 +939,18 @@ func (s *session) onReturn(ctx context.Context, pc uint64, bp *breakpoint, t thr
 		h.Returned = true
 		h.ReturnValue = regs[s.conv.ret]
 		h.ReturnSequence = s.stops
+		for _, reg := range s.req.Breakpoints[h.Breakpoint].ReturnStrings {
+			// The buffer's address is the register's value at the entry.
+			var ptr uint64 // a register that is no argument reads as unreadable
+			if at := slices.IndexFunc(h.Arguments, func(a ports.TraceRegister) bool { return a.Name == reg }); at >= 0 {
+				ptr = h.Arguments[at].Value
+			}
+			ts, err := s.readText(ctx, reg, ptr, ports.MaxTraceString, true)
+			if err != nil {
+				return err
+			}
+			h.ReturnStrings = append(h.ReturnStrings, ts)
+		}
 		s.pending[pc] = append(list[:i], list[i+1:]...)
 		bp.returns--
 		if bp.returns == 0 && len(bp.requests) == 0 {

@@ -27,7 +27,7 @@ func needArm64Emulation(t *testing.T) {
 // names its PLT stub (snprintf@plt), the trace runs it under qemu-aarch64,
 // and snprintf's libc prototype names the registers: the format in x2, five
 // strings in x3-x7 and the rest on the stack from sp, the int not read as
-// text.
+// text, and the buffer in x0 read when the call returns.
 func TestMCPTraceArm64UnderEmulation(t *testing.T) {
 	needArm64Emulation(t)
 	is := is.New(t)
@@ -54,9 +54,13 @@ int main(void) {
 			got[am["register"].(string)] = s["text"]
 		}
 	}
-	delete(got, "x0") // the buffer to fill, whatever it holds at the call
 	is.Equal(got, map[string]any{"x2": "%s/%s/%s/%s/%s/%s/%d/%s", "x3": "one", "x4": "two", "x5": "three", "x6": "four", "x7": "five",
 		"[sp+0]": "six", "[sp+16]": "eight"})
+	for _, a := range hits[0].(map[string]any)["arguments"].([]any) {
+		if am := a.(map[string]any); am["register"] == "x0" {
+			is.Equal(am["string_at_return"].(map[string]any)["text"], "one/two/three/four/five/six/7/eight")
+		}
+	}
 	noDescendants(t)
 }
 

@@ -648,9 +648,8 @@ int main(void) {
 		}
 	}
 	// format in rdx; one, two, three in rcx, r8, r9; four, 5 and six on
-	// the stack, the int not read as text. (rdi is the buffer to fill,
-	// whatever it holds at the call.)
-	delete(got, "rdi")
+	// the stack, the int not read as text. rdi, the buffer to fill, is read
+	// at the return only.
 	is.Equal(got, map[string]any{"rdx": "%s/%s/%s/%s/%d/%s", "rcx": "one", "r8": "two", "r9": "three", "[rsp+8]": "four", "[rsp+24]": "six"})
 	noDescendants(t)
 }
@@ -783,4 +782,52 @@ func argumentsByParameter(hit any) map[string]any {
 		}
 	}
 	return got
+}
+
+// A buffer a C library function fills is read when the call returns
+// (string_at_return): strcpy's and sprintf's destination, mkstemp's
+// template with the name it chose. Their text at the entry (uninitialised
+// stack) is not read.
+func TestMCPTraceReadsFilledBuffers(t *testing.T) {
+	if _, err := exec.LookPath("gdbserver"); err != nil {
+		t.Skip("gdbserver is not installed (Debian: apt-get install gdbserver)")
+	}
+	is := is.New(t)
+	exe := buildC(t, "fills", `#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+int main(void) {
+	char a[32], b[64], t[] = "/tmp/rea-fillsXXXXXX";
+	strcpy(a, "hello");
+	sprintf(b, "%s/%d", a, 42);
+	int fd = mkstemp(t);
+	if (fd >= 0)
+		unlink(t);
+	return puts(b) < 0;
+}
+`, "-fno-builtin")
+	cs := mcpClient(t)
+	if r := call(t, cs, "open_binary", map[string]any{"path": exe}); r.isError {
+		t.Fatal(r.text)
+	}
+	_, m := evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"strcpy@plt", "sprintf@plt", "mkstemp@plt"}}))
+	hits := m["hits"].([]any)
+	is.Equal(len(hits), 3)
+	filled := map[string]any{}
+	for _, h := range hits {
+		hm := h.(map[string]any)
+		for _, a := range hm["arguments"].([]any) {
+			am := a.(map[string]any)
+			if am["parameter"] == "dest" || am["parameter"] == "str" || am["parameter"] == "template" {
+				is.Equal(am["string"], nil) // nothing there yet at the entry
+				filled[hm["name"].(string)] = am["string_at_return"].(map[string]any)["text"]
+			}
+		}
+	}
+	is.Equal(filled["strcpy@plt"], "hello")
+	is.Equal(filled["sprintf@plt"], "hello/42")
+	name, _ := filled["mkstemp@plt"].(string)
+	is.True(strings.HasPrefix(name, "/tmp/rea-fills") && !strings.HasSuffix(name, "XXXXXX")) // the name mkstemp chose
+	noDescendants(t)
 }

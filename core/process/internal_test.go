@@ -130,3 +130,33 @@ func TestTraceSigGoParts(t *testing.T) {
 		t.Errorf("strings: %v", got)
 	}
 }
+
+// A C library prototype's char pointer without const is a buffer the
+// function fills: read at the return, not at the entry (sprintf's str,
+// strcpy's dest, mkstemp's template); a const one is read at the entry. A
+// procedure's own char pointer (debug information, where const is often
+// left out) is read at both.
+func TestTraceSigBuffers(t *testing.T) {
+	for _, tc := range []struct {
+		fn, entry, ret string
+	}{
+		{"sprintf", "[rsi]", "[rdi]"},
+		{"strcpy", "[rsi]", "[rdi]"},
+		{"mkstemp", "[]", "[rdi]"},
+		{"strcmp", "[rdi rsi]", "[]"},
+		{"realpath", "[rdi]", "[rsi]"},
+	} {
+		sig := prototypeSig(tc.fn, ports.ConventionSysV)
+		if got := fmt.Sprint(sig.strings()); got != tc.entry {
+			t.Errorf("%s: read at the entry %s, want %s", tc.fn, got, tc.entry)
+		}
+		if got := fmt.Sprint(sig.returnStrings()); got != tc.ret {
+			t.Errorf("%s: read at the return %s, want %s", tc.fn, got, tc.ret)
+		}
+	}
+	own := &traceSig{source: "dwarf", placed: true, params: []ports.Parameter{
+		{Name: "name", Type: "char *", Location: "rdi"}, {Name: "path", Type: "const char *", Location: "rsi"}}}
+	if got, ret := fmt.Sprint(own.strings()), fmt.Sprint(own.returnStrings()); got != "[rdi rsi]" || ret != "[rdi]" {
+		t.Errorf("debug information: entry %s, return %s", got, ret)
+	}
+}

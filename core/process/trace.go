@@ -48,6 +48,22 @@ func opTraceNativeCalls() *core.Operation {
 	}
 }
 
+// traceTexts maps each text the tracer read to its register.
+func traceTexts(read []ports.TraceString) map[string]*TraceString {
+	out := map[string]*TraceString{}
+	for _, t := range read {
+		ts := &TraceString{Truncated: t.Truncated}
+		if !t.Unreadable {
+			ts.Text = core.OptString(traceText(t.Text))
+			if ts.Text == nil {
+				ts.Text = new(string) // an empty string is text too
+			}
+		}
+		out[t.Register] = ts
+	}
+	return out
+}
+
 func fileSHA256(p string) (string, error) {
 	f, err := os.Open(p)
 	if err != nil {
@@ -224,7 +240,7 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 		if sigs[i] == nil && (b.Symbol != "" || strings.HasSuffix(b.Name, "@plt")) {
 			sigs[i] = prototypeSig(b.Name, econv)
 		}
-		b.Strings, b.Spans = sigs[i].strings(), sigs[i].spans()
+		b.Strings, b.Spans, b.ReturnStrings = sigs[i].strings(), sigs[i].spans(), sigs[i].returnStrings()
 		if sigs[i] != nil {
 			b.Format = sigs[i].format
 		}
@@ -309,24 +325,14 @@ func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string
 			sig = sigs[h.Breakpoint]
 		}
 		byReg := sig.byRegister()
-		texts := map[string]*TraceString{}
-		for _, t := range h.Strings {
-			ts := &TraceString{Truncated: t.Truncated}
-			if !t.Unreadable {
-				ts.Text = core.OptString(traceText(t.Text))
-				if ts.Text == nil {
-					ts.Text = new(string) // an empty string is text too
-				}
-			}
-			texts[t.Register] = ts
-		}
+		texts, atReturn := traceTexts(h.Strings), traceTexts(h.ReturnStrings)
 		argv := []TraceArgument{}
 		for _, r := range h.Arguments {
 			q, known := byReg[r.Name]
 			if sig != nil && sig.placed && !known {
 				continue
 			}
-			arg := TraceArgument{Register: r.Name, Value: core.Hex(r.Value), String: texts[r.Name]}
+			arg := TraceArgument{Register: r.Name, Value: core.Hex(r.Value), String: texts[r.Name], StringAtReturn: atReturn[r.Name]}
 			if known {
 				arg.Parameter = core.OptString(q)
 			}

@@ -30,17 +30,35 @@ type traceSig struct {
 }
 
 // cString matches a pointer to char, which a call's argument register
-// holds as the address of NUL-terminated text.
-var cString = regexp.MustCompile(`^(const )?((un)?signed )?char( const)? ?\*$`)
+// holds as the address of NUL-terminated text; constString one to const
+// char, which the function only reads.
+var (
+	cString     = regexp.MustCompile(`^(const )?((un)?signed )?char( const)? ?\*$`)
+	constString = regexp.MustCompile(`^const |char const ?\*$`)
+)
 
-// strings is the registers of the parameters that point at text.
+// strings is the registers of the parameters whose text is read when the
+// call begins: every char pointer, except that a C library prototype's
+// char pointer without const is a buffer the function fills (sprintf's,
+// strcpy's destination), which holds nothing yet.
 func (s *traceSig) strings() []string {
+	return s.texts(func(typ string) bool { return s.source != "libc-prototype" || constString.MatchString(typ) })
+}
+
+// returnStrings is the registers of the parameters whose text is read when
+// the call returns: the char pointers without const, buffers the function
+// may fill.
+func (s *traceSig) returnStrings() []string {
+	return s.texts(func(typ string) bool { return !constString.MatchString(typ) })
+}
+
+func (s *traceSig) texts(keep func(typ string) bool) []string {
 	if s == nil {
 		return nil
 	}
 	var out []string
 	for _, p := range s.params {
-		if p.Location != "" && p.Location != "stack" && p.Location != "none" && cString.MatchString(p.Type) {
+		if p.Location != "" && p.Location != "stack" && p.Location != "none" && cString.MatchString(p.Type) && keep(p.Type) {
 			out = append(out, p.Location)
 		}
 	}
@@ -140,6 +158,8 @@ var libcPrototypes = map[string]string{
 	"getpwnam": "const char *name", "getgrnam": "const char *name", "setlocale": "int category, const char *locale",
 	"bindtextdomain": "const char *domainname, const char *dirname", "textdomain": "const char *domainname",
 	"gettext": "const char *msgid", "dcgettext": "const char *domainname, const char *msgid, int category",
+	"stpcpy": "char *dest, const char *src", "fgets": "char *s, int size, FILE *stream", "getcwd": "char *buf, size_t size",
+	"gethostname": "char *name, size_t len", "mkstemp": "char *template", "mkdtemp": "char *template", "mktemp": "char *template",
 }
 
 // prototypeSig is the C library's prototype of name (an import, name@plt,

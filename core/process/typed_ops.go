@@ -525,10 +525,14 @@ type TraceArgument struct {
 	Value     string       `json:"value"`
 	Parameter *string      `json:"parameter"` // the parameter it carries (s.len: a Go string's length), when known
 	String    *TraceString `json:"string"`    // the text it points at, for a char pointer or Go string or []byte parameter
+	// StringAtReturn is the text in the buffer it points at when the call
+	// returned, for a buffer the function fills (a char pointer without
+	// const: sprintf's and strcpy's destination); absent otherwise.
+	StringAtReturn *TraceString `json:"string_at_return,omitempty"`
 }
 
 // TraceString is the text a char pointer argument pointed at when the call
-// began, up to its NUL, or a Go string or []byte argument's bytes, by its
+// began (or, for string_at_return, when it returned), up to its NUL, or a Go string or []byte argument's bytes, by its
 // length: at most 256 bytes (bytes that are not UTF-8 as \xNN).
 type TraceString struct {
 	Text      *string `json:"text"`      // nil when the memory could not be read (a null or wild pointer)
