@@ -172,7 +172,11 @@ func (e *elfImage) symbols(ctx context.Context) (*symbolSet, error) {
 		return nil, classify("elf", err)
 	}
 	if len(slots) > 0 {
-		e.plt(set, entries, slots, need)
+		var libs map[uint32]string
+		if err := optional(ctx, func() (err error) { libs, err = e.versionFiles(need); return err }); err != nil {
+			return nil, err
+		}
+		e.plt(set, entries, slots, need, libs)
 	}
 	if !hasSymtab {
 		if err := optional(ctx, func() error { return e.dwarf(ctx, set) }); err != nil {
@@ -186,6 +190,43 @@ func (e *elfImage) symbols(ctx context.Context) (*symbolSet, error) {
 }
 
 const stbGNUUnique elf.SymBind = 10
+
+// versionFiles maps the dynamic symbols of need to the file their version
+// need names (puts, GLIBC_2.2.5, to libc.so.6): the one library an ELF
+// import provably comes from. An unversioned symbol gets none; the order of
+// DT_NEEDED would only be a guess.
+func (e *elfImage) versionFiles(need map[uint32]string) (map[uint32]string, error) {
+	versym := e.f.SectionByType(elf.SHT_GNU_VERSYM)
+	if versym == nil || versym.Type == elf.SHT_NOBITS || len(need) == 0 {
+		return nil, nil
+	}
+	needs, err := e.f.DynamicVersionNeeds()
+	if err != nil || len(needs) == 0 {
+		return nil, err
+	}
+	file := map[uint16]string{}
+	for _, n := range needs {
+		for _, d := range n.Needs {
+			file[d.Index] = n.Name
+		}
+	}
+	out := make(map[uint32]string, len(need))
+	for idx := range need {
+		off := uint64(idx) * 2
+		if off+2 > versym.Size || !e.src.contains(versym.Offset+off, 2) {
+			continue
+		}
+		b, err := e.src.read(versym.Offset+off, 2)
+		if err != nil {
+			return nil, err
+		}
+		// Bit 15 hides the version from the default binding; it still names it.
+		if f := file[e.f.ByteOrder.Uint16(b)&0x7fff]; f != "" {
+			out[idx] = f
+		}
+	}
+	return out, nil
+}
 
 // codeAddr clears the Thumb bit of ARM code addresses.
 func (e *elfImage) codeAddr(v uint64) uint64 {

@@ -29,13 +29,14 @@ var (
 // lazy-binding entries of an IBT .plt jump elsewhere and get no name.
 //
 // entries come from pltEntries, slots from gotRelocs; dyn names the
-// dynamic symbols the slots' relocations refer to.
+// dynamic symbols the slots' relocations refer to, libs the files of those
+// with a version need (versionFiles).
 //
 // A slot whose relocation names no symbol (R_X86_64_IRELATIVE: libc's
 // strnlen goes through its ifunc resolver) holds the binary's own code: the
 // stub is no import, and its thunk target is the name of the procedure the
 // addend names, when the symbol tables give one.
-func (e *elfImage) plt(set *symbolSet, entries []pltEntry, slots map[uint64]gotReloc, dyn map[uint32]string) {
+func (e *elfImage) plt(set *symbolSet, entries []pltEntry, slots map[uint64]gotReloc, dyn, libs map[uint32]string) {
 	var own map[uint64]string // the binary's named procedures, built at the first slot without a symbol
 	for _, en := range entries {
 		r, ok := slots[en.slot]
@@ -71,7 +72,7 @@ func (e *elfImage) plt(set *symbolSet, entries []pltEntry, slots map[uint64]gotR
 			addr: en.addr, name: label, size: en.size, source: "plt", rank: rankGlobal,
 			thunk: true, external: external, target: target,
 		})
-		set.labels = append(set.labels, ports.Name{Address: en.addr, Name: label, Kind: "import"})
+		set.labels = append(set.labels, ports.Name{Address: en.addr, Name: label, Kind: "import", Library: libs[r.sym]})
 	}
 }
 

@@ -391,7 +391,8 @@ func TestMingwProcedures(t *testing.T) {
 	}
 }
 
-// TestMingwImportsAndCalls: every IAT slot is named after its import, and a
+// TestMingwImportsAndCalls: every IAT slot is named after its import, with
+// the DLL its import descriptor names as library, and a
 // call straight through the IAT (no stub: "call *__imp_X(%rip)" at -O2, or
 // at -O0 through a register just loaded from the slot) is an unresolved call
 // whose slot is named after the import, not after GNU ld's .idata$5 section
@@ -406,12 +407,15 @@ func TestMingwImportsAndCalls(t *testing.T) {
 				for _, n := range reaItems(t, file, "list_names") {
 					a := hexAddr(t, n["address"])
 					names[a] = append(names[a], fmt.Sprint(n["name"], "/", n["kind"]))
+					if lib, ok := n["library"]; ok {
+						names[a] = append(names[a], fmt.Sprint(n["name"], "!", lib))
+					}
 				}
 				dlls := map[string]bool{}
 				for slot, imp := range o.imports {
 					dll, name, _ := strings.Cut(imp, "!")
 					dlls[strings.ToLower(dll)] = true
-					if !contains(names[slot], name+"/import") {
+					if !contains(names[slot], name+"/import") || !contains(names[slot], name+"!"+dll) {
 						t.Errorf("IAT slot %#x (%s) is named %v", slot, imp, names[slot])
 					}
 				}

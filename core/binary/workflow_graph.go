@@ -257,7 +257,7 @@ func opFindXrefsToName() *core.Operation {
 			pageProps),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["name","matches","references",` + pageRequired + `],
  "properties":{"name":{"type":"string"},"matches":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["address","name","kind"],
-   "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"kind":{"type":"string"}}}},
+   "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"kind":{"type":"string"},"library":{"type":"string"}}}},
   "references":{"type":"array","items":` + referenceItemSchema + `},` + pageResultProps + `}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"name":"printf"}`), json.RawMessage(`{"name":"printf","offset":100,"limit":100}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
@@ -279,13 +279,13 @@ func opFindXrefsToName() *core.Operation {
 			for _, p := range v.procs {
 				if p.Name != "" && same(p.Name) && !addrs[p.Address] {
 					addrs[p.Address] = true
-					matches = append(matches, ListNamesResultItem{core.Hex(p.Address), p.Name, "procedure"})
+					matches = append(matches, ListNamesResultItem{Address: core.Hex(p.Address), Name: p.Name, Kind: "procedure"})
 				}
 			}
 			for _, n := range v.names {
 				if same(n.Name) && !addrs[n.Address] {
 					addrs[n.Address] = true
-					matches = append(matches, ListNamesResultItem{core.Hex(n.Address), n.Name, n.Kind})
+					matches = append(matches, nameItemOf(n))
 				}
 			}
 			// An analyst's name (set_address_name) names its address too.
@@ -298,7 +298,7 @@ func opFindXrefsToName() *core.Operation {
 			slices.Sort(named)
 			for _, a := range named {
 				addrs[a] = true
-				matches = append(matches, ListNamesResultItem{core.Hex(a), want, "analyst"})
+				matches = append(matches, ListNamesResultItem{Address: core.Hex(a), Name: want, Kind: "analyst"})
 			}
 			if len(matches) == 0 {
 				return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"name"}, Reason: core.ReasonInvalidValue,
@@ -741,7 +741,7 @@ func opTraceFeature() *core.Operation {
  "properties":{"query":{"type":"string"},
   "seeds":{"type":"object","additionalProperties":false,"required":["strings","names"],"properties":{"strings":{"type":"array","items":` + stringHitSchema + `},
    "names":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["address","name","kind"],
-    "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"kind":{"type":"string"}}}}}},
+    "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"kind":{"type":"string"},"library":{"type":"string"}}}}}},
   "procedures":{"type":"array","items":` + codeUserSchema + `},
   "nodes":{"type":"array","items":` + graphNodeSchema + `},"edges":{"type":"array","items":` + graphEdgeSchema + `},
   "truncated":{"type":"boolean"},"operations":{"type":"integer","minimum":0}}}`)),
@@ -796,7 +796,7 @@ func opTraceFeature() *core.Operation {
 					cut = true
 					break
 				}
-				names = append(names, ListNamesResultItem{core.Hex(n.Address), n.Name, n.Kind})
+				names = append(names, nameItemOf(n))
 				if i, ok := v.startIndex(n.Address); ok && n.Kind == "function" {
 					addUser(i, core.Hex(n.Address), "")
 					continue
