@@ -139,44 +139,54 @@ func (e *elfImage) symbols(ctx context.Context) (*symbolSet, error) {
 		}
 	}
 	set.presize(declared)
-	if err := e.readSymbols(ctx, set, elf.SHT_SYMTAB, "symbol", nil); err != nil {
+	if err := e.readSymbols(ctx, set, elf.SHT_SYMTAB, "symbol", nil, nil); err != nil {
 		return nil, classify("elf", err)
 	}
 	// The PLT needs the names of the dynamic symbols its relocations name,
 	// which are undefined symbols the lists skip: collect those while the
 	// table streams past.
-	var slots map[uint64]gotReloc
+	var slots, imports map[uint64]gotReloc
 	var entries []pltEntry
 	if m := e.f.Machine; m == elf.EM_X86_64 || m == elf.EM_386 {
 		if err := optional(ctx, func() (err error) {
-			if entries, err = e.pltEntries(ctx); err != nil || len(entries) == 0 {
+			if entries, err = e.pltEntries(ctx); err != nil {
 				return err
+			}
+			got := e.gotRange()
+			if len(entries) == 0 && got[1] == 0 {
+				return nil
 			}
 			wanted := make(map[uint64]bool, len(entries))
 			for _, en := range entries {
 				wanted[en.slot] = true
 			}
-			slots, err = e.gotRelocs(ctx, wanted)
+			slots, imports, err = e.gotRelocs(ctx, wanted, got)
 			return err
 		}); err != nil {
 			return nil, err
 		}
 	}
 	need := map[uint32]string{}
-	for _, r := range slots {
-		if r.sym != 0 {
-			need[r.sym] = ""
+	for _, rs := range []map[uint64]gotReloc{slots, imports} {
+		for _, r := range rs {
+			if r.sym != 0 {
+				need[r.sym] = ""
+			}
 		}
 	}
-	if err := e.readSymbols(ctx, set, elf.SHT_DYNSYM, "dynamic-symbol", need); err != nil {
+	undef := map[uint32]bool{}
+	if err := e.readSymbols(ctx, set, elf.SHT_DYNSYM, "dynamic-symbol", need, undef); err != nil {
 		return nil, classify("elf", err)
 	}
-	if len(slots) > 0 {
+	if len(need) > 0 {
 		var libs map[uint32]string
 		if err := optional(ctx, func() (err error) { libs, err = e.versionFiles(need); return err }); err != nil {
 			return nil, err
 		}
-		e.plt(set, entries, slots, need, libs)
+		if len(slots) > 0 {
+			e.plt(set, entries, slots, need, libs)
+		}
+		gotImports(set, imports, need, undef, libs)
 	}
 	if !hasSymtab {
 		if err := optional(ctx, func() error { return e.dwarf(ctx, set) }); err != nil {
@@ -239,8 +249,9 @@ func (e *elfImage) codeAddr(v uint64) uint64 {
 // readSymbols streams the first section of type typ (as debug/elf's
 // Symbols and DynamicSymbols pick it) into set; entry 0 is the null
 // symbol. need maps symbol indexes to fill with their names, whatever the
-// symbol (nil for none).
-func (e *elfImage) readSymbols(ctx context.Context, set *symbolSet, typ elf.SectionType, source string, need map[uint32]string) error {
+// symbol (nil for none); undef (nil for none) gets those of them that are
+// undefined.
+func (e *elfImage) readSymbols(ctx context.Context, set *symbolSet, typ elf.SectionType, source string, need map[uint32]string, undef map[uint32]bool) error {
 	sec := e.f.SectionByType(typ)
 	if sec == nil {
 		return nil
@@ -285,6 +296,9 @@ func (e *elfImage) readSymbols(ctx context.Context, set *symbolSet, typ elf.Sect
 		if need != nil && i <= 1<<32-1 {
 			if _, ok := need[uint32(i)]; ok {
 				need[uint32(i)] = names.name(nameAt)
+				if undef != nil && s.Section == elf.SHN_UNDEF {
+					undef[uint32(i)] = true
+				}
 			}
 		}
 		if nameAt == 0 || s.Value == 0 || s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE || !e.kept(s) {
