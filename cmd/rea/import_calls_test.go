@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -80,4 +81,29 @@ int main(int argc, char **argv) { puts(argv[0]); printf("%d\n", argc); return 0;
 	if calls != 1 {
 		t.Errorf("find_xrefs_to_name puts: %d calls through the slot in %v", calls, xrefs["references"])
 	}
+}
+
+// TestCompareBinariesImportSlotCalls: compare_binaries' calls dimension
+// counts a call through an import's GOT slot (gcc -fno-plt) as a call to
+// the import, so a function that calls puts where it called printf has
+// changed calls.
+func TestCompareBinariesImportSlotCalls(t *testing.T) {
+	src := `#include <stdio.h>
+__attribute__((noinline)) void greet(const char *s) { %s(s); }
+int main(int argc, char **argv) { greet(argv[0]); return argc; }
+`
+	v1 := buildC(t, "v1", fmt.Sprintf(src, "puts"), "-fno-plt", "-Wl,-z,now")
+	v2 := buildC(t, "v2", fmt.Sprintf(src, "printf"), "-fno-plt", "-Wl,-z,now")
+	r := reaResult(t, v1, "compare_binaries", map[string]any{"left_path": v1, "right_path": v2, "detail": "complete"})
+	for _, it := range r["changed"].([]any) {
+		p := it.(map[string]any)
+		if p["left"].(map[string]any)["name"] != "greet" {
+			continue
+		}
+		if dims := fmt.Sprint(p["changed_dimensions"]); !strings.Contains(dims, "calls") {
+			t.Errorf("greet changed in %s, not in its calls", dims)
+		}
+		return
+	}
+	t.Errorf("greet is not changed: %v", r["changed"])
 }
