@@ -668,8 +668,8 @@ func opProcedureCallers() *core.Operation {
 	return &core.Operation{
 		Name: "procedure_callers", Title: "Procedure Callers", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
 		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences},
-		Description: "The procedures that call (or tail-call) one procedure, with their call sites, a page at a time with an exact total. " +
-			"Calls through pointers are not attributed (see procedure_callees' unresolved list).",
+		Description: "Procedures that call (or tail-call) one procedure or import (via its slot), with call sites, paged with an exact total. " +
+			"Other calls through pointers are not attributed (procedure_callees' unresolved).",
 		Input: core.InputSchema([]string{"procedure"}, documentProp, procedureProp, pageProps),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["procedure","items",` + pageRequired + `,"truncated"],
  "properties":{"procedure":` + procRefSchema + `,"items":{"type":"array","items":` + callerItemSchema + `},` + pageResultProps + `,
