@@ -220,19 +220,26 @@ func (e *elfImage) versionFiles(need map[uint32]string) (map[uint32]string, erro
 			file[d.Index] = n.Name
 		}
 	}
+	// One read of the entries up to the last one wanted (two bytes each).
+	last := uint64(0)
+	for idx := range need {
+		last = max(last, uint64(idx))
+	}
+	n := min(versym.Size, (last+1)*2)
+	if !e.src.contains(versym.Offset, n) {
+		return nil, nil
+	}
+	vs, err := e.src.read(versym.Offset, n)
+	if err != nil {
+		return nil, err
+	}
 	out := make(map[uint32]string, len(need))
 	for idx := range need {
-		off := uint64(idx) * 2
-		if off+2 > versym.Size || !e.src.contains(versym.Offset+off, 2) {
-			continue
-		}
-		b, err := e.src.read(versym.Offset+off, 2)
-		if err != nil {
-			return nil, err
-		}
-		// Bit 15 hides the version from the default binding; it still names it.
-		if f := file[e.f.ByteOrder.Uint16(b)&0x7fff]; f != "" {
-			out[idx] = f
+		if off := uint64(idx) * 2; off+2 <= uint64(len(vs)) {
+			// Bit 15 hides the version from the default binding; it still names it.
+			if f := file[e.f.ByteOrder.Uint16(vs[off:])&0x7fff]; f != "" {
+				out[idx] = f
+			}
 		}
 	}
 	return out, nil
