@@ -63,6 +63,11 @@ type Name struct {
 	Address uint64
 	Name    string
 	Kind    string // function, object, import, label, section
+	// Library is the file an import comes from when the image names it
+	// exactly: a PE import descriptor's DLL, a Mach-O two-level library
+	// ordinal's dylib, an ELF version need's file. "" otherwise: an
+	// unversioned ELF import names no file, and is not guessed.
+	Library string
 }
 
 // String is a string literal found in the target's bytes.

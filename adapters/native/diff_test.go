@@ -254,6 +254,12 @@ func TestPLTMatchesObjdump(t *testing.T) {
 			}
 			is.Equal(got, want)
 
+			// The stubs are imports, and so are the GOT slots a GLOB_DAT
+			// or JUMP_SLOT relocation fills with an undefined symbol's
+			// address, named after the symbol.
+			for slot, name := range gotImportSlots(t, path) {
+				want[slot] = name
+			}
 			names, err := a.Names(context.Background())
 			is.NoErr(err)
 			imports := map[uint64]string{}
@@ -265,4 +271,39 @@ func TestPLTMatchesObjdump(t *testing.T) {
 			is.Equal(imports, want)
 		})
 	}
+}
+
+var readelfGOTImport = regexp.MustCompile(`^([0-9a-f]+)\s+[0-9a-f]+\s+R_X86_64_(?:GLOB_DAT|JUMP_SLOT)\s+[0-9a-f]+\s+([^@\s]+)\S*\s+\+\s+0$`)
+
+// gotImportSlots reads readelf's dynamic relocations: the slots a GLOB_DAT
+// or JUMP_SLOT relocation fills with the address of a symbol the file does
+// not define (debug/elf says which), and the symbol.
+func gotImportSlots(t *testing.T, path string) map[uint64]string {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.DynamicSymbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defined := map[string]bool{}
+	for _, s := range syms {
+		if s.Section != elf.SHN_UNDEF {
+			defined[s.Name] = true
+		}
+	}
+	out, err := run(t.Context(), "", nil, "readelf", "-rW", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slots := map[uint64]string{}
+	for _, l := range strings.Split(string(out), "\n") {
+		if m := readelfGOTImport.FindStringSubmatch(strings.TrimSpace(l)); m != nil && !defined[m[2]] {
+			slots[hex(t, m[1])] = m[2]
+		}
+	}
+	return slots
 }

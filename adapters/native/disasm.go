@@ -241,6 +241,9 @@ const (
 	kindPointer // a procedure start stored in data: from is the slot (pointers.go)
 
 	flagUnresolved uint8 = 1 << 0 // an indirect call or jump; to is the slot, or 0
+	// flagImportSlot marks a call through an import's slot (a PE IAT entry,
+	// a Mach-O bound pointer): a call to that import, resolved, to the slot.
+	flagImportSlot uint8 = 1 << 1
 )
 
 var refKindNames = [...]string{ports.RefCall, ports.RefJump, ports.RefRead, ports.RefWrite, ports.RefAddress, ports.RefPointer}

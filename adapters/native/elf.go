@@ -139,40 +139,54 @@ func (e *elfImage) symbols(ctx context.Context) (*symbolSet, error) {
 		}
 	}
 	set.presize(declared)
-	if err := e.readSymbols(ctx, set, elf.SHT_SYMTAB, "symbol", nil); err != nil {
+	if err := e.readSymbols(ctx, set, elf.SHT_SYMTAB, "symbol", nil, nil); err != nil {
 		return nil, classify("elf", err)
 	}
 	// The PLT needs the names of the dynamic symbols its relocations name,
 	// which are undefined symbols the lists skip: collect those while the
 	// table streams past.
-	var slots map[uint64]gotReloc
+	var slots, imports map[uint64]gotReloc
 	var entries []pltEntry
 	if m := e.f.Machine; m == elf.EM_X86_64 || m == elf.EM_386 || m == elf.EM_AARCH64 {
 		if err := optional(ctx, func() (err error) {
-			if entries, err = e.pltEntries(ctx); err != nil || len(entries) == 0 {
+			if entries, err = e.pltEntries(ctx); err != nil {
 				return err
+			}
+			got := e.gotRange()
+			if len(entries) == 0 && got[1] == 0 {
+				return nil
 			}
 			wanted := make(map[uint64]bool, len(entries))
 			for _, en := range entries {
 				wanted[en.slot] = true
 			}
-			slots, err = e.gotRelocs(ctx, wanted)
+			slots, imports, err = e.gotRelocs(ctx, wanted, got)
 			return err
 		}); err != nil {
 			return nil, err
 		}
 	}
 	need := map[uint32]string{}
-	for _, r := range slots {
-		if r.sym != 0 {
-			need[r.sym] = ""
+	for _, rs := range []map[uint64]gotReloc{slots, imports} {
+		for _, r := range rs {
+			if r.sym != 0 {
+				need[r.sym] = ""
+			}
 		}
 	}
-	if err := e.readSymbols(ctx, set, elf.SHT_DYNSYM, "dynamic-symbol", need); err != nil {
+	undef := map[uint32]bool{}
+	if err := e.readSymbols(ctx, set, elf.SHT_DYNSYM, "dynamic-symbol", need, undef); err != nil {
 		return nil, classify("elf", err)
 	}
-	if len(slots) > 0 {
-		e.plt(set, entries, slots, need)
+	if len(need) > 0 {
+		var libs map[uint32]string
+		if err := optional(ctx, func() (err error) { libs, err = e.versionFiles(need); return err }); err != nil {
+			return nil, err
+		}
+		if len(slots) > 0 {
+			e.plt(set, entries, slots, need, libs)
+		}
+		gotImports(set, imports, need, undef, libs)
 	}
 	if !hasSymtab {
 		if err := optional(ctx, func() error { return e.dwarf(ctx, set) }); err != nil {
@@ -187,6 +201,50 @@ func (e *elfImage) symbols(ctx context.Context) (*symbolSet, error) {
 
 const stbGNUUnique elf.SymBind = 10
 
+// versionFiles maps the dynamic symbols of need to the file their version
+// need names (puts, GLIBC_2.2.5, to libc.so.6): the one library an ELF
+// import provably comes from. An unversioned symbol gets none; the order of
+// DT_NEEDED would only be a guess.
+func (e *elfImage) versionFiles(need map[uint32]string) (map[uint32]string, error) {
+	versym := e.f.SectionByType(elf.SHT_GNU_VERSYM)
+	if versym == nil || versym.Type == elf.SHT_NOBITS || len(need) == 0 {
+		return nil, nil
+	}
+	needs, err := e.f.DynamicVersionNeeds()
+	if err != nil || len(needs) == 0 {
+		return nil, err
+	}
+	file := map[uint16]string{}
+	for _, n := range needs {
+		for _, d := range n.Needs {
+			file[d.Index] = n.Name
+		}
+	}
+	// One read of the entries up to the last one wanted (two bytes each).
+	last := uint64(0)
+	for idx := range need {
+		last = max(last, uint64(idx))
+	}
+	n := min(versym.Size, (last+1)*2)
+	if !e.src.contains(versym.Offset, n) {
+		return nil, nil
+	}
+	vs, err := e.src.read(versym.Offset, n)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uint32]string, len(need))
+	for idx := range need {
+		if off := uint64(idx) * 2; off+2 <= uint64(len(vs)) {
+			// Bit 15 hides the version from the default binding; it still names it.
+			if f := file[e.f.ByteOrder.Uint16(vs[off:])&0x7fff]; f != "" {
+				out[idx] = f
+			}
+		}
+	}
+	return out, nil
+}
+
 // codeAddr clears the Thumb bit of ARM code addresses.
 func (e *elfImage) codeAddr(v uint64) uint64 {
 	if e.f.Machine == elf.EM_ARM {
@@ -198,8 +256,9 @@ func (e *elfImage) codeAddr(v uint64) uint64 {
 // readSymbols streams the first section of type typ (as debug/elf's
 // Symbols and DynamicSymbols pick it) into set; entry 0 is the null
 // symbol. need maps symbol indexes to fill with their names, whatever the
-// symbol (nil for none).
-func (e *elfImage) readSymbols(ctx context.Context, set *symbolSet, typ elf.SectionType, source string, need map[uint32]string) error {
+// symbol (nil for none); undef (nil for none) gets those of them that are
+// undefined.
+func (e *elfImage) readSymbols(ctx context.Context, set *symbolSet, typ elf.SectionType, source string, need map[uint32]string, undef map[uint32]bool) error {
 	sec := e.f.SectionByType(typ)
 	if sec == nil {
 		return nil
@@ -244,6 +303,9 @@ func (e *elfImage) readSymbols(ctx context.Context, set *symbolSet, typ elf.Sect
 		if need != nil && i <= 1<<32-1 {
 			if _, ok := need[uint32(i)]; ok {
 				need[uint32(i)] = names.name(nameAt)
+				if undef != nil && s.Section == elf.SHN_UNDEF {
+					undef[uint32(i)] = true
+				}
 			}
 		}
 		if nameAt == 0 || s.Value == 0 || s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE || !e.kept(s) {

@@ -16,6 +16,12 @@ const (
 	lcSegment64      = 0x19
 	lcFunctionStarts = 0x26
 	lcMain           = 0x80000028
+	lcLoadDylib      = 0xc
+	lcLoadWeakDylib  = 0x80000018
+	lcReexportDylib  = 0x8000001f
+	lcLazyLoadDylib  = 0x20
+	lcLoadUpward     = 0x80000023
+	mhTwoLevel       = 0x80
 
 	sectionType         = 0x000000ff
 	sZerofill           = 0x01
@@ -221,9 +227,11 @@ func (m *machoImage) symbols(ctx context.Context) (*symbolSet, error) {
 	if err := optional(ctx, func() (err error) { stubs, err = m.indirectSlots(need); return err }); err != nil {
 		return nil, err
 	}
-	if err := m.readSymbols(ctx, set, need); err != nil {
+	ords := map[uint32]uint8{}
+	if err := m.readSymbols(ctx, set, need, ords); err != nil {
 		return nil, classify("mach-o", err)
 	}
+	dylibs := m.dylibs()
 	for _, st := range stubs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -233,7 +241,11 @@ func (m *machoImage) symbols(ctx context.Context) (*symbolSet, error) {
 			if idx&(indirectLocal|indirectAbs) != 0 || name == "" {
 				continue
 			}
-			set.labels = append(set.labels, ports.Name{Address: addr, Name: name, Kind: "import"})
+			lib := ""
+			if o := int(ords[idx]); o >= 1 && o < 0xfe && o <= len(dylibs) { // not self, main executable or flat lookup
+				lib = dylibs[o-1]
+			}
+			set.labels = append(set.labels, ports.Name{Address: addr, Name: name, Kind: "import", Library: lib})
 			if st.stub {
 				set.procs = append(set.procs, candidate{addr: addr, name: name, size: st.stride, source: "plt",
 					rank: rankGlobal, thunk: true, external: true, target: name})
@@ -249,9 +261,36 @@ func (m *machoImage) symbols(ctx context.Context) (*symbolSet, error) {
 	return set, nil
 }
 
+// dylibs lists the install names of the dylibs the image loads, in load
+// command order: a two-level library ordinal n names the nth (1-based).
+// A flat-namespace image binds by name alone and gets none.
+func (m *machoImage) dylibs() []string {
+	if m.f.Flags&mhTwoLevel == 0 {
+		return nil
+	}
+	var out []string
+	bo := m.f.ByteOrder
+	for _, l := range m.f.Loads {
+		raw := l.Raw()
+		if len(raw) < 12 {
+			continue
+		}
+		switch bo.Uint32(raw) {
+		case lcLoadDylib, lcLoadWeakDylib, lcReexportDylib, lcLazyLoadDylib, lcLoadUpward:
+			name := ""
+			if at := bo.Uint32(raw[8:]); at < uint32(len(raw)) {
+				name, _, _ = strings.Cut(string(raw[at:]), "\x00")
+			}
+			out = append(out, name) // kept even if empty: later ordinals count it
+		}
+	}
+	return out
+}
+
 // readSymbols streams the LC_SYMTAB entries into set, filling need (symbol
-// index to name) on the way.
-func (m *machoImage) readSymbols(ctx context.Context, set *symbolSet, need map[uint32]string) error {
+// index to name) and ords (symbol index to the two-level library ordinal,
+// the high byte of n_desc of an undefined symbol) on the way.
+func (m *machoImage) readSymbols(ctx context.Context, set *symbolSet, need map[uint32]string, ords map[uint32]uint8) error {
 	t := m.tables
 	if !t.symtab {
 		return nil
@@ -285,6 +324,9 @@ func (m *machoImage) readSymbols(ctx context.Context, set *symbolSet, need map[u
 		}
 		if _, ok := need[uint32(i)]; ok && i < 1<<32 {
 			need[uint32(i)] = name(at)
+			if s.Type&nTypeMsk == 0 { // N_UNDF: bound from a library
+				ords[uint32(i)] = uint8(s.Desc >> 8)
+			}
 		}
 		if at == 0 || s.Value == 0 || s.Type&nStab != 0 || s.Type&nTypeMsk != nSect ||
 			s.Sect == 0 || int(s.Sect) > len(m.f.Sections) || !set.keep() {

@@ -388,7 +388,8 @@ func (p *peImage) pdata(ctx context.Context, set *symbolSet) error {
 	return nil
 }
 
-// imports names the import address table slots.
+// imports names the import address table slots, each with the DLL its
+// descriptor names.
 func (p *peImage) imports(ctx context.Context, set *symbolSet) error {
 	d := p.dir(pe.IMAGE_DIRECTORY_ENTRY_IMPORT)
 	if d.VirtualAddress == 0 {
@@ -418,6 +419,10 @@ func (p *peImage) imports(ctx context.Context, set *symbolSet) error {
 		if lookup == 0 {
 			lookup = iat
 		}
+		lib, err := p.stringRVA(le.Uint32(desc[12:]))
+		if err != nil {
+			lib = "" // the slots are still imports; their DLL is unknown
+		}
 		for j := uint32(0); j < maxTableEntries; j++ {
 			if budget == 0 {
 				return &ports.FormatError{Format: "pe", Offset: -1, Msg: "import table larger than the file"}
@@ -446,7 +451,7 @@ func (p *peImage) imports(ctx context.Context, set *symbolSet) error {
 			if err != nil || name == "" {
 				continue
 			}
-			set.labels = append(set.labels, ports.Name{Address: p.base + uint64(iat) + uint64(j*ptr), Name: name, Kind: "import"})
+			set.labels = append(set.labels, ports.Name{Address: p.base + uint64(iat) + uint64(j*ptr), Name: name, Kind: "import", Library: lib})
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"rea/ports"
 )
@@ -29,13 +30,14 @@ var (
 // lazy-binding entries of an IBT .plt jump elsewhere and get no name.
 //
 // entries come from pltEntries, slots from gotRelocs; dyn names the
-// dynamic symbols the slots' relocations refer to.
+// dynamic symbols the slots' relocations refer to, libs the files of those
+// with a version need (versionFiles).
 //
 // A slot whose relocation names no symbol (R_X86_64_IRELATIVE: libc's
 // strnlen goes through its ifunc resolver) holds the binary's own code: the
 // stub is no import, and its thunk target is the name of the procedure the
 // addend names, when the symbol tables give one.
-func (e *elfImage) plt(set *symbolSet, entries []pltEntry, slots map[uint64]gotReloc, dyn map[uint32]string) {
+func (e *elfImage) plt(set *symbolSet, entries []pltEntry, slots map[uint64]gotReloc, dyn, libs map[uint32]string) {
 	var own map[uint64]string // the binary's named procedures, built at the first slot without a symbol
 	for _, en := range entries {
 		r, ok := slots[en.slot]
@@ -71,7 +73,7 @@ func (e *elfImage) plt(set *symbolSet, entries []pltEntry, slots map[uint64]gotR
 			addr: en.addr, name: label, size: en.size, source: "plt", rank: rankGlobal,
 			thunk: true, external: external, target: target,
 		})
-		set.labels = append(set.labels, ports.Name{Address: en.addr, Name: label, Kind: "import"})
+		set.labels = append(set.labels, ports.Name{Address: en.addr, Name: label, Kind: "import", Library: libs[r.sym]})
 	}
 }
 
@@ -126,9 +128,14 @@ func (e *elfImage) pltEntries(ctx context.Context) ([]pltEntry, error) {
 
 // gotRelocs maps the GOT slot addresses in wanted (the PLT's) to the first
 // dynamic relocation that fills each. Only those are kept: a large binary
-// has a million relocations, nearly all of them for other slots.
-func (e *elfImage) gotRelocs(ctx context.Context, wanted map[uint64]bool) (map[uint64]gotReloc, error) {
-	slots := make(map[uint64]gotReloc, len(wanted))
+// has a million relocations, nearly all of them for other slots. In the
+// same walk, imports maps each slot of .got and .got.plt (got, [start,
+// end)) that a GLOB_DAT or JUMP_SLOT relocation fills with a symbol's
+// address to that relocation: the import slots a -fno-plt call goes
+// through.
+func (e *elfImage) gotRelocs(ctx context.Context, wanted map[uint64]bool, got [2]uint64) (slots, imports map[uint64]gotReloc, err error) {
+	slots = make(map[uint64]gotReloc, len(wanted))
+	imports = map[uint64]gotReloc{}
 	// The PLT's slots lie together in .got.plt: a bounds check rejects the
 	// other relocations before any map lookup.
 	lo, hi := ^uint64(0), uint64(0)
@@ -139,7 +146,7 @@ func (e *elfImage) gotRelocs(ctx context.Context, wanted map[uint64]bool) (map[u
 	bo := e.f.ByteOrder
 	for _, s := range e.f.Sections {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if s.Type != elf.SHT_RELA && s.Type != elf.SHT_REL {
 			continue
@@ -160,24 +167,33 @@ func (e *elfImage) gotRelocs(ctx context.Context, wanted map[uint64]bool) (map[u
 			size = 8
 		}
 		if !e.src.contains(s.Offset, s.FileSize) {
-			return nil, &ports.FormatError{Format: "elf", Offset: int64(min(s.Offset, 1<<62)), Msg: "relocation section " + s.Name + " extends beyond the end of the file"}
+			return nil, nil, &ports.FormatError{Format: "elf", Offset: int64(min(s.Offset, 1<<62)), Msg: "relocation section " + s.Name + " extends beyond the end of the file"}
 		}
 		// Read in chunks: a sparse file can declare gigabytes of relocations.
 		n := min(s.FileSize/size, maxSymbolEntries)
 		err := eachEntry(ctx, e.src, s.Offset, n, size, func(_ uint64, b []byte) error {
 			var slot uint64
 			var r gotReloc
+			var typ uint32
 			if is64 {
 				slot = bo.Uint64(b)
-				r.sym = uint32(bo.Uint64(b[8:]) >> 32)
+				info := bo.Uint64(b[8:])
+				r.sym, typ = uint32(info>>32), uint32(info)
 				if rela {
 					r.addend = int64(bo.Uint64(b[16:]))
 				}
 			} else {
 				slot = uint64(bo.Uint32(b))
-				r.sym = bo.Uint32(b[4:]) >> 8
+				info := bo.Uint32(b[4:])
+				r.sym, typ = info>>8, info&0xff
 				if rela {
 					r.addend = int64(int32(bo.Uint32(b[8:])))
+				}
+			}
+			// R_X86_64_GLOB_DAT and R_386_GLOB_DAT are 6, the JUMP_SLOTs 7.
+			if slot >= got[0] && slot < got[1] && r.sym != 0 && (typ == 6 || typ == 7) {
+				if _, dup := imports[slot]; !dup {
+					imports[slot] = r
 				}
 			}
 			if slot < lo || slot > hi || !wanted[slot] {
@@ -189,10 +205,44 @@ func (e *elfImage) gotRelocs(ctx context.Context, wanted map[uint64]bool) (map[u
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return slots, nil
+	return slots, imports, nil
+}
+
+// gotRange is the span of .got and .got.plt, [start, end); empty without
+// them.
+func (e *elfImage) gotRange() [2]uint64 {
+	r := [2]uint64{^uint64(0), 0}
+	for _, name := range []string{".got", ".got.plt"} {
+		if s := e.f.Section(name); s != nil && s.Size > 0 && s.Addr+s.Size > s.Addr {
+			r[0], r[1] = min(r[0], s.Addr), max(r[1], s.Addr+s.Size)
+		}
+	}
+	if r[1] == 0 {
+		return [2]uint64{}
+	}
+	return r
+}
+
+// gotImports names the GOT slots that imports fills with an undefined
+// dynamic symbol's address after the symbol, as a PE image's IAT slots are
+// named: a call through one (gcc -fno-plt's "call *puts@GOTPCREL(%rip)")
+// is a call to the import. A slot whose symbol the binary defines holds its
+// own code or data, and is no import.
+func gotImports(set *symbolSet, imports map[uint64]gotReloc, dyn map[uint32]string, undef map[uint32]bool, libs map[uint32]string) {
+	slots := make([]uint64, 0, len(imports))
+	for slot := range imports {
+		slots = append(slots, slot)
+	}
+	slices.Sort(slots) // the labels' order does not follow the map's
+	for _, slot := range slots {
+		r := imports[slot]
+		if name := dyn[r.sym]; name != "" && undef[r.sym] && r.addend == 0 {
+			set.labels = append(set.labels, ports.Name{Address: slot, Name: name, Kind: "import", Library: libs[r.sym]})
+		}
+	}
 }
 
 // gotSlot decodes the indirect jump of one PLT entry at addr and returns the

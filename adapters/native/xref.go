@@ -78,7 +78,12 @@ func (p *program) references(ctx context.Context, src source, img image) (*refIn
 								}
 								first = false
 							}
-							buf = append(buf, in.refs...)
+							for _, x := range in.refs {
+								if x.kind == kindCall && x.flags == flagUnresolved && x.to != 0 && p.labelAt(x.to, "import") != "" {
+									x.flags = flagImportSlot
+								}
+								buf = append(buf, x)
+							}
 							return true
 						})
 						sortRefs(buf)
@@ -253,6 +258,9 @@ func reference(x xref, operand func(uint64) string) ports.Reference {
 	if !x.resolved() {
 		r.Unresolved, r.Slot, r.To = true, x.to, 0
 		r.Operand = operand(x.from)
+	}
+	if x.flags&flagImportSlot != 0 {
+		r.Slot = x.to
 	}
 	return r
 }

@@ -391,11 +391,12 @@ func TestMingwProcedures(t *testing.T) {
 	}
 }
 
-// TestMingwImportsAndCalls: every IAT slot is named after its import, and a
+// TestMingwImportsAndCalls: every IAT slot is named after its import, with
+// the DLL its import descriptor names as library, and a
 // call straight through the IAT (no stub: "call *__imp_X(%rip)" at -O2, or
-// at -O0 through a register just loaded from the slot) is an unresolved call
-// whose slot is named after the import, not after GNU ld's .idata$5 section
-// symbol.
+// at -O0 through a register just loaded from the slot) is a call to the
+// import: an external callee at its slot named after the import (not after
+// GNU ld's .idata$5 section symbol), and main is among the import's callers.
 func TestMingwImportsAndCalls(t *testing.T) {
 	fx := mingwFixtures(t)
 	for _, key := range []string{"O0", "O2", "dll", "ucrt"} {
@@ -406,12 +407,15 @@ func TestMingwImportsAndCalls(t *testing.T) {
 				for _, n := range reaItems(t, file, "list_names") {
 					a := hexAddr(t, n["address"])
 					names[a] = append(names[a], fmt.Sprint(n["name"], "/", n["kind"]))
+					if lib, ok := n["library"]; ok {
+						names[a] = append(names[a], fmt.Sprint(n["name"], "!", lib))
+					}
 				}
 				dlls := map[string]bool{}
 				for slot, imp := range o.imports {
 					dll, name, _ := strings.Cut(imp, "!")
 					dlls[strings.ToLower(dll)] = true
-					if !contains(names[slot], name+"/import") {
+					if !contains(names[slot], name+"/import") || !contains(names[slot], name+"!"+dll) {
 						t.Errorf("IAT slot %#x (%s) is named %v", slot, imp, names[slot])
 					}
 				}
@@ -426,19 +430,45 @@ func TestMingwImportsAndCalls(t *testing.T) {
 					return
 				}
 				main, end := mainRange(t, fx[key].full)
-				r := reaResult(t, file, "procedure_callees", map[string]any{"procedure": fmt.Sprintf("0x%x", main)})
+				mainHex := fmt.Sprintf("0x%x", main)
+				r := reaResult(t, file, "procedure_callees", map[string]any{"procedure": mainHex})
+				// A call through an import's slot is a call to the import:
+				// an external callee at the slot, never an unresolved call.
 				slots := map[uint64]string{}
+				items, _ := r["items"].([]any)
+				for _, it := range items {
+					c := it.(map[string]any)
+					for _, site := range c["call_sites"].([]any) {
+						if slot := hexAddr(t, c["address"]); o.imports[slot] != "" && c["external"] == true && c["procedure"] == false {
+							slots[hexAddr(t, site)] = fmt.Sprint(c["name"])
+						}
+					}
+				}
 				unresolved, _ := r["unresolved"].([]any)
 				for _, it := range unresolved {
 					u := it.(map[string]any)
-					slots[hexAddr(t, u["from"])] = fmt.Sprint(u["slot_name"])
+					if name, ok := o.iatCalls[hexAddr(t, u["from"])]; ok {
+						t.Errorf("call through the IAT at %v to %s is unresolved", u["from"], name)
+					}
 				}
 				inMain := 0
 				for at, name := range o.iatCalls {
 					if at > main && at < end {
 						inMain++
 						if slots[at] != name {
-							t.Errorf("call through the IAT at %#x to %s: slot named %q", at, name, slots[at])
+							t.Errorf("call through the IAT at %#x to %s: callee %q", at, name, slots[at])
+						}
+						// The edge reads the same backward, by the import's
+						// name or its slot's address.
+						callers := reaResult(t, file, "procedure_callers", map[string]any{"procedure": name})
+						found := false
+						for _, it := range callers["items"].([]any) {
+							if p, _ := it.(map[string]any)["procedure"].(map[string]any); p != nil && hexAddr(t, p["address"]) == main {
+								found = true
+							}
+						}
+						if !found {
+							t.Errorf("procedure_callers of %s does not list main (call at %#x)", name, at)
 						}
 					}
 				}

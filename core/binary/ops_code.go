@@ -169,6 +169,20 @@ func (v *codeView) containing(addr uint64) (int, bool) {
 	return -1, false
 }
 
+// importArg resolves s to an import's slot when it names no procedure (err
+// is resolveValue's for s): the callers of an import are the calls through
+// its slot.
+func (v *codeView) importArg(s string, err error) (uint64, bool) {
+	if v == nil || err == nil {
+		return 0, false
+	}
+	var ce *core.Error
+	if !errors.As(err, &ce) || ce.Code != core.CodeInvalidRequest {
+		return 0, false
+	}
+	return v.importSlot(s)
+}
+
 // procedureArg builds the code view of document doc and resolves proc, the
 // "procedure" argument.
 func procedureArg(ctx context.Context, c *core.Call, doc, proc string) (*codeView, int, error) {
@@ -227,6 +241,36 @@ func (v *codeView) nameAt(addr uint64) string {
 		return v.analyst.name(addr, v.engineNameAt(addr))
 	}
 	return v.engineNameAt(addr)
+}
+
+// importAt returns the name of the import whose slot is addr, or "": a
+// call through that slot (the engine reports it resolved, to the slot) is
+// a call to the import, as a call to its stub is.
+func (v *codeView) importAt(addr uint64) string {
+	j := sort.Search(len(v.names), func(j int) bool { return v.names[j].Address >= addr })
+	for ; j < len(v.names) && v.names[j].Address == addr; j++ {
+		if v.names[j].Kind == "import" {
+			return v.names[j].Name
+		}
+	}
+	return ""
+}
+
+// importSlot resolves s, the name or address of an import that names no
+// procedure, to its slot; false when s names no import or several.
+func (v *codeView) importSlot(s string) (uint64, bool) {
+	if a, err := core.ParseHex(s); err == nil {
+		return a, v.importAt(a) != ""
+	}
+	slot, n := uint64(0), 0
+	for _, x := range v.names {
+		if x.Kind == "import" && x.Name == s && x.Address != slot {
+			if _, stub := v.startIndex(x.Address); !stub { // a Mach-O stub carries its import's name too
+				slot, n = x.Address, n+1
+			}
+		}
+	}
+	return slot, n == 1
 }
 
 // engineNameAt is nameAt without analysts' names.
@@ -384,6 +428,8 @@ func (v *codeView) callees(ctx context.Context, i int) ([]ProcedureCalleesResult
 			it := ProcedureCalleesResultItem{Address: core.Hex(x.To), Name: v.nameAt(x.To), Kind: kind, CallSites: []string{}}
 			if j, ok := v.startIndex(x.To); ok {
 				it.Procedure, it.External, it.Thunk = true, v.procs[j].External, v.procs[j].Thunk
+			} else if imp := v.importAt(x.To); imp != "" {
+				it.External, it.Name = true, v.analyst.name(x.To, imp) // a call through the import's slot
 			}
 			if it.Name == "" {
 				it.Name = fmt.Sprintf("sub_%x", x.To)
@@ -408,10 +454,28 @@ const callerItemSchema = `{"type":"object","additionalProperties":false,"require
 
 // callers lists the procedures that call or tail-call procedure i.
 func (v *codeView) callers(ctx context.Context, i int) ([]ProcedureCallersResultItem, error) {
-	r := v.ranges[i]
-	refs, err := v.refsTo(ctx, r.Start, r.Start+1)
+	return v.callersOf(ctx, v.ranges[i].Start, i)
+}
+
+// callersOf lists the procedures that call or tail-call addr: the start of
+// procedure i, or (i -1) an import's slot.
+//
+// An import's stub (a thunk to the import) stands for the import: its
+// callers include the calls straight through the import's slot, which
+// bypass it.
+func (v *codeView) callersOf(ctx context.Context, addr uint64, i int) ([]ProcedureCallersResultItem, error) {
+	refs, err := v.refsTo(ctx, addr, addr+1)
 	if err != nil {
 		return nil, err
+	}
+	if i >= 0 && v.procs[i].External && v.procs[i].Thunk && v.procs[i].ThunkTarget != "" {
+		if slot, ok := v.importSlot(v.procs[i].ThunkTarget); ok {
+			more, err := v.refsTo(ctx, slot, slot+1)
+			if err != nil {
+				return nil, err
+			}
+			refs = append(slices.Clip(refs), more...)
+		}
 	}
 	byCaller := map[int]int{}
 	var out []ProcedureCallersResultItem
@@ -604,8 +668,8 @@ func opProcedureCallers() *core.Operation {
 	return &core.Operation{
 		Name: "procedure_callers", Title: "Procedure Callers", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
 		Needs: []ports.Capability{core.CapProcedures, core.CapFunctions, core.CapReferences},
-		Description: "The procedures that call (or tail-call) one procedure, with their call sites, a page at a time with an exact total. " +
-			"Calls through pointers are not attributed (see procedure_callees' unresolved list).",
+		Description: "Procedures that call (or tail-call) one procedure or import (via its slot), with call sites, paged with an exact total. " +
+			"Other calls through pointers are not attributed (procedure_callees' unresolved).",
 		Input: core.InputSchema([]string{"procedure"}, documentProp, procedureProp, pageProps),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["procedure","items",` + pageRequired + `,"truncated"],
  "properties":{"procedure":` + procRefSchema + `,"items":{"type":"array","items":` + callerItemSchema + `},` + pageResultProps + `,
@@ -617,17 +681,23 @@ func opProcedureCallers() *core.Operation {
 				return nil, err
 			}
 			v, i, err := procedureArg(ctx, c, in.Document, in.Procedure)
-			if err != nil {
-				return nil, err
+			var items []ProcedureCallersResultItem
+			var ref ProcedureRef
+			var loc []core.Location
+			if slot, ok := v.importArg(in.Procedure, err); ok {
+				ref = ProcedureRef{Address: core.Hex(slot), Name: v.analyst.name(slot, v.importAt(slot))}
+				items, err = v.callersOf(ctx, slot, -1)
+			} else if err == nil {
+				ref, loc = v.ref(i), rangeLocation(v.ranges[i])
+				items, err = v.callers(ctx, i)
 			}
-			items, err := v.callers(ctx, i)
 			if err != nil {
 				return nil, err
 			}
 			page := paginate(core.NonNil(items), deref(in.Offset, 0), deref(in.Limit, defaultPageLimit))
-			return &core.Observation{Result: &ProcedureCallersResult{Procedure: v.ref(i), Items: page.Items, Offset: page.Offset, Limit: page.Limit,
+			return &core.Observation{Result: &ProcedureCallersResult{Procedure: ref, Items: page.Items, Offset: page.Offset, Limit: page.Limit,
 				Total: page.Total, NextOffset: page.NextOffset, HasMore: page.HasMore, Truncated: page.HasMore},
-				Locations: rangeLocation(v.ranges[i])}, nil
+				Locations: loc}, nil
 		},
 	}
 }

@@ -400,7 +400,12 @@ func withHexDefs(schema json.RawMessage) json.RawMessage {
 	return json.RawMessage(s[:len(s)-1] + `,` + hexDef + `}`)
 }
 
-const nameItemSchema = `{"type":"object","additionalProperties":false,"required":["address","name","kind"],"properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"kind":{"type":"string"}}}`
+const nameItemSchema = `{"type":"object","additionalProperties":false,"required":["address","name","kind"],"properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"kind":{"type":"string"},"library":{"type":"string","description":"An import's DLL, dylib or versioned .so, when the binary names it."}}}`
+
+// nameItemOf is a name's list item.
+func nameItemOf(n ports.Name) ListNamesResultItem {
+	return ListNamesResultItem{core.Hex(n.Address), n.Name, n.Kind, n.Library}
+}
 
 func names(ctx context.Context, c *core.Call) ([]ports.Name, error) {
 	nl, err := analysisFor[ports.NameLister](c)
@@ -438,7 +443,7 @@ func opListNames() *core.Operation {
 			an := withAnalystNames(namerOf(ctx, c), all)
 			for _, n := range an {
 				if keep(n.Address) {
-					items = append(items, ListNamesResultItem{core.Hex(n.Address), n.Name, n.Kind})
+					items = append(items, nameItemOf(n))
 				}
 			}
 			return &core.Observation{Result: paginate(items, deref(in.Offset, 0), deref(in.Limit, defaultPageLimit))}, nil

@@ -101,6 +101,7 @@ type ListNamesResultItem struct {
 	Address string `json:"address"`
 	Name    string `json:"name"`
 	Kind    string `json:"kind"`
+	Library string `json:"library,omitempty"` // an import's DLL, dylib or shared object, when the binary names it
 }
 
 // ListNamesResult is the result of list_names.

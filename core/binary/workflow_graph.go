@@ -56,6 +56,8 @@ func (g *graph) node(addr uint64, depth int) (int, bool) {
 	n := CallGraphNode{Address: core.Hex(addr), Name: g.v.nameAt(addr), Depth: depth}
 	if i, ok := g.v.startIndex(addr); ok {
 		n.Procedure, n.External, n.Thunk, n.Name = true, g.v.procs[i].External, g.v.procs[i].Thunk, g.v.value(i)
+	} else if imp := g.v.importAt(addr); imp != "" {
+		n.External, n.Name = true, g.v.analyst.name(addr, imp)
 	}
 	if n.Name == "" {
 		n.Name = fmt.Sprintf("sub_%x", addr)
@@ -91,8 +93,11 @@ type callStep struct {
 // procedure at addr, and how many of its transfers are unresolved.
 func (v *codeView) neighbours(ctx context.Context, addr uint64, forward bool) ([]callStep, int, error) {
 	i, ok := v.startIndex(addr)
-	if !ok {
+	if !ok && (forward || v.importAt(addr) == "") {
 		return nil, 0, nil // a target that is not a procedure start: a leaf
+	}
+	if !ok {
+		i = -1 // an import's slot: its callers are the calls through it
 	}
 	var out []callStep
 	if forward {
@@ -106,7 +111,7 @@ func (v *codeView) neighbours(ctx context.Context, addr uint64, forward bool) ([
 		}
 		return out, len(un), nil
 	}
-	cs, err := v.callers(ctx, i)
+	cs, err := v.callersOf(ctx, addr, i)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -195,19 +200,24 @@ func opGetCallGraph() *core.Operation {
 				return nil, err
 			}
 			i, err := v.resolveValue(in.Address, []any{"address"})
-			if err != nil {
+			root, ref, loc := uint64(0), ProcedureRef{}, []core.Location(nil)
+			if slot, ok := v.importArg(in.Address, err); ok {
+				root, ref = slot, ProcedureRef{Address: core.Hex(slot), Name: v.analyst.name(slot, v.importAt(slot))}
+			} else if err != nil {
 				return nil, err
+			} else {
+				root, ref, loc = v.procs[i].Address, v.ref(i), rangeLocation(v.ranges[i])
 			}
 			dir, depth, maxNodes := in.Direction, cmp.Or(in.Depth, 2), cmp.Or(in.MaxNodes, defaultGraphNodes)
 			g := newGraph(v, maxNodes)
 			ops := 5000
-			if _, _, err := g.walk(ctx, v.procs[i].Address, depth, dir != "backward", &ops, nil); err != nil {
+			if _, _, err := g.walk(ctx, root, depth, dir != "backward", &ops, nil); err != nil {
 				return nil, err
 			}
-			out := &CallGraph{Root: v.ref(i), Direction: dir, Depth: depth, Nodes: core.NonNil(g.nodes), Edges: core.NonNil(g.edges), Truncated: g.cut}
+			out := &CallGraph{Root: ref, Direction: dir, Depth: depth, Nodes: core.NonNil(g.nodes), Edges: core.NonNil(g.edges), Truncated: g.cut}
 			var lim []string
 			if dir == "backward" {
-				if slots := v.pointerSlots(ctx, v.procs[i].Address); slots != "" {
+				if slots := v.pointerSlots(ctx, root); slots != "" {
 					lim = append(lim, "The root's address is stored in data at "+slots+" (a function pointer, table or vtable slot): callers through it are not edges; xrefs on the root lists the slots.")
 				}
 			}
@@ -218,7 +228,7 @@ func opGetCallGraph() *core.Operation {
 				}
 				lim = append(lim, fmt.Sprintf("Truncated: the walk reached more than %d procedures (max_nodes) or 5000 expansions; nodes with expanded false were not followed. To see more, %s.", maxNodes, next))
 			}
-			return &core.Observation{Result: out, Limitations: lim, Locations: rangeLocation(v.ranges[i])}, nil
+			return &core.Observation{Result: out, Limitations: lim, Locations: loc}, nil
 		},
 	}
 }
@@ -257,7 +267,7 @@ func opFindXrefsToName() *core.Operation {
 			pageProps),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["name","matches","references",` + pageRequired + `],
  "properties":{"name":{"type":"string"},"matches":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["address","name","kind"],
-   "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"kind":{"type":"string"}}}},
+   "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"kind":{"type":"string"},"library":{"type":"string"}}}},
   "references":{"type":"array","items":` + referenceItemSchema + `},` + pageResultProps + `}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"name":"printf"}`), json.RawMessage(`{"name":"printf","offset":100,"limit":100}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
@@ -279,13 +289,13 @@ func opFindXrefsToName() *core.Operation {
 			for _, p := range v.procs {
 				if p.Name != "" && same(p.Name) && !addrs[p.Address] {
 					addrs[p.Address] = true
-					matches = append(matches, ListNamesResultItem{core.Hex(p.Address), p.Name, "procedure"})
+					matches = append(matches, ListNamesResultItem{Address: core.Hex(p.Address), Name: p.Name, Kind: "procedure"})
 				}
 			}
 			for _, n := range v.names {
 				if same(n.Name) && !addrs[n.Address] {
 					addrs[n.Address] = true
-					matches = append(matches, ListNamesResultItem{core.Hex(n.Address), n.Name, n.Kind})
+					matches = append(matches, nameItemOf(n))
 				}
 			}
 			// An analyst's name (set_address_name) names its address too.
@@ -298,7 +308,7 @@ func opFindXrefsToName() *core.Operation {
 			slices.Sort(named)
 			for _, a := range named {
 				addrs[a] = true
-				matches = append(matches, ListNamesResultItem{core.Hex(a), want, "analyst"})
+				matches = append(matches, ListNamesResultItem{Address: core.Hex(a), Name: want, Kind: "analyst"})
 			}
 			if len(matches) == 0 {
 				return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"name"}, Reason: core.ReasonInvalidValue,
@@ -657,12 +667,23 @@ func opTraceCallPath() *core.Operation {
 			}
 			var goal *ProcedureRef
 			gi := -1
+			goals := map[uint64]bool{} // the goal, and the slot of the import it names or stubs
 			if in.Goal != "" {
-				if gi, err = v.resolveValue(in.Goal, []any{"goal"}); err != nil {
+				gi, err = v.resolveValue(in.Goal, []any{"goal"})
+				if slot, ok := v.importArg(in.Goal, err); ok {
+					goals[slot], gi, err = true, -2, nil
+					goal = &ProcedureRef{Address: core.Hex(slot), Name: v.analyst.name(slot, v.importAt(slot))}
+				} else if err != nil {
 					return nil, err
+				} else {
+					ref := v.ref(gi)
+					goal, goals[v.procs[gi].Address] = &ref, true
+					if p := v.procs[gi]; p.External && p.Thunk && p.ThunkTarget != "" {
+						if slot, ok := v.importSlot(p.ThunkTarget); ok {
+							goals[slot] = true
+						}
+					}
 				}
-				ref := v.ref(gi)
-				goal = &ref
 			}
 			dir := in.Direction
 			forward := dir != "backward"
@@ -671,9 +692,9 @@ func opTraceCallPath() *core.Operation {
 			g := newGraph(v, deref(in.MaxNodes, 500))
 			start := v.procs[si].Address
 			var stop func(uint64) bool
-			if gi >= 0 {
-				target := v.procs[gi].Address
-				stop = func(a uint64) bool { return a == target }
+			target := uint64(0) // the goal address the walk reached
+			if len(goals) > 0 {
+				stop = func(a uint64) bool { target = a; return goals[a] }
 			}
 			parent, reached, err := g.walk(ctx, start, deref(in.MaxDepth, 6), forward, &ops, stop)
 			if err != nil {
@@ -681,9 +702,10 @@ func opTraceCallPath() *core.Operation {
 			}
 			path := []ProcedureRef{}
 			var found *bool
-			if gi >= 0 {
-				target := v.procs[gi].Address
-				reached = reached || target == start
+			if len(goals) > 0 {
+				if goals[start] {
+					target, reached = start, true
+				}
 				found = &reached
 				if reached {
 					for a := target; ; a = parent[a] {
@@ -719,7 +741,11 @@ func opTraceCallPath() *core.Operation {
 				}
 				// The goal's address stored in data is how such a call
 				// would reach it.
-				if slots := v.pointerSlots(ctx, v.procs[gi].Address); slots != "" {
+				slots := "" // an import's slot (gi -2) is no procedure's address
+				if gi >= 0 {
+					slots = v.pointerSlots(ctx, v.procs[gi].Address)
+				}
+				if slots != "" {
 					lim = append(lim, "The goal's address is stored in data at "+slots+" (a function pointer, table or vtable slot): it can be called indirectly; xrefs on the goal lists them.")
 				}
 			}
@@ -741,7 +767,7 @@ func opTraceFeature() *core.Operation {
  "properties":{"query":{"type":"string"},
   "seeds":{"type":"object","additionalProperties":false,"required":["strings","names"],"properties":{"strings":{"type":"array","items":` + stringHitSchema + `},
    "names":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["address","name","kind"],
-    "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"kind":{"type":"string"}}}}}},
+    "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"},"kind":{"type":"string"},"library":{"type":"string"}}}}}},
   "procedures":{"type":"array","items":` + codeUserSchema + `},
   "nodes":{"type":"array","items":` + graphNodeSchema + `},"edges":{"type":"array","items":` + graphEdgeSchema + `},
   "truncated":{"type":"boolean"},"operations":{"type":"integer","minimum":0}}}`)),
@@ -796,7 +822,7 @@ func opTraceFeature() *core.Operation {
 					cut = true
 					break
 				}
-				names = append(names, ListNamesResultItem{core.Hex(n.Address), n.Name, n.Kind})
+				names = append(names, nameItemOf(n))
 				if i, ok := v.startIndex(n.Address); ok && n.Kind == "function" {
 					addUser(i, core.Hex(n.Address), "")
 					continue

@@ -79,6 +79,7 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 		sort.Slice(procs, func(i, j int) bool { return procs[i].Address < procs[j].Address })
 	}
 	names := map[uint64]string{}
+	imports := map[uint64]string{} // import labels: a slot's, or a stub's
 	if nl, ok := a.(ports.NameLister); ok {
 		ns, err := nl.Names(ctx)
 		if err != nil && !errors.Is(err, ports.ErrUnsupported) {
@@ -87,6 +88,9 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 		for _, n := range ns {
 			if n.Name != "" {
 				names[n.Address] = n.Name
+			}
+			if _, dup := imports[n.Address]; n.Kind == "import" && n.Name != "" && !dup {
+				imports[n.Address] = n.Name
 			}
 		}
 	}
@@ -187,6 +191,11 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 				if isProc[x.To] && !seenC[x.To] {
 					seenC[x.To] = true
 					f.Calls = append(f.Calls, callee{Addr: x.To, Name: names[x.To]})
+				} else if imp := imports[x.To]; imp != "" && x.Kind == ports.RefCall && !seenC[x.To] {
+					// A call through an import's slot (resolved, to the
+					// slot) calls the import, as procedure_callees says.
+					seenC[x.To] = true
+					f.Calls = append(f.Calls, callee{Addr: x.To, Name: imp})
 				}
 				if n := names[x.To]; n != "" && !seenN[n] {
 					seenN[n] = true

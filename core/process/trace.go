@@ -96,6 +96,12 @@ func (x *procIndex) containing(addr uint64) (ports.Procedure, bool) {
 	return p, true
 }
 
+// starts reports whether a procedure starts at addr.
+func (x *procIndex) starts(addr uint64) bool {
+	p, ok := x.containing(addr)
+	return ok && p.Address == addr
+}
+
 // name is how the other tools name procedure p: an analyst's name, the
 // engine's, or sub_<hex>.
 func (x *procIndex) name(p ports.Procedure) string {
@@ -173,7 +179,10 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 	if nl, ok := a.(ports.NameLister); ok {
 		if names, err := nl.Names(ctx); err == nil {
 			for _, n := range names {
-				if _, dup := idx.byName[n.Name]; !dup && (n.Kind == "function" || n.Kind == "import") {
+				// An import's label marks its stub, a breakpoint, or its
+				// slot (an IAT or GOT entry), which is data: the function
+				// is then the library's, which the tracer finds by symbol.
+				if _, dup := idx.byName[n.Name]; !dup && (n.Kind == "function" || n.Kind == "import" && idx.starts(n.Address)) {
 					idx.byName[n.Name] = ports.Procedure{Address: n.Address, Name: n.Name}
 				}
 			}
