@@ -32,9 +32,9 @@ func (v *codeView) importStub(s string) int {
 // maxSuggestScan bounds the names compared by edit distance.
 const maxSuggestScan = 200000
 
-// suggest returns up to three names close to s: the same but for case,
-// then names holding s (shortest first), then names at most two edits
-// away.
+// suggest returns up to three names close to s: the same but for case
+// (only those, when there are any), else names holding s (shortest first),
+// then names at most two edits away.
 func (v *codeView) suggest(s string) []string {
 	seen := map[string]bool{}
 	var names []string
@@ -77,6 +77,9 @@ func (v *codeView) suggest(s string) []string {
 	slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.key, b.key)) })
 	var out []string
 	for _, c := range cs[:min(len(cs), 3)] {
+		if c.rank > 0 && len(out) > 0 && cs[0].rank == 0 {
+			break // the same name but for case is what was meant
+		}
 		out = append(out, c.name)
 	}
 	return out
