@@ -273,7 +273,7 @@ func TestPLTMatchesObjdump(t *testing.T) {
 	}
 }
 
-var readelfGOTImport = regexp.MustCompile(`^([0-9a-f]+)\s+[0-9a-f]+\s+R_X86_64_(?:GLOB_DAT|JUMP_SLOT)\s+[0-9a-f]+\s+([^@\s]+)\S*\s+\+\s+0$`)
+var readelfGOTImport = regexp.MustCompile(`^([0-9a-f]+)\s+[0-9a-f]+\s+R_(?:X86_64|AARCH64)_(?:GLOB_DAT|JUMP_SLOT)\s+[0-9a-f]+\s+([^@\s]+)\S*\s+\+\s+0$`)
 
 // gotImportSlots reads readelf's dynamic relocations: the slots a GLOB_DAT
 // or JUMP_SLOT relocation fills with the address of a symbol the file does

@@ -22,16 +22,20 @@ type arm64Decoder struct {
 	mm    *memMap
 	regs  [32]uint64
 	known uint32 // bit i: regs[i] holds an address
-	refs  [2]xref
+	// loaded bit i: register i holds the word an LDR read from slots[i]
+	// (a GOT slot, for a -fno-plt call: adrp; ldr x8, [x8, #off]; blr x8).
+	loaded uint32
+	slots  [32]uint64
+	refs   [2]xref
 }
 
-func (d *arm64Decoder) reset([]byte, uint64) { d.known = 0 }
+func (d *arm64Decoder) reset([]byte, uint64) { d.known, d.loaded = 0, 0 }
 
 func sext(v uint64, bits uint) int64 { return int64(v<<(64-bits)) >> (64 - bits) }
 
 func (d *arm64Decoder) set(r uint32, v uint64) {
 	if r < 31 {
-		d.regs[r], d.known = v, d.known|1<<r
+		d.regs[r], d.known, d.loaded = v, d.known|1<<r, d.loaded&^(1<<r)
 	}
 }
 
@@ -45,7 +49,16 @@ func (d *arm64Decoder) get(r uint32) (uint64, bool) {
 func (d *arm64Decoder) clear(r uint32) {
 	if r < 31 {
 		d.known &^= 1 << r
+		d.loaded &^= 1 << r
 	}
+}
+
+// slotOf is the slot a register's word was loaded from (0: none known).
+func (d *arm64Decoder) slotOf(r uint32) uint64 {
+	if r < 31 && d.loaded&(1<<r) != 0 {
+		return d.slots[r]
+	}
+	return 0
 }
 
 // step classifies the instruction by its encoding:
@@ -73,34 +86,36 @@ func (d *arm64Decoder) step(b []byte, pc uint64, out *insn) {
 			out.flow = ports.FlowJump
 			refs = append(refs, xref{from: pc, to: out.target, kind: kindJump})
 		}
-		d.known = 0
+		d.known, d.loaded = 0, 0
 	case x&0xff000000 == 0x54000000, x&0x7e000000 == 0x34000000: // B.cond, BC.cond, CBZ, CBNZ
 		out.flow = ports.FlowBranch
 		out.target, out.hasTarget = pc+uint64(sext(uint64(x>>5&0x7ffff)<<2, 21)), true
 		refs = append(refs, xref{from: pc, to: out.target, kind: kindJump})
-		d.known = 0
+		d.known, d.loaded = 0, 0
 	case x&0x7e000000 == 0x36000000: // TBZ, TBNZ
 		out.flow = ports.FlowBranch
 		out.target, out.hasTarget = pc+uint64(sext(uint64(x>>5&0x3fff)<<2, 16)), true
 		refs = append(refs, xref{from: pc, to: out.target, kind: kindJump})
-		d.known = 0
+		d.known, d.loaded = 0, 0
 	case x&0xfe1f0000 == 0xd61f0000: // unconditional branch (register)
+		// An unresolved transfer's to is the slot its register was loaded
+		// from, when that is known, as for x86's call [rip+slot].
 		switch x >> 21 & 0xf {
 		case 0, 8: // BR, BRAA, BRAB
 			out.flow = ports.FlowJump
-			refs = append(refs, xref{from: pc, kind: kindJump, flags: flagUnresolved})
+			refs = append(refs, xref{from: pc, to: d.slotOf(x >> 5 & 31), kind: kindJump, flags: flagUnresolved})
 		case 1, 9: // BLR, BLRAA, BLRAB
 			out.flow = ports.FlowCall
-			refs = append(refs, xref{from: pc, kind: kindCall, flags: flagUnresolved})
+			refs = append(refs, xref{from: pc, to: d.slotOf(x >> 5 & 31), kind: kindCall, flags: flagUnresolved})
 		case 2, 4: // RET, RETAA, ERET
 			out.flow = ports.FlowReturn
 		default:
 			out.flow, out.invalid = ports.FlowStop, true
 		}
-		d.known = 0
+		d.known, d.loaded = 0, 0
 	case x&0xffe0001f == 0xd4200000, x&0xffe0001f == 0xd4400000, x&0xffff0000 == 0: // BRK, HLT, UDF
 		out.flow = ports.FlowStop
-		d.known = 0
+		d.known, d.loaded = 0, 0
 	case x&0x9f000000 == 0x90000000: // ADRP
 		imm := sext(uint64(x>>5&0x7ffff)<<2|uint64(x>>29&3), 21) << 12
 		d.set(rd, (pc&^0xfff)+uint64(imm))
@@ -134,7 +149,11 @@ func (d *arm64Decoder) step(b []byte, pc uint64, out *insn) {
 			refs = append(refs, xref{from: pc, to: base + uint64(x>>10&0xfff)<<scale, kind: k})
 		}
 		if !(opc == 0 || (v == 1 && opc == 2)) {
+			base, ok := d.get(x >> 5 & 31)
 			d.clear(rd)
+			if ok && size == 3 && v == 0 && opc == 1 && rd < 31 { // LDR Xt: a pointer-sized word
+				d.slots[rd], d.loaded = base+uint64(x>>10&0xfff)<<3, d.loaded|1<<rd
+			}
 		}
 	case x>>27&7 == 5 && x>>23&7 >= 1 && x>>23&7 <= 3: // LDP/STP (post-index, signed offset, pre-index)
 		v, opc, load := x>>26&1, x>>30, x&(1<<22) != 0

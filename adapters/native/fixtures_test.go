@@ -128,6 +128,7 @@ func init() {
 		// AArch64 PIEs: 16-byte PLT entries, and 24-byte ones (PLT0 starting
 		// with "bti c", entries with "autia1716").
 		"c-arm64":          srcFixture("c-arm64", "aarch64-linux-gnu-gcc", "hello.c"),
+		"c-arm64-noplt":    srcFixture("c-arm64-noplt", "aarch64-linux-gnu-gcc", "hello.c", "-O2", "-fno-plt"),
 		"c-arm64-pac":      srcFixture("c-arm64-pac", "aarch64-linux-gnu-gcc", "hello.c", "-mbranch-protection=standard", "-Wl,-z,force-bti,-z,pac-plt"),
 		"go-linux-arm64":   goFixture("linux", "arm64"),
 		"go-windows-amd64": goFixture("windows", "amd64"),

@@ -190,8 +190,7 @@ func (e *elfImage) gotRelocs(ctx context.Context, wanted map[uint64]bool, got [2
 					r.addend = int64(int32(bo.Uint32(b[8:])))
 				}
 			}
-			// R_X86_64_GLOB_DAT and R_386_GLOB_DAT are 6, the JUMP_SLOTs 7.
-			if slot >= got[0] && slot < got[1] && r.sym != 0 && (typ == 6 || typ == 7) {
+			if slot >= got[0] && slot < got[1] && r.sym != 0 && importReloc(e.f.Machine, typ) {
 				if _, dup := imports[slot]; !dup {
 					imports[slot] = r
 				}
@@ -209,6 +208,15 @@ func (e *elfImage) gotRelocs(ctx context.Context, wanted map[uint64]bool, got [2
 		}
 	}
 	return slots, imports, nil
+}
+
+// importReloc reports a GLOB_DAT or JUMP_SLOT relocation: 6 and 7 on x86
+// and x86-64, 1025 and 1026 on AArch64.
+func importReloc(m elf.Machine, typ uint32) bool {
+	if m == elf.EM_AARCH64 {
+		return typ == uint32(elf.R_AARCH64_GLOB_DAT) || typ == uint32(elf.R_AARCH64_JUMP_SLOT)
+	}
+	return typ == uint32(elf.R_X86_64_GLOB_DAT) || typ == uint32(elf.R_X86_64_JMP_SLOT)
 }
 
 // gotRange is the span of .got and .got.plt, [start, end); empty without
