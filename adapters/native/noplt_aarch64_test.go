@@ -3,14 +3,12 @@ package native_test
 import (
 	"bufio"
 	"bytes"
-	"debug/elf"
 	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
 	"testing"
 
-	"rea/adapters/native"
 	"rea/ports"
 )
 
@@ -19,7 +17,7 @@ import (
 // blr x8, often with other instructions between): the call is a call to the
 // slot, named after the import. The oracle follows the same registers
 // through aarch64-linux-gnu-objdump's text and names the slots from the
-// GLOB_DAT relocations debug/elf reads.
+// relocations readelf lists.
 func TestELFNoPLTImportCallsArm64(t *testing.T) {
 	path := fixturePath(t, "c-arm64-noplt")
 	needTool(t, "aarch64-linux-gnu-objdump")
@@ -27,7 +25,7 @@ func TestELFNoPLTImportCallsArm64(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	slotNames := gotSymbols(t, path)
+	slotNames := gotImportSlots(t, path)
 	// Straight-line register tracking, as objdump prints the instructions.
 	insn := regexp.MustCompile(`^\s*([0-9a-f]+):\s+(\S+)\s+(.*)$`)
 	adrp := regexp.MustCompile(`^(x\d+), ([0-9a-f]+)`)
@@ -75,11 +73,7 @@ func TestELFNoPLTImportCallsArm64(t *testing.T) {
 	if len(want) < 3 {
 		t.Fatalf("objdump shows %d calls through the GOT", len(want))
 	}
-	a, err := native.OpenFile(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close(t.Context())
+	a := openAnalysis(t, path)
 	names, err := a.Names(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -104,37 +98,4 @@ func TestELFNoPLTImportCallsArm64(t *testing.T) {
 			t.Errorf("blr at %#x through %s's slot %#x: references %+v", site, slotNames[slot], slot, from)
 		}
 	}
-}
-
-// gotSymbols maps each GOT slot a GLOB_DAT or JUMP_SLOT relocation fills to
-// its symbol's name.
-func gotSymbols(t *testing.T, path string) map[uint64]string {
-	t.Helper()
-	f, err := elf.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	syms, err := f.DynamicSymbols()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[uint64]string{}
-	for _, s := range f.Sections {
-		if s.Type != elf.SHT_RELA {
-			continue
-		}
-		b, err := s.Data()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; i+24 <= len(b); i += 24 {
-			off, info := f.ByteOrder.Uint64(b[i:]), f.ByteOrder.Uint64(b[i+8:])
-			typ, sym := elf.R_AARCH64(uint32(info)), int(info>>32)
-			if (typ == elf.R_AARCH64_GLOB_DAT || typ == elf.R_AARCH64_JUMP_SLOT) && sym > 0 && sym <= len(syms) {
-				out[off] = syms[sym-1].Name
-			}
-		}
-	}
-	return out
 }
