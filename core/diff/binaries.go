@@ -191,7 +191,11 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 					// calls the import: one callee at the import's home.
 					if h := home[id]; !seenC[h] {
 						seenC[h] = true
-						f.Calls = append(f.Calls, callee{Addr: h, Name: firstOf(names[x.To], labels[x.To]), Import: id})
+						shown := labels[x.To] // the slot's import name, not a COFF __imp_ symbol
+						if isProc[x.To] {
+							shown = names[x.To]
+						}
+						f.Calls = append(f.Calls, callee{Addr: h, Name: shown, Import: id})
 					}
 				} else if isProc[x.To] && !seenC[x.To] {
 					seenC[x.To] = true
