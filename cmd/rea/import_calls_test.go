@@ -107,3 +107,38 @@ int main(int argc, char **argv) { greet(argv[0]); return argc; }
 	}
 	t.Errorf("greet is not changed: %v", r["changed"])
 }
+
+// TestCompareBinariesPLTAgainstSlotCalls: the same program built with and
+// without gcc -fno-plt calls each import through its stub (puts@plt) in
+// one build and through its GOT slot (puts) in the other. That is one
+// import either way: every function matches, none changes its calls, and
+// both builds count the same imports.
+func TestCompareBinariesPLTAgainstSlotCalls(t *testing.T) {
+	src := `#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+__attribute__((noinline)) void greet(const char *s) { puts(s); printf("%zu\n", strlen(s)); }
+__attribute__((noinline)) char *copy(const char *s) { char *p = malloc(strlen(s) + 1); if (!p) exit(1); return strcpy(p, s); }
+int main(int argc, char **argv) { char *s = copy(argv[0]); greet(s); free(s); return argc; }
+`
+	plt := buildC(t, "plt", src)
+	slot := buildC(t, "slot", src, "-fno-plt")
+	r := reaResult(t, plt, "compare_binaries", map[string]any{"left_path": plt, "right_path": slot, "detail": "complete"})
+	sum := r["summary"].(map[string]any)
+	if sum["matched"] != sum["left_functions"] || sum["matched"] != sum["right_functions"] {
+		t.Errorf("not every function matched: %v", sum)
+	}
+	for _, it := range r["changed"].([]any) {
+		p := it.(map[string]any)
+		if dims := fmt.Sprint(p["changed_dimensions"]); strings.Contains(dims, "calls") {
+			t.Errorf("%v changed its calls: %v", p["left"].(map[string]any)["name"], p["differences"].(map[string]any)["calls"])
+		}
+	}
+	l, rt := r["left"].(map[string]any)["imports"], r["right"].(map[string]any)["imports"]
+	if l != rt || l == 0.0 {
+		t.Errorf("imports: %v with stubs, %v through slots", l, rt)
+	}
+	if imp := r["imports"].(map[string]any); len(imp["added"].([]any))+len(imp["removed"].([]any)) > 0 {
+		t.Errorf("imports added %v, removed %v", imp["added"], imp["removed"])
+	}
+}

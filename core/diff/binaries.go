@@ -20,7 +20,7 @@ type binSide struct {
 	provider ports.ProviderInfo
 	funcs    []*fnFacts
 	byAddr   map[uint64]int // function start -> index in funcs
-	imports  []string       // names of external procedures and thunks
+	imports  []string       // the imports' identities, sorted (importIdentities)
 	callers  [][]int        // callers[i]: functions that call funcs[i]
 	lim      []string
 	// symtab says the binary has a symbol table (some procedure was found
@@ -79,7 +79,7 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 		sort.Slice(procs, func(i, j int) bool { return procs[i].Address < procs[j].Address })
 	}
 	names := map[uint64]string{}
-	imports := map[uint64]string{} // import labels: a slot's, or a stub's
+	labels := map[uint64]string{} // import labels: a slot's, or a stub's
 	if nl, ok := a.(ports.NameLister); ok {
 		ns, err := nl.Names(ctx)
 		if err != nil && !errors.Is(err, ports.ErrUnsupported) {
@@ -89,8 +89,8 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 			if n.Name != "" {
 				names[n.Address] = n.Name
 			}
-			if _, dup := imports[n.Address]; n.Kind == "import" && n.Name != "" && !dup {
-				imports[n.Address] = n.Name
+			if _, dup := labels[n.Address]; n.Kind == "import" && n.Name != "" && !dup {
+				labels[n.Address] = n.Name
 			}
 		}
 	}
@@ -145,16 +145,13 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 	for _, n := range names {
 		s.names[n] = true
 	}
+	imports, home := importIdentities(procs, labels, local)
+	s.imports = slices.Sorted(maps.Keys(home))
 	for _, p := range procs {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if p.External || p.Thunk {
-			// A thunk to one of the binary's own functions (frame_dummy's
-			// jmp register_tm_clones) imports nothing.
-			if n := firstOf(p.ThunkTarget, p.Name); !isAutoName(n) && !local[n] {
-				s.imports = append(s.imports, n)
-			}
 			continue
 		}
 		fn, err := fa.Function(ctx, ports.FunctionRequest{Address: p.Address, MaxInstructions: maxFunctionInstructions})
@@ -188,14 +185,21 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 				if x.To >= f.Start && x.To < f.End {
 					continue
 				}
-				if isProc[x.To] && !seenC[x.To] {
+				if id := imports[x.To]; id != "" && (isProc[x.To] || x.Kind == ports.RefCall) {
+					// A call to an import's stub, or through its slot
+					// (resolved, to the slot, as procedure_callees says),
+					// calls the import: one callee at the import's home.
+					if h := home[id]; !seenC[h] {
+						seenC[h] = true
+						shown := labels[x.To] // the slot's import name, not a COFF __imp_ symbol
+						if isProc[x.To] {
+							shown = names[x.To]
+						}
+						f.Calls = append(f.Calls, callee{Addr: h, Name: shown, Import: id})
+					}
+				} else if isProc[x.To] && !seenC[x.To] {
 					seenC[x.To] = true
 					f.Calls = append(f.Calls, callee{Addr: x.To, Name: names[x.To]})
-				} else if imp := imports[x.To]; imp != "" && x.Kind == ports.RefCall && !seenC[x.To] {
-					// A call through an import's slot (resolved, to the
-					// slot) calls the import, as procedure_callees says.
-					seenC[x.To] = true
-					f.Calls = append(f.Calls, callee{Addr: x.To, Name: imp})
 				}
 				if n := names[x.To]; n != "" && !seenN[n] {
 					seenN[n] = true
@@ -262,6 +266,48 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 		}
 	}
 	return nil
+}
+
+// importIdentities names each import by one identity, whether a call goes
+// to its stub (puts@plt, a PE or Mach-O thunk) or through its slot (gcc
+// -fno-plt's call [rip+GOT], an IAT entry): the library function's name
+// without a stub or version suffix (puts for puts@plt and
+// memcpy@GLIBC_2.14), as core/binary's importStub reads a name. imports
+// maps a stub's or a slot's address to its identity; home maps an identity
+// to the lowest such address, where its calls are counted as one callee.
+//
+// A stub is an external procedure or thunk whose target is no function of
+// the binary's own (frame_dummy's jmp register_tm_clones and libc's
+// IRELATIVE *ABS*+0x9f550@plt are none); a slot is an import label where no
+// procedure starts.
+func importIdentities(procs []ports.Procedure, labels map[uint64]string, local map[string]bool) (imports map[uint64]string, home map[string]uint64) {
+	imports, home = map[uint64]string{}, map[string]uint64{}
+	add := func(addr uint64, name string) {
+		id, _, _ := strings.Cut(name, "@")
+		if id == "" {
+			return
+		}
+		imports[addr] = id
+		if h, ok := home[id]; !ok || addr < h {
+			home[id] = addr
+		}
+	}
+	isProc := make(map[uint64]bool, len(procs))
+	for _, p := range procs {
+		isProc[p.Address] = true
+		if !p.External && !p.Thunk {
+			continue
+		}
+		if n := firstOf(p.ThunkTarget, p.Name); !isAutoName(n) && !local[n] {
+			add(p.Address, n)
+		}
+	}
+	for addr, n := range labels {
+		if !isProc[addr] {
+			add(addr, n)
+		}
+	}
+	return imports, home
 }
 
 // asOwnError names op in an error core.Identify made for open_binary: the

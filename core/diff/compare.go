@@ -145,14 +145,29 @@ func compareFacts(l, r *fnFacts, o compareOptions) *functionDiff {
 		if name == nil {
 			name = func(_ int, c callee) string { return stableName(c.Name) }
 		}
-		var ln, rn []string
-		for _, c := range l.Calls {
-			ln = append(ln, name(0, c))
+		// An import is compared by its identity but shown as the side
+		// calls it (puts@plt, or puts through its slot).
+		var keys [2][]string
+		shown := [2]map[string]string{{}, {}}
+		for side, cs := range [2][]callee{l.Calls, r.Calls} {
+			for _, c := range cs {
+				k := name(side, c)
+				keys[side] = append(keys[side], k)
+				if _, ok := shown[side][k]; c.Import != "" && !ok {
+					shown[side][k] = stableName(c.Name)
+				}
+			}
 		}
-		for _, c := range r.Calls {
-			rn = append(rn, name(1, c))
+		x := setDim(keys[0], keys[1])
+		for i, k := range x.Removed {
+			x.Removed[i] = firstOf(shown[0][k], k)
 		}
-		d.Dimensions["calls"] = setDim(ln, rn)
+		for i, k := range x.Added {
+			x.Added[i] = firstOf(shown[1][k], k)
+		}
+		sort.Strings(x.Removed)
+		sort.Strings(x.Added)
+		d.Dimensions["calls"] = x
 	}
 	if x := known("references", l.RefsReason, r.RefsReason, l.Refs == nil, r.Refs == nil); x != nil {
 		d.Dimensions["references"] = x

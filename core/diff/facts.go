@@ -48,7 +48,13 @@ type insnTarget struct {
 type callee struct {
 	Addr uint64
 	Name string
+	// Import is the identity of the import called (importIdentities),
+	// compared in place of Name: puts for puts@plt and for puts's slot.
+	Import string
 }
+
+// key is what a callee is compared by when it is no matched function.
+func (c callee) key() string { return firstOf(c.Import, stableName(c.Name)) }
 
 // cfgShape is a function's control-flow shape: what survives relinking.
 type cfgShape struct {

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/matryer/is"
+
+	"rea/ports"
 )
 
 func TestNormalize(t *testing.T) {
@@ -69,4 +71,26 @@ func TestDimensionsNameTheirDifferences(t *testing.T) {
 	is.Equal(fd.Status, "unknown")
 	is.Equal(*fd.Dimensions["instructions"].Reason, "left: assembly is not included")
 	is.True(fd.Similarity == nil)
+}
+
+// TestImportIdentities: a stub and a slot of one import are one import,
+// named without the stub or version suffix, at its lowest address; a
+// thunk to the binary's own code and a symbol-less IRELATIVE stub are
+// none, and a label where a procedure starts is the procedure's to name.
+func TestImportIdentities(t *testing.T) {
+	is := is.New(t)
+	procs := []ports.Procedure{
+		{Address: 0x1030, Name: "puts@plt", External: true, Thunk: true, ThunkTarget: "puts"},
+		{Address: 0x1040, Name: "*ABS*+0x1150@plt", Thunk: true, ThunkTarget: "strnlen"},
+		{Address: 0x1050, Name: "memcpy@GLIBC_2.14", External: true},
+		{Address: 0x1060, Name: "frame_dummy", Thunk: true, ThunkTarget: "register_tm_clones"},
+		{Address: 0x1070, Name: "sub_1070", Thunk: true, ThunkTarget: "sub_1150"},
+		{Address: 0x1150, Name: "strnlen"},
+		{Address: 0x1160, Name: "register_tm_clones"},
+	}
+	labels := map[uint64]string{0x1030: "puts@plt", 0x1040: "*ABS*+0x1150@plt", 0x3fd0: "puts", 0x3fd8: "printf", 0x3fe0: "memcpy"}
+	local := map[string]bool{"strnlen": true, "register_tm_clones": true, "frame_dummy": true}
+	imports, home := importIdentities(procs, labels, local)
+	is.Equal(imports, map[uint64]string{0x1030: "puts", 0x1050: "memcpy", 0x3fd0: "puts", 0x3fd8: "printf", 0x3fe0: "memcpy"})
+	is.Equal(home, map[string]uint64{"puts": 0x1030, "memcpy": 0x1050, "printf": 0x3fd8})
 }

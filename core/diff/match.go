@@ -369,12 +369,12 @@ func (m *matcher) sharesContent(li, ri int) bool {
 		}
 	}
 	for _, a := range lf.Calls {
-		tok := m.neighbour(0, a.Addr, a.Name)
-		if tok == stableName("") {
+		tok := m.neighbour(0, a.Addr, a.key())
+		if tok == "sub" {
 			continue
 		}
 		for _, b := range rf.Calls {
-			if m.neighbour(1, b.Addr, b.Name) == tok && m.rare(m.callees[0][a.Addr], m.callees[1][b.Addr]) {
+			if m.neighbour(1, b.Addr, b.key()) == tok && m.rare(m.callees[0][a.Addr], m.callees[1][b.Addr]) {
 				return true
 			}
 		}
@@ -414,8 +414,8 @@ const shapeAlone = 0.8
 func round4(f float64) float64 { return round(f) }
 
 // neighbour is how a call-graph neighbour is compared across the binaries:
-// by its match, else by a stable name.
-func (m *matcher) neighbour(side int, addr uint64, name string) string {
+// by its match, else by tok, its stable name (an import's identity).
+func (m *matcher) neighbour(side int, addr uint64, tok string) string {
 	s, taken := m.l, m.lm
 	if side == 1 {
 		s, taken = m.r, m.rm
@@ -423,7 +423,7 @@ func (m *matcher) neighbour(side int, addr uint64, name string) string {
 	if i, ok := s.byAddr[addr]; ok && taken[i] >= 0 {
 		return "#" + strconv.Itoa(taken[i])
 	}
-	return stableName(name)
+	return tok
 }
 
 // structure scores how alike two unmatched functions are from features that
@@ -449,20 +449,20 @@ func (m *matcher) structure(li, ri int) float64 {
 	}
 	var lc, rc []string
 	for _, c := range lf.Calls {
-		lc = append(lc, m.neighbour(0, c.Addr, c.Name))
+		lc = append(lc, m.neighbour(0, c.Addr, c.key()))
 	}
 	for _, c := range rf.Calls {
-		rc = append(rc, m.neighbour(1, c.Addr, c.Name))
+		rc = append(rc, m.neighbour(1, c.Addr, c.key()))
 	}
 	if len(lc)+len(rc) > 0 {
 		addf(0.25, *setDim(lc, rc).Similarity)
 	}
 	var lk, rk []string
 	for _, j := range m.l.callers[li] {
-		lk = append(lk, m.neighbour(0, m.l.funcs[j].Address, m.l.funcs[j].Name))
+		lk = append(lk, m.neighbour(0, m.l.funcs[j].Address, stableName(m.l.funcs[j].Name)))
 	}
 	for _, j := range m.r.callers[ri] {
-		rk = append(rk, m.neighbour(1, m.r.funcs[j].Address, m.r.funcs[j].Name))
+		rk = append(rk, m.neighbour(1, m.r.funcs[j].Address, stableName(m.r.funcs[j].Name)))
 	}
 	if len(lk)+len(rk) > 0 {
 		addf(0.15, *setDim(lk, rk).Similarity)
@@ -477,9 +477,10 @@ func (m *matcher) structure(li, ri int) float64 {
 }
 
 // calleeName names a callee for the calls dimension of a matched pair: a
-// matched function by its left name, else its own stable name.
+// matched function by its left name, else its own stable name (an import
+// by its identity).
 func (m *matcher) calleeName(side int, c callee) string {
-	return m.symbol(side, c.Addr, stableName(c.Name))
+	return m.symbol(side, c.Addr, c.key())
 }
 
 // symbol names address addr of one side as a matched pair compares it:
