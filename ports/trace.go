@@ -3,6 +3,7 @@ package ports
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -256,6 +257,10 @@ type TraceExit struct {
 var (
 	// ErrDebuggerMissing: the debugger server is not installed (ErrUnavailable).
 	ErrDebuggerMissing = errors.New("debugger server missing")
+	// ErrEmulatorMissing: the program is built for another architecture and
+	// the user-mode emulator that would run it is not installed; it matches
+	// ErrDebuggerMissing too.
+	ErrEmulatorMissing = fmt.Errorf("%w: no emulator for the program's architecture", ErrDebuggerMissing)
 	// ErrDebuggerDied: the debugger server exited or broke the protocol
 	// mid-trace (ErrUnavailable).
 	ErrDebuggerDied = errors.New("debugger server died")

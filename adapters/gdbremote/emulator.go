@@ -51,7 +51,7 @@ func (t *Tracer) emulatorFor(arch string) (string, error) {
 	p, err := exec.LookPath(name)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w (a %s program on a %s host runs under QEMU's user-mode emulator: install Debian's qemu-user package)",
-			name, ports.ErrDebuggerMissing, arch, hostArch())
+			name, ports.ErrEmulatorMissing, arch, hostArch())
 	}
 	return p, nil
 }

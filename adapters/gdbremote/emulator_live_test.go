@@ -167,6 +167,13 @@ func TestEmulatorMissing(t *testing.T) {
 		Breakpoints: []ports.TraceBreakpoint{{Address: symbol(t, bin, "target"), Name: "target"}},
 		RunID:       runID(t),
 	})
+	is.True(errors.Is(err, ports.ErrEmulatorMissing))
 	is.True(errors.Is(err, ports.ErrDebuggerMissing))
 	is.True(strings.Contains(err.Error(), "qemu-user"))
+	// With neither gdbserver nor an emulator nothing can be traced; with an
+	// emulator alone, a foreign program still can.
+	is.True(errors.Is(gdbremote.New(&gdbremote.Options{Server: "rea-no-such-server", Emulators: map[string]string{"arm64": "rea-no-such-emulator"}}).Available(), ports.ErrDebuggerMissing))
+	if _, err := exec.LookPath("qemu-aarch64"); err == nil {
+		is.NoErr(gdbremote.New(&gdbremote.Options{Server: "rea-no-such-server"}).Available())
+	}
 }

@@ -66,13 +66,20 @@ func New(opts *Options) *Tracer {
 	return t
 }
 
-// Available reports whether the debugger server can be started: nil, or an
-// error matching ports.ErrDebuggerMissing.
+// Available reports whether some program can be traced: nil when
+// gdbserver, or an emulator for a program of another architecture, can be
+// started; else an error matching ports.ErrDebuggerMissing. TraceCalls says
+// which one a given program lacks.
 func (t *Tracer) Available() error {
 	if t.dial != nil {
 		return nil
 	}
 	_, err := t.serverPath()
+	for arch := range defaultEmulators {
+		if _, e := t.emulatorFor(arch); err != nil && e == nil && arch != hostArch() {
+			return nil
+		}
+	}
 	return err
 }
 

@@ -102,6 +102,12 @@ func TestTraceErrorMapping(t *testing.T) {
 			t.Errorf("%v: no partial_observation", c.err)
 		}
 	}
+	// A missing emulator is a missing engine too, and the advice names it.
+	err0 := traceError("op", &ports.TraceError{Op: "launch", Err: fmt.Errorf("qemu-aarch64: %w", ports.ErrEmulatorMissing), Partial: &ports.TraceResult{}})
+	var ce0 *core.Error
+	if !errors.As(err0, &ce0) || ce0.Code != core.CodeProviderUnavailable || !strings.Contains(ce0.Envelope().Error.Remediation.Action, "qemu-user") {
+		t.Errorf("a missing emulator: got %v", err0)
+	}
 	// An unknown procedure: invalid_request with advice on what to name,
 	// not the default's details.issues, which this error has none of.
 	err := traceError("op", &ports.TraceError{Op: "trace", Err: fmt.Errorf("breakpoint 0: nosuchfn: %w", ports.ErrAddressNotMapped)})

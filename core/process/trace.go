@@ -436,6 +436,8 @@ func traceError(op string, err error) error {
 	switch {
 	case errors.Is(err, ports.ErrTraceRequest):
 		e.Code = core.CodeInvalidRequest
+	case errors.Is(err, ports.ErrEmulatorMissing):
+		e.Code, e.Remediation = core.CodeProviderUnavailable, "install QEMU's user-mode emulator (Debian: apt-get install qemu-user)"
 	case errors.Is(err, ports.ErrDebuggerMissing):
 		e.Code, e.Remediation = core.CodeProviderUnavailable, "install gdbserver (Debian: apt-get install gdbserver)"
 	case errors.Is(err, ports.ErrDebuggerDied):
