@@ -53,7 +53,9 @@ func TestTraceBadTargets(t *testing.T) {
 
 func TestTraceServerMissing(t *testing.T) {
 	is := is.New(t)
-	tr := gdbremote.New(&gdbremote.Options{Server: filepath.Join(t.TempDir(), "gdbserver")})
+	none := filepath.Join(t.TempDir(), "missing")
+	tr := gdbremote.New(&gdbremote.Options{Server: filepath.Join(t.TempDir(), "gdbserver"),
+		Emulators: map[string]string{"arm64": none, "x86-64": none}})
 	is.True(errors.Is(tr.Available(), ports.ErrDebuggerMissing))
 	_, err := tr.TraceCalls(context.Background(), ports.TraceRequest{
 		Launch:      &ports.TraceLaunch{Path: "/bin/true"},
