@@ -262,8 +262,8 @@ var (
 	// An absolute operand of 32-bit code, which objdump prints bare: "*0x40e130"
 	// (call or jmp through a slot), "0x40e134,%eax" (load), "$0x40a06c,(%esp)"
 	// (an address as immediate). A displacement off a register is no address.
-	reObjFDE = regexp.MustCompile(`FDE cie=[0-9a-f]+ pc=([0-9a-f]+)\.\.`)
 	reObjAbs = regexp.MustCompile(`(?:^|[\s,*$])0x([0-9a-f]+)(?:$|,)`)
+	reObjFDE = regexp.MustCompile(`FDE cie=[0-9a-f]+ pc=([0-9a-f]+)\.\.`)
 )
 
 // peBase is an image's base and size.
