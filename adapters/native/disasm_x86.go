@@ -381,6 +381,8 @@ func (d *x86Decoder) loadedSlot(reg x86asm.Reg) uint64 {
 //	lea B, [rip+T]; jmp [B + idx*8]    absolute entries (Go)
 //	lea B, [rip+T]; movsxd R, dword [B + idx*4]; add R, B; jmp R
 //	                                   32-bit entries relative to T (PIC)
+//	shl I, 2; add I, T; mov R, [I]; jmp R
+//	                                   absolute entries (32-bit gcc -O0)
 func (d *x86Decoder) table(inst x86asm.Inst, out *insn) bool {
 	d.tab = d.tab[:0]
 	d.lookBack()
@@ -408,6 +410,10 @@ func (d *x86Decoder) table(inst x86asm.Inst, out *insn) bool {
 			return false
 		}
 	case x86asm.Reg:
+		if t, ok := d.loadedEntry(a, ptr); ok {
+			base = t
+			break
+		}
 		// add R, X (R the jump register), where X or R holds the table
 		// address (lea X, [rip+T]) or X was loaded by movsxd from
 		// [B + idx*4] with B holding it.
@@ -491,6 +497,28 @@ func (d *x86Decoder) table(inst x86asm.Inst, out *insn) bool {
 	}
 	out.table = d.tab
 	return len(d.tab) > 0
+}
+
+// loadedEntry finds gcc -O0's 32-bit table load before "jmp R": "shl I,
+// 2; add I, T; mov R, [I]", the entry's address computed rather than
+// addressed as [T + I*4], and returns T.
+func (d *x86Decoder) loadedEntry(r x86asm.Reg, ptr uint64) (uint64, bool) {
+	if d.backN < 3 {
+		return 0, false
+	}
+	ld, add, shl := d.rec(1), d.rec(2), d.rec(3)
+	m, ok := ld.a1.(x86asm.Mem)
+	if ld.op != x86asm.MOV || !sameReg(ld.a0, r) || !ok || m.Index != 0 || m.Disp != 0 || m.Segment != 0 {
+		return 0, false
+	}
+	t, ok := add.a1.(x86asm.Imm)
+	if add.op != x86asm.ADD || !sameReg(add.a0, m.Base) || !ok {
+		return 0, false
+	}
+	if n, ok := shl.a1.(x86asm.Imm); shl.op != x86asm.SHL || !sameReg(shl.a0, m.Base) || !ok || n > 3 || 1<<n != ptr {
+		return 0, false
+	}
+	return d.wrap(uint64(t)), true
 }
 
 // leaOf finds "lea reg, [rip+T]" (or "mov reg, T") among the instructions

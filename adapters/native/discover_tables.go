@@ -26,6 +26,9 @@ func tableStarts(ctx context.Context, src source, img image, mm *memMap, labels 
 			func() ([]candidate, error) { return e.ehFrame(ctx, mm) },
 			func() ([]candidate, error) { return e.initFunctions(ctx, mm) })
 	}
+	if p, ok := img.(*peImage); ok {
+		readers = append(readers, func() ([]candidate, error) { return p.ehFrame(ctx, mm) })
+	}
 	if m := machoOf(img); m != nil {
 		readers = append(readers, func() ([]candidate, error) { return m.initFunctions(ctx, mm) })
 	}
@@ -286,9 +289,44 @@ func (e *elfImage) ehFrame(ctx context.Context, mm *memMap) ([]candidate, error)
 	if e.f.Class == elf.ELFCLASS32 {
 		ptr = 4
 	}
-	r := &ehReader{data: data, addr: s.Addr, ptr: ptr, bo: e.f.ByteOrder}
+	return fdeStarts(ctx, &ehReader{data: data, addr: s.Addr, ptr: ptr, bo: e.f.ByteOrder}, mm, e.fdeCount(len(data)), false)
+}
+
+// ehFrame returns one candidate per FDE of a PE image's .eh_frame: 32-bit
+// mingw-w64 unwinds with DWARF and describes every compiled function there,
+// as .pdata does on x64. strip leaves the section's name cut to the 8 bytes
+// a section header holds.
+func (p *peImage) ehFrame(ctx context.Context, mm *memMap) ([]candidate, error) {
+	for _, s := range p.sections {
+		if (s.Name != ".eh_frame" && s.Name != ".eh_fram") || s.Size == 0 || s.Offset == 0 {
+			continue
+		}
+		size := uint64(s.Size)
+		if s.VirtualSize != 0 {
+			size = min(size, uint64(s.VirtualSize)) // the rest is file alignment padding
+		}
+		data, err := p.src.read(uint64(s.Offset), size)
+		if err != nil {
+			return nil, err
+		}
+		ptr := 4
+		if p.is64 {
+			ptr = 8
+		}
+		return fdeStarts(ctx, &ehReader{data: data, addr: p.base + uint64(s.VirtualAddress), ptr: ptr, bo: binary.LittleEndian}, mm, 0, true)
+	}
+	return nil, nil
+}
+
+// fdeStarts walks the CIEs and FDEs of r's .eh_frame; hint sizes the list. A
+// zero length ends the table unless pastZero: GNU ld concatenates a PE
+// image's .eh_frame unmerged, crtend's terminator and all, and objdump reads
+// on.
+func fdeStarts(ctx context.Context, r *ehReader, mm *memMap, hint int, pastZero bool) ([]candidate, error) {
+	data := r.data
+	var err error
 	cies := map[int]byte{}
-	out := make([]candidate, 0, e.fdeCount(len(data)))
+	out := make([]candidate, 0, hint)
 	for off, n := 0, 0; off+4 <= len(data) && n < maxFDEs; n++ {
 		if n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -298,7 +336,11 @@ func (e *elfImage) ehFrame(ctx context.Context, mm *memMap) ([]candidate, error)
 		length, _ := r.fixed(off, 4)
 		p := off + 4
 		if length == 0 {
-			break
+			if !pastZero {
+				break
+			}
+			off = p
+			continue
 		}
 		if length == 0xffffffff {
 			if length, err = r.fixed(p, 8); err != nil {
