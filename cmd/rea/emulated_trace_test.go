@@ -39,11 +39,7 @@ int main(void) {
 	return 0;
 }
 `)
-	cs := mcpClient(t)
-	if r := call(t, cs, "open_binary", map[string]any{"path": exe}); r.isError {
-		t.Fatal(r.text)
-	}
-	_, m := evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"snprintf@plt"}}))
+	m := traceOverMCP(t, exe, []string{"snprintf@plt"}...)
 	is.Equal(m["architecture"], "arm64")
 	hits := m["hits"].([]any)
 	is.Equal(len(hits), 1)
@@ -85,11 +81,7 @@ func main() {
 	}
 }
 `)
-	cs := mcpClient(t)
-	if r := call(t, cs, "open_binary", map[string]any{"path": exe}); r.isError {
-		t.Fatal(r.text)
-	}
-	_, m := evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"main.Show"}}))
+	m := traceOverMCP(t, exe, []string{"main.Show"}...)
 	bp := m["breakpoints"].([]any)[0].(map[string]any)
 	is.Equal(bp["parameters"], []any{map[string]any{"name": "t", "type": "main.Token", "register": "x0,x1"},
 		map[string]any{"name": "b", "type": "[]uint8", "register": "x2,x3,x4"}})

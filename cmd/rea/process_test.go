@@ -633,11 +633,7 @@ int main(void) {
 	return 0;
 }
 `, "-g", "-O0")
-	cs := mcpClient(t)
-	if r := call(t, cs, "open_binary", map[string]any{"path": exe}); r.isError {
-		t.Fatal(r.text)
-	}
-	_, m := evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"snprintf"}}))
+	m := traceOverMCP(t, exe, []string{"snprintf"}...)
 	hits := m["hits"].([]any)
 	is.Equal(len(hits), 1)
 	got := map[string]any{}
@@ -680,11 +676,7 @@ func main() {
 	}
 }
 `)
-	cs := mcpClient(t)
-	if r := call(t, cs, "open_binary", map[string]any{"path": exe}); r.isError {
-		t.Fatal(r.text)
-	}
-	_, m := evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"main.Show"}}))
+	m := traceOverMCP(t, exe, []string{"main.Show"}...)
 	bp := m["breakpoints"].([]any)[0].(map[string]any)
 	is.Equal(bp["parameters"], []any{map[string]any{"name": "t", "type": "main.Token", "register": "rax,rbx"},
 		map[string]any{"name": "b", "type": "main.Blob", "register": "rcx,rdi,rsi"}})
@@ -727,11 +719,7 @@ func TestMCPTraceReadsGoStringArguments(t *testing.T) {
 	}
 	is := is.New(t)
 	exe := goBuild(t, t.TempDir(), runtime.GOARCH, goTextsSrc)
-	cs := mcpClient(t)
-	if r := call(t, cs, "open_binary", map[string]any{"path": exe}); r.isError {
-		t.Fatal(r.text)
-	}
-	_, m := evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"main.Show"}}))
+	m := traceOverMCP(t, exe, []string{"main.Show"}...)
 	is.Equal(m["convention"], "go")
 	bp := m["breakpoints"].([]any)[0].(map[string]any)
 	is.Equal(bp["parameters_source"], "dwarf")
@@ -807,11 +795,7 @@ int main(void) {
 	return puts(b) < 0;
 }
 `, "-fno-builtin")
-	cs := mcpClient(t)
-	if r := call(t, cs, "open_binary", map[string]any{"path": exe}); r.isError {
-		t.Fatal(r.text)
-	}
-	_, m := evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"strcpy@plt", "sprintf@plt", "mkstemp@plt"}}))
+	m := traceOverMCP(t, exe, []string{"strcpy@plt", "sprintf@plt", "mkstemp@plt"}...)
 	hits := m["hits"].([]any)
 	is.Equal(len(hits), 3)
 	filled := map[string]any{}
@@ -830,4 +814,16 @@ int main(void) {
 	name, _ := filled["mkstemp@plt"].(string)
 	is.True(strings.HasPrefix(name, "/tmp/rea-fills") && !strings.HasSuffix(name, "XXXXXX")) // the name mkstemp chose
 	noDescendants(t)
+}
+
+// traceOverMCP opens exe in a fresh MCP session and traces procs with
+// trace_native_calls' defaults, returning the Evidence's normalized result.
+func traceOverMCP(t *testing.T, exe string, procs ...string) map[string]any {
+	t.Helper()
+	cs := mcpClient(t)
+	if r := call(t, cs, "open_binary", map[string]any{"path": exe}); r.isError {
+		t.Fatal(r.text)
+	}
+	_, m := evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": procs}))
+	return m
 }
