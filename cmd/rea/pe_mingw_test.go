@@ -813,3 +813,19 @@ func TestMingwJumpTable(t *testing.T) {
 		}
 	})
 }
+
+// An agent names a 32-bit Windows program's C functions as they are in the
+// source: main answers for _main, the one procedure decorated that way. On
+// x86_64 main is main.
+func TestMingwDecoratedNames(t *testing.T) {
+	mingwEach(t, func(t *testing.T, tg *mingwTarget, fx map[string]mingwFixture) {
+		m := reaResult(t, fx["O0"].full, "analyze_function", map[string]any{"procedure": "main"})
+		want := "main"
+		if tg.name == "i686" {
+			want = "_main"
+		}
+		if got := m["procedure"].(map[string]any)["name"]; got != want {
+			t.Errorf("analyze_function main: procedure %v, want %s", got, want)
+		}
+	})
+}

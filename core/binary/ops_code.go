@@ -230,6 +230,9 @@ func (v *codeView) resolveValue(s string, path []any) (int, error) {
 	if i := v.demangledMatch(s); i >= 0 {
 		return i, nil // Sq::area: the one procedure _ZNK2Sq4areaEv
 	}
+	if i := v.decorated(s); i >= 0 {
+		return i, nil // main: the one procedure _main; Sleep: _Sleep@4
+	}
 	return -1, core.InvalidRequest(v.c.Op.Name, core.Issue{Path: path, Reason: core.ReasonInvalidValue,
 		Message: fmt.Sprintf("no procedure is named %q", s) + didYouMean(v.suggest(s)), Expected: "the name or address of a procedure (list_procedures)"})
 }
