@@ -3,6 +3,7 @@ package main
 import (
 	"os/exec"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -91,4 +92,27 @@ func main() {
 	is.Equal(got["t"], "hello")
 	is.Equal(got["b"], "bytes")
 	noDescendants(t)
+}
+
+// Attaching to a process QEMU runs would trace QEMU, not the program: the
+// call is refused (the process's executable is not the open target) and the
+// remedy is to launch the program, which rea runs under the emulator itself.
+func TestMCPTraceAttachToEmulatedProcess(t *testing.T) {
+	needArm64Emulation(t)
+	is := is.New(t)
+	exe := buildCWith(t, "aarch64-linux-gnu-gcc", "loop", `#include <unistd.h>
+int main(void) { for (;;) usleep(2000); }
+`, "-static")
+	cmd := exec.Command("qemu-aarch64", exe)
+	is.NoErr(cmd.Start())
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() }) // the test's own child, killed by it
+	cs := mcpClient(t)
+	if r := call(t, cs, "open_binary", map[string]any{"path": exe}); r.isError {
+		t.Fatal(r.text)
+	}
+	r := call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"main"}, "attach_pid": cmd.Process.Pid})
+	is.True(r.isError)
+	is.True(strings.Contains(r.text, "artifact_changed"))
+	is.True(strings.Contains(r.text, "an emulator"))
+	is.True(strings.Contains(r.text, "omit attach_pid"))
 }

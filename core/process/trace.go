@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -279,9 +280,16 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 			Details: map[string]any{"path": program}}
 	}
 	if sum != target.SHA256 {
-		return nil, &core.Error{Code: core.CodeArtifactChanged, Message: op + ": the program is not the analysed binary",
+		e := &core.Error{Code: core.CodeArtifactChanged, Message: op + ": the program is not the analysed binary",
 			Remediation: "Trace the open target, or open the program first.",
 			Details:     map[string]any{"path": program, "expected_sha256": target.SHA256, "actual_sha256": sum}}
+		if exe, err := os.Readlink(program); err == nil && args.AttachPID > 0 && strings.HasPrefix(filepath.Base(exe), "qemu-") {
+			// The process is an emulator running the program: tracing
+			// it means launching the program under the emulator.
+			e.Message += " (process " + itoaInt(args.AttachPID) + " is " + filepath.Base(exe) + ", an emulator)"
+			e.Remediation = "Launch the program instead (omit attach_pid): a program for another CPU is traced under QEMU's user-mode emulator, which rea starts itself."
+		}
+		return nil, e
 	}
 	res, err := tr.TraceCalls(ctx, req)
 	if err != nil {
