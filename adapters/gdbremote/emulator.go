@@ -2,7 +2,6 @@ package gdbremote
 
 import (
 	"context"
-	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
@@ -58,46 +57,32 @@ func (t *Tracer) emulatorFor(arch string) (string, error) {
 
 // loaderPrefix returns the directory QEMU must take the program's dynamic
 // loader from (its -L option), "" when the host has the loader at the path
-// PT_INTERP names or the program is static. Debian's cross libraries
-// (libc6-arm64-cross) live under /usr/<triplet>.
-func loaderPrefix(prog, arch string, env []string) (string, error) {
+// PT_INTERP names or the program is static. QEMU_LD_PREFIX, in the
+// program's environment or rea's, is the caller's choice; else Debian's
+// cross libraries (libc6-arm64-cross) live under /usr/<triplet>.
+func loaderPrefix(target *elfInfo, env []string) (string, error) {
 	for _, e := range env {
 		if v, ok := strings.CutPrefix(e, "QEMU_LD_PREFIX="); ok {
-			return v, nil // the caller chose; QEMU reads it itself
+			return v, nil
 		}
 	}
-	f, err := elf.Open(prog)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", prog, ports.ErrTargetNotExecutable)
-	}
-	defer f.Close()
-	var interp string
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_INTERP {
-			b, err := io.ReadAll(io.LimitReader(p.Open(), 4096))
-			if err != nil {
-				return "", fmt.Errorf("%s: program interpreter: %w", prog, ports.ErrTargetNotExecutable)
-			}
-			interp = strings.TrimRight(string(b), "\x00")
-		}
-	}
-	if interp == "" {
+	if target.interp == "" {
 		return "", nil
 	}
 	if v := os.Getenv("QEMU_LD_PREFIX"); v != "" {
 		return v, nil
 	}
-	triplet := map[string]string{"arm64": "aarch64-linux-gnu", "x86-64": "x86_64-linux-gnu"}[arch]
+	triplet := map[string]string{"arm64": "aarch64-linux-gnu", "x86-64": "x86_64-linux-gnu"}[target.arch]
 	for _, dir := range []string{"/usr/" + triplet, "/usr/" + triplet + "/libc"} {
-		if _, err := os.Stat(filepath.Join(dir, interp)); err == nil {
+		if fileExists(filepath.Join(dir, target.interp)) {
 			return dir, nil
 		}
 	}
-	if _, err := os.Stat(interp); err == nil {
+	if fileExists(target.interp) {
 		return "", nil // a multiarch host has the loader in place
 	}
 	return "", fmt.Errorf("%s needs the %s loader %s, which neither the host nor /usr/%s has (install Debian's libc6-%s-cross, or set QEMU_LD_PREFIX to a sysroot): %w",
-		prog, arch, interp, triplet, map[string]string{"arm64": "arm64", "x86-64": "amd64"}[arch], ports.ErrTargetNotExecutable)
+		target.path, target.arch, target.interp, triplet, map[string]string{"arm64": "arm64", "x86-64": "amd64"}[target.arch], ports.ErrTargetNotExecutable)
 }
 
 // emulated is a program run by QEMU's user-mode emulator under
@@ -113,7 +98,7 @@ type emulated struct {
 // emulatorDialWait bounds how long the emulator may take to open its socket.
 const emulatorDialWait = 10 * time.Second
 
-func startEmulated(ctx context.Context, qemu, prefix string, req ports.TraceRequest, exitGrace time.Duration) (*emulated, error) {
+func startEmulated(ctx context.Context, qemu, sysroot string, req ports.TraceRequest, exitGrace time.Duration) (*emulated, error) {
 	l := req.Launch
 	run, err := supervisor.New(&supervisor.Options{RunID: req.RunID, ExitDelay: exitGrace, GraceDelay: time.Second})
 	if err != nil {
@@ -132,8 +117,8 @@ func startEmulated(ctx context.Context, qemu, prefix string, req ports.TraceRequ
 	sock := filepath.Join(dir, "gdb")
 	run.RegisterSocket(sock)
 	args := []string{"-g", sock}
-	if prefix != "" {
-		args = append(args, "-L", prefix)
+	if sysroot != "" {
+		args = append(args, "-L", sysroot)
 	}
 	// QEMU stops reading its own options at the program path, so the
 	// program's arguments pass through whatever they look like.
@@ -173,17 +158,13 @@ func dialEmulator(ctx context.Context, run *supervisor.Run, sock string) (net.Co
 	defer tick.Stop()
 	var d net.Dialer
 	for {
-		if _, err := os.Stat(sock); err == nil {
-			if c, err := d.DialContext(ctx, "unix", sock); err == nil {
-				return c, nil
-			}
+		if c, err := d.DialContext(ctx, "unix", sock); err == nil {
+			return c, nil
 		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-run.Exited():
-			// One more look: the emulator may have exited after a client
-			// could no longer connect, but say why it went.
 			return nil, errors.New("the emulator exited before its debugger socket opened")
 		case <-deadline.C:
 			return nil, fmt.Errorf("the emulator opened no debugger socket within %v", emulatorDialWait)

@@ -75,8 +75,11 @@ func (t *Tracer) Available() error {
 		return nil
 	}
 	_, err := t.serverPath()
+	if err == nil {
+		return nil
+	}
 	for arch := range defaultEmulators {
-		if _, e := t.emulatorFor(arch); err != nil && e == nil && arch != hostArch() {
+		if _, e := t.emulatorFor(arch); e == nil && arch != hostArch() {
 			return nil
 		}
 	}
@@ -110,8 +113,7 @@ func (t *Tracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports
 		return fail(op, err)
 	}
 	dial := t.dial
-	var emulated bool
-	var prefix string
+	var sysroot string // where an emulator takes the program's libraries from
 	switch {
 	case dial != nil:
 	case target != nil && target.arch != hostArch():
@@ -119,12 +121,11 @@ func (t *Tracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports
 		if err != nil {
 			return fail(op, err)
 		}
-		if prefix, err = loaderPrefix(target.path, target.arch, req.Launch.Env); err != nil {
+		if sysroot, err = loaderPrefix(target, req.Launch.Env); err != nil {
 			return fail(op, err)
 		}
-		emulated = true
 		dial = func(ctx context.Context, req ports.TraceRequest) (endpoint, error) {
-			return startEmulated(ctx, qemu, prefix, req, t.opts.ExitGrace)
+			return startEmulated(ctx, qemu, sysroot, req, t.opts.ExitGrace)
 		}
 	default:
 		path, err := t.serverPath()
@@ -141,16 +142,14 @@ func (t *Tracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports
 	}
 	c := newConn(ep, t.tap)
 	s := &session{
-		req:    req,
-		target: target,
-		cl:     &client{c: c},
-		ep:     ep,
-		res:    res,
-		bps:    map[uint64]*breakpoint{},
-		stopOp: op,
-	}
-	if emulated {
-		s.sysroot = prefix
+		req:     req,
+		target:  target,
+		cl:      &client{c: c},
+		ep:      ep,
+		res:     res,
+		bps:     map[uint64]*breakpoint{},
+		stopOp:  op,
+		sysroot: sysroot,
 	}
 	traceErr := s.trace(ctx)
 
@@ -264,6 +263,7 @@ type elfInfo struct {
 	path     string
 	entry    uint64
 	dynamic  uint64 // link-time address of PT_DYNAMIC; 0 for a static executable
+	interp   string // the loader PT_INTERP names; "" for a static executable
 	arch     string
 	segments [][2]uint64 // loadable segments: [start, end) at link time
 }
@@ -281,6 +281,13 @@ func readELF(path string) (*elfInfo, error) {
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_DYNAMIC {
 			info.dynamic = p.Vaddr
+		}
+		if p.Type == elf.PT_INTERP {
+			b, err := io.ReadAll(io.LimitReader(p.Open(), 4096))
+			if err != nil {
+				return nil, fmt.Errorf("%s: program interpreter: %w", path, ports.ErrTargetNotExecutable)
+			}
+			info.interp = strings.TrimRight(string(b), "\x00")
 		}
 		if p.Type == elf.PT_LOAD && len(info.segments) < 64 {
 			info.segments = append(info.segments, [2]uint64{p.Vaddr, p.Vaddr + p.Memsz})

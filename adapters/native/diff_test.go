@@ -280,17 +280,8 @@ var readelfGOTImport = regexp.MustCompile(`^([0-9a-f]+)\s+[0-9a-f]+\s+R_(?:X86_6
 // not define (debug/elf says which), and the symbol.
 func gotImportSlots(t *testing.T, path string) map[uint64]string {
 	t.Helper()
-	f, err := elf.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	syms, err := f.DynamicSymbols()
-	if err != nil {
-		t.Fatal(err)
-	}
 	defined := map[string]bool{}
-	for _, s := range syms {
+	for _, s := range dynamicSymbols(t, path) {
 		if s.Section != elf.SHN_UNDEF {
 			defined[s.Name] = true
 		}
@@ -306,4 +297,19 @@ func gotImportSlots(t *testing.T, path string) map[uint64]string {
 		}
 	}
 	return slots
+}
+
+// dynamicSymbols is an ELF file's dynamic symbol table as debug/elf reads it.
+func dynamicSymbols(t *testing.T, path string) []elf.Symbol {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.DynamicSymbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return syms
 }

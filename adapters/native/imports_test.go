@@ -66,17 +66,8 @@ int main(int argc, char **argv) { printf("%f %d\n", cos(argc), plain_add(argc));
 `), "-L"+dir, "-lplain", "-lm")
 
 	libs := importLibraries(t, prog)
-	f, err := elf.Open(prog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	syms, err := f.DynamicSymbols()
-	if err != nil {
-		t.Fatal(err)
-	}
 	oracle := map[string]string{}
-	for _, s := range syms {
+	for _, s := range dynamicSymbols(t, prog) {
 		if s.Section == elf.SHN_UNDEF {
 			oracle[s.Name+"@plt"] = s.Library
 		}

@@ -633,7 +633,7 @@ int main(void) {
 	return 0;
 }
 `, "-g", "-O0")
-	m := traceOverMCP(t, exe, []string{"snprintf"}...)
+	m := traceOverMCP(t, exe, "snprintf")
 	hits := m["hits"].([]any)
 	is.Equal(len(hits), 1)
 	got := map[string]any{}
@@ -651,16 +651,27 @@ int main(void) {
 }
 
 // A Go type defined as a string or a byte slice (type Token string) is read
-// as text too, its registers named as a string's and a slice's.
+// as text too, its registers named as a string's and a slice's: natively on
+// x86-64 (Go's register ABI: rax, rbx; rcx, rdi, rsi) and for linux/arm64
+// under QEMU (x0, x1; x2, x3, x4).
 func TestMCPTraceReadsNamedGoStrings(t *testing.T) {
-	if _, err := exec.LookPath("gdbserver"); err != nil {
-		t.Skip("gdbserver is not installed (Debian: apt-get install gdbserver)")
-	}
-	if runtime.GOARCH != "amd64" {
-		t.Skip("the registers below are amd64's")
-	}
-	is := is.New(t)
-	exe := goBuild(t, t.TempDir(), runtime.GOARCH, `package main
+	for _, tc := range []struct {
+		goarch, str, blob string
+	}{
+		{"amd64", "rax,rbx", "rcx,rdi,rsi"},
+		{"arm64", "x0,x1", "x2,x3,x4"},
+	} {
+		t.Run(tc.goarch, func(t *testing.T) {
+			if _, err := exec.LookPath("gdbserver"); err != nil {
+				t.Skip("gdbserver is not installed (Debian: apt-get install gdbserver)")
+			}
+			if tc.goarch == "arm64" {
+				needArm64Emulation(t)
+			} else if runtime.GOARCH != tc.goarch {
+				t.Skip("the registers are " + tc.goarch + "'s")
+			}
+			is := is.New(t)
+			exe := goBuild(t, t.TempDir(), tc.goarch, `package main
 
 import "os"
 
@@ -676,16 +687,18 @@ func main() {
 	}
 }
 `)
-	m := traceOverMCP(t, exe, []string{"main.Show"}...)
-	bp := m["breakpoints"].([]any)[0].(map[string]any)
-	is.Equal(bp["parameters"], []any{map[string]any{"name": "t", "type": "main.Token", "register": "rax,rbx"},
-		map[string]any{"name": "b", "type": "main.Blob", "register": "rcx,rdi,rsi"}})
-	hits := m["hits"].([]any)
-	is.Equal(len(hits), 1)
-	got := argumentsByParameter(hits[0])
-	is.Equal(got, map[string]any{"t": "hello", "t.len": "0x5", "b": "bytes", "b.len": "0x5", "b.cap": got["b.cap"]})
-	is.True(got["b.cap"] != nil)
-	noDescendants(t)
+			m := traceOverMCP(t, exe, "main.Show")
+			bp := m["breakpoints"].([]any)[0].(map[string]any)
+			is.Equal(bp["parameters"], []any{map[string]any{"name": "t", "type": "main.Token", "register": tc.str},
+				map[string]any{"name": "b", "type": "main.Blob", "register": tc.blob}})
+			hits := m["hits"].([]any)
+			is.Equal(len(hits), 1)
+			got := argumentsByParameter(hits[0])
+			is.Equal(got, map[string]any{"t": "hello", "t.len": "0x5", "b": "bytes", "b.len": "0x5", "b.cap": got["b.cap"]})
+			is.True(got["b.cap"] != nil)
+			noDescendants(t)
+		})
+	}
 }
 
 const goTextsSrc = `package main
@@ -719,7 +732,7 @@ func TestMCPTraceReadsGoStringArguments(t *testing.T) {
 	}
 	is := is.New(t)
 	exe := goBuild(t, t.TempDir(), runtime.GOARCH, goTextsSrc)
-	m := traceOverMCP(t, exe, []string{"main.Show"}...)
+	m := traceOverMCP(t, exe, "main.Show")
 	is.Equal(m["convention"], "go")
 	bp := m["breakpoints"].([]any)[0].(map[string]any)
 	is.Equal(bp["parameters_source"], "dwarf")
@@ -795,7 +808,7 @@ int main(void) {
 	return puts(b) < 0;
 }
 `, "-fno-builtin")
-	m := traceOverMCP(t, exe, []string{"strcpy@plt", "sprintf@plt", "mkstemp@plt"}...)
+	m := traceOverMCP(t, exe, "strcpy@plt", "sprintf@plt", "mkstemp@plt")
 	hits := m["hits"].([]any)
 	is.Equal(len(hits), 3)
 	filled := map[string]any{}

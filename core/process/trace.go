@@ -283,7 +283,7 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 		e := &core.Error{Code: core.CodeArtifactChanged, Message: op + ": the program is not the analysed binary",
 			Remediation: "Trace the open target, or open the program first.",
 			Details:     map[string]any{"path": program, "expected_sha256": target.SHA256, "actual_sha256": sum}}
-		if exe, err := os.Readlink(program); err == nil && args.AttachPID > 0 && strings.HasPrefix(filepath.Base(exe), "qemu-") {
+		if exe, err := os.Readlink(program); err == nil && req.Attach != nil && strings.HasPrefix(filepath.Base(exe), "qemu-") {
 			// The process is an emulator running the program: tracing
 			// it means launching the program under the emulator.
 			e.Message += " (process " + itoaInt(args.AttachPID) + " is " + filepath.Base(exe) + ", an emulator)"
