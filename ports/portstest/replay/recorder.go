@@ -132,9 +132,14 @@ func (s *stream) Read(p []byte) (int, error) {
 }
 
 func (s *stream) Write(p []byte) (int, error) {
-	n, err := s.rw.Write(p)
-	s.r.record(KindRequest, p[:n])
-	return n, err
+	// Recorded before it is sent: the engine may answer, and the reading
+	// goroutine record the answer, before Write returns, and a transcript
+	// must list a request before its response (a replaying fake matches
+	// responses to the request ids it has seen). A write that fails leaves
+	// bytes in the transcript the engine did not get; the connection is
+	// broken then anyway.
+	s.r.record(KindRequest, p)
+	return s.rw.Write(p)
 }
 
 func (s *stream) Close() error {
