@@ -32,6 +32,10 @@ const (
 	ConventionSysV CallingConvention = "sysv"
 	// ConventionAAPCS64: Arm 64-bit; arguments x0-x7; result x0.
 	ConventionAAPCS64 CallingConvention = "aapcs64"
+	// ConventionCdecl: System V i386 (32-bit x86); every argument on the
+	// stack, the first at [esp+4] at the entry; result eax. Its arguments
+	// are named by their slots ("[esp+4]").
+	ConventionCdecl CallingConvention = "cdecl"
 	// ConventionGo: Go's register ABI (ABIInternal). amd64: arguments rax,
 	// rbx, rcx, rdi, rsi, r8-r11, result rax; arm64: arguments x0-x15,
 	// result x0.
@@ -45,7 +49,7 @@ type TraceRequest struct {
 	// Breakpoints are the procedures to stop at, by link-time address.
 	Breakpoints []TraceBreakpoint
 	// Convention says which registers are arguments. "" means the platform's
-	// C convention (sysv on x86-64, aapcs64 on arm64).
+	// C convention (sysv on x86-64, cdecl on x86, aapcs64 on arm64).
 	Convention CallingConvention
 	// MaxHits bounds the recorded hits; later hits are counted in
 	// TraceCoverage.HitsDropped. 0 means DefaultTraceMaxHits; at most
@@ -133,7 +137,7 @@ const MaxTraceString = 256
 // TraceResult is what one trace observed. Hits are in the order they stopped
 // the program.
 type TraceResult struct {
-	Architecture string            // "x86-64" or "arm64"
+	Architecture string            // "x86-64", "x86" or "arm64"
 	Convention   CallingConvention // the convention the arguments were read under
 	ProcessID    int               // the traced process
 	Modules      []TraceModule     // the modules breakpoints were relocated in

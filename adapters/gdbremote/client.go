@@ -227,12 +227,26 @@ func (cl *client) readChunk(ctx context.Context, addr uint64, n int) ([]byte, er
 	return b, nil
 }
 
-func (cl *client) readWord(ctx context.Context, addr uint64) (uint64, error) {
-	b, err := cl.readMemory(ctx, addr, 8)
+// readWord reads a little-endian word of size bytes (4 or 8): a pointer of
+// the traced program.
+func (cl *client) readWord(ctx context.Context, addr uint64, size uint64) (uint64, error) {
+	b, err := cl.readMemory(ctx, addr, int(size))
 	if err != nil {
 		return 0, err
 	}
-	return binary.LittleEndian.Uint64(b), nil
+	return leWord(b), nil
+}
+
+// leWord decodes a little-endian word of 4 or 8 bytes (a register or a
+// pointer); any other length is 0, which callers have ruled out.
+func leWord(b []byte) uint64 {
+	switch len(b) {
+	case 4:
+		return uint64(binary.LittleEndian.Uint32(b))
+	case 8:
+		return binary.LittleEndian.Uint64(b)
+	}
+	return 0
 }
 
 func (cl *client) insertBreakpoint(ctx context.Context, addr uint64, kind int) error {

@@ -2,6 +2,8 @@ package gdbremote
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"rea/ports"
 )
@@ -25,12 +27,18 @@ type convention struct {
 	spAfterReturn uint64
 	// bpKind is the Z0 kind (breakpoint instruction length).
 	bpKind int
+	// word is the size of a register, a pointer and a stack slot: 8, or 4
+	// on 32-bit x86.
+	word uint64
+	// onStack: the arguments are stack slots at the entry, named by where
+	// they are ("[esp+4]"), not registers (cdecl).
+	onStack bool
 }
 
 func conventionFor(arch string, name ports.CallingConvention) (convention, error) {
 	switch arch {
 	case "x86-64":
-		c := convention{pc: "rip", sp: "rsp", ret: "rax", spAfterReturn: 8, bpKind: 1}
+		c := convention{pc: "rip", sp: "rsp", ret: "rax", spAfterReturn: 8, bpKind: 1, word: 8}
 		switch name {
 		case "", ports.ConventionSysV:
 			c.name = ports.ConventionSysV
@@ -43,8 +51,23 @@ func conventionFor(arch string, name ports.CallingConvention) (convention, error
 			return convention{}, fmt.Errorf("calling convention %q on %s: %w", name, arch, ports.ErrUnsupported)
 		}
 		return c, nil
+	case "x86":
+		// The i386 System V ABI: every argument on the stack, the first
+		// above the return address.
+		c := convention{pc: "eip", sp: "esp", ret: "eax", spAfterReturn: 4, bpKind: 1, word: 4, onStack: true}
+		switch name {
+		case "", ports.ConventionCdecl:
+			c.name = ports.ConventionCdecl
+			for k := range cdeclSlots {
+				name, _ := c.slot(4 + 4*uint64(k))
+				c.args = append(c.args, name)
+			}
+		default:
+			return convention{}, fmt.Errorf("calling convention %q on %s: %w", name, arch, ports.ErrUnsupported)
+		}
+		return c, nil
 	case "arm64":
-		c := convention{pc: "pc", sp: "sp", ret: "x0", lr: "x30", bpKind: 4}
+		c := convention{pc: "pc", sp: "sp", ret: "x0", lr: "x30", bpKind: 4, word: 8}
 		switch name {
 		case "", ports.ConventionAAPCS64:
 			c.name = ports.ConventionAAPCS64
@@ -69,9 +92,16 @@ func regRange(prefix string, from, n int) []string {
 	return out
 }
 
+// cdeclSlots is how many stack words a cdecl hit reports as its arguments,
+// as many as System V x86-64 has argument registers.
+const cdeclSlots = 6
+
 // needed lists every register a stop reads.
 func (c convention) needed() []string {
-	out := append([]string{c.pc, c.sp, c.ret}, c.args...)
+	out := []string{c.pc, c.sp, c.ret}
+	if !c.onStack {
+		out = append(out, c.args...)
+	}
 	if c.lr != "" {
 		out = append(out, c.lr)
 	}
@@ -106,11 +136,35 @@ const passSignals = "QPassSignals:0e;10;14;17;1a;1b;1c;1e;1f"
 // stackArg is where the k-th (from 0) integer argument past the argument
 // registers is at a function's entry, as an offset from sp and a name for
 // it ("[rsp+8]"): above the return address on x86-64, at sp itself on
-// AArch64, whose return address is in the link register.
+// AArch64, whose return address is in the link register, and past the
+// slots a cdecl hit already reports on 32-bit x86.
 func (c convention) stackArg(k int) (string, uint64) {
-	off := 8 * uint64(k)
+	off := c.word * uint64(k)
 	if c.lr == "" {
-		off += 8
+		off += c.word
 	}
+	if c.onStack {
+		off += c.word * uint64(len(c.args))
+	}
+	return c.slot(off)
+}
+
+// slot names the stack word at offset off from sp at the entry.
+func (c convention) slot(off uint64) (string, uint64) {
 	return fmt.Sprintf("[%s+%d]", c.sp, off), off
+}
+
+// slotOffset parses a stack slot's name ("[esp+8]", as slot gives it) into
+// its offset from sp; ok is false for a register's name.
+func (c convention) slotOffset(name string) (uint64, bool) {
+	rest, ok := strings.CutPrefix(name, "["+c.sp+"+")
+	if !ok {
+		return 0, false
+	}
+	digits, ok := strings.CutSuffix(rest, "]")
+	if !ok {
+		return 0, false
+	}
+	off, err := strconv.ParseUint(digits, 10, 32)
+	return off, err == nil
 }

@@ -26,7 +26,11 @@ import (
 
 // defaultEmulators names QEMU's user-mode emulator for each architecture
 // the tracer reads.
-var defaultEmulators = map[string]string{"arm64": "qemu-aarch64", "x86-64": "qemu-x86_64"}
+var defaultEmulators = map[string]string{"arm64": "qemu-aarch64", "x86-64": "qemu-x86_64", "x86": "qemu-i386"}
+
+// crossTriplets are Debian's directories (/usr/<triplet>) and package
+// architectures (libc6-<arch>-cross) of each architecture's cross libraries.
+var crossTriplets = map[string][2]string{"arm64": {"aarch64-linux-gnu", "arm64"}, "x86-64": {"x86_64-linux-gnu", "amd64"}, "x86": {"i686-linux-gnu", "i386"}}
 
 // hostArch is the tracer's name for the architecture this process runs on
 // ("" for one it cannot trace natively).
@@ -72,7 +76,7 @@ func loaderPrefix(target *elfInfo, env []string) (string, error) {
 	if v := os.Getenv("QEMU_LD_PREFIX"); v != "" {
 		return v, nil
 	}
-	triplet := map[string]string{"arm64": "aarch64-linux-gnu", "x86-64": "x86_64-linux-gnu"}[target.arch]
+	triplet := crossTriplets[target.arch][0]
 	for _, dir := range []string{"/usr/" + triplet, "/usr/" + triplet + "/libc"} {
 		if fileExists(filepath.Join(dir, target.interp)) {
 			return dir, nil
@@ -82,7 +86,7 @@ func loaderPrefix(target *elfInfo, env []string) (string, error) {
 		return "", nil // a multiarch host has the loader in place
 	}
 	return "", fmt.Errorf("%s needs the %s loader %s, which neither the host nor /usr/%s has (install Debian's libc6-%s-cross, or set QEMU_LD_PREFIX to a sysroot): %w",
-		target.path, target.arch, target.interp, triplet, map[string]string{"arm64": "arm64", "x86-64": "amd64"}[target.arch], ports.ErrTargetNotExecutable)
+		target.path, target.arch, target.interp, triplet, crossTriplets[target.arch][1], ports.ErrTargetNotExecutable)
 }
 
 // emulated is a program run by QEMU's user-mode emulator under

@@ -16,37 +16,45 @@ import (
 	"rea/ports"
 )
 
-// needArm64Emulation skips a test unless this host can build AArch64
-// programs and run them under QEMU's user-mode emulator, naming the Debian
+// crossLanes are the emulated architectures the tests build for: the cross
+// compiler and QEMU's emulator, with their Debian packages.
+var crossLanes = map[string]struct{ gcc, gccPkg, qemu, name string }{
+	"arm64": {"aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu", "qemu-aarch64", "AArch64"},
+	"x86":   {"i686-linux-gnu-gcc", "gcc-i686-linux-gnu", "qemu-i386", "32-bit x86"},
+}
+
+// needEmulation skips a test unless this x86-64 host can build programs for
+// arch and run them under QEMU's user-mode emulator, naming the Debian
 // packages that are missing.
-func needArm64Emulation(t *testing.T) {
+func needEmulation(t *testing.T, arch string) {
 	t.Helper()
-	if runtime.GOARCH == "arm64" {
-		t.Skip("the host is AArch64: the native lane (gdbserver) traces AArch64 programs")
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the emulator lane is tested on x86-64 hosts")
 	}
+	lane := crossLanes[arch]
 	var missing []string
-	for tool, pkg := range map[string]string{"qemu-aarch64": "qemu-user", "aarch64-linux-gnu-gcc": "gcc-aarch64-linux-gnu"} {
+	for tool, pkg := range map[string]string{lane.qemu: "qemu-user", lane.gcc: lane.gccPkg} {
 		if _, err := exec.LookPath(tool); err != nil {
 			missing = append(missing, tool+" (Debian package "+pkg+")")
 		}
 	}
 	if len(missing) > 0 {
-		t.Skip("AArch64 tracing under emulation needs " + strings.Join(missing, " and "))
+		t.Skip(lane.name + " tracing under emulation needs " + strings.Join(missing, " and "))
 	}
 }
 
-// buildArm64 compiles testdata/src/<src> for AArch64.
-func buildArm64(t *testing.T, src, out string, flags ...string) string {
+// buildFor compiles testdata/src/<src> for arch.
+func buildFor(t *testing.T, arch, src, out string, flags ...string) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), out)
 	args := append([]string{"-O1", "-o", bin, filepath.Join("testdata", "src", src)}, flags...)
-	if b, err := exec.Command("aarch64-linux-gnu-gcc", args...).CombinedOutput(); err != nil {
-		t.Fatalf("aarch64-linux-gnu-gcc %v: %v\n%s", args, err, b)
+	if b, err := exec.Command(crossLanes[arch].gcc, args...).CombinedOutput(); err != nil {
+		t.Fatalf("%s %v: %v\n%s", crossLanes[arch].gcc, args, err, b)
 	}
 	return bin
 }
 
-func traceArm64(t *testing.T, bin string, args []string, bps []ports.TraceBreakpoint) (*ports.TraceResult, error) {
+func traceEmulated(t *testing.T, bin string, args []string, bps []ports.TraceBreakpoint) (*ports.TraceResult, error) {
 	t.Helper()
 	id := runID(t)
 	t.Cleanup(func() { noneLeft(t, id) })
@@ -65,7 +73,7 @@ func traceArm64(t *testing.T, bin string, args []string, bps []ports.TraceBreakp
 // AAPCS64, return values, recursion paired by stack pointer, the exit code,
 // and a PIE's load bias from the emulated auxiliary vector.
 func TestEmulatedTraceArm64(t *testing.T) {
-	needArm64Emulation(t)
+	needEmulation(t, "arm64")
 	for _, tc := range []struct {
 		name  string
 		flags []string
@@ -75,7 +83,7 @@ func TestEmulatedTraceArm64(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			bin := buildArm64(t, "calls.c", "calls", tc.flags...)
+			bin := buildFor(t, "arm64", "calls.c", "calls", tc.flags...)
 			target, fact := symbol(t, bin, "target"), symbol(t, bin, "fact")
 			bps := []ports.TraceBreakpoint{{Address: target, Name: "target"}, {Address: fact, Name: "fact"}}
 			if tc.name == "pie" {
@@ -84,7 +92,7 @@ func TestEmulatedTraceArm64(t *testing.T) {
 				// (atoi is inlined as a call of strtol at -O1.)
 				bps = append(bps, ports.TraceBreakpoint{Symbol: "strtol", Name: "strtol", Strings: []string{"x0"}})
 			}
-			res, err := traceArm64(t, bin, []string{"3"}, bps)
+			res, err := traceEmulated(t, bin, []string{"3"}, bps)
 			is.NoErr(err)
 			if tc.name == "pie" {
 				var strtol []ports.TraceHit
@@ -132,17 +140,17 @@ func TestEmulatedTraceArm64(t *testing.T) {
 // format whose ninth and tenth conversions (past x0-x7) are read from the
 // stack at sp, where AAPCS64 puts them.
 func TestEmulatedTraceArm64Strings(t *testing.T) {
-	needArm64Emulation(t)
+	needEmulation(t, "arm64")
 	is := is.New(t)
-	bin := buildArm64(t, "texts.c", "texts", "-static")
-	res, err := traceArm64(t, bin, nil, []ports.TraceBreakpoint{{Address: symbol(t, bin, "show"), Name: "show", Strings: []string{"x0"}}})
+	bin := buildFor(t, "arm64", "texts.c", "texts", "-static")
+	res, err := traceEmulated(t, bin, nil, []ports.TraceBreakpoint{{Address: symbol(t, bin, "show"), Name: "show", Strings: []string{"x0"}}})
 	is.NoErr(err)
 	is.Equal(len(res.Hits), 5)
 	is.Equal(res.Hits[0].Strings, []ports.TraceString{{Register: "x0", Text: []byte("world")}})
 	is.Equal(res.Hits[1].Strings, []ports.TraceString{{Register: "x0", Unreadable: true}})
 
-	bin = buildArm64(t, "formats.c", "formats", "-static")
-	res, err = traceArm64(t, bin, nil, []ports.TraceBreakpoint{{Address: symbol(t, bin, "say"), Name: "say", Strings: []string{"x0"}, Format: "x0"}})
+	bin = buildFor(t, "arm64", "formats.c", "formats", "-static")
+	res, err = traceEmulated(t, bin, nil, []ports.TraceBreakpoint{{Address: symbol(t, bin, "say"), Name: "say", Strings: []string{"x0"}, Format: "x0"}})
 	is.NoErr(err)
 	is.Equal(len(res.Hits), 1)
 	var got []string
@@ -160,7 +168,7 @@ func TestEmulatorMissing(t *testing.T) {
 	}
 	needTool(t, "aarch64-linux-gnu-gcc")
 	is := is.New(t)
-	bin := buildArm64(t, "calls.c", "calls", "-static")
+	bin := buildFor(t, "arm64", "calls.c", "calls", "-static")
 	tr := gdbremote.New(&gdbremote.Options{Emulators: map[string]string{"arm64": "rea-no-such-emulator"}})
 	_, err := tr.TraceCalls(context.Background(), ports.TraceRequest{
 		Launch:      &ports.TraceLaunch{Path: bin},
@@ -172,8 +180,119 @@ func TestEmulatorMissing(t *testing.T) {
 	is.True(strings.Contains(err.Error(), "qemu-user"))
 	// With neither gdbserver nor an emulator nothing can be traced; with an
 	// emulator alone, a foreign program still can.
-	is.True(errors.Is(gdbremote.New(&gdbremote.Options{Server: "rea-no-such-server", Emulators: map[string]string{"arm64": "rea-no-such-emulator"}}).Available(), ports.ErrDebuggerMissing))
+	is.True(errors.Is(gdbremote.New(&gdbremote.Options{Server: "rea-no-such-server", Emulators: map[string]string{"arm64": "rea-no-such-emulator", "x86": "rea-no-such-emulator"}}).Available(), ports.ErrDebuggerMissing))
 	if _, err := exec.LookPath("qemu-aarch64"); err == nil {
 		is.NoErr(gdbremote.New(&gdbremote.Options{Server: "rea-no-such-server"}).Available())
 	}
+}
+
+// A 32-bit x86 program runs under qemu-i386 (this kernel, like many, cannot
+// run it at all): under cdecl every argument is a stack slot at the entry,
+// read from memory and named by where it is ([esp+4] first, above the
+// return address), with 4-byte words throughout: registers, the return
+// address at [esp], the auxiliary vector and the loader's link map, through
+// which a libc function is found.
+func TestEmulatedTraceX86(t *testing.T) {
+	needEmulation(t, "x86")
+	for _, tc := range []struct {
+		name  string
+		flags []string
+	}{
+		{"static", []string{"-static"}},
+		{"pie", []string{"-pie", "-fPIE"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			bin := buildFor(t, "x86", "calls.c", "calls", tc.flags...)
+			bps := []ports.TraceBreakpoint{{Address: symbol(t, bin, "target"), Name: "target"}, {Address: symbol(t, bin, "fact"), Name: "fact"}}
+			if tc.name == "pie" {
+				bps = append(bps, ports.TraceBreakpoint{Symbol: "strtol", Name: "strtol", Strings: []string{"[esp+4]"}})
+			}
+			res, err := traceEmulated(t, bin, []string{"3"}, bps)
+			is.NoErr(err)
+			is.Equal(res.Architecture, "x86")
+			is.Equal(res.Convention, ports.ConventionCdecl)
+			is.Equal(res.Coverage.StopReason, ports.TraceStopExited)
+			is.True(res.Exit != nil && res.Exit.Code != nil)
+			is.Equal(*res.Exit.Code, 3)
+			is.Equal(firstArgs(res.Hits, "target"), []uint64{1, 2, 3, 4, 5})
+			is.Equal(firstArgs(res.Hits, "fact"), []uint64{5, 4, 3, 2, 1})
+			for _, h := range res.Hits {
+				is.True(h.Returned)
+				is.Equal(len(h.Arguments), 6)
+				is.Equal(h.Arguments[0].Name, "[esp+4]")
+				is.Equal(h.Arguments[5].Name, "[esp+24]")
+				is.True(h.StackPointer < 1<<32 && h.ReturnAddress < 1<<32)
+				if h.Name == "target" {
+					a := h.Arguments
+					is.Equal(a[1].Value, a[0].Value+1)
+					is.Equal(h.ReturnValue, a[0].Value*100+a[1].Value*10+a[2].Value)
+					is.Equal(h.CallerModule, bin) // the return address is in main
+				}
+			}
+			// fact's recursion returns innermost first: each return is
+			// matched to its own activation by the stack pointer.
+			var facts []uint64
+			for _, h := range res.Hits {
+				if h.Name == "fact" {
+					facts = append(facts, h.ReturnValue)
+				}
+			}
+			is.Equal(facts, []uint64{120, 24, 6, 2, 1})
+			is.Equal(res.Coverage.ReturnsMissing, 0)
+			is.Equal(res.Lineage.Status, ports.LineageVerified)
+			if tc.name == "static" {
+				is.Equal(res.Modules[0].LoadBias, uint64(0))
+				return
+			}
+			is.True(res.Modules[0].LoadBias != 0)
+			var strtol []ports.TraceHit
+			for _, h := range res.Hits {
+				if h.Name == "strtol" {
+					strtol = append(strtol, h)
+				}
+			}
+			is.Equal(len(strtol), 1)
+			is.Equal(strtol[0].Strings, []ports.TraceString{{Register: "[esp+4]", Text: []byte("3")}})
+			is.Equal(strtol[0].Arguments[2].Value, uint64(10)) // the base
+			is.Equal(strtol[0].ReturnValue, uint64(3))
+			is.Equal(len(res.Modules), 3) // the program, libc and the loader
+			is.True(strings.HasSuffix(res.Modules[1].Name, "/libc.so.6"))
+			is.True(strings.HasPrefix(res.Modules[1].Path, "/usr/i686-linux-gnu/")) // the sysroot's file
+		})
+	}
+}
+
+// Texts on a 32-bit x86 stack: a C string, a printf-style format whose
+// conversions past the six reported slots are read from further up the
+// stack, and a slot the breakpoint names beyond them, which the hit reports
+// as an extra argument.
+func TestEmulatedTraceX86Strings(t *testing.T) {
+	needEmulation(t, "x86")
+	is := is.New(t)
+	bin := buildFor(t, "x86", "texts.c", "texts", "-static")
+	res, err := traceEmulated(t, bin, nil, []ports.TraceBreakpoint{{Address: symbol(t, bin, "show"), Name: "show", Strings: []string{"[esp+4]"}}})
+	is.NoErr(err)
+	is.Equal(len(res.Hits), 5)
+	is.Equal(res.Hits[0].Strings, []ports.TraceString{{Register: "[esp+4]", Text: []byte("world")}})
+	is.Equal(res.Hits[1].Strings, []ports.TraceString{{Register: "[esp+4]", Unreadable: true}})
+	is.Equal(string(res.Hits[4].Strings[0].Text), "end") // up to the unmapped page
+	is.True(res.Hits[4].Strings[0].Truncated)
+
+	bin = buildFor(t, "x86", "formats.c", "formats", "-static")
+	res, err = traceEmulated(t, bin, nil, []ports.TraceBreakpoint{{Address: symbol(t, bin, "say"), Name: "say", Strings: []string{"[esp+4]", "[esp+36]"}, Format: "[esp+4]"}})
+	is.NoErr(err)
+	is.Equal(len(res.Hits), 1)
+	var got []string
+	for _, s := range res.Hits[0].Strings {
+		got = append(got, s.Register+"="+string(s.Text))
+	}
+	is.Equal(got, []string{"[esp+4]=%s-%s-%s-%s-%s-%s-%s-%s-%d-%s\n", "[esp+36]=eight",
+		"[esp+8]=one", "[esp+12]=two", "[esp+16]=three", "[esp+20]=four", "[esp+24]=five",
+		"[esp+28]=six", "[esp+32]=seven", "[esp+36]=eight", "[esp+44]=ten"})
+	var names []string
+	for _, a := range res.Hits[0].Arguments {
+		names = append(names, a.Name)
+	}
+	is.Equal(names, []string{"[esp+4]", "[esp+8]", "[esp+12]", "[esp+16]", "[esp+20]", "[esp+24]", "[esp+36]", "[esp+28]", "[esp+32]", "[esp+36]", "[esp+44]"})
 }

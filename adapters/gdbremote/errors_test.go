@@ -55,7 +55,7 @@ func TestTraceServerMissing(t *testing.T) {
 	is := is.New(t)
 	none := filepath.Join(t.TempDir(), "missing")
 	tr := gdbremote.New(&gdbremote.Options{Server: filepath.Join(t.TempDir(), "gdbserver"),
-		Emulators: map[string]string{"arm64": none, "x86-64": none}})
+		Emulators: map[string]string{"arm64": none, "x86-64": none, "x86": none}})
 	is.True(errors.Is(tr.Available(), ports.ErrDebuggerMissing))
 	_, err := tr.TraceCalls(context.Background(), ports.TraceRequest{
 		Launch:      &ports.TraceLaunch{Path: "/bin/true"},

@@ -16,18 +16,19 @@ const (
 	maxLibraryName    = 4096
 )
 
-// Dynamic-section tags and the 64-bit layout of the loader's r_debug and
-// link_map (glibc's and musl's share it: the debugger interface of
-// <link.h>).
+// Dynamic-section tags and the layout of the loader's r_debug and link_map
+// in words (glibc's and musl's share it: the debugger interface of
+// <link.h>). A dynamic entry is two words (tag, value); r_debug.r_map
+// follows the int r_version, padded to a word; link_map is l_addr (the
+// load bias), l_name (the path the loader opened), l_ld, l_next.
 const (
 	dtNull  = 0
 	dtDebug = 21
 
-	rDebugMap = 8 // r_debug.r_map, after the int r_version and its padding
-
-	lmAddr = 0 // link_map.l_addr: the load bias
-	lmName = 8 // l_name: the path the loader opened
-	lmNext = 24
+	rDebugMap = 1
+	lmAddr    = 0
+	lmName    = 1
+	lmNext    = 3
 )
 
 // loaderLibraries reads the loaded libraries from the dynamic loader's own
@@ -42,9 +43,10 @@ func (s *session) loaderLibraries(ctx context.Context, bias uint64) ([]ports.Tra
 	if s.target == nil || s.target.dynamic == 0 {
 		return nil, nil
 	}
+	w := s.conv.word
 	var debug uint64
-	for i, at := 0, bias+s.target.dynamic; i < maxDynamicEntries; i, at = i+1, at+16 {
-		tag, err := s.cl.readWord(ctx, at)
+	for i, at := 0, bias+s.target.dynamic; i < maxDynamicEntries; i, at = i+1, at+2*w {
+		tag, err := s.readAddr(ctx, at)
 		if err != nil {
 			return nil, s.memoryErr("dynamic section", err)
 		}
@@ -52,7 +54,7 @@ func (s *session) loaderLibraries(ctx context.Context, bias uint64) ([]ports.Tra
 			break
 		}
 		if tag == dtDebug {
-			if debug, err = s.cl.readWord(ctx, at+8); err != nil {
+			if debug, err = s.readAddr(ctx, at+w); err != nil {
 				return nil, s.memoryErr("dynamic section", err)
 			}
 			break
@@ -61,22 +63,22 @@ func (s *session) loaderLibraries(ctx context.Context, bias uint64) ([]ports.Tra
 	if debug == 0 {
 		return nil, nil // no loader list to read: no libraries known
 	}
-	lm, err := s.cl.readWord(ctx, debug+rDebugMap)
+	lm, err := s.readAddr(ctx, debug+rDebugMap*w)
 	if err != nil {
 		return nil, s.memoryErr("loader's r_debug", err)
 	}
 	var out []ports.TraceModule
 	seen := map[uint64]bool{}
-	for ; lm != 0 && !seen[lm] && len(seen) < maxLinkMapEntries; lm, err = s.cl.readWord(ctx, lm+lmNext) {
+	for ; lm != 0 && !seen[lm] && len(seen) < maxLinkMapEntries; lm, err = s.readAddr(ctx, lm+lmNext*w) {
 		if err != nil {
 			return nil, s.memoryErr("loader's link map", err)
 		}
 		seen[lm] = true
-		addr, err := s.cl.readWord(ctx, lm+lmAddr)
+		addr, err := s.readAddr(ctx, lm+lmAddr*w)
 		if err != nil {
 			return nil, s.memoryErr("loader's link map", err)
 		}
-		namePtr, err := s.cl.readWord(ctx, lm+lmName)
+		namePtr, err := s.readAddr(ctx, lm+lmName*w)
 		if err != nil {
 			return nil, s.memoryErr("loader's link map", err)
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"debug/elf"
-	"encoding/binary"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -159,7 +158,7 @@ func (s *session) relocate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("auxiliary vector: %w", err)
 	}
-	entry, ok := auxvEntry(auxv)
+	entry, ok := auxvEntry(auxv, int(s.conv.word))
 	if !ok {
 		return protoErr("auxiliary vector has no AT_ENTRY")
 	}
@@ -305,23 +304,29 @@ func (s *session) runTo(ctx context.Context, addr uint64) error {
 
 func (s *session) readPC(ctx context.Context, st stopReply) (uint64, error) {
 	r, _ := s.td.reg(s.conv.pc)
-	if b, ok := st.registers[r.number]; ok && len(b) == 8 {
-		return binary.LittleEndian.Uint64(b), nil
+	if b, ok := st.registers[r.number]; ok && len(b) == int(s.conv.word) {
+		return leWord(b), nil
 	}
 	b, err := s.cl.readRegister(ctx, st.thread, r.number)
 	if err != nil {
 		return 0, err
 	}
-	if len(b) != 8 {
+	if len(b) != int(s.conv.word) {
 		return 0, protoErr("pc is %d bytes", len(b))
 	}
-	return binary.LittleEndian.Uint64(b), nil
+	return leWord(b), nil
 }
 
-func auxvEntry(b []byte) (uint64, bool) {
-	for i := 0; i+16 <= len(b); i += 16 {
-		k := binary.LittleEndian.Uint64(b[i:])
-		v := binary.LittleEndian.Uint64(b[i+8:])
+// readAddr reads a pointer of the traced program at addr.
+func (s *session) readAddr(ctx context.Context, addr uint64) (uint64, error) {
+	return s.cl.readWord(ctx, addr, s.conv.word)
+}
+
+// auxvEntry finds AT_ENTRY in an auxiliary vector of word-sized pairs.
+func auxvEntry(b []byte, word int) (uint64, bool) {
+	for i := 0; i+2*word <= len(b); i += 2 * word {
+		k := leWord(b[i : i+word])
+		v := leWord(b[i+word : i+2*word])
 		switch k {
 		case 0:
 			return 0, false
@@ -630,7 +635,7 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 	var ra uint64
 	if s.conv.lr != "" {
 		ra = regs[s.conv.lr]
-	} else if ra, err = s.cl.readWord(ctx, sp); err != nil {
+	} else if ra, err = s.readAddr(ctx, sp); err != nil {
 		return err
 	}
 	args := make([]ports.TraceRegister, len(s.conv.args))
@@ -656,6 +661,10 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 			continue
 		}
 		b := s.res.Breakpoints[i]
+		extra, err := s.readSlots(ctx, s.req.Breakpoints[i], regs)
+		if err != nil {
+			return err
+		}
 		strs, err := s.readStrings(ctx, s.req.Breakpoints[i].Strings, regs)
 		if err != nil {
 			return err
@@ -666,13 +675,16 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 		}
 		strs = append(strs, spans...)
 		hitArgs := args
+		if len(extra) > 0 {
+			hitArgs = append(slices.Clip(args), extra...)
+		}
 		if f := s.req.Breakpoints[i].Format; f != "" {
 			more, slots, err := s.readFormatStrings(ctx, f, strs, regs)
 			if err != nil {
 				return err
 			}
 			strs = append(strs, more...)
-			hitArgs = append(slices.Clip(args), slots...)
+			hitArgs = append(slices.Clip(hitArgs), slots...)
 		}
 		h := ports.TraceHit{
 			Sequence:       len(s.res.Hits),
@@ -785,7 +797,7 @@ func (s *session) readFormatStrings(ctx context.Context, format string, strs []p
 			break // Go's convention has no variadic C arguments
 		}
 		name, off := s.conv.stackArg(k - len(s.conv.args))
-		ptr, err := s.cl.readWord(ctx, regs[s.conv.sp]+off)
+		ptr, err := s.readAddr(ctx, regs[s.conv.sp]+off)
 		var er *errorReply
 		if err != nil && !errors.As(err, &er) {
 			return nil, nil, err
@@ -974,23 +986,64 @@ func (s *session) readRegs(ctx context.Context, t threadID) (map[string]uint64, 
 		return nil, err
 	}
 	out := make(map[string]uint64, 16)
+	w := int(s.conv.word)
 	for _, name := range s.conv.needed() {
 		r, _ := s.td.reg(name)
-		if r.bits != 64 {
+		if r.bits != 8*w {
 			return nil, protoErr("register %s is %d bits", name, r.bits)
 		}
-		if r.offset >= 0 && r.offset+8 <= len(data) && avail[r.offset] {
-			out[name] = binary.LittleEndian.Uint64(data[r.offset:])
+		if r.offset >= 0 && r.offset+w <= len(data) && avail[r.offset] {
+			out[name] = leWord(data[r.offset : r.offset+w])
 			continue
 		}
 		b, err := s.cl.readRegister(ctx, t, r.number)
 		if err != nil {
 			return nil, err
 		}
-		if len(b) != 8 {
+		if len(b) != w {
 			return nil, protoErr("register %s: %d bytes", name, len(b))
 		}
-		out[name] = binary.LittleEndian.Uint64(b)
+		out[name] = leWord(b)
+	}
+	if s.conv.onStack {
+		// The argument slots, in one read: the stack at an entry is mapped.
+		b, err := s.cl.readMemory(ctx, out[s.conv.sp]+s.conv.word, w*len(s.conv.args))
+		if err != nil {
+			return nil, s.memoryErr("arguments on the stack", err)
+		}
+		for i, name := range s.conv.args {
+			out[name] = leWord(b[i*w : (i+1)*w])
+		}
+	}
+	return out, nil
+}
+
+// readSlots reads the stack slots a breakpoint's texts name ("[esp+32]": a
+// parameter debug information places past the slots the convention
+// reports) into regs, as they are at the entry, and returns them as extra
+// arguments, so that a buffer read at the return finds its address too.
+func (s *session) readSlots(ctx context.Context, bp ports.TraceBreakpoint, regs map[string]uint64) ([]ports.TraceRegister, error) {
+	names := append(append([]string{bp.Format}, bp.Strings...), bp.ReturnStrings...)
+	for _, sp := range bp.Spans {
+		names = append(names, sp.Pointer, sp.Length)
+	}
+	var out []ports.TraceRegister
+	for _, name := range names {
+		off, ok := s.conv.slotOffset(name)
+		if !ok || slices.Contains(s.conv.args, name) || slices.ContainsFunc(out, func(r ports.TraceRegister) bool { return r.Name == name }) {
+			continue
+		}
+		v, seen := regs[name] // read for another breakpoint at this address
+		if !seen {
+			var err error
+			v, err = s.readAddr(ctx, regs[s.conv.sp]+off)
+			var er *errorReply
+			if err != nil && !errors.As(err, &er) {
+				return nil, err
+			}
+			regs[name] = v // an unreadable slot reads as a null pointer, whose text is unreadable
+		}
+		out = append(out, ports.TraceRegister{Name: name, Value: v})
 	}
 	return out, nil
 }

@@ -177,6 +177,8 @@ func (t *tdesc) archName() (string, error) {
 	switch t.arch {
 	case "i386:x86-64":
 		return "x86-64", nil
+	case "i386":
+		return "x86", nil
 	case "aarch64":
 		return "arm64", nil
 	}

@@ -32,7 +32,7 @@ type Options struct {
 	// ExitGrace is how long the server may take to exit by itself at the end
 	// of a trace before it is stopped. 0 means 2 seconds.
 	ExitGrace time.Duration
-	// Emulators names, per architecture ("arm64", "x86-64"), the user-mode
+	// Emulators names, per architecture ("arm64", "x86-64", "x86"), the user-mode
 	// emulator with a GDB stub that runs a launched program built for an
 	// architecture other than the host's; a missing entry means QEMU's
 	// (qemu-aarch64, qemu-x86_64).
@@ -296,6 +296,8 @@ func readELF(path string) (*elfInfo, error) {
 	switch f.Machine {
 	case elf.EM_X86_64:
 		info.arch = "x86-64"
+	case elf.EM_386:
+		info.arch = "x86"
 	case elf.EM_AARCH64:
 		info.arch = "arm64"
 	default:

@@ -349,7 +349,6 @@ func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset)
 		for i := range sig.Parameters {
 			sig.Parameters[i].Location = "stack"
 		}
-		return
 	case "go-abiinternal":
 		switch a.docs[0].Architecture {
 		case "x86_64":
@@ -369,7 +368,8 @@ func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset)
 	// them).
 	r := d.Reader()
 	r.Seek(off)
-	if _, err := r.Next(); err != nil {
+	fn, err := r.Next()
+	if err != nil || fn == nil {
 		return
 	}
 	var types []dwarf.Offset
@@ -392,6 +392,11 @@ func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset)
 	}
 	if goABI {
 		locateGo(sig, d, types, ints, floats)
+		return
+	}
+	if sig.CallingConvention == "cdecl" {
+		ret, _ := fn.Val(dwarf.AttrType).(dwarf.Offset)
+		locateCdecl(sig, d, ret, types)
 		return
 	}
 	ni, nf := 0, 0
@@ -430,6 +435,57 @@ func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset)
 			return // an aggregate: the rest depends on its classification
 		}
 	}
+}
+
+// locateCdecl places the parameters of an i386 System V function at their
+// stack slots at the entry, as a trace names them: the first at [esp+4],
+// each taking its size rounded up to a 4-byte word, a value of several
+// words in each of them ("[esp+8],[esp+12]" for a long long). A struct or
+// union result leaves them all "stack": its hidden pointer comes first only
+// under some compiler options. One of unknown size leaves it and the rest
+// "stack", and a value over 16 bytes is "stack" itself.
+func locateCdecl(sig *ports.Signature, d *dwarf.Data, ret dwarf.Offset, types []dwarf.Offset) {
+	if ret != 0 && aggregate(d, ret) {
+		return
+	}
+	off := int64(4)
+	for i := range sig.Parameters {
+		if i >= len(types) {
+			return
+		}
+		t, err := d.Type(types[i])
+		if err != nil || t == nil || t.Size() <= 0 || t.Size() > 1<<20 {
+			return
+		}
+		words := (t.Size() + 3) / 4
+		if words <= 4 {
+			slots := make([]string, words)
+			for k := range slots {
+				slots[k] = fmt.Sprintf("[esp+%d]", off+4*int64(k))
+			}
+			sig.Parameters[i].Location = strings.Join(slots, ",")
+		}
+		off += 4 * words
+	}
+}
+
+// aggregate reports whether the type at off is a struct, union or class
+// (through typedefs and qualifiers).
+func aggregate(d *dwarf.Data, off dwarf.Offset) bool {
+	t, err := d.Type(off)
+	for i := 0; err == nil && i < 16; i++ {
+		switch x := t.(type) {
+		case *dwarf.TypedefType:
+			t = x.Type
+		case *dwarf.QualType:
+			t = x.Type
+		case *dwarf.StructType:
+			return true
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // locateGo assigns parameters under Go's register ABI (ABIInternal, as

@@ -9,19 +9,25 @@ import (
 	"github.com/matryer/is"
 )
 
-// needArm64Emulation skips unless this x86-64 host can build AArch64
-// programs and trace them under qemu-user (and gdbserver is there, which
-// trace_native_calls reports as its engine).
-func needArm64Emulation(t *testing.T) {
+// needEmulation skips unless this x86-64 host can build programs with the
+// cross compiler gcc (Debian package gccPkg) and trace them under qemu
+// (qemu-user), and gdbserver is there, which trace_native_calls reports as
+// its engine.
+func needEmulation(t *testing.T, qemu, gcc, gccPkg string) {
 	t.Helper()
 	if runtime.GOARCH != "amd64" {
 		t.Skip("the emulator lane is tested on x86-64 hosts")
 	}
-	for tool, pkg := range map[string]string{"qemu-aarch64": "qemu-user", "aarch64-linux-gnu-gcc": "gcc-aarch64-linux-gnu", "gdbserver": "gdbserver"} {
+	for tool, pkg := range map[string]string{qemu: "qemu-user", gcc: gccPkg, "gdbserver": "gdbserver"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not installed (Debian package %s)", tool, pkg)
 		}
 	}
+}
+
+func needArm64Emulation(t *testing.T) {
+	t.Helper()
+	needEmulation(t, "qemu-aarch64", "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu")
 }
 
 // An AArch64 program on an x86-64 host, traced over MCP: the analysis
@@ -82,4 +88,47 @@ int main(void) { for (;;) usleep(2000); }
 	is.True(strings.Contains(r.text, "artifact_changed"))
 	is.True(strings.Contains(r.text, "an emulator"))
 	is.True(strings.Contains(r.text, "omit attach_pid"))
+}
+
+// A 32-bit x86 program, traced over MCP under qemu-i386: its arguments are
+// stack slots (cdecl), which debug information names for a function of the
+// program (greet's who and n, a long long over two slots) and the C
+// library's prototype for snprintf, whose format's %s arguments are read
+// from the slots after it and whose buffer is read when it returns.
+func TestMCPTraceX86UnderEmulation(t *testing.T) {
+	needEmulation(t, "qemu-i386", "i686-linux-gnu-gcc", "gcc-i686-linux-gnu")
+	is := is.New(t)
+	exe := buildCWith(t, "i686-linux-gnu-gcc", "greet32", `#include <stdio.h>
+#include <string.h>
+__attribute__((noinline)) int greet(const char *who, long long big, int n) {
+	char buf[64];
+	snprintf(buf, sizeof buf, "%s/%s:%d", who, "x", n);
+	puts(buf);
+	return (int)strlen(buf) + (int)(big >> 32);
+}
+int main(int argc, char **argv) { return greet(argc > 1 ? argv[1] : "world", 0x500000007LL, argc) > 100; }
+`, "-g")
+	m := traceOverMCP(t, exe, "greet", "snprintf@plt")
+	is.Equal(m["architecture"], "x86")
+	is.Equal(m["convention"], "cdecl")
+	hits := m["hits"].([]any)
+	is.Equal(len(hits), 2)
+	greet := argumentsByParameter(hits[0])
+	is.Equal(greet["who"], "world")
+	is.Equal(greet["big"], "0x7") // the low word, in the first of its two slots
+	is.Equal(greet["big.1"], "0x5")
+	is.Equal(greet["n"], "0x1")
+	is.Equal(hits[0].(map[string]any)["return_value"], "0xe") // strlen("world/x:1") plus the high word, 5
+	got := map[string]any{}
+	for _, a := range hits[1].(map[string]any)["arguments"].([]any) {
+		am := a.(map[string]any)
+		if s, ok := am["string"].(map[string]any); ok {
+			got[am["register"].(string)] = s["text"]
+		}
+		if am["register"] == "[esp+4]" {
+			is.Equal(am["string_at_return"].(map[string]any)["text"], "world/x:1")
+		}
+	}
+	is.Equal(got, map[string]any{"[esp+12]": "%s/%s:%d", "[esp+16]": "world", "[esp+20]": "x"})
+	noDescendants(t)
 }

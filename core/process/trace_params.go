@@ -116,6 +116,8 @@ func (s *traceSig) byRegister() map[string]string {
 var cArgRegisters = map[ports.CallingConvention][]string{
 	ports.ConventionSysV:    {"rdi", "rsi", "rdx", "rcx", "r8", "r9"},
 	ports.ConventionAAPCS64: {"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7"},
+	// cdecl's are stack slots at the entry, as a hit names them.
+	ports.ConventionCdecl: {"[esp+4]", "[esp+8]", "[esp+12]", "[esp+16]", "[esp+20]", "[esp+24]"},
 }
 
 // libcPrototypes are the C library functions whose arguments a trace can
@@ -224,6 +226,8 @@ func effectiveConvention(conv ports.CallingConvention, arch string) ports.Callin
 		return ports.ConventionSysV
 	case "aarch64", "arm64":
 		return ports.ConventionAAPCS64
+	case "x86", "i386", "386":
+		return ports.ConventionCdecl
 	}
 	return ""
 }
