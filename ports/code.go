@@ -343,8 +343,8 @@ type ValueFlowEffect struct {
 // InferredParameter is an argument register of the calling convention that
 // is read before any write on some path from the entry.
 type InferredParameter struct {
-	Location string // the register
-	Position int    // 0-based position among the convention's argument registers of its class
+	Location string // the register, or the stack word at the entry ("[esp+4]") under cdecl
+	Position int    // 0-based position among the convention's argument registers of its class, or stack words
 	Uses     int    // uses of its entry value
 }
 

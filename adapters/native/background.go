@@ -328,13 +328,13 @@ var gateSlice = 50 * time.Millisecond // a variable for the tests
 var _ ports.ArchitectureReporter = (*Analysis)(nil)
 
 // ArchitectureSupport says whether the engine decodes the first
-// document's instruction set and models its value flow: x86 and x86-64
-// and AArch64 decode, x86-64 and AArch64 have value flow.
+// document's instruction set and models its value flow: x86, x86-64 and
+// AArch64 decode and have value flow.
 func (a *Analysis) ArchitectureSupport(ctx context.Context) (ports.ArchitectureSupport, error) {
 	if err := a.check(ctx, "architecture support"); err != nil {
 		return ports.ArchitectureSupport{}, err
 	}
 	ar := archOf(a.docs[0].Architecture)
 	decodes := ar == archX86 || ar == archX8664 || ar == archARM64 // newDecoder's
-	return ports.ArchitectureSupport{Decodes: decodes, ValueFlow: ar == archX8664 || ar == archARM64}, nil
+	return ports.ArchitectureSupport{Decodes: decodes, ValueFlow: decodes}, nil
 }

@@ -2,6 +2,7 @@ package native
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"golang.org/x/arch/x86/x86asm"
@@ -74,13 +75,25 @@ func FuzzDisassemble(f *testing.F) {
 			}
 		}
 		// The value flow over the same bytes as one procedure (x86-64 under
-		// SysV, AArch64): no panic, operations in order, edges well formed.
-		for _, cc := range []convention{sysvAMD64, msX64} {
+		// SysV, AArch64, 32-bit x86 under cdecl with its stack parameters):
+		// no panic, operations in order, edges well formed.
+		for _, cc := range []convention{sysvAMD64, msX64, cdecl} {
 			r := ports.FunctionRange{Start: base, End: base + uint64(len(data))}
-			vf := valueFlowOf(context.Background(), newDecoder(archX8664, mm, source{}), &x86Sem{d: newX86(64, mm, source{})}, cc,
-				data, r, r.End, len(data)+1, vfTargets{})
-			if cc.name == msX64.name {
+			var vf ports.ValueFlow
+			switch cc.name {
+			case sysvAMD64.name:
+				vf = valueFlowOf(context.Background(), newDecoder(archX8664, mm, source{}), &x86Sem{d: newX86(64, mm, source{})}, cc,
+					data, r, r.End, len(data)+1, vfTargets{})
+			case msX64.name:
 				vf = valueFlowOf(context.Background(), newDecoder(archARM64, mm, source{}), arm64Sem{}, aapcs64, data, r, r.End, len(data)+1, vfTargets{})
+			default:
+				vf = valueFlowOf(context.Background(), newDecoder(archX86, mm, source{}), &x86Sem{d: newX86(32, mm, source{})}, cc,
+					data, r, r.End, len(data)+1, vfTargets{calleePops: len(data)%2 == 1})
+				for _, p := range vf.Parameters {
+					if !strings.HasPrefix(p.Location, "[esp+") || p.Position < 0 || p.Uses < 1 {
+						t.Fatalf("bad stack parameter %+v", p)
+					}
+				}
 			}
 			for k := 1; k < len(vf.Operations); k++ {
 				if vf.Operations[k].Address <= vf.Operations[k-1].Address {

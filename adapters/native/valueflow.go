@@ -50,6 +50,10 @@ type convention struct {
 	clobber []string
 	ret     []string
 	sp, fp  string
+	// stackWord is the size of the stack words that carry every argument
+	// (cdecl: 4), whose reads make parameters (valueflow_stack.go); 0 for a
+	// register convention.
+	stackWord int64
 }
 
 var (
@@ -71,6 +75,16 @@ var (
 		ret: []string{"rax", "xmm0"}, sp: "rsp", fp: "rbp"}
 	goARM64 = convention{name: "go-abiinternal", intArgs: regNames("x", 0, 16), vecArgs: regNames("v", 0, 16),
 		clobber: append(append(regNames("x", 0, 28), "x30"), regNames("v", 0, 32)...), ret: []string{"x0", "v0"}, sp: "sp", fp: "x29"}
+
+	// The i386 System V ABI: every argument on the stack, the result in
+	// eax (edx:eax for 64 bits; floating point in st0, not modelled).
+	cdecl = convention{name: "cdecl", clobber: append([]string{"eax", "ecx", "edx"}, xmms(0, 8)...),
+		ret: []string{"eax"}, sp: "esp", fp: "ebp", stackWord: 4}
+	// Go on 32-bit x86 has no register ABI: ABI0 passes arguments and
+	// results on the stack from [esp+4] and saves no register for the
+	// caller.
+	goABI0x86 = convention{name: "go-abi0", clobber: append([]string{"eax", "ebx", "ecx", "edx", "esi", "edi", "ebp"}, xmms(0, 8)...),
+		sp: "esp", fp: "ebp", stackWord: 4}
 )
 
 // vfTargets is what the value flow knows of call targets.
@@ -80,6 +94,9 @@ type vfTargets struct {
 	// prologue with the function's own arguments still in their
 	// registers; such a call passes nothing through.
 	stackGrowth map[uint64]bool
+	// calleePops: a call may pop its own arguments (32-bit Windows, whose
+	// API is stdcall), so the stack height after it is unknown.
+	calleePops bool
 }
 
 // goRuntime reports whether the procedures are a Go program's, whose
@@ -119,6 +136,7 @@ type vfSem struct {
 	indirect  string // the operand of an indirect call
 	write     *vfWrite
 	opaque    bool // not modelled: defines and uses nothing known
+	stack     stackOp
 }
 
 // vfWrite is a store to memory.
@@ -160,8 +178,13 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 			if goProg {
 				cc = goARM64
 			}
+		case archX86:
+			cc, sm = cdecl, &x86Sem{d: newX86(32, p.mm, a.src)}
+			if goProg {
+				cc = goABI0x86
+			}
 		default:
-			return ports.ValueFlow{}, fmt.Errorf("value flow models x86-64 and AArch64 only: %w", ports.ErrUnsupported)
+			return ports.ValueFlow{}, fmt.Errorf("value flow models x86-64, 32-bit x86 and AArch64 only: %w", ports.ErrUnsupported)
 		}
 		d, err := p.decoder(a.src)
 		if err != nil {
@@ -183,7 +206,7 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 		if req.MaxInstructions > 0 {
 			limit = min(req.MaxInstructions, maxVFInsns)
 		}
-		vf := valueFlowOf(ctx, d, sm, cc, b, r, end, limit, vfTargets{noret: p.noret, stackGrowth: growth})
+		vf := valueFlowOf(ctx, d, sm, cc, b, r, end, limit, vfTargets{noret: p.noret, stackGrowth: growth, calleePops: a.img.format() == "pe"})
 		return vf, ctx.Err()
 	})
 }
@@ -233,6 +256,9 @@ func valueFlowOf(ctx context.Context, d decoder, sm semantics, cc convention, b 
 	}
 	fl := &flowSolver{cc: cc, flows: flows, sems: sems, names: names, blocks: blocks, known: known}
 	fl.solve(ctx, &out)
+	if cc.stackWord > 0 && ctx.Err() == nil {
+		out.Parameters, out.ParameterUses = stackParameters(cc, flows, sems, blocks, known.calleePops)
+	}
 	return finishVF(out)
 }
 
@@ -252,9 +278,13 @@ func finishVF(out ports.ValueFlow) ports.ValueFlow {
 	if out.ParameterUses == nil {
 		out.ParameterUses = []ports.ParameterUse{}
 	}
+	params := "Parameters are argument registers read before any write on some path; stack-passed parameters are not inferred."
+	if out.CallingConvention == cdecl.name || out.CallingConvention == goABI0x86.name {
+		params = "Parameters are the stack words above the return address that the procedure reads where its stack height is known (pushes, pops, constant adjustments, a frame pointer set from the stack pointer), named by their place at the entry ([esp+4] first); a word written before it is read counts, one only written or whose address is taken does not, and a value of two words is two."
+	}
 	out.Limitations = append(out.Limitations,
 		"Flags are not modelled: compares and tests define nothing, conditional instructions use nothing for their condition.",
 		"Memory is tracked only for stack-frame slots and absolute addresses, by exact operand; accesses through other pointers are assumed not to alias them.",
-		"Parameters are argument registers read before any write on some path; stack-passed parameters are not inferred.")
+		params)
 	return out
 }

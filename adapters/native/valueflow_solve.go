@@ -488,6 +488,8 @@ func (f *flowSolver) effects(k int, state []defSet) []ports.ValueFlowEffect {
 			e.Definitions = defsOf(s.uses...)
 		}
 		out = append(out, e)
+	case s.ret && len(f.cc.ret) == 0: // results on the stack (Go's ABI0)
+		out = append(out, ports.ValueFlowEffect{Kind: ports.EffectReturn, Address: fl.addr, Definitions: []uint64{}})
 	case s.ret:
 		// The integer return register, or the vector one when only it is
 		// written in the procedure (a floating-point result).

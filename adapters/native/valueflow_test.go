@@ -200,8 +200,8 @@ func procedureOrName(t *testing.T, a *native.Analysis, name string) uint64 {
 	return 0
 }
 
-// TestValueFlowErrors: an unknown start is ErrNotFound; a 32-bit x86
-// target is ErrUnsupported; a cancelled context stops the analysis.
+// TestValueFlowErrors: an unknown start is ErrNotFound; a cancelled
+// context stops the analysis.
 func TestValueFlowErrors(t *testing.T) {
 	vfFixtures()
 	is := is.New(t)

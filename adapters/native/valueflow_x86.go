@@ -232,6 +232,11 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 	case op == x86asm.SYSCALL:
 		use("rax", "rdi", "rsi", "rdx", "r10", "r8", "r9")
 		def("rax", "rcx", "r11")
+	case op == x86asm.INT && s.d.mode == 32 && len(args) == 1 && args[0] == x86asm.Imm(0x80):
+		// Linux's i386 system call: the number in eax, arguments in ebx,
+		// ecx, edx, esi, edi and ebp, the result in eax.
+		use("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp")
+		def("rax")
 	case op == x86asm.CPUID:
 		use("rax", "rcx")
 		def("rax", "rbx", "rcx", "rdx")
@@ -276,7 +281,7 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 		}
 		write(args[0], false, value)
 		if r, ok := args[0].(x86asm.Reg); ok && (op == x86asm.MOV || op == x86asm.MOVZX || op == x86asm.MOVSX || op == x86asm.MOVSXD) {
-			if r1, ok := args[1].(x86asm.Reg); ok && r == x86asm.RBP && r1 == x86asm.RSP {
+			if r1, ok := args[1].(x86asm.Reg); ok && (r == x86asm.RBP && r1 == x86asm.RSP || r == x86asm.EBP && r1 == x86asm.ESP) {
 				out.setsFrame = true
 			}
 		}
@@ -300,7 +305,89 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 			out.write.from = append(out.write.from, out.write.loc)
 		}
 	}
+	out.stack = x86StackOp(inst, args, s.d.mode)
+	if s.d.mode == 32 {
+		rename32(&out)
+	}
 	return out
+}
+
+// x86Names32 renames the full registers the semantics name into 32-bit
+// x86's: its registers are eax to edi (r8 to r15 do not exist there).
+var x86Names32 = strings.NewReplacer("rax", "eax", "rcx", "ecx", "rdx", "edx", "rbx", "ebx",
+	"rsp", "esp", "rbp", "ebp", "rsi", "esi", "rdi", "edi")
+
+func rename32(s *vfSem) {
+	for _, l := range []*[]string{&s.defs, &s.uses} {
+		for k, n := range *l {
+			(*l)[k] = x86Names32.Replace(n)
+		}
+	}
+	s.indirect = x86Names32.Replace(s.indirect)
+	if w := s.write; w != nil {
+		w.loc, w.value = x86Names32.Replace(w.loc), x86Names32.Replace(w.value)
+		for k, n := range w.from {
+			w.from[k] = x86Names32.Replace(n)
+		}
+	}
+}
+
+// x86StackOp is what an instruction does to the stack and frame pointers
+// by a known amount (valueflow_stack.go); other writes to them are found
+// from its definitions.
+func x86StackOp(inst x86asm.Inst, args []x86asm.Arg, mode int) stackOp {
+	word := int64(mode / 8)
+	isSP := func(a x86asm.Arg) bool { return a == x86asm.ESP || a == x86asm.RSP }
+	isFP := func(a x86asm.Arg) bool { return a == x86asm.EBP || a == x86asm.RBP }
+	imm := func(a x86asm.Arg) (int64, bool) {
+		v, ok := a.(x86asm.Imm)
+		return int64(v), ok
+	}
+	switch op := inst.Op; {
+	case (op == x86asm.PUSH || op == x86asm.PUSHF || op == x86asm.PUSHFD || op == x86asm.PUSHFQ) && !(len(args) == 1 && isSP(args[0])):
+		n := word
+		if inst.DataSize == 16 {
+			n = 2
+		}
+		return stackOp{sp: spAdd, n: -n}
+	case op == x86asm.POP && len(args) == 1 && !isSP(args[0]), op == x86asm.POPF || op == x86asm.POPFD || op == x86asm.POPFQ:
+		n := word
+		if inst.DataSize == 16 {
+			n = 2
+		}
+		return stackOp{sp: spAdd, n: n}
+	case op == x86asm.PUSHAD:
+		return stackOp{sp: spAdd, n: -32}
+	case op == x86asm.POPAD:
+		return stackOp{sp: spAdd, n: 32} // ebp is restored too: a definition
+	case (op == x86asm.ADD || op == x86asm.SUB) && len(args) == 2 && isSP(args[0]):
+		if v, ok := imm(args[1]); ok {
+			if op == x86asm.SUB {
+				v = -v
+			}
+			return stackOp{sp: spAdd, n: v}
+		}
+	case op == x86asm.LEAVE:
+		return stackOp{sp: spFromFP, n: word} // mov esp, ebp; pop ebp (a definition of ebp)
+	case op == x86asm.MOV && len(args) == 2 && isSP(args[0]) && isFP(args[1]):
+		return stackOp{sp: spFromFP}
+	case op == x86asm.MOV && len(args) == 2 && isFP(args[0]) && isSP(args[1]):
+		return stackOp{fp: fpFromSP}
+	case op == x86asm.LEA && len(args) == 2:
+		m, ok := args[1].(x86asm.Mem)
+		if !ok || m.Index != 0 || m.Segment != 0 {
+			break
+		}
+		switch {
+		case isSP(args[0]) && isSP(m.Base):
+			return stackOp{sp: spAdd, n: m.Disp}
+		case isSP(args[0]) && isFP(m.Base):
+			return stackOp{sp: spFromFP, n: m.Disp}
+		case isFP(args[0]) && isSP(m.Base):
+			return stackOp{fp: fpFromSP, n: m.Disp}
+		}
+	}
+	return stackOp{}
 }
 
 // isFMA reports whether a VEX operation is a fused multiply-add, whose

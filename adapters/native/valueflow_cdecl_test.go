@@ -1,0 +1,82 @@
+package native_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"rea/ports"
+)
+
+const cdeclSource = `
+__attribute__((noinline)) int one(int a) { return a * 3; }
+__attribute__((noinline)) int two(int a, int b) { return a - b; }
+__attribute__((noinline)) long long wide(long long x, int y) { return x * y; }
+__attribute__((noinline)) int five(int a, int b, int c, int d, int e) { return a + b * c - d / (e | 1); }
+__attribute__((noinline)) const char *pick(const char *s, const char *t, int k) { return k ? s : t; }
+__attribute__((noinline)) double mix(double x, int n) { return x * n; }
+__attribute__((noinline)) int later(int a, int b) { int s = 0; for (int i = 0; i < a; i++) s += i; return s + b; }
+int main(int argc, char **argv) {
+	return one(argc) + two(argc, 2) + (int)wide(argc, 3) + five(argc, 1, 2, 3, 4) + *pick(argv[0], "x", argc) + (int)mix(1.5, argc) + later(argc, 5);
+}
+`
+
+// The stack parameters value flow infers for 32-bit x86 functions against
+// their debug information, at -O0 (frame pointer), -O1 and -O2 (none): each
+// parameter's first word is inferred (all are read), and every inferred
+// word is one of a parameter's. A double read with one 8-byte load is its
+// first word only.
+func TestValueFlowCdeclMatchesDWARF(t *testing.T) {
+	const cc = "i686-linux-gnu-gcc"
+	needTool(t, cc)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "params.c")
+	if err := os.WriteFile(src, []byte(cdeclSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, opt := range []string{"-O0", "-O1", "-O2", "-Os"} {
+		t.Run(opt, func(t *testing.T) {
+			exe := filepath.Join(dir, "params"+opt)
+			if b, err := exec.Command(cc, opt, "-g", "-o", exe, src).CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", cc, err, b)
+			}
+			a := openNative(t, exe)
+			for _, name := range []string{"one", "two", "wide", "five", "pick", "mix", "later"} {
+				p := procedureNamed(t, a, name)
+				sig, err := a.Signature(t.Context(), p.Address)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				vf, err := a.ValueFlow(t.Context(), ports.FunctionRequest{Address: p.Address})
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				var inferred, words, firsts []string
+				for _, ip := range vf.Parameters {
+					inferred = append(inferred, ip.Location)
+				}
+				for _, sp := range sig.Parameters {
+					ws := strings.Split(sp.Location, ",")
+					words = append(words, ws...)
+					firsts = append(firsts, ws[0])
+				}
+				for _, f := range firsts {
+					if !slices.Contains(inferred, f) {
+						t.Errorf("%s %s: %s (debug information: %v) not inferred: %v", opt, name, f, words, inferred)
+					}
+				}
+				for _, w := range inferred {
+					if !slices.Contains(words, w) {
+						t.Errorf("%s %s: inferred %s is no parameter's word (debug information: %v)", opt, name, w, words)
+					}
+				}
+				if vf.CallingConvention != "cdecl" {
+					t.Errorf("%s %s: convention %q", opt, name, vf.CallingConvention)
+				}
+			}
+		})
+	}
+}

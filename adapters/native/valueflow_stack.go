@@ -1,0 +1,199 @@
+package native
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"rea/ports"
+)
+
+// Stack parameters: under a convention that passes every argument on the
+// stack (cdecl), a parameter is a stack word above the return address that
+// the procedure reads. Its operands name the stack or frame pointer at that
+// instruction ("[esp+0x8]", "[ebp+0xc]"), so the stack height (each
+// pointer's offset from the entry stack pointer) is followed over the
+// blocks: pushes and pops, constant adjustments, the frame pointer set from
+// the stack pointer and the stack pointer from it. A write of another kind
+// makes that pointer's height unknown from there, as does a join of two
+// heights, and, where a call may pop its own arguments (32-bit Windows'
+// stdcall API), a call. Only reads at a known height count.
+
+// stackOp is what one instruction does to the stack and frame pointers by
+// a known amount.
+type stackOp struct {
+	sp stackEffect
+	fp stackEffect
+	n  int64
+}
+
+type stackEffect uint8
+
+const (
+	spKeep   stackEffect = iota
+	spAdd                // sp += n
+	spFromFP             // sp = fp + n
+	fpFromSP             // fp = sp + n (in stackOp.fp)
+)
+
+// height is the stack and frame pointers' offsets from the stack pointer
+// at the entry, where known.
+type height struct {
+	sp, fp     int64
+	spOK, fpOK bool
+}
+
+func (h height) meet(o height) height {
+	return height{sp: h.sp, fp: h.fp, spOK: h.spOK && o.spOK && h.sp == o.sp, fpOK: h.fpOK && o.fpOK && h.fp == o.fp}
+}
+
+// step applies instruction s (which defines defs) to h.
+func (h height) step(cc convention, s vfSem, calleePops bool) height {
+	switch op := s.stack; {
+	case s.opaque:
+		return height{}
+	case op.sp == spAdd:
+		h.sp += op.n
+	case op.sp == spFromFP:
+		h.sp, h.spOK = h.fp+op.n, h.fpOK
+	case s.call && calleePops:
+		h.spOK = false
+	case slices.Contains(s.defs, cc.sp):
+		h.spOK = false
+	}
+	switch {
+	case s.stack.fp == fpFromSP:
+		h.fp, h.fpOK = h.sp+s.stack.n, h.spOK
+	case slices.Contains(s.defs, cc.fp):
+		h.fpOK = false // leave and pop restore the caller's
+	}
+	return h
+}
+
+// maxStackRounds bounds the passes over the blocks; heights only go from
+// known to unknown, so few are needed.
+const maxStackRounds = 16
+
+// stackParameters finds the stack words above the return address that the
+// procedure reads, at known heights.
+func stackParameters(cc convention, flows []flowInsn, sems []vfSem, blocks []ports.BasicBlock, calleePops bool) ([]ports.InferredParameter, []ports.ParameterUse) {
+	params, uses := []ports.InferredParameter{}, []ports.ParameterUse{}
+	n := len(flows)
+	if len(blocks) == 0 || n == 0 || blocks[0].Start != flows[0].addr {
+		return params, uses
+	}
+	byStart := make(map[uint64]int, len(blocks))
+	for bi, b := range blocks {
+		byStart[b.Start] = bi
+	}
+	first := func(bi int) int {
+		lo, _ := slices.BinarySearchFunc(flows, blocks[bi].Start, func(f flowInsn, a uint64) int { return cmpU(f.addr, a) })
+		return lo
+	}
+	in := make([]*height, len(blocks))
+	in[0] = &height{spOK: true}
+	visit := func(bi int, each func(k int, h height)) height {
+		h := *in[bi]
+		for k := first(bi); k < n && flows[k].addr < blocks[bi].End; k++ {
+			if each != nil {
+				each(k, h)
+			}
+			h = h.step(cc, sems[k], calleePops)
+		}
+		return h
+	}
+	for round, changed := 0, true; changed && round < maxStackRounds; round++ {
+		changed = false
+		for bi, b := range blocks {
+			if in[bi] == nil {
+				continue
+			}
+			out := visit(bi, nil)
+			for _, e := range b.Successors {
+				si, ok := byStart[e.Target]
+				if !ok || e.Kind == ports.EdgeTailCall || e.Kind == ports.EdgeUnresolved {
+					continue
+				}
+				switch {
+				case in[si] == nil:
+					h := out
+					in[si], changed = &h, true
+				case *in[si] != in[si].meet(out):
+					*in[si], changed = in[si].meet(out), true
+				}
+			}
+		}
+	}
+	word := cc.stackWord
+	seen := map[int64][]uint64{}
+	for bi := range blocks {
+		if in[bi] == nil {
+			continue
+		}
+		visit(bi, func(k int, h height) {
+			for _, u := range sems[k].uses {
+				base, disp, ok := frameOperand(u)
+				if !ok {
+					continue
+				}
+				var at int64
+				switch {
+				case base == cc.sp && h.spOK:
+					at = h.sp + disp
+				case base == cc.fp && h.fpOK:
+					at = h.fp + disp
+				default:
+					continue
+				}
+				if at >= word && at%word == 0 && at < word*(1<<16) {
+					seen[at] = append(seen[at], flows[k].addr)
+				}
+			}
+		})
+	}
+	offs := make([]int64, 0, len(seen))
+	for at := range seen {
+		offs = append(offs, at)
+	}
+	slices.Sort(offs)
+	for _, at := range offs {
+		addrs := slices.Compact(slices.Sorted(slices.Values(seen[at])))
+		loc := fmt.Sprintf("[%s+%d]", cc.sp, at)
+		params = append(params, ports.InferredParameter{Location: loc, Position: int((at - word) / word), Uses: len(addrs)})
+		for _, a := range addrs {
+			uses = append(uses, ports.ParameterUse{Location: loc, Address: a})
+		}
+	}
+	slices.SortStableFunc(uses, func(x, y ports.ParameterUse) int { return cmpU(x.Address, y.Address) })
+	return params, uses
+}
+
+// frameOperand parses a memory operand relative to one register and a
+// constant ("[esp]", "[ebp+0x8]", "[ebp-0x4]") into the register and the
+// displacement.
+func frameOperand(loc string) (string, int64, bool) {
+	inner, ok := strings.CutPrefix(loc, "[")
+	if !ok {
+		return "", 0, false
+	}
+	if inner, ok = strings.CutSuffix(inner, "]"); !ok || strings.ContainsAny(inner, "*:") {
+		return "", 0, false
+	}
+	k := strings.IndexAny(inner, "+-")
+	if k < 0 {
+		return inner, 0, inner != ""
+	}
+	hex, ok := strings.CutPrefix(inner[k+1:], "0x")
+	if !ok {
+		return "", 0, false
+	}
+	v, err := strconv.ParseInt(hex, 16, 64)
+	if err != nil {
+		return "", 0, false
+	}
+	if inner[k] == '-' {
+		v = -v
+	}
+	return inner[:k], v, true
+}

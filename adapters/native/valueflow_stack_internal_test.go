@@ -1,0 +1,126 @@
+package native
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"rea/ports"
+)
+
+// flow32 runs the 32-bit x86 value flow over code at 0x1000 as one
+// procedure.
+func flow32(code []byte, cc convention, known vfTargets) ports.ValueFlow {
+	mm := &memMap{regions: []memRegion{{name: ".text", addr: 0x1000, size: 0x1000, fileSize: 0x1000, exec: true}}}
+	r := ports.FunctionRange{Start: 0x1000, End: 0x1000 + uint64(len(code))}
+	return valueFlowOf(context.Background(), newDecoder(archX86, mm, source{}), &x86Sem{d: newX86(32, mm, source{})}, cc, code, r, r.End, 1000, known)
+}
+
+// Under cdecl a parameter is a stack word above the return address that
+// the procedure reads, named by its place at the entry: the stack height
+// is followed through pushes, constant adjustments and the frame pointer,
+// and lost at a join of two heights, at a write of another kind, and at a
+// call that may pop its own arguments. Registers are 32-bit x86's.
+func TestValueFlowCdeclStackParameters(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		code   []byte
+		pops   bool
+		params []string
+		uses   []ports.ParameterUse
+	}{
+		{"no frame pointer (gcc -O2)", []byte{
+			0x56,             // push esi
+			0x53,             // push ebx
+			0x83, 0xec, 0x14, //       sub esp, 0x14
+			0x8b, 0x44, 0x24, 0x20, // mov eax, [esp+0x20]: the first argument
+			0x8b, 0x54, 0x24, 0x24, // mov edx, [esp+0x24]: the second
+			0x52,                         // push edx
+			0x50,                         // push eax
+			0xe8, 0xec, 0xff, 0xff, 0xff, // call 0x1000
+			0x83, 0xc4, 0x1c, //       add esp, 0x1c
+			0x5b, 0x5e, 0xc3, //       pop ebx; pop esi; ret
+		}, false, []string{"[esp+4]", "[esp+8]"}, []ports.ParameterUse{{Location: "[esp+4]", Address: 0x1005}, {Location: "[esp+8]", Address: 0x1009}}},
+		{"frame pointer, then the stack aligned", []byte{
+			0x55,       // push ebp
+			0x89, 0xe5, //       mov ebp, esp
+			0x83, 0xec, 0x08, // sub esp, 8
+			0x8b, 0x45, 0x0c, // mov eax, [ebp+0xc]: the second argument
+			0x89, 0x45, 0xfc, // mov [ebp-4], eax: a local, written
+			0x83, 0xe4, 0xf0, // and esp, -16: the stack height is lost, the frame pointer's is not
+			0x8b, 0x4d, 0x08, // mov ecx, [ebp+8]: the first
+			0x01, 0xc8, //       add eax, ecx
+			0xc9, 0xc3, //       leave; ret
+		}, false, []string{"[esp+4]", "[esp+8]"}, []ports.ParameterUse{{Location: "[esp+8]", Address: 0x1006}, {Location: "[esp+4]", Address: 0x100f}}},
+		{"two heights join", []byte{
+			0x8b, 0x44, 0x24, 0x04, // mov eax, [esp+4]
+			0x85, 0xc0, //             test eax, eax
+			0x74, 0x01, //             je over the push
+			0x50,                   // push eax
+			0x8b, 0x4c, 0x24, 0x08, // mov ecx, [esp+8]: [esp+8] or [esp+4] at the entry
+			0xc3,
+		}, false, []string{"[esp+4]"}, []ports.ParameterUse{{Location: "[esp+4]", Address: 0x1000}}},
+		{"a call that may pop its arguments", []byte{
+			0xe8, 0x00, 0x00, 0x00, 0x00, // call the next instruction
+			0x8b, 0x44, 0x24, 0x04, //       mov eax, [esp+4]
+			0xc3,
+		}, true, nil, nil},
+		{"a call that leaves the stack to its caller", []byte{
+			0xe8, 0x00, 0x00, 0x00, 0x00,
+			0x8b, 0x44, 0x24, 0x04,
+			0xc3,
+		}, false, []string{"[esp+4]"}, []ports.ParameterUse{{Location: "[esp+4]", Address: 0x1005}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			vf := flow32(tc.code, cdecl, vfTargets{calleePops: tc.pops})
+			is.Equal(vf.CallingConvention, "cdecl")
+			is.Equal(params(vf), tc.params)
+			for k, p := range vf.Parameters {
+				is.Equal(p.Position, k) // the words are consecutive here
+			}
+			is.Equal(len(vf.ParameterUses), len(tc.uses))
+			for _, u := range tc.uses {
+				is.True(slices.Contains(vf.ParameterUses, u))
+			}
+			for _, op := range vf.Operations {
+				for _, l := range append(op.Defs, op.Uses...) {
+					is.True(!slices.Contains([]string{"rax", "rsp", "rbp", "rcx", "rdx", "rbx", "rsi", "rdi"}, l)) // 32-bit names only
+				}
+			}
+		})
+	}
+}
+
+// Linux's i386 system call reads its number and arguments from registers
+// and defines eax; the 32-bit names reach every location, memory
+// operands included.
+func TestValueFlowX86SystemCall(t *testing.T) {
+	is := is.New(t)
+	vf := flow32([]byte{
+		0xb8, 0x04, 0x00, 0x00, 0x00, // mov eax, 4
+		0x8b, 0x5c, 0x24, 0x04, //       mov ebx, [esp+4]
+		0xcd, 0x80, //                   int 0x80
+		0xc3,
+	}, cdecl, vfTargets{})
+	is.Equal(params(vf), []string{"[esp+4]"})
+	is.Equal(vf.Operations[1].Uses, []string{"esp", "[esp+0x4]"})
+	is.Equal(vf.Operations[2].Defs, []string{"eax"})
+	is.True(slices.Contains(vf.Operations[2].Uses, "ebx"))
+	is.True(hasEdge(vf, 0x1000, 0x1009, "eax")) // the number reaches the call
+	is.True(hasEdge(vf, 0x1005, 0x1009, "ebx"))
+	is.True(hasEdge(vf, 0x1009, 0x100b, "eax")) // and its result the return
+}
+
+// Go's ABI0 on 32-bit x86 passes results on the stack: a return has no
+// result register.
+func TestValueFlowGoABI0Return(t *testing.T) {
+	is := is.New(t)
+	vf := flow32([]byte{0x8b, 0x44, 0x24, 0x04, 0x89, 0x44, 0x24, 0x08, 0xc3}, goABI0x86, vfTargets{}) // mov eax,[esp+4]; mov [esp+8],eax; ret
+	is.Equal(params(vf), []string{"[esp+4]"})                                                          // the result's word is written, not read
+	ret := vf.Effects[len(vf.Effects)-1]
+	is.Equal(ret.Kind, ports.EffectReturn)
+	is.Equal(ret.Location, "")
+}
