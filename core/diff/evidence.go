@@ -3,6 +3,7 @@ package diff
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"rea/core"
@@ -166,7 +167,9 @@ func factsOfEvidence(ev *core.Evidence) (*fnFacts, error) {
 			names[a] = c.Name
 		}
 		for _, j := range slotJumps {
-			f.Calls = append(f.Calls, j.to)
+			if !slices.ContainsFunc(f.Calls, func(c callee) bool { return c.Addr == j.to.Addr }) {
+				f.Calls = append(f.Calls, j.to)
+			}
 		}
 	} else {
 		f.CallsReason = firstOf(scanWhy, why)

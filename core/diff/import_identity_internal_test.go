@@ -205,6 +205,15 @@ func TestImportIdentityInEvidence(t *testing.T) {
 	for _, dim := range []string{"calls", "references", "cfg"} {
 		is.Equal(d.Dimensions[dim].Status, "unchanged")
 	}
+
+	// A call and a tail jump through one slot are one callee (a call path
+	// has one edge to it).
+	both := `{"procedure":{"address":"0x1100","name":"f","end":"0x1112"},
+ "callees":{"items":[{"address":"0x3fd0","name":"puts","external":true}],"total":1},
+ "unresolved_calls":{"items":[{"from":"0x110c","kind":"jump","slot":"0x3fd0","slot_name":"puts"}],"total":1}}`
+	f, err := factsOfEvidence(&core.Evidence{Operation: "analyze_function", NormalizedResult: []byte(both)})
+	is.NoErr(err)
+	is.Equal(f.Calls, []callee{{Addr: 0x3fd0, Name: "puts", Import: "puts"}})
 }
 
 // TestImportCallTest: find_changed_behavior sorts a calls difference by
