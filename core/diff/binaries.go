@@ -176,8 +176,43 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 		refFrom := map[uint64][]uint64{}
 		f.Refs, f.Strings, f.Calls = []string{}, []string{}, []callee{}
 		seenS, seenN, seenC := map[string]bool{}, map[string]bool{}, map[uint64]bool{}
+		slotJumps := map[uint64]uint64{} // a jump through an import's slot -> the slot
+		// callImport records a call to import id through addr, its stub or
+		// its slot: one callee at the import's home.
+		callImport := func(addr uint64, id string) {
+			if h := home[id]; !seenC[h] {
+				seenC[h] = true
+				shown := labels[addr] // the slot's import name, not a COFF __imp_ symbol
+				if isProc[addr] {
+					shown = names[addr]
+				}
+				f.Calls = append(f.Calls, callee{Addr: h, Name: shown, Import: id})
+			}
+		}
+		// addRef records a named reference; an import is one reference
+		// whether made to its stub or to its slot.
+		addRef := func(to uint64) {
+			n, id := names[to], imports[to]
+			seen := n
+			if id != "" {
+				seen = "\x00" + id
+			}
+			if n != "" && !seenN[seen] {
+				seenN[seen] = true
+				f.Refs, f.RefAddrs, f.RefImports = append(f.Refs, n), append(f.RefAddrs, to), append(f.RefImports, id)
+			}
+		}
 		for _, x := range refs {
 			if x.Unresolved {
+				// gcc -fno-plt's tail call, jmp [rip+GOT], leaves for the
+				// import its slot holds: the engine resolves a call through
+				// an import's slot to the slot, but not such a jump.
+				if id := imports[x.Slot]; id != "" && !isProc[x.Slot] && (x.Kind == ports.RefCall || x.Kind == ports.RefJump) {
+					callImport(x.Slot, id)
+					if x.Kind == ports.RefJump {
+						slotJumps[x.From] = x.Slot
+					}
+				}
 				continue
 			}
 			refFrom[x.From] = append(refFrom[x.From], x.To)
@@ -188,23 +223,13 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 				if id := imports[x.To]; id != "" && (isProc[x.To] || x.Kind == ports.RefCall) {
 					// A call to an import's stub, or through its slot
 					// (resolved, to the slot, as procedure_callees says),
-					// calls the import: one callee at the import's home.
-					if h := home[id]; !seenC[h] {
-						seenC[h] = true
-						shown := labels[x.To] // the slot's import name, not a COFF __imp_ symbol
-						if isProc[x.To] {
-							shown = names[x.To]
-						}
-						f.Calls = append(f.Calls, callee{Addr: h, Name: shown, Import: id})
-					}
+					// calls the import.
+					callImport(x.To, id)
 				} else if isProc[x.To] && !seenC[x.To] {
 					seenC[x.To] = true
 					f.Calls = append(f.Calls, callee{Addr: x.To, Name: names[x.To]})
 				}
-				if n := names[x.To]; n != "" && !seenN[n] {
-					seenN[n] = true
-					f.Refs, f.RefAddrs = append(f.Refs, n), append(f.RefAddrs, x.To)
-				}
+				addRef(x.To)
 				continue
 			}
 			if v, ok := stringAt(x.To); ok {
@@ -214,13 +239,10 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 				}
 				continue
 			}
-			if n := names[x.To]; n != "" && !seenN[n] {
-				seenN[n] = true
-				f.Refs, f.RefAddrs = append(f.Refs, n), append(f.RefAddrs, x.To)
-			}
+			addRef(x.To)
 		}
 		if !hasXR {
-			f.Refs, f.RefAddrs, f.Strings, f.Calls = nil, nil, nil, nil
+			f.Refs, f.RefAddrs, f.RefImports, f.Strings, f.Calls = nil, nil, nil, nil, nil
 			f.RefsReason, f.StrReason, f.CallsReason = "no references from the provider", "no references from the provider", "no references from the provider"
 		} else if strs == nil {
 			f.Strings, f.StrReason = nil, "no strings from the provider"
@@ -245,7 +267,16 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 		for _, b := range fn.Blocks {
 			x := block{Start: b.Start}
 			for _, e := range b.Successors {
-				x.Succ = append(x.Succ, edge{Kind: e.Kind, Target: e.Target, Known: e.Kind != ports.EdgeUnresolved})
+				ed := edge{Kind: e.Kind, Target: e.Target, Known: e.Kind != ports.EdgeUnresolved}
+				if !ed.Known {
+					for from, slot := range slotJumps {
+						if from >= b.Start && from < b.End {
+							// The stub's build has a tail-call edge here.
+							ed = edge{Kind: ports.EdgeTailCall, Target: slot, Known: true}
+						}
+					}
+				}
+				x.Succ = append(x.Succ, ed)
 			}
 			bs = append(bs, x)
 		}
@@ -283,7 +314,7 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 func importIdentities(procs []ports.Procedure, labels map[uint64]string, local map[string]bool) (imports map[uint64]string, home map[string]uint64) {
 	imports, home = map[uint64]string{}, map[string]uint64{}
 	add := func(addr uint64, name string) {
-		id, _, _ := strings.Cut(name, "@")
+		id := importID(name)
 		if id == "" {
 			return
 		}
@@ -308,6 +339,16 @@ func importIdentities(procs []ports.Procedure, labels map[uint64]string, local m
 		}
 	}
 	return imports, home
+}
+
+// importID is the identity of the import named name: name without a stub
+// or version suffix, or "" for a placeholder name.
+func importID(name string) string {
+	if isAutoName(name) {
+		return ""
+	}
+	id, _, _ := strings.Cut(name, "@")
+	return id
 }
 
 // asOwnError names op in an error core.Identify made for open_binary: the

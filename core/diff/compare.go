@@ -28,6 +28,10 @@ type dimension struct {
 	Removed    []string `json:"removed"`
 	Changes    []string `json:"changes"`
 	Omitted    int      `json:"omitted"`
+	// imports are the names in Added and Removed that stand for an import
+	// (keyedSetDim); compare_binaries' calls differences carry them, so
+	// find_changed_behavior need not guess an import from its name.
+	imports []string
 }
 
 // functionDiff is the comparison of two functions.
@@ -46,7 +50,7 @@ type compareOptions struct {
 	// example instructions across architectures), with the reason.
 	notComparable map[string]string
 	// calleeName gives the name a callee is compared under (side 0 is
-	// left); nil compares stable names.
+	// left); nil compares keys (an import's identity, else a stable name).
 	calleeName func(side int, c callee) string
 	// symbol gives the name an address named tok is compared under in
 	// instructions and references (a matched function's left name); nil
@@ -76,23 +80,55 @@ func renamed(side int, insns []string, targets []insnTarget, symbol func(int, ui
 	return out
 }
 
-// comparedRefs is f's reference names as o compares them.
-func comparedRefs(side int, f *fnFacts, o compareOptions) []string {
-	if o.symbol == nil || len(f.RefAddrs) != len(f.Refs) {
-		return stableNames(f.Refs)
-	}
-	out := make([]string, 0, len(f.Refs))
+// comparedRefs is f's references as o compares them: an import by its
+// identity (importIdentities), shown as this side names it (puts@plt, or
+// the slot's puts); anything else by its name as o.symbol gives it.
+func comparedRefs(side int, f *fnFacts, o compareOptions) (keys []string, shown map[string]string) {
+	keys, shown = make([]string, 0, len(f.Refs)), map[string]string{}
+	bySymbol := o.symbol != nil && len(f.RefAddrs) == len(f.Refs)
 	for i, n := range f.Refs {
-		n = o.symbol(side, f.RefAddrs[i], n)
-		if o.unnamed != nil && o.unnamed(side, n) {
-			if o.omittedRefs != nil {
-				*o.omittedRefs++
+		if i < len(f.RefImports) && f.RefImports[i] != "" {
+			// Never unnamed: a stripped binary keeps its dynamic symbols.
+			// Counted once, as its stub and its slot are one import.
+			if id := f.RefImports[i]; shown[id] == "" {
+				keys = append(keys, id)
+				shown[id] = stableName(n)
 			}
 			continue
 		}
-		out = append(out, n)
+		if bySymbol {
+			n = o.symbol(side, f.RefAddrs[i], n)
+			if o.unnamed != nil && o.unnamed(side, n) {
+				if o.omittedRefs != nil {
+					*o.omittedRefs++
+				}
+				continue
+			}
+		}
+		keys = append(keys, stableName(n))
 	}
-	return stableNames(out)
+	return keys, shown
+}
+
+// keyedSetDim compares two multisets of keys and lists a difference by the
+// name its side shows it by (shown[side][key], set for imports only), else
+// by its key; imports are the listed names that shown gave.
+func keyedSetDim(keys [2][]string, shown [2]map[string]string) *dimension {
+	x := setDim(keys[0], keys[1])
+	x.imports = []string{}
+	for side, list := range [2][]string{x.Removed, x.Added} {
+		for i, k := range list {
+			if n, ok := shown[side][k]; ok {
+				list[i] = n
+				x.imports = append(x.imports, n)
+			}
+		}
+	}
+	sort.Strings(x.Removed)
+	sort.Strings(x.Added)
+	sort.Strings(x.imports)
+	x.imports = slices.Compact(x.imports)
+	return x
 }
 
 func unknownDim(reason string) *dimension {
@@ -143,36 +179,33 @@ func compareFacts(l, r *fnFacts, o compareOptions) *functionDiff {
 	} else {
 		name := o.calleeName
 		if name == nil {
-			name = func(_ int, c callee) string { return stableName(c.Name) }
+			name = func(_ int, c callee) string { return c.key() }
 		}
-		// An import is compared by its identity but shown as the side
-		// calls it (puts@plt, or puts through its slot).
+		// An import is compared by its identity, once however many ways
+		// a function calls it, but shown as the side calls it (puts@plt,
+		// or puts through its slot).
 		var keys [2][]string
 		shown := [2]map[string]string{{}, {}}
 		for side, cs := range [2][]callee{l.Calls, r.Calls} {
 			for _, c := range cs {
 				k := name(side, c)
-				keys[side] = append(keys[side], k)
-				if _, ok := shown[side][k]; c.Import != "" && !ok {
+				if c.Import != "" {
+					if _, dup := shown[side][k]; dup {
+						continue
+					}
 					shown[side][k] = stableName(c.Name)
 				}
+				keys[side] = append(keys[side], k)
 			}
 		}
-		x := setDim(keys[0], keys[1])
-		for i, k := range x.Removed {
-			x.Removed[i] = firstOf(shown[0][k], k)
-		}
-		for i, k := range x.Added {
-			x.Added[i] = firstOf(shown[1][k], k)
-		}
-		sort.Strings(x.Removed)
-		sort.Strings(x.Added)
-		d.Dimensions["calls"] = x
+		d.Dimensions["calls"] = keyedSetDim(keys, shown)
 	}
 	if x := known("references", l.RefsReason, r.RefsReason, l.Refs == nil, r.Refs == nil); x != nil {
 		d.Dimensions["references"] = x
 	} else {
-		d.Dimensions["references"] = setDim(comparedRefs(0, l, o), comparedRefs(1, r, o))
+		lk, ls := comparedRefs(0, l, o)
+		rk, rs := comparedRefs(1, r, o)
+		d.Dimensions["references"] = keyedSetDim([2][]string{lk, rk}, [2]map[string]string{ls, rs})
 	}
 	if x := known("strings", l.StrReason, r.StrReason, l.Strings == nil, r.Strings == nil); x != nil {
 		d.Dimensions["strings"] = x

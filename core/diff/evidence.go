@@ -3,9 +3,11 @@ package diff
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"rea/core"
+	"rea/ports"
 )
 
 // Reading analyze_function Evidence. Every section is optional: a record
@@ -47,15 +49,23 @@ type afResult struct {
 	}] `json:"assembly"`
 	Blocks *afColl[struct {
 		Start      string `json:"start"`
+		End        string `json:"end"`
 		Successors []struct {
 			Kind   string  `json:"kind"`
 			Target *string `json:"target"`
 		} `json:"successors"`
 	}] `json:"basic_blocks"`
 	Callees *afColl[struct {
-		Address string `json:"address"`
-		Name    string `json:"name"`
+		Address  string `json:"address"`
+		Name     string `json:"name"`
+		External bool   `json:"external"`
 	}] `json:"callees"`
+	Unresolved *afColl[struct {
+		From     string  `json:"from"`
+		Kind     string  `json:"kind"`
+		Slot     *string `json:"slot"`
+		SlotName *string `json:"slot_name"`
+	}] `json:"unresolved_calls"`
 	Outgoing *afColl[struct {
 		From       string  `json:"from"`
 		To         *string `json:"to"`
@@ -66,8 +76,9 @@ type afResult struct {
 		Value string `json:"value"`
 	}] `json:"referenced_strings"`
 	Names *afColl[struct {
-		Name  string   `json:"name"`
-		Kinds []string `json:"kinds"`
+		Address string   `json:"address"`
+		Name    string   `json:"name"`
+		Kinds   []string `json:"kinds"`
 	}] `json:"referenced_names"`
 	Scan *struct {
 		Scanned   int  `json:"scanned"`
@@ -116,20 +127,57 @@ func factsOfEvidence(ev *core.Evidence) (*fnFacts, error) {
 	} else if r.Outgoing != nil {
 		f.RefsReason = why
 	}
+	// An import is one callee and one reference whether reached through
+	// its stub or its slot, as compare_binaries has it (importIdentities): an
+	// external callee (puts@plt, or puts at its slot) is its import, and so
+	// is a tail jump through a named slot (gcc -fno-plt's jmp [rip+GOT]),
+	// which the record lists as unresolved: it names no callee otherwise,
+	// where the stub's build lists printf@plt as a tail call. The record
+	// does not say that the slot is an import's; a named function pointer
+	// is then a callee named after it, alike on both sides.
+	importAt := map[uint64]string{}
+	type slotJump struct {
+		from uint64
+		to   callee // at the slot
+	}
+	var slotJumps []slotJump
+	if r.Unresolved != nil {
+		for _, u := range r.Unresolved.Items {
+			if u.Kind == "jump" && u.Slot != nil && u.SlotName != nil {
+				if id := importID(*u.SlotName); id != "" {
+					slot := hexArg(*u.Slot)
+					importAt[slot] = id
+					slotJumps = append(slotJumps, slotJump{hexArg(u.From), callee{Addr: slot, Name: *u.SlotName, Import: id}})
+				}
+			}
+		}
+	}
+	if r.Callees != nil {
+		for _, c := range r.Callees.Items {
+			if id := importID(c.Name); c.External && id != "" {
+				importAt[hexArg(c.Address)] = id
+			}
+		}
+	}
 	if ok, why := r.Callees.complete("callees"); ok && scanWhy == "" {
 		f.Calls = []callee{}
 		for _, c := range r.Callees.Items {
 			a := hexArg(c.Address)
-			f.Calls = append(f.Calls, callee{Addr: a, Name: c.Name})
+			f.Calls = append(f.Calls, callee{Addr: a, Name: c.Name, Import: importAt[a]})
 			names[a] = c.Name
+		}
+		for _, j := range slotJumps {
+			if !slices.ContainsFunc(f.Calls, func(c callee) bool { return c.Addr == j.to.Addr }) {
+				f.Calls = append(f.Calls, j.to)
+			}
 		}
 	} else {
 		f.CallsReason = firstOf(scanWhy, why)
 	}
 	if ok, why := r.Names.complete("referenced_names"); ok && scanWhy == "" {
-		f.Refs = []string{}
+		f.Refs, f.RefImports = []string{}, []string{}
 		for _, n := range r.Names.Items {
-			f.Refs = append(f.Refs, n.Name)
+			f.Refs, f.RefImports = append(f.Refs, n.Name), append(f.RefImports, importAt[hexArg(n.Address)])
 		}
 	} else {
 		f.RefsReason = firstOf(scanWhy, f.RefsReason, why)
@@ -146,10 +194,17 @@ func factsOfEvidence(ev *core.Evidence) (*fnFacts, error) {
 		var bs []block
 		for _, b := range r.Blocks.Items {
 			x := block{Start: hexArg(b.Start)}
+			end := hexArg(b.End)
 			for _, e := range b.Successors {
 				ed := edge{Kind: e.Kind}
 				if e.Target != nil {
 					ed.Target, ed.Known = hexArg(*e.Target), true
+				}
+				for _, j := range slotJumps {
+					if ed.Kind == ports.EdgeUnresolved && j.from >= x.Start && j.from < end {
+						// The stub's build has a tail-call edge here.
+						ed = edge{Kind: ports.EdgeTailCall, Target: j.to.Addr, Known: true}
+					}
 				}
 				x.Succ = append(x.Succ, ed)
 			}

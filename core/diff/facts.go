@@ -26,6 +26,9 @@ type fnFacts struct {
 	CallsReason string
 	Refs        []string // names of referenced data and code
 	RefsReason  string
+	// RefImports is parallel to Refs: a referenced import's identity
+	// (callee.Import), else "".
+	RefImports []string
 	// Targets and RefAddrs say where the names in Insns and Refs point,
 	// when the facts come from an open binary (nil from Evidence): a
 	// comparison of two binaries names a matched function alike on both

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -60,6 +61,7 @@ type cmpResult struct {
 			Added   []string `json:"added"`
 			Removed []string `json:"removed"`
 			Changes []string `json:"changes"`
+			Imports []string `json:"imports"` // calls only; absent from a comparison made before it was marked
 		} `json:"differences"`
 	} `json:"changed"`
 	Data    *CompareBinariesResultData             `json:"data"` // nil in a comparison made before it was compared
@@ -132,16 +134,17 @@ func handleFindChangedBehavior(ctx context.Context, c *core.Call) (any, error) {
 			add("strings", d.Added, d.Removed, nil)
 		}
 		if d, ok := ch.Differences["calls"]; ok {
+			isImport := importCallTest(d.Imports)
 			var ia, ir, oa, or []string
 			for _, n := range d.Added {
-				if isImportName(n) {
+				if isImport(n) {
 					ia = append(ia, n)
 				} else {
 					oa = append(oa, n)
 				}
 			}
 			for _, n := range d.Removed {
-				if isImportName(n) {
+				if isImport(n) {
 					ir = append(ir, n)
 				} else {
 					or = append(or, n)
@@ -192,6 +195,14 @@ func listOrNone(s []string) string {
 	return strings.Join(s, ", ")
 }
 
-// isImportName reports whether a callee name is an imported function's
-// (a PLT stub, or a versioned or library-qualified symbol).
-func isImportName(n string) bool { return strings.Contains(n, "@") }
+// importCallTest reports whether a callee of a calls difference is an
+// import: one of the difference's imports, which compare_binaries marks
+// from the import's identity (a call through a slot, puts, is one too).
+// A comparison made before it marked them (imports nil) is read by the
+// name: a PLT stub's, or a versioned or library-qualified symbol's @.
+func importCallTest(imports []string) func(string) bool {
+	if imports == nil {
+		return func(n string) bool { return strings.Contains(n, "@") }
+	}
+	return func(n string) bool { return slices.Contains(imports, n) }
+}

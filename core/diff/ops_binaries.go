@@ -151,7 +151,11 @@ func compareSides(ctx context.Context, c *core.Call, l, r *binSide, complete boo
 				x := d.Dimensions[name]
 				status[name] = x.Status
 				if x.Status == "changed" {
-					diffs[name] = DimensionDifferences{Added: x.Added, Removed: x.Removed, Changes: x.Changes, Omitted: x.Omitted}
+					dd := DimensionDifferences{Added: x.Added, Removed: x.Removed, Changes: x.Changes, Omitted: x.Omitted}
+					if name == "calls" {
+						dd.Imports = x.imports // [] when none, so a reader knows the record marks them
+					}
+					diffs[name] = dd
 				}
 			}
 			it.Dimensions, it.Differences = status, diffs

@@ -116,8 +116,9 @@ func handleCompareFunctions(ctx context.Context, c *core.Call) (any, error) {
 		}
 		if sameTarget {
 			// In one binary, placeholder names (sub_401000) identify their
-			// procedure and are compared as they are.
-			o.calleeName = func(_ int, x callee) string { return x.Name }
+			// procedure and are compared as they are; an import still by
+			// its identity.
+			o.calleeName = func(_ int, x callee) string { return firstOf(x.Import, x.Name) }
 		}
 		d = compareFacts(lf, rf, o)
 		if same {

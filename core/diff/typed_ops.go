@@ -121,6 +121,9 @@ type DimensionDifferences struct {
 	Removed []string `json:"removed"`
 	Changes []string `json:"changes"`
 	Omitted int      `json:"omitted"`
+	// Imports, in the calls dimension only, are the names in Added and
+	// Removed that are imports (a stub's puts@plt, a slot's puts).
+	Imports []string `json:"imports,omitzero"`
 }
 
 // CompareBinariesResultImports is part of the result of compare_binaries.
