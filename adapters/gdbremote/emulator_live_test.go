@@ -68,33 +68,75 @@ func traceEmulated(t *testing.T, bin string, args []string, bps []ports.TraceBre
 	})
 }
 
-// An AArch64 program on an x86-64 host runs under qemu-aarch64, whose GDB
+// A program for another CPU runs under QEMU's user-mode emulator, whose GDB
 // stub the tracer drives as it drives gdbserver: arguments in x0-x2 under
-// AAPCS64, return values, recursion paired by stack pointer, the exit code,
-// and a PIE's load bias from the emulated auxiliary vector.
-func TestEmulatedTraceArm64(t *testing.T) {
-	needEmulation(t, "arm64")
-	for _, tc := range []struct {
-		name  string
-		flags []string
+// AAPCS64 on AArch64; on 32-bit x86 (which this kernel, like many, cannot
+// run at all) the cdecl stack slots above the return address, read from
+// memory and named by where they are, with 4-byte words throughout
+// (registers, the return address at [esp], the auxiliary vector, the link
+// map). Return values, recursion paired by stack pointer, the exit code, a
+// PIE's load bias from the emulated auxiliary vector, and a libc function
+// found through the loader's link map in the emulated memory (QEMU's stub
+// lists no libraries; atoi is inlined as a call of strtol at -O1).
+func TestEmulatedTrace(t *testing.T) {
+	for _, lane := range []struct {
+		arch, conv, sysroot string
+		args                []string // the argument names of a hit
 	}{
-		{"static", []string{"-static"}},
-		{"pie", []string{"-pie", "-fPIE"}},
+		{"arm64", string(ports.ConventionAAPCS64), "/usr/aarch64-linux-gnu/", []string{"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7"}},
+		{"x86", string(ports.ConventionCdecl), "/usr/i686-linux-gnu/", []string{"[esp+4]", "[esp+8]", "[esp+12]", "[esp+16]", "[esp+20]", "[esp+24]"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			is := is.New(t)
-			bin := buildFor(t, "arm64", "calls.c", "calls", tc.flags...)
-			target, fact := symbol(t, bin, "target"), symbol(t, bin, "fact")
-			bps := []ports.TraceBreakpoint{{Address: target, Name: "target"}, {Address: fact, Name: "fact"}}
-			if tc.name == "pie" {
-				// A library function, found through the loader's link map in
-				// the emulated memory (QEMU's stub lists no libraries).
-				// (atoi is inlined as a call of strtol at -O1.)
-				bps = append(bps, ports.TraceBreakpoint{Symbol: "strtol", Name: "strtol", Strings: []string{"x0"}})
-			}
-			res, err := traceEmulated(t, bin, []string{"3"}, bps)
-			is.NoErr(err)
-			if tc.name == "pie" {
+		for _, build := range []string{"static", "pie"} {
+			t.Run(lane.arch+"/"+build, func(t *testing.T) {
+				needEmulation(t, lane.arch)
+				is := is.New(t)
+				flags := []string{"-static"}
+				if build == "pie" {
+					flags = []string{"-pie", "-fPIE"}
+				}
+				bin := buildFor(t, lane.arch, "calls.c", "calls", flags...)
+				bps := []ports.TraceBreakpoint{{Address: symbol(t, bin, "target"), Name: "target"}, {Address: symbol(t, bin, "fact"), Name: "fact"}}
+				if build == "pie" {
+					bps = append(bps, ports.TraceBreakpoint{Symbol: "strtol", Name: "strtol", Strings: lane.args[:1]})
+				}
+				res, err := traceEmulated(t, bin, []string{"3"}, bps)
+				is.NoErr(err)
+				is.Equal(res.Architecture, lane.arch)
+				is.Equal(string(res.Convention), lane.conv)
+				is.Equal(res.Coverage.StopReason, ports.TraceStopExited)
+				is.True(res.Exit != nil && res.Exit.Code != nil)
+				is.Equal(*res.Exit.Code, 3)
+				is.Equal(firstArgs(res.Hits, "target"), []uint64{1, 2, 3, 4, 5})
+				is.Equal(firstArgs(res.Hits, "fact"), []uint64{5, 4, 3, 2, 1})
+				var facts []uint64 // fact's returns, innermost first
+				for _, h := range res.Hits {
+					is.True(h.Returned)
+					var names []string
+					for _, a := range h.Arguments {
+						names = append(names, a.Name)
+					}
+					is.Equal(names, lane.args)
+					switch h.Name {
+					case "target":
+						a := h.Arguments
+						is.Equal(a[1].Value, a[0].Value+1)
+						is.Equal(h.ReturnValue, a[0].Value*100+a[1].Value*10+a[2].Value)
+						is.Equal(h.CallerModule, bin) // the return address is in main
+					case "fact":
+						facts = append(facts, h.ReturnValue)
+					}
+					if lane.arch == "x86" {
+						is.True(h.StackPointer < 1<<32 && h.ReturnAddress < 1<<32)
+					}
+				}
+				is.Equal(facts, []uint64{120, 24, 6, 2, 1})
+				is.Equal(res.Coverage.ReturnsMissing, 0)
+				is.Equal(res.Lineage.Status, ports.LineageVerified)
+				if build == "static" {
+					is.Equal(res.Modules[0].LoadBias, uint64(0))
+					return
+				}
+				is.True(res.Modules[0].LoadBias != 0)
 				var strtol []ports.TraceHit
 				for _, h := range res.Hits {
 					if h.Name == "strtol" {
@@ -102,37 +144,14 @@ func TestEmulatedTraceArm64(t *testing.T) {
 					}
 				}
 				is.Equal(len(strtol), 1)
-				is.Equal(strtol[0].Strings, []ports.TraceString{{Register: "x0", Text: []byte("3")}})
+				is.Equal(strtol[0].Strings, []ports.TraceString{{Register: lane.args[0], Text: []byte("3")}})
 				is.Equal(strtol[0].Arguments[2].Value, uint64(10)) // the base
 				is.Equal(strtol[0].ReturnValue, uint64(3))
 				is.Equal(len(res.Modules), 3) // the program, libc and the loader
 				is.True(strings.HasSuffix(res.Modules[1].Name, "/libc.so.6"))
-				is.True(strings.HasPrefix(res.Modules[1].Path, "/usr/aarch64-linux-gnu/")) // the sysroot's file
-			}
-			is.Equal(res.Architecture, "arm64")
-			is.Equal(res.Coverage.StopReason, ports.TraceStopExited)
-			is.True(res.Exit != nil && res.Exit.Code != nil)
-			is.Equal(*res.Exit.Code, 3)
-			is.Equal(firstArgs(res.Hits, "target"), []uint64{1, 2, 3, 4, 5})
-			is.Equal(firstArgs(res.Hits, "fact"), []uint64{5, 4, 3, 2, 1})
-			for _, h := range res.Hits {
-				is.True(h.Returned)
-				is.Equal(h.Arguments[0].Name, "x0")
-				if h.Name == "target" {
-					a := h.Arguments
-					is.Equal(a[1].Value, a[0].Value+1)
-					is.Equal(h.ReturnValue, a[0].Value*100+a[1].Value*10+a[2].Value)
-				}
-			}
-			is.Equal(res.Coverage.ReturnsMissing, 0)
-			is.Equal(res.Lineage.Status, ports.LineageVerified)
-			bias := res.Modules[0].LoadBias
-			if tc.name == "pie" {
-				is.True(bias != 0)
-			} else {
-				is.Equal(bias, uint64(0))
-			}
-		})
+				is.True(strings.HasPrefix(res.Modules[1].Path, lane.sysroot)) // the sysroot's file
+			})
+		}
 	}
 }
 
@@ -183,83 +202,6 @@ func TestEmulatorMissing(t *testing.T) {
 	is.True(errors.Is(gdbremote.New(&gdbremote.Options{Server: "rea-no-such-server", Emulators: map[string]string{"arm64": "rea-no-such-emulator", "x86": "rea-no-such-emulator"}}).Available(), ports.ErrDebuggerMissing))
 	if _, err := exec.LookPath("qemu-aarch64"); err == nil {
 		is.NoErr(gdbremote.New(&gdbremote.Options{Server: "rea-no-such-server"}).Available())
-	}
-}
-
-// A 32-bit x86 program runs under qemu-i386 (this kernel, like many, cannot
-// run it at all): under cdecl every argument is a stack slot at the entry,
-// read from memory and named by where it is ([esp+4] first, above the
-// return address), with 4-byte words throughout: registers, the return
-// address at [esp], the auxiliary vector and the loader's link map, through
-// which a libc function is found.
-func TestEmulatedTraceX86(t *testing.T) {
-	needEmulation(t, "x86")
-	for _, tc := range []struct {
-		name  string
-		flags []string
-	}{
-		{"static", []string{"-static"}},
-		{"pie", []string{"-pie", "-fPIE"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			is := is.New(t)
-			bin := buildFor(t, "x86", "calls.c", "calls", tc.flags...)
-			bps := []ports.TraceBreakpoint{{Address: symbol(t, bin, "target"), Name: "target"}, {Address: symbol(t, bin, "fact"), Name: "fact"}}
-			if tc.name == "pie" {
-				bps = append(bps, ports.TraceBreakpoint{Symbol: "strtol", Name: "strtol", Strings: []string{"[esp+4]"}})
-			}
-			res, err := traceEmulated(t, bin, []string{"3"}, bps)
-			is.NoErr(err)
-			is.Equal(res.Architecture, "x86")
-			is.Equal(res.Convention, ports.ConventionCdecl)
-			is.Equal(res.Coverage.StopReason, ports.TraceStopExited)
-			is.True(res.Exit != nil && res.Exit.Code != nil)
-			is.Equal(*res.Exit.Code, 3)
-			is.Equal(firstArgs(res.Hits, "target"), []uint64{1, 2, 3, 4, 5})
-			is.Equal(firstArgs(res.Hits, "fact"), []uint64{5, 4, 3, 2, 1})
-			for _, h := range res.Hits {
-				is.True(h.Returned)
-				is.Equal(len(h.Arguments), 6)
-				is.Equal(h.Arguments[0].Name, "[esp+4]")
-				is.Equal(h.Arguments[5].Name, "[esp+24]")
-				is.True(h.StackPointer < 1<<32 && h.ReturnAddress < 1<<32)
-				if h.Name == "target" {
-					a := h.Arguments
-					is.Equal(a[1].Value, a[0].Value+1)
-					is.Equal(h.ReturnValue, a[0].Value*100+a[1].Value*10+a[2].Value)
-					is.Equal(h.CallerModule, bin) // the return address is in main
-				}
-			}
-			// fact's recursion returns innermost first: each return is
-			// matched to its own activation by the stack pointer.
-			var facts []uint64
-			for _, h := range res.Hits {
-				if h.Name == "fact" {
-					facts = append(facts, h.ReturnValue)
-				}
-			}
-			is.Equal(facts, []uint64{120, 24, 6, 2, 1})
-			is.Equal(res.Coverage.ReturnsMissing, 0)
-			is.Equal(res.Lineage.Status, ports.LineageVerified)
-			if tc.name == "static" {
-				is.Equal(res.Modules[0].LoadBias, uint64(0))
-				return
-			}
-			is.True(res.Modules[0].LoadBias != 0)
-			var strtol []ports.TraceHit
-			for _, h := range res.Hits {
-				if h.Name == "strtol" {
-					strtol = append(strtol, h)
-				}
-			}
-			is.Equal(len(strtol), 1)
-			is.Equal(strtol[0].Strings, []ports.TraceString{{Register: "[esp+4]", Text: []byte("3")}})
-			is.Equal(strtol[0].Arguments[2].Value, uint64(10)) // the base
-			is.Equal(strtol[0].ReturnValue, uint64(3))
-			is.Equal(len(res.Modules), 3) // the program, libc and the loader
-			is.True(strings.HasSuffix(res.Modules[1].Name, "/libc.so.6"))
-			is.True(strings.HasPrefix(res.Modules[1].Path, "/usr/i686-linux-gnu/")) // the sysroot's file
-		})
 	}
 }
 
