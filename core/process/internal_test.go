@@ -108,6 +108,13 @@ func TestTraceErrorMapping(t *testing.T) {
 	if !errors.As(err0, &ce0) || ce0.Code != core.CodeProviderUnavailable || !strings.Contains(ce0.Envelope().Error.Remediation.Action, "qemu-user") {
 		t.Errorf("a missing emulator: got %v", err0)
 	}
+	// A program the tracer cannot run: the advice names what it runs, not
+	// the default's details.issues.
+	errX := traceError("op", &ports.TraceError{Op: "launch", Err: fmt.Errorf("/bin/mips: machine EM_MIPS: %w", ports.ErrTargetNotExecutable), Partial: &ports.TraceResult{}})
+	var ceX *core.Error
+	if !errors.As(errX, &ceX) || ceX.Code != core.CodeUnsupportedTarget || !strings.Contains(ceX.Envelope().Error.Remediation.Action, "32-bit x86 or AArch64") {
+		t.Errorf("an unsupported machine: got %v", errX)
+	}
 	// An unknown procedure: invalid_request with advice on what to name,
 	// not the default's details.issues, which this error has none of.
 	err := traceError("op", &ports.TraceError{Op: "trace", Err: fmt.Errorf("breakpoint 0: nosuchfn: %w", ports.ErrAddressNotMapped)})

@@ -458,7 +458,8 @@ func traceError(op string, err error) error {
 		e.Code, e.Remediation = core.CodeInvalidRequest, "Name a procedure of the program (list_procedures lists them) or a function exported by a library it loads "+
 			"(puts, or puts@plt for the program's own entry), or a mapped 0x address; call again."
 	case errors.Is(err, ports.ErrTargetNotExecutable):
-		e.Code = core.CodeUnsupportedTarget
+		e.Code, e.Remediation = core.CodeUnsupportedTarget, "Launch a Linux ELF program for x86-64, 32-bit x86 or AArch64 (one for another CPU than the host's runs under qemu-user) "+
+			"that starts; the message says which condition failed."
 	case errors.Is(err, context.Canceled):
 		e.Code = core.CodeCancelled
 	case errors.Is(err, context.DeadlineExceeded):
