@@ -93,9 +93,11 @@ type remediationRewrite struct {
 }
 
 // argForm matches name:value and name: "value" as core writes tool
-// arguments in prose (detail:"summary", analysis_timeout_ms, provider_id).
+// arguments in prose (detail:"summary", analysis_timeout_ms, provider_id);
+// a colon and a space before an unquoted word are prose ("that starts:
+// the message says"), not an argument.
 var argForm = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\b([a-z][a-z0-9_]*): ?("[^"]*"|[a-z0-9_.-]+)`)
+	return regexp.MustCompile(`\b([a-z][a-z0-9_]*):( ?"[^"]*"|[a-z0-9_.-]+)`)
 })
 
 func rewriteRemediation(command, s string) string {
@@ -109,7 +111,7 @@ func rewriteRemediation(command, s string) string {
 	// and a bare argument name becomes its flag.
 	s = argForm().ReplaceAllStringFunc(s, func(m string) string {
 		sub := argForm().FindStringSubmatch(m)
-		return "--" + strings.ReplaceAll(sub[1], "_", "-") + " " + strings.Trim(sub[2], `"`)
+		return "--" + strings.ReplaceAll(sub[1], "_", "-") + " " + strings.Trim(strings.TrimSpace(sub[2]), `"`)
 	})
 	for _, arg := range []string{"analysis_timeout_ms", "integrity_policy", "max_items", "max_depth", "max_paths"} {
 		s = strings.ReplaceAll(s, "a larger "+arg, "a larger --"+strings.ReplaceAll(arg, "_", "-"))

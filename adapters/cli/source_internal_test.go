@@ -75,6 +75,11 @@ func TestCLIRemediation(t *testing.T) {
 			Remediation: `Call again with detail:"summary", or export the Evidence bundle to a file.`}, "--detail summary", `detail:"summary"`},
 		{"inventory", "", &core.Error{Code: core.CodeResourceConstraint,
 			Remediation: "Export the bundle with export_evidence_bundle, then close_binary to clear the ledger."}, "rea evidence-export FILE", "export_evidence_bundle"},
+		// A colon in prose is no argument; one before a quoted value is.
+		{"trace", "", &core.Error{Code: core.CodeUnsupportedTarget, Remediation: "Launch a program that starts: the message says why."},
+			"that starts: the message", "--starts"},
+		{"analyze-javascript-application", "", &core.Error{Code: core.CodeResourceConstraint,
+			Remediation: `Call again with detail: "summary".`}, "--detail summary", `detail:`},
 	} {
 		t.Run(c.command+" "+string(c.err.Code), func(t *testing.T) {
 			got := cliRemediation(c.command, c.tool, body(c.err))
