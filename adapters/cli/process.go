@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -181,6 +182,7 @@ func (c *traceCmd) Run(e *env) error {
 			Name            string     `json:"name"`
 			Arguments       []traceArg `json:"arguments"`
 			Caller          *string    `json:"caller"`
+			CallerModule    *string    `json:"caller_module"`
 			CallerProcedure *proc      `json:"caller_procedure"`
 			ReturnValue     *string    `json:"return_value"`
 		} `json:"hits"`
@@ -211,9 +213,12 @@ func (c *traceCmd) Run(e *env) error {
 	fmt.Fprintln(tw, "#\tFUNCTION\tARGUMENTS\tCALLER\tRETURN")
 	for _, h := range r.Hits {
 		caller := "-"
-		if h.CallerProcedure != nil && h.CallerProcedure.Name != nil {
+		switch {
+		case h.CallerProcedure != nil && h.CallerProcedure.Name != nil:
 			caller = *h.CallerProcedure.Name
-		} else if h.Caller != nil {
+		case h.Caller != nil && h.CallerModule != nil && *h.CallerModule != "":
+			caller = path.Base(*h.CallerModule) + "+" + *h.Caller // in a library: its link-time address
+		case h.Caller != nil:
 			caller = *h.Caller
 		}
 		ret := "-"

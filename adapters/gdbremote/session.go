@@ -49,6 +49,10 @@ type session struct {
 	// sysroot is the directory an emulator takes the program's libraries
 	// from ("" when they are the host's own).
 	sysroot string
+	// callerLibs are the loaded libraries callerOf places return
+	// addresses in, read libReads times.
+	callerLibs []callerLib
+	libReads   int
 }
 
 // breakpoint is an inserted Z0 breakpoint: the request breakpoints placed
@@ -177,28 +181,34 @@ func (s *session) relocate(ctx context.Context) error {
 			return err
 		}
 	}
+	mods, err := s.libraries(ctx)
+	if err != nil {
+		return err
+	}
+	s.res.Modules = append(s.res.Modules, mods...)
+	return s.resolveSymbols()
+}
+
+// libraries reads the loaded libraries: the server's list, else (QEMU's
+// stub) the loader's own in the program's memory. An error reply means no
+// loader list (a static executable), so no libraries; a breakpoint that
+// needs one then names what is missing.
+func (s *session) libraries(ctx context.Context) ([]ports.TraceModule, error) {
 	var mods []ports.TraceModule
 	libs, err := s.cl.xfer(ctx, "libraries-svr4", "")
 	switch {
 	case errors.Is(err, errNotSupported):
-		if mods, err = s.loaderLibraries(ctx, mainBias); err != nil {
-			return fmt.Errorf("library list: %w", err)
+		if mods, err = s.loaderLibraries(ctx, s.res.Modules[0].LoadBias); err != nil {
+			return nil, fmt.Errorf("library list: %w", err)
 		}
 	case err != nil && !isReply(err):
-		return fmt.Errorf("library list: %w", err)
+		return nil, fmt.Errorf("library list: %w", err)
 	case err == nil:
 		if mods, err = parseLibraries(libs); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	// An error reply: no loader list (a static executable), so no libraries;
-	// a breakpoint that needs one then names what is missing.
-	for _, m := range mods {
-		if m.Name != "" {
-			s.res.Modules = append(s.res.Modules, m)
-		}
-	}
-	return s.resolveSymbols()
+	return slices.DeleteFunc(mods, func(m ports.TraceModule) bool { return m.Name == "" }), nil
 }
 
 // resolveSymbols fills the address and module of every symbol breakpoint
@@ -649,11 +659,9 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 		s.reentries++
 		return nil
 	}
-	caller, callerMod := ra, ""
-	for _, m := range s.res.Modules {
-		if m.Name == "" && s.inMain(ra) {
-			caller, callerMod = ra-m.LoadBias, m.Path
-		}
+	caller, callerMod, err := s.callerOf(ctx, ra)
+	if err != nil {
+		return err
 	}
 	for _, i := range bp.requests {
 		if len(s.res.Hits) >= s.req.MaxHits {
@@ -884,6 +892,54 @@ func formatStringSlots(f []byte) []int {
 		}
 	}
 	return out
+}
+
+// callerOf places a return address: in the main executable or a loaded
+// library, as the module's path and the link-time address there; else
+// (the vDSO, generated code) the runtime address and "". The libraries are
+// read when a return address first lies outside the main executable, and
+// again (a few times) when one lies in none of them, for a library loaded
+// since.
+func (s *session) callerOf(ctx context.Context, ra uint64) (uint64, string, error) {
+	if s.inMain(ra) {
+		return ra - s.res.Modules[0].LoadBias, s.res.Modules[0].Path, nil
+	}
+	for try := 0; ; try++ {
+		for _, l := range s.callerLibs {
+			for _, seg := range l.segments {
+				if ra-l.bias >= seg[0] && ra-l.bias < seg[1] {
+					return ra - l.bias, l.path, nil
+				}
+			}
+		}
+		if try > 0 || s.libReads >= maxLibraryReads {
+			return ra, "", nil
+		}
+		s.libReads++
+		mods, err := s.libraries(ctx)
+		if err != nil {
+			return 0, "", err
+		}
+		s.callerLibs = s.callerLibs[:0]
+		for _, m := range mods {
+			// A library's file gives its segments; one that cannot be
+			// read places no caller.
+			if info, err := readELF(m.Path); err == nil {
+				s.callerLibs = append(s.callerLibs, callerLib{path: m.Path, bias: m.LoadBias, segments: info.segments})
+			}
+		}
+	}
+}
+
+// maxLibraryReads bounds how often a trace reads the library list to place
+// callers.
+const maxLibraryReads = 4
+
+// callerLib is a loaded library as callerOf places return addresses in it.
+type callerLib struct {
+	path     string
+	bias     uint64
+	segments [][2]uint64
 }
 
 // inMain reports whether a runtime address lies in the main executable's

@@ -38,7 +38,7 @@ func opTraceNativeCalls() *core.Operation {
 			`"working_directory":{"type":"string","description":"Working directory of the program."}`,
 			`"environment":{"type":"object","propertyNames":{"minLength":1,"pattern":"^[^=]+$"},"additionalProperties":{"type":"string"},"description":"Variables set on top of rea's environment."}`,
 			`"attach_pid":{"type":"integer","minimum":1,"description":"Attach to this running process instead of launching one; its executable must be the open target."}`,
-			`"convention":{"enum":["sysv","aapcs64","go"],"description":"Calling convention for the arguments; default go for a Go binary, else the platform's C convention."}`,
+			`"convention":{"enum":["sysv","aapcs64","cdecl","go"],"description":"Calling convention for the arguments; default go for a Go binary, else the platform's C convention."}`,
 			`"max_hits":{"type":"integer","minimum":1,"maximum":1000000,"default":10000,"description":"Hits recorded; later ones are counted."}`,
 			`"timeout_ms":{"type":"integer","minimum":1,"maximum":3600000,"default":30000,"description":"Time limit of the trace."}`),
 		Result: json.RawMessage(`{"type":"object","required":["program","architecture","convention","breakpoints","hits","coverage","exit"],"properties":{
@@ -238,6 +238,18 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 	if conv == "" && goBinary {
 		conv = ports.ConventionGo
 	}
+	// A convention the architecture does not have is the caller's mistake,
+	// found before anything runs.
+	switch c := effectiveConvention("", target.Architecture); {
+	case c == ports.ConventionCdecl && conv == ports.ConventionGo:
+		return nil, &core.Error{Code: core.CodeUnsupportedTarget,
+			Message:     op + ": a Go program for 32-bit x86 cannot be traced: Go's 386 ABI returns results on the stack and keeps no goroutine register to pair returns by",
+			Remediation: "Trace a build for x86-64 or AArch64 (GOARCH=amd64 or arm64), or pass convention cdecl to read its arguments as stack words without return values you can trust.",
+			Details:     map[string]any{"operation": op, "architecture": target.Architecture}}
+	case args.Convention != "" && c != "" && conv != c && conv != ports.ConventionGo:
+		return nil, core.InvalidRequest(op, core.Issue{Path: []any{"convention"}, Reason: core.ReasonInvalidValue,
+			Message: fmt.Sprintf("%s is no convention of %s, whose C convention is %s (go for a Go program); omit convention for the default", conv, target.Architecture, c)})
+	}
 	// What each breakpoint's parameters are, so the tracer reads the text
 	// its string arguments point at when the call begins.
 	econv := effectiveConvention(conv, target.Architecture)
@@ -322,7 +334,7 @@ func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string
 		}
 		bps = append(bps, tb)
 	}
-	mainPaths := map[string]bool{"": true, program: true}
+	mainPaths := map[string]bool{program: true}
 	for _, m := range res.Modules {
 		if m.Name == "" {
 			mainPaths[m.Path] = true
@@ -331,9 +343,12 @@ func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string
 	hits, rawHits := []TraceHit{}, []any{}
 	threads := map[int]int{} // thread ids renumbered 1.. in first-hit order
 	for _, h := range res.Hits {
+		// A caller in a library is given in it; one in no module the
+		// tracer knows (the vDSO, generated code) by its runtime address,
+		// with module "".
 		inMain := mainPaths[h.CallerModule]
 		var callerModule *string
-		if !inMain {
+		if !inMain && h.Caller != 0 {
 			m := h.CallerModule
 			callerModule = &m // nil: the main executable, whatever its path
 		}

@@ -2,6 +2,7 @@ package process_test
 
 import (
 	"context"
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -84,5 +85,57 @@ func TestProcessHandlersReturnTheirResultTypes(t *testing.T) {
 				t.Errorf("%s: the handler returned a %v, not its result type %s", op.Name, g, op.Types.Result)
 			}
 		}
+	}
+}
+
+// callersTracer records one call of the first breakpoint from each of three
+// places: the program itself, a library, and memory in no module.
+type callersTracer struct{}
+
+func (callersTracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports.TraceResult, error) {
+	res := &ports.TraceResult{Architecture: "x86-64", Convention: ports.ConventionSysV, Coverage: ports.TraceCoverage{StopReason: "exited"},
+		Exit: &ports.TraceExit{Code: new(int)}, Modules: []ports.TraceModule{{Path: req.Launch.Path, LoadBias: 0x1000}}}
+	b := req.Breakpoints[0]
+	res.Breakpoints = append(res.Breakpoints, ports.TraceResolved{Address: b.Address, Name: b.Name})
+	for i, c := range []struct {
+		caller uint64
+		module string
+	}{{b.Address + 4, req.Launch.Path}, {0x29d90, "/lib/x86_64-linux-gnu/libc.so.6"}, {0x7fff12345678, ""}} {
+		res.Hits = append(res.Hits, ports.TraceHit{Sequence: i, Name: b.Name, Address: b.Address, Caller: c.caller, CallerModule: c.module})
+	}
+	return res, nil
+}
+
+// A hit's caller module is null for the program, the library's path for a
+// library (whose link-time address the caller is, in no procedure of the
+// open analysis), and "" for memory in no module the tracer knows.
+func TestTraceCallerModules(t *testing.T) {
+	call := caller(t, standard.Families(), &core.RegistryOptions{Tracer: callersTracer{}})
+	call("open_binary", map[string]any{"path": "/bin/true"})
+	res := call("trace_native_calls", map[string]any{"procedures": []string{"main"}})
+	var out struct {
+		Hits []struct {
+			Caller          *string `json:"caller"`
+			CallerModule    *string `json:"caller_module"`
+			CallerProcedure *struct {
+				Name *string `json:"name"`
+			} `json:"caller_procedure"`
+		} `json:"hits"`
+	}
+	if err := json.Unmarshal(res.Evidence.NormalizedResult, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Hits) != 3 {
+		t.Fatalf("%d hits", len(out.Hits))
+	}
+	h := out.Hits
+	if h[0].CallerModule != nil || h[0].CallerProcedure == nil {
+		t.Errorf("a caller in the program: module %v, procedure %v", h[0].CallerModule, h[0].CallerProcedure)
+	}
+	if h[1].CallerModule == nil || *h[1].CallerModule != "/lib/x86_64-linux-gnu/libc.so.6" || h[1].CallerProcedure != nil || *h[1].Caller != "0x29d90" {
+		t.Errorf("a caller in libc: module %v, procedure %v", h[1].CallerModule, h[1].CallerProcedure)
+	}
+	if h[2].CallerModule == nil || *h[2].CallerModule != "" || h[2].CallerProcedure != nil {
+		t.Errorf("a caller in no module: module %v, procedure %v", h[2].CallerModule, h[2].CallerProcedure)
 	}
 }

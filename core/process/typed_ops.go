@@ -548,7 +548,7 @@ type TraceHit struct {
 	Procedure       *TraceProcedure `json:"procedure"`
 	Arguments       []TraceArgument `json:"arguments"`
 	Caller          *string         `json:"caller"`
-	CallerModule    *string         `json:"caller_module"` // nil for the main executable
+	CallerModule    *string         `json:"caller_module"` // nil for the main executable; "" for none the tracer knows (the vDSO, generated code)
 	CallerProcedure *TraceProcedure `json:"caller_procedure"`
 	Returned        bool            `json:"returned"`
 	ReturnValue     *string         `json:"return_value"`
