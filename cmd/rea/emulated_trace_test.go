@@ -132,3 +132,28 @@ int main(int argc, char **argv) { return greet(argc > 1 ? argv[1] : "world", 0x5
 	is.Equal(got, map[string]any{"[esp+12]": "%s/%s:%d", "[esp+16]": "world", "[esp+20]": "x"})
 	noDescendants(t)
 }
+
+// A convention the target's architecture does not have is the caller's
+// mistake, refused before anything runs; a Go program for 32-bit x86,
+// whose ABI the tracer cannot pair returns in, is an unsupported target
+// unless the caller asks for its stack words under cdecl.
+func TestMCPTraceConventionOfTheArchitecture(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("tracing needs Linux")
+	}
+	is := is.New(t)
+	exe := buildCWith(t, "i686-linux-gnu-gcc", "conv32", "int main(void) { return 0; }\n")
+	cs := mcpClient(t)
+	is.True(!call(t, cs, "open_binary", map[string]any{"path": exe}).isError)
+	r := call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"main"}, "convention": "sysv"})
+	is.True(r.isError)
+	is.True(strings.Contains(r.text, "invalid_request"))
+	is.True(strings.Contains(r.text, "cdecl"))
+
+	g386 := goBuild(t, t.TempDir(), "386", "package main\n\nfunc main() {}\n")
+	is.True(!call(t, cs, "open_binary", map[string]any{"path": g386}).isError)
+	r = call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"main.main"}})
+	is.True(r.isError)
+	is.True(strings.Contains(r.text, "unsupported_target"))
+	is.True(strings.Contains(r.text, "convention cdecl"))
+}
