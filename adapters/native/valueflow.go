@@ -3,6 +3,7 @@ package native
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"rea/ports"
@@ -50,19 +51,24 @@ type convention struct {
 	clobber []string
 	ret     []string
 	sp, fp  string
-	// stackWord is the size of the stack words that carry every argument
-	// (cdecl: 4), whose reads make parameters (valueflow_stack.go); 0 for a
-	// register convention.
-	stackWord int64
+	// stackWord is the size of the stack words that carry arguments (cdecl's
+	// every one, SysV's and Microsoft x64's past the registers), whose reads
+	// make parameters (valueflow_stack.go), the first stackFrom bytes above
+	// the entry stack pointer; 0 when the value flow infers none (AArch64,
+	// and Go, whose callers reserve spill slots there for register
+	// arguments).
+	stackWord, stackFrom int64
 }
 
 var (
 	sysvAMD64 = convention{name: "sysv-amd64", intArgs: []string{"rdi", "rsi", "rdx", "rcx", "r8", "r9"},
 		vecArgs: xmms(0, 8), clobber: append([]string{"rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11"}, xmms(0, 16)...),
-		ret: []string{"rax", "xmm0"}, sp: "rsp", fp: "rbp"}
+		ret: []string{"rax", "xmm0"}, sp: "rsp", fp: "rbp", stackWord: 8, stackFrom: 8}
+	// Microsoft x64's stack arguments start past the return address and the
+	// 32-byte home area, where a callee may spill its register arguments.
 	msX64 = convention{name: "ms-x64", intArgs: []string{"rcx", "rdx", "r8", "r9"},
 		vecArgs: xmms(0, 4), clobber: append([]string{"rax", "rcx", "rdx", "r8", "r9", "r10", "r11"}, xmms(0, 6)...),
-		ret: []string{"rax", "xmm0"}, sp: "rsp", fp: "rbp"}
+		ret: []string{"rax", "xmm0"}, sp: "rsp", fp: "rbp", stackWord: 8, stackFrom: 40}
 	aapcs64 = convention{name: "aapcs64", intArgs: regNames("x", 0, 8), vecArgs: regNames("v", 0, 8),
 		clobber: append(append(append(regNames("x", 0, 19), "x30"), regNames("v", 0, 8)...), regNames("v", 16, 32)...),
 		ret:     []string{"x0", "v0"}, sp: "sp", fp: "x29"}
@@ -79,12 +85,12 @@ var (
 	// The i386 System V ABI: every argument on the stack, the result in
 	// eax (edx:eax for 64 bits; floating point in st0, not modelled).
 	cdecl = convention{name: "cdecl", clobber: append([]string{"eax", "ecx", "edx"}, xmms(0, 8)...),
-		ret: []string{"eax"}, sp: "esp", fp: "ebp", stackWord: 4}
+		ret: []string{"eax"}, sp: "esp", fp: "ebp", stackWord: 4, stackFrom: 4}
 	// Go on 32-bit x86 has no register ABI: ABI0 passes arguments and
 	// results on the stack from [esp+4] and saves no register for the
 	// caller.
 	goABI0x86 = convention{name: "go-abi0", clobber: append([]string{"eax", "ebx", "ecx", "edx", "esi", "edi", "ebp"}, xmms(0, 8)...),
-		sp: "esp", fp: "ebp", stackWord: 4}
+		sp: "esp", fp: "ebp", stackWord: 4, stackFrom: 4}
 )
 
 // vfTargets is what the value flow knows of call targets.
@@ -257,7 +263,9 @@ func valueFlowOf(ctx context.Context, d decoder, sm semantics, cc convention, b 
 	fl := &flowSolver{cc: cc, flows: flows, sems: sems, names: names, blocks: blocks, known: known}
 	fl.solve(ctx, &out)
 	if cc.stackWord > 0 && ctx.Err() == nil {
-		out.Parameters, out.ParameterUses = stackParameters(cc, flows, sems, blocks, known.calleePops)
+		ps, us := stackParameters(cc, flows, sems, blocks, known.calleePops)
+		out.Parameters, out.ParameterUses = append(out.Parameters, ps...), append(out.ParameterUses, us...)
+		slices.SortStableFunc(out.ParameterUses, func(x, y ports.ParameterUse) int { return cmpU(x.Address, y.Address) })
 	}
 	return finishVF(out)
 }
@@ -278,9 +286,13 @@ func finishVF(out ports.ValueFlow) ports.ValueFlow {
 	if out.ParameterUses == nil {
 		out.ParameterUses = []ports.ParameterUse{}
 	}
+	const stackRule = "the stack words holding arguments that the procedure reads where its stack height is known (pushes, pops, constant adjustments, a frame pointer set from the stack pointer), named by their place at the entry; a word written before it is read counts, one only written or whose address is taken does not, and a value of two words is two."
 	params := "Parameters are argument registers read before any write on some path; stack-passed parameters are not inferred."
-	if out.CallingConvention == cdecl.name || out.CallingConvention == goABI0x86.name {
-		params = "Parameters are the stack words above the return address that the procedure reads where its stack height is known (pushes, pops, constant adjustments, a frame pointer set from the stack pointer), named by their place at the entry ([esp+4] first); a word written before it is read counts, one only written or whose address is taken does not, and a value of two words is two."
+	switch out.CallingConvention {
+	case cdecl.name, goABI0x86.name:
+		params = "Parameters are " + stackRule
+	case sysvAMD64.name, msX64.name:
+		params = "Parameters are argument registers read before any write on some path, and " + stackRule
 	}
 	out.Limitations = append(out.Limitations,
 		"Flags are not modelled: compares and tests define nothing, conditional instructions use nothing for their condition.",

@@ -80,3 +80,58 @@ func TestValueFlowCdeclMatchesDWARF(t *testing.T) {
 		})
 	}
 }
+
+const eightSource = `
+__attribute__((noinline)) long eight(long a, long b, long c, long d, long e, long f, long g, long h) { return a + b * c - d + e * f - g * h; }
+__attribute__((noinline)) long six(long a, long b, long c, long d, long e, long f) { return a + b * c - d + e * f; }
+int main(int argc, char **argv) { return (int)eight(argc, 1, 2, 3, 4, 5, 6, 7) + (int)six(argc, 1, 2, 3, 4, 5); }
+`
+
+// Past the argument registers, x86-64's arguments are stack words: SysV's
+// from [rsp+8] at the entry, Microsoft x64's from [rsp+40] (past the home
+// area, where a callee may spill its register arguments). Both are
+// inferred, after the registers, at -O0 (frame pointer) and -O2; a
+// function whose arguments all fit in registers infers no stack word.
+func TestValueFlowX64StackParameters(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "eight.c")
+	if err := os.WriteFile(src, []byte(eightSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cc, conv string
+		regs     []string
+		stack    []string
+	}{
+		{"gcc", "sysv-amd64", []string{"rdi", "rsi", "rdx", "rcx", "r8", "r9"}, []string{"[rsp+8]", "[rsp+16]"}},
+		{"x86_64-w64-mingw32-gcc", "ms-x64", []string{"rcx", "rdx", "r8", "r9"}, []string{"[rsp+40]", "[rsp+48]", "[rsp+56]", "[rsp+64]"}},
+	} {
+		for _, opt := range []string{"-O0", "-O2"} {
+			t.Run(tc.conv+opt, func(t *testing.T) {
+				needTool(t, tc.cc)
+				exe := filepath.Join(dir, tc.conv+opt+".exe") // mingw's gcc would add the suffix
+				if b, err := exec.Command(tc.cc, opt, "-o", exe, src).CombinedOutput(); err != nil {
+					t.Fatalf("%s: %v\n%s", tc.cc, err, b)
+				}
+				a := openNative(t, exe)
+				for name, stack := range map[string][]string{"eight": tc.stack, "six": tc.stack[:max(0, len(tc.stack)-2)]} {
+					if tc.conv == "sysv-amd64" && name == "six" {
+						stack = nil
+					}
+					vf, err := a.ValueFlow(t.Context(), ports.FunctionRequest{Address: procedureNamed(t, a, name).Address})
+					if err != nil {
+						t.Fatal(err)
+					}
+					var got []string
+					for _, p := range vf.Parameters {
+						got = append(got, p.Location)
+					}
+					want := append(slices.Clone(tc.regs), stack...)
+					if vf.CallingConvention != tc.conv || !slices.Equal(got, want) {
+						t.Errorf("%s: %s %v, want %v", name, vf.CallingConvention, got, want)
+					}
+				}
+			})
+		}
+	}
+}

@@ -9,9 +9,9 @@ import (
 	"rea/ports"
 )
 
-// Stack parameters: under a convention that passes every argument on the
-// stack (cdecl), a parameter is a stack word above the return address that
-// the procedure reads. Its operands name the stack or frame pointer at that
+// Stack parameters: under a convention that passes arguments on the stack
+// (cdecl every one, SysV and Microsoft x64 those past the registers), a
+// parameter is a stack word holding arguments that the procedure reads. Its operands name the stack or frame pointer at that
 // instruction ("[esp+0x8]", "[ebp+0xc]"), so the stack height (each
 // pointer's offset from the entry stack pointer) is followed over the
 // blocks: pushes and pops, constant adjustments, the frame pointer set from
@@ -146,7 +146,7 @@ func stackParameters(cc convention, flows []flowInsn, sems []vfSem, blocks []por
 				default:
 					continue
 				}
-				if at >= word && at%word == 0 && at < word*(1<<16) {
+				if at >= cc.stackFrom && (at-cc.stackFrom)%word == 0 && at < cc.stackFrom+word*(1<<16) {
 					seen[at] = append(seen[at], flows[k].addr)
 				}
 			}
@@ -160,7 +160,7 @@ func stackParameters(cc convention, flows []flowInsn, sems []vfSem, blocks []por
 	for _, at := range offs {
 		addrs := slices.Compact(slices.Sorted(slices.Values(seen[at])))
 		loc := fmt.Sprintf("[%s+%d]", cc.sp, at)
-		params = append(params, ports.InferredParameter{Location: loc, Position: int((at - word) / word), Uses: len(addrs)})
+		params = append(params, ports.InferredParameter{Location: loc, Position: int((at - cc.stackFrom) / word), Uses: len(addrs)})
 		for _, a := range addrs {
 			uses = append(uses, ports.ParameterUse{Location: loc, Address: a})
 		}
