@@ -19,7 +19,9 @@ import (
 // Electron page tools (BROWSER.md "Electron"): the same CDP transport as
 // the web tools, but pages are file: documents, so scope is the file gate
 // (realpath under allowed_file_roots) instead of origins. They send only
-// enable/disable, reads and Target.attachToTarget/detachFromTarget.
+// enable/disable, reads, Target.attachToTarget/detachFromTarget and, to
+// name a renderer's dedicated workers, Target.setAutoAttach (see
+// workerURLs: the browser answers it itself and no worker is paused).
 
 func electronScope(roots []string) (runtimeScope, error) {
 	return newRuntimeScope(ports.RuntimeScope{AllowedFileRoots: roots})
@@ -334,35 +336,32 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 	}
 	out.Scripts = scripts
 
-	// Workers of the page with gated files.
+	// Workers of the page with gated files. Chromium lists a dedicated
+	// worker without its script until a client attaches: pageWorkers names
+	// it by auto-attach, as for a web page.
 	out.Workers = []ports.ElectronWorker{}
 	s := a.browser
 	if !a.flat {
 		s = a.page
 	}
 	var ti struct {
-		TargetInfos []struct {
-			TargetID      string `json:"targetId"`
-			Type          string `json:"type"`
-			URL           string `json:"url"`
-			OpenerID      string `json:"openerId"`
-			ParentFrameID string `json:"parentFrameId"`
-		} `json:"targetInfos"`
+		TargetInfos []workerTarget `json:"targetInfos"`
 	}
 	if err := s.c.call(ctx, s.id, "Target.getTargets", nil, &ti); err != nil {
 		if !unknownMethod(err) {
 			return nil, err
 		}
+		cap.mu.Lock()
 		cap.led.unavailableSection("workers", "Target.getTargets")
+		cap.mu.Unlock()
 	}
-	for _, t := range ti.TargetInfos {
-		if !strings.Contains(t.Type, "worker") {
-			continue
-		}
-		if t.OpenerID != d.TargetID && !frames[t.ParentFrameID] {
-			cap.led.exclude("workers", "out_of_target_scope", 1)
-			continue
-		}
+	related, outside, err := pageWorkers(ctx, a, ti.TargetInfos, frames, lim.MaxWorkers)
+	if err != nil {
+		return nil, err
+	}
+	cap.mu.Lock()
+	cap.led.exclude("workers", "out_of_target_scope", outside)
+	for _, t := range related {
 		p, why := sc.fileGate(t.URL)
 		if why != "" {
 			cap.led.exclude("workers", electronReason(why), 1)
@@ -374,6 +373,7 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 		}
 		out.Workers = append(out.Workers, ports.ElectronWorker{TargetID: t.TargetID, Type: cut(t.Type, 100), FilePath: p})
 	}
+	cap.mu.Unlock()
 
 	// The final gate: the same main document.
 	ft2, err := a.frameTree(ctx)
