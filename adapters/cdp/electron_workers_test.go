@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -207,4 +208,88 @@ func TestElectronWorkerAutoAttachConnectionLost(t *testing.T) {
 	pc, err := electronInspect(f, dir)
 	is.Equal(pc, nil)
 	is.Equal(code(t, err), ports.BrowserDisconnected)
+}
+
+// TestElectronWorkersLiveOnChromium: Chromium with file access from files
+// stands in for an Electron renderer (same CDP, same target model; Chromium
+// blocks `new Worker` on file: pages without the flag). The renderer starts
+// a worker from the application's files, which starts one of its own, and
+// a blob: worker. Once all have answered, the title counts the outer
+// worker's ticks ("ready N").
+func TestElectronWorkersLiveOnChromium(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed; live Electron worker test skipped")
+	}
+	dir := electronApp(t)
+	for name, text := range map[string]string{
+		"index.html": "<!doctype html><title>starting</title><script src=renderer.js></script>\n",
+		"renderer.js": `let got = 0, ticks = 0;
+const w = new Worker("outer.js");
+w.onmessage = (e) => { if (e.data === "inner") got++; else if (got === 2) document.title = "ready " + ++ticks; };
+const b = new Worker(URL.createObjectURL(new Blob(["postMessage('blob')"], {type: "text/javascript"})));
+b.onmessage = () => got++;
+`,
+		"outer.js": `const inner = new Worker("inner.js");
+inner.onmessage = () => { postMessage("inner"); setInterval(() => postMessage("tick"), 100); };
+`,
+		"inner.js": "postMessage('hi');\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	b, err := cdp.ChromiumLauncher{}.Launch(ctx, cdp.LaunchSpec{StartURL: "file://" + dir + "/index.html", ExtraArgs: []string{"--allow-file-access-from-files"}})
+	if err != nil {
+		t.Fatalf("launch chromium: %v", err)
+	}
+	defer func() {
+		if err := b.Close(ctx); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	}()
+	e := cdp.NewRuntime(nil)
+	roots := []string{dir}
+	// page waits for the renderer to show a "ready" title other than not.
+	page := func(not string) (id, title string) {
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			l, err := e.ListElectronTargets(ctx, ports.ElectronListRequest{Endpoint: b.Endpoint(), AllowedFileRoots: roots})
+			if err != nil || len(l.Targets) != 1 {
+				continue
+			}
+			if tg := l.Targets[0]; strings.HasPrefix(tg.Title, "ready ") && tg.Title != not {
+				return tg.TargetID, tg.Title
+			}
+		}
+		return "", ""
+	}
+	tid, _ := page("")
+	if tid == "" {
+		t.Fatal("the renderer never reported its workers ready")
+	}
+	pc, err := e.InspectElectronPage(ctx, ports.ElectronInspectRequest{Endpoint: b.Endpoint(), TargetID: tid, AllowedFileRoots: roots, ObservationMS: 100})
+	if err != nil {
+		t.Fatalf("inspect: %v", err)
+	}
+	want := []ports.ElectronWorker{
+		{TargetID: "?", Type: "worker", FilePath: filepath.Join(dir, "outer.js")},
+		{TargetID: "?", Type: "worker", FilePath: filepath.Join(dir, "inner.js")},
+	}
+	got := slices.Clone(pc.Workers)
+	for i := range got {
+		got[i].TargetID = "?"
+	}
+	slices.SortFunc(got, func(a, b ports.ElectronWorker) int { return strings.Compare(b.FilePath, a.FilePath) })
+	if !slices.Equal(got, want) {
+		t.Errorf("workers %+v, want outer.js and inner.js; excluded %+v", pc.Workers, pc.Completeness.Excluded)
+	}
+	if x := workerExclusions(pc); x["unsupported_url"] != 1 || len(x) != 1 {
+		t.Errorf("worker exclusions %v, want the blob: worker as unsupported_url", x)
+	}
+	// The workers were neither paused nor stopped: the renderer still
+	// hears the outer worker's ticks.
+	_, before := page("")
+	if _, after := page(before); after == "" {
+		t.Errorf("the outer worker stopped ticking after the capture (title stays %q)", before)
+	}
 }
