@@ -362,6 +362,12 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 	cap.mu.Lock()
 	cap.led.exclude("workers", "out_of_target_scope", outside)
 	for _, t := range related {
+		if t.URL == "" {
+			// Still unnamed (auto-attach refused, a silent worker
+			// session): unattributed, as a script without a URL is.
+			cap.led.exclude("workers", "unattributed_origin", 1)
+			continue
+		}
 		p, why := sc.fileGate(t.URL)
 		if why != "" {
 			cap.led.exclude("workers", electronReason(why), 1)

@@ -88,7 +88,7 @@ func TestElectronWorkerNamedByAutoAttach(t *testing.T) {
 		{name: "outside the root", scriptURL: "file://" + other + "/outer.js", excluded: "outside_root"},
 		{name: "missing file", scriptURL: "file://" + dir + "/gone.js", excluded: "unsupported_url"},
 		{name: "blob script", scriptURL: "blob:file:///5f1c", excluded: "unsupported_url"},
-		{name: "never named", scriptURL: "", excluded: "unsupported_url"},
+		{name: "never named", scriptURL: "", excluded: "unattributed_origin"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -165,13 +165,13 @@ func TestElectronNestedWorkerSessionSilent(t *testing.T) {
 	is.NoErr(err)
 	electronPassive(t, f)
 	is.Equal(pc.Workers, []ports.ElectronWorker{{TargetID: "DW", Type: "worker", FilePath: filepath.Join(dir, "outer.js")}})
-	is.Equal(workerExclusions(pc), map[string]int{"out_of_target_scope": 1, "unsupported_url": 1})
+	is.Equal(workerExclusions(pc), map[string]int{"out_of_target_scope": 1, "unattributed_origin": 1})
 	_, on := autoAttachCalls(t, f)
 	is.Equal(on, []bool{true, true, false}) // turned off on the page all the same
 }
 
 // A browser that refuses auto-attach leaves the worker unnamed and
-// excluded, as before; the capture succeeds.
+// excluded (unattributed, as a web page's is); the capture succeeds.
 func TestElectronWorkerAutoAttachRefused(t *testing.T) {
 	for name, rpc := range map[string]*cdptest.RPCError{
 		"unknown": {Code: -32601, Message: "'Target.setAutoAttach' wasn't found"},
@@ -189,7 +189,7 @@ func TestElectronWorkerAutoAttachRefused(t *testing.T) {
 			is.NoErr(err)
 			electronPassive(t, f)
 			is.Equal(pc.Workers, []ports.ElectronWorker{})
-			is.Equal(workerExclusions(pc), map[string]int{"out_of_target_scope": 1, "unsupported_url": 1})
+			is.Equal(workerExclusions(pc), map[string]int{"out_of_target_scope": 1, "unattributed_origin": 1})
 			_, on := autoAttachCalls(t, f)
 			is.Equal(on, []bool{true})
 		})
