@@ -110,6 +110,7 @@ func openFile(ctx context.Context, v version, d discovered) (*attachment, error)
 // electronCapture collects script events of a file-gated page.
 type electronCapture struct {
 	mu       sync.Mutex
+	sid      string // the page's session: a worker's auto-attached session is not the page
 	sc       runtimeScope
 	lim      ports.BrowserLimits
 	led      *ledger
@@ -120,6 +121,9 @@ type electronCapture struct {
 }
 
 func (c *electronCapture) onEvent(ev event) {
+	if ev.SessionID != c.sid {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch ev.Method {
@@ -210,7 +214,7 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 	if req.Limits.MaxScripts == 0 {
 		lim.MaxScripts = 500
 	}
-	cap := &electronCapture{sc: sc, lim: lim, led: newLedger(), contexts: map[int64]string{}, seen: map[string]bool{}}
+	cap := &electronCapture{sid: a.page.id, sc: sc, lim: lim, led: newLedger(), contexts: map[int64]string{}, seen: map[string]bool{}}
 	a.c.setListener(cap.onEvent)
 	out := &ports.ElectronPageCapture{Browser: v.info, Target: ports.ElectronTarget{TargetID: d.TargetID, Type: d.Type, Title: d.Title, FilePath: fp, Attached: d.Attached}}
 

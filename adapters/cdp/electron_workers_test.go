@@ -130,11 +130,17 @@ func TestElectronWorkerNamedByAutoAttach(t *testing.T) {
 	}
 }
 
-// A worker started by a worker is named from its parent's session.
+// A worker started by a worker is named from its parent's session. What
+// the workers' sessions say is not the page's.
 func TestElectronNestedWorkerNamed(t *testing.T) {
 	is := is.New(t)
 	dir := electronApp(t)
-	opts := cdptest.Options{Targets: []cdptest.Target{{ID: "T1", Type: "page", URL: "file://" + dir + "/index.html"}}}
+	opts := cdptest.Options{Targets: []cdptest.Target{{ID: "T1", Type: "page", URL: "file://" + dir + "/index.html"}},
+		After: map[string][]cdptest.Event{"Target.setAutoAttach": {
+			{Method: "Runtime.executionContextCreated", Session: "WS1", Params: map[string]any{"context": map[string]any{"id": 7, "origin": "", "name": "", "auxData": map[string]any{}}}},
+			{Method: "Debugger.scriptParsed", Session: "WS1", Params: map[string]any{"scriptId": "w1", "url": "", "executionContextId": 7}},
+			{Method: "Debugger.scriptParsed", Session: "WS2", Params: map[string]any{"scriptId": "w2", "url": "file://" + dir + "/inner.js", "executionContextId": 7}},
+		}}}
 	chromiumWorkers(&opts, "file://"+dir+"/outer.js", "file://"+dir+"/inner.js")
 	f := cdptest.New(&opts)
 	defer f.Close()
@@ -148,6 +154,11 @@ func TestElectronNestedWorkerNamed(t *testing.T) {
 	sessions, on := autoAttachCalls(t, f)
 	is.Equal(sessions, []string{"S1", "WS1", "S1"})
 	is.Equal(on, []bool{true, true, false})
+	for _, x := range pc.Completeness.Excluded {
+		if x.Section == "scripts" && x.Reason == "unattributed_origin" {
+			t.Errorf("a worker session's script was counted as the page's: %+v", x)
+		}
+	}
 }
 
 // A worker session that never answers leaves the workers it started
