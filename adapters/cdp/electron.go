@@ -248,9 +248,13 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 	}
 	out.CaptureWindow = ports.BrowserCaptureWindow{StartedAt: started, EndedAt: time.Now().UTC(), ObservationMS: req.ObservationMS}
 
-	// Frames: breadth-first, ungated subtrees excluded.
+	// Frames: breadth-first, ungated subtrees excluded. The listener
+	// writes the ledger too (script events keep coming), so each section
+	// holds cap.mu while it writes there, and never across a call (the
+	// listener runs on the connection's reader).
 	frames := map[string]bool{}
 	bfs := []*frameNode{{ft: ft}}
+	cap.mu.Lock()
 	for len(bfs) > 0 {
 		n := bfs[0]
 		bfs = bfs[1:]
@@ -273,6 +277,7 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 			bfs = append(bfs, &frameNode{ft: c, parent: string(f.ID)})
 		}
 	}
+	cap.mu.Unlock()
 
 	// Resources.
 	var rt struct {
@@ -304,10 +309,12 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 			walk(&t.ChildFrames[i])
 		}
 	}
+	cap.mu.Lock()
 	walk(rt.FrameTree)
+	cap.mu.Unlock()
 
 	// DOM structure of gated documents.
-	if out.DOM, err = electronDOM(ctx, a, sc, lim, cap.led); err != nil {
+	if out.DOM, err = electronDOM(ctx, a, cap); err != nil {
 		return nil, err
 	}
 
@@ -324,14 +331,18 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 			}
 			if err := a.page.c.call(ctx, a.page.id, "Debugger.getScriptSource", map[string]string{"scriptId": scripts[i].ScriptID}, &src); err != nil {
 				if be, ok := ports.AsBrowserError(err); ok && be.Code == ports.BrowserProtocolError && a.c.failureNow() == nil {
+					cap.mu.Lock()
 					cap.led.exclude("script_sources", "unavailable", 1)
+					cap.mu.Unlock()
 					continue
 				}
 				return nil, err
 			}
 			n := int64(len(src.ScriptSource))
 			if n > lim.MaxScriptSourceBytes || total+n > lim.MaxTotalSourceBytes {
+				cap.mu.Lock()
 				cap.led.truncated["script_sources"] = true
+				cap.mu.Unlock()
 				continue
 			}
 			total += n
@@ -393,6 +404,8 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 	if ft2.Frame.ID != ft.Frame.ID || ft2.Frame.LoaderID != ft.Frame.LoaderID || frameURL(ft2.Frame) != frameURL(ft.Frame) {
 		return nil, &ports.BrowserError{Code: ports.BrowserTargetChanged, Msg: "the main frame navigated during the capture"}
 	}
+	cap.mu.Lock()
+	defer cap.mu.Unlock()
 	out.Completeness = cap.led.completeness()
 	out.Limitations = cap.led.limitations
 	return out, nil
@@ -403,7 +416,7 @@ type frameNode struct {
 	parent string
 }
 
-func electronDOM(ctx context.Context, a *attachment, sc runtimeScope, lim ports.BrowserLimits, led *ledger) (ports.BrowserDOM, error) {
+func electronDOM(ctx context.Context, a *attachment, c *electronCapture) (ports.BrowserDOM, error) {
 	var snap snapshot
 	f := false
 	err := a.page.c.call(ctx, a.page.id, domsnapshot.CommandCaptureSnapshot,
@@ -411,6 +424,9 @@ func electronDOM(ctx context.Context, a *attachment, sc runtimeScope, lim ports.
 	if err != nil {
 		return ports.BrowserDOM{}, err
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sc, lim, led := c.sc, c.lim, c.led
 	str := func(i int) string {
 		if i < 0 || i >= len(snap.Strings) {
 			return ""
