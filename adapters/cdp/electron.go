@@ -19,7 +19,9 @@ import (
 // Electron page tools (BROWSER.md "Electron"): the same CDP transport as
 // the web tools, but pages are file: documents, so scope is the file gate
 // (realpath under allowed_file_roots) instead of origins. They send only
-// enable/disable, reads and Target.attachToTarget/detachFromTarget.
+// enable/disable, reads, Target.attachToTarget/detachFromTarget and, to
+// name a renderer's dedicated workers, Target.setAutoAttach (see
+// workerURLs: the browser answers it itself and no worker is paused).
 
 func electronScope(roots []string) (runtimeScope, error) {
 	return newRuntimeScope(ports.RuntimeScope{AllowedFileRoots: roots})
@@ -108,6 +110,7 @@ func openFile(ctx context.Context, v version, d discovered) (*attachment, error)
 // electronCapture collects script events of a file-gated page.
 type electronCapture struct {
 	mu       sync.Mutex
+	sid      string // the page's session: a worker's auto-attached session is not the page
 	sc       runtimeScope
 	lim      ports.BrowserLimits
 	led      *ledger
@@ -118,6 +121,9 @@ type electronCapture struct {
 }
 
 func (c *electronCapture) onEvent(ev event) {
+	if ev.SessionID != c.sid {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch ev.Method {
@@ -208,7 +214,7 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 	if req.Limits.MaxScripts == 0 {
 		lim.MaxScripts = 500
 	}
-	cap := &electronCapture{sc: sc, lim: lim, led: newLedger(), contexts: map[int64]string{}, seen: map[string]bool{}}
+	cap := &electronCapture{sid: a.page.id, sc: sc, lim: lim, led: newLedger(), contexts: map[int64]string{}, seen: map[string]bool{}}
 	a.c.setListener(cap.onEvent)
 	out := &ports.ElectronPageCapture{Browser: v.info, Target: ports.ElectronTarget{TargetID: d.TargetID, Type: d.Type, Title: d.Title, FilePath: fp, Attached: d.Attached}}
 
@@ -242,9 +248,13 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 	}
 	out.CaptureWindow = ports.BrowserCaptureWindow{StartedAt: started, EndedAt: time.Now().UTC(), ObservationMS: req.ObservationMS}
 
-	// Frames: breadth-first, ungated subtrees excluded.
+	// Frames: breadth-first, ungated subtrees excluded. The listener
+	// writes the ledger too (script events keep coming), so each section
+	// holds cap.mu while it writes there, and never across a call (the
+	// listener runs on the connection's reader).
 	frames := map[string]bool{}
 	bfs := []*frameNode{{ft: ft}}
+	cap.mu.Lock()
 	for len(bfs) > 0 {
 		n := bfs[0]
 		bfs = bfs[1:]
@@ -267,6 +277,7 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 			bfs = append(bfs, &frameNode{ft: c, parent: string(f.ID)})
 		}
 	}
+	cap.mu.Unlock()
 
 	// Resources.
 	var rt struct {
@@ -298,10 +309,12 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 			walk(&t.ChildFrames[i])
 		}
 	}
+	cap.mu.Lock()
 	walk(rt.FrameTree)
+	cap.mu.Unlock()
 
 	// DOM structure of gated documents.
-	if out.DOM, err = electronDOM(ctx, a, sc, lim, cap.led); err != nil {
+	if out.DOM, err = electronDOM(ctx, a, cap); err != nil {
 		return nil, err
 	}
 
@@ -318,14 +331,18 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 			}
 			if err := a.page.c.call(ctx, a.page.id, "Debugger.getScriptSource", map[string]string{"scriptId": scripts[i].ScriptID}, &src); err != nil {
 				if be, ok := ports.AsBrowserError(err); ok && be.Code == ports.BrowserProtocolError && a.c.failureNow() == nil {
+					cap.mu.Lock()
 					cap.led.exclude("script_sources", "unavailable", 1)
+					cap.mu.Unlock()
 					continue
 				}
 				return nil, err
 			}
 			n := int64(len(src.ScriptSource))
 			if n > lim.MaxScriptSourceBytes || total+n > lim.MaxTotalSourceBytes {
+				cap.mu.Lock()
 				cap.led.truncated["script_sources"] = true
+				cap.mu.Unlock()
 				continue
 			}
 			total += n
@@ -334,33 +351,36 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 	}
 	out.Scripts = scripts
 
-	// Workers of the page with gated files.
+	// Workers of the page with gated files. Chromium lists a dedicated
+	// worker without its script until a client attaches: pageWorkers names
+	// it by auto-attach, as for a web page.
 	out.Workers = []ports.ElectronWorker{}
 	s := a.browser
 	if !a.flat {
 		s = a.page
 	}
 	var ti struct {
-		TargetInfos []struct {
-			TargetID      string `json:"targetId"`
-			Type          string `json:"type"`
-			URL           string `json:"url"`
-			OpenerID      string `json:"openerId"`
-			ParentFrameID string `json:"parentFrameId"`
-		} `json:"targetInfos"`
+		TargetInfos []workerTarget `json:"targetInfos"`
 	}
 	if err := s.c.call(ctx, s.id, "Target.getTargets", nil, &ti); err != nil {
 		if !unknownMethod(err) {
 			return nil, err
 		}
+		cap.mu.Lock()
 		cap.led.unavailableSection("workers", "Target.getTargets")
+		cap.mu.Unlock()
 	}
-	for _, t := range ti.TargetInfos {
-		if !strings.Contains(t.Type, "worker") {
-			continue
-		}
-		if t.OpenerID != d.TargetID && !frames[t.ParentFrameID] {
-			cap.led.exclude("workers", "out_of_target_scope", 1)
+	related, outside, err := pageWorkers(ctx, a, ti.TargetInfos, frames, lim.MaxWorkers)
+	if err != nil {
+		return nil, err
+	}
+	cap.mu.Lock()
+	cap.led.exclude("workers", "out_of_target_scope", outside)
+	for _, t := range related {
+		if t.URL == "" {
+			// Still unnamed (auto-attach refused, a silent worker
+			// session): unattributed, as a script without a URL is.
+			cap.led.exclude("workers", "unattributed_origin", 1)
 			continue
 		}
 		p, why := sc.fileGate(t.URL)
@@ -374,6 +394,7 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 		}
 		out.Workers = append(out.Workers, ports.ElectronWorker{TargetID: t.TargetID, Type: cut(t.Type, 100), FilePath: p})
 	}
+	cap.mu.Unlock()
 
 	// The final gate: the same main document.
 	ft2, err := a.frameTree(ctx)
@@ -383,6 +404,8 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 	if ft2.Frame.ID != ft.Frame.ID || ft2.Frame.LoaderID != ft.Frame.LoaderID || frameURL(ft2.Frame) != frameURL(ft.Frame) {
 		return nil, &ports.BrowserError{Code: ports.BrowserTargetChanged, Msg: "the main frame navigated during the capture"}
 	}
+	cap.mu.Lock()
+	defer cap.mu.Unlock()
 	out.Completeness = cap.led.completeness()
 	out.Limitations = cap.led.limitations
 	return out, nil
@@ -393,7 +416,7 @@ type frameNode struct {
 	parent string
 }
 
-func electronDOM(ctx context.Context, a *attachment, sc runtimeScope, lim ports.BrowserLimits, led *ledger) (ports.BrowserDOM, error) {
+func electronDOM(ctx context.Context, a *attachment, c *electronCapture) (ports.BrowserDOM, error) {
 	var snap snapshot
 	f := false
 	err := a.page.c.call(ctx, a.page.id, domsnapshot.CommandCaptureSnapshot,
@@ -401,6 +424,9 @@ func electronDOM(ctx context.Context, a *attachment, sc runtimeScope, lim ports.
 	if err != nil {
 		return ports.BrowserDOM{}, err
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sc, lim, led := c.sc, c.lim, c.led
 	str := func(i int) string {
 		if i < 0 || i >= len(snap.Strings) {
 			return ""

@@ -19,9 +19,13 @@ import (
 )
 
 // electronAllowed are the only methods the Electron page tools may send.
-var electronAllowed = []string{"Target.attachToTarget", "Target.detachFromTarget", "Target.getTargets", "Page.enable", "Page.disable",
-	"Page.getFrameTree", "Page.getResourceTree", "Runtime.enable", "Runtime.disable", "Debugger.enable", "Debugger.disable",
-	"Debugger.getScriptSource", "DOMSnapshot.captureSnapshot"}
+// Target.setAutoAttach is passive: the browser answers it itself, and with
+// waitForDebuggerOnStart false no worker is paused (nor resumed: the
+// never-sent list holds Runtime.runIfWaitingForDebugger); it names a
+// renderer's dedicated workers.
+var electronAllowed = []string{"Target.attachToTarget", "Target.detachFromTarget", "Target.getTargets", "Target.setAutoAttach",
+	"Page.enable", "Page.disable", "Page.getFrameTree", "Page.getResourceTree", "Runtime.enable", "Runtime.disable",
+	"Debugger.enable", "Debugger.disable", "Debugger.getScriptSource", "DOMSnapshot.captureSnapshot"}
 
 func TestElectronInspectIsPassiveAndGated(t *testing.T) {
 	is := is.New(t)

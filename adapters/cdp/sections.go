@@ -457,37 +457,14 @@ func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, fr
 	if err != nil || !ok {
 		return []ports.BrowserWorker{}, err
 	}
-	var related []workerTarget
-	unnamed := map[string]bool{}
-	pc.mu.Lock()
-	for _, t := range res.TargetInfos {
-		if !strings.Contains(t.Type, "worker") {
-			continue
-		}
-		if t.OpenerID != a.target.TargetID && !frames[t.ParentFrameID] {
-			pc.led.exclude("workers", "out_of_target_scope", 1)
-			continue
-		}
-		related = append(related, t)
-		if t.URL == "" {
-			unnamed[t.TargetID] = true
-		}
-	}
-	pc.mu.Unlock()
-	if len(unnamed) > 0 {
-		urls, err := workerURLs(ctx, a, unnamed, pc.lim.MaxWorkers)
-		if err != nil {
-			return []ports.BrowserWorker{}, err
-		}
-		for i := range related {
-			if related[i].URL == "" {
-				related[i].URL = urls[related[i].TargetID]
-			}
-		}
+	related, outside, err := pageWorkers(ctx, a, res.TargetInfos, frames, pc.lim.MaxWorkers)
+	if err != nil {
+		return []ports.BrowserWorker{}, err
 	}
 	out := []ports.BrowserWorker{}
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
+	pc.led.exclude("workers", "out_of_target_scope", outside)
 	for _, t := range related {
 		if r := pc.sc.reason(t.URL); r != "" {
 			pc.led.exclude("workers", r, 1)
@@ -502,6 +479,40 @@ func (e *Engine) workers(ctx context.Context, a *attachment, pc *pageCapture, fr
 			Attached: t.Attached, OpenerTargetID: t.OpenerID, ParentFrameID: t.ParentFrameID})
 	}
 	return out, nil
+}
+
+// pageWorkers picks the page's workers from Target.getTargets' entries
+// (opened by the page or started in one of its frames; outside counts the
+// others) and names the unnamed ones with workerURLs. The web and Electron
+// page captures share it and then scope the URLs each its own way.
+func pageWorkers(ctx context.Context, a *attachment, infos []workerTarget, frames map[string]bool, max int) (related []workerTarget, outside int, err error) {
+	unnamed := map[string]bool{}
+	for _, t := range infos {
+		if !strings.Contains(t.Type, "worker") {
+			continue
+		}
+		if t.OpenerID != a.target.TargetID && !frames[t.ParentFrameID] {
+			outside++
+			continue
+		}
+		related = append(related, t)
+		if t.URL == "" {
+			unnamed[t.TargetID] = true
+		}
+	}
+	if len(unnamed) == 0 {
+		return related, outside, nil
+	}
+	urls, err := workerURLs(ctx, a, unnamed, max)
+	if err != nil {
+		return nil, 0, err
+	}
+	for i := range related {
+		if related[i].URL == "" {
+			related[i].URL = urls[related[i].TargetID]
+		}
+	}
+	return related, outside, nil
 }
 
 // workerURLs learns the script URLs of the page's unnamed workers: Chromium
