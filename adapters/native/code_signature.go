@@ -399,6 +399,41 @@ func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset)
 		locateCdecl(sig, d, ret, types)
 		return
 	}
+	shift := 0
+	// A struct result returned in memory takes the first integer argument
+	// register for its address: over 16 bytes under SysV, of any size but
+	// 1, 2, 4 or 8 under Microsoft x64 (AAPCS64 passes it in x8).
+	if ret, ok := fn.Val(dwarf.AttrType).(dwarf.Offset); ok && aggregate(d, ret) {
+		t, err := d.Type(ret)
+		if err != nil {
+			return
+		}
+		switch size := t.Size(); {
+		case sig.CallingConvention == "sysv-amd64" && size > 16:
+			ints = ints[1:]
+		case sig.CallingConvention == "ms-x64" && size != 1 && size != 2 && size != 4 && size != 8:
+			shift = 1 // positions: every argument's slot moves up one
+		}
+	}
+	// Arguments past the registers are stack words at the entry, 8 bytes
+	// each: from [rsp+8] under SysV, at their position's home past
+	// [rsp+8] under Microsoft x64, from [sp+0] under AAPCS64 on Linux
+	// (Apple's packs them by size, so there they stay "stack").
+	stackOff, stackName := int64(8), "[rsp+%d]"
+	if sig.CallingConvention == "aapcs64" {
+		stackOff, stackName = 0, "[sp+%d]"
+		if a.img.format() == "macho" {
+			stackName = ""
+		}
+	}
+	onStack := func(i int) {
+		if stackName == "" {
+			sig.Parameters[i].Location = "stack"
+			return
+		}
+		sig.Parameters[i].Location = fmt.Sprintf(stackName, stackOff)
+		stackOff += 8
+	}
 	ni, nf := 0, 0
 	for i := range sig.Parameters {
 		if i >= len(types) {
@@ -406,13 +441,13 @@ func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset)
 		}
 		c := class(d, sig.Parameters[i].Type, types[i])
 		if positional {
-			switch {
-			case i >= len(ints):
-				sig.Parameters[i].Location = "stack"
+			switch slot := i + shift; {
+			case slot >= len(ints):
+				sig.Parameters[i].Location = fmt.Sprintf(stackName, 8+8*slot)
 			case c == 'i':
-				sig.Parameters[i].Location = ints[i]
+				sig.Parameters[i].Location = ints[slot]
 			case c == 'f':
-				sig.Parameters[i].Location = floats[i]
+				sig.Parameters[i].Location = floats[slot]
 			}
 			continue
 		}
@@ -421,14 +456,14 @@ func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset)
 			if ni < len(ints) {
 				sig.Parameters[i].Location = ints[ni]
 			} else {
-				sig.Parameters[i].Location = "stack"
+				onStack(i)
 			}
 			ni++
 		case 'f':
 			if nf < len(floats) {
 				sig.Parameters[i].Location = floats[nf]
 			} else {
-				sig.Parameters[i].Location = "stack"
+				onStack(i)
 			}
 			nf++
 		default:

@@ -53,3 +53,62 @@ int main(int argc, char **argv) {
 		}
 	}
 }
+
+const stackArgsSource = `
+struct big { long a, b, c; };
+__attribute__((noinline)) long many(long a, long b, long c, long d, long e, long f, const char *g, double x, const char *h, long i) { return a + b + c + d + e + f + g[0] + (long)x + h[0] + i; }
+__attribute__((noinline)) struct big wide(long a, long b) { struct big r = {a, b, a + b}; return r; }
+int main(int argc, char **argv) { return (int)many(argc, 1, 2, 3, 4, 5, argv[0], 1.5, "h", 9) + (int)wide(argc, 2).c; }
+`
+
+// Past the argument registers, a 64-bit C function's parameters are stack
+// words at the entry, named as a trace reads them: SysV's from [rsp+8] in
+// order (a double still takes a vector register), Microsoft x64's at their
+// position's home ([rsp+40] for the fifth), AAPCS64's from [sp+0]. A struct
+// result returned in memory takes the first integer register for its
+// address under SysV (over 16 bytes) and Microsoft x64.
+func TestSignatureStackSlots(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "stack.c")
+	if err := os.WriteFile(src, []byte(stackArgsSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := func(name, typ, loc string) ports.Parameter { return ports.Parameter{Name: name, Type: typ, Location: loc} }
+	for _, tc := range []struct {
+		cc   string
+		many []string // locations of g, x, h, i
+		wide []string // locations of a, b
+	}{
+		{"gcc", []string{"[rsp+8]", "xmm0", "[rsp+16]", "[rsp+24]"}, []string{"rsi", "rdx"}},
+		{"x86_64-w64-mingw32-gcc", []string{"[rsp+56]", "[rsp+64]", "[rsp+72]", "[rsp+80]"}, []string{"rdx", "r8"}},
+		{"aarch64-linux-gnu-gcc", []string{"x6", "v0", "x7", "[sp+0]"}, []string{"x0", "x1"}},
+	} {
+		t.Run(tc.cc, func(t *testing.T) {
+			needTool(t, tc.cc)
+			exe := filepath.Join(dir, tc.cc+".exe")
+			if b, err := exec.Command(tc.cc, "-O1", "-g", "-o", exe, src).CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", tc.cc, err, b)
+			}
+			a := openNative(t, exe)
+			sig, err := a.Signature(t.Context(), procedureNamed(t, a, "many").Address)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := sig.Parameters[6:]
+			want := []ports.Parameter{p("g", "const char *", tc.many[0]), p("x", "double", tc.many[1]), p("h", "const char *", tc.many[2]), p("i", "long int", tc.many[3])}
+			if tc.cc == "x86_64-w64-mingw32-gcc" {
+				want[3].Type = "long int" // long is 32 bits there, the slot 8 bytes all the same
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("many: %+v\nwant %+v", got, want)
+			}
+			sig, err = a.Signature(t.Context(), procedureNamed(t, a, "wide").Address)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sig.Parameters[0].Location != tc.wide[0] || sig.Parameters[1].Location != tc.wide[1] {
+				t.Errorf("wide: %+v, want %v", sig.Parameters, tc.wide)
+			}
+		})
+	}
+}

@@ -840,3 +840,24 @@ func traceOverMCP(t *testing.T, exe string, procs ...string) map[string]any {
 	_, m := evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": procs}))
 	return m
 }
+
+// A parameter debug information places past the argument registers is a
+// stack word at the entry ([rsp+8] for the seventh under SysV): the trace
+// reads its text like a register's.
+func TestMCPTraceStackParameterFromDebugInfo(t *testing.T) {
+	if _, err := exec.LookPath("gdbserver"); err != nil {
+		t.Skip("gdbserver is not installed (Debian: apt-get install gdbserver)")
+	}
+	is := is.New(t)
+	exe := buildC(t, "seventh", `#include <string.h>
+__attribute__((noinline)) int seven(int a, int b, int c, int d, int e, int f, const char *g) { return a + b + c + d + e + f + (int)strlen(g); }
+int main(void) { return seven(1, 2, 3, 4, 5, 6, "on the stack") == 33 ? 0 : 1; }
+`, "-g", "-O1")
+	m := traceOverMCP(t, exe, "seven")
+	hits := m["hits"].([]any)
+	is.Equal(len(hits), 1)
+	got := argumentsByParameter(hits[0])
+	is.Equal(got["g"], "on the stack")
+	is.Equal(got["f"], "0x6")
+	noDescendants(t)
+}
