@@ -73,7 +73,9 @@ func TestSignatureStackSlots(t *testing.T) {
 	if err := os.WriteFile(src, []byte(stackArgsSource), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p := func(name, typ, loc string) ports.Parameter { return ports.Parameter{Name: name, Type: typ, Location: loc} }
+	p := func(name, typ, loc string) ports.Parameter {
+		return ports.Parameter{Name: name, Type: typ, Location: loc}
+	}
 	for _, tc := range []struct {
 		cc   string
 		many []string // locations of g, x, h, i
