@@ -149,11 +149,7 @@ func (a *Analysis) Function(ctx context.Context, req ports.FunctionRequest) (por
 		n := window(req.MaxInstructions)
 		var flows []flowInsn
 		count, capped := sweep(d, b, r.Start, end, maxFunctionInsns, func(in *insn) bool {
-			f := flowInsn{addr: in.addr, size: in.size, flow: in.flow, target: in.target, hasTarget: in.hasTarget,
-				noreturn: in.flow == ports.FlowCall && in.hasTarget && p.noret[in.target]}
-			if len(in.table) > 0 {
-				f.table = append([]uint64(nil), in.table...)
-			}
+			f := p.flowOf(in)
 			flows = append(flows, f)
 			if len(out.Instructions) < n {
 				out.Instructions = append(out.Instructions, d.format(b[in.addr-r.Start:], in.addr, in, p.name))
@@ -173,6 +169,35 @@ func (a *Analysis) Function(ctx context.Context, req ports.FunctionRequest) (por
 		}
 		return out, nil
 	})
+}
+
+// flowOf summarises a decoded instruction's control flow. A jump through an
+// import's slot (gcc -fno-plt's tail call, jmp [rip+GOT]) is a tail call to
+// the slot, as the references resolve it, and a call through the slot of
+// an import that does not return (exit) ends its block, as a call of the
+// import's stub does.
+func (p *program) flowOf(in *insn) flowInsn {
+	f := flowInsn{addr: in.addr, size: in.size, flow: in.flow, target: in.target, hasTarget: in.hasTarget,
+		noreturn: in.flow == ports.FlowCall && in.hasTarget && p.noret[in.target]}
+	if len(in.table) > 0 {
+		f.table = append([]uint64(nil), in.table...)
+	}
+	if !in.hasTarget && (in.flow == ports.FlowJump || in.flow == ports.FlowCall) {
+		for _, x := range in.refs {
+			if x.flags != flagUnresolved || x.to == 0 || x.kind != kindCall && x.kind != kindJump {
+				continue
+			}
+			name := p.labelAt(x.to, "import")
+			switch {
+			case name == "":
+			case in.flow == ports.FlowJump:
+				f.target, f.hasTarget = x.to, true
+			case isNoReturn(name):
+				f.noreturn = true
+			}
+		}
+	}
+	return f
 }
 
 // ReferencesFrom lists the references made by instructions and pointer

@@ -241,8 +241,9 @@ const (
 	kindPointer // a procedure start stored in data: from is the slot (pointers.go)
 
 	flagUnresolved uint8 = 1 << 0 // an indirect call or jump; to is the slot, or 0
-	// flagImportSlot marks a call through an import's slot (a PE IAT entry,
-	// a Mach-O bound pointer): a call to that import, resolved, to the slot.
+	// flagImportSlot marks a call or jump through an import's slot (a PE
+	// IAT entry, a Mach-O bound pointer, an ELF GOT slot): a call or tail
+	// call to that import, resolved, to the slot.
 	flagImportSlot uint8 = 1 << 1
 )
 

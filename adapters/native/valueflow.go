@@ -103,6 +103,9 @@ type vfTargets struct {
 	// calleePops: a call may pop its own arguments (32-bit Windows, whose
 	// API is stdcall), so the stack height after it is unknown.
 	calleePops bool
+	// flow summarises an instruction as Function does (import slots
+	// included); nil takes its own targets only.
+	flow func(*insn) flowInsn
 }
 
 // goRuntime reports whether the procedures are a Go program's, whose
@@ -212,7 +215,7 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 		if req.MaxInstructions > 0 {
 			limit = min(req.MaxInstructions, maxVFInsns)
 		}
-		vf := valueFlowOf(ctx, d, sm, cc, b, r, end, limit, vfTargets{noret: p.noret, stackGrowth: growth, calleePops: a.img.format() == "pe"})
+		vf := valueFlowOf(ctx, d, sm, cc, b, r, end, limit, vfTargets{noret: p.noret, stackGrowth: growth, calleePops: a.img.format() == "pe", flow: p.flowOf})
 		return vf, ctx.Err()
 	})
 }
@@ -226,10 +229,15 @@ func valueFlowOf(ctx context.Context, d decoder, sm semantics, cc convention, b 
 	var sems []vfSem
 	var names []string
 	_, capped := sweep(d, b, r.Start, end, limit, func(in *insn) bool {
-		f := flowInsn{addr: in.addr, size: in.size, flow: in.flow, target: in.target, hasTarget: in.hasTarget,
-			noreturn: in.flow == ports.FlowCall && in.hasTarget && known.noret[in.target]}
-		if len(in.table) > 0 {
-			f.table = append([]uint64(nil), in.table...)
+		var f flowInsn
+		if known.flow != nil {
+			f = known.flow(in)
+		} else {
+			f = flowInsn{addr: in.addr, size: in.size, flow: in.flow, target: in.target, hasTarget: in.hasTarget,
+				noreturn: in.flow == ports.FlowCall && in.hasTarget && known.noret[in.target]}
+			if len(in.table) > 0 {
+				f.table = append([]uint64(nil), in.table...)
+			}
 		}
 		flows = append(flows, f)
 		code := b[in.addr-r.Start:]

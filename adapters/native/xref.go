@@ -79,7 +79,7 @@ func (p *program) references(ctx context.Context, src source, img image) (*refIn
 								first = false
 							}
 							for _, x := range in.refs {
-								if x.kind == kindCall && x.flags == flagUnresolved && x.to != 0 && p.labelAt(x.to, "import") != "" {
+								if (x.kind == kindCall || x.kind == kindJump) && x.flags == flagUnresolved && x.to != 0 && p.labelAt(x.to, "import") != "" {
 									x.flags = flagImportSlot
 								}
 								buf = append(buf, x)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/matryer/is"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -166,4 +167,33 @@ func TestCompareFunctionsPLTAgainstSlot(t *testing.T) {
 			}
 		}
 	}
+}
+
+// gcc -O2 -fno-plt's tail call, jmp [rip+GOT], is a tail call to the
+// import in procedure_callees (external, at its slot), not an unresolved
+// transfer, and the import's callers include the function.
+func TestNoPLTTailCallIsACallee(t *testing.T) {
+	is := is.New(t)
+	exe := buildC(t, "noplttail", `#include <stdio.h>
+__attribute__((noinline)) int say(const char *s) { return printf("%s!\n", s); }
+int main(int argc, char **argv) { return say(argv[0]); }
+`, "-O2", "-fno-plt")
+	cs := mcpClient(t)
+	is.True(!call(t, cs, "open_binary", map[string]any{"path": exe}).isError)
+	_, m := evidence(t, call(t, cs, "procedure_callees", map[string]any{"procedure": "say"}))
+	items := m["items"].([]any)
+	is.Equal(len(items), 1)
+	it := items[0].(map[string]any)
+	is.Equal(it["name"], "printf")
+	is.Equal(it["kind"], "tail-call")
+	is.Equal(it["external"], true)
+	is.Equal(len(m["unresolved"].([]any)), 0)
+	_, m = evidence(t, call(t, cs, "procedure_callers", map[string]any{"procedure": "printf"}))
+	found := false
+	for _, c := range m["items"].([]any) {
+		if p, ok := c.(map[string]any)["procedure"].(map[string]any); ok && p["name"] == "say" {
+			found = true
+		}
+	}
+	is.True(found)
 }

@@ -220,10 +220,10 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 				if x.To >= f.Start && x.To < f.End {
 					continue
 				}
-				if id := imports[x.To]; id != "" && (isProc[x.To] || x.Kind == ports.RefCall) {
-					// A call to an import's stub, or through its slot
-					// (resolved, to the slot, as procedure_callees says),
-					// calls the import.
+				if id := imports[x.To]; id != "" && (isProc[x.To] || x.Kind == ports.RefCall || x.Kind == ports.RefJump) {
+					// A call or tail call to an import's stub, or through
+					// its slot (resolved, to the slot, as procedure_callees
+					// says), calls the import.
 					callImport(x.To, id)
 				} else if isProc[x.To] && !seenC[x.To] {
 					seenC[x.To] = true
