@@ -215,7 +215,7 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 		if req.MaxInstructions > 0 {
 			limit = min(req.MaxInstructions, maxVFInsns)
 		}
-		vf := valueFlowOf(ctx, d, sm, cc, b, r, end, limit, vfTargets{noret: p.noret, stackGrowth: growth, calleePops: a.img.format() == "pe", flow: p.flowOf})
+		vf := valueFlowOf(ctx, d, sm, cc, b, r, end, limit, vfTargets{noret: p.noret, stackGrowth: growth, calleePops: a.img.format() == "pe" && p.arch == archX86, flow: p.flowOf})
 		return vf, ctx.Err()
 	})
 }

@@ -135,3 +135,36 @@ func TestValueFlowX64StackParameters(t *testing.T) {
 		}
 	}
 }
+
+// A 64-bit Windows callee pops nothing (one convention, the caller's
+// cleanup), so a stack argument read after a call is still a parameter:
+// mingw -O2 reads after's fifth argument as [rsp+0x50] after calling
+// helper, [rsp+40] at the entry.
+func TestValueFlowX64StackParameterAfterCall(t *testing.T) {
+	const cc = "x86_64-w64-mingw32-gcc"
+	needTool(t, cc)
+	dir := t.TempDir()
+	src, exe := filepath.Join(dir, "after.c"), filepath.Join(dir, "after.exe")
+	if err := os.WriteFile(src, []byte(`long helper(long);
+__attribute__((noinline)) long after(long a, long b, long c, long d, long e) { long r = helper(a); return r + e; }
+long helper(long x) { return x * 3; }
+int main(void) { return (int)after(1, 2, 3, 4, 5); }
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := exec.Command(cc, "-O2", "-fno-inline", "-o", exe, src).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", cc, err, b)
+	}
+	a := openNative(t, exe)
+	vf, err := a.ValueFlow(t.Context(), ports.FunctionRequest{Address: procedureNamed(t, a, "after").Address})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range vf.Parameters {
+		got = append(got, p.Location)
+	}
+	if !slices.Equal(got, []string{"[rsp+40]"}) { // a, passed on untouched to helper, is no evidence of a parameter
+		t.Errorf("after: %v", got)
+	}
+}
