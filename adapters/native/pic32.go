@@ -1,0 +1,957 @@
+package native
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"golang.org/x/arch/x86/x86asm"
+
+	"rea/ports"
+)
+
+// 32-bit x86 position-independent code addresses its data from a register
+// holding the address of the global offset table, computed at run time:
+//
+//	call __x86.get_pc_thunk.bx   ; ebx = the return address (mov ebx, [esp]; ret)
+//	add  ebx, 0x2e4a             ; ebx = the GOT (.got.plt)
+//	lea  eax, [ebx-0x1ff8]       ; a string in .rodata
+//	call [ebx-0xc]               ; -fno-plt: a call through an import's GOT slot
+//
+// or, without a thunk, "call next; next: pop reg" (older gcc, clang). The
+// sweep tracks, per 32-bit register, a constant it holds (the thunk's
+// return address, then add/sub reg, imm; lea reg, [reg+disp]; mov reg2,
+// reg), so that a memory operand [reg+disp] with such a register (and no
+// index) is a reference to value+disp, as [rip+disp] is on x86-64. The
+// rules, which ARCHITECTURE.md states:
+//
+//   - Within straight-line code: a value is dropped by any other write to
+//     its register (conservatively: every instruction whose encoding may
+//     write it, pic32Writes), by a call for eax, ecx and edx (cdecl; a thunk
+//     call writes only its register), by a return or jump, and at every
+//     address a branch or jump table of the range targets (a join).
+//   - Across the range (a function): a callee-saved register (ebx, esi,
+//     edi, ebp) that the range writes only by setting it this way (a thunk
+//     call or call/pop, then add/sub/lea on the value just set) and by pop
+//     (an epilogue's restore) holds, after the first such setting has run
+//     to its end, the value that setting left, everywhere after it in the
+//     range, except between a pop of it and the next transfer. Compiled
+//     code uses such a register as a base only when it holds that value.
+//     A second setting that ends with another value stops this.
+//
+// The range-wide rule needs to know the writes and joins of the whole
+// range, so the first setting seen in a sweep makes the decoder scan the
+// range once (scan): each byte is decoded at most twice, and only ranges
+// that compute a PC are scanned. A sweep whose end is not known (limit not
+// called) tracks nothing.
+type pic32 struct {
+	on       bool   // tracking in this sweep (32-bit, end known)
+	scanning bool   // the scan is running: step must not recurse
+	scanned  bool   // the scan ran for this sweep
+	end      uint64 // the end of the range being swept
+	known    uint8  // bit r: val[r] is known in straight-line code
+	val      [8]uint32
+	added    uint8 // bit r: val[r] came from an add/sub/lea on a set value
+	loaded   uint8 // bit r: register r holds the word read from slot[r]
+	slot     [8]uint32
+	pending  uint64 // the address after "call next": a pop there reads it
+	// Range-wide registers: allowed by the scan (wideOK), their value
+	// (wideVal) once a setting ran to its end (wideSet), and popped
+	// since the last transfer.
+	wideOK, wideSet, popped uint8
+	wideVal                 [8]uint32
+	joins                   []uint64 // sorted targets of the range's branches
+	ji                      int
+	// The scan's per-register state: set (a setting is running, the
+	// register's last write was part of it) and bad (written otherwise).
+	fresh, bad uint8
+	sets       uint8
+	// The last resolved memory operand, for the text.
+	resPC   uint64
+	resAddr uint64
+	resOK   bool
+	thunks  [16]thunkEntry
+}
+
+type thunkEntry struct {
+	at  uint64
+	reg int8 // -1: not a thunk
+	ok  bool
+}
+
+// Callee-saved registers under cdecl: ebx, ebp, esi, edi.
+const calleeSaved32 = 1<<3 | 1<<5 | 1<<6 | 1<<7
+
+// Caller-saved registers a call clobbers: eax, ecx, edx.
+const callClobbers32 = 1<<0 | 1<<1 | 1<<2
+
+// limit tells the decoder where the range being swept ends; without it a
+// 32-bit sweep tracks no registers (see pic32).
+func (d *x86Decoder) limit(end uint64) {
+	d.pic.end = end
+	d.pic.on = d.mode == 32 && end > d.base
+}
+
+// resetPIC clears what the tracking learnt of the previous sweep.
+func (d *x86Decoder) resetPIC() {
+	p := &d.pic
+	p.on, p.scanning, p.scanned, p.end = false, false, false, 0
+	p.known, p.added, p.loaded, p.pending = 0, 0, 0, 0
+	p.wideOK, p.wideSet, p.popped = 0, 0, 0
+	p.joins, p.ji = p.joins[:0], 0
+	p.fresh, p.bad, p.sets = 0, 0, 0
+	p.resOK = false
+}
+
+// p32 is what the tracking needs of one 32-bit instruction's encoding.
+type p32 struct {
+	m      uint8 // opcode map (map1...)
+	op     byte
+	pfx    int // mandatory-prefix class for the role table
+	opsize bool
+	rep    bool
+	seg    bool // an fs or gs override: no address
+	addr16 bool
+	vex    bool
+	vvvv   uint8
+	hasM   bool
+	mod    uint8
+	reg    uint8
+	rm     uint8
+	base   int8 // the base register of a memory operand without index, or -1
+	disp   int32
+	immAt  int // offset of what follows the ModRM operand
+}
+
+// modrm1 marks the one-byte opcodes with a ModRM byte.
+var modrm1 = func() (t [256]bool) {
+	for op := 0; op < 0x40; op++ {
+		if op&7 < 4 {
+			t[op] = true
+		}
+	}
+	t[0x0f] = false
+	for _, op := range []int{0x62, 0x63, 0x69, 0x6b, 0xc0, 0xc1, 0xc4, 0xc5, 0xc6, 0xc7, 0xd0, 0xd1, 0xd2, 0xd3, 0xf6, 0xf7, 0xfe, 0xff} {
+		t[op] = true
+	}
+	for op := 0x80; op <= 0x8f; op++ {
+		t[op] = true
+	}
+	for op := 0xd8; op <= 0xdf; op++ {
+		t[op] = true
+	}
+	return t
+}()
+
+// modrm0F marks the 0F opcodes with a ModRM byte.
+var modrm0F = func() (t [256]bool) {
+	for op := range t {
+		t[op] = true
+	}
+	for _, r := range [][2]int{{0x04, 0x0c}, {0x0e, 0x0e}, {0x30, 0x37}, {0x77, 0x77}, {0x80, 0x8f}, {0xa0, 0xa2}, {0xa8, 0xaa}, {0xc8, 0xcf}} {
+		for op := r[0]; op <= r[1]; op++ {
+			t[op] = false
+		}
+	}
+	return t
+}()
+
+// parse32 reads the prefixes, opcode and ModRM operand of the 32-bit
+// instruction at b; false when b is too short or holds no opcode.
+func parse32(b []byte) (p p32, ok bool) {
+	p.base = -1
+	i := 0
+	p.pfx = pfxNone
+prefixes:
+	for ; i < len(b) && i < 15; i++ {
+		switch b[i] {
+		case 0x66:
+			p.opsize = true
+			p.pfx = mandatory(p.pfx, pfx66)
+		case 0xf2:
+			p.rep, p.pfx = true, mandatory(p.pfx, pfxF2)
+		case 0xf3:
+			p.rep, p.pfx = true, mandatory(p.pfx, pfxF3)
+		case 0x64, 0x65:
+			p.seg = true
+		case 0x67:
+			p.addr16 = true
+		case 0x2e, 0x3e, 0x26, 0x36, 0xf0:
+		default:
+			break prefixes
+		}
+	}
+	if i >= len(b) {
+		return p, false
+	}
+	op := b[i]
+	i++
+	p.m = map1
+	switch {
+	case (op == 0xc4 || op == 0xc5 || op == 0x62) && i < len(b) && b[i]>>6 == 3:
+		// VEX (c4, c5) or EVEX (62): in 32-bit mode their second byte has
+		// both top bits set, which les, lds and bound cannot have.
+		p.vex, p.hasM = true, true
+		switch op {
+		case 0xc5:
+			if i+2 >= len(b) {
+				return p, false
+			}
+			p.m, p.vvvv, p.op = map0F, ^(b[i]>>3)&7, b[i+1]
+			i += 2
+		case 0xc4:
+			if i+3 >= len(b) {
+				return p, false
+			}
+			p.m, p.vvvv, p.op = b[i]&3, ^(b[i+1]>>3)&7, b[i+2]
+			i += 3
+		default:
+			if i+4 >= len(b) {
+				return p, false
+			}
+			p.m, p.vvvv, p.op = b[i]&3, ^(b[i+1]>>3)&7, b[i+3]
+			i += 4
+		}
+		if p.m == 0 {
+			p.m = map0F
+		}
+	case op == 0x0f:
+		if i >= len(b) {
+			return p, false
+		}
+		p.m, p.op = map0F, b[i]
+		i++
+		switch p.op {
+		case 0x38, 0x3a:
+			if i >= len(b) {
+				return p, false
+			}
+			p.m, p.op = map0F38, b[i]
+			if b[i-1] == 0x3a {
+				p.m = map0F3A
+			}
+			i++
+			p.hasM = true
+		default:
+			p.hasM = modrm0F[p.op]
+		}
+	default:
+		p.op, p.hasM = op, modrm1[op]
+	}
+	if !p.hasM {
+		p.immAt = i
+		return p, true
+	}
+	if i >= len(b) {
+		return p, false
+	}
+	m := b[i]
+	i++
+	p.mod, p.reg, p.rm = m>>6, m>>3&7, m&7
+	if p.mod == 3 {
+		p.immAt = i
+		return p, true
+	}
+	if p.addr16 {
+		// 16-bit addressing: measured, never an address.
+		switch {
+		case p.mod == 0 && p.rm == 6, p.mod == 2:
+			i += 2
+		case p.mod == 1:
+			i++
+		}
+		p.immAt = i
+		return p, i <= len(b)
+	}
+	base, index := int(p.rm), 4
+	if p.rm == 4 {
+		if i >= len(b) {
+			return p, false
+		}
+		sib := b[i]
+		i++
+		base, index = int(sib&7), int(sib>>3&7)
+	}
+	switch {
+	case p.mod == 0 && base == 5:
+		if i+4 > len(b) {
+			return p, false
+		}
+		p.disp = int32(binary.LittleEndian.Uint32(b[i:]))
+		i += 4
+		base = -1 // absolute
+	case p.mod == 1:
+		if i >= len(b) {
+			return p, false
+		}
+		p.disp = int32(int8(b[i]))
+		i++
+	case p.mod == 2:
+		if i+4 > len(b) {
+			return p, false
+		}
+		p.disp = int32(binary.LittleEndian.Uint32(b[i:]))
+		i += 4
+	}
+	if index == 4 && base >= 0 && !p.seg {
+		p.base = int8(base)
+	}
+	p.immAt = i
+	return p, true
+}
+
+// byteOps are the one-byte opcodes whose ModRM operands are 8-bit
+// registers (al..bh: 4 to 7 are the high bytes of eax..ebx).
+var byteOps = func() (t [256]bool) {
+	for op := 0; op < 0x40; op += 8 {
+		t[op], t[op+2] = true, true
+	}
+	for _, op := range []int{0x80, 0x82, 0x84, 0x86, 0x88, 0x8a, 0xc0, 0xc6, 0xd0, 0xd2, 0xf6, 0xfe} {
+		t[op] = true
+	}
+	return t
+}()
+
+const allRegs32 = 0xff
+
+// pic32Writes is the set of general registers (bit r: eax 0 ... edi 7,
+// esp excluded from nothing) the instruction may write, by its encoding;
+// every register where it cannot tell. Calls are the caller's business
+// (flow), so a call's own encoding writes nothing here.
+func pic32Writes(p *p32, b []byte) uint8 {
+	reg8 := func(r uint8) uint8 { return 1 << (r & 3) }
+	regD := uint8(1) << p.reg
+	rmD := uint8(0)
+	if p.mod == 3 {
+		rmD = 1 << p.rm
+	}
+	if p.m == map1 && byteOps[p.op] {
+		regD = reg8(p.reg)
+		if p.mod == 3 {
+			rmD = reg8(p.rm)
+		} else {
+			rmD = 0
+		}
+	}
+	if p.vex {
+		switch {
+		case p.m == map0F && (p.op == 0x50 || p.op == 0xc5 || p.op == 0xd7 || p.op == 0x2c || p.op == 0x2d):
+			return regD
+		case p.m == map0F && p.op == 0x7e, p.m == map0F3A && p.op >= 0x14 && p.op <= 0x17:
+			return rmD
+		case p.m == map0F38 && p.op >= 0xf0, p.m == map0F3A && p.op == 0xf0:
+			return regD | 1<<p.vvvv | rmD
+		case p.m == map0F || p.m == map0F38 || p.m == map0F3A:
+			return 0
+		}
+		return allRegs32
+	}
+	const eax, ecx, edx, esi, edi, ebp = 1 << 0, 1 << 1, 1 << 2, 1 << 6, 1 << 7, 1 << 5
+	op := p.op
+	switch p.m {
+	case map1:
+		switch {
+		case op < 0x40 && op&7 < 4:
+			if op&0x38 == 0x38 { // cmp
+				return 0
+			}
+			if op&2 == 0 {
+				return rmD
+			}
+			return regD
+		case op < 0x40 && op&7 < 6:
+			if op&0x38 == 0x38 {
+				return 0
+			}
+			return eax
+		case op < 0x40:
+			switch op {
+			case 0x27, 0x2f, 0x37, 0x3f:
+				return eax
+			}
+			return 0 // push and pop of segment registers
+		case op >= 0x40 && op <= 0x5f:
+			if op >= 0x50 && op <= 0x57 {
+				return 0
+			}
+			return 1 << (op & 7)
+		case op >= 0x70 && op <= 0x7f, op >= 0xf8 && op <= 0xfd:
+			return 0
+		case op >= 0x91 && op <= 0x97:
+			return eax | 1<<(op&7)
+		case op >= 0xb0 && op <= 0xb7:
+			return 1 << (op & 3)
+		case op >= 0xb8 && op <= 0xbf:
+			return 1 << (op & 7)
+		case op >= 0xd8 && op <= 0xdf:
+			if op == 0xdf && p.mod == 3 && p.reg == 4 { // fnstsw ax
+				return eax
+			}
+			return 0
+		}
+		switch op {
+		case 0x60, 0x62, 0x68, 0x6a, 0x84, 0x85, 0x8e, 0x90, 0x9b, 0x9c, 0x9d, 0x9e, 0xa2, 0xa3, 0xa8, 0xa9,
+			0xc2, 0xc3, 0xca, 0xcb, 0xcc, 0xcf, 0xe3, 0xe6, 0xe7, 0xe8, 0xe9, 0xea, 0xeb, 0xee, 0xef, 0xf4, 0xf5, 0x9a:
+			return 0
+		case 0x61, 0xce:
+			return allRegs32
+		case 0x63, 0x88, 0x89, 0x8c, 0x8f, 0xc0, 0xc1, 0xc6, 0xc7, 0xd0, 0xd1, 0xd2, 0xd3:
+			return rmD
+		case 0x69, 0x6b, 0x8a, 0x8b, 0x8d, 0xc4, 0xc5:
+			return regD
+		case 0x6c, 0x6d, 0x6e, 0x6f:
+			return esi | edi | ecx
+		case 0x80, 0x81, 0x82, 0x83:
+			if p.reg == 7 {
+				return 0
+			}
+			return rmD
+		case 0x86, 0x87:
+			return regD | rmD
+		case 0x98, 0x9f, 0xa0, 0xa1, 0xd4, 0xd5, 0xd6, 0xd7, 0xe4, 0xe5, 0xec, 0xed:
+			return eax
+		case 0x99:
+			return edx
+		case 0xa4, 0xa5, 0xa6, 0xa7:
+			return esi | edi | ecx
+		case 0xaa, 0xab, 0xae, 0xaf:
+			return edi | ecx
+		case 0xac, 0xad:
+			return eax | esi | ecx
+		case 0xc8, 0xc9:
+			return ebp
+		case 0xcd:
+			if p.immAt < len(b) && b[p.immAt] == 0x80 { // a Linux system call
+				return eax
+			}
+			return allRegs32
+		case 0xe0, 0xe1, 0xe2:
+			return ecx
+		case 0xf6, 0xf7:
+			switch p.reg {
+			case 0, 1:
+				return 0
+			case 2, 3:
+				return rmD
+			}
+			if op == 0xf6 {
+				return eax
+			}
+			return eax | edx
+		case 0xfe, 0xff:
+			switch p.reg {
+			case 0, 1:
+				return rmD
+			case 2, 3, 4, 5, 6:
+				return 0
+			}
+		}
+		return allRegs32
+	case map0F:
+		switch {
+		case op >= 0x10 && op <= 0x1f, op >= 0x28 && op <= 0x2b, op == 0x2e, op == 0x2f,
+			op >= 0x51 && op <= 0x7d && op != 0x78 && op != 0x79, op == 0x7f, op >= 0x80 && op <= 0x8f,
+			op >= 0xd0 && op <= 0xff && op != 0xd7:
+			return 0
+		case op >= 0x40 && op <= 0x4f, op == 0x50, op == 0xd7, op == 0x02, op == 0x03:
+			return regD
+		case op >= 0x90 && op <= 0x9f: // setcc: a byte register
+			if p.mod == 3 {
+				return 1 << (p.rm & 3)
+			}
+			return 0
+		case op >= 0xc8 && op <= 0xcf:
+			return 1 << (op & 7)
+		}
+		switch op {
+		case 0x00:
+			if p.reg <= 1 {
+				return rmD
+			}
+			return 0
+		case 0x06, 0x08, 0x09, 0x0b, 0x0d, 0x0e, 0x22, 0x23, 0x30, 0xa0, 0xa1, 0xa3, 0xa8, 0xa9, 0xc2, 0xc3, 0xc4, 0xc6:
+			return 0
+		case 0x20, 0x21, 0xa4, 0xa5, 0xab, 0xac, 0xad, 0xb3, 0xbb:
+			return rmD
+		case 0x2c, 0x2d:
+			if p.pfx == pfxF2 || p.pfx == pfxF3 {
+				return regD
+			}
+			return 0
+		case 0x31, 0x32, 0x33:
+			return eax | edx
+		case 0x7e:
+			if p.pfx == pfxF3 {
+				return 0
+			}
+			return rmD
+		case 0xa2:
+			return eax | ecx | edx | 1<<3
+		case 0xae:
+			if p.mod == 3 && p.pfx == pfxF3 {
+				return rmD
+			}
+			return 0
+		case 0xaf, 0xb2, 0xb4, 0xb5, 0xb6, 0xb7, 0xb8, 0xbc, 0xbd, 0xbe, 0xbf, 0xc5:
+			return regD
+		case 0xb0, 0xb1:
+			return rmD | eax
+		case 0xba:
+			if p.reg == 4 {
+				return 0
+			}
+			return rmD
+		case 0xb9:
+			return 0
+		case 0xc0, 0xc1:
+			return regD | rmD
+		case 0xc7:
+			return eax | edx | rmD
+		}
+		return allRegs32
+	case map0F38:
+		if op >= 0xf0 {
+			return regD | rmD
+		}
+		return 0
+	case map0F3A:
+		switch {
+		case op >= 0x14 && op <= 0x17:
+			return rmD
+		case op == 0x61 || op == 0x63:
+			return ecx
+		case op >= 0x60:
+			return allRegs32
+		}
+		return 0
+	}
+	return allRegs32
+}
+
+// thunkReg reports the register a PC thunk at addr loads ("mov reg, [esp];
+// ret", after an optional endbr32), or -1.
+func (d *x86Decoder) thunkReg(addr uint64) int8 {
+	e := &d.pic.thunks[(addr^addr>>4)&15]
+	if e.ok && e.at == addr {
+		return e.reg
+	}
+	e.at, e.ok, e.reg = addr, true, -1
+	b, err := d.mm.view(d.src, addr, 8)
+	if err != nil {
+		return -1
+	}
+	if len(b) >= 8 && b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfb {
+		b = b[4:]
+	}
+	if len(b) >= 4 && b[0] == 0x8b && b[1]&0xc7 == 0x04 && b[2] == 0x24 && b[3] == 0xc3 && b[1]>>3&7 != 4 {
+		e.reg = int8(b[1] >> 3 & 7)
+	}
+	return e.reg
+}
+
+// value is the constant register r holds at this point of the sweep.
+func (p *pic32) value(r int8) (uint32, bool) {
+	if r < 0 || r > 7 {
+		return 0, false
+	}
+	bit := uint8(1) << r
+	if p.known&bit != 0 {
+		return p.val[r], true
+	}
+	if p.wideOK&p.wideSet&bit != 0 && p.popped&bit == 0 {
+		return p.wideVal[r], true
+	}
+	return 0, false
+}
+
+// forget drops the straight-line values of the registers in mask; a
+// range-wide register whose setting ends here takes its value.
+func (p *pic32) forget(mask uint8) {
+	ending := p.known & p.added & mask & p.wideOK
+	for r := range 8 {
+		bit := uint8(1) << r
+		if ending&bit == 0 {
+			continue
+		}
+		switch {
+		case p.wideSet&bit == 0:
+			p.wideVal[r], p.wideSet = p.val[r], p.wideSet|bit
+		case p.wideVal[r] != p.val[r]:
+			p.wideOK &^= bit // another value: no longer range-wide
+		}
+	}
+	p.known &^= mask
+	p.added &^= mask
+	p.loaded &^= mask
+}
+
+func (p *pic32) set(r int, v uint32, added bool) {
+	bit := uint8(1) << r
+	p.known |= bit
+	p.val[r] = v
+	p.loaded &^= bit
+	if added {
+		p.added |= bit
+	} else {
+		p.added &^= bit
+	}
+}
+
+// picStep is the tracking's part of step: it resolves the memory operand
+// of the instruction just decoded into out when its base register holds a
+// known value, and updates the registers.
+func (d *x86Decoder) picStep(b []byte, pc uint64, out *insn, full bool) {
+	p := &d.pic
+	if p.scanning {
+		d.scanStep(b, pc, out)
+		return
+	}
+	for p.ji < len(p.joins) && p.joins[p.ji] < pc {
+		p.ji++
+	}
+	if p.ji < len(p.joins) && p.joins[p.ji] == pc {
+		p.forget(allRegs32)
+		p.popped = 0
+	}
+	pending := p.pending
+	p.pending = 0
+	if out.invalid {
+		p.forget(allRegs32)
+		return
+	}
+	x, ok := parse32(b[:min(len(b), out.size)])
+	if !ok {
+		p.forget(allRegs32)
+		return
+	}
+	if p.known|p.wideOK&p.wideSet != 0 && x.base >= 0 {
+		if v, ok := p.value(x.base); ok {
+			d.resolve(&x, b, pc, out, v+uint32(x.disp), full)
+		}
+	}
+	d.picFlow(&x, pc, out, pending, false)
+}
+
+// resolve adds the references of a memory operand at addr (its base
+// register's value plus its displacement) to out, as a RIP-relative
+// operand's are added: by its role, or as the slot of an indirect call or
+// jump.
+func (d *x86Decoder) resolve(x *p32, b []byte, pc uint64, out *insn, addr32 uint32, full bool) {
+	addr := uint64(addr32)
+	if !d.mm.mapped(addr) {
+		return
+	}
+	if x.m == map1 && x.op == 0xff && (x.reg == 2 || x.reg == 4) {
+		// call or jmp [reg+disp]: its unresolved reference names the slot.
+		for i := range out.refs {
+			if !out.refs[i].resolved() && out.refs[i].to == 0 {
+				out.refs[i].to = addr
+			}
+		}
+		out.refs = append(out.refs, xref{from: pc, to: addr, kind: kindRead})
+		d.pic.resPC, d.pic.resAddr, d.pic.resOK = pc, addr, true
+		return
+	}
+	if x.vex {
+		return
+	}
+	kind, ok := uint8(0), false
+	if full && d.last.ok && d.last.pc == pc {
+		kind, ok = fullRole(&d.last.inst, x.base)
+	} else if x.pfx != pfxMixed {
+		switch rolesFor(32, int(x.m), x.pfx)[0][x.op][x.reg] {
+		case roleRead:
+			kind, ok = kindRead, true
+		case roleWrite:
+			kind, ok = kindWrite, true
+		case roleAddr:
+			kind, ok = kindAddress, true
+		}
+		if !ok {
+			// The role table does not know this form: ask x86asm, as the
+			// full decoder would.
+			if inst, _, err := d.decode(b); err == nil {
+				kind, ok = fullRole(&inst, x.base)
+			}
+		}
+	}
+	if !ok {
+		return
+	}
+	out.refs = append(out.refs, xref{from: pc, to: addr, kind: kind})
+	d.pic.resPC, d.pic.resAddr, d.pic.resOK = pc, addr, true
+	if kind == kindRead && x.m == map1 && x.op == 0x8b && !x.opsize && x.mod != 3 {
+		// A load of a GOT slot's word: the slot holds the address it
+		// names (i386 relocations keep their addend in the slot), a
+		// reference as an immediate address is.
+		if r := d.mm.find(addr); r != nil && (r.name == ".got" || r.name == ".got.plt") && !r.exec {
+			if w, err := d.mm.view(d.src, addr, 4); err == nil && len(w) == 4 {
+				if v := uint64(binary.LittleEndian.Uint32(w)); v >= 0x1000 && d.mm.mapped(v) {
+					out.refs = append(out.refs, xref{from: pc, to: v, kind: kindAddress})
+				}
+			}
+		}
+	}
+}
+
+// fullRole is the kind of reference x86asm's decoding gives the memory
+// operand based on register base, as stepFull gives a RIP-relative one.
+func fullRole(inst *x86asm.Inst, base int8) (uint8, bool) {
+	for i, arg := range inst.Args {
+		if arg == nil {
+			break
+		}
+		m, ok := arg.(x86asm.Mem)
+		if !ok || m.Index != 0 || gpr(m.Base) != int(base) || m.Segment == x86asm.FS || m.Segment == x86asm.GS {
+			continue
+		}
+		switch {
+		case inst.Op == x86asm.LEA:
+			return kindAddress, true
+		case i == 0 && !x86NoWrite[inst.Op]:
+			return kindWrite, true
+		}
+		return kindRead, true
+	}
+	return 0, false
+}
+
+// picFlow updates the registers after the instruction x at pc. In the
+// scan (scan true) it records which registers are written otherwise than
+// by a setting.
+func (d *x86Decoder) picFlow(x *p32, pc uint64, out *insn, pending uint64, scan bool) {
+	p := &d.pic
+	next := pc + uint64(out.size)
+	switch out.flow {
+	case ports.FlowCall:
+		if out.hasTarget {
+			if out.target == next && x.m == map1 && x.op == 0xe8 {
+				p.pending = next // call next; pop reg
+				return
+			}
+			if r := d.thunkReg(out.target); r >= 0 {
+				d.setting(int(r), uint32(next), false, scan)
+				return
+			}
+		}
+		if x.m == map1 && x.op == 0xff && x.reg == 2 && x.mod == 3 && !scan {
+			// call reg, the register loaded from a slot: the call goes
+			// through that slot, as call [slot] does.
+			if bit := uint8(1) << x.rm; p.loaded&bit != 0 {
+				for i := range out.refs {
+					if !out.refs[i].resolved() && out.refs[i].to == 0 {
+						out.refs[i].to = uint64(p.slot[x.rm])
+					}
+				}
+			}
+		}
+		d.written(callClobbers32, scan)
+		return
+	case ports.FlowReturn, ports.FlowJump, ports.FlowStop:
+		d.written(pic32Writes(x, nil), scan)
+		p.forget(allRegs32)
+		p.popped = 0
+		p.fresh = 0
+		return
+	}
+	w := pic32Writes(x, nil)
+	if x.m == map1 && x.op == 0xcd {
+		w = allRegs32 // int: pic32Writes needs the bytes, and a system call is rare here
+	}
+	if w == 0 {
+		return
+	}
+	switch {
+	case x.m == map1 && x.op >= 0x58 && x.op <= 0x5f:
+		r := int(x.op & 7)
+		if pending == pc {
+			d.setting(r, uint32(pc), false, scan)
+			return
+		}
+		p.forget(1 << r)
+		p.popped |= 1 << r
+		p.fresh &^= 1 << r
+		return
+	case x.m == map1 && (x.op == 0x81 || x.op == 0x83) && x.mod == 3 && (x.reg == 0 || x.reg == 5) && !x.opsize:
+		r := int(x.rm)
+		if v, ok := p.value(int8(r)); ok && p.known&(1<<r) != 0 {
+			var imm int32
+			if x.op == 0x83 {
+				imm = int32(int8(d.immByte(x, pc, out)))
+			} else {
+				imm = d.imm32(x, pc, out)
+			}
+			if x.reg == 5 {
+				imm = -imm
+			}
+			d.setting(r, v+uint32(imm), true, scan)
+			return
+		}
+	case x.m == map1 && (x.op == 0x05 || x.op == 0x2d) && !x.opsize:
+		if v, ok := p.value(0); ok && p.known&1 != 0 {
+			imm := d.imm32(x, pc, out)
+			if x.op == 0x2d {
+				imm = -imm
+			}
+			d.setting(0, v+uint32(imm), true, scan)
+			return
+		}
+	case x.m == map1 && x.op == 0x8d && x.base >= 0 && !x.opsize:
+		if v, ok := p.value(x.base); ok {
+			r := int(x.reg)
+			if int(x.base) == r && p.known&(1<<r) != 0 {
+				d.setting(r, v+uint32(x.disp), true, scan)
+				return
+			}
+			d.written(1<<r, scan)
+			p.set(r, v+uint32(x.disp), false)
+			return
+		}
+	case x.m == map1 && (x.op == 0x89 || x.op == 0x8b) && x.mod == 3 && !x.opsize:
+		src, dst := x.reg, x.rm
+		if x.op == 0x8b {
+			src, dst = x.rm, x.reg
+		}
+		if v, ok := p.value(int8(src)); ok {
+			d.written(1<<dst, scan)
+			p.set(int(dst), v, false)
+			return
+		}
+	case x.m == map1 && x.op == 0x8b && x.mod != 3 && x.base >= 0 && !x.opsize && !scan:
+		if v, ok := p.value(x.base); ok {
+			r := x.reg
+			d.written(1<<r, scan)
+			p.loaded |= 1 << r
+			p.slot[r] = v + uint32(x.disp)
+			return
+		}
+	}
+	d.written(w, scan)
+}
+
+// immByte and imm32 read the immediate after x's ModRM operand.
+func (d *x86Decoder) immByte(x *p32, pc uint64, out *insn) byte {
+	if b := d.insnBytes(pc, out); x.immAt < len(b) {
+		return b[x.immAt]
+	}
+	return 0
+}
+
+func (d *x86Decoder) imm32(x *p32, pc uint64, out *insn) int32 {
+	if b := d.insnBytes(pc, out); x.immAt+4 <= len(b) {
+		return int32(binary.LittleEndian.Uint32(b[x.immAt:]))
+	}
+	return 0
+}
+
+// insnBytes are the bytes of the instruction at pc of the sweep's code.
+func (d *x86Decoder) insnBytes(pc uint64, out *insn) []byte {
+	if pc < d.base || pc-d.base >= uint64(len(d.code)) {
+		return nil
+	}
+	o := pc - d.base
+	return d.code[o:min(uint64(len(d.code)), o+uint64(out.size))]
+}
+
+// setting records that register r was set to v by a thunk call or
+// call/pop (added false) or by an add, sub or lea on the value such a
+// setting left (added true). The first setting in a sweep scans the range.
+func (d *x86Decoder) setting(r int, v uint32, added, scan bool) {
+	p := &d.pic
+	bit := uint8(1) << r
+	if scan {
+		if added && p.fresh&bit == 0 {
+			p.bad |= bit
+		}
+		p.fresh |= bit
+		p.sets |= bit
+	} else if !p.scanned {
+		d.scan()
+	}
+	p.set(r, v, added)
+}
+
+// written records writes to the registers in mask by anything but a
+// setting.
+func (d *x86Decoder) written(mask uint8, scan bool) {
+	p := &d.pic
+	if scan {
+		p.bad |= mask
+		p.fresh &^= mask
+	}
+	p.forget(mask)
+}
+
+// scanStep is picStep during the scan: it records the joins and the
+// writes of each register.
+func (d *x86Decoder) scanStep(b []byte, pc uint64, out *insn) {
+	p := &d.pic
+	if out.flow == ports.FlowBranch || out.flow == ports.FlowJump {
+		if out.hasTarget && out.target >= d.base && out.target < p.end {
+			p.joins = append(p.joins, out.target)
+		}
+		for _, t := range out.table {
+			if t >= d.base && t < p.end {
+				p.joins = append(p.joins, t)
+			}
+		}
+	}
+	pending := p.pending
+	p.pending = 0
+	if out.invalid {
+		d.written(allRegs32, true)
+		return
+	}
+	x, ok := parse32(b[:min(len(b), out.size)])
+	if !ok {
+		d.written(allRegs32, true)
+		return
+	}
+	if x.m == map1 && x.op >= 0x58 && x.op <= 0x5f && pending != pc {
+		// pop: an epilogue's restore, allowed.
+		p.forget(1 << (x.op & 7))
+		p.fresh &^= 1 << (x.op & 7)
+		return
+	}
+	d.picFlow(&x, pc, out, pending, true)
+}
+
+// scan decodes the whole range once, before the sweep goes on, for its
+// joins and for the registers it writes only by settings and pops.
+func (d *x86Decoder) scan() {
+	p := &d.pic
+	p.scanned = true
+	saved := struct {
+		pcs     [recentInsns]uint64
+		n, head int
+		known   uint8
+		added   uint8
+		loaded  uint8
+		val     [8]uint32
+		slot    [8]uint32
+		pending uint64
+		refs    [len(d.refs)]xref
+	}{d.pcs, d.n, d.head, p.known, p.added, p.loaded, p.val, p.slot, p.pending, d.refs}
+	p.scanning = true
+	p.known, p.added, p.loaded, p.pending = 0, 0, 0, 0
+	p.fresh, p.bad, p.sets = 0, 0, 0
+	d.n, d.head = 0, 0
+	var in insn
+	count := 0
+	for pc := d.base; pc < p.end && pc-d.base < uint64(len(d.code)) && count < maxFunctionInsns; count++ {
+		in = insn{}
+		d.step(d.code[pc-d.base:], pc, &in)
+		pc += uint64(in.size)
+	}
+	p.scanning = false
+	p.wideOK = p.sets &^ p.bad & calleeSaved32
+	slices.Sort(p.joins)
+	p.joins = slices.Compact(p.joins)
+	p.ji = 0
+	// The instruction being stepped (the setting) keeps its references,
+	// which point into d.refs.
+	d.pcs, d.n, d.head, d.refs = saved.pcs, saved.n, saved.head, saved.refs
+	d.back = d.back[:0]
+	d.last.ok = false
+	p.known, p.added, p.loaded, p.val, p.slot, p.pending = saved.known, saved.added, saved.loaded, saved.val, saved.slot, saved.pending
+	p.wideSet, p.popped = 0, 0
+}
