@@ -173,6 +173,9 @@ func (d *x86Decoder) step(b []byte, pc uint64, out *insn) {
 		if f, ok := fastX86(b, d.mode, d.mm); ok {
 			d.fastRefs(&f, pc, out)
 			d.push(pc)
+			if d.mode == 32 {
+				pcRead(pc, out)
+			}
 			if d.pic.on {
 				d.picStep(b, pc, out, false)
 			}
@@ -181,6 +184,9 @@ func (d *x86Decoder) step(b []byte, pc uint64, out *insn) {
 	}
 	d.stepFull(b, pc, out)
 	d.push(pc) // after: a jump table looks back at the instructions before this one
+	if d.mode == 32 {
+		pcRead(pc, out)
+	}
 	if d.pic.on {
 		d.picStep(b, pc, out, true)
 	}

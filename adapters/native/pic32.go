@@ -20,8 +20,9 @@ import (
 // or, without a thunk, "call next; next: pop reg" (older gcc, clang). The
 // sweep tracks, per 32-bit register, a constant it holds (the thunk's
 // return address, then add/sub reg, imm; lea reg, [reg+disp]; mov reg2,
-// reg), so that a memory operand [reg+disp] with such a register (and no
-// index) is a reference to value+disp, as [rip+disp] is on x86-64. The
+// reg), so that a memory operand [reg+disp] with such a register as its
+// base (indexed or not: [reg+i*4+disp] is a table at value+disp) is a
+// reference to value+disp, as [rip+disp] is on x86-64. The
 // rules, which ARCHITECTURE.md states:
 //
 //   - Within straight-line code: a value is dropped by any other write to
@@ -59,8 +60,20 @@ type pic32 struct {
 	// since the last transfer.
 	wideOK, wideSet, popped uint8
 	wideVal                 [8]uint32
-	joins                   []uint64 // sorted targets of the range's branches
-	ji                      int
+	// The joins: the targets of the range's branches, jumps and jump
+	// tables (sorted), with what reaches each (js, in the same order),
+	// and the position of the next one; falls: the instruction before
+	// falls through to this one.
+	joins []uint64
+	js    []joinState
+	ji    int
+	falls bool
+	// The scan's branch targets, forward and backward, before they are
+	// counted into joins.
+	fwd, back []uint64
+	startPC   uint64 // the first address of the range
+	at        uint64 // the instruction being stepped
+	restoring uint8 // the scan: registers restored (pop, load from the frame) since the last transfer
 	// The scan's per-register state: set (a setting is running, the
 	// register's last write was part of it) and bad (written otherwise).
 	fresh, bad uint8
@@ -70,6 +83,18 @@ type pic32 struct {
 	resAddr uint64
 	resOK   bool
 	thunks  [16]thunkEntry
+}
+
+// joinState is what reaches a join along the edges the sweep has passed:
+// the registers known on all of them (with equal values), how many edges
+// came (seen) of the forward edges the scan counted (fwd), and whether a
+// backward edge (a loop) or one from before the first setting also
+// reaches it, which the sweep cannot know the state of.
+type joinState struct {
+	fwd, seen    int32
+	back         bool
+	known, added uint8
+	val          [8]uint32
 }
 
 type thunkEntry struct {
@@ -97,7 +122,8 @@ func (d *x86Decoder) resetPIC() {
 	p.on, p.scanning, p.scanned, p.end = false, false, false, 0
 	p.known, p.added, p.loaded, p.pending = 0, 0, 0, 0
 	p.wideOK, p.wideSet, p.popped = 0, 0, 0
-	p.joins, p.ji = p.joins[:0], 0
+	p.joins, p.js, p.ji, p.falls = p.joins[:0], p.js[:0], 0, false
+	p.fwd, p.back, p.restoring = p.fwd[:0], p.back[:0], 0
 	p.fresh, p.bad, p.sets = 0, 0, 0
 	p.resOK = false
 }
@@ -117,7 +143,8 @@ type p32 struct {
 	mod    uint8
 	reg    uint8
 	rm     uint8
-	base   int8 // the base register of a memory operand without index, or -1
+	base   int8 // the base register of a memory operand, or -1
+	index  bool // the memory operand has an index register
 	disp   int32
 	immAt  int // offset of what follows the ModRM operand
 }
@@ -292,7 +319,10 @@ prefixes:
 		p.disp = int32(binary.LittleEndian.Uint32(b[i:]))
 		i += 4
 	}
-	if index == 4 && base >= 0 && !p.seg {
+	p.index = index != 4
+	if base >= 0 && !p.seg {
+		// [base+disp], or [base+index*scale+disp], a table at base+disp
+		// (gcc's names[i] off the GOT register).
 		p.base = int8(base)
 	}
 	p.immAt = i
@@ -609,9 +639,16 @@ func (d *x86Decoder) picStep(b []byte, pc uint64, out *insn, full bool) {
 		p.ji++
 	}
 	if p.ji < len(p.joins) && p.joins[p.ji] == pc {
-		p.forget(allRegs32)
-		p.popped = 0
+		p.join(&p.js[p.ji])
 	}
+	p.at = pc
+	d.picInsn(b, pc, out, full)
+	p.falls = out.flow == ports.FlowNext || out.flow == ports.FlowCall || out.flow == ports.FlowBranch
+}
+
+// picInsn is picStep's work on one instruction, between the joins.
+func (d *x86Decoder) picInsn(b []byte, pc uint64, out *insn, full bool) {
+	p := &d.pic
 	pending := p.pending
 	p.pending = 0
 	if out.invalid {
@@ -628,7 +665,69 @@ func (d *x86Decoder) picStep(b []byte, pc uint64, out *insn, full bool) {
 			d.resolve(&x, b, pc, out, v+uint32(x.disp), full)
 		}
 	}
+	if out.flow == ports.FlowBranch || out.flow == ports.FlowJump {
+		keep := uint8(allRegs32)
+		if x.m == map1 && x.op >= 0xe0 && x.op <= 0xe2 {
+			keep &^= 1 << 1 // loop writes ecx
+		}
+		if out.hasTarget {
+			p.edge(pc, out.target, keep)
+		}
+		for _, t := range out.table {
+			p.edge(pc, t, keep)
+		}
+	}
 	d.picFlow(&x, pc, out, pending, false)
+}
+
+// edge carries the registers known at the branch at pc (those in keep)
+// to the join at its target.
+func (p *pic32) edge(pc, target uint64, keep uint8) {
+	if target <= pc || target >= p.end {
+		return
+	}
+	k, ok := slices.BinarySearch(p.joins, target)
+	if !ok {
+		return
+	}
+	j := &p.js[k]
+	known := p.known & keep
+	if j.seen == 0 {
+		j.known, j.added, j.val = known, p.added&known, p.val
+	} else {
+		j.known &= known
+		for r := range 8 {
+			if j.known&(1<<r) != 0 && j.val[r] != p.val[r] {
+				j.known &^= 1 << r
+			}
+		}
+		j.added &= j.known & p.added
+	}
+	j.seen++
+}
+
+// join sets the registers at a join to what every edge into it, and the
+// instruction before when it falls through, agree on.
+func (p *pic32) join(j *joinState) {
+	p.popped = 0
+	p.loaded = 0
+	if j.back || j.seen < j.fwd {
+		p.forget(allRegs32)
+		return
+	}
+	if !p.falls {
+		p.forget(allRegs32)
+		p.known, p.added, p.val = j.known, j.added, j.val
+		return
+	}
+	drop := p.known &^ j.known
+	for r := range 8 {
+		if p.known&j.known&(1<<r) != 0 && p.val[r] != j.val[r] {
+			drop |= 1 << r
+		}
+	}
+	p.forget(drop)
+	p.added &= j.added | ^j.known
 }
 
 // resolve adds the references of a memory operand at addr (its base
@@ -679,7 +778,7 @@ func (d *x86Decoder) resolve(x *p32, b []byte, pc uint64, out *insn, addr32 uint
 	}
 	out.refs = append(out.refs, xref{from: pc, to: addr, kind: kind})
 	d.pic.resPC, d.pic.resAddr, d.pic.resOK = pc, addr, true
-	if kind == kindRead && x.m == map1 && x.op == 0x8b && !x.opsize && x.mod != 3 {
+	if kind == kindRead && x.m == map1 && x.op == 0x8b && !x.opsize && x.mod != 3 && !x.index {
 		// A load of a GOT slot's word: the slot holds the address it
 		// names (i386 relocations keep their addend in the slot), a
 		// reference as an immediate address is.
@@ -701,7 +800,7 @@ func fullRole(inst *x86asm.Inst, base int8) (uint8, bool) {
 			break
 		}
 		m, ok := arg.(x86asm.Mem)
-		if !ok || m.Index != 0 || gpr(m.Base) != int(base) || m.Segment == x86asm.FS || m.Segment == x86asm.GS {
+		if !ok || gpr(m.Base) != int(base) || m.Segment == x86asm.FS || m.Segment == x86asm.GS {
 			continue
 		}
 		switch {
@@ -721,13 +820,13 @@ func fullRole(inst *x86asm.Inst, base int8) (uint8, bool) {
 func (d *x86Decoder) picFlow(x *p32, pc uint64, out *insn, pending uint64, scan bool) {
 	p := &d.pic
 	next := pc + uint64(out.size)
+	if out.flow == ports.FlowNext && x.m == map1 && x.op == 0xe8 {
+		p.pending = next // call next; pop reg (pcRead)
+		return
+	}
 	switch out.flow {
 	case ports.FlowCall:
 		if out.hasTarget {
-			if out.target == next && x.m == map1 && x.op == 0xe8 {
-				p.pending = next // call next; pop reg
-				return
-			}
 			if r := d.thunkReg(out.target); r >= 0 {
 				d.setting(int(r), uint32(next), false, scan)
 				return
@@ -751,6 +850,11 @@ func (d *x86Decoder) picFlow(x *p32, pc uint64, out *insn, pending uint64, scan 
 		p.forget(allRegs32)
 		p.popped = 0
 		p.fresh = 0
+		return
+	}
+	if r, ok := restore(x, pc, pending); ok && !scan {
+		p.forget(1 << r)
+		p.popped |= 1 << r
 		return
 	}
 	w := pic32Writes(x, nil)
@@ -795,7 +899,7 @@ func (d *x86Decoder) picFlow(x *p32, pc uint64, out *insn, pending uint64, scan 
 			d.setting(0, v+uint32(imm), true, scan)
 			return
 		}
-	case x.m == map1 && x.op == 0x8d && x.base >= 0 && !x.opsize:
+	case x.m == map1 && x.op == 0x8d && x.base >= 0 && !x.index && !x.opsize:
 		if v, ok := p.value(x.base); ok {
 			r := int(x.reg)
 			if int(x.base) == r && p.known&(1<<r) != 0 {
@@ -816,7 +920,7 @@ func (d *x86Decoder) picFlow(x *p32, pc uint64, out *insn, pending uint64, scan 
 			p.set(int(dst), v, false)
 			return
 		}
-	case x.m == map1 && x.op == 0x8b && x.mod != 3 && x.base >= 0 && !x.opsize && !scan:
+	case x.m == map1 && x.op == 0x8b && x.mod != 3 && x.base >= 0 && !x.index && !x.opsize && !scan:
 		if v, ok := p.value(x.base); ok {
 			r := x.reg
 			d.written(1<<r, scan)
@@ -865,7 +969,7 @@ func (d *x86Decoder) setting(r int, v uint32, added, scan bool) {
 		p.fresh |= bit
 		p.sets |= bit
 	} else if !p.scanned {
-		d.scan()
+		d.scan(p.at)
 	}
 	p.set(r, v, added)
 }
@@ -886,14 +990,20 @@ func (d *x86Decoder) written(mask uint8, scan bool) {
 func (d *x86Decoder) scanStep(b []byte, pc uint64, out *insn) {
 	p := &d.pic
 	if out.flow == ports.FlowBranch || out.flow == ports.FlowJump {
-		if out.hasTarget && out.target >= d.base && out.target < p.end {
-			p.joins = append(p.joins, out.target)
+		if out.hasTarget {
+			p.target(pc, out.target)
 		}
 		for _, t := range out.table {
-			if t >= d.base && t < p.end {
-				p.joins = append(p.joins, t)
-			}
+			p.target(pc, t)
 		}
+	}
+	if out.flow != ports.FlowNext {
+		// A restore is allowed only on the way out: the next transfer
+		// returns or jumps (a tail call).
+		if out.flow != ports.FlowReturn && out.flow != ports.FlowJump {
+			p.bad |= p.restoring
+		}
+		p.restoring = 0
 	}
 	pending := p.pending
 	p.pending = 0
@@ -906,20 +1016,46 @@ func (d *x86Decoder) scanStep(b []byte, pc uint64, out *insn) {
 		d.written(allRegs32, true)
 		return
 	}
-	if x.m == map1 && x.op >= 0x58 && x.op <= 0x5f && pending != pc {
-		// pop: an epilogue's restore, allowed.
-		p.forget(1 << (x.op & 7))
-		p.fresh &^= 1 << (x.op & 7)
+	if r, ok := restore(&x, pc, pending); ok {
+		// An epilogue's restore, allowed if a return follows.
+		p.forget(1 << r)
+		p.fresh &^= 1 << r
+		p.restoring |= 1 << r
 		return
 	}
 	d.picFlow(&x, pc, out, pending, true)
 }
 
+// restore reports the register an epilogue restores by x: pop reg (not
+// the pop of "call next; pop reg") or mov reg, [esp/ebp+disp] (gcc -O0's
+// "mov ebx, [ebp-4]; leave; ret").
+func restore(x *p32, pc, pending uint64) (uint8, bool) {
+	switch {
+	case x.m == map1 && x.op >= 0x58 && x.op <= 0x5f && pending != pc:
+		return x.op & 7, true
+	case x.m == map1 && x.op == 0x8b && x.mod != 3 && !x.opsize && !x.index && (x.base == 4 || x.base == 5):
+		return x.reg, true
+	}
+	return 0, false
+}
+
+// target records a branch from pc to t for the joins.
+func (p *pic32) target(pc, t uint64) {
+	switch {
+	case t < p.startPC || t >= p.end:
+	case t <= pc:
+		p.back = append(p.back, t)
+	default:
+		p.fwd = append(p.fwd, t)
+	}
+}
+
 // scan decodes the whole range once, before the sweep goes on, for its
 // joins and for the registers it writes only by settings and pops.
-func (d *x86Decoder) scan() {
+func (d *x86Decoder) scan(at uint64) {
 	p := &d.pic
 	p.scanned = true
+	p.startPC = d.base
 	saved := struct {
 		pcs     [recentInsns]uint64
 		n, head int
@@ -944,8 +1080,30 @@ func (d *x86Decoder) scan() {
 	}
 	p.scanning = false
 	p.wideOK = p.sets &^ p.bad & calleeSaved32
-	slices.Sort(p.joins)
-	p.joins = slices.Compact(p.joins)
+	// The joins, each with its count of forward edges; a join that a
+	// backward edge reaches, or an edge from before here (whose state
+	// the sweep did not record), is unknown there.
+	slices.Sort(p.fwd)
+	slices.Sort(p.back)
+	p.joins, p.js = p.joins[:0], p.js[:0]
+	for i, j := 0, 0; i < len(p.fwd) || j < len(p.back); {
+		t := uint64(0)
+		switch {
+		case j == len(p.back) || i < len(p.fwd) && p.fwd[i] <= p.back[j]:
+			t = p.fwd[i]
+		default:
+			t = p.back[j]
+		}
+		js := joinState{back: t <= at} // at or before the setting: its edges were not recorded
+		for ; i < len(p.fwd) && p.fwd[i] == t; i++ {
+			js.fwd++
+		}
+		for ; j < len(p.back) && p.back[j] == t; j++ {
+			js.back = true
+		}
+		p.joins = append(p.joins, t)
+		p.js = append(p.js, js)
+	}
 	p.ji = 0
 	// The instruction being stepped (the setting) keeps its references,
 	// which point into d.refs.
@@ -954,4 +1112,21 @@ func (d *x86Decoder) scan() {
 	d.last.ok = false
 	p.known, p.added, p.loaded, p.val, p.slot, p.pending = saved.known, saved.added, saved.loaded, saved.val, saved.slot, saved.pending
 	p.wideSet, p.popped = 0, 0
+}
+
+// pcRead makes a 32-bit "call next" (e8 00000000) what it is, a push of
+// its own end's address (read by the pop that follows, in position-
+// independent code): no call, no function at its target, no edge.
+func pcRead(pc uint64, out *insn) {
+	if out.flow != ports.FlowCall || !out.hasTarget || out.target != pc+uint64(out.size) {
+		return
+	}
+	out.flow, out.hasTarget, out.target = ports.FlowNext, false, 0
+	refs := out.refs[:0]
+	for _, x := range out.refs {
+		if x.kind != kindCall {
+			refs = append(refs, x)
+		}
+	}
+	out.refs = refs
 }
