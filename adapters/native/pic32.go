@@ -73,7 +73,7 @@ type pic32 struct {
 	fwd, back []uint64
 	startPC   uint64 // the first address of the range
 	at        uint64 // the instruction being stepped
-	restoring uint8 // the scan: registers restored (pop, load from the frame) since the last transfer
+	restoring uint8  // the scan: registers restored (pop, load from the frame) since the last transfer
 	// The scan's per-register state: set (a setting is running, the
 	// register's last write was part of it) and bad (written otherwise).
 	fresh, bad uint8
