@@ -1,0 +1,127 @@
+package native
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+)
+
+// pic32Seeds are 32-bit code at 0x1000: a thunk at the start (mov ebx,
+// [esp]; ret), then functions that call it and add to ebx; call/pop; a
+// -fno-plt call; a loop; an epilogue restoring ebx from the frame.
+var pic32Seeds = [][]byte{
+	// thunk; push ebx; call thunk; add ebx, 0x1000; lea eax, [ebx-0x10]; call [ebx+8]; pop ebx; ret
+	{0x8b, 0x1c, 0x24, 0xc3, 0x53, 0xe8, 0xf6, 0xff, 0xff, 0xff, 0x81, 0xc3, 0x00, 0x10, 0x00, 0x00,
+		0x8d, 0x83, 0xf0, 0xff, 0xff, 0xff, 0xff, 0x93, 0x08, 0x00, 0x00, 0x00, 0x5b, 0xc3},
+	// call next; pop eax; add eax, 0x2000; lea eax, [eax+4]; ret
+	{0xe8, 0x00, 0x00, 0x00, 0x00, 0x58, 0x05, 0x00, 0x20, 0x00, 0x00, 0x8d, 0x40, 0x04, 0xc3},
+	// thunk.cx; call it; add ecx, 0x100; test eax, eax; je +6; mov eax, [ecx+4]; jmp -2; mov edx, [ecx+eax*4+8]; ret
+	{0x8b, 0x0c, 0x24, 0xc3, 0xe8, 0xf7, 0xff, 0xff, 0xff, 0x81, 0xc1, 0x00, 0x01, 0x00, 0x00, 0x85, 0xc0,
+		0x74, 0x05, 0x8b, 0x41, 0x04, 0xeb, 0xfe, 0x8b, 0x54, 0x81, 0x08, 0xc3},
+	// thunk; call it; add ebx, 8; mov eax, [ebx+0x10]; call eax; mov ebx, [ebp-4]; leave; ret
+	{0x8b, 0x1c, 0x24, 0xc3, 0xe8, 0xf7, 0xff, 0xff, 0xff, 0x83, 0xc3, 0x08, 0x8b, 0x43, 0x10, 0xff, 0xd0,
+		0x8b, 0x5d, 0xfc, 0xc9, 0xc3},
+}
+
+// pic32Map maps data at 0x1000 as code (with the bytes of the file) and a
+// data section after it, so that resolved operands land in mapped memory.
+func pic32Map(n int) *memMap {
+	return &memMap{regions: []memRegion{
+		{name: ".text", addr: 0x1000, size: uint64(n), fileSize: uint64(n), exec: true},
+		{name: ".got", addr: 0x1000 + uint64(n), size: 0x10000, index: 1},
+	}, starts: []uint64{0x1000, 0x1000 + uint64(n)}}
+}
+
+// FuzzPIC32 sweeps bytes as 32-bit code with and without the register
+// tracking of pic32.go: it must never panic, must leave every instruction's
+// size and flow as they were, and only add references (or name the slot of
+// an indirect call or jump that had none).
+func FuzzPIC32(f *testing.F) {
+	for _, s := range pic32Seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 4096 {
+			data = data[:4096]
+		}
+		if len(data) == 0 {
+			return
+		}
+		const base = 0x1000
+		mm := pic32Map(len(data))
+		src := source{r: bytes.NewReader(data), size: int64(len(data))}
+		type step struct {
+			in   insn
+			refs []xref
+		}
+		plain := []step{}
+		d := newX86(32, mm, src)
+		d.reset(data, base)
+		for pc := uint64(base); pc-base < uint64(len(data)); {
+			var in insn
+			d.step(data[pc-base:], pc, &in)
+			plain = append(plain, step{in, slices.Clone(in.refs)})
+			pc += uint64(in.size)
+		}
+		k := 0
+		sweep(newX86(32, mm, src), data, base, base+uint64(len(data)), len(data)+1, func(in *insn) bool {
+			if k >= len(plain) {
+				t.Fatalf("more instructions with tracking, at 0x%x", in.addr)
+			}
+			p := plain[k]
+			k++
+			if in.addr != p.in.addr || in.size != p.in.size || in.flow != p.in.flow || in.target != p.in.target {
+				t.Fatalf("at 0x%x: tracked %+v, plain %+v", in.addr, *in, p.in)
+			}
+			for _, x := range p.refs {
+				found := false
+				for _, y := range in.refs {
+					found = found || y == x || (!x.resolved() && x.to == 0 && y.from == x.from && y.kind == x.kind && y.flags == x.flags)
+				}
+				if !found {
+					t.Fatalf("at 0x%x: tracking lost %+v (refs %+v)", in.addr, x, in.refs)
+				}
+			}
+			return true
+		})
+		if k != len(plain) {
+			t.Fatalf("%d instructions with tracking, %d without", k, len(plain))
+		}
+	})
+}
+
+// TestPIC32Seeds checks the seeds' references by hand: the tracking
+// resolves what each seed computes.
+func TestPIC32Seeds(t *testing.T) {
+	type want struct {
+		from, to uint64
+		kind     uint8
+	}
+	cases := [][]want{
+		{{0x1010, 0x100a + 0x1000 - 0x10, kindAddress}, {0x1016, 0x100a + 0x1000 + 8, kindRead}, {0x1016, 0x100a + 0x1000 + 8, kindCall}},
+		{{0x100b, 0x1005 + 0x2000 + 4, kindAddress}},
+		{{0x1013, 0x1009 + 0x100 + 4, kindRead}, {0x1018, 0x1009 + 0x100 + 8, kindRead}},
+		{{0x100c, 0x1009 + 8 + 0x10, kindRead}, {0x100f, 0x1009 + 8 + 0x10, kindCall}},
+	}
+	for i, data := range pic32Seeds {
+		// a larger map: the targets lie past the code
+		mm := pic32Map(len(data))
+		mm.regions[1].size = 0x10000
+		src := source{r: bytes.NewReader(data), size: int64(len(data))}
+		var got []want
+		sweep(newX86(32, mm, src), data, 0x1000, 0x1000+uint64(len(data)), 1000, func(in *insn) bool {
+			for _, x := range in.refs {
+				if x.kind == kindCall && x.resolved() {
+					continue // direct calls
+				}
+				got = append(got, want{x.from, x.to, x.kind})
+			}
+			return true
+		})
+		for _, w := range cases[i] {
+			if !slices.Contains(got, w) {
+				t.Errorf("seed %d: no reference %#x -> %#x kind %d in %+v", i, w.from, w.to, w.kind, got)
+			}
+		}
+	}
+}
