@@ -642,6 +642,14 @@ func (d *x86Decoder) picStep(b []byte, pc uint64, out *insn, full bool) {
 		p.join(&p.js[p.ji])
 	}
 	p.at = pc
+	if !p.scanned && p.pending == 0 {
+		// Nothing is known before the first setting: only a call (to a
+		// thunk) or a call next can change that.
+		if out.flow == ports.FlowCall && out.hasTarget || out.flow == ports.FlowNext && len(b) > 0 && b[0] == 0xe8 {
+			d.picInsn(b, pc, out, full)
+		}
+		return
+	}
 	d.picInsn(b, pc, out, full)
 	p.falls = out.flow == ports.FlowNext || out.flow == ports.FlowCall || out.flow == ports.FlowBranch
 }
@@ -1074,8 +1082,23 @@ func (d *x86Decoder) scan(at uint64) {
 	var in insn
 	count := 0
 	for pc := d.base; pc < p.end && pc-d.base < uint64(len(d.code)) && count < maxFunctionInsns; count++ {
-		in = insn{}
-		d.step(d.code[pc-d.base:], pc, &in)
+		// The scan needs each instruction's size, flow, direct target
+		// and registers, not its references: the fast path measures
+		// those, and what it declines (indirect jumps, whose tables
+		// are joins, among them) goes through step.
+		b := d.code[pc-d.base:]
+		in = insn{addr: pc}
+		if f, ok := fastLength(b, 32); ok && d.fast && !f.indirect {
+			in.size, in.flow = f.size, f.flow
+			if f.hasRel {
+				in.target, in.hasTarget = d.wrap(pc+uint64(f.size)+uint64(f.rel)), true
+			}
+			pcRead(pc, &in)
+			d.push(pc)
+			d.scanStep(b, pc, &in)
+		} else {
+			d.step(b, pc, &in)
+		}
 		pc += uint64(in.size)
 	}
 	p.scanning = false

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"rea/adapters/native"
 	"rea/ports"
 )
 
@@ -246,5 +247,34 @@ func TestPIC32ReferencesMatchRelocations(t *testing.T) {
 			}
 			t.Logf("%d GOT operands, %d missing, %d calls through slots", len(want), missing, calls)
 		})
+	}
+}
+
+// BenchmarkPIC32Library discovers a 32-bit x86 shared library (gcc's PIC,
+// nearly every function computing its GOT; REA_PIC32_LIB, by default the
+// cross libc of Debian's libc6-i386-cross) and indexes its references.
+func BenchmarkPIC32Library(b *testing.B) {
+	path := os.Getenv("REA_PIC32_LIB")
+	if path == "" {
+		path = "/usr/i686-linux-gnu/lib/libc.so.6"
+	}
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("%s: %v", path, err)
+	}
+	ctx := context.Background()
+	for b.Loop() {
+		a, err := native.OpenFile(ctx, path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := a.Discovery(ctx); err != nil {
+			b.Fatal(err)
+		}
+		refs, err := a.ReferencesFrom(ctx, 0, 1<<32)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(len(refs)), "refs")
+		a.Close(ctx)
 	}
 }
