@@ -17,7 +17,8 @@ import (
 //
 // Text syntax: "intel" for x86 (x86asm.IntelSyntax: Intel operand order,
 // "dword ptr [...]", branch targets as absolute hex addresses; a RIP-relative
-// operand is followed by "# <absolute address>" and a known target by
+// operand, and a 32-bit one off a register holding a known address
+// (pic32.go), is followed by "# <absolute address>" and a known target by
 // "<name>", as objdump -M intel prints them; endbr64 and endbr32, which
 // x86asm does not know, are spelled as binutils spells them). "gnu" for
 // AArch64 (arm64asm.GNUSyntax, lower case), with PC-relative operands

@@ -125,3 +125,35 @@ func TestPIC32Seeds(t *testing.T) {
 		}
 	}
 }
+
+// TestPIC32GOTWord: a 32-bit load of a .got slot refers to the slot (a
+// read) and to the address the slot holds in the file (i386 keeps a
+// RELATIVE relocation's value there); a slot holding no mapped address (a
+// GLOB_DAT slot's zero) adds nothing.
+func TestPIC32GOTWord(t *testing.T) {
+	// 0x1000: thunk; call it; add ebx, 0x1000 (ebx = 0x2009); mov eax, [ebx-5]; mov ecx, [ebx-1]; ret
+	code := []byte{0x8b, 0x1c, 0x24, 0xc3, 0xe8, 0xf7, 0xff, 0xff, 0xff, 0x81, 0xc3, 0x00, 0x10, 0x00, 0x00,
+		0x8b, 0x43, 0xfb, 0x8b, 0x4b, 0xff, 0xc3}
+	got := []byte{0x00, 0x30, 0x00, 0x00, 0, 0, 0, 0} // 0x2004: 0x3000, 0x2008: 0
+	file := append(append([]byte{}, code...), got...)
+	mm := &memMap{regions: []memRegion{
+		{name: ".text", addr: 0x1000, size: uint64(len(code)), fileSize: uint64(len(code)), exec: true},
+		{name: ".got", addr: 0x2004, size: 8, off: uint64(len(code)), fileSize: 8, index: 1},
+		{name: ".data", addr: 0x3000, size: 0x100, index: 2},
+	}, starts: []uint64{0x1000, 0x2004, 0x3000}}
+	src := source{r: bytes.NewReader(file), size: int64(len(file))}
+	var refs []xref
+	sweep(newX86(32, mm, src), code, 0x1000, 0x1000+uint64(len(code)), 100, func(in *insn) bool {
+		refs = append(refs, in.refs...)
+		return true
+	})
+	want := []xref{
+		{from: 0x1004, to: 0x1000, kind: kindCall},
+		{from: 0x100f, to: 0x2004, kind: kindRead},
+		{from: 0x100f, to: 0x3000, kind: kindAddress},
+		{from: 0x1012, to: 0x2008, kind: kindRead},
+	}
+	if !slices.Equal(refs, want) {
+		t.Errorf("references %+v, want %+v", refs, want)
+	}
+}
