@@ -168,6 +168,9 @@ var x86NoWrite = map[x86asm.Op]bool{
 
 func (d *x86Decoder) step(b []byte, pc uint64, out *insn) {
 	out.addr = pc
+	if d.pic.needScan {
+		d.scan(d.pic.scanAt)
+	}
 	d.last.ok = false
 	if d.fast {
 		if f, ok := fastX86(b, d.mode, d.mm); ok {

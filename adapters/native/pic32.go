@@ -72,6 +72,8 @@ type pic32 struct {
 	// counted into joins.
 	fwd, back []uint64
 	startPC   uint64 // the first address of the range
+	scanAt    uint64 // the first setting
+	needScan  bool   // the scan is still to run (step runs it)
 	at        uint64 // the instruction being stepped
 	restoring uint8  // the scan: registers restored (pop, load from the frame) since the last transfer
 	// The scan's per-register state: set (a setting is running, the
@@ -119,7 +121,7 @@ func (d *x86Decoder) limit(end uint64) {
 // resetPIC clears what the tracking learnt of the previous sweep.
 func (d *x86Decoder) resetPIC() {
 	p := &d.pic
-	p.on, p.scanning, p.scanned, p.end = false, false, false, 0
+	p.on, p.scanning, p.scanned, p.end, p.needScan = false, false, false, 0, false
 	p.known, p.added, p.loaded, p.pending = 0, 0, 0, 0
 	p.wideOK, p.wideSet, p.popped = 0, 0, 0
 	p.joins, p.js, p.ji, p.falls = p.joins[:0], p.js[:0], 0, false
@@ -615,6 +617,9 @@ func (p *pic32) forget(mask uint8) {
 }
 
 func (p *pic32) set(r int, v uint32, added bool) {
+	if r == 4 {
+		return // esp: push and pop move it, which pic32Writes does not count
+	}
 	bit := uint8(1) << r
 	p.known |= bit
 	p.val[r] = v
@@ -977,7 +982,11 @@ func (d *x86Decoder) setting(r int, v uint32, added, scan bool) {
 		p.fresh |= bit
 		p.sets |= bit
 	} else if !p.scanned {
-		d.scan(p.at)
+		// The scan runs before the next instruction is decoded (step),
+		// so that it clobbers no buffer this one's result points into,
+		// and not at all when the sweep stops here (discovery's look at
+		// a function's first instructions).
+		p.scanned, p.needScan, p.scanAt = true, true, p.at
 	}
 	p.set(r, v, added)
 }
@@ -1062,7 +1071,7 @@ func (p *pic32) target(pc, t uint64) {
 // joins and for the registers it writes only by settings and pops.
 func (d *x86Decoder) scan(at uint64) {
 	p := &d.pic
-	p.scanned = true
+	p.needScan = false
 	p.startPC = d.base
 	saved := struct {
 		pcs     [recentInsns]uint64
@@ -1073,8 +1082,7 @@ func (d *x86Decoder) scan(at uint64) {
 		val     [8]uint32
 		slot    [8]uint32
 		pending uint64
-		refs    [len(d.refs)]xref
-	}{d.pcs, d.n, d.head, p.known, p.added, p.loaded, p.val, p.slot, p.pending, d.refs}
+	}{d.pcs, d.n, d.head, p.known, p.added, p.loaded, p.val, p.slot, p.pending}
 	p.scanning = true
 	p.known, p.added, p.loaded, p.pending = 0, 0, 0, 0
 	p.fresh, p.bad, p.sets = 0, 0, 0
@@ -1128,9 +1136,7 @@ func (d *x86Decoder) scan(at uint64) {
 		p.js = append(p.js, js)
 	}
 	p.ji = 0
-	// The instruction being stepped (the setting) keeps its references,
-	// which point into d.refs.
-	d.pcs, d.n, d.head, d.refs = saved.pcs, saved.n, saved.head, saved.refs
+	d.pcs, d.n, d.head = saved.pcs, saved.n, saved.head
 	d.back = d.back[:0]
 	d.last.ok = false
 	p.known, p.added, p.loaded, p.val, p.slot, p.pending = saved.known, saved.added, saved.loaded, saved.val, saved.slot, saved.pending
