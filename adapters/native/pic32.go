@@ -1,6 +1,7 @@
 package native
 
 import (
+	"cmp"
 	"encoding/binary"
 	"slices"
 
@@ -80,6 +81,12 @@ type pic32 struct {
 	// register's last write was part of it) and bad (written otherwise).
 	fresh, bad uint8
 	sets       uint8
+	// Frame slots ([ebp+disp]) the scan saw written; with frameBad (ebp
+	// is no frame pointer, or too many slots) none holds a value.
+	slots     []frameSlot // sorted by disp
+	frameBad  bool
+	frameHeld uint8 // the scan: bit r, register r holds the word of frame slot frameDisp[r]
+	frameDisp [8]int32
 	// The last resolved memory operand, for the text.
 	resPC   uint64
 	resAddr uint64
@@ -97,6 +104,17 @@ type joinState struct {
 	back         bool
 	known, added uint8
 	val          [8]uint32
+}
+
+// frameSlot is a frame slot [ebp+disp, +width) the range writes: by a
+// store of the same known value every time (seen, val, first: the first
+// such store), or otherwise (bad).
+type frameSlot struct {
+	disp      int32
+	width     int32
+	val       uint32
+	first     uint64
+	seen, bad bool
 }
 
 type thunkEntry struct {
@@ -128,6 +146,7 @@ func (d *x86Decoder) resetPIC() {
 	p.fwd, p.back, p.restoring = p.fwd[:0], p.back[:0], 0
 	p.fresh, p.bad, p.sets = 0, 0, 0
 	p.resOK = false
+	p.slots, p.frameBad, p.frameHeld = p.slots[:0], false, 0
 }
 
 // p32 is what the tracking needs of one 32-bit instruction's encoding.
@@ -748,10 +767,7 @@ func (p *pic32) join(j *joinState) {
 // operand's are added: by its role, or as the slot of an indirect call or
 // jump.
 func (d *x86Decoder) resolve(x *p32, b []byte, pc uint64, out *insn, addr32 uint32, full bool) {
-	addr := uint64(addr32)
-	if !d.mm.mapped(addr) {
-		return
-	}
+	addr := uint64(addr32) // mapped or not, as a RIP-relative operand's (__TMC_END__ is the end of .data)
 	if x.m == map1 && x.op == 0xff && (x.reg == 2 || x.reg == 4) {
 		// call or jmp [reg+disp]: its unresolved reference names the slot.
 		for i := range out.refs {
@@ -864,6 +880,15 @@ func (d *x86Decoder) picFlow(x *p32, pc uint64, out *insn, pending uint64, scan 
 		p.popped = 0
 		p.fresh = 0
 		return
+	}
+	if !scan && x.m == map1 && x.op == 0x8b && x.mod != 3 && x.base == 5 && !x.index && !x.opsize {
+		// A reload of the GOT register's spill slot (gcc -O0, and -O2
+		// in a large function).
+		if v, ok := p.frameValue(x.disp, pc); ok {
+			d.written(1<<x.reg, false)
+			p.set(int(x.reg), v, false)
+			return
+		}
 	}
 	if r, ok := restore(x, pc, pending); ok && !scan {
 		p.forget(1 << r)
@@ -1033,6 +1058,7 @@ func (d *x86Decoder) scanStep(b []byte, pc uint64, out *insn) {
 		d.written(allRegs32, true)
 		return
 	}
+	d.scanFrame(&x, b, pc, out)
 	if r, ok := restore(&x, pc, pending); ok {
 		// An epilogue's restore, allowed if a return follows.
 		p.forget(1 << r)
@@ -1158,4 +1184,134 @@ func pcRead(pc uint64, out *insn) {
 		}
 	}
 	out.refs = refs
+}
+
+// scanFrame is the scan's account of the frame slots: a store of a known
+// value into [ebp+disp], a store back of the word a register was loaded
+// from the same slot, and every other write to a slot (by the role the
+// encoding gives its memory operand; an unknown role writes).
+func (d *x86Decoder) scanFrame(x *p32, b []byte, pc uint64, out *insn) {
+	p := &d.pic
+	w := pic32Writes(x, b)
+	if out.flow == ports.FlowCall {
+		w |= callClobbers32
+	}
+	if w&(1<<5) != 0 && !frameSetup(x) {
+		p.frameBad = true // ebp is not (only) the frame pointer
+	}
+	held := p.frameHeld
+	p.frameHeld &^= w
+	if !x.hasM || x.mod == 3 || x.base != 5 || x.index || x.addr16 || x.vex {
+		return
+	}
+	switch {
+	case x.m == map1 && x.op == 0x89 && !x.opsize:
+		r := x.reg
+		switch {
+		case p.known&(1<<r) != 0:
+			p.slotStore(x.disp, p.val[r], pc)
+		case held&(1<<r) != 0 && p.frameDisp[r] == x.disp:
+			// the slot's own word, stored back
+		default:
+			p.slotWrite(x.disp, 4)
+		}
+	case x.m == map1 && x.op == 0x8b && !x.opsize:
+		p.frameHeld |= 1 << x.reg
+		p.frameDisp[x.reg] = x.disp
+	default:
+		role := roleNone
+		if x.pfx != pfxMixed {
+			role = rolesFor(32, int(x.m), x.pfx)[0][x.op][x.reg]
+		}
+		if role != roleRead && role != roleAddr {
+			width := int32(4)
+			switch {
+			case x.m != map1:
+				width = 16
+			case byteOps[x.op]:
+				width = 1
+			case x.op >= 0xd8 && x.op <= 0xdf:
+				width = 10 // x87
+			}
+			p.slotWrite(x.disp, width)
+		}
+	}
+}
+
+// frameSetup reports the writes of ebp a frame pointer's life has: mov
+// ebp, esp; leave; pop ebp.
+func frameSetup(x *p32) bool {
+	switch {
+	case x.m != map1:
+		return false
+	case x.op == 0x89 && x.mod == 3 && x.reg == 4 && x.rm == 5, x.op == 0x8b && x.mod == 3 && x.reg == 5 && x.rm == 4:
+		return true
+	}
+	return x.op == 0xc9 || x.op == 0x5d
+}
+
+// maxSlotWidth is the widest write slotWrite records (an SSE store).
+const maxSlotWidth = 16
+
+// slotStore records a store of v into the slot at disp.
+func (p *pic32) slotStore(disp int32, v uint32, pc uint64) {
+	if k, ok := p.slotAt(disp); ok && p.slots[k].width == 4 && !p.slots[k].bad {
+		s := &p.slots[k]
+		if s.val != v {
+			s.bad = true
+		}
+		return
+	}
+	p.addSlot(frameSlot{disp: disp, width: 4, val: v, first: pc, seen: true})
+}
+
+// slotWrite records a write of width bytes at disp that stores no known
+// value.
+func (p *pic32) slotWrite(disp, width int32) {
+	p.addSlot(frameSlot{disp: disp, width: width, bad: true})
+}
+
+// slotAt finds the slot recorded at disp.
+func (p *pic32) slotAt(disp int32) (int, bool) {
+	return slices.BinarySearchFunc(p.slots, disp, func(s frameSlot, d int32) int { return cmp.Compare(s.disp, d) })
+}
+
+// addSlot records s, or marks bad the slot at its disp, and every slot
+// it overlaps and every slot that overlaps it.
+func (p *pic32) addSlot(s frameSlot) {
+	if len(p.slots) >= maxFunctionInsns {
+		p.frameBad = true
+		return
+	}
+	k, found := p.slotAt(s.disp)
+	overlap := false
+	for j := k - 1; j >= 0 && p.slots[j].disp > s.disp-maxSlotWidth; j-- {
+		if o := &p.slots[j]; o.disp+o.width > s.disp {
+			o.bad, overlap = true, true
+		}
+	}
+	for j := k; j < len(p.slots) && p.slots[j].disp < s.disp+s.width; j++ {
+		if o := &p.slots[j]; o.disp != s.disp || o.width != s.width || !s.seen {
+			o.bad, overlap = true, true
+		}
+	}
+	if found {
+		return
+	}
+	s.bad = s.bad || overlap
+	p.slots = slices.Insert(p.slots, k, s)
+}
+
+// frameValue is the value the frame slot at disp holds at pc: a slot the
+// range writes only with that value, read after its first store.
+func (p *pic32) frameValue(disp int32, pc uint64) (uint32, bool) {
+	if p.frameBad || !p.scanned || p.needScan {
+		return 0, false
+	}
+	if k, ok := p.slotAt(disp); ok {
+		if s := &p.slots[k]; s.width == 4 && s.seen && !s.bad && pc > s.first {
+			return s.val, true
+		}
+	}
+	return 0, false
 }

@@ -203,6 +203,32 @@ func TestPIC32ReferencesMatchRelocations(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			built, path := buildPIC32(t, c.strip, c.flags...)
+			matchGOTOperands(t, built, path, strings.Contains(c.name, "noplt"))
+		})
+	}
+}
+
+// TestPIC32ReferencesMatchRelocationsOf runs the comparison on the 32-bit
+// -Wl,-q builds listed in REA_PIC32_Q (separated by the path list
+// separator), for checking larger programs by hand.
+func TestPIC32ReferencesMatchRelocationsOf(t *testing.T) {
+	list := os.Getenv("REA_PIC32_Q")
+	if list == "" {
+		t.Skip("REA_PIC32_Q names no -Wl,-q builds")
+	}
+	needTool(t, "i686-linux-gnu-objdump")
+	for _, path := range filepath.SplitList(list) {
+		t.Run(filepath.Base(path), func(t *testing.T) { matchGOTOperands(t, path, path, false) })
+	}
+}
+
+// matchGOTOperands compares the references of analysed (built, or a
+// stripped copy of it) with the GOT operands of built's relocations; with
+// noplt, calls through GOT slots must be resolved calls, at least three.
+func matchGOTOperands(t *testing.T, built, path string, noplt bool) {
+	t.Helper()
+	{
+		{
 			want := gotOperands(t, built)
 			if len(want) < 8 {
 				t.Fatalf("only %d GOT operands in objdump's listing", len(want))
@@ -230,7 +256,7 @@ func TestPIC32ReferencesMatchRelocations(t *testing.T) {
 					missing++
 					continue
 				}
-				if !w.call || !strings.Contains(c.name, "noplt") {
+				if !w.call || !noplt {
 					continue
 				}
 				resolved := false
@@ -242,11 +268,11 @@ func TestPIC32ReferencesMatchRelocations(t *testing.T) {
 				}
 				calls++
 			}
-			if strings.Contains(c.name, "noplt") && calls < 3 {
+			if noplt && calls < 3 {
 				t.Errorf("%d calls through GOT slots, want at least snprintf, puts and strlen", calls)
 			}
 			t.Logf("%d GOT operands, %d missing, %d calls through slots", len(want), missing, calls)
-		})
+		}
 	}
 }
 
