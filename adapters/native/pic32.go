@@ -881,6 +881,9 @@ func (d *x86Decoder) picFlow(x *p32, pc uint64, out *insn, pending uint64, scan 
 		p.fresh = 0
 		return
 	}
+	if nop32(x) {
+		return
+	}
 	if !scan && x.m == map1 && x.op == 0x8b && x.mod != 3 && x.base == 5 && !x.index && !x.opsize {
 		// A reload of the GOT register's spill slot (gcc -O0, and -O2
 		// in a large function).
@@ -1314,4 +1317,19 @@ func (p *pic32) frameValue(disp int32, pc uint64) (uint32, bool) {
 		}
 	}
 	return 0, false
+}
+
+// nop32 reports the register-preserving forms that padding uses: lea
+// reg, [reg+0] (with or without a SIB byte: lea esi, [esi+eiz*1+0x0])
+// and mov reg, reg.
+func nop32(x *p32) bool {
+	switch {
+	case x.m != map1 || x.opsize:
+		return false
+	case x.op == 0x8d:
+		return x.mod != 3 && !x.index && int(x.base) == int(x.reg) && x.disp == 0
+	case x.op == 0x89 || x.op == 0x8b:
+		return x.mod == 3 && x.reg == x.rm
+	}
+	return false
 }
