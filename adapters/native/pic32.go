@@ -768,6 +768,15 @@ func (p *pic32) join(j *joinState) {
 // jump.
 func (d *x86Decoder) resolve(x *p32, b []byte, pc uint64, out *insn, addr32 uint32, full bool) {
 	addr := uint64(addr32) // mapped or not, as a RIP-relative operand's (__TMC_END__ is the end of .data)
+	if x.index {
+		// [reg+idx*s+disp] is the table at reg+disp (gcc's names[i] off
+		// the GOT register) only when disp names one: not with no
+		// displacement, nor in the GOT itself, where reg is the GOT and
+		// the index an offset from it ([eax+ebx+4], eax the GOT).
+		if r := d.mm.find(addr); x.disp == 0 || r != nil && (r.name == ".got" || r.name == ".got.plt") {
+			return
+		}
+	}
 	if x.m == map1 && x.op == 0xff && (x.reg == 2 || x.reg == 4) {
 		// call or jmp [reg+disp]: its unresolved reference names the slot.
 		for i := range out.refs {

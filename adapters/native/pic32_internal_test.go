@@ -21,15 +21,31 @@ var pic32Seeds = [][]byte{
 	// thunk; call it; add ebx, 8; mov eax, [ebx+0x10]; call eax; mov ebx, [ebp-4]; leave; ret
 	{0x8b, 0x1c, 0x24, 0xc3, 0xe8, 0xf7, 0xff, 0xff, 0xff, 0x83, 0xc3, 0x08, 0x8b, 0x43, 0x10, 0xff, 0xd0,
 		0x8b, 0x5d, 0xfc, 0xc9, 0xc3},
+	// gcc -O0's spill: thunk; push ebp; mov ebp, esp; push ebx; call thunk; add ebx, 0x1000;
+	// mov [ebp-0x10], ebx; xor ebx, ebx; mov ecx, [ebp-0x10]; lea eax, [ecx+0x10];
+	// mov ebx, [ebp-4]; leave; ret
+	{0x8b, 0x1c, 0x24, 0xc3, 0x55, 0x89, 0xe5, 0x53, 0xe8, 0xf3, 0xff, 0xff, 0xff, 0x81, 0xc3, 0x00, 0x10, 0x00, 0x00,
+		0x89, 0x5d, 0xf0, 0x31, 0xdb, 0x8b, 0x4d, 0xf0, 0x8d, 0x81, 0x10, 0x00, 0x00, 0x00, 0x8b, 0x5d, 0xfc, 0xc9, 0xc3},
+	// a loop off the range-wide ebx: thunk; push ebx; call thunk; add ebx, 0x1000;
+	// L: lea eax, [ebx+0x10]; dec ecx; jne L; pop ebx; ret
+	{0x8b, 0x1c, 0x24, 0xc3, 0x53, 0xe8, 0xf6, 0xff, 0xff, 0xff, 0x81, 0xc3, 0x00, 0x10, 0x00, 0x00,
+		0x8d, 0x83, 0x10, 0x00, 0x00, 0x00, 0x49, 0x75, 0xf7, 0x5b, 0xc3},
+	// the same loop off ecx, which a loop's back edge leaves unknown: thunk.cx; call it;
+	// add ecx, 0x1000; L: mov eax, [ecx+0x10]; dec edx; jne L; ret
+	{0x8b, 0x0c, 0x24, 0xc3, 0xe8, 0xf7, 0xff, 0xff, 0xff, 0x81, 0xc1, 0x00, 0x10, 0x00, 0x00,
+		0x8b, 0x41, 0x10, 0x4a, 0x75, 0xfa, 0xc3},
 }
 
-// pic32Map maps data at 0x1000 as code (with the bytes of the file) and a
-// data section after it, so that resolved operands land in mapped memory.
+// pic32Map maps data at 0x1000 as code (with the bytes of the file), and
+// a data section and a GOT after it, so that resolved operands land in
+// mapped memory.
 func pic32Map(n int) *memMap {
+	end := 0x1000 + uint64(n)
 	return &memMap{regions: []memRegion{
 		{name: ".text", addr: 0x1000, size: uint64(n), fileSize: uint64(n), exec: true},
-		{name: ".got", addr: 0x1000 + uint64(n), size: 0x10000, index: 1},
-	}, starts: []uint64{0x1000, 0x1000 + uint64(n)}}
+		{name: ".data", addr: end, size: 0x8000, index: 1},
+		{name: ".got", addr: end + 0x8000, size: 0x8000, index: 2},
+	}, starts: []uint64{0x1000, end, end + 0x8000}}
 }
 
 // FuzzPIC32 sweeps bytes as 32-bit code with and without the register
@@ -102,11 +118,14 @@ func TestPIC32Seeds(t *testing.T) {
 		{{0x100b, 0x1005 + 0x2000 + 4, kindAddress}},
 		{{0x1013, 0x1009 + 0x100 + 4, kindRead}, {0x1018, 0x1009 + 0x100 + 8, kindRead}},
 		{{0x100c, 0x1009 + 8 + 0x10, kindRead}, {0x100f, 0x1009 + 8 + 0x10, kindCall}},
+		{{0x101b, 0x100d + 0x1000 + 0x10, kindAddress}},
+		{{0x1010, 0x100a + 0x1000 + 0x10, kindAddress}},
+		{},
 	}
+	// What no seed may refer to: seed 6's load at its loop head.
+	never := map[int][]uint64{6: {0x100f}}
 	for i, data := range pic32Seeds {
-		// a larger map: the targets lie past the code
-		mm := pic32Map(len(data))
-		mm.regions[1].size = 0x10000
+		mm := pic32Map(len(data)) // the targets lie past the code
 		src := source{r: bytes.NewReader(data), size: int64(len(data))}
 		var got []want
 		sweep(newX86(32, mm, src), data, 0x1000, 0x1000+uint64(len(data)), 1000, func(in *insn) bool {
@@ -121,6 +140,11 @@ func TestPIC32Seeds(t *testing.T) {
 		for _, w := range cases[i] {
 			if !slices.Contains(got, w) {
 				t.Errorf("seed %d: no reference %#x -> %#x kind %d in %+v", i, w.from, w.to, w.kind, got)
+			}
+		}
+		for _, g := range got {
+			if slices.Contains(never[i], g.from) {
+				t.Errorf("seed %d: reference %+v from a loop head where ecx is unknown", i, g)
 			}
 		}
 	}
