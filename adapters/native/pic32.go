@@ -39,6 +39,12 @@ import (
 //     range, except between a pop of it and the next transfer. Compiled
 //     code uses such a register as a base only when it holds that value.
 //     A second setting that ends with another value stops this.
+//   - A frame slot [ebp+disp] (ebp written only as a frame pointer) that
+//     the range writes only by storing one known value, or the word a
+//     register was loaded from it, holds that value after the first such
+//     store: loading it sets the register (the spilled GOT register of gcc
+//     -O0 and of large -O2 functions). Writes through pointers are assumed
+//     never to reach a spill slot.
 //
 // The range-wide rule needs to know the writes and joins of the whole
 // range, so the first setting seen in a sweep makes the decoder scan the
