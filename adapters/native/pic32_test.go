@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -302,5 +303,38 @@ func BenchmarkPIC32Library(b *testing.B) {
 		}
 		b.ReportMetric(float64(len(refs)), "refs")
 		a.Close(ctx)
+	}
+}
+
+// TestPIC32DeterministicAcrossCores: the register tracking is per sweep,
+// so a 32-bit PIC library (Debian's cross libc, when installed) and a
+// stripped PIE give the same procedures, ranges and references on one
+// core and on several.
+func TestPIC32DeterministicAcrossCores(t *testing.T) {
+	targets := map[string]string{}
+	if _, err := exec.LookPath("i686-linux-gnu-gcc"); err == nil {
+		_, stripped := buildPIC32(t, true, "-O2")
+		targets["O2-stripped"] = stripped
+	}
+	if lib := "/usr/i686-linux-gnu/lib/libc.so.6"; !testing.Short() {
+		if _, err := os.Stat(lib); err == nil {
+			targets["libc-i386"] = lib
+		}
+	}
+	if len(targets) == 0 {
+		t.Skip("neither i686-linux-gnu-gcc nor the i386 cross libc is installed")
+	}
+	many := max(4, runtime.NumCPU())
+	for name, path := range targets {
+		t.Run(name, func(t *testing.T) {
+			prev := runtime.GOMAXPROCS(1)
+			one, st := codeDigest(t, path, true)
+			runtime.GOMAXPROCS(many)
+			all, _ := codeDigest(t, path, true)
+			runtime.GOMAXPROCS(prev)
+			if st.Functions == 0 || !st.Complete || one != all {
+				t.Errorf("%d functions, complete %v; digest on one core %s, on %d %s", st.Functions, st.Complete, one, many, all)
+			}
+		})
 	}
 }
