@@ -3,6 +3,7 @@ package native
 import (
 	"cmp"
 	"encoding/binary"
+	"math"
 	"slices"
 
 	"golang.org/x/arch/x86/x86asm"
@@ -89,10 +90,23 @@ type pic32 struct {
 	sets       uint8
 	// Frame slots ([ebp+disp]) the scan saw written; with frameBad (ebp
 	// is no frame pointer, or too many slots) none holds a value.
-	slots     []frameSlot // sorted by disp
-	frameBad  bool
-	frameHeld uint8 // the scan: bit r, register r holds the word of frame slot frameDisp[r]
-	frameDisp [8]int32
+	slots    []frameSlot // sorted by frame offset
+	frameBad bool
+	// The stack, in the scan: esp's offset from its value at the range's
+	// start before each instruction (spAt, read back by the sweep through
+	// spi), the offsets forward edges carry to their targets (deps, a heap
+	// by target), and ebp once it is the frame pointer (ebpState 1: it
+	// holds offset ebpOff from ebpFrom on; 2: it is not one).
+	sp, ebpOff int32
+	spOK       bool
+	scanFalls  bool
+	spAt       []spMark
+	spi        int
+	deps       []spDep
+	ebpState   uint8
+	ebpFrom    uint64
+	frameHeld  uint8 // the scan: bit r, register r holds the word of frame slot frameDisp[r]
+	frameDisp  [8]int32
 	// The last resolved memory operand, for the text.
 	resPC   uint64
 	resAddr uint64
@@ -112,7 +126,24 @@ type joinState struct {
 	val          [8]uint32
 }
 
-// frameSlot is a frame slot [ebp+disp, +width) the range writes: by a
+// spMark is esp's offset before the instruction at base+off (spUnknown:
+// not known).
+type spMark struct {
+	off uint32
+	sp  int32
+}
+
+const spUnknown = math.MinInt32
+
+// spDep is the stack offset a forward edge carries to its target.
+type spDep struct {
+	target uint64
+	sp     int32
+}
+
+// frameSlot is a frame slot [off, off+width) the range writes (its offset
+// from esp's value at the range's start, whether addressed off esp or off
+// the frame pointer): by a
 // store of the same known value every time (seen, val, first: the first
 // such store), or otherwise (bad).
 type frameSlot struct {
@@ -153,6 +184,8 @@ func (d *x86Decoder) resetPIC() {
 	p.fresh, p.bad, p.sets = 0, 0, 0
 	p.resOK = false
 	p.slots, p.frameBad, p.frameHeld = p.slots[:0], false, 0
+	p.sp, p.spOK, p.scanFalls, p.spAt, p.spi, p.deps = 0, true, true, p.spAt[:0], 0, p.deps[:0]
+	p.ebpState, p.ebpOff, p.ebpFrom = 0, 0, 0
 }
 
 // p32 is what the tracking needs of one 32-bit instruction's encoding.
@@ -899,10 +932,19 @@ func (d *x86Decoder) picFlow(x *p32, pc uint64, out *insn, pending uint64, scan 
 	if nop32(x) {
 		return
 	}
-	if !scan && x.m == map1 && x.op == 0x8b && x.mod != 3 && x.base == 5 && !x.index && !x.opsize {
+	if !scan && x.m == map1 && x.op == 0x8b && x.mod != 3 && (x.base == 4 || x.base == 5) && !x.index && !x.opsize {
 		// A reload of the GOT register's spill slot (gcc -O0, and -O2
 		// in a large function).
-		if v, ok := p.frameValue(x.disp, pc); ok {
+		off, ok := int32(0), false
+		switch {
+		case x.base == 4:
+			if sp, known := d.spOf(pc); known {
+				off, ok = sp+x.disp, true
+			}
+		case p.ebpState == 1 && pc > p.ebpFrom:
+			off, ok = p.ebpOff+x.disp, true
+		}
+		if v, known := p.frameValue(off, pc); ok && known {
 			d.written(1<<x.reg, false)
 			p.set(int(x.reg), v, false)
 			return
@@ -1049,6 +1091,7 @@ func (d *x86Decoder) written(mask uint8, scan bool) {
 // writes of each register.
 func (d *x86Decoder) scanStep(b []byte, pc uint64, out *insn) {
 	p := &d.pic
+	d.spBefore(pc)
 	if out.flow == ports.FlowBranch || out.flow == ports.FlowJump {
 		if out.hasTarget {
 			p.target(pc, out.target)
@@ -1069,14 +1112,17 @@ func (d *x86Decoder) scanStep(b []byte, pc uint64, out *insn) {
 	p.pending = 0
 	if out.invalid {
 		d.written(allRegs32, true)
+		p.spOK, p.scanFalls = false, false
 		return
 	}
 	x, ok := parse32(b[:min(len(b), out.size)])
 	if !ok {
 		d.written(allRegs32, true)
+		p.spOK, p.scanFalls = false, false
 		return
 	}
 	d.scanFrame(&x, b, pc, out)
+	d.spAfter(&x, b, pc, out)
 	if r, ok := restore(&x, pc, pending); ok {
 		// An epilogue's restore, allowed if a return follows.
 		p.forget(1 << r)
@@ -1214,12 +1260,38 @@ func (d *x86Decoder) scanFrame(x *p32, b []byte, pc uint64, out *insn) {
 	if out.flow == ports.FlowCall {
 		w |= callClobbers32
 	}
-	if w&(1<<5) != 0 && !frameSetup(x) {
-		p.frameBad = true // ebp is not (only) the frame pointer
-	}
 	held := p.frameHeld
 	p.frameHeld &^= w
-	if !x.hasM || x.mod == 3 || x.base != 5 || x.index || x.addr16 || x.vex {
+	// What the instruction pushes lies just below esp.
+	if p.spOK {
+		switch {
+		case x.m == map1 && x.op >= 0x50 && x.op <= 0x57 && !x.opsize:
+			if r := x.op & 7; p.known&(1<<r) != 0 {
+				p.slotStore(p.sp-4, p.val[r], pc)
+			} else {
+				p.slotWrite(p.sp-4, 4)
+			}
+		case pushes(x) != 0:
+			p.slotWrite(p.sp+pushes(x), -pushes(x))
+		case out.flow == ports.FlowCall:
+			p.slotWrite(p.sp-4, 4) // the return address
+		}
+	}
+	if !x.hasM || x.mod == 3 || x.index || x.addr16 || x.vex {
+		return
+	}
+	off, ok := p.frameOff(x)
+	role := roleNone
+	if x.pfx != pfxMixed {
+		role = rolesFor(32, int(x.m), x.pfx)[0][x.op][x.reg]
+	}
+	if !ok {
+		if x.base == 4 && p.ebpState != 1 && !(x.m == map1 && x.op == 0x8b) && role != roleRead && role != roleAddr {
+			// A write off esp, with esp unknown, may reach any slot;
+			// with a frame pointer, whose locals are addressed off ebp,
+			// it is taken to be an outgoing argument's.
+			p.frameBad = true
+		}
 		return
 	}
 	switch {
@@ -1227,20 +1299,16 @@ func (d *x86Decoder) scanFrame(x *p32, b []byte, pc uint64, out *insn) {
 		r := x.reg
 		switch {
 		case p.known&(1<<r) != 0:
-			p.slotStore(x.disp, p.val[r], pc)
-		case held&(1<<r) != 0 && p.frameDisp[r] == x.disp:
+			p.slotStore(off, p.val[r], pc)
+		case held&(1<<r) != 0 && p.frameDisp[r] == off:
 			// the slot's own word, stored back
 		default:
-			p.slotWrite(x.disp, 4)
+			p.slotWrite(off, 4)
 		}
 	case x.m == map1 && x.op == 0x8b && !x.opsize:
 		p.frameHeld |= 1 << x.reg
-		p.frameDisp[x.reg] = x.disp
+		p.frameDisp[x.reg] = off
 	default:
-		role := roleNone
-		if x.pfx != pfxMixed {
-			role = rolesFor(32, int(x.m), x.pfx)[0][x.op][x.reg]
-		}
 		if role != roleRead && role != roleAddr {
 			width := int32(4)
 			switch {
@@ -1251,9 +1319,215 @@ func (d *x86Decoder) scanFrame(x *p32, b []byte, pc uint64, out *insn) {
 			case x.op >= 0xd8 && x.op <= 0xdf:
 				width = 10 // x87
 			}
-			p.slotWrite(x.disp, width)
+			p.slotWrite(off, width)
 		}
 	}
+}
+
+// frameOff is the frame offset of x's memory operand: esp-relative with
+// esp's offset known, or ebp-relative once ebp is the frame pointer.
+func (p *pic32) frameOff(x *p32) (int32, bool) {
+	switch {
+	case x.base == 4 && p.spOK:
+		return p.sp + x.disp, true
+	case x.base == 5 && p.ebpState == 1:
+		return p.ebpOff + x.disp, true
+	}
+	return 0, false
+}
+
+// pushes is how far x moves esp down by pushing (negative), or up by
+// popping (positive), or 0: push and pop of registers, immediates, memory,
+// segment registers and flags, pusha and popa.
+func pushes(x *p32) int32 {
+	w := int32(4)
+	if x.opsize {
+		w = 2
+	}
+	switch {
+	case x.m == map1 && (x.op >= 0x50 && x.op <= 0x57 || x.op == 0x68 || x.op == 0x6a || x.op == 0x9c ||
+		x.op == 0x06 || x.op == 0x0e || x.op == 0x16 || x.op == 0x1e || x.op == 0xff && x.reg == 6):
+		return -w
+	case x.m == map1 && (x.op >= 0x58 && x.op <= 0x5f || x.op == 0x9d || x.op == 0x07 || x.op == 0x17 || x.op == 0x1f ||
+		x.op == 0x8f && x.reg == 0):
+		return w
+	case x.m == map0F && (x.op == 0xa0 || x.op == 0xa8):
+		return -w
+	case x.m == map0F && (x.op == 0xa1 || x.op == 0xa9):
+		return w
+	case x.m == map1 && x.op == 0x60:
+		return -8 * w
+	case x.m == map1 && x.op == 0x61:
+		return 8 * w
+	}
+	return 0
+}
+
+// spBefore settles esp's offset at pc in the scan: what the instruction
+// before leaves when it falls through, else what the forward edges to pc
+// agree on (a backward edge is taken to agree: compiled loops keep the
+// stack balanced), and records it.
+func (d *x86Decoder) spBefore(pc uint64) {
+	p := &d.pic
+	have, sp := false, int32(0)
+	for len(p.deps) > 0 && p.deps[0].target <= pc {
+		dep := p.popDep()
+		if dep.target < pc {
+			continue
+		}
+		if !have {
+			have, sp = true, dep.sp
+		} else if dep.sp != sp {
+			sp = spUnknown
+		}
+	}
+	switch {
+	case p.scanFalls:
+		if have && (sp == spUnknown || !p.spOK || sp != p.sp) {
+			p.spOK = false
+		}
+	case have && sp != spUnknown:
+		p.sp, p.spOK = sp, true
+	default:
+		p.spOK = false
+	}
+	m := spMark{off: uint32(pc - d.base), sp: spUnknown}
+	if p.spOK {
+		m.sp = p.sp
+	}
+	p.spAt = append(p.spAt, m)
+}
+
+// spAfter moves esp's offset by what x does to esp, notes the frame
+// pointer and carries the offset along x's forward edges.
+func (d *x86Decoder) spAfter(x *p32, b []byte, pc uint64, out *insn) {
+	p := &d.pic
+	w := pic32Writes(x, b)
+	switch {
+	case frameSetup(x) && (x.op == 0x89 || x.op == 0x8b): // mov ebp, esp
+		switch {
+		case p.ebpState == 0 && !p.spOK:
+			// esp was realigned (main's and esp, -16): the frame pointer
+			// anchors the offsets from here on, and those before it,
+			// from another anchor, are forgotten.
+			d.reanchor()
+			p.ebpState, p.ebpOff, p.ebpFrom = 1, 0, pc
+		case p.ebpState == 0:
+			p.ebpState, p.ebpOff, p.ebpFrom = 1, p.sp, pc
+		case p.ebpState == 1 && p.spOK && p.sp == p.ebpOff:
+		default:
+			p.ebpState = 2
+		}
+	case w&(1<<5) != 0 && !frameSetup(x):
+		p.ebpState = 2 // ebp is not (only) the frame pointer
+	}
+	switch {
+	case pushes(x) != 0:
+		p.sp += pushes(x)
+	case x.m == map1 && (x.op == 0x81 || x.op == 0x83) && x.mod == 3 && x.rm == 4 && (x.reg == 0 || x.reg == 5) && !x.opsize:
+		var imm int32
+		if x.op == 0x83 {
+			if x.immAt < len(b) {
+				imm = int32(int8(b[x.immAt]))
+			}
+		} else if x.immAt+4 <= len(b) {
+			imm = int32(binary.LittleEndian.Uint32(b[x.immAt:]))
+		}
+		if x.reg == 5 {
+			imm = -imm
+		}
+		p.sp += imm
+	case x.m == map1 && x.op == 0x8d && x.reg == 4 && x.base == 4 && !x.index:
+		p.sp += x.disp
+	case x.m == map1 && x.op == 0xc9: // leave: esp = ebp, pop ebp
+		p.sp, p.spOK = p.ebpOff+4, p.ebpState == 1
+	case x.m == map1 && (x.op == 0x89 && x.mod == 3 && x.reg == 5 && x.rm == 4 || x.op == 0x8b && x.mod == 3 && x.reg == 4 && x.rm == 5):
+		p.sp, p.spOK = p.ebpOff, p.ebpState == 1 // mov esp, ebp
+	case w&(1<<4) != 0:
+		p.spOK = false
+	}
+	p.scanFalls = out.flow != ports.FlowReturn && out.flow != ports.FlowJump && out.flow != ports.FlowStop
+	if out.flow == ports.FlowBranch || out.flow == ports.FlowJump {
+		sp := int32(spUnknown)
+		if p.spOK {
+			sp = p.sp
+		}
+		if out.hasTarget && out.target > pc && out.target < p.end {
+			p.pushDep(spDep{out.target, sp})
+		}
+		for _, t := range out.table {
+			if t > pc && t < p.end {
+				p.pushDep(spDep{t, sp})
+			}
+		}
+	}
+}
+
+// reanchor makes esp's offset 0 here, and every offset recorded before
+// (marks, slots, edges) unknown.
+func (d *x86Decoder) reanchor() {
+	p := &d.pic
+	for i := range p.spAt {
+		p.spAt[i].sp = spUnknown
+	}
+	for i := range p.deps {
+		p.deps[i].sp = spUnknown
+	}
+	p.slots = p.slots[:0]
+	p.frameHeld = 0
+	p.sp, p.spOK = 0, true
+}
+
+// pushDep and popDep keep deps a min-heap by target.
+func (p *pic32) pushDep(dep spDep) {
+	p.deps = append(p.deps, dep)
+	for i := len(p.deps) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if p.deps[parent].target <= p.deps[i].target {
+			break
+		}
+		p.deps[parent], p.deps[i] = p.deps[i], p.deps[parent]
+		i = parent
+	}
+}
+
+func (p *pic32) popDep() spDep {
+	top := p.deps[0]
+	n := len(p.deps) - 1
+	p.deps[0] = p.deps[n]
+	p.deps = p.deps[:n]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && p.deps[l].target < p.deps[m].target {
+			m = l
+		}
+		if l+1 < n && p.deps[l+1].target < p.deps[m].target {
+			m = l + 1
+		}
+		if m == i {
+			break
+		}
+		p.deps[m], p.deps[i] = p.deps[i], p.deps[m]
+		i = m
+	}
+	return top
+}
+
+// spOf is esp's frame offset before the instruction at pc, as the scan
+// found it; the sweep asks in address order.
+func (d *x86Decoder) spOf(pc uint64) (int32, bool) {
+	p := &d.pic
+	if pc < d.base {
+		return 0, false
+	}
+	off := uint32(pc - d.base)
+	for p.spi < len(p.spAt) && p.spAt[p.spi].off < off {
+		p.spi++
+	}
+	if p.spi < len(p.spAt) && p.spAt[p.spi].off == off && p.spAt[p.spi].sp != spUnknown {
+		return p.spAt[p.spi].sp, true
+	}
+	return 0, false
 }
 
 // frameSetup reports the writes of ebp a frame pointer's life has: mov
