@@ -40,12 +40,14 @@ import (
 //     range, except between a pop of it and the next transfer. Compiled
 //     code uses such a register as a base only when it holds that value.
 //     A second setting that ends with another value stops this.
-//   - A frame slot [ebp+disp] (ebp written only as a frame pointer) that
-//     the range writes only by storing one known value, or the word a
-//     register was loaded from it, holds that value after the first such
-//     store: loading it sets the register (the spilled GOT register of gcc
-//     -O0 and of large -O2 functions). Writes through pointers are assumed
-//     never to reach a spill slot.
+//   - A stack slot (by its offset from esp at the range's start, off esp
+//     or off ebp as the frame pointer: spAfter) that the range writes only
+//     by storing one known value, or the word a register was loaded from
+//     it, holds that value after the first such store: loading it sets
+//     the register (the spilled GOT register of gcc -O0 and of large -O2
+//     functions). Writes through pointers are assumed never to reach a
+//     spill slot, and a backward edge to bring the stack depth the code
+//     already has at its target.
 //
 // The range-wide rule needs to know the writes and joins of the whole
 // range, so the first setting seen in a sweep makes the decoder scan the
@@ -1542,11 +1544,19 @@ func frameSetup(x *p32) bool {
 	return x.op == 0xc9 || x.op == 0x5d
 }
 
-// maxSlotWidth is the widest write slotWrite records (an SSE store).
-const maxSlotWidth = 16
+// maxSlotWidth is the widest write slotWrite records.
+const maxSlotWidth = 32 // pusha
+
+// maxFrameSlots bounds the frame slots a range's scan follows; a range
+// that writes more distinct ones (a hostile one: compiled frames have
+// far fewer) follows none.
+const maxFrameSlots = 1024
 
 // slotStore records a store of v into the slot at disp.
 func (p *pic32) slotStore(disp int32, v uint32, pc uint64) {
+	if p.frameBad {
+		return
+	}
 	if k, ok := p.slotAt(disp); ok && p.slots[k].width == 4 && !p.slots[k].bad {
 		s := &p.slots[k]
 		if s.val != v {
@@ -1571,8 +1581,11 @@ func (p *pic32) slotAt(disp int32) (int, bool) {
 // addSlot records s, or marks bad the slot at its disp, and every slot
 // it overlaps and every slot that overlaps it.
 func (p *pic32) addSlot(s frameSlot) {
-	if len(p.slots) >= maxFunctionInsns {
-		p.frameBad = true
+	if p.frameBad {
+		return
+	}
+	if len(p.slots) >= maxFrameSlots {
+		p.frameBad = true // too many to follow: each insertion moves the table
 		return
 	}
 	k, found := p.slotAt(s.disp)

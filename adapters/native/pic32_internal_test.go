@@ -188,3 +188,32 @@ func TestPIC32GOTWord(t *testing.T) {
 		t.Errorf("references %+v, want %+v", refs, want)
 	}
 }
+
+// TestPIC32ManySlots: a range that writes more distinct frame slots than
+// maxFrameSlots follows none (each new slot is inserted into a sorted
+// table), and the sweep still ends with every instruction decoded.
+func TestPIC32ManySlots(t *testing.T) {
+	// push ebp; mov ebp, esp; call thunk; add ebx, 0x1000; mov [ebp-0x10], ebx;
+	// 3000 x mov [ebp-disp], eax; mov ecx, [ebp-0x10]; lea eax, [ecx+0x20]; leave; ret; thunk
+	code := []byte{0x55, 0x89, 0xe5, 0xe8, 0, 0, 0, 0, 0x81, 0xc3, 0x00, 0x10, 0x00, 0x00, 0x89, 0x5d, 0xf0}
+	for i := range 3000 {
+		d := uint32(-0x100 - 4*int32(i))
+		code = append(code, 0x89, 0x85, byte(d), byte(d>>8), byte(d>>16), byte(d>>24))
+	}
+	code = append(code, 0x8b, 0x4d, 0xf0, 0x8d, 0x81, 0x20, 0, 0, 0, 0xc9, 0xc3)
+	thunk := len(code)
+	code = append(code, 0x8b, 0x1c, 0x24, 0xc3)
+	rel := uint32(thunk - 8)
+	code[4], code[5], code[6], code[7] = byte(rel), byte(rel>>8), byte(rel>>16), byte(rel>>24)
+	mm := pic32Map(len(code))
+	src := source{r: bytes.NewReader(code), size: int64(len(code))}
+	d := newX86(32, mm, src)
+	n := 0
+	sweep(d, code, 0x1000, 0x1000+uint64(len(code)), 1<<20, func(in *insn) bool { n++; return true })
+	if n != 3000+11 {
+		t.Errorf("%d instructions swept, want %d", n, 3000+11)
+	}
+	if !d.pic.frameBad || len(d.pic.slots) > maxFrameSlots {
+		t.Errorf("frameBad %v with %d slots (at most %d followed)", d.pic.frameBad, len(d.pic.slots), maxFrameSlots)
+	}
+}
