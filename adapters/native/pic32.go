@@ -207,6 +207,7 @@ type p32 struct {
 	rm     uint8
 	base   int8 // the base register of a memory operand, or -1
 	index  bool // the memory operand has an index register
+	scale  uint8
 	disp   int32
 	immAt  int // offset of what follows the ModRM operand
 }
@@ -359,6 +360,7 @@ prefixes:
 		sib := b[i]
 		i++
 		base, index = int(sib&7), int(sib>>3&7)
+		p.scale = 1 << (sib >> 6)
 	}
 	switch {
 	case p.mod == 0 && base == 5:
@@ -812,9 +814,12 @@ func (d *x86Decoder) resolve(x *p32, b []byte, pc uint64, out *insn, addr32 uint
 	if x.index {
 		// [reg+idx*s+disp] is the table at reg+disp (gcc's names[i] off
 		// the GOT register) only when disp names one: not with no
-		// displacement, nor in the GOT itself, where reg is the GOT and
-		// the index an offset from it ([eax+ebx+4], eax the GOT).
-		if r := d.mm.find(addr); x.disp == 0 || r != nil && (r.name == ".got" || r.name == ".got.plt") {
+		// displacement, nor in the GOT itself, nor off the GOT with an
+		// unscaled index, which is then an offset from the GOT and disp
+		// a field's ([esi+edi+0x34], esi the GOT).
+		r, base := d.mm.find(addr), d.mm.find(uint64(addr32-uint32(x.disp)))
+		switch {
+		case x.disp == 0, gotRegion(r), x.scale == 1 && gotRegion(base):
 			return
 		}
 	}
@@ -829,7 +834,7 @@ func (d *x86Decoder) resolve(x *p32, b []byte, pc uint64, out *insn, addr32 uint
 		d.pic.resPC, d.pic.resAddr, d.pic.resOK = pc, addr, true
 		return
 	}
-	if x.vex {
+	if x.vex || nop32(x) {
 		return
 	}
 	kind, ok := uint8(0), false
@@ -1635,3 +1640,6 @@ func nop32(x *p32) bool {
 	}
 	return false
 }
+
+// gotRegion reports .got and .got.plt.
+func gotRegion(r *memRegion) bool { return r != nil && (r.name == ".got" || r.name == ".got.plt") }
