@@ -210,6 +210,7 @@ type p32 struct {
 	scale  uint8
 	disp   int32
 	immAt  int // offset of what follows the ModRM operand
+	writes uint8 // pic32Writes, once per instruction (parsed)
 }
 
 // modrm1 marks the one-byte opcodes with a ModRM byte.
@@ -730,7 +731,7 @@ func (d *x86Decoder) picInsn(b []byte, pc uint64, out *insn, full bool) {
 		p.forget(allRegs32)
 		return
 	}
-	x, ok := parse32(b[:min(len(b), out.size)])
+	x, ok := parsed(b[:min(len(b), out.size)])
 	if !ok {
 		p.forget(allRegs32)
 		return
@@ -930,7 +931,7 @@ func (d *x86Decoder) picFlow(x *p32, pc uint64, out *insn, pending uint64, scan 
 		d.written(callClobbers32, scan)
 		return
 	case ports.FlowReturn, ports.FlowJump, ports.FlowStop:
-		d.written(pic32Writes(x, nil), scan)
+		d.written(x.writes, scan)
 		p.forget(allRegs32)
 		p.popped = 0
 		p.fresh = 0
@@ -962,10 +963,7 @@ func (d *x86Decoder) picFlow(x *p32, pc uint64, out *insn, pending uint64, scan 
 		p.popped |= 1 << r
 		return
 	}
-	w := pic32Writes(x, nil)
-	if x.m == map1 && x.op == 0xcd {
-		w = allRegs32 // int: pic32Writes needs the bytes, and a system call is rare here
-	}
+	w := x.writes
 	if w == 0 {
 		return
 	}
@@ -1122,7 +1120,7 @@ func (d *x86Decoder) scanStep(b []byte, pc uint64, out *insn) {
 		p.spOK, p.scanFalls = false, false
 		return
 	}
-	x, ok := parse32(b[:min(len(b), out.size)])
+	x, ok := parsed(b[:min(len(b), out.size)])
 	if !ok {
 		d.written(allRegs32, true)
 		p.spOK, p.scanFalls = false, false
@@ -1263,7 +1261,7 @@ func pcRead(pc uint64, out *insn) {
 // encoding gives its memory operand; an unknown role writes).
 func (d *x86Decoder) scanFrame(x *p32, b []byte, pc uint64, out *insn) {
 	p := &d.pic
-	w := pic32Writes(x, b)
+	w := x.writes
 	if out.flow == ports.FlowCall {
 		w |= callClobbers32
 	}
@@ -1409,7 +1407,7 @@ func (d *x86Decoder) spBefore(pc uint64) {
 // pointer and carries the offset along x's forward edges.
 func (d *x86Decoder) spAfter(x *p32, b []byte, pc uint64, out *insn) {
 	p := &d.pic
-	w := pic32Writes(x, b)
+	w := x.writes
 	switch {
 	case frameSetup(x) && (x.op == 0x89 || x.op == 0x8b): // mov ebp, esp
 		switch {
@@ -1643,3 +1641,12 @@ func nop32(x *p32) bool {
 
 // gotRegion reports .got and .got.plt.
 func gotRegion(r *memRegion) bool { return r != nil && (r.name == ".got" || r.name == ".got.plt") }
+
+// parsed is parse32 with the registers the instruction writes.
+func parsed(b []byte) (p32, bool) {
+	x, ok := parse32(b)
+	if ok {
+		x.writes = pic32Writes(&x, b)
+	}
+	return x, ok
+}
