@@ -209,7 +209,7 @@ type p32 struct {
 	index  bool // the memory operand has an index register
 	scale  uint8
 	disp   int32
-	immAt  int // offset of what follows the ModRM operand
+	immAt  int   // offset of what follows the ModRM operand
 	writes uint8 // pic32Writes, once per instruction (parsed)
 }
 
