@@ -812,6 +812,9 @@ func (p *pic32) join(j *joinState) {
 // jump.
 func (d *x86Decoder) resolve(x *p32, b []byte, pc uint64, out *insn, addr32 uint32, full bool) {
 	addr := uint64(addr32) // mapped or not, as a RIP-relative operand's (__TMC_END__ is the end of .data)
+	if out.refs == nil {
+		out.refs = d.refs[:0] // the decoder's buffer, as step's own references: no allocation
+	}
 	if x.index {
 		// [reg+idx*s+disp] is the table at reg+disp (gcc's names[i] off
 		// the GOT register) only when disp names one: not with no
@@ -1191,7 +1194,7 @@ func (d *x86Decoder) scan(at uint64) {
 		// are joins, among them) goes through step.
 		b := d.code[pc-d.base:]
 		in = insn{addr: pc}
-		if f, ok := fastLength(b, 32); ok && d.fast && !f.indirect {
+		if f, ok := fastLength(b, 32); ok && d.fast && !(f.indirect && f.flow == ports.FlowJump) {
 			in.size, in.flow = f.size, f.flow
 			if f.hasRel {
 				in.target, in.hasTarget = d.wrap(pc+uint64(f.size)+uint64(f.rel)), true
