@@ -3,7 +3,6 @@ package native
 import (
 	"cmp"
 	"encoding/binary"
-	"math"
 	"slices"
 
 	"golang.org/x/arch/x86/x86asm"
@@ -46,8 +45,8 @@ import (
 //     it, holds that value after the first such store: loading it sets
 //     the register (the spilled GOT register of gcc -O0 and of large -O2
 //     functions). Writes through pointers are assumed never to reach a
-//     spill slot, and a backward edge to bring the stack depth the code
-//     already has at its target.
+//     spill slot, and where a loop head's fall-through and backward edge
+//     disagree on esp, the fall-through is believed.
 //
 // The range-wide rule needs to know the writes and joins of the whole
 // range, so the first setting seen in a sweep makes the decoder scan the
@@ -94,21 +93,31 @@ type pic32 struct {
 	// is no frame pointer, or too many slots) none holds a value.
 	slots    []frameSlot // sorted by frame offset
 	frameBad bool
-	// The stack, in the scan: esp's offset from its value at the range's
-	// start before each instruction (spAt, read back by the sweep through
-	// spi), the offsets forward edges carry to their targets (deps, a heap
-	// by target), and ebp once it is the frame pointer (ebpState 1: it
-	// holds offset ebpOff from ebpFrom on; 2: it is not one).
-	sp, ebpOff int32
-	spOK       bool
-	scanFalls  bool
-	spAt       []spMark
-	spi        int
-	deps       []spDep
-	ebpState   uint8
-	ebpFrom    uint64
-	frameHeld  uint8 // the scan: bit r, register r holds the word of frame slot frameDisp[r]
-	frameDisp  [8]int32
+	// The stack, in the scan: esp before each instruction as an anchor
+	// plus a delta (spAt, read back by the sweep through spi; an anchor
+	// is an offset in a space, the range's start's or a realigned
+	// frame's, once known: a block only backward edges reach learns its
+	// anchor's from them), what forward edges carry to their targets
+	// (deps, a heap by target), and ebp once it is the frame pointer
+	// (ebpState 1: it holds ebpAnc+ebpDelta from ebpFrom on; 2: it is not
+	// one). The stack writes are replayed into slots once the anchors are
+	// known (events).
+	anchors   []spAnchor
+	anc       int32
+	delta     int32
+	spaces    int32
+	scanFalls bool
+	spAt      []spMark
+	spi       int
+	deps      []spDep
+	events    []slotEvent
+	ebpState  uint8
+	ebpAnc    int32
+	ebpDelta  int32
+	ebpFrom   uint64
+	frameHeld uint8 // the scan: bit r, register r holds the word of the stack slot heldAnc[r]+heldOff[r]
+	heldAnc   [8]int32
+	heldOff   [8]int32
 	// The last resolved memory operand, for the text.
 	resPC   uint64
 	resAddr uint64
@@ -128,19 +137,32 @@ type joinState struct {
 	val          [8]uint32
 }
 
-// spMark is esp's offset before the instruction at base+off (spUnknown:
-// not known).
+// spMark is esp before the instruction at base+off: anchors[anc]+delta.
 type spMark struct {
-	off uint32
-	sp  int32
+	off        uint32
+	anc, delta int32
 }
 
-const spUnknown = math.MinInt32
+// spAnchor is a point esp is measured from: val in space, once ok.
+type spAnchor struct {
+	space, val int32
+	ok         bool
+}
 
-// spDep is the stack offset a forward edge carries to its target.
+// spDep is the esp a forward edge carries to its target.
 type spDep struct {
-	target uint64
-	sp     int32
+	target     uint64
+	anc, delta int32
+}
+
+// slotEvent is a write to the stack the scan saw: width bytes at
+// anchors[anc]+off, storing val (store) or something unknown; esp: the
+// address was esp-relative.
+type slotEvent struct {
+	pc              uint64
+	anc, off, width int32
+	val             uint32
+	store, esp      bool
 }
 
 // frameSlot is a frame slot [off, off+width) the range writes (its offset
@@ -149,7 +171,7 @@ type spDep struct {
 // store of the same known value every time (seen, val, first: the first
 // such store), or otherwise (bad).
 type frameSlot struct {
-	disp      int32
+	disp      int64 // slotKey
 	width     int32
 	val       uint32
 	first     uint64
@@ -186,8 +208,10 @@ func (d *x86Decoder) resetPIC() {
 	p.fresh, p.bad, p.sets = 0, 0, 0
 	p.resOK = false
 	p.slots, p.frameBad, p.frameHeld = p.slots[:0], false, 0
-	p.sp, p.spOK, p.scanFalls, p.spAt, p.spi, p.deps = 0, true, true, p.spAt[:0], 0, p.deps[:0]
-	p.ebpState, p.ebpOff, p.ebpFrom = 0, 0, 0
+	p.anchors = append(p.anchors[:0], spAnchor{ok: true})
+	p.anc, p.delta, p.spaces, p.scanFalls = 0, 0, 1, true
+	p.spAt, p.spi, p.deps, p.events = p.spAt[:0], 0, p.deps[:0], p.events[:0]
+	p.ebpState, p.ebpAnc, p.ebpDelta, p.ebpFrom = 0, 0, 0, 0
 }
 
 // p32 is what the tracking needs of one 32-bit instruction's encoding.
@@ -946,16 +970,16 @@ func (d *x86Decoder) picFlow(x *p32, pc uint64, out *insn, pending uint64, scan 
 	if !scan && x.m == map1 && x.op == 0x8b && x.mod != 3 && (x.base == 4 || x.base == 5) && !x.index && !x.opsize {
 		// A reload of the GOT register's spill slot (gcc -O0, and -O2
 		// in a large function).
-		off, ok := int32(0), false
+		key, ok := int64(0), false
 		switch {
 		case x.base == 4:
-			if sp, known := d.spOf(pc); known {
-				off, ok = sp+x.disp, true
+			if m, known := d.spOf(pc); known {
+				key, ok = p.slotKey(m.anc, m.delta+x.disp)
 			}
 		case p.ebpState == 1 && pc > p.ebpFrom:
-			off, ok = p.ebpOff+x.disp, true
+			key, ok = p.slotKey(p.ebpAnc, p.ebpDelta+x.disp)
 		}
-		if v, known := p.frameValue(off, pc); ok && known {
+		if v, known := p.frameValue(key, pc); ok && known {
 			d.written(1<<x.reg, false)
 			p.set(int(x.reg), v, false)
 			return
@@ -1120,13 +1144,15 @@ func (d *x86Decoder) scanStep(b []byte, pc uint64, out *insn) {
 	p.pending = 0
 	if out.invalid {
 		d.written(allRegs32, true)
-		p.spOK, p.scanFalls = false, false
+		p.unknownSP()
+		p.scanFalls = false
 		return
 	}
 	x, ok := parsed(b[:min(len(b), out.size)])
 	if !ok {
 		d.written(allRegs32, true)
-		p.spOK, p.scanFalls = false, false
+		p.unknownSP()
+		p.scanFalls = false
 		return
 	}
 	d.scanFrame(&x, b, pc, out)
@@ -1208,6 +1234,7 @@ func (d *x86Decoder) scan(at uint64) {
 		pc += uint64(in.size)
 	}
 	p.scanning = false
+	p.replaySlots()
 	p.wideOK = p.sets &^ p.bad & calleeSaved32
 	// The joins, each with its count of forward edges; a join that a
 	// backward edge reaches, or an edge from before here (whose state
@@ -1271,51 +1298,44 @@ func (d *x86Decoder) scanFrame(x *p32, b []byte, pc uint64, out *insn) {
 	held := p.frameHeld
 	p.frameHeld &^= w
 	// What the instruction pushes lies just below esp.
-	if p.spOK {
-		switch {
-		case x.m == map1 && x.op >= 0x50 && x.op <= 0x57 && !x.opsize:
-			if r := x.op & 7; p.known&(1<<r) != 0 {
-				p.slotStore(p.sp-4, p.val[r], pc)
-			} else {
-				p.slotWrite(p.sp-4, 4)
-			}
-		case pushes(x) != 0:
-			p.slotWrite(p.sp+pushes(x), -pushes(x))
-		case out.flow == ports.FlowCall:
-			p.slotWrite(p.sp-4, 4) // the return address
+	switch {
+	case x.m == map1 && x.op >= 0x50 && x.op <= 0x57 && !x.opsize:
+		if r := x.op & 7; p.known&(1<<r) != 0 {
+			p.event(slotEvent{pc: pc, anc: p.anc, off: p.delta - 4, width: 4, val: p.val[r], store: true, esp: true})
+		} else {
+			p.event(slotEvent{pc: pc, anc: p.anc, off: p.delta - 4, width: 4, esp: true})
 		}
+	case pushes(x) < 0:
+		p.event(slotEvent{pc: pc, anc: p.anc, off: p.delta + pushes(x), width: -pushes(x), esp: true})
+	case out.flow == ports.FlowCall:
+		p.event(slotEvent{pc: pc, anc: p.anc, off: p.delta - 4, width: 4, esp: true}) // the return address
 	}
 	if !x.hasM || x.mod == 3 || x.index || x.addr16 || x.vex {
 		return
 	}
-	off, ok := p.frameOff(x)
+	anc, off, ok := p.frameOff(x)
+	if !ok {
+		return // ebp is no frame pointer: a pointer, whose writes are taken to miss the spill slots
+	}
 	role := roleNone
 	if x.pfx != pfxMixed {
 		role = rolesFor(32, int(x.m), x.pfx)[0][x.op][x.reg]
 	}
-	if !ok {
-		if x.base == 4 && p.ebpState != 1 && !(x.m == map1 && x.op == 0x8b) && role != roleRead && role != roleAddr {
-			// A write off esp, with esp unknown, may reach any slot;
-			// with a frame pointer, whose locals are addressed off ebp,
-			// it is taken to be an outgoing argument's.
-			p.frameBad = true
-		}
-		return
-	}
+	esp := x.base == 4
 	switch {
 	case x.m == map1 && x.op == 0x89 && !x.opsize:
 		r := x.reg
 		switch {
 		case p.known&(1<<r) != 0:
-			p.slotStore(off, p.val[r], pc)
-		case held&(1<<r) != 0 && p.frameDisp[r] == off:
+			p.event(slotEvent{pc: pc, anc: anc, off: off, width: 4, val: p.val[r], store: true, esp: esp})
+		case held&(1<<r) != 0 && p.heldAnc[r] == anc && p.heldOff[r] == off:
 			// the slot's own word, stored back
 		default:
-			p.slotWrite(off, 4)
+			p.event(slotEvent{pc: pc, anc: anc, off: off, width: 4, esp: esp})
 		}
 	case x.m == map1 && x.op == 0x8b && !x.opsize:
 		p.frameHeld |= 1 << x.reg
-		p.frameDisp[x.reg] = off
+		p.heldAnc[x.reg], p.heldOff[x.reg] = anc, off
 	default:
 		if role != roleRead && role != roleAddr {
 			width := int32(4)
@@ -1327,21 +1347,61 @@ func (d *x86Decoder) scanFrame(x *p32, b []byte, pc uint64, out *insn) {
 			case x.op >= 0xd8 && x.op <= 0xdf:
 				width = 10 // x87
 			}
-			p.slotWrite(off, width)
+			p.event(slotEvent{pc: pc, anc: anc, off: off, width: width, esp: esp})
 		}
 	}
 }
 
-// frameOff is the frame offset of x's memory operand: esp-relative with
-// esp's offset known, or ebp-relative once ebp is the frame pointer.
-func (p *pic32) frameOff(x *p32) (int32, bool) {
+// frameOff is where on the stack x's memory operand lies, as an anchor
+// and an offset: esp-relative, or ebp-relative once ebp is the frame
+// pointer.
+func (p *pic32) frameOff(x *p32) (int32, int32, bool) {
 	switch {
-	case x.base == 4 && p.spOK:
-		return p.sp + x.disp, true
+	case x.base == 4:
+		return p.anc, p.delta + x.disp, true
 	case x.base == 5 && p.ebpState == 1:
-		return p.ebpOff + x.disp, true
+		return p.ebpAnc, p.ebpDelta + x.disp, true
 	}
-	return 0, false
+	return 0, 0, false
+}
+
+// event records a stack write for the replay (replaySlots).
+func (p *pic32) event(e slotEvent) {
+	if len(p.events) >= maxFunctionInsns {
+		p.frameBad = true
+		return
+	}
+	p.events = append(p.events, e)
+}
+
+// slotKey is the slot table's key of anchors[anc]+off, when the anchor is
+// known: its space above, its offset below.
+func (p *pic32) slotKey(anc, off int32) (int64, bool) {
+	if anc < 0 || int(anc) >= len(p.anchors) || !p.anchors[anc].ok {
+		return 0, false
+	}
+	a := p.anchors[anc]
+	return int64(a.space)<<33 + int64(a.val) + int64(off), true
+}
+
+// replaySlots builds the slot table from the stack writes, now that the
+// anchors are known. A write off esp whose anchor stays unknown may reach
+// any slot, unless the range has a frame pointer, whose locals are
+// addressed off ebp: then it is taken to be an outgoing argument's.
+func (p *pic32) replaySlots() {
+	for _, e := range p.events {
+		key, ok := p.slotKey(e.anc, e.off)
+		switch {
+		case !ok:
+			if e.esp && p.ebpState != 1 {
+				p.frameBad = true
+			}
+		case e.store && e.width == 4:
+			p.slotStore(key, e.val, e.pc)
+		default:
+			p.slotWrite(key, e.width)
+		}
+	}
 }
 
 // pushes is how far x moves esp down by pushing (negative), or up by
@@ -1371,58 +1431,78 @@ func pushes(x *p32) int32 {
 	return 0
 }
 
-// spBefore settles esp's offset at pc in the scan: what the instruction
-// before leaves when it falls through, else what the forward edges to pc
-// agree on (a backward edge is taken to agree: compiled loops keep the
-// stack balanced), and records it.
+// spBefore settles esp at pc in the scan: what the instruction before
+// leaves when it falls through and the forward edges to pc agree on (when
+// they do not, a new anchor), else what those edges bring (a block no
+// forward edge reaches gets an anchor of its own, which a backward edge
+// may settle: spAfter), and records it.
 func (d *x86Decoder) spBefore(pc uint64) {
 	p := &d.pic
-	have, sp := false, int32(0)
+	have, agree := p.scanFalls, true
+	anc, delta := p.anc, p.delta
 	for len(p.deps) > 0 && p.deps[0].target <= pc {
 		dep := p.popDep()
 		if dep.target < pc {
 			continue
 		}
 		if !have {
-			have, sp = true, dep.sp
-		} else if dep.sp != sp {
-			sp = spUnknown
+			have, anc, delta = true, dep.anc, dep.delta
+		} else if !p.equate(anc, delta, dep.anc, dep.delta) {
+			agree = false
 		}
 	}
-	switch {
-	case p.scanFalls:
-		if have && (sp == spUnknown || !p.spOK || sp != p.sp) {
-			p.spOK = false
-		}
-	case have && sp != spUnknown:
-		p.sp, p.spOK = sp, true
-	default:
-		p.spOK = false
+	if have && agree {
+		p.anc, p.delta = anc, delta
+	} else {
+		p.unknownSP()
 	}
-	m := spMark{off: uint32(pc - d.base), sp: spUnknown}
-	if p.spOK {
-		m.sp = p.sp
-	}
-	p.spAt = append(p.spAt, m)
+	p.spAt = append(p.spAt, spMark{off: uint32(pc - d.base), anc: p.anc, delta: p.delta})
 }
 
-// spAfter moves esp's offset by what x does to esp, notes the frame
-// pointer and carries the offset along x's forward edges.
+// unknownSP starts a new anchor for esp, not yet known.
+func (p *pic32) unknownSP() {
+	p.anchors = append(p.anchors, spAnchor{})
+	p.anc, p.delta = int32(len(p.anchors)-1), 0
+}
+
+// equate records that anchors[a]+da and anchors[b]+db are the same esp:
+// it settles an unknown anchor from a known one, and reports whether the
+// two agree.
+func (p *pic32) equate(a, da, b, db int32) bool {
+	x, y := &p.anchors[a], &p.anchors[b]
+	switch {
+	case a == b:
+		return da == db
+	case x.ok && y.ok:
+		return x.space == y.space && x.val+da == y.val+db
+	case x.ok:
+		*y = spAnchor{space: x.space, val: x.val + da - db, ok: true}
+	case y.ok:
+		*x = spAnchor{space: y.space, val: y.val + db - da, ok: true}
+	default:
+		return false
+	}
+	return true
+}
+
+// spAfter moves esp by what x does to it, notes the frame pointer, and
+// carries esp along x's edges: to a forward target for spBefore, and to a
+// backward target's mark, which it may settle.
 func (d *x86Decoder) spAfter(x *p32, b []byte, pc uint64, out *insn) {
 	p := &d.pic
 	w := x.writes
 	switch {
 	case frameSetup(x) && (x.op == 0x89 || x.op == 0x8b): // mov ebp, esp
 		switch {
-		case p.ebpState == 0 && !p.spOK:
-			// esp was realigned (main's and esp, -16): the frame pointer
-			// anchors the offsets from here on, and those before it,
-			// from another anchor, are forgotten.
-			d.reanchor()
-			p.ebpState, p.ebpOff, p.ebpFrom = 1, 0, pc
 		case p.ebpState == 0:
-			p.ebpState, p.ebpOff, p.ebpFrom = 1, p.sp, pc
-		case p.ebpState == 1 && p.spOK && p.sp == p.ebpOff:
+			if !p.anchors[p.anc].ok {
+				// esp was realigned (main's and esp, -16): its own space,
+				// measured from here.
+				p.anchors[p.anc] = spAnchor{space: p.spaces, val: -p.delta, ok: true}
+				p.spaces++
+			}
+			p.ebpState, p.ebpAnc, p.ebpDelta, p.ebpFrom = 1, p.anc, p.delta, pc
+		case p.ebpState == 1 && p.equate(p.ebpAnc, p.ebpDelta, p.anc, p.delta):
 		default:
 			p.ebpState = 2
 		}
@@ -1431,7 +1511,7 @@ func (d *x86Decoder) spAfter(x *p32, b []byte, pc uint64, out *insn) {
 	}
 	switch {
 	case pushes(x) != 0:
-		p.sp += pushes(x)
+		p.delta += pushes(x)
 	case x.m == map1 && (x.op == 0x81 || x.op == 0x83) && x.mod == 3 && x.rm == 4 && (x.reg == 0 || x.reg == 5) && !x.opsize:
 		var imm int32
 		if x.op == 0x83 {
@@ -1444,46 +1524,49 @@ func (d *x86Decoder) spAfter(x *p32, b []byte, pc uint64, out *insn) {
 		if x.reg == 5 {
 			imm = -imm
 		}
-		p.sp += imm
+		p.delta += imm
 	case x.m == map1 && x.op == 0x8d && x.reg == 4 && x.base == 4 && !x.index:
-		p.sp += x.disp
+		p.delta += x.disp
 	case x.m == map1 && x.op == 0xc9: // leave: esp = ebp, pop ebp
-		p.sp, p.spOK = p.ebpOff+4, p.ebpState == 1
+		if p.ebpState == 1 {
+			p.anc, p.delta = p.ebpAnc, p.ebpDelta+4
+		} else {
+			p.unknownSP()
+		}
 	case x.m == map1 && (x.op == 0x89 && x.mod == 3 && x.reg == 5 && x.rm == 4 || x.op == 0x8b && x.mod == 3 && x.reg == 4 && x.rm == 5):
-		p.sp, p.spOK = p.ebpOff, p.ebpState == 1 // mov esp, ebp
+		if p.ebpState == 1 { // mov esp, ebp
+			p.anc, p.delta = p.ebpAnc, p.ebpDelta
+		} else {
+			p.unknownSP()
+		}
 	case w&(1<<4) != 0:
-		p.spOK = false
+		p.unknownSP()
 	}
 	p.scanFalls = out.flow != ports.FlowReturn && out.flow != ports.FlowJump && out.flow != ports.FlowStop
 	if out.flow == ports.FlowBranch || out.flow == ports.FlowJump {
-		sp := int32(spUnknown)
-		if p.spOK {
-			sp = p.sp
-		}
-		if out.hasTarget && out.target > pc && out.target < p.end {
-			p.pushDep(spDep{out.target, sp})
+		if out.hasTarget {
+			d.spEdge(pc, out.target)
 		}
 		for _, t := range out.table {
-			if t > pc && t < p.end {
-				p.pushDep(spDep{t, sp})
-			}
+			d.spEdge(pc, t)
 		}
 	}
 }
 
-// reanchor makes esp's offset 0 here, and every offset recorded before
-// (marks, slots, edges) unknown.
-func (d *x86Decoder) reanchor() {
+// spEdge carries esp from the branch at pc to target t.
+func (d *x86Decoder) spEdge(pc, t uint64) {
 	p := &d.pic
-	for i := range p.spAt {
-		p.spAt[i].sp = spUnknown
+	switch {
+	case t < d.base || t >= p.end:
+	case t > pc:
+		p.pushDep(spDep{t, p.anc, p.delta})
+	default:
+		off := uint32(t - d.base)
+		k, ok := slices.BinarySearchFunc(p.spAt, off, func(m spMark, o uint32) int { return cmp.Compare(m.off, o) })
+		if ok {
+			p.equate(p.spAt[k].anc, p.spAt[k].delta, p.anc, p.delta)
+		}
 	}
-	for i := range p.deps {
-		p.deps[i].sp = spUnknown
-	}
-	p.slots = p.slots[:0]
-	p.frameHeld = 0
-	p.sp, p.spOK = 0, true
 }
 
 // pushDep and popDep keep deps a min-heap by target.
@@ -1521,21 +1604,21 @@ func (p *pic32) popDep() spDep {
 	return top
 }
 
-// spOf is esp's frame offset before the instruction at pc, as the scan
-// found it; the sweep asks in address order.
-func (d *x86Decoder) spOf(pc uint64) (int32, bool) {
+// spOf is esp before the instruction at pc, as the scan found it; the
+// sweep asks in address order.
+func (d *x86Decoder) spOf(pc uint64) (spMark, bool) {
 	p := &d.pic
 	if pc < d.base {
-		return 0, false
+		return spMark{}, false
 	}
 	off := uint32(pc - d.base)
 	for p.spi < len(p.spAt) && p.spAt[p.spi].off < off {
 		p.spi++
 	}
-	if p.spi < len(p.spAt) && p.spAt[p.spi].off == off && p.spAt[p.spi].sp != spUnknown {
-		return p.spAt[p.spi].sp, true
+	if p.spi < len(p.spAt) && p.spAt[p.spi].off == off {
+		return p.spAt[p.spi], true
 	}
-	return 0, false
+	return spMark{}, false
 }
 
 // frameSetup reports the writes of ebp a frame pointer's life has: mov
@@ -1559,7 +1642,7 @@ const maxSlotWidth = 32 // pusha
 const maxFrameSlots = 1024
 
 // slotStore records a store of v into the slot at disp.
-func (p *pic32) slotStore(disp int32, v uint32, pc uint64) {
+func (p *pic32) slotStore(disp int64, v uint32, pc uint64) {
 	if p.frameBad {
 		return
 	}
@@ -1575,13 +1658,13 @@ func (p *pic32) slotStore(disp int32, v uint32, pc uint64) {
 
 // slotWrite records a write of width bytes at disp that stores no known
 // value.
-func (p *pic32) slotWrite(disp, width int32) {
+func (p *pic32) slotWrite(disp int64, width int32) {
 	p.addSlot(frameSlot{disp: disp, width: width, bad: true})
 }
 
 // slotAt finds the slot recorded at disp.
-func (p *pic32) slotAt(disp int32) (int, bool) {
-	return slices.BinarySearchFunc(p.slots, disp, func(s frameSlot, d int32) int { return cmp.Compare(s.disp, d) })
+func (p *pic32) slotAt(disp int64) (int, bool) {
+	return slices.BinarySearchFunc(p.slots, disp, func(s frameSlot, d int64) int { return cmp.Compare(s.disp, d) })
 }
 
 // addSlot records s, or marks bad the slot at its disp, and every slot
@@ -1597,11 +1680,11 @@ func (p *pic32) addSlot(s frameSlot) {
 	k, found := p.slotAt(s.disp)
 	overlap := false
 	for j := k - 1; j >= 0 && p.slots[j].disp > s.disp-maxSlotWidth; j-- {
-		if o := &p.slots[j]; o.disp+o.width > s.disp {
+		if o := &p.slots[j]; o.disp+int64(o.width) > s.disp {
 			o.bad, overlap = true, true
 		}
 	}
-	for j := k; j < len(p.slots) && p.slots[j].disp < s.disp+s.width; j++ {
+	for j := k; j < len(p.slots) && p.slots[j].disp < s.disp+int64(s.width); j++ {
 		if o := &p.slots[j]; o.disp != s.disp || o.width != s.width || !s.seen {
 			o.bad, overlap = true, true
 		}
@@ -1615,7 +1698,7 @@ func (p *pic32) addSlot(s frameSlot) {
 
 // frameValue is the value the frame slot at disp holds at pc: a slot the
 // range writes only with that value, read after its first store.
-func (p *pic32) frameValue(disp int32, pc uint64) (uint32, bool) {
+func (p *pic32) frameValue(disp int64, pc uint64) (uint32, bool) {
 	if p.frameBad || !p.scanned || p.needScan {
 		return 0, false
 	}
