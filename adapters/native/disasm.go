@@ -17,7 +17,8 @@ import (
 //
 // Text syntax: "intel" for x86 (x86asm.IntelSyntax: Intel operand order,
 // "dword ptr [...]", branch targets as absolute hex addresses; a RIP-relative
-// operand is followed by "# <absolute address>" and a known target by
+// operand, and a 32-bit one off a register holding a known address
+// (pic32.go), is followed by "# <absolute address>" and a known target by
 // "<name>", as objdump -M intel prints them; endbr64 and endbr32, which
 // x86asm does not know, are spelled as binutils spells them). "gnu" for
 // AArch64 (arm64asm.GNUSyntax, lower case), with PC-relative operands
@@ -287,6 +288,13 @@ type decoder interface {
 	appendText(dst, b []byte, pc uint64, in *insn, name func(uint64) string) []byte
 }
 
+// ranged is a decoder whose state spans a whole range (32-bit x86's
+// registers holding addresses, pic32.go), which it must know the end of:
+// limit, called after reset, gives it.
+type ranged interface {
+	limit(end uint64)
+}
+
 // newDecoder returns the decoder of an architecture, or nil when the
 // provider does not decode it. mm and src let x86 read jump tables.
 func newDecoder(a arch, mm *memMap, src source) decoder {
@@ -308,6 +316,9 @@ func newDecoder(a arch, mm *memMap, src source) decoder {
 // reports the instructions decoded and whether max stopped it.
 func sweep(d decoder, b []byte, start, end uint64, max int, visit func(*insn) bool) (int, bool) {
 	d.reset(b, start)
+	if r, ok := d.(ranged); ok {
+		r.limit(end)
+	}
 	var in insn
 	n := 0
 	for pc := start; pc < end && pc-start < uint64(len(b)); {

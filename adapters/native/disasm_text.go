@@ -222,6 +222,9 @@ func (t *textWriter) fill(ctx context.Context, d decoder, c *textChunk, code []b
 	// (their size, target and text all come from xtDecode).
 	xd, _ := d.(*x86Decoder)
 	fast := xd != nil && xd.mode == 64
+	if xd != nil {
+		xd.limit(c.end)
+	}
 	name := t.names()
 	var tb xtTables
 	if fast {

@@ -41,8 +41,10 @@ type x86Decoder struct {
 	back  []recent            // the ring decoded in full, newest first, while recovering a table (see rec)
 	backN int                 // instructions of the ring rec may decode
 
-	refs [4]xref
+	refs [6]xref
 	tab  []uint64
+
+	pic pic32 // 32-bit registers holding known addresses (pic32.go)
 
 	// The last full decode step made, which appendText reuses for the
 	// same address rather than decoding again.
@@ -65,6 +67,7 @@ func newX86(mode int, mm *memMap, src source) *x86Decoder {
 
 func (d *x86Decoder) reset(code []byte, base uint64) {
 	d.code, d.base, d.n, d.head = code, base, 0, 0
+	d.resetPIC()
 }
 
 func (d *x86Decoder) push(pc uint64) {
@@ -165,16 +168,31 @@ var x86NoWrite = map[x86asm.Op]bool{
 
 func (d *x86Decoder) step(b []byte, pc uint64, out *insn) {
 	out.addr = pc
+	if d.pic.needScan {
+		d.scan(d.pic.scanAt)
+	}
 	d.last.ok = false
 	if d.fast {
 		if f, ok := fastX86(b, d.mode, d.mm); ok {
 			d.fastRefs(&f, pc, out)
 			d.push(pc)
+			if d.mode == 32 {
+				pcRead(pc, out)
+			}
+			if d.pic.on {
+				d.picStep(b, pc, out, false)
+			}
 			return
 		}
 	}
 	d.stepFull(b, pc, out)
 	d.push(pc) // after: a jump table looks back at the instructions before this one
+	if d.mode == 32 {
+		pcRead(pc, out)
+	}
+	if d.pic.on {
+		d.picStep(b, pc, out, true)
+	}
 }
 
 // stepFull is step through x86asm.
@@ -625,6 +643,12 @@ func (d *x86Decoder) format(b []byte, pc uint64, in *insn, name func(uint64) str
 			}
 		}
 	}
+	if d.pic.resOK && d.pic.resPC == pc {
+		text += fmt.Sprintf("  # 0x%x", d.pic.resAddr)
+		if n := name(d.pic.resAddr); n != "" {
+			text += " <" + n + ">"
+		}
+	}
 	if in.hasTarget {
 		if n := name(in.target); n != "" {
 			text += " <" + n + ">"
@@ -697,6 +721,9 @@ func (d *x86Decoder) appendTextX86asm(dst, b []byte, pc uint64, in *insn, name f
 			addr := d.wrap(next + uint64(m.Disp))
 			dst = appendNameOf(appendHex(append(dst, "  # "...), addr), name, addr)
 		}
+	}
+	if d.pic.resOK && d.pic.resPC == pc {
+		dst = appendNameOf(appendHex(append(dst, "  # "...), d.pic.resAddr), name, d.pic.resAddr)
 	}
 	if in.hasTarget {
 		dst = appendNameOf(dst, name, in.target)
