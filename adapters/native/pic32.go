@@ -238,6 +238,7 @@ type p32 struct {
 	rm     uint8
 	base   int8 // the base register of a memory operand, or -1
 	index  bool // the memory operand has an index register
+	idx    int8 // which, when index
 	scale  uint8
 	disp   int32
 	immAt  int   // offset of what follows the ModRM operand
@@ -415,7 +416,7 @@ prefixes:
 		p.disp = int32(binary.LittleEndian.Uint32(b[i:]))
 		i += 4
 	}
-	p.index = index != 4
+	p.index, p.idx = index != 4, int8(index)
 	if base >= 0 && !p.seg {
 		// [base+disp], or [base+index*scale+disp], a table at base+disp
 		// (gcc's names[i] off the GOT register).

@@ -10,8 +10,8 @@ import "golang.org/x/arch/x86/x86asm"
 //	add  edx, ebx                  ; the target: GOT + entry
 //	jmp  edx
 //
-// or "add R, [B+I*4+T]; jmp R" with R already holding what the entry is
-// added to. The tracking follows the entry from its load into the jump's
+// or "mov R, G; add R, [G+I*4+T]; jmp R" (-O1), or at -O0 "shl I, 2;
+// mov R, [I+G+T]; add R, G; jmp R" (G base or index). The tracking follows the entry from its load into the jump's
 // register (picEntry, one instruction at a time: each form's
 // instructions must be adjacent); the table's address and the added value
 // are the registers' known values there. The scan decides which jumps
@@ -57,9 +57,19 @@ func (d *x86Decoder) entry(x *p32, pc, next uint64) {
 		return
 	}
 	switch {
-	case (x.op == 0x8b || x.op == 0x03) && x.mod != 3 && x.base >= 0 && x.index && x.scale == 4 && x.reg != 4:
-		// mov R, [B+I*4+T] or add R, [B+I*4+T]
+	case (x.op == 0x8b || x.op == 0x03) && x.mod != 3 && x.base >= 0 && x.index && x.reg != 4 && (x.scale == 4 || x.scale == 1 && x.op == 0x8b):
+		// mov R, [B+I*4+T] or add R, [B+I*4+T]; gcc -O0 shifts the
+		// index itself: mov R, [B+I+T], one of B and I the GOT register.
 		t, ok := d.picValue(x.base)
+		if x.scale == 1 {
+			u, known := d.picValue(x.idx)
+			if ok == known {
+				return
+			}
+			if known {
+				t, ok = u, true
+			}
+		}
 		if !ok {
 			return
 		}
