@@ -213,3 +213,62 @@ func TestPIC32SwitchTables(t *testing.T) {
 		})
 	}
 }
+
+// TestPIC32SwitchDiscovery: in a stripped build without .eh_frame, a
+// function's extent comes from the code it reaches, so the cases its
+// switch reaches only through its table (and the padding gas lays
+// between them, lea esi, [esi+0]) belong to it: the range discovery gives
+// the function holds every case the file's tables name within the
+// function's symbol.
+func TestPIC32SwitchDiscovery(t *testing.T) {
+	needTool(t, "i686-linux-gnu-strip")
+	ctx := context.Background()
+	for _, opt := range []string{"-O2", "-Os"} {
+		t.Run(opt, func(t *testing.T) {
+			built := buildSwitches(t, "sw"+opt, opt, "-fPIE", "-pie", "-fno-asynchronous-unwind-tables")
+			stripped := built + "-stripped"
+			if b, err := exec.Command("i686-linux-gnu-strip", "-o", stripped, built).CombinedOutput(); err != nil {
+				t.Fatalf("strip: %v\n%s", err, b)
+			}
+			oracle := switchOracle(t, built)
+			f, err := elf.Open(built)
+			if err != nil {
+				t.Fatal(err)
+			}
+			syms, err := f.Symbols()
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ranges, err := openAnalysis(t, stripped).FunctionRanges(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checked := 0
+			for _, name := range pic32SwitchFuncs {
+				i := slices.IndexFunc(syms, func(s elf.Symbol) bool { return s.Name == name })
+				if i < 0 {
+					t.Fatalf("no symbol %s", name)
+				}
+				s := syms[i]
+				k := slices.IndexFunc(ranges, func(r ports.FunctionRange) bool { return r.Start == s.Value })
+				if k < 0 {
+					t.Errorf("%s at 0x%x: no function discovered there", name, s.Value)
+					continue
+				}
+				for _, c := range oracle[name] {
+					if c < s.Value || c >= s.Value+s.Size {
+						continue // a .cold part, a function of its own
+					}
+					checked++
+					if c >= ranges[k].End {
+						t.Errorf("%s: case 0x%x lies past the discovered range [0x%x, 0x%x)", name, c, ranges[k].Start, ranges[k].End)
+					}
+				}
+			}
+			if checked < 10 {
+				t.Errorf("only %d cases checked", checked)
+			}
+		})
+	}
+}
