@@ -70,6 +70,7 @@ func FuzzPIC32(f *testing.F) {
 	for _, s := range pic32Seeds {
 		f.Add(s)
 	}
+	f.Add(pic32Switch) // a jump table (pic32_switch.go)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 4096 {
 			data = data[:4096]
