@@ -532,8 +532,8 @@ func (d *x86Decoder) table(inst x86asm.Inst, out *insn) bool {
 			d.tab = append(d.tab, t)
 		}
 	}
-	if within != nil && d.pic.scanning {
-		d.pic.tables = append(d.pic.tables, picTable{pc: out.addr, tab: uint32(base), base: uint32(add)})
+	if within != nil {
+		d.picRecovered(out.addr, uint32(base), uint32(add))
 	}
 	out.table = d.tab
 	return len(d.tab) > 0

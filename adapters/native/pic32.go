@@ -124,6 +124,7 @@ type pic32 struct {
 	ent    picEntry
 	tables []picTable
 	tabi   int
+	extra  []uint64 // the sweep: cases ahead of tables only it recovered (a min-heap)
 	// The last resolved memory operand, for the text.
 	resPC   uint64
 	resAddr uint64
@@ -218,7 +219,7 @@ func (d *x86Decoder) resetPIC() {
 	p.anc, p.delta, p.spaces, p.scanFalls = 0, 0, 1, true
 	p.spAt, p.spi, p.deps, p.events = p.spAt[:0], 0, p.deps[:0], p.events[:0]
 	p.ebpState, p.ebpAnc, p.ebpDelta, p.ebpFrom = 0, 0, 0, 0
-	p.ent, p.tables, p.tabi = picEntry{}, p.tables[:0], 0
+	p.ent, p.tables, p.tabi, p.extra = picEntry{}, p.tables[:0], 0, p.extra[:0]
 }
 
 // p32 is what the tracking needs of one 32-bit instruction's encoding.
@@ -741,6 +742,10 @@ func (d *x86Decoder) picStep(b []byte, pc uint64, out *insn, full bool) {
 	if p.ji < len(p.joins) && p.joins[p.ji] == pc {
 		p.join(&p.js[p.ji])
 	}
+	if len(p.extra) > 0 && p.extraJoin(pc) {
+		p.forget(allRegs32) // a case of a table the scan did not see: its edge's state is not known here
+		p.popped, p.loaded = 0, 0
+	}
 	p.at = pc
 	if !p.scanned && p.pending == 0 {
 		// Nothing is known before the first setting: only a call (to a
@@ -940,9 +945,7 @@ func fullRole(inst *x86asm.Inst, base int8) (uint8, bool) {
 func (d *x86Decoder) picFlow(x *p32, pc uint64, out *insn, pending uint64, scan bool) {
 	p := &d.pic
 	next := pc + uint64(out.size)
-	if scan {
-		d.entry(x, pc, next)
-	}
+	d.entry(x, pc, next)
 	if out.flow == ports.FlowNext && x.m == map1 && x.op == 0xe8 {
 		p.pending = next // call next; pop reg (pcRead)
 		return
