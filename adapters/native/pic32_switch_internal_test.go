@@ -73,3 +73,44 @@ func TestPIC32SwitchSeed(t *testing.T) {
 		})
 	}
 }
+
+// TestPIC32SwitchSweepOnly: a switch whose GOT register is reloaded from
+// its spill slot, which only the sweep knows (the scan fills the slots at
+// its end), is recovered by the sweep alone; its cases are then joins of
+// unknown state, so case 1, which case 0 falls into after "call next; pop
+// esi", does not take esi's value for [esi+4].
+func TestPIC32SwitchSweepOnly(t *testing.T) {
+	// push ebx; sub esp, 0x18; call thunk; add ebx, 0x1000 (0x2009);
+	// mov [esp+0xc], ebx; xor ebx, ebx; mov ecx, [esp+0xc]; cmp eax, 2;
+	// ja case2; mov edx, [ecx+eax*4-0xfcb] (0x103e); add edx, ecx; jmp edx;
+	// case0: call next; pop esi; case1: mov eax, [esi+4]; add esp, 0x18;
+	// pop ebx; ret; case2: xor eax, eax; add esp, 0x18; pop ebx; ret; the
+	// table; the thunk
+	code := []byte{0x53, 0x83, 0xec, 0x18, 0xe8, 0x41, 0x00, 0x00, 0x00,
+		0x81, 0xc3, 0x00, 0x10, 0x00, 0x00, 0x89, 0x5c, 0x24, 0x0c, 0x31, 0xdb, 0x8b, 0x4c, 0x24, 0x0c,
+		0x83, 0xf8, 0x02, 0x77, 0x19, 0x8b, 0x94, 0x81, 0x35, 0xf0, 0xff, 0xff, 0x01, 0xca, 0xff, 0xe2,
+		0xe8, 0x00, 0x00, 0x00, 0x00, 0x5e, 0x8b, 0x46, 0x04, 0x83, 0xc4, 0x18, 0x5b, 0xc3,
+		0x31, 0xc0, 0x83, 0xc4, 0x18, 0x5b, 0xc3,
+		0x20, 0xf0, 0xff, 0xff, 0x26, 0xf0, 0xff, 0xff, 0x2e, 0xf0, 0xff, 0xff,
+		0x8b, 0x1c, 0x24, 0xc3}
+	mm := pic32Map(len(code))
+	src := source{r: bytes.NewReader(code), size: int64(len(code))}
+	d := newX86(32, mm, src)
+	var table []uint64
+	var case1 []xref
+	sweep(d, code, 0x1000, 0x1000+uint64(len(code)), 1000, func(in *insn) bool {
+		switch in.addr {
+		case 0x1027:
+			table = slices.Clone(in.table)
+		case 0x102f:
+			case1 = slices.Clone(in.refs)
+		}
+		return true
+	})
+	if want := []uint64{0x1029, 0x102f, 0x1037}; !slices.Equal(table, want) || len(d.pic.tables) != 0 {
+		t.Errorf("jmp edx: table %x (the scan's %+v), want %x from the sweep alone", table, d.pic.tables, want)
+	}
+	if len(case1) != 0 {
+		t.Errorf("case 1 refers to %+v: esi is not known where the table's edge joins", case1)
+	}
+}
