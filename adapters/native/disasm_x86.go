@@ -401,6 +401,11 @@ func (d *x86Decoder) loadedSlot(reg x86asm.Reg) uint64 {
 //	                                   32-bit entries relative to T (PIC)
 //	shl I, 2; add I, T; mov R, [I]; jmp R
 //	                                   absolute entries (32-bit gcc -O0)
+//	mov R, [G + idx*4 + T]; add R, G; jmp R
+//	                                   32-bit entries relative to the GOT
+//	                                   (32-bit PIC, G the GOT register:
+//	                                   pic32_switch.go), every target in
+//	                                   the jump's code section
 func (d *x86Decoder) table(inst x86asm.Inst, out *insn) bool {
 	d.tab = d.tab[:0]
 	d.lookBack()
@@ -410,6 +415,8 @@ func (d *x86Decoder) table(inst x86asm.Inst, out *insn) bool {
 	}
 	var base uint64
 	relative := false
+	var add uint64        // what a relative entry is added to: the table, or the GOT (pic)
+	var within *memRegion // pic: the code section the targets must lie in
 	switch a := inst.Args[0].(type) {
 	case x86asm.Mem:
 		if a.Index == 0 || uint64(a.Scale) != ptr || a.Segment == x86asm.FS || a.Segment == x86asm.GS {
@@ -428,6 +435,15 @@ func (d *x86Decoder) table(inst x86asm.Inst, out *insn) bool {
 			return false
 		}
 	case x86asm.Reg:
+		if d.mode == 32 && d.pic.on {
+			if t, g, ok := d.picJump(a, out.addr); ok {
+				if within = d.mm.code(out.addr); within == nil {
+					return false
+				}
+				base, add, relative = uint64(t), uint64(g), true
+				break
+			}
+		}
 		if t, ok := d.loadedEntry(a, ptr); ok {
 			base = t
 			break
@@ -487,6 +503,9 @@ func (d *x86Decoder) table(inst x86asm.Inst, out *insn) bool {
 	size := ptr
 	if relative {
 		size = 4
+		if within == nil {
+			add = base
+		}
 	}
 	data, err := d.mm.view(d.src, base, n*size)
 	if err != nil || uint64(len(data)) < n*size {
@@ -498,13 +517,13 @@ func (d *x86Decoder) table(inst x86asm.Inst, out *insn) bool {
 		var t uint64
 		switch {
 		case relative:
-			t = d.wrap(base + uint64(int64(int32(binary.LittleEndian.Uint32(e)))))
+			t = d.wrap(add + uint64(int64(int32(binary.LittleEndian.Uint32(e)))))
 		case size == 8:
 			t = binary.LittleEndian.Uint64(e)
 		default:
 			t = uint64(binary.LittleEndian.Uint32(e))
 		}
-		if !d.mm.isCode(t) {
+		if !d.mm.isCode(t) || within != nil && d.mm.code(t) != within {
 			d.tab = d.tab[:0]
 			return false
 		}
@@ -512,6 +531,9 @@ func (d *x86Decoder) table(inst x86asm.Inst, out *insn) bool {
 			seen[t] = true
 			d.tab = append(d.tab, t)
 		}
+	}
+	if within != nil {
+		d.picRecovered(out.addr, uint32(base), uint32(add))
 	}
 	out.table = d.tab
 	return len(d.tab) > 0

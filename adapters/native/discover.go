@@ -1254,6 +1254,13 @@ func (b *builder) padding(code []byte, size int) bool {
 	if b.arch == archARM64 {
 		return size == 4 && code[0] == 0x1f && code[1] == 0x20 && code[2] == 0x03 && code[3] == 0xd5 // nop
 	}
+	if b.arch == archX86 && code[0] == 0x8d {
+		// i386 gas pads with lea esi, [esi+0] and lea esi, [esi+eiz*1+0]
+		// (not mov edi, edi, a Windows function's hot-patch first
+		// instruction).
+		x, ok := parse32(code[:size])
+		return ok && nop32(&x)
+	}
 	i := 0
 	for i < size && (code[i] == 0x66 || code[i] == 0x2e || code[i] == 0x3e) {
 		i++

@@ -118,6 +118,13 @@ type pic32 struct {
 	frameHeld uint8 // the scan: bit r, register r holds the word of the stack slot heldAnc[r]+heldOff[r]
 	heldAnc   [8]int32
 	heldOff   [8]int32
+	// A switch's jump-table entry on its way to the jump (the scan's),
+	// and the tables the scan recovered, by address (the sweep's cursor
+	// into them: tabi); pic32_switch.go.
+	ent    picEntry
+	tables []picTable
+	tabi   int
+	extra  []uint64 // the sweep: cases ahead of tables only it recovered (a min-heap)
 	// The last resolved memory operand, for the text.
 	resPC   uint64
 	resAddr uint64
@@ -212,6 +219,7 @@ func (d *x86Decoder) resetPIC() {
 	p.anc, p.delta, p.spaces, p.scanFalls = 0, 0, 1, true
 	p.spAt, p.spi, p.deps, p.events = p.spAt[:0], 0, p.deps[:0], p.events[:0]
 	p.ebpState, p.ebpAnc, p.ebpDelta, p.ebpFrom = 0, 0, 0, 0
+	p.ent, p.tables, p.tabi, p.extra = picEntry{}, p.tables[:0], 0, p.extra[:0]
 }
 
 // p32 is what the tracking needs of one 32-bit instruction's encoding.
@@ -231,6 +239,7 @@ type p32 struct {
 	rm     uint8
 	base   int8 // the base register of a memory operand, or -1
 	index  bool // the memory operand has an index register
+	idx    int8 // which, when index
 	scale  uint8
 	disp   int32
 	immAt  int   // offset of what follows the ModRM operand
@@ -408,7 +417,7 @@ prefixes:
 		p.disp = int32(binary.LittleEndian.Uint32(b[i:]))
 		i += 4
 	}
-	p.index = index != 4
+	p.index, p.idx = index != 4, int8(index)
 	if base >= 0 && !p.seg {
 		// [base+disp], or [base+index*scale+disp], a table at base+disp
 		// (gcc's names[i] off the GOT register).
@@ -733,6 +742,10 @@ func (d *x86Decoder) picStep(b []byte, pc uint64, out *insn, full bool) {
 	if p.ji < len(p.joins) && p.joins[p.ji] == pc {
 		p.join(&p.js[p.ji])
 	}
+	if len(p.extra) > 0 && p.extraJoin(pc) {
+		p.forget(allRegs32) // a case of a table the scan did not see: its edge's state is not known here
+		p.popped, p.loaded = 0, 0
+	}
 	p.at = pc
 	if !p.scanned && p.pending == 0 {
 		// Nothing is known before the first setting: only a call (to a
@@ -932,6 +945,7 @@ func fullRole(inst *x86asm.Inst, base int8) (uint8, bool) {
 func (d *x86Decoder) picFlow(x *p32, pc uint64, out *insn, pending uint64, scan bool) {
 	p := &d.pic
 	next := pc + uint64(out.size)
+	d.entry(x, pc, next)
 	if out.flow == ports.FlowNext && x.m == map1 && x.op == 0xe8 {
 		p.pending = next // call next; pop reg (pcRead)
 		return
@@ -1208,6 +1222,7 @@ func (d *x86Decoder) scan(at uint64) {
 		pending uint64
 	}{d.pcs, d.n, d.head, p.known, p.added, p.loaded, p.val, p.slot, p.pending}
 	p.scanning = true
+	p.ent, p.tables = picEntry{}, p.tables[:0]
 	p.known, p.added, p.loaded, p.pending = 0, 0, 0, 0
 	p.fresh, p.bad, p.sets = 0, 0, 0
 	d.n, d.head = 0, 0
@@ -1260,7 +1275,7 @@ func (d *x86Decoder) scan(at uint64) {
 		p.joins = append(p.joins, t)
 		p.js = append(p.js, js)
 	}
-	p.ji = 0
+	p.ji, p.tabi = 0, 0
 	d.pcs, d.n, d.head = saved.pcs, saved.n, saved.head
 	d.back = d.back[:0]
 	d.last.ok = false

@@ -92,3 +92,54 @@ func TestPic32NoPLTCallees(t *testing.T) {
 		})
 	}
 }
+
+// pic32SwitchProgram's sw is a dense switch of seven cases, which a
+// 32-bit PIE jumps through a table of GOT-relative offsets: mov edx,
+// [ebx+eax*4-T]; add edx, ebx; jmp edx.
+const pic32SwitchProgram = `#include <stdio.h>
+__attribute__((noinline)) int sw(int x) {
+	switch (x) { case 0: return puts("zero"); case 1: return puts("one"); case 2: return puts("two");
+	case 3: return puts("three"); case 4: return puts("four"); case 5: return puts("five"); case 6: return 66; default: return -1; }
+}
+int main(int argc, char **argv) { return sw(argc); }
+`
+
+// TestPic32SwitchCallees: the switch's jump is no unresolved jump in
+// procedure_callees, and analyze_function's blocks have its seven cases as
+// jump-table successors, each the start of a block of sw.
+func TestPic32SwitchCallees(t *testing.T) {
+	for _, opt := range []string{"-O2", "-O1"} {
+		t.Run(opt, func(t *testing.T) {
+			bin := buildCWith(t, "i686-linux-gnu-gcc", "sw32"+opt, pic32SwitchProgram, "-fPIE", "-pie", opt)
+			callees := reaResult(t, bin, "procedure_callees", map[string]any{"procedure": "sw"})
+			if u, _ := callees["unresolved"].([]any); len(u) != 0 || callees["unresolved_total"] != float64(0) {
+				t.Errorf("sw's unresolved: %v (total %v)", callees["unresolved"], callees["unresolved_total"])
+			}
+			r := reaResult(t, bin, "analyze_function", map[string]any{"procedure": "sw", "limit": 100})
+			var bb struct {
+				Items []struct {
+					Start      string                          `json:"start"`
+					Successors []struct{ Kind, Target string } `json:"successors"`
+				} `json:"items"`
+			}
+			decode(t, r["basic_blocks"].(map[string]any), &bb)
+			starts, cases := map[string]bool{}, map[string]bool{}
+			for _, b := range bb.Items {
+				starts[b.Start] = true
+				for _, s := range b.Successors {
+					if s.Kind == "jump-table" {
+						cases[s.Target] = true
+					}
+				}
+			}
+			if len(cases) != 7 {
+				t.Errorf("sw's jump-table successors %v, want its seven cases", cases)
+			}
+			for c := range cases {
+				if !starts[c] {
+					t.Errorf("case %s starts no block of sw", c)
+				}
+			}
+		})
+	}
+}
