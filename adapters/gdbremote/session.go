@@ -53,6 +53,9 @@ type session struct {
 	// addresses in, read libReads times.
 	callerLibs []callerLib
 	libReads   int
+	// slots are the stack slots each request breakpoint's texts name
+	// (slotsOf), by breakpoint index.
+	slots [][]string
 }
 
 // breakpoint is an inserted Z0 breakpoint: the request breakpoints placed
@@ -395,7 +398,9 @@ func (s *session) module(name string) (ports.TraceModule, bool) {
 // insertAll places every requested breakpoint, checking first that its
 // address is mapped.
 func (s *session) insertAll(ctx context.Context) error {
+	s.slots = make([][]string, len(s.req.Breakpoints))
 	for i, b := range s.req.Breakpoints {
+		s.slots[i] = s.slotsOf(b)
 		m, ok := s.module(b.Module)
 		if !ok {
 			return fmt.Errorf("module %q is not loaded: %w", b.Module, ports.ErrAddressNotMapped)
@@ -642,10 +647,8 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 	}
 	s.threads[int(st.thread.TID)] = true
 	sp := regs[s.conv.sp]
-	var ra uint64
-	if s.conv.lr != "" {
-		ra = regs[s.conv.lr]
-	} else if ra, err = s.readAddr(ctx, sp); err != nil {
+	ra, err := s.readFrame(ctx, regs)
+	if err != nil {
 		return err
 	}
 	args := make([]ports.TraceRegister, len(s.conv.args))
@@ -669,7 +672,7 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 			continue
 		}
 		b := s.res.Breakpoints[i]
-		extra, err := s.readSlots(ctx, s.req.Breakpoints[i], regs)
+		extra, err := s.readSlots(ctx, i, regs)
 		if err != nil {
 			return err
 		}
@@ -1061,36 +1064,65 @@ func (s *session) readRegs(ctx context.Context, t threadID) (map[string]uint64, 
 		}
 		out[name] = leWord(b)
 	}
-	if s.conv.onStack {
-		// The argument slots, in one read: the stack at an entry is mapped.
-		b, err := s.cl.readMemory(ctx, out[s.conv.sp]+s.conv.word, w*len(s.conv.args))
-		if err != nil {
-			return nil, s.memoryErr("arguments on the stack", err)
-		}
-		for i, name := range s.conv.args {
-			out[name] = leWord(b[i*w : (i+1)*w])
-		}
-	}
 	return out, nil
 }
 
-// readSlots reads the stack slots a breakpoint's texts name ("[esp+32]": a
-// parameter debug information places past the slots the convention
-// reports) into regs, as they are at the entry, and returns them as extra
-// arguments, so that a buffer read at the return finds its address too.
-func (s *session) readSlots(ctx context.Context, bp ports.TraceBreakpoint, regs map[string]uint64) ([]ports.TraceRegister, error) {
-	names := append(append([]string{bp.Format}, bp.Strings...), bp.ReturnStrings...)
-	for _, sp := range bp.Spans {
-		names = append(names, sp.Pointer, sp.Length)
+// readFrame reads the return address at a call's entry and, under a
+// convention that passes arguments on the stack, the argument slots above
+// it into regs, in one request: they are contiguous, and the stack at an
+// entry is mapped. A return stop needs none of them.
+func (s *session) readFrame(ctx context.Context, regs map[string]uint64) (uint64, error) {
+	sp := regs[s.conv.sp]
+	if s.conv.lr != "" {
+		return regs[s.conv.lr], nil
 	}
-	var out []ports.TraceRegister
-	for _, name := range names {
-		off, ok := s.conv.slotOffset(name)
-		if !ok || slices.Contains(s.conv.args, name) || slices.ContainsFunc(out, func(r ports.TraceRegister) bool { return r.Name == name }) {
-			continue
+	if !s.conv.onStack {
+		return s.readAddr(ctx, sp)
+	}
+	w := int(s.conv.word)
+	b, err := s.cl.readMemory(ctx, sp, w*(1+len(s.conv.args)))
+	if err != nil {
+		return 0, s.memoryErr("the return address and arguments on the stack", err)
+	}
+	for i, name := range s.conv.args {
+		regs[name] = leWord(b[(i+1)*w : (i+2)*w])
+	}
+	return leWord(b[:w]), nil
+}
+
+// slotsOf lists the stack slots a breakpoint's texts name ("[esp+32]": a
+// parameter debug information places past the slots the convention
+// reports, or past the argument registers), once per breakpoint.
+func (s *session) slotsOf(bp ports.TraceBreakpoint) []string {
+	var out []string
+	add := func(name string) {
+		if _, ok := s.conv.slotOffset(name); ok && !slices.Contains(s.conv.args, name) && !slices.Contains(out, name) {
+			out = append(out, name)
 		}
+	}
+	add(bp.Format)
+	for _, n := range bp.Strings {
+		add(n)
+	}
+	for _, n := range bp.ReturnStrings {
+		add(n)
+	}
+	for _, sp := range bp.Spans {
+		add(sp.Pointer)
+		add(sp.Length)
+	}
+	return out
+}
+
+// readSlots reads breakpoint i's slots (slotsOf) into regs, as they are at
+// the entry, and returns them as extra arguments, so that a buffer read at
+// the return finds its address too.
+func (s *session) readSlots(ctx context.Context, i int, regs map[string]uint64) ([]ports.TraceRegister, error) {
+	var out []ports.TraceRegister
+	for _, name := range s.slots[i] {
 		v, seen := regs[name] // read for another breakpoint at this address
 		if !seen {
+			off, _ := s.conv.slotOffset(name)
 			var err error
 			v, err = s.readAddr(ctx, regs[s.conv.sp]+off)
 			var er *errorReply
