@@ -177,11 +177,7 @@ func (a *Analysis) Function(ctx context.Context, req ports.FunctionRequest) (por
 // an import that does not return (exit) ends its block, as a call of the
 // import's stub does.
 func (p *program) flowOf(in *insn) flowInsn {
-	f := flowInsn{addr: in.addr, size: in.size, flow: in.flow, target: in.target, hasTarget: in.hasTarget,
-		noreturn: in.flow == ports.FlowCall && in.hasTarget && p.noret[in.target]}
-	if len(in.table) > 0 {
-		f.table = append([]uint64(nil), in.table...)
-	}
+	f := plainFlow(in, p.noret)
 	if !in.hasTarget && (in.flow == ports.FlowJump || in.flow == ports.FlowCall) {
 		for _, x := range in.refs {
 			if x.flags != flagUnresolved || x.to == 0 || x.kind != kindCall && x.kind != kindJump {
@@ -196,6 +192,17 @@ func (p *program) flowOf(in *insn) flowInsn {
 				f.noreturn = true
 			}
 		}
+	}
+	return f
+}
+
+// plainFlow summarises an instruction's own control flow: its target, a
+// call of a function in noret ends the block, and a copy of its jump table.
+func plainFlow(in *insn, noret map[uint64]bool) flowInsn {
+	f := flowInsn{addr: in.addr, size: in.size, flow: in.flow, target: in.target, hasTarget: in.hasTarget,
+		noreturn: in.flow == ports.FlowCall && in.hasTarget && noret[in.target]}
+	if len(in.table) > 0 {
+		f.table = append([]uint64(nil), in.table...)
 	}
 	return f
 }

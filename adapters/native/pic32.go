@@ -1585,38 +1585,52 @@ func (d *x86Decoder) spEdge(pc, t uint64) {
 }
 
 // pushDep and popDep keep deps a min-heap by target.
-func (p *pic32) pushDep(dep spDep) {
-	p.deps = append(p.deps, dep)
-	for i := len(p.deps) - 1; i > 0; {
-		parent := (i - 1) / 2
-		if p.deps[parent].target <= p.deps[i].target {
-			break
-		}
-		p.deps[parent], p.deps[i] = p.deps[i], p.deps[parent]
-		i = parent
-	}
-}
+func (p *pic32) pushDep(dep spDep) { p.deps = heapPush(p.deps, dep, depTarget) }
 
 func (p *pic32) popDep() spDep {
-	top := p.deps[0]
-	n := len(p.deps) - 1
-	p.deps[0] = p.deps[n]
-	p.deps = p.deps[:n]
+	var top spDep
+	top, p.deps = heapPop(p.deps, depTarget)
+	return top
+}
+
+func depTarget(d spDep) uint64 { return d.target }
+
+// heapPush and heapPop keep h a binary min-heap by key (container/heap
+// would box every element in an interface).
+func heapPush[T any](h []T, v T, key func(T) uint64) []T {
+	h = append(h, v)
+	for i := len(h) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if key(h[parent]) <= key(h[i]) {
+			break
+		}
+		h[parent], h[i] = h[i], h[parent]
+		i = parent
+	}
+	return h
+}
+
+// heapPop removes h's least element; h is not empty.
+func heapPop[T any](h []T, key func(T) uint64) (T, []T) {
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
 	for i := 0; ; {
 		l, m := 2*i+1, i
-		if l < n && p.deps[l].target < p.deps[m].target {
+		if l < n && key(h[l]) < key(h[m]) {
 			m = l
 		}
-		if l+1 < n && p.deps[l+1].target < p.deps[m].target {
+		if l+1 < n && key(h[l+1]) < key(h[m]) {
 			m = l + 1
 		}
 		if m == i {
 			break
 		}
-		p.deps[m], p.deps[i] = p.deps[i], p.deps[m]
+		h[m], h[i] = h[i], h[m]
 		i = m
 	}
-	return top
+	return top, h
 }
 
 // spOf is esp before the instruction at pc, as the scan found it; the

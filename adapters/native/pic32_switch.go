@@ -180,39 +180,15 @@ func (d *x86Decoder) picRecovered(pc uint64, tab, base uint32) {
 
 // pushExtra and extraJoin keep extra a min-heap: extraJoin drops the
 // cases behind pc and reports whether pc is one.
-func (p *pic32) pushExtra(t uint64) {
-	p.extra = append(p.extra, t)
-	for i := len(p.extra) - 1; i > 0; {
-		parent := (i - 1) / 2
-		if p.extra[parent] <= p.extra[i] {
-			break
-		}
-		p.extra[parent], p.extra[i] = p.extra[i], p.extra[parent]
-		i = parent
-	}
-}
+func (p *pic32) pushExtra(t uint64) { p.extra = heapPush(p.extra, t, caseAddr) }
 
 func (p *pic32) extraJoin(pc uint64) bool {
 	hit := false
 	for len(p.extra) > 0 && p.extra[0] <= pc {
 		hit = hit || p.extra[0] == pc
-		n := len(p.extra) - 1
-		p.extra[0] = p.extra[n]
-		p.extra = p.extra[:n]
-		for i := 0; ; {
-			l, m := 2*i+1, i
-			if l < n && p.extra[l] < p.extra[m] {
-				m = l
-			}
-			if l+1 < n && p.extra[l+1] < p.extra[m] {
-				m = l + 1
-			}
-			if m == i {
-				break
-			}
-			p.extra[m], p.extra[i] = p.extra[i], p.extra[m]
-			i = m
-		}
+		_, p.extra = heapPop(p.extra, caseAddr)
 	}
 	return hit
 }
+
+func caseAddr(t uint64) uint64 { return t }

@@ -233,11 +233,7 @@ func valueFlowOf(ctx context.Context, d decoder, sm semantics, cc convention, b 
 		if known.flow != nil {
 			f = known.flow(in)
 		} else {
-			f = flowInsn{addr: in.addr, size: in.size, flow: in.flow, target: in.target, hasTarget: in.hasTarget,
-				noreturn: in.flow == ports.FlowCall && in.hasTarget && known.noret[in.target]}
-			if len(in.table) > 0 {
-				f.table = append([]uint64(nil), in.table...)
-			}
+			f = plainFlow(in, known.noret)
 		}
 		flows = append(flows, f)
 		code := b[in.addr-r.Start:]
