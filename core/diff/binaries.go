@@ -176,7 +176,7 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 		refFrom := map[uint64][]uint64{}
 		f.Refs, f.Strings, f.Calls = []string{}, []string{}, []callee{}
 		seenS, seenN, seenC := map[string]bool{}, map[string]bool{}, map[uint64]bool{}
-		slotJumps := map[uint64]uint64{} // a jump through an import's slot -> the slot
+		slotJumps := map[uint64]uint64{} // an unresolved jump through an import's slot -> the slot
 		// callImport records a call to import id through addr, its stub or
 		// its slot: one callee at the import's home.
 		callImport := func(addr uint64, id string) {
@@ -204,9 +204,10 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 		}
 		for _, x := range refs {
 			if x.Unresolved {
-				// gcc -fno-plt's tail call, jmp [rip+GOT], leaves for the
-				// import its slot holds: the engine resolves a call through
-				// an import's slot to the slot, but not such a jump.
+				// A call or jump through an import's slot that the provider
+				// leaves unresolved with its slot (rea-native resolves both
+				// to the slot; another engine may not) still calls the
+				// import: gcc -fno-plt's tail call, jmp [rip+GOT].
 				if id := imports[x.Slot]; id != "" && !isProc[x.Slot] && (x.Kind == ports.RefCall || x.Kind == ports.RefJump) {
 					callImport(x.Slot, id)
 					if x.Kind == ports.RefJump {
