@@ -918,11 +918,16 @@ func (s *session) callerOf(ctx context.Context, ra uint64) (uint64, string, erro
 		if try > 0 || s.libReads >= maxLibraryReads {
 			return ra, "", nil
 		}
-		s.libReads++
-		mods, err := s.libraries(ctx)
-		if err != nil {
-			return 0, "", err
+		// The first time, the libraries the breakpoints were relocated in
+		// serve, if the list was read for them.
+		mods := s.res.Modules[1:]
+		if s.libReads > 0 || len(mods) == 0 {
+			var err error
+			if mods, err = s.libraries(ctx); err != nil {
+				return 0, "", err
+			}
 		}
+		s.libReads++
 		s.callerLibs = s.callerLibs[:0]
 		for _, m := range mods {
 			// A library's file gives its segments; one that cannot be
