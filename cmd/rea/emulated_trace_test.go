@@ -50,20 +50,10 @@ int main(void) {
 	is.Equal(m["architecture"], "arm64")
 	hits := m["hits"].([]any)
 	is.Equal(len(hits), 1)
-	got := map[string]any{}
-	for _, a := range hits[0].(map[string]any)["arguments"].([]any) {
-		am := a.(map[string]any)
-		if s, ok := am["string"].(map[string]any); ok {
-			got[am["register"].(string)] = s["text"]
-		}
-	}
+	got := textsByRegister(hits[0], false)
 	is.Equal(got, map[string]any{"x2": "%s/%s/%s/%s/%s/%s/%d/%s", "x3": "one", "x4": "two", "x5": "three", "x6": "four", "x7": "five",
 		"[sp+0]": "six", "[sp+16]": "eight"})
-	for _, a := range hits[0].(map[string]any)["arguments"].([]any) {
-		if am := a.(map[string]any); am["register"] == "x0" {
-			is.Equal(am["string_at_return"].(map[string]any)["text"], "one/two/three/four/five/six/7/eight")
-		}
-	}
+	is.Equal(textsByRegister(hits[0], true), map[string]any{"x0": "one/two/three/four/five/six/7/eight"})
 	noDescendants(t)
 }
 
@@ -119,17 +109,8 @@ int main(int argc, char **argv) { return greet(argc > 1 ? argv[1] : "world", 0x5
 	is.Equal(greet["big.1"], "0x5")
 	is.Equal(greet["n"], "0x1")
 	is.Equal(hits[0].(map[string]any)["return_value"], "0xe") // strlen("world/x:1") plus the high word, 5
-	got := map[string]any{}
-	for _, a := range hits[1].(map[string]any)["arguments"].([]any) {
-		am := a.(map[string]any)
-		if s, ok := am["string"].(map[string]any); ok {
-			got[am["register"].(string)] = s["text"]
-		}
-		if am["register"] == "[esp+4]" {
-			is.Equal(am["string_at_return"].(map[string]any)["text"], "world/x:1")
-		}
-	}
-	is.Equal(got, map[string]any{"[esp+12]": "%s/%s:%d", "[esp+16]": "world", "[esp+20]": "x"})
+	is.Equal(textsByRegister(hits[1], false), map[string]any{"[esp+12]": "%s/%s:%d", "[esp+16]": "world", "[esp+20]": "x"})
+	is.Equal(textsByRegister(hits[1], true), map[string]any{"[esp+4]": "world/x:1"})
 	noDescendants(t)
 }
 

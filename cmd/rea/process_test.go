@@ -636,13 +636,7 @@ int main(void) {
 	m := traceOverMCP(t, exe, "snprintf")
 	hits := m["hits"].([]any)
 	is.Equal(len(hits), 1)
-	got := map[string]any{}
-	for _, a := range hits[0].(map[string]any)["arguments"].([]any) {
-		am := a.(map[string]any)
-		if s, ok := am["string"].(map[string]any); ok {
-			got[am["register"].(string)] = s["text"]
-		}
-	}
+	got := textsByRegister(hits[0], false)
 	// format in rdx; one, two, three in rcx, r8, r9; four, 5 and six on
 	// the stack, the int not read as text. rdi, the buffer to fill, is read
 	// at the return only.
@@ -773,6 +767,24 @@ func TestMCPTraceReadsGoStringArguments(t *testing.T) {
 
 // argumentsByParameter maps a trace hit's arguments by parameter name to
 // their text when the trace read one, else their value.
+// textsByRegister is the text each argument of a hit pointed at when the
+// call began, by its register (or stack slot); with atReturn, the text
+// read when it returned instead.
+func textsByRegister(hit any, atReturn bool) map[string]any {
+	field := "string"
+	if atReturn {
+		field = "string_at_return"
+	}
+	got := map[string]any{}
+	for _, a := range hit.(map[string]any)["arguments"].([]any) {
+		am := a.(map[string]any)
+		if s, ok := am[field].(map[string]any); ok {
+			got[am["register"].(string)] = s["text"]
+		}
+	}
+	return got
+}
+
 func argumentsByParameter(hit any) map[string]any {
 	got := map[string]any{}
 	for _, a := range hit.(map[string]any)["arguments"].([]any) {
