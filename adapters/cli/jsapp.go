@@ -132,12 +132,16 @@ func isJSApplication(p string) bool {
 }
 
 func writeJSApp(w io.Writer, ev *core.Evidence) error {
+	// One decoding of the result, which may be megabytes of graph: summary
+	// is decoded after it, as the retained summary's object or the
+	// complete result's counts.
 	var r struct {
-		InputPath  string         `json:"input_path"`
-		Format     string         `json:"format"`
-		Root       string         `json:"root_artifact_sha256"`
-		Statistics map[string]int `json:"statistics"`
-		Summary    map[string]int `json:"summary"`
+		Parent     string          `json:"parent_evidence_id"`
+		InputPath  string          `json:"input_path"`
+		Format     string          `json:"format"`
+		Root       string          `json:"root_artifact_sha256"`
+		Statistics map[string]int  `json:"statistics"`
+		Summary    json.RawMessage `json:"summary"`
 		Electron   struct {
 			Detected                                        bool
 			Main, Preload, Renderer, Utility, ContextBridge []string
@@ -149,37 +153,35 @@ func writeJSApp(w io.Writer, ev *core.Evidence) error {
 		Limitations []string         `json:"limitations"`
 		Unknowns    []map[string]any `json:"unknowns"`
 	}
-	var probe struct {
-		Parent string `json:"parent_evidence_id"`
-	}
-	if err := json.Unmarshal(ev.NormalizedResult, &probe); err != nil {
+	if err := json.Unmarshal(ev.NormalizedResult, &r); err != nil {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	if probe.Parent != "" {
-		var v struct {
-			Summary struct {
-				InputPath  string         `json:"input_path"`
-				Format     string         `json:"format"`
-				Root       string         `json:"root_artifact_sha256"`
-				Statistics map[string]int `json:"statistics"`
-				Coverage   map[string]any `json:"coverage"`
-				Limits     int            `json:"limitation_count"`
-				Unknowns   int            `json:"unknown_count"`
-			} `json:"summary"`
+	if r.Parent != "" {
+		var s struct {
+			InputPath  string         `json:"input_path"`
+			Format     string         `json:"format"`
+			Root       string         `json:"root_artifact_sha256"`
+			Statistics map[string]int `json:"statistics"`
+			Coverage   map[string]any `json:"coverage"`
+			Limits     int            `json:"limitation_count"`
+			Unknowns   int            `json:"unknown_count"`
 		}
-		if err := json.Unmarshal(ev.NormalizedResult, &v); err != nil {
+		if err := json.Unmarshal(r.Summary, &s); err != nil {
 			return err
 		}
-		fmt.Fprintf(tw, "%s\n", v.Summary.InputPath)
-		fmt.Fprintf(tw, "  format\t%s\n  sha256\t%s\n", v.Summary.Format, v.Summary.Root)
-		fmt.Fprintf(tw, "  counts\t%s\n", counts(v.Summary.Statistics))
-		fmt.Fprintf(tw, "  coverage\t%v\n  unknowns\t%d\n  limitations\t%d\n", v.Summary.Coverage["status"], v.Summary.Unknowns, v.Summary.Limits)
-		fmt.Fprintf(tw, "  summary\t%s\n  retained\t%s\n", ev.EvidenceID, probe.Parent)
+		fmt.Fprintf(tw, "%s\n", s.InputPath)
+		fmt.Fprintf(tw, "  format\t%s\n  sha256\t%s\n", s.Format, s.Root)
+		fmt.Fprintf(tw, "  counts\t%s\n", counts(s.Statistics))
+		fmt.Fprintf(tw, "  coverage\t%v\n  unknowns\t%d\n  limitations\t%d\n", s.Coverage["status"], s.Unknowns, s.Limits)
+		fmt.Fprintf(tw, "  summary\t%s\n  retained\t%s\n", ev.EvidenceID, r.Parent)
 		return tw.Flush()
 	}
-	if err := json.Unmarshal(ev.NormalizedResult, &r); err != nil {
-		return err
+	var summary map[string]int
+	if len(r.Summary) > 0 {
+		if err := json.Unmarshal(r.Summary, &summary); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(tw, "%s\n", r.InputPath)
 	fmt.Fprintf(tw, "  format\t%s\n  sha256\t%s\n", r.Format, r.Root)
@@ -190,7 +192,7 @@ func writeJSApp(w io.Writer, ev *core.Evidence) error {
 		fmt.Fprintf(tw, "  bridge\t%s\n", list(r.Electron.ContextBridgeAPIs))
 		fmt.Fprintf(tw, "  ipc paired\t%s\n", list(r.Electron.IPC.Paired))
 	}
-	fmt.Fprintf(tw, "  found\t%s\n", counts(r.Summary))
+	fmt.Fprintf(tw, "  found\t%s\n", counts(summary))
 	fmt.Fprintf(tw, "  coverage\t%v\n", r.Coverage["status"])
 	fmt.Fprintf(tw, "  evidence\t%s\n", ev.EvidenceID)
 	tw.Flush()

@@ -710,9 +710,18 @@ func TestCLIAnalyzeChoosesJSApp(t *testing.T) {
 	out, errOut, code := runCLI(t, "analyze", "testdata/jsapp/electron")
 	is.Equal(code, 0)
 	is.Equal(errOut, "")
-	for _, want := range []string{"electron", "main main.js", "preload preload.js", "ipc paired  dialog:open, log", "evidence    ev_"} {
+	for _, want := range []string{"electron", "main main.js", "preload preload.js", "ipc paired  dialog:open, log", "found       1 browser windows", "evidence    ev_"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("analyze output lacks %q:\n%s", want, out)
+		}
+	}
+	// The summary view of the retained analysis: its counts, coverage and
+	// both Evidence IDs.
+	out, _, code = runCLI(t, "analyze-javascript-application", "testdata/jsapp/electron", "--detail", "summary")
+	is.Equal(code, 0)
+	for _, want := range []string{"format       directory", "13 javascript assets", "coverage     partial", "unknowns     4", "summary      ev_", "retained     ev_"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary output lacks %q:\n%s", want, out)
 		}
 	}
 	out, _, code = runCLI(t, "--format", "json", "analyze-javascript-application", "testdata/jsapp/electron", "--detail", "summary")
