@@ -380,6 +380,25 @@ func TestCILReferences(t *testing.T) {
 		}
 	}
 	is.Equal(table, 5) // switch (n) with cases 0 to 4
+
+	// signatures from the metadata: names, types, argument slots
+	for _, tc := range []struct {
+		method, ret string
+		params      []ports.Parameter
+	}{
+		{"Rea.Fixture.Program::Guarded", "int32", []ports.Parameter{{Name: "s", Type: "string", Location: "arg.0"}}},
+		{"Rea.Fixture.Circle::Area", "float64", []ports.Parameter{{Name: "this", Type: "Rea.Fixture.Circle", Location: "arg.0"}}},
+		{"Rea.Fixture.Program::First", "!!0", []ports.Parameter{{Name: "xs", Type: "[mscorlib]System.Collections.Generic.List`1<!!0>", Location: "arg.0"}}},
+		{"Rea.Fixture.Point::.ctor", "void", []ports.Parameter{{Name: "this", Type: "Rea.Fixture.Point", Location: "arg.0"},
+			{Name: "x", Type: "int32", Location: "arg.1"}, {Name: "y", Type: "int32", Location: "arg.2"}}},
+		{"Rea.Fixture.Program::Main", "int32", []ports.Parameter{{Name: "args", Type: "string[]", Location: "arg.0"}}},
+	} {
+		sig, err := a.Signature(ctx, byName[tc.method].Address)
+		is.NoErr(err)
+		is.Equal(sig.Source, "cil-metadata")
+		is.Equal(sig.ReturnType, tc.ret)
+		is.Equal(sig.Parameters, tc.params)
+	}
 }
 
 // FuzzCIL opens mutated assemblies and decodes every method: no panic,
@@ -411,6 +430,9 @@ func FuzzCIL(f *testing.F) {
 			// A method whose body a truncated file lacks is not found.
 			if _, err := a.Function(ctx, ports.FunctionRequest{Address: p.Address}); err != nil && !typed(err) && !errors.Is(err, ports.ErrNotFound) {
 				t.Fatalf("function: untyped error %T: %v", err, err)
+			}
+			if _, err := a.Signature(ctx, p.Address); err != nil && !typed(err) && !errors.Is(err, ports.ErrNotFound) {
+				t.Fatalf("signature: untyped error %T: %v", err, err)
 			}
 		}
 		if _, err := a.WriteDisassembly(ctx, io.Discard, ""); err != nil && !typed(err) {

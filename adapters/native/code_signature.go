@@ -122,6 +122,9 @@ func (a *Analysis) Signature(ctx context.Context, addr uint64) (sig ports.Signat
 	if err := a.check(ctx, "signature"); err != nil {
 		return sig, err
 	}
+	if pe, ok := a.img.(*peImage); ok && pe.cil() {
+		return pe.cilSignature(addr) // the metadata describes every method
+	}
 	idx, err := a.signatures(ctx)
 	if err != nil {
 		return sig, fmt.Errorf("native: signature: %w", classify(a.img.format(), err))

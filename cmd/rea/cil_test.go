@@ -83,6 +83,14 @@ func TestMCPDotNetAssembly(t *testing.T) {
 	is.Equal(len(xrefs.Matches), 1)
 	is.Equal(xrefs.Matches[0].Library, "libc")
 
+	// its signature, from the metadata
+	_, m = evidence(t, call(t, cs, "analyze_function", map[string]any{"procedure": "Rea.Fixture.Program::Guarded"}))
+	var dossier struct {
+		Procedure struct{ Signature string }
+	}
+	decode(t, m, &dossier)
+	is.Equal(dossier.Procedure.Signature, "int32 Rea.Fixture.Program::Guarded(string s)")
+
 	// the disassembly of a method, by name
 	ev, _ := evidence(t, call(t, cs, "procedure_assembly", map[string]any{"procedure": "Rea.Fixture.Program::Guarded"}))
 	var text string
