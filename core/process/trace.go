@@ -311,6 +311,9 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 	result, rawResult := traceProjection(idx, res, program, sum, sigs)
 	var lim []string
 	lim = append(lim, res.Coverage.Notes...)
+	if l := unsignedLimitation(bps, sigs, econv); l != "" {
+		lim = append(lim, l)
+	}
 	var locs []core.Location
 	for _, b := range res.Breakpoints {
 		locs = append(locs, core.Location{Kind: "address", Address: core.Hex(b.Address)})

@@ -249,3 +249,24 @@ func (s *traceSig) arguments(h ports.TraceHit, texts, atReturn map[string]*Trace
 	}
 	return argv
 }
+
+// unsignedLimitation says which breakpoints no signature describes, under a
+// convention that passes floating-point values in registers of their own:
+// only their integer registers are read. "" when there are none.
+func unsignedLimitation(bps []ports.TraceBreakpoint, sigs []*traceSig, conv ports.CallingConvention) string {
+	regs := cFloatRegisters[conv]
+	if regs == nil {
+		return ""
+	}
+	var names []string
+	for i, b := range bps {
+		if i < len(sigs) && sigs[i] == nil {
+			names = append(names, b.Name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("no debug information or libc prototype describes %s: the integer argument registers are shown; a floating-point argument (%s-%s) or result (%s) is not read",
+		strings.Join(names, ", "), regs[0], regs[len(regs)-1], regs[0])
+}
