@@ -103,3 +103,45 @@ func TestCLITraceFloats(t *testing.T) {
 		})
 	}
 }
+
+// A Go function under Go's register ABI: its float64 and float32
+// parameters arrive in X0 and X1 (xmm0, xmm1 on amd64; v0, v1 on arm64,
+// under qemu-aarch64), its float64 result in X0, which debug information
+// gives as its one result parameter.
+func TestCLITraceGoFloats(t *testing.T) {
+	if runtime.GOARCH != "amd64" || runtime.GOOS != "linux" {
+		t.Skip("the trace lanes are tested on x86-64 Linux hosts")
+	}
+	src := `package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+)
+
+//go:noinline
+func scale(x float64, k int, y float32) float64 { return x*float64(k) + float64(y) }
+
+func main() {
+	v, _ := strconv.ParseFloat(os.Args[1], 64)
+	fmt.Println(scale(v, 3, 0.5))
+}
+`
+	for goarch, tool := range map[string]string{"amd64": "gdbserver", "arm64": "qemu-aarch64"} {
+		t.Run(goarch, func(t *testing.T) {
+			is := is.New(t)
+			for _, tool := range []string{tool, "gdbserver"} {
+				if _, err := exec.LookPath(tool); err != nil {
+					t.Skipf("%s is not installed (Debian package %s)", tool, map[bool]string{true: "gdbserver", false: "qemu-user"}[tool == "gdbserver"])
+				}
+			}
+			exe := goBuild(t, t.TempDir(), goarch, src)
+			out, stderr, code := runCLI(t, "trace", "--function", "main.scale", "--", exe, "2.5")
+			t.Log(out, stderr)
+			is.Equal(code, 0)
+			is.True(strings.Contains(strings.Join(strings.Fields(out), " "), "0 main.scale x=2.5, k=0x3, y=0.5 main.main 8"))
+			noDescendants(t)
+		})
+	}
+}
