@@ -148,6 +148,7 @@ func (a *Analysis) Signature(ctx context.Context, addr uint64) (sig ports.Signat
 	if off, ok := ent.Val(dwarf.AttrType).(dwarf.Offset); ok {
 		sig.ReturnType = typeName(idx.d, off)
 	}
+	var goResults []string // a Go function's result types, which are parameters in its DWARF
 	if ent.Children {
 		for depth, n := 0, 0; n < 4096; n++ {
 			c, err := r.Next()
@@ -174,7 +175,8 @@ func (a *Analysis) Signature(ctx context.Context, addr uint64) (sig ports.Signat
 						}
 					}
 					if v, _ := c.Val(dwarf.AttrVarParam).(bool); v && e.goc {
-						continue // a Go result parameter
+						goResults = append(goResults, p.Type) // a Go result parameter
+						continue
 					}
 					sig.Parameters = append(sig.Parameters, p)
 				case dwarf.TagUnspecifiedParameters:
@@ -185,6 +187,9 @@ func (a *Analysis) Signature(ctx context.Context, addr uint64) (sig ports.Signat
 				depth++
 			}
 		}
+	}
+	if len(goResults) == 1 {
+		sig.ReturnType = goResults[0]
 	}
 	a.locate(&sig, idx.d, e.off)
 	return sig, nil
