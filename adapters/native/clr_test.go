@@ -381,6 +381,22 @@ func TestCILReferences(t *testing.T) {
 	}
 	is.Equal(table, 5) // switch (n) with cases 0 to 4
 
+	// a static field: read and written by Circle's constructor (Count++)
+	var count uint64
+	for _, n := range names {
+		if n.Name == "Rea.Fixture.Circle::Count" && n.Kind == "object" {
+			count = n.Address
+		}
+	}
+	is.True(count != 0)
+	to, err = a.ReferencesTo(ctx, count, count+1)
+	is.NoErr(err)
+	kinds := map[string]int{}
+	for _, r := range to {
+		kinds[r.Kind]++
+	}
+	is.Equal(kinds, map[string]int{ports.RefRead: 1, ports.RefWrite: 1})
+
 	// signatures from the metadata: names, types, argument slots
 	for _, tc := range []struct {
 		method, ret string

@@ -283,6 +283,12 @@ func (p *peImage) clrSymbols(set *symbolSet) {
 		}
 		set.labels = append(set.labels, ports.Name{Address: addr, Name: meth.name, Kind: "label"})
 	}
+	// Fields are data: ldfld, stsfld and ldflda refer to their rows.
+	for r := uint32(1); r < uint32(len(p.clrTok.fields)) && set.keep(); r++ {
+		if name := p.clrTok.fields[r]; name != "" {
+			set.labels = append(set.labels, ports.Name{Address: p.base + uint64(m.rowRVA(tField, r)), Name: name, Kind: "object"})
+		}
+	}
 	for r := uint32(1); r <= m.tables[tMemberRef].rows && set.keep(); r++ {
 		if sig := m.blobAt(m.col(tMemberRef, r, 2)); len(sig) > 0 && sig[0]&0x0f == 0x06 {
 			continue // a field
