@@ -89,6 +89,7 @@ const (
 	EdgeJumpTable   = "jump-table"  // one case of a recovered jump table
 	EdgeTailCall    = "tail-call"   // a jump or branch to another function
 	EdgeUnresolved  = "unresolved"  // an indirect jump whose targets are unknown; Target is 0
+	EdgeException   = "exception"   // from a block in a protected (try) region to its handler or filter (CIL)
 )
 
 // Edge is one successor of a basic block.
@@ -103,6 +104,10 @@ type BasicBlock struct {
 	Start, End   uint64 // [Start, End)
 	Instructions int
 	Successors   []Edge // none after a return, a trap or an invalid instruction
+	// Handler is the kind of the exception handler this block begins
+	// (catch, filter, finally, fault; CIL only), Catches the type a catch
+	// handler catches.
+	Handler, Catches string
 }
 
 // FunctionRange is the extent of one procedure.

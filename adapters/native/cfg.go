@@ -49,6 +49,14 @@ func isNoReturn(name string) bool {
 	return noReturn[name] || (strings.HasPrefix(name, "_") && noReturn[name[1:]])
 }
 
+// ehHandler is an exception handler (CIL's): the blocks in [tryStart,
+// tryEnd) have an exception edge to start, which begins a block that
+// shows the handler's kind and the type it catches.
+type ehHandler struct {
+	tryStart, tryEnd, start uint64
+	kind, catches           string
+}
+
 // basicBlocks splits a function's instructions (in address order, from a
 // linear sweep of [start, end)) into basic blocks. Leaders are the start,
 // the targets of jumps, branches and jump tables that are instruction
@@ -56,6 +64,13 @@ func isNoReturn(name string) bool {
 // block. A self-referential jump is an edge to its own block; a target that
 // is not an instruction start keeps its edge but starts no block.
 func basicBlocks(insns []flowInsn, start, end uint64) ([]ports.BasicBlock, bool) {
+	return handledBlocks(insns, start, end, nil)
+}
+
+// handledBlocks is basicBlocks with exception handlers: a handler's first
+// instruction and the bounds of its protected range are leaders too, so
+// that a block is wholly inside a range or outside it.
+func handledBlocks(insns []flowInsn, start, end uint64, eh []ehHandler) ([]ports.BasicBlock, bool) {
 	if len(insns) == 0 {
 		return nil, false
 	}
@@ -76,6 +91,13 @@ func basicBlocks(insns []flowInsn, start, end uint64) ([]ports.BasicBlock, bool)
 		}
 		if in.ends() && i+1 < len(insns) {
 			leader[insns[i+1].addr] = true
+		}
+	}
+	for _, h := range eh {
+		for _, a := range [3]uint64{h.start, h.tryStart, h.tryEnd} {
+			if isStart[a] {
+				leader[a] = true
+			}
 		}
 	}
 	var blocks []ports.BasicBlock
@@ -99,9 +121,27 @@ func basicBlocks(insns []flowInsn, start, end uint64) ([]ports.BasicBlock, bool)
 			continue
 		}
 		b.Successors = successors(in, inside)
+		if len(eh) > 0 {
+			handle(b, eh)
+		}
 		open = -1
 	}
 	return blocks, truncated
+}
+
+// handle adds a block's exception edges, innermost handler first as the
+// clauses are ordered, and names the handler it begins.
+func handle(b *ports.BasicBlock, eh []ehHandler) {
+	for _, h := range eh {
+		e := ports.Edge{Kind: ports.EdgeException, Target: h.start}
+		if b.Start >= h.tryStart && b.Start < h.tryEnd && !slices.Contains(b.Successors, e) {
+			b.Successors = append(b.Successors, e)
+		}
+		if b.Start == h.start && b.Handler == "" {
+			b.Handler, b.Catches = h.kind, h.catches
+		}
+	}
+	b.Successors = slices.Clip(b.Successors)
 }
 
 func successors(in *flowInsn, inside func(uint64) bool) []ports.Edge {

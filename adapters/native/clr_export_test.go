@@ -1,6 +1,7 @@
 package native
 
 import (
+	"fmt"
 	"os"
 )
 
@@ -9,6 +10,9 @@ type CILMethod struct {
 	Name      string
 	Offsets   []int
 	Mnemonics []string
+	// Handlers are its exception clauses as ILAsm's raw form writes them:
+	// try IL_0000 to IL_000c catch T handler IL_000c to IL_0014.
+	Handlers []string
 }
 
 // CILMethods decodes every method with a body of the assembly at path, in
@@ -42,6 +46,17 @@ func CILMethods(path string) ([]CILMethod, error) {
 			return nil, err
 		}
 		cm := CILMethod{Name: m.name}
+		for _, c := range m.eh {
+			what := clauseKind(c.kind)
+			switch c.kind {
+			case clauseCatch:
+				what += " " + p.clrTok.text(c.token)
+			case clauseFilter:
+				what += fmt.Sprintf(" IL_%04x", c.filter)
+			}
+			cm.Handlers = append(cm.Handlers, fmt.Sprintf("try IL_%04x to IL_%04x %s handler IL_%04x to IL_%04x",
+				c.tryStart, c.tryEnd, what, c.handlerStart, c.handlerEnd))
+		}
 		for pc := 0; pc < len(code); {
 			var in insn
 			d.step(code[pc:], uint64(pc), &in)

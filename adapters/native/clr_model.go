@@ -32,6 +32,7 @@ type clrMethod struct {
 	pinvoke bool   // implemented by a native library (ImplMap)
 	lib     string // the library of a P/Invoke method
 	entry   string // the library's export a P/Invoke method calls
+	eh      []clrClause
 }
 
 // maxCLRMethods bounds the methods (and the fields) named.
@@ -156,6 +157,9 @@ func (m *clrMeta) methods(read func(rva uint32, n uint64) ([]byte, error)) []clr
 						hs := uint32(f[1]>>4) * 4
 						if hs >= 12 {
 							meth.code, meth.size = rva+hs, binary.LittleEndian.Uint32(f[4:])
+							if f[0]&corMoreSects != 0 && meth.code > rva {
+								meth.eh = readClauses(read, meth.code, meth.size)
+							}
 						}
 					}
 				}
@@ -232,16 +236,23 @@ func (m *clrMeta) blobAt(i uint32) []byte {
 // text. It is built once per analysis (newMemMap) and read concurrently.
 type clrTokens struct {
 	m      *clrMeta
-	base   uint64   // the image base
-	code   []uint32 // each MethodDef row's first instruction's RVA, 0 without a body
-	names  []string // each MethodDef row's name
-	fields []string // each Field row's Type::field
+	base   uint64                 // the image base
+	code   []uint32               // each MethodDef row's first instruction's RVA, 0 without a body
+	names  []string               // each MethodDef row's name
+	fields []string               // each Field row's Type::field
+	eh     map[uint64][]clrClause // each method's clauses by its first instruction's address
 }
 
 func newCLRTokens(m *clrMeta, base uint64, methods []clrMethod) *clrTokens {
 	t := &clrTokens{m: m, base: base, code: make([]uint32, len(methods)+1), names: make([]string, len(methods)+1)}
 	for _, meth := range methods {
 		t.code[meth.row], t.names[meth.row] = meth.code, meth.name
+		if len(meth.eh) > 0 {
+			if t.eh == nil {
+				t.eh = map[uint64][]clrClause{}
+			}
+			t.eh[base+uint64(meth.code)] = meth.eh
+		}
 	}
 	n := min(m.tables[tField].rows, maxCLRMethods) // fields past it are named by token
 	t.fields = make([]string, n+1)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -60,8 +61,99 @@ func needToolPkg(t *testing.T, tool, pkg string) {
 
 // ilMethod is one method as ikdasm prints it.
 type ilMethod struct {
-	size  int
-	insns []ilInsn
+	size     int
+	insns    []ilInsn
+	handlers []string // as CILMethod.Handlers writes them
+	eh       ilEH
+}
+
+// ilEH follows ikdasm's nested .try, catch, finally, fault and filter
+// blocks through a method: a block starts at the next instruction and
+// ends where the next instruction (or the code) starts.
+type ilEH struct {
+	open    []*ilRegion
+	done    []*ilRegion
+	tries   map[int]*ilRegion // the last try closed at each depth
+	pending []*int            // offsets waiting for the next instruction
+}
+
+type ilRegion struct {
+	try                bool
+	kind               string // catch T, finally, fault, filter
+	start, end, filter int
+	tryStart, tryEnd   *int
+}
+
+// line takes a line that is not an instruction.
+func (e *ilEH) line(s string) {
+	s = strings.TrimSpace(s)
+	push := func(r *ilRegion) {
+		r.start, r.end, r.filter = -1, -1, -1
+		e.open = append(e.open, r)
+		e.pending = append(e.pending, &r.start)
+	}
+	pop := func() *ilRegion {
+		if len(e.open) == 0 {
+			return &ilRegion{}
+		}
+		r := e.open[len(e.open)-1]
+		e.open = e.open[:len(e.open)-1]
+		e.pending = append(e.pending, &r.end)
+		return r
+	}
+	switch {
+	case s == ".try":
+		push(&ilRegion{try: true})
+	case strings.HasPrefix(s, "catch "), s == "finally", s == "fault", s == "filter":
+		push(&ilRegion{kind: s})
+		if t := e.tries[len(e.open)-1]; t != nil {
+			r := e.open[len(e.open)-1]
+			r.tryStart, r.tryEnd = &t.start, &t.end
+		}
+		e.done = append(e.done, e.open[len(e.open)-1])
+	case strings.Contains(s, "// end .try"):
+		r := pop()
+		if e.tries == nil {
+			e.tries = map[int]*ilRegion{}
+		}
+		e.tries[len(e.open)] = r
+	case strings.Contains(s, "// end filter"):
+		// the handler follows in a block of its own
+		if len(e.open) > 0 {
+			r := e.open[len(e.open)-1]
+			r.filter, r.start = r.start, -1
+			e.pending = append(e.pending, &r.start)
+		}
+	case strings.Contains(s, "// end handler"):
+		pop()
+	}
+}
+
+// insn takes the offset of an instruction.
+func (e *ilEH) insn(off int) {
+	for _, p := range e.pending {
+		*p = off
+	}
+	e.pending = e.pending[:0]
+}
+
+// clauses writes the method's clauses, its code size ending what is open.
+func (e *ilEH) clauses(size int) []string {
+	e.insn(size)
+	var out []string
+	for _, r := range e.done {
+		if r.tryStart == nil {
+			out = append(out, "handler without a try: "+r.kind)
+			continue
+		}
+		what := r.kind
+		if r.filter >= 0 {
+			what = fmt.Sprintf("filter IL_%04x", r.filter)
+		}
+		out = append(out, fmt.Sprintf("try IL_%04x to IL_%04x %s handler IL_%04x to IL_%04x", *r.tryStart, *r.tryEnd, what, r.start, r.end))
+	}
+	*e = ilEH{}
+	return out
 }
 
 type ilInsn struct {
@@ -121,6 +213,7 @@ func ikdasmMethods(t *testing.T, path string) map[string]*ilMethod {
 		}
 		if m := ilInsnRe.FindStringSubmatch(line); m != nil {
 			off, _ := strconv.ParseInt(m[1], 16, 32)
+			cur.eh.insn(int(off))
 			cur.insns = append(cur.insns, ilInsn{off: int(off), mnemonic: m[2], operand: m[3]})
 			last = &cur.insns[len(cur.insns)-1]
 			inSwitch = m[2] == "switch"
@@ -137,12 +230,14 @@ func ikdasmMethods(t *testing.T, path string) map[string]*ilMethod {
 			}
 			inSwitch = !strings.Contains(line, ")")
 		}
+		cur.eh.line(line)
 		if m := ilEnd.FindStringSubmatch(line); m != nil {
 			switch m[1] {
 			case "method":
 				_, meth, _ := strings.Cut(m[2], "::")
 				meth = strings.ReplaceAll(meth, "'", "") // ikdasm quotes names like '<Main>m__0'
 				if cur.size >= 0 {
+					cur.handlers = cur.eh.clauses(cur.size)
 					methods[overload(seen, strings.Join(classes, "/")+"::"+meth)] = cur
 				}
 				cur, last = &ilMethod{size: -1}, nil
@@ -462,4 +557,104 @@ func FuzzCIL(f *testing.F) {
 func buildCILSeed(f *testing.F) (string, error) {
 	registerCIL.Do(registerCILFixtures)
 	return buildFixture(f.Context(), "cil")
+}
+
+// TestCILHandlersMatchIkdasm compares every method's exception clauses
+// (protected range, kind, caught type, filter and handler range) with
+// ikdasm's nested .try blocks, on the fixtures and on mono's mscorlib.
+func TestCILHandlersMatchIkdasm(t *testing.T) {
+	paths := map[string]string{"mscorlib": "/usr/lib/mono/4.5/mscorlib.dll"}
+	for _, name := range []string{"cil", "cil-debug", "cil-x64", "cil-lib"} {
+		paths[name] = ""
+	}
+	for name, path := range paths {
+		t.Run(name, func(t *testing.T) {
+			if path == "" {
+				path = cilFixture(t, name)
+			} else if _, err := os.Stat(path); err != nil {
+				t.Skip("mono's mscorlib is not installed: apt install mono-devel")
+			}
+			want := ikdasmMethods(t, path)
+			got, err := native.CILMethods(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]int{}
+			clauses, bad := 0, 0
+			for _, m := range got {
+				key := overload(seen, m.Name)
+				w, ok := want[key]
+				if !ok {
+					t.Errorf("%s: not in ikdasm's output", key)
+					continue
+				}
+				g, wh := slices.Sorted(slices.Values(m.Handlers)), slices.Sorted(slices.Values(w.handlers))
+				clauses += len(wh)
+				if !slices.Equal(g, wh) {
+					if bad++; bad < 10 {
+						t.Errorf("%s: handlers\n%s\nikdasm\n%s", key, strings.Join(g, "\n"), strings.Join(wh, "\n"))
+					}
+				}
+			}
+			if bad > 0 {
+				t.Errorf("%d methods differ", bad)
+			}
+			if name == "cil" && clauses < 3 {
+				t.Errorf("%d clauses in the fixture: want Guarded's catch and finally and Filtered's filter", clauses)
+			}
+			t.Logf("%d methods, %d clauses", len(got), clauses)
+		})
+	}
+}
+
+// TestCILExceptionEdges checks the control-flow graph of Guarded
+// (try/catch FormatException/finally) and Filtered (a filter and a
+// catch): every block of a try range has an exception edge to each of its
+// handlers (and to a filter), and a handler's first block says its kind
+// and caught type.
+func TestCILExceptionEdges(t *testing.T) {
+	is := is.New(t)
+	a := openAnalysis(t, cilFixture(t, "cil"))
+	ctx := t.Context()
+	procs, err := a.Procedures(ctx)
+	is.NoErr(err)
+	byName := map[string]ports.Procedure{}
+	for _, p := range procs {
+		byName[p.Name] = p
+	}
+	// graph writes each block as offset [handler catches] -> its
+	// exception edges' offsets.
+	graph := func(name string) []string {
+		p := byName[name]
+		fn, err := a.Function(ctx, ports.FunctionRequest{Address: p.Address})
+		is.NoErr(err)
+		var out []string
+		for _, b := range fn.Blocks {
+			s := fmt.Sprintf("%#x", b.Start-p.Address)
+			if b.Handler != "" {
+				s += " " + strings.TrimSpace(b.Handler+" "+b.Catches)
+			}
+			var to []string
+			for _, e := range b.Successors {
+				if e.Kind == ports.EdgeException {
+					to = append(to, fmt.Sprintf("%#x", e.Target-p.Address))
+				}
+			}
+			out = append(out, s+" -> "+strings.Join(to, " "))
+		}
+		return out
+	}
+	is.Equal(graph("Rea.Fixture.Program::Guarded"), []string{
+		"0x0 -> 0xc 0x14", // the try: to the catch and to the finally
+		"0xc catch [mscorlib]System.FormatException -> 0x14", // the catch, inside the try of the finally
+		"0x14 finally -> ",
+		"0x1f -> ",
+	})
+	g := graph("Rea.Fixture.Program::Filtered")
+	is.Equal(g[0], "0x0 -> 0xc 0x2b 0x34") // the filter, its handler, the catch
+	want := map[string]bool{"0xc filter -> ": true, "0x2b catch -> ": true, "0x34 catch [mscorlib]System.OverflowException -> ": true}
+	for _, b := range g {
+		delete(want, b)
+	}
+	is.Equal(len(want), 0) // the filter and both handlers begin blocks
 }

@@ -162,7 +162,7 @@ func (a *Analysis) Function(ctx context.Context, req ports.FunctionRequest) (por
 		if err := ctx.Err(); err != nil {
 			return ports.Function{}, err
 		}
-		blocks, cut := basicBlocks(flows, r.Start, r.End)
+		blocks, cut := handledBlocks(flows, r.Start, r.End, p.mm.clr.handlers(r.Start))
 		out.InstructionCount, out.Blocks, out.Truncated = count, blocks, capped || cut
 		if out.Blocks == nil {
 			out.Blocks = []ports.BasicBlock{}

@@ -85,11 +85,37 @@ func TestMCPDotNetAssembly(t *testing.T) {
 
 	// its signature, from the metadata
 	_, m = evidence(t, call(t, cs, "analyze_function", map[string]any{"procedure": "Rea.Fixture.Program::Guarded"}))
+	// and its handlers: the try's block is followed by an exception edge to
+	// the catch and to the finally, which begin blocks saying what they are
 	var dossier struct {
-		Procedure struct{ Signature string }
+		Procedure   struct{ Address, Signature string }
+		BasicBlocks struct {
+			Items []struct {
+				Start, Handler, Catches string
+				Successors              []struct{ Kind, Target string }
+			}
+		} `json:"basic_blocks"`
 	}
 	decode(t, m, &dossier)
 	is.Equal(dossier.Procedure.Signature, "int32 Rea.Fixture.Program::Guarded(string s)")
+	handlers := map[string]string{} // a handler's first block -> its kind and type
+	var entered []string            // where the method's first block's exception edges go
+	for _, b := range dossier.BasicBlocks.Items {
+		if b.Handler != "" {
+			handlers[b.Start] = strings.TrimSpace(b.Handler + " " + b.Catches)
+		}
+		for _, e := range b.Successors {
+			if e.Kind == "exception" && b.Start == dossier.Procedure.Address {
+				entered = append(entered, e.Target)
+			}
+		}
+	}
+	is.Equal(len(entered), 2)
+	for i, want := range []string{"catch [mscorlib]System.FormatException", "finally"} {
+		if handlers[entered[i]] != want {
+			t.Errorf("exception edge %d to %s: %q, want %q", i, entered[i], handlers[entered[i]], want)
+		}
+	}
 
 	// the disassembly of a method, by name
 	ev, _ := evidence(t, call(t, cs, "procedure_assembly", map[string]any{"procedure": "Rea.Fixture.Program::Guarded"}))

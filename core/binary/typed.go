@@ -125,6 +125,10 @@ type DossierBlock struct {
 	End          string        `json:"end"`
 	Instructions int           `json:"instructions"`
 	Successors   []DossierEdge `json:"successors"`
+	// Handler is the kind of the exception handler the block begins (CIL),
+	// Catches the type a catch handler catches.
+	Handler string `json:"handler,omitempty"`
+	Catches string `json:"catches,omitempty"`
 }
 
 // DossierEdge is a successor of a DossierBlock; Target is nil for an

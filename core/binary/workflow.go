@@ -85,10 +85,12 @@ func procedureComments(ctx context.Context, c *core.Call, r ports.FunctionRange)
 const blockItemSchema = `{"type":"object","additionalProperties":false,"required":["start","end","instructions","successors"],
  "properties":{"start":{"$ref":"#/$defs/hex"},"end":{"$ref":"#/$defs/hex"},"instructions":{"type":"integer","minimum":1},
   "successors":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["kind","target"],
-   "properties":{"kind":{"enum":["fallthrough","jump","branch","jump-table","tail-call","unresolved"]},"target":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]}}}}}}`
+   "properties":{"kind":{"enum":["fallthrough","jump","branch","jump-table","tail-call","unresolved","exception"]},"target":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]}}}},
+  "handler":{"enum":["catch","filter","finally","fault"]},"catches":{"type":"string"}}}`
 
 func blockItemOf(b ports.BasicBlock) DossierBlock {
-	it := DossierBlock{Start: core.Hex(b.Start), End: core.Hex(b.End), Instructions: b.Instructions, Successors: []DossierEdge{}}
+	it := DossierBlock{Start: core.Hex(b.Start), End: core.Hex(b.End), Instructions: b.Instructions, Successors: []DossierEdge{},
+		Handler: b.Handler, Catches: b.Catches}
 	for _, e := range b.Successors {
 		ei := DossierEdge{Kind: e.Kind}
 		if e.Kind != ports.EdgeUnresolved {

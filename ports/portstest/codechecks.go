@@ -85,7 +85,7 @@ func checkRanges(ranges []ports.FunctionRange, procs []ports.Procedure, hasProcs
 
 var edgeKinds = map[string]bool{
 	ports.EdgeFallthrough: true, ports.EdgeJump: true, ports.EdgeBranch: true,
-	ports.EdgeJumpTable: true, ports.EdgeTailCall: true, ports.EdgeUnresolved: true,
+	ports.EdgeJumpTable: true, ports.EdgeTailCall: true, ports.EdgeUnresolved: true, ports.EdgeException: true,
 }
 
 // checkFunction checks one Function against the range FunctionRanges gave

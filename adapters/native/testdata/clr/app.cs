@@ -1,6 +1,6 @@
 // The .NET fixture of rea-native's CIL tests: types with fields, a nested
 // class, an interface and a struct, a generic method, a switch, exception
-// handlers, a lambda, P/Invoke and calls into mscorlib.
+// handlers (catch, finally, a filter), a lambda, P/Invoke and calls into mscorlib.
 using System;
 using System.Collections.Generic;
 using System.Runtime.InteropServices;
@@ -46,6 +46,12 @@ namespace Rea.Fixture {
       try { return int.Parse(s); }
       catch (FormatException) { return -1; }
       finally { Console.WriteLine("parsed"); }
+    }
+
+    static int Filtered(string s) {
+      try { return int.Parse(s); }
+      catch (FormatException e) when (e.Message.Length > 3) { return -2; }
+      catch (OverflowException) { return -3; }
     }
 
     public static int Main(string[] args) {
