@@ -102,6 +102,7 @@ func handledBlocks(insns []flowInsn, start, end uint64, eh []ehHandler) ([]ports
 	}
 	var blocks []ports.BasicBlock
 	truncated := false
+	budget := maxBlocks // exception edges: a hostile table could ask for blocks × clauses
 	open := -1
 	for i := range insns {
 		in := &insns[i]
@@ -121,8 +122,8 @@ func handledBlocks(insns []flowInsn, start, end uint64, eh []ehHandler) ([]ports
 			continue
 		}
 		b.Successors = successors(in, inside)
-		if len(eh) > 0 {
-			handle(b, eh)
+		if len(eh) > 0 && !handle(b, eh, &budget) {
+			truncated = true
 		}
 		open = -1
 	}
@@ -130,18 +131,25 @@ func handledBlocks(insns []flowInsn, start, end uint64, eh []ehHandler) ([]ports
 }
 
 // handle adds a block's exception edges, innermost handler first as the
-// clauses are ordered, and names the handler it begins.
-func handle(b *ports.BasicBlock, eh []ehHandler) {
+// clauses are ordered, while budget lasts (false when it ran out), and
+// names the handler the block begins.
+func handle(b *ports.BasicBlock, eh []ehHandler, budget *int) bool {
+	ok := true
 	for _, h := range eh {
-		e := ports.Edge{Kind: ports.EdgeException, Target: h.start}
-		if b.Start >= h.tryStart && b.Start < h.tryEnd && !slices.Contains(b.Successors, e) {
-			b.Successors = append(b.Successors, e)
+		if b.Start >= h.tryStart && b.Start < h.tryEnd {
+			if *budget <= 0 {
+				ok = false
+				continue
+			}
+			*budget--
+			b.Successors = append(b.Successors, ports.Edge{Kind: ports.EdgeException, Target: h.start})
 		}
 		if b.Start == h.start && b.Handler == "" {
 			b.Handler, b.Catches = h.kind, h.catches
 		}
 	}
 	b.Successors = slices.Clip(b.Successors)
+	return ok
 }
 
 func successors(in *flowInsn, inside func(uint64) bool) []ports.Edge {

@@ -26,7 +26,7 @@ const (
 	sectFatFormat  = 0x40
 	sectMoreSects  = 0x80
 	maxCLRSections = 64      // sections read per method
-	maxCLRClauses  = 1 << 12 // clauses kept per method
+	maxCLRClauses  = 1 << 10 // clauses kept per method (mscorlib's most is 9)
 )
 
 // clrClause is one exception-handling clause, its offsets relative to the
@@ -141,7 +141,10 @@ func (t *clrTokens) handlers(addr uint64) []ehHandler {
 		return nil
 	}
 	out := make([]ehHandler, 0, len(cs)+1)
-	for _, c := range cs {
+	for i, c := range cs {
+		if slices.ContainsFunc(cs[:i], func(d clrClause) bool { return d == c }) {
+			continue // the same clause twice would make each edge twice
+		}
 		h := ehHandler{tryStart: addr + uint64(c.tryStart), tryEnd: addr + uint64(c.tryEnd), start: addr + uint64(c.handlerStart),
 			kind: clauseKind(c.kind)}
 		if c.kind == clauseCatch {

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"testing"
+
+	"rea/ports"
 )
 
 // ehMemory lays out a method body's code (size bytes at RVA 0x100) and the
@@ -93,4 +95,30 @@ func FuzzReadClauses(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestHandledBlocks: a handler and its try range's bounds start blocks,
+// the blocks inside the range have exception edges, and a table asking for
+// more edges than the budget is cut and says so.
+func TestHandledBlocks(t *testing.T) {
+	nop := func(a uint64) flowInsn { return flowInsn{addr: a, size: 1, flow: ports.FlowNext} }
+	insns := []flowInsn{nop(0), nop(1), nop(2), {addr: 3, size: 1, flow: ports.FlowReturn}, nop(4), {addr: 5, size: 1, flow: ports.FlowReturn}}
+	eh := []ehHandler{{tryStart: 1, tryEnd: 3, start: 4, kind: "catch", catches: "T"}}
+	blocks, cut := handledBlocks(insns, 0, 6, eh)
+	got := fmt.Sprint(blocks)
+	if want := "[{0 1 1 [{fallthrough 1}]  } {1 3 2 [{fallthrough 3} {exception 4}]  } {3 4 1 []  } {4 6 2 [] catch T}]"; got != want || cut {
+		t.Errorf("blocks %s (cut %v), want %s", got, cut, want)
+	}
+	many := make([]ehHandler, maxBlocks+1)
+	for i := range many {
+		many[i] = ehHandler{tryStart: 0, tryEnd: 6, start: 4, kind: "finally"}
+	}
+	blocks, cut = handledBlocks(insns, 0, 6, many)
+	n := 0
+	for _, b := range blocks {
+		n += len(b.Successors)
+	}
+	if !cut || n > maxBlocks+3 {
+		t.Errorf("%d edges, cut %v: want the budget's", n, cut)
+	}
 }
