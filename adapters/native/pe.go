@@ -235,7 +235,7 @@ func (p *peImage) symbols(ctx context.Context) (*symbolSet, error) {
 	case p.clr != nil && !p.cil():
 		set.limit("The image is a mixed-mode .NET assembly (native code and CIL): rea-native analyzes its native code; its managed methods are not decoded.")
 	case p.cil():
-		set.limit("CIL: procedures are the metadata's methods with bodies; exception handlers are decoded as blocks without predecessors, and a generic instantiation is named by its generic method or type.")
+		set.limit("CIL: procedures are the metadata's methods with bodies; exception handlers are decoded as blocks without predecessors.")
 	}
 	if err := p.coffSymbols(ctx, set); err != nil {
 		return nil, err
