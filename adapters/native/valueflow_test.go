@@ -88,7 +88,7 @@ func reaches(vf ports.ValueFlow, reg, want string) bool {
 // and each parameter's entry value flows into the addition.
 func TestValueFlowParameters(t *testing.T) {
 	vfFixtures()
-	for _, name := range []string{"vf-O0", "vf-O2", "vf-O0-cet"} {
+	for _, name := range []string{"vf-O0", "vf-O2", "vf-O0-cet", "clang-vf-O0-g", "clang-vf-O2-g"} {
 		t.Run(name, func(t *testing.T) {
 			is := is.New(t)
 			a := openAnalysis(t, fixturePath(t, name))
@@ -281,7 +281,7 @@ func TestValueFlowGo(t *testing.T) {
 func TestValueFlowAgainstDWARF(t *testing.T) {
 	vfFixtures()
 	codeFixtures()
-	for _, name := range []string{"vf-O0-g", "code-O0-g", "vf-O2-g", "code-O2-g"} {
+	for _, name := range []string{"vf-O0-g", "code-O0-g", "vf-O2-g", "code-O2-g", "clang-vf-O0-g", "clang-code-O0-g", "clang-vf-O2-g", "clang-code-O2-g", "clang-code-O2-g4"} {
 		exact := strings.Contains(name, "-O0")
 		t.Run(name, func(t *testing.T) {
 			is := is.New(t)
