@@ -181,6 +181,9 @@ func clangFixtures() {
 		"clang-inl-O2-g":      {"clang", "inlined.c", []string{"-O2", "-g"}},
 		"clang-inl-O2-g4":     {"clang", "inlined.c", []string{"-O2", "-gdwarf-4"}},
 		"inl-O2-g":            {"gcc", "inlined.c", []string{"-O2", "-g"}},
+		// lld leaves a RELATIVE relocation's word zero: the addend is the value.
+		"clang-ptr-pie-lld": {"clang", "pointers.c", []string{"-O0", "-fPIE", "-pie", "-fuse-ld=lld"}},
+		"clang-ptr-nopie":   {"clang", "pointers.c", []string{"-O0", "-fno-PIE", "-no-pie"}},
 	} {
 		f := srcFixture(name, fx.tool, fx.src, fx.flags...)
 		if strings.Contains(name, "lld") {
