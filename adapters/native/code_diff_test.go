@@ -50,6 +50,10 @@ var genVariants = []struct {
 	{"gen-Os-g", []string{"-Os", "-g"}},
 	{"gen-O3-cet", []string{"-O3", "-fcf-protection=full"}},
 	{"gen-nounwind", []string{"-O2", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables"}},
+	// clang's (genFixture picks the compiler by the name's prefix)
+	{"clang-gen-O2-g", []string{"-O2", "-g"}},
+	{"clang-gen-O3-lld", []string{"-O3", "-fuse-ld=lld"}},
+	{"clang-gen-nounwind", []string{"-O2", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables"}},
 }
 
 var registerCode sync.Once

@@ -349,6 +349,9 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				// return register (the callee's result), not for the
 				// vector one (which a call leaves defined only in name).
 				written := func(pos, id int) bool {
+					if call && addressedBy(f.sems[k].indirect, f.locs[id].name) {
+						return false // the call's own target: "lea rdx, [rip+table]; call [rdx+rax*8]"
+					}
 					clobberCounts := !call && pos == 0
 					for _, d := range state[id] {
 						if d >= 0 && (clobberCounts || !f.sems[d].call || slices.Contains(f.defIDs[d], id)) {
@@ -530,4 +533,20 @@ func nonNil(s []string) []string {
 		}
 	}
 	return out
+}
+
+// addressedBy reports whether the memory operand of an indirect call
+// ("[rdx+rax*8]") names register reg in its address. A register written
+// only to address the call's target is no argument.
+func addressedBy(operand, reg string) bool {
+	inner, ok := strings.CutPrefix(operand, "[")
+	if !ok || reg == "" {
+		return false
+	}
+	for _, part := range strings.FieldsFunc(inner, func(r rune) bool { return r == '+' || r == '-' || r == '*' || r == ']' }) {
+		if part == reg {
+			return true
+		}
+	}
+	return false
 }
