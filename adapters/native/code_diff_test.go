@@ -47,6 +47,7 @@ var genVariants = []struct {
 }{
 	{"gen-O0", []string{"-O0"}},
 	{"gen-O2", []string{"-O2"}},
+	{"gen-O2-g", []string{"-O2", "-g"}},
 	{"gen-Os-g", []string{"-Os", "-g"}},
 	{"gen-O3-cet", []string{"-O3", "-fcf-protection=full"}},
 	{"gen-nounwind", []string{"-O2", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables"}},

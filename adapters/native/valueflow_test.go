@@ -284,7 +284,7 @@ func TestValueFlowGo(t *testing.T) {
 func TestValueFlowAgainstDWARF(t *testing.T) {
 	vfFixtures()
 	codeFixtures()
-	for _, name := range []string{"vf-O0-g", "code-O0-g", "vf-O2-g", "code-O2-g", "clang-vf-O0-g", "clang-code-O0-g", "clang-vf-O2-g", "clang-code-O2-g", "clang-code-O2-g4"} {
+	for _, name := range []string{"vf-O0-g", "code-O0-g", "vf-O2-g", "code-O2-g", "clang-vf-O0-g", "clang-code-O0-g", "clang-vf-O2-g", "clang-code-O2-g", "clang-code-O2-g4", "gen-O2-g", "clang-gen-O2-g"} {
 		exact := strings.Contains(name, "-O0")
 		t.Run(name, func(t *testing.T) {
 			is := is.New(t)
