@@ -168,6 +168,8 @@ func TestDWARFProceduresMatchNM(t *testing.T) {
 		{"c-dwarf", "c-g", hello},
 		{"clang-c-dwarf", "clang-c-g", hello},
 		{"clang-c-dwarf4", "clang-c-O2-g4", hello},
+		{"clang-c-arm64-dwarf", "clang-c-arm64", hello},
+		{"clang-c-i686-dwarf", "clang-c-i686", hello},
 		{"inl-O2-g-dwarf", "inl-O2-g", []string{"main", "scaled"}},
 		{"clang-inl-O2-g-dwarf", "clang-inl-O2-g", []string{"main", "scaled"}},
 		{"vtable-g-dwarf", "vtable-g", []string{"_Z3usePK5Shape", "_ZN2SqD0Ev", "_ZN2SqD2Ev", "_ZNK2Sq4areaEv", "main"}},

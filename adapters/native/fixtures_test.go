@@ -60,13 +60,17 @@ func srcFixture(name, tool, file string, flags ...string) *fixture {
 }
 
 func stripFixture(name, from string, flags ...string) *fixture {
-	return &fixture{tools: []string{"gcc", "strip"}, build: func(ctx context.Context) (string, error) {
+	strip := "strip" // the host's knows x86 only
+	if strings.Contains(from, "arm64") {
+		strip = "aarch64-linux-gnu-strip"
+	}
+	return &fixture{tools: []string{"gcc", strip}, build: func(ctx context.Context) (string, error) {
 		src, err := buildFixture(ctx, from)
 		if err != nil {
 			return "", err
 		}
 		out := filepath.Join(fixtureDir, name)
-		_, err = run(ctx, "", nil, "strip", append(append([]string{}, flags...), "-o", out, src)...)
+		_, err = run(ctx, "", nil, strip, append(append([]string{}, flags...), "-o", out, src)...)
 		return out, err
 	}}
 }
@@ -194,7 +198,7 @@ func clangFixtures() {
 	// DWARF 5 but no .symtab: procedures come from debug info.
 	fixtures["clang-c-dwarf"] = stripFixture("clang-c-dwarf", "clang-c-g", "--strip-all", "--keep-section=.debug_*")
 	fixtures["clang-c-dwarf4"] = stripFixture("clang-c-dwarf4", "clang-c-O2-g4", "--strip-all", "--keep-section=.debug_*")
-	for _, name := range []string{"clang-inl-O2-g", "inl-O2-g", "clang-vtable-g", "vtable-g"} {
+	for _, name := range []string{"clang-inl-O2-g", "inl-O2-g", "clang-vtable-g", "vtable-g", "clang-c-arm64", "clang-c-i686"} {
 		fixtures[name+"-dwarf"] = stripFixture(name+"-dwarf", name, "--strip-all", "--keep-section=.debug_*")
 	}
 }
@@ -233,7 +237,7 @@ var errSkip = errors.New("skip")
 // tool's own name.
 var debianPackages = map[string]string{
 	"clang": "clang", "clang++": "clang", "ld.lld": "lld", "g++": "g++", "gcc": "gcc", "strip": "binutils",
-	"aarch64-linux-gnu-gcc": "gcc-aarch64-linux-gnu",
+	"aarch64-linux-gnu-gcc": "gcc-aarch64-linux-gnu", "aarch64-linux-gnu-strip": "binutils-aarch64-linux-gnu",
 }
 
 // fixturePath returns the built fixture, skipping the test when a tool is
