@@ -123,6 +123,15 @@ type TraceBreakpoint struct {
 	// each %s conversion's argument, when it arrives in a register
 	// (TraceHit.Strings, after the Spans').
 	Format string
+	// Registers are further argument registers to read at the entry, a
+	// floating-point parameter's (xmm1, v0), or stack slots past those
+	// the convention reports ("[esp+28]"): they follow the convention's
+	// in TraceHit.Arguments.
+	Registers []string
+	// Return is where the result is when not in the convention's integer
+	// register alone: xmm0, v0, st0 (x87), or eax and edx for a 64-bit
+	// integer on 32-bit x86; read at the return (TraceHit.ReturnRegisters).
+	Return []string
 }
 
 // TraceSpan names the registers of one text argument of a known length.
@@ -194,6 +203,8 @@ type TraceHit struct {
 	// register (rax, x0) at the return address.
 	Returned    bool
 	ReturnValue uint64
+	// ReturnRegisters are TraceBreakpoint.Return's registers at the return.
+	ReturnRegisters []TraceRegister
 	// ReturnSequence is the ordinal of the stop at which the return was
 	// seen, counting every stop of the trace from 1 (entries, returns,
 	// signals), so nesting can be read off: an inner call returns at a lower
@@ -223,7 +234,10 @@ type TraceString struct {
 // TraceRegister is a named register value.
 type TraceRegister struct {
 	Name  string
-	Value uint64
+	Value uint64 // for one wider than 8 bytes, its first 8
+	// Bytes are the contents, little-endian, of a register of other than
+	// 4 or 8 bytes (xmm and v: 16, st0: 10); nil otherwise.
+	Bytes []byte
 }
 
 // Stop reasons.

@@ -2,7 +2,9 @@ package gdbremote_test
 
 import (
 	"context"
+	"debug/elf"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -60,8 +62,19 @@ func traceEmulated(t *testing.T, bin string, args []string, bps []ports.TraceBre
 	t.Cleanup(func() { noneLeft(t, id) })
 	tr := gdbremote.New(nil)
 	debugTap(t, tr)
+	// With Debian's libc6-i386 installed (clang pulls it in), the host's
+	// loader cache sends an emulated i386 program to /lib32's libc rather
+	// than the sysroot's, and there QEMU 7.2 hangs a threaded program
+	// (without rea as well): the tests pin the sysroot's libraries.
+	var env []string
+	if f, err := elf.Open(bin); err == nil {
+		if f.Machine == elf.EM_386 {
+			env = append(os.Environ(), "LD_LIBRARY_PATH=/usr/i686-linux-gnu/lib")
+		}
+		f.Close()
+	}
 	return tr.TraceCalls(context.Background(), ports.TraceRequest{
-		Launch:      &ports.TraceLaunch{Path: bin, Args: args},
+		Launch:      &ports.TraceLaunch{Path: bin, Args: args, Env: env},
 		Breakpoints: bps,
 		RunID:       id,
 		MaxDuration: 30 * time.Second,

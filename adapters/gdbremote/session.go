@@ -56,6 +56,12 @@ type session struct {
 	// slots are the stack slots each request breakpoint's texts name
 	// (slotsOf), by breakpoint index.
 	slots [][]string
+	// wide and rets are the registers of each request breakpoint's
+	// Registers (but slots and the convention's) and Return that the
+	// target description has, by breakpoint index; absent names those it
+	// lacks.
+	wide, rets [][]string
+	absent     []string
 }
 
 // breakpoint is an inserted Z0 breakpoint: the request breakpoints placed
@@ -399,8 +405,11 @@ func (s *session) module(name string) (ports.TraceModule, bool) {
 // address is mapped.
 func (s *session) insertAll(ctx context.Context) error {
 	s.slots = make([][]string, len(s.req.Breakpoints))
+	s.wide = make([][]string, len(s.req.Breakpoints))
+	s.rets = make([][]string, len(s.req.Breakpoints))
 	for i, b := range s.req.Breakpoints {
 		s.slots[i] = s.slotsOf(b)
+		s.wide[i], s.rets[i] = s.described(b.Registers, true), s.described(b.Return, false)
 		m, ok := s.module(b.Module)
 		if !ok {
 			return fmt.Errorf("module %q is not loaded: %w", b.Module, ports.ErrAddressNotMapped)
@@ -619,19 +628,29 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 		return nil
 	}
 	s.over = &stepOver{thread: st.thread, addr: pc}
+	// The registers wider than a word, or outside the convention, that
+	// the entries and returns at pc read.
+	var want []string
+	for _, p := range s.pending[pc] {
+		want = appendNew(want, s.rets[s.res.Hits[p.hit].Breakpoint]...)
+	}
+	for _, i := range bp.requests {
+		want = appendNew(want, s.wide[i]...)
+	}
 	var regs map[string]uint64
+	var wide map[string][]byte
 	read := func() error {
 		if regs != nil {
 			return nil
 		}
-		regs, err = s.readRegs(ctx, st.thread)
+		regs, wide, err = s.readRegs(ctx, st.thread, want)
 		return err
 	}
 	if bp.returns > 0 {
 		if err := read(); err != nil {
 			return err
 		}
-		if err := s.onReturn(ctx, pc, bp, st.thread, regs); err != nil {
+		if err := s.onReturn(ctx, pc, bp, st.thread, regs, wide); err != nil {
 			return err
 		}
 	}
@@ -685,6 +704,9 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 			return err
 		}
 		strs = append(strs, spans...)
+		for _, name := range s.wide[i] {
+			extra = append(extra, wideRegister(name, wide[name]))
+		}
 		hitArgs := args
 		if len(extra) > 0 {
 			hitArgs = append(slices.Clip(args), extra...)
@@ -1000,7 +1022,7 @@ func (s *session) expectReturn(ctx context.Context, ra uint64, p pendingReturn) 
 // onReturn matches a stop at a return address with the innermost pending
 // call it ends: the same thread with the stack pointer the return leaves (C),
 // or the same goroutine (Go).
-func (s *session) onReturn(ctx context.Context, pc uint64, bp *breakpoint, t threadID, regs map[string]uint64) error {
+func (s *session) onReturn(ctx context.Context, pc uint64, bp *breakpoint, t threadID, regs map[string]uint64, wide map[string][]byte) error {
 	list := s.pending[pc]
 	for i := len(list) - 1; i >= 0; i-- {
 		p := list[i]
@@ -1015,6 +1037,9 @@ func (s *session) onReturn(ctx context.Context, pc uint64, bp *breakpoint, t thr
 		h.Returned = true
 		h.ReturnValue = regs[s.conv.ret]
 		h.ReturnSequence = s.stops
+		for _, name := range s.rets[h.Breakpoint] {
+			h.ReturnRegisters = append(h.ReturnRegisters, wideRegister(name, wide[name]))
+		}
 		for _, reg := range s.req.Breakpoints[h.Breakpoint].ReturnStrings {
 			// The buffer's address is the register's value at the entry.
 			var ptr uint64 // a register that is no argument reads as unreadable
@@ -1042,34 +1067,123 @@ func (s *session) onReturn(ctx context.Context, pc uint64, bp *breakpoint, t thr
 	return nil
 }
 
-// readRegs reads the registers the convention needs from the g packet,
-// falling back to p for any the g packet does not carry.
-func (s *session) readRegs(ctx context.Context, t threadID) (map[string]uint64, error) {
+// readRegs reads the registers the convention needs, and the contents of
+// the registers named in wide (any size: xmm0, st0, edx), from the g
+// packet, falling back to p for any the g packet does not carry.
+func (s *session) readRegs(ctx context.Context, t threadID, wide []string) (map[string]uint64, map[string][]byte, error) {
 	data, avail, err := s.cl.readRegisters(ctx, t)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	get := func(name string) ([]byte, error) {
+		r, _ := s.td.reg(name)
+		n := r.bits / 8
+		if r.offset >= 0 && r.offset+n <= len(data) && !slices.Contains(avail[r.offset:r.offset+n], false) {
+			return data[r.offset : r.offset+n], nil
+		}
+		b, err := s.cl.readRegister(ctx, t, r.number)
+		if err == nil && len(b) != n {
+			err = protoErr("register %s: %d bytes", name, len(b))
+		}
+		return b, err
 	}
 	out := make(map[string]uint64, 16)
 	w := int(s.conv.word)
 	for _, name := range s.conv.needed() {
-		r, _ := s.td.reg(name)
-		if r.bits != 8*w {
-			return nil, protoErr("register %s is %d bits", name, r.bits)
+		if r, _ := s.td.reg(name); r.bits != 8*w {
+			return nil, nil, protoErr("register %s is %d bits", name, r.bits)
 		}
-		if r.offset >= 0 && r.offset+w <= len(data) && avail[r.offset] {
-			out[name] = leWord(data[r.offset : r.offset+w])
-			continue
-		}
-		b, err := s.cl.readRegister(ctx, t, r.number)
+		b, err := get(name)
 		if err != nil {
-			return nil, err
-		}
-		if len(b) != w {
-			return nil, protoErr("register %s: %d bytes", name, len(b))
+			return nil, nil, err
 		}
 		out[name] = leWord(b)
 	}
-	return out, nil
+	var contents map[string][]byte
+	for _, name := range wide {
+		src, keep := name, 0
+		if _, ok := s.td.reg(name); !ok && strings.HasPrefix(name, "v") {
+			// An SVE target describes z0-z31, whose low 16 bytes are v0-v31.
+			src, keep = "z"+name[1:], 16
+		}
+		if name == "st0" && s.x87Physical() {
+			// QEMU's stub gives the x87 registers by their physical
+			// number: ST(0) is the one the status word's TOP names.
+			fs, err := get("fstat")
+			if err != nil {
+				return nil, nil, err
+			}
+			src = fmt.Sprintf("st%d", leWord(fs)>>11&7)
+		}
+		b, err := get(src)
+		if err != nil {
+			return nil, nil, err
+		}
+		if keep > 0 && len(b) > keep {
+			b = b[:keep]
+		}
+		if contents == nil {
+			contents = map[string][]byte{}
+		}
+		contents[name] = b
+	}
+	return out, contents, nil
+}
+
+// described keeps the names of a breakpoint's Registers (entry) or Return
+// that are registers the target description has, apart from the
+// convention's arguments (and, at the entry, stack slots, which slotsOf
+// reads); the others are noted as absent.
+func (s *session) described(names []string, entry bool) []string {
+	var out []string
+	for _, name := range names {
+		if _, slot := s.conv.slotOffset(name); entry && (slot || slices.Contains(s.conv.args, name)) {
+			continue
+		}
+		_, ok := s.td.reg(name)
+		if z, vector := strings.CutPrefix(name, "v"); !ok && vector {
+			_, ok = s.td.reg("z" + z)
+		}
+		if !ok {
+			s.absent = appendNew(s.absent, name)
+			continue
+		}
+		out = appendNew(out, name)
+	}
+	return out
+}
+
+// x87Physical reports whether the stub numbers the x87 registers
+// physically (R0-R7) rather than as the stack (ST(0)-ST(7)), as QEMU's
+// user-mode stub (7.2) does, where gdbserver gives the stack.
+func (s *session) x87Physical() bool {
+	_, emulated := s.ep.(*emulated)
+	_, fstat := s.td.reg("fstat")
+	return emulated && fstat
+}
+
+// wideRegister is a register's contents as a hit reports them: Value its
+// first word (up to 8 bytes), Bytes all of them when they are not one
+// word.
+func wideRegister(name string, b []byte) ports.TraceRegister {
+	r := ports.TraceRegister{Name: name}
+	for i := min(len(b), 8) - 1; i >= 0; i-- {
+		r.Value = r.Value<<8 | uint64(b[i])
+	}
+	if len(b) != 4 && len(b) != 8 {
+		r.Bytes = slices.Clone(b)
+	}
+	return r
+}
+
+// appendNew appends the names not in list yet.
+func appendNew(list []string, names ...string) []string {
+	for _, n := range names {
+		if !slices.Contains(list, n) {
+			list = append(list, n)
+		}
+	}
+	return list
 }
 
 // readFrame reads the return address at a call's entry and, under a
@@ -1115,6 +1229,9 @@ func (s *session) slotsOf(bp ports.TraceBreakpoint) []string {
 	for _, sp := range bp.Spans {
 		add(sp.Pointer)
 		add(sp.Length)
+	}
+	for _, n := range bp.Registers {
+		add(n)
 	}
 	return out
 }
@@ -1203,6 +1320,9 @@ func (s *session) finishCoverage() {
 	}
 	if s.req.Launch != nil && needsShell(s.req.Launch.Args) {
 		cov.Notes = append(cov.Notes, "an argument was empty or had whitespace, so the program was started through the shell ($SHELL or /bin/sh), which may add to its environment")
+	}
+	if len(s.absent) > 0 {
+		cov.Notes = append(cov.Notes, "the target description has no register "+strings.Join(s.absent, ", ")+": not read")
 	}
 	cov.Notes = append(cov.Notes, "vfork and clone children other than threads are not traced; exec replaces the traced image without breakpoints")
 }

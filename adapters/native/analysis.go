@@ -33,6 +33,9 @@ type region struct {
 	addr  uint64
 	off   uint64 // absolute file offset
 	size  uint64
+	// userString marks a .NET user string's characters (pe.go): the
+	// region is one UTF-16 string, listed whole rather than scanned.
+	userString bool
 }
 
 // symbolSet holds what Procedures and Names are derived from.

@@ -335,6 +335,6 @@ func (a *Analysis) ArchitectureSupport(ctx context.Context) (ports.ArchitectureS
 		return ports.ArchitectureSupport{}, err
 	}
 	ar := archOf(a.docs[0].Architecture)
-	decodes := ar == archX86 || ar == archX8664 || ar == archARM64 // newDecoder's
-	return ports.ArchitectureSupport{Decodes: decodes, ValueFlow: decodes}, nil
+	decodes := ar == archX86 || ar == archX8664 || ar == archARM64 || ar == archCIL // newDecoder's
+	return ports.ArchitectureSupport{Decodes: decodes, ValueFlow: decodes && ar != archCIL}, nil
 }

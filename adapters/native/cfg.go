@@ -113,6 +113,11 @@ func successors(in *flowInsn, inside func(uint64) bool) []ports.Edge {
 			out = append(out, ports.Edge{Kind: ports.EdgeTailCall, Target: in.target})
 		}
 	}
+	table := func() {
+		for _, t := range in.table {
+			out = append(out, ports.Edge{Kind: ports.EdgeJumpTable, Target: t})
+		}
+	}
 	switch in.flow {
 	case ports.FlowNext, ports.FlowCall:
 		if !in.noreturn {
@@ -123,16 +128,17 @@ func successors(in *flowInsn, inside func(uint64) bool) []ports.Edge {
 		case in.hasTarget:
 			direct(ports.EdgeJump)
 		case len(in.table) > 0:
-			for _, t := range in.table {
-				out = append(out, ports.Edge{Kind: ports.EdgeJumpTable, Target: t})
-			}
+			table()
 		default:
 			out = append(out, ports.Edge{Kind: ports.EdgeUnresolved})
 		}
 	case ports.FlowBranch:
-		if in.hasTarget {
+		switch {
+		case in.hasTarget:
 			direct(ports.EdgeBranch)
-		} else {
+		case len(in.table) > 0: // CIL's switch: a table, else the next instruction
+			table()
+		default:
 			out = append(out, ports.Edge{Kind: ports.EdgeUnresolved})
 		}
 		out = append(out, ports.Edge{Kind: ports.EdgeFallthrough, Target: in.next()})

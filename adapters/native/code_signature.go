@@ -122,6 +122,9 @@ func (a *Analysis) Signature(ctx context.Context, addr uint64) (sig ports.Signat
 	if err := a.check(ctx, "signature"); err != nil {
 		return sig, err
 	}
+	if pe, ok := a.img.(*peImage); ok && pe.cil() {
+		return pe.cilSignature(addr) // the metadata describes every method
+	}
 	idx, err := a.signatures(ctx)
 	if err != nil {
 		return sig, fmt.Errorf("native: signature: %w", classify(a.img.format(), err))
@@ -145,6 +148,7 @@ func (a *Analysis) Signature(ctx context.Context, addr uint64) (sig ports.Signat
 	if off, ok := dwarfVal(idx.d, ent, dwarf.AttrType).(dwarf.Offset); ok {
 		sig.ReturnType = typeName(idx.d, off)
 	}
+	var goResults []string // a Go function's result types, which are parameters in its DWARF
 	if ent.Children {
 		for depth, n := 0, 0; n < 4096; n++ {
 			c, err := r.Next()
@@ -171,7 +175,8 @@ func (a *Analysis) Signature(ctx context.Context, addr uint64) (sig ports.Signat
 						}
 					}
 					if v, _ := dwarfVal(idx.d, c, dwarf.AttrVarParam).(bool); v && e.goc {
-						continue // a Go result parameter
+						goResults = append(goResults, p.Type) // a Go result parameter
+						continue
 					}
 					sig.Parameters = append(sig.Parameters, p)
 				case dwarf.TagUnspecifiedParameters:
@@ -182,6 +187,9 @@ func (a *Analysis) Signature(ctx context.Context, addr uint64) (sig ports.Signat
 				depth++
 			}
 		}
+	}
+	if len(goResults) == 1 {
+		sig.ReturnType = goResults[0]
 	}
 	a.locate(&sig, idx.d, e.off)
 	return sig, nil

@@ -32,6 +32,7 @@ const (
 	archX86
 	archX8664
 	archARM64
+	archCIL // .NET's Common Intermediate Language (clr_decode.go)
 )
 
 func archOf(name string) arch {
@@ -42,6 +43,8 @@ func archOf(name string) arch {
 		return archX8664
 	case "arm64":
 		return archARM64
+	case "cil":
+		return archCIL
 	}
 	return archNone
 }
@@ -52,6 +55,8 @@ func (a arch) syntax() string {
 		return "intel"
 	case archARM64:
 		return "gnu"
+	case archCIL:
+		return "cil"
 	}
 	return ""
 }
@@ -66,8 +71,11 @@ func (a arch) minInsn() int {
 
 // maxInsn is the longest encoding.
 func (a arch) maxInsn() int {
-	if a == archARM64 {
+	switch a {
+	case archARM64:
 		return 4
+	case archCIL:
+		return cilMaxInsn
 	}
 	return 15
 }
@@ -89,7 +97,8 @@ func (r *memRegion) end() uint64 { return r.addr + r.size }
 // memMap is the address space of one document, sorted by address.
 type memMap struct {
 	regions []memRegion
-	starts  []uint64 // regions[i].addr, for a search without a closure
+	starts  []uint64   // regions[i].addr, for a search without a closure
+	clr     *clrTokens // a .NET assembly's tokens, for the CIL decoder
 }
 
 // newMemMap maps the sections of the image (the first slice of a universal
@@ -151,7 +160,11 @@ func newMemMap(img image) *memMap {
 		rs[i].index = i
 		starts[i] = rs[i].addr
 	}
-	return &memMap{regions: rs, starts: starts}
+	mm := &memMap{regions: rs, starts: starts}
+	if pe, ok := img.(*peImage); ok && pe.cil() {
+		mm.clr = pe.clrTok
+	}
+	return mm
 }
 
 func addMachO(m *machoImage, add func(memRegion)) {
@@ -305,6 +318,8 @@ func newDecoder(a arch, mm *memMap, src source) decoder {
 		return newX86(64, mm, src)
 	case archARM64:
 		return &arm64Decoder{mm: mm}
+	case archCIL:
+		return &cilDecoder{tok: mm.clr}
 	}
 	return nil
 }

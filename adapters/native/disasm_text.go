@@ -78,6 +78,9 @@ func (a *Analysis) WriteDisassembly(ctx context.Context, w io.Writer, section st
 		if section != "" && len(regs) == 0 {
 			return TextStats{}, fmt.Errorf("no executable section named %q with file bytes: %w", section, ports.ErrNotFound)
 		}
+		if p.arch == archCIL {
+			return cilText(ctx, a, p, w, regs)
+		}
 		tw := &textWriter{a: a, p: p, w: w, workers: max(1, runtime.GOMAXPROCS(0))}
 		for _, r := range regs {
 			if err := tw.region(ctx, r); err != nil {

@@ -419,7 +419,9 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 		// good enough to tell a jump that leaves its function.
 		found := b.calls(calls)
 		calls = nil
-		if len(found) == 0 {
+		// An assembly's metadata lists every method: nothing else in its
+		// code section (the metadata, the native stub) is code.
+		if len(found) == 0 && ar != archCIL {
 			found = b.leaving(ctx, st)
 			if !pointersDone {
 				pointersDone = true
@@ -495,7 +497,7 @@ func uniqueExtra(extra []candidate) []candidate {
 // endSources rank the sources of a size when several candidates know one.
 var endSources = map[string]string{
 	"symbol": "symbol", "dynamic-symbol": "symbol", "gopclntab": "gopclntab", "dwarf": "dwarf",
-	"eh-frame": "eh-frame", "pdata": "pdata", "plt": "plt",
+	"eh-frame": "eh-frame", "pdata": "pdata", "plt": "plt", "cil-metadata": "cil-metadata",
 }
 
 // sizeSources names, for each procedure with a size, where the size came

@@ -22,6 +22,14 @@ type peImage struct {
 	sections []*pe.Section
 	byRVA    []*pe.Section // sections sorted by VirtualAddress
 	syms     peSymbols     // the COFF symbol table, which f was parsed without (patch.go)
+
+	// A .NET assembly's metadata (clr.go), nil in a native image or when
+	// the CLR header does not parse (clrErr says why); clrMethods are its
+	// MethodDefs and clrTok resolves its tokens.
+	clr        *clrMeta
+	clrErr     error
+	clrMethods []clrMethod
+	clrTok     *clrTokens
 }
 
 // PE section characteristics.
@@ -63,7 +71,29 @@ func newPE(src source) (image, error) {
 		img.base, img.entry, img.is64 = oh.ImageBase, oh.AddressOfEntryPoint, true
 		img.dirs = oh.DataDirectory[:min(int(oh.NumberOfRvaAndSizes), len(oh.DataDirectory))]
 	}
+	if img.clr, img.clrErr = img.readCLR(); img.clr != nil {
+		img.clrMethods = img.clr.methods(img.readRVA)
+		img.clrTok = newCLRTokens(img.clr, img.base, img.clrMethods)
+	}
 	return img, nil
+}
+
+// cil reports whether the image's code is CIL only (the CLR header's
+// ILONLY flag): its architecture is then "cil" whatever machine the PE
+// header names, and its procedures are the methods the metadata defines.
+func (p *peImage) cil() bool { return p.clr != nil && p.clr.flags&corILOnly != 0 }
+
+// managedEntry is the address of the managed entry point's first
+// instruction, or 0.
+func (p *peImage) managedEntry() uint64 {
+	if p.clrTok == nil || p.clr.entryToken>>24 != tokMethodDef {
+		return 0
+	}
+	addr, body := p.clrTok.address(p.clr.entryToken)
+	if !body {
+		return 0
+	}
+	return addr
 }
 
 func (p *peImage) format() string { return "pe" }
@@ -86,6 +116,12 @@ func (p *peImage) documents(name string) []ports.Document {
 	d := ports.Document{Name: name, Format: "pe", Architecture: peArch(p.f.Machine)}
 	if p.entry != 0 {
 		d.Entry, d.HasEntry = p.base+uint64(p.entry), true
+	}
+	if p.cil() {
+		d.Architecture, d.Entry, d.HasEntry = "cil", 0, false
+		if e := p.managedEntry(); e != 0 {
+			d.Entry, d.HasEntry = e, true
+		}
 	}
 	return []ports.Document{d}
 }
@@ -120,6 +156,23 @@ func (p *peImage) stringRegions(ctx context.Context) ([]region, error) {
 			size = min(size, uint64(s.VirtualSize)) // the rest is file alignment padding
 		}
 		out = append(out, region{name: s.Name, addr: p.base + uint64(s.VirtualAddress), off: uint64(s.Offset), size: size})
+	}
+	if p.clr != nil {
+		// The user strings (C#'s literals) are in the #US heap, in the
+		// code section: each entry's characters are a region.
+		usRVA := p.clr.root + p.clr.usAt
+		p.clr.userStrings(func(off, chars uint32, text string) bool {
+			n := uint32(len(p.clr.us)) - chars
+			if k, _ := compressed(p.clr.us[off:]); k > 0 {
+				n = min(n, k&^1)
+			}
+			s := p.section(usRVA + chars)
+			if s == nil || usRVA+chars-s.VirtualAddress >= s.Size {
+				return true
+			}
+			out = append(out, region{name: "#US", addr: p.base + uint64(usRVA+chars), off: uint64(s.Offset) + uint64(usRVA+chars-s.VirtualAddress), size: uint64(n), userString: true})
+			return len(out) < maxTableEntries
+		})
 	}
 	return out, ctx.Err()
 }
@@ -176,6 +229,14 @@ func (p *peImage) dir(i int) pe.DataDirectory {
 
 func (p *peImage) symbols(ctx context.Context) (*symbolSet, error) {
 	set := &symbolSet{}
+	switch {
+	case p.clrErr != nil:
+		set.limit(fmt.Sprintf("The image has a CLR header (a .NET assembly) whose metadata does not parse (%v): its managed methods, types and user strings are not listed.", p.clrErr))
+	case p.clr != nil && !p.cil():
+		set.limit("The image is a mixed-mode .NET assembly (native code and CIL): rea-native analyzes its native code; its managed methods are not decoded.")
+	case p.cil():
+		set.limit("CIL: procedures are the metadata's methods with bodies; exception handlers are decoded as blocks without predecessors, and a generic instantiation is named by its generic method or type.")
+	}
 	if err := p.coffSymbols(ctx, set); err != nil {
 		return nil, err
 	}
@@ -184,10 +245,63 @@ func (p *peImage) symbols(ctx context.Context) (*symbolSet, error) {
 			return nil, err
 		}
 	}
+	if p.cil() {
+		// The entry point of an IL-only image is a native stub that jumps
+		// to the runtime (mscoree's _CorExeMain): the program starts at
+		// the managed entry point.
+		p.clrSymbols(set)
+		if e := p.managedEntry(); e != 0 {
+			set.addEntry(e)
+		}
+		return set, nil
+	}
 	if p.entry != 0 {
 		set.addEntry(p.base + uint64(p.entry))
 	}
 	return set, nil
+}
+
+// clrSymbols adds an assembly's methods with bodies as procedures, its
+// P/Invoke methods as imports of their libraries and the methods it
+// references in other assemblies as imports of those, each at its row in
+// the metadata tables, where calls to it refer.
+func (p *peImage) clrSymbols(set *symbolSet) {
+	m := p.clr
+	for _, meth := range p.clrMethods {
+		if !set.keep() {
+			return
+		}
+		if meth.code != 0 {
+			addr := p.base + uint64(meth.code)
+			set.procs = append(set.procs, candidate{addr: addr, name: meth.name, size: uint64(meth.size), source: "cil-metadata", rank: rankGlobal})
+			set.labels = append(set.labels, ports.Name{Address: addr, Name: meth.name, Kind: "function"})
+			continue
+		}
+		addr := p.base + uint64(m.rowRVA(tMethodDef, meth.row))
+		if meth.pinvoke {
+			set.labels = append(set.labels, ports.Name{Address: addr, Name: meth.entry, Kind: "import", Library: meth.lib})
+		}
+		set.labels = append(set.labels, ports.Name{Address: addr, Name: meth.name, Kind: "label"})
+	}
+	// Fields are data: ldfld, stsfld and ldflda refer to their rows.
+	for r := uint32(1); r < uint32(len(p.clrTok.fields)) && set.keep(); r++ {
+		if name := p.clrTok.fields[r]; name != "" {
+			set.labels = append(set.labels, ports.Name{Address: p.base + uint64(m.rowRVA(tField, r)), Name: name, Kind: "object"})
+		}
+	}
+	for r := uint32(1); r <= m.tables[tMemberRef].rows && set.keep(); r++ {
+		if sig := m.blobAt(m.col(tMemberRef, r, 2)); len(sig) > 0 && sig[0]&0x0f == 0x06 {
+			continue // a field
+		}
+		name, lib := m.memberRefName(r)
+		if lib == "" {
+			continue
+		}
+		if i := len(lib) + 2; len(name) > i && name[0] == '[' {
+			name = name[i:] // the library is the name's own field
+		}
+		set.labels = append(set.labels, ports.Name{Address: p.base + uint64(m.rowRVA(tMemberRef, r)), Name: name, Kind: "import", Library: lib})
+	}
 }
 
 // COFF storage classes.

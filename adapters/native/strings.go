@@ -3,7 +3,9 @@ package native
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"slices"
+	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
 
@@ -166,7 +168,13 @@ func stringOf(b []byte, s strRec, r region, opts Options) ports.String {
 	str.Charset = "utf-16le"
 	buf := make([]byte, 0, min(len(b)/2, opts.MaxStringBytes))
 	for i := 0; i+1 < len(b); i += 2 {
-		c := rune(b[i])
+		c := rune(binary.LittleEndian.Uint16(b[i:]))
+		if utf16.IsSurrogate(c) && i+3 < len(b) {
+			if r := utf16.DecodeRune(c, rune(binary.LittleEndian.Uint16(b[i+2:]))); r != utf8.RuneError {
+				c = r
+				i += 2
+			}
+		}
 		if len(buf)+utf8.RuneLen(c) > opts.MaxStringBytes {
 			str.Truncated = true
 			break

@@ -155,6 +155,13 @@ func scanPiece(ctx context.Context, src source, regions []region, p strPiece, op
 		}
 		return scanLiterals(ctx, data, r, opts, p.refs, out)
 	}
+	if r.userString {
+		// A .NET user string: exactly the region, in UTF-16.
+		if p.pos == 0 && int(r.size/2) >= opts.MinStringChars {
+			out = append(out, strRec{off: 0, n: int(r.size), region: r.index, wide: true})
+		}
+		return out, nil
+	}
 	if uint64(cap(*buf)) < p.n {
 		*buf = make([]byte, p.n)
 	}

@@ -263,6 +263,7 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 			sigs[i] = prototypeSig(b.Name, econv)
 		}
 		b.Strings, b.Spans, b.ReturnStrings = sigs[i].strings(), sigs[i].spans(), sigs[i].returnStrings()
+		b.Registers, b.Return = sigs[i].registers(), sigs[i].returnRegisters(econv, target.Architecture)
 		if sigs[i] != nil {
 			b.Format = sigs[i].format
 		}
@@ -310,6 +311,9 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 	result, rawResult := traceProjection(idx, res, program, sum, sigs)
 	var lim []string
 	lim = append(lim, res.Coverage.Notes...)
+	if l := unsignedLimitation(bps, sigs, econv); l != "" {
+		lim = append(lim, l)
+	}
 	var locs []core.Location
 	for _, b := range res.Breakpoints {
 		locs = append(locs, core.Location{Kind: "address", Address: core.Hex(b.Address)})
@@ -356,28 +360,17 @@ func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string
 		if h.Breakpoint >= 0 && h.Breakpoint < len(sigs) {
 			sig = sigs[h.Breakpoint]
 		}
-		byReg := sig.byRegister()
-		texts, atReturn := traceTexts(h.Strings), traceTexts(h.ReturnStrings)
-		argv := []TraceArgument{}
-		for _, r := range h.Arguments {
-			q, known := byReg[r.Name]
-			if sig != nil && sig.placed && !known {
-				continue
-			}
-			arg := TraceArgument{Register: r.Name, Value: core.Hex(r.Value), String: texts[r.Name], StringAtReturn: atReturn[r.Name]}
-			if known {
-				arg.Parameter = core.OptString(q)
-			}
-			argv = append(argv, arg)
-		}
+		argv := sig.arguments(h, traceTexts(h.Strings), traceTexts(h.ReturnStrings))
 		// The open analysis holds the main program's procedures only: a hit
 		// in a library (usleep in libc) lies in none of them, whatever
 		// procedure starts below its link-time address.
 		p, ok := idx.containing(h.Address)
 		ok = ok && h.Breakpoint >= 0 && h.Breakpoint < len(res.Breakpoints) && res.Breakpoints[h.Breakpoint].Module == ""
 		cp, cok := idx.containing(h.Caller)
-		var rv, caller *string
-		if h.Returned {
+		var rv, rbits, caller *string
+		if v, bits, typed := sig.returnValue(h); typed {
+			rv, rbits = &v, bits
+		} else if h.Returned {
 			v := core.Hex(h.ReturnValue)
 			rv = &v
 		}
@@ -387,7 +380,7 @@ func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string
 		}
 		hits = append(hits, TraceHit{Sequence: h.Sequence, Breakpoint: h.Breakpoint, Name: h.Name, Address: core.Hex(h.Address),
 			Procedure: idx.procName(p, ok), Arguments: argv, Caller: caller, CallerModule: callerModule,
-			CallerProcedure: idx.procName(cp, cok && inMain && h.Caller != 0), Returned: h.Returned, ReturnValue: rv})
+			CallerProcedure: idx.procName(cp, cok && inMain && h.Caller != 0), Returned: h.Returned, ReturnValue: rv, ReturnBits: rbits})
 		tid, seen := threads[h.ThreadID]
 		if !seen {
 			tid = len(threads) + 1

@@ -20,6 +20,7 @@ import (
 type traceSig struct {
 	source string // dwarf or libc-prototype
 	params []ports.Parameter
+	ret    string // the result's type; "" when unknown
 	// placed: every parameter arrives in a known register and there are no
 	// variadic ones, so a hit keeps only those registers (the rest hold
 	// whatever the caller left there, which differs from run to run).
@@ -162,19 +163,34 @@ var libcPrototypes = map[string]string{
 	"gettext": "const char *msgid", "dcgettext": "const char *domainname, const char *msgid, int category",
 	"stpcpy": "char *dest, const char *src", "fgets": "char *s, int size, FILE *stream", "getcwd": "char *buf, size_t size",
 	"gethostname": "char *name, size_t len", "mkstemp": "char *template", "mkdtemp": "char *template", "mktemp": "char *template",
+	"atoll": "const char *nptr", "strtof": "const char *nptr, char **endptr", "strtold": "const char *nptr, char **endptr",
+	"pow": "double x, double y", "powf": "float x, float y", "sqrt": "double x", "sqrtf": "float x", "exp": "double x", "log": "double x",
+	"log10": "double x", "sin": "double x", "cos": "double x", "tan": "double x", "atan2": "double y, double x", "fmod": "double x, double y",
+	"fabs": "double x", "floor": "double x", "ceil": "double x", "round": "double x", "ldexp": "double x, int exp",
+}
+
+// libcResults are the results of the prototypes that are not an integer
+// or pointer of a register (a floating-point one, or 8 bytes on 32-bit
+// x86), by their function.
+var libcResults = map[string]string{
+	"atof": "double", "strtod": "double", "strtof": "float", "strtold": "long double", "atoll": "long long", "strtoll": "long long",
+	"strtoull": "unsigned long long", "pow": "double", "powf": "float", "sqrt": "double", "sqrtf": "float", "exp": "double",
+	"log": "double", "log10": "double", "sin": "double", "cos": "double", "tan": "double", "atan2": "double", "fmod": "double",
+	"fabs": "double", "floor": "double", "ceil": "double", "round": "double", "ldexp": "double",
 }
 
 // prototypeSig is the C library's prototype of name (an import, name@plt,
 // or a versioned name@GLIBC_2.2.5) under conv, or nil.
 func prototypeSig(name string, conv ports.CallingConvention) *traceSig {
-	regs := cArgRegisters[conv]
+	regs, floats := cArgRegisters[conv], cFloatRegisters[conv]
 	base, _, _ := strings.Cut(name, "@")
 	proto, ok := libcPrototypes[base]
 	if !ok || regs == nil {
 		return nil
 	}
-	s := &traceSig{source: "libc-prototype", placed: true}
-	for i, decl := range strings.Split(proto, ", ") {
+	s := &traceSig{source: "libc-prototype", placed: true, ret: libcResults[base]}
+	ni, nf, slot := 0, 0, 4 // the next integer and floating-point registers, cdecl's next slot
+	for _, decl := range strings.Split(proto, ", ") {
 		if decl == "..." {
 			s.placed = false
 			// printf's %s arguments are text it reads (scanf's are buffers
@@ -186,9 +202,16 @@ func prototypeSig(name string, conv ports.CallingConvention) *traceSig {
 		}
 		cut := strings.LastIndexAny(decl, " *") + 1
 		p := ports.Parameter{Name: decl[cut:], Type: strings.TrimSpace(decl[:cut])}
-		if i < len(regs) {
-			p.Location = regs[i]
-		} else {
+		switch fb := floatBits(p.Type); {
+		case conv == ports.ConventionCdecl && (fb == 64 || wideInt(p.Type)):
+			p.Location, slot = fmt.Sprintf("[esp+%d],[esp+%d]", slot, slot+4), slot+8
+		case conv == ports.ConventionCdecl:
+			p.Location, slot = fmt.Sprintf("[esp+%d]", slot), slot+4
+		case fb != 0 && nf < len(floats):
+			p.Location, nf = floats[nf], nf+1
+		case fb == 0 && ni < len(regs):
+			p.Location, ni = regs[ni], ni+1
+		default:
 			p.Location, s.placed = "stack", false
 		}
 		s.params = append(s.params, p)
@@ -212,7 +235,7 @@ func dwarfSig(ctx context.Context, a ports.Analysis, addr uint64) *traceSig {
 			return nil
 		}
 	}
-	return &traceSig{source: "dwarf", params: sig.Parameters, placed: true}
+	return &traceSig{source: "dwarf", params: sig.Parameters, placed: true, ret: sig.ReturnType}
 }
 
 // effectiveConvention is the convention arguments are read under: the

@@ -521,10 +521,11 @@ type TraceParameter struct {
 
 // TraceArgument is one argument register's value at a call.
 type TraceArgument struct {
-	Register  string       `json:"register"`
-	Value     string       `json:"value"`
-	Parameter *string      `json:"parameter"` // the parameter it carries (s.len: a Go string's length), when known
-	String    *TraceString `json:"string"`    // the text it points at, for a char pointer or Go string or []byte parameter
+	Register  string       `json:"register"`       // "[esp+4],[esp+8]" for a value of two slots
+	Value     string       `json:"value"`          // hex; a floating-point parameter's as decimal text ("2.5")
+	Bits      *string      `json:"bits,omitempty"` // a floating-point value's IEEE (or x87) bits, hex
+	Parameter *string      `json:"parameter"`      // the parameter it carries (s.len: a Go string's length), when known
+	String    *TraceString `json:"string"`         // the text it points at, for a char pointer or Go string or []byte parameter
 	// StringAtReturn is the text in the buffer it points at when the call
 	// returned, for a buffer the function fills (a char pointer without
 	// const: sprintf's and strcpy's destination); absent otherwise.
@@ -551,7 +552,8 @@ type TraceHit struct {
 	CallerModule    *string         `json:"caller_module"` // nil for the main executable; "" for none the tracer knows (the vDSO, generated code)
 	CallerProcedure *TraceProcedure `json:"caller_procedure"`
 	Returned        bool            `json:"returned"`
-	ReturnValue     *string         `json:"return_value"`
+	ReturnValue     *string         `json:"return_value"`          // as value is
+	ReturnBits      *string         `json:"return_bits,omitempty"` // as bits is
 }
 
 // TraceCoverage says what the trace could not see.

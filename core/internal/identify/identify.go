@@ -73,6 +73,9 @@ func Classify(r io.ReaderAt, size int64, head []byte, path string) (format, kind
 			if f.Characteristics&pe.IMAGE_FILE_DLL != 0 {
 				kind = "shared-library"
 			}
+			if ilOnly(r, lfanew+4) {
+				arch = "cil" // a .NET assembly: its code is CIL whatever machine the header names
+			}
 		}
 		return
 	case len(head) >= 4 && isMachOMagic(binary.LittleEndian.Uint32(head)):
@@ -237,6 +240,51 @@ func peHeader(r io.ReaderAt, off int64) (pe.FileHeader, bool) {
 		return f, true
 	}
 	return f, false
+}
+
+// ilOnly reports whether the PE image whose COFF header is at off has a
+// CLR header (data directory 14) with the ILONLY flag: a .NET assembly
+// holding no native code.
+func ilOnly(r io.ReaderAt, off int64) bool {
+	le := binary.LittleEndian
+	coff := make([]byte, 20)
+	if !readFull(r, coff, off) {
+		return false
+	}
+	nsec, optSize := int64(le.Uint16(coff[2:])), int64(le.Uint16(coff[16:]))
+	opt := off + 20
+	magic := make([]byte, 2)
+	if !readFull(r, magic, opt) {
+		return false
+	}
+	dirs := opt + 96 // PE32
+	if le.Uint16(magic) == 0x20b {
+		dirs = opt + 112 // PE32+
+	}
+	if dirs+15*8 > opt+optSize {
+		return false
+	}
+	d := make([]byte, 8)
+	if !readFull(r, d, dirs+14*8) {
+		return false
+	}
+	rva := le.Uint32(d)
+	if rva == 0 || le.Uint32(d[4:]) < 20 {
+		return false
+	}
+	sec := make([]byte, 40)
+	for i := range min(nsec, 96) {
+		if !readFull(r, sec, opt+optSize+40*i) {
+			return false
+		}
+		va, raw, ptr := le.Uint32(sec[12:]), le.Uint32(sec[16:]), le.Uint32(sec[20:])
+		if rva < va || rva-va >= raw || rva-va > raw-20 {
+			continue
+		}
+		h := make([]byte, 20)
+		return readFull(r, h, int64(ptr)+int64(rva-va)) && le.Uint32(h[16:])&1 != 0
+	}
+	return false
 }
 
 // machoHeader reads the Mach-O header at off.

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"encoding/json"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"rea/core"
+)
+
+// floatsC passes and returns floating-point values (xmm, v registers; on
+// 32-bit x86 stack words and x87's st0), a float returned as a float, and
+// an 8-byte integer, which 32-bit x86 passes in two stack words and
+// returns in edx:eax.
+const floatsC = `#include <stdio.h>
+#include <stdlib.h>
+__attribute__((noinline)) double scale(double x, int k, float y){ return x*k+y; }
+__attribute__((noinline)) long long big(long long a, int b){ return a*b; }
+__attribute__((noinline)) float third(float v){ return v/3; }
+int main(int argc,char**argv){ double d=scale(atof(argv[1]), 3, 0.5f);
+  printf("%f %lld %f\n", d, big(1LL<<40, argc), third(1.0f)); return 0; }
+`
+
+// rea trace on each architecture's convention: the parameters debug
+// information types as floating point are read from where they arrive and
+// shown as decimal text (float as float32), the results too, and an 8-byte
+// integer is one value; strtod's libc prototype types its result.
+func TestCLITraceFloats(t *testing.T) {
+	if runtime.GOARCH != "amd64" || runtime.GOOS != "linux" {
+		t.Skip("the trace lanes are tested on x86-64 Linux hosts")
+	}
+	lanes := []struct {
+		name, cc, ccPkg, stub, arch string
+		// what only JSON shows: where x arrives and the bits of scale's
+		// result and third's (an x87 register's 80 bits on 32-bit x86)
+		xRegister, scaleBits, thirdBits string
+	}{
+		{"x86-64", "gcc", "gcc", "gdbserver", "x86-64", "xmm0", "0x4020000000000000", "0x3eaaaaab"},
+		{"x86", "i686-linux-gnu-gcc", "gcc-i686-linux-gnu", "qemu-i386", "x86", "[esp+4],[esp+8]", "0x40028000000000000000", "0x3ffdaaaaaaaaaaaaaaab"},
+		{"arm64", "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu", "qemu-aarch64", "arm64", "v0", "0x4020000000000000", "0x3eaaaaab"},
+	}
+	for _, lane := range lanes {
+		t.Run(lane.name, func(t *testing.T) {
+			is := is.New(t)
+			for tool, pkg := range map[string]string{lane.cc: lane.ccPkg, lane.stub: map[bool]string{true: "gdbserver", false: "qemu-user"}[lane.stub == "gdbserver"], "gdbserver": "gdbserver"} {
+				if _, err := exec.LookPath(tool); err != nil {
+					t.Skipf("%s is not installed (Debian package %s)", tool, pkg)
+				}
+			}
+			exe := buildCWith(t, lane.cc, "floats", floatsC, "-O1")
+			out, stderr, code := runCLI(t, "trace", "--function", "scale,big,third,strtod", "--", exe, "2.5")
+			t.Log(out, stderr)
+			is.Equal(code, 0)
+			var rows []string
+			for _, line := range strings.Split(out, "\n") {
+				if f := strings.Fields(line); len(f) > 1 && f[0] != "#" && f[0] != "evidence" && f[0] != "convention" {
+					rows = append(rows, strings.Join(f[1:], " "))
+				}
+			}
+			slices.Sort(rows) // printf's arguments are evaluated in another order on AArch64
+			is.Equal(rows, []string{
+				`big a=0x10000000000, b=0x2 main 0x20000000000`,
+				`scale x=2.5, k=0x3, y=0.5 main 8`,
+				`strtod nptr="2.5", endptr=0x0 main 2.5`,
+				`third v=1 main 0.33333334`, // float32's shortest text, not float64's 0.3333333432674408
+			})
+
+			out, stderr, code = runCLI(t, "--format", "json", "trace", "--function", "scale,third", "--", exe, "2.5")
+			is.Equal(code, 0)
+			ev, err := core.ParseEvidence([]byte(out))
+			is.NoErr(err)
+			var r struct {
+				Architecture string `json:"architecture"`
+				Hits         []struct {
+					Arguments []struct {
+						Register string  `json:"register"`
+						Value    string  `json:"value"`
+						Bits     *string `json:"bits"`
+					} `json:"arguments"`
+					ReturnValue string  `json:"return_value"`
+					ReturnBits  *string `json:"return_bits"`
+				} `json:"hits"`
+			}
+			is.NoErr(json.Unmarshal(ev.NormalizedResult, &r))
+			t.Log(stderr, string(ev.NormalizedResult))
+			is.Equal(r.Architecture, lane.arch)
+			is.Equal(len(r.Hits), 2)
+			scale, third := r.Hits[0], r.Hits[1]
+			is.Equal(len(scale.Arguments), 3)
+			x, k, y := scale.Arguments[0], scale.Arguments[1], scale.Arguments[2]
+			is.Equal(x.Register, lane.xRegister)
+			is.Equal(*x.Bits, "0x4004000000000000") // 2.5 as a double
+			is.Equal(*y.Bits, "0x3f000000")         // 0.5 as a float
+			is.Equal(k.Bits, nil)                   // an int has none
+			is.Equal(*scale.ReturnBits, lane.scaleBits)
+			is.Equal(*third.ReturnBits, lane.thirdBits)
+			noDescendants(t)
+		})
+	}
+}
+
+// A Go function under Go's register ABI: its float64 and float32
+// parameters arrive in X0 and X1 (xmm0, xmm1 on amd64; v0, v1 on arm64,
+// under qemu-aarch64), its float64 result in X0, which debug information
+// gives as its one result parameter.
+func TestCLITraceGoFloats(t *testing.T) {
+	if runtime.GOARCH != "amd64" || runtime.GOOS != "linux" {
+		t.Skip("the trace lanes are tested on x86-64 Linux hosts")
+	}
+	src := `package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+)
+
+//go:noinline
+func scale(x float64, k int, y float32) float64 { return x*float64(k) + float64(y) }
+
+func main() {
+	v, _ := strconv.ParseFloat(os.Args[1], 64)
+	fmt.Println(scale(v, 3, 0.5))
+}
+`
+	for goarch, tool := range map[string]string{"amd64": "gdbserver", "arm64": "qemu-aarch64"} {
+		t.Run(goarch, func(t *testing.T) {
+			is := is.New(t)
+			for _, tool := range []string{tool, "gdbserver"} {
+				if _, err := exec.LookPath(tool); err != nil {
+					t.Skipf("%s is not installed (Debian package %s)", tool, map[bool]string{true: "gdbserver", false: "qemu-user"}[tool == "gdbserver"])
+				}
+			}
+			exe := goBuild(t, t.TempDir(), goarch, src)
+			out, stderr, code := runCLI(t, "trace", "--function", "main.scale", "--", exe, "2.5")
+			t.Log(out, stderr)
+			is.Equal(code, 0)
+			is.True(strings.Contains(strings.Join(strings.Fields(out), " "), "0 main.scale x=2.5, k=0x3, y=0.5 main.main 8"))
+			noDescendants(t)
+		})
+	}
+}

@@ -1,0 +1,272 @@
+package process
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+
+	"rea/core"
+	"rea/ports"
+)
+
+// Typed values: a parameter or result the signature gives as floating
+// point is read from the register it arrives in (xmm, v, or x87's st0 for
+// a 32-bit x86 result) and shown as decimal text, its bits kept beside it;
+// an 8-byte integer over two 32-bit words (two cdecl slots, or edx:eax) is
+// one value.
+
+// floatBits is the width of a floating-point C or Go type: 32, 64, 80 for
+// x87's long double, or 0 for any other type.
+func floatBits(typ string) int {
+	switch strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(typ, "const "), "volatile ")) {
+	case "float", "float32", "_Float32":
+		return 32
+	case "double", "float64", "_Float64":
+		return 64
+	case "long double":
+		return 80
+	}
+	return 0
+}
+
+// aggregate reports whether a C type names a struct, union, class or
+// array, whose words are not one number.
+func aggregate(typ string) bool {
+	for _, k := range []string{"struct ", "union ", "class "} {
+		if strings.Contains(typ, k) {
+			return true
+		}
+	}
+	return strings.Contains(typ, "[")
+}
+
+// cFloatRegisters is the floating-point argument registers of the C
+// conventions, in order; cdecl has none.
+var cFloatRegisters = map[ports.CallingConvention][]string{
+	ports.ConventionSysV:    {"xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7"},
+	ports.ConventionAAPCS64: {"v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7"},
+}
+
+// wideInt is a C integer type of 8 bytes on 32-bit x86.
+func wideInt(typ string) bool {
+	t := strings.TrimPrefix(typ, "const ")
+	return strings.Contains(t, "long long") || t == "int64_t" || t == "uint64_t" || t == "__int64"
+}
+
+// registers is what a breakpoint reads beyond the convention's integer
+// registers: every part of a placed parameter's location (the tracer skips
+// those it reads anyway), so a floating-point register or a stack slot past
+// the convention's is read too.
+func (s *traceSig) registers() []string {
+	if s == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range s.params {
+		if p.Location == "" || p.Location == "stack" || p.Location == "none" {
+			continue
+		}
+		for _, r := range strings.Split(p.Location, ",") {
+			if !slices.Contains(out, r) {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// returnRegisters is where the result is when not in the convention's
+// integer register alone: a floating-point one's register, or eax and edx
+// for an 8-byte integer under cdecl; nil otherwise.
+func (s *traceSig) returnRegisters(conv ports.CallingConvention, arch string) []string {
+	if s == nil {
+		return nil
+	}
+	bits := floatBits(s.ret)
+	switch {
+	case conv == ports.ConventionCdecl && bits != 0, conv == ports.ConventionSysV && bits == 80:
+		return []string{"st0"}
+	case bits == 80:
+		return nil // AArch64's is a binary128 in v0, not decoded
+	case bits != 0 && (conv == ports.ConventionSysV || conv == ports.ConventionGo && effectiveConvention("", arch) == ports.ConventionSysV):
+		return []string{"xmm0"}
+	case bits != 0 && (conv == ports.ConventionAAPCS64 || conv == ports.ConventionGo && effectiveConvention("", arch) == ports.ConventionAAPCS64):
+		return []string{"v0"}
+	case conv == ports.ConventionCdecl && wideInt(s.ret):
+		return []string{"eax", "edx"}
+	}
+	return nil
+}
+
+// typedArgument is parameter p's value as one argument when its type says
+// how to read it: a floating-point value in one register or stack slot, or
+// a value of two cdecl slots (a double, an 8-byte integer); ok is false
+// for any other, whose registers are arguments each.
+func typedArgument(p ports.Parameter, regs map[string]ports.TraceRegister) (arg TraceArgument, ok bool) {
+	parts := strings.Split(p.Location, ",")
+	var got []ports.TraceRegister
+	for _, r := range parts {
+		reg, ok := regs[r]
+		if !ok {
+			return arg, false
+		}
+		got = append(got, reg)
+	}
+	bits := floatBits(cmp.Or(p.Underlying, p.Type))
+	switch {
+	case len(got) == 1 && (bits == 32 || bits == 64):
+		arg.Value, arg.Bits = floatText(got[0].Value, bits)
+	case len(got) == 2 && strings.HasPrefix(parts[0], "[") && strings.HasPrefix(parts[1], "[") && !aggregate(p.Type) && (bits == 0 || bits == 64):
+		v := got[0].Value&0xffffffff | got[1].Value<<32
+		if bits == 64 {
+			arg.Value, arg.Bits = floatText(v, 64)
+		} else {
+			arg.Value = core.Hex(v)
+		}
+	default:
+		return arg, false
+	}
+	arg.Register, arg.Parameter = p.Location, core.OptString(p.Name)
+	return arg, true
+}
+
+// returnValue is a hit's result as the signature types it, with its bits
+// for a floating-point one; ok is false when the signature does not say
+// (the integer register is the result then).
+func (s *traceSig) returnValue(h ports.TraceHit) (value string, bits *string, ok bool) {
+	if s == nil || !h.Returned || len(h.ReturnRegisters) == 0 {
+		return "", nil, false
+	}
+	r := h.ReturnRegisters
+	fb := floatBits(s.ret)
+	switch {
+	case len(r) == 2: // eax, edx
+		return core.Hex(r[0].Value&0xffffffff | r[1].Value<<32), nil, true
+	case r[0].Name == "st0" && len(r[0].Bytes) == 10:
+		v, b := x87Text(r[0].Bytes, fb)
+		return v, &b, true
+	case fb == 32 || fb == 64:
+		v, b := floatText(r[0].Value, fb)
+		return v, b, true
+	}
+	return "", nil, false
+}
+
+// floatText is the shortest decimal text of the IEEE single (the low 32
+// bits of v) or double v, and its bits in hex.
+func floatText(v uint64, bits int) (string, *string) {
+	if bits == 32 {
+		b := fmt.Sprintf("0x%08x", uint32(v))
+		return strconv.FormatFloat(float64(math.Float32frombits(uint32(v))), 'g', -1, 32), &b
+	}
+	b := fmt.Sprintf("0x%016x", v)
+	return strconv.FormatFloat(math.Float64frombits(v), 'g', -1, 64), &b
+}
+
+// x87Text is the text of an x87 80-bit extended value (10 bytes,
+// little-endian: 64-bit significand with its integer bit, then sign and
+// 15-bit exponent) as the type of width want (32 or 64: the value rounded
+// to it, as the caller stores it; else its own shortest text at 64 bits),
+// and its bits in hex.
+func x87Text(b []byte, want int) (text, bits string) {
+	mant, se := binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint16(b[8:10])
+	bits = fmt.Sprintf("0x%04x%016x", se, mant)
+	neg, exp := se&0x8000 != 0, int(se&0x7fff)
+	var f *big.Float
+	switch {
+	case exp == 0x7fff && mant == 1<<63:
+		f = new(big.Float).SetInf(neg)
+	case exp == 0x7fff, exp != 0 && mant>>63 == 0:
+		// A NaN, or an unnormal, which the FPU treats as one.
+		return "NaN", bits
+	default:
+		if exp == 0 {
+			exp = 1 // a denormal: no integer bit, the least exponent
+		}
+		f = new(big.Float).SetPrec(64).SetMantExp(new(big.Float).SetPrec(64).SetUint64(mant), exp-16383-63)
+		if neg {
+			f.Neg(f)
+		}
+	}
+	switch want {
+	case 32:
+		v, _ := f.Float32()
+		return strconv.FormatFloat(float64(v), 'g', -1, 32), bits
+	case 64:
+		v, _ := f.Float64()
+		return strconv.FormatFloat(v, 'g', -1, 64), bits
+	}
+	if f.IsInf() {
+		return map[bool]string{false: "+Inf", true: "-Inf"}[neg], bits
+	}
+	return f.Text('g', -1), bits
+}
+
+// arguments is a hit's arguments. Under a signature that places every
+// parameter they are its parameters' in order, a typed one as one value
+// (typedArgument), any other a register each, named by the parameter or
+// its part; otherwise every register the tracer read, named where known.
+func (s *traceSig) arguments(h ports.TraceHit, texts, atReturn map[string]*TraceString) []TraceArgument {
+	byReg := s.byRegister()
+	one := func(r ports.TraceRegister) TraceArgument {
+		arg := TraceArgument{Register: r.Name, Value: core.Hex(r.Value), String: texts[r.Name], StringAtReturn: atReturn[r.Name]}
+		if q, known := byReg[r.Name]; known {
+			arg.Parameter = core.OptString(q)
+		}
+		return arg
+	}
+	argv := []TraceArgument{}
+	if s == nil || !s.placed {
+		for _, r := range h.Arguments {
+			argv = append(argv, one(r))
+		}
+		return argv
+	}
+	regs := make(map[string]ports.TraceRegister, len(h.Arguments))
+	for _, r := range h.Arguments {
+		if _, dup := regs[r.Name]; !dup {
+			regs[r.Name] = r
+		}
+	}
+	for _, p := range s.params {
+		if p.Location == "" || p.Location == "stack" || p.Location == "none" {
+			continue
+		}
+		if arg, ok := typedArgument(p, regs); ok {
+			argv = append(argv, arg)
+			continue
+		}
+		for _, name := range strings.Split(p.Location, ",") {
+			if r, ok := regs[name]; ok {
+				argv = append(argv, one(r))
+			}
+		}
+	}
+	return argv
+}
+
+// unsignedLimitation says which breakpoints no signature describes, under a
+// convention that passes floating-point values in registers of their own:
+// only their integer registers are read. "" when there are none.
+func unsignedLimitation(bps []ports.TraceBreakpoint, sigs []*traceSig, conv ports.CallingConvention) string {
+	regs := cFloatRegisters[conv]
+	if regs == nil {
+		return ""
+	}
+	var names []string
+	for i, b := range bps {
+		if i < len(sigs) && sigs[i] == nil {
+			names = append(names, b.Name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("no debug information or libc prototype describes %s: the integer argument registers are shown; a floating-point argument (%s-%s) or result (%s) is not read",
+		strings.Join(names, ", "), regs[0], regs[len(regs)-1], regs[0])
+}

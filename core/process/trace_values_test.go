@@ -1,0 +1,198 @@
+package process
+
+import (
+	"encoding/hex"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"rea/ports"
+)
+
+// x87's 80-bit registers as decimal text at the width the type asks for:
+// the two are st0 as qemu-i386 gave it (adapters/gdbremote's recorded
+// packets: 8, and 1/3 at 64 bits, which a float result rounds to float32's
+// 0.33333334); a value below float64's range that is normal in 80 bits (a
+// float64 denormal), an 80-bit denormal (0 as a double), infinities, NaNs,
+// the encodings the FPU refuses (pseudo-infinity, unnormal) and -0.
+func TestX87Text(t *testing.T) {
+	for _, c := range []struct {
+		le         string // 10 bytes, as the register's bytes
+		want       int
+		text, bits string
+	}{
+		{"00000000000000800240", 64, "8", "0x40028000000000000000"},
+		{"abaaaaaaaaaaaaaafd3f", 32, "0.33333334", "0x3ffdaaaaaaaaaaaaaaab"},
+		{"abaaaaaaaaaaaaaafd3f", 64, "0.3333333333333333", "0x3ffdaaaaaaaaaaaaaaab"},
+		{"abaaaaaaaaaaaaaafd3f", 80, "0.33333333333333333334", "0x3ffdaaaaaaaaaaaaaaab"},
+		{"0000000000000080cd3b", 64, "5e-324", "0x3bcd8000000000000000"},                      // 2^-1074: float64's least denormal
+		{"0000000000000080cc3b", 64, "0", "0x3bcc8000000000000000"},                           // 2^-1075 rounds to even: 0
+		{"0000000000000080ce3b", 32, "0", "0x3bce8000000000000000"},                           // far below float32's range
+		{"01000000000000000000", 64, "0", "0x00000000000000000001"},                           // an 80-bit denormal
+		{"01000000000000000000", 80, "3.6451995318824746025e-4951", "0x00000000000000000001"}, // 2^-16445
+		{"0000000000000080ff7f", 64, "+Inf", "0x7fff8000000000000000"},
+		{"0000000000000080ffff", 32, "-Inf", "0xffff8000000000000000"},
+		{"0000000000000080ffff", 80, "-Inf", "0xffff8000000000000000"},
+		{"00000000000000c0ff7f", 64, "NaN", "0x7fffc000000000000000"}, // quiet NaN
+		{"0100000000000080ffff", 64, "NaN", "0xffff8000000000000001"}, // signalling NaN
+		{"0000000000000000ff7f", 64, "NaN", "0x7fff0000000000000000"}, // pseudo-infinity
+		{"00000000000000400240", 64, "NaN", "0x40024000000000000000"}, // unnormal: no integer bit
+		{"00000000000000000080", 64, "-0", "0x80000000000000000000"},
+		{"0000000000000080ff43", 64, "+Inf", "0x43ff8000000000000000"}, // beyond float64's range
+	} {
+		b, _ := hex.DecodeString(c.le)
+		text, bits := x87Text(b, c.want)
+		if text != c.text || bits != c.bits {
+			t.Errorf("%s as %d bits: %s %s, want %s %s", c.le, c.want, text, bits, c.text, c.bits)
+		}
+	}
+}
+
+// A floating-point parameter in one register is read from its low lane: a
+// float from the low 4 bytes of an xmm or v register, whatever the other
+// lanes hold (the recorded packets' 2.5 and 0.5; the high lanes here made
+// non-zero), a double from the low 8; under cdecl a float is one stack
+// word and a double or an 8-byte integer two, one value each; a struct of
+// two words stays two arguments.
+func TestTypedArguments(t *testing.T) {
+	is := is.New(t)
+	regs := map[string]ports.TraceRegister{
+		"xmm0":    {Name: "xmm0", Value: 0x4004000000000000, Bytes: make([]byte, 16)},
+		"xmm1":    {Name: "xmm1", Value: 0xdeadbeef3f000000},
+		"v0":      {Name: "v0", Value: 0x4004000000000000},
+		"v1":      {Name: "v1", Value: 0x123456783f000000},
+		"[esp+4]": {Name: "[esp+4]", Value: 0}, "[esp+8]": {Name: "[esp+8]", Value: 0x40040000},
+		"[esp+12]": {Name: "[esp+12]", Value: 3}, "[esp+16]": {Name: "[esp+16]", Value: 0x3f000000},
+		"[esp+20]": {Name: "[esp+20]", Value: 0}, "[esp+24]": {Name: "[esp+24]", Value: 0x100},
+	}
+	for _, c := range []struct {
+		p           ports.Parameter
+		value, bits string // bits "" when none; value "" when not typed
+	}{
+		{ports.Parameter{Name: "x", Type: "double", Location: "xmm0"}, "2.5", "0x4004000000000000"},
+		{ports.Parameter{Name: "y", Type: "float", Location: "xmm1"}, "0.5", "0x3f000000"},
+		{ports.Parameter{Name: "y", Type: "const float", Location: "xmm1"}, "0.5", "0x3f000000"},
+		{ports.Parameter{Name: "x", Type: "float64", Location: "v0"}, "2.5", "0x4004000000000000"},
+		{ports.Parameter{Name: "y", Type: "float32", Location: "v1"}, "0.5", "0x3f000000"},
+		{ports.Parameter{Name: "x", Type: "double", Location: "[esp+4],[esp+8]"}, "2.5", "0x4004000000000000"},
+		{ports.Parameter{Name: "y", Type: "float", Location: "[esp+16]"}, "0.5", "0x3f000000"},
+		{ports.Parameter{Name: "a", Type: "long long int", Location: "[esp+20],[esp+24]"}, "0x10000000000", ""},
+		{ports.Parameter{Name: "a", Type: "uint64_t", Location: "[esp+20],[esp+24]"}, "0x10000000000", ""},
+		{ports.Parameter{Name: "s", Type: "struct pair", Location: "[esp+20],[esp+24]"}, "", ""},
+		{ports.Parameter{Name: "k", Type: "int", Location: "[esp+12]"}, "", ""},
+		{ports.Parameter{Name: "y", Type: "float", Location: "xmm7"}, "", ""}, // not read
+	} {
+		arg, ok := typedArgument(c.p, regs)
+		is.Equal(ok, c.value != "") // c.p
+		if !ok {
+			continue
+		}
+		is.Equal(arg.Value, c.value)
+		is.Equal(*arg.Parameter, c.p.Name)
+		is.Equal(arg.Register, c.p.Location)
+		if c.bits == "" {
+			is.Equal(arg.Bits, nil)
+		} else {
+			is.Equal(*arg.Bits, c.bits)
+		}
+	}
+}
+
+// A hit's arguments under a placed signature are its parameters' in order,
+// a typed one as one value; without a signature (or a variadic one), every
+// register read, in hex, as before.
+func TestTraceArgumentsOrder(t *testing.T) {
+	is := is.New(t)
+	h := ports.TraceHit{Arguments: []ports.TraceRegister{
+		{Name: "rdi", Value: 3}, {Name: "rsi", Value: 7}, {Name: "xmm0", Value: 0x4004000000000000}, {Name: "xmm1", Value: 0x3f000000},
+	}}
+	sig := &traceSig{source: "dwarf", placed: true, params: []ports.Parameter{
+		{Name: "x", Type: "double", Location: "xmm0"}, {Name: "k", Type: "int", Location: "rdi"}, {Name: "y", Type: "float", Location: "xmm1"},
+	}}
+	show := func(args []TraceArgument) (out []string) {
+		for _, a := range args {
+			n := "?"
+			if a.Parameter != nil {
+				n = *a.Parameter
+			}
+			out = append(out, n+"="+a.Value)
+		}
+		return out
+	}
+	is.Equal(show(sig.arguments(h, nil, nil)), []string{"x=2.5", "k=0x3", "y=0.5"})
+	var none *traceSig
+	is.Equal(show(none.arguments(h, nil, nil)), []string{"?=0x3", "?=0x7", "?=0x4004000000000000", "?=0x3f000000"})
+}
+
+// The result as the signature types it: a double in xmm0 or v0, a float
+// in its low lane, x87's st0 rounded to the type, an 8-byte integer in
+// edx:eax; an untyped result (nil) leaves the integer register.
+func TestReturnValue(t *testing.T) {
+	is := is.New(t)
+	st0, _ := hex.DecodeString("abaaaaaaaaaaaaaafd3f")
+	for _, c := range []struct {
+		ret, conv   string
+		regs        []ports.TraceRegister
+		value, bits string
+	}{
+		{"double", "sysv", []ports.TraceRegister{{Name: "xmm0", Value: 0x4020000000000000}}, "8", "0x4020000000000000"},
+		{"float", "aapcs64", []ports.TraceRegister{{Name: "v0", Value: 0xffffffff3eaaaaab}}, "0.33333334", "0x3eaaaaab"},
+		{"float", "cdecl", []ports.TraceRegister{{Name: "st0", Bytes: st0}}, "0.33333334", "0x3ffdaaaaaaaaaaaaaaab"},
+		{"long long int", "cdecl", []ports.TraceRegister{{Name: "eax", Value: 0}, {Name: "edx", Value: 0x200}}, "0x20000000000", ""},
+	} {
+		sig := &traceSig{ret: c.ret}
+		is.Equal(sig.returnRegisters(ports.CallingConvention(c.conv), ""), []string{c.regs[0].Name, c.regs[len(c.regs)-1].Name}[:len(c.regs)])
+		v, bits, ok := sig.returnValue(ports.TraceHit{Returned: true, ReturnValue: 0x55, ReturnRegisters: c.regs})
+		is.True(ok)
+		is.Equal(v, c.value)
+		if c.bits == "" {
+			is.Equal(bits, nil)
+		} else {
+			is.Equal(*bits, c.bits)
+		}
+	}
+	_, _, ok := (&traceSig{ret: "int"}).returnValue(ports.TraceHit{Returned: true, ReturnValue: 0x55})
+	is.True(!ok)
+	is.Equal((&traceSig{ret: "int"}).returnRegisters(ports.ConventionCdecl, "x86"), nil)
+	is.Equal((&traceSig{ret: "double"}).returnRegisters(ports.ConventionGo, "arm64"), []string{"v0"})
+	is.Equal((&traceSig{ret: "long double"}).returnRegisters(ports.ConventionSysV, "x86-64"), []string{"st0"})
+}
+
+// The libc prototypes place floating-point parameters in the next float
+// register (SysV, AAPCS64) and, under cdecl, a double in two slots.
+func TestFloatPrototypes(t *testing.T) {
+	is := is.New(t)
+	locs := func(name string, conv ports.CallingConvention) (out []string) {
+		s := prototypeSig(name, conv)
+		for _, p := range s.params {
+			out = append(out, p.Location)
+		}
+		return out
+	}
+	is.Equal(locs("pow", ports.ConventionSysV), []string{"xmm0", "xmm1"})
+	is.Equal(locs("ldexp", ports.ConventionSysV), []string{"xmm0", "rdi"})
+	is.Equal(locs("ldexp", ports.ConventionAAPCS64), []string{"v0", "x0"})
+	is.Equal(locs("pow", ports.ConventionCdecl), []string{"[esp+4],[esp+8]", "[esp+12],[esp+16]"})
+	is.Equal(locs("powf", ports.ConventionCdecl), []string{"[esp+4]", "[esp+8]"})
+	is.Equal(locs("strtod", ports.ConventionCdecl), []string{"[esp+4]", "[esp+8]"})
+	is.Equal(prototypeSig("strtod", ports.ConventionCdecl).returnRegisters(ports.ConventionCdecl, "x86"), []string{"st0"})
+	is.Equal(prototypeSig("atoll", ports.ConventionCdecl).returnRegisters(ports.ConventionCdecl, "x86"), []string{"eax", "edx"})
+	is.Equal(prototypeSig("atoll", ports.ConventionSysV).returnRegisters(ports.ConventionSysV, "x86-64"), nil)
+	is.True(slices.Contains(prototypeSig("pow", ports.ConventionAAPCS64).registers(), "v1"))
+}
+
+// Without a signature the arguments are the integer registers, as before,
+// and the limitations say that a floating-point one is not read; cdecl's
+// stack words hold them all, so it says nothing there.
+func TestUnsignedLimitation(t *testing.T) {
+	is := is.New(t)
+	bps := []ports.TraceBreakpoint{{Name: "scale"}, {Name: "sub_1149"}, {Name: "puts"}}
+	sigs := []*traceSig{{source: "dwarf"}, nil, {source: "libc-prototype"}}
+	is.Equal(unsignedLimitation(bps, sigs, ports.ConventionSysV),
+		"no debug information or libc prototype describes sub_1149: the integer argument registers are shown; a floating-point argument (xmm0-xmm7) or result (xmm0) is not read")
+	is.True(strings.Contains(unsignedLimitation(bps, sigs, ports.ConventionAAPCS64), "(v0-v7) or result (v0)"))
+	is.Equal(unsignedLimitation(bps, sigs, ports.ConventionCdecl), "")
+	is.Equal(unsignedLimitation(bps[:1], sigs[:1], ports.ConventionSysV), "")
+}
