@@ -311,16 +311,49 @@ func (t *clrTokens) text(tok uint32) string {
 		}
 	case tMethodDef:
 		if row != 0 && row < uint32(len(t.names)) {
-			return t.names[row]
+			return t.names[row] + t.m.paramList(t.m.col(tMethodDef, row, 4))
 		}
 	case tMemberRef:
 		if row != 0 && row <= t.m.tables[tMemberRef].rows {
 			name, _ := t.m.memberRefName(row)
+			if parent := t.m.col(tMemberRef, row, 0); parent&7 == 4 {
+				// A member of a generic instance: its type with the
+				// arguments (the name, an import's, has the definition).
+				if inst, _, ok := t.m.sigType(t.m.blobAt(t.m.col(tTypeSpec, parent>>3, 0)), 0); ok {
+					name = inst + "::" + t.m.str(t.m.col(tMemberRef, row, 1))
+				}
+			}
+			if sig := t.m.blobAt(t.m.col(tMemberRef, row, 2)); len(sig) > 0 && sig[0]&0x0f != 0x06 { // a method, not a field
+				name += t.m.paramList(t.m.col(tMemberRef, row, 2))
+			}
 			return name
 		}
 	case tMethodSpec:
-		if m := t.m.col(tMethodSpec, row, 0); m != 0 {
-			return t.text(methodDefOrRef(m))
+		if m := t.m.col(tMethodSpec, row, 0); m != 0 && row <= t.m.tables[tMethodSpec].rows {
+			base := t.text(methodDefOrRef(m))
+			// The instantiation (II.23.2.15): 0x0a, a count, the types.
+			b := t.m.blobAt(t.m.col(tMethodSpec, row, 1))
+			if len(b) < 2 || b[0] != 0x0a {
+				return base
+			}
+			n, k := compressed(b[1:])
+			if k == 0 || n > 64 {
+				return base
+			}
+			rest, args := b[1+k:], make([]string, 0, n)
+			for range n {
+				var a string
+				var ok bool
+				if a, rest, ok = t.m.sigType(rest, 0); !ok {
+					return base
+				}
+				args = append(args, a)
+			}
+			name, params, _ := strings.Cut(base, "(")
+			if params != "" {
+				params = "(" + params
+			}
+			return name + "<" + strings.Join(args, ",") + ">" + params
 		}
 	case tField:
 		if row != 0 && row < uint32(len(t.fields)) {

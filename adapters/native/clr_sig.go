@@ -137,6 +137,59 @@ func (m *clrMeta) methodParamNames(r uint32) map[uint32]string {
 	return out
 }
 
+// clrMethodSig is a decoded MethodDefSig or MethodRefSig.
+type clrMethodSig struct {
+	conv   byte
+	ret    string
+	params []string // "" for a type past one that did not decode
+}
+
+// methodSig decodes a method signature blob.
+func (m *clrMeta) methodSig(b []byte) (clrMethodSig, bool) {
+	var ms clrMethodSig
+	if len(b) == 0 {
+		return ms, false
+	}
+	ms.conv, b = b[0], b[1:]
+	if ms.conv&sigGeneric != 0 {
+		_, k := compressed(b)
+		if k == 0 {
+			return ms, false
+		}
+		b = b[k:]
+	}
+	n, k := compressed(b)
+	if k == 0 || n > 1024 {
+		return ms, false
+	}
+	ret, rest, ok := m.sigType(b[k:], 0)
+	if !ok {
+		return ms, false
+	}
+	ms.ret = ret
+	for range n {
+		var t string
+		if len(rest) > 0 && rest[0] == 0x41 { // SENTINEL: a vararg call's extra arguments follow
+			rest = rest[1:]
+		}
+		if t, rest, ok = m.sigType(rest, 0); !ok {
+			t = "" // the rest of the signature is unknown
+		}
+		ms.params = append(ms.params, t)
+	}
+	return ms, true
+}
+
+// paramList is a method signature's parameter types as an operand shows
+// them: "(string, int32)", or "" when the blob does not decode.
+func (m *clrMeta) paramList(blob uint32) string {
+	ms, ok := m.methodSig(m.blobAt(blob))
+	if !ok {
+		return ""
+	}
+	return "(" + strings.Join(ms.params, ", ") + ")"
+}
+
 // cilSignature is the signature of the method whose code starts at addr.
 func (p *peImage) cilSignature(addr uint64) (ports.Signature, error) {
 	sig := ports.Signature{Source: "cil-metadata", CallingConvention: "cil"}
@@ -145,27 +198,11 @@ func (p *peImage) cilSignature(addr uint64) (ports.Signature, error) {
 			continue
 		}
 		m := p.clr
-		b := m.blobAt(m.col(tMethodDef, meth.row, 4))
-		if len(b) == 0 {
-			break
-		}
-		conv, b := b[0], b[1:]
-		if conv&sigGeneric != 0 {
-			_, k := compressed(b)
-			if k == 0 {
-				break
-			}
-			b = b[k:]
-		}
-		n, k := compressed(b)
-		if k == 0 || n > 1024 {
-			break
-		}
-		b = b[k:]
-		ret, rest, ok := m.sigType(b, 0)
+		ms, ok := m.methodSig(m.blobAt(m.col(tMethodDef, meth.row, 4)))
 		if !ok {
 			break
 		}
+		conv, ret := ms.conv, ms.ret
 		sig.ReturnType, sig.Variadic = ret, conv&0x0f == sigVararg
 		names := m.methodParamNames(meth.row)
 		slot := 0
@@ -174,12 +211,8 @@ func (p *peImage) cilSignature(addr uint64) (ports.Signature, error) {
 			sig.Parameters = append(sig.Parameters, ports.Parameter{Name: "this", Type: owner, Location: "arg.0"})
 			slot = 1
 		}
-		for i := range n {
-			var t string
-			if t, rest, ok = m.sigType(rest, 0); !ok {
-				t = "" // the rest of the signature is unknown; the names remain
-			}
-			sig.Parameters = append(sig.Parameters, ports.Parameter{Name: names[i+1], Type: t, Location: "arg." + strconv.Itoa(slot+int(i))})
+		for i, t := range ms.params {
+			sig.Parameters = append(sig.Parameters, ports.Parameter{Name: names[uint32(i)+1], Type: t, Location: "arg." + strconv.Itoa(slot+i)})
 		}
 		return sig, nil
 	}

@@ -385,7 +385,10 @@ func checkOperand(t *testing.T, method string, start uint64, in ports.Instructio
 		// ikdasm adds the signature and generic arguments: rea's name is
 		// the member's, which ikdasm's holds.
 		plain := strings.ReplaceAll(regexp.MustCompile(`<[^<>]*>`).ReplaceAllString(w.operand, ""), "'", "")
-		if !strings.Contains(plain, regexp.MustCompile(`<[^<>]*>`).ReplaceAllString(in.Operands, "")) || in.Operands == "" {
+		// rea's operand adds the parameter types, which ikdasm may wrap
+		// onto further lines: the member's name is compared.
+		name, _, _ := strings.Cut(regexp.MustCompile(`<[^<>]*>`).ReplaceAllString(in.Operands, ""), "(")
+		if !strings.Contains(plain, name) || in.Operands == "" {
 			t.Errorf("%s IL_%04x %s %q, not in ikdasm's %q", method, w.off, w.mnemonic, in.Operands, w.operand)
 		}
 	}

@@ -37,6 +37,9 @@ var codeVariants = []struct {
 	{"code-nounwind", []string{"-O2", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables"}},
 }
 
+// clangCode are the clang builds of testdata/code.c (clangFixtures).
+var clangCode = []string{"clang-code-O0", "clang-code-O2", "clang-code-O3", "clang-code-O2-nopie", "clang-code-O0-g", "clang-code-O2-g", "clang-code-O2-g4", "clang-code-lld"}
+
 // genVariants are builds of a generated 600-function program (genProgram).
 var genVariants = []struct {
 	name  string
@@ -44,9 +47,14 @@ var genVariants = []struct {
 }{
 	{"gen-O0", []string{"-O0"}},
 	{"gen-O2", []string{"-O2"}},
+	{"gen-O2-g", []string{"-O2", "-g"}},
 	{"gen-Os-g", []string{"-Os", "-g"}},
 	{"gen-O3-cet", []string{"-O3", "-fcf-protection=full"}},
 	{"gen-nounwind", []string{"-O2", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables"}},
+	// clang's (genFixture picks the compiler by the name's prefix)
+	{"clang-gen-O2-g", []string{"-O2", "-g"}},
+	{"clang-gen-O3-lld", []string{"-O3", "-fuse-ld=lld"}},
+	{"clang-gen-nounwind", []string{"-O2", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables"}},
 }
 
 var registerCode sync.Once
@@ -147,11 +155,14 @@ func TestInstructionsMatchObjdump(t *testing.T) {
 	needTool(t, "objdump")
 	codeFixtures()
 	targets := map[string]string{}
+	for _, name := range clangCode {
+		targets[name] = fixturePath(t, name)
+	}
 	for _, v := range append(codeVariants, genVariants...) {
 		targets[v.name] = fixturePath(t, v.name)
 		targets[v.name+"-stripped"] = fixturePath(t, v.name+"-stripped")
 	}
-	for name, path := range elfTargets(t, "c", "c-O2", "c-ibt", "c-noplt", "ls") {
+	for name, path := range elfTargets(t, "c", "c-O2", "c-ibt", "c-noplt", "ls", "clang-c", "clang-c-O2", "clang-c-O3-nopie", "clang-c-lld", "clang-c-noplt", "clang-c-i686") {
 		targets[name] = path
 	}
 	for name, path := range targets {
@@ -224,7 +235,7 @@ func starts(t *testing.T, path string) map[uint64]ports.Procedure {
 func TestFunctionStartsMatchSymbols(t *testing.T) {
 	needTool(t, "nm")
 	codeFixtures()
-	names := []string{"c", "c-O2", "c-ibt"}
+	names := append([]string{"c", "c-O2", "c-ibt", "clang-c", "clang-c-O2", "clang-c-O3-nopie", "clang-c-lld", "clang-c-noplt"}, clangCode...)
 	for _, v := range append(codeVariants, genVariants...) {
 		names = append(names, v.name)
 	}

@@ -68,14 +68,18 @@ func storage(r *rand.Rand, i int) string {
 
 // genFixture compiles the generated program with flags.
 func genFixture(name string, flags ...string) *fixture {
-	return &fixture{tools: []string{"gcc"}, build: func(ctx context.Context) (string, error) {
+	cc := "gcc"
+	if strings.HasPrefix(name, "clang-") {
+		cc = "clang"
+	}
+	return &fixture{tools: []string{cc}, build: func(ctx context.Context) (string, error) {
 		src := filepath.Join(fixtureDir, "gen.c")
 		if err := os.WriteFile(src, []byte(genProgram(600)), 0o644); err != nil {
 			return "", err
 		}
 		out := filepath.Join(fixtureDir, name)
 		args := append(append([]string{}, flags...), "-w", "-o", out, src)
-		_, err := run(ctx, "", nil, "gcc", args...)
+		_, err := run(ctx, "", nil, cc, args...)
 		return out, err
 	}}
 }

@@ -145,7 +145,7 @@ func (a *Analysis) Signature(ctx context.Context, addr uint64) (sig ports.Signat
 	sig.Source = "dwarf"
 	sig.CallingConvention = a.convention(e.goc)
 	sig.ReturnType = "void"
-	if off, ok := ent.Val(dwarf.AttrType).(dwarf.Offset); ok {
+	if off, ok := dwarfVal(idx.d, ent, dwarf.AttrType).(dwarf.Offset); ok {
 		sig.ReturnType = typeName(idx.d, off)
 	}
 	var goResults []string // a Go function's result types, which are parameters in its DWARF
@@ -166,15 +166,15 @@ func (a *Analysis) Signature(ctx context.Context, addr uint64) (sig ports.Signat
 				switch c.Tag {
 				case dwarf.TagFormalParameter:
 					p := ports.Parameter{}
-					p.Name, _ = c.Val(dwarf.AttrName).(string)
-					if off, ok := c.Val(dwarf.AttrType).(dwarf.Offset); ok {
+					p.Name, _ = dwarfVal(idx.d, c, dwarf.AttrName).(string)
+					if off, ok := dwarfVal(idx.d, c, dwarf.AttrType).(dwarf.Offset); ok {
 						p.Type = typeName(idx.d, off)
 						if e.goc {
 							p.Type = goTypeName(idx.d, off, p.Type)
 							p.Underlying = goUnderlying(idx.d, off, p.Type)
 						}
 					}
-					if v, _ := c.Val(dwarf.AttrVarParam).(bool); v && e.goc {
+					if v, _ := dwarfVal(idx.d, c, dwarf.AttrVarParam).(bool); v && e.goc {
 						goResults = append(goResults, p.Type) // a Go result parameter
 						continue
 					}
@@ -390,8 +390,8 @@ func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset)
 			depth--
 			continue
 		}
-		if result, _ := c.Val(dwarf.AttrVarParam).(bool); depth == 0 && c.Tag == dwarf.TagFormalParameter && !(result && goABI) {
-			t, _ := c.Val(dwarf.AttrType).(dwarf.Offset)
+		if result, _ := dwarfVal(d, c, dwarf.AttrVarParam).(bool); depth == 0 && c.Tag == dwarf.TagFormalParameter && !(result && goABI) {
+			t, _ := dwarfVal(d, c, dwarf.AttrType).(dwarf.Offset)
 			types = append(types, t)
 		}
 		if c.Children {
@@ -403,7 +403,7 @@ func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset)
 		return
 	}
 	if sig.CallingConvention == "cdecl" {
-		ret, _ := fn.Val(dwarf.AttrType).(dwarf.Offset)
+		ret, _ := dwarfVal(d, fn, dwarf.AttrType).(dwarf.Offset)
 		locateCdecl(sig, d, ret, types)
 		return
 	}
@@ -411,7 +411,7 @@ func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset)
 	// A struct result returned in memory takes the first integer argument
 	// register for its address: over 16 bytes under SysV, of any size but
 	// 1, 2, 4 or 8 under Microsoft x64 (AAPCS64 passes it in x8).
-	if ret, ok := fn.Val(dwarf.AttrType).(dwarf.Offset); ok && aggregate(d, ret) {
+	if ret, ok := dwarfVal(d, fn, dwarf.AttrType).(dwarf.Offset); ok && aggregate(d, ret) {
 		t, err := d.Type(ret)
 		if err != nil {
 			return

@@ -37,7 +37,7 @@ func procedureNamed(t *testing.T, a *native.Analysis, name string) ports.Procedu
 // unresolved.
 func TestJumpTable(t *testing.T) {
 	codeFixtures()
-	for _, name := range []string{"code-O0", "code-O2", "code-cet"} {
+	for _, name := range append([]string{"code-O0", "code-O2", "code-cet"}, clangCode...) {
 		t.Run(name, func(t *testing.T) {
 			is := is.New(t)
 			a := openAnalysis(t, fixturePath(t, name))
@@ -47,7 +47,7 @@ func TestJumpTable(t *testing.T) {
 			var cases []uint64
 			for _, b := range f.Blocks {
 				for _, e := range b.Successors {
-					is.True(e.Kind != ports.EdgeUnresolved || name != "code-O0") // optimised builds tail-call through the pointer table
+					is.True(e.Kind != ports.EdgeUnresolved || !strings.HasSuffix(name, "code-O0")) // optimised builds tail-call through the pointer table
 					if e.Kind == ports.EdgeJumpTable {
 						cases = append(cases, e.Target)
 						is.True(e.Target >= f.Start && e.Target < f.End) // cases are inside dispatch
@@ -140,18 +140,65 @@ func TestDisassembleText(t *testing.T) {
 	is.Equal(calls, 1) // call 0x... <puts@plt>
 }
 
-// TestSignatureFromDWARF derives parameters and their registers.
+// TestSignatureFromDWARF derives parameters and their registers, from gcc's
+// DWARF and clang's DWARF 5 and 4.
 func TestSignatureFromDWARF(t *testing.T) {
 	codeFixtures()
+	for _, name := range []string{"code-O0-g", "clang-code-O0-g", "clang-code-O2-g", "clang-code-O2-g4"} {
+		t.Run(name, func(t *testing.T) {
+			is := is.New(t)
+			a := openAnalysis(t, fixturePath(t, name))
+			sig, err := a.Signature(context.Background(), procedureNamed(t, a, "dispatch").Address)
+			is.NoErr(err)
+			is.Equal(sig.CallingConvention, "sysv-amd64")
+			is.Equal(sig.ReturnType, "int")
+			is.Equal(sig.Parameters, []ports.Parameter{{Name: "c", Type: "int", Location: "rdi"}, {Name: "arg", Type: "const char *", Location: "rsi"}})
+		})
+	}
 	is := is.New(t)
-	a := openAnalysis(t, fixturePath(t, "code-O0-g"))
-	sig, err := a.Signature(context.Background(), procedureNamed(t, a, "dispatch").Address)
-	is.NoErr(err)
-	is.Equal(sig.CallingConvention, "sysv-amd64")
-	is.Equal(sig.ReturnType, "int")
-	is.Equal(sig.Parameters, []ports.Parameter{{Name: "c", Type: "int", Location: "rdi"}, {Name: "arg", Type: "const char *", Location: "rsi"}})
-	_, err = openAnalysis(t, fixturePath(t, "code-O0")).Signature(context.Background(), procedureNamed(t, a, "dispatch").Address)
+	a := openAnalysis(t, fixturePath(t, "code-O0"))
+	_, err := a.Signature(context.Background(), procedureNamed(t, a, "dispatch").Address)
 	is.True(errors.Is(err, ports.ErrNotFound)) // no debug information
+}
+
+// TestSignatureThroughAbstractOrigin: the entry of an inlined function's
+// out-of-line copy names neither it, its result nor its parameters; it
+// refers to the abstract entry (DW_AT_abstract_origin), and a C++ method's
+// to its declaration in the class (DW_AT_specification), gcc's destructor
+// through both. The signature is read through them, with symbols and from
+// debug information alone.
+func TestSignatureThroughAbstractOrigin(t *testing.T) {
+	scaled := func(long string) []ports.Parameter {
+		return []ports.Parameter{{Name: "v", Type: long, Location: "rdi"}, {Name: "tag", Type: "const char *", Location: "rsi"}}
+	}
+	this := func(typ string) []ports.Parameter {
+		return []ports.Parameter{{Name: "this", Type: typ, Location: "rdi"}}
+	}
+	for _, tc := range []struct {
+		fixture, fn, ret string
+		params           []ports.Parameter
+	}{
+		{"inl-O2-g", "scaled", "long int", scaled("long int")},
+		{"clang-inl-O2-g", "scaled", "long", scaled("long")},
+		{"clang-inl-O2-g4", "scaled", "long", scaled("long")},
+		{"vtable-g", "_ZNK2Sq4areaEv", "int", this("const struct Sq *const")},
+		{"vtable-g", "_ZN2SqD0Ev", "void", this("struct Sq *const")},
+		{"clang-vtable-g", "_ZNK2Sq4areaEv", "int", this("const struct Sq *")},
+	} {
+		for _, fixture := range []string{tc.fixture, tc.fixture + "-dwarf"} {
+			if fixtures[fixture] == nil {
+				continue
+			}
+			t.Run(fixture+"/"+tc.fn, func(t *testing.T) {
+				is := is.New(t)
+				a := openAnalysis(t, fixturePath(t, fixture))
+				sig, err := a.Signature(context.Background(), procedureNamed(t, a, tc.fn).Address)
+				is.NoErr(err)
+				is.Equal(sig.ReturnType, tc.ret)
+				is.Equal(sig.Parameters, tc.params)
+			})
+		}
+	}
 }
 
 // TestSignatureGoRegisterABI places a Go function's parameters by Go's

@@ -586,11 +586,13 @@ func (d *x86Decoder) leaOf(reg x86asm.Reg, k int) (uint64, bool) {
 
 // bound finds the case count from "cmp X, N" directly followed by a
 // conditional jump on unsigned above (ja/jbe: N+1 cases; jae/jb: N cases).
+// clang -O0 compares with "sub X, N" (its flags are cmp's) and reloads the
+// index from its spill slot before the table load.
 func (d *x86Decoder) bound() (uint64, bool) {
 	for k := 1; k < d.backN; k++ {
 		c := d.rec(k + 1)
 		j := d.rec(k)
-		if c.op != x86asm.CMP {
+		if c.op != x86asm.CMP && c.op != x86asm.SUB {
 			continue
 		}
 		imm, ok := c.a1.(x86asm.Imm)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -59,13 +60,17 @@ func srcFixture(name, tool, file string, flags ...string) *fixture {
 }
 
 func stripFixture(name, from string, flags ...string) *fixture {
-	return &fixture{tools: []string{"gcc", "strip"}, build: func(ctx context.Context) (string, error) {
+	strip := "strip" // the host's knows x86 only
+	if strings.Contains(from, "arm64") {
+		strip = "aarch64-linux-gnu-strip"
+	}
+	return &fixture{tools: []string{"gcc", strip}, build: func(ctx context.Context) (string, error) {
 		src, err := buildFixture(ctx, from)
 		if err != nil {
 			return "", err
 		}
 		out := filepath.Join(fixtureDir, name)
-		_, err = run(ctx, "", nil, "strip", append(append([]string{}, flags...), "-o", out, src)...)
+		_, err = run(ctx, "", nil, strip, append(append([]string{}, flags...), "-o", out, src)...)
 		return out, err
 	}}
 }
@@ -139,6 +144,63 @@ func init() {
 		"go-table-arm64":          goPIEFixture("go-table-arm64"),
 		"go-table-arm64-stripped": goPIEFixture("go-table-arm64-stripped", "-ldflags=-s -w"),
 	}
+	clangFixtures()
+}
+
+// clangFixtures adds clang builds of the gcc fixtures' sources, so the same
+// expectations apply: DWARF 5 (clang's default: strx/addrx forms,
+// .debug_str_offsets, .debug_addr, .debug_rnglists, .debug_loclists, line
+// tables v5) and -gdwarf-4, PIE (clang's default here) and not, lld's layout
+// (no .plt.sec, its own .got.plt order), clang's jump tables and prologues.
+func clangFixtures() {
+	arm64 := []string{"--target=aarch64-linux-gnu"}
+	i686 := []string{"--target=i686-linux-gnu"}
+	for name, fx := range map[string]struct {
+		tool, src string
+		flags     []string
+	}{
+		"clang-c":             {"clang", "hello.c", []string{"-O0"}},
+		"clang-c-g":           {"clang", "hello.c", []string{"-O0", "-g"}},
+		"clang-c-O2":          {"clang", "hello.c", []string{"-O2"}},
+		"clang-c-O2-g":        {"clang", "hello.c", []string{"-O2", "-g"}},
+		"clang-c-O2-g4":       {"clang", "hello.c", []string{"-O2", "-gdwarf-4"}},
+		"clang-c-O3-nopie":    {"clang", "hello.c", []string{"-O3", "-fno-PIE", "-no-pie"}},
+		"clang-c-lld":         {"clang", "hello.c", []string{"-O2", "-g", "-fuse-ld=lld"}},
+		"clang-c-noplt":       {"clang", "hello.c", []string{"-O2", "-fno-plt", "-Wl,-z,now"}},
+		"clang-c-arm64":       {"clang", "hello.c", append([]string{"-O2", "-g"}, arm64...)},
+		"clang-c-i686":        {"clang", "hello.c", append([]string{"-O2", "-g"}, i686...)},
+		"clang-code-O0":       {"clang", "code.c", []string{"-O0"}},
+		"clang-code-O2":       {"clang", "code.c", []string{"-O2"}},
+		"clang-code-O3":       {"clang", "code.c", []string{"-O3"}},
+		"clang-code-O2-nopie": {"clang", "code.c", []string{"-O2", "-fno-PIE", "-no-pie"}},
+		"clang-code-O0-g":     {"clang", "code.c", []string{"-O0", "-g"}},
+		"clang-code-O2-g":     {"clang", "code.c", []string{"-O2", "-g"}},
+		"clang-code-O2-g4":    {"clang", "code.c", []string{"-O2", "-gdwarf-4"}},
+		"clang-code-lld":      {"clang", "code.c", []string{"-O2", "-fuse-ld=lld"}},
+		"clang-vf-O0-g":       {"clang", "valueflow.c", []string{"-O0", "-g"}},
+		"clang-vf-O2-g":       {"clang", "valueflow.c", []string{"-O2", "-g"}},
+		"clang-vtable":        {"clang++", "vtable.cc", []string{"-O1"}},
+		"clang-vtable-g":      {"clang++", "vtable.cc", []string{"-O1", "-g"}},
+		"vtable-g":            {"g++", "vtable.cc", []string{"-O1", "-g"}},
+		"clang-inl-O2-g":      {"clang", "inlined.c", []string{"-O2", "-g"}},
+		"clang-inl-O2-g4":     {"clang", "inlined.c", []string{"-O2", "-gdwarf-4"}},
+		"inl-O2-g":            {"gcc", "inlined.c", []string{"-O2", "-g"}},
+		// lld leaves a RELATIVE relocation's word zero: the addend is the value.
+		"clang-ptr-pie-lld": {"clang", "pointers.c", []string{"-O0", "-fPIE", "-pie", "-fuse-ld=lld"}},
+		"clang-ptr-nopie":   {"clang", "pointers.c", []string{"-O0", "-fno-PIE", "-no-pie"}},
+	} {
+		f := srcFixture(name, fx.tool, fx.src, fx.flags...)
+		if strings.Contains(name, "lld") {
+			f.tools = append(f.tools, "ld.lld")
+		}
+		fixtures[name] = f
+	}
+	// DWARF 5 but no .symtab: procedures come from debug info.
+	fixtures["clang-c-dwarf"] = stripFixture("clang-c-dwarf", "clang-c-g", "--strip-all", "--keep-section=.debug_*")
+	fixtures["clang-c-dwarf4"] = stripFixture("clang-c-dwarf4", "clang-c-O2-g4", "--strip-all", "--keep-section=.debug_*")
+	for _, name := range []string{"clang-inl-O2-g", "inl-O2-g", "clang-vtable-g", "vtable-g", "clang-c-arm64", "clang-c-i686"} {
+		fixtures[name+"-dwarf"] = stripFixture(name+"-dwarf", name, "--strip-all", "--keep-section=.debug_*")
+	}
 }
 
 // buildFixture builds a fixture once; it reports a skip reason as an error
@@ -152,6 +214,9 @@ func buildFixture(ctx context.Context, name string) (string, error) {
 		for _, tool := range fx.tools {
 			if _, err := exec.LookPath(tool); err != nil {
 				fx.skip = fmt.Sprintf("fixture %s needs %s, which is not installed", name, tool)
+				if pkg := debianPackages[tool]; pkg != "" {
+					fx.skip += ": apt install " + pkg
+				}
 				return
 			}
 		}
@@ -167,6 +232,13 @@ func buildFixture(ctx context.Context, name string) (string, error) {
 }
 
 var errSkip = errors.New("skip")
+
+// debianPackages names the package of a fixture's tool where it is not the
+// tool's own name.
+var debianPackages = map[string]string{
+	"clang": "clang", "clang++": "clang", "ld.lld": "lld", "g++": "g++", "gcc": "gcc", "strip": "binutils",
+	"aarch64-linux-gnu-gcc": "gcc-aarch64-linux-gnu", "aarch64-linux-gnu-strip": "binutils-aarch64-linux-gnu",
+}
 
 // fixturePath returns the built fixture, skipping the test when a tool is
 // missing (or, for Go cross-compiles, under -short).

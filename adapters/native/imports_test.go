@@ -160,72 +160,76 @@ var reObjdumpSlotCall = regexp.MustCompile(`(?m)^\s*([0-9a-f]+):\s+call\s+\*0x[0
 // call to the slot, found again from the slot, and the slot is an import
 // named after the symbol. Every other indirect call stays unresolved.
 func TestELFNoPLTImportCalls(t *testing.T) {
-	path := fixturePath(t, "c-noplt")
-	if _, err := exec.LookPath("objdump"); err != nil {
-		t.Skip("objdump is not installed")
-	}
-	out, err := exec.Command("objdump", "-d", "--no-show-raw-insn", path).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := native.OpenFile(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close(t.Context())
-	names, err := a.Names(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	imports := map[uint64]string{} // the slots; a PLT stub carries name@plt
-	for _, n := range names {
-		if n.Kind == "import" && !strings.HasSuffix(n.Name, "@plt") {
-			imports[n.Address] = n.Name
-		}
-	}
-	calls := reObjdumpSlotCall.FindAllStringSubmatch(string(out), -1)
-	if len(calls) < 3 {
-		t.Fatalf("objdump shows %d calls through the GOT", len(calls))
-	}
-	sites := map[uint64]bool{}
-	for _, m := range calls {
-		site, _ := strconv.ParseUint(m[1], 16, 64)
-		slot, _ := strconv.ParseUint(m[2], 16, 64)
-		sites[site] = true
-		if imports[slot] != m[3] {
-			t.Errorf("GOT slot %#x of %s is named %q", slot, m[3], imports[slot])
-		}
-		from, err := a.ReferencesFrom(t.Context(), site, site+1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.ContainsFunc(from, func(r ports.Reference) bool {
-			return r.Kind == ports.RefCall && !r.Unresolved && r.To == slot && r.Slot == slot
-		}) {
-			t.Errorf("call at %#x through %s's slot %#x: references %+v", site, m[3], slot, from)
-		}
-		to, err := a.ReferencesTo(t.Context(), slot, slot+1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.ContainsFunc(to, func(r ports.Reference) bool { return r.Kind == ports.RefCall && r.From == site }) {
-			t.Errorf("references to %s's slot %#x miss the call at %#x", m[3], slot, site)
-		}
-	}
-	all, err := a.ReferencesFrom(t.Context(), 0, ^uint64(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	unresolved := 0
-	for _, r := range all {
-		if r.Kind == ports.RefCall && !r.Unresolved && !sites[r.From] && imports[r.To] != "" {
-			t.Errorf("call at %#x to import %s at %#x: objdump shows no call through that slot there", r.From, imports[r.To], r.To)
-		}
-		if r.Unresolved && r.Kind == ports.RefCall {
-			unresolved++
-		}
-	}
-	if unresolved == 0 { // _init's "call *%rax" after testing the __gmon_start__ slot
-		t.Error("no call is unresolved")
+	for _, name := range []string{"c-noplt", "clang-c-noplt"} {
+		t.Run(name, func(t *testing.T) {
+			path := fixturePath(t, name)
+			if _, err := exec.LookPath("objdump"); err != nil {
+				t.Skip("objdump is not installed")
+			}
+			out, err := exec.Command("objdump", "-d", "--no-show-raw-insn", path).Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := native.OpenFile(t.Context(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close(t.Context())
+			names, err := a.Names(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			imports := map[uint64]string{} // the slots; a PLT stub carries name@plt
+			for _, n := range names {
+				if n.Kind == "import" && !strings.HasSuffix(n.Name, "@plt") {
+					imports[n.Address] = n.Name
+				}
+			}
+			calls := reObjdumpSlotCall.FindAllStringSubmatch(string(out), -1)
+			if len(calls) < 3 {
+				t.Fatalf("objdump shows %d calls through the GOT", len(calls))
+			}
+			sites := map[uint64]bool{}
+			for _, m := range calls {
+				site, _ := strconv.ParseUint(m[1], 16, 64)
+				slot, _ := strconv.ParseUint(m[2], 16, 64)
+				sites[site] = true
+				if imports[slot] != m[3] {
+					t.Errorf("GOT slot %#x of %s is named %q", slot, m[3], imports[slot])
+				}
+				from, err := a.ReferencesFrom(t.Context(), site, site+1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.ContainsFunc(from, func(r ports.Reference) bool {
+					return r.Kind == ports.RefCall && !r.Unresolved && r.To == slot && r.Slot == slot
+				}) {
+					t.Errorf("call at %#x through %s's slot %#x: references %+v", site, m[3], slot, from)
+				}
+				to, err := a.ReferencesTo(t.Context(), slot, slot+1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.ContainsFunc(to, func(r ports.Reference) bool { return r.Kind == ports.RefCall && r.From == site }) {
+					t.Errorf("references to %s's slot %#x miss the call at %#x", m[3], slot, site)
+				}
+			}
+			all, err := a.ReferencesFrom(t.Context(), 0, ^uint64(0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			unresolved := 0
+			for _, r := range all {
+				if r.Kind == ports.RefCall && !r.Unresolved && !sites[r.From] && imports[r.To] != "" {
+					t.Errorf("call at %#x to import %s at %#x: objdump shows no call through that slot there", r.From, imports[r.To], r.To)
+				}
+				if r.Unresolved && r.Kind == ports.RefCall {
+					unresolved++
+				}
+			}
+			if unresolved == 0 { // _init's "call *%rax" after testing the __gmon_start__ slot
+				t.Error("no call is unresolved")
+			}
+		})
 	}
 }

@@ -30,7 +30,13 @@ func TestLayoutStackCanaryOfStaticBinaries(t *testing.T) {
 	if out, err := exec.Command("gcc", "-print-file-name=libc.a").Output(); err != nil || !filepath.IsAbs(strings.TrimSpace(string(out))) {
 		t.Skip("static linking needs libc.a (the libc6-dev package), which gcc does not find")
 	}
-	staticCanaries(t, "gcc", "strip")
+	t.Run("gcc", func(t *testing.T) { staticCanaries(t, "gcc", "strip") })
+	// clang's DWARF 5 names the compile units' directories by strx forms
+	// and their ranges by rnglists.
+	t.Run("clang", func(t *testing.T) {
+		needTool(t, "clang")
+		staticCanaries(t, "clang", "strip")
+	})
 }
 
 // TestLayoutStackCanaryOfCrossBuilds is TestLayoutStackCanaryOfStaticBinaries

@@ -41,8 +41,12 @@ func readelf(t *testing.T, args ...string) string {
 // Go's static 32-bit x86 executable (ELF32 sections and symbols).
 func TestLayoutMatchesReadelf(t *testing.T) {
 	codeFixtures()
-	for name, path := range elfTargets(t, "c", "c-g", "ls") {
-		t.Run(name, func(t *testing.T) { matchesReadelf(t, path, "EM_X86_64", "R_X86_64_RELATIVE") })
+	for name, path := range elfTargets(t, "c", "c-g", "ls", "clang-c-g", "clang-c-O3-nopie", "clang-c-lld", "clang-c-noplt") {
+		relative := "R_X86_64_RELATIVE"
+		if strings.HasSuffix(name, "-nopie") {
+			relative = "" // nothing to relocate by the load address
+		}
+		t.Run(name, func(t *testing.T) { matchesReadelf(t, path, "EM_X86_64", relative) })
 	}
 	t.Run("go-table-arm64", func(t *testing.T) {
 		matchesReadelf(t, fixturePath(t, "go-table-arm64"), "EM_AARCH64", "R_AARCH64_RELATIVE")

@@ -235,7 +235,7 @@ func (p *peImage) symbols(ctx context.Context) (*symbolSet, error) {
 	case p.clr != nil && !p.cil():
 		set.limit("The image is a mixed-mode .NET assembly (native code and CIL): rea-native analyzes its native code; its managed methods are not decoded.")
 	case p.cil():
-		set.limit("CIL: procedures are the metadata's methods with bodies; an exception handler or filter is entered by exception edges from its protected blocks, but a finally, fault or filter ends without successors (where the runtime continues after it is not modeled), and a generic instantiation is named by its generic method or type.")
+		set.limit("CIL: procedures are the metadata's methods with bodies; an exception handler or filter is entered by exception edges from its protected blocks, but a finally, fault or filter ends without successors (where the runtime continues after it is not modeled).")
 	}
 	if err := p.coffSymbols(ctx, set); err != nil {
 		return nil, err

@@ -55,13 +55,21 @@ int main(int argc, char **argv) { return dense(argc) + offset(argc + 9) + nested
 // pic32SwitchFuncs are the functions of pic32Switches with a switch.
 var pic32SwitchFuncs = []string{"dense", "offset", "nested", "loop"}
 
-// buildSwitches builds pic32Switches with the cross gcc and -Wl,-q (which
+// buildSwitches builds pic32Switches with the cross gcc (or, for a name
+// with "clang" in it, clang for i686 linking through it) and -Wl,-q (which
 // keeps the tables' relocations for the oracle) and the given flags.
 func buildSwitches(t *testing.T, name string, flags ...string) string {
 	t.Helper()
-	const cc = "i686-linux-gnu-gcc"
+	cc := "i686-linux-gnu-gcc"
 	if _, err := exec.LookPath(cc); err != nil {
 		t.Skipf("%s is not installed (Debian package gcc-i686-linux-gnu)", cc)
+	}
+	if strings.Contains(name, "clang") {
+		cc = "clang"
+		if _, err := exec.LookPath(cc); err != nil {
+			t.Skip("clang is not installed: apt install clang")
+		}
+		flags = append([]string{"--target=i686-linux-gnu"}, flags...)
 	}
 	dir := t.TempDir()
 	src, out := filepath.Join(dir, "sw.c"), filepath.Join(dir, name)
@@ -163,6 +171,14 @@ func TestPIC32SwitchTables(t *testing.T) {
 		{"Os", []string{"-Os", "-fPIE", "-pie"}},
 		{"O2-shared", []string{"-O2", "-fPIC", "-shared"}},
 		{"O3-shared", []string{"-O3", "-fPIC", "-shared"}},
+		// clang: the same GOT-relative tables; at -O0 "sub" bounds the
+		// index and both the GOT register and the index are reloaded
+		// from the frame before the load.
+		{"clang-O0", []string{"-O0", "-fPIE", "-pie"}},
+		{"clang-O2", []string{"-O2", "-fPIE", "-pie"}},
+		{"clang-O3", []string{"-O3", "-fPIE", "-pie"}},
+		{"clang-Os", []string{"-Os", "-fPIE", "-pie"}},
+		{"clang-O2-shared", []string{"-O2", "-fPIC", "-shared"}},
 	}
 	ctx := context.Background()
 	for _, c := range cases {

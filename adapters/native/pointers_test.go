@@ -74,7 +74,7 @@ func sectionOf(t *testing.T, path, name string) *elf.Section {
 // (absolute words), and the init and fini arrays' entries, have a pointer
 // reference from their slot, and that the two directions agree.
 func TestPointerReferences(t *testing.T) {
-	for _, name := range []string{"ptr-pie", "ptr-nopie"} {
+	for _, name := range []string{"ptr-pie", "ptr-nopie", "clang-ptr-pie-lld", "clang-ptr-nopie"} {
 		t.Run(name, func(t *testing.T) {
 			is := is.New(t)
 			path := fixturePath(t, name)
@@ -132,18 +132,22 @@ func TestPointerReferencesFromRelocations(t *testing.T) {
 // TestPointerReferencesVtable checks a C++ virtual method called only
 // through a base pointer: its only reference is its vtable slot.
 func TestPointerReferencesVtable(t *testing.T) {
-	is := is.New(t)
-	path := fixturePath(t, "vtable")
-	sym := elfSymbols(t, path)
-	a := openNative(t, path)
-	area, vt := sym["_ZNK2Sq4areaEv"], sym["_ZTV2Sq"]
-	is.True(area.Value != 0 && vt.Value != 0)
-	refs, err := a.ReferencesTo(t.Context(), area.Value, area.Value+1)
-	is.NoErr(err)
-	is.Equal(len(refs), 1)
-	r := refs[0]
-	is.Equal(r.Kind, ports.RefPointer)
-	is.True(r.From >= vt.Value && r.From < vt.Value+vt.Size) // the slot is in Sq's vtable
-	is.Equal(r.From%8, uint64(0))
-	is.Equal(sectionOf(t, path, ".data.rel.ro").Addr <= r.From, true)
+	for _, name := range []string{"vtable", "clang-vtable"} {
+		t.Run(name, func(t *testing.T) {
+			is := is.New(t)
+			path := fixturePath(t, name)
+			sym := elfSymbols(t, path)
+			a := openNative(t, path)
+			area, vt := sym["_ZNK2Sq4areaEv"], sym["_ZTV2Sq"]
+			is.True(area.Value != 0 && vt.Value != 0)
+			refs, err := a.ReferencesTo(t.Context(), area.Value, area.Value+1)
+			is.NoErr(err)
+			is.Equal(len(refs), 1)
+			r := refs[0]
+			is.Equal(r.Kind, ports.RefPointer)
+			is.True(r.From >= vt.Value && r.From < vt.Value+vt.Size) // the slot is in Sq's vtable
+			is.Equal(r.From%8, uint64(0))
+			is.Equal(sectionOf(t, path, ".data.rel.ro").Addr <= r.From, true)
+		})
+	}
 }

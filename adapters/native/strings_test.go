@@ -80,6 +80,10 @@ func TestStringMarkers(t *testing.T) {
 		{"c-O2", "c-O2"},
 		{"c-g", "c-g"},
 		{"c-stripped", "c"}, // strip moves no section
+		{"clang-c", "clang-c"},
+		{"clang-c-O2-g", "clang-c-O2-g"},
+		{"clang-c-lld", "clang-c-lld"},
+		{"clang-c-arm64", "clang-c-arm64"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {

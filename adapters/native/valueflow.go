@@ -146,6 +146,10 @@ type vfSem struct {
 	write     *vfWrite
 	opaque    bool // not modelled: defines and uses nothing known
 	stack     stackOp
+	// addrOf is the memory operand whose address lea takes ("[esp+0x8]"):
+	// the address of a stack argument is a use of it (clang -O2 selects
+	// between two arguments' addresses and loads through the one chosen).
+	addrOf string
 }
 
 // vfWrite is a store to memory.

@@ -30,54 +30,56 @@ int main(int argc, char **argv) {
 // word is one of a parameter's. A double read with one 8-byte load is its
 // first word only.
 func TestValueFlowCdeclMatchesDWARF(t *testing.T) {
-	const cc = "i686-linux-gnu-gcc"
-	needTool(t, cc)
+	needTool(t, "i686-linux-gnu-gcc") // clang links through its sysroot
 	dir := t.TempDir()
 	src := filepath.Join(dir, "params.c")
 	if err := os.WriteFile(src, []byte(cdeclSource), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, opt := range []string{"-O0", "-O1", "-O2", "-Os"} {
-		t.Run(opt, func(t *testing.T) {
-			exe := filepath.Join(dir, "params"+opt)
-			if b, err := exec.Command(cc, opt, "-g", "-o", exe, src).CombinedOutput(); err != nil {
-				t.Fatalf("%s: %v\n%s", cc, err, b)
-			}
-			a := openNative(t, exe)
-			for _, name := range []string{"one", "two", "wide", "five", "pick", "mix", "later"} {
-				p := procedureNamed(t, a, name)
-				sig, err := a.Signature(t.Context(), p.Address)
-				if err != nil {
-					t.Fatalf("%s: %v", name, err)
+	for _, cc := range [][]string{{"i686-linux-gnu-gcc"}, {"clang", "--target=i686-linux-gnu"}} {
+		for _, opt := range []string{"-O0", "-O1", "-O2", "-Os"} {
+			t.Run(cc[0]+opt, func(t *testing.T) {
+				needTool(t, cc[0])
+				exe := filepath.Join(dir, cc[0]+"params"+opt)
+				if b, err := exec.Command(cc[0], append(cc[1:], opt, "-g", "-o", exe, src)...).CombinedOutput(); err != nil {
+					t.Fatalf("%s: %v\n%s", cc[0], err, b)
 				}
-				vf, err := a.ValueFlow(t.Context(), ports.FunctionRequest{Address: p.Address})
-				if err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-				var inferred, words, firsts []string
-				for _, ip := range vf.Parameters {
-					inferred = append(inferred, ip.Location)
-				}
-				for _, sp := range sig.Parameters {
-					ws := strings.Split(sp.Location, ",")
-					words = append(words, ws...)
-					firsts = append(firsts, ws[0])
-				}
-				for _, f := range firsts {
-					if !slices.Contains(inferred, f) {
-						t.Errorf("%s %s: %s (debug information: %v) not inferred: %v", opt, name, f, words, inferred)
+				a := openNative(t, exe)
+				for _, name := range []string{"one", "two", "wide", "five", "pick", "mix", "later"} {
+					p := procedureNamed(t, a, name)
+					sig, err := a.Signature(t.Context(), p.Address)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					vf, err := a.ValueFlow(t.Context(), ports.FunctionRequest{Address: p.Address})
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					var inferred, words, firsts []string
+					for _, ip := range vf.Parameters {
+						inferred = append(inferred, ip.Location)
+					}
+					for _, sp := range sig.Parameters {
+						ws := strings.Split(sp.Location, ",")
+						words = append(words, ws...)
+						firsts = append(firsts, ws[0])
+					}
+					for _, f := range firsts {
+						if !slices.Contains(inferred, f) {
+							t.Errorf("%s %s: %s (debug information: %v) not inferred: %v", opt, name, f, words, inferred)
+						}
+					}
+					for _, w := range inferred {
+						if !slices.Contains(words, w) {
+							t.Errorf("%s %s: inferred %s is no parameter's word (debug information: %v)", opt, name, w, words)
+						}
+					}
+					if vf.CallingConvention != "cdecl" {
+						t.Errorf("%s %s: convention %q", opt, name, vf.CallingConvention)
 					}
 				}
-				for _, w := range inferred {
-					if !slices.Contains(words, w) {
-						t.Errorf("%s %s: inferred %s is no parameter's word (debug information: %v)", opt, name, w, words)
-					}
-				}
-				if vf.CallingConvention != "cdecl" {
-					t.Errorf("%s %s: convention %q", opt, name, vf.CallingConvention)
-				}
-			}
-		})
+			})
+		}
 	}
 }
 
@@ -104,12 +106,13 @@ func TestValueFlowX64StackParameters(t *testing.T) {
 		stack    []string
 	}{
 		{"gcc", "sysv-amd64", []string{"rdi", "rsi", "rdx", "rcx", "r8", "r9"}, []string{"[rsp+8]", "[rsp+16]"}},
+		{"clang", "sysv-amd64", []string{"rdi", "rsi", "rdx", "rcx", "r8", "r9"}, []string{"[rsp+8]", "[rsp+16]"}},
 		{"x86_64-w64-mingw32-gcc", "ms-x64", []string{"rcx", "rdx", "r8", "r9"}, []string{"[rsp+40]", "[rsp+48]", "[rsp+56]", "[rsp+64]"}},
 	} {
 		for _, opt := range []string{"-O0", "-O2"} {
-			t.Run(tc.conv+opt, func(t *testing.T) {
+			t.Run(tc.cc+"/"+tc.conv+opt, func(t *testing.T) {
 				needTool(t, tc.cc)
-				exe := filepath.Join(dir, tc.conv+opt+".exe") // mingw's gcc would add the suffix
+				exe := filepath.Join(dir, tc.cc+tc.conv+opt+".exe") // mingw's gcc would add the suffix
 				if b, err := exec.Command(tc.cc, opt, "-o", exe, src).CombinedOutput(); err != nil {
 					t.Fatalf("%s: %v\n%s", tc.cc, err, b)
 				}

@@ -316,6 +316,22 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 			edges = append(edges, ports.DefUse{Def: f.flows[d].addr, Use: f.flows[k].addr, Location: f.locs[id].name})
 		}
 	}
+	// A register a jump-table dispatch writes and reads again before its
+	// jump (the table's address: "lea rcx, [rip+T]; movsxd rax, [rcx+rax*4];
+	// add rax, rcx; jmp rax") is scratch, not an argument written for the
+	// calls of the cases.
+	scratch := make([]bool, n)
+	for bi, b := range f.blocks {
+		if !slices.ContainsFunc(b.Successors, func(e ports.Edge) bool { return e.Kind == ports.EdgeJumpTable }) {
+			continue
+		}
+		lo, hi := insnsOf(bi)
+		for d := lo; d < hi; d++ {
+			for u := d + 1; u < hi && !scratch[d]; u++ {
+				scratch[d] = slices.ContainsFunc(f.defIDs[d], func(id int) bool { return slices.Contains(f.useIDs[u], id) })
+			}
+		}
+	}
 	seen := make([]bool, n)
 	for bi, b := range f.blocks {
 		lo, hi := insnsOf(bi)
@@ -349,9 +365,12 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				// return register (the callee's result), not for the
 				// vector one (which a call leaves defined only in name).
 				written := func(pos, id int) bool {
+					if call && addressedBy(f.sems[k].indirect, f.locs[id].name) {
+						return false // the call's own target: "lea rdx, [rip+table]; call [rdx+rax*8]"
+					}
 					clobberCounts := !call && pos == 0
 					for _, d := range state[id] {
-						if d >= 0 && (clobberCounts || !f.sems[d].call || slices.Contains(f.defIDs[d], id)) {
+						if d >= 0 && !(call && scratch[d]) && (clobberCounts || !f.sems[d].call || slices.Contains(f.defIDs[d], id)) {
 							return true
 						}
 					}
@@ -530,4 +549,20 @@ func nonNil(s []string) []string {
 		}
 	}
 	return out
+}
+
+// addressedBy reports whether the memory operand of an indirect call
+// ("[rdx+rax*8]") names register reg in its address. A register written
+// only to address the call's target is no argument.
+func addressedBy(operand, reg string) bool {
+	inner, ok := strings.CutPrefix(operand, "[")
+	if !ok || reg == "" {
+		return false
+	}
+	for _, part := range strings.FieldsFunc(inner, func(r rune) bool { return r == '+' || r == '-' || r == '*' || r == ']' }) {
+		if part == reg {
+			return true
+		}
+	}
+	return false
 }

@@ -76,7 +76,7 @@ func (h height) step(cc convention, s vfSem, calleePops bool) height {
 const maxStackRounds = 16
 
 // stackParameters finds the stack words above the return address that the
-// procedure reads, at known heights.
+// procedure reads, or takes the address of, at known heights.
 func stackParameters(cc convention, flows []flowInsn, sems []vfSem, blocks []ports.BasicBlock, calleePops bool) ([]ports.InferredParameter, []ports.ParameterUse) {
 	params, uses := []ports.InferredParameter{}, []ports.ParameterUse{}
 	n := len(flows)
@@ -132,7 +132,7 @@ func stackParameters(cc convention, flows []flowInsn, sems []vfSem, blocks []por
 			continue
 		}
 		visit(bi, func(k int, h height) {
-			for _, u := range sems[k].uses {
+			for _, u := range append(sems[k].uses, sems[k].addrOf) {
 				base, disp, ok := frameOperand(u)
 				if !ok {
 					continue

@@ -266,8 +266,11 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 		write(args[0], false, nil)
 	case op == x86asm.LEA:
 		if m, ok := args[1].(x86asm.Mem); ok {
-			_, regs, _, _ := s.memLoc(m, next)
+			loc, regs, _, has := s.memLoc(m, next)
 			use(regs...)
+			if !has {
+				out.addrOf = loc
+			}
 		}
 		write(args[0], false, nil)
 	case x86Move[op] || strings.HasPrefix(name, "SET") ||
@@ -324,6 +327,7 @@ func rename32(s *vfSem) {
 		}
 	}
 	s.indirect = x86Names32.Replace(s.indirect)
+	s.addrOf = x86Names32.Replace(s.addrOf)
 	if w := s.write; w != nil {
 		w.loc, w.value = x86Names32.Replace(w.loc), x86Names32.Replace(w.value)
 		for k, n := range w.from {

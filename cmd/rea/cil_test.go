@@ -122,7 +122,18 @@ func TestMCPDotNetAssembly(t *testing.T) {
 	var text string
 	is.NoErr(json.Unmarshal(ev.NormalizedResult, &text))
 	is.True(strings.Contains(text, `ldstr "parsed"`))
-	is.True(strings.Contains(text, "call [mscorlib]System.Console::WriteLine"))
+	is.True(strings.Contains(text, "call [mscorlib]System.Console::WriteLine(string)"))
+	// operands name overloads by their parameters, generic instances by
+	// their arguments
+	ev, _ = evidence(t, call(t, cs, "procedure_assembly", map[string]any{"procedure": "Rea.Fixture.Program::Main"}))
+	is.NoErr(json.Unmarshal(ev.NormalizedResult, &text))
+	for _, want := range []string{"call [mscorlib]System.Console::WriteLine(string, object, object, object)",
+		"callvirt [mscorlib]System.Collections.Generic.List`1<Rea.Fixture.IShape>::Add(!0)",
+		"call Rea.Fixture.Program::First<int32>([mscorlib]System.Collections.Generic.List`1<!!0>)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("Main's assembly lacks %q:\n%s", want, text)
+		}
+	}
 }
 
 func TestCLIDotNetAssembly(t *testing.T) {
