@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -306,12 +307,36 @@ func readELF(path string) (*elfInfo, error) {
 	return info, nil
 }
 
+// hostLibraryHint explains a trace under an emulator that ran out of time
+// with a library from the host rather than the sysroot: with Debian's
+// libc6-i386 installed, the host's loader cache sends an i386 program to
+// /lib32's libc, under which QEMU 7.2 hangs a threaded program. It is ""
+// when no library the trace listed came from outside the sysroot.
+func (s *session) hostLibraryHint() string {
+	if s.sysroot == "" || len(s.res.Modules) < 2 {
+		return ""
+	}
+	root := filepath.Clean(s.sysroot) + string(filepath.Separator)
+	for _, m := range s.res.Modules[1:] {
+		if filepath.IsAbs(m.Path) && !strings.HasPrefix(m.Path, root) {
+			return fmt.Sprintf("the program ran under the emulator with the host's %s rather than %s's, where QEMU can hang a program; "+
+				"environment LD_LIBRARY_PATH=%s makes the loader take the sysroot's libraries", m.Path, filepath.Clean(s.sysroot), filepath.Join(s.sysroot, "lib"))
+		}
+	}
+	return ""
+}
+
 // classify maps a failure onto the ports sentinels, adding the server's last
 // words when it died.
 func (s *session) classify(err error) error {
 	var er *errorReply
 	switch {
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.DeadlineExceeded):
+		if hint := s.hostLibraryHint(); hint != "" {
+			return fmt.Errorf("%w (%s)", err, hint)
+		}
+		return err
+	case errors.Is(err, context.Canceled):
 		return err
 	case errors.Is(err, errNotSupported), errors.Is(err, errUnsupportedArch):
 		return fmt.Errorf("debugger server: %w: %v", ports.ErrUnsupported, err)

@@ -1,0 +1,41 @@
+package gdbremote
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"rea/ports"
+)
+
+// A trace under an emulator that ran out of time says when a library came
+// from the host rather than the sysroot (Debian's libc6-i386 under
+// qemu-i386), and how to give the loader the sysroot's.
+func TestHostLibraryHint(t *testing.T) {
+	s := &session{sysroot: "/usr/i686-linux-gnu", res: &ports.TraceResult{Modules: []ports.TraceModule{
+		{Path: "/tmp/prog"}, {Name: "/lib32/libc.so.6", Path: "/lib32/libc.so.6"}, {Name: "/lib/ld-linux.so.2", Path: "/usr/i686-linux-gnu/lib/ld-linux.so.2"}}}}
+	err := s.classify(context.DeadlineExceeded)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("%v: not a deadline", err)
+	}
+	for _, want := range []string{"host's /lib32/libc.so.6", "LD_LIBRARY_PATH=/usr/i686-linux-gnu/lib"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q lacks %q", err, want)
+		}
+	}
+	// The sysroot's libraries, a host program (no sysroot), or a cancel:
+	// no hint.
+	s.res.Modules[1].Path = "/usr/i686-linux-gnu/lib/libc.so.6"
+	if err := s.classify(context.DeadlineExceeded); err != context.DeadlineExceeded {
+		t.Errorf("sysroot's libc: %v", err)
+	}
+	s.res.Modules[1].Path, s.sysroot = "/lib32/libc.so.6", ""
+	if err := s.classify(context.DeadlineExceeded); err != context.DeadlineExceeded {
+		t.Errorf("no emulator: %v", err)
+	}
+	s.sysroot = "/usr/i686-linux-gnu"
+	if err := s.classify(context.Canceled); err != context.Canceled {
+		t.Errorf("cancel: %v", err)
+	}
+}
