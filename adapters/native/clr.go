@@ -199,14 +199,14 @@ type clrTable struct {
 
 // clrMeta is an assembly's metadata.
 type clrMeta struct {
-	version               string // the runtime the metadata targets ("v4.0.30319")
-	flags                 uint32 // the CLR header's flags
-	entryToken            uint32 // the managed entry point's MethodDef token, or 0
-	root                  uint32 // the metadata root's RVA
-	strs, blob, guids, us []byte
-	usAt                  uint32 // the #US heap's offset from the root
-	tables                [tCount]clrTable
-	nested                map[uint32]uint32 // a nested TypeDef row's enclosing row
+	version        string // the runtime the metadata targets ("v4.0.30319")
+	flags          uint32 // the CLR header's flags
+	entryToken     uint32 // the managed entry point's MethodDef token, or 0
+	root           uint32 // the metadata root's RVA
+	strs, blob, us []byte
+	usAt           uint32 // the #US heap's offset from the root
+	tables         [tCount]clrTable
+	nested         map[uint32]uint32 // a nested TypeDef row's enclosing row
 }
 
 func clrErr(msg string, args ...any) error {
@@ -286,8 +286,6 @@ func (m *clrMeta) parse(md []byte) error {
 			m.us, m.usAt = b, off
 		case "#Blob":
 			m.blob = b
-		case "#GUID":
-			m.guids = b
 		}
 	}
 	if tables == nil {
@@ -429,42 +427,47 @@ func compressed(b []byte) (uint32, int) {
 	return 0, 0
 }
 
+// usEntry locates the #US heap entry at i: the offset of its characters
+// from the heap's start and their length in bytes (without the trailing
+// byte that says whether any character needs more than a byte, II.24.2.4),
+// and the offset of the next entry.
+func (m *clrMeta) usEntry(i uint32) (chars, n, next uint32, ok bool) {
+	if uint64(i) >= uint64(len(m.us)) {
+		return 0, 0, 0, false
+	}
+	size, k := compressed(m.us[i:])
+	if k == 0 || uint64(i)+uint64(k)+uint64(size) > uint64(len(m.us)) {
+		return 0, 0, 0, false
+	}
+	return i + uint32(k), size &^ 1, i + uint32(k) + size, true
+}
+
 // userString reads the #US heap entry at i: its text and the offset of its
 // characters from the heap's start.
 func (m *clrMeta) userString(i uint32) (string, uint32, bool) {
-	if uint64(i) >= uint64(len(m.us)) {
+	chars, n, _, ok := m.usEntry(i)
+	if !ok {
 		return "", 0, false
 	}
-	n, k := compressed(m.us[i:])
-	if k == 0 || uint64(i)+uint64(k)+uint64(n) > uint64(len(m.us)) {
-		return "", 0, false
-	}
-	b := m.us[int(i)+k : int(i)+k+int(n)]
-	if len(b)%2 == 1 {
-		b = b[:len(b)-1] // the trailing byte says whether any character needs more than a byte
-	}
-	u := make([]uint16, len(b)/2)
+	u := make([]uint16, n/2)
 	for j := range u {
-		u[j] = binary.LittleEndian.Uint16(b[2*j:])
+		u[j] = binary.LittleEndian.Uint16(m.us[int(chars)+2*j:])
 	}
-	return string(utf16.Decode(u)), i + uint32(k), true
+	return string(utf16.Decode(u)), chars, true
 }
 
-// userStrings lists the #US heap's entries: offset, text.
-func (m *clrMeta) userStrings(visit func(off, chars uint32, s string) bool) {
+// userStrings visits the #US heap's non-empty entries: where each one's
+// characters start and their length in bytes.
+func (m *clrMeta) userStrings(visit func(chars, n uint32) bool) {
 	for i := uint32(1); i < uint32(len(m.us)); {
-		n, k := compressed(m.us[i:])
-		if k == 0 || n == 0 {
+		chars, n, next, ok := m.usEntry(i)
+		if !ok { // a byte that starts no entry: the next one may
 			i++
 			continue
 		}
-		s, chars, ok := m.userString(i)
-		if !ok {
+		if n > 0 && !visit(chars, n) {
 			return
 		}
-		if s != "" && !visit(i, chars, s) {
-			return
-		}
-		i += uint32(k) + n
+		i = next
 	}
 }

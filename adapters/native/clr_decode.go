@@ -270,17 +270,17 @@ func (d *cilDecoder) step(b []byte, pc uint64, out *insn) {
 }
 
 func (d *cilDecoder) format(b []byte, pc uint64, in *insn, name func(uint64) string) ports.Instruction {
-	text := string(d.appendText(nil, b, pc, in, name))
-	out := ports.Instruction{Address: pc, Bytes: append([]byte(nil), b[:min(in.size, len(b))]...), Text: text, Flow: in.flow,
+	out := ports.Instruction{Address: pc, Bytes: append([]byte(nil), b[:min(in.size, len(b))]...), Flow: in.flow,
 		Target: in.target, HasTarget: in.hasTarget, Invalid: in.invalid}
-	if in.invalid {
+	op, n, arg, ok := decodeCIL(b)
+	if in.invalid || !ok {
 		out.Mnemonic, out.Text = "(bad)", "(bad)"
 		return out
 	}
-	op, _, _, _ := decodeCIL(b)
-	out.Mnemonic = op.name
+	text := d.appendDecoded(nil, op, n, arg, pc, in)
+	out.Mnemonic, out.Text = op.name, string(text)
 	if len(text) > len(op.name) {
-		out.Operands = text[len(op.name)+1:]
+		out.Operands = string(text[len(op.name)+1:])
 	}
 	return out
 }
@@ -290,6 +290,12 @@ func (d *cilDecoder) appendText(dst, b []byte, pc uint64, in *insn, name func(ui
 	if !ok {
 		return append(dst, "(bad)"...)
 	}
+	return d.appendDecoded(dst, op, n, arg, pc, in)
+}
+
+// appendDecoded appends the text of the instruction decodeCIL gave as op,
+// its length n and its operand bytes arg.
+func (d *cilDecoder) appendDecoded(dst []byte, op *cilOp, n int, arg []byte, pc uint64, in *insn) []byte {
 	dst = append(dst, op.name...)
 	if op.arg == opNone {
 		return dst

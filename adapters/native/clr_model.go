@@ -26,7 +26,6 @@ const (
 type clrMethod struct {
 	row     uint32
 	name    string // Namespace.Type::Method
-	body    uint32 // RVA of the method header, 0 without a body
 	code    uint32 // RVA of the first instruction
 	size    uint32 // bytes of CIL
 	pinvoke bool   // implemented by a native library (ImplMap)
@@ -39,11 +38,11 @@ type clrMethod struct {
 const maxCLRMethods = 1 << 20
 
 // typeDefName is row r of TypeDef as Namespace.Outer/Inner.
-func (m *clrMeta) typeDefName(r uint32, nested map[uint32]uint32) string {
+func (m *clrMeta) typeDefName(r uint32) string {
 	var parts []string
 	for depth := 0; r != 0 && depth < 16; depth++ {
 		name := m.str(m.col(tTypeDef, r, 1))
-		if enc, ok := nested[r]; ok {
+		if enc, ok := m.nested[r]; ok {
 			parts = append(parts, name)
 			r = enc
 			continue
@@ -126,7 +125,6 @@ func (m *clrMeta) methodOwners() []uint32 {
 func (m *clrMeta) methods(read func(rva uint32, n uint64) ([]byte, error)) []clrMethod {
 	n := min(m.tables[tMethodDef].rows, maxCLRMethods)
 	owners := m.methodOwners()
-	nested := m.nested
 	pinv := map[uint32]uint32{} // MethodDef row -> ImplMap row
 	for r := uint32(1); r <= min(m.tables[tImplMap].rows, maxCLRMethods); r++ {
 		if fwd := m.col(tImplMap, r, 1); fwd&1 == 1 {
@@ -137,7 +135,7 @@ func (m *clrMeta) methods(read func(rva uint32, n uint64) ([]byte, error)) []clr
 	for r := uint32(1); r <= n; r++ {
 		meth := clrMethod{row: r, name: m.str(m.col(tMethodDef, r, 3))}
 		if t := owners[r]; t != 0 {
-			if tn := m.typeDefName(t, nested); tn != "" && tn != "<Module>" {
+			if tn := m.typeDefName(t); tn != "" && tn != "<Module>" {
 				meth.name = tn + "::" + meth.name
 			}
 		}
@@ -147,7 +145,6 @@ func (m *clrMeta) methods(read func(rva uint32, n uint64) ([]byte, error)) []clr
 			meth.lib = m.str(m.col(tModuleRef, m.col(tImplMap, im, 3), 0))
 		}
 		if rva := m.col(tMethodDef, r, 0); rva != 0 {
-			meth.body = rva
 			if h, err := read(rva, 1); err == nil {
 				switch h[0] & 3 {
 				case 2: // tiny header: the size in its upper six bits
@@ -179,7 +176,7 @@ func (m *clrMeta) memberRefName(r uint32) (string, string) {
 	var owner, lib string
 	switch tag {
 	case 0:
-		owner = m.typeDefName(row, m.nested)
+		owner = m.typeDefName(row)
 	case 1:
 		owner, lib = m.typeRefName(row)
 	case 2:
@@ -213,7 +210,7 @@ func (m *clrMeta) typeDefOrRef(v uint32) (string, string) {
 	row := v >> 2
 	switch v & 3 {
 	case 0:
-		return m.typeDefName(row, m.nested), ""
+		return m.typeDefName(row), ""
 	case 1:
 		return m.typeRefName(row)
 	}
@@ -262,7 +259,7 @@ func newCLRTokens(m *clrMeta, base uint64, methods []clrMethod) *clrTokens {
 		if ty < types {
 			hi = m.col(tTypeDef, ty+1, 4)
 		}
-		owner := m.typeDefName(ty, m.nested)
+		owner := m.typeDefName(ty)
 		for r := max(lo, 1); r < hi && r <= n; r++ {
 			t.fields[r] = owner + "::" + m.str(m.col(tField, r, 1))
 		}
@@ -361,7 +358,7 @@ func (t *clrTokens) text(tok uint32) string {
 		}
 	case tTypeDef:
 		if row != 0 && row <= t.m.tables[tTypeDef].rows {
-			return t.m.typeDefName(row, t.m.nested)
+			return t.m.typeDefName(row)
 		}
 	case tTypeRef:
 		if row != 0 && row <= t.m.tables[tTypeRef].rows {

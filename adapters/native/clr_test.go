@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -54,7 +55,7 @@ func cilFixture(t *testing.T, name string) string {
 
 func needToolPkg(t *testing.T, tool, pkg string) {
 	t.Helper()
-	if _, err := run(t.Context(), "", nil, "sh", "-c", "command -v "+tool); err != nil {
+	if _, err := exec.LookPath(tool); err != nil {
 		t.Skipf("%s is not installed: apt install %s", tool, pkg)
 	}
 }

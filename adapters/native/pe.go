@@ -161,11 +161,7 @@ func (p *peImage) stringRegions(ctx context.Context) ([]region, error) {
 		// The user strings (C#'s literals) are in the #US heap, in the
 		// code section: each entry's characters are a region.
 		usRVA := p.clr.root + p.clr.usAt
-		p.clr.userStrings(func(off, chars uint32, text string) bool {
-			n := uint32(len(p.clr.us)) - chars
-			if k, _ := compressed(p.clr.us[off:]); k > 0 {
-				n = min(n, k&^1)
-			}
+		p.clr.userStrings(func(chars, n uint32) bool {
 			s := p.section(usRVA + chars)
 			if s == nil || usRVA+chars-s.VirtualAddress >= s.Size {
 				return true
