@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"debug/pe"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -661,4 +663,56 @@ func TestCILExceptionEdges(t *testing.T) {
 		delete(want, b)
 	}
 	is.Equal(len(want), 0) // the filter and both handlers begin blocks
+}
+
+// An assembly whose CLR header says it is not IL only (a mixed-mode
+// assembly) keeps its native view, and one whose metadata does not parse
+// too, each with a limitation saying so: the fixture with its ILONLY flag
+// cleared, and with its metadata signature broken.
+func TestCILHeaderCases(t *testing.T) {
+	path := cilFixture(t, "cil")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := pe.NewFile(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	offset := func(rva uint32) int {
+		for _, s := range f.Sections {
+			if rva >= s.VirtualAddress && rva < s.VirtualAddress+s.Size {
+				return int(s.Offset + rva - s.VirtualAddress)
+			}
+		}
+		t.Fatalf("rva %#x in no section", rva)
+		return 0
+	}
+	clr := offset(f.OptionalHeader.(*pe.OptionalHeader32).DataDirectory[14].VirtualAddress)
+	meta := offset(binary.LittleEndian.Uint32(data[clr+8:]))
+	f.Close()
+	for _, tc := range []struct {
+		name, limit string
+		mutate      func(b []byte)
+	}{
+		{"mixed-mode", "mixed-mode .NET assembly", func(b []byte) { b[clr+16] &^= 1 }},
+		{"bad metadata", "whose metadata does not parse", func(b []byte) { copy(b[meta:], "XXXX") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			b := bytes.Clone(data)
+			tc.mutate(b)
+			a, err := native.NewAnalysis(bytes.NewReader(b), int64(len(b)))
+			is.NoErr(err)
+			defer a.Close(context.Background())
+			docs, err := a.Documents(t.Context())
+			is.NoErr(err)
+			is.Equal(docs[0].Architecture, "x86") // the PE header's machine
+			lims, err := a.Limitations(t.Context())
+			is.NoErr(err)
+			if !slices.ContainsFunc(lims, func(l string) bool { return strings.Contains(l, tc.limit) }) {
+				t.Errorf("limitations %q lack %q", lims, tc.limit)
+			}
+		})
+	}
 }
