@@ -3,6 +3,8 @@ package identify_test
 import (
 	"bytes"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/matryer/is"
@@ -41,4 +43,38 @@ func FuzzClassify(f *testing.F) {
 		}
 		identify.Classify(bytes.NewReader(b), int64(len(b)), head, name)
 	})
+}
+
+// A .NET assembly (IL only) is architecture cil whatever machine its PE
+// header names; a mingw program is not.
+func TestClassifyDotNet(t *testing.T) {
+	is := is.New(t)
+	if _, err := exec.LookPath("mcs"); err != nil {
+		t.Skip("mcs is not installed: apt install mono-devel")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "a.cs")
+	is.NoErr(os.WriteFile(src, []byte("class P { static void Main() { System.Console.WriteLine(1); } }\n"), 0o644))
+	for _, platform := range []string{"anycpu", "x64"} {
+		out := filepath.Join(dir, platform+".exe")
+		if b, err := exec.CommandContext(t.Context(), "mcs", "-platform:"+platform, "-out:"+out, src).CombinedOutput(); err != nil {
+			t.Fatalf("mcs: %v\n%s", err, b)
+		}
+		b, err := os.ReadFile(out)
+		is.NoErr(err)
+		format, kind, arch := identify.Classify(bytes.NewReader(b), int64(len(b)), b[:min(len(b), 4096)], out)
+		is.Equal([]string{format, kind, arch}, []string{"pe", "executable", "cil"})
+	}
+	if _, err := exec.LookPath("x86_64-w64-mingw32-gcc"); err == nil {
+		c := filepath.Join(dir, "n.c")
+		is.NoErr(os.WriteFile(c, []byte("int main(void) { return 0; }\n"), 0o644))
+		out := filepath.Join(dir, "n.exe")
+		if b, err := exec.CommandContext(t.Context(), "x86_64-w64-mingw32-gcc", "-o", out, c).CombinedOutput(); err != nil {
+			t.Fatalf("mingw: %v\n%s", err, b)
+		}
+		b, err := os.ReadFile(out)
+		is.NoErr(err)
+		_, _, arch := identify.Classify(bytes.NewReader(b), int64(len(b)), b[:min(len(b), 4096)], out)
+		is.Equal(arch, "x86_64")
+	}
 }
