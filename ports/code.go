@@ -231,8 +231,10 @@ type Parameter struct {
 	// no size (Go's struct{}), passed nowhere; "" when not derivable.
 	Location string
 	// Underlying is, for a Go type defined as a string or a byte slice
-	// (type Token string), that type: "string" or "[]uint8"; "" otherwise,
-	// and for string and []uint8 themselves, which Type already names.
+	// (type Token string), that type: "string" or "[]uint8"; for a C
+	// typedef (typedef double real), the type it names, qualifiers and
+	// typedefs removed ("double"); "" otherwise, and for string and
+	// []uint8 themselves, which Type already names.
 	Underlying string
 }
 
@@ -240,6 +242,7 @@ type Parameter struct {
 type Signature struct {
 	CallingConvention string // sysv-amd64, ms-x64, cdecl, aapcs64, go-abiinternal; "" when unknown
 	ReturnType        string // "" when unknown, "void" when none
+	ReturnUnderlying  string // for a C typedef result, the type it names (as Parameter.Underlying); "" otherwise
 	Parameters        []Parameter
 	Variadic          bool
 	Source            string // what the parameters come from: dwarf, ...

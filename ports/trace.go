@@ -119,9 +119,10 @@ type TraceBreakpoint struct {
 	// (TraceHit.ReturnStrings).
 	ReturnStrings []string
 	// Format is the argument register holding a printf-style format, or
-	// "": at each hit the tracer reads the format and then the text of
-	// each %s conversion's argument, when it arrives in a register
-	// (TraceHit.Strings, after the Spans').
+	// "": at each hit the tracer reads the format, then every argument its
+	// conversions take (TraceHit.Variadic: floating-point registers and
+	// stack slots join the hit's Arguments) and the text of each %s
+	// conversion's (TraceHit.Strings, after the Spans').
 	Format string
 	// Registers are further argument registers to read at the entry, a
 	// floating-point parameter's (xmm1, v0), or stack slots past those
@@ -217,6 +218,16 @@ type TraceHit struct {
 	// ReturnStrings are the texts the breakpoint's ReturnStrings pointed at
 	// when the call returned, in that order; none when it did not return.
 	ReturnStrings []TraceString
+	// Variadic are, for a breakpoint with a Format the tracer read and
+	// understood whole, the arguments its conversions take, in order: Name
+	// the conversion ("%.2f", "*" for a width or precision), Type the C type
+	// it reads, Location where it arrived (a register, or stack slots
+	// joined by ","; a long double on the stack is the slot its bytes
+	// begin at), each of which is among Arguments. Nil when there is no
+	// format, it could not be read, or it holds a conversion the tracer
+	// does not know (the arguments' places are not known then); empty when
+	// the format takes none.
+	Variadic []Parameter
 }
 
 // TraceString is the text one argument register pointed at: its bytes up

@@ -13,9 +13,12 @@ import (
 type convention struct {
 	name ports.CallingConvention
 	args []string
-	ret  string
-	pc   string
-	sp   string
+	// floats are the floating-point argument registers of a C convention
+	// that has them, in order.
+	floats []string
+	ret    string
+	pc     string
+	sp     string
 	// lr is the link register holding the return address at entry; "" means
 	// the return address is the word at sp.
 	lr string
@@ -43,6 +46,7 @@ func conventionFor(arch string, name ports.CallingConvention) (convention, error
 		case "", ports.ConventionSysV:
 			c.name = ports.ConventionSysV
 			c.args = []string{"rdi", "rsi", "rdx", "rcx", "r8", "r9"}
+			c.floats = regRange("xmm", 0, 8)
 		case ports.ConventionGo:
 			c.name = name
 			c.args = []string{"rax", "rbx", "rcx", "rdi", "rsi", "r8", "r9", "r10", "r11"}
@@ -72,6 +76,7 @@ func conventionFor(arch string, name ports.CallingConvention) (convention, error
 		case "", ports.ConventionAAPCS64:
 			c.name = ports.ConventionAAPCS64
 			c.args = regRange("x", 0, 8)
+			c.floats = regRange("v", 0, 8)
 		case ports.ConventionGo:
 			c.name = name
 			c.args = regRange("x", 0, 16)
@@ -132,22 +137,6 @@ func signalName(n int) string {
 // normal operation (Go's preemption uses SIGURG, timers use SIGALRM and
 // SIGPROF) and only cost round trips when reported.
 const passSignals = "QPassSignals:0e;10;14;17;1a;1b;1c;1e;1f"
-
-// stackArg is where the k-th (from 0) integer argument past the argument
-// registers is at a function's entry, as an offset from sp and a name for
-// it ("[rsp+8]"): above the return address on x86-64, at sp itself on
-// AArch64, whose return address is in the link register, and past the
-// slots a cdecl hit already reports on 32-bit x86.
-func (c convention) stackArg(k int) (string, uint64) {
-	off := c.word * uint64(k)
-	if c.lr == "" {
-		off += c.word
-	}
-	if c.onStack {
-		off += c.word * uint64(len(c.args))
-	}
-	return c.slot(off)
-}
 
 // slot names the stack word at offset off from sp at the entry.
 func (c convention) slot(off uint64) (string, uint64) {

@@ -190,6 +190,7 @@ func TestEmulatedTraceArm64Strings(t *testing.T) {
 		got = append(got, s.Register+"="+string(s.Text))
 	}
 	is.Equal(got, []string{"x0=%s-%s-%s-%s-%s-%s-%s-%s-%d-%s\n", "x1=one", "x2=two", "x3=three", "x4=four", "x5=five", "x6=six", "x7=seven", "[sp+0]=eight", "[sp+16]=ten"})
+	is.Equal(variadic(res.Hits[0]), "%s@x1 %s@x2 %s@x3 %s@x4 %s@x5 %s@x6 %s@x7 %s@[sp+0] %d@[sp+8] %s@[sp+16]")
 }
 
 // Without the emulator a foreign program's trace fails before anything
@@ -249,5 +250,17 @@ func TestEmulatedTraceX86Strings(t *testing.T) {
 	for _, a := range res.Hits[0].Arguments {
 		names = append(names, a.Name)
 	}
-	is.Equal(names, []string{"[esp+4]", "[esp+8]", "[esp+12]", "[esp+16]", "[esp+20]", "[esp+24]", "[esp+36]", "[esp+28]", "[esp+32]", "[esp+36]", "[esp+44]"})
+	// The slots past the six the hit reports, once each: the one the
+	// breakpoint names, then the format's others, its %d's too.
+	is.Equal(names, []string{"[esp+4]", "[esp+8]", "[esp+12]", "[esp+16]", "[esp+20]", "[esp+24]", "[esp+36]", "[esp+28]", "[esp+32]", "[esp+40]", "[esp+44]"})
+	is.Equal(variadic(res.Hits[0]), "%s@[esp+8] %s@[esp+12] %s@[esp+16] %s@[esp+20] %s@[esp+24] %s@[esp+28] %s@[esp+32] %s@[esp+36] %d@[esp+40] %s@[esp+44]")
+}
+
+// variadic is a hit's format arguments as conversion@location.
+func variadic(h ports.TraceHit) string {
+	var out []string
+	for _, p := range h.Variadic {
+		out = append(out, p.Name+"@"+p.Location)
+	}
+	return strings.Join(out, " ")
 }

@@ -10,76 +10,97 @@ import (
 	"rea/ports"
 )
 
-// Which integer arguments after a printf format its %s conversions read:
-// every other conversion but a floating one takes one, as does a * width
-// or precision; %ls takes one and is not text; the scan stops at a
-// positional or unknown conversion.
-func TestFormatStringSlots(t *testing.T) {
+// What a printf format's conversions take, and where each arrives under
+// each convention: integers and pointers in the next integer registers,
+// doubles in the floating-point ones (none under cdecl, where a double or
+// a long long takes two slots), the rest on the stack in order; a * width
+// or precision takes an int; the scan stops at a positional or unknown
+// conversion, keeping what came before.
+func TestParseAndPlaceFormat(t *testing.T) {
 	for _, c := range []struct {
-		format string
-		want   []int
+		format             string
+		ok                 bool
+		specs              string
+		sysv, aapcs, cdecl string // places, the format being the first argument
 	}{
-		{"checking %s\n", []int{0}},
-		{"%ld\n", nil},
-		{"%d: %s and %s", []int{1, 2}},
-		{"%*d %s", []int{2}},
-		{"%.*s|%-10.5s", []int{1, 2}},
-		{"%f %s %g %s", []int{0, 1}},
-		{"%ls %s", []int{1}},
-		{"100%% %s", []int{0}},
-		{"%lld %zu %hhx %p %c %s", []int{5}},
-		{"%s %1$s %s", []int{0}},
-		{"%s %y %s", []int{0}},
-		{"%", nil},
-		{"%.", nil},
+		{"checking %s\n", true, "%s", "rsi", "x1", "[esp+8]"},
+		{"%ld\n", true, "%ld", "rsi", "x1", "[esp+8]"},
+		{"no conversion %% at all %m", true, "", "", "", ""},
+		{"%d: %s and %s", true, "%d %s %s", "rsi rdx rcx", "x1 x2 x3", "[esp+8] [esp+12] [esp+16]"},
+		{"%*d %s", true, "* %*d %s", "rsi rdx rcx", "x1 x2 x3", "[esp+8] [esp+12] [esp+16]"},
+		{"%.*s|%-10.5s", true, "* %.*s %-10.5s", "rsi rdx rcx", "x1 x2 x3", "[esp+8] [esp+12] [esp+16]"},
+		{"%f %s %g %s", true, "%f %s %g %s", "xmm0 rsi xmm1 rdx", "v0 x1 v1 x2", "[esp+8],[esp+12] [esp+16] [esp+20],[esp+24] [esp+28]"},
+		{"%lld %zu %hhx %p %c %s", true, "%lld %zu %hhx %p %c %s", "rsi rdx rcx r8 r9 [rsp+8]", "x1 x2 x3 x4 x5 x6", "[esp+8],[esp+12] [esp+16] [esp+20] [esp+24] [esp+28] [esp+32]"},
+		{"%Lf %d %Lg", true, "%Lf %d %Lg", "[rsp+8] rsi [rsp+24]", "v0 x1 v1", "[esp+8] [esp+20] [esp+24]"},
+		{"%ls %s %lc", true, "%ls %s %lc", "rsi rdx rcx", "x1 x2 x3", "[esp+8] [esp+12] [esp+16]"},
+		{"%s %1$s %s", false, "%s", "rsi", "x1", "[esp+8]"},
+		{"%s %y %s", false, "%s", "rsi", "x1", "[esp+8]"},
+		{"%lllld", false, "", "", "", ""},
+		{"%", false, "", "", "", ""},
+		{"%.", false, "", "", "", ""},
 	} {
-		if got := formatStringSlots([]byte(c.format)); !slices.Equal(got, c.want) {
-			t.Errorf("%q: slots %v, want %v", c.format, got, c.want)
+		args, ok := parseFormat([]byte(c.format))
+		var specs []string
+		for _, a := range args {
+			specs = append(specs, a.spec)
+		}
+		if ok != c.ok || strings.Join(specs, " ") != c.specs {
+			t.Errorf("%q: %q %v, want %q %v", c.format, strings.Join(specs, " "), ok, c.specs, c.ok)
+		}
+		for arch, want := range map[string]string{"x86-64": c.sysv, "arm64": c.aapcs, "x86": c.cdecl} {
+			conv, err := conventionFor(arch, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			places, ok := conv.placeFormat(0, args)
+			if !ok || strings.Join(places, " ") != want {
+				t.Errorf("%q on %s: %q, want %q", c.format, arch, strings.Join(places, " "), want)
+			}
+		}
+	}
+	// Past the registers: x86-64's ninth double and seventh integer share
+	// the stack in order; AArch64's stack begins at sp.
+	args, _ := parseFormat([]byte("%f%f%f%f%f%f%f%f%f%d%d%d%d%d%d%d"))
+	for arch, want := range map[string]string{
+		"x86-64": "xmm0 xmm1 xmm2 xmm3 xmm4 xmm5 xmm6 xmm7 [rsp+8] rdi rsi rdx rcx r8 r9 [rsp+16]",
+		"arm64":  "v0 v1 v2 v3 v4 v5 v6 v7 [sp+0] x0 x1 x2 x3 x4 x5 x6",
+	} {
+		conv, _ := conventionFor(arch, "")
+		if places, _ := conv.placeFormat(-1, args); strings.Join(places, " ") != want {
+			t.Errorf("%s: %q, want %q", arch, strings.Join(places, " "), want)
+		}
+	}
+	if conv, _ := conventionFor("x86-64", ports.ConventionGo); conv.g != "" {
+		if _, ok := conv.placeFormat(0, args); ok {
+			t.Error("Go's convention placed C variadic arguments")
 		}
 	}
 }
 
-// A format is the traced program's memory: any bytes give slots in order,
-// each below the number of bytes.
-func FuzzFormatStringSlots(f *testing.F) {
-	for _, s := range []string{"checking %s\n", "%*.*s", "%1$s", "%%%", "%lls%s"} {
+// A format is the traced program's memory: any bytes give arguments whose
+// places are each a register or a slot, without panicking.
+func FuzzParseFormat(f *testing.F) {
+	for _, s := range []string{"checking %s\n", "%*.*s", "%1$s", "%%%", "%lls%s", "%Lf%f%lld"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		slots := formatStringSlots(b)
-		for i, s := range slots {
-			if s < 0 || s >= len(b) || i > 0 && s <= slots[i-1] {
-				t.Fatalf("%q: slots %v", b, slots)
+		args, _ := parseFormat(b)
+		if len(args) > len(b) {
+			t.Fatalf("%q: %d arguments", b, len(args))
+		}
+		for _, arch := range []string{"x86-64", "arm64", "x86"} {
+			conv, _ := conventionFor(arch, "")
+			places, ok := conv.placeFormat(0, args)
+			if !ok || len(places) != len(args) {
+				t.Fatalf("%q on %s: %v", b, arch, places)
+			}
+			for _, p := range places {
+				if p == "" {
+					t.Fatalf("%q on %s: an empty place in %v", b, arch, places)
+				}
 			}
 		}
 	})
-}
-
-// The integer arguments past the registers at a function's entry: x86-64's
-// start above the return address, AArch64's at sp (the return address is
-// in x30).
-func TestStackArg(t *testing.T) {
-	for _, c := range []struct {
-		arch string
-		k    int
-		name string
-		off  uint64
-	}{
-		{"x86-64", 0, "[rsp+8]", 8},
-		{"x86-64", 2, "[rsp+24]", 24},
-		{"arm64", 0, "[sp+0]", 0},
-		{"arm64", 1, "[sp+8]", 8},
-		{"x86", 0, "[esp+28]", 28}, // past the six slots a cdecl hit reports
-		{"x86", 2, "[esp+36]", 36},
-	} {
-		conv, err := conventionFor(c.arch, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if name, off := conv.stackArg(c.k); name != c.name || off != c.off {
-			t.Errorf("%s argument %d past the registers: %s (+%d), want %s (+%d)", c.arch, c.k, name, off, c.name, c.off)
-		}
-	}
 }
 
 // cdecl's arguments are the stack slots above the return address, which a

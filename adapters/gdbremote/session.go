@@ -62,6 +62,10 @@ type session struct {
 	// lacks.
 	wide, rets [][]string
 	absent     []string
+	// fmtRegs are, for a breakpoint with a printf-style format, the
+	// convention's floating-point argument registers the target describes:
+	// read at each hit, reported as arguments where a conversion takes them.
+	fmtRegs [][]string
 }
 
 // breakpoint is an inserted Z0 breakpoint: the request breakpoints placed
@@ -407,9 +411,21 @@ func (s *session) insertAll(ctx context.Context) error {
 	s.slots = make([][]string, len(s.req.Breakpoints))
 	s.wide = make([][]string, len(s.req.Breakpoints))
 	s.rets = make([][]string, len(s.req.Breakpoints))
+	s.fmtRegs = make([][]string, len(s.req.Breakpoints))
 	for i, b := range s.req.Breakpoints {
 		s.slots[i] = s.slotsOf(b)
 		s.wide[i], s.rets[i] = s.described(b.Registers, true), s.described(b.Return, false)
+		if b.Format != "" {
+			for _, name := range s.conv.floats {
+				_, ok := s.td.reg(name)
+				if z, vector := strings.CutPrefix(name, "v"); !ok && vector {
+					_, ok = s.td.reg("z" + z)
+				}
+				if ok {
+					s.fmtRegs[i] = append(s.fmtRegs[i], name)
+				}
+			}
+		}
 		m, ok := s.module(b.Module)
 		if !ok {
 			return fmt.Errorf("module %q is not loaded: %w", b.Module, ports.ErrAddressNotMapped)
@@ -636,6 +652,7 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 	}
 	for _, i := range bp.requests {
 		want = appendNew(want, s.wide[i]...)
+		want = appendNew(want, s.fmtRegs[i]...)
 	}
 	var regs map[string]uint64
 	var wide map[string][]byte
@@ -711,13 +728,15 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 		if len(extra) > 0 {
 			hitArgs = append(slices.Clip(args), extra...)
 		}
+		var variadic []ports.Parameter
 		if f := s.req.Breakpoints[i].Format; f != "" {
-			more, slots, err := s.readFormatStrings(ctx, f, strs, regs)
+			more, slots, params, err := s.formatArgs(ctx, f, strs, regs, wide, hitArgs)
 			if err != nil {
 				return err
 			}
 			strs = append(strs, more...)
 			hitArgs = append(slices.Clip(hitArgs), slots...)
+			variadic = params
 		}
 		h := ports.TraceHit{
 			Sequence:       len(s.res.Hits),
@@ -734,6 +753,7 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 			CallerModule:   callerMod,
 			ReturnSequence: -1,
 			Strings:        strs,
+			Variadic:       variadic,
 		}
 		s.res.Hits = append(s.res.Hits, h)
 		if err := s.expectReturn(ctx, ra, pendingReturn{hit: h.Sequence, thread: st.thread, sp: sp + s.conv.spAfterReturn, g: regs[s.conv.g]}); err != nil {
@@ -804,119 +824,6 @@ func (s *session) readText(ctx context.Context, reg string, addr uint64, want in
 	}
 	ts.Truncated = nul && len(ts.Text) >= want
 	return ts, nil
-}
-
-// readFormatStrings reads the text of each %s conversion's argument of the
-// printf-style format in register format (read already: strs holds it).
-// An argument past the convention's registers is a word on the stack: the
-// stack slots it reads come back as arguments named by where they are
-// ("[rsp+8]"), since no register holds them.
-func (s *session) readFormatStrings(ctx context.Context, format string, strs []ports.TraceString, regs map[string]uint64) ([]ports.TraceString, []ports.TraceRegister, error) {
-	at := slices.Index(s.conv.args, format)
-	i := slices.IndexFunc(strs, func(t ports.TraceString) bool { return t.Register == format })
-	if at < 0 || i < 0 || strs[i].Unreadable {
-		return nil, nil, nil
-	}
-	var names []string
-	var slots []ports.TraceRegister
-	var out []ports.TraceString
-	for _, slot := range formatStringSlots(strs[i].Text) {
-		k := at + 1 + slot
-		if k < len(s.conv.args) {
-			names = append(names, s.conv.args[k])
-			continue
-		}
-		if s.conv.g != "" {
-			break // Go's convention has no variadic C arguments
-		}
-		name, off := s.conv.stackArg(k - len(s.conv.args))
-		ptr, err := s.readAddr(ctx, regs[s.conv.sp]+off)
-		var er *errorReply
-		if err != nil && !errors.As(err, &er) {
-			return nil, nil, err
-		}
-		slots = append(slots, ports.TraceRegister{Name: name, Value: ptr})
-		if err != nil {
-			out = append(out, ports.TraceString{Register: name, Unreadable: true})
-			continue
-		}
-		ts, err := s.readText(ctx, name, ptr, ports.MaxTraceString, true)
-		if err != nil {
-			return nil, nil, err
-		}
-		out = append(out, ts)
-	}
-	regStrs, err := s.readStrings(ctx, names, regs)
-	if err != nil {
-		return nil, nil, err
-	}
-	return append(regStrs, out...), slots, nil
-}
-
-// formatStringSlots is, for a printf format, the positions among the
-// integer arguments after it of those %s reads as text: each conversion
-// but a floating one takes the next (so does a * width or precision);
-// %ls (wide text) takes one and is not read. The scan stops at what it
-// does not know (a positional %1$s, an unknown conversion), since the
-// positions after it could be wrong.
-func formatStringSlots(f []byte) []int {
-	var out []int
-	slot := 0
-	for i := 0; i < len(f); {
-		if f[i] != '%' {
-			i++
-			continue
-		}
-		i++
-		if i < len(f) && f[i] == '%' {
-			i++
-			continue
-		}
-		for i < len(f) && bytes.IndexByte([]byte("-+ #0'"), f[i]) >= 0 {
-			i++
-		}
-		digits := func() bool {
-			n := 0
-			for i < len(f) && f[i] >= '0' && f[i] <= '9' {
-				i, n = i+1, n+1
-			}
-			return n > 0
-		}
-		if i < len(f) && f[i] == '*' {
-			slot, i = slot+1, i+1
-		} else if digits() && i < len(f) && f[i] == '$' {
-			return out
-		}
-		if i < len(f) && f[i] == '.' {
-			i++
-			if i < len(f) && f[i] == '*' {
-				slot, i = slot+1, i+1
-			} else {
-				digits()
-			}
-		}
-		wide := false
-		for i < len(f) && bytes.IndexByte([]byte("hlqLjzt"), f[i]) >= 0 {
-			wide = wide || f[i] == 'l'
-			i++
-		}
-		if i >= len(f) {
-			return out
-		}
-		c := f[i]
-		i++
-		switch {
-		case c == 's' && !wide:
-			out = append(out, slot)
-			slot++
-		case bytes.IndexByte([]byte("diouxXcpnsCS"), c) >= 0:
-			slot++
-		case bytes.IndexByte([]byte("fFeEgGaA"), c) >= 0: // in a vector register
-		default:
-			return out
-		}
-	}
-	return out
 }
 
 // callerOf places a return address: in the main executable or a loaded

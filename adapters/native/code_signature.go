@@ -147,6 +147,9 @@ func (a *Analysis) Signature(ctx context.Context, addr uint64) (sig ports.Signat
 	sig.ReturnType = "void"
 	if off, ok := dwarfVal(idx.d, ent, dwarf.AttrType).(dwarf.Offset); ok {
 		sig.ReturnType = typeName(idx.d, off)
+		if !e.goc {
+			sig.ReturnUnderlying = cUnderlying(idx.d, off, sig.ReturnType)
+		}
 	}
 	var goResults []string // a Go function's result types, which are parameters in its DWARF
 	if ent.Children {
@@ -172,6 +175,8 @@ func (a *Analysis) Signature(ctx context.Context, addr uint64) (sig ports.Signat
 						if e.goc {
 							p.Type = goTypeName(idx.d, off, p.Type)
 							p.Underlying = goUnderlying(idx.d, off, p.Type)
+						} else {
+							p.Underlying = cUnderlying(idx.d, off, p.Type)
 						}
 					}
 					if v, _ := dwarfVal(idx.d, c, dwarf.AttrVarParam).(bool); v && e.goc {
@@ -219,6 +224,35 @@ func typeName(d *dwarf.Data, off dwarf.Offset) string {
 		return ""
 	}
 	return cType(t, 0)
+}
+
+// cUnderlying is the type a C typedef at off (named name) stands for, its
+// qualifiers and typedefs removed ("double" for a const real, real being
+// typedef double real), or "" when the type is not a typedef.
+func cUnderlying(d *dwarf.Data, off dwarf.Offset, name string) string {
+	t, err := d.Type(off)
+	if err != nil {
+		return ""
+	}
+	typedef := false
+	for range 16 {
+		switch x := t.(type) {
+		case *dwarf.QualType:
+			t = x.Type
+			continue
+		case *dwarf.TypedefType:
+			t, typedef = x.Type, true
+			continue
+		}
+		break
+	}
+	if !typedef || t == nil {
+		return ""
+	}
+	if u := cType(t, 0); u != name {
+		return u
+	}
+	return ""
 }
 
 // cType renders a DWARF type in C notation ("const char *"), where
@@ -339,6 +373,25 @@ func class(d *dwarf.Data, name string, off dwarf.Offset) byte {
 	return 0
 }
 
+// quadFloat reports whether the type at off is a 16-byte floating-point
+// type (AArch64's long double), through typedefs and qualifiers.
+func quadFloat(d *dwarf.Data, off dwarf.Offset) bool {
+	t, err := d.Type(off)
+	for i := 0; err == nil && i < 16; i++ {
+		switch x := t.(type) {
+		case *dwarf.TypedefType:
+			t = x.Type
+		case *dwarf.QualType:
+			t = x.Type
+		case *dwarf.FloatType:
+			return x.ByteSize == 16
+		default:
+			return false
+		}
+	}
+	return false
+}
+
 // locate fills parameter locations for the calling conventions whose
 // scalar assignment is simple.
 func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset) {
@@ -448,6 +501,9 @@ func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset)
 			return
 		}
 		c := class(d, sig.Parameters[i].Type, types[i])
+		if c == 0 && sig.CallingConvention == "aapcs64" && quadFloat(d, types[i]) {
+			c = 'f' // a long double: a binary128 in a v register
+		}
 		if positional {
 			switch slot := i + shift; {
 			case slot >= len(ints):

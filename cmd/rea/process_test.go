@@ -568,7 +568,8 @@ int main(int argc, char **argv) {
 // or the C library's prototype gives (strcmp's s1 and s2, printf's
 // format), and reads the text a char pointer argument points at when the
 // call begins, and printf's %s arguments: the agent sees what was
-// compared. A variadic prototype keeps every argument register.
+// compared. printf's arguments are those its format's conversions take,
+// each named by its conversion: no other register.
 func TestMCPTraceReadsStringArguments(t *testing.T) {
 	if _, err := exec.LookPath("gdbserver"); err != nil {
 		t.Skip("gdbserver is not installed (Debian: apt-get install gdbserver)")
@@ -607,9 +608,11 @@ func TestMCPTraceReadsStringArguments(t *testing.T) {
 	is.Equal(len(args["strcmp@plt"]), 2)
 	is.Equal(text(args["strcmp@plt"][0]), "letmein")
 	is.Equal(text(args["strcmp@plt"][1]), "hunter2")
-	is.Equal(len(args["printf"]), 6) // variadic: every argument register
+	is.Equal(len(args["printf"]), 2) // the format and its one conversion's argument
 	is.Equal(text(args["printf"][0]), "checking %s\n")
+	is.Equal(args["printf"][0].(map[string]any)["parameter"], "format")
 	is.Equal(text(args["printf"][1]), "letmein") // the format's %s
+	is.Equal(args["printf"][1].(map[string]any)["parameter"], "%s")
 	is.Equal(m["exit"].(map[string]any)["code"], float64(1))
 	noDescendants(t)
 }
@@ -641,6 +644,15 @@ int main(void) {
 	// the stack, the int not read as text. rdi, the buffer to fill, is read
 	// at the return only.
 	is.Equal(got, map[string]any{"rdx": "%s/%s/%s/%s/%d/%s", "rcx": "one", "r8": "two", "r9": "three", "[rsp+8]": "four", "[rsp+24]": "six"})
+	// The arguments are the fixed parameters, then each conversion's, the
+	// %d's read from its slot too.
+	var args []string
+	for _, a := range hits[0].(map[string]any)["arguments"].([]any) {
+		am := a.(map[string]any)
+		args = append(args, fmt.Sprint(am["parameter"], "@", am["register"]))
+	}
+	is.Equal(args, []string{"str@rdi", "size@rsi", "format@rdx", "%s@rcx", "%s@r8", "%s@r9", "%s@[rsp+8]", "%d@[rsp+16]", "%s@[rsp+24]"})
+	is.Equal(hits[0].(map[string]any)["arguments"].([]any)[7].(map[string]any)["value"], "0x5")
 	noDescendants(t)
 }
 

@@ -19,17 +19,27 @@ import (
 // returns in edx:eax.
 const floatsC = `#include <stdio.h>
 #include <stdlib.h>
+typedef double real;
 __attribute__((noinline)) double scale(double x, int k, float y){ return x*k+y; }
 __attribute__((noinline)) long long big(long long a, int b){ return a*b; }
 __attribute__((noinline)) float third(float v){ return v/3; }
+__attribute__((noinline)) real half(const real x){ return x/2; }
+__attribute__((noinline)) long double quad(long double x){ return x*3; }
 int main(int argc,char**argv){ double d=scale(atof(argv[1]), 3, 0.5f);
-  printf("%f %lld %f\n", d, big(1LL<<40, argc), third(1.0f)); return 0; }
+  printf("%f %lld %f\n", d, big(1LL<<40, argc), third(1.0f));
+  printf("%s %.1f %Lg %d\n", "done", half(d), quad(argc/4.0L), argc); return 0; }
 `
 
 // rea trace on each architecture's convention: the parameters debug
-// information types as floating point are read from where they arrive and
-// shown as decimal text (float as float32), the results too, and an 8-byte
-// integer is one value; strtod's libc prototype types its result.
+// information types as floating point (through a typedef too) are read
+// from where they arrive and shown as decimal text (float as float32), the
+// results too, and an 8-byte integer is one value; strtod's libc prototype
+// types its result; printf's arguments are the ones its format's
+// conversions take, a double or long double as decimal text wherever it
+// arrives (xmm, v, stack slots, x87's bytes), and no register besides.
+// A long double parameter and result are read on 32-bit x86 (three stack
+// slots, st0) and AArch64 (a binary128 in v0); x86-64 passes it in memory,
+// which is not read.
 func TestCLITraceFloats(t *testing.T) {
 	if runtime.GOARCH != "amd64" || runtime.GOOS != "linux" {
 		t.Skip("the trace lanes are tested on x86-64 Linux hosts")
@@ -39,10 +49,13 @@ func TestCLITraceFloats(t *testing.T) {
 		// what only JSON shows: where x arrives and the bits of scale's
 		// result and third's (an x87 register's 80 bits on 32-bit x86)
 		xRegister, scaleBits, thirdBits string
+		quad                            bool   // trace quad too
+		third                           string // third's result as printf gets it, a double
 	}{
-		{"x86-64", "gcc", "gcc", "gdbserver", "x86-64", "xmm0", "0x4020000000000000", "0x3eaaaaab"},
-		{"x86", "i686-linux-gnu-gcc", "gcc-i686-linux-gnu", "qemu-i386", "x86", "[esp+4],[esp+8]", "0x40028000000000000000", "0x3ffdaaaaaaaaaaaaaaab"},
-		{"arm64", "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu", "qemu-aarch64", "arm64", "v0", "0x4020000000000000", "0x3eaaaaab"},
+		{"x86-64", "gcc", "gcc", "gdbserver", "x86-64", "xmm0", "0x4020000000000000", "0x3eaaaaab", false, "0.3333333432674408"},
+		// x87 keeps the float result's excess precision: printf gets 1/3 as a double
+		{"x86", "i686-linux-gnu-gcc", "gcc-i686-linux-gnu", "qemu-i386", "x86", "[esp+4],[esp+8]", "0x40028000000000000000", "0x3ffdaaaaaaaaaaaaaaab", true, "0.3333333333333333"},
+		{"arm64", "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu", "qemu-aarch64", "arm64", "v0", "0x4020000000000000", "0x3eaaaaab", true, "0.3333333432674408"},
 	}
 	for _, lane := range lanes {
 		t.Run(lane.name, func(t *testing.T) {
@@ -53,7 +66,11 @@ func TestCLITraceFloats(t *testing.T) {
 				}
 			}
 			exe := buildCWith(t, lane.cc, "floats", floatsC, "-O1")
-			out, stderr, code := runCLI(t, "trace", "--function", "scale,big,third,strtod", "--", exe, "2.5")
+			functions := "scale,big,third,strtod,half,printf"
+			if lane.quad {
+				functions += ",quad"
+			}
+			out, stderr, code := runCLI(t, "trace", "--function", functions, "--", exe, "2.5")
 			t.Log(out, stderr)
 			is.Equal(code, 0)
 			var rows []string
@@ -63,12 +80,20 @@ func TestCLITraceFloats(t *testing.T) {
 				}
 			}
 			slices.Sort(rows) // printf's arguments are evaluated in another order on AArch64
-			is.Equal(rows, []string{
+			want := []string{
 				`big a=0x10000000000, b=0x2 main 0x20000000000`,
+				`half x=8 main 4`,
+				`printf format="%f %lld %f\n", %f=8, %lld=0x20000000000, %f=` + lane.third + ` main 0x20`,
+				`printf format="%s %.1f %Lg %d\n", %s="done", %.1f=4, %Lg=1.5, %d=0x2 main 0xf`,
 				`scale x=2.5, k=0x3, y=0.5 main 8`,
 				`strtod nptr="2.5", endptr=0x0 main 2.5`,
 				`third v=1 main 0.33333334`, // float32's shortest text, not float64's 0.3333333432674408
-			})
+			}
+			if lane.quad {
+				want = append(want, `quad x=0.5 main 1.5`)
+			}
+			slices.Sort(want)
+			is.Equal(rows, want)
 
 			out, stderr, code = runCLI(t, "--format", "json", "trace", "--function", "scale,third", "--", exe, "2.5")
 			is.Equal(code, 0)

@@ -59,7 +59,7 @@ func (s *traceSig) texts(keep func(typ string) bool) []string {
 	}
 	var out []string
 	for _, p := range s.params {
-		if p.Location != "" && p.Location != "stack" && p.Location != "none" && cString.MatchString(p.Type) && keep(p.Type) {
+		if typ := cmp.Or(p.Underlying, p.Type); p.Location != "" && p.Location != "stack" && p.Location != "none" && cString.MatchString(typ) && keep(typ) {
 			out = append(out, p.Location)
 		}
 	}
@@ -101,7 +101,7 @@ func (s *traceSig) byRegister() map[string]string {
 			name := p.Name
 			switch {
 			case k == 0 || p.Name == "":
-			case p.Type == "string" || strings.HasPrefix(p.Type, "[]") || p.Underlying != "":
+			case p.Type == "string" || strings.HasPrefix(p.Type, "[]") || p.Underlying == "string" || strings.HasPrefix(p.Underlying, "[]"):
 				name += []string{"", ".len", ".cap"}[min(k, 2)]
 			default:
 				name += "." + strconv.Itoa(k)
@@ -235,7 +235,7 @@ func dwarfSig(ctx context.Context, a ports.Analysis, addr uint64) *traceSig {
 			return nil
 		}
 	}
-	return &traceSig{source: "dwarf", params: sig.Parameters, placed: true, ret: sig.ReturnType}
+	return &traceSig{source: "dwarf", params: sig.Parameters, placed: true, ret: cmp.Or(sig.ReturnUnderlying, sig.ReturnType)}
 }
 
 // effectiveConvention is the convention arguments are read under: the

@@ -91,8 +91,10 @@ func (s *traceSig) returnRegisters(conv ports.CallingConvention, arch string) []
 	switch {
 	case conv == ports.ConventionCdecl && bits != 0, conv == ports.ConventionSysV && bits == 80:
 		return []string{"st0"}
+	case bits == 80 && conv == ports.ConventionAAPCS64:
+		return []string{"v0"} // a binary128
 	case bits == 80:
-		return nil // AArch64's is a binary128 in v0, not decoded
+		return nil
 	case bits != 0 && (conv == ports.ConventionSysV || conv == ports.ConventionGo && effectiveConvention("", arch) == ports.ConventionSysV):
 		return []string{"xmm0"}
 	case bits != 0 && (conv == ports.ConventionAAPCS64 || conv == ports.ConventionGo && effectiveConvention("", arch) == ports.ConventionAAPCS64):
@@ -117,11 +119,23 @@ func typedArgument(p ports.Parameter, regs map[string]ports.TraceRegister) (arg 
 		}
 		got = append(got, reg)
 	}
-	bits := floatBits(cmp.Or(p.Underlying, p.Type))
+	typ := cmp.Or(p.Underlying, p.Type)
+	bits := floatBits(typ)
 	switch {
 	case len(got) == 1 && (bits == 32 || bits == 64):
 		arg.Value, arg.Bits = floatText(got[0].Value, bits)
-	case len(got) == 2 && strings.HasPrefix(parts[0], "[") && strings.HasPrefix(parts[1], "[") && !aggregate(p.Type) && (bits == 0 || bits == 64):
+	case len(got) == 1 && bits == 80 && len(got[0].Bytes) == 10: // x87's, from the stack
+		v, b := x87Text(got[0].Bytes, 0)
+		arg.Value, arg.Bits = v, &b
+	case len(got) == 3 && bits == 80 && strings.HasPrefix(parts[0], "["): // x87's in three cdecl slots
+		b := binary.LittleEndian.AppendUint32(nil, uint32(got[0].Value))
+		b = binary.LittleEndian.AppendUint32(b, uint32(got[1].Value))
+		v, bb := x87Text(binary.LittleEndian.AppendUint16(b, uint16(got[2].Value)), 0)
+		arg.Value, arg.Bits = v, &bb
+	case len(got) == 1 && bits == 80 && len(got[0].Bytes) == 16: // AArch64's binary128
+		v, b := quadText(got[0].Bytes)
+		arg.Value, arg.Bits = v, &b
+	case len(got) == 2 && strings.HasPrefix(parts[0], "[") && strings.HasPrefix(parts[1], "[") && !aggregate(typ) && (bits == 0 || bits == 64):
 		v := got[0].Value&0xffffffff | got[1].Value<<32
 		if bits == 64 {
 			arg.Value, arg.Bits = floatText(v, 64)
@@ -149,6 +163,9 @@ func (s *traceSig) returnValue(h ports.TraceHit) (value string, bits *string, ok
 		return core.Hex(r[0].Value&0xffffffff | r[1].Value<<32), nil, true
 	case r[0].Name == "st0" && len(r[0].Bytes) == 10:
 		v, b := x87Text(r[0].Bytes, fb)
+		return v, &b, true
+	case fb == 80 && len(r[0].Bytes) == 16:
+		v, b := quadText(r[0].Bytes)
 		return v, &b, true
 	case fb == 32 || fb == 64:
 		v, b := floatText(r[0].Value, fb)
@@ -207,6 +224,30 @@ func x87Text(b []byte, want int) (text, bits string) {
 	return f.Text('g', -1), bits
 }
 
+// quadText is the text of an IEEE binary128 value (AArch64's long double:
+// 16 bytes, little-endian: 112-bit fraction, then 15-bit exponent and
+// sign) and its bits in hex.
+func quadText(b []byte) (text, bits string) {
+	lo, hi := binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:16])
+	bits = fmt.Sprintf("0x%016x%016x", hi, lo)
+	neg, exp, frac := hi>>63 != 0, int(hi>>48&0x7fff), new(big.Int).Or(new(big.Int).Lsh(new(big.Int).SetUint64(hi&(1<<48-1)), 64), new(big.Int).SetUint64(lo))
+	switch {
+	case exp == 0x7fff && frac.Sign() == 0:
+		return map[bool]string{false: "+Inf", true: "-Inf"}[neg], bits
+	case exp == 0x7fff:
+		return "NaN", bits
+	case exp == 0:
+		exp = 1 // a denormal: no implicit bit, the least exponent
+	default:
+		frac.SetBit(frac, 112, 1)
+	}
+	f := new(big.Float).SetPrec(113).SetMantExp(new(big.Float).SetPrec(113).SetInt(frac), exp-16383-112)
+	if neg {
+		f.Neg(f)
+	}
+	return f.Text('g', -1), bits
+}
+
 // arguments is a hit's arguments. Under a signature that places every
 // parameter they are its parameters' in order, a typed one as one value
 // (typedArgument), any other a register each, named by the parameter or
@@ -221,6 +262,9 @@ func (s *traceSig) arguments(h ports.TraceHit, texts, atReturn map[string]*Trace
 		return arg
 	}
 	argv := []TraceArgument{}
+	if s != nil && s.format != "" && h.Variadic != nil {
+		return s.formatArguments(h, one)
+	}
 	if s == nil || !s.placed {
 		for _, r := range h.Arguments {
 			argv = append(argv, one(r))
@@ -244,6 +288,45 @@ func (s *traceSig) arguments(h ports.TraceHit, texts, atReturn map[string]*Trace
 		for _, name := range strings.Split(p.Location, ",") {
 			if r, ok := regs[name]; ok {
 				argv = append(argv, one(r))
+			}
+		}
+	}
+	return argv
+}
+
+// formatArguments is the arguments of a hit whose printf-style format the
+// tracer understood: the fixed parameters, then each argument a conversion
+// takes, named by the conversion and typed by it (a double as decimal
+// text); the registers no conversion takes are left out.
+func (s *traceSig) formatArguments(h ports.TraceHit, one func(ports.TraceRegister) TraceArgument) []TraceArgument {
+	regs := make(map[string]ports.TraceRegister, len(h.Arguments))
+	for _, r := range h.Arguments {
+		if _, dup := regs[r.Name]; !dup {
+			regs[r.Name] = r
+		}
+	}
+	argv := []TraceArgument{}
+	for k, p := range append(slices.Clip(s.params), h.Variadic...) {
+		if p.Type == "long double" && len(regs[p.Location].Bytes) == 0 {
+			// A long double on the stack: its bytes, not the slot's word.
+			if i := slices.IndexFunc(h.Arguments, func(r ports.TraceRegister) bool { return r.Name == p.Location && len(r.Bytes) > 0 }); i >= 0 {
+				regs[p.Location] = h.Arguments[i]
+			}
+		}
+		if p.Location == "" || p.Location == "stack" || p.Location == "none" {
+			continue
+		}
+		if arg, ok := typedArgument(p, regs); ok {
+			argv = append(argv, arg)
+			continue
+		}
+		for _, name := range strings.Split(p.Location, ",") {
+			if r, ok := regs[name]; ok {
+				arg := one(r)
+				if k >= len(s.params) {
+					arg.Parameter = core.OptString(p.Name)
+				}
+				argv = append(argv, arg)
 			}
 		}
 	}

@@ -1,7 +1,9 @@
 package process
 
 import (
+	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -66,6 +68,9 @@ func TestTypedArguments(t *testing.T) {
 		"[esp+4]": {Name: "[esp+4]", Value: 0}, "[esp+8]": {Name: "[esp+8]", Value: 0x40040000},
 		"[esp+12]": {Name: "[esp+12]", Value: 3}, "[esp+16]": {Name: "[esp+16]", Value: 0x3f000000},
 		"[esp+20]": {Name: "[esp+20]", Value: 0}, "[esp+24]": {Name: "[esp+24]", Value: 0x100},
+		"[esp+32]": {Name: "[esp+32]", Value: 0}, "[esp+36]": {Name: "[esp+36]", Value: 0xc0000000}, "[esp+40]": {Name: "[esp+40]", Value: 0x3fff},
+		"[rsp+8]": {Name: "[rsp+8]", Value: 0xc000000000000000, Bytes: []byte{0, 0, 0, 0, 0, 0, 0, 0xc0, 0xff, 0x3f}},
+		"v2":      {Name: "v2", Bytes: append(make([]byte, 13), 0x80, 0xff, 0x3f)},
 	}
 	for _, c := range []struct {
 		p           ports.Parameter
@@ -83,6 +88,14 @@ func TestTypedArguments(t *testing.T) {
 		{ports.Parameter{Name: "s", Type: "struct pair", Location: "[esp+20],[esp+24]"}, "", ""},
 		{ports.Parameter{Name: "k", Type: "int", Location: "[esp+12]"}, "", ""},
 		{ports.Parameter{Name: "y", Type: "float", Location: "xmm7"}, "", ""}, // not read
+		// A typedef of a floating-point type, by what it stands for.
+		{ports.Parameter{Name: "x", Type: "real", Underlying: "double", Location: "xmm0"}, "2.5", "0x4004000000000000"},
+		{ports.Parameter{Name: "x", Type: "real", Location: "xmm0"}, "", ""},
+		// long double: x87's 80 bits in three cdecl slots or 10 bytes of
+		// stack, AArch64's binary128 in a v register.
+		{ports.Parameter{Name: "q", Type: "long double", Location: "[esp+32],[esp+36],[esp+40]"}, "1.5", "0x3fffc000000000000000"},
+		{ports.Parameter{Name: "q", Type: "long double", Location: "[rsp+8]"}, "1.5", "0x3fffc000000000000000"},
+		{ports.Parameter{Name: "q", Type: "long double", Location: "v2"}, "1.5", "0x3fff8000000000000000000000000000"},
 	} {
 		arg, ok := typedArgument(c.p, regs)
 		is.Equal(ok, c.value != "") // c.p
@@ -124,6 +137,66 @@ func TestTraceArgumentsOrder(t *testing.T) {
 	is.Equal(show(sig.arguments(h, nil, nil)), []string{"x=2.5", "k=0x3", "y=0.5"})
 	var none *traceSig
 	is.Equal(show(none.arguments(h, nil, nil)), []string{"?=0x3", "?=0x7", "?=0x4004000000000000", "?=0x3f000000"})
+}
+
+// AArch64's long double, IEEE binary128, as shortest decimal text at its
+// 113 bits: normal values, the least denormal, infinities and NaN.
+func TestQuadText(t *testing.T) {
+	for _, c := range []struct {
+		hi, lo uint64
+		text   string
+	}{
+		{0x3fff800000000000, 0, "1.5"},
+		{0xc000400000000000, 0, "-2.5"},
+		{0x3ffd555555555555, 0x5555555555555555, "0.3333333333333333333333333333333333"},
+		{0, 1, "6.475175119438025110924438958227647e-4966"}, // 2^-16494
+		{0x7fff000000000000, 0, "+Inf"},
+		{0xffff000000000000, 0, "-Inf"},
+		{0x7fff800000000000, 0, "NaN"},
+		{0x8000000000000000, 0, "-0"},
+	} {
+		b := binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(nil, c.lo), c.hi)
+		text, bits := quadText(b)
+		if text != c.text || bits != fmt.Sprintf("0x%016x%016x", c.hi, c.lo) {
+			t.Errorf("%016x%016x: %s %s, want %s", c.hi, c.lo, text, bits, c.text)
+		}
+	}
+}
+
+// A printf-style hit whose format the tracer understood: the fixed
+// parameters, then each conversion's argument named by it and typed by it
+// (a double from its register, a long long from two cdecl slots, a long
+// double from its bytes beside the slot's word), no other register; when
+// the format was not understood (Variadic nil), every register read.
+func TestFormatArguments(t *testing.T) {
+	is := is.New(t)
+	show := func(args []TraceArgument) (out []string) {
+		for _, a := range args {
+			n := "?"
+			if a.Parameter != nil {
+				n = *a.Parameter
+			}
+			out = append(out, n+"@"+a.Register+"="+a.Value)
+		}
+		return out
+	}
+	sysv := prototypeSig("printf", ports.ConventionSysV)
+	h := ports.TraceHit{Arguments: []ports.TraceRegister{
+		{Name: "rdi", Value: 0x1000}, {Name: "rsi", Value: 0x2000}, {Name: "rdx", Value: 7}, {Name: "rcx", Value: 9}, {Name: "r8"}, {Name: "r9"},
+		{Name: "xmm0", Value: 0x4004000000000000, Bytes: make([]byte, 16)},
+	}, Variadic: []ports.Parameter{{Name: "%s", Type: "const char *", Location: "rsi"}, {Name: "%.1f", Type: "double", Location: "xmm0"}, {Name: "%d", Type: "int", Location: "rdx"}}}
+	is.Equal(show(sysv.arguments(h, nil, nil)), []string{"format@rdi=0x1000", "%s@rsi=0x2000", "%.1f@xmm0=2.5", "%d@rdx=0x7"})
+	h.Variadic = []ports.Parameter{}
+	is.Equal(show(sysv.arguments(h, nil, nil)), []string{"format@rdi=0x1000"}) // a format of no conversion
+	h.Variadic = nil
+	is.Equal(len(sysv.arguments(h, nil, nil)), len(h.Arguments))
+
+	cdecl := prototypeSig("printf", ports.ConventionCdecl)
+	h = ports.TraceHit{Arguments: []ports.TraceRegister{
+		{Name: "[esp+4]", Value: 0x1000}, {Name: "[esp+8]", Value: 0}, {Name: "[esp+12]", Value: 0x100}, {Name: "[esp+16]"}, {Name: "[esp+20]", Value: 0xc0000000}, {Name: "[esp+24]", Value: 0x3fff},
+		{Name: "[esp+16]", Value: 0, Bytes: []byte{0, 0, 0, 0, 0, 0, 0, 0xc0, 0xff, 0x3f}},
+	}, Variadic: []ports.Parameter{{Name: "%lld", Type: "long long", Location: "[esp+8],[esp+12]"}, {Name: "%Lg", Type: "long double", Location: "[esp+16]"}}}
+	is.Equal(show(cdecl.arguments(h, nil, nil)), []string{"format@[esp+4]=0x1000", "%lld@[esp+8],[esp+12]=0x10000000000", "%Lg@[esp+16]=1.5"})
 }
 
 // The result as the signature types it: a double in xmm0 or v0, a float

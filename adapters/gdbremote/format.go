@@ -1,0 +1,284 @@
+package gdbremote
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"rea/ports"
+)
+
+// A printf-style format says what the variadic arguments after it are:
+// each conversion takes one (a * width or precision takes an int first),
+// of a type its length modifier and conversion character give. Where each
+// arrives follows from the types and the convention: an integer or
+// pointer in the next integer register, a double in the next
+// floating-point one (the C conventions pass variadic doubles there on
+// x86-64 and Linux AArch64), and past those on the stack in order; every
+// argument on the stack under cdecl, where a double or a long long takes
+// two slots.
+
+// fmtArg is one argument a conversion reads.
+type fmtArg struct {
+	spec string // the conversion as written ("%.2f"), or "*" for a width or precision
+	typ  string // the C type the conversion reads
+	kind argKind
+}
+
+type argKind uint8
+
+const (
+	argWord       argKind = iota // an int, long, size_t or pointer: one register or slot
+	argText                      // a char pointer whose text is read
+	argLongLong                  // 8 bytes: two slots on 32-bit x86, one word elsewhere
+	argDouble                    // a double: a floating-point register, else 8 bytes of stack
+	argLongDouble                // x87's 80 bits in 16 bytes of stack (12 on 32-bit x86); AArch64's binary128 in a v register
+)
+
+// parseFormat is the arguments a printf format takes, in order; ok is
+// false when it holds a conversion the scan does not know or a positional
+// one (%1$s), after which the arguments' places are not known: args is
+// then those before it.
+func parseFormat(f []byte) (args []fmtArg, ok bool) {
+	for i := 0; i < len(f); {
+		if f[i] != '%' {
+			i++
+			continue
+		}
+		start := i
+		i++
+		if i < len(f) && f[i] == '%' {
+			i++
+			continue
+		}
+		for i < len(f) && bytes.IndexByte([]byte("-+ #0'"), f[i]) >= 0 {
+			i++
+		}
+		digits := func() bool {
+			n := 0
+			for i < len(f) && f[i] >= '0' && f[i] <= '9' {
+				i, n = i+1, n+1
+			}
+			return n > 0
+		}
+		if i < len(f) && f[i] == '*' {
+			args, i = append(args, fmtArg{spec: "*", typ: "int", kind: argWord}), i+1
+		} else if digits() && i < len(f) && f[i] == '$' {
+			return args, false
+		}
+		if i < len(f) && f[i] == '.' {
+			i++
+			if i < len(f) && f[i] == '*' {
+				args, i = append(args, fmtArg{spec: "*", typ: "int", kind: argWord}), i+1
+			} else {
+				digits()
+			}
+		}
+		mod := i
+		for i < len(f) && bytes.IndexByte([]byte("hlqLjzt"), f[i]) >= 0 {
+			i++
+		}
+		if i >= len(f) || i-mod > 2 {
+			return args, false
+		}
+		length, c := string(f[mod:i]), f[i]
+		i++
+		a := fmtArg{spec: string(f[start:i])}
+		switch {
+		case c == 'm': // glibc: strerror(errno), no argument
+			continue
+		case c == 's' && length == "":
+			a.typ, a.kind = "const char *", argText
+		case c == 's' && length == "l", c == 'S':
+			a.typ = "const wchar_t *"
+		case c == 'p':
+			a.typ = "void *"
+		case c == 'n':
+			a.typ = "int *"
+		case c == 'c' && length == "l", c == 'C':
+			a.typ = "wint_t"
+		case c == 'c':
+			a.typ = "int"
+		case bytes.IndexByte([]byte("diouxX"), c) >= 0:
+			a.typ, a.kind = intType(length, c != 'd' && c != 'i')
+		case bytes.IndexByte([]byte("fFeEgGaA"), c) >= 0 && length == "L":
+			a.typ, a.kind = "long double", argLongDouble
+		case bytes.IndexByte([]byte("fFeEgGaA"), c) >= 0:
+			a.typ, a.kind = "double", argDouble
+		default:
+			return args, false
+		}
+		args = append(args, a)
+	}
+	return args, true
+}
+
+// intType is the C type an integer conversion with length modifier length
+// reads, and whether it takes 8 bytes on a 32-bit target.
+func intType(length string, unsigned bool) (string, argKind) {
+	u := ""
+	if unsigned {
+		u = "unsigned "
+	}
+	switch length {
+	case "ll", "q", "L", "j":
+		return u + "long long", argLongLong
+	case "l":
+		return u + "long", argWord
+	case "z":
+		return "size_t", argWord
+	case "t":
+		return "ptrdiff_t", argWord
+	case "h":
+		return u + "short", argWord
+	case "hh":
+		return u + "char", argWord
+	}
+	return u + "int", argWord
+}
+
+// placeFormat is where each argument arrives when the format is in the
+// at-th of the convention's argument places: a register (rsi, xmm0, v1)
+// or stack slots, joined by ","; a long double on the stack is one name,
+// the slot where its bytes begin. ok is false under a convention with no
+// C variadic arguments (Go's).
+func (c convention) placeFormat(at int, args []fmtArg) (places []string, ok bool) {
+	if c.g != "" {
+		return nil, false
+	}
+	ni, nf := at+1, 0
+	var off uint64 // the next stack offset from sp at the entry
+	switch {
+	case c.onStack:
+		off = c.word * uint64(at+2) // past the return address, the fixed slots and the format
+	case c.lr == "":
+		off = c.word // past the return address
+	}
+	base := off // where the stack arguments begin, aligned as the call's sp was
+	if c.onStack {
+		base = c.word
+	}
+	stack := func(size, align uint64) string {
+		off = base + (off-base+align-1)/align*align
+		var names []string
+		for n := uint64(0); n < size; n += c.word {
+			name, _ := c.slot(off + n)
+			names = append(names, name)
+		}
+		off += size
+		return strings.Join(names, ",")
+	}
+	for _, a := range args {
+		switch {
+		case a.kind == argLongDouble && c.onStack:
+			name, _ := c.slot(off)
+			places, off = append(places, name), off+12
+		case a.kind == argLongDouble && c.lr == "": // x86-64: always in memory
+			first, _, _ := strings.Cut(stack(16, 16), ",")
+			places = append(places, first)
+		case (a.kind == argDouble || a.kind == argLongDouble) && !c.onStack && nf < len(c.floats):
+			places, nf = append(places, c.floats[nf]), nf+1
+		case a.kind == argLongDouble: // AArch64 past v7
+			first, _, _ := strings.Cut(stack(16, 16), ",")
+			places = append(places, first)
+		case a.kind == argDouble || a.kind == argLongLong && c.word == 4:
+			places = append(places, stack(8, c.word))
+		case !c.onStack && ni < len(c.args):
+			places, ni = append(places, c.args[ni]), ni+1
+		default:
+			places = append(places, stack(c.word, c.word))
+		}
+	}
+	return places, true
+}
+
+// formatArgs is what a hit reads for its printf-style format (the text in
+// strs whose register is format): the text of each %s conversion's
+// argument (after the stack slots and floating-point registers it holds,
+// which are not among the hit's arguments yet), the extra arguments, and,
+// when the whole format was understood, every argument it takes as a
+// parameter named by its conversion, placed where the extra arguments and
+// the hit's registers say (nil otherwise).
+func (s *session) formatArgs(ctx context.Context, format string, strs []ports.TraceString, regs map[string]uint64, wide map[string][]byte, have []ports.TraceRegister) (texts []ports.TraceString, extra []ports.TraceRegister, variadic []ports.Parameter, err error) {
+	at := slices.Index(s.conv.args, format)
+	i := slices.IndexFunc(strs, func(t ports.TraceString) bool { return t.Register == format })
+	if at < 0 || i < 0 || strs[i].Unreadable {
+		return nil, nil, nil, nil
+	}
+	args, whole := parseFormat(strs[i].Text)
+	places, ok := s.conv.placeFormat(at, args)
+	if !ok {
+		return nil, nil, nil, nil
+	}
+	known := func(name string) bool {
+		return slices.ContainsFunc(have, func(r ports.TraceRegister) bool { return r.Name == name }) ||
+			slices.ContainsFunc(extra, func(r ports.TraceRegister) bool { return r.Name == name })
+	}
+	for k, a := range args {
+		value := uint64(0)
+		for part, name := range strings.Split(places[k], ",") {
+			off, slot := s.conv.slotOffset(name)
+			switch {
+			case slot && a.kind == argLongDouble:
+				n := 10 // x87's extended value; AArch64's binary128 is 16 bytes
+				if s.conv.lr != "" {
+					n = 16
+				}
+				b, err := s.cl.readMemory(ctx, regs[s.conv.sp]+off, n)
+				var er *errorReply
+				if err != nil && !errors.As(err, &er) {
+					return nil, nil, nil, err
+				}
+				if len(b) != n {
+					whole = false // an unreadable stack: the value is not shown
+					continue
+				}
+				extra = append(extra, wideRegister(name, b)) // beside the slot's word, when that is an argument too
+			case slot:
+				v, seen := regs[name]
+				if !seen {
+					var er *errorReply
+					v, err = s.readAddr(ctx, regs[s.conv.sp]+off)
+					if err != nil && !errors.As(err, &er) {
+						return nil, nil, nil, err
+					}
+					regs[name] = v // an unreadable slot reads as a null pointer
+				}
+				if !known(name) {
+					extra = append(extra, ports.TraceRegister{Name: name, Value: v})
+				}
+				if part == 0 {
+					value = v
+				}
+			case slices.Contains(s.conv.floats, name):
+				b, ok := wide[name]
+				if !ok {
+					whole = false // the target does not describe it
+					continue
+				}
+				if !known(name) {
+					extra = append(extra, wideRegister(name, b))
+				}
+			default:
+				value = regs[name]
+			}
+		}
+		if a.kind == argText {
+			ts, err := s.readText(ctx, places[k], value, ports.MaxTraceString, true)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			texts = append(texts, ts)
+		}
+		variadic = append(variadic, ports.Parameter{Name: a.spec, Type: a.typ, Location: places[k]})
+	}
+	switch {
+	case !whole:
+		variadic = nil
+	case variadic == nil:
+		variadic = []ports.Parameter{} // a format of no conversion
+	}
+	return texts, extra, variadic, nil
+}
