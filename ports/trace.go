@@ -29,7 +29,7 @@ type CallingConvention string
 const (
 	// ConventionSysV: System V x86-64; arguments rdi, rsi, rdx, rcx, r8, r9;
 	// result rax.
-	ConventionSysV CallingConvention = "sysv"
+	ConventionSysV CallingConvention = "sysv-amd64"
 	// ConventionAAPCS64: Arm 64-bit; arguments x0-x7; result x0.
 	ConventionAAPCS64 CallingConvention = "aapcs64"
 	// ConventionCdecl: System V i386 (32-bit x86); every argument on the
@@ -39,7 +39,7 @@ const (
 	// ConventionGo: Go's register ABI (ABIInternal). amd64: arguments rax,
 	// rbx, rcx, rdi, rsi, r8-r11, result rax; arm64: arguments x0-x15,
 	// result x0.
-	ConventionGo CallingConvention = "go"
+	ConventionGo CallingConvention = "go-abiinternal"
 )
 
 // TraceRequest describes one trace. Exactly one of Launch and Attach is set.
@@ -49,7 +49,7 @@ type TraceRequest struct {
 	// Breakpoints are the procedures to stop at, by link-time address.
 	Breakpoints []TraceBreakpoint
 	// Convention says which registers are arguments. "" means the platform's
-	// C convention (sysv on x86-64, cdecl on x86, aapcs64 on arm64).
+	// C convention (sysv-amd64 on x86-64, cdecl on x86, aapcs64 on arm64).
 	Convention CallingConvention
 	// MaxHits bounds the recorded hits; later hits are counted in
 	// TraceCoverage.HitsDropped. 0 means DefaultTraceMaxHits; at most

@@ -126,7 +126,7 @@ func TestMCPTraceConventionOfTheArchitecture(t *testing.T) {
 	exe := buildCWith(t, "i686-linux-gnu-gcc", "conv32", "int main(void) { return 0; }\n")
 	cs := mcpClient(t)
 	is.True(!call(t, cs, "open_binary", map[string]any{"path": exe}).isError)
-	r := call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"main"}, "convention": "sysv"})
+	r := call(t, cs, "trace_native_calls", map[string]any{"procedures": []string{"main"}, "convention": "sysv-amd64"})
 	is.True(r.isError)
 	is.True(strings.Contains(r.text, "invalid_request"))
 	is.True(strings.Contains(r.text, "cdecl"))

@@ -739,7 +739,7 @@ func TestMCPTraceReadsGoStringArguments(t *testing.T) {
 	is := is.New(t)
 	exe := goBuild(t, t.TempDir(), runtime.GOARCH, goTextsSrc)
 	m := traceOverMCP(t, exe, "main.Show")
-	is.Equal(m["convention"], "go")
+	is.Equal(m["convention"], "go-abiinternal")
 	bp := m["breakpoints"].([]any)[0].(map[string]any)
 	is.Equal(bp["parameters_source"], "dwarf")
 	is.Equal(bp["parameters"], []any{map[string]any{"name": "s", "type": "string", "register": "rax,rbx"},

@@ -210,7 +210,8 @@ func TestReturnValue(t *testing.T) {
 		regs        []ports.TraceRegister
 		value, bits string
 	}{
-		{"double", "sysv", []ports.TraceRegister{{Name: "xmm0", Value: 0x4020000000000000}}, "8", "0x4020000000000000"},
+		{"double", "sysv-amd64", []ports.TraceRegister{{Name: "xmm0", Value: 0x4020000000000000}}, "8", "0x4020000000000000"},
+		{"long double", "aapcs64", []ports.TraceRegister{{Name: "v0", Bytes: append(make([]byte, 13), 0x80, 0xff, 0x3f)}}, "1.5", "0x3fff8000000000000000000000000000"},
 		{"float", "aapcs64", []ports.TraceRegister{{Name: "v0", Value: 0xffffffff3eaaaaab}}, "0.33333334", "0x3eaaaaab"},
 		{"float", "cdecl", []ports.TraceRegister{{Name: "st0", Bytes: st0}}, "0.33333334", "0x3ffdaaaaaaaaaaaaaaab"},
 		{"long long int", "cdecl", []ports.TraceRegister{{Name: "eax", Value: 0}, {Name: "edx", Value: 0x200}}, "0x20000000000", ""},
