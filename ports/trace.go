@@ -124,6 +124,13 @@ type TraceBreakpoint struct {
 	// stack slots join the hit's Arguments) and the text of each %s
 	// conversion's (TraceHit.Strings, after the Spans').
 	Format string
+	// Scan says Format is scanf-style: its conversions take pointers the
+	// function stores through (TraceHit.Variadic types them so, and no
+	// text is read at the entry); at the return the tracer reads what the
+	// first ReturnValue of them stored (%n, no assignment, is not read):
+	// text (%s, %[...]) into TraceHit.ReturnStrings, any other value into
+	// TraceHit.Stored, named by where the pointer arrived.
+	Scan bool
 	// Registers are further argument registers to read at the entry, a
 	// floating-point parameter's (xmm1, v0), or stack slots past those
 	// the convention reports ("[esp+28]"): they follow the convention's
@@ -228,6 +235,13 @@ type TraceHit struct {
 	// does not know (the arguments' places are not known then); empty when
 	// the format takes none.
 	Variadic []Parameter
+	// Stored are, for a Scan breakpoint that returned, the values its
+	// assigned conversions stored (not text): Name the location of the
+	// pointer (as in Variadic), Bytes what it pointed at after the call
+	// (the conversion's size: 4 for %d and %f, 8 for %lf, 10 for x87's
+	// %Lf, 16 for AArch64's, the width for %c), Value their first 8; no
+	// Bytes when the memory could not be read.
+	Stored []TraceRegister
 }
 
 // TraceString is the text one argument register pointed at: its bytes up

@@ -236,6 +236,7 @@ type traceArg struct {
 	Parameter      *string    `json:"parameter"`
 	String         *traceText `json:"string"`
 	StringAtReturn *traceText `json:"string_at_return"`
+	ValueAtReturn  *string    `json:"value_at_return"`
 }
 
 type traceText struct {
@@ -257,7 +258,8 @@ func (t *traceText) quoted() string {
 // traceArgs renders a call's arguments on one line: name=value where a
 // parameter is known, the text a string argument pointed at (quoted, cut
 // at 60 characters) in place of its address, a filled buffer's text at the
-// return as name@return="text", and only the first three registers when
+// return as name@return="text" (a scanf conversion's stored text or value
+// in place of its pointer: %d@return=0x1f90), and only the first three registers when
 // nothing says how many arguments there are.
 func traceArgs(args []traceArg) string {
 	named := false
@@ -284,12 +286,22 @@ func traceArgs(args []traceArg) string {
 		if a.Parameter != nil {
 			v = *a.Parameter + "=" + v
 		}
-		if a.StringAtReturn != nil {
-			name := "arg"
-			if a.Parameter != nil {
-				name = *a.Parameter
-			}
-			v += ", " + name + "@return=" + a.StringAtReturn.quoted()
+		name := "arg"
+		if a.Parameter != nil {
+			name = *a.Parameter
+		}
+		var stored string
+		switch {
+		case a.StringAtReturn != nil:
+			stored = name + "@return=" + a.StringAtReturn.quoted()
+		case a.ValueAtReturn != nil:
+			stored = name + "@return=" + *a.ValueAtReturn
+		}
+		switch {
+		case stored != "" && strings.HasPrefix(name, "%"):
+			v = stored // a scanf conversion's pointer: what it stored says more
+		case stored != "":
+			v += ", " + stored
 		}
 		parts[i] = v
 	}

@@ -2,6 +2,7 @@ package gdbremote
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -134,7 +135,7 @@ func intType(length string, unsigned bool) (string, argKind) {
 	case "h":
 		return u + "short", argWord
 	case "hh":
-		return u + "char", argWord
+		return cmp.Or(u, "signed ") + "char", argWord
 	}
 	return u + "int", argWord
 }
@@ -195,19 +196,23 @@ func (c convention) placeFormat(at int, args []fmtArg) (places []string, ok bool
 }
 
 // formatArgs is what a hit reads for its printf-style format (the text in
-// strs whose register is format): the text of each %s conversion's
+// strs whose register is bp.Format; for a scanf-style one, bp.Scan, only
+// the pointers, whose targets are read at the return): the text of each %s conversion's
 // argument (after the stack slots and floating-point registers it holds,
 // which are not among the hit's arguments yet), the extra arguments, and,
 // when the whole format was understood, every argument it takes as a
 // parameter named by its conversion, placed where the extra arguments and
 // the hit's registers say (nil otherwise).
-func (s *session) formatArgs(ctx context.Context, format string, strs []ports.TraceString, regs map[string]uint64, wide map[string][]byte, have []ports.TraceRegister) (texts []ports.TraceString, extra []ports.TraceRegister, variadic []ports.Parameter, err error) {
-	at := slices.Index(s.conv.args, format)
-	i := slices.IndexFunc(strs, func(t ports.TraceString) bool { return t.Register == format })
+func (s *session) formatArgs(ctx context.Context, bp ports.TraceBreakpoint, strs []ports.TraceString, regs map[string]uint64, wide map[string][]byte, have []ports.TraceRegister) (texts []ports.TraceString, extra []ports.TraceRegister, variadic []ports.Parameter, err error) {
+	at := slices.Index(s.conv.args, bp.Format)
+	i := slices.IndexFunc(strs, func(t ports.TraceString) bool { return t.Register == bp.Format })
 	if at < 0 || i < 0 || strs[i].Unreadable {
 		return nil, nil, nil, nil
 	}
 	args, whole := parseFormat(strs[i].Text)
+	if bp.Scan {
+		args, _, whole = s.conv.parseScan(strs[i].Text) // pointers, read at the return
+	}
 	places, ok := s.conv.placeFormat(at, args)
 	if !ok {
 		return nil, nil, nil, nil
@@ -281,4 +286,159 @@ func (s *session) formatArgs(ctx context.Context, format string, strs []ports.Tr
 		variadic = []ports.Parameter{} // a format of no conversion
 	}
 	return texts, extra, variadic, nil
+}
+
+// scanStore is what a scanf conversion stores through its pointer: text
+// up to a NUL (%s, %[...]), else size bytes (%c: its width; a number: its
+// type's size).
+type scanStore struct {
+	text bool
+	size int
+	n    bool // %n: the count so far, which is no assignment
+}
+
+// parseScan is the pointers a scanf format takes, in order, typed by what
+// each conversion stores (a suppressed one, %*d, takes none), and what
+// each stores; ok is false at a conversion the scan does not know (glibc's
+// %ms allocates: not read), a positional one, or an unterminated set,
+// leaving those before it.
+func (c convention) parseScan(f []byte) (args []fmtArg, stores []scanStore, ok bool) {
+	w := int(c.word)
+	for i := 0; i < len(f); {
+		if f[i] != '%' {
+			i++
+			continue
+		}
+		start := i
+		i++
+		if i < len(f) && f[i] == '%' {
+			i++
+			continue
+		}
+		suppress := i < len(f) && f[i] == '*'
+		if suppress {
+			i++
+		}
+		width := 0
+		for i < len(f) && f[i] >= '0' && f[i] <= '9' {
+			width = min(width*10+int(f[i]-'0'), 1<<20)
+			i++
+		}
+		if i < len(f) && f[i] == '$' {
+			return args, stores, false
+		}
+		mod := i
+		for i < len(f) && bytes.IndexByte([]byte("hlqLjzt"), f[i]) >= 0 {
+			i++
+		}
+		if i >= len(f) || i-mod > 2 {
+			return args, stores, false
+		}
+		length, conv := string(f[mod:i]), f[i]
+		i++
+		if conv == '[' { // a set: ']' first is a member; it ends at the next ']'
+			if i < len(f) && f[i] == '^' {
+				i++
+			}
+			if i < len(f) && f[i] == ']' {
+				i++
+			}
+			end := bytes.IndexByte(f[i:], ']')
+			if end < 0 {
+				return args, stores, false
+			}
+			i += end + 1
+		}
+		var typ string
+		var st scanStore
+		switch {
+		case conv == 's' || conv == '[':
+			typ, st = "char *", scanStore{text: true}
+		case conv == 'c':
+			typ, st = "char *", scanStore{size: max(width, 1)}
+		case conv == 'p':
+			typ, st = "void **", scanStore{size: w}
+		case bytes.IndexByte([]byte("diouxXn"), conv) >= 0:
+			var kind argKind
+			typ, kind = intType(length, conv != 'd' && conv != 'i' && conv != 'n')
+			st.size = map[string]int{"hh": 1, "h": 2, "l": w, "z": w, "t": w}[length]
+			switch {
+			case kind == argLongLong:
+				st.size = 8
+			case st.size == 0:
+				st.size = 4
+			}
+			typ += " *"
+			st.n = conv == 'n'
+		case bytes.IndexByte([]byte("aeEfFgG"), conv) >= 0:
+			switch length {
+			case "":
+				typ, st.size = "float *", 4
+			case "l":
+				typ, st.size = "double *", 8
+			case "L":
+				typ, st.size = "long double *", 10 // x87's; AArch64's binary128 is 16
+				if c.lr != "" {
+					st.size = 16
+				}
+			default:
+				return args, stores, false
+			}
+		default:
+			return args, stores, false
+		}
+		if suppress {
+			continue
+		}
+		args = append(args, fmtArg{spec: string(f[start:i]), typ: typ, kind: argWord})
+		stores = append(stores, st)
+	}
+	return args, stores, true
+}
+
+// readStored reads, at a scanf-style call's return, what the first
+// assigned conversions (its result, when positive) stored through their
+// pointers: text into ReturnStrings, other values into Stored, each named
+// by where its pointer arrived. %n stores no assignment and is not read.
+func (s *session) readStored(ctx context.Context, h *ports.TraceHit, format string) error {
+	i := slices.IndexFunc(h.Strings, func(t ports.TraceString) bool { return t.Register == format })
+	assigned := int64(int32(h.ReturnValue)) // an int; EOF is -1
+	if i < 0 || h.Variadic == nil || assigned <= 0 {
+		return nil
+	}
+	_, stores, _ := s.conv.parseScan(h.Strings[i].Text)
+	for k, st := range stores {
+		if assigned == 0 || k >= len(h.Variadic) {
+			break
+		}
+		if st.n {
+			continue
+		}
+		assigned--
+		loc, _, _ := strings.Cut(h.Variadic[k].Location, ",")
+		var ptr uint64
+		if at := slices.IndexFunc(h.Arguments, func(a ports.TraceRegister) bool { return a.Name == loc }); at >= 0 {
+			ptr = h.Arguments[at].Value
+		}
+		if st.text {
+			ts, err := s.readText(ctx, h.Variadic[k].Location, ptr, ports.MaxTraceString, true)
+			if err != nil {
+				return err
+			}
+			h.ReturnStrings = append(h.ReturnStrings, ts)
+			continue
+		}
+		b, err := s.cl.readMemory(ctx, ptr, min(st.size, ports.MaxTraceString))
+		var er *errorReply
+		if err != nil && !errors.As(err, &er) {
+			return err
+		}
+		r := ports.TraceRegister{Name: h.Variadic[k].Location}
+		if err == nil {
+			r = wideRegister(r.Name, b)
+			r.Bytes = slices.Clone(b) // every stored value keeps its bytes, whatever its size
+		}
+		h.Stored = append(h.Stored, r)
+	}
+	return nil
 }

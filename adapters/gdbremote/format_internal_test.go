@@ -1,9 +1,11 @@
 package gdbremote
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -77,6 +79,51 @@ func TestParseAndPlaceFormat(t *testing.T) {
 	}
 }
 
+// What a scanf format's conversions take (a pointer each but a suppressed
+// one) and store: text up to a NUL for %s and a set (']' first is a member),
+// %c's width in characters, a number's size by its length modifier and the
+// target's word, a long double's x87 10 bytes or AArch64's 16; %n is no
+// assignment; the scan stops at %ms (glibc allocates), a positional
+// conversion or an unterminated set.
+func TestParseScan(t *testing.T) {
+	for _, c := range []struct {
+		format string
+		ok     bool
+		want   string // spec:type:stored per argument on x86-64
+		want32 string // the sizes on 32-bit x86, where they differ
+		want64 string // AArch64's, where they differ
+	}{
+		{"%31[^:]:%d %*s %lf%n %2c %Lf %llx", true,
+			"%31[^:]:char *:text %d:int *:4 %lf:double *:8 %n:int *:n %2c:char *:2 %Lf:long double *:10 %llx:unsigned long long *:8", "", "%31[^:]:char *:text %d:int *:4 %lf:double *:8 %n:int *:n %2c:char *:2 %Lf:long double *:16 %llx:unsigned long long *:8"},
+		{"%hhd %hu %ld %zu %p %f %c %[]x]", true, "%hhd:signed char *:1 %hu:unsigned short *:2 %ld:long *:8 %zu:size_t *:8 %p:void **:8 %f:float *:4 %c:char *:1 %[]x]:char *:text",
+			"%hhd:signed char *:1 %hu:unsigned short *:2 %ld:long *:4 %zu:size_t *:4 %p:void **:4 %f:float *:4 %c:char *:1 %[]x]:char *:text", ""},
+		{"%d %ms", false, "%d:int *:4", "", ""},
+		{"%d %1$d", false, "%d:int *:4", "", ""},
+		{"%d %[abc", false, "%d:int *:4", "", ""},
+		{"%% %*d %*[^\n]", true, "", "", ""},
+	} {
+		for arch, want := range map[string]string{"x86-64": c.want, "x86": cmp.Or(c.want32, c.want), "arm64": cmp.Or(c.want64, c.want)} {
+			conv, _ := conventionFor(arch, "")
+			args, stores, ok := conv.parseScan([]byte(c.format))
+			var got []string
+			for k, a := range args {
+				st := stores[k]
+				size := strconv.Itoa(st.size)
+				switch {
+				case st.text:
+					size = "text"
+				case st.n:
+					size = "n"
+				}
+				got = append(got, a.spec+":"+a.typ+":"+size)
+			}
+			if ok != c.ok || strings.Join(got, " ") != want {
+				t.Errorf("%q on %s: %q %v, want %q %v", c.format, arch, strings.Join(got, " "), ok, want, c.ok)
+			}
+		}
+	}
+}
+
 // A format is the traced program's memory: any bytes give arguments whose
 // places are each a register or a slot, without panicking.
 func FuzzParseFormat(f *testing.F) {
@@ -87,6 +134,13 @@ func FuzzParseFormat(f *testing.F) {
 		args, _ := parseFormat(b)
 		if len(args) > len(b) {
 			t.Fatalf("%q: %d arguments", b, len(args))
+		}
+		for _, arch := range []string{"x86-64", "x86", "arm64"} {
+			conv, _ := conventionFor(arch, "")
+			scanned, stores, _ := conv.parseScan(b)
+			if len(scanned) != len(stores) || len(scanned) > len(b) {
+				t.Fatalf("%q on %s: %d pointers, %d stores", b, arch, len(scanned), len(stores))
+			}
 		}
 		for _, arch := range []string{"x86-64", "arm64", "x86"} {
 			conv, _ := conventionFor(arch, "")

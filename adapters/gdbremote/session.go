@@ -729,8 +729,8 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 			hitArgs = append(slices.Clip(args), extra...)
 		}
 		var variadic []ports.Parameter
-		if f := s.req.Breakpoints[i].Format; f != "" {
-			more, slots, params, err := s.formatArgs(ctx, f, strs, regs, wide, hitArgs)
+		if s.req.Breakpoints[i].Format != "" {
+			more, slots, params, err := s.formatArgs(ctx, s.req.Breakpoints[i], strs, regs, wide, hitArgs)
 			if err != nil {
 				return err
 			}
@@ -958,6 +958,11 @@ func (s *session) onReturn(ctx context.Context, pc uint64, bp *breakpoint, t thr
 				return err
 			}
 			h.ReturnStrings = append(h.ReturnStrings, ts)
+		}
+		if b := s.req.Breakpoints[h.Breakpoint]; b.Scan && b.Format != "" {
+			if err := s.readStored(ctx, h, b.Format); err != nil {
+				return err
+			}
 		}
 		s.pending[pc] = append(list[:i], list[i+1:]...)
 		bp.returns--

@@ -170,3 +170,48 @@ func main() {
 		})
 	}
 }
+
+// scanC parses with sscanf (glibc's __isoc99_sscanf): text, a set, a
+// suppressed field, numbers of several sizes, characters; the second call
+// assigns one conversion of two.
+const scanC = `#include <stdio.h>
+int main(int argc, char **argv) {
+  int port = 0, n = 0; char host[32] = {0}; double w = 0; long double q = 0; char c2[2]; unsigned long long big = 0; short h = 0;
+  int got = sscanf(argv[1], "%31[^:]:%d %*s %lf %2c %Lf %llx %hd", host, &port, &w, c2, &q, &big, &h);
+  printf("%d %s %d %g %Lg %llx %d\n", got, host, port, w, q, big, h);
+  got = sscanf("7 x", "%d %d", &port, &n);
+  return got;
+}
+`
+
+// rea trace on a scanf-family call shows, for each conversion, what the
+// call stored through its pointer, read at the return as the conversion
+// types it, on each architecture's convention; a conversion the call did
+// not assign shows its pointer only.
+func TestCLITraceScanf(t *testing.T) {
+	if runtime.GOARCH != "amd64" || runtime.GOOS != "linux" {
+		t.Skip("the trace lanes are tested on x86-64 Linux hosts")
+	}
+	for _, lane := range []struct{ name, cc, ccPkg, stub string }{
+		{"x86-64", "gcc", "gcc", "gdbserver"},
+		{"x86", "i686-linux-gnu-gcc", "gcc-i686-linux-gnu", "qemu-i386"},
+		{"arm64", "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu", "qemu-aarch64"},
+	} {
+		t.Run(lane.name, func(t *testing.T) {
+			is := is.New(t)
+			for tool, pkg := range map[string]string{lane.cc: lane.ccPkg, lane.stub: map[bool]string{true: "gdbserver", false: "qemu-user"}[lane.stub == "gdbserver"], "gdbserver": "gdbserver"} {
+				if _, err := exec.LookPath(tool); err != nil {
+					t.Skipf("%s is not installed (Debian package %s)", tool, pkg)
+				}
+			}
+			exe := buildCWith(t, lane.cc, "scan", scanC, "-O1")
+			out, stderr, code := runCLI(t, "trace", "--function", "__isoc99_sscanf", "--", exe, "example.org:8080 skip 2.5 ab 0.125 ff -3")
+			t.Log(out, stderr)
+			is.Equal(code, 0)
+			is.True(strings.Contains(out, `str="example.org:8080 skip 2.5 ab 0.125 ff -3", format="%31[^:]:%d %*s %lf %2c %Lf %llx %hd", `+
+				`%31[^:]@return="example.org", %d@return=0x1f90, %lf@return=2.5, %2c@return="ab", %Lf@return=0.125, %llx@return=0xff, %hd@return=0xfffd  main    0x7`))
+			is.True(strings.Contains(out, `str="7 x", format="%d %d", %d@return=0x7, %d=0x`)) // the second %d not assigned
+			noDescendants(t)
+		})
+	}
+}

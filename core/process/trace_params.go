@@ -25,9 +25,11 @@ type traceSig struct {
 	// variadic ones, so a hit keeps only those registers (the rest hold
 	// whatever the caller left there, which differs from run to run).
 	placed bool
-	// format is the register of a printf-style format whose %s arguments
-	// are read too, or "".
+	// format is the register of a printf-style format whose arguments
+	// are read too, or ""; scan says it is scanf-style (its arguments are
+	// pointers, what they point at read at the return).
 	format string
+	scan   bool
 }
 
 // cString matches a pointer to char, which a call's argument register
@@ -141,6 +143,17 @@ var libcPrototypes = map[string]string{
 	"printf": "const char *format, ...", "fprintf": "FILE *stream, const char *format, ...", "dprintf": "int fd, const char *format, ...",
 	"sprintf": "char *str, const char *format, ...", "snprintf": "char *str, size_t size, const char *format, ...",
 	"syslog": "int priority, const char *format, ...", "sscanf": "const char *str, const char *format, ...", "scanf": "const char *format, ...",
+	"fscanf": "FILE *stream, const char *format, ...", "__isoc99_sscanf": "const char *str, const char *format, ...",
+	"__isoc99_scanf": "const char *format, ...", "__isoc99_fscanf": "FILE *stream, const char *format, ...",
+	"__isoc23_sscanf": "const char *str, const char *format, ...", "__isoc23_scanf": "const char *format, ...",
+	"__isoc23_fscanf": "FILE *stream, const char *format, ...",
+	// _FORTIFY_SOURCE's checked forms (Ubuntu builds with it by default).
+	"__printf_chk": "int flag, const char *format, ...", "__fprintf_chk": "FILE *stream, int flag, const char *format, ...",
+	"__dprintf_chk": "int fd, int flag, const char *format, ...", "__syslog_chk": "int priority, int flag, const char *format, ...",
+	"__sprintf_chk":  "char *str, int flag, size_t strlen, const char *format, ...",
+	"__snprintf_chk": "char *str, size_t maxlen, int flag, size_t strlen, const char *format, ...",
+	"__strcpy_chk":   "char *dest, const char *src, size_t destlen", "__stpcpy_chk": "char *dest, const char *src, size_t destlen",
+	"__strcat_chk": "char *dest, const char *src, size_t destlen", "__strncpy_chk": "char *dest, const char *src, size_t n, size_t destlen",
 	"open": "const char *pathname, int flags, ...", "open64": "const char *pathname, int flags, ...", "creat": "const char *pathname, unsigned int mode",
 	"openat": "int dirfd, const char *pathname, int flags, ...", "fopen": "const char *pathname, const char *mode",
 	"fopen64": "const char *pathname, const char *mode", "freopen": "const char *pathname, const char *mode, FILE *stream",
@@ -193,10 +206,10 @@ func prototypeSig(name string, conv ports.CallingConvention) *traceSig {
 	for _, decl := range strings.Split(proto, ", ") {
 		if decl == "..." {
 			s.placed = false
-			// printf's %s arguments are text it reads (scanf's are buffers
-			// it is about to write).
-			if n := len(s.params); n > 0 && s.params[n-1].Name == "format" && !strings.HasSuffix(base, "scanf") {
-				s.format = s.params[n-1].Location
+			// printf's %s arguments are text it reads; scanf's are
+			// pointers it stores through, read at the return.
+			if n := len(s.params); n > 0 && s.params[n-1].Name == "format" {
+				s.format, s.scan = s.params[n-1].Location, strings.HasSuffix(base, "scanf")
 			}
 			break
 		}

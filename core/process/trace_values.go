@@ -325,12 +325,46 @@ func (s *traceSig) formatArguments(h ports.TraceHit, one func(ports.TraceRegiste
 				arg := one(r)
 				if k >= len(s.params) {
 					arg.Parameter = core.OptString(p.Name)
+					if i := slices.IndexFunc(h.Stored, func(r ports.TraceRegister) bool { return r.Name == p.Location }); i >= 0 && s.scan {
+						storedValue(&arg, strings.TrimSuffix(p.Type, " *"), h.Stored[i].Bytes)
+					}
 				}
 				argv = append(argv, arg)
 			}
 		}
 	}
 	return argv
+}
+
+// storedValue sets what a scanf-style call stored through arg's pointer,
+// b, as the pointed-at type typ gives it: a number's value, %c's
+// characters as text.
+func storedValue(arg *TraceArgument, typ string, b []byte) {
+	var v string
+	switch bits := floatBits(typ); {
+	case len(b) == 0:
+		return
+	case typ == "char":
+		arg.StringAtReturn = &TraceString{Text: core.OptString(traceText(b))}
+		return
+	case bits == 32 && len(b) == 4:
+		v, _ = floatText(uint64(binary.LittleEndian.Uint32(b)), 32)
+	case bits == 64 && len(b) == 8:
+		v, _ = floatText(binary.LittleEndian.Uint64(b), 64)
+	case bits == 80 && len(b) == 10:
+		v, _ = x87Text(b, 0)
+	case bits == 80 && len(b) == 16:
+		v, _ = quadText(b)
+	case len(b) <= 8:
+		var u uint64
+		for i := len(b) - 1; i >= 0; i-- {
+			u = u<<8 | uint64(b[i])
+		}
+		v = core.Hex(u)
+	default:
+		return
+	}
+	arg.ValueAtReturn = &v
 }
 
 // unsignedLimitation says which breakpoints no signature describes, under a

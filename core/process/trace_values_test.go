@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -197,6 +198,43 @@ func TestFormatArguments(t *testing.T) {
 		{Name: "[esp+16]", Value: 0, Bytes: []byte{0, 0, 0, 0, 0, 0, 0, 0xc0, 0xff, 0x3f}},
 	}, Variadic: []ports.Parameter{{Name: "%lld", Type: "long long", Location: "[esp+8],[esp+12]"}, {Name: "%Lg", Type: "long double", Location: "[esp+16]"}}}
 	is.Equal(show(cdecl.arguments(h, nil, nil)), []string{"format@[esp+4]=0x1000", "%lld@[esp+8],[esp+12]=0x10000000000", "%Lg@[esp+16]=1.5"})
+}
+
+// A scanf-style hit: each conversion's pointer, with what the call stored
+// through it as the conversion types it (an int in hex, a double, x87's
+// and binary128's long double as decimal text, %c's characters as text);
+// a conversion with nothing stored (not assigned) has none.
+func TestScanArguments(t *testing.T) {
+	is := is.New(t)
+	sig := prototypeSig("__isoc99_sscanf@plt", ports.ConventionSysV)
+	is.True(sig.scan)
+	is.Equal(sig.format, "rsi")
+	le := func(v uint64, n int) []byte { return binary.LittleEndian.AppendUint64(nil, v)[:n] }
+	h := ports.TraceHit{
+		Arguments: []ports.TraceRegister{{Name: "rdi", Value: 0x10}, {Name: "rsi", Value: 0x20}, {Name: "rdx", Value: 0x30}, {Name: "rcx", Value: 0x40}, {Name: "r8", Value: 0x50}, {Name: "r9", Value: 0x60}, {Name: "[rsp+8]", Value: 0x70}, {Name: "[rsp+16]", Value: 0x80}, {Name: "[rsp+24]", Value: 0x90}},
+		Variadic: []ports.Parameter{
+			{Name: "%d", Type: "int *", Location: "rdx"}, {Name: "%lf", Type: "double *", Location: "rcx"}, {Name: "%Lf", Type: "long double *", Location: "r8"},
+			{Name: "%2c", Type: "char *", Location: "r9"}, {Name: "%hhd", Type: "signed char *", Location: "[rsp+8]"}, {Name: "%Lg", Type: "long double *", Location: "[rsp+16]"},
+			{Name: "%x", Type: "unsigned int *", Location: "[rsp+24]"},
+		},
+		Stored: []ports.TraceRegister{
+			{Name: "rdx", Bytes: le(0x1f90, 4)}, {Name: "rcx", Bytes: le(0x4004000000000000, 8)},
+			{Name: "r8", Bytes: []byte{0, 0, 0, 0, 0, 0, 0, 0x80, 0xfc, 0x3f}}, {Name: "r9", Bytes: []byte("ab")},
+			{Name: "[rsp+8]", Bytes: []byte{0xff}}, {Name: "[rsp+16]", Bytes: append(make([]byte, 13), 0x80, 0xff, 0x3f)},
+		},
+	}
+	var got []string
+	for _, a := range sig.arguments(h, nil, nil) {
+		v := *a.Parameter + "=" + a.Value
+		if a.ValueAtReturn != nil {
+			v += "→" + *a.ValueAtReturn
+		}
+		if a.StringAtReturn != nil {
+			v += "→" + strconv.Quote(*a.StringAtReturn.Text)
+		}
+		got = append(got, v)
+	}
+	is.Equal(got, []string{"str=0x10", "format=0x20", "%d=0x30→0x1f90", "%lf=0x40→2.5", "%Lf=0x50→0.125", `%2c=0x60→"ab"`, "%hhd=0x70→0xff", "%Lg=0x80→1.5", "%x=0x90"})
 }
 
 // The result as the signature types it: a double in xmm0 or v0, a float

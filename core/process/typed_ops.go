@@ -530,6 +530,10 @@ type TraceArgument struct {
 	// returned, for a buffer the function fills (a char pointer without
 	// const: sprintf's and strcpy's destination); absent otherwise.
 	StringAtReturn *TraceString `json:"string_at_return,omitempty"`
+	// ValueAtReturn is what a scanf-style call stored through this
+	// pointer, as its conversion types it (%d: hex, %f: decimal text);
+	// absent for other arguments, and for a conversion not assigned.
+	ValueAtReturn *string `json:"value_at_return,omitempty"`
 }
 
 // TraceString is the text a char pointer argument pointed at when the call
