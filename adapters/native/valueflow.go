@@ -150,6 +150,10 @@ type vfSem struct {
 	// the address of a stack argument is a use of it (clang -O2 selects
 	// between two arguments' addresses and loads through the one chosen).
 	addrOf string
+	// pushed is the register a push stores, popped the location a pop
+	// loads (a register, or a memory operand): valueflow_push.go tells the
+	// pushes that only pad the stack.
+	pushed, popped string
 }
 
 // vfWrite is a store to memory.
@@ -268,10 +272,11 @@ func valueFlowOf(ctx context.Context, d decoder, sm semantics, cc convention, b 
 		out.Truncated = true
 		out.Limitations = append(out.Limitations, "The procedure has more basic blocks than the engine's cap; value flow covers a prefix.")
 	}
-	fl := &flowSolver{cc: cc, flows: flows, sems: sems, names: names, blocks: blocks, known: known}
+	heights := stackHeights(cc, flows, sems, blocks, known.calleePops)
+	fl := &flowSolver{cc: cc, flows: flows, sems: sems, names: names, blocks: blocks, known: known, heights: heights}
 	fl.solve(ctx, &out)
 	if cc.stackWord > 0 && ctx.Err() == nil {
-		ps, us := stackParameters(cc, flows, sems, blocks, known.calleePops)
+		ps, us := stackParameters(cc, flows, sems, heights)
 		out.Parameters, out.ParameterUses = append(out.Parameters, ps...), append(out.ParameterUses, us...)
 		slices.SortStableFunc(out.ParameterUses, func(x, y ports.ParameterUse) int { return cmpU(x.Address, y.Address) })
 	}

@@ -75,13 +75,14 @@ func (h height) step(cc convention, s vfSem, calleePops bool) height {
 // known to unknown, so few are needed.
 const maxStackRounds = 16
 
-// stackParameters finds the stack words above the return address that the
-// procedure reads, or takes the address of, at known heights.
-func stackParameters(cc convention, flows []flowInsn, sems []vfSem, blocks []ports.BasicBlock, calleePops bool) ([]ports.InferredParameter, []ports.ParameterUse) {
-	params, uses := []ports.InferredParameter{}, []ports.ParameterUse{}
+// stackHeights follows the stack height over the blocks: the height
+// before each instruction, unknown (the zero height) where it is lost or
+// the instruction is not reached from the entry.
+func stackHeights(cc convention, flows []flowInsn, sems []vfSem, blocks []ports.BasicBlock, calleePops bool) []height {
 	n := len(flows)
+	at := make([]height, n)
 	if len(blocks) == 0 || n == 0 || blocks[0].Start != flows[0].addr {
-		return params, uses
+		return at
 	}
 	byStart := make(map[uint64]int, len(blocks))
 	for bi, b := range blocks {
@@ -125,32 +126,43 @@ func stackParameters(cc convention, flows []flowInsn, sems []vfSem, blocks []por
 			}
 		}
 	}
+	for bi := range blocks {
+		if in[bi] != nil {
+			visit(bi, func(k int, h height) { at[k] = h })
+		}
+	}
+	return at
+}
+
+// entryOffset places a frame operand ("[esp+0x8]") at its offset from the
+// entry stack pointer, when its base's height is known at the
+// instruction.
+func (h height) entryOffset(cc convention, loc string) (int64, bool) {
+	base, disp, ok := frameOperand(loc)
+	switch {
+	case !ok:
+	case base == cc.sp && h.spOK:
+		return h.sp + disp, true
+	case base == cc.fp && h.fpOK:
+		return h.fp + disp, true
+	}
+	return 0, false
+}
+
+// stackParameters finds the stack words above the return address that the
+// procedure reads, or takes the address of, at known heights (heights from
+// stackHeights).
+func stackParameters(cc convention, flows []flowInsn, sems []vfSem, heights []height) ([]ports.InferredParameter, []ports.ParameterUse) {
+	params, uses := []ports.InferredParameter{}, []ports.ParameterUse{}
 	word := cc.stackWord
 	seen := map[int64][]uint64{}
-	for bi := range blocks {
-		if in[bi] == nil {
-			continue
-		}
-		visit(bi, func(k int, h height) {
-			for _, u := range append(sems[k].uses, sems[k].addrOf) {
-				base, disp, ok := frameOperand(u)
-				if !ok {
-					continue
-				}
-				var at int64
-				switch {
-				case base == cc.sp && h.spOK:
-					at = h.sp + disp
-				case base == cc.fp && h.fpOK:
-					at = h.fp + disp
-				default:
-					continue
-				}
-				if at >= cc.stackFrom && (at-cc.stackFrom)%word == 0 && at < cc.stackFrom+word*(1<<16) {
-					seen[at] = append(seen[at], flows[k].addr)
-				}
+	for k, h := range heights {
+		for _, u := range append(sems[k].uses, sems[k].addrOf) {
+			at, ok := h.entryOffset(cc, u)
+			if ok && at >= cc.stackFrom && (at-cc.stackFrom)%word == 0 && at < cc.stackFrom+word*(1<<16) {
+				seen[at] = append(seen[at], flows[k].addr)
 			}
-		})
+		}
 	}
 	offs := make([]int64, 0, len(seen))
 	for at := range seen {
