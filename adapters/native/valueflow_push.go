@@ -63,7 +63,7 @@ func (f *flowSolver) padding(in [][]defSet, insnsOf func(int) (int, int)) (pad, 
 		if !ok || !isBase(base) {
 			return 0, false, false
 		}
-		off, known := f.heights[k].entryOffset(f.cc, loc)
+		off, known := f.heights[k].operands(f.cc, f.sems[k]).entryOffset(f.cc, loc)
 		return off, known, true
 	}
 	written := func(state []defSet, reg string) bool {

@@ -23,9 +23,10 @@ import (
 // stackOp is what one instruction does to the stack and frame pointers by
 // a known amount.
 type stackOp struct {
-	sp stackEffect
-	fp stackEffect
-	n  int64
+	sp  stackEffect
+	fp  stackEffect
+	n   int64
+	reg string // spAddReg's register
 }
 
 type stackEffect uint8
@@ -35,17 +36,25 @@ const (
 	spAdd                // sp += n
 	spFromFP             // sp = fp + n
 	fpFromSP             // fp = sp + n (in stackOp.fp)
+	spAddReg             // sp += n * reg, reg holding a known constant (AArch64's "mov x12, #0x1390; sub sp, sp, x12")
 )
 
 // height is the stack and frame pointers' offsets from the stack pointer
-// at the entry, where known.
+// at the entry, where known, and the constant a register was last set to
+// (creg, for spAddReg).
 type height struct {
 	sp, fp     int64
 	spOK, fpOK bool
+	creg       string
+	cval       int64
 }
 
 func (h height) meet(o height) height {
-	return height{sp: h.sp, fp: h.fp, spOK: h.spOK && o.spOK && h.sp == o.sp, fpOK: h.fpOK && o.fpOK && h.fp == o.fp}
+	m := height{sp: h.sp, fp: h.fp, spOK: h.spOK && o.spOK && h.sp == o.sp, fpOK: h.fpOK && o.fpOK && h.fp == o.fp}
+	if h.creg == o.creg && h.cval == o.cval {
+		m.creg, m.cval = h.creg, h.cval
+	}
+	return m
 }
 
 // step applies instruction s (which defines defs) to h.
@@ -55,6 +64,8 @@ func (h height) step(cc convention, s vfSem, calleePops bool) height {
 		return height{}
 	case op.sp == spAdd:
 		h.sp += op.n
+	case op.sp == spAddReg && op.reg == h.creg && h.creg != "":
+		h.sp += op.n * h.cval
 	case op.sp == spFromFP:
 		h.sp, h.spOK = h.fp+op.n, h.fpOK
 	case s.call && calleePops:
@@ -67,6 +78,12 @@ func (h height) step(cc convention, s vfSem, calleePops bool) height {
 		h.fp, h.fpOK = h.sp+s.stack.n, h.spOK
 	case slices.Contains(s.defs, cc.fp):
 		h.fpOK = false // leave and pop restore the caller's
+	}
+	switch {
+	case s.constReg != "":
+		h.creg, h.cval = s.constReg, s.constVal
+	case s.call || slices.Contains(s.defs, h.creg):
+		h.creg, h.cval = "", 0
 	}
 	return h
 }
@@ -134,6 +151,15 @@ func stackHeights(cc convention, flows []flowInsn, sems []vfSem, blocks []ports.
 	return at
 }
 
+// operands is the height instruction s's memory operands are relative
+// to: h before it, or after it for AArch64's pre-indexed addressing.
+func (h height) operands(cc convention, s vfSem) height {
+	if s.memAfter {
+		return h.step(cc, s, false)
+	}
+	return h
+}
+
 // entryOffset places a frame operand ("[esp+0x8]") at its offset from the
 // entry stack pointer, when its base's height is known at the
 // instruction.
@@ -157,7 +183,12 @@ func stackParameters(cc convention, flows []flowInsn, sems []vfSem, heights []he
 	word := cc.stackWord
 	seen := map[int64][]uint64{}
 	for k, h := range heights {
-		for _, u := range append(sems[k].uses, sems[k].addrOf) {
+		h = h.operands(cc, sems[k])
+		for i := range len(sems[k].uses) + 1 {
+			u := sems[k].addrOf
+			if i < len(sems[k].uses) {
+				u = sems[k].uses[i]
+			}
 			at, ok := h.entryOffset(cc, u)
 			if ok && at >= cc.stackFrom && (at-cc.stackFrom)%word == 0 && at < cc.stackFrom+word*(1<<16) {
 				seen[at] = append(seen[at], flows[k].addr)

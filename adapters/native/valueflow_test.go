@@ -27,6 +27,11 @@ func vfFixtures() {
 		fixtures["vf-O0-cet"] = cFixture("vf-O0-cet", "valueflow.c", "-O0", "-fcf-protection=full")
 		fixtures["vf-O0-g"] = cFixture("vf-O0-g", "valueflow.c", "-O0", "-g")
 		fixtures["vf-O2-g"] = cFixture("vf-O2-g", "valueflow.c", "-O2", "-g")
+		// The generated program for AArch64, whose functions read no
+		// stack words. (At -O2 a switch's value, x & 15 in w2, reaches
+		// the cases' calls as if it were their third argument, so x1
+		// looks passed through: not compared yet.)
+		fixtures["a64-gen-O0-g"] = genFixture("a64-gen-O0-g", "-O0", "-g")
 	})
 }
 
@@ -284,7 +289,7 @@ func TestValueFlowGo(t *testing.T) {
 func TestValueFlowAgainstDWARF(t *testing.T) {
 	vfFixtures()
 	codeFixtures()
-	for _, name := range []string{"vf-O0-g", "code-O0-g", "vf-O2-g", "code-O2-g", "clang-vf-O0-g", "clang-code-O0-g", "clang-vf-O2-g", "clang-code-O2-g", "clang-code-O2-g4", "gen-O2-g", "clang-gen-O2-g", "gen-Os-g", "clang-gen-Os-g"} {
+	for _, name := range []string{"vf-O0-g", "code-O0-g", "vf-O2-g", "code-O2-g", "clang-vf-O0-g", "clang-code-O0-g", "clang-vf-O2-g", "clang-code-O2-g", "clang-code-O2-g4", "gen-O2-g", "clang-gen-O2-g", "gen-Os-g", "clang-gen-Os-g", "a64-gen-O0-g"} {
 		exact := strings.Contains(name, "-O0")
 		t.Run(name, func(t *testing.T) {
 			is := is.New(t)
