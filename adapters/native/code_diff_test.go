@@ -53,6 +53,7 @@ var genVariants = []struct {
 	{"gen-nounwind", []string{"-O2", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables"}},
 	// clang's (genFixture picks the compiler by the name's prefix)
 	{"clang-gen-O2-g", []string{"-O2", "-g"}},
+	{"clang-gen-Os-g", []string{"-Os", "-g"}},
 	{"clang-gen-O3-lld", []string{"-O3", "-fuse-ld=lld"}},
 	{"clang-gen-nounwind", []string{"-O2", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables"}},
 }

@@ -69,8 +69,11 @@ func storage(r *rand.Rand, i int) string {
 // genFixture compiles the generated program with flags.
 func genFixture(name string, flags ...string) *fixture {
 	cc := "gcc"
-	if strings.HasPrefix(name, "clang-") {
+	switch {
+	case strings.HasPrefix(name, "clang-"):
 		cc = "clang"
+	case strings.HasPrefix(name, "a64-"):
+		cc = "aarch64-linux-gnu-gcc"
 	}
 	return &fixture{tools: []string{cc}, build: func(ctx context.Context) (string, error) {
 		src := filepath.Join(fixtureDir, "gen.c")

@@ -52,11 +52,11 @@ type convention struct {
 	ret     []string
 	sp, fp  string
 	// stackWord is the size of the stack words that carry arguments (cdecl's
-	// every one, SysV's and Microsoft x64's past the registers), whose reads
-	// make parameters (valueflow_stack.go), the first stackFrom bytes above
-	// the entry stack pointer; 0 when the value flow infers none (AArch64,
-	// and Go, whose callers reserve spill slots there for register
-	// arguments).
+	// every one, SysV's, Microsoft x64's and AAPCS64's past the registers),
+	// whose reads make parameters (valueflow_stack.go), the first stackFrom
+	// bytes above the entry stack pointer; 0 when the value flow infers none
+	// (Apple's AArch64, which packs them, and Go, whose callers reserve
+	// spill slots there for register arguments).
 	stackWord, stackFrom int64
 }
 
@@ -69,9 +69,13 @@ var (
 	msX64 = convention{name: "ms-x64", intArgs: []string{"rcx", "rdx", "r8", "r9"},
 		vecArgs: xmms(0, 4), clobber: append([]string{"rax", "rcx", "rdx", "r8", "r9", "r10", "r11"}, xmms(0, 6)...),
 		ret: []string{"rax", "xmm0"}, sp: "rsp", fp: "rbp", stackWord: 8, stackFrom: 40}
+	// AAPCS64's stack arguments start at the entry stack pointer (a call
+	// pushes nothing), each in an 8-byte word but on Apple's platforms,
+	// which pack them by size (aapcs64Apple: none inferred).
 	aapcs64 = convention{name: "aapcs64", intArgs: regNames("x", 0, 8), vecArgs: regNames("v", 0, 8),
 		clobber: append(append(append(regNames("x", 0, 19), "x30"), regNames("v", 0, 8)...), regNames("v", 16, 32)...),
-		ret:     []string{"x0", "v0"}, sp: "sp", fp: "x29"}
+		ret:     []string{"x0", "v0"}, sp: "sp", fp: "x29", stackWord: 8, stackFrom: 0}
+	aapcs64Apple = func() convention { cc := aapcs64; cc.stackWord = 0; return cc }()
 
 	// Go's register ABI (ABIInternal): no register is callee-saved but the
 	// stack and frame pointers and the goroutine register (r14, x28); X15
@@ -150,6 +154,17 @@ type vfSem struct {
 	// the address of a stack argument is a use of it (clang -O2 selects
 	// between two arguments' addresses and loads through the one chosen).
 	addrOf string
+	// constReg is a register the instruction sets to the constant
+	// constVal ("mov x12, #0x1390"), for a stack adjustment by it.
+	constReg string
+	constVal int64
+	// memAfter: the memory operands address the base after the
+	// instruction's write-back (AArch64's pre-indexing, "[sp,#-32]!").
+	memAfter bool
+	// pushed is the register a push stores, popped the location a pop
+	// loads (a register, or a memory operand): valueflow_push.go tells the
+	// pushes that only pad the stack.
+	pushed, popped string
 }
 
 // vfWrite is a store to memory.
@@ -188,8 +203,11 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 			sm = &x86Sem{d: newX86(64, p.mm, a.src)}
 		case archARM64:
 			cc, sm = aapcs64, arm64Sem{}
-			if goProg {
+			switch {
+			case goProg:
 				cc = goARM64
+			case a.img.format() == "macho":
+				cc = aapcs64Apple
 			}
 		case archX86:
 			cc, sm = cdecl, &x86Sem{d: newX86(32, p.mm, a.src)}
@@ -208,7 +226,7 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 		reg := p.mm.code(r.Start)
 		if reg == nil || r.End <= r.Start {
 			out.Limitations = []string{"The procedure has no code bytes (an import or a symbol outside code)."}
-			return finishVF(out), nil
+			return finishVF(out, cc), nil
 		}
 		end := min(r.End, reg.addr+reg.fileSize)
 		b, err := codeBytes(ctx, a.src, p.mm, p.arch, r.Start, end)
@@ -268,17 +286,18 @@ func valueFlowOf(ctx context.Context, d decoder, sm semantics, cc convention, b 
 		out.Truncated = true
 		out.Limitations = append(out.Limitations, "The procedure has more basic blocks than the engine's cap; value flow covers a prefix.")
 	}
-	fl := &flowSolver{cc: cc, flows: flows, sems: sems, names: names, blocks: blocks, known: known}
+	heights := stackHeights(cc, flows, sems, blocks, known.calleePops)
+	fl := &flowSolver{cc: cc, flows: flows, sems: sems, names: names, blocks: blocks, known: known, heights: heights}
 	fl.solve(ctx, &out)
 	if cc.stackWord > 0 && ctx.Err() == nil {
-		ps, us := stackParameters(cc, flows, sems, blocks, known.calleePops)
+		ps, us := stackParameters(cc, flows, sems, heights)
 		out.Parameters, out.ParameterUses = append(out.Parameters, ps...), append(out.ParameterUses, us...)
 		slices.SortStableFunc(out.ParameterUses, func(x, y ports.ParameterUse) int { return cmpU(x.Address, y.Address) })
 	}
-	return finishVF(out)
+	return finishVF(out, cc)
 }
 
-func finishVF(out ports.ValueFlow) ports.ValueFlow {
+func finishVF(out ports.ValueFlow, cc convention) ports.ValueFlow {
 	if out.Operations == nil {
 		out.Operations = []ports.ValueFlowOperation{}
 	}
@@ -296,10 +315,10 @@ func finishVF(out ports.ValueFlow) ports.ValueFlow {
 	}
 	const stackRule = "the stack words holding arguments that the procedure reads where its stack height is known (pushes, pops, constant adjustments, a frame pointer set from the stack pointer), named by their place at the entry; a word written before it is read counts, one only written or whose address is taken does not, and a value of two words is two."
 	params := "Parameters are argument registers read before any write on some path; stack-passed parameters are not inferred."
-	switch out.CallingConvention {
-	case cdecl.name, goABI0x86.name:
+	switch {
+	case cc.stackWord > 0 && len(cc.intArgs) == 0:
 		params = "Parameters are " + stackRule
-	case sysvAMD64.name, msX64.name:
+	case cc.stackWord > 0:
 		params = "Parameters are argument registers read before any write on some path, and " + stackRule
 	}
 	out.Limitations = append(out.Limitations,

@@ -29,6 +29,9 @@ var (
 	arm64MemText = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^\[([A-Z0-9]+)(?:,#(-?(?:0x)?[0-9a-fA-F]+))?\](!?)(?:,#(-?(?:0x)?[0-9a-fA-F]+))?$`)
 	})
+	arm64ImmText = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^#((?:0x)?[0-9a-fA-F]+)(?:, LSL #([0-9]+))?$`)
+	})
 )
 
 // arm64Regs lists the full registers named in an operand's text.
@@ -47,27 +50,88 @@ func arm64Regs(text string) []string {
 	return out
 }
 
-// arm64Mem is a memory operand: the location accessed, the registers that
-// form its address, and the base register it writes back (pre- and
-// post-index), or "".
-func arm64Mem(a arm64asm.Arg) (loc string, addrRegs []string, writeback string) {
+// arm64MemOp is a memory operand as the value flow sees it.
+type arm64MemOp struct {
+	loc  string   // the location accessed
+	regs []string // the registers that form its address
+	// base and off: the location is base plus a constant (a frame slot
+	// when base is sp or x29); base is "" for any other form.
+	base string
+	off  int64
+	// writeback is the base register written back (pre- and post-index),
+	// or "", and step what it adds; pre: the location is relative to the
+	// updated base ("[sp,#-32]!").
+	writeback string
+	step      int64
+	pre       bool
+}
+
+// arm64Mem reads a memory operand.
+func arm64Mem(a arm64asm.Arg) arm64MemOp {
 	text := a.String()
 	regs := arm64Regs(text)
 	if m, ok := a.(arm64asm.MemImmediate); ok {
 		if p := arm64MemText().FindStringSubmatch(text); p != nil && len(regs) == 1 {
-			base := regs[0]
-			off := int64(0)
+			op := arm64MemOp{regs: regs, base: regs[0]}
 			if p[2] != "" && p[3] == "" { // [Rn,#imm] (an offset); [Rn,#imm]! addresses the updated base
-				off, _ = strconv.ParseInt(p[2], 0, 64)
+				op.off, _ = strconv.ParseInt(p[2], 0, 64)
 			}
 			if m.Mode == arm64asm.AddrPreIndex || m.Mode == arm64asm.AddrPostIndex || p[3] == "!" || p[4] != "" {
-				writeback = base
+				op.writeback = op.base
+				switch {
+				case p[3] == "!":
+					op.step, _ = strconv.ParseInt(p[2], 0, 64)
+					op.pre = true
+				case p[4] != "":
+					op.step, _ = strconv.ParseInt(p[4], 0, 64)
+				}
 			}
-			return frameLoc(base, off), regs, writeback
+			op.loc = frameLoc(op.base, op.off)
+			return op
 		}
 	}
 	// Register offsets and anything else: the registers, untracked.
-	return "[" + strings.Join(regs, "+") + "]", regs, ""
+	return arm64MemOp{loc: "[" + strings.Join(regs, "+") + "]", regs: regs}
+}
+
+// pairLoc is the location of the second register of a pair access (ldp,
+// stp and their kin) of size-byte registers, or "" when the operand is not
+// a base plus a constant.
+func (m arm64MemOp) pairLoc(size int64) string {
+	if m.base == "" {
+		return ""
+	}
+	return frameLoc(m.base, m.off+size)
+}
+
+// arm64Size is the size in bytes of the register an operand names (4 for
+// ldpsw's words).
+func arm64Size(a arm64asm.Arg, name string) int64 {
+	text := a.String()
+	switch {
+	case name == "LDPSW" || strings.HasPrefix(text, "W") || strings.HasPrefix(text, "S"):
+		return 4
+	case strings.HasPrefix(text, "Q"):
+		return 16
+	}
+	return 8
+}
+
+// arm64Imm reads an immediate operand ("#0x20", "#0x1, LSL #12").
+func arm64Imm(a arm64asm.Arg) (int64, bool) {
+	p := arm64ImmText().FindStringSubmatch(a.String())
+	if p == nil {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(p[1], 0, 64)
+	if err != nil {
+		return 0, false
+	}
+	if p[2] != "" {
+		shift, _ := strconv.Atoi(p[2])
+		v <<= shift
+	}
+	return v, true
 }
 
 func frameLoc(base string, off int64) string {
@@ -147,8 +211,8 @@ func (arm64Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 		def("x0")
 	case mem >= 0 && strings.HasPrefix(name, "ST") && !strings.HasPrefix(name, "STADD") && !strings.HasPrefix(name, "STSET") &&
 		!strings.HasPrefix(name, "STCLR") && !strings.HasPrefix(name, "STEOR"):
-		loc, addr, wb := arm64Mem(args[mem])
-		use(addr...)
+		m := arm64Mem(args[mem])
+		use(m.regs...)
 		vals := args[:mem]
 		if strings.HasPrefix(name, "STX") || strings.HasPrefix(name, "STLX") { // exclusive: Args[0] is the status
 			def(regsOf(vals[0])...)
@@ -159,11 +223,15 @@ func (arm64Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 			from = append(from, regsOf(a)...)
 		}
 		use(from...)
-		if wb != "" {
-			def(wb)
+		if m.writeback != "" {
+			def(m.writeback)
 		}
-		def(loc)
-		w := &vfWrite{loc: loc, from: from}
+		def(m.loc)
+		if len(vals) == 2 {
+			def(m.pairLoc(arm64Size(vals[0], name)))
+		}
+		out.stack, out.memAfter = arm64StackOp(m), m.pre
+		w := &vfWrite{loc: m.loc, from: from}
 		if len(vals) > 0 {
 			w.value = strings.ToLower(vals[0].String())
 			if len(from) == 0 {
@@ -173,20 +241,25 @@ func (arm64Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 		out.write = w
 	case mem >= 0 && (strings.HasPrefix(name, "LD") && !strings.HasPrefix(name, "LDADD") && !strings.HasPrefix(name, "LDSET") &&
 		!strings.HasPrefix(name, "LDCLR") && !strings.HasPrefix(name, "LDEOR") && !strings.HasPrefix(name, "LDSM") && !strings.HasPrefix(name, "LDUM")):
-		loc, addr, wb := arm64Mem(args[mem])
-		use(addr...)
-		use(loc)
-		if wb != "" {
-			def(wb)
+		m := arm64Mem(args[mem])
+		use(m.regs...)
+		use(m.loc)
+		if mem == 2 {
+			use(m.pairLoc(arm64Size(args[0], name)))
+		}
+		if m.writeback != "" {
+			def(m.writeback)
 		}
 		for _, a := range args[:mem] {
 			def(regsOf(a)...)
 		}
+		out.stack, out.memAfter = arm64StackOp(m), m.pre
 	case mem >= 0:
 		// Atomics (ldadd, swp, cas, stadd, ...): every register is read,
 		// registers before the memory operand written, memory read and written.
-		loc, addr, _ := arm64Mem(args[mem])
-		use(addr...)
+		m := arm64Mem(args[mem])
+		loc := m.loc
+		use(m.regs...)
 		use(loc)
 		var from []string
 		for _, a := range args[:mem] {
@@ -212,11 +285,63 @@ func (arm64Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 			use(dst...)
 		}
 		def(dst...)
-		if len(dst) == 1 && dst[0] == "x29" && len(args) >= 2 && (name == "MOV" || name == "ADD" || name == "SUB") {
-			if src := regsOf(args[1]); len(src) == 1 && src[0] == "sp" {
-				out.setsFrame = true
+		if len(dst) == 1 && len(args) >= 2 && (name == "MOV" || name == "ADD" || name == "SUB") {
+			arm64FrameArith(&out, name, dst[0], regsOf(args[1]), args[2:])
+			if v, ok := arm64Imm(args[1]); ok && name == "MOV" && strings.HasPrefix(dst[0], "x") {
+				out.constReg, out.constVal = dst[0], v
 			}
 		}
 	}
 	return out
+}
+
+// arm64StackOp is what a memory access's write-back does to the stack
+// pointer (valueflow_stack.go): "stp x29, x30, [sp,#-32]!" pushes 32
+// bytes, "ldp x29, x30, [sp],#32" pops them.
+func arm64StackOp(m arm64MemOp) stackOp {
+	if m.writeback != "sp" {
+		return stackOp{}
+	}
+	return stackOp{sp: spAdd, n: m.step}
+}
+
+// arm64FrameArith models mov, add and sub of a constant between the stack
+// and frame pointers (the stack height, valueflow_stack.go), and a frame
+// address taken into another register ("add x0, sp, #16": the address of
+// a stack argument is a use of it, as lea's is on x86).
+func arm64FrameArith(out *vfSem, name, dst string, src []string, rest []arm64asm.Arg) {
+	if len(src) != 1 || (src[0] != "sp" && src[0] != "x29") {
+		return
+	}
+	sign := int64(1)
+	if name == "SUB" {
+		sign = -1
+	}
+	var n int64
+	switch {
+	case name == "MOV" && len(rest) == 0:
+	case len(rest) != 1:
+		return
+	default:
+		v, ok := arm64Imm(rest[0])
+		if !ok {
+			// sp plus or minus a register, whose constant the stack
+			// height may know
+			if r := arm64Regs(rest[0].String()); dst == "sp" && src[0] == "sp" && len(r) == 1 && !strings.Contains(rest[0].String(), ",") {
+				out.stack = stackOp{sp: spAddReg, n: sign, reg: r[0]}
+			}
+			return
+		}
+		n = sign * v
+	}
+	switch {
+	case dst == "sp" && src[0] == "sp":
+		out.stack = stackOp{sp: spAdd, n: n}
+	case dst == "sp":
+		out.stack = stackOp{sp: spFromFP, n: n}
+	case dst == "x29" && src[0] == "sp":
+		out.stack, out.setsFrame = stackOp{fp: fpFromSP, n: n}, true
+	case dst != "x29":
+		out.addrOf = frameLoc(src[0], n)
+	}
 }

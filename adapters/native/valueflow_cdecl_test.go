@@ -171,3 +171,89 @@ int main(void) { return (int)after(1, 2, 3, 4, 5); }
 		t.Errorf("after: %v", got)
 	}
 }
+
+const manySource = `
+__attribute__((noinline)) long ext(long x) { return x + 1; }
+__attribute__((noinline)) void use(char *p) { p[0] = 1; }
+__attribute__((noinline)) int nine(int a, int b, int c, int d, int e, int f, int g, int h, int i) { return a + b + c + d + e + f + g + h + i; }
+__attribute__((noinline)) long ten(long a, long b, long c, long d, long e, long f, long g, long h, long i, long j) { return a + b * c - d + e * f - g * h + i * 3 - j; }
+__attribute__((noinline)) long eleven(long a, long b, long c, long d, long e, long f, long g, long h, short i, long j, char k) { return a + b + c + d + e + f + g + h + i - j * k; }
+__attribute__((noinline)) long twelve(long a, long b, long c, long d, long e, long f, long g, long h, long i, long j, long k, long l) { return a ^ b ^ c ^ d ^ e ^ f ^ g ^ h ^ i ^ (j << 1) ^ (k << 2) ^ l; }
+__attribute__((noinline)) double mixed(double x, long a, long b, long c, long d, long e, long f, long g, long h, int i, double y, char k) { return x * y + a + b + c + d + e + f + g + h + i + k; }
+__attribute__((noinline)) long after(long a, long b, long c, long d, long e, long f, long g, long h, long i, long j) { long r = ext(a); return r + j + i; }
+__attribute__((noinline)) long bigframe(long a, long b, long c, long d, long e, long f, long g, long h, long i, long j) { char buf[5000]; use(buf); return buf[a & 1023] + i * j; }
+int main(int argc, char **argv) {
+	return nine(argc, 1, 2, 3, 4, 5, 6, 7, 8) + (int)ten(argc, 1, 2, 3, 4, 5, 6, 7, 8, 9) + (int)eleven(argc, 1, 2, 3, 4, 5, 6, 7, 8, 9, 'x') +
+		(int)twelve(argc, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11) + (int)mixed(1.5, argc, 1, 2, 3, 4, 5, 6, 7, 8, 2.5, 'c') +
+		(int)after(argc, 1, 2, 3, 4, 5, 6, 7, 8, 9) + (int)bigframe(argc, 1, 2, 3, 4, 5, 6, 7, 8, 9);
+}
+`
+
+// Past x0-x7 (and v0-v7), AAPCS64 passes arguments in 8-byte words from
+// the entry stack pointer: value flow infers them as [sp+0], [sp+8], ... as
+// Signature places them, whether the procedure reads them through sp
+// (after "sub sp, sp, #n", or a constant in a register for a frame over
+// 4 KiB: "mov x12, #0x1390; sub sp, sp, x12") or through x29 after "stp
+// x29, x30, [sp, #-n]!; mov x29, sp", before or after a call. Against the
+// debug information of gcc and clang builds at -O0 and -O2, every function
+// with nine to twelve parameters infers exactly its stack words, and
+// argument registers among DWARF's (all of them at -O0).
+func TestValueFlowAArch64StackParametersMatchDWARF(t *testing.T) {
+	needTool(t, "aarch64-linux-gnu-gcc") // clang links through its sysroot
+	dir := t.TempDir()
+	src := filepath.Join(dir, "many.c")
+	if err := os.WriteFile(src, []byte(manySource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cc := range [][]string{{"aarch64-linux-gnu-gcc"}, {"clang", "--target=aarch64-linux-gnu"}} {
+		for _, opt := range []string{"-O0", "-O2"} {
+			t.Run(cc[0]+opt, func(t *testing.T) {
+				needTool(t, cc[0])
+				exe := filepath.Join(dir, cc[0]+"many"+opt)
+				if b, err := exec.Command(cc[0], append(cc[1:], opt, "-g", "-o", exe, src)...).CombinedOutput(); err != nil {
+					t.Fatalf("%s: %v\n%s", cc[0], err, b)
+				}
+				a := openNative(t, exe)
+				for _, name := range []string{"nine", "ten", "eleven", "twelve", "mixed", "after", "bigframe"} {
+					p := procedureNamed(t, a, name)
+					sig, err := a.Signature(t.Context(), p.Address)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					vf, err := a.ValueFlow(t.Context(), ports.FunctionRequest{Address: p.Address})
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					var regs, stack, dwarfRegs, dwarfStack []string
+					for _, ip := range vf.Parameters {
+						if strings.HasPrefix(ip.Location, "[") {
+							stack = append(stack, ip.Location)
+						} else {
+							regs = append(regs, ip.Location)
+						}
+					}
+					for _, sp := range sig.Parameters {
+						if strings.HasPrefix(sp.Location, "[") {
+							dwarfStack = append(dwarfStack, sp.Location)
+						} else {
+							dwarfRegs = append(dwarfRegs, sp.Location)
+						}
+					}
+					slices.Sort(regs)
+					slices.Sort(dwarfRegs)
+					if vf.CallingConvention != "aapcs64" || !slices.Equal(stack, dwarfStack) || len(dwarfStack) == 0 {
+						t.Errorf("%s %s: %s stack %v, debug information %v", opt, name, vf.CallingConvention, stack, dwarfStack)
+					}
+					for _, r := range regs {
+						if !slices.Contains(dwarfRegs, r) {
+							t.Errorf("%s %s: inferred %s, debug information %v", opt, name, r, dwarfRegs)
+						}
+					}
+					if opt == "-O0" && !slices.Equal(regs, dwarfRegs) {
+						t.Errorf("%s %s: inferred %v, debug information %v", opt, name, regs, dwarfRegs)
+					}
+				}
+			})
+		}
+	}
+}

@@ -56,6 +56,9 @@ type flowSolver struct {
 	names  []string
 	blocks []ports.BasicBlock
 	known  vfTargets
+	// heights is the stack height before each instruction
+	// (valueflow_stack.go).
+	heights []height
 
 	locs     []locInfo
 	locID    map[string]int
@@ -319,7 +322,9 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 	// A register a jump-table dispatch writes and reads again before its
 	// jump (the table's address: "lea rcx, [rip+T]; movsxd rax, [rcx+rax*4];
 	// add rax, rcx; jmp rax") is scratch, not an argument written for the
-	// calls of the cases.
+	// calls of the cases; so is the index it addresses the table with,
+	// computed before it ("and edx, 0xf; cmp edx, 9; ja ...; movsxd rax,
+	// [rcx+rdx*4]", gcc -Os), which the cases still hold.
 	scratch := make([]bool, n)
 	for bi, b := range f.blocks {
 		if !slices.ContainsFunc(b.Successors, func(e ports.Edge) bool { return e.Kind == ports.EdgeJumpTable }) {
@@ -331,6 +336,32 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				scratch[d] = slices.ContainsFunc(f.defIDs[d], func(id int) bool { return slices.Contains(f.useIDs[u], id) })
 			}
 		}
+		if in[bi] == nil {
+			continue
+		}
+		local := map[string]bool{}
+		for u := lo; u < hi; u++ {
+			for _, l := range f.sems[u].uses {
+				for _, r := range memRegs(l) {
+					if id, ok := f.locID[r]; ok && id >= 0 && id < f.nt && !local[r] {
+						for _, d := range in[bi][id] {
+							if d >= 0 {
+								scratch[d] = true
+							}
+						}
+					}
+				}
+			}
+			for _, d := range f.sems[u].defs {
+				local[d] = true
+			}
+		}
+	}
+	// A push that only pads the stack is no use of its register, and the
+	// pop that releases its slot loads no argument (valueflow_push.go).
+	pad, release := f.padding(in, insnsOf)
+	for k := range release {
+		scratch[k] = scratch[k] || release[k]
 	}
 	seen := make([]bool, n)
 	for bi, b := range f.blocks {
@@ -350,7 +381,7 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 					continue
 				}
 				addEdges(k, id, state[id])
-				if slices.Contains(state[id], entryDef) && f.isArg(id) {
+				if slices.Contains(state[id], entryDef) && f.isArg(id) && !(pad[k] && f.locs[id].name == f.sems[k].pushed) {
 					paramUses[id] = append(paramUses[id], f.flows[k].addr)
 				}
 			}
@@ -408,12 +439,7 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 					}
 				}
 			}
-			tail := false
-			if f.flows[k].flow == ports.FlowJump && f.flows[k].hasTarget {
-				for _, e := range b.Successors {
-					tail = tail || e.Kind == ports.EdgeTailCall
-				}
-			}
+			tail := f.tailJump(k, b)
 			switch {
 			case f.sems[k].call && f.flows[k].hasTarget && f.known.stackGrowth[f.flows[k].target]:
 				// the stack-growth call's own argument (if any) is explicit
@@ -555,14 +581,21 @@ func nonNil(s []string) []string {
 // ("[rdx+rax*8]") names register reg in its address. A register written
 // only to address the call's target is no argument.
 func addressedBy(operand, reg string) bool {
+	return reg != "" && slices.Contains(memRegs(operand), reg)
+}
+
+// memRegs lists the registers that form a memory operand's address
+// ("[rcx+rdx*0x4]": rcx, rdx); nil for anything else.
+func memRegs(operand string) []string {
 	inner, ok := strings.CutPrefix(operand, "[")
-	if !ok || reg == "" {
-		return false
+	if !ok {
+		return nil
 	}
+	var out []string
 	for _, part := range strings.FieldsFunc(inner, func(r rune) bool { return r == '+' || r == '-' || r == '*' || r == ']' }) {
-		if part == reg {
-			return true
+		if part != "" && (part[0] < '0' || part[0] > '9') {
+			out = append(out, part)
 		}
 	}
-	return false
+	return out
 }

@@ -23,9 +23,10 @@ import (
 // stackOp is what one instruction does to the stack and frame pointers by
 // a known amount.
 type stackOp struct {
-	sp stackEffect
-	fp stackEffect
-	n  int64
+	sp  stackEffect
+	fp  stackEffect
+	n   int64
+	reg string // spAddReg's register
 }
 
 type stackEffect uint8
@@ -35,17 +36,25 @@ const (
 	spAdd                // sp += n
 	spFromFP             // sp = fp + n
 	fpFromSP             // fp = sp + n (in stackOp.fp)
+	spAddReg             // sp += n * reg, reg holding a known constant (AArch64's "mov x12, #0x1390; sub sp, sp, x12")
 )
 
 // height is the stack and frame pointers' offsets from the stack pointer
-// at the entry, where known.
+// at the entry, where known, and the constant a register was last set to
+// (creg, for spAddReg).
 type height struct {
 	sp, fp     int64
 	spOK, fpOK bool
+	creg       string
+	cval       int64
 }
 
 func (h height) meet(o height) height {
-	return height{sp: h.sp, fp: h.fp, spOK: h.spOK && o.spOK && h.sp == o.sp, fpOK: h.fpOK && o.fpOK && h.fp == o.fp}
+	m := height{sp: h.sp, fp: h.fp, spOK: h.spOK && o.spOK && h.sp == o.sp, fpOK: h.fpOK && o.fpOK && h.fp == o.fp}
+	if h.creg == o.creg && h.cval == o.cval {
+		m.creg, m.cval = h.creg, h.cval
+	}
+	return m
 }
 
 // step applies instruction s (which defines defs) to h.
@@ -55,6 +64,8 @@ func (h height) step(cc convention, s vfSem, calleePops bool) height {
 		return height{}
 	case op.sp == spAdd:
 		h.sp += op.n
+	case op.sp == spAddReg && op.reg == h.creg && h.creg != "":
+		h.sp += op.n * h.cval
 	case op.sp == spFromFP:
 		h.sp, h.spOK = h.fp+op.n, h.fpOK
 	case s.call && calleePops:
@@ -68,6 +79,12 @@ func (h height) step(cc convention, s vfSem, calleePops bool) height {
 	case slices.Contains(s.defs, cc.fp):
 		h.fpOK = false // leave and pop restore the caller's
 	}
+	switch {
+	case s.constReg != "":
+		h.creg, h.cval = s.constReg, s.constVal
+	case s.call || slices.Contains(s.defs, h.creg):
+		h.creg, h.cval = "", 0
+	}
 	return h
 }
 
@@ -75,13 +92,14 @@ func (h height) step(cc convention, s vfSem, calleePops bool) height {
 // known to unknown, so few are needed.
 const maxStackRounds = 16
 
-// stackParameters finds the stack words above the return address that the
-// procedure reads, or takes the address of, at known heights.
-func stackParameters(cc convention, flows []flowInsn, sems []vfSem, blocks []ports.BasicBlock, calleePops bool) ([]ports.InferredParameter, []ports.ParameterUse) {
-	params, uses := []ports.InferredParameter{}, []ports.ParameterUse{}
+// stackHeights follows the stack height over the blocks: the height
+// before each instruction, unknown (the zero height) where it is lost or
+// the instruction is not reached from the entry.
+func stackHeights(cc convention, flows []flowInsn, sems []vfSem, blocks []ports.BasicBlock, calleePops bool) []height {
 	n := len(flows)
+	at := make([]height, n)
 	if len(blocks) == 0 || n == 0 || blocks[0].Start != flows[0].addr {
-		return params, uses
+		return at
 	}
 	byStart := make(map[uint64]int, len(blocks))
 	for bi, b := range blocks {
@@ -125,32 +143,57 @@ func stackParameters(cc convention, flows []flowInsn, sems []vfSem, blocks []por
 			}
 		}
 	}
+	for bi := range blocks {
+		if in[bi] != nil {
+			visit(bi, func(k int, h height) { at[k] = h })
+		}
+	}
+	return at
+}
+
+// operands is the height instruction s's memory operands are relative
+// to: h before it, or after it for AArch64's pre-indexed addressing.
+func (h height) operands(cc convention, s vfSem) height {
+	if s.memAfter {
+		return h.step(cc, s, false)
+	}
+	return h
+}
+
+// entryOffset places a frame operand ("[esp+0x8]") at its offset from the
+// entry stack pointer, when its base's height is known at the
+// instruction.
+func (h height) entryOffset(cc convention, loc string) (int64, bool) {
+	base, disp, ok := frameOperand(loc)
+	switch {
+	case !ok:
+	case base == cc.sp && h.spOK:
+		return h.sp + disp, true
+	case base == cc.fp && h.fpOK:
+		return h.fp + disp, true
+	}
+	return 0, false
+}
+
+// stackParameters finds the stack words above the return address that the
+// procedure reads, or takes the address of, at known heights (heights from
+// stackHeights).
+func stackParameters(cc convention, flows []flowInsn, sems []vfSem, heights []height) ([]ports.InferredParameter, []ports.ParameterUse) {
+	params, uses := []ports.InferredParameter{}, []ports.ParameterUse{}
 	word := cc.stackWord
 	seen := map[int64][]uint64{}
-	for bi := range blocks {
-		if in[bi] == nil {
-			continue
-		}
-		visit(bi, func(k int, h height) {
-			for _, u := range append(sems[k].uses, sems[k].addrOf) {
-				base, disp, ok := frameOperand(u)
-				if !ok {
-					continue
-				}
-				var at int64
-				switch {
-				case base == cc.sp && h.spOK:
-					at = h.sp + disp
-				case base == cc.fp && h.fpOK:
-					at = h.fp + disp
-				default:
-					continue
-				}
-				if at >= cc.stackFrom && (at-cc.stackFrom)%word == 0 && at < cc.stackFrom+word*(1<<16) {
-					seen[at] = append(seen[at], flows[k].addr)
-				}
+	for k, h := range heights {
+		h = h.operands(cc, sems[k])
+		for i := range len(sems[k].uses) + 1 {
+			u := sems[k].addrOf
+			if i < len(sems[k].uses) {
+				u = sems[k].uses[i]
 			}
-		})
+			at, ok := h.entryOffset(cc, u)
+			if ok && at >= cc.stackFrom && (at-cc.stackFrom)%word == 0 && at < cc.stackFrom+word*(1<<16) {
+				seen[at] = append(seen[at], flows[k].addr)
+			}
+		}
 	}
 	offs := make([]int64, 0, len(seen))
 	for at := range seen {

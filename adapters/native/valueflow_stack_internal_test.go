@@ -124,3 +124,59 @@ func TestValueFlowGoABI0Return(t *testing.T) {
 	is.Equal(ret.Kind, ports.EffectReturn)
 	is.Equal(ret.Location, "")
 }
+
+// AAPCS64's arguments past the registers are 8-byte words from the entry
+// stack pointer, followed through the write-back of pre- and post-indexed
+// accesses, constant adjustments (of an immediate, or of a register set to
+// a constant), the frame pointer set from the stack pointer, and both
+// words of a pair load; on Apple's platforms, which pack them, none is
+// inferred.
+func TestValueFlowAArch64StackWords(t *testing.T) {
+	le := func(words ...uint32) []byte {
+		var out []byte
+		for _, w := range words {
+			out = append(out, byte(w), byte(w>>8), byte(w>>16), byte(w>>24))
+		}
+		return out
+	}
+	const ret = 0xd65f03c0
+	for _, tc := range []struct {
+		name string
+		code []byte
+		cc   convention
+		want []string
+	}{
+		{"a pre-indexed load addresses the updated base", le(0xf8408fe0, ret), aapcs64, []string{"[sp+8]"}}, // ldr x0, [sp, #8]!
+		{"through the frame pointer", le(
+			0xa9be7bfd, // stp x29, x30, [sp, #-32]!
+			0x910003fd, // mov x29, sp
+			0xf94017a0, // ldr x0, [x29, #40]
+			0xa8c27bfd, // ldp x29, x30, [sp], #32
+			ret), aapcs64, []string{"[sp+8]"}},
+		{"a pair load reads two words", le(
+			0xd10043ff, // sub sp, sp, #0x10
+			0xa94107e0, // ldp x0, x1, [sp, #16]
+			0x910043ff, // add sp, sp, #0x10
+			ret), aapcs64, []string{"[sp+0]", "[sp+8]"}},
+		{"an address taken", le(0x910023e0, ret), aapcs64, []string{"[sp+8]"}}, // add x0, sp, #0x8
+		{"an adjustment by a register holding a constant", le(
+			0xd280040c, // mov x12, #0x20
+			0xcb2c63ff, // sub sp, sp, x12
+			0xf94017e0, // ldr x0, [sp, #40]
+			0x8b2c63ff, // add sp, sp, x12
+			ret), aapcs64, []string{"[sp+8]"}},
+		{"Apple's packed words", le(0xd10043ff, 0xa94107e0, 0x910043ff, ret), aapcs64Apple, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			vf := flowOf(archARM64, arm64Sem{}, tc.cc, tc.code)
+			var stack []string
+			for _, p := range params(vf) {
+				if p[0] == '[' {
+					stack = append(stack, p)
+				}
+			}
+			is.Equal(stack, tc.want)
+		})
+	}
+}

@@ -199,14 +199,21 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 		def("rsp")
 	case op == x86asm.PUSH:
 		v := args[0]
+		if r, ok := v.(x86asm.Reg); ok && inst.DataSize != 16 {
+			out.pushed, _ = x86Reg(r)
+		}
 		read(v)
 		use("rsp")
 		def("rsp", "[rsp]")
 	case op == x86asm.POP:
 		use("rsp", "[rsp]")
 		def("rsp")
+		n := len(out.defs)
 		write(args[0], false, nil)
 		out.write = nil
+		if inst.DataSize != 16 && len(out.defs) > n {
+			out.popped = out.defs[len(out.defs)-1]
+		}
 	case op == x86asm.LEAVE:
 		use("rbp")
 		def("rsp", "rbp")
@@ -328,6 +335,7 @@ func rename32(s *vfSem) {
 	}
 	s.indirect = x86Names32.Replace(s.indirect)
 	s.addrOf = x86Names32.Replace(s.addrOf)
+	s.pushed, s.popped = x86Names32.Replace(s.pushed), x86Names32.Replace(s.popped)
 	if w := s.write; w != nil {
 		w.loc, w.value = x86Names32.Replace(w.loc), x86Names32.Replace(w.value)
 		for k, n := range w.from {
