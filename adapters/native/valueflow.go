@@ -313,7 +313,7 @@ func finishVF(out ports.ValueFlow, cc convention) ports.ValueFlow {
 	if out.ParameterUses == nil {
 		out.ParameterUses = []ports.ParameterUse{}
 	}
-	const stackRule = "the stack words holding arguments that the procedure reads where its stack height is known (pushes, pops, constant adjustments, a frame pointer set from the stack pointer), named by their place at the entry; a word written before it is read counts, one only written or whose address is taken does not, and a value of two words is two."
+	const stackRule = "the stack words holding arguments that the procedure reads where its stack height is known (pushes, pops, constant adjustments, a frame pointer set from the stack pointer), named by their place at the entry; a word written before it is read counts, as does one whose address is taken; one only written does not, and a value of two words is two."
 	params := "Parameters are argument registers read before any write on some path; stack-passed parameters are not inferred."
 	switch {
 	case cc.stackWord > 0 && len(cc.intArgs) == 0:
