@@ -230,22 +230,7 @@ func typeName(d *dwarf.Data, off dwarf.Offset) string {
 // qualifiers and typedefs removed ("double" for a const real, real being
 // typedef double real), or "" when the type is not a typedef.
 func cUnderlying(d *dwarf.Data, off dwarf.Offset, name string) string {
-	t, err := d.Type(off)
-	if err != nil {
-		return ""
-	}
-	typedef := false
-	for range 16 {
-		switch x := t.(type) {
-		case *dwarf.QualType:
-			t = x.Type
-			continue
-		case *dwarf.TypedefType:
-			t, typedef = x.Type, true
-			continue
-		}
-		break
-	}
+	t, typedef := baseType(d, off)
 	if !typedef || t == nil {
 		return ""
 	}
@@ -350,25 +335,16 @@ func goUnderlying(d *dwarf.Data, off dwarf.Offset, name string) string {
 // class is the register class of a scalar type: 'i' integer or pointer,
 // 'f' floating point, 0 anything else.
 func class(d *dwarf.Data, name string, off dwarf.Offset) byte {
-	t, err := d.Type(off)
-	for i := 0; err == nil && i < 16; i++ {
-		switch x := t.(type) {
-		case *dwarf.TypedefType:
-			t = x.Type
-			continue
-		case *dwarf.QualType:
-			t = x.Type
-			continue
-		case *dwarf.PtrType, *dwarf.IntType, *dwarf.UintType, *dwarf.CharType, *dwarf.UcharType, *dwarf.BoolType, *dwarf.EnumType:
-			if t.Size() <= 8 {
-				return 'i'
-			}
-		case *dwarf.FloatType:
-			if x.ByteSize == 4 || x.ByteSize == 8 {
-				return 'f'
-			}
+	t, _ := baseType(d, off)
+	switch x := t.(type) {
+	case *dwarf.PtrType, *dwarf.IntType, *dwarf.UintType, *dwarf.CharType, *dwarf.UcharType, *dwarf.BoolType, *dwarf.EnumType:
+		if t.Size() <= 8 {
+			return 'i'
 		}
-		return 0
+	case *dwarf.FloatType:
+		if x.ByteSize == 4 || x.ByteSize == 8 {
+			return 'f'
+		}
 	}
 	return 0
 }
@@ -376,20 +352,29 @@ func class(d *dwarf.Data, name string, off dwarf.Offset) byte {
 // quadFloat reports whether the type at off is a 16-byte floating-point
 // type (AArch64's long double), through typedefs and qualifiers.
 func quadFloat(d *dwarf.Data, off dwarf.Offset) bool {
+	t, _ := baseType(d, off)
+	f, ok := t.(*dwarf.FloatType)
+	return ok && f.ByteSize == 16
+}
+
+// baseType is the type at off with its typedefs and qualifiers removed
+// (nil when it cannot be read), and whether a typedef was among them.
+func baseType(d *dwarf.Data, off dwarf.Offset) (t dwarf.Type, typedef bool) {
 	t, err := d.Type(off)
-	for i := 0; err == nil && i < 16; i++ {
+	if err != nil {
+		return nil, false
+	}
+	for range 16 {
 		switch x := t.(type) {
 		case *dwarf.TypedefType:
-			t = x.Type
+			t, typedef = x.Type, true
 		case *dwarf.QualType:
 			t = x.Type
-		case *dwarf.FloatType:
-			return x.ByteSize == 16
 		default:
-			return false
+			return t, typedef
 		}
 	}
-	return false
+	return nil, typedef
 }
 
 // locate fills parameter locations for the calling conventions whose
@@ -571,20 +556,9 @@ func locateCdecl(sig *ports.Signature, d *dwarf.Data, ret dwarf.Offset, types []
 // aggregate reports whether the type at off is a struct, union or class
 // (through typedefs and qualifiers).
 func aggregate(d *dwarf.Data, off dwarf.Offset) bool {
-	t, err := d.Type(off)
-	for i := 0; err == nil && i < 16; i++ {
-		switch x := t.(type) {
-		case *dwarf.TypedefType:
-			t = x.Type
-		case *dwarf.QualType:
-			t = x.Type
-		case *dwarf.StructType:
-			return true
-		default:
-			return false
-		}
-	}
-	return false
+	t, _ := baseType(d, off)
+	_, ok := t.(*dwarf.StructType)
+	return ok
 }
 
 // locateGo assigns parameters under Go's register ABI (ABIInternal, as

@@ -263,7 +263,9 @@ func (s *traceSig) arguments(h ports.TraceHit, texts, atReturn map[string]*Trace
 	}
 	argv := []TraceArgument{}
 	if s != nil && s.format != "" && h.Variadic != nil {
-		return s.formatArguments(h, one)
+		// A format understood whole: the fixed parameters and its
+		// conversions' arguments.
+		return s.placedArguments(h, h.Variadic, one)
 	}
 	if s == nil || !s.placed {
 		for _, r := range h.Arguments {
@@ -271,34 +273,15 @@ func (s *traceSig) arguments(h ports.TraceHit, texts, atReturn map[string]*Trace
 		}
 		return argv
 	}
-	regs := make(map[string]ports.TraceRegister, len(h.Arguments))
-	for _, r := range h.Arguments {
-		if _, dup := regs[r.Name]; !dup {
-			regs[r.Name] = r
-		}
-	}
-	for _, p := range s.params {
-		if p.Location == "" || p.Location == "stack" || p.Location == "none" {
-			continue
-		}
-		if arg, ok := typedArgument(p, regs); ok {
-			argv = append(argv, arg)
-			continue
-		}
-		for _, name := range strings.Split(p.Location, ",") {
-			if r, ok := regs[name]; ok {
-				argv = append(argv, one(r))
-			}
-		}
-	}
-	return argv
+	return s.placedArguments(h, nil, one)
 }
 
-// formatArguments is the arguments of a hit whose printf-style format the
-// tracer understood: the fixed parameters, then each argument a conversion
-// takes, named by the conversion and typed by it (a double as decimal
-// text); the registers no conversion takes are left out.
-func (s *traceSig) formatArguments(h ports.TraceHit, one func(ports.TraceRegister) TraceArgument) []TraceArgument {
+// placedArguments is the arguments of a hit whose parameters are placed:
+// each parameter's, a typed one as one value (typedArgument), any other a
+// register each; then each of variadic's (a printf-style format's
+// arguments, named by their conversion, with what a scanf-style call
+// stored); no other register.
+func (s *traceSig) placedArguments(h ports.TraceHit, variadic []ports.Parameter, one func(ports.TraceRegister) TraceArgument) []TraceArgument {
 	regs := make(map[string]ports.TraceRegister, len(h.Arguments))
 	for _, r := range h.Arguments {
 		if _, dup := regs[r.Name]; !dup {
@@ -306,7 +289,7 @@ func (s *traceSig) formatArguments(h ports.TraceHit, one func(ports.TraceRegiste
 		}
 	}
 	argv := []TraceArgument{}
-	for k, p := range append(slices.Clip(s.params), h.Variadic...) {
+	for k, p := range append(slices.Clip(s.params), variadic...) {
 		if p.Type == "long double" && len(regs[p.Location].Bytes) == 0 {
 			// A long double on the stack: its bytes, not the slot's word.
 			if i := slices.IndexFunc(h.Arguments, func(r ports.TraceRegister) bool { return r.Name == p.Location && len(r.Bytes) > 0 }); i >= 0 {
