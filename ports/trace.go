@@ -131,6 +131,13 @@ type TraceBreakpoint struct {
 	// text (%s, %[...]) into TraceHit.ReturnStrings, any other value into
 	// TraceHit.Stored, named by where the pointer arrived.
 	Scan bool
+	// VaList is the argument register holding the va_list Format's
+	// arguments come from (vprintf's ap: a pointer to System V x86-64's
+	// or AAPCS64's va_list structure, or i386's pointer to the arguments),
+	// or "": they follow the format in the convention's places. The
+	// tracer reads each through it into an argument named "va#1",
+	// "va#2"... (TraceHit.Variadic places them there).
+	VaList string
 	// Registers are further argument registers to read at the entry, a
 	// floating-point parameter's (xmm1, v0), or stack slots past those
 	// the convention reports ("[esp+28]"): they follow the convention's

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -212,6 +214,9 @@ func (s *session) formatArgs(ctx context.Context, bp ports.TraceBreakpoint, strs
 	args, whole := parseFormat(strs[i].Text)
 	if bp.Scan {
 		args, _, whole = s.conv.parseScan(strs[i].Text) // pointers, read at the return
+	}
+	if bp.VaList != "" {
+		return s.vaArgs(ctx, regs[bp.VaList], args, whole)
 	}
 	places, ok := s.conv.placeFormat(at, args)
 	if !ok {
@@ -441,4 +446,103 @@ func (s *session) readStored(ctx context.Context, h *ports.TraceHit, format stri
 		h.Stored = append(h.Stored, r)
 	}
 	return nil
+}
+
+// vaArgs reads a format's arguments through the va_list at ap (vprintf's):
+// System V x86-64's structure (gp_offset, fp_offset, overflow_arg_area,
+// reg_save_area), AAPCS64's (__stack, __gr_top, __vr_top, __gr_offs,
+// __vr_offs), or on 32-bit x86 the arguments' address itself, walked as
+// va_arg would. Each argument is named "va#1", "va#2"... (its value's bytes
+// when not one word); a %s's text is read (a scanf format's conversions
+// are pointers, whose targets are read at the return). Memory that cannot
+// be read ends the walk and the variadic list.
+func (s *session) vaArgs(ctx context.Context, ap uint64, args []fmtArg, whole bool) (texts []ports.TraceString, extra []ports.TraceRegister, variadic []ports.Parameter, err error) {
+	var gp, fp, overflow, save, grTop, vrTop uint64
+	var grOffs, vrOffs int64
+	sysv, aapcs := s.conv.name == ports.ConventionSysV, s.conv.name == ports.ConventionAAPCS64
+	read := func(addr uint64, n int) ([]byte, bool, error) {
+		b, err := s.cl.readMemory(ctx, addr, n)
+		var er *errorReply
+		if err != nil && !errors.As(err, &er) {
+			return nil, false, err
+		}
+		return b, err == nil && len(b) == n, nil
+	}
+	switch {
+	case sysv:
+		b, ok, err := read(ap, 24)
+		if err != nil || !ok {
+			return nil, nil, nil, err
+		}
+		gp, fp = uint64(binary.LittleEndian.Uint32(b)), uint64(binary.LittleEndian.Uint32(b[4:]))
+		overflow, save = binary.LittleEndian.Uint64(b[8:]), binary.LittleEndian.Uint64(b[16:])
+	case aapcs:
+		b, ok, err := read(ap, 32)
+		if err != nil || !ok {
+			return nil, nil, nil, err
+		}
+		overflow, grTop, vrTop = binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:]), binary.LittleEndian.Uint64(b[16:])
+		grOffs, vrOffs = int64(int32(binary.LittleEndian.Uint32(b[24:]))), int64(int32(binary.LittleEndian.Uint32(b[28:])))
+	case s.conv.name == ports.ConventionCdecl:
+		overflow = ap
+	default:
+		return nil, nil, nil, nil // Go's convention has no C va_list
+	}
+	stack := func(size, align uint64) uint64 {
+		overflow = (overflow + align - 1) / align * align
+		at := overflow
+		overflow += size
+		return at
+	}
+	for k, a := range args {
+		var addr uint64
+		n := int(s.conv.word)
+		switch {
+		case a.kind == argLongDouble && sysv:
+			addr, n = stack(16, 16), 10
+		case a.kind == argLongDouble && aapcs && vrOffs < 0:
+			addr, n, vrOffs = uint64(int64(vrTop)+vrOffs), 16, vrOffs+16
+		case a.kind == argLongDouble && aapcs:
+			addr, n = stack(16, 16), 16
+		case a.kind == argLongDouble:
+			addr, n = stack(12, 4), 10
+		case a.kind == argDouble && sysv && fp < 176:
+			addr, n, fp = save+fp, 8, fp+16
+		case a.kind == argDouble && aapcs && vrOffs < 0:
+			addr, n, vrOffs = uint64(int64(vrTop)+vrOffs), 8, vrOffs+16
+		case a.kind == argDouble || a.kind == argLongLong && s.conv.word == 4:
+			addr, n = stack(8, s.conv.word), 8
+		case sysv && gp < 48:
+			addr, gp = save+gp, gp+8
+		case aapcs && grOffs < 0:
+			addr, grOffs = uint64(int64(grTop)+grOffs), grOffs+8
+		default:
+			addr = stack(s.conv.word, s.conv.word)
+		}
+		b, ok, err := read(addr, n)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if !ok {
+			return texts, extra, nil, nil
+		}
+		name := fmt.Sprintf("va#%d", k+1)
+		r := wideRegister(name, b) // a 32-bit target's double or long long: one 8-byte value
+		extra = append(extra, r)
+		if a.kind == argText {
+			ts, err := s.readText(ctx, name, r.Value, ports.MaxTraceString, true)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			texts = append(texts, ts)
+		}
+		variadic = append(variadic, ports.Parameter{Name: a.spec, Type: a.typ, Location: name})
+	}
+	switch {
+	case !whole:
+		variadic = nil
+	case variadic == nil:
+		variadic = []ports.Parameter{}
+	}
+	return texts, extra, variadic, nil
 }

@@ -215,3 +215,65 @@ func TestCLITraceScanf(t *testing.T) {
 		})
 	}
 }
+
+// vaC is a logging wrapper and a scanning one: the arguments reach
+// vsnprintf, vfprintf and vsscanf in a va_list, past the registers too
+// (five integers after the six in registers, eight doubles after the
+// first).
+const vaC = `#include <stdio.h>
+#include <stdarg.h>
+__attribute__((noinline)) void logf_(const char *fmt, ...) {
+  char buf[160]; va_list ap; va_start(ap, fmt); vsnprintf(buf, sizeof buf, fmt, ap); va_end(ap);
+  va_start(ap, fmt); vfprintf(stdout, fmt, ap); va_end(ap); puts(buf);
+}
+__attribute__((noinline)) int scanit(const char *in, const char *fmt, ...) {
+  va_list ap; va_start(ap, fmt); int n = vsscanf(in, fmt, ap); va_end(ap); return n;
+}
+int main(int argc, char **argv) {
+  logf_("%s %d %.2f %lld %Lg %s %d %d %d %d %d %f %f %f %f %f %f %f %f\n", "ana", 42, 2.5 * argc, 1LL << 40, 1.5L, "zz", 1, 2, 3, 4, 5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0);
+  int a = 0; double d = 0; char w[16];
+  return scanit("17 0.5 word", "%d %lf %15s", &a, &d, w) == 3 ? 0 : 1;
+}
+`
+
+// rea trace on the va_list forms reads the format's arguments through the
+// va_list as va_arg would (System V x86-64's and AAPCS64's register save
+// areas and overflow area, i386's stack): each conversion's argument typed
+// and named by it, an int without the upper half of its 64-bit slot.
+func TestCLITraceVaList(t *testing.T) {
+	if runtime.GOARCH != "amd64" || runtime.GOOS != "linux" {
+		t.Skip("the trace lanes are tested on x86-64 Linux hosts")
+	}
+	const args = `%s="ana", %d=0x2a, %.2f=2.5, %lld=0x10000000000, %Lg=1.5, %s="zz", %d=0x1, %d=0x2, %d=0x3, %d=0x4, %d=0x5, %f=1, %f=2, %f=3, %f=4, %f=5, %f=6, %f=7, %f=8`
+	for _, lane := range []struct{ name, cc, ccPkg, stub string }{
+		{"x86-64", "gcc", "gcc", "gdbserver"},
+		{"x86", "i686-linux-gnu-gcc", "gcc-i686-linux-gnu", "qemu-i386"},
+		{"arm64", "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu", "qemu-aarch64"},
+	} {
+		t.Run(lane.name, func(t *testing.T) {
+			is := is.New(t)
+			for tool, pkg := range map[string]string{lane.cc: lane.ccPkg, lane.stub: map[bool]string{true: "gdbserver", false: "qemu-user"}[lane.stub == "gdbserver"], "gdbserver": "gdbserver"} {
+				if _, err := exec.LookPath(tool); err != nil {
+					t.Skipf("%s is not installed (Debian package %s)", tool, pkg)
+				}
+			}
+			exe := buildCWith(t, lane.cc, "va", vaC, "-O1")
+			out, stderr, code := runCLI(t, "trace", "--function", "vsnprintf,vfprintf,__isoc99_vsscanf", "--", exe)
+			t.Log(out, stderr)
+			is.Equal(code, 0)
+			var rows []string // each hit's row, its columns' padding squeezed
+			for _, line := range strings.Split(out, "\n")[3:] {
+				if f := strings.Fields(line); len(f) > 1 {
+					rows = append(rows, strings.Join(f[1:], " "))
+				}
+			}
+			is.Equal(len(rows), 3)
+			is.True(strings.HasPrefix(rows[0], "vsnprintf str=0x"))
+			is.True(strings.Contains(rows[0], ", ap=0x") && strings.HasSuffix(rows[0], args+" logf_ 0x73"))
+			is.True(strings.HasPrefix(rows[1], "vfprintf stream=0x") && strings.HasSuffix(rows[1], args+" logf_ 0x73"))
+			is.True(strings.HasPrefix(rows[2], `__isoc99_vsscanf str="17 0.5 word", format="%d %lf %15s", ap=0x`))
+			is.True(strings.HasSuffix(rows[2], `%d@return=0x11, %lf@return=0.5, %15s@return="word" scanit 0x3`))
+			noDescendants(t)
+		})
+	}
+}

@@ -30,6 +30,9 @@ type traceSig struct {
 	// pointers, what they point at read at the return).
 	format string
 	scan   bool
+	// valist is the register of the va_list the format's arguments come
+	// from (vprintf's ap), or "": they follow the format otherwise.
+	valist string
 }
 
 // cString matches a pointer to char, which a call's argument register
@@ -153,7 +156,18 @@ var libcPrototypes = map[string]string{
 	"__sprintf_chk":  "char *str, int flag, size_t strlen, const char *format, ...",
 	"__snprintf_chk": "char *str, size_t maxlen, int flag, size_t strlen, const char *format, ...",
 	"__strcpy_chk":   "char *dest, const char *src, size_t destlen", "__stpcpy_chk": "char *dest, const char *src, size_t destlen",
-	"__strcat_chk": "char *dest, const char *src, size_t destlen", "__strncpy_chk": "char *dest, const char *src, size_t n, size_t destlen",
+	"__strcat_chk": "char *dest, const char *src, size_t destlen",
+	// The va_list forms, which logging wrappers call.
+	"vprintf": "const char *format, va_list ap", "vfprintf": "FILE *stream, const char *format, va_list ap",
+	"vdprintf": "int fd, const char *format, va_list ap", "vsyslog": "int priority, const char *format, va_list ap",
+	"vsprintf": "char *str, const char *format, va_list ap", "vsnprintf": "char *str, size_t size, const char *format, va_list ap",
+	"vasprintf": "char **strp, const char *format, va_list ap", "__vprintf_chk": "int flag, const char *format, va_list ap",
+	"__vfprintf_chk": "FILE *stream, int flag, const char *format, va_list ap", "__vdprintf_chk": "int fd, int flag, const char *format, va_list ap",
+	"__vsyslog_chk":   "int priority, int flag, const char *format, va_list ap",
+	"__vsprintf_chk":  "char *str, int flag, size_t slen, const char *format, va_list ap",
+	"__vsnprintf_chk": "char *str, size_t maxlen, int flag, size_t slen, const char *format, va_list ap",
+	"vsscanf":         "const char *str, const char *format, va_list ap", "__isoc99_vsscanf": "const char *str, const char *format, va_list ap",
+	"__isoc23_vsscanf": "const char *str, const char *format, va_list ap", "__strncpy_chk": "char *dest, const char *src, size_t n, size_t destlen",
 	"open": "const char *pathname, int flags, ...", "open64": "const char *pathname, int flags, ...", "creat": "const char *pathname, unsigned int mode",
 	"openat": "int dirfd, const char *pathname, int flags, ...", "fopen": "const char *pathname, const char *mode",
 	"fopen64": "const char *pathname, const char *mode", "freopen": "const char *pathname, const char *mode, FILE *stream",
@@ -226,6 +240,11 @@ func prototypeSig(name string, conv ports.CallingConvention) *traceSig {
 			p.Location, ni = regs[ni], ni+1
 		default:
 			p.Location, s.placed = "stack", false
+		}
+		if p.Type == "va_list" && len(s.params) > 0 && s.params[len(s.params)-1].Name == "format" {
+			// vprintf's arguments are the va_list's.
+			s.format, s.valist = s.params[len(s.params)-1].Location, p.Location
+			s.scan = strings.HasSuffix(base, "scanf")
 		}
 		s.params = append(s.params, p)
 	}

@@ -308,6 +308,11 @@ func (s *traceSig) placedArguments(h ports.TraceHit, variadic []ports.Parameter,
 				arg := one(r)
 				if k >= len(s.params) {
 					arg.Parameter = core.OptString(p.Name)
+					if promotedInt[p.Type] {
+						// An int in a 64-bit register or stack word: the
+						// upper half is whatever was there before.
+						arg.Value = core.Hex(r.Value & 0xffffffff)
+					}
 					if i := slices.IndexFunc(h.Stored, func(r ports.TraceRegister) bool { return r.Name == p.Location }); i >= 0 && s.scan {
 						storedValue(&arg, strings.TrimSuffix(p.Type, " *"), h.Stored[i].Bytes)
 					}
@@ -318,6 +323,11 @@ func (s *traceSig) placedArguments(h ports.TraceHit, variadic []ports.Parameter,
 	}
 	return argv
 }
+
+// promotedInt are the types a printf conversion reads as a promoted int
+// (adapters/gdbremote's names): 4 bytes of an argument register or slot.
+var promotedInt = map[string]bool{"int": true, "unsigned int": true, "short": true, "unsigned short": true,
+	"signed char": true, "unsigned char": true, "wint_t": true}
 
 // storedValue sets what a scanf-style call stored through arg's pointer,
 // b, as the pointed-at type typ gives it: a number's value, %c's

@@ -192,6 +192,16 @@ func TestFormatArguments(t *testing.T) {
 	h.Variadic = nil
 	is.Equal(len(sysv.arguments(h, nil, nil)), len(h.Arguments))
 
+	// vfprintf's arguments come through its va_list, named va#1...; an
+	// int is the low half of its 64-bit word.
+	vf := prototypeSig("vfprintf", ports.ConventionSysV)
+	is.Equal([]string{vf.format, vf.valist}, []string{"rsi", "rdx"})
+	h = ports.TraceHit{Arguments: []ports.TraceRegister{
+		{Name: "rdi", Value: 0x10}, {Name: "rsi", Value: 0x1000}, {Name: "rdx", Value: 0x20}, {Name: "rcx"}, {Name: "r8"}, {Name: "r9"},
+		{Name: "va#1", Value: 0x550000002a}, {Name: "va#2", Value: 0x4004000000000000},
+	}, Variadic: []ports.Parameter{{Name: "%d", Type: "int", Location: "va#1"}, {Name: "%f", Type: "double", Location: "va#2"}}}
+	is.Equal(show(vf.arguments(h, nil, nil)), []string{"stream@rdi=0x10", "format@rsi=0x1000", "ap@rdx=0x20", "%d@va#1=0x2a", "%f@va#2=2.5"})
+
 	cdecl := prototypeSig("printf", ports.ConventionCdecl)
 	h = ports.TraceHit{Arguments: []ports.TraceRegister{
 		{Name: "[esp+4]", Value: 0x1000}, {Name: "[esp+8]", Value: 0}, {Name: "[esp+12]", Value: 0x100}, {Name: "[esp+16]"}, {Name: "[esp+20]", Value: 0xc0000000}, {Name: "[esp+24]", Value: 0x3fff},
