@@ -215,6 +215,7 @@ func (s *session) formatArgs(ctx context.Context, bp ports.TraceBreakpoint, strs
 	if bp.Scan {
 		args, _, whole = s.conv.parseScan(strs[i].Text) // pointers, read at the return
 	}
+	whole = whole && !strs[i].Truncated // conversions past the bytes read are not known
 	if bp.VaList != "" {
 		return s.vaArgs(ctx, regs[bp.VaList], args, whole)
 	}

@@ -201,6 +201,24 @@ func TestTraceStrings(t *testing.T) {
 	is.Equal(got[4], ports.TraceString{Register: reg, Text: []byte("end"), Truncated: true})
 }
 
+// A format cut at the bytes a trace reads (ports.MaxTraceString) may hold
+// conversions past the cut: the %s before it is read, and the hit gives no
+// variadic list, which would claim to be every argument.
+func TestTraceFormatTruncated(t *testing.T) {
+	needServer(t)
+	is := is.New(t)
+	bin := buildC(t, "formats.c", "formats")
+	reg := argRegister(t)
+	res, err := traceOne(t, bin, []ports.TraceBreakpoint{{Address: symbol(t, bin, "shout"), Name: "shout", Strings: []string{reg}, Format: reg}}, "")
+	is.NoErr(err)
+	is.Equal(len(res.Hits), 1)
+	h := res.Hits[0]
+	is.True(h.Strings[0].Truncated)
+	is.Equal(len(h.Strings), 2)
+	is.Equal(string(h.Strings[1].Text), "first")
+	is.Equal(h.Variadic, nil)
+}
+
 // argRegister is the first integer argument register of the host's C
 // convention.
 func argRegister(t *testing.T) string {

@@ -11,7 +11,17 @@ __attribute__((noinline)) int say(const char *fmt, ...) {
 	return n;
 }
 
+/* A format longer than the bytes a trace reads of it. */
+__attribute__((noinline)) int shout(const char *fmt, ...) {
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vprintf(fmt, ap);
+	va_end(ap);
+	return n;
+}
+
 int main(void) {
+	shout("%s %d ................................................................................................................................................................................................................................................................ %s\n", "first", 2, "second");
 	say("%s-%s-%s-%s-%s-%s-%s-%s-%d-%s\n", "one", "two", "three", "four", "five", "six", "seven", "eight", 9, "ten");
 	return 0;
 }
