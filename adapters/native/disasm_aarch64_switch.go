@@ -8,8 +8,8 @@ import (
 // AArch64 jump tables. gcc and clang compile a dense switch to a table of
 // offsets from a label (or, rarely, of addresses) and dispatch with "br":
 //
-//	cmp   wI, #N            the bound, directly followed by
-//	b.hi  default           (or b.cs; or b.ls/b.cc to the dispatch below)
+//	cmp   wI, #N            the bound (what is scheduled before its branch
+//	b.hi  default           leaves the flags); or b.cs; or b.ls/b.cc to the dispatch
 //	adrp  xT, tab
 //	add   xT, xT, :lo12:tab
 //	ldrb  wE, [xT, wI, uxtw]      gcc: ldrb/ldrh/ldr, [xT, wI, uxtw #s]
@@ -24,17 +24,22 @@ import (
 // pays nothing; from the "br" back to the bound the code must be straight
 // (no other branch into it is looked for, as x86's recovery does not), or,
 // when the bound's branch jumps to the dispatch (gcc -O2 puts the default
-// first), straight from that branch's target.
+// first), straight from that branch's target. The table's and the label's
+// addresses may be set before a b.hi and other conditional branches the
+// path falls through (clang sets the table's before a loop whose body
+// dispatches), but not before the target of a b.ls.
 
 // Bounds of AArch64 jump-table recovery.
 const (
 	armDispatchBack = 24  // instructions from the br back to the bound's branch, straight-line
 	armBoundFar     = 512 // instructions before a straight run (and after the br) searched for the b.ls/b.cc that jumps to it
 	armCmpBack      = 4   // instructions before the bound's branch searched for its cmp
-	// armTableBudget is what one sweep may read of tables besides its own
-	// length in entries: a hostile file of dispatches, each with a bound
-	// of maxJumpTable, costs no more than reading its code a few times.
-	armTableBudget = 4 * maxJumpTable
+	// armTableBudget is what one sweep may read of tables (in entries, and
+	// instructions searched for a bound far away) besides its own length
+	// in bytes: a hostile file of dispatches, each with a bound of
+	// maxJumpTable or a far search, costs no more than reading its code a
+	// few times.
+	armTableBudget = 16 * maxJumpTable
 )
 
 // armTable is the state of jump-table recovery, kept in the decoder so
@@ -72,6 +77,19 @@ func armFlow(x uint32) bool {
 		x&0xfe000000 == 0xd6000000 || // BR, BLR, RET, ERET and their authenticated forms
 		x&0xff000000 == 0xd4000000 || // SVC, HVC, SMC, BRK, HLT, DCPS
 		x&0xffff0000 == 0 // UDF
+}
+
+// armNoFall reports whether control never continues after x: B, BR,
+// RET and their authenticated forms, BRK, HLT, UDF.
+func armNoFall(x uint32) bool {
+	switch {
+	case x&0xfc000000 == 0x14000000: // B
+		return true
+	case x&0xfe000000 == 0xd6000000: // branch (register): all but BLR, BLRAA/BLRAB
+		op := x >> 21 & 0xf
+		return op != 1 && op != 9
+	}
+	return x&0xffe0001f == 0xd4200000 || x&0xffe0001f == 0xd4400000 || x&0xffff0000 == 0
 }
 
 // armWrites reports whether x may write general register r: its Rd/Rt
@@ -318,11 +336,16 @@ func (t *armTable) bound(pc uint64, k int, r uint32) (uint64, reach, bool) {
 				return n, reach{last: armDispatchBack, cross: true}, ok
 			}
 		}
-		// The run starts after x: a b.ls/b.cc before or after it must
-		// jump to its start.
+		// The run starts after x, which must not fall into it: a
+		// b.ls/b.cc before or after it must jump to its start.
+		if !armNoFall(x) {
+			return 0, reach{}, false
+		}
 		start := pc - 4*uint64(k)
-		for j := 1; j <= armBoundFar; j++ {
-			for _, at := range [2]int{k + j, -j} { // before the run, after the br
+		for j := 1; j <= armBoundFar && t.budget > 0; j++ {
+			t.budget -= 2 // the search is paid for as entries are
+			// before the run, after the br
+			for _, at := range [2]int{k + j, -j} {
 				y, ok := t.word(pc, at)
 				if !ok || y&0xff000010 != 0x54000000 || (y&15 != 9 && y&15 != 3) { // B.ls, B.cc
 					continue
@@ -430,9 +453,12 @@ func (d *arm64Decoder) jumpTable(pc uint64, reg uint32) []uint64 {
 	}
 	t.budget -= int(n)
 	within := d.mm.code(pc)
+	if within == nil {
+		return nil
+	}
 	size := uint64(1) << load.size
 	data, err := d.mm.view(d.src, at, n*size)
-	if err != nil || within == nil || uint64(len(data)) < n*size {
+	if err != nil || uint64(len(data)) < n*size {
 		return nil
 	}
 	t.tab = t.tab[:0]

@@ -172,6 +172,9 @@ func TestArmSwitchShapes(t *testing.T) {
 		{"bound on another register", armSwitchImage(pad(append([]uint32{aCmp(2, 3)}, gccDispatch(4, 0, 0x200)[1:]...), 64), 0x200, bytesOf(0, 1, 2, 3)), nil},
 		{"index changed", armSwitchImage(pad(append(append(gccDispatch(4, 0, 0x200)[:2:2], aAddImm(0, 0, 1)), gccDispatch(4, 0, 0x200)[2:]...), 64), 0x200, bytesOf(0, 1, 2, 3)), nil},
 		{"target outside", gcc(1, halves(0, 0x7000), 2), nil},
+		// A b.ls jumps to the dispatch, but a b.eq's other path falls into it.
+		{"falls into the b.ls target", armSwitchImage(pad([]uint32{aCmp(0, 1), aBCond(aLS, 8), aBCond(0, 0x100), aAdrp(1, 0), aAddImm(1, 1, 0x200),
+			aLdr(0, 1, 1, 1, 0, 2, false), aAdr(0, 12), aAddExt(1, 0, 1, 4, 2), aBr(1)}, 64), 0x200, bytesOf(0, 1)), nil},
 		{"table beyond the file", gcc(0, bytesOf(0, 1), 200), nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
