@@ -337,3 +337,76 @@ func checkArmSwitchStripped(t *testing.T, path string, sws []armSwitch, syms map
 		})
 	}
 }
+
+// goSwitchProgram is a switch Go compiles to a table of absolute
+// addresses on arm64 (cmp; b.hi; adrp/add; ldr x, [t, x, lsl #3]; br).
+const goSwitchProgram = `package main
+
+import "os"
+
+//go:noinline
+func f(k int) { os.Stdout.Write([]byte{byte(k)}) }
+
+//go:noinline
+func sw(x int) int {
+	switch x {
+	case 0: f(10); return 1
+	case 1: f(11); return 2
+	case 2: f(12); return 3
+	case 3: f(13); return 4
+	case 4: f(14); return 5
+	case 5: f(15); return 6
+	case 6: f(16); return 7
+	case 7: f(17); return 8
+	case 8: f(18); return 9
+	case 9: f(19); return 10
+	}
+	return 0
+}
+
+func main() { os.Exit(sw(len(os.Args))) }
+`
+
+// TestAArch64GoSwitchTable: Go's arm64 jump table (absolute entries) is
+// recovered: main.sw's br has ten jump-table edges, each to a block that
+// calls main.f.
+func TestAArch64GoSwitchTable(t *testing.T) {
+	is := is.New(t)
+	if testing.Short() {
+		t.Skip("a Go cross-compile; skipped with -short")
+	}
+	needTool(t, "go")
+	dir := t.TempDir()
+	for name, text := range map[string]string{"main.go": goSwitchProgram, "go.mod": "module sw\n\ngo 1.22\n"} {
+		is.NoErr(os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	out := filepath.Join(dir, "sw")
+	cmd := exec.Command("go", "build", "-o", out, ".")
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm64")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, msg)
+	}
+	syms := elfFuncs(t, out)
+	a := openAnalysis(t, out)
+	ctx := context.Background()
+	fn, err := a.Function(ctx, ports.FunctionRequest{Address: syms["main.sw"].Value})
+	is.NoErr(err)
+	var targets []uint64
+	for _, blk := range fn.Blocks {
+		for _, e := range blk.Successors {
+			if e.Kind == ports.EdgeJumpTable {
+				targets = append(targets, e.Target)
+			}
+		}
+	}
+	is.Equal(len(targets), 10) // one edge per case
+	for _, tg := range targets {
+		i := slices.IndexFunc(fn.Blocks, func(b ports.BasicBlock) bool { return b.Start == tg })
+		is.True(i >= 0) // a case starts a block
+		refs, err := a.ReferencesFrom(ctx, fn.Blocks[i].Start, fn.Blocks[i].End)
+		is.NoErr(err)
+		is.True(slices.ContainsFunc(refs, func(r ports.Reference) bool {
+			return r.Kind == ports.RefCall && r.To == syms["main.f"].Value
+		})) // the case calls main.f
+	}
+}
