@@ -309,7 +309,8 @@ type ranged interface {
 }
 
 // newDecoder returns the decoder of an architecture, or nil when the
-// provider does not decode it. mm and src let x86 read jump tables.
+// provider does not decode it. mm and src let x86 and AArch64 read jump
+// tables.
 func newDecoder(a arch, mm *memMap, src source) decoder {
 	switch a {
 	case archX86:
@@ -317,7 +318,7 @@ func newDecoder(a arch, mm *memMap, src source) decoder {
 	case archX8664:
 		return newX86(64, mm, src)
 	case archARM64:
-		return &arm64Decoder{mm: mm}
+		return &arm64Decoder{mm: mm, src: src}
 	case archCIL:
 		return &cilDecoder{tok: mm.clr}
 	}

@@ -20,6 +20,8 @@ import (
 // and ADRP+LDR/STR a data read or write.
 type arm64Decoder struct {
 	mm    *memMap
+	src   source // reads jump tables (disasm_aarch64_switch.go)
+	sw    armTable
 	regs  [32]uint64
 	known uint32 // bit i: regs[i] holds an address
 	// loaded bit i: register i holds the word an LDR read from slots[i]
@@ -29,7 +31,10 @@ type arm64Decoder struct {
 	refs   [2]xref
 }
 
-func (d *arm64Decoder) reset([]byte, uint64) { d.known, d.loaded = 0, 0 }
+func (d *arm64Decoder) reset(code []byte, base uint64) {
+	d.known, d.loaded = 0, 0
+	d.sw.reset(code, base)
+}
 
 func sext(v uint64, bits uint) int64 { return int64(v<<(64-bits)) >> (64 - bits) }
 
@@ -103,6 +108,17 @@ func (d *arm64Decoder) step(b []byte, pc uint64, out *insn) {
 		switch x >> 21 & 0xf {
 		case 0, 8: // BR, BRAA, BRAB
 			out.flow = ports.FlowJump
+			if x&0xfffffc1f == 0xd61f0000 { // BR: a switch's dispatch?
+				if tab := d.jumpTable(pc, x>>5&31); len(tab) > 0 {
+					out.table = tab
+					refs = d.sw.refs[:0]
+					for _, t := range tab {
+						refs = append(refs, xref{from: pc, to: t, kind: kindJump})
+					}
+					d.sw.refs = refs
+					break
+				}
+			}
 			refs = append(refs, xref{from: pc, to: d.slotOf(x >> 5 & 31), kind: kindJump, flags: flagUnresolved})
 		case 1, 9: // BLR, BLRAA, BLRAB
 			out.flow = ports.FlowCall

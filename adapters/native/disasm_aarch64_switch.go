@@ -1,0 +1,480 @@
+package native
+
+import (
+	"encoding/binary"
+	"slices"
+)
+
+// AArch64 jump tables. gcc and clang compile a dense switch to a table of
+// offsets from a label (or, rarely, of addresses) and dispatch with "br":
+//
+//	cmp   wI, #N            the bound (what is scheduled before its branch
+//	b.hi  default           leaves the flags); or b.cs; or b.ls/b.cc to the dispatch
+//	adrp  xT, tab
+//	add   xT, xT, :lo12:tab
+//	ldrb  wE, [xT, wI, uxtw]      gcc: ldrb/ldrh/ldr, [xT, wI, uxtw #s]
+//	adr   xB, label               clang: ldrb/ldrh/ldrsw, [xT, xI, lsl #s]
+//	add   xD, xB, wE, sxtb #2     gcc: sxtb/sxth/sxtw; clang: xE, lsl #2
+//	br    xD
+//
+// (or "ldr xD, [xT, xI, lsl #3]; br xD", absolute entries). The index may
+// pass through mov, and, uxtb and uxth after the compare (none of them
+// makes it larger). The instructions are read back from the swept bytes in
+// address order, only when a "br" is reached, so the sweep's common path
+// pays nothing; from the "br" back to the bound the code must be straight
+// (no other branch into it is looked for, as x86's recovery does not), or,
+// when the bound's branch jumps to the dispatch (gcc -O2 puts the default
+// first), straight from that branch's target. The table's and the label's
+// addresses may be set before a b.hi and other conditional branches the
+// path falls through (clang sets the table's before a loop whose body
+// dispatches), but not before the target of a b.ls.
+
+// Bounds of AArch64 jump-table recovery.
+const (
+	armDispatchBack = 24  // instructions from the br back to the bound's branch, straight-line
+	armBoundFar     = 512 // instructions before a straight run (and after the br) searched for the b.ls/b.cc that jumps to it
+	armCmpBack      = 4   // instructions before the bound's branch searched for its cmp
+	// armTableBudget is what one sweep may read of tables (in entries, and
+	// instructions searched for a bound far away) besides its own length
+	// in bytes: a hostile file of dispatches, each with a bound of
+	// maxJumpTable or a far search, costs no more than reading its code a
+	// few times.
+	armTableBudget = 16 * maxJumpTable
+)
+
+// armTable is the state of jump-table recovery, kept in the decoder so
+// that its buffers are reused.
+type armTable struct {
+	code   []byte // the bytes being swept, from base
+	base   uint64
+	budget int      // entries left for this sweep
+	tab    []uint64 // the targets recovered last
+	refs   []xref   // the jumps to them
+}
+
+func (t *armTable) reset(code []byte, base uint64) {
+	t.code, t.base = code, base
+	t.budget = armTableBudget + len(code)
+}
+
+// word returns the instruction k instructions before pc (after it, when
+// k is negative), when it is in the swept bytes.
+func (t *armTable) word(pc uint64, k int) (uint32, bool) {
+	at := pc - uint64(int64(k)*4)
+	if at < t.base || at-t.base >= uint64(len(t.code)) || uint64(len(t.code))-(at-t.base) < 4 {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint32(t.code[at-t.base:]), true
+}
+
+// armFlow reports whether x transfers control (or stops): a straight run
+// ends at one.
+func armFlow(x uint32) bool {
+	return x&0x7c000000 == 0x14000000 || // B, BL
+		x&0xff000000 == 0x54000000 || // B.cond, BC.cond
+		x&0x7e000000 == 0x34000000 || // CBZ, CBNZ
+		x&0x7e000000 == 0x36000000 || // TBZ, TBNZ
+		x&0xfe000000 == 0xd6000000 || // BR, BLR, RET, ERET and their authenticated forms
+		x&0xff000000 == 0xd4000000 || // SVC, HVC, SMC, BRK, HLT, DCPS
+		x&0xffff0000 == 0 // UDF
+}
+
+// armNoFall reports whether control never continues after x: B, BR,
+// RET and their authenticated forms, BRK, HLT, UDF.
+func armNoFall(x uint32) bool {
+	switch {
+	case x&0xfc000000 == 0x14000000: // B
+		return true
+	case x&0xfe000000 == 0xd6000000: // branch (register): all but BLR, BLRAA/BLRAB
+		op := x >> 21 & 0xf
+		return op != 1 && op != 9
+	}
+	return x&0xffe0001f == 0xd4200000 || x&0xffe0001f == 0xd4400000 || x&0xffff0000 == 0
+}
+
+// armWrites reports whether x may write general register r: its Rd/Rt
+// field (whatever the instruction: stores and compares count, which only
+// loses tables), a pair's second register, a writeback's base, an
+// exclusive store's status register.
+func armWrites(x, r uint32) bool {
+	if x&31 == r {
+		return true
+	}
+	switch {
+	case x&0x3f000000 == 0x08000000: // load/store exclusive, ordered, compare and swap
+		return x>>10&31 == r || x>>16&31 == r
+	case x&0x38000000 == 0x28000000: // load/store pair (and no-allocate pair)
+		return x>>10&31 == r || x>>23&1 == 1 && x>>5&31 == r
+	case x&0x3b200000 == 0x38000000: // load/store register, unscaled/post/unprivileged/pre
+		return x>>10&1 == 1 && x>>5&31 == r
+	}
+	return false
+}
+
+// armLoad is a load (register offset) of a table entry.
+type armLoad struct {
+	rt, rn, rm uint32
+	size       uint   // log2 of the entry's bytes
+	signed     uint32 // 0 zero-extends, 1 sign-extends to 64 bits, 2 to 32 bits
+}
+
+// decodeLoad decodes LDR{B,H,SB,SH,SW,} Rt, [Xn, Rm{, extend #s}] whose
+// scaling, if any, is the entry's size.
+func decodeLoad(x uint32) (armLoad, bool) {
+	if x&0x3f200c00 != 0x38200800 { // load/store register (register offset), general registers
+		return armLoad{}, false
+	}
+	size, opc := uint(x>>30), x>>22&3
+	l := armLoad{rt: x & 31, rn: x >> 5 & 31, rm: x >> 16 & 31, size: size}
+	switch {
+	case opc == 1:
+	case opc == 2 && size < 3:
+		l.signed = 1
+	case opc == 3 && size < 2:
+		l.signed = 2
+	default: // a store or a prefetch
+		return armLoad{}, false
+	}
+	if opt := x >> 13 & 7; opt&2 == 0 { // only UXTW, LSL, SXTW and SXTX address
+		return armLoad{}, false
+	}
+	if x>>12&1 == 0 && size != 0 { // [xT, xI]: an index not scaled to the entry
+		return armLoad{}, false
+	}
+	return l, l.rn != 31 && l.rm != 31
+}
+
+// value is the entry e (size bytes, little-endian) as the load leaves it
+// in a 64-bit register.
+func (l armLoad) value(e []byte) uint64 {
+	var v uint64
+	switch l.size {
+	case 0:
+		v = uint64(e[0])
+	case 1:
+		v = uint64(binary.LittleEndian.Uint16(e))
+	case 2:
+		v = uint64(binary.LittleEndian.Uint32(e))
+	default:
+		v = binary.LittleEndian.Uint64(e)
+	}
+	switch l.signed {
+	case 1:
+		v = uint64(sext(v, 8<<l.size))
+	case 2:
+		v = uint64(uint32(sext(v, 8<<l.size)))
+	}
+	return v
+}
+
+// armAdd is "add xD, xB, xE, lsl #s" or "add xD, xB, wE, {s,u}xt{b,h,w} #s".
+type armAdd struct {
+	rd, rn, rm uint32
+	extend     int32 // -1: the whole register (lsl, uxtx, sxtx); else the option (0-6)
+	shift      uint
+}
+
+func decodeAdd(x uint32) (armAdd, bool) {
+	a := armAdd{rd: x & 31, rn: x >> 5 & 31, rm: x >> 16 & 31, extend: -1}
+	switch {
+	case x&0xff200000 == 0x8b000000: // ADD (shifted register), 64-bit
+		if x>>22&3 != 0 || a.rd == 31 || a.rn == 31 || a.rm == 31 { // LSL only; 31 is xzr here
+			return armAdd{}, false
+		}
+		a.shift = uint(x >> 10 & 63)
+	case x&0xffe00000 == 0x8b200000: // ADD (extended register), 64-bit
+		a.shift = uint(x >> 10 & 7)
+		if opt := int32(x >> 13 & 7); opt != 3 && opt != 7 {
+			a.extend = opt
+		}
+		if a.rn == 31 || a.rm == 31 { // sp is no label, xzr no entry
+			return armAdd{}, false
+		}
+	default:
+		return armAdd{}, false
+	}
+	return a, a.shift <= 4
+}
+
+// apply is what the add makes of the entry register's value v.
+func (a armAdd) apply(v uint64) uint64 {
+	switch a.extend {
+	case 0:
+		v &= 0xff
+	case 1:
+		v &= 0xffff
+	case 2:
+		v &= 0xffffffff
+	case 4:
+		v = uint64(sext(v, 8))
+	case 5:
+		v = uint64(sext(v, 16))
+	case 6:
+		v = uint64(sext(v, 32))
+	}
+	return v << a.shift
+}
+
+// armCond reports whether x is a conditional branch, which a path may
+// fall through.
+func armCond(x uint32) bool {
+	return x&0xff000000 == 0x54000000 || x&0x7c000000 == 0x34000000 // B.cond, BC.cond, CB(N)Z, TB(N)Z
+}
+
+// reach is how far back from a br the registers it depends on may be set:
+// up to the instruction last back from it, across conditional branches
+// (which the path to the br falls through) when cross.
+type reach struct {
+	last  int
+	cross bool
+}
+
+// straight is the reach of the run that ends at the br: no branch.
+var straight = reach{last: armDispatchBack}
+
+// defOf finds the last instruction before pc-4*from that writes r, within
+// the reach: its word and how far back it is.
+func (t *armTable) defOf(pc uint64, from int, r uint32, in reach) (uint32, int, bool) {
+	for k := from + 1; k <= in.last; k++ {
+		x, ok := t.word(pc, k)
+		if !ok || armFlow(x) && !(in.cross && armCond(x)) {
+			return 0, 0, false
+		}
+		if armWrites(x, r) {
+			return x, k, true
+		}
+	}
+	return 0, 0, false
+}
+
+// addrOf is the address register r holds before pc-4*from, set by ADR, or
+// ADRP with an optional ADD.
+func (t *armTable) addrOf(pc uint64, from int, r uint32, in reach) (uint64, bool) {
+	x, k, ok := t.defOf(pc, from, r, in)
+	if !ok {
+		return 0, false
+	}
+	at := pc - 4*uint64(k)
+	switch {
+	case x&0x9f000000 == 0x10000000: // ADR
+		return at + uint64(sext(uint64(x>>5&0x7ffff)<<2|uint64(x>>29&3), 21)), true
+	case x&0x9f000000 == 0x90000000: // ADRP
+		return at&^0xfff + uint64(sext(uint64(x>>5&0x7ffff)<<2|uint64(x>>29&3), 21)<<12), true
+	case x&0xff800000 == 0x91000000: // ADD (immediate), 64-bit
+		rn := x >> 5 & 31
+		if rn == 31 {
+			return 0, false
+		}
+		imm := uint64(x >> 10 & 0xfff)
+		if x&(1<<22) != 0 {
+			imm <<= 12
+		}
+		y, j, ok := t.defOf(pc, k, rn, in)
+		if !ok || y&0x9f000000 != 0x90000000 { // only adrp; add: one level
+			return 0, false
+		}
+		page := (pc-4*uint64(j))&^0xfff + uint64(sext(uint64(y>>5&0x7ffff)<<2|uint64(y>>29&3), 21)<<12)
+		return page + imm, true
+	}
+	return 0, false
+}
+
+// armCmp returns N of "cmp rI, #N" (SUBS with the zero register or
+// another register as destination), when x is one comparing r.
+func armCmp(x, r uint32) (uint64, bool) {
+	if x&0x7f800000 != 0x71000000 || x>>5&31 != r || (x&31 == r && r != 31) {
+		return 0, false
+	}
+	n := uint64(x >> 10 & 0xfff)
+	if x&(1<<22) != 0 {
+		n <<= 12
+	}
+	return n, true
+}
+
+// narrowed returns the register an instruction writing r copied it from
+// without making it larger: mov (orr with the zero register), and with
+// an immediate, uxtb/uxth/uxtw (ubfm with immr 0).
+func narrowed(x, r uint32) (uint32, bool) {
+	if x&31 != r {
+		return 0, false
+	}
+	switch {
+	case x&0x7fe0ffe0 == 0x2a0003e0: // MOV (ORR Rd, ZR, Rm)
+		return x >> 16 & 31, x>>16&31 != 31
+	case x&0x7f800000 == 0x12000000, x&0x7f800000 == 0x53000000 && x>>16&63 == 0: // AND (immediate), UBFM #0
+		return x >> 5 & 31, x>>5&31 != 31
+	}
+	return 0, false
+}
+
+// bound finds the case count for index register r loaded k instructions
+// before the br at pc: walking back over the straight run to the
+// conditional branch, through copies of the index, to "cmp; b.hi|b.cs"
+// (falling through to the dispatch), or to the start of the run, which a
+// "cmp; b.ls|b.cc" up to armBoundFar instructions away must jump to.
+// It returns how far back the table's and the label's addresses may be
+// set: past the b.hi on the path that falls through it, but not before
+// the start of a run a b.ls jumps to (what precedes it is another path).
+func (t *armTable) bound(pc uint64, k int, r uint32) (uint64, reach, bool) {
+	for ; k < armDispatchBack; k++ {
+		x, ok := t.word(pc, k+1)
+		if !ok {
+			return 0, reach{}, false
+		}
+		if !armFlow(x) {
+			if from, ok := narrowed(x, r); ok {
+				r = from
+			} else if armWrites(x, r) {
+				return 0, reach{}, false
+			}
+			continue
+		}
+		if x&0xff000010 == 0x54000000 { // B.cond falling through: hi, cs
+			if c := x & 15; c == 8 || c == 2 {
+				n, ok := t.compared(pc, k+2, r, c == 8)
+				return n, reach{last: armDispatchBack, cross: true}, ok
+			}
+		}
+		// The run starts after x, which must not fall into it: a
+		// b.ls/b.cc before or after it must jump to its start.
+		if !armNoFall(x) {
+			return 0, reach{}, false
+		}
+		start := pc - 4*uint64(k)
+		for j := 1; j <= armBoundFar && t.budget > 0; j++ {
+			t.budget -= 2 // the search is paid for as entries are
+			// before the run, after the br
+			for _, at := range [2]int{k + j, -j} {
+				y, ok := t.word(pc, at)
+				if !ok || y&0xff000010 != 0x54000000 || (y&15 != 9 && y&15 != 3) { // B.ls, B.cc
+					continue
+				}
+				if pc-uint64(int64(at)*4)+uint64(sext(uint64(y>>5&0x7ffff)<<2, 21)) == start {
+					n, ok := t.compared(pc, at+1, r, y&15 == 9)
+					return n, reach{last: k}, ok
+				}
+			}
+		}
+		return 0, reach{}, false
+	}
+	return 0, reach{}, false
+}
+
+// compared returns the cases of a bound "cmp r, #N" at most armCmpBack
+// instructions before the branch (k back from pc is the one right before
+// it): N+1 when the branch is inclusive (hi/ls), else N. What the compiler
+// scheduled in between must leave the flags and r alone.
+func (t *armTable) compared(pc uint64, k int, r uint32, inclusive bool) (uint64, bool) {
+	for j := k; j < k+armCmpBack; j++ {
+		x, ok := t.word(pc, j)
+		if !ok {
+			return 0, false
+		}
+		if n, ok := armCmp(x, r); ok {
+			if inclusive {
+				n++
+			}
+			return n, n > 0 && n <= maxJumpTable
+		}
+		if !armKeepsFlags(x) || armWrites(x, r) {
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// armKeepsFlags reports whether x is one of the common instructions that
+// never set the flags (a compiler schedules them between a compare and
+// its branch); anything else is taken to set them.
+func armKeepsFlags(x uint32) bool {
+	switch {
+	case x&0x0a000000 == 0x08000000: // loads and stores
+		return true
+	case x&0x1f000000 == 0x10000000: // ADR, ADRP
+		return true
+	case x&0x3f000000 == 0x11000000, x&0x3f000000 == 0x0b000000: // ADD/SUB (immediate, shifted, extended) without S
+		return true
+	case x&0x1f000000 == 0x0a000000, x&0x1f800000 == 0x12000000: // logical (register, immediate)
+		return x>>29&3 != 3 // not ANDS/BICS
+	case x&0x1f800000 == 0x12800000, x&0x1f800000 == 0x13000000: // move wide, bitfield
+		return true
+	case x&0xfffff01f == 0xd503201f: // hints (nop, bti, pac)
+		return true
+	}
+	return false
+}
+
+// jumpTable returns the targets of "br xD" at pc when it dispatches through a
+// jump table (into t.tab), every one of them in the br's code region; nil
+// otherwise.
+func (d *arm64Decoder) jumpTable(pc uint64, reg uint32) []uint64 {
+	t := &d.sw
+	if d.mm == nil || reg == 31 {
+		return nil
+	}
+	x, k, ok := t.defOf(pc, 0, reg, straight)
+	if !ok {
+		return nil
+	}
+	var add armAdd
+	load, absolute := decodeLoad(x)
+	kLoad := k
+	if absolute { // ldr xD, [xT, xI, lsl #3]; br xD
+		if load.size != 3 {
+			return nil
+		}
+	} else {
+		if add, ok = decodeAdd(x); !ok || add.rd != reg {
+			return nil
+		}
+		y, j, ok := t.defOf(pc, k, add.rm, straight)
+		if !ok {
+			return nil
+		}
+		if load, ok = decodeLoad(y); !ok || load.rt != add.rm {
+			return nil
+		}
+		kLoad = j
+	}
+	n, in, ok := t.bound(pc, kLoad, load.rm)
+	if !ok || t.budget < int(n) {
+		return nil
+	}
+	at, ok := t.addrOf(pc, kLoad, load.rn, in)
+	if !ok {
+		return nil
+	}
+	var base uint64
+	if !absolute {
+		if base, ok = t.addrOf(pc, k, add.rn, in); !ok {
+			return nil
+		}
+	}
+	t.budget -= int(n)
+	within := d.mm.code(pc)
+	if within == nil {
+		return nil
+	}
+	size := uint64(1) << load.size
+	data, err := d.mm.view(d.src, at, n*size)
+	if err != nil || uint64(len(data)) < n*size {
+		return nil
+	}
+	t.tab = t.tab[:0]
+	for i := uint64(0); i < n; i++ {
+		v := load.value(data[i*size:])
+		target := v
+		if !absolute {
+			target = base + add.apply(v)
+		}
+		if target%4 != 0 || d.mm.code(target) != within {
+			t.tab = t.tab[:0]
+			return nil
+		}
+		t.tab = append(t.tab, target)
+	}
+	slices.Sort(t.tab)
+	t.tab = slices.Compact(t.tab)
+	return t.tab
+}
