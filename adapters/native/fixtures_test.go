@@ -238,6 +238,7 @@ var errSkip = errors.New("skip")
 var debianPackages = map[string]string{
 	"clang": "clang", "clang++": "clang", "ld.lld": "lld", "g++": "g++", "gcc": "gcc", "strip": "binutils",
 	"aarch64-linux-gnu-gcc": "gcc-aarch64-linux-gnu", "aarch64-linux-gnu-strip": "binutils-aarch64-linux-gnu",
+	"i686-linux-gnu-gcc": "gcc-i686-linux-gnu",
 }
 
 // fixturePath returns the built fixture, skipping the test when a tool is

@@ -44,7 +44,7 @@ func TestCodeFake(t *testing.T) {
 	is.Equal(ports.CapabilitiesOf(a), []ports.Capability{
 		ports.CapDisassemble, ports.CapFunctions, ports.CapReferences, ports.CapBytes, ports.CapSignatures,
 		ports.CapDecompile, ports.CapValueFlow, ports.CapDocuments, ports.CapSegments, ports.CapProcedures,
-		ports.CapNames, ports.CapStrings,
+		ports.CapNames, ports.CapStrings, ports.CapSourceLines,
 	})
 	is.Equal(ports.ProviderCapabilitiesOf(p), []ports.Capability{ports.CapLayout})
 
@@ -138,7 +138,7 @@ func TestCheckCapabilities(t *testing.T) {
 		{"code fake", portstest.NewCodeFake(), nil},
 		{"declared in another order", &portstest.CodeFake{Declared: []ports.Capability{
 			ports.CapLayout, ports.CapStrings, ports.CapNames, ports.CapProcedures, ports.CapSegments, ports.CapDocuments,
-			ports.CapValueFlow, ports.CapDecompile, ports.CapSignatures, ports.CapBytes, ports.CapReferences,
+			ports.CapSourceLines, ports.CapValueFlow, ports.CapDecompile, ports.CapSignatures, ports.CapBytes, ports.CapReferences,
 			ports.CapFunctions, ports.CapDisassemble}}, nil},
 		{"decompile not declared", &portstest.CodeFake{Declared: all("decompile")},
 			[]string{"implements Decompiler (on the analysis) but does not declare decompile"}},
