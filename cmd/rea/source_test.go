@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -27,7 +28,7 @@ int main(int argc, char **argv) {
 
 // TestMCPSourceFacet: inspect_address_context's source facet names the
 // line of an address and the inlined calls it lies in, innermost first; a
-// build without -g says why it has none.
+// build without -g says why it has none; rea annotate prints the chain.
 func TestMCPSourceFacet(t *testing.T) {
 	is := is.New(t)
 	if _, err := exec.LookPath("gcc"); err != nil {
@@ -49,13 +50,14 @@ func TestMCPSourceFacet(t *testing.T) {
 	}
 	_, ins := evidence(t, call(t, cs, "read_function_instructions", map[string]any{"procedure": "main", "limit": 500}))
 	var chain map[string]any
+	var at string
 	for _, in := range ins["items"].([]any) {
 		a := in.(map[string]any)["address"].(string)
 		ctx := sessionResult(t, call(t, cs, "inspect_address_context", map[string]any{"address": a}))
 		f := facet(ctx, "source")
 		is.Equal(f["status"], "available")
 		if v, ok := f["value"].(map[string]any); ok && len(v["inlined"].([]any)) == 2 {
-			chain = v
+			chain, at = v, a
 			break
 		}
 	}
@@ -87,4 +89,9 @@ func TestMCPSourceFacet(t *testing.T) {
 	f = facet(sessionResult(t, call(t, cs, "inspect_address_context", map[string]any{"address": "main"})), "source")
 	is.Equal(f["status"], "unavailable")
 	is.Equal(f["reason"], "no DWARF line table (built without -g or stripped)")
+
+	// rea annotate's text shows the facet as addr2line -f -i would.
+	out, _, code := runCLI(t, "annotate", bin, `inspect_address_context={"address":"`+at+`"}`)
+	is.Equal(code, 0)
+	is.True(strings.Contains(out, "inl.c:2 in clampv, inlined at "+src+":3 in twice, inlined at "+src+":8 in main"))
 }
