@@ -19,7 +19,7 @@ var dwarfSections = []string{".debug_abbrev", ".debug_info", ".debug_line", ".de
 // FuzzSourceLines builds the source-line index from arbitrary DWARF
 // sections and looks addresses up in it: no panic, no hang, only typed
 // errors. Seeds are the sections of the lines.c builds (gcc's DWARF 5 and
-// 4, clang's 5 and 4, AArch64, i386).
+// 4, clang's 5 and 4, AArch64, i386; not the PE ones).
 func FuzzSourceLines(f *testing.F) {
 	lineFixtures()
 	for _, v := range lineVariants {
@@ -29,7 +29,7 @@ func FuzzSourceLines(f *testing.F) {
 		}
 		ef, err := elf.Open(path)
 		if err != nil {
-			f.Fatal(err)
+			continue // the PE builds
 		}
 		secs := make([][]byte, len(dwarfSections))
 		for i, name := range dwarfSections {

@@ -18,7 +18,9 @@ import (
 )
 
 // lineVariants are builds of testdata/lines.c: its static inline functions,
-// called in loops, are inlined at -O2 into chains two calls deep.
+// called in loops, are inlined at -O2 into chains two calls deep. gcc 12
+// writes DWARF 5 by default, clang 14 too; mingw's gcc writes DWARF into a
+// PE image.
 var lineVariants = []struct {
 	name, tool string
 	flags      []string
@@ -32,6 +34,9 @@ var lineVariants = []struct {
 	{"clang-lines-O2-g5", "clang", []string{"-O2", "-gdwarf-5"}, "addr2line"},
 	{"lines-arm64-O2-g", "aarch64-linux-gnu-gcc", []string{"-O2", "-g"}, "aarch64-linux-gnu-addr2line"},
 	{"lines-i686-O2-g", "i686-linux-gnu-gcc", []string{"-O2", "-g"}, "addr2line"},
+	{"lines-clang-arm64-O2-g", "clang", []string{"-O2", "-g", "--target=aarch64-linux-gnu"}, "aarch64-linux-gnu-addr2line"},
+	{"lines-mingw64-O2-g.exe", "x86_64-w64-mingw32-gcc", []string{"-O2", "-g"}, "x86_64-w64-mingw32-addr2line"},
+	{"lines-mingw32-O2-g.exe", "i686-w64-mingw32-gcc", []string{"-O2", "-g"}, "i686-w64-mingw32-addr2line"},
 }
 
 var registerLines sync.Once
@@ -128,7 +133,7 @@ func TestSourceLinesMatchAddr2line(t *testing.T) {
 	for _, v := range lineVariants {
 		t.Run(v.name, func(t *testing.T) {
 			if _, err := exec.LookPath(v.addr2line); err != nil {
-				t.Skipf("%s not found: apt install binutils (binutils-aarch64-linux-gnu for AArch64)", v.addr2line)
+				t.Skipf("%s not found: apt install %s", v.addr2line, debianPackages[v.addr2line])
 			}
 			bin := fixturePath(t, v.name)
 			a, err := native.OpenFile(t.Context(), bin)
@@ -143,7 +148,7 @@ func TestSourceLinesMatchAddr2line(t *testing.T) {
 			var addrs []uint64
 			for _, p := range procs {
 				switch p.Name {
-				case "main", "total", "checksum":
+				case "main", "total", "checksum", "_main", "_total": // 32-bit PE decorates C names
 					as, _ := addresses(t, a, p.Address)
 					addrs = append(addrs, as...)
 				}

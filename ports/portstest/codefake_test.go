@@ -116,6 +116,27 @@ func (d declaring) Capabilities() []ports.Capability {
 	return out
 }
 
+// TestCodeFakeSourceLines: the fake maps main's addresses to lines, one
+// of them in an inlined call, and nothing else.
+func TestCodeFakeSourceLines(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	a, err := portstest.NewCodeFake().Open(ctx, codeTarget(t))
+	is.NoErr(err)
+	defer a.Close(ctx)
+	sl := a.(ports.SourceLocator)
+	loc, err := sl.SourceAt(ctx, 0x1040)
+	is.NoErr(err)
+	is.Equal(loc, ports.SourceLocation{File: "/src/main.c", Line: 10, Column: 5, Function: "main",
+		Inlined: []ports.InlinedCall{{Function: "say", CallFile: "/src/main.c", CallLine: 4, CallColumn: 9}}})
+	loc, err = sl.SourceAt(ctx, 0x1030)
+	is.NoErr(err)
+	is.Equal(loc.Line, 2)
+	is.Equal(len(loc.Inlined), 0)
+	_, err = sl.SourceAt(ctx, 0x1010) // _start has no line
+	is.True(errors.Is(err, ports.ErrNotFound))
+}
+
 func TestCheckCapabilities(t *testing.T) {
 	lists := []string{"list_documents", "list_segments", "list_procedures", "list_names", "list_strings"}
 	all := func(drop string, add ...string) []ports.Capability {
