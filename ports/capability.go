@@ -22,6 +22,7 @@ const (
 	CapProcedures  Capability = "list_procedures"   // ProcedureLister
 	CapNames       Capability = "list_names"        // NameLister
 	CapStrings     Capability = "list_strings"      // StringLister
+	CapSourceLines Capability = "source_lines"      // SourceLocator
 )
 
 // Capabilities of a Provider itself, offered without opening an analysis.
@@ -54,6 +55,7 @@ var capabilityTable = []capability{
 	{CapProcedures, reflect.TypeFor[ProcedureLister](), false},
 	{CapNames, reflect.TypeFor[NameLister](), false},
 	{CapStrings, reflect.TypeFor[StringLister](), false},
+	{CapSourceLines, reflect.TypeFor[SourceLocator](), false},
 	{CapLayout, reflect.TypeFor[LayoutReader](), true},
 }
 
@@ -122,8 +124,8 @@ func (c Capability) ImplementedBy(v any) bool {
 // CapabilitiesOf lists the analysis capabilities a implements, in the fixed
 // order of the Cap constants: disassemble, analyze_functions,
 // cross_references, read_bytes, signatures, decompile, value_flow,
-// list_documents, list_segments, list_procedures, list_names, list_strings.
-// A nil a has none.
+// list_documents, list_segments, list_procedures, list_names, list_strings,
+// source_lines. A nil a has none.
 func CapabilitiesOf(a Analysis) []Capability {
 	return implemented(a, false)
 }

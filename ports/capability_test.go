@@ -14,7 +14,7 @@ import (
 func TestCapabilityWireNames(t *testing.T) {
 	want := []string{
 		"disassemble", "analyze_functions", "cross_references", "read_bytes", "signatures", "decompile", "value_flow",
-		"list_documents", "list_segments", "list_procedures", "list_names", "list_strings", "read_layout",
+		"list_documents", "list_segments", "list_procedures", "list_names", "list_strings", "source_lines", "read_layout",
 	}
 	var got []string
 	for _, c := range ports.AllCapabilities() {
@@ -55,6 +55,7 @@ func TestCapabilityInterface(t *testing.T) {
 		{ports.CapProcedures, reflect.TypeFor[ports.ProcedureLister](), false},
 		{ports.CapNames, reflect.TypeFor[ports.NameLister](), false},
 		{ports.CapStrings, reflect.TypeFor[ports.StringLister](), false},
+		{ports.CapSourceLines, reflect.TypeFor[ports.SourceLocator](), false},
 		{ports.CapLayout, reflect.TypeFor[ports.LayoutReader](), true},
 	}
 	if len(tests) != len(ports.AllCapabilities()) {

@@ -112,6 +112,11 @@ func (c *annotateCmd) Run(e *env) error {
 			body = rec.Session
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", steps[i].tool, dashIfEmpty(rec.EvidenceID), truncate(string(body), 400))
+		if steps[i].tool == "inspect_address_context" {
+			if line := sourceLine(body); line != "" {
+				fmt.Fprintf(tw, "  source\t\t%s\n", line)
+			}
+		}
 	}
 	if changed && bundle != "" {
 		fmt.Fprintf(tw, "bundle\t%s\n", bundle)
@@ -124,4 +129,62 @@ func dashIfEmpty(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// sourceLine renders inspect_address_context's source facet as addr2line
+// -f -i would, on one line ("lines.c:2 in clamp, inlined at lines.c:3 in
+// scale, ..."), or its reason; the row above cuts the JSON before it.
+func sourceLine(body json.RawMessage) string {
+	type frame struct {
+		Function *string `json:"function"`
+		CallFile *string `json:"call_file"`
+		CallLine int     `json:"call_line"`
+	}
+	var r struct {
+		Facets struct {
+			Source struct {
+				Status string  `json:"status"`
+				Reason *string `json:"reason"`
+				Value  *struct {
+					File     string  `json:"file"`
+					Line     int     `json:"line"`
+					Function *string `json:"function"`
+					Inlined  []frame `json:"inlined"`
+				} `json:"value"`
+			} `json:"source"`
+		} `json:"facets"`
+	}
+	if json.Unmarshal(body, &r) != nil {
+		return ""
+	}
+	src := r.Facets.Source
+	switch {
+	case src.Status == "unavailable" && src.Reason != nil:
+		return "unavailable: " + *src.Reason
+	case src.Status != "available":
+		return ""
+	case src.Value == nil:
+		return "no line"
+	}
+	name := func(s *string) string {
+		if s == nil {
+			return "??"
+		}
+		return *s
+	}
+	v := src.Value
+	fn := v.Function
+	if len(v.Inlined) > 0 {
+		fn = v.Inlined[0].Function
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:%d in %s", v.File, v.Line, name(fn))
+	for i, c := range v.Inlined {
+		caller := v.Function
+		if i+1 < len(v.Inlined) {
+			caller = v.Inlined[i+1].Function
+		}
+		fmt.Fprintf(&b, ", inlined at %s:%d in %s", name(c.CallFile), c.CallLine, name(caller))
+	}
+	return b.String()
 }

@@ -77,6 +77,7 @@ type Analysis struct {
 	stop  context.CancelFunc // cancels the job
 	fg    gate               // the queries the job gives way to
 	sigs  lazy[*sigIndex]
+	lines lazy[*lineIndex] // source lines (dwarf_lines.go)
 
 	// held releases the memory reservations of cached lists at Close.
 	heldMu sync.Mutex

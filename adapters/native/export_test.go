@@ -1,5 +1,13 @@
 package native
 
+import (
+	"context"
+	"debug/dwarf"
+	"fmt"
+
+	"rea/ports"
+)
+
 // DecodeFunctionStarts exposes the LC_FUNCTION_STARTS decoder: the Go
 // linker writes no such command, so no fixture exercises it.
 var DecodeFunctionStarts = decodeFunctionStarts
@@ -47,4 +55,23 @@ func WaitDiscovery(a *Analysis) {
 	if j != nil {
 		<-j.done
 	}
+}
+
+// SourceLinesFrom builds the source-line index of raw DWARF sections as
+// SourceAt does (panics recovered into a FormatError, as readLines has
+// them), and returns its lookup.
+func SourceLinesFrom(ctx context.Context, d *dwarf.Data, infoSize uint64, line []byte) (lookup func(uint64) (ports.SourceLocation, bool), err error) {
+	defer recoverInto("dwarf", "source lines", &err)
+	idx, err := buildLines(ctx, d, infoSize, line)
+	if err != nil {
+		return nil, err
+	}
+	return func(addr uint64) (loc ports.SourceLocation, ok bool) {
+		defer func() {
+			if r := recover(); r != nil {
+				panic(fmt.Sprintf("lookup 0x%x: %v", addr, r)) // a lookup has nothing to recover into
+			}
+		}()
+		return idx.lookup(addr)
+	}, nil
 }

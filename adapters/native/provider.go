@@ -130,7 +130,7 @@ var _ ports.CapabilityLister = (*Provider)(nil)
 // provider itself (read_layout).
 var capabilities = []ports.Capability{
 	ports.CapDocuments, ports.CapNames, ports.CapProcedures, ports.CapSegments, ports.CapStrings, ports.CapLayout,
-	ports.CapDisassemble, ports.CapFunctions, ports.CapReferences, ports.CapBytes, ports.CapSignatures, ports.CapValueFlow,
+	ports.CapDisassemble, ports.CapFunctions, ports.CapReferences, ports.CapBytes, ports.CapSignatures, ports.CapValueFlow, ports.CapSourceLines,
 }
 
 // Capabilities names what every analysis of this provider offers, and the

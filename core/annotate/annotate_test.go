@@ -222,3 +222,24 @@ func contains(list any, s string) bool {
 	}
 	return false
 }
+
+// TestSourceFacet: the source facet carries the engine's line and inlined
+// calls, is null where no line covers the address, and is unavailable on
+// an engine that maps no address to a line.
+func TestSourceFacet(t *testing.T) {
+	is := is.New(t)
+	s := session(t, portstest.NewCodeFake())
+	source := func(s *core.Session, addr string) map[string]any {
+		return sessionValue(t, s, "inspect_address_context", `{"address":"`+addr+`"}`)["facets"].(map[string]any)["source"].(map[string]any)
+	}
+	f := source(s, "0x1040")
+	is.Equal(f["status"], "available")
+	is.Equal(f["value"], map[string]any{"file": "/src/main.c", "line": 10.0, "column": 5.0, "function": "main",
+		"inlined": []any{map[string]any{"function": "say", "call_file": "/src/main.c", "call_line": 4.0}}})
+	f = source(s, "0x1010") // _start: no line
+	is.Equal(f["status"], "available")
+	is.Equal(f["value"], nil)
+	f = source(session(t, portstest.NewFake()), "main")
+	is.Equal(f["status"], "unavailable")
+	is.Equal(f["reason"], "the provider does not map addresses to source lines")
+}

@@ -302,13 +302,14 @@ const facetSchema = `{"type":"object","additionalProperties":false,"required":["
 func opInspectAddressContext() *core.Operation {
 	return &core.Operation{
 		Name: "inspect_address_context", Title: "Inspect Address Context", Kind: core.KindSession, RequiresSession: true, Effects: readEffects, NeedsTarget: true,
-		Description: "Everything known at one address: its name (the analyst's and the engine's), containing procedure, comment, inline comment and bookmark. " +
+		Description: "Everything known at one address: its name (the analyst's and the engine's), containing procedure, comment, inline comment, bookmark " +
+			"and source line (DWARF, inlined calls innermost first). " +
 			"A facet the provider cannot answer is reported with status unavailable and a reason, never as an error.",
 		Input: core.InputSchema([]string{"address"}, addressProp, documentProp),
 		Result: withDefs(`{"type":"object","additionalProperties":false,"required":["document","address","store","facets"],"properties":{"document":{"type":"string"},"address":{"$ref":"#/$defs/hex"},
   "store":{"enum":["rea-overlay","engine"]},
-  "facets":{"type":"object","additionalProperties":false,"required":["name","procedure","comment","inline_comment","bookmark"],
-   "properties":{"name":` + facetSchema + `,"procedure":` + facetSchema + `,"comment":` + facetSchema + `,"inline_comment":` + facetSchema + `,"bookmark":` + facetSchema + `}}}}`),
+  "facets":{"type":"object","additionalProperties":false,"required":["name","procedure","comment","inline_comment","bookmark","source"],
+   "properties":{"name":` + facetSchema + `,"procedure":` + facetSchema + `,"comment":` + facetSchema + `,"inline_comment":` + facetSchema + `,"bookmark":` + facetSchema + `,"source":` + facetSchema + `}}}}`),
 		Examples: []json.RawMessage{json.RawMessage(`{"address":"main"}`), json.RawMessage(`{"address":"0x401000"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
 			in, err := core.Input[AddressInput](c)
@@ -366,6 +367,9 @@ func opInspectAddressContext() *core.Operation {
 				} else {
 					facets.InlineComment = f
 				}
+			}
+			if facets.Source, err = sourceFacet(ctx, c, addr); err != nil {
+				return nil, err
 			}
 			return &AddressContextResult{Document: doc, Address: core.Hex(addr), Store: st.name(), Facets: facets}, nil
 		},

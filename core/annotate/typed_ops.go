@@ -100,6 +100,26 @@ type BookmarkName struct {
 	Name string `json:"name"`
 }
 
+// SourceLine is the value of inspect_address_context's source facet: the
+// source line the address was compiled from, from the target's debug
+// line table.
+type SourceLine struct {
+	File     string         `json:"file"`     // as the line table names it, joined to its compilation directory
+	Line     int            `json:"line"`     // 0 when the compiler attributes the address to no line
+	Column   int            `json:"column"`   // 0 when unknown
+	Function *string        `json:"function"` // the procedure holding the address, as its debug entry names it
+	Inlined  []InlinedFrame `json:"inlined"`  // the inlined calls the address lies in, innermost first
+}
+
+// InlinedFrame is one inlined call of a source facet: the function whose
+// code was inlined, and where it was called (in the next frame's function,
+// or in the procedure for the last).
+type InlinedFrame struct {
+	Function *string `json:"function"`
+	CallFile *string `json:"call_file"`
+	CallLine int     `json:"call_line"`
+}
+
 // AddressFacets are the facets of inspect_address_context.
 type AddressFacets struct {
 	Name          Facet[AddressNames] `json:"name"`
@@ -107,6 +127,7 @@ type AddressFacets struct {
 	Comment       Facet[string]       `json:"comment"`
 	InlineComment Facet[string]       `json:"inline_comment"`
 	Bookmark      Facet[BookmarkName] `json:"bookmark"`
+	Source        Facet[SourceLine]   `json:"source"`
 }
 
 // AddressContextResult is the result of inspect_address_context.

@@ -110,7 +110,7 @@ func TestAdvertisementSize(t *testing.T) {
 	}
 	const ceiling = 2048
 	if avg := total / len(cat.Operations()); avg > ceiling {
-		t.Errorf("tools/list averages %d bytes per tool in the full profile, more than %d", avg, ceiling)
+		t.Errorf("tools/list averages %d bytes per tool in the full profile (%d in %d), more than %d", avg, total, len(cat.Operations()), ceiling)
 	} else {
 		t.Logf("tools/list averages %d bytes per tool in the full profile (%d in %d)", avg, total, len(cat.Operations()))
 	}

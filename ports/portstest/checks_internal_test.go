@@ -330,3 +330,25 @@ func TestCheckArchitectureSupport(t *testing.T) {
 		is.Equal(err == nil, tt.ok)
 	}
 }
+
+func TestCheckSourceLocation(t *testing.T) {
+	tests := []struct {
+		name string
+		loc  ports.SourceLocation
+		ok   bool
+	}{
+		{"a line", ports.SourceLocation{File: "/src/main.c", Line: 3, Column: 5, Function: "main"}, true},
+		{"line 0", ports.SourceLocation{File: "/src/main.c"}, true},
+		{"inlined", ports.SourceLocation{File: "/src/main.c", Line: 10, Function: "main",
+			Inlined: []ports.InlinedCall{{Function: "say", CallFile: "/src/main.c", CallLine: 4}}}, true},
+		{"negative line", ports.SourceLocation{File: "/src/main.c", Line: -1}, false},
+		{"negative column", ports.SourceLocation{File: "/src/main.c", Line: 1, Column: -2}, false},
+		{"inlined at a negative line", ports.SourceLocation{File: "/src/main.c", Line: 10,
+			Inlined: []ports.InlinedCall{{Function: "say", CallLine: -4}}}, false},
+	}
+	for _, tt := range tests {
+		if err := checkSourceLocation(tt.loc); (err == nil) != tt.ok {
+			t.Errorf("%s: %v, want ok %v", tt.name, err, tt.ok)
+		}
+	}
+}

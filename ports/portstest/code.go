@@ -145,6 +145,9 @@ func runCode(t *testing.T, p ports.Provider, target ports.Target) {
 	if vfa, ok := a.(ports.ValueFlowAnalyzer); ok {
 		t.Run("ValueFlow", func(t *testing.T) { testValueFlow(t, vfa, v) })
 	}
+	if sl, ok := a.(ports.SourceLocator); ok {
+		t.Run("SourceLines", func(t *testing.T) { testSourceLines(t, sl, v) })
+	}
 	if ar, ok := a.(ports.ArchitectureReporter); ok {
 		t.Run("ArchitectureSupport", func(t *testing.T) {
 			is := is.New(t)
@@ -430,6 +433,47 @@ func testValueFlow(t *testing.T, vfa ports.ValueFlowAnalyzer, v *codeView) {
 	}
 }
 
+// testSourceLines checks SourceAt at every procedure sampled and at
+// addresses that hold no code: an answer, ErrNotFound or ErrUnsupported,
+// never negative numbers, and no panic.
+func testSourceLines(t *testing.T, sl ports.SourceLocator, v *codeView) {
+	ctx := t.Context()
+	addrs := []uint64{0, v.notStart, v.unmapped, math.MaxUint64}
+	for _, r := range v.samples {
+		addrs = append(addrs, r.Start, r.End-min(r.End-r.Start, 1))
+	}
+	for _, addr := range addrs {
+		var loc ports.SourceLocation
+		var err error
+		noPanic(t, "SourceAt", func() { loc, err = sl.SourceAt(ctx, addr) })
+		if err != nil {
+			if !isAny(err, ports.ErrNotFound, ports.ErrUnsupported) {
+				t.Errorf("SourceAt(0x%x): %v, want a location, ErrNotFound or ErrUnsupported", addr, err)
+			}
+			continue
+		}
+		if err := checkSourceLocation(loc); err != nil {
+			t.Errorf("SourceAt(0x%x): %v", addr, err)
+		}
+	}
+	if _, err := sl.SourceAt(ctx, v.unmapped); err == nil {
+		t.Errorf("SourceAt(0x%x), an unmapped address: a location, want ErrNotFound or ErrUnsupported", v.unmapped)
+	}
+}
+
+// checkSourceLocation checks what SourceLocator promises of a location.
+func checkSourceLocation(loc ports.SourceLocation) error {
+	if loc.Line < 0 || loc.Column < 0 {
+		return fmt.Errorf("negative line or column: %+v", loc)
+	}
+	for _, c := range loc.Inlined {
+		if c.CallLine < 0 || c.CallColumn < 0 {
+			return fmt.Errorf("an inlined call at a negative line or column: %+v", c)
+		}
+	}
+	return nil
+}
+
 // codeCalls are one call of each code capability, at addresses from v; each
 // reports false when a lacks the capability, and returns its result.
 func codeCalls(v *codeView) []struct {
@@ -538,6 +582,21 @@ func codeCalls(v *codeView) []struct {
 					return true, out, err
 				}
 				out = append(out, pc, err != nil)
+			}
+			return true, out, nil
+		}},
+		{"SourceAt", func(ctx context.Context, a ports.Analysis) (bool, any, error) {
+			sl, ok := a.(ports.SourceLocator)
+			if !ok {
+				return false, nil, nil
+			}
+			var out []any
+			for _, start := range starts {
+				loc, err := sl.SourceAt(ctx, start)
+				if err != nil && !isAny(err, ports.ErrNotFound, ports.ErrUnsupported) {
+					return true, out, err
+				}
+				out = append(out, loc, err != nil)
 			}
 			return true, out, nil
 		}},

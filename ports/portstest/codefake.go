@@ -102,6 +102,7 @@ var (
 	_ ports.SignatureReader   = (*CodeAnalysis)(nil)
 	_ ports.Decompiler        = (*CodeAnalysis)(nil)
 	_ ports.ValueFlowAnalyzer = (*CodeAnalysis)(nil)
+	_ ports.SourceLocator     = (*CodeAnalysis)(nil)
 )
 
 // The synthetic program. Every instruction of .text is listed, padding
@@ -464,6 +465,33 @@ func (a *CodeAnalysis) Signature(ctx context.Context, addr uint64) (ports.Signat
 	}
 	s.Parameters = slices.Clone(s.Parameters)
 	return s, nil
+}
+
+// codeLines is main's line table, as a compiler would give it for the
+// pseudo-code below in main.c: each row covers the instructions from its
+// address to the next row's; the call of puts is inlined from a helper,
+// say(), called at line 4.
+var codeLines = []struct {
+	addr uint64
+	line int
+}{{0x1030, 2}, {0x1034, 3}, {0x1038, 10}, {0x1044, 6}, {0x1048, 0}}
+
+// SourceAt maps main's addresses to lines of main.c; the rest of the
+// program has no line.
+func (a *CodeAnalysis) SourceAt(ctx context.Context, addr uint64) (ports.SourceLocation, error) {
+	if err := a.check(ctx, "source at"); err != nil {
+		return ports.SourceLocation{}, err
+	}
+	for i := len(codeLines) - 2; i >= 0; i-- {
+		if addr >= codeLines[i].addr && addr < codeLines[i+1].addr {
+			loc := ports.SourceLocation{File: "/src/main.c", Line: codeLines[i].line, Column: 5, Function: "main"}
+			if loc.Line == 10 {
+				loc.Inlined = []ports.InlinedCall{{Function: "say", CallFile: "/src/main.c", CallLine: 4, CallColumn: 9}}
+			}
+			return loc, nil
+		}
+	}
+	return ports.SourceLocation{}, fmt.Errorf("%s: source at: no line covers 0x%x: %w", a.id, addr, ports.ErrNotFound)
 }
 
 var codePseudocode = map[uint64]ports.Pseudocode{

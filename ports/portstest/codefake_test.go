@@ -44,7 +44,7 @@ func TestCodeFake(t *testing.T) {
 	is.Equal(ports.CapabilitiesOf(a), []ports.Capability{
 		ports.CapDisassemble, ports.CapFunctions, ports.CapReferences, ports.CapBytes, ports.CapSignatures,
 		ports.CapDecompile, ports.CapValueFlow, ports.CapDocuments, ports.CapSegments, ports.CapProcedures,
-		ports.CapNames, ports.CapStrings,
+		ports.CapNames, ports.CapStrings, ports.CapSourceLines,
 	})
 	is.Equal(ports.ProviderCapabilitiesOf(p), []ports.Capability{ports.CapLayout})
 
@@ -116,6 +116,27 @@ func (d declaring) Capabilities() []ports.Capability {
 	return out
 }
 
+// TestCodeFakeSourceLines: the fake maps main's addresses to lines, one
+// of them in an inlined call, and nothing else.
+func TestCodeFakeSourceLines(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	a, err := portstest.NewCodeFake().Open(ctx, codeTarget(t))
+	is.NoErr(err)
+	defer a.Close(ctx)
+	sl := a.(ports.SourceLocator)
+	loc, err := sl.SourceAt(ctx, 0x1040)
+	is.NoErr(err)
+	is.Equal(loc, ports.SourceLocation{File: "/src/main.c", Line: 10, Column: 5, Function: "main",
+		Inlined: []ports.InlinedCall{{Function: "say", CallFile: "/src/main.c", CallLine: 4, CallColumn: 9}}})
+	loc, err = sl.SourceAt(ctx, 0x1030)
+	is.NoErr(err)
+	is.Equal(loc.Line, 2)
+	is.Equal(len(loc.Inlined), 0)
+	_, err = sl.SourceAt(ctx, 0x1010) // _start has no line
+	is.True(errors.Is(err, ports.ErrNotFound))
+}
+
 func TestCheckCapabilities(t *testing.T) {
 	lists := []string{"list_documents", "list_segments", "list_procedures", "list_names", "list_strings"}
 	all := func(drop string, add ...string) []ports.Capability {
@@ -138,7 +159,7 @@ func TestCheckCapabilities(t *testing.T) {
 		{"code fake", portstest.NewCodeFake(), nil},
 		{"declared in another order", &portstest.CodeFake{Declared: []ports.Capability{
 			ports.CapLayout, ports.CapStrings, ports.CapNames, ports.CapProcedures, ports.CapSegments, ports.CapDocuments,
-			ports.CapValueFlow, ports.CapDecompile, ports.CapSignatures, ports.CapBytes, ports.CapReferences,
+			ports.CapSourceLines, ports.CapValueFlow, ports.CapDecompile, ports.CapSignatures, ports.CapBytes, ports.CapReferences,
 			ports.CapFunctions, ports.CapDisassemble}}, nil},
 		{"decompile not declared", &portstest.CodeFake{Declared: all("decompile")},
 			[]string{"implements Decompiler (on the analysis) but does not declare decompile"}},

@@ -7,7 +7,7 @@
 //   - [Run]: a Provider and its Analysis: identity, support, lifecycle, the
 //     five listers, every code capability (Disassembler, FunctionAnalyzer,
 //     CrossReferencer, ByteReader, SignatureReader, Decompiler,
-//     ValueFlowAnalyzer) with their cross-checks and hostile arguments,
+//     ValueFlowAnalyzer, SourceLocator) with their cross-checks and hostile arguments,
 //     concurrency, cancellation, use after Close, the declared capabilities
 //     ([CheckCapabilities]) and, for a LayoutReader provider, [RunLayout].
 //   - [RunLayout]: a ports.LayoutReader on a sample image and its

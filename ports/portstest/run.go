@@ -21,7 +21,7 @@ import (
 // that do not overflow and strings with a value and a known charset; every
 // implemented code capability (Disassembler, FunctionAnalyzer,
 // CrossReferencer, ByteReader, SignatureReader, Decompiler,
-// ValueFlowAnalyzer) returns results that keep its doc comment's promises,
+// ValueFlowAnalyzer, SourceLocator) returns results that keep its doc comment's promises,
 // agrees with the others (function ranges with procedures, instruction
 // bytes with ReadBytes, calls with references, ReferencesFrom with
 // ReferencesTo), answers ErrNotFound for addresses that name nothing, and
