@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -41,6 +42,37 @@ const (
 	// result x0.
 	ConventionGo CallingConvention = "go-abiinternal"
 )
+
+// ArgumentRegisters are the registers conv passes its first integer (and
+// pointer) arguments and its first floating-point ones in, in order, on
+// arch ("x86-64" or "arm64", which Go's convention needs; the C ones do
+// not). cdecl passes every argument on the stack, an unknown convention or
+// architecture has none: nil.
+func ArgumentRegisters(conv CallingConvention, arch string) (ints, floats []string) {
+	switch conv {
+	case ConventionSysV:
+		return []string{"rdi", "rsi", "rdx", "rcx", "r8", "r9"}, numbered("xmm", 8)
+	case ConventionAAPCS64:
+		return numbered("x", 8), numbered("v", 8)
+	case ConventionGo:
+		switch arch {
+		case "x86-64", "x86_64", "amd64":
+			return []string{"rax", "rbx", "rcx", "rdi", "rsi", "r8", "r9", "r10", "r11"}, numbered("xmm", 15)
+		case "arm64", "aarch64":
+			return numbered("x", 16), numbered("v", 16)
+		}
+	}
+	return nil, nil
+}
+
+// numbered is prefix0 to prefix<n-1>.
+func numbered(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = prefix + strconv.Itoa(i)
+	}
+	return out
+}
 
 // TraceRequest describes one trace. Exactly one of Launch and Attach is set.
 type TraceRequest struct {

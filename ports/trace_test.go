@@ -47,3 +47,29 @@ func TestTraceErrorCleanup(t *testing.T) {
 	is.True(errors.Is(err, ports.ErrCleanupIncomplete))
 	is.Equal(err.Error(), "trace: cleanup: cleanup incomplete: process 12: alive")
 }
+
+// One list of each convention's argument registers serves the tracer,
+// the trace's prototypes and its limitations: the C conventions' whatever
+// the architecture, Go's by it, none for cdecl or an unknown pairing.
+func TestArgumentRegisters(t *testing.T) {
+	for _, c := range []struct {
+		conv             ports.CallingConvention
+		arch             string
+		ints, floats     int
+		firstInt, lastFl string
+	}{
+		{ports.ConventionSysV, "", 6, 8, "rdi", "xmm7"},
+		{ports.ConventionAAPCS64, "arm64", 8, 8, "x0", "v7"},
+		{ports.ConventionGo, "x86-64", 9, 15, "rax", "xmm14"},
+		{ports.ConventionGo, "arm64", 16, 16, "x0", "v15"},
+		{ports.ConventionGo, "x86", 0, 0, "", ""},
+		{ports.ConventionCdecl, "x86", 0, 0, "", ""},
+		{"ms-x64", "x86-64", 0, 0, "", ""},
+	} {
+		ints, floats := ports.ArgumentRegisters(c.conv, c.arch)
+		if len(ints) != c.ints || len(floats) != c.floats ||
+			c.ints > 0 && (ints[0] != c.firstInt || floats[len(floats)-1] != c.lastFl) {
+			t.Errorf("%s on %q: %v %v", c.conv, c.arch, ints, floats)
+		}
+	}
+}

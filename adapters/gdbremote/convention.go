@@ -45,11 +45,10 @@ func conventionFor(arch string, name ports.CallingConvention) (convention, error
 		switch name {
 		case "", ports.ConventionSysV:
 			c.name = ports.ConventionSysV
-			c.args = []string{"rdi", "rsi", "rdx", "rcx", "r8", "r9"}
-			c.floats = regRange("xmm", 0, 8)
+			c.args, c.floats = ports.ArgumentRegisters(c.name, arch)
 		case ports.ConventionGo:
 			c.name = name
-			c.args = []string{"rax", "rbx", "rcx", "rdi", "rsi", "r8", "r9", "r10", "r11"}
+			c.args, _ = ports.ArgumentRegisters(name, arch)
 			c.g = "r14"
 		default:
 			return convention{}, fmt.Errorf("calling convention %q on %s: %w", name, arch, ports.ErrUnsupported)
@@ -75,11 +74,10 @@ func conventionFor(arch string, name ports.CallingConvention) (convention, error
 		switch name {
 		case "", ports.ConventionAAPCS64:
 			c.name = ports.ConventionAAPCS64
-			c.args = regRange("x", 0, 8)
-			c.floats = regRange("v", 0, 8)
+			c.args, c.floats = ports.ArgumentRegisters(c.name, arch)
 		case ports.ConventionGo:
 			c.name = name
-			c.args = regRange("x", 0, 16)
+			c.args, _ = ports.ArgumentRegisters(name, arch)
 			c.g = "x28"
 		default:
 			return convention{}, fmt.Errorf("calling convention %q on %s: %w", name, arch, ports.ErrUnsupported)
@@ -87,14 +85,6 @@ func conventionFor(arch string, name ports.CallingConvention) (convention, error
 		return c, nil
 	}
 	return convention{}, fmt.Errorf("architecture %q: %w", arch, ports.ErrUnsupported)
-}
-
-func regRange(prefix string, from, n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = fmt.Sprintf("%s%d", prefix, from+i)
-	}
-	return out
 }
 
 // cdeclSlots is how many stack words a cdecl hit reports as its arguments,

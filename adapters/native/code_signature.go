@@ -202,18 +202,18 @@ func (a *Analysis) Signature(ctx context.Context, addr uint64) (sig ports.Signat
 
 func (a *Analysis) convention(goc bool) string {
 	if goc {
-		return "go-abiinternal"
+		return goAMD64.name
 	}
 	switch a.docs[0].Architecture {
 	case "x86_64":
 		if a.img.format() == "pe" {
-			return "ms-x64"
+			return msX64.name
 		}
-		return "sysv-amd64"
+		return sysvAMD64.name
 	case "x86":
-		return "cdecl"
+		return cdecl.name
 	case "arm64":
-		return "aapcs64"
+		return aapcs64.name
 	}
 	return ""
 }
@@ -382,33 +382,31 @@ func baseType(d *dwarf.Data, off dwarf.Offset) (t dwarf.Type, typedef bool) {
 func (a *Analysis) locate(sig *ports.Signature, d *dwarf.Data, off dwarf.Offset) {
 	var ints, floats []string
 	positional := false
+	// The argument registers are value flow's (valueflow.go), read only.
 	switch sig.CallingConvention {
-	case "sysv-amd64":
-		ints = []string{"rdi", "rsi", "rdx", "rcx", "r8", "r9"}
-		floats = []string{"xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7"}
-	case "ms-x64":
-		ints, floats, positional = []string{"rcx", "rdx", "r8", "r9"}, []string{"xmm0", "xmm1", "xmm2", "xmm3"}, true
-	case "aapcs64":
-		ints = []string{"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7"}
-		floats = []string{"v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7"}
-	case "cdecl":
+	case sysvAMD64.name:
+		ints, floats = sysvAMD64.intArgs, sysvAMD64.vecArgs
+	case msX64.name:
+		ints, floats, positional = msX64.intArgs, msX64.vecArgs, true
+	case aapcs64.name:
+		ints, floats = aapcs64.intArgs, aapcs64.vecArgs
+	case cdecl.name:
 		for i := range sig.Parameters {
 			sig.Parameters[i].Location = "stack"
 		}
-	case "go-abiinternal":
+	case goAMD64.name:
 		switch a.docs[0].Architecture {
 		case "x86_64":
-			ints = []string{"rax", "rbx", "rcx", "rdi", "rsi", "r8", "r9", "r10", "r11"}
-			floats = xmms(0, 15)
+			ints, floats = goAMD64.intArgs, goAMD64.vecArgs
 		case "arm64":
-			ints, floats = regNames("x", 0, 16), regNames("v", 0, 16)
+			ints, floats = goARM64.intArgs, goARM64.vecArgs
 		default:
 			return // 386 and 32-bit ARM pass Go arguments on the stack; others are not read
 		}
 	default:
 		return
 	}
-	goABI := sig.CallingConvention == "go-abiinternal"
+	goABI := sig.CallingConvention == goAMD64.name
 	// Re-read the parameter types' offsets in order (a Go function's
 	// results are formal parameters too, marked variable: Signature skips
 	// them).

@@ -117,15 +117,6 @@ func (s *traceSig) byRegister() map[string]string {
 	return out
 }
 
-// cArgRegisters is the integer argument registers of the C conventions, in
-// order: the registers a prototype's parameters arrive in.
-var cArgRegisters = map[ports.CallingConvention][]string{
-	ports.ConventionSysV:    {"rdi", "rsi", "rdx", "rcx", "r8", "r9"},
-	ports.ConventionAAPCS64: {"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7"},
-	// cdecl's are stack slots at the entry, as a hit names them.
-	ports.ConventionCdecl: {"[esp+4]", "[esp+8]", "[esp+12]", "[esp+16]", "[esp+20]", "[esp+24]"},
-}
-
 // libcPrototypes are the C library functions whose arguments a trace can
 // name: most of those that take text (paths, commands, formats, names,
 // compared strings). "..." ends a variadic one. An import of the same name
@@ -209,10 +200,10 @@ var libcResults = map[string]string{
 // prototypeSig is the C library's prototype of name (an import, name@plt,
 // or a versioned name@GLIBC_2.2.5) under conv, or nil.
 func prototypeSig(name string, conv ports.CallingConvention) *traceSig {
-	regs, floats := cArgRegisters[conv], cFloatRegisters[conv]
+	regs, floats := ports.ArgumentRegisters(conv, "")
 	base, _, _ := strings.Cut(name, "@")
 	proto, ok := libcPrototypes[base]
-	if !ok || regs == nil {
+	if !ok || regs == nil && conv != ports.ConventionCdecl { // Go's has no C prototypes
 		return nil
 	}
 	s := &traceSig{source: "libc-prototype", placed: true, ret: libcResults[base]}

@@ -45,13 +45,6 @@ func aggregate(typ string) bool {
 	return strings.Contains(typ, "[")
 }
 
-// cFloatRegisters is the floating-point argument registers of the C
-// conventions, in order; cdecl has none.
-var cFloatRegisters = map[ports.CallingConvention][]string{
-	ports.ConventionSysV:    {"xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7"},
-	ports.ConventionAAPCS64: {"v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7"},
-}
-
 // wideInt is a C integer type of 8 bytes on 32-bit x86.
 func wideInt(typ string) bool {
 	t := strings.TrimPrefix(typ, "const ")
@@ -364,7 +357,7 @@ func storedValue(arg *TraceArgument, typ string, b []byte) {
 // convention that passes floating-point values in registers of their own:
 // only their integer registers are read. "" when there are none.
 func unsignedLimitation(bps []ports.TraceBreakpoint, sigs []*traceSig, conv ports.CallingConvention) string {
-	regs := cFloatRegisters[conv]
+	_, regs := ports.ArgumentRegisters(conv, "")
 	if regs == nil {
 		return ""
 	}
