@@ -13,6 +13,27 @@ import (
 	"rea/core"
 )
 
+// cTraceLane is a C compiler and the stub that runs its programs for the
+// tracer: gdbserver natively, QEMU's user-mode emulator for the others.
+type cTraceLane struct{ name, cc, ccPkg, stub string }
+
+var cTraceLanes = []cTraceLane{
+	{"x86-64", "gcc", "gcc", "gdbserver"},
+	{"x86", "i686-linux-gnu-gcc", "gcc-i686-linux-gnu", "qemu-i386"},
+	{"arm64", "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu", "qemu-aarch64"},
+}
+
+// need skips a test of the lane whose tools are missing, naming the
+// Debian package.
+func (l cTraceLane) need(t *testing.T) {
+	t.Helper()
+	for tool, pkg := range map[string]string{l.cc: l.ccPkg, l.stub: map[bool]string{true: "gdbserver", false: "qemu-user"}[l.stub == "gdbserver"], "gdbserver": "gdbserver"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed (Debian package %s)", tool, pkg)
+		}
+	}
+}
+
 // floatsC passes and returns floating-point values (xmm, v registers; on
 // 32-bit x86 stack words and x87's st0), a float returned as a float, and
 // an 8-byte integer, which 32-bit x86 passes in two stack words and
@@ -45,26 +66,23 @@ func TestCLITraceFloats(t *testing.T) {
 		t.Skip("the trace lanes are tested on x86-64 Linux hosts")
 	}
 	lanes := []struct {
-		name, cc, ccPkg, stub, arch string
+		cTraceLane
+		arch string
 		// what only JSON shows: where x arrives and the bits of scale's
 		// result and third's (an x87 register's 80 bits on 32-bit x86)
 		xRegister, scaleBits, thirdBits string
 		quad                            bool   // trace quad too
 		third                           string // third's result as printf gets it, a double
 	}{
-		{"x86-64", "gcc", "gcc", "gdbserver", "x86-64", "xmm0", "0x4020000000000000", "0x3eaaaaab", false, "0.3333333432674408"},
+		{cTraceLanes[0], "x86-64", "xmm0", "0x4020000000000000", "0x3eaaaaab", false, "0.3333333432674408"},
 		// x87 keeps the float result's excess precision: printf gets 1/3 as a double
-		{"x86", "i686-linux-gnu-gcc", "gcc-i686-linux-gnu", "qemu-i386", "x86", "[esp+4],[esp+8]", "0x40028000000000000000", "0x3ffdaaaaaaaaaaaaaaab", true, "0.3333333333333333"},
-		{"arm64", "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu", "qemu-aarch64", "arm64", "v0", "0x4020000000000000", "0x3eaaaaab", true, "0.3333333432674408"},
+		{cTraceLanes[1], "x86", "[esp+4],[esp+8]", "0x40028000000000000000", "0x3ffdaaaaaaaaaaaaaaab", true, "0.3333333333333333"},
+		{cTraceLanes[2], "arm64", "v0", "0x4020000000000000", "0x3eaaaaab", true, "0.3333333432674408"},
 	}
 	for _, lane := range lanes {
 		t.Run(lane.name, func(t *testing.T) {
 			is := is.New(t)
-			for tool, pkg := range map[string]string{lane.cc: lane.ccPkg, lane.stub: map[bool]string{true: "gdbserver", false: "qemu-user"}[lane.stub == "gdbserver"], "gdbserver": "gdbserver"} {
-				if _, err := exec.LookPath(tool); err != nil {
-					t.Skipf("%s is not installed (Debian package %s)", tool, pkg)
-				}
-			}
+			lane.need(t)
 			exe := buildCWith(t, lane.cc, "floats", floatsC, "-O1")
 			functions := "scale,big,third,strtod,half,printf"
 			if lane.quad {
@@ -192,18 +210,10 @@ func TestCLITraceScanf(t *testing.T) {
 	if runtime.GOARCH != "amd64" || runtime.GOOS != "linux" {
 		t.Skip("the trace lanes are tested on x86-64 Linux hosts")
 	}
-	for _, lane := range []struct{ name, cc, ccPkg, stub string }{
-		{"x86-64", "gcc", "gcc", "gdbserver"},
-		{"x86", "i686-linux-gnu-gcc", "gcc-i686-linux-gnu", "qemu-i386"},
-		{"arm64", "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu", "qemu-aarch64"},
-	} {
+	for _, lane := range cTraceLanes {
 		t.Run(lane.name, func(t *testing.T) {
 			is := is.New(t)
-			for tool, pkg := range map[string]string{lane.cc: lane.ccPkg, lane.stub: map[bool]string{true: "gdbserver", false: "qemu-user"}[lane.stub == "gdbserver"], "gdbserver": "gdbserver"} {
-				if _, err := exec.LookPath(tool); err != nil {
-					t.Skipf("%s is not installed (Debian package %s)", tool, pkg)
-				}
-			}
+			lane.need(t)
 			exe := buildCWith(t, lane.cc, "scan", scanC, "-O1")
 			out, stderr, code := runCLI(t, "trace", "--function", "__isoc99_sscanf", "--", exe, "example.org:8080 skip 2.5 ab 0.125 ff -3")
 			t.Log(out, stderr)
@@ -245,18 +255,10 @@ func TestCLITraceVaList(t *testing.T) {
 		t.Skip("the trace lanes are tested on x86-64 Linux hosts")
 	}
 	const args = `%s="ana", %d=0x2a, %.2f=2.5, %lld=0x10000000000, %Lg=1.5, %s="zz", %d=0x1, %d=0x2, %d=0x3, %d=0x4, %d=0x5, %f=1, %f=2, %f=3, %f=4, %f=5, %f=6, %f=7, %f=8`
-	for _, lane := range []struct{ name, cc, ccPkg, stub string }{
-		{"x86-64", "gcc", "gcc", "gdbserver"},
-		{"x86", "i686-linux-gnu-gcc", "gcc-i686-linux-gnu", "qemu-i386"},
-		{"arm64", "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu", "qemu-aarch64"},
-	} {
+	for _, lane := range cTraceLanes {
 		t.Run(lane.name, func(t *testing.T) {
 			is := is.New(t)
-			for tool, pkg := range map[string]string{lane.cc: lane.ccPkg, lane.stub: map[bool]string{true: "gdbserver", false: "qemu-user"}[lane.stub == "gdbserver"], "gdbserver": "gdbserver"} {
-				if _, err := exec.LookPath(tool); err != nil {
-					t.Skipf("%s is not installed (Debian package %s)", tool, pkg)
-				}
-			}
+			lane.need(t)
 			exe := buildCWith(t, lane.cc, "va", vaC, "-O1")
 			out, stderr, code := runCLI(t, "trace", "--function", "vsnprintf,vfprintf,__isoc99_vsscanf", "--", exe)
 			t.Log(out, stderr)
