@@ -8,6 +8,7 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // ErrServerGone: the connection to the server ended (EOF or a read error).
@@ -20,6 +21,11 @@ type conn struct {
 	w     io.Writer
 	wmu   sync.Mutex
 	noAck atomic.Bool
+	// dmu and gen order the write deadline's changes: a write's context
+	// ending sets it in the past only while that write is the latest.
+	dmu  sync.Mutex
+	gen  uint64
+	late bool // the deadline is set in the past
 
 	frames  chan frame
 	done    chan struct{} // closed when the reader stops; err is then set
@@ -126,11 +132,8 @@ func (c *conn) send(ctx context.Context, payload string) error {
 		c.tap('c', []byte(payload))
 	}
 	for try := 0; ; try++ {
-		c.wmu.Lock()
-		_, err := c.w.Write(c.buf)
-		c.wmu.Unlock()
-		if err != nil {
-			return fmt.Errorf("%w: %w", ErrServerGone, err)
+		if err := c.write(ctx, c.buf); err != nil {
+			return err
 		}
 		if c.noAck.Load() {
 			return nil
@@ -158,6 +161,53 @@ func (c *conn) send(ctx context.Context, payload string) error {
 	}
 }
 
+// deadliner is a stream whose writes can be given a deadline: a socket
+// (QEMU's stub) or a pipe (gdbserver's stdin).
+type deadliner interface{ SetWriteDeadline(time.Time) error }
+
+// write writes b, ending with ctx's error when ctx ends first, where the
+// stream takes a write deadline. A server that stops reading (blocked
+// writing to us while we write to it) then cannot hang a trace past its
+// time limit or its cleanup's.
+func (c *conn) write(ctx context.Context, b []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	d, ok := c.w.(deadliner)
+	stop := func() bool { return false }
+	if ok {
+		c.dmu.Lock()
+		c.gen++
+		gen := c.gen
+		if c.late {
+			d.SetWriteDeadline(time.Time{}) // the one an earlier write's context set
+			c.late = false
+		}
+		c.dmu.Unlock()
+		stop = context.AfterFunc(ctx, func() {
+			c.dmu.Lock()
+			defer c.dmu.Unlock()
+			if c.gen == gen {
+				d.SetWriteDeadline(time.Unix(1, 0))
+				c.late = true
+			}
+		})
+	}
+	_, err := c.w.Write(b)
+	if ok {
+		stop()
+		c.dmu.Lock()
+		c.gen++ // a late call of the func above is stale now
+		c.dmu.Unlock()
+	}
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		return fmt.Errorf("%w: %w", ErrServerGone, err)
+	}
+	return nil
+}
+
 // pushBack returns a frame read too early; next gives it again.
 func (c *conn) pushBack(f frame) { c.pending = append(c.pending, f) }
 
@@ -175,14 +225,9 @@ func (c *conn) recv(ctx context.Context) ([]byte, error) {
 }
 
 // interrupt sends the out-of-band break byte that stops a running target.
-func (c *conn) interrupt() error {
+func (c *conn) interrupt(ctx context.Context) error {
 	if c.tap != nil {
 		c.tap('i', nil)
 	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if _, err := c.w.Write([]byte{0x03}); err != nil {
-		return fmt.Errorf("%w: %w", ErrServerGone, err)
-	}
-	return nil
+	return c.write(ctx, []byte{0x03})
 }

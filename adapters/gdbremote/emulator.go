@@ -180,6 +180,9 @@ func dialEmulator(ctx context.Context, run *supervisor.Run, sock string) (net.Co
 func (e *emulated) Read(p []byte) (int, error)  { return e.conn.Read(p) }
 func (e *emulated) Write(p []byte) (int, error) { return e.conn.Write(p) }
 
+// SetWriteDeadline bounds a write to the stub's socket (conn.write).
+func (e *emulated) SetWriteDeadline(t time.Time) error { return e.conn.SetWriteDeadline(t) }
+
 func (e *emulated) lineage(ctx context.Context) ports.ProcessLineage { return e.run.Lineage(ctx) }
 
 func (e *emulated) log() string { return e.tail.String() }

@@ -93,6 +93,9 @@ func startServer(ctx context.Context, path string, req ports.TraceRequest, exitG
 func (s *supervised) Read(p []byte) (int, error)  { return s.out.Read(p) }
 func (s *supervised) Write(p []byte) (int, error) { return s.in.Write(p) }
 
+// SetWriteDeadline bounds a write to the server's stdin (conn.write).
+func (s *supervised) SetWriteDeadline(t time.Time) error { return s.in.SetWriteDeadline(t) }
+
 func (s *supervised) lineage(ctx context.Context) ports.ProcessLineage { return s.run.Lineage(ctx) }
 
 func (s *supervised) log() string { return s.tail.String() }

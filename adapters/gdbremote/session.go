@@ -584,7 +584,7 @@ func (s *session) limit(ctx, tctx context.Context, err error) error {
 	if !s.cl.running {
 		return s.stopped(ctx)
 	}
-	if ierr := s.cl.c.interrupt(); ierr != nil {
+	if ierr := s.cl.c.interrupt(ictx); ierr != nil {
 		return ierr
 	}
 	for {

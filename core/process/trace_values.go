@@ -299,6 +299,11 @@ func (s *traceSig) placedArguments(h ports.TraceHit, variadic []ports.Parameter,
 		for _, name := range strings.Split(p.Location, ",") {
 			if r, ok := regs[name]; ok {
 				arg := one(r)
+				if bits := narrowInt(cmp.Or(p.Underlying, p.Type)); k < len(s.params) && bits > 0 {
+					// A parameter narrower than its register or slot: the
+					// rest is whatever was there before.
+					arg.Value = core.Hex(r.Value & (1<<bits - 1))
+				}
 				if k >= len(s.params) {
 					arg.Parameter = core.OptString(p.Name)
 					if promotedInt[p.Type] {
@@ -315,6 +320,25 @@ func (s *traceSig) placedArguments(h ports.TraceHit, variadic []ports.Parameter,
 		}
 	}
 	return argv
+}
+
+// narrowInt is the width in bits of a C integer type narrower than 8
+// bytes as debug information and the prototypes name it (char, short int,
+// int, an enum, _Bool), or 0 for any other type.
+func narrowInt(typ string) uint {
+	t := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(typ, "const "), "volatile "))
+	switch t {
+	case "char", "signed char", "unsigned char", "_Bool", "bool", "int8_t", "uint8_t":
+		return 8
+	case "short", "short int", "short unsigned int", "unsigned short", "unsigned short int", "int16_t", "uint16_t":
+		return 16
+	case "int", "unsigned int", "unsigned", "signed int", "int32_t", "uint32_t", "wint_t", "mode_t", "pid_t", "uid_t", "gid_t":
+		return 32
+	}
+	if strings.HasPrefix(t, "enum ") {
+		return 32
+	}
+	return 0
 }
 
 // promotedInt are the types a printf conversion reads as a promoted int

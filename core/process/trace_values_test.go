@@ -136,6 +136,16 @@ func TestTraceArgumentsOrder(t *testing.T) {
 		return out
 	}
 	is.Equal(show(sig.arguments(h, nil, nil)), []string{"x=2.5", "k=0x3", "y=0.5"})
+	// An int's register holds it in its low 32 bits; a char's in 8; a
+	// long's in all 64.
+	h.Arguments[0].Value = 0x7fff00000003
+	is.Equal(show(sig.arguments(h, nil, nil)), []string{"x=2.5", "k=0x3", "y=0.5"})
+	sig.params[1].Type = "unsigned char"
+	h.Arguments[0].Value = 0x7f41
+	is.Equal(show(sig.arguments(h, nil, nil))[1], "k=0x41")
+	sig.params[1].Type = "long int"
+	is.Equal(show(sig.arguments(h, nil, nil))[1], "k=0x7f41")
+	h.Arguments[0].Value = 3
 	var none *traceSig
 	is.Equal(show(none.arguments(h, nil, nil)), []string{"?=0x3", "?=0x7", "?=0x4004000000000000", "?=0x3f000000"})
 }
