@@ -109,12 +109,24 @@ func needFixture(t *testing.T) string {
 	return fixture
 }
 
+// cliLimit bounds one CLI run in the tests: a hung rea is killed and its
+// test fails with what it printed, instead of the package's whole run
+// timing out and leaving it behind.
+const cliLimit = 5 * time.Minute
+
 func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(reaBin, args...)
+	ctx, cancel := context.WithTimeout(context.Background(), cliLimit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, reaBin, args...)
+	cmd.WaitDelay = 10 * time.Second
+	dieWithTests(cmd)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("rea %q ran over %s and was killed; stdout:\n%s\nstderr:\n%s", args, cliLimit, o.String(), e.String())
+	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		return o.String(), e.String(), ee.ExitCode()
