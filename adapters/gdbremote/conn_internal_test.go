@@ -54,3 +54,46 @@ func TestWriteEndsWithItsContext(t *testing.T) {
 		t.Fatalf("a cancelled write: %v", err)
 	}
 }
+
+// A stop reply for a signal the server was asked to pass (QEMU 7.2 sends
+// Go's SIGURG so under a threaded program) where a command's reply is
+// owed is dropped: the command gets its own reply, not the stop. Any other
+// stop reply there is still the reply (and an error for requestOK).
+func TestStrayPassedStopIsNoReply(t *testing.T) {
+	ours, theirs := net.Pipe()
+	defer ours.Close()
+	defer theirs.Close()
+	cl := &client{c: newConn(ours, nil)}
+	cl.c.noAck.Store(true)
+	defer cl.c.close()
+	go func() {
+		b := make([]byte, 256)
+		for _, reply := range []string{"T10thread:p01.2f5a;", "OK", "T05thread:p01.2f5a;"} {
+			if _, err := theirs.Read(b); err != nil {
+				return
+			}
+			theirs.Write(appendPacket(nil, []byte(reply)))
+			if reply[0] == 'T' && reply[1] == '1' {
+				theirs.Write(appendPacket(nil, []byte("OK")))
+			}
+		}
+	}()
+	ctx := context.Background()
+	if err := cl.requestOK(ctx, "Z0,1000,1"); err != nil {
+		t.Fatalf("a command answered after a stray SIGURG stop: %v", err)
+	}
+	if cl.strayStops != 1 {
+		t.Fatalf("stray stops dropped: %d", cl.strayStops)
+	}
+	if err := cl.requestOK(ctx, "z0,1000,1"); err != nil {
+		t.Fatalf("the next command: %v", err)
+	}
+	if err := cl.requestOK(ctx, "Z0,2000,1"); err == nil {
+		t.Fatal("a SIGTRAP stop taken as OK")
+	}
+	for p, want := range map[string]bool{"T10thread:p01.2;": true, "S1f": true, "T05thread:p01.2;": false, "OK": false, "T1": false, "W00": false} {
+		if passedStop([]byte(p)) != want {
+			t.Errorf("passedStop(%q) = %v", p, !want)
+		}
+	}
+}
