@@ -417,11 +417,7 @@ func (s *session) insertAll(ctx context.Context) error {
 		s.wide[i], s.rets[i] = s.described(b.Registers, true), s.described(b.Return, false)
 		if b.Format != "" {
 			for _, name := range s.conv.floats {
-				_, ok := s.td.reg(name)
-				if z, vector := strings.CutPrefix(name, "v"); !ok && vector {
-					_, ok = s.td.reg("z" + z)
-				}
-				if ok {
+				if s.hasRegister(name) {
 					s.fmtRegs[i] = append(s.fmtRegs[i], name)
 				}
 			}
@@ -1052,17 +1048,23 @@ func (s *session) described(names []string, entry bool) []string {
 		if _, slot := s.conv.slotOffset(name); entry && (slot || slices.Contains(s.conv.args, name)) {
 			continue
 		}
-		_, ok := s.td.reg(name)
-		if z, vector := strings.CutPrefix(name, "v"); !ok && vector {
-			_, ok = s.td.reg("z" + z)
-		}
-		if !ok {
+		if !s.hasRegister(name) {
 			s.absent = appendNew(s.absent, name)
 			continue
 		}
 		out = appendNew(out, name)
 	}
 	return out
+}
+
+// hasRegister reports whether the target description has register name
+// (vN through SVE's zN, whose low 16 bytes it is).
+func (s *session) hasRegister(name string) bool {
+	_, ok := s.td.reg(name)
+	if z, vector := strings.CutPrefix(name, "v"); !ok && vector {
+		_, ok = s.td.reg("z" + z)
+	}
+	return ok
 }
 
 // x87Physical reports whether the stub numbers the x87 registers
