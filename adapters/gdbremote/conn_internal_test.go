@@ -97,3 +97,48 @@ func TestStrayPassedStopIsNoReply(t *testing.T) {
 		}
 	}
 }
+
+// QEMU 7.2's stub now and then sends a passed signal's stop reply with its
+// T overwritten by a NUL (the checksum covers the NUL). Awaited as a stop,
+// it is that signal's stop; where a command's reply is owed, it is dropped
+// like any stray passed stop. A NUL before anything else stays an error.
+func TestNULStopOfAPassedSignal(t *testing.T) {
+	ours, theirs := net.Pipe()
+	defer ours.Close()
+	defer theirs.Close()
+	cl := &client{c: newConn(ours, nil)}
+	cl.c.noAck.Store(true)
+	defer cl.c.close()
+	go func() {
+		theirs.Write(appendPacket(nil, []byte("\x0010thread:p01.2f5a;")))
+		b := make([]byte, 256)
+		for _, replies := range [][]string{{"\x0010thread:p01.2f5a;", "OK"}, {"\x0005thread:p01.2f5a;"}, {"\x00000003f0000000000"}} {
+			if _, err := theirs.Read(b); err != nil {
+				return
+			}
+			for _, r := range replies {
+				theirs.Write(appendPacket(nil, []byte(r)))
+			}
+		}
+	}()
+	ctx := context.Background()
+	cl.running, cl.owed = true, 1
+	st, err := cl.wait(ctx)
+	if err != nil || st.kind != stopSignal || st.signal != 0x10 || st.thread.TID != 0x2f5a {
+		t.Fatalf("the awaited stop: %+v, %v", st, err)
+	}
+	if err := cl.requestOK(ctx, "Z0,1000,1"); err != nil {
+		t.Fatalf("a command answered after a NUL SIGURG stop: %v", err)
+	}
+	if cl.mended != 2 || cl.strayStops != 1 {
+		t.Fatalf("mended %d, dropped %d", cl.mended, cl.strayStops)
+	}
+	for _, req := range []string{"z0,1000,1", "p20"} {
+		if err := cl.requestOK(ctx, req); err == nil {
+			t.Fatalf("%s: a NUL packet of no passed signal taken as OK", req)
+		}
+	}
+	if cl.mended != 2 {
+		t.Fatalf("mended %d", cl.mended)
+	}
+}

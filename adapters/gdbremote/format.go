@@ -35,6 +35,7 @@ type argKind uint8
 const (
 	argWord       argKind = iota // an int, long, size_t or pointer: one register or slot
 	argText                      // a char pointer whose text is read
+	argWideText                  // a wchar_t pointer whose text is read (4-byte units on Linux)
 	argLongLong                  // 8 bytes: two slots on 32-bit x86, one word elsewhere
 	argDouble                    // a double: a floating-point register, else 8 bytes of stack
 	argLongDouble                // x87's 80 bits in 16 bytes of stack (12 on 32-bit x86); AArch64's binary128 in a v register
@@ -95,7 +96,7 @@ func parseFormat(f []byte) (args []fmtArg, ok bool) {
 		case c == 's' && length == "":
 			a.typ, a.kind = "const char *", argText
 		case c == 's' && length == "l", c == 'S':
-			a.typ = "const wchar_t *"
+			a.typ, a.kind = "const wchar_t *", argWideText
 		case c == 'p':
 			a.typ = "void *"
 		case c == 'n':
@@ -276,8 +277,8 @@ func (s *session) formatArgs(ctx context.Context, bp ports.TraceBreakpoint, strs
 				value = regs[name]
 			}
 		}
-		if a.kind == argText {
-			ts, err := s.readText(ctx, places[k], value, ports.MaxTraceString, true)
+		if a.kind == argText || a.kind == argWideText {
+			ts, err := s.readString(ctx, places[k], value, a.kind == argWideText)
 			if err != nil {
 				return nil, nil, nil, err
 			}
@@ -295,19 +296,21 @@ func (s *session) formatArgs(ctx context.Context, bp ports.TraceBreakpoint, strs
 }
 
 // scanStore is what a scanf conversion stores through its pointer: text
-// up to a NUL (%s, %[...]), else size bytes (%c: its width; a number: its
-// type's size).
+// up to a NUL (%s, %[...]; wchar_t units for %ls, %l[...]), else size
+// bytes (%c: its width; a number: its type's size); with the m modifier
+// (%ms), a pointer to text the call allocated.
 type scanStore struct {
-	text bool
-	size int
-	n    bool // %n: the count so far, which is no assignment
+	text  bool
+	wide  bool // the text is wchar_t
+	alloc bool // the pointer stored points at the text (%ms, %m[...], %mc)
+	size  int
+	n     bool // %n: the count so far, which is no assignment
 }
 
 // parseScan is the pointers a scanf format takes, in order, typed by what
 // each conversion stores (a suppressed one, %*d, takes none), and what
-// each stores; ok is false at a conversion the scan does not know (glibc's
-// %ms allocates: not read), a positional one, or an unterminated set,
-// leaving those before it.
+// each stores; ok is false at a conversion the scan does not know, a
+// positional one, or an unterminated set, leaving those before it.
 func (c convention) parseScan(f []byte) (args []fmtArg, stores []scanStore, ok bool) {
 	w := int(c.word)
 	for i := 0; i < len(f); {
@@ -332,6 +335,10 @@ func (c convention) parseScan(f []byte) (args []fmtArg, stores []scanStore, ok b
 		}
 		if i < len(f) && f[i] == '$' {
 			return args, stores, false
+		}
+		alloc := i < len(f) && f[i] == 'm' // POSIX: the call allocates the text
+		if alloc {
+			i++
 		}
 		mod := i
 		for i < len(f) && bytes.IndexByte([]byte("hlqLjzt"), f[i]) >= 0 {
@@ -358,10 +365,15 @@ func (c convention) parseScan(f []byte) (args []fmtArg, stores []scanStore, ok b
 		var typ string
 		var st scanStore
 		switch {
+		case (conv == 's' || conv == '[' || conv == 'c') && length != "" && length != "l", alloc && conv != 's' && conv != '[' && conv != 'c':
+			return args, stores, false
 		case conv == 's' || conv == '[':
-			typ, st = "char *", scanStore{text: true}
-		case conv == 'c':
-			typ, st = "char *", scanStore{size: max(width, 1)}
+			typ, st = "char *", scanStore{text: true, wide: length == "l", alloc: alloc}
+		case conv == 'c': // width characters, no NUL
+			typ, st = "char *", scanStore{wide: length == "l", alloc: alloc, size: max(width, 1)}
+			if st.wide {
+				st.size *= 4
+			}
 		case conv == 'p':
 			typ, st = "void **", scanStore{size: w}
 		case bytes.IndexByte([]byte("diouxXn"), conv) >= 0:
@@ -396,6 +408,12 @@ func (c convention) parseScan(f []byte) (args []fmtArg, stores []scanStore, ok b
 		if suppress {
 			continue
 		}
+		if st.wide {
+			typ = "wchar_t *"
+		}
+		if st.alloc {
+			typ += "*"
+		}
 		args = append(args, fmtArg{spec: string(f[start:i]), typ: typ, kind: argWord})
 		stores = append(stores, st)
 	}
@@ -426,8 +444,16 @@ func (s *session) readStored(ctx context.Context, h *ports.TraceHit, format stri
 		if at := slices.IndexFunc(h.Arguments, func(a ports.TraceRegister) bool { return a.Name == loc }); at >= 0 {
 			ptr = h.Arguments[at].Value
 		}
+		if st.alloc { // the call stored a pointer to what it allocated
+			var er *errorReply
+			p, err := s.readAddr(ctx, ptr)
+			if err != nil && !errors.As(err, &er) {
+				return err
+			}
+			ptr = p // an unreadable pointer reads as null: what it points at is unreadable
+		}
 		if st.text {
-			ts, err := s.readText(ctx, h.Variadic[k].Location, ptr, ports.MaxTraceString, true)
+			ts, err := s.readString(ctx, h.Variadic[k].Location, ptr, st.wide)
 			if err != nil {
 				return err
 			}
@@ -530,8 +556,8 @@ func (s *session) vaArgs(ctx context.Context, ap uint64, args []fmtArg, whole bo
 		name := fmt.Sprintf("va#%d", k+1)
 		r := wideRegister(name, b) // a 32-bit target's double or long long: one 8-byte value
 		extra = append(extra, r)
-		if a.kind == argText {
-			ts, err := s.readText(ctx, name, r.Value, ports.MaxTraceString, true)
+		if a.kind == argText || a.kind == argWideText {
+			ts, err := s.readString(ctx, name, r.Value, a.kind == argWideText)
 			if err != nil {
 				return nil, nil, nil, err
 			}
@@ -546,4 +572,19 @@ func (s *session) vaArgs(ctx context.Context, ap uint64, args []fmtArg, whole bo
 		variadic = []ports.Parameter{}
 	}
 	return texts, extra, variadic, nil
+}
+
+// readString reads the NUL-terminated text at addr for the argument named
+// reg: char text as readText does, or wchar_t text as ports.WideText decodes it,
+// at most MaxTraceString units.
+func (s *session) readString(ctx context.Context, reg string, addr uint64, wide bool) (ports.TraceString, error) {
+	if !wide {
+		return s.readText(ctx, reg, addr, ports.MaxTraceString, true)
+	}
+	raw, err := s.readText(ctx, reg, addr, 4*ports.MaxTraceString, false)
+	if err != nil {
+		return raw, err
+	}
+	text, end := ports.WideText(raw.Text)
+	return ports.TraceString{Register: reg, Text: text, Unreadable: raw.Unreadable, Truncated: !end && !raw.Unreadable}, nil
 }

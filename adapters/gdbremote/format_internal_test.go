@@ -83,8 +83,9 @@ func TestParseAndPlaceFormat(t *testing.T) {
 // one) and store: text up to a NUL for %s and a set (']' first is a member),
 // %c's width in characters, a number's size by its length modifier and the
 // target's word, a long double's x87 10 bytes or AArch64's 16; %n is no
-// assignment; the scan stops at %ms (glibc allocates), a positional
-// conversion or an unterminated set.
+// assignment; with l, wchar_t text or characters (4 bytes each); with m,
+// a pointer to what the call allocated; the scan stops at a positional
+// conversion, an unterminated set, or m or a length on what takes neither.
 func TestParseScan(t *testing.T) {
 	for _, c := range []struct {
 		format string
@@ -97,7 +98,10 @@ func TestParseScan(t *testing.T) {
 			"%31[^:]:char *:text %d:int *:4 %lf:double *:8 %n:int *:n %2c:char *:2 %Lf:long double *:10 %llx:unsigned long long *:8", "", "%31[^:]:char *:text %d:int *:4 %lf:double *:8 %n:int *:n %2c:char *:2 %Lf:long double *:16 %llx:unsigned long long *:8"},
 		{"%hhd %hu %ld %zu %p %f %c %[]x]", true, "%hhd:signed char *:1 %hu:unsigned short *:2 %ld:long *:8 %zu:size_t *:8 %p:void **:8 %f:float *:4 %c:char *:1 %[]x]:char *:text",
 			"%hhd:signed char *:1 %hu:unsigned short *:2 %ld:long *:4 %zu:size_t *:4 %p:void **:4 %f:float *:4 %c:char *:1 %[]x]:char *:text", ""},
-		{"%d %ms", false, "%d:int *:4", "", ""},
+		{"%d %ms %m[a-z] %3mc %ls %l[^,] %2lc %mls", true,
+			"%d:int *:4 %ms:char **:alloc-text %m[a-z]:char **:alloc-text %3mc:char **:alloc-3 %ls:wchar_t *:wide-text %l[^,]:wchar_t *:wide-text %2lc:wchar_t *:wide-8 %mls:wchar_t **:alloc-wide-text", "", ""},
+		{"%d %md", false, "%d:int *:4", "", ""},
+		{"%d %hs", false, "%d:int *:4", "", ""},
 		{"%d %1$d", false, "%d:int *:4", "", ""},
 		{"%d %[abc", false, "%d:int *:4", "", ""},
 		{"%% %*d %*[^\n]", true, "", "", ""},
@@ -114,6 +118,12 @@ func TestParseScan(t *testing.T) {
 					size = "text"
 				case st.n:
 					size = "n"
+				}
+				if st.wide {
+					size = "wide-" + size
+				}
+				if st.alloc {
+					size = "alloc-" + size
 				}
 				got = append(got, a.spec+":"+a.typ+":"+size)
 			}

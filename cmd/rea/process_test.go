@@ -861,8 +861,24 @@ func traceOverMCP(t *testing.T, exe string, procs ...string) map[string]any {
 	if r := call(t, cs, "open_binary", map[string]any{"path": exe}); r.isError {
 		t.Fatal(r.text)
 	}
-	_, m := evidence(t, call(t, cs, "trace_native_calls", map[string]any{"procedures": procs}))
+	r := call(t, cs, "trace_native_calls", map[string]any{"procedures": procs})
+	if r.isError && qemuStubFault(r.text) {
+		t.Logf("QEMU's stub fault, traced again: %s", r.text)
+		r = call(t, cs, "trace_native_calls", map[string]any{"procedures": procs})
+	}
+	_, m := evidence(t, r)
 	return m
+}
+
+// qemuStubFault is whether a failed trace's message is QEMU 7.2's
+// user-mode stub sending, under a threaded program (a Go one), a packet
+// whose first byte it overwrote with a NUL, or an empty one, where a stop
+// reply was owed: about one traced Go run in 200 under qemu-aarch64, more
+// under load. rea reports it (provider_unavailable); the tests of Go
+// programs under emulation trace once more when it happens.
+func qemuStubFault(msg string) bool {
+	return strings.Contains(msg, "gdb remote protocol error") && strings.Contains(msg, "Terminated via GDBstub") &&
+		(strings.Contains(msg, `reply "\x00`) || strings.Contains(msg, `short stop reply ""`))
 }
 
 // A parameter debug information places past the argument registers is a
@@ -884,4 +900,21 @@ int main(void) { return seven(1, 2, 3, 4, 5, 6, "on the stack") == 33 ? 0 : 1; }
 	is.Equal(got["g"], "on the stack")
 	is.Equal(got["f"], "0x6")
 	noDescendants(t)
+}
+
+// Only QEMU's stub fault is traced again: a NUL-led or empty packet where
+// a stop was owed, with QEMU's own farewell; other protocol errors fail.
+func TestQEMUStubFault(t *testing.T) {
+	const tail = ` (server said: qemu-aarch64: QEMU: Terminated via GDBstub) (provider_unavailable)`
+	for msg, want := range map[string]bool{
+		`trace: debugger server died: gdb remote protocol error: unexpected stop reply "\x0010thread:p01.729c;"` + tail: true,
+		`trace: debugger server died: gdb remote protocol error: short stop reply ""` + tail:                            true,
+		`trace: debugger server died: gdb remote protocol error: unexpected stop reply "\x00dd849da49307"` + tail:       true,
+		`trace: debugger server died: gdb remote protocol error: bad stop reply "T1"` + tail:                            false,
+		`trace: debugger server died: gdb remote protocol error: short stop reply ""`:                                   false,
+	} {
+		if qemuStubFault(msg) != want {
+			t.Errorf("qemuStubFault(%q) = %v", msg, !want)
+		}
+	}
 }

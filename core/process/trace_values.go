@@ -312,7 +312,7 @@ func (s *traceSig) placedArguments(h ports.TraceHit, variadic []ports.Parameter,
 						arg.Value = core.Hex(r.Value & 0xffffffff)
 					}
 					if i := slices.IndexFunc(h.Stored, func(r ports.TraceRegister) bool { return r.Name == p.Location }); i >= 0 && s.scan {
-						storedValue(&arg, strings.TrimSuffix(p.Type, " *"), h.Stored[i].Bytes)
+						storedValue(&arg, strings.TrimRight(p.Type, " *"), h.Stored[i].Bytes) // what it points at (%mc: through a pointer)
 					}
 				}
 				argv = append(argv, arg)
@@ -348,7 +348,7 @@ var promotedInt = map[string]bool{"int": true, "unsigned int": true, "short": tr
 
 // storedValue sets what a scanf-style call stored through arg's pointer,
 // b, as the pointed-at type typ gives it: a number's value, %c's
-// characters as text.
+// characters as text (%lc's wchar_t ones as UTF-8).
 func storedValue(arg *TraceArgument, typ string, b []byte) {
 	var v string
 	switch bits := floatBits(typ); {
@@ -356,6 +356,10 @@ func storedValue(arg *TraceArgument, typ string, b []byte) {
 		return
 	case typ == "char":
 		arg.StringAtReturn = &TraceString{Text: core.OptString(traceText(b))}
+		return
+	case typ == "wchar_t":
+		text, _ := ports.WideText(b)
+		arg.StringAtReturn = &TraceString{Text: core.OptString(traceText(text))}
 		return
 	case bits == 32 && len(b) == 4:
 		v, _ = floatText(uint64(binary.LittleEndian.Uint32(b)), 32)

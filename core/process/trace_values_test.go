@@ -231,16 +231,17 @@ func TestScanArguments(t *testing.T) {
 	is.Equal(sig.format, "rsi")
 	le := func(v uint64, n int) []byte { return binary.LittleEndian.AppendUint64(nil, v)[:n] }
 	h := ports.TraceHit{
-		Arguments: []ports.TraceRegister{{Name: "rdi", Value: 0x10}, {Name: "rsi", Value: 0x20}, {Name: "rdx", Value: 0x30}, {Name: "rcx", Value: 0x40}, {Name: "r8", Value: 0x50}, {Name: "r9", Value: 0x60}, {Name: "[rsp+8]", Value: 0x70}, {Name: "[rsp+16]", Value: 0x80}, {Name: "[rsp+24]", Value: 0x90}},
+		Arguments: []ports.TraceRegister{{Name: "rdi", Value: 0x10}, {Name: "rsi", Value: 0x20}, {Name: "rdx", Value: 0x30}, {Name: "rcx", Value: 0x40}, {Name: "r8", Value: 0x50}, {Name: "r9", Value: 0x60}, {Name: "[rsp+8]", Value: 0x70}, {Name: "[rsp+16]", Value: 0x80}, {Name: "[rsp+24]", Value: 0x90}, {Name: "[rsp+32]", Value: 0xa0}, {Name: "[rsp+40]", Value: 0xb0}},
 		Variadic: []ports.Parameter{
 			{Name: "%d", Type: "int *", Location: "rdx"}, {Name: "%lf", Type: "double *", Location: "rcx"}, {Name: "%Lf", Type: "long double *", Location: "r8"},
 			{Name: "%2c", Type: "char *", Location: "r9"}, {Name: "%hhd", Type: "signed char *", Location: "[rsp+8]"}, {Name: "%Lg", Type: "long double *", Location: "[rsp+16]"},
-			{Name: "%x", Type: "unsigned int *", Location: "[rsp+24]"},
+			{Name: "%x", Type: "unsigned int *", Location: "[rsp+24]"}, {Name: "%3mc", Type: "char **", Location: "[rsp+32]"}, {Name: "%2lc", Type: "wchar_t *", Location: "[rsp+40]"},
 		},
 		Stored: []ports.TraceRegister{
 			{Name: "rdx", Bytes: le(0x1f90, 4)}, {Name: "rcx", Bytes: le(0x4004000000000000, 8)},
 			{Name: "r8", Bytes: []byte{0, 0, 0, 0, 0, 0, 0, 0x80, 0xfc, 0x3f}}, {Name: "r9", Bytes: []byte("ab")},
 			{Name: "[rsp+8]", Bytes: []byte{0xff}}, {Name: "[rsp+16]", Bytes: append(make([]byte, 13), 0x80, 0xff, 0x3f)},
+			{Name: "[rsp+32]", Bytes: []byte("xyz")}, {Name: "[rsp+40]", Bytes: []byte{'h', 0, 0, 0, 0xe9, 0, 0, 0}},
 		},
 	}
 	var got []string
@@ -254,7 +255,7 @@ func TestScanArguments(t *testing.T) {
 		}
 		got = append(got, v)
 	}
-	is.Equal(got, []string{"str=0x10", "format=0x20", "%d=0x30→0x1f90", "%lf=0x40→2.5", "%Lf=0x50→0.125", `%2c=0x60→"ab"`, "%hhd=0x70→0xff", "%Lg=0x80→1.5", "%x=0x90"})
+	is.Equal(got, []string{"str=0x10", "format=0x20", "%d=0x30→0x1f90", "%lf=0x40→2.5", "%Lf=0x50→0.125", `%2c=0x60→"ab"`, "%hhd=0x70→0xff", "%Lg=0x80→1.5", "%x=0x90", `%3mc=0xa0→"xyz"`, `%2lc=0xb0→"hé"`})
 }
 
 // The result as the signature types it: a double in xmm0 or v0, a float
