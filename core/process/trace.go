@@ -25,9 +25,9 @@ func opTraceNativeCalls() *core.Operation {
 		Name:  "trace_native_calls",
 		Title: "Trace Native Calls",
 		Description: "Run the open binary (or attach to a process running it) under gdbserver (qemu-user for another CPU) and record each call of the named " +
-			"procedures: argument registers (named by debug information or a libc prototype), the text of char pointers and Go " +
-			"strings (up to 256 bytes), caller and return value, at link-time addresses of the analysis's procedures. Pids, thread " +
-			"ids, load biases and stack pointers stay in raw_result.",
+			"procedures: arguments typed by debug information or a libc prototype (floats as numbers, a printf or scanf format's arguments, " +
+			"what scanf stored), texts of char pointers and Go strings (up to 256 bytes), caller and return value, at the analysis's " +
+			"link-time addresses. Pids, thread ids, load biases and stack pointers stay in raw_result.",
 		Kind:        core.KindApplication,
 		Effects:     core.Effects{MutatesSession: true, LaunchesProcess: true, ExecutesForeignCode: true},
 		NeedsTarget: true,
