@@ -3,6 +3,7 @@ package gdbremote
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,5 +38,25 @@ func TestHostLibraryHint(t *testing.T) {
 	s.sysroot = "/usr/i686-linux-gnu"
 	if err := s.classify(context.Canceled); err != context.Canceled {
 		t.Errorf("cancel: %v", err)
+	}
+}
+
+// A Go program under an emulator gets asyncpreemptoff=1 first in GODEBUG,
+// so a setting of its own (the last one wins) still does; the rest of its
+// environment is kept, and rea's is used when the request gives none.
+func TestNoAsyncPreemption(t *testing.T) {
+	for _, c := range []struct{ env, want []string }{
+		{[]string{"A=1", "GODEBUG=madvdontneed=1,asyncpreemptoff=0", "B=2"}, []string{"A=1", "B=2", "GODEBUG=asyncpreemptoff=1,madvdontneed=1,asyncpreemptoff=0"}},
+		{[]string{"A=1"}, []string{"A=1", "GODEBUG=asyncpreemptoff=1"}},
+		{[]string{"GODEBUG="}, []string{"GODEBUG=asyncpreemptoff=1"}},
+		{[]string{}, []string{"GODEBUG=asyncpreemptoff=1"}},
+	} {
+		if got := noAsyncPreemption(c.env); !slices.Equal(got, c.want) {
+			t.Errorf("noAsyncPreemption(%q) = %q, want %q", c.env, got, c.want)
+		}
+	}
+	t.Setenv("REA_TEST_MARK", "x")
+	if got := noAsyncPreemption(nil); !slices.Contains(got, "REA_TEST_MARK=x") || got[len(got)-1] != "GODEBUG=asyncpreemptoff=1" && !strings.HasPrefix(got[len(got)-1], "GODEBUG=asyncpreemptoff=1,") {
+		t.Errorf("rea's environment: %q", got)
 	}
 }

@@ -48,7 +48,8 @@ type session struct {
 	reentries int
 	// sysroot is the directory an emulator takes the program's libraries
 	// from ("" when they are the host's own).
-	sysroot string
+	sysroot  string
+	asyncOff bool // a Go program under an emulator, run with asyncpreemptoff=1 (noAsyncPreemption)
 	// callerLibs are the loaded libraries callerOf places return
 	// addresses in, read libReads times.
 	callerLibs []callerLib
@@ -1231,6 +1232,9 @@ func (s *session) finishCoverage() {
 	}
 	if s.conv.g != "" {
 		cov.Notes = append(cov.Notes, "Go: a call whose prologue grows the goroutine stack stops twice at its entry")
+	}
+	if s.asyncOff {
+		cov.Notes = append(cov.Notes, "Go under an emulator: the program ran with asyncpreemptoff=1 first in GODEBUG (goroutines preempted at calls only), as QEMU's stub mishandles the SIGURG stops of asynchronous preemption")
 	}
 	if s.req.Launch != nil && needsShell(s.req.Launch.Args) {
 		cov.Notes = append(cov.Notes, "an argument was empty or had whitespace, so the program was started through the shell ($SHELL or /bin/sh), which may add to its environment")

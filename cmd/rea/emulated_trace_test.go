@@ -3,10 +3,13 @@ package main
 import (
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/matryer/is"
+
+	"rea/core"
 )
 
 // needEmulation skips unless this x86-64 host can build programs with the
@@ -137,4 +140,48 @@ func TestMCPTraceConventionOfTheArchitecture(t *testing.T) {
 	is.True(r.isError)
 	is.True(strings.Contains(r.text, "unsupported_target"))
 	is.True(strings.Contains(r.text, "convention cdecl"))
+}
+
+// A Go program traced under qemu-aarch64 runs with asyncpreemptoff=1 first
+// in GODEBUG, its own GODEBUG after it (the last setting wins), and the
+// trace says so: QEMU's stub mishandles the SIGURG stops of Go's
+// asynchronous preemption. The program sees that environment (the traced
+// string) and exits by it.
+func TestTraceGoUnderEmulationWithoutAsyncPreemption(t *testing.T) {
+	needArm64Emulation(t)
+	is := is.New(t)
+	exe := goBuild(t, t.TempDir(), "arm64", `package main
+
+import (
+	"os"
+	"strings"
+)
+
+//go:noinline
+func mark(s string) int { return len(s) }
+
+func main() {
+	d := os.Getenv("GODEBUG")
+	if mark(d) > 0 && strings.HasPrefix(d, "asyncpreemptoff=1,") && strings.HasSuffix(d, ",madvdontneed=1") {
+		os.Exit(7)
+	}
+	os.Exit(3)
+}
+`)
+	t.Setenv("GODEBUG", "madvdontneed=1")
+	out, stderr, code := runCLI(t, "--format", "json", "trace", "--function", "main.mark", "--", exe)
+	if code != 0 && qemuStubFault(stderr) {
+		t.Logf("QEMU's stub fault, traced again: %s", stderr)
+		out, stderr, code = runCLI(t, "--format", "json", "trace", "--function", "main.mark", "--", exe)
+	}
+	t.Log(stderr)
+	is.Equal(code, 0)
+	ev, err := core.ParseEvidence([]byte(out))
+	is.NoErr(err)
+	is.True(strings.Contains(string(ev.NormalizedResult), `"text":"asyncpreemptoff=1,madvdontneed=1"`))
+	is.True(strings.Contains(string(ev.NormalizedResult), `"code":7`))
+	is.True(slices.ContainsFunc(ev.Limitations, func(l string) bool {
+		return strings.HasPrefix(l, "Go under an emulator: the program ran with asyncpreemptoff=1")
+	}))
+	noDescendants(t)
 }
