@@ -97,12 +97,59 @@ type emulated struct {
 	conn net.Conn
 	tail *tailBuffer
 	done chan struct{} // stderr drained
+	// x87Stack is whether the stub gives the x87 registers as the stack
+	// (ST(0)-ST(7)), as gdbserver does and QEMU does from 8.0; QEMU 7.2's
+	// gives them by physical number (x87Physical).
+	x87Stack bool
+}
+
+// emulatorVersion is the major and minor version a QEMU user-mode
+// emulator prints for --version ("qemu-i386 version 7.2.22 (Debian ...)"),
+// run as an owned process under a 5 s deadline; ok is false when it prints
+// none.
+func emulatorVersion(ctx context.Context, path string) (major, minor int, ok bool) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	run, err := supervisor.New(&supervisor.Options{GraceDelay: time.Second})
+	if err != nil {
+		return 0, 0, false
+	}
+	defer func() {
+		cctx, cancel := supervisor.CleanupContext(ctx, 0)
+		defer cancel()
+		run.Cleanup(cctx)
+	}()
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		return 0, 0, false
+	}
+	defer null.Close()
+	if err := run.Start(ctx, supervisor.Spec{Path: path, Args: []string{"--version"}, Stdin: null, Stderr: null}); err != nil {
+		return 0, 0, false
+	}
+	out, _ := io.ReadAll(io.LimitReader(run.Stdout(), 4096))
+	if _, err := run.Wait(ctx); err != nil {
+		return 0, 0, false
+	}
+	return parseEmulatorVersion(string(out))
+}
+
+// parseEmulatorVersion reads "version X.Y" from QEMU's --version text.
+func parseEmulatorVersion(text string) (major, minor int, ok bool) {
+	_, rest, found := strings.Cut(text, "version ")
+	if !found {
+		return 0, 0, false
+	}
+	if _, err := fmt.Sscanf(rest, "%d.%d", &major, &minor); err != nil {
+		return 0, 0, false
+	}
+	return major, minor, true
 }
 
 // emulatorDialWait bounds how long the emulator may take to open its socket.
 const emulatorDialWait = 10 * time.Second
 
-func startEmulated(ctx context.Context, qemu, sysroot string, req ports.TraceRequest, exitGrace time.Duration) (*emulated, error) {
+func startEmulated(ctx context.Context, qemu, sysroot string, req ports.TraceRequest, exitGrace time.Duration, x87Stack bool) (*emulated, error) {
 	l := req.Launch
 	run, err := supervisor.New(&supervisor.Options{RunID: req.RunID, ExitDelay: exitGrace, GraceDelay: time.Second})
 	if err != nil {
@@ -136,7 +183,7 @@ func startEmulated(ctx context.Context, qemu, sysroot string, req ports.TraceReq
 	if err := run.Start(context.WithoutCancel(ctx), spec); err != nil {
 		return fail(err)
 	}
-	e := &emulated{run: run, tail: &tailBuffer{max: 16 << 10}, done: make(chan struct{})}
+	e := &emulated{run: run, tail: &tailBuffer{max: 16 << 10}, done: make(chan struct{}), x87Stack: x87Stack}
 	go func() {
 		defer close(e.done)
 		io.Copy(e.tail, run.Stderr())

@@ -3,6 +3,7 @@ package gdbremote
 import (
 	"context"
 	"errors"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -59,4 +60,29 @@ func TestNoAsyncPreemption(t *testing.T) {
 	if got := noAsyncPreemption(nil); !slices.Contains(got, "REA_TEST_MARK=x") || got[len(got)-1] != "GODEBUG=asyncpreemptoff=1" && !strings.HasPrefix(got[len(got)-1], "GODEBUG=asyncpreemptoff=1,") {
 		t.Errorf("rea's environment: %q", got)
 	}
+}
+
+// QEMU's version decides how its stub numbers the x87 registers (by the
+// stack from 8.0); the installed emulator, when there is one, says its own.
+func TestEmulatorVersion(t *testing.T) {
+	for text, want := range map[string][2]int{
+		"qemu-i386 version 7.2.22 (Debian 1:7.2+dfsg-7+deb12u18+b3)\nCopyright (c) 2003-2022 Fabrice Bellard\n": {7, 2},
+		"qemu-i386 version 10.0.3\n": {10, 0},
+		"qemu-i386 version x\n":      {-1},
+		"nothing here":               {-1},
+	} {
+		major, minor, ok := parseEmulatorVersion(text)
+		if ok != (want[0] >= 0) || ok && (major != want[0] || minor != want[1]) {
+			t.Errorf("parseEmulatorVersion(%q) = %d.%d %v", text, major, minor, ok)
+		}
+	}
+	qemu, err := exec.LookPath("qemu-i386")
+	if err != nil {
+		t.Skip("qemu-i386 is not installed (Debian package qemu-user)")
+	}
+	major, _, ok := emulatorVersion(context.Background(), qemu)
+	if !ok || major < 2 {
+		t.Fatalf("%s --version: %d, %v", qemu, major, ok)
+	}
+	t.Logf("%s is QEMU %d", qemu, major)
 }

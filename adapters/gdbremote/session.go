@@ -1070,11 +1070,13 @@ func (s *session) hasRegister(name string) bool {
 
 // x87Physical reports whether the stub numbers the x87 registers
 // physically (R0-R7) rather than as the stack (ST(0)-ST(7)), as QEMU's
-// user-mode stub (7.2) does, where gdbserver gives the stack.
+// user-mode stub does before 8.0 (its --version says which: emulatorVersion;
+// one that prints none is taken for the older), where gdbserver and QEMU
+// from 8.0 give the stack.
 func (s *session) x87Physical() bool {
-	_, emulated := s.ep.(*emulated)
+	e, emulated := s.ep.(*emulated)
 	_, fstat := s.td.reg("fstat")
-	return emulated && fstat
+	return emulated && !e.x87Stack && fstat
 }
 
 // wideRegister is a register's contents as a hit reports them: Value its

@@ -131,8 +131,13 @@ func (t *Tracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports
 			l.Env = noAsyncPreemption(l.Env)
 			req.Launch = &l
 		}
+		x87Stack := false // QEMU before 8.0 numbers the x87 registers physically
+		if target.arch == "x86" {
+			major, _, ok := emulatorVersion(ctx, qemu)
+			x87Stack = ok && major >= 8
+		}
 		dial = func(ctx context.Context, req ports.TraceRequest) (endpoint, error) {
-			return startEmulated(ctx, qemu, sysroot, req, t.opts.ExitGrace)
+			return startEmulated(ctx, qemu, sysroot, req, t.opts.ExitGrace, x87Stack)
 		}
 	default:
 		path, err := t.serverPath()
