@@ -24,20 +24,21 @@ import (
 // pays nothing.
 //
 // The path from the "br" back to the bound is straight runs: the one
-// ending at the "br", and, when a run starts after an instruction that
-// never falls through (gcc -O2 puts the default first), the run before
-// the one jump that reaches its start: a b.ls/b.cc is the bound, a b (or
-// another conditional branch, taken) goes on to its own run. A start that
-// two jumps reach is a join whose other path is not followed: no table.
-// Jumps are looked for only armBoundFar instructions around the start, and
-// within a run no other branch into it is looked for (as x86's recovery
-// does not). No instruction on the path may write the index but its
-// copies; one bound so serves every dispatch it reaches (glibc's vfscanf
-// dispatches twice after one compare). The table's and the label's
-// addresses may be set anywhere on the path, and past the bound's branch
-// across the conditional branches its path falls through (clang sets the
-// table's before a loop whose body dispatches, gcc the table's before a
-// loop whose b.ls jumps out of it to the dispatch).
+// ending at the "br" and, run by run, the one before: across a
+// conditional branch falling through to a run no jump reaches (a b.hi/b.cs
+// there is the bound), or, when a run starts after an instruction that
+// never falls through (gcc -O2 puts the default first), to the one jump
+// that reaches its start (a b.ls/b.cc is the bound; a b, or another
+// conditional branch taken, goes on to its own run). A start that two ways
+// reach is a join whose other path is not followed: no table. Jumps are
+// looked for only armBoundFar instructions around a run's start (gcc puts
+// vfscanf's b.ls 580 instructions before its dispatch). No instruction on
+// the path may write the index but its copies, so one bound serves every
+// dispatch it reaches. The table's and the label's addresses may be set
+// anywhere on the path, and past the bound's branch across the conditional
+// branches its path falls through, where no jump into the code is looked
+// for (clang sets the table's before a loop whose body dispatches, gcc
+// -O2 before a loop whose b.ls jumps out of it to the dispatch).
 
 // Bounds of AArch64 jump-table recovery.
 const (
