@@ -21,23 +21,35 @@ import (
 // pass through mov, and, uxtb and uxth after the compare (none of them
 // makes it larger). The instructions are read back from the swept bytes in
 // address order, only when a "br" is reached, so the sweep's common path
-// pays nothing; from the "br" back to the bound the code must be straight
-// (no other branch into it is looked for, as x86's recovery does not), or,
-// when the bound's branch jumps to the dispatch (gcc -O2 puts the default
-// first), straight from that branch's target. The table's and the label's
-// addresses may be set before a b.hi and other conditional branches the
-// path falls through (clang sets the table's before a loop whose body
-// dispatches), but not before the target of a b.ls.
+// pays nothing.
+//
+// The path from the "br" back to the bound is straight runs: the one
+// ending at the "br" and, run by run, the one before: across a
+// conditional branch falling through to a run no jump reaches (a b.hi/b.cs
+// there is the bound), or, when a run starts after an instruction that
+// never falls through (gcc -O2 puts the default first), to the one jump
+// that reaches its start (a b.ls/b.cc is the bound; a b, or another
+// conditional branch taken, goes on to its own run). A start that two ways
+// reach is a join whose other path is not followed: no table. Jumps are
+// looked for only armBoundFar instructions around a run's start (gcc puts
+// vfscanf's b.ls 580 instructions before its dispatch). No instruction on
+// the path may write the index but its copies, so one bound serves every
+// dispatch it reaches. The table's and the label's addresses may be set
+// anywhere on the path, and past the bound's branch across the conditional
+// branches its path falls through, where no jump into the code is looked
+// for (clang sets the table's before a loop whose body dispatches, gcc
+// -O2 before a loop whose b.ls jumps out of it to the dispatch).
 
 // Bounds of AArch64 jump-table recovery.
 const (
-	armDispatchBack = 24  // instructions from the br back to the bound's branch, straight-line
-	armBoundFar     = 512 // instructions before a straight run (and after the br) searched for the b.ls/b.cc that jumps to it
-	armCmpBack      = 4   // instructions before the bound's branch searched for its cmp
+	armDispatchBack = 24   // instructions on the path from the br back to the bound's branch (and past it, for the addresses)
+	armBoundFar     = 1024 // instructions before and after a run's start searched for the jump to it
+	armHops         = 4    // branches the path back from a br crosses
+	armCmpBack      = 4    // instructions before the bound's branch searched for its cmp
 	// armTableBudget is what one sweep may read of tables (in entries, and
-	// instructions searched for a bound far away) besides its own length
+	// instructions searched for the jump to a run) besides its own length
 	// in bytes: a hostile file of dispatches, each with a bound of
-	// maxJumpTable or a far search, costs no more than reading its code a
+	// maxJumpTable or far searches, costs no more than reading its code a
 	// few times.
 	armTableBudget = 16 * maxJumpTable
 )
@@ -50,6 +62,7 @@ type armTable struct {
 	budget int      // entries left for this sweep
 	tab    []uint64 // the targets recovered last
 	refs   []xref   // the jumps to them
+	path   []uint64 // the instructions on the path back from a br, latest first
 }
 
 func (t *armTable) reset(code []byte, base uint64) {
@@ -221,40 +234,107 @@ func armCond(x uint32) bool {
 	return x&0xff000000 == 0x54000000 || x&0x7c000000 == 0x34000000 // B.cond, BC.cond, CB(N)Z, TB(N)Z
 }
 
-// reach is how far back from a br the registers it depends on may be set:
-// up to the instruction last back from it, across conditional branches
-// (which the path to the br falls through) when cross.
-type reach struct {
-	last  int
-	cross bool
-}
-
-// straight is the reach of the run that ends at the br: no branch.
-var straight = reach{last: armDispatchBack}
-
-// defOf finds the last instruction before pc-4*from that writes r, within
-// the reach: its word and how far back it is.
-func (t *armTable) defOf(pc uint64, from int, r uint32, in reach) (uint32, int, bool) {
-	for k := from + 1; k <= in.last; k++ {
-		x, ok := t.word(pc, k)
-		if !ok || armFlow(x) && !(in.cross && armCond(x)) {
+// run appends to t.path the instructions before end, latest first, up
+// to the first that transfers control (crossing the conditional branches
+// the path falls through, when cross) or until the path holds most. It
+// returns that instruction's address and word, and false when there is
+// none within reach.
+func (t *armTable) run(end uint64, cross bool, most int) (uint64, uint32, bool) {
+	for at := end - 4; len(t.path) < most; at -= 4 {
+		x, ok := t.word(at, 0)
+		if !ok {
 			return 0, 0, false
 		}
+		if armFlow(x) {
+			if cross && armCond(x) {
+				continue
+			}
+			return at, x, true
+		}
+		t.path = append(t.path, at)
+	}
+	return 0, 0, false
+}
+
+// jumpsTo counts the direct jumps up to armBoundFar instructions before
+// or after start that go to it (stopping at two) and returns the last,
+// paying the search from the budget; -1 when the budget is spent.
+func (t *armTable) jumpsTo(start uint64) (int, uint64, uint32) {
+	if t.budget < 2*armBoundFar {
+		return -1, 0, 0
+	}
+	t.budget -= 2 * armBoundFar // the search is paid for as entries are
+	lo, hi := t.base, t.base+uint64(len(t.code))
+	if start-t.base > armBoundFar*4 {
+		lo = start - armBoundFar*4
+	}
+	if hi-start > armBoundFar*4+4 {
+		hi = start + armBoundFar*4 + 4
+	}
+	var at uint64
+	var jump uint32
+	n := 0
+	// A loop over the bytes, the direct jumps told by their top byte:
+	// what the sweep pays most for its tables.
+	code := t.code[lo-t.base : hi-t.base]
+	for i := 0; i+4 <= len(code); i += 4 {
+		x := binary.LittleEndian.Uint32(code[i:])
+		var off uint64
+		switch armJumpKind[x>>24] {
+		case 0:
+			continue
+		case 1: // B
+			off = uint64(sext(uint64(x&0x3ffffff)<<2, 28))
+		case 2: // B.cond, BC.cond, CBZ, CBNZ
+			off = uint64(sext(uint64(x>>5&0x7ffff)<<2, 21))
+		case 3: // TBZ, TBNZ
+			off = uint64(sext(uint64(x>>5&0x3fff)<<2, 16))
+		}
+		if pc := lo + uint64(i); pc+off == start {
+			at, jump = pc, x
+			if n++; n == 2 {
+				break
+			}
+		}
+	}
+	return n, at, jump
+}
+
+// armJumpKind classes a word by its top byte: 1 is B, 2 B.cond, BC.cond,
+// CBZ and CBNZ (19-bit offset), 3 TBZ and TBNZ (14-bit), 0 no direct jump.
+var armJumpKind = func() (k [256]uint8) {
+	for _, b := range []int{0x14, 0x15, 0x16, 0x17} {
+		k[b] = 1
+	}
+	for _, b := range []int{0x54, 0x34, 0x35, 0xb4, 0xb5} {
+		k[b] = 2
+	}
+	for _, b := range []int{0x36, 0x37, 0xb6, 0xb7} {
+		k[b] = 3
+	}
+	return k
+}()
+
+// defOf finds the first instruction on t.path from its i-th that writes
+// r: its word and its index.
+func (t *armTable) defOf(i int, r uint32) (uint32, int, bool) {
+	for ; i < len(t.path); i++ {
+		x, _ := t.word(t.path[i], 0)
 		if armWrites(x, r) {
-			return x, k, true
+			return x, i, true
 		}
 	}
 	return 0, 0, false
 }
 
-// addrOf is the address register r holds before pc-4*from, set by ADR, or
-// ADRP with an optional ADD.
-func (t *armTable) addrOf(pc uint64, from int, r uint32, in reach) (uint64, bool) {
-	x, k, ok := t.defOf(pc, from, r, in)
+// addrOf is the address register r holds before t.path[i-1] (at the br
+// when i is 0), set by ADR, or ADRP with an optional ADD.
+func (t *armTable) addrOf(i int, r uint32) (uint64, bool) {
+	x, k, ok := t.defOf(i, r)
 	if !ok {
 		return 0, false
 	}
-	at := pc - 4*uint64(k)
+	at := t.path[k]
 	switch {
 	case x&0x9f000000 == 0x10000000: // ADR
 		return at + uint64(sext(uint64(x>>5&0x7ffff)<<2|uint64(x>>29&3), 21)), true
@@ -269,11 +349,11 @@ func (t *armTable) addrOf(pc uint64, from int, r uint32, in reach) (uint64, bool
 		if x&(1<<22) != 0 {
 			imm <<= 12
 		}
-		y, j, ok := t.defOf(pc, k, rn, in)
+		y, j, ok := t.defOf(k+1, rn)
 		if !ok || y&0x9f000000 != 0x90000000 { // only adrp; add: one level
 			return 0, false
 		}
-		page := (pc-4*uint64(j))&^0xfff + uint64(sext(uint64(y>>5&0x7ffff)<<2|uint64(y>>29&3), 21)<<12)
+		page := t.path[j]&^0xfff + uint64(sext(uint64(y>>5&0x7ffff)<<2|uint64(y>>29&3), 21)<<12)
 		return page + imm, true
 	}
 	return 0, false
@@ -308,65 +388,67 @@ func narrowed(x, r uint32) (uint32, bool) {
 	return 0, false
 }
 
-// bound finds the case count for index register r loaded k instructions
-// before the br at pc: walking back over the straight run to the
-// conditional branch, through copies of the index, to "cmp; b.hi|b.cs"
-// (falling through to the dispatch), or to the start of the run, which a
-// "cmp; b.ls|b.cc" up to armBoundFar instructions away must jump to.
-// It returns how far back the table's and the label's addresses may be
-// set: past the b.hi on the path that falls through it, but not before
-// the start of a run a b.ls jumps to (what precedes it is another path).
-func (t *armTable) bound(pc uint64, k int, r uint32) (uint64, reach, bool) {
-	for ; k < armDispatchBack; k++ {
-		x, ok := t.word(pc, k+1)
-		if !ok {
-			return 0, reach{}, false
-		}
-		if !armFlow(x) {
-			if from, ok := narrowed(x, r); ok {
+// bound finds the case count for index register r, read by t.path[i],
+// walking back along the path to the br, through copies of the index, run
+// by run. The run before the br's (and before each the walk goes on to)
+// ends at x, at end: when x is a conditional branch falling through to
+// the run, no jump may reach the run's start, and a "cmp; b.hi|b.cs" is
+// the bound, another branch is crossed; when x never falls through, one
+// jump must reach the start: a "cmp; b.ls|b.cc" is the bound, a b or
+// another conditional branch (taken; a b.hi's says nothing of an upper
+// bound) is crossed. The walk crosses up to
+// armHops branches and armDispatchBack instructions in all, and no
+// instruction on it may write the index but its copies. Once the bound is
+// found, t.path goes on past its branch, across the conditional branches
+// its path falls through (without looking for jumps into it), for the
+// table's and the label's addresses.
+func (t *armTable) bound(i int, r uint32, end uint64, x uint32, ok bool) (uint64, bool) {
+	for hop := 0; ; hop++ {
+		for ; i < len(t.path); i++ {
+			y, _ := t.word(t.path[i], 0)
+			if from, ok := narrowed(y, r); ok {
 				r = from
-			} else if armWrites(x, r) {
-				return 0, reach{}, false
-			}
-			continue
-		}
-		if x&0xff000010 == 0x54000000 { // B.cond falling through: hi, cs
-			if c := x & 15; c == 8 || c == 2 {
-				n, ok := t.compared(pc, k+2, r, c == 8)
-				return n, reach{last: armDispatchBack, cross: true}, ok
+			} else if armWrites(y, r) {
+				return 0, false
 			}
 		}
-		// The run starts after x, which must not fall into it: a
-		// b.ls/b.cc before or after it must jump to its start.
-		if !armNoFall(x) {
-			return 0, reach{}, false
+		if !ok || hop == armHops { // no branch in reach, or too many
+			return 0, false
 		}
-		start := pc - 4*uint64(k)
-		for j := 1; j <= armBoundFar && t.budget > 0; j++ {
-			t.budget -= 2 // the search is paid for as entries are
-			// before the run, after the br
-			for _, at := range [2]int{k + j, -j} {
-				y, ok := t.word(pc, at)
-				if !ok || y&0xff000010 != 0x54000000 || (y&15 != 9 && y&15 != 3) { // B.ls, B.cc
-					continue
-				}
-				if pc-uint64(int64(at)*4)+uint64(sext(uint64(y>>5&0x7ffff)<<2, 21)) == start {
-					n, ok := t.compared(pc, at+1, r, y&15 == 9)
-					return n, reach{last: k}, ok
-				}
+		n, at, y := t.jumpsTo(end + 4)
+		switch {
+		case armCond(x) && n == 0: // the path falls through x
+			if x&0xff000010 == 0x54000000 && (x&15 == 8 || x&15 == 2) { // B.hi, B.cs
+				return t.bounded(end, r, x&15 == 8)
 			}
+		case armNoFall(x) && n == 1: // the path is y's
+			end, x = at, y
+			if x&0xff000010 == 0x54000000 && (x&15 == 9 || x&15 == 3) { // B.ls, B.cc
+				return t.bounded(end, r, x&15 == 9)
+			}
+		default: // a call, a join, or the budget spent
+			return 0, false
 		}
-		return 0, reach{}, false
+		end, x, ok = t.run(end, false, armDispatchBack)
 	}
-	return 0, reach{}, false
+}
+
+// bounded returns the cases of the bound whose branch is at at, and goes
+// on with t.path past it.
+func (t *armTable) bounded(at uint64, r uint32, inclusive bool) (uint64, bool) {
+	n, ok := t.compared(at, r, inclusive)
+	if ok {
+		t.run(at, true, len(t.path)+armDispatchBack)
+	}
+	return n, ok
 }
 
 // compared returns the cases of a bound "cmp r, #N" at most armCmpBack
-// instructions before the branch (k back from pc is the one right before
-// it): N+1 when the branch is inclusive (hi/ls), else N. What the compiler
-// scheduled in between must leave the flags and r alone.
-func (t *armTable) compared(pc uint64, k int, r uint32, inclusive bool) (uint64, bool) {
-	for j := k; j < k+armCmpBack; j++ {
+// instructions before the branch at pc: N+1 when the branch is inclusive
+// (hi/ls), else N. What the compiler scheduled in between must leave the
+// flags and r alone.
+func (t *armTable) compared(pc uint64, r uint32, inclusive bool) (uint64, bool) {
+	for j := 1; j <= armCmpBack; j++ {
 		x, ok := t.word(pc, j)
 		if !ok {
 			return 0, false
@@ -413,7 +495,9 @@ func (d *arm64Decoder) jumpTable(pc uint64, reg uint32) []uint64 {
 	if d.mm == nil || reg == 31 {
 		return nil
 	}
-	x, k, ok := t.defOf(pc, 0, reg, straight)
+	t.path = t.path[:0]
+	end, jump, ran := t.run(pc, false, armDispatchBack)
+	x, k, ok := t.defOf(0, reg)
 	if !ok {
 		return nil
 	}
@@ -428,7 +512,7 @@ func (d *arm64Decoder) jumpTable(pc uint64, reg uint32) []uint64 {
 		if add, ok = decodeAdd(x); !ok || add.rd != reg {
 			return nil
 		}
-		y, j, ok := t.defOf(pc, k, add.rm, straight)
+		y, j, ok := t.defOf(k+1, add.rm)
 		if !ok {
 			return nil
 		}
@@ -437,17 +521,17 @@ func (d *arm64Decoder) jumpTable(pc uint64, reg uint32) []uint64 {
 		}
 		kLoad = j
 	}
-	n, in, ok := t.bound(pc, kLoad, load.rm)
+	n, ok := t.bound(kLoad+1, load.rm, end, jump, ran)
 	if !ok || t.budget < int(n) {
 		return nil
 	}
-	at, ok := t.addrOf(pc, kLoad, load.rn, in)
+	at, ok := t.addrOf(kLoad+1, load.rn)
 	if !ok {
 		return nil
 	}
 	var base uint64
 	if !absolute {
-		if base, ok = t.addrOf(pc, k, add.rn, in); !ok {
+		if base, ok = t.addrOf(k+1, add.rn); !ok {
 			return nil
 		}
 	}

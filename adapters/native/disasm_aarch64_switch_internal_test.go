@@ -3,7 +3,12 @@ package native
 import (
 	"bytes"
 	"encoding/binary"
+	"maps"
+	"os/exec"
+	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"golang.org/x/arch/arm64/arm64asm"
@@ -37,6 +42,10 @@ func aAddExt(rd, rn, rm, option, shift uint32) uint32 {
 func aAddLsl(rd, rn, rm, shift uint32) uint32 { return 0x8b000000 | rm<<16 | shift<<10 | rn<<5 | rd }
 func aMov(rd, rm uint32) uint32               { return 0x2a0003e0 | rm<<16 | rd }
 func aBr(rn uint32) uint32                    { return 0xd61f0000 | rn<<5 }
+func aB(off int) uint32                       { return 0x14000000 | uint32(off/4)&0x3ffffff }
+func aCbz(r uint32, off int) uint32           { return 0x34000000 | uint32(off/4)&0x7ffff<<5 | r }
+func aAddW(rd, rn, imm uint32) uint32         { return 0x11000000 | imm<<10 | rn<<5 | rd }
+func aLdrW(rt, rn uint32) uint32              { return 0xb9400000 | rn<<5 | rt }
 
 const (
 	aNop = 0xd503201f
@@ -58,6 +67,10 @@ func TestArmSwitchEncodings(t *testing.T) {
 		{aAddLsl(10, 10, 11, 2), "add x10, x10, x11, lsl #2"},
 		{aMov(8, 0), "mov w8, w0"},
 		{aBr(1), "br x1"},
+		{aB(16), "b .+0x10"},
+		{aCbz(2, 28), "cbz w2, .+0x1c"},
+		{aAddW(0, 0, 1), "add w0, w0, #0x1"},
+		{aLdrW(0, 2), "ldr w0, [x2]"},
 	} {
 		var b [4]byte
 		binary.LittleEndian.PutUint32(b[:], c.x)
@@ -144,6 +157,16 @@ func TestArmSwitchShapes(t *testing.T) {
 	gcc := func(size uint32, table []byte, n uint32) []byte {
 		return armSwitchImage(pad(gccDispatch(n, size, 0x200), 64), 0x200, table)
 	}
+	// run is gccDispatch's run after the bound (a byte table at tab, the
+	// index in w0) with its registers from rT, rT+1; at is its first
+	// instruction's index, so that (run, table 0, 1) targets the
+	// instructions at+6 and at+7.
+	run := func(rT uint32, tab int) []uint32 {
+		return []uint32{aAdrp(rT, 0), aAddImm(rT, rT, uint32(tab)), aLdr(0, 1, rT, rT, 0, 2, false), aAdr(rT+1, 12), aAddExt(rT, rT+1, rT, 4, 2), aBr(rT)}
+	}
+	after := func(at int) []uint64 { return []uint64{armSwitchBase + uint64(at+6)*4, armSwitchBase + uint64(at+7)*4} }
+	cat := func(parts ...[]uint32) []uint32 { return slices.Concat(parts...) }
+	far := slices.Repeat([]uint32{aNop}, 700)
 	for _, c := range []struct {
 		name string
 		data []byte
@@ -166,6 +189,18 @@ func TestArmSwitchShapes(t *testing.T) {
 		{"scheduled between cmp and b.hi", armSwitchImage(pad([]uint32{aCmp(0, 1), aAddImm(29, 31, 0), aBCond(aHI, 0x100), aAdrp(9, 0), aMov(8, 0), aAddImm(9, 9, 0x200),
 			aAdr(10, 16), aLdr(0, 1, 11, 9, 8, 3, false), aAddLsl(10, 10, 11, 2), aBr(10)}, 64), 0x200, bytesOf(0, 1)),
 			[]uint64{armSwitchBase + 40, armSwitchBase + 44}},
+		// vfscanf: the b.ls is 700 instructions before the dispatch.
+		{"b.ls far away", armSwitchImage(cat([]uint32{aCmp(0, 1), aBCond(aLS, 703*4), aRet}, far, []uint32{aRet}, run(1, 0xe00), []uint32{aRet}), 0xe00, bytesOf(0, 1)),
+			after(704)},
+		// setlocale: the table's address set before a loop whose b.ls
+		// jumps out of it to the dispatch.
+		{"table set before the b.ls", armSwitchImage(pad(cat([]uint32{aAdrp(1, 0), aAddImm(1, 1, 0x200), aCbz(5, 0x100), aCmp(0, 1), aBCond(aLS, 12), aRet, aRet},
+			run(1, 0x200)[2:]), 64), 0x200, bytesOf(0, 1)), after(5)},
+		// The bound falls through to a b to the dispatch.
+		{"b.hi then b", armSwitchImage(pad(cat([]uint32{aCmp(0, 1), aBCond(aHI, 0x100), aB(12), aRet, aRet}, run(1, 0x200)), 64), 0x200, bytesOf(0, 1)),
+			after(5)},
+		{"b.ls then b then cbz", armSwitchImage(pad(cat([]uint32{aCmp(0, 1), aBCond(aLS, 8), aRet, aB(8), aRet, aCbz(3, 8), aRet}, run(1, 0x200)), 64), 0x200, bytesOf(0, 1)),
+			after(7)},
 		// No table: no bound, the bound on another register, the index
 		// changed after the compare, a target outside the code.
 		{"no bound", armSwitchImage(pad(gccDispatch(4, 0, 0x200)[2:], 64), 0x200, bytesOf(0, 1, 2, 3)), nil},
@@ -176,6 +211,16 @@ func TestArmSwitchShapes(t *testing.T) {
 		{"falls into the b.ls target", armSwitchImage(pad([]uint32{aCmp(0, 1), aBCond(aLS, 8), aBCond(0, 0x100), aAdrp(1, 0), aAddImm(1, 1, 0x200),
 			aLdr(0, 1, 1, 1, 0, 2, false), aAdr(0, 12), aAddExt(1, 0, 1, 4, 2), aBr(1)}, 64), 0x200, bytesOf(0, 1)), nil},
 		{"table beyond the file", gcc(0, bytesOf(0, 1), 200), nil},
+		// The path to the br redefines the index after the bound.
+		{"index changed before the b", armSwitchImage(pad(cat([]uint32{aCmp(0, 1), aBCond(aHI, 0x100), aAddW(0, 0, 1), aB(8), aRet}, run(1, 0x200)), 64), 0x200, bytesOf(0, 1)), nil},
+		// Two predecessors: a second b, with an index not bounded, to the
+		// dispatch the bound's b goes to; a b to the run the bound's b.hi
+		// falls into; a b to the run a cbz falls into.
+		{"two jumps to the run", armSwitchImage(pad(cat([]uint32{aCmp(0, 1), aBCond(aHI, 0x100), aB(20), aRet, aLdrW(0, 2), aB(8), aRet}, run(1, 0x200)), 64), 0x200, bytesOf(0, 1)), nil},
+		{"a jump into the b.hi's run", armSwitchImage(pad(cat([]uint32{aCmp(0, 1), aBCond(aHI, 0x100)}, run(1, 0x200), []uint32{aLdrW(0, 2), aB(-28)}), 64), 0x200, bytesOf(0, 1)), nil},
+		{"a jump into the cbz's run", armSwitchImage(pad(cat([]uint32{aCmp(0, 1), aBCond(aHI, 0x100), aCbz(2, 0x100)}, run(1, 0x200), []uint32{aLdrW(0, 2), aB(-28)}), 64), 0x200, bytesOf(0, 1)), nil},
+		// The path's jump is a b.hi: no bound.
+		{"b.hi to the run", armSwitchImage(pad(cat([]uint32{aCmp(0, 1), aBCond(aHI, 8), aRet}, run(1, 0x200)), 64), 0x200, bytesOf(0, 1)), nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := armSweepTables(c.data)
@@ -194,6 +239,26 @@ func TestArmSwitchShapes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestArmSwitchOneBound: one bound serves two dispatches a cbz after it
+// chooses between (the second's run starts after the first's br), and
+// neither when the index is loaded again between the bound and the cbz.
+func TestArmSwitchOneBound(t *testing.T) {
+	run := func(rT uint32) []uint32 {
+		return []uint32{aAdrp(rT, 0), aAddImm(rT, rT, 0x200), aLdr(0, 1, rT, rT, 0, 2, false), aAdr(rT+1, 12), aAddExt(rT, rT+1, rT, 4, 2), aBr(rT)}
+	}
+	at := func(i int) uint64 { return armSwitchBase + uint64(i)*4 }
+	code := slices.Concat([]uint32{aCmp(0, 1), aBCond(aHI, 0x100), aCbz(2, 28)}, run(1), run(3), []uint32{aRet})
+	got := armSweepTables(armSwitchImage(code, 0x200, []byte{0, 1}))
+	want := map[uint64][]uint64{at(8): {at(9), at(10)}, at(14): {at(15), at(16)}}
+	if !maps.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("tables %x, want %x", got, want)
+	}
+	code = slices.Insert(code, 2, aLdrW(0, 2))
+	if got := armSweepTables(armSwitchImage(code, 0x200, []byte{0, 1})); len(got) != 0 {
+		t.Errorf("index loaded after the bound: tables %x, want none", got)
 	}
 }
 
@@ -226,6 +291,8 @@ func FuzzArmSwitch(f *testing.F) {
 		aLdr(0, 1, 1, 1, 0, 2, false), aAdr(0, 12), aAddExt(1, 0, 1, 4, 2), aBr(1), aRet}, 0x40, []byte{0, 1}))
 	f.Add(armSwitchImage([]uint32{aCmp(0, 1), aBCond(aHI, 0x100), aAdrp(9, 0), aMov(8, 0), aAddImm(9, 9, 0x40),
 		aAdr(10, 0), aLdr(2, 2, 11, 9, 8, 3, true), aAddLsl(10, 10, 11, 0), aBr(10), aRet}, 0x40, []byte{0, 0, 0, 0, 8, 0, 0, 0}))
+	f.Add(armSwitchImage([]uint32{aCmp(0, 1), aBCond(aHI, 0x100), aCbz(2, 28), aAdrp(1, 0), aAddImm(1, 1, 0x40), aLdr(0, 1, 1, 1, 0, 2, false),
+		aAdr(0, 12), aAddExt(1, 0, 1, 4, 2), aBr(1), aAdrp(3, 0), aAddImm(3, 3, 0x40), aLdr(0, 1, 3, 3, 0, 2, false), aAdr(4, 12), aAddExt(3, 4, 3, 4, 2), aBr(3), aRet}, 0x40, []byte{0, 1}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 1<<16 {
 			data = data[:1<<16]
@@ -241,4 +308,84 @@ func FuzzArmSwitch(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A compiler's table dispatch as objdump prints it: within the four
+// instructions before the br, a load of the entry indexed by a register
+// and an add of it, times 4, to the label (or the load of an address).
+var (
+	armDumpLine  = regexp.MustCompile(`^\s+([0-9a-f]+):\t(\S+)(?:\t(.*))?$`)
+	armDumpEntry = regexp.MustCompile(`^ldr(b|h|sw)?\t[wx]\d+, \[x\d+, [wx]\d+`)
+	armDumpAdd   = regexp.MustCompile(`^add\tx\d+, x\d+, [wx]\d+, (sxt[bhw]|lsl) #2$|^ldr\tx\d+, \[x\d+, x\d+, lsl #3\]$`)
+)
+
+// TestArmSwitchLibc: in Debian's AArch64 C library, every compiler's
+// dispatch objdump shows carries a table, and no other br does (vfprintf's
+// computed gotos add an entry to a label address kept on the stack). Among them: setlocale's (the
+// table's address set before a loop whose b.ls jumps out to the
+// dispatch), vfscanf's and vfwscanf's second dispatches (their b.ls 580
+// and 600 instructions away). glibc's hand-written memcpy dispatches
+// through an entry whose address it computed (ldr w7, [x6]), bounded by
+// an and: not a compiler's, and not recovered.
+func TestArmSwitchLibc(t *testing.T) {
+	if _, err := exec.LookPath("aarch64-linux-gnu-objdump"); err != nil {
+		t.Skip("aarch64-linux-gnu-objdump not found: apt install binutils-aarch64-linux-gnu")
+	}
+	a, err := OpenFile(t.Context(), armLibc)
+	if err != nil {
+		t.Skipf("%v: apt install libc6-arm64-cross", err)
+	}
+	defer a.Close(t.Context())
+	text, err := exec.Command("aarch64-linux-gnu-objdump", "-d", "-j", ".text", "--no-show-raw-insn", armLibc).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[uint64]bool{}
+	var last []string // the instructions before, latest last
+	for _, line := range strings.Split(string(text), "\n") {
+		m := armDumpLine.FindStringSubmatch(line)
+		if m == nil {
+			last = last[:0]
+			continue
+		}
+		if m[2] == "br" {
+			at, _ := strconv.ParseUint(m[1], 16, 64)
+			before := last[max(0, len(last)-4):]
+			if slices.ContainsFunc(before, armDumpEntry.MatchString) && slices.ContainsFunc(before, armDumpAdd.MatchString) {
+				want[at] = true
+			}
+		}
+		last = append(last, m[2]+"\t"+m[3])
+	}
+	mm := newMemMap(a.img)
+	i := slices.IndexFunc(mm.regions, func(r memRegion) bool { return r.name == ".text" })
+	if i < 0 {
+		t.Fatal("no .text")
+	}
+	text0 := mm.regions[i]
+	code, err := mm.view(a.src, text0.addr, text0.fileSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[uint64]bool{}
+	sweep(newDecoder(archARM64, mm, a.src), code, text0.addr, text0.addr+uint64(len(code)), len(code), func(in *insn) bool {
+		if len(in.table) > 0 {
+			got[in.addr] = true
+		}
+		return true
+	})
+	if len(want) < 30 {
+		t.Fatalf("objdump shows %d dispatches, want 30 or more", len(want))
+	}
+	for at := range want {
+		if !got[at] {
+			t.Errorf("dispatch at 0x%x has no table", at)
+		}
+	}
+	for at := range got {
+		if !want[at] {
+			t.Errorf("br at 0x%x has a table objdump shows no dispatch for", at)
+		}
+	}
+	t.Logf("%d dispatches, %d tables", len(want), len(got))
 }
