@@ -60,12 +60,7 @@ func TestWriteEndsWithItsContext(t *testing.T) {
 // owed is dropped: the command gets its own reply, not the stop. Any other
 // stop reply there is still the reply (and an error for requestOK).
 func TestStrayPassedStopIsNoReply(t *testing.T) {
-	ours, theirs := net.Pipe()
-	defer ours.Close()
-	defer theirs.Close()
-	cl := &client{c: newConn(ours, nil)}
-	cl.c.noAck.Store(true)
-	defer cl.c.close()
+	cl, theirs := pipeClient(t)
 	go func() {
 		b := make([]byte, 256)
 		for _, reply := range []string{"T10thread:p01.2f5a;", "OK", "T05thread:p01.2f5a;"} {
@@ -103,12 +98,7 @@ func TestStrayPassedStopIsNoReply(t *testing.T) {
 // it is that signal's stop; where a command's reply is owed, it is dropped
 // like any stray passed stop. A NUL before anything else stays an error.
 func TestNULStopOfAPassedSignal(t *testing.T) {
-	ours, theirs := net.Pipe()
-	defer ours.Close()
-	defer theirs.Close()
-	cl := &client{c: newConn(ours, nil)}
-	cl.c.noAck.Store(true)
-	defer cl.c.close()
+	cl, theirs := pipeClient(t)
 	go func() {
 		theirs.Write(appendPacket(nil, []byte("\x0010thread:p01.2f5a;")))
 		b := make([]byte, 256)
@@ -141,4 +131,18 @@ func TestNULStopOfAPassedSignal(t *testing.T) {
 	if cl.mended != 2 {
 		t.Fatalf("mended %d", cl.mended)
 	}
+}
+
+// pipeClient is a client in no-ack mode over one end of a pipe; the test
+// plays the server on the other.
+func pipeClient(t *testing.T) (*client, net.Conn) {
+	ours, theirs := net.Pipe()
+	cl := &client{c: newConn(ours, nil)}
+	cl.c.noAck.Store(true)
+	t.Cleanup(func() {
+		cl.c.close()
+		theirs.Close()
+		ours.Close()
+	})
+	return cl, theirs
 }

@@ -259,12 +259,7 @@ func TestCLITraceAllocatedAndWideText(t *testing.T) {
 			out, stderr, code := runCLI(t, "trace", "--function", "__isoc99_sscanf,printf", "--", exe, "alpha beta xyz wide")
 			t.Log(out, stderr)
 			is.Equal(code, 0)
-			var rows []string // each hit's row, its columns' padding squeezed
-			for _, line := range strings.Split(out, "\n")[3:] {
-				if f := strings.Fields(line); len(f) > 1 {
-					rows = append(rows, strings.Join(f[1:], " "))
-				}
-			}
+			rows := traceRows(out)
 			is.Equal(len(rows), 2)
 			is.True(strings.HasPrefix(rows[0], `__isoc99_sscanf str="alpha beta xyz wide", format="%ms %m[a-z] %3mc %15ls", `))
 			is.True(strings.HasSuffix(rows[0], `%ms@return="alpha", %m[a-z]@return="beta", %3mc@return="xyz", %15ls@return="wide" main 0x4`))
@@ -311,12 +306,7 @@ func TestCLITraceVaList(t *testing.T) {
 			out, stderr, code := runCLI(t, "trace", "--function", "vsnprintf,vfprintf,__isoc99_vsscanf", "--", exe)
 			t.Log(out, stderr)
 			is.Equal(code, 0)
-			var rows []string // each hit's row, its columns' padding squeezed
-			for _, line := range strings.Split(out, "\n")[3:] {
-				if f := strings.Fields(line); len(f) > 1 {
-					rows = append(rows, strings.Join(f[1:], " "))
-				}
-			}
+			rows := traceRows(out)
 			is.Equal(len(rows), 3)
 			is.True(strings.HasPrefix(rows[0], "vsnprintf str=0x"))
 			is.True(strings.Contains(rows[0], ", ap=0x") && strings.HasSuffix(rows[0], args+" logf_ 0x73"))
@@ -326,4 +316,16 @@ func TestCLITraceVaList(t *testing.T) {
 			noDescendants(t)
 		})
 	}
+}
+
+// traceRows is each hit's row of rea trace's text, past the heading and
+// the hit's number, its columns' padding squeezed.
+func traceRows(out string) []string {
+	var rows []string
+	for _, line := range strings.Split(out, "\n")[3:] {
+		if f := strings.Fields(line); len(f) > 1 {
+			rows = append(rows, strings.Join(f[1:], " "))
+		}
+	}
+	return rows
 }
