@@ -59,6 +59,7 @@ type lineIndex struct {
 	mu     sync.Mutex // guards what follows
 	budget int64      // lineCacheBytes; tests lower it
 	cache  map[int32]*unitLines
+	failed map[int32]error // units whose entries could not be decoded
 	clock  uint64
 	bytes  int64
 	closed bool
@@ -166,7 +167,8 @@ func (a *Analysis) readLines(ctx context.Context) (idx *lineIndex, err error) {
 // newLineIndex reads the unit entries (not their children: a unit entry
 // is followed by the next unit's) and their ranges.
 func newLineIndex(ctx context.Context, format string, d *dwarf.Data, infoSize uint64, sec []byte) (*lineIndex, error) {
-	idx := &lineIndex{format: format, d: d, infoSize: infoSize, sec: sec, budget: lineCacheBytes, cache: map[int32]*unitLines{}}
+	idx := &lineIndex{format: format, d: d, infoSize: infoSize, sec: sec, budget: lineCacheBytes,
+		cache: map[int32]*unitLines{}, failed: map[int32]error{}}
 	r := d.Reader()
 	var last dwarf.Offset
 	for i := uint64(0); ; i++ {
@@ -388,8 +390,15 @@ func (idx *lineIndex) unit(ctx context.Context, u int32) (*unitLines, error) {
 		ul.used = idx.clock
 		return ul, nil
 	}
+	if err := idx.failed[u]; err != nil {
+		return nil, err
+	}
 	ul, err := idx.decode(ctx, u)
 	if err != nil {
+		var fe *ports.FormatError
+		if errors.As(err, &fe) {
+			idx.failed[u] = err // a corrupt unit fails alike every time
+		}
 		return nil, err
 	}
 	ul.size, ul.used = ul.estimate(), idx.clock

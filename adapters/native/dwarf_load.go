@@ -109,9 +109,11 @@ func dwarfSuffix(name string) (suffix string, z bool) {
 // zdebugSize is the size a .zdebug_* section declares for its contents
 // ("ZLIB" and a big-endian 64-bit size before the zlib stream), or its own
 // size when it does not start so (debug/elf then reads it as stored).
-func zdebugSize(s *elf.Section) uint64 {
-	var h [12]byte
-	if n, _ := s.ReadAt(h[:], 0); n == 12 && string(h[:4]) == "ZLIB" {
+func zdebugSize(src source, s *elf.Section) uint64 {
+	if s.Flags&elf.SHF_COMPRESSED != 0 {
+		return s.Size
+	}
+	if h, err := src.read(s.Offset, 12); err == nil && string(h[:4]) == "ZLIB" {
 		return binary.BigEndian.Uint64(h[4:])
 	}
 	return s.FileSize
@@ -135,7 +137,7 @@ func loadELFDWARF(src source, f *elf.File) *dwarfLoad {
 		}
 		size := s.Size // SHF_COMPRESSED: the size the header declares
 		if z {
-			size = zdebugSize(s)
+			size = zdebugSize(src, s)
 		}
 		total += min(size, maxDWARFBytes+1)
 		if suffix == "info" {
