@@ -14,8 +14,9 @@ type SourceLocation struct {
 	// Column is 1-based; 0 when unknown.
 	Column int
 	// Function is the procedure whose code holds the address, as its debug
-	// entry names it (the linkage name when there is one); "" when no
-	// entry covers the address.
+	// entry names it (the linkage name when there is one); where no debug
+	// entry covers the address (assembly with line records), the function
+	// symbol of the symbol table that does; "" when neither does.
 	Function string
 	// Inlined is the chain of inlined calls the address lies in, innermost
 	// first: Inlined[0].Function is the function whose source File:Line

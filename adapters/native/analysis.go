@@ -78,6 +78,7 @@ type Analysis struct {
 	fg    gate               // the queries the job gives way to
 	sigs  lazy[*sigIndex]
 	lines lazy[*lineIndex] // source lines (dwarf_lines.go)
+	dw    lazy[*dwarfLoad] // the DWARF both read (dwarf_load.go)
 
 	// held releases the memory reservations of cached lists at Close.
 	heldMu sync.Mutex

@@ -31,51 +31,11 @@ type sigEntry struct {
 	goc bool // compiled by the Go toolchain
 }
 
-func (a *Analysis) dwarfData() (*dwarf.Data, uint64) {
-	switch im := a.img.(type) {
-	case *elfImage:
-		var total, info uint64
-		for _, s := range im.f.Sections {
-			if strings.HasPrefix(s.Name, ".debug_") || strings.HasPrefix(s.Name, ".zdebug_") {
-				total += s.Size
-				if s.Name == ".debug_info" || s.Name == ".zdebug_info" {
-					info = max(s.Size, 1)
-					if s.Name == ".zdebug_info" {
-						info = maxDWARFBytes
-					}
-				}
-			}
-		}
-		if info == 0 || total > maxDWARFBytes {
-			return nil, 0
-		}
-		d, err := im.f.DWARF()
-		if err != nil {
-			return nil, 0
-		}
-		return d, info
-	case *peImage:
-		if s := im.f.Section(".debug_info"); s != nil && s.Size <= maxDWARFBytes {
-			if d, err := im.f.DWARF(); err == nil {
-				return d, uint64(max(s.Size, 1))
-			}
-		}
-	case *machoImage, *fatImage:
-		m := machoOf(a.img)
-		if s := m.f.Section("__debug_info"); s != nil && s.Size <= maxDWARFBytes {
-			if d, err := m.f.DWARF(); err == nil {
-				return d, max(s.Size, 1)
-			}
-		}
-	}
-	return nil, 0
-}
-
 func (a *Analysis) signatures(ctx context.Context) (*sigIndex, error) {
 	return a.sigs.get(ctx, func(ctx context.Context) (idx *sigIndex, err error) {
 		defer recoverInto(a.img.format(), "signatures", &err)
 		idx = &sigIndex{byAddr: map[uint64]sigEntry{}}
-		d, infoSize := a.dwarfData()
+		d, infoSize := a.dwarfData(ctx)
 		if d == nil {
 			return idx, nil
 		}

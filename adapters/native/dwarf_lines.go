@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
 	"unsafe"
 
 	"rea/ports"
@@ -16,25 +17,72 @@ import (
 
 // Source lines: SourceAt answers from the DWARF line tables (.debug_line,
 // read with debug/dwarf's LineReader) and the tree of subprograms and
-// inlined subroutines in .debug_info. Both are read once per analysis, on
-// the first lookup, into sorted arrays; a lookup is then a binary search
-// for the line row and a descent through the inlined calls that cover the
-// address. A binary without DWARF costs one look at its section headers.
+// inlined subroutines in .debug_info. The first lookup reads where each
+// compilation unit's code lies (its unit entry's DW_AT_low_pc/high_pc or
+// DW_AT_ranges: one entry per unit, not its children); a lookup decodes
+// the line table and scope tree of the units covering the address, once,
+// into sorted arrays kept in a cache of bounded size, and then binary
+// searches them for the line row and descends through the inlined calls
+// that cover the address. Units that declare no range are decoded only for
+// an address no placed unit answers. A binary without DWARF costs one look
+// at its section headers. Which units are in the cache never changes an
+// answer: a lookup reads every unit covering the address.
 
 var _ ports.SourceLocator = (*Analysis)(nil)
 
 // noLineTable is why SourceAt is unsupported on a target without lines.
 const noLineTable = "no DWARF line table (built without -g or stripped)"
 
-// lineIndex is what SourceAt reads.
+// lineCacheBytes bounds the decoded units an analysis keeps; beyond it the
+// least recently used are dropped (and decoded again when asked for).
+const lineCacheBytes = 64 << 20
+
+// maxUnitCandidates bounds the units one lookup reads (real units do not
+// overlap; a hostile file's may all cover one address).
+const maxUnitCandidates = 64
+
+// lineIndex is an analysis's source lines: where the units' code lies and
+// the units decoded so far. It is safe for concurrent use.
 type lineIndex struct {
-	none  string    // why there are no lines; "" when there are
+	none     string // why there are no lines; "" when there are
+	format   string // the file format, for errors
+	d        *dwarf.Data
+	infoSize uint64
+	sec      []byte         // .debug_line
+	units    []*dwarf.Entry // unit entries with a line table, in .debug_info order
+	spans    []unitSpan     // the placed units' ranges, sorted by lo
+	reach    []uint64       // reach[i] is the highest hi of spans[:i+1]
+	unplaced []int32        // units that declare no range
+
+	syms lazy[[]symbolFunc] // the symbol table's functions, for Function
+
+	mu     sync.Mutex // guards what follows
+	budget int64      // lineCacheBytes; tests lower it
+	cache  map[int32]*unitLines
+	failed map[int32]error // units whose entries could not be decoded
+	clock  uint64
+	bytes  int64
+	closed bool
+}
+
+// unitSpan is one address range of a unit.
+type unitSpan struct {
+	lo, hi uint64
+	unit   int32
+}
+
+// unitLines is one unit's decoded line table and scope tree.
+type unitLines struct {
 	seqs  []lineSeq // sorted by start
 	rows  []lineRow // each sequence's rows contiguous, sorted by address
-	files []string  // file names, interned; rows and calls index it
+	files []string  // file names; rows and calls index it
 	tops  []scopeSpan
 	nodes []scopeNode
 	spans [][2]uint64 // nodes' ranges
+
+	size    int64  // estimated bytes
+	used    uint64 // the cache's clock at the last use
+	release func() // the memory reservation
 }
 
 // lineSeq is one sequence of the line table: rows[first:first+n] cover
@@ -87,82 +135,215 @@ func (a *Analysis) SourceAt(ctx context.Context, addr uint64) (loc ports.SourceL
 	if idx.none != "" {
 		return loc, fmt.Errorf("native: source at: %s: %w", idx.none, ports.ErrUnsupported)
 	}
-	loc, ok := idx.lookup(addr)
+	loc, ok, err := idx.lookup(ctx, addr)
+	if err != nil {
+		return loc, fmt.Errorf("native: source at: %w", classify(a.img.format(), err))
+	}
 	if !ok {
 		return loc, fmt.Errorf("native: source at: no line covers 0x%x: %w", addr, ports.ErrNotFound)
+	}
+	if loc.Function == "" {
+		loc.Function = a.symbolFunction(ctx, idx, addr)
 	}
 	return loc, nil
 }
 
-func (idx *lineIndex) file(i int32) string {
-	if i < 0 || int(i) >= len(idx.files) {
-		return ""
+// readLines reads where the units' code lies. A target without DWARF, or
+// whose DWARF has no line table, gets an index with none set.
+func (a *Analysis) readLines(ctx context.Context) (idx *lineIndex, err error) {
+	defer recoverInto(a.img.format(), "source lines", &err)
+	l := a.dwarf(ctx)
+	if l.d == nil || len(l.line) == 0 {
+		return &lineIndex{none: noLineTable}, nil
 	}
-	return idx.files[i]
+	idx, err = newLineIndex(ctx, a.img.format(), l.d, l.infoSize, l.line)
+	if err != nil {
+		return nil, err
+	}
+	a.hold(idx.releaseAll)
+	return idx, nil
 }
 
-// lookup finds addr's row (the last one at or below addr in the sequence
-// that covers it: several rows at one address leave the last, as binutils
-// keeps it) and the inlined calls around it.
-func (idx *lineIndex) lookup(addr uint64) (ports.SourceLocation, bool) {
+// newLineIndex reads the unit entries (not their children: a unit entry
+// is followed by the next unit's) and their ranges.
+func newLineIndex(ctx context.Context, format string, d *dwarf.Data, infoSize uint64, sec []byte) (*lineIndex, error) {
+	idx := &lineIndex{format: format, d: d, infoSize: infoSize, sec: sec, budget: lineCacheBytes,
+		cache: map[int32]*unitLines{}, failed: map[int32]error{}}
+	r := d.Reader()
+	var last dwarf.Offset
+	for i := uint64(0); ; i++ {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		ent, err := r.Next()
+		if err != nil || ent == nil || i > infoSize {
+			break // what was read is kept
+		}
+		if i > 0 && ent.Offset <= last {
+			break
+		}
+		last = ent.Offset
+		if ent.Tag != dwarf.TagCompileUnit && ent.Tag != dwarf.TagPartialUnit {
+			r.SkipChildren() // a type unit, or an entry after a unit's children
+			continue
+		}
+		r.SkipChildren()
+		if _, ok := ent.Val(dwarf.AttrStmtList).(int64); !ok {
+			continue
+		}
+		u := int32(len(idx.units))
+		idx.units = append(idx.units, ent)
+		placed := false
+		if ranges, err := d.Ranges(ent); err == nil {
+			for _, rg := range ranges {
+				if rg[1] > rg[0] {
+					idx.spans = append(idx.spans, unitSpan{lo: rg[0], hi: rg[1], unit: u})
+					placed = true
+				}
+			}
+		}
+		if !placed {
+			idx.unplaced = append(idx.unplaced, u)
+		}
+	}
+	if len(idx.units) == 0 {
+		idx.none = noLineTable
+		return idx, nil
+	}
+	slices.SortStableFunc(idx.spans, func(x, y unitSpan) int { return cmp.Compare(x.lo, y.lo) })
+	idx.reach = make([]uint64, len(idx.spans))
+	var hi uint64
+	for i, s := range idx.spans {
+		hi = max(hi, s.hi)
+		idx.reach[i] = hi
+	}
+	return idx, nil
+}
+
+// lookup finds addr's row in the units covering it (the last one at or
+// below addr in the sequence that covers it: several rows at one address
+// leave the last, as binutils keeps it) and the inlined calls around it.
+func (idx *lineIndex) lookup(ctx context.Context, addr uint64) (ports.SourceLocation, bool, error) {
+	loc, ok, err := idx.lookupIn(ctx, addr, idx.candidates(addr))
+	if err != nil || ok || len(idx.unplaced) == 0 {
+		return loc, ok, err
+	}
+	return idx.lookupIn(ctx, addr, idx.unplaced)
+}
+
+// candidates are the placed units whose ranges cover addr, in unit order.
+func (idx *lineIndex) candidates(addr uint64) []int32 {
+	var out []int32
+	s := sort.Search(len(idx.spans), func(i int) bool { return idx.spans[i].lo > addr })
+	for j := s - 1; j >= 0 && idx.reach[j] > addr && len(out) < maxUnitCandidates; j-- {
+		if addr < idx.spans[j].hi && !slices.Contains(out, idx.spans[j].unit) {
+			out = append(out, idx.spans[j].unit)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (idx *lineIndex) lookupIn(ctx context.Context, addr uint64, units []int32) (ports.SourceLocation, bool, error) {
 	var loc ports.SourceLocation
-	s := sort.Search(len(idx.seqs), func(i int) bool { return idx.seqs[i].start > addr })
-	found := false
+	decoded := make([]*unitLines, len(units))
 	// Sequences may overlap (code the linker discarded keeps its rows at
-	// address 0): the nearest start that covers addr wins.
-	for j := s - 1; j >= 0 && j >= s-64; j-- {
-		q := idx.seqs[j]
-		if addr >= q.end {
-			continue
+	// address 0): the nearest start that covers addr wins, the later unit
+	// of two at one start.
+	var (
+		best      *unitLines
+		bestStart uint64
+		bestRow   lineRow
+	)
+	for i, u := range units {
+		ul, err := idx.unit(ctx, u)
+		if err != nil {
+			return loc, false, err
 		}
-		rows := idx.rows[q.first : q.first+q.n]
-		k := sort.Search(len(rows), func(i int) bool { return rows[i].addr > addr })
-		if k == 0 {
-			continue
+		decoded[i] = ul
+		if start, row, ok := ul.row(addr); ok && (best == nil || start >= bestStart) {
+			best, bestStart, bestRow = ul, start, row
 		}
-		r := rows[k-1]
-		loc.File, loc.Line, loc.Column = idx.file(r.file), int(r.line), int(r.col)
-		found = true
-		break
 	}
-	if !found {
-		return loc, false
+	if best == nil {
+		return loc, false, nil
 	}
-	node := idx.scopeAt(addr)
-	if node < 0 {
-		return loc, true
+	loc.File, loc.Line, loc.Column = best.file(bestRow.file), int(bestRow.line), int(bestRow.col)
+	var (
+		scope   *unitLines
+		scopeLo uint64
+		top     int32
+	)
+	for _, ul := range decoded {
+		if lo, n, ok := ul.top(addr); ok && (scope == nil || lo >= scopeLo) {
+			scope, scopeLo, top = ul, lo, n
+		}
 	}
+	if scope == nil {
+		return loc, true, nil
+	}
+	node := scope.descend(top, addr)
 	var chain []int32
-	for n := node; n >= 0; n = idx.nodes[n].parent {
+	for n := node; n >= 0; n = scope.nodes[n].parent {
 		chain = append(chain, n)
 		if len(chain) > maxScopeDepth {
 			break
 		}
 	}
-	top := chain[len(chain)-1]
-	loc.Function = idx.nodes[top].name
+	loc.Function = scope.nodes[chain[len(chain)-1]].name
 	for _, n := range chain[:len(chain)-1] {
-		nd := idx.nodes[n]
-		loc.Inlined = append(loc.Inlined, ports.InlinedCall{Function: nd.name, CallFile: idx.file(nd.callFile),
+		nd := scope.nodes[n]
+		loc.Inlined = append(loc.Inlined, ports.InlinedCall{Function: nd.name, CallFile: scope.file(nd.callFile),
 			CallLine: int(nd.callLine), CallColumn: int(nd.callCol)})
 	}
-	return loc, true
+	return loc, true, nil
 }
 
-// scopeAt is the innermost node covering addr, or -1.
-func (idx *lineIndex) scopeAt(addr uint64) int32 {
-	s := sort.Search(len(idx.tops), func(i int) bool { return idx.tops[i].lo > addr })
-	node := int32(-1)
+func (ul *unitLines) file(i int32) string {
+	if i < 0 || int(i) >= len(ul.files) {
+		return ""
+	}
+	return ul.files[i]
+}
+
+// row is addr's row in the unit and the start of its sequence.
+func (ul *unitLines) row(addr uint64) (uint64, lineRow, bool) {
+	s := sort.Search(len(ul.seqs), func(i int) bool { return ul.seqs[i].start > addr })
 	for j := s - 1; j >= 0 && j >= s-64; j-- {
-		if addr < idx.tops[j].hi {
-			node = idx.tops[j].node
-			break
+		q := ul.seqs[j]
+		if addr >= q.end {
+			continue
+		}
+		rows := ul.rows[q.first : q.first+q.n]
+		k := sort.Search(len(rows), func(i int) bool { return rows[i].addr > addr })
+		if k == 0 {
+			continue
+		}
+		return q.start, rows[k-1], true
+	}
+	return 0, lineRow{}, false
+}
+
+// top is the subprogram of the unit covering addr (the nearest start) and
+// that start.
+func (ul *unitLines) top(addr uint64) (uint64, int32, bool) {
+	s := sort.Search(len(ul.tops), func(i int) bool { return ul.tops[i].lo > addr })
+	for j := s - 1; j >= 0 && j >= s-64; j-- {
+		if addr < ul.tops[j].hi {
+			return ul.tops[j].lo, ul.tops[j].node, true
 		}
 	}
+	return 0, -1, false
+}
+
+// descend is the innermost node under node covering addr.
+func (ul *unitLines) descend(node int32, addr uint64) int32 {
 	for depth := 0; node >= 0 && depth < maxScopeDepth; depth++ {
 		next := int32(-1)
-		for c := idx.nodes[node].firstChild; c >= 0; c = idx.nodes[c].sibling {
-			if idx.covers(c, addr) {
+		for c := ul.nodes[node].firstChild; c >= 0; c = ul.nodes[c].sibling {
+			if ul.covers(c, addr) {
 				next = c
 				break
 			}
@@ -175,9 +356,9 @@ func (idx *lineIndex) scopeAt(addr uint64) int32 {
 	return node
 }
 
-func (idx *lineIndex) covers(n int32, addr uint64) bool {
-	nd := idx.nodes[n]
-	for _, r := range idx.spans[nd.spanFirst : nd.spanFirst+nd.spanN] {
+func (ul *unitLines) covers(n int32, addr uint64) bool {
+	nd := ul.nodes[n]
+	for _, r := range ul.spans[nd.spanFirst : nd.spanFirst+nd.spanN] {
 		if addr >= r[0] && addr < r[1] {
 			return true
 		}
@@ -185,96 +366,113 @@ func (idx *lineIndex) covers(n int32, addr uint64) bool {
 	return false
 }
 
-// bytes estimates the index's memory.
-func (idx *lineIndex) bytes() int64 {
-	n := int64(cap(idx.seqs))*int64(unsafe.Sizeof(lineSeq{})) + int64(cap(idx.rows))*int64(unsafe.Sizeof(lineRow{})) +
-		int64(cap(idx.tops))*int64(unsafe.Sizeof(scopeSpan{})) + int64(cap(idx.nodes))*int64(unsafe.Sizeof(scopeNode{})) +
-		int64(cap(idx.spans))*16
-	for _, f := range idx.files {
-		n += int64(len(f)) + 16
+// estimate is the unit's memory.
+func (ul *unitLines) estimate() int64 {
+	n := int64(unsafe.Sizeof(*ul)) + int64(cap(ul.seqs))*int64(unsafe.Sizeof(lineSeq{})) +
+		int64(cap(ul.rows))*int64(unsafe.Sizeof(lineRow{})) + int64(cap(ul.tops))*int64(unsafe.Sizeof(scopeSpan{})) +
+		int64(cap(ul.nodes))*int64(unsafe.Sizeof(scopeNode{})) + int64(cap(ul.spans))*16 + int64(cap(ul.files))*16
+	for _, f := range ul.files {
+		n += int64(len(f))
 	}
-	for _, nd := range idx.nodes {
+	for _, nd := range ul.nodes {
 		n += int64(len(nd.name))
 	}
 	return n
 }
 
-// readLines builds the index. A target without DWARF, or whose DWARF has
-// no line table, gets an index with none set.
-func (a *Analysis) readLines(ctx context.Context) (idx *lineIndex, err error) {
-	defer recoverInto(a.img.format(), "source lines", &err)
-	d, infoSize := a.dwarfData()
-	if d == nil {
-		return &lineIndex{none: noLineTable}, nil
+// unit returns unit u decoded, from the cache or decoded now. Decoding
+// holds the cache's lock: two lookups never decode one unit twice.
+func (idx *lineIndex) unit(ctx context.Context, u int32) (*unitLines, error) {
+	idx.mu.Lock()
+	defer idx.mu.Unlock()
+	idx.clock++
+	if ul, ok := idx.cache[u]; ok {
+		ul.used = idx.clock
+		return ul, nil
 	}
-	sec, err := a.lineSection()
+	if err := idx.failed[u]; err != nil {
+		return nil, err
+	}
+	ul, err := idx.decode(ctx, u)
 	if err != nil {
-		return &lineIndex{none: err.Error()}, nil
+		var fe *ports.FormatError
+		if errors.As(err, &fe) {
+			idx.failed[u] = err // a corrupt unit fails alike every time
+		}
+		return nil, err
 	}
-	if len(sec) == 0 {
-		return &lineIndex{none: noLineTable}, nil
-	}
-	idx, err = buildLines(ctx, d, infoSize, sec)
+	ul.size, ul.used = ul.estimate(), idx.clock
+	release, err := ports.Reserve(ctx, "source lines", ul.size)
 	if err != nil {
 		return nil, err
 	}
-	if err := a.reserveHeld(ctx, "source lines", idx.bytes()); err != nil {
-		return nil, err
+	if idx.closed {
+		release()
+		return ul, nil
 	}
-	return idx, nil
+	ul.release = release
+	idx.cache[u] = ul
+	idx.bytes += ul.size
+	for idx.bytes > idx.budget && len(idx.cache) > 1 {
+		old := int32(-1)
+		for k, v := range idx.cache {
+			if k != u && (old < 0 || v.used < idx.cache[old].used) {
+				old = k
+			}
+		}
+		idx.drop(old)
+	}
+	return ul, nil
 }
 
-// lineSection is the bytes of .debug_line, decompressed: the headers are
-// checked against them before debug/dwarf reads them.
-func (a *Analysis) lineSection() ([]byte, error) {
-	switch im := a.img.(type) {
-	case *elfImage:
-		if s := im.f.Section(".debug_line"); s != nil {
-			return s.Data()
-		}
-		if im.f.Section(".zdebug_line") != nil {
-			return nil, errors.New("the line table is in a .zdebug_line section, which the engine does not read")
-		}
-	case *peImage:
-		if s := im.f.Section(".debug_line"); s != nil {
-			return s.Data()
-		}
-	case *machoImage, *fatImage:
-		if s := machoOf(a.img).f.Section("__debug_line"); s != nil {
-			return s.Data()
-		}
-	}
-	return nil, nil
+func (idx *lineIndex) drop(u int32) {
+	ul := idx.cache[u]
+	delete(idx.cache, u)
+	idx.bytes -= ul.size
+	ul.release()
 }
 
-// lineBuilder accumulates the index while the debug entries are read.
+// releaseAll drops the cache when the analysis closes.
+func (idx *lineIndex) releaseAll() {
+	idx.mu.Lock()
+	defer idx.mu.Unlock()
+	idx.closed = true
+	for u := range idx.cache {
+		idx.drop(u)
+	}
+}
+
+// lineBuilder accumulates one unit while its debug entries are read.
 type lineBuilder struct {
-	idx      *lineIndex
-	fileIDs  map[string]int32
-	tables   map[int64][]int32 // a line table's files (in files) by its offset, read once
-	rowLimit int
+	ul      *unitLines
+	fileIDs map[string]int32
+	origins map[dwarf.Offset]string // names by abstract entry
 }
 
 func (b *lineBuilder) intern(name string) int32 {
 	if id, ok := b.fileIDs[name]; ok {
 		return id
 	}
-	id := int32(len(b.idx.files))
-	b.idx.files = append(b.idx.files, name)
+	id := int32(len(b.ul.files))
+	b.ul.files = append(b.ul.files, name)
 	b.fileIDs[name] = id
 	return id
 }
 
-// buildLines reads every compilation unit's line table and scope tree.
-func buildLines(ctx context.Context, d *dwarf.Data, infoSize uint64, sec []byte) (*lineIndex, error) {
-	b := &lineBuilder{idx: &lineIndex{}, fileIDs: map[string]int32{}, tables: map[int64][]int32{}, rowLimit: len(sec)}
-	r := d.Reader()
+// decode reads unit u's line table and scope tree.
+func (idx *lineIndex) decode(ctx context.Context, u int32) (ul *unitLines, err error) {
+	defer recoverInto(idx.format, "source lines", &err)
+	b := &lineBuilder{ul: &unitLines{}, fileIDs: map[string]int32{}, origins: map[dwarf.Offset]string{}}
+	cu := idx.units[u]
+	files := b.lines(idx.d, cu, idx.sec)
+	r := idx.d.Reader()
+	r.Seek(cu.Offset)
 	var (
 		last      dwarf.Offset
-		files     []int32 // the current unit's file table
 		stack     []int32 // per open entry with children: the nearest enclosing node, or -1
 		lastChild = map[int32]int32{}
 	)
+entries:
 	for i := uint64(0); ; i++ {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -282,8 +480,17 @@ func buildLines(ctx context.Context, d *dwarf.Data, infoSize uint64, sec []byte)
 			}
 		}
 		ent, err := r.Next()
-		if err != nil || ent == nil || i > infoSize {
+		if err != nil || ent == nil || i > idx.infoSize {
 			break // what was read is kept
+		}
+		if i == 0 {
+			if ent.Offset != cu.Offset {
+				break
+			}
+			if ent.Children {
+				stack = append(stack, -1)
+			}
+			continue
 		}
 		if ent.Tag == 0 {
 			if len(stack) > 0 {
@@ -291,30 +498,26 @@ func buildLines(ctx context.Context, d *dwarf.Data, infoSize uint64, sec []byte)
 			}
 			continue
 		}
-		if ent.Offset <= last && i > 0 {
-			break
+		if ent.Offset <= last || len(stack) == 0 {
+			break // the unit's entries end where its children's list does
 		}
 		last = ent.Offset
-		parent := int32(-1)
-		if len(stack) > 0 {
-			parent = stack[len(stack)-1]
-		}
+		parent := stack[len(stack)-1]
 		self := parent
 		switch ent.Tag {
-		case dwarf.TagCompileUnit, dwarf.TagPartialUnit:
-			stack, parent, self = stack[:0], -1, -1
-			files = b.unit(d, ent, sec)
+		case dwarf.TagCompileUnit, dwarf.TagPartialUnit, dwarf.TagTypeUnit, dwarf.TagSkeletonUnit:
+			break entries // the next unit: this one's list of children was not closed
 		case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine:
 			if ent.Tag == dwarf.TagSubprogram {
 				parent = -1 // a nested function is a procedure of its own
 			}
-			if n := b.node(d, ent, parent, files); n >= 0 {
+			if n := b.node(idx.d, ent, parent, files); n >= 0 {
 				self = n
 				if parent >= 0 {
 					if prev, ok := lastChild[parent]; ok {
-						b.idx.nodes[prev].sibling = n
+						b.ul.nodes[prev].sibling = n
 					} else {
-						b.idx.nodes[parent].firstChild = n
+						b.ul.nodes[parent].firstChild = n
 					}
 					lastChild[parent] = n
 				}
@@ -329,75 +532,56 @@ func buildLines(ctx context.Context, d *dwarf.Data, infoSize uint64, sec []byte)
 			stack = append(stack, self)
 		}
 	}
-	idx := b.idx
-	if len(idx.seqs) == 0 {
-		idx.none = noLineTable
-		return idx, nil
-	}
-	slices.SortStableFunc(idx.seqs, func(x, y lineSeq) int { return cmp.Compare(x.start, y.start) })
-	slices.SortStableFunc(idx.tops, func(x, y scopeSpan) int { return cmp.Compare(x.lo, y.lo) })
-	return idx, nil
+	ul = b.ul
+	slices.SortStableFunc(ul.seqs, func(x, y lineSeq) int { return cmp.Compare(x.start, y.start) })
+	slices.SortStableFunc(ul.tops, func(x, y scopeSpan) int { return cmp.Compare(x.lo, y.lo) })
+	return ul, nil
 }
 
-// unit reads the line table of a compilation unit (once per table) and
-// returns its file table.
-func (b *lineBuilder) unit(d *dwarf.Data, cu *dwarf.Entry, sec []byte) []int32 {
+// lines reads the line table of a unit and returns its file table.
+func (b *lineBuilder) lines(d *dwarf.Data, cu *dwarf.Entry, sec []byte) []int32 {
 	off, ok := cu.Val(dwarf.AttrStmtList).(int64)
-	if !ok {
-		return nil
-	}
-	if files, seen := b.tables[off]; seen {
-		return files
-	}
-	b.tables[off] = nil
-	if off < 0 || off >= int64(len(sec)) || checkLineHeader(sec[off:]) != nil {
+	if !ok || off < 0 || off >= int64(len(sec)) || checkLineHeader(sec[off:]) != nil {
 		return nil
 	}
 	lr, err := d.LineReader(cu)
 	if err != nil || lr == nil {
 		return nil
 	}
+	ul := b.ul
+	rowLimit := len(sec) - int(off) // a row takes a byte of the program at least
+	if n := int(binary.LittleEndian.Uint32(sec[off:])); n < rowLimit {
+		ul.rows = make([]lineRow, 0, n/4) // a row takes two or three bytes of a real program
+	}
 	var e dwarf.LineEntry
-	type pending struct {
-		row  lineRow
-		file *dwarf.LineFile
-	}
-	var seqRows []pending
 	byFile := map[*dwarf.LineFile]int32{}
-	flush := func(end uint64) {
-		if len(seqRows) == 0 {
-			return
-		}
-		first := len(b.idx.rows)
-		for _, p := range seqRows {
-			p.row.file = -1
-			if p.file != nil {
-				id, ok := byFile[p.file]
-				if !ok {
-					id = b.intern(p.file.Name)
-					byFile[p.file] = id
-				}
-				p.row.file = id
-			}
-			b.idx.rows = append(b.idx.rows, p.row)
-		}
-		rows := b.idx.rows[first:]
-		slices.SortStableFunc(rows, func(x, y lineRow) int { return cmp.Compare(x.addr, y.addr) })
-		if end > rows[0].addr {
-			b.idx.seqs = append(b.idx.seqs, lineSeq{start: rows[0].addr, end: end, first: int32(first), n: int32(len(rows))})
-		}
-		seqRows = seqRows[:0]
-	}
-	for len(b.idx.rows)+len(seqRows) < b.rowLimit {
+	first := 0 // the current sequence's first row
+	for len(ul.rows) < rowLimit {
 		if err := lr.Next(&e); err != nil {
 			break // io.EOF, or a corrupt program: the rows read are kept
 		}
 		if e.EndSequence {
-			flush(e.Address)
+			if rows := ul.rows[first:]; len(rows) > 0 {
+				slices.SortStableFunc(rows, func(x, y lineRow) int { return cmp.Compare(x.addr, y.addr) })
+				if e.Address > rows[0].addr {
+					ul.seqs = append(ul.seqs, lineSeq{start: rows[0].addr, end: e.Address, first: int32(first), n: int32(len(rows))})
+				}
+			}
+			first = len(ul.rows)
 			continue
 		}
-		seqRows = append(seqRows, pending{lineRow{addr: e.Address, line: clampInt32(e.Line), col: clampInt32(e.Column)}, e.File})
+		row := lineRow{addr: e.Address, file: -1, line: clampInt32(e.Line), col: clampInt32(e.Column)}
+		if e.File != nil {
+			id, ok := byFile[e.File]
+			if !ok {
+				id = b.intern(e.File.Name)
+				byFile[e.File] = id
+			}
+			row.file = id
+		}
+		ul.rows = append(ul.rows, row)
 	}
+	ul.rows = ul.rows[:first] // a sequence without its end is not kept
 	files := lr.Files()
 	out := make([]int32, len(files))
 	for i, f := range files {
@@ -406,8 +590,34 @@ func (b *lineBuilder) unit(d *dwarf.Data, cu *dwarf.Entry, sec []byte) []int32 {
 			out[i] = b.intern(f.Name)
 		}
 	}
-	b.tables[off] = out
 	return out
+}
+
+// name is a subprogram's or an inlined subroutine's linkage name, or its
+// name. The names of abstract entries, which every inlined copy of a
+// function refers to, are kept by their offset.
+func (b *lineBuilder) name(d *dwarf.Data, ent *dwarf.Entry) string {
+	if name, ok := ent.Val(dwarf.AttrLinkageName).(string); ok && name != "" {
+		return name
+	}
+	origin, ok := ent.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+	if !ok {
+		origin, ok = ent.Val(dwarf.AttrSpecification).(dwarf.Offset)
+	}
+	ok = ok && ent.Val(dwarf.AttrName) == nil // the name is the abstract entry's alone
+	if ok {
+		if name, seen := b.origins[origin]; seen {
+			return name
+		}
+	}
+	name, _ := dwarfVal(d, ent, dwarf.AttrLinkageName).(string)
+	if name == "" {
+		name, _ = dwarfVal(d, ent, dwarf.AttrName).(string)
+	}
+	if ok {
+		b.origins[origin] = name
+	}
+	return name
 }
 
 // node adds a subprogram or inlined subroutine with code, returning its
@@ -417,21 +627,17 @@ func (b *lineBuilder) node(d *dwarf.Data, ent *dwarf.Entry, parent int32, files 
 	if err != nil {
 		return -1
 	}
-	idx := b.idx
-	first := len(idx.spans)
+	ul := b.ul
+	first := len(ul.spans)
 	for _, r := range ranges {
 		if r[1] > r[0] {
-			idx.spans = append(idx.spans, r)
+			ul.spans = append(ul.spans, r)
 		}
 	}
-	if len(idx.spans) == first {
+	if len(ul.spans) == first {
 		return -1
 	}
-	name, _ := dwarfVal(d, ent, dwarf.AttrLinkageName).(string)
-	if name == "" {
-		name, _ = dwarfVal(d, ent, dwarf.AttrName).(string)
-	}
-	n := scopeNode{name: name, parent: parent, callFile: -1, spanFirst: int32(first), spanN: int32(len(idx.spans) - first),
+	n := scopeNode{name: b.name(d, ent), parent: parent, callFile: -1, spanFirst: int32(first), spanN: int32(len(ul.spans) - first),
 		firstChild: -1, sibling: -1}
 	if ent.Tag == dwarf.TagInlinedSubroutine {
 		if f, ok := ent.Val(dwarf.AttrCallFile).(int64); ok && f >= 0 && f < int64(len(files)) {
@@ -444,11 +650,11 @@ func (b *lineBuilder) node(d *dwarf.Data, ent *dwarf.Entry, parent int32, files 
 			n.callCol = clampInt32(int(c))
 		}
 	}
-	id := int32(len(idx.nodes))
-	idx.nodes = append(idx.nodes, n)
+	id := int32(len(ul.nodes))
+	ul.nodes = append(ul.nodes, n)
 	if parent < 0 {
-		for _, r := range idx.spans[first:] {
-			idx.tops = append(idx.tops, scopeSpan{lo: r[0], hi: r[1], node: id})
+		for _, r := range ul.spans[first:] {
+			ul.tops = append(ul.tops, scopeSpan{lo: r[0], hi: r[1], node: id})
 		}
 	}
 	return id

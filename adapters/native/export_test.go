@@ -3,6 +3,7 @@ package native
 import (
 	"context"
 	"debug/dwarf"
+	"errors"
 	"fmt"
 
 	"rea/ports"
@@ -58,13 +59,21 @@ func WaitDiscovery(a *Analysis) {
 }
 
 // SourceLinesFrom builds the source-line index of raw DWARF sections as
-// SourceAt does (panics recovered into a FormatError, as readLines has
-// them), and returns its lookup.
+// SourceAt does (panics recovered into a FormatError, as readLines and a
+// unit's decoding have them), decodes every unit, and returns its lookup.
 func SourceLinesFrom(ctx context.Context, d *dwarf.Data, infoSize uint64, line []byte) (lookup func(uint64) (ports.SourceLocation, bool), err error) {
 	defer recoverInto("dwarf", "source lines", &err)
-	idx, err := buildLines(ctx, d, infoSize, line)
+	idx, err := newLineIndex(ctx, "dwarf", d, infoSize, line)
 	if err != nil {
 		return nil, err
+	}
+	if idx.none != "" {
+		return nil, &ports.FormatError{Format: "dwarf", Offset: -1, Msg: idx.none}
+	}
+	for u := range idx.units {
+		if _, err := idx.unit(ctx, int32(u)); err != nil {
+			return nil, err
+		}
 	}
 	return func(addr uint64) (loc ports.SourceLocation, ok bool) {
 		defer func() {
@@ -72,6 +81,46 @@ func SourceLinesFrom(ctx context.Context, d *dwarf.Data, infoSize uint64, line [
 				panic(fmt.Sprintf("lookup 0x%x: %v", addr, r)) // a lookup has nothing to recover into
 			}
 		}()
-		return idx.lookup(addr)
+		loc, ok, err := idx.lookup(ctx, addr)
+		if err != nil {
+			var fe *ports.FormatError
+			if !errors.As(err, &fe) {
+				panic(fmt.Sprintf("lookup 0x%x: untyped error %T: %v", addr, err, err))
+			}
+		}
+		return loc, ok
 	}, nil
+}
+
+// SourceUnits reports how many compilation units with a line table the
+// source-line index knows and how many it holds decoded.
+func SourceUnits(a *Analysis) (decoded, units int) {
+	idx, ok := a.lines.peek()
+	if !ok {
+		return 0, 0
+	}
+	idx.mu.Lock()
+	defer idx.mu.Unlock()
+	return len(idx.cache), len(idx.units)
+}
+
+// LimitSourceCache lowers the bytes of decoded units the analysis keeps
+// (the index is read first, by a lookup of addr).
+func LimitSourceCache(ctx context.Context, a *Analysis, addr uint64, n int64) {
+	_, _ = a.SourceAt(ctx, addr)
+	if idx, ok := a.lines.peek(); ok {
+		idx.mu.Lock()
+		idx.budget = n
+		idx.mu.Unlock()
+	}
+}
+
+// SharedDWARF reports whether signatures and source lines read one
+// *dwarf.Data and one decompressed .debug_line (both computed first).
+func SharedDWARF(a *Analysis) bool {
+	sigs, ok1 := a.sigs.peek()
+	lines, ok2 := a.lines.peek()
+	l := a.dwarf(context.Background())
+	return ok1 && ok2 && sigs.d != nil && sigs.d == lines.d && lines.d == l.d &&
+		len(lines.sec) > 0 && &lines.sec[0] == &l.line[0]
 }

@@ -107,7 +107,7 @@ type SourceLine struct {
 	File     string         `json:"file"`     // as the line table names it, joined to its compilation directory
 	Line     int            `json:"line"`     // 0 when the compiler attributes the address to no line
 	Column   int            `json:"column"`   // 0 when unknown
-	Function *string        `json:"function"` // the procedure holding the address, as its debug entry names it
+	Function *string        `json:"function"` // the procedure holding the address, as its debug entry names it, else as its function symbol does
 	Inlined  []InlinedFrame `json:"inlined"`  // the inlined calls the address lies in, innermost first
 }
 

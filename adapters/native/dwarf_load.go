@@ -1,0 +1,269 @@
+package native
+
+import (
+	"bytes"
+	"compress/zlib"
+	"context"
+	"debug/dwarf"
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+)
+
+// One DWARF load per analysis: signatures (code_signature.go) and source
+// lines (dwarf_lines.go) share the parsed *dwarf.Data and the decompressed
+// .debug_line, which the line index checks before debug/dwarf reads it. On
+// an ELF file the sections are read here rather than through
+// elf.File.DWARF, which decompresses every .debug_* section, the location
+// lists and call frames included (a third of a Go binary's debug bytes),
+// although debug/dwarf reads none of them; a relocatable file, whose debug
+// sections need their relocations applied, still goes through DWARF.
+
+// dwarfLoad is an analysis's DWARF, or why it has none.
+type dwarfLoad struct {
+	d        *dwarf.Data // nil without DWARF
+	infoSize uint64      // bytes of .debug_info, 1 at least: every entry takes one
+	line     []byte      // .debug_line, decompressed; nil when absent
+}
+
+// dwarfSections are the sections debug/dwarf reads (dwarf.New's and
+// AddSection's); other .debug_* sections are not decompressed.
+var dwarfSections = map[string]bool{"abbrev": true, "info": true, "str": true, "line": true, "ranges": true,
+	"addr": true, "line_str": true, "str_offsets": true, "rnglists": true, "types": true}
+
+// dwarf returns the analysis's DWARF, loading it on first use. A target
+// without DWARF, or with more than maxDWARFBytes of it, has d nil.
+func (a *Analysis) dwarf(ctx context.Context) *dwarfLoad {
+	l, err := a.dw.get(ctx, func(context.Context) (l *dwarfLoad, err error) {
+		defer func() {
+			if recover() != nil {
+				l, err = &dwarfLoad{}, nil // corrupt debug sections: no DWARF
+			}
+		}()
+		return a.loadDWARF(), nil
+	})
+	if err != nil || l == nil {
+		return &dwarfLoad{}
+	}
+	return l
+}
+
+// dwarfData is the analysis's *dwarf.Data and the size of .debug_info.
+func (a *Analysis) dwarfData(ctx context.Context) (*dwarf.Data, uint64) {
+	l := a.dwarf(ctx)
+	return l.d, l.infoSize
+}
+
+func (a *Analysis) loadDWARF() *dwarfLoad {
+	switch im := a.img.(type) {
+	case *elfImage:
+		return loadELFDWARF(im.src, im.f)
+	case *peImage:
+		s := im.f.Section(".debug_info")
+		if s == nil || s.Size > maxDWARFBytes {
+			return &dwarfLoad{}
+		}
+		d, err := im.f.DWARF()
+		if err != nil {
+			return &dwarfLoad{}
+		}
+		l := &dwarfLoad{d: d, infoSize: uint64(max(s.Size, 1))}
+		if s := im.f.Section(".debug_line"); s != nil {
+			l.line, _ = s.Data()
+		}
+		return l
+	case *machoImage, *fatImage:
+		m := machoOf(a.img)
+		s := m.f.Section("__debug_info")
+		if s == nil || s.Size > maxDWARFBytes {
+			return &dwarfLoad{}
+		}
+		d, err := m.f.DWARF()
+		if err != nil {
+			return &dwarfLoad{}
+		}
+		l := &dwarfLoad{d: d, infoSize: max(s.Size, 1)}
+		if s := m.f.Section("__debug_line"); s != nil {
+			l.line, _ = s.Data()
+		}
+		return l
+	}
+	return &dwarfLoad{}
+}
+
+// dwarfSuffix is the name of a DWARF section without its prefix, "" for
+// other sections; z marks the old GNU compressed form (.zdebug_*).
+func dwarfSuffix(name string) (suffix string, z bool) {
+	if s, ok := strings.CutPrefix(name, ".debug_"); ok {
+		return s, false
+	}
+	if s, ok := strings.CutPrefix(name, ".zdebug_"); ok {
+		return s, true
+	}
+	return "", false
+}
+
+// zdebugSize is the size a .zdebug_* section declares for its contents
+// ("ZLIB" and a big-endian 64-bit size before the zlib stream), or its own
+// size when it does not start so (debug/elf then reads it as stored).
+func zdebugSize(src source, s *elf.Section) uint64 {
+	if s.Flags&elf.SHF_COMPRESSED != 0 {
+		return s.Size
+	}
+	if h, err := src.read(s.Offset, 12); err == nil && string(h[:4]) == "ZLIB" {
+		return binary.BigEndian.Uint64(h[4:])
+	}
+	return s.FileSize
+}
+
+func loadELFDWARF(src source, f *elf.File) *dwarfLoad {
+	var total, info uint64
+	relocated := false
+	for _, s := range f.Sections {
+		if s.Type == elf.SHT_REL || s.Type == elf.SHT_RELA {
+			if int(s.Info) < len(f.Sections) {
+				if suffix, _ := dwarfSuffix(f.Sections[s.Info].Name); suffix != "" {
+					relocated = true
+				}
+			}
+			continue
+		}
+		suffix, z := dwarfSuffix(s.Name)
+		if !dwarfSections[suffix] {
+			continue
+		}
+		size := s.Size // SHF_COMPRESSED: the size the header declares
+		if z {
+			size = zdebugSize(src, s)
+		}
+		total += min(size, maxDWARFBytes+1)
+		if suffix == "info" {
+			info = max(size, 1)
+		}
+	}
+	if info == 0 || total > maxDWARFBytes {
+		return &dwarfLoad{}
+	}
+	if relocated || f.Type == elf.ET_REL {
+		d, err := f.DWARF()
+		if err != nil {
+			return &dwarfLoad{}
+		}
+		l := &dwarfLoad{d: d, infoSize: info}
+		if s := f.Section(".debug_line"); s != nil {
+			l.line, _ = s.Data()
+		} else if s := f.Section(".zdebug_line"); s != nil {
+			l.line, _ = s.Data()
+		}
+		return l
+	}
+	// The sections are decompressed in parallel: inflating them is most of
+	// the load (a 38 MB Go binary: 15 MB from 6).
+	var (
+		secs []*elf.Section
+		bufs [][]byte
+		errs []error
+	)
+	for _, s := range f.Sections {
+		if suffix, _ := dwarfSuffix(s.Name); dwarfSections[suffix] && s.Type != elf.SHT_NOBITS {
+			secs = append(secs, s)
+		}
+	}
+	bufs, errs = make([][]byte, len(secs)), make([]error, len(secs))
+	var wg sync.WaitGroup
+	for i, s := range secs {
+		wg.Go(func() {
+			defer recoverInto("elf", "debug section "+s.Name, &errs[i])
+			bufs[i], errs[i] = sectionData(src, f, s)
+		})
+	}
+	wg.Wait()
+	dat := map[string][]byte{}
+	var types [][]byte
+	for i, s := range secs {
+		if errs[i] != nil {
+			return &dwarfLoad{} // elf.File.DWARF fails alike
+		}
+		suffix, _ := dwarfSuffix(s.Name)
+		if suffix == "types" {
+			types = append(types, bufs[i])
+		} else if _, dup := dat[suffix]; !dup {
+			dat[suffix] = bufs[i]
+		}
+	}
+	d, err := dwarf.New(dat["abbrev"], nil, nil, dat["info"], dat["line"], nil, dat["ranges"], dat["str"])
+	if err != nil {
+		return &dwarfLoad{}
+	}
+	for _, name := range []string{"addr", "line_str", "str_offsets", "rnglists"} {
+		if b, ok := dat[name]; ok {
+			if err := d.AddSection(".debug_"+name, b); err != nil {
+				return &dwarfLoad{}
+			}
+		}
+	}
+	for i, b := range types {
+		if err := d.AddTypes(fmt.Sprintf("types-%d", i), b); err != nil {
+			return &dwarfLoad{}
+		}
+	}
+	return &dwarfLoad{d: d, infoSize: info, line: dat["line"]}
+}
+
+// sectionData is a debug section's contents. A zlib-compressed one
+// (SHF_COMPRESSED, or the GNU .zdebug form) is inflated straight into a
+// buffer of its declared size, which loadELFDWARF has bounded; others are
+// read by debug/elf.
+func sectionData(src source, f *elf.File, s *elf.Section) ([]byte, error) {
+	var off, size uint64
+	_, z := dwarfSuffix(s.Name)
+	switch {
+	case s.Flags&elf.SHF_COMPRESSED != 0:
+		n := 24
+		if f.Class == elf.ELFCLASS32 {
+			n = 12
+		}
+		h, err := src.read(s.Offset, uint64(n))
+		if err != nil {
+			return nil, err
+		}
+		if elf.CompressionType(f.ByteOrder.Uint32(h[:])) != elf.COMPRESS_ZLIB {
+			return s.Data() // zstd
+		}
+		off = uint64(n)
+		if n == 24 {
+			size = f.ByteOrder.Uint64(h[8:])
+		} else {
+			size = uint64(f.ByteOrder.Uint32(h[4:]))
+		}
+	case z:
+		h, err := src.read(s.Offset, 12)
+		if err != nil || string(h[:4]) != "ZLIB" {
+			return s.Data()
+		}
+		off, size = 12, binary.BigEndian.Uint64(h[4:])
+	default:
+		return s.Data()
+	}
+	// Deflate expands at most 1032 times: a larger declared size is a lie
+	// that would only allocate.
+	if size > maxDWARFBytes || off > s.FileSize || size/1032 > s.FileSize {
+		return nil, fmt.Errorf("section %s: %d bytes declared", s.Name, size)
+	}
+	raw, err := src.read(s.Offset+off, s.FileSize-off)
+	if err != nil {
+		return nil, err
+	}
+	zr, err := zlib.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, size)
+	if _, err := io.ReadFull(zr, out); err != nil {
+		return nil, fmt.Errorf("section %s: %w", s.Name, err)
+	}
+	return out, nil
+}
