@@ -730,3 +730,42 @@ func TestValueFlowCalleeOrder(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkValueFlowBinary: the value flow of every procedure of a whole
+// binary, in address order, on a fresh analysis each time (discovery not
+// timed): $REA_VF_BENCH, or the AArch64 and x86-64 C libraries.
+//
+//	go test ./adapters/native -run '^$' -bench ValueFlowBinary -benchmem -benchtime 1x
+func BenchmarkValueFlowBinary(b *testing.B) {
+	files := []string{"/usr/aarch64-linux-gnu/lib/libc.so.6", "/lib/x86_64-linux-gnu/libc.so.6"}
+	if f := os.Getenv("REA_VF_BENCH"); f != "" {
+		files = strings.Split(f, ",")
+	}
+	for _, f := range files {
+		b.Run(filepath.Base(filepath.Dir(f))+"/"+filepath.Base(f), func(b *testing.B) {
+			if _, err := os.Stat(f); err != nil {
+				b.Skipf("%s is missing", f)
+			}
+			for b.Loop() {
+				b.StopTimer()
+				a, err := native.OpenFile(b.Context(), f)
+				if err != nil {
+					b.Fatal(err)
+				}
+				procs, err := a.Procedures(b.Context())
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				for _, p := range procs {
+					if _, err := a.ValueFlow(b.Context(), ports.FunctionRequest{Address: p.Address}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				a.Close(b.Context())
+				b.StartTimer()
+			}
+		})
+	}
+}
