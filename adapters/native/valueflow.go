@@ -258,10 +258,7 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 		if arities != nil {
 			known.arities = func(flows []flowInsn) map[uint64]calleeArity { return arities(directCallees(flows, rg, env.isCallee)) }
 		}
-		vf, sems := valueFlowSems(ctx, d, sm, cc, b, rg, end, limit, known)
-		if arities != nil && limit == defaultVFInsns && ctx.Err() == nil {
-			env.keep(ctx, rg.Start, vf, sems)
-		}
+		vf, _ := valueFlowSems(ctx, d, sm, cc, b, rg, end, limit, known)
 		return vf, ctx.Err()
 	})
 }
