@@ -68,14 +68,17 @@ func storage(r *rand.Rand, i int) string {
 
 // genFixture compiles the generated program with flags.
 func genFixture(name string, flags ...string) *fixture {
-	cc := "gcc"
+	cc, tools := "gcc", []string{"gcc"}
 	switch {
+	case strings.HasPrefix(name, "clang-a64-"): // clang links with the cross gcc's libraries
+		cc, tools = "clang", []string{"clang", "aarch64-linux-gnu-gcc"}
+		flags = append([]string{"--target=aarch64-linux-gnu"}, flags...)
 	case strings.HasPrefix(name, "clang-"):
-		cc = "clang"
+		cc, tools = "clang", []string{"clang"}
 	case strings.HasPrefix(name, "a64-"):
-		cc = "aarch64-linux-gnu-gcc"
+		cc, tools = "aarch64-linux-gnu-gcc", []string{"aarch64-linux-gnu-gcc"}
 	}
-	return &fixture{tools: []string{cc}, build: func(ctx context.Context) (string, error) {
+	return &fixture{tools: tools, build: func(ctx context.Context) (string, error) {
 		src := filepath.Join(fixtureDir, "gen.c")
 		if err := os.WriteFile(src, []byte(genProgram(600)), 0o644); err != nil {
 			return "", err

@@ -190,6 +190,8 @@ type program struct {
 	// sweep yields them.
 	swept []int32
 	refs  lazy[*refIndex]
+
+	vfArity vfSummaries // the value flow's arities of direct callees (valueflow_callee.go)
 }
 
 // DiscoveryStats describe how whole-file function discovery ended.

@@ -27,8 +27,10 @@ import (
 // those below the lowest one written when the written ones are contiguous
 // (a call that sets only its second and third arguments passes the first
 // through; a gap says the higher ones may be scratch, so nothing is
-// filled). A register a call merely clobbered does not count as written for
-// a later call. A return uses the integer return register when the
+// filled). A direct call of a procedure whose arity is known (DWARF, or
+// its own inferred parameters: valueflow_callee.go) uses no register at or
+// above it. A register a call merely clobbered does not count as written
+// for a later call. A return uses the integer return register when the
 // procedure or a call wrote it, and the vector one when the procedure wrote
 // it. Of all these uses, only a register passed through untouched makes a
 // parameter, so a procedure that merely calls another infers none.
@@ -110,6 +112,12 @@ type vfTargets struct {
 	// flow summarises an instruction as Function does (import slots
 	// included); nil takes its own targets only.
 	flow func(*insn) flowInsn
+	// arities gives the arities of the procedure's direct callees, from
+	// its instructions (valueflow_callee.go); nil knows none.
+	arities func([]flowInsn) map[uint64]calleeArity
+	// summary: only the parameters are wanted (no operations, edges or
+	// effects are built).
+	summary bool
 }
 
 // goRuntime reports whether the procedures are a Go program's, whose
@@ -158,6 +166,9 @@ type vfSem struct {
 	// constVal ("mov x12, #0x1390"), for a stack adjustment by it.
 	constReg string
 	constVal int64
+	// syscall: a system call (svc, syscall), which uses every register
+	// that may carry one of its arguments.
+	syscall bool
 	// memAfter: the memory operands address the base after the
 	// instruction's write-back (AArch64's pre-indexing, "[sp,#-32]!").
 	memAfter bool
@@ -222,22 +233,32 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 			return ports.ValueFlow{}, err
 		}
 		out := ports.ValueFlow{CallingConvention: cc.name}
-		r := p.ranges[i]
-		reg := p.mm.code(r.Start)
-		if reg == nil || r.End <= r.Start {
+		if r := p.ranges[i]; p.mm.code(r.Start) == nil || r.End <= r.Start {
 			out.Limitations = []string{"The procedure has no code bytes (an import or a symbol outside code)."}
 			return finishVF(out, cc), nil
-		}
-		end := min(r.End, reg.addr+reg.fileSize)
-		b, err := codeBytes(ctx, a.src, p.mm, p.arch, r.Start, end)
-		if err != nil {
-			return ports.ValueFlow{}, err
 		}
 		limit := defaultVFInsns
 		if req.MaxInstructions > 0 {
 			limit = min(req.MaxInstructions, maxVFInsns)
 		}
-		vf := valueFlowOf(ctx, d, sm, cc, b, r, end, limit, vfTargets{noret: p.noret, stackGrowth: growth, calleePops: a.img.format() == "pe" && p.arch == archX86, flow: p.flowOf})
+		env := &vfEnv{a: a, p: p, d: d, sm: sm, cc: cc,
+			known: vfTargets{noret: p.noret, stackGrowth: growth, calleePops: a.img.format() == "pe" && p.arch == archX86, flow: p.flowOf}}
+		var arities func([]uint64) map[uint64]calleeArity
+		if len(cc.intArgs) > 0 {
+			if idx, err := a.signatures(ctx); err == nil && idx.d != nil {
+				env.sigIdx = idx
+			}
+			arities = func(ts []uint64) map[uint64]calleeArity { return env.arities(ctx, ts) }
+		}
+		rg, b, end, err := env.code(ctx, i)
+		if err != nil {
+			return ports.ValueFlow{}, err
+		}
+		known := env.known
+		if arities != nil {
+			known.arities = func(flows []flowInsn) map[uint64]calleeArity { return arities(directCallees(flows, rg, env.isCallee)) }
+		}
+		vf, _ := valueFlowSems(ctx, d, sm, cc, b, rg, end, limit, known)
 		return vf, ctx.Err()
 	})
 }
@@ -246,6 +267,13 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 // decoded up to end.
 func valueFlowOf(ctx context.Context, d decoder, sm semantics, cc convention, b []byte, r ports.FunctionRange, end uint64,
 	limit int, known vfTargets) ports.ValueFlow {
+	vf, _ := valueFlowSems(ctx, d, sm, cc, b, r, end, limit, known)
+	return vf
+}
+
+// valueFlowSems is valueFlowOf, with the instructions' semantics.
+func valueFlowSems(ctx context.Context, d decoder, sm semantics, cc convention, b []byte, r ports.FunctionRange, end uint64,
+	limit int, known vfTargets) (ports.ValueFlow, []vfSem) {
 	out := ports.ValueFlow{CallingConvention: cc.name}
 	var flows []flowInsn
 	var sems []vfSem
@@ -259,12 +287,16 @@ func valueFlowOf(ctx context.Context, d decoder, sm semantics, cc convention, b 
 		}
 		flows = append(flows, f)
 		code := b[in.addr-r.Start:]
-		names = append(names, d.format(code, in.addr, in, func(uint64) string { return "" }).Mnemonic)
 		s := vfSem{opaque: true}
 		if !in.invalid {
 			s = sm.sem(code, in.addr, in)
 		}
 		sems = append(sems, s)
+		name := "" // a summary needs only the opaque ones' (endbr64, nop)
+		if !known.summary || s.opaque {
+			name = d.format(code, in.addr, in, func(uint64) string { return "" }).Mnemonic
+		}
+		names = append(names, name)
 		return len(flows)%4096 != 0 || ctx.Err() == nil
 	})
 	if capped {
@@ -288,13 +320,16 @@ func valueFlowOf(ctx context.Context, d decoder, sm semantics, cc convention, b 
 	}
 	heights := stackHeights(cc, flows, sems, blocks, known.calleePops)
 	fl := &flowSolver{cc: cc, flows: flows, sems: sems, names: names, blocks: blocks, known: known, heights: heights}
+	if known.arities != nil && ctx.Err() == nil {
+		fl.arity = known.arities(flows)
+	}
 	fl.solve(ctx, &out)
 	if cc.stackWord > 0 && ctx.Err() == nil {
 		ps, us := stackParameters(cc, flows, sems, heights)
 		out.Parameters, out.ParameterUses = append(out.Parameters, ps...), append(out.ParameterUses, us...)
 		slices.SortStableFunc(out.ParameterUses, func(x, y ports.ParameterUse) int { return cmpU(x.Address, y.Address) })
 	}
-	return finishVF(out, cc)
+	return finishVF(out, cc), sems
 }
 
 func finishVF(out ports.ValueFlow, cc convention) ports.ValueFlow {

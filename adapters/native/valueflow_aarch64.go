@@ -209,6 +209,7 @@ func (arm64Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 	case name == "SVC":
 		use("x8", "x0", "x1", "x2", "x3", "x4", "x5")
 		def("x0")
+		out.syscall = true
 	case mem >= 0 && strings.HasPrefix(name, "ST") && !strings.HasPrefix(name, "STADD") && !strings.HasPrefix(name, "STSET") &&
 		!strings.HasPrefix(name, "STCLR") && !strings.HasPrefix(name, "STEOR"):
 		m := arm64Mem(args[mem])

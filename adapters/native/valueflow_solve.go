@@ -74,6 +74,9 @@ type flowSolver struct {
 	retIDs         []int
 	clobberIDs     []int
 	work           int
+	// arity: the arities of direct callees, by address
+	// (valueflow_callee.go).
+	arity map[uint64]calleeArity
 }
 
 // classify describes a location: registers and the memory the value flow
@@ -296,8 +299,12 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 	}
 
 	// Final pass: edges, parameter uses, effects and operations.
-	ops := make([]ports.ValueFlowOperation, n)
-	for k := range n {
+	summary := f.known.summary
+	var ops []ports.ValueFlowOperation
+	if !summary {
+		ops = make([]ports.ValueFlowOperation, n)
+	}
+	for k := range len(ops) {
 		ops[k] = ports.ValueFlowOperation{Address: f.flows[k].addr, Mnemonic: f.names[k],
 			Defs: nonNil(f.sems[k].defs), Uses: nonNil(f.sems[k].uses)}
 		if f.sems[k].call {
@@ -308,6 +315,9 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 	var edges []ports.DefUse
 	var effects []ports.ValueFlowEffect
 	addEdges := func(k, id int, s defSet) {
+		if summary {
+			return
+		}
 		for _, d := range s {
 			if d < 0 {
 				continue
@@ -391,7 +401,10 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 			// parameter uses.
 			// A register a call merely clobbered is not written: only an
 			// explicit definition makes it an argument.
-			extra := func(ids []int, call bool) {
+			// A callee whose arity is known takes the registers below it
+			// and no others: all of them when DWARF gives it (exact), else
+			// the ones the rule above finds below it (valueflow_callee.go).
+			extra := func(ids []int, call bool, take int, exact, variadic, fill bool) {
 				// For a return, a call's clobber counts for the integer
 				// return register (the callee's result), not for the
 				// vector one (which a call leaves defined only in name).
@@ -407,11 +420,15 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 					}
 					return false
 				}
+				lim := len(ids)
+				if take >= 0 {
+					lim = min(take, lim)
+				}
 				// The registers below the lowest one written are passed
 				// through only when the written ones are a contiguous run
 				// (a gap says the higher ones are scratch).
 				lowest, highest, count := -1, -1, 0
-				for pos, id := range ids {
+				for pos, id := range ids[:lim] {
 					if written(pos, id) {
 						if lowest < 0 {
 							lowest = pos
@@ -419,21 +436,33 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 						highest, count = pos, count+1
 					}
 				}
-				if count != highest-lowest+1 {
+				switch {
+				case exact, fill && take >= 0 && count == 0:
+					lowest = lim // the callee takes them all, and none is written
+				case count != highest-lowest+1:
 					lowest = -1
 				}
 				for pos, id := range ids {
 					s := state[id]
-					if slices.Contains(f.useIDs[k], id) || !(pos < lowest && call || written(pos, id)) {
+					if slices.Contains(f.useIDs[k], id) {
 						continue
 					}
-					ops[k].Uses = append(slices.Clone(ops[k].Uses), f.locs[id].name)
+					switch {
+					case pos < lim && (pos < lowest && call || written(pos, id)):
+					case pos >= lim && variadic && written(pos, id):
+					default:
+						continue
+					}
+					if !summary {
+						ops[k].Uses = append(slices.Clone(ops[k].Uses), f.locs[id].name)
+					}
 					addEdges(k, id, s)
 					// Only a register passed through untouched (below the
 					// lowest one written) makes a parameter: an entry value
 					// that reaches a call or return beside a definition on
 					// another path is evidence only of a path that leaves
-					// the register alone.
+					// the register alone. Below an exact arity every
+					// register is passed.
 					if call && pos < lowest && slices.Contains(s, entryDef) {
 						paramUses[id] = append(paramUses[id], f.flows[k].addr)
 					}
@@ -444,10 +473,25 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 			case f.sems[k].call && f.flows[k].hasTarget && f.known.stackGrowth[f.flows[k].target]:
 				// the stack-growth call's own argument (if any) is explicit
 			case f.sems[k].call || tail:
-				extra(f.intArgIDs, true)
-				extra(f.vecArgIDs, true)
+				ar := calleeArity{}
+				if f.flows[k].hasTarget {
+					ar = f.arity[f.flows[k].target]
+				}
+				ints, vecs := -1, -1
+				if ar.known {
+					ints, vecs = ar.ints, ar.vecs
+				}
+				// An inferred vector arity only bounds: a partial write
+				// (movhlps xmm4, xmm2) reads its register, so a callee may
+				// seem to read one it never takes.
+				extra(f.intArgIDs, true, ints, ar.exact, ar.exact && ar.variadic, true)
+				extra(f.vecArgIDs, true, vecs, ar.exact, ar.exact && ar.variadic, ar.exact)
 			case f.sems[k].ret:
-				extra(f.retIDs, false)
+				extra(f.retIDs, false, -1, false, false, false)
+			}
+			if summary {
+				f.transfer(k, state)
+				continue
 			}
 			effects = append(effects, f.effects(k, state)...)
 			if tail && !f.sems[k].call {

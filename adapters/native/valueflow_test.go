@@ -28,10 +28,16 @@ func vfFixtures() {
 		fixtures["vf-O0-g"] = cFixture("vf-O0-g", "valueflow.c", "-O0", "-g")
 		fixtures["vf-O2-g"] = cFixture("vf-O2-g", "valueflow.c", "-O2", "-g")
 		// The generated program for AArch64, whose functions read no
-		// stack words. (At -O2 a switch's value, x & 15 in w2, reaches
-		// the cases' calls as if it were their third argument, so x1
-		// looks passed through: not compared yet.)
+		// stack words. At -O2 gcc compiles its switches as compare trees
+		// that keep the index (x & 15, in w2) through the cases' calls,
+		// which pass only what their callees take (valueflow_callee.go).
 		fixtures["a64-gen-O0-g"] = genFixture("a64-gen-O0-g", "-O0", "-g")
+		fixtures["a64-gen-O2-g"] = genFixture("a64-gen-O2-g", "-O2", "-g")
+		fixtures["clang-a64-gen-O2-g"] = genFixture("clang-a64-gen-O2-g", "-O2", "-g")
+		// The same without DWARF: callees' arities are inferred.
+		fixtures["gen-O2"] = genFixture("gen-O2", "-O2")
+		fixtures["a64-gen-O2"] = genFixture("a64-gen-O2", "-O2")
+		fixtures["clang-a64-gen-O2"] = genFixture("clang-a64-gen-O2", "-O2")
 	})
 }
 
@@ -289,7 +295,7 @@ func TestValueFlowGo(t *testing.T) {
 func TestValueFlowAgainstDWARF(t *testing.T) {
 	vfFixtures()
 	codeFixtures()
-	for _, name := range []string{"vf-O0-g", "code-O0-g", "vf-O2-g", "code-O2-g", "clang-vf-O0-g", "clang-code-O0-g", "clang-vf-O2-g", "clang-code-O2-g", "clang-code-O2-g4", "gen-O2-g", "clang-gen-O2-g", "gen-Os-g", "clang-gen-Os-g", "a64-gen-O0-g"} {
+	for _, name := range []string{"vf-O0-g", "code-O0-g", "vf-O2-g", "code-O2-g", "clang-vf-O0-g", "clang-code-O0-g", "clang-vf-O2-g", "clang-code-O2-g", "clang-code-O2-g4", "gen-O2-g", "clang-gen-O2-g", "gen-Os-g", "clang-gen-Os-g", "a64-gen-O0-g", "a64-gen-O2-g", "clang-a64-gen-O2-g"} {
 		exact := strings.Contains(name, "-O0")
 		t.Run(name, func(t *testing.T) {
 			is := is.New(t)
@@ -459,5 +465,307 @@ func TestValueFlowStackPadding(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestValueFlowWithoutDWARF: built without -g, the generated program's
+// inferred parameters are still the registers DWARF assigns (from the same
+// program built with -g, by name) or fewer: a direct call passes only what
+// its callee's own inferred parameters take (valueflow_callee.go), so gcc's
+// AArch64 compare trees add no parameter.
+func TestValueFlowWithoutDWARF(t *testing.T) {
+	vfFixtures()
+	codeFixtures()
+	for _, name := range []string{"gen-O2", "a64-gen-O2", "clang-a64-gen-O2"} {
+		t.Run(name, func(t *testing.T) {
+			is := is.New(t)
+			a, g := openAnalysis(t, fixturePath(t, name)), openAnalysis(t, fixturePath(t, name+"-g"))
+			procs, err := g.Procedures(t.Context())
+			is.NoErr(err)
+			stripped, err := a.Procedures(t.Context())
+			is.NoErr(err)
+			byName := map[string]uint64{}
+			for _, p := range stripped {
+				byName[p.Name] = p.Address
+			}
+			compared := 0
+			for _, p := range procs {
+				sig, err := g.Signature(t.Context(), p.Address)
+				addr, ok := byName[p.Name]
+				if errors.Is(err, ports.ErrNotFound) || !ok || sig.Variadic {
+					continue
+				}
+				is.NoErr(err)
+				var want []string
+				for _, prm := range sig.Parameters {
+					want = append(want, prm.Location)
+				}
+				vf, err := a.ValueFlow(t.Context(), ports.FunctionRequest{Address: addr})
+				is.NoErr(err)
+				for _, got := range paramNames(vf) {
+					if !slices.Contains(want, got) {
+						t.Errorf("%s: inferred %v, DWARF %v", p.Name, paramNames(vf), want)
+						break
+					}
+				}
+				compared++
+			}
+			is.True(compared >= 100)
+		})
+	}
+}
+
+// calleeSource: tree's switch is a compare tree on AArch64 (gcc -O2: the
+// index x & 15 in w2 through the cases' calls, the case-0 call writing no
+// other argument register); wrap only tail-calls g2 with its own two
+// arguments, writing none; gap passes its second argument through between
+// two it computes; sg tests a flag loaded into x1 before tail-calling gs
+// (glibc's secure_getenv); even and odd call each other, fact itself;
+// ping's compare tree calls pong, which calls ping, and tp's calls ping.
+const calleeSource = `extern int flag;
+int g1(int);
+int g2(int, int);
+int g(int, int, int);
+int gs(const char *);
+__attribute__((noinline)) int tree(int x) {
+	switch (x & 15) {
+	case 0: return g1(x) + 1;
+	case 1: return g1(x + 1) + 2;
+	case 2: return g1(x + 2) + 3;
+	case 3: return g1(x + 3) + 5;
+	case 4: return g1(x + 4) + 7;
+	default: return x * 3;
+	}
+}
+__attribute__((noinline)) int wrap(int a, int b) { return g2(a, b); }
+__attribute__((noinline)) int gap(int a, int b, int c) { return g(a + 1, b, c * 2); }
+__attribute__((noinline)) int sg(const char *s) { if (flag) return 0; return gs(s); }
+__attribute__((noinline)) int odd(int n, int k);
+__attribute__((noinline)) int even(int n, int k) { return n == 0 ? k : odd(n - 1, k + g1(n)); }
+__attribute__((noinline)) int odd(int n, int k) { return n == 0 ? -k : even(n - 1, k * 3); }
+__attribute__((noinline)) int fact(int n, int m) { return n <= 1 ? m : g1(fact(n - 1, m * n)); }
+int ping(int n);
+__attribute__((noinline)) int pong(int n) { return n > 100 ? ping(n - 7) : n; }
+__attribute__((noinline)) int ping(int n) {
+	switch (n & 15) {
+	case 0: return pong(n) + 1;
+	case 1: return pong(n + 1) + 2;
+	case 2: return g1(n + 2) + 3;
+	case 3: return pong(n + 3) + 5;
+	case 4: return g1(n + 4) + 7;
+	default: return n * 3;
+	}
+}
+__attribute__((noinline)) int tp(int x) {
+	switch (x & 15) {
+	case 0: return ping(x) + 1;
+	case 1: return ping(x + 1) + 2;
+	case 2: return g1(x + 2) + 3;
+	case 3: return ping(x + 3) + 5;
+	case 4: return g1(x + 4) + 7;
+	default: return x * 3;
+	}
+}
+int main(int argc, char **argv) {
+	return tree(argc) + wrap(argc, 2) + gap(argc, 1, argc) + sg(argv[0]) + even(argc, 1) + fact(argc, 1) + tp(argc);
+}
+`
+
+const calleeCallees = `int flag;
+int g1(int a) { return a * 3; }
+int g2(int a, int b) { return a * b; }
+int g(int a, int b, int c) { return a + b + c; }
+int gs(const char *s) { return s[0]; }
+`
+
+// buildCallees compiles calleeSource and calleeCallees with cc and args
+// into dir.
+func buildCallees(t *testing.T, dir, exe, cc string, args ...string) string {
+	t.Helper()
+	src, callees := filepath.Join(dir, "calls.c"), filepath.Join(dir, "callees.c")
+	if err := os.WriteFile(src, []byte(calleeSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(callees, []byte(calleeCallees), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, exe)
+	if b, err := exec.Command(cc, append(args, "-o", out, src, callees)...).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", cc, err, b)
+	}
+	return out
+}
+
+// TestValueFlowCalleeArity: a direct call passes the argument registers
+// its callee takes, from DWARF or from the callee's inferred parameters,
+// under gcc and clang, for x86-64 and AArch64, with and without -g: the
+// inferred parameters are DWARF's or fewer; a call below the callee's
+// arity writing nothing passes them all (wrap, sg); with DWARF every
+// register below it is passed, a gap included (gap).
+func TestValueFlowCalleeArity(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, cc, pkg string
+		flags         []string
+		args          []string
+	}{
+		{"gcc", "gcc", "gcc", nil, []string{"rdi", "rsi", "rdx"}},
+		{"clang", "clang", "clang", nil, []string{"rdi", "rsi", "rdx"}},
+		{"a64-gcc", "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu", nil, []string{"x0", "x1", "x2"}},
+		{"a64-clang", "clang", "clang", []string{"--target=aarch64-linux-gnu"}, []string{"x0", "x1", "x2"}},
+	} {
+		for _, opt := range []string{"-O2", "-Os"} {
+			t.Run(tc.name+opt, func(t *testing.T) {
+				needToolPkg(t, tc.cc, tc.pkg)
+				if strings.Contains(tc.name, "a64") {
+					needToolPkg(t, "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu") // clang links with its libraries
+				}
+				g := openAnalysis(t, buildCallees(t, dir, tc.name+opt+"-g", tc.cc, append(slices.Clone(tc.flags), opt, "-g")...))
+				a := openAnalysis(t, buildCallees(t, dir, tc.name+opt, tc.cc, append(slices.Clone(tc.flags), opt)...))
+				for _, name := range []string{"tree", "wrap", "gap", "sg", "even", "odd", "fact", "pong", "ping", "tp"} {
+					sig, err := g.Signature(t.Context(), procedureNamed(t, g, name).Address)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var want []string
+					for _, p := range sig.Parameters {
+						want = append(want, p.Location)
+					}
+					for build, an := range map[string]*native.Analysis{"-g": g, "stripped": a} {
+						got := paramNames(valueFlow(t, an, name))
+						for _, r := range got {
+							if !slices.Contains(want, r) {
+								t.Errorf("%s (%s): inferred %v, DWARF %v", name, build, got, want)
+								break
+							}
+						}
+						exact := map[string][]string{"tree": tc.args[:1], "wrap": tc.args[:2], "ping": tc.args[:1], "tp": tc.args[:1]}[name]
+						if name == "sg" && strings.Contains(tc.name, "a64") {
+							exact = tc.args[:1] // clang -Os for x86-64 tail-calls gs conditionally (je gs), no call
+						}
+						if exact != nil && !slices.Equal(got, exact) {
+							t.Errorf("%s (%s): inferred %v, want %v", name, build, got, exact)
+						}
+					}
+				}
+				if got := paramNames(valueFlow(t, g, "gap")); !slices.Equal(got, tc.args) {
+					t.Errorf("gap (-g): inferred %v, want %v", got, tc.args)
+				}
+			})
+		}
+	}
+}
+
+// TestValueFlowCalleeOrder: callees' arities are summarised once, callees
+// first, with calls inside a cycle of calls knowing none, so the
+// parameters do not depend on the order in which procedures are asked
+// for, nor on how many goroutines ask.
+func TestValueFlowCalleeOrder(t *testing.T) {
+	vfFixtures()
+	dir := t.TempDir()
+	for _, name := range []string{"a64-gcc", "gcc", "a64-gen-O2"} {
+		t.Run(name, func(t *testing.T) {
+			is := is.New(t)
+			var path string
+			switch name {
+			case "a64-gcc": // ping and pong's cycle, tp's compare tree
+				needToolPkg(t, "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu")
+				path = buildCallees(t, dir, name, "aarch64-linux-gnu-gcc", "-O2")
+			case "gcc":
+				needToolPkg(t, "gcc", "gcc")
+				path = buildCallees(t, dir, name, "gcc", "-O2")
+			default:
+				path = fixturePath(t, name)
+			}
+			params := func(a *native.Analysis, procs []ports.Procedure, workers int) map[uint64][]string {
+				out := make([][]string, len(procs))
+				var wg sync.WaitGroup
+				for w := range workers {
+					wg.Go(func() {
+						for k := w; k < len(procs); k += workers {
+							vf, err := a.ValueFlow(t.Context(), ports.FunctionRequest{Address: procs[k].Address})
+							is.NoErr(err)
+							out[k] = paramNames(vf)
+						}
+					})
+				}
+				wg.Wait()
+				m := map[uint64][]string{}
+				for k, p := range procs {
+					m[p.Address] = out[k]
+				}
+				return m
+			}
+			a := openAnalysis(t, path)
+			procs, err := a.Procedures(t.Context())
+			is.NoErr(err)
+			forward := params(a, procs, 1)
+			b := openAnalysis(t, path)
+			reversed := slices.Clone(procs)
+			slices.Reverse(reversed)
+			backward := params(b, reversed, 1)
+			c := openAnalysis(t, path)
+			rest := slices.Clone(procs[len(procs)/2:])
+			concurrent := params(c, append(rest, procs[:len(procs)/2]...), 4)
+			for _, p := range procs {
+				if !slices.Equal(forward[p.Address], backward[p.Address]) || !slices.Equal(forward[p.Address], concurrent[p.Address]) {
+					t.Errorf("%s: %v in address order, %v in reverse, %v concurrently", p.Name, forward[p.Address], backward[p.Address], concurrent[p.Address])
+				}
+			}
+			if name == "a64-gen-O2" {
+				return
+			}
+			// Each procedure of a cycle asked for first.
+			for _, first := range []string{"pong", "ping", "tp", "even", "odd", "fact"} {
+				d := openAnalysis(t, path)
+				at := slices.IndexFunc(procs, func(p ports.Procedure) bool { return p.Name == first })
+				is.True(at >= 0)
+				got := params(d, append([]ports.Procedure{procs[at]}, procs...), 1)
+				for _, p := range procs {
+					if !slices.Equal(forward[p.Address], got[p.Address]) {
+						t.Errorf("%s: %v in address order, %v after %s", p.Name, forward[p.Address], got[p.Address], first)
+					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkValueFlowBinary: the value flow of every procedure of a whole
+// binary, in address order, on a fresh analysis each time (discovery not
+// timed): $REA_VF_BENCH, or the AArch64 and x86-64 C libraries.
+//
+//	go test ./adapters/native -run '^$' -bench ValueFlowBinary -benchmem -benchtime 1x
+func BenchmarkValueFlowBinary(b *testing.B) {
+	files := []string{"/usr/aarch64-linux-gnu/lib/libc.so.6", "/lib/x86_64-linux-gnu/libc.so.6"}
+	if f := os.Getenv("REA_VF_BENCH"); f != "" {
+		files = strings.Split(f, ",")
+	}
+	for _, f := range files {
+		b.Run(filepath.Base(filepath.Dir(f))+"/"+filepath.Base(f), func(b *testing.B) {
+			if _, err := os.Stat(f); err != nil {
+				b.Skipf("%s is missing", f)
+			}
+			for b.Loop() {
+				b.StopTimer()
+				a, err := native.OpenFile(b.Context(), f)
+				if err != nil {
+					b.Fatal(err)
+				}
+				procs, err := a.Procedures(b.Context())
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				for _, p := range procs {
+					if _, err := a.ValueFlow(b.Context(), ports.FunctionRequest{Address: p.Address}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				a.Close(b.Context())
+				b.StartTimer()
+			}
+		})
 	}
 }

@@ -239,6 +239,7 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 	case op == x86asm.SYSCALL:
 		use("rax", "rdi", "rsi", "rdx", "r10", "r8", "r9")
 		def("rax", "rcx", "r11")
+		out.syscall = true
 	case op == x86asm.INT && s.d.mode == 32 && len(args) == 1 && args[0] == x86asm.Imm(0x80):
 		// Linux's i386 system call: the number in eax, arguments in ebx,
 		// ecx, edx, esi, edi and ebp, the result in eax.

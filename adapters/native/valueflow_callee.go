@@ -1,0 +1,251 @@
+package native
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+
+	"rea/ports"
+)
+
+// What a direct callee takes. A call passes the argument registers its
+// callee takes when the value flow knows the callee's arity: from DWARF
+// (the callee's formal parameters, placed as Signature places them), or
+// from the callee's own inferred parameters (its summary). Where neither is
+// known (indirect calls, imports and their PLT stubs, a callee that jumps
+// somewhere unresolved, is truncated, makes a system call or has
+// instructions the value flow does not model) the call keeps the rule of
+// valueflow.go.
+//
+// DWARF's arity is exact: every register below it is an argument, written
+// or passed through (a variadic callee may also take written ones above
+// it). An inferred arity n is the highest register the callee reads, plus
+// one: a register at or above it is no argument of the call (gcc's AArch64
+// compare tree keeps a switch's index, x & 15, in w2 through the cases'
+// calls), below it the rule of valueflow.go applies to the written ones,
+// and when the call writes none of them all n are passed through (a
+// wrapper that only tail-calls). Vector registers only get the bound: a
+// partial write (movhlps xmm4, xmm2) reads its register, so a callee may
+// seem to read one it does not take.
+//
+// A callee's summary looks arityDepth levels deep (summary): its own value
+// flow computed with its callees' summaries one level less deep, and at
+// the bottom with today's rule at its calls. So a request costs at most
+// one value flow per procedure and depth within arityDepth calls of the
+// procedure asked about, each kept per analysis (only its arity), and
+// every summary is a function of the program alone. Summaries built
+// callees first over the whole call graph (strongly connected components)
+// were a little more precise, but made the first request of a procedure
+// that reaches most of a program pay for all of it (main.main of the Go
+// toolchain's go: 3.1 s, from 0.03 s).
+
+// calleeArity is what the value flow knows of a direct callee's arguments.
+type calleeArity struct {
+	known      bool
+	ints, vecs int  // argument registers of each class the callee takes
+	exact      bool // from DWARF: every register below is an argument
+	variadic   bool // exact, and written registers above may be arguments too
+}
+
+// vfSummaries holds the procedures' arities, by address and depth.
+type vfSummaries struct {
+	mu   sync.Mutex
+	done map[arityKey]calleeArity
+}
+
+// vfEnv is what analysing any procedure of one program needs.
+type vfEnv struct {
+	a      *Analysis
+	p      *program
+	d      decoder
+	sm     semantics
+	cc     convention
+	known  vfTargets
+	sigIdx *sigIndex // nil without DWARF
+}
+
+// isCallee reports whether t starts a procedure whose arity may be known:
+// one with code, not a PLT stub.
+func (e *vfEnv) isCallee(t uint64) bool {
+	i, ok := e.p.rangeIndex(t)
+	if !ok || strings.HasSuffix(e.p.procs[i].Name, "@plt") || e.known.stackGrowth[t] {
+		return false
+	}
+	r := e.p.ranges[i]
+	reg := e.p.mm.code(r.Start)
+	return reg != nil && r.End > r.Start
+}
+
+// directCallees lists the targets of the direct calls and of the jumps out
+// of r (tail calls) that isCallee accepts, sorted.
+func directCallees(flows []flowInsn, r ports.FunctionRange, isCallee func(uint64) bool) []uint64 {
+	var out []uint64
+	for _, f := range flows {
+		if !f.hasTarget {
+			continue
+		}
+		switch {
+		case f.flow == ports.FlowCall:
+		case f.flow == ports.FlowJump && (f.target < r.Start || f.target >= r.End):
+		default:
+			continue
+		}
+		if isCallee(f.target) {
+			out = append(out, f.target)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// code returns procedure i's range, its bytes and where its decoding
+// ends; no bytes and no error for a procedure without code.
+func (e *vfEnv) code(ctx context.Context, i int) (ports.FunctionRange, []byte, uint64, error) {
+	r := e.p.ranges[i]
+	reg := e.p.mm.code(r.Start)
+	if reg == nil || r.End <= r.Start {
+		return r, nil, 0, nil
+	}
+	end := min(r.End, reg.addr+reg.fileSize)
+	b, err := codeBytes(ctx, e.a.src, e.p.mm, e.p.arch, r.Start, end)
+	return r, b, end, err
+}
+
+// analyse computes the value flow of procedure i, with the arities of its
+// direct callees from arities (nil: none known); false when it has no
+// code or makes a system call.
+func (e *vfEnv) analyse(ctx context.Context, i, limit int, summary bool,
+	arities func([]uint64) map[uint64]calleeArity) (ports.ValueFlow, bool) {
+	r, b, end, err := e.code(ctx, i)
+	if err != nil || b == nil {
+		return ports.ValueFlow{}, false
+	}
+	known := e.known
+	known.summary = summary
+	if arities != nil {
+		known.arities = func(flows []flowInsn) map[uint64]calleeArity {
+			return arities(directCallees(flows, r, e.isCallee))
+		}
+	}
+	vf, sems := valueFlowSems(ctx, e.d, e.sm, e.cc, b, r, end, limit, known)
+	// A system call uses every register that may carry one of its
+	// arguments, whatever its number takes: no arity.
+	return vf, !slices.ContainsFunc(sems, func(s vfSem) bool { return s.syscall })
+}
+
+// dwarfArity is the arity DWARF gives the procedure at addr.
+func (e *vfEnv) dwarfArity(ctx context.Context, addr uint64) (calleeArity, bool) {
+	if e.sigIdx == nil {
+		return calleeArity{}, false
+	}
+	if _, ok := e.sigIdx.byAddr[addr]; !ok {
+		return calleeArity{}, false
+	}
+	sig, err := e.a.Signature(ctx, addr)
+	if err != nil || sig.CallingConvention != e.cc.name || strings.HasPrefix(sig.ReturnUnderlying, "struct") ||
+		strings.HasPrefix(sig.ReturnUnderlying, "union") {
+		return calleeArity{}, false
+	}
+	ar := calleeArity{known: true, exact: true, variadic: sig.Variadic}
+	for _, prm := range sig.Parameters {
+		if prm.Location == "" {
+			return calleeArity{}, false // an aggregate the signature does not place
+		}
+		for loc := range strings.SplitSeq(prm.Location, ",") {
+			switch {
+			case loc == "none":
+			case slices.Contains(e.cc.intArgs, loc):
+				ar.ints = max(ar.ints, slices.Index(e.cc.intArgs, loc)+1)
+			case slices.Contains(e.cc.vecArgs, loc):
+				ar.vecs = max(ar.vecs, slices.Index(e.cc.vecArgs, loc)+1)
+			default:
+				return calleeArity{}, false // on the stack
+			}
+		}
+	}
+	return ar, true
+}
+
+// inferredArity is the arity a summary's parameters give: the highest
+// register read, bounded from above only.
+func (e *vfEnv) inferredArity(vf ports.ValueFlow) calleeArity {
+	if vf.Truncated || vf.OmittedEdges > 0 || vf.OmittedInputs > 0 {
+		return calleeArity{}
+	}
+	ar := calleeArity{known: true}
+	for _, prm := range vf.Parameters {
+		switch {
+		case slices.Contains(e.cc.intArgs, prm.Location):
+			ar.ints = max(ar.ints, prm.Position+1)
+		case slices.Contains(e.cc.vecArgs, prm.Location):
+			ar.vecs = max(ar.vecs, prm.Position+1)
+		default:
+			return calleeArity{} // a stack word: every register may be taken
+		}
+	}
+	return ar
+}
+
+// arityDepth is how deep a callee's summary looks: the callee's own
+// value flow is computed with its callees' summaries one level less deep,
+// and at the bottom with today's rule at its calls.
+const arityDepth = 2
+
+// arities returns the arities of the procedures at targets, summarising
+// the ones not yet summarised (summary).
+func (e *vfEnv) arities(ctx context.Context, targets []uint64) map[uint64]calleeArity {
+	s := &e.p.vfArity
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done == nil {
+		s.done = map[arityKey]calleeArity{}
+	}
+	out := make(map[uint64]calleeArity, len(targets))
+	for _, t := range targets {
+		out[t] = e.summary(ctx, s.done, t, arityDepth)
+	}
+	return out
+}
+
+// arityKey is a summary: a procedure and how deep it looked.
+type arityKey struct {
+	addr  uint64
+	depth int
+}
+
+// summary is the arity of the procedure at addr looking depth levels
+// deep: DWARF's, else its value flow's parameters, computed with its
+// direct callees' summaries one level less deep (with none at depth 1);
+// none known when it makes a system call. Each is a function of the
+// program alone, kept per analysis in done (whose lock is held), so the
+// order of the requests and the number of goroutines change nothing, and a
+// request costs at most one value flow per procedure and depth within
+// arityDepth calls of it. A cancelled summary is not kept.
+func (e *vfEnv) summary(ctx context.Context, done map[arityKey]calleeArity, addr uint64, depth int) calleeArity {
+	k := arityKey{addr, depth}
+	if ar, ok := done[k]; ok {
+		return ar
+	}
+	ar, ok := e.dwarfArity(ctx, addr)
+	if !ok {
+		var below func([]uint64) map[uint64]calleeArity
+		if depth > 1 {
+			below = func(ts []uint64) map[uint64]calleeArity {
+				out := make(map[uint64]calleeArity, len(ts))
+				for _, t := range ts {
+					out[t] = e.summary(ctx, done, t, depth-1)
+				}
+				return out
+			}
+		}
+		i, _ := e.p.rangeIndex(addr)
+		if vf, ok := e.analyse(ctx, i, defaultVFInsns, true, below); ok {
+			ar = e.inferredArity(vf)
+		}
+	}
+	if ctx.Err() == nil {
+		done[k] = ar
+	}
+	return ar
+}
