@@ -288,9 +288,9 @@ func opAnalyzeFunction() *core.Operation {
 			"callers, callees, incoming and outgoing references, referenced strings and names, unresolved indirect calls, the native interface, the " +
 			"pseudo-code (unavailable with its reason when the provider does not decompile), and native_value_flow: per-instruction defined and used " +
 			"locations, def-use edges, effects (memory writes, calls, returns) and parameters inferred from argument registers and stack slots read " +
-			"before any write, up to the provider's cap (status observed, or unavailable with its reason). Every collection is paged " +
+			"before any write, up to the provider's cap (or unavailable with its reason). Every collection is paged " +
 			"{items, returned, total, truncated, next_offset}; the instruction scan is bounded by max_instructions. By default the result is concise (each collection's first 8 items) " +
-			"and the complete dossier is retained in the session and linked from evidence_links, to read through inspect_analysis_view; detail \"complete\" returns it inline.",
+			"and the complete dossier is retained and linked from evidence_links, to read through inspect_analysis_view; detail \"complete\" returns it inline.",
 		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,"required":["procedure"],
  "properties":{` + procedureProp + `,
   "include_assembly":{"type":"boolean","default":false,"description":"Return an assembly page (otherwise only its total)."},
