@@ -51,7 +51,7 @@ type calleeArity struct {
 // vfSummaries holds the procedures' arities, by address and depth.
 type vfSummaries struct {
 	mu   sync.Mutex
-	done map[arityKey]calleeArity
+	done map[arityKey]arityEntry
 }
 
 // vfEnv is what analysing any procedure of one program needs.
@@ -199,11 +199,11 @@ func (e *vfEnv) arities(ctx context.Context, targets []uint64) map[uint64]callee
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.done == nil {
-		s.done = map[arityKey]calleeArity{}
+		s.done = map[arityKey]arityEntry{}
 	}
 	out := make(map[uint64]calleeArity, len(targets))
 	for _, t := range targets {
-		out[t] = e.summary(ctx, s.done, t, arityDepth)
+		out[t] = e.summary(ctx, s.done, t, arityDepth).ar
 	}
 	return out
 }
@@ -214,6 +214,13 @@ type arityKey struct {
 	depth int
 }
 
+// arityEntry is a summary and the direct callees its value flow asked
+// about (the same at every depth).
+type arityEntry struct {
+	ar      calleeArity
+	callees []uint64
+}
+
 // summary is the arity of the procedure at addr looking depth levels
 // deep: DWARF's, else its value flow's parameters, computed with its
 // direct callees' summaries one level less deep (with none at depth 1);
@@ -221,31 +228,54 @@ type arityKey struct {
 // program alone, kept per analysis in done (whose lock is held), so the
 // order of the requests and the number of goroutines change nothing, and a
 // request costs at most one value flow per procedure and depth within
-// arityDepth calls of it. A cancelled summary is not kept.
-func (e *vfEnv) summary(ctx context.Context, done map[arityKey]calleeArity, addr uint64, depth int) calleeArity {
+// arityDepth calls of it. A summary whose callees' summaries one level
+// less deep are what the level below saw (a leaf, or callees of unknown
+// arity) is the level below's, without a second value flow. A cancelled
+// summary is not kept.
+func (e *vfEnv) summary(ctx context.Context, done map[arityKey]arityEntry, addr uint64, depth int) arityEntry {
 	k := arityKey{addr, depth}
-	if ar, ok := done[k]; ok {
-		return ar
+	if en, ok := done[k]; ok {
+		return en
 	}
-	ar, ok := e.dwarfArity(ctx, addr)
-	if !ok {
-		var below func([]uint64) map[uint64]calleeArity
+	var en arityEntry
+	if ar, ok := e.dwarfArity(ctx, addr); ok {
+		en.ar = ar
+	} else {
+		var sub map[uint64]calleeArity
 		if depth > 1 {
-			below = func(ts []uint64) map[uint64]calleeArity {
-				out := make(map[uint64]calleeArity, len(ts))
-				for _, t := range ts {
-					out[t] = e.summary(ctx, done, t, depth-1)
+			base := e.summary(ctx, done, addr, depth-1)
+			same := true
+			sub = make(map[uint64]calleeArity, len(base.callees))
+			for _, t := range base.callees {
+				sub[t] = e.summary(ctx, done, t, depth-1).ar
+				var seen calleeArity // what the level below saw: unknown at the bottom
+				if depth > 2 {
+					seen = e.summary(ctx, done, t, depth-2).ar
 				}
-				return out
+				same = same && sub[t] == seen
+			}
+			if same {
+				en = base
+				sub = nil
 			}
 		}
-		i, _ := e.p.rangeIndex(addr)
-		if vf, ok := e.analyse(ctx, i, defaultVFInsns, true, below); ok {
-			ar = e.inferredArity(vf)
+		if depth == 1 || sub != nil {
+			i, _ := e.p.rangeIndex(addr)
+			vf, ok := e.analyse(ctx, i, defaultVFInsns, true, func(ts []uint64) map[uint64]calleeArity {
+				en.callees = ts
+				if sub == nil {
+					return map[uint64]calleeArity{} // the bottom: every callee's arity unknown
+				}
+				return sub
+			})
+			en.ar = calleeArity{}
+			if ok {
+				en.ar = e.inferredArity(vf)
+			}
 		}
 	}
 	if ctx.Err() == nil {
-		done[k] = ar
+		done[k] = en
 	}
-	return ar
+	return en
 }
