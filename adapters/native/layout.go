@@ -329,7 +329,7 @@ func (lr *layoutReader) symbols() error {
 		if err != nil {
 			return err
 		}
-		var list []ports.LayoutSymbol
+		list := make([]ports.LayoutSymbol, 0, max(len(data)/int(entSize)-1, 0)) // data is bounded (lr.bounded)
 		for j := 1; uint64(j+1)*entSize <= uint64(len(data)); j++ {
 			if err := lr.tick(j); err != nil {
 				return err
