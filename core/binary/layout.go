@@ -215,6 +215,13 @@ func inFileRange(in bool, off, size uint64) *layoutRange {
 }
 
 // newLayoutResult turns the raw layout into the normalized result.
+// CanonicalSize estimates the result's canonical JSON so that sealing it
+// writes into one buffer (a Go binary's 32,000 symbols take 12 MB, about
+// 380 bytes each, which growing the buffer copied several times).
+func (r *InspectBinaryLayoutResult) CanonicalSize() int {
+	return 4096 + 400*(len(r.Sections)+len(r.Segments)+len(r.Symbols)) + 300*(len(r.Relocations)+len(r.Packed))
+}
+
 func newLayoutResult(l *ports.Layout, path, sha string, size int64) *InspectBinaryLayoutResult {
 	r := &InspectBinaryLayoutResult{Format: l.Format, ImageType: l.ImageType}
 	r.Artifact.Path, r.Artifact.SHA256, r.Artifact.Bytes = path, sha, core.Hex(uint64(size))
