@@ -250,15 +250,10 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 			}
 			arities = func(ts []uint64) map[uint64]calleeArity { return env.arities(ctx, ts) }
 		}
-		rg, b, end, err := env.code(ctx, i)
+		vf, _, err := env.analyse(ctx, i, limit, false, arities)
 		if err != nil {
 			return ports.ValueFlow{}, err
 		}
-		known := env.known
-		if arities != nil {
-			known.arities = func(flows []flowInsn) map[uint64]calleeArity { return arities(directCallees(flows, rg, env.isCallee)) }
-		}
-		vf, _ := valueFlowSems(ctx, d, sm, cc, b, rg, end, limit, known)
 		return vf, ctx.Err()
 	})
 }

@@ -112,14 +112,15 @@ func (e *vfEnv) code(ctx context.Context, i int) (ports.FunctionRange, []byte, u
 	return r, b, end, err
 }
 
-// analyse computes the value flow of procedure i, with the arities of its
-// direct callees from arities (nil: none known); false when it has no
-// code or makes a system call.
+// analyse computes the value flow of procedure i (a summary's when
+// summary), with the arities of its direct callees from arities (nil: none
+// known); ok is false when it has no code or makes a system call, whose
+// arity is then unknown.
 func (e *vfEnv) analyse(ctx context.Context, i, limit int, summary bool,
-	arities func([]uint64) map[uint64]calleeArity) (ports.ValueFlow, bool) {
+	arities func([]uint64) map[uint64]calleeArity) (vf ports.ValueFlow, ok bool, err error) {
 	r, b, end, err := e.code(ctx, i)
 	if err != nil || b == nil {
-		return ports.ValueFlow{}, false
+		return ports.ValueFlow{}, false, err
 	}
 	known := e.known
 	known.summary = summary
@@ -131,7 +132,7 @@ func (e *vfEnv) analyse(ctx context.Context, i, limit int, summary bool,
 	vf, sems := valueFlowSems(ctx, e.d, e.sm, e.cc, b, r, end, limit, known)
 	// A system call uses every register that may carry one of its
 	// arguments, whatever its number takes: no arity.
-	return vf, !slices.ContainsFunc(sems, func(s vfSem) bool { return s.syscall })
+	return vf, !slices.ContainsFunc(sems, func(s vfSem) bool { return s.syscall }), nil
 }
 
 // dwarfArity is the arity DWARF gives the procedure at addr.
@@ -261,7 +262,7 @@ func (e *vfEnv) summary(ctx context.Context, done map[arityKey]arityEntry, addr 
 		}
 		if depth == 1 || sub != nil {
 			i, _ := e.p.rangeIndex(addr)
-			vf, ok := e.analyse(ctx, i, defaultVFInsns, true, func(ts []uint64) map[uint64]calleeArity {
+			vf, ok, _ := e.analyse(ctx, i, defaultVFInsns, true, func(ts []uint64) map[uint64]calleeArity {
 				en.callees = ts
 				if sub == nil {
 					return map[uint64]calleeArity{} // the bottom: every callee's arity unknown
