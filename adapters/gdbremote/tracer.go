@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"rea/ports"
@@ -48,6 +49,24 @@ type Tracer struct {
 	// through it); tap sees every packet (tests record sessions with it).
 	dial func(ctx context.Context, req ports.TraceRequest) (endpoint, error)
 	tap  func(dir byte, payload []byte)
+	// x87Stack is, by emulator path, whether its stub gives the x87
+	// registers as the stack (emulatorVersion): asked once per Tracer.
+	x87Stack sync.Map
+}
+
+// emulatorX87Stack reports whether the emulator at qemu gives the x87
+// registers as the stack, as QEMU does from 8.0; its --version is run the
+// first time only (a version it cannot read counts as older).
+func (t *Tracer) emulatorX87Stack(ctx context.Context, qemu string) bool {
+	if v, ok := t.x87Stack.Load(qemu); ok {
+		return v.(bool)
+	}
+	major, _, ok := emulatorVersion(ctx, qemu)
+	stack := ok && major >= 8
+	if ok {
+		t.x87Stack.Store(qemu, stack)
+	}
+	return stack
 }
 
 var _ ports.CallTracer = (*Tracer)(nil)
@@ -131,11 +150,7 @@ func (t *Tracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports
 			l.Env = noAsyncPreemption(l.Env)
 			req.Launch = &l
 		}
-		x87Stack := false // QEMU before 8.0 numbers the x87 registers physically
-		if target.arch == "x86" {
-			major, _, ok := emulatorVersion(ctx, qemu)
-			x87Stack = ok && major >= 8
-		}
+		x87Stack := target.arch == "x86" && t.emulatorX87Stack(ctx, qemu)
 		dial = func(ctx context.Context, req ports.TraceRequest) (endpoint, error) {
 			return startEmulated(ctx, qemu, sysroot, req, t.opts.ExitGrace, x87Stack)
 		}
