@@ -10,26 +10,8 @@ const armLibc = "/usr/aarch64-linux-gnu/lib/libc.so.6"
 // decoder discovery uses (jump tables included); it reports ns per
 // instruction and the indirect jumps a table resolved.
 func BenchmarkSweepARM64(b *testing.B) {
-	a, err := OpenFile(b.Context(), armLibc)
-	if err != nil {
-		b.Skip(err)
-	}
-	defer a.Close(b.Context())
-	mm := newMemMap(a.img)
-	var text *memRegion
-	for i := range mm.regions {
-		if mm.regions[i].name == ".text" {
-			text = &mm.regions[i]
-		}
-	}
-	if text == nil || archOf(a.docs[0].Architecture) != archARM64 {
-		b.Skip("no AArch64 .text")
-	}
-	code, err := mm.view(a.src, text.addr, text.fileSize)
-	if err != nil {
-		b.Fatal(err)
-	}
-	d := newDecoder(archARM64, mm, a.src)
+	mm, src, text, code := benchText(b, armLibc, archARM64)
+	d := newDecoder(archARM64, mm, src)
 	n, tables := 0, 0
 	for b.Loop() {
 		tables = 0

@@ -1,6 +1,7 @@
 package native
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
 )
@@ -84,32 +85,14 @@ func TestFastStepMatchesFullStep(t *testing.T) {
 // decoder (fast) and with x86asm alone (full); it reports ns per
 // instruction.
 func BenchmarkSweepX86(b *testing.B) {
-	a, err := OpenFile(b.Context(), "/usr/bin/ls")
-	if err != nil {
-		b.Skip(err)
-	}
-	defer a.Close(b.Context())
-	mm := newMemMap(a.img)
-	var text *memRegion
-	for i := range mm.regions {
-		if mm.regions[i].name == ".text" {
-			text = &mm.regions[i]
-		}
-	}
-	if text == nil || archOf(a.docs[0].Architecture) != archX8664 {
-		b.Skip("no x86-64 .text")
-	}
-	code, err := mm.view(a.src, text.addr, text.fileSize)
-	if err != nil {
-		b.Fatal(err)
-	}
+	mm, src, text, code := benchText(b, "/usr/bin/ls", archX8664)
 	for _, fast := range []bool{true, false} {
 		name := "full"
 		if fast {
 			name = "fast"
 		}
 		b.Run(name, func(b *testing.B) {
-			d := newX86(64, mm, a.src)
+			d := newX86(64, mm, src)
 			d.fast = fast
 			n := 0
 			for b.Loop() {
@@ -119,4 +102,31 @@ func BenchmarkSweepX86(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/insn")
 		})
 	}
+}
+
+// benchText opens path for a benchmark and returns its memory map, its
+// source, its .text region and bytes; it skips when the file is missing or
+// its .text is not arch's.
+func benchText(b *testing.B, path string, want arch) (*memMap, source, *memRegion, []byte) {
+	b.Helper()
+	a, err := OpenFile(b.Context(), path)
+	if err != nil {
+		b.Skip(err)
+	}
+	b.Cleanup(func() { a.Close(context.Background()) })
+	mm := newMemMap(a.img)
+	var text *memRegion
+	for i := range mm.regions {
+		if mm.regions[i].name == ".text" {
+			text = &mm.regions[i]
+		}
+	}
+	if text == nil || archOf(a.docs[0].Architecture) != want {
+		b.Skipf("no .text of the wanted architecture in %s", path)
+	}
+	code, err := mm.view(a.src, text.addr, text.fileSize)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return mm, a.src, text, code
 }

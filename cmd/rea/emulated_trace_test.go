@@ -169,11 +169,7 @@ func main() {
 }
 `)
 	t.Setenv("GODEBUG", "madvdontneed=1")
-	out, stderr, code := runCLI(t, "--format", "json", "trace", "--function", "main.mark", "--", exe)
-	if code != 0 && qemuStubFault(stderr) {
-		t.Logf("QEMU's stub fault, traced again: %s", stderr)
-		out, stderr, code = runCLI(t, "--format", "json", "trace", "--function", "main.mark", "--", exe)
-	}
+	out, stderr, code := runTraceCLI(t, "--format", "json", "trace", "--function", "main.mark", "--", exe)
 	t.Log(stderr)
 	is.Equal(code, 0)
 	ev, err := core.ParseEvidence([]byte(out))

@@ -870,6 +870,18 @@ func traceOverMCP(t *testing.T, exe string, procs ...string) map[string]any {
 	return m
 }
 
+// runTraceCLI is runCLI for a trace of a Go program under qemu-user,
+// run once more when it failed with QEMU's stub fault (qemuStubFault).
+func runTraceCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	stdout, stderr, code = runCLI(t, args...)
+	if code != 0 && qemuStubFault(stderr) {
+		t.Logf("QEMU's stub fault, traced again: %s", stderr)
+		stdout, stderr, code = runCLI(t, args...)
+	}
+	return stdout, stderr, code
+}
+
 // qemuStubFault is whether a failed trace's message is QEMU 7.2's
 // user-mode stub sending, under a threaded program (a Go one), a packet
 // whose first byte it overwrote with a NUL, or an empty one, where a stop

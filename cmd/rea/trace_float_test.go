@@ -180,11 +180,7 @@ func main() {
 				}
 			}
 			exe := goBuild(t, t.TempDir(), goarch, src)
-			out, stderr, code := runCLI(t, "trace", "--function", "main.scale", "--", exe, "2.5")
-			if code != 0 && qemuStubFault(stderr) {
-				t.Logf("QEMU's stub fault, traced again: %s", stderr)
-				out, stderr, code = runCLI(t, "trace", "--function", "main.scale", "--", exe, "2.5")
-			}
+			out, stderr, code := runTraceCLI(t, "trace", "--function", "main.scale", "--", exe, "2.5")
 			t.Log(out, stderr)
 			is.Equal(code, 0)
 			is.True(strings.Contains(strings.Join(strings.Fields(out), " "), "0 main.scale x=2.5, k=0x3, y=0.5 main.main 8"))
