@@ -94,17 +94,6 @@ func (s *codeSet) addRange(start, end uint64) {
 	}
 }
 
-// count is the number of members.
-func (s *codeSet) count() int {
-	n := 0
-	for _, w := range s.bits {
-		for _, x := range w {
-			n += bits.OnesCount64(x)
-		}
-	}
-	return n
-}
-
 // addAtomic inserts addr; several goroutines may add and clear at once
 // (addresses of one word may belong to ranges decoded by two workers).
 func (s *codeSet) addAtomic(addr uint64) {

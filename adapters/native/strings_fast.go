@@ -201,7 +201,6 @@ func wideRuns(data []byte, minChars int, check func() error) (runs [2][]span, er
 	next := chars(lat1, zero1, zero2)
 	var prevLong, prevL uint64
 	var start [2]int
-	const even = 0x5555555555555555
 	for base := 0; base < len(data)+64; base += 64 {
 		if base&(1<<20-1) == 0 {
 			if err := check(); err != nil {
