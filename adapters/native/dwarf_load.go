@@ -1,7 +1,6 @@
 package native
 
 import (
-	"bytes"
 	"compress/zlib"
 	"context"
 	"debug/dwarf"
@@ -280,11 +279,12 @@ func sectionData(src source, f *elf.File, s *elf.Section) ([]byte, error) {
 	if size > maxDWARFBytes || off > s.FileSize || size/1032 > s.FileSize {
 		return nil, fmt.Errorf("section %s: %d bytes declared", s.Name, size)
 	}
-	raw, err := src.read(s.Offset+off, s.FileSize-off)
-	if err != nil {
+	if !src.contains(s.Offset+off, s.FileSize-off) {
+		_, err := src.read(s.Offset+off, s.FileSize-off) // the format error of a section past the end
 		return nil, err
 	}
-	zr, err := zlib.NewReader(bytes.NewReader(raw))
+	// The compressed bytes are read as they inflate, not copied first.
+	zr, err := zlib.NewReader(io.NewSectionReader(src.r, int64(s.Offset+off), int64(s.FileSize-off)))
 	if err != nil {
 		return nil, err
 	}
