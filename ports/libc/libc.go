@@ -37,6 +37,10 @@ var parsed = sync.OnceValue(func() map[string]Function {
 	out := make(map[string]Function, len(prototypes))
 	for name, proto := range prototypes {
 		fn := Function{Result: results[name]}
+		if proto == "void" { // no parameters
+			out[name] = fn
+			continue
+		}
 		for decl := range strings.SplitSeq(proto, ", ") {
 			if decl == "..." {
 				fn.Variadic = true
@@ -51,9 +55,11 @@ var parsed = sync.OnceValue(func() map[string]Function {
 })
 
 // prototypes are the C library functions whose arguments a trace can
-// name: most of those that take text (paths, commands, formats, names,
-// compared strings), and some of the mathematical ones. "..." ends a
-// variadic one.
+// name and whose arity value flow uses: most of those that take text
+// (paths, commands, formats, names, compared strings), some of the
+// mathematical ones, and the common memory, stream, descriptor and process
+// ones. "..." ends a variadic one, "void" is no parameter. A function
+// pointer is written "void *".
 var prototypes = map[string]string{
 	"strcmp": "const char *s1, const char *s2", "strncmp": "const char *s1, const char *s2, size_t n",
 	"strcasecmp": "const char *s1, const char *s2", "strncasecmp": "const char *s1, const char *s2, size_t n",
@@ -118,6 +124,40 @@ var prototypes = map[string]string{
 	"pow": "double x, double y", "powf": "float x, float y", "sqrt": "double x", "sqrtf": "float x", "exp": "double x", "log": "double x",
 	"log10": "double x", "sin": "double x", "cos": "double x", "tan": "double x", "atan2": "double y, double x", "fmod": "double x, double y",
 	"fabs": "double x", "floor": "double x", "ceil": "double x", "round": "double x", "ldexp": "double x, int exp",
+	// Memory, streams, descriptors and process control: what most
+	// programs call, so that a call to them passes what it takes.
+	"malloc": "size_t size", "calloc": "size_t nmemb, size_t size", "realloc": "void *ptr, size_t size",
+	"reallocarray": "void *ptr, size_t nmemb, size_t size", "free": "void *ptr",
+	"memcpy": "void *dest, const void *src, size_t n", "memmove": "void *dest, const void *src, size_t n",
+	"mempcpy": "void *dest, const void *src, size_t n", "memset": "void *s, int c, size_t n",
+	"memcmp": "const void *s1, const void *s2, size_t n", "memchr": "const void *s, int c, size_t n",
+	"memrchr": "const void *s, int c, size_t n", "__memcpy_chk": "void *dest, const void *src, size_t len, size_t destlen",
+	"__memmove_chk": "void *dest, const void *src, size_t len, size_t destlen", "__memset_chk": "void *s, int c, size_t len, size_t destlen",
+	"read": "int fd, void *buf, size_t count", "write": "int fd, const void *buf, size_t count", "close": "int fd",
+	"lseek": "int fd, long offset, int whence", "dup": "int oldfd", "dup2": "int oldfd, int newfd", "pipe": "int *pipefd",
+	"isatty": "int fd", "fcntl": "int fd, int cmd, ...", "ioctl": "int fd, unsigned long request, ...",
+	"fclose": "FILE *stream", "fflush": "FILE *stream", "fileno": "FILE *stream", "ferror": "FILE *stream", "feof": "FILE *stream",
+	"fread": "void *ptr, size_t size, size_t nmemb, FILE *stream", "fwrite": "const void *ptr, size_t size, size_t nmemb, FILE *stream",
+	"fputc": "int c, FILE *stream", "putc": "int c, FILE *stream", "putchar": "int c", "fgetc": "FILE *stream", "getc": "FILE *stream",
+	"ungetc": "int c, FILE *stream", "fseek": "FILE *stream, long offset, int whence", "ftell": "FILE *stream",
+	"fdopen": "int fd, const char *mode", "setvbuf": "FILE *stream, char *buf, int mode, size_t size",
+	"mmap": "void *addr, size_t length, int prot, int flags, int fd, long offset", "munmap": "void *addr, size_t length",
+	"mprotect": "void *addr, size_t len, int prot",
+	"exit":     "int status", "_exit": "int status", "abort": "void", "atexit": "void *function", "__stack_chk_fail": "void",
+	"__assert_fail": "const char *assertion, const char *file, unsigned int line, const char *function",
+	"error":         "int status, int errnum, const char *format, ...", "strerror": "int errnum", "__errno_location": "void",
+	"getpid": "void", "getuid": "void", "geteuid": "void", "fork": "void", "kill": "int pid, int sig",
+	"waitpid": "int pid, int *wstatus, int options", "sleep": "unsigned int seconds", "usleep": "unsigned int usec",
+	"signal": "int signum, void *handler", "raise": "int sig", "time": "long *tloc",
+	"qsort":   "void *base, size_t nmemb, size_t size, void *compar",
+	"bsearch": "const void *key, const void *base, size_t nmemb, size_t size, void *compar",
+	"socket":  "int domain, int type, int protocol", "connect": "int sockfd, const void *addr, unsigned int addrlen",
+	"bind": "int sockfd, const void *addr, unsigned int addrlen", "listen": "int sockfd, int backlog",
+	"accept": "int sockfd, void *addr, unsigned int *addrlen", "send": "int sockfd, const void *buf, size_t len, int flags",
+	"recv":           "int sockfd, void *buf, size_t len, int flags",
+	"pthread_create": "void *thread, const void *attr, void *start_routine, void *arg", "pthread_join": "unsigned long thread, void **retval",
+	"pthread_mutex_lock": "void *mutex", "pthread_mutex_unlock": "void *mutex",
+	"toupper": "int c", "tolower": "int c", "abs": "int j", "labs": "long j",
 }
 
 // results are the results of the prototypes that are not an integer or

@@ -23,6 +23,10 @@ func TestLookup(t *testing.T) {
 		{"__vsnprintf_chk", []libc.Param{{"str", "char *"}, {"maxlen", "size_t"}, {"flag", "int"}, {"slen", "size_t"},
 			{"format", "const char *"}, {"ap", "va_list"}}, false, ""},
 		{"execl", []libc.Param{{"pathname", "const char *"}, {"arg", "const char *"}}, true, ""},
+		{"memcpy@plt", []libc.Param{{"dest", "void *"}, {"src", "const void *"}, {"n", "size_t"}}, false, ""},
+		{"qsort", []libc.Param{{"base", "void *"}, {"nmemb", "size_t"}, {"size", "size_t"}, {"compar", "void *"}}, false, ""},
+		{"abort", nil, false, ""},
+		{"ioctl", []libc.Param{{"fd", "int"}, {"request", "unsigned long"}}, true, ""},
 	} {
 		fn, ok := libc.Lookup(tc.name)
 		is.True(ok)
@@ -30,7 +34,7 @@ func TestLookup(t *testing.T) {
 		is.Equal(fn.Variadic, tc.variadic)
 		is.Equal(fn.Result, tc.result)
 	}
-	for _, name := range []string{"malloc", "puts+0x8@plt", "", "@plt"} {
+	for _, name := range []string{"mallocx", "puts+0x8@plt", "", "@plt"} {
 		_, ok := libc.Lookup(name)
 		is.True(!ok)
 	}
