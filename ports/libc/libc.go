@@ -13,7 +13,8 @@ type Function struct {
 	// Variadic: "..." follows the fixed parameters (printf).
 	Variadic bool
 	// Result is the result's type when it is not an integer or pointer of
-	// a register (a floating-point one, or 8 bytes on 32-bit x86), else "".
+	// a register (a floating-point one, 8 bytes on 32-bit x86, or "void"),
+	// else "".
 	Result string
 }
 
@@ -161,11 +162,14 @@ var prototypes = map[string]string{
 }
 
 // results are the results of the prototypes that are not an integer or
-// pointer of a register (a floating-point one, or 8 bytes on 32-bit x86),
-// by their function.
+// pointer of a register (a floating-point one, 8 bytes on 32-bit x86, or
+// none: "void"), by their function.
 var results = map[string]string{
 	"atof": "double", "strtod": "double", "strtof": "float", "strtold": "long double", "atoll": "long long", "strtoll": "long long",
 	"strtoull": "unsigned long long", "pow": "double", "powf": "float", "sqrt": "double", "sqrtf": "float", "exp": "double",
 	"log": "double", "log10": "double", "sin": "double", "cos": "double", "tan": "double", "atan2": "double", "fmod": "double",
 	"fabs": "double", "floor": "double", "ceil": "double", "round": "double", "ldexp": "double",
+	"free": "void", "exit": "void", "_exit": "void", "abort": "void", "__stack_chk_fail": "void", "__assert_fail": "void",
+	"error": "void", "perror": "void", "qsort": "void", "syslog": "void", "vsyslog": "void", "__syslog_chk": "void",
+	"__vsyslog_chk": "void",
 }

@@ -24,8 +24,8 @@ func TestLookup(t *testing.T) {
 			{"format", "const char *"}, {"ap", "va_list"}}, false, ""},
 		{"execl", []libc.Param{{"pathname", "const char *"}, {"arg", "const char *"}}, true, ""},
 		{"memcpy@plt", []libc.Param{{"dest", "void *"}, {"src", "const void *"}, {"n", "size_t"}}, false, ""},
-		{"qsort", []libc.Param{{"base", "void *"}, {"nmemb", "size_t"}, {"size", "size_t"}, {"compar", "void *"}}, false, ""},
-		{"abort", nil, false, ""},
+		{"qsort", []libc.Param{{"base", "void *"}, {"nmemb", "size_t"}, {"size", "size_t"}, {"compar", "void *"}}, false, "void"},
+		{"abort", nil, false, "void"},
 		{"ioctl", []libc.Param{{"fd", "int"}, {"request", "unsigned long"}}, true, ""},
 	} {
 		fn, ok := libc.Lookup(tc.name)
