@@ -19,6 +19,9 @@ type candidate struct {
 	thunk    bool
 	external bool
 	target   string
+	// midFrame: an FDE whose range starts in a state other than a
+	// function's entry (ehReader.midFrame), as gcc's cold parts do.
+	midFrame bool
 }
 
 // Ranks order the names competing for one address; lower wins.

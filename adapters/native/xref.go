@@ -64,29 +64,7 @@ func (p *program) references(ctx context.Context, src source, img image) (*refIn
 						return
 					}
 					for j := k; j < min(k+64, len(p.swept)); j++ {
-						r := p.ranges[p.swept[j]]
-						code, stop := b.codeFor(r.Start, r.End)
-						if code == nil {
-							continue
-						}
-						buf = buf[:0]
-						first := true // as decodeOne: a leading landing pad contributes nothing
-						sweep(dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
-							if first {
-								if b.isLandingPad(code[in.addr-r.Start:]) {
-									return true
-								}
-								first = false
-							}
-							for _, x := range in.refs {
-								if (x.kind == kindCall || x.kind == kindJump) && x.flags == flagUnresolved && x.to != 0 && p.labelAt(x.to, "import") != "" {
-									x.flags = flagImportSlot
-								}
-								buf = append(buf, x)
-							}
-							return true
-						})
-						sortRefs(buf)
+						buf = p.rangeRefs(b, dec, p.ranges[p.swept[j]], buf[:0])
 						slots[j] = slices.Clone(buf)
 					}
 				}
@@ -114,11 +92,51 @@ func (p *program) references(ctx context.Context, src source, img image) (*refIn
 		if !slices.IsSortedFunc(all, refLess) {
 			slices.SortFunc(all, refLess)
 		}
-		all = mergeRefs(all, ptrs)
+		// The parts of procedures (parts.go), few, are not in the list
+		// of ranges.
+		var parts []xref
+		if len(p.parts) > 0 {
+			dec := newDecoder(p.arch, p.mm, src)
+			for _, pt := range p.parts {
+				if pt.swept {
+					parts = p.rangeRefs(b, dec, pt.FunctionRange, parts)
+				}
+			}
+			slices.SortFunc(parts, refLess)
+		}
+		all = mergeRefs(mergeRefs(all, parts), ptrs)
 		ix := &refIndex{all: slices.Clip(slices.Compact(all)), held: held}
 		ix.indexTargets()
 		return ix, nil
 	})
+}
+
+// rangeRefs appends the references the instructions of r make to buf,
+// sorted, as discovery's sweep of r found them.
+func (p *program) rangeRefs(b *builder, dec decoder, r ports.FunctionRange, buf []xref) []xref {
+	code, stop := b.codeFor(r.Start, r.End)
+	if code == nil {
+		return buf
+	}
+	n := len(buf)
+	first := true // as decodeOne: a leading landing pad contributes nothing
+	sweep(dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
+		if first {
+			if b.isLandingPad(code[in.addr-r.Start:]) {
+				return true
+			}
+			first = false
+		}
+		for _, x := range in.refs {
+			if (x.kind == kindCall || x.kind == kindJump) && x.flags == flagUnresolved && x.to != 0 && p.labelAt(x.to, "import") != "" {
+				x.flags = flagImportSlot
+			}
+			buf = append(buf, x)
+		}
+		return true
+	})
+	sortRefs(buf[n:])
+	return buf
 }
 
 // from returns the references made in [start, end).
