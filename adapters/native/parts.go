@@ -30,7 +30,8 @@ import (
 // jump (or branch, or jump-table case) made by one procedure, at least one
 // exists, and, for a cold symbol, that procedure's name is the symbol's
 // base (eight static functions are named round_and_return in glibc, each
-// with its round_and_return.cold: the jumps pair them). A call, an address
+// with its round_and_return.cold: the jumps pair them; the name may be
+// an alias of the procedure's, program.hasName). A call, an address
 // taken, a jump from a second procedure or from no procedure keeps the
 // candidate a procedure of its own: a target shared by several functions
 // belongs to none of them. A stripped binary without .eh_frame has no
@@ -95,14 +96,16 @@ func newPartSeeds(cands candList) *partSeeds {
 	}
 	for k := range cands.len() {
 		c := cands.at(k)
-		if c.size == 0 {
-			continue
-		}
 		if base, ok := coldBase(c.name); ok && (c.source == "symbol" || c.source == "dynamic-symbol") {
 			seed(c).base = base
 		}
 		if c.midFrame {
 			seed(c).midFrame = true
+		}
+	}
+	for k := range cands.len() { // the extent: a symbol's size, else the FDE's
+		if c := cands.at(k); c.size > 0 && by[c.addr] != nil {
+			seed(c)
 		}
 	}
 	if len(by) == 0 {
@@ -200,7 +203,7 @@ func (p *program) foldParts(s *partSeeds) {
 			continue
 		}
 		switch {
-		case sd.base != "" && p.procs[j].Name == sd.base:
+		case sd.base != "" && p.hasName(p.procs[j], sd.base):
 		case sd.base == "" && pr.Name == "" && sd.midFrame:
 		default:
 			continue
@@ -233,6 +236,22 @@ func (p *program) foldParts(s *partSeeds) {
 	}
 	p.procs, p.ranges, p.swept = slices.Clip(procs), slices.Clip(ranges), slices.Clip(sw)
 	p.indexParts()
+}
+
+// hasName reports whether pr has the name, as its own or as one of the
+// labels at its address (glibc's __GI__IO_fflush.cold belongs to the
+// procedure listed as _IO_fflush, an alias of __GI__IO_fflush).
+func (p *program) hasName(pr ports.Procedure, name string) bool {
+	if pr.Name == name {
+		return true
+	}
+	i, _ := slices.BinarySearchFunc(p.labels, pr.Address, func(n ports.Name, t uint64) int { return cmp.Compare(n.Address, t) })
+	for ; i < len(p.labels) && p.labels[i].Address == pr.Address; i++ {
+		if p.labels[i].Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // holding returns the procedure whose range holds addr; of nested ranges

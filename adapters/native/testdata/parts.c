@@ -1,7 +1,8 @@
 /* Parts of procedures (parts_test.go). Built with gcc -O2
  * -freorder-blocks-and-partition (the default on x86-64, not on AArch64).
  * work: gcc moves the call of the cold report into work.cold, reached by a
- * branch from work's loop. two: hand-written, with two cold parts, each
+ * branch from work's loop; work is local, and listed under its global
+ * alias wk. two: hand-written, with two cold parts, each
  * with an FDE that starts mid-frame; the parent sets the second argument
  * register before branching, so a part analysed alone would read it as a
  * parameter. shared.cold: a mid-frame piece both sa and sb branch to,
@@ -14,7 +15,7 @@
 
 __attribute__((cold, noinline)) void report(const char *m, int i) { fprintf(stderr, "%s %d\n", m, i); }
 
-int work(int *p, int n) {
+__attribute__((noinline)) static int work(int *p, int n) {
 	int s = 0;
 	for (int i = 0; i < n; i++) {
 		if (p[i] < 0) { report("neg", i); s -= 7; continue; }
@@ -22,6 +23,8 @@ int work(int *p, int n) {
 	}
 	return s;
 }
+
+extern int wk(int *p, int n) __attribute__((alias("work")));
 
 int two(int v);
 int sa(int v);
@@ -99,5 +102,5 @@ __asm__(
 
 int main(int argc, char **argv) {
 	int v[4] = {1, -2, 3, argc};
-	return work(v, 4) + two(argc) + sa(argc) + sb(argc);
+	return wk(v, 4) + two(argc) + sa(argc) + sb(argc);
 }
