@@ -218,18 +218,18 @@ func (p *program) foldParts(s *partSeeds) {
 	if len(fold) == 0 {
 		return
 	}
-	swept := make(map[int32]bool, len(p.swept))
-	for _, i := range p.swept {
-		swept[i] = true
-	}
 	procs, ranges := p.procs[:0], p.ranges[:0]
-	sw := p.swept[:0]
+	sw, next := p.swept[:0], 0 // p.swept is increasing: read at next, rewritten behind it
 	for i := range p.procs {
+		swept := next < len(p.swept) && p.swept[next] == int32(i)
+		if swept {
+			next++
+		}
 		if j, ok := fold[i]; ok {
-			p.parts = append(p.parts, procPart{FunctionRange: p.ranges[i], parent: p.procs[j].Address, name: p.procs[i].Name, swept: swept[int32(i)]})
+			p.parts = append(p.parts, procPart{FunctionRange: p.ranges[i], parent: p.procs[j].Address, name: p.procs[i].Name, swept: swept})
 			continue
 		}
-		if swept[int32(i)] {
+		if swept {
 			sw = append(sw, int32(len(procs)))
 		}
 		procs, ranges = append(procs, p.procs[i]), append(ranges, p.ranges[i])
@@ -376,4 +376,27 @@ func withoutParts(procs []ports.Procedure, s *partSeeds) []ports.Procedure {
 		k := s.at(pr.Address)
 		return k >= 0 && s.list[k].start == pr.Address
 	})
+}
+
+// sweptRanges returns the ranges whose references are swept (xref.go): the
+// procedures' in program.swept and the parts', in address order, so that
+// their references joined in that order are sorted.
+func (p *program) sweptRanges() []ports.FunctionRange {
+	out := make([]ports.FunctionRange, 0, len(p.swept)+len(p.parts))
+	k := 0
+	for _, i := range p.swept {
+		r := p.ranges[i]
+		for ; k < len(p.parts) && p.parts[k].Start < r.Start; k++ {
+			if p.parts[k].swept {
+				out = append(out, p.parts[k].FunctionRange)
+			}
+		}
+		out = append(out, r)
+	}
+	for ; k < len(p.parts); k++ {
+		if p.parts[k].swept {
+			out = append(out, p.parts[k].FunctionRange)
+		}
+	}
+	return out
 }

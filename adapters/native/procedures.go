@@ -18,10 +18,10 @@ type candidate struct {
 	rank     int
 	thunk    bool
 	external bool
-	target   string
 	// midFrame: an FDE whose range starts in a state other than a
 	// function's entry (ehReader.midFrame), as gcc's cold parts do.
 	midFrame bool
+	target   string
 }
 
 // Ranks order the names competing for one address; lower wins.

@@ -51,20 +51,21 @@ func (p *program) references(ctx context.Context, src source, img image) (*refIn
 				}
 			}
 		}
-		slots := make([][]xref, len(p.swept))
+		swept := p.sweptRanges()
+		slots := make([][]xref, len(swept))
 		var next atomic.Int64
 		var wg sync.WaitGroup
-		for range max(1, min(runtime.GOMAXPROCS(0), len(p.swept)/32)) {
+		for range max(1, min(runtime.GOMAXPROCS(0), len(swept)/32)) {
 			wg.Go(func() {
 				dec := newDecoder(p.arch, p.mm, src)
 				var buf []xref
 				for {
 					k := int(next.Add(64) - 64)
-					if k >= len(p.swept) || ctx.Err() != nil {
+					if k >= len(swept) || ctx.Err() != nil {
 						return
 					}
-					for j := k; j < min(k+64, len(p.swept)); j++ {
-						buf = p.rangeRefs(b, dec, p.ranges[p.swept[j]], buf[:0])
+					for j := k; j < min(k+64, len(swept)); j++ {
+						buf = p.rangeRefs(b, dec, swept[j], buf[:0])
 						slots[j] = slices.Clone(buf)
 					}
 				}
@@ -92,19 +93,7 @@ func (p *program) references(ctx context.Context, src source, img image) (*refIn
 		if !slices.IsSortedFunc(all, refLess) {
 			slices.SortFunc(all, refLess)
 		}
-		// The parts of procedures (parts.go), few, are not in the list
-		// of ranges.
-		var parts []xref
-		if len(p.parts) > 0 {
-			dec := newDecoder(p.arch, p.mm, src)
-			for _, pt := range p.parts {
-				if pt.swept {
-					parts = p.rangeRefs(b, dec, pt.FunctionRange, parts)
-				}
-			}
-			slices.SortFunc(parts, refLess)
-		}
-		all = mergeRefs(mergeRefs(all, parts), ptrs)
+		all = mergeRefs(all, ptrs)
 		ix := &refIndex{all: slices.Clip(slices.Compact(all)), held: held}
 		ix.indexTargets()
 		return ix, nil
