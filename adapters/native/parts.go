@@ -199,8 +199,8 @@ func (p *program) foldParts(s *partSeeds) {
 			continue
 		}
 		pr := p.procs[i]
-		if pr.Thunk || pr.External {
-			continue
+		if pr.Thunk || pr.External || i > 0 && p.ranges[i-1].End > sd.start || i+1 < len(p.ranges) && p.ranges[i+1].Start < sd.end {
+			continue // a part overlaps no procedure (ranges nest only in malformed tables)
 		}
 		switch {
 		case sd.base != "" && p.hasName(p.procs[j], sd.base):
