@@ -15,6 +15,8 @@ import (
 //
 //	ports              standard library only
 //	ports/portstest    ports + github.com/matryer/is
+//	ports/libc         standard library only: the C library's prototypes,
+//	                   which core/process and adapters/native may import
 //	core               the kernel: ports + its JSON libraries + core/present
 //	                   + core/internal/jcs + core/internal/identify
 //	core/internal/jcs  standard library only: RFC 8785 canonical JSON
@@ -63,6 +65,7 @@ var policy = []struct {
 	tests   []string // further prefixes test files may import
 }{
 	{"rea/ports/portstest", []string{"rea/ports", "github.com/matryer/is"}, nil},
+	{"rea/ports/libc", nil, []string{"github.com/matryer/is"}},
 	{"rea/ports", nil, []string{"github.com/matryer/is"}},
 	{"rea/core/standard", []string{"rea/core", "rea/core/annotate", "rea/core/artifact", "rea/core/binary", "rea/core/browser", "rea/core/diff", "rea/core/jsapp", "rea/core/process", "rea/core/runtime", "rea/core/web"}, []string{"rea/core/typecheck", "rea/ports", "rea/ports/portstest", "github.com/matryer/is"}},
 	{"rea/core/browser", append([]string{"rea/core/web"}, familyAllowed...), familyTests},
@@ -70,7 +73,7 @@ var policy = []struct {
 	{"rea/core/artifact", familyAllowed, familyTests},
 	{"rea/core/binary", append([]string{"github.com/ianlancetaylor/demangle"}, familyAllowed...), familyTests},
 	{"rea/core/web", familyAllowed, familyTests},
-	{"rea/core/process", familyAllowed, familyTests},
+	{"rea/core/process", append([]string{"rea/ports/libc"}, familyAllowed...), familyTests},
 	{"rea/core/diff", familyAllowed, familyTests},
 	{"rea/core/present", nil, []string{"github.com/matryer/is"}},
 	{"rea/core/product", []string{"rea/core", "rea/ports"}, []string{"github.com/matryer/is"}},
@@ -86,7 +89,7 @@ var policy = []struct {
 	{"rea/adapters/mcp", []string{"rea/core", "rea/ports", "github.com/modelcontextprotocol/go-sdk/"},
 		[]string{"rea/core/standard", "github.com/santhosh-tekuri/jsonschema/v6", "github.com/matryer/is"}},
 	{"rea/adapters/cli", []string{"rea/core", "rea/core/product", "rea/ports", "github.com/alecthomas/kong"}, []string{"rea/core/standard", "github.com/matryer/is"}},
-	{"rea/adapters/native", []string{"rea/ports", "rea/adapters/native/", "golang.org/x/arch/", "rea/supervisor", "rea/snapshot"}, engineTests},
+	{"rea/adapters/native", []string{"rea/ports", "rea/ports/libc", "rea/adapters/native/", "golang.org/x/arch/", "rea/supervisor", "rea/snapshot"}, engineTests},
 	{"rea/adapters/asar", []string{"rea/ports", "rea/adapters/asar/"}, engineTests},
 	{"rea/adapters/zip", []string{"rea/ports"}, engineTests},
 	{"rea/adapters/js", []string{"rea/ports", "github.com/tdewolff/parse/v2", "github.com/go-sourcemap/sourcemap"}, engineTests},
@@ -246,6 +249,8 @@ func TestDependencyPolicyRejects(t *testing.T) {
 		{ImportPath: "rea/cmd/rea", Imports: []string{"github.com/modelcontextprotocol/go-sdk/mcp"}},
 		{ImportPath: "rea/cmd/rea", Imports: []string{"github.com/alecthomas/kong"}},
 		{ImportPath: "rea/core/newfamily", Imports: []string{"rea/core"}},
+		{ImportPath: "rea/ports/libc", Imports: []string{"rea/ports"}},
+		{ImportPath: "rea/core/web", Imports: []string{"rea/ports/libc"}},
 	} {
 		if errs := checkPackage(bad, std); len(errs) == 0 {
 			t.Errorf("%s importing %v%v%v passed the policy", bad.ImportPath, bad.Imports, bad.TestImports, bad.XTestImports)

@@ -184,6 +184,7 @@ func (c *traceCmd) Run(e *env) error {
 			Caller          *string    `json:"caller"`
 			CallerModule    *string    `json:"caller_module"`
 			CallerProcedure *proc      `json:"caller_procedure"`
+			Returned        bool       `json:"returned"`
 			ReturnValue     *string    `json:"return_value"`
 		} `json:"hits"`
 		Exit *struct {
@@ -221,9 +222,12 @@ func (c *traceCmd) Run(e *env) error {
 		case h.Caller != nil:
 			caller = *h.Caller
 		}
-		ret := "-"
-		if h.ReturnValue != nil {
+		ret := "-" // it did not return while traced
+		switch {
+		case h.ReturnValue != nil:
 			ret = *h.ReturnValue
+		case h.Returned:
+			ret = "void"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", h.Sequence, h.Name, traceArgs(h.Arguments), caller, ret)
 	}

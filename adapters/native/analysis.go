@@ -196,12 +196,16 @@ func newAnalysis(r io.ReaderAt, size int64, name string, opts Options, m *mappin
 	if err != nil {
 		return nil, src.explain(err)
 	}
-	return &Analysis{
+	a = &Analysis{
 		opts: opts,
 		src:  src,
 		img:  img,
 		docs: img.documents(name),
-	}, nil
+	}
+	if e, ok := img.(*elfImage); ok {
+		e.dwarfOf = a.dwarf
+	}
+	return a, nil
 }
 
 // detect names the format from the first bytes of a file, or returns "".

@@ -1,9 +1,13 @@
 package native
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"os"
+	"os/exec"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -53,5 +57,61 @@ func TestCacheEntryRoundTrips(t *testing.T) {
 	}
 	if ran == 0 {
 		t.Skip("neither ls nor libc is here")
+	}
+}
+
+// TestGoBuildID: the ID read from the running test binary is the one the go
+// command reports for it; the Mach-O/PE form is read; a file without an ID
+// (a C program), an empty ID (-ldflags=-buildid=) and one without a
+// content part give "", so the cache key falls back to the executable's
+// digest.
+func TestGoBuildID(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("go", "tool", "buildid", exe).Output()
+	if err != nil {
+		t.Skipf("go tool buildid: %v", err)
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := strings.TrimSpace(string(out))
+	if got := goBuildID(f); got != want || want == "" {
+		t.Fatalf("goBuildID = %q, go tool buildid = %q", got, want)
+	}
+	if b := codeBuild(); b != Version+"+go:"+want {
+		t.Fatalf("codeBuild = %q", b)
+	}
+	text := append(make([]byte, 100), "\xff Go build ID: \"a/b/c/d\"\n \xff"...)
+	if got := goBuildID(bytes.NewReader(text)); got != "a/b/c/d" {
+		t.Fatalf("text form: %q", got)
+	}
+	note := func(desc string) []byte {
+		b := binary.LittleEndian.AppendUint32(make([]byte, 64), 4)
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(desc)))
+		b = binary.LittleEndian.AppendUint32(b, 4)
+		return append(append(b, "Go\x00\x00"...), desc...)
+	}
+	if got := goBuildID(bytes.NewReader(note("x/y"))); got != "x/y" {
+		t.Fatalf("note form: %q", got)
+	}
+	for _, bad := range [][]byte{note(""), note("nocontent"), note("x/"), []byte("\x7fELF no id here"), nil} {
+		if got := goBuildID(bytes.NewReader(bad)); got != "" {
+			t.Fatalf("%q: %q", bad, got)
+		}
+	}
+	if cc, err := exec.LookPath("true"); err == nil {
+		g, err := os.Open(cc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer g.Close()
+		if got := goBuildID(g); got != "" {
+			t.Fatalf("%s: %q", cc, got)
+		}
 	}
 }

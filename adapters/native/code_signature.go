@@ -35,7 +35,10 @@ func (a *Analysis) signatures(ctx context.Context) (*sigIndex, error) {
 	return a.sigs.get(ctx, func(ctx context.Context) (idx *sigIndex, err error) {
 		defer recoverInto(a.img.format(), "signatures", &err)
 		idx = &sigIndex{byAddr: map[uint64]sigEntry{}}
-		d, infoSize := a.dwarfData(ctx)
+		d, infoSize, err := a.dwarfData(ctx)
+		if err != nil {
+			return nil, err
+		}
 		if d == nil {
 			return idx, nil
 		}

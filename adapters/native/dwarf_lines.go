@@ -153,6 +153,9 @@ func (a *Analysis) SourceAt(ctx context.Context, addr uint64) (loc ports.SourceL
 func (a *Analysis) readLines(ctx context.Context) (idx *lineIndex, err error) {
 	defer recoverInto(a.img.format(), "source lines", &err)
 	l := a.dwarf(ctx)
+	if l.err != nil {
+		return nil, l.err
+	}
 	if l.d == nil || len(l.line) == 0 {
 		return &lineIndex{none: noLineTable}, nil
 	}

@@ -1,7 +1,6 @@
 package native
 
 import (
-	"bytes"
 	"compress/zlib"
 	"context"
 	"debug/dwarf"
@@ -27,6 +26,8 @@ type dwarfLoad struct {
 	d        *dwarf.Data // nil without DWARF
 	infoSize uint64      // bytes of .debug_info, 1 at least: every entry takes one
 	line     []byte      // .debug_line, decompressed; nil when absent
+	bytes    int64       // what the load holds: its debug sections' bytes
+	err      error       // the memory budget refused bytes (not cached)
 }
 
 // dwarfSections are the sections debug/dwarf reads (dwarf.New's and
@@ -35,26 +36,37 @@ var dwarfSections = map[string]bool{"abbrev": true, "info": true, "str": true, "
 	"addr": true, "line_str": true, "str_offsets": true, "rnglists": true, "types": true}
 
 // dwarf returns the analysis's DWARF, loading it on first use. A target
-// without DWARF, or with more than maxDWARFBytes of it, has d nil.
+// without DWARF, or with more than maxDWARFBytes of it, has d nil. Its
+// bytes are charged to ctx's memory budget and held until Close; a refusal
+// is err (and the next call tries again).
 func (a *Analysis) dwarf(ctx context.Context) *dwarfLoad {
-	l, err := a.dw.get(ctx, func(context.Context) (l *dwarfLoad, err error) {
+	l, err := a.dw.get(ctx, func(ctx context.Context) (l *dwarfLoad, err error) {
 		defer func() {
 			if recover() != nil {
 				l, err = &dwarfLoad{}, nil // corrupt debug sections: no DWARF
 			}
 		}()
-		return a.loadDWARF(), nil
+		l = a.loadDWARF()
+		if l.d != nil {
+			if err := a.reserveHeld(ctx, "the DWARF debug information", l.bytes); err != nil {
+				return nil, err
+			}
+		}
+		return l, nil
 	})
-	if err != nil || l == nil {
+	if err != nil {
+		return &dwarfLoad{err: err}
+	}
+	if l == nil {
 		return &dwarfLoad{}
 	}
 	return l
 }
 
 // dwarfData is the analysis's *dwarf.Data and the size of .debug_info.
-func (a *Analysis) dwarfData(ctx context.Context) (*dwarf.Data, uint64) {
+func (a *Analysis) dwarfData(ctx context.Context) (*dwarf.Data, uint64, error) {
 	l := a.dwarf(ctx)
-	return l.d, l.infoSize
+	return l.d, l.infoSize, l.err
 }
 
 func (a *Analysis) loadDWARF() *dwarfLoad {
@@ -74,6 +86,11 @@ func (a *Analysis) loadDWARF() *dwarfLoad {
 		if s := im.f.Section(".debug_line"); s != nil {
 			l.line, _ = s.Data()
 		}
+		for _, s := range im.f.Sections {
+			if strings.HasPrefix(s.Name, ".debug_") {
+				l.bytes += int64(s.Size)
+			}
+		}
 		return l
 	case *machoImage, *fatImage:
 		m := machoOf(a.img)
@@ -88,6 +105,11 @@ func (a *Analysis) loadDWARF() *dwarfLoad {
 		l := &dwarfLoad{d: d, infoSize: max(s.Size, 1)}
 		if s := m.f.Section("__debug_line"); s != nil {
 			l.line, _ = s.Data()
+		}
+		for _, s := range m.f.Sections {
+			if strings.HasPrefix(s.Name, "__debug_") || strings.HasPrefix(s.Name, "__zdebug_") {
+				l.bytes += int64(s.Size)
+			}
 		}
 		return l
 	}
@@ -152,7 +174,7 @@ func loadELFDWARF(src source, f *elf.File) *dwarfLoad {
 		if err != nil {
 			return &dwarfLoad{}
 		}
-		l := &dwarfLoad{d: d, infoSize: info}
+		l := &dwarfLoad{d: d, infoSize: info, bytes: int64(total)}
 		if s := f.Section(".debug_line"); s != nil {
 			l.line, _ = s.Data()
 		} else if s := f.Section(".zdebug_line"); s != nil {
@@ -210,7 +232,11 @@ func loadELFDWARF(src source, f *elf.File) *dwarfLoad {
 			return &dwarfLoad{}
 		}
 	}
-	return &dwarfLoad{d: d, infoSize: info, line: dat["line"]}
+	var held int64
+	for _, b := range bufs {
+		held += int64(len(b))
+	}
+	return &dwarfLoad{d: d, infoSize: info, line: dat["line"], bytes: held}
 }
 
 // sectionData is a debug section's contents. A zlib-compressed one
@@ -253,11 +279,12 @@ func sectionData(src source, f *elf.File, s *elf.Section) ([]byte, error) {
 	if size > maxDWARFBytes || off > s.FileSize || size/1032 > s.FileSize {
 		return nil, fmt.Errorf("section %s: %d bytes declared", s.Name, size)
 	}
-	raw, err := src.read(s.Offset+off, s.FileSize-off)
-	if err != nil {
+	if !src.contains(s.Offset+off, s.FileSize-off) {
+		_, err := src.read(s.Offset+off, s.FileSize-off) // the format error of a section past the end
 		return nil, err
 	}
-	zr, err := zlib.NewReader(bytes.NewReader(raw))
+	// The compressed bytes are read as they inflate, not copied first.
+	zr, err := zlib.NewReader(io.NewSectionReader(src.r, int64(s.Offset+off), int64(s.FileSize-off)))
 	if err != nil {
 		return nil, err
 	}

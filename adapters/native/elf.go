@@ -12,6 +12,9 @@ import (
 type elfImage struct {
 	src source
 	f   *elf.File
+	// dwarfOf is the analysis's DWARF (dwarf_load.go), which the symbol
+	// list of a file without .symtab shares rather than loading its own.
+	dwarfOf func(context.Context) *dwarfLoad
 }
 
 func newELF(src source) (image, error) {
@@ -188,9 +191,15 @@ func (e *elfImage) symbols(ctx context.Context) (*symbolSet, error) {
 		}
 		gotImports(set, imports, need, undef, libs)
 	}
-	if !hasSymtab {
-		if err := optional(ctx, func() error { return e.dwarf(ctx, set) }); err != nil {
-			return nil, err
+	if !hasSymtab && e.dwarfOf != nil {
+		l := e.dwarfOf(ctx)
+		if l.err != nil {
+			return nil, l.err
+		}
+		if l.d != nil {
+			if err := optional(ctx, func() error { return addDWARF(ctx, set, l.d, l.infoSize, e.codeAddr) }); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if t := e.f.Type; (t == elf.ET_EXEC || t == elf.ET_DYN) && e.f.Entry != 0 {
@@ -370,30 +379,6 @@ func isMappingSymbol(name string) bool {
 
 // maxDWARFBytes bounds the debug data decompressed for the DWARF fallback.
 const maxDWARFBytes = 256 << 20
-
-// dwarf adds DWARF subprograms; used only when there is no .symtab.
-func (e *elfImage) dwarf(ctx context.Context, set *symbolSet) error {
-	var total, info uint64
-	for _, s := range e.f.Sections {
-		if strings.HasPrefix(s.Name, ".debug_") || strings.HasPrefix(s.Name, ".zdebug_") {
-			total += s.Size
-			switch s.Name {
-			case ".debug_info":
-				info = s.Size
-			case ".zdebug_info": // Size is the compressed size
-				info = maxDWARFBytes
-			}
-		}
-	}
-	if info == 0 || total > maxDWARFBytes {
-		return nil
-	}
-	d, err := e.f.DWARF()
-	if err != nil {
-		return err
-	}
-	return addDWARF(ctx, set, d, info, e.codeAddr)
-}
 
 // addEntry adds the entry point, named "entry" when no symbol names it.
 func (set *symbolSet) addEntry(addr uint64) {

@@ -113,8 +113,8 @@ func (lr *layoutReader) programRanges(main uint64) [][2]uint64 {
 	if lr.f.Section(".debug_info") == nil || size > maxCanaryDWARF {
 		return nil
 	}
-	dw, err := lr.f.DWARF()
-	if err != nil {
+	dw := loadELFDWARF(lr.src, lr.f).d // the sections debug/dwarf reads, not every .debug_*
+	if dw == nil {
 		return nil
 	}
 	type unit struct {

@@ -63,3 +63,56 @@ func TestCachedListsAreChargedUntilClose(t *testing.T) {
 }
 
 func runtimeGosched() { time.Sleep(10 * time.Millisecond) }
+
+// The DWARF an Analysis loads (for source lines, signatures, and the
+// symbols of a file without .symtab) is charged like its lists: held until
+// Close, and a budget too small for it refuses the call that needs it,
+// naming it, without caching the refusal.
+func TestDWARFIsChargedUntilClose(t *testing.T) {
+	is := is.New(t)
+	acc := &portstest.MemoryAccount{Max: 1 << 30}
+	ctx := ports.WithMemory(context.Background(), acc)
+	a, err := native.OpenFile(ctx, fixturePath(t, "c-g"))
+	is.NoErr(err)
+	procs, err := a.Procedures(ctx)
+	is.NoErr(err)
+	var main uint64
+	for _, p := range procs {
+		if p.Name == "main" {
+			main = p.Address
+		}
+	}
+	is.True(main != 0)
+	_, err = a.SourceAt(ctx, main)
+	is.NoErr(err)
+	is.True(acc.Charged("the DWARF debug information") > 0)
+	is.NoErr(a.Close(ctx))
+	for range 100 {
+		if acc.InUse() == 0 {
+			break
+		}
+		runtimeGosched()
+	}
+	is.Equal(acc.InUse(), int64(0))
+
+	// Without .symtab the symbols come from DWARF: the same load, charged
+	// to the call that loads it.
+	tiny := &portstest.MemoryAccount{Max: 64}
+	tctx := ports.WithMemory(context.Background(), tiny)
+	b, err := native.OpenFile(tctx, fixturePath(t, "c-dwarf"))
+	is.NoErr(err)
+	defer b.Close(context.Background())
+	_, err = b.SourceAt(tctx, 0x1000) // the line table's DWARF is the first charge
+	var le *ports.LimitError
+	is.True(errors.As(err, &le))
+	is.Equal(le.What, "the DWARF debug information")
+	acc2 := &portstest.MemoryAccount{Max: 1 << 30}
+	names, err := b.Names(ports.WithMemory(context.Background(), acc2)) // not cached
+	is.NoErr(err)
+	is.True(acc2.Charged("the DWARF debug information") > 0)
+	found := false
+	for _, n := range names {
+		found = found || n.Name == "main"
+	}
+	is.True(found) // named by DWARF
+}

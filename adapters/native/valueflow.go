@@ -115,6 +115,9 @@ type vfTargets struct {
 	// arities gives the arities of the procedure's direct callees, from
 	// its instructions (valueflow_callee.go); nil knows none.
 	arities func([]flowInsn) map[uint64]calleeArity
+	// imported gives the arity of a call or jump to an import whose C
+	// library prototype is known (valueflow_callee.go); nil knows none.
+	imported func(*insn, flowInsn) (calleeArity, bool)
 	// summary: only the parameters are wanted (no operations, edges or
 	// effects are built).
 	summary bool
@@ -259,6 +262,7 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 				env.sigIdx = idx
 			}
 			arities = func(ts []uint64) map[uint64]calleeArity { return env.arities(ctx, ts) }
+			env.known.imported = env.importArity
 		}
 		vf, _, err := env.analyse(ctx, i, limit, false, arities)
 		if err != nil {
@@ -283,6 +287,7 @@ func valueFlowSems(ctx context.Context, d decoder, sm semantics, cc convention, 
 	var flows []flowInsn
 	var sems []vfSem
 	var names []string
+	var sites map[uint64]calleeArity // the arities of the calls and jumps to imports, by their address
 	step := func(b []byte, base uint64) func(in *insn) bool {
 		return func(in *insn) bool {
 			var f flowInsn
@@ -290,6 +295,14 @@ func valueFlowSems(ctx context.Context, d decoder, sm semantics, cc convention, 
 				f = known.flow(in)
 			} else {
 				f = plainFlow(in, known.noret)
+			}
+			if known.imported != nil && (f.flow == ports.FlowCall || f.flow == ports.FlowJump) {
+				if ar, ok := known.imported(in, f); ok {
+					if sites == nil {
+						sites = map[uint64]calleeArity{}
+					}
+					sites[in.addr] = ar
+				}
 			}
 			flows = append(flows, f)
 			code := b[in.addr-base:]
@@ -353,7 +366,7 @@ func valueFlowSems(ctx context.Context, d decoder, sm semantics, cc convention, 
 		entry = slices.IndexFunc(blocks, func(b ports.BasicBlock) bool { return b.Start == r.Start })
 	}
 	heights := stackHeights(cc, flows, sems, blocks, entry, known.calleePops)
-	fl := &flowSolver{cc: cc, flows: flows, sems: sems, names: names, blocks: blocks, entry: entry, known: known, heights: heights}
+	fl := &flowSolver{cc: cc, flows: flows, sems: sems, names: names, blocks: blocks, entry: entry, known: known, heights: heights, sites: sites}
 	if known.arities != nil && ctx.Err() == nil {
 		fl.arity = known.arities(flows)
 	}

@@ -7,16 +7,27 @@ import (
 	"sync"
 
 	"rea/ports"
+	"rea/ports/libc"
 )
 
 // What a direct callee takes. A call passes the argument registers its
 // callee takes when the value flow knows the callee's arity: from DWARF
 // (the callee's formal parameters, placed as Signature places them), or
 // from the callee's own inferred parameters (its summary). Where neither is
-// known (indirect calls, imports and their PLT stubs, a callee that jumps
-// somewhere unresolved, is truncated, makes a system call or has
-// instructions the value flow does not model) the call keeps the rule of
-// valueflow.go.
+// known (indirect calls, imports the C library's prototypes do not name, a
+// callee that jumps somewhere unresolved, is truncated, makes a system
+// call or has instructions the value flow does not model) the call keeps
+// the rule of valueflow.go.
+//
+// A call or jump to an import (its PLT stub, "call puts@plt", "bl
+// puts@plt", or its GOT slot, "call [rip+puts@GOT]", "jmp [rip+x]") whose
+// name has a C library prototype (ports/libc) takes what the prototype
+// places under SysV or AAPCS64, as exactly as DWARF's: its integer and
+// pointer parameters in the integer registers, its float and double ones
+// in the vector registers, and for a variadic one (printf) also the
+// written registers above; on x86-64 a variadic call also reads al, the
+// number of vector registers it passes. Before, "call strlen@plt" after a
+// "mov esi, 1" left over for a later call took rdi as passed through.
 //
 // DWARF's arity is exact: every register below it is an argument, written
 // or passed through (a variadic callee may also take written ones above
@@ -75,6 +86,54 @@ func (e *vfEnv) isCallee(t uint64) bool {
 	r := e.p.ranges[i]
 	reg := e.p.mm.code(r.Start)
 	return reg != nil && r.End > r.Start
+}
+
+// importArity is the arity of the import a call or jump in reaches (the
+// PLT stub it targets, the GOT slot it calls through), from the C
+// library's prototype of its name.
+func (e *vfEnv) importArity(in *insn, f flowInsn) (calleeArity, bool) {
+	name := ""
+	switch {
+	case f.hasTarget:
+		name = e.p.labelAt(f.target, "import")
+	case f.flow == ports.FlowCall:
+		for _, x := range in.refs {
+			if x.kind == kindCall && x.flags == flagUnresolved && x.to != 0 {
+				name = e.p.labelAt(x.to, "import")
+				break
+			}
+		}
+	}
+	if name == "" {
+		return calleeArity{}, false
+	}
+	return e.cc.prototypeArity(name)
+}
+
+// prototypeArity is the arity the C library's prototype of name gives
+// under cc: SysV and AAPCS64 only (Microsoft x64 places by position, Go's
+// conventions are not C's, and cdecl passes nothing in registers).
+func (cc convention) prototypeArity(name string) (calleeArity, bool) {
+	if cc.name != sysvAMD64.name && cc.name != aapcs64.name {
+		return calleeArity{}, false
+	}
+	fn, ok := libc.Lookup(name)
+	if !ok {
+		return calleeArity{}, false
+	}
+	ar := calleeArity{known: true, exact: true, variadic: fn.Variadic}
+	for _, p := range fn.Params {
+		switch p.Type {
+		case "float", "double":
+			ar.vecs++
+		case "long double": // x87's, in memory on x86-64
+			return calleeArity{}, false
+		default:
+			ar.ints++
+		}
+	}
+	ar.ints, ar.vecs = min(ar.ints, len(cc.intArgs)), min(ar.vecs, len(cc.vecArgs))
+	return ar, true
 }
 
 // directCallees lists the targets of the direct calls and of the jumps out

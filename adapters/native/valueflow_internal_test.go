@@ -250,3 +250,30 @@ func TestValueFlowVEX(t *testing.T) {
 		is.Equal(s.uses, tc.uses)
 	}
 }
+
+// TestPrototypeArity: the C library's prototypes place integers and
+// pointers in the integer registers and float and double in the vector
+// ones, under SysV and AAPCS64 only.
+func TestPrototypeArity(t *testing.T) {
+	is := is.New(t)
+	for _, tc := range []struct {
+		cc   convention
+		name string
+		want calleeArity
+		ok   bool
+	}{
+		{sysvAMD64, "puts@plt", calleeArity{known: true, exact: true, ints: 1}, true},
+		{sysvAMD64, "printf", calleeArity{known: true, exact: true, ints: 1, variadic: true}, true},
+		{sysvAMD64, "ldexp", calleeArity{known: true, exact: true, ints: 1, vecs: 1}, true},
+		{aapcs64, "pow@GLIBC_2.29", calleeArity{known: true, exact: true, vecs: 2}, true},
+		{aapcs64, "__snprintf_chk", calleeArity{known: true, exact: true, ints: 5, variadic: true}, true},
+		{sysvAMD64, "malloc", calleeArity{}, false},
+		{msX64, "puts", calleeArity{}, false},
+		{goAMD64, "puts", calleeArity{}, false},
+		{cdecl, "puts", calleeArity{}, false},
+	} {
+		got, ok := tc.cc.prototypeArity(tc.name)
+		is.Equal(ok, tc.ok)
+		is.Equal(got, tc.want)
+	}
+}

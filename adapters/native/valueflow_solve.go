@@ -78,6 +78,9 @@ type flowSolver struct {
 	// arity: the arities of direct callees, by address
 	// (valueflow_callee.go).
 	arity map[uint64]calleeArity
+	// sites: the arities of the calls and jumps to imports the C library's
+	// prototypes name, by the instruction's address.
+	sites map[uint64]calleeArity
 }
 
 // classify describes a location: registers and the memory the value flow
@@ -478,6 +481,9 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				if f.flows[k].hasTarget {
 					ar = f.arity[f.flows[k].target]
 				}
+				if s, ok := f.sites[f.flows[k].addr]; ok {
+					ar = s
+				}
 				ints, vecs := -1, -1
 				if ar.known {
 					ints, vecs = ar.ints, ar.vecs
@@ -487,6 +493,16 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				// seem to read one it never takes.
 				extra(f.intArgIDs, true, ints, ar.exact, ar.exact && ar.variadic, true)
 				extra(f.vecArgIDs, true, vecs, ar.exact, ar.exact && ar.variadic, ar.exact)
+				if ar.exact && ar.variadic && f.cc.name == sysvAMD64.name {
+					// A variadic callee reads al: how many vector registers
+					// carry its arguments.
+					if id, ok := f.locID["rax"]; ok && !slices.Contains(f.useIDs[k], id) {
+						if !summary {
+							ops[k].Uses = append(slices.Clone(ops[k].Uses), "rax")
+						}
+						addEdges(k, id, state[id])
+					}
+				}
 			case f.sems[k].ret:
 				extra(f.retIDs, false, -1, false, false, false)
 			}

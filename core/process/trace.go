@@ -367,13 +367,8 @@ func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string
 		p, ok := idx.containing(h.Address)
 		ok = ok && h.Breakpoint >= 0 && h.Breakpoint < len(res.Breakpoints) && res.Breakpoints[h.Breakpoint].Module == ""
 		cp, cok := idx.containing(h.Caller)
-		var rv, rbits, caller *string
-		if v, bits, typed := sig.returnValue(h); typed {
-			rv, rbits = &v, bits
-		} else if h.Returned {
-			v := core.Hex(h.ReturnValue)
-			rv = &v
-		}
+		rv, rbits := sig.result(h)
+		var caller *string
 		if h.Caller != 0 {
 			v := core.Hex(h.Caller)
 			caller = &v

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"rea/ports"
+	"rea/ports/libc"
 )
 
 // traceSig is what a trace knows of one breakpoint's parameters before it
@@ -117,109 +118,19 @@ func (s *traceSig) byRegister() map[string]string {
 	return out
 }
 
-// libcPrototypes are the C library functions whose arguments a trace can
-// name: most of those that take text (paths, commands, formats, names,
-// compared strings). "..." ends a variadic one. An import of the same name
-// is the C library's function.
-var libcPrototypes = map[string]string{
-	"strcmp": "const char *s1, const char *s2", "strncmp": "const char *s1, const char *s2, size_t n",
-	"strcasecmp": "const char *s1, const char *s2", "strncasecmp": "const char *s1, const char *s2, size_t n",
-	"strcoll": "const char *s1, const char *s2", "strlen": "const char *s", "strnlen": "const char *s, size_t maxlen",
-	"strstr": "const char *haystack, const char *needle", "strcasestr": "const char *haystack, const char *needle",
-	"strchr": "const char *s, int c", "strrchr": "const char *s, int c", "strdup": "const char *s",
-	"strndup": "const char *s, size_t n", "strcpy": "char *dest, const char *src", "strncpy": "char *dest, const char *src, size_t n",
-	"strcat": "char *dest, const char *src", "strncat": "char *dest, const char *src, size_t n", "strtok": "char *str, const char *delim",
-	"strspn": "const char *s, const char *accept", "strcspn": "const char *s, const char *reject", "strpbrk": "const char *s, const char *accept",
-	"atoi": "const char *nptr", "atol": "const char *nptr", "atof": "const char *nptr",
-	"strtol": "const char *nptr, char **endptr, int base", "strtoul": "const char *nptr, char **endptr, int base",
-	"strtoll": "const char *nptr, char **endptr, int base", "strtoull": "const char *nptr, char **endptr, int base", "strtod": "const char *nptr, char **endptr",
-	"puts": "const char *s", "fputs": "const char *s, FILE *stream", "perror": "const char *s",
-	"printf": "const char *format, ...", "fprintf": "FILE *stream, const char *format, ...", "dprintf": "int fd, const char *format, ...",
-	"sprintf": "char *str, const char *format, ...", "snprintf": "char *str, size_t size, const char *format, ...",
-	"syslog": "int priority, const char *format, ...", "sscanf": "const char *str, const char *format, ...", "scanf": "const char *format, ...",
-	"fscanf": "FILE *stream, const char *format, ...", "__isoc99_sscanf": "const char *str, const char *format, ...",
-	"__isoc99_scanf": "const char *format, ...", "__isoc99_fscanf": "FILE *stream, const char *format, ...",
-	"__isoc23_sscanf": "const char *str, const char *format, ...", "__isoc23_scanf": "const char *format, ...",
-	"__isoc23_fscanf": "FILE *stream, const char *format, ...",
-	// _FORTIFY_SOURCE's checked forms (Ubuntu builds with it by default).
-	"__printf_chk": "int flag, const char *format, ...", "__fprintf_chk": "FILE *stream, int flag, const char *format, ...",
-	"__dprintf_chk": "int fd, int flag, const char *format, ...", "__syslog_chk": "int priority, int flag, const char *format, ...",
-	"__sprintf_chk":  "char *str, int flag, size_t strlen, const char *format, ...",
-	"__snprintf_chk": "char *str, size_t maxlen, int flag, size_t strlen, const char *format, ...",
-	"__strcpy_chk":   "char *dest, const char *src, size_t destlen", "__stpcpy_chk": "char *dest, const char *src, size_t destlen",
-	"__strcat_chk": "char *dest, const char *src, size_t destlen",
-	// The va_list forms, which logging wrappers call.
-	"vprintf": "const char *format, va_list ap", "vfprintf": "FILE *stream, const char *format, va_list ap",
-	"vdprintf": "int fd, const char *format, va_list ap", "vsyslog": "int priority, const char *format, va_list ap",
-	"vsprintf": "char *str, const char *format, va_list ap", "vsnprintf": "char *str, size_t size, const char *format, va_list ap",
-	"vasprintf": "char **strp, const char *format, va_list ap", "__vprintf_chk": "int flag, const char *format, va_list ap",
-	"__vfprintf_chk": "FILE *stream, int flag, const char *format, va_list ap", "__vdprintf_chk": "int fd, int flag, const char *format, va_list ap",
-	"__vsyslog_chk":   "int priority, int flag, const char *format, va_list ap",
-	"__vsprintf_chk":  "char *str, int flag, size_t slen, const char *format, va_list ap",
-	"__vsnprintf_chk": "char *str, size_t maxlen, int flag, size_t slen, const char *format, va_list ap",
-	"vsscanf":         "const char *str, const char *format, va_list ap", "__isoc99_vsscanf": "const char *str, const char *format, va_list ap",
-	"__isoc23_vsscanf": "const char *str, const char *format, va_list ap", "__strncpy_chk": "char *dest, const char *src, size_t n, size_t destlen",
-	"open": "const char *pathname, int flags, ...", "open64": "const char *pathname, int flags, ...", "creat": "const char *pathname, unsigned int mode",
-	"openat": "int dirfd, const char *pathname, int flags, ...", "fopen": "const char *pathname, const char *mode",
-	"fopen64": "const char *pathname, const char *mode", "freopen": "const char *pathname, const char *mode, FILE *stream",
-	"access": "const char *pathname, int mode", "unlink": "const char *pathname", "remove": "const char *pathname",
-	"rmdir": "const char *pathname", "mkdir": "const char *pathname, unsigned int mode", "chdir": "const char *path",
-	"chmod": "const char *pathname, unsigned int mode", "chown": "const char *pathname, unsigned int owner, unsigned int group",
-	"rename": "const char *oldpath, const char *newpath", "link": "const char *oldpath, const char *newpath",
-	"symlink": "const char *target, const char *linkpath", "readlink": "const char *pathname, char *buf, size_t bufsiz",
-	"realpath": "const char *path, char *resolved_path", "opendir": "const char *name", "truncate": "const char *path, long length",
-	"stat": "const char *pathname, void *statbuf", "lstat": "const char *pathname, void *statbuf",
-	"getenv": "const char *name", "secure_getenv": "const char *name", "setenv": "const char *name, const char *value, int overwrite",
-	"unsetenv": "const char *name", "putenv": "char *string", "system": "const char *command", "popen": "const char *command, const char *type",
-	"execve": "const char *pathname, char **argv, char **envp", "execv": "const char *pathname, char **argv",
-	"execvp": "const char *file, char **argv", "execl": "const char *pathname, const char *arg, ...", "execlp": "const char *file, const char *arg, ...",
-	"dlopen": "const char *filename, int flags", "dlsym": "void *handle, const char *symbol",
-	"inet_addr": "const char *cp", "inet_aton": "const char *cp, void *inp", "inet_pton": "int af, const char *src, void *dst",
-	"gethostbyname": "const char *name", "getaddrinfo": "const char *node, const char *service, const void *hints, void **res",
-	"getpwnam": "const char *name", "getgrnam": "const char *name", "setlocale": "int category, const char *locale",
-	"bindtextdomain": "const char *domainname, const char *dirname", "textdomain": "const char *domainname",
-	"gettext": "const char *msgid", "dcgettext": "const char *domainname, const char *msgid, int category",
-	"stpcpy": "char *dest, const char *src", "fgets": "char *s, int size, FILE *stream", "getcwd": "char *buf, size_t size",
-	"gethostname": "char *name, size_t len", "mkstemp": "char *template", "mkdtemp": "char *template", "mktemp": "char *template",
-	"atoll": "const char *nptr", "strtof": "const char *nptr, char **endptr", "strtold": "const char *nptr, char **endptr",
-	"pow": "double x, double y", "powf": "float x, float y", "sqrt": "double x", "sqrtf": "float x", "exp": "double x", "log": "double x",
-	"log10": "double x", "sin": "double x", "cos": "double x", "tan": "double x", "atan2": "double y, double x", "fmod": "double x, double y",
-	"fabs": "double x", "floor": "double x", "ceil": "double x", "round": "double x", "ldexp": "double x, int exp",
-}
-
-// libcResults are the results of the prototypes that are not an integer
-// or pointer of a register (a floating-point one, or 8 bytes on 32-bit
-// x86), by their function.
-var libcResults = map[string]string{
-	"atof": "double", "strtod": "double", "strtof": "float", "strtold": "long double", "atoll": "long long", "strtoll": "long long",
-	"strtoull": "unsigned long long", "pow": "double", "powf": "float", "sqrt": "double", "sqrtf": "float", "exp": "double",
-	"log": "double", "log10": "double", "sin": "double", "cos": "double", "tan": "double", "atan2": "double", "fmod": "double",
-	"fabs": "double", "floor": "double", "ceil": "double", "round": "double", "ldexp": "double",
-}
-
 // prototypeSig is the C library's prototype of name (an import, name@plt,
 // or a versioned name@GLIBC_2.2.5) under conv, or nil.
 func prototypeSig(name string, conv ports.CallingConvention) *traceSig {
 	regs, floats := ports.ArgumentRegisters(conv, "")
 	base, _, _ := strings.Cut(name, "@")
-	proto, ok := libcPrototypes[base]
+	fn, ok := libc.Lookup(base)
 	if !ok || regs == nil && conv != ports.ConventionCdecl { // Go's has no C prototypes
 		return nil
 	}
-	s := &traceSig{source: "libc-prototype", placed: true, ret: libcResults[base]}
+	s := &traceSig{source: "libc-prototype", placed: true, ret: fn.Result}
 	ni, nf, slot := 0, 0, 4 // the next integer and floating-point registers, cdecl's next slot
-	for _, decl := range strings.Split(proto, ", ") {
-		if decl == "..." {
-			s.placed = false
-			// printf's %s arguments are text it reads; scanf's are
-			// pointers it stores through, read at the return.
-			if n := len(s.params); n > 0 && s.params[n-1].Name == "format" {
-				s.format, s.scan = s.params[n-1].Location, strings.HasSuffix(base, "scanf")
-			}
-			break
-		}
-		cut := strings.LastIndexAny(decl, " *") + 1
-		p := ports.Parameter{Name: decl[cut:], Type: strings.TrimSpace(decl[:cut])}
+	for _, prm := range fn.Params {
+		p := ports.Parameter{Name: prm.Name, Type: prm.Type}
 		switch fb := floatBits(p.Type); {
 		case conv == ports.ConventionCdecl && (fb == 64 || wideInt(p.Type)):
 			p.Location, slot = fmt.Sprintf("[esp+%d],[esp+%d]", slot, slot+4), slot+8
@@ -238,6 +149,14 @@ func prototypeSig(name string, conv ports.CallingConvention) *traceSig {
 			s.scan = strings.HasSuffix(base, "scanf")
 		}
 		s.params = append(s.params, p)
+	}
+	if fn.Variadic {
+		s.placed = false
+		// printf's %s arguments are text it reads; scanf's are
+		// pointers it stores through, read at the return.
+		if n := len(s.params); n > 0 && s.params[n-1].Name == "format" {
+			s.format, s.scan = s.params[n-1].Location, strings.HasSuffix(base, "scanf")
+		}
 	}
 	return s
 }

@@ -145,6 +145,21 @@ func typedArgument(p ports.Parameter, regs map[string]ports.TraceRegister) (arg 
 // returnValue is a hit's result as the signature types it, with its bits
 // for a floating-point one; ok is false when the signature does not say
 // (the integer register is the result then).
+// result is a hit's return value as the trace gives it: typed when the
+// signature says how to read it, the return register in hex otherwise, nil
+// when the call did not return while traced or returns nothing (a void
+// function's return register holds whatever it last held).
+func (s *traceSig) result(h ports.TraceHit) (value, bits *string) {
+	if v, b, typed := s.returnValue(h); typed {
+		return &v, b
+	}
+	if !h.Returned || s != nil && s.ret == "void" {
+		return nil, nil
+	}
+	v := core.Hex(h.ReturnValue)
+	return &v, nil
+}
+
 func (s *traceSig) returnValue(h ports.TraceHit) (value string, bits *string, ok bool) {
 	if s == nil || !h.Returned || len(h.ReturnRegisters) == 0 {
 		return "", nil, false

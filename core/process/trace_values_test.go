@@ -329,3 +329,24 @@ func TestUnsignedLimitation(t *testing.T) {
 	is.Equal(unsignedLimitation(bps, sigs, ports.ConventionCdecl), "")
 	is.Equal(unsignedLimitation(bps[:1], sigs[:1], ports.ConventionSysV), "")
 }
+
+// TestResult: a hit's return value is the register in hex for an integer
+// or unknown result, nothing for a void function (DWARF's "void", a C
+// library prototype's) or a call that did not return, typed for a float.
+func TestResult(t *testing.T) {
+	is := is.New(t)
+	ret := ports.TraceHit{Returned: true, ReturnValue: 0x55}
+	for _, sig := range []*traceSig{nil, {ret: "int"}, {ret: ""}} {
+		v, bits := sig.result(ret)
+		is.Equal(*v, "0x55")
+		is.Equal(bits, nil)
+	}
+	v, _ := (&traceSig{ret: "void"}).result(ret)
+	is.Equal(v, nil)
+	v, _ = (&traceSig{ret: "int"}).result(ports.TraceHit{ReturnValue: 0x55})
+	is.Equal(v, nil)
+	v, bits := (&traceSig{ret: "double"}).result(ports.TraceHit{Returned: true, ReturnRegisters: []ports.TraceRegister{{Name: "xmm0", Value: 0x4020000000000000}}})
+	is.Equal(*v, "8")
+	is.Equal(*bits, "0x4020000000000000")
+	is.Equal(prototypeSig("free", ports.ConventionSysV).ret, "void")
+}
