@@ -154,8 +154,9 @@ type FunctionAnalyzer interface {
 	// in increasing address order inside [Start, End), at most
 	// req.MaxInstructions when that is positive, and no more than
 	// InstructionCount; Blocks are sorted by Start, do not overlap, lie
-	// inside [Start, End), and their edges use the Edge constants (an
-	// unresolved edge has Target 0).
+	// inside [Start, End) or one of the procedure's parts (PartLister),
+	// and their edges use the Edge constants (an unresolved edge has
+	// Target 0).
 	Function(ctx context.Context, req FunctionRequest) (Function, error)
 }
 

@@ -95,7 +95,7 @@ func (a *Analysis) EarlyProcedures(ctx context.Context) (ports.EarlyProcedures, 
 		if s.codeBytes <= earlyCodeBytes || newDecoder(archOf(a.docs[0].Architecture), s.mm, a.src) == nil {
 			return early{complete: true}, nil // discovery is quick, or does not decode: its list is the seeds'
 		}
-		return early{procs: mergeProcedures(s.cands)}, nil
+		return early{procs: withoutParts(mergeProcedures(s.cands), newPartSeeds(s.cands))}, nil
 	})
 	release() // the complete list below waits for the job
 	if err != nil {

@@ -33,7 +33,7 @@ import (
 const cacheEntry = "discovery"
 
 // cacheMagic opens every entry; its last byte is the format version.
-var cacheMagic = []byte("rea-native-discovery\x01")
+var cacheMagic = []byte("rea-native-discovery\x02") // 2: the parts of procedures (parts.go)
 
 // DefaultCacheMaxBytes bounds the cache root when Options.CacheMaxBytes is 0.
 const DefaultCacheMaxBytes = 2 << 30
@@ -242,6 +242,17 @@ func encodeProgram(p *program) []byte {
 		e.uint(addr - prev)
 		prev = addr
 	}
+	e.uint(uint64(len(p.parts)))
+	prev = 0
+	for _, pt := range p.parts {
+		e.uint(pt.Start - prev) // sorted, not overlapping
+		prev = pt.Start
+		e.uint(pt.End - pt.Start)
+		e.str(pt.EndSource)
+		e.uint(pt.parent)
+		e.str(pt.name)
+		e.bool(pt.swept)
+	}
 	return e.b
 }
 
@@ -329,6 +340,30 @@ func decodeProgram(b []byte) (*program, error) {
 		}
 		prev += delta
 		p.noret[prev] = true
+	}
+	np := d.count(d.left() / 6) // a part takes at least 6 bytes
+	prev, end := uint64(0), uint64(0)
+	for i := range np {
+		var pt procPart
+		delta := d.uint()
+		pt.Start = prev + delta
+		span := d.uint()
+		pt.End = pt.Start + span
+		if pt.Start < prev || (i > 0 && pt.Start < end) || span == 0 || pt.End < pt.Start {
+			return nil, errCache
+		}
+		prev, end = pt.Start, pt.End
+		pt.EndSource = d.str()
+		pt.parent = d.uint()
+		pt.name = d.str()
+		pt.swept = d.bool()
+		if _, ok := p.rangeIndex(pt.parent); !ok || d.err != nil {
+			return nil, errCache
+		}
+		p.parts = append(p.parts, pt)
+	}
+	if len(p.parts) > 0 {
+		p.indexParts()
 	}
 	if d.err != nil || d.left() != 0 {
 		return nil, errCache

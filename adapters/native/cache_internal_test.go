@@ -36,7 +36,7 @@ func TestCacheEntryRoundTrips(t *testing.T) {
 			t.Fatalf("%s: %v", path, err)
 		}
 		want := &program{insns: p.insns, codeBytes: p.codeBytes, rounds: p.rounds, decoded: p.decoded, truncated: p.truncated,
-			limits: p.limits, procs: p.procs, ranges: p.ranges, swept: p.swept, noret: map[uint64]bool{}}
+			limits: p.limits, procs: p.procs, ranges: p.ranges, swept: p.swept, noret: map[uint64]bool{}, parts: p.parts, partsOf: p.partsOf}
 		for addr, ok := range p.noret {
 			if ok {
 				want.noret[addr] = true

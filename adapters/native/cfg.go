@@ -71,6 +71,14 @@ func basicBlocks(insns []flowInsn, start, end uint64) ([]ports.BasicBlock, bool)
 // instruction and the bounds of its protected range are leaders too, so
 // that a block is wholly inside a range or outside it.
 func handledBlocks(insns []flowInsn, start, end uint64, eh []ehHandler) ([]ports.BasicBlock, bool) {
+	return spanBlocks(insns, []ports.FunctionRange{{Start: start, End: end}}, eh)
+}
+
+// spanBlocks is handledBlocks for a procedure whose body lies in several
+// ranges (its own and its parts, parts.go): insns are the sweeps of the
+// ranges in address order, a jump into any of them is an edge inside the
+// procedure, and the first instruction of each range leads a block.
+func spanBlocks(insns []flowInsn, spans []ports.FunctionRange, eh []ehHandler) ([]ports.BasicBlock, bool) {
 	if len(insns) == 0 {
 		return nil, false
 	}
@@ -79,8 +87,16 @@ func handledBlocks(insns []flowInsn, start, end uint64, eh []ehHandler) ([]ports
 		isStart[in.addr] = true
 	}
 	leader := map[uint64]bool{insns[0].addr: true}
-	inside := func(t uint64) bool { return t >= start && t < end }
+	inside := func(t uint64) bool { return t >= spans[0].Start && t < spans[0].End }
+	if len(spans) > 1 {
+		inside = func(t uint64) bool {
+			return slices.ContainsFunc(spans, func(r ports.FunctionRange) bool { return t >= r.Start && t < r.End })
+		}
+	}
 	for i, in := range insns {
+		if i > 0 && in.addr != insns[i-1].next() {
+			leader[in.addr] = true // the first of another range
+		}
 		if in.hasTarget && (in.flow == ports.FlowJump || in.flow == ports.FlowBranch) && inside(in.target) && isStart[in.target] {
 			leader[in.target] = true
 		}

@@ -162,7 +162,17 @@ func (a *Analysis) Function(ctx context.Context, req ports.FunctionRequest) (por
 		if err := ctx.Err(); err != nil {
 			return ports.Function{}, err
 		}
-		blocks, cut := handledBlocks(flows, r.Start, r.End, p.mm.clr.handlers(r.Start))
+		spans := p.spans(i)
+		if len(spans) > 1 {
+			// The parts' blocks join the range's; their instructions are
+			// not listed (disassemble shows them).
+			flows, err = p.partFlows(ctx, a.src, d, spans, flows)
+			if err != nil {
+				return ports.Function{}, err
+			}
+			capped = capped || len(flows) >= maxFunctionInsns
+		}
+		blocks, cut := spanBlocks(flows, spans, p.mm.clr.handlers(r.Start))
 		out.InstructionCount, out.Blocks, out.Truncated = count, blocks, capped || cut
 		if out.Blocks == nil {
 			out.Blocks = []ports.BasicBlock{}

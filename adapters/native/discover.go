@@ -192,6 +192,11 @@ type program struct {
 	refs  lazy[*refIndex]
 
 	vfArity vfSummaries // the value flow's arities of direct callees (valueflow_callee.go)
+
+	// parts are the pieces of procedures outside their ranges (gcc's
+	// f.cold), sorted by start; partsOf indexes them by parent (parts.go).
+	parts   []procPart
+	partsOf map[uint64][]int
 }
 
 // DiscoveryStats describe how whole-file function discovery ended.
@@ -270,6 +275,7 @@ type builder struct {
 	covered *codeSet                 // code inside a range whose end is known
 	starts  *codeSet                 // instruction starts of the sweeps of ranges with inferred ends (fnResult.walk)
 	spans   map[[2]uint64]spanBounds // boundaries of swept spans outside every inferred range
+	parts   *partSeeds               // candidate parts of procedures and the references into them (parts.go); nil when none
 
 	// scratches are the workers' buffers, kept from round to round
 	// (parallel): a worker's grow to the longest range it sweeps once,
@@ -361,6 +367,7 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 	p := &program{arch: ar, mm: mm, labels: labels, codeBytes: seeds.codeBytes}
 	b := &builder{src: a.src, mm: mm, arch: ar, gate: &a.fg, code: make([][]byte, len(mm.regions)), noret: noReturnStarts(cands),
 		spans: map[[2]uint64]spanBounds{}}
+	b.parts = newPartSeeds(cands)
 	st := &state{procs: mergeProcedures(cands)}
 	st.sizeSrc = sizeSources(st.procs, cands)
 	st.results = make([]*fnResult, len(st.procs))
@@ -447,6 +454,7 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 	p.noret = b.noret
 	p.decoded = b.decoded.Load()
 	p.finish(st.results, b.cut.Load())
+	p.foldParts(b.parts)
 	return p, ctx.Err()
 }
 
@@ -886,6 +894,9 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) (*fnResult, []uin
 	starts.flush()
 	w.refs = refs
 	sortRefs(refs)
+	if b.parts != nil {
+		b.parts.notePartRefs(refs)
+	}
 	res.insns = int32(n)
 	if capped {
 		res.truncated, res.cut = true, 1<<limitInsns

@@ -192,8 +192,25 @@ func (r *ehReader) value(p int, enc byte, apply bool) (uint64, int, error) {
 	return v, next, nil
 }
 
-// cie reads the FDE pointer encoding of the CIE at off.
-func (r *ehReader) cie(off int) (byte, error) {
+// cie reads the FDE pointer encoding of the CIE at off, and whether its
+// FDEs carry augmentation data (a "z" augmentation).
+func (r *ehReader) cie(off int) (byte, bool, error) {
+	enc, err := r.cieEnc(off)
+	return enc, err == nil && r.cieZ(off), err
+}
+
+// cieZ reports whether the CIE at off (which cieEnc read) has a "z"
+// augmentation.
+func (r *ehReader) cieZ(off int) bool {
+	p := off + 8
+	if l, _ := r.fixed(off, 4); l == 0xffffffff {
+		p += 8
+	}
+	return p+1 < len(r.data) && r.data[p+1] == 'z'
+}
+
+// cieEnc reads the FDE pointer encoding of the CIE at off.
+func (r *ehReader) cieEnc(off int) (byte, error) {
 	length, err := r.fixed(off, 4)
 	if err != nil {
 		return 0, err
@@ -325,7 +342,11 @@ func (p *peImage) ehFrame(ctx context.Context, mm *memMap) ([]candidate, error) 
 func fdeStarts(ctx context.Context, r *ehReader, mm *memMap, hint int, pastZero bool) ([]candidate, error) {
 	data := r.data
 	var err error
-	cies := map[int]byte{}
+	type cieInfo struct {
+		enc byte
+		z   bool
+	}
+	cies := map[int]cieInfo{}
 	out := make([]candidate, 0, hint)
 	for off, n := 0, 0; off+4 <= len(data) && n < maxFDEs; n++ {
 		if n%4096 == 0 {
@@ -356,19 +377,20 @@ func fdeStarts(ctx context.Context, r *ehReader, mm *memMap, hint int, pastZero 
 		id, _ := r.fixed(p, 4)
 		if id != 0 && uint64(p) >= id {
 			ciePos := p - int(id)
-			enc, ok := cies[ciePos]
+			ci, ok := cies[ciePos]
 			if !ok {
-				if enc, err = r.cie(ciePos); err != nil {
-					enc = peOmit
+				if ci.enc, ci.z, err = r.cie(ciePos); err != nil {
+					ci.enc = peOmit
 				}
-				cies[ciePos] = enc
+				cies[ciePos] = ci
 			}
-			if enc != peOmit {
+			if enc := ci.enc; enc != peOmit {
 				begin, q, err := r.value(p+4, enc, true)
 				if err == nil && q <= next {
-					size, _, err := r.value(q, enc&0x0f, false)
+					size, q, err := r.value(q, enc&0x0f, false)
 					if reg := mm.code(begin); err == nil && reg != nil && !reg.plt && size > 0 && size < reg.size {
-						out = append(out, candidate{addr: begin, size: size, source: "eh-frame", rank: rankUnnamed})
+						out = append(out, candidate{addr: begin, size: size, source: "eh-frame", rank: rankUnnamed,
+							midFrame: r.midFrame(q, next, ci.z)})
 					}
 				}
 			}
@@ -376,6 +398,38 @@ func fdeStarts(ctx context.Context, r *ehReader, mm *memMap, hint int, pastZero 
 		off = next
 	}
 	return out, nil
+}
+
+// midFrame reports whether the FDE instructions in [p, end) (after the
+// augmentation data when z) change the frame before the first instruction
+// of the range: the CFA's register or offset, or where a register is
+// saved. A function's entry is the state its CIE describes; gcc's cold
+// part of a function (f.cold) starts where the function's frame is
+// already set up, and its FDE says so at location 0.
+func (r *ehReader) midFrame(p, end int, z bool) bool {
+	if z {
+		n, q, err := r.uleb(p)
+		if err != nil || n > uint64(end-q) {
+			return false
+		}
+		p = q + int(n)
+	}
+	for p < end {
+		op := r.data[p]
+		switch {
+		case op == 0x00, op == 0x2d: // DW_CFA_nop, DW_CFA_AARCH64_negate_ra_state (pac-ret)
+			p++
+			continue
+		case op>>6 == 2: // DW_CFA_offset
+			return true
+		case op == 0x0c, op == 0x0d, op == 0x0e, op == 0x0f, op == 0x12, op == 0x13, op == 0x05, op == 0x11:
+			// def_cfa, def_cfa_register, def_cfa_offset, def_cfa_expression,
+			// def_cfa_sf, def_cfa_offset_sf, offset_extended, offset_extended_sf
+			return true
+		}
+		return false // an advance, or a rule that leaves the frame as the CIE says
+	}
+	return false
 }
 
 // fdeCount is the FDE count .eh_frame_hdr declares (its fde_count field,

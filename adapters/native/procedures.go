@@ -18,6 +18,9 @@ type candidate struct {
 	rank     int
 	thunk    bool
 	external bool
+	// midFrame: an FDE whose range starts in a state other than a
+	// function's entry (ehReader.midFrame), as gcc's cold parts do.
+	midFrame bool
 	target   string
 }
 

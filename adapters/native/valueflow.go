@@ -121,6 +121,11 @@ type vfTargets struct {
 	// summary: only the parameters are wanted (no operations, edges or
 	// effects are built).
 	summary bool
+	// parts gives the ranges of the procedure whose range is r, its parts
+	// included (parts.go), sorted by start, and partCode a part's bytes
+	// and where its decoding ends; nil parts: r alone.
+	parts    func(r ports.FunctionRange) []ports.FunctionRange
+	partCode func(ctx context.Context, r ports.FunctionRange) ([]byte, uint64)
 }
 
 // goRuntime reports whether the procedures are a Go program's, whose
@@ -246,6 +251,11 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 		}
 		env := &vfEnv{a: a, p: p, d: d, sm: sm, cc: cc,
 			known: vfTargets{noret: p.noret, stackGrowth: growth, calleePops: a.img.format() == "pe" && p.arch == archX86, flow: p.flowOf}}
+		if len(p.parts) > 0 {
+			env.known.parts, env.known.partCode = p.sortedSpans, func(ctx context.Context, r ports.FunctionRange) ([]byte, uint64) {
+				return p.partCode(ctx, a.src, r)
+			}
+		}
 		var arities func([]uint64) map[uint64]calleeArity
 		if len(cc.intArgs) > 0 {
 			if idx, err := a.signatures(ctx); err == nil && idx.d != nil {
@@ -278,35 +288,60 @@ func valueFlowSems(ctx context.Context, d decoder, sm semantics, cc convention, 
 	var sems []vfSem
 	var names []string
 	var sites map[uint64]calleeArity // the arities of the calls and jumps to imports, by their address
-	_, capped := sweep(d, b, r.Start, end, limit, func(in *insn) bool {
-		var f flowInsn
-		if known.flow != nil {
-			f = known.flow(in)
-		} else {
-			f = plainFlow(in, known.noret)
-		}
-		if known.imported != nil && (f.flow == ports.FlowCall || f.flow == ports.FlowJump) {
-			if ar, ok := known.imported(in, f); ok {
-				if sites == nil {
-					sites = map[uint64]calleeArity{}
-				}
-				sites[in.addr] = ar
+	step := func(b []byte, base uint64) func(in *insn) bool {
+		return func(in *insn) bool {
+			var f flowInsn
+			if known.flow != nil {
+				f = known.flow(in)
+			} else {
+				f = plainFlow(in, known.noret)
 			}
+			if known.imported != nil && (f.flow == ports.FlowCall || f.flow == ports.FlowJump) {
+				if ar, ok := known.imported(in, f); ok {
+					if sites == nil {
+						sites = map[uint64]calleeArity{}
+					}
+					sites[in.addr] = ar
+				}
+			}
+			flows = append(flows, f)
+			code := b[in.addr-base:]
+			s := vfSem{opaque: true}
+			if !in.invalid {
+				s = sm.sem(code, in.addr, in)
+			}
+			sems = append(sems, s)
+			name := "" // a summary needs only the opaque ones' (endbr64, nop)
+			if !known.summary || s.opaque {
+				name = d.format(code, in.addr, in, func(uint64) string { return "" }).Mnemonic
+			}
+			names = append(names, name)
+			return len(flows)%4096 != 0 || ctx.Err() == nil
 		}
-		flows = append(flows, f)
-		code := b[in.addr-r.Start:]
-		s := vfSem{opaque: true}
-		if !in.invalid {
-			s = sm.sem(code, in.addr, in)
+	}
+	// A procedure with parts (parts.go) is swept range by range, in
+	// address order, its own range with b.
+	spans := []ports.FunctionRange{r}
+	if known.parts != nil {
+		spans = known.parts(r)
+	}
+	capped := false
+	for _, sp := range spans {
+		if sp == r {
+			_, capped = sweep(d, b, r.Start, end, limit-len(flows), step(b, r.Start))
+			continue
 		}
-		sems = append(sems, s)
-		name := "" // a summary needs only the opaque ones' (endbr64, nop)
-		if !known.summary || s.opaque {
-			name = d.format(code, in.addr, in, func(uint64) string { return "" }).Mnemonic
+		if len(flows) >= limit {
+			capped = true
+			continue
 		}
-		names = append(names, name)
-		return len(flows)%4096 != 0 || ctx.Err() == nil
-	})
+		pb, pend := known.partCode(ctx, sp)
+		if pb == nil {
+			continue
+		}
+		_, c := sweep(d, pb, sp.Start, pend, limit-len(flows), step(pb, sp.Start))
+		capped = capped || c
+	}
 	if capped {
 		// The bytes left hold at least one instruction per longest encoding.
 		next := r.Start
@@ -321,13 +356,17 @@ func valueFlowSems(ctx context.Context, d decoder, sm semantics, cc convention, 
 		out.OmittedOperations = max(1, int((end-min(next, end)+longest-1)/longest))
 		out.Limitations = append(out.Limitations, fmt.Sprintf("Value flow covers the first %d instructions of the procedure.", len(flows)))
 	}
-	blocks, cut := basicBlocks(flows, r.Start, r.End)
+	blocks, cut := spanBlocks(flows, spans, nil)
 	if cut {
 		out.Truncated = true
 		out.Limitations = append(out.Limitations, "The procedure has more basic blocks than the engine's cap; value flow covers a prefix.")
 	}
-	heights := stackHeights(cc, flows, sems, blocks, known.calleePops)
-	fl := &flowSolver{cc: cc, flows: flows, sems: sems, names: names, blocks: blocks, known: known, heights: heights, sites: sites}
+	entry := -1
+	if len(flows) > 0 {
+		entry = slices.IndexFunc(blocks, func(b ports.BasicBlock) bool { return b.Start == r.Start })
+	}
+	heights := stackHeights(cc, flows, sems, blocks, entry, known.calleePops)
+	fl := &flowSolver{cc: cc, flows: flows, sems: sems, names: names, blocks: blocks, entry: entry, known: known, heights: heights, sites: sites}
 	if known.arities != nil && ctx.Err() == nil {
 		fl.arity = known.arities(flows)
 	}

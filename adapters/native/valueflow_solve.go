@@ -55,6 +55,7 @@ type flowSolver struct {
 	sems   []vfSem
 	names  []string
 	blocks []ports.BasicBlock
+	entry  int // the block the procedure starts with (not the first of a procedure with parts below it), -1 when none
 	known  vfTargets
 	// heights is the stack height before each instruction
 	// (valueflow_stack.go).
@@ -255,10 +256,10 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 	}
 
 	in := make([][]defSet, len(f.blocks))
-	if len(f.blocks) > 0 && f.blocks[0].Start == f.flows[0].addr && !f.unsolved {
-		in[0] = make([]defSet, nl)
+	if f.entry >= 0 && f.entry < len(f.blocks) && !f.unsolved {
+		in[f.entry] = make([]defSet, nl)
 		for id := range nl {
-			in[0][id] = defSet{entryDef}
+			in[f.entry][id] = defSet{entryDef}
 		}
 	}
 	converged := false

@@ -95,10 +95,10 @@ const maxStackRounds = 16
 // stackHeights follows the stack height over the blocks: the height
 // before each instruction, unknown (the zero height) where it is lost or
 // the instruction is not reached from the entry.
-func stackHeights(cc convention, flows []flowInsn, sems []vfSem, blocks []ports.BasicBlock, calleePops bool) []height {
+func stackHeights(cc convention, flows []flowInsn, sems []vfSem, blocks []ports.BasicBlock, entry int, calleePops bool) []height {
 	n := len(flows)
 	at := make([]height, n)
-	if len(blocks) == 0 || n == 0 || blocks[0].Start != flows[0].addr {
+	if entry < 0 || entry >= len(blocks) || n == 0 {
 		return at
 	}
 	byStart := make(map[uint64]int, len(blocks))
@@ -110,7 +110,7 @@ func stackHeights(cc convention, flows []flowInsn, sems []vfSem, blocks []ports.
 		return lo
 	}
 	in := make([]*height, len(blocks))
-	in[0] = &height{spOK: true}
+	in[entry] = &height{spOK: true}
 	visit := func(bi int, each func(k int, h height)) height {
 		h := *in[bi]
 		for k := first(bi); k < n && flows[k].addr < blocks[bi].End; k++ {

@@ -51,42 +51,21 @@ func (p *program) references(ctx context.Context, src source, img image) (*refIn
 				}
 			}
 		}
-		slots := make([][]xref, len(p.swept))
+		swept := p.sweptRanges()
+		slots := make([][]xref, len(swept))
 		var next atomic.Int64
 		var wg sync.WaitGroup
-		for range max(1, min(runtime.GOMAXPROCS(0), len(p.swept)/32)) {
+		for range max(1, min(runtime.GOMAXPROCS(0), len(swept)/32)) {
 			wg.Go(func() {
 				dec := newDecoder(p.arch, p.mm, src)
 				var buf []xref
 				for {
 					k := int(next.Add(64) - 64)
-					if k >= len(p.swept) || ctx.Err() != nil {
+					if k >= len(swept) || ctx.Err() != nil {
 						return
 					}
-					for j := k; j < min(k+64, len(p.swept)); j++ {
-						r := p.ranges[p.swept[j]]
-						code, stop := b.codeFor(r.Start, r.End)
-						if code == nil {
-							continue
-						}
-						buf = buf[:0]
-						first := true // as decodeOne: a leading landing pad contributes nothing
-						sweep(dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
-							if first {
-								if b.isLandingPad(code[in.addr-r.Start:]) {
-									return true
-								}
-								first = false
-							}
-							for _, x := range in.refs {
-								if (x.kind == kindCall || x.kind == kindJump) && x.flags == flagUnresolved && x.to != 0 && p.labelAt(x.to, "import") != "" {
-									x.flags = flagImportSlot
-								}
-								buf = append(buf, x)
-							}
-							return true
-						})
-						sortRefs(buf)
+					for j := k; j < min(k+64, len(swept)); j++ {
+						buf = p.rangeRefs(b, dec, swept[j], buf[:0])
 						slots[j] = slices.Clone(buf)
 					}
 				}
@@ -119,6 +98,34 @@ func (p *program) references(ctx context.Context, src source, img image) (*refIn
 		ix.indexTargets()
 		return ix, nil
 	})
+}
+
+// rangeRefs appends the references the instructions of r make to buf,
+// sorted, as discovery's sweep of r found them.
+func (p *program) rangeRefs(b *builder, dec decoder, r ports.FunctionRange, buf []xref) []xref {
+	code, stop := b.codeFor(r.Start, r.End)
+	if code == nil {
+		return buf
+	}
+	n := len(buf)
+	first := true // as decodeOne: a leading landing pad contributes nothing
+	sweep(dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
+		if first {
+			if b.isLandingPad(code[in.addr-r.Start:]) {
+				return true
+			}
+			first = false
+		}
+		for _, x := range in.refs {
+			if (x.kind == kindCall || x.kind == kindJump) && x.flags == flagUnresolved && x.to != 0 && p.labelAt(x.to, "import") != "" {
+				x.flags = flagImportSlot
+			}
+			buf = append(buf, x)
+		}
+		return true
+	})
+	sortRefs(buf[n:])
+	return buf
 }
 
 // from returns the references made in [start, end).

@@ -22,7 +22,7 @@ import (
 // composed from them live in workflow*.go.
 
 func codeOperations() []*core.Operation {
-	return []*core.Operation{
+	ops := []*core.Operation{
 		opProcedureInfo(), opProcedureAssembly(), opReadFunctionInstructions(), opProcedureCallers(),
 		opProcedureCallees(), opProcedureReferences(), opXrefs(), opResolveContainingProcedure(),
 		opReadBytes(), opAddressToFileOffset(), opStepAddress("next_address"), opStepAddress("prev_address"),
@@ -30,6 +30,10 @@ func codeOperations() []*core.Operation {
 		opAnalyzeFunction(), opGetCallGraph(), opFindXrefsToName(), opFindCodeForString(), opTraceCallPath(),
 		opTraceFeature(), opInspectNativeAPI(), opBatchDecompile(),
 	}
+	for _, op := range ops {
+		partNoted(op)
+	}
+	return ops
 }
 
 // Effects of the code tools (CONTRACTS.md §10): recording Evidence mutates
@@ -73,6 +77,7 @@ type codeView struct {
 	c      *core.Call
 	procs  []ports.Procedure
 	ranges []ports.FunctionRange // parallel to procs
+	parts  []ports.ProcedurePart // the parts of procedures, outside their ranges (parts.go)
 	fa     ports.FunctionAnalyzer
 	xr     ports.CrossReferencer // nil when the provider does not offer it
 	names  []ports.Name          // nil when the provider does not list names
@@ -106,6 +111,9 @@ func codeViewOf(ctx context.Context, c *core.Call, doc string) (*codeView, error
 	}
 	v := &codeView{c: c, procs: procs, fa: fa, ranges: ranges, lists: lists, analyst: namerOf(ctx, c)}
 	v.xr, _ = a.(ports.CrossReferencer)
+	if v.parts, err = procedureParts(ctx, c); err != nil {
+		return nil, codeError(c, err)
+	}
 	if v.names, err = lists.namesOf(ctx, a); err != nil {
 		return nil, err
 	}
@@ -144,7 +152,11 @@ func (v *codeView) value(i int) string { return v.item(i).Value }
 
 // item is the procedure's list item, under the analyst's name if any.
 func (v *codeView) item(i int) ProcedureSummary {
-	return v.analyst.item(procedureItemOf(v.procs[i]), v.procs[i].Address)
+	it := v.analyst.item(procedureItemOf(v.procs[i]), v.procs[i].Address)
+	if len(v.parts) > 0 {
+		it = withParts(it, v.procs[i].Address, v.parts)
+	}
+	return it
 }
 
 func (v *codeView) ref(i int) ProcedureRef {
@@ -158,8 +170,12 @@ func (v *codeView) startIndex(addr uint64) (int, bool) {
 }
 
 // containing finds the procedure whose range holds addr; of nested ranges
-// the innermost (latest start) wins.
+// the innermost (latest start) wins. An address in a part of a procedure
+// is in that procedure.
 func (v *codeView) containing(addr uint64) (int, bool) {
+	if p, ok := partAt(v.parts, addr); ok {
+		return v.startIndex(p.Procedure)
+	}
 	i := sort.Search(len(v.ranges), func(i int) bool { return v.ranges[i].Start > addr })
 	for j := i - 1; j >= 0 && j >= i-16; j-- {
 		if r := v.ranges[j]; addr >= r.Start && (addr < r.End || addr == r.Start) {
@@ -207,6 +223,14 @@ func (v *codeView) resolveValue(s string, path []any) (int, error) {
 			return i, nil
 		}
 	}
+	for _, p := range v.parts {
+		if p.Name == s {
+			if i, ok := v.startIndex(p.Procedure); ok {
+				v.notePart(s, p, i)
+				return i, nil
+			}
+		}
+	}
 	if hexPart, ok := strings.CutPrefix(s, "sub_"); ok { // the display name of an unnamed procedure
 		if a, err := strconv.ParseUint(hexPart, 16, 64); err == nil {
 			if i, ok := v.startIndex(a); ok && v.procs[i].Name == "" {
@@ -219,6 +243,9 @@ func (v *codeView) resolveValue(s string, path []any) (int, error) {
 			return i, nil
 		}
 		if i, ok := v.containing(a); ok {
+			if p, in := partAt(v.parts, a); in {
+				v.notePart(s, p, i)
+			}
 			return i, nil
 		}
 		return -1, core.InvalidRequest(v.c.Op.Name, core.Issue{Path: path, Reason: core.ReasonInvalidValue,
@@ -391,7 +418,7 @@ const unresolvedItemSchema = `{"type":"object","additionalProperties":false,"req
 // explains are not calls and are not listed).
 func (v *codeView) callees(ctx context.Context, i int) ([]ProcedureCalleesResultItem, []ProcedureCalleesResultUnresolvedItem, error) {
 	r := v.ranges[i]
-	refs, err := v.refsFrom(ctx, r.Start, max(r.End, r.Start+1))
+	refs, err := v.bodyRefsFrom(ctx, i, r.Start, max(r.End, r.Start+1))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -400,7 +427,7 @@ func (v *codeView) callees(ctx context.Context, i int) ([]ProcedureCalleesResult
 	var unresolved []ProcedureCalleesResultUnresolvedItem
 	jumpTables := map[uint64]bool{} // jumps with resolved targets inside the procedure
 	for _, x := range refs {
-		if x.Kind == ports.RefJump && !x.Unresolved && x.To >= r.Start && x.To < r.End {
+		if x.Kind == ports.RefJump && !x.Unresolved && v.inBody(i, x.To) {
 			jumpTables[x.From] = true
 		}
 	}
@@ -421,7 +448,7 @@ func (v *codeView) callees(ctx context.Context, i int) ([]ProcedureCalleesResult
 		switch {
 		case x.Kind == ports.RefCall:
 			kind = "call"
-		case x.Kind == ports.RefJump && (x.To < r.Start || x.To >= r.End) && !jumpTables[x.From]:
+		case x.Kind == ports.RefJump && !v.inBody(i, x.To) && !jumpTables[x.From]:
 			kind = "tail-call"
 		default:
 			continue
@@ -782,7 +809,7 @@ func opProcedureReferences() *core.Operation {
 					last := f.Instructions[len(f.Instructions)-1]
 					end = last.Address + uint64(max(len(last.Bytes), 1))
 				}
-				out, err := v.refsFrom(ctx, r.Start, end)
+				out, err := v.bodyRefsFrom(ctx, i, r.Start, end)
 				if err != nil {
 					return nil, err
 				}

@@ -328,7 +328,7 @@ const procedureItemSchema = `{"type":"object","additionalProperties":false,"requ
   "symbol":{"type":["string","null"]},"size":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"source":{"type":"string"},
   "procedure":{"type":"object","additionalProperties":false,"required":["external","thunk","thunk_target"],
    "properties":{"external":{"type":"boolean"},"thunk":{"type":"boolean"},"thunk_target":{"type":["string","null"]}}},
-  "demangled":{"type":"string","description":"The C++ or Rust name demangled; absent when the name is not mangled."}}}`
+  "demangled":{"type":"string","description":"The C++ or Rust name demangled; absent when the name is not mangled."},` + procedurePartsSchema + `}}`
 
 func procedureItemOf(p ports.Procedure) ProcedureSummary {
 	it := plainProcedureItem(p)
@@ -385,9 +385,14 @@ func opListProcedures() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
+			parts, err := procedureParts(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			byProc := partsByProcedure(parts)
 			an := namerOf(ctx, c)
 			page := pageOf(procs, deref(in.Offset, 0), deref(in.Limit, defaultPageLimit), func(p ports.Procedure) ProcedureSummary {
-				return an.item(procedureItemOf(p), p.Address)
+				return withParts(an.item(procedureItemOf(p), p.Address), p.Address, byProc[p.Address])
 			})
 			return &core.Observation{Result: ListProceduresResult{Items: page.Items, Offset: page.Offset, Limit: page.Limit, Total: page.Total,
 				NextOffset: page.NextOffset, HasMore: page.HasMore, ProcedureList: listComplete}}, nil

@@ -53,6 +53,7 @@ type ProcedureSummary struct {
 	Source    string                            `json:"source"`
 	Procedure ListProceduresResultItemProcedure `json:"procedure"`
 	Demangled *string                           `json:"demangled,omitempty"` // the C++ or Rust name demangled; absent when not mangled
+	Parts     []ProcedurePartSummary            `json:"parts,omitempty"`     // the body's other ranges (gcc's f.cold); absent when none
 }
 
 // StringSummary is a listed string (list_strings' item).

@@ -495,7 +495,7 @@ func analyzeFunction(ctx context.Context, c *core.Call, in AnalyzeFunctionInput)
 	if err != nil {
 		return nil, nil, err
 	}
-	var lim []string
+	lim := v.partNotes() // the procedure was named by one of its parts
 	r := v.ranges[i]
 	scanEnd := max(r.End, r.Start+1)
 	scanTruncated := f.InstructionCount > len(f.Instructions)
@@ -533,7 +533,7 @@ func analyzeFunction(ctx context.Context, c *core.Call, in AnalyzeFunctionInput)
 	}
 
 	c.Observe("collecting references")
-	outRefs, err := v.refsFrom(ctx, r.Start, scanEnd)
+	outRefs, err := v.bodyRefsFrom(ctx, i, r.Start, scanEnd)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -227,6 +227,25 @@ func TestCheckCode(t *testing.T) {
 		{"function unresolved with target", fnWith(func(f *ports.Function) {
 			f.Blocks[0].Successors = []ports.Edge{{Kind: ports.EdgeUnresolved, Target: 0x1038}}
 		}), false},
+		{"function block in its part", func() error {
+			g := fn
+			g.Blocks = append([]ports.BasicBlock{{Start: 0x10, End: 0x14}}, fn.Blocks...)
+			return checkFunction(g, r, ports.FunctionRequest{Address: 0x1030}, ports.ProcedurePart{FunctionRange: ports.FunctionRange{Start: 0x10, End: 0x20}, Procedure: r.Start})
+		}, true},
+		{"function block in another's part", func() error {
+			g := fn
+			g.Blocks = append([]ports.BasicBlock{{Start: 0x10, End: 0x14}}, fn.Blocks...)
+			return checkFunction(g, r, ports.FunctionRequest{Address: 0x1030}, ports.ProcedurePart{FunctionRange: ports.FunctionRange{Start: 0x10, End: 0x20}, Procedure: 0x5000})
+		}, false},
+		{"parts ok", func() error {
+			return checkParts([]ports.ProcedurePart{{FunctionRange: ports.FunctionRange{Start: 0x10, End: 0x20}, Procedure: r.Start}}, []ports.FunctionRange{r})
+		}, true},
+		{"part overlapping a procedure", func() error {
+			return checkParts([]ports.ProcedurePart{{FunctionRange: ports.FunctionRange{Start: r.Start - 4, End: r.Start + 4}, Procedure: r.Start}}, []ports.FunctionRange{r})
+		}, false},
+		{"part of no procedure", func() error {
+			return checkParts([]ports.ProcedurePart{{FunctionRange: ports.FunctionRange{Start: 0x10, End: 0x20}, Procedure: 0x5000}}, []ports.FunctionRange{r})
+		}, false},
 		{"function over the limit", func() error {
 			return checkFunction(fn, r, ports.FunctionRequest{Address: 0x1030, MaxInstructions: 1})
 		}, false},

@@ -252,6 +252,13 @@ func testFunctions(t *testing.T, fa ports.FunctionAnalyzer, a ports.Analysis, v 
 	ctx := t.Context()
 	is.NoErr(checkRanges(v.ranges, v.procs, v.hasProcs))
 	cr, hasRefs := a.(ports.CrossReferencer)
+	var parts []ports.ProcedurePart
+	if pl, ok := a.(ports.PartLister); ok {
+		var err error
+		parts, err = pl.ProcedureParts(ctx)
+		is.NoErr(err)
+		is.NoErr(checkParts(parts, v.ranges))
+	}
 	for _, r := range v.samples {
 		for _, n := range []int{0, 3, -1} {
 			req := ports.FunctionRequest{Address: r.Start, MaxInstructions: n}
@@ -262,7 +269,7 @@ func testFunctions(t *testing.T, fa ports.FunctionAnalyzer, a ports.Analysis, v 
 				t.Skipf("function decoding unsupported: %v", err)
 			}
 			is.NoErr(err)
-			is.NoErr(checkFunction(f, r, req))
+			is.NoErr(checkFunction(f, r, req, parts...))
 			if !hasRefs || n != 0 {
 				continue
 			}

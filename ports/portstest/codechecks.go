@@ -83,6 +83,25 @@ func checkRanges(ranges []ports.FunctionRange, procs []ports.Procedure, hasProcs
 	return nil
 }
 
+// checkParts checks ProcedureParts against the ranges: sorted, not
+// overlapping, each part of a listed procedure and in no procedure's range.
+func checkParts(parts []ports.ProcedurePart, ranges []ports.FunctionRange) error {
+	for i, p := range parts {
+		if p.End <= p.Start || i > 0 && p.Start < parts[i-1].End {
+			return fmt.Errorf("part %d [0x%x, 0x%x): empty, unsorted or overlapping the one before", i, p.Start, p.End)
+		}
+		if _, ok := slices.BinarySearchFunc(ranges, p.Procedure, func(r ports.FunctionRange, t uint64) int { return cmp.Compare(r.Start, t) }); !ok {
+			return fmt.Errorf("part 0x%x: its procedure 0x%x is not listed", p.Start, p.Procedure)
+		}
+		for _, r := range ranges {
+			if r.Start < p.End && p.Start < r.End {
+				return fmt.Errorf("part [0x%x, 0x%x) overlaps procedure 0x%x's range", p.Start, p.End, r.Start)
+			}
+		}
+	}
+	return nil
+}
+
 var edgeKinds = map[string]bool{
 	ports.EdgeFallthrough: true, ports.EdgeJump: true, ports.EdgeBranch: true,
 	ports.EdgeJumpTable: true, ports.EdgeTailCall: true, ports.EdgeUnresolved: true, ports.EdgeException: true,
@@ -90,7 +109,7 @@ var edgeKinds = map[string]bool{
 
 // checkFunction checks one Function against the range FunctionRanges gave
 // and the request.
-func checkFunction(f ports.Function, want ports.FunctionRange, req ports.FunctionRequest) error {
+func checkFunction(f ports.Function, want ports.FunctionRange, req ports.FunctionRequest, parts ...ports.ProcedurePart) error {
 	if f.FunctionRange != want {
 		return fmt.Errorf("function 0x%x: range %+v, FunctionRanges says %+v", req.Address, f.FunctionRange, want)
 	}
@@ -112,7 +131,10 @@ func checkFunction(f ports.Function, want ports.FunctionRange, req ports.Functio
 		}
 	}
 	for i, b := range f.Blocks {
-		if b.Start >= b.End || b.Start < f.Start || b.End > f.End {
+		inPart := slices.ContainsFunc(parts, func(p ports.ProcedurePart) bool {
+			return p.Procedure == want.Start && b.Start >= p.Start && b.End <= p.End
+		})
+		if b.Start >= b.End || !inPart && (b.Start < f.Start || b.End > f.End) {
 			return fmt.Errorf("function 0x%x: block %d [0x%x, 0x%x) empty or outside [0x%x, 0x%x)", req.Address, i, b.Start, b.End, f.Start, f.End)
 		}
 		if i > 0 && b.Start < f.Blocks[i-1].End {
