@@ -134,8 +134,8 @@ type FunctionRequest struct {
 type Function struct {
 	FunctionRange
 	Syntax           string
-	Instructions     []Instruction // the first MaxInstructions, in address order
-	InstructionCount int           // instructions in the range (up to the engine's cap)
+	Instructions     []Instruction // the first MaxInstructions: the range's in address order, then its parts'
+	InstructionCount int           // instructions in the range and its parts (up to the engine's cap)
 	Blocks           []BasicBlock  // sorted by Start
 	// Truncated: the engine stopped at its own instruction or block cap;
 	// Blocks and InstructionCount describe a prefix of the range.
@@ -151,8 +151,9 @@ type FunctionAnalyzer interface {
 	// Function decodes one procedure. ErrNotFound when no procedure starts
 	// at req.Address; ErrUnsupported when the architecture is not decoded.
 	// Its FunctionRange is the one FunctionRanges lists; Instructions are
-	// in increasing address order inside [Start, End), at most
-	// req.MaxInstructions when that is positive, and no more than
+	// in increasing address order inside [Start, End), then those of the
+	// procedure's parts (PartLister), part by part in address order, at
+	// most req.MaxInstructions when that is positive, and no more than
 	// InstructionCount; Blocks are sorted by Start, do not overlap, lie
 	// inside [Start, End) or one of the procedure's parts (PartLister),
 	// and their edges use the Edge constants (an unresolved edge has

@@ -164,9 +164,14 @@ func (a *Analysis) Function(ctx context.Context, req ports.FunctionRequest) (por
 		}
 		spans := p.spans(i)
 		if len(spans) > 1 {
-			// The parts' blocks join the range's; their instructions are
-			// not listed (disassemble shows them).
-			flows, err = p.partFlows(ctx, a.src, d, spans, flows)
+			// The parts' blocks join the range's, and their instructions
+			// follow the range's in the listing, part by part.
+			flows, err = p.partFlows(ctx, a.src, d, spans, flows, func(in *insn, code []byte) {
+				count++
+				if len(out.Instructions) < n {
+					out.Instructions = append(out.Instructions, d.format(code, in.addr, in, p.name))
+				}
+			})
 			if err != nil {
 				return ports.Function{}, err
 			}

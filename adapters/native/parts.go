@@ -307,7 +307,8 @@ func (p *program) partAt(addr uint64) (procPart, bool) {
 // partFlows adds the control flow of the parts in spans[1:] to flows (the
 // sweep of spans[0], the procedure's range), in address order, within
 // maxFunctionInsns in all.
-func (p *program) partFlows(ctx context.Context, src source, d decoder, spans []ports.FunctionRange, flows []flowInsn) ([]flowInsn, error) {
+func (p *program) partFlows(ctx context.Context, src source, d decoder, spans []ports.FunctionRange, flows []flowInsn,
+	each func(in *insn, code []byte)) ([]flowInsn, error) {
 	for _, r := range spans[1:] {
 		reg := p.mm.code(r.Start)
 		if reg == nil || len(flows) >= maxFunctionInsns {
@@ -320,6 +321,9 @@ func (p *program) partFlows(ctx context.Context, src source, d decoder, spans []
 		}
 		sweep(d, b, r.Start, end, maxFunctionInsns-len(flows), func(in *insn) bool {
 			flows = append(flows, p.flowOf(in))
+			if each != nil {
+				each(in, b[in.addr-r.Start:])
+			}
 			return true
 		})
 	}

@@ -100,11 +100,20 @@ func TestProcedureParts(t *testing.T) {
 								}
 							}
 						}
+						listed := map[uint64]int{} // instruction address -> index in the listing
+						for k, in := range fn.Instructions {
+							listed[in.Address] = k
+						}
 						for part, parent := range owner {
 							if parent == sym[n] && !blockAt[part] {
 								t.Errorf("%s: no block at its part %#x: %+v", n, part, fn.Blocks)
 							}
+							// The part's instructions follow the range's.
+							if k, ok := listed[part]; parent == sym[n] && (!ok || k == 0 || fn.Instructions[k-1].Address >= fn.End && fn.Instructions[k-1].Address > part) {
+								t.Errorf("%s: its part %#x is not listed after its range: %v", n, part, ok)
+							}
 						}
+						is.Equal(len(fn.Instructions), fn.InstructionCount) // the parts are counted
 					}
 					_, err = a.Function(t.Context(), ports.FunctionRequest{Address: sym["work.cold"]})
 					is.True(errors.Is(err, ports.ErrNotFound)) // a part starts no procedure

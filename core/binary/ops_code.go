@@ -806,8 +806,7 @@ func opProcedureReferences() *core.Operation {
 				scan.Scanned = len(f.Instructions)
 				if len(f.Instructions) < f.InstructionCount {
 					scan.Truncated = true
-					last := f.Instructions[len(f.Instructions)-1]
-					end = last.Address + uint64(max(len(last.Bytes), 1))
+					end = listedEnd(f, r)
 				}
 				out, err := v.bodyRefsFrom(ctx, i, r.Start, end)
 				if err != nil {

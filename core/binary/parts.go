@@ -157,3 +157,19 @@ func (v *codeView) bodyRefsFrom(ctx context.Context, i int, start, end uint64) (
 	}
 	return refs, nil
 }
+
+// listedEnd is how far a listing of f that stopped before its last
+// instruction covers procedure range r: the end of the last instruction
+// listed, or r's end when the listing went on into the parts (they follow
+// the range's instructions).
+func listedEnd(f ports.Function, r ports.FunctionRange) uint64 {
+	end := max(r.End, r.Start+1)
+	if len(f.Instructions) == 0 {
+		return end
+	}
+	last := f.Instructions[len(f.Instructions)-1]
+	if last.Address < r.Start || last.Address >= r.End {
+		return end
+	}
+	return last.Address + uint64(max(len(last.Bytes), 1))
+}

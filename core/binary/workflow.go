@@ -500,8 +500,7 @@ func analyzeFunction(ctx context.Context, c *core.Call, in AnalyzeFunctionInput)
 	scanEnd := max(r.End, r.Start+1)
 	scanTruncated := f.InstructionCount > len(f.Instructions)
 	if scanTruncated && len(f.Instructions) > 0 {
-		last := f.Instructions[len(f.Instructions)-1]
-		scanEnd = last.Address + uint64(max(len(last.Bytes), 1))
+		scanEnd = listedEnd(f, r)
 		lim = append(lim, fmt.Sprintf("The dossier covers the first %d of %d instructions (max_instructions); blocks, callees, outgoing references, strings and names describe that part.",
 			len(f.Instructions), f.InstructionCount))
 	}

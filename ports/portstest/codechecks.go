@@ -119,13 +119,24 @@ func checkFunction(f ports.Function, want ports.FunctionRange, req ports.Functio
 	if len(f.Instructions) > f.InstructionCount {
 		return fmt.Errorf("function 0x%x: %d instructions returned but a count of %d", req.Address, len(f.Instructions), f.InstructionCount)
 	}
-	for i, in := range f.Instructions {
-		if in.Address < f.Start || in.Address >= f.End {
-			return fmt.Errorf("function 0x%x: instruction %d at 0x%x outside [0x%x, 0x%x)", req.Address, i, in.Address, f.Start, f.End)
+	// The range's instructions, then each part's (parts by start).
+	spans := []ports.FunctionRange{want}
+	for _, p := range parts {
+		if p.Procedure == want.Start {
+			spans = append(spans, p.FunctionRange)
 		}
-		if i > 0 && in.Address <= f.Instructions[i-1].Address {
+	}
+	slices.SortFunc(spans[1:], func(a, b ports.FunctionRange) int { return cmp.Compare(a.Start, b.Start) })
+	span := 0
+	for i, in := range f.Instructions {
+		k := slices.IndexFunc(spans, func(r ports.FunctionRange) bool { return in.Address >= r.Start && in.Address < r.End })
+		if k < 0 {
+			return fmt.Errorf("function 0x%x: instruction %d at 0x%x outside [0x%x, 0x%x) and the procedure's parts", req.Address, i, in.Address, f.Start, f.End)
+		}
+		if k < span || i > 0 && k == span && in.Address <= f.Instructions[i-1].Address {
 			return fmt.Errorf("function 0x%x: instruction %d at 0x%x not after 0x%x", req.Address, i, in.Address, f.Instructions[i-1].Address)
 		}
+		span = k
 		if err := checkInstruction(in); err != nil {
 			return fmt.Errorf("function 0x%x: %w", req.Address, err)
 		}
