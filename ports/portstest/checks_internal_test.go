@@ -237,6 +237,24 @@ func TestCheckCode(t *testing.T) {
 			g.Blocks = append([]ports.BasicBlock{{Start: 0x10, End: 0x14}}, fn.Blocks...)
 			return checkFunction(g, r, ports.FunctionRequest{Address: 0x1030}, ports.ProcedurePart{FunctionRange: ports.FunctionRange{Start: 0x10, End: 0x20}, Procedure: 0x5000})
 		}, false},
+		{"function instructions of its part after the range's", func() error {
+			g := fn
+			g.Instructions = append(slices.Clone(fn.Instructions), ports.Instruction{Address: 0x10, Bytes: []byte{0x90}, Text: "nop", Mnemonic: "nop", Flow: ports.FlowNext})
+			g.InstructionCount++
+			return checkFunction(g, r, ports.FunctionRequest{Address: 0x1030}, ports.ProcedurePart{FunctionRange: ports.FunctionRange{Start: 0x10, End: 0x20}, Procedure: r.Start})
+		}, true},
+		{"function instructions of its part before the range's", func() error {
+			g := fn
+			g.Instructions = append([]ports.Instruction{{Address: 0x10, Bytes: []byte{0x90}, Text: "nop", Mnemonic: "nop", Flow: ports.FlowNext}}, fn.Instructions...)
+			g.InstructionCount++
+			return checkFunction(g, r, ports.FunctionRequest{Address: 0x1030}, ports.ProcedurePart{FunctionRange: ports.FunctionRange{Start: 0x10, End: 0x20}, Procedure: r.Start})
+		}, false},
+		{"function instructions of another's part", func() error {
+			g := fn
+			g.Instructions = append(slices.Clone(fn.Instructions), ports.Instruction{Address: 0x10, Bytes: []byte{0x90}, Text: "nop", Mnemonic: "nop", Flow: ports.FlowNext})
+			g.InstructionCount++
+			return checkFunction(g, r, ports.FunctionRequest{Address: 0x1030}, ports.ProcedurePart{FunctionRange: ports.FunctionRange{Start: 0x10, End: 0x20}, Procedure: 0x5000})
+		}, false},
 		{"parts ok", func() error {
 			return checkParts([]ports.ProcedurePart{{FunctionRange: ports.FunctionRange{Start: 0x10, End: 0x20}, Procedure: r.Start}}, []ports.FunctionRange{r})
 		}, true},
