@@ -241,6 +241,9 @@ var debianPackages = map[string]string{
 	"i686-linux-gnu-gcc": "gcc-i686-linux-gnu", "x86_64-w64-mingw32-gcc": "gcc-mingw-w64-x86-64", "i686-w64-mingw32-gcc": "gcc-mingw-w64-i686",
 	"addr2line": "binutils", "objcopy": "binutils", "aarch64-linux-gnu-addr2line": "binutils-aarch64-linux-gnu",
 	"x86_64-w64-mingw32-addr2line": "binutils-mingw-w64-x86-64", "i686-w64-mingw32-addr2line": "binutils-mingw-w64-i686",
+	"objdump": "binutils", "nm": "binutils", "readelf": "binutils", "strings": "binutils",
+	"aarch64-linux-gnu-objdump": "binutils-aarch64-linux-gnu", "i686-linux-gnu-objdump": "binutils-i686-linux-gnu",
+	"i686-linux-gnu-strip": "binutils-i686-linux-gnu",
 }
 
 // fixturePath returns the built fixture, skipping the test when a tool is
@@ -264,6 +267,9 @@ func fixturePath(t testing.TB, name string) string {
 func needTool(t testing.TB, name string) {
 	t.Helper()
 	if _, err := exec.LookPath(name); err != nil {
+		if pkg := debianPackages[name]; pkg != "" {
+			t.Skipf("%s is not installed: apt install %s", name, pkg)
+		}
 		t.Skipf("%s is not installed", name)
 	}
 }
