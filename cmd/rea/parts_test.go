@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -65,6 +66,28 @@ func TestProcedureParts(t *testing.T) {
 		if !strings.Contains(strings.Join(ev.limitations, " "), "a part of procedure two") {
 			t.Errorf("analyze_function %s: no limitation says it is a part of two: %q", arg, ev.limitations)
 		}
+	}
+	// two's listing has its parts' instructions after its own; a dossier
+	// whose listing stops before them leaves their blocks out.
+	var listed []string
+	for _, it := range reaResult(t, bin, "read_function_instructions", map[string]any{"procedure": "two"})["items"].([]any) {
+		listed = append(listed, fmt.Sprint(it.(map[string]any)["address"]))
+	}
+	if i := slices.Index(listed, addr["two.cold"]); i <= 0 || listed[0] != addr["two"] {
+		t.Errorf("two's instructions %v: two.cold (%s) not listed after two's own", listed, addr["two.cold"])
+	}
+	blockStarts := func(args map[string]any) []string {
+		var out []string
+		for _, b := range reaResult(t, bin, "analyze_function", args)["basic_blocks"].(map[string]any)["items"].([]any) {
+			out = append(out, fmt.Sprint(b.(map[string]any)["start"]))
+		}
+		return out
+	}
+	if b := blockStarts(map[string]any{"procedure": "two"}); !slices.Contains(b, addr["two.cold"]) {
+		t.Errorf("two's blocks %v: none in two.cold", b)
+	}
+	if b := blockStarts(map[string]any{"procedure": "two", "max_instructions": 2}); slices.Contains(b, addr["two.cold"]) || len(b) == 0 {
+		t.Errorf("two's blocks with 2 instructions scanned: %v, want its first without its parts'", b)
 	}
 	cont := reaResult(t, bin, "resolve_containing_procedure", map[string]any{"address": addr["work.cold"]})
 	if p, _ := cont["procedure"].(map[string]any); p == nil || p["value"] != "wk" {

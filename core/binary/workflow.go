@@ -524,9 +524,20 @@ func analyzeFunction(ctx context.Context, c *core.Call, in AnalyzeFunctionInput)
 		lim = append(lim, "Assembly omitted (include_assembly is false); assembly.total counts the scanned instructions.")
 	}
 
+	// The blocks the scan covered: all of them, or when the listing
+	// stopped, those of the range before its end and those of parts whose
+	// start was listed (a part's instructions follow the range's).
+	listed := map[uint64]bool{}
+	if scanTruncated {
+		for _, in := range f.Instructions {
+			if in.Address < r.Start || in.Address >= r.End {
+				listed[in.Address] = true
+			}
+		}
+	}
 	blocks := []DossierBlock{}
 	for _, b := range f.Blocks {
-		if b.Start < scanEnd {
+		if !scanTruncated || b.Start >= r.Start && b.Start < scanEnd || listed[b.Start] {
 			blocks = append(blocks, blockItemOf(b))
 		}
 	}
