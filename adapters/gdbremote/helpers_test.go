@@ -2,6 +2,7 @@ package gdbremote_test
 
 import (
 	"bytes"
+	"cmp"
 	"debug/elf"
 	"fmt"
 	"os"
@@ -21,10 +22,14 @@ func needServer(t *testing.T) {
 	}
 }
 
+// toolPackages are the Debian packages of the tools the tests build with.
+var toolPackages = map[string]string{"gcc": "gcc", "strip": "binutils", "aarch64-linux-gnu-gcc": "gcc-aarch64-linux-gnu",
+	"i686-linux-gnu-gcc": "gcc-i686-linux-gnu"}
+
 func needTool(t *testing.T, name string) {
 	t.Helper()
 	if _, err := exec.LookPath(name); err != nil {
-		t.Skipf("%s is not installed", name)
+		t.Skipf("%s is not installed: apt install %s", name, cmp.Or(toolPackages[name], name))
 	}
 }
 
