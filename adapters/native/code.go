@@ -147,13 +147,16 @@ func (a *Analysis) Function(ctx context.Context, req ports.FunctionRequest) (por
 			return ports.Function{}, err
 		}
 		n := window(req.MaxInstructions)
+		list := func(in *insn, code []byte) {
+			if len(out.Instructions) < n {
+				out.Instructions = append(out.Instructions, d.format(code, in.addr, in, p.name))
+			}
+		}
 		var flows []flowInsn
 		count, capped := sweep(d, b, r.Start, end, maxFunctionInsns, func(in *insn) bool {
 			f := p.flowOf(in)
 			flows = append(flows, f)
-			if len(out.Instructions) < n {
-				out.Instructions = append(out.Instructions, d.format(b[in.addr-r.Start:], in.addr, in, p.name))
-			}
+			list(in, b[in.addr-r.Start:])
 			if len(flows)%65536 == 0 && ctx.Err() != nil {
 				return false
 			}
@@ -168,9 +171,7 @@ func (a *Analysis) Function(ctx context.Context, req ports.FunctionRequest) (por
 			// follow the range's in the listing, part by part.
 			flows, err = p.partFlows(ctx, a.src, d, spans, flows, func(in *insn, code []byte) {
 				count++
-				if len(out.Instructions) < n {
-					out.Instructions = append(out.Instructions, d.format(code, in.addr, in, p.name))
-				}
+				list(in, code)
 			})
 			if err != nil {
 				return ports.Function{}, err

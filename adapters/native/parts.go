@@ -290,32 +290,16 @@ func (p *program) spans(i int) []ports.FunctionRange {
 	return out
 }
 
-// partAt returns the part holding addr.
-func (p *program) partAt(addr uint64) (procPart, bool) {
-	i, _ := slices.BinarySearchFunc(p.parts, addr, func(pt procPart, t uint64) int {
-		if pt.Start <= t {
-			return -1
-		}
-		return 1
-	})
-	if i > 0 && addr < p.parts[i-1].End {
-		return p.parts[i-1], true
-	}
-	return procPart{}, false
-}
-
 // partFlows adds the control flow of the parts in spans[1:] to flows (the
 // sweep of spans[0], the procedure's range), in address order, within
 // maxFunctionInsns in all.
 func (p *program) partFlows(ctx context.Context, src source, d decoder, spans []ports.FunctionRange, flows []flowInsn,
 	each func(in *insn, code []byte)) ([]flowInsn, error) {
 	for _, r := range spans[1:] {
-		reg := p.mm.code(r.Start)
-		if reg == nil || len(flows) >= maxFunctionInsns {
-			continue
+		if len(flows) >= maxFunctionInsns {
+			break
 		}
-		end := min(r.End, reg.addr+reg.fileSize)
-		b, err := codeBytes(ctx, src, p.mm, p.arch, r.Start, end)
+		b, end, err := p.partCode(ctx, src, r)
 		if err != nil {
 			return nil, err
 		}
@@ -343,19 +327,19 @@ func (p *program) sortedSpans(r ports.FunctionRange) []ports.FunctionRange {
 	return out
 }
 
-// partCode returns the bytes of part r and where its decoding ends; nil
-// when it has none.
-func (p *program) partCode(ctx context.Context, src source, r ports.FunctionRange) ([]byte, uint64) {
+// partCode returns the bytes of part r and where its decoding ends; none
+// when it lies outside the code.
+func (p *program) partCode(ctx context.Context, src source, r ports.FunctionRange) ([]byte, uint64, error) {
 	reg := p.mm.code(r.Start)
 	if reg == nil {
-		return nil, 0
+		return nil, r.Start, nil
 	}
 	end := min(r.End, reg.addr+reg.fileSize)
 	b, err := codeBytes(ctx, src, p.mm, p.arch, r.Start, end)
 	if err != nil {
-		return nil, 0
+		return nil, r.Start, err
 	}
-	return b, end
+	return b, end, nil
 }
 
 // ProcedureParts lists the parts of procedures (ports.PartLister).

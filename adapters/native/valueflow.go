@@ -125,7 +125,7 @@ type vfTargets struct {
 	// included (parts.go), sorted by start, and partCode a part's bytes
 	// and where its decoding ends; nil parts: r alone.
 	parts    func(r ports.FunctionRange) []ports.FunctionRange
-	partCode func(ctx context.Context, r ports.FunctionRange) ([]byte, uint64)
+	partCode func(ctx context.Context, r ports.FunctionRange) ([]byte, uint64, error)
 }
 
 // goRuntime reports whether the procedures are a Go program's, whose
@@ -252,7 +252,7 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 		env := &vfEnv{a: a, p: p, d: d, sm: sm, cc: cc,
 			known: vfTargets{noret: p.noret, stackGrowth: growth, calleePops: a.img.format() == "pe" && p.arch == archX86, flow: p.flowOf}}
 		if len(p.parts) > 0 {
-			env.known.parts, env.known.partCode = p.sortedSpans, func(ctx context.Context, r ports.FunctionRange) ([]byte, uint64) {
+			env.known.parts, env.known.partCode = p.sortedSpans, func(ctx context.Context, r ports.FunctionRange) ([]byte, uint64, error) {
 				return p.partCode(ctx, a.src, r)
 			}
 		}
@@ -335,7 +335,10 @@ func valueFlowSems(ctx context.Context, d decoder, sm semantics, cc convention, 
 			capped = true
 			continue
 		}
-		pb, pend := known.partCode(ctx, sp)
+		pb, pend, err := known.partCode(ctx, sp)
+		if err != nil {
+			out.Limitations = append(out.Limitations, fmt.Sprintf("The part at %#x could not be read (%v); value flow leaves it out.", sp.Start, err))
+		}
 		if pb == nil {
 			continue
 		}

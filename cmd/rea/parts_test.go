@@ -76,18 +76,22 @@ func TestProcedureParts(t *testing.T) {
 	if i := slices.Index(listed, addr["two.cold"]); i <= 0 || listed[0] != addr["two"] {
 		t.Errorf("two's instructions %v: two.cold (%s) not listed after two's own", listed, addr["two.cold"])
 	}
-	blockStarts := func(args map[string]any) []string {
-		var out []string
-		for _, b := range reaResult(t, bin, "analyze_function", args)["basic_blocks"].(map[string]any)["items"].([]any) {
-			out = append(out, fmt.Sprint(b.(map[string]any)["start"]))
+	// The dossier's blocks and the sources of its outgoing references.
+	dossier := func(args map[string]any) (blocks, from []string) {
+		res := reaResult(t, bin, "analyze_function", args)
+		for _, b := range res["basic_blocks"].(map[string]any)["items"].([]any) {
+			blocks = append(blocks, fmt.Sprint(b.(map[string]any)["start"]))
 		}
-		return out
+		for _, r := range res["outgoing_references"].(map[string]any)["items"].([]any) {
+			from = append(from, fmt.Sprint(r.(map[string]any)["from"]))
+		}
+		return blocks, from
 	}
-	if b := blockStarts(map[string]any{"procedure": "two"}); !slices.Contains(b, addr["two.cold"]) {
-		t.Errorf("two's blocks %v: none in two.cold", b)
+	if b, from := dossier(map[string]any{"procedure": "two"}); !slices.Contains(b, addr["two.cold"]) || !slices.Contains(from, addr["two.cold"]) {
+		t.Errorf("two's blocks %v and references from %v: none in two.cold", b, from)
 	}
-	if b := blockStarts(map[string]any{"procedure": "two", "max_instructions": 2}); slices.Contains(b, addr["two.cold"]) || len(b) == 0 {
-		t.Errorf("two's blocks with 2 instructions scanned: %v, want its first without its parts'", b)
+	if b, from := dossier(map[string]any{"procedure": "two", "max_instructions": 2}); slices.Contains(b, addr["two.cold"]) || len(b) == 0 || slices.Contains(from, addr["two.cold"]) {
+		t.Errorf("two's blocks %v and references from %v with 2 instructions scanned: want its first block, nothing of its parts", b, from)
 	}
 	cont := reaResult(t, bin, "resolve_containing_procedure", map[string]any{"address": addr["work.cold"]})
 	if p, _ := cont["procedure"].(map[string]any); p == nil || p["value"] != "wk" {

@@ -74,17 +74,18 @@ func instructionItemOf(in ports.Instruction) ReadFunctionInstructionsResultItem 
 
 // codeView is the bound analysis seen through the code primitives.
 type codeView struct {
-	c      *core.Call
-	procs  []ports.Procedure
-	ranges []ports.FunctionRange // parallel to procs
-	parts  []ports.ProcedurePart // the parts of procedures, outside their ranges (parts.go)
-	fa     ports.FunctionAnalyzer
-	xr     ports.CrossReferencer // nil when the provider does not offer it
-	names  []ports.Name          // nil when the provider does not list names
-	strs   []ports.String        // loaded on demand
-	data   []dataSection         // non-executable section bytes, read on demand (dataPointers)
-	loaded bool
-	lists  *codeLists
+	c       *core.Call
+	procs   []ports.Procedure
+	ranges  []ports.FunctionRange            // parallel to procs
+	parts   []ports.ProcedurePart            // the parts of procedures, outside their ranges, sorted by start (parts.go)
+	partsOf map[uint64][]ports.ProcedurePart // the same, by procedure address
+	fa      ports.FunctionAnalyzer
+	xr      ports.CrossReferencer // nil when the provider does not offer it
+	names   []ports.Name          // nil when the provider does not list names
+	strs    []ports.String        // loaded on demand
+	data    []dataSection         // non-executable section bytes, read on demand (dataPointers)
+	loaded  bool
+	lists   *codeLists
 	// analyst holds the analysts' names shown in place of the engine's.
 	analyst analystNamer
 }
@@ -114,6 +115,7 @@ func codeViewOf(ctx context.Context, c *core.Call, doc string) (*codeView, error
 	if v.parts, err = procedureParts(ctx, c); err != nil {
 		return nil, codeError(c, err)
 	}
+	v.partsOf = partsByProcedure(v.parts)
 	if v.names, err = lists.namesOf(ctx, a); err != nil {
 		return nil, err
 	}
@@ -152,11 +154,7 @@ func (v *codeView) value(i int) string { return v.item(i).Value }
 
 // item is the procedure's list item, under the analyst's name if any.
 func (v *codeView) item(i int) ProcedureSummary {
-	it := v.analyst.item(procedureItemOf(v.procs[i]), v.procs[i].Address)
-	if len(v.parts) > 0 {
-		it = withParts(it, v.procs[i].Address, v.parts)
-	}
-	return it
+	return withParts(v.analyst.item(procedureItemOf(v.procs[i]), v.procs[i].Address), v.partsOf[v.procs[i].Address])
 }
 
 func (v *codeView) ref(i int) ProcedureRef {

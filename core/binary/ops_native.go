@@ -392,7 +392,7 @@ func opListProcedures() *core.Operation {
 			byProc := partsByProcedure(parts)
 			an := namerOf(ctx, c)
 			page := pageOf(procs, deref(in.Offset, 0), deref(in.Limit, defaultPageLimit), func(p ports.Procedure) ProcedureSummary {
-				return withParts(an.item(procedureItemOf(p), p.Address), p.Address, byProc[p.Address])
+				return withParts(an.item(procedureItemOf(p), p.Address), byProc[p.Address])
 			})
 			return &core.Observation{Result: ListProceduresResult{Items: page.Items, Offset: page.Offset, Limit: page.Limit, Total: page.Total,
 				NextOffset: page.NextOffset, HasMore: page.HasMore, ProcedureList: listComplete}}, nil

@@ -37,18 +37,19 @@ func procedureParts(ctx context.Context, c *core.Call) ([]ports.ProcedurePart, e
 	return pl.ProcedureParts(ctx)
 }
 
-// withParts gives a procedure's item its parts.
-func withParts(it ProcedureSummary, addr uint64, parts []ports.ProcedurePart) ProcedureSummary {
+// withParts gives a procedure's item its parts (partsByProcedure's entry).
+func withParts(it ProcedureSummary, parts []ports.ProcedurePart) ProcedureSummary {
 	for _, p := range parts {
-		if p.Procedure == addr {
-			it.Parts = append(it.Parts, ProcedurePartSummary{Start: core.Hex(p.Start), End: core.Hex(p.End), Symbol: p.Name})
-		}
+		it.Parts = append(it.Parts, ProcedurePartSummary{Start: core.Hex(p.Start), End: core.Hex(p.End), Symbol: p.Name})
 	}
 	return it
 }
 
-// partsByProcedure indexes parts by their procedure.
+// partsByProcedure indexes parts by their procedure; nil without parts.
 func partsByProcedure(parts []ports.ProcedurePart) map[uint64][]ports.ProcedurePart {
+	if len(parts) == 0 {
+		return nil
+	}
 	out := make(map[uint64][]ports.ProcedurePart, len(parts))
 	for _, p := range parts {
 		out[p.Procedure] = append(out[p.Procedure], p)
@@ -138,17 +139,15 @@ func (v *codeView) inBody(i int, addr uint64) bool {
 	return ok && p.Procedure == v.procs[i].Address
 }
 
-// bodyRefsFrom is refsFrom over [start, end) of procedure i's range and
-// over all of its parts.
+// bodyRefsFrom is refsFrom over [start, end) of procedure i's range and,
+// when that reaches the range's end (a scan that stopped inside the range
+// never reached the parts, whose instructions follow), over its parts.
 func (v *codeView) bodyRefsFrom(ctx context.Context, i int, start, end uint64) ([]ports.Reference, error) {
 	refs, err := v.refsFrom(ctx, start, end)
-	if err != nil {
-		return nil, err
+	if err != nil || end < v.ranges[i].End {
+		return refs, err
 	}
-	for _, p := range v.parts {
-		if p.Procedure != v.procs[i].Address {
-			continue
-		}
+	for _, p := range v.partsOf[v.procs[i].Address] {
 		more, err := v.refsFrom(ctx, p.Start, p.End)
 		if err != nil {
 			return nil, err
