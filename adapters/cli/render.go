@@ -315,7 +315,6 @@ func table(w io.Writer, rows []any, indent string) bool {
 // from each root; a procedure reached twice is printed once and then
 // referred to.
 func callTree(w io.Writer, m map[string]any) {
-	type node struct{ addr, name string }
 	nodes := map[string]map[string]any{}
 	var roots []string
 	for _, n := range arr(m["nodes"]) {

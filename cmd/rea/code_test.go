@@ -59,15 +59,6 @@ type graphResult struct {
 	Edges []struct{ From, To, Kind string } `json:"edges"`
 }
 
-func (g graphResult) names() []string {
-	var out []string
-	for _, n := range g.Nodes {
-		out = append(out, n.Name)
-	}
-	slices.Sort(out)
-	return out
-}
-
 func (g graphResult) edge(from, to string) bool {
 	addr := map[string]string{}
 	for _, n := range g.Nodes {

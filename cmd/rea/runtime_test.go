@@ -24,10 +24,6 @@ func fixtureDir(t *testing.T, name string) string {
 	return d
 }
 
-func retainedRef(ev map[string]any) map[string]any {
-	return map[string]any{"kind": "retained-evidence", "evidence_id": ev["evidence_id"]}
-}
-
 // TestLiveNodeReconciledOverMCP observes the Node fixture (ES modules,
 // CommonJS, a worker, a dynamic import) through MCP, analyzes it
 // statically and reconciles the two in one connection.

@@ -268,14 +268,6 @@ func identical(note string) *functionDiff {
 
 func round(f float64) float64 { return math.Round(f*1e4) / 1e4 }
 
-func stableNames(s []string) []string {
-	out := make([]string, len(s))
-	for i, n := range s {
-		out[i] = stableName(n)
-	}
-	return out
-}
-
 // setDim compares two multisets of names.
 func setDim(l, r []string) *dimension {
 	lc, rc := counts(l), counts(r)

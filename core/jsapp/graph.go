@@ -120,7 +120,6 @@ type graphBuild struct {
 	roots     map[string]bool
 	omitted   int
 	truncated bool
-	limits    []string
 	// observations and edges wait here for their IDs (settle.go)
 	pend pending
 }

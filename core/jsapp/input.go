@@ -208,7 +208,3 @@ func (n *Node) key() string {
 	}
 	return n.label()
 }
-
-func nodeBrief(n *Node) map[string]any {
-	return map[string]any{"node_id": n.NodeID, "kind": n.Kind, "label": n.label()}
-}
