@@ -241,6 +241,35 @@ type traceArg struct {
 	String         *traceText `json:"string"`
 	StringAtReturn *traceText `json:"string_at_return"`
 	ValueAtReturn  *string    `json:"value_at_return"`
+	PointsTo       *struct {
+		Address   string  `json:"address"`
+		Section   string  `json:"section"`
+		Name      *string `json:"name"`
+		Procedure *struct {
+			Address string  `json:"address"`
+			Name    *string `json:"name"`
+		} `json:"procedure"`
+	} `json:"points_to"`
+}
+
+// pointee is where an argument points in the program's image, in
+// parentheses: its label (table), a place in a procedure (main+0x1a), or
+// its link-time address and section (0x4020 in .bss); "" for none.
+func (a traceArg) pointee() string {
+	p := a.PointsTo
+	switch {
+	case p == nil:
+		return ""
+	case p.Name != nil:
+		return " (" + *p.Name + ")"
+	case p.Procedure != nil && p.Procedure.Name != nil:
+		start, err1 := strconv.ParseUint(strings.TrimPrefix(p.Procedure.Address, "0x"), 16, 64)
+		at, err2 := strconv.ParseUint(strings.TrimPrefix(p.Address, "0x"), 16, 64)
+		if err1 == nil && err2 == nil && at >= start {
+			return fmt.Sprintf(" (%s+%#x)", *p.Procedure.Name, at-start)
+		}
+	}
+	return " (" + p.Address + " in " + p.Section + ")"
 }
 
 type traceText struct {
@@ -261,7 +290,8 @@ func (t *traceText) quoted() string {
 
 // traceArgs renders a call's arguments on one line: name=value where a
 // parameter is known, the text a string argument pointed at (quoted, cut
-// at 60 characters) in place of its address, a filled buffer's text at the
+// at 60 characters) in place of its address, where another points in the
+// program's image after its value, a filled buffer's text at the
 // return as name@return="text" (a scanf conversion's stored text or value
 // in place of its pointer: %d@return=0x1f90), and only the first three registers when
 // nothing says how many arguments there are.
@@ -286,6 +316,8 @@ func traceArgs(args []traceArg) string {
 			} else {
 				v = q
 			}
+		} else {
+			v += a.pointee()
 		}
 		if a.Parameter != nil {
 			v = *a.Parameter + "=" + v

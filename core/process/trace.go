@@ -308,7 +308,7 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, traceError(op, err)
 	}
-	result, rawResult := traceProjection(idx, res, program, sum, sigs)
+	result, rawResult := traceProjection(idx, res, program, sum, sigs, newPointees(ctx, a, idx))
 	var lim []string
 	lim = append(lim, res.Coverage.Notes...)
 	if l := unsignedLimitation(bps, sigs, econv); l != "" {
@@ -324,7 +324,8 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 
 func itoaInt(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string, sigs []*traceSig) (*TraceNativeCallsResult, map[string]any) {
+func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string, sigs []*traceSig, pt *pointees) (*TraceNativeCallsResult, map[string]any) {
+	pt = pt.withBias(res)
 	bps := []TraceBreakpoint{}
 	for i, b := range res.Breakpoints {
 		p, ok := idx.containing(b.Address)
@@ -361,6 +362,7 @@ func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string
 			sig = sigs[h.Breakpoint]
 		}
 		argv := sig.arguments(h, traceTexts(h.Strings), traceTexts(h.ReturnStrings))
+		pt.annotate(argv, sig, h)
 		// The open analysis holds the main program's procedures only: a hit
 		// in a library (usleep in libc) lies in none of them, whatever
 		// procedure starts below its link-time address.
@@ -427,7 +429,7 @@ func traceError(op string, err error) error {
 	details := map[string]any{"partial_observation": nil}
 	var te *ports.TraceError
 	if errors.As(err, &te) && te.Partial != nil {
-		res, rawRes := traceProjection(&procIndex{}, te.Partial, "", "", nil)
+		res, rawRes := traceProjection(&procIndex{}, te.Partial, "", "", nil, nil)
 		p := te.Partial
 		sigs := []any{}
 		for _, a := range p.Signals {

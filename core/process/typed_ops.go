@@ -534,6 +534,20 @@ type TraceArgument struct {
 	// pointer, as its conversion types it (%d: hex, %f: decimal text);
 	// absent for other arguments, and for a conversion not assigned.
 	ValueAtReturn *string `json:"value_at_return,omitempty"`
+	// PointsTo is where the value points in the program's own image, for
+	// an argument that may be an address (a pointer, or of unknown type);
+	// absent when it points elsewhere (a library, the heap, a stack).
+	PointsTo *TracePointee `json:"points_to,omitempty"`
+}
+
+// TracePointee is a place in the traced program's image: its link-time
+// address, which the static tools take, the section holding it, the label
+// there and, in code, the procedure containing it.
+type TracePointee struct {
+	Address   string          `json:"address"`
+	Section   string          `json:"section"`
+	Name      *string         `json:"name"`
+	Procedure *TraceProcedure `json:"procedure"`
 }
 
 // TraceString is the text a char pointer argument pointed at when the call

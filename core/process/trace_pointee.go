@@ -1,0 +1,148 @@
+package process
+
+import (
+	"cmp"
+	"context"
+	"strings"
+
+	"rea/core"
+	"rea/ports"
+)
+
+// An argument whose value is an address in the traced program's own image
+// (a global's, a string constant's, a callback's) is given at its
+// link-time address too, with the label and procedure the other tools know
+// there, so that a trace hands the static tools an address they can use.
+// The program's load bias, which the tracer reports, is the only runtime
+// fact it rests on; a value in a library, the heap or a stack is left as
+// it is, since the tracer knows no library's extent.
+
+// pointees maps a runtime address to the place in the program's image it
+// lies in.
+type pointees struct {
+	bias   uint64
+	segs   []ports.Segment   // the image's sections (segments when it lists none)
+	labels map[uint64]string // a label for each address that has one
+	idx    *procIndex
+}
+
+// newPointees is nil when the analysis lists no sections or segments.
+func newPointees(ctx context.Context, a ports.Analysis, idx *procIndex) *pointees {
+	sl, ok := a.(ports.SegmentLister)
+	if !ok {
+		return nil
+	}
+	segs, err := sl.Segments(ctx)
+	if err != nil || len(segs) == 0 {
+		return nil
+	}
+	var secs []ports.Segment
+	for _, s := range segs {
+		if s.Kind == "section" && s.Start != 0 && s.Size != 0 && (s.Perms.Read || s.Perms.Execute) {
+			secs = append(secs, s)
+		}
+	}
+	if len(secs) == 0 {
+		secs = segs
+	}
+	pt := &pointees{segs: secs, labels: map[uint64]string{}, idx: idx}
+	if nl, ok := a.(ports.NameLister); ok {
+		if names, err := nl.Names(ctx); err == nil {
+			for _, n := range names {
+				if _, dup := pt.labels[n.Address]; !dup && (n.Kind == "function" || n.Kind == "object") {
+					pt.labels[n.Address] = n.Name
+				}
+			}
+		}
+	}
+	for addr, n := range idx.analyst {
+		pt.labels[addr] = n // an analyst's name first, as elsewhere
+	}
+	return pt
+}
+
+// withBias is pt for a trace whose program was loaded at bias, or nil
+// when the tracer reported no main module.
+func (pt *pointees) withBias(res *ports.TraceResult) *pointees {
+	if pt == nil {
+		return nil
+	}
+	for _, m := range res.Modules {
+		if m.Name == "" {
+			out := *pt
+			out.bias = m.LoadBias
+			return &out
+		}
+	}
+	return nil
+}
+
+// of is where a value points in the image, or nil.
+func (pt *pointees) of(value uint64) *TracePointee {
+	if pt == nil || value < pt.bias {
+		return nil
+	}
+	addr := value - pt.bias
+	seg := ports.Holding(pt.segs, addr)
+	if seg == nil {
+		return nil
+	}
+	out := &TracePointee{Address: core.Hex(addr), Section: seg.Name}
+	if seg.Perms.Execute {
+		if p, ok := pt.idx.containing(addr); ok {
+			out.Procedure = pt.idx.procName(p, true)
+			if p.Address == addr {
+				out.Name = out.Procedure.Name
+			}
+		}
+	}
+	if n, ok := pt.labels[addr]; ok && out.Name == nil {
+		out.Name = core.OptString(n)
+	}
+	return out
+}
+
+// annotate gives each argument of a hit that may hold an address (a
+// pointer's, or one of unknown type) the place it points at in the image.
+func (pt *pointees) annotate(argv []TraceArgument, sig *traceSig, h ports.TraceHit) {
+	if pt == nil {
+		return
+	}
+	types := map[string]string{}
+	if sig != nil {
+		for _, p := range sig.params {
+			types[p.Name] = cmp.Or(p.Underlying, p.Type)
+		}
+	}
+	for _, p := range h.Variadic {
+		types[p.Name] = cmp.Or(p.Underlying, p.Type)
+	}
+	for i := range argv {
+		a := &argv[i]
+		if a.Bits != nil {
+			continue // a floating-point value
+		}
+		if a.Parameter != nil && !mayPoint(types[*a.Parameter]) {
+			continue
+		}
+		v, err := core.ParseHex(a.Value)
+		if err != nil {
+			continue
+		}
+		a.PointsTo = pt.of(v)
+	}
+}
+
+// mayPoint reports whether a value of type typ may be an address: a C or
+// Go pointer, function, slice, map or channel, uintptr, or an unknown type.
+func mayPoint(typ string) bool {
+	if typ == "" || strings.ContainsAny(typ, "*(") {
+		return true
+	}
+	for _, p := range []string{"func", "[]", "map[", "chan ", "unsafe.Pointer", "uintptr", "string"} {
+		if strings.HasPrefix(typ, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,95 @@
+package process
+
+import (
+	"context"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"rea/core"
+	"rea/ports"
+)
+
+// pointeeAnalysis lists a program's sections, names and nothing else.
+type pointeeAnalysis struct {
+	ports.Analysis
+	segs  []ports.Segment
+	names []ports.Name
+}
+
+func (a pointeeAnalysis) Segments(context.Context) ([]ports.Segment, error) { return a.segs, nil }
+func (a pointeeAnalysis) Names(context.Context) ([]ports.Name, error)       { return a.names, nil }
+
+// An argument is given the place it points at in the image only when its
+// value less the main module's load bias lies in a section and its type
+// may hold an address: a label at that address, the procedure around it
+// in code, an analyst's name before the engine's; not a float's bits, an
+// integer, a value below the bias, or any value when the tracer reported
+// no main module.
+func TestTracePointees(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	a := pointeeAnalysis{
+		segs: []ports.Segment{
+			{Name: "LOAD", Kind: "segment", Start: 0, Size: 0x5000, Perms: ports.Permissions{Read: true, Execute: true}},
+			{Name: ".text", Kind: "section", Start: 0x1000, Size: 0x100, Perms: ports.Permissions{Read: true, Execute: true}},
+			{Name: ".data", Kind: "section", Start: 0x4000, Size: 0x40, Perms: ports.Permissions{Read: true, Write: true}},
+			{Name: ".comment", Kind: "section", Start: 0, Size: 0x30},
+		},
+		names: []ports.Name{{Address: 0x1000, Name: "main", Kind: "function"}, {Address: 0x4010, Name: "table", Kind: "object"},
+			{Address: 0x4020, Name: "puts", Kind: "import"}},
+	}
+	idx := &procIndex{procs: []ports.Procedure{{Address: 0x1000, Name: "main", Size: 0x40}, {Address: 0x1040}},
+		analyst: map[uint64]string{0x4030: "counters"}}
+	const bias = 0x555555554000
+	pt := newPointees(ctx, a, idx).withBias(&ports.TraceResult{Modules: []ports.TraceModule{{Name: "libc.so.6", LoadBias: 0x7f0000000000}, {Name: "", LoadBias: bias}}})
+	is.True(pt != nil)
+	place := func(v uint64) string {
+		p := pt.of(v)
+		if p == nil {
+			return "-"
+		}
+		s := p.Address + " " + p.Section
+		if p.Name != nil {
+			s += " " + *p.Name
+		}
+		if p.Procedure != nil {
+			s += " in " + *p.Procedure.Name
+		}
+		return s
+	}
+	is.Equal(place(bias+0x1000), "0x1000 .text main in main")
+	is.Equal(place(bias+0x1010), "0x1010 .text in main")
+	is.Equal(place(bias+0x1048), "0x1048 .text in sub_1040")
+	is.Equal(place(bias+0x4010), "0x4010 .data table")
+	is.Equal(place(bias+0x4020), "0x4020 .data")          // an import's slot is not a pointee's name
+	is.Equal(place(bias+0x4030), "0x4030 .data counters") // the analyst's name
+	is.Equal(place(bias+0x4040), "-")                     // past .data
+	is.Equal(place(bias+0x20), "-")                       // in no section but the segment, whose sections say where
+	is.Equal(place(0x1000), "-")                          // below the bias
+
+	sig := &traceSig{params: []ports.Parameter{{Name: "p", Type: "int *"}, {Name: "n", Type: "size_t"}, {Name: "cb", Type: "int (*)(int)"},
+		{Name: "h", Type: "handle", Underlying: "void *"}, {Name: "d", Type: "double"}}}
+	bits := "0x1"
+	argv := []TraceArgument{
+		{Value: core.Hex(bias + 0x4010), Parameter: core.OptString("p")},
+		{Value: core.Hex(bias + 0x4010), Parameter: core.OptString("n")},
+		{Value: core.Hex(bias + 0x1000), Parameter: core.OptString("cb")},
+		{Value: core.Hex(bias + 0x4030), Parameter: core.OptString("h")},
+		{Value: core.Hex(bias + 0x4010), Parameter: core.OptString("d"), Bits: &bits},
+		{Value: core.Hex(bias + 0x4010)},                                  // no parameter known
+		{Value: core.Hex(bias + 0x4010), Parameter: core.OptString("%d")}, // a format's int
+		{Value: core.Hex(bias + 0x4010), Parameter: core.OptString("%p")},
+	}
+	pt.annotate(argv, sig, ports.TraceHit{Variadic: []ports.Parameter{{Name: "%d", Type: "int"}, {Name: "%p", Type: "void *"}}})
+	var got []bool
+	for _, a := range argv {
+		got = append(got, a.PointsTo != nil)
+	}
+	is.Equal(got, []bool{true, false, true, true, false, true, false, true})
+
+	is.True(newPointees(ctx, a, idx).withBias(&ports.TraceResult{Modules: []ports.TraceModule{{Name: "libc.so.6"}}}) == nil)
+	is.True(newPointees(ctx, pointeeAnalysis{}, idx) == nil)
+	var none *pointees
+	none.annotate(argv, sig, ports.TraceHit{}) // a trace without an image: nothing to do
+}
