@@ -51,7 +51,8 @@ type Procedure struct {
 	Name    string // "" when the engine has no name
 	Size    uint64 // 0 when unknown
 	// Source says how the start was found: symbol, dynamic-symbol, plt, entry,
-	// dwarf, eh-frame, pdata, function-starts, call-target, export.
+	// dwarf, eh-frame, pdata, function-starts, call-target, export,
+	// libc-start-main (main, as the entry point passes it to the C library).
 	Source      string
 	External    bool   // an import stub or external function
 	Thunk       bool   // a PLT stub or jump thunk

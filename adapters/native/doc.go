@@ -46,6 +46,10 @@
 //     .symtab. One procedure per address; of several names, a global symbol
 //     wins, then the shortest name, then code-point order; the entry point
 //     keeps Source "entry" and is named "entry" only when no symbol names it.
+//     Without a symbol named main, an ELF program's main is the address its
+//     entry point passes to __libc_start_main (glibc's _start on x86-64,
+//     i386 and AArch64, PIE or not: entry_main.go), named "main" with Source
+//     "libc-start-main".
 //     ARM Thumb addresses have bit 0 cleared.
 //   - Names: every symbol label (function, object, label), import stubs and
 //     import slots whose address is known (kind import), sorted by address

@@ -204,6 +204,9 @@ func (e *elfImage) symbols(ctx context.Context) (*symbolSet, error) {
 	}
 	if t := e.f.Type; (t == elf.ET_EXEC || t == elf.ET_DYN) && e.f.Entry != 0 {
 		set.addEntry(e.codeAddr(e.f.Entry))
+		if err := optional(ctx, func() error { e.nameMain(ctx, set); return nil }); err != nil {
+			return nil, err
+		}
 	}
 	return set, nil
 }

@@ -1,0 +1,336 @@
+package native
+
+import (
+	"context"
+	"debug/elf"
+	"encoding/binary"
+
+	"golang.org/x/arch/x86/x86asm"
+
+	"rea/ports"
+)
+
+// A stripped C program's main is the first argument its entry point passes
+// to the C library's __libc_start_main (glibc's crt1.o and Scrt1.o, on
+// x86-64, i386 and AArch64, PIE or not). The entry's first instructions
+// are followed with the registers (and, on i386, the pushed words) that
+// hold a known address: lea/adrp+add of an address, a load from a GOT slot
+// whose RELATIVE relocation or stored word gives it, i386's PC thunk and
+// its add. At the call of __libc_start_main's PLT stub or GOT slot, the
+// first argument's address, if known and in code, is main: named so, with
+// source "libc-start-main". AArch64's non-PIE crt1 passes __wrap_main,
+// which only branches to main: the branch is followed once. Anything else
+// (another C library's start, an entry that calls something first, an
+// address not known) names nothing.
+
+// maxEntryInsns bounds the instructions followed from the entry point;
+// glibc's _start has at most 20.
+const maxEntryInsns = 40
+
+// nameMain names main when the entry point hands it to __libc_start_main
+// and no symbol names main already.
+func (e *elfImage) nameMain(ctx context.Context, set *symbolSet) {
+	for _, c := range set.procs {
+		if c.name == "main" {
+			return
+		}
+	}
+	starts := map[uint64]bool{} // __libc_start_main's stubs and GOT slots
+	for _, c := range set.procs {
+		if c.name == "__libc_start_main@plt" {
+			starts[c.addr] = true
+		}
+	}
+	for _, l := range set.labels {
+		if l.Kind == "import" && l.Name == "__libc_start_main" {
+			starts[l.Address] = true
+		}
+	}
+	if len(starts) == 0 {
+		return
+	}
+	mm := newMemMap(e)
+	w := entryWalk{ctx: ctx, e: e, mm: mm, starts: starts}
+	var main uint64
+	var ok bool
+	switch e.f.Machine {
+	case elf.EM_X86_64:
+		main, ok = w.x86(e.f.Entry, 64)
+	case elf.EM_386:
+		main, ok = w.x86(e.f.Entry, 32)
+	case elf.EM_AARCH64:
+		main, ok = w.arm64(e.f.Entry)
+		if ok {
+			main = w.arm64Branch(main)
+		}
+	}
+	if !ok || !mm.isCode(main) || main == e.f.Entry {
+		return
+	}
+	set.procs = append(set.procs, candidate{addr: main, name: "main", source: "libc-start-main", rank: rankSynthetic})
+	set.labels = append(set.labels, ports.Name{Address: main, Name: "main", Kind: "function"})
+}
+
+// entryWalk follows an entry point's first instructions.
+type entryWalk struct {
+	ctx    context.Context
+	e      *elfImage
+	mm     *memMap
+	starts map[uint64]bool
+}
+
+// code is up to n bytes of code at addr.
+func (w entryWalk) code(addr uint64, n uint64) []byte {
+	r := w.mm.code(addr)
+	if r == nil || addr-r.addr >= r.fileSize {
+		return nil
+	}
+	b, err := w.mm.read(w.e.src, addr, min(n, r.fileSize-(addr-r.addr)))
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// word is the address a GOT slot holds once loaded: its RELATIVE
+// relocation's addend when the loader writes it, else the word the file
+// stores there (a non-PIE's GOT, and i386's REL, which keeps the addend in
+// place).
+func (w entryWalk) word(slot uint64, size int) (uint64, bool) {
+	var v uint64
+	found := false
+	if size == 8 {
+		_ = relativeAddendsOf(w.ctx, w.e.src, w.e, w.mm, []uint64{slot}, func(_, addend uint64) { v, found = addend, true })
+	}
+	if found {
+		return v, true
+	}
+	r := w.mm.find(slot)
+	if r == nil || slot-r.addr+uint64(size) > r.fileSize {
+		return 0, false
+	}
+	b, err := w.mm.read(w.e.src, slot, uint64(size))
+	if err != nil {
+		return 0, false
+	}
+	if size == 4 {
+		return uint64(w.e.f.ByteOrder.Uint32(b)), true
+	}
+	return w.e.f.ByteOrder.Uint64(b), true
+}
+
+// x86 follows x86-64's or i386's _start to its call of __libc_start_main
+// and returns the first argument's address: rdi, or the last word pushed.
+func (w entryWalk) x86(pc uint64, mode int) (uint64, bool) {
+	known := map[x86asm.Reg]uint64{}
+	var stack []*uint64 // i386's pushed words, nil where unknown
+	word := uint64(mode / 8)
+	mask := ^uint64(0)
+	if mode == 32 {
+		mask = 0xffffffff
+	}
+	set := func(r x86asm.Reg, v uint64, ok bool) {
+		r = wideReg(r)
+		if ok {
+			known[r] = v & mask
+		} else {
+			delete(known, r)
+		}
+	}
+	// addrOf is a memory operand's address, when its base is known.
+	addrOf := func(m x86asm.Mem, next uint64) (uint64, bool) {
+		if m.Index != 0 || m.Segment != 0 {
+			return 0, false
+		}
+		switch m.Base {
+		case x86asm.RIP:
+			return next + uint64(m.Disp), true
+		case 0:
+			return uint64(m.Disp) & mask, true
+		}
+		v, ok := known[wideReg(m.Base)]
+		return (v + uint64(m.Disp)) & mask, ok
+	}
+	// value is an operand's value, when known.
+	value := func(a x86asm.Arg, next uint64) (uint64, bool) {
+		switch a := a.(type) {
+		case x86asm.Imm:
+			return uint64(a) & mask, true
+		case x86asm.Reg:
+			v, ok := known[wideReg(a)]
+			return v, ok
+		case x86asm.Mem:
+			if at, ok := addrOf(a, next); ok {
+				return w.word(at, int(word))
+			}
+		}
+		return 0, false
+	}
+	for range maxEntryInsns {
+		b := w.code(pc, 16)
+		if len(b) == 0 {
+			return 0, false
+		}
+		in, err := x86asm.Decode(b, mode)
+		if err != nil {
+			return 0, false
+		}
+		next := pc + uint64(in.Len)
+		switch in.Op {
+		case x86asm.CALL:
+			var target uint64
+			switch a := in.Args[0].(type) {
+			case x86asm.Rel:
+				target = next + uint64(int64(a))
+				if w.starts[target&mask] {
+					return w.firstArg(known, stack, mode)
+				}
+				// i386's PC thunk (mov reg, [esp]; ret): reg holds the
+				// return address.
+				if reg, ok := w.pcThunk(target & mask); ok {
+					set(reg, next, true)
+					pc = next
+					continue
+				}
+				return 0, false
+			case x86asm.Mem:
+				at, ok := addrOf(a, next)
+				if ok && w.starts[at] {
+					return w.firstArg(known, stack, mode)
+				}
+				return 0, false
+			}
+			return 0, false
+		case x86asm.LEA:
+			r, _ := in.Args[0].(x86asm.Reg)
+			m, isMem := in.Args[1].(x86asm.Mem)
+			v, ok := addrOf(m, next)
+			set(r, v, isMem && ok)
+		case x86asm.MOV:
+			if r, isReg := in.Args[0].(x86asm.Reg); isReg {
+				v, ok := value(in.Args[1], next)
+				set(r, v, ok)
+			}
+		case x86asm.ADD:
+			if r, isReg := in.Args[0].(x86asm.Reg); isReg {
+				imm, isImm := in.Args[1].(x86asm.Imm)
+				v, ok := known[wideReg(r)]
+				set(r, v+uint64(imm), ok && isImm)
+			}
+		case x86asm.PUSH:
+			if v, ok := value(in.Args[0], next); ok {
+				stack = append(stack, &v)
+			} else {
+				stack = append(stack, nil)
+			}
+		case x86asm.POP:
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			if r, isReg := in.Args[0].(x86asm.Reg); isReg {
+				set(r, 0, false)
+			}
+		case x86asm.JMP, x86asm.RET, x86asm.HLT:
+			return 0, false
+		default:
+			// Any other instruction that writes a register forgets it.
+			if r, isReg := in.Args[0].(x86asm.Reg); isReg {
+				set(r, 0, false)
+			}
+		}
+		pc = next
+	}
+	return 0, false
+}
+
+// firstArg is main's address at the call: rdi on x86-64, the last word
+// pushed on i386.
+func (w entryWalk) firstArg(known map[x86asm.Reg]uint64, stack []*uint64, mode int) (uint64, bool) {
+	if mode == 64 {
+		v, ok := known[x86asm.RDI]
+		return v, ok
+	}
+	if len(stack) == 0 || stack[len(stack)-1] == nil {
+		return 0, false
+	}
+	return *stack[len(stack)-1], true
+}
+
+// pcThunk reports whether the code at addr is an i386 PC thunk, and which
+// register it loads.
+func (w entryWalk) pcThunk(addr uint64) (x86asm.Reg, bool) {
+	b := w.code(addr, 16)
+	in, err := x86asm.Decode(b, 32)
+	if err != nil || in.Op != x86asm.MOV {
+		return 0, false
+	}
+	r, isReg := in.Args[0].(x86asm.Reg)
+	m, isMem := in.Args[1].(x86asm.Mem)
+	if !isReg || !isMem || m.Base != x86asm.ESP || m.Disp != 0 || m.Index != 0 {
+		return 0, false
+	}
+	ret, err := x86asm.Decode(b[in.Len:], 32)
+	if err != nil || ret.Op != x86asm.RET {
+		return 0, false
+	}
+	return r, true
+}
+
+// wideReg is the 64-bit register a 32-bit one is part of (edi: rdi); on
+// i386 the 32-bit registers stand for themselves.
+func wideReg(r x86asm.Reg) x86asm.Reg {
+	if r >= x86asm.EAX && r <= x86asm.R15L {
+		return r - x86asm.EAX + x86asm.RAX
+	}
+	return r
+}
+
+// arm64 follows AArch64's _start to its bl of __libc_start_main and
+// returns x0's address there: an adrp+add's, or the word of the GOT slot
+// an adrp+ldr read (the disassembler's own register tracking).
+func (w entryWalk) arm64(pc uint64) (uint64, bool) {
+	d := &arm64Decoder{mm: w.mm, src: w.e.src}
+	var in insn
+	for range maxEntryInsns {
+		b := w.code(pc, 4)
+		if len(b) < 4 {
+			return 0, false
+		}
+		if x := binary.LittleEndian.Uint32(b); x&0xfc000000 == 0x94000000 { // BL
+			if !w.starts[pc+uint64(sext(uint64(x&0x3ffffff)<<2, 28))] {
+				return 0, false
+			}
+			if v, ok := d.get(0); ok {
+				return v, true
+			}
+			if slot := d.slotOf(0); slot != 0 {
+				return w.word(slot, 8)
+			}
+			return 0, false
+		}
+		d.step(b, pc, &in)
+		if in.flow != ports.FlowNext || in.invalid {
+			return 0, false
+		}
+		pc += 4
+	}
+	return 0, false
+}
+
+// arm64Branch is the target of the unconditional branch at addr, when that
+// is all the code there does first, past hints (glibc's __wrap_main: nop;
+// b main), else addr.
+func (w entryWalk) arm64Branch(addr uint64) uint64 {
+	b := w.code(addr, 16)
+	for at := 0; at+4 <= len(b); at += 4 {
+		x := binary.LittleEndian.Uint32(b[at:])
+		switch {
+		case x&0xfffff01f == 0xd503201f: // a hint: nop, bti
+			continue
+		case x&0xfc000000 == 0x14000000: // B
+			return addr + uint64(at) + uint64(sext(uint64(x&0x3ffffff)<<2, 28))
+		}
+		break
+	}
+	return addr
+}
