@@ -51,7 +51,7 @@ func TestMainFromLibcStartMain(t *testing.T) {
 			if b, err := exec.Command(c.cc, args...).CombinedOutput(); err != nil {
 				t.Fatalf("%s: %v\n%s", c.cc, err, b)
 			}
-			want := symbolAddress(t, exe, "main")
+			want := elfSymbolValue(t, exe, "main")
 			if got, source := mainOf(t, exe); got != want || source != "symbol" {
 				t.Fatalf("unstripped: main at %#x (%s), want %#x from the symbol", got, source, want)
 			}
@@ -85,8 +85,8 @@ void _start(void) { exit(work(2)); }
 	})
 }
 
-// symbolAddress is a symbol's value in an ELF file's .symtab.
-func symbolAddress(t *testing.T, path, name string) uint64 {
+// elfSymbolValue is a symbol's value in an ELF file's .symtab.
+func elfSymbolValue(t *testing.T, path, name string) uint64 {
 	t.Helper()
 	f, err := elf.Open(path)
 	if err != nil {

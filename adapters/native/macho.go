@@ -335,9 +335,16 @@ func (m *machoImage) readSymbols(ctx context.Context, set *symbolSet, need map[u
 		if s.Name = name(at); s.Name == "" {
 			return nil
 		}
-		flags := m.f.Sections[s.Sect-1].Flags
-		if !isMachOCode(flags) {
+		sec := m.f.Sections[s.Sect-1]
+		if !isMachOCode(sec.Flags) {
 			set.labels = append(set.labels, ports.Name{Address: s.Value, Name: s.Name, Kind: "object"})
+			return nil
+		}
+		if s.Value < sec.Addr || s.Value-sec.Addr >= sec.Size {
+			// Outside the code section it names: the linker's
+			// __mh_execute_header, which ld64 puts in section 1 at the
+			// Mach-O header's address, is no procedure.
+			set.labels = append(set.labels, ports.Name{Address: s.Value, Name: s.Name, Kind: "label"})
 			return nil
 		}
 		rank := rankLocal
