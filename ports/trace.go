@@ -323,6 +323,21 @@ type TraceRegister struct {
 	// Bytes are the contents, little-endian, of a register of other than
 	// 4 or 8 bytes (xmm and v: 16, st0: 10); nil otherwise.
 	Bytes []byte
+	// Place is where Value lies in a library loaded when the call began
+	// (an argument of a word), when it lies in one; nil otherwise, and
+	// for the main program's image, which the caller places itself.
+	Place *TracePlace
+}
+
+// TracePlace is an address in a loaded library: the library, the address
+// less its load bias (link-time, in the library's file), the section of the
+// file holding it and the dynamic symbol covering it.
+type TracePlace struct {
+	Module  string // the library's file, as TraceHit.CallerModule names it
+	Address uint64
+	Section string // "" when no section of the file holds it
+	Symbol  string // "" when no sized dynamic symbol covers it
+	Offset  uint64 // Address less the symbol's
 }
 
 // Stop reasons.

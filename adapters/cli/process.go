@@ -242,6 +242,7 @@ type traceArg struct {
 	StringAtReturn *traceText `json:"string_at_return"`
 	ValueAtReturn  *string    `json:"value_at_return"`
 	PointsTo       *struct {
+		Module    *string `json:"module"`
 		Address   string  `json:"address"`
 		Section   string  `json:"section"`
 		Name      *string `json:"name"`
@@ -252,24 +253,33 @@ type traceArg struct {
 	} `json:"points_to"`
 }
 
-// pointee is where an argument points in the program's image, in
-// parentheses: its label (table), a place in a procedure (main+0x1a), or
-// its link-time address and section (0x4020 in .bss); "" for none.
+// pointee is where an argument points, in parentheses: in the program's
+// image its label (table), a place in a procedure (main+0x1a), or its
+// link-time address and section (0x4020 in .bss); in a library the symbol
+// around it or its address and section, and the library's file name
+// (_IO_2_1_stderr_ in libc.so.6); "" for none.
 func (a traceArg) pointee() string {
 	p := a.PointsTo
-	switch {
-	case p == nil:
+	if p == nil {
 		return ""
+	}
+	where := p.Address + " in " + p.Section
+	switch {
 	case p.Name != nil:
-		return " (" + *p.Name + ")"
+		where = *p.Name
 	case p.Procedure != nil && p.Procedure.Name != nil:
 		start, err1 := strconv.ParseUint(strings.TrimPrefix(p.Procedure.Address, "0x"), 16, 64)
 		at, err2 := strconv.ParseUint(strings.TrimPrefix(p.Address, "0x"), 16, 64)
 		if err1 == nil && err2 == nil && at >= start {
-			return fmt.Sprintf(" (%s+%#x)", *p.Procedure.Name, at-start)
+			where = fmt.Sprintf("%s+%#x", *p.Procedure.Name, at-start)
 		}
+	case p.Section == "":
+		where = p.Address
 	}
-	return " (" + p.Address + " in " + p.Section + ")"
+	if p.Module != nil {
+		return " (" + where + " in " + path.Base(*p.Module) + ")"
+	}
+	return " (" + where + ")"
 }
 
 type traceText struct {

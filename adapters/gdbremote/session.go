@@ -54,6 +54,9 @@ type session struct {
 	// addresses in, read libReads times.
 	callerLibs []callerLib
 	libReads   int
+	// libSyms are the libraries' symbols and sections that place reads
+	// arguments' places from, by file.
+	libSyms map[string]*libSymbols
 	// slots are the stack slots each request breakpoint's texts name
 	// (slotsOf), by breakpoint index.
 	slots [][]string
@@ -725,6 +728,9 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 		if len(extra) > 0 {
 			hitArgs = append(slices.Clip(args), extra...)
 		}
+		if err := s.place(ctx, hitArgs); err != nil {
+			return err
+		}
 		var variadic []ports.Parameter
 		if s.req.Breakpoints[i].Format != "" {
 			more, slots, params, err := s.formatArgs(ctx, s.req.Breakpoints[i], strs, regs, wide, hitArgs)
@@ -853,14 +859,33 @@ func (s *session) callerOf(ctx context.Context, ra uint64) (uint64, string, erro
 				return 0, "", err
 			}
 		}
-		s.libReads++
-		s.callerLibs = s.callerLibs[:0]
-		for _, m := range mods {
-			// A library's file gives its segments; one that cannot be
-			// read places no caller.
-			if info, err := readELF(m.Path); err == nil {
-				s.callerLibs = append(s.callerLibs, callerLib{path: m.Path, bias: m.LoadBias, segments: info.segments})
-			}
+		s.useLibs(mods)
+	}
+}
+
+// loadCallerLibs reads the libraries callerOf reads first: those the
+// breakpoints were relocated in, or the loader's list.
+func (s *session) loadCallerLibs(ctx context.Context) error {
+	mods := s.res.Modules[1:]
+	if len(mods) == 0 {
+		var err error
+		if mods, err = s.libraries(ctx); err != nil {
+			return err
+		}
+	}
+	s.useLibs(mods)
+	return nil
+}
+
+// useLibs makes mods the libraries that place callers and arguments.
+func (s *session) useLibs(mods []ports.TraceModule) {
+	s.libReads++
+	s.callerLibs = s.callerLibs[:0]
+	for _, m := range mods {
+		// A library's file gives its segments; one that cannot be
+		// read places no caller.
+		if info, err := readELF(m.Path); err == nil {
+			s.callerLibs = append(s.callerLibs, callerLib{path: m.Path, bias: m.LoadBias, segments: info.segments})
 		}
 	}
 }

@@ -9,8 +9,9 @@ import (
 	"github.com/matryer/is"
 )
 
-// pointeeC passes addresses in the program's image: a global array and a
-// callback to qsort, and a place inside an unnamed static buffer.
+// pointeeC passes addresses in the program's image (a global array and a
+// callback to qsort, a place inside an unnamed static buffer) and in the C
+// library (stderr's FILE).
 const pointeeC = `#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,15 +19,18 @@ static int table[4] = {4,2,3,1};
 static char scratch[32];
 static int cmp(const void *a, const void *b) { return *(const int*)a - *(const int*)b; }
 __attribute__((noinline)) void use(void *p, int n) { memset(p, 0, n); }
+__attribute__((noinline)) void logto(FILE *f, int n) { fprintf(f, "%d\n", n); }
 int main(int argc, char **argv) { int local[2] = {argc, 2}; qsort(table, 4, sizeof(int), cmp);
-  use(scratch + 8, 4); use(local, 2); printf("%d\n", table[0]); return 0; }
+  use(scratch + 8, 4); use(local, 2); logto(stderr, table[0]); return 0; }
 `
 
 // rea trace gives an argument that points in the program's image its
 // link-time address's name (qsort's base and compar), or the address and
-// section (a place inside a buffer); a pointer to the stack and an integer
-// get nothing, on each architecture's lane. Stripped, the names are the
-// other tools' (sub_<hex>) and the data's address and section.
+// section (a place inside a buffer), and one that points in the C library
+// the dynamic symbol around it and the library (stderr's FILE); a pointer
+// to the stack and an integer get nothing, on each architecture's lane.
+// Stripped, the names are the other tools' (sub_<hex>) and the data's
+// address and section.
 func TestCLITracePointees(t *testing.T) {
 	if runtime.GOARCH != "amd64" || runtime.GOOS != "linux" {
 		t.Skip("the trace lanes are tested on x86-64 Linux hosts")
@@ -36,17 +40,18 @@ func TestCLITracePointees(t *testing.T) {
 			is := is.New(t)
 			lane.need(t)
 			exe := buildCWith(t, lane.cc, "pointee", pointeeC, "-O1", "-g")
-			out, stderr, code := runCLI(t, "trace", "--function", "qsort,use", "--", exe)
+			out, stderr, code := runCLI(t, "trace", "--function", "qsort,use,logto", "--", exe)
 			t.Log(out, stderr)
 			is.Equal(code, 0)
 			rows := traceRows(out)
-			is.Equal(len(rows), 3)
+			is.Equal(len(rows), 4)
 			is.True(strings.HasPrefix(rows[0], "qsort base=0x"))
 			is.True(strings.Contains(rows[0], " (table), nmemb=0x4, size=0x4, compar=0x"))
 			is.True(strings.HasSuffix(rows[0], " (cmp) main void"))
 			is.True(strings.HasPrefix(rows[1], "use p=0x") && strings.Contains(rows[1], " in .bss), n=0x4 main void"))
 			is.True(strings.HasPrefix(rows[2], "use p=0x") && strings.HasSuffix(rows[2], ", n=0x2 main void")) // the stack: no place
 			is.True(!strings.Contains(rows[2], "("))
+			is.True(strings.HasPrefix(rows[3], "logto f=0x") && strings.HasSuffix(rows[3], " (_IO_2_1_stderr_ in libc.so.6), n=0x1 main void"))
 
 			strip := map[string]string{"gcc": "strip", "i686-linux-gnu-gcc": "i686-linux-gnu-strip", "aarch64-linux-gnu-gcc": "aarch64-linux-gnu-strip"}[lane.cc]
 			if err := exec.Command(strip, exe).Run(); err != nil {

@@ -14,8 +14,9 @@ import (
 // link-time address too, with the label and procedure the other tools know
 // there, so that a trace hands the static tools an address they can use.
 // The program's load bias, which the tracer reports, is the only runtime
-// fact it rests on; a value in a library, the heap or a stack is left as
-// it is, since the tracer knows no library's extent.
+// fact it rests on. One in a library is given where the tracer placed it
+// (ports.TracePlace: the library's file, its link-time address, section and
+// dynamic symbol); one on the heap or a stack is left as it is.
 
 // pointees maps a runtime address to the place in the program's image it
 // lies in.
@@ -79,7 +80,7 @@ func (pt *pointees) withBias(res *ports.TraceResult) *pointees {
 
 // of is where a value points in the image, or nil.
 func (pt *pointees) of(value uint64) *TracePointee {
-	if pt == nil || value < pt.bias {
+	if pt == nil || value < pt.bias || pt.segs == nil {
 		return nil
 	}
 	addr := value - pt.bias
@@ -102,11 +103,31 @@ func (pt *pointees) of(value uint64) *TracePointee {
 	return out
 }
 
+// inLibrary is the pointee of a value the tracer placed in a library.
+func inLibrary(p *ports.TracePlace) *TracePointee {
+	out := &TracePointee{Address: core.Hex(p.Address), Section: p.Section, Module: core.OptString(p.Module)}
+	if p.Symbol != "" {
+		name := p.Symbol
+		if p.Offset != 0 {
+			name += "+" + core.Hex(p.Offset)
+		}
+		out.Name = &name
+	}
+	return out
+}
+
 // annotate gives each argument of a hit that may hold an address (a
-// pointer's, or one of unknown type) the place it points at in the image.
+// pointer's, or one of unknown type) the place it points at: in the
+// program's image, or in a library the tracer placed it in.
 func (pt *pointees) annotate(argv []TraceArgument, sig *traceSig, h ports.TraceHit) {
 	if pt == nil {
-		return
+		pt = &pointees{}
+	}
+	places := map[string]*ports.TracePlace{}
+	for _, r := range h.Arguments {
+		if r.Place != nil {
+			places[r.Name] = r.Place
+		}
 	}
 	types := map[string]string{}
 	if sig != nil {
@@ -130,6 +151,9 @@ func (pt *pointees) annotate(argv []TraceArgument, sig *traceSig, h ports.TraceH
 			continue
 		}
 		a.PointsTo = pt.of(v)
+		if p := places[a.Register]; a.PointsTo == nil && p != nil {
+			a.PointsTo = inLibrary(p)
+		}
 	}
 }
 

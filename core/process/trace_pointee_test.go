@@ -93,3 +93,42 @@ func TestTracePointees(t *testing.T) {
 	var none *pointees
 	none.annotate(argv, sig, ports.TraceHit{}) // a trace without an image: nothing to do
 }
+
+// An argument the tracer placed in a library points there (its file, the
+// symbol around it with the offset into it) unless it lies in the program's
+// image; a library place is kept without a program image too.
+func TestTraceLibraryPointees(t *testing.T) {
+	is := is.New(t)
+	const bias = 0x555555554000
+	pt := &pointees{bias: bias, segs: []ports.Segment{{Name: ".data", Kind: "section", Start: 0x4000, Size: 0x40, Perms: ports.Permissions{Read: true}}},
+		labels: map[uint64]string{}, idx: &procIndex{}}
+	libc := "/usr/lib/x86_64-linux-gnu/libc.so.6"
+	h := ports.TraceHit{Arguments: []ports.TraceRegister{
+		{Name: "rdi", Value: 0x7ffff7fa8680, Place: &ports.TracePlace{Module: libc, Address: 0x1d3680, Section: ".data", Symbol: "_IO_2_1_stderr_"}},
+		{Name: "rsi", Value: 0x7ffff7fa8690, Place: &ports.TracePlace{Module: libc, Address: 0x1d3690, Section: ".data", Symbol: "_IO_2_1_stderr_", Offset: 0x10}},
+		{Name: "rdx", Value: 0x7ffff7f00000, Place: &ports.TracePlace{Module: libc, Address: 0x10000}},
+		{Name: "rcx", Value: bias + 0x4010, Place: &ports.TracePlace{Module: libc, Address: 1}}, // the image wins
+	}}
+	argv := []TraceArgument{{Register: "rdi", Value: "0x7ffff7fa8680"}, {Register: "rsi", Value: "0x7ffff7fa8690"},
+		{Register: "rdx", Value: "0x7ffff7f00000"}, {Register: "rcx", Value: core.Hex(bias + 0x4010)}}
+	show := func(p *TracePointee) string {
+		s := p.Address + " " + p.Section
+		if p.Module != nil {
+			s += " " + *p.Module
+		}
+		if p.Name != nil {
+			s += " " + *p.Name
+		}
+		return s
+	}
+	pt.annotate(argv, nil, h)
+	is.Equal(show(argv[0].PointsTo), "0x1d3680 .data "+libc+" _IO_2_1_stderr_")
+	is.Equal(show(argv[1].PointsTo), "0x1d3690 .data "+libc+" _IO_2_1_stderr_+0x10")
+	is.Equal(show(argv[2].PointsTo), "0x10000  "+libc)
+	is.Equal(show(argv[3].PointsTo), "0x4010 .data")
+
+	var none *pointees
+	argv = []TraceArgument{{Register: "rdi", Value: "0x7ffff7fa8680"}}
+	none.annotate(argv, nil, h)
+	is.Equal(show(argv[0].PointsTo), "0x1d3680 .data "+libc+" _IO_2_1_stderr_")
+}

@@ -534,16 +534,19 @@ type TraceArgument struct {
 	// pointer, as its conversion types it (%d: hex, %f: decimal text);
 	// absent for other arguments, and for a conversion not assigned.
 	ValueAtReturn *string `json:"value_at_return,omitempty"`
-	// PointsTo is where the value points in the program's own image, for
-	// an argument that may be an address (a pointer, or of unknown type);
-	// absent when it points elsewhere (a library, the heap, a stack).
+	// PointsTo is where the value points in the program's own image or a
+	// library, for an argument that may be an address (a pointer, or of
+	// unknown type); absent when it points elsewhere (the heap, a stack).
 	PointsTo *TracePointee `json:"points_to,omitempty"`
 }
 
-// TracePointee is a place in the traced program's image: its link-time
-// address, which the static tools take, the section holding it, the label
-// there and, in code, the procedure containing it.
+// TracePointee is a place in the traced program's image or a library: its
+// link-time address, which the static tools take, the section holding it,
+// the label there (in a library, the dynamic symbol around it: stderr's
+// FILE is _IO_2_1_stderr_) and, in the program's code, the procedure
+// containing it.
 type TracePointee struct {
+	Module    *string         `json:"module"` // the library's file; null for the program
 	Address   string          `json:"address"`
 	Section   string          `json:"section"`
 	Name      *string         `json:"name"`

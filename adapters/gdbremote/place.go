@@ -1,0 +1,134 @@
+package gdbremote
+
+import (
+	"context"
+	"debug/elf"
+	"slices"
+	"sort"
+
+	"rea/ports"
+)
+
+// Arguments in libraries. A word argument whose value lies in a loaded
+// library's segments (stderr's FILE, a C library function passed as a
+// callback) is placed there: the library, its link-time address, the
+// section and the sized dynamic symbol around it, read from the library's
+// file. The libraries are those callerOf reads; placing never reads the
+// loader's list again by itself, since most values that are in no library
+// (the heap, a stack, a number) would each ask for it.
+
+// minPlaced is the lowest value placed: below it a word is a number.
+const minPlaced = 0x10000
+
+// libSymbols is a library's sized dynamic symbols, sorted by address, and
+// its allocated sections.
+type libSymbols struct {
+	syms []libSym
+	secs []libSym
+}
+
+type libSym struct {
+	start, end uint64
+	name       string
+}
+
+// place sets the Place of each word argument that lies in a library.
+func (s *session) place(ctx context.Context, args []ports.TraceRegister) error {
+	need := false
+	for _, a := range args {
+		need = need || a.Bytes == nil && a.Value >= minPlaced && !s.inMain(a.Value)
+	}
+	if !need {
+		return nil
+	}
+	if s.libReads == 0 {
+		// The first hit's: the libraries callerOf would read first.
+		if err := s.loadCallerLibs(ctx); err != nil {
+			return err
+		}
+	}
+	for i := range args {
+		a := &args[i]
+		if a.Bytes != nil || a.Value < minPlaced || s.inMain(a.Value) {
+			continue
+		}
+		for k := range s.callerLibs {
+			l := &s.callerLibs[k]
+			at := a.Value - l.bias
+			if !slices.ContainsFunc(l.segments, func(seg [2]uint64) bool { return at >= seg[0] && at < seg[1] }) {
+				continue
+			}
+			p := &ports.TracePlace{Module: l.path, Address: at}
+			syms := s.symbolsOf(l.path)
+			if sec := covering(syms.secs, at); sec != nil {
+				p.Section = sec.name
+			}
+			if sym := covering(syms.syms, at); sym != nil {
+				p.Symbol, p.Offset = sym.name, at-sym.start
+			}
+			a.Place = p
+			break
+		}
+	}
+	return nil
+}
+
+// covering is the entry of list (sorted by start) whose range holds at, or
+// nil; of nested or overlapping ones, the last that starts at or below it.
+func covering(list []libSym, at uint64) *libSym {
+	i := sort.Search(len(list), func(i int) bool { return list[i].start > at })
+	for j := i - 1; j >= 0 && j >= i-8; j-- {
+		if at < list[j].end {
+			return &list[j]
+		}
+	}
+	return nil
+}
+
+// symbolsOf reads a library's sized dynamic symbols and sections once per
+// trace; a file that cannot be read has none.
+func (s *session) symbolsOf(path string) *libSymbols {
+	if ls, ok := s.libSyms[path]; ok {
+		return ls
+	}
+	ls := &libSymbols{}
+	if s.libSyms == nil {
+		s.libSyms = map[string]*libSymbols{}
+	}
+	s.libSyms[path] = ls
+	defer func() {
+		if recover() != nil { // a malformed file places nothing
+			*ls = libSymbols{}
+		}
+	}()
+	f, err := elf.Open(path)
+	if err != nil {
+		return ls
+	}
+	defer f.Close()
+	for _, sec := range f.Sections {
+		if sec.Flags&elf.SHF_ALLOC != 0 && sec.Size > 0 && sec.Addr != 0 {
+			ls.secs = append(ls.secs, libSym{sec.Addr, sec.Addr + sec.Size, sec.Name})
+		}
+	}
+	syms, _ := f.DynamicSymbols()
+	for _, sym := range syms {
+		t := elf.ST_TYPE(sym.Info)
+		if sym.Size == 0 || sym.Section == elf.SHN_UNDEF || (t != elf.STT_FUNC && t != elf.STT_OBJECT && t != elf.STT_GNU_IFUNC) {
+			continue
+		}
+		ls.syms = append(ls.syms, libSym{sym.Value, sym.Value + sym.Size, sym.Name})
+	}
+	byStart := func(a, b libSym) int {
+		if a.start != b.start {
+			if a.start < b.start {
+				return -1
+			}
+			return 1
+		}
+		return len(a.name) - len(b.name) // of aliases, the shortest name first
+	}
+	slices.SortFunc(ls.secs, byStart)
+	slices.SortFunc(ls.syms, byStart)
+	return ls
+}
