@@ -465,3 +465,46 @@ func TestDebugFileBudgetAndCacheKey(t *testing.T) {
 	is.True(with != without)
 	is.Equal(native.CacheProfileDigest(ctx, open(ctx, b.root)), with) // deterministic
 }
+
+// Live: this machine's libc.so.6 with libc6-dbg's debug file under
+// /usr/lib/debug. Its stripped functions get names, getenv its prototype,
+// and its source line is addr2line's (which follows the same debug link).
+func TestDebugFileLibcLive(t *testing.T) {
+	is := is.New(t)
+	needTool(t, "addr2line")
+	if _, err := elf.Open(libc); err != nil {
+		t.Skip("no x86-64 libc.so.6 here")
+	}
+	ctx := context.Background()
+	with := openWith(t, libc, native.DefaultDebugFileDirectories...)
+	if debugParam(with) == nil {
+		t.Skip("libc6-dbg's debug file for libc.so.6 is not installed: apt install libc6-dbg")
+	}
+	is.Equal(debugParam(with)["found_by"], "build-id")
+	without := openWith(t, libc)
+	unnamed := func(a *native.Analysis) (n int) {
+		ps, err := a.Procedures(ctx)
+		is.NoErr(err)
+		for _, p := range ps {
+			if p.Name == "" {
+				n++
+			}
+		}
+		return n
+	}
+	before, after := unnamed(without), unnamed(with)
+	t.Logf("unnamed procedures: %d without the debug file, %d with it", before, after)
+	is.True(after*10 < before)
+
+	addr := procAddr(t, with, "getenv")
+	sig, err := with.Signature(ctx, addr)
+	is.NoErr(err)
+	is.Equal(sigText("getenv", sig), "char * getenv(const char * name)")
+	loc, err := with.SourceAt(ctx, addr)
+	is.NoErr(err)
+	out, err := run(ctx, "", nil, "addr2line", "-e", libc, fmt.Sprintf("%#x", addr))
+	is.NoErr(err)
+	file, line, _ := strings.Cut(strings.TrimSpace(string(out)), ":")
+	is.Equal(filepath.Base(loc.File), filepath.Base(file))
+	is.Equal(fmt.Sprint(loc.Line), line)
+}
