@@ -170,8 +170,14 @@ func openFile(ctx context.Context, path string, opts Options) (*Analysis, error)
 		f.Close()
 		return nil, fmt.Errorf("native: open %s: %w", path, err)
 	}
+	if err := a.findDebugFile(ctx, path); err != nil {
+		if m != nil {
+			m.close()
+		}
+		f.Close()
+		return nil, fmt.Errorf("native: open %s: %w", path, err)
+	}
 	a.file = f
-	a.findDebugFile(ctx, path)
 	return a, nil
 }
 

@@ -194,8 +194,20 @@ type debugCandidate struct {
 // findDebugFile looks for a separate debug file of the ELF target at path
 // and attaches the first one accepted to a (a.debug), noting refused ones
 // in a.debugNotes. It does nothing when the search is off, the target is
-// not ELF, or the target has its own .symtab and DWARF.
-func (a *Analysis) findDebugFile(ctx context.Context, path string) {
+// not ELF, or the target has its own .symtab and DWARF. Its only error is
+// ctx's: a search cut short would make the analysis depend on when.
+func (a *Analysis) findDebugFile(ctx context.Context, path string) error {
+	a.searchDebugFile(ctx, path)
+	if err := ctx.Err(); err != nil {
+		if a.debug != nil {
+			a.debug.file.Close()
+		}
+		return err
+	}
+	return nil
+}
+
+func (a *Analysis) searchDebugFile(ctx context.Context, path string) {
 	e, ok := a.img.(*elfImage)
 	if !ok || len(a.opts.DebugFileDirectories) == 0 {
 		return
@@ -254,7 +266,10 @@ func (a *Analysis) findDebugFile(ctx context.Context, path string) {
 	}
 	seen := map[string]bool{}
 	for _, c := range cands {
-		if seen[c.path] || ctx.Err() != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		if seen[c.path] {
 			continue
 		}
 		seen[c.path] = true
@@ -338,7 +353,7 @@ func tryDebugFile(ctx context.Context, c debugCandidate, target os.FileInfo, e *
 		}
 		return refuse(fmt.Sprintf("its build ID %s differs from the target's %s", theirs, hex.EncodeToString(id)))
 	}
-	sum, sumCRC, err := digestFile(ctx, f, fst.Size())
+	sum, sumCRC, err := digestFile(ctx, f, fst.Size(), id == nil)
 	if err != nil {
 		return refuse("it cannot be read (" + err.Error() + ")")
 	}
@@ -349,11 +364,14 @@ func tryDebugFile(ctx context.Context, c debugCandidate, target os.FileInfo, e *
 	return &debugFile{path: c.path, sha256: sum, foundBy: c.foundBy, file: f, img: img}, ""
 }
 
-// digestFile is the SHA-256 (hex) and CRC-32 (IEEE, as .gnu_debuglink
-// holds it) of the size bytes of f, read in 1 MiB blocks.
-func digestFile(ctx context.Context, f io.ReaderAt, size int64) (string, uint32, error) {
+// digestFile is the SHA-256 (hex) and, when withCRC, the CRC-32 (IEEE, as
+// .gnu_debuglink holds it) of the size bytes of f, read in 1 MiB blocks.
+func digestFile(ctx context.Context, f io.ReaderAt, size int64, withCRC bool) (string, uint32, error) {
 	h := sha256.New()
 	c := crc32.NewIEEE()
+	if !withCRC {
+		c = nil
+	}
 	buf := make([]byte, 1<<20)
 	for off := int64(0); off < size; {
 		if err := ctx.Err(); err != nil {
@@ -361,7 +379,9 @@ func digestFile(ctx context.Context, f io.ReaderAt, size int64) (string, uint32,
 		}
 		n, err := f.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
 		h.Write(buf[:n])
-		c.Write(buf[:n])
+		if c != nil {
+			c.Write(buf[:n])
+		}
 		off += int64(n)
 		if err != nil && !(errors.Is(err, io.EOF) && off == size) {
 			return "", 0, err
@@ -370,7 +390,11 @@ func digestFile(ctx context.Context, f io.ReaderAt, size int64) (string, uint32,
 			return "", 0, io.ErrUnexpectedEOF
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil)), c.Sum32(), nil
+	var sum32 uint32
+	if c != nil {
+		sum32 = c.Sum32()
+	}
+	return hex.EncodeToString(h.Sum(nil)), sum32, nil
 }
 
 // addSymbols adds the debug file's .symtab to set as the target's own

@@ -508,3 +508,36 @@ func TestDebugFileLibcLive(t *testing.T) {
 	is.Equal(filepath.Base(loc.File), filepath.Base(file))
 	is.Equal(fmt.Sprint(loc.Line), line)
 }
+
+// BenchmarkDebugFileSearch: what the search costs an open, on a target
+// with no debug file (/usr/bin/true) and on libc.so.6 with libc6-dbg's
+// (the SHA-256 of 4 MB included), and what the lists cost with it.
+func BenchmarkDebugFileSearch(b *testing.B) {
+	ctx := context.Background()
+	for _, target := range []string{"/usr/bin/true", libc} {
+		for _, roots := range [][]string{nil, native.DefaultDebugFileDirectories} {
+			name := filepath.Base(target) + map[bool]string{true: "/off", false: "/on"}[roots == nil]
+			b.Run("open/"+name, func(b *testing.B) {
+				for b.Loop() {
+					an, err := native.New(&native.Options{DebugFileDirectories: roots}).Open(ctx, ports.Target{Path: target})
+					if err != nil {
+						b.Fatal(err)
+					}
+					an.Close(ctx)
+				}
+			})
+			b.Run("procedures/"+name, func(b *testing.B) {
+				for b.Loop() {
+					an, err := native.New(&native.Options{DebugFileDirectories: roots}).Open(ctx, ports.Target{Path: target})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := an.(*native.Analysis).Procedures(ctx); err != nil {
+						b.Fatal(err)
+					}
+					an.Close(ctx)
+				}
+			})
+		}
+	}
+}
