@@ -38,6 +38,16 @@ type debugBuild struct {
 // "" or "aarch64-linux-gnu-") and flags, in a directory of its own.
 func buildDebug(t testing.TB, prefix string, flags ...string) debugBuild {
 	t.Helper()
+	src, err := filepath.Abs(filepath.Join("testdata", "hello.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buildDebugFrom(t, prefix, src, flags...)
+}
+
+// buildDebugFrom is buildDebug of the C file src.
+func buildDebugFrom(t testing.TB, prefix, src string, flags ...string) debugBuild {
+	t.Helper()
 	cc, objcopy, strip := prefix+"gcc", prefix+"objcopy", prefix+"strip"
 	for _, tool := range []string{cc, objcopy, strip} {
 		needTool(t, tool)
@@ -48,10 +58,6 @@ func buildDebug(t testing.TB, prefix string, flags ...string) debugBuild {
 	b.full = filepath.Join(b.dir, "full")
 	b.stripped = filepath.Join(b.dir, "prog")
 	b.debug = filepath.Join(b.dir, "prog.debug")
-	src, err := filepath.Abs(filepath.Join("testdata", "hello.c"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	steps := [][]string{
 		append(append([]string{cc, "-g", "-O1"}, flags...), "-o", b.full, src),
 		{objcopy, "--only-keep-debug", b.full, b.debug},
@@ -239,6 +245,38 @@ func TestDebugFileByBuildID(t *testing.T) {
 			lims, err := with.Limitations(ctx)
 			is.NoErr(err)
 			is.Equal(len(lims), 0)
+		})
+	}
+}
+
+// unusedArg's pick takes two arguments and reads one: only DWARF says that
+// main's call passes both.
+const unusedArg = `
+int __attribute__((noipa)) pick(int a, int b) { return a * 3; }
+int main(int argc, char **argv) { return pick(argc, argc + 5); }
+`
+
+// Value flow's callee arities come from the debug file's DWARF: main's
+// call of pick uses both argument registers, as in the unstripped program,
+// where without it the call uses only the one pick reads.
+func TestDebugFileValueFlowArity(t *testing.T) {
+	for _, arch := range []struct{ name, prefix string }{{"x86-64", ""}, {"aarch64", "aarch64-linux-gnu-"}} {
+		t.Run(arch.name, func(t *testing.T) {
+			is := is.New(t)
+			src := filepath.Join(t.TempDir(), "unused.c")
+			is.NoErr(os.WriteFile(src, []byte(unusedArg), 0o644))
+			b := buildDebugFrom(t, arch.prefix, src, "-Wl,--build-id")
+			ctx := context.Background()
+			with, off := openWith(t, b.stripped, b.root), openWith(t, b.stripped)
+			main := procAddr(t, with, "main")
+			vf := func(a *native.Analysis) string {
+				v, err := a.ValueFlow(ctx, ports.FunctionRequest{Address: main})
+				is.NoErr(err)
+				return fmt.Sprintf("%+v", v)
+			}
+			vfWith := vf(with)
+			is.Equal(vfWith, vf(openWith(t, b.full)))
+			is.True(vfWith != vf(off))
 		})
 	}
 }
