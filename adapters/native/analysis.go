@@ -60,6 +60,11 @@ type Analysis struct {
 	docs   []ports.Document
 	closed atomic.Bool
 
+	// debug is the separate debug file in use (debugfile.go), or nil;
+	// debugNotes say which candidates were refused.
+	debug      *debugFile
+	debugNotes []string
+
 	segs  lazy[[]ports.Segment]
 	syms  lazy[*symbolSet]
 	procs lazy[[]ports.Procedure]
@@ -165,6 +170,13 @@ func openFile(ctx context.Context, path string, opts Options) (*Analysis, error)
 		f.Close()
 		return nil, fmt.Errorf("native: open %s: %w", path, err)
 	}
+	if err := a.findDebugFile(ctx, path); err != nil {
+		if m != nil {
+			m.close()
+		}
+		f.Close()
+		return nil, fmt.Errorf("native: open %s: %w", path, err)
+	}
 	a.file = f
 	return a, nil
 }
@@ -235,13 +247,19 @@ func (a *Analysis) Version() string { return Version }
 
 // Profile reports the options that shape the lists.
 func (a *Analysis) Profile() ports.Profile {
-	return ports.Profile{
+	p := ports.Profile{
 		SchemaVersion: 1,
 		Parameters: map[string]any{
 			"max_string_bytes": a.opts.MaxStringBytes,
 			"min_string_chars": a.opts.MinStringChars,
 		},
 	}
+	// The debug file in use shapes every list: it is named, so that a
+	// record built from it differs from one without it.
+	if d := a.debugProfile(); d != nil {
+		p.Parameters["debug_file"] = d
+	}
+	return p
 }
 
 // Close releases the file opened by OpenFile or Provider.Open. It is safe to
@@ -272,6 +290,9 @@ func (a *Analysis) Close(context.Context) error {
 	}
 	if a.src.m != nil {
 		a.src.m.close()
+	}
+	if a.debug != nil {
+		a.debug.file.Close()
 	}
 	if a.file != nil {
 		return a.file.Close()
@@ -464,7 +485,7 @@ func (a *Analysis) Limitations(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("native: limitations: %w", classify(a.img.format(), err))
 	}
-	out := slices.Clone(set.limits)
+	out := append(slices.Clone(set.limits), a.debugNotes...)
 	if strs, ok := a.strs.peek(); ok && strs != nil {
 		out = append(out, strs.limits...)
 	}

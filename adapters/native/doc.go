@@ -72,6 +72,21 @@
 //     (strings_lit.go, strings_code.go, strings_split.go). A Value is cut at
 //     MaxStringBytes; ByteLength is always the whole literal.
 //
+// Separate debug files (debugfile.go): an ELF target opened by path that
+// has no .symtab or no DWARF looks, under each of
+// Options.DebugFileDirectories (none by default; cmd/rea passes
+// DefaultDebugFileDirectories, /usr/lib/debug, or REA_DEBUG_FILE_DIRECTORIES),
+// for its debug file as gdb does: DIR/.build-id/xx/rest.debug by build ID,
+// and by .gnu_debuglink beside the target, in its .debug subdirectory and
+// DIR/<target's directory>/. A candidate is used only when its build ID
+// equals the target's (or, without one, its CRC-32 equals the debuglink's);
+// a refused one is a limitation. It supplies only what the target lacks:
+// its .symtab, read as the target's own would be (its code sections are
+// NOBITS, so bytes still come from the target), and its DWARF, the one
+// load signatures, source lines and value flow share. The profile's
+// debug_file parameter names it (path, sha256, found_by, used_for), and so
+// does the warm cache key. The file is untrusted input like the target.
+//
 // Errors: input that is not ELF, PE or Mach-O (or is a directory) wraps
 // ports.ErrUnsupported; malformed input is a *ports.FormatError (matching
 // ports.ErrMalformed) carrying the file's size; when the file ends early it

@@ -72,6 +72,9 @@ func (a *Analysis) dwarfData(ctx context.Context) (*dwarf.Data, uint64, error) {
 func (a *Analysis) loadDWARF() *dwarfLoad {
 	switch im := a.img.(type) {
 	case *elfImage:
+		if d := a.debug; d != nil && d.dwarf {
+			return loadELFDWARF(d.img.src, d.img.f) // the debug file's, under the same bounds
+		}
 		return loadELFDWARF(im.src, im.f)
 	case *peImage:
 		s := im.f.Section(".debug_info")

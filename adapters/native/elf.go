@@ -15,6 +15,9 @@ type elfImage struct {
 	// dwarfOf is the analysis's DWARF (dwarf_load.go), which the symbol
 	// list of a file without .symtab shares rather than loading its own.
 	dwarfOf func(context.Context) *dwarfLoad
+	// dbg is the separate debug file whose .symtab stands in for the
+	// missing one (debugfile.go), or nil.
+	dbg *debugFile
 }
 
 func newELF(src source) (image, error) {
@@ -141,9 +144,14 @@ func (e *elfImage) symbols(ctx context.Context) (*symbolSet, error) {
 			declared += s.Size / entSize
 		}
 	}
+	declared += e.dbg.symtabEntries(entSize)
+	hasSymtab = hasSymtab || (e.dbg != nil && e.dbg.symtab)
 	set.presize(declared)
 	if err := e.readSymbols(ctx, set, elf.SHT_SYMTAB, "symbol", nil, nil); err != nil {
 		return nil, classify("elf", err)
+	}
+	if err := e.dbg.addSymbols(ctx, set); err != nil {
+		return nil, err
 	}
 	// The PLT needs the names of the dynamic symbols its relocations name,
 	// which are undefined symbols the lists skip: collect those while the

@@ -44,6 +44,14 @@ type Options struct {
 	// query needs it (background.go). Otherwise it starts on the first
 	// query that needs it.
 	DiscoverOnOpen bool
+	// DebugFileDirectories are the roots searched for the separate debug
+	// file of an ELF target opened by path that lacks a .symtab or DWARF
+	// (gdb's debug-file-directory; debugfile.go): DIR/.build-id/xx/rest.debug
+	// by build ID, and, by .gnu_debuglink, the target's directory, its
+	// .debug subdirectory and DIR/<target's directory>. nil or empty: no
+	// search. cmd/rea passes DefaultDebugFileDirectories unless
+	// REA_DEBUG_FILE_DIRECTORIES says otherwise.
+	DebugFileDirectories []string
 
 	hold <-chan struct{} // tests: background discovery waits until it is closed
 }
@@ -63,6 +71,7 @@ func (o *Options) withDefaults() Options {
 	if out.CacheMaxBytes <= 0 {
 		out.CacheMaxBytes = DefaultCacheMaxBytes
 	}
+	out.DebugFileDirectories = slices.Clone(out.DebugFileDirectories)
 	return out
 }
 

@@ -12,9 +12,9 @@ import (
 )
 
 // disassembleNative is rea disassemble: rea-native opens the file (with
-// its warm cache under cacheRoot, "" for none) and streams the text
+// opts: its warm cache and debug-file directories) and streams the text
 // disassembly of its executable sections, or of one, to w.
-func disassembleNative(ctx context.Context, cacheRoot, path, section string, w io.Writer) error {
+func disassembleNative(ctx context.Context, opts *native.Options, path, section string, w io.Writer) error {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		e := core.TargetError("disassemble", path, "directory", nil)
 		e.Details["constraint"] = "directory_requires_file"
@@ -22,7 +22,7 @@ func disassembleNative(ctx context.Context, cacheRoot, path, section string, w i
 		e.Remediation = "Name one ELF, PE or Mach-O file; rea inventory lists the binaries a directory holds."
 		return e
 	}
-	an, err := native.New(&native.Options{CacheDir: cacheRoot}).Open(ctx, ports.Target{Path: path})
+	an, err := native.New(opts).Open(ctx, ports.Target{Path: path})
 	if err != nil {
 		return err
 	}

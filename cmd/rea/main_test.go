@@ -705,6 +705,7 @@ func TestStartupRejectsInvalidSettings(t *testing.T) {
 		bad = append(bad, "REA_GHIDRA_STARTUP_TIMEOUT_MS="+v, "REA_HOPPER_STARTUP_TIMEOUT_MS="+v)
 	}
 	bad = append(bad, "REA_LEDGER_MAX_RECORDS=0", "REA_LEDGER_MAX_RECORDS=01", "REA_LEDGER_MAX_RECORDS=abc", "REA_LEDGER_MAX_BYTES=1024", "REA_LEDGER_MAX_BYTES=")
+	bad = append(bad, "REA_DEBUG_FILE_DIRECTORIES=usr/lib/debug", "REA_DEBUG_FILE_DIRECTORIES=/usr/lib/debug:relative")
 	bad = append(bad, "HOPPER_LOADER_ARGS_JSON=", "HOPPER_LOADER_ARGS_JSON=-l ELF", `HOPPER_LOADER_ARGS_JSON=[1]`)
 	bad = append(bad, "REA_HOPPER_DEMO_HELPER=", "REA_HOPPER_DEMO_HELPER=scripts/hopper-demo-x11.py",
 		"REA_HOPPER_DEMO_HELPER=/nonexistent/hopper-demo-x11.py", "REA_HOPPER_DEMO_HELPER=/")
