@@ -6,8 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
-
-	"rea/adapters/native"
 )
 
 // mainC's main is not the first function of its text, and a helper
@@ -109,16 +107,7 @@ func elfSymbolValue(t *testing.T, path, name string) uint64 {
 // mainOf is the address and source of the procedure named main, or "".
 func mainOf(t *testing.T, path string) (uint64, string) {
 	t.Helper()
-	a, err := native.OpenFile(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close(t.Context())
-	procs, err := a.Procedures(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range procs {
+	for _, p := range proceduresIn(t, path) {
 		if p.Name == "main" {
 			return p.Address, p.Source
 		}
