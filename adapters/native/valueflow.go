@@ -32,8 +32,10 @@ import (
 // above it. A register a call merely clobbered does not count as written
 // for a later call. A return uses the integer return register when the
 // procedure or a call wrote it, and the vector one when the procedure wrote
-// it. Of all these uses, only a register passed through untouched makes a
-// parameter, so a procedure that merely calls another infers none.
+// it. A jump out of the procedure, or a conditional branch to a
+// procedure's entry, is a tail call. Of all these uses, only a register
+// passed through untouched makes a parameter, so a procedure that merely
+// calls another infers none.
 
 // Value-flow bounds.
 const (
@@ -118,6 +120,10 @@ type vfTargets struct {
 	// imported gives the arity of a call or jump to an import whose C
 	// library prototype is known (valueflow_callee.go); nil knows none.
 	imported func(*insn, flowInsn) (calleeArity, bool)
+	// entry reports whether an address starts a procedure (an import's
+	// stub included): a conditional branch there is a tail call on its
+	// taken path. Nil: no conditional branch is one.
+	entry func(uint64) bool
 	// summary: only the parameters are wanted (no operations, edges or
 	// effects are built).
 	summary bool
@@ -184,6 +190,12 @@ type vfSem struct {
 	// loads (a register, or a memory operand): valueflow_push.go tells the
 	// pushes that only pad the stack.
 	pushed, popped string
+	// setsAL: the instruction sets al to the constant alVal (mov al, 1;
+	// mov eax, 2; xor eax, eax; the whole immediate of a wider mov),
+	// which before an x86-64 SysV call of a variadic procedure is how many
+	// vector registers carry arguments.
+	setsAL bool
+	alVal  uint64
 }
 
 // vfWrite is a store to memory.
@@ -250,7 +262,8 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 			limit = min(req.MaxInstructions, maxVFInsns)
 		}
 		env := &vfEnv{a: a, p: p, d: d, sm: sm, cc: cc,
-			known: vfTargets{noret: p.noret, stackGrowth: growth, calleePops: a.img.format() == "pe" && p.arch == archX86, flow: p.flowOf}}
+			known: vfTargets{noret: p.noret, stackGrowth: growth, calleePops: a.img.format() == "pe" && p.arch == archX86, flow: p.flowOf,
+				entry: func(t uint64) bool { _, ok := p.rangeIndex(t); return ok }}}
 		if len(p.parts) > 0 {
 			env.known.parts, env.known.partCode = p.sortedSpans, func(ctx context.Context, r ports.FunctionRange) ([]byte, uint64, error) {
 				return p.partCode(ctx, a.src, r)
@@ -296,7 +309,7 @@ func valueFlowSems(ctx context.Context, d decoder, sm semantics, cc convention, 
 			} else {
 				f = plainFlow(in, known.noret)
 			}
-			if known.imported != nil && (f.flow == ports.FlowCall || f.flow == ports.FlowJump) {
+			if known.imported != nil && (f.flow == ports.FlowCall || f.flow == ports.FlowJump || f.flow == ports.FlowBranch) {
 				if ar, ok := known.imported(in, f); ok {
 					if sites == nil {
 						sites = map[uint64]calleeArity{}

@@ -26,8 +26,18 @@ import (
 // pointer parameters in the integer registers, its float and double ones
 // in the vector registers, and for a variadic one (printf) also the
 // written registers above; on x86-64 a variadic call also reads al, the
-// number of vector registers it passes. Before, "call strlen@plt" after a
-// "mov esi, 1" left over for a later call took rdi as passed through.
+// number of vector registers it passes, and where al is a constant there
+// it passes exactly that many, written or not ("movl $1, %eax; jmp
+// printf@plt" passes the caller's own double through). Before, "call
+// strlen@plt" after a "mov esi, 1" left over for a later call took rdi as
+// passed through. A call of unknown or inferred arity setting al to a
+// constant above 0 just before it (in its block, no other use between) is
+// taken for a variadic call that passes that many vector registers: a
+// stripped program's own variadic procedure reads them all.
+//
+// A conditional branch to a procedure's entry or an import's stub (clang
+// -Os's "je puts@plt", "jne gs") is a tail call on its taken path, and
+// passes what a jump there would.
 //
 // DWARF's arity is exact: every register below it is an argument, written
 // or passed through (a variadic callee may also take written ones above
@@ -136,8 +146,8 @@ func (cc convention) prototypeArity(name string) (calleeArity, bool) {
 	return ar, true
 }
 
-// directCallees lists the targets of the direct calls and of the jumps out
-// of r (tail calls) that isCallee accepts, sorted.
+// directCallees lists the targets of the direct calls and of the jumps and
+// conditional branches out of r (tail calls) that isCallee accepts, sorted.
 func directCallees(flows []flowInsn, r ports.FunctionRange, isCallee func(uint64) bool) []uint64 {
 	var out []uint64
 	for _, f := range flows {
@@ -146,7 +156,7 @@ func directCallees(flows []flowInsn, r ports.FunctionRange, isCallee func(uint64
 		}
 		switch {
 		case f.flow == ports.FlowCall:
-		case f.flow == ports.FlowJump && (f.target < r.Start || f.target >= r.End):
+		case (f.flow == ports.FlowJump || f.flow == ports.FlowBranch) && (f.target < r.Start || f.target >= r.End):
 		default:
 			continue
 		}

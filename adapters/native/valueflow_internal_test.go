@@ -279,3 +279,32 @@ func TestPrototypeArity(t *testing.T) {
 		is.Equal(got, tc.want)
 	}
 }
+
+// TestValueFlowALCount: on x86-64 SysV, al set to a constant just before a
+// call of unknown arity counts the vector registers it passes, so the
+// caller's own xmm0 passed through is a parameter; a constant that is
+// also stored (a flag, not a count) or too large to be one counts nothing.
+func TestValueFlowALCount(t *testing.T) {
+	mm := &memMap{regions: []memRegion{{name: ".text", addr: 0x1000, size: 0x1000, fileSize: 0x1000, exec: true}}}
+	for _, tc := range []struct {
+		name string
+		code []byte
+		want []string
+	}{
+		{"count", []byte{0x48, 0x8d, 0x3d, 0x00, 0x01, 0x00, 0x00, // lea rdi, [rip+0x100]
+			0xb8, 0x01, 0x00, 0x00, 0x00, // mov eax, 1
+			0xe8, 0x00, 0x01, 0x00, 0x00, 0xc3}, []string{"xmm0"}}, // call; ret
+		{"al", []byte{0xb0, 0x02, 0xe8, 0x00, 0x01, 0x00, 0x00, 0xc3}, []string{"xmm0", "xmm1"}}, // mov al, 2; call; ret
+		{"stored", []byte{0xb8, 0x01, 0x00, 0x00, 0x00, // mov eax, 1
+			0x89, 0x44, 0x24, 0x08, // mov [rsp+8], eax
+			0xe8, 0x00, 0x01, 0x00, 0x00, 0xc3}, nil},
+		{"large", []byte{0xb8, 0x01, 0x80, 0x00, 0x00, 0xe8, 0x00, 0x01, 0x00, 0x00, 0xc3}, nil}, // mov eax, 0x8001; call; ret
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vf := flowOf(archX8664, &x86Sem{d: newX86(64, mm, source{})}, sysvAMD64, tc.code)
+			if got := params(vf); !slices.Equal(got, tc.want) {
+				t.Errorf("inferred %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -488,14 +488,31 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				if ar.known {
 					ints, vecs = ar.ints, ar.vecs
 				}
-				// An inferred vector arity only bounds: a partial write
-				// (movhlps xmm4, xmm2) reads its register, so a callee may
-				// seem to read one it never takes.
+				// A variadic callee on x86-64 reads al: how many vector
+				// registers carry its arguments. Where al is a constant
+				// there, those registers are the call's vector arguments,
+				// written or passed through ("movl $1, %eax; jmp printf"
+				// passes the caller's own xmm0), and no others; a call of
+				// unknown or inferred arity setting al above 0 is taken for
+				// a variadic one (nothing else sets al before a call). An
+				// inferred vector arity otherwise only bounds: a partial
+				// write (movhlps xmm4, xmm2) reads its register, so a callee
+				// may seem to read one it never takes.
+				vexact, vvariadic := ar.exact, ar.exact && ar.variadic
+				readsAL := ar.exact && ar.variadic && f.cc.name == sysvAMD64.name
+				switch {
+				case ar.exact && ar.variadic:
+					if al := f.alAt(k, state, false); al >= 0 {
+						vecs, vvariadic = max(vecs, al), false
+					}
+				case !ar.exact:
+					if al := f.alAt(k, state, true); al > 0 {
+						vecs, vexact, readsAL = al, true, true
+					}
+				}
 				extra(f.intArgIDs, true, ints, ar.exact, ar.exact && ar.variadic, true)
-				extra(f.vecArgIDs, true, vecs, ar.exact, ar.exact && ar.variadic, ar.exact)
-				if ar.exact && ar.variadic && f.cc.name == sysvAMD64.name {
-					// A variadic callee reads al: how many vector registers
-					// carry its arguments.
+				extra(f.vecArgIDs, true, vecs, vexact, vvariadic, vexact)
+				if readsAL {
 					if id, ok := f.locID["rax"]; ok && !slices.Contains(f.useIDs[k], id) {
 						if !summary {
 							ops[k].Uses = append(slices.Clone(ops[k].Uses), "rax")
@@ -551,6 +568,35 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 		}
 	}
 	slices.SortStableFunc(out.ParameterUses, func(x, y ports.ParameterUse) int { return cmpU(x.Address, y.Address) })
+}
+
+// alAt is the constant al holds before instruction k (whose state is
+// state) on x86-64 SysV when every definition of rax reaching it sets al
+// to a constant at most the number of vector argument registers (the
+// largest); -1 otherwise. When only, each must also be for k alone: in its
+// block, with no use of rax between (a compiler sets al just before the
+// call; "mov eax, 1; mov [rsp], eax; call f" sets a flag, not a count).
+func (f *flowSolver) alAt(k int, state []defSet, only bool) int {
+	id, ok := f.locID["rax"]
+	if f.cc.name != sysvAMD64.name || !ok || id < 0 || id >= f.nt || len(state[id]) == 0 {
+		return -1
+	}
+	al := 0
+	for _, d := range state[id] {
+		if d < 0 || !f.sems[d].setsAL || f.sems[d].alVal > uint64(len(f.cc.vecArgs)) {
+			return -1
+		}
+		if only && int(d) >= k {
+			return -1
+		}
+		for j := int(d) + 1; only && j < k; j++ {
+			if f.flows[j].flow != ports.FlowNext || slices.Contains(f.useIDs[j], id) {
+				return -1
+			}
+		}
+		al = max(al, int(f.sems[d].alVal))
+	}
+	return al
 }
 
 func (f *flowSolver) isArg(id int) bool {

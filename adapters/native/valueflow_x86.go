@@ -317,6 +317,7 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 		}
 	}
 	out.stack = x86StackOp(inst, args, s.d.mode)
+	out.setsAL, out.alVal = x86SetsAL(inst, args)
 	if s.d.mode == 32 {
 		rename32(&out)
 	}
@@ -444,4 +445,31 @@ func sameArg(a, b x86asm.Arg) bool {
 	ra, ok1 := a.(x86asm.Reg)
 	rb, ok2 := b.(x86asm.Reg)
 	return ok1 && ok2 && ra == rb
+}
+
+// x86SetsAL reports whether an instruction sets al to a constant, and the
+// constant: a mov of an immediate into al, eax or rax (the whole
+// immediate: mov eax, 0x8001 is no count of vector registers), or the
+// zeroing of one of them.
+func x86SetsAL(inst x86asm.Inst, args []x86asm.Arg) (bool, uint64) {
+	if len(args) != 2 {
+		return false, 0
+	}
+	switch args[0] {
+	case x86asm.AL, x86asm.EAX, x86asm.RAX:
+	default:
+		return false, 0
+	}
+	switch {
+	case inst.Op == x86asm.MOV:
+		if v, ok := args[1].(x86asm.Imm); ok {
+			if args[0] == x86asm.AL {
+				return true, uint64(uint8(v))
+			}
+			return true, uint64(v)
+		}
+	case x86Zeroing[inst.Op] && sameArg(args[0], args[1]):
+		return true, 0
+	}
+	return false, 0
 }
