@@ -120,6 +120,10 @@ type vfTargets struct {
 	// imported gives the arity of a call or jump to an import whose C
 	// library prototype is known (valueflow_callee.go); nil knows none.
 	imported func(*insn, flowInsn) (calleeArity, bool)
+	// slot gives the arity of the import whose slot (GOT, IAT) is at an
+	// address, for a call through a register loaded from it; nil knows
+	// none.
+	slot func(uint64) (calleeArity, bool)
 	// entry reports whether an address starts a procedure (an import's
 	// stub included): a conditional branch there is a tail call on its
 	// taken path. Nil: no conditional branch is one.
@@ -196,6 +200,10 @@ type vfSem struct {
 	// vector registers carry arguments.
 	setsAL bool
 	alVal  uint64
+	// loads is the absolute address a load of a whole register reads (mov
+	// rdi, [rip+__imp_strlen]), for a call through the register ("call
+	// rdi") of the import whose slot it is.
+	loads uint64
 }
 
 // vfWrite is a store to memory.
@@ -276,6 +284,12 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 			}
 			arities = func(ts []uint64) map[uint64]calleeArity { return env.arities(ctx, ts) }
 			env.known.imported = env.importArity
+			env.known.slot = func(a uint64) (calleeArity, bool) {
+				if name := p.labelAt(a, "import"); name != "" {
+					return cc.prototypeArity(name)
+				}
+				return calleeArity{}, false
+			}
 		}
 		vf, _, err := env.analyse(ctx, i, limit, false, arities)
 		if err != nil {

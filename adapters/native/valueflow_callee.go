@@ -67,6 +67,11 @@ type calleeArity struct {
 	ints, vecs int  // argument registers of each class the callee takes
 	exact      bool // from DWARF: every register below is an argument
 	variadic   bool // exact, and written registers above may be arguments too
+	// intHoles, vecHoles: the registers below ints and vecs that carry no
+	// argument (bit i for the i-th), where a convention places by position
+	// (Microsoft x64's f(int, double) takes rcx and xmm1: rdx and xmm0 are
+	// holes).
+	intHoles, vecHoles uint32
 }
 
 // vfSummaries holds the procedures' arities, by address and depth.
@@ -99,13 +104,17 @@ func (e *vfEnv) isCallee(t uint64) bool {
 }
 
 // importArity is the arity of the import a call or jump in reaches (the
-// PLT stub it targets, the GOT slot it calls through), from the C
-// library's prototype of its name.
+// PLT stub it targets, the GOT slot it calls through, a PE image's stub
+// that jumps through the import's IAT slot, "call puts" to "jmp
+// [rip+__imp_puts]"), from the C library's prototype of its name.
 func (e *vfEnv) importArity(in *insn, f flowInsn) (calleeArity, bool) {
 	name := ""
 	switch {
 	case f.hasTarget:
 		name = e.p.labelAt(f.target, "import")
+		if i, ok := e.p.rangeIndex(f.target); name == "" && ok && e.p.procs[i].Thunk && e.p.procs[i].External {
+			name = e.p.procs[i].ThunkTarget
+		}
 	case f.flow == ports.FlowCall:
 		for _, x := range in.refs {
 			if x.kind == kindCall && x.flags == flagUnresolved && x.to != 0 {
@@ -121,10 +130,15 @@ func (e *vfEnv) importArity(in *insn, f flowInsn) (calleeArity, bool) {
 }
 
 // prototypeArity is the arity the C library's prototype of name gives
-// under cc: SysV and AAPCS64 only (Microsoft x64 places by position, Go's
-// conventions are not C's, and cdecl passes nothing in registers).
+// under cc: SysV and AAPCS64, which place each class in turn, and
+// Microsoft x64, which places by position (the i-th parameter in the i-th
+// integer or vector register, the other one a hole; a variadic callee's
+// slots past the fixed ones are taken where written, as SysV's); not Go's
+// conventions, which are not C's, nor cdecl, which passes nothing in
+// registers.
 func (cc convention) prototypeArity(name string) (calleeArity, bool) {
-	if cc.name != sysvAMD64.name && cc.name != aapcs64.name {
+	positional := cc.name == msX64.name
+	if cc.name != sysvAMD64.name && cc.name != aapcs64.name && !positional {
 		return calleeArity{}, false
 	}
 	fn, ok := libc.Lookup(name)
@@ -132,18 +146,44 @@ func (cc convention) prototypeArity(name string) (calleeArity, bool) {
 		return calleeArity{}, false
 	}
 	ar := calleeArity{known: true, exact: true, variadic: fn.Variadic}
-	for _, p := range fn.Params {
+	for i, p := range fn.Params {
+		vec := false
 		switch p.Type {
 		case "float", "double":
-			ar.vecs++
-		case "long double": // x87's, in memory on x86-64
+			vec = true
+		case "long double": // x87's, in memory on x86-64 (and by reference in mingw's)
 			return calleeArity{}, false
+		}
+		switch {
+		case positional && i >= len(cc.intArgs): // on the stack
+		case positional:
+			ar.ints, ar.vecs = i+1, i+1
+			if vec {
+				ar.intHoles |= 1 << i
+			} else {
+				ar.vecHoles |= 1 << i
+			}
+		case vec:
+			ar.vecs++
 		default:
 			ar.ints++
 		}
 	}
 	ar.ints, ar.vecs = min(ar.ints, len(cc.intArgs)), min(ar.vecs, len(cc.vecArgs))
-	return ar, true
+	return ar.trimmed(), true
+}
+
+// trimmed drops the holes at the top of each class: an arity ends at its
+// highest argument register.
+func (ar calleeArity) trimmed() calleeArity {
+	for ar.ints > 0 && ar.intHoles&(1<<(ar.ints-1)) != 0 {
+		ar.ints--
+	}
+	for ar.vecs > 0 && ar.vecHoles&(1<<(ar.vecs-1)) != 0 {
+		ar.vecs--
+	}
+	ar.intHoles, ar.vecHoles = ar.intHoles&(1<<ar.ints-1), ar.vecHoles&(1<<ar.vecs-1)
+	return ar
 }
 
 // directCallees lists the targets of the direct calls and of the jumps and
@@ -218,22 +258,26 @@ func (e *vfEnv) dwarfArity(ctx context.Context, addr uint64) (calleeArity, bool)
 		return calleeArity{}, false
 	}
 	ar := calleeArity{known: true, exact: true, variadic: sig.Variadic}
+	var ints, vecs uint32 // the registers placed
 	for _, prm := range sig.Parameters {
 		if prm.Location == "" {
 			return calleeArity{}, false // an aggregate the signature does not place
 		}
 		for loc := range strings.SplitSeq(prm.Location, ",") {
-			switch {
+			switch i, j := slices.Index(e.cc.intArgs, loc), slices.Index(e.cc.vecArgs, loc); {
 			case loc == "none":
-			case slices.Contains(e.cc.intArgs, loc):
-				ar.ints = max(ar.ints, slices.Index(e.cc.intArgs, loc)+1)
-			case slices.Contains(e.cc.vecArgs, loc):
-				ar.vecs = max(ar.vecs, slices.Index(e.cc.vecArgs, loc)+1)
+			case i >= 0:
+				ar.ints, ints = max(ar.ints, i+1), ints|1<<i
+			case j >= 0:
+				ar.vecs, vecs = max(ar.vecs, j+1), vecs|1<<j
 			default:
 				return calleeArity{}, false // on the stack
 			}
 		}
 	}
+	// Microsoft x64 places by position: f(int, double) takes rcx and
+	// xmm1, not rdx nor xmm0.
+	ar.intHoles, ar.vecHoles = (1<<ar.ints-1)&^ints, (1<<ar.vecs-1)&^vecs
 	return ar, true
 }
 

@@ -253,7 +253,8 @@ func TestValueFlowVEX(t *testing.T) {
 
 // TestPrototypeArity: the C library's prototypes place integers and
 // pointers in the integer registers and float and double in the vector
-// ones, under SysV and AAPCS64 only.
+// ones, each class in turn under SysV and AAPCS64 and by position under
+// Microsoft x64; not under Go's conventions nor cdecl.
 func TestPrototypeArity(t *testing.T) {
 	is := is.New(t)
 	for _, tc := range []struct {
@@ -270,7 +271,11 @@ func TestPrototypeArity(t *testing.T) {
 		{sysvAMD64, "malloc", calleeArity{known: true, exact: true, ints: 1}, true},
 		{aapcs64, "abort", calleeArity{known: true, exact: true}, true},
 		{sysvAMD64, "no_such_function", calleeArity{}, false},
-		{msX64, "puts", calleeArity{}, false},
+		{msX64, "puts", calleeArity{known: true, exact: true, ints: 1}, true},
+		{msX64, "printf", calleeArity{known: true, exact: true, ints: 1, variadic: true}, true},
+		{msX64, "ldexp", calleeArity{known: true, exact: true, ints: 2, vecs: 1, intHoles: 1}, true}, // xmm0, edx
+		{msX64, "pow", calleeArity{known: true, exact: true, vecs: 2}, true},
+		{msX64, "__snprintf_chk", calleeArity{known: true, exact: true, ints: 4, variadic: true}, true}, // the fifth on the stack
 		{goAMD64, "puts", calleeArity{}, false},
 		{cdecl, "puts", calleeArity{}, false},
 	} {

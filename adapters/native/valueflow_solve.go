@@ -407,8 +407,9 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 			// explicit definition makes it an argument.
 			// A callee whose arity is known takes the registers below it
 			// and no others: all of them when DWARF gives it (exact), else
-			// the ones the rule above finds below it (valueflow_callee.go).
-			extra := func(ids []int, call bool, take int, exact, variadic, fill bool) {
+			// the ones the rule above finds below it (valueflow_callee.go),
+			// but its holes (Microsoft x64's positions of the other class).
+			extra := func(ids []int, call bool, take int, exact, variadic, fill bool, holes uint32) {
 				// For a return, a call's clobber counts for the integer
 				// return register (the callee's result), not for the
 				// vector one (which a call leaves defined only in name).
@@ -432,8 +433,9 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				// through only when the written ones are a contiguous run
 				// (a gap says the higher ones are scratch).
 				lowest, highest, count := -1, -1, 0
+				hole := func(pos int) bool { return pos < 32 && holes&(1<<pos) != 0 }
 				for pos, id := range ids[:lim] {
-					if written(pos, id) {
+					if !hole(pos) && written(pos, id) {
 						if lowest < 0 {
 							lowest = pos
 						}
@@ -452,6 +454,8 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 						continue
 					}
 					switch {
+					case pos < lim && hole(pos):
+						continue
 					case pos < lim && (pos < lowest && call || written(pos, id)):
 					case pos >= lim && variadic && written(pos, id):
 					default:
@@ -483,6 +487,8 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				}
 				if s, ok := f.sites[f.flows[k].addr]; ok {
 					ar = s
+				} else if s, ok := f.loadedArity(state, f.sems[k].indirect); ok {
+					ar = s
 				}
 				ints, vecs := -1, -1
 				if ar.known {
@@ -510,8 +516,8 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 						vecs, vexact, readsAL = al, true, true
 					}
 				}
-				extra(f.intArgIDs, true, ints, ar.exact, ar.exact && ar.variadic, true)
-				extra(f.vecArgIDs, true, vecs, vexact, vvariadic, vexact)
+				extra(f.intArgIDs, true, ints, ar.exact, ar.exact && ar.variadic, true, ar.intHoles)
+				extra(f.vecArgIDs, true, vecs, vexact, vvariadic, vexact, ar.vecHoles)
 				if readsAL {
 					if id, ok := f.locID["rax"]; ok && !slices.Contains(f.useIDs[k], id) {
 						if !summary {
@@ -521,7 +527,7 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 					}
 				}
 			case f.sems[k].ret:
-				extra(f.retIDs, false, -1, false, false, false)
+				extra(f.retIDs, false, -1, false, false, false, 0)
 			}
 			if summary {
 				f.transfer(k, state)
@@ -568,6 +574,29 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 		}
 	}
 	slices.SortStableFunc(out.ParameterUses, func(x, y ports.ParameterUse) int { return cmpU(x.Address, y.Address) })
+}
+
+// loadedArity is the arity of the import a call through register reg
+// calls, when every definition of reg reaching it (state) loads the
+// import's slot: gcc's "mov rdi, [rip+__imp_strlen]; call rdi; ...; call
+// rdi" for repeated calls.
+func (f *flowSolver) loadedArity(state []defSet, reg string) (calleeArity, bool) {
+	id, ok := f.locID[reg]
+	if f.known.slot == nil || reg == "" || !ok || id < 0 || id >= f.nt || len(state[id]) == 0 {
+		return calleeArity{}, false
+	}
+	var ar calleeArity
+	for n, d := range state[id] {
+		if d < 0 || f.sems[d].loads == 0 {
+			return calleeArity{}, false
+		}
+		a, ok := f.known.slot(f.sems[d].loads)
+		if !ok || n > 0 && a != ar {
+			return calleeArity{}, false
+		}
+		ar = a
+	}
+	return ar, true
 }
 
 // alAt is the constant al holds before instruction k (whose state is

@@ -291,6 +291,15 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 			value = args[1]
 		}
 		write(args[0], false, value)
+		if r, ok := args[0].(x86asm.Reg); ok && op == x86asm.MOV && len(args) == 2 {
+			if m, ok := args[1].(x86asm.Mem); ok {
+				if _, bits := x86Reg(r); bits == int(s.d.mode) {
+					if a, ok := s.d.memAddr(m, next); ok {
+						out.loads = a
+					}
+				}
+			}
+		}
 		if r, ok := args[0].(x86asm.Reg); ok && (op == x86asm.MOV || op == x86asm.MOVZX || op == x86asm.MOVSX || op == x86asm.MOVSXD) {
 			if r1, ok := args[1].(x86asm.Reg); ok && (r == x86asm.RBP && r1 == x86asm.RSP || r == x86asm.EBP && r1 == x86asm.ESP) {
 				out.setsFrame = true
