@@ -283,13 +283,13 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 				env.sigIdx = idx
 			}
 			arities = func(ts []uint64) map[uint64]calleeArity { return env.arities(ctx, ts) }
-			env.known.imported = env.importArity
-			env.known.slot = func(a uint64) (calleeArity, bool) {
-				if name := p.labelAt(a, "import"); name != "" {
-					return cc.prototypeArity(name)
-				}
-				return calleeArity{}, false
+		}
+		env.known.imported = env.importArity
+		env.known.slot = func(a uint64) (calleeArity, bool) {
+			if name := p.labelAt(a, "import"); name != "" {
+				return cc.prototypeArity(name)
 			}
+			return calleeArity{}, false
 		}
 		vf, _, err := env.analyse(ctx, i, limit, false, arities)
 		if err != nil {
@@ -402,7 +402,18 @@ func valueFlowSems(ctx context.Context, d decoder, sm semantics, cc convention, 
 	}
 	fl.solve(ctx, &out)
 	if cc.stackWord > 0 && ctx.Err() == nil {
-		ps, us := stackParameters(cc, flows, sems, heights)
+		// A tail call of an import passes its prototype's stack words
+		// through from the procedure's own.
+		var tails map[int]int
+		for k, fl := range flows {
+			if ar, ok := sites[fl.addr]; ok && ar.words > 0 && !sems[k].call {
+				if tails == nil {
+					tails = map[int]int{}
+				}
+				tails[k] = ar.words
+			}
+		}
+		ps, us := stackParameters(cc, flows, sems, heights, tails)
 		out.Parameters, out.ParameterUses = append(out.Parameters, ps...), append(out.ParameterUses, us...)
 		slices.SortStableFunc(out.ParameterUses, func(x, y ports.ParameterUse) int { return cmpU(x.Address, y.Address) })
 	}
@@ -425,7 +436,7 @@ func finishVF(out ports.ValueFlow, cc convention) ports.ValueFlow {
 	if out.ParameterUses == nil {
 		out.ParameterUses = []ports.ParameterUse{}
 	}
-	const stackRule = "the stack words holding arguments that the procedure reads where its stack height is known (pushes, pops, constant adjustments, a frame pointer set from the stack pointer), named by their place at the entry; a word written before it is read counts, as does one whose address is taken; one only written does not, and a value of two words is two."
+	const stackRule = "the stack words holding arguments that the procedure reads where its stack height is known (pushes, pops, constant adjustments, a frame pointer set from the stack pointer), named by their place at the entry; a word written before it is read counts, as does one whose address is taken or a tail call of an import passes (as many as its C prototype takes); one only written does not, and a value of two words is two."
 	params := "Parameters are argument registers read before any write on some path; stack-passed parameters are not inferred."
 	switch {
 	case cc.stackWord > 0 && len(cc.intArgs) == 0:

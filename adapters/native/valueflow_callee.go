@@ -72,6 +72,10 @@ type calleeArity struct {
 	// (Microsoft x64's f(int, double) takes rcx and xmm1: rdx and xmm0 are
 	// holes).
 	intHoles, vecHoles uint32
+	// words is how many stack words past the registers the callee's
+	// prototype takes (every one of cdecl's), which a tail call passes
+	// through from the caller's own (valueflow_stack.go).
+	words int
 }
 
 // vfSummaries holds the procedures' arities, by address and depth.
@@ -130,15 +134,16 @@ func (e *vfEnv) importArity(in *insn, f flowInsn) (calleeArity, bool) {
 }
 
 // prototypeArity is the arity the C library's prototype of name gives
-// under cc: SysV and AAPCS64, which place each class in turn, and
-// Microsoft x64, which places by position (the i-th parameter in the i-th
-// integer or vector register, the other one a hole; a variadic callee's
-// slots past the fixed ones are taken where written, as SysV's); not Go's
-// conventions, which are not C's, nor cdecl, which passes nothing in
-// registers.
+// under cc: SysV and AAPCS64, which place each class in turn, Microsoft
+// x64, which places by position (the i-th parameter in the i-th integer or
+// vector register, the other one a hole; a variadic callee's slots past
+// the fixed ones are taken where written, as SysV's), and cdecl, which
+// places every parameter on the stack (a double in two words); not Go's
+// conventions, which are not C's. The stack words past the registers are
+// counted (words).
 func (cc convention) prototypeArity(name string) (calleeArity, bool) {
 	positional := cc.name == msX64.name
-	if cc.name != sysvAMD64.name && cc.name != aapcs64.name && !positional {
+	if cc.name != sysvAMD64.name && cc.name != aapcs64.name && !positional && cc.name != cdecl.name {
 		return calleeArity{}, false
 	}
 	fn, ok := libc.Lookup(name)
@@ -155,7 +160,13 @@ func (cc convention) prototypeArity(name string) (calleeArity, bool) {
 			return calleeArity{}, false
 		}
 		switch {
-		case positional && i >= len(cc.intArgs): // on the stack
+		case len(cc.intArgs) == 0: // cdecl
+			ar.words++
+			if p.Type == "double" {
+				ar.words++
+			}
+		case positional && i >= len(cc.intArgs):
+			ar.words++
 		case positional:
 			ar.ints, ar.vecs = i+1, i+1
 			if vec {
@@ -168,6 +179,9 @@ func (cc convention) prototypeArity(name string) (calleeArity, bool) {
 		default:
 			ar.ints++
 		}
+	}
+	if !positional { // SysV's and AAPCS64's past the registers, each in a word
+		ar.words += max(0, ar.ints-len(cc.intArgs)) + max(0, ar.vecs-len(cc.vecArgs))
 	}
 	ar.ints, ar.vecs = min(ar.ints, len(cc.intArgs)), min(ar.vecs, len(cc.vecArgs))
 	return ar.trimmed(), true

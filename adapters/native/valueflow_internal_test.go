@@ -254,7 +254,8 @@ func TestValueFlowVEX(t *testing.T) {
 // TestPrototypeArity: the C library's prototypes place integers and
 // pointers in the integer registers and float and double in the vector
 // ones, each class in turn under SysV and AAPCS64 and by position under
-// Microsoft x64; not under Go's conventions nor cdecl.
+// Microsoft x64, and count the stack words past them (cdecl's every one);
+// not under Go's conventions.
 func TestPrototypeArity(t *testing.T) {
 	is := is.New(t)
 	for _, tc := range []struct {
@@ -275,9 +276,10 @@ func TestPrototypeArity(t *testing.T) {
 		{msX64, "printf", calleeArity{known: true, exact: true, ints: 1, variadic: true}, true},
 		{msX64, "ldexp", calleeArity{known: true, exact: true, ints: 2, vecs: 1, intHoles: 1}, true}, // xmm0, edx
 		{msX64, "pow", calleeArity{known: true, exact: true, vecs: 2}, true},
-		{msX64, "__snprintf_chk", calleeArity{known: true, exact: true, ints: 4, variadic: true}, true}, // the fifth on the stack
+		{msX64, "__snprintf_chk", calleeArity{known: true, exact: true, ints: 4, variadic: true, words: 1}, true}, // the fifth on the stack
 		{goAMD64, "puts", calleeArity{}, false},
-		{cdecl, "puts", calleeArity{}, false},
+		{cdecl, "puts", calleeArity{known: true, exact: true, words: 1}, true},
+		{cdecl, "pow", calleeArity{known: true, exact: true, words: 4}, true}, // two doubles
 	} {
 		got, ok := tc.cc.prototypeArity(tc.name)
 		is.Equal(ok, tc.ok)
