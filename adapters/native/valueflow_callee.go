@@ -47,7 +47,7 @@ import (
 // calls), below it the rule of valueflow.go applies to the written ones,
 // and when the call writes none of them all n are passed through (a
 // wrapper that only tail-calls). Vector registers only get the bound: a
-// partial write (movhlps xmm4, xmm2) reads its register, so a callee may
+// partial write (movlpd xmm4, [rdi]) reads its register, so a callee may
 // seem to read one it does not take.
 //
 // A callee's summary looks arityDepth levels deep (summary): its own value

@@ -315,3 +315,18 @@ func TestValueFlowALCount(t *testing.T) {
 		})
 	}
 }
+
+// TestValueFlowMOVHLPS: movhlps moves a high half down to be read (its
+// destination's upper half, kept, goes unused), so it reads only its
+// source: libc's _IO_str_overflow had a false xmm4 parameter from
+// "movhlps xmm4, xmm2; movq r13, xmm4".
+func TestValueFlowMOVHLPS(t *testing.T) {
+	mm := &memMap{regions: []memRegion{{name: ".text", addr: 0x1000, size: 0x1000, fileSize: 0x1000, exec: true}}}
+	code := []byte{0x0f, 0x12, 0xe2, // movhlps xmm4, xmm2
+		0x66, 0x48, 0x0f, 0x7e, 0xe0, // movq rax, xmm4
+		0xc3} // ret
+	vf := flowOf(archX8664, &x86Sem{d: newX86(64, mm, source{})}, sysvAMD64, code)
+	if got := params(vf); !slices.Equal(got, []string{"xmm2"}) {
+		t.Errorf("inferred %v, want [xmm2]", got)
+	}
+}

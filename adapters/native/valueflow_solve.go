@@ -502,7 +502,7 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				// unknown or inferred arity setting al above 0 is taken for
 				// a variadic one (nothing else sets al before a call). An
 				// inferred vector arity otherwise only bounds: a partial
-				// write (movhlps xmm4, xmm2) reads its register, so a callee
+				// write (movlpd xmm4, [rdi]) reads its register, so a callee
 				// may seem to read one it never takes.
 				vexact, vvariadic := ar.exact, ar.exact && ar.variadic
 				readsAL := ar.exact && ar.variadic && f.cc.name == sysvAMD64.name

@@ -9,7 +9,7 @@ import (
 
 // x86-64 instruction semantics for the value flow. The destination is
 // Args[0] for most instructions; it is also read unless the instruction
-// only moves into it (mov family, lea, set, pop, conversions, the
+// only moves into it (mov family, lea, set, pop, conversions, movhlps, the
 // non-destructive VEX forms but fused multiply-adds) or zeroes it (xor r, r and its kin). Writes to
 // 8- and 16-bit registers merge into the full register, so they read it too;
 // 32-bit writes zero-extend and do not. Implicit operands are modelled for
@@ -101,7 +101,11 @@ var (
 		x86asm.CVTSI2SD: true, x86asm.CVTSI2SS: true, x86asm.CVTTSD2SI: true, x86asm.CVTTSS2SI: true,
 		x86asm.CVTSD2SI: true, x86asm.CVTSS2SI: true, x86asm.CVTSS2SD: true, x86asm.CVTSD2SS: true,
 		x86asm.POPCNT: true, x86asm.LZCNT: true, x86asm.TZCNT: true, x86asm.PMOVMSKB: true,
-		x86asm.MOVMSKPS: true, x86asm.MOVMSKPD: true, x86asm.PSHUFD: true, x86asm.MOVBE: true}
+		x86asm.MOVMSKPS: true, x86asm.MOVMSKPD: true, x86asm.PSHUFD: true, x86asm.MOVBE: true,
+		// movhlps keeps its destination's upper half, which compilers
+		// leave unused: they move a high half down to read it ("movhlps
+		// xmm4, xmm2; movq r13, xmm4"), as movsd moves a low one.
+		x86asm.MOVHLPS: true}
 	// x86Zeroing: op r, r sets r to a constant.
 	x86Zeroing = map[x86asm.Op]bool{x86asm.XOR: true, x86asm.SUB: true, x86asm.PXOR: true, x86asm.XORPS: true,
 		x86asm.XORPD: true}
