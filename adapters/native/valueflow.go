@@ -190,16 +190,16 @@ type vfSem struct {
 	// memAfter: the memory operands address the base after the
 	// instruction's write-back (AArch64's pre-indexing, "[sp,#-32]!").
 	memAfter bool
+	// setsAL: the instruction sets al to the constant alVal (mov al, 1;
+	// mov eax, 2; xor eax, eax; the whole immediate of a wider mov, at
+	// most 255), which before an x86-64 SysV call of a variadic procedure
+	// is how many vector registers carry arguments.
+	setsAL bool
+	alVal  uint8
 	// pushed is the register a push stores, popped the location a pop
 	// loads (a register, or a memory operand): valueflow_push.go tells the
 	// pushes that only pad the stack.
 	pushed, popped string
-	// setsAL: the instruction sets al to the constant alVal (mov al, 1;
-	// mov eax, 2; xor eax, eax; the whole immediate of a wider mov),
-	// which before an x86-64 SysV call of a variadic procedure is how many
-	// vector registers carry arguments.
-	setsAL bool
-	alVal  uint64
 	// loads is the absolute address a load of a whole register reads (mov
 	// rdi, [rip+__imp_strlen]), for a call through the register ("call
 	// rdi") of the import whose slot it is.

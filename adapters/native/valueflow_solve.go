@@ -612,7 +612,7 @@ func (f *flowSolver) alAt(k int, state []defSet, only bool) int {
 	}
 	al := 0
 	for _, d := range state[id] {
-		if d < 0 || !f.sems[d].setsAL || f.sems[d].alVal > uint64(len(f.cc.vecArgs)) {
+		if d < 0 || !f.sems[d].setsAL || int(f.sems[d].alVal) > len(f.cc.vecArgs) {
 			return -1
 		}
 		if only && int(d) >= k {

@@ -464,7 +464,7 @@ func sameArg(a, b x86asm.Arg) bool {
 // constant: a mov of an immediate into al, eax or rax (the whole
 // immediate: mov eax, 0x8001 is no count of vector registers), or the
 // zeroing of one of them.
-func x86SetsAL(inst x86asm.Inst, args []x86asm.Arg) (bool, uint64) {
+func x86SetsAL(inst x86asm.Inst, args []x86asm.Arg) (bool, uint8) {
 	if len(args) != 2 {
 		return false, 0
 	}
@@ -477,9 +477,9 @@ func x86SetsAL(inst x86asm.Inst, args []x86asm.Arg) (bool, uint64) {
 	case inst.Op == x86asm.MOV:
 		if v, ok := args[1].(x86asm.Imm); ok {
 			if args[0] == x86asm.AL {
-				return true, uint64(uint8(v))
+				return true, uint8(v)
 			}
-			return true, uint64(v)
+			return true, uint8(min(uint64(v), 255))
 		}
 	case x86Zeroing[inst.Op] && sameArg(args[0], args[1]):
 		return true, 0
