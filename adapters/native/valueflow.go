@@ -32,8 +32,10 @@ import (
 // above it. A register a call merely clobbered does not count as written
 // for a later call. A return uses the integer return register when the
 // procedure or a call wrote it, and the vector one when the procedure wrote
-// it. Of all these uses, only a register passed through untouched makes a
-// parameter, so a procedure that merely calls another infers none.
+// it. A jump out of the procedure, or a conditional branch to a
+// procedure's entry, is a tail call. Of all these uses, only a register
+// passed through untouched makes a parameter, so a procedure that merely
+// calls another infers none.
 
 // Value-flow bounds.
 const (
@@ -118,6 +120,14 @@ type vfTargets struct {
 	// imported gives the arity of a call or jump to an import whose C
 	// library prototype is known (valueflow_callee.go); nil knows none.
 	imported func(*insn, flowInsn) (calleeArity, bool)
+	// slot gives the arity of the import whose slot (GOT, IAT) is at an
+	// address, for a call through a register loaded from it; nil knows
+	// none.
+	slot func(uint64) (calleeArity, bool)
+	// entry reports whether an address starts a procedure (an import's
+	// stub included): a conditional branch there is a tail call on its
+	// taken path. Nil: no conditional branch is one.
+	entry func(uint64) bool
 	// summary: only the parameters are wanted (no operations, edges or
 	// effects are built).
 	summary bool
@@ -180,10 +190,20 @@ type vfSem struct {
 	// memAfter: the memory operands address the base after the
 	// instruction's write-back (AArch64's pre-indexing, "[sp,#-32]!").
 	memAfter bool
+	// setsAL: the instruction sets al to the constant alVal (mov al, 1;
+	// mov eax, 2; xor eax, eax; the whole immediate of a wider mov, at
+	// most 255), which before an x86-64 SysV call of a variadic procedure
+	// is how many vector registers carry arguments.
+	setsAL bool
+	alVal  uint8
 	// pushed is the register a push stores, popped the location a pop
 	// loads (a register, or a memory operand): valueflow_push.go tells the
 	// pushes that only pad the stack.
 	pushed, popped string
+	// loads is the absolute address a load of a whole register reads (mov
+	// rdi, [rip+__imp_strlen]), for a call through the register ("call
+	// rdi") of the import whose slot it is.
+	loads uint64
 }
 
 // vfWrite is a store to memory.
@@ -250,7 +270,8 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 			limit = min(req.MaxInstructions, maxVFInsns)
 		}
 		env := &vfEnv{a: a, p: p, d: d, sm: sm, cc: cc,
-			known: vfTargets{noret: p.noret, stackGrowth: growth, calleePops: a.img.format() == "pe" && p.arch == archX86, flow: p.flowOf}}
+			known: vfTargets{noret: p.noret, stackGrowth: growth, calleePops: a.img.format() == "pe" && p.arch == archX86, flow: p.flowOf,
+				entry: func(t uint64) bool { _, ok := p.rangeIndex(t); return ok }}}
 		if len(p.parts) > 0 {
 			env.known.parts, env.known.partCode = p.sortedSpans, func(ctx context.Context, r ports.FunctionRange) ([]byte, uint64, error) {
 				return p.partCode(ctx, a.src, r)
@@ -262,7 +283,13 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 				env.sigIdx = idx
 			}
 			arities = func(ts []uint64) map[uint64]calleeArity { return env.arities(ctx, ts) }
-			env.known.imported = env.importArity
+		}
+		env.known.imported = env.importArity
+		env.known.slot = func(a uint64) (calleeArity, bool) {
+			if name := p.labelAt(a, "import"); name != "" {
+				return cc.prototypeArity(name)
+			}
+			return calleeArity{}, false
 		}
 		vf, _, err := env.analyse(ctx, i, limit, false, arities)
 		if err != nil {
@@ -296,7 +323,7 @@ func valueFlowSems(ctx context.Context, d decoder, sm semantics, cc convention, 
 			} else {
 				f = plainFlow(in, known.noret)
 			}
-			if known.imported != nil && (f.flow == ports.FlowCall || f.flow == ports.FlowJump) {
+			if known.imported != nil && (f.flow == ports.FlowCall || f.flow == ports.FlowJump || f.flow == ports.FlowBranch) {
 				if ar, ok := known.imported(in, f); ok {
 					if sites == nil {
 						sites = map[uint64]calleeArity{}
@@ -375,7 +402,18 @@ func valueFlowSems(ctx context.Context, d decoder, sm semantics, cc convention, 
 	}
 	fl.solve(ctx, &out)
 	if cc.stackWord > 0 && ctx.Err() == nil {
-		ps, us := stackParameters(cc, flows, sems, heights)
+		// A tail call of an import passes its prototype's stack words
+		// through from the procedure's own.
+		var tails map[int]int
+		for k, fl := range flows {
+			if ar, ok := sites[fl.addr]; ok && ar.words > 0 && !sems[k].call {
+				if tails == nil {
+					tails = map[int]int{}
+				}
+				tails[k] = ar.words
+			}
+		}
+		ps, us := stackParameters(cc, flows, sems, heights, tails)
 		out.Parameters, out.ParameterUses = append(out.Parameters, ps...), append(out.ParameterUses, us...)
 		slices.SortStableFunc(out.ParameterUses, func(x, y ports.ParameterUse) int { return cmpU(x.Address, y.Address) })
 	}
@@ -398,7 +436,7 @@ func finishVF(out ports.ValueFlow, cc convention) ports.ValueFlow {
 	if out.ParameterUses == nil {
 		out.ParameterUses = []ports.ParameterUse{}
 	}
-	const stackRule = "the stack words holding arguments that the procedure reads where its stack height is known (pushes, pops, constant adjustments, a frame pointer set from the stack pointer), named by their place at the entry; a word written before it is read counts, as does one whose address is taken; one only written does not, and a value of two words is two."
+	const stackRule = "the stack words holding arguments that the procedure reads where its stack height is known (pushes, pops, constant adjustments, a frame pointer set from the stack pointer), named by their place at the entry; a word written before it is read counts, as does one whose address is taken or a tail call of an import passes (as many as its C prototype takes); one only written does not, and a value of two words is two."
 	params := "Parameters are argument registers read before any write on some path; stack-passed parameters are not inferred."
 	switch {
 	case cc.stackWord > 0 && len(cc.intArgs) == 0:

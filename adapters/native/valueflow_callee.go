@@ -26,8 +26,18 @@ import (
 // pointer parameters in the integer registers, its float and double ones
 // in the vector registers, and for a variadic one (printf) also the
 // written registers above; on x86-64 a variadic call also reads al, the
-// number of vector registers it passes. Before, "call strlen@plt" after a
-// "mov esi, 1" left over for a later call took rdi as passed through.
+// number of vector registers it passes, and where al is a constant there
+// it passes exactly that many, written or not ("movl $1, %eax; jmp
+// printf@plt" passes the caller's own double through). Before, "call
+// strlen@plt" after a "mov esi, 1" left over for a later call took rdi as
+// passed through. A call of unknown or inferred arity setting al to a
+// constant above 0 just before it (in its block, no other use between) is
+// taken for a variadic call that passes that many vector registers: a
+// stripped program's own variadic procedure reads them all.
+//
+// A conditional branch to a procedure's entry or an import's stub (clang
+// -Os's "je puts@plt", "jne gs") is a tail call on its taken path, and
+// passes what a jump there would.
 //
 // DWARF's arity is exact: every register below it is an argument, written
 // or passed through (a variadic callee may also take written ones above
@@ -37,7 +47,7 @@ import (
 // calls), below it the rule of valueflow.go applies to the written ones,
 // and when the call writes none of them all n are passed through (a
 // wrapper that only tail-calls). Vector registers only get the bound: a
-// partial write (movhlps xmm4, xmm2) reads its register, so a callee may
+// partial write (movlpd xmm4, [rdi]) reads its register, so a callee may
 // seem to read one it does not take.
 //
 // A callee's summary looks arityDepth levels deep (summary): its own value
@@ -57,6 +67,15 @@ type calleeArity struct {
 	ints, vecs int  // argument registers of each class the callee takes
 	exact      bool // from DWARF: every register below is an argument
 	variadic   bool // exact, and written registers above may be arguments too
+	// intHoles, vecHoles: the registers below ints and vecs that carry no
+	// argument (bit i for the i-th), where a convention places by position
+	// (Microsoft x64's f(int, double) takes rcx and xmm1: rdx and xmm0 are
+	// holes).
+	intHoles, vecHoles uint32
+	// words is how many stack words past the registers the callee's
+	// prototype takes (every one of cdecl's), which a tail call passes
+	// through from the caller's own (valueflow_stack.go).
+	words int
 }
 
 // vfSummaries holds the procedures' arities, by address and depth.
@@ -89,13 +108,17 @@ func (e *vfEnv) isCallee(t uint64) bool {
 }
 
 // importArity is the arity of the import a call or jump in reaches (the
-// PLT stub it targets, the GOT slot it calls through), from the C
-// library's prototype of its name.
+// PLT stub it targets, the GOT slot it calls through, a PE image's stub
+// that jumps through the import's IAT slot, "call puts" to "jmp
+// [rip+__imp_puts]"), from the C library's prototype of its name.
 func (e *vfEnv) importArity(in *insn, f flowInsn) (calleeArity, bool) {
 	name := ""
 	switch {
 	case f.hasTarget:
 		name = e.p.labelAt(f.target, "import")
+		if i, ok := e.p.rangeIndex(f.target); name == "" && ok && e.p.procs[i].Thunk && e.p.procs[i].External {
+			name = e.p.procs[i].ThunkTarget
+		}
 	case f.flow == ports.FlowCall:
 		for _, x := range in.refs {
 			if x.kind == kindCall && x.flags == flagUnresolved && x.to != 0 {
@@ -111,10 +134,16 @@ func (e *vfEnv) importArity(in *insn, f flowInsn) (calleeArity, bool) {
 }
 
 // prototypeArity is the arity the C library's prototype of name gives
-// under cc: SysV and AAPCS64 only (Microsoft x64 places by position, Go's
-// conventions are not C's, and cdecl passes nothing in registers).
+// under cc: SysV and AAPCS64, which place each class in turn, Microsoft
+// x64, which places by position (the i-th parameter in the i-th integer or
+// vector register, the other one a hole; a variadic callee's slots past
+// the fixed ones are taken where written, as SysV's), and cdecl, which
+// places every parameter on the stack (a double in two words); not Go's
+// conventions, which are not C's. The stack words past the registers are
+// counted (words).
 func (cc convention) prototypeArity(name string) (calleeArity, bool) {
-	if cc.name != sysvAMD64.name && cc.name != aapcs64.name {
+	positional := cc.name == msX64.name
+	if cc.name != sysvAMD64.name && cc.name != aapcs64.name && !positional && cc.name != cdecl.name {
 		return calleeArity{}, false
 	}
 	fn, ok := libc.Lookup(name)
@@ -122,22 +151,57 @@ func (cc convention) prototypeArity(name string) (calleeArity, bool) {
 		return calleeArity{}, false
 	}
 	ar := calleeArity{known: true, exact: true, variadic: fn.Variadic}
-	for _, p := range fn.Params {
+	for i, p := range fn.Params {
+		vec := false
 		switch p.Type {
 		case "float", "double":
-			ar.vecs++
-		case "long double": // x87's, in memory on x86-64
+			vec = true
+		case "long double": // x87's, in memory on x86-64 (and by reference in mingw's)
 			return calleeArity{}, false
+		}
+		switch {
+		case len(cc.intArgs) == 0: // cdecl
+			ar.words++
+			if p.Type == "double" {
+				ar.words++
+			}
+		case positional && i >= len(cc.intArgs):
+			ar.words++
+		case positional:
+			ar.ints, ar.vecs = i+1, i+1
+			if vec {
+				ar.intHoles |= 1 << i
+			} else {
+				ar.vecHoles |= 1 << i
+			}
+		case vec:
+			ar.vecs++
 		default:
 			ar.ints++
 		}
 	}
+	if !positional { // SysV's and AAPCS64's past the registers, each in a word
+		ar.words += max(0, ar.ints-len(cc.intArgs)) + max(0, ar.vecs-len(cc.vecArgs))
+	}
 	ar.ints, ar.vecs = min(ar.ints, len(cc.intArgs)), min(ar.vecs, len(cc.vecArgs))
-	return ar, true
+	return ar.trimmed(), true
 }
 
-// directCallees lists the targets of the direct calls and of the jumps out
-// of r (tail calls) that isCallee accepts, sorted.
+// trimmed drops the holes at the top of each class: an arity ends at its
+// highest argument register.
+func (ar calleeArity) trimmed() calleeArity {
+	for ar.ints > 0 && ar.intHoles&(1<<(ar.ints-1)) != 0 {
+		ar.ints--
+	}
+	for ar.vecs > 0 && ar.vecHoles&(1<<(ar.vecs-1)) != 0 {
+		ar.vecs--
+	}
+	ar.intHoles, ar.vecHoles = ar.intHoles&(1<<ar.ints-1), ar.vecHoles&(1<<ar.vecs-1)
+	return ar
+}
+
+// directCallees lists the targets of the direct calls and of the jumps and
+// conditional branches out of r (tail calls) that isCallee accepts, sorted.
 func directCallees(flows []flowInsn, r ports.FunctionRange, isCallee func(uint64) bool) []uint64 {
 	var out []uint64
 	for _, f := range flows {
@@ -146,7 +210,7 @@ func directCallees(flows []flowInsn, r ports.FunctionRange, isCallee func(uint64
 		}
 		switch {
 		case f.flow == ports.FlowCall:
-		case f.flow == ports.FlowJump && (f.target < r.Start || f.target >= r.End):
+		case (f.flow == ports.FlowJump || f.flow == ports.FlowBranch) && (f.target < r.Start || f.target >= r.End):
 		default:
 			continue
 		}
@@ -208,22 +272,26 @@ func (e *vfEnv) dwarfArity(ctx context.Context, addr uint64) (calleeArity, bool)
 		return calleeArity{}, false
 	}
 	ar := calleeArity{known: true, exact: true, variadic: sig.Variadic}
+	var ints, vecs uint32 // the registers placed
 	for _, prm := range sig.Parameters {
 		if prm.Location == "" {
 			return calleeArity{}, false // an aggregate the signature does not place
 		}
 		for loc := range strings.SplitSeq(prm.Location, ",") {
-			switch {
+			switch i, j := slices.Index(e.cc.intArgs, loc), slices.Index(e.cc.vecArgs, loc); {
 			case loc == "none":
-			case slices.Contains(e.cc.intArgs, loc):
-				ar.ints = max(ar.ints, slices.Index(e.cc.intArgs, loc)+1)
-			case slices.Contains(e.cc.vecArgs, loc):
-				ar.vecs = max(ar.vecs, slices.Index(e.cc.vecArgs, loc)+1)
+			case i >= 0:
+				ar.ints, ints = max(ar.ints, i+1), ints|1<<i
+			case j >= 0:
+				ar.vecs, vecs = max(ar.vecs, j+1), vecs|1<<j
 			default:
 				return calleeArity{}, false // on the stack
 			}
 		}
 	}
+	// Microsoft x64 places by position: f(int, double) takes rcx and
+	// xmm1, not rdx nor xmm0.
+	ar.intHoles, ar.vecHoles = (1<<ar.ints-1)&^ints, (1<<ar.vecs-1)&^vecs
 	return ar, true
 }
 

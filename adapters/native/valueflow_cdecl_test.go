@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"rea/adapters/native"
 	"rea/ports"
 )
 
@@ -258,5 +259,75 @@ func TestValueFlowAArch64StackParametersMatchDWARF(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+const cdeclImportSource = `#include <math.h>
+#include <stdio.h>
+#include <string.h>
+__attribute__((noinline)) void say(const char *s) { puts(s); }
+__attribute__((noinline)) size_t len(const char *s) { return strlen(s); }
+__attribute__((noinline)) void *cp(void *d, const void *s, size_t n) { return memcpy(d, s, n); }
+__attribute__((noinline)) double pw(double x, double y) { return pow(x, y); }
+int main(int argc, char **argv) { char b[8]; say(argv[0]); cp(b, argv[0], 4); return (int)len(argv[0]) + (int)pw(argc, 2); }
+`
+
+// A 32-bit x86 tail call of an import ("jmp puts@plt" without PIC, "jmp
+// [__imp__puts]" in a PE image) passes the caller's own stack words
+// through: the ones its C library prototype takes (a double's two) are
+// the caller's parameters, as its debug information says, with and
+// without it.
+func TestValueFlowCdeclImportTailCalls(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "imports.c")
+	if err := os.WriteFile(src, []byte(cdeclImportSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, cc, pkg string
+		flags         []string
+	}{
+		{"elf", "i686-linux-gnu-gcc", "gcc-i686-linux-gnu", []string{"-fno-pie", "-no-pie"}},
+		{"pe", "i686-w64-mingw32-gcc", "gcc-mingw-w64-i686", []string{"-D__USE_MINGW_ANSI_STDIO=0"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			needToolPkg(t, tc.cc, tc.pkg)
+			build := func(extra string) *native.Analysis {
+				exe := filepath.Join(dir, tc.name+extra+".exe")
+				args := append(slices.Clone(tc.flags), "-O2", extra, "-o", exe, src, "-lm")
+				if b, err := exec.Command(tc.cc, args...).CombinedOutput(); err != nil {
+					t.Fatalf("%s: %v\n%s", tc.cc, err, b)
+				}
+				return openNative(t, exe)
+			}
+			g, stripped := build("-g"), build("-s")
+			for _, name := range []string{"say", "len", "cp", "pw"} {
+				if name == "pw" && tc.name == "pe" {
+					continue // mingw's own pow (libmingwex), not an import
+				}
+				sym := name
+				if tc.name == "pe" {
+					sym = "_" + name // 32-bit Windows' C names
+				}
+				p := procedureNamed(t, g, sym)
+				sig, err := g.Signature(t.Context(), p.Address)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var want []string
+				for _, sp := range sig.Parameters {
+					want = append(want, strings.Split(sp.Location, ",")...)
+				}
+				for build, a := range map[string]*native.Analysis{"-g": g, "stripped": stripped} {
+					vf, err := a.ValueFlow(t.Context(), ports.FunctionRequest{Address: p.Address})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got := paramNames(vf); vf.CallingConvention != "cdecl" || !slices.Equal(got, want) {
+						t.Errorf("%s (%s): %s %v, debug information %v", name, build, vf.CallingConvention, got, want)
+					}
+				}
+			}
+		})
 	}
 }

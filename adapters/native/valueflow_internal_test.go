@@ -253,7 +253,9 @@ func TestValueFlowVEX(t *testing.T) {
 
 // TestPrototypeArity: the C library's prototypes place integers and
 // pointers in the integer registers and float and double in the vector
-// ones, under SysV and AAPCS64 only.
+// ones, each class in turn under SysV and AAPCS64 and by position under
+// Microsoft x64, and count the stack words past them (cdecl's every one);
+// not under Go's conventions.
 func TestPrototypeArity(t *testing.T) {
 	is := is.New(t)
 	for _, tc := range []struct {
@@ -270,12 +272,61 @@ func TestPrototypeArity(t *testing.T) {
 		{sysvAMD64, "malloc", calleeArity{known: true, exact: true, ints: 1}, true},
 		{aapcs64, "abort", calleeArity{known: true, exact: true}, true},
 		{sysvAMD64, "no_such_function", calleeArity{}, false},
-		{msX64, "puts", calleeArity{}, false},
+		{msX64, "puts", calleeArity{known: true, exact: true, ints: 1}, true},
+		{msX64, "printf", calleeArity{known: true, exact: true, ints: 1, variadic: true}, true},
+		{msX64, "ldexp", calleeArity{known: true, exact: true, ints: 2, vecs: 1, intHoles: 1}, true}, // xmm0, edx
+		{msX64, "pow", calleeArity{known: true, exact: true, vecs: 2}, true},
+		{msX64, "__snprintf_chk", calleeArity{known: true, exact: true, ints: 4, variadic: true, words: 1}, true}, // the fifth on the stack
 		{goAMD64, "puts", calleeArity{}, false},
-		{cdecl, "puts", calleeArity{}, false},
+		{cdecl, "puts", calleeArity{known: true, exact: true, words: 1}, true},
+		{cdecl, "pow", calleeArity{known: true, exact: true, words: 4}, true}, // two doubles
 	} {
 		got, ok := tc.cc.prototypeArity(tc.name)
 		is.Equal(ok, tc.ok)
 		is.Equal(got, tc.want)
+	}
+}
+
+// TestValueFlowALCount: on x86-64 SysV, al set to a constant just before a
+// call of unknown arity counts the vector registers it passes, so the
+// caller's own xmm0 passed through is a parameter; a constant that is
+// also stored (a flag, not a count) or too large to be one counts nothing.
+func TestValueFlowALCount(t *testing.T) {
+	mm := &memMap{regions: []memRegion{{name: ".text", addr: 0x1000, size: 0x1000, fileSize: 0x1000, exec: true}}}
+	for _, tc := range []struct {
+		name string
+		code []byte
+		want []string
+	}{
+		{"count", []byte{0x48, 0x8d, 0x3d, 0x00, 0x01, 0x00, 0x00, // lea rdi, [rip+0x100]
+			0xb8, 0x01, 0x00, 0x00, 0x00, // mov eax, 1
+			0xe8, 0x00, 0x01, 0x00, 0x00, 0xc3}, []string{"xmm0"}}, // call; ret
+		{"al", []byte{0xb0, 0x02, 0xe8, 0x00, 0x01, 0x00, 0x00, 0xc3}, []string{"xmm0", "xmm1"}}, // mov al, 2; call; ret
+		{"stored", []byte{0xb8, 0x01, 0x00, 0x00, 0x00, // mov eax, 1
+			0x89, 0x44, 0x24, 0x08, // mov [rsp+8], eax
+			0xe8, 0x00, 0x01, 0x00, 0x00, 0xc3}, nil},
+		{"large", []byte{0xb8, 0x01, 0x80, 0x00, 0x00, 0xe8, 0x00, 0x01, 0x00, 0x00, 0xc3}, nil}, // mov eax, 0x8001; call; ret
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vf := flowOf(archX8664, &x86Sem{d: newX86(64, mm, source{})}, sysvAMD64, tc.code)
+			if got := params(vf); !slices.Equal(got, tc.want) {
+				t.Errorf("inferred %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestValueFlowMOVHLPS: movhlps moves a high half down to be read (its
+// destination's upper half, kept, goes unused), so it reads only its
+// source: libc's _IO_str_overflow had a false xmm4 parameter from
+// "movhlps xmm4, xmm2; movq r13, xmm4".
+func TestValueFlowMOVHLPS(t *testing.T) {
+	mm := &memMap{regions: []memRegion{{name: ".text", addr: 0x1000, size: 0x1000, fileSize: 0x1000, exec: true}}}
+	code := []byte{0x0f, 0x12, 0xe2, // movhlps xmm4, xmm2
+		0x66, 0x48, 0x0f, 0x7e, 0xe0, // movq rax, xmm4
+		0xc3} // ret
+	vf := flowOf(archX8664, &x86Sem{d: newX86(64, mm, source{})}, sysvAMD64, code)
+	if got := params(vf); !slices.Equal(got, []string{"xmm2"}) {
+		t.Errorf("inferred %v, want [xmm2]", got)
 	}
 }

@@ -263,10 +263,20 @@ func (cc convention) callArea() int64 {
 }
 
 // tailJump reports whether instruction k, in block b, is a jump that
-// leaves the procedure as a tail call.
+// leaves the procedure as a tail call, or a conditional branch that does
+// on its taken path: one to a procedure's entry or an import's stub (clang
+// -Os's "je puts@plt", "jne gs").
 func (f *flowSolver) tailJump(k int, b ports.BasicBlock) bool {
-	if f.flows[k].flow != ports.FlowJump || !f.flows[k].hasTarget {
+	fl := f.flows[k]
+	if !fl.hasTarget || !slices.ContainsFunc(b.Successors, func(e ports.Edge) bool { return e.Kind == ports.EdgeTailCall }) {
 		return false
 	}
-	return slices.ContainsFunc(b.Successors, func(e ports.Edge) bool { return e.Kind == ports.EdgeTailCall })
+	switch fl.flow {
+	case ports.FlowJump:
+		return true
+	case ports.FlowBranch:
+		_, imported := f.sites[fl.addr]
+		return imported || f.known.entry != nil && f.known.entry(fl.target)
+	}
+	return false
 }

@@ -407,8 +407,9 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 			// explicit definition makes it an argument.
 			// A callee whose arity is known takes the registers below it
 			// and no others: all of them when DWARF gives it (exact), else
-			// the ones the rule above finds below it (valueflow_callee.go).
-			extra := func(ids []int, call bool, take int, exact, variadic, fill bool) {
+			// the ones the rule above finds below it (valueflow_callee.go),
+			// but its holes (Microsoft x64's positions of the other class).
+			extra := func(ids []int, call bool, take int, exact, variadic, fill bool, holes uint32) {
 				// For a return, a call's clobber counts for the integer
 				// return register (the callee's result), not for the
 				// vector one (which a call leaves defined only in name).
@@ -432,8 +433,9 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				// through only when the written ones are a contiguous run
 				// (a gap says the higher ones are scratch).
 				lowest, highest, count := -1, -1, 0
+				hole := func(pos int) bool { return pos < 32 && holes&(1<<pos) != 0 }
 				for pos, id := range ids[:lim] {
-					if written(pos, id) {
+					if !hole(pos) && written(pos, id) {
 						if lowest < 0 {
 							lowest = pos
 						}
@@ -452,6 +454,8 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 						continue
 					}
 					switch {
+					case pos < lim && hole(pos):
+						continue
 					case pos < lim && (pos < lowest && call || written(pos, id)):
 					case pos >= lim && variadic && written(pos, id):
 					default:
@@ -483,19 +487,38 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				}
 				if s, ok := f.sites[f.flows[k].addr]; ok {
 					ar = s
+				} else if s, ok := f.loadedArity(state, f.sems[k].indirect); ok {
+					ar = s
 				}
 				ints, vecs := -1, -1
 				if ar.known {
 					ints, vecs = ar.ints, ar.vecs
 				}
-				// An inferred vector arity only bounds: a partial write
-				// (movhlps xmm4, xmm2) reads its register, so a callee may
-				// seem to read one it never takes.
-				extra(f.intArgIDs, true, ints, ar.exact, ar.exact && ar.variadic, true)
-				extra(f.vecArgIDs, true, vecs, ar.exact, ar.exact && ar.variadic, ar.exact)
-				if ar.exact && ar.variadic && f.cc.name == sysvAMD64.name {
-					// A variadic callee reads al: how many vector registers
-					// carry its arguments.
+				// A variadic callee on x86-64 reads al: how many vector
+				// registers carry its arguments. Where al is a constant
+				// there, those registers are the call's vector arguments,
+				// written or passed through ("movl $1, %eax; jmp printf"
+				// passes the caller's own xmm0), and no others; a call of
+				// unknown or inferred arity setting al above 0 is taken for
+				// a variadic one (nothing else sets al before a call). An
+				// inferred vector arity otherwise only bounds: a partial
+				// write (movlpd xmm4, [rdi]) reads its register, so a callee
+				// may seem to read one it never takes.
+				vexact, vvariadic := ar.exact, ar.exact && ar.variadic
+				readsAL := ar.exact && ar.variadic && f.cc.name == sysvAMD64.name
+				switch {
+				case ar.exact && ar.variadic:
+					if al := f.alAt(k, state, false); al >= 0 {
+						vecs, vvariadic = max(vecs, al), false
+					}
+				case !ar.exact:
+					if al := f.alAt(k, state, true); al > 0 {
+						vecs, vexact, readsAL = al, true, true
+					}
+				}
+				extra(f.intArgIDs, true, ints, ar.exact, ar.exact && ar.variadic, true, ar.intHoles)
+				extra(f.vecArgIDs, true, vecs, vexact, vvariadic, vexact, ar.vecHoles)
+				if readsAL {
 					if id, ok := f.locID["rax"]; ok && !slices.Contains(f.useIDs[k], id) {
 						if !summary {
 							ops[k].Uses = append(slices.Clone(ops[k].Uses), "rax")
@@ -504,7 +527,7 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 					}
 				}
 			case f.sems[k].ret:
-				extra(f.retIDs, false, -1, false, false, false)
+				extra(f.retIDs, false, -1, false, false, false, 0)
 			}
 			if summary {
 				f.transfer(k, state)
@@ -551,6 +574,58 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 		}
 	}
 	slices.SortStableFunc(out.ParameterUses, func(x, y ports.ParameterUse) int { return cmpU(x.Address, y.Address) })
+}
+
+// loadedArity is the arity of the import a call through register reg
+// calls, when every definition of reg reaching it (state) loads the
+// import's slot: gcc's "mov rdi, [rip+__imp_strlen]; call rdi; ...; call
+// rdi" for repeated calls.
+func (f *flowSolver) loadedArity(state []defSet, reg string) (calleeArity, bool) {
+	id, ok := f.locID[reg]
+	if f.known.slot == nil || reg == "" || !ok || id < 0 || id >= f.nt || len(state[id]) == 0 {
+		return calleeArity{}, false
+	}
+	var ar calleeArity
+	for n, d := range state[id] {
+		if d < 0 || f.sems[d].loads == 0 {
+			return calleeArity{}, false
+		}
+		a, ok := f.known.slot(f.sems[d].loads)
+		if !ok || n > 0 && a != ar {
+			return calleeArity{}, false
+		}
+		ar = a
+	}
+	return ar, true
+}
+
+// alAt is the constant al holds before instruction k (whose state is
+// state) on x86-64 SysV when every definition of rax reaching it sets al
+// to a constant at most the number of vector argument registers (the
+// largest); -1 otherwise. When only, each must also be for k alone: in its
+// block, with no use of rax between (a compiler sets al just before the
+// call; "mov eax, 1; mov [rsp], eax; call f" sets a flag, not a count).
+func (f *flowSolver) alAt(k int, state []defSet, only bool) int {
+	id, ok := f.locID["rax"]
+	if f.cc.name != sysvAMD64.name || !ok || id < 0 || id >= f.nt || len(state[id]) == 0 {
+		return -1
+	}
+	al := 0
+	for _, d := range state[id] {
+		if d < 0 || !f.sems[d].setsAL || int(f.sems[d].alVal) > len(f.cc.vecArgs) {
+			return -1
+		}
+		if only && int(d) >= k {
+			return -1
+		}
+		for j := int(d) + 1; only && j < k; j++ {
+			if f.flows[j].flow != ports.FlowNext || slices.Contains(f.useIDs[j], id) {
+				return -1
+			}
+		}
+		al = max(al, int(f.sems[d].alVal))
+	}
+	return al
 }
 
 func (f *flowSolver) isArg(id int) bool {

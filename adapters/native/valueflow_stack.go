@@ -177,8 +177,10 @@ func (h height) entryOffset(cc convention, loc string) (int64, bool) {
 
 // stackParameters finds the stack words above the return address that the
 // procedure reads, or takes the address of, at known heights (heights from
-// stackHeights).
-func stackParameters(cc convention, flows []flowInsn, sems []vfSem, heights []height) ([]ports.InferredParameter, []ports.ParameterUse) {
+// stackHeights), and those a tail call passes through: tails gives the
+// instructions that jump to an import, and how many stack words its
+// prototype takes ("jmp puts@plt" passes [esp+4]).
+func stackParameters(cc convention, flows []flowInsn, sems []vfSem, heights []height, tails map[int]int) ([]ports.InferredParameter, []ports.ParameterUse) {
 	params, uses := []ports.InferredParameter{}, []ports.ParameterUse{}
 	word := cc.stackWord
 	seen := map[int64][]uint64{}
@@ -191,6 +193,11 @@ func stackParameters(cc convention, flows []flowInsn, sems []vfSem, heights []he
 			}
 			at, ok := h.entryOffset(cc, u)
 			if ok && at >= cc.stackFrom && (at-cc.stackFrom)%word == 0 && at < cc.stackFrom+word*(1<<16) {
+				seen[at] = append(seen[at], flows[k].addr)
+			}
+		}
+		for i := range int64(tails[k]) {
+			if at := h.sp + cc.stackFrom + i*word; h.spOK && at >= cc.stackFrom && (at-cc.stackFrom)%word == 0 {
 				seen[at] = append(seen[at], flows[k].addr)
 			}
 		}

@@ -9,7 +9,7 @@ import (
 
 // x86-64 instruction semantics for the value flow. The destination is
 // Args[0] for most instructions; it is also read unless the instruction
-// only moves into it (mov family, lea, set, pop, conversions, the
+// only moves into it (mov family, lea, set, pop, conversions, movhlps, the
 // non-destructive VEX forms but fused multiply-adds) or zeroes it (xor r, r and its kin). Writes to
 // 8- and 16-bit registers merge into the full register, so they read it too;
 // 32-bit writes zero-extend and do not. Implicit operands are modelled for
@@ -101,7 +101,11 @@ var (
 		x86asm.CVTSI2SD: true, x86asm.CVTSI2SS: true, x86asm.CVTTSD2SI: true, x86asm.CVTTSS2SI: true,
 		x86asm.CVTSD2SI: true, x86asm.CVTSS2SI: true, x86asm.CVTSS2SD: true, x86asm.CVTSD2SS: true,
 		x86asm.POPCNT: true, x86asm.LZCNT: true, x86asm.TZCNT: true, x86asm.PMOVMSKB: true,
-		x86asm.MOVMSKPS: true, x86asm.MOVMSKPD: true, x86asm.PSHUFD: true, x86asm.MOVBE: true}
+		x86asm.MOVMSKPS: true, x86asm.MOVMSKPD: true, x86asm.PSHUFD: true, x86asm.MOVBE: true,
+		// movhlps keeps its destination's upper half, which compilers
+		// leave unused: they move a high half down to read it ("movhlps
+		// xmm4, xmm2; movq r13, xmm4"), as movsd moves a low one.
+		x86asm.MOVHLPS: true}
 	// x86Zeroing: op r, r sets r to a constant.
 	x86Zeroing = map[x86asm.Op]bool{x86asm.XOR: true, x86asm.SUB: true, x86asm.PXOR: true, x86asm.XORPS: true,
 		x86asm.XORPD: true}
@@ -291,6 +295,15 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 			value = args[1]
 		}
 		write(args[0], false, value)
+		if r, ok := args[0].(x86asm.Reg); ok && op == x86asm.MOV && len(args) == 2 {
+			if m, ok := args[1].(x86asm.Mem); ok {
+				if _, bits := x86Reg(r); bits == int(s.d.mode) {
+					if a, ok := s.d.memAddr(m, next); ok {
+						out.loads = a
+					}
+				}
+			}
+		}
 		if r, ok := args[0].(x86asm.Reg); ok && (op == x86asm.MOV || op == x86asm.MOVZX || op == x86asm.MOVSX || op == x86asm.MOVSXD) {
 			if r1, ok := args[1].(x86asm.Reg); ok && (r == x86asm.RBP && r1 == x86asm.RSP || r == x86asm.EBP && r1 == x86asm.ESP) {
 				out.setsFrame = true
@@ -317,6 +330,7 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 		}
 	}
 	out.stack = x86StackOp(inst, args, s.d.mode)
+	out.setsAL, out.alVal = x86SetsAL(inst, args)
 	if s.d.mode == 32 {
 		rename32(&out)
 	}
@@ -444,4 +458,31 @@ func sameArg(a, b x86asm.Arg) bool {
 	ra, ok1 := a.(x86asm.Reg)
 	rb, ok2 := b.(x86asm.Reg)
 	return ok1 && ok2 && ra == rb
+}
+
+// x86SetsAL reports whether an instruction sets al to a constant, and the
+// constant: a mov of an immediate into al, eax or rax (the whole
+// immediate: mov eax, 0x8001 is no count of vector registers), or the
+// zeroing of one of them.
+func x86SetsAL(inst x86asm.Inst, args []x86asm.Arg) (bool, uint8) {
+	if len(args) != 2 {
+		return false, 0
+	}
+	switch args[0] {
+	case x86asm.AL, x86asm.EAX, x86asm.RAX:
+	default:
+		return false, 0
+	}
+	switch {
+	case inst.Op == x86asm.MOV:
+		if v, ok := args[1].(x86asm.Imm); ok {
+			if args[0] == x86asm.AL {
+				return true, uint8(v)
+			}
+			return true, uint8(min(uint64(v), 255))
+		}
+	case x86Zeroing[inst.Op] && sameArg(args[0], args[1]):
+		return true, 0
+	}
+	return false, 0
 }
