@@ -415,8 +415,8 @@ func digestFile(ctx context.Context, f io.ReaderAt, size int64, withCRC bool) (s
 	return hex.EncodeToString(h.Sum(nil)), sum32, nil
 }
 
-// addSymbols adds the debug file's .symtab to set as the target's own
-// would be added. A table that cannot be read is a limitation, not a
+// addSymbols adds the debug file's .symtab (a dSYM's LC_SYMTAB) to set as
+// the target's own would be added. A table that cannot be read is a limitation, not a
 // failure of the target's lists: what it held is dropped whole.
 func (d *debugFile) addSymbols(ctx context.Context, set *symbolSet) error {
 	if d == nil || !d.symtab {
@@ -424,6 +424,10 @@ func (d *debugFile) addSymbols(ctx context.Context, set *symbolSet) error {
 	}
 	tmp := &symbolSet{kept: set.kept, cut: set.cut}
 	err := func() (err error) {
+		if d.mach != nil { // a dSYM's (dsym.go)
+			defer recoverInto("mach-o", "dSYM symbols", &err)
+			return d.mach.readSymbols(ctx, tmp, map[uint32]string{}, map[uint32]uint8{})
+		}
 		defer recoverInto("elf", "debug file symbols", &err)
 		return d.img.readSymbols(ctx, tmp, elf.SHT_SYMTAB, "symbol", nil, nil)
 	}()

@@ -90,7 +90,8 @@
 // on (Options.DebugFileDirectories non-empty, although the bundle is not
 // under a root), from the dSYM beside it (dsym.go:
 // <path>.dSYM/Contents/Resources/DWARF/<name>, or the slice of a universal
-// one) whose LC_UUID equals the target's, found_by "dsym".
+// one) whose LC_UUID equals the target's, found_by "dsym", and its symbols
+// when the target declares fewer (stripped).
 //
 // Errors: input that is not ELF, PE or Mach-O (or is a directory) wraps
 // ports.ErrUnsupported; malformed input is a *ports.FormatError (matching

@@ -22,9 +22,10 @@ import (
 // limitations, as debugfile.go does for ELF. The search is on when
 // Options.DebugFileDirectories is non-empty although the bundle sits beside
 // the target, not under a root: a library user who turned the search off
-// gets none. Only the DWARF is used (signatures, source lines and value
-// flow's arities, through dwarfLoad); the dSYM's symbol table is not read,
-// so a stripped target keeps its own names, exports and function starts.
+// gets none. Its DWARF is used (signatures, source lines and value flow's
+// arities, through dwarfLoad), and so is its symbol table when it declares
+// more symbols than the target's (a stripped target: strip keeps little
+// more than __mh_execute_header and the imports of an executable).
 // The dSYM is untrusted input: parsed under recover with the target's
 // bounds, its DWARF charged to the memory budget as the target's is.
 
@@ -107,7 +108,11 @@ func (a *Analysis) searchDSYM(ctx context.Context, path string) {
 			a.debugNotes = append(a.debugNotes, note)
 		}
 		if d != nil {
-			a.debug = d
+			// A stripped target declares fewer symbols than its dSYM,
+			// which keeps the linked program's whole table: the dSYM's
+			// join the target's (a name both hold is listed once).
+			d.symtab = d.mach.tables.symtab && (!m.tables.symtab || m.tables.nsyms < d.mach.tables.nsyms)
+			a.debug, m.dbg = d, d
 			return
 		}
 	}

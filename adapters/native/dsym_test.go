@@ -129,6 +129,40 @@ func TestDSYM(t *testing.T) {
 	}
 }
 
+// A stripped macOS program (llvm-strip leaves __mh_execute_header) gets
+// its symbols back from its dSYM: the same procedures and names as the
+// program before stripping, and its signatures.
+func TestDSYMStripped(t *testing.T) {
+	for _, arch := range []string{"x86_64", "arm64"} {
+		t.Run(arch, func(t *testing.T) {
+			is := is.New(t)
+			dir := t.TempDir()
+			exe, dw := buildDSYM(t, dir, arch, dsymSource)
+			strip := llvmTool(t, "llvm-strip")
+			stripped := filepath.Join(dir, "stripped")
+			_, err := run(t.Context(), dir, nil, strip, "-o", stripped, exe)
+			is.NoErr(err)
+			strippedDW := filepath.Join(stripped+".dSYM", "Contents", "Resources", "DWARF", "stripped")
+			copyFile(t, dw, strippedDW)
+			ctx := context.Background()
+
+			with, off, full := openWith(t, stripped, t.TempDir()), openWith(t, stripped), openWith(t, exe, t.TempDir())
+			is.Equal(debugParam(with)["used_for"], []string{"symbols", "dwarf"})
+			is.Equal(debugParam(full)["used_for"], []string{"dwarf"}) // its own table is whole
+			wantP, wantN := procsAndNames(t, full)
+			gotP, gotN := procsAndNames(t, with)
+			is.Equal(gotP, wantP)
+			is.Equal(gotN, wantN)
+			_, offN := procsAndNames(t, off)
+			is.True(!slices.ContainsFunc(offN, func(s string) bool { return strings.HasSuffix(s, " _add function") }))
+
+			sig, err := with.Signature(ctx, procAddr(t, with, "_add"))
+			is.NoErr(err)
+			is.Equal(sigText("add", sig), "int add(int a, int b)")
+		})
+	}
+}
+
 // A dSYM of another build (another source, so another UUID) is refused and
 // said; the lists are what they are with the search off.
 func TestDSYMWrongUUID(t *testing.T) {
