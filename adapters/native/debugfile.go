@@ -78,11 +78,12 @@ const (
 type debugFile struct {
 	path    string
 	sha256  string
-	foundBy string // "build-id" or "debuglink"
+	foundBy string // "build-id", "debuglink" or "dsym"
 	file    *os.File
-	img     *elfImage // code sections are NOBITS: bytes come from the target
-	symtab  bool      // the target has no .symtab: symbols come from here
-	dwarf   bool      // the target has no DWARF: DWARF comes from here
+	img     *elfImage   // code sections are NOBITS: bytes come from the target
+	mach    *machoImage // a dSYM's slice (dsym.go) instead of img
+	symtab  bool        // the target has no .symtab: symbols come from here
+	dwarf   bool        // the target has no DWARF: DWARF comes from here
 }
 
 // used names what the debug file supplies, for the profile.
@@ -193,11 +194,13 @@ type debugCandidate struct {
 
 // findDebugFile looks for a separate debug file of the ELF target at path
 // and attaches the first one accepted to a (a.debug), noting refused ones
-// in a.debugNotes. It does nothing when the search is off, the target is
-// not ELF, or the target has its own .symtab and DWARF. Its only error is
+// in a.debugNotes; a Mach-O target's dSYM is found by searchDSYM
+// (dsym.go). It does nothing when the search is off, the target is
+// neither ELF nor Mach-O, or it has what a debug file would supply. Its only error is
 // ctx's: a search cut short would make the analysis depend on when.
 func (a *Analysis) findDebugFile(ctx context.Context, path string) error {
 	a.searchDebugFile(ctx, path)
+	a.searchDSYM(ctx, path)
 	if err := ctx.Err(); err != nil {
 		if a.debug != nil {
 			a.debug.file.Close()
@@ -292,34 +295,49 @@ func (a *Analysis) searchDebugFile(ctx context.Context, path string) {
 	}
 }
 
+// refusal is the limitation that says why c was not used.
+func (c debugCandidate) refusal(why string) string {
+	return fmt.Sprintf("Debug file %s (found by %s) was not used: %s.", c.path, c.foundBy, why)
+}
+
+// open opens the candidate: nil and no note when it does not exist or is
+// the target itself, nil and a note when it is refused. A file that is not
+// regular is not opened (a FIFO would block the open).
+func (c debugCandidate) open(target os.FileInfo) (*os.File, os.FileInfo, string) {
+	st, err := os.Stat(c.path)
+	if err != nil || os.SameFile(st, target) {
+		return nil, nil, ""
+	}
+	if !st.Mode().IsRegular() {
+		return nil, nil, c.refusal("it is not a regular file")
+	}
+	f, err := os.Open(c.path)
+	if err != nil {
+		return nil, nil, c.refusal("it cannot be opened")
+	}
+	fst, err := f.Stat()
+	if err != nil || !os.SameFile(fst, st) {
+		f.Close()
+		return nil, nil, c.refusal("it changed while it was opened")
+	}
+	return f, fst, ""
+}
+
 // tryDebugFile opens and checks one candidate. A candidate that does not
 // exist, or is the target itself, is passed over silently; one that exists
 // but is refused comes back as a note.
 func tryDebugFile(ctx context.Context, c debugCandidate, target os.FileInfo, e *elfImage, id []byte, crc uint32) (_ *debugFile, note string) {
-	st, err := os.Stat(c.path)
-	if err != nil || os.SameFile(st, target) {
-		return nil, ""
+	f, fst, note := c.open(target)
+	if f == nil {
+		return nil, note
 	}
-	refuse := func(why string) (*debugFile, string) {
-		return nil, fmt.Sprintf("Debug file %s (found by %s) was not used: %s.", c.path, c.foundBy, why)
-	}
-	if !st.Mode().IsRegular() {
-		return refuse("it is not a regular file")
-	}
-	f, err := os.Open(c.path)
-	if err != nil {
-		return refuse("it cannot be opened")
-	}
+	refuse := func(why string) (*debugFile, string) { return nil, c.refusal(why) }
 	keep := false
 	defer func() {
 		if !keep {
 			f.Close()
 		}
 	}()
-	fst, err := f.Stat()
-	if err != nil || !os.SameFile(fst, st) {
-		return refuse("it changed while it was opened")
-	}
 	src := source{r: f, size: fst.Size(), format: "elf"}
 	var img *elfImage
 	func() {
@@ -397,8 +415,8 @@ func digestFile(ctx context.Context, f io.ReaderAt, size int64, withCRC bool) (s
 	return hex.EncodeToString(h.Sum(nil)), sum32, nil
 }
 
-// addSymbols adds the debug file's .symtab to set as the target's own
-// would be added. A table that cannot be read is a limitation, not a
+// addSymbols adds the debug file's .symtab (a dSYM's LC_SYMTAB) to set as
+// the target's own would be added. A table that cannot be read is a limitation, not a
 // failure of the target's lists: what it held is dropped whole.
 func (d *debugFile) addSymbols(ctx context.Context, set *symbolSet) error {
 	if d == nil || !d.symtab {
@@ -406,6 +424,10 @@ func (d *debugFile) addSymbols(ctx context.Context, set *symbolSet) error {
 	}
 	tmp := &symbolSet{kept: set.kept, cut: set.cut}
 	err := func() (err error) {
+		if d.mach != nil { // a dSYM's (dsym.go)
+			defer recoverInto("mach-o", "dSYM symbols", &err)
+			return d.mach.readSymbols(ctx, tmp, map[uint32]string{}, map[uint32]uint8{})
+		}
 		defer recoverInto("elf", "debug file symbols", &err)
 		return d.img.readSymbols(ctx, tmp, elf.SHT_SYMTAB, "symbol", nil, nil)
 	}()

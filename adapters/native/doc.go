@@ -86,6 +86,12 @@
 // load signatures, source lines and value flow share. The profile's
 // debug_file parameter names it (path, sha256, found_by, used_for), and so
 // does the warm cache key. The file is untrusted input like the target.
+// A Mach-O target without __debug_info takes its DWARF, when the search is
+// on (Options.DebugFileDirectories non-empty, although the bundle is not
+// under a root), from the dSYM beside it (dsym.go:
+// <path>.dSYM/Contents/Resources/DWARF/<name>, or the slice of a universal
+// one) whose LC_UUID equals the target's, found_by "dsym", and its symbols
+// when the target declares fewer (stripped).
 //
 // Errors: input that is not ELF, PE or Mach-O (or is a directory) wraps
 // ports.ErrUnsupported; malformed input is a *ports.FormatError (matching

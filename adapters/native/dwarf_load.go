@@ -96,27 +96,47 @@ func (a *Analysis) loadDWARF() *dwarfLoad {
 		}
 		return l
 	case *machoImage, *fatImage:
-		m := machoOf(a.img)
-		s := m.f.Section("__debug_info")
-		if s == nil || s.Size > maxDWARFBytes {
-			return &dwarfLoad{}
+		if d := a.debug; d != nil && d.dwarf && d.mach != nil {
+			return loadMachODWARF(d.mach) // the dSYM's (dsym.go), under the same bounds
 		}
-		d, err := m.f.DWARF()
-		if err != nil {
-			return &dwarfLoad{}
-		}
-		l := &dwarfLoad{d: d, infoSize: max(s.Size, 1)}
-		if s := m.f.Section("__debug_line"); s != nil {
-			l.line, _ = s.Data()
-		}
-		for _, s := range m.f.Sections {
-			if strings.HasPrefix(s.Name, "__debug_") || strings.HasPrefix(s.Name, "__zdebug_") {
-				l.bytes += int64(s.Size)
-			}
-		}
-		return l
+		return loadMachODWARF(machoOf(a.img))
 	}
 	return &dwarfLoad{}
+}
+
+// loadMachODWARF reads m's DWARF through debug/macho. Every __debug_* and
+// __zdebug_* section is read (debug/macho's DWARF takes them all), so
+// their sizes, the declared inflated size of a compressed one, are bounded
+// together before any is.
+func loadMachODWARF(m *machoImage) *dwarfLoad {
+	s := m.f.Section("__debug_info")
+	if s == nil || s.Size > maxDWARFBytes {
+		return &dwarfLoad{}
+	}
+	var total uint64
+	for _, s := range m.f.Sections {
+		if !strings.HasPrefix(s.Name, "__debug_") && !strings.HasPrefix(s.Name, "__zdebug_") {
+			continue
+		}
+		size := s.Size
+		var h [12]byte
+		if n, _ := s.ReadAt(h[:], 0); n == 12 && string(h[:4]) == "ZLIB" {
+			size = max(size, binary.BigEndian.Uint64(h[4:]))
+		}
+		total += min(size, maxDWARFBytes+1)
+	}
+	if total > maxDWARFBytes {
+		return &dwarfLoad{}
+	}
+	d, err := m.f.DWARF()
+	if err != nil {
+		return &dwarfLoad{}
+	}
+	l := &dwarfLoad{d: d, infoSize: max(s.Size, 1), bytes: int64(total)}
+	if s := m.f.Section("__debug_line"); s != nil {
+		l.line, _ = s.Data()
+	}
+	return l
 }
 
 // dwarfSuffix is the name of a DWARF section without its prefix, "" for

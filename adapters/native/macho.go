@@ -51,6 +51,7 @@ type machoImage struct {
 	f        *macho.File // parsed with empty symbol tables (patch.go)
 	tables   machoTables // the symbol tables, read by symbols
 	reserved [][2]uint32 // reserved1, reserved2 of each section, parallel to f.Sections
+	dbg      *debugFile  // the dSYM whose symbols join the target's (dsym.go), or nil
 }
 
 func newMachO(src source) (image, error) {
@@ -230,6 +231,9 @@ func (m *machoImage) symbols(ctx context.Context) (*symbolSet, error) {
 	ords := map[uint32]uint8{}
 	if err := m.readSymbols(ctx, set, need, ords); err != nil {
 		return nil, classify("mach-o", err)
+	}
+	if err := m.dbg.addSymbols(ctx, set); err != nil {
+		return nil, err
 	}
 	dylibs := m.dylibs()
 	for _, st := range stubs {

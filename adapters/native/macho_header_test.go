@@ -11,7 +11,7 @@ import (
 )
 
 // ld64 finds lld's Mach-O linker: ld64.lld, or Debian's versioned name.
-func ld64(t *testing.T) string {
+func ld64(t testing.TB) string {
 	t.Helper()
 	if p, err := exec.LookPath("ld64.lld"); err == nil {
 		return p
