@@ -19,8 +19,6 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/bad from badCorpus")
 
-const okIntegrity = `"integrity":{"algorithm":"SHA256","hash":"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad","blockSize":4194304,"blocks":["ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"]}`
-
 func deepHeader(levels int) string {
 	return `{"files":` + strings.Repeat(`{"d":{"files":`, levels) + `{}` + strings.Repeat(`}}`, levels) + `}`
 }

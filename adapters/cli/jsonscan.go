@@ -77,22 +77,10 @@ func scanValue(b []byte, i int) (int, error) {
 	return i, nil
 }
 
-// scanList calls fn with each element of the array or each member (key and
-// value) of the object b; open is '[' or '{'.
-func scanList(b []byte, open byte, fn func(key, val []byte) error) error {
-	_, err := scanMembers(b, open, func(key, rest []byte) (int, error) {
-		end, err := scanValue(rest, 0)
-		if err != nil {
-			return 0, err
-		}
-		return end, fn(key, rest[:end])
-	})
-	return err
-}
-
-// scanMembers is scanList for a caller that walks each value itself, so a
-// nested list is read once: fn gets the input from the value's first byte
-// on and returns the value's length. It returns the list's length.
+// scanMembers calls fn with each element of the array or each member (key
+// and value) of the object b (open is '[' or '{'); fn walks each value
+// itself, so a nested list is read once: it gets the input from the
+// value's first byte on and returns the value's length. It returns the list's length.
 func scanMembers(b []byte, open byte, fn func(key, rest []byte) (int, error)) (int, error) {
 	i := scanWS(b, 0)
 	if i >= len(b) || b[i] != open {
