@@ -499,6 +499,9 @@ func writeOverview(w io.Writer, target *core.OpenBinaryResult, ev *core.Evidence
 	fmt.Fprintf(tw, "  format\t%s %s, %s\n", ov.Format, target.Kind, arch)
 	fmt.Fprintf(tw, "  sha256\t%s\n", target.SHA256)
 	fmt.Fprintf(tw, "  provider\t%s %s\n", ev.Provider.ID, deref(ev.Provider.Version))
+	if d := debugFileOf(ev); d != "" {
+		fmt.Fprintf(tw, "  debug file\t%s\n", d)
+	}
 	if ov.Entry != nil {
 		fmt.Fprintf(tw, "  entry\t%s\n", *ov.Entry)
 	}
@@ -541,6 +544,27 @@ func writeOverview(w io.Writer, target *core.OpenBinaryResult, ev *core.Evidence
 		tw.Flush()
 	}
 	return nil
+}
+
+// debugFileOf is the separate debug file the profile names (the engine
+// took symbols or DWARF from it), as "PATH (by build-id; symbols, dwarf)",
+// or "".
+func debugFileOf(ev *core.Evidence) string {
+	if ev.AnalysisProfile == nil {
+		return ""
+	}
+	var params struct {
+		DebugFile *struct {
+			Path    string   `json:"path"`
+			FoundBy string   `json:"found_by"`
+			UsedFor []string `json:"used_for"`
+		} `json:"debug_file"`
+	}
+	if json.Unmarshal(ev.AnalysisProfile.Parameters, &params) != nil || params.DebugFile == nil {
+		return ""
+	}
+	d := params.DebugFile
+	return fmt.Sprintf("%s (by %s; %s)", d.Path, d.FoundBy, strings.Join(d.UsedFor, ", "))
 }
 
 func deref(s *string) string {

@@ -17,7 +17,8 @@ import (
 // REA_DEBUG_FILE_DIRECTORIES by build ID: the overview's analysis profile
 // names it (path, SHA-256, how it was found), its Evidence ID is the same
 // on every run (the second from the warm cache) and differs from the one
-// without, and analyze_function has the signature from its DWARF.
+// without, rea analyze's text names it, and analyze_function has the
+// signature from its DWARF.
 func TestDebugFileDirectories(t *testing.T) {
 	is := is.New(t)
 	for _, tool := range []string{"gcc", "objcopy", "strip"} {
@@ -79,6 +80,21 @@ func TestDebugFileDirectories(t *testing.T) {
 	is.Equal(d["found_by"], "build-id")
 	is.Equal(len(d["sha256"].(string)), 64)
 	is.Equal(pOff["debug_file"], nil)
+
+	// rea analyze's text names the debug file it used, and none without.
+	text := func(dirs string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), cliLimit)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, reaBin, "analyze", prog)
+		cmd.Env = append(os.Environ(), "REA_DEBUG_FILE_DIRECTORIES="+dirs)
+		dieWithTests(cmd)
+		out, err := cmd.Output()
+		is.NoErr(err)
+		return string(out)
+	}
+	is.True(strings.Contains(text(root), "debug file  "+byID+" (by build-id; symbols, dwarf)\n"))
+	is.True(!strings.Contains(text(""), "debug file"))
 
 	proc := func(dirs, which string) map[string]any {
 		r := rea(dirs, "call", "analyze_function", `{"procedure":"`+which+`"}`, "--target", prog)
