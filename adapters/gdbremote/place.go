@@ -74,7 +74,8 @@ func (s *session) place(ctx context.Context, args []ports.TraceRegister) error {
 }
 
 // covering is the entry of list (sorted by start) whose range holds at, or
-// nil; of nested or overlapping ones, the last that starts at or below it.
+// nil; of nested or overlapping ones, the last that starts at or below it,
+// looking back over at most 8 entries (a range nested deeper is missed).
 func covering(list []libSym, at uint64) *libSym {
 	i := sort.Search(len(list), func(i int) bool { return list[i].start > at })
 	for j := i - 1; j >= 0 && j >= i-8; j-- {

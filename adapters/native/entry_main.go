@@ -122,19 +122,18 @@ func (w entryWalk) word(slot uint64, size int) (uint64, bool) {
 // x86 follows x86-64's or i386's _start to its call of __libc_start_main
 // and returns the first argument's address: rdi, or the last word pushed.
 func (w entryWalk) x86(pc uint64, mode int) (uint64, bool) {
-	known := map[x86asm.Reg]uint64{}
-	var stack []*uint64 // i386's pushed words, nil where unknown
+	known := map[int]uint64{} // by gpr: a register whatever its width
+	var stack []*uint64       // i386's pushed words, nil where unknown
 	word := uint64(mode / 8)
 	mask := ^uint64(0)
 	if mode == 32 {
 		mask = 0xffffffff
 	}
 	set := func(r x86asm.Reg, v uint64, ok bool) {
-		r = wideReg(r)
-		if ok {
-			known[r] = v & mask
+		if ok && gpr(r) >= 0 {
+			known[gpr(r)] = v & mask
 		} else {
-			delete(known, r)
+			delete(known, gpr(r))
 		}
 	}
 	// addrOf is a memory operand's address, when its base is known.
@@ -148,7 +147,7 @@ func (w entryWalk) x86(pc uint64, mode int) (uint64, bool) {
 		case 0:
 			return uint64(m.Disp) & mask, true
 		}
-		v, ok := known[wideReg(m.Base)]
+		v, ok := known[gpr(m.Base)]
 		return (v + uint64(m.Disp)) & mask, ok
 	}
 	// value is an operand's value, when known.
@@ -157,7 +156,7 @@ func (w entryWalk) x86(pc uint64, mode int) (uint64, bool) {
 		case x86asm.Imm:
 			return uint64(a) & mask, true
 		case x86asm.Reg:
-			v, ok := known[wideReg(a)]
+			v, ok := known[gpr(a)]
 			return v, ok
 		case x86asm.Mem:
 			if at, ok := addrOf(a, next); ok {
@@ -186,11 +185,13 @@ func (w entryWalk) x86(pc uint64, mode int) (uint64, bool) {
 					return w.firstArg(known, stack, mode)
 				}
 				// i386's PC thunk (mov reg, [esp]; ret): reg holds the
-				// return address.
-				if reg, ok := w.pcThunk(target & mask); ok {
-					set(reg, next, true)
-					pc = next
-					continue
+				// return address (pic32.go's thunkReg).
+				if mode == 32 {
+					if reg := (&x86Decoder{mode: 32, mm: w.mm, src: w.e.src}).thunkReg(target & mask); reg >= 0 {
+						known[int(reg)] = next & mask
+						pc = next
+						continue
+					}
 				}
 				return 0, false
 			case x86asm.Mem:
@@ -214,7 +215,7 @@ func (w entryWalk) x86(pc uint64, mode int) (uint64, bool) {
 		case x86asm.ADD:
 			if r, isReg := in.Args[0].(x86asm.Reg); isReg {
 				imm, isImm := in.Args[1].(x86asm.Imm)
-				v, ok := known[wideReg(r)]
+				v, ok := known[gpr(r)]
 				set(r, v+uint64(imm), ok && isImm)
 			}
 		case x86asm.PUSH:
@@ -245,44 +246,15 @@ func (w entryWalk) x86(pc uint64, mode int) (uint64, bool) {
 
 // firstArg is main's address at the call: rdi on x86-64, the last word
 // pushed on i386.
-func (w entryWalk) firstArg(known map[x86asm.Reg]uint64, stack []*uint64, mode int) (uint64, bool) {
+func (w entryWalk) firstArg(known map[int]uint64, stack []*uint64, mode int) (uint64, bool) {
 	if mode == 64 {
-		v, ok := known[x86asm.RDI]
+		v, ok := known[gpr(x86asm.RDI)]
 		return v, ok
 	}
 	if len(stack) == 0 || stack[len(stack)-1] == nil {
 		return 0, false
 	}
 	return *stack[len(stack)-1], true
-}
-
-// pcThunk reports whether the code at addr is an i386 PC thunk, and which
-// register it loads.
-func (w entryWalk) pcThunk(addr uint64) (x86asm.Reg, bool) {
-	b := w.code(addr, 16)
-	in, err := x86asm.Decode(b, 32)
-	if err != nil || in.Op != x86asm.MOV {
-		return 0, false
-	}
-	r, isReg := in.Args[0].(x86asm.Reg)
-	m, isMem := in.Args[1].(x86asm.Mem)
-	if !isReg || !isMem || m.Base != x86asm.ESP || m.Disp != 0 || m.Index != 0 {
-		return 0, false
-	}
-	ret, err := x86asm.Decode(b[in.Len:], 32)
-	if err != nil || ret.Op != x86asm.RET {
-		return 0, false
-	}
-	return r, true
-}
-
-// wideReg is the 64-bit register a 32-bit one is part of (edi: rdi); on
-// i386 the 32-bit registers stand for themselves.
-func wideReg(r x86asm.Reg) x86asm.Reg {
-	if r >= x86asm.EAX && r <= x86asm.R15L {
-		return r - x86asm.EAX + x86asm.RAX
-	}
-	return r
 }
 
 // arm64 follows AArch64's _start to its bl of __libc_start_main and
