@@ -43,7 +43,7 @@ func (s *session) place(ctx context.Context, args []ports.TraceRegister) error {
 	}
 	if s.libReads == 0 {
 		// The first hit's: the libraries callerOf would read first.
-		if err := s.loadCallerLibs(ctx); err != nil {
+		if err := s.readLibs(ctx); err != nil {
 			return err
 		}
 	}
@@ -54,10 +54,10 @@ func (s *session) place(ctx context.Context, args []ports.TraceRegister) error {
 		}
 		for k := range s.callerLibs {
 			l := &s.callerLibs[k]
-			at := a.Value - l.bias
-			if !slices.ContainsFunc(l.segments, func(seg [2]uint64) bool { return at >= seg[0] && at < seg[1] }) {
+			if !l.holds(a.Value) {
 				continue
 			}
+			at := a.Value - l.bias
 			p := &ports.TracePlace{Module: l.path, Address: at}
 			syms := s.symbolsOf(l.path)
 			if sec := covering(syms.secs, at); sec != nil {

@@ -841,44 +841,30 @@ func (s *session) callerOf(ctx context.Context, ra uint64) (uint64, string, erro
 	}
 	for try := 0; ; try++ {
 		for _, l := range s.callerLibs {
-			for _, seg := range l.segments {
-				if ra-l.bias >= seg[0] && ra-l.bias < seg[1] {
-					return ra - l.bias, l.path, nil
-				}
+			if l.holds(ra) {
+				return ra - l.bias, l.path, nil
 			}
 		}
 		if try > 0 || s.libReads >= maxLibraryReads {
 			return ra, "", nil
 		}
-		// The first time, the libraries the breakpoints were relocated in
-		// serve, if the list was read for them.
-		mods := s.res.Modules[1:]
-		if s.libReads > 0 || len(mods) == 0 {
-			var err error
-			if mods, err = s.libraries(ctx); err != nil {
-				return 0, "", err
-			}
+		if err := s.readLibs(ctx); err != nil {
+			return 0, "", err
 		}
-		s.useLibs(mods)
 	}
 }
 
-// loadCallerLibs reads the libraries callerOf reads first: those the
-// breakpoints were relocated in, or the loader's list.
-func (s *session) loadCallerLibs(ctx context.Context) error {
+// readLibs reads the libraries that place callers and arguments: the
+// first time those the breakpoints were relocated in, if the list was
+// read for them, else the loader's list as it is now.
+func (s *session) readLibs(ctx context.Context) error {
 	mods := s.res.Modules[1:]
-	if len(mods) == 0 {
+	if s.libReads > 0 || len(mods) == 0 {
 		var err error
 		if mods, err = s.libraries(ctx); err != nil {
 			return err
 		}
 	}
-	s.useLibs(mods)
-	return nil
-}
-
-// useLibs makes mods the libraries that place callers and arguments.
-func (s *session) useLibs(mods []ports.TraceModule) {
 	s.libReads++
 	s.callerLibs = s.callerLibs[:0]
 	for _, m := range mods {
@@ -888,6 +874,7 @@ func (s *session) useLibs(mods []ports.TraceModule) {
 			s.callerLibs = append(s.callerLibs, callerLib{path: m.Path, bias: m.LoadBias, segments: info.segments})
 		}
 	}
+	return nil
 }
 
 // maxLibraryReads bounds how often a trace reads the library list to place
@@ -899,6 +886,11 @@ type callerLib struct {
 	path     string
 	bias     uint64
 	segments [][2]uint64
+}
+
+// holds reports whether a runtime address lies in one of l's segments.
+func (l callerLib) holds(addr uint64) bool {
+	return slices.ContainsFunc(l.segments, func(seg [2]uint64) bool { return addr-l.bias >= seg[0] && addr-l.bias < seg[1] })
 }
 
 // inMain reports whether a runtime address lies in the main executable's
