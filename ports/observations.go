@@ -69,6 +69,9 @@ type Name struct {
 	// ordinal's dylib, an ELF version need's file. "" otherwise: an
 	// unversioned ELF import names no file, and is not guessed.
 	Library string
+	// Size is the bytes a function or object covers when the image says
+	// (an ELF symbol's st_size), 0 otherwise.
+	Size uint64
 }
 
 // String is a string literal found in the target's bytes.

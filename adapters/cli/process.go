@@ -254,7 +254,8 @@ type traceArg struct {
 }
 
 // pointee is where an argument points, in parentheses: in the program's
-// image its label (table), a place in a procedure (main+0x1a), or its
+// image its label (table), the sized object around it (scratch+0x8), a
+// place in a procedure (main+0x1a), or its
 // link-time address and section (0x4020 in .bss); in a library the symbol
 // around it or its address and section, and the library's file name
 // (_IO_2_1_stderr_ in libc.so.6); "" for none.

@@ -53,7 +53,8 @@
 //     ARM Thumb addresses have bit 0 cleared.
 //   - Names: every symbol label (function, object, label), import stubs and
 //     import slots whose address is known (kind import), sorted by address
-//     then name; one name per address and name.
+//     then name; one name per address and name. An ELF symbol's size is
+//     the name's Size.
 //   - Strings: ASCII and UTF-16LE runs in allocated, non-executable sections
 //     that have file data (for an ELF file without sections, the non-executable
 //     PT_LOAD segments); PE sections that are code or discardable and Mach-O

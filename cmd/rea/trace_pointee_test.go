@@ -10,8 +10,8 @@ import (
 )
 
 // pointeeC passes addresses in the program's image (a global array and a
-// callback to qsort, a place inside an unnamed static buffer) and in the C
-// library (stderr's FILE).
+// callback to qsort, a place inside a static buffer) and in the C library
+// (stderr's FILE).
 const pointeeC = `#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +25,9 @@ int main(int argc, char **argv) { int local[2] = {argc, 2}; qsort(table, 4, size
 `
 
 // rea trace gives an argument that points in the program's image its
-// link-time address's name (qsort's base and compar), or the address and
-// section (a place inside a buffer), and one that points in the C library
+// link-time address's name (qsort's base and compar), or the sized object
+// it lies inside with the offset (a place inside a buffer), and one that
+// points in the C library
 // the dynamic symbol around it and the library (stderr's FILE); a pointer
 // to the stack and an integer get nothing, on each architecture's lane.
 // Stripped, the names are the other tools' (sub_<hex>) and the data's
@@ -48,7 +49,7 @@ func TestCLITracePointees(t *testing.T) {
 			is.True(strings.HasPrefix(rows[0], "qsort base=0x"))
 			is.True(strings.Contains(rows[0], " (table), nmemb=0x4, size=0x4, compar=0x"))
 			is.True(strings.HasSuffix(rows[0], " (cmp) main void"))
-			is.True(strings.HasPrefix(rows[1], "use p=0x") && strings.Contains(rows[1], " in .bss), n=0x4 main void"))
+			is.True(strings.HasPrefix(rows[1], "use p=0x") && strings.Contains(rows[1], " (scratch+0x8), n=0x4 main void"))
 			is.True(strings.HasPrefix(rows[2], "use p=0x") && strings.HasSuffix(rows[2], ", n=0x2 main void")) // the stack: no place
 			is.True(!strings.Contains(rows[2], "("))
 			is.True(strings.HasPrefix(rows[3], "logto f=0x") && strings.HasSuffix(rows[3], " (_IO_2_1_stderr_ in libc.so.6), n=0x1 main void"))

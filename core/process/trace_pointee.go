@@ -3,6 +3,7 @@ package process
 import (
 	"cmp"
 	"context"
+	"slices"
 	"strings"
 
 	"rea/core"
@@ -24,7 +25,47 @@ type pointees struct {
 	bias   uint64
 	segs   []ports.Segment   // the image's sections (segments when it lists none)
 	labels map[uint64]string // a label for each address that has one
+	sized  sizedNames        // objects the image gives a size, for an address inside one
 	idx    *procIndex
+}
+
+// sizedNames are data objects with a size, by address (the larger first
+// at one address), with the furthest end of any object up to each, so that
+// a lookup walks back only over objects that may hold the address.
+type sizedNames struct {
+	names []ports.Name
+	ends  []uint64 // ends[i]: the largest Address+Size of names[:i+1]
+}
+
+func newSizedNames(names []ports.Name) sizedNames {
+	var out sizedNames
+	for _, n := range names {
+		if n.Kind == "object" && n.Size != 0 && n.Address+n.Size > n.Address {
+			out.names = append(out.names, n)
+		}
+	}
+	slices.SortFunc(out.names, func(a, b ports.Name) int {
+		return cmp.Or(cmp.Compare(a.Address, b.Address), cmp.Compare(b.Size, a.Size), cmp.Compare(a.Name, b.Name))
+	})
+	out.ends = make([]uint64, len(out.names))
+	var end uint64
+	for i, n := range out.names {
+		end = max(end, n.Address+n.Size)
+		out.ends[i] = end
+	}
+	return out
+}
+
+// inside is the innermost sized object that holds addr past its start,
+// as "name+0xoffset".
+func (s sizedNames) inside(addr uint64) (string, bool) {
+	i, _ := slices.BinarySearchFunc(s.names, addr+1, func(n ports.Name, a uint64) int { return cmp.Compare(n.Address, a) })
+	for i--; i >= 0 && s.ends[i] > addr; i-- {
+		if n := s.names[i]; addr-n.Address < n.Size {
+			return n.Name + "+" + core.Hex(addr-n.Address), true
+		}
+	}
+	return "", false
 }
 
 // newPointees is nil when the analysis lists no sections or segments.
@@ -49,6 +90,7 @@ func newPointees(ctx context.Context, a ports.Analysis, idx *procIndex) *pointee
 	pt := &pointees{segs: secs, labels: map[uint64]string{}, idx: idx}
 	if nl, ok := a.(ports.NameLister); ok {
 		if names, err := nl.Names(ctx); err == nil {
+			pt.sized = newSizedNames(names)
 			for _, n := range names {
 				if _, dup := pt.labels[n.Address]; !dup && (n.Kind == "function" || n.Kind == "object") {
 					pt.labels[n.Address] = n.Name
@@ -99,6 +141,9 @@ func (pt *pointees) of(value uint64) *TracePointee {
 	}
 	if n, ok := pt.labels[addr]; ok && out.Name == nil {
 		out.Name = core.OptString(n)
+	}
+	if n, ok := pt.sized.inside(addr); ok && out.Name == nil && out.Procedure == nil {
+		out.Name = &n
 	}
 	return out
 }

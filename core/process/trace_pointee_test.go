@@ -36,8 +36,9 @@ func TestTracePointees(t *testing.T) {
 			{Name: ".data", Kind: "section", Start: 0x4000, Size: 0x40, Perms: ports.Permissions{Read: true, Write: true}},
 			{Name: ".comment", Kind: "section", Start: 0, Size: 0x30},
 		},
-		names: []ports.Name{{Address: 0x1000, Name: "main", Kind: "function"}, {Address: 0x4010, Name: "table", Kind: "object"},
-			{Address: 0x4020, Name: "puts", Kind: "import"}},
+		names: []ports.Name{{Address: 0x1000, Name: "main", Kind: "function", Size: 0x40}, {Address: 0x4010, Name: "table", Kind: "object", Size: 0x10},
+			{Address: 0x4020, Name: "puts", Kind: "import", Size: 8}, {Address: 0x4000, Name: "big", Kind: "object", Size: 0x38},
+			{Address: 0x4000, Name: "head", Kind: "object", Size: 4}, {Address: 0x4038, Name: "unsized", Kind: "object"}},
 	}
 	idx := &procIndex{procs: []ports.Procedure{{Address: 0x1000, Name: "main", Size: 0x40}, {Address: 0x1040}},
 		analyst: map[uint64]string{0x4030: "counters"}}
@@ -62,7 +63,12 @@ func TestTracePointees(t *testing.T) {
 	is.Equal(place(bias+0x1010), "0x1010 .text in main")
 	is.Equal(place(bias+0x1048), "0x1048 .text in sub_1040")
 	is.Equal(place(bias+0x4010), "0x4010 .data table")
-	is.Equal(place(bias+0x4020), "0x4020 .data")          // an import's slot is not a pointee's name
+	is.Equal(place(bias+0x4018), "0x4018 .data table+0x8") // inside a sized object: the innermost
+	is.Equal(place(bias+0x4002), "0x4002 .data head+0x2")
+	is.Equal(place(bias+0x4006), "0x4006 .data big+0x6")  // past head, inside big
+	is.Equal(place(bias+0x4021), "0x4021 .data big+0x21") // an import's slot is no object
+	is.Equal(place(bias+0x403c), "0x403c .data")          // past big; unsized is only its own address
+	is.Equal(place(bias+0x4020), "0x4020 .data big+0x20") // an import's slot is not a pointee's name
 	is.Equal(place(bias+0x4030), "0x4030 .data counters") // the analyst's name
 	is.Equal(place(bias+0x4040), "-")                     // past .data
 	is.Equal(place(bias+0x20), "-")                       // in no section but the segment, whose sections say where

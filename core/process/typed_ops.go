@@ -542,8 +542,9 @@ type TraceArgument struct {
 
 // TracePointee is a place in the traced program's image or a library: its
 // link-time address, which the static tools take, the section holding it,
-// the label there (in a library, the dynamic symbol around it: stderr's
-// FILE is _IO_2_1_stderr_) and, in the program's code, the procedure
+// the label there, or the sized object around it with the offset into it
+// (scratch+0x8; in a library, the dynamic symbol around it: stderr's FILE
+// is _IO_2_1_stderr_) and, in the program's code, the procedure
 // containing it.
 type TracePointee struct {
 	Module    *string         `json:"module"` // the library's file; null for the program
