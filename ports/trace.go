@@ -199,10 +199,14 @@ type TraceResult struct {
 	Convention   CallingConvention // the convention the arguments were read under
 	ProcessID    int               // the traced process
 	Modules      []TraceModule     // the modules breakpoints were relocated in
-	Breakpoints  []TraceResolved   // one per request breakpoint, in request order
-	Hits         []TraceHit
-	Coverage     TraceCoverage
-	Exit         *TraceExit // nil when the program did not exit under trace
+	// StackEnd is the end of the main thread's stack (Linux: the page
+	// after the executable's file name, which the kernel copies to the
+	// stack's top; the auxiliary vector's AT_EXECFN); 0 when unknown.
+	StackEnd    uint64
+	Breakpoints []TraceResolved // one per request breakpoint, in request order
+	Hits        []TraceHit
+	Coverage    TraceCoverage
+	Exit        *TraceExit // nil when the program did not exit under trace
 	// Signals is every signal the engine's supervisor sent or refused while
 	// stopping the debugger server (and, for a launch, the program).
 	Signals []SignalAttempt
@@ -239,6 +243,7 @@ type TraceHit struct {
 	RuntimeAddress uint64
 	ProcessID      int
 	ThreadID       int
+	MainThread     bool // the hit is on the thread the trace began with
 	// Arguments are the argument registers of the convention, in order.
 	Arguments    []TraceRegister
 	StackPointer uint64

@@ -251,6 +251,7 @@ type traceArg struct {
 			Name    *string `json:"name"`
 		} `json:"procedure"`
 	} `json:"points_to"`
+	Stack *string `json:"stack"`
 }
 
 // pointee is where an argument points, in parentheses: in the program's
@@ -258,10 +259,14 @@ type traceArg struct {
 // place in a procedure (main+0x1a), or its
 // link-time address and section (0x4020 in .bss); in a library the symbol
 // around it or its address and section, and the library's file name
-// (_IO_2_1_stderr_ in libc.so.6); "" for none.
+// (_IO_2_1_stderr_ in libc.so.6); in the main thread's stack its offset
+// from the stack pointer at the call (stack sp+0x18); "" for none.
 func (a traceArg) pointee() string {
 	p := a.PointsTo
 	if p == nil {
+		if a.Stack != nil {
+			return " (stack " + *a.Stack + ")"
+		}
 		return ""
 	}
 	where := p.Address + " in " + p.Section

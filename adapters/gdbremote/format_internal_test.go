@@ -194,7 +194,7 @@ func TestCdeclSlots(t *testing.T) {
 
 // The auxiliary vector is pairs of the target's words: 8 bytes each on a
 // 64-bit program, 4 on a 32-bit one.
-func TestAuxvEntry(t *testing.T) {
+func TestAuxv(t *testing.T) {
 	le := func(word int, vals ...uint64) []byte {
 		var b []byte
 		for _, v := range vals {
@@ -207,14 +207,32 @@ func TestAuxvEntry(t *testing.T) {
 		return b
 	}
 	for _, word := range []int{4, 8} {
-		if e, ok := auxvEntry(le(word, 6, 4096, 9, 0x56556080, 0, 0), word); !ok || e != 0x56556080 {
+		if e, ok := auxvValue(le(word, 6, 4096, 9, 0x56556080, 0, 0), word, atEntry); !ok || e != 0x56556080 {
 			t.Errorf("%d-byte words: entry %#x, %v", word, e, ok)
 		}
-		if _, ok := auxvEntry(le(word, 6, 4096, 0, 0, 9, 1), word); ok {
+		if _, ok := auxvValue(le(word, 6, 4096, 0, 0, 9, 1), word, atEntry); ok {
 			t.Errorf("%d-byte words: an entry after AT_NULL", word)
 		}
-		if _, ok := auxvEntry(le(word, 6, 4096, 9)[:3*word-1], word); ok {
+		if _, ok := auxvValue(le(word, 6, 4096, 9)[:3*word-1], word, atEntry); ok {
 			t.Errorf("%d-byte words: a cut pair", word)
+		}
+		for _, c := range []struct {
+			auxv []byte
+			end  uint64
+		}{
+			{le(word, 6, 4096, 31, 0x7fffffffefe0, 0, 0), 0x7ffffffff000},
+			{le(word, 6, 4096, 31, 0x7fffffffe000, 0, 0), 0x7ffffffff000}, // the name's first byte on a page: that page
+			{le(word, 6, 0x10000, 31, 0xfffffffeffe0, 0, 0), 0xffffffff0000},
+			{le(word, 31, 0x7fffffffefe0, 0, 0), 0},          // no page size
+			{le(word, 6, 4096, 0, 0), 0},                     // no file name
+			{le(word, 6, 3000, 31, 0x7fffffffefe0, 0, 0), 0}, // not a power of two
+		} {
+			if word == 4 && c.end > 0xffffffff {
+				continue
+			}
+			if got := stackEnd(c.auxv, word); got != c.end {
+				t.Errorf("%d-byte words: stack end %#x, want %#x", word, got, c.end)
+			}
 		}
 	}
 }

@@ -179,10 +179,11 @@ func (s *session) relocate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("auxiliary vector: %w", err)
 	}
-	entry, ok := auxvEntry(auxv, int(s.conv.word))
+	entry, ok := auxvValue(auxv, int(s.conv.word), atEntry)
 	if !ok {
 		return protoErr("auxiliary vector has no AT_ENTRY")
 	}
+	s.res.StackEnd = stackEnd(auxv, int(s.conv.word))
 	mainBias := entry - s.target.entry
 	s.res.Modules = append(s.res.Modules, ports.TraceModule{Name: "", Path: s.target.path, LoadBias: mainBias})
 
@@ -349,19 +350,40 @@ func (s *session) readAddr(ctx context.Context, addr uint64) (uint64, error) {
 	return s.cl.readWord(ctx, addr, s.conv.word)
 }
 
-// auxvEntry finds AT_ENTRY in an auxiliary vector of word-sized pairs.
-func auxvEntry(b []byte, word int) (uint64, bool) {
+// Auxiliary vector keys.
+const (
+	atPageSize = 6
+	atEntry    = 9
+	atExecFn   = 31
+)
+
+// auxvValue finds key in an auxiliary vector of word-sized pairs.
+func auxvValue(b []byte, word int, key uint64) (uint64, bool) {
 	for i := 0; i+2*word <= len(b); i += 2 * word {
 		k := leWord(b[i : i+word])
 		v := leWord(b[i+word : i+2*word])
 		switch k {
 		case 0:
 			return 0, false
-		case 9: // AT_ENTRY
+		case key:
 			return v, true
 		}
 	}
 	return 0, false
+}
+
+// stackEnd is the end of the main thread's stack: the kernel copies the
+// executable's file name (AT_EXECFN) to the top of the new stack, so the
+// page after it ends the stack. 0 when the vector lacks either key. A
+// file name that crosses a page gives the page below the end, which
+// leaves the last strings unplaced rather than placing anything wrongly.
+func stackEnd(b []byte, word int) uint64 {
+	fn, ok := auxvValue(b, word, atExecFn)
+	page, ok2 := auxvValue(b, word, atPageSize)
+	if !ok || !ok2 || page == 0 || page&(page-1) != 0 || fn+page < fn {
+		return 0
+	}
+	return (fn + page) &^ (page - 1)
 }
 
 // parseLibraries reads qXfer:libraries-svr4: each library's name and l_addr,
@@ -749,6 +771,7 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 			RuntimeAddress: b.RuntimeAddress,
 			ProcessID:      int(s.pid),
 			ThreadID:       int(st.thread.TID),
+			MainThread:     st.thread.TID == s.main.TID,
 			Arguments:      hitArgs,
 			StackPointer:   sp,
 			ReturnAddress:  ra,

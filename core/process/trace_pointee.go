@@ -19,10 +19,42 @@ import (
 // (ports.TracePlace: the library's file, its link-time address, section and
 // dynamic symbol); one on the heap or a stack is left as it is.
 
+// A value in the main thread's stack is given as an offset from the stack
+// pointer at the call. The stack runs from the stack pointer (less the
+// red zone below it) to its end, which the tracer reads from the auxiliary
+// vector (ports.TraceResult.StackEnd), when the stack pointer itself lies
+// within mainStackReach of that end: Linux keeps every mapping at least
+// 128 MiB below the main stack's end, so the memory between such a stack
+// pointer and the end is the stack, while a goroutine's, a thread's or a
+// signal stack lies far below it and is not placed (nor is the heap).
+
+// mainStackReach is how far below its end a main-thread stack pointer may
+// lie: the default stack limit, 8 MiB (deeper stacks are not placed).
+const mainStackReach = 8 << 20
+
+// redZone is the space below the stack pointer a leaf function may use
+// (the x86-64 System V ABI's 128 bytes; more than i386's and AArch64's 0).
+const redZone = 128
+
+// onStack is value's offset from the stack pointer at the hit, when it
+// lies in the main thread's stack.
+func onStack(value uint64, h ports.TraceHit, end uint64) (string, bool) {
+	sp := h.StackPointer
+	if end == 0 || !h.MainThread || sp >= end || end-sp > mainStackReach || sp < redZone ||
+		value < sp-redZone || value >= end {
+		return "", false
+	}
+	if value < sp {
+		return "sp-" + core.Hex(sp-value), true
+	}
+	return "sp+" + core.Hex(value-sp), true
+}
+
 // pointees maps a runtime address to the place in the program's image it
 // lies in.
 type pointees struct {
 	bias   uint64
+	stack  uint64            // the main thread's stack end, 0 when unknown
 	segs   []ports.Segment   // the image's sections (segments when it lists none)
 	labels map[uint64]string // a label for each address that has one
 	sized  sizedNames        // objects the image gives a size, for an address inside one
@@ -104,20 +136,18 @@ func newPointees(ctx context.Context, a ports.Analysis, idx *procIndex) *pointee
 	return pt
 }
 
-// withBias is pt for a trace whose program was loaded at bias, or nil
-// when the tracer reported no main module.
+// withBias is pt for a trace whose program was loaded at bias (and whose
+// main thread's stack ends where the tracer says); without a main module
+// only the stack and the tracer's library places are known.
 func (pt *pointees) withBias(res *ports.TraceResult) *pointees {
-	if pt == nil {
-		return nil
-	}
 	for _, m := range res.Modules {
-		if m.Name == "" {
+		if m.Name == "" && pt != nil {
 			out := *pt
-			out.bias = m.LoadBias
+			out.bias, out.stack = m.LoadBias, res.StackEnd
 			return &out
 		}
 	}
-	return nil
+	return &pointees{stack: res.StackEnd}
 }
 
 // of is where a value points in the image, or nil.
@@ -198,6 +228,9 @@ func (pt *pointees) annotate(argv []TraceArgument, sig *traceSig, h ports.TraceH
 		a.PointsTo = pt.of(v)
 		if p := places[a.Register]; a.PointsTo == nil && p != nil {
 			a.PointsTo = inLibrary(p)
+		}
+		if off, ok := onStack(v, h, pt.stack); ok && a.PointsTo == nil {
+			a.Stack = &off
 		}
 	}
 }

@@ -94,7 +94,7 @@ func TestTracePointees(t *testing.T) {
 	}
 	is.Equal(got, []bool{true, false, true, true, false, true, false, true})
 
-	is.True(newPointees(ctx, a, idx).withBias(&ports.TraceResult{Modules: []ports.TraceModule{{Name: "libc.so.6"}}}) == nil)
+	is.True(newPointees(ctx, a, idx).withBias(&ports.TraceResult{Modules: []ports.TraceModule{{Name: "libc.so.6"}}}).of(bias+0x4010) == nil)
 	is.True(newPointees(ctx, pointeeAnalysis{}, idx) == nil)
 	var none *pointees
 	none.annotate(argv, sig, ports.TraceHit{}) // a trace without an image: nothing to do
@@ -137,4 +137,45 @@ func TestTraceLibraryPointees(t *testing.T) {
 	argv = []TraceArgument{{Register: "rdi", Value: "0x7ffff7fa8680"}}
 	none.annotate(argv, nil, h)
 	is.Equal(show(argv[0].PointsTo), "0x1d3680 .data "+libc+" _IO_2_1_stderr_")
+}
+
+// A value in the main thread's stack, from the red zone below the stack
+// pointer to the stack's end, is given as its offset from the stack
+// pointer; not on another thread, not past the end, not where the stack
+// pointer lies far below the end (a goroutine's or a signal stack) or the
+// end is unknown, and not for an argument that holds no address.
+func TestTraceStackPointees(t *testing.T) {
+	is := is.New(t)
+	const end, sp = 0x7ffffffff000, 0x7fffffffe400
+	main := ports.TraceHit{ProcessID: 7, ThreadID: 7, MainThread: true, StackPointer: sp}
+	at := func(v uint64, h ports.TraceHit, end uint64) string {
+		s, ok := onStack(v, h, end)
+		if !ok {
+			return "-"
+		}
+		return s
+	}
+	is.Equal(at(sp+0x18, main, end), "sp+0x18")
+	is.Equal(at(sp, main, end), "sp+0x0")
+	is.Equal(at(sp-0x80, main, end), "sp-0x80") // the red zone
+	is.Equal(at(sp-0x81, main, end), "-")
+	is.Equal(at(end-1, main, end), "sp+0xbff")
+	is.Equal(at(end, main, end), "-")
+	is.Equal(at(sp+0x18, main, 0), "-") // no end known
+	thread := main
+	thread.ThreadID, thread.MainThread = 8, false
+	is.Equal(at(sp+0x18, thread, end), "-")
+	far := main
+	far.StackPointer = end - mainStackReach - 0x1000 // a stack far below the main one's end
+	is.Equal(at(far.StackPointer+0x18, far, end), "-")
+	above := main
+	above.StackPointer = end + 0x100
+	is.Equal(at(end+0x108, above, end), "-")
+
+	pt := (*pointees)(nil).withBias(&ports.TraceResult{StackEnd: end})
+	sig := &traceSig{params: []ports.Parameter{{Name: "buf", Type: "char *"}, {Name: "n", Type: "size_t"}}}
+	argv := []TraceArgument{{Value: core.Hex(sp + 0x20), Parameter: core.OptString("buf")}, {Value: core.Hex(sp + 0x20), Parameter: core.OptString("n")}}
+	pt.annotate(argv, sig, main)
+	is.True(argv[0].Stack != nil && *argv[0].Stack == "sp+0x20")
+	is.True(argv[1].Stack == nil) // an integer
 }

@@ -536,8 +536,14 @@ type TraceArgument struct {
 	ValueAtReturn *string `json:"value_at_return,omitempty"`
 	// PointsTo is where the value points in the program's own image or a
 	// library, for an argument that may be an address (a pointer, or of
-	// unknown type); absent when it points elsewhere (the heap, a stack).
+	// unknown type); absent when it points elsewhere (the heap, a stack:
+	// see Stack).
 	PointsTo *TracePointee `json:"points_to,omitempty"`
+	// Stack is where the value points in the calling thread's stack, as
+	// an offset from the stack pointer at the call ("sp+0x18": a caller's
+	// frame; "sp-0x8": the red zone), for an argument that may be an
+	// address; absent elsewhere and where the stack's extent is unknown.
+	Stack *string `json:"stack,omitempty"`
 }
 
 // TracePointee is a place in the traced program's image or a library: its
