@@ -332,6 +332,10 @@ type TraceRegister struct {
 	// (an argument of a word), when it lies in one; nil otherwise, and
 	// for the main program's image, which the caller places itself.
 	Place *TracePlace
+	// Heap says Value lies in the process's brk heap (malloc's main
+	// arena) when the call began; the tracer knows it only for a program
+	// running natively on this host (/proc/PID/maps).
+	Heap bool
 }
 
 // TracePlace is an address in a loaded library: the library, the address

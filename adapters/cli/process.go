@@ -252,6 +252,7 @@ type traceArg struct {
 		} `json:"procedure"`
 	} `json:"points_to"`
 	Stack *string `json:"stack"`
+	Heap  bool    `json:"heap"`
 }
 
 // pointee is where an argument points, in parentheses: in the program's
@@ -260,12 +261,16 @@ type traceArg struct {
 // link-time address and section (0x4020 in .bss); in a library the symbol
 // around it or its address and section, and the library's file name
 // (_IO_2_1_stderr_ in libc.so.6); in the main thread's stack its offset
-// from the stack pointer at the call (stack sp+0x18); "" for none.
+// from the stack pointer at the call (stack sp+0x18); in the heap (heap);
+// "" for none.
 func (a traceArg) pointee() string {
 	p := a.PointsTo
 	if p == nil {
-		if a.Stack != nil {
+		switch {
+		case a.Stack != nil:
 			return " (stack " + *a.Stack + ")"
+		case a.Heap:
+			return " (heap)"
 		}
 		return ""
 	}

@@ -57,6 +57,12 @@ type session struct {
 	// libSyms are the libraries' symbols and sections that place reads
 	// arguments' places from, by file.
 	libSyms map[string]*libSymbols
+	// procMaps reads a process's memory map (/proc/PID/maps) for a
+	// program running on this host; nil under an emulator or a dialed
+	// server. heap is the [heap] range its last read found.
+	procMaps  func(pid int) ([]byte, error)
+	heap      [2]uint64
+	mapsReads int
 	// slots are the stack slots each request breakpoint's texts name
 	// (slotsOf), by breakpoint index.
 	slots [][]string

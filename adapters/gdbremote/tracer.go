@@ -135,6 +135,7 @@ func (t *Tracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports
 	dial := t.dial
 	var sysroot string // where an emulator takes the program's libraries from
 	asyncOff := false  // a Go program runs with asyncpreemptoff=1 (noAsyncPreemption)
+	var procMaps func(int) ([]byte, error)
 	switch {
 	case dial != nil:
 	case target != nil && target.arch != hostArch():
@@ -162,6 +163,7 @@ func (t *Tracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports
 		dial = func(ctx context.Context, req ports.TraceRequest) (endpoint, error) {
 			return startServer(ctx, path, req, t.opts.ExitGrace)
 		}
+		procMaps = readProcMaps
 	}
 	ep, err := dial(ctx, req)
 	if err != nil {
@@ -178,6 +180,7 @@ func (t *Tracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports
 		stopOp:   op,
 		sysroot:  sysroot,
 		asyncOff: asyncOff,
+		procMaps: procMaps,
 	}
 	traceErr := s.trace(ctx)
 
@@ -413,4 +416,14 @@ func (s *session) classify(err error) error {
 		return err
 	}
 	return err
+}
+
+// readProcMaps reads the memory map of a process on this host, bounded.
+func readProcMaps(pid int) ([]byte, error) {
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/maps")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 4<<20))
 }

@@ -198,11 +198,12 @@ func (pt *pointees) annotate(argv []TraceArgument, sig *traceSig, h ports.TraceH
 	if pt == nil {
 		pt = &pointees{}
 	}
-	places := map[string]*ports.TracePlace{}
+	places, heap := map[string]*ports.TracePlace{}, map[string]bool{}
 	for _, r := range h.Arguments {
 		if r.Place != nil {
 			places[r.Name] = r.Place
 		}
+		heap[r.Name] = r.Heap
 	}
 	types := map[string]string{}
 	if sig != nil {
@@ -232,6 +233,7 @@ func (pt *pointees) annotate(argv []TraceArgument, sig *traceSig, h ports.TraceH
 		if off, ok := onStack(v, h, pt.stack); ok && a.PointsTo == nil {
 			a.Stack = &off
 		}
+		a.Heap = a.PointsTo == nil && a.Stack == nil && heap[a.Register]
 	}
 }
 

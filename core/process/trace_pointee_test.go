@@ -143,7 +143,8 @@ func TestTraceLibraryPointees(t *testing.T) {
 // pointer to the stack's end, is given as its offset from the stack
 // pointer; not on another thread, not past the end, not where the stack
 // pointer lies far below the end (a goroutine's or a signal stack) or the
-// end is unknown, and not for an argument that holds no address.
+// end is unknown, and not for an argument that holds no address; the
+// tracer's heap mark likewise.
 func TestTraceStackPointees(t *testing.T) {
 	is := is.New(t)
 	const end, sp = 0x7ffffffff000, 0x7fffffffe400
@@ -178,4 +179,12 @@ func TestTraceStackPointees(t *testing.T) {
 	pt.annotate(argv, sig, main)
 	is.True(argv[0].Stack != nil && *argv[0].Stack == "sp+0x20")
 	is.True(argv[1].Stack == nil) // an integer
+
+	// The tracer's heap mark is kept for an argument that may be an address.
+	heap := main
+	heap.Arguments = []ports.TraceRegister{{Name: "rdi", Value: 0x5555555592a0, Heap: true}, {Name: "rsi", Value: 0x5555555592a0, Heap: true}}
+	argv = []TraceArgument{{Register: "rdi", Value: "0x5555555592a0", Parameter: core.OptString("buf")}, {Register: "rsi", Value: "0x5555555592a0", Parameter: core.OptString("n")}}
+	pt.annotate(argv, sig, heap)
+	is.True(argv[0].Heap && argv[0].Stack == nil && argv[0].PointsTo == nil)
+	is.True(!argv[1].Heap)
 }

@@ -544,6 +544,10 @@ type TraceArgument struct {
 	// frame; "sp-0x8": the red zone), for an argument that may be an
 	// address; absent elsewhere and where the stack's extent is unknown.
 	Stack *string `json:"stack,omitempty"`
+	// Heap says the value points into the process's brk heap (malloc's
+	// main arena), for a program traced natively on this host; absent
+	// otherwise (an emulated program's heap is not known).
+	Heap bool `json:"heap,omitempty"`
 }
 
 // TracePointee is a place in the traced program's image or a library: its
