@@ -91,7 +91,9 @@
 // on (Options.DebugFileDirectories non-empty, although the bundle is not
 // under a root), from the dSYM beside it (dsym.go:
 // <path>.dSYM/Contents/Resources/DWARF/<name>, or the slice of a universal
-// one) whose LC_UUID equals the target's, found_by "dsym", and its symbols
+// one) or beside its application bundle (Foo.app.dSYM) whose LC_UUID
+// equals the target's, found_by "dsym", else from a dSYM bundle directly
+// under a debug directory, found_by "dsym-directory", and its symbols
 // when the target declares fewer (stripped).
 //
 // Errors: input that is not ELF, PE or Mach-O (or is a directory) wraps

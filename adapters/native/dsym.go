@@ -16,10 +16,13 @@ import (
 // and a __DWARF segment; a universal program gets a universal dSYM). A
 // Mach-O target opened by path (the first slice of a universal one, the
 // slice rea analyses) without __debug_info of its own looks there, beside
-// the path it was given and beside the file a symbolic link leads to, and
-// takes the file, or the slice of a universal one, whose LC_UUID equals the
-// target's; anything else found there is refused and said in the
-// limitations, as debugfile.go does for ELF. The search is on when
+// the path it was given and beside the file a symbolic link leads to, then
+// beside the application or framework bundle holding it (Foo.app.dSYM, as
+// Xcode writes it), and takes the file, or the slice of a universal one,
+// whose LC_UUID equals the target's; anything else found there is refused
+// and said in the limitations, as debugfile.go does for ELF. Last it tries
+// the dSYM bundles directly under each debug directory (a store of dSYMs:
+// searchDSYMDirectories). The search is on when
 // Options.DebugFileDirectories is non-empty although the bundle sits beside
 // the target, not under a root: a library user who turned the search off
 // gets none. Its DWARF is used (signatures, source lines and value flow's
@@ -92,11 +95,17 @@ func (a *Analysis) searchDSYM(ctx context.Context, path string) {
 		paths = append(paths, real)
 	}
 	id := machoUUID(m)
+	var cands []debugCandidate
 	for _, p := range paths {
+		cands = append(cands, debugCandidate{dsymDWARF(p+".dSYM", p), "dsym"})
+		if b := bundleOf(p); b != "" {
+			cands = append(cands, debugCandidate{dsymDWARF(b+".dSYM", p), "dsym"})
+		}
+	}
+	for _, c := range cands {
 		if ctx.Err() != nil {
 			return
 		}
-		c := debugCandidate{filepath.Join(p+".dSYM", "Contents", "Resources", "DWARF", filepath.Base(p)), "dsym"}
 		if id == nil {
 			if _, err := os.Stat(c.path); err == nil {
 				a.debugNotes = append(a.debugNotes, c.refusal("the target has no LC_UUID to match it against"))
@@ -108,14 +117,77 @@ func (a *Analysis) searchDSYM(ctx context.Context, path string) {
 			a.debugNotes = append(a.debugNotes, note)
 		}
 		if d != nil {
-			// A stripped target declares fewer symbols than its dSYM,
-			// which keeps the linked program's whole table: the dSYM's
-			// join the target's (a name both hold is listed once).
-			d.symtab = d.mach.tables.symtab && (!m.tables.symtab || m.tables.nsyms < d.mach.tables.nsyms)
-			a.debug, m.dbg = d, d
+			a.takeDSYM(d, m)
 			return
 		}
 	}
+	if id != nil {
+		a.searchDSYMDirectories(ctx, paths[0], target, m, id)
+	}
+}
+
+// dsymDWARF is the DWARF file in the dSYM bundle at bundle for the program
+// at program: named after the program's file.
+func dsymDWARF(bundle, program string) string {
+	return filepath.Join(bundle, "Contents", "Resources", "DWARF", filepath.Base(program))
+}
+
+// bundleOf is the application or framework bundle holding a program
+// (Foo.app for Foo.app/Contents/MacOS/Foo, Bar.framework for
+// Bar.framework/Versions/A/Bar), whose dSYM Xcode writes beside the
+// bundle (Foo.app.dSYM); "" when the program is in none.
+func bundleOf(program string) string {
+	for dir := filepath.Dir(program); dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		if ext := filepath.Ext(dir); ext == ".app" || ext == ".framework" || ext == ".bundle" || ext == ".appex" {
+			return dir
+		}
+	}
+	return ""
+}
+
+// maxDSYMStore bounds the dSYM bundles tried under one debug directory.
+const maxDSYMStore = 64
+
+// searchDSYMDirectories looks for the target's dSYM among the bundles
+// directly under each debug directory (a store of dSYMs, as an analyst
+// gathers them), found_by "dsym-directory": the one named after the
+// program (Foo.dSYM, Foo.app.dSYM, any *.dSYM whose DWARF file bears the
+// program's name) whose UUID matches. A store keeps other builds' dSYMs
+// by design, so their refusals are said only when none matched.
+func (a *Analysis) searchDSYMDirectories(ctx context.Context, program string, target os.FileInfo, m *machoImage, id []byte) {
+	var refused []string
+	for _, dir := range a.opts.DebugFileDirectories {
+		bundles, _ := filepath.Glob(filepath.Join(dir, "*.dSYM"))
+		if len(bundles) > maxDSYMStore {
+			refused = append(refused, fmt.Sprintf("%s holds %d dSYM bundles; rea tries at most %d (in name order)", dir, len(bundles), maxDSYMStore))
+			bundles = bundles[:maxDSYMStore]
+		}
+		for _, b := range bundles {
+			c := debugCandidate{dsymDWARF(b, program), "dsym-directory"}
+			if _, err := os.Stat(c.path); err != nil || ctx.Err() != nil {
+				continue
+			}
+			d, note := tryDSYM(ctx, c, target, m, id)
+			if d == nil {
+				if note != "" {
+					refused = append(refused, note)
+				}
+				continue
+			}
+			a.takeDSYM(d, m)
+			return
+		}
+	}
+	a.debugNotes = append(a.debugNotes, refused...)
+}
+
+// takeDSYM attaches an accepted dSYM to the target. A stripped target
+// declares fewer symbols than its dSYM, which keeps the linked program's
+// whole table: the dSYM's join the target's (a name both hold is listed
+// once).
+func (a *Analysis) takeDSYM(d *debugFile, m *machoImage) {
+	d.symtab = d.mach.tables.symtab && (!m.tables.symtab || m.tables.nsyms < d.mach.tables.nsyms)
+	a.debug, m.dbg = d, d
 }
 
 // tryDSYM opens and checks one dSYM candidate: the file, or the slice of a

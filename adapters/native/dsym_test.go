@@ -348,3 +348,59 @@ func uuidOf(t *testing.T, path string) string {
 	t.Fatalf("%s has no LC_UUID", path)
 	return ""
 }
+
+// An application's program (Foo.app/Contents/MacOS/Foo) takes the dSYM
+// Xcode writes beside the bundle (Foo.app.dSYM); a dSYM store (dSYMs
+// gathered directly under a debug directory) gives the one whose UUID
+// matches, found_by dsym-directory, and says the others' refusals only
+// when none matched.
+func TestDSYMBundleAndStore(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	exe, dw := buildDSYM(t, filepath.Join(dir, "build"), "x86_64", dsymSource)
+	_, otherDW := buildDSYM(t, filepath.Join(dir, "other"), "x86_64", strings.Replace(dsymSource, "a + b", "a - b", 1))
+	ctx := context.Background()
+	signed := func(a *native.Analysis) string {
+		sig, err := a.Signature(ctx, procAddr(t, a, "_add"))
+		if err != nil {
+			return err.Error()
+		}
+		return sigText("add", sig)
+	}
+
+	app := filepath.Join(dir, "Products", "Foo.app")
+	prog := filepath.Join(app, "Contents", "MacOS", "Foo")
+	copyFile(t, exe, prog)
+	bundled := filepath.Join(app+".dSYM", "Contents", "Resources", "DWARF", "Foo")
+	copyFile(t, dw, bundled)
+	a := openWith(t, prog, t.TempDir())
+	is.Equal(debugParam(a)["path"], bundled)
+	is.Equal(debugParam(a)["found_by"], "dsym")
+	is.Equal(signed(a), "int add(int a, int b)")
+
+	// The store: Foo's dSYM among another build's, none beside the program.
+	lone := filepath.Join(dir, "lone", "Foo")
+	copyFile(t, exe, lone)
+	store := t.TempDir()
+	copyFile(t, otherDW, filepath.Join(store, "Foo-1.0.dSYM", "Contents", "Resources", "DWARF", "Foo"))
+	copyFile(t, dw, filepath.Join(store, "Foo-1.1.app.dSYM", "Contents", "Resources", "DWARF", "Foo"))
+	copyFile(t, dw, filepath.Join(store, "Bar.dSYM", "Contents", "Resources", "DWARF", "Bar")) // another program's name
+	s := openWith(t, lone, t.TempDir(), store)
+	is.Equal(debugParam(s)["path"], filepath.Join(store, "Foo-1.1.app.dSYM", "Contents", "Resources", "DWARF", "Foo"))
+	is.Equal(debugParam(s)["found_by"], "dsym-directory")
+	is.Equal(signed(s), "int add(int a, int b)")
+	lims, err := s.Limitations(ctx)
+	is.NoErr(err)
+	is.Equal(len(lims), 0) // the other build's refusal is not said: one matched
+
+	// Only the other build in the store: refused and said.
+	only := t.TempDir()
+	copyFile(t, otherDW, filepath.Join(only, "Foo.dSYM", "Contents", "Resources", "DWARF", "Foo"))
+	o := openWith(t, lone, only)
+	is.Equal(debugParam(o), nil)
+	lims, err = o.Limitations(ctx)
+	is.NoErr(err)
+	is.Equal(len(lims), 1)
+	is.True(strings.Contains(lims[0], "UUID "+uuidOf(t, otherDW)+" differs"))
+	is.True(signed(o) != "int add(int a, int b)")
+}
