@@ -82,8 +82,35 @@ const minPlaced = 0x10000
 // libSymbols is a library's sized dynamic symbols, sorted by address, and
 // its allocated sections.
 type libSymbols struct {
-	syms []libSym
-	secs []libSym
+	syms ranges
+	secs ranges
+}
+
+// ranges are named address ranges sorted by start, with the furthest end
+// of any range up to each, so that a lookup walks back only over ranges
+// that may hold the address.
+type ranges struct {
+	list []libSym
+	ends []uint64 // ends[i]: the largest end of list[:i+1]
+}
+
+func newRanges(list []libSym) ranges {
+	slices.SortFunc(list, func(a, b libSym) int {
+		if a.start != b.start {
+			if a.start < b.start {
+				return -1
+			}
+			return 1
+		}
+		return len(a.name) - len(b.name) // of aliases, the shortest name first
+	})
+	r := ranges{list: list, ends: make([]uint64, len(list))}
+	var end uint64
+	for i, s := range list {
+		end = max(end, s.end)
+		r.ends[i] = end
+	}
+	return r
 }
 
 type libSym struct {
@@ -119,10 +146,10 @@ func (s *session) place(ctx context.Context, args []ports.TraceRegister) error {
 			at := a.Value - l.bias
 			p := &ports.TracePlace{Module: l.path, Address: at}
 			syms := s.symbolsOf(l.path)
-			if sec := covering(syms.secs, at); sec != nil {
+			if sec := syms.secs.covering(at); sec != nil {
 				p.Section = sec.name
 			}
-			if sym := covering(syms.syms, at); sym != nil {
+			if sym := syms.syms.covering(at); sym != nil {
 				p.Symbol, p.Offset = sym.name, at-sym.start
 			}
 			a.Place = p
@@ -133,14 +160,13 @@ func (s *session) place(ctx context.Context, args []ports.TraceRegister) error {
 	return nil
 }
 
-// covering is the entry of list (sorted by start) whose range holds at, or
-// nil; of nested or overlapping ones, the last that starts at or below it,
-// looking back over at most 8 entries (a range nested deeper is missed).
-func covering(list []libSym, at uint64) *libSym {
-	i := sort.Search(len(list), func(i int) bool { return list[i].start > at })
-	for j := i - 1; j >= 0 && j >= i-8; j-- {
-		if at < list[j].end {
-			return &list[j]
+// covering is the range that holds at, or nil; of nested or overlapping
+// ones, the last that starts at or below it.
+func (r ranges) covering(at uint64) *libSym {
+	i := sort.Search(len(r.list), func(i int) bool { return r.list[i].start > at })
+	for j := i - 1; j >= 0 && r.ends[j] > at; j-- {
+		if at < r.list[j].end {
+			return &r.list[j]
 		}
 	}
 	return nil
@@ -167,29 +193,20 @@ func (s *session) symbolsOf(path string) *libSymbols {
 		return ls
 	}
 	defer f.Close()
+	var secs, syms []libSym
 	for _, sec := range f.Sections {
 		if sec.Flags&elf.SHF_ALLOC != 0 && sec.Size > 0 && sec.Addr != 0 {
-			ls.secs = append(ls.secs, libSym{sec.Addr, sec.Addr + sec.Size, sec.Name})
+			secs = append(secs, libSym{sec.Addr, sec.Addr + sec.Size, sec.Name})
 		}
 	}
-	syms, _ := f.DynamicSymbols()
-	for _, sym := range syms {
+	dyn, _ := f.DynamicSymbols()
+	for _, sym := range dyn {
 		t := elf.ST_TYPE(sym.Info)
 		if sym.Size == 0 || sym.Section == elf.SHN_UNDEF || (t != elf.STT_FUNC && t != elf.STT_OBJECT && t != elf.STT_GNU_IFUNC) {
 			continue
 		}
-		ls.syms = append(ls.syms, libSym{sym.Value, sym.Value + sym.Size, sym.Name})
+		syms = append(syms, libSym{sym.Value, sym.Value + sym.Size, sym.Name})
 	}
-	byStart := func(a, b libSym) int {
-		if a.start != b.start {
-			if a.start < b.start {
-				return -1
-			}
-			return 1
-		}
-		return len(a.name) - len(b.name) // of aliases, the shortest name first
-	}
-	slices.SortFunc(ls.secs, byStart)
-	slices.SortFunc(ls.syms, byStart)
+	ls.secs, ls.syms = newRanges(secs), newRanges(syms)
 	return ls
 }

@@ -7,12 +7,17 @@ import (
 )
 
 // covering finds the sized symbol or section around an address: of nested
-// ones the innermost that starts last, none past an end or below the first.
+// ones the innermost that starts last, however many ranges start inside
+// the outer one first; none past an end or below the first.
 func TestCovering(t *testing.T) {
-	list := []libSym{{0x100, 0x200, "outer"}, {0x120, 0x140, "inner"}, {0x300, 0x310, "next"}}
-	for at, want := range map[uint64]string{0xff: "", 0x100: "outer", 0x130: "inner", 0x150: "outer", 0x200: "", 0x30f: "next", 0x310: ""} {
+	list := []libSym{{0x300, 0x310, "next"}, {0x100, 0x200, "outer"}, {0x120, 0x140, "inner"}}
+	for k := uint64(0); k < 12; k++ { // twelve small ranges inside outer, after inner
+		list = append(list, libSym{0x150 + 4*k, 0x152 + 4*k, fmt.Sprintf("small%d", k)})
+	}
+	for at, want := range map[uint64]string{0xff: "", 0x100: "outer", 0x130: "inner", 0x141: "outer", 0x150: "small0", 0x152: "outer",
+		0x1f0: "outer", 0x200: "", 0x30f: "next", 0x310: ""} {
 		got := ""
-		if s := covering(list, at); s != nil {
+		if s := newRanges(list).covering(at); s != nil {
 			got = s.name
 		}
 		if got != want {
