@@ -19,9 +19,14 @@ import (
 // its add. At the call of __libc_start_main's PLT stub or GOT slot, the
 // first argument's address, if known and in code, is main: named so, with
 // source "libc-start-main". AArch64's non-PIE crt1 passes __wrap_main,
-// which only branches to main: the branch is followed once. Anything else
-// (another C library's start, an entry that calls something first, an
-// address not known) names nothing.
+// which only branches to main: the branch is followed once. One call into
+// a local function is followed (musl's _start calls _start_c), and on
+// x86-64 a jmp to __libc_start_main ends the walk as its call does
+// (_start_c's tail call). CET's endbr64/endbr32, which x86asm does not
+// decode, is stepped over (Ubuntu's Scrt1.o starts with one). Anything
+// else (a second call, a return, another jump, an address not known)
+// names nothing. A static program's _start is recognised by its shape
+// first (entry_shape.go).
 
 // maxEntryInsns bounds the instructions followed from the entry point;
 // glibc's _start has at most 20.
@@ -179,6 +184,12 @@ func (w entryWalk) x86(pc uint64, mode int) (uint64, bool) {
 		b := w.code(pc, 16)
 		if len(b) == 0 {
 			return 0, false
+		}
+		// x86asm does not decode CET's endbr64/endbr32 (a CET build's
+		// _start begins with one): stepped over.
+		if len(b) >= 4 && b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && (b[3] == 0xfa || b[3] == 0xfb) {
+			pc += 4
+			continue
 		}
 		in, err := x86asm.Decode(b, mode)
 		if err != nil {

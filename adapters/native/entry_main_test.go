@@ -89,6 +89,44 @@ func TestMainFromLibcStartMain(t *testing.T) {
 			}
 		})
 	}
+	// A CET build's Scrt1.o (Ubuntu's) begins _start with endbr64.
+	t.Run("endbr64", func(t *testing.T) {
+		needTool(t, "gcc")
+		start := filepath.Join(dir, "cet.s")
+		if err := os.WriteFile(start, []byte(`.text
+.globl _start
+_start:	endbr64
+	xor %ebp, %ebp
+	mov %rdx, %r9
+	pop %rsi
+	mov %rsp, %rdx
+	and $-16, %rsp
+	push %rax
+	push %rsp
+	xor %r8d, %r8d
+	xor %ecx, %ecx
+	mov main@GOTPCREL(%rip), %rdi
+	call *__libc_start_main@GOTPCREL(%rip)
+	hlt
+.globl main
+.type main, @function
+main:	xor %eax, %eax
+	ret
+`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		exe := filepath.Join(dir, "cet")
+		if b, err := exec.Command("gcc", "-nostartfiles", "-o", exe, start).CombinedOutput(); err != nil {
+			t.Fatalf("gcc: %v\n%s", err, b)
+		}
+		want := elfSymbolValue(t, exe, "main")
+		if b, err := exec.Command("strip", exe).CombinedOutput(); err != nil {
+			t.Fatalf("strip: %v\n%s", err, b)
+		}
+		if got, source := mainOf(t, exe); got != want || source != "libc-start-main" {
+			t.Fatalf("stripped: main at %#x (%s), want %#x", got, source, want)
+		}
+	})
 	t.Run("own-start", func(t *testing.T) {
 		needTool(t, "gcc")
 		own := filepath.Join(dir, "own.c")

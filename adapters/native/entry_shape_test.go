@@ -10,7 +10,8 @@ import (
 )
 
 // Programs of their own (-nostdlib -static) whose _start copies a C
-// library's exactly are named as the C library's would be: work, the
+// library's exactly (with or without CET's endbr64/endbr32 or BTI's bti c
+// first) are named as the C library's would be: work, the
 // first argument, is main, and fake, the callee, __libc_start_main; the
 // shapes cannot tell a faithful copy from the original. Each near miss
 // (one instruction added, dropped, reordered or changed) names nothing:
@@ -97,6 +98,7 @@ start_c:
 		named                bool
 	}{
 		{"glibc-x86-64", "gcc", "strip", glibc64, true},
+		{"glibc-x86-64-endbr64", "gcc", "strip", strings.Replace(glibc64, "_start:\t", "_start:\tendbr64\n\t", 1), true},
 		{"glibc-x86-64-extra", "gcc", "strip", strings.Replace(glibc64, "call fake", "mov $1, %eax\n\tcall fake", 1), false},
 		{"glibc-x86-64-rax", "gcc", "strip", strings.Replace(glibc64, "xor %r8d, %r8d", "xor %eax, %eax", 1), false},
 		{"glibc-x86-64-rcx-unset", "gcc", "strip", strings.Replace(glibc64, "xor %ecx, %ecx", "", 1), false},
@@ -104,12 +106,14 @@ start_c:
 		{"glibc-x86-64-no-hlt", "gcc", "strip", strings.Replace(glibc64, "hlt", "ret", 1), false},
 		{"glibc-x86-64-head", "gcc", "strip", strings.Replace(glibc64, "pop %rsi", "pop %rdi", 1), false},
 		{"glibc-i386", "i686-linux-gnu-gcc", "i686-linux-gnu-strip", glibc32, true},
+		{"glibc-i386-endbr32", "i686-linux-gnu-gcc", "i686-linux-gnu-strip", strings.Replace(glibc32, "_start:\t", "_start:\tendbr32\n\t", 1), true},
 		{"glibc-i386-swapped", "i686-linux-gnu-gcc", "i686-linux-gnu-strip", strings.Replace(glibc32, "push %ecx\n\tpush %esi", "push %esi\n\tpush %ecx", 1), false},
 		{"glibc-i386-four-words", "i686-linux-gnu-gcc", "i686-linux-gnu-strip", strings.Replace(glibc32, "push $0\n\tpush $0", "push $0", 1), false},
 		{"glibc-i386-six-words", "i686-linux-gnu-gcc", "i686-linux-gnu-strip", strings.Replace(glibc32, "call fake", "push $work\n\tcall fake", 1), false},
 		{"glibc-i386-thunk-edi", "i686-linux-gnu-gcc", "i686-linux-gnu-strip", strings.Replace(glibc32, "1:\tmov (%esp), %ebx", "1:\tmov (%esp), %edi", 1), false},
 		{"glibc-i386-not-ebx", "i686-linux-gnu-gcc", "i686-linux-gnu-strip", strings.ReplaceAll(glibc32, "%ebx", "%edi"), false},
 		{"glibc-arm64", "aarch64-linux-gnu-gcc", "aarch64-linux-gnu-strip", glibcA64, true},
+		{"glibc-arm64-bti", "aarch64-linux-gnu-gcc", "aarch64-linux-gnu-strip", strings.Replace(glibcA64, "_start:\t", "_start:\tbti c\n\t", 1), true},
 		{"glibc-arm64-x4-unset", "aarch64-linux-gnu-gcc", "aarch64-linux-gnu-strip", strings.Replace(glibcA64, "mov x4, #0", "", 1), false},
 		{"glibc-arm64-x7", "aarch64-linux-gnu-gcc", "aarch64-linux-gnu-strip", strings.Replace(glibcA64, "mov x4, #0", "mov x4, #0\n\tmov x7, #0", 1), false},
 		{"glibc-arm64-no-abort", "aarch64-linux-gnu-gcc", "aarch64-linux-gnu-strip", strings.Replace(glibcA64, "bl fake\n\tbl fake", "bl fake\n\tret", 1), false},
