@@ -48,8 +48,13 @@
 //     keeps Source "entry" and is named "entry" only when no symbol names it.
 //     Without a symbol named main, an ELF program's main is the address its
 //     entry point passes to __libc_start_main (glibc's _start on x86-64,
-//     i386 and AArch64, PIE or not: entry_main.go), named "main" with Source
-//     "libc-start-main".
+//     i386 and AArch64, PIE or not, and musl's through _start_c:
+//     entry_main.go), named "main" with Source "libc-start-main". A static
+//     program's _start (glibc's on the three, musl's on x86-64) is
+//     recognised by its exact shape (entry_shape.go), and what it calls is
+//     named "__libc_start_main" with Source "crt-start". A Mach-O
+//     program's LC_MAIN entry that no symbol names is named "_main"
+//     (entry_macho.go; not a Go program's, which its pclntab names).
 //     ARM Thumb addresses have bit 0 cleared.
 //   - Names: every symbol label (function, object, label), import stubs and
 //     import slots whose address is known (kind import), sorted by address

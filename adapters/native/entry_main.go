@@ -19,9 +19,14 @@ import (
 // its add. At the call of __libc_start_main's PLT stub or GOT slot, the
 // first argument's address, if known and in code, is main: named so, with
 // source "libc-start-main". AArch64's non-PIE crt1 passes __wrap_main,
-// which only branches to main: the branch is followed once. Anything else
-// (another C library's start, an entry that calls something first, an
-// address not known) names nothing.
+// which only branches to main: the branch is followed once. One call into
+// a local function is followed (musl's _start calls _start_c), and on
+// x86-64 a jmp to __libc_start_main ends the walk as its call does
+// (_start_c's tail call). CET's endbr64/endbr32, which x86asm does not
+// decode, is stepped over (Ubuntu's Scrt1.o starts with one). Anything
+// else (a second call, a return, another jump, an address not known)
+// names nothing. A static program's _start is recognised by its shape
+// first (entry_shape.go).
 
 // maxEntryInsns bounds the instructions followed from the entry point;
 // glibc's _start has at most 20.
@@ -46,11 +51,16 @@ func (e *elfImage) nameMain(ctx context.Context, set *symbolSet) {
 			starts[l.Address] = true
 		}
 	}
-	if len(starts) == 0 {
-		return
-	}
 	mm := newMemMap(e)
 	w := entryWalk{ctx: ctx, e: e, mm: mm, starts: starts}
+	var libcStart uint64 // __libc_start_main, when found by _start's shape
+	if len(starts) == 0 {
+		stop, fn, ok := w.startShape(e.f.Entry)
+		if !ok {
+			return
+		}
+		starts[stop], libcStart = true, fn
+	}
 	var main uint64
 	var ok bool
 	switch e.f.Machine {
@@ -64,11 +74,15 @@ func (e *elfImage) nameMain(ctx context.Context, set *symbolSet) {
 			main = w.arm64Branch(main)
 		}
 	}
-	if !ok || !mm.isCode(main) || main == e.f.Entry {
+	if !ok || !mm.isCode(main) || main == e.f.Entry || main == libcStart {
 		return
 	}
 	set.procs = append(set.procs, candidate{addr: main, name: "main", source: "libc-start-main", rank: rankSynthetic})
 	set.labels = append(set.labels, ports.Name{Address: main, Name: "main", Kind: "function"})
+	if libcStart != 0 && mm.isCode(libcStart) && libcStart != e.f.Entry {
+		set.procs = append(set.procs, candidate{addr: libcStart, name: "__libc_start_main", source: "crt-start", rank: rankSynthetic})
+		set.labels = append(set.labels, ports.Name{Address: libcStart, Name: "__libc_start_main", Kind: "function"})
+	}
 }
 
 // entryWalk follows an entry point's first instructions.
@@ -124,6 +138,7 @@ func (w entryWalk) word(slot uint64, size int) (uint64, bool) {
 func (w entryWalk) x86(pc uint64, mode int) (uint64, bool) {
 	known := map[int]uint64{} // by gpr: a register whatever its width
 	var stack []*uint64       // i386's pushed words, nil where unknown
+	followed := false         // a call into a local function was followed
 	word := uint64(mode / 8)
 	mask := ^uint64(0)
 	if mode == 32 {
@@ -170,6 +185,12 @@ func (w entryWalk) x86(pc uint64, mode int) (uint64, bool) {
 		if len(b) == 0 {
 			return 0, false
 		}
+		// x86asm does not decode CET's endbr64/endbr32 (a CET build's
+		// _start begins with one): stepped over.
+		if len(b) >= 4 && b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && (b[3] == 0xfa || b[3] == 0xfb) {
+			pc += 4
+			continue
+		}
 		in, err := x86asm.Decode(b, mode)
 		if err != nil {
 			return 0, false
@@ -193,6 +214,18 @@ func (w entryWalk) x86(pc uint64, mode int) (uint64, bool) {
 						continue
 					}
 				}
+				// One call into a local function is followed (musl's
+				// _start calls _start_c, which calls __libc_start_main):
+				// the registers are the callee's arguments; on i386 the
+				// return address is pushed.
+				if !followed && w.mm.isCode(target&mask) {
+					followed = true
+					if mode == 32 {
+						stack = append(stack, nil)
+					}
+					pc = target & mask
+					continue
+				}
 				return 0, false
 			case x86asm.Mem:
 				at, ok := addrOf(a, next)
@@ -200,6 +233,23 @@ func (w entryWalk) x86(pc uint64, mode int) (uint64, bool) {
 					return w.firstArg(known, stack, mode)
 				}
 				return 0, false
+			}
+			return 0, false
+		case x86asm.JMP:
+			// A tail call of __libc_start_main (musl's _start_c) passes
+			// the same registers; on i386 the arguments would sit under
+			// a return address, which this walk does not model.
+			if mode == 64 {
+				switch a := in.Args[0].(type) {
+				case x86asm.Rel:
+					if w.starts[next+uint64(int64(a))] {
+						return w.firstArg(known, stack, mode)
+					}
+				case x86asm.Mem:
+					if at, ok := addrOf(a, next); ok && w.starts[at] {
+						return w.firstArg(known, stack, mode)
+					}
+				}
 			}
 			return 0, false
 		case x86asm.LEA:
@@ -231,7 +281,7 @@ func (w entryWalk) x86(pc uint64, mode int) (uint64, bool) {
 			if r, isReg := in.Args[0].(x86asm.Reg); isReg {
 				set(r, 0, false)
 			}
-		case x86asm.JMP, x86asm.RET, x86asm.HLT:
+		case x86asm.RET, x86asm.HLT:
 			return 0, false
 		default:
 			// Any other instruction that writes a register forgets it.

@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -23,6 +25,12 @@ int main(int argc, char **argv) { shout(argc > 1 ? argv[1] : "hi"); return 0; }
 // RELATIVE relocation) or not (an immediate, adrp+add to AArch64's
 // __wrap_main, whose branch is followed). An entry point that is not
 // glibc's start names nothing, and a symbol named main keeps its source.
+//
+// A static program (glibc's -static and -static-pie on the three, musl's
+// -static) has no import of __libc_start_main: its _start is recognised by
+// shape, and __libc_start_main is named too (source crt-start), at its
+// symbol's address. musl's dynamic _start calls _start_c, which
+// tail-calls __libc_start_main@plt: the walk follows the call.
 func TestMainFromLibcStartMain(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "m.c")
@@ -41,9 +49,21 @@ func TestMainFromLibcStartMain(t *testing.T) {
 		{"i386", "i686-linux-gnu-gcc", "i686-linux-gnu-strip", []string{"-no-pie"}},
 		{"arm64-pie", "aarch64-linux-gnu-gcc", "aarch64-linux-gnu-strip", nil},
 		{"arm64", "aarch64-linux-gnu-gcc", "aarch64-linux-gnu-strip", []string{"-no-pie"}},
+		{"musl", "musl-gcc", "strip", nil},
+		{"musl-static", "musl-gcc", "strip", []string{"-static"}},
+		{"x86-64-static", "gcc", "strip", []string{"-static"}},
+		{"x86-64-static-pie", "gcc", "strip", []string{"-static-pie"}},
+		{"i386-static", "i686-linux-gnu-gcc", "i686-linux-gnu-strip", []string{"-static"}},
+		{"i386-static-pie", "i686-linux-gnu-gcc", "i686-linux-gnu-strip", []string{"-static-pie"}},
+		{"arm64-static", "aarch64-linux-gnu-gcc", "aarch64-linux-gnu-strip", []string{"-static"}},
+		{"arm64-static-pie", "aarch64-linux-gnu-gcc", "aarch64-linux-gnu-strip", []string{"-static-pie"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			needTool(t, c.cc)
+			static := slices.ContainsFunc(c.flags, func(f string) bool { return strings.HasPrefix(f, "-static") })
+			if static {
+				needStaticLibc(t, c.cc)
+			}
 			exe := filepath.Join(dir, c.name)
 			args := append([]string{"-O2", "-o", exe, src}, c.flags...)
 			if b, err := exec.Command(c.cc, args...).CombinedOutput(); err != nil {
@@ -53,14 +73,60 @@ func TestMainFromLibcStartMain(t *testing.T) {
 			if got, source := mainOf(t, exe); got != want || source != "symbol" {
 				t.Fatalf("unstripped: main at %#x (%s), want %#x from the symbol", got, source, want)
 			}
+			var wantStart uint64
+			if static {
+				wantStart = elfSymbolValue(t, exe, "__libc_start_main")
+			}
 			if b, err := exec.Command(c.strip, exe).CombinedOutput(); err != nil {
 				t.Fatalf("%s: %v\n%s", c.strip, err, b)
 			}
 			if got, source := mainOf(t, exe); got != want || source != "libc-start-main" {
 				t.Fatalf("stripped: main at %#x (%s), want %#x from __libc_start_main's argument", got, source, want)
 			}
+			got, source := procNamed(t, exe, "__libc_start_main")
+			if static && (got != wantStart || source != "crt-start") || !static && source != "" {
+				t.Fatalf("stripped: __libc_start_main at %#x (%s), want %#x (static: %v)", got, source, wantStart, static)
+			}
 		})
 	}
+	// A CET build's Scrt1.o (Ubuntu's) begins _start with endbr64.
+	t.Run("endbr64", func(t *testing.T) {
+		needTool(t, "gcc")
+		start := filepath.Join(dir, "cet.s")
+		if err := os.WriteFile(start, []byte(`.text
+.globl _start
+_start:	endbr64
+	xor %ebp, %ebp
+	mov %rdx, %r9
+	pop %rsi
+	mov %rsp, %rdx
+	and $-16, %rsp
+	push %rax
+	push %rsp
+	xor %r8d, %r8d
+	xor %ecx, %ecx
+	mov main@GOTPCREL(%rip), %rdi
+	call *__libc_start_main@GOTPCREL(%rip)
+	hlt
+.globl main
+.type main, @function
+main:	xor %eax, %eax
+	ret
+`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		exe := filepath.Join(dir, "cet")
+		if b, err := exec.Command("gcc", "-nostartfiles", "-o", exe, start).CombinedOutput(); err != nil {
+			t.Fatalf("gcc: %v\n%s", err, b)
+		}
+		want := elfSymbolValue(t, exe, "main")
+		if b, err := exec.Command("strip", exe).CombinedOutput(); err != nil {
+			t.Fatalf("strip: %v\n%s", err, b)
+		}
+		if got, source := mainOf(t, exe); got != want || source != "libc-start-main" {
+			t.Fatalf("stripped: main at %#x (%s), want %#x", got, source, want)
+		}
+	})
 	t.Run("own-start", func(t *testing.T) {
 		needTool(t, "gcc")
 		own := filepath.Join(dir, "own.c")
@@ -107,10 +173,31 @@ func elfSymbolValue(t *testing.T, path, name string) uint64 {
 // mainOf is the address and source of the procedure named main, or "".
 func mainOf(t *testing.T, path string) (uint64, string) {
 	t.Helper()
+	return procNamed(t, path, "main")
+}
+
+// procNamed is the address and source of the procedure named name, or "".
+func procNamed(t *testing.T, path, name string) (uint64, string) {
+	t.Helper()
 	for _, p := range proceduresIn(t, path) {
-		if p.Name == "main" {
+		if p.Name == name {
 			return p.Address, p.Source
 		}
 	}
 	return 0, ""
+}
+
+// needStaticLibc skips the test when cc has no static C library.
+func needStaticLibc(t *testing.T, cc string) {
+	t.Helper()
+	out, err := exec.Command(cc, "-print-file-name=libc.a").Output()
+	if err != nil || !filepath.IsAbs(strings.TrimSpace(string(out))) {
+		t.Skipf("%s has no static libc.a: apt install %s", cc, staticLibcPackage[cc])
+	}
+}
+
+// staticLibcPackage names the Debian package of a compiler's libc.a.
+var staticLibcPackage = map[string]string{
+	"gcc": "libc6-dev", "musl-gcc": "musl-dev", "i686-linux-gnu-gcc": "libc6-dev-i386-cross",
+	"aarch64-linux-gnu-gcc": "libc6-dev-arm64-cross",
 }

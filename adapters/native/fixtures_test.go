@@ -236,7 +236,7 @@ var errSkip = errors.New("skip")
 // debianPackages names the package of a fixture's tool where it is not the
 // tool's own name.
 var debianPackages = map[string]string{
-	"clang": "clang", "clang++": "clang", "ld.lld": "lld", "g++": "g++", "gcc": "gcc", "strip": "binutils",
+	"clang": "clang", "clang++": "clang", "musl-gcc": "musl-tools", "ld.lld": "lld", "g++": "g++", "gcc": "gcc", "strip": "binutils",
 	"aarch64-linux-gnu-gcc": "gcc-aarch64-linux-gnu", "aarch64-linux-gnu-strip": "binutils-aarch64-linux-gnu", "aarch64-linux-gnu-objcopy": "binutils-aarch64-linux-gnu",
 	"i686-linux-gnu-gcc": "gcc-i686-linux-gnu", "x86_64-w64-mingw32-gcc": "gcc-mingw-w64-x86-64", "i686-w64-mingw32-gcc": "gcc-mingw-w64-i686",
 	"addr2line": "binutils", "objcopy": "binutils", "aarch64-linux-gnu-addr2line": "binutils-aarch64-linux-gnu",

@@ -260,6 +260,7 @@ func (m *machoImage) symbols(ctx context.Context) (*symbolSet, error) {
 		return nil, err
 	}
 	if addr, ok := m.entry(); ok {
+		m.nameMain(set, addr)
 		set.addEntry(addr)
 	}
 	return set, nil

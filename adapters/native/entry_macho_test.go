@@ -1,0 +1,112 @@
+package native_test
+
+import (
+	"debug/macho"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// A stripped macOS program's LC_MAIN entry is named _main, as its symbol
+// named it before stripping, at the same address, for x86-64 and arm64;
+// the stripped program's names list it as a function. A Go program's
+// LC_MAIN entry is the runtime's _rt0, which its pclntab names: stripped,
+// it is not renamed _main.
+func TestMainFromLCMain(t *testing.T) {
+	needTool(t, "clang")
+	linker, strip := ld64(t), llvmTool(t, "llvm-strip")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "m.c")
+	if err := os.WriteFile(src, []byte("int helper(int x) { return x * 3; }\nint main(int argc, char **argv) { return helper(argc); }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, arch := range []string{"x86_64", "arm64"} {
+		t.Run(arch, func(t *testing.T) {
+			obj, exe, stripped := filepath.Join(dir, arch+".o"), filepath.Join(dir, arch), filepath.Join(dir, arch+"-stripped")
+			for _, s := range [][]string{
+				{"clang", "-target", arch + "-apple-macos11", "-O1", "-c", src, "-o", obj},
+				{linker, "-arch", arch, "-platform_version", "macos", "11.0", "11.0", "-o", exe, obj},
+				{strip, "-o", stripped, exe},
+			} {
+				if b, err := exec.Command(s[0], s[1:]...).CombinedOutput(); err != nil {
+					t.Fatalf("%s: %v\n%s", s[0], err, b)
+				}
+			}
+			want := machoSymbolValue(t, exe, "_main")
+			if got, source := procNamed(t, exe, "_main"); got != want || source != "entry" {
+				t.Fatalf("unstripped: _main at %#x (%s), want %#x", got, source, want)
+			}
+			if machoHasSymbol(t, stripped, "_main") {
+				t.Fatal("llvm-strip kept _main")
+			}
+			if got, source := procNamed(t, stripped, "_main"); got != want || source != "entry" {
+				t.Fatalf("stripped: _main at %#x (%s), want %#x, the LC_MAIN entry", got, source, want)
+			}
+			if _, source := procNamed(t, stripped, "entry"); source != "" {
+				t.Fatal("stripped: the entry is still named entry")
+			}
+			kinds := map[string]string{}
+			for _, n := range namesIn(t, stripped) {
+				if n.Address == want {
+					kinds[n.Name] = n.Kind
+				}
+			}
+			if kinds["_main"] != "function" || kinds["entry"] != "" {
+				t.Fatalf("stripped: names at the entry %v, want _main only", kinds)
+			}
+		})
+	}
+	t.Run("go", func(t *testing.T) {
+		thin := fixturePath(t, "go-darwin-arm64")
+		stripped := filepath.Join(dir, "go-stripped")
+		if b, err := exec.Command(strip, "-o", stripped, thin).CombinedOutput(); err != nil {
+			t.Fatalf("llvm-strip: %v\n%s", err, b)
+		}
+		for _, exe := range []string{thin, stripped} {
+			if _, source := procNamed(t, exe, "_main"); source != "" {
+				t.Fatalf("%s: a Go program's entry is named _main", exe)
+			}
+			if _, source := procNamed(t, exe, "_rt0_arm64_darwin"); source != "entry" && exe == stripped {
+				t.Fatalf("%s: the entry is not the pclntab's _rt0_arm64_darwin", exe)
+			}
+		}
+	})
+}
+
+// machoSymbolValue is a symbol's value in a Mach-O file.
+func machoSymbolValue(t *testing.T, path, name string) uint64 {
+	t.Helper()
+	f, err := macho.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.Symtab != nil {
+		for _, s := range f.Symtab.Syms {
+			if s.Name == name {
+				return s.Value
+			}
+		}
+	}
+	t.Fatalf("%s has no symbol %s", path, name)
+	return 0
+}
+
+// machoHasSymbol reports whether a Mach-O file has a symbol name.
+func machoHasSymbol(t *testing.T, path, name string) bool {
+	t.Helper()
+	f, err := macho.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.Symtab != nil {
+		for _, s := range f.Symtab.Syms {
+			if s.Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
