@@ -540,3 +540,23 @@ func FuzzJoinSupplementary(f *testing.F) {
 		}
 	})
 }
+
+// A relative link is relative to where the debug file really is: Fedora's
+// .build-id entries are symlinks to the debug files under the program's
+// path, and only from there does ../../.dwz/common.debug name the file.
+func TestSupplementaryBesideRealDebugFile(t *testing.T) {
+	is := is.New(t)
+	b := buildDWZ(t, "", false, false)
+	real := filepath.Join(b.root, "usr", "lib", "sub", "prog1.debug")
+	is.NoErr(os.MkdirAll(filepath.Dir(real), 0o755))
+	is.NoErr(os.Rename(b.debug["prog1"], real))
+	is.NoErr(os.Symlink(real, b.debug["prog1"]))
+	sup := filepath.Join(b.root, "usr", ".dwz", "common.debug") // real/../../.dwz
+	is.NoErr(os.MkdirAll(filepath.Dir(sup), 0o755))
+	is.NoErr(os.Rename(b.sup, sup))
+	with := openWith(t, b.stripped["prog1"], b.root)
+	is.Equal(debugParam(with)["path"], b.debug["prog1"])
+	is.Equal(supParam(with)["path"], sup)
+	want, got := signaturesAt(t, openWith(t, b.plain["prog1"]), with)
+	is.Equal(got, want)
+}
