@@ -30,7 +30,7 @@ import (
 // the main file's DWARF alone. It returns the joined sections (the others
 // are main's) and where the supplementary units start.
 func mergeSupplementary(bo binary.ByteOrder, main, sup map[string][]byte) (map[string][]byte, uint64, error) {
-	m := &merger{bo: bo, main: main, sup: sup, decided: map[int]uint64{}, tables: map[uint64]abbrevTable{}}
+	m := &merger{bo: bo, main: main, sup: sup, decided: map[int]uint64{}, tables: map[uint64]*abbrevTable{}}
 	out := make(map[string][]byte, len(main)+2)
 	for k, v := range main {
 		out[k] = v
@@ -46,6 +46,8 @@ func mergeSupplementary(bo binary.ByteOrder, main, sup map[string][]byte) (map[s
 	}
 	m.info, m.abbrev = out["info"], out["abbrev"]
 	m.maxSteps = 16*len(m.info) + 1<<16
+	m.mainInfo, m.mainStr, m.mainLineStr, m.mainAbbrev = uint64(len(main["info"])), uint64(len(main["str"])), uint64(len(main["line_str"])), uint64(len(main["abbrev"]))
+	m.supInfo, m.supStr, m.supLineStr = uint64(len(sup["info"])), uint64(len(sup["str"])), uint64(len(sup["line_str"]))
 	if err := m.walk(false); err != nil {
 		return nil, 0, err
 	}
@@ -115,18 +117,52 @@ type merger struct {
 	main, sup    map[string][]byte // the inputs, read only
 	info, abbrev []byte            // the joined copies, written
 	decided      map[int]uint64    // joined abbreviation offset of a form -> its new form
-	tables       map[uint64]abbrevTable
+	tables       map[uint64]*abbrevTable
 	parsed       int
 	// steps counts the attributes walked, bounded by maxSteps: attributes
 	// of no bytes (flag_present, implicit_const) make a hostile entry of
 	// one byte cost as many as its abbreviation declares.
 	steps, maxSteps int
+	// the sections' sizes
+	mainInfo, mainStr, mainLineStr, mainAbbrev uint64
+	supInfo, supStr, supLineStr                uint64
 }
 
-type abbrevTable map[uint64]abbrevDecl
+// abbrevTable is one table's declarations by code: codes are numbered
+// from 1 in practice, so below maxDenseCode they index a slice.
+type abbrevTable struct {
+	dense  []abbrevDecl // by code
+	has    []bool
+	specs  []attrSpec // every declaration's, in order
+	sparse map[uint64]abbrevDecl
+}
+
+const maxDenseCode = 1 << 16
+
+func (t *abbrevTable) get(code uint64) (abbrevDecl, bool) {
+	if code < uint64(len(t.dense)) {
+		return t.dense[code], t.has[code]
+	}
+	d, ok := t.sparse[code]
+	return d, ok
+}
+
+func (t *abbrevTable) set(code uint64, d abbrevDecl) {
+	if code >= maxDenseCode {
+		if t.sparse == nil {
+			t.sparse = map[uint64]abbrevDecl{}
+		}
+		t.sparse[code] = d
+		return
+	}
+	for uint64(len(t.dense)) <= code {
+		t.dense, t.has = append(t.dense, abbrevDecl{}), append(t.has, false)
+	}
+	t.dense[code], t.has[code] = d, true
+}
 
 type abbrevDecl struct {
-	specs []attrSpec
+	first, n int // its attributes: the table's specs[first:first+n]
 }
 
 type attrSpec struct {
@@ -151,30 +187,30 @@ func (c *cursor) need(n uint64) bool {
 	return true
 }
 
+// uleb reads a ULEB128 as debug/dwarf does: any length, bits past the
+// 64th dropped (binary.Uvarint refuses a tenth byte above 1, which a
+// SLEB128 of -2^63, a DW_AT_const_value, has).
 func (c *cursor) uleb() (uint64, int) {
-	if c.bad {
-		return 0, 0
+	var v uint64
+	var shift uint
+	for i := c.off; !c.bad && i < len(c.b); i++ {
+		b := c.b[i]
+		if shift < 64 {
+			v |= uint64(b&0x7f) << shift
+		}
+		shift += 7
+		if b < 0x80 {
+			n := i + 1 - c.off
+			c.off = i + 1
+			return v, n
+		}
 	}
-	v, n := binary.Uvarint(c.b[c.off:])
-	if n <= 0 {
-		c.bad = true
-		return 0, 0
-	}
-	c.off += n
-	return v, n
+	c.bad = true
+	return 0, 0
 }
 
-func (c *cursor) sleb() {
-	if c.bad {
-		return
-	}
-	_, n := binary.Varint(c.b[c.off:]) // only skipped: any 10-byte LEB128 is read whole
-	if n <= 0 {
-		c.bad = true
-		return
-	}
-	c.off += n
-}
+// sleb skips a SLEB128 (its length is a ULEB128's).
+func (c *cursor) sleb() { c.uleb() }
 
 func (c *cursor) skip(n uint64) {
 	if c.need(n) {
@@ -185,7 +221,7 @@ func (c *cursor) skip(n uint64) {
 // table parses the abbreviation table at off of the joined .debug_abbrev
 // (read from the inputs: an earlier rewrite never changes what a later
 // unit reads).
-func (m *merger) table(off uint64) (abbrevTable, error) {
+func (m *merger) table(off uint64) (*abbrevTable, error) {
 	if t, ok := m.tables[off]; ok {
 		return t, nil
 	}
@@ -199,7 +235,7 @@ func (m *merger) table(off uint64) (abbrevTable, error) {
 	}
 	c := &cursor{b: src, off: int(off - base)}
 	start := c.off
-	t := abbrevTable{}
+	t := &abbrevTable{}
 	for !c.bad {
 		code, _ := c.uleb()
 		if code == 0 {
@@ -207,7 +243,7 @@ func (m *merger) table(off uint64) (abbrevTable, error) {
 		}
 		c.uleb()  // tag
 		c.skip(1) // children
-		var d abbrevDecl
+		d := abbrevDecl{first: len(t.specs)}
 		for !c.bad {
 			attr, _ := c.uleb()
 			at := c.off
@@ -218,9 +254,10 @@ func (m *merger) table(off uint64) (abbrevTable, error) {
 			if form == fImplicitConst {
 				c.sleb()
 			}
-			d.specs = append(d.specs, attrSpec{form: form, at: int(base) + at, n: n})
+			t.specs = append(t.specs, attrSpec{form: form, at: int(base) + at, n: n})
+			d.n++
 		}
-		t[code] = d // the last of one code wins, as in debug/dwarf
+		t.set(code, d) // the last of one code wins, as in debug/dwarf
 	}
 	if c.bad {
 		return nil, fmt.Errorf("abbreviation table at %#x: %w", off, errJoin)
@@ -246,10 +283,9 @@ type unitHead struct {
 // walk rewrites the main file's units (sup false) or the supplementary
 // file's.
 func (m *merger) walk(sup bool) error {
-	mainInfo := uint64(len(m.main["info"]))
 	src, base := m.main["info"], uint64(0)
 	if sup {
-		src, base = m.sup["info"], mainInfo
+		src, base = m.sup["info"], m.mainInfo
 	}
 	c := &cursor{b: src}
 	for c.off < len(src) {
@@ -258,11 +294,11 @@ func (m *merger) walk(sup bool) error {
 			return err
 		}
 		if sup {
-			abOff += uint64(len(m.main["abbrev"]))
+			abOff += m.mainAbbrev
 			if err := m.put(m.info, int(abAt), u.offSize, abOff); err != nil {
 				return err
 			}
-		} else if abOff >= uint64(len(m.main["abbrev"])) {
+		} else if abOff >= m.mainAbbrev {
 			return fmt.Errorf("unit at %#x: abbreviation offset %#x past the section: %w", u.start, abOff, errJoin)
 		}
 		t, err := m.table(abOff)
@@ -275,14 +311,14 @@ func (m *merger) walk(sup bool) error {
 			if code == 0 {
 				continue
 			}
-			decl, ok := t[code]
+			decl, ok := t.get(code)
 			if !ok {
 				return fmt.Errorf("entry at %#x: abbreviation %d not declared: %w", base+uint64(d.off), code, errJoin)
 			}
-			if m.steps += len(decl.specs); m.steps > m.maxSteps {
+			if m.steps += decl.n; m.steps > m.maxSteps {
 				return fmt.Errorf("more attributes than the entries' bytes can hold: %w", errJoin)
 			}
-			for _, s := range decl.specs {
+			for _, s := range t.specs[decl.first : decl.first+decl.n] {
 				form, at, n := s.form, s.at, s.n
 				inInfo := false
 				if form == fIndirect {
@@ -437,6 +473,19 @@ func (m *merger) setForm(at, n int, inInfo bool, form uint64) error {
 	return nil
 }
 
+// shift moves the size-byte value at d (pos in the joined .debug_info) by
+// delta, refusing one at or past limit.
+func (m *merger) shift(d *cursor, pos, size int, delta, limit uint64) error {
+	v := m.get(d, size)
+	if d.bad {
+		return nil // reported by the walk
+	}
+	if v >= limit {
+		return fmt.Errorf("entry value %#x at %#x points past its section: %w", v, pos, errJoin)
+	}
+	return m.put(m.info, pos, size, v+delta)
+}
+
 // value reads one attribute value of form at d and rewrites what refers
 // across the two files.
 func (m *merger) value(d *cursor, base uint64, u unitHead, form uint64, at, n int, inInfo, sup bool) error {
@@ -444,19 +493,7 @@ func (m *merger) value(d *cursor, base uint64, u unitHead, form uint64, at, n in
 	if u.version == 2 {
 		refAddr = u.addrSize
 	}
-	mainInfo, mainStr := uint64(len(m.main["info"])), uint64(len(m.main["str"]))
 	pos := int(base) + d.off
-	// shift moves the size-byte value at pos by delta, within limit.
-	shift := func(size int, delta, limit uint64) error {
-		v := m.get(d, size)
-		if d.bad {
-			return nil // reported by the walk
-		}
-		if v >= limit {
-			return fmt.Errorf("entry value %#x at %#x points past its section: %w", v, pos, errJoin)
-		}
-		return m.put(m.info, pos, size, v+delta)
-	}
 	switch form {
 	case fAddr:
 		d.skip(uint64(u.addrSize))
@@ -500,17 +537,17 @@ func (m *merger) value(d *cursor, base uint64, u unitHead, form uint64, at, n in
 		d.skip(uint64(u.offSize)) // line tables, ranges, location lists: not joined
 	case fStrp:
 		if sup {
-			return shift(u.offSize, mainStr, uint64(len(m.sup["str"])))
+			return m.shift(d, pos, u.offSize, m.mainStr, m.supStr)
 		}
 		d.skip(uint64(u.offSize))
 	case fLineStrp:
 		if sup {
-			return shift(u.offSize, uint64(len(m.main["line_str"])), uint64(len(m.sup["line_str"])))
+			return m.shift(d, pos, u.offSize, m.mainLineStr, m.supLineStr)
 		}
 		d.skip(uint64(u.offSize))
 	case fRefAddr:
 		if sup {
-			return shift(refAddr, mainInfo, uint64(len(m.sup["info"])))
+			return m.shift(d, pos, refAddr, m.mainInfo, m.supInfo)
 		}
 		d.skip(uint64(refAddr))
 	case fGNURefAlt, fRefSup4, fRefSup8:
@@ -528,10 +565,10 @@ func (m *merger) value(d *cursor, base uint64, u unitHead, form uint64, at, n in
 		if d.bad {
 			return nil
 		}
-		if v >= uint64(len(m.sup["info"])) {
+		if v >= m.supInfo {
 			return fmt.Errorf("reference %#x at %#x points past the supplementary file: %w", v, pos, errJoin)
 		}
-		target := mainInfo + v
+		target := m.mainInfo + v
 		newForm := uint64(fRefAddr)
 		switch {
 		case size == refAddr:
@@ -550,7 +587,7 @@ func (m *merger) value(d *cursor, base uint64, u unitHead, form uint64, at, n in
 		if sup {
 			return fmt.Errorf("the supplementary file refers to another (form %#x): %w", form, errJoin)
 		}
-		if err := shift(u.offSize, mainStr, uint64(len(m.sup["str"]))); err != nil || d.bad {
+		if err := m.shift(d, pos, u.offSize, m.mainStr, m.supStr); err != nil || d.bad {
 			return err
 		}
 		return m.setForm(at, n, inInfo, fStrp)

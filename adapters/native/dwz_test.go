@@ -560,3 +560,43 @@ func TestSupplementaryBesideRealDebugFile(t *testing.T) {
 	want, got := signaturesAt(t, openWith(t, b.plain["prog1"]), with)
 	is.Equal(got, want)
 }
+
+// libcJoin is libc6-dbg's debug file for libc.so.6 (which names no
+// supplementary file) and the fixtures' supplementary file, as sections to
+// join; it skips without them.
+func libcJoin(tb testing.TB) (main, sup map[string][]byte) {
+	id := ""
+	if f, err := elf.Open(libc); err == nil {
+		f.Close()
+		id = buildIDOf(tb, libc)
+	}
+	path := filepath.Join("/usr/lib/debug/.build-id", id[:min(2, len(id))], id[min(2, len(id)):]+".debug")
+	if _, err := os.Stat(path); id == "" || err != nil {
+		tb.Skip("libc6-dbg's debug file for libc.so.6 is not installed: apt install libc6-dbg")
+	}
+	return joinSections(tb, path), joinSections(tb, buildDWZ(tb, "", true, false).sup)
+}
+
+// Live: a large real debug file's units are walked whole (libc's 5.8 MB of
+// entries, gcc 12's forms: DWARF 5, implicit constants, a ten-byte SLEB128
+// constant that binary.Varint refuses).
+func TestJoinSupplementaryLibcLive(t *testing.T) {
+	is := is.New(t)
+	main, sup := libcJoin(t)
+	out, at, err := native.JoinSupplementary(binary.LittleEndian, main, sup)
+	is.NoErr(err)
+	is.Equal(at, uint64(len(main["info"])))
+	is.True(bytes.Equal(out["info"][:at], main["info"])) // nothing in it refers to the supplementary file
+}
+
+// BenchmarkJoinSupplementary: the join's walk over libc's debug file, the
+// cost a dwz'd debug file of that size adds to the DWARF load.
+func BenchmarkJoinSupplementary(b *testing.B) {
+	main, sup := libcJoin(b)
+	b.SetBytes(int64(len(main["info"])))
+	for b.Loop() {
+		if _, _, err := native.JoinSupplementary(binary.LittleEndian, main, sup); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
