@@ -36,7 +36,7 @@ func mergeSupplementary(bo binary.ByteOrder, main, sup map[string][]byte) (map[s
 		out[k] = v
 	}
 	for _, name := range []string{"info", "abbrev", "str", "line_str"} {
-		if len(sup[name]) == 0 {
+		if len(sup[name]) == 0 && name != "info" && name != "abbrev" { // those two are written
 			continue
 		}
 		b := make([]byte, len(main[name])+len(sup[name]))

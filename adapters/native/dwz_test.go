@@ -519,12 +519,12 @@ func FuzzJoinSupplementary(f *testing.F) {
 	for _, dwarf5 := range []bool{false, true} {
 		b := buildDWZ(f, "", true, dwarf5)
 		m, s := joinSections(f, b.dwz["prog1"]), joinSections(f, b.sup)
-		f.Add(m["info"], m["abbrev"], s["info"], s["abbrev"])
+		f.Add(m["info"], m["abbrev"], s["info"], s["abbrev"], s["str"])
+		f.Add(m["info"], m["abbrev"], []byte{}, []byte{}, s["str"]) // no entries to refer to, strings to
 	}
-	f.Fuzz(func(t *testing.T, mainInfo, mainAbbrev, supInfo, supAbbrev []byte) {
-		str := bytes.Repeat([]byte("name\x00"), 64)
-		main := map[string][]byte{"info": mainInfo, "abbrev": mainAbbrev, "str": str}
-		sup := map[string][]byte{"info": supInfo, "abbrev": supAbbrev, "str": str}
+	f.Fuzz(func(t *testing.T, mainInfo, mainAbbrev, supInfo, supAbbrev, supStr []byte) {
+		main := map[string][]byte{"info": mainInfo, "abbrev": mainAbbrev, "str": bytes.Repeat([]byte("name\x00"), 64)}
+		sup := map[string][]byte{"info": supInfo, "abbrev": supAbbrev, "str": supStr}
 		before := [][]byte{slices.Clone(mainInfo), slices.Clone(mainAbbrev), slices.Clone(supInfo), slices.Clone(supAbbrev)}
 		out, at, err := native.JoinSupplementary(binary.LittleEndian, main, sup)
 		for i, in := range [][]byte{mainInfo, mainAbbrev, supInfo, supAbbrev} {
