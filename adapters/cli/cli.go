@@ -548,23 +548,36 @@ func writeOverview(w io.Writer, target *core.OpenBinaryResult, ev *core.Evidence
 
 // debugFileOf is the separate debug file the profile names (the engine
 // took symbols or DWARF from it), as "PATH (by build-id; symbols, dwarf)",
-// or "".
+// followed by the supplementary (dwz) file its DWARF names, as
+// "; supplementary PATH (by altlink)" (alone when the DWARF is the
+// target's own), or "".
 func debugFileOf(ev *core.Evidence) string {
 	if ev.AnalysisProfile == nil {
 		return ""
 	}
 	var params struct {
 		DebugFile *struct {
-			Path    string   `json:"path"`
-			FoundBy string   `json:"found_by"`
-			UsedFor []string `json:"used_for"`
+			Path          string   `json:"path"`
+			FoundBy       string   `json:"found_by"`
+			UsedFor       []string `json:"used_for"`
+			Supplementary *struct {
+				Path    string `json:"path"`
+				FoundBy string `json:"found_by"`
+			} `json:"supplementary"`
 		} `json:"debug_file"`
 	}
 	if json.Unmarshal(ev.AnalysisProfile.Parameters, &params) != nil || params.DebugFile == nil {
 		return ""
 	}
 	d := params.DebugFile
-	return fmt.Sprintf("%s (by %s; %s)", d.Path, d.FoundBy, strings.Join(d.UsedFor, ", "))
+	var parts []string
+	if d.Path != "" {
+		parts = append(parts, fmt.Sprintf("%s (by %s; %s)", d.Path, d.FoundBy, strings.Join(d.UsedFor, ", ")))
+	}
+	if s := d.Supplementary; s != nil {
+		parts = append(parts, fmt.Sprintf("supplementary %s (by %s)", s.Path, s.FoundBy))
+	}
+	return strings.Join(parts, "; ")
 }
 
 func deref(s *string) string {

@@ -64,6 +64,7 @@ type Analysis struct {
 	// debugNotes say which candidates were refused.
 	debug      *debugFile
 	debugNotes []string
+	sup        *supFile // the supplementary (dwz) file its DWARF names (dwz.go), or nil
 
 	segs  lazy[[]ports.Segment]
 	syms  lazy[*symbolSet]
@@ -294,6 +295,7 @@ func (a *Analysis) Close(context.Context) error {
 	if a.debug != nil {
 		a.debug.file.Close()
 	}
+	a.sup.close()
 	if a.file != nil {
 		return a.file.Close()
 	}
@@ -486,6 +488,9 @@ func (a *Analysis) Limitations(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("native: limitations: %w", classify(a.img.format(), err))
 	}
 	out := append(slices.Clone(set.limits), a.debugNotes...)
+	if l, ok := a.dw.peek(); ok && l != nil && l.supNote != "" {
+		out = append(out, l.supNote)
+	}
 	if strs, ok := a.strs.peek(); ok && strs != nil {
 		out = append(out, strs.limits...)
 	}

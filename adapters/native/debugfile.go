@@ -200,11 +200,13 @@ type debugCandidate struct {
 // ctx's: a search cut short would make the analysis depend on when.
 func (a *Analysis) findDebugFile(ctx context.Context, path string) error {
 	a.searchDebugFile(ctx, path)
+	a.searchSupplementary(ctx, path)
 	a.searchDSYM(ctx, path)
 	if err := ctx.Err(); err != nil {
 		if a.debug != nil {
 			a.debug.file.Close()
 		}
+		a.sup.close()
 		return err
 	}
 	return nil
@@ -460,20 +462,32 @@ func (d *debugFile) symtabEntries(entSize uint64) uint64 {
 }
 
 // debugProfile is the profile's record of the debug file, or nil.
+// The supplementary (dwz) file its DWARF names is "supplementary" there,
+// also when that DWARF is the target's own (then it is the only member).
 func (a *Analysis) debugProfile() map[string]any {
 	d := a.debug
-	if d == nil {
-		return nil
+	var out map[string]any
+	if d != nil {
+		out = map[string]any{"path": d.path, "sha256": d.sha256, "found_by": d.foundBy, "used_for": d.used()}
 	}
-	return map[string]any{"path": d.path, "sha256": d.sha256, "found_by": d.foundBy, "used_for": d.used()}
+	if a.sup != nil {
+		if out == nil {
+			out = map[string]any{}
+		}
+		out["supplementary"] = a.sup.profile()
+	}
+	return out
 }
 
 // debugKey is the debug file's part of the warm cache key: "" without one,
 // so that the key of a target without a debug file is what it always was.
 func (a *Analysis) debugKey() string {
-	d := a.debug
-	if d == nil {
-		return ""
+	var k string
+	if d := a.debug; d != nil {
+		k = fmt.Sprintf(" debug_file=%q sha256=%s found_by=%s used_for=%s", d.path, d.sha256, d.foundBy, strings.Join(d.used(), ","))
 	}
-	return fmt.Sprintf(" debug_file=%q sha256=%s found_by=%s used_for=%s", d.path, d.sha256, d.foundBy, strings.Join(d.used(), ","))
+	if s := a.sup; s != nil {
+		k += fmt.Sprintf(" supplementary=%q sha256=%s found_by=%s", s.path, s.sha256, s.foundBy)
+	}
+	return k
 }

@@ -92,6 +92,14 @@
 // load signatures, source lines and value flow share. The profile's
 // debug_file parameter names it (path, sha256, found_by, used_for), and so
 // does the warm cache key. The file is untrusted input like the target.
+// DWARF processed by dwz (dwz.go, dwz_merge.go) names a supplementary file
+// in .gnu_debugaltlink or .debug_sup; it is found beside the file naming it
+// or by its build ID under the same directories, taken only when its build
+// ID (or .debug_sup checksum) is the link's, and joined with the debug
+// file's DWARF into one set debug/dwarf reads (its references and strings
+// rewritten in place into plain forms), so names, types and parameters read
+// as without dwz; the profile's debug_file gains "supplementary" (path,
+// sha256, found_by), as does the cache key.
 // A Mach-O target without __debug_info takes its DWARF, when the search is
 // on (Options.DebugFileDirectories non-empty, although the bundle is not
 // under a root), from the dSYM beside it (dsym.go:

@@ -159,7 +159,7 @@ func (a *Analysis) readLines(ctx context.Context) (idx *lineIndex, err error) {
 	if l.d == nil || len(l.line) == 0 {
 		return &lineIndex{none: noLineTable}, nil
 	}
-	idx, err = newLineIndex(ctx, a.img.format(), l.d, l.infoSize, l.line)
+	idx, err = newLineIndex(ctx, a.img.format(), l.d, l.infoSize, l.line, l.supAt)
 	if err != nil {
 		return nil, err
 	}
@@ -168,8 +168,10 @@ func (a *Analysis) readLines(ctx context.Context) (idx *lineIndex, err error) {
 }
 
 // newLineIndex reads the unit entries (not their children: a unit entry
-// is followed by the next unit's) and their ranges.
-func newLineIndex(ctx context.Context, format string, d *dwarf.Data, infoSize uint64, sec []byte) (*lineIndex, error) {
+// is followed by the next unit's) and their ranges. Units from supAt on
+// are a supplementary (dwz) file's (0: none), whose line tables are its own
+// and not in sec: they are not read.
+func newLineIndex(ctx context.Context, format string, d *dwarf.Data, infoSize uint64, sec []byte, supAt uint64) (*lineIndex, error) {
 	idx := &lineIndex{format: format, d: d, infoSize: infoSize, sec: sec, budget: lineCacheBytes,
 		cache: map[int32]*unitLines{}, failed: map[int32]error{}}
 	r := d.Reader()
@@ -184,7 +186,7 @@ func newLineIndex(ctx context.Context, format string, d *dwarf.Data, infoSize ui
 		if err != nil || ent == nil || i > infoSize {
 			break // what was read is kept
 		}
-		if i > 0 && ent.Offset <= last {
+		if i > 0 && ent.Offset <= last || supAt > 0 && uint64(ent.Offset) >= supAt {
 			break
 		}
 		last = ent.Offset

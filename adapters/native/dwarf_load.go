@@ -28,6 +28,11 @@ type dwarfLoad struct {
 	line     []byte      // .debug_line, decompressed; nil when absent
 	bytes    int64       // what the load holds: its debug sections' bytes
 	err      error       // the memory budget refused bytes (not cached)
+	// supAt is where the supplementary (dwz) file's units start in the
+	// joined .debug_info (dwz.go), 0 without one; supNote says why a
+	// supplementary file found was not joined.
+	supAt   uint64
+	supNote string
 }
 
 // dwarfSections are the sections debug/dwarf reads (dwarf.New's and
@@ -73,9 +78,9 @@ func (a *Analysis) loadDWARF() *dwarfLoad {
 	switch im := a.img.(type) {
 	case *elfImage:
 		if d := a.debug; d != nil && d.dwarf {
-			return loadELFDWARF(d.img.src, d.img.f) // the debug file's, under the same bounds
+			return loadELFDWARFSup(d.img.src, d.img.f, a.sup) // the debug file's, under the same bounds
 		}
-		return loadELFDWARF(im.src, im.f)
+		return loadELFDWARFSup(im.src, im.f, a.sup)
 	case *peImage:
 		s := im.f.Section(".debug_info")
 		if s == nil || s.Size > maxDWARFBytes {
@@ -165,6 +170,13 @@ func zdebugSize(src source, s *elf.Section) uint64 {
 }
 
 func loadELFDWARF(src source, f *elf.File) *dwarfLoad {
+	return loadELFDWARFSup(src, f, nil)
+}
+
+// loadELFDWARFSup loads f's DWARF joined with that of its supplementary
+// file sup (nil: none). A supplementary file that cannot be joined leaves
+// f's own DWARF, and supNote says why.
+func loadELFDWARFSup(src source, f *elf.File, sup *supFile) *dwarfLoad {
 	var total, info uint64
 	relocated := false
 	for _, s := range f.Sections {
@@ -198,6 +210,9 @@ func loadELFDWARF(src source, f *elf.File) *dwarfLoad {
 			return &dwarfLoad{}
 		}
 		l := &dwarfLoad{d: d, infoSize: info, bytes: int64(total)}
+		if sup != nil {
+			l.supNote = sup.refusal("a relocatable file's DWARF is not joined")
+		}
 		if s := f.Section(".debug_line"); s != nil {
 			l.line, _ = s.Data()
 		} else if s := f.Section(".zdebug_line"); s != nil {
@@ -239,27 +254,70 @@ func loadELFDWARF(src source, f *elf.File) *dwarfLoad {
 			dat[suffix] = bufs[i]
 		}
 	}
-	d, err := dwarf.New(dat["abbrev"], nil, nil, dat["info"], dat["line"], nil, dat["ranges"], dat["str"])
+	var supNote string
+	if sup != nil {
+		l, note := joinSupplementary(f.ByteOrder, dat, types, sup, maxDWARFBytes-min(total, maxDWARFBytes))
+		if l != nil {
+			return l
+		}
+		supNote = note
+	}
+	d, err := newDWARF(dat, types)
 	if err != nil {
 		return &dwarfLoad{}
-	}
-	for _, name := range []string{"addr", "line_str", "str_offsets", "rnglists"} {
-		if b, ok := dat[name]; ok {
-			if err := d.AddSection(".debug_"+name, b); err != nil {
-				return &dwarfLoad{}
-			}
-		}
-	}
-	for i, b := range types {
-		if err := d.AddTypes(fmt.Sprintf("types-%d", i), b); err != nil {
-			return &dwarfLoad{}
-		}
 	}
 	var held int64
 	for _, b := range bufs {
 		held += int64(len(b))
 	}
-	return &dwarfLoad{d: d, infoSize: info, line: dat["line"], bytes: held}
+	return &dwarfLoad{d: d, infoSize: info, line: dat["line"], bytes: held, supNote: supNote}
+}
+
+// joinSupplementary is the load of dat joined with sup's DWARF, or nil and
+// why it could not be joined.
+func joinSupplementary(bo binary.ByteOrder, dat map[string][]byte, types [][]byte, sup *supFile, room uint64) (*dwarfLoad, string) {
+	supDat, err := sup.sections(room)
+	if err != nil {
+		return nil, sup.refusal(err.Error())
+	}
+	joined, at, err := mergeSupplementary(bo, dat, supDat)
+	if err != nil {
+		return nil, sup.refusal("its DWARF cannot be joined with the debug file's (" + err.Error() + ")")
+	}
+	d, err := newDWARF(joined, types)
+	if err != nil {
+		return nil, sup.refusal("the joined DWARF cannot be read (" + err.Error() + ")")
+	}
+	var held int64
+	for _, b := range joined {
+		held += int64(len(b))
+	}
+	for _, b := range types {
+		held += int64(len(b))
+	}
+	return &dwarfLoad{d: d, infoSize: uint64(max(len(joined["info"]), 1)), line: joined["line"], bytes: held, supAt: at}, ""
+}
+
+// newDWARF is debug/dwarf's reading of the sections in dat (by suffix) and
+// the type units in types.
+func newDWARF(dat map[string][]byte, types [][]byte) (*dwarf.Data, error) {
+	d, err := dwarf.New(dat["abbrev"], nil, nil, dat["info"], dat["line"], nil, dat["ranges"], dat["str"])
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range []string{"addr", "line_str", "str_offsets", "rnglists"} {
+		if b, ok := dat[name]; ok {
+			if err := d.AddSection(".debug_"+name, b); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for i, b := range types {
+		if err := d.AddTypes(fmt.Sprintf("types-%d", i), b); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
 }
 
 // sectionData is a debug section's contents. A zlib-compressed one

@@ -63,7 +63,7 @@ func WaitDiscovery(a *Analysis) {
 // unit's decoding have them), decodes every unit, and returns its lookup.
 func SourceLinesFrom(ctx context.Context, d *dwarf.Data, infoSize uint64, line []byte) (lookup func(uint64) (ports.SourceLocation, bool), err error) {
 	defer recoverInto("dwarf", "source lines", &err)
-	idx, err := newLineIndex(ctx, "dwarf", d, infoSize, line)
+	idx, err := newLineIndex(ctx, "dwarf", d, infoSize, line, 0)
 	if err != nil {
 		return nil, err
 	}
