@@ -78,7 +78,7 @@ const (
 type debugFile struct {
 	path    string
 	sha256  string
-	foundBy string // "build-id", "debuglink" or "dsym"
+	foundBy string // "build-id", "debuglink", "dsym" or "dsym-directory"
 	file    *os.File
 	img     *elfImage   // code sections are NOBITS: bytes come from the target
 	mach    *machoImage // a dSYM's slice (dsym.go) instead of img
