@@ -64,6 +64,8 @@ type Analysis struct {
 	// debugNotes say which candidates were refused.
 	debug      *debugFile
 	debugNotes []string
+	// lib is what the signature libraries named (libraries.go), or nil.
+	lib *libResult
 
 	segs  lazy[[]ports.Segment]
 	syms  lazy[*symbolSet]
@@ -177,6 +179,16 @@ func openFile(ctx context.Context, path string, opts Options) (*Analysis, error)
 		f.Close()
 		return nil, fmt.Errorf("native: open %s: %w", path, err)
 	}
+	if err := a.matchLibraries(ctx); err != nil {
+		if a.debug != nil {
+			a.debug.file.Close()
+		}
+		if m != nil {
+			m.close()
+		}
+		f.Close()
+		return nil, fmt.Errorf("native: open %s: %w", path, err)
+	}
 	a.file = f
 	return a, nil
 }
@@ -258,6 +270,10 @@ func (a *Analysis) Profile() ports.Profile {
 	// record built from it differs from one without it.
 	if d := a.debugProfile(); d != nil {
 		p.Parameters["debug_file"] = d
+	}
+	// So are the signature libraries that named procedures.
+	if l := a.libraryProfile(); l != nil {
+		p.Parameters["signature_libraries"] = l
 	}
 	return p
 }
@@ -351,7 +367,11 @@ func (a *Analysis) sortedNames(ctx context.Context) ([]ports.Name, error) {
 	if err != nil {
 		return nil, err
 	}
-	names := sortNames(set.labels)
+	labels := set.labels
+	if a.lib != nil && len(a.lib.labels) > 0 {
+		labels = append(slices.Clip(labels), a.lib.labels...) // a copy: the set is shared
+	}
+	names := sortNames(labels)
 	return names, a.reserveHeld(ctx, "the names list", listBytes(names))
 }
 
@@ -486,6 +506,7 @@ func (a *Analysis) Limitations(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("native: limitations: %w", classify(a.img.format(), err))
 	}
 	out := append(slices.Clone(set.limits), a.debugNotes...)
+	out = append(out, a.libraryNotes()...)
 	if strs, ok := a.strs.peek(); ok && strs != nil {
 		out = append(out, strs.limits...)
 	}
