@@ -233,3 +233,171 @@ func TestLibraryNamesStatic(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkLibraryMatch opens a stripped static hello with the installed
+// C library archives: reading libc.a and libm.a into patterns, and
+// matching the program's procedures against them.
+func BenchmarkLibraryMatch(b *testing.B) {
+	tool := staticTools[0]
+	tool.need(b)
+	_, stripped := staticBuild(b, tool, "hello", libHello)
+	libs := &native.SignatureLibraries{Installed: true}
+	b.ResetTimer()
+	for b.Loop() {
+		an, err := native.New(&native.Options{SignatureLibraries: libs}).Open(context.Background(), ports.Target{Path: stripped})
+		if err != nil {
+			b.Fatal(err)
+		}
+		an.Close(context.Background())
+	}
+}
+
+// Off (nil) is today's result: the same procedures and names as an
+// analysis that never heard of libraries, and no profile entry; an
+// unstripped program, whose every function has a symbol, gets no library
+// name at all (a symbol's name is never replaced).
+func TestLibraryOffAndSymbols(t *testing.T) {
+	is := is.New(t)
+	tool := staticTools[0]
+	tool.need(t)
+	full, stripped := staticBuild(t, tool, "hello", libHello)
+	off := openLibs(t, stripped, nil)
+	base := openWith(t, stripped)
+	p1, n1 := procsAndNames(t, off)
+	p2, n2 := procsAndNames(t, base)
+	is.Equal(p1, p2)
+	is.Equal(n1, n2)
+	_, has := off.Profile().Parameters["signature_libraries"]
+	is.True(!has)
+
+	on := openLibs(t, full, &native.SignatureLibraries{Installed: true})
+	pf, nf := procsAndNames(t, on)
+	pb, nb := procsAndNames(t, openWith(t, full))
+	is.Equal(pf, pb)
+	is.Equal(nf, nb)
+
+	// With names, the stripped program's list differs, and so does its
+	// profile (so its Evidence IDs).
+	named := openLibs(t, stripped, &native.SignatureLibraries{Installed: true})
+	p3, _ := procsAndNames(t, named)
+	is.True(!slices.Equal(p1, p3))
+	prof := named.Profile().Parameters["signature_libraries"].(map[string]any)
+	libs := prof["libraries"].([]any)
+	first := libs[0].(map[string]any)
+	is.Equal(first["path"], native.InstalledLibraries(tool.machine)[0])
+	is.Equal(first["sha256"], sha256Of(t, native.InstalledLibraries(tool.machine)[0]))
+	is.True(first["matched"].(int) > 100)
+}
+
+// A dynamic program is matched only against libraries named explicitly:
+// the installed C library archives are for statically linked targets.
+func TestLibraryDynamicNeedsExplicitPaths(t *testing.T) {
+	is := is.New(t)
+	tool := staticTools[0]
+	libs := tool.need(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "d.c")
+	is.NoErr(os.WriteFile(src, []byte(libHello), 0o644))
+	prog := filepath.Join(dir, "d")
+	if out, err := exec.Command("gcc", "-O2", "-s", "-o", prog, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	a := openLibs(t, prog, &native.SignatureLibraries{Installed: true})
+	_, has := a.Profile().Parameters["signature_libraries"]
+	is.True(!has) // not static: the installed archives are not read
+	b := openLibs(t, prog, &native.SignatureLibraries{Paths: libs[:1]})
+	_, has = b.Profile().Parameters["signature_libraries"]
+	is.True(has) // explicit: read for any ELF target
+}
+
+// An archive for another machine names nothing and says why; another C
+// library (musl's libc.a) names nothing wrongly.
+func TestLibraryOtherMachineAndLibc(t *testing.T) {
+	tool := staticTools[0]
+	tool.need(t)
+	full, stripped := staticBuild(t, tool, "larger", libLarger, "-lm", "-pthread")
+	t.Run("other machine", func(t *testing.T) {
+		is := is.New(t)
+		other := native.InstalledLibraries(elf.EM_AARCH64)
+		if len(other) == 0 {
+			t.Skip("no AArch64 libc.a: apt install gcc-aarch64-linux-gnu")
+		}
+		a := openLibs(t, stripped, &native.SignatureLibraries{Paths: other[:1]})
+		s := scoreLibraries(t, a, full, map[string]bool{})
+		is.Equal(s.named, 0)
+		lims, err := a.Limitations(context.Background())
+		is.NoErr(err)
+		is.True(slices.ContainsFunc(lims, func(l string) bool { return strings.Contains(l, "built for another machine (arm64)") }))
+		_, has := a.Profile().Parameters["signature_libraries"]
+		is.True(!has)
+	})
+	t.Run("musl", func(t *testing.T) {
+		const musl = "/usr/lib/x86_64-linux-musl/libc.a"
+		if _, err := os.Stat(musl); err != nil {
+			t.Skip("no musl libc.a: apt install musl-dev")
+		}
+		a := openLibs(t, stripped, &native.SignatureLibraries{Paths: []string{musl}})
+		s := scoreLibraries(t, a, full, archiveFunctions(t, []string{musl}))
+		t.Logf("glibc program, musl archive: %d named, %d wrong", s.named, len(s.wrong))
+		for _, w := range s.wrong {
+			t.Errorf("wrong name: %s", w)
+		}
+	})
+}
+
+// Hostile library files never fail the open or panic: each is a
+// limitation naming it, and the target's lists are today's.
+func TestLibraryHostile(t *testing.T) {
+	tool := staticTools[0]
+	libs := tool.need(t)
+	_, stripped := staticBuild(t, tool, "hello", libHello)
+	dir := t.TempDir()
+	lib, err := os.ReadFile(libs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{
+		"thin.a":      []byte("!<thin>\n/       0           0     0     0       4         `\nabcd"),
+		"garbage.a":   []byte("not an archive at all"),
+		"cut.a":       lib[:4096],
+		"size.a":      []byte("!<arch>\nx.o/            0           0     0     644     99999999999`\n"),
+		"negsize.a":   []byte("!<arch>\nx.o/            0           0     0     644     -5        `\n"),
+		"longname.a":  []byte("!<arch>\n/99             0           0     0     644     4         `\nabcd"),
+		"badelf.a":    append([]byte("!<arch>\nx.o/            0           0     0     644     64        `\n\x7fELF\x02\x01\x01"), make([]byte, 57)...),
+		"script.a":    []byte("/* GNU ld script */\nGROUP ( " + dir + "/script.a )\n"),
+		"notabs.a":    []byte("/* GNU ld script */\nGROUP ( libc.a )\n"),
+		"empty.a":     []byte("!<arch>\n"),
+		"bsd.a":       []byte("!<arch>\n#1/99999         0           0     0     644     4         `\nabcd"),
+		"truncelf.o":  lib[8+60 : 8+60+200],
+		"directory.a": nil,
+	}
+	var paths []string
+	for name, b := range files {
+		p := filepath.Join(dir, name)
+		if b == nil {
+			if err := os.Mkdir(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	paths = append(paths, filepath.Join(dir, "missing.a"))
+	is := is.New(t)
+	a := openLibs(t, stripped, &native.SignatureLibraries{Paths: paths})
+	p1, n1 := procsAndNames(t, a)
+	p2, n2 := procsAndNames(t, openWith(t, stripped))
+	is.Equal(p1, p2)
+	is.Equal(n1, n2)
+	lims, err := a.Limitations(context.Background())
+	is.NoErr(err)
+	for _, p := range paths {
+		if strings.HasSuffix(p, "script.a") || strings.HasSuffix(p, "empty.a") {
+			continue
+		}
+		is.True(slices.ContainsFunc(lims, func(l string) bool { return strings.Contains(l, p+" ") }))
+	}
+	is.True(slices.ContainsFunc(lims, func(l string) bool { return strings.Contains(l, "thin archive") }))
+}

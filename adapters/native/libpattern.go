@@ -38,6 +38,7 @@ type libPattern struct {
 	mask    []byte   // 0xff where a bit is fixed
 	fixed   int      // fixed bits
 	calls   []libCall
+	ifunc   bool // an STT_GNU_IFUNC resolver: a static link calls it through an IRELATIVE PLT stub
 }
 
 // libCall is a call or jump the object's relocations aim at a symbol: in
@@ -192,6 +193,7 @@ func objectPatterns(r io.ReaderAt, size int64, want elf.Machine, class elf.Class
 			}
 			p.name = g.best.Name
 			for _, s := range g.names {
+				p.ifunc = p.ifunc || elf.ST_TYPE(s.Info) == elf.STT_GNU_IFUNC
 				if !slices.Contains(p.aliases, s.Name) {
 					p.aliases = append(p.aliases, s.Name)
 				}

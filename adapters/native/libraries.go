@@ -3,6 +3,7 @@ package native
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"debug/elf"
 	"fmt"
 	"io"
@@ -89,8 +90,9 @@ func InstalledLibraries(m elf.Machine) []string {
 }
 
 const (
-	// maxLibraryBytes bounds one library file.
-	maxLibraryBytes = 2 << 30
+	// maxLibraryBytes bounds one library file, which is read whole
+	// (libcrypto.a: 10 MB).
+	maxLibraryBytes = 512 << 20
 	// maxScriptBytes bounds a GNU ld script read for the libraries it names.
 	maxScriptBytes = 64 << 10
 )
@@ -248,19 +250,31 @@ func (res *libResult) load(ctx context.Context, paths []string, m elf.Machine, c
 			}
 			return nil
 		}
-		sum, _, err := digestFile(ctx, f, st.Size(), false)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
+		// Mapped where the system allows (the page cache, not a copy),
+		// else read whole into memory charged to the call.
+		var whole []byte
+		if mp := mapFile(f, st.Size()); mp != nil {
+			defer mp.close()
+			whole = mp.data
+		} else {
+			release, err := ports.Reserve(ctx, "a signature library", st.Size())
+			if err != nil {
+				res.notes = append(res.notes, fmt.Sprintf("Signature library %s is not read: %v.", path, err))
+				return nil
 			}
-			res.notes = append(res.notes, fmt.Sprintf("Signature library %s cannot be read (%v).", path, err))
-			return nil
+			defer release()
+			whole = make([]byte, st.Size())
+			if _, err := f.ReadAt(whole, 0); err != nil {
+				res.notes = append(res.notes, fmt.Sprintf("Signature library %s cannot be read (%v).", path, err))
+				return nil
+			}
 		}
+		sum := fmt.Sprintf("%x", sha256.Sum256(whole))
 		lib := len(res.used)
 		var members []arMember
 		if bytes.HasPrefix(head, []byte("\x7fELF")) {
 			members = []arMember{{name: filepath.Base(path), off: 0, size: st.Size()}}
-		} else if members, err = readArchive(f, st.Size()); err != nil {
+		} else if members, err = readArchive(bytes.NewReader(whole), st.Size()); err != nil {
 			res.notes = append(res.notes, fmt.Sprintf("Signature library %s is not used: %v.", path, err))
 			return nil
 		}
@@ -275,8 +289,7 @@ func (res *libResult) load(ctx context.Context, paths []string, m elf.Machine, c
 				}
 			}
 			var other elf.Machine
-			var err error
-			pats, other, err = objectPatterns(io.NewSectionReader(f, mem.off, mem.size), mem.size, m, class, lib, pats, &stats)
+			pats, other, err = objectPatterns(bytes.NewReader(whole[mem.off:mem.off+mem.size]), mem.size, m, class, lib, pats, &stats)
 			if err != nil {
 				bad++
 				continue
@@ -515,6 +528,11 @@ func (res *libResult) callsAgree(src source, mm *memMap, ix *libIndex, addr uint
 		if res.addr32 {
 			to &= 0xffffffff
 		}
+		if r := mm.find(to); r != nil && r.plt {
+			if _, named := names[to]; !named && !ix.ifuncOK(c.target) {
+				return false // an unnamed stub in .plt: a static link's IRELATIVE stub
+			}
+		}
 		if !ix.compatible(to, c.target, names, cands) {
 			return false
 		}
@@ -525,7 +543,7 @@ func (res *libResult) callsAgree(src source, mm *memMap, ix *libIndex, addr uint
 // compatible reports whether the procedure at addr may be the function
 // named target: it has no name, or a name that is target or one of its
 // aliases (a PLT stub's name without "@plt"; an IRELATIVE stub, "*ABS*",
-// stands for any), or candidates one of which is target.
+// stands for any IFUNC), or candidates one of which is target.
 func (ix *libIndex) compatible(addr uint64, target string, names map[uint64][]string, cands map[uint64][]int32) bool {
 	alias := func(n string) bool {
 		if n == target {
@@ -540,7 +558,16 @@ func (ix *libIndex) compatible(addr uint64, target string, names map[uint64][]st
 	}
 	if ns, ok := names[addr]; ok {
 		for _, n := range ns {
-			if strings.HasPrefix(n, "*ABS*") || alias(plainName(n)) {
+			if strings.HasPrefix(n, "*ABS*") {
+				// An IRELATIVE stub: a static link calls an IFUNC through
+				// one, and only an IFUNC (musl's plain strcspn, which a
+				// glibc program reaches through its stub, is no match).
+				if ix.ifuncOK(target) {
+					return true
+				}
+				continue
+			}
+			if alias(plainName(n)) {
 				return true
 			}
 		}
@@ -556,6 +583,13 @@ func (ix *libIndex) compatible(addr uint64, target string, names map[uint64][]st
 		}
 	}
 	return false
+}
+
+// ifuncOK reports whether a call to target may go through an IRELATIVE
+// stub: target is an IFUNC in the libraries, or not defined there.
+func (ix *libIndex) ifuncOK(target string) bool {
+	defs := ix.byName[target]
+	return len(defs) == 0 || slices.ContainsFunc(defs, func(i int32) bool { return ix.pats[i].ifunc })
 }
 
 // libraryProfile is the profile's record of the libraries used, or nil.
