@@ -52,7 +52,9 @@ type Procedure struct {
 	Size    uint64 // 0 when unknown
 	// Source says how the start was found: symbol, dynamic-symbol, plt, entry,
 	// dwarf, eh-frame, pdata, function-starts, call-target, export,
-	// libc-start-main (main, as the entry point passes it to the C library).
+	// libc-start-main (main, as the entry point passes it to the C library),
+	// library (a procedure without a symbol whose bytes equal a function of
+	// a signature library, a C library archive: the name is that function's).
 	Source      string
 	External    bool   // an import stub or external function
 	Thunk       bool   // a PLT stub or jump thunk
