@@ -180,6 +180,7 @@ func openFile(ctx context.Context, path string, opts Options) (*Analysis, error)
 		return nil, fmt.Errorf("native: open %s: %w", path, err)
 	}
 	if err := a.matchLibraries(ctx); err != nil {
+		a.releaseHeld()
 		if a.debug != nil {
 			a.debug.file.Close()
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -400,4 +401,21 @@ func TestLibraryHostile(t *testing.T) {
 		is.True(slices.ContainsFunc(lims, func(l string) bool { return strings.Contains(l, p+" ") }))
 	}
 	is.True(slices.ContainsFunc(lims, func(l string) bool { return strings.Contains(l, "thin archive") }))
+}
+
+// The names and the profile are the same on one core as on several.
+func TestLibraryDeterministic(t *testing.T) {
+	is := is.New(t)
+	tool := staticTools[0]
+	tool.need(t)
+	_, stripped := staticBuild(t, tool, "larger", libLarger, "-lm", "-pthread")
+	libs := &native.SignatureLibraries{Installed: true}
+	p1, n1 := procsAndNames(t, openLibs(t, stripped, libs))
+	prev := runtime.GOMAXPROCS(1)
+	a := openLibs(t, stripped, libs)
+	p2, n2 := procsAndNames(t, a)
+	runtime.GOMAXPROCS(prev)
+	is.Equal(p1, p2)
+	is.Equal(n1, n2)
+	is.Equal(a.Profile(), openLibs(t, stripped, libs).Profile())
 }
