@@ -30,7 +30,7 @@ func FuzzLibraryArchive(f *testing.F) {
 			if m.off < 0 || m.size < 0 || m.off+m.size > int64(len(b)) {
 				t.Fatalf("member %+v outside %d bytes", m, len(b))
 			}
-			pats, _, _ = objectPatterns(bytes.NewReader(b[m.off:m.off+m.size]), m.size, elf.EM_X86_64, elf.ELFCLASS64, 0, pats, &st)
+			pats, _, _ = objectPatterns(b[m.off:m.off+m.size], elf.EM_X86_64, elf.ELFCLASS64, 0, pats, &st)
 		}
 		for _, p := range pats {
 			if len(p.mask) != len(p.code) {

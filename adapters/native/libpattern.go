@@ -1,11 +1,11 @@
 package native
 
 import (
+	"bytes"
 	"cmp"
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
-	"io"
 	"math/bits"
 	"slices"
 	"strings"
@@ -64,7 +64,8 @@ func machineOK(m elf.Machine, c elf.Class, tm elf.Machine, tc elf.Class) bool {
 // objectPatterns reads the ELF relocatable object of size bytes in r and
 // appends its functions' patterns to out. An object of another machine
 // than want adds none and reports its machine.
-func objectPatterns(r io.ReaderAt, size int64, want elf.Machine, class elf.Class, lib int, out []libPattern, st *objectStats) (_ []libPattern, other elf.Machine, err error) {
+func objectPatterns(obj []byte, want elf.Machine, class elf.Class, lib int, out []libPattern, st *objectStats) (_ []libPattern, other elf.Machine, err error) {
+	size := int64(len(obj))
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("malformed object: %v", p)
@@ -73,7 +74,7 @@ func objectPatterns(r io.ReaderAt, size int64, want elf.Machine, class elf.Class
 	if size > maxObjectBytes {
 		return out, 0, fmt.Errorf("object of %d bytes exceeds the %d-byte bound", size, maxObjectBytes)
 	}
-	f, err := elf.NewFile(io.NewSectionReader(r, 0, size))
+	f, err := elf.NewFile(bytes.NewReader(obj))
 	if err != nil {
 		return out, 0, err
 	}
@@ -149,16 +150,18 @@ func objectPatterns(r io.ReaderAt, size int64, want elf.Machine, class elf.Class
 		secs = append(secs, k)
 	}
 	slices.Sort(secs)
-	relocs, err := relocationsBySection(f, size)
+	relocs, err := relocationsBySection(f, obj)
 	if err != nil {
 		return out, 0, err
 	}
 	for _, si := range secs {
 		sec := f.Sections[si]
-		data, err := sec.Data()
-		if err != nil {
-			return out, 0, err
+		if sec.Flags&elf.SHF_COMPRESSED != 0 {
+			continue
 		}
+		// The object's own bytes (checked against its size above): the
+		// patterns copy what they keep.
+		data := obj[sec.Offset : sec.Offset+sec.Size]
 		rs := relocs[si]
 		fns := bySec[si]
 		slices.SortFunc(fns, func(a, b *fn) int { return cmp.Or(cmp.Compare(a.value, b.value), cmp.Compare(a.size, b.size)) })
@@ -244,14 +247,14 @@ type objReloc struct {
 
 // relocationsBySection reads every SHT_RELA and SHT_REL section of f,
 // indexed by the section it applies to, each sorted by offset.
-func relocationsBySection(f *elf.File, size int64) (map[int][]objReloc, error) {
+func relocationsBySection(f *elf.File, obj []byte) (map[int][]objReloc, error) {
 	out := map[int][]objReloc{}
 	total := 0
 	for _, s := range f.Sections {
 		if s.Type != elf.SHT_RELA && s.Type != elf.SHT_REL {
 			continue
 		}
-		if int(s.Info) >= len(f.Sections) || f.Sections[s.Info].Flags&elf.SHF_EXECINSTR == 0 {
+		if int(s.Info) >= len(f.Sections) || f.Sections[s.Info].Flags&elf.SHF_EXECINSTR == 0 || s.Flags&elf.SHF_COMPRESSED != 0 {
 			continue
 		}
 		rela := s.Type == elf.SHT_RELA
@@ -273,10 +276,7 @@ func relocationsBySection(f *elf.File, size int64) (map[int][]objReloc, error) {
 		if total > maxRelocEntries {
 			return nil, fmt.Errorf("more than %d relocations", maxRelocEntries)
 		}
-		b, err := s.Data()
-		if err != nil {
-			return nil, err
-		}
+		b := obj[s.Offset : s.Offset+s.Size]
 		list := out[int(s.Info)]
 		for i := uint64(0); i+ent <= uint64(len(b)); i += ent {
 			e := b[i:]

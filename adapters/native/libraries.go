@@ -289,7 +289,7 @@ func (res *libResult) load(ctx context.Context, paths []string, m elf.Machine, c
 				}
 			}
 			var other elf.Machine
-			pats, other, err = objectPatterns(bytes.NewReader(whole[mem.off:mem.off+mem.size]), mem.size, m, class, lib, pats, &stats)
+			pats, other, err = objectPatterns(whole[mem.off:mem.off+mem.size], m, class, lib, pats, &stats)
 			if err != nil {
 				bad++
 				continue
