@@ -3,6 +3,7 @@ package native
 import (
 	"bytes"
 	"debug/elf"
+	"fmt"
 	"os"
 	"testing"
 )
@@ -74,5 +75,42 @@ func TestLibraryIndexBound(t *testing.T) {
 	ix.lookup(code, func(int32) { n++ })
 	if n != len(pats) {
 		t.Fatalf("found %d of %d patterns", n, len(pats))
+	}
+}
+
+// arHeader formats one member header.
+func arHdr(name string, size int) string {
+	return fmt.Sprintf("%-16s%-12s%-6s%-6s%-8s%-10d`\n", name, "0", "0", "0", "644", size)
+}
+
+// The reader lists GNU short and long names, BSD names (the name leads the
+// data) and odd-sized members padded to an even offset, skips the symbol
+// index, and gives each member's data exactly.
+func TestReadArchiveNames(t *testing.T) {
+	long := "a_rather_long_member_name.o/\nsecond_long_name_here.o/\n"
+	ar := arMagic +
+		arHdr("/", 4) + "\x00\x00\x00\x00" +
+		arHdr("//", len(long)) + long +
+		arHdr("short.o/", 3) + "abc" + "\n" +
+		arHdr("/29", 2) + "de" +
+		arHdr("#1/6", 9) + "bsd.o\x00xyz" + "\n" +
+		arHdr("/0", 1) + "f" + "\n"
+	got, err := readArchive(bytes.NewReader([]byte(ar)), int64(len(ar)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ name, data string }{
+		{"short.o", "abc"}, {"second_long_name_here.o", "de"}, {"bsd.o", "xyz"}, {"a_rather_long_member_name.o", "f"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d members %+v, want %d", len(got), got, len(want))
+	}
+	for i, w := range want {
+		if got[i].name != w.name || ar[got[i].off:got[i].off+got[i].size] != w.data {
+			t.Errorf("member %d: %q %q, want %q %q", i, got[i].name, ar[got[i].off:got[i].off+got[i].size], w.name, w.data)
+		}
+	}
+	if _, err := readArchive(bytes.NewReader([]byte(arThinMagic)), 8); err != errThinArchive {
+		t.Fatalf("thin archive: %v", err)
 	}
 }

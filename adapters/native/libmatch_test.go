@@ -16,6 +16,7 @@ import (
 
 	"rea/adapters/native"
 	"rea/ports"
+	"rea/ports/portstest"
 )
 
 // The sources of the static programs the library tests build.
@@ -418,4 +419,35 @@ func TestLibraryDeterministic(t *testing.T) {
 	is.Equal(p1, p2)
 	is.Equal(n1, n2)
 	is.Equal(a.Profile(), openLibs(t, stripped, libs).Profile())
+}
+
+// The warm cache key includes the libraries: a run with them and one
+// without have different entries, the same libraries the same one; and
+// the patterns are charged to the call's memory budget, which can refuse
+// them (a limitation, not a failed open).
+func TestLibraryCacheKeyAndBudget(t *testing.T) {
+	is := is.New(t)
+	tool := staticTools[0]
+	tool.need(t)
+	_, stripped := staticBuild(t, tool, "hello", libHello)
+	cache := t.TempDir()
+	ctx := context.Background()
+	open := func(ctx context.Context, libs *native.SignatureLibraries) *native.Analysis {
+		an, err := native.New(&native.Options{CacheDir: cache, SignatureLibraries: libs}).Open(ctx, ports.Target{Path: stripped})
+		is.NoErr(err)
+		t.Cleanup(func() { an.Close(context.Background()) })
+		return an.(*native.Analysis)
+	}
+	on := &native.SignatureLibraries{Installed: true}
+	with, without := native.CacheProfileDigest(ctx, open(ctx, on)), native.CacheProfileDigest(ctx, open(ctx, nil))
+	is.True(with != "" && without != "")
+	is.True(with != without)
+	is.Equal(native.CacheProfileDigest(ctx, open(ctx, on)), with)
+
+	tiny := ports.WithMemory(ctx, &portstest.MemoryAccount{Max: 1 << 20})
+	a := open(tiny, on)
+	is.Equal(a.Profile().Parameters["signature_libraries"], nil)
+	lims, err := a.Limitations(ctx)
+	is.NoErr(err)
+	is.True(slices.ContainsFunc(lims, func(l string) bool { return strings.Contains(l, "were not matched") }))
 }
