@@ -114,7 +114,8 @@ type BasicBlock struct {
 type FunctionRange struct {
 	Start, End uint64 // [Start, End)
 	// EndSource says how End was found: symbol, eh-frame, pdata, dwarf,
-	// gopclntab, plt (a stub's fixed size), next-start (the next known
+	// gopclntab, plt (a stub's fixed size), library (the signature
+	// library function its bytes equal), next-start (the next known
 	// procedure) or section-end.
 	EndSource string
 }

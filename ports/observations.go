@@ -54,7 +54,9 @@ type Procedure struct {
 	// dwarf, eh-frame, pdata, function-starts, call-target, export,
 	// libc-start-main (main, as the entry point passes it to the C library),
 	// crt-start (__libc_start_main, as a static program's C library _start
-	// calls it).
+	// calls it),
+	// library (a procedure without a symbol whose bytes equal a function of
+	// a signature library, a C library archive: the name is that function's).
 	Source      string
 	External    bool   // an import stub or external function
 	Thunk       bool   // a PLT stub or jump thunk

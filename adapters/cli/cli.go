@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -502,6 +503,9 @@ func writeOverview(w io.Writer, target *core.OpenBinaryResult, ev *core.Evidence
 	if d := debugFileOf(ev); d != "" {
 		fmt.Fprintf(tw, "  debug file\t%s\n", d)
 	}
+	if l := libraryNamesOf(ev); l != "" {
+		fmt.Fprintf(tw, "  library functions\t%s\n", l)
+	}
 	if ov.Entry != nil {
 		fmt.Fprintf(tw, "  entry\t%s\n", *ov.Entry)
 	}
@@ -578,6 +582,39 @@ func debugFileOf(ev *core.Evidence) string {
 		parts = append(parts, fmt.Sprintf("supplementary %s (by %s)", s.Path, s.FoundBy))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// libraryNamesOf says how many procedures the signature libraries the
+// profile names (rea-native's signature_libraries) named, as "412 named
+// from libc.a, 3 from libm.a (9 ambiguous)", or "".
+func libraryNamesOf(ev *core.Evidence) string {
+	if ev.AnalysisProfile == nil {
+		return ""
+	}
+	var params struct {
+		Libs *struct {
+			Libraries []struct {
+				Path    string `json:"path"`
+				Matched int    `json:"matched"`
+			} `json:"libraries"`
+			Ambiguous int `json:"ambiguous"`
+		} `json:"signature_libraries"`
+	}
+	if json.Unmarshal(ev.AnalysisProfile.Parameters, &params) != nil || params.Libs == nil || len(params.Libs.Libraries) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, l := range params.Libs.Libraries {
+		if l.Matched == 0 && len(params.Libs.Libraries) > 1 {
+			continue // the profile lists it; the line names what named something
+		}
+		if len(parts) == 0 {
+			parts = append(parts, fmt.Sprintf("%d named from %s", l.Matched, filepath.Base(l.Path)))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d from %s", l.Matched, filepath.Base(l.Path)))
+		}
+	}
+	return fmt.Sprintf("%s (%d ambiguous)", strings.Join(parts, ", "), params.Libs.Ambiguous)
 }
 
 func deref(s *string) string {

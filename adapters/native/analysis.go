@@ -65,6 +65,8 @@ type Analysis struct {
 	debug      *debugFile
 	debugNotes []string
 	sup        *supFile // the supplementary (dwz) file its DWARF names (dwz.go), or nil
+	// lib is what the signature libraries named (libraries.go), or nil.
+	lib *libResult
 
 	segs  lazy[[]ports.Segment]
 	syms  lazy[*symbolSet]
@@ -178,6 +180,17 @@ func openFile(ctx context.Context, path string, opts Options) (*Analysis, error)
 		f.Close()
 		return nil, fmt.Errorf("native: open %s: %w", path, err)
 	}
+	if err := a.matchLibraries(ctx); err != nil {
+		a.releaseHeld()
+		if a.debug != nil {
+			a.debug.file.Close()
+		}
+		if m != nil {
+			m.close()
+		}
+		f.Close()
+		return nil, fmt.Errorf("native: open %s: %w", path, err)
+	}
 	a.file = f
 	return a, nil
 }
@@ -259,6 +272,10 @@ func (a *Analysis) Profile() ports.Profile {
 	// record built from it differs from one without it.
 	if d := a.debugProfile(); d != nil {
 		p.Parameters["debug_file"] = d
+	}
+	// So are the signature libraries that named procedures.
+	if l := a.libraryProfile(); l != nil {
+		p.Parameters["signature_libraries"] = l
 	}
 	return p
 }
@@ -353,7 +370,11 @@ func (a *Analysis) sortedNames(ctx context.Context) ([]ports.Name, error) {
 	if err != nil {
 		return nil, err
 	}
-	names := sortNames(set.labels)
+	labels := set.labels
+	if a.lib != nil && len(a.lib.labels) > 0 {
+		labels = append(slices.Clip(labels), a.lib.labels...) // a copy: the set is shared
+	}
+	names := sortNames(labels)
 	return names, a.reserveHeld(ctx, "the names list", listBytes(names))
 }
 
@@ -491,6 +512,7 @@ func (a *Analysis) Limitations(ctx context.Context) ([]string, error) {
 	if l, ok := a.dw.peek(); ok && l != nil && l.supNote != "" {
 		out = append(out, l.supNote)
 	}
+	out = append(out, a.libraryNotes()...)
 	if strs, ok := a.strs.peek(); ok && strs != nil {
 		out = append(out, strs.limits...)
 	}

@@ -41,7 +41,7 @@ const earlyCodeBytes = 4 << 20
 // seeds are the procedure candidates known before discovery, the first
 // step of buildProgram.
 type seeds struct {
-	cands     candList // symbols (shared, read only), then table starts (one per address)
+	cands     candList // symbols (shared, read only), then table starts (one per address) and library names
 	mm        *memMap
 	codeBytes uint64 // file bytes of the executable sections
 }
@@ -59,7 +59,13 @@ func (a *Analysis) seedList(ctx context.Context) (*seeds, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &seeds{cands: candList{set.procs, uniqueExtra(extra)}, mm: mm}
+	extra = uniqueExtra(extra)
+	if a.lib != nil && len(a.lib.cands) > 0 {
+		// The library names (libraries.go) join the table starts, beside
+		// the FDE candidates at their addresses, which keep their sizes.
+		extra = append(extra, a.lib.cands...)
+	}
+	s := &seeds{cands: candList{set.procs, extra}, mm: mm}
 	for _, r := range mm.regions {
 		if r.exec && r.fileSize > 0 {
 			s.codeBytes += r.fileSize

@@ -146,7 +146,7 @@ func (a *Analysis) cacheKey(ctx context.Context) (snapshot.Key, bool) {
 			return snapshot.Key{}, false
 		}
 	}
-	prof := sha256.Sum256(fmt.Appendf(nil, "max_string_bytes=%d min_string_chars=%d%s", a.opts.MaxStringBytes, a.opts.MinStringChars, a.debugKey()))
+	prof := sha256.Sum256(fmt.Appendf(nil, "max_string_bytes=%d min_string_chars=%d%s", a.opts.MaxStringBytes, a.opts.MinStringChars, a.debugKey()+a.libraryKey()))
 	return snapshot.Key{TargetSHA256: sum, Engine: ID, Build: build, ProfileDigest: hex.EncodeToString(prof[:])}, true
 }
 

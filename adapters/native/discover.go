@@ -508,6 +508,7 @@ func uniqueExtra(extra []candidate) []candidate {
 var endSources = map[string]string{
 	"symbol": "symbol", "dynamic-symbol": "symbol", "gopclntab": "gopclntab", "dwarf": "dwarf",
 	"eh-frame": "eh-frame", "pdata": "pdata", "plt": "plt", "cil-metadata": "cil-metadata",
+	"library": "library",
 }
 
 // sizeSources names, for each procedure with a size, where the size came

@@ -55,6 +55,15 @@
 //     named "__libc_start_main" with Source "crt-start". A Mach-O
 //     program's LC_MAIN entry that no symbol names is named "_main"
 //     (entry_macho.go; not a Go program's, which its pclntab names).
+//     A procedure with no symbol name whose bytes equal
+//     a function of a signature library (Options.SignatureLibraries: ar
+//     archives and ELF objects, libraries.go) over the function's whole
+//     length, relocated bits masked, with at least 16 fixed bytes and its
+//     calls landing on procedures of the names the object's relocations
+//     give (or unnamed), takes that function's name with Source "library";
+//     bytes several names equal name nothing (counted). Matching runs at
+//     open over the procedures known before discovery (symbols, entry,
+//     .eh_frame, init arrays), so every list holds the same names.
 //     ARM Thumb addresses have bit 0 cleared.
 //   - Names: every symbol label (function, object, label), import stubs and
 //     import slots whose address is known (kind import), sorted by address
@@ -108,6 +117,19 @@
 // equals the target's, found_by "dsym", else from a dSYM bundle directly
 // under a debug directory, found_by "dsym-directory", and its symbols
 // when the target declares fewer (stripped).
+//
+// Signature libraries (libraries.go, arfile.go, libpattern.go,
+// libmatch.go): Options.SignatureLibraries names ar archives (System V/GNU
+// and BSD names; a thin archive is refused), ELF relocatable objects and
+// GNU ld scripts naming them, for any ELF target, and Installed adds the
+// C library archives of the target's machine (InstalledLibraries: libc.a
+// and libm.a in Debian's multiarch or cross directory) for a statically
+// linked one (no PT_INTERP, no DT_NEEDED); nil: none. cmd/rea passes
+// Installed unless REA_SIGNATURE_LIBRARIES lists paths ("" is off). The
+// profile's signature_libraries parameter names each library used (path,
+// sha256, matched) and the ambiguous count, and so does the warm cache
+// key; a limitation says what was named and what was not, and why. The
+// libraries are untrusted input like the target.
 //
 // Errors: input that is not ELF, PE or Mach-O (or is a directory) wraps
 // ports.ErrUnsupported; malformed input is a *ports.FormatError (matching

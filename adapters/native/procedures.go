@@ -30,6 +30,7 @@ const (
 	rankWeak             // weak symbols
 	rankLocal            // local symbols
 	rankDebug            // DWARF subprograms
+	rankLibrary          // a signature library's function its bytes equal (libraries.go)
 	rankSynthetic        // the name "entry" given to an unnamed entry point
 	rankUnnamed          // .pdata, function starts
 )

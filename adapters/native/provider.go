@@ -52,6 +52,12 @@ type Options struct {
 	// search. cmd/rea passes DefaultDebugFileDirectories unless
 	// REA_DEBUG_FILE_DIRECTORIES says otherwise.
 	DebugFileDirectories []string
+	// SignatureLibraries name a target's procedures that have no symbol
+	// from the functions of C library archives (or other archives and
+	// objects) whose bytes they equal (libraries.go). nil: none. cmd/rea
+	// passes the installed C library archives for statically linked
+	// targets unless REA_SIGNATURE_LIBRARIES says otherwise.
+	SignatureLibraries *SignatureLibraries
 
 	hold <-chan struct{} // tests: background discovery waits until it is closed
 }
@@ -72,6 +78,9 @@ func (o *Options) withDefaults() Options {
 		out.CacheMaxBytes = DefaultCacheMaxBytes
 	}
 	out.DebugFileDirectories = slices.Clone(out.DebugFileDirectories)
+	if l := out.SignatureLibraries; l != nil {
+		out.SignatureLibraries = &SignatureLibraries{Paths: slices.Clone(l.Paths), Installed: l.Installed}
+	}
 	return out
 }
 

@@ -71,8 +71,9 @@ func run() int {
 
 // app is everything cmd/rea wires together.
 type app struct {
-	nativeCache string   // the warm cache root of rea-native, or "" when off
-	debugDirs   []string // where rea-native looks for separate debug files
+	nativeCache string                     // the warm cache root of rea-native, or "" when off
+	debugDirs   []string                   // where rea-native looks for separate debug files
+	sigLibs     *native.SignatureLibraries // the archives that name library functions
 	cat         *core.Catalog
 	reg         *core.Registry
 	id          core.ServerIdentity
@@ -163,10 +164,14 @@ func wireFor(lookupEnv func(string) (string, bool), serving bool) (*app, error) 
 	if err != nil {
 		return nil, err
 	}
+	sigLibs, err := native.ParseSignatureLibraries(lookupEnv(native.EnvSignatureLibraries))
+	if err != nil {
+		return nil, err
+	}
 	// Serving, rea-native starts whole-file discovery in the background as a
 	// target opens, so that a query needing it later finds it done or under
 	// way.
-	reg, err := core.NewRegistry([]ports.Provider{native.New(&native.Options{CacheDir: nativeCache, DiscoverOnOpen: serving, DebugFileDirectories: debugDirs}), ghidra.New(gopts), hopper.New(hopts)},
+	reg, err := core.NewRegistry([]ports.Provider{native.New(&native.Options{CacheDir: nativeCache, DiscoverOnOpen: serving, DebugFileDirectories: debugDirs, SignatureLibraries: sigLibs}), ghidra.New(gopts), hopper.New(hopts)},
 		&core.RegistryOptions{Default: getenv("REA_ANALYSIS_PROVIDER"),
 			Containers: []ports.ContainerOpener{asar.Opener{}, zip.Opener{}},
 			JavaScript: js.New(),
@@ -180,7 +185,7 @@ func wireFor(lookupEnv func(string) (string, bool), serving bool) (*app, error) 
 	exe, _ := os.Executable()
 	info, ok := debug.ReadBuildInfo()
 	b := readBuild(getenv, info, ok)
-	return &app{nativeCache: nativeCache, debugDirs: debugDirs, cat: cat, reg: reg, budget: budget, id: core.ServerIdentity{
+	return &app{nativeCache: nativeCache, debugDirs: debugDirs, sigLibs: sigLibs, cat: cat, reg: reg, budget: budget, id: core.ServerIdentity{
 		PackageName:   "rea",
 		Version:       b.Version,
 		RootPath:      filepath.Dir(exe),
@@ -226,7 +231,7 @@ func runArgs(ctx context.Context, args []string, lookupEnv func(string) (string,
 		Engines: func(ctx context.Context) []ports.Installation { return probe.All(ctx, nil) },
 		Caches:  analysisCaches(a.nativeCache),
 		Disassemble: func(ctx context.Context, path, section string, w io.Writer) error {
-			return disassembleNative(ctx, &native.Options{CacheDir: a.nativeCache, DebugFileDirectories: a.debugDirs}, path, section, w)
+			return disassembleNative(ctx, &native.Options{CacheDir: a.nativeCache, DebugFileDirectories: a.debugDirs, SignatureLibraries: a.sigLibs}, path, section, w)
 		},
 	})
 }

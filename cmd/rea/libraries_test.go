@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+// rea names a stripped static program's C library functions from the
+// installed libc.a when REA_SIGNATURE_LIBRARIES is unset: the overview's
+// profile names the archive (path, SHA-256, procedures it named), its
+// Evidence ID is the same on every run (the second from the warm cache)
+// and differs from the one with the setting off, rea analyze's text says
+// how many were named, and a named library function answers by name.
+func TestSignatureLibraries(t *testing.T) {
+	is := is.New(t)
+	for _, tool := range []string{"gcc", "strip"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed: apt install gcc binutils", tool)
+		}
+	}
+	if _, err := os.Stat("/usr/lib/x86_64-linux-gnu/libc.a"); err != nil {
+		t.Skip("no libc.a: apt install libc6-dev")
+	}
+	dir := t.TempDir()
+	full, prog := filepath.Join(dir, "full"), filepath.Join(dir, "prog")
+	for _, s := range [][]string{
+		{"gcc", "-static", "-O2", "-o", full, "testdata/hello.c"},
+		{"strip", "--strip-all", "-o", prog, full},
+	} {
+		if out, err := exec.Command(s[0], s[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", s, err, out)
+		}
+	}
+	run := func(libs *string, args ...string) []byte {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), cliLimit)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, reaBin, args...)
+		cmd.Env = os.Environ()
+		if libs != nil {
+			cmd.Env = append(cmd.Env, "REA_SIGNATURE_LIBRARIES="+*libs)
+		} else {
+			var env []string
+			for _, e := range cmd.Env {
+				if !strings.HasPrefix(e, "REA_SIGNATURE_LIBRARIES=") {
+					env = append(env, e)
+				}
+			}
+			cmd.Env = env
+		}
+		dieWithTests(cmd)
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("rea %v: %v\n%s", args, err, e.String())
+		}
+		return o.Bytes()
+	}
+	off := ""
+	overview := func(libs *string) (evID string, params map[string]any) {
+		var v map[string]any
+		is.NoErr(json.Unmarshal(run(libs, "--format", "json", "analyze", prog), &v))
+		ov := v["overview"].(map[string]any)
+		return ov["evidence_id"].(string), ov["analysis_profile"].(map[string]any)["parameters"].(map[string]any)
+	}
+	id1, p1 := overview(nil)
+	id2, _ := overview(nil)
+	idOff, pOff := overview(&off)
+	is.Equal(id1, id2) // deterministic, cold and warm
+	is.True(id1 != idOff)
+	is.Equal(pOff["signature_libraries"], nil)
+	libs := p1["signature_libraries"].(map[string]any)["libraries"].([]any)
+	first := libs[0].(map[string]any)
+	is.Equal(first["path"], "/usr/lib/x86_64-linux-gnu/libc.a")
+	is.Equal(len(first["sha256"].(string)), 64)
+	is.True(first["matched"].(float64) > 100)
+
+	text := string(run(nil, "analyze", prog))
+	is.True(strings.Contains(text, "library functions  ")) // the count line
+	is.True(strings.Contains(text, " named from libc.a ("))
+	is.True(!strings.Contains(string(run(&off, "analyze", prog)), "library functions"))
+
+	// printf is named, and found by its name.
+	var r map[string]any
+	is.NoErr(json.Unmarshal(run(nil, "--format", "json", "call", "analyze_function", `{"procedure":"printf"}`, "--target", prog), &r))
+	p := r["normalized_result"].(map[string]any)["procedure"].(map[string]any)
+	is.Equal(p["name"], "printf")
+}
