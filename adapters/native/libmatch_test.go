@@ -451,3 +451,49 @@ func TestLibraryCacheKeyAndBudget(t *testing.T) {
 	is.NoErr(err)
 	is.True(slices.ContainsFunc(lims, func(l string) bool { return strings.Contains(l, "were not matched") }))
 }
+
+// A function the libraries name goes by its C API name where an alias has
+// a C library prototype (puts, not glibc's global _IO_puts beside the weak
+// puts), and a call of it takes what the prototype places, as an import's
+// does: fwd's "xor eax, eax; jmp printf" passes the format alone, where the
+// body of the unnamed printf (which spills every argument register for its
+// va_list) said nothing usable.
+func TestLibraryPrototypes(t *testing.T) {
+	is := is.New(t)
+	tool := staticTools[0]
+	tool.need(t)
+	const src = `#include <stdio.h>
+__attribute__((noinline)) void fwd(const char *fmt) { printf(fmt); }
+int main(int argc, char **argv) { fwd(argv[0]); puts("x"); return 0; }
+`
+	full, stripped := staticBuild(t, tool, "fwd", src)
+	syms := funcSymbols(t, full)
+	var fwd, puts uint64
+	for addr, names := range syms {
+		for _, n := range names {
+			switch n {
+			case "fwd":
+				fwd = addr
+			case "_IO_puts":
+				puts = addr
+			}
+		}
+	}
+	is.True(fwd != 0 && puts != 0)
+	named := openLibs(t, stripped, &native.SignatureLibraries{Installed: true})
+	off := openLibs(t, stripped, nil)
+	ps, err := named.Procedures(t.Context())
+	is.NoErr(err)
+	i := slices.IndexFunc(ps, func(p ports.Procedure) bool { return p.Address == puts })
+	is.True(i >= 0)
+	is.Equal(ps[i].Name, "puts")
+	is.Equal(ps[i].Source, "library")
+
+	params := func(a *native.Analysis) []string {
+		vf, err := a.ValueFlow(t.Context(), ports.FunctionRequest{Address: fwd})
+		is.NoErr(err)
+		return paramNames(vf)
+	}
+	is.Equal(params(named), []string{"rdi"})
+	is.True(!slices.Equal(params(off), []string{"rdi"})) // unnamed, printf's body says otherwise
+}

@@ -9,6 +9,8 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+
+	"rea/ports/libc"
 )
 
 // A signature library's functions as patterns (libmatch.go matches them):
@@ -31,8 +33,11 @@ const (
 
 // libPattern is one function of a signature library.
 type libPattern struct {
-	name    string   // the alias the engine would choose
+	name    string   // the alias chosen: a C API name first (symBetter)
+	plain   string   // the alias the engine would choose (symRank), without that preference
+	weak    bool     // name is a weak alias
 	aliases []string // every name at the function's address, sorted
+	strong  []string // the aliases that are not weak
 	lib     int      // the library it came from (index in the loaded list)
 	code    []byte   // the function's bytes, masked bits cleared
 	mask    []byte   // 0xff where a bit is fixed
@@ -194,11 +199,15 @@ func objectPatterns(obj []byte, want elf.Machine, class elf.Class, lib int, out 
 				p.code[i] &= p.mask[i]
 				p.fixed += bits.OnesCount8(p.mask[i])
 			}
-			p.name = g.best.Name
+			p.name, p.weak = g.best.Name, elf.ST_BIND(g.best.Info) == elf.STB_WEAK
+			p.plain = plainBest(g.names).Name
 			for _, s := range g.names {
 				p.ifunc = p.ifunc || elf.ST_TYPE(s.Info) == elf.STT_GNU_IFUNC
 				if !slices.Contains(p.aliases, s.Name) {
 					p.aliases = append(p.aliases, s.Name)
+				}
+				if elf.ST_BIND(s.Info) != elf.STB_WEAK && !slices.Contains(p.strong, s.Name) {
+					p.strong = append(p.strong, s.Name)
 				}
 			}
 			slices.Sort(p.aliases)
@@ -209,9 +218,46 @@ func objectPatterns(obj []byte, want elf.Machine, class elf.Class, lib int, out 
 	return out, 0, nil
 }
 
-// symBetter orders aliases as the procedure list does: binding rank, then
-// the shorter name, then code-point order.
+// symBetter orders aliases: a name with a C library prototype first (the
+// C API's name, puts and not glibc's global _IO_puts beside the weak puts,
+// which is also the name value flow and the tracer take prototypes by),
+// then as the procedure list does: binding rank, then the shorter name,
+// then code-point order.
 func symBetter(a, b *elf.Symbol) bool {
+	_, apiA := libc.Lookup(a.Name)
+	_, apiB := libc.Lookup(b.Name)
+	if apiA != apiB {
+		return apiA
+	}
+	return symRank(a, b)
+}
+
+// plainBest is the alias the procedure list would choose.
+func plainBest(names []*elf.Symbol) *elf.Symbol {
+	best := names[0]
+	for _, s := range names[1:] {
+		if symRank(s, best) {
+			best = s
+		}
+	}
+	return best
+}
+
+// keepStrongNames undoes the C API preference where the chosen name is a
+// weak alias that another function defines strongly: a static link takes
+// the strong one, so the weak name is not this function's in the program
+// (AArch64's strlen_mte.o has a weak strlen, but strlen is strlen.o's
+// IFUNC).
+func keepStrongNames(pats []libPattern, strong map[string]bool) {
+	for i := range pats {
+		if p := &pats[i]; p.weak && p.name != p.plain && strong[p.name] {
+			p.name = p.plain
+		}
+	}
+}
+
+// symRank orders aliases as the procedure list does.
+func symRank(a, b *elf.Symbol) bool {
 	rank := func(s *elf.Symbol) int {
 		switch elf.ST_BIND(s.Info) {
 		case elf.STB_GLOBAL, stbGNUUnique:

@@ -191,6 +191,13 @@ func (a *Analysis) matchLibraries(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	strong := map[string]bool{}
+	for i := range pats {
+		for _, n := range pats[i].strong {
+			strong[n] = true
+		}
+	}
+	keepStrongNames(pats, strong)
 	res.match(ctx, a.src, mm, newLibIndex(pats), set.procs, extra)
 	return ctx.Err()
 }
@@ -199,7 +206,7 @@ func (a *Analysis) matchLibraries(ctx context.Context) error {
 func patternBytes(pats []libPattern) int64 {
 	n := int64(0)
 	for i := range pats {
-		n += int64(2*len(pats[i].code)) + 128
+		n += int64(2*len(pats[i].code)) + 128 + int64(16*(len(pats[i].aliases)+len(pats[i].strong)))
 	}
 	return n
 }

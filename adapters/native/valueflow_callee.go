@@ -110,7 +110,9 @@ func (e *vfEnv) isCallee(t uint64) bool {
 // importArity is the arity of the import a call or jump in reaches (the
 // PLT stub it targets, the GOT slot it calls through, a PE image's stub
 // that jumps through the import's IAT slot, "call puts" to "jmp
-// [rip+__imp_puts]"), from the C library's prototype of its name.
+// [rip+__imp_puts]"), or the procedure a static program's call reaches
+// that the signature libraries named (Source "library": libc.a's printf),
+// from the C library's prototype of its name.
 func (e *vfEnv) importArity(in *insn, f flowInsn) (calleeArity, bool) {
 	name := ""
 	switch {
@@ -118,6 +120,10 @@ func (e *vfEnv) importArity(in *insn, f flowInsn) (calleeArity, bool) {
 		name = e.p.labelAt(f.target, "import")
 		if i, ok := e.p.rangeIndex(f.target); name == "" && ok && e.p.procs[i].Thunk && e.p.procs[i].External {
 			name = e.p.procs[i].ThunkTarget
+		} else if name == "" && ok && e.p.procs[i].Source == "library" && e.p.procs[i].Address == f.target {
+			// A static program's C library function, named from the
+			// archive it was linked from: that function, prototype and all.
+			name = e.p.procs[i].Name
 		}
 	case f.flow == ports.FlowCall:
 		for _, x := range in.refs {

@@ -94,3 +94,33 @@ func TestSignatureLibraries(t *testing.T) {
 	p := r["normalized_result"].(map[string]any)["procedure"].(map[string]any)
 	is.Equal(p["name"], "printf")
 }
+
+// rea trace takes a stripped static program's C library functions by the
+// names the libraries gave them, with their C prototypes: printf's format
+// and what it takes, malloc's size.
+func TestTraceStaticLibraryFunctions(t *testing.T) {
+	is := is.New(t)
+	if _, err := os.Stat("/usr/lib/x86_64-linux-gnu/libc.a"); err != nil {
+		t.Skip("no libc.a: apt install libc6-dev")
+	}
+	if _, err := exec.LookPath("gdbserver"); err != nil {
+		t.Skip("gdbserver is not installed: apt install gdbserver")
+	}
+	exe := buildCWith(t, "gcc", "static", `#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) { char *p = malloc(40); sprintf(p, "%d", argc); printf("%s %s\n", "x", p); free(p); return 0; }
+`, "-static", "-O2", "-s")
+	out, stderr, code := runCLI(t, "trace", "--function", "printf,malloc", "--", exe)
+	t.Log(out, stderr)
+	is.Equal(code, 0)
+	var mine []string
+	for _, r := range traceRows(out) {
+		if strings.Contains(r, " main ") { // the program's calls, not the C library's start-up
+			mine = append(mine, r)
+		}
+	}
+	is.Equal(len(mine), 2)
+	is.True(strings.HasPrefix(mine[0], "malloc size=0x28 main"))
+	is.True(strings.HasPrefix(mine[1], `printf format="%s %s\n", %s="x", %s="1" main`))
+	noDescendants(t)
+}

@@ -259,7 +259,12 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 		if b.Symbol == "" {
 			sigs[i] = dwarfSig(ctx, a, b.Address)
 		}
-		if sigs[i] == nil && (b.Symbol != "" || strings.HasSuffix(b.Name, "@plt")) {
+		// A procedure the engine named after a C library archive's function
+		// (a static program's printf, Source "library") is that function:
+		// its prototype applies as an import's does.
+		p, ok := idx.containing(b.Address)
+		fromLibrary := b.Symbol == "" && ok && p.Address == b.Address && p.Source == "library"
+		if sigs[i] == nil && (b.Symbol != "" || strings.HasSuffix(b.Name, "@plt") || fromLibrary) {
 			sigs[i] = prototypeSig(b.Name, econv)
 		}
 		b.Strings, b.Spans, b.ReturnStrings = sigs[i].strings(), sigs[i].spans(), sigs[i].returnStrings()
