@@ -325,6 +325,31 @@ func (c debugCandidate) open(target os.FileInfo) (*os.File, os.FileInfo, string)
 	return f, fst, ""
 }
 
+// readELFCandidate reads a candidate file (a debug file, a supplementary
+// one) as ELF and runs then on it, under recover: nil when it is not ELF,
+// cannot be read or panics the reader (then is not called, or its work is
+// dropped with the image).
+func readELFCandidate(src source, then func(*elfImage)) (img *elfImage) {
+	defer func() {
+		if recover() != nil {
+			img = nil
+		}
+	}()
+	var magic [4]byte
+	if n, _ := src.r.ReadAt(magic[:], 0); n != 4 || string(magic[:]) != "\x7fELF" {
+		return nil
+	}
+	im, err := newELF(src)
+	if err != nil {
+		return nil
+	}
+	img = im.(*elfImage)
+	if then != nil {
+		then(img)
+	}
+	return img
+}
+
 // tryDebugFile opens and checks one candidate. A candidate that does not
 // exist, or is the target itself, is passed over silently; one that exists
 // but is refused comes back as a note.
@@ -341,20 +366,7 @@ func tryDebugFile(ctx context.Context, c debugCandidate, target os.FileInfo, e *
 		}
 	}()
 	src := source{r: f, size: fst.Size(), format: "elf"}
-	var img *elfImage
-	func() {
-		defer func() {
-			if recover() != nil {
-				img = nil
-			}
-		}()
-		var magic [4]byte
-		if n, _ := f.ReadAt(magic[:], 0); n == 4 && string(magic[:]) == "\x7fELF" {
-			if im, err := newELF(src); err == nil {
-				img = im.(*elfImage)
-			}
-		}
-	}()
+	img := readELFCandidate(src, nil)
 	if img == nil {
 		return refuse("it is not a readable ELF file")
 	}

@@ -250,25 +250,13 @@ func trySupFile(ctx context.Context, c debugCandidate, self os.FileInfo, owner *
 	}()
 	src := source{r: f, size: fst.Size(), format: "elf"}
 	var (
-		img *elfImage
 		got []byte
 		dw  bool
 	)
-	func() {
-		defer func() {
-			if recover() != nil {
-				img = nil
-			}
-		}()
-		var magic [4]byte
-		if n, _ := f.ReadAt(magic[:], 0); n == 4 && string(magic[:]) == "\x7fELF" {
-			if im, err := newELF(src); err == nil {
-				img = im.(*elfImage)
-				got = supBuildID(src, img.f)
-				dw = hasDWARF(img.f)
-			}
-		}
-	}()
+	img := readELFCandidate(src, func(img *elfImage) {
+		got = supBuildID(src, img.f)
+		dw = hasDWARF(img.f)
+	})
 	if img == nil {
 		return refuse("it is not a readable ELF file")
 	}

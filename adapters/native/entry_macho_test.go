@@ -77,24 +77,22 @@ func TestMainFromLCMain(t *testing.T) {
 // machoSymbolValue is a symbol's value in a Mach-O file.
 func machoSymbolValue(t *testing.T, path, name string) uint64 {
 	t.Helper()
-	f, err := macho.Open(path)
-	if err != nil {
-		t.Fatal(err)
+	v, ok := machoSymbol(t, path, name)
+	if !ok {
+		t.Fatalf("%s has no symbol %s", path, name)
 	}
-	defer f.Close()
-	if f.Symtab != nil {
-		for _, s := range f.Symtab.Syms {
-			if s.Name == name {
-				return s.Value
-			}
-		}
-	}
-	t.Fatalf("%s has no symbol %s", path, name)
-	return 0
+	return v
 }
 
 // machoHasSymbol reports whether a Mach-O file has a symbol name.
 func machoHasSymbol(t *testing.T, path, name string) bool {
+	t.Helper()
+	_, ok := machoSymbol(t, path, name)
+	return ok
+}
+
+// machoSymbol is the value of a Mach-O file's symbol name, if it has one.
+func machoSymbol(t *testing.T, path, name string) (uint64, bool) {
 	t.Helper()
 	f, err := macho.Open(path)
 	if err != nil {
@@ -104,9 +102,9 @@ func machoHasSymbol(t *testing.T, path, name string) bool {
 	if f.Symtab != nil {
 		for _, s := range f.Symtab.Syms {
 			if s.Name == name {
-				return true
+				return s.Value, true
 			}
 		}
 	}
-	return false
+	return 0, false
 }
