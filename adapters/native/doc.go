@@ -61,7 +61,8 @@
 //     length, relocated bits masked, with at least 16 fixed bytes and its
 //     calls landing on procedures of the names the object's relocations
 //     give (or unnamed), takes that function's name (of its aliases, one
-//     with a C library prototype first) with Source "library";
+//     with a C library prototype first, then an exported one before a
+//     hidden one) with Source "library";
 //     bytes several names equal name nothing (counted). Matching runs at
 //     open over the procedures known before discovery (symbols, entry,
 //     .eh_frame, init arrays), so every list holds the same names.

@@ -454,7 +454,8 @@ func TestLibraryCacheKeyAndBudget(t *testing.T) {
 
 // A function the libraries name goes by its C API name where an alias has
 // a C library prototype (puts, not glibc's global _IO_puts beside the weak
-// puts), and a call of it takes what the prototype places, as an import's
+// puts), else by its exported name (qsort_r, not the hidden __qsort_r),
+// and a call of it takes what the prototype places, as an import's
 // does: fwd's "xor eax, eax; jmp printf" passes the format alone, where the
 // body of the unnamed printf (which spills every argument register for its
 // va_list) said nothing usable.
@@ -463,12 +464,14 @@ func TestLibraryPrototypes(t *testing.T) {
 	tool := staticTools[0]
 	tool.need(t)
 	const src = `#include <stdio.h>
+#include <stdlib.h>
 __attribute__((noinline)) void fwd(const char *fmt) { printf(fmt); }
-int main(int argc, char **argv) { fwd(argv[0]); puts("x"); return 0; }
+static int cmp(const void *a, const void *b) { return *(const char *)a - *(const char *)b; }
+int main(int argc, char **argv) { fwd(argv[0]); puts("x"); qsort(argv[0], 3, 1, cmp); return 0; }
 `
 	full, stripped := staticBuild(t, tool, "fwd", src)
 	syms := funcSymbols(t, full)
-	var fwd, puts uint64
+	var fwd, puts, qsortR uint64
 	for addr, names := range syms {
 		for _, n := range names {
 			switch n {
@@ -476,10 +479,12 @@ int main(int argc, char **argv) { fwd(argv[0]); puts("x"); return 0; }
 				fwd = addr
 			case "_IO_puts":
 				puts = addr
+			case "__qsort_r":
+				qsortR = addr
 			}
 		}
 	}
-	is.True(fwd != 0 && puts != 0)
+	is.True(fwd != 0 && puts != 0 && qsortR != 0)
 	named := openLibs(t, stripped, &native.SignatureLibraries{Installed: true})
 	off := openLibs(t, stripped, nil)
 	ps, err := named.Procedures(t.Context())
@@ -488,6 +493,11 @@ int main(int argc, char **argv) { fwd(argv[0]); puts("x"); return 0; }
 	is.True(i >= 0)
 	is.Equal(ps[i].Name, "puts")
 	is.Equal(ps[i].Source, "library")
+	// No prototype for qsort_r: its exported name before the hidden
+	// __qsort_r.
+	i = slices.IndexFunc(ps, func(p ports.Procedure) bool { return p.Address == qsortR })
+	is.True(i >= 0)
+	is.Equal(ps[i].Name, "qsort_r")
 
 	params := func(a *native.Analysis) []string {
 		vf, err := a.ValueFlow(t.Context(), ports.FunctionRequest{Address: fwd})

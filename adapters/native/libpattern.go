@@ -221,13 +221,20 @@ func objectPatterns(obj []byte, want elf.Machine, class elf.Class, lib int, out 
 // symBetter orders aliases: a name with a C library prototype first (the
 // C API's name, puts and not glibc's global _IO_puts beside the weak puts,
 // which is also the name value flow and the tracer take prototypes by),
-// then as the procedure list does: binding rank, then the shorter name,
-// then code-point order.
+// then one of default visibility before a hidden one (the library's
+// exported name, qsort_r, before its internal __qsort_r), then as the
+// procedure list does: binding rank, then the shorter name, then
+// code-point order.
 func symBetter(a, b *elf.Symbol) bool {
 	_, apiA := libc.Lookup(a.Name)
 	_, apiB := libc.Lookup(b.Name)
 	if apiA != apiB {
 		return apiA
+	}
+	visA := elf.ST_VISIBILITY(a.Other) == elf.STV_DEFAULT && elf.ST_BIND(a.Info) != elf.STB_LOCAL
+	visB := elf.ST_VISIBILITY(b.Other) == elf.STV_DEFAULT && elf.ST_BIND(b.Info) != elf.STB_LOCAL
+	if visA != visB {
+		return visA
 	}
 	return symRank(a, b)
 }
