@@ -397,17 +397,8 @@ func TestDebugFileHostile(t *testing.T) {
 		_, _ = a.Limitations(ctx)
 		return a
 	}
-	cases := map[string][]byte{"empty": nil, "not-elf": []byte("hello, world\n"), "header": good[:64]}
-	for _, cut := range []int{len(good) / 4, len(good) / 2, len(good) - 100} {
-		cases[fmt.Sprintf("cut-%d", cut)] = good[:cut]
-	}
-	for _, stride := range []int{97, 389, 1021} {
-		bad := slices.Clone(good)
-		for i := 64; i < len(bad); i += stride {
-			bad[i] ^= 0xff
-		}
-		cases[fmt.Sprintf("flipped-%d", stride)] = bad
-	}
+	cases := hostileCopies(good, 64)
+	cases["not-elf"] = []byte("hello, world\n")
 	for name, content := range cases {
 		t.Run(name, func(t *testing.T) {
 			if err := os.WriteFile(b.byID, content, 0o644); err != nil {
@@ -578,4 +569,23 @@ func BenchmarkDebugFileSearch(b *testing.B) {
 			})
 		}
 	}
+}
+
+// hostileCopies are damaged copies of a good file for a candidate's
+// hostile cases: empty, its header alone (header bytes), cut at a quarter,
+// a half and 100 bytes short, and bytes flipped past the header at three
+// strides.
+func hostileCopies(good []byte, header int) map[string][]byte {
+	cases := map[string][]byte{"empty": nil, "header": good[:header]}
+	for _, cut := range []int{len(good) / 4, len(good) / 2, len(good) - 100} {
+		cases[fmt.Sprintf("cut-%d", cut)] = good[:cut]
+	}
+	for _, stride := range []int{97, 389, 1021} {
+		bad := slices.Clone(good)
+		for i := header; i < len(bad); i += stride {
+			bad[i] ^= 0xff
+		}
+		cases[fmt.Sprintf("flipped-%d", stride)] = bad
+	}
+	return cases
 }

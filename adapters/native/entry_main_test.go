@@ -149,7 +149,8 @@ void _start(void) { exit(work(2)); }
 	})
 }
 
-// elfSymbolValue is a symbol's value in an ELF file's .symtab.
+// elfSymbolValue is a symbol's value in an ELF file's .symtab: a
+// function's, or an assembly label's (which has no type).
 func elfSymbolValue(t *testing.T, path, name string) uint64 {
 	t.Helper()
 	f, err := elf.Open(path)
@@ -162,7 +163,7 @@ func elfSymbolValue(t *testing.T, path, name string) uint64 {
 		t.Fatal(err)
 	}
 	for _, s := range syms {
-		if s.Name == name && elf.ST_TYPE(s.Info) == elf.STT_FUNC {
+		if s.Name == name && (elf.ST_TYPE(s.Info) == elf.STT_FUNC || elf.ST_TYPE(s.Info) == elf.STT_NOTYPE) {
 			return s.Value
 		}
 	}

@@ -1,7 +1,6 @@
 package native_test
 
 import (
-	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -133,7 +132,7 @@ start_c:
 			if b, err := exec.Command(c.cc, "-nostdlib", "-static", "-o", exe, src).CombinedOutput(); err != nil {
 				t.Fatalf("%s: %v\n%s", c.cc, err, b)
 			}
-			work, fake := elfLabelValue(t, exe, "work"), elfLabelValue(t, exe, "fake")
+			work, fake := elfSymbolValue(t, exe, "work"), elfSymbolValue(t, exe, "fake")
 			if b, err := exec.Command(c.strip, exe).CombinedOutput(); err != nil {
 				t.Fatalf("%s: %v\n%s", c.strip, err, b)
 			}
@@ -147,26 +146,4 @@ start_c:
 			}
 		})
 	}
-}
-
-// elfLabelValue is the value of a symbol of any type in an ELF file's
-// .symtab (an assembly label has none).
-func elfLabelValue(t *testing.T, path, name string) uint64 {
-	t.Helper()
-	f, err := elf.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	syms, err := f.Symbols()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range syms {
-		if s.Name == name {
-			return s.Value
-		}
-	}
-	t.Fatalf("%s has no symbol %s", path, name)
-	return 0
 }

@@ -19,15 +19,7 @@ import (
 // importLibraries returns the library of each import name (by name).
 func importLibraries(t *testing.T, path string) map[string]string {
 	t.Helper()
-	a, err := native.OpenFile(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close(t.Context())
-	names, err := a.Names(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	names := namesIn(t, path)
 	out := map[string]string{}
 	for _, n := range names {
 		if n.Kind == "import" {

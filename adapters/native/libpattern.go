@@ -35,7 +35,6 @@ const (
 type libPattern struct {
 	name    string   // the alias chosen: a C API name first (symBetter)
 	plain   string   // the alias the engine would choose (symRank), without that preference
-	weak    bool     // name is a weak alias
 	aliases []string // every name at the function's address, sorted
 	strong  []string // the aliases that are not weak
 	lib     int      // the library it came from (index in the loaded list)
@@ -199,7 +198,7 @@ func objectPatterns(obj []byte, want elf.Machine, class elf.Class, lib int, out 
 				p.code[i] &= p.mask[i]
 				p.fixed += bits.OnesCount8(p.mask[i])
 			}
-			p.name, p.weak = g.best.Name, elf.ST_BIND(g.best.Info) == elf.STB_WEAK
+			p.name = g.best.Name
 			p.plain = plainBest(g.names).Name
 			for _, s := range g.names {
 				p.ifunc = p.ifunc || elf.ST_TYPE(s.Info) == elf.STT_GNU_IFUNC
@@ -257,7 +256,9 @@ func plainBest(names []*elf.Symbol) *elf.Symbol {
 // IFUNC).
 func keepStrongNames(pats []libPattern, strong map[string]bool) {
 	for i := range pats {
-		if p := &pats[i]; p.weak && p.name != p.plain && strong[p.name] {
+		// The name is weak here when it is not among this function's
+		// strong aliases.
+		if p := &pats[i]; p.name != p.plain && !slices.Contains(p.strong, p.name) && strong[p.name] {
 			p.name = p.plain
 		}
 	}
