@@ -54,7 +54,8 @@ type Procedure struct {
 	// dwarf, eh-frame, pdata, function-starts, call-target, export,
 	// libc-start-main (main, as the entry point passes it to the C library),
 	// crt-start (__libc_start_main, as a static program's C library _start
-	// calls it),
+	// calls it), crt-exit (a PE program's main, WinMain or wmain, whose
+	// return value its C runtime's start code passes to exit),
 	// library (a procedure without a symbol whose bytes equal a function of
 	// a signature library, a C library archive: the name is that function's).
 	Source      string

@@ -253,6 +253,9 @@ func (p *peImage) symbols(ctx context.Context) (*symbolSet, error) {
 	}
 	if p.entry != 0 {
 		set.addEntry(p.base + uint64(p.entry))
+		if err := optional(ctx, func() error { p.nameMain(ctx, set); return nil }); err != nil {
+			return nil, err
+		}
 	}
 	return set, nil
 }

@@ -1,0 +1,635 @@
+package native
+
+import (
+	"context"
+	"debug/pe"
+	"encoding/binary"
+	"slices"
+
+	"golang.org/x/arch/x86/x86asm"
+
+	"rea/ports"
+)
+
+// A stripped Windows C program's main is the procedure whose return value
+// its C runtime's start code hands to exit(). Both runtimes that build
+// such programs end their start routine so: mingw-w64's __tmainCRTStartup
+// stores main's result and calls exit(mainret) unless the program is
+// managed, and MSVC's __scrt_common_main_seh (invoke_main inlined) keeps it
+// in a callee-saved register across __scrt_is_managed_app and calls
+// exit(main_result). Their instruction sequences differ between versions
+// and optimisation levels, so rather than a shape this follows the value:
+// from the entry point (mainCRTStartup, WinMainCRTStartup), the functions it
+// calls or jumps to, at most maxPEMainDepth deep, are decoded into blocks,
+// and a forward pass over them tracks which registers, absolute memory
+// words and (32-bit x86) the outgoing first argument hold "the return value
+// of the direct call to X". At a call of the imported exit (through its
+// import slot or a jmp thunk to it), the first argument (rcx, or the word
+// at [esp]) holding X's return value names X main, when every such call
+// agrees on one X in code that is not the entry. WinMain is told from main
+// by its first argument, the image base (hInstance): mingw-w64's own main
+// (crtexewin.c) passes it on to WinMain, so there the procedure named is
+// that main. A DLL, a .NET image and an image whose symbols already name
+// main, wmain or WinMain are left alone.
+
+// maxPEMainDepth bounds the call depth followed from the entry point:
+// mainCRTStartup calls __tmainCRTStartup (mingw-w64) or jumps to
+// __scrt_common_main_seh (MSVC) after a call or two of its own.
+const maxPEMainDepth = 2
+
+// maxPEMainInsns bounds the instructions decoded per function,
+// maxPEMainTotal those of the whole walk, maxPEMainFuncs the functions
+// examined, and maxPEMainRounds the passes over a function's blocks (the
+// start code has few loops: a pass that has not settled by then names
+// nothing).
+const (
+	maxPEMainInsns  = 4096
+	maxPEMainTotal  = 16384
+	maxPEMainFuncs  = 24
+	maxPEMainRounds = 8
+)
+
+// nameMain names main (or WinMain) from the C runtime's call of exit.
+func (p *peImage) nameMain(ctx context.Context, set *symbolSet) {
+	if p.entry == 0 || p.cil() || p.f.Characteristics&pe.IMAGE_FILE_DLL != 0 {
+		return
+	}
+	mode := 32
+	switch p.f.Machine {
+	case pe.IMAGE_FILE_MACHINE_AMD64:
+		mode = 64
+	case pe.IMAGE_FILE_MACHINE_I386:
+	default:
+		return
+	}
+	for _, c := range set.procs {
+		switch c.name {
+		case "main", "wmain", "WinMain", "wWinMain", "_main", "_wmain", "_WinMain@16", "_wWinMain@16":
+			return
+		}
+	}
+	exits := map[uint64]bool{} // the import slots of exit
+	for _, l := range set.labels {
+		if l.Kind == "import" && l.Name == "exit" {
+			exits[l.Address] = true
+		}
+	}
+	if len(exits) == 0 {
+		return
+	}
+	entry := p.base + uint64(p.entry)
+	w := &peMainWalk{ctx: ctx, p: p, mm: newMemMap(p), mode: mode, exits: exits, total: maxPEMainTotal}
+	main, win, ok := w.find(entry)
+	if !ok || main == entry || !w.mm.isCode(main) {
+		return
+	}
+	name := peMainName(win, wideArgs(set), mode)
+	set.procs = append(set.procs, candidate{addr: main, name: name, source: "crt-exit", rank: rankSynthetic})
+	set.labels = append(set.labels, ports.Name{Address: main, Name: name, Kind: "function"})
+}
+
+// peMainName spells main as the program's symbol would be: WinMain when
+// its first argument is the image base (hInstance), the wide variant when
+// the runtime's argument imports are wide only, with 32-bit x86's
+// decoration (a leading underscore, and @16 for WinMain's stdcall).
+func peMainName(win, wide bool, mode int) string {
+	name := "main"
+	switch {
+	case win && wide:
+		name = "wWinMain"
+	case win:
+		name = "WinMain"
+	case wide:
+		name = "wmain"
+	}
+	if mode == 32 {
+		name = "_" + name
+		if win {
+			name += "@16"
+		}
+	}
+	return name
+}
+
+// wideArgs reports whether the program takes its arguments from the C
+// runtime's wide imports only: msvcrt's __wgetmainargs (mingw-w64's
+// -municode), the UCRT's __p___wargv, _get_initial_wide_environment or
+// _get_wide_winmain_command_line (MSVC's wmain and wWinMain), and none of
+// their narrow counterparts.
+func wideArgs(set *symbolSet) bool {
+	wide, narrow := false, false
+	for _, l := range set.labels {
+		if l.Kind != "import" {
+			continue
+		}
+		switch l.Name {
+		case "__wgetmainargs", "__p___wargv", "_get_initial_wide_environment", "_get_wide_winmain_command_line":
+			wide = true
+		case "__getmainargs", "__p___argv", "_get_initial_narrow_environment", "_get_narrow_winmain_command_line":
+			narrow = true
+		}
+	}
+	return wide && !narrow
+}
+
+// peMainWalk follows a PE entry point into its C runtime's start code.
+type peMainWalk struct {
+	ctx   context.Context
+	p     *peImage
+	mm    *memMap
+	mode  int
+	exits map[uint64]bool
+	total int // instructions left to decode in the whole walk
+}
+
+// pmVal is what a location holds: the return value of the direct call of
+// a procedure, or a constant.
+type pmVal struct {
+	ret   bool
+	value uint64 // the callee (ret) or the constant
+}
+
+// pmState maps a location to its value: a general register by number
+// (0..15), an absolute memory word by ^address, the outgoing first
+// argument on 32-bit x86 by pmArg0.
+type pmState map[uint64]pmVal
+
+const pmArg0 = 1 << 62
+
+// pmMem is the key of the absolute memory word at addr.
+func pmMem(addr uint64) uint64 { return ^addr }
+
+// find examines the entry and the functions it reaches, breadth first,
+// and returns main's address, whether it is WinMain, and whether one was
+// found.
+func (w *peMainWalk) find(entry uint64) (uint64, bool, bool) {
+	seen := map[uint64]bool{entry: true}
+	level := []uint64{entry}
+	examined := 0
+	for depth := 0; depth <= maxPEMainDepth && len(level) > 0; depth++ {
+		var next []uint64
+		for _, fn := range level {
+			if examined == maxPEMainFuncs || w.ctx.Err() != nil {
+				return 0, false, false
+			}
+			examined++
+			main, win, found, callees := w.function(fn)
+			if found {
+				return main, win, main != 0
+			}
+			for _, c := range callees {
+				if !seen[c] {
+					seen[c] = true
+					next = append(next, c)
+				}
+			}
+		}
+		level = next
+	}
+	return 0, false, false
+}
+
+// pmBlock is a decoded block: its instructions and successors.
+type pmBlock struct {
+	insns []pmInsn
+	succ  []uint64
+}
+
+type pmInsn struct {
+	in   x86asm.Inst
+	pc   uint64
+	next uint64
+}
+
+// function decodes the function at fn into blocks and runs the pass. found
+// is true when exit is called there: main is then the one procedure whose
+// value it receives, or 0 when they disagree or none is known. callees
+// are the code addresses the function calls or jumps to, in order.
+func (w *peMainWalk) function(fn uint64) (main uint64, win, found bool, callees []uint64) {
+	// First the instructions reachable from fn and the block leaders
+	// (fn, branch targets, the instruction after a conditional branch),
+	// then the blocks between leaders, so that a branch into the middle of
+	// a run of instructions splits it.
+	insns := map[uint64]pmInsn{}
+	leaders := map[uint64]bool{fn: true}
+	succs := map[uint64][]uint64{} // a terminator's successors, by its address
+	work := []uint64{fn}
+	budget := min(maxPEMainInsns, w.total)
+	defer func() { w.total -= min(maxPEMainInsns, w.total) - budget }()
+	addCallee := func(t uint64) {
+		if w.mm.isCode(t) && !slices.Contains(callees, t) {
+			callees = append(callees, t)
+		}
+	}
+	for len(work) > 0 && budget > 0 {
+		pc := work[len(work)-1]
+		work = work[:len(work)-1]
+		for budget > 0 {
+			if _, done := insns[pc]; done {
+				break
+			}
+			code := w.code(pc)
+			if len(code) == 0 {
+				break
+			}
+			budget--
+			if len(code) >= 4 && code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && (code[3] == 0xfa || code[3] == 0xfb) {
+				// endbr64/endbr32, which x86asm does not decode: a no-op
+				insns[pc] = pmInsn{in: x86asm.Inst{Op: x86asm.NOP, Len: 4}, pc: pc, next: pc + 4}
+				pc += 4
+				continue
+			}
+			in, err := x86asm.Decode(code, w.mode)
+			if err != nil {
+				break
+			}
+			next := pc + uint64(in.Len)
+			insns[pc] = pmInsn{in: in, pc: pc, next: next}
+			var targets []uint64
+			end := false
+			switch in.Op {
+			case x86asm.RET, x86asm.HLT, x86asm.INT, x86asm.UD1, x86asm.UD2:
+				end = true
+			case x86asm.JMP:
+				end = true
+				if t, ok := relTarget(in, next, w.mode); ok {
+					// A jump is followed as part of the function (a tail
+					// call continues with the same state) and examined as
+					// a function of its own too.
+					targets = append(targets, t)
+					addCallee(t)
+				}
+			case x86asm.CALL:
+				if w.callsExit(in, next) {
+					end = true // exit does not return
+				} else if t, ok := relTarget(in, next, w.mode); ok {
+					addCallee(t)
+				}
+			default:
+				if isJcc(in.Op) {
+					if t, ok := relTarget(in, next, w.mode); ok {
+						targets = append(targets, t)
+					}
+					targets = append(targets, next)
+					end = true
+				}
+			}
+			if end {
+				succs[pc] = nil
+				for _, t := range targets {
+					if w.mm.isCode(t) {
+						succs[pc] = append(succs[pc], t)
+						leaders[t] = true
+						work = append(work, t)
+					}
+				}
+				break
+			}
+			pc = next
+		}
+	}
+	blocks := map[uint64]*pmBlock{}
+	order := make([]uint64, 0, len(leaders))
+	for l := range leaders {
+		if _, ok := insns[l]; ok {
+			order = append(order, l)
+		}
+	}
+	slices.Sort(order)
+	for _, l := range order {
+		b := &pmBlock{}
+		for pc := l; ; {
+			ins, ok := insns[pc]
+			if !ok {
+				break // undecoded or past the budget: no successor known
+			}
+			b.insns = append(b.insns, ins)
+			if s, term := succs[pc]; term {
+				b.succ = s
+				break
+			}
+			if leaders[ins.next] {
+				b.succ = []uint64{ins.next}
+				break
+			}
+			pc = ins.next
+		}
+		blocks[l] = b
+	}
+	in := map[uint64]pmState{fn: {}}
+	var mains []uint64
+	winMain := map[uint64]bool{}
+	exitSeen := false
+	settled := false
+	for round := 0; round < maxPEMainRounds && !settled; round++ {
+		changed := false
+		for _, at := range order {
+			st, ok := in[at]
+			if !ok {
+				continue
+			}
+			st = clonePM(st)
+			b := blocks[at]
+			for _, ins := range b.insns {
+				if ins.in.Op == x86asm.CALL && w.callsExit(ins.in, ins.next) {
+					exitSeen = true
+					arg := st[uint64(w.argReg())]
+					if w.mode == 32 {
+						arg = st[pmArg0]
+					}
+					if arg.ret && !slices.Contains(mains, arg.value) {
+						mains = append(mains, arg.value)
+					}
+					if !arg.ret {
+						mains = append(mains, 0) // an exit whose value is not known
+					}
+				}
+				if ins.in.Op == x86asm.CALL {
+					if t, ok := relTarget(ins.in, ins.next, w.mode); ok {
+						first := st[uint64(w.argReg())]
+						if w.mode == 32 {
+							first = st[pmArg0]
+						}
+						if !first.ret && first.value == w.p.base && w.p.base != 0 {
+							winMain[t] = true
+						}
+					}
+				}
+				w.step(st, ins)
+			}
+			for _, s := range b.succ {
+				if blocks[s] == nil {
+					continue
+				}
+				old, had := in[s]
+				if !had {
+					in[s] = clonePM(st)
+					changed = true
+					continue
+				}
+				for k, v := range old {
+					if nv, ok := st[k]; !ok || nv != v {
+						delete(old, k)
+						changed = true
+					}
+				}
+			}
+		}
+		if settled = !changed; !settled {
+			mains, winMain = mains[:0], map[uint64]bool{}
+			exitSeen = false
+		}
+	}
+	if !exitSeen {
+		return 0, false, false, callees
+	}
+	slices.Sort(mains)
+	mains = slices.Compact(mains)
+	if len(mains) != 1 || mains[0] == 0 {
+		return 0, false, true, callees
+	}
+	return mains[0], winMain[mains[0]], true, callees
+}
+
+// argReg is the first integer argument's register number: rcx under the
+// Microsoft x64 convention (32-bit x86 passes it on the stack).
+func (w *peMainWalk) argReg() int { return gpr(x86asm.RCX) }
+
+// code is up to 16 bytes of code at pc.
+func (w *peMainWalk) code(pc uint64) []byte {
+	r := w.mm.code(pc)
+	if r == nil || pc-r.addr >= r.fileSize {
+		return nil
+	}
+	b, err := w.mm.read(w.p.src, pc, min(16, r.fileSize-(pc-r.addr)))
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// callsExit reports whether the call at hand calls the imported exit:
+// through its import slot, or directly to a jmp thunk through the slot.
+func (w *peMainWalk) callsExit(in x86asm.Inst, next uint64) bool {
+	if m, ok := in.Args[0].(x86asm.Mem); ok {
+		slot, ok := w.absolute(m, next)
+		return ok && w.exits[slot]
+	}
+	t, ok := relTarget(in, next, w.mode)
+	if !ok {
+		return false
+	}
+	code := w.code(t)
+	if len(code) < 6 || code[0] != 0xff || code[1] != 0x25 {
+		return false
+	}
+	disp := uint64(int64(int32(binary.LittleEndian.Uint32(code[2:]))))
+	slot := disp & 0xffffffff // 32-bit: an absolute address
+	if w.mode == 64 {
+		slot = t + 6 + disp // rip-relative
+	}
+	return w.exits[slot]
+}
+
+// absolute is the address of a memory operand that names one: rip-relative
+// or a bare displacement.
+func (w *peMainWalk) absolute(m x86asm.Mem, next uint64) (uint64, bool) {
+	if m.Index != 0 || m.Segment != 0 && m.Segment != x86asm.DS {
+		return 0, false
+	}
+	switch m.Base {
+	case x86asm.RIP:
+		return next + uint64(m.Disp), true
+	case 0:
+		if w.mode == 32 {
+			return uint64(m.Disp) & 0xffffffff, true
+		}
+		return uint64(m.Disp), true
+	}
+	return 0, false
+}
+
+// step applies one instruction to the state.
+func (w *peMainWalk) step(st pmState, ins pmInsn) {
+	in := ins.in
+	reg := func(a x86asm.Arg) (int, bool) {
+		r, ok := a.(x86asm.Reg)
+		if !ok || gpr(r) < 0 {
+			return 0, false
+		}
+		return gpr(r), true
+	}
+	wide := func(a x86asm.Arg) bool { // a 32- or 64-bit register write keeps a whole value
+		r, _ := a.(x86asm.Reg)
+		return r >= x86asm.EAX && r <= x86asm.R15L || r >= x86asm.RAX && r <= x86asm.R15
+	}
+	value := func(a x86asm.Arg) (pmVal, bool) {
+		switch a := a.(type) {
+		case x86asm.Reg:
+			if g, ok := reg(a); ok {
+				v, ok := st[uint64(g)]
+				return v, ok
+			}
+		case x86asm.Imm:
+			return pmVal{value: uint64(a) & w.mask()}, true
+		case x86asm.Mem:
+			if at, ok := w.absolute(a, ins.next); ok {
+				v, ok := st[pmMem(at)]
+				return v, ok
+			}
+		}
+		return pmVal{}, false
+	}
+	set := func(a x86asm.Arg, v pmVal, ok bool) {
+		switch a := a.(type) {
+		case x86asm.Reg:
+			if g, isGPR := reg(a); isGPR {
+				if ok && wide(a) {
+					st[uint64(g)] = v
+				} else {
+					delete(st, uint64(g))
+				}
+				if g == gpr(x86asm.RSP) {
+					delete(st, pmArg0)
+				}
+			}
+		case x86asm.Mem:
+			if at, abs := w.absolute(a, ins.next); abs {
+				if ok {
+					st[pmMem(at)] = v
+				} else {
+					delete(st, pmMem(at))
+				}
+				return
+			}
+			if w.mode == 32 && gpr(a.Base) == gpr(x86asm.ESP) && a.Index == 0 && a.Disp == 0 {
+				if ok {
+					st[pmArg0] = v
+				} else {
+					delete(st, pmArg0)
+				}
+				return
+			}
+			if gpr(a.Base) == gpr(x86asm.RSP) || gpr(a.Base) == gpr(x86asm.RBP) {
+				return // the frame does not alias a global word
+			}
+			for k := range st { // a store through a pointer may alias any word
+				if k >= pmArg0 {
+					delete(st, k)
+				}
+			}
+		}
+	}
+	switch in.Op {
+	case x86asm.MOV:
+		v, ok := value(in.Args[1])
+		set(in.Args[0], v, ok)
+	case x86asm.LEA:
+		m, _ := in.Args[1].(x86asm.Mem)
+		at, ok := w.absolute(m, ins.next)
+		set(in.Args[0], pmVal{value: at}, ok)
+	case x86asm.XOR, x86asm.SUB:
+		if r0, ok := in.Args[0].(x86asm.Reg); ok {
+			if r1, ok := in.Args[1].(x86asm.Reg); ok && r0 == r1 {
+				set(r0, pmVal{}, true)
+				break
+			}
+		}
+		set(in.Args[0], pmVal{}, false)
+	case x86asm.TEST, x86asm.CMP, x86asm.NOP, x86asm.BT, x86asm.JMP:
+	case x86asm.PUSH:
+		v, ok := value(in.Args[0])
+		if w.mode == 32 && ok {
+			st[pmArg0] = v
+		} else {
+			delete(st, pmArg0)
+		}
+	case x86asm.POP:
+		delete(st, pmArg0)
+		set(in.Args[0], pmVal{}, false)
+	case x86asm.CALL:
+		// The callee may change the volatile registers; the callee-saved
+		// ones and memory words it is not given keep their values, as the
+		// conventions promise (a call may store to a global the walk
+		// tracks: only mingw's mainret and MSVC's registers matter here,
+		// and both are written after the call).
+		for _, r := range []x86asm.Reg{x86asm.RAX, x86asm.RCX, x86asm.RDX, x86asm.R8, x86asm.R9, x86asm.R10, x86asm.R11} {
+			delete(st, uint64(gpr(r)))
+		}
+		delete(st, pmArg0)
+		if t, ok := relTarget(in, ins.next, w.mode); ok && w.mm.isCode(t) && !w.callsExit(in, ins.next) {
+			st[uint64(gpr(x86asm.RAX))] = pmVal{ret: true, value: t}
+		}
+	default:
+		if isJcc(in.Op) {
+			if in.Op == x86asm.LOOP || in.Op == x86asm.LOOPE || in.Op == x86asm.LOOPNE {
+				delete(st, uint64(gpr(x86asm.RCX)))
+			}
+			break
+		}
+		if in.Op >= x86asm.SETA && in.Op <= x86asm.SETS {
+			set(in.Args[0], pmVal{}, false)
+			break
+		}
+		switch in.Op {
+		case x86asm.ADD, x86asm.AND, x86asm.OR, x86asm.INC, x86asm.DEC, x86asm.NEG, x86asm.NOT,
+			x86asm.SHL, x86asm.SHR, x86asm.SAR, x86asm.MOVZX, x86asm.MOVSX, x86asm.MOVSXD,
+			x86asm.MOVD, x86asm.MOVQ:
+			set(in.Args[0], pmVal{}, false)
+		default:
+			if in.Op >= x86asm.CMOVA && in.Op <= x86asm.CMOVS {
+				set(in.Args[0], pmVal{}, false)
+				break
+			}
+			// An instruction this pass does not model may write any
+			// register (mul, div, cpuid, string moves, xchg): every
+			// register is forgotten, and memory it writes too.
+			for k := range st {
+				if k < 16 || k == pmArg0 {
+					delete(st, k)
+				}
+			}
+			if len(in.Args) > 0 && in.Args[0] != nil {
+				set(in.Args[0], pmVal{}, false)
+			}
+		}
+	}
+}
+
+func (w *peMainWalk) mask() uint64 {
+	if w.mode == 32 {
+		return 0xffffffff
+	}
+	return ^uint64(0)
+}
+
+func clonePM(st pmState) pmState {
+	out := make(pmState, len(st))
+	for k, v := range st {
+		out[k] = v
+	}
+	return out
+}
+
+// relTarget is a direct branch's or call's target.
+func relTarget(in x86asm.Inst, next uint64, mode int) (uint64, bool) {
+	r, ok := in.Args[0].(x86asm.Rel)
+	if !ok {
+		return 0, false
+	}
+	t := next + uint64(int64(r))
+	if mode == 32 {
+		t &= 0xffffffff
+	}
+	return t, true
+}
+
+func isJcc(op x86asm.Op) bool {
+	switch op {
+	case x86asm.JA, x86asm.JAE, x86asm.JB, x86asm.JBE, x86asm.JE, x86asm.JG, x86asm.JGE, x86asm.JL, x86asm.JLE,
+		x86asm.JNE, x86asm.JNO, x86asm.JNP, x86asm.JNS, x86asm.JO, x86asm.JP, x86asm.JS,
+		x86asm.JCXZ, x86asm.JECXZ, x86asm.JRCXZ, x86asm.LOOP, x86asm.LOOPE, x86asm.LOOPNE:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,218 @@
+package native_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A stripped Windows program's main is the procedure whose return value
+// its C runtime passes to exit: named so (source crt-exit) at the address
+// the unstripped build's symbol gives, for mingw-w64's x86-64 and i686
+// runtimes (console, -municode's wmain, and -mwindows, whose runtime main
+// calls WinMain) and for an MSVC-shaped runtime (__scrt_common_main_seh's
+// value flow: main's result kept in a callee-saved register across
+// __scrt_is_managed_app, then exit(result)) built with clang and lld-link.
+// The names follow the imports (wmain) and the first argument (WinMain:
+// the image base), with 32-bit x86's decoration.
+func TestMainFromCRTExit(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	console := write("m.c", mainC)
+	wide := write("u.c", `#include <stdio.h>
+#include <wchar.h>
+__attribute__((noinline)) void shout(const wchar_t *s) { _putws(s); }
+int wmain(int argc, wchar_t **argv) { shout(argc > 1 ? argv[1] : L"hi"); return 0; }
+`)
+	gui := write("w.c", `#include <windows.h>
+int WINAPI WinMain(HINSTANCE h, HINSTANCE p, LPSTR cmd, int show) { MessageBoxA(0, cmd, "w", 0); return show; }
+`)
+	for _, c := range []struct {
+		name, cc, strip, src, want string
+		flags                      []string
+	}{
+		{"x86-64", "x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-strip", console, "main", []string{"-O2"}},
+		{"x86-64-O0", "x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-strip", console, "main", []string{"-O0"}},
+		{"x86-64-wmain", "x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-strip", wide, "wmain", []string{"-O2", "-municode"}},
+		{"x86-64-gui", "x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-strip", gui, "main", []string{"-O2", "-mwindows"}},
+		{"i686", "i686-w64-mingw32-gcc", "i686-w64-mingw32-strip", console, "_main", []string{"-O2"}},
+		{"i686-wmain", "i686-w64-mingw32-gcc", "i686-w64-mingw32-strip", wide, "_wmain", []string{"-O2", "-municode"}},
+		{"i686-gui", "i686-w64-mingw32-gcc", "i686-w64-mingw32-strip", gui, "_main", []string{"-O1", "-mwindows"}},
+	} {
+		t.Run("mingw-"+c.name, func(t *testing.T) {
+			needTool(t, c.cc)
+			exe := filepath.Join(dir, c.name+".exe")
+			args := append([]string{"-o", exe, c.src}, c.flags...)
+			if b, err := exec.Command(c.cc, args...).CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", c.cc, err, b)
+			}
+			want, source := procNamed(t, exe, c.want)
+			if want == 0 || source != "symbol" {
+				t.Fatalf("unstripped: %s at %#x (%s), want a symbol", c.want, want, source)
+			}
+			if b, err := exec.Command(c.strip, exe).CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", c.strip, err, b)
+			}
+			if got, source := procNamed(t, exe, c.want); got != want || source != "crt-exit" {
+				t.Fatalf("stripped: %s at %#x (%s), want %#x from exit's argument", c.want, got, source, want)
+			}
+		})
+	}
+	for _, c := range msvcShapes {
+		t.Run("msvc-"+c.name, func(t *testing.T) {
+			ref := linkMSVCShape(t, dir, c, true)
+			want := uint64(0)
+			if c.want != "" {
+				var source string
+				if want, source = procNamed(t, ref, c.want); want == 0 || source != "symbol" {
+					t.Fatalf("with symbols: %s at %#x (%s), want a symbol", c.want, want, source)
+				}
+			}
+			exe := linkMSVCShape(t, dir, c, false)
+			for _, name := range []string{"main", "wmain", "WinMain", "wWinMain", "_main", "_wmain", "_WinMain@16", "_wWinMain@16"} {
+				got, source := procNamed(t, exe, name)
+				switch {
+				case name == c.want && (got != want || source != "crt-exit"):
+					t.Fatalf("stripped: %s at %#x (%s), want %#x from exit's argument", name, got, source, want)
+				case name != c.want && got != 0:
+					t.Fatalf("stripped: %s named at %#x (%s), want none", name, got, source)
+				}
+			}
+		})
+	}
+}
+
+// An MSVC-shaped C runtime: the calls and value flow of MSVC's
+// mainCRTStartup and __scrt_common_main_seh (invoke_main inlined), with
+// the UCRT imports it makes, linked against an import library of
+// ucrtbase.dll made by llvm-dlltool. The program's entry is in another
+// object, as the real runtime's is. Negative shapes change one thing: exit
+// takes a constant, exit takes main's result plus one, two procedures'
+// results reach exit, the image is a DLL, exit is not imported.
+type msvcShape struct {
+	name, machine, want string
+	crt, prog           string
+	imports             []string
+	dll                 bool
+}
+
+const msvcProg = `__declspec(dllimport) int __cdecl puts(const char *);
+int main(int argc, char **argv, char **envp) { puts(argv[0]); return argc; }
+`
+
+// msvcCRT is the runtime's text with its main call and exit call spelt by
+// the shape.
+func msvcCRT(args, call, after string) string {
+	return `typedef unsigned short wchar_t;
+__declspec(dllimport) void __cdecl exit(int);
+__declspec(dllimport) void __cdecl _cexit(void);
+__declspec(dllimport) int *__cdecl __p___argc(void);
+__declspec(dllimport) char ***__cdecl __p___argv(void);
+__declspec(dllimport) wchar_t ***__cdecl __p___wargv(void);
+__declspec(dllimport) char **__cdecl _get_initial_narrow_environment(void);
+__declspec(dllimport) wchar_t **__cdecl _get_initial_wide_environment(void);
+__declspec(dllimport) char *__cdecl _get_narrow_winmain_command_line(void);
+extern char __ImageBase;
+static volatile int managed, cookie, show = 1;
+int main(int, char **, char **);
+int wmain(int, wchar_t **, wchar_t **);
+int __stdcall WinMain(void *, void *, char *, int);
+int other(void);
+__declspec(noinline) void __security_init_cookie(void) { cookie = 0x2b992ddf; }
+__declspec(noinline) int __scrt_is_managed_app(void) { return managed; }
+__declspec(noinline) static int __scrt_common_main_seh(void) {
+	` + args + `
+	int r = ` + call + `;
+	if (!__scrt_is_managed_app())
+		exit(` + after + `);
+	_cexit();
+	return r;
+}
+int mainCRTStartup(void) {
+	__security_init_cookie();
+	return __scrt_common_main_seh();
+}
+`
+}
+
+const narrowArgs = `char **envp = _get_initial_narrow_environment();
+	char **argv = *__p___argv();
+	int argc = *__p___argc();`
+
+var msvcShapes = []msvcShape{
+	{name: "x86-64", machine: "x86_64", want: "main", crt: msvcCRT(narrowArgs, "main(argc, argv, envp)", "r"), prog: msvcProg},
+	{name: "i386", machine: "i386", want: "_main", crt: msvcCRT(narrowArgs, "main(argc, argv, envp)", "r"), prog: msvcProg},
+	{name: "x86-64-wmain", machine: "x86_64", want: "wmain", crt: msvcCRT(`wchar_t **envp = _get_initial_wide_environment();
+	wchar_t **argv = *__p___wargv();
+	int argc = *__p___argc();`, "wmain(argc, argv, envp)", "r"),
+		prog: "typedef unsigned short wchar_t;\nint wmain(int argc, wchar_t **argv, wchar_t **envp) { return argc + argv[0][0]; }\n"},
+	{name: "x86-64-winmain", machine: "x86_64", want: "WinMain", crt: msvcCRT("char *cmd = _get_narrow_winmain_command_line();",
+		"WinMain(&__ImageBase, 0, cmd, show)", "r"), prog: "int __stdcall WinMain(void *h, void *p, char *cmd, int show) { return cmd[0] + show; }\n"},
+	{name: "i386-winmain", machine: "i386", want: "_WinMain@16", crt: msvcCRT("char *cmd = _get_narrow_winmain_command_line();",
+		"WinMain(&__ImageBase, 0, cmd, show)", "r"), prog: "int __stdcall WinMain(void *h, void *p, char *cmd, int show) { return cmd[0] + show; }\n"},
+	// Negative shapes: nothing is named.
+	{name: "exit-constant", machine: "x86_64", crt: msvcCRT(narrowArgs, "main(argc, argv, envp)", "0"), prog: msvcProg},
+	{name: "exit-plus-one", machine: "x86_64", crt: msvcCRT(narrowArgs, "main(argc, argv, envp)", "r + 1"), prog: msvcProg},
+	{name: "two-sources", machine: "x86_64", crt: msvcCRT(narrowArgs, "argc > 1 ? main(argc, argv, envp) : other()", "r"),
+		prog: msvcProg + "int other(void) { return 7; }\n"},
+	{name: "dll", machine: "x86_64", crt: msvcCRT(narrowArgs, "main(argc, argv, envp)", "r"), prog: msvcProg, dll: true},
+	{name: "no-exit", machine: "x86_64", crt: strings.Replace(msvcCRT(narrowArgs, "main(argc, argv, envp)", "r"),
+		"__declspec(dllimport) void __cdecl exit(int);", "__declspec(noinline) void __cdecl exit(int c) { static volatile int code; code = c; }", 1), prog: msvcProg},
+}
+
+// linkMSVCShape builds the shape with clang and lld-link, with a COFF
+// symbol table (-debug:symtab) when symbols is set.
+func linkMSVCShape(t *testing.T, dir string, c msvcShape, symbols bool) string {
+	t.Helper()
+	needToolPkg(t, "clang", "clang")
+	needToolPkg(t, "lld-link", "lld")
+	needToolPkg(t, "llvm-dlltool", "llvm")
+	base := filepath.Join(dir, c.name)
+	target, dlltool := "x86_64-pc-windows-msvc", "i386:x86-64"
+	if c.machine == "i386" {
+		target, dlltool = "i386-pc-windows-msvc", "i386"
+	}
+	def := "LIBRARY ucrtbase.dll\nEXPORTS\n"
+	for _, f := range []string{"exit", "_cexit", "__p___argc", "__p___argv", "__p___wargv", "_get_initial_narrow_environment",
+		"_get_initial_wide_environment", "_get_narrow_winmain_command_line", "puts"} {
+		def += f + "\n"
+	}
+	steps := [][]string{
+		{"llvm-dlltool", "-m", dlltool, "-d", base + ".def", "-l", base + "-ucrt.lib"},
+		{"clang", "--target=" + target, "-O2", "-fno-stack-protector", "-c", base + "-crt.c", "-o", base + "-crt.obj"},
+		{"clang", "--target=" + target, "-O2", "-fno-stack-protector", "-c", base + "-prog.c", "-o", base + "-prog.obj"},
+	}
+	for name, text := range map[string]string{base + ".def": def, base + "-crt.c": c.crt, base + "-prog.c": c.prog} {
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := base + ".exe"
+	if symbols {
+		out = base + "-symbols.exe"
+	}
+	link := []string{"lld-link", "-entry:mainCRTStartup", "-subsystem:console", "-nodefaultlib", base + "-crt.obj", base + "-prog.obj", base + "-ucrt.lib", "-out:" + out}
+	if c.machine == "i386" {
+		link = append(link, "-safeseh:no")
+	}
+	if c.dll {
+		link = append(link, "-dll")
+	}
+	if symbols {
+		link = append(link, "-debug:symtab")
+	}
+	for _, s := range append(steps, link) {
+		if b, err := exec.Command(s[0], s[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(s, " "), err, b)
+		}
+	}
+	return out
+}
