@@ -309,16 +309,21 @@ func (w entryWalk) firstArg(known map[int]uint64, stack []*uint64, mode int) (ui
 
 // arm64 follows AArch64's _start to its bl of __libc_start_main and
 // returns x0's address there: an adrp+add's, or the word of the GOT slot
-// an adrp+ldr read (the disassembler's own register tracking).
+// an adrp+ldr read (the disassembler's own register tracking), or the
+// address a movz and movks built (glibc before 2.34 loads main so in a
+// non-PIE crt1.o: movz x0, #:abs_g3:main, then movk of g2, g1 and g0).
 func (w entryWalk) arm64(pc uint64) (uint64, bool) {
 	d := &arm64Decoder{mm: w.mm, src: w.e.src}
 	var in insn
+	var built [31]uint64 // movz/movk values, by register
+	var have uint32      // bit i: built[i] is known
 	for range maxEntryInsns {
 		b := w.code(pc, 4)
 		if len(b) < 4 {
 			return 0, false
 		}
-		if x := binary.LittleEndian.Uint32(b); x&0xfc000000 == 0x94000000 { // BL
+		x := binary.LittleEndian.Uint32(b)
+		if x&0xfc000000 == 0x94000000 { // BL
 			if !w.starts[pc+uint64(sext(uint64(x&0x3ffffff)<<2, 28))] {
 				return 0, false
 			}
@@ -328,11 +333,27 @@ func (w entryWalk) arm64(pc uint64) (uint64, bool) {
 			if slot := d.slotOf(0); slot != 0 {
 				return w.word(slot, 8)
 			}
+			if have&1 != 0 {
+				return built[0], true
+			}
 			return 0, false
 		}
 		d.step(b, pc, &in)
 		if in.flow != ports.FlowNext || in.invalid {
 			return 0, false
+		}
+		// Any instruction but a movz or movk of a register forgets what
+		// was built in its first operand's field (a store's too, which
+		// only costs a value _start does not build).
+		rd, shift, imm := x&31, 16*(x>>21&3), uint64(x>>5&0xffff)
+		switch {
+		case rd == 31:
+		case x&0xff800000 == 0xd2800000: // MOVZ, 64-bit
+			built[rd], have = imm<<shift, have|1<<rd
+		case x&0xff800000 == 0xf2800000 && have&(1<<rd) != 0: // MOVK, 64-bit
+			built[rd] = built[rd]&^(0xffff<<shift) | imm<<shift
+		default:
+			have &^= 1 << rd
 		}
 		pc += 4
 	}

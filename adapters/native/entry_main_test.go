@@ -127,6 +127,72 @@ main:	xor %eax, %eax
 			t.Fatalf("stripped: main at %#x (%s), want %#x", got, source, want)
 		}
 	})
+	// glibc before 2.34 builds main's address in a non-PIE AArch64 crt1.o
+	// with movz and three movks (start.S's MOVL), dynamic or static: the
+	// static start's shape admits them, and the walk must follow them.
+	for _, static := range []bool{false, true} {
+		name := "arm64-movl"
+		flags := []string{"-no-pie", "-nostartfiles"}
+		if static {
+			name += "-static"
+			flags = []string{"-static", "-nostartfiles"}
+		}
+		t.Run(name, func(t *testing.T) {
+			needTool(t, "aarch64-linux-gnu-gcc")
+			if static {
+				needStaticLibc(t, "aarch64-linux-gnu-gcc")
+			}
+			start := filepath.Join(dir, name+".s")
+			if err := os.WriteFile(start, []byte(`.text
+.globl _start
+.type _start, %function
+_start:	mov x29, #0
+	mov x30, #0
+	mov x5, x0
+	ldr x1, [sp, #0]
+	add x2, sp, #8
+	mov x6, sp
+	movz x0, #:abs_g3:main
+	movk x0, #:abs_g2_nc:main
+	movk x0, #:abs_g1_nc:main
+	movk x0, #:abs_g0_nc:main
+	movz x3, #:abs_g3:init_fn
+	movk x3, #:abs_g2_nc:init_fn
+	movk x3, #:abs_g1_nc:init_fn
+	movk x3, #:abs_g0_nc:init_fn
+	movz x4, #:abs_g3:init_fn
+	movk x4, #:abs_g2_nc:init_fn
+	movk x4, #:abs_g1_nc:init_fn
+	movk x4, #:abs_g0_nc:init_fn
+	bl __libc_start_main
+	bl abort
+.type init_fn, %function
+init_fn: ret
+// what crti.o, crtn.o and crt1.o's static-reloc.o give a static link
+.globl _init, _fini, _dl_relocate_static_pie
+_init:	ret
+_fini:	ret
+_dl_relocate_static_pie: ret
+.globl main
+.type main, %function
+main:	mov w0, #0
+	ret
+`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			exe := filepath.Join(dir, name)
+			if b, err := exec.Command("aarch64-linux-gnu-gcc", append(flags, "-o", exe, start)...).CombinedOutput(); err != nil {
+				t.Fatalf("aarch64-linux-gnu-gcc: %v\n%s", err, b)
+			}
+			want := elfSymbolValue(t, exe, "main")
+			if b, err := exec.Command("aarch64-linux-gnu-strip", exe).CombinedOutput(); err != nil {
+				t.Fatalf("strip: %v\n%s", err, b)
+			}
+			if got, source := mainOf(t, exe); got != want || source != "libc-start-main" {
+				t.Fatalf("stripped: main at %#x (%s), want %#x from the movz/movk sequence", got, source, want)
+			}
+		})
+	}
 	t.Run("own-start", func(t *testing.T) {
 		needTool(t, "gcc")
 		own := filepath.Join(dir, "own.c")

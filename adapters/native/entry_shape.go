@@ -35,9 +35,10 @@ import (
 //     or an ebx-relative word); then call rel32; then hlt.
 //   - glibc AArch64 (sysdeps/aarch64/start.S), after an optional hint (bti
 //     c, nop): mov x29, #0; mov x30, #0; mov x5, x0; ldr x1, [sp];
-//     add x2, sp, #8; mov x6, sp; then x0, x3 and x4 each set by adrp, add,
-//     ldr of its own register, movz or movk, and nothing else; then bl;
-//     then bl (abort).
+//     add x2, sp, #8; mov x6, sp; then x0, x3 and x4 set by adrp, add,
+//     ldr of its own register, movz or movk (at most 12 of them: before
+//     2.34 a non-PIE crt1.o builds each address with movz and three movks),
+//     and nothing else; then bl; then bl (abort).
 //   - musl x86-64 (arch/x86_64/crt_arch.h): xor rbp, rbp; mov rdi, rsp;
 //     lea rsi, [rip+_DYNAMIC]; and rsp, -16; call _start_c; and _start_c
 //     (crt1.c, compiled C: any order) sets each of __libc_start_main's six
@@ -270,7 +271,7 @@ func (w entryWalk) muslX86(pc uint64) (stop, fn uint64, ok bool) {
 
 // glibcARM64 recognises glibc's AArch64 _start.
 func (w entryWalk) glibcARM64(pc uint64) (stop, fn uint64, ok bool) {
-	b := w.code(pc, 4*20)
+	b := w.code(pc, 4*22)
 	word := func() uint32 {
 		if len(b) < 4 {
 			return 0 // udf: matches nothing below
@@ -292,7 +293,9 @@ func (w entryWalk) glibcARM64(pc uint64) (stop, fn uint64, ok bool) {
 		}
 	}
 	var set uint32 // bit i: xi set
-	for range 10 {
+	// At most 12 setting instructions: glibc before 2.34 builds each of
+	// the three addresses in a non-PIE crt1.o with movz and three movks.
+	for range 13 {
 		at := pc
 		x := word()
 		rd, rn := x&31, x>>5&31 // any rd but x0, x3 and x4 fails the set's test
