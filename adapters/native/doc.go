@@ -58,9 +58,9 @@
 //     A PE program without a main symbol gets main (WinMain, wmain,
 //     wWinMain; _main and _WinMain@16 on i386) with Source "crt-exit": the
 //     procedure whose return value the C runtime's start code (mingw-w64's
-//     __tmainCRTStartup, MSVC's __scrt_common_main_seh) passes to the
-//     imported exit, followed through registers and memory words from the
-//     entry point (entry_pe.go).
+//     __tmainCRTStartup, MSVC's __scrt_common_main_seh) passes to exit
+//     (imported, or a static runtime's exit stub), followed through
+//     registers and memory words from the entry point (entry_pe.go).
 //     A procedure with no symbol name whose bytes equal
 //     a function of a signature library (Options.SignatureLibraries: ar
 //     archives and ELF objects, libraries.go) over the function's whole

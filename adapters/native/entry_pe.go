@@ -74,11 +74,8 @@ func (p *peImage) nameMain(ctx context.Context, set *symbolSet) {
 			exits[l.Address] = true
 		}
 	}
-	if len(exits) == 0 {
-		return
-	}
 	entry := p.base + uint64(p.entry)
-	w := &peMainWalk{ctx: ctx, p: p, mm: newMemMap(p), mode: mode, exits: exits, total: maxPEMainTotal}
+	w := &peMainWalk{ctx: ctx, p: p, mm: newMemMap(p), mode: mode, exits: exits, local: map[uint64]bool{}, total: maxPEMainTotal}
 	main, win, ok := w.find(entry)
 	if !ok || main == entry || !w.mm.isCode(main) {
 		return
@@ -139,7 +136,8 @@ type peMainWalk struct {
 	mm    *memMap
 	mode  int
 	exits map[uint64]bool
-	total int // instructions left to decode in the whole walk
+	local map[uint64]bool // localExit's answers, by address
+	total int             // instructions left to decode in the whole walk
 }
 
 // pmVal is what a location holds: the return value of the direct call of
@@ -421,7 +419,7 @@ func (w *peMainWalk) callsExit(in x86asm.Inst, next uint64) bool {
 	}
 	code := w.code(t)
 	if len(code) < 6 || code[0] != 0xff || code[1] != 0x25 {
-		return false
+		return w.localExit(t)
 	}
 	disp := uint64(int64(int32(binary.LittleEndian.Uint32(code[2:]))))
 	slot := disp & 0xffffffff // 32-bit: an absolute address
@@ -429,6 +427,165 @@ func (w *peMainWalk) callsExit(in x86asm.Inst, next uint64) bool {
 		slot = t + 6 + disp // rip-relative
 	}
 	return w.exits[slot]
+}
+
+// A program linked with MSVC's static C runtime (/MT) does not import
+// exit: it has the runtime's own. exit, _exit, _cexit and _c_exit are
+// there adjacent stubs that pass their argument on to one common routine
+// (doexit before Visual Studio 2015, common_exit since) with two
+// constants: exit's are both 0. On x86-64 a stub sets edx and r8d and
+// jumps (xor r8d, r8d; xor edx, edx; jmp common), on 32-bit x86 it pushes
+// the constants and its own argument and calls (push 0; push 0; push
+// [ebp+8]; call common; add esp, 12; pop ebp; ret). localExit takes a
+// call's target for exit when it is such a stub with both constants 0, its
+// argument passed through, and the next stub after it (past int3 or nop
+// padding, less than maxStubGap bytes of it) goes to the same routine.
+
+// maxStubGap bounds the padding between two exit stubs.
+const maxStubGap = 16
+
+// localExit reports whether the function at t is the static runtime's exit.
+func (w *peMainWalk) localExit(t uint64) bool {
+	if v, ok := w.local[t]; ok {
+		return v
+	}
+	common, end, exit := w.exitStub(t)
+	ok := false
+	if exit {
+		at := end
+		for at-end < maxStubGap { // past int3 and nop padding
+			b := w.code(at)
+			if len(b) > 0 && b[0] == 0xcc {
+				at++
+				continue
+			}
+			if in, err := x86asm.Decode(b, w.mode); err == nil && in.Op == x86asm.NOP {
+				at += uint64(in.Len)
+				continue
+			}
+			break
+		}
+		next, _, _ := w.exitStub(at)
+		ok = next == common && common != 0
+	}
+	w.local[t] = ok
+	return ok
+}
+
+// exitStub parses an exit-family stub at t: the routine it goes to (0:
+// not a stub), where it ends, and whether it is exit (both constants 0,
+// the argument passed through).
+func (w *peMainWalk) exitStub(t uint64) (common, end uint64, exit bool) {
+	consts := map[string]int64{} // x86-64: edx's and r8d's
+	var imms [2]int64            // 32-bit x86: the constants pushed
+	pushes := 0
+	argPushed := false
+	pc := t
+	for range 10 {
+		b := w.code(pc)
+		if len(b) == 0 {
+			return 0, 0, false
+		}
+		in, err := x86asm.Decode(b, w.mode)
+		if err != nil {
+			return 0, 0, false
+		}
+		next := pc + uint64(in.Len)
+		reg, _ := in.Args[0].(x86asm.Reg)
+		switch {
+		case w.mode == 64 && in.Op == x86asm.JMP:
+			d, ok := relTarget(in, next, w.mode)
+			edx, e := consts["edx"]
+			r8, r := consts["r8d"]
+			if !ok || !e || !r {
+				return 0, 0, false
+			}
+			return d, next, edx == 0 && r8 == 0
+		case w.mode == 64 && (reg == x86asm.EDX || reg == x86asm.R8L):
+			name := "edx"
+			if reg == x86asm.R8L {
+				name = "r8d"
+			}
+			switch in.Op {
+			case x86asm.XOR:
+				if r2, _ := in.Args[1].(x86asm.Reg); r2 != reg {
+					return 0, 0, false
+				}
+				consts[name] = 0
+			case x86asm.MOV:
+				switch a := in.Args[1].(type) {
+				case x86asm.Imm:
+					consts[name] = int64(a)
+				case x86asm.Reg:
+					v, ok := consts[map[x86asm.Reg]string{x86asm.EDX: "edx", x86asm.R8L: "r8d"}[a]]
+					if !ok {
+						return 0, 0, false
+					}
+					consts[name] = v
+				default:
+					return 0, 0, false
+				}
+			case x86asm.LEA:
+				m, _ := in.Args[1].(x86asm.Mem)
+				base := map[x86asm.Reg]string{x86asm.RDX: "edx", x86asm.R8: "r8d"}[m.Base]
+				v, ok := consts[base]
+				if !ok || m.Index != 0 {
+					return 0, 0, false
+				}
+				consts[name] = v + m.Disp
+			default:
+				return 0, 0, false
+			}
+		case w.mode == 32 && in.Op == x86asm.MOV && (reg == x86asm.EDI || reg == x86asm.EBP):
+			// mov edi, edi (the hot-patch point); mov ebp, esp
+		case w.mode == 32 && in.Op == x86asm.PUSH:
+			switch a := in.Args[0].(type) {
+			case x86asm.Reg:
+				if a != x86asm.EBP || pushes > 0 { // push ebp, the frame
+					return 0, 0, false
+				}
+			case x86asm.Imm:
+				if argPushed || pushes > 1 {
+					return 0, 0, false
+				}
+				imms[pushes] = int64(a)
+				pushes++
+			case x86asm.Mem:
+				// the stub's own argument: [ebp+8], or [esp+4] past the two constants
+				if argPushed || pushes != 2 || !(a.Base == x86asm.EBP && a.Disp == 8 || a.Base == x86asm.ESP && a.Disp == 12) || a.Index != 0 {
+					return 0, 0, false
+				}
+				argPushed = true
+			default:
+				return 0, 0, false
+			}
+		case w.mode == 32 && in.Op == x86asm.CALL:
+			d, ok := relTarget(in, next, w.mode)
+			if !ok || pushes != 2 {
+				return 0, 0, false
+			}
+			// add esp, 12; [pop ebp;] ret
+			for range 3 {
+				b := w.code(next)
+				in, err := x86asm.Decode(b, 32)
+				if err != nil {
+					return 0, 0, false
+				}
+				next += uint64(in.Len)
+				if in.Op == x86asm.RET {
+					return d, next, argPushed && imms == [2]int64{}
+				}
+				if in.Op != x86asm.ADD && in.Op != x86asm.POP {
+					return 0, 0, false
+				}
+			}
+			return 0, 0, false
+		default:
+			return 0, 0, false
+		}
+		pc = next
+	}
+	return 0, 0, false
 }
 
 // absolute is the address of a memory operand that names one: rip-relative

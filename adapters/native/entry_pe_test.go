@@ -100,6 +100,7 @@ int WINAPI WinMain(HINSTANCE h, HINSTANCE p, LPSTR cmd, int show) { MessageBoxA(
 type msvcShape struct {
 	name, machine, want string
 	crt, prog           string
+	stubs               string // a static runtime's exit stubs, in an object of their own
 	imports             []string
 	dll                 bool
 }
@@ -158,14 +159,86 @@ var msvcShapes = []msvcShape{
 		"WinMain(&__ImageBase, 0, cmd, show)", "r"), prog: "int __stdcall WinMain(void *h, void *p, char *cmd, int show) { return cmd[0] + show; }\n"},
 	{name: "i386-winmain", machine: "i386", want: "_WinMain@16", crt: msvcCRT("char *cmd = _get_narrow_winmain_command_line();",
 		"WinMain(&__ImageBase, 0, cmd, show)", "r"), prog: "int __stdcall WinMain(void *h, void *p, char *cmd, int show) { return cmd[0] + show; }\n"},
+	// MSVC's static runtime (/MT): exit is the runtime's own stub beside
+	// _exit and _cexit, each passing constants on to one routine.
+	{name: "x86-64-static-crt", machine: "x86_64", want: "main", crt: staticCRT(msvcCRT(narrowArgs, "main(argc, argv, envp)", "r")),
+		stubs: exitStubs(false), prog: msvcProg},
+	{name: "i386-static-crt", machine: "i386", want: "_main", crt: staticCRT(msvcCRT(narrowArgs, "main(argc, argv, envp)", "r")),
+		stubs: exitStubs(true), prog: msvcProg},
+	{name: "i386-static-crt-winmain", machine: "i386", want: "_WinMain@16", crt: staticCRT(msvcCRT("char *cmd = _get_narrow_winmain_command_line();",
+		"WinMain(&__ImageBase, 0, cmd, show)", "r")), stubs: exitStubs(true),
+		prog: "int __stdcall WinMain(void *h, void *p, char *cmd, int show) { return cmd[0] + show; }\n"},
 	// Negative shapes: nothing is named.
+	// A static runtime whose exit passes a constant other than 0 on (it is
+	// _exit's shape): not exit.
+	{name: "static-crt-quick", machine: "x86_64", crt: staticCRT(msvcCRT(narrowArgs, "main(argc, argv, envp)", "r")),
+		stubs: strings.Replace(exitStubs(false), "void __cdecl exit(int c) { doexit(c, 0, 0); }", "void __cdecl exit(int c) { doexit(c, 1, 0); }", 1), prog: msvcProg},
 	{name: "exit-constant", machine: "x86_64", crt: msvcCRT(narrowArgs, "main(argc, argv, envp)", "0"), prog: msvcProg},
 	{name: "exit-plus-one", machine: "x86_64", crt: msvcCRT(narrowArgs, "main(argc, argv, envp)", "r + 1"), prog: msvcProg},
 	{name: "two-sources", machine: "x86_64", crt: msvcCRT(narrowArgs, "argc > 1 ? main(argc, argv, envp) : other()", "r"),
 		prog: msvcProg + "int other(void) { return 7; }\n"},
+	// exit's shape with no sibling stub after it: not the runtime's exit.
+	{name: "static-crt-lone-stub", machine: "x86_64", crt: staticCRT(msvcCRT(narrowArgs, "main(argc, argv, envp)", "r")), prog: msvcProg,
+		stubs: `static volatile int code;
+void __cdecl _cexit(void) { code = 1; }
+__declspec(noinline) void doexit(int c, int quick, int retcaller) { code = c + quick + retcaller; }
+void __cdecl exit(int c) { doexit(c, 0, 0); }
+`},
 	{name: "dll", machine: "x86_64", crt: msvcCRT(narrowArgs, "main(argc, argv, envp)", "r"), prog: msvcProg, dll: true},
 	{name: "no-exit", machine: "x86_64", crt: strings.Replace(msvcCRT(narrowArgs, "main(argc, argv, envp)", "r"),
 		"__declspec(dllimport) void __cdecl exit(int);", "__declspec(noinline) void __cdecl exit(int c) { static volatile int code; code = c; }", 1), prog: msvcProg},
+}
+
+// staticCRT removes the runtime's exit and _cexit imports: a static
+// runtime (exitStubs) defines them.
+func staticCRT(crt string) string {
+	crt = strings.Replace(crt, "__declspec(dllimport) void __cdecl exit(int);\n", "void __cdecl exit(int);\n", 1)
+	return strings.Replace(crt, "__declspec(dllimport) void __cdecl _cexit(void);\n", "void __cdecl _cexit(void);\n", 1)
+}
+
+// exitStubs is a static runtime's exit, _exit and _cexit after the routine
+// they share: compiled C on x86-64 (clang's tail calls are MSVC's xor edx,
+// edx; xor r8d, r8d; jmp), and MSVC's own 32-bit instructions (push 0;
+// push 0; push [ebp+8]; call; add esp, 12; pop ebp; ret) as naked
+// functions on i386.
+func exitStubs(i386 bool) string {
+	if !i386 {
+		return `static volatile int code;
+__declspec(noinline) void doexit(int c, int quick, int retcaller) { code = c + quick + retcaller; }
+void __cdecl exit(int c) { doexit(c, 0, 0); }
+void __cdecl _exit(int c) { doexit(c, 1, 0); }
+void __cdecl _cexit(void) { doexit(0, 0, 1); }
+`
+	}
+	return `static volatile int code;
+__declspec(noinline) void __cdecl doexit(int c, int quick, int retcaller) { code = c + quick + retcaller; }
+__declspec(naked) void __cdecl exit(int c) { __asm { mov edi, edi
+	push ebp
+	mov ebp, esp
+	push 0
+	push 0
+	push dword ptr [ebp+8]
+	call doexit
+	add esp, 12
+	pop ebp
+	ret } }
+__declspec(naked) void __cdecl _exit(int c) { __asm { mov edi, edi
+	push ebp
+	mov ebp, esp
+	push 0
+	push 1
+	push dword ptr [ebp+8]
+	call doexit
+	add esp, 12
+	pop ebp
+	ret } }
+__declspec(naked) void __cdecl _cexit(void) { __asm { push 1
+	push 0
+	push 0
+	call doexit
+	add esp, 12
+	ret } }
+`
 }
 
 // linkMSVCShape builds the shape with clang and lld-link, with a COFF
@@ -187,10 +260,16 @@ func linkMSVCShape(t *testing.T, dir string, c msvcShape, symbols bool) string {
 	}
 	steps := [][]string{
 		{"llvm-dlltool", "-m", dlltool, "-d", base + ".def", "-l", base + "-ucrt.lib"},
-		{"clang", "--target=" + target, "-O2", "-fno-stack-protector", "-c", base + "-crt.c", "-o", base + "-crt.obj"},
+		// -fno-builtin: exit is the runtime's own function, not C's noreturn builtin
+		{"clang", "--target=" + target, "-O2", "-fno-stack-protector", "-fno-builtin", "-c", base + "-crt.c", "-o", base + "-crt.obj"},
 		{"clang", "--target=" + target, "-O2", "-fno-stack-protector", "-c", base + "-prog.c", "-o", base + "-prog.obj"},
 	}
-	for name, text := range map[string]string{base + ".def": def, base + "-crt.c": c.crt, base + "-prog.c": c.prog} {
+	objs := []string{base + "-crt.obj", base + "-prog.obj"}
+	if c.stubs != "" {
+		steps = append(steps, []string{"clang", "--target=" + target, "-O2", "-fno-stack-protector", "-fno-builtin", "-c", base + "-exit.c", "-o", base + "-exit.obj"})
+		objs = append(objs, base+"-exit.obj")
+	}
+	for name, text := range map[string]string{base + ".def": def, base + "-crt.c": c.crt, base + "-prog.c": c.prog, base + "-exit.c": c.stubs} {
 		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -199,7 +278,7 @@ func linkMSVCShape(t *testing.T, dir string, c msvcShape, symbols bool) string {
 	if symbols {
 		out = base + "-symbols.exe"
 	}
-	link := []string{"lld-link", "-entry:mainCRTStartup", "-subsystem:console", "-nodefaultlib", base + "-crt.obj", base + "-prog.obj", base + "-ucrt.lib", "-out:" + out}
+	link := append(append([]string{"lld-link", "-entry:mainCRTStartup", "-subsystem:console", "-nodefaultlib"}, objs...), base+"-ucrt.lib", "-out:"+out)
 	if c.machine == "i386" {
 		link = append(link, "-safeseh:no")
 	}
