@@ -44,7 +44,7 @@ func (p *Provider) ReadLayout(ctx context.Context, r io.ReaderAt, size int64) (l
 	if wide {
 		bits = 64
 	}
-	lr := &layoutReader{ctx: ctx, src: src, f: f, wide: wide, l: &ports.Layout{
+	lr := &layoutReader{ctx: ctx, src: src, f: f, wide: wide, opts: p.opts, l: &ports.Layout{
 		Format: "elf", Machine: f.Machine.String(), Bits: bits, ByteOrder: "little",
 		ImageType: enumName(f.Type.String(), "ET_", uint64(f.Type)), Entry: f.Entry,
 	}}
@@ -63,7 +63,8 @@ type layoutReader struct {
 	ctx    context.Context
 	src    source
 	f      *elf.File
-	wide   bool // ELFCLASS64: the entries of the tables below are 64-bit
+	wide   bool    // ELFCLASS64: the entries of the tables below are 64-bit
+	opts   Options // the provider's: its signature libraries tell a stripped static program's code (layout_program.go)
 	l      *ports.Layout
 	tables map[int][]byte               // string table data by section index
 	syms   map[int][]ports.LayoutSymbol // symbols by symbol-table section index
