@@ -44,7 +44,7 @@ func (p *Provider) ReadLayout(ctx context.Context, r io.ReaderAt, size int64) (l
 	if wide {
 		bits = 64
 	}
-	lr := &layoutReader{ctx: ctx, src: src, f: f, wide: wide, l: &ports.Layout{
+	lr := &layoutReader{ctx: ctx, src: src, f: f, wide: wide, opts: p.opts, l: &ports.Layout{
 		Format: "elf", Machine: f.Machine.String(), Bits: bits, ByteOrder: "little",
 		ImageType: enumName(f.Type.String(), "ET_", uint64(f.Type)), Entry: f.Entry,
 	}}
@@ -63,7 +63,8 @@ type layoutReader struct {
 	ctx    context.Context
 	src    source
 	f      *elf.File
-	wide   bool // ELFCLASS64: the entries of the tables below are 64-bit
+	wide   bool    // ELFCLASS64: the entries of the tables below are 64-bit
+	opts   Options // the provider's: its signature libraries tell a stripped static program's code (layout_program.go)
 	l      *ports.Layout
 	tables map[int][]byte               // string table data by section index
 	syms   map[int][]ports.LayoutSymbol // symbols by symbol-table section index
@@ -301,21 +302,17 @@ func (lr *layoutReader) segments() error {
 // string-table offset and unreadable names stay visible.
 func (lr *layoutReader) symbols() error {
 	lr.syms = map[int][]ports.LayoutSymbol{}
-	var versions []elf.Symbol
 	for i, s := range lr.f.Sections {
 		if s.Type != elf.SHT_SYMTAB && s.Type != elf.SHT_DYNSYM {
 			continue
 		}
 		table := "symtab"
+		var versions []string
 		if s.Type == elf.SHT_DYNSYM {
 			table = "dynsym"
-			// debug/elf materialises the whole table to resolve versions:
-			// only for a table the listing reads whole.
-			if s.Size/lr.symSize() <= maxLayoutEntries {
-				if v, err := lr.f.DynamicSymbols(); err == nil {
-					versions = v
-				}
-			}
+			// From the version sections: the table itself is read once,
+			// below (layout_versions.go).
+			versions = lr.dynVersions(s, int(min(s.FileSize/lr.symSize(), maxLayoutEntries))-1)
 		}
 		if !lr.src.contains(s.Offset, s.FileSize) {
 			lr.diag("symbol table %s lies outside the file", s.Name)
@@ -355,8 +352,8 @@ func (lr *layoutReader) symbols() error {
 			if shndx > 0 && shndx < uint16(elf.SHN_LORESERVE) && int(shndx) < len(lr.f.Sections) {
 				sym.Section = lr.f.Sections[shndx].Name
 			}
-			if table == "dynsym" && j-1 < len(versions) && versions[j-1].Version != "" {
-				sym.Version = versions[j-1].Version
+			if j-1 < len(versions) {
+				sym.Version = versions[j-1]
 			}
 			if n := string(sym.Name.Bytes); n == "__stack_chk_fail" || n == "__stack_chk_guard" {
 				lr.l.Dynamic.StackCanary = true

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"debug/elf"
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -18,10 +19,13 @@ import (
 // looks at the program's code instead: main, and the functions of the
 // DWARF compile units built where main's was (DW_AT_comp_dir), are scanned
 // for the canary load (x86-64: mov reg, fs:0x28; AArch64: a load from
-// __stack_chk_guard) or a direct call to __stack_chk_fail. Without a symbol table naming main, rea cannot tell the
-// program's code from libc's and says so rather than guess; without DWARF
+// __stack_chk_guard) or a direct call to __stack_chk_fail. Without DWARF
 // (or with more than maxCanaryDWARF of it) it looks in main only and says
-// so.
+// so. Without a symbol naming main (a stripped program) it asks the
+// analysis before discovery for main and the functions main reaches that
+// the signature libraries did not name (layout_program.go), and, when
+// those libraries named too little to tell the program's code from libc's,
+// says so rather than guess.
 
 // staticCanary decides Dynamic.StackCanary for a static executable (no
 // PT_INTERP, no DT_NEEDED; ET_EXEC, or ET_DYN flagged DF_1_PIE as
@@ -53,10 +57,13 @@ func (lr *layoutReader) staticCanary() error {
 			funcs = append(funcs, s)
 		}
 	}
-	if len(mains) != 1 {
+	if len(mains) > 1 {
 		d.StackCanaryUnknown = true
-		d.StackCanaryLimit = "stack_canary_indicator is null: in a static binary without a symbol for main, the program's code cannot be told from libc's, which defines and uses the canary whatever the program was built with."
+		d.StackCanaryLimit = "stack_canary_indicator is null: in a static binary whose symbols name several functions main, the program's code cannot be told from libc's, which defines and uses the canary whatever the program was built with."
 		return nil
+	}
+	if len(mains) == 0 {
+		return lr.strippedCanary(fail, guards)
 	}
 	main := mains[0]
 	scan := []ports.LayoutSymbol{main}
@@ -70,16 +77,7 @@ func (lr *layoutReader) staticCanary() error {
 			}
 		}
 	}
-	uses := func(code []byte, addr uint64) bool { return usesCanary(code, addr, fail) }
-	switch lr.f.Machine {
-	case elf.EM_386:
-		uses = func(code []byte, addr uint64) bool { return usesCanary386(code, addr, fail) }
-	case elf.EM_AARCH64:
-		isGuard := func(a uint64) bool { return slices.Contains(guards, a) }
-		uses = func(code []byte, addr uint64) bool {
-			return usesCanaryARM64(code, addr, isGuard, lr.guardSlot(guards), fail)
-		}
-	}
+	uses := lr.canaryTest(fail, guards)
 	for i, f := range scan {
 		if err := lr.tick(i); err != nil {
 			return err
@@ -93,6 +91,61 @@ func (lr *layoutReader) staticCanary() error {
 	if len(units) == 0 {
 		d.StackCanaryLimit = "stack_canary_indicator is false for main: no DWARF compile unit names this static binary's other functions, which cannot be told from libc's and were not looked at."
 	}
+	return lr.ctx.Err()
+}
+
+// canaryTest returns the test of a function's code for the canary.
+func (lr *layoutReader) canaryTest(fail, guards []uint64) func(code []byte, addr uint64) bool {
+	switch lr.f.Machine {
+	case elf.EM_386:
+		return func(code []byte, addr uint64) bool { return usesCanary386(code, addr, fail) }
+	case elf.EM_AARCH64:
+		isGuard := func(a uint64) bool { return slices.Contains(guards, a) }
+		return func(code []byte, addr uint64) bool {
+			return usesCanaryARM64(code, addr, isGuard, lr.guardSlot(guards), fail)
+		}
+	}
+	return func(code []byte, addr uint64) bool { return usesCanary(code, addr, fail) }
+}
+
+// strippedCanary decides the indicator of a static program without a
+// symbol for main from its code as the analysis tells it
+// (layout_program.go); fail and guards are what the symbols named, if
+// anything.
+func (lr *layoutReader) strippedCanary(fail, guards []uint64) error {
+	d := &lr.l.Dynamic
+	const null = "stack_canary_indicator is null: in a static binary without a symbol for main, the program's code must be told from libc's, which defines and uses the canary whatever the program was built with, and "
+	pc, err := lr.seededProgram()
+	if err != nil {
+		return err
+	}
+	if pc.why != "" {
+		d.StackCanaryUnknown = true
+		d.StackCanaryLimit = null + pc.why + "."
+		return nil
+	}
+	fail = append(slices.Clone(fail), pc.fail...)
+	if lr.f.Machine == elf.EM_AARCH64 && len(fail) == 0 && len(guards) == 0 {
+		// AArch64's canary is a global whose address only a symbol gives;
+		// without __stack_chk_fail's either, nothing would be seen.
+		d.StackCanaryUnknown = true
+		d.StackCanaryLimit = null + "neither a symbol nor the signature libraries (" + strings.Join(pc.libs, ", ") +
+			") name __stack_chk_fail or __stack_chk_guard, which AArch64's canary check is known by."
+		return nil
+	}
+	uses := lr.canaryTest(fail, guards)
+	for i, f := range pc.funcs {
+		if err := lr.tick(i); err != nil {
+			return err
+		}
+		code, ok := lr.code(f[0], f[1]-f[0])
+		if ok && uses(code, f[0]) {
+			d.StackCanary = true
+			d.StackCanaryLimit = fmt.Sprintf("stack_canary_indicator is true from the program's code as the analysis tells it without a symbol table: the function at 0x%x uses the canary; looked at: %s.", f[0], pc.describe())
+			return nil
+		}
+	}
+	d.StackCanaryLimit = fmt.Sprintf("stack_canary_indicator is false from the program's code as the analysis tells it without a symbol table: no function looked at uses the canary; looked at: %s; functions reached only through pointers were not.", pc.describe())
 	return lr.ctx.Err()
 }
 

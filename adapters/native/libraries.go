@@ -107,6 +107,7 @@ type libUse struct {
 // libResult is what the signature libraries did for one target.
 type libResult struct {
 	cands     []candidate  // the names given (source "library")
+	calls     [][]libCall  // the calls each of cands makes, as its object aims them (layout_program.go)
 	labels    []ports.Name // the same, as function labels
 	used      []libUse
 	ambiguous int      // procedures that equal functions of several names
@@ -502,6 +503,7 @@ func (res *libResult) match(ctx context.Context, src source, mm *memMap, ix *lib
 		}
 		res.used[lib].matched++
 		res.cands = append(res.cands, candidate{addr: addr, name: name, size: uint64(len(n)), source: "library", rank: rankLibrary})
+		res.calls = append(res.calls, ix.pats[list[0]].calls)
 		res.labels = append(res.labels, ports.Name{Address: addr, Name: name, Kind: "function"})
 	}
 	for addr := range short {
