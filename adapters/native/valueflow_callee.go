@@ -25,7 +25,8 @@ import (
 // places under SysV or AAPCS64, as exactly as DWARF's: its integer and
 // pointer parameters in the integer registers, its float and double ones
 // in the vector registers, and for a variadic one (printf) also the
-// written registers above; on x86-64 a variadic call also reads al, the
+// written registers above (unless a constant printf format says exactly
+// what it takes: valueflow_format.go); on x86-64 a variadic call also reads al, the
 // number of vector registers it passes, and where al is a constant there
 // it passes exactly that many, written or not ("movl $1, %eax; jmp
 // printf@plt" passes the caller's own double through). Before, "call
