@@ -101,7 +101,7 @@ var policy = []struct {
 	{"rea/adapters/internal/fakeproc", nil, nil},
 	{"rea/adapters/hosts", []string{"rea/ports", "github.com/pelletier/go-toml/v2"}, engineTests},
 	{"rea/adapters/pty", []string{"rea/ports", "rea/supervisor", "github.com/creack/pty", "github.com/charmbracelet/x/vt"}, engineTests},
-	{"rea/adapters/gdbremote", []string{"rea/ports", "rea/supervisor"}, engineTests},
+	{"rea/adapters/gdbremote", []string{"rea/ports", "rea/ports/libc", "rea/supervisor"}, engineTests},
 	{"rea/adapters/", []string{"rea/ports", "rea/supervisor"}, engineTests}, // any future engine
 	// cmd/rea's end-to-end tests are MCP clients, so its tests may use go-sdk.
 	{"rea/cmd/", []string{"rea/"}, []string{"github.com/modelcontextprotocol/go-sdk/", "github.com/matryer/is", "github.com/creack/pty"}}, // a PTY: rea capture's live view needs a terminal on stderr

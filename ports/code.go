@@ -349,6 +349,16 @@ type ValueFlowEffect struct {
 	// that reach the value: the stored register, the indirect call's
 	// operand, the return register.
 	Definitions []uint64
+	// ArgumentsSource says where a call's argument registers (the call
+	// operation's Uses) come from: "dwarf" (the callee's debug
+	// information), "libc-prototype" (the C library's prototype of the
+	// import called; a variadic one also takes written registers above
+	// its fixed parameters), "format" (that prototype and the constant
+	// printf format the call passes: exactly what its conversions take),
+	// "inferred" (the callee's own parameters bound them from above), "al"
+	// (x86-64's vector count at a call of unknown arity); "" when none of
+	// these is known (the written argument registers) or not a call.
+	ArgumentsSource string
 }
 
 // InferredParameter is an argument register of the calling convention that

@@ -2,7 +2,6 @@ package gdbremote
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -11,188 +10,50 @@ import (
 	"strings"
 
 	"rea/ports"
+	"rea/ports/libc"
 )
 
-// A printf-style format says what the variadic arguments after it are:
-// each conversion takes one (a * width or precision takes an int first),
-// of a type its length modifier and conversion character give. Where each
-// arrives follows from the types and the convention: an integer or
-// pointer in the next integer register, a double in the next
-// floating-point one (the C conventions pass variadic doubles there on
-// x86-64 and Linux AArch64), and past those on the stack in order; every
-// argument on the stack under cdecl, where a double or a long long takes
-// two slots.
-
-// fmtArg is one argument a conversion reads.
-type fmtArg struct {
-	spec string // the conversion as written ("%.2f"), or "*" for a width or precision
-	typ  string // the C type the conversion reads
-	kind argKind
-}
-
-type argKind uint8
-
-const (
-	argWord       argKind = iota // an int, long, size_t or pointer: one register or slot
-	argText                      // a char pointer whose text is read
-	argWideText                  // a wchar_t pointer whose text is read (4-byte units on Linux)
-	argLongLong                  // 8 bytes: two slots on 32-bit x86, one word elsewhere
-	argDouble                    // a double: a floating-point register, else 8 bytes of stack
-	argLongDouble                // x87's 80 bits in 16 bytes of stack (12 on 32-bit x86); AArch64's binary128 in a v register
-)
-
-// parseFormat is the arguments a printf format takes, in order; ok is
-// false when it holds a conversion the scan does not know or a positional
-// one (%1$s), after which the arguments' places are not known: args is
-// then those before it.
-func parseFormat(f []byte) (args []fmtArg, ok bool) {
-	for i := 0; i < len(f); {
-		if f[i] != '%' {
-			i++
-			continue
-		}
-		start := i
-		i++
-		if i < len(f) && f[i] == '%' {
-			i++
-			continue
-		}
-		for i < len(f) && bytes.IndexByte([]byte("-+ #0'"), f[i]) >= 0 {
-			i++
-		}
-		digits := func() bool {
-			n := 0
-			for i < len(f) && f[i] >= '0' && f[i] <= '9' {
-				i, n = i+1, n+1
-			}
-			return n > 0
-		}
-		if i < len(f) && f[i] == '*' {
-			args, i = append(args, fmtArg{spec: "*", typ: "int", kind: argWord}), i+1
-		} else if digits() && i < len(f) && f[i] == '$' {
-			return args, false
-		}
-		if i < len(f) && f[i] == '.' {
-			i++
-			if i < len(f) && f[i] == '*' {
-				args, i = append(args, fmtArg{spec: "*", typ: "int", kind: argWord}), i+1
-			} else {
-				digits()
-			}
-		}
-		mod := i
-		for i < len(f) && bytes.IndexByte([]byte("hlqLjzt"), f[i]) >= 0 {
-			i++
-		}
-		if i >= len(f) || i-mod > 2 {
-			return args, false
-		}
-		length, c := string(f[mod:i]), f[i]
-		i++
-		a := fmtArg{spec: string(f[start:i])}
-		switch {
-		case c == 'm': // glibc: strerror(errno), no argument
-			continue
-		case c == 's' && length == "":
-			a.typ, a.kind = "const char *", argText
-		case c == 's' && length == "l", c == 'S':
-			a.typ, a.kind = "const wchar_t *", argWideText
-		case c == 'p':
-			a.typ = "void *"
-		case c == 'n':
-			a.typ = "int *"
-		case c == 'c' && length == "l", c == 'C':
-			a.typ = "wint_t"
-		case c == 'c':
-			a.typ = "int"
-		case bytes.IndexByte([]byte("diouxX"), c) >= 0:
-			a.typ, a.kind = intType(length, c != 'd' && c != 'i')
-		case bytes.IndexByte([]byte("fFeEgGaA"), c) >= 0 && length == "L":
-			a.typ, a.kind = "long double", argLongDouble
-		case bytes.IndexByte([]byte("fFeEgGaA"), c) >= 0:
-			a.typ, a.kind = "double", argDouble
-		default:
-			return args, false
-		}
-		args = append(args, a)
-	}
-	return args, true
-}
-
-// intType is the C type an integer conversion with length modifier length
-// reads, and whether it takes 8 bytes on a 32-bit target.
-func intType(length string, unsigned bool) (string, argKind) {
-	u := ""
-	if unsigned {
-		u = "unsigned "
-	}
-	switch length {
-	case "ll", "q", "L", "j":
-		return u + "long long", argLongLong
-	case "l":
-		return u + "long", argWord
-	case "z":
-		return "size_t", argWord
-	case "t":
-		return "ptrdiff_t", argWord
-	case "h":
-		return u + "short", argWord
-	case "hh":
-		return cmp.Or(u, "signed ") + "char", argWord
-	}
-	return u + "int", argWord
-}
+// A printf format's arguments and where each arrives (ports/libc:
+// ParseFormat, Convention.Place), named as this convention names
+// registers and stack slots.
 
 // placeFormat is where each argument arrives when the format is in the
 // at-th of the convention's argument places: a register (rsi, xmm0, v1)
 // or stack slots, joined by ","; a long double on the stack is one name,
 // the slot where its bytes begin. ok is false under a convention with no
 // C variadic arguments (Go's).
-func (c convention) placeFormat(at int, args []fmtArg) (places []string, ok bool) {
+func (c convention) placeFormat(at int, args []libc.FormatArg) (places []string, ok bool) {
 	if c.g != "" {
 		return nil, false
 	}
-	ni, nf := at+1, 0
-	var off uint64 // the next stack offset from sp at the entry
-	switch {
-	case c.onStack:
-		off = c.word * uint64(at+2) // past the return address, the fixed slots and the format
-	case c.lr == "":
-		off = c.word // past the return address
-	}
-	base := off // where the stack arguments begin, aligned as the call's sp was
+	lc := libc.Convention{Ints: len(c.args), Floats: len(c.floats), Word: int(c.word), LongDoubleInMemory: c.lr == ""}
 	if c.onStack {
+		lc.Ints = 0 // c.args name cdecl's slots
+	}
+	ps, ok := lc.Place(at+1, args)
+	if !ok {
+		return nil, false
+	}
+	base := uint64(0) // where the stack arguments begin: past the return address on x86
+	if c.lr == "" {
 		base = c.word
 	}
-	stack := func(size, align uint64) string {
-		off = base + (off-base+align-1)/align*align
-		var names []string
-		for n := uint64(0); n < size; n += c.word {
-			name, _ := c.slot(off + n)
-			names = append(names, name)
-		}
-		off += size
-		return strings.Join(names, ",")
-	}
-	for _, a := range args {
+	for k, p := range ps {
 		switch {
-		case a.kind == argLongDouble && c.onStack:
-			name, _ := c.slot(off)
-			places, off = append(places, name), off+12
-		case a.kind == argLongDouble && c.lr == "": // x86-64: always in memory
-			first, _, _ := strings.Cut(stack(16, 16), ",")
-			places = append(places, first)
-		case (a.kind == argDouble || a.kind == argLongDouble) && !c.onStack && nf < len(c.floats):
-			places, nf = append(places, c.floats[nf]), nf+1
-		case a.kind == argLongDouble: // AArch64 past v7
-			first, _, _ := strings.Cut(stack(16, 16), ",")
-			places = append(places, first)
-		case a.kind == argDouble || a.kind == argLongLong && c.word == 4:
-			places = append(places, stack(8, c.word))
-		case !c.onStack && ni < len(c.args):
-			places, ni = append(places, c.args[ni]), ni+1
+		case p.Float >= 0:
+			places = append(places, c.floats[p.Float])
+		case p.Int >= 0:
+			places = append(places, c.args[p.Int])
+		case args[k].Kind == libc.ArgLongDouble:
+			name, _ := c.slot(base + uint64(p.Stack))
+			places = append(places, name)
 		default:
-			places = append(places, stack(c.word, c.word))
+			var names []string
+			for n := 0; n < p.Size; n += int(c.word) {
+				name, _ := c.slot(base + uint64(p.Stack+n))
+				names = append(names, name)
+			}
+			places = append(places, strings.Join(names, ","))
 		}
 	}
 	return places, true
@@ -212,7 +73,7 @@ func (s *session) formatArgs(ctx context.Context, bp ports.TraceBreakpoint, strs
 	if at < 0 || i < 0 || strs[i].Unreadable {
 		return nil, nil, nil, nil
 	}
-	args, whole := parseFormat(strs[i].Text)
+	args, whole := libc.ParseFormat(strs[i].Text)
 	if bp.Scan {
 		args, _, whole = s.conv.parseScan(strs[i].Text) // pointers, read at the return
 	}
@@ -233,7 +94,7 @@ func (s *session) formatArgs(ctx context.Context, bp ports.TraceBreakpoint, strs
 		for part, name := range strings.Split(places[k], ",") {
 			off, slot := s.conv.slotOffset(name)
 			switch {
-			case slot && a.kind == argLongDouble:
+			case slot && a.Kind == libc.ArgLongDouble:
 				n := 10 // x87's extended value; AArch64's binary128 is 16 bytes
 				if s.conv.lr != "" {
 					n = 16
@@ -277,14 +138,14 @@ func (s *session) formatArgs(ctx context.Context, bp ports.TraceBreakpoint, strs
 				value = regs[name]
 			}
 		}
-		if a.kind == argText || a.kind == argWideText {
-			ts, err := s.readString(ctx, places[k], value, a.kind == argWideText)
+		if a.Kind == libc.ArgText || a.Kind == libc.ArgWideText {
+			ts, err := s.readString(ctx, places[k], value, a.Kind == libc.ArgWideText)
 			if err != nil {
 				return nil, nil, nil, err
 			}
 			texts = append(texts, ts)
 		}
-		variadic = append(variadic, ports.Parameter{Name: a.spec, Type: a.typ, Location: places[k]})
+		variadic = append(variadic, ports.Parameter{Name: a.Spec, Type: a.Type, Location: places[k]})
 	}
 	switch {
 	case !whole:
@@ -311,7 +172,7 @@ type scanStore struct {
 // each conversion stores (a suppressed one, %*d, takes none), and what
 // each stores; ok is false at a conversion the scan does not know, a
 // positional one, or an unterminated set, leaving those before it.
-func (c convention) parseScan(f []byte) (args []fmtArg, stores []scanStore, ok bool) {
+func (c convention) parseScan(f []byte) (args []libc.FormatArg, stores []scanStore, ok bool) {
 	w := int(c.word)
 	for i := 0; i < len(f); {
 		if f[i] != '%' {
@@ -377,11 +238,11 @@ func (c convention) parseScan(f []byte) (args []fmtArg, stores []scanStore, ok b
 		case conv == 'p':
 			typ, st = "void **", scanStore{size: w}
 		case bytes.IndexByte([]byte("diouxXn"), conv) >= 0:
-			var kind argKind
-			typ, kind = intType(length, conv != 'd' && conv != 'i' && conv != 'n')
+			var kind libc.ArgKind
+			typ, kind = libc.IntType(length, conv != 'd' && conv != 'i' && conv != 'n')
 			st.size = map[string]int{"hh": 1, "h": 2, "l": w, "z": w, "t": w}[length]
 			switch {
-			case kind == argLongLong:
+			case kind == libc.ArgLongLong:
 				st.size = 8
 			case st.size == 0:
 				st.size = 4
@@ -414,7 +275,7 @@ func (c convention) parseScan(f []byte) (args []fmtArg, stores []scanStore, ok b
 		if st.alloc {
 			typ += "*"
 		}
-		args = append(args, fmtArg{spec: string(f[start:i]), typ: typ, kind: argWord})
+		args = append(args, libc.FormatArg{Spec: string(f[start:i]), Type: typ, Kind: libc.ArgWord})
 		stores = append(stores, st)
 	}
 	return args, stores, true
@@ -483,7 +344,7 @@ func (s *session) readStored(ctx context.Context, h *ports.TraceHit, format stri
 // when not one word); a %s's text is read (a scanf format's conversions
 // are pointers, whose targets are read at the return). Memory that cannot
 // be read ends the walk and the variadic list.
-func (s *session) vaArgs(ctx context.Context, ap uint64, args []fmtArg, whole bool) (texts []ports.TraceString, extra []ports.TraceRegister, variadic []ports.Parameter, err error) {
+func (s *session) vaArgs(ctx context.Context, ap uint64, args []libc.FormatArg, whole bool) (texts []ports.TraceString, extra []ports.TraceRegister, variadic []ports.Parameter, err error) {
 	var gp, fp, overflow, save, grTop, vrTop uint64
 	var grOffs, vrOffs int64
 	sysv, aapcs := s.conv.name == ports.ConventionSysV, s.conv.name == ports.ConventionAAPCS64
@@ -525,19 +386,19 @@ func (s *session) vaArgs(ctx context.Context, ap uint64, args []fmtArg, whole bo
 		var addr uint64
 		n := int(s.conv.word)
 		switch {
-		case a.kind == argLongDouble && sysv:
+		case a.Kind == libc.ArgLongDouble && sysv:
 			addr, n = stack(16, 16), 10
-		case a.kind == argLongDouble && aapcs && vrOffs < 0:
+		case a.Kind == libc.ArgLongDouble && aapcs && vrOffs < 0:
 			addr, n, vrOffs = uint64(int64(vrTop)+vrOffs), 16, vrOffs+16
-		case a.kind == argLongDouble && aapcs:
+		case a.Kind == libc.ArgLongDouble && aapcs:
 			addr, n = stack(16, 16), 16
-		case a.kind == argLongDouble:
+		case a.Kind == libc.ArgLongDouble:
 			addr, n = stack(12, 4), 10
-		case a.kind == argDouble && sysv && fp < 176:
+		case a.Kind == libc.ArgDouble && sysv && fp < 176:
 			addr, n, fp = save+fp, 8, fp+16
-		case a.kind == argDouble && aapcs && vrOffs < 0:
+		case a.Kind == libc.ArgDouble && aapcs && vrOffs < 0:
 			addr, n, vrOffs = uint64(int64(vrTop)+vrOffs), 8, vrOffs+16
-		case a.kind == argDouble || a.kind == argLongLong && s.conv.word == 4:
+		case a.Kind == libc.ArgDouble || a.Kind == libc.ArgLongLong && s.conv.word == 4:
 			addr, n = stack(8, s.conv.word), 8
 		case sysv && gp < 48:
 			addr, gp = save+gp, gp+8
@@ -556,14 +417,14 @@ func (s *session) vaArgs(ctx context.Context, ap uint64, args []fmtArg, whole bo
 		name := fmt.Sprintf("va#%d", k+1)
 		r := wideRegister(name, b) // a 32-bit target's double or long long: one 8-byte value
 		extra = append(extra, r)
-		if a.kind == argText || a.kind == argWideText {
-			ts, err := s.readString(ctx, name, r.Value, a.kind == argWideText)
+		if a.Kind == libc.ArgText || a.Kind == libc.ArgWideText {
+			ts, err := s.readString(ctx, name, r.Value, a.Kind == libc.ArgWideText)
 			if err != nil {
 				return nil, nil, nil, err
 			}
 			texts = append(texts, ts)
 		}
-		variadic = append(variadic, ports.Parameter{Name: a.spec, Type: a.typ, Location: name})
+		variadic = append(variadic, ports.Parameter{Name: a.Spec, Type: a.Type, Location: name})
 	}
 	switch {
 	case !whole:

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"rea/ports"
+	"rea/ports/libc"
 )
 
 // What a printf format's conversions take, and where each arrives under
@@ -41,10 +42,10 @@ func TestParseAndPlaceFormat(t *testing.T) {
 		{"%", false, "", "", "", ""},
 		{"%.", false, "", "", "", ""},
 	} {
-		args, ok := parseFormat([]byte(c.format))
+		args, ok := libc.ParseFormat([]byte(c.format))
 		var specs []string
 		for _, a := range args {
-			specs = append(specs, a.spec)
+			specs = append(specs, a.Spec)
 		}
 		if ok != c.ok || strings.Join(specs, " ") != c.specs {
 			t.Errorf("%q: %q %v, want %q %v", c.format, strings.Join(specs, " "), ok, c.specs, c.ok)
@@ -62,7 +63,7 @@ func TestParseAndPlaceFormat(t *testing.T) {
 	}
 	// Past the registers: x86-64's ninth double and seventh integer share
 	// the stack in order; AArch64's stack begins at sp.
-	args, _ := parseFormat([]byte("%f%f%f%f%f%f%f%f%f%d%d%d%d%d%d%d"))
+	args, _ := libc.ParseFormat([]byte("%f%f%f%f%f%f%f%f%f%d%d%d%d%d%d%d"))
 	for arch, want := range map[string]string{
 		"x86-64": "xmm0 xmm1 xmm2 xmm3 xmm4 xmm5 xmm6 xmm7 [rsp+8] rdi rsi rdx rcx r8 r9 [rsp+16]",
 		"arm64":  "v0 v1 v2 v3 v4 v5 v6 v7 [sp+0] x0 x1 x2 x3 x4 x5 x6",
@@ -125,7 +126,7 @@ func TestParseScan(t *testing.T) {
 				if st.alloc {
 					size = "alloc-" + size
 				}
-				got = append(got, a.spec+":"+a.typ+":"+size)
+				got = append(got, a.Spec+":"+a.Type+":"+size)
 			}
 			if ok != c.ok || strings.Join(got, " ") != want {
 				t.Errorf("%q on %s: %q %v, want %q %v", c.format, arch, strings.Join(got, " "), ok, want, c.ok)
@@ -141,7 +142,7 @@ func FuzzParseFormat(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		args, _ := parseFormat(b)
+		args, _ := libc.ParseFormat(b)
 		if len(args) > len(b) {
 			t.Fatalf("%q: %d arguments", b, len(args))
 		}

@@ -120,6 +120,10 @@ type vfTargets struct {
 	// imported gives the arity of a call or jump to an import whose C
 	// library prototype is known (valueflow_callee.go); nil knows none.
 	imported func(*insn, flowInsn) (calleeArity, bool)
+	// format gives the NUL-terminated text at an address in read-only
+	// memory, a printf format a call passes (valueflow_format.go); nil
+	// reads none.
+	format func(uint64) ([]byte, bool)
 	// slot gives the arity of the import whose slot (GOT, IAT) is at an
 	// address, for a call through a register loaded from it; nil knows
 	// none.
@@ -285,6 +289,7 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 			arities = func(ts []uint64) map[uint64]calleeArity { return env.arities(ctx, ts) }
 		}
 		env.known.imported = env.importArity
+		env.known.format = func(addr uint64) ([]byte, bool) { return a.readOnlyText(p, addr) }
 		env.known.slot = func(a uint64) (calleeArity, bool) {
 			if name := p.labelAt(a, "import"); name != "" {
 				return cc.prototypeArity(name)
@@ -315,6 +320,7 @@ func valueFlowSems(ctx context.Context, d decoder, sm semantics, cc convention, 
 	var sems []vfSem
 	var names []string
 	var sites map[uint64]calleeArity // the arities of the calls and jumps to imports, by their address
+	var consts map[int]uint64        // the address an instruction sets its one register to (lea rdi, [rip+fmt]), by its index
 	step := func(b []byte, base uint64) func(in *insn) bool {
 		return func(in *insn) bool {
 			var f flowInsn
@@ -336,6 +342,14 @@ func valueFlowSems(ctx context.Context, d decoder, sm semantics, cc convention, 
 			s := vfSem{opaque: true}
 			if !in.invalid {
 				s = sm.sem(code, in.addr, in)
+			}
+			if known.format != nil && len(s.defs) == 1 && !strings.Contains(s.defs[0], "[") {
+				if addr, ok := addressSet(in); ok {
+					if consts == nil {
+						consts = map[int]uint64{}
+					}
+					consts[len(sems)] = addr
+				}
 			}
 			sems = append(sems, s)
 			name := "" // a summary needs only the opaque ones' (endbr64, nop)
@@ -396,7 +410,7 @@ func valueFlowSems(ctx context.Context, d decoder, sm semantics, cc convention, 
 		entry = slices.IndexFunc(blocks, func(b ports.BasicBlock) bool { return b.Start == r.Start })
 	}
 	heights := stackHeights(cc, flows, sems, blocks, entry, known.calleePops)
-	fl := &flowSolver{cc: cc, flows: flows, sems: sems, names: names, blocks: blocks, entry: entry, known: known, heights: heights, sites: sites}
+	fl := &flowSolver{cc: cc, flows: flows, sems: sems, names: names, blocks: blocks, entry: entry, known: known, heights: heights, sites: sites, consts: consts}
 	if known.arities != nil && ctx.Err() == nil {
 		fl.arity = known.arities(flows)
 	}

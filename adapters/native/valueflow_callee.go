@@ -25,7 +25,8 @@ import (
 // places under SysV or AAPCS64, as exactly as DWARF's: its integer and
 // pointer parameters in the integer registers, its float and double ones
 // in the vector registers, and for a variadic one (printf) also the
-// written registers above; on x86-64 a variadic call also reads al, the
+// written registers above (unless a constant printf format says exactly
+// what it takes: valueflow_format.go); on x86-64 a variadic call also reads al, the
 // number of vector registers it passes, and where al is a constant there
 // it passes exactly that many, written or not ("movl $1, %eax; jmp
 // printf@plt" passes the caller's own double through). Before, "call
@@ -76,7 +77,27 @@ type calleeArity struct {
 	// prototype takes (every one of cdecl's), which a tail call passes
 	// through from the caller's own (valueflow_stack.go).
 	words int
+	// format is 1 + the position among the fixed parameters of a printf
+	// format that describes the variadic arguments (ports/libc), 0 for
+	// none (valueflow_format.go).
+	format int
+	// source is where the arity comes from (sourceDWARF...), "" when
+	// unknown.
+	source string
 }
+
+// Where a call's arity comes from: the callee's debug information, the C
+// library's prototype of the import it calls, that prototype and the
+// constant printf format the call passes (valueflow_format.go), the
+// callee's own inferred parameters, or al's count of vector registers at
+// a call of unknown arity.
+const (
+	sourceDWARF     = "dwarf"
+	sourcePrototype = "libc-prototype"
+	sourceFormat    = "format"
+	sourceInferred  = "inferred"
+	sourceAL        = "al"
+)
 
 // vfSummaries holds the procedures' arities, by address and depth.
 type vfSummaries struct {
@@ -156,7 +177,10 @@ func (cc convention) prototypeArity(name string) (calleeArity, bool) {
 	if !ok {
 		return calleeArity{}, false
 	}
-	ar := calleeArity{known: true, exact: true, variadic: fn.Variadic}
+	ar := calleeArity{known: true, exact: true, variadic: fn.Variadic, source: sourcePrototype}
+	if at, ok := libc.PrintfFormat(name); ok {
+		ar.format = at + 1
+	}
 	for i, p := range fn.Params {
 		vec := false
 		switch p.Type {
@@ -277,7 +301,7 @@ func (e *vfEnv) dwarfArity(ctx context.Context, addr uint64) (calleeArity, bool)
 		strings.HasPrefix(sig.ReturnUnderlying, "union") {
 		return calleeArity{}, false
 	}
-	ar := calleeArity{known: true, exact: true, variadic: sig.Variadic}
+	ar := calleeArity{known: true, exact: true, variadic: sig.Variadic, source: sourceDWARF}
 	var ints, vecs uint32 // the registers placed
 	for _, prm := range sig.Parameters {
 		if prm.Location == "" {
@@ -307,7 +331,7 @@ func (e *vfEnv) inferredArity(vf ports.ValueFlow) calleeArity {
 	if vf.Truncated || vf.OmittedEdges > 0 || vf.OmittedInputs > 0 {
 		return calleeArity{}
 	}
-	ar := calleeArity{known: true}
+	ar := calleeArity{known: true, source: sourceInferred}
 	for _, prm := range vf.Parameters {
 		switch {
 		case slices.Contains(e.cc.intArgs, prm.Location):

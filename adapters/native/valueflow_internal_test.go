@@ -255,7 +255,8 @@ func TestValueFlowVEX(t *testing.T) {
 // pointers in the integer registers and float and double in the vector
 // ones, each class in turn under SysV and AAPCS64 and by position under
 // Microsoft x64, and count the stack words past them (cdecl's every one);
-// not under Go's conventions.
+// not under Go's conventions. A printf-family one knows where its format
+// is (1 + its position).
 func TestPrototypeArity(t *testing.T) {
 	is := is.New(t)
 	for _, tc := range []struct {
@@ -264,22 +265,22 @@ func TestPrototypeArity(t *testing.T) {
 		want calleeArity
 		ok   bool
 	}{
-		{sysvAMD64, "puts@plt", calleeArity{known: true, exact: true, ints: 1}, true},
-		{sysvAMD64, "printf", calleeArity{known: true, exact: true, ints: 1, variadic: true}, true},
-		{sysvAMD64, "ldexp", calleeArity{known: true, exact: true, ints: 1, vecs: 1}, true},
-		{aapcs64, "pow@GLIBC_2.29", calleeArity{known: true, exact: true, vecs: 2}, true},
-		{aapcs64, "__snprintf_chk", calleeArity{known: true, exact: true, ints: 5, variadic: true}, true},
-		{sysvAMD64, "malloc", calleeArity{known: true, exact: true, ints: 1}, true},
-		{aapcs64, "abort", calleeArity{known: true, exact: true}, true},
+		{sysvAMD64, "puts@plt", calleeArity{source: sourcePrototype, known: true, exact: true, ints: 1}, true},
+		{sysvAMD64, "printf", calleeArity{source: sourcePrototype, known: true, exact: true, ints: 1, variadic: true, format: 1}, true},
+		{sysvAMD64, "ldexp", calleeArity{source: sourcePrototype, known: true, exact: true, ints: 1, vecs: 1}, true},
+		{aapcs64, "pow@GLIBC_2.29", calleeArity{source: sourcePrototype, known: true, exact: true, vecs: 2}, true},
+		{aapcs64, "__snprintf_chk", calleeArity{source: sourcePrototype, known: true, exact: true, ints: 5, variadic: true, format: 5}, true},
+		{sysvAMD64, "malloc", calleeArity{source: sourcePrototype, known: true, exact: true, ints: 1}, true},
+		{aapcs64, "abort", calleeArity{source: sourcePrototype, known: true, exact: true}, true},
 		{sysvAMD64, "no_such_function", calleeArity{}, false},
-		{msX64, "puts", calleeArity{known: true, exact: true, ints: 1}, true},
-		{msX64, "printf", calleeArity{known: true, exact: true, ints: 1, variadic: true}, true},
-		{msX64, "ldexp", calleeArity{known: true, exact: true, ints: 2, vecs: 1, intHoles: 1}, true}, // xmm0, edx
-		{msX64, "pow", calleeArity{known: true, exact: true, vecs: 2}, true},
-		{msX64, "__snprintf_chk", calleeArity{known: true, exact: true, ints: 4, variadic: true, words: 1}, true}, // the fifth on the stack
+		{msX64, "puts", calleeArity{source: sourcePrototype, known: true, exact: true, ints: 1}, true},
+		{msX64, "printf", calleeArity{source: sourcePrototype, known: true, exact: true, ints: 1, variadic: true, format: 1}, true},
+		{msX64, "ldexp", calleeArity{source: sourcePrototype, known: true, exact: true, ints: 2, vecs: 1, intHoles: 1}, true}, // xmm0, edx
+		{msX64, "pow", calleeArity{source: sourcePrototype, known: true, exact: true, vecs: 2}, true},
+		{msX64, "__snprintf_chk", calleeArity{source: sourcePrototype, known: true, exact: true, ints: 4, variadic: true, words: 1, format: 5}, true}, // the fifth on the stack
 		{goAMD64, "puts", calleeArity{}, false},
-		{cdecl, "puts", calleeArity{known: true, exact: true, words: 1}, true},
-		{cdecl, "pow", calleeArity{known: true, exact: true, words: 4}, true}, // two doubles
+		{cdecl, "puts", calleeArity{source: sourcePrototype, known: true, exact: true, words: 1}, true},
+		{cdecl, "pow", calleeArity{source: sourcePrototype, known: true, exact: true, words: 4}, true}, // two doubles
 	} {
 		got, ok := tc.cc.prototypeArity(tc.name)
 		is.Equal(ok, tc.ok)

@@ -1,6 +1,7 @@
 package native
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sort"
@@ -81,6 +82,9 @@ type flowSolver struct {
 	// sites: the arities of the calls and jumps to imports the C library's
 	// prototypes name, by the instruction's address.
 	sites map[uint64]calleeArity
+	// consts: the address an instruction sets its one register to, by
+	// its index (valueflow_format.go).
+	consts map[int]uint64
 }
 
 // classify describes a location: registers and the memory the value flow
@@ -477,6 +481,7 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				}
 			}
 			tail := f.tailJump(k, b)
+			source := "" // where a call's arguments come from
 			switch {
 			case f.sems[k].call && f.flows[k].hasTarget && f.known.stackGrowth[f.flows[k].target]:
 				// the stack-growth call's own argument (if any) is explicit
@@ -489,6 +494,11 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 					ar = s
 				} else if s, ok := f.loadedArity(state, f.sems[k].indirect); ok {
 					ar = s
+				}
+				if ar.format > 0 {
+					if s, ok := f.formatArity(k, state, ar); ok {
+						ar = s // printf's format says what it takes
+					}
 				}
 				ints, vecs := -1, -1
 				if ar.known {
@@ -505,7 +515,7 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				// write (movlpd xmm4, [rdi]) reads its register, so a callee
 				// may seem to read one it never takes.
 				vexact, vvariadic := ar.exact, ar.exact && ar.variadic
-				readsAL := ar.exact && ar.variadic && f.cc.name == sysvAMD64.name
+				readsAL := ar.exact && (ar.variadic || ar.source == sourceFormat) && f.cc.name == sysvAMD64.name
 				switch {
 				case ar.exact && ar.variadic:
 					if al := f.alAt(k, state, false); al >= 0 {
@@ -514,7 +524,12 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				case !ar.exact:
 					if al := f.alAt(k, state, true); al > 0 {
 						vecs, vexact, readsAL = al, true, true
+						source = cmp.Or(ar.source, sourceAL)
 					}
+				}
+				source = cmp.Or(source, ar.source)
+				if len(f.cc.intArgs) == 0 {
+					source = "" // cdecl's calls pass stack words, which value flow does not name as their uses
 				}
 				extra(f.intArgIDs, true, ints, ar.exact, ar.exact && ar.variadic, true, ar.intHoles)
 				extra(f.vecArgIDs, true, vecs, vexact, vvariadic, vexact, ar.vecHoles)
@@ -533,10 +548,16 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				f.transfer(k, state)
 				continue
 			}
+			from := len(effects)
 			effects = append(effects, f.effects(k, state)...)
 			if tail && !f.sems[k].call {
 				effects = append(effects, ports.ValueFlowEffect{Kind: ports.EffectCall, Address: f.flows[k].addr,
 					Target: f.flows[k].target, HasTarget: true, Definitions: []uint64{}})
+			}
+			for e := from; e < len(effects); e++ {
+				if effects[e].Kind == ports.EffectCall {
+					effects[e].ArgumentsSource = source
+				}
 			}
 			f.transfer(k, state)
 		}

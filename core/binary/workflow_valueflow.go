@@ -77,6 +77,9 @@ type ValueFlowEffect struct {
 	Indirect    bool     `json:"indirect"`
 	Value       *string  `json:"value"`
 	Definitions []string `json:"definitions"`
+	// ArgumentsSource: where a call's arguments come from (dwarf,
+	// libc-prototype, format, inferred, al); null when unknown.
+	ArgumentsSource *string `json:"arguments_source"`
 }
 
 type ValueFlowParameter struct {
@@ -96,10 +99,11 @@ const (
  "properties":{"address":{"$ref":"#/$defs/hex"},"mnemonic":{"type":"string"},"defs":` + vfLocations + `,"uses":` + vfLocations + `}}`
 	vfDefUseItemSchema = `{"type":"object","additionalProperties":false,"required":["def","use","location"],
  "properties":{"def":{"$ref":"#/$defs/hex"},"use":{"$ref":"#/$defs/hex"},"location":{"type":"string","minLength":1}}}`
-	vfEffectItemSchema = `{"type":"object","additionalProperties":false,"required":["kind","address","location","target","indirect","value","definitions"],
+	vfEffectItemSchema = `{"type":"object","additionalProperties":false,"required":["kind","address","location","target","indirect","value","definitions","arguments_source"],
  "properties":{"kind":{"enum":["memory-write","call","return"]},"address":{"$ref":"#/$defs/hex"},"location":{"type":["string","null"]},
   "target":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"indirect":{"type":"boolean"},"value":{"type":["string","null"]},
-  "definitions":{"type":"array","items":{"$ref":"#/$defs/hex"}}}}`
+  "definitions":{"type":"array","items":{"$ref":"#/$defs/hex"}},
+  "arguments_source":{"anyOf":[{"type":"null"},{"enum":["dwarf","libc-prototype","format","inferred","al"]}],"description":"A call's: where the arguments it passes (its operation's uses) come from; format: the constant printf format it passes, exact."}}}`
 	vfParameterItemSchema = `{"type":"object","additionalProperties":false,"required":["location","position","uses"],
  "properties":{"location":{"type":"string","minLength":1},"position":{"type":"integer","minimum":0},"uses":{"type":"integer","minimum":1}}}`
 	vfParameterUseItemSchema = `{"type":"object","additionalProperties":false,"required":["location","address"],
@@ -176,6 +180,7 @@ func (v *codeView) nativeValueFlow(ctx context.Context, i, offset, limit int) (*
 		if e.Value != "" {
 			it.Value = &e.Value
 		}
+		it.ArgumentsSource = core.OptString(e.ArgumentsSource)
 		for _, d := range e.Definitions {
 			it.Definitions = append(it.Definitions, core.Hex(d))
 		}
