@@ -59,7 +59,8 @@ type Options struct {
 	// targets unless REA_SIGNATURE_LIBRARIES says otherwise.
 	SignatureLibraries *SignatureLibraries
 
-	hold <-chan struct{} // tests: background discovery waits until it is closed
+	hold   <-chan struct{} // tests: background discovery waits until it is closed
+	sha256 string          // Provider.Open: the caller's digest of the target (libcache.go keys by it)
 }
 
 func (o *Options) withDefaults() Options {
@@ -126,11 +127,15 @@ func (p *Provider) Support(_ context.Context, t ports.Target) ports.Support {
 
 // Open opens and parses t.Path. The caller must Close the result.
 func (p *Provider) Open(ctx context.Context, t ports.Target) (ports.Analysis, error) {
-	a, err := openFile(ctx, t.Path, p.opts)
+	opts := p.opts
+	opts.sha256 = t.SHA256
+	a, err := openFile(ctx, t.Path, opts)
 	if err != nil {
 		return nil, err
 	}
-	a.sha256 = t.SHA256 // the caller's digest of the same bytes: the cache key need not read them again
+	if t.SHA256 != "" {
+		a.sha256 = t.SHA256 // the caller's digest of the same bytes: the cache key need not read them again
+	}
 	if p.opts.DiscoverOnOpen {
 		// The symbols first, under the caller's context (its memory
 		// budget applies to the symbol string table); a failure is left
