@@ -20,8 +20,12 @@ import (
 // procedure's (Source "library"), not a label.
 //
 // Such a procedure's length is not known: its range runs to the next
-// procedure, so a pattern must fit in it, and a short one (libmatch.go)
-// must leave only padding after it.
+// procedure. A pattern of at least minFixedBits may run past it: a start
+// discovery found inside a function (a gap after glibc's puts's last
+// jump, a call target inside __vfprintf_internal) is no end, and equal
+// bytes over the pattern's whole length say more than that start. A
+// short pattern (libmatch.go) must fit in the range and leave only
+// padding after it.
 
 // discoveredSources are the sources of procedures discovery found.
 var discoveredSources = map[string]bool{"call-target": true, "jump-target": true, "gap": true, "address-taken": true, "data-pointer": true}
@@ -45,14 +49,7 @@ func (a *Analysis) nameDiscovered(ctx context.Context, p *program) error {
 		}
 		if discoveredSources[pr.Source] && !pr.External {
 			ms.addrs = append(ms.addrs, pr.Address)
-			// A gap's start (code no call or jump reached, after a
-			// function's last jump) may be the rest of this one: glibc's
-			// puts ends in bytes that only its cold part returns to.
-			end := p.ranges[i].End
-			for j := i + 1; j < len(p.procs) && p.procs[j].Address == end && p.procs[j].Source == "gap" && p.procs[j].Name == ""; j++ {
-				end = p.ranges[j].End
-			}
-			ms.room[pr.Address] = end - pr.Address
+			ms.room[pr.Address] = p.ranges[i].End - p.ranges[i].Start
 		}
 	}
 	if len(ms.addrs) == 0 {

@@ -518,3 +518,31 @@ int main(int argc, char **argv) { fwd(argv[0]); puts("x"); qsort(argv[0], 3, 1, 
 	is.Equal(params(named), []string{"rdi"})
 	is.True(!slices.Equal(params(off), []string{"rdi"})) // unnamed, printf's body says otherwise
 }
+
+// A function under 16 fixed bytes is named when its calls land on
+// procedures already named as it expects: glibc's qsort is 8 bytes,
+// "xor r8d, r8d; jmp __qsort_r", the jump resolved by the assembler, and
+// lands on the procedure named qsort_r.
+func TestLibraryShortFunctions(t *testing.T) {
+	is := is.New(t)
+	tool := staticTools[0]
+	tool.need(t)
+	const src = `#include <stdlib.h>
+static int cmp(const void *a, const void *b) { return *(const char *)a - *(const char *)b; }
+int main(int argc, char **argv) { qsort(argv[0], 3, 1, cmp); return 0; }
+`
+	full, stripped := staticBuild(t, tool, "short", src)
+	var qsort uint64
+	for addr, names := range funcSymbols(t, full) {
+		if slices.Contains(names, "qsort") {
+			qsort = addr
+		}
+	}
+	is.True(qsort != 0)
+	ps, err := openLibs(t, stripped, &native.SignatureLibraries{Installed: true}).Procedures(t.Context())
+	is.NoErr(err)
+	i := slices.IndexFunc(ps, func(p ports.Procedure) bool { return p.Address == qsort })
+	is.True(i >= 0)
+	is.Equal(ps[i].Name, "qsort")
+	is.Equal(ps[i].Source, "library")
+}

@@ -527,10 +527,10 @@ func (res *libResult) match(ctx context.Context, src source, mm *memMap, ix *lib
 			if m := ms.size[addr]; m != 0 && m != n {
 				return // its FDE says the procedure has another length
 			}
-			if hasRoom && n > room {
-				return // it runs into the next procedure
-			}
 			if p.fixed < minFixedBits {
+				if hasRoom && n > room {
+					return // it runs into the next procedure
+				}
 				sawShort = true
 				exact := ms.size[addr] == n || hasRoom && room <= uint64(len(code)) && padding(code[n:room], res.machine)
 				if exact && len(p.calls) > 0 {

@@ -33,7 +33,8 @@ type Options struct {
 	// CacheDir, when set, is the root of the warm cache: whole-file
 	// discovery of a file opened by path is kept there (a rea/snapshot
 	// store) and the next open of the same bytes by the same build reads
-	// it instead of discovering again (cache.go). "" disables it.
+	// it instead of discovering again (cache.go), and so is what the
+	// signature libraries named at open (libcache.go). "" disables it.
 	CacheDir string
 	// CacheMaxBytes bounds the cache root: after each write the least
 	// recently used entries are evicted down to it. Default
