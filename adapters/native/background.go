@@ -272,6 +272,9 @@ func (a *Analysis) computeProgram(ctx context.Context) (p *program, err error) {
 		}
 	}
 	p, err = a.buildProgram(ctx)
+	if err == nil {
+		err = a.nameDiscovered(ctx, p) // libdiscover.go
+	}
 	if err == nil && cache {
 		a.store(key, p)
 	}

@@ -68,10 +68,16 @@
 //     calls landing on procedures of the names the object's relocations
 //     give (or unnamed), takes that function's name (of its aliases, one
 //     with a C library prototype first, then an exported one before a
-//     hidden one) with Source "library";
+//     hidden one) with Source "library"; a function of fewer fixed bytes
+//     (glibc's qsort, a tail jump to qsort_r) names a procedure of its
+//     exact length only when each of its calls lands on a procedure named
+//     as it expects (rounds, each reading the names given before);
 //     bytes several names equal name nothing (counted). Matching runs at
 //     open over the procedures known before discovery (symbols, entry,
-//     .eh_frame, init arrays), so every list holds the same names.
+//     .eh_frame, init arrays), so every list holds the same names, and
+//     again when discovery completes over the procedures it found (no
+//     symbol, FDE or table entry: their names are in the complete list,
+//     not among the Names labels).
 //     ARM Thumb addresses have bit 0 cleared.
 //   - Names: every symbol label (function, object, label), import stubs and
 //     import slots whose address is known (kind import), sorted by address
@@ -137,7 +143,11 @@
 // profile's signature_libraries parameter names each library used (path,
 // sha256, matched) and the ambiguous count, and so does the warm cache
 // key; a limitation says what was named and what was not, and why. The
-// libraries are untrusted input like the target.
+// libraries are untrusted input like the target. With Options.CacheDir,
+// the open's match is kept in the store (libcache.go), keyed by the
+// target's SHA-256 and each library file's identity (device, inode, size,
+// modification and change times), with the SHA-256 the profile names: a
+// second open reads it and neither reads nor hashes the libraries.
 //
 // Errors: input that is not ELF, PE or Mach-O (or is a directory) wraps
 // ports.ErrUnsupported; malformed input is a *ports.FormatError (matching

@@ -2,7 +2,6 @@ package native
 
 import (
 	"cmp"
-	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -102,7 +101,7 @@ func (lr *layoutReader) seededProgram() (*programCode, error) {
 			pc.fail = append(pc.fail, p.Address)
 		}
 	}
-	pc.fail = append(pc.fail, stackChkFail(a.lib, a.src, s.mm)...)
+	pc.fail = append(pc.fail, a.lib.chkFail...)
 	slices.Sort(pc.fail)
 	pc.fail = slices.Compact(pc.fail)
 	if !found {
@@ -235,38 +234,3 @@ func (pc *programCode) describe() string {
 	return s
 }
 
-// stackChkFail returns where the calls of __stack_chk_fail that the
-// named library functions' objects make land: __stack_chk_fail itself,
-// which is too short for the libraries to name by its bytes (fewer than
-// minFixedBits) but which glibc's own functions, built with the canary,
-// call.
-func stackChkFail(res *libResult, src source, mm *memMap) []uint64 {
-	var out []uint64
-	for i, c := range res.cands {
-		if i >= len(res.calls) {
-			break
-		}
-		for _, call := range res.calls[i] {
-			if call.target != "__stack_chk_fail" && call.target != "__stack_chk_fail_local" {
-				continue
-			}
-			at := c.addr + uint64(call.off)
-			b, err := mm.view(src, at, 4)
-			if err != nil || len(b) < 4 {
-				continue
-			}
-			w := binary.LittleEndian.Uint32(b)
-			to := at + 4 + uint64(int64(int32(w)))
-			if call.arm {
-				to = at + uint64(sext(uint64(w&0x3ffffff)<<2, 28))
-			}
-			if res.addr32 {
-				to &= 0xffffffff
-			}
-			if mm.isCode(to) && !slices.Contains(out, to) {
-				out = append(out, to)
-			}
-		}
-	}
-	return out
-}

@@ -2,7 +2,10 @@ package native
 
 import (
 	"cmp"
+	"debug/elf"
+	"encoding/binary"
 	"slices"
+	"strings"
 )
 
 // Matching a target's procedures against signature library patterns
@@ -35,6 +38,9 @@ const (
 	maxKeyMasks = 48
 	// maxCallRounds bounds the rounds in which calls refute candidates.
 	maxCallRounds = 8
+	// maxShortRounds bounds the rounds in which short patterns name
+	// procedures whose calls land on names given in earlier rounds.
+	maxShortRounds = 8
 )
 
 // libIndex finds the patterns whose prefix equals a procedure's.
@@ -141,6 +147,75 @@ func (ix *libIndex) lookup(code []byte, visit func(i int32)) int {
 func equalMasked(b, code, mask []byte) bool {
 	for i, c := range code {
 		if b[i]&mask[i] != c {
+			return false
+		}
+	}
+	return true
+}
+
+// landing is where the call c of a pattern placed at addr goes in the
+// target, or false when its bytes cannot be read.
+func (res *libResult) landing(src source, mm *memMap, addr uint64, c libCall) (uint64, bool) {
+	at := addr + uint64(c.off)
+	b, err := mm.view(src, at, 4)
+	if err != nil || len(b) < 4 {
+		return 0, false
+	}
+	w := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+	var to uint64
+	if c.arm {
+		to = at + uint64(sext(uint64(w&0x3ffffff)<<2, 28))
+	} else {
+		to = at + 4 + uint64(int64(int32(w)))
+	}
+	if res.addr32 {
+		to &= 0xffffffff
+	}
+	return to, true
+}
+
+// callsNamed reports whether every call p's object aims at a function
+// lands, with p at addr, on a procedure named as that function (or one of
+// its aliases), by a symbol or by the names given so far.
+func (res *libResult) callsNamed(src source, mm *memMap, ix *libIndex, addr uint64, p *libPattern, names map[uint64][]string, given map[uint64]candidate) bool {
+	for _, c := range p.calls {
+		to, ok := res.landing(src, mm, addr, c)
+		if !ok {
+			return false
+		}
+		if g, ok := given[to]; ok {
+			if !ix.isAlias(c.target, g.name) {
+				return false
+			}
+			continue
+		}
+		if !slices.ContainsFunc(names[to], func(n string) bool { return !strings.HasPrefix(n, "*ABS*") && ix.isAlias(c.target, plainName(n)) }) {
+			return false
+		}
+	}
+	return len(p.calls) > 0
+}
+
+// padding reports whether b is what a linker or assembler fills the room
+// between functions with: x86 nops (0x90, the 0f 1f and 66 forms, with
+// their ModRM, SIB and zero displacement bytes), int3 and zeros; AArch64
+// nops and zero words.
+func padding(b []byte, m elf.Machine) bool {
+	if m == elf.EM_AARCH64 {
+		if len(b)%4 != 0 {
+			return false
+		}
+		for i := 0; i < len(b); i += 4 {
+			if w := binary.LittleEndian.Uint32(b[i:]); w != 0xd503201f && w != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	for _, c := range b {
+		switch c {
+		case 0x90, 0xcc, 0x00, 0x0f, 0x1f, 0x66, 0x2e, 0x40, 0x44, 0x80, 0x84:
+		default:
 			return false
 		}
 	}

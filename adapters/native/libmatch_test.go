@@ -433,10 +433,7 @@ func TestLibraryCacheKeyAndBudget(t *testing.T) {
 	cache := t.TempDir()
 	ctx := context.Background()
 	open := func(ctx context.Context, libs *native.SignatureLibraries) *native.Analysis {
-		an, err := native.New(&native.Options{CacheDir: cache, SignatureLibraries: libs}).Open(ctx, ports.Target{Path: stripped})
-		is.NoErr(err)
-		t.Cleanup(func() { an.Close(context.Background()) })
-		return an.(*native.Analysis)
+		return openLibsCached(t, ctx, cache, stripped, libs)
 	}
 	on := &native.SignatureLibraries{Installed: true}
 	with, without := native.CacheProfileDigest(ctx, open(ctx, on)), native.CacheProfileDigest(ctx, open(ctx, nil))
@@ -444,12 +441,26 @@ func TestLibraryCacheKeyAndBudget(t *testing.T) {
 	is.True(with != without)
 	is.Equal(native.CacheProfileDigest(ctx, open(ctx, on)), with)
 
+	// A fresh cache root: the one above holds the match, which a warm
+	// open reads without making patterns.
 	tiny := ports.WithMemory(ctx, &portstest.MemoryAccount{Max: 1 << 20})
-	a := open(tiny, on)
+	a := openLibsCached(t, tiny, t.TempDir(), stripped, on)
 	is.Equal(a.Profile().Parameters["signature_libraries"], nil)
 	lims, err := a.Limitations(ctx)
 	is.NoErr(err)
 	is.True(slices.ContainsFunc(lims, func(l string) bool { return strings.Contains(l, "were not matched") }))
+}
+
+// openLibsCached opens path with the warm cache at root and the given
+// signature libraries.
+func openLibsCached(t testing.TB, ctx context.Context, root, path string, libs *native.SignatureLibraries) *native.Analysis {
+	t.Helper()
+	an, err := native.New(&native.Options{CacheDir: root, SignatureLibraries: libs}).Open(ctx, ports.Target{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { an.Close(context.Background()) })
+	return an.(*native.Analysis)
 }
 
 // A function the libraries name goes by its C API name where an alias has
@@ -506,4 +517,32 @@ int main(int argc, char **argv) { fwd(argv[0]); puts("x"); qsort(argv[0], 3, 1, 
 	}
 	is.Equal(params(named), []string{"rdi"})
 	is.True(!slices.Equal(params(off), []string{"rdi"})) // unnamed, printf's body says otherwise
+}
+
+// A function under 16 fixed bytes is named when its calls land on
+// procedures already named as it expects: glibc's qsort is 8 bytes,
+// "xor r8d, r8d; jmp __qsort_r", the jump resolved by the assembler, and
+// lands on the procedure named qsort_r.
+func TestLibraryShortFunctions(t *testing.T) {
+	is := is.New(t)
+	tool := staticTools[0]
+	tool.need(t)
+	const src = `#include <stdlib.h>
+static int cmp(const void *a, const void *b) { return *(const char *)a - *(const char *)b; }
+int main(int argc, char **argv) { qsort(argv[0], 3, 1, cmp); return 0; }
+`
+	full, stripped := staticBuild(t, tool, "short", src)
+	var qsort uint64
+	for addr, names := range funcSymbols(t, full) {
+		if slices.Contains(names, "qsort") {
+			qsort = addr
+		}
+	}
+	is.True(qsort != 0)
+	ps, err := openLibs(t, stripped, &native.SignatureLibraries{Installed: true}).Procedures(t.Context())
+	is.NoErr(err)
+	i := slices.IndexFunc(ps, func(p ports.Procedure) bool { return p.Address == qsort })
+	is.True(i >= 0)
+	is.Equal(ps[i].Name, "qsort")
+	is.Equal(ps[i].Source, "library")
 }

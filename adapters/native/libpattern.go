@@ -198,6 +198,9 @@ func objectPatterns(obj []byte, want elf.Machine, class elf.Class, lib int, out 
 				p.code[i] &= p.mask[i]
 				p.fixed += bits.OnesCount8(p.mask[i])
 			}
+			if p.fixed < minFixedBits {
+				p.calls = append(p.calls, resolvedCalls(f.Machine, &p, g.value, elf.SectionIndex(si), funcAt)...)
+			}
 			p.name = g.best.Name
 			p.plain = plainBest(g.names).Name
 			for _, s := range g.names {
@@ -515,6 +518,52 @@ func callOf(m elf.Machine, r objReloc, data []byte, syms []elf.Symbol, funcAt ma
 		return libCall{}, false
 	}
 	return c, true
+}
+
+// resolvedCalls are the calls and jumps of a short function (p, at value
+// in section sec) to another function of its section that the assembler
+// resolved, so that no relocation names them: glibc's qsort is
+// "xor r8d, r8d; jmp __qsort_r" with the displacement fixed, both being
+// in msort.o's .text. An e8/e9 rel32 (x86) or a B/BL (AArch64) whose
+// bytes are all fixed and whose destination is where a function of the
+// section starts; a byte that only looks like one (inside another
+// instruction) would have to land exactly on a function's start, and then
+// only asks more of the target.
+func resolvedCalls(m elf.Machine, p *libPattern, value uint64, sec elf.SectionIndex, funcAt map[funcKey]*elf.Symbol) []libCall {
+	var out []libCall
+	add := func(off int, arm bool, dest uint64) {
+		if dest == value {
+			return
+		}
+		if s := funcAt[funcKey{sec, dest}]; s != nil {
+			out = append(out, libCall{off: uint32(off), arm: arm, target: s.Name})
+		}
+	}
+	fixed := func(from, to int) bool {
+		for i := from; i < to; i++ {
+			if p.mask[i] != 0xff {
+				return false
+			}
+		}
+		return true
+	}
+	switch m {
+	case elf.EM_X86_64, elf.EM_386:
+		for k := 0; k+5 <= len(p.code); k++ {
+			if (p.code[k] == 0xe8 || p.code[k] == 0xe9) && fixed(k, k+5) {
+				disp := int64(int32(binary.LittleEndian.Uint32(p.code[k+1:])))
+				add(k+1, false, uint64(int64(value)+int64(k)+5+disp))
+			}
+		}
+	case elf.EM_AARCH64:
+		for k := 0; k+4 <= len(p.code); k += 4 {
+			w := binary.LittleEndian.Uint32(p.code[k:])
+			if w&0x7c000000 == 0x14000000 && fixed(k, k+4) {
+				add(k, true, uint64(int64(value)+int64(k)+sext(uint64(w&0x3ffffff)<<2, 28)))
+			}
+		}
+	}
+	return out
 }
 
 // plainName is a target procedure's name as a library symbol would spell

@@ -2,15 +2,18 @@ package native
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"debug/elf"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"rea/ports"
 )
@@ -21,7 +24,11 @@ import (
 // target opens, over the procedures known before whole-file discovery
 // (symbols, the entry point, .eh_frame, init arrays): so its result is
 // fixed by the file and the libraries, the profile can say what it named,
-// and every list, early or complete, holds the same names.
+// and every list, early or complete, holds the same names. It runs again
+// over the procedures discovery found, when it completes (libdiscover.go).
+// The open's result is kept in the warm cache's store (libcache.go), so
+// that a second open of the same target with the same libraries reads
+// neither.
 
 // SignatureLibraries says which libraries name a target's functions.
 type SignatureLibraries struct {
@@ -106,8 +113,7 @@ type libUse struct {
 
 // libResult is what the signature libraries did for one target.
 type libResult struct {
-	cands     []candidate  // the names given (source "library")
-	calls     [][]libCall  // the calls each of cands makes, as its object aims them (layout_program.go)
+	cands     []candidate  // the names given (source "library"), by address
 	labels    []ports.Name // the same, as function labels
 	used      []libUse
 	ambiguous int      // procedures that equal functions of several names
@@ -115,6 +121,34 @@ type libResult struct {
 	refuted   int      // procedures whose every match a call contradicted
 	notes     []string // libraries not used, and why
 	addr32    bool     // the target's addresses are 32 bits wide
+	// chkFail is where the named functions' calls of __stack_chk_fail (and
+	// _local) land, in order: that function itself, too short to name by
+	// its bytes, which the layout's static canary looks for
+	// (layout_program.go).
+	chkFail []uint64
+
+	// What matching discovery's procedures needs (libdiscover.go): the
+	// libraries to read again when the index is no longer held.
+	paths   []string
+	machine elf.Machine
+	class   elf.Class
+	files   []libFile // every file read, with its identity (libcache.go)
+	nocache bool      // the result depends on more than the files
+
+	mu      sync.Mutex
+	ix      *libIndex // the patterns, until discovery has used them
+	release func()    // the patterns' reservation
+}
+
+// dropIndex lets the patterns go and releases their reservation.
+func (res *libResult) dropIndex() {
+	res.mu.Lock()
+	defer res.mu.Unlock()
+	res.ix = nil
+	if res.release != nil {
+		res.release()
+		res.release = nil
+	}
 }
 
 // staticELF reports whether e is statically linked: no PT_INTERP and no
@@ -158,7 +192,7 @@ func (a *Analysis) matchLibraries(ctx context.Context) error {
 	if len(paths) == 0 {
 		return nil
 	}
-	res := &libResult{addr32: e.f.Class == elf.ELFCLASS32}
+	res := &libResult{addr32: e.f.Class == elf.ELFCLASS32, paths: paths, machine: e.f.Machine, class: e.f.Class}
 	a.lib = res
 	switch e.f.Machine {
 	case elf.EM_X86_64, elf.EM_386, elf.EM_AARCH64:
@@ -166,22 +200,17 @@ func (a *Analysis) matchLibraries(ctx context.Context) error {
 		res.notes = append(res.notes, fmt.Sprintf("Signature libraries name functions of x86-64, i386 and AArch64 targets only; this target is %s, so none of %s was read.", elfArch(e.f.Machine), strings.Join(paths, ", ")))
 		return nil
 	}
-	pats, err := res.load(ctx, paths, e.f.Machine, e.f.Class)
-	if err != nil {
+	key, cache := a.libCacheKey(ctx, paths)
+	if cache && a.libCached(key, res) {
+		return nil
+	}
+	ix, release, err := res.index(ctx)
+	if err != nil || ix == nil {
 		return err
 	}
-	if len(pats) == 0 {
-		return nil
-	}
-	release, err := ports.Reserve(ctx, "the signature library patterns", patternBytes(pats))
-	if err != nil {
-		res.notes = append(res.notes, fmt.Sprintf("Signature libraries were not matched: %v.", err))
-		res.used = nil
-		return nil
-	}
-	defer release()
 	set, err := a.symbolSet(ctx)
 	if err != nil {
+		release()
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -190,7 +219,38 @@ func (a *Analysis) matchLibraries(ctx context.Context) error {
 	mm := newMemMap(a.img)
 	extra, err := tableStarts(ctx, a.src, a.img, mm, set.labels)
 	if err != nil {
+		release()
 		return err
+	}
+	res.matchOpen(ctx, a.src, mm, ix, set.procs, extra)
+	if err := ctx.Err(); err != nil {
+		release()
+		return err
+	}
+	// Kept for discovery's procedures (libdiscover.go), until it has run
+	// or the analysis closes.
+	res.ix, res.release = ix, release
+	a.hold(res.dropIndex)
+	if cache && !res.nocache {
+		a.libStore(key, res)
+	}
+	return nil
+}
+
+// index reads the libraries into an index of their patterns, reserved
+// against ctx's memory account; nil when they give none (the notes say
+// why) or the reservation is refused (a note too).
+func (res *libResult) index(ctx context.Context) (*libIndex, func(), error) {
+	pats, err := res.load(ctx, res.paths, res.machine, res.class)
+	if err != nil || len(pats) == 0 {
+		return nil, nil, err
+	}
+	release, err := ports.Reserve(ctx, "the signature library patterns", patternBytes(pats))
+	if err != nil {
+		res.notes = append(res.notes, fmt.Sprintf("Signature libraries were not matched: %v.", err))
+		res.used = nil
+		res.nocache = true
+		return nil, nil, nil
 	}
 	strong := map[string]bool{}
 	for i := range pats {
@@ -199,8 +259,7 @@ func (a *Analysis) matchLibraries(ctx context.Context) error {
 		}
 	}
 	keepStrongNames(pats, strong)
-	res.match(ctx, a.src, mm, newLibIndex(pats), set.procs, extra)
-	return ctx.Err()
+	return newLibIndex(pats), release, nil
 }
 
 // patternBytes is the memory the patterns hold.
@@ -223,6 +282,9 @@ func (res *libResult) load(ctx context.Context, paths []string, m elf.Machine, c
 			return nil
 		}
 		seen[path] = true
+		id, ok := fileIdentity(path)
+		res.files = append(res.files, libFile{path: path, id: id})
+		res.nocache = res.nocache || !ok
 		f, err := os.Open(path)
 		if err != nil {
 			res.notes = append(res.notes, fmt.Sprintf("Signature library %s cannot be read (%v).", path, err))
@@ -376,36 +438,65 @@ func ldScript(f io.ReaderAt, size int64) ([]string, bool) {
 	return out, len(out) > 0
 }
 
-// match names the unnamed procedures among procs and extra (the seeds of
-// discovery) whose bytes equal a pattern's.
-func (res *libResult) match(ctx context.Context, src source, mm *memMap, ix *libIndex, procs []candidate, extra []candidate) {
+// matchSet is what one pass of matching works on: at open the procedures
+// known before discovery (matchOpen), when discovery completes the ones
+// it found (libdiscover.go).
+type matchSet struct {
+	addrs []uint64            // the procedures to try, sorted, unique
+	skip  map[uint64]bool     // named already, or the middle of a function
+	names map[uint64][]string // what the target's procedures are called
+	size  map[uint64]uint64   // a procedure's length when known exactly (its FDE)
+	room  map[uint64]uint64   // a procedure's range when its length is not known (discovery's)
+}
+
+// matchOpen names the unnamed procedures among procs and extra (the seeds
+// of discovery) whose bytes equal a pattern's.
+func (res *libResult) matchOpen(ctx context.Context, src source, mm *memMap, ix *libIndex, procs []candidate, extra []candidate) {
 	// What each address is called already, and which addresses may be
 	// named: code, no name from a symbol (the entry point's synthetic
 	// name is none), not the middle of a function (a cold part's FDE).
-	names := map[uint64][]string{}
-	size := map[uint64]uint64{}
-	skip := map[uint64]bool{}
-	var addrs []uint64
+	ms := &matchSet{skip: map[uint64]bool{}, names: map[uint64][]string{}, size: map[uint64]uint64{}}
 	for _, c := range procs {
 		switch {
 		case c.source == "entry":
 		case c.name != "":
-			names[c.addr] = append(names[c.addr], c.name)
-			skip[c.addr] = true
+			ms.names[c.addr] = append(ms.names[c.addr], c.name)
+			ms.skip[c.addr] = true
 		}
-		addrs = append(addrs, c.addr)
+		ms.addrs = append(ms.addrs, c.addr)
 	}
 	for _, c := range extra {
 		if c.midFrame {
-			skip[c.addr] = true
+			ms.skip[c.addr] = true
 		}
-		if c.size > 0 && size[c.addr] == 0 {
-			size[c.addr] = c.size
+		if c.size > 0 && ms.size[c.addr] == 0 {
+			ms.size[c.addr] = c.size
 		}
-		addrs = append(addrs, c.addr)
+		ms.addrs = append(ms.addrs, c.addr)
 	}
-	slices.Sort(addrs)
-	addrs = slices.Compact(addrs)
+	slices.Sort(ms.addrs)
+	ms.addrs = slices.Compact(ms.addrs)
+	res.cands = res.match(ctx, src, mm, ix, ms)
+	for _, c := range res.cands {
+		res.labels = append(res.labels, ports.Name{Address: c.addr, Name: c.name, Kind: "function"})
+	}
+}
+
+// match names the procedures of ms whose bytes equal a pattern's and
+// returns the names, by address; it counts what it did in res.
+//
+// A pattern of at least minFixedBits names a procedure when every call
+// its object aims at a function lands on a procedure that is that
+// function, unnamed, or a candidate to be it. A shorter one (a tail jump
+// to another function, as glibc's qsort is to qsort_r) equals too much
+// unrelated code for that: it names a procedure only when the procedure's
+// length is its length (or, for one discovery found, the rest of its range
+// is padding), it has at least one such call, and every one lands on a
+// procedure already named exactly as the call expects (the name or one of
+// its aliases), by a symbol or by an earlier step; the short patterns are
+// tried in rounds, each reading the names the previous ones gave, until a
+// round names nothing or maxShortRounds.
+func (res *libResult) match(ctx context.Context, src source, mm *memMap, ix *libIndex, ms *matchSet) []candidate {
 	code := int64(0)
 	for _, r := range mm.regions {
 		if r.exec {
@@ -416,12 +507,13 @@ func (res *libResult) match(ctx context.Context, src source, mm *memMap, ix *lib
 	work := int64(0)
 	cands := map[uint64][]int32{}
 	var order []uint64
-	short := map[uint64]bool{}
-	for k, addr := range addrs {
+	shorts := map[uint64][]int32{}
+	var shortOrder []uint64
+	for k, addr := range ms.addrs {
 		if k%4096 == 0 && ctx.Err() != nil {
-			return
+			return nil
 		}
-		if skip[addr] || !mm.isCode(addr) {
+		if ms.skip[addr] || !mm.isCode(addr) {
 			continue
 		}
 		if work > budget {
@@ -432,14 +524,24 @@ func (res *libResult) match(ctx context.Context, src source, mm *memMap, ix *lib
 		if err != nil || len(code) == 0 {
 			continue
 		}
-		var strong []int32
+		var strong, short []int32
+		sawShort := false
+		room, hasRoom := ms.room[addr]
 		work += int64(ix.lookup(code, func(i int32) {
 			p := &ix.pats[i]
-			if n := size[addr]; n != 0 && n != uint64(len(p.code)) {
+			n := uint64(len(p.code))
+			if m := ms.size[addr]; m != 0 && m != n {
 				return // its FDE says the procedure has another length
 			}
 			if p.fixed < minFixedBits {
-				short[addr] = true
+				if hasRoom && n > room {
+					return // it runs into the next procedure
+				}
+				sawShort = true
+				exact := ms.size[addr] == n || hasRoom && room <= uint64(len(code)) && padding(code[n:room], res.machine)
+				if exact && len(p.calls) > 0 {
+					short = append(short, i)
+				}
 				return
 			}
 			strong = append(strong, i)
@@ -448,6 +550,10 @@ func (res *libResult) match(ctx context.Context, src source, mm *memMap, ix *lib
 			slices.Sort(strong)
 			cands[addr] = strong
 			order = append(order, addr)
+		} else if sawShort {
+			slices.Sort(short)
+			shorts[addr] = short
+			shortOrder = append(shortOrder, addr)
 		}
 	}
 	// Calls refute candidates: a call the object aims at S must land, in
@@ -461,7 +567,7 @@ func (res *libResult) match(ctx context.Context, src source, mm *memMap, ix *lib
 		for _, addr := range order {
 			var keep []int32
 			for _, i := range cands[addr] {
-				if res.callsAgree(src, mm, ix, addr, &ix.pats[i], names, cands) {
+				if res.callsAgree(src, mm, ix, addr, &ix.pats[i], ms.names, cands) {
 					keep = append(keep, i)
 				}
 			}
@@ -480,34 +586,64 @@ func (res *libResult) match(ctx context.Context, src source, mm *memMap, ix *lib
 			break
 		}
 	}
-	for _, addr := range order {
-		list := cands[addr]
-		if len(list) == 0 {
-			continue
-		}
-		name := ix.pats[list[0]].name
-		lib := ix.pats[list[0]].lib
-		n := ix.pats[list[0]].code
-		same := true
+	named := map[uint64]candidate{}
+	chkFail := map[uint64]bool{}
+	give := func(addr uint64, list []int32) bool {
+		name, lib := ix.pats[list[0]].name, ix.pats[list[0]].lib
 		for _, i := range list[1:] {
-			p := &ix.pats[i]
-			if p.name != name {
-				same = false
-				break
+			if ix.pats[i].name != name {
+				return false
 			}
-			lib = min(lib, p.lib)
-		}
-		if !same {
-			res.ambiguous++
-			continue
+			lib = min(lib, ix.pats[i].lib)
 		}
 		res.used[lib].matched++
-		res.cands = append(res.cands, candidate{addr: addr, name: name, size: uint64(len(n)), source: "library", rank: rankLibrary})
-		res.calls = append(res.calls, ix.pats[list[0]].calls)
-		res.labels = append(res.labels, ports.Name{Address: addr, Name: name, Kind: "function"})
+		named[addr] = candidate{addr: addr, name: name, size: uint64(len(ix.pats[list[0]].code)), source: "library", rank: rankLibrary}
+		for _, c := range ix.pats[list[0]].calls {
+			if c.target == "__stack_chk_fail" || c.target == "__stack_chk_fail_local" {
+				if to, ok := res.landing(src, mm, addr, c); ok && mm.isCode(to) {
+					chkFail[to] = true
+				}
+			}
+		}
+		return true
 	}
-	for addr := range short {
-		if _, ok := cands[addr]; !ok && !refuted[addr] {
+	for _, addr := range order {
+		if list := cands[addr]; len(list) > 0 && !give(addr, list) {
+			res.ambiguous++
+		}
+	}
+	// The short patterns, in rounds: each round's calls land on the names
+	// given before it.
+	for range maxShortRounds {
+		add := map[uint64][]int32{}
+		var addOrder []uint64
+		for _, addr := range shortOrder {
+			if _, ok := named[addr]; ok {
+				continue
+			}
+			var keep []int32
+			for _, i := range shorts[addr] {
+				if res.callsNamed(src, mm, ix, addr, &ix.pats[i], ms.names, named) {
+					keep = append(keep, i)
+				}
+			}
+			if len(keep) > 0 {
+				add[addr] = keep
+				addOrder = append(addOrder, addr)
+			}
+		}
+		given := 0
+		for _, addr := range addOrder {
+			if give(addr, add[addr]) {
+				given++
+			}
+		}
+		if given == 0 {
+			break
+		}
+	}
+	for _, addr := range shortOrder {
+		if _, ok := named[addr]; !ok && !refuted[addr] {
 			res.short++
 		}
 	}
@@ -516,26 +652,22 @@ func (res *libResult) match(ctx context.Context, src source, mm *memMap, ix *lib
 			res.refuted++
 		}
 	}
+	out := make([]candidate, 0, len(named))
+	for _, c := range named {
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b candidate) int { return cmp.Compare(a.addr, b.addr) })
+	res.chkFail = slices.Sorted(maps.Keys(chkFail))
+	return out
 }
 
 // callsAgree reports whether every call p's object aims at a function
 // lands, with p at addr, on a procedure that is that function or unnamed.
 func (res *libResult) callsAgree(src source, mm *memMap, ix *libIndex, addr uint64, p *libPattern, names map[uint64][]string, cands map[uint64][]int32) bool {
 	for _, c := range p.calls {
-		at := addr + uint64(c.off)
-		b, err := mm.view(src, at, 4)
-		if err != nil || len(b) < 4 {
+		to, ok := res.landing(src, mm, addr, c)
+		if !ok {
 			return false
-		}
-		w := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
-		var to uint64
-		if c.arm {
-			to = at + uint64(sext(uint64(w&0x3ffffff)<<2, 28))
-		} else {
-			to = at + 4 + uint64(int64(int32(w)))
-		}
-		if res.addr32 {
-			to &= 0xffffffff
 		}
 		if r := mm.find(to); r != nil && r.plt {
 			if _, named := names[to]; !named && !ix.ifuncOK(c.target) {
@@ -554,17 +686,7 @@ func (res *libResult) callsAgree(src source, mm *memMap, ix *libIndex, addr uint
 // aliases (a PLT stub's name without "@plt"; an IRELATIVE stub, "*ABS*",
 // stands for any IFUNC), or candidates one of which is target.
 func (ix *libIndex) compatible(addr uint64, target string, names map[uint64][]string, cands map[uint64][]int32) bool {
-	alias := func(n string) bool {
-		if n == target {
-			return true
-		}
-		for _, i := range ix.byName[target] {
-			if slices.Contains(ix.pats[i].aliases, n) {
-				return true
-			}
-		}
-		return false
-	}
+	alias := func(n string) bool { return ix.isAlias(target, n) }
 	if ns, ok := names[addr]; ok {
 		for _, n := range ns {
 			if strings.HasPrefix(n, "*ABS*") {
@@ -588,6 +710,20 @@ func (ix *libIndex) compatible(addr uint64, target string, names map[uint64][]st
 	}
 	for _, i := range list {
 		if alias(ix.pats[i].name) {
+			return true
+		}
+	}
+	return false
+}
+
+// isAlias reports whether n names the function target: n is target or
+// an alias of a function named target.
+func (ix *libIndex) isAlias(target, n string) bool {
+	if n == target {
+		return true
+	}
+	for _, i := range ix.byName[target] {
+		if slices.Contains(ix.pats[i].aliases, n) {
 			return true
 		}
 	}
@@ -654,10 +790,10 @@ func (a *Analysis) libraryNotes() []string {
 		not = append(not, fmt.Sprintf("%d equal functions whose calls land elsewhere in this target", r.refuted))
 	}
 	if r.short > 0 {
-		not = append(not, fmt.Sprintf("%d equal only functions of fewer than %d fixed bytes (too short to name)", r.short, minFixedBits/8))
+		not = append(not, fmt.Sprintf("%d equal only functions of fewer than %d fixed bytes whose calls do not land on procedures of the names they expect (too short to name)", r.short, minFixedBits/8))
 	}
 	if len(not) > 0 {
 		s += "; not named: " + strings.Join(not, ", ")
 	}
-	return append(out, s+". Procedures found only by whole-file discovery (no symbol, FDE or table entry) are not matched.")
+	return append(out, s+". Procedures found only by whole-file discovery (no symbol, FDE or table entry) are matched when it completes: their names are in the procedure list (source \"library\"), not among these labels.")
 }

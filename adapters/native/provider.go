@@ -33,7 +33,8 @@ type Options struct {
 	// CacheDir, when set, is the root of the warm cache: whole-file
 	// discovery of a file opened by path is kept there (a rea/snapshot
 	// store) and the next open of the same bytes by the same build reads
-	// it instead of discovering again (cache.go). "" disables it.
+	// it instead of discovering again (cache.go), and so is what the
+	// signature libraries named at open (libcache.go). "" disables it.
 	CacheDir string
 	// CacheMaxBytes bounds the cache root: after each write the least
 	// recently used entries are evicted down to it. Default
@@ -59,7 +60,8 @@ type Options struct {
 	// targets unless REA_SIGNATURE_LIBRARIES says otherwise.
 	SignatureLibraries *SignatureLibraries
 
-	hold <-chan struct{} // tests: background discovery waits until it is closed
+	hold   <-chan struct{} // tests: background discovery waits until it is closed
+	sha256 string          // Provider.Open: the caller's digest of the target (libcache.go keys by it)
 }
 
 func (o *Options) withDefaults() Options {
@@ -126,11 +128,15 @@ func (p *Provider) Support(_ context.Context, t ports.Target) ports.Support {
 
 // Open opens and parses t.Path. The caller must Close the result.
 func (p *Provider) Open(ctx context.Context, t ports.Target) (ports.Analysis, error) {
-	a, err := openFile(ctx, t.Path, p.opts)
+	opts := p.opts
+	opts.sha256 = t.SHA256
+	a, err := openFile(ctx, t.Path, opts)
 	if err != nil {
 		return nil, err
 	}
-	a.sha256 = t.SHA256 // the caller's digest of the same bytes: the cache key need not read them again
+	if t.SHA256 != "" {
+		a.sha256 = t.SHA256 // the caller's digest of the same bytes: the cache key need not read them again
+	}
 	if p.opts.DiscoverOnOpen {
 		// The symbols first, under the caller's context (its memory
 		// budget applies to the symbol string table); a failure is left

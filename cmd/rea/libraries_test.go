@@ -124,3 +124,74 @@ int main(int argc, char **argv) { char *p = malloc(40); sprintf(p, "%d", argc); 
 	is.True(strings.HasPrefix(mine[1], `printf format="%s %s\n", %s="x", %s="1" main`))
 	noDescendants(t)
 }
+
+// The library match is kept in the warm cache: on a stripped static
+// program, and on one without unwind tables whose C library functions
+// only whole-file discovery finds (printf among them, named when it
+// completes), the overview's Evidence ID is the same cold (a fresh cache
+// root), warm (the same root, which then holds the match beside the
+// discovery), with the cache off, and on one core.
+func TestSignatureLibrariesWarmEvidence(t *testing.T) {
+	is := is.New(t)
+	for _, tool := range []string{"gcc", "strip", "objcopy"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed: apt install gcc binutils", tool)
+		}
+	}
+	if _, err := os.Stat("/usr/lib/x86_64-linux-gnu/libc.a"); err != nil {
+		t.Skip("no libc.a: apt install libc6-dev")
+	}
+	dir := t.TempDir()
+	full, prog, nounwind := filepath.Join(dir, "full"), filepath.Join(dir, "prog"), filepath.Join(dir, "nounwind")
+	for _, s := range [][]string{
+		{"gcc", "-static", "-O2", "-o", full, "testdata/hello.c"},
+		{"strip", "--strip-all", "-o", prog, full},
+		{"objcopy", "--strip-all", "--remove-section", ".eh_frame", "--remove-section", ".eh_frame_hdr", full, nounwind},
+	} {
+		if out, err := exec.Command(s[0], s[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", s, err, out)
+		}
+	}
+	run := func(env []string, args ...string) []byte {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), cliLimit)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, reaBin, args...)
+		for _, e := range os.Environ() {
+			if !strings.HasPrefix(e, "REA_SIGNATURE_LIBRARIES=") && !strings.HasPrefix(e, "REA_NATIVE_CACHE_DIR=") && !strings.HasPrefix(e, "GOMAXPROCS=") {
+				cmd.Env = append(cmd.Env, e)
+			}
+		}
+		cmd.Env = append(cmd.Env, env...)
+		dieWithTests(cmd)
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("rea %v: %v\n%s", args, err, e.String())
+		}
+		return o.Bytes()
+	}
+	overview := func(path string, env ...string) string {
+		var v map[string]any
+		is.NoErr(json.Unmarshal(run(env, "--format", "json", "analyze", path), &v))
+		return v["overview"].(map[string]any)["evidence_id"].(string)
+	}
+	for _, path := range []string{prog, nounwind} {
+		root := filepath.Join(t.TempDir(), "cache")
+		cache := "REA_NATIVE_CACHE_DIR=" + root
+		cold := overview(path, cache)
+		entries, err := os.ReadDir(root)
+		is.NoErr(err)
+		is.Equal(len(entries), 2) // the discovery's partition and the libraries'
+		is.Equal(overview(path, cache), cold)
+		is.Equal(overview(path, "REA_NATIVE_CACHE_DIR=off"), cold)
+		is.Equal(overview(path, "REA_NATIVE_CACHE_DIR=off", "GOMAXPROCS=1"), cold)
+		is.True(cold != overview(path, "REA_NATIVE_CACHE_DIR=off", "REA_SIGNATURE_LIBRARIES="))
+	}
+	// printf, found only by discovery, is named (warm, from the cache).
+	var r map[string]any
+	is.NoErr(json.Unmarshal(run([]string{"REA_NATIVE_CACHE_DIR=" + filepath.Join(dir, "c2")}, "--format", "json", "call", "analyze_function", `{"procedure":"printf"}`, "--target", nounwind), &r))
+	p := r["normalized_result"].(map[string]any)["procedure"].(map[string]any)
+	is.Equal(p["name"], "printf")
+	is.Equal(p["source"], "library")
+}
