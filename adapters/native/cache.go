@@ -186,12 +186,17 @@ func (a *Analysis) cached(key snapshot.Key) *program {
 // store writes p to the cache and trims the root to its bound. Failures
 // only cost the next open its head start.
 func (a *Analysis) store(key snapshot.Key, p *program) {
-	st := snapshot.Store{Root: a.opts.CacheDir}
-	b := encodeProgram(p)
+	a.put(key, cacheEntry, encodeProgram(p))
+}
+
+// put writes an entry of key's partition and trims the root to its
+// bound; an entry over the store's limit is not kept.
+func (a *Analysis) put(key snapshot.Key, entry string, b []byte) {
 	if len(b) > snapshot.MaxEntryBytes {
 		return
 	}
-	if st.Put(key, cacheEntry, b) == nil {
+	st := snapshot.Store{Root: a.opts.CacheDir}
+	if st.Put(key, entry, b) == nil {
 		st.Trim(a.opts.CacheMaxBytes, key)
 	}
 }

@@ -233,4 +233,3 @@ func (pc *programCode) describe() string {
 	}
 	return s
 }
-

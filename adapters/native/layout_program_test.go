@@ -2,7 +2,6 @@ package native_test
 
 import (
 	"bytes"
-	"debug/elf"
 	"fmt"
 	"os"
 	"os/exec"
@@ -74,7 +73,7 @@ func strippedCanaries(t *testing.T, cc, strip string) {
 			if b, err := exec.Command(cc, append(args, "-o", path, src)...).CombinedOutput(); err != nil {
 				t.Fatalf("%s %v: %v\n%s", cc, args, err, b)
 			}
-			main := mainSymbol(t, path)
+			main := elfSymbolValue(t, path, "main")
 			if b, err := exec.Command(strip, path).CombinedOutput(); err != nil {
 				t.Fatalf("strip: %v\n%s", err, b)
 			}
@@ -94,27 +93,6 @@ func strippedCanaries(t *testing.T, cc, strip string) {
 			is.True(strings.Contains(l.Dynamic.StackCanaryLimit, native.EnvSignatureLibraries))
 		})
 	}
-}
-
-// mainSymbol is main's address in the symbol table of the ELF file at path.
-func mainSymbol(t *testing.T, path string) uint64 {
-	t.Helper()
-	f, err := elf.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	syms, err := f.Symbols()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range syms {
-		if s.Name == "main" && elf.ST_TYPE(s.Info) == elf.STT_FUNC {
-			return s.Value
-		}
-	}
-	t.Fatalf("%s: no symbol main", path)
-	return 0
 }
 
 func layoutWith(t *testing.T, p *native.Provider, data []byte) *ports.Layout {

@@ -132,14 +132,7 @@ func (a *Analysis) libCached(key snapshot.Key, res *libResult) bool {
 
 // libStore writes res to the cache and trims the root to its bound.
 func (a *Analysis) libStore(key snapshot.Key, res *libResult) {
-	st := snapshot.Store{Root: a.opts.CacheDir}
-	b := encodeLibResult(res)
-	if len(b) > snapshot.MaxEntryBytes {
-		return
-	}
-	if st.Put(key, libCacheEntry, b) == nil {
-		st.Trim(a.opts.CacheMaxBytes, key)
-	}
+	a.put(key, libCacheEntry, encodeLibResult(res))
 }
 
 // encodeLibResult writes what the match at open decided.

@@ -70,10 +70,9 @@ func (a *Analysis) readOnly(addr uint64) bool {
 			}
 		}
 	case *peImage:
-		const scnMemWrite = 0x80000000
 		for _, s := range im.sections {
 			if in(im.base+uint64(s.VirtualAddress), uint64(max(s.VirtualSize, s.Size))) {
-				return s.Characteristics&scnMemWrite == 0
+				return s.Characteristics&scnWrite == 0
 			}
 		}
 	case *machoImage:
