@@ -93,15 +93,15 @@ int WINAPI WinMain(HINSTANCE h, HINSTANCE p, LPSTR cmd, int show) { MessageBoxA(
 // An MSVC-shaped C runtime: the calls and value flow of MSVC's
 // mainCRTStartup and __scrt_common_main_seh (invoke_main inlined), with
 // the UCRT imports it makes, linked against an import library of
-// ucrtbase.dll made by llvm-dlltool. The program's entry is in another
-// object, as the real runtime's is. Negative shapes change one thing: exit
-// takes a constant, exit takes main's result plus one, two procedures'
-// results reach exit, the image is a DLL, exit is not imported.
+// ucrtbase.dll made by llvm-dlltool. The program's main is in another
+// object, as it is in a real program. Negative shapes change one thing:
+// exit takes a constant, exit takes main's result plus one, two
+// procedures' results reach exit, the image is a DLL, exit is not
+// imported, a static runtime's exit stub passes 1 or has no sibling.
 type msvcShape struct {
 	name, machine, want string
 	crt, prog           string
 	stubs               string // a static runtime's exit stubs, in an object of their own
-	imports             []string
 	dll                 bool
 }
 
