@@ -60,7 +60,8 @@
 //     procedure whose return value the C runtime's start code (mingw-w64's
 //     __tmainCRTStartup, MSVC's __scrt_common_main_seh) passes to exit
 //     (imported, or a static runtime's exit stub), followed through
-//     registers and memory words from the entry point (entry_pe.go).
+//     registers and memory words from the entry point (entry_pe.go); in a
+//     mingw-w64 GUI program, the WinMain the runtime's own main calls too.
 //     A procedure with no symbol name whose bytes equal
 //     a function of a signature library (Options.SignatureLibraries: ar
 //     archives and ELF objects, libraries.go) over the function's whole

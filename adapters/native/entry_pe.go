@@ -80,9 +80,108 @@ func (p *peImage) nameMain(ctx context.Context, set *symbolSet) {
 	if !ok || main == entry || !w.mm.isCode(main) {
 		return
 	}
-	name := peMainName(win, wideArgs(set), mode)
+	wide := wideArgs(set)
+	name := peMainName(win, wide, mode)
 	set.procs = append(set.procs, candidate{addr: main, name: name, source: "crt-exit", rank: rankSynthetic})
 	set.labels = append(set.labels, ports.Name{Address: main, Name: name, Kind: "function"})
+	if win {
+		return
+	}
+	if p.subsystem() == pe.IMAGE_SUBSYSTEM_WINDOWS_GUI {
+		if wm, ok := w.winMainOf(main); ok && wm != main && wm != entry && w.mm.isCode(wm) {
+			name := peMainName(true, wide, mode)
+			set.procs = append(set.procs, candidate{addr: wm, name: name, source: "crt-exit", rank: rankSynthetic})
+			set.labels = append(set.labels, ports.Name{Address: wm, Name: name, Kind: "function"})
+		}
+	}
+}
+
+// subsystem is the optional header's Subsystem.
+func (p *peImage) subsystem() uint16 {
+	switch oh := p.f.OptionalHeader.(type) {
+	case *pe.OptionalHeader32:
+		return oh.Subsystem
+	case *pe.OptionalHeader64:
+		return oh.Subsystem
+	}
+	return 0
+}
+
+// A GUI program built with mingw-w64 has WinMain called by the runtime's
+// own main (crtexewin.c, precompiled in libmingw32.a, so the same at every
+// optimisation level): straight-line code that calls __main, then calls or
+// tail-jumps to WinMain with hPrevInstance NULL and the other three
+// arguments loaded from the runtime's globals (x86-64: rcx, r8 and r9 each
+// loaded from memory, edx zeroed; i386: the words at [esp], [esp+8] and
+// [esp+12] stored, [esp+4] set to 0). winMainOf recognises that main and
+// returns WinMain's address: exactly two direct transfers, no branch, no
+// indirect call, and the four arguments so at the second.
+func (w *peMainWalk) winMainOf(main uint64) (uint64, bool) {
+	pc := main
+	var targets []uint64
+	var args uint8 // bit i: argument i is set as the runtime's main sets it
+	for range 32 {
+		b := w.code(pc)
+		if len(b) == 0 {
+			return 0, false
+		}
+		in, err := x86asm.Decode(b, w.mode)
+		if err != nil {
+			return 0, false
+		}
+		next := pc + uint64(in.Len)
+		switch {
+		case in.Op == x86asm.CALL || in.Op == x86asm.JMP:
+			t, ok := relTarget(in, next, w.mode)
+			if !ok {
+				return 0, false
+			}
+			targets = append(targets, t)
+			if len(targets) == 2 {
+				return t, args == 0xf
+			}
+			if in.Op == x86asm.JMP {
+				return 0, false
+			}
+			args = 0 // the call may change the argument registers
+		case in.Op == x86asm.RET || isJcc(in.Op):
+			return 0, false
+		case w.mode == 64:
+			bit := map[int]uint8{gpr(x86asm.RCX): 1, gpr(x86asm.RDX): 2, gpr(x86asm.R8): 4, gpr(x86asm.R9): 8}[gpr(regArg(in.Args[0]))]
+			if bit == 0 {
+				break
+			}
+			r1, _ := in.Args[1].(x86asm.Reg)
+			_, fromMem := in.Args[1].(x86asm.Mem)
+			args &^= bit
+			if bit == 2 && in.Op == x86asm.XOR && gpr(r1) == gpr(x86asm.RDX) || bit != 2 && in.Op == x86asm.MOV && fromMem {
+				args |= bit
+			}
+		default: // 32-bit x86
+			m, ok := in.Args[0].(x86asm.Mem)
+			if !ok || gpr(m.Base) != gpr(x86asm.ESP) || m.Index != 0 {
+				break
+			}
+			bit := map[int64]uint8{0: 1, 4: 2, 8: 4, 12: 8}[m.Disp]
+			if bit == 0 {
+				break
+			}
+			args &^= bit
+			imm, isImm := in.Args[1].(x86asm.Imm)
+			_, isReg := in.Args[1].(x86asm.Reg)
+			if in.Op == x86asm.MOV && (bit == 2 && isImm && imm == 0 || bit != 2 && isReg) {
+				args |= bit
+			}
+		}
+		pc = next
+	}
+	return 0, false
+}
+
+// regArg is the register an operand names, or 0.
+func regArg(a x86asm.Arg) x86asm.Reg {
+	r, _ := a.(x86asm.Reg)
+	return r
 }
 
 // peMainName spells main as the program's symbol would be: WinMain when

@@ -12,7 +12,8 @@ import (
 // its C runtime passes to exit: named so (source crt-exit) at the address
 // the unstripped build's symbol gives, for mingw-w64's x86-64 and i686
 // runtimes (console, -municode's wmain, and -mwindows, whose runtime main
-// calls WinMain) and for an MSVC-shaped runtime (__scrt_common_main_seh's
+// calls WinMain: both are named; a console main linked -mwindows calls no
+// WinMain) and for an MSVC-shaped runtime (__scrt_common_main_seh's
 // value flow: main's result kept in a callee-saved register across
 // __scrt_is_managed_app, then exit(result)) built with clang and lld-link.
 // The names follow the imports (wmain) and the first argument (WinMain:
@@ -32,20 +33,30 @@ func TestMainFromCRTExit(t *testing.T) {
 __attribute__((noinline)) void shout(const wchar_t *s) { _putws(s); }
 int wmain(int argc, wchar_t **argv) { shout(argc > 1 ? argv[1] : L"hi"); return 0; }
 `)
+	// A GUI program with a main of its own whose second call passes 0
+	// second, as WinMain's caller does: not the runtime's main.
+	ownGUI := write("g.c", `__attribute__((noinline)) int work(int a, void *b) { return a + (b != 0); }
+int main(int argc, char **argv) { return work(argc, 0); }
+`)
 	gui := write("w.c", `#include <windows.h>
 int WINAPI WinMain(HINSTANCE h, HINSTANCE p, LPSTR cmd, int show) { MessageBoxA(0, cmd, "w", 0); return show; }
 `)
 	for _, c := range []struct {
 		name, cc, strip, src, want string
 		flags                      []string
+		winMain                    string // the WinMain the runtime's main calls, in a GUI program
 	}{
-		{"x86-64", "x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-strip", console, "main", []string{"-O2"}},
-		{"x86-64-O0", "x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-strip", console, "main", []string{"-O0"}},
-		{"x86-64-wmain", "x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-strip", wide, "wmain", []string{"-O2", "-municode"}},
-		{"x86-64-gui", "x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-strip", gui, "main", []string{"-O2", "-mwindows"}},
-		{"i686", "i686-w64-mingw32-gcc", "i686-w64-mingw32-strip", console, "_main", []string{"-O2"}},
-		{"i686-wmain", "i686-w64-mingw32-gcc", "i686-w64-mingw32-strip", wide, "_wmain", []string{"-O2", "-municode"}},
-		{"i686-gui", "i686-w64-mingw32-gcc", "i686-w64-mingw32-strip", gui, "_main", []string{"-O1", "-mwindows"}},
+		{"x86-64", "x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-strip", console, "main", []string{"-O2"}, ""},
+		{"x86-64-O0", "x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-strip", console, "main", []string{"-O0"}, ""},
+		{"x86-64-wmain", "x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-strip", wide, "wmain", []string{"-O2", "-municode"}, ""},
+		{"x86-64-gui", "x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-strip", gui, "main", []string{"-O2", "-mwindows"}, "WinMain"},
+		{"x86-64-gui-O0", "x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-strip", gui, "main", []string{"-O0", "-mwindows"}, "WinMain"},
+		{"x86-64-console-gui", "x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-strip", console, "main", []string{"-O2", "-mwindows"}, ""},
+		{"x86-64-own-gui-main", "x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-strip", ownGUI, "main", []string{"-O1", "-mwindows"}, ""},
+		{"i686-own-gui-main", "i686-w64-mingw32-gcc", "i686-w64-mingw32-strip", ownGUI, "_main", []string{"-O1", "-mwindows"}, ""},
+		{"i686", "i686-w64-mingw32-gcc", "i686-w64-mingw32-strip", console, "_main", []string{"-O2"}, ""},
+		{"i686-wmain", "i686-w64-mingw32-gcc", "i686-w64-mingw32-strip", wide, "_wmain", []string{"-O2", "-municode"}, ""},
+		{"i686-gui", "i686-w64-mingw32-gcc", "i686-w64-mingw32-strip", gui, "_main", []string{"-O1", "-mwindows"}, "_WinMain@16"},
 	} {
 		t.Run("mingw-"+c.name, func(t *testing.T) {
 			needTool(t, c.cc)
@@ -58,11 +69,26 @@ int WINAPI WinMain(HINSTANCE h, HINSTANCE p, LPSTR cmd, int show) { MessageBoxA(
 			if want == 0 || source != "symbol" {
 				t.Fatalf("unstripped: %s at %#x (%s), want a symbol", c.want, want, source)
 			}
+			var wantWin uint64
+			if c.winMain != "" {
+				if wantWin, source = procNamed(t, exe, c.winMain); wantWin == 0 || source != "symbol" {
+					t.Fatalf("unstripped: %s at %#x (%s), want a symbol", c.winMain, wantWin, source)
+				}
+			}
 			if b, err := exec.Command(c.strip, exe).CombinedOutput(); err != nil {
 				t.Fatalf("%s: %v\n%s", c.strip, err, b)
 			}
 			if got, source := procNamed(t, exe, c.want); got != want || source != "crt-exit" {
 				t.Fatalf("stripped: %s at %#x (%s), want %#x from exit's argument", c.want, got, source, want)
+			}
+			for _, name := range []string{"WinMain", "_WinMain@16", "wWinMain", "_wWinMain@16"} {
+				got, source := procNamed(t, exe, name)
+				switch {
+				case name == c.winMain && (got != wantWin || source != "crt-exit"):
+					t.Fatalf("stripped: %s at %#x (%s), want %#x, which the runtime's main calls", name, got, source, wantWin)
+				case name != c.winMain && got != 0:
+					t.Fatalf("stripped: %s named at %#x (%s), want none", name, got, source)
+				}
 			}
 		})
 	}
