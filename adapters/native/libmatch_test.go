@@ -436,13 +436,17 @@ func TestLibraryCacheKeyAndBudget(t *testing.T) {
 		return openLibsCached(t, ctx, cache, stripped, libs)
 	}
 	on := &native.SignatureLibraries{Installed: true}
-	with, without := native.CacheProfileDigest(ctx, open(ctx, on)), native.CacheProfileDigest(ctx, open(ctx, nil))
+	cold := open(ctx, on)
+	with, without := native.CacheProfileDigest(ctx, cold), native.CacheProfileDigest(ctx, open(ctx, nil))
 	is.True(with != "" && without != "")
 	is.True(with != without)
 	is.Equal(native.CacheProfileDigest(ctx, open(ctx, on)), with)
 
 	// A fresh cache root: the one above holds the match, which a warm
-	// open reads without making patterns.
+	// open reads without making patterns. The cold open, not discovered,
+	// holds its patterns, which an open of the same libraries would share
+	// (libshare.go) without reserving them again: closed first.
+	cold.Close(ctx)
 	tiny := ports.WithMemory(ctx, &portstest.MemoryAccount{Max: 1 << 20})
 	a := openLibsCached(t, tiny, t.TempDir(), stripped, on)
 	is.Equal(a.Profile().Parameters["signature_libraries"], nil)

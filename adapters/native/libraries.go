@@ -238,9 +238,26 @@ func (a *Analysis) matchLibraries(ctx context.Context) error {
 }
 
 // index reads the libraries into an index of their patterns, reserved
-// against ctx's memory account; nil when they give none (the notes say
+// against ctx's memory account, or takes the one another analysis holds
+// for the same files (libshare.go); nil when they give none (the notes say
 // why) or the reservation is refused (a note too).
 func (res *libResult) index(ctx context.Context) (*libIndex, func(), error) {
+	key, share := libShareKey(res.paths, res.machine, res.class) // libshare.go
+	if share {
+		if ix, release := res.sharedIndex(key); ix != nil {
+			return ix, release, nil
+		}
+	}
+	ix, release, err := res.build(ctx)
+	if err != nil || ix == nil || !share || res.nocache {
+		return ix, release, err
+	}
+	ix, release = res.share(key, ix, release)
+	return ix, release, nil
+}
+
+// build reads the libraries and indexes their patterns.
+func (res *libResult) build(ctx context.Context) (*libIndex, func(), error) {
 	pats, err := res.load(ctx, res.paths, res.machine, res.class)
 	if err != nil || len(pats) == 0 {
 		return nil, nil, err
