@@ -36,9 +36,20 @@ var discoveredSources = map[string]bool{"call-target": true, "jump-target": true
 // used only when they are the files the profile's digests name). It fails
 // only when ctx does.
 func (a *Analysis) nameDiscovered(ctx context.Context, p *program) error {
+	got, err := a.nameFound(ctx, p)
+	if err != nil || a.lib == nil || p == nil {
+		return err
+	}
+	p.foldStrays(append(slices.Clip(a.lib.cands), got...))
+	return nil
+}
+
+// nameFound names p's unnamed discovered procedures and returns the names
+// it gave, with the lengths of their functions.
+func (a *Analysis) nameFound(ctx context.Context, p *program) ([]candidate, error) {
 	res := a.lib
 	if res == nil || len(res.used) == 0 || p == nil || p.mm == nil {
-		return nil
+		return nil, nil
 	}
 	defer res.dropIndex()
 	ms := &matchSet{names: map[uint64][]string{}, room: map[uint64]uint64{}}
@@ -53,7 +64,7 @@ func (a *Analysis) nameDiscovered(ctx context.Context, p *program) error {
 		}
 	}
 	if len(ms.addrs) == 0 {
-		return nil
+		return nil, nil
 	}
 	res.mu.Lock()
 	ix := res.ix
@@ -65,18 +76,18 @@ func (a *Analysis) nameDiscovered(ctx context.Context, p *program) error {
 		var err error
 		ix, release, err = again.index(ctx)
 		if err != nil || ix == nil {
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
 		defer release()
 		if !slices.EqualFunc(again.used, res.used, func(x, y libUse) bool { return x.path == y.path && x.sha256 == y.sha256 }) {
-			return nil // the libraries changed since the open
+			return nil, nil // the libraries changed since the open
 		}
 	}
 	ports.Observe(ctx, "discover", fmt.Sprintf("matching %d discovered procedures against the signature libraries", len(ms.addrs)))
 	pass := &libResult{used: make([]libUse, len(res.used)), machine: res.machine, addr32: res.addr32}
 	got := pass.match(ctx, a.src, p.mm, ix, ms)
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	given := map[string]string{}
 	for _, c := range got {
@@ -93,5 +104,56 @@ func (a *Analysis) nameDiscovered(ctx context.Context, p *program) error {
 			p.procs[i].ThunkTarget = n
 		}
 	}
-	return nil
+	return got, nil
+}
+
+// foldStrays takes out of p's procedure list the starts discovery found
+// strictly inside a function the libraries named: a pattern of N bytes
+// equal to the target's from the function's start says that [start,
+// start+N) is that function's code, so a call target, jump target, gap,
+// address taken or data pointer inside it is no function start (a gap
+// after a call that does not return, a jump into a shared tail). A start
+// that a symbol, an FDE, a table or an export names, or that a library
+// pattern names itself, stays. Each one taken out becomes a part of the
+// function that holds it (parts.go), with its range and its references,
+// so that the function's code and the references are what they were. It
+// returns how many were taken out.
+func (p *program) foldStrays(named []candidate) int {
+	slices.SortFunc(named, func(x, y candidate) int { return cmp.Compare(x.addr, y.addr) })
+	fold := map[int]uint64{} // procedure index of the stray -> start of the function holding it
+	for _, c := range named {
+		j, ok := slices.BinarySearchFunc(p.procs, c.addr, func(pr ports.Procedure, t uint64) int { return cmp.Compare(pr.Address, t) })
+		if !ok || p.procs[j].Name != c.name || c.size == 0 {
+			continue
+		}
+		for i := j + 1; i < len(p.procs) && p.procs[i].Address-c.addr < c.size; i++ {
+			pr := p.procs[i]
+			if _, done := fold[i]; done || pr.Name != "" || pr.External || !discoveredSources[pr.Source] {
+				continue
+			}
+			fold[i] = c.addr
+		}
+	}
+	if len(fold) == 0 {
+		return 0
+	}
+	procs, ranges := p.procs[:0], p.ranges[:0]
+	sw, next := p.swept[:0], 0 // p.swept is increasing: read at next, rewritten behind it
+	for i := range p.procs {
+		swept := next < len(p.swept) && p.swept[next] == int32(i)
+		if swept {
+			next++
+		}
+		if parent, ok := fold[i]; ok {
+			p.parts = append(p.parts, procPart{FunctionRange: p.ranges[i], parent: parent, swept: swept})
+			continue
+		}
+		if swept {
+			sw = append(sw, int32(len(procs)))
+		}
+		procs, ranges = append(procs, p.procs[i]), append(ranges, p.ranges[i])
+	}
+	p.procs, p.ranges, p.swept = slices.Clip(procs), slices.Clip(ranges), slices.Clip(sw)
+	p.indexParts()
+	return len(fold)
 }
