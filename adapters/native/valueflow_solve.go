@@ -382,6 +382,7 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 		scratch[k] = scratch[k] || release[k]
 	}
 	seen := make([]bool, n)
+	cdeclWords := map[int]int{}
 	for bi, b := range f.blocks {
 		lo, hi := insnsOf(bi)
 		if in[bi] == nil {
@@ -529,7 +530,11 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				}
 				source = cmp.Or(source, ar.source)
 				if len(f.cc.intArgs) == 0 {
-					source = "" // cdecl's calls pass stack words, which value flow does not name as their uses
+					if n := f.stackArgWords(ar); n > 0 && f.heights[k].spOK && f.sems[k].call {
+						cdeclWords[k] = n // named below (valueflow_cdecl.go)
+					} else {
+						source = "" // stack words value flow cannot place
+					}
 				}
 				extra(f.intArgIDs, true, ints, ar.exact, ar.exact && ar.variadic, true, ar.intHoles)
 				extra(f.vecArgIDs, true, vecs, vexact, vvariadic, vexact, ar.vecHoles)
@@ -561,6 +566,9 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 			}
 			f.transfer(k, state)
 		}
+	}
+	if !summary {
+		edges = f.nameStackArgs(cdeclWords, insnsOf, ops, edges, out)
 	}
 	for k := range n {
 		if !seen[k] { // outside every block (the block cap): operations only
