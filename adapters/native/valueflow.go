@@ -362,7 +362,7 @@ func valueFlowSems(ctx context.Context, d decoder, sm semantics, cc convention, 
 			if !in.invalid {
 				s = sm.sem(code, in.addr, in)
 			}
-			if known.format != nil && len(s.defs) == 1 && !strings.Contains(s.defs[0], "[") {
+			if known.format != nil && (len(s.defs) == 1 && !strings.Contains(s.defs[0], "[") || cc.name == cdecl.name && writesStack(cc, s)) {
 				if addr, ok := addressSet(in); ok {
 					if consts == nil {
 						consts = map[int]uint64{}

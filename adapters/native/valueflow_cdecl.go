@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"rea/ports"
+	"rea/ports/libc"
 )
 
 // A 32-bit x86 call's stack arguments. Under cdecl a call passes every
@@ -184,9 +185,24 @@ func (f *flowSolver) cdeclArgs(words map[int]int, insnsOf func(int) (int, int)) 
 
 // nameStackArgs adds the argument words of the calls words gives (by call
 // index, how many each takes) to their operations' uses, and their def-use
-// edges to edges, which it returns.
-func (f *flowSolver) nameStackArgs(words map[int]int, insnsOf func(int) (int, int), ops []ports.ValueFlowOperation, edges []ports.DefUse, out *ports.ValueFlow) []ports.DefUse {
+// edges to edges, which it returns. A call of a printf-family function in
+// formats (its prototype's arity, by call index) whose format word every
+// writer reaching it sets to the same constant format's address (push
+// 0x804a008; mov [esp], 0x...; lea eax, [ebx-0x1ff8] then push eax or mov
+// [esp], eax: stored gives the definitions of the register a push or store
+// writes) takes exactly what the format places (a double or a long long in
+// two words): formatted lists those calls' addresses.
+func (f *flowSolver) nameStackArgs(words map[int]int, formats map[int]calleeArity, stored map[int]defSet, insnsOf func(int) (int, int), ops []ports.ValueFlowOperation, edges []ports.DefUse, out *ports.ValueFlow) ([]ports.DefUse, map[uint64]bool) {
 	args := f.cdeclArgs(words, insnsOf)
+	formatted := map[uint64]bool{}
+	for k, ar := range formats {
+		if a, ok := f.cdeclFormat(k, ar, args, stored); ok {
+			words[k], formatted[f.flows[k].addr] = a.words, true
+		}
+	}
+	if len(formatted) > 0 {
+		args = f.cdeclArgs(words, insnsOf)
+	}
 	for k, offs := range args.offs {
 		for i, at := range offs {
 			name := f.cc.stackWordName(at)
@@ -206,5 +222,82 @@ func (f *flowSolver) nameStackArgs(words map[int]int, insnsOf func(int) (int, in
 			}
 		}
 	}
-	return edges
+	return edges, formatted
+}
+
+// cdeclFormat is the exact arity of call k of a printf-family function
+// (prototype arity ar) from the constant format its format word holds.
+func (f *flowSolver) cdeclFormat(k int, ar calleeArity, args stackArgs, stored map[int]defSet) (calleeArity, bool) {
+	at := ar.format - 1
+	if f.known.format == nil || at >= len(args.defs[k]) || len(args.defs[k][at]) == 0 {
+		return calleeArity{}, false
+	}
+	lc := libc.Convention{Word: int(f.cc.stackWord)}
+	var out calleeArity
+	n := 0
+	for _, d := range args.defs[k][at] {
+		var from defSet
+		switch _, ok := f.consts[int(d)]; {
+		case d < 0:
+			return calleeArity{}, false
+		case ok:
+			from = defSet{d}
+		default:
+			from = stored[int(d)]
+		}
+		if len(from) == 0 {
+			return calleeArity{}, false
+		}
+		for _, c := range from {
+			addr, ok := f.consts[int(c)]
+			if c < 0 || !ok {
+				return calleeArity{}, false
+			}
+			text, ok := f.known.format(addr)
+			if !ok {
+				return calleeArity{}, false
+			}
+			fa, ok := libc.ParseFormat(text)
+			if !ok {
+				return calleeArity{}, false
+			}
+			places, ok := lc.Place(ar.format, fa)
+			if !ok {
+				return calleeArity{}, false
+			}
+			a := placedArity(lc, ar, ar.format, places)
+			if n > 0 && a != out {
+				return calleeArity{}, false
+			}
+			out, n = a, n+1
+		}
+	}
+	return out, true
+}
+
+// storedReg is the register instruction k pushes or stores to a stack
+// word under cdecl, "" for none.
+func (f *flowSolver) storedReg(k int) string {
+	if f.cc.name != cdecl.name || f.known.format == nil {
+		return ""
+	}
+	s := f.sems[k]
+	switch {
+	case s.pushed != "":
+		return s.pushed
+	case s.write != nil && len(s.write.from) == 1 && s.write.from[0] == s.write.value && writesStack(f.cc, s):
+		return s.write.value
+	}
+	return ""
+}
+
+// writesStack reports whether s writes a word relative to the stack or
+// frame pointer (a push, mov [esp+0x4], eax).
+func writesStack(cc convention, s vfSem) bool {
+	for _, d := range s.defs {
+		if base, _, ok := frameOperand(d); ok && (base == cc.sp || base == cc.fp) {
+			return true
+		}
+	}
+	return false
 }

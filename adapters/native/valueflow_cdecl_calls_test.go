@@ -19,7 +19,7 @@ const cdeclCallsSource = `
 __attribute__((noinline)) int add3(int a, int b, int c) { return a + b * c; }
 __attribute__((noinline)) int work(int i, const char *s, double d, double e) {
 	puts(s);
-	printf("%d %s %f\n", i, s, d);
+	printf("%d %s %f %lld\n", i, s, d, i * 3LL);
 	double p = pow(d, e);
 	int r = add3(i, 2, 3);
 	printf(s, i);
@@ -30,12 +30,14 @@ int main(int argc, char **argv) { return work(argc, argv[0], 1.5, argc * 0.5); }
 
 // The calls of work, in the order of the source, as
 // "callee:stack words:arguments source": puts(s) takes one word,
-// printf("%d %s %f\n", i, s, d) of a constant format its fixed one,
+// printf("%d %s %f %lld\n", i, s, d, i * 3LL) what its constant format
+// places (the format, i, s, and two words each for d and the long long:
+// seven),
 // pow(d, e) four, add3 (DWARF) three, printf(s, i) of an unknown format its
 // fixed one. mingw-w64's stdio.h and math.h define printf and pow as
 // functions of the program (kept by -fno-inline), which DWARF describes.
 var (
-	cdeclCallsELF = []string{"puts:1:libc-prototype", "printf:1:libc-prototype", "pow:4:libc-prototype", "add3:3:dwarf", "printf:1:libc-prototype"}
+	cdeclCallsELF = []string{"puts:1:libc-prototype", "printf:7:format", "pow:4:libc-prototype", "add3:3:dwarf", "printf:1:libc-prototype"}
 	cdeclCallsPE  = []string{"puts:1:libc-prototype", "printf:1:dwarf", "pow:4:dwarf", "add3:3:dwarf", "printf:1:dwarf"}
 )
 

@@ -382,7 +382,8 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 		scratch[k] = scratch[k] || release[k]
 	}
 	seen := make([]bool, n)
-	cdeclWords := map[int]int{}
+	cdeclWords, cdeclFormats := map[int]int{}, map[int]calleeArity{}
+	stored := map[int]defSet{} // cdecl: the definitions of the register a push or store to the stack writes
 	for bi, b := range f.blocks {
 		lo, hi := insnsOf(bi)
 		if in[bi] == nil {
@@ -532,6 +533,9 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				if len(f.cc.intArgs) == 0 {
 					if n := f.stackArgWords(ar); n > 0 && f.heights[k].spOK && f.sems[k].call {
 						cdeclWords[k] = n // named below (valueflow_cdecl.go)
+						if ar.format > 0 && ar.format <= n {
+							cdeclFormats[k] = ar
+						}
 					} else {
 						source = "" // stack words value flow cannot place
 					}
@@ -553,6 +557,11 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				f.transfer(k, state)
 				continue
 			}
+			if r := f.storedReg(k); r != "" {
+				if id, ok := f.locID[r]; ok && id >= 0 && id < f.nt {
+					stored[k] = slices.Clone(state[id])
+				}
+			}
 			from := len(effects)
 			effects = append(effects, f.effects(k, state)...)
 			if tail && !f.sems[k].call {
@@ -568,7 +577,13 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 		}
 	}
 	if !summary {
-		edges = f.nameStackArgs(cdeclWords, insnsOf, ops, edges, out)
+		var formatted map[uint64]bool
+		edges, formatted = f.nameStackArgs(cdeclWords, cdeclFormats, stored, insnsOf, ops, edges, out)
+		for e := range effects {
+			if effects[e].Kind == ports.EffectCall && formatted[effects[e].Address] {
+				effects[e].ArgumentsSource = sourceFormat
+			}
+		}
 	}
 	for k := range n {
 		if !seen[k] { // outside every block (the block cap): operations only
