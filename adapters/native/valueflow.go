@@ -208,6 +208,9 @@ type vfSem struct {
 	// rdi, [rip+__imp_strlen]), for a call through the register ("call
 	// rdi") of the import whose slot it is.
 	loads uint64
+	// memBytes is how many bytes a store to memory writes, 0 when unknown
+	// (fstp qword [esp+0x4] writes a double's two stack words).
+	memBytes int
 }
 
 // vfWrite is a store to memory.
@@ -288,6 +291,22 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 			}
 			arities = func(ts []uint64) map[uint64]calleeArity { return env.arities(ctx, ts) }
 		}
+		if cc.name == cdecl.name {
+			// cdecl's callees: only DWARF's exact arity names their stack
+			// words (valueflow_cdecl.go); an inferred one does not.
+			if idx, err := a.signatures(ctx); err == nil && idx.d != nil {
+				env.sigIdx = idx
+				arities = func(ts []uint64) map[uint64]calleeArity {
+					out := map[uint64]calleeArity{}
+					for _, t := range ts {
+						if ar, ok := env.dwarfArity(ctx, t); ok {
+							out[t] = ar
+						}
+					}
+					return out
+				}
+			}
+		}
 		env.known.imported = env.importArity
 		env.known.format = func(addr uint64) ([]byte, bool) { return a.readOnlyText(p, addr) }
 		env.known.slot = func(a uint64) (calleeArity, bool) {
@@ -343,7 +362,7 @@ func valueFlowSems(ctx context.Context, d decoder, sm semantics, cc convention, 
 			if !in.invalid {
 				s = sm.sem(code, in.addr, in)
 			}
-			if known.format != nil && len(s.defs) == 1 && !strings.Contains(s.defs[0], "[") {
+			if known.format != nil && (len(s.defs) == 1 && !strings.Contains(s.defs[0], "[") || cc.name == cdecl.name && writesStack(cc, s)) {
 				if addr, ok := addressSet(in); ok {
 					if consts == nil {
 						consts = map[int]uint64{}
@@ -409,11 +428,22 @@ func valueFlowSems(ctx context.Context, d decoder, sm semantics, cc convention, 
 	if len(flows) > 0 {
 		entry = slices.IndexFunc(blocks, func(b ports.BasicBlock) bool { return b.Start == r.Start })
 	}
-	heights := stackHeights(cc, flows, sems, blocks, entry, known.calleePops)
-	fl := &flowSolver{cc: cc, flows: flows, sems: sems, names: names, blocks: blocks, entry: entry, known: known, heights: heights, sites: sites, consts: consts}
+	var arity map[uint64]calleeArity
 	if known.arities != nil && ctx.Err() == nil {
-		fl.arity = known.arities(flows)
+		arity = known.arities(flows)
 	}
+	var cdeclCalls map[int]bool // calls of the C library or of cdecl procedures (DWARF), which pop nothing (valueflow_cdecl.go)
+	if known.calleePops && cc.name == cdecl.name {
+		cdeclCalls = map[int]bool{}
+		for k, fl := range flows {
+			_, lib := sites[fl.addr]
+			if sems[k].call && (lib || fl.hasTarget && arity[fl.target].source == sourceDWARF) {
+				cdeclCalls[k] = true
+			}
+		}
+	}
+	heights := stackHeights(cc, flows, sems, blocks, entry, known.calleePops, cdeclCalls)
+	fl := &flowSolver{cc: cc, flows: flows, sems: sems, names: names, blocks: blocks, entry: entry, known: known, heights: heights, sites: sites, consts: consts, arity: arity}
 	fl.solve(ctx, &out)
 	if cc.stackWord > 0 && ctx.Err() == nil {
 		// A tail call of an import passes its prototype's stack words

@@ -3,6 +3,7 @@ package native
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -314,6 +315,15 @@ func (e *vfEnv) dwarfArity(ctx context.Context, addr uint64) (calleeArity, bool)
 				ar.ints, ints = max(ar.ints, i+1), ints|1<<i
 			case j >= 0:
 				ar.vecs, vecs = max(ar.vecs, j+1), vecs|1<<j
+			case e.cc.name == cdecl.name:
+				// cdecl's stack words ("[esp+4]", "[esp+8],[esp+12]")
+				digits, ok := strings.CutPrefix(loc, "["+e.cc.sp+"+")
+				digits, ok2 := strings.CutSuffix(digits, "]")
+				at, err := strconv.ParseInt(digits, 10, 64)
+				if !ok || !ok2 || err != nil || at < e.cc.stackFrom || (at-e.cc.stackFrom)%e.cc.stackWord != 0 {
+					return calleeArity{}, false
+				}
+				ar.words = max(ar.words, int((at-e.cc.stackFrom)/e.cc.stackWord)+1)
 			default:
 				return calleeArity{}, false // on the stack
 			}

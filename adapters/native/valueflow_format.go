@@ -24,11 +24,12 @@ import (
 // The format's register must have one constant definition reaching the
 // call on every path (or several whose formats take the same places). A
 // conversion the scan does not know, a positional one (%1$s), a format
-// that is not constant or not in read-only memory, cdecl (whose calls'
-// stack arguments value flow does not model) and Apple's AArch64 (whose
+// that is not constant or not in read-only memory and Apple's AArch64 (whose
 // variadic arguments are all on the stack) keep the prototype's arity:
 // its fixed parameters, and written registers above them. The call's
 // effect says which (ArgumentsSource "format" or "libc-prototype").
+// Under cdecl the format is a stack word, and the call takes the words
+// the format places, a double or a long long in two (valueflow_cdecl.go).
 
 // maxFormatBytes bounds the bytes read for one format.
 const maxFormatBytes = 4096

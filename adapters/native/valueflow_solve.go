@@ -382,6 +382,8 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 		scratch[k] = scratch[k] || release[k]
 	}
 	seen := make([]bool, n)
+	cdeclWords, cdeclFormats := map[int]int{}, map[int]calleeArity{}
+	stored := map[int]defSet{} // cdecl: the definitions of the register a push or store to the stack writes
 	for bi, b := range f.blocks {
 		lo, hi := insnsOf(bi)
 		if in[bi] == nil {
@@ -529,7 +531,14 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				}
 				source = cmp.Or(source, ar.source)
 				if len(f.cc.intArgs) == 0 {
-					source = "" // cdecl's calls pass stack words, which value flow does not name as their uses
+					if n := f.stackArgWords(ar); n > 0 && f.heights[k].spOK && f.sems[k].call {
+						cdeclWords[k] = n // named below (valueflow_cdecl.go)
+						if ar.format > 0 && ar.format <= n {
+							cdeclFormats[k] = ar
+						}
+					} else {
+						source = "" // stack words value flow cannot place
+					}
 				}
 				extra(f.intArgIDs, true, ints, ar.exact, ar.exact && ar.variadic, true, ar.intHoles)
 				extra(f.vecArgIDs, true, vecs, vexact, vvariadic, vexact, ar.vecHoles)
@@ -548,6 +557,11 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				f.transfer(k, state)
 				continue
 			}
+			if r := f.storedReg(k); r != "" {
+				if id, ok := f.locID[r]; ok && id >= 0 && id < f.nt {
+					stored[k] = slices.Clone(state[id])
+				}
+			}
 			from := len(effects)
 			effects = append(effects, f.effects(k, state)...)
 			if tail && !f.sems[k].call {
@@ -560,6 +574,15 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				}
 			}
 			f.transfer(k, state)
+		}
+	}
+	if !summary {
+		var formatted map[uint64]bool
+		edges, formatted = f.nameStackArgs(cdeclWords, cdeclFormats, stored, insnsOf, ops, edges, out)
+		for e := range effects {
+			if effects[e].Kind == ports.EffectCall && formatted[effects[e].Address] {
+				effects[e].ArgumentsSource = sourceFormat
+			}
 		}
 	}
 	for k := range n {

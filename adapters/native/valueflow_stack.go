@@ -95,7 +95,10 @@ const maxStackRounds = 16
 // stackHeights follows the stack height over the blocks: the height
 // before each instruction, unknown (the zero height) where it is lost or
 // the instruction is not reached from the entry.
-func stackHeights(cc convention, flows []flowInsn, sems []vfSem, blocks []ports.BasicBlock, entry int, calleePops bool) []height {
+//
+// Where calleePops, the calls in cdeclCalls still pop nothing (the C
+// library's, which are cdecl on 32-bit Windows too).
+func stackHeights(cc convention, flows []flowInsn, sems []vfSem, blocks []ports.BasicBlock, entry int, calleePops bool, cdeclCalls map[int]bool) []height {
 	n := len(flows)
 	at := make([]height, n)
 	if entry < 0 || entry >= len(blocks) || n == 0 {
@@ -117,7 +120,7 @@ func stackHeights(cc convention, flows []flowInsn, sems []vfSem, blocks []ports.
 			if each != nil {
 				each(k, h)
 			}
-			h = h.step(cc, sems[k], calleePops)
+			h = h.step(cc, sems[k], calleePops && !cdeclCalls[k])
 		}
 		return h
 	}

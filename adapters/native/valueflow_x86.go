@@ -157,6 +157,7 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 				use(loc)
 			}
 			def(loc)
+			out.memBytes = inst.MemBytes
 			w := &vfWrite{loc: loc, target: t, has: has}
 			if value != nil {
 				switch v := value.(type) {

@@ -1,0 +1,155 @@
+package native_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"rea/adapters/native"
+	"rea/ports"
+)
+
+const cdeclCallsSource = `
+#include <stdio.h>
+#include <math.h>
+__attribute__((noinline)) int add3(int a, int b, int c) { return a + b * c; }
+__attribute__((noinline)) int work(int i, const char *s, double d, double e) {
+	puts(s);
+	printf("%d %s %f %lld\n", i, s, d, i * 3LL);
+	double p = pow(d, e);
+	int r = add3(i, 2, 3);
+	printf(s, i);
+	return r + (int)p;
+}
+int main(int argc, char **argv) { return work(argc, argv[0], 1.5, argc * 0.5); }
+`
+
+// The calls of work, in the order of the source, as
+// "callee:stack words:arguments source": puts(s) takes one word,
+// printf("%d %s %f %lld\n", i, s, d, i * 3LL) what its constant format
+// places (the format, i, s, and two words each for d and the long long:
+// seven),
+// pow(d, e) four, add3 (DWARF) three, printf(s, i) of an unknown format its
+// fixed one. mingw-w64's stdio.h and math.h define printf and pow as
+// functions of the program (kept by -fno-inline), which DWARF describes.
+var (
+	cdeclCallsELF = []string{"puts:1:libc-prototype", "printf:7:format", "pow:4:libc-prototype", "add3:3:dwarf", "printf:1:libc-prototype"}
+	cdeclCallsPE  = []string{"puts:1:libc-prototype", "printf:1:dwarf", "pow:4:dwarf", "add3:3:dwarf", "printf:1:dwarf"}
+)
+
+// A 32-bit x86 call's stack arguments are its uses: at each call of work
+// whose callee's arity is exact, the words from [esp] at the call up, as
+// many as the callee takes, each reached by the push or store that wrote
+// it for this call (gcc -O0 and -O2 push them, -maccumulate-outgoing-args
+// stores them with mov [esp+k]; mingw-w64's gcc too).
+func TestValueFlowCdeclCallArguments(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "calls.c")
+	if err := os.WriteFile(src, []byte(cdeclCallsSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cc, pkg string
+		flags   []string
+	}{
+		{"i686-linux-gnu-gcc", "gcc-i686-linux-gnu", []string{"-O0"}},
+		{"i686-linux-gnu-gcc", "gcc-i686-linux-gnu", []string{"-O2"}},
+		{"i686-linux-gnu-gcc", "gcc-i686-linux-gnu", []string{"-O2", "-maccumulate-outgoing-args"}},
+		{"i686-w64-mingw32-gcc", "gcc-mingw-w64-i686", []string{"-O0"}},
+		{"i686-w64-mingw32-gcc", "gcc-mingw-w64-i686", []string{"-O2"}},
+	} {
+		t.Run(tc.cc+strings.Join(tc.flags, ""), func(t *testing.T) {
+			needToolPkg(t, tc.cc, tc.pkg)
+			exe := filepath.Join(dir, tc.cc+strings.Join(tc.flags, ""))
+			if strings.Contains(tc.cc, "mingw") {
+				exe += ".exe"
+			}
+			args := append(append([]string{"-g", "-fno-inline", "-fno-builtin", "-o", exe, src}, tc.flags...), "-lm")
+			if b, err := exec.Command(tc.cc, args...).CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", tc.cc, err, b)
+			}
+			a := openNative(t, exe)
+			got := cdeclCalls(t, a, "work")
+			want := cdeclCallsELF
+			if strings.Contains(tc.cc, "mingw") {
+				want = cdeclCallsPE
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("calls of work (callee:stack words:arguments source):\n got %v\nwant %v", got, want)
+			}
+		})
+	}
+}
+
+// cdeclCalls describes each call of procedure name whose callee has a
+// name, in order: "callee:words:source", where words is how many stack
+// words the call uses, checked to be the consecutive words from its
+// [esp] up, each reached by an instruction of name that writes the stack.
+func cdeclCalls(t *testing.T, a *native.Analysis, name string) []string {
+	t.Helper()
+	procs, err := a.Procedures(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := map[uint64]string{}
+	for _, p := range procs {
+		n := strings.TrimPrefix(strings.TrimSuffix(p.Name, "@plt"), "_")
+		named[p.Address] = n
+	}
+	i := slices.IndexFunc(procs, func(p ports.Procedure) bool { return p.Name == name || p.Name == "_"+name })
+	if i < 0 {
+		var all []string
+		for _, p := range procs {
+			all = append(all, p.Name)
+		}
+		t.Fatalf("no %s: %v", name, all)
+	}
+	p := procs[i]
+	vf, err := a.ValueFlow(t.Context(), ports.FunctionRequest{Address: p.Address})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := map[uint64]ports.ValueFlowOperation{}
+	for _, op := range vf.Operations {
+		ops[op.Address] = op
+	}
+	var out []string
+	for _, e := range vf.Effects {
+		callee := named[e.Target]
+		if e.Kind != ports.EffectCall || callee == "" || strings.Contains(callee, "get_pc_thunk") || strings.HasPrefix(callee, "_main") {
+			continue
+		}
+		var words []int
+		for _, u := range ops[e.Address].Uses {
+			var at int
+			if _, err := fmt.Sscanf(u, "[esp%d]", &at); err == nil {
+				words = append(words, at)
+			}
+		}
+		for i, at := range words {
+			if i > 0 && at != words[i-1]+4 {
+				t.Errorf("call 0x%x of %s: words %v are not consecutive", e.Address, callee, words)
+			}
+			loc := fmt.Sprintf("[esp%+d]", at)
+			writers := 0
+			for _, du := range vf.DefUses {
+				if du.Use == e.Address && du.Location == loc {
+					def, ok := ops[du.Def]
+					if !ok || !slices.ContainsFunc(def.Defs, func(d string) bool { return strings.HasPrefix(d, "[esp") || strings.HasPrefix(d, "[ebp") }) {
+						t.Errorf("call 0x%x of %s: %s from 0x%x, which writes no stack word", e.Address, callee, loc, du.Def)
+					}
+					writers++
+				}
+			}
+			if writers == 0 {
+				t.Errorf("call 0x%x of %s: nothing in %s writes %s", e.Address, callee, name, loc)
+			}
+		}
+		out = append(out, fmt.Sprintf("%s:%d:%s", callee, len(words), e.ArgumentsSource))
+	}
+	return out
+}
