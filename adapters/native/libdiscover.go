@@ -137,23 +137,6 @@ func (p *program) foldStrays(named []candidate) int {
 	if len(fold) == 0 {
 		return 0
 	}
-	procs, ranges := p.procs[:0], p.ranges[:0]
-	sw, next := p.swept[:0], 0 // p.swept is increasing: read at next, rewritten behind it
-	for i := range p.procs {
-		swept := next < len(p.swept) && p.swept[next] == int32(i)
-		if swept {
-			next++
-		}
-		if parent, ok := fold[i]; ok {
-			p.parts = append(p.parts, procPart{FunctionRange: p.ranges[i], parent: parent, swept: swept})
-			continue
-		}
-		if swept {
-			sw = append(sw, int32(len(procs)))
-		}
-		procs, ranges = append(procs, p.procs[i]), append(ranges, p.ranges[i])
-	}
-	p.procs, p.ranges, p.swept = slices.Clip(procs), slices.Clip(ranges), slices.Clip(sw)
-	p.indexParts()
+	p.foldInto(fold)
 	return len(fold)
 }

@@ -218,6 +218,18 @@ func (p *program) foldParts(s *partSeeds) {
 	if len(fold) == 0 {
 		return
 	}
+	parents := make(map[int]uint64, len(fold))
+	for i, j := range fold {
+		parents[i] = p.procs[j].Address
+	}
+	p.foldInto(parents)
+}
+
+// foldInto makes each procedure i in parents a part of the procedure
+// starting at parents[i] (its range, name and sweep kept) and takes it out
+// of the list. The parents are addresses, read before the list is
+// compacted in place: an index could name a slot already rewritten.
+func (p *program) foldInto(parents map[int]uint64) {
 	procs, ranges := p.procs[:0], p.ranges[:0]
 	sw, next := p.swept[:0], 0 // p.swept is increasing: read at next, rewritten behind it
 	for i := range p.procs {
@@ -225,8 +237,8 @@ func (p *program) foldParts(s *partSeeds) {
 		if swept {
 			next++
 		}
-		if j, ok := fold[i]; ok {
-			p.parts = append(p.parts, procPart{FunctionRange: p.ranges[i], parent: p.procs[j].Address, name: p.procs[i].Name, swept: swept})
+		if parent, ok := parents[i]; ok {
+			p.parts = append(p.parts, procPart{FunctionRange: p.ranges[i], parent: parent, name: p.procs[i].Name, swept: swept})
 			continue
 		}
 		if swept {
