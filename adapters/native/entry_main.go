@@ -94,12 +94,15 @@ type entryWalk struct {
 }
 
 // code is up to n bytes of code at addr.
-func (w entryWalk) code(addr uint64, n uint64) []byte {
-	r := w.mm.code(addr)
-	if r == nil || addr-r.addr >= r.fileSize {
+func (w entryWalk) code(addr uint64, n uint64) []byte { return codeAt(w.mm, w.e.src, addr, n) }
+
+// codeAt is up to n bytes of code at addr, as far as its region's file
+// bytes go, or nil where there are none.
+func codeAt(mm *memMap, src source, addr, n uint64) []byte {
+	if !mm.isCode(addr) {
 		return nil
 	}
-	b, err := w.mm.read(w.e.src, addr, min(n, r.fileSize-(addr-r.addr)))
+	b, err := mm.read(src, addr, n)
 	if err != nil {
 		return nil
 	}

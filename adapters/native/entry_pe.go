@@ -4,6 +4,7 @@ import (
 	"context"
 	"debug/pe"
 	"encoding/binary"
+	"maps"
 	"slices"
 
 	"golang.org/x/arch/x86/x86asm"
@@ -144,10 +145,20 @@ func (w *peMainWalk) winMainOf(main uint64) (uint64, bool) {
 				return 0, false
 			}
 			args = 0 // the call may change the argument registers
-		case in.Op == x86asm.RET || isJcc(in.Op):
+		case in.Op == x86asm.RET || x86Branches[in.Op]:
 			return 0, false
 		case w.mode == 64:
-			bit := map[int]uint8{gpr(x86asm.RCX): 1, gpr(x86asm.RDX): 2, gpr(x86asm.R8): 4, gpr(x86asm.R9): 8}[gpr(regArg(in.Args[0]))]
+			bit := uint8(0)
+			switch gpr(regArg(in.Args[0])) {
+			case gpr(x86asm.RCX):
+				bit = 1
+			case gpr(x86asm.RDX):
+				bit = 2
+			case gpr(x86asm.R8):
+				bit = 4
+			case gpr(x86asm.R9):
+				bit = 8
+			}
 			if bit == 0 {
 				break
 			}
@@ -162,10 +173,10 @@ func (w *peMainWalk) winMainOf(main uint64) (uint64, bool) {
 			if !ok || gpr(m.Base) != gpr(x86asm.ESP) || m.Index != 0 {
 				break
 			}
-			bit := map[int64]uint8{0: 1, 4: 2, 8: 4, 12: 8}[m.Disp]
-			if bit == 0 {
+			if m.Disp < 0 || m.Disp > 12 || m.Disp%4 != 0 {
 				break
 			}
+			bit := uint8(1) << (m.Disp / 4)
 			args &^= bit
 			imm, isImm := in.Args[1].(x86asm.Imm)
 			_, isReg := in.Args[1].(x86asm.Reg)
@@ -363,7 +374,7 @@ func (w *peMainWalk) function(fn uint64) (main uint64, win, found bool, callees 
 					addCallee(t)
 				}
 			default:
-				if isJcc(in.Op) {
+				if x86Branches[in.Op] {
 					if t, ok := relTarget(in, next, w.mode); ok {
 						targets = append(targets, t)
 					}
@@ -413,97 +424,86 @@ func (w *peMainWalk) function(fn uint64) (main uint64, win, found bool, callees 
 		}
 		blocks[l] = b
 	}
+	// The states at the blocks' starts, to a fixed point: a join keeps
+	// only what every path agrees on.
 	in := map[uint64]pmState{fn: {}}
-	var mains []uint64
-	winMain := map[uint64]bool{}
-	exitSeen := false
 	settled := false
 	for round := 0; round < maxPEMainRounds && !settled; round++ {
-		changed := false
+		settled = true
 		for _, at := range order {
 			st, ok := in[at]
 			if !ok {
 				continue
 			}
-			st = clonePM(st)
-			b := blocks[at]
-			for _, ins := range b.insns {
-				if ins.in.Op == x86asm.CALL && w.callsExit(ins.in, ins.next) {
-					exitSeen = true
-					arg := st[uint64(w.argReg())]
-					if w.mode == 32 {
-						arg = st[pmArg0]
-					}
-					if arg.ret && !slices.Contains(mains, arg.value) {
-						mains = append(mains, arg.value)
-					}
-					if !arg.ret {
-						mains = append(mains, 0) // an exit whose value is not known
-					}
-				}
-				if ins.in.Op == x86asm.CALL {
-					if t, ok := relTarget(ins.in, ins.next, w.mode); ok {
-						first := st[uint64(w.argReg())]
-						if w.mode == 32 {
-							first = st[pmArg0]
-						}
-						if !first.ret && first.value == w.p.base && w.p.base != 0 {
-							winMain[t] = true
-						}
-					}
-				}
+			st = maps.Clone(st)
+			for _, ins := range blocks[at].insns {
 				w.step(st, ins)
 			}
-			for _, s := range b.succ {
+			for _, s := range blocks[at].succ {
 				if blocks[s] == nil {
 					continue
 				}
 				old, had := in[s]
 				if !had {
-					in[s] = clonePM(st)
-					changed = true
+					in[s], settled = maps.Clone(st), false
 					continue
 				}
 				for k, v := range old {
 					if nv, ok := st[k]; !ok || nv != v {
 						delete(old, k)
-						changed = true
+						settled = false
 					}
 				}
 			}
 		}
-		if settled = !changed; !settled {
-			mains, winMain = mains[:0], map[uint64]bool{}
-			exitSeen = false
-		}
 	}
-	if !exitSeen {
+	if !settled {
 		return 0, false, false, callees
 	}
+	// Then what each call of exit receives, and the calls given the image
+	// base first.
+	var mains []uint64 // 0: an exit whose value is not known
+	winMain := map[uint64]bool{}
+	for _, at := range order {
+		st, ok := in[at]
+		if !ok {
+			continue
+		}
+		st = maps.Clone(st)
+		for _, ins := range blocks[at].insns {
+			if ins.in.Op == x86asm.CALL {
+				first := w.firstArg(st)
+				if w.callsExit(ins.in, ins.next) {
+					found = true
+					mains = append(mains, first.value)
+					if !first.ret {
+						mains[len(mains)-1] = 0
+					}
+				} else if t, ok := relTarget(ins.in, ins.next, w.mode); ok && !first.ret && first.value == w.p.base && w.p.base != 0 {
+					winMain[t] = true
+				}
+			}
+			w.step(st, ins)
+		}
+	}
 	slices.Sort(mains)
-	mains = slices.Compact(mains)
-	if len(mains) != 1 || mains[0] == 0 {
-		return 0, false, true, callees
+	if mains = slices.Compact(mains); len(mains) != 1 || mains[0] == 0 {
+		return 0, false, found, callees
 	}
 	return mains[0], winMain[mains[0]], true, callees
 }
 
-// argReg is the first integer argument's register number: rcx under the
-// Microsoft x64 convention (32-bit x86 passes it on the stack).
-func (w *peMainWalk) argReg() int { return gpr(x86asm.RCX) }
+// firstArg is what the state says a call's first argument is: rcx under
+// the Microsoft x64 convention, the outgoing word at [esp] on 32-bit x86.
+func (w *peMainWalk) firstArg(st pmState) pmVal {
+	if w.mode == 32 {
+		return st[pmArg0]
+	}
+	return st[uint64(gpr(x86asm.RCX))]
+}
 
 // code is up to 16 bytes of code at pc.
-func (w *peMainWalk) code(pc uint64) []byte {
-	r := w.mm.code(pc)
-	if r == nil || pc-r.addr >= r.fileSize {
-		return nil
-	}
-	b, err := w.mm.read(w.p.src, pc, min(16, r.fileSize-(pc-r.addr)))
-	if err != nil {
-		return nil
-	}
-	return b
-}
+func (w *peMainWalk) code(pc uint64) []byte { return codeAt(w.mm, w.p.src, pc, 16) }
 
 // callsExit reports whether the call at hand calls the imported exit:
 // through its import slot, or directly to a jmp thunk through the slot.
@@ -575,8 +575,9 @@ func (w *peMainWalk) localExit(t uint64) bool {
 // not a stub), where it ends, and whether it is exit (both constants 0,
 // the argument passed through).
 func (w *peMainWalk) exitStub(t uint64) (common, end uint64, exit bool) {
-	consts := map[string]int64{} // x86-64: edx's and r8d's
-	var imms [2]int64            // 32-bit x86: the constants pushed
+	consts := map[int]int64{} // x86-64: edx's and r8d's, by register number
+	rdx, r8 := gpr(x86asm.RDX), gpr(x86asm.R8)
+	var imms [2]int64 // 32-bit x86: the constants pushed
 	pushes := 0
 	argPushed := false
 	pc := t
@@ -594,17 +595,14 @@ func (w *peMainWalk) exitStub(t uint64) (common, end uint64, exit bool) {
 		switch {
 		case w.mode == 64 && in.Op == x86asm.JMP:
 			d, ok := relTarget(in, next, w.mode)
-			edx, e := consts["edx"]
-			r8, r := consts["r8d"]
+			edx, e := consts[rdx]
+			r8d, r := consts[r8]
 			if !ok || !e || !r {
 				return 0, 0, false
 			}
-			return d, next, edx == 0 && r8 == 0
+			return d, next, edx == 0 && r8d == 0
 		case w.mode == 64 && (reg == x86asm.EDX || reg == x86asm.R8L):
-			name := "edx"
-			if reg == x86asm.R8L {
-				name = "r8d"
-			}
+			name := gpr(reg)
 			switch in.Op {
 			case x86asm.XOR:
 				if r2, _ := in.Args[1].(x86asm.Reg); r2 != reg {
@@ -616,7 +614,7 @@ func (w *peMainWalk) exitStub(t uint64) (common, end uint64, exit bool) {
 				case x86asm.Imm:
 					consts[name] = int64(a)
 				case x86asm.Reg:
-					v, ok := consts[map[x86asm.Reg]string{x86asm.EDX: "edx", x86asm.R8L: "r8d"}[a]]
+					v, ok := consts[gpr(a)]
 					if !ok {
 						return 0, 0, false
 					}
@@ -626,8 +624,7 @@ func (w *peMainWalk) exitStub(t uint64) (common, end uint64, exit bool) {
 				}
 			case x86asm.LEA:
 				m, _ := in.Args[1].(x86asm.Mem)
-				base := map[x86asm.Reg]string{x86asm.RDX: "edx", x86asm.R8: "r8d"}[m.Base]
-				v, ok := consts[base]
+				v, ok := consts[gpr(m.Base)]
 				if !ok || m.Index != 0 {
 					return 0, 0, false
 				}
@@ -817,7 +814,7 @@ func (w *peMainWalk) step(st pmState, ins pmInsn) {
 			st[uint64(gpr(x86asm.RAX))] = pmVal{ret: true, value: t}
 		}
 	default:
-		if isJcc(in.Op) {
+		if x86Branches[in.Op] {
 			if in.Op == x86asm.LOOP || in.Op == x86asm.LOOPE || in.Op == x86asm.LOOPNE {
 				delete(st, uint64(gpr(x86asm.RCX)))
 			}
@@ -859,14 +856,6 @@ func (w *peMainWalk) mask() uint64 {
 	return ^uint64(0)
 }
 
-func clonePM(st pmState) pmState {
-	out := make(pmState, len(st))
-	for k, v := range st {
-		out[k] = v
-	}
-	return out
-}
-
 // relTarget is a direct branch's or call's target.
 func relTarget(in x86asm.Inst, next uint64, mode int) (uint64, bool) {
 	r, ok := in.Args[0].(x86asm.Rel)
@@ -878,14 +867,4 @@ func relTarget(in x86asm.Inst, next uint64, mode int) (uint64, bool) {
 		t &= 0xffffffff
 	}
 	return t, true
-}
-
-func isJcc(op x86asm.Op) bool {
-	switch op {
-	case x86asm.JA, x86asm.JAE, x86asm.JB, x86asm.JBE, x86asm.JE, x86asm.JG, x86asm.JGE, x86asm.JL, x86asm.JLE,
-		x86asm.JNE, x86asm.JNO, x86asm.JNP, x86asm.JNS, x86asm.JO, x86asm.JP, x86asm.JS,
-		x86asm.JCXZ, x86asm.JECXZ, x86asm.JRCXZ, x86asm.LOOP, x86asm.LOOPE, x86asm.LOOPNE:
-		return true
-	}
-	return false
 }

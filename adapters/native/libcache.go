@@ -90,17 +90,37 @@ func (a *Analysis) libCacheKey(ctx context.Context, paths []string) (snapshot.Ke
 		}
 	}
 	a.sha256 = sum // the warm cache's key (cache.go) need not read the file again
+	ids, ok := identities("signature_libraries", paths)
+	if !ok {
+		return snapshot.Key{}, false
+	}
+	prof := sha256.Sum256([]byte(ids))
+	return snapshot.Key{TargetSHA256: sum, Engine: ID, Build: build, ProfileDigest: hex.EncodeToString(prof[:])}, true
+}
+
+// identities is head followed by each path with its file identity, or
+// false when a file has none.
+func identities(head string, paths []string) (string, bool) {
 	var b strings.Builder
-	b.WriteString("signature_libraries")
+	b.WriteString(head)
 	for _, p := range paths {
 		id, ok := fileIdentity(p)
 		if !ok {
-			return snapshot.Key{}, false
+			return "", false
 		}
 		fmt.Fprintf(&b, " path=%q identity=%q", p, id)
 	}
-	prof := sha256.Sum256([]byte(b.String()))
-	return snapshot.Key{TargetSHA256: sum, Engine: ID, Build: build, ProfileDigest: hex.EncodeToString(prof[:])}, true
+	return b.String(), true
+}
+
+// unchanged reports whether every file still has the identity recorded.
+func unchanged(files []libFile) bool {
+	for _, f := range files {
+		if id, ok := fileIdentity(f.path); !ok || id != f.id {
+			return false
+		}
+	}
+	return true
 }
 
 // libCached fills res from the cache and reports whether it could.
@@ -114,10 +134,8 @@ func (a *Analysis) libCached(key snapshot.Key, res *libResult) bool {
 	if err != nil {
 		return false // a corrupt or foreign entry is ignored and replaced
 	}
-	for _, f := range got.files {
-		if id, ok := fileIdentity(f.path); !ok || id != f.id {
-			return false // a file changed since: matched again, and the entry replaced
-		}
+	if !unchanged(got.files) {
+		return false // a file changed since: matched again, and the entry replaced
 	}
 	res.files, res.used, res.notes = got.files, got.used, got.notes
 	res.ambiguous, res.short, res.refuted = got.ambiguous, got.short, got.refuted

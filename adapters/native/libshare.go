@@ -4,7 +4,6 @@ import (
 	"debug/elf"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 )
 
@@ -46,16 +45,7 @@ var libShared = struct {
 // libShareKey is the key of the patterns of paths for machine m and class
 // c, or false when a file has no identity.
 func libShareKey(paths []string, m elf.Machine, c elf.Class) (string, bool) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "machine=%d class=%d", m, c)
-	for _, p := range paths {
-		id, ok := fileIdentity(p)
-		if !ok {
-			return "", false
-		}
-		fmt.Fprintf(&b, " path=%q identity=%q", p, id)
-	}
-	return b.String(), true
+	return identities(fmt.Sprintf("machine=%d class=%d", m, c), paths)
 }
 
 // sharedIndex takes a reference to the index held under key, filling res
@@ -68,11 +58,9 @@ func (res *libResult) sharedIndex(key string) (*libIndex, func()) {
 	if e == nil {
 		return nil, nil
 	}
-	for _, f := range e.files {
-		if id, ok := fileIdentity(f.path); !ok || id != f.id {
-			delete(libShared.m, key) // its holders keep it; new opens read the files again
-			return nil, nil
-		}
+	if !unchanged(e.files) {
+		delete(libShared.m, key) // its holders keep it; new opens read the files again
+		return nil, nil
 	}
 	e.refs++
 	res.files = append(res.files, e.files...)
