@@ -6,14 +6,25 @@ import (
 )
 
 // LayoutReader reads the structure an executable image declares in its
-// headers (sections, segments, symbols, relocations, dynamic linkage)
-// without analysing code. It is offered by a Provider, not by an open
-// Analysis: it needs no provider session. Implementations must be safe for
-// concurrent use, must not keep r after returning, and return ErrUnsupported
-// for formats or machines they do not read and *FormatError for corrupt
-// input.
+// headers (sections, segments, symbols, relocations, dynamic linkage) and
+// the mitigations inferred from them; it reads code only where headers
+// cannot tell (a static program's canary and FORTIFY_SOURCE). It is
+// offered by a Provider, not by an open Analysis: it needs no provider
+// session. Implementations must be safe for concurrent use, must not keep
+// r after returning, and return ErrUnsupported for formats or machines
+// they do not read and *FormatError for corrupt input.
 type LayoutReader interface {
 	ReadLayout(ctx context.Context, r io.ReaderAt, size int64) (*Layout, error)
+}
+
+// TargetLayoutReader is an optional extension of an Analysis: the layout
+// of its own target's bytes (the caller has checked their SHA-256), read
+// with what the analysis already knows instead of analysing the file a
+// second time (a stripped static program's main and signature-library
+// names). The result must equal its provider's ReadLayout of the same
+// bytes; the rules of LayoutReader apply, and r is read as there.
+type TargetLayoutReader interface {
+	ReadTargetLayout(ctx context.Context, r io.ReaderAt, size int64) (*Layout, error)
 }
 
 // Layout is the raw header structure of one image. Values are as the file
@@ -135,8 +146,16 @@ type LayoutDynamic struct {
 	StackCanary        bool
 	StackCanaryUnknown bool
 	StackCanaryLimit   string
-	GNUStack           *LayoutSegment
-	GNURelro           *LayoutSegment
+	// Fortified are the checked functions of glibc's _FORTIFY_SOURCE
+	// (__*_chk, sorted, at most a bound the limit names) the program uses:
+	// in a dynamic image, those it imports; in a static one, those the
+	// program's own code calls directly. FortifyUnknown and FortifyLimit
+	// are as for the canary.
+	Fortified      []string
+	FortifyUnknown bool
+	FortifyLimit   string
+	GNUStack       *LayoutSegment
+	GNURelro       *LayoutSegment
 }
 
 // LayoutRange is a named address range.

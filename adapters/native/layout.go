@@ -25,7 +25,39 @@ const shtRELR = elf.SectionType(19)
 // linkage. Other formats and machines are ports.ErrUnsupported. Names keep
 // their raw bytes and where they were read. It reads through r only and
 // recovers from debug/elf's panics on corrupt input.
-func (p *Provider) ReadLayout(ctx context.Context, r io.ReaderAt, size int64) (l *ports.Layout, err error) {
+func (p *Provider) ReadLayout(ctx context.Context, r io.ReaderAt, size int64) (*ports.Layout, error) {
+	return readLayout(ctx, r, size, p.opts, nil)
+}
+
+var _ ports.TargetLayoutReader = (*Analysis)(nil)
+
+// ReadTargetLayout is ReadLayout of the analysis's own bytes, with the
+// analysis's options: a stripped static program's code is told by this
+// analysis, which has read the signature libraries at open, rather than
+// by a second one (layout_program.go). An analysis with a separate debug
+// or supplementary file, whose symbols would tell the program apart
+// differently, has the second one opened as ReadLayout does, so that the
+// result is the same either way.
+func (a *Analysis) ReadTargetLayout(ctx context.Context, r io.ReaderAt, size int64) (*ports.Layout, error) {
+	release := a.fg.enter()
+	defer release()
+	leave, err := a.enter(ctx, "layout")
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
+	opts := a.opts
+	opts.sha256 = "" // as a provider's: the second analysis, if opened, digests the bytes itself
+	var own *Analysis
+	if size == a.src.size && a.debug == nil && a.sup == nil {
+		own = a
+	}
+	return readLayout(ctx, r, size, opts, own)
+}
+
+// readLayout reads the layout with opts; own, when not nil, is an open
+// analysis of the same bytes that the program's code is told by.
+func readLayout(ctx context.Context, r io.ReaderAt, size int64, opts Options, own *Analysis) (l *ports.Layout, err error) {
 	defer recoverInto("elf", "layout", &err)
 	var magic [4]byte
 	if n, _ := r.ReadAt(magic[:], 0); n < 4 || string(magic[:]) != elf.ELFMAG {
@@ -44,14 +76,14 @@ func (p *Provider) ReadLayout(ctx context.Context, r io.ReaderAt, size int64) (l
 	if wide {
 		bits = 64
 	}
-	lr := &layoutReader{ctx: ctx, src: src, f: f, wide: wide, opts: p.opts, l: &ports.Layout{
+	lr := &layoutReader{ctx: ctx, src: src, f: f, wide: wide, opts: opts, own: own, l: &ports.Layout{
 		Format: "elf", Machine: f.Machine.String(), Bits: bits, ByteOrder: "little",
 		ImageType: enumName(f.Type.String(), "ET_", uint64(f.Type)), Entry: f.Entry,
 	}}
 	if f.ByteOrder == binary.BigEndian {
 		lr.l.ByteOrder = "big"
 	}
-	for _, step := range []func() error{lr.sections, lr.segments, lr.symbols, lr.relocations, lr.packed, lr.dynamic, lr.staticCanary} {
+	for _, step := range []func() error{lr.sections, lr.segments, lr.symbols, lr.relocations, lr.packed, lr.dynamic, lr.programCode} {
 		if err := step(); err != nil {
 			return nil, fmt.Errorf("native: layout: %w", classify("elf", err))
 		}
@@ -63,8 +95,9 @@ type layoutReader struct {
 	ctx    context.Context
 	src    source
 	f      *elf.File
-	wide   bool    // ELFCLASS64: the entries of the tables below are 64-bit
-	opts   Options // the provider's: its signature libraries tell a stripped static program's code (layout_program.go)
+	wide   bool      // ELFCLASS64: the entries of the tables below are 64-bit
+	opts   Options   // the provider's: its signature libraries tell a stripped static program's code (layout_program.go)
+	own    *Analysis // an open analysis of the same bytes that tells it instead, or nil
 	l      *ports.Layout
 	tables map[int][]byte               // string table data by section index
 	syms   map[int][]ports.LayoutSymbol // symbols by symbol-table section index

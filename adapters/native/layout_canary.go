@@ -27,20 +27,23 @@ import (
 // those libraries named too little to tell the program's code from libc's,
 // says so rather than guess.
 
-// staticCanary decides Dynamic.StackCanary for a static executable (no
-// PT_INTERP, no DT_NEEDED; ET_EXEC, or ET_DYN flagged DF_1_PIE as
-// -static-pie makes it) after the other steps have run. A library without
-// DT_NEEDED (the dynamic loader itself) is no program and keeps the
-// symbol rule.
-func (lr *layoutReader) staticCanary() error {
+// programCode decides Dynamic.StackCanary and Dynamic.Fortified for a
+// static executable (no PT_INTERP, no DT_NEEDED; ET_EXEC, or ET_DYN
+// flagged DF_1_PIE as -static-pie makes it) after the other steps have
+// run: both follow the program's own code, which one scan reads. A
+// library without DT_NEEDED (the dynamic loader itself) is no program and
+// keeps the symbol rules.
+func (lr *layoutReader) programCode() error {
 	if len(lr.l.Interpreters) > 0 || len(lr.l.Needed) > 0 || (lr.f.Type != elf.ET_EXEC && !lr.l.Dynamic.PIEFlag) {
-		return nil // dynamic: the import rule (symbols) stands
+		lr.importedFortify() // dynamic: the import rules (symbols) stand
+		return nil
 	}
 	d := &lr.l.Dynamic
 	d.StackCanary = false
 	var fail, guards []uint64
 	var mains []ports.LayoutSymbol
 	var funcs []ports.LayoutSymbol // defined functions of .symtab
+	checked := map[uint64]string{}
 	for _, s := range lr.l.Symbols {
 		if s.Table != "symtab" || s.SectionIndex == 0 || s.SectionIndex >= uint16(elf.SHN_LORESERVE) {
 			continue
@@ -52,46 +55,76 @@ func (lr *layoutReader) staticCanary() error {
 			guards = append(guards, s.Value)
 		case n == "main" && s.Type == "STT_FUNC" && s.Size > 0:
 			mains = append(mains, s)
+		case checkedName(n) && (s.Type == "STT_FUNC" || s.Type == "STT_GNU_IFUNC"):
+			addChecked(checked, s.Value, n)
 		}
 		if s.Type == "STT_FUNC" && s.Size > 0 {
 			funcs = append(funcs, s)
 		}
 	}
 	if len(mains) > 1 {
-		d.StackCanaryUnknown = true
-		d.StackCanaryLimit = "stack_canary_indicator is null: in a static binary whose symbols name several functions main, the program's code cannot be told from libc's, which defines and uses the canary whatever the program was built with."
+		const why = "in a static binary whose symbols name several functions main, the program's code cannot be told from libc's, which defines and uses "
+		d.StackCanaryUnknown, d.FortifyUnknown = true, true
+		d.StackCanaryLimit = "stack_canary_indicator is null: " + why + "the canary whatever the program was built with."
+		d.FortifyLimit = "fortify_source_indicator is null: " + why + "the checked functions whatever the program was built with."
 		return nil
 	}
 	if len(mains) == 0 {
-		return lr.strippedCanary(fail, guards)
+		return lr.strippedProgram(fail, guards, checked)
 	}
 	main := mains[0]
-	scan := []ports.LayoutSymbol{main}
+	scan := [][2]uint64{{main.Value, main.Value + main.Size}}
 	units := lr.programRanges(main.Value)
 	if len(units) > 0 {
 		slices.SortFunc(funcs, func(a, b ports.LayoutSymbol) int { return cmp.Compare(a.Value, b.Value) })
 		for _, r := range units {
 			i, _ := slices.BinarySearchFunc(funcs, r[0], func(s ports.LayoutSymbol, t uint64) int { return cmp.Compare(s.Value, t) })
 			for ; i < len(funcs) && funcs[i].Value < r[1]; i++ {
-				scan = append(scan, funcs[i])
+				scan = append(scan, [2]uint64{funcs[i].Value, funcs[i].Value + funcs[i].Size})
 			}
 		}
 	}
-	uses := lr.canaryTest(fail, guards)
-	for i, f := range scan {
-		if err := lr.tick(i); err != nil {
-			return err
-		}
-		code, ok := lr.code(f.Value, f.Size)
-		if ok && uses(code, f.Value) {
-			d.StackCanary = true
-			return nil
-		}
+	at, err := lr.scanProgram(scan, fail, guards, checked)
+	if err != nil {
+		return err
 	}
+	d.StackCanary = at != 0
 	if len(units) == 0 {
-		d.StackCanaryLimit = "stack_canary_indicator is false for main: no DWARF compile unit names this static binary's other functions, which cannot be told from libc's and were not looked at."
+		const why = " no DWARF compile unit names this static binary's other functions, which cannot be told from libc's and were not looked at."
+		if !d.StackCanary {
+			d.StackCanaryLimit = "stack_canary_indicator is false for main:" + why
+		}
+		if len(checked) > 0 {
+			lr.fortifyLimit("fortify_source_indicator and fortified_functions are main's:" + why)
+		}
 	}
-	return lr.ctx.Err()
+	return nil
+}
+
+// scanProgram reads the functions [start, end) of the program's code for
+// the canary and for direct calls of the checked functions (setting
+// Fortified); it returns the first function that uses the canary, or 0.
+func (lr *layoutReader) scanProgram(funcs [][2]uint64, fail, guards []uint64, checked map[uint64]string) (uint64, error) {
+	uses := lr.canaryTest(fail, guards)
+	var canary uint64
+	used := map[string]bool{}
+	for i, f := range funcs {
+		if err := lr.tick(i); err != nil {
+			return 0, err
+		}
+		code, ok := lr.code(f[0], f[1]-f[0])
+		if !ok {
+			continue
+		}
+		if canary == 0 && uses(code, f[0]) {
+			canary = f[0]
+		}
+		if len(checked) > 0 {
+			lr.checkedCalls(code, f[0], checked, used)
+		}
+	}
+	lr.setFortified(used)
+	return canary, lr.ctx.Err()
 }
 
 // canaryTest returns the test of a function's code for the canary.
@@ -108,45 +141,49 @@ func (lr *layoutReader) canaryTest(fail, guards []uint64) func(code []byte, addr
 	return func(code []byte, addr uint64) bool { return usesCanary(code, addr, fail) }
 }
 
-// strippedCanary decides the indicator of a static program without a
+// strippedProgram decides both indicators of a static program without a
 // symbol for main from its code as the analysis tells it
-// (layout_program.go); fail and guards are what the symbols named, if
-// anything.
-func (lr *layoutReader) strippedCanary(fail, guards []uint64) error {
+// (layout_program.go); fail, guards and checked are what the symbols
+// named, if anything.
+func (lr *layoutReader) strippedProgram(fail, guards []uint64, checked map[uint64]string) error {
 	d := &lr.l.Dynamic
-	const null = "stack_canary_indicator is null: in a static binary without a symbol for main, the program's code must be told from libc's, which defines and uses the canary whatever the program was built with, and "
+	const why = "in a static binary without a symbol for main, the program's code must be told from libc's, which defines and uses "
+	const null = "stack_canary_indicator is null: " + why + "the canary whatever the program was built with, and "
+	const nullFortify = "fortify_source_indicator is null: " + why + "the checked functions whatever the program was built with, and "
 	pc, err := lr.seededProgram()
 	if err != nil {
 		return err
 	}
 	if pc.why != "" {
-		d.StackCanaryUnknown = true
+		d.StackCanaryUnknown, d.FortifyUnknown = true, true
 		d.StackCanaryLimit = null + pc.why + "."
+		d.FortifyLimit = nullFortify + pc.why + "."
 		return nil
 	}
 	fail = append(slices.Clone(fail), pc.fail...)
-	if lr.f.Machine == elf.EM_AARCH64 && len(fail) == 0 && len(guards) == 0 {
+	for a, n := range pc.checked {
+		addChecked(checked, a, n)
+	}
+	at, err := lr.scanProgram(pc.funcs, fail, guards, checked)
+	if err != nil {
+		return err
+	}
+	const told = " from the program's code as the analysis tells it without a symbol table"
+	lr.strippedFortify(pc, checked, told)
+	switch {
+	case lr.f.Machine == elf.EM_AARCH64 && len(fail) == 0 && len(guards) == 0:
 		// AArch64's canary is a global whose address only a symbol gives;
 		// without __stack_chk_fail's either, nothing would be seen.
 		d.StackCanaryUnknown = true
 		d.StackCanaryLimit = null + "neither a symbol nor the signature libraries (" + strings.Join(pc.libs, ", ") +
 			") name __stack_chk_fail or __stack_chk_guard, which AArch64's canary check is known by."
-		return nil
+	case at != 0:
+		d.StackCanary = true
+		d.StackCanaryLimit = fmt.Sprintf("stack_canary_indicator is true"+told+": the function at 0x%x uses the canary; looked at: %s.", at, pc.describe())
+	default:
+		d.StackCanaryLimit = "stack_canary_indicator is false" + told + ": no function looked at uses the canary; looked at: " + pc.describe() + "; functions reached only through pointers were not."
 	}
-	uses := lr.canaryTest(fail, guards)
-	for i, f := range pc.funcs {
-		if err := lr.tick(i); err != nil {
-			return err
-		}
-		code, ok := lr.code(f[0], f[1]-f[0])
-		if ok && uses(code, f[0]) {
-			d.StackCanary = true
-			d.StackCanaryLimit = fmt.Sprintf("stack_canary_indicator is true from the program's code as the analysis tells it without a symbol table: the function at 0x%x uses the canary; looked at: %s.", f[0], pc.describe())
-			return nil
-		}
-	}
-	d.StackCanaryLimit = fmt.Sprintf("stack_canary_indicator is false from the program's code as the analysis tells it without a symbol table: no function looked at uses the canary; looked at: %s; functions reached only through pointers were not.", pc.describe())
-	return lr.ctx.Err()
+	return nil
 }
 
 // maxCanaryDWARF bounds the debug information read for the canary: the

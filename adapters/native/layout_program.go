@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"rea/ports"
 )
@@ -44,31 +45,48 @@ type programCode struct {
 	funcs [][2]uint64 // [start, end): main first, then the others reached
 	fail  []uint64    // __stack_chk_fail (and _local) as the libraries named them
 	libs  []string    // the signature libraries that named functions
-	named int         // procedures the libraries named among the others
-	other int         // the other procedures known before discovery
-	cut   bool        // maxProgramFuncs stopped the walk
+	// checked are glibc's checked functions (__*_chk) the libraries
+	// named, by address (layout_fortify.go).
+	checked map[uint64]string
+	// short are the functions reached, but main, that may be checked
+	// functions the libraries could not name (layout_fortify.go): fewer
+	// than maxUnnamedChecked bytes, and no return.
+	short []uint64
+	named   int  // procedures the libraries named among the others
+	other   int  // the other procedures known before discovery
+	cut     bool // maxProgramFuncs stopped the walk
 	// why says why the program's code cannot be told ("" when it can).
 	why string
 }
 
+// layoutAnalyses counts the analyses seededProgram opened, which a test
+// reads to see that a session's own analysis was used instead.
+var layoutAnalyses atomic.Int64
+
 // seededProgram finds the program's code of a static ELF executable with
-// no symbol for main (see above).
+// no symbol for main (see above), with the open analysis of the same
+// bytes when the layout was given one (Analysis.ReadTargetLayout), else
+// with one of its own.
 func (lr *layoutReader) seededProgram() (*programCode, error) {
-	pc := &programCode{}
+	pc := &programCode{checked: map[uint64]string{}}
 	cfg := lr.opts.SignatureLibraries
 	if cfg == nil || len(cfg.Paths) == 0 && !cfg.Installed {
 		pc.why = "signature library matching is off, so the C library's functions are not named; setting " + EnvSignatureLibraries +
 			" to the C library archives the program was linked from (or leaving it unset, for the installed ones) would decide it"
 		return pc, nil
 	}
-	a, err := newAnalysis(lr.src.r, lr.src.size, "image", lr.opts, nil)
-	if err != nil {
-		pc.why = fmt.Sprintf("the analysis cannot read the file (%v)", err)
-		return pc, lr.ctx.Err()
-	}
-	defer a.Close(lr.ctx)
-	if err := a.matchLibraries(lr.ctx); err != nil {
-		return nil, err
+	a := lr.own
+	if a == nil {
+		layoutAnalyses.Add(1)
+		var err error
+		if a, err = newAnalysis(lr.src.r, lr.src.size, "image", lr.opts, nil); err != nil {
+			pc.why = fmt.Sprintf("the analysis cannot read the file (%v)", err)
+			return pc, lr.ctx.Err()
+		}
+		defer a.Close(lr.ctx)
+		if err := a.matchLibraries(lr.ctx); err != nil {
+			return nil, err
+		}
 	}
 	if a.lib == nil || len(a.lib.used) == 0 || len(a.lib.cands) == 0 {
 		why := "no signature library named a function of it"
@@ -99,6 +117,8 @@ func (lr *layoutReader) seededProgram() (*programCode, error) {
 			pc.main, found = p.Address, true
 		case p.Source == "library" && (p.Name == "__stack_chk_fail" || p.Name == "__stack_chk_fail_local"):
 			pc.fail = append(pc.fail, p.Address)
+		case p.Source == "library" && checkedName(p.Name):
+			addChecked(pc.checked, p.Address, p.Name)
 		}
 	}
 	pc.fail = append(pc.fail, a.lib.chkFail...)
@@ -167,9 +187,10 @@ func (lr *layoutReader) seededProgram() (*programCode, error) {
 		}
 		// Without a size, the function ends at the first return or jump
 		// past which none of its branches leads.
-		far := start
+		far, returns := start, false
 		sweep(d, b, start, stop, maxProgramInsns, func(in *insn) bool {
 			next := in.addr + uint64(in.size)
+			returns = returns || in.flow == ports.FlowReturn
 			if (in.flow == ports.FlowBranch || in.flow == ports.FlowJump) && in.hasTarget && in.target > in.addr && in.target < stop {
 				far = max(far, in.target)
 			}
@@ -195,6 +216,9 @@ func (lr *layoutReader) seededProgram() (*programCode, error) {
 			return next < stop
 		})
 		pc.funcs = append(pc.funcs, [2]uint64{start, stop})
+		if k > 0 && !returns && stop-start < maxUnnamedChecked {
+			pc.short = append(pc.short, start)
+		}
 	}
 	for _, p := range procs {
 		if reached[p.Address] || p.Source == "entry" || p.Source == "crt-start" {
