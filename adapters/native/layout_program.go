@@ -52,9 +52,9 @@ type programCode struct {
 	// functions the libraries could not name (layout_fortify.go): fewer
 	// than maxUnnamedChecked bytes, and no return.
 	short []uint64
-	named   int  // procedures the libraries named among the others
-	other   int  // the other procedures known before discovery
-	cut     bool // maxProgramFuncs stopped the walk
+	named int  // procedures the libraries named among the others
+	other int  // the other procedures known before discovery
+	cut   bool // maxProgramFuncs stopped the walk
 	// why says why the program's code cannot be told ("" when it can).
 	why string
 }

@@ -132,3 +132,54 @@ func TestLayoutStackCanaryWhenTooFewNamed(t *testing.T) {
 	is.True(strings.Contains(l.Dynamic.StackCanaryLimit, "named only"))
 	is.True(strings.Contains(l.Dynamic.StackCanaryLimit, musl))
 }
+
+// TestLayoutOfTheOpenTarget: the layout of an open target's bytes read
+// through its analysis (ports.TargetLayoutReader) tells a stripped static
+// program's code by that analysis, which matched the signature libraries
+// at open, instead of opening a second one as the provider's ReadLayout
+// does; the layout is the same either way, canary and FORTIFY_SOURCE
+// included, also once the analysis has run whole-file discovery.
+func TestLayoutOfTheOpenTarget(t *testing.T) {
+	for _, tc := range []struct{ cc, strip, libc string }{
+		{"gcc", "strip", "libc6-dev"},
+		{"aarch64-linux-gnu-gcc", "aarch64-linux-gnu-strip", "libc6-dev-arm64-cross"},
+	} {
+		t.Run(tc.cc, func(t *testing.T) {
+			is := is.New(t)
+			needTool(t, tc.cc)
+			needTool(t, tc.strip)
+			if out, err := exec.Command(tc.cc, "-print-file-name=libc.a").Output(); err != nil || !filepath.IsAbs(strings.TrimSpace(string(out))) {
+				t.Skipf("static linking needs libc.a, which %s does not find: apt install %s", tc.cc, tc.libc)
+			}
+			dir := t.TempDir()
+			src, path := filepath.Join(dir, "fortify.c"), filepath.Join(dir, "fortify")
+			is.NoErr(os.WriteFile(src, []byte(fortifySource), 0o644))
+			if b, err := exec.Command(tc.cc, "-static", "-O2", "-U_FORTIFY_SOURCE", "-D_FORTIFY_SOURCE=2", "-fstack-protector-strong", "-o", path, src).CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", tc.cc, err, b)
+			}
+			if b, err := exec.Command(tc.strip, path).CombinedOutput(); err != nil {
+				t.Fatalf("strip: %v\n%s", err, b)
+			}
+			data, err := os.ReadFile(path)
+			is.NoErr(err)
+			// As the server wires it: discovery starts at open.
+			p := native.New(&native.Options{SignatureLibraries: &native.SignatureLibraries{Installed: true}, DiscoverOnOpen: true})
+
+			n := native.LayoutAnalysesOpened()
+			want := layoutWith(t, p, data) // the path-only call: an analysis of its own
+			is.Equal(native.LayoutAnalysesOpened()-n, int64(1))
+			is.True(len(want.Dynamic.Fortified) > 0 && !want.Dynamic.StackCanaryUnknown) // the program's code was told
+
+			a, err := p.Open(t.Context(), ports.Target{Path: path})
+			is.NoErr(err)
+			defer a.Close(t.Context())
+			_, err = a.(ports.ProcedureLister).Procedures(t.Context()) // the session has run discovery
+			is.NoErr(err)
+			n = native.LayoutAnalysesOpened()
+			got, err := a.(ports.TargetLayoutReader).ReadTargetLayout(t.Context(), bytes.NewReader(data), int64(len(data)))
+			is.NoErr(err)
+			is.Equal(native.LayoutAnalysesOpened()-n, int64(0)) // no second analysis
+			is.Equal(got, want)
+		})
+	}
+}

@@ -144,12 +144,16 @@ type (
 			PLT             []layoutArea `json:"plt"`
 		} `json:"linkage"`
 		Mitigations struct {
-			EvidenceKind             string  `json:"evidence_kind"`
-			PositionIndependent      bool    `json:"position_independent"`
-			NXIndicator              *bool   `json:"nx_indicator"`
-			ExecutableStackIndicator *bool   `json:"executable_stack_indicator"`
-			StackCanaryIndicator     *bool   `json:"stack_canary_indicator"`
-			RELRO                    *string `json:"relro"`
+			EvidenceKind             string `json:"evidence_kind"`
+			PositionIndependent      bool   `json:"position_independent"`
+			NXIndicator              *bool  `json:"nx_indicator"`
+			ExecutableStackIndicator *bool  `json:"executable_stack_indicator"`
+			StackCanaryIndicator     *bool  `json:"stack_canary_indicator"`
+			// FortifySourceIndicator is whether glibc's checked functions
+			// (__*_chk) are used; FortifiedFunctions names them.
+			FortifySourceIndicator *bool    `json:"fortify_source_indicator"`
+			FortifiedFunctions     []string `json:"fortified_functions"`
+			RELRO                  *string  `json:"relro"`
 		} `json:"mitigations"`
 		Diagnostics []string `json:"diagnostics"`
 		Limitations []string `json:"limitations"`
@@ -327,6 +331,11 @@ func newLayoutResult(l *ports.Layout, path, sha string, size int64) *InspectBina
 		sc := l.Dynamic.StackCanary
 		m.StackCanaryIndicator = &sc
 	}
+	if !l.Dynamic.FortifyUnknown {
+		v := len(l.Dynamic.Fortified) > 0
+		m.FortifySourceIndicator = &v
+	}
+	m.FortifiedFunctions = append([]string{}, l.Dynamic.Fortified...)
 	if l.Dynamic.GNURelro != nil {
 		v := "Partial"
 		if l.Dynamic.BindNow {
@@ -339,8 +348,10 @@ func newLayoutResult(l *ports.Layout, path, sha string, size int64) *InspectBina
 		"Mitigations are inferred from headers and symbols; runtime behaviour (loader, kernel, hardening flags) is not observed.",
 		"The entry point is the linked value; whether execution starts there is unknown and no load base is assumed.",
 	}
-	if lim := l.Dynamic.StackCanaryLimit; lim != "" {
-		r.Limitations = append(r.Limitations, lim)
+	for _, lim := range []string{l.Dynamic.StackCanaryLimit, l.Dynamic.FortifyLimit} {
+		if lim != "" {
+			r.Limitations = append(r.Limitations, lim)
+		}
 	}
 	if l.Dynamic.GNUStack == nil {
 		r.Limitations = append(r.Limitations, "No PT_GNU_STACK header: the stack's executability depends on the loader's default and is not reported.")
@@ -352,15 +363,16 @@ func opInspectBinaryLayout() *core.Operation {
 	return &core.Operation{
 		Name:  "inspect_binary_layout",
 		Title: "Inspect Binary Layout",
-		Description: "Read the header structure of an ELF x86, x86-64 or AArch64 file without opening it as the target or starting an analysis: sections, segments with permissions, every symbol, " +
-			"relocations, packed relative relocations, linkage (needed libraries, interpreter, GOT, PLT) and inferred mitigations (PIE, NX, executable stack, stack canary, RELRO). " +
-			"Every number is a 0x hex string; names keep their raw bytes. With detail \"summary\" the complete Evidence is retained and a summary view naming it is returned; read the rest with inspect_analysis_view.",
+		Description: "Read the header structure of an ELF x86, x86-64 or AArch64 file without opening it as the target: sections, segments with permissions, every symbol, " +
+			"relocations, packed relative relocations, linkage (needed libraries, interpreter, GOT, PLT) and inferred mitigations (PIE, NX, executable stack, stack canary, FORTIFY_SOURCE, RELRO). " +
+			"For the canary and FORTIFY a static program's code is read, a stripped one's as the open target's analysis or the signature libraries (cached) tell it. " +
+			"Every number is a 0x hex string; names keep raw bytes.",
 		Kind:    core.KindNativeProvider,
 		Effects: core.Effects{MutatesSession: true, Idempotent: true},
 		Input: json.RawMessage(`{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": false, "required": ["path"],
  "properties": {
-  "path": {"type": "string", "minLength": 2, "pattern": "^/", "description": "Absolute path of the ELF file.", "examples": ["/usr/bin/ls"]},
-  "detail": {"enum": ["complete", "summary"], "default": "complete", "description": "complete returns the whole layout; summary retains it and returns its summary view."}}}`),
+  "path": {"type": "string", "minLength": 2, "pattern": "^/", "description": "Absolute path of the ELF file."},
+  "detail": {"enum": ["complete", "summary"], "default": "complete", "description": "summary retains the whole layout as Evidence and returns its summary view (inspect_analysis_view reads the rest)."}}}`),
 		Result:   json.RawMessage(`{"anyOf": [` + layoutResultSchema + `, ` + core.ViewResultSchema + `]}`),
 		Examples: []json.RawMessage{json.RawMessage(`{"path":"/usr/bin/ls","detail":"summary"}`), json.RawMessage(`{"path":"/usr/bin/ls"}`)},
 		Handler:  handleInspectBinaryLayout,
@@ -385,8 +397,8 @@ const layoutResultSchema = `{"type":"object","additionalProperties":false,
   "symbols":{"type":"array","items":{"type":"object","required":["name"],"properties":{"name":` + layoutNameSchema + `}}},
   "relocations":{"type":"array","items":{"type":"object"}},"packed_relative_relocations":{"type":"array","items":{"type":"object"}},
   "linkage":{"type":"object","required":["needed_libraries","interpreters","got","plt"]},
-  "mitigations":{"type":"object","required":["evidence_kind","position_independent","nx_indicator","executable_stack_indicator","stack_canary_indicator","relro"],
-   "properties":{"evidence_kind":{"const":"inferred"},"relro":{"enum":["Partial","Full",null]}}},
+  "mitigations":{"type":"object","required":["evidence_kind","position_independent","nx_indicator","executable_stack_indicator","stack_canary_indicator","fortify_source_indicator","fortified_functions","relro"],
+   "properties":{"evidence_kind":{"const":"inferred"},"fortify_source_indicator":{"type":["boolean","null"]},"fortified_functions":{"type":"array","items":{"type":"string"}},"relro":{"enum":["Partial","Full",null]}}},
   "diagnostics":{"type":"array","items":{"type":"string"}},"limitations":{"type":"array","items":{"type":"string"}}}}`
 
 // layoutReader finds a provider that reads layouts; none is
@@ -399,6 +411,20 @@ func layoutReader(c *core.Call) (ports.LayoutReader, ports.ProviderInfo, error) 
 	}
 	return nil, ports.ProviderInfo{}, &core.Error{Code: core.CodeCapabilityUnavailable, Message: "inspect_binary_layout: no provider reads binary layouts",
 		Details: map[string]any{"provider_id": nil, "operation": "inspect_binary_layout", "reason": "missing_capability:read_layout"}}
+}
+
+// readLayout reads the layout through the session's open analysis when
+// it is the provider's, of the same bytes, and offers it
+// (ports.TargetLayoutReader): what the layout reads of a program's code is
+// then told by that analysis rather than by a second one. Otherwise, and
+// for a file that is not the open target, through the provider.
+func readLayout(ctx context.Context, c *core.Call, lr ports.LayoutReader, info ports.ProviderInfo, r io.ReaderAt, size int64, sha string) (*ports.Layout, error) {
+	if a, b, t := c.Bound(); a != nil && b != nil && t != nil && t.SHA256 == sha && t.Size == size && b.Provider.Info().ID == info.ID {
+		if tl, ok := a.(ports.TargetLayoutReader); ok {
+			return tl.ReadTargetLayout(ctx, r, size)
+		}
+	}
+	return lr.ReadLayout(ctx, r, size)
 }
 
 func handleInspectBinaryLayout(ctx context.Context, c *core.Call) (any, error) {
@@ -426,7 +452,7 @@ func handleInspectBinaryLayout(ctx context.Context, c *core.Call) (any, error) {
 		return nil, core.TargetError(op, path, "unreadable", err)
 	}
 	sha := hex.EncodeToString(h.Sum(nil))
-	l, err := lr.ReadLayout(ctx, f, st.Size())
+	l, err := readLayout(ctx, c, lr, info, f, st.Size(), sha)
 	if err != nil {
 		if errors.Is(err, ports.ErrUnsupported) {
 			return nil, &core.Error{Code: core.CodeCapabilityUnavailable, Message: op + ": " + err.Error(), Err: err,
