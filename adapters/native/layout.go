@@ -83,7 +83,7 @@ func readLayout(ctx context.Context, r io.ReaderAt, size int64, opts Options, ow
 	if f.ByteOrder == binary.BigEndian {
 		lr.l.ByteOrder = "big"
 	}
-	for _, step := range []func() error{lr.sections, lr.segments, lr.symbols, lr.relocations, lr.packed, lr.dynamic, lr.programCode} {
+	for _, step := range []func() error{lr.sections, lr.segments, lr.symbols, lr.relocations, lr.packed, lr.dynamic, lr.programMitigations} {
 		if err := step(); err != nil {
 			return nil, fmt.Errorf("native: layout: %w", classify("elf", err))
 		}

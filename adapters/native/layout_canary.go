@@ -25,15 +25,16 @@ import (
 // analysis before discovery for main and the functions main reaches that
 // the signature libraries did not name (layout_program.go), and, when
 // those libraries named too little to tell the program's code from libc's,
-// says so rather than guess.
+// says so rather than guess. The same scan reads the program's calls of
+// glibc's checked functions, for FORTIFY_SOURCE (layout_fortify.go).
 
-// programCode decides Dynamic.StackCanary and Dynamic.Fortified for a
+// programMitigations decides Dynamic.StackCanary and Dynamic.Fortified for a
 // static executable (no PT_INTERP, no DT_NEEDED; ET_EXEC, or ET_DYN
 // flagged DF_1_PIE as -static-pie makes it) after the other steps have
 // run: both follow the program's own code, which one scan reads. A
 // library without DT_NEEDED (the dynamic loader itself) is no program and
 // keeps the symbol rules.
-func (lr *layoutReader) programCode() error {
+func (lr *layoutReader) programMitigations() error {
 	if len(lr.l.Interpreters) > 0 || len(lr.l.Needed) > 0 || (lr.f.Type != elf.ET_EXEC && !lr.l.Dynamic.PIEFlag) {
 		lr.importedFortify() // dynamic: the import rules (symbols) stand
 		return nil
