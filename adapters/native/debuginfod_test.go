@@ -195,6 +195,7 @@ func TestDebuginfodRefusals(t *testing.T) {
 	b := buildDebug(t, "", "-Wl,--build-id")
 	other := buildDebug(t, "", "-Wl,--build-id", "-DOTHER_BUILD", "-O2")
 	offP, offN := procsAndNames(t, openWith(t, b.stripped))
+	var cutShort atomic.Bool
 	otherFile, err := os.ReadFile(other.byID)
 	if err != nil {
 		t.Fatal(err)
@@ -204,6 +205,7 @@ func TestDebuginfodRefusals(t *testing.T) {
 		serve func(w http.ResponseWriter, r *http.Request, file []byte)
 		opts  native.Debuginfod
 		want  string
+		cut   bool // the server's writes fail: the download stopped at the bound
 	}{
 		{name: "not-there", serve: func(w http.ResponseWriter, r *http.Request, _ []byte) { http.NotFound(w, r) },
 			want: "No debuginfod server of DEBUGINFOD_URLS"},
@@ -233,9 +235,17 @@ func TestDebuginfodRefusals(t *testing.T) {
 			serve: func(w http.ResponseWriter, r *http.Request, file []byte) { // chunked: no length declared
 				w.Write(file[:500])
 				w.(http.Flusher).Flush()
-				w.Write(file[500:])
+				// 64 MiB more, which no socket buffers: the client stops
+				// reading at the bound, so a write fails before the end.
+				chunk := make([]byte, 64<<10)
+				for range 1024 {
+					if _, err := w.Write(chunk); err != nil {
+						cutShort.Store(true)
+						return
+					}
+				}
 			},
-			want: "sent more than the bound of 1000 bytes"},
+			want: "sent more than the bound of 1000 bytes", cut: true},
 		{name: "truncated", serve: func(w http.ResponseWriter, r *http.Request, file []byte) {
 			w.Header().Set("Content-Length", fmt.Sprint(len(file)))
 			w.Write(file[:len(file)/2])
@@ -247,6 +257,7 @@ func TestDebuginfodRefusals(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			is := is.New(t)
+			cutShort.Store(false)
 			s, srv := serveDebug(t, b, false)
 			s.serve = c.serve
 			cache := t.TempDir()
@@ -261,6 +272,8 @@ func TestDebuginfodRefusals(t *testing.T) {
 			is.Equal(gotP, offP)
 			is.Equal(gotN, offN)
 			is.Equal(cacheFiles(t, cache), []string(nil))
+			srv.Close() // the handler has returned
+			is.Equal(cutShort.Load(), c.cut)
 		})
 	}
 }
