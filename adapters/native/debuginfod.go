@@ -197,21 +197,52 @@ func (o *Debuginfod) maxSize(cacheMax int64) int64 {
 	return cacheMax
 }
 
-// fetchDebugFile asks each server for the debug file of build ID id, in
-// order, and returns the first one tryDebugFile's checks accept, or nil;
-// the cache is read first. Refusals and servers' failures (not a 404) are
-// said in a.debugNotes, and so is finding none. Only ctx's error stops it
-// early, and then it returns nil.
+// fetchDebugFile asks the servers for the debug file of build ID id (the
+// cache first) and returns the first one tryDebugFile's checks accept, or
+// nil.
 func (a *Analysis) fetchDebugFile(ctx context.Context, target os.FileInfo, e *elfImage, id []byte) (*debugFile, debugCandidate) {
+	var d *debugFile
+	var at debugCandidate
+	a.fetchByBuildID(ctx, target, id, "debug file", func(c debugCandidate, f *os.File, size int64) (func(string), string) {
+		got, note := checkDebugFile(ctx, c, f, size, e, id, 0)
+		if got == nil {
+			return nil, note
+		}
+		return func(path string) {
+			got.path, c.path = path, path
+			d, at = got, c
+		}, ""
+	})
+	return d, at
+}
+
+// fetchCheck checks candidate c, open as f (size bytes): a refusal's note,
+// or, accepted, a function that takes the file as found at path (the
+// cache's, or the URL when nothing is kept). It does not close f.
+type fetchCheck func(c debugCandidate, f *os.File, size int64) (accept func(path string), note string)
+
+// fetchByBuildID looks for the file of build ID id (what names it) in the
+// cache, then asks each server in order, until check accepts one; it
+// reports whether one was. Refusals and servers' failures (not a 404) are
+// said in a.debugNotes, and so is finding none. Only ctx's error stops it
+// early. A file the cache holds that is skip (the target itself) is passed
+// over.
+func (a *Analysis) fetchByBuildID(ctx context.Context, skip os.FileInfo, id []byte, what string, check fetchCheck) bool {
 	o := a.opts.Debuginfod
 	h := hex.EncodeToString(id)
 	var final string
 	if o.CacheDir != "" {
 		final = filepath.Join(o.CacheDir, h, "debuginfo")
 		c := debugCandidate{final, "debuginfod"}
-		d, note := tryDebugFile(ctx, c, target, e, id, 0)
-		if d != nil {
-			return d, c
+		f, fst, note := c.open(skip)
+		if f != nil {
+			accept, why := check(c, f, fst.Size())
+			if accept != nil {
+				accept(final)
+				return true
+			}
+			f.Close()
+			note = why
 		}
 		if note != "" {
 			a.debugNotes = append(a.debugNotes, note)
@@ -220,7 +251,7 @@ func (a *Analysis) fetchDebugFile(ctx context.Context, target os.FileInfo, e *el
 	said := false
 	for _, base := range o.URLs {
 		if ctx.Err() != nil {
-			return nil, debugCandidate{}
+			return false
 		}
 		u, ok := debuginfodURL(base, h)
 		if !ok {
@@ -235,33 +266,35 @@ func (a *Analysis) fetchDebugFile(ctx context.Context, target os.FileInfo, e *el
 		}
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, debugCandidate{}
+				return false
 			}
-			a.debugNotes = append(a.debugNotes, fmt.Sprintf("Debuginfod server %s did not give the debug file of build ID %s: %v.", base, h, err))
+			a.debugNotes = append(a.debugNotes, fmt.Sprintf("Debuginfod server %s did not give the %s of build ID %s: %v.", base, what, h, err))
 			said = true
 			continue
 		}
-		d, note := checkDebugFile(ctx, c, f, size, e, id, 0)
-		if d == nil {
+		accept, note := check(c, f, size)
+		if accept == nil {
 			discard(f, final)
 			a.debugNotes = append(a.debugNotes, note)
 			said = true
 			continue
 		}
+		path := u
 		if final != "" {
 			if err := os.Rename(f.Name(), final); err != nil {
 				os.Remove(f.Name())
-				a.debugNotes = append(a.debugNotes, fmt.Sprintf("The debug file fetched from %s was used but not kept in %s: %v.", u, o.CacheDir, err))
+				a.debugNotes = append(a.debugNotes, fmt.Sprintf("The %s fetched from %s was used but not kept in %s: %v.", what, u, o.CacheDir, err))
 			} else {
-				c.path, d.path = final, final
+				path = final
 			}
 		}
-		return d, c
+		accept(path)
+		return true
 	}
 	if !said && ctx.Err() == nil {
-		a.debugNotes = append(a.debugNotes, fmt.Sprintf("No debuginfod server of %s (%s) has a debug file for build ID %s.", EnvDebuginfodURLs, strings.Join(o.URLs, " "), h))
+		a.debugNotes = append(a.debugNotes, fmt.Sprintf("No debuginfod server of %s (%s) has the %s of build ID %s.", EnvDebuginfodURLs, strings.Join(o.URLs, " "), what, h))
 	}
-	return nil, debugCandidate{}
+	return false
 }
 
 // debuginfodURL is the debuginfo URL of build ID h under base, ok false

@@ -158,6 +158,43 @@ func TestDebuginfodFetch(t *testing.T) {
 	}
 }
 
+// The debug file of a program processed by dwz names its supplementary
+// file, which is fetched by that file's build ID as well (as gdb does): the
+// signatures are those of the build without dwz, and both files come from
+// the cache the next time.
+func TestDebuginfodSupplementary(t *testing.T) {
+	is := is.New(t)
+	b := buildDWZ(t, "", false, false)
+	s := &debugServer{files: map[string][]byte{b.supID: mustRead(t, b.sup)}}
+	for _, p := range dwzPrograms {
+		s.files[buildIDOf(t, b.stripped[p])] = mustRead(t, b.debug[p])
+	}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	cache := t.TempDir()
+	d := &native.Debuginfod{URLs: []string{srv.URL}, CacheDir: cache}
+	a := mustOpenDebuginfod(t, b.stripped["prog1"], d)
+	is.Equal(debugParam(a)["found_by"], "debuginfod")
+	is.Equal(supParam(a), map[string]any{"path": filepath.Join(cache, b.supID, "debuginfo"), "sha256": sha256Of(t, b.sup), "found_by": "debuginfod"})
+	is.Equal(limitations(t, a), []string(nil))
+	want, got := signaturesAt(t, openWith(t, b.plain["prog1"]), a)
+	is.True(len(want) >= 2)
+	is.Equal(got, want)
+	is.Equal(s.hits.Load(), int32(2))
+	again := mustOpenDebuginfod(t, b.stripped["prog1"], d)
+	is.Equal(debugParam(again), debugParam(a))
+	is.Equal(s.hits.Load(), int32(2))
+
+	// A server without it: the debug file alone, and the limitation says so.
+	delete(s.files, b.supID)
+	a = mustOpenDebuginfod(t, b.stripped["prog2"], &native.Debuginfod{URLs: []string{srv.URL}, CacheDir: t.TempDir()})
+	is.Equal(debugParam(a)["found_by"], "debuginfod")
+	is.Equal(supParam(a), nil)
+	lims := limitations(t, a)
+	is.Equal(len(lims), 1)
+	is.True(strings.Contains(lims[0], "has the supplementary (dwz) file of build ID "+b.supID))
+}
+
 // Without a cache directory the file is fetched into a temporary file that
 // is removed at once; the profile names the URL it came from.
 func TestDebuginfodNoCache(t *testing.T) {
@@ -420,26 +457,36 @@ func TestDebuginfodLive(t *testing.T) {
 	b := buildDebug(t, "", "-Wl,--build-id")
 	dir := t.TempDir()
 	files := filepath.Join(dir, "files")
-	copyFile(t, b.byID, filepath.Join(files, "usr", "lib", "debug", ".build-id", b.id[:2], b.id[2:]+".debug"))
+	debugDir := filepath.Join(files, "usr", "lib", "debug")
+	byID := func(id string) string { return filepath.Join(debugDir, ".build-id", id[:2], id[2:]+".debug") }
+	copyFile(t, b.byID, byID(b.id))
+	// dwz's, as a -dbgsym package holds them: the debug file, its
+	// supplementary file under .dwz.
+	z := buildDWZ(t, "", false, false)
+	zID := buildIDOf(t, z.stripped["prog1"])
+	copyFile(t, z.debug["prog1"], byID(zID))
+	copyFile(t, z.sup, filepath.Join(debugDir, ".dwz", "x86_64-linux-gnu", "common.debug"))
 	base := startDebuginfod(t, dir, files)
 
-	// debuginfod indexes in the background: wait until it has the file
+	// debuginfod indexes in the background: wait until it has the files
 	// (it answers HEAD with 400).
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/buildid/"+b.id+"/debuginfo", nil)
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
+	for _, id := range []string{b.id, zID, z.supID} {
+		for {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/buildid/"+id+"/debuginfo", nil)
+			resp, err := http.DefaultClient.Do(req)
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					break
+				}
 			}
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("debuginfod did not index %s: %v", files, err)
-		case <-time.After(100 * time.Millisecond):
+			select {
+			case <-ctx.Done():
+				t.Fatalf("debuginfod did not index %s's %s: %v", files, id, err)
+			case <-time.After(100 * time.Millisecond):
+			}
 		}
 	}
 	cache := t.TempDir()
@@ -460,7 +507,13 @@ func TestDebuginfodLive(t *testing.T) {
 	is.Equal(debugParam(o), nil)
 	lims := limitations(t, o)
 	is.Equal(len(lims), 1)
-	is.True(strings.Contains(lims[0], "No debuginfod server of DEBUGINFOD_URLS ("+base+") has a debug file for build ID "+other.id))
+	is.True(strings.Contains(lims[0], "No debuginfod server of DEBUGINFOD_URLS ("+base+") has the debug file of build ID "+other.id))
+
+	za := mustOpenDebuginfod(t, z.stripped["prog1"], d)
+	is.Equal(supParam(za), map[string]any{"path": filepath.Join(cache, z.supID, "debuginfo"), "sha256": sha256Of(t, z.sup), "found_by": "debuginfod"})
+	is.Equal(limitations(t, za), []string(nil))
+	want, got := signaturesAt(t, openWith(t, z.plain["prog1"]), za)
+	is.Equal(got, want)
 }
 
 // startDebuginfod starts debuginfod over files, its database and
