@@ -91,7 +91,9 @@ func TestDebuginfodURLs(t *testing.T) {
 	is.Equal(pOff["debug_file"], nil)
 
 	doctor := func(args ...string) string {
-		var v struct{ Checks []struct{ Name, Detail string } }
+		var v struct {
+			Checks []struct{ Name, Detail string }
+		}
 		is.NoErr(json.Unmarshal(rea("", append([]string{"doctor"}, args...)...), &v))
 		for _, c := range v.Checks {
 			if c.Name == "cache:rea-native-debuginfod" {
