@@ -255,11 +255,11 @@ func (a *Analysis) fetchByBuildID(ctx context.Context, skip os.FileInfo, id []by
 		}
 		u, ok := debuginfodURL(base, h)
 		if !ok {
-			a.debugNotes = append(a.debugNotes, fmt.Sprintf("%s names %q, which is not an http or https URL; it was not asked.", EnvDebuginfodURLs, base))
+			a.debugNotes = append(a.debugNotes, fmt.Sprintf("%s names %q, which is not an http or https URL; it was not asked.", EnvDebuginfodURLs, shown(base)))
 			said = true
 			continue
 		}
-		c := debugCandidate{u, "debuginfod"}
+		c := debugCandidate{shown(u), "debuginfod"}
 		f, size, err := o.download(ctx, u, final, a.opts.CacheMaxBytes)
 		if errors.Is(err, errNotThere) {
 			continue
@@ -268,7 +268,7 @@ func (a *Analysis) fetchByBuildID(ctx context.Context, skip os.FileInfo, id []by
 			if ctx.Err() != nil {
 				return false
 			}
-			a.debugNotes = append(a.debugNotes, fmt.Sprintf("Debuginfod server %s did not give the %s of build ID %s: %v.", base, what, h, err))
+			a.debugNotes = append(a.debugNotes, fmt.Sprintf("Debuginfod server %s did not give the %s of build ID %s: %v.", shown(base), what, h, err))
 			said = true
 			continue
 		}
@@ -279,11 +279,11 @@ func (a *Analysis) fetchByBuildID(ctx context.Context, skip os.FileInfo, id []by
 			said = true
 			continue
 		}
-		path := u
+		path := c.path
 		if final != "" {
 			if err := os.Rename(f.Name(), final); err != nil {
 				os.Remove(f.Name())
-				a.debugNotes = append(a.debugNotes, fmt.Sprintf("The %s fetched from %s was used but not kept in %s: %v.", what, u, o.CacheDir, err))
+				a.debugNotes = append(a.debugNotes, fmt.Sprintf("The %s fetched from %s was used but not kept in %s: %v.", what, c.path, o.CacheDir, err))
 			} else {
 				path = final
 			}
@@ -292,7 +292,11 @@ func (a *Analysis) fetchByBuildID(ctx context.Context, skip os.FileInfo, id []by
 		return true
 	}
 	if !said && ctx.Err() == nil {
-		a.debugNotes = append(a.debugNotes, fmt.Sprintf("No debuginfod server of %s (%s) has the %s of build ID %s.", EnvDebuginfodURLs, strings.Join(o.URLs, " "), what, h))
+		var urls []string
+		for _, u := range o.URLs {
+			urls = append(urls, shown(u))
+		}
+		a.debugNotes = append(a.debugNotes, fmt.Sprintf("No debuginfod server of %s (%s) has the %s of build ID %s.", EnvDebuginfodURLs, strings.Join(urls, " "), what, h))
 	}
 	return false
 }
@@ -305,6 +309,15 @@ func debuginfodURL(base, h string) (string, bool) {
 		return "", false
 	}
 	return strings.TrimRight(base, "/") + "/buildid/" + h + "/debuginfo", true
+}
+
+// shown is u as limitations and the profile write it: a password in it
+// is not (it would be in every Evidence record).
+func shown(u string) string {
+	if p, err := url.Parse(u); err == nil && p.User != nil {
+		return p.Redacted()
+	}
+	return u
 }
 
 // discard closes and removes a downloaded file that was not accepted (an

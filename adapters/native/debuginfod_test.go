@@ -196,17 +196,18 @@ func TestDebuginfodSupplementary(t *testing.T) {
 }
 
 // Without a cache directory the file is fetched into a temporary file that
-// is removed at once; the profile names the URL it came from.
+// is removed at once; the profile names the URL it came from, without the
+// password in it.
 func TestDebuginfodNoCache(t *testing.T) {
 	is := is.New(t)
 	b := buildDebug(t, "", "-Wl,--build-id")
 	s, srv := serveDebug(t, b, false)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	d := &native.Debuginfod{URLs: []string{srv.URL}}
+	d := &native.Debuginfod{URLs: []string{strings.Replace(srv.URL, "http://", "http://rea:secret@", 1)}}
 	a := mustOpenDebuginfod(t, b.stripped, d)
 	p := debugParam(a)
-	is.Equal(p["path"], srv.URL+"/buildid/"+b.id+"/debuginfo")
+	is.Equal(p["path"], strings.Replace(srv.URL, "http://", "http://rea:xxxxx@", 1)+"/buildid/"+b.id+"/debuginfo")
 	is.Equal(p["sha256"], sha256Of(t, b.byID))
 	is.Equal(cacheFiles(t, tmp), []string(nil))
 	mustOpenDebuginfod(t, b.stripped, d)
