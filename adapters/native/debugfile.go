@@ -214,7 +214,7 @@ func (a *Analysis) findDebugFile(ctx context.Context, path string) error {
 
 func (a *Analysis) searchDebugFile(ctx context.Context, path string) {
 	e, ok := a.img.(*elfImage)
-	if !ok || len(a.opts.DebugFileDirectories) == 0 {
+	if !ok || len(a.opts.DebugFileDirectories) == 0 && a.opts.Debuginfod == nil {
 		return
 	}
 	var wantSym, wantDWARF bool
@@ -238,6 +238,9 @@ func (a *Analysis) searchDebugFile(ctx context.Context, path string) {
 		return
 	}
 	var cands []debugCandidate
+	if len(a.opts.DebugFileDirectories) == 0 {
+		hasLink = false // no local search: only debuginfod asks, by build ID
+	}
 	if id != nil {
 		h := hex.EncodeToString(id)
 		for _, dir := range a.opts.DebugFileDirectories {
@@ -282,19 +285,31 @@ func (a *Analysis) searchDebugFile(ctx context.Context, path string) {
 		if note != "" {
 			a.debugNotes = append(a.debugNotes, note)
 		}
-		if d == nil {
-			continue
+		if d != nil && a.useDebugFile(e, d, c, wantSym, wantDWARF) {
+			return
 		}
-		d.symtab = wantSym && hasSymtab(d.img.f)
-		d.dwarf = wantDWARF && hasDWARF(d.img.f)
-		if !d.symtab && !d.dwarf {
-			a.debugNotes = append(a.debugNotes, fmt.Sprintf("Debug file %s (found by %s) matches the target but has no symbol table or DWARF it lacks; it was not used.", c.path, c.foundBy))
-			d.file.Close()
-			continue
-		}
-		a.debug, e.dbg = d, d
-		return
 	}
+	// debuginfod.go: servers are asked only when no local file was taken,
+	// and only by build ID (a debuglink's CRC-32 names no file to ask for).
+	if id != nil && a.opts.Debuginfod != nil && ctx.Err() == nil {
+		if d, c := a.fetchDebugFile(ctx, target, e, id); d != nil {
+			a.useDebugFile(e, d, c, wantSym, wantDWARF)
+		}
+	}
+}
+
+// useDebugFile attaches the accepted debug file d when it has what the
+// target lacks, and closes it (with a note) when it has not.
+func (a *Analysis) useDebugFile(e *elfImage, d *debugFile, c debugCandidate, wantSym, wantDWARF bool) bool {
+	d.symtab = wantSym && hasSymtab(d.img.f)
+	d.dwarf = wantDWARF && hasDWARF(d.img.f)
+	if !d.symtab && !d.dwarf {
+		a.debugNotes = append(a.debugNotes, fmt.Sprintf("Debug file %s (found by %s) matches the target but has no symbol table or DWARF it lacks; it was not used.", c.path, c.foundBy))
+		d.file.Close()
+		return false
+	}
+	a.debug, e.dbg = d, d
+	return true
 }
 
 // refusal is the limitation that says why c was not used.
@@ -358,14 +373,20 @@ func tryDebugFile(ctx context.Context, c debugCandidate, target os.FileInfo, e *
 	if f == nil {
 		return nil, note
 	}
+	d, note := checkDebugFile(ctx, c, f, fst.Size(), e, id, crc)
+	if d == nil {
+		f.Close()
+	}
+	return d, note
+}
+
+// checkDebugFile checks the size bytes of candidate f (a local file, or
+// one fetched from a debuginfod server) against the target e: an ELF file
+// of its machine whose build ID is id (with no id, whose CRC-32 is crc).
+// The caller closes f when it is refused.
+func checkDebugFile(ctx context.Context, c debugCandidate, f *os.File, size int64, e *elfImage, id []byte, crc uint32) (*debugFile, string) {
 	refuse := func(why string) (*debugFile, string) { return nil, c.refusal(why) }
-	keep := false
-	defer func() {
-		if !keep {
-			f.Close()
-		}
-	}()
-	src := source{r: f, size: fst.Size(), format: "elf"}
+	src := source{r: f, size: size, format: "elf"}
 	img := readELFCandidate(src, nil)
 	if img == nil {
 		return refuse("it is not a readable ELF file")
@@ -385,14 +406,13 @@ func tryDebugFile(ctx context.Context, c debugCandidate, target os.FileInfo, e *
 		}
 		return refuse(fmt.Sprintf("its build ID %s differs from the target's %s", theirs, hex.EncodeToString(id)))
 	}
-	sum, sumCRC, err := digestFile(ctx, f, fst.Size(), id == nil)
+	sum, sumCRC, err := digestFile(ctx, f, size, id == nil)
 	if err != nil {
 		return refuse("it cannot be read (" + err.Error() + ")")
 	}
 	if id == nil && sumCRC != crc {
 		return refuse(fmt.Sprintf("its CRC-32 %08x differs from the %08x the target's .gnu_debuglink gives", sumCRC, crc))
 	}
-	keep = true
 	return &debugFile{path: c.path, sha256: sum, foundBy: c.foundBy, file: f, img: img}, ""
 }
 

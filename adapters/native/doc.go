@@ -124,6 +124,13 @@
 // rewritten in place into plain forms), so names, types and parameters read
 // as without dwz; the profile's debug_file gains "supplementary" (path,
 // sha256, found_by), as does the cache key.
+// With Options.Debuginfod (debuginfod.go; cmd/rea sets it when
+// DEBUGINFOD_URLS names servers), a debug file or supplementary file not
+// found locally is fetched by build ID from each server in turn
+// (GET <url>/buildid/<id>/debuginfo), into a temporary file checked as a
+// local candidate is and only then renamed into the cache
+// (<cache>/<id>/debuginfo), found_by "debuginfod"; its timeout, time and
+// size bounds are elfutils' settings.
 // A Mach-O target without __debug_info takes its DWARF, when the search is
 // on (Options.DebugFileDirectories non-empty, although the bundle is not
 // under a root), from the dSYM beside it (dsym.go:

@@ -137,11 +137,29 @@ func loadMachODWARF(m *machoImage) *dwarfLoad {
 	if err != nil {
 		return &dwarfLoad{}
 	}
-	l := &dwarfLoad{d: d, infoSize: max(s.Size, 1), bytes: int64(total)}
-	if s := m.f.Section("__debug_line"); s != nil {
-		l.line, _ = s.Data()
-	}
+	l := &dwarfLoad{d: d, infoSize: max(s.Size, 1), bytes: int64(total), line: machoLine(m)}
 	return l
+}
+
+// machoLine is m's line table: __debug_line, or __zdebug_line inflated as
+// debug/macho inflates it for its DWARF (a dSYM written by GNU tools), nil
+// when there is none or it cannot be read.
+func machoLine(m *machoImage) []byte {
+	if s := m.f.Section("__debug_line"); s != nil {
+		b, _ := s.Data()
+		return b
+	}
+	s := m.f.Section("__zdebug_line")
+	if s == nil {
+		return nil
+	}
+	var h [12]byte
+	if n, _ := s.ReadAt(h[:], 0); n != 12 || string(h[:4]) != "ZLIB" {
+		b, _ := s.Data() // stored as is: debug/macho reads it so too
+		return b
+	}
+	b, _ := inflateSection(s, 12, s.Size, binary.BigEndian.Uint64(h[4:]), s.Name)
+	return b
 }
 
 // dwarfSuffix is the name of a DWARF section without its prefix, "" for
@@ -355,23 +373,32 @@ func sectionData(src source, f *elf.File, s *elf.Section) ([]byte, error) {
 	default:
 		return s.Data()
 	}
-	// Deflate expands at most 1032 times: a larger declared size is a lie
-	// that would only allocate.
 	if size > maxDWARFBytes || off > s.FileSize || size/1032 > s.FileSize {
-		return nil, fmt.Errorf("section %s: %d bytes declared", s.Name, size)
+		return nil, fmt.Errorf("section %s: %d bytes declared", s.Name, size) // as inflateSection says
 	}
 	if !src.contains(s.Offset+off, s.FileSize-off) {
 		_, err := src.read(s.Offset+off, s.FileSize-off) // the format error of a section past the end
 		return nil, err
 	}
-	// The compressed bytes are read as they inflate, not copied first.
-	zr, err := zlib.NewReader(io.NewSectionReader(src.r, int64(s.Offset+off), int64(s.FileSize-off)))
+	return inflateSection(io.NewSectionReader(src.r, int64(s.Offset), int64(s.FileSize)), off, s.FileSize, size, s.Name)
+}
+
+// inflateSection inflates the zlib stream at off in the n bytes of section
+// r into a buffer of the declared size, reading the compressed bytes as
+// they inflate rather than copying them first.
+func inflateSection(r io.ReaderAt, off, n, size uint64, name string) ([]byte, error) {
+	// Deflate expands at most 1032 times: a larger declared size is a lie
+	// that would only allocate.
+	if size > maxDWARFBytes || off > n || size/1032 > n {
+		return nil, fmt.Errorf("section %s: %d bytes declared", name, size)
+	}
+	zr, err := zlib.NewReader(io.NewSectionReader(r, int64(off), int64(n-off)))
 	if err != nil {
 		return nil, err
 	}
 	out := make([]byte, size)
 	if _, err := io.ReadFull(zr, out); err != nil {
-		return nil, fmt.Errorf("section %s: %w", s.Name, err)
+		return nil, fmt.Errorf("section %s: %w", name, err)
 	}
 	return out, nil
 }

@@ -143,7 +143,7 @@ func supBuildID(src source, f *elf.File) []byte {
 // debug-file search it is off when Options.DebugFileDirectories is empty.
 func (a *Analysis) searchSupplementary(ctx context.Context, path string) {
 	e, ok := a.img.(*elfImage)
-	if !ok || len(a.opts.DebugFileDirectories) == 0 || ctx.Err() != nil {
+	if !ok || len(a.opts.DebugFileDirectories) == 0 && a.opts.Debuginfod == nil || ctx.Err() != nil {
 		return
 	}
 	owner, ownerPath := e, path
@@ -182,7 +182,7 @@ func (a *Analysis) searchSupplementary(ctx context.Context, path string) {
 	}
 	h := hex.EncodeToString(link.id)
 	var cands []debugCandidate
-	if link.name != "" && !strings.ContainsRune(link.name, 0) {
+	if len(a.opts.DebugFileDirectories) > 0 && link.name != "" && !strings.ContainsRune(link.name, 0) {
 		if filepath.IsAbs(link.name) {
 			cands = append(cands, debugCandidate{filepath.Clean(link.name), "altlink"})
 			for _, root := range a.opts.DebugFileDirectories {
@@ -203,6 +203,9 @@ func (a *Analysis) searchSupplementary(ctx context.Context, path string) {
 		}
 	}
 	self, err := os.Stat(ownerPath)
+	if owner != e {
+		self, err = a.debug.file.Stat() // a fetched debug file's path may be its URL
+	}
 	if err != nil {
 		return
 	}
@@ -226,6 +229,18 @@ func (a *Analysis) searchSupplementary(ctx context.Context, path string) {
 			return
 		}
 	}
+	// debuginfod.go: servers are asked by the link's build ID, as gdb asks
+	// them for a dwz file.
+	if a.opts.Debuginfod != nil && len(link.id) >= 2 {
+		a.fetchByBuildID(ctx, self, link.id, "supplementary (dwz) file", func(c debugCandidate, f *os.File, size int64) (func(string), string) {
+			s, note := checkSupFile(ctx, c, f, size, owner, link.id)
+			if s == nil {
+				return nil, note
+			}
+			return func(path string) { s.path, a.sup = path, s }, ""
+		})
+		return // found, or fetchByBuildID said why not
+	}
 	if refused {
 		return // each refusal said why
 	}
@@ -239,16 +254,22 @@ func trySupFile(ctx context.Context, c debugCandidate, self os.FileInfo, owner *
 	if f == nil {
 		return nil, note
 	}
+	s, note := checkSupFile(ctx, c, f, fst.Size(), owner, id)
+	if s == nil {
+		f.Close()
+	}
+	return s, note
+}
+
+// checkSupFile checks the size bytes of candidate f (a local file, or one
+// fetched from a debuginfod server) as the supplementary file of owner's
+// DWARF: an ELF file of its machine, with DWARF, whose build ID is id. The
+// caller closes f when it is refused.
+func checkSupFile(ctx context.Context, c debugCandidate, f *os.File, size int64, owner *elfImage, id []byte) (*supFile, string) {
 	refuse := func(why string) (*supFile, string) {
 		return nil, fmt.Sprintf("Supplementary (dwz) file %s (found by %s) was not used: %s; the names, types and parameters dwz moved there are missing.", c.path, c.foundBy, why)
 	}
-	keep := false
-	defer func() {
-		if !keep {
-			f.Close()
-		}
-	}()
-	src := source{r: f, size: fst.Size(), format: "elf"}
+	src := source{r: f, size: size, format: "elf"}
 	var (
 		got []byte
 		dw  bool
@@ -273,11 +294,10 @@ func trySupFile(ctx context.Context, c debugCandidate, self os.FileInfo, owner *
 	if !dw {
 		return refuse("it has no DWARF")
 	}
-	sum, _, err := digestFile(ctx, f, fst.Size(), false)
+	sum, _, err := digestFile(ctx, f, size, false)
 	if err != nil {
 		return refuse("it cannot be read (" + err.Error() + ")")
 	}
-	keep = true
 	return &supFile{path: c.path, sha256: sum, foundBy: c.foundBy, file: f, img: img}, ""
 }
 

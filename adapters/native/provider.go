@@ -53,6 +53,11 @@ type Options struct {
 	// search. cmd/rea passes DefaultDebugFileDirectories unless
 	// REA_DEBUG_FILE_DIRECTORIES says otherwise.
 	DebugFileDirectories []string
+	// Debuginfod, when set, fetches the debug file of such a target by its
+	// build ID from debuginfod servers when no local one was taken
+	// (debuginfod.go). nil: no server is asked. cmd/rea sets it when
+	// DEBUGINFOD_URLS names servers.
+	Debuginfod *Debuginfod
 	// SignatureLibraries name a target's procedures that have no symbol
 	// from the functions of C library archives (or other archives and
 	// objects) whose bytes they equal (libraries.go). nil: none. cmd/rea
@@ -80,6 +85,14 @@ func (o *Options) withDefaults() Options {
 		out.CacheMaxBytes = DefaultCacheMaxBytes
 	}
 	out.DebugFileDirectories = slices.Clone(out.DebugFileDirectories)
+	if d := out.Debuginfod; d != nil {
+		c := *d
+		c.URLs = slices.Clone(d.URLs)
+		if c.Timeout == 0 {
+			c.Timeout = DefaultDebuginfodTimeout
+		}
+		out.Debuginfod = &c
+	}
 	if l := out.SignatureLibraries; l != nil {
 		out.SignatureLibraries = &SignatureLibraries{Paths: slices.Clone(l.Paths), Installed: l.Installed}
 	}

@@ -73,6 +73,7 @@ func run() int {
 type app struct {
 	nativeCache string                     // the warm cache root of rea-native, or "" when off
 	debugDirs   []string                   // where rea-native looks for separate debug files
+	debuginfod  *native.Debuginfod         // the servers asked for them, or nil (DEBUGINFOD_URLS)
 	sigLibs     *native.SignatureLibraries // the archives that name library functions
 	cat         *core.Catalog
 	reg         *core.Registry
@@ -168,10 +169,14 @@ func wireFor(lookupEnv func(string) (string, bool), serving bool) (*app, error) 
 	if err != nil {
 		return nil, err
 	}
+	debuginfod, err := native.ParseDebuginfod(lookupEnv, nativeCache)
+	if err != nil {
+		return nil, err
+	}
 	// Serving, rea-native starts whole-file discovery in the background as a
 	// target opens, so that a query needing it later finds it done or under
 	// way.
-	reg, err := core.NewRegistry([]ports.Provider{native.New(&native.Options{CacheDir: nativeCache, DiscoverOnOpen: serving, DebugFileDirectories: debugDirs, SignatureLibraries: sigLibs}), ghidra.New(gopts), hopper.New(hopts)},
+	reg, err := core.NewRegistry([]ports.Provider{native.New(&native.Options{CacheDir: nativeCache, DiscoverOnOpen: serving, DebugFileDirectories: debugDirs, Debuginfod: debuginfod, SignatureLibraries: sigLibs}), ghidra.New(gopts), hopper.New(hopts)},
 		&core.RegistryOptions{Default: getenv("REA_ANALYSIS_PROVIDER"),
 			Containers: []ports.ContainerOpener{asar.Opener{}, zip.Opener{}},
 			JavaScript: js.New(),
@@ -185,7 +190,7 @@ func wireFor(lookupEnv func(string) (string, bool), serving bool) (*app, error) 
 	exe, _ := os.Executable()
 	info, ok := debug.ReadBuildInfo()
 	b := readBuild(getenv, info, ok)
-	return &app{nativeCache: nativeCache, debugDirs: debugDirs, sigLibs: sigLibs, cat: cat, reg: reg, budget: budget, id: core.ServerIdentity{
+	return &app{nativeCache: nativeCache, debugDirs: debugDirs, debuginfod: debuginfod, sigLibs: sigLibs, cat: cat, reg: reg, budget: budget, id: core.ServerIdentity{
 		PackageName:   "rea",
 		Version:       b.Version,
 		RootPath:      filepath.Dir(exe),
@@ -231,7 +236,7 @@ func runArgs(ctx context.Context, args []string, lookupEnv func(string) (string,
 		Engines: func(ctx context.Context) []ports.Installation { return probe.All(ctx, nil) },
 		Caches:  analysisCaches(a.nativeCache),
 		Disassemble: func(ctx context.Context, path, section string, w io.Writer) error {
-			return disassembleNative(ctx, &native.Options{CacheDir: a.nativeCache, DebugFileDirectories: a.debugDirs, SignatureLibraries: a.sigLibs}, path, section, w)
+			return disassembleNative(ctx, &native.Options{CacheDir: a.nativeCache, DebugFileDirectories: a.debugDirs, Debuginfod: a.debuginfod, SignatureLibraries: a.sigLibs}, path, section, w)
 		},
 	})
 }
@@ -273,9 +278,13 @@ func analysisCaches(nativeRoot string) []cli.Cache {
 	}
 	st := snapshot.Store{Root: nativeRoot}
 	usage := func(u snapshot.Usage, err error) (int, int64, error) { return u.Partitions, u.Bytes, err }
+	fetched := native.DebuginfodCacheDir(nativeRoot) // debug files from debuginfod servers
 	return []cli.Cache{{Name: "rea-native", Path: nativeRoot, Env: NativeCacheEnv,
 		Usage: func() (int, int64, error) { return usage(st.Usage()) },
-		Clear: func() (int, int64, error) { return usage(st.Clear()) }}}
+		Clear: func() (int, int64, error) { return usage(st.Clear()) }},
+		{Name: "rea-native-debuginfod", Path: fetched, Env: NativeCacheEnv,
+			Usage: func() (int, int64, error) { return native.DebuginfodCacheUsage(fetched, false) },
+			Clear: func() (int, int64, error) { return native.DebuginfodCacheUsage(fetched, true) }}}
 }
 
 // isTerminal: a character device other than the null device (which is

@@ -1,0 +1,432 @@
+package native
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Separate debug files from debuginfod servers, as gdb and elfutils' tools
+// get them: when DEBUGINFOD_URLS names servers and no local debug file was
+// found, GET <url>/buildid/<build ID>/debuginfo of each in turn. The
+// response is untrusted: it is written to a file in the cache directory
+// (or an unlinked temporary file without one) and goes through the checks
+// of a local candidate (tryDebugFile's: ELF, same machine, equal build ID)
+// before it is renamed to CacheDir/<build ID>/debuginfo, so the cache holds
+// only accepted files and a reader never sees a partial one. Two processes
+// fetching one ID each write a temporary file of their own and the later
+// rename wins; a reader holds whichever file it opened. The profile records
+// the file's SHA-256 as for a local one, so Evidence does not depend on
+// the network once the bytes are fixed.
+//
+// The cache is rea's own (Options.Debuginfod.CacheDir; cmd/rea passes
+// <native cache root>/debuginfod), not elfutils' $DEBUGINFOD_CACHE_PATH:
+// elfutils' cache layout is deliberately undocumented and cleaned by its
+// own rules, and rea's root is the one a user already moves, turns off and
+// clears (rea doctor --clear-cache) for rea.
+
+// Settings cmd/rea reads, elfutils' names and meanings.
+const (
+	// EnvDebuginfodURLs is the space-separated list of server base URLs;
+	// unset or empty: no server is asked.
+	EnvDebuginfodURLs = "DEBUGINFOD_URLS"
+	// EnvDebuginfodTimeout is seconds a server has to send its headers and
+	// the first 100 KiB (or the whole file); default 90, 0 or negative: no
+	// limit.
+	EnvDebuginfodTimeout = "DEBUGINFOD_TIMEOUT"
+	// EnvDebuginfodMaxTime is seconds a whole download may take; default
+	// and 0: no limit.
+	EnvDebuginfodMaxTime = "DEBUGINFOD_MAXTIME"
+	// EnvDebuginfodMaxSize is the largest file fetched, in bytes; default
+	// and 0: the cache's bound.
+	EnvDebuginfodMaxSize = "DEBUGINFOD_MAXSIZE"
+)
+
+// DefaultDebuginfodTimeout is elfutils' default DEBUGINFOD_TIMEOUT.
+const DefaultDebuginfodTimeout = 90 * time.Second
+
+// debuginfodStarted is what a server must send within the timeout
+// (elfutils' 100K).
+const debuginfodStarted = 100 << 10
+
+// Debuginfod configures the fetching of separate debug files from
+// debuginfod servers. The zero value of a field means its default.
+type Debuginfod struct {
+	// URLs are the servers' base URLs (http or https), asked in order.
+	URLs []string
+	// CacheDir keeps fetched files as CacheDir/<build ID>/debuginfo, read
+	// before any server is asked. "": none is kept; each open fetches into
+	// a temporary file removed at once (held open until Close).
+	CacheDir string
+	// Timeout bounds the wait for a server's headers and first 100 KiB;
+	// negative: none. Default DefaultDebuginfodTimeout.
+	Timeout time.Duration
+	// MaxTime bounds a whole download; 0: none.
+	MaxTime time.Duration
+	// MaxSize is the largest file fetched, checked against the declared
+	// length before the body is read and against the bytes as they come.
+	// 0, or more than Options.CacheMaxBytes: Options.CacheMaxBytes.
+	MaxSize int64
+	// Client makes the requests; nil: one with http.DefaultTransport.
+	Client *http.Client
+}
+
+// ParseDebuginfod reads the debuginfod settings from lookup (os.LookupEnv
+// or a front end's environment): nil, and nothing read but
+// DEBUGINFOD_URLS, when no server is named. cacheRoot is rea-native's cache
+// root ("" none); the files go under its debuginfod directory.
+func ParseDebuginfod(lookup func(string) (string, bool), cacheRoot string) (*Debuginfod, error) {
+	v, _ := lookup(EnvDebuginfodURLs)
+	urls := strings.Fields(v)
+	if len(urls) == 0 {
+		return nil, nil
+	}
+	d := &Debuginfod{URLs: urls, Timeout: DefaultDebuginfodTimeout}
+	if cacheRoot != "" {
+		d.CacheDir = DebuginfodCacheDir(cacheRoot)
+	}
+	seconds := func(env string, to *time.Duration) error {
+		s, ok := lookup(env)
+		if !ok || strings.TrimSpace(s) == "" {
+			return nil
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
+		if err != nil {
+			return fmt.Errorf("%s=%q: want a whole number of seconds", env, s)
+		}
+		*to = time.Duration(n) * time.Second
+		if n <= 0 {
+			*to = -1
+		}
+		return nil
+	}
+	if err := seconds(EnvDebuginfodTimeout, &d.Timeout); err != nil {
+		return nil, err
+	}
+	if err := seconds(EnvDebuginfodMaxTime, &d.MaxTime); err != nil {
+		return nil, err
+	}
+	if d.MaxTime < 0 {
+		d.MaxTime = 0
+	}
+	if s, ok := lookup(EnvDebuginfodMaxSize); ok && strings.TrimSpace(s) != "" {
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("%s=%q: want a whole number of bytes (0: no bound of its own)", EnvDebuginfodMaxSize, s)
+		}
+		d.MaxSize = n
+	}
+	return d, nil
+}
+
+// DebuginfodCacheDir is where fetched debug files are kept under
+// rea-native's cache root.
+func DebuginfodCacheDir(cacheRoot string) string {
+	return filepath.Join(cacheRoot, "debuginfod")
+}
+
+// DebuginfodCacheUsage counts the fetched files under dir and their bytes;
+// clear removes them (and nothing that is not one, but the temporary files
+// of downloads, which a process that died may have left).
+func DebuginfodCacheUsage(dir string, clear bool) (n int, bytes int64, err error) {
+	des, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, 0, nil
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("debuginfod cache: %w", err)
+	}
+	for _, de := range des {
+		if !de.IsDir() || !isBuildIDHex(de.Name()) {
+			continue
+		}
+		sub := filepath.Join(dir, de.Name())
+		files, err := os.ReadDir(sub)
+		if err != nil {
+			continue // removed meanwhile
+		}
+		for _, f := range files {
+			if f.Name() != "debuginfo" && !strings.HasPrefix(f.Name(), ".debuginfo-") {
+				continue
+			}
+			info, err := f.Info()
+			if err != nil || !info.Mode().IsRegular() {
+				continue
+			}
+			if f.Name() == "debuginfo" {
+				n++
+			}
+			bytes += info.Size()
+		}
+		if clear {
+			if err := os.RemoveAll(sub); err != nil {
+				return n, bytes, fmt.Errorf("debuginfod cache: %w", err)
+			}
+		}
+	}
+	return n, bytes, nil
+}
+
+func isBuildIDHex(s string) bool {
+	if len(s) < 4 || len(s) > 2*maxBuildID || len(s)%2 != 0 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil && strings.ToLower(s) == s
+}
+
+// errNotThere is a server's 404: it has no such file.
+var errNotThere = errors.New("not there")
+
+// maxSize is the bound on one download.
+func (o *Debuginfod) maxSize(cacheMax int64) int64 {
+	if o.MaxSize > 0 && o.MaxSize < cacheMax {
+		return o.MaxSize
+	}
+	return cacheMax
+}
+
+// fetchDebugFile asks the servers for the debug file of build ID id (the
+// cache first) and returns the first one tryDebugFile's checks accept, or
+// nil.
+func (a *Analysis) fetchDebugFile(ctx context.Context, target os.FileInfo, e *elfImage, id []byte) (*debugFile, debugCandidate) {
+	var d *debugFile
+	var at debugCandidate
+	a.fetchByBuildID(ctx, target, id, "debug file", func(c debugCandidate, f *os.File, size int64) (func(string), string) {
+		got, note := checkDebugFile(ctx, c, f, size, e, id, 0)
+		if got == nil {
+			return nil, note
+		}
+		return func(path string) {
+			got.path, c.path = path, path
+			d, at = got, c
+		}, ""
+	})
+	return d, at
+}
+
+// fetchCheck checks candidate c, open as f (size bytes): a refusal's note,
+// or, accepted, a function that takes the file as found at path (the
+// cache's, or the URL when nothing is kept). It does not close f.
+type fetchCheck func(c debugCandidate, f *os.File, size int64) (accept func(path string), note string)
+
+// fetchByBuildID looks for the file of build ID id (what names it) in the
+// cache, then asks each server in order, until check accepts one; it
+// reports whether one was. Refusals and servers' failures (not a 404) are
+// said in a.debugNotes, and so is finding none. Only ctx's error stops it
+// early. A file the cache holds that is skip (the target itself) is passed
+// over.
+func (a *Analysis) fetchByBuildID(ctx context.Context, skip os.FileInfo, id []byte, what string, check fetchCheck) bool {
+	o := a.opts.Debuginfod
+	h := hex.EncodeToString(id)
+	var final string
+	if o.CacheDir != "" {
+		final = filepath.Join(o.CacheDir, h, "debuginfo")
+		c := debugCandidate{final, "debuginfod"}
+		f, fst, note := c.open(skip)
+		if f != nil {
+			accept, why := check(c, f, fst.Size())
+			if accept != nil {
+				accept(final)
+				return true
+			}
+			f.Close()
+			note = why
+		}
+		if note != "" {
+			a.debugNotes = append(a.debugNotes, note)
+		}
+	}
+	said := false
+	for _, base := range o.URLs {
+		if ctx.Err() != nil {
+			return false
+		}
+		u, ok := debuginfodURL(base, h)
+		if !ok {
+			a.debugNotes = append(a.debugNotes, fmt.Sprintf("%s names %q, which is not an http or https URL; it was not asked.", EnvDebuginfodURLs, shown(base)))
+			said = true
+			continue
+		}
+		c := debugCandidate{shown(u), "debuginfod"}
+		f, size, err := o.download(ctx, u, final, a.opts.CacheMaxBytes)
+		if errors.Is(err, errNotThere) {
+			continue
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return false
+			}
+			a.debugNotes = append(a.debugNotes, fmt.Sprintf("Debuginfod server %s did not give the %s of build ID %s: %v.", shown(base), what, h, err))
+			said = true
+			continue
+		}
+		accept, note := check(c, f, size)
+		if accept == nil {
+			discard(f, final)
+			a.debugNotes = append(a.debugNotes, note)
+			said = true
+			continue
+		}
+		path := c.path
+		if final != "" {
+			if err := os.Rename(f.Name(), final); err != nil {
+				os.Remove(f.Name())
+				a.debugNotes = append(a.debugNotes, fmt.Sprintf("The %s fetched from %s was used but not kept in %s: %v.", what, c.path, o.CacheDir, err))
+			} else {
+				path = final
+			}
+		}
+		accept(path)
+		return true
+	}
+	if !said && ctx.Err() == nil {
+		var urls []string
+		for _, u := range o.URLs {
+			urls = append(urls, shown(u))
+		}
+		a.debugNotes = append(a.debugNotes, fmt.Sprintf("No debuginfod server of %s (%s) has the %s of build ID %s.", EnvDebuginfodURLs, strings.Join(urls, " "), what, h))
+	}
+	return false
+}
+
+// debuginfodURL is the debuginfo URL of build ID h under base, ok false
+// when base is not an http or https URL with a host.
+func debuginfodURL(base, h string) (string, bool) {
+	p, err := url.Parse(base)
+	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || p.RawQuery != "" || p.Fragment != "" {
+		return "", false
+	}
+	return strings.TrimRight(base, "/") + "/buildid/" + h + "/debuginfo", true
+}
+
+// shown is u as limitations and the profile write it: a password in it
+// is not (it would be in every Evidence record).
+func shown(u string) string {
+	if p, err := url.Parse(u); err == nil && p.User != nil {
+		return p.Redacted()
+	}
+	return u
+}
+
+// discard closes and removes a downloaded file that was not accepted (an
+// unlinked one has no name left to remove).
+func discard(f *os.File, final string) {
+	f.Close()
+	if final != "" {
+		os.Remove(f.Name())
+	}
+}
+
+// download GETs u into a new file: a temporary file beside final (to be
+// renamed there once accepted), or, when final is "", one removed at once.
+// It returns the file and its size; errNotThere on a 404.
+func (o *Debuginfod) download(ctx context.Context, u, final string, cacheMax int64) (_ *os.File, _ int64, err error) {
+	max := o.maxSize(cacheMax)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if o.MaxTime > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeoutCause(ctx, o.MaxTime, fmt.Errorf("the download took longer than %s=%d seconds", EnvDebuginfodMaxTime, int64(o.MaxTime/time.Second)))
+		defer stop()
+	}
+	var started atomic.Bool
+	if o.Timeout > 0 {
+		t := time.AfterFunc(o.Timeout, func() {
+			if !started.Load() {
+				cancel(fmt.Errorf("it sent less than 100 KiB within %s=%d seconds", EnvDebuginfodTimeout, int64(o.Timeout/time.Second)))
+			}
+		})
+		defer t.Stop()
+	}
+	// failed says why, preferring the cause of a cancellation of our own
+	// over the transport's "context canceled".
+	failed := func(err error) error {
+		if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
+			return cause
+		}
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	client := o.Client
+	if client == nil {
+		client = defaultDebuginfodClient
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, 0, failed(err)
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		return nil, 0, errNotThere
+	case resp.StatusCode != http.StatusOK:
+		return nil, 0, fmt.Errorf("HTTP status %s", resp.Status)
+	case resp.ContentLength > max:
+		return nil, 0, fmt.Errorf("it declares %d bytes, more than the bound of %d (%s, or the native cache's bound)", resp.ContentLength, max, EnvDebuginfodMaxSize)
+	}
+	var f *os.File
+	if final != "" {
+		if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+			return nil, 0, err
+		}
+		f, err = os.CreateTemp(filepath.Dir(final), ".debuginfo-*")
+	} else {
+		f, err = os.CreateTemp("", "rea-debuginfo-*")
+		if err == nil {
+			os.Remove(f.Name()) // held open: gone from the file system, read until Close
+		}
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	defer func() {
+		if err != nil {
+			discard(f, final)
+		}
+	}()
+	n, err := io.Copy(f, &countingReader{r: io.LimitReader(resp.Body, max+1), started: &started})
+	if err != nil {
+		return nil, 0, failed(err)
+	}
+	if n > max {
+		return nil, 0, fmt.Errorf("it sent more than the bound of %d bytes (%s, or the native cache's bound)", max, EnvDebuginfodMaxSize)
+	}
+	if resp.ContentLength >= 0 && n != resp.ContentLength {
+		return nil, 0, fmt.Errorf("it sent %d of the %d bytes it declared", n, resp.ContentLength)
+	}
+	started.Store(true)
+	return f, n, nil
+}
+
+var defaultDebuginfodClient = &http.Client{}
+
+// countingReader marks started once the first 100 KiB, or the end, came.
+type countingReader struct {
+	r       io.Reader
+	n       int64
+	started *atomic.Bool
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if c.n >= debuginfodStarted || err == io.EOF {
+		c.started.Store(true)
+	}
+	return n, err
+}
