@@ -583,6 +583,9 @@ func goFunctions(ctx context.Context, src source, img image, mm *memMap, labels 
 		if s := im.f.Section(".text"); s != nil {
 			text = im.base + uint64(s.VirtualAddress)
 		}
+		if data, err = im.goPCLNTab(src, text); err != nil { // stripped: entry_gope.go
+			return nil, err
+		}
 	case *machoImage, *fatImage:
 		m := machoOf(img)
 		if s := m.f.Section("__text"); s != nil {
