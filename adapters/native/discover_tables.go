@@ -583,9 +583,6 @@ func goFunctions(ctx context.Context, src source, img image, mm *memMap, labels 
 		if s := im.f.Section(".text"); s != nil {
 			text = im.base + uint64(s.VirtualAddress)
 		}
-		if data, err = im.goPCLNTab(src, text); err != nil { // stripped: entry_gope.go
-			return nil, err
-		}
 	case *machoImage, *fatImage:
 		m := machoOf(img)
 		if s := m.f.Section("__text"); s != nil {
@@ -607,10 +604,13 @@ func goFunctions(ctx context.Context, src source, img image, mm *memMap, labels 
 				end = l.Address
 			}
 		}
-		if start == 0 || end <= start || end-start > maxPCLNBytes {
+		if p, isPE := img.(*peImage); isPE && start == 0 { // stripped: entry_gope.go
+			if data, err = p.goPCLNTab(src, text); err != nil || data == nil {
+				return nil, err
+			}
+		} else if start == 0 || end <= start || end-start > maxPCLNBytes {
 			return nil, nil
-		}
-		if data, err = mm.read(src, start, end-start); err != nil {
+		} else if data, err = mm.read(src, start, end-start); err != nil {
 			return nil, nil
 		}
 	}
