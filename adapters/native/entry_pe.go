@@ -25,8 +25,9 @@ import (
 // and a forward pass over them tracks which registers, absolute memory
 // words and (32-bit x86) the outgoing first argument hold "the return value
 // of the direct call to X". At a call of the imported exit (through its
-// import slot or a jmp thunk to it), the first argument (rcx, or the word
-// at [esp]) holding X's return value names X main, when every such call
+// import slot or a jmp thunk to it), the first argument (rcx, the word at
+// [esp], or AArch64's x0: entry_pe_aarch64.go) holding X's return value
+// names X main, when every such call
 // agrees on one X in code that is not the entry. WinMain is told from main
 // by its first argument, the image base (hInstance): mingw-w64's own main
 // (crtexewin.c) passes it on to WinMain, so there the procedure named is
