@@ -604,10 +604,13 @@ func goFunctions(ctx context.Context, src source, img image, mm *memMap, labels 
 				end = l.Address
 			}
 		}
-		if start == 0 || end <= start || end-start > maxPCLNBytes {
+		if p, isPE := img.(*peImage); isPE && start == 0 { // stripped: entry_gope.go
+			if data, err = p.goPCLNTab(src, text); err != nil || data == nil {
+				return nil, err
+			}
+		} else if start == 0 || end <= start || end-start > maxPCLNBytes {
 			return nil, nil
-		}
-		if data, err = mm.read(src, start, end-start); err != nil {
+		} else if data, err = mm.read(src, start, end-start); err != nil {
 			return nil, nil
 		}
 	}

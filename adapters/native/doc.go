@@ -50,17 +50,21 @@
 //     entry point passes to __libc_start_main (glibc's _start on x86-64,
 //     i386 and AArch64, PIE or not, and musl's through _start_c:
 //     entry_main.go), named "main" with Source "libc-start-main". A static
-//     program's _start (glibc's on the three, musl's on x86-64) is
+//     program's _start (glibc's and musl's on the three) is
 //     recognised by its exact shape (entry_shape.go), and what it calls is
 //     named "__libc_start_main" with Source "crt-start". A Mach-O
-//     program's LC_MAIN entry that no symbol names is named "_main"
-//     (entry_macho.go; not a Go program's, which its pclntab names).
+//     program's LC_MAIN entry that no symbol names takes the name the
+//     export trie gives it, else "_main", and a _main the trie exports
+//     elsewhere is named there (entry_macho.go; not a Go program's, which
+//     its pclntab names). A stripped Go PE program's pclntab is found in
+//     .rdata (entry_gope.go).
 //     A PE program without a main symbol gets main (WinMain, wmain,
 //     wWinMain; _main and _WinMain@16 on i386) with Source "crt-exit": the
 //     procedure whose return value the C runtime's start code (mingw-w64's
 //     __tmainCRTStartup, MSVC's __scrt_common_main_seh) passes to exit
 //     (imported, or a static runtime's exit stub), followed through
-//     registers and memory words from the entry point (entry_pe.go); in a
+//     registers and memory words from the entry point (entry_pe.go, and
+//     entry_pe_aarch64.go for ARM64 images); in a
 //     mingw-w64 GUI program, the WinMain the runtime's own main calls too.
 //     A procedure with no symbol name whose bytes equal
 //     a function of a signature library (Options.SignatureLibraries: ar

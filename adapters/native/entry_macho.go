@@ -1,19 +1,46 @@
 package native
 
-import "rea/ports"
+import (
+	"bytes"
+	"slices"
 
-// A Mach-O program's LC_MAIN entry is its main by ABI: dyld calls it as
-// main(argc, argv, envp, apple), and ld64 and lld point LC_MAIN at the
-// symbol _main unless told another (-e). So a stripped program's entry,
-// which no symbol names, is named _main, spelt as the symbol of an
-// unstripped program is (the procedure keeps Source "entry", as every entry
-// point does: the stripped and unstripped lists agree). LC_UNIXTHREAD's
-// entry is a start routine, not main, and keeps the name "entry"; a Go
-// program (one with __gopclntab), whose LC_MAIN entry is the runtime's
-// _rt0, is left to its pclntab, which names it.
+	"rea/ports"
+)
 
-// nameMain names the entry _main when LC_MAIN gives it and no symbol names
-// it or main.
+// A Mach-O program's LC_MAIN entry is its main by ABI when the linker
+// pointed it at main: dyld calls it as main(argc, argv, envp, apple), and
+// ld64 and lld point LC_MAIN at the symbol _main unless told another (-e).
+// So a stripped program's entry, which no symbol names, is named _main,
+// spelt as the symbol of an unstripped program is (the procedure keeps
+// Source "entry", as every entry point does: the stripped and unstripped
+// lists agree). Stripping leaves the export trie, which dyld reads: a
+// program linked with -e exports its own entry's name there (_start), and
+// _main at another address. So the trie decides first: a name it exports at
+// the entry is the entry's name (_main or another), and a _main it exports
+// elsewhere is main, the entry then keeping the name "entry". Only a
+// program whose trie says neither (none, or exports restricted) falls back
+// on the convention. LC_UNIXTHREAD's entry is a start routine, not main,
+// and keeps the name "entry"; a Go program (one with __gopclntab), whose
+// LC_MAIN entry is the runtime's _rt0, is left to its pclntab, which names
+// it.
+
+// Load commands that hold the export trie.
+const (
+	lcDyldInfo        = 0x22
+	lcDyldInfoOnly    = 0x80000022
+	lcDyldExportsTrie = 0x80000033
+)
+
+// maxTrieNodes bounds the export trie's nodes visited and pending (a
+// program's exports take one or two nodes each), and maxExportName the
+// names it spells.
+const (
+	maxTrieNodes  = 1 << 16
+	maxExportName = 1024
+)
+
+// nameMain names the entry when LC_MAIN gives it and no symbol names it or
+// main: as the export trie does, else _main.
 func (m *machoImage) nameMain(set *symbolSet, entry uint64) {
 	if !m.hasLCMain() || m.f.Section("__gopclntab") != nil {
 		return
@@ -23,8 +50,134 @@ func (m *machoImage) nameMain(set *symbolSet, entry uint64) {
 			return
 		}
 	}
-	set.procs = append(set.procs, candidate{addr: entry, name: "_main", source: "lc-main", rank: rankDebug})
-	set.labels = append(set.labels, ports.Name{Address: entry, Name: "_main", Kind: "function"})
+	var atEntry []string
+	main, hasMain := uint64(0), false
+	if text := m.f.Segment("__TEXT"); text != nil {
+		m.exports(func(n string, off uint64) {
+			switch {
+			case text.Addr+off == entry:
+				atEntry = append(atEntry, n)
+			case n == "_main":
+				main, hasMain = text.Addr+off, true
+			}
+		})
+	}
+	name := func(addr uint64, n, source string) {
+		set.procs = append(set.procs, candidate{addr: addr, name: n, source: source, rank: rankDebug})
+		set.labels = append(set.labels, ports.Name{Address: addr, Name: n, Kind: "function"})
+	}
+	if len(atEntry) > 0 {
+		// The trie's first name, or _main if it is one of them.
+		n := atEntry[0]
+		if slices.Contains(atEntry, "_main") {
+			n = "_main"
+		}
+		name(entry, n, "export-trie")
+	}
+	if hasMain {
+		name(main, "_main", "export-trie")
+	}
+	if len(atEntry) == 0 && !hasMain {
+		name(entry, "_main", "lc-main")
+	}
+}
+
+// exports calls fn with each regular export of the image's export trie
+// (LC_DYLD_INFO's or LC_DYLD_EXPORTS_TRIE's) and its offset from the image
+// base; re-exports are skipped, and a malformed trie ends the walk where it
+// goes wrong.
+func (m *machoImage) exports(fn func(name string, off uint64)) {
+	bo := m.f.ByteOrder
+	var trie []byte
+	for _, l := range m.f.Loads {
+		raw := l.Raw()
+		var off, size uint32
+		switch {
+		case len(raw) >= 48 && (bo.Uint32(raw) == lcDyldInfo || bo.Uint32(raw) == lcDyldInfoOnly):
+			off, size = bo.Uint32(raw[40:]), bo.Uint32(raw[44:])
+		case len(raw) >= 16 && bo.Uint32(raw) == lcDyldExportsTrie:
+			off, size = bo.Uint32(raw[8:]), bo.Uint32(raw[12:])
+		default:
+			continue
+		}
+		if size == 0 {
+			continue
+		}
+		b, err := m.src.read(m.base+uint64(off), uint64(size))
+		if err != nil {
+			return
+		}
+		trie = b
+		break
+	}
+	if trie == nil {
+		return
+	}
+	type node struct {
+		at     uint64
+		prefix string
+	}
+	stack := []node{{0, ""}}
+	seen := map[uint64]bool{}
+	for len(stack) > 0 && len(seen) < maxTrieNodes {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[n.at] || n.at >= uint64(len(trie)) {
+			continue
+		}
+		seen[n.at] = true
+		p := trie[n.at:]
+		term, ok := uleb(&p)
+		if !ok || term > uint64(len(p)) {
+			continue
+		}
+		if info := p[:term]; term > 0 {
+			flags, ok := uleb(&info)
+			if ok && flags&0x08 == 0 { // not a re-export
+				if off, ok := uleb(&info); ok {
+					fn(n.prefix, off)
+				}
+			}
+		}
+		p = p[term:]
+		if len(p) == 0 {
+			continue
+		}
+		count := int(p[0])
+		p = p[1:]
+		for range count {
+			end := bytes.IndexByte(p, 0)
+			if end < 0 {
+				break
+			}
+			edge := string(p[:end])
+			p = p[end+1:]
+			child, ok := uleb(&p)
+			if !ok {
+				break
+			}
+			if len(stack)+len(seen) < maxTrieNodes && len(n.prefix)+len(edge) <= maxExportName {
+				stack = append(stack, node{child, n.prefix + edge})
+			}
+		}
+	}
+}
+
+// uleb reads a ULEB128 off the front of *p.
+func uleb(p *[]byte) (uint64, bool) {
+	var v uint64
+	var shift uint
+	for i, b := range *p {
+		if shift < 64 {
+			v |= uint64(b&0x7f) << shift
+		}
+		shift += 7
+		if b&0x80 == 0 {
+			*p = (*p)[i+1:]
+			return v, true
+		}
+	}
+	return 0, false
 }
 
 // hasLCMain reports whether the entry comes from LC_MAIN (entry reads the

@@ -10,7 +10,9 @@ import (
 
 // A stripped macOS program's LC_MAIN entry is named _main, as its symbol
 // named it before stripping, at the same address, for x86-64 and arm64;
-// the stripped program's names list it as a function. A Go program's
+// the stripped program's names list it as a function. Linked with -e
+// _start, the entry is not main: it is named _start and _main where the
+// export trie puts them, or left "entry" when the trie does not name it. A Go program's
 // LC_MAIN entry is the runtime's _rt0, which its pclntab names: stripped,
 // it is not renamed _main.
 func TestMainFromLCMain(t *testing.T) {
@@ -56,6 +58,47 @@ func TestMainFromLCMain(t *testing.T) {
 				t.Fatalf("stripped: names at the entry %v, want _main only", kinds)
 			}
 		})
+	}
+	// Linked with -e, the entry is not main: stripped, it keeps the name
+	// the export trie gives it (_start), or "entry" when it is not
+	// exported, and _main is named where the trie exports it.
+	esrc := filepath.Join(dir, "e.c")
+	if err := os.WriteFile(esrc, []byte(`int helper(int x) { return x * 3; }
+int main(int argc, char **argv) { return helper(argc); }
+int start(int argc, char **argv) { return main(argc, argv) + 1; }
+__attribute__((visibility("hidden"))) int hidden_start(int argc, char **argv) { return main(argc, argv) + 2; }
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, arch := range []string{"x86_64", "arm64"} {
+		for _, c := range []struct{ entry, want string }{{"_start", "_start"}, {"_hidden_start", "entry"}} {
+			name := arch + c.entry
+			t.Run(name, func(t *testing.T) {
+				obj, exe, stripped := filepath.Join(dir, name+".o"), filepath.Join(dir, name), filepath.Join(dir, name+"-stripped")
+				for _, s := range [][]string{
+					{"clang", "-target", arch + "-apple-macos11", "-O1", "-c", esrc, "-o", obj},
+					{linker, "-arch", arch, "-platform_version", "macos", "11.0", "11.0", "-e", c.entry, "-o", exe, obj},
+					{strip, "-o", stripped, exe},
+				} {
+					if b, err := exec.Command(s[0], s[1:]...).CombinedOutput(); err != nil {
+						t.Fatalf("%s: %v\n%s", s[0], err, b)
+					}
+				}
+				entry, main := machoSymbolValue(t, exe, c.entry), machoSymbolValue(t, exe, "_main")
+				if got, source := procNamed(t, exe, "_main"); got != main || source != "symbol" {
+					t.Fatalf("unstripped: _main at %#x (%s), want %#x", got, source, main)
+				}
+				if machoHasSymbol(t, stripped, "_main") || machoHasSymbol(t, stripped, c.entry) {
+					t.Fatal("llvm-strip kept _main or the entry's symbol")
+				}
+				if got, source := procNamed(t, stripped, "_main"); got != main || source != "export-trie" {
+					t.Fatalf("stripped: _main at %#x (%s), want %#x, where the trie exports it", got, source, main)
+				}
+				if got, source := procNamed(t, stripped, c.want); got != entry || source != "entry" {
+					t.Fatalf("stripped: %s at %#x (%s), want %#x, the LC_MAIN entry", c.want, got, source, entry)
+				}
+			})
+		}
 	}
 	t.Run("go", func(t *testing.T) {
 		thin := fixturePath(t, "go-darwin-arm64")

@@ -20,9 +20,11 @@ import (
 // first argument's address, if known and in code, is main: named so, with
 // source "libc-start-main". AArch64's non-PIE crt1 passes __wrap_main,
 // which only branches to main: the branch is followed once. One call into
-// a local function is followed (musl's _start calls _start_c), and on
-// x86-64 a jmp to __libc_start_main ends the walk as its call does
-// (_start_c's tail call). CET's endbr64/endbr32, which x86asm does not
+// a local function is followed (musl's _start calls _start_c; on AArch64
+// it branches there), and on x86-64 a jmp to __libc_start_main ends the
+// walk as its call does (_start_c's tail call), as AArch64's b does. An
+// i386 call of the next instruction pushes its address and is not
+// followed (musl's _start: call 1f; clang's call 1f; pop ebx). CET's endbr64/endbr32, which x86asm does not
 // decode, is stepped over (Ubuntu's Scrt1.o starts with one). Anything
 // else (a second call, a return, another jump, an address not known)
 // names nothing. A static program's _start is recognised by its shape
@@ -69,8 +71,9 @@ func (e *elfImage) nameMain(ctx context.Context, set *symbolSet) {
 	case elf.EM_386:
 		main, ok = w.x86(e.f.Entry, 32)
 	case elf.EM_AARCH64:
-		main, ok = w.arm64(e.f.Entry)
-		if ok {
+		var musl bool
+		main, musl, ok = w.arm64(e.f.Entry)
+		if ok && !musl { // glibc's non-PIE crt1 passes __wrap_main
 			main = w.arm64Branch(main)
 		}
 	}
@@ -208,6 +211,15 @@ func (w entryWalk) x86(pc uint64, mode int) (uint64, bool) {
 				if w.starts[target&mask] {
 					return w.firstArg(known, stack, mode)
 				}
+				// A call of the next instruction pushes its address
+				// (musl's i386 _start: call 1f; 1: addl $_DYNAMIC-1b,
+				// (%esp); clang's PC idiom: call 1f; 1: pop ebx).
+				if mode == 32 && target&mask == next {
+					v := next
+					stack = append(stack, &v)
+					pc = next
+					continue
+				}
 				// i386's PC thunk (mov reg, [esp]; ret): reg holds the
 				// return address (pic32.go's thunkReg).
 				if mode == 32 {
@@ -266,10 +278,20 @@ func (w entryWalk) x86(pc uint64, mode int) (uint64, bool) {
 				set(r, v, ok)
 			}
 		case x86asm.ADD:
-			if r, isReg := in.Args[0].(x86asm.Reg); isReg {
-				imm, isImm := in.Args[1].(x86asm.Imm)
-				v, ok := known[gpr(r)]
-				set(r, v+uint64(imm), ok && isImm)
+			imm, isImm := in.Args[1].(x86asm.Imm)
+			switch a := in.Args[0].(type) {
+			case x86asm.Reg:
+				v, ok := known[gpr(a)]
+				set(a, v+uint64(imm), ok && isImm)
+			case x86asm.Mem:
+				if top := len(stack) - 1; a.Base == x86asm.ESP && a.Disp == 0 && a.Index == 0 && top >= 0 {
+					if stack[top] != nil && isImm {
+						v := (*stack[top] + uint64(imm)) & mask
+						stack[top] = &v
+					} else {
+						stack[top] = nil
+					}
+				}
 			}
 		case x86asm.PUSH:
 			if v, ok := value(in.Args[0], next); ok {
@@ -278,23 +300,38 @@ func (w entryWalk) x86(pc uint64, mode int) (uint64, bool) {
 				stack = append(stack, nil)
 			}
 		case x86asm.POP:
+			var top *uint64
 			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
+				top, stack = stack[len(stack)-1], stack[:len(stack)-1]
 			}
 			if r, isReg := in.Args[0].(x86asm.Reg); isReg {
-				set(r, 0, false)
+				set(r, deref(top), top != nil)
 			}
 		case x86asm.RET, x86asm.HLT:
 			return 0, false
 		default:
-			// Any other instruction that writes a register forgets it.
-			if r, isReg := in.Args[0].(x86asm.Reg); isReg {
-				set(r, 0, false)
+			// Any other instruction that writes a register forgets it,
+			// and one that writes the top word of the stack forgets it.
+			switch a := in.Args[0].(type) {
+			case x86asm.Reg:
+				set(a, 0, false)
+			case x86asm.Mem:
+				if a.Base == x86asm.ESP && a.Disp == 0 && a.Index == 0 && len(stack) > 0 {
+					stack[len(stack)-1] = nil
+				}
 			}
 		}
 		pc = next
 	}
 	return 0, false
+}
+
+// deref is *v, or 0 when v is nil.
+func deref(v *uint64) uint64 {
+	if v == nil {
+		return 0
+	}
+	return *v
 }
 
 // firstArg is main's address at the call: rdi on x86-64, the last word
@@ -310,12 +347,14 @@ func (w entryWalk) firstArg(known map[int]uint64, stack []*uint64, mode int) (ui
 	return *stack[len(stack)-1], true
 }
 
-// arm64 follows AArch64's _start to its bl of __libc_start_main and
-// returns x0's address there: an adrp+add's, or the word of the GOT slot
+// arm64 follows AArch64's _start to its bl of __libc_start_main (or b:
+// musl's _start branches to _start_c, followed once, which branches on to
+// __libc_start_main) and returns x0's address there, and whether it
+// followed such a branch: an adrp+add's, or the word of the GOT slot
 // an adrp+ldr read (the disassembler's own register tracking), or the
 // address a movz and movks built (glibc before 2.34 loads main so in a
 // non-PIE crt1.o: movz x0, #:abs_g3:main, then movk of g2, g1 and g0).
-func (w entryWalk) arm64(pc uint64) (uint64, bool) {
+func (w entryWalk) arm64(pc uint64) (main uint64, followed bool, ok bool) {
 	d := &arm64Decoder{mm: w.mm, src: w.e.src}
 	var in insn
 	var built [31]uint64 // movz/movk values, by register
@@ -323,27 +362,35 @@ func (w entryWalk) arm64(pc uint64) (uint64, bool) {
 	for range maxEntryInsns {
 		b := w.code(pc, 4)
 		if len(b) < 4 {
-			return 0, false
+			return 0, followed, false
 		}
 		x := binary.LittleEndian.Uint32(b)
-		if x&0xfc000000 == 0x94000000 { // BL
-			if !w.starts[pc+uint64(sext(uint64(x&0x3ffffff)<<2, 28))] {
-				return 0, false
+		if x&0x7c000000 == 0x14000000 { // BL, B
+			target := pc + uint64(sext(uint64(x&0x3ffffff)<<2, 28))
+			if x&0x80000000 == 0 && !w.starts[target] && !followed && w.mm.isCode(target) {
+				// musl's _start branches to _start_c, which calls
+				// or branches to __libc_start_main.
+				followed, pc = true, target
+				continue
+			}
+			if !w.starts[target] {
+				return 0, followed, false
 			}
 			if v, ok := d.get(0); ok {
-				return v, true
+				return v, followed, true
 			}
 			if slot := d.slotOf(0); slot != 0 {
-				return w.word(slot, 8)
+				v, ok := w.word(slot, 8)
+				return v, followed, ok
 			}
 			if have&1 != 0 {
-				return built[0], true
+				return built[0], followed, true
 			}
-			return 0, false
+			return 0, followed, false
 		}
 		d.step(b, pc, &in)
 		if in.flow != ports.FlowNext || in.invalid {
-			return 0, false
+			return 0, followed, false
 		}
 		// Any instruction but a movz or movk of a register forgets what
 		// was built in its first operand's field (a store's too, which
@@ -360,7 +407,7 @@ func (w entryWalk) arm64(pc uint64) (uint64, bool) {
 		}
 		pc += 4
 	}
-	return 0, false
+	return 0, followed, false
 }
 
 // arm64Branch is the target of the unconditional branch at addr, when that

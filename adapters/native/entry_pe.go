@@ -25,8 +25,9 @@ import (
 // and a forward pass over them tracks which registers, absolute memory
 // words and (32-bit x86) the outgoing first argument hold "the return value
 // of the direct call to X". At a call of the imported exit (through its
-// import slot or a jmp thunk to it), the first argument (rcx, or the word
-// at [esp]) holding X's return value names X main, when every such call
+// import slot or a jmp thunk to it), the first argument (rcx, the word at
+// [esp], or AArch64's x0: entry_pe_aarch64.go) holding X's return value
+// names X main, when every such call
 // agrees on one X in code that is not the entry. WinMain is told from main
 // by its first argument, the image base (hInstance): mingw-w64's own main
 // (crtexewin.c) passes it on to WinMain, so there the procedure named is
@@ -55,10 +56,12 @@ func (p *peImage) nameMain(ctx context.Context, set *symbolSet) {
 	if p.entry == 0 || p.cil() || p.f.Characteristics&pe.IMAGE_FILE_DLL != 0 {
 		return
 	}
-	mode := 32
+	mode, arm64 := 32, false
 	switch p.f.Machine {
 	case pe.IMAGE_FILE_MACHINE_AMD64:
 		mode = 64
+	case pe.IMAGE_FILE_MACHINE_ARM64:
+		mode, arm64 = 64, true
 	case pe.IMAGE_FILE_MACHINE_I386:
 	default:
 		return
@@ -76,7 +79,7 @@ func (p *peImage) nameMain(ctx context.Context, set *symbolSet) {
 		}
 	}
 	entry := p.base + uint64(p.entry)
-	w := &peMainWalk{ctx: ctx, p: p, mm: newMemMap(p), mode: mode, exits: exits, local: map[uint64]bool{}, total: maxPEMainTotal}
+	w := &peMainWalk{ctx: ctx, p: p, mm: newMemMap(p), mode: mode, arm64: arm64, exits: exits, local: map[uint64]bool{}, total: maxPEMainTotal}
 	main, win, ok := w.find(entry)
 	if !ok || main == entry || !w.mm.isCode(main) {
 		return
@@ -88,7 +91,7 @@ func (p *peImage) nameMain(ctx context.Context, set *symbolSet) {
 	if win {
 		return
 	}
-	if p.subsystem() == pe.IMAGE_SUBSYSTEM_WINDOWS_GUI {
+	if p.subsystem() == pe.IMAGE_SUBSYSTEM_WINDOWS_GUI && !arm64 {
 		if wm, ok := w.winMainOf(main); ok && wm != main && wm != entry && w.mm.isCode(wm) {
 			name := peMainName(true, wide, mode)
 			set.procs = append(set.procs, candidate{addr: wm, name: name, source: "crt-exit", rank: rankSynthetic})
@@ -245,6 +248,7 @@ type peMainWalk struct {
 	p     *peImage
 	mm    *memMap
 	mode  int
+	arm64 bool // AArch64 (entry_pe_arm64.go); else x86 in mode
 	exits map[uint64]bool
 	local map[uint64]bool // localExit's answers, by address
 	total int             // instructions left to decode in the whole walk
@@ -304,7 +308,8 @@ type pmBlock struct {
 }
 
 type pmInsn struct {
-	in   x86asm.Inst
+	in   x86asm.Inst // x86
+	x    uint32      // AArch64
 	pc   uint64
 	next uint64
 }
@@ -336,52 +341,12 @@ func (w *peMainWalk) function(fn uint64) (main uint64, win, found bool, callees 
 			if _, done := insns[pc]; done {
 				break
 			}
-			code := w.code(pc)
-			if len(code) == 0 {
-				break
-			}
 			budget--
-			if len(code) >= 4 && code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && (code[3] == 0xfa || code[3] == 0xfb) {
-				// endbr64/endbr32, which x86asm does not decode: a no-op
-				insns[pc] = pmInsn{in: x86asm.Inst{Op: x86asm.NOP, Len: 4}, pc: pc, next: pc + 4}
-				pc += 4
-				continue
-			}
-			in, err := x86asm.Decode(code, w.mode)
-			if err != nil {
+			ins, targets, end, ok := w.decode(pc, addCallee)
+			if !ok {
 				break
 			}
-			next := pc + uint64(in.Len)
-			insns[pc] = pmInsn{in: in, pc: pc, next: next}
-			var targets []uint64
-			end := false
-			switch in.Op {
-			case x86asm.RET, x86asm.HLT, x86asm.INT, x86asm.UD1, x86asm.UD2:
-				end = true
-			case x86asm.JMP:
-				end = true
-				if t, ok := relTarget(in, next, w.mode); ok {
-					// A jump is followed as part of the function (a tail
-					// call continues with the same state) and examined as
-					// a function of its own too.
-					targets = append(targets, t)
-					addCallee(t)
-				}
-			case x86asm.CALL:
-				if w.callsExit(in, next) {
-					end = true // exit does not return
-				} else if t, ok := relTarget(in, next, w.mode); ok {
-					addCallee(t)
-				}
-			default:
-				if x86Branches[in.Op] {
-					if t, ok := relTarget(in, next, w.mode); ok {
-						targets = append(targets, t)
-					}
-					targets = append(targets, next)
-					end = true
-				}
-			}
+			insns[pc] = ins
 			if end {
 				succs[pc] = nil
 				for _, t := range targets {
@@ -393,7 +358,7 @@ func (w *peMainWalk) function(fn uint64) (main uint64, win, found bool, callees 
 				}
 				break
 			}
-			pc = next
+			pc = ins.next
 		}
 	}
 	blocks := map[uint64]*pmBlock{}
@@ -443,6 +408,10 @@ func (w *peMainWalk) function(fn uint64) (main uint64, win, found bool, callees 
 				if blocks[s] == nil {
 					continue
 				}
+				st := st
+				if w.arm64 {
+					st = zeroEdgeA64(st, blocks[at], s)
+				}
 				old, had := in[s]
 				if !had {
 					in[s], settled = maps.Clone(st), false
@@ -471,15 +440,16 @@ func (w *peMainWalk) function(fn uint64) (main uint64, win, found bool, callees 
 		}
 		st = maps.Clone(st)
 		for _, ins := range blocks[at].insns {
-			if ins.in.Op == x86asm.CALL {
+			if call, exit, t, direct := w.call(ins); call {
+				exit = exit || w.arm64 && w.exitThroughA64(st, ins)
 				first := w.firstArg(st)
-				if w.callsExit(ins.in, ins.next) {
+				if exit {
 					found = true
 					mains = append(mains, first.value)
 					if !first.ret {
 						mains[len(mains)-1] = 0
 					}
-				} else if t, ok := relTarget(ins.in, ins.next, w.mode); ok && !first.ret && first.value == w.p.base && w.p.base != 0 {
+				} else if direct && !first.ret && first.value == w.p.base && w.p.base != 0 {
 					winMain[t] = true
 				}
 			}
@@ -494,12 +464,81 @@ func (w *peMainWalk) function(fn uint64) (main uint64, win, found bool, callees 
 }
 
 // firstArg is what the state says a call's first argument is: rcx under
-// the Microsoft x64 convention, the outgoing word at [esp] on 32-bit x86.
+// the Microsoft x64 convention, the outgoing word at [esp] on 32-bit x86,
+// x0 on AArch64.
 func (w *peMainWalk) firstArg(st pmState) pmVal {
+	if w.arm64 {
+		return st[0]
+	}
 	if w.mode == 32 {
 		return st[pmArg0]
 	}
 	return st[uint64(gpr(x86asm.RCX))]
+}
+
+// decode decodes the instruction at pc: the instruction, the targets of
+// its transfer that stay in the function (a jump's, a branch's and the
+// next instruction), whether it ends its block, and false when it does not
+// decode. A call's or jump's code target is given to callee.
+func (w *peMainWalk) decode(pc uint64, callee func(uint64)) (ins pmInsn, targets []uint64, end, ok bool) {
+	if w.arm64 {
+		return w.decodeA64(pc, callee)
+	}
+	code := w.code(pc)
+	if len(code) == 0 {
+		return pmInsn{}, nil, false, false
+	}
+	if len(code) >= 4 && code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && (code[3] == 0xfa || code[3] == 0xfb) {
+		// endbr64/endbr32, which x86asm does not decode: a no-op
+		return pmInsn{in: x86asm.Inst{Op: x86asm.NOP, Len: 4}, pc: pc, next: pc + 4}, nil, false, true
+	}
+	in, err := x86asm.Decode(code, w.mode)
+	if err != nil {
+		return pmInsn{}, nil, false, false
+	}
+	next := pc + uint64(in.Len)
+	ins = pmInsn{in: in, pc: pc, next: next}
+	switch in.Op {
+	case x86asm.RET, x86asm.HLT, x86asm.INT, x86asm.UD1, x86asm.UD2:
+		end = true
+	case x86asm.JMP:
+		end = true
+		if t, ok := relTarget(in, next, w.mode); ok {
+			// A jump is followed as part of the function (a tail call
+			// continues with the same state) and examined as a function
+			// of its own too.
+			targets = append(targets, t)
+			callee(t)
+		}
+	case x86asm.CALL:
+		if w.callsExit(in, next) {
+			end = true // exit does not return
+		} else if t, ok := relTarget(in, next, w.mode); ok {
+			callee(t)
+		}
+	default:
+		if x86Branches[in.Op] {
+			if t, ok := relTarget(in, next, w.mode); ok {
+				targets = append(targets, t)
+			}
+			targets = append(targets, next)
+			end = true
+		}
+	}
+	return ins, targets, end, true
+}
+
+// call reports whether ins is a call, whether it calls exit, and a direct
+// call's target.
+func (w *peMainWalk) call(ins pmInsn) (call, exit bool, target uint64, direct bool) {
+	if w.arm64 {
+		return w.callA64(ins)
+	}
+	if ins.in.Op != x86asm.CALL {
+		return false, false, 0, false
+	}
+	target, direct = relTarget(ins.in, ins.next, w.mode)
+	return true, w.callsExit(ins.in, ins.next), target, direct
 }
 
 // code is up to 16 bytes of code at pc.
@@ -704,6 +743,15 @@ func (w *peMainWalk) absolute(m x86asm.Mem, next uint64) (uint64, bool) {
 
 // step applies one instruction to the state.
 func (w *peMainWalk) step(st pmState, ins pmInsn) {
+	if w.arm64 {
+		w.stepA64(st, ins)
+		return
+	}
+	w.stepX86(st, ins)
+}
+
+// stepX86 applies one x86 instruction to the state.
+func (w *peMainWalk) stepX86(st pmState, ins pmInsn) {
 	in := ins.in
 	reg := func(a x86asm.Arg) (int, bool) {
 		r, ok := a.(x86asm.Reg)

@@ -185,6 +185,25 @@ var msvcShapes = []msvcShape{
 		"WinMain(&__ImageBase, 0, cmd, show)", "r"), prog: "int __stdcall WinMain(void *h, void *p, char *cmd, int show) { return cmd[0] + show; }\n"},
 	{name: "i386-winmain", machine: "i386", want: "_WinMain@16", crt: msvcCRT("char *cmd = _get_narrow_winmain_command_line();",
 		"WinMain(&__ImageBase, 0, cmd, show)", "r"), prog: "int __stdcall WinMain(void *h, void *p, char *cmd, int show) { return cmd[0] + show; }\n"},
+	// AArch64: main's result kept in x19 (or, as mingw-w64 keeps its
+	// mainret, in a global word) and passed in x0 to exit, called through
+	// its import slot (blr) or the linker's thunk (bl).
+	{name: "arm64", machine: "arm64", want: "main", crt: msvcCRT(narrowArgs, "main(argc, argv, envp)", "r"), prog: msvcProg},
+	{name: "arm64-wmain", machine: "arm64", want: "wmain", crt: msvcCRT(`wchar_t **envp = _get_initial_wide_environment();
+	wchar_t **argv = *__p___wargv();
+	int argc = *__p___argc();`, "wmain(argc, argv, envp)", "r"),
+		prog: "typedef unsigned short wchar_t;\nint wmain(int argc, wchar_t **argv, wchar_t **envp) { return argc + argv[0][0]; }\n"},
+	{name: "arm64-winmain", machine: "arm64", want: "WinMain", crt: msvcCRT("char *cmd = _get_narrow_winmain_command_line();",
+		"WinMain(&__ImageBase, 0, cmd, show)", "r"), prog: "int __stdcall WinMain(void *h, void *p, char *cmd, int show) { return cmd[0] + show; }\n"},
+	{name: "arm64-global", machine: "arm64", want: "main", crt: msvcCRT("static volatile int mainret;\n\t"+narrowArgs, "(mainret = main(argc, argv, envp))", "mainret"), prog: msvcProg},
+	{name: "arm64-thunk", machine: "arm64", want: "main", crt: strings.Replace(msvcCRT(narrowArgs, "main(argc, argv, envp)", "r"),
+		"__declspec(dllimport) void __cdecl exit(int);", "void __cdecl exit(int);", 1), prog: msvcProg},
+	{name: "arm64-exit-constant", machine: "arm64", crt: msvcCRT(narrowArgs, "main(argc, argv, envp)", "0"), prog: msvcProg},
+	{name: "arm64-exit-plus-one", machine: "arm64", crt: msvcCRT(narrowArgs, "main(argc, argv, envp)", "r + 1"), prog: msvcProg},
+	{name: "arm64-two-sources", machine: "arm64", crt: msvcCRT(narrowArgs, "argc > 1 ? main(argc, argv, envp) : other()", "r"),
+		prog: msvcProg + "int other(void) { return 7; }\n"},
+	{name: "arm64-global-clobbered", machine: "arm64", crt: msvcCRT("static volatile int mainret;\n\t"+narrowArgs,
+		"(mainret = main(argc, argv, envp)); mainret = argc", "mainret"), prog: msvcProg},
 	// MSVC's static runtime (/MT): exit is the runtime's own stub beside
 	// _exit and _cexit, each passing constants on to one routine.
 	{name: "x86-64-static-crt", machine: "x86_64", want: "main", crt: staticCRT(msvcCRT(narrowArgs, "main(argc, argv, envp)", "r")),
@@ -276,8 +295,11 @@ func linkMSVCShape(t *testing.T, dir string, c msvcShape, symbols bool) string {
 	needToolPkg(t, "llvm-dlltool", "llvm")
 	base := filepath.Join(dir, c.name)
 	target, dlltool := "x86_64-pc-windows-msvc", "i386:x86-64"
-	if c.machine == "i386" {
+	switch c.machine {
+	case "i386":
 		target, dlltool = "i386-pc-windows-msvc", "i386"
+	case "arm64":
+		target, dlltool = "aarch64-pc-windows-msvc", "arm64"
 	}
 	def := "LIBRARY ucrtbase.dll\nEXPORTS\n"
 	for _, f := range []string{"exit", "_cexit", "__p___argc", "__p___argv", "__p___wargv", "_get_initial_narrow_environment",

@@ -44,6 +44,21 @@ import (
 //     (crt1.c, compiled C: any order) sets each of __libc_start_main's six
 //     arguments once and only them: esi from [rdi], rdx as rdi+8, r9 to 0,
 //     rdi, rcx and r8 as above; then jmp or call.
+//   - musl i386 (arch/i386/crt_arch.h): xor ebp, ebp; mov eax, esp;
+//     and esp, -16; push eax; push eax; call 1f; 1: addl $_DYNAMIC-1b,
+//     (esp); push eax; call _start_c; and _start_c (compiled C) sets up a
+//     frame (pushes of callee-saved registers, mov ebp, esp, the PC thunk
+//     or call 1f; pop, and add of an immediate, sub esp), loads what it
+//     pushes (mov of a word or immediate, lea), then pushes exactly the
+//     six arguments after its sub esp, the first a 0; then call rel32;
+//     then add esp, imm, pops or leave, and ret.
+//   - musl AArch64 (arch/aarch64/crt_arch.h): mov x29, #0; mov x30, #0;
+//     mov x0, sp; adrp x1; add x1, x1, #lo12; and sp, x0, #-16;
+//     b _start_c; and _start_c (compiled C) writes only x0 to x5, and
+//     each of them, x5 with 0 (movz, mov from xzr), the others by mov
+//     from x0, movz, adrp, add, ldr
+//     (unsigned offset, or post-indexed: ldr x1, [x2], #8); then b (a
+//     tail call: a bl would need a frame, which this shape does not take).
 
 var (
 	// glibcHead64: xor ebp, ebp; mov r9, rdx; pop rsi; mov rdx, rsp;
@@ -59,6 +74,11 @@ var (
 	// displacement's 4 bytes follow); then and rsp, -16; call rel32.
 	muslHead64 = []byte{0x48, 0x31, 0xed, 0x48, 0x89, 0xe7, 0x48, 0x8d, 0x35}
 	muslTail64 = []byte{0x48, 0x83, 0xe4, 0xf0, 0xe8}
+	// muslHead32: xor ebp, ebp; mov eax, esp; and esp, -16; push eax;
+	// push eax; call 1f; addl $imm32, (esp) (the 4 bytes follow); then
+	// push eax; call rel32.
+	muslHead32 = []byte{0x31, 0xed, 0x89, 0xe0, 0x83, 0xe4, 0xf0, 0x50, 0x50, 0xe8, 0, 0, 0, 0, 0x81, 0x04, 0x24}
+	muslTail32 = []byte{0x50, 0xe8}
 )
 
 // startShape recognises the C library's _start at entry by its shape
@@ -72,9 +92,15 @@ func (w entryWalk) startShape(entry uint64) (stop, fn uint64, ok bool) {
 		}
 		return w.muslX86(entry)
 	case elf.EM_386:
-		return w.glibcX86(entry, 32)
+		if stop, fn, ok = w.glibcX86(entry, 32); ok {
+			return stop, fn, ok
+		}
+		return w.musl386(entry)
 	case elf.EM_AARCH64:
-		return w.glibcARM64(entry)
+		if stop, fn, ok = w.glibcARM64(entry); ok {
+			return stop, fn, ok
+		}
+		return w.muslARM64(entry)
 	}
 	return 0, 0, false
 }
@@ -311,6 +337,155 @@ func (w entryWalk) glibcARM64(pc uint64) (stop, fn uint64, ok bool) {
 		case x&0xffc00000 == 0xf9400000 && rn == rd: // LDR Xt, [Xt, #imm]
 		case x&0xff800000 == 0xd2800000, x&0xff800000 == 0xf2800000: // MOVZ, MOVK, 64-bit
 		default:
+			return 0, 0, false
+		}
+		set |= 1 << rd
+	}
+	return 0, 0, false
+}
+
+// musl386 recognises musl's i386 _start and the _start_c it calls.
+func (w entryWalk) musl386(pc uint64) (stop, fn uint64, ok bool) {
+	const n = 27 // the head, its imm32, the tail and its rel32
+	b := w.code(pc, n)
+	if len(b) < n || !bytes.HasPrefix(b, muslHead32) || !bytes.Equal(b[21:23], muslTail32) {
+		return 0, 0, false
+	}
+	pc = (pc + n + uint64(int32(binary.LittleEndian.Uint32(b[23:])))) & 0xffffffff
+	b = w.code(pc, 96)
+	d := &x86Decoder{mode: 32, mm: w.mm, src: w.e.src}
+	framed := false // sub esp, imm seen: the pushes after it are arguments
+	// (clang subtracts twice)
+	args := 0
+	for range 24 {
+		in, err := x86asm.Decode(b, 32)
+		if err != nil {
+			return 0, 0, false
+		}
+		next := pc + uint64(in.Len)
+		dst, _ := in.Args[0].(x86asm.Reg)
+		switch in.Op {
+		case x86asm.CALL:
+			a, isRel := in.Args[0].(x86asm.Rel)
+			if !isRel {
+				return 0, 0, false
+			}
+			t := (next + uint64(int64(a))) & 0xffffffff
+			switch {
+			case args == 6 && muslEnd386(b[in.Len:]):
+				return t, t, true
+			case args > 0 || t != next && d.thunkReg(t) < 0:
+				return 0, 0, false
+			}
+		case x86asm.PUSH:
+			if framed {
+				imm, isImm := in.Args[0].(x86asm.Imm)
+				if args == 0 && (!isImm || imm != 0) {
+					return 0, 0, false
+				}
+				args++
+			}
+		case x86asm.POP:
+			if dst == 0 || framed {
+				return 0, 0, false
+			}
+		case x86asm.SUB:
+			if _, isImm := in.Args[1].(x86asm.Imm); args > 0 || dst != x86asm.ESP || !isImm {
+				return 0, 0, false
+			}
+			framed = true
+		case x86asm.ADD:
+			if _, isImm := in.Args[1].(x86asm.Imm); dst == 0 || dst == x86asm.ESP || !isImm {
+				return 0, 0, false
+			}
+		case x86asm.MOV, x86asm.LEA:
+			_, isMem := in.Args[1].(x86asm.Mem)
+			_, isImm := in.Args[1].(x86asm.Imm)
+			frame := in.Op == x86asm.MOV && dst == x86asm.EBP && in.Args[1] == x86asm.ESP
+			if dst == 0 || dst == x86asm.ESP || !frame && !isMem && !isImm {
+				return 0, 0, false
+			}
+		default:
+			return 0, 0, false
+		}
+		b, pc = b[in.Len:], next
+	}
+	return 0, 0, false
+}
+
+// muslEnd386 reports whether b, what follows _start_c's call, ends the
+// function: add esp, imm; then pops of registers or leave; then ret.
+func muslEnd386(b []byte) bool {
+	for i := range 6 {
+		in, err := x86asm.Decode(b, 32)
+		if err != nil {
+			return false
+		}
+		r, _ := in.Args[0].(x86asm.Reg)
+		_, isImm := in.Args[1].(x86asm.Imm)
+		switch {
+		case in.Op == x86asm.RET:
+			return i > 0
+		case i == 0 && in.Op == x86asm.ADD && r == x86asm.ESP && isImm:
+		case i > 0 && (in.Op == x86asm.POP && r != 0 || in.Op == x86asm.LEAVE):
+		default:
+			return false
+		}
+		b = b[in.Len:]
+	}
+	return false
+}
+
+// muslARM64 recognises musl's AArch64 _start and the _start_c it branches
+// to.
+func (w entryWalk) muslARM64(pc uint64) (stop, fn uint64, ok bool) {
+	b := w.code(pc, 28)
+	if len(b) < 28 {
+		return 0, 0, false
+	}
+	for i, want := range []struct{ mask, bits uint32 }{
+		{0xffffffff, 0xd280001d}, // mov x29, #0
+		{0xffffffff, 0xd280001e}, // mov x30, #0
+		{0xffffffff, 0x910003e0}, // mov x0, sp
+		{0x9f00001f, 0x90000001}, // adrp x1, _DYNAMIC
+		{0xffc003ff, 0x91000021}, // add x1, x1, #:lo12:_DYNAMIC
+		{0xffffffff, 0x927cec1f}, // and sp, x0, #-16
+		{0xfc000000, 0x14000000}, // b _start_c
+	} {
+		if binary.LittleEndian.Uint32(b[4*i:])&want.mask != want.bits {
+			return 0, 0, false
+		}
+	}
+	pc += 24 + uint64(sext(uint64(binary.LittleEndian.Uint32(b[24:])&0x3ffffff)<<2, 28))
+	b = w.code(pc, 4*17)
+	var set uint32 // bit i: xi written
+	for at := 0; at+4 <= len(b); at += 4 {
+		x := binary.LittleEndian.Uint32(b[at:])
+		rd, rn := x&31, x>>5&31
+		switch {
+		case x&0xfc000000 == 0x14000000: // B
+			if set != 0x3f {
+				return 0, 0, false
+			}
+			t := pc + uint64(at) + uint64(sext(uint64(x&0x3ffffff)<<2, 28))
+			return t, t, true
+		case x == 0xd2800005, x == 0xaa1f03e5: // mov x5, #0; mov x5, xzr
+		case rd == 5: // x5, the sixth argument, is 0
+			return 0, 0, false
+		case x&0xffffffe0 == 0xaa0003e0: // mov xd, x0
+		case x&0xff800000 == 0xd2800000: // MOVZ, 64-bit
+		case x&0x9f000000 == 0x90000000: // ADRP
+		case x&0xff800000 == 0x91000000: // ADD (immediate), 64-bit
+		case x&0xbfc00000 == 0xb9400000, x&0xffc00000 == 0xb9800000: // LDR Wt/Xt, LDRSW, unsigned offset
+		case x&0xbfe00c00 == 0xb8400400: // LDR Wt/Xt, post-indexed
+			if rn > 5 {
+				return 0, 0, false
+			}
+			set |= 1 << rn
+		default:
+			return 0, 0, false
+		}
+		if rd > 5 {
 			return 0, 0, false
 		}
 		set |= 1 << rd
