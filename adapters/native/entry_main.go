@@ -18,8 +18,9 @@ import (
 // whose RELATIVE relocation or stored word gives it, i386's PC thunk and
 // its add. At the call of __libc_start_main's PLT stub or GOT slot, the
 // first argument's address, if known and in code, is main: named so, with
-// source "libc-start-main". AArch64's non-PIE crt1 passes __wrap_main,
-// which only branches to main: the branch is followed once. One call into
+// source "libc-start-main". AArch64's non-PIE and static crt1 pass
+// __wrap_main, which only branches to main and lies just past _start: the
+// branch of a first argument there is followed once. One call into
 // a local function is followed (musl's _start calls _start_c; on AArch64
 // it branches there), and on x86-64 a jmp to __libc_start_main ends the
 // walk as its call does (_start_c's tail call), as AArch64's b does. An
@@ -73,7 +74,10 @@ func (e *elfImage) nameMain(ctx context.Context, set *symbolSet) {
 	case elf.EM_AARCH64:
 		var musl bool
 		main, musl, ok = w.arm64(e.f.Entry)
-		if ok && !musl { // glibc's non-PIE crt1 passes __wrap_main
+		// glibc's crt1.o (non-PIE and static) passes __wrap_main, which
+		// start.S places right after _start (entry+0x34); a main that is
+		// itself one branch (a tail call) is main.
+		if ok && !musl && main > e.f.Entry && main-e.f.Entry <= wrapMainReach {
 			main = w.arm64Branch(main)
 		}
 	}
@@ -409,6 +413,11 @@ func (w entryWalk) arm64(pc uint64) (main uint64, followed bool, ok bool) {
 	}
 	return 0, followed, false
 }
+
+// wrapMainReach bounds how far past AArch64's _start glibc's __wrap_main
+// may lie: both are in start.S, _start's 13 instructions and a literal
+// word apart.
+const wrapMainReach = 128
 
 // arm64Branch is the target of the unconditional branch at addr, when that
 // is all the code there does first, past hints (glibc's __wrap_main: nop;

@@ -268,3 +268,42 @@ var staticLibcPackage = map[string]string{
 	"gcc": "libc6-dev", "musl-gcc": "musl-dev", "i686-linux-gnu-gcc": "libc6-dev-i386-cross",
 	"aarch64-linux-gnu-gcc": "libc6-dev-arm64-cross",
 }
+
+// A main that is itself one branch (int main(...) { return work(argc); }
+// at -O2 is `b work` on AArch64) is main, not glibc's __wrap_main: only a
+// first argument inside the start code's own object, just past _start, is
+// the wrapper whose branch is followed. gcc's non-PIE, static and
+// static-pie builds pass __wrap_main; the PIE one passes main.
+func TestMainThatOnlyBranches(t *testing.T) {
+	needTool(t, "aarch64-linux-gnu-gcc")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "tail.c")
+	if err := os.WriteFile(src, []byte(`#include <stdio.h>
+__attribute__((noinline)) int work(int argc) { puts("x"); return argc; }
+int main(int argc, char **argv) { return work(argc); }
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, flags := range [][]string{{"-no-pie"}, {"-static"}, {"-static-pie"}, nil} {
+		name := "pie"
+		if flags != nil {
+			name = flags[0][1:]
+		}
+		t.Run(name, func(t *testing.T) {
+			if flags != nil && strings.HasPrefix(flags[0], "-static") {
+				needStaticLibc(t, "aarch64-linux-gnu-gcc")
+			}
+			exe := filepath.Join(dir, name)
+			if b, err := exec.Command("aarch64-linux-gnu-gcc", append([]string{"-O2", "-o", exe, src}, flags...)...).CombinedOutput(); err != nil {
+				t.Fatalf("gcc: %v\n%s", err, b)
+			}
+			want := elfSymbolValue(t, exe, "main")
+			if b, err := exec.Command("aarch64-linux-gnu-strip", exe).CombinedOutput(); err != nil {
+				t.Fatalf("strip: %v\n%s", err, b)
+			}
+			if got, source := mainOf(t, exe); got != want || source != "libc-start-main" {
+				t.Fatalf("stripped: main at %#x (%s), want %#x, not the function its branch goes to", got, source, want)
+			}
+		})
+	}
+}
