@@ -19,6 +19,14 @@ import (
 // makes that pointer's height unknown from there, as does a join of two
 // heights, and, where a call may pop its own arguments (32-bit Windows'
 // stdcall API), a call. Only reads at a known height count.
+//
+// A realignment ("and esp, -16", gcc's i686 main) loses the height from
+// the entry but starts another: the pointers' offsets from the aligned
+// stack pointer, named by the height it was aligned at and the mask
+// ("esp&-16", "(esp-8)&-32"). Pushes and stores after it are placed
+// relative to it, so a call's argument words still meet their writers
+// (valueflow_cdecl.go); stack parameters, which are the entry's words,
+// are not read through it.
 
 // stackOp is what one instruction does to the stack and frame pointers by
 // a known amount.
@@ -37,6 +45,7 @@ const (
 	spFromFP             // sp = fp + n
 	fpFromSP             // fp = sp + n (in stackOp.fp)
 	spAddReg             // sp += n * reg, reg holding a known constant (AArch64's "mov x12, #0x1390; sub sp, sp, x12")
+	spAlign              // sp &= n ("and esp, -16")
 )
 
 // height is the stack and frame pointers' offsets from the stack pointer
@@ -47,12 +56,23 @@ type height struct {
 	spOK, fpOK bool
 	creg       string
 	cval       int64
+	// abase names the aligned stack pointer of the last realignment
+	// ("esp&-16"), "" for none; asp and afp are the pointers' offsets
+	// from it, where known.
+	abase        string
+	asp, afp     int64
+	aspOK, afpOK bool
 }
 
 func (h height) meet(o height) height {
 	m := height{sp: h.sp, fp: h.fp, spOK: h.spOK && o.spOK && h.sp == o.sp, fpOK: h.fpOK && o.fpOK && h.fp == o.fp}
 	if h.creg == o.creg && h.cval == o.cval {
 		m.creg, m.cval = h.creg, h.cval
+	}
+	if h.abase == o.abase && h.abase != "" {
+		m.abase, m.asp, m.afp = h.abase, h.asp, h.afp
+		m.aspOK = h.aspOK && o.aspOK && h.asp == o.asp
+		m.afpOK = h.afpOK && o.afpOK && h.afp == o.afp
 	}
 	return m
 }
@@ -64,20 +84,30 @@ func (h height) step(cc convention, s vfSem, calleePops bool) height {
 		return height{}
 	case op.sp == spAdd:
 		h.sp += op.n
+		h.asp += op.n
 	case op.sp == spAddReg && op.reg == h.creg && h.creg != "":
 		h.sp += op.n * h.cval
+		h.asp += op.n * h.cval
 	case op.sp == spFromFP:
 		h.sp, h.spOK = h.fp+op.n, h.fpOK
+		h.asp, h.aspOK = h.afp+op.n, h.afpOK
+	case op.sp == spAlign && h.spOK:
+		h.abase = fmt.Sprintf("%s&%d", cc.sp, op.n)
+		if h.sp != 0 {
+			h.abase = fmt.Sprintf("(%s%+d)&%d", cc.sp, h.sp, op.n)
+		}
+		h.spOK, h.asp, h.aspOK, h.afpOK = false, 0, true, false
 	case s.call && calleePops:
-		h.spOK = false
+		h.spOK, h.aspOK = false, false
 	case slices.Contains(s.defs, cc.sp):
-		h.spOK = false
+		h.spOK, h.aspOK = false, false
 	}
 	switch {
 	case s.stack.fp == fpFromSP:
 		h.fp, h.fpOK = h.sp+s.stack.n, h.spOK
+		h.afp, h.afpOK = h.asp+s.stack.n, h.aspOK
 	case slices.Contains(s.defs, cc.fp):
-		h.fpOK = false // leave and pop restore the caller's
+		h.fpOK, h.afpOK = false, false // leave and pop restore the caller's
 	}
 	switch {
 	case s.constReg != "":

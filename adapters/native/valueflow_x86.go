@@ -395,6 +395,10 @@ func x86StackOp(inst x86asm.Inst, args []x86asm.Arg, mode int) stackOp {
 			}
 			return stackOp{sp: spAdd, n: v}
 		}
+	case op == x86asm.AND && len(args) == 2 && isSP(args[0]):
+		if v, ok := imm(args[1]); ok && v < 0 && -v&(-v-1) == 0 {
+			return stackOp{sp: spAlign, n: v} // and esp, -16
+		}
 	case op == x86asm.LEAVE:
 		return stackOp{sp: spFromFP, n: word} // mov esp, ebp; pop ebp (a definition of ebp)
 	case op == x86asm.MOV && len(args) == 2 && isSP(args[0]) && isFP(args[1]):
