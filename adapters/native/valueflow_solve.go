@@ -20,8 +20,26 @@ type defSet []int32
 
 const entryDef int32 = -1
 
+// union is s with t's definitions added, and whether any was new. Sets
+// are never changed in place, so the result may be s or t itself.
 func (s defSet) union(t defSet) (defSet, bool) {
-	if len(t) == 0 {
+	switch {
+	case len(t) == 0:
+		return s, false
+	case len(s) == 0:
+		return t, true
+	}
+	i := 0
+	for _, d := range t { // t within s: nothing new, nothing to allocate
+		for i < len(s) && s[i] < d {
+			i++
+		}
+		if i == len(s) || s[i] != d {
+			i = -1
+			break
+		}
+	}
+	if i >= 0 {
 		return s, false
 	}
 	out := make(defSet, 0, len(s)+len(t))
