@@ -113,9 +113,9 @@ func (f *flowSolver) placedNames(k int, placed map[string]stackPlace) (uses, def
 		size := int64(0)
 		switch {
 		case d == "["+f.cc.sp+"]" && s.stack.sp == spAdd && s.stack.n < 0: // a push's slot, below the height
-			at, size = h.step(f.cc, s, false), -s.stack.n
+			at, size = h.step(f.cc, s, false, 0), -s.stack.n
 		case d == s.popped && s.stack.sp == spAdd: // pop [esp+4] addresses past the pop
-			at = h.step(f.cc, s, false)
+			at = h.step(f.cc, s, false, 0)
 		case s.write != nil && d == s.write.loc:
 			size = int64(s.memBytes)
 		}

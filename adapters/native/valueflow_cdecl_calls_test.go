@@ -231,3 +231,51 @@ func parseHex(t *testing.T, s string) uint64 {
 	}
 	return v
 }
+
+const poppingSource = `
+#include <stdio.h>
+__attribute__((stdcall, noinline)) int sadd(int a, int b) { return a + b * 3; }
+struct big { int x[4]; };
+__attribute__((noinline)) struct big mk(int a) { struct big b = {{a, a + 1, a + 2, a + 3}}; return b; }
+__attribute__((noinline)) int work(int n, const char *s) {
+	int r = sadd(n, 2);
+	struct big b = mk(r);
+	printf("%d %s\n", b.x[2], s);
+	return r + b.x[1];
+}
+int main(int argc, char **argv) { return work(argc, argv[0]); }
+`
+
+// A callee that pops its arguments on return (stdcall's "ret 8", and
+// i386 SysV's "ret 4" of one returning a struct through a hidden pointer)
+// leaves its caller's stack that much higher: the words after the call are
+// placed from there, so work's later call names the words its pushes
+// wrote and its parameters are its own two words.
+func TestValueFlowCdeclCalleePops(t *testing.T) {
+	needToolPkg(t, "i686-linux-gnu-gcc", "gcc-i686-linux-gnu")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "pop.c")
+	if err := os.WriteFile(src, []byte(poppingSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cc := range [][]string{{"i686-linux-gnu-gcc"}, {"clang", "--target=i686-linux-gnu"}} {
+		for _, opt := range []string{"-O0", "-O2"} {
+			t.Run(cc[0]+opt, func(t *testing.T) {
+				needTool(t, cc[0])
+				exe := filepath.Join(dir, cc[0]+opt)
+				if b, err := exec.Command(cc[0], append(cc[1:], opt, "-g", "-fno-inline", "-o", exe, src)...).CombinedOutput(); err != nil {
+					t.Fatalf("%s: %v\n%s", cc[0], err, b)
+				}
+				a := openNative(t, exe)
+				// mk's DWARF describes no hidden pointer: no exact arity
+				if got, want := cdeclCalls(t, a, "work"), []string{"sadd:2:dwarf", "mk:0:", "printf:3:format"}; !slices.Equal(got, want) {
+					t.Errorf("calls of work (callee:stack words:arguments source):\n got %v\nwant %v", got, want)
+				}
+				vf := valueFlow(t, a, "work")
+				if ps := paramNames(vf); !slices.Equal(ps, []string{"[esp+4]", "[esp+8]"}) {
+					t.Errorf("parameters of work: %v", ps)
+				}
+			})
+		}
+	}
+}

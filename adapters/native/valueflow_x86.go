@@ -189,6 +189,11 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 	}
 	name := op.String()
 	switch {
+	case op == x86asm.CALL && len(args) == 1 && args[0] == x86asm.Rel(0):
+		// "call next; pop ebx": position-independent code reads its own
+		// address; the call only pushes it.
+		use("rsp")
+		def("rsp", "[rsp]")
 	case op == x86asm.CALL || op == x86asm.LCALL:
 		out.call = true
 		if len(args) > 0 {
@@ -331,6 +336,9 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 		}
 	}
 	out.stack = x86StackOp(inst, args, s.d.mode)
+	if op == x86asm.CALL && !out.call {
+		out.stack = stackOp{sp: spAdd, n: -int64(s.d.mode / 8)}
+	}
 	out.setsAL, out.alVal = x86SetsAL(inst, args)
 	if s.d.mode == 32 {
 		rename32(&out)
