@@ -189,9 +189,9 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 	}
 	name := op.String()
 	switch {
-	case op == x86asm.CALL && len(args) == 1 && args[0] == x86asm.Rel(0):
-		// "call next; pop ebx": position-independent code reads its own
-		// address; the call only pushes it.
+	case op == x86asm.CALL && len(args) == 1 && args[0] == x86asm.Rel(0) && s.d.mode == 32:
+		// "call next; pop ebx": 32-bit position-independent code reads
+		// its own address; the call only pushes it.
 		use("rsp")
 		def("rsp", "[rsp]")
 	case op == x86asm.CALL || op == x86asm.LCALL:
