@@ -111,6 +111,9 @@ type vfTargets struct {
 	// calleePops: a call may pop its own arguments (32-bit Windows, whose
 	// API is stdcall), so the stack height after it is unknown.
 	calleePops bool
+	// pops gives what the procedure at an address pops on return, when
+	// its returns say (32-bit x86's "ret 8"); nil knows none.
+	pops func(uint64) (int64, bool)
 	// flow summarises an instruction as Function does (import slots
 	// included); nil takes its own targets only.
 	flow func(*insn) flowInsn
@@ -292,6 +295,7 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 			arities = func(ts []uint64) map[uint64]calleeArity { return env.arities(ctx, ts) }
 		}
 		if cc.name == cdecl.name {
+			env.known.pops = func(t uint64) (int64, bool) { return env.calleePops(ctx, t) }
 			// cdecl's callees: only DWARF's exact arity names their stack
 			// words (valueflow_cdecl.go); an inferred one does not.
 			if idx, err := a.signatures(ctx); err == nil && idx.d != nil {
@@ -442,7 +446,18 @@ func valueFlowSems(ctx context.Context, d decoder, sm semantics, cc convention, 
 			}
 		}
 	}
-	heights := stackHeights(cc, flows, sems, blocks, entry, known.calleePops, cdeclCalls)
+	var popped map[int]int64 // what calls of the program's procedures pop on return (valueflow_stack.go)
+	if known.pops != nil && ctx.Err() == nil {
+		popped = map[int]int64{}
+		for k, fl := range flows {
+			if sems[k].call && fl.hasTarget {
+				if n, ok := known.pops(fl.target); ok {
+					popped[k] = n
+				}
+			}
+		}
+	}
+	heights := stackHeights(cc, flows, sems, blocks, entry, known.calleePops, cdeclCalls, popped)
 	fl := &flowSolver{cc: cc, flows: flows, sems: sems, names: names, blocks: blocks, entry: entry, known: known, heights: heights, sites: sites, consts: consts, arity: arity}
 	fl.solve(ctx, &out)
 	if cc.stackWord > 0 && ctx.Err() == nil {

@@ -104,6 +104,9 @@ const (
 type vfSummaries struct {
 	mu   sync.Mutex
 	done map[arityKey]arityEntry
+	// pops: what each procedure pops on return (valueflow_stack.go).
+	popsMu sync.Mutex
+	pops   map[uint64]calleePop
 }
 
 // vfEnv is what analysing any procedure of one program needs.

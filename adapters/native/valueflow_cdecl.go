@@ -2,7 +2,9 @@ package native
 
 import (
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 
 	"rea/ports"
 	"rea/ports/libc"
@@ -14,35 +16,31 @@ import (
 // [esp+0x8]"). Where the callee's arity is exact (its C prototype, its
 // DWARF, a constant printf format: valueflow_callee.go,
 // valueflow_format.go) and the stack height at the call is known
-// (valueflow_stack.go), the call uses that many words, named as the
-// procedure's own stack words are, by their place from the stack pointer
-// at the entry ("[esp-28]" for the word at [esp] of a call made 28 bytes
-// below it), with def-use edges from the instructions that wrote them. A
-// small reaching-definitions pass over those words alone finds the
-// writers: a push writes the word below the height before it, a store at
-// a known height the words it covers (a double's two), a call writes none
-// (a callee may reuse its argument words, but gcc -O2 counts on them still
-// holding what it stored for an earlier call), and a word nothing wrote on
-// some path reaches the call from whatever wrote it before, or from the
-// entry (no edge). A variadic callee without a constant format takes its
-// fixed words only.
+// (valueflow_stack.go), the call uses that many words, with def-use edges
+// from the instructions that wrote them.
+//
+// The solver (valueflow_solve.go) names every stack word under cdecl by
+// its place, not by its operand: a push's "[esp]", a store's
+// "[esp+0x4]" and a frame slot's "[ebp-0xc]" become the word's offset
+// from the stack pointer at the entry ("[esp-28]", as stackParameters
+// names the procedure's own "[esp+4]"), or after a realignment from the
+// aligned stack pointer ("[esp&-16-28]"), so the writers of a call's
+// words reach it as any definition reaches its use: a push writes the word
+// below the height before it, a store at a known height the word it
+// addresses and, when wider than a word, the words it covers (a double's
+// two), a call writes none (a callee may reuse its argument words, but gcc
+// -O2 counts on them still holding what it stored for an earlier call),
+// and a word nothing wrote on some path reaches the call from the entry
+// (no edge). A word at an unknown height keeps its operand's name. A
+// variadic callee without a constant format takes its fixed words only,
+// which the procedure's limitations say.
 
-// stackArgs is what the calls of a procedure take on the stack: by call
-// index, the entry offsets of their argument words.
-type stackArgs struct {
-	offs map[int][]int64
-	// defs: the writers of each argument word reaching each call, by call
-	// index then word (entryDef for the entry value).
-	defs map[int][]defSet
-}
-
-// stackArgWords is how many stack words call k takes under cdecl given its
-// arity ar, 0 when not exactly known.
-func (f *flowSolver) stackArgWords(ar calleeArity) int {
-	if f.cc.name != cdecl.name || !ar.known || !ar.exact {
-		return 0
-	}
-	return ar.words
+// stackPlace is where a stack word is: its offset from the stack pointer
+// at the entry (base ""), or from an aligned stack pointer (base
+// "esp&-16", valueflow_stack.go).
+type stackPlace struct {
+	base string
+	off  int64
 }
 
 // stackWordName names the stack word at entry offset at ("[esp+4]",
@@ -54,163 +52,193 @@ func (cc convention) stackWordName(at int64) string {
 	return fmt.Sprintf("[%s+%d]", cc.sp, at)
 }
 
-// stackWritten lists the entry offsets of the stack words instruction k
-// writes at a known height.
-func (f *flowSolver) stackWritten(k int) []int64 {
-	s, h := f.sems[k], f.heights[k]
-	word := f.cc.stackWord
-	var out []int64
-	cover := func(at, size int64) {
-		for w := at - ((at%word)+word)%word; w < at+size; w += word {
-			out = append(out, w)
+// placeName names the stack word at p ("[esp-28]", "[esp&-16+8]").
+func (cc convention) placeName(p stackPlace) string {
+	if p.base == "" {
+		return cc.stackWordName(p.off)
+	}
+	return fmt.Sprintf("[%s%+d]", p.base, p.off)
+}
+
+// place is where frame operand loc ("[esp+0x8]", "[ebp-0xc]") lies at
+// height h, when its base's height is known from the entry or from an
+// alignment.
+func (h height) place(cc convention, loc string) (stackPlace, bool) {
+	base, disp, ok := frameOperand(loc)
+	switch {
+	case !ok:
+	case base == cc.sp && h.spOK:
+		return stackPlace{off: h.sp + disp}, true
+	case base == cc.fp && h.fpOK:
+		return stackPlace{off: h.fp + disp}, true
+	case base == cc.sp && h.aspOK:
+		return stackPlace{base: h.abase, off: h.asp + disp}, true
+	case base == cc.fp && h.afpOK:
+		return stackPlace{base: h.abase, off: h.afp + disp}, true
+	}
+	return stackPlace{}, false
+}
+
+// placedNames gives the solver's names of instruction k's uses and defs:
+// under cdecl its stack words by their places, wider stores also naming
+// the words they cover; otherwise (and when k touches no placed word) its
+// own. placed records each place named.
+func (f *flowSolver) placedNames(k int, placed map[string]stackPlace) (uses, defs []string) {
+	s := f.sems[k]
+	uses, defs = s.uses, s.defs
+	if f.cc.name != cdecl.name || len(f.heights) != len(f.flows) {
+		return uses, defs
+	}
+	h := f.heights[k]
+	if !h.spOK && !h.fpOK && !h.aspOK && !h.afpOK {
+		return uses, defs
+	}
+	name := func(p stackPlace) string {
+		n := f.cc.placeName(p)
+		placed[n] = p
+		return n
+	}
+	cloned := false
+	for i, u := range s.uses {
+		if p, ok := h.operands(f.cc, s).place(f.cc, u); ok {
+			if !cloned {
+				uses, cloned = slices.Clone(s.uses), true
+			}
+			uses[i] = name(p)
 		}
 	}
-	for _, d := range s.defs {
+	var out []string
+	for i, d := range s.defs {
+		at := h.operands(f.cc, s)
+		size := int64(0)
 		switch {
-		case d == "["+f.cc.sp+"]" && s.stack.sp == spAdd && s.stack.n < 0 && h.spOK: // push
-			cover(h.sp+s.stack.n, -s.stack.n)
-		default:
-			base, _, ok := frameOperand(d)
-			if !ok || base != f.cc.sp && base != f.cc.fp {
-				continue
+		case d == "["+f.cc.sp+"]" && s.stack.sp == spAdd && s.stack.n < 0: // a push's slot, below the height
+			at, size = h.step(f.cc, s, false, 0), -s.stack.n
+		case d == s.popped && s.stack.sp == spAdd: // pop [esp+4] addresses past the pop
+			at = h.step(f.cc, s, false, 0)
+		case s.write != nil && d == s.write.loc:
+			size = int64(s.memBytes)
+		}
+		p, ok := at.place(f.cc, d)
+		if !ok {
+			if out != nil {
+				out = append(out, d)
 			}
-			at, ok := h.operands(f.cc, s).entryOffset(f.cc, d)
-			if !ok {
-				continue
+			continue
+		}
+		if out == nil {
+			out = append(make([]string, 0, len(s.defs)+1), s.defs[:i]...)
+		}
+		out = append(out, name(p))
+		if p.off%f.cc.stackWord == 0 {
+			for w := p.off + f.cc.stackWord; w < p.off+size; w += f.cc.stackWord {
+				out = append(out, name(stackPlace{base: p.base, off: w}))
 			}
-			cover(at, int64(max(s.memBytes, 1)))
 		}
 	}
-	return out
+	if out != nil {
+		defs = out
+	}
+	return uses, defs
 }
 
-// cdeclArgs finds the argument words of the calls whose arity words gives
-// (by call index) and their writers. insnsOf bounds a block's
-// instructions.
-func (f *flowSolver) cdeclArgs(words map[int]int, insnsOf func(int) (int, int)) stackArgs {
-	out := stackArgs{offs: map[int][]int64{}, defs: map[int][]defSet{}}
-	if len(words) == 0 || len(f.heights) != len(f.flows) || f.entry < 0 || f.entry >= len(f.blocks) {
+// unplacedUses lists the frame operands read at an unknown height, which
+// keep their operands' names. A write of one at a known height defines it
+// under that name too, as it did before words were placed: where the
+// height is lost at a join of two heights (a callee that pops a hidden
+// struct-return pointer, "ret 4", leaves one path 4 bytes off), the read
+// still meets the writes on paths that keep the stack pointer as it was.
+func (f *flowSolver) unplacedUses() map[string]bool {
+	out := map[string]bool{}
+	if f.cc.name != cdecl.name {
 		return out
 	}
-	idx := map[int64]int{} // the words wanted, numbered
-	for k, n := range words {
-		h := f.heights[k]
-		if !h.spOK {
-			continue
-		}
-		for i := range int64(n) {
-			at := h.sp + i*f.cc.stackWord
-			if _, ok := idx[at]; !ok {
-				idx[at] = len(idx)
-			}
-			out.offs[k] = append(out.offs[k], at)
-		}
-	}
-	if len(idx) == 0 {
-		return out
-	}
-	nw := len(idx)
-	byStart := make(map[uint64]int, len(f.blocks))
-	for bi, b := range f.blocks {
-		byStart[b.Start] = bi
-	}
-	writes := make([][]int, len(f.flows)) // the wanted words each instruction writes
-	for k := range f.flows {
-		for _, at := range f.stackWritten(k) {
-			if w, ok := idx[at]; ok {
-				writes[k] = append(writes[k], w)
-			}
-		}
-	}
-	in := make([][]defSet, len(f.blocks))
-	in[f.entry] = make([]defSet, nw)
-	for w := range nw {
-		in[f.entry][w] = defSet{entryDef}
-	}
-	state := make([]defSet, nw)
-	converged := false
-	for round := 0; round < maxVFRounds && !converged; round++ {
-		converged = true
-		for bi, b := range f.blocks {
-			if in[bi] == nil {
+	for k := range f.uses {
+		for _, u := range f.uses[k] {
+			if _, placed := f.placed[u]; placed {
 				continue
 			}
-			copy(state, in[bi])
-			lo, hi := insnsOf(bi)
-			for k := lo; k < hi; k++ {
-				for _, w := range writes[k] {
-					state[w] = defSet{int32(k)}
-				}
-			}
-			for _, e := range b.Successors {
-				si, ok := byStart[e.Target]
-				if !ok || e.Kind == ports.EdgeTailCall || e.Kind == ports.EdgeUnresolved {
-					continue
-				}
-				if in[si] == nil {
-					in[si], converged = make([]defSet, nw), false
-				}
-				for w := range nw {
-					if u, changed := in[si][w].union(state[w]); changed {
-						in[si][w], converged = u, false
-					}
-				}
-			}
-		}
-	}
-	if !converged {
-		return stackArgs{offs: out.offs} // the words, without their writers
-	}
-	for bi := range f.blocks {
-		if in[bi] == nil {
-			continue
-		}
-		copy(state, in[bi])
-		lo, hi := insnsOf(bi)
-		for k := lo; k < hi; k++ {
-			if offs, ok := out.offs[k]; ok {
-				ds := make([]defSet, len(offs))
-				for i, at := range offs {
-					ds[i] = slices.Clone(state[idx[at]])
-				}
-				out.defs[k] = ds
-			}
-			for _, w := range writes[k] {
-				state[w] = defSet{int32(k)}
+			if base, _, ok := frameOperand(u); ok && (base == f.cc.sp || base == f.cc.fp) {
+				out[u] = true
 			}
 		}
 	}
 	return out
 }
 
-// nameStackArgs adds the argument words of the calls words gives (by call
-// index, how many each takes) to their operations' uses, and their def-use
-// edges to edges, which it returns. A call of a printf-family function in
-// formats (its prototype's arity, by call index) whose format word every
+// stackArgWords is how many stack words a call takes under cdecl given its
+// callee's arity ar, 0 when not exactly known.
+func (f *flowSolver) stackArgWords(ar calleeArity) int {
+	if f.cc.name != cdecl.name || !ar.known || !ar.exact {
+		return 0
+	}
+	return ar.words
+}
+
+// callPlace is where the words a call at height h passes begin: its [esp].
+func (f *flowSolver) callPlace(h height) (stackPlace, bool) {
+	return h.place(f.cc, "["+f.cc.sp+"]")
+}
+
+// maxFormatWords bounds the words a call of a printf-family function is
+// looked at for, past its fixed ones, before its format is read.
+const maxFormatWords = 256
+
+// callWords is what a cdecl call of exact arity takes on the stack: words
+// from at, and the definitions reaching each word the procedure writes
+// there (by offset), up to maxFormatWords past them when a format may say
+// it takes more.
+type callWords struct {
+	at       stackPlace
+	words    int
+	arity    calleeArity // a printf-family function's prototype (format > 0), else zero
+	variadic bool        // the callee takes further words than words
+	defs     map[int64]defSet
+}
+
+// argWords records the definitions reaching call k's argument words in
+// state (the state before it).
+func (f *flowSolver) argWords(k int, at stackPlace, words int, ar calleeArity, state []defSet) callWords {
+	cw := callWords{at: at, words: words, variadic: ar.variadic, defs: map[int64]defSet{}}
+	span := int64(words)
+	if ar.format > 0 && ar.format <= words {
+		cw.arity, span = ar, int64(words+maxFormatWords)
+	}
+	for i := range span {
+		p := stackPlace{base: at.base, off: at.off + i*f.cc.stackWord}
+		if id, ok := f.placeIDs[p]; ok && id < f.nt {
+			cw.defs[p.off] = state[id]
+		}
+	}
+	return cw
+}
+
+// nameStackArgs adds the argument words of the calls (by call index) to
+// their operations' uses, and their def-use edges to edges, which it
+// returns. A call of a printf-family function whose format word every
 // writer reaching it sets to the same constant format's address (push
 // 0x804a008; mov [esp], 0x...; lea eax, [ebx-0x1ff8] then push eax or mov
 // [esp], eax: stored gives the definitions of the register a push or store
 // writes) takes exactly what the format places (a double or a long long in
 // two words): formatted lists those calls' addresses.
-func (f *flowSolver) nameStackArgs(words map[int]int, formats map[int]calleeArity, stored map[int]defSet, insnsOf func(int) (int, int), ops []ports.ValueFlowOperation, edges []ports.DefUse, out *ports.ValueFlow) ([]ports.DefUse, map[uint64]bool) {
-	args := f.cdeclArgs(words, insnsOf)
+func (f *flowSolver) nameStackArgs(calls map[int]callWords, stored map[int]defSet, ops []ports.ValueFlowOperation, edges []ports.DefUse, out *ports.ValueFlow) ([]ports.DefUse, map[uint64]bool) {
 	formatted := map[uint64]bool{}
-	for k, ar := range formats {
-		if a, ok := f.cdeclFormat(k, ar, args, stored); ok {
-			words[k], formatted[f.flows[k].addr] = a.words, true
-		}
-	}
-	if len(formatted) > 0 {
-		args = f.cdeclArgs(words, insnsOf)
-	}
-	for k, offs := range args.offs {
-		for i, at := range offs {
-			name := f.cc.stackWordName(at)
-			ops[k].Uses = append(slices.Clone(ops[k].Uses), name)
-			if i >= len(args.defs[k]) {
-				continue
+	var variadic []string
+	for _, k := range slices.Sorted(maps.Keys(calls)) {
+		cw := calls[k]
+		if cw.arity.format > 0 {
+			if a, ok := f.cdeclFormat(cw, stored); ok {
+				cw.words, cw.variadic, formatted[f.flows[k].addr] = a.words, false, true
 			}
-			for _, d := range args.defs[k][i] {
+		}
+		if cw.variadic {
+			variadic = append(variadic, fmt.Sprintf("%#x", f.flows[k].addr))
+		}
+		for i := range int64(cw.words) {
+			p := stackPlace{base: cw.at.base, off: cw.at.off + i*f.cc.stackWord}
+			name := f.cc.placeName(p)
+			ops[k].Uses = append(slices.Clone(ops[k].Uses), name)
+			for _, d := range cw.defs[p.off] {
 				if d < 0 {
 					continue
 				}
@@ -222,20 +250,25 @@ func (f *flowSolver) nameStackArgs(words map[int]int, formats map[int]calleeArit
 			}
 		}
 	}
+	if len(variadic) > 0 {
+		out.Limitations = append(out.Limitations, fmt.Sprintf("The variadic calls at %s may pass stack words past their fixed parameters (no constant format says how many); only the fixed ones are their uses.", strings.Join(variadic, ", ")))
+	}
 	return edges, formatted
 }
 
-// cdeclFormat is the exact arity of call k of a printf-family function
-// (prototype arity ar) from the constant format its format word holds.
-func (f *flowSolver) cdeclFormat(k int, ar calleeArity, args stackArgs, stored map[int]defSet) (calleeArity, bool) {
-	at := ar.format - 1
-	if f.known.format == nil || at >= len(args.defs[k]) || len(args.defs[k][at]) == 0 {
+// cdeclFormat is the exact arity of a call of a printf-family function
+// (cw.arity its prototype's) from the constant format its format word
+// holds.
+func (f *flowSolver) cdeclFormat(cw callWords, stored map[int]defSet) (calleeArity, bool) {
+	ar := cw.arity
+	fdefs := cw.defs[cw.at.off+int64(ar.format-1)*f.cc.stackWord]
+	if f.known.format == nil || ar.format > cw.words || len(fdefs) == 0 {
 		return calleeArity{}, false
 	}
 	lc := libc.Convention{Word: int(f.cc.stackWord)}
 	var out calleeArity
 	n := 0
-	for _, d := range args.defs[k][at] {
+	for _, d := range fdefs {
 		var from defSet
 		switch _, ok := f.consts[int(d)]; {
 		case d < 0:

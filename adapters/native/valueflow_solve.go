@@ -20,8 +20,26 @@ type defSet []int32
 
 const entryDef int32 = -1
 
+// union is s with t's definitions added, and whether any was new. Sets
+// are never changed in place, so the result may be s or t itself.
 func (s defSet) union(t defSet) (defSet, bool) {
-	if len(t) == 0 {
+	switch {
+	case len(t) == 0:
+		return s, false
+	case len(s) == 0:
+		return t, true
+	}
+	i := 0
+	for _, d := range t { // t within s: nothing new, nothing to allocate
+		for i < len(s) && s[i] < d {
+			i++
+		}
+		if i == len(s) || s[i] != d {
+			i = -1
+			break
+		}
+	}
+	if i >= 0 {
 		return s, false
 	}
 	out := make(defSet, 0, len(s)+len(t))
@@ -85,13 +103,22 @@ type flowSolver struct {
 	// consts: the address an instruction sets its one register to, by
 	// its index (valueflow_format.go).
 	consts map[int]uint64
+	// uses and defs: each instruction's locations as the solver names
+	// them (cdecl's stack words by their places, valueflow_cdecl.go);
+	// placed: the place of each such name, placeIDs: its location.
+	uses, defs [][]string
+	placed     map[string]stackPlace
+	placeIDs   map[stackPlace]int
 }
 
 // classify describes a location: registers and the memory the value flow
 // tracks (frame slots, absolute addresses) carry reaching definitions.
 func (f *flowSolver) classify(name string) locInfo {
 	li := locInfo{name: name}
+	_, placed := f.placed[name]
 	switch {
+	case placed:
+		li.tracked = true
 	case !strings.Contains(name, "["):
 		li.tracked = true
 	case strings.HasPrefix(name, "[0x") && !strings.ContainsAny(name[1:], "+*"):
@@ -218,18 +245,30 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 		}
 	}
 	var names []string
+	f.uses, f.defs, f.placed = make([][]string, n), make([][]string, n), map[string]stackPlace{}
 	for k := range n {
-		names = append(append(names, f.sems[k].uses...), f.sems[k].defs...)
+		f.uses[k], f.defs[k] = f.placedNames(k, f.placed)
+		names = append(append(names, f.uses[k]...), f.defs[k]...)
 		if w := f.sems[k].write; w != nil {
 			names = append(names, w.from...)
 		}
 	}
 	names = append(append(append(append(names, f.cc.intArgs...), f.cc.vecArgs...), f.cc.ret...), f.cc.clobber...)
 	f.intern(names, out)
+	f.placeIDs = make(map[stackPlace]int, len(f.placed))
+	for name, p := range f.placed {
+		f.placeIDs[p] = f.locID[name]
+	}
+	unplaced := f.unplacedUses()
 	f.defIDs, f.useIDs = make([][]int, n), make([][]int, n)
 	for k := range n {
-		f.useIDs[k] = f.ids(f.sems[k].uses)
-		f.defIDs[k] = f.ids(f.sems[k].defs)
+		f.useIDs[k] = f.ids(f.uses[k])
+		f.defIDs[k] = f.ids(f.defs[k])
+		for _, d := range f.sems[k].defs {
+			if id, ok := f.locID[d]; ok && id >= 0 && unplaced[d] && !slices.Contains(f.defs[k], d) && !slices.Contains(f.defIDs[k], id) {
+				f.defIDs[k] = append(f.defIDs[k], id) // also under its operand's name (valueflow_cdecl.go)
+			}
+		}
 		if f.sems[k].opaque && !strings.HasPrefix(f.names[k], "endbr") && f.names[k] != "nop" {
 			out.OmittedInputs++
 		}
@@ -314,7 +353,7 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 	}
 	for k := range len(ops) {
 		ops[k] = ports.ValueFlowOperation{Address: f.flows[k].addr, Mnemonic: f.names[k],
-			Defs: nonNil(f.sems[k].defs), Uses: nonNil(f.sems[k].uses)}
+			Defs: nonNil(f.defs[k]), Uses: nonNil(f.uses[k])}
 		if f.sems[k].call {
 			ops[k].Defs = append(slices.Clone(ops[k].Defs), f.cc.clobber...)
 		}
@@ -382,7 +421,7 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 		scratch[k] = scratch[k] || release[k]
 	}
 	seen := make([]bool, n)
-	cdeclWords, cdeclFormats := map[int]int{}, map[int]calleeArity{}
+	cdeclCalls := map[int]callWords{}
 	stored := map[int]defSet{} // cdecl: the definitions of the register a push or store to the stack writes
 	for bi, b := range f.blocks {
 		lo, hi := insnsOf(bi)
@@ -531,10 +570,10 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 				}
 				source = cmp.Or(source, ar.source)
 				if len(f.cc.intArgs) == 0 {
-					if n := f.stackArgWords(ar); n > 0 && f.heights[k].spOK && f.sems[k].call {
-						cdeclWords[k] = n // named below (valueflow_cdecl.go)
-						if ar.format > 0 && ar.format <= n {
-							cdeclFormats[k] = ar
+					at, placed := f.callPlace(f.heights[k])
+					if n := f.stackArgWords(ar); n > 0 && placed && f.sems[k].call {
+						if !summary {
+							cdeclCalls[k] = f.argWords(k, at, n, ar, state) // named below (valueflow_cdecl.go)
 						}
 					} else {
 						source = "" // stack words value flow cannot place
@@ -578,7 +617,7 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 	}
 	if !summary {
 		var formatted map[uint64]bool
-		edges, formatted = f.nameStackArgs(cdeclWords, cdeclFormats, stored, insnsOf, ops, edges, out)
+		edges, formatted = f.nameStackArgs(cdeclCalls, stored, ops, edges, out)
 		for e := range effects {
 			if effects[e].Kind == ports.EffectCall && formatted[effects[e].Address] {
 				effects[e].ArgumentsSource = sourceFormat
@@ -700,7 +739,7 @@ func (f *flowSolver) effects(k int, state []defSet) []ports.ValueFlowEffect {
 		return slices.Compact(out)
 	}
 	var out []ports.ValueFlowEffect
-	if w := s.write; w != nil && !f.isFrameSlot(w.loc) {
+	if w := s.write; w != nil && !f.isFrameSlot(k, w.loc) {
 		out = append(out, ports.ValueFlowEffect{Kind: ports.EffectMemoryWrite, Address: fl.addr, Location: w.loc,
 			Target: w.target, HasTarget: w.has, Value: w.value, Definitions: defsOf(w.from...)})
 	}
@@ -730,11 +769,18 @@ func (f *flowSolver) effects(k int, state []defSet) []ports.ValueFlowEffect {
 	return out
 }
 
-// isFrameSlot reports whether a memory operand addresses the procedure's
-// own stack frame; such stores are def-use facts, not effects.
-func (f *flowSolver) isFrameSlot(loc string) bool {
-	id, ok := f.locID[loc]
-	return ok && f.locs[id].base != ""
+// isFrameSlot reports whether a memory operand of instruction k addresses
+// the procedure's own stack frame; such stores are def-use facts, not
+// effects.
+func (f *flowSolver) isFrameSlot(k int, loc string) bool {
+	if id, ok := f.locID[loc]; ok && f.locs[id].base != "" {
+		return true
+	}
+	if f.cc.name != cdecl.name || len(f.heights) != len(f.flows) {
+		return false
+	}
+	_, placed := f.heights[k].operands(f.cc, f.sems[k]).place(f.cc, loc)
+	return placed
 }
 
 func cmpU(a, b uint64) int {

@@ -1,6 +1,7 @@
 package native
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -19,6 +20,14 @@ import (
 // makes that pointer's height unknown from there, as does a join of two
 // heights, and, where a call may pop its own arguments (32-bit Windows'
 // stdcall API), a call. Only reads at a known height count.
+//
+// A realignment ("and esp, -16", gcc's i686 main) loses the height from
+// the entry but starts another: the pointers' offsets from the aligned
+// stack pointer, named by the height it was aligned at and the mask
+// ("esp&-16", "(esp-8)&-32"). Pushes and stores after it are placed
+// relative to it, so a call's argument words still meet their writers
+// (valueflow_cdecl.go); stack parameters, which are the entry's words,
+// are not read through it.
 
 // stackOp is what one instruction does to the stack and frame pointers by
 // a known amount.
@@ -37,6 +46,7 @@ const (
 	spFromFP             // sp = fp + n
 	fpFromSP             // fp = sp + n (in stackOp.fp)
 	spAddReg             // sp += n * reg, reg holding a known constant (AArch64's "mov x12, #0x1390; sub sp, sp, x12")
+	spAlign              // sp &= n ("and esp, -16")
 )
 
 // height is the stack and frame pointers' offsets from the stack pointer
@@ -47,6 +57,12 @@ type height struct {
 	spOK, fpOK bool
 	creg       string
 	cval       int64
+	// abase names the aligned stack pointer of the last realignment
+	// ("esp&-16"), "" for none; asp and afp are the pointers' offsets
+	// from it, where known.
+	abase        string
+	asp, afp     int64
+	aspOK, afpOK bool
 }
 
 func (h height) meet(o height) height {
@@ -54,30 +70,50 @@ func (h height) meet(o height) height {
 	if h.creg == o.creg && h.cval == o.cval {
 		m.creg, m.cval = h.creg, h.cval
 	}
+	if h.abase == o.abase && h.abase != "" {
+		m.abase, m.asp, m.afp = h.abase, h.asp, h.afp
+		m.aspOK = h.aspOK && o.aspOK && h.asp == o.asp
+		m.afpOK = h.afpOK && o.afpOK && h.afp == o.afp
+	}
 	return m
 }
 
-// step applies instruction s (which defines defs) to h.
-func (h height) step(cc convention, s vfSem, calleePops bool) height {
+// step applies instruction s (which defines defs) to h; a call pops pops
+// bytes of its arguments on return (ret 8), or an unknown amount when
+// calleePops.
+func (h height) step(cc convention, s vfSem, calleePops bool, pops int64) height {
 	switch op := s.stack; {
 	case s.opaque:
 		return height{}
 	case op.sp == spAdd:
 		h.sp += op.n
+		h.asp += op.n
 	case op.sp == spAddReg && op.reg == h.creg && h.creg != "":
 		h.sp += op.n * h.cval
+		h.asp += op.n * h.cval
 	case op.sp == spFromFP:
 		h.sp, h.spOK = h.fp+op.n, h.fpOK
+		h.asp, h.aspOK = h.afp+op.n, h.afpOK
+	case op.sp == spAlign && h.spOK:
+		h.abase = fmt.Sprintf("%s&%d", cc.sp, op.n)
+		if h.sp != 0 {
+			h.abase = fmt.Sprintf("(%s%+d)&%d", cc.sp, h.sp, op.n)
+		}
+		h.spOK, h.asp, h.aspOK, h.afpOK = false, 0, true, false
+	case s.call && pops != 0:
+		h.sp += pops
+		h.asp += pops
 	case s.call && calleePops:
-		h.spOK = false
+		h.spOK, h.aspOK = false, false
 	case slices.Contains(s.defs, cc.sp):
-		h.spOK = false
+		h.spOK, h.aspOK = false, false
 	}
 	switch {
 	case s.stack.fp == fpFromSP:
 		h.fp, h.fpOK = h.sp+s.stack.n, h.spOK
+		h.afp, h.afpOK = h.asp+s.stack.n, h.aspOK
 	case slices.Contains(s.defs, cc.fp):
-		h.fpOK = false // leave and pop restore the caller's
+		h.fpOK, h.afpOK = false, false // leave and pop restore the caller's
 	}
 	switch {
 	case s.constReg != "":
@@ -97,8 +133,10 @@ const maxStackRounds = 16
 // the instruction is not reached from the entry.
 //
 // Where calleePops, the calls in cdeclCalls still pop nothing (the C
-// library's, which are cdecl on 32-bit Windows too).
-func stackHeights(cc convention, flows []flowInsn, sems []vfSem, blocks []ports.BasicBlock, entry int, calleePops bool, cdeclCalls map[int]bool) []height {
+// library's, which are cdecl on 32-bit Windows too). popped gives what the
+// calls of the program's own procedures pop on return, from their returns
+// (calleePop), on any platform.
+func stackHeights(cc convention, flows []flowInsn, sems []vfSem, blocks []ports.BasicBlock, entry int, calleePops bool, cdeclCalls map[int]bool, popped map[int]int64) []height {
 	n := len(flows)
 	at := make([]height, n)
 	if entry < 0 || entry >= len(blocks) || n == 0 {
@@ -120,7 +158,8 @@ func stackHeights(cc convention, flows []flowInsn, sems []vfSem, blocks []ports.
 			if each != nil {
 				each(k, h)
 			}
-			h = h.step(cc, sems[k], calleePops && !cdeclCalls[k])
+			n, known := popped[k]
+			h = h.step(cc, sems[k], calleePops && !cdeclCalls[k] && !known, n)
 		}
 		return h
 	}
@@ -158,7 +197,7 @@ func stackHeights(cc convention, flows []flowInsn, sems []vfSem, blocks []ports.
 // to: h before it, or after it for AArch64's pre-indexed addressing.
 func (h height) operands(cc convention, s vfSem) height {
 	if s.memAfter {
-		return h.step(cc, s, false)
+		return h.step(cc, s, false, 0)
 	}
 	return h
 }
@@ -249,4 +288,80 @@ func frameOperand(loc string) (string, int64, bool) {
 		v = -v
 	}
 	return inner[:k], v, true
+}
+
+// calleePop is what a procedure pops on return: n bytes of its stack
+// arguments (a stdcall procedure's "ret 8", i386 SysV's "ret 4" of one
+// returning a struct through a hidden pointer), known when it has returns
+// and they agree.
+type calleePop struct {
+	n     int64
+	known bool
+}
+
+// calleePops is what the 32-bit x86 procedure at t pops on return, read
+// from its own returns ("ret" pops nothing, "ret 8" eight bytes) and kept
+// per program.
+func (e *vfEnv) calleePops(ctx context.Context, t uint64) (int64, bool) {
+	s := &e.p.vfArity
+	s.popsMu.Lock()
+	defer s.popsMu.Unlock()
+	if c, ok := s.pops[t]; ok {
+		return c.n, c.known
+	}
+	var c calleePop
+	if i, ok := e.p.rangeIndex(t); ok && e.isCallee(t) {
+		c = e.returnsPop(ctx, i)
+	}
+	if ctx.Err() != nil {
+		return 0, false
+	}
+	if s.pops == nil {
+		s.pops = map[uint64]calleePop{}
+	}
+	s.pops[t] = c
+	return c.n, c.known
+}
+
+// returnsPop reads what procedure i's returns pop.
+func (e *vfEnv) returnsPop(ctx context.Context, i int) calleePop {
+	r, b, end, err := e.code(ctx, i)
+	if err != nil || b == nil {
+		return calleePop{}
+	}
+	d, err := e.p.decoder(e.a.src)
+	if err != nil {
+		return calleePop{}
+	}
+	var c calleePop
+	agree := true
+	sweep(d, b, r.Start, end, defaultVFInsns, func(in *insn) bool {
+		if in.flow != ports.FlowReturn || in.invalid {
+			return true
+		}
+		at := in.addr - r.Start
+		if in.size <= 0 || at+uint64(in.size) > uint64(len(b)) {
+			return true
+		}
+		code := b[at : at+uint64(in.size)]
+		var n int64
+		switch last := len(code) - 1; {
+		case code[last] == 0xc3: // ret
+		case len(code) >= 3 && code[last-2] == 0xc2: // ret imm16
+			n = int64(code[last-1]) | int64(code[last])<<8
+		default: // a far return
+			agree = false
+			return false
+		}
+		if c.known && c.n != n {
+			agree = false
+			return false
+		}
+		c = calleePop{n: n, known: true}
+		return true
+	})
+	if !agree {
+		return calleePop{}
+	}
+	return c
 }

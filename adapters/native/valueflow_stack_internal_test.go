@@ -63,12 +63,12 @@ func TestValueFlowCdeclStackParameters(t *testing.T) {
 			0xc3,
 		}, false, []string{"[esp+4]"}, []ports.ParameterUse{{Location: "[esp+4]", Address: 0x1000}}},
 		{"a call that may pop its arguments", []byte{
-			0xe8, 0x00, 0x00, 0x00, 0x00, // call the next instruction
+			0xe8, 0xfb, 0xff, 0xff, 0xff, // call 0x1000 (not the next instruction: that only pushes its address)
 			0x8b, 0x44, 0x24, 0x04, //       mov eax, [esp+4]
 			0xc3,
 		}, true, nil, nil},
 		{"a call that leaves the stack to its caller", []byte{
-			0xe8, 0x00, 0x00, 0x00, 0x00,
+			0xe8, 0xfb, 0xff, 0xff, 0xff,
 			0x8b, 0x44, 0x24, 0x04,
 			0xc3,
 		}, false, []string{"[esp+4]"}, []ports.ParameterUse{{Location: "[esp+4]", Address: 0x1005}}},
@@ -106,7 +106,7 @@ func TestValueFlowX86SystemCall(t *testing.T) {
 		0xc3,
 	}, cdecl, vfTargets{})
 	is.Equal(params(vf), []string{"[esp+4]"})
-	is.Equal(vf.Operations[1].Uses, []string{"esp", "[esp+0x4]"})
+	is.Equal(vf.Operations[1].Uses, []string{"esp", "[esp+4]"}) // the word by its place at the entry, as the parameter
 	is.Equal(vf.Operations[2].Defs, []string{"eax"})
 	is.True(slices.Contains(vf.Operations[2].Uses, "ebx"))
 	is.True(hasEdge(vf, 0x1000, 0x1009, "eax")) // the number reaches the call
@@ -178,5 +178,52 @@ func TestValueFlowAArch64StackWords(t *testing.T) {
 			}
 			is.Equal(stack, tc.want)
 		})
+	}
+}
+
+// Under cdecl the solver names a stack word by its place at the entry,
+// whatever operand reaches it: a word stored before a call's pushes and
+// adjustments is read back after them through another stack pointer
+// ([esp+0x8] at two heights 16 bytes apart are one word, [esp-8]), and a
+// push's slot is the word below the height ([esp-32]).
+func TestValueFlowCdeclPlacedWords(t *testing.T) {
+	is := is.New(t)
+	vf := flow32([]byte{
+		0x83, 0xec, 0x10, //             sub esp, 0x10
+		0x89, 0x44, 0x24, 0x08, //       mov [esp+0x8], eax: [esp-8]
+		0x83, 0xec, 0x0c, //             sub esp, 0xc
+		0x51,                         // push ecx: [esp-32]
+		0xe8, 0xf0, 0xff, 0xff, 0xff, // call 0x1000
+		0x83, 0xc4, 0x10, //             add esp, 0x10
+		0x8b, 0x54, 0x24, 0x08, //       mov edx, [esp+0x8]: [esp-8] again
+		0x83, 0xc4, 0x10, //             add esp, 0x10
+		0xc3,
+	}, cdecl, vfTargets{})
+	is.Equal(vf.Operations[1].Defs, []string{"[esp-8]"})
+	is.True(slices.Contains(vf.Operations[3].Defs, "[esp-32]"))
+	is.Equal(vf.Operations[6].Uses, []string{"esp", "[esp-8]"})
+	is.True(hasEdge(vf, 0x1003, 0x1013, "[esp-8]"))
+	is.Equal(len(vf.Effects), 2) // the call and the return: a stack word written is no memory effect
+}
+
+// "call next; pop ebx" (32-bit position-independent code reading its own
+// address) is a push of the address, not a call: it defines no clobbered
+// register, the pop loads the word it pushed, and the height stays known
+// ([esp+4] is the first argument after it).
+func TestValueFlowCallNext(t *testing.T) {
+	is := is.New(t)
+	vf := flow32([]byte{
+		0xb8, 0x01, 0x00, 0x00, 0x00, // mov eax, 1
+		0xe8, 0x00, 0x00, 0x00, 0x00, // call 0x100a
+		0x5b,                   //       pop ebx
+		0x8b, 0x4c, 0x24, 0x04, //       mov ecx, [esp+4]
+		0xc3,
+	}, cdecl, vfTargets{})
+	is.Equal(vf.Operations[1].Defs, []string{"esp", "[esp-4]"})
+	is.True(hasEdge(vf, 0x1005, 0x100a, "[esp-4]"))
+	is.True(hasEdge(vf, 0x1000, 0x100f, "eax")) // eax survives it to the return
+	is.Equal(params(vf), []string{"[esp+4]"})
+	for _, e := range vf.Effects {
+		is.True(e.Kind != ports.EffectCall)
 	}
 }

@@ -189,6 +189,11 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 	}
 	name := op.String()
 	switch {
+	case op == x86asm.CALL && len(args) == 1 && args[0] == x86asm.Rel(0) && s.d.mode == 32:
+		// "call next; pop ebx": 32-bit position-independent code reads
+		// its own address; the call only pushes it.
+		use("rsp")
+		def("rsp", "[rsp]")
 	case op == x86asm.CALL || op == x86asm.LCALL:
 		out.call = true
 		if len(args) > 0 {
@@ -331,6 +336,9 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 		}
 	}
 	out.stack = x86StackOp(inst, args, s.d.mode)
+	if op == x86asm.CALL && !out.call {
+		out.stack = stackOp{sp: spAdd, n: -int64(s.d.mode / 8)}
+	}
 	out.setsAL, out.alVal = x86SetsAL(inst, args)
 	if s.d.mode == 32 {
 		rename32(&out)
@@ -394,6 +402,10 @@ func x86StackOp(inst x86asm.Inst, args []x86asm.Arg, mode int) stackOp {
 				v = -v
 			}
 			return stackOp{sp: spAdd, n: v}
+		}
+	case op == x86asm.AND && len(args) == 2 && isSP(args[0]):
+		if v, ok := imm(args[1]); ok && v < 0 && -v&(-v-1) == 0 {
+			return stackOp{sp: spAlign, n: v} // and esp, -16
 		}
 	case op == x86asm.LEAVE:
 		return stackOp{sp: spFromFP, n: word} // mov esp, ebp; pop ebp (a definition of ebp)
