@@ -121,7 +121,6 @@ func (lr *layoutReader) seededProgram() (*programCode, error) {
 			addChecked(pc.checked, p.Address, p.Name)
 		}
 	}
-	pc.fail = append(pc.fail, a.lib.chkFail...)
 	slices.Sort(pc.fail)
 	pc.fail = slices.Compact(pc.fail)
 	if !found {

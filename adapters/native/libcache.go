@@ -47,7 +47,7 @@ import (
 const libCacheEntry = "libraries"
 
 // libCacheMagic opens every entry; its last byte is the format version.
-var libCacheMagic = []byte("rea-native-libraries\x02")
+var libCacheMagic = []byte("rea-native-libraries\x03")
 
 // libFile is one file the match read (or tried to), with its identity.
 type libFile struct {
@@ -138,8 +138,8 @@ func (a *Analysis) libCached(key snapshot.Key, res *libResult) bool {
 		return false // a file changed since: matched again, and the entry replaced
 	}
 	res.files, res.used, res.notes = got.files, got.used, got.notes
-	res.ambiguous, res.short, res.refuted = got.ambiguous, got.short, got.refuted
-	res.cands, res.chkFail = got.cands, got.chkFail
+	res.ambiguous, res.short, res.refuted, res.byCallers = got.ambiguous, got.short, got.refuted, got.byCallers
+	res.cands = got.cands
 	res.labels = make([]ports.Name, len(got.cands))
 	for i, c := range got.cands {
 		res.labels[i] = ports.Name{Address: c.addr, Name: c.name, Kind: "function"}
@@ -170,6 +170,7 @@ func encodeLibResult(res *libResult) []byte {
 	e.uint(uint64(res.ambiguous))
 	e.uint(uint64(res.short))
 	e.uint(uint64(res.refuted))
+	e.uint(uint64(res.byCallers))
 	e.uint(uint64(len(res.notes)))
 	for _, n := range res.notes {
 		e.str(n)
@@ -182,18 +183,12 @@ func encodeLibResult(res *libResult) []byte {
 		e.str(c.name)
 		e.uint(c.size)
 	}
-	e.uint(uint64(len(res.chkFail)))
-	prev = 0
-	for _, a := range res.chkFail {
-		e.uint(a - prev) // increasing
-		prev = a
-	}
 	return e.b
 }
 
 // decodeLibResult reads an entry of encodeLibResult, checking every count
 // against the bytes left and every invariant the result relies on
-// (addresses increasing, names and sizes not empty, counts that add up),
+// (addresses increasing, names not empty, counts that add up),
 // so a corrupt entry is an error, never a panic or a large allocation.
 func decodeLibResult(b []byte) (*libResult, error) {
 	if len(b) < len(libCacheMagic) || string(b[:len(libCacheMagic)]) != string(libCacheMagic) {
@@ -218,6 +213,7 @@ func decodeLibResult(b []byte) (*libResult, error) {
 	res.ambiguous = int(d.count(1 << 40))
 	res.short = int(d.count(1 << 40))
 	res.refuted = int(d.count(1 << 40))
+	res.byCallers = int(d.count(1 << 40))
 	for range d.count(d.left()) {
 		res.notes = append(res.notes, d.str())
 	}
@@ -233,19 +229,13 @@ func decodeLibResult(b []byte) (*libResult, error) {
 		}
 		prev += delta
 		c := candidate{addr: prev, name: d.str(), size: d.uint(), source: "library", rank: rankLibrary}
-		if c.name == "" || c.size == 0 || d.err != nil {
+		if c.name == "" || d.err != nil { // a name given by callers may have no length
 			return nil, errCache
 		}
 		res.cands = append(res.cands, c)
 	}
-	prev = 0
-	for i := range d.count(d.left()) {
-		delta := d.uint()
-		if i > 0 && delta == 0 || prev+delta < prev {
-			return nil, errCache
-		}
-		prev += delta
-		res.chkFail = append(res.chkFail, prev)
+	if res.byCallers > len(res.cands) {
+		return nil, errCache
 	}
 	if d.err != nil || d.left() != 0 {
 		return nil, errCache

@@ -83,6 +83,12 @@ func (a *Analysis) nameFound(ctx context.Context, p *program) ([]candidate, erro
 			return nil, nil // the libraries changed since the open
 		}
 	}
+	if e, ok := a.img.(*elfImage); ok {
+		var err error
+		if ms.stubs, err = e.irelativeStubs(ctx, p.mm); err != nil {
+			return nil, err
+		}
+	}
 	ports.Observe(ctx, "discover", fmt.Sprintf("matching %d discovered procedures against the signature libraries", len(ms.addrs)))
 	pass := &libResult{used: make([]libUse, len(res.used)), machine: res.machine, addr32: res.addr32}
 	got := pass.match(ctx, a.src, p.mm, ix, ms)

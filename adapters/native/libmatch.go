@@ -176,12 +176,16 @@ func (res *libResult) landing(src source, mm *memMap, addr uint64, c libCall) (u
 
 // callsNamed reports whether every call p's object aims at a function
 // lands, with p at addr, on a procedure named as that function (or one of
-// its aliases), by a symbol or by the names given so far.
-func (res *libResult) callsNamed(src source, mm *memMap, ix *libIndex, addr uint64, p *libPattern, names map[uint64][]string, given map[uint64]candidate) bool {
+// its aliases), by a symbol or by the names given so far, or on an
+// IRELATIVE stub whose resolver is so named.
+func (res *libResult) callsNamed(src source, mm *memMap, ix *libIndex, addr uint64, p *libPattern, ms *matchSet, given map[uint64]candidate) bool {
 	for _, c := range p.calls {
 		to, ok := res.landing(src, mm, addr, c)
 		if !ok {
 			return false
+		}
+		if r, ok := ms.stubs[to]; ok && len(ms.names[to]) == 0 {
+			to = r // a static link's call of an IFUNC (libcallers.go)
 		}
 		if g, ok := given[to]; ok {
 			if !ix.isAlias(c.target, g.name) {
@@ -189,7 +193,7 @@ func (res *libResult) callsNamed(src source, mm *memMap, ix *libIndex, addr uint
 			}
 			continue
 		}
-		if !slices.ContainsFunc(names[to], func(n string) bool { return !strings.HasPrefix(n, "*ABS*") && ix.isAlias(c.target, plainName(n)) }) {
+		if !slices.ContainsFunc(ms.names[to], func(n string) bool { return !strings.HasPrefix(n, "*ABS*") && ix.isAlias(c.target, plainName(n)) }) {
 			return false
 		}
 	}

@@ -550,3 +550,70 @@ int main(int argc, char **argv) { qsort(argv[0], 3, 1, cmp); return 0; }
 	is.Equal(ps[i].Name, "qsort")
 	is.Equal(ps[i].Source, "library")
 }
+
+// shortChecked calls glibc's checked read and memcpy (built with
+// _FORTIFY_SOURCE=2), which are too short to name by their bytes.
+const shortChecked = `#include <string.h>
+#include <unistd.h>
+int main(int c, char **v) {
+	char r[16], d[24];
+	if (read(0, r, c) < 0) return 1;
+	memcpy(d, v[0], c);
+	return d[c] + r[c];
+}
+`
+
+// Functions whose bytes do not tell which function they are are named by
+// where the functions already named call them: __stack_chk_fail and
+// __chk_fail (the same bytes: a load of a message and a call of
+// __fortify_fail), __fortify_fail (the same bytes as __libc_fatal, which
+// the callers place elsewhere), memcpy's IFUNC resolver (the same bytes as
+// memmove's and mempcpy's; a static link's calls of memcpy land on the
+// IRELATIVE stub whose slot it fills); then, by their calls, the checked
+// functions that call them (__read_chk; __memcpy_chk on x86-64, where it
+// jumps to memcpy, not on AArch64 and i686). Every name is the unstripped
+// build's symbol at that address, and the limitations count the names
+// given so.
+func TestLibraryNamesByCallers(t *testing.T) {
+	for _, tc := range []struct {
+		tool  staticTool
+		names []string
+	}{
+		{staticTools[0], []string{"__stack_chk_fail", "__chk_fail", "__fortify_fail", "memcpy", "__memcpy_chk", "__read_chk"}},
+		{staticTools[1], []string{"__stack_chk_fail", "__chk_fail", "__fortify_fail", "memcpy", "__read_chk"}},
+		{staticTools[2], []string{"__stack_chk_fail", "__chk_fail", "__fortify_fail", "memcpy", "__read_chk"}},
+	} {
+		t.Run(tc.tool.name, func(t *testing.T) {
+			tc.tool.need(t)
+			full, stripped := staticBuild(t, tc.tool, "checked", shortChecked, "-U_FORTIFY_SOURCE", "-D_FORTIFY_SOURCE=2")
+			truth := funcSymbols(t, full)
+			a := openLibs(t, stripped, &native.SignatureLibraries{Installed: true})
+			ps, err := a.Procedures(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			named := map[string]uint64{}
+			for _, p := range ps {
+				if p.Source == "library" {
+					named[p.Name] = p.Address
+				}
+			}
+			for _, n := range tc.names {
+				at, ok := named[n]
+				t.Logf("%s: %v at %#x, symbols there %v", n, ok, at, truth[at])
+				if !ok || !slices.Contains(truth[at], n) {
+					t.Errorf("%s is not named at its symbol's address", n)
+				}
+			}
+			lims, err := a.Limitations(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(lims, func(l string) bool {
+				return strings.HasPrefix(l, "Library functions: ") && strings.Contains(l, "by where the functions named call them")
+			}) {
+				t.Errorf("the limitations do not count the names given by callers: %q", lims)
+			}
+		})
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"debug/elf"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -119,13 +118,9 @@ type libResult struct {
 	ambiguous int      // procedures that equal functions of several names
 	short     int      // procedures that equal only functions too short to name
 	refuted   int      // procedures whose every match a call contradicted
+	byCallers int      // procedures named by where named functions call them (libcallers.go)
 	notes     []string // libraries not used, and why
 	addr32    bool     // the target's addresses are 32 bits wide
-	// chkFail is where the named functions' calls of __stack_chk_fail (and
-	// _local) land, in order: that function itself, too short to name by
-	// its bytes, which the layout's static canary looks for
-	// (layout_program.go).
-	chkFail []uint64
 
 	// What matching discovery's procedures needs (libdiscover.go): the
 	// libraries to read again when the index is no longer held.
@@ -222,7 +217,12 @@ func (a *Analysis) matchLibraries(ctx context.Context) error {
 		release()
 		return err
 	}
-	res.matchOpen(ctx, a.src, mm, ix, set.procs, extra)
+	stubs, err := e.irelativeStubs(ctx, mm)
+	if err != nil {
+		release()
+		return err
+	}
+	res.matchOpen(ctx, a.src, mm, ix, set.procs, extra, stubs)
 	if err := ctx.Err(); err != nil {
 		release()
 		return err
@@ -464,15 +464,16 @@ type matchSet struct {
 	names map[uint64][]string // what the target's procedures are called
 	size  map[uint64]uint64   // a procedure's length when known exactly (its FDE)
 	room  map[uint64]uint64   // a procedure's range when its length is not known (discovery's)
+	stubs map[uint64]uint64   // IRELATIVE PLT stubs: the resolver each one calls (libcallers.go)
 }
 
 // matchOpen names the unnamed procedures among procs and extra (the seeds
 // of discovery) whose bytes equal a pattern's.
-func (res *libResult) matchOpen(ctx context.Context, src source, mm *memMap, ix *libIndex, procs []candidate, extra []candidate) {
+func (res *libResult) matchOpen(ctx context.Context, src source, mm *memMap, ix *libIndex, procs []candidate, extra []candidate, stubs map[uint64]uint64) {
 	// What each address is called already, and which addresses may be
 	// named: code, no name from a symbol (the entry point's synthetic
 	// name is none), not the middle of a function (a cold part's FDE).
-	ms := &matchSet{skip: map[uint64]bool{}, names: map[uint64][]string{}, size: map[uint64]uint64{}}
+	ms := &matchSet{skip: map[uint64]bool{}, names: map[uint64][]string{}, size: map[uint64]uint64{}, stubs: stubs}
 	for _, c := range procs {
 		switch {
 		case c.source == "entry":
@@ -604,7 +605,7 @@ func (res *libResult) match(ctx context.Context, src source, mm *memMap, ix *lib
 		}
 	}
 	named := map[uint64]candidate{}
-	chkFail := map[uint64]bool{}
+	pats := map[uint64]int32{} // the pattern each name given by bytes came from
 	give := func(addr uint64, list []int32) bool {
 		name, lib := ix.pats[list[0]].name, ix.pats[list[0]].lib
 		for _, i := range list[1:] {
@@ -615,13 +616,7 @@ func (res *libResult) match(ctx context.Context, src source, mm *memMap, ix *lib
 		}
 		res.used[lib].matched++
 		named[addr] = candidate{addr: addr, name: name, size: uint64(len(ix.pats[list[0]].code)), source: "library", rank: rankLibrary}
-		for _, c := range ix.pats[list[0]].calls {
-			if c.target == "__stack_chk_fail" || c.target == "__stack_chk_fail_local" {
-				if to, ok := res.landing(src, mm, addr, c); ok && mm.isCode(to) {
-					chkFail[to] = true
-				}
-			}
-		}
+		pats[addr] = list[0]
 		return true
 	}
 	for _, addr := range order {
@@ -630,7 +625,45 @@ func (res *libResult) match(ctx context.Context, src source, mm *memMap, ix *lib
 		}
 	}
 	// The short patterns, in rounds: each round's calls land on the names
-	// given before it.
+	// given before it; then the procedures the named functions' calls
+	// agree on are named (libcallers.go), and the short patterns tried
+	// again on their names, until neither names anything.
+	taken := map[string]uint64{} // the names given by callers, and where
+	for range maxShortRounds {
+		res.shortRounds(src, mm, ix, ms, shorts, shortOrder, named, taken, give)
+		n := res.nameByCallers(src, mm, ix, ms, cands, named, pats, taken)
+		n += res.resolveTaken(ix, order, cands, named, taken, give)
+		if n == 0 {
+			break
+		}
+	}
+	for _, addr := range shortOrder {
+		if _, ok := named[addr]; !ok && !refuted[addr] {
+			res.short++
+		}
+	}
+	for addr := range refuted {
+		if _, ok := cands[addr]; !ok {
+			if _, ok := named[addr]; !ok {
+				res.refuted++
+			}
+		}
+	}
+	out := make([]candidate, 0, len(named))
+	for _, c := range named {
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b candidate) int { return cmp.Compare(a.addr, b.addr) })
+	return out
+}
+
+// shortRounds names, in rounds, the procedures of shortOrder whose short
+// patterns' calls all land on procedures named as they expect, by a
+// symbol or by the names given so far; give names one. A pattern whose
+// name the callers gave another procedure is not this one (glibc's
+// __chk_fail and __stack_chk_fail have the same bytes, and the callers
+// tell which is which).
+func (res *libResult) shortRounds(src source, mm *memMap, ix *libIndex, ms *matchSet, shorts map[uint64][]int32, shortOrder []uint64, named map[uint64]candidate, taken map[string]uint64, give func(uint64, []int32) bool) {
 	for range maxShortRounds {
 		add := map[uint64][]int32{}
 		var addOrder []uint64
@@ -640,7 +673,10 @@ func (res *libResult) match(ctx context.Context, src source, mm *memMap, ix *lib
 			}
 			var keep []int32
 			for _, i := range shorts[addr] {
-				if res.callsNamed(src, mm, ix, addr, &ix.pats[i], ms.names, named) {
+				if at, ok := taken[ix.pats[i].name]; ok && at != addr {
+					continue
+				}
+				if res.callsNamed(src, mm, ix, addr, &ix.pats[i], ms, named) {
 					keep = append(keep, i)
 				}
 			}
@@ -656,26 +692,9 @@ func (res *libResult) match(ctx context.Context, src source, mm *memMap, ix *lib
 			}
 		}
 		if given == 0 {
-			break
+			return
 		}
 	}
-	for _, addr := range shortOrder {
-		if _, ok := named[addr]; !ok && !refuted[addr] {
-			res.short++
-		}
-	}
-	for addr := range refuted {
-		if _, ok := cands[addr]; !ok {
-			res.refuted++
-		}
-	}
-	out := make([]candidate, 0, len(named))
-	for _, c := range named {
-		out = append(out, c)
-	}
-	slices.SortFunc(out, func(a, b candidate) int { return cmp.Compare(a.addr, b.addr) })
-	res.chkFail = slices.Sorted(maps.Keys(chkFail))
-	return out
 }
 
 // callsAgree reports whether every call p's object aims at a function
@@ -799,6 +818,9 @@ func (a *Analysis) libraryNotes() []string {
 		from = append(from, fmt.Sprintf("%d from %s", u.matched, u.path))
 	}
 	s := fmt.Sprintf("Library functions: %d procedures without a symbol were named by comparing their bytes with the functions of signature libraries (source \"library\"; %s)", named, strings.Join(from, ", "))
+	if r.byCallers > 0 {
+		s += fmt.Sprintf("; %d of them, whose bytes alone do not tell (too short, as glibc's __chk_fail, or equal to functions of other names), by where the functions named call them: every named function's call of that name lands on it, at least %d of them, or the other names are at other procedures so called", r.byCallers, minCallers)
+	}
 	var not []string
 	if r.ambiguous > 0 {
 		not = append(not, fmt.Sprintf("%d equal functions of different names (ambiguous)", r.ambiguous))
