@@ -109,7 +109,9 @@ func (lr *layoutReader) checkedCalls(code []byte, addr uint64, checked map[uint6
 // __read_chk, 16 bytes; i686's __memcpy_chk, 14, which falls through into
 // memcpy; AArch64's __read_chk, 24) hold fewer fixed bytes than the
 // libraries name a function by, and are named only when their calls land
-// on functions already named, which __chk_fail, as short, often is not.
+// on functions already named (__chk_fail is named by where its named
+// callers call it, libcallers.go); i686's __memcpy_chk makes no call and
+// AArch64's is not named, so they can still be taken for the program's.
 // None returns: each ends in a jump to the function checked, a fall into
 // it, or a call of __chk_fail.
 const maxUnnamedChecked = 32
@@ -131,7 +133,7 @@ func (lr *layoutReader) strippedFortify(pc *programCode, checked map[uint64]stri
 	looked := "; looked at: " + pc.describe() + "; functions reached only through pointers were not."
 	var maybe string
 	if len(short) > 0 {
-		maybe = fmt.Sprintf("the functions at %s, which the walk took for the program's, are short and do not return, as the checked functions too short for the libraries to name by their bytes (x86-64's __memcpy_chk) do", strings.Join(short, ", "))
+		maybe = fmt.Sprintf("the functions at %s, which the walk took for the program's, are short and do not return, as the checked functions too short for the libraries to name by their bytes (i686's __memcpy_chk) do", strings.Join(short, ", "))
 	}
 	switch {
 	case len(d.Fortified) == 0 && maybe != "":
