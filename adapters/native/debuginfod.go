@@ -35,6 +35,14 @@ import (
 // elfutils' cache layout is deliberately undocumented and cleaned by its
 // own rules, and rea's root is the one a user already moves, turns off and
 // clears (rea doctor --clear-cache) for rea.
+//
+// A miss is remembered as elfutils remembers it (its cache_miss_s, 600 s by
+// default): when every server answered 404, an empty marker,
+// CacheDir/<build ID>/miss, is written, and while it is younger than
+// CacheMiss (by its modification time) an open asks no server for that
+// build ID and says the same as when they were asked. A server that failed
+// otherwise (a timeout, a refused file) leaves no marker: the next open
+// asks again. Without a cache directory nothing is remembered.
 
 // Settings cmd/rea reads, elfutils' names and meanings.
 const (
@@ -55,6 +63,13 @@ const (
 
 // DefaultDebuginfodTimeout is elfutils' default DEBUGINFOD_TIMEOUT.
 const DefaultDebuginfodTimeout = 90 * time.Second
+
+// DefaultDebuginfodCacheMiss is elfutils' default cache_miss_s.
+const DefaultDebuginfodCacheMiss = 600 * time.Second
+
+// debuginfodMiss is the marker of a remembered miss in a build ID's
+// directory of the cache.
+const debuginfodMiss = "miss"
 
 // debuginfodStarted is what a server must send within the timeout
 // (elfutils' 100K).
@@ -80,6 +95,10 @@ type Debuginfod struct {
 	MaxSize int64
 	// Client makes the requests; nil: one with http.DefaultTransport.
 	Client *http.Client
+	// CacheMiss is how long a build ID no server had (every one answered
+	// 404) is not asked for again; negative: a miss is not remembered.
+	// Default DefaultDebuginfodCacheMiss. Needs CacheDir.
+	CacheMiss time.Duration
 }
 
 // ParseDebuginfod reads the debuginfod settings from lookup (os.LookupEnv
@@ -138,7 +157,8 @@ func DebuginfodCacheDir(cacheRoot string) string {
 
 // DebuginfodCacheUsage counts the fetched files under dir and their bytes;
 // clear removes them (and nothing that is not one, but the temporary files
-// of downloads, which a process that died may have left).
+// of downloads, which a process that died may have left, and the markers
+// of remembered misses).
 func DebuginfodCacheUsage(dir string, clear bool) (n int, bytes int64, err error) {
 	des, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -157,7 +177,7 @@ func DebuginfodCacheUsage(dir string, clear bool) (n int, bytes int64, err error
 			continue // removed meanwhile
 		}
 		for _, f := range files {
-			if f.Name() != "debuginfo" && !strings.HasPrefix(f.Name(), ".debuginfo-") {
+			if f.Name() != "debuginfo" && f.Name() != debuginfodMiss && !strings.HasPrefix(f.Name(), ".debuginfo-") {
 				continue
 			}
 			info, err := f.Info()
@@ -184,6 +204,43 @@ func isBuildIDHex(s string) bool {
 	}
 	_, err := hex.DecodeString(s)
 	return err == nil && strings.ToLower(s) == s
+}
+
+// cacheMiss is how long a miss is remembered; 0: not at all.
+func (o *Debuginfod) cacheMiss() time.Duration {
+	switch {
+	case o.CacheDir == "" || o.CacheMiss < 0:
+		return 0
+	case o.CacheMiss == 0:
+		return DefaultDebuginfodCacheMiss
+	}
+	return o.CacheMiss
+}
+
+// missed reports whether marker records a miss younger than window (one
+// dated in the future is not believed).
+func missed(marker string, window time.Duration) bool {
+	if window <= 0 {
+		return false
+	}
+	st, err := os.Stat(marker)
+	if err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	age := time.Since(st.ModTime())
+	return age >= 0 && age < window
+}
+
+// rememberMiss writes (or renews) marker; failing to is no failure of
+// the open: the next one asks again.
+func rememberMiss(marker string) {
+	if os.MkdirAll(filepath.Dir(marker), 0o755) != nil {
+		return
+	}
+	if os.WriteFile(marker, nil, 0o644) == nil {
+		now := time.Now()
+		os.Chtimes(marker, now, now)
+	}
 }
 
 // errNotThere is a server's 404: it has no such file.
@@ -248,8 +305,17 @@ func (a *Analysis) fetchByBuildID(ctx context.Context, skip os.FileInfo, id []by
 			a.debugNotes = append(a.debugNotes, note)
 		}
 	}
+	var marker string
+	window := o.cacheMiss()
+	if window > 0 {
+		marker = filepath.Join(o.CacheDir, h, debuginfodMiss)
+	}
 	said := false
+	remembered := missed(marker, window)
 	for _, base := range o.URLs {
+		if remembered {
+			break
+		}
 		if ctx.Err() != nil {
 			return false
 		}
@@ -288,10 +354,16 @@ func (a *Analysis) fetchByBuildID(ctx context.Context, skip os.FileInfo, id []by
 				path = final
 			}
 		}
+		if marker != "" {
+			os.Remove(marker)
+		}
 		accept(path)
 		return true
 	}
 	if !said && ctx.Err() == nil {
+		if marker != "" && !remembered {
+			rememberMiss(marker)
+		}
 		var urls []string
 		for _, u := range o.URLs {
 			urls = append(urls, shown(u))

@@ -228,7 +228,8 @@ func TestDebuginfodLocalFirst(t *testing.T) {
 }
 
 // Every way a server can fail is a limitation naming it, the analysis is
-// what it is without a debug file, and nothing is left in the cache.
+// what it is without a debug file, and nothing is left in the cache but,
+// for a 404, the marker that remembers the miss.
 func TestDebuginfodRefusals(t *testing.T) {
 	b := buildDebug(t, "", "-Wl,--build-id")
 	other := buildDebug(t, "", "-Wl,--build-id", "-DOTHER_BUILD", "-O2")
@@ -309,7 +310,11 @@ func TestDebuginfodRefusals(t *testing.T) {
 			gotP, gotN := procsAndNames(t, a)
 			is.Equal(gotP, offP)
 			is.Equal(gotN, offN)
-			is.Equal(cacheFiles(t, cache), []string(nil))
+			var kept []string
+			if c.name == "not-there" {
+				kept = []string{filepath.Join(b.id, "miss")} // the miss remembered
+			}
+			is.Equal(cacheFiles(t, cache), kept)
 			srv.Close() // the handler has returned
 			is.Equal(cutShort.Load(), c.cut)
 		})
@@ -352,6 +357,82 @@ func TestDebuginfodCacheRefetch(t *testing.T) {
 	lims := limitations(t, a)
 	is.Equal(len(lims), 1)
 	is.True(strings.Contains(lims[0], kept+" (found by debuginfod) was not used: its build ID "+other.id))
+}
+
+// A build ID no server has (every one answered 404) is remembered, as
+// elfutils' cache_miss_s does, by an empty marker in the cache: the next
+// open asks no server and says what the first said; once the marker is
+// older than the window the servers are asked again, and a server that
+// has the file by then gives it (the marker goes). A server that failed
+// otherwise leaves no marker; without a cache nothing is remembered; the
+// cache's clear removes the marker.
+func TestDebuginfodMissRemembered(t *testing.T) {
+	is := is.New(t)
+	b := buildDebug(t, "", "-Wl,--build-id")
+	s := &debugServer{files: map[string][]byte{}}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	cache := t.TempDir()
+	marker := filepath.Join(cache, b.id, "miss")
+	d := &native.Debuginfod{URLs: []string{srv.URL}, CacheDir: cache}
+
+	first := mustOpenDebuginfod(t, b.stripped, d)
+	is.Equal(debugParam(first), nil)
+	is.Equal(s.hits.Load(), int32(1))
+	is.Equal(cacheFiles(t, cache), []string{filepath.Join(b.id, "miss")})
+	lims := limitations(t, first)
+	is.Equal(len(lims), 1)
+	is.True(strings.Contains(lims[0], "has the debug file of build ID "+b.id))
+	again := mustOpenDebuginfod(t, b.stripped, d)
+	is.Equal(s.hits.Load(), int32(1)) // remembered
+	is.Equal(limitations(t, again), lims)
+
+	// Older than the window (the default's 600 s): asked again, and the
+	// marker renewed.
+	old := time.Now().Add(-native.DefaultDebuginfodCacheMiss - time.Minute)
+	is.NoErr(os.Chtimes(marker, old, old))
+	mustOpenDebuginfod(t, b.stripped, d)
+	is.Equal(s.hits.Load(), int32(2))
+	mustOpenDebuginfod(t, b.stripped, d)
+	is.Equal(s.hits.Load(), int32(2))
+
+	// A window of one's own, and a server that has the file by then.
+	is.NoErr(os.Chtimes(marker, old, old))
+	s.files[b.id] = mustRead(t, b.byID)
+	a := mustOpenDebuginfod(t, b.stripped, &native.Debuginfod{URLs: []string{srv.URL}, CacheDir: cache, CacheMiss: time.Minute})
+	is.Equal(s.hits.Load(), int32(3))
+	is.Equal(debugParam(a)["found_by"], "debuginfod")
+	is.Equal(cacheFiles(t, cache), []string{filepath.Join(b.id, "debuginfo")})
+
+	// A server's failure other than a 404 is not remembered, nor is a
+	// miss without a cache or with a negative window.
+	fail := &debugServer{files: map[string][]byte{b.id: nil}, serve: func(w http.ResponseWriter, _ *http.Request, _ []byte) {
+		http.Error(w, "busy", http.StatusServiceUnavailable)
+	}}
+	failSrv := httptest.NewServer(fail)
+	defer failSrv.Close()
+	for _, d := range []*native.Debuginfod{
+		{URLs: []string{failSrv.URL}, CacheDir: t.TempDir()},
+		{URLs: []string{srv.URL + "/none"}},
+		{URLs: []string{srv.URL + "/none"}, CacheDir: t.TempDir(), CacheMiss: -1},
+	} {
+		before := fail.hits.Load() + s.hits.Load()
+		mustOpenDebuginfod(t, b.stripped, d)
+		mustOpenDebuginfod(t, b.stripped, d)
+		is.Equal(fail.hits.Load()+s.hits.Load(), before+2)
+		if d.CacheDir != "" {
+			is.Equal(cacheFiles(t, d.CacheDir), []string(nil))
+		}
+	}
+
+	// The cache's clear removes a marker.
+	none := t.TempDir()
+	mustOpenDebuginfod(t, b.stripped, &native.Debuginfod{URLs: []string{srv.URL + "/none"}, CacheDir: none})
+	is.Equal(cacheFiles(t, none), []string{filepath.Join(b.id, "miss")})
+	n, _, err := native.DebuginfodCacheUsage(none, true)
+	is.NoErr(err)
+	is.Equal(n, 0)
+	is.Equal(cacheFiles(t, none), []string(nil))
 }
 
 // Two opens fetching one build ID at once both get the file, with the same

@@ -5,6 +5,7 @@ import (
 	"context"
 	"debug/dwarf"
 	"debug/elf"
+	"debug/pe"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -82,24 +83,7 @@ func (a *Analysis) loadDWARF() *dwarfLoad {
 		}
 		return loadELFDWARFSup(im.src, im.f, a.sup)
 	case *peImage:
-		s := im.f.Section(".debug_info")
-		if s == nil || s.Size > maxDWARFBytes {
-			return &dwarfLoad{}
-		}
-		d, err := im.f.DWARF()
-		if err != nil {
-			return &dwarfLoad{}
-		}
-		l := &dwarfLoad{d: d, infoSize: uint64(max(s.Size, 1))}
-		if s := im.f.Section(".debug_line"); s != nil {
-			l.line, _ = s.Data()
-		}
-		for _, s := range im.f.Sections {
-			if strings.HasPrefix(s.Name, ".debug_") {
-				l.bytes += int64(s.Size)
-			}
-		}
-		return l
+		return loadPEDWARF(im.f)
 	case *machoImage, *fatImage:
 		if d := a.debug; d != nil && d.dwarf && d.mach != nil {
 			return loadMachODWARF(d.mach) // the dSYM's (dsym.go), under the same bounds
@@ -107,6 +91,66 @@ func (a *Analysis) loadDWARF() *dwarfLoad {
 		return loadMachODWARF(machoOf(a.img))
 	}
 	return &dwarfLoad{}
+}
+
+// loadPEDWARF reads f's DWARF through debug/pe. Its .debug_* sections, or
+// .zdebug_* ones compressed the GNU way ("ZLIB", the big-endian size, a
+// zlib stream; mingw's gcc with -gz=zlib-gnu, binutils' objcopy), are all
+// read (debug/pe's DWARF takes them all and inflates each into a buffer
+// of its declared size), so their sizes, a compressed one's declared, are
+// bounded together before any is.
+func loadPEDWARF(f *pe.File) *dwarfLoad {
+	size := func(s *pe.Section) uint64 {
+		var h [12]byte
+		if strings.HasPrefix(s.Name, ".zdebug_") {
+			if n, _ := s.ReadAt(h[:], 0); n == 12 && string(h[:4]) == "ZLIB" {
+				return binary.BigEndian.Uint64(h[4:])
+			}
+		}
+		return uint64(s.Size)
+	}
+	info := f.Section(".debug_info")
+	if info == nil {
+		info = f.Section(".zdebug_info")
+	}
+	if info == nil {
+		return &dwarfLoad{}
+	}
+	var total uint64
+	for _, s := range f.Sections {
+		if strings.HasPrefix(s.Name, ".debug_") || strings.HasPrefix(s.Name, ".zdebug_") {
+			total += min(size(s), maxDWARFBytes+1)
+		}
+	}
+	if total > maxDWARFBytes {
+		return &dwarfLoad{}
+	}
+	d, err := f.DWARF()
+	if err != nil {
+		return &dwarfLoad{}
+	}
+	return &dwarfLoad{d: d, infoSize: max(size(info), 1), bytes: int64(total), line: peLine(f)}
+}
+
+// peLine is f's line table: .debug_line, or .zdebug_line inflated as
+// debug/pe inflates it for its DWARF, nil when there is none or it cannot
+// be read.
+func peLine(f *pe.File) []byte {
+	if s := f.Section(".debug_line"); s != nil {
+		b, _ := s.Data()
+		return b
+	}
+	s := f.Section(".zdebug_line")
+	if s == nil {
+		return nil
+	}
+	var h [12]byte
+	if n, _ := s.ReadAt(h[:], 0); n != 12 || string(h[:4]) != "ZLIB" {
+		b, _ := s.Data() // stored as is: debug/pe reads it so too
+		return b
+	}
+	b, _ := inflateSection(s, 12, uint64(s.Size), binary.BigEndian.Uint64(h[4:]), s.Name)
+	return b
 }
 
 // loadMachODWARF reads m's DWARF through debug/macho. Every __debug_* and

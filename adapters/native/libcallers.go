@@ -216,6 +216,51 @@ func (res *libResult) resolveTaken(ix *libIndex, order []uint64, cands map[uint6
 	return given
 }
 
+// resolveByCalls names the procedures whose bytes equal functions of
+// several names (ambiguous) when the calls of only one name land where the
+// libraries have named what they expect; it returns how many it named.
+// AArch64 glibc's __memcpy_chk, __memmove_chk and __memset_chk have the same
+// bytes (a compare, a tail jump to memcpy, memmove or memset, a call of
+// __chk_fail), and a static link's jump lands on an IRELATIVE stub, which
+// the first refutation (callsAgree) lets stand for any IFUNC; once the
+// callers have named the resolver the stub calls (memcpy), only
+// __memcpy_chk's jump agrees. A call landing on a procedure not named yet
+// refutes nothing, as in callsAgree.
+func (res *libResult) resolveByCalls(src source, mm *memMap, ix *libIndex, ms *matchSet, order []uint64, cands map[uint64][]int32, named map[uint64]candidate, give func(uint64, []int32) bool) int {
+	agrees := func(addr uint64, p *libPattern) bool {
+		for _, c := range p.calls {
+			to, ok := res.landing(src, mm, addr, c)
+			if !ok {
+				return false
+			}
+			if r, ok := ms.stubs[to]; ok && len(ms.names[to]) == 0 {
+				to = r
+			}
+			if g, ok := named[to]; ok && !ix.isAlias(c.target, g.name) {
+				return false
+			}
+		}
+		return true
+	}
+	given := 0
+	for _, addr := range order {
+		list := cands[addr]
+		if _, ok := named[addr]; ok || len(list) < 2 {
+			continue
+		}
+		keep := slices.DeleteFunc(slices.Clone(list), func(i int32) bool { return !agrees(addr, &ix.pats[i]) })
+		if len(keep) == len(list) || len(keep) == 0 {
+			continue
+		}
+		if give(addr, keep) {
+			res.ambiguous--
+			res.byCallers++
+			given++
+		}
+	}
+	return given
+}
+
 // maxStubs bounds the IRELATIVE stubs read.
 const maxStubs = 1 << 16
 

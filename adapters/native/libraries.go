@@ -633,6 +633,7 @@ func (res *libResult) match(ctx context.Context, src source, mm *memMap, ix *lib
 		res.shortRounds(src, mm, ix, ms, shorts, shortOrder, named, taken, give)
 		n := res.nameByCallers(src, mm, ix, ms, cands, named, pats, taken)
 		n += res.resolveTaken(ix, order, cands, named, taken, give)
+		n += res.resolveByCalls(src, mm, ix, ms, order, cands, named, give)
 		if n == 0 {
 			break
 		}
