@@ -194,16 +194,23 @@ func (ix *libIndex) canonical(target string) string {
 // to another procedure (glibc's __fortify_fail and __libc_fatal have the
 // same bytes); it returns how many it named.
 func (res *libResult) resolveTaken(ix *libIndex, order []uint64, cands map[uint64][]int32, named map[uint64]candidate, taken map[string]uint64, give func(uint64, []int32) bool) int {
+	return res.narrow(order, cands, named, give, func(addr uint64, i int32) bool {
+		at, ok := taken[ix.pats[i].name]
+		return ok && at != addr
+	})
+}
+
+// narrow drops from each ambiguous procedure's candidates (in order, not
+// yet named) those drop refutes and gives the procedure the rest when that
+// leaves fewer but some; it returns how many give named.
+func (res *libResult) narrow(order []uint64, cands map[uint64][]int32, named map[uint64]candidate, give func(uint64, []int32) bool, drop func(addr uint64, i int32) bool) int {
 	given := 0
 	for _, addr := range order {
 		list := cands[addr]
 		if _, ok := named[addr]; ok || len(list) < 2 {
 			continue
 		}
-		keep := slices.DeleteFunc(slices.Clone(list), func(i int32) bool {
-			at, ok := taken[ix.pats[i].name]
-			return ok && at != addr
-		})
+		keep := slices.DeleteFunc(slices.Clone(list), func(i int32) bool { return drop(addr, i) })
 		if len(keep) == len(list) || len(keep) == 0 {
 			continue
 		}
@@ -242,23 +249,7 @@ func (res *libResult) resolveByCalls(src source, mm *memMap, ix *libIndex, ms *m
 		}
 		return true
 	}
-	given := 0
-	for _, addr := range order {
-		list := cands[addr]
-		if _, ok := named[addr]; ok || len(list) < 2 {
-			continue
-		}
-		keep := slices.DeleteFunc(slices.Clone(list), func(i int32) bool { return !agrees(addr, &ix.pats[i]) })
-		if len(keep) == len(list) || len(keep) == 0 {
-			continue
-		}
-		if give(addr, keep) {
-			res.ambiguous--
-			res.byCallers++
-			given++
-		}
-	}
-	return given
+	return res.narrow(order, cands, named, give, func(addr uint64, i int32) bool { return !agrees(addr, &ix.pats[i]) })
 }
 
 // maxStubs bounds the IRELATIVE stubs read.
@@ -297,15 +288,7 @@ func (e *elfImage) irelativeStubs(ctx context.Context, mm *memMap) (map[uint64]u
 			continue
 		}
 		rela := s.Type == elf.SHT_RELA
-		size := uint64(8)
-		switch {
-		case is64 && rela:
-			size = 24
-		case is64:
-			size = 16
-		case rela:
-			size = 12
-		}
+		size := relEntrySize(e.f.Class, rela)
 		if !e.src.contains(s.Offset, s.FileSize) {
 			continue
 		}

@@ -315,17 +315,7 @@ func relocationsBySection(f *elf.File, obj []byte) (map[int][]objReloc, error) {
 			continue
 		}
 		rela := s.Type == elf.SHT_RELA
-		var ent uint64
-		switch {
-		case f.Class == elf.ELFCLASS64 && rela:
-			ent = 24
-		case f.Class == elf.ELFCLASS64:
-			ent = 16
-		case rela:
-			ent = 12
-		default:
-			ent = 8
-		}
+		ent := relEntrySize(f.Class, rela)
 		if s.Size%ent != 0 {
 			return nil, fmt.Errorf("relocation section %s is not whole entries", s.Name)
 		}

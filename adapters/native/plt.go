@@ -155,17 +155,7 @@ func (e *elfImage) gotRelocs(ctx context.Context, wanted map[uint64]bool, got [2
 			continue
 		}
 		rela := s.Type == elf.SHT_RELA
-		var size uint64
-		switch {
-		case is64 && rela:
-			size = 24
-		case is64:
-			size = 16
-		case rela:
-			size = 12
-		default:
-			size = 8
-		}
+		size := relEntrySize(e.f.Class, rela)
 		if !e.src.contains(s.Offset, s.FileSize) {
 			return nil, nil, &ports.FormatError{Format: "elf", Offset: int64(min(s.Offset, 1<<62)), Msg: "relocation section " + s.Name + " extends beyond the end of the file"}
 		}
@@ -324,4 +314,17 @@ func aarch64PLT(data []byte, addr uint64) []pltEntry {
 		out[n-1].size = out[n-2].size
 	}
 	return out
+}
+
+// relEntrySize is the size of one REL or RELA entry in a file of class c.
+func relEntrySize(c elf.Class, rela bool) uint64 {
+	switch {
+	case c == elf.ELFCLASS64 && rela:
+		return 24
+	case c == elf.ELFCLASS64:
+		return 16
+	case rela:
+		return 12
+	}
+	return 8
 }
