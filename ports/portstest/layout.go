@@ -173,3 +173,25 @@ func checkLayout(l *ports.Layout, size int64) error {
 	}
 	return nil
 }
+
+// runTargetLayout checks that an Analysis of target offering
+// ports.TargetLayoutReader reads the layout of its own bytes b as the
+// provider's ReadLayout does (the contract: what the analysis knows may
+// save work, never change the layout); it skips when the analysis does not
+// offer it.
+func runTargetLayout(t *testing.T, p ports.Provider, lr ports.LayoutReader, target ports.Target, b []byte) {
+	is := is.New(t)
+	ctx := t.Context()
+	a, err := p.Open(ctx, target)
+	is.NoErr(err)
+	defer a.Close(context.WithoutCancel(ctx))
+	tl, ok := a.(ports.TargetLayoutReader)
+	if !ok {
+		t.Skip("the analysis does not read its target's layout")
+	}
+	want, err := lr.ReadLayout(ctx, bytes.NewReader(b), int64(len(b)))
+	is.NoErr(err)
+	got, err := tl.ReadTargetLayout(ctx, bytes.NewReader(b), int64(len(b)))
+	is.NoErr(err)
+	is.True(reflect.DeepEqual(got, want)) // the open target's layout equals the provider's
+}

@@ -33,7 +33,8 @@ import (
 // wrapping context.Canceled; a provider that declares its capabilities
 // declares exactly what it implements ([CheckCapabilities]); and a provider
 // that is a ports.LayoutReader passes [RunLayout] on the bytes of
-// target.Path, when that file can be read.
+// target.Path, when that file can be read, and an Analysis of it that is
+// a ports.TargetLayoutReader gives the layout the provider gives.
 //
 // Run skips when p reports itself unavailable.
 func Run(t *testing.T, p ports.Provider, target ports.Target) {
@@ -77,6 +78,7 @@ func Run(t *testing.T, p ports.Provider, target ports.Target) {
 				t.Skipf("the layout of this target is not read: %v", err)
 			}
 			RunLayout(t, lr, b)
+			t.Run("OpenTarget", func(t *testing.T) { runTargetLayout(t, p, lr, target, b) })
 		})
 	}
 
