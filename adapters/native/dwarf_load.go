@@ -101,10 +101,9 @@ func (a *Analysis) loadDWARF() *dwarfLoad {
 // bounded together before any is.
 func loadPEDWARF(f *pe.File) *dwarfLoad {
 	size := func(s *pe.Section) uint64 {
-		var h [12]byte
 		if strings.HasPrefix(s.Name, ".zdebug_") {
-			if n, _ := s.ReadAt(h[:], 0); n == 12 && string(h[:4]) == "ZLIB" {
-				return binary.BigEndian.Uint64(h[4:])
+			if declared, ok := gnuZlibSize(s); ok {
+				return declared
 			}
 		}
 		return uint64(s.Size)
@@ -140,16 +139,33 @@ func peLine(f *pe.File) []byte {
 		b, _ := s.Data()
 		return b
 	}
-	s := f.Section(".zdebug_line")
-	if s == nil {
-		return nil
+	if s := f.Section(".zdebug_line"); s != nil {
+		return gnuCompressedData(s, s.Data, uint64(s.Size), s.Name)
 	}
+	return nil
+}
+
+// gnuZlibSize is the inflated size a section compressed the GNU way
+// declares ("ZLIB" and a big-endian 64-bit size before the zlib stream);
+// ok is false when r does not begin so.
+func gnuZlibSize(r io.ReaderAt) (uint64, bool) {
 	var h [12]byte
-	if n, _ := s.ReadAt(h[:], 0); n != 12 || string(h[:4]) != "ZLIB" {
-		b, _ := s.Data() // stored as is: debug/pe reads it so too
-		return b
+	if n, _ := r.ReadAt(h[:], 0); n != 12 || string(h[:4]) != "ZLIB" {
+		return 0, false
 	}
-	b, _ := inflateSection(s, 12, uint64(s.Size), binary.BigEndian.Uint64(h[4:]), s.Name)
+	return binary.BigEndian.Uint64(h[4:]), true
+}
+
+// gnuCompressedData is the bytes of a .zdebug_/__zdebug_ section r of size
+// bytes: inflated when compressed the GNU way, else as stored (data), as
+// debug/pe and debug/macho read it; nil when it cannot be read.
+func gnuCompressedData(r io.ReaderAt, data func() ([]byte, error), size uint64, name string) []byte {
+	var b []byte
+	if declared, ok := gnuZlibSize(r); ok {
+		b, _ = inflateSection(r, 12, size, declared, name)
+	} else {
+		b, _ = data()
+	}
 	return b
 }
 
@@ -168,9 +184,8 @@ func loadMachODWARF(m *machoImage) *dwarfLoad {
 			continue
 		}
 		size := s.Size
-		var h [12]byte
-		if n, _ := s.ReadAt(h[:], 0); n == 12 && string(h[:4]) == "ZLIB" {
-			size = max(size, binary.BigEndian.Uint64(h[4:]))
+		if declared, ok := gnuZlibSize(s); ok {
+			size = max(size, declared)
 		}
 		total += min(size, maxDWARFBytes+1)
 	}
@@ -193,17 +208,10 @@ func machoLine(m *machoImage) []byte {
 		b, _ := s.Data()
 		return b
 	}
-	s := m.f.Section("__zdebug_line")
-	if s == nil {
-		return nil
+	if s := m.f.Section("__zdebug_line"); s != nil {
+		return gnuCompressedData(s, s.Data, s.Size, s.Name)
 	}
-	var h [12]byte
-	if n, _ := s.ReadAt(h[:], 0); n != 12 || string(h[:4]) != "ZLIB" {
-		b, _ := s.Data() // stored as is: debug/macho reads it so too
-		return b
-	}
-	b, _ := inflateSection(s, 12, s.Size, binary.BigEndian.Uint64(h[4:]), s.Name)
-	return b
+	return nil
 }
 
 // dwarfSuffix is the name of a DWARF section without its prefix, "" for
