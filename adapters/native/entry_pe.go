@@ -248,7 +248,8 @@ type peMainWalk struct {
 	p     *peImage
 	mm    *memMap
 	mode  int
-	arm64 bool // AArch64 (entry_pe_arm64.go); else x86 in mode
+	arm64 bool          // AArch64 (entry_pe_aarch64.go); else x86 in mode
+	a64   *arm64Decoder // AArch64: the disassembler's decoder, reading transfers
 	exits map[uint64]bool
 	local map[uint64]bool // localExit's answers, by address
 	total int             // instructions left to decode in the whole walk

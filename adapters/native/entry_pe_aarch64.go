@@ -3,6 +3,8 @@ package native
 import (
 	"encoding/binary"
 	"maps"
+
+	"rea/ports"
 )
 
 // The crt-exit walk (entry_pe.go) on AArch64 PE (IMAGE_FILE_MACHINE_ARM64):
@@ -35,34 +37,28 @@ func (w *peMainWalk) decodeA64(pc uint64, callee func(uint64)) (ins pmInsn, targ
 	x := binary.LittleEndian.Uint32(b)
 	next := pc + 4
 	ins = pmInsn{x: x, pc: pc, next: next}
-	switch {
-	case x&0xfc000000 == 0x14000000: // B: a tail call, followed and examined
-		t := pc + uint64(sext(uint64(x&0x3ffffff)<<2, 28))
-		targets = append(targets, t)
-		callee(t)
+	if w.a64 == nil {
+		w.a64 = &arm64Decoder{mm: w.mm, src: w.p.src}
+	}
+	var in insn
+	w.a64.step(b, pc, &in) // the disassembler's own reading of the transfer
+	switch in.flow {
+	case ports.FlowJump: // B: a tail call, followed and examined; BR ends
+		if in.hasTarget {
+			targets = append(targets, in.target)
+			callee(in.target)
+		}
 		end = true
-	case x&0xfc000000 == 0x94000000: // BL
-		if _, exit, t, _ := w.callA64(ins); exit {
+	case ports.FlowCall: // BL, BLR
+		if _, exit, t, direct := w.callA64(ins); exit {
 			end = true // exit does not return
-		} else {
+		} else if direct {
 			callee(t)
 		}
-	case x&0xfffffc1f == 0xd63f0000: // BLR
-		if _, exit, _, _ := w.callA64(ins); exit {
-			end = true
-		}
-	case x&0xff000010 == 0x54000000: // B.cond
-		targets = append(targets, pc+uint64(sext(uint64(x>>5&0x7ffff)<<2, 21)), next)
+	case ports.FlowBranch: // B.cond, BC.cond, CBZ, CBNZ, TBZ, TBNZ
+		targets = append(targets, in.target, next)
 		end = true
-	case x&0x7e000000 == 0x34000000: // CBZ, CBNZ
-		targets = append(targets, pc+uint64(sext(uint64(x>>5&0x7ffff)<<2, 21)), next)
-		end = true
-	case x&0x7e000000 == 0x36000000: // TBZ, TBNZ
-		targets = append(targets, pc+uint64(sext(uint64(x>>5&0x3fff)<<2, 16)), next)
-		end = true
-	case x&0xfe000000 == 0xd6000000: // BR, RET, ERET and their authenticated forms
-		end = true
-	case x&0xffe0001f == 0xd4200000, x&0xffe0001f == 0xd4400000, x&0xffff0000 == 0: // BRK, HLT, UDF
+	case ports.FlowReturn, ports.FlowStop:
 		end = true
 	}
 	return ins, targets, end, true
