@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -59,7 +60,17 @@ const (
 	// EnvDebuginfodMaxSize is the largest file fetched, in bytes; default
 	// and 0: the cache's bound.
 	EnvDebuginfodMaxSize = "DEBUGINFOD_MAXSIZE"
+	// EnvDebuginfodRetryLimit is how many more times a server that failed
+	// in a way that may pass is asked; default 2, 0: once only.
+	EnvDebuginfodRetryLimit = "DEBUGINFOD_RETRY_LIMIT"
+	// EnvDebuginfodHeadersFile names a file of HTTP headers sent with
+	// every request, one "Name: value" per line; whitespace-only lines
+	// are skipped.
+	EnvDebuginfodHeadersFile = "DEBUGINFOD_HEADERS_FILE"
 )
+
+// DefaultDebuginfodRetryLimit is elfutils' default DEBUGINFOD_RETRY_LIMIT.
+const DefaultDebuginfodRetryLimit = 2
 
 // DefaultDebuginfodTimeout is elfutils' default DEBUGINFOD_TIMEOUT.
 const DefaultDebuginfodTimeout = 90 * time.Second
@@ -99,6 +110,22 @@ type Debuginfod struct {
 	// 404) is not asked for again; negative: a miss is not remembered.
 	// Default DefaultDebuginfodCacheMiss. Needs CacheDir.
 	CacheMiss time.Duration
+	// RetryLimit is how many more times a server is asked after a failure
+	// that may pass (see retryable); negative: none. Default
+	// DefaultDebuginfodRetryLimit.
+	RetryLimit int
+	// Headers are sent with every request (DEBUGINFOD_HEADERS_FILE's: an
+	// authorization, a client identity). They are never written into a
+	// limitation or the profile.
+	Headers http.Header
+	// MaxUnusedAge is how long a fetched file no open has used is kept:
+	// a cleaning round removes older ones; negative: kept until cleared.
+	// Default DefaultDebuginfodMaxUnusedAge. Needs CacheDir.
+	MaxUnusedAge time.Duration
+	// CleanInterval is the least time between two cleaning rounds of
+	// CacheDir; negative: a round before every fetch. Default
+	// DefaultDebuginfodCleanInterval.
+	CleanInterval time.Duration
 }
 
 // ParseDebuginfod reads the debuginfod settings from lookup (os.LookupEnv
@@ -146,7 +173,84 @@ func ParseDebuginfod(lookup func(string) (string, bool), cacheRoot string) (*Deb
 		}
 		d.MaxSize = n
 	}
+	if s, ok := lookup(EnvDebuginfodRetryLimit); ok && strings.TrimSpace(s) != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("%s=%q: want a whole number of retries (0: none)", EnvDebuginfodRetryLimit, s)
+		}
+		d.RetryLimit = n
+		if n == 0 {
+			d.RetryLimit = -1
+		}
+	}
+	if name, ok := lookup(EnvDebuginfodHeadersFile); ok && strings.TrimSpace(name) != "" {
+		h, err := readDebuginfodHeaders(name)
+		if err != nil {
+			return nil, fmt.Errorf("%s=%q: %w", EnvDebuginfodHeadersFile, name, err)
+		}
+		d.Headers = h
+	}
 	return d, nil
+}
+
+// headerName reports whether k is an HTTP field name (RFC 9110's token).
+func headerName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for _, c := range []byte(k) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// headerValue reports whether v is an HTTP field value: no control
+// characters but tab.
+func headerValue(v string) bool {
+	for _, c := range []byte(v) {
+		if c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// maxHeadersFile bounds DEBUGINFOD_HEADERS_FILE.
+const maxHeadersFile = 64 << 10
+
+// readDebuginfodHeaders reads a headers file: one "Name: value" per line
+// (a CR before the newline is dropped), whitespace-only lines skipped. A
+// line that is not a header is an error naming its number, not its text,
+// which may hold a secret.
+func readDebuginfodHeaders(name string) (http.Header, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxHeadersFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxHeadersFile {
+		return nil, fmt.Errorf("more than %d bytes", maxHeadersFile)
+	}
+	h := http.Header{}
+	for i, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(line, ":")
+		v = strings.TrimSpace(v)
+		if !ok || !headerName(k) || !headerValue(v) {
+			return nil, fmt.Errorf("line %d is not an HTTP header (Name: value)", i+1)
+		}
+		h.Add(k, v)
+	}
+	return h, nil
 }
 
 // DebuginfodCacheDir is where fetched debug files are kept under
@@ -157,8 +261,8 @@ func DebuginfodCacheDir(cacheRoot string) string {
 
 // DebuginfodCacheUsage counts the fetched files under dir and their bytes;
 // clear removes them (and nothing that is not one, but the temporary files
-// of downloads, which a process that died may have left, and the markers
-// of remembered misses).
+// of downloads, which a process that died may have left, the markers of
+// remembered misses and of the last cleaning round).
 func DebuginfodCacheUsage(dir string, clear bool) (n int, bytes int64, err error) {
 	des, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -194,6 +298,9 @@ func DebuginfodCacheUsage(dir string, clear bool) (n int, bytes int64, err error
 				return n, bytes, fmt.Errorf("debuginfod cache: %w", err)
 			}
 		}
+	}
+	if clear {
+		os.Remove(filepath.Join(dir, debuginfodCleaned))
 	}
 	return n, bytes, nil
 }
@@ -295,6 +402,7 @@ func (a *Analysis) fetchByBuildID(ctx context.Context, skip os.FileInfo, id []by
 		if f != nil {
 			accept, why := check(c, f, fst.Size())
 			if accept != nil {
+				used(final, time.Now())
 				accept(final)
 				return true
 			}
@@ -312,6 +420,9 @@ func (a *Analysis) fetchByBuildID(ctx context.Context, skip os.FileInfo, id []by
 	}
 	said := false
 	remembered := missed(marker, window)
+	if !remembered {
+		o.cleanRound(time.Now(), a.opts.CacheMaxBytes)
+	}
 	for _, base := range o.URLs {
 		if remembered {
 			break
@@ -326,7 +437,7 @@ func (a *Analysis) fetchByBuildID(ctx context.Context, skip os.FileInfo, id []by
 			continue
 		}
 		c := debugCandidate{shown(u), "debuginfod"}
-		f, size, err := o.download(ctx, u, final, a.opts.CacheMaxBytes)
+		f, size, asked, err := o.downloadRetrying(ctx, u, final, a.opts.CacheMaxBytes)
 		if errors.Is(err, errNotThere) {
 			continue
 		}
@@ -334,7 +445,11 @@ func (a *Analysis) fetchByBuildID(ctx context.Context, skip os.FileInfo, id []by
 			if ctx.Err() != nil {
 				return false
 			}
-			a.debugNotes = append(a.debugNotes, fmt.Sprintf("Debuginfod server %s did not give the %s of build ID %s: %v.", shown(base), what, h, err))
+			times := ""
+			if asked > 1 {
+				times = fmt.Sprintf(" (asked %d times)", asked)
+			}
+			a.debugNotes = append(a.debugNotes, fmt.Sprintf("Debuginfod server %s did not give the %s of build ID %s: %v%s.", shown(base), what, h, err, times))
 			said = true
 			continue
 		}
@@ -352,6 +467,7 @@ func (a *Analysis) fetchByBuildID(ctx context.Context, skip os.FileInfo, id []by
 				a.debugNotes = append(a.debugNotes, fmt.Sprintf("The %s fetched from %s was used but not kept in %s: %v.", what, c.path, o.CacheDir, err))
 			} else {
 				path = final
+				o.sweep(time.Now(), a.opts.CacheMaxBytes, final, false)
 			}
 		}
 		if marker != "" {
@@ -434,18 +550,23 @@ func (o *Debuginfod) download(ctx context.Context, u, final string, cacheMax int
 	if err != nil {
 		return nil, 0, err
 	}
+	for k, vs := range o.Headers {
+		req.Header[k] = slices.Clone(vs)
+	}
 	client := o.Client
 	if client == nil {
 		client = defaultDebuginfodClient
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, 0, failed(err)
+		return nil, 0, passing(ctx, failed(err))
 	}
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusNotFound:
 		return nil, 0, errNotThere
+	case resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusRequestTimeout:
+		return nil, 0, transient{fmt.Errorf("HTTP status %s", resp.Status)}
 	case resp.StatusCode != http.StatusOK:
 		return nil, 0, fmt.Errorf("HTTP status %s", resp.Status)
 	case resp.ContentLength > max:
@@ -453,10 +574,16 @@ func (o *Debuginfod) download(ctx context.Context, u, final string, cacheMax int
 	}
 	var f *os.File
 	if final != "" {
-		if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
-			return nil, 0, err
+		// Twice: another process's cleaning round may remove the
+		// directory, empty, between the two calls.
+		for range 2 {
+			if err = os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+				return nil, 0, err
+			}
+			if f, err = os.CreateTemp(filepath.Dir(final), ".debuginfo-*"); !errors.Is(err, fs.ErrNotExist) {
+				break
+			}
 		}
-		f, err = os.CreateTemp(filepath.Dir(final), ".debuginfo-*")
 	} else {
 		f, err = os.CreateTemp("", "rea-debuginfo-*")
 		if err == nil {
@@ -473,16 +600,61 @@ func (o *Debuginfod) download(ctx context.Context, u, final string, cacheMax int
 	}()
 	n, err := io.Copy(f, &countingReader{r: io.LimitReader(resp.Body, max+1), started: &started})
 	if err != nil {
-		return nil, 0, failed(err)
+		return nil, 0, passing(ctx, failed(err))
 	}
 	if n > max {
 		return nil, 0, fmt.Errorf("it sent more than the bound of %d bytes (%s, or the native cache's bound)", max, EnvDebuginfodMaxSize)
 	}
 	if resp.ContentLength >= 0 && n != resp.ContentLength {
-		return nil, 0, fmt.Errorf("it sent %d of the %d bytes it declared", n, resp.ContentLength)
+		return nil, 0, transient{fmt.Errorf("it sent %d of the %d bytes it declared", n, resp.ContentLength)}
 	}
 	started.Store(true)
 	return f, n, nil
+}
+
+// transient is a failure that may pass when the server is asked again: the
+// connection failed or broke, the server answered 5xx, 429 or 408, or it
+// sent fewer bytes than it declared. Bounds and refusals are not (the same
+// file comes again), nor are DEBUGINFOD_TIMEOUT and DEBUGINFOD_MAXTIME (a
+// slow server asked again would take as long each time; elfutils asks
+// again there, multiplying the wait).
+type transient struct{ err error }
+
+func (t transient) Error() string { return t.err.Error() }
+func (t transient) Unwrap() error { return t.err }
+
+// passing marks err transient unless it is one of ours: the context's own
+// cancellation or a cause it was given (a timeout of the settings).
+func passing(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	return transient{err}
+}
+
+// retries is how many more times a server is asked after a transient
+// failure.
+func (o *Debuginfod) retries() int {
+	switch {
+	case o.RetryLimit < 0:
+		return 0
+	case o.RetryLimit == 0:
+		return DefaultDebuginfodRetryLimit
+	}
+	return o.RetryLimit
+}
+
+// downloadRetrying is download, asked again after a transient failure up
+// to the retry limit; asked is how many times it asked.
+func (o *Debuginfod) downloadRetrying(ctx context.Context, u, final string, cacheMax int64) (f *os.File, size int64, asked int, err error) {
+	for {
+		asked++
+		f, size, err = o.download(ctx, u, final, cacheMax)
+		var t transient
+		if err == nil || !errors.As(err, &t) || asked > o.retries() || ctx.Err() != nil {
+			return f, size, asked, err
+		}
+	}
 }
 
 var defaultDebuginfodClient = &http.Client{}

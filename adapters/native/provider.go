@@ -88,6 +88,7 @@ func (o *Options) withDefaults() Options {
 	if d := out.Debuginfod; d != nil {
 		c := *d
 		c.URLs = slices.Clone(d.URLs)
+		c.Headers = d.Headers.Clone()
 		if c.Timeout == 0 {
 			c.Timeout = DefaultDebuginfodTimeout
 		}
