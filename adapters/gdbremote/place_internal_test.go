@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"testing"
+
+	"rea/ports"
 )
 
 // covering finds the sized symbol or section around an address: of nested
@@ -161,5 +163,55 @@ func TestMapsFor(t *testing.T) {
 	check(0x55555559c000, false, 4) // unreadable: no more tries
 	if (&session{}).mapsFor(0x555555559010) != nil {
 		t.Error("a map without a reader")
+	}
+}
+
+// The guest's part of an emulator's map: the program's file, mapped at the
+// guest base past where its segments were loaded, gives the base (0x1000
+// for an i386 guest under QEMU 7.2, 0 for an AArch64 one); mappings are
+// moved to the guest's addresses, a 32-bit guest's cut at 4 GiB, and
+// nothing is known when the file is missing, mapped from another offset
+// first, or outside its segments.
+func TestGuestMaps(t *testing.T) {
+	dir := t.TempDir()
+	prog := dir + "/qin"
+	if err := os.WriteFile(prog, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	i386 := "00001000-08049000 ---p 00000000 00:00 0\n" +
+		"08049000-0804c000 r--p 00000000 fe:00 7 " + prog + "\n" +
+		"0804c000-0804d000 r--p 00002000 fe:00 7 " + prog + "\n" +
+		"0804d000-0804e000 rw-p 00003000 fe:00 7 " + prog + "\n" +
+		"0804e000-08088000 rw-p 00000000 00:00 0\n" +
+		"08088000-3fc9c000 ---p 00000000 00:00 0\n" +
+		"3fc9c000-3fd9f000 rw-p 00000000 00:00 0\n" +
+		"40802000-100000000 ---p 00000000 00:00 0\n" +
+		"556e83df9000-556e83f48000 rw-p 00000000 00:00 0 [heap]\n"
+	s := &session{emulated: true, target: &elfInfo{path: prog, segments: [][2]uint64{{0x8048000, 0x804a000}, {0x804b000, 0x804c1f0}}},
+		res: &ports.TraceResult{Modules: []ports.TraceModule{{}}}, conv: convention{word: 4}}
+	got := s.guestMaps(parseMaps([]byte(i386)))
+	if len(got) != 8 || got[0].start != 0 || got[1].start != 0x8048000 || got[1].path != prog || got[4].start != 0x804d000 ||
+		got[6].start != 0x3fc9b000 || got[7].end != 0xfffff000 {
+		t.Errorf("i386 guest map: %+v", got)
+	}
+	a64 := "5500000000-5500001000 r--p 00000000 fe:00 7 " + prog + "\n" +
+		"5500020000-5500021000 rw-p 00010000 fe:00 7 " + prog + "\n" +
+		"5500021000-550005a000 rw-p 00000000 00:00 0\n" +
+		"55c9c2358000-55c9c24ab000 rw-p 00000000 00:00 0 [heap]\n"
+	s.target.segments, s.res.Modules[0].LoadBias, s.conv.word = [][2]uint64{{0, 0x9f0}, {0x1fdc8, 0x20088}}, 0x5500000000, 8
+	got = s.guestMaps(parseMaps([]byte(a64)))
+	if len(got) != 4 || got[0].start != 0x5500000000 || got[3].path != "[heap]" {
+		t.Errorf("aarch64 guest map: %+v", got)
+	}
+	for name, maps := range map[string]string{
+		"no program":     "5500021000-550005a000 rw-p 00000000 00:00 0\n",
+		"offset first":   "5500020000-5500021000 rw-p 00010000 fe:00 7 " + prog + "\n",
+		"below the load": "54ff000000-54ff001000 r--p 00000000 fe:00 7 " + prog + "\n",
+		"past the segments": "5500000000-5500001000 r--p 00000000 fe:00 7 " + prog + "\n" +
+			"5500030000-5500031000 rw-p 00010000 fe:00 7 " + prog + "\n",
+	} {
+		if got := s.guestMaps(parseMaps([]byte(maps))); got != nil {
+			t.Errorf("%s: %+v", name, got)
+		}
 	}
 }

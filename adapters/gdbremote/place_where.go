@@ -55,9 +55,9 @@ func (s *session) placeElsewhere(ctx context.Context, a *ports.TraceRegister, t 
 		return nil
 	}
 	if m.anonymous() {
-		other, osp, err := s.stackOf(ctx, m, t)
-		if err != nil {
-			return quiet(err)
+		other, osp, known, err := s.stackOf(ctx, m, t)
+		if err != nil || !known {
+			return err // whether it is a thread's stack is not known
 		}
 		if other.TID != 0 {
 			a.Stack = &ports.TraceStack{Thread: int(other.TID), StackPointer: osp}
@@ -187,7 +187,7 @@ func (s *session) guestPage(ctx context.Context, v uint64) (bool, error) {
 		return true, nil
 	}
 	page := v &^ (pageSize - 1)
-	if s.pagesRead != s.mapsReads {
+	if s.pages == nil || s.pagesRead != s.mapsReads {
 		s.pages, s.pagesRead = map[uint64]bool{}, s.mapsReads
 	}
 	if ok, seen := s.pages[page]; seen {
@@ -242,37 +242,39 @@ type threadSP struct {
 }
 
 // stackOf is the thread other than t whose stack pointer lies in m, with
-// that stack pointer, at the current stop; a zero thread when none does.
-// The server lists the threads and reads each one's stack pointer once per
-// stop, and only for a value in anonymous memory not the calling thread's
-// stack (every thread is stopped in all-stop mode).
-func (s *session) stackOf(ctx context.Context, m *mapping, t threadID) (threadID, uint64, error) {
+// that stack pointer, at the current stop; a zero thread when none does,
+// and known false when the server would not list the threads. The server
+// lists the threads and reads each one's stack pointer once per stop, and
+// only for a value in anonymous memory not the calling thread's stack
+// (every thread is stopped in all-stop mode).
+func (s *session) stackOf(ctx context.Context, m *mapping, t threadID) (other threadID, sp uint64, known bool, err error) {
 	if s.spsStop != s.stops || !s.spsRead {
-		s.spsStop, s.spsRead, s.sps = s.stops, true, s.sps[:0]
+		s.spsStop, s.spsRead, s.spsKnown, s.sps = s.stops, true, false, s.sps[:0]
 		list, err := s.cl.threads(ctx)
 		if err != nil {
-			return threadID{}, 0, err
+			return threadID{}, 0, false, quiet(err)
 		}
-		r, _ := s.td.reg(s.conv.sp)
 		for _, o := range list {
 			if o.TID == t.TID {
 				continue
 			}
+			r, _ := s.td.reg(s.conv.sp)
 			sp, ok, err := s.stackPointer(ctx, o, r)
 			if err != nil {
-				return threadID{}, 0, err
+				return threadID{}, 0, false, err
 			}
 			if ok {
 				s.sps = append(s.sps, threadSP{o, sp})
 			}
 		}
+		s.spsKnown = true
 	}
 	for _, o := range s.sps {
 		if m.start <= o.sp && o.sp < m.end {
-			return o.t, o.sp, nil
+			return o.t, o.sp, true, nil
 		}
 	}
-	return threadID{}, 0, nil
+	return threadID{}, 0, s.spsKnown, nil
 }
 
 // inGuestHeap reports whether v lies in the guest's brk heap under QEMU's

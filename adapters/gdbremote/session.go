@@ -73,9 +73,10 @@ type session struct {
 	pagesRead int
 	probes    int
 	// sps are the other threads' stack pointers at stop spsStop.
-	sps     []threadSP
-	spsStop int
-	spsRead bool
+	sps      []threadSP
+	spsStop  int
+	spsRead  bool
+	spsKnown bool // the server listed the threads at spsStop
 	// brk is the guest's program break as last read, brkReads the reads.
 	brk      uint64
 	brkReads int
