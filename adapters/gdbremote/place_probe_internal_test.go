@@ -86,4 +86,3 @@ func TestGuestPageProbe(t *testing.T) {
 		t.Errorf("asked %q, want %q", asked, want)
 	}
 }
-
