@@ -215,3 +215,29 @@ func TestGuestMaps(t *testing.T) {
 		}
 	}
 }
+
+// A thread's stack: the kernel's [stack], or anonymous read-write memory
+// right above a PROT_NONE guard page; not without the guard (a Go heap
+// arena), above a gap, a file's or [heap].
+func TestStackShaped(t *testing.T) {
+	guard := mapping{0x7000, 0x8000, 0, 0, "---p", ""}
+	for name, c := range map[string]struct {
+		list []mapping
+		want bool
+	}{
+		"glibc thread":   {[]mapping{guard, {0x8000, 0x10000, 0, 0, "rw-p", ""}}, true},
+		"named":          {[]mapping{guard, {0x8000, 0x10000, 0, 0, "rw-p", "[anon:stack]"}}, true},
+		"main":           {[]mapping{{0x8000, 0x10000, 0, 0, "rw-p", "[stack]"}}, true},
+		"old kernel":     {[]mapping{{0x8000, 0x10000, 0, 0, "rw-p", "[stack:1234]"}}, true},
+		"no guard":       {[]mapping{{0x8000, 0x10000, 0, 0, "rw-p", ""}}, false},
+		"gap":            {[]mapping{guard, {0x9000, 0x10000, 0, 0, "rw-p", ""}}, false},
+		"readable below": {[]mapping{{0x7000, 0x8000, 0, 0, "r--p", ""}, {0x8000, 0x10000, 0, 0, "rw-p", ""}}, false},
+		"file":           {[]mapping{guard, {0x8000, 0x10000, 0, 3, "rw-p", "/tmp/f"}}, false},
+		"heap":           {[]mapping{guard, {0x8000, 0x10000, 0, 0, "rw-p", "[heap]"}}, false},
+		"read-only":      {[]mapping{guard, {0x8000, 0x10000, 0, 0, "r--p", ""}}, false},
+	} {
+		if got := stackShaped(c.list, len(c.list)-1); got != c.want {
+			t.Errorf("%s: %v, want %v", name, got, c.want)
+		}
+	}
+}

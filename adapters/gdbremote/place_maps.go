@@ -154,3 +154,23 @@ func isArena(list []mapping, i int, word uint64) bool {
 	n := &list[i+1]
 	return n.start == m.end && n.path == "" && n.perms == "---p" && n.end >= m.start+size
 }
+
+// stackShaped reports whether the mapping at list[i] may be a thread's
+// stack (which one holds that thread's stack pointer): the kernel's
+// [stack], or anonymous read-write memory with a guard page (PROT_NONE,
+// anonymous) right below it, as glibc makes a thread's stack and QEMU the
+// guest's main one. A stack a program placed in the heap or a mapping of
+// its own, or a goroutine's in the Go heap (whose mappings hold heap
+// objects too), is not one. glibc keeps a thread's TLS at the top of its
+// stack's mapping: a pointer there is placed in the stack too.
+func stackShaped(list []mapping, i int) bool {
+	m := &list[i]
+	if m.path == "[stack]" || strings.HasPrefix(m.path, "[stack:") {
+		return true
+	}
+	if !m.anonymous() || !strings.HasPrefix(m.perms, "rw") || i == 0 {
+		return false
+	}
+	g := &list[i-1]
+	return g.end == m.start && g.path == "" && g.perms == "---p"
+}

@@ -46,7 +46,8 @@ func (s *session) placeElsewhere(ctx context.Context, a *ports.TraceRegister, t 
 			return quiet(err)
 		}
 	}
-	if m.start <= sp && sp < m.end {
+	stack := stackShaped(list, i) && (s.target == nil || !s.target.goBuild)
+	if stack && m.start <= sp && sp < m.end {
 		a.Stack = &ports.TraceStack{Thread: int(t.TID), StackPointer: sp}
 		return nil
 	}
@@ -54,7 +55,7 @@ func (s *session) placeElsewhere(ctx context.Context, a *ports.TraceRegister, t 
 		a.Heap = true
 		return nil
 	}
-	if m.anonymous() {
+	if stack {
 		other, osp, known, err := s.stackOf(ctx, m, t)
 		if err != nil || !known {
 			return err // whether it is a thread's stack is not known
