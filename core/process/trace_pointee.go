@@ -17,10 +17,13 @@ import (
 // The program's load bias, which the tracer reports, is the only runtime
 // fact it rests on. One in a library is given where the tracer placed it
 // (ports.TracePlace: the library's file, its link-time address, section and
-// dynamic symbol); one on the heap or a stack is left as it is.
+// dynamic symbol); one the tracer found in a thread's stack, the heap or
+// another mapping of the process (ports.TraceRegister's Stack, Heap and
+// Mapping) is given so.
 
-// A value in the main thread's stack is given as an offset from the stack
-// pointer at the call. The stack runs from the stack pointer (less the
+// Where the tracer could not read the process's memory map (a dialed
+// server), a value in the main thread's stack is still given as an offset
+// from the stack pointer at the call. The stack runs from the stack pointer (less the
 // red zone below it) to its end, which the tracer reads from the auxiliary
 // vector (ports.TraceResult.StackEnd), when the stack pointer itself lies
 // within mainStackReach of that end: Linux keeps every mapping at least
