@@ -12,28 +12,16 @@ import (
 
 // maxMapsReads bounds the reads of the process's memory map in one trace,
 // and with it the reads of the guest's program break and the probes of
-// guest pages under an emulator; maxHeapGrowth is how far past the guest
-// heap's last known end a value sends for the break again (a stack's or a
-// mapping's lies much further).
-const (
-	maxMapsReads  = 256
-	maxHeapGrowth = 1 << 30
-)
+// guest pages under an emulator.
+const maxMapsReads = 256
 
 // placeElsewhere places a word argument in no library and not in the
-// program's image: the guest's heap under an emulator, else by the
-// mapping holding it (see place_maps.go). A server's error reply to one
+// program's image by the mapping holding it (see place_maps.go), and under
+// an emulator in the guest's brk heap (inGuestHeap). A server's error reply to one
 // of the extra reads leaves the value unplaced; a broken connection is
 // the trace's error.
 func (s *session) placeElsewhere(ctx context.Context, a *ports.TraceRegister, t threadID, sp uint64) error {
 	v := a.Value
-	if s.emulated {
-		heap, err := s.inGuestHeap(ctx, v)
-		if heap || err != nil {
-			a.Heap = heap
-			return quiet(err)
-		}
-	}
 	list := s.mapsFor(v)
 	i := mappingAt(list, v)
 	if i < 0 || !list[i].readable() {
@@ -43,6 +31,11 @@ func (s *session) placeElsewhere(ctx context.Context, a *ports.TraceRegister, t 
 	if s.emulated {
 		ok, err := s.guestPage(ctx, v)
 		if !ok || err != nil {
+			return quiet(err)
+		}
+		heap, err := s.inGuestHeap(ctx, v, m)
+		if heap || err != nil {
+			a.Heap = heap
 			return quiet(err)
 		}
 	}
@@ -278,16 +271,17 @@ func (s *session) stackOf(ctx context.Context, m *mapping, t threadID) (other th
 	return threadID{}, 0, s.spsKnown, nil
 }
 
-// inGuestHeap reports whether v lies in the guest's brk heap under QEMU's
-// user-mode emulator, which gives the guest its own program break: it
-// starts at the page after the program's last segment (QEMU does not
-// randomise it: target_set_brk; the first small malloc of an AArch64 and
-// an i386 program, PIE or not, lies just past it under QEMU 7.2) and ends
-// at the break glibc last set (its __curbrk, read from the guest). The
-// break is read again only for a value past its last known end by less
-// than maxHeapGrowth (the heap grew), at most maxMapsReads times. Without
-// glibc's __curbrk among the loaded libraries the heap is not known.
-func (s *session) inGuestHeap(ctx context.Context, v uint64) (bool, error) {
+// inGuestHeap reports whether v, in mapping m, lies in the guest's brk
+// heap under QEMU's user-mode emulator, which gives the guest its own
+// program break: it starts at the page after the program's last segment
+// (QEMU does not randomise it: target_set_brk; the first small malloc of
+// an AArch64 and an i386 program, PIE or not, lies just past it under QEMU
+// 7.2) and ends at the break glibc last set (its __curbrk, read from the
+// guest). The break is read only for a value past its last known end in
+// the mapping that holds the heap's start (the heap grew), at most
+// maxMapsReads times. Without glibc's __curbrk among the loaded libraries
+// the heap is not known.
+func (s *session) inGuestHeap(ctx context.Context, v uint64, m *mapping) (bool, error) {
 	if s.target == nil || len(s.res.Modules) == 0 || len(s.target.segments) == 0 {
 		return false, nil
 	}
@@ -296,13 +290,13 @@ func (s *session) inGuestHeap(ctx context.Context, v uint64) (bool, error) {
 		hi = max(hi, seg[1])
 	}
 	start := (hi + s.res.Modules[0].LoadBias + pageSize - 1) &^ (pageSize - 1)
-	if v < start {
+	if v < start || start < m.start || start >= m.end {
 		return false, nil
 	}
 	if v < s.brk {
 		return true, nil
 	}
-	if (s.brk != 0 && v-s.brk >= maxHeapGrowth) || s.brkReads >= maxMapsReads {
+	if s.brkReads >= maxMapsReads {
 		return false, nil
 	}
 	at, ok := s.curbrk()
