@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -137,4 +138,29 @@ func TestEmulatedTracePlaces(t *testing.T) {
 			})
 		}
 	}
+}
+
+// In a Go program a goroutine's stack lies in the Go heap's mappings with
+// heap objects: a pointer into either is anonymous memory, never a stack
+// (the stack pointer's mapping has no guard page below it) nor the heap
+// (the Go heap is not malloc's).
+func TestTracePlacesGo(t *testing.T) {
+	needServer(t)
+	is := is.New(t)
+	bin := filepath.Join(t.TempDir(), "goplaces")
+	cmd := exec.Command("go", "build", "-o", bin, "./testdata/goplaces/main.go")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	res, err := traceOne(t, bin, []ports.TraceBreakpoint{{Address: symbol(t, bin, "main.Take"), Name: "main.Take"}}, ports.ConventionGo)
+	is.NoErr(err)
+	is.Equal(*res.Exit.Code, 0)
+	is.Equal(len(res.Hits), 2)
+	for _, h := range res.Hits {
+		p := h.Arguments[0]
+		t.Logf("Take(%#x) sp %#x: %s", p.Value, h.StackPointer, where(p))
+		is.True(strings.HasPrefix(where(p), `mapping "" `))
+	}
+	is.True(res.Hits[1].Arguments[0].Value > res.Hits[1].StackPointer) // the second is the goroutine's local
 }
