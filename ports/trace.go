@@ -332,10 +332,38 @@ type TraceRegister struct {
 	// (an argument of a word), when it lies in one; nil otherwise, and
 	// for the main program's image, which the caller places itself.
 	Place *TracePlace
-	// Heap says Value lies in the process's brk heap (malloc's main
-	// arena) when the call began; the tracer knows it only for a program
-	// running natively on this host (/proc/PID/maps).
+	// Heap says Value lies in the process's heap when the call began:
+	// its brk heap (malloc's main arena) or a heap of one of glibc's
+	// thread arenas. The tracer knows it from the process's memory map
+	// for a program it runs on this host, and from the guest's program
+	// break under an emulator (the brk heap only).
 	Heap bool
+	// Stack is the thread whose stack Value lies in (the mapping holding
+	// that thread's stack pointer), when the tracer could tell from the
+	// process's memory map; nil otherwise (the caller places a value in
+	// the main thread's stack itself from TraceResult.StackEnd).
+	Stack *TraceStack
+	// Mapping is the memory mapping Value lies in when it is in no
+	// library, the program's image, a thread's stack or the heap: a
+	// file's or anonymous memory; nil otherwise or where the map is not
+	// known.
+	Mapping *TraceMapping
+}
+
+// TraceStack is a thread's stack: the thread (as TraceHit.ThreadID names
+// threads) and its stack pointer when the call began.
+type TraceStack struct {
+	Thread       int
+	StackPointer uint64
+}
+
+// TraceMapping is a mapping of the process's memory map: the file mapped
+// ("" for anonymous memory; the kernel's name for its own, such as
+// "[vdso]"), and the value's offset in the file, or from the mapping's
+// start when it has none.
+type TraceMapping struct {
+	Path   string
+	Offset uint64
 }
 
 // TracePlace is an address in a loaded library: the library, the address

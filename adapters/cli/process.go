@@ -251,8 +251,13 @@ type traceArg struct {
 			Name    *string `json:"name"`
 		} `json:"procedure"`
 	} `json:"points_to"`
-	Stack *string `json:"stack"`
-	Heap  bool    `json:"heap"`
+	Stack       *string `json:"stack"`
+	StackThread *int    `json:"stack_thread"`
+	Heap        bool    `json:"heap"`
+	Mapping     *struct {
+		File   *string `json:"file"`
+		Offset string  `json:"offset"`
+	} `json:"mapping"`
 }
 
 // pointee is where an argument points, in parentheses: in the program's
@@ -260,17 +265,25 @@ type traceArg struct {
 // place in a procedure (main+0x1a), or its
 // link-time address and section (0x4020 in .bss); in a library the symbol
 // around it or its address and section, and the library's file name
-// (_IO_2_1_stderr_ in libc.so.6); in the main thread's stack its offset
-// from the stack pointer at the call (stack sp+0x18); in the heap (heap);
-// "" for none.
+// (_IO_2_1_stderr_ in libc.so.6); in a thread's stack its offset from
+// that thread's stack pointer at the call (stack sp+0x18; thread 2's stack
+// sp-0x40 for another thread's); in the heap (heap); in a mapping the file's
+// name and the offset in it (data.bin+0x1000), or anonymous+0x10; "" for
+// none.
 func (a traceArg) pointee() string {
 	p := a.PointsTo
 	if p == nil {
 		switch {
+		case a.Stack != nil && a.StackThread != nil:
+			return fmt.Sprintf(" (thread %d's stack %s)", *a.StackThread, *a.Stack)
 		case a.Stack != nil:
 			return " (stack " + *a.Stack + ")"
 		case a.Heap:
 			return " (heap)"
+		case a.Mapping != nil && a.Mapping.File != nil:
+			return " (" + path.Base(*a.Mapping.File) + "+" + a.Mapping.Offset + ")"
+		case a.Mapping != nil:
+			return " (anonymous+" + a.Mapping.Offset + ")"
 		}
 		return ""
 	}

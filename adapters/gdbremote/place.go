@@ -1,12 +1,10 @@
 package gdbremote
 
 import (
-	"bytes"
 	"context"
 	"debug/elf"
 	"slices"
 	"sort"
-	"strconv"
 
 	"rea/ports"
 )
@@ -18,63 +16,6 @@ import (
 // file. The libraries are those callerOf reads; placing never reads the
 // loader's list again by itself, since most values that are in no library
 // (the heap, a stack, a number) would each ask for it.
-
-// The heap. For a program gdbserver runs on this host (not one under an
-// emulator, whose /proc view is the emulator's own), a word in the
-// process's brk heap ([heap] in /proc/PID/maps: what malloc's main arena
-// hands out) is marked so. The map is read again only for a value above
-// the heap's start that it does not hold yet (the heap grows up), at most
-// maxMapsReads times per trace.
-
-// maxMapsReads bounds the reads of the process's memory map in one trace,
-// and maxHeapGrowth how far past the heap's last known end a value sends
-// for it again (a stack's or a mapping's lies much further).
-const (
-	maxMapsReads  = 256
-	maxHeapGrowth = 1 << 30
-)
-
-// heapOf parses /proc/PID/maps text for the [heap] mapping's range.
-func heapOf(maps []byte) (start, end uint64, ok bool) {
-	for _, line := range bytes.Split(maps, []byte("\n")) {
-		f := bytes.Fields(line)
-		if len(f) < 6 || string(f[5]) != "[heap]" {
-			continue
-		}
-		lo, hi, found := bytes.Cut(f[0], []byte("-"))
-		a, err1 := strconv.ParseUint(string(lo), 16, 64)
-		b, err2 := strconv.ParseUint(string(hi), 16, 64)
-		if !found || err1 != nil || err2 != nil || b <= a {
-			return 0, 0, false
-		}
-		return a, b, true
-	}
-	return 0, 0, false
-}
-
-// inHeap reports whether v lies in the process's heap, reading the map
-// again when v may lie in a part that grew since the last read.
-func (s *session) inHeap(v uint64) bool {
-	if s.procMaps == nil {
-		return false
-	}
-	if v >= s.heap[0] && v < s.heap[1] {
-		return true
-	}
-	if (s.heap[1] != 0 && (v < s.heap[0] || v-s.heap[1] >= maxHeapGrowth)) || s.mapsReads >= maxMapsReads {
-		return false
-	}
-	s.mapsReads++
-	b, err := s.procMaps(int(s.pid))
-	if err != nil {
-		s.procMaps = nil // gone or unreadable: no more tries
-		return false
-	}
-	if lo, hi, ok := heapOf(b); ok {
-		s.heap = [2]uint64{lo, hi}
-	}
-	return v >= s.heap[0] && v < s.heap[1]
-}
 
 // minPlaced is the lowest value placed: below it a word is a number.
 const minPlaced = 0x10000
@@ -118,8 +59,10 @@ type libSym struct {
 	name       string
 }
 
-// place sets the Place of each word argument that lies in a library.
-func (s *session) place(ctx context.Context, args []ports.TraceRegister) error {
+// place sets the Place of each word argument that lies in a library, and
+// otherwise its Stack, Heap or Mapping where the memory map says (placeElsewhere);
+// t is the calling thread and sp its stack pointer.
+func (s *session) place(ctx context.Context, args []ports.TraceRegister, t threadID, sp uint64) error {
 	need := false
 	for _, a := range args {
 		need = need || a.Bytes == nil && a.Value >= minPlaced && !s.inMain(a.Value)
@@ -155,7 +98,11 @@ func (s *session) place(ctx context.Context, args []ports.TraceRegister) error {
 			a.Place = p
 			break
 		}
-		a.Heap = a.Place == nil && s.inHeap(a.Value)
+		if a.Place == nil {
+			if err := s.placeElsewhere(ctx, a, t, sp); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -58,11 +58,28 @@ type session struct {
 	// arguments' places from, by file.
 	libSyms map[string]*libSymbols
 	// procMaps reads a process's memory map (/proc/PID/maps) for a
-	// program running on this host; nil under an emulator or a dialed
-	// server. heap is the [heap] range its last read found.
+	// program running on this host or under an emulator rea started
+	// (emulated); nil for a dialed server. maps is its last read (in the
+	// program's addresses), at stop mapsStop; place_where.go has the rest.
 	procMaps  func(pid int) ([]byte, error)
-	heap      [2]uint64
+	emulated  bool
+	maps      []mapping
+	mapsRead  bool
+	mapsStop  int
 	mapsReads int
+	// pages are the guest pages the emulator's stub read (or refused),
+	// since map read pagesRead; probes counts the probes.
+	pages     map[uint64]bool
+	pagesRead int
+	probes    int
+	// sps are the other threads' stack pointers at stop spsStop.
+	sps      []threadSP
+	spsStop  int
+	spsRead  bool
+	spsKnown bool // the server listed the threads at spsStop
+	// brk is the guest's program break as last read, brkReads the reads.
+	brk      uint64
+	brkReads int
 	// slots are the stack slots each request breakpoint's texts name
 	// (slotsOf), by breakpoint index.
 	slots [][]string
@@ -756,7 +773,7 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 		if len(extra) > 0 {
 			hitArgs = append(slices.Clip(args), extra...)
 		}
-		if err := s.place(ctx, hitArgs); err != nil {
+		if err := s.place(ctx, hitArgs, st.thread, sp); err != nil {
 			return err
 		}
 		var variadic []ports.Parameter

@@ -136,6 +136,7 @@ func (t *Tracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports
 	var sysroot string // where an emulator takes the program's libraries from
 	asyncOff := false  // a Go program runs with asyncpreemptoff=1 (noAsyncPreemption)
 	var procMaps func(int) ([]byte, error)
+	emulated := false
 	switch {
 	case dial != nil:
 	case target != nil && target.arch != hostArch():
@@ -151,6 +152,7 @@ func (t *Tracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports
 			l.Env = noAsyncPreemption(l.Env)
 			req.Launch = &l
 		}
+		procMaps, emulated = readProcMaps, true // the emulator's, which rea starts
 		x87Stack := target.arch == "x86" && t.emulatorX87Stack(ctx, qemu)
 		dial = func(ctx context.Context, req ports.TraceRequest) (endpoint, error) {
 			return startEmulated(ctx, qemu, sysroot, req, t.opts.ExitGrace, x87Stack)
@@ -181,6 +183,7 @@ func (t *Tracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports
 		sysroot:  sysroot,
 		asyncOff: asyncOff,
 		procMaps: procMaps,
+		emulated: emulated,
 	}
 	traceErr := s.trace(ctx)
 

@@ -351,7 +351,17 @@ func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string
 		}
 	}
 	hits, rawHits := []TraceHit{}, []any{}
-	threads := map[int]int{} // thread ids renumbered 1.. in first-hit order
+	// Thread ids are renumbered 1.. in the order they first appear: a
+	// hit's, or that of a stack an argument points into.
+	threads := map[int]int{}
+	number := func(id int) int {
+		n, seen := threads[id]
+		if !seen {
+			n = len(threads) + 1
+			threads[id] = n
+		}
+		return n
+	}
 	for _, h := range res.Hits {
 		// A caller in a library is given in it; one in no module the
 		// tracer knows (the vDSO, generated code) by its runtime address,
@@ -366,8 +376,9 @@ func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string
 		if h.Breakpoint >= 0 && h.Breakpoint < len(sigs) {
 			sig = sigs[h.Breakpoint]
 		}
+		tid := number(h.ThreadID)
 		argv := sig.arguments(h, traceTexts(h.Strings), traceTexts(h.ReturnStrings))
-		pt.annotate(argv, sig, h)
+		pt.annotate(argv, sig, h, number)
 		// The open analysis holds the main program's procedures only: a hit
 		// in a library (usleep in libc) lies in none of them, whatever
 		// procedure starts below its link-time address.
@@ -383,11 +394,6 @@ func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string
 		hits = append(hits, TraceHit{Sequence: h.Sequence, Breakpoint: h.Breakpoint, Name: h.Name, Address: core.Hex(h.Address),
 			Procedure: idx.procName(p, ok), Arguments: argv, Caller: caller, CallerModule: callerModule,
 			CallerProcedure: idx.procName(cp, cok && inMain && h.Caller != 0), Returned: h.Returned, ReturnValue: rv, ReturnBits: rbits})
-		tid, seen := threads[h.ThreadID]
-		if !seen {
-			tid = len(threads) + 1
-			threads[h.ThreadID] = tid
-		}
 		rawHits = append(rawHits, map[string]any{"sequence": h.Sequence, "thread": tid, "return_sequence": h.ReturnSequence})
 	}
 	var exit *TraceExit

@@ -17,10 +17,13 @@ import (
 // The program's load bias, which the tracer reports, is the only runtime
 // fact it rests on. One in a library is given where the tracer placed it
 // (ports.TracePlace: the library's file, its link-time address, section and
-// dynamic symbol); one on the heap or a stack is left as it is.
+// dynamic symbol); one the tracer found in a thread's stack, the heap or
+// another mapping of the process (ports.TraceRegister's Stack, Heap and
+// Mapping) is given so.
 
-// A value in the main thread's stack is given as an offset from the stack
-// pointer at the call. The stack runs from the stack pointer (less the
+// Where the tracer could not read the process's memory map (a dialed
+// server), a value in the main thread's stack is still given as an offset
+// from the stack pointer at the call. The stack runs from the stack pointer (less the
 // red zone below it) to its end, which the tracer reads from the auxiliary
 // vector (ports.TraceResult.StackEnd), when the stack pointer itself lies
 // within mainStackReach of that end: Linux keeps every mapping at least
@@ -44,10 +47,15 @@ func onStack(value uint64, h ports.TraceHit, end uint64) (string, bool) {
 		value < sp-redZone || value >= end {
 		return "", false
 	}
+	return spOffset(value, sp), true
+}
+
+// spOffset is value as an offset from the stack pointer sp.
+func spOffset(value, sp uint64) string {
 	if value < sp {
-		return "sp-" + core.Hex(sp-value), true
+		return "sp-" + core.Hex(sp-value)
 	}
-	return "sp+" + core.Hex(value-sp), true
+	return "sp+" + core.Hex(value-sp)
 }
 
 // pointees maps a runtime address to the place in the program's image it
@@ -193,17 +201,15 @@ func inLibrary(p *ports.TracePlace) *TracePointee {
 
 // annotate gives each argument of a hit that may hold an address (a
 // pointer's, or one of unknown type) the place it points at: in the
-// program's image, or in a library the tracer placed it in.
-func (pt *pointees) annotate(argv []TraceArgument, sig *traceSig, h ports.TraceHit) {
+// program's image, or where the tracer placed it (a library, a thread's
+// stack, the heap, a mapping). thread numbers a thread as raw_result does.
+func (pt *pointees) annotate(argv []TraceArgument, sig *traceSig, h ports.TraceHit, thread func(int) int) {
 	if pt == nil {
 		pt = &pointees{}
 	}
-	places, heap := map[string]*ports.TracePlace{}, map[string]bool{}
+	regs := map[string]ports.TraceRegister{}
 	for _, r := range h.Arguments {
-		if r.Place != nil {
-			places[r.Name] = r.Place
-		}
-		heap[r.Name] = r.Heap
+		regs[r.Name] = r
 	}
 	types := map[string]string{}
 	if sig != nil {
@@ -226,14 +232,30 @@ func (pt *pointees) annotate(argv []TraceArgument, sig *traceSig, h ports.TraceH
 		if err != nil {
 			continue
 		}
+		r := regs[a.Register]
 		a.PointsTo = pt.of(v)
-		if p := places[a.Register]; a.PointsTo == nil && p != nil {
-			a.PointsTo = inLibrary(p)
+		if a.PointsTo != nil {
+			continue
 		}
-		if off, ok := onStack(v, h, pt.stack); ok && a.PointsTo == nil {
+		switch {
+		case r.Place != nil:
+			a.PointsTo = inLibrary(r.Place)
+		case r.Stack != nil:
+			off := spOffset(v, r.Stack.StackPointer)
 			a.Stack = &off
+			if r.Stack.Thread != h.ThreadID {
+				n := thread(r.Stack.Thread)
+				a.StackThread = &n
+			}
+		case r.Heap:
+			a.Heap = true
+		default:
+			if off, ok := onStack(v, h, pt.stack); ok {
+				a.Stack = &off
+			} else if m := r.Mapping; m != nil {
+				a.Mapping = &TraceMapping{File: core.OptString(m.Path), Offset: core.Hex(m.Offset)}
+			}
 		}
-		a.Heap = a.PointsTo == nil && a.Stack == nil && heap[a.Register]
 	}
 }
 

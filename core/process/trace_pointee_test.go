@@ -87,7 +87,7 @@ func TestTracePointees(t *testing.T) {
 		{Value: core.Hex(bias + 0x4010), Parameter: core.OptString("%d")}, // a format's int
 		{Value: core.Hex(bias + 0x4010), Parameter: core.OptString("%p")},
 	}
-	pt.annotate(argv, sig, ports.TraceHit{Variadic: []ports.Parameter{{Name: "%d", Type: "int"}, {Name: "%p", Type: "void *"}}})
+	pt.annotate(argv, sig, ports.TraceHit{Variadic: []ports.Parameter{{Name: "%d", Type: "int"}, {Name: "%p", Type: "void *"}}}, nil)
 	var got []bool
 	for _, a := range argv {
 		got = append(got, a.PointsTo != nil)
@@ -97,7 +97,7 @@ func TestTracePointees(t *testing.T) {
 	is.True(newPointees(ctx, a, idx).withBias(&ports.TraceResult{Modules: []ports.TraceModule{{Name: "libc.so.6"}}}).of(bias+0x4010) == nil)
 	is.True(newPointees(ctx, pointeeAnalysis{}, idx) == nil)
 	var none *pointees
-	none.annotate(argv, sig, ports.TraceHit{}) // a trace without an image: nothing to do
+	none.annotate(argv, sig, ports.TraceHit{}, nil) // a trace without an image: nothing to do
 }
 
 // An argument the tracer placed in a library points there (its file, the
@@ -127,7 +127,7 @@ func TestTraceLibraryPointees(t *testing.T) {
 		}
 		return s
 	}
-	pt.annotate(argv, nil, h)
+	pt.annotate(argv, nil, h, nil)
 	is.Equal(show(argv[0].PointsTo), "0x1d3680 .data "+libc+" _IO_2_1_stderr_")
 	is.Equal(show(argv[1].PointsTo), "0x1d3690 .data "+libc+" _IO_2_1_stderr_+0x10")
 	is.Equal(show(argv[2].PointsTo), "0x10000  "+libc)
@@ -135,7 +135,7 @@ func TestTraceLibraryPointees(t *testing.T) {
 
 	var none *pointees
 	argv = []TraceArgument{{Register: "rdi", Value: "0x7ffff7fa8680"}}
-	none.annotate(argv, nil, h)
+	none.annotate(argv, nil, h, nil)
 	is.Equal(show(argv[0].PointsTo), "0x1d3680 .data "+libc+" _IO_2_1_stderr_")
 }
 
@@ -176,7 +176,7 @@ func TestTraceStackPointees(t *testing.T) {
 	pt := (*pointees)(nil).withBias(&ports.TraceResult{StackEnd: end})
 	sig := &traceSig{params: []ports.Parameter{{Name: "buf", Type: "char *"}, {Name: "n", Type: "size_t"}}}
 	argv := []TraceArgument{{Value: core.Hex(sp + 0x20), Parameter: core.OptString("buf")}, {Value: core.Hex(sp + 0x20), Parameter: core.OptString("n")}}
-	pt.annotate(argv, sig, main)
+	pt.annotate(argv, sig, main, nil)
 	is.True(argv[0].Stack != nil && *argv[0].Stack == "sp+0x20")
 	is.True(argv[1].Stack == nil) // an integer
 
@@ -184,7 +184,45 @@ func TestTraceStackPointees(t *testing.T) {
 	heap := main
 	heap.Arguments = []ports.TraceRegister{{Name: "rdi", Value: 0x5555555592a0, Heap: true}, {Name: "rsi", Value: 0x5555555592a0, Heap: true}}
 	argv = []TraceArgument{{Register: "rdi", Value: "0x5555555592a0", Parameter: core.OptString("buf")}, {Register: "rsi", Value: "0x5555555592a0", Parameter: core.OptString("n")}}
-	pt.annotate(argv, sig, heap)
+	pt.annotate(argv, sig, heap, nil)
 	is.True(argv[0].Heap && argv[0].Stack == nil && argv[0].PointsTo == nil)
 	is.True(!argv[1].Heap)
+}
+
+// The tracer's stacks and mappings: a value in the calling thread's stack
+// is an offset from its stack pointer, one in another thread's names that
+// thread as raw_result numbers threads; a mapping gives the file and
+// offset, or null for anonymous memory; nothing for an integer.
+func TestTraceThreadStacksAndMappings(t *testing.T) {
+	is := is.New(t)
+	const sp, other = 0x7ffff7a00e00, 0x7ffff7200f00
+	h := ports.TraceHit{ThreadID: 42, StackPointer: sp, Arguments: []ports.TraceRegister{
+		{Name: "rdi", Value: sp + 0x40, Stack: &ports.TraceStack{Thread: 42, StackPointer: sp}},
+		{Name: "rsi", Value: other - 0x10, Stack: &ports.TraceStack{Thread: 43, StackPointer: other}},
+		{Name: "rdx", Value: 0x7ffff7ff1010, Mapping: &ports.TraceMapping{Path: "/tmp/data bin", Offset: 0x1010}},
+		{Name: "rcx", Value: 0x7ffff6000010, Mapping: &ports.TraceMapping{Offset: 0x10}},
+		{Name: "r8", Value: 0x7ffff6000010, Mapping: &ports.TraceMapping{Offset: 0x10}},
+	}}
+	sig := &traceSig{params: []ports.Parameter{{Name: "a", Type: "char *"}, {Name: "b", Type: "void *"}, {Name: "c", Type: "const void *"},
+		{Name: "d", Type: "void *"}, {Name: "n", Type: "size_t"}}}
+	argv := []TraceArgument{}
+	for i, r := range h.Arguments {
+		argv = append(argv, TraceArgument{Register: r.Name, Value: core.Hex(r.Value), Parameter: core.OptString(sig.params[i].Name)})
+	}
+	numbers := map[int]int{42: 1}
+	number := func(id int) int {
+		if _, ok := numbers[id]; !ok {
+			numbers[id] = len(numbers) + 1
+		}
+		return numbers[id]
+	}
+	(*pointees)(nil).withBias(&ports.TraceResult{}).annotate(argv, sig, h, number)
+	is.True(argv[0].Stack != nil && *argv[0].Stack == "sp+0x40" && argv[0].StackThread == nil)
+	is.True(argv[1].Stack != nil && *argv[1].Stack == "sp-0x10" && argv[1].StackThread != nil && *argv[1].StackThread == 2)
+	is.True(argv[2].Mapping != nil && *argv[2].Mapping.File == "/tmp/data bin" && argv[2].Mapping.Offset == "0x1010")
+	is.True(argv[3].Mapping != nil && argv[3].Mapping.File == nil && argv[3].Mapping.Offset == "0x10")
+	is.True(argv[4].Mapping == nil && argv[4].Stack == nil) // an integer
+	for _, a := range argv[:4] {
+		is.True(!a.Heap && a.PointsTo == nil)
+	}
 }

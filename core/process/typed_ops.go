@@ -536,18 +536,33 @@ type TraceArgument struct {
 	ValueAtReturn *string `json:"value_at_return,omitempty"`
 	// PointsTo is where the value points in the program's own image or a
 	// library, for an argument that may be an address (a pointer, or of
-	// unknown type); absent when it points elsewhere (the heap, a stack:
-	// see Stack).
+	// unknown type); absent when it points elsewhere (see Stack, Heap and
+	// Mapping).
 	PointsTo *TracePointee `json:"points_to,omitempty"`
-	// Stack is where the value points in the calling thread's stack, as
-	// an offset from the stack pointer at the call ("sp+0x18": a caller's
+	// Stack is where the value points in a thread's stack, as an offset
+	// from that thread's stack pointer at the call ("sp+0x18": a caller's
 	// frame; "sp-0x8": the red zone), for an argument that may be an
-	// address; absent elsewhere and where the stack's extent is unknown.
-	Stack *string `json:"stack,omitempty"`
-	// Heap says the value points into the process's brk heap (malloc's
-	// main arena), for a program traced natively on this host; absent
-	// otherwise (an emulated program's heap is not known).
+	// address; StackThread names the thread when it is not the calling
+	// one, numbered as raw_result's hits number threads. Absent elsewhere
+	// and where the stack's extent is unknown.
+	Stack       *string `json:"stack,omitempty"`
+	StackThread *int    `json:"stack_thread,omitempty"`
+	// Heap says the value points into the process's heap: the brk heap
+	// (malloc's main arena) or a glibc thread arena's; under qemu-user
+	// the brk heap only. Absent otherwise.
 	Heap bool `json:"heap,omitempty"`
+	// Mapping is the memory mapping the value points into when it is in
+	// none of the above: a file's (not the program or a library) or
+	// anonymous memory; absent where the process's map is not known.
+	Mapping *TraceMapping `json:"mapping,omitempty"`
+}
+
+// TraceMapping is a mapping of the traced process: the file (null for
+// anonymous memory; the kernel's name for its own, such as "[vdso]") and
+// the offset in the file, or from the mapping's start when it has none.
+type TraceMapping struct {
+	File   *string `json:"file"`
+	Offset string  `json:"offset"`
 }
 
 // TracePointee is a place in the traced program's image or a library: its

@@ -1,0 +1,166 @@
+package gdbremote_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"rea/adapters/gdbremote"
+	"rea/ports"
+)
+
+// placesData writes the file places.c maps (argv[1], offset 4096): a
+// name with a space, as the memory map gives it.
+func placesData(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "data file.bin")
+	if err := os.WriteFile(p, []byte(strings.Repeat("d", 16384)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// where is how a test reads the tracer's place of one argument.
+func where(r ports.TraceRegister) string {
+	switch {
+	case r.Place != nil:
+		return "library " + r.Place.Module
+	case r.Stack != nil:
+		return fmt.Sprintf("stack %d %#x", r.Stack.Thread, r.Stack.StackPointer)
+	case r.Heap:
+		return "heap"
+	case r.Mapping != nil:
+		return fmt.Sprintf("mapping %q %#x", r.Mapping.Path, r.Mapping.Offset)
+	}
+	return ""
+}
+
+// checkPlaces reads places.c's writes: the buffer of each (the second
+// argument) is placed where the program made it, and the descriptor and
+// count (numbers) nowhere. arena says the worker's malloc is expected in a
+// thread arena's heap.
+func checkPlaces(t *testing.T, res *ports.TraceResult, data string, word uint64) {
+	t.Helper()
+	is := is.New(t)
+	var hits []ports.TraceHit
+	for _, h := range res.Hits {
+		if h.Name == "write" {
+			hits = append(hits, h)
+		}
+	}
+	is.Equal(len(hits), 9)
+	buf := func(i int) ports.TraceRegister { return hits[i].Arguments[1] }
+	for i, h := range hits {
+		t.Logf("write %d thread %d sp %#x buf %#x: %s", i, h.ThreadID, h.StackPointer, buf(i).Value, where(buf(i)))
+		is.Equal(where(h.Arguments[0]), "") // the descriptor
+		is.Equal(where(h.Arguments[2]), "") // the count
+	}
+	worker, main := hits[0].ThreadID, hits[2].ThreadID
+	is.True(worker != main)
+	is.Equal(hits[1].ThreadID, worker)
+	for _, i := range []int{3, 4, 5, 6, 7, 8} {
+		is.Equal(hits[i].ThreadID, main)
+	}
+	// The worker's local buffer, from the worker: its own stack, above its
+	// stack pointer.
+	is.Equal(where(buf(0)), fmt.Sprintf("stack %d %#x", worker, hits[0].StackPointer))
+	is.True(buf(0).Value > hits[0].StackPointer && buf(0).Value-hits[0].StackPointer < 0x1000)
+	// The worker's malloc: a thread arena's heap.
+	is.Equal(where(buf(1)), "heap")
+	// The worker's buffer from main: the worker's stack, the worker's
+	// stack pointer where it waits (below where its write began).
+	s := buf(2).Stack
+	is.True(s != nil)
+	is.Equal(s.Thread, worker)
+	is.True(s.StackPointer < hits[0].StackPointer && buf(2).Value > s.StackPointer)
+	is.Equal(buf(2).Value, buf(0).Value)
+	// malloc's mmap'd chunk and an anonymous mapping.
+	is.True(strings.HasPrefix(where(buf(3)), `mapping "" `))
+	is.True(strings.HasPrefix(where(buf(4)), `mapping "" `))
+	// The file's mapping: its path and the offset in it.
+	is.Equal(where(buf(5)), fmt.Sprintf("mapping %q %#x", data, 4096+5))
+	// The brk heap, and main's own stack.
+	is.Equal(where(buf(6)), "heap")
+	is.Equal(where(buf(7)), fmt.Sprintf("stack %d %#x", main, hits[7].StackPointer))
+	// A number in no mapping.
+	is.Equal(where(buf(8)), "")
+	is.Equal(buf(8).Value, uint64(0x123456789)&(1<<(8*word)-1))
+}
+
+// A native trace places the arguments of places.c's writes through the
+// process's memory map and the threads' stack pointers.
+func TestTracePlaces(t *testing.T) {
+	needServer(t)
+	is := is.New(t)
+	bin := buildC(t, "places.c", "places", "-pthread")
+	data := placesData(t)
+	id := runID(t)
+	defer noneLeft(t, id)
+	tr := gdbremote.New(nil)
+	debugTap(t, tr)
+	res, err := tr.TraceCalls(context.Background(), ports.TraceRequest{
+		Launch:      &ports.TraceLaunch{Path: bin, Args: []string{data}},
+		Breakpoints: []ports.TraceBreakpoint{{Symbol: "write", Name: "write"}},
+		RunID:       id,
+		MaxDuration: 20 * time.Second,
+	})
+	is.NoErr(err)
+	is.Equal(*res.Exit.Code, 0)
+	checkPlaces(t, res, data, 8)
+}
+
+// Under QEMU's user-mode emulator the same places are known: the guest's
+// mappings from the emulator's map at the guest base (0 for AArch64,
+// 0x1000 for i386 under QEMU 7.2), its brk heap from glibc's break.
+func TestEmulatedTracePlaces(t *testing.T) {
+	for _, lane := range []struct {
+		arch string
+		word uint64
+	}{{"arm64", 8}, {"x86", 4}} {
+		for _, build := range []string{"pie", "no-pie"} {
+			t.Run(lane.arch+"/"+build, func(t *testing.T) {
+				needEmulation(t, lane.arch)
+				is := is.New(t)
+				flags := []string{"-pthread", "-" + build}
+				bin := buildFor(t, lane.arch, "places.c", "places", flags...)
+				data := placesData(t)
+				res, err := traceEmulated(t, bin, []string{data}, []ports.TraceBreakpoint{{Symbol: "write", Name: "write"}})
+				is.NoErr(err)
+				is.Equal(*res.Exit.Code, 0)
+				checkPlaces(t, res, data, lane.word)
+			})
+		}
+	}
+}
+
+// In a Go program a goroutine's stack lies in the Go heap's mappings with
+// heap objects: a pointer into either is anonymous memory, never a stack
+// (the stack pointer's mapping has no guard page below it) nor the heap
+// (the Go heap is not malloc's).
+func TestTracePlacesGo(t *testing.T) {
+	needServer(t)
+	is := is.New(t)
+	bin := filepath.Join(t.TempDir(), "goplaces")
+	cmd := exec.Command("go", "build", "-o", bin, "./testdata/goplaces/main.go")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	res, err := traceOne(t, bin, []ports.TraceBreakpoint{{Address: symbol(t, bin, "main.Take"), Name: "main.Take"}}, ports.ConventionGo)
+	is.NoErr(err)
+	is.Equal(*res.Exit.Code, 0)
+	is.Equal(len(res.Hits), 2)
+	for _, h := range res.Hits {
+		p := h.Arguments[0]
+		t.Logf("Take(%#x) sp %#x: %s", p.Value, h.StackPointer, where(p))
+		is.True(strings.HasPrefix(where(p), `mapping "" `))
+	}
+	is.True(res.Hits[1].Arguments[0].Value > res.Hits[1].StackPointer) // the second is the goroutine's local
+}
