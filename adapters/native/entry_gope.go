@@ -10,11 +10,13 @@ import (
 // a stripped one has no section and no symbol that locates it. The Go
 // linker writes the build ID ("\xff Go build ID: \"") at the start of a PE
 // program's .text (on 386 after the PC thunks: the first 256 bytes are
-// searched), so such a program's .rdata is searched for the pclntab's
-// header (the magic, two zero bytes, the instruction quantum, the pointer
-// size, and from Go 1.18 the text start), and its functions, main.main
-// among them, are named as an ELF program's .gopclntab names them. A
-// program without the build ID (go tool link without -buildid) is not
+// searched); one linked without it (-ldflags=-buildid=) still begins its
+// .data with the build information blob (runtime.buildinfo, "\xff Go
+// buildinf:", goBuildInfoMagic, which go version -m reads; 14 bytes read). Such a program's
+// .rdata is searched for the pclntab's header (the magic, two zero bytes,
+// the instruction quantum, the pointer size, and from Go 1.18 the text
+// start), and its functions, main.main among them, are named as an ELF
+// program's .gopclntab names them. A program with neither is not
 // searched: the gate keeps a C program's open from reading its .rdata, and
 // a C program holding pclntab-like bytes from taking Go names.
 
@@ -42,7 +44,14 @@ func (p *peImage) goPCLNTab(src source, text uint64) ([]byte, error) {
 	}
 	head, err := src.read(uint64(ts.Offset), min(uint64(ts.Size), 256))
 	if err != nil || !bytes.Contains(head, goBuildIDPrefix) {
-		return nil, nil
+		ds := p.f.Section(".data")
+		if ds == nil || ds.Size < uint32(len(goBuildInfoMagic)) {
+			return nil, nil
+		}
+		blob, err := src.read(uint64(ds.Offset), uint64(len(goBuildInfoMagic)))
+		if err != nil || !bytes.Equal(blob, goBuildInfoMagic) {
+			return nil, nil
+		}
 	}
 	data, err := src.read(uint64(rdata.Offset), uint64(rdata.Size))
 	if err != nil {

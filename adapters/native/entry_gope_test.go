@@ -13,9 +13,11 @@ import (
 // A Go program for Windows stripped with -ldflags=-s -w has no symbol for
 // its pclntab: it is found in .rdata by its header, behind the build ID
 // that begins .text, and names main.main and main.add where the same
-// build without -s has their symbols, for amd64, 386 and arm64. A C
-// program holding a copy of that pclntab in its .rdata, but no Go build
-// ID, does not take the Go program's names.
+// build without -s has their symbols, for amd64, 386 and arm64; linked
+// without a build ID (-buildid=), behind the build information blob that
+// begins .data. A C program holding a copy of that pclntab and the blob's
+// magic in its .rdata, but no Go build ID, does not take the Go program's
+// names.
 func TestGoPEStrippedPCLNTab(t *testing.T) {
 	needTool(t, "go")
 	dir := t.TempDir()
@@ -32,11 +34,18 @@ func TestGoPEStrippedPCLNTab(t *testing.T) {
 			t.Fatalf("go build: %v\n%s", err, b)
 		}
 	}
-	for _, goarch := range []string{"amd64", "386", "arm64"} {
-		t.Run(goarch, func(t *testing.T) {
-			full, stripped := filepath.Join(dir, goarch+".exe"), filepath.Join(dir, goarch+"-stripped.exe")
-			build(t, goarch, full, "-w")
-			build(t, goarch, stripped, "-s -w")
+	for _, c := range []struct{ goarch, buildID string }{
+		{"amd64", ""}, {"386", ""}, {"arm64", ""},
+		// Linked without a build ID: .data's build information blob
+		// tells instead.
+		{"amd64", " -buildid="}, {"386", " -buildid="}, {"arm64", " -buildid="},
+	} {
+		goarch := c.goarch
+		name := goarch + strings.ReplaceAll(c.buildID, " -buildid=", "-no-buildid")
+		t.Run(name, func(t *testing.T) {
+			full, stripped := filepath.Join(dir, name+".exe"), filepath.Join(dir, name+"-stripped.exe")
+			build(t, goarch, full, "-w"+c.buildID)
+			build(t, goarch, stripped, "-s -w"+c.buildID)
 			for _, name := range []string{"main.main", "main.add", "runtime.main"} {
 				want, source := procNamed(t, full, name)
 				if source != "symbol" {
@@ -68,7 +77,8 @@ func TestGoPEStrippedPCLNTab(t *testing.T) {
 		for _, x := range tab {
 			fmt.Fprintf(&c, "%d,", x)
 		}
-		c.WriteString("};\nint main(int argc, char **argv) { return tab[argc]; }\n")
+		c.WriteString("};\nconst char info[] = \"\\xff Go buildinf:\";\n")
+		c.WriteString("int main(int argc, char **argv) { return tab[argc] + info[argc]; }\n")
 		csrc, exe := filepath.Join(dir, "tab.c"), filepath.Join(dir, "tab.exe")
 		if err := os.WriteFile(csrc, []byte(c.String()), 0o644); err != nil {
 			t.Fatal(err)

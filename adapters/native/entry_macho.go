@@ -10,19 +10,19 @@ import (
 // A Mach-O program's LC_MAIN entry is its main by ABI when the linker
 // pointed it at main: dyld calls it as main(argc, argv, envp, apple), and
 // ld64 and lld point LC_MAIN at the symbol _main unless told another (-e).
-// So a stripped program's entry, which no symbol names, is named _main,
-// spelt as the symbol of an unstripped program is (the procedure keeps
-// Source "entry", as every entry point does: the stripped and unstripped
-// lists agree). Stripping leaves the export trie, which dyld reads: a
-// program linked with -e exports its own entry's name there (_start), and
-// _main at another address. So the trie decides first: a name it exports at
-// the entry is the entry's name (_main or another), and a _main it exports
-// elsewhere is main, the entry then keeping the name "entry". Only a
-// program whose trie says neither (none, or exports restricted) falls back
-// on the convention. LC_UNIXTHREAD's entry is a start routine, not main,
-// and keeps the name "entry"; a Go program (one with __gopclntab), whose
-// LC_MAIN entry is the runtime's _rt0, is left to its pclntab, which names
-// it.
+// A stripped program's entry, which no symbol names, is named from the
+// export trie, which stripping leaves because dyld reads it (the procedure
+// keeps Source "entry", as every entry point does): a name the trie exports
+// at the entry is the entry's name (_main, or _start when linked with
+// -e _start), and a _main it exports elsewhere is main, the entry then
+// keeping the name "entry". A program whose trie says neither (none, or
+// exports restricted to other names) cannot be told from one linked with
+// -e whose exports are restricted: its entry is named start, the name an
+// entry has where no symbol says more (crt1.o's before LC_MAIN, and other
+// disassemblers'), not _main, which nothing in the file backs.
+// LC_UNIXTHREAD's entry is a start routine, not main, and keeps the name
+// "entry"; a Go program (one with __gopclntab), whose LC_MAIN entry is the
+// runtime's _rt0, is left to its pclntab, which names it.
 
 // Load commands that hold the export trie.
 const (
@@ -40,7 +40,7 @@ const (
 )
 
 // nameMain names the entry when LC_MAIN gives it and no symbol names it or
-// main: as the export trie does, else _main.
+// main: as the export trie does, else start.
 func (m *machoImage) nameMain(set *symbolSet, entry uint64) {
 	if !m.hasLCMain() || m.f.Section("__gopclntab") != nil {
 		return
@@ -78,7 +78,7 @@ func (m *machoImage) nameMain(set *symbolSet, entry uint64) {
 		name(main, "_main", "export-trie")
 	}
 	if len(atEntry) == 0 && !hasMain {
-		name(entry, "_main", "lc-main")
+		name(entry, "start", "lc-main")
 	}
 }
 

@@ -12,7 +12,9 @@ import (
 // named it before stripping, at the same address, for x86-64 and arm64;
 // the stripped program's names list it as a function. Linked with -e
 // _start, the entry is not main: it is named _start and _main where the
-// export trie puts them, or left "entry" when the trie does not name it. A Go program's
+// export trie puts them, or left "entry" when the trie does not name it.
+// With exports restricted to another name, the entry is named start
+// whether it is main or not. A Go program's
 // LC_MAIN entry is the runtime's _rt0, which its pclntab names: stripped,
 // it is not renamed _main.
 func TestMainFromLCMain(t *testing.T) {
@@ -96,6 +98,38 @@ __attribute__((visibility("hidden"))) int hidden_start(int argc, char **argv) { 
 				}
 				if got, source := procNamed(t, stripped, c.want); got != entry || source != "entry" {
 					t.Fatalf("stripped: %s at %#x (%s), want %#x, the LC_MAIN entry", c.want, got, source, entry)
+				}
+			})
+		}
+	}
+	// Exports restricted to another name (-exported_symbol _helper): the
+	// trie names neither the entry nor _main, and a default link cannot be
+	// told from one with -e _start, so the entry is named start, not
+	// _main, in both.
+	for _, arch := range []string{"x86_64", "arm64"} {
+		for _, entrySym := range []string{"_main", "_start"} {
+			name := arch + "-restricted" + entrySym
+			t.Run(name, func(t *testing.T) {
+				obj, exe, stripped := filepath.Join(dir, name+".o"), filepath.Join(dir, name), filepath.Join(dir, name+"-stripped")
+				link := []string{linker, "-arch", arch, "-platform_version", "macos", "11.0", "11.0", "-exported_symbol", "_helper", "-o", exe, obj}
+				if entrySym != "_main" {
+					link = append(link, "-e", entrySym)
+				}
+				for _, s := range [][]string{
+					{"clang", "-target", arch + "-apple-macos11", "-O1", "-c", esrc, "-o", obj},
+					link,
+					{strip, "-o", stripped, exe},
+				} {
+					if b, err := exec.Command(s[0], s[1:]...).CombinedOutput(); err != nil {
+						t.Fatalf("%s: %v\n%s", s[0], err, b)
+					}
+				}
+				entry := machoSymbolValue(t, exe, entrySym)
+				if got, source := procNamed(t, stripped, "start"); got != entry || source != "entry" {
+					t.Fatalf("stripped: start at %#x (%s), want %#x, the LC_MAIN entry", got, source, entry)
+				}
+				if got, source := procNamed(t, stripped, "_main"); source != "" {
+					t.Fatalf("stripped: _main named at %#x (%s), want none", got, source)
 				}
 			})
 		}

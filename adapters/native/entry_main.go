@@ -57,23 +57,25 @@ func (e *elfImage) nameMain(ctx context.Context, set *symbolSet) {
 	mm := newMemMap(e)
 	w := entryWalk{ctx: ctx, e: e, mm: mm, starts: starts}
 	var libcStart uint64 // __libc_start_main, when found by _start's shape
+	from := e.f.Entry    // where the walk begins: musl's __dls2 in rcrt1.o
 	if len(starts) == 0 {
-		stop, fn, ok := w.startShape(e.f.Entry)
+		stop, fn, at, ok := w.startShape(e.f.Entry)
 		if !ok {
 			return
 		}
-		starts[stop], libcStart = true, fn
+		starts[stop], libcStart, from = true, fn, at
 	}
 	var main uint64
 	var ok bool
 	switch e.f.Machine {
 	case elf.EM_X86_64:
-		main, ok = w.x86(e.f.Entry, 64)
+		main, ok = w.x86(from, 64)
 	case elf.EM_386:
-		main, ok = w.x86(e.f.Entry, 32)
+		main, ok = w.x86(from, 32)
 	case elf.EM_AARCH64:
 		var musl bool
-		main, musl, ok = w.arm64(e.f.Entry)
+		main, musl, ok = w.arm64(from)
+		musl = musl || from != e.f.Entry
 		// glibc's crt1.o (non-PIE and static) passes __wrap_main, which
 		// start.S places right after _start (entry+0x34); a main that is
 		// itself one branch (a tail call) is main.

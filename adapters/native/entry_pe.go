@@ -72,19 +72,34 @@ func (p *peImage) nameMain(ctx context.Context, set *symbolSet) {
 			return
 		}
 	}
-	exits := map[uint64]bool{} // the import slots of exit
+	exits := map[uint64]bool{}   // the import slots of exit
+	cmdLine := map[uint64]bool{} // GetCommandLineW's (true) and GetCommandLineA's slots
 	for _, l := range set.labels {
-		if l.Kind == "import" && l.Name == "exit" {
+		if l.Kind != "import" {
+			continue
+		}
+		switch l.Name {
+		case "exit":
 			exits[l.Address] = true
+		case "GetCommandLineW", "GetCommandLineA":
+			cmdLine[l.Address] = l.Name == "GetCommandLineW"
 		}
 	}
 	entry := p.base + uint64(p.entry)
-	w := &peMainWalk{ctx: ctx, p: p, mm: newMemMap(p), mode: mode, arm64: arm64, exits: exits, local: map[uint64]bool{}, total: maxPEMainTotal}
+	w := &peMainWalk{ctx: ctx, p: p, mm: newMemMap(p), mode: mode, arm64: arm64, exits: exits, cmdLine: cmdLine, local: map[uint64]bool{}, total: maxPEMainTotal}
 	main, win, ok := w.find(entry)
 	if !ok || main == entry || !w.mm.isCode(main) {
 		return
 	}
-	wide := wideArgs(set)
+	wide, narrow := wideArgs(set)
+	if !wide && !narrow {
+		// No argument import tells (MSVC's static runtime has its own):
+		// the start routine's own call of GetCommandLineW or
+		// GetCommandLineA does (crtStartupCmdLine).
+		wide = w.cmdWide && !w.cmdNarrow
+	} else {
+		wide = wide && !narrow
+	}
 	name := peMainName(win, wide, mode)
 	set.procs = append(set.procs, candidate{addr: main, name: name, source: "crt-exit", rank: rankSynthetic})
 	set.labels = append(set.labels, ports.Name{Address: main, Name: name, Kind: "function"})
@@ -221,13 +236,13 @@ func peMainName(win, wide bool, mode int) string {
 	return name
 }
 
-// wideArgs reports whether the program takes its arguments from the C
-// runtime's wide imports only: msvcrt's __wgetmainargs (mingw-w64's
-// -municode), the UCRT's __p___wargv, _get_initial_wide_environment or
-// _get_wide_winmain_command_line (MSVC's wmain and wWinMain), and none of
-// their narrow counterparts.
-func wideArgs(set *symbolSet) bool {
-	wide, narrow := false, false
+// wideArgs reports whether the program imports the C runtime's wide
+// argument routines, and its narrow ones: msvcrt's __wgetmainargs
+// (mingw-w64's -municode), the UCRT's __p___wargv,
+// _get_initial_wide_environment or _get_wide_winmain_command_line (MSVC's
+// wmain and wWinMain), and their narrow counterparts. Wide only names the
+// wide main.
+func wideArgs(set *symbolSet) (wide, narrow bool) {
 	for _, l := range set.labels {
 		if l.Kind != "import" {
 			continue
@@ -239,7 +254,7 @@ func wideArgs(set *symbolSet) bool {
 			narrow = true
 		}
 	}
-	return wide && !narrow
+	return wide, narrow
 }
 
 // peMainWalk follows a PE entry point into its C runtime's start code.
@@ -252,7 +267,12 @@ type peMainWalk struct {
 	a64   *arm64Decoder // AArch64: the disassembler's decoder, reading transfers
 	exits map[uint64]bool
 	local map[uint64]bool // localExit's answers, by address
-	total int             // instructions left to decode in the whole walk
+	// cmdLine holds GetCommandLineW's (true) and GetCommandLineA's (false)
+	// import slots; cmdWide and cmdNarrow say whether the function that
+	// calls exit calls them through those slots (crtStartupCmdLine).
+	cmdLine            map[uint64]bool
+	cmdWide, cmdNarrow bool
+	total              int // instructions left to decode in the whole walk
 }
 
 // pmVal is what a location holds: the return value of the direct call of
@@ -457,11 +477,46 @@ func (w *peMainWalk) function(fn uint64) (main uint64, win, found bool, callees 
 			w.step(st, ins)
 		}
 	}
+	if found {
+		w.crtStartupCmdLine(insns)
+	}
 	slices.Sort(mains)
 	if mains = slices.Compact(mains); len(mains) != 1 || mains[0] == 0 {
 		return 0, false, found, callees
 	}
 	return mains[0], winMain[mains[0]], true, callees
+}
+
+// MSVC's static runtime before the UCRT (crt0.c, Visual Studio 2005 to
+// 2013) has its start routine, __tmainCRTStartup, which calls main and
+// then exit, read the command line itself, and its build for wmain and
+// wWinMain reads the wide one: _wcmdln = GetCommandLineW() where the
+// narrow build has _acmdln = GetCommandLineA(), then _wsetargv and
+// _wsetenvp. The program's own code may call either (pip's distlib
+// launchers, whose main is narrow, call GetCommandLineW), so only the
+// start routine's calls tell. crtStartupCmdLine records whether the
+// function that calls exit calls GetCommandLineW or GetCommandLineA
+// through its import slot. (The UCRT's static runtime reads both in its
+// own initialisation, not there: its programs keep the name main.)
+func (w *peMainWalk) crtStartupCmdLine(insns map[uint64]pmInsn) {
+	if w.arm64 || len(w.cmdLine) == 0 {
+		return
+	}
+	for _, ins := range insns {
+		if ins.in.Op != x86asm.CALL {
+			continue
+		}
+		m, ok := ins.in.Args[0].(x86asm.Mem)
+		if !ok {
+			continue
+		}
+		if slot, ok := w.absolute(m, ins.next); ok {
+			if wide, isCmd := w.cmdLine[slot]; isCmd {
+				w.cmdWide = w.cmdWide || wide
+				w.cmdNarrow = w.cmdNarrow || !wide
+			}
+		}
+	}
 }
 
 // firstArg is what the state says a call's first argument is: rcx under

@@ -213,6 +213,21 @@ var msvcShapes = []msvcShape{
 	{name: "i386-static-crt-winmain", machine: "i386", want: "_WinMain@16", crt: staticCRT(msvcCRT("char *cmd = _get_narrow_winmain_command_line();",
 		"WinMain(&__ImageBase, 0, cmd, show)", "r")), stubs: exitStubs(true),
 		prog: "int __stdcall WinMain(void *h, void *p, char *cmd, int show) { return cmd[0] + show; }\n"},
+	// MSVC's static runtime before the UCRT reads the command line in the
+	// start routine, the wide one for wmain and wWinMain (crt0.c's
+	// _wcmdln = GetCommandLineW()); the program's own code may call the
+	// other. Reading both names the narrow main.
+	{name: "x86-64-crt0-wmain", machine: "x86_64", want: "wmain", crt: crt0(true, "wmain(argc, argv, envp)"), stubs: exitStubs(false),
+		prog: crt0Prog + "int wmain(int argc, wchar_t **argv, wchar_t **envp) { return argc + GetCommandLineA()[0]; }\n"},
+	{name: "i386-crt0-wmain", machine: "i386", want: "_wmain", crt: crt0(true, "wmain(argc, argv, envp)"), stubs: exitStubs(true),
+		prog: crt0Prog + "int wmain(int argc, wchar_t **argv, wchar_t **envp) { return argc + GetCommandLineA()[0]; }\n"},
+	{name: "i386-crt0-wwinmain", machine: "i386", want: "_wWinMain@16", crt: crt0(true, "wWinMain(&__ImageBase, 0, wcmdln, show)"), stubs: exitStubs(true),
+		prog: crt0Prog + "int __stdcall wWinMain(void *h, void *p, wchar_t *cmd, int show) { return cmd[0] + show; }\n"},
+	{name: "x86-64-crt0-main", machine: "x86_64", want: "main", crt: crt0(false, "main(argc, argv, envp)"), stubs: exitStubs(false),
+		prog: crt0Prog + "int main(int argc, char **argv, char **envp) { return argc + GetCommandLineW()[0]; }\n"},
+	{name: "x86-64-crt0-both", machine: "x86_64", want: "main", crt: strings.Replace(crt0(false, "main(argc, argv, envp)"),
+		"acmdln = GetCommandLineA();", "acmdln = GetCommandLineA();\n\twcmdln = GetCommandLineW();", 1), stubs: exitStubs(false),
+		prog: crt0Prog + "int main(int argc, char **argv, char **envp) { return argc; }\n"},
 	// Negative shapes: nothing is named.
 	// A static runtime whose exit passes a constant other than 0 on (it is
 	// _exit's shape): not exit.
@@ -233,6 +248,39 @@ void __cdecl exit(int c) { doexit(c, 0, 0); }
 	{name: "no-exit", machine: "x86_64", crt: strings.Replace(msvcCRT(narrowArgs, "main(argc, argv, envp)", "r"),
 		"__declspec(dllimport) void __cdecl exit(int);", "__declspec(noinline) void __cdecl exit(int c) { static volatile int code; code = c; }", 1), prog: msvcProg},
 }
+
+// crt0 is msvcCRT as MSVC's static runtime before the UCRT has it
+// (crt0.c's __tmainCRTStartup): the start routine reads the command line,
+// the wide one when wide (_wcmdln = GetCommandLineW(); _wsetargv()), and
+// calls call with the arguments it parsed; exit is the runtime's own.
+func crt0(wide bool, call string) string {
+	args := `acmdln = GetCommandLineA();
+	if (setargv() < 0) amsg_exit(8);
+	char **envp = environ_, **argv = argv_;
+	int argc = argc_;`
+	if wide {
+		args = `wcmdln = GetCommandLineW();
+	if (wsetargv() < 0) amsg_exit(8);
+	wchar_t **envp = wenviron_, **argv = wargv_;
+	int argc = argc_;`
+	}
+	return strings.Replace(staticCRT(msvcCRT(args, call, "r")), "int other(void);\n", `int other(void);
+int __stdcall wWinMain(void *, void *, wchar_t *, int);
+__declspec(dllimport) char *__stdcall GetCommandLineA(void);
+__declspec(dllimport) wchar_t *__stdcall GetCommandLineW(void);
+static char *acmdln, **argv_, **environ_;
+static wchar_t *wcmdln, **wargv_, **wenviron_;
+static int argc_;
+__declspec(noinline) static int setargv(void) { argv_ = &acmdln; argc_ = acmdln[0]; return argc_ - 1; }
+__declspec(noinline) static int wsetargv(void) { wargv_ = &wcmdln; argc_ = wcmdln[0]; return argc_ - 1; }
+__declspec(noinline) static void amsg_exit(int c) { cookie = c; }
+`, 1)
+}
+
+const crt0Prog = `typedef unsigned short wchar_t;
+__declspec(dllimport) char *__stdcall GetCommandLineA(void);
+__declspec(dllimport) wchar_t *__stdcall GetCommandLineW(void);
+`
 
 // staticCRT removes the runtime's exit and _cexit imports: a static
 // runtime (exitStubs) defines them.
@@ -308,6 +356,7 @@ func linkMSVCShape(t *testing.T, dir string, c msvcShape, symbols bool) string {
 	}
 	steps := [][]string{
 		{"llvm-dlltool", "-m", dlltool, "-d", base + ".def", "-l", base + "-ucrt.lib"},
+		{"llvm-dlltool", "-m", dlltool, "-k", "-d", base + "-kernel32.def", "-l", base + "-kernel32.lib"},
 		// -fno-builtin: exit is the runtime's own function, not C's noreturn builtin
 		{"clang", "--target=" + target, "-O2", "-fno-stack-protector", "-fno-builtin", "-c", base + "-crt.c", "-o", base + "-crt.obj"},
 		{"clang", "--target=" + target, "-O2", "-fno-stack-protector", "-c", base + "-prog.c", "-o", base + "-prog.obj"},
@@ -317,7 +366,11 @@ func linkMSVCShape(t *testing.T, dir string, c msvcShape, symbols bool) string {
 		steps = append(steps, []string{"clang", "--target=" + target, "-O2", "-fno-stack-protector", "-fno-builtin", "-c", base + "-exit.c", "-o", base + "-exit.obj"})
 		objs = append(objs, base+"-exit.obj")
 	}
-	for name, text := range map[string]string{base + ".def": def, base + "-crt.c": c.crt, base + "-prog.c": c.prog, base + "-exit.c": c.stubs} {
+	kernel32 := "LIBRARY kernel32.dll\nEXPORTS\nGetCommandLineA@0\nGetCommandLineW@0\n"
+	if c.machine != "i386" {
+		kernel32 = strings.ReplaceAll(kernel32, "@0", "")
+	}
+	for name, text := range map[string]string{base + ".def": def, base + "-kernel32.def": kernel32, base + "-crt.c": c.crt, base + "-prog.c": c.prog, base + "-exit.c": c.stubs} {
 		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -326,7 +379,7 @@ func linkMSVCShape(t *testing.T, dir string, c msvcShape, symbols bool) string {
 	if symbols {
 		out = base + "-symbols.exe"
 	}
-	link := append(append([]string{"lld-link", "-entry:mainCRTStartup", "-subsystem:console", "-nodefaultlib"}, objs...), base+"-ucrt.lib", "-out:"+out)
+	link := append(append([]string{"lld-link", "-entry:mainCRTStartup", "-subsystem:console", "-nodefaultlib"}, objs...), base+"-ucrt.lib", base+"-kernel32.lib", "-out:"+out)
 	if c.machine == "i386" {
 		link = append(link, "-safeseh:no")
 	}

@@ -83,26 +83,63 @@ var (
 
 // startShape recognises the C library's _start at entry by its shape
 // and returns what the entry walk stops at (the called address, or the
-// slot called through) and __libc_start_main's address.
-func (w entryWalk) startShape(entry uint64) (stop, fn uint64, ok bool) {
+// slot called through), __libc_start_main's address, and where the walk
+// begins: the entry, or musl's __dls2 in a static PIE (rcrt1.o).
+func (w entryWalk) startShape(entry uint64) (stop, fn, from uint64, ok bool) {
 	switch w.e.f.Machine {
 	case elf.EM_X86_64:
 		if stop, fn, ok = w.glibcX86(entry, 64); ok {
-			return stop, fn, ok
+			return stop, fn, entry, ok
 		}
-		return w.muslX86(entry)
+		startC, ok := w.muslX86(entry)
+		if !ok {
+			return 0, 0, 0, false
+		}
+		if stop, fn, ok = w.muslStartC64(startC, x86asm.RDI); ok {
+			return stop, fn, entry, ok
+		}
+		dls2, ok := w.dls2X86(startC, 64)
+		if !ok {
+			return 0, 0, 0, false
+		}
+		stop, fn, ok = w.muslStartC64(dls2, x86asm.RSI)
+		return stop, fn, dls2, ok
 	case elf.EM_386:
 		if stop, fn, ok = w.glibcX86(entry, 32); ok {
-			return stop, fn, ok
+			return stop, fn, entry, ok
 		}
-		return w.musl386(entry)
+		startC, ok := w.musl386(entry)
+		if !ok {
+			return 0, 0, 0, false
+		}
+		if stop, fn, ok = w.muslStartC386(startC); ok {
+			return stop, fn, entry, ok
+		}
+		dls2, ok := w.dls2X86(startC, 32)
+		if !ok {
+			return 0, 0, 0, false
+		}
+		stop, fn, ok = w.muslStartC386(dls2)
+		return stop, fn, dls2, ok
 	case elf.EM_AARCH64:
 		if stop, fn, ok = w.glibcARM64(entry); ok {
-			return stop, fn, ok
+			return stop, fn, entry, ok
 		}
-		return w.muslARM64(entry)
+		startC, ok := w.muslARM64(entry)
+		if !ok {
+			return 0, 0, 0, false
+		}
+		if stop, fn, ok = w.muslStartCARM64(startC, 0); ok {
+			return stop, fn, entry, ok
+		}
+		dls2, ok := w.dls2ARM64(startC)
+		if !ok {
+			return 0, 0, 0, false
+		}
+		stop, fn, ok = w.muslStartCARM64(dls2, 1)
+		return stop, fn, dls2, ok
 	}
-	return 0, 0, false
+	return 0, 0, 0, false
 }
 
 // skipEndbr skips an endbr64 (last byte 0xfa) or endbr32 (0xfb).
@@ -242,17 +279,25 @@ func (w entryWalk) glibcX86(pc uint64, mode int) (stop, fn uint64, ok bool) {
 	return 0, 0, false
 }
 
-// muslX86 recognises musl's x86-64 _start and the _start_c it calls.
-func (w entryWalk) muslX86(pc uint64) (stop, fn uint64, ok bool) {
+// muslX86 recognises musl's x86-64 _start and returns the _start_c it
+// calls.
+func (w entryWalk) muslX86(pc uint64) (uint64, bool) {
 	b := w.code(pc, 22)
 	if len(b) < 22 || !bytes.HasPrefix(b, muslHead64) || !bytes.Equal(b[13:18], muslTail64) {
-		return 0, 0, false
+		return 0, false
 	}
-	pc += 22 + uint64(int32(binary.LittleEndian.Uint32(b[18:])))
-	b = w.code(pc, 64)
+	return pc + 22 + uint64(int32(binary.LittleEndian.Uint32(b[18:]))), true
+}
+
+// muslStartC64 recognises crt1.c's x86-64 _start_c, or rcrt1.c's __dls2,
+// whose stack pointer arrives in sp (rdi, rsi): six arguments set, argc
+// and argv from sp.
+func (w entryWalk) muslStartC64(pc uint64, sp x86asm.Reg) (stop, fn uint64, ok bool) {
+	b := w.code(pc, 64)
 	b, pc = skipEndbr(b, pc, 0xfa)
 	var set []int
-	for range 8 {
+	argc := -1 // eax once it holds argc
+	for range 9 {
 		in, err := x86asm.Decode(b, 64)
 		if err != nil {
 			return 0, 0, false
@@ -266,16 +311,23 @@ func (w entryWalk) muslX86(pc uint64) (stop, fn uint64, ok bool) {
 			}
 			return w.x86Call(in, next, ^uint64(0))
 		case x86asm.MOV, x86asm.LEA:
-			// argc from [rdi], argv as rdi+8: _start passed the stack in rdi.
+			// argc from [sp], argv as sp+8.
 			dst, _ := in.Args[0].(x86asm.Reg)
 			m, isMem := in.Args[1].(x86asm.Mem)
-			fromRDI := isMem && m.Base == x86asm.RDI && m.Index == 0 && m.Segment == 0
+			fromSP := isMem && m.Base == sp && m.Index == 0 && m.Segment == 0
 			switch {
-			case fromRDI && in.Op == x86asm.MOV && m.Disp == 0 && (dst == x86asm.ESI || dst == x86asm.RSI):
+			case fromSP && in.Op == x86asm.MOV && m.Disp == 0 && (dst == x86asm.ESI || dst == x86asm.RSI):
 				r = gpr(x86asm.RSI)
-			case fromRDI && in.Op == x86asm.LEA && m.Disp == 8 && dst == x86asm.RDX:
+			case fromSP && in.Op == x86asm.MOV && m.Disp == 0 && dst == x86asm.EAX && argc < 0:
+				// clang's argc: mov eax, [sp]; then mov esi, eax.
+				argc = gpr(dst)
+				b, pc = b[in.Len:], next
+				continue
+			case in.Op == x86asm.MOV && dst == x86asm.ESI && argc >= 0 && in.Args[1] == x86asm.EAX:
+				r = gpr(x86asm.RSI)
+			case fromSP && in.Op == x86asm.LEA && m.Disp == 8 && dst == x86asm.RDX:
 				r = gpr(x86asm.RDX)
-			case fromRDI:
+			case fromSP:
 			default:
 				if r = x86Arg(in, x86asm.RIP); r != gpr(x86asm.RDI) && r != gpr(x86asm.RCX) && r != gpr(x86asm.R8) {
 					r = -1
@@ -344,15 +396,20 @@ func (w entryWalk) glibcARM64(pc uint64) (stop, fn uint64, ok bool) {
 	return 0, 0, false
 }
 
-// musl386 recognises musl's i386 _start and the _start_c it calls.
-func (w entryWalk) musl386(pc uint64) (stop, fn uint64, ok bool) {
+// musl386 recognises musl's i386 _start and returns the _start_c it
+// calls.
+func (w entryWalk) musl386(pc uint64) (uint64, bool) {
 	const n = 27 // the head, its imm32, the tail and its rel32
 	b := w.code(pc, n)
 	if len(b) < n || !bytes.HasPrefix(b, muslHead32) || !bytes.Equal(b[21:23], muslTail32) {
-		return 0, 0, false
+		return 0, false
 	}
-	pc = (pc + n + uint64(int32(binary.LittleEndian.Uint32(b[23:])))) & 0xffffffff
-	b = w.code(pc, 96)
+	return (pc + n + uint64(int32(binary.LittleEndian.Uint32(b[23:])))) & 0xffffffff, true
+}
+
+// muslStartC386 recognises crt1.c's i386 _start_c, or rcrt1.c's __dls2.
+func (w entryWalk) muslStartC386(pc uint64) (stop, fn uint64, ok bool) {
+	b := w.code(pc, 96)
 	d := &x86Decoder{mode: 32, mm: w.mm, src: w.e.src}
 	framed := false // sub esp, imm seen: the pushes after it are arguments
 	// (clang subtracts twice)
@@ -414,20 +471,26 @@ func (w entryWalk) musl386(pc uint64) (stop, fn uint64, ok bool) {
 }
 
 // muslEnd386 reports whether b, what follows _start_c's call, ends the
-// function: add esp, imm; then pops of registers or leave; then ret.
+// function: optionally a callee-saved register restored from the frame
+// (gcc -Os: mov ebx, [ebp-4]), add esp, imm; then pops of registers or
+// leave; then ret.
 func muslEnd386(b []byte) bool {
-	for i := range 6 {
+	added := false
+	for i := range 7 {
 		in, err := x86asm.Decode(b, 32)
 		if err != nil {
 			return false
 		}
 		r, _ := in.Args[0].(x86asm.Reg)
 		_, isImm := in.Args[1].(x86asm.Imm)
+		m, isMem := in.Args[1].(x86asm.Mem)
 		switch {
 		case in.Op == x86asm.RET:
-			return i > 0
-		case i == 0 && in.Op == x86asm.ADD && r == x86asm.ESP && isImm:
-		case i > 0 && (in.Op == x86asm.POP && r != 0 || in.Op == x86asm.LEAVE):
+			return added
+		case i == 0 && in.Op == x86asm.MOV && r != 0 && r != x86asm.ESP && isMem && m.Base == x86asm.EBP && m.Index == 0:
+		case !added && in.Op == x86asm.ADD && r == x86asm.ESP && isImm:
+			added = true
+		case added && (in.Op == x86asm.POP && r != 0 || in.Op == x86asm.LEAVE):
 		default:
 			return false
 		}
@@ -436,12 +499,12 @@ func muslEnd386(b []byte) bool {
 	return false
 }
 
-// muslARM64 recognises musl's AArch64 _start and the _start_c it branches
-// to.
-func (w entryWalk) muslARM64(pc uint64) (stop, fn uint64, ok bool) {
+// muslARM64 recognises musl's AArch64 _start and returns the _start_c it
+// branches to.
+func (w entryWalk) muslARM64(pc uint64) (uint64, bool) {
 	b := w.code(pc, 28)
 	if len(b) < 28 {
-		return 0, 0, false
+		return 0, false
 	}
 	for i, want := range []struct{ mask, bits uint32 }{
 		{0xffffffff, 0xd280001d}, // mov x29, #0
@@ -453,12 +516,18 @@ func (w entryWalk) muslARM64(pc uint64) (stop, fn uint64, ok bool) {
 		{0xfc000000, 0x14000000}, // b _start_c
 	} {
 		if binary.LittleEndian.Uint32(b[4*i:])&want.mask != want.bits {
-			return 0, 0, false
+			return 0, false
 		}
 	}
-	pc += 24 + uint64(sext(uint64(binary.LittleEndian.Uint32(b[24:])&0x3ffffff)<<2, 28))
-	b = w.code(pc, 4*17)
-	var set uint32 // bit i: xi written
+	return pc + 24 + uint64(sext(uint64(binary.LittleEndian.Uint32(b[24:])&0x3ffffff)<<2, 28)), true
+}
+
+// muslStartCARM64 recognises crt1.c's AArch64 _start_c, whose stack
+// pointer arrives in x0 (sp 0), or rcrt1.c's __dls2 (x1).
+func (w entryWalk) muslStartCARM64(pc uint64, sp uint32) (stop, fn uint64, ok bool) {
+	b := w.code(pc, 4*17)
+	var set uint32     // bit i: xi written
+	var scratch uint32 // bit i: xi (i > 5) loaded from [sp] (clang's argc)
 	for at := 0; at+4 <= len(b); at += 4 {
 		x := binary.LittleEndian.Uint32(b[at:])
 		rd, rn := x&31, x>>5&31
@@ -472,14 +541,23 @@ func (w entryWalk) muslARM64(pc uint64) (stop, fn uint64, ok bool) {
 		case x == 0xd2800005, x == 0xaa1f03e5: // mov x5, #0; mov x5, xzr
 		case rd == 5: // x5, the sixth argument, is 0
 			return 0, 0, false
-		case x&0xffffffe0 == 0xaa0003e0: // mov xd, x0
+		case x&0xffffffe0 == 0xaa0003e0|sp<<16: // mov xd, sp
+		case x&0x7fe0ffe0 == 0x2a0003e0 && scratch&(1<<(x>>16&31)) != 0: // mov wd/xd, a scratch register
 		case x&0xff800000 == 0xd2800000: // MOVZ, 64-bit
 		case x&0x9f000000 == 0x90000000: // ADRP
 		case x&0xff800000 == 0x91000000: // ADD (immediate), 64-bit
 		case x&0xbfc00000 == 0xb9400000, x&0xffc00000 == 0xb9800000: // LDR Wt/Xt, LDRSW, unsigned offset
+			if rd > 5 && rn == sp {
+				scratch |= 1 << rd
+				continue
+			}
 		case x&0xbfe00c00 == 0xb8400400: // LDR Wt/Xt, post-indexed
 			if rn > 5 {
 				return 0, 0, false
+			}
+			if rd > 5 && rn == sp {
+				scratch |= 1 << rd
+				continue
 			}
 			set |= 1 << rn
 		default:

@@ -170,20 +170,25 @@ int main(int c, char **v) {
 // once the libraries name what they call by where the named functions
 // call it (__chk_fail, memcpy's resolver behind its IRELATIVE stub), so
 // the indicator is true and lists both, at nm's addresses on the
-// unstripped build. On i686 __read_chk is named so, but __memcpy_chk
-// falls through into memcpy (no call to name it by): the indicator is true
-// for __read_chk, and the limit names the short function that may be
-// __memcpy_chk.
+// unstripped build. On i686 __read_chk is named so, and __memcpy_chk,
+// which jumps to __chk_fail only conditionally and falls through into
+// memcpy, by that jump and that fall (libpattern.go's fallThrough): both
+// are listed, also when the program calls only memcpy checked (before,
+// the indicator was null there).
 func TestLayoutFortifyUnnamedChecked(t *testing.T) {
+	const onlyMemcpy = `#include <string.h>
+int main(int c, char **v) { char d[8]; memcpy(d, v[0], c + 3); return d[1]; }
+`
 	for _, tc := range []struct {
-		cc, strip, libc string
-		fortified       []string
-		maybe           []string // unnamed checked functions whose addresses the limit names
+		name, cc, strip, libc, src string
+		fortified                  []string
+		maybe                      []string // unnamed checked functions whose addresses the limit names
 	}{
-		{"gcc", "strip", "libc6-dev", []string{"__memcpy_chk", "__read_chk"}, nil},
-		{"i686-linux-gnu-gcc", "i686-linux-gnu-strip", "libc6-dev-i386-cross", []string{"__read_chk"}, []string{"__memcpy_chk"}},
+		{"x86-64", "gcc", "strip", "libc6-dev", shortCheckedSource, []string{"__memcpy_chk", "__read_chk"}, nil},
+		{"i686", "i686-linux-gnu-gcc", "i686-linux-gnu-strip", "libc6-dev-i386-cross", shortCheckedSource, []string{"__memcpy_chk", "__read_chk"}, nil},
+		{"i686-memcpy", "i686-linux-gnu-gcc", "i686-linux-gnu-strip", "libc6-dev-i386-cross", onlyMemcpy, []string{"__memcpy_chk"}, nil},
 	} {
-		t.Run(tc.cc, func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
 			needTool(t, tc.cc)
 			needTool(t, tc.strip)
@@ -192,7 +197,7 @@ func TestLayoutFortifyUnnamedChecked(t *testing.T) {
 			}
 			dir := t.TempDir()
 			src, path := filepath.Join(dir, "short.c"), filepath.Join(dir, "short")
-			is.NoErr(os.WriteFile(src, []byte(shortCheckedSource), 0o644))
+			is.NoErr(os.WriteFile(src, []byte(tc.src), 0o644))
 			if b, err := exec.Command(tc.cc, "-U_FORTIFY_SOURCE", "-D_FORTIFY_SOURCE=2", "-O2", "-static", "-o", path, src).CombinedOutput(); err != nil {
 				t.Fatalf("%s: %v\n%s", tc.cc, err, b)
 			}

@@ -156,6 +156,9 @@ func equalMasked(b, code, mask []byte) bool {
 // landing is where the call c of a pattern placed at addr goes in the
 // target, or false when its bytes cannot be read.
 func (res *libResult) landing(src source, mm *memMap, addr uint64, c libCall) (uint64, bool) {
+	if c.next {
+		return addr + uint64(c.off), mm.isCode(addr + uint64(c.off))
+	}
 	at := addr + uint64(c.off)
 	b, err := mm.view(src, at, 4)
 	if err != nil || len(b) < 4 {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/arch/x86/x86asm"
+
 	"rea/ports/libc"
 )
 
@@ -48,8 +50,9 @@ type libPattern struct {
 // libCall is a call or jump the object's relocations aim at a symbol: in
 // the target the transfer must land on that function.
 type libCall struct {
-	off    uint32 // the instruction's field (x86 rel32) or the instruction (AArch64)
+	off    uint32 // the instruction's field (x86 rel32) or the instruction (AArch64); next: the distance to target
 	arm    bool   // AArch64 BL/B imm26, else x86 rel32
+	next   bool   // a short function's fall into the next function of its object (fallThrough)
 	target string
 }
 
@@ -175,6 +178,7 @@ func objectPatterns(obj []byte, want elf.Machine, class elf.Class, lib int, out 
 				p.mask[i] = 0xff
 			}
 			ok := true
+			var conds []libCall // x86 conditional jumps' targets (jcc rel32), for a short pattern
 			// The relocations in [value, value+size): sorted by offset.
 			lo, _ := slices.BinarySearchFunc(rs, g.value, func(r objReloc, v uint64) int { return cmp.Compare(r.off, v) })
 			for _, r := range rs[lo:] {
@@ -188,6 +192,8 @@ func objectPatterns(obj []byte, want elf.Machine, class elf.Class, lib int, out 
 				}
 				if c, isCall := callOf(f.Machine, r, data, syms, funcAt, rel); isCall {
 					p.calls = append(p.calls, c)
+				} else if c, isJcc := jccOf(f.Machine, r, data, syms, funcAt, rel); isJcc {
+					conds = append(conds, c)
 				}
 			}
 			if !ok {
@@ -200,6 +206,14 @@ func objectPatterns(obj []byte, want elf.Machine, class elf.Class, lib int, out 
 			}
 			if p.fixed < minFixedBits {
 				p.calls = append(p.calls, resolvedCalls(f.Machine, &p, g.value, elf.SectionIndex(si), funcAt)...)
+				p.calls = append(p.calls, conds...)
+				// The next function of the section (fns is in address order).
+				end := g.value + g.size
+				if k := slices.IndexFunc(fns, func(h *fn) bool { return h.value >= end }); k >= 0 {
+					if c, ok := fallThrough(f.Machine, &p, data[end:fns[k].value], fns[k].value-g.value, fns[k].best.Name); ok {
+						p.calls = append(p.calls, c)
+					}
+				}
 			}
 			p.name = g.best.Name
 			p.plain = plainBest(g.names).Name
@@ -554,6 +568,61 @@ func resolvedCalls(m elf.Machine, p *libPattern, value uint64, sec elf.SectionIn
 		}
 	}
 	return out
+}
+
+// A short function (fewer than minFixedBits fixed) names a procedure only
+// when its calls land on procedures named as they expect (libmatch.go),
+// and some make no call or jump but a conditional one and then fall into
+// the next function of their object: i686 glibc's __memcpy_chk (mov eax,
+// [esp+12]; cmp [esp+16], eax; jb __chk_fail) runs on into memcpy, and
+// __memmove_chk and __mempcpy_chk have its bytes but run into memmove and
+// mempcpy. For a short pattern only (a long one is named by its bytes,
+// and these would only refute more), a conditional jump's relocation
+// (jccOf) and the fall into the next function (fallThrough) count as
+// calls: the jump must land on __chk_fail and the code after the function
+// be the memcpy already named, which tells the three apart.
+
+// jccOf is callOf for an x86 conditional jump with a 32-bit displacement
+// (0f 80..8f).
+func jccOf(m elf.Machine, r objReloc, data []byte, syms []elf.Symbol, funcAt map[funcKey]*elf.Symbol, rel uint64) (libCall, bool) {
+	if m != elf.EM_X86_64 && m != elf.EM_386 || r.off < 2 || r.off+4 > uint64(len(data)) || data[r.off-2] != 0x0f || data[r.off-1]&0xf0 != 0x80 {
+		return libCall{}, false
+	}
+	// callOf reads the displacement's opcode byte: as a jmp's, the
+	// relocation is read the same.
+	b := slices.Clone(data[r.off-1 : r.off+4])
+	b[0] = 0xe9
+	r.off = 1
+	return callOf(m, r, b, syms, funcAt, rel)
+}
+
+// fallThrough is the fall of a short function (pattern p) into the
+// function next after it in its section, gap bytes later, at distance dist
+// and named name: when its last instruction does not end it (not a ret,
+// jmp, ud2, hlt or int), the gap is padding (at most 64 bytes), and the
+// name is known. Its off is dist.
+func fallThrough(m elf.Machine, p *libPattern, gap []byte, dist uint64, name string) (libCall, bool) {
+	mode := 64
+	switch m {
+	case elf.EM_X86_64:
+	case elf.EM_386:
+		mode = 32
+	default:
+		return libCall{}, false
+	}
+	var last x86asm.Inst
+	for at := 0; at < len(p.code); {
+		in, err := x86asm.Decode(p.code[at:], mode)
+		if err != nil {
+			return libCall{}, false
+		}
+		last, at = in, at+in.Len
+	}
+	switch last.Op {
+	case 0, x86asm.RET, x86asm.JMP, x86asm.UD2, x86asm.HLT, x86asm.INT, x86asm.LRET, x86asm.IRET:
+		return libCall{}, false
+	}
+	return libCall{off: uint32(dist), next: true, target: name}, name != "" && len(gap) <= 64 && padding(gap, m)
 }
 
 // plainName is a target procedure's name as a library symbol would spell

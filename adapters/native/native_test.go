@@ -2,6 +2,7 @@ package native_test
 
 import (
 	"context"
+	"debug/pe"
 	"os"
 	"slices"
 	"strings"
@@ -231,7 +232,8 @@ func docFormat(fixture string) string {
 
 func TestPDataWithoutSymbols(t *testing.T) {
 	// With the COFF symbols stripped (-ldflags=-s), function starts come
-	// from the x64 exception directory only: without a build ID the
+	// from the x64 exception directory only: without a build ID, and with
+	// the build information blob that begins .data overwritten, the
 	// pclntab is not searched for (entry_gope.go, whose test covers it).
 	is := is.New(t)
 	if testing.Short() {
@@ -242,6 +244,17 @@ func TestPDataWithoutSymbols(t *testing.T) {
 	_, err := run(t.Context(), "testdata/goprog", []string{"CGO_ENABLED=0", "GOOS=windows", "GOARCH=amd64"},
 		"go", "build", "-ldflags=-s -buildid=", "-o", out, "main.go")
 	is.NoErr(err)
+	f, err := pe.Open(out)
+	is.NoErr(err)
+	data := f.Section(".data")
+	is.True(data != nil)
+	off := int64(data.Offset)
+	f.Close()
+	w, err := os.OpenFile(out, os.O_WRONLY, 0)
+	is.NoErr(err)
+	_, err = w.WriteAt(make([]byte, 16), off) // "\xff Go buildinf:"
+	is.NoErr(err)
+	is.NoErr(w.Close())
 	ctx := context.Background()
 	a, err := native.OpenFile(ctx, out)
 	is.NoErr(err)
