@@ -17,9 +17,10 @@ import (
 // -e _start), and a _main it exports elsewhere is main, the entry then
 // keeping the name "entry". A program whose trie says neither (none, or
 // exports restricted to other names) cannot be told from one linked with
-// -e whose exports are restricted: its entry is named start, the name an
-// entry has where no symbol says more (crt1.o's before LC_MAIN, and other
-// disassemblers'), not _main, which nothing in the file backs.
+// -e whose exports are restricted; its entry is named _main by its role,
+// which LC_MAIN fixes whatever the symbol was: dyld calls it as main and
+// passes what it returns to exit. Naming it start instead would lose main
+// in the common case (a default link) to name the rare one's symbol.
 // LC_UNIXTHREAD's entry is a start routine, not main, and keeps the name
 // "entry"; a Go program (one with __gopclntab), whose LC_MAIN entry is the
 // runtime's _rt0, is left to its pclntab, which names it.
@@ -40,7 +41,7 @@ const (
 )
 
 // nameMain names the entry when LC_MAIN gives it and no symbol names it or
-// main: as the export trie does, else start.
+// main: as the export trie does, else _main (its role under LC_MAIN).
 func (m *machoImage) nameMain(set *symbolSet, entry uint64) {
 	if !m.hasLCMain() || m.f.Section("__gopclntab") != nil {
 		return
@@ -78,7 +79,7 @@ func (m *machoImage) nameMain(set *symbolSet, entry uint64) {
 		name(main, "_main", "export-trie")
 	}
 	if len(atEntry) == 0 && !hasMain {
-		name(entry, "start", "lc-main")
+		name(entry, "_main", "lc-main")
 	}
 }
 

@@ -13,8 +13,8 @@ import (
 // the stripped program's names list it as a function. Linked with -e
 // _start, the entry is not main: it is named _start and _main where the
 // export trie puts them, or left "entry" when the trie does not name it.
-// With exports restricted to another name, the entry is named start
-// whether it is main or not. A Go program's
+// With exports restricted to another name, the entry is named _main by
+// its LC_MAIN role, whether its symbol was _main or -e's _start. A Go program's
 // LC_MAIN entry is the runtime's _rt0, which its pclntab names: stripped,
 // it is not renamed _main.
 func TestMainFromLCMain(t *testing.T) {
@@ -104,8 +104,8 @@ __attribute__((visibility("hidden"))) int hidden_start(int argc, char **argv) { 
 	}
 	// Exports restricted to another name (-exported_symbol _helper): the
 	// trie names neither the entry nor _main, and a default link cannot be
-	// told from one with -e _start, so the entry is named start, not
-	// _main, in both.
+	// told from one with -e _start, so the entry is named _main, its role
+	// under LC_MAIN, in both, and nothing is named start.
 	for _, arch := range []string{"x86_64", "arm64"} {
 		for _, entrySym := range []string{"_main", "_start"} {
 			name := arch + "-restricted" + entrySym
@@ -125,11 +125,11 @@ __attribute__((visibility("hidden"))) int hidden_start(int argc, char **argv) { 
 					}
 				}
 				entry := machoSymbolValue(t, exe, entrySym)
-				if got, source := procNamed(t, stripped, "start"); got != entry || source != "entry" {
-					t.Fatalf("stripped: start at %#x (%s), want %#x, the LC_MAIN entry", got, source, entry)
+				if got, source := procNamed(t, stripped, "_main"); got != entry || source != "entry" {
+					t.Fatalf("stripped: _main at %#x (%s), want %#x, the LC_MAIN entry", got, source, entry)
 				}
-				if got, source := procNamed(t, stripped, "_main"); source != "" {
-					t.Fatalf("stripped: _main named at %#x (%s), want none", got, source)
+				if got, source := procNamed(t, stripped, "start"); source != "" {
+					t.Fatalf("stripped: start named at %#x (%s), want none", got, source)
 				}
 			})
 		}
