@@ -214,6 +214,10 @@ type vfSem struct {
 	// memBytes is how many bytes a store to memory writes, 0 when unknown
 	// (fstp qword [esp+0x4] writes a double's two stack words).
 	memBytes int
+	// copyOf is the register a move between whole registers copies (mov
+	// rdi, rax), which holds a constant format's address when that one
+	// does (valueflow_format.go).
+	copyOf string
 }
 
 // vfWrite is a store to memory.

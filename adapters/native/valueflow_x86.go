@@ -310,6 +310,15 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 				}
 			}
 		}
+		if r, ok := args[0].(x86asm.Reg); ok && op == x86asm.MOV && len(args) == 2 {
+			if r1, ok := args[1].(x86asm.Reg); ok {
+				if name, bits := x86Reg(r1); bits == int(s.d.mode) {
+					if _, bits0 := x86Reg(r); bits0 == bits {
+						out.copyOf = name
+					}
+				}
+			}
+		}
 		if r, ok := args[0].(x86asm.Reg); ok && (op == x86asm.MOV || op == x86asm.MOVZX || op == x86asm.MOVSX || op == x86asm.MOVSXD) {
 			if r1, ok := args[1].(x86asm.Reg); ok && (r == x86asm.RBP && r1 == x86asm.RSP || r == x86asm.EBP && r1 == x86asm.ESP) {
 				out.setsFrame = true
@@ -360,6 +369,7 @@ func rename32(s *vfSem) {
 	s.indirect = x86Names32.Replace(s.indirect)
 	s.addrOf = x86Names32.Replace(s.addrOf)
 	s.pushed, s.popped = x86Names32.Replace(s.pushed), x86Names32.Replace(s.popped)
+	s.copyOf = x86Names32.Replace(s.copyOf)
 	if w := s.write; w != nil {
 		w.loc, w.value = x86Names32.Replace(w.loc), x86Names32.Replace(w.value)
 		for k, n := range w.from {
