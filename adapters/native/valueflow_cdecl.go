@@ -109,8 +109,15 @@ func (f *flowSolver) placedNames(k int, placed map[string]stackPlace) (uses, def
 		return uses, defs
 	}
 	name := func(p stackPlace) string {
+		if n, ok := f.nameOf[p]; ok {
+			return n
+		}
 		n := f.cc.placeName(p)
 		placed[n] = p
+		if f.nameOf == nil {
+			f.nameOf = map[stackPlace]string{}
+		}
+		f.nameOf[p] = n
 		return n
 	}
 	cloned := false

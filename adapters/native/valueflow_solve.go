@@ -108,6 +108,7 @@ type flowSolver struct {
 	// placed: the place of each such name, placeIDs: its location.
 	uses, defs [][]string
 	placed     map[string]stackPlace
+	nameOf     map[stackPlace]string // each place's name
 	placeIDs   map[stackPlace]int
 }
 
@@ -435,7 +436,7 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 		copy(state, in[bi])
 		for k := lo; k < hi; k++ {
 			seen[k] = true
-			if c := f.sems[k].copyOf; c != "" && f.known.format != nil {
+			if c := f.sems[k].copyOf; c > 0 && f.known.format != nil {
 				f.copiedConst(k, c, state) // a constant format moved to its register (valueflow_format.go)
 			}
 			for _, id := range f.useIDs[k] {

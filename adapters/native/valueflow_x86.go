@@ -311,12 +311,10 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 			}
 		}
 		if r, ok := args[0].(x86asm.Reg); ok && op == x86asm.MOV && len(args) == 2 {
-			if r1, ok := args[1].(x86asm.Reg); ok {
-				if name, bits := x86Reg(r1); bits == int(s.d.mode) {
-					if _, bits0 := x86Reg(r); bits0 == bits {
-						out.copyOf = name
-					}
-				}
+			if r1, ok := args[1].(x86asm.Reg); ok && r >= x86asm.RAX && r <= x86asm.R15 && r1 >= x86asm.RAX && r1 <= x86asm.R15 {
+				out.copyOf = uint8(r1-x86asm.RAX) + 1
+			} else if ok && s.d.mode == 32 && r >= x86asm.EAX && r <= x86asm.EDI && r1 >= x86asm.EAX && r1 <= x86asm.EDI {
+				out.copyOf = uint8(r1-x86asm.EAX) + 1
 			}
 		}
 		if r, ok := args[0].(x86asm.Reg); ok && (op == x86asm.MOV || op == x86asm.MOVZX || op == x86asm.MOVSX || op == x86asm.MOVSXD) {
@@ -369,7 +367,6 @@ func rename32(s *vfSem) {
 	s.indirect = x86Names32.Replace(s.indirect)
 	s.addrOf = x86Names32.Replace(s.addrOf)
 	s.pushed, s.popped = x86Names32.Replace(s.pushed), x86Names32.Replace(s.popped)
-	s.copyOf = x86Names32.Replace(s.copyOf)
 	if w := s.write; w != nil {
 		w.loc, w.value = x86Names32.Replace(w.loc), x86Names32.Replace(w.value)
 		for k, n := range w.from {
