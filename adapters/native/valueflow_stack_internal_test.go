@@ -262,3 +262,27 @@ func TestValueFlowX64PlacedWords(t *testing.T) {
 	is.True(hasEdge(vf, 0x1004, 0x102f, "[rsp-16]")) // pushed through the stack pointer, read through the frame pointer
 	is.Equal(len(vf.Effects), 2)                     // the call and the return: stack words written are no memory effects
 }
+
+// An AArch64 store of a q register writes the two stack words it covers
+// (str q0, [sp]; stp q1, q2, [sp, #16]): the words stored before it are
+// no longer what a later load reads.
+func TestValueFlowAArch64WideStores(t *testing.T) {
+	is := is.New(t)
+	vf := flowOf(archARM64, arm64Sem{}, aapcs64, []byte{
+		0xff, 0xc3, 0x00, 0xd1, // sub sp, sp, #0x30
+		0xe0, 0x07, 0x00, 0xf9, // str x0, [sp, #8]: [sp-40]
+		0xe0, 0x03, 0x80, 0x3d, // str q0, [sp]: [sp-48] and [sp-40]
+		0xe1, 0x07, 0x40, 0xf9, // ldr x1, [sp, #8]
+		0xe2, 0x17, 0x00, 0xf9, // str x2, [sp, #40]: [sp-8]
+		0xe1, 0x8b, 0x00, 0xad, // stp q1, q2, [sp, #16]: [sp-32] to [sp-8]
+		0xe3, 0x17, 0x40, 0xf9, // ldr x3, [sp, #40]
+		0xff, 0xc3, 0x00, 0x91, // add sp, sp, #0x30
+		0xc0, 0x03, 0x5f, 0xd6, // ret
+	})
+	is.Equal(vf.Operations[2].Defs, []string{"[sp-48]", "[sp-40]"})
+	is.True(hasEdge(vf, 0x1008, 0x100c, "[sp-40]"))
+	is.True(!hasEdge(vf, 0x1004, 0x100c, "[sp-40]"))
+	is.Equal(vf.Operations[5].Defs, []string{"[sp-32]", "[sp-16]", "[sp-24]", "[sp-8]"})
+	is.True(hasEdge(vf, 0x1014, 0x1018, "[sp-8]"))
+	is.True(!hasEdge(vf, 0x1010, 0x1018, "[sp-8]"))
+}
