@@ -175,6 +175,7 @@ func TestValueFlowFrameWords(t *testing.T) {
 		{"-O0", "vla", "mov", "[rsp-16]"}, // below push rbp
 	} {
 		t.Run(tc.opt+tc.proc, func(t *testing.T) {
+			needToolPkg(t, "gcc", "gcc")
 			exe := filepath.Join(dir, "gcc"+tc.opt)
 			if b, err := exec.Command("gcc", "-g", "-fno-inline", tc.opt, "-o", exe, src).CombinedOutput(); err != nil {
 				t.Fatalf("gcc: %v\n%s", err, b)
