@@ -203,6 +203,11 @@ type vfSem struct {
 	// is how many vector registers carry arguments.
 	setsAL bool
 	alVal  uint8
+	// copyOf is 1 + the number (x86Regs) of the register a move between
+	// whole x86 registers copies (mov rdi, rax), which holds a constant
+	// format's address when that one does (valueflow_format.go); 0 for
+	// none. A byte, where the struct has room.
+	copyOf uint8
 	// pushed is the register a push stores, popped the location a pop
 	// loads (a register, or a memory operand): valueflow_push.go tells the
 	// pushes that only pad the stack.

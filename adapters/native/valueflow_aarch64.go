@@ -228,8 +228,17 @@ func (arm64Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 			def(m.writeback)
 		}
 		def(m.loc)
+		size := int64(8)
+		if len(vals) > 0 {
+			size = arm64Size(vals[0], name)
+		}
 		if len(vals) == 2 {
-			def(m.pairLoc(arm64Size(vals[0], name)))
+			def(m.pairLoc(size))
+		}
+		if size > 8 && m.base != "" { // a q register's store writes two words
+			for i := range int64(len(vals)) {
+				def(frameLoc(m.base, m.off+i*size+8))
+			}
 		}
 		out.stack, out.memAfter = arm64StackOp(m), m.pre
 		w := &vfWrite{loc: m.loc, from: from}

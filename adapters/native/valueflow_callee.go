@@ -318,8 +318,10 @@ func (e *vfEnv) dwarfArity(ctx context.Context, addr uint64) (calleeArity, bool)
 				ar.ints, ints = max(ar.ints, i+1), ints|1<<i
 			case j >= 0:
 				ar.vecs, vecs = max(ar.vecs, j+1), vecs|1<<j
-			case e.cc.name == cdecl.name:
-				// cdecl's stack words ("[esp+4]", "[esp+8],[esp+12]")
+			case e.cc.stackWord > 0:
+				// stack words: cdecl's ("[esp+4]", "[esp+8],[esp+12]"), and
+				// past the registers SysV's ("[rsp+8]"), Microsoft x64's
+				// ("[rsp+40]") and AAPCS64's ("[sp+0]")
 				digits, ok := strings.CutPrefix(loc, "["+e.cc.sp+"+")
 				digits, ok2 := strings.CutSuffix(digits, "]")
 				at, err := strconv.ParseInt(digits, 10, 64)

@@ -10,30 +10,37 @@ import (
 	"rea/ports/libc"
 )
 
-// A 32-bit x86 call's stack arguments. Under cdecl a call passes every
-// argument in the stack words from [esp] at the call up, written by pushes
-// ("push eax; call puts") or by stores ("mov [esp+0x4], eax", "fstp qword
-// [esp+0x8]"). Where the callee's arity is exact (its C prototype, its
-// DWARF, a constant printf format: valueflow_callee.go,
-// valueflow_format.go) and the stack height at the call is known
-// (valueflow_stack.go), the call uses that many words, with def-use edges
-// from the instructions that wrote them.
-//
-// The solver (valueflow_solve.go) names every stack word under cdecl by
-// its place, not by its operand: a push's "[esp]", a store's
-// "[esp+0x4]" and a frame slot's "[ebp-0xc]" become the word's offset
-// from the stack pointer at the entry ("[esp-28]", as stackParameters
-// names the procedure's own "[esp+4]"), or after a realignment from the
-// aligned stack pointer ("[esp&-16-28]"), so the writers of a call's
-// words reach it as any definition reaches its use: a push writes the word
+// Stack words by place, and calls' stack arguments. Under every
+// convention the solver (valueflow_solve.go) names a stack word at a known
+// height (valueflow_stack.go) by its place, not by its operand: 32-bit x86's
+// push "[esp]", store "[esp+0x4]" and frame slot "[ebp-0xc]", x86-64's
+// "[rsp+0x28]" and "[rbp-0x18]", AArch64's "[sp+0x10]", "[x29-0x8]" and the
+// pre-indexed "stp x29, x30, [sp,#-32]!" become the word's offset from the
+// stack pointer at the entry ("[esp-28]", "[rsp-24]", "[sp-32]", as
+// stackParameters names the procedure's own "[esp+4]", "[rsp+8]",
+// "[sp+0]"), or after a realignment from the aligned stack pointer
+// ("[esp&-16-28]", "[rsp&-32-8]"). So a callee-saved register's push and
+// pop ("push rbx" ... "pop rbx"), a slot written through the stack pointer
+// and read through the frame pointer, and a call's argument words meet
+// their writers as any definition meets its use: a push writes the word
 // below the height before it, a store at a known height the word it
 // addresses and, when wider than a word, the words it covers (a double's
-// two), a call writes none (a callee may reuse its argument words, but gcc
-// -O2 counts on them still holding what it stored for an earlier call),
-// and a word nothing wrote on some path reaches the call from the entry
-// (no edge). A word at an unknown height keeps its operand's name. A
-// variadic callee without a constant format takes its fixed words only,
-// which the procedure's limitations say.
+// two on 32-bit x86, an xmm register's two on x86-64), a call writes none
+// (a callee may reuse its argument words, but gcc -O2 counts on them still
+// holding what it stored for an earlier call), and a word nothing wrote on
+// some path reaches a use from the entry (no edge). A word at an unknown
+// height keeps its operand's name.
+//
+// A call passes its stack arguments in the words from its stack pointer
+// up: under cdecl every argument from [esp], under SysV x86-64 those past
+// the six integer registers from [rsp], under Microsoft x64 those past the
+// four from [rsp+0x20] (past the 32-byte home area), under AAPCS64 those
+// past the eight from [sp]. Where the callee's arity is exact (its C
+// prototype, its DWARF, a constant printf format: valueflow_callee.go,
+// valueflow_format.go) and the stack height at the call is known, the call
+// uses that many words, with def-use edges from the instructions that
+// wrote them. A variadic cdecl callee without a constant format takes its
+// fixed words only, which the procedure's limitations say.
 
 // stackPlace is where a stack word is: its offset from the stack pointer
 // at the entry (base ""), or from an aligned stack pointer (base
@@ -50,6 +57,14 @@ func (cc convention) stackWordName(at int64) string {
 		return fmt.Sprintf("[%s%d]", cc.sp, at)
 	}
 	return fmt.Sprintf("[%s+%d]", cc.sp, at)
+}
+
+// word is the size of a stack word: a push's, a register's.
+func (cc convention) word() int64 {
+	if cc.sp == cdecl.sp {
+		return 4
+	}
+	return 8
 }
 
 // placeName names the stack word at p ("[esp-28]", "[esp&-16+8]").
@@ -80,13 +95,13 @@ func (h height) place(cc convention, loc string) (stackPlace, bool) {
 }
 
 // placedNames gives the solver's names of instruction k's uses and defs:
-// under cdecl its stack words by their places, wider stores also naming
-// the words they cover; otherwise (and when k touches no placed word) its
-// own. placed records each place named.
+// its stack words by their places, wider stores also naming the words they
+// cover; when k touches no placed word, its own. placed records each place
+// named.
 func (f *flowSolver) placedNames(k int, placed map[string]stackPlace) (uses, defs []string) {
 	s := f.sems[k]
 	uses, defs = s.uses, s.defs
-	if f.cc.name != cdecl.name || len(f.heights) != len(f.flows) {
+	if len(f.heights) != len(f.flows) {
 		return uses, defs
 	}
 	h := f.heights[k]
@@ -94,8 +109,15 @@ func (f *flowSolver) placedNames(k int, placed map[string]stackPlace) (uses, def
 		return uses, defs
 	}
 	name := func(p stackPlace) string {
+		if n, ok := f.nameOf[p]; ok {
+			return n
+		}
 		n := f.cc.placeName(p)
 		placed[n] = p
+		if f.nameOf == nil {
+			f.nameOf = map[stackPlace]string{}
+		}
+		f.nameOf[p] = n
 		return n
 	}
 	cloned := false
@@ -112,7 +134,7 @@ func (f *flowSolver) placedNames(k int, placed map[string]stackPlace) (uses, def
 		at := h.operands(f.cc, s)
 		size := int64(0)
 		switch {
-		case d == "["+f.cc.sp+"]" && s.stack.sp == spAdd && s.stack.n < 0: // a push's slot, below the height
+		case d == "["+f.cc.sp+"]" && s.stack.sp == spAdd && s.stack.n < 0 && s.write == nil: // x86's push's slot, below the height (not AArch64's write-back)
 			at, size = h.step(f.cc, s, false, 0), -s.stack.n
 		case d == s.popped && s.stack.sp == spAdd: // pop [esp+4] addresses past the pop
 			at = h.step(f.cc, s, false, 0)
@@ -130,8 +152,8 @@ func (f *flowSolver) placedNames(k int, placed map[string]stackPlace) (uses, def
 			out = append(make([]string, 0, len(s.defs)+1), s.defs[:i]...)
 		}
 		out = append(out, name(p))
-		if p.off%f.cc.stackWord == 0 {
-			for w := p.off + f.cc.stackWord; w < p.off+size; w += f.cc.stackWord {
+		if word := f.cc.word(); p.off%word == 0 {
+			for w := p.off + word; w < p.off+size; w += word {
 				out = append(out, name(stackPlace{base: p.base, off: w}))
 			}
 		}
@@ -150,9 +172,6 @@ func (f *flowSolver) placedNames(k int, placed map[string]stackPlace) (uses, def
 // still meets the writes on paths that keep the stack pointer as it was.
 func (f *flowSolver) unplacedUses() map[string]bool {
 	out := map[string]bool{}
-	if f.cc.name != cdecl.name {
-		return out
-	}
 	for k := range f.uses {
 		for _, u := range f.uses[k] {
 			if _, placed := f.placed[u]; placed {
@@ -166,28 +185,33 @@ func (f *flowSolver) unplacedUses() map[string]bool {
 	return out
 }
 
-// stackArgWords is how many stack words a call takes under cdecl given its
-// callee's arity ar, 0 when not exactly known.
+// stackArgWords is how many stack words a call takes given its callee's
+// arity ar (cdecl's every argument, the others' past the registers), 0
+// when not exactly known or the convention places none in words.
 func (f *flowSolver) stackArgWords(ar calleeArity) int {
-	if f.cc.name != cdecl.name || !ar.known || !ar.exact {
+	if f.cc.stackWord == 0 || !ar.known || !ar.exact {
 		return 0
 	}
 	return ar.words
 }
 
-// callPlace is where the words a call at height h passes begin: its [esp].
+// callPlace is where the words a call at height h passes begin: its [esp]
+// (cdecl), [rsp] (SysV), [rsp+0x20] (Microsoft x64) or [sp] (AAPCS64).
 func (f *flowSolver) callPlace(h height) (stackPlace, bool) {
-	return h.place(f.cc, "["+f.cc.sp+"]")
+	p, ok := h.place(f.cc, "["+f.cc.sp+"]")
+	p.off += f.cc.callArea()
+	return p, ok
 }
 
 // maxFormatWords bounds the words a call of a printf-family function is
 // looked at for, past its fixed ones, before its format is read.
 const maxFormatWords = 256
 
-// callWords is what a cdecl call of exact arity takes on the stack: words
-// from at, and the definitions reaching each word the procedure writes
-// there (by offset), up to maxFormatWords past them when a format may say
-// it takes more.
+// callWords is what a call of exact arity takes on the stack: words from
+// at, and the definitions reaching each word the procedure writes there
+// (by offset), under cdecl up to maxFormatWords past them when a format
+// may say it takes more (the others' formats are read from the registers
+// before: valueflow_format.go).
 type callWords struct {
 	at       stackPlace
 	words    int
@@ -201,7 +225,7 @@ type callWords struct {
 func (f *flowSolver) argWords(k int, at stackPlace, words int, ar calleeArity, state []defSet) callWords {
 	cw := callWords{at: at, words: words, variadic: ar.variadic, defs: map[int64]defSet{}}
 	span := int64(words)
-	if ar.format > 0 && ar.format <= words {
+	if ar.format > 0 && ar.format <= words && len(f.cc.intArgs) == 0 {
 		cw.arity, span = ar, int64(words+maxFormatWords)
 	}
 	for i := range span {

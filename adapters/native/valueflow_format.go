@@ -151,6 +151,34 @@ func (f *flowSolver) formatArity(k int, state []defSet, ar calleeArity) (calleeA
 	return out, true
 }
 
+// copiedConst records instruction k, a move of register copyOf (vfSem's
+// number; its definitions reaching k are state's), as setting its register
+// to the address that one holds when every one of those definitions sets
+// the same one: gcc -O0's "lea rax, [rip+fmt]; mov rdi, rax" passes a
+// constant format.
+func (f *flowSolver) copiedConst(k int, copyOf uint8, state []defSet) {
+	from := x86Regs[copyOf-1]
+	if f.cc.sp == cdecl.sp {
+		from = x86Names32.Replace(from)
+	}
+	id, ok := f.locID[from]
+	if !ok || id < 0 || id >= f.nt || len(state[id]) == 0 {
+		return
+	}
+	var addr uint64
+	for n, d := range state[id] {
+		a, ok := f.consts[int(d)]
+		if d < 0 || !ok || n > 0 && a != addr {
+			return
+		}
+		addr = a
+	}
+	if f.consts == nil {
+		f.consts = map[int]uint64{}
+	}
+	f.consts[k] = addr
+}
+
 // placedArity is the exact arity of a call whose fixed integer
 // parameters, then variadic arguments at places, are all it passes; ar is
 // the prototype's (its stack words past the registers count).

@@ -56,10 +56,10 @@ func TestValueFlowAArch64(t *testing.T) {
 	vf := flowOf(archARM64, arm64Sem{}, aapcs64, add3)
 	is.Equal(vf.CallingConvention, "aapcs64")
 	is.Equal(params(vf), []string{"x0", "x1", "x2"})
-	is.True(hasEdge(vf, 0x1004, 0x1010, "[sp+0xc]")) // the spill of x0 reaches its reload
-	is.True(hasEdge(vf, 0x1010, 0x1018, "x1"))       // the reload reaches the add
-	is.True(hasEdge(vf, 0x1020, 0x1028, "x0"))       // the sum reaches the return
-	is.Equal(len(vf.Effects), 1)                     // the return only: spills are not effects
+	is.True(hasEdge(vf, 0x1004, 0x1010, "[sp-4]")) // the spill of x0 ([sp+0xc] past sub sp, sp, #16) reaches its reload
+	is.True(hasEdge(vf, 0x1010, 0x1018, "x1"))     // the reload reaches the add
+	is.True(hasEdge(vf, 0x1020, 0x1028, "x0"))     // the sum reaches the return
+	is.Equal(len(vf.Effects), 1)                   // the return only: spills are not effects
 	is.Equal(vf.Effects[0].Definitions, []uint64{0x1020})
 
 	store := []byte{0x01, 0x00, 0x00, 0xb9, 0xc0, 0x03, 0x5f, 0xd6} // str w1, [x0]; ret
@@ -83,10 +83,11 @@ func TestValueFlowAArch64(t *testing.T) {
 		0xc0, 0x03, 0x5f, 0xd6, // ret
 	}
 	vf = flowOf(archARM64, arm64Sem{}, aapcs64, caller)
-	is.Equal(params(vf), []string{"x0"})              // x0 is copied to x19; the call's x0 comes from the entry too
-	is.True(hasEdge(vf, 0x1018, 0x101c, "x0"))        // the call's result reaches the shift
-	is.True(hasEdge(vf, 0x1008, 0x1020, "[sp+0x10]")) // the callee-saved spill reaches its restore
-	is.True(hasEdge(vf, 0x1000, 0x1024, "[sp]"))      // the pushed frame record reaches the post-indexed pop
+	is.Equal(params(vf), []string{"x0"})            // x0 is copied to x19; the call's x0 comes from the entry too
+	is.True(hasEdge(vf, 0x1018, 0x101c, "x0"))      // the call's result reaches the shift
+	is.True(hasEdge(vf, 0x1008, 0x1020, "[sp-16]")) // the callee-saved spill ([sp+0x10]) reaches its restore
+	is.True(hasEdge(vf, 0x1000, 0x1024, "[sp-32]")) // the pushed frame record reaches the post-indexed pop
+	is.True(hasEdge(vf, 0x1000, 0x1024, "[sp-24]")) // both of its words
 	var ret ports.ValueFlowEffect
 	for _, e := range vf.Effects {
 		if e.Kind == ports.EffectReturn {

@@ -104,10 +104,11 @@ type flowSolver struct {
 	// its index (valueflow_format.go).
 	consts map[int]uint64
 	// uses and defs: each instruction's locations as the solver names
-	// them (cdecl's stack words by their places, valueflow_cdecl.go);
+	// them (stack words by their places, valueflow_cdecl.go);
 	// placed: the place of each such name, placeIDs: its location.
 	uses, defs [][]string
 	placed     map[string]stackPlace
+	nameOf     map[stackPlace]string // each place's name
 	placeIDs   map[stackPlace]int
 }
 
@@ -421,8 +422,8 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 		scratch[k] = scratch[k] || release[k]
 	}
 	seen := make([]bool, n)
-	cdeclCalls := map[int]callWords{}
-	stored := map[int]defSet{} // cdecl: the definitions of the register a push or store to the stack writes
+	stackCalls := map[int]callWords{} // the calls' stack arguments (valueflow_cdecl.go)
+	stored := map[int]defSet{}        // cdecl: the definitions of the register a push or store to the stack writes
 	for bi, b := range f.blocks {
 		lo, hi := insnsOf(bi)
 		if in[bi] == nil {
@@ -435,6 +436,9 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 		copy(state, in[bi])
 		for k := lo; k < hi; k++ {
 			seen[k] = true
+			if c := f.sems[k].copyOf; c > 0 && f.known.format != nil {
+				f.copiedConst(k, c, state) // a constant format moved to its register (valueflow_format.go)
+			}
 			for _, id := range f.useIDs[k] {
 				if !f.locs[id].tracked {
 					continue
@@ -569,15 +573,14 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 					}
 				}
 				source = cmp.Or(source, ar.source)
-				if len(f.cc.intArgs) == 0 {
-					at, placed := f.callPlace(f.heights[k])
-					if n := f.stackArgWords(ar); n > 0 && placed && f.sems[k].call {
-						if !summary {
-							cdeclCalls[k] = f.argWords(k, at, n, ar, state) // named below (valueflow_cdecl.go)
-						}
-					} else {
-						source = "" // stack words value flow cannot place
+				at, placed := f.callPlace(f.heights[k])
+				switch n := f.stackArgWords(ar); {
+				case n > 0 && placed && f.sems[k].call:
+					if !summary {
+						stackCalls[k] = f.argWords(k, at, n, ar, state) // named below (valueflow_cdecl.go)
 					}
+				case len(f.cc.intArgs) == 0:
+					source = "" // cdecl's stack words value flow cannot place
 				}
 				extra(f.intArgIDs, true, ints, ar.exact, ar.exact && ar.variadic, true, ar.intHoles)
 				extra(f.vecArgIDs, true, vecs, vexact, vvariadic, vexact, ar.vecHoles)
@@ -617,7 +620,7 @@ func (f *flowSolver) solve(ctx context.Context, out *ports.ValueFlow) {
 	}
 	if !summary {
 		var formatted map[uint64]bool
-		edges, formatted = f.nameStackArgs(cdeclCalls, stored, ops, edges, out)
+		edges, formatted = f.nameStackArgs(stackCalls, stored, ops, edges, out)
 		for e := range effects {
 			if effects[e].Kind == ports.EffectCall && formatted[effects[e].Address] {
 				effects[e].ArgumentsSource = sourceFormat
@@ -776,7 +779,7 @@ func (f *flowSolver) isFrameSlot(k int, loc string) bool {
 	if id, ok := f.locID[loc]; ok && f.locs[id].base != "" {
 		return true
 	}
-	if f.cc.name != cdecl.name || len(f.heights) != len(f.flows) {
+	if len(f.heights) != len(f.flows) {
 		return false
 	}
 	_, placed := f.heights[k].operands(f.cc, f.sems[k]).place(f.cc, loc)

@@ -227,3 +227,62 @@ func TestValueFlowCallNext(t *testing.T) {
 		is.True(e.Kind != ports.EffectCall)
 	}
 }
+
+// On x86-64 too a stack word is named by its place: the frame pointer's
+// words from the entry ([rbp-0x8] is the word "push rbx" wrote, [rsp-16]),
+// the stack pointer's after a realignment from the aligned stack pointer
+// ("[(rsp-16)&-32-56]"), a 32-byte store naming the four words it covers;
+// a call between writes none of them.
+func TestValueFlowX64PlacedWords(t *testing.T) {
+	is := is.New(t)
+	code := []byte{
+		0x55,             //             push rbp
+		0x48, 0x89, 0xe5, //                   mov rbp, rsp
+		0x53,                   //             push rbx: [rsp-16]
+		0x48, 0x83, 0xe4, 0xe0, //             and rsp, -32
+		0x48, 0x83, 0xec, 0x40, //             sub rsp, 0x40
+		0x48, 0x89, 0x7c, 0x24, 0x08, //       mov [rsp+0x8], rdi: [(rsp-16)&-32-56]
+		0xc5, 0xfd, 0x7f, 0x44, 0x24, 0x20, // vmovdqa [rsp+0x20], ymm0: [(rsp-16)&-32-32] to -8
+		0x48, 0x89, 0x75, 0xf0, //             mov [rbp-0x10], rsi: [rsp-24]
+		0xe8, 0xdf, 0xff, 0xff, 0xff, //       call 0x1000
+		0x48, 0x8b, 0x44, 0x24, 0x08, //       mov rax, [rsp+0x8]
+		0x48, 0x8b, 0x4c, 0x24, 0x28, //       mov rcx, [rsp+0x28]
+		0x48, 0x03, 0x45, 0xf0, //             add rax, [rbp-0x10]
+		0x48, 0x8b, 0x5d, 0xf8, //             mov rbx, [rbp-0x8]
+		0xc9, //                               leave
+		0xc3, //                               ret
+	}
+	mm := &memMap{regions: []memRegion{{name: ".text", addr: 0x1000, size: 0x1000, fileSize: 0x1000, exec: true}}}
+	vf := flowOf(archX8664, &x86Sem{d: newX86(64, mm, source{})}, sysvAMD64, code)
+	is.Equal(vf.Operations[2].Defs, []string{"rsp", "[rsp-16]"})
+	is.Equal(vf.Operations[6].Defs, []string{"[(rsp-16)&-32-32]", "[(rsp-16)&-32-24]", "[(rsp-16)&-32-16]", "[(rsp-16)&-32-8]"})
+	is.True(hasEdge(vf, 0x100d, 0x1021, "[(rsp-16)&-32-56]"))
+	is.True(hasEdge(vf, 0x1012, 0x1026, "[(rsp-16)&-32-24]"))
+	is.True(hasEdge(vf, 0x1018, 0x102b, "[rsp-24]"))
+	is.True(hasEdge(vf, 0x1004, 0x102f, "[rsp-16]")) // pushed through the stack pointer, read through the frame pointer
+	is.Equal(len(vf.Effects), 2)                     // the call and the return: stack words written are no memory effects
+}
+
+// An AArch64 store of a q register writes the two stack words it covers
+// (str q0, [sp]; stp q1, q2, [sp, #16]): the words stored before it are
+// no longer what a later load reads.
+func TestValueFlowAArch64WideStores(t *testing.T) {
+	is := is.New(t)
+	vf := flowOf(archARM64, arm64Sem{}, aapcs64, []byte{
+		0xff, 0xc3, 0x00, 0xd1, // sub sp, sp, #0x30
+		0xe0, 0x07, 0x00, 0xf9, // str x0, [sp, #8]: [sp-40]
+		0xe0, 0x03, 0x80, 0x3d, // str q0, [sp]: [sp-48] and [sp-40]
+		0xe1, 0x07, 0x40, 0xf9, // ldr x1, [sp, #8]
+		0xe2, 0x17, 0x00, 0xf9, // str x2, [sp, #40]: [sp-8]
+		0xe1, 0x8b, 0x00, 0xad, // stp q1, q2, [sp, #16]: [sp-32] to [sp-8]
+		0xe3, 0x17, 0x40, 0xf9, // ldr x3, [sp, #40]
+		0xff, 0xc3, 0x00, 0x91, // add sp, sp, #0x30
+		0xc0, 0x03, 0x5f, 0xd6, // ret
+	})
+	is.Equal(vf.Operations[2].Defs, []string{"[sp-48]", "[sp-40]"})
+	is.True(hasEdge(vf, 0x1008, 0x100c, "[sp-40]"))
+	is.True(!hasEdge(vf, 0x1004, 0x100c, "[sp-40]"))
+	is.Equal(vf.Operations[5].Defs, []string{"[sp-32]", "[sp-16]", "[sp-24]", "[sp-8]"})
+	is.True(hasEdge(vf, 0x1014, 0x1018, "[sp-8]"))
+	is.True(!hasEdge(vf, 0x1010, 0x1018, "[sp-8]"))
+}

@@ -310,6 +310,13 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 				}
 			}
 		}
+		if r, ok := args[0].(x86asm.Reg); ok && op == x86asm.MOV && len(args) == 2 {
+			if r1, ok := args[1].(x86asm.Reg); ok && r >= x86asm.RAX && r <= x86asm.R15 && r1 >= x86asm.RAX && r1 <= x86asm.R15 {
+				out.copyOf = uint8(r1-x86asm.RAX) + 1
+			} else if ok && s.d.mode == 32 && r >= x86asm.EAX && r <= x86asm.EDI && r1 >= x86asm.EAX && r1 <= x86asm.EDI {
+				out.copyOf = uint8(r1-x86asm.EAX) + 1
+			}
+		}
 		if r, ok := args[0].(x86asm.Reg); ok && (op == x86asm.MOV || op == x86asm.MOVZX || op == x86asm.MOVSX || op == x86asm.MOVSXD) {
 			if r1, ok := args[1].(x86asm.Reg); ok && (r == x86asm.RBP && r1 == x86asm.RSP || r == x86asm.EBP && r1 == x86asm.ESP) {
 				out.setsFrame = true
