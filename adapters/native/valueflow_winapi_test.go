@@ -16,7 +16,8 @@ import (
 // winapiSource calls the Windows API from several DLLs (kernel32,
 // user32, advapi32, ws2_32) with distinctive constants, then msvcrt's
 // printf (an import: __USE_MINGW_ANSI_STDIO=0), and in lost a stdcall
-// import of a DLL of its own (mine.dll), which the table does not hold.
+// import of a DLL of its own (mine.dll), which the table does not hold;
+// after reads its parameters only after its calls (gcc -O2).
 const winapiSource = `#include <winsock2.h>
 #include <windows.h>
 #include <stdio.h>
@@ -45,7 +46,13 @@ __attribute__((noinline)) int lost(int n) {
 	return n;
 }
 
-int main(int argc, char **argv) { return work(argv[0], argc) + lost(argc); }
+__attribute__((noinline)) int after(int a, int b) {
+	Sleep(0x64);
+	CloseHandle(CreateEventA(0, 1, 0, 0));
+	return a * b;
+}
+
+int main(int argc, char **argv) { return work(argv[0], argc) + lost(argc) + after(argc, 3); }
 `
 
 // The calls of work, in order, as "stack words:arguments source": the
@@ -74,7 +81,8 @@ var (
 // the push or store that wrote it (mingw-w64's gcc -O0 calls through eax
 // loaded from the slot, -O2 through the slot and through ebp loaded once
 // for CloseHandle's two calls, then "sub esp, N" restores its frame), with
-// and without symbols.
+// and without symbols; after's parameters, read past three calls, are
+// found.
 func TestValueFlowWinAPICalls(t *testing.T) {
 	needToolPkg(t, "i686-w64-mingw32-gcc", "gcc-mingw-w64-i686")
 	needToolPkg(t, "i686-w64-mingw32-dlltool", "binutils-mingw-w64-i686")
@@ -97,7 +105,7 @@ func TestValueFlowWinAPICalls(t *testing.T) {
 			}
 			a := link(filepath.Join(dir, "api"+opt+".exe"))
 			stripped := link(filepath.Join(dir, "api"+opt+"-s.exe"), "-s")
-			work, lost := procedureNamed(t, a, "_work").Address, procedureNamed(t, a, "_lost").Address
+			work, lost, after := procedureNamed(t, a, "_work").Address, procedureNamed(t, a, "_lost").Address, procedureNamed(t, a, "_after").Address
 			for build, a := range map[string]*native.Analysis{"symbols": a, "stripped": stripped} {
 				vf := valueFlowAt(t, a, work)
 				if got := winapiCalls(t, a, vf, winapiConstants); !slices.Equal(got, winapiWorkCalls) {
@@ -115,6 +123,9 @@ func TestValueFlowWinAPICalls(t *testing.T) {
 				}
 				if l := heightLimitation(vf); !strings.Contains(l, fmt.Sprintf("%#x", callAddrs(vf)[1])) {
 					t.Errorf("%s: lost: the limitations do not name Mine's call: %q", build, l)
+				}
+				if ps := paramNames(valueFlowAt(t, a, after)); !slices.Equal(ps, []string{"[esp+4]", "[esp+8]"}) {
+					t.Errorf("%s: parameters of after: %v", build, ps)
 				}
 			}
 		})
