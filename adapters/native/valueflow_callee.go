@@ -313,6 +313,9 @@ func (e *vfEnv) dwarfArity(ctx context.Context, addr uint64) (calleeArity, bool)
 	if _, ok := e.sigIdx.byAddr[addr]; !ok {
 		return calleeArity{}, false
 	}
+	if i, ok := e.p.rangeIndex(addr); e.cc.name == cdecl.name && ok && e.sigIdx.registerArguments(addr, e.p.procs[i].Name) {
+		return calleeArity{}, false // fastcall (valueflow_winapi.go)
+	}
 	sig, err := e.a.Signature(ctx, addr)
 	if err != nil || sig.CallingConvention != e.cc.name || strings.HasPrefix(sig.ReturnUnderlying, "struct") ||
 		strings.HasPrefix(sig.ReturnUnderlying, "union") {

@@ -2,8 +2,10 @@ package native
 
 import (
 	"cmp"
+	"debug/dwarf"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"rea/adapters/native/internal/winapi"
@@ -286,4 +288,45 @@ func heightsLost(cc convention, flows []flowInsn, sems []vfSem, heights []height
 	}
 	return []string{fmt.Sprintf("The stack height is unknown after the calls at %s%s: each may pop its own arguments (32-bit Windows' stdcall) and neither the Windows API table nor the callee says how many bytes; stack words after them keep their operands' names and name no call's arguments.",
 		strings.Join(at, ", "), more)}
+}
+
+// A callee of the program whose arguments are not all on the stack (a
+// fastcall function's first two words are in ecx and edx) has no cdecl
+// arity from DWARF, which Signature places on the stack: clang says so in
+// the subprogram's DW_AT_calling_convention (DW_CC_BORLAND_msfastcall,
+// 0xb3; gcc writes none, for stdcall nor fastcall), and mingw's gcc in
+// its symbol ("@ffn@12"). Stdcall's (0xb1, "_sfn@8") places as cdecl's,
+// its returns saying what it pops.
+const dwCCStdcall = 0xb1 // DW_CC_BORLAND_stdcall
+
+// registerArguments reports whether the procedure at addr, named name,
+// takes arguments in registers by its DWARF calling convention (any
+// vendor's but stdcall) or its fastcall symbol.
+func (idx *sigIndex) registerArguments(addr uint64, name string) (yes bool) {
+	if at, ok := strings.CutPrefix(name, "@"); ok {
+		if k := strings.LastIndexByte(at, '@'); k > 0 {
+			if _, err := strconv.Atoi(at[k+1:]); err == nil {
+				return true
+			}
+		}
+	}
+	e, ok := idx.byAddr[addr]
+	if !ok {
+		return false
+	}
+	idx.mu.Lock()
+	defer idx.mu.Unlock()
+	defer func() {
+		if recover() != nil {
+			yes = true // corrupt DWARF: no arity from it
+		}
+	}()
+	r := idx.d.Reader()
+	r.Seek(e.off)
+	ent, err := r.Next()
+	if err != nil || ent == nil {
+		return false
+	}
+	cc, ok := ent.Val(dwarf.AttrCalling).(int64)
+	return ok && cc >= 0x40 && cc != dwCCStdcall // DW_CC_lo_user and above: the vendors'
 }

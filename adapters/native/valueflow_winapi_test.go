@@ -312,3 +312,51 @@ func winapiCalls(t *testing.T, a *native.Analysis, vf ports.ValueFlow, consts ma
 	}
 	return out
 }
+
+const fastcallSource = `#include <stdio.h>
+__attribute__((fastcall, noinline)) int ffn(int a, int b, int c) { return a + b * c; }
+__attribute__((stdcall, noinline)) int sfn(int a, int b) { return a - b; }
+__attribute__((noinline)) int work(int n, const char *s) {
+	int r = ffn(n, 0x11, 0x22) + sfn(n, 0x33);
+	printf("%d %s\n", r, s);
+	return r;
+}
+int main(int argc, char **argv) { return work(argc, argv[0]); }
+`
+
+// TestValueFlowFastcallCallee: a fastcall callee takes its first two
+// words in ecx and edx, so DWARF's arity, which Signature places on the
+// stack, names no call's words: clang says fastcall in
+// DW_AT_calling_convention, mingw's gcc in the symbol (@ffn@12). Before,
+// the call of ffn took three stack words, two of them not its own. The
+// stdcall callee keeps its two (clang's DW_CC_BORLAND_stdcall, _sfn@8),
+// and printf's words are still placed after both calls pop theirs.
+func TestValueFlowFastcallCallee(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "fc.c")
+	if err := os.WriteFile(src, []byte(fastcallSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		cc   []string
+		pkg  string
+		want []string
+	}{
+		{"clang", []string{"clang", "--target=i686-linux-gnu"}, "clang", []string{"ffn:0:", "sfn:2:dwarf", "printf:3:format"}},
+		{"mingw", []string{"i686-w64-mingw32-gcc"}, "gcc-mingw-w64-i686", []string{"@ffn@12:0:", "sfn@8:2:dwarf", "printf:3:format"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			needToolPkg(t, tc.cc[0], tc.pkg)
+			if tc.name == "clang" {
+				needToolPkg(t, "i686-linux-gnu-gcc", "gcc-i686-linux-gnu") // clang links with its libraries
+			}
+			exe := filepath.Join(dir, tc.name+".exe")
+			runTool(t, tc.cc[0], append(tc.cc[1:], "-g", "-O2", "-fno-inline", "-D__USE_MINGW_ANSI_STDIO=0", "-o", exe, src)...)
+			a := openNative(t, exe)
+			if got := cdeclCalls(t, a, "work"); !slices.Equal(got, tc.want) {
+				t.Errorf("calls of work (callee:stack words:arguments source):\n got %v\nwant %v", got, tc.want)
+			}
+		})
+	}
+}
