@@ -356,8 +356,10 @@ type ValueFlowEffect struct {
 	// its fixed parameters), "format" (that prototype and the constant
 	// printf format the call passes: exactly what its conversions take),
 	// "inferred" (the callee's own parameters bound them from above), "al"
-	// (x86-64's vector count at a call of unknown arity); "" when none of
-	// these is known (the written argument registers) or not a call.
+	// (x86-64's vector count at a call of unknown arity), "winapi" (a
+	// 32-bit Windows import's stack bytes, stdcall's @N: exactly N/4
+	// words); "" when none of these is known (the written argument
+	// registers) or not a call.
 	ArgumentsSource string
 }
 

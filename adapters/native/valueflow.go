@@ -319,8 +319,8 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 		env.known.imported = env.importArity
 		env.known.format = func(addr uint64) ([]byte, bool) { return a.readOnlyText(p, addr) }
 		env.known.slot = func(a uint64) (calleeArity, bool) {
-			if name := p.labelAt(a, "import"); name != "" {
-				return cc.prototypeArity(name)
+			if name, lib := p.importNamed(a); name != "" {
+				return env.importCallArity(lib, name)
 			}
 			return calleeArity{}, false
 		}
@@ -441,16 +441,6 @@ func valueFlowSems(ctx context.Context, d decoder, sm semantics, cc convention, 
 	if known.arities != nil && ctx.Err() == nil {
 		arity = known.arities(flows)
 	}
-	var cdeclCalls map[int]bool // calls of the C library or of cdecl procedures (DWARF), which pop nothing (valueflow_cdecl.go)
-	if known.calleePops && cc.name == cdecl.name {
-		cdeclCalls = map[int]bool{}
-		for k, fl := range flows {
-			_, lib := sites[fl.addr]
-			if sems[k].call && (lib || fl.hasTarget && arity[fl.target].source == sourceDWARF) {
-				cdeclCalls[k] = true
-			}
-		}
-	}
 	var popped map[int]int64 // what calls of the program's procedures pop on return (valueflow_stack.go)
 	if known.pops != nil && ctx.Err() == nil {
 		popped = map[int]int64{}
@@ -462,7 +452,27 @@ func valueFlowSems(ctx context.Context, d decoder, sm semantics, cc convention, 
 			}
 		}
 	}
+	var cdeclCalls map[int]bool // calls of the C library or of cdecl procedures (DWARF), which pop nothing (valueflow_cdecl.go)
+	if known.calleePops && cc.name == cdecl.name {
+		cdeclCalls = map[int]bool{}
+		imports := importCalls(cc, flows, sems, blocks, entry, sites, known.slot) // valueflow_winapi.go
+		for k, fl := range flows {
+			n, lib := imports[k].popsOf()
+			switch {
+			case lib && n > 0:
+				if popped == nil {
+					popped = map[int]int64{}
+				}
+				popped[k] = n
+			case sems[k].call && (lib || fl.hasTarget && arity[fl.target].source == sourceDWARF):
+				cdeclCalls[k] = true
+			}
+		}
+	}
 	heights := stackHeights(cc, flows, sems, blocks, entry, known.calleePops, cdeclCalls, popped)
+	if known.calleePops && !known.summary {
+		out.Limitations = append(out.Limitations, heightsLost(cc, flows, sems, heights, cdeclCalls, popped)...)
+	}
 	fl := &flowSolver{cc: cc, flows: flows, sems: sems, names: names, blocks: blocks, entry: entry, known: known, heights: heights, sites: sites, consts: consts, arity: arity}
 	fl.solve(ctx, &out)
 	if cc.stackWord > 0 && ctx.Err() == nil {

@@ -85,6 +85,12 @@ type calleeArity struct {
 	// source is where the arity comes from (sourceDWARF...), "" when
 	// unknown.
 	source string
+	// pops is how many bytes of its arguments the callee pops on return
+	// (a stdcall import's, valueflow_winapi.go); popsKnown says it is
+	// known when the arity is not (a cdecl import the C library's
+	// prototypes do not name pops none).
+	pops      int64
+	popsKnown bool
 }
 
 // Where a call's arity comes from: the callee's debug information, the C
@@ -107,6 +113,10 @@ type vfSummaries struct {
 	// pops: what each procedure pops on return (valueflow_stack.go).
 	popsMu sync.Mutex
 	pops   map[uint64]calleePop
+	// importLibs: the DLL each import name comes from, "" when several
+	// (valueflow_winapi.go).
+	importLibsOnce sync.Once
+	importLibs     map[string]string
 }
 
 // vfEnv is what analysing any procedure of one program needs.
@@ -139,12 +149,15 @@ func (e *vfEnv) isCallee(t uint64) bool {
 // that the signature libraries named (Source "library": libc.a's printf),
 // from the C library's prototype of its name.
 func (e *vfEnv) importArity(in *insn, f flowInsn) (calleeArity, bool) {
-	name := ""
+	name, lib := "", ""
 	switch {
 	case f.hasTarget:
-		name = e.p.labelAt(f.target, "import")
+		name, lib = e.p.importNamed(f.target)
 		if i, ok := e.p.rangeIndex(f.target); name == "" && ok && e.p.procs[i].Thunk && e.p.procs[i].External {
 			name = e.p.procs[i].ThunkTarget
+			if e.known.calleePops {
+				lib = e.p.importLibrary(name)
+			}
 		} else if name == "" && ok && e.p.procs[i].Source == "library" && e.p.procs[i].Address == f.target {
 			// A static program's C library function, named from the
 			// archive it was linked from: that function, prototype and all.
@@ -153,7 +166,7 @@ func (e *vfEnv) importArity(in *insn, f flowInsn) (calleeArity, bool) {
 	case f.flow == ports.FlowCall:
 		for _, x := range in.refs {
 			if x.kind == kindCall && x.flags == flagUnresolved && x.to != 0 {
-				name = e.p.labelAt(x.to, "import")
+				name, lib = e.p.importNamed(x.to)
 				break
 			}
 		}
@@ -161,7 +174,7 @@ func (e *vfEnv) importArity(in *insn, f flowInsn) (calleeArity, bool) {
 	if name == "" {
 		return calleeArity{}, false
 	}
-	return e.cc.prototypeArity(name)
+	return e.importCallArity(lib, name)
 }
 
 // prototypeArity is the arity the C library's prototype of name gives
@@ -299,6 +312,9 @@ func (e *vfEnv) dwarfArity(ctx context.Context, addr uint64) (calleeArity, bool)
 	}
 	if _, ok := e.sigIdx.byAddr[addr]; !ok {
 		return calleeArity{}, false
+	}
+	if i, ok := e.p.rangeIndex(addr); e.cc.name == cdecl.name && ok && e.sigIdx.registerArguments(addr, e.p.procs[i].Name) {
+		return calleeArity{}, false // fastcall (valueflow_winapi.go)
 	}
 	sig, err := e.a.Signature(ctx, addr)
 	if err != nil || sig.CallingConvention != e.cc.name || strings.HasPrefix(sig.ReturnUnderlying, "struct") ||

@@ -78,7 +78,7 @@ type ValueFlowEffect struct {
 	Value       *string  `json:"value"`
 	Definitions []string `json:"definitions"`
 	// ArgumentsSource: where a call's arguments come from (dwarf,
-	// libc-prototype, format, inferred, al); null when unknown.
+	// libc-prototype, format, inferred, al, winapi); null when unknown.
 	ArgumentsSource *string `json:"arguments_source"`
 }
 
@@ -103,7 +103,7 @@ const (
  "properties":{"kind":{"enum":["memory-write","call","return"]},"address":{"$ref":"#/$defs/hex"},"location":{"type":["string","null"]},
   "target":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"indirect":{"type":"boolean"},"value":{"type":["string","null"]},
   "definitions":{"type":"array","items":{"$ref":"#/$defs/hex"}},
-  "arguments_source":{"anyOf":[{"type":"null"},{"enum":["dwarf","libc-prototype","format","inferred","al"]}],"description":"A call's: where the arguments it passes (its operation's uses) come from; format: the constant printf format it passes, exact."}}}`
+  "arguments_source":{"anyOf":[{"type":"null"},{"enum":["dwarf","libc-prototype","format","inferred","al","winapi"]}],"description":"A call's: where the arguments it passes (its operation's uses) come from; format: the constant printf format it passes, exact."}}}`
 	vfParameterItemSchema = `{"type":"object","additionalProperties":false,"required":["location","position","uses"],
  "properties":{"location":{"type":"string","minLength":1},"position":{"type":"integer","minimum":0},"uses":{"type":"integer","minimum":1}}}`
 	vfParameterUseItemSchema = `{"type":"object","additionalProperties":false,"required":["location","address"],
