@@ -557,11 +557,10 @@ func (p *peImage) imports(ctx context.Context, set *symbolSet) error {
 			if v == 0 {
 				break
 			}
+			var name string
 			if ordinal {
-				continue
-			}
-			name, err := p.stringRVA(uint32(v&0x7fffffff) + 2)
-			if err != nil || name == "" {
+				name = ordinalName(lib, uint16(v))
+			} else if name, err = p.stringRVA(uint32(v&0x7fffffff) + 2); err != nil || name == "" {
 				continue
 			}
 			set.labels = append(set.labels, ports.Name{Address: p.base + uint64(iat) + uint64(j*ptr), Name: name, Kind: "import", Library: lib})

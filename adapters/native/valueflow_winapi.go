@@ -28,9 +28,10 @@ import (
 // same name (ws2_32's connect is stdcall). An import the table does not
 // hold (a program's own DLL, a name under another DLL) keeps the rule: a
 // call of it loses the height, unless the C library names it (then
-// cdecl). Imports by ordinal have no name (pe.go names none), and the
-// table has none (mingw's libraries import every function by name): a
-// call of one loses the height.
+// cdecl). An import by ordinal is named by pe_ordinal.go: Windows
+// Sockets' by their fixed ordinals (then the table holds them: connect
+// pops 12), any other as Ordinal_N, which the table does not hold (its
+// libraries import by name), so a call of one loses the height.
 //
 // A call reaches an import directly ("call [__imp__CreateFileA@28]"),
 // through a stub of the program ("call _CreateFileA@28", which jumps

@@ -1,0 +1,101 @@
+package native_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"rea/adapters/native"
+)
+
+// ordinalSource calls Windows Sockets and a DLL of its own; the import
+// libraries the test makes import every function by ordinal (NONAME).
+const ordinalSource = `#include <winsock2.h>
+__declspec(dllimport) int __stdcall Secret(int a);
+
+__attribute__((noinline)) int work(int n) {
+	WSADATA d;
+	WSAStartup(0x202, &d);
+	SOCKET s = socket(2, 1, 6);
+	struct sockaddr sa = {0};
+	connect(s, &sa, 0x10);
+	return Secret(n);
+}
+
+int main(int argc, char **argv) { return work(argc); }
+`
+
+// Imports by ordinal are named: Windows Sockets' by the ordinals its
+// specification fixes (objdump -p lists them by ordinal, with no name),
+// another DLL's as Ordinal_N, each with its DLL. On 32-bit x86 the named
+// ones then take what the Windows API table says they pop, so the stack
+// height stays known across them and connect names its three words.
+func TestPEImportsByOrdinal(t *testing.T) {
+	for _, c := range []struct{ arch, gcc, dlltool, deco string }{
+		{"i686", "i686-w64-mingw32-gcc", "i686-w64-mingw32-dlltool", "@"},
+		{"x86-64", "x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-dlltool", ""},
+	} {
+		t.Run(c.arch, func(t *testing.T) {
+			needToolPkg(t, c.gcc, "gcc-mingw-w64")
+			needToolPkg(t, c.dlltool, "binutils-mingw-w64")
+			dir := t.TempDir()
+			deco := func(n int) string {
+				if c.deco == "" {
+					return ""
+				}
+				return "@" + strconv.Itoa(n)
+			}
+			src := filepath.Join(dir, "ord.c")
+			ws := filepath.Join(dir, "ws2.def")
+			hid := filepath.Join(dir, "hidden.def")
+			for name, text := range map[string]string{
+				src: ordinalSource,
+				ws:  "LIBRARY ws2_32.dll\nEXPORTS\nWSAStartup" + deco(8) + " @115 NONAME\nsocket" + deco(12) + " @23 NONAME\nconnect" + deco(12) + " @4 NONAME\n",
+				hid: "LIBRARY hidden.dll\nEXPORTS\nSecret" + deco(4) + " @7 NONAME\n",
+			} {
+				if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			wsLib, hidLib := filepath.Join(dir, "libws2ord.a"), filepath.Join(dir, "libhidden.a")
+			runTool(t, c.dlltool, "-k", "-d", ws, "-l", wsLib)
+			runTool(t, c.dlltool, "-k", "-d", hid, "-l", hidLib)
+			exe := filepath.Join(dir, "ord.exe")
+			runTool(t, c.gcc, "-O1", "-o", exe, src, wsLib, hidLib)
+			// The oracle: the import table holds ordinals and no names.
+			dump, err := exec.Command(c.dlltool[:strings.LastIndex(c.dlltool, "-")]+"-objdump", "-p", exe).CombinedOutput()
+			if err != nil {
+				t.Fatalf("objdump -p: %v\n%s", err, dump)
+			}
+			for _, want := range []string{"DLL Name: ws2_32.dll", "DLL Name: hidden.dll"} {
+				if !strings.Contains(string(dump), want) {
+					t.Fatalf("objdump -p lists no %q:\n%s", want, dump)
+				}
+			}
+			if strings.Contains(string(dump), "WSAStartup") || strings.Contains(string(dump), "Secret") {
+				t.Fatalf("the imports are by name, not ordinal:\n%s", dump)
+			}
+
+			libs := importLibraries(t, exe)
+			for name, lib := range map[string]string{"WSAStartup": "ws2_32.dll", "socket": "ws2_32.dll", "connect": "ws2_32.dll", "Ordinal_7": "hidden.dll"} {
+				if libs[name] != lib {
+					t.Errorf("import %s: library %q, want %q (imports %v)", name, libs[name], lib, libs)
+				}
+			}
+			if c.arch != "i686" {
+				return
+			}
+			a := openWith(t, exe)
+			vf := valueFlowAt(t, a, procAddr(t, a, "_work"))
+			// WSAStartup, socket, connect, and Secret, which the table
+			// does not hold.
+			if got := strings.Join(winapiCalls(t, a, vf, nil), " "); got != "2:winapi 3:winapi 3:winapi 0:" {
+				t.Errorf("calls of work: %s, want 2:winapi 3:winapi 3:winapi 0:", got)
+			}
+			_ = native.ID
+		})
+	}
+}
