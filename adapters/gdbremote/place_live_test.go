@@ -191,8 +191,8 @@ func fmtBreakpoints(printf, sprintf string) []ports.TraceBreakpoint {
 // checkFormatPlaces reads fmtplaces.c's calls: each pointer conversion's
 // argument is placed where the program made it (the heap buffer's %s, the
 // local's %p, the mapped text's %s), in an argument register or a stack
-// slot alike, and a number's is not. slots are the conversions of the
-// second printf that arrive on the stack, at least its %s and %p.
+// slot alike, and a number's is not, an address printed as one (%lx)
+// neither.
 func checkFormatPlaces(t *testing.T, res *ports.TraceResult, data string) {
 	t.Helper()
 	is := is.New(t)
@@ -215,8 +215,12 @@ func checkFormatPlaces(t *testing.T, res *ports.TraceResult, data string) {
 		}
 	}
 	main := res.Hits[0].ThreadID
+	second := res.Hits[1]
+	is.Equal(len(second.Variadic), 11)
+	is.Equal(arg(second, 10).Value, arg(second, 7).Value) // %lx: the heap buffer's address, a number
+	is.Equal(where(arg(second, 10)), "")
 	for _, h := range res.Hits[:2] {
-		n := len(h.Variadic)
+		n := min(len(h.Variadic), 10)
 		is.True(n == 3 || n == 10)
 		stack := fmt.Sprintf("stack %d %#x", main, h.StackPointer)
 		is.Equal(where(arg(h, n-3)), "heap")      // %s
