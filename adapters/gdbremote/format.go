@@ -156,6 +156,32 @@ func (s *session) formatArgs(ctx context.Context, bp ports.TraceBreakpoint, strs
 	return texts, extra, variadic, nil
 }
 
+// placeVariadic places, as place does the hit's own arguments (with the
+// same reading of the memory map per stop), the words among slots (what
+// formatArgs read past them: stack slots, a va_list's values) that a
+// pointer conversion of the format takes (%s, %p, %n, a scanf's); a
+// number's word is not placed. t and sp are the calling thread and its
+// stack pointer.
+func (s *session) placeVariadic(ctx context.Context, slots []ports.TraceRegister, params []ports.Parameter, t threadID, sp uint64) error {
+	var words []ports.TraceRegister
+	var at []int
+	for i, r := range slots {
+		if slices.ContainsFunc(params, func(p ports.Parameter) bool { return p.Location == r.Name && strings.HasSuffix(p.Type, "*") }) {
+			words, at = append(words, r), append(at, i)
+		}
+	}
+	if len(words) == 0 {
+		return nil
+	}
+	if err := s.place(ctx, words, t, sp); err != nil {
+		return err
+	}
+	for k, i := range at {
+		slots[i] = words[k]
+	}
+	return nil
+}
+
 // scanStore is what a scanf conversion stores through its pointer: text
 // up to a NUL (%s, %[...]; wchar_t units for %ls, %l[...]), else size
 // bytes (%c: its width; a number: its type's size); with the m modifier

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -163,4 +164,122 @@ func TestTracePlacesGo(t *testing.T) {
 		is.True(strings.HasPrefix(where(p), `mapping "" `))
 	}
 	is.True(res.Hits[1].Arguments[0].Value > res.Hits[1].StackPointer) // the second is the goroutine's local
+}
+
+// fmtData writes the file fmtplaces.c maps (argv[1], offset 4096), whose
+// mapped bytes are text.
+func fmtData(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "fmt data.bin")
+	b := append([]byte(strings.Repeat("x", 4096)), "0123456789abcdef\x00"...)
+	if err := os.WriteFile(p, append(b, make([]byte, 4096)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// fmtBreakpoints traces fmtplaces.c's printf and sprintf with their
+// formats in the convention's argument places fmt (printf's) and sprintf's
+// (the second).
+func fmtBreakpoints(printf, sprintf string) []ports.TraceBreakpoint {
+	return []ports.TraceBreakpoint{
+		{Symbol: "printf", Name: "printf", Strings: []string{printf}, Format: printf},
+		{Symbol: "sprintf", Name: "sprintf", Strings: []string{sprintf}, Format: sprintf},
+	}
+}
+
+// checkFormatPlaces reads fmtplaces.c's calls: each pointer conversion's
+// argument is placed where the program made it (the heap buffer's %s, the
+// local's %p, the mapped text's %s), in an argument register or a stack
+// slot alike, and a number's is not, an address printed as one (%lx)
+// neither.
+func checkFormatPlaces(t *testing.T, res *ports.TraceResult, data string) {
+	t.Helper()
+	is := is.New(t)
+	is.Equal(len(res.Hits), 3)
+	arg := func(h ports.TraceHit, k int) ports.TraceRegister {
+		loc := h.Variadic[k].Location
+		for _, r := range h.Arguments {
+			if r.Name == loc {
+				return r
+			}
+		}
+		t.Fatalf("hit %d: no argument %s", h.Sequence, loc)
+		return ports.TraceRegister{}
+	}
+	for i, h := range res.Hits {
+		t.Logf("hit %d %s sp %#x: %s", i, h.Name, h.StackPointer, variadic(h))
+		for k := range h.Variadic {
+			r := arg(h, k)
+			t.Logf("  %s@%s %#x: %s", h.Variadic[k].Name, r.Name, r.Value, where(r))
+		}
+	}
+	main := res.Hits[0].ThreadID
+	second := res.Hits[1]
+	is.Equal(len(second.Variadic), 11)
+	is.Equal(arg(second, 10).Value, arg(second, 7).Value) // %lx: the heap buffer's address, a number
+	is.Equal(where(arg(second, 10)), "")
+	for _, h := range res.Hits[:2] {
+		n := min(len(h.Variadic), 10)
+		is.True(n == 3 || n == 10)
+		stack := fmt.Sprintf("stack %d %#x", main, h.StackPointer)
+		is.Equal(where(arg(h, n-3)), "heap")      // %s
+		is.Equal(where(arg(h, n-2)), stack)       // %p
+		is.Equal(where(arg(h, n-1)), "")          // %d
+		is.Equal(where(arg(h, 0)) == "", n == 10) // the first %d of the second
+	}
+	is.True(strings.HasPrefix(res.Hits[1].Variadic[7].Location, "[")) // the second's %s: a stack slot
+	s := res.Hits[2]
+	is.Equal(s.Name, "sprintf")
+	is.Equal(len(s.Variadic), 7)
+	is.True(strings.HasPrefix(s.Variadic[6].Location, "["))
+	is.Equal(where(arg(s, 6)), fmt.Sprintf("mapping %q %#x", data, 4096+5))
+	var texts []string
+	for _, ts := range s.Strings {
+		texts = append(texts, string(ts.Text))
+	}
+	is.Equal(texts[len(texts)-1], "56789abcdef")
+}
+
+// A native trace places printf's and sprintf's pointer conversions'
+// arguments, those on the stack (past the sixth argument) too.
+func TestTraceFormatPlaces(t *testing.T) {
+	needServer(t)
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the argument registers named are x86-64's")
+	}
+	is := is.New(t)
+	bin := buildC(t, "fmtplaces.c", "fmtplaces")
+	data := fmtData(t)
+	id := runID(t)
+	defer noneLeft(t, id)
+	tr := gdbremote.New(nil)
+	debugTap(t, tr)
+	res, err := tr.TraceCalls(context.Background(), ports.TraceRequest{
+		Launch:      &ports.TraceLaunch{Path: bin, Args: []string{data}},
+		Breakpoints: fmtBreakpoints("rdi", "rsi"),
+		RunID:       id,
+		MaxDuration: 20 * time.Second,
+	})
+	is.NoErr(err)
+	is.Equal(*res.Exit.Code, 0)
+	checkFormatPlaces(t, res, data)
+}
+
+// Under QEMU's user-mode emulator the same: on i386 every conversion's
+// argument is a stack slot ([esp+8]...), on AArch64 the second printf's
+// past x7.
+func TestEmulatedTraceFormatPlaces(t *testing.T) {
+	for _, lane := range []struct{ arch, printf, sprintf string }{{"arm64", "x0", "x1"}, {"x86", "[esp+4]", "[esp+8]"}} {
+		t.Run(lane.arch, func(t *testing.T) {
+			needEmulation(t, lane.arch)
+			is := is.New(t)
+			bin := buildFor(t, lane.arch, "fmtplaces.c", "fmtplaces")
+			data := fmtData(t)
+			res, err := traceEmulated(t, bin, []string{data}, fmtBreakpoints(lane.printf, lane.sprintf))
+			is.NoErr(err)
+			is.Equal(*res.Exit.Code, 0)
+			checkFormatPlaces(t, res, data)
+		})
+	}
 }

@@ -782,6 +782,9 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 			if err != nil {
 				return err
 			}
+			if err := s.placeVariadic(ctx, slots, params, st.thread, sp); err != nil {
+				return err
+			}
 			strs = append(strs, more...)
 			hitArgs = append(slices.Clip(hitArgs), slots...)
 			variadic = params

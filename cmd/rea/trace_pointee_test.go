@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -124,6 +125,83 @@ func TestCLITraceMappings(t *testing.T) {
 			is.True(strings.Contains(rows[1], " (thread 1's stack sp+0x")) // main, into the waiting worker's
 			is.True(strings.Contains(rows[2], " (anonymous+0x"))
 			is.True(strings.Contains(rows[3], " (data.bin+0x1005), n=0x1 main"))
+			noDescendants(t)
+		})
+	}
+}
+
+// formatPlacesC passes printf pointers to the heap, the stack and a file's
+// mapping (argv[1] from offset 4096) as conversions' arguments: first in
+// the argument registers (x86-64's, AArch64's; i386's stack slots), then
+// past seven numbers, on the stack on every convention; sprintf the
+// mapping's text past six; and vfprintf a heap and a mapping pointer in a
+// va_list.
+const formatPlacesC = `#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+__attribute__((noinline)) static void logf_(const char *fmt, ...) { va_list ap; va_start(ap, fmt); vfprintf(stdout, fmt, ap); va_end(ap); }
+int main(int argc, char **argv) { int local = argc; char *h = malloc(32); strcpy(h, "heap");
+  int fd = open(argv[1], O_RDONLY); char *f = mmap(0, 4096, PROT_READ, MAP_PRIVATE, fd, 4096);
+  if (f == MAP_FAILED) return 1;
+  printf("%s %p %d\n", h, (void *)&local, 7);
+  printf("%d %d %d %d %d %d %d %p %p %p %s\n", 1, 2, 3, 4, 5, 6, 7, (void *)h, (void *)&local, (void *)(f + 5), f + 5);
+  char out[64]; sprintf(out, "%d %d %d %d %d %d %s", 1, 2, 3, 4, 5, 6, f + 5); puts(out);
+  logf_("%p %p\n", (void *)h, (void *)(f + 5));
+  return local == argc ? 0 : 1; }
+`
+
+// rea trace places a printf-family call's pointer conversions' arguments
+// as it places fixed ones, wherever they arrive (registers, stack slots,
+// a va_list):
+// %p's in the heap, the calling thread's stack and a file's mapping, and
+// a %s's (its text in the row; the place in the result); a %d's nowhere.
+func TestCLITraceFormatPlaces(t *testing.T) {
+	if runtime.GOARCH != "amd64" || runtime.GOOS != "linux" {
+		t.Skip("the trace lanes are tested on x86-64 Linux hosts")
+	}
+	for _, lane := range cTraceLanes {
+		t.Run(lane.name, func(t *testing.T) {
+			is := is.New(t)
+			lane.need(t)
+			exe := buildCWith(t, lane.cc, "fmtplaces", formatPlacesC, "-O1")
+			data := filepath.Join(t.TempDir(), "data.bin")
+			text := append([]byte(strings.Repeat("x", 4096)), "0123456789abcdef\x00"...)
+			is.NoErr(os.WriteFile(data, append(text, make([]byte, 4096)...), 0o644))
+			out, stderr, code := runCLI(t, "trace", "--function", "printf,sprintf,vfprintf", "--", exe, data)
+			t.Log(out, stderr)
+			is.Equal(code, 0)
+			rows := traceRows(out)
+			is.Equal(len(rows), 4)
+			is.True(strings.HasPrefix(rows[0], `printf format="%s %p %d\n", %s="heap", %p=0x`))
+			is.True(strings.Contains(rows[0], ` (stack sp+0x`) && strings.Contains(rows[0], `), %d=0x7 main `))
+			is.True(strings.HasPrefix(rows[1], `printf format="%d %d %d %d %d %d %d %p %p %p %s\n", %d=0x1, %d=0x2, %d=0x3, %d=0x4, %d=0x5, %d=0x6, %d=0x7, %p=0x`))
+			is.True(strings.Contains(rows[1], ` (heap), %p=0x`))
+			is.True(strings.Contains(rows[1], ` (stack sp+0x`))
+			is.True(strings.Contains(rows[1], ` (data.bin+0x1005), %s="56789abcdef" main `))
+			is.True(strings.HasPrefix(rows[2], `sprintf str=0x`) && strings.Contains(rows[2], `, %d=0x6, %s="56789abcdef" main `))
+			is.True(strings.HasPrefix(rows[3], `vfprintf stream=0x`) && strings.Contains(rows[3], ` (heap), %p=0x`))
+			is.True(strings.Contains(rows[3], ` (data.bin+0x1005) logf_ 0x`)) // the count printed: the pointers' length
+
+			// The result places the %s's too: sprintf's in the mapping.
+			out, stderr, code = runCLI(t, "--format", "json", "trace", "--function", "sprintf", "--", exe, data)
+			is.Equal(code, 0)
+			var r struct {
+				Result struct {
+					Hits []struct {
+						Arguments []map[string]any `json:"arguments"`
+					} `json:"hits"`
+				} `json:"normalized_result"`
+			}
+			is.NoErr(json.Unmarshal([]byte(out), &r))
+			t.Log(out, stderr)
+			is.Equal(len(r.Result.Hits), 1)
+			args := r.Result.Hits[0].Arguments
+			last := args[len(args)-1]
+			is.Equal(last["parameter"], "%s")
+			is.Equal(last["mapping"], map[string]any{"file": data, "offset": "0x1005"})
 			noDescendants(t)
 		})
 	}
