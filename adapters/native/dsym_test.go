@@ -18,8 +18,10 @@ import (
 )
 
 // dsymSource is the program the dSYM tests build; add is on line 2.
+// add is static: not exported, so that only a symbol table (the program's
+// or its dSYM's) names it, not the export trie.
 const dsymSource = `
-int __attribute__((noinline)) add(int a, int b) { return a + b; }
+static int __attribute__((noinline)) add(int a, int b) { return a + b; }
 int main(int argc, char **argv) { return add(argc, 4); }
 `
 

@@ -2,6 +2,7 @@ package native
 
 import (
 	"bytes"
+	"debug/macho"
 	"slices"
 
 	"rea/ports"
@@ -197,4 +198,50 @@ func (m *machoImage) hasLCMain() bool {
 		}
 	}
 	return false
+}
+
+// nameExports names, from the export trie, the exported functions no
+// symbol names: a program or dylib stripped of its symbol table (llvm-strip,
+// strip -s) keeps the trie, since dyld binds through it, so a dylib's API
+// and a program's exported functions keep their names. Only exports in a
+// section of code are functions; an address a symbol (or nameMain) already
+// names keeps that name, and a Go image is left to its pclntab.
+func (m *machoImage) nameExports(set *symbolSet) {
+	if m.f.Section("__gopclntab") != nil {
+		return
+	}
+	text := m.f.Segment("__TEXT")
+	if text == nil {
+		return
+	}
+	var code []*macho.Section
+	for _, s := range m.f.Sections {
+		if isMachOCode(s.Flags) && s.Size > 0 {
+			code = append(code, s)
+		}
+	}
+	if len(code) == 0 {
+		return
+	}
+	var named map[uint64]bool
+	m.exports(func(n string, off uint64) {
+		addr := text.Addr + off
+		if !slices.ContainsFunc(code, func(s *macho.Section) bool { return addr >= s.Addr && addr-s.Addr < s.Size }) {
+			return
+		}
+		if named == nil {
+			named = map[uint64]bool{}
+			for _, c := range set.procs {
+				if c.name != "" && c.rank < rankSynthetic {
+					named[c.addr] = true
+				}
+			}
+		}
+		if named[addr] {
+			return
+		}
+		named[addr] = true
+		set.procs = append(set.procs, candidate{addr: addr, name: n, source: "export-trie", rank: rankGlobal})
+		set.labels = append(set.labels, ports.Name{Address: addr, Name: n, Kind: "function"})
+	})
 }

@@ -263,6 +263,7 @@ func (m *machoImage) symbols(ctx context.Context) (*symbolSet, error) {
 		m.nameMain(set, addr)
 		set.addEntry(addr)
 	}
+	m.nameExports(set)
 	return set, nil
 }
 
