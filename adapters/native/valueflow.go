@@ -219,6 +219,10 @@ type vfSem struct {
 	// memBytes is how many bytes a store to memory writes, 0 when unknown
 	// (fstp qword [esp+0x4] writes a double's two stack words).
 	memBytes int
+	// readBytes is how many bytes a read of a memory operand reads, 0
+	// when unknown (movdqu xmm0, [rsp+0x10] reads two stack words, fld
+	// qword [esp+0x4] a double's two).
+	readBytes int
 }
 
 // vfWrite is a store to memory.

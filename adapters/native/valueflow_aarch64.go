@@ -254,8 +254,14 @@ func (arm64Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 		m := arm64Mem(args[mem])
 		use(m.regs...)
 		use(m.loc)
+		size := arm64Size(args[0], name)
 		if mem == 2 {
-			use(m.pairLoc(arm64Size(args[0], name)))
+			use(m.pairLoc(size))
+		}
+		if size > 8 && m.base != "" { // a q register's load reads two words, as its store writes them
+			for i := range int64(mem) {
+				use(frameLoc(m.base, m.off+i*size+8))
+			}
 		}
 		if m.writeback != "" {
 			def(m.writeback)

@@ -95,9 +95,9 @@ func (h height) place(cc convention, loc string) (stackPlace, bool) {
 }
 
 // placedNames gives the solver's names of instruction k's uses and defs:
-// its stack words by their places, wider stores also naming the words they
-// cover; when k touches no placed word, its own. placed records each place
-// named.
+// its stack words by their places, wider reads and stores also naming the
+// words they cover; when k touches no placed word, its own. placed records
+// each place named.
 func (f *flowSolver) placedNames(k int, placed map[string]stackPlace) (uses, defs []string) {
 	s := f.sems[k]
 	uses, defs = s.uses, s.defs
@@ -121,14 +121,21 @@ func (f *flowSolver) placedNames(k int, placed map[string]stackPlace) (uses, def
 		return n
 	}
 	cloned := false
+	var wide []string // the further words a wide read covers
 	for i, u := range s.uses {
 		if p, ok := h.operands(f.cc, s).place(f.cc, u); ok {
 			if !cloned {
 				uses, cloned = slices.Clone(s.uses), true
 			}
 			uses[i] = name(p)
+			if word := f.cc.word(); p.off%word == 0 {
+				for w := p.off + word; w < p.off+int64(s.readBytes); w += word {
+					wide = append(wide, name(stackPlace{base: p.base, off: w}))
+				}
+			}
 		}
 	}
+	uses = append(uses, wide...)
 	var out []string
 	for i, d := range s.defs {
 		at := h.operands(f.cc, s)

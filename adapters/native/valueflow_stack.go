@@ -142,31 +142,50 @@ func stackHeights(cc convention, flows []flowInsn, sems []vfSem, blocks []ports.
 	if entry < 0 || entry >= len(blocks) || n == 0 {
 		return at
 	}
+	forwardBlocks(flows, blocks, entry, height{spOK: true},
+		func(h height, k int) height {
+			n, known := popped[k]
+			return h.step(cc, sems[k], calleePops && !cdeclCalls[k] && !known, n)
+		},
+		func(old, in height) (height, bool) {
+			m := old.meet(in)
+			return m, m != old
+		},
+		func(k int, h height) { at[k] = h })
+	return at
+}
+
+// forwardBlocks runs a forward pass over the blocks reached from entry
+// (at most maxStackRounds rounds to a fixed point), along their
+// successors but not tail calls nor unresolved edges: start is the state
+// at the entry, step the state after instruction k, and meet joins the
+// state flowing into a block with the one it has (reporting whether that
+// changed). Then each sees every reached instruction with the state
+// before it.
+func forwardBlocks[S any](flows []flowInsn, blocks []ports.BasicBlock, entry int, start S, step func(s S, k int) S, meet func(old, in S) (S, bool), each func(k int, s S)) {
+	n := len(flows)
 	byStart := make(map[uint64]int, len(blocks))
 	for bi, b := range blocks {
 		byStart[b.Start] = bi
 	}
-	first := func(bi int) int {
+	in := make([]S, len(blocks))
+	reached := make([]bool, len(blocks))
+	in[entry], reached[entry] = start, true
+	visit := func(bi int, each func(k int, s S)) S {
 		lo, _ := slices.BinarySearchFunc(flows, blocks[bi].Start, func(f flowInsn, a uint64) int { return cmpU(f.addr, a) })
-		return lo
-	}
-	in := make([]*height, len(blocks))
-	in[entry] = &height{spOK: true}
-	visit := func(bi int, each func(k int, h height)) height {
-		h := *in[bi]
-		for k := first(bi); k < n && flows[k].addr < blocks[bi].End; k++ {
+		s := in[bi]
+		for k := lo; k < n && flows[k].addr < blocks[bi].End; k++ {
 			if each != nil {
-				each(k, h)
+				each(k, s)
 			}
-			n, known := popped[k]
-			h = h.step(cc, sems[k], calleePops && !cdeclCalls[k] && !known, n)
+			s = step(s, k)
 		}
-		return h
+		return s
 	}
 	for round, changed := 0, true; changed && round < maxStackRounds; round++ {
 		changed = false
 		for bi, b := range blocks {
-			if in[bi] == nil {
+			if !reached[bi] {
 				continue
 			}
 			out := visit(bi, nil)
@@ -175,22 +194,21 @@ func stackHeights(cc convention, flows []flowInsn, sems []vfSem, blocks []ports.
 				if !ok || e.Kind == ports.EdgeTailCall || e.Kind == ports.EdgeUnresolved {
 					continue
 				}
-				switch {
-				case in[si] == nil:
-					h := out
-					in[si], changed = &h, true
-				case *in[si] != in[si].meet(out):
-					*in[si], changed = in[si].meet(out), true
+				if !reached[si] {
+					in[si], reached[si], changed = out, true, true
+					continue
+				}
+				if m, diff := meet(in[si], out); diff {
+					in[si], changed = m, true
 				}
 			}
 		}
 	}
 	for bi := range blocks {
-		if in[bi] != nil {
-			visit(bi, func(k int, h height) { at[k] = h })
+		if reached[bi] {
+			visit(bi, each)
 		}
 	}
-	return at
 }
 
 // operands is the height instruction s's memory operands are relative

@@ -166,14 +166,6 @@ func slotCalls(cc convention, flows []flowInsn, sems []vfSem, blocks []ports.Bas
 		return nil
 	}
 	type regs map[string]uint64 // register: slot (0: not a slot's)
-	byStart := make(map[uint64]int, len(blocks))
-	for bi, b := range blocks {
-		byStart[b.Start] = bi
-	}
-	first := func(bi int) int {
-		lo, _ := slices.BinarySearchFunc(flows, blocks[bi].Start, func(f flowInsn, a uint64) int { return cmpU(f.addr, a) })
-		return lo
-	}
 	step := func(r regs, k int) regs {
 		s := sems[k]
 		if s.opaque {
@@ -202,55 +194,24 @@ func slotCalls(cc convention, flows []flowInsn, sems []vfSem, blocks []ports.Bas
 		}
 		return out
 	}
-	in := make([]regs, len(blocks))
-	in[entry] = regs{}
-	visit := func(bi int, each func(k int, r regs)) regs {
-		r := in[bi]
-		for k := first(bi); k < n && flows[k].addr < blocks[bi].End; k++ {
-			if each != nil {
-				each(k, r)
-			}
-			r = step(r, k)
-		}
-		return r
-	}
-	for round, changed := 0, true; changed && round < maxStackRounds; round++ {
-		changed = false
-		for bi, b := range blocks {
-			if in[bi] == nil {
-				continue
-			}
-			out := visit(bi, nil)
-			for _, e := range b.Successors {
-				si, ok := byStart[e.Target]
-				if !ok || e.Kind == ports.EdgeTailCall || e.Kind == ports.EdgeUnresolved {
-					continue
+	meet := func(old, in regs) (regs, bool) { // a join keeps the registers both sides agree on
+		var m regs
+		for reg, slot := range old {
+			if in[reg] != slot {
+				if m == nil {
+					m = cloneRegs(old)
 				}
-				if in[si] == nil {
-					in[si], changed = out, true
-					continue
-				}
-				for reg, slot := range in[si] {
-					if out[reg] != slot {
-						m := cloneRegs(in[si])
-						delete(m, reg)
-						in[si], changed = m, true
-					}
-				}
+				delete(m, reg)
 			}
 		}
+		return m, m != nil
 	}
 	calls := map[int]uint64{}
-	for bi := range blocks {
-		if in[bi] == nil {
-			continue
+	forwardBlocks(flows, blocks, entry, regs{}, step, meet, func(k int, r regs) {
+		if s := sems[k]; s.call && s.indirect != "" && r[s.indirect] != 0 {
+			calls[k] = r[s.indirect]
 		}
-		visit(bi, func(k int, r regs) {
-			if s := sems[k]; s.call && s.indirect != "" && r[s.indirect] != 0 {
-				calls[k] = r[s.indirect]
-			}
-		})
-	}
+	})
 	return calls
 }
 

@@ -106,6 +106,18 @@ var (
 		// leave unused: they move a high half down to read it ("movhlps
 		// xmm4, xmm2; movq r13, xmm4"), as movsd moves a low one.
 		x86asm.MOVHLPS: true}
+	// x87Load: with one operand (a memory one; fadd st0, st1 has two), an
+	// x87 instruction that reads it: fld qword [esp+0x4] reads a double,
+	// it does not write it.
+	x87Load = map[x86asm.Op]bool{x86asm.FLD: true, x86asm.FILD: true, x86asm.FBLD: true, x86asm.FADD: true,
+		x86asm.FSUB: true, x86asm.FSUBR: true, x86asm.FMUL: true, x86asm.FDIV: true, x86asm.FDIVR: true,
+		x86asm.FCOM: true, x86asm.FCOMP: true, x86asm.FIADD: true, x86asm.FISUB: true, x86asm.FISUBR: true,
+		x86asm.FIMUL: true, x86asm.FIDIV: true, x86asm.FIDIVR: true, x86asm.FICOM: true, x86asm.FICOMP: true,
+		x86asm.FLDCW: true}
+	// x87Store: with one operand, an x87 instruction that writes it and
+	// does not read it (fstp qword [esp+0x4]).
+	x87Store = map[x86asm.Op]bool{x86asm.FST: true, x86asm.FSTP: true, x86asm.FIST: true, x86asm.FISTP: true,
+		x86asm.FISTTP: true, x86asm.FBSTP: true, x86asm.FNSTCW: true, x86asm.FNSTSW: true}
 	// x86Zeroing: op r, r sets r to a constant.
 	x86Zeroing = map[x86asm.Op]bool{x86asm.XOR: true, x86asm.SUB: true, x86asm.PXOR: true, x86asm.XORPS: true,
 		x86asm.XORPD: true}
@@ -134,6 +146,7 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 			loc, regs, _, _ := s.memLoc(a, next)
 			use(regs...)
 			use(loc)
+			out.readBytes = inst.MemBytes
 			return loc
 		case x86asm.Imm:
 			return fmt.Sprintf("0x%x", uint64(a))
@@ -155,6 +168,7 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 			use(regs...)
 			if alsoRead {
 				use(loc)
+				out.readBytes = inst.MemBytes
 			}
 			def(loc)
 			out.memBytes = inst.MemBytes
@@ -327,6 +341,10 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 			read(a)
 		}
 		write(args[0], true, nil)
+	case len(args) == 1 && isX86Mem(args[0]) && x87Load[op]:
+		read(args[0]) // the register stack is not tracked
+	case len(args) == 1 && isX86Mem(args[0]) && x87Store[op]:
+		write(args[0], false, nil)
 	default:
 		// Read-modify-write of Args[0], the rest read: add, sub, and, or,
 		// shifts, inc, dec, neg, not, two-operand imul, SSE arithmetic.
@@ -351,6 +369,11 @@ func (s *x86Sem) sem(b []byte, pc uint64, in *insn) vfSem {
 		rename32(&out)
 	}
 	return out
+}
+
+func isX86Mem(a x86asm.Arg) bool {
+	_, ok := a.(x86asm.Mem)
+	return ok
 }
 
 // x86Names32 renames the full registers the semantics name into 32-bit
