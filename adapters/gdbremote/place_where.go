@@ -93,10 +93,11 @@ func (s *session) mapsFor(v uint64) []mapping {
 	}
 	s.mapsReads++
 	pid := s.pid
-	if s.emulated {
-		// QEMU's stub calls the process 1; the thread of the first stop,
-		// the emulator's first, has the emulator's process id.
-		pid = s.main.TID
+	if e, ok := s.ep.(*emulated); ok {
+		// QEMU's stub calls the process 1. The emulated program is the
+		// emulator process, which rea started: its PID is the launcher's,
+		// never a number the stub reports.
+		pid = int64(e.run.PID())
 	}
 	b, err := s.procMaps(int(pid))
 	if err != nil {
