@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"rea/ports"
 )
 
 // Separate debug files from debuginfod servers, as gdb and elfutils' tools
@@ -557,6 +559,7 @@ func (o *Debuginfod) download(ctx context.Context, u, final string, cacheMax int
 	if client == nil {
 		client = defaultDebuginfodClient
 	}
+	ports.Observe(ctx, debuginfodPhase, "asking "+shown(u))
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, 0, passing(ctx, failed(err))
@@ -598,7 +601,7 @@ func (o *Debuginfod) download(ctx context.Context, u, final string, cacheMax int
 			discard(f, final)
 		}
 	}()
-	n, err := io.Copy(f, &countingReader{r: io.LimitReader(resp.Body, max+1), started: &started})
+	n, err := io.Copy(f, &countingReader{r: io.LimitReader(resp.Body, max+1), started: &started, ctx: ctx, from: shown(u), total: resp.ContentLength})
 	if err != nil {
 		return nil, 0, passing(ctx, failed(err))
 	}
@@ -654,23 +657,45 @@ func (o *Debuginfod) downloadRetrying(ctx context.Context, u, final string, cach
 		if err == nil || !errors.As(err, &t) || asked > o.retries() || ctx.Err() != nil {
 			return f, size, asked, err
 		}
+		ports.Observe(ctx, debuginfodPhase, fmt.Sprintf("asking %s again (%d of %d) after: %v", shown(u), asked+1, o.retries()+1, err))
 	}
 }
 
 var defaultDebuginfodClient = &http.Client{}
 
-// countingReader marks started once the first 100 KiB, or the end, came.
+// countingReader marks started once the first 100 KiB, or the end, came,
+// and reports the bytes received to ctx's progress receiver each time
+// another debuginfodProgressStep of them has come (and at the end).
 type countingReader struct {
 	r       io.Reader
 	n       int64
 	started *atomic.Bool
+	ctx     context.Context
+	from    string // the URL, as shown
+	total   int64  // the declared length, -1 when not declared
+	said    int64  // the count last reported
 }
+
+// debuginfodPhase is the progress phase of a debuginfod request.
+const debuginfodPhase = "debuginfod"
+
+// debuginfodProgressStep is how many bytes come between two progress
+// observations of one download.
+const debuginfodProgressStep = 4 << 20
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	if c.n >= debuginfodStarted || err == io.EOF {
 		c.started.Store(true)
+	}
+	if c.ctx != nil && (c.n-c.said >= debuginfodProgressStep || err == io.EOF && c.n != c.said) {
+		c.said = c.n
+		of := ""
+		if c.total >= 0 {
+			of = " of " + strconv.FormatInt(c.total, 10)
+		}
+		ports.Observe(c.ctx, debuginfodPhase, fmt.Sprintf("%d%s bytes received from %s", c.n, of, c.from))
 	}
 	return n, err
 }
