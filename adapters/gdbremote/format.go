@@ -59,7 +59,8 @@ func (c convention) placeFormat(at int, args []libc.FormatArg) (places []string,
 }
 
 // formatArgs is what a hit reads for its printf-style format (the text in
-// strs whose register is bp.Format; for a scanf-style one, bp.Scan, only
+// strs whose register is bp.Format, or for a wide one, bp.WideFormat, the
+// wchar_t text there, read first; for a scanf-style one, bp.Scan, only
 // the pointers, whose targets are read at the return): the text of each %s conversion's
 // argument (after the stack slots and floating-point registers it holds,
 // which are not among the hit's arguments yet), the extra arguments, and,
@@ -69,20 +70,35 @@ func (c convention) placeFormat(at int, args []libc.FormatArg) (places []string,
 func (s *session) formatArgs(ctx context.Context, bp ports.TraceBreakpoint, strs []ports.TraceString, regs map[string]uint64, wide map[string][]byte, have []ports.TraceRegister) (texts []ports.TraceString, extra []ports.TraceRegister, variadic []ports.Parameter, err error) {
 	at := slices.Index(s.conv.args, bp.Format)
 	i := slices.IndexFunc(strs, func(t ports.TraceString) bool { return t.Register == bp.Format })
-	if at < 0 || i < 0 || strs[i].Unreadable {
+	var format ports.TraceString
+	switch {
+	case at < 0:
+		return nil, nil, nil, nil
+	case bp.WideFormat: // wchar_t text, which the hit's Strings do not read
+		if format, err = s.readString(ctx, bp.Format, regs[bp.Format], true); err != nil {
+			return nil, nil, nil, err
+		}
+		texts = append(texts, format)
+	case i >= 0:
+		format = strs[i]
+	default:
 		return nil, nil, nil, nil
 	}
-	args, whole := libc.ParseFormat(strs[i].Text)
-	if bp.Scan {
-		args, _, whole = s.conv.parseScan(strs[i].Text) // pointers, read at the return
+	if format.Unreadable {
+		return texts, nil, nil, nil
 	}
-	whole = whole && !strs[i].Truncated // conversions past the bytes read are not known
+	args, whole := libc.ParseFormat(format.Text)
+	if bp.Scan {
+		args, _, whole = s.conv.parseScan(format.Text) // pointers, read at the return
+	}
+	whole = whole && !format.Truncated // conversions past the bytes read are not known
 	if bp.VaList != "" {
-		return s.vaArgs(ctx, regs[bp.VaList], args, whole)
+		more, extra, variadic, err := s.vaArgs(ctx, regs[bp.VaList], args, whole)
+		return append(texts, more...), extra, variadic, err
 	}
 	places, ok := s.conv.placeFormat(at, args)
 	if !ok {
-		return nil, nil, nil, nil
+		return texts, nil, nil, nil
 	}
 	known := func(name string) bool {
 		return slices.ContainsFunc(have, func(r ports.TraceRegister) bool { return r.Name == name }) ||
@@ -244,7 +260,12 @@ func (c convention) storeSize(a libc.ScanArg) int {
 // pointers: text into ReturnStrings, other values into Stored, each named
 // by where its pointer arrived. %n stores no assignment and is not read.
 func (s *session) readStored(ctx context.Context, h *ports.TraceHit, format string) error {
-	i := slices.IndexFunc(h.Strings, func(t ports.TraceString) bool { return t.Register == format })
+	i := -1
+	for k, t := range h.Strings {
+		if t.Register == format {
+			i = k // the last: a wide format's text follows any narrow read of its register
+		}
+	}
 	assigned := int64(int32(h.ReturnValue)) // an int; EOF is -1
 	if i < 0 || h.Variadic == nil || assigned <= 0 {
 		return nil
