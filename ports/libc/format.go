@@ -15,7 +15,8 @@ import (
 // x86-64 and Linux AArch64), and past those on the stack in order; every
 // argument on the stack under cdecl, where a double or a long long takes
 // two slots. The tracer reads a format at run time (adapters/gdbremote),
-// value flow reads a constant one from the image (adapters/native).
+// value flow reads a constant one from the image (adapters/native). A
+// scanf format's conversions are pointers (scanf.go).
 
 // FormatArg is one argument a conversion reads.
 type FormatArg struct {
@@ -30,7 +31,7 @@ type ArgKind uint8
 const (
 	ArgWord       ArgKind = iota // an int, long, size_t or pointer: one register or slot
 	ArgText                      // a char pointer whose text is read
-	ArgWideText                  // a wchar_t pointer whose text is read (4-byte units on Linux)
+	ArgWideText                  // a wchar_t pointer whose text is read (4-byte units on Linux, 2 on Windows)
 	ArgLongLong                  // 8 bytes: two slots on 32-bit x86, one word elsewhere
 	ArgDouble                    // a double: a floating-point register, else 8 bytes of stack
 	ArgLongDouble                // x87's 80 bits in 16 bytes of stack (12 on 32-bit x86); AArch64's binary128 in a v register
