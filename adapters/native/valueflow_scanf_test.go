@@ -18,13 +18,20 @@ import (
 // "%d %s %*d %n" takes three pointers (&a, s, &n; %*d none), scan1's
 // "%d" one, computed with a shift by n (which on x86-64 moves n to ecx and
 // on AArch64 writes w3: a register past the call's arguments written
-// before it), and wput's L"%d %ls\n" an int and a wchar_t pointer.
+// before it), and wput's L"%d %ls\n" an int and a wchar_t pointer; on
+// Windows wput64's L"%I64d %d\n" (msvcrt's I64: a long long, two cdecl
+// words) and an int.
 const scanfSource = `#include <stdio.h>
 #include <wchar.h>
 __attribute__((noinline)) int scan(const char *buf, char *s) { int a = 0, n = 0; int k = sscanf(buf, "%d %s %*d %n", &a, s, &n); return k + a + n; }
 __attribute__((noinline)) int scan1(const char *buf, int *p, int n, int a) { return sscanf(buf, "%d", p + (a << n)) + n; }
 __attribute__((noinline)) int wput(int i, const wchar_t *ws) { return wprintf(L"%d %ls\n", i, ws); }
-int main(int argc, char **argv) { char s[64]; int x; return scan(argv[0], s) + scan1(argv[0], &x, 2, argc) + wput(argc, L"x"); }
+#ifdef _WIN32
+__attribute__((noinline)) int wput64(long long x, int i) { return wprintf(L"%I64d %d\n", x, i); }
+#else
+__attribute__((noinline)) int wput64(long long x, int i) { return 0; }
+#endif
+int main(int argc, char **argv) { char s[64]; int x; return scan(argv[0], s) + scan1(argv[0], &x, 2, argc) + wput(argc, L"x") + wput64(argc, argc); }
 `
 
 // scanfCalls is each procedure's call: its fixed parameters and its
@@ -41,7 +48,8 @@ var scanfCalls = []struct {
 // wprintf with a constant wide format (UTF-32 in an ELF image, UTF-16 in
 // a PE one) what its conversions take, "format" their source: gcc -O2
 // for x86-64 System V, AArch64, Microsoft x64 (the fifth argument a
-// stack word), i386 cdecl (ELF and PE: every argument a stack word).
+// stack word), i386 cdecl (ELF and PE: every argument a stack word), and
+// on PE msvcrt's I64 length as a long long.
 // objdump confirms that each register past the fixed parameters is
 // written before the call. Before, the scanf calls kept the prototype's
 // arity (scan1's written rcx or x3 one of them; cdecl's two words) and
@@ -70,8 +78,18 @@ func TestValueFlowScanfArity(t *testing.T) {
 				t.Fatalf("%s: %v\n%s", tc.cc, err, b)
 			}
 			a := openNative(t, exe)
-			for _, c := range scanfCalls {
+			calls := scanfCalls
+			if strings.Contains(tc.cc, "mingw") {
+				calls = append(calls, struct {
+					proc, format string
+					fixed        int
+				}{"wput64", "%I64d %d\n", 1})
+			}
+			for _, c := range calls {
 				n := c.fixed + strings.Count(c.format, "%") - strings.Count(c.format, "%*")
+				if tc.regs == nil && strings.Contains(c.format, "%I64") {
+					n++ // a long long's second word
+				}
 				if tc.regs == nil {
 					got := cdeclCalls(t, a, c.proc)
 					if want := ":" + strconv.Itoa(n) + ":format"; len(got) != 1 || !strings.HasSuffix(got[0], want) {
