@@ -14,24 +14,25 @@ import (
 	"rea/ports"
 )
 
-// scanfSource calls sscanf and wprintf with constant formats: scan's
-// "%d %s %*d %n" takes three pointers (&a, s, &n; %*d none), scan1's
-// "%d" one, computed with a shift by n (which on x86-64 moves n to ecx and
-// on AArch64 writes w3: a register past the call's arguments written
-// before it), and wput's L"%d %ls\n" an int and a wchar_t pointer; on
-// Windows wput64's L"%I64d %d\n" (msvcrt's I64: a long long, two cdecl
-// words) and an int.
+// scanfSource calls sscanf, swscanf and wprintf with constant formats:
+// scan's "%d %s %*d %n" takes three pointers (&a, s, &n; %*d none),
+// scan1's "%d" one, computed with a shift by n (which on x86-64 moves n
+// to ecx and on AArch64 writes w3: a register past the call's arguments
+// written before it), wscan's L"%d %ls %*d" two, wput's L"%d %ls\n" an
+// int and a wchar_t pointer, and on Windows wput64's L"%I64d %d\n"
+// (msvcrt's I64: a long long, two cdecl words) and an int.
 const scanfSource = `#include <stdio.h>
 #include <wchar.h>
 __attribute__((noinline)) int scan(const char *buf, char *s) { int a = 0, n = 0; int k = sscanf(buf, "%d %s %*d %n", &a, s, &n); return k + a + n; }
 __attribute__((noinline)) int scan1(const char *buf, int *p, int n, int a) { return sscanf(buf, "%d", p + (a << n)) + n; }
+__attribute__((noinline)) int wscan(const wchar_t *in, wchar_t *ws) { int a = 0; return swscanf(in, L"%d %ls %*d", &a, ws) + a; }
 __attribute__((noinline)) int wput(int i, const wchar_t *ws) { return wprintf(L"%d %ls\n", i, ws); }
 #ifdef _WIN32
 __attribute__((noinline)) int wput64(long long x, int i) { return wprintf(L"%I64d %d\n", x, i); }
 #else
 __attribute__((noinline)) int wput64(long long x, int i) { return 0; }
 #endif
-int main(int argc, char **argv) { char s[64]; int x; return scan(argv[0], s) + scan1(argv[0], &x, 2, argc) + wput(argc, L"x") + wput64(argc, argc); }
+int main(int argc, char **argv) { char s[64]; int x; return scan(argv[0], s) + scan1(argv[0], &x, 2, argc) + wput(argc, L"x") + wscan(L"1 x 2", (wchar_t *)s) + wput64(argc, argc); }
 `
 
 // scanfCalls is each procedure's call: its fixed parameters and its
@@ -40,11 +41,11 @@ int main(int argc, char **argv) { char s[64]; int x; return scan(argv[0], s) + s
 var scanfCalls = []struct {
 	proc, format string
 	fixed        int
-}{{"scan", "%d %s %*d %n", 2}, {"scan1", "%d", 2}, {"wput", "%d %ls\n", 1}}
+}{{"scan", "%d %s %*d %n", 2}, {"scan1", "%d", 2}, {"wput", "%d %ls\n", 1}, {"wscan", "%d %ls %*d", 2}}
 
 // TestValueFlowScanfArity: a call of sscanf (glibc's __isoc99_sscanf,
-// msvcrt's sscanf) with a constant format passes exactly its fixed
-// parameters and a pointer per assigned conversion, and a call of
+// msvcrt's sscanf) or swscanf with a constant format passes exactly its
+// fixed parameters and a pointer per assigned conversion, and a call of
 // wprintf with a constant wide format (UTF-32 in an ELF image, UTF-16 in
 // a PE one) what its conversions take, "format" their source: gcc -O2
 // for x86-64 System V, AArch64, Microsoft x64 (the fifth argument a
