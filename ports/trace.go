@@ -165,6 +165,10 @@ type TraceBreakpoint struct {
 	// text (%s, %[...]) into TraceHit.ReturnStrings, any other value into
 	// TraceHit.Stored, named by where the pointer arrived.
 	Scan bool
+	// WideFormat says Format is wchar_t text (wprintf's, wscanf's: Linux's
+	// 4-byte units): the tracer reads it as WideText decodes it, into
+	// TraceHit.Strings, and scans it as a narrow one.
+	WideFormat bool
 	// VaList is the argument register holding the va_list Format's
 	// arguments come from (vprintf's ap: a pointer to System V x86-64's
 	// or AAPCS64's va_list structure, or i386's pointer to the arguments),

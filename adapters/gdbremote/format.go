@@ -1,7 +1,6 @@
 package gdbremote
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -60,7 +59,8 @@ func (c convention) placeFormat(at int, args []libc.FormatArg) (places []string,
 }
 
 // formatArgs is what a hit reads for its printf-style format (the text in
-// strs whose register is bp.Format; for a scanf-style one, bp.Scan, only
+// strs whose register is bp.Format, or for a wide one, bp.WideFormat, the
+// wchar_t text there, read first; for a scanf-style one, bp.Scan, only
 // the pointers, whose targets are read at the return): the text of each %s conversion's
 // argument (after the stack slots and floating-point registers it holds,
 // which are not among the hit's arguments yet), the extra arguments, and,
@@ -70,20 +70,35 @@ func (c convention) placeFormat(at int, args []libc.FormatArg) (places []string,
 func (s *session) formatArgs(ctx context.Context, bp ports.TraceBreakpoint, strs []ports.TraceString, regs map[string]uint64, wide map[string][]byte, have []ports.TraceRegister) (texts []ports.TraceString, extra []ports.TraceRegister, variadic []ports.Parameter, err error) {
 	at := slices.Index(s.conv.args, bp.Format)
 	i := slices.IndexFunc(strs, func(t ports.TraceString) bool { return t.Register == bp.Format })
-	if at < 0 || i < 0 || strs[i].Unreadable {
+	var format ports.TraceString
+	switch {
+	case at < 0:
+		return nil, nil, nil, nil
+	case bp.WideFormat: // wchar_t text, which the hit's Strings do not read
+		if format, err = s.readString(ctx, bp.Format, regs[bp.Format], true); err != nil {
+			return nil, nil, nil, err
+		}
+		texts = append(texts, format)
+	case i >= 0:
+		format = strs[i]
+	default:
 		return nil, nil, nil, nil
 	}
-	args, whole := libc.ParseFormat(strs[i].Text)
-	if bp.Scan {
-		args, _, whole = s.conv.parseScan(strs[i].Text) // pointers, read at the return
+	if format.Unreadable {
+		return texts, nil, nil, nil
 	}
-	whole = whole && !strs[i].Truncated // conversions past the bytes read are not known
+	args, whole := libc.ParseFormat(format.Text)
+	if bp.Scan {
+		args, _, whole = s.conv.parseScan(format.Text) // pointers, read at the return
+	}
+	whole = whole && !format.Truncated // conversions past the bytes read are not known
 	if bp.VaList != "" {
-		return s.vaArgs(ctx, regs[bp.VaList], args, whole)
+		more, extra, variadic, err := s.vaArgs(ctx, regs[bp.VaList], args, whole)
+		return append(texts, more...), extra, variadic, err
 	}
 	places, ok := s.conv.placeFormat(at, args)
 	if !ok {
-		return nil, nil, nil, nil
+		return texts, nil, nil, nil
 	}
 	known := func(name string) bool {
 		return slices.ContainsFunc(have, func(r ports.TraceRegister) bool { return r.Name == name }) ||
@@ -195,116 +210,49 @@ type scanStore struct {
 }
 
 // parseScan is the pointers a scanf format takes, in order, typed by what
-// each conversion stores (a suppressed one, %*d, takes none), and what
-// each stores; ok is false at a conversion the scan does not know, a
-// positional one, or an unterminated set, leaving those before it.
+// each conversion stores (ports/libc.ParseScanf: a suppressed one, %*d,
+// takes none), and what each stores on this target; ok is false at a
+// conversion the scan does not know, a positional one, or an unterminated
+// set, leaving those before it.
 func (c convention) parseScan(f []byte) (args []libc.FormatArg, stores []scanStore, ok bool) {
-	w := int(c.word)
-	for i := 0; i < len(f); {
-		if f[i] != '%' {
-			i++
-			continue
-		}
-		start := i
-		i++
-		if i < len(f) && f[i] == '%' {
-			i++
-			continue
-		}
-		suppress := i < len(f) && f[i] == '*'
-		if suppress {
-			i++
-		}
-		width := 0
-		for i < len(f) && f[i] >= '0' && f[i] <= '9' {
-			width = min(width*10+int(f[i]-'0'), 1<<20)
-			i++
-		}
-		if i < len(f) && f[i] == '$' {
-			return args, stores, false
-		}
-		alloc := i < len(f) && f[i] == 'm' // POSIX: the call allocates the text
-		if alloc {
-			i++
-		}
-		mod := i
-		for i < len(f) && bytes.IndexByte([]byte("hlqLjzt"), f[i]) >= 0 {
-			i++
-		}
-		if i >= len(f) || i-mod > 2 {
-			return args, stores, false
-		}
-		length, conv := string(f[mod:i]), f[i]
-		i++
-		if conv == '[' { // a set: ']' first is a member; it ends at the next ']'
-			if i < len(f) && f[i] == '^' {
-				i++
-			}
-			if i < len(f) && f[i] == ']' {
-				i++
-			}
-			end := bytes.IndexByte(f[i:], ']')
-			if end < 0 {
-				return args, stores, false
-			}
-			i += end + 1
-		}
-		var typ string
-		var st scanStore
-		switch {
-		case (conv == 's' || conv == '[' || conv == 'c') && length != "" && length != "l", alloc && conv != 's' && conv != '[' && conv != 'c':
-			return args, stores, false
-		case conv == 's' || conv == '[':
-			typ, st = "char *", scanStore{text: true, wide: length == "l", alloc: alloc}
-		case conv == 'c': // width characters, no NUL
-			typ, st = "char *", scanStore{wide: length == "l", alloc: alloc, size: max(width, 1)}
-			if st.wide {
-				st.size *= 4
-			}
-		case conv == 'p':
-			typ, st = "void **", scanStore{size: w}
-		case bytes.IndexByte([]byte("diouxXn"), conv) >= 0:
-			var kind libc.ArgKind
-			typ, kind = libc.IntType(length, conv != 'd' && conv != 'i' && conv != 'n')
-			st.size = map[string]int{"hh": 1, "h": 2, "l": w, "z": w, "t": w}[length]
-			switch {
-			case kind == libc.ArgLongLong:
-				st.size = 8
-			case st.size == 0:
-				st.size = 4
-			}
-			typ += " *"
-			st.n = conv == 'n'
-		case bytes.IndexByte([]byte("aeEfFgG"), conv) >= 0:
-			switch length {
-			case "":
-				typ, st.size = "float *", 4
-			case "l":
-				typ, st.size = "double *", 8
-			case "L":
-				typ, st.size = "long double *", 10 // x87's; AArch64's binary128 is 16
-				if c.lr != "" {
-					st.size = 16
-				}
-			default:
-				return args, stores, false
-			}
-		default:
-			return args, stores, false
-		}
-		if suppress {
-			continue
-		}
-		if st.wide {
-			typ = "wchar_t *"
-		}
-		if st.alloc {
-			typ += "*"
-		}
-		args = append(args, libc.FormatArg{Spec: string(f[start:i]), Type: typ, Kind: libc.ArgWord})
-		stores = append(stores, st)
+	scanned, ok := libc.ParseScanf(f)
+	for _, a := range scanned {
+		args = append(args, a.FormatArg)
+		stores = append(stores, scanStore{text: a.Text, wide: a.Wide, alloc: a.Alloc, n: a.Count, size: c.storeSize(a)})
 	}
-	return args, stores, true
+	return args, stores, ok
+}
+
+// storeSize is how many bytes a scanf conversion stores through its
+// pointer on this target: %c's width in characters (wchar_t's 4 bytes
+// each), a number's type's size (long and pointers a word, as Linux's
+// ILP32 and LP64 have them; x87's long double 10, AArch64's 16); 0 for
+// text, which ends at its NUL.
+func (c convention) storeSize(a libc.ScanArg) int {
+	switch {
+	case a.Text:
+		return 0
+	case a.Chars > 0 && a.Wide:
+		return 4 * a.Chars
+	case a.Chars > 0:
+		return a.Chars
+	}
+	switch strings.TrimPrefix(strings.TrimPrefix(a.Elem, "unsigned "), "signed ") {
+	case "char":
+		return 1
+	case "short":
+		return 2
+	case "long", "size_t", "ptrdiff_t", "void *":
+		return int(c.word)
+	case "long long", "double":
+		return 8
+	case "long double":
+		if c.lr != "" {
+			return 16
+		}
+		return 10
+	}
+	return 4 // int, float
 }
 
 // readStored reads, at a scanf-style call's return, what the first
@@ -312,7 +260,12 @@ func (c convention) parseScan(f []byte) (args []libc.FormatArg, stores []scanSto
 // pointers: text into ReturnStrings, other values into Stored, each named
 // by where its pointer arrived. %n stores no assignment and is not read.
 func (s *session) readStored(ctx context.Context, h *ports.TraceHit, format string) error {
-	i := slices.IndexFunc(h.Strings, func(t ports.TraceString) bool { return t.Register == format })
+	i := -1
+	for k, t := range h.Strings {
+		if t.Register == format {
+			i = k // the last: a wide format's text follows any narrow read of its register
+		}
+	}
 	assigned := int64(int32(h.ReturnValue)) // an int; EOF is -1
 	if i < 0 || h.Variadic == nil || assigned <= 0 {
 		return nil

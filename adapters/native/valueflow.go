@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"rea/ports"
+	"rea/ports/libc"
 )
 
 // Value flow (ports.ValueFlowAnalyzer): reaching definitions over one
@@ -124,9 +125,10 @@ type vfTargets struct {
 	// library prototype is known (valueflow_callee.go); nil knows none.
 	imported func(*insn, flowInsn) (calleeArity, bool)
 	// format gives the NUL-terminated text at an address in read-only
-	// memory, a printf format a call passes (valueflow_format.go); nil
-	// reads none.
-	format func(uint64) ([]byte, bool)
+	// memory (wchar_t text when wide), a printf or scanf format a call
+	// passes, and the dialect the image's formats follow
+	// (valueflow_format.go); nil reads none.
+	format func(addr uint64, wide bool) ([]byte, libc.Dialect, bool)
 	// slot gives the arity of the import whose slot (GOT, IAT) is at an
 	// address, for a call through a register loaded from it; nil knows
 	// none.
@@ -321,7 +323,7 @@ func (a *Analysis) ValueFlow(ctx context.Context, req ports.FunctionRequest) (po
 			}
 		}
 		env.known.imported = env.importArity
-		env.known.format = func(addr uint64) ([]byte, bool) { return a.readOnlyText(p, addr) }
+		env.known.format = func(addr uint64, wide bool) ([]byte, libc.Dialect, bool) { return a.readOnlyText(p, addr, wide) }
 		env.known.slot = func(a uint64) (calleeArity, bool) {
 			if name, lib := p.importNamed(a); name != "" {
 				return env.importCallArity(lib, name)

@@ -79,9 +79,11 @@ type calleeArity struct {
 	// through from the caller's own (valueflow_stack.go).
 	words int
 	// format is 1 + the position among the fixed parameters of a printf
-	// format that describes the variadic arguments (ports/libc), 0 for
-	// none (valueflow_format.go).
-	format int
+	// or scanf format that describes the variadic arguments (ports/libc),
+	// 0 for none (valueflow_format.go); scan says it is scanf's (each
+	// conversion a pointer), wide that it is wchar_t text (wprintf's).
+	format     int
+	scan, wide bool
 	// source is where the arity comes from (sourceDWARF...), "" when
 	// unknown.
 	source string
@@ -195,9 +197,7 @@ func (cc convention) prototypeArity(name string) (calleeArity, bool) {
 		return calleeArity{}, false
 	}
 	ar := calleeArity{known: true, exact: true, variadic: fn.Variadic, source: sourcePrototype}
-	if at, ok := libc.PrintfFormat(name); ok {
-		ar.format = at + 1
-	}
+	ar.format, ar.scan, ar.wide = formatOf(name)
 	for i, p := range fn.Params {
 		vec := false
 		switch p.Type {

@@ -287,9 +287,9 @@ func (f *flowSolver) nameStackArgs(calls map[int]callWords, stored map[int]defSe
 	return edges, formatted
 }
 
-// cdeclFormat is the exact arity of a call of a printf-family function
-// (cw.arity its prototype's) from the constant format its format word
-// holds.
+// cdeclFormat is the exact arity of a call of a printf- or scanf-family
+// function (cw.arity its prototype's) from the constant format its format
+// word holds (formatAt).
 func (f *flowSolver) cdeclFormat(cw callWords, stored map[int]defSet) (calleeArity, bool) {
 	ar := cw.arity
 	fdefs := cw.defs[cw.at.off+int64(ar.format-1)*f.cc.stackWord]
@@ -317,20 +317,8 @@ func (f *flowSolver) cdeclFormat(cw callWords, stored map[int]defSet) (calleeAri
 			if c < 0 || !ok {
 				return calleeArity{}, false
 			}
-			text, ok := f.known.format(addr)
-			if !ok {
-				return calleeArity{}, false
-			}
-			fa, ok := libc.ParseFormat(text)
-			if !ok {
-				return calleeArity{}, false
-			}
-			places, ok := lc.Place(ar.format, fa)
-			if !ok {
-				return calleeArity{}, false
-			}
-			a := placedArity(lc, ar, ar.format, places)
-			if n > 0 && a != out {
+			a, ok := f.formatAt(lc, ar, addr)
+			if !ok || n > 0 && a != out {
 				return calleeArity{}, false
 			}
 			out, n = a, n+1

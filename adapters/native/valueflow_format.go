@@ -9,12 +9,14 @@ import (
 )
 
 // A call of a printf-family import (printf, fprintf, snprintf, syslog,
-// error, _FORTIFY_SOURCE's __printf_chk family: ports/libc.PrintfFormat)
-// whose format is a constant address (lea rdi, [rip+fmt]; adrp x0, ...;
+// error, _FORTIFY_SOURCE's __printf_chk family: ports/libc.PrintfFormat),
+// or of a scanf-family one (scanf, sscanf, fscanf, glibc's __isoc99_ and
+// __isoc23_ forms: ports/libc.ScanfFormat), whose format is a constant
+// address (lea rdi, [rip+fmt]; adrp x0, ...;
 // add x0, x0, #...; mov edi, 0x402004) of a NUL-terminated string in a
 // read-only section of the image takes exactly what the format's
-// conversions take, placed as the convention places C's variadic
-// arguments (ports/libc.Convention.Place): under SysV x86-64 and Linux
+// conversions take (a scanf format's a pointer each but %*d's), placed as
+// the convention places C's variadic arguments (ports/libc.Convention.Place): under SysV x86-64 and Linux
 // AArch64 integers and pointers in the integer registers after the fixed
 // ones, doubles in the vector registers (on x86-64 with al their count),
 // the rest in stack words; under Microsoft x64 by position, a double in
@@ -30,6 +32,12 @@ import (
 // effect says which (ArgumentsSource "format" or "libc-prototype").
 // Under cdecl the format is a stack word, and the call takes the words
 // the format places, a double or a long long in two (valueflow_cdecl.go).
+// A wide function's format (wprintf's, swscanf's) is wchar_t text, to a
+// zero unit: UTF-16 in a PE image, UTF-32 in an ELF or Mach-O one. A PE
+// image's formats follow Microsoft's C runtime (ports/libc.Dialect: a
+// wide function's %s is wchar_t, I64 a length), which changes what a
+// conversion reads, not the number of its arguments, but that I64 and
+// %hs are known.
 
 // maxFormatBytes bounds the bytes read for one format.
 const maxFormatBytes = 4096
@@ -37,21 +45,37 @@ const maxFormatBytes = 4096
 // readOnlyText is the NUL-terminated text at addr, without its NUL, when
 // its bytes lie in a mapped section of the image that the program cannot
 // write; ok is false otherwise (no NUL within maxFormatBytes or the
-// section's file bytes).
-func (a *Analysis) readOnlyText(p *program, addr uint64) ([]byte, bool) {
+// section's file bytes). Wide text is wchar_t units up to a zero unit
+// (2 bytes each in a PE image, UTF-16; 4 elsewhere, UTF-32), read as
+// UTF-8 (ports/libc.WideString); d is the C library's dialect the image's
+// formats follow (Microsoft's in a PE image).
+func (a *Analysis) readOnlyText(p *program, addr uint64, wide bool) (text []byte, d libc.Dialect, ok bool) {
+	_, pe := a.img.(*peImage)
+	d = libc.Dialect{MS: pe, Wide: wide}
 	r := p.mm.find(addr)
 	if r == nil || addr-r.addr >= r.fileSize || !a.readOnly(addr) {
-		return nil, false
+		return nil, d, false
 	}
-	b, err := p.mm.read(a.src, addr, maxFormatBytes)
+	unit := 1
+	switch {
+	case wide && pe:
+		unit = 2
+	case wide:
+		unit = 4
+	}
+	b, err := p.mm.read(a.src, addr, uint64(unit*maxFormatBytes))
 	if err != nil {
-		return nil, false
+		return nil, d, false
+	}
+	if wide {
+		text, end := libc.WideString(b, unit)
+		return text, d, end
 	}
 	n := bytes.IndexByte(b, 0)
 	if n < 0 {
-		return nil, false
+		return nil, d, false
 	}
-	return b[:n], true
+	return b[:n], d, true
 }
 
 // readOnly reports whether the image maps addr in a section (or, without
@@ -110,10 +134,10 @@ func (cc convention) libcConvention() (libc.Convention, bool) {
 	return libc.Convention{}, false
 }
 
-// formatArity is the arity of call k of a printf-family function whose
-// prototype gives ar, from the constant format every definition of its
-// format register reaching k (state) sets; ok is false when there is none
-// or the formats do not all take the same places.
+// formatArity is the arity of call k of a printf- or scanf-family
+// function whose prototype gives ar, from the constant format every
+// definition of its format register reaching k (state) sets; ok is false
+// when there is none or the formats do not all take the same places.
 func (f *flowSolver) formatArity(k int, state []defSet, ar calleeArity) (calleeArity, bool) {
 	lc, ok := f.cc.libcConvention()
 	at := ar.format - 1
@@ -130,25 +154,58 @@ func (f *flowSolver) formatArity(k int, state []defSet, ar calleeArity) (calleeA
 		if d < 0 || !ok {
 			return calleeArity{}, false
 		}
-		text, ok := f.known.format(addr)
-		if !ok {
-			return calleeArity{}, false
-		}
-		args, ok := libc.ParseFormat(text)
-		if !ok {
-			return calleeArity{}, false
-		}
-		places, ok := lc.Place(at+1, args)
-		if !ok {
-			return calleeArity{}, false
-		}
-		a := placedArity(lc, ar, at+1, places)
-		if n > 0 && a != out {
+		a, ok := f.formatAt(lc, ar, addr)
+		if !ok || n > 0 && a != out {
 			return calleeArity{}, false
 		}
 		out = a
 	}
 	return out, true
+}
+
+// formatAt is the exact arity of a call of a function whose prototype
+// gives ar (ar.format > 0) when its format is the constant one at addr:
+// a printf format's arguments, a scanf format's pointers (ar.scan), read
+// as wchar_t text for a wide function (ar.wide), placed by lc after the
+// fixed parameters; ok is false when the format is not read-only text
+// the scans understand whole.
+func (f *flowSolver) formatAt(lc libc.Convention, ar calleeArity, addr uint64) (calleeArity, bool) {
+	text, d, ok := f.known.format(addr, ar.wide)
+	if !ok {
+		return calleeArity{}, false
+	}
+	var args []libc.FormatArg
+	if ar.scan {
+		scanned, whole := d.Scanf(text)
+		for _, a := range scanned {
+			args = append(args, a.FormatArg)
+		}
+		ok = whole
+	} else {
+		args, ok = d.Printf(text)
+	}
+	if !ok {
+		return calleeArity{}, false
+	}
+	places, ok := lc.Place(ar.format, args)
+	if !ok {
+		return calleeArity{}, false
+	}
+	return placedArity(lc, ar, ar.format, places), true
+}
+
+// formatOf is what name's prototype says of its format (ports/libc):
+// 1 + its position among the fixed parameters, 0 for a function without
+// one describing its variadic arguments; scan for a scanf-style one,
+// whose conversions take pointers; wide for wchar_t text.
+func formatOf(name string) (format int, scan, wide bool) {
+	if at, ok := libc.PrintfFormat(name); ok {
+		return at + 1, false, libc.WideFormat(name)
+	}
+	if at, ok := libc.ScanfFormat(name); ok {
+		return at + 1, true, libc.WideFormat(name)
+	}
+	return 0, false, false
 }
 
 // copiedConst records instruction k, a move of register copyOf (vfSem's
@@ -183,7 +240,7 @@ func (f *flowSolver) copiedConst(k int, copyOf uint8, state []defSet) {
 // parameters, then variadic arguments at places, are all it passes; ar is
 // the prototype's (its stack words past the registers count).
 func placedArity(lc libc.Convention, ar calleeArity, fixed int, places []libc.Place) calleeArity {
-	out := calleeArity{known: true, exact: true, format: ar.format, source: sourceFormat,
+	out := calleeArity{known: true, exact: true, format: ar.format, scan: ar.scan, wide: ar.wide, source: sourceFormat,
 		ints: min(fixed, lc.Ints), words: ar.words}
 	var floats uint32 // the vector registers holding an argument
 	end := 0          // past the last stack byte

@@ -270,7 +270,7 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 		b.Strings, b.Spans, b.ReturnStrings = sigs[i].strings(), sigs[i].spans(), sigs[i].returnStrings()
 		b.Registers, b.Return = sigs[i].registers(), sigs[i].returnRegisters(econv, target.Architecture)
 		if sigs[i] != nil {
-			b.Format, b.Scan, b.VaList = sigs[i].format, sigs[i].scan, sigs[i].valist
+			b.Format, b.Scan, b.VaList, b.WideFormat = sigs[i].format, sigs[i].scan, sigs[i].valist, sigs[i].wide
 		}
 	}
 	req := ports.TraceRequest{Breakpoints: bps, Convention: conv, MaxHits: maxHits,

@@ -31,6 +31,7 @@ type traceSig struct {
 	// pointers, what they point at read at the return).
 	format string
 	scan   bool
+	wide   bool // the format is wchar_t text (wprintf's)
 	// valist is the register of the va_list the format's arguments come
 	// from (vprintf's ap), or "": they follow the format otherwise.
 	valist string
@@ -146,7 +147,7 @@ func prototypeSig(name string, conv ports.CallingConvention) *traceSig {
 		if p.Type == "va_list" && len(s.params) > 0 && s.params[len(s.params)-1].Name == "format" {
 			// vprintf's arguments are the va_list's.
 			s.format, s.valist = s.params[len(s.params)-1].Location, p.Location
-			s.scan = strings.HasSuffix(base, "scanf")
+			s.scan, s.wide = strings.HasSuffix(base, "scanf"), libc.WideFormat(base)
 		}
 		s.params = append(s.params, p)
 	}
@@ -155,7 +156,7 @@ func prototypeSig(name string, conv ports.CallingConvention) *traceSig {
 		// printf's %s arguments are text it reads; scanf's are
 		// pointers it stores through, read at the return.
 		if n := len(s.params); n > 0 && s.params[n-1].Name == "format" {
-			s.format, s.scan = s.params[n-1].Location, strings.HasSuffix(base, "scanf")
+			s.format, s.scan, s.wide = s.params[n-1].Location, strings.HasSuffix(base, "scanf"), libc.WideFormat(base)
 		}
 	}
 	return s

@@ -229,6 +229,13 @@ func TestScanArguments(t *testing.T) {
 	sig := prototypeSig("__isoc99_sscanf@plt", ports.ConventionSysV)
 	is.True(sig.scan)
 	is.Equal(sig.format, "rsi")
+	is.True(!sig.wide)
+	for name, format := range map[string]string{"wprintf": "rdi", "swscanf@plt": "rsi", "vfwprintf": "rsi"} {
+		w := prototypeSig(name, ports.ConventionSysV)
+		is.True(w.wide) // a wchar_t format, read as such
+		is.Equal(w.format, format)
+		is.Equal(w.scan, strings.Contains(name, "scanf"))
+	}
 	le := func(v uint64, n int) []byte { return binary.LittleEndian.AppendUint64(nil, v)[:n] }
 	h := ports.TraceHit{
 		Arguments: []ports.TraceRegister{{Name: "rdi", Value: 0x10}, {Name: "rsi", Value: 0x20}, {Name: "rdx", Value: 0x30}, {Name: "rcx", Value: 0x40}, {Name: "r8", Value: 0x50}, {Name: "r9", Value: 0x60}, {Name: "[rsp+8]", Value: 0x70}, {Name: "[rsp+16]", Value: 0x80}, {Name: "[rsp+24]", Value: 0x90}, {Name: "[rsp+32]", Value: 0xa0}, {Name: "[rsp+40]", Value: 0xb0}},

@@ -1,8 +1,8 @@
 // Package libc holds what rea knows of the C library's functions without
 // reading a C library: their prototypes, which a trace names the arguments
 // of (core/process) and a value flow gives a call of an import its arity by
-// (adapters/native), and what a printf format's conversions take and where
-// each arrives under a C calling convention, which the tracer reads at run
+// (adapters/native), and what a printf or scanf format's conversions take
+// (narrow or wide, by ISO C's or Microsoft's rules) and where each arrives under a C calling convention, which the tracer reads at run
 // time (adapters/gdbremote) and value flow from a constant format
 // (adapters/native).
 //

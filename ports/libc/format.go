@@ -15,7 +15,8 @@ import (
 // x86-64 and Linux AArch64), and past those on the stack in order; every
 // argument on the stack under cdecl, where a double or a long long takes
 // two slots. The tracer reads a format at run time (adapters/gdbremote),
-// value flow reads a constant one from the image (adapters/native).
+// value flow reads a constant one from the image (adapters/native). A
+// scanf format's conversions are pointers (scanf.go).
 
 // FormatArg is one argument a conversion reads.
 type FormatArg struct {
@@ -30,18 +31,24 @@ type ArgKind uint8
 const (
 	ArgWord       ArgKind = iota // an int, long, size_t or pointer: one register or slot
 	ArgText                      // a char pointer whose text is read
-	ArgWideText                  // a wchar_t pointer whose text is read (4-byte units on Linux)
+	ArgWideText                  // a wchar_t pointer whose text is read (4-byte units on Linux, 2 on Windows)
 	ArgLongLong                  // 8 bytes: two slots on 32-bit x86, one word elsewhere
 	ArgDouble                    // a double: a floating-point register, else 8 bytes of stack
 	ArgLongDouble                // x87's 80 bits in 16 bytes of stack (12 on 32-bit x86); AArch64's binary128 in a v register
 )
 
-// ParseFormat is the arguments a printf format takes, in order; ok is
-// false when it holds a conversion the scan does not know or a positional
-// one (%1$s), after which the arguments' places are not known: args is
-// then those before it. A format is untrusted bytes: any gives at most one
-// argument per byte, without panicking.
+// ParseFormat is the arguments a printf format takes, in order, under ISO
+// C's and glibc's rules (Dialect.Printf).
 func ParseFormat(f []byte) (args []FormatArg, ok bool) {
+	return Dialect{}.Printf(f)
+}
+
+// Printf is the arguments a printf format takes, in order; ok is false
+// when it holds a conversion the scan does not know or a positional one
+// (%1$s), after which the arguments' places are not known: args is then
+// those before it. A format is untrusted bytes: any gives at most one
+// argument per byte, without panicking.
+func (d Dialect) Printf(f []byte) (args []FormatArg, ok bool) {
 	for i := 0; i < len(f); {
 		if f[i] != '%' {
 			i++
@@ -76,30 +83,29 @@ func ParseFormat(f []byte) (args []FormatArg, ok bool) {
 				digits()
 			}
 		}
-		mod := i
-		for i < len(f) && bytes.IndexByte([]byte("hlqLjzt"), f[i]) >= 0 {
-			i++
-		}
-		if i >= len(f) || i-mod > 2 {
+		length, n := d.length(f[i:])
+		if n < 0 || i+n >= len(f) {
 			return args, false
 		}
-		length, c := string(f[mod:i]), f[i]
+		i += n
+		c := f[i]
 		i++
 		a := FormatArg{Spec: string(f[start:i])}
+		wide, known := d.wideText(c, length)
 		switch {
-		case c == 'm': // glibc: strerror(errno), no argument
+		case c == 'm' && !d.MS: // glibc: strerror(errno), no argument
 			continue
-		case c == 's' && length == "":
+		case (c == 's' || c == 'S') && known && !wide:
 			a.Type, a.Kind = "const char *", ArgText
-		case c == 's' && length == "l", c == 'S':
+		case (c == 's' || c == 'S') && known:
 			a.Type, a.Kind = "const wchar_t *", ArgWideText
 		case c == 'p':
 			a.Type = "void *"
 		case c == 'n':
 			a.Type = "int *"
-		case c == 'c' && length == "l", c == 'C':
+		case (c == 'c' || c == 'C') && known && wide:
 			a.Type = "wint_t"
-		case c == 'c':
+		case (c == 'c' || c == 'C') && known:
 			a.Type = "int"
 		case bytes.IndexByte([]byte("diouxX"), c) >= 0:
 			a.Type, a.Kind = IntType(length, c != 'd' && c != 'i')
@@ -141,17 +147,17 @@ func IntType(length string, unsigned bool) (string, ArgKind) {
 
 // PrintfFormat is the position of the printf format among the fixed
 // parameters of name (as Lookup takes it) when a printf format describes
-// its variadic arguments (printf, fprintf, snprintf, syslog, error, and
-// _FORTIFY_SOURCE's __printf_chk family); not the va_list forms
+// its variadic arguments (printf, fprintf, snprintf, syslog, error,
+// _FORTIFY_SOURCE's __printf_chk family, and the wide wprintf, fwprintf,
+// swprintf and their __*_chk forms: WideFormat); not the va_list forms
 // (vprintf), whose arguments are no call's, nor scanf's, whose format
 // describes pointers.
 func PrintfFormat(name string) (int, bool) {
-	fn, ok := Lookup(name)
-	if !ok || !fn.Variadic || len(fn.Params) == 0 || fn.Params[len(fn.Params)-1].Name != "format" ||
-		strings.Contains(name, "scanf") {
+	at, ok := formatParam(name)
+	if !ok || strings.Contains(name, "scanf") {
 		return 0, false
 	}
-	return len(fn.Params) - 1, true
+	return at, true
 }
 
 // Convention is what placing a C call's arguments needs of its calling

@@ -99,6 +99,21 @@ var prototypes = map[string]string{
 	"__vsnprintf_chk": "char *str, size_t maxlen, int flag, size_t slen, const char *format, va_list ap",
 	"vsscanf":         "const char *str, const char *format, va_list ap", "__isoc99_vsscanf": "const char *str, const char *format, va_list ap",
 	"__isoc23_vsscanf": "const char *str, const char *format, va_list ap", "__strncpy_chk": "char *dest, const char *src, size_t n, size_t destlen",
+	// The wide forms: a wchar_t format (4-byte units on Linux, 2 on
+	// Windows). swprintf is C99's, with a count (msvcrt's legacy export of
+	// that name has none; mingw-w64's headers call the counted one).
+	"wprintf": "const wchar_t *format, ...", "fwprintf": "FILE *stream, const wchar_t *format, ...",
+	"swprintf": "wchar_t *s, size_t n, const wchar_t *format, ...", "__wprintf_chk": "int flag, const wchar_t *format, ...",
+	"__fwprintf_chk": "FILE *stream, int flag, const wchar_t *format, ...",
+	"__swprintf_chk": "wchar_t *s, size_t n, int flag, size_t slen, const wchar_t *format, ...",
+	"wscanf":         "const wchar_t *format, ...", "fwscanf": "FILE *stream, const wchar_t *format, ...",
+	"swscanf": "const wchar_t *s, const wchar_t *format, ...", "__isoc99_wscanf": "const wchar_t *format, ...",
+	"__isoc99_fwscanf": "FILE *stream, const wchar_t *format, ...", "__isoc99_swscanf": "const wchar_t *s, const wchar_t *format, ...",
+	"__isoc23_wscanf": "const wchar_t *format, ...", "__isoc23_fwscanf": "FILE *stream, const wchar_t *format, ...",
+	"__isoc23_swscanf": "const wchar_t *s, const wchar_t *format, ...",
+	"vwprintf":         "const wchar_t *format, va_list ap", "vfwprintf": "FILE *stream, const wchar_t *format, va_list ap",
+	"vswprintf": "wchar_t *s, size_t n, const wchar_t *format, va_list ap",
+
 	"open": "const char *pathname, int flags, ...", "open64": "const char *pathname, int flags, ...", "creat": "const char *pathname, unsigned int mode",
 	"openat": "int dirfd, const char *pathname, int flags, ...", "fopen": "const char *pathname, const char *mode",
 	"fopen64": "const char *pathname, const char *mode", "freopen": "const char *pathname, const char *mode, FILE *stream",
