@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"rea/ports"
@@ -16,8 +15,9 @@ import (
 const maxMapsReads = 256
 
 // placeElsewhere places a word argument in no library and not in the
-// program's image by the mapping holding it (see place_maps.go), and under
-// an emulator in the guest's brk heap (inGuestHeap). A server's error reply to one
+// program's image in a thread's TLS (placeTLS), else by the mapping
+// holding it (see place_maps.go), and under an emulator in the guest's brk
+// heap (inGuestHeap). A server's error reply to one
 // of the extra reads leaves the value unplaced; a broken connection is
 // the trace's error.
 func (s *session) placeElsewhere(ctx context.Context, a *ports.TraceRegister, t threadID, sp uint64) error {
@@ -33,6 +33,11 @@ func (s *session) placeElsewhere(ctx context.Context, a *ports.TraceRegister, t 
 		if !ok || err != nil {
 			return quiet(err)
 		}
+	}
+	if tls, err := s.placeTLS(ctx, a, list, i, t); tls || err != nil {
+		return err
+	}
+	if s.emulated {
 		heap, err := s.inGuestHeap(ctx, v, m)
 		if heap || err != nil {
 			a.Heap = heap
@@ -332,16 +337,5 @@ func (s *session) curbrk() (uint64, bool) {
 // packet, or with p where the g packet lacks it (gdbserver answers no p
 // for x86-64); ok is false for a thread the server no longer has.
 func (s *session) stackPointer(ctx context.Context, t threadID, r register) (sp uint64, ok bool, err error) {
-	data, avail, err := s.cl.readRegisters(ctx, t)
-	n := int(s.conv.word)
-	if err == nil && r.offset >= 0 && r.offset+n <= len(data) && !slices.Contains(avail[r.offset:r.offset+n], false) {
-		return leWord(data[r.offset : r.offset+n]), true, nil
-	}
-	if err == nil {
-		var b []byte
-		if b, err = s.cl.readRegister(ctx, t, r.number); err == nil && len(b) == n {
-			return leWord(b), true, nil
-		}
-	}
-	return 0, false, quiet(err)
+	return s.readThreadRegister(ctx, t, r)
 }

@@ -77,6 +77,9 @@ type session struct {
 	spsStop  int
 	spsRead  bool
 	spsKnown bool // the server listed the threads at spsStop
+	// tls is what TLS places keep: the static TLS layout and the thread
+	// pointers read at this stop (place_tls.go).
+	tls tlsState
 	// brk is the guest's program break as last read, brkReads the reads.
 	brk      uint64
 	brkReads int
