@@ -241,3 +241,38 @@ func TestStackShaped(t *testing.T) {
 		}
 	}
 }
+
+// glibc's heap_info at the start of an arena's heap: the first heap of an
+// arena (no previous one, its malloc_state right after the header: glibc
+// 2.36's first words as recorded on x86-64, AArch64 and i386), a later heap
+// (the previous one arena-size-aligned, the arena elsewhere); not memory
+// of other content, a size past the mprotected part, or a part that is not
+// the mapping.
+func TestHeapInfoShaped(t *testing.T) {
+	const a = 0x7fc7d8000000
+	m := &mapping{a, a + 0x21000, 0, 0, "rw-p", ""}
+	for name, c := range map[string]struct {
+		h    [4]uint64
+		m    *mapping
+		word uint64
+		want bool
+	}{
+		"first heap":         {[4]uint64{a + 0x30, 0, 0x21000, 0x21000}, m, 8, true},
+		"first heap, i386":   {[4]uint64{0x3ec00018, 0, 0x21000, 0x21000}, &mapping{0x3ec00000, 0x3ec21000, 0, 0, "rw-p", ""}, 4, true},
+		"shrunk":             {[4]uint64{a + 0x30, 0, 0x11000, 0x21000}, m, 8, true},
+		"later heap":         {[4]uint64{0x7fc7d0000030, 0x7fc7d4000000, 0x21000, 0x21000}, m, 8, true},
+		"the program's data": {[4]uint64{0x4141414141414141, 0x4141414141414141, 0x4141414141414141, 0x4141414141414141}, m, 8, false},
+		"zeros":              {[4]uint64{}, m, 8, false},
+		"size past mprotect": {[4]uint64{a + 0x30, 0, 0x22000, 0x21000}, m, 8, false},
+		"other mapping size": {[4]uint64{a + 0x30, 0, 0x21000, 0x22000}, m, 8, false},
+		"arena far":          {[4]uint64{a + 0x2000, 0, 0x21000, 0x21000}, m, 8, false},
+		"arena below":        {[4]uint64{a - 0x10, 0, 0x21000, 0x21000}, m, 8, false},
+		"prev misaligned":    {[4]uint64{0x7fc7d0000030, 0x7fc7d4001000, 0x21000, 0x21000}, m, 8, false},
+		"prev itself":        {[4]uint64{0x7fc7d0000030, a, 0x21000, 0x21000}, m, 8, false},
+		"later, arena here":  {[4]uint64{a + 0x30, 0x7fc7d4000000, 0x21000, 0x21000}, m, 8, false},
+	} {
+		if got := heapInfoShaped(c.h, c.m, c.word); got != c.want {
+			t.Errorf("%s: %v, want %v", name, got, c.want)
+		}
+	}
+}

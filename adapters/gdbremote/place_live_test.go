@@ -283,3 +283,19 @@ func TestEmulatedTraceFormatPlaces(t *testing.T) {
 		})
 	}
 }
+
+// Memory a program reserved itself in the shape of a thread arena's heap
+// (fakearena.c) is a mapping, not the heap: it does not begin with glibc's
+// heap_info; a real arena's heap (places.c's worker's malloc) still is.
+func TestTracePlacesFakeArena(t *testing.T) {
+	needServer(t)
+	is := is.New(t)
+	bin := buildC(t, "fakearena.c", "fakearena")
+	res, err := traceOne(t, bin, []ports.TraceBreakpoint{{Address: symbol(t, bin, "use"), Name: "use"}}, "")
+	is.NoErr(err)
+	is.Equal(*res.Exit.Code, 0)
+	is.Equal(len(res.Hits), 1)
+	p := res.Hits[0].Arguments[0]
+	t.Logf("use(%#x): %s", p.Value, where(p))
+	is.Equal(where(p), `mapping "" 0x100`)
+}

@@ -49,9 +49,13 @@ func (s *session) placeElsewhere(ctx context.Context, a *ports.TraceRegister, t 
 		a.Stack = &ports.TraceStack{Thread: int(t.TID), StackPointer: sp}
 		return nil
 	}
-	if m.path == "[heap]" && !s.emulated || isArena(list, i, s.conv.word) {
+	if m.path == "[heap]" && !s.emulated {
 		a.Heap = true
 		return nil
+	}
+	if heap, err := s.arenaHeap(ctx, list, i); heap || err != nil {
+		a.Heap = heap
+		return err
 	}
 	if stack {
 		other, osp, known, err := s.stackOf(ctx, m, t)
@@ -71,6 +75,33 @@ func (s *session) placeElsewhere(ctx context.Context, a *ports.TraceRegister, t 
 		}
 	}
 	return nil
+}
+
+// arenaHeap reports whether list[i] is a heap of one of glibc's thread
+// arenas: shaped as one (isArena) and beginning with glibc's heap_info
+// (heapInfoShaped), read once per mapping and map reading. A mapping whose
+// first words the server will not read is not one.
+func (s *session) arenaHeap(ctx context.Context, list []mapping, i int) (bool, error) {
+	if !isArena(list, i, s.conv.word) {
+		return false, nil
+	}
+	m := &list[i]
+	if s.arenas == nil || s.arenasRead != s.mapsReads {
+		s.arenas, s.arenasRead = map[uint64]bool{}, s.mapsReads
+	}
+	if ok, seen := s.arenas[m.start]; seen {
+		return ok, nil
+	}
+	w := int(s.conv.word)
+	b, err := s.cl.readMemory(ctx, m.start, 4*w)
+	var h [4]uint64
+	ok := err == nil && len(b) == 4*w
+	for k := 0; ok && k < 4; k++ {
+		h[k] = leWord(b[k*w : (k+1)*w])
+	}
+	ok = ok && heapInfoShaped(h, m, s.conv.word)
+	s.arenas[m.start] = ok
+	return ok, quiet(err)
 }
 
 // quiet drops a server's error reply (the memory or thread it was asked

@@ -72,6 +72,11 @@ type session struct {
 	pages     map[uint64]bool
 	pagesRead int
 	probes    int
+	// arenas are the arena-shaped mappings, by start, whose first words
+	// were read as glibc's heap_info (true) or not, since map read
+	// arenasRead (arenaHeap).
+	arenas     map[uint64]bool
+	arenasRead int
 	// sps are the other threads' stack pointers at stop spsStop.
 	sps      []threadSP
 	spsStop  int
