@@ -299,3 +299,34 @@ func TestTracePlacesFakeArena(t *testing.T) {
 	t.Logf("use(%#x): %s", p.Value, where(p))
 	is.Equal(where(p), `mapping "" 0x100`)
 }
+
+// A thread's stack without a guard page (guardless.c: guard size 0) is
+// known from the thread's own stack pointer, up to its TLS at the top:
+// natively and under qemu-aarch64.
+func TestTracePlacesGuardless(t *testing.T) {
+	for _, arch := range []string{"native", "arm64"} {
+		t.Run(arch, func(t *testing.T) {
+			is := is.New(t)
+			var bin string
+			var res *ports.TraceResult
+			var err error
+			if arch == "native" {
+				needServer(t)
+				bin = buildC(t, "guardless.c", "guardless", "-pthread")
+				res, err = traceOne(t, bin, []ports.TraceBreakpoint{{Address: symbol(t, bin, "use"), Name: "use"}}, "")
+			} else {
+				needEmulation(t, arch)
+				bin = buildFor(t, arch, "guardless.c", "guardless", "-pthread")
+				res, err = traceEmulated(t, bin, nil, []ports.TraceBreakpoint{{Address: symbol(t, bin, "use"), Name: "use"}})
+			}
+			is.NoErr(err)
+			is.Equal(*res.Exit.Code, 0)
+			is.Equal(len(res.Hits), 1)
+			h := res.Hits[0]
+			p := h.Arguments[0]
+			t.Logf("use(%#x) thread %d sp %#x: %s", p.Value, h.ThreadID, h.StackPointer, where(p))
+			is.True(!h.MainThread)
+			is.Equal(where(p), fmt.Sprintf("stack %d %#x", h.ThreadID, h.StackPointer))
+		})
+	}
+}

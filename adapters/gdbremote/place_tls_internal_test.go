@@ -240,3 +240,48 @@ func TestTLSFiles(t *testing.T) {
 		t.Errorf("%s: sizeof(struct pthread) %#x", libc, n)
 	}
 }
+
+// A stack without a guard page is the calling thread's from the red zone
+// below its stack pointer up to the lowest byte of its static TLS, read
+// from its thread pointer (fs_base 0x7ffff7dd1740 in the recorded g
+// packet); not below the red zone, not from the TLS up, and not at all
+// when the layout is unknown.
+func TestGuardlessStack(t *testing.T) {
+	b, err := os.ReadFile("testdata/registers/x86-64.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fx registerFixture
+	if err := json.Unmarshal(b, &fx); err != nil {
+		t.Fatal(err)
+	}
+	td, err := parseTdesc(func(name string) ([]byte, error) { return []byte(fx.Docs[name]), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	const tp, sp = 0x7ffff7dd1740, 0x7ffff7dd0e00
+	list := []mapping{{0x7ffff75d1000, 0x7ffff7dd2000, 0, 0, "rw-p", ""}}
+	s := &session{td: td, conv: convention{word: 8}, res: &ports.TraceResult{Architecture: "x86-64"}, cl: serveRecorded(t, fx.Stops[0].G, nil),
+		tls: tlsState{layout: tlsLayout{lo: -0x110, hi: 0x940, known: true}, layoutDone: true}}
+	ctx := context.Background()
+	for _, c := range []struct {
+		v    uint64
+		want bool
+	}{
+		{sp + 0x10, true}, {sp - 0x80, true}, {sp - 0x81, false}, {tp - 0x111, true}, {tp - 0x110, false}, {tp, false}, {tp + 0x940, false},
+	} {
+		got, err := s.guardlessStack(ctx, c.v, list, 0, threadID{PID: 1, TID: 1}, sp)
+		if err != nil || got != c.want {
+			t.Errorf("%#x: %v %v, want %v", c.v, got, err, c.want)
+		}
+	}
+	s.tls.layout.known = false
+	if got, _ := s.guardlessStack(ctx, sp+0x10, list, 0, threadID{PID: 1, TID: 1}, sp); got {
+		t.Error("a stack's end taken without the TLS layout")
+	}
+	s.tls.layout.known = true
+	list[0].path = "/tmp/data"
+	if got, _ := s.guardlessStack(ctx, sp+0x10, list, 0, threadID{PID: 1, TID: 1}, sp); got {
+		t.Error("a file's mapping taken for a stack")
+	}
+}

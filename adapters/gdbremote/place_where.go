@@ -57,6 +57,14 @@ func (s *session) placeElsewhere(ctx context.Context, a *ports.TraceRegister, t 
 		a.Heap = heap
 		return err
 	}
+	if !stack && (s.target == nil || !s.target.goBuild) && m.start <= sp && sp < m.end {
+		if own, err := s.guardlessStack(ctx, v, list, i, t, sp); own || err != nil {
+			if own {
+				a.Stack = &ports.TraceStack{Thread: int(t.TID), StackPointer: sp}
+			}
+			return err
+		}
+	}
 	if stack {
 		other, osp, known, err := s.stackOf(ctx, m, t)
 		if err != nil || !known {
@@ -75,6 +83,43 @@ func (s *session) placeElsewhere(ctx context.Context, a *ports.TraceRegister, t 
 		}
 	}
 	return nil
+}
+
+// guardlessStack reports whether v lies in the calling thread's stack when
+// the mapping holding its stack pointer sp is not shaped as a stack (a
+// thread made with pthread_attr_setguardsize 0, or a stack the program
+// gave it, has no guard page below): anonymous read-write memory, where
+// the stack runs from the red zone below sp (128 bytes on x86-64) up to
+// the thread's static TLS, which glibc puts at the top of a thread's stack
+// (the lowest byte of tlsLayout's range from the thread's pointer). Past
+// that the mapping may be another thread's stack merged with it, or other
+// memory; without the thread's pointer or the TLS layout the stack's end
+// is not known, and v is not placed in it.
+func (s *session) guardlessStack(ctx context.Context, v uint64, list []mapping, i int, t threadID, sp uint64) (bool, error) {
+	m := &list[i]
+	if !m.anonymous() || !strings.HasPrefix(m.perms, "rw") {
+		return false, nil
+	}
+	var redZone uint64
+	if s.res.Architecture == "x86-64" {
+		redZone = 128
+	}
+	if v < max(sp-redZone, m.start) {
+		return false, nil
+	}
+	if _, ok := s.tpRegister(); !ok {
+		return false, nil
+	}
+	l, err := s.tlsLayoutOf(ctx)
+	if err != nil || !l.known {
+		return false, err
+	}
+	tp, ok, err := s.threadPointer(ctx, t)
+	if err != nil || !ok {
+		return false, err
+	}
+	top := tp + uint64(l.lo)
+	return top > sp && top <= m.end && v < top, nil
 }
 
 // arenaHeap reports whether list[i] is a heap of one of glibc's thread
