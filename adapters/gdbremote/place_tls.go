@@ -328,24 +328,33 @@ func (l tlsLayout) holds(v, tp uint64) (int64, bool) {
 	return off, off >= l.lo && off < l.hi
 }
 
-// mayHoldTLS reports whether a mapping may hold a thread's static TLS:
+// mayHoldTLS reports whether list[i] may hold a thread's static TLS:
 // glibc allocates it in read-write anonymous memory (the main thread's
-// from the loader's malloc, or the brk heap in a static program; other
-// threads' at the top of their stacks).
-func mayHoldTLS(m *mapping) bool {
-	return strings.HasPrefix(m.perms, "rw") && (m.anonymous() || m.path == "[heap]")
+// from the loader's malloc, which maps memory, or in a static program from
+// the brk heap; other threads' at the top of their stacks), never in the
+// kernel's [stack] or a thread arena's heap.
+func mayHoldTLS(list []mapping, i int, static bool, word uint64) bool {
+	m := &list[i]
+	if !strings.HasPrefix(m.perms, "rw") {
+		return false
+	}
+	if m.path == "[heap]" {
+		return static
+	}
+	return m.anonymous() && m.path != "[stack]" && !strings.HasPrefix(m.path, "[stack:") && !isArena(list, i, word)
 }
 
 // placeTLS places v as a thread's TLS when it lies in the static TLS of
 // the calling thread t, of the main thread, or of the thread whose stack
 // pointer lies in m when m is shaped as a stack (glibc keeps a thread's
 // TLS at the top of its stack's mapping): each thread's pointer is read
-// once per stop at most, and only for a value in memory that may hold TLS.
+// once per stop at most, and only for a value in memory that may hold TLS
+// (mayHoldTLS).
 func (s *session) placeTLS(ctx context.Context, a *ports.TraceRegister, list []mapping, i int, t threadID) (bool, error) {
-	m := &list[i]
-	if !mayHoldTLS(m) {
+	if s.target == nil || !mayHoldTLS(list, i, s.target.interp == "", s.conv.word) {
 		return false, nil
 	}
+	m := &list[i]
 	if _, ok := s.tpRegister(); !ok {
 		return false, nil
 	}

@@ -285,3 +285,33 @@ func TestGuardlessStack(t *testing.T) {
 		t.Error("a file's mapping taken for a stack")
 	}
 }
+
+// The memory a thread's static TLS may lie in: anonymous read-write
+// memory (a thread's stack, the loader's mappings), the brk heap in a
+// static program only; not the kernel's [stack], a thread arena's heap, a
+// file's mapping or read-only memory.
+func TestMayHoldTLS(t *testing.T) {
+	const a = 0x7f0000000000 // 64 MiB aligned
+	guard := mapping{0x7000, 0x8000, 0, 0, "---p", ""}
+	for name, c := range map[string]struct {
+		list   []mapping
+		static bool
+		want   bool
+	}{
+		"anonymous":          {[]mapping{{0x8000, 0x10000, 0, 0, "rw-p", ""}}, false, true},
+		"thread stack":       {[]mapping{guard, {0x8000, 0x10000, 0, 0, "rw-p", ""}}, false, true},
+		"named":              {[]mapping{{0x8000, 0x10000, 0, 0, "rw-p", "[anon:glibc]"}}, false, true},
+		"heap, static":       {[]mapping{{0x8000, 0x10000, 0, 0, "rw-p", "[heap]"}}, true, true},
+		"heap, dynamic":      {[]mapping{{0x8000, 0x10000, 0, 0, "rw-p", "[heap]"}}, false, false},
+		"main stack":         {[]mapping{{0x8000, 0x10000, 0, 0, "rw-p", "[stack]"}}, false, false},
+		"arena":              {[]mapping{{a, a + 0x21000, 0, 0, "rw-p", ""}, {a + 0x21000, a + 64<<20, 0, 0, "---p", ""}}, false, false},
+		"file":               {[]mapping{{0x8000, 0x10000, 0, 3, "rw-p", "/tmp/f"}}, false, false},
+		"read-only":          {[]mapping{{0x8000, 0x10000, 0, 0, "r--p", ""}}, false, false},
+		"guard":              {[]mapping{guard}, false, false},
+		"arena-aligned, big": {[]mapping{{a, a + 65<<20, 0, 0, "rw-p", ""}}, false, true},
+	} {
+		if got := mayHoldTLS(c.list, len(c.list)-1, c.static, 8); got != c.want {
+			t.Errorf("%s: %v, want %v", name, got, c.want)
+		}
+	}
+}
