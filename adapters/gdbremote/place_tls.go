@@ -21,8 +21,8 @@ import (
 // which is what the program itself computes as
 // (char *)&v - (char *)__builtin_thread_pointer().
 //
-// The layout is glibc's (_dl_determine_tlsoffset; static programs take the
-// same offsets for their one block). On x86-64 and i386 (variant II) the
+// The layout is glibc's (_dl_determine_tlsoffset; a static program's one
+// block as __libc_setup_tls places it: staticTLSUsed). On x86-64 and i386 (variant II) the
 // thread pointer points at struct pthread, the TCB, and the blocks lie
 // below it; on AArch64 (variant I) it points at a 16-byte TCB the blocks
 // follow, with struct pthread just below it. The placed range is
@@ -42,7 +42,8 @@ import (
 // gdbserver on AArch64), TPIDR_EL0 (QEMU's org.qemu.gdb.arm.sys.regs,
 // qemu-aarch64 7.2) and gs_base (QEMU's org.gnu.gdb.i386.core for an i386
 // guest, the base of the descriptor set_thread_area installed). A program
-// that is not glibc's (Go, musl) has no TLS places.
+// that is not glibc's (Go, musl) has no TLS places, nor has any program
+// traced through a dialed server, whose memory map is not known.
 
 // tlsLayout is the static TLS range around a thread pointer: offsets
 // [lo, hi) from it.
@@ -107,6 +108,23 @@ func tlsUsed(blocks []tlsBlock, variant1 bool, tcb uint64) uint64 {
 		offset = off + b.size - first
 	}
 	return offset
+}
+
+// staticTLSUsed is tlsUsed for a static program's one block, which glibc's
+// __libc_setup_tls places without regard to the first byte's offset: its
+// size rounded up to its alignment below the pointer (variant II), or
+// after the TCB rounded up to the alignment (variant I).
+func staticTLSUsed(b tlsBlock, variant1 bool, tcb uint64) uint64 {
+	roundUp := func(n, a uint64) uint64 { return (n + a - 1) / a * a }
+	switch {
+	case b.size == 0 && variant1:
+		return tcb
+	case b.size == 0:
+		return 0
+	case variant1:
+		return roundUp(tcb, b.align) + b.size
+	}
+	return roundUp(b.size, b.align)
 }
 
 // maxTLSBlock bounds a PT_TLS segment's size and alignment taken from a
@@ -235,6 +253,9 @@ func (s *session) tlsLayoutOf(ctx context.Context) (tlsLayout, error) {
 		}
 	}
 	used := tlsUsed(blocks, variant1, 2*s.conv.word)
+	if s.target.interp == "" {
+		used = staticTLSUsed(main, variant1, 2*s.conv.word)
+	}
 	if variant1 {
 		s.tls.layout = tlsLayout{lo: -int64(pthread), hi: int64(used), known: true}
 	} else {

@@ -51,6 +51,30 @@ func TestTLSUsed(t *testing.T) {
 	}
 }
 
+// A static program's block as glibc's __libc_setup_tls places it: its size
+// rounded up to its alignment below the pointer (x86; tls.c's static
+// x86-64 block, 0xe0 bytes 16-aligned, puts t at tp-0xe0), or after the 16-byte TCB
+// rounded up to the alignment (AArch64), whatever the first byte's offset.
+func TestStaticTLSUsed(t *testing.T) {
+	for _, c := range []struct {
+		b        tlsBlock
+		variant1 bool
+		want     uint64
+	}{
+		{tlsBlock{0xe0, 16, 0}, false, 0xe0},
+		{tlsBlock{0xd4, 16, 0}, false, 0xe0},
+		{tlsBlock{0x20, 0x20, 8}, false, 0x20},
+		{tlsBlock{0xd4, 16, 0}, true, 0xe4},
+		{tlsBlock{0x20, 0x40, 8}, true, 0x60},
+		{tlsBlock{}, false, 0},
+		{tlsBlock{}, true, 16},
+	} {
+		if got := staticTLSUsed(c.b, c.variant1, 16); got != c.want {
+			t.Errorf("%+v variant I %v: %#x, want %#x", c.b, c.variant1, got, c.want)
+		}
+	}
+}
+
 // A value is in a thread's TLS from tp+lo up to, not including, tp+hi;
 // a thread whose pointer is unknown (0) or an unknown layout has none.
 func TestTLSHolds(t *testing.T) {

@@ -68,22 +68,28 @@ func TestTraceTLS(t *testing.T) {
 	}
 }
 
-// Under QEMU's user-mode emulator the same: the AArch64 guest's pointer
-// is QEMU 7.2's TPIDR_EL0 (its system registers), the i386 guest's the gs
-// base its stub gives.
+// Under QEMU's user-mode emulator the same, dynamic and static: the
+// AArch64 guest's pointer is QEMU 7.2's TPIDR_EL0 (its system registers),
+// the i386 guest's the gs base its stub gives.
 func TestEmulatedTraceTLS(t *testing.T) {
 	for _, lane := range []struct {
 		arch string
 		word uint64
 	}{{"arm64", 8}, {"x86", 4}} {
-		t.Run(lane.arch, func(t *testing.T) {
-			needEmulation(t, lane.arch)
-			is := is.New(t)
-			bin := buildFor(t, lane.arch, "tls.c", "tls", "-pthread")
-			res, err := traceEmulated(t, bin, nil, tlsBreakpoints(t, bin))
-			is.NoErr(err)
-			is.Equal(*res.Exit.Code, 0)
-			checkTLS(t, res, lane.word)
-		})
+		for _, build := range []string{"dynamic", "static"} {
+			t.Run(lane.arch+"/"+build, func(t *testing.T) {
+				needEmulation(t, lane.arch)
+				is := is.New(t)
+				flags := []string{"-pthread"}
+				if build == "static" {
+					flags = append(flags, "-static")
+				}
+				bin := buildFor(t, lane.arch, "tls.c", "tls", flags...)
+				res, err := traceEmulated(t, bin, nil, tlsBreakpoints(t, bin))
+				is.NoErr(err)
+				is.Equal(*res.Exit.Code, 0)
+				checkTLS(t, res, lane.word)
+			})
+		}
 	}
 }
