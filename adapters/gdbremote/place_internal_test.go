@@ -1,6 +1,7 @@
 package gdbremote
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"testing"
@@ -275,4 +276,44 @@ func TestHeapInfoShaped(t *testing.T) {
 			t.Errorf("%s: %v, want %v", name, got, c.want)
 		}
 	}
+}
+
+// A value given as a mapping from a reading made at an earlier stop is
+// placed from a new reading (the mapping may have been replaced): once per
+// stop, within maxMapsReads; a value in the heap is not read again for.
+func TestMapsAgain(t *testing.T) {
+	reads := 0
+	path := "/tmp/first"
+	s := &session{res: &ports.TraceResult{}, conv: convention{word: 8}, procMaps: func(int) ([]byte, error) {
+		reads++
+		return []byte("555555559000-55555557a000 rw-p 00000000 00:00 0 [heap]\n" +
+			"7f0000000000-7f0000001000 r--p 00000000 08:01 7 " + path + "\n"), nil
+	}}
+	ctx := context.Background()
+	check := func(v uint64, want string, wantReads int) {
+		t.Helper()
+		a := ports.TraceRegister{Value: v}
+		if err := s.placeElsewhere(ctx, &a, threadID{TID: 1}, 0x7ffffffde000); err != nil {
+			t.Fatal(err)
+		}
+		got := "heap"
+		if a.Mapping != nil {
+			got = a.Mapping.Path
+		}
+		if got != want || reads != wantReads {
+			t.Errorf("stop %d: %#x in %s after %d reads, want %s after %d", s.stops, v, got, reads, want, wantReads)
+		}
+	}
+	check(0x7f0000000010, "/tmp/first", 1) // the first reading
+	check(0x7f0000000010, "/tmp/first", 1) // the same stop
+	check(0x555555559010, "heap", 1)
+	s.stops++
+	check(0x555555559010, "heap", 1)
+	path = "/tmp/second"
+	check(0x7f0000000010, "/tmp/second", 2) // read again: replaced
+	check(0x7f0000000010, "/tmp/second", 2)
+	s.stops++
+	s.mapsReads = maxMapsReads
+	path = "/tmp/third"
+	check(0x7f0000000010, "/tmp/second", 2) // past the bound: as it was
 }

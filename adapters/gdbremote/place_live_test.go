@@ -330,3 +330,36 @@ func TestTracePlacesGuardless(t *testing.T) {
 		})
 	}
 }
+
+// A mapping replaced at the same address since the map was read
+// (replaced.c: one file's mapping, then another's over it) is given as it
+// is at the call: the map is read again for a value it would give as a
+// mapping from an earlier stop's reading.
+func TestTracePlacesReplaced(t *testing.T) {
+	needServer(t)
+	is := is.New(t)
+	bin := buildC(t, "replaced.c", "replaced")
+	dir := t.TempDir()
+	first, second := filepath.Join(dir, "first.bin"), filepath.Join(dir, "second.bin")
+	is.NoErr(os.WriteFile(first, make([]byte, 8192), 0o644))
+	is.NoErr(os.WriteFile(second, make([]byte, 8192), 0o644))
+	id := runID(t)
+	defer noneLeft(t, id)
+	tr := gdbremote.New(nil)
+	debugTap(t, tr)
+	res, err := tr.TraceCalls(context.Background(), ports.TraceRequest{
+		Launch:      &ports.TraceLaunch{Path: bin, Args: []string{first, second}},
+		Breakpoints: []ports.TraceBreakpoint{{Address: symbol(t, bin, "use"), Name: "use"}},
+		RunID:       id,
+		MaxDuration: 20 * time.Second,
+	})
+	is.NoErr(err)
+	is.Equal(*res.Exit.Code, 0)
+	is.Equal(len(res.Hits), 2)
+	for _, h := range res.Hits {
+		t.Logf("use(%#x): %s", h.Arguments[0].Value, where(h.Arguments[0]))
+	}
+	is.Equal(res.Hits[0].Arguments[0].Value+1, res.Hits[1].Arguments[0].Value) // the same page
+	is.Equal(where(res.Hits[0].Arguments[0]), fmt.Sprintf("mapping %q 0x5", first))
+	is.Equal(where(res.Hits[1].Arguments[0]), fmt.Sprintf("mapping %q 0x1006", second))
+}

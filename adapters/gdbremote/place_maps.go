@@ -10,12 +10,14 @@ import (
 // The memory map. A word argument in no library and not in the program's
 // image is placed by the mapping of /proc/PID/maps that holds it: a
 // thread's stack (the mapping holding that thread's stack pointer), the
-// heap ([heap], or one of glibc's thread arenas: isArena), a file's
+// heap ([heap], or one of glibc's thread arenas: arenaHeap), a file's
 // mapping (the file and the offset in it) or anonymous memory. The map is
-// read again only when a value lies in no mapping of the last read and
-// the program ran since (a mapping made since, or a heap grown), at most
-// maxMapsReads times per trace, so a trace reads it at most once per stop
-// and a number that is no address costs one read per stop at most.
+// read again only when the program ran since and a value lies in no
+// mapping of the last read (a mapping made since, or a heap grown) or
+// would be given as a file's or anonymous mapping by it (one replaced at
+// the same addresses since), at most maxMapsReads times per trace, so a
+// trace reads it at most once per stop and a number that is no address
+// costs one read per stop at most.
 //
 // Under QEMU's user-mode emulator the map is the emulator process's own
 // (rea started it): the guest's mappings are the emulator's at guestBase

@@ -21,8 +21,17 @@ const maxMapsReads = 256
 // of the extra reads leaves the value unplaced; a broken connection is
 // the trace's error.
 func (s *session) placeElsewhere(ctx context.Context, a *ports.TraceRegister, t threadID, sp uint64) error {
+	return s.placeIn(ctx, a, t, sp, s.mapsFor(a.Value), true)
+}
+
+// placeIn is placeElsewhere by the map list. A value it would give as a
+// mapping from a reading made at an earlier stop is placed again from a
+// new reading when again is set and the bound allows (maxMapsReads): the
+// mapping may have been replaced at the same addresses since (a munmap
+// and an mmap of another file), so a trace reads the map at most once per
+// stop for such values too.
+func (s *session) placeIn(ctx context.Context, a *ports.TraceRegister, t threadID, sp uint64, list []mapping, again bool) error {
 	v := a.Value
-	list := s.mapsFor(v)
 	i := mappingAt(list, v)
 	if i < 0 || !list[i].readable() {
 		return nil
@@ -74,6 +83,9 @@ func (s *session) placeElsewhere(ctx context.Context, a *ports.TraceRegister, t 
 			a.Stack = &ports.TraceStack{Thread: int(other.TID), StackPointer: osp}
 			return nil
 		}
+	}
+	if again && s.mapsStop != s.stops && s.mapsReads < maxMapsReads {
+		return s.placeIn(ctx, a, t, sp, s.readMaps(), false)
 	}
 	a.Mapping = &ports.TraceMapping{Offset: v - m.start}
 	if !m.anonymous() {
@@ -171,6 +183,15 @@ func (s *session) mapsFor(v uint64) []mapping {
 	}
 	if i := mappingAt(s.maps, v); s.mapsRead && (i >= 0 && s.maps[i].readable() || s.mapsStop == s.stops) || s.mapsReads >= maxMapsReads {
 		return s.maps
+	}
+	return s.readMaps()
+}
+
+// readMaps reads the memory map now (counted against maxMapsReads); nil
+// when it cannot be read, after which it is not read again.
+func (s *session) readMaps() []mapping {
+	if s.procMaps == nil {
+		return nil
 	}
 	s.mapsReads++
 	pid := s.pid
