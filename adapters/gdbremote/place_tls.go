@@ -61,8 +61,9 @@ type tlsBlock struct {
 // order: the program first, then its libraries as the loader listed
 // them), by glibc's _dl_determine_tlsoffset: on variant II (x86) the
 // largest offset below the thread pointer, on variant I (AArch64) the end
-// past it, from the TCB's tcb bytes. A block that fits in the padding an
-// earlier one's alignment left goes there, as glibc puts it.
+// past it, the blocks starting after the TCB's tcb bytes. A block that
+// fits in the padding an earlier one's alignment left goes there, as
+// glibc puts it.
 func tlsUsed(blocks []tlsBlock, variant1 bool, tcb uint64) uint64 {
 	roundUp := func(n, a uint64) uint64 { return (n + a - 1) / a * a }
 	var offset, freeTop, freeBottom uint64
@@ -199,8 +200,9 @@ func sizeofPthread(path string, dynamic bool) (n uint64) {
 // once per trace from the program's file and those of the libraries
 // loaded with it: the modules the breakpoints were relocated in, else the
 // loader's list read once, at the first value that needs it (a library
-// dlopen'd before then counts too: its static TLS, if any, lies in the
-// surplus right past the initial modules'). Unknown for a Go program, a
+// dlopen'd before then counts as one loaded with the program: glibc puts
+// the static TLS such a library may take in the surplus past the initial
+// modules' blocks, which the range then may cover). Unknown for a Go program, a
 // program whose loader is not glibc's, a static one without glibc's ABI
 // note, or when a module's file cannot be read.
 func (s *session) tlsLayoutOf(ctx context.Context) (tlsLayout, error) {
