@@ -220,6 +220,7 @@ func (s *session) tlsLayoutOf(ctx context.Context) (tlsLayout, error) {
 			return s.tls.layout, quiet(err)
 		}
 	}
+	libs = initialLibraries(s.target.path, libs)
 	variant1 := s.res.Architecture == "arm64"
 	glibc := false
 	if s.target.interp != "" {
@@ -264,6 +265,58 @@ func (s *session) tlsLayoutOf(ctx context.Context) (tlsLayout, error) {
 		s.tls.layout = tlsLayout{lo: -int64(used), hi: int64(pthread), known: true}
 	}
 	return s.tls.layout, nil
+}
+
+// initialLibraries is the part of libs, the loader's list in its order,
+// that the program loaded at its start: up to the last library the
+// program's DT_NEEDED entries reach (directly or through the libraries
+// they name, matched by DT_SONAME or file name). The loader lists those
+// first (with any LD_PRELOAD ones before them), then what dlopen loaded,
+// whose TLS has no place among the initial modules': it takes static TLS
+// only from the surplus, if it fits, and else is allocated in the heap.
+func initialLibraries(program string, libs []ports.TraceModule) []ports.TraceModule {
+	reached := map[string]bool{}
+	for _, n := range dynStrings(program, elf.DT_NEEDED) {
+		reached[n] = true
+	}
+	keys := make([]string, len(libs))
+	for i, l := range libs {
+		keys[i] = filepath.Base(l.Path)
+		if so := dynStrings(l.Path, elf.DT_SONAME); len(so) == 1 {
+			keys[i] = so[0]
+		}
+	}
+	last, done := -1, map[int]bool{}
+	for changed := true; changed; {
+		changed = false
+		for i, l := range libs {
+			if done[i] || !reached[keys[i]] {
+				continue
+			}
+			done[i], changed, last = true, true, max(last, i)
+			for _, n := range dynStrings(l.Path, elf.DT_NEEDED) {
+				reached[n] = true
+			}
+		}
+	}
+	return libs[:last+1]
+}
+
+// dynStrings are a file's dynamic entries of tag (DT_NEEDED's names); none
+// for a file that cannot be read.
+func dynStrings(path string, tag elf.DynTag) (out []string) {
+	defer func() {
+		if recover() != nil {
+			out = nil
+		}
+	}()
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	out, _ = f.DynString(tag)
+	return out
 }
 
 // isVDSO reports whether a module the loader lists is the kernel's vDSO.

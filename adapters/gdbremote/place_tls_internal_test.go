@@ -221,7 +221,8 @@ func TestThreadPointerOncePerStop(t *testing.T) {
 // A module's PT_TLS segment and glibc's size of struct pthread, read from
 // files built here: a library with a __thread array (its block) and a
 // program without TLS (a zero block); the C library's
-// _thread_db_sizeof_pthread where it is the host's glibc.
+// _thread_db_sizeof_pthread where it is the host's glibc; and which of
+// the loader's list the program loaded at its start.
 func TestTLSFiles(t *testing.T) {
 	if _, err := exec.LookPath("gcc"); err != nil {
 		t.Skip("gcc is not installed: apt install gcc")
@@ -262,6 +263,21 @@ func TestTLSFiles(t *testing.T) {
 	}
 	if n := sizeofPthread(libc, true); n < 0x400 || n > 0x1000 || n%16 != 0 {
 		t.Errorf("%s: sizeof(struct pthread) %#x", libc, n)
+	}
+	// The loader's list: the program's needed libc, then the library
+	// dlopen'd (not needed), which is left out; one before libc (as
+	// LD_PRELOAD puts it) is kept.
+	vdso := ports.TraceModule{Name: "linux-vdso.so.1", Path: "linux-vdso.so.1"}
+	mods := []ports.TraceModule{vdso, {Path: libc}, {Path: lib}}
+	if got := initialLibraries(prog, mods); len(got) != 2 || got[1].Path != libc {
+		t.Errorf("dlopen'd library: %+v", got)
+	}
+	mods = []ports.TraceModule{vdso, {Path: lib}, {Path: libc}}
+	if got := initialLibraries(prog, mods); len(got) != 3 {
+		t.Errorf("preloaded library: %+v", got)
+	}
+	if got := initialLibraries(src, mods); len(got) != 0 {
+		t.Errorf("a program that needs nothing: %+v", got)
 	}
 }
 

@@ -1,11 +1,14 @@
 package gdbremote_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 
+	"rea/adapters/gdbremote"
 	"rea/ports"
 )
 
@@ -92,4 +95,35 @@ func TestEmulatedTraceTLS(t *testing.T) {
 			})
 		}
 	}
+}
+
+// A library dlopen'd before the first traced call (tlsdlopen.c loads
+// tlsplugin.c's, with 64 KiB of TLS) is not among the initial modules
+// whose blocks make the static TLS: errno is still placed at the
+// program's offset, and a worker's local, below the worker's TLS in its
+// stack, is on its stack, not taken for TLS.
+func TestTraceTLSDlopen(t *testing.T) {
+	needServer(t)
+	is := is.New(t)
+	bin := buildC(t, "tlsdlopen.c", "tlsdlopen", "-pthread", "-ldl")
+	plugin := buildC(t, "tlsplugin.c", "libtlsplugin.so", "-shared", "-fPIC")
+	id := runID(t)
+	defer noneLeft(t, id)
+	tr := gdbremote.New(nil)
+	debugTap(t, tr)
+	res, err := tr.TraceCalls(context.Background(), ports.TraceRequest{
+		Launch:      &ports.TraceLaunch{Path: bin, Args: []string{plugin}},
+		Breakpoints: tlsBreakpoints(t, bin),
+		RunID:       id,
+		MaxDuration: 20 * time.Second,
+	})
+	is.NoErr(err)
+	is.Equal(*res.Exit.Code, 0)
+	is.Equal(len(res.Hits), 2)
+	for _, h := range res.Hits {
+		t.Logf("use(%#x) thread %d sp %#x: %s", h.Arguments[0].Value, h.ThreadID, h.StackPointer, whereTLS(h.Arguments[0]))
+	}
+	main, worker := res.Hits[0], res.Hits[1]
+	is.Equal(whereTLS(main.Arguments[0]), fmt.Sprintf("tls %d %d", main.ThreadID, int64(main.Arguments[1].Value)))
+	is.Equal(whereTLS(worker.Arguments[0]), fmt.Sprintf("stack %d %#x", worker.ThreadID, worker.StackPointer))
 }
