@@ -301,8 +301,9 @@ func TestTracePlacesFakeArena(t *testing.T) {
 }
 
 // A thread's stack without a guard page (guardless.c: guard size 0) is
-// known from the thread's own stack pointer, up to its TLS at the top:
-// natively and under qemu-aarch64.
+// known from the thread's own stack pointer, up to its TLS at the top,
+// from the thread and from main while the thread waits, whose TLS is
+// placed too: natively and under qemu-aarch64.
 func TestTracePlacesGuardless(t *testing.T) {
 	for _, arch := range []string{"native", "arm64"} {
 		t.Run(arch, func(t *testing.T) {
@@ -321,12 +322,17 @@ func TestTracePlacesGuardless(t *testing.T) {
 			}
 			is.NoErr(err)
 			is.Equal(*res.Exit.Code, 0)
-			is.Equal(len(res.Hits), 1)
-			h := res.Hits[0]
-			p := h.Arguments[0]
-			t.Logf("use(%#x) thread %d sp %#x: %s", p.Value, h.ThreadID, h.StackPointer, where(p))
-			is.True(!h.MainThread)
-			is.Equal(where(p), fmt.Sprintf("stack %d %#x", h.ThreadID, h.StackPointer))
+			is.Equal(len(res.Hits), 3)
+			for _, h := range res.Hits {
+				t.Logf("use(%#x) thread %d sp %#x: %s", h.Arguments[0].Value, h.ThreadID, h.StackPointer, whereTLS(h.Arguments[0]))
+			}
+			w, m := res.Hits[0], res.Hits[1]
+			is.True(!w.MainThread && m.MainThread)
+			is.Equal(where(w.Arguments[0]), fmt.Sprintf("stack %d %#x", w.ThreadID, w.StackPointer))
+			other := m.Arguments[0].Stack // the worker's, where it waits
+			is.True(other != nil && other.Thread == w.ThreadID && other.StackPointer < w.StackPointer)
+			tls := res.Hits[2].Arguments[0].TLS
+			is.True(tls != nil && tls.Thread == w.ThreadID)
 		})
 	}
 }

@@ -422,8 +422,9 @@ func mayHoldTLS(list []mapping, i int, static bool, word uint64) bool {
 
 // placeTLS places v as a thread's TLS when it lies in the static TLS of
 // the calling thread t, of the main thread, or of the thread whose stack
-// pointer lies in m when m is shaped as a stack (glibc keeps a thread's
-// TLS at the top of its stack's mapping): each thread's pointer is read
+// pointer lies in the mapping (glibc keeps a thread's TLS at the top of
+// its stack, guarded or not; the threads are listed once per stop, as
+// stackOf does, for a value in anonymous memory): each thread's pointer is read
 // once per stop at most, and only for a value in memory that may hold TLS
 // (mayHoldTLS).
 func (s *session) placeTLS(ctx context.Context, a *ports.TraceRegister, list []mapping, i int, t threadID) (bool, error) {
@@ -457,7 +458,7 @@ func (s *session) placeTLS(ctx context.Context, a *ports.TraceRegister, list []m
 			return ok, err
 		}
 	}
-	if !stackShaped(list, i) || s.target == nil || s.target.goBuild {
+	if s.target.goBuild || m.path == "[heap]" {
 		return false, nil
 	}
 	other, _, known, err := s.stackOf(ctx, m, t)

@@ -66,7 +66,8 @@ func (s *session) placeIn(ctx context.Context, a *ports.TraceRegister, t threadI
 		a.Heap = heap
 		return err
 	}
-	if !stack && (s.target == nil || !s.target.goBuild) && m.start <= sp && sp < m.end {
+	guardless := !stack && (s.target == nil || !s.target.goBuild) && m.anonymous() && strings.HasPrefix(m.perms, "rw")
+	if guardless && m.start <= sp && sp < m.end {
 		if own, err := s.guardlessStack(ctx, v, list, i, t, sp); own || err != nil {
 			if own {
 				a.Stack = &ports.TraceStack{Thread: int(t.TID), StackPointer: sp}
@@ -83,6 +84,20 @@ func (s *session) placeIn(ctx context.Context, a *ports.TraceRegister, t threadI
 			a.Stack = &ports.TraceStack{Thread: int(other.TID), StackPointer: osp}
 			return nil
 		}
+	} else if guardless {
+		other, osp, _, err := s.stackOf(ctx, m, t)
+		if err != nil {
+			return err
+		}
+		if other.TID != 0 {
+			own, err := s.guardlessStack(ctx, v, list, i, other, osp)
+			if own {
+				a.Stack = &ports.TraceStack{Thread: int(other.TID), StackPointer: osp}
+			}
+			if own || err != nil {
+				return err
+			}
+		}
 	}
 	if again && s.mapsStop != s.stops && s.mapsReads < maxMapsReads {
 		return s.placeIn(ctx, a, t, sp, s.readMaps(), false)
@@ -97,11 +112,11 @@ func (s *session) placeIn(ctx context.Context, a *ports.TraceRegister, t threadI
 	return nil
 }
 
-// guardlessStack reports whether v lies in the calling thread's stack when
-// the mapping holding its stack pointer sp is not shaped as a stack (a
-// thread made with pthread_attr_setguardsize 0, or a stack the program
-// gave it, has no guard page below): anonymous read-write memory, where
-// the stack runs from the red zone below sp (128 bytes on x86-64) up to
+// guardlessStack reports whether v lies in thread t's stack when the
+// mapping holding its stack pointer sp is not shaped as a stack (a thread
+// made with pthread_attr_setguardsize 0, or a stack the program gave it,
+// has no guard page below): anonymous read-write memory, where the stack
+// runs from the red zone below sp (128 bytes on x86-64) up to
 // the thread's static TLS, which glibc puts at the top of a thread's stack
 // (the lowest byte of tlsLayout's range from the thread's pointer). Past
 // that the mapping may be another thread's stack merged with it, or other

@@ -1,7 +1,13 @@
 /* A thread whose stack has no guard page (pthread_attr_setguardsize 0)
-   passes its local's address; main waits for it. */
+   passes its local's address; then main, while the thread waits, passes
+   the same address and that of the thread's __thread variable. */
 #include <pthread.h>
-#include <stdio.h>
+
+__thread int tv = 5;
+
+static pthread_barrier_t ready, done;
+static char *shared;
+static int *sharedTV;
 
 __attribute__((noinline)) void use(void *p) { __asm__ volatile("" ::"r"(p) : "memory"); }
 
@@ -9,22 +15,25 @@ static void *worker(void *arg) {
 	char local[64];
 	local[0] = 1;
 	use(local);
-	if (arg) {
-		char line[256];
-		FILE *f = fopen("/proc/self/maps", "r");
-		while (f && fgets(line, sizeof line, f))
-			fputs(line, stdout);
-		printf("local %p\n", (void *)local);
-	}
+	shared = local;
+	sharedTV = &tv;
+	pthread_barrier_wait(&ready);
+	pthread_barrier_wait(&done);
 	return arg;
 }
 
-int main(int argc, char **argv) {
+int main(void) {
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	pthread_attr_setguardsize(&attr, 0);
+	pthread_barrier_init(&ready, NULL, 2);
+	pthread_barrier_init(&done, NULL, 2);
 	pthread_t t;
-	pthread_create(&t, &attr, worker, argc > 1 ? argv : NULL);
+	pthread_create(&t, &attr, worker, NULL);
+	pthread_barrier_wait(&ready);
+	use(shared);   /* the worker's stack, the worker waiting */
+	use(sharedTV); /* the worker's TLS, at the top of that stack */
+	pthread_barrier_wait(&done);
 	pthread_join(t, NULL);
 	return 0;
 }
