@@ -348,10 +348,25 @@ type TraceRegister struct {
 	// the main thread's stack itself from TraceResult.StackEnd).
 	Stack *TraceStack
 	// Mapping is the memory mapping Value lies in when it is in no
-	// library, the program's image, a thread's stack or the heap: a
-	// file's or anonymous memory; nil otherwise or where the map is not
-	// known.
+	// library, the program's image, a thread's TLS, a thread's stack or
+	// the heap: a file's or anonymous memory; nil otherwise or where the
+	// map is not known.
 	Mapping *TraceMapping
+	// TLS is the thread whose static thread-local storage Value lies in
+	// (its TLS blocks and thread descriptor beside its thread pointer),
+	// when the tracer could read that thread's pointer; nil otherwise.
+	// Stack, Heap and Mapping are then unset.
+	TLS *TraceTLS
+}
+
+// TraceTLS is a place in a thread's static thread-local storage: the
+// thread (as TraceHit.ThreadID names threads) and the offset from its
+// thread pointer (fs_base, TPIDR_EL0, the i386 gs base) when the call
+// began: negative below it, as the program's own
+// (char *)&v - (char *)__builtin_thread_pointer() is.
+type TraceTLS struct {
+	Thread int
+	Offset int64
 }
 
 // TraceStack is a thread's stack: the thread (as TraceHit.ThreadID names
@@ -364,7 +379,9 @@ type TraceStack struct {
 // TraceMapping is a mapping of the process's memory map: the file mapped
 // ("" for anonymous memory; the kernel's name for its own, such as
 // "[vdso]"), and the value's offset in the file, or from the mapping's
-// start when it has none.
+// start when it has none. That start is the map's: the kernel merges
+// adjacent anonymous mappings of the same permissions into one line, so
+// the offset may count from an earlier mmap than the one holding Value.
 type TraceMapping struct {
 	Path   string
 	Offset uint64

@@ -258,6 +258,8 @@ type traceArg struct {
 		File   *string `json:"file"`
 		Offset string  `json:"offset"`
 	} `json:"mapping"`
+	TLS       *string `json:"tls"`
+	TLSThread *int    `json:"tls_thread"`
 }
 
 // pointee is where an argument points, in parentheses: in the program's
@@ -265,7 +267,9 @@ type traceArg struct {
 // place in a procedure (main+0x1a), or its
 // link-time address and section (0x4020 in .bss); in a library the symbol
 // around it or its address and section, and the library's file name
-// (_IO_2_1_stderr_ in libc.so.6); in a thread's stack its offset from
+// (_IO_2_1_stderr_ in libc.so.6); in a thread's TLS its offset from that
+// thread's pointer (tls tp-0x80; thread 2's tls tp-0x80 for another
+// thread's); in a thread's stack its offset from
 // that thread's stack pointer at the call (stack sp+0x18; thread 2's stack
 // sp-0x40 for another thread's); in the heap (heap); in a mapping the file's
 // name and the offset in it (data.bin+0x1000), or anonymous+0x10; "" for
@@ -274,6 +278,10 @@ func (a traceArg) pointee() string {
 	p := a.PointsTo
 	if p == nil {
 		switch {
+		case a.TLS != nil && a.TLSThread != nil:
+			return fmt.Sprintf(" (thread %d's tls %s)", *a.TLSThread, *a.TLS)
+		case a.TLS != nil:
+			return " (tls " + *a.TLS + ")"
 		case a.Stack != nil && a.StackThread != nil:
 			return fmt.Sprintf(" (thread %d's stack %s)", *a.StackThread, *a.Stack)
 		case a.Stack != nil:

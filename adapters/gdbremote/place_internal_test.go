@@ -1,6 +1,7 @@
 package gdbremote
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"testing"
@@ -240,4 +241,79 @@ func TestStackShaped(t *testing.T) {
 			t.Errorf("%s: %v, want %v", name, got, c.want)
 		}
 	}
+}
+
+// glibc's heap_info at the start of an arena's heap: the first heap of an
+// arena (no previous one, its malloc_state right after the header: glibc
+// 2.36's first words as recorded on x86-64, AArch64 and i386), a later heap
+// (the previous one arena-size-aligned, the arena elsewhere); not memory
+// of other content, a size past the mprotected part, or a part that is not
+// the mapping.
+func TestHeapInfoShaped(t *testing.T) {
+	const a = 0x7fc7d8000000
+	m := &mapping{a, a + 0x21000, 0, 0, "rw-p", ""}
+	for name, c := range map[string]struct {
+		h    [4]uint64
+		m    *mapping
+		word uint64
+		want bool
+	}{
+		"first heap":         {[4]uint64{a + 0x30, 0, 0x21000, 0x21000}, m, 8, true},
+		"first heap, i386":   {[4]uint64{0x3ec00018, 0, 0x21000, 0x21000}, &mapping{0x3ec00000, 0x3ec21000, 0, 0, "rw-p", ""}, 4, true},
+		"shrunk":             {[4]uint64{a + 0x30, 0, 0x11000, 0x21000}, m, 8, true},
+		"later heap":         {[4]uint64{0x7fc7d0000030, 0x7fc7d4000000, 0x21000, 0x21000}, m, 8, true},
+		"the program's data": {[4]uint64{0x4141414141414141, 0x4141414141414141, 0x4141414141414141, 0x4141414141414141}, m, 8, false},
+		"zeros":              {[4]uint64{}, m, 8, false},
+		"size past mprotect": {[4]uint64{a + 0x30, 0, 0x22000, 0x21000}, m, 8, false},
+		"other mapping size": {[4]uint64{a + 0x30, 0, 0x21000, 0x22000}, m, 8, false},
+		"arena far":          {[4]uint64{a + 0x2000, 0, 0x21000, 0x21000}, m, 8, false},
+		"arena below":        {[4]uint64{a - 0x10, 0, 0x21000, 0x21000}, m, 8, false},
+		"prev misaligned":    {[4]uint64{0x7fc7d0000030, 0x7fc7d4001000, 0x21000, 0x21000}, m, 8, false},
+		"prev itself":        {[4]uint64{0x7fc7d0000030, a, 0x21000, 0x21000}, m, 8, false},
+		"later, arena here":  {[4]uint64{a + 0x30, 0x7fc7d4000000, 0x21000, 0x21000}, m, 8, false},
+	} {
+		if got := heapInfoShaped(c.h, c.m, c.word); got != c.want {
+			t.Errorf("%s: %v, want %v", name, got, c.want)
+		}
+	}
+}
+
+// A value given as a mapping from a reading made at an earlier stop is
+// placed from a new reading (the mapping may have been replaced): once per
+// stop, within maxMapsReads; a value in the heap is not read again for.
+func TestMapsAgain(t *testing.T) {
+	reads := 0
+	path := "/tmp/first"
+	s := &session{res: &ports.TraceResult{}, conv: convention{word: 8}, procMaps: func(int) ([]byte, error) {
+		reads++
+		return []byte("555555559000-55555557a000 rw-p 00000000 00:00 0 [heap]\n" +
+			"7f0000000000-7f0000001000 r--p 00000000 08:01 7 " + path + "\n"), nil
+	}}
+	ctx := context.Background()
+	check := func(v uint64, want string, wantReads int) {
+		t.Helper()
+		a := ports.TraceRegister{Value: v}
+		if err := s.placeElsewhere(ctx, &a, threadID{TID: 1}, 0x7ffffffde000); err != nil {
+			t.Fatal(err)
+		}
+		got := "heap"
+		if a.Mapping != nil {
+			got = a.Mapping.Path
+		}
+		if got != want || reads != wantReads {
+			t.Errorf("stop %d: %#x in %s after %d reads, want %s after %d", s.stops, v, got, reads, want, wantReads)
+		}
+	}
+	check(0x7f0000000010, "/tmp/first", 1) // the first reading
+	check(0x7f0000000010, "/tmp/first", 1) // the same stop
+	check(0x555555559010, "heap", 1)
+	s.stops++
+	check(0x555555559010, "heap", 1)
+	path = "/tmp/second"
+	check(0x7f0000000010, "/tmp/second", 2) // read again: replaced
+	check(0x7f0000000010, "/tmp/second", 2)
+	s.stops++
+	s.mapsReads = maxMapsReads
+	path = "/tmp/third"
+	check(0x7f0000000010, "/tmp/second", 2) // past the bound: as it was
 }

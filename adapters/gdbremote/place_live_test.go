@@ -283,3 +283,89 @@ func TestEmulatedTraceFormatPlaces(t *testing.T) {
 		})
 	}
 }
+
+// Memory a program reserved itself in the shape of a thread arena's heap
+// (fakearena.c) is a mapping, not the heap: it does not begin with glibc's
+// heap_info; a real arena's heap (places.c's worker's malloc) still is.
+func TestTracePlacesFakeArena(t *testing.T) {
+	needServer(t)
+	is := is.New(t)
+	bin := buildC(t, "fakearena.c", "fakearena")
+	res, err := traceOne(t, bin, []ports.TraceBreakpoint{{Address: symbol(t, bin, "use"), Name: "use"}}, "")
+	is.NoErr(err)
+	is.Equal(*res.Exit.Code, 0)
+	is.Equal(len(res.Hits), 1)
+	p := res.Hits[0].Arguments[0]
+	t.Logf("use(%#x): %s", p.Value, where(p))
+	is.Equal(where(p), `mapping "" 0x100`)
+}
+
+// A thread's stack without a guard page (guardless.c: guard size 0) is
+// known from the thread's own stack pointer, up to its TLS at the top,
+// from the thread and from main while the thread waits, whose TLS is
+// placed too: natively and under qemu-aarch64.
+func TestTracePlacesGuardless(t *testing.T) {
+	for _, arch := range []string{"native", "arm64"} {
+		t.Run(arch, func(t *testing.T) {
+			is := is.New(t)
+			var bin string
+			var res *ports.TraceResult
+			var err error
+			if arch == "native" {
+				needServer(t)
+				bin = buildC(t, "guardless.c", "guardless", "-pthread")
+				res, err = traceOne(t, bin, []ports.TraceBreakpoint{{Address: symbol(t, bin, "use"), Name: "use"}}, "")
+			} else {
+				needEmulation(t, arch)
+				bin = buildFor(t, arch, "guardless.c", "guardless", "-pthread")
+				res, err = traceEmulated(t, bin, nil, []ports.TraceBreakpoint{{Address: symbol(t, bin, "use"), Name: "use"}})
+			}
+			is.NoErr(err)
+			is.Equal(*res.Exit.Code, 0)
+			is.Equal(len(res.Hits), 3)
+			for _, h := range res.Hits {
+				t.Logf("use(%#x) thread %d sp %#x: %s", h.Arguments[0].Value, h.ThreadID, h.StackPointer, whereTLS(h.Arguments[0]))
+			}
+			w, m := res.Hits[0], res.Hits[1]
+			is.True(!w.MainThread && m.MainThread)
+			is.Equal(where(w.Arguments[0]), fmt.Sprintf("stack %d %#x", w.ThreadID, w.StackPointer))
+			other := m.Arguments[0].Stack // the worker's, where it waits
+			is.True(other != nil && other.Thread == w.ThreadID && other.StackPointer < w.StackPointer)
+			tls := res.Hits[2].Arguments[0].TLS
+			is.True(tls != nil && tls.Thread == w.ThreadID)
+		})
+	}
+}
+
+// A mapping replaced at the same address since the map was read
+// (replaced.c: one file's mapping, then another's over it) is given as it
+// is at the call: the map is read again for a value it would give as a
+// mapping from an earlier stop's reading.
+func TestTracePlacesReplaced(t *testing.T) {
+	needServer(t)
+	is := is.New(t)
+	bin := buildC(t, "replaced.c", "replaced")
+	dir := t.TempDir()
+	first, second := filepath.Join(dir, "first.bin"), filepath.Join(dir, "second.bin")
+	is.NoErr(os.WriteFile(first, make([]byte, 8192), 0o644))
+	is.NoErr(os.WriteFile(second, make([]byte, 8192), 0o644))
+	id := runID(t)
+	defer noneLeft(t, id)
+	tr := gdbremote.New(nil)
+	debugTap(t, tr)
+	res, err := tr.TraceCalls(context.Background(), ports.TraceRequest{
+		Launch:      &ports.TraceLaunch{Path: bin, Args: []string{first, second}},
+		Breakpoints: []ports.TraceBreakpoint{{Address: symbol(t, bin, "use"), Name: "use"}},
+		RunID:       id,
+		MaxDuration: 20 * time.Second,
+	})
+	is.NoErr(err)
+	is.Equal(*res.Exit.Code, 0)
+	is.Equal(len(res.Hits), 2)
+	for _, h := range res.Hits {
+		t.Logf("use(%#x): %s", h.Arguments[0].Value, where(h.Arguments[0]))
+	}
+	is.Equal(res.Hits[0].Arguments[0].Value+1, res.Hits[1].Arguments[0].Value) // the same page
+	is.Equal(where(res.Hits[0].Arguments[0]), fmt.Sprintf("mapping %q 0x5", first))
+	is.Equal(where(res.Hits[1].Arguments[0]), fmt.Sprintf("mapping %q 0x1006", second))
+}

@@ -10,12 +10,14 @@ import (
 // The memory map. A word argument in no library and not in the program's
 // image is placed by the mapping of /proc/PID/maps that holds it: a
 // thread's stack (the mapping holding that thread's stack pointer), the
-// heap ([heap], or one of glibc's thread arenas: isArena), a file's
+// heap ([heap], or one of glibc's thread arenas: arenaHeap), a file's
 // mapping (the file and the offset in it) or anonymous memory. The map is
-// read again only when a value lies in no mapping of the last read and
-// the program ran since (a mapping made since, or a heap grown), at most
-// maxMapsReads times per trace, so a trace reads it at most once per stop
-// and a number that is no address costs one read per stop at most.
+// read again only when the program ran since and a value lies in no
+// mapping of the last read (a mapping made since, or a heap grown) or
+// would be given as a file's or anonymous mapping by it (one replaced at
+// the same addresses since), at most maxMapsReads times per trace, so a
+// trace reads it at most once per stop and a number that is no address
+// costs one read per stop at most.
 //
 // Under QEMU's user-mode emulator the map is the emulator process's own
 // (rea started it): the guest's mappings are the emulator's at guestBase
@@ -139,7 +141,8 @@ func arenaSize(word uint64) uint64 {
 // to the reservation's end) by a PROT_NONE one, unless it fills the whole
 // reservation. A thread's stack has its guard page below it and a mapping
 // from mmap no such alignment and tail. A program that reserves memory
-// that way itself would be taken for an arena.
+// that way itself has the shape too: arenaHeap also reads the heap's
+// header (heapInfoShaped).
 func isArena(list []mapping, i int, word uint64) bool {
 	m, size := &list[i], arenaSize(word)
 	if m.path != "" || m.perms != "rw-p" || m.start%size != 0 || m.end-m.start > size {
@@ -153,6 +156,25 @@ func isArena(list []mapping, i int, word uint64) bool {
 	}
 	n := &list[i+1]
 	return n.start == m.end && n.path == "" && n.perms == "---p" && n.end >= m.start+size
+}
+
+// heapInfoShaped reports whether h, the first four words of mapping m,
+// are glibc's heap_info for it (malloc/arena.c: ar_ptr, prev, size,
+// mprotect_size, the same from glibc 2.26 to 2.36 at least): the part
+// made readable and writable (mprotect_size) is the mapping, holding the
+// heap's size; and either the arena's first heap, with no previous one
+// and the arena's malloc_state right after the header (ar_ptr within its
+// first page), or a later heap, whose previous heap starts at a multiple
+// of the arena size and whose arena lies outside it.
+func heapInfoShaped(h [4]uint64, m *mapping, word uint64) bool {
+	arPtr, prev, size, mprotect := h[0], h[1], h[2], h[3]
+	if mprotect != m.end-m.start || size == 0 || size > mprotect {
+		return false
+	}
+	if prev == 0 {
+		return arPtr > m.start && arPtr < m.start+pageSize
+	}
+	return prev%arenaSize(word) == 0 && prev != m.start && (arPtr < m.start || arPtr >= m.end)
 }
 
 // stackShaped reports whether the mapping at list[i] may be a thread's

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"rea/ports"
@@ -16,13 +15,23 @@ import (
 const maxMapsReads = 256
 
 // placeElsewhere places a word argument in no library and not in the
-// program's image by the mapping holding it (see place_maps.go), and under
-// an emulator in the guest's brk heap (inGuestHeap). A server's error reply to one
+// program's image in a thread's TLS (placeTLS), else by the mapping
+// holding it (see place_maps.go), and under an emulator in the guest's brk
+// heap (inGuestHeap). A server's error reply to one
 // of the extra reads leaves the value unplaced; a broken connection is
 // the trace's error.
 func (s *session) placeElsewhere(ctx context.Context, a *ports.TraceRegister, t threadID, sp uint64) error {
+	return s.placeIn(ctx, a, t, sp, s.mapsFor(a.Value), true)
+}
+
+// placeIn is placeElsewhere by the map list. A value it would give as a
+// mapping from a reading made at an earlier stop is placed again from a
+// new reading when again is set and the bound allows (maxMapsReads): the
+// mapping may have been replaced at the same addresses since (a munmap
+// and an mmap of another file), so a trace reads the map at most once per
+// stop for such values too.
+func (s *session) placeIn(ctx context.Context, a *ports.TraceRegister, t threadID, sp uint64, list []mapping, again bool) error {
 	v := a.Value
-	list := s.mapsFor(v)
 	i := mappingAt(list, v)
 	if i < 0 || !list[i].readable() {
 		return nil
@@ -33,6 +42,11 @@ func (s *session) placeElsewhere(ctx context.Context, a *ports.TraceRegister, t 
 		if !ok || err != nil {
 			return quiet(err)
 		}
+	}
+	if tls, err := s.placeTLS(ctx, a, list, i, t); tls || err != nil {
+		return err
+	}
+	if s.emulated {
 		heap, err := s.inGuestHeap(ctx, v, m)
 		if heap || err != nil {
 			a.Heap = heap
@@ -44,9 +58,22 @@ func (s *session) placeElsewhere(ctx context.Context, a *ports.TraceRegister, t 
 		a.Stack = &ports.TraceStack{Thread: int(t.TID), StackPointer: sp}
 		return nil
 	}
-	if m.path == "[heap]" && !s.emulated || isArena(list, i, s.conv.word) {
+	if m.path == "[heap]" && !s.emulated {
 		a.Heap = true
 		return nil
+	}
+	if heap, err := s.arenaHeap(ctx, list, i); heap || err != nil {
+		a.Heap = heap
+		return err
+	}
+	guardless := !stack && (s.target == nil || !s.target.goBuild) && m.anonymous() && strings.HasPrefix(m.perms, "rw")
+	if guardless && m.start <= sp && sp < m.end {
+		if own, err := s.guardlessStack(ctx, v, list, i, t, sp); own || err != nil {
+			if own {
+				a.Stack = &ports.TraceStack{Thread: int(t.TID), StackPointer: sp}
+			}
+			return err
+		}
 	}
 	if stack {
 		other, osp, known, err := s.stackOf(ctx, m, t)
@@ -57,6 +84,23 @@ func (s *session) placeElsewhere(ctx context.Context, a *ports.TraceRegister, t 
 			a.Stack = &ports.TraceStack{Thread: int(other.TID), StackPointer: osp}
 			return nil
 		}
+	} else if guardless {
+		other, osp, _, err := s.stackOf(ctx, m, t)
+		if err != nil {
+			return err
+		}
+		if other.TID != 0 {
+			own, err := s.guardlessStack(ctx, v, list, i, other, osp)
+			if own {
+				a.Stack = &ports.TraceStack{Thread: int(other.TID), StackPointer: osp}
+			}
+			if own || err != nil {
+				return err
+			}
+		}
+	}
+	if again && s.mapsStop != s.stops && s.mapsReads < maxMapsReads {
+		return s.placeIn(ctx, a, t, sp, s.readMaps(), false)
 	}
 	a.Mapping = &ports.TraceMapping{Offset: v - m.start}
 	if !m.anonymous() {
@@ -66,6 +110,70 @@ func (s *session) placeElsewhere(ctx context.Context, a *ports.TraceRegister, t 
 		}
 	}
 	return nil
+}
+
+// guardlessStack reports whether v lies in thread t's stack when the
+// mapping holding its stack pointer sp is not shaped as a stack (a thread
+// made with pthread_attr_setguardsize 0, or a stack the program gave it,
+// has no guard page below): anonymous read-write memory, where the stack
+// runs from the red zone below sp (128 bytes on x86-64) up to
+// the thread's static TLS, which glibc puts at the top of a thread's stack
+// (the lowest byte of tlsLayout's range from the thread's pointer). Past
+// that the mapping may be another thread's stack merged with it, or other
+// memory; without the thread's pointer or the TLS layout the stack's end
+// is not known, and v is not placed in it.
+func (s *session) guardlessStack(ctx context.Context, v uint64, list []mapping, i int, t threadID, sp uint64) (bool, error) {
+	m := &list[i]
+	if !m.anonymous() || !strings.HasPrefix(m.perms, "rw") {
+		return false, nil
+	}
+	var redZone uint64
+	if s.res.Architecture == "x86-64" {
+		redZone = 128
+	}
+	if v < max(sp-redZone, m.start) {
+		return false, nil
+	}
+	if _, ok := s.tpRegister(); !ok {
+		return false, nil
+	}
+	l, err := s.tlsLayoutOf(ctx)
+	if err != nil || !l.known {
+		return false, err
+	}
+	tp, ok, err := s.threadPointer(ctx, t)
+	if err != nil || !ok {
+		return false, err
+	}
+	top := tp + uint64(l.lo)
+	return top > sp && top <= m.end && v < top, nil
+}
+
+// arenaHeap reports whether list[i] is a heap of one of glibc's thread
+// arenas: shaped as one (isArena) and beginning with glibc's heap_info
+// (heapInfoShaped), read once per mapping and map reading. A mapping whose
+// first words the server will not read is not one.
+func (s *session) arenaHeap(ctx context.Context, list []mapping, i int) (bool, error) {
+	if !isArena(list, i, s.conv.word) {
+		return false, nil
+	}
+	m := &list[i]
+	if s.arenas == nil || s.arenasRead != s.mapsReads {
+		s.arenas, s.arenasRead = map[uint64]bool{}, s.mapsReads
+	}
+	if ok, seen := s.arenas[m.start]; seen {
+		return ok, nil
+	}
+	w := int(s.conv.word)
+	b, err := s.cl.readMemory(ctx, m.start, 4*w)
+	var h [4]uint64
+	ok := err == nil && len(b) == 4*w
+	for k := 0; ok && k < 4; k++ {
+		h[k] = leWord(b[k*w : (k+1)*w])
+	}
+	ok = ok && heapInfoShaped(h, m, s.conv.word)
+	s.arenas[m.start] = ok
+	return ok, quiet(err)
 }
 
 // quiet drops a server's error reply (the memory or thread it was asked
@@ -90,6 +198,15 @@ func (s *session) mapsFor(v uint64) []mapping {
 	}
 	if i := mappingAt(s.maps, v); s.mapsRead && (i >= 0 && s.maps[i].readable() || s.mapsStop == s.stops) || s.mapsReads >= maxMapsReads {
 		return s.maps
+	}
+	return s.readMaps()
+}
+
+// readMaps reads the memory map now (counted against maxMapsReads); nil
+// when it cannot be read, after which it is not read again.
+func (s *session) readMaps() []mapping {
+	if s.procMaps == nil {
+		return nil
 	}
 	s.mapsReads++
 	pid := s.pid
@@ -332,16 +449,5 @@ func (s *session) curbrk() (uint64, bool) {
 // packet, or with p where the g packet lacks it (gdbserver answers no p
 // for x86-64); ok is false for a thread the server no longer has.
 func (s *session) stackPointer(ctx context.Context, t threadID, r register) (sp uint64, ok bool, err error) {
-	data, avail, err := s.cl.readRegisters(ctx, t)
-	n := int(s.conv.word)
-	if err == nil && r.offset >= 0 && r.offset+n <= len(data) && !slices.Contains(avail[r.offset:r.offset+n], false) {
-		return leWord(data[r.offset : r.offset+n]), true, nil
-	}
-	if err == nil {
-		var b []byte
-		if b, err = s.cl.readRegister(ctx, t, r.number); err == nil && len(b) == n {
-			return leWord(b), true, nil
-		}
-	}
-	return 0, false, quiet(err)
+	return s.readThreadRegister(ctx, t, r)
 }

@@ -72,11 +72,19 @@ type session struct {
 	pages     map[uint64]bool
 	pagesRead int
 	probes    int
+	// arenas are the arena-shaped mappings, by start, whose first words
+	// were read as glibc's heap_info (true) or not, since map read
+	// arenasRead (arenaHeap).
+	arenas     map[uint64]bool
+	arenasRead int
 	// sps are the other threads' stack pointers at stop spsStop.
 	sps      []threadSP
 	spsStop  int
 	spsRead  bool
 	spsKnown bool // the server listed the threads at spsStop
+	// tls is what TLS places keep: the static TLS layout and the thread
+	// pointers read at this stop (place_tls.go).
+	tls tlsState
 	// brk is the guest's program break as last read, brkReads the reads.
 	brk      uint64
 	brkReads int

@@ -130,6 +130,50 @@ func TestCLITraceMappings(t *testing.T) {
 	}
 }
 
+// tlsC passes pointers into threads' thread-local storage: errno's
+// address from main, a __thread variable's from a worker, and the
+// worker's from main while the worker waits.
+const tlsC = `#include <errno.h>
+#include <pthread.h>
+static pthread_barrier_t ready, done;
+static int *shared;
+__thread int tv = 3;
+__attribute__((noinline)) int look(const void *p, int n) { __asm__ volatile("" ::: "memory"); return ((const char *)p)[n]; }
+static void *worker(void *a) { look(&tv, 1); shared = &tv; pthread_barrier_wait(&ready); pthread_barrier_wait(&done); return a; }
+int main(void) { pthread_t t; look(&errno, 1); pthread_barrier_init(&ready, 0, 2); pthread_barrier_init(&done, 0, 2);
+  pthread_create(&t, 0, worker, 0); pthread_barrier_wait(&ready); look(shared, 1); pthread_barrier_wait(&done); pthread_join(t, 0); return 0; }
+`
+
+// rea trace gives a pointer into a thread's TLS its offset from that
+// thread's pointer (tls tp-0x..; tp+0x.. on AArch64, where the blocks lie
+// above it), naming another thread as raw_result numbers threads, on each
+// architecture's lane.
+func TestCLITraceTLS(t *testing.T) {
+	if runtime.GOARCH != "amd64" || runtime.GOOS != "linux" {
+		t.Skip("the trace lanes are tested on x86-64 Linux hosts")
+	}
+	for _, lane := range cTraceLanes {
+		t.Run(lane.name, func(t *testing.T) {
+			is := is.New(t)
+			lane.need(t)
+			exe := buildCWith(t, lane.cc, "tls", tlsC, "-O1", "-pthread")
+			if lane.name == "x86" {
+				t.Setenv("LD_LIBRARY_PATH", "/usr/i686-linux-gnu/lib") // as TestCLITraceMappings
+			}
+			out, stderr, code := runCLI(t, "trace", "--function", "look", "--", exe)
+			t.Log(out, stderr)
+			is.Equal(code, 0)
+			rows := traceRows(out)
+			is.Equal(len(rows), 3)
+			sign := map[bool]string{true: "+", false: "-"}[lane.name == "arm64"]
+			is.True(strings.HasPrefix(rows[0], "look p=0x") && strings.Contains(rows[0], " (tls tp"+sign+"0x")) // errno
+			is.True(strings.Contains(rows[1], " (tls tp"+sign+"0x"))                                            // the worker's own
+			is.True(strings.Contains(rows[2], " (thread 2's tls tp"+sign+"0x"))                                 // main, into the worker's
+			noDescendants(t)
+		})
+	}
+}
+
 // formatPlacesC passes printf pointers to the heap, the stack and a file's
 // mapping (argv[1] from offset 4096) as conversions' arguments: first in
 // the argument registers (x86-64's, AArch64's; i386's stack slots), then

@@ -50,6 +50,14 @@ func onStack(value uint64, h ports.TraceHit, end uint64) (string, bool) {
 	return spOffset(value, sp), true
 }
 
+// tpOffset is an offset from a thread pointer: "tp-0x80", "tp+0x10".
+func tpOffset(off int64) string {
+	if off < 0 {
+		return "tp-" + core.Hex(uint64(-off))
+	}
+	return "tp+" + core.Hex(uint64(off))
+}
+
 // spOffset is value as an offset from the stack pointer sp.
 func spOffset(value, sp uint64) string {
 	if value < sp {
@@ -202,7 +210,8 @@ func inLibrary(p *ports.TracePlace) *TracePointee {
 // annotate gives each argument of a hit that may hold an address (a
 // pointer's, or one of unknown type) the place it points at: in the
 // program's image, or where the tracer placed it (a library, a thread's
-// stack, the heap, a mapping). thread numbers a thread as raw_result does.
+// TLS, a thread's stack, the heap, a mapping). thread numbers a thread as
+// raw_result does.
 func (pt *pointees) annotate(argv []TraceArgument, sig *traceSig, h ports.TraceHit, thread func(int) int) {
 	if pt == nil {
 		pt = &pointees{}
@@ -240,6 +249,13 @@ func (pt *pointees) annotate(argv []TraceArgument, sig *traceSig, h ports.TraceH
 		switch {
 		case r.Place != nil:
 			a.PointsTo = inLibrary(r.Place)
+		case r.TLS != nil:
+			off := tpOffset(r.TLS.Offset)
+			a.TLS = &off
+			if r.TLS.Thread != h.ThreadID {
+				n := thread(r.TLS.Thread)
+				a.TLSThread = &n
+			}
 		case r.Stack != nil:
 			off := spOffset(v, r.Stack.StackPointer)
 			a.Stack = &off

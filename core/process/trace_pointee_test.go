@@ -226,3 +226,40 @@ func TestTraceThreadStacksAndMappings(t *testing.T) {
 		is.True(!a.Heap && a.PointsTo == nil)
 	}
 }
+
+// A value the tracer placed in a thread's TLS is an offset from that
+// thread's pointer, signed ("tp-0x100" below it, "tp+0x10" above), naming
+// the thread as raw_result numbers threads when it is not the calling
+// one; a place in the program's image comes first, and an integer has
+// none.
+func TestTraceTLSPlaces(t *testing.T) {
+	is := is.New(t)
+	const tp = 0x7ffff7dd1740
+	h := ports.TraceHit{ThreadID: 42, StackPointer: 0x7ffff7a00e00, Arguments: []ports.TraceRegister{
+		{Name: "rdi", Value: tp - 0x100, TLS: &ports.TraceTLS{Thread: 42, Offset: -0x100}},
+		{Name: "rsi", Value: 0x7ffff6000010, TLS: &ports.TraceTLS{Thread: 43, Offset: 0x10}},
+		{Name: "rdx", Value: tp, TLS: &ports.TraceTLS{Thread: 42, Offset: 0}},
+		{Name: "rcx", Value: tp - 0x80, TLS: &ports.TraceTLS{Thread: 42, Offset: -0x80}},
+	}}
+	sig := &traceSig{params: []ports.Parameter{{Name: "e", Type: "int *"}, {Name: "v", Type: "void *"}, {Name: "self", Type: ""},
+		{Name: "n", Type: "long"}}}
+	argv := []TraceArgument{}
+	for i, r := range h.Arguments {
+		argv = append(argv, TraceArgument{Register: r.Name, Value: core.Hex(r.Value), Parameter: core.OptString(sig.params[i].Name)})
+	}
+	numbers := map[int]int{42: 1}
+	number := func(id int) int {
+		if _, ok := numbers[id]; !ok {
+			numbers[id] = len(numbers) + 1
+		}
+		return numbers[id]
+	}
+	(*pointees)(nil).withBias(&ports.TraceResult{}).annotate(argv, sig, h, number)
+	is.True(argv[0].TLS != nil && *argv[0].TLS == "tp-0x100" && argv[0].TLSThread == nil)
+	is.True(argv[1].TLS != nil && *argv[1].TLS == "tp+0x10" && argv[1].TLSThread != nil && *argv[1].TLSThread == 2)
+	is.True(argv[2].TLS != nil && *argv[2].TLS == "tp+0x0")
+	is.True(argv[3].TLS == nil) // a long
+	for _, a := range argv {
+		is.True(a.Stack == nil && a.Mapping == nil && !a.Heap && a.PointsTo == nil)
+	}
+}

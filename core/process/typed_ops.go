@@ -555,11 +555,25 @@ type TraceArgument struct {
 	// none of the above: a file's (not the program or a library) or
 	// anonymous memory; absent where the process's map is not known.
 	Mapping *TraceMapping `json:"mapping,omitempty"`
+	// TLS is where the value points in a thread's static thread-local
+	// storage (the TLS blocks of the program and the libraries loaded
+	// with it, and the thread's descriptor, beside its thread pointer), as
+	// an offset from that thread's pointer at the call ("tp-0x80": a
+	// __thread variable of an x86-64 program; "tp+0x10" on AArch64), for
+	// an argument that may be an address; TLSThread names the thread when
+	// it is not the calling one, numbered as raw_result's hits number
+	// threads. Absent elsewhere, and where the thread's pointer or the
+	// program's TLS layout is not known (a Go or musl program).
+	TLS       *string `json:"tls,omitempty"`
+	TLSThread *int    `json:"tls_thread,omitempty"`
 }
 
 // TraceMapping is a mapping of the traced process: the file (null for
 // anonymous memory; the kernel's name for its own, such as "[vdso]") and
 // the offset in the file, or from the mapping's start when it has none.
+// That start is the one the process's memory map shows: the kernel merges
+// adjacent anonymous mappings of the same permissions, so the offset may
+// count from an earlier mmap than the one holding the value.
 type TraceMapping struct {
 	File   *string `json:"file"`
 	Offset string  `json:"offset"`
