@@ -2,7 +2,10 @@ package native
 
 import (
 	"slices"
+	"strings"
 	"sync"
+
+	"golang.org/x/arch/x86/x86asm"
 
 	"rea/ports"
 )
@@ -27,9 +30,10 @@ import (
 // same slot on every side are kept. Only import slots count: the loader
 // writes them once, so a register loaded from one still holds what the slot
 // holds at the call, whereas a program's own function pointer may change in
-// between. The instructions' effects are the value flow's (x86Sem), which
-// value flow's Windows API stack heights share this pass with
-// (valueflow_winapi.go's slotCalls).
+// between. The instructions' effects are the value flow's (x86Sem, or a
+// leaner summary that writes as much or more: regOp), and value flow's
+// Windows API stack heights run this same pass (valueflow_winapi.go's
+// slotCalls).
 //
 // Limits: a call in a block nothing reaches from the entry (through a jump
 // table not recovered, say) or in a part of a procedure outside its range
@@ -161,8 +165,8 @@ var x86GPR = func() map[string]int8 {
 	return m
 }()
 
-// regOpOf summarises an instruction's value-flow semantics for the pass;
-// isSlot tells the import slots.
+// regOpOf summarises an instruction's value-flow semantics for the pass
+// (value flow's slotCalls); isSlot tells the import slots.
 func regOpOf(s *vfSem, isSlot func(uint64) bool) regOp {
 	op := regOp{call: s.call, callReg: -1, load: -1}
 	if s.opaque {
@@ -187,6 +191,110 @@ func regOpOf(s *vfSem, isSlot func(uint64) bool) regOp {
 	return op
 }
 
+// regOp summarises the instruction b starts with for the pass, as
+// regOpOf does the value flow's semantics of it (x86Sem) but without
+// building them: the reference sweep runs it on every instruction of the
+// functions it analyses. Its writes are those of x86Sem or more (an
+// instruction it does not know writes its first operand when that is a
+// register; every implicit write x86Sem models, and cpuid's, rdtscp's and
+// the like), never fewer, and its loads and calls are x86Sem's
+// (TestRegOpMatchesValueFlow); more writes only resolve fewer calls.
+func (d *x86Decoder) regOp(b []byte, in *insn, isSlot func(uint64) bool) regOp {
+	op := regOp{callReg: -1, load: -1}
+	if in.invalid {
+		op.defs = 0xffff
+		return op
+	}
+	inst, special, err := d.decode(b)
+	if special != "" {
+		return op
+	}
+	if err != nil || inst.Len != in.size || inst.Op == 0 {
+		op.defs = 0xffff
+		return op
+	}
+	reg := func(a x86asm.Arg) int8 {
+		if r, ok := a.(x86asm.Reg); ok {
+			if n, bits := x86Reg(r); bits > 0 && bits <= 64 {
+				if g, ok := x86GPR[n]; ok {
+					return g
+				}
+			}
+		}
+		return -1
+	}
+	def := func(gs ...int8) {
+		for _, g := range gs {
+			if g >= 0 {
+				op.defs |= 1 << g
+			}
+		}
+	}
+	const rax, rcx, rdx, rbx, rsp, rbp, rsi, rdi, r11 = 0, 1, 2, 3, 4, 5, 6, 7, 11
+	o := inst.Op
+	name := o.String()
+	switch {
+	case o == x86asm.CALL || o == x86asm.LCALL:
+		if _, rel := inst.Args[0].(x86asm.Rel); rel && inst.Args[0] == x86asm.Rel(0) && d.mode == 32 {
+			def(rsp) // "call next; pop ebx": no call
+			return op
+		}
+		op.call = true
+		op.callReg = reg(inst.Args[0])
+		return op
+	case o == x86asm.PUSH || o == x86asm.PUSHF || o == x86asm.PUSHFD || o == x86asm.PUSHFQ || o == x86asm.RET || o == x86asm.LRET:
+		def(rsp)
+		return op
+	case o == x86asm.POP:
+		def(rsp, reg(inst.Args[0]))
+		return op
+	case o == x86asm.LEAVE || o == x86asm.ENTER:
+		def(rsp, rbp)
+		return op
+	case x86NoDef[o] || x86Branches[o] || name == "VPTEST" || name == "VTESTPS" || name == "VTESTPD" ||
+		name == "VUCOMISS" || name == "VUCOMISD" || name == "VCOMISS" || name == "VCOMISD":
+		return op
+	case strings.HasPrefix(name, "MOVS") && o != x86asm.MOVSX && o != x86asm.MOVSXD && o != x86asm.MOVSS && o != x86asm.MOVSD_XMM,
+		strings.HasPrefix(name, "CMPS") && o != x86asm.CMPSD_XMM:
+		def(rsi, rdi, rcx)
+	case strings.HasPrefix(name, "STOS"), strings.HasPrefix(name, "SCAS"), strings.HasPrefix(name, "INS"):
+		def(rdi, rcx)
+	case strings.HasPrefix(name, "LODS"):
+		def(rsi, rax, rcx)
+	case strings.HasPrefix(name, "OUTS"):
+		def(rsi, rcx)
+	case o == x86asm.CDQ || o == x86asm.CQO || o == x86asm.CWD:
+		def(rdx)
+	case o == x86asm.CDQE || o == x86asm.CWDE || o == x86asm.CBW || o == x86asm.LAHF || o == x86asm.INT:
+		def(rax)
+	case o == x86asm.MUL || o == x86asm.DIV || o == x86asm.IDIV || o == x86asm.IMUL && inst.Args[1] == nil,
+		o == x86asm.RDTSC || o == x86asm.RDMSR || o == x86asm.RDPMC || o == x86asm.XGETBV,
+		o == x86asm.CMPXCHG8B || o == x86asm.CMPXCHG16B:
+		def(rax, rdx)
+	case o == x86asm.RDTSCP:
+		def(rax, rcx, rdx)
+	case o == x86asm.CPUID:
+		def(rax, rbx, rcx, rdx)
+	case o == x86asm.SYSCALL || o == x86asm.SYSENTER:
+		def(rax, rcx, rdx, r11)
+	case o == x86asm.XCHG || o == x86asm.XADD:
+		def(reg(inst.Args[1]))
+	case o == x86asm.CMPXCHG:
+		def(rax)
+	}
+	def(reg(inst.Args[0]))
+	if r, ok := inst.Args[0].(x86asm.Reg); ok && o == x86asm.MOV && inst.Args[2] == nil {
+		if m, ok := inst.Args[1].(x86asm.Mem); ok {
+			if _, bits := x86Reg(r); bits == d.mode {
+				if a, ok := d.memAddr(m, in.addr+uint64(inst.Len)); ok && isSlot(a) {
+					op.slot, op.load = a, reg(r)
+				}
+			}
+		}
+	}
+	return op
+}
+
 // clobberMask is the set of registers of cc's clobber list (gpr's
 // numbering); other registers are left out.
 func clobberMask(cc convention) uint16 {
@@ -199,15 +307,43 @@ func clobberMask(cc convention) uint16 {
 	return m
 }
 
-// callsRegister reports whether the x86 instruction b starts with is a
-// call through a register ("call rbx": FF /2 with a register operand,
-// after a REX or a segment prefix).
-func callsRegister(b []byte, mode int) bool {
-	i := 0
+// calledRegister returns the register (gpr's numbering) of the call
+// through a register ("call rbx": FF /2 with a register operand, after a
+// REX or a segment prefix) that b starts with, if it is one.
+func calledRegister(b []byte, mode int) (int, bool) {
+	i, rex := 0, byte(0)
 	for i < len(b) && i < 2 && (b[i] == 0x3e || b[i] == 0x2e || mode == 64 && b[i]&0xf0 == 0x40) {
+		if b[i]&0xf0 == 0x40 {
+			rex = b[i]
+		}
 		i++
 	}
-	return i+1 < len(b) && b[i] == 0xff && b[i+1]&0xf8 == 0xd0
+	if i+1 >= len(b) || b[i] != 0xff || b[i+1]&0xf8 != 0xd0 {
+		return 0, false
+	}
+	return int(b[i+1]&7) | int(rex&1)<<3, true
+}
+
+// loadedRegister returns the register (gpr's numbering) a "mov reg,
+// [mem]" that b starts with loads the whole of (8B /r, with REX.W on
+// x86-64; A1, "mov eax, [moffs]", on 32-bit x86), if it is one: the
+// loads of slots regCallSlots follows.
+func loadedRegister(b []byte, mode int) (int, bool) {
+	i, rex := 0, byte(0)
+	for i < len(b) && i < 2 && (b[i] == 0x3e || b[i] == 0x2e || mode == 64 && b[i]&0xf0 == 0x40) {
+		if b[i]&0xf0 == 0x40 {
+			rex = b[i]
+		}
+		i++
+	}
+	switch {
+	case i >= len(b) || mode == 64 && rex&8 == 0:
+	case b[i] == 0x8b && i+1 < len(b) && b[i+1]>>6 != 3:
+		return int(b[i+1]>>3&7) | int(rex&4)<<1, true
+	case b[i] == 0xa1 && mode == 32:
+		return 0, true
+	}
+	return 0, false
 }
 
 // regCalls is what the reference sweep needs to resolve calls through
@@ -254,23 +390,35 @@ func (rc *regCalls) resolve(dec decoder, code []byte, r ports.FunctionRange, sto
 	if !ok {
 		return
 	}
-	calls := slices.ContainsFunc(refs, func(ref xref) bool {
-		return ref.kind == kindCall && ref.flags == flagUnresolved && ref.to == 0 && callsRegister(code[ref.from-r.Start:], x.mode)
-	})
-	if !calls || !slices.ContainsFunc(refs, func(ref xref) bool { return ref.kind == kindRead && rc.p.labelAt(ref.to, "import") != "" }) {
+	// Cheap checks first, from the bytes: r calls a register that it
+	// loads from an import's slot somewhere.
+	var called, loaded uint16
+	for _, ref := range refs {
+		if ref.kind == kindCall && ref.flags == flagUnresolved && ref.to == 0 {
+			if g, ok := calledRegister(code[ref.from-r.Start:], x.mode); ok {
+				called |= 1 << g
+			}
+		}
+	}
+	if called == 0 {
+		return
+	}
+	for _, ref := range refs {
+		if ref.kind == kindRead {
+			if g, ok := loadedRegister(code[ref.from-r.Start:], x.mode); ok && called&(1<<g) != 0 && rc.p.labelAt(ref.to, "import") != "" {
+				loaded |= 1 << g
+			}
+		}
+	}
+	if loaded == 0 {
 		return
 	}
 	isSlot := func(a uint64) bool { return rc.p.labelAt(a, "import") != "" }
-	sem := &x86Sem{d: x}
 	var flows []flowInsn
 	var ops []regOp
 	sweep(dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
 		flows = append(flows, rc.p.flowOf(in))
-		s := vfSem{opaque: true}
-		if !in.invalid {
-			s = sem.sem(code[in.addr-r.Start:], in.addr, in)
-		}
-		ops = append(ops, regOpOf(&s, isSlot))
+		ops = append(ops, x.regOp(code[in.addr-r.Start:], in, isSlot))
 		return true
 	})
 	blocks, _ := basicBlocks(flows, r.Start, r.End)
