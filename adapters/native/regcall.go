@@ -1,6 +1,7 @@
 package native
 
 import (
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -35,18 +36,24 @@ import (
 // Windows API stack heights run this same pass (valueflow_winapi.go's
 // slotCalls).
 //
-// Limits: a call in a block nothing reaches from the entry (through a jump
-// table not recovered, say) or in a part of a procedure outside its range
-// (gcc's f.cold, reached from the parent) stays unresolved, as does a
-// register copied from another that holds a slot and a jump through a
-// register (a tail call). 32-bit position-independent code that loads a
-// slot through the GOT register ("mov eax, [ebx+X@GOT]") is not followed.
+// Limits: control is taken to reach a block only along the edges the
+// blocks record (value flow takes it so too): a call in a block nothing
+// reaches from the entry (through a jump table not recovered, say) or in
+// a part of a procedure outside its range (gcc's f.cold, reached from the
+// parent) stays unresolved, and a block that an unrecovered indirect jump
+// also enters is judged by its other predecessors. A register copied from
+// another that holds a slot and a jump through a register (a tail call)
+// are not followed, nor 32-bit position-independent code that loads a
+// slot through the GOT register ("mov eax, [ebx+X@GOT]"). The pass runs
+// only for a function that calls a register it also loads whole from an
+// import's slot somewhere (resolve checks that from the bytes first), so
+// a file without such calls pays one look at each indirect call.
 
 // regOp is what the pass needs of one instruction.
 type regOp struct {
 	defs    uint16 // the general-purpose registers it writes (every one when it is not modelled)
 	slot    uint64 // the import slot it loads the whole of register load from, or 0
-	load    int8
+	load    int8   // the register it loads slot into, or -1
 	call    bool
 	callReg int8 // the register an indirect call goes through, or -1
 }
@@ -61,22 +68,12 @@ func (s *slotRegs) apply(op *regOp, clobber uint16) {
 		kill |= clobber
 	}
 	for kill != 0 {
-		r := bitsTrailing16(kill)
-		s[r] = 0
+		s[bits.TrailingZeros16(kill)] = 0
 		kill &= kill - 1
 	}
 	if op.slot != 0 {
 		s[op.load] = op.slot
 	}
-}
-
-func bitsTrailing16(v uint16) int {
-	n := 0
-	for v&1 == 0 {
-		v >>= 1
-		n++
-	}
-	return n
 }
 
 // regCallSlots returns, by instruction index, the import slot each call
@@ -235,7 +232,7 @@ func (d *x86Decoder) regOp(b []byte, in *insn, isSlot func(uint64) bool) regOp {
 	name := o.String()
 	switch {
 	case o == x86asm.CALL || o == x86asm.LCALL:
-		if _, rel := inst.Args[0].(x86asm.Rel); rel && inst.Args[0] == x86asm.Rel(0) && d.mode == 32 {
+		if inst.Args[0] == x86asm.Rel(0) && d.mode == 32 {
 			def(rsp) // "call next; pop ebx": no call
 			return op
 		}
@@ -285,7 +282,7 @@ func (d *x86Decoder) regOp(b []byte, in *insn, isSlot func(uint64) bool) regOp {
 	def(reg(inst.Args[0]))
 	if r, ok := inst.Args[0].(x86asm.Reg); ok && o == x86asm.MOV && inst.Args[2] == nil {
 		if m, ok := inst.Args[1].(x86asm.Mem); ok {
-			if _, bits := x86Reg(r); bits == d.mode {
+			if _, w := x86Reg(r); w == d.mode && reg(r) >= 0 {
 				if a, ok := d.memAddr(m, in.addr+uint64(inst.Len)); ok && isSlot(a) {
 					op.slot, op.load = a, reg(r)
 				}
