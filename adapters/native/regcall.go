@@ -202,7 +202,14 @@ func (d *x86Decoder) regOp(b []byte, in *insn, isSlot func(uint64) bool) regOp {
 		op.defs = 0xffff
 		return op
 	}
-	inst, special, err := d.decode(b)
+	var inst x86asm.Inst
+	var special string
+	var err error
+	if d.last.ok && d.last.pc == in.addr { // step decoded it in full: reuse that
+		inst, special, err = d.last.inst, d.last.special, d.last.err
+	} else {
+		inst, special, err = d.decode(b)
+	}
 	if special != "" {
 		return op
 	}
