@@ -39,8 +39,8 @@ import (
 // esi, [__imp__CloseHandle@4]" once, then "call esi" at each call, gcc
 // -O2's way with an import called more than once). The heights are
 // followed before the solver's reaching definitions, so the register's
-// slot is followed by slotCalls, a forward pass over the blocks of the
-// registers loaded from import slots.
+// slot is followed by slotCalls, the forward pass over the blocks that
+// the reference sweep resolves such calls with (regcall.go).
 
 // sourceWinAPI: a call's arguments come from the Windows API table's
 // stack bytes (stdcall's @N).
@@ -157,70 +157,18 @@ func importCalls(cc convention, flows []flowInsn, sems []vfSem, blocks []ports.B
 // slotCalls finds the calls through a register ("call esi") that every
 // path from the entry reaches with the register loaded from one import's
 // slot ("mov esi, [__imp__CloseHandle@4]"): the slot's address by the
-// call's index. A register is followed from its load to the next write
-// of it or call that clobbers it, over the blocks to a fixed point (a
-// join keeps it where both sides loaded the same slot).
+// call's index. It is the pass the reference sweep resolves such calls
+// with (regCallSlots, regcall.go), over the value flow's own sweep and
+// semantics of the procedure (its parts included).
 func slotCalls(cc convention, flows []flowInsn, sems []vfSem, blocks []ports.BasicBlock, entry int, isSlot func(uint64) bool) map[int]uint64 {
-	n := len(flows)
-	if entry < 0 || entry >= len(blocks) || n == 0 || !slices.ContainsFunc(sems, func(s vfSem) bool { return s.loads != 0 }) {
+	if entry < 0 || entry >= len(blocks) || len(flows) == 0 || !slices.ContainsFunc(sems, func(s vfSem) bool { return s.loads != 0 }) {
 		return nil
 	}
-	type regs map[string]uint64 // register: slot (0: not a slot's)
-	step := func(r regs, k int) regs {
-		s := sems[k]
-		if s.opaque {
-			return regs{}
-		}
-		var kill []string
-		kill = append(kill, s.defs...)
-		if s.call {
-			kill = append(kill, cc.clobber...)
-		}
-		out := r
-		cloned := false
-		for _, d := range kill {
-			if _, ok := out[d]; ok {
-				if !cloned {
-					out, cloned = cloneRegs(out), true
-				}
-				delete(out, d)
-			}
-		}
-		if s.loads != 0 && len(s.defs) == 1 && isSlot(s.loads) {
-			if !cloned {
-				out = cloneRegs(out)
-			}
-			out[s.defs[0]] = s.loads
-		}
-		return out
+	ops := make([]regOp, len(sems))
+	for k := range sems {
+		ops[k] = regOpOf(&sems[k], isSlot)
 	}
-	meet := func(old, in regs) (regs, bool) { // a join keeps the registers both sides agree on
-		var m regs
-		for reg, slot := range old {
-			if in[reg] != slot {
-				if m == nil {
-					m = cloneRegs(old)
-				}
-				delete(m, reg)
-			}
-		}
-		return m, m != nil
-	}
-	calls := map[int]uint64{}
-	forwardBlocks(flows, blocks, entry, regs{}, step, meet, func(k int, r regs) {
-		if s := sems[k]; s.call && s.indirect != "" && r[s.indirect] != 0 {
-			calls[k] = r[s.indirect]
-		}
-	})
-	return calls
-}
-
-func cloneRegs[M ~map[string]uint64](m M) M {
-	out := make(M, len(m)+1)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
+	return regCallSlots(flows, blocks, entry, ops, clobberMask(cc))
 }
 
 // maxLostListed bounds the calls heightsLost names.

@@ -52,6 +52,7 @@ func (p *program) references(ctx context.Context, src source, img image) (*refIn
 			}
 		}
 		swept := p.sweptRanges()
+		rc := newRegCalls(p, img.format())
 		slots := make([][]xref, len(swept))
 		var next atomic.Int64
 		var wg sync.WaitGroup
@@ -65,7 +66,7 @@ func (p *program) references(ctx context.Context, src source, img image) (*refIn
 						return
 					}
 					for j := k; j < min(k+64, len(swept)); j++ {
-						buf = p.rangeRefs(b, dec, swept[j], buf[:0])
+						buf = p.rangeRefs(b, dec, rc, swept[j], buf[:0])
 						slots[j] = slices.Clone(buf)
 					}
 				}
@@ -101,8 +102,10 @@ func (p *program) references(ctx context.Context, src source, img image) (*refIn
 }
 
 // rangeRefs appends the references the instructions of r make to buf,
-// sorted, as discovery's sweep of r found them.
-func (p *program) rangeRefs(b *builder, dec decoder, r ports.FunctionRange, buf []xref) []xref {
+// sorted, as discovery's sweep of r found them, with the calls through a
+// register holding an import's address resolved to its slot (rc,
+// regcall.go).
+func (p *program) rangeRefs(b *builder, dec decoder, rc *regCalls, r ports.FunctionRange, buf []xref) []xref {
 	code, stop := b.codeFor(r.Start, r.End)
 	if code == nil {
 		return buf
@@ -124,6 +127,7 @@ func (p *program) rangeRefs(b *builder, dec decoder, r ports.FunctionRange, buf 
 		}
 		return true
 	})
+	rc.resolve(dec, code, r, stop, buf[n:])
 	sortRefs(buf[n:])
 	return buf
 }

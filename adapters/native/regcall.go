@@ -1,0 +1,444 @@
+package native
+
+import (
+	"math/bits"
+	"slices"
+	"strings"
+	"sync"
+
+	"golang.org/x/arch/x86/x86asm"
+
+	"rea/ports"
+)
+
+// Calls through a register that holds an import's address. An optimising
+// compiler loads an import's slot into a register once and calls the
+// register wherever the import is called, in loops and after branches
+// (gcc -O2 and MSVC on 32-bit Windows: "mov esi, [__imp__CloseHandle@4]"
+// ... "call esi"; mingw and clang on x86-64: "mov rbx, [rip+__imp_X]" ...
+// "call rbx"; clang -fno-plt on ELF from the GOT). Such a call is a call
+// of the import, as "call [S]" is: its reference goes to the slot, marked
+// as an import's (xref.go), so the call graph, the callees, the references
+// to the import and every tool that reads them see it.
+//
+// regCallSlots decides it per function over its basic blocks: a register
+// holds a slot at a call when every path from the entry to the call loads
+// it from that slot ("mov reg, [S]" of the whole register) with no write of
+// it since and no call that clobbers it under the calling convention in
+// between (callee-saved registers survive calls: ebx, esi, edi and ebp on
+// i386; rbx, rbp and r12 to r15 under x86-64 System V, and rsi and rdi too
+// under Microsoft x64); where paths join only the registers loaded from the
+// same slot on every side are kept. Only import slots count: the loader
+// writes them once, so a register loaded from one still holds what the slot
+// holds at the call, whereas a program's own function pointer may change in
+// between. The instructions' effects are the value flow's (x86Sem, or a
+// leaner summary that writes as much or more: regOp), and value flow's
+// Windows API stack heights run this same pass (valueflow_winapi.go's
+// slotCalls).
+//
+// Limits: control is taken to reach a block only along the edges the
+// blocks record (value flow takes it so too): a call in a block nothing
+// reaches from the entry (through a jump table not recovered, say) or in
+// a part of a procedure outside its range (gcc's f.cold, reached from the
+// parent) stays unresolved, and a block that an unrecovered indirect jump
+// also enters is judged by its other predecessors. A register copied from
+// another that holds a slot and a jump through a register (a tail call)
+// are not followed, nor 32-bit position-independent code that loads a
+// slot through the GOT register ("mov eax, [ebx+X@GOT]"). The pass runs
+// only for a function that calls a register it also loads whole from an
+// import's slot somewhere (resolve checks that from the bytes first), so
+// a file without such calls pays one look at each indirect call.
+
+// regOp is what the pass needs of one instruction.
+type regOp struct {
+	defs    uint16 // the general-purpose registers it writes (every one when it is not modelled)
+	slot    uint64 // the import slot it loads the whole of register load from, or 0
+	load    int8   // the register it loads slot into, or -1
+	call    bool
+	callReg int8 // the register an indirect call goes through, or -1
+}
+
+// slotRegs holds, for each general-purpose register (gpr's numbering),
+// the import slot it was loaded from, or 0.
+type slotRegs [16]uint64
+
+func (s *slotRegs) apply(op *regOp, clobber uint16) {
+	kill := op.defs
+	if op.call {
+		kill |= clobber
+	}
+	for kill != 0 {
+		s[bits.TrailingZeros16(kill)] = 0
+		kill &= kill - 1
+	}
+	if op.slot != 0 {
+		s[op.load] = op.slot
+	}
+}
+
+// regCallSlots returns, by instruction index, the import slot each call
+// through a register goes to (see above): flows and ops describe the
+// function's instructions in address order, blocks its basic blocks in
+// address order, entry the index of the entry block, clobber the registers
+// a call clobbers. It runs a worklist to the fixed point: a block's state
+// only loses registers, at most sixteen times, so it ends.
+func regCallSlots(flows []flowInsn, blocks []ports.BasicBlock, entry int, ops []regOp, clobber uint16) map[int]uint64 {
+	if entry < 0 || entry >= len(blocks) || len(flows) == 0 || len(ops) != len(flows) {
+		return nil
+	}
+	first := make([]int, len(blocks)) // the index of each block's first instruction
+	for bi, b := range blocks {
+		first[bi], _ = slices.BinarySearchFunc(flows, b.Start, func(f flowInsn, a uint64) int { return cmpU(f.addr, a) })
+	}
+	blockAt := func(a uint64) (int, bool) {
+		return slices.BinarySearchFunc(blocks, a, func(b ports.BasicBlock, t uint64) int { return cmpU(b.Start, t) })
+	}
+	in := make([]slotRegs, len(blocks))
+	reached := make([]bool, len(blocks))
+	queued := make([]bool, len(blocks))
+	work := []int{entry}
+	reached[entry], queued[entry] = true, true
+	for len(work) > 0 {
+		bi := work[0]
+		work = work[1:]
+		queued[bi] = false
+		s := in[bi]
+		for k := first[bi]; k < len(flows) && flows[k].addr < blocks[bi].End; k++ {
+			s.apply(&ops[k], clobber)
+		}
+		for _, e := range blocks[bi].Successors {
+			if e.Kind == ports.EdgeTailCall || e.Kind == ports.EdgeUnresolved {
+				continue
+			}
+			si, ok := blockAt(e.Target)
+			if !ok {
+				continue
+			}
+			changed := false
+			if !reached[si] {
+				in[si], reached[si], changed = s, true, true
+			} else {
+				for r := range in[si] {
+					if in[si][r] != 0 && in[si][r] != s[r] {
+						in[si][r], changed = 0, true
+					}
+				}
+			}
+			if changed && !queued[si] {
+				work = append(work, si)
+				queued[si] = true
+			}
+		}
+	}
+	var out map[int]uint64
+	for bi := range blocks {
+		if !reached[bi] {
+			continue
+		}
+		s := in[bi]
+		for k := first[bi]; k < len(flows) && flows[k].addr < blocks[bi].End; k++ {
+			if op := &ops[k]; op.call && op.callReg >= 0 && s[op.callReg] != 0 {
+				if out == nil {
+					out = map[int]uint64{}
+				}
+				out[k] = s[op.callReg]
+			}
+			s.apply(&ops[k], clobber)
+		}
+	}
+	return out
+}
+
+// x86GPR numbers the general-purpose registers as the value flow names
+// them (the 64-bit names, and 32-bit x86's), gpr's way.
+var x86GPR = func() map[string]int8 {
+	m := map[string]int8{}
+	for i, n := range x86Regs {
+		m[n] = int8(i)
+	}
+	for i, n := range [...]string{"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi"} {
+		m[n] = int8(i)
+	}
+	return m
+}()
+
+// regOpOf summarises an instruction's value-flow semantics for the pass
+// (value flow's slotCalls); isSlot tells the import slots.
+func regOpOf(s *vfSem, isSlot func(uint64) bool) regOp {
+	op := regOp{call: s.call, callReg: -1, load: -1}
+	if s.opaque {
+		op.defs = 0xffff
+		return op
+	}
+	for _, d := range s.defs {
+		if r, ok := x86GPR[d]; ok {
+			op.defs |= 1 << r
+		}
+	}
+	if s.call && s.indirect != "" {
+		if r, ok := x86GPR[s.indirect]; ok {
+			op.callReg = r
+		}
+	}
+	if s.loads != 0 && len(s.defs) == 1 {
+		if r, ok := x86GPR[s.defs[0]]; ok && isSlot(s.loads) {
+			op.slot, op.load = s.loads, r
+		}
+	}
+	return op
+}
+
+// regOp summarises the instruction b starts with for the pass, as
+// regOpOf does the value flow's semantics of it (x86Sem) but without
+// building them: the reference sweep runs it on every instruction of the
+// functions it analyses. Its writes are those of x86Sem or more (an
+// instruction it does not know writes its first operand when that is a
+// register; every implicit write x86Sem models, and cpuid's, rdtscp's and
+// the like), never fewer, and its loads and calls are x86Sem's
+// (TestRegOpMatchesValueFlow); more writes only resolve fewer calls.
+func (d *x86Decoder) regOp(b []byte, in *insn, isSlot func(uint64) bool) regOp {
+	op := regOp{callReg: -1, load: -1}
+	if in.invalid {
+		op.defs = 0xffff
+		return op
+	}
+	var inst x86asm.Inst
+	var special string
+	var err error
+	if d.last.ok && d.last.pc == in.addr { // step decoded it in full: reuse that
+		inst, special, err = d.last.inst, d.last.special, d.last.err
+	} else {
+		inst, special, err = d.decode(b)
+	}
+	if special != "" {
+		return op
+	}
+	if err != nil || inst.Len != in.size || inst.Op == 0 {
+		op.defs = 0xffff
+		return op
+	}
+	reg := func(a x86asm.Arg) int8 {
+		if r, ok := a.(x86asm.Reg); ok {
+			if n, bits := x86Reg(r); bits > 0 && bits <= 64 {
+				if g, ok := x86GPR[n]; ok {
+					return g
+				}
+			}
+		}
+		return -1
+	}
+	def := func(gs ...int8) {
+		for _, g := range gs {
+			if g >= 0 {
+				op.defs |= 1 << g
+			}
+		}
+	}
+	const rax, rcx, rdx, rbx, rsp, rbp, rsi, rdi, r11 = 0, 1, 2, 3, 4, 5, 6, 7, 11
+	o := inst.Op
+	name := o.String()
+	switch {
+	case o == x86asm.CALL || o == x86asm.LCALL:
+		if inst.Args[0] == x86asm.Rel(0) && d.mode == 32 {
+			def(rsp) // "call next; pop ebx": no call
+			return op
+		}
+		op.call = true
+		op.callReg = reg(inst.Args[0])
+		return op
+	case o == x86asm.PUSH || o == x86asm.PUSHF || o == x86asm.PUSHFD || o == x86asm.PUSHFQ || o == x86asm.RET || o == x86asm.LRET:
+		def(rsp)
+		return op
+	case o == x86asm.POP:
+		def(rsp, reg(inst.Args[0]))
+		return op
+	case o == x86asm.LEAVE || o == x86asm.ENTER:
+		def(rsp, rbp)
+		return op
+	case x86NoDef[o] || x86Branches[o] || name == "VPTEST" || name == "VTESTPS" || name == "VTESTPD" ||
+		name == "VUCOMISS" || name == "VUCOMISD" || name == "VCOMISS" || name == "VCOMISD":
+		return op
+	case strings.HasPrefix(name, "MOVS") && o != x86asm.MOVSX && o != x86asm.MOVSXD && o != x86asm.MOVSS && o != x86asm.MOVSD_XMM,
+		strings.HasPrefix(name, "CMPS") && o != x86asm.CMPSD_XMM:
+		def(rsi, rdi, rcx)
+	case strings.HasPrefix(name, "STOS"), strings.HasPrefix(name, "SCAS"), strings.HasPrefix(name, "INS"):
+		def(rdi, rcx)
+	case strings.HasPrefix(name, "LODS"):
+		def(rsi, rax, rcx)
+	case strings.HasPrefix(name, "OUTS"):
+		def(rsi, rcx)
+	case o == x86asm.CDQ || o == x86asm.CQO || o == x86asm.CWD:
+		def(rdx)
+	case o == x86asm.CDQE || o == x86asm.CWDE || o == x86asm.CBW || o == x86asm.LAHF || o == x86asm.INT:
+		def(rax)
+	case o == x86asm.MUL || o == x86asm.DIV || o == x86asm.IDIV || o == x86asm.IMUL && inst.Args[1] == nil,
+		o == x86asm.RDTSC || o == x86asm.RDMSR || o == x86asm.RDPMC || o == x86asm.XGETBV,
+		o == x86asm.CMPXCHG8B || o == x86asm.CMPXCHG16B:
+		def(rax, rdx)
+	case o == x86asm.RDTSCP:
+		def(rax, rcx, rdx)
+	case o == x86asm.CPUID:
+		def(rax, rbx, rcx, rdx)
+	case o == x86asm.SYSCALL || o == x86asm.SYSENTER:
+		def(rax, rcx, rdx, r11)
+	case o == x86asm.XCHG || o == x86asm.XADD:
+		def(reg(inst.Args[1]))
+	case o == x86asm.CMPXCHG:
+		def(rax)
+	}
+	def(reg(inst.Args[0]))
+	if r, ok := inst.Args[0].(x86asm.Reg); ok && o == x86asm.MOV && inst.Args[2] == nil {
+		if m, ok := inst.Args[1].(x86asm.Mem); ok {
+			if _, w := x86Reg(r); w == d.mode && reg(r) >= 0 {
+				if a, ok := d.memAddr(m, in.addr+uint64(inst.Len)); ok && isSlot(a) {
+					op.slot, op.load = a, reg(r)
+				}
+			}
+		}
+	}
+	return op
+}
+
+// clobberMask is the set of registers of cc's clobber list (gpr's
+// numbering); other registers are left out.
+func clobberMask(cc convention) uint16 {
+	var m uint16
+	for _, n := range cc.clobber {
+		if r, ok := x86GPR[n]; ok {
+			m |= 1 << r
+		}
+	}
+	return m
+}
+
+// calledRegister returns the register (gpr's numbering) of the call
+// through a register ("call rbx": FF /2 with a register operand, after a
+// REX or a segment prefix) that b starts with, if it is one.
+func calledRegister(b []byte, mode int) (int, bool) {
+	i, rex := 0, byte(0)
+	for i < len(b) && i < 2 && (b[i] == 0x3e || b[i] == 0x2e || mode == 64 && b[i]&0xf0 == 0x40) {
+		if b[i]&0xf0 == 0x40 {
+			rex = b[i]
+		}
+		i++
+	}
+	if i+1 >= len(b) || b[i] != 0xff || b[i+1]&0xf8 != 0xd0 {
+		return 0, false
+	}
+	return int(b[i+1]&7) | int(rex&1)<<3, true
+}
+
+// loadedRegister returns the register (gpr's numbering) a "mov reg,
+// [mem]" that b starts with loads the whole of (8B /r, with REX.W on
+// x86-64; A1, "mov eax, [moffs]", on 32-bit x86), if it is one: the
+// loads of slots regCallSlots follows.
+func loadedRegister(b []byte, mode int) (int, bool) {
+	i, rex := 0, byte(0)
+	for i < len(b) && i < 2 && (b[i] == 0x3e || b[i] == 0x2e || mode == 64 && b[i]&0xf0 == 0x40) {
+		if b[i]&0xf0 == 0x40 {
+			rex = b[i]
+		}
+		i++
+	}
+	switch {
+	case i >= len(b) || mode == 64 && rex&8 == 0:
+	case b[i] == 0x8b && i+1 < len(b) && b[i+1]>>6 != 3:
+		return int(b[i+1]>>3&7) | int(rex&4)<<1, true
+	case b[i] == 0xa1 && mode == 32:
+		return 0, true
+	}
+	return 0, false
+}
+
+// regCalls is what the reference sweep needs to resolve calls through
+// registers (xref.go): the program's calling convention, found on first
+// use (only a function with such a call and a load of an import slot asks
+// for it).
+type regCalls struct {
+	p       *program
+	format  string
+	clobber func() uint16
+}
+
+func newRegCalls(p *program, format string) *regCalls {
+	rc := &regCalls{p: p, format: format}
+	rc.clobber = sync.OnceValue(func() uint16 { return clobberMask(rc.convention()) })
+	return rc
+}
+
+// convention is the calling convention the value flow gives the program
+// (ValueFlow): Go's ABIs in a Go program, Microsoft x64 in a 64-bit PE,
+// System V elsewhere and cdecl on 32-bit x86.
+func (rc *regCalls) convention() convention {
+	goProg, _ := goRuntime(rc.p)
+	switch {
+	case rc.p.arch == archX86 && goProg:
+		return goABI0x86
+	case rc.p.arch == archX86:
+		return cdecl
+	case goProg:
+		return goAMD64
+	case rc.format == "pe":
+		return msX64
+	}
+	return sysvAMD64
+}
+
+// resolve gives the calls through registers of the range r (whose sweep
+// made refs, sorted) the import slot regCallSlots finds for them, when
+// it finds one: the reference becomes a call to the slot, as "call [S]"'s
+// is. It sweeps r again (code holds its bytes from r.Start, the sweep
+// ends at stop) only when r has such a call and reads an import slot.
+func (rc *regCalls) resolve(dec decoder, code []byte, r ports.FunctionRange, stop uint64, refs []xref) {
+	x, ok := dec.(*x86Decoder)
+	if !ok {
+		return
+	}
+	// Cheap checks first, from the bytes: r calls a register that it
+	// loads from an import's slot somewhere.
+	var called, loaded uint16
+	for _, ref := range refs {
+		if ref.kind == kindCall && ref.flags == flagUnresolved && ref.to == 0 {
+			if g, ok := calledRegister(code[ref.from-r.Start:], x.mode); ok {
+				called |= 1 << g
+			}
+		}
+	}
+	if called == 0 {
+		return
+	}
+	for _, ref := range refs {
+		if ref.kind == kindRead {
+			if g, ok := loadedRegister(code[ref.from-r.Start:], x.mode); ok && called&(1<<g) != 0 && rc.p.labelAt(ref.to, "import") != "" {
+				loaded |= 1 << g
+			}
+		}
+	}
+	if loaded == 0 {
+		return
+	}
+	isSlot := func(a uint64) bool { return rc.p.labelAt(a, "import") != "" }
+	var flows []flowInsn
+	var ops []regOp
+	sweep(dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
+		flows = append(flows, rc.p.flowOf(in))
+		ops = append(ops, x.regOp(code[in.addr-r.Start:], in, isSlot))
+		return true
+	})
+	blocks, _ := basicBlocks(flows, r.Start, r.End)
+	entry := slices.IndexFunc(blocks, func(b ports.BasicBlock) bool { return b.Start == r.Start })
+	found := regCallSlots(flows, blocks, entry, ops, rc.clobber())
+	if len(found) == 0 {
+		return
+	}
+	at := make(map[uint64]uint64, len(found))
+	for k, slot := range found {
+		at[flows[k].addr] = slot
+	}
+	for i := range refs {
+		ref := &refs[i]
+		if slot, ok := at[ref.from]; ok && ref.kind == kindCall && ref.flags == flagUnresolved && ref.to == 0 {
+			ref.to, ref.flags = slot, flagImportSlot
+		}
+	}
+}
