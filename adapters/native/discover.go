@@ -1414,13 +1414,22 @@ func (p *program) nameNoLock(addr uint64) string {
 
 // labelAt returns the first label at addr (of kind, when kind is not "").
 func (p *program) labelAt(addr uint64, kind string) string {
+	if l := p.label(addr, kind); l != nil {
+		return l.Name
+	}
+	return ""
+}
+
+// label is the first label at addr of kind (any kind when kind is ""), or
+// nil.
+func (p *program) label(addr uint64, kind string) *ports.Name {
 	i, _ := slices.BinarySearchFunc(p.labels, addr, func(n ports.Name, t uint64) int { return cmp.Compare(n.Address, t) })
 	for ; i < len(p.labels) && p.labels[i].Address == addr; i++ {
 		if kind == "" || p.labels[i].Kind == kind {
-			return p.labels[i].Name
+			return &p.labels[i]
 		}
 	}
-	return ""
+	return nil
 }
 
 // rangeIndex returns the index of the procedure starting at addr.

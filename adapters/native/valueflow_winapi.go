@@ -1,7 +1,6 @@
 package native
 
 import (
-	"cmp"
 	"debug/dwarf"
 	"fmt"
 	"slices"
@@ -49,11 +48,8 @@ const sourceWinAPI = "winapi"
 // importNamed is the name and DLL of the import whose slot is at addr,
 // "" for none.
 func (p *program) importNamed(addr uint64) (name, lib string) {
-	i, _ := slices.BinarySearchFunc(p.labels, addr, func(n ports.Name, t uint64) int { return cmp.Compare(n.Address, t) })
-	for ; i < len(p.labels) && p.labels[i].Address == addr; i++ {
-		if p.labels[i].Kind == "import" {
-			return p.labels[i].Name, p.labels[i].Library
-		}
+	if l := p.label(addr, "import"); l != nil {
+		return l.Name, l.Library
 	}
 	return "", ""
 }
