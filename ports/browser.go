@@ -796,17 +796,24 @@ type BrowserHistoryEntry struct {
 // websocket-opened | websocket-closed | websocket-frame-sent |
 // websocket-frame-received | frame-navigated.
 type BrowserScenarioEvent struct {
-	Sequence     int
-	StepIndex    int
-	Kind         string
-	Level        string
+	Sequence  int
+	StepIndex int
+	Kind      string
+	Level     string
+	// Text is a console event's text, a page error's message, or a
+	// WebSocket text frame's payload (at most 64 KiB, secrets redacted).
 	Text         string
 	Stack        string // page-error: the error's stack as the page reports it, "" when none
 	Method       string
 	HeaderNames  []string // request and response: the header names seen, never values
-	URL          string
+	URL          string   // WebSocket events: the socket's URL
 	ResourceType string
 	Status       int
 	Failure      string
-	PayloadBytes int
+	// PayloadBytes is a WebSocket frame's payload size in bytes (a binary
+	// frame's decoded size). PayloadBinary marks a frame that is not text
+	// (its payload is never kept); PayloadTruncated a text payload cut to
+	// 64 KiB in Text.
+	PayloadBytes                    int
+	PayloadBinary, PayloadTruncated bool
 }

@@ -503,3 +503,42 @@ func TestLiveScenarioBlockedRequestNamesItsOrigin(t *testing.T) {
 	is.True(strings.HasPrefix(ev.Failure, "blocked: the origin is outside allowed_origins"))
 	is.True(!strings.Contains(dump(out), "/orders/create"))
 }
+
+// A scenario's WebSocket frame events name their socket and tell text from
+// binary: a text frame keeps its payload, a binary one its decoded size.
+func TestLiveScenarioWebSocketFrames(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
+	}
+	is := is.New(t)
+	site := fixtureSite(t).URL
+	out, err := cdp.New(nil).RunScenario(context.Background(), ports.BrowserScenarioRequest{
+		StartURL: site + "/frames",
+		Steps:    []ports.BrowserScenarioStep{{StepID: "wait", Action: "wait", DurationMS: 500}},
+	})
+	is.NoErr(err)
+	socket := "ws://" + strings.TrimPrefix(site, "http://") + "/ws"
+	var text, binary []ports.BrowserScenarioEvent
+	for _, ev := range out.Events {
+		if !strings.HasPrefix(ev.Kind, "websocket-frame-") {
+			continue
+		}
+		is.Equal(ev.URL, socket) // the frame names its socket
+		if ev.PayloadBinary {
+			binary = append(binary, ev)
+		} else {
+			text = append(text, ev)
+		}
+	}
+	is.Equal(len(text), 2)   // sent and echoed
+	is.Equal(len(binary), 2) // sent and echoed
+	for _, ev := range text {
+		is.Equal(ev.Text, `{"kind":"hello","n":1}`)
+		is.Equal(ev.PayloadBytes, len(ev.Text))
+		is.True(!ev.PayloadTruncated)
+	}
+	for _, ev := range binary {
+		is.Equal(ev.Text, "")
+		is.Equal(ev.PayloadBytes, 3) // decoded, not base64
+	}
+}

@@ -101,7 +101,7 @@ func validateScenario(req *ports.BrowserScenarioRequest) (scope, error) {
 // scenarioRun is the event state of one run.
 type scenarioRun struct {
 	red     *strings.Replacer
-	sockets sync.Map // request id → true for in-scope WebSockets
+	sockets sync.Map // request id → URL of an in-scope WebSocket
 	// requests maps a request id to what a failure of it may say: an
 	// in-scope request's method and URL, an out-of-scope one's method and
 	// origin only (its path stays out of the capture, as its events do).
@@ -174,7 +174,24 @@ func (r *scenarioRun) add(ev ports.BrowserScenarioEvent) {
 	}
 	ev.Sequence, ev.StepIndex = len(r.events), r.step
 	ev.Text, ev.Stack, ev.URL, ev.Failure = r.red.Replace(ev.Text), r.red.Replace(ev.Stack), r.red.Replace(ev.URL), r.red.Replace(ev.Failure)
+	if strings.HasPrefix(ev.Kind, "websocket-frame-") && len(ev.Text) > 65536 { // cut after redaction: no secret is half kept
+		ev.Text, ev.PayloadTruncated = cut(ev.Text, 65536), true
+	}
 	r.events = append(r.events, ev)
+}
+
+// wsFrame is a WebSocket frame event on the socket at url. A text frame
+// (opcode 1) keeps its payload (add cuts it to 64 KiB once secrets are
+// redacted); any other frame keeps only its size (cdproto has decoded its
+// base64 payloadData).
+func wsFrame(kind, url string, f *network.WebSocketFrame) ports.BrowserScenarioEvent {
+	ev := ports.BrowserScenarioEvent{Kind: kind, URL: url, PayloadBytes: len(f.PayloadData)}
+	if f.Opcode != 1 {
+		ev.PayloadBinary = true
+		return ev
+	}
+	ev.Text = string(f.PayloadData)
+	return ev
 }
 
 func (r *scenarioRun) onEvent(ev any) {
@@ -233,20 +250,20 @@ func (r *scenarioRun) onEvent(ev any) {
 		r.add(ev)
 	case *network.EventWebSocketCreated:
 		if r.sc.allows(wsToHTTP(e.URL)) {
-			r.sockets.Store(e.RequestID, true)
+			r.sockets.Store(e.RequestID, e.URL)
 			r.add(ports.BrowserScenarioEvent{Kind: "websocket-opened", URL: e.URL})
 		}
 	case *network.EventWebSocketClosed:
-		if _, ok := r.sockets.Load(e.RequestID); ok {
-			r.add(ports.BrowserScenarioEvent{Kind: "websocket-closed"})
+		if u, ok := r.sockets.Load(e.RequestID); ok {
+			r.add(ports.BrowserScenarioEvent{Kind: "websocket-closed", URL: u.(string)})
 		}
 	case *network.EventWebSocketFrameSent:
-		if _, ok := r.sockets.Load(e.RequestID); ok && e.Response != nil {
-			r.add(ports.BrowserScenarioEvent{Kind: "websocket-frame-sent", PayloadBytes: len(e.Response.PayloadData)})
+		if u, ok := r.sockets.Load(e.RequestID); ok && e.Response != nil {
+			r.add(wsFrame("websocket-frame-sent", u.(string), e.Response))
 		}
 	case *network.EventWebSocketFrameReceived:
-		if _, ok := r.sockets.Load(e.RequestID); ok && e.Response != nil {
-			r.add(ports.BrowserScenarioEvent{Kind: "websocket-frame-received", PayloadBytes: len(e.Response.PayloadData)})
+		if u, ok := r.sockets.Load(e.RequestID); ok && e.Response != nil {
+			r.add(wsFrame("websocket-frame-received", u.(string), e.Response))
 		}
 	case *page.EventFrameStoppedLoading:
 		if e.FrameID == r.mainFrame {

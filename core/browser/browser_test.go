@@ -388,7 +388,10 @@ func TestCompareScreenshotsFindsRegions(t *testing.T) {
 }
 
 // fakeRunner is a scenario runner that returns a fixed capture.
-type fakeRunner struct{ got ports.BrowserScenarioRequest }
+type fakeRunner struct {
+	got   ports.BrowserScenarioRequest
+	extra []ports.BrowserScenarioEvent // appended to the fixed events
+}
 
 func (r *fakeRunner) RunScenario(ctx context.Context, req ports.BrowserScenarioRequest) (*ports.BrowserScenarioCapture, error) {
 	if err := ctx.Err(); err != nil {
@@ -402,6 +405,10 @@ func (r *fakeRunner) RunScenario(ctx context.Context, req ports.BrowserScenarioR
 			{Sequence: 1, StepIndex: 0, Kind: "response", Method: "GET", URL: "http://app.test/", ResourceType: "Document", Status: 200, HeaderNames: []string{"content-type", "date"}},
 			{Sequence: 2, StepIndex: 1, Kind: "console", Level: "log", Text: "hi [REDACTED:pw]"},
 			{Sequence: 3, StepIndex: 1, Kind: "page-error", Text: "x is not a function", Stack: "TypeError: x is not a function\n    at http://app.test/a.js:1:2"}}}
+	for _, ev := range r.extra {
+		ev.Sequence = len(out.Events)
+		out.Events = append(out.Events, ev)
+	}
 	steps := append([]ports.BrowserScenarioStep{{StepID: "scenario_start", Action: "goto_start"}}, req.Steps...)
 	for i, s := range steps {
 		r := ports.BrowserScenarioStepResult{StepIndex: i, StepID: s.StepID, Action: s.Action, Status: "completed", BeforeURL: "http://app.test/", AfterURL: u, EventSequenceStart: -1, EventSequenceEnd: -1}
@@ -490,3 +497,44 @@ func (p *progress) Observe(phase, msg string) {
 	p.mu.Unlock()
 }
 func (p *progress) Finish(phase, msg string) { p.Observe(phase, msg) }
+
+// WebSocket frames keep what the engine saw: a text frame its payload (cut
+// to 64 KiB, marked truncated) and the socket's URL, a binary frame only
+// its size.
+func TestScenarioWebSocketFrames(t *testing.T) {
+	is := is.New(t)
+	const ws = "ws://app.test/live"
+	long := strings.Repeat("ab", 40000)
+	run := &fakeRunner{extra: []ports.BrowserScenarioEvent{
+		{StepIndex: 1, Kind: "websocket-opened", URL: ws},
+		{StepIndex: 1, Kind: "websocket-frame-received", URL: ws, Text: `{"tick":1}`, PayloadBytes: 10},
+		{StepIndex: 1, Kind: "websocket-frame-sent", URL: ws, PayloadBinary: true, PayloadBytes: 3},
+		{StepIndex: 1, Kind: "websocket-frame-received", URL: ws, Text: long, PayloadBytes: len(long)},
+		{StepIndex: 1, Kind: "websocket-closed", URL: ws},
+	}}
+	s := session(t, nil, run)
+	r := result(mustCall(t, s, "capture_browser_scenario", map[string]any{"browser": map[string]any{"mode": "launch"},
+		"start_url": map[string]any{"url": "http://app.test/"},
+		"actions":   []any{map[string]any{"step_id": "w", "action": "wait_for_timeout", "duration_ms": 10}}}))
+	var frames []map[string]any
+	for _, it := range r["events"].(map[string]any)["items"].([]any) {
+		ev := it.(map[string]any)
+		if k := ev["kind"].(string); strings.HasPrefix(k, "websocket-") {
+			is.Equal(ev["url"].(map[string]any)["url"], ws)
+			if strings.HasPrefix(k, "websocket-frame-") {
+				frames = append(frames, ev)
+			}
+		}
+	}
+	is.Equal(len(frames), 3)
+	is.Equal(frames[0]["payload_type"], "text")
+	is.Equal(frames[0]["payload_text"], `{"tick":1}`)
+	is.Equal(frames[0]["truncated"], false)
+	is.Equal(frames[1]["payload_type"], "binary")
+	is.Equal(frames[1]["payload_text"], nil)
+	is.Equal(frames[1]["payload_bytes"], 3.0)
+	is.Equal(frames[2]["payload_type"], "text")
+	is.Equal(len(frames[2]["payload_text"].(string)), 65536)
+	is.Equal(frames[2]["truncated"], true)
+	is.Equal(frames[2]["payload_bytes"], float64(len(long)))
+}

@@ -334,7 +334,7 @@ func normalizeScenario(capt *ports.BrowserScenarioCapture, req *ports.BrowserSce
 			lims = append(lims, truncate(l, 2048))
 		}
 	}
-	lims = append(lims, "WebSocket frame payloads are not retained: frames report their byte counts with payload_type binary; workers, popups and downloads are not observed.")
+	lims = append(lims, "WebSocket text frames keep their first 64 KiB (secrets redacted), binary frames only their byte counts; workers, popups and downloads are not observed.")
 	origins := core.NonNil(capt.AllowedOrigins)
 	if len(origins) > 32 {
 		origins = origins[:32]
@@ -567,7 +567,12 @@ func scenarioEvent(e ports.BrowserScenarioEvent) scenarioEventRecord {
 	case "websocket-opened", "websocket-closed":
 		return &urlEvent{StepIndex: e.StepIndex, Kind: e.Kind, URL: u}
 	case "websocket-frame-sent", "websocket-frame-received":
-		return &frameEvent{StepIndex: e.StepIndex, Kind: e.Kind, URL: u, PayloadBytes: e.PayloadBytes, PayloadType: "binary"}
+		if e.PayloadBinary {
+			return &frameEvent{StepIndex: e.StepIndex, Kind: e.Kind, URL: u, PayloadBytes: e.PayloadBytes, PayloadType: "binary"}
+		}
+		text := truncate(e.Text, 65536)
+		return &frameEvent{StepIndex: e.StepIndex, Kind: e.Kind, URL: u, PayloadBytes: e.PayloadBytes, PayloadType: "text",
+			PayloadText: &text, Truncated: e.PayloadTruncated || len(text) < len(e.Text)}
 	case "frame-navigated", "frame-attached", "frame-detached":
 		return &frameNavigatedEvent{StepIndex: e.StepIndex, Kind: e.Kind, URL: u}
 	}
