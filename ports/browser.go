@@ -221,7 +221,13 @@ type BrowserInspectRequest struct {
 	IncludeStorageFingerprints bool // requires IncludeStorageKeys
 	IncludeJSONBodyShapes      bool // request and response JSON bodies are returned raw (bounded)
 	IncludeWebSocketShapes     bool // text frame payloads are returned raw (bounded)
-	Limits                     BrowserLimits
+	// ScriptsOnly leaves out what a script analysis does not read: no DOM
+	// snapshot, accessibility tree or storage is taken, and DOM,
+	// Accessibility and Storage come back empty. On a page with a large
+	// document those are the slowest and largest replies (an accessibility
+	// tree can pass the 64 MiB message bound and fail the whole capture).
+	ScriptsOnly bool
+	Limits      BrowserLimits
 }
 
 // BrowserLimits bound a capture. Zero means the default in brackets.

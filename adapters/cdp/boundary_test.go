@@ -615,3 +615,26 @@ func TestStorageRecordFingerprints(t *testing.T) {
 	is.True(!strings.Contains(dump(c.Storage), "c21hbGw"))
 	is.True(slices.IsSortedFunc(c.Storage.Fingerprints, func(a, b ports.BrowserStorageFingerprint) int { return strings.Compare(a.Scope, b.Scope) }))
 }
+
+// A scripts-only capture (analyze_web_bundle's) takes no DOM snapshot,
+// accessibility tree or storage, and still reads the scripts' sources.
+func TestInspectScriptsOnly(t *testing.T) {
+	is := is.New(t)
+	f := cdptest.New(nil)
+	defer f.Close()
+	req := fullInspect(f)
+	req.ScriptsOnly = true
+	c, err := engine().InspectPage(context.Background(), req)
+	is.NoErr(err)
+	assertNeverSent(t, f)
+	for _, m := range []string{"DOMSnapshot.captureSnapshot", "Accessibility.getFullAXTree", "Storage.getUsageAndQuota", "DOMStorage.getDOMStorageItems"} {
+		if f.Received(m) {
+			t.Errorf("a scripts-only capture sent %s", m)
+		}
+	}
+	is.True(f.Received("Debugger.getScriptSource"))
+	is.True(len(c.Scripts) > 0)
+	is.True(c.Scripts[0].Source != nil)
+	is.Equal(len(c.DOM.Nodes), 0)
+	is.Equal(len(c.Accessibility.Nodes), 0)
+}

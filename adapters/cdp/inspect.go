@@ -582,11 +582,13 @@ func (e *Engine) InspectPage(ctx context.Context, req ports.BrowserInspectReques
 	if out.Resources, err = e.resources(ctx, a, pc); err != nil {
 		return nil, err
 	}
-	if out.DOM, err = e.domSnapshot(ctx, a, pc); err != nil {
-		return nil, err
-	}
-	if out.Accessibility, err = e.accessibility(ctx, a, pc, out.Frames); err != nil {
-		return nil, err
+	if !req.ScriptsOnly {
+		if out.DOM, err = e.domSnapshot(ctx, a, pc); err != nil {
+			return nil, err
+		}
+		if out.Accessibility, err = e.accessibility(ctx, a, pc, out.Frames); err != nil {
+			return nil, err
+		}
 	}
 	pc.mu.Lock()
 	scripts := make([]ports.BrowserScript, 0, len(pc.scriptOrder))
@@ -601,8 +603,10 @@ func (e *Engine) InspectPage(ctx context.Context, req ports.BrowserInspectReques
 	if out.Workers, err = e.workers(ctx, a, pc, frameSet); err != nil {
 		return nil, err
 	}
-	if out.Storage, err = e.storage(ctx, a, pc, out.Frames[0]); err != nil {
-		return nil, err
+	if !req.ScriptsOnly {
+		if out.Storage, err = e.storage(ctx, a, pc, out.Frames[0]); err != nil {
+			return nil, err
+		}
 	}
 	// 12. The final gate.
 	ft2, err := e.gate(ctx, a)

@@ -538,3 +538,30 @@ func TestScenarioWebSocketFrames(t *testing.T) {
 	is.Equal(frames[2]["truncated"], true)
 	is.Equal(frames[2]["payload_bytes"], float64(len(long)))
 }
+
+// inspectRecorder records the inspection requests its fake answers.
+type inspectRecorder struct {
+	*portstest.BrowserFake
+	got []ports.BrowserInspectRequest
+}
+
+func (r *inspectRecorder) InspectPage(ctx context.Context, req ports.BrowserInspectRequest) (*ports.BrowserPageCapture, error) {
+	r.got = append(r.got, req)
+	return r.BrowserFake.InspectPage(ctx, req)
+}
+
+// analyze_web_bundle asks the engine for the scripts alone (no DOM
+// snapshot, accessibility tree or storage, which it never reports and which
+// on a large page are the slow, oversized replies); inspect_web_page still
+// asks for everything.
+func TestBundleAsksForScriptsOnly(t *testing.T) {
+	is := is.New(t)
+	r := &inspectRecorder{BrowserFake: portstest.NewBrowserFake()}
+	s := session(t, r, nil)
+	mustCall(t, s, "analyze_web_bundle", map[string]any{"cdp_endpoint": ep, "target_id": "T1", "include_accessibility_text": true})
+	mustCall(t, s, "inspect_web_page", map[string]any{"cdp_endpoint": ep, "target_id": "T1"})
+	is.Equal(len(r.got), 2)
+	is.True(r.got[0].ScriptsOnly)
+	is.True(r.got[0].IncludeScriptSources)
+	is.True(!r.got[1].ScriptsOnly)
+}

@@ -155,6 +155,10 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The analysis reads the scripts alone: the DOM snapshot, accessibility
+	// tree and storage a page inspection also takes are left out, so a page
+	// with a large document neither slows the analysis nor fails it.
+	req.ScriptsOnly = true
 	fetchMaps := isSet(in.FetchSourceMaps)
 	maps := c.SourceMaps()
 	c.Observe(fmt.Sprintf("capturing page scripts over %d ms", req.ObservationMS))
