@@ -542,3 +542,32 @@ func TestLiveScenarioWebSocketFrames(t *testing.T) {
 		is.Equal(ev.PayloadBytes, 3) // decoded, not base64
 	}
 }
+
+// Frames of a WebSocket opened before the attach have no URL Chromium
+// reports, so they are left out; the capture counts them and says so
+// rather than showing an empty list as if the page were silent.
+func TestLiveInspectCountsFramesOfEarlierSockets(t *testing.T) {
+	endpoint, site, _ := liveBrowser(t)
+	is := is.New(t)
+	tctx, tid := driver(t, endpoint)
+	is.NoErr(chromedp.Do(tctx, chromedp.Navigate(site+"/stream")))
+	streaming := func() bool { // the page sets its title once the socket is open
+		list, err := cdp.New(nil).ListTargets(context.Background(), ports.BrowserListRequest{Endpoint: endpoint})
+		return err == nil && slices.ContainsFunc(list.Targets, func(tg ports.BrowserTarget) bool { return tg.TargetID == tid && tg.Title == "streaming" })
+	}
+	for deadline := time.Now().Add(10 * time.Second); !streaming(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the /stream page never opened its socket")
+		}
+	}
+	c, err := cdp.New(nil).InspectPage(context.Background(), ports.BrowserInspectRequest{Target: ports.BrowserTargetRef{Endpoint: endpoint, TargetID: tid}, ObservationMS: 500})
+	is.NoErr(err)
+	is.Equal(len(c.Network.WebSockets), 0) // opened before the attach
+	is.Equal(len(c.Network.WebSocketEvents), 0)
+	i := slices.IndexFunc(c.Completeness.Excluded, func(x ports.BrowserExclusion) bool {
+		return x.Section == "websocket_frames" && x.Reason == "unattributed_origin"
+	})
+	is.True(i >= 0)
+	is.True(c.Completeness.Excluded[i].Count >= 2) // sent and echoed, every 50 ms
+	is.True(slices.ContainsFunc(c.Limitations, func(l string) bool { return strings.Contains(l, "on sockets opened before the attach were left out") }))
+}
