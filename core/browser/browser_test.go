@@ -565,3 +565,19 @@ func TestBundleAsksForScriptsOnly(t *testing.T) {
 	is.True(r.got[0].IncludeScriptSources)
 	is.True(!r.got[1].ScriptsOnly)
 }
+
+// Text cut to a byte bound keeps every whole character that fits: a cut
+// that falls just after a two-byte character keeps it.
+func TestScenarioTextCutKeepsWholeCharacters(t *testing.T) {
+	is := is.New(t)
+	text := strings.Repeat("é", 32769) // 65538 bytes; 65536 end on a character boundary
+	run := &fakeRunner{extra: []ports.BrowserScenarioEvent{{StepIndex: 1, Kind: "console", Level: "log", Text: text}}}
+	s := session(t, nil, run)
+	r := result(mustCall(t, s, "capture_browser_scenario", map[string]any{"browser": map[string]any{"mode": "launch"},
+		"start_url": map[string]any{"url": "http://app.test/"},
+		"actions":   []any{map[string]any{"step_id": "w", "action": "wait_for_timeout", "duration_ms": 10}}}))
+	items := r["events"].(map[string]any)["items"].([]any)
+	got := items[len(items)-1].(map[string]any)["text"].(string)
+	is.Equal(len(got), 65536)
+	is.Equal(got, text[:65536])
+}

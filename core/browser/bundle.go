@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"rea/core"
 	"rea/ports"
@@ -380,18 +381,16 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 	return observed(b.Info(), pc.Browser, "rea.web-bundle-analysis/v1", res, nil), nil
 }
 
+// truncate cuts s to at most n bytes without splitting a character: the
+// cut moves back to the start of the character it would split.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	s = s[:n]
-	for len(s) > 0 && s[len(s)-1]&0xC0 == 0x80 {
-		s = s[:len(s)-1]
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
-	if len(s) > 0 && s[len(s)-1] >= 0xC0 {
-		s = s[:len(s)-1]
-	}
-	return s
+	return s[:n]
 }
 
 func schemaProps(v ports.JSValue) []string {
