@@ -664,3 +664,27 @@ func TestInspectFramesOfUnknownSockets(t *testing.T) {
 	is.True(slices.Contains(c.Limitations, "1 WebSocket frame(s) on sockets opened before the attach were left out: Chromium does not report such a socket's URL, so its origin could not be checked. capture_browser_scenario observes a page's sockets from their start."))
 	is.Equal(len(c.Network.WebSockets), 1) // the fake's own in-scope WS1
 }
+
+// A reply over the message bound costs its section, not the capture: the
+// oversized accessibility tree (a page with a very large document) leaves
+// accessibility empty and truncated, with a limitation, and the commands
+// after it on the same connection still answer.
+func TestInspectOversizedAccessibilityTree(t *testing.T) {
+	is := is.New(t)
+	old := cdp.SetMaxMessageBytes(1 << 20)
+	defer cdp.SetMaxMessageBytes(old)
+	huge := cdptest.Handler(func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) {
+		return map[string]any{"nodes": []any{map[string]any{"nodeId": "1", "ignored": false, "role": map[string]any{"type": "role", "value": strings.Repeat("x", 2<<20)}}}}, nil
+	})
+	f := cdptest.New(&cdptest.Options{Handlers: map[string]cdptest.Handler{"Accessibility.getFullAXTree": huge}})
+	defer f.Close()
+	c, err := engine().InspectPage(context.Background(), fullInspect(f))
+	is.NoErr(err)
+	is.Equal(len(c.Accessibility.Nodes), 0)
+	is.True(slices.Contains(c.Completeness.Truncated, "accessibility"))
+	is.True(slices.Contains(c.Completeness.Excluded, ports.BrowserExclusion{Section: "accessibility", Reason: "resource_budget_exhausted", Count: 1}))
+	is.True(slices.Contains(c.Limitations, "Accessibility.getFullAXTree's reply exceeded the 1 MiB message bound, so the accessibility section is empty; the page is too large for it."))
+	is.True(c.DOM.TotalNodes > 0)                             // taken before
+	is.True(len(c.Scripts) > 0 && c.Scripts[0].Source != nil) // read after, on the same connection
+	is.True(f.Received("Storage.getUsageAndQuota"))
+}

@@ -18,3 +18,11 @@ func SetWorkerAttachWait(d time.Duration) time.Duration {
 	workerAttachWait = d
 	return old
 }
+
+// SetMaxMessageBytes sets the bound on one CDP message, for a test, and
+// returns the bound it replaced.
+func SetMaxMessageBytes(n int64) int64 {
+	old := maxMessageBytes
+	maxMessageBytes = n
+	return old
+}
