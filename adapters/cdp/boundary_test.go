@@ -688,3 +688,23 @@ func TestInspectOversizedAccessibilityTree(t *testing.T) {
 	is.True(len(c.Scripts) > 0 && c.Scripts[0].Source != nil) // read after, on the same connection
 	is.True(f.Received("Storage.getUsageAndQuota"))
 }
+
+// A main-frame navigation during the observation window is allowed, but
+// the target record is the page at the attach: the capture says the two
+// differ instead of pairing one page's URL and title with another's DOM.
+func TestInspectNavigatedDuringWindowSaysSo(t *testing.T) {
+	is := is.New(t)
+	f := cdptest.New(&cdptest.Options{NavigateOutMethod: "Network.enable", NavigateOutURL: "http://app.test/next"})
+	defer f.Close()
+	c, err := engine().InspectPage(context.Background(), ports.BrowserInspectRequest{Target: ref(f), ObservationMS: 20})
+	is.NoErr(err)
+	is.Equal(c.Target.URL, "http://app.test/index.html")
+	is.Equal(c.Frames[0].URL, "http://app.test/next")
+	is.True(slices.Contains(c.Limitations, "The main frame's URL changed during the observation window: target.url and target.title are from the attach (http://app.test/index.html); frames, DOM, scripts and resources are of http://app.test/next."))
+
+	same := cdptest.New(nil)
+	defer same.Close()
+	c, err = engine().InspectPage(context.Background(), ports.BrowserInspectRequest{Target: ref(same), ObservationMS: 20})
+	is.NoErr(err)
+	is.True(!slices.ContainsFunc(c.Limitations, func(l string) bool { return strings.Contains(l, "URL changed during the observation window") }))
+}

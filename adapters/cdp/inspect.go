@@ -648,6 +648,9 @@ func (e *Engine) InspectPage(ctx context.Context, req ports.BrowserInspectReques
 	out.Console = pc.console
 	out.Completeness = pc.led.completeness()
 	out.Limitations = pc.led.limitations
+	if out.Frames[0].URL != out.Target.URL {
+		out.Limitations = append(out.Limitations, fmt.Sprintf("The main frame's URL changed during the observation window: target.url and target.title are from the attach (%s); frames, DOM, scripts and resources are of %s.", out.Target.URL, out.Frames[0].URL))
+	}
 	if pc.unattributedFrames > 0 {
 		out.Limitations = append(out.Limitations, fmt.Sprintf("%d WebSocket frame(s) on sockets opened before the attach were left out: Chromium does not report such a socket's URL, so its origin could not be checked. capture_browser_scenario observes a page's sockets from their start.", pc.unattributedFrames))
 	}
