@@ -64,7 +64,7 @@ func validateScenario(req *ports.BrowserScenarioRequest) (scope, error) {
 		switch s.Action {
 		case "navigate":
 			if _, o := sanitizeURL(s.URL); o == "" || !sc.set[o] {
-				return scope{}, invalidScenario(f+"/url", "navigate needs an http(s) URL within allowed_origins")
+				return scope{}, invalidScenario(f+"/url", "navigate needs an http(s) URL within allowed_origins ("+strings.Join(sc.list, ", ")+")")
 			}
 		case "click", "type":
 			if strings.TrimSpace(s.Selector) == "" {

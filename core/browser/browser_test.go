@@ -581,3 +581,38 @@ func TestScenarioTextCutKeepsWholeCharacters(t *testing.T) {
 	is.Equal(len(got), 65536)
 	is.Equal(got, text[:65536])
 }
+
+// errRunner is a scenario runner that fails with err.
+type errRunner struct{ err error }
+
+func (r errRunner) RunScenario(context.Context, ports.BrowserScenarioRequest) (*ports.BrowserScenarioCapture, error) {
+	return nil, r.err
+}
+
+// The engine's refusals and failures reach the caller in the tool's own
+// terms: a goto out of scope names actions/N/destination and goto (not
+// the engine's url and navigate), and a browser that cannot be started is
+// advised about executable_path, not about a cdp_endpoint the tool has not.
+func TestScenarioEngineErrorsInTheToolsTerms(t *testing.T) {
+	is := is.New(t)
+	args := map[string]any{"browser": map[string]any{"mode": "launch", "executable_path": "/opt/chrome"}, "start_url": map[string]any{"url": "http://app.test/"},
+		"actions": []any{map[string]any{"step_id": "w", "action": "wait_for_timeout", "duration_ms": 1},
+			map[string]any{"step_id": "away", "action": "goto", "destination": "http://elsewhere.test/"}}}
+	s := session(t, nil, errRunner{&ports.BrowserError{Code: ports.BrowserInvalidRequest, Field: "actions/1/url",
+		Msg: "navigate needs an http(s) URL within allowed_origins (http://app.test)"}})
+	_, err := call(t, s, "capture_browser_scenario", args)
+	var e *core.Error
+	is.True(errors.As(err, &e))
+	is.Equal(e.Code, core.CodeInvalidRequest)
+	issue := e.Details["issues"].([]core.Issue)[0]
+	is.Equal(issue.Path, []any{"actions", 1, "destination"})
+	is.True(strings.Contains(issue.Message, "goto needs an http(s) URL within allowed_origins (http://app.test)"))
+	is.True(!strings.Contains(e.Message, "navigate"))
+
+	s = session(t, nil, errRunner{&ports.BrowserError{Code: ports.BrowserEndpointUnreachable, Msg: "cannot start /opt/chrome: no such file or directory"}})
+	_, err = call(t, s, "capture_browser_scenario", args)
+	is.True(errors.As(err, &e))
+	is.Equal(e.Code, core.CodeProviderUnavailable)
+	is.True(strings.Contains(e.Remediation, "executable_path"))
+	is.True(!strings.Contains(e.Remediation, "cdp_endpoint"))
+}
