@@ -616,3 +616,17 @@ func TestScenarioEngineErrorsInTheToolsTerms(t *testing.T) {
 	is.True(strings.Contains(e.Remediation, "executable_path"))
 	is.True(!strings.Contains(e.Remediation, "cdp_endpoint"))
 }
+
+// A screenshot over maximum_image_bytes is advised to raise it, not to
+// "correct the cause".
+func TestScreenshotPayloadLimitAdvice(t *testing.T) {
+	is := is.New(t)
+	f := portstest.NewBrowserFake()
+	f.Err = &ports.BrowserError{Code: ports.BrowserPayloadLimit, Msg: "the screenshot is over maximum_image_bytes"}
+	s := session(t, f, nil)
+	_, err := call(t, s, "capture_web_screenshot", map[string]any{"cdp_endpoint": ep, "target_id": "T1", "maximum_image_bytes": 100})
+	var e *core.Error
+	is.True(errors.As(err, &e))
+	is.Equal(e.Code, core.CodeTruncated)
+	is.True(strings.Contains(e.Remediation, "maximum_image_bytes"))
+}
