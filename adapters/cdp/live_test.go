@@ -571,3 +571,20 @@ func TestLiveInspectCountsFramesOfEarlierSockets(t *testing.T) {
 	is.True(c.Completeness.Excluded[i].Count >= 2) // sent and echoed, every 50 ms
 	is.True(slices.ContainsFunc(c.Limitations, func(l string) bool { return strings.Contains(l, "on sockets opened before the attach were left out") }))
 }
+
+// A wait_for_timeout longer than the step timeout waits its whole duration:
+// the step timeout bounds what a step waits for, not a wait itself.
+func TestLiveScenarioWaitLongerThanStepTimeout(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
+	}
+	is := is.New(t)
+	site := fixtureSite(t).URL
+	out, err := cdp.New(nil).RunScenario(context.Background(), ports.BrowserScenarioRequest{
+		StartURL: site + "/app/other", StepTimeoutMS: 200,
+		Steps: []ports.BrowserScenarioStep{{StepID: "wait", Action: "wait", DurationMS: 600}},
+	})
+	is.NoErr(err)
+	is.Equal(out.Steps[1].Status, "completed")
+	is.Equal(out.Steps[1].Error, "")
+}

@@ -484,6 +484,11 @@ func scenarioErr(ctx context.Context, err error) error {
 }
 
 func runStep(ctx context.Context, s ports.BrowserScenarioStep, timeout time.Duration) error {
+	if s.Action == "wait" {
+		// A wait is the step's own duration (at most 10 s), not something
+		// waited for: the step timeout, 5 s by default, does not cut it.
+		return chromedp.Do(ctx, chromedp.Sleep(time.Duration(s.DurationMS)*time.Millisecond))
+	}
 	sctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var err error
@@ -494,8 +499,6 @@ func runStep(ctx context.Context, s ports.BrowserScenarioStep, timeout time.Dura
 		err = chromedp.Do(sctx, chromedp.Click(chromedp.CSS(s.Selector), chromedp.NodeVisible))
 	case "type":
 		err = chromedp.Do(sctx, chromedp.SendKeys(chromedp.CSS(s.Selector), s.Text, chromedp.NodeVisible))
-	case "wait":
-		return chromedp.Do(sctx, chromedp.Sleep(time.Duration(s.DurationMS)*time.Millisecond))
 	default:
 		return fmt.Errorf("unknown action %q", s.Action)
 	}
