@@ -316,7 +316,10 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 		vp.DeviceScaleFactor = 1
 	}
 	began := time.Now()
-	runCtx, cancelRun := context.WithTimeout(ctx, time.Duration(req.DurationMS)*time.Millisecond)
+	// Steps stop at the duration limit; the run itself gets a little longer
+	// to record that and return what it observed.
+	deadline := began.Add(time.Duration(req.DurationMS) * time.Millisecond)
+	runCtx, cancelRun := context.WithDeadline(ctx, deadline.Add(finishGrace))
 	defer cancelRun()
 	secrets := map[string]string{}
 	for _, x := range req.Secrets {
@@ -417,15 +420,22 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 			s.Text = secrets[s.SecretID]
 		}
 		asked := run.navAsked.Load()
-		serr := runStep(tctx, s, time.Duration(timeout)*time.Millisecond)
+		dctx, cancelStep := context.WithDeadline(tctx, deadline)
+		serr := runStep(dctx, s, time.Duration(timeout)*time.Millisecond)
 		if serr == nil && s.Action == "click" {
-			nctx, cancel := context.WithDeadline(tctx, t0.Add(time.Duration(timeout)*time.Millisecond))
+			nctx, cancel := context.WithDeadline(dctx, t0.Add(time.Duration(timeout)*time.Millisecond))
 			run.awaitClickNavigation(nctx, asked)
 			cancel()
 		}
+		outOfTime := serr != nil && dctx.Err() != nil && tctx.Err() == nil
+		late := !time.Now().Before(deadline)
+		cancelStep()
 		res.ElapsedMS = time.Since(t0).Milliseconds()
 		if runCtx.Err() != nil {
 			return nil, cancelled(runCtx)
+		}
+		if outOfTime {
+			serr = fmt.Errorf("limits.duration_ms (%d ms) ran out before this step finished; later steps were not run", req.DurationMS)
 		}
 		if serr != nil {
 			failed = true
@@ -439,7 +449,14 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 		if i == len(steps)-1 {
 			want = append(slices.Clone(want), req.CaptureAtEnd...)
 		}
-		res.Artifacts = captureArtifacts(tctx, sc, want, res.AfterURL, red)
+		if late {
+			res.Artifacts = ports.BrowserScenarioArtifacts{Missing: map[string]string{}}
+			for _, k := range want {
+				res.Artifacts.Missing[k] = "not captured: limits.duration_ms ran out"
+			}
+		} else {
+			res.Artifacts = captureArtifacts(tctx, sc, want, res.AfterURL, red)
+		}
 		run.mu.Lock()
 		if n := len(run.events); n > first {
 			res.EventSequenceStart, res.EventSequenceEnd = first, n-1
@@ -482,6 +499,11 @@ func scenarioErr(ctx context.Context, err error) error {
 	}
 	return &ports.BrowserError{Code: ports.BrowserProtocolError, Msg: "the owned browser failed", Err: err}
 }
+
+// finishGrace is how long past limits.duration_ms a run may take to end
+// its interrupted step and return the capture (reading the page's URL
+// takes at most 2 s; artifacts are not captured after the limit).
+const finishGrace = 5 * time.Second
 
 func runStep(ctx context.Context, s ports.BrowserScenarioStep, timeout time.Duration) error {
 	if s.Action == "wait" {
