@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"hash/crc32"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -629,4 +630,21 @@ func TestScreenshotPayloadLimitAdvice(t *testing.T) {
 	is.True(errors.As(err, &e))
 	is.Equal(e.Code, core.CodeTruncated)
 	is.True(strings.Contains(e.Remediation, "maximum_image_bytes"))
+}
+
+// An empty tool list from a browser whose WebMCP domain answers says that
+// it may be the browser (the feature off), not the page, so an agent does
+// not read it as "the page declares no tools".
+func TestWebMCPEmptyListSaysWhyItMayBe(t *testing.T) {
+	is := is.New(t)
+	const why = "No tool was registered: a page registers WebMCP tools only in a browser running with the WebMCP feature"
+	f := portstest.NewBrowserFake()
+	f.Tools = []ports.WebMCPTool{}
+	r := result(mustCall(t, session(t, f, nil), "discover_webmcp_tools", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
+	is.Equal(r["status"], "available")
+	is.True(slices.ContainsFunc(r["limitations"].([]any), func(l any) bool { return strings.HasPrefix(l.(string), why) }))
+
+	f.Tools = []ports.WebMCPTool{{Name: "search", FrameID: "F1", FrameURL: "http://app.test/", OwnerOrigin: "http://app.test"}}
+	r = result(mustCall(t, session(t, f, nil), "discover_webmcp_tools", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
+	is.True(!slices.ContainsFunc(r["limitations"].([]any), func(l any) bool { return strings.HasPrefix(l.(string), why) }))
 }
