@@ -26,3 +26,11 @@ func SetMaxMessageBytes(n int64) int64 {
 	maxMessageBytes = n
 	return old
 }
+
+// SetArtifactWait sets how long each scenario artifact may take, for a
+// test, and returns the wait it replaced.
+func SetArtifactWait(d time.Duration) time.Duration {
+	old := artifactWait
+	artifactWait = d
+	return old
+}

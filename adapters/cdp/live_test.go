@@ -612,3 +612,24 @@ func TestLiveScenarioDurationLimitKeepsTheCapture(t *testing.T) {
 	is.Equal(last.Status, "cancelled")
 	is.True(len(out.Events) > 0) // the start page's requests, kept
 }
+
+// An artifact that does not come within its wait is missing with a reason
+// that says so, not "context deadline exceeded".
+func TestLiveScenarioArtifactWaitReason(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
+	}
+	is := is.New(t)
+	site := fixtureSite(t).URL
+	old := cdp.SetArtifactWait(time.Nanosecond)
+	defer cdp.SetArtifactWait(old)
+	out, err := cdp.New(nil).RunScenario(context.Background(), ports.BrowserScenarioRequest{
+		StartURL: site + "/app/other", CaptureAtEnd: []string{"dom", "history", "url"},
+		Steps: []ports.BrowserScenarioStep{{StepID: "w", Action: "wait", DurationMS: 10}},
+	})
+	is.NoErr(err)
+	a := out.Steps[1].Artifacts
+	is.Equal(a.Missing["dom"], "not captured within 1ns (a very large page takes longer)")
+	is.Equal(a.Missing["history"], "not captured within 1ns (a very large page takes longer)")
+	is.True(a.URL != nil) // needs no browser call
+}

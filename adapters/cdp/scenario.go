@@ -3,6 +3,7 @@ package cdp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -455,7 +456,7 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 				res.Artifacts.Missing[k] = "not captured: limits.duration_ms ran out"
 			}
 		} else {
-			res.Artifacts = captureArtifacts(tctx, sc, want, res.AfterURL, red)
+			res.Artifacts = captureArtifacts(tctx, sc, want, res.AfterURL, red, deadline)
 		}
 		run.mu.Lock()
 		if n := len(run.events); n > first {
@@ -562,21 +563,46 @@ func currentURL(ctx context.Context) string {
 	return u
 }
 
-func captureArtifacts(ctx context.Context, sc scope, want []string, url string, red *strings.Replacer) ports.BrowserScenarioArtifacts {
+// artifactWait is how long each artifact of a step may take; a variable
+// only so that a test can shorten it.
+var artifactWait = 5 * time.Second
+
+// captureArtifacts takes the artifacts in want, each within artifactWait
+// (so a slow one, the DOM or accessibility tree of a very large page, does
+// not starve the others) and never past the run's deadline.
+func captureArtifacts(ctx context.Context, sc scope, want []string, url string, red *strings.Replacer, deadline time.Time) ports.BrowserScenarioArtifacts {
 	var a ports.BrowserScenarioArtifacts
+	var actx context.Context
 	missing := func(k, why string) {
 		if a.Missing == nil {
 			a.Missing = map[string]string{}
 		}
+		if actx != nil && errors.Is(actx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			why = fmt.Sprintf("not captured within %s (a very large page takes longer)", artifactWait)
+			if !time.Now().Before(deadline) {
+				why = "not captured: limits.duration_ms ran out"
+			}
+		}
 		a.Missing[k] = why
 	}
-	actx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	for _, k := range want {
+	// The cheap ones first: an accessibility tree still being built keeps
+	// the page busy after its wait is over.
+	for _, k := range []string{"url", "history", "screenshot", "dom", "accessibility"} {
+		if !slices.Contains(want, k) {
+			continue
+		}
+		actx = nil
 		if k != "url" && !sc.allows(url) {
 			missing(k, "current page is outside approved origins")
 			continue
 		}
+		until := time.Now().Add(artifactWait)
+		if deadline.Before(until) {
+			until = deadline
+		}
+		var cancel context.CancelFunc
+		actx, cancel = context.WithDeadline(ctx, until)
+		defer cancel() // at most one per artifact kind
 		switch k {
 		case "url":
 			u := url
