@@ -708,3 +708,32 @@ func TestInspectNavigatedDuringWindowSaysSo(t *testing.T) {
 	is.NoErr(err)
 	is.True(!slices.ContainsFunc(c.Limitations, func(l string) bool { return strings.Contains(l, "URL changed during the observation window") }))
 }
+
+// The Debugger a passive capture enables (for the scripts it reports) is
+// told at once to skip every pause, so a debugger statement in the page
+// cannot freeze it; a browser refusing that is noted, not fatal.
+func TestInspectSkipsAllPauses(t *testing.T) {
+	is := is.New(t)
+	f := cdptest.New(nil)
+	defer f.Close()
+	c, err := engine().InspectPage(context.Background(), ports.BrowserInspectRequest{Target: ref(f), ObservationMS: 10})
+	is.NoErr(err)
+	m := f.Methods()
+	i := slices.Index(m, "Debugger.enable")
+	is.True(i >= 0 && i+1 < len(m))
+	is.Equal(m[i+1], "Debugger.setSkipAllPauses")
+	for _, call := range f.Calls() {
+		if call.Method == "Debugger.setSkipAllPauses" {
+			is.Equal(string(call.Params), `{"skip":true}`)
+		}
+	}
+	is.True(!slices.ContainsFunc(c.Limitations, func(l string) bool { return strings.Contains(l, "setSkipAllPauses") }))
+
+	refused := cdptest.New(&cdptest.Options{Handlers: map[string]cdptest.Handler{"Debugger.setSkipAllPauses": func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) {
+		return nil, &cdptest.RPCError{Code: -32601, Message: "'Debugger.setSkipAllPauses' wasn't found"}
+	}}})
+	defer refused.Close()
+	c, err = engine().InspectPage(context.Background(), ports.BrowserInspectRequest{Target: ref(refused), ObservationMS: 10})
+	is.NoErr(err)
+	is.True(slices.Contains(c.Limitations, "Debugger.setSkipAllPauses was refused, so the page may have paused at a debugger statement during the window."))
+}

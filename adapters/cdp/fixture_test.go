@@ -125,6 +125,11 @@ const s = new WebSocket("ws://" + location.host + "/ws");
 s.onopen = () => { document.title = "streaming"; setInterval(() => s.send('{"tick":1}'), 50); };
 </script>`)
 	})
+	mux.HandleFunc("/debugger", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>debugger</title><script>
+setInterval(() => { debugger; fetch("/api?n=" + Date.now()); }, 50);
+</script>`)
+	})
 	mux.HandleFunc("/tall", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><body style="margin:0"><div style="height:20000px;background:linear-gradient(red,blue)">tall</div></body>`)
 	})

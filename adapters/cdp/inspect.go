@@ -553,8 +553,12 @@ func (e *Engine) InspectPage(ctx context.Context, req ports.BrowserInspectReques
 	if err := a.enable(ctx, "Runtime", nil); err != nil {
 		return nil, err
 	}
-	if err := a.enable(ctx, "Debugger", debugger.EnableParams{MaxScriptsCacheSize: 4194304}); err != nil {
+	if note, err := a.enableDebugger(ctx, debugger.EnableParams{MaxScriptsCacheSize: 4194304}); err != nil {
 		return nil, err
+	} else if note != "" {
+		pc.mu.Lock()
+		pc.led.limitations = append(pc.led.limitations, note)
+		pc.mu.Unlock()
 	}
 	total, per := int64(4194304), int64(1048576)
 	if err := a.enable(ctx, "Network", network.EnableParams{MaxTotalBufferSize: &total, MaxResourceBufferSize: &per}); err != nil {

@@ -633,3 +633,22 @@ func TestLiveScenarioArtifactWaitReason(t *testing.T) {
 	is.Equal(a.Missing["history"], "not captured within 1ns (a very large page takes longer)")
 	is.True(a.URL != nil) // needs no browser call
 }
+
+// A page that runs debugger statements (an anti-debugging loop) goes on
+// running while a passive capture watches it: the capture's Debugger skips
+// every pause, so the page's requests in the window are seen.
+func TestLiveInspectDoesNotPauseAtDebuggerStatements(t *testing.T) {
+	endpoint, site, _ := liveBrowser(t)
+	is := is.New(t)
+	tctx, tid := driver(t, endpoint)
+	is.NoErr(chromedp.Do(tctx, chromedp.Navigate(site+"/debugger")))
+	c, err := cdp.New(nil).InspectPage(context.Background(), ports.BrowserInspectRequest{Target: ports.BrowserTargetRef{Endpoint: endpoint, TargetID: tid}, ObservationMS: 700})
+	is.NoErr(err)
+	n := 0
+	for _, r := range c.Network.Requests {
+		if strings.Contains(r.URL, "/api?n=") {
+			n++
+		}
+	}
+	is.True(n >= 2) // a fetch every 50 ms; a paused page sends none
+}
