@@ -221,7 +221,13 @@ type BrowserInspectRequest struct {
 	IncludeStorageFingerprints bool // requires IncludeStorageKeys
 	IncludeJSONBodyShapes      bool // request and response JSON bodies are returned raw (bounded)
 	IncludeWebSocketShapes     bool // text frame payloads are returned raw (bounded)
-	Limits                     BrowserLimits
+	// ScriptsOnly leaves out what a script analysis does not read: no DOM
+	// snapshot, accessibility tree or storage is taken, and DOM,
+	// Accessibility and Storage come back empty. On a page with a large
+	// document those are the slowest and largest replies (an accessibility
+	// tree can pass the 64 MiB message bound and fail the whole capture).
+	ScriptsOnly bool
+	Limits      BrowserLimits
 }
 
 // BrowserLimits bound a capture. Zero means the default in brackets.
@@ -796,17 +802,24 @@ type BrowserHistoryEntry struct {
 // websocket-opened | websocket-closed | websocket-frame-sent |
 // websocket-frame-received | frame-navigated.
 type BrowserScenarioEvent struct {
-	Sequence     int
-	StepIndex    int
-	Kind         string
-	Level        string
+	Sequence  int
+	StepIndex int
+	Kind      string
+	Level     string
+	// Text is a console event's text, a page error's message, or a
+	// WebSocket text frame's payload (at most 64 KiB, secrets redacted).
 	Text         string
 	Stack        string // page-error: the error's stack as the page reports it, "" when none
 	Method       string
 	HeaderNames  []string // request and response: the header names seen, never values
-	URL          string
+	URL          string   // WebSocket events: the socket's URL
 	ResourceType string
 	Status       int
 	Failure      string
-	PayloadBytes int
+	// PayloadBytes is a WebSocket frame's payload size in bytes (a binary
+	// frame's decoded size). PayloadBinary marks a frame that is not text
+	// (its payload is never kept); PayloadTruncated a text payload cut to
+	// 64 KiB in Text.
+	PayloadBytes                    int
+	PayloadBinary, PayloadTruncated bool
 }

@@ -615,3 +615,125 @@ func TestStorageRecordFingerprints(t *testing.T) {
 	is.True(!strings.Contains(dump(c.Storage), "c21hbGw"))
 	is.True(slices.IsSortedFunc(c.Storage.Fingerprints, func(a, b ports.BrowserStorageFingerprint) int { return strings.Compare(a.Scope, b.Scope) }))
 }
+
+// A scripts-only capture (analyze_web_bundle's) takes no DOM snapshot,
+// accessibility tree or storage, and still reads the scripts' sources.
+func TestInspectScriptsOnly(t *testing.T) {
+	is := is.New(t)
+	f := cdptest.New(nil)
+	defer f.Close()
+	req := fullInspect(f)
+	req.ScriptsOnly = true
+	c, err := engine().InspectPage(context.Background(), req)
+	is.NoErr(err)
+	assertNeverSent(t, f)
+	for _, m := range []string{"DOMSnapshot.captureSnapshot", "Accessibility.getFullAXTree", "Storage.getUsageAndQuota", "DOMStorage.getDOMStorageItems"} {
+		if f.Received(m) {
+			t.Errorf("a scripts-only capture sent %s", m)
+		}
+	}
+	is.True(f.Received("Debugger.getScriptSource"))
+	is.True(len(c.Scripts) > 0)
+	is.True(c.Scripts[0].Source != nil)
+	is.Equal(len(c.DOM.Nodes), 0)
+	is.Equal(len(c.Accessibility.Nodes), 0)
+}
+
+// A frame on a socket the capture never saw open (opened before the attach)
+// is counted as unattributed; a frame on an out-of-scope socket seen opening
+// is not (that socket is counted under websocket_connections).
+func TestInspectFramesOfUnknownSockets(t *testing.T) {
+	is := is.New(t)
+	frame := func(id string) cdptest.Event {
+		return cdptest.Event{Method: "Network.webSocketFrameReceived", Params: map[string]any{"requestId": id, "timestamp": 3,
+			"response": map[string]any{"opcode": 1, "mask": false, "payloadData": "x"}}}
+	}
+	f := cdptest.New(&cdptest.Options{After: map[string][]cdptest.Event{"Network.enable": {
+		{Method: "Network.webSocketCreated", Params: map[string]any{"requestId": "WS9", "url": "ws://evil.test/ws"}},
+		frame("WS9"), frame("WS9"), frame("EARLIER"),
+	}}})
+	defer f.Close()
+	c, err := engine().InspectPage(context.Background(), ports.BrowserInspectRequest{Target: ref(f), ObservationMS: 50})
+	is.NoErr(err)
+	counts := map[string]int{}
+	for _, x := range c.Completeness.Excluded {
+		counts[x.Section+"/"+x.Reason] = x.Count
+	}
+	is.Equal(counts["websocket_frames/unattributed_origin"], 1)
+	is.Equal(counts["websocket_connections/disallowed_origin"], 1)
+	is.True(slices.Contains(c.Limitations, "1 WebSocket frame(s) on sockets opened before the attach were left out: Chromium does not report such a socket's URL, so its origin could not be checked. capture_browser_scenario observes a page's sockets from their start."))
+	is.Equal(len(c.Network.WebSockets), 1) // the fake's own in-scope WS1
+}
+
+// A reply over the message bound costs its section, not the capture: the
+// oversized accessibility tree (a page with a very large document) leaves
+// accessibility empty and truncated, with a limitation, and the commands
+// after it on the same connection still answer.
+func TestInspectOversizedAccessibilityTree(t *testing.T) {
+	is := is.New(t)
+	old := cdp.SetMaxMessageBytes(1 << 20)
+	defer cdp.SetMaxMessageBytes(old)
+	huge := cdptest.Handler(func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) {
+		return map[string]any{"nodes": []any{map[string]any{"nodeId": "1", "ignored": false, "role": map[string]any{"type": "role", "value": strings.Repeat("x", 2<<20)}}}}, nil
+	})
+	f := cdptest.New(&cdptest.Options{Handlers: map[string]cdptest.Handler{"Accessibility.getFullAXTree": huge}})
+	defer f.Close()
+	c, err := engine().InspectPage(context.Background(), fullInspect(f))
+	is.NoErr(err)
+	is.Equal(len(c.Accessibility.Nodes), 0)
+	is.True(slices.Contains(c.Completeness.Truncated, "accessibility"))
+	is.True(slices.Contains(c.Completeness.Excluded, ports.BrowserExclusion{Section: "accessibility", Reason: "resource_budget_exhausted", Count: 1}))
+	is.True(slices.Contains(c.Limitations, "Accessibility.getFullAXTree's reply exceeded the 1 MiB message bound, so the accessibility section is empty; the page is too large for it."))
+	is.True(c.DOM.TotalNodes > 0)                             // taken before
+	is.True(len(c.Scripts) > 0 && c.Scripts[0].Source != nil) // read after, on the same connection
+	is.True(f.Received("Storage.getUsageAndQuota"))
+}
+
+// A main-frame navigation during the observation window is allowed, but
+// the target record is the page at the attach: the capture says the two
+// differ instead of pairing one page's URL and title with another's DOM.
+func TestInspectNavigatedDuringWindowSaysSo(t *testing.T) {
+	is := is.New(t)
+	f := cdptest.New(&cdptest.Options{NavigateOutMethod: "Network.enable", NavigateOutURL: "http://app.test/next"})
+	defer f.Close()
+	c, err := engine().InspectPage(context.Background(), ports.BrowserInspectRequest{Target: ref(f), ObservationMS: 20})
+	is.NoErr(err)
+	is.Equal(c.Target.URL, "http://app.test/index.html")
+	is.Equal(c.Frames[0].URL, "http://app.test/next")
+	is.True(slices.Contains(c.Limitations, "The main frame's URL changed during the observation window: target.url and target.title are from the attach (http://app.test/index.html); frames, DOM, scripts and resources are of http://app.test/next."))
+
+	same := cdptest.New(nil)
+	defer same.Close()
+	c, err = engine().InspectPage(context.Background(), ports.BrowserInspectRequest{Target: ref(same), ObservationMS: 20})
+	is.NoErr(err)
+	is.True(!slices.ContainsFunc(c.Limitations, func(l string) bool { return strings.Contains(l, "URL changed during the observation window") }))
+}
+
+// The Debugger a passive capture enables (for the scripts it reports) is
+// told at once to skip every pause, so a debugger statement in the page
+// cannot freeze it; a browser refusing that is noted, not fatal.
+func TestInspectSkipsAllPauses(t *testing.T) {
+	is := is.New(t)
+	f := cdptest.New(nil)
+	defer f.Close()
+	c, err := engine().InspectPage(context.Background(), ports.BrowserInspectRequest{Target: ref(f), ObservationMS: 10})
+	is.NoErr(err)
+	m := f.Methods()
+	i := slices.Index(m, "Debugger.enable")
+	is.True(i >= 0 && i+1 < len(m))
+	is.Equal(m[i+1], "Debugger.setSkipAllPauses")
+	for _, call := range f.Calls() {
+		if call.Method == "Debugger.setSkipAllPauses" {
+			is.Equal(string(call.Params), `{"skip":true}`)
+		}
+	}
+	is.True(!slices.ContainsFunc(c.Limitations, func(l string) bool { return strings.Contains(l, "setSkipAllPauses") }))
+
+	refused := cdptest.New(&cdptest.Options{Handlers: map[string]cdptest.Handler{"Debugger.setSkipAllPauses": func(*cdptest.Server, cdptest.Call) (any, *cdptest.RPCError) {
+		return nil, &cdptest.RPCError{Code: -32601, Message: "'Debugger.setSkipAllPauses' wasn't found"}
+	}}})
+	defer refused.Close()
+	c, err = engine().InspectPage(context.Background(), ports.BrowserInspectRequest{Target: ref(refused), ObservationMS: 10})
+	is.NoErr(err)
+	is.True(slices.Contains(c.Limitations, "Debugger.setSkipAllPauses was refused, so the page may have paused at a debugger statement during the window."))
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"sync"
 	"time"
@@ -18,8 +19,9 @@ import (
 	"rea/ports"
 )
 
-// maxMessageBytes bounds one CDP message (BROWSER.md §1 [N]: 64 MiB).
-const maxMessageBytes = 64 << 20
+// maxMessageBytes bounds one CDP message (BROWSER.md §1 [N]: 64 MiB); a
+// variable only so that a test can lower it.
+var maxMessageBytes int64 = 64 << 20
 
 // maxSafeInt is the largest id a JSON-RPC reply may carry (2^53-1).
 const maxSafeInt = 1<<53 - 1
@@ -216,10 +218,14 @@ func (c *conn) close() {
 func (c *conn) readLoop() {
 	for {
 		op, data, err := c.ws.ReadMessage()
+		var skipped *wsock.SkippedError
+		if errors.As(err, &skipped) && c.failReply(skipped.Head) {
+			continue
+		}
 		if err != nil {
 			switch {
 			case errors.Is(err, wsock.ErrTooLarge):
-				c.fail(&ports.BrowserError{Code: ports.BrowserPayloadLimit, Msg: "a CDP message exceeded 64 MiB"})
+				c.fail(&ports.BrowserError{Code: ports.BrowserPayloadLimit, Msg: fmt.Sprintf("a CDP message exceeded %d MiB", maxMessageBytes>>20)})
 			case errors.Is(err, wsock.ErrProtocol):
 				c.fail(&ports.BrowserError{Code: ports.BrowserProtocolError, Msg: "invalid WebSocket frame", Err: err})
 			case errors.Is(err, io.EOF):
@@ -238,6 +244,34 @@ func (c *conn) readLoop() {
 			return
 		}
 	}
+}
+
+// replyID matches the start of a reply as Chromium writes it, its id first.
+var replyID = regexp.MustCompile(`^\s*\{\s*"id"\s*:\s*([0-9]{1,16})\s*[,}]`)
+
+// failReply fails, with payload_limit, the one pending command whose reply
+// was the over-limit message starting with head, and reports whether there
+// was one. The message was read past, so the connection goes on; an
+// over-limit event or a message naming no pending command is not
+// answered here and fails the connection as before.
+func (c *conn) failReply(head []byte) bool {
+	m := replyID.FindSubmatch(head)
+	if m == nil {
+		return false
+	}
+	id, ok := parseID(m[1])
+	if !ok {
+		return false
+	}
+	c.mu.Lock()
+	p := c.pending[id]
+	delete(c.pending, id)
+	c.mu.Unlock()
+	if p == nil {
+		return false
+	}
+	p.ch <- reply{err: &ports.BrowserError{Code: ports.BrowserPayloadLimit, Msg: fmt.Sprintf("a CDP reply exceeded %d MiB", maxMessageBytes>>20)}}
+	return true
 }
 
 // message is one decoded frame, members kept raw so absence is visible.

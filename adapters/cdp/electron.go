@@ -234,8 +234,12 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 	if err := a.enable(ctx, "Runtime", nil); err != nil {
 		return nil, err
 	}
-	if err := a.enable(ctx, "Debugger", json.RawMessage(`{"maxScriptsCacheSize":4194304}`)); err != nil {
+	if note, err := a.enableDebugger(ctx, json.RawMessage(`{"maxScriptsCacheSize":4194304}`)); err != nil {
 		return nil, err
+	} else if note != "" {
+		cap.mu.Lock()
+		cap.led.limitations = append(cap.led.limitations, note)
+		cap.mu.Unlock()
 	}
 	started := time.Now().UTC()
 	if err := sleep(ctx, time.Duration(req.ObservationMS)*time.Millisecond, a.gone()); err != nil {

@@ -22,10 +22,11 @@ import (
 // Target.setAutoAttach is passive: the browser answers it itself, and with
 // waitForDebuggerOnStart false no worker is paused (nor resumed: the
 // never-sent list holds Runtime.runIfWaitingForDebugger); it names a
-// renderer's dedicated workers.
+// renderer's dedicated workers. Debugger.setSkipAllPauses keeps the
+// enabled Debugger from stopping the page at a debugger statement.
 var electronAllowed = []string{"Target.attachToTarget", "Target.detachFromTarget", "Target.getTargets", "Target.setAutoAttach",
 	"Page.enable", "Page.disable", "Page.getFrameTree", "Page.getResourceTree", "Runtime.enable", "Runtime.disable",
-	"Debugger.enable", "Debugger.disable", "Debugger.getScriptSource", "DOMSnapshot.captureSnapshot"}
+	"Debugger.enable", "Debugger.setSkipAllPauses", "Debugger.disable", "Debugger.getScriptSource", "DOMSnapshot.captureSnapshot"}
 
 func TestElectronInspectIsPassiveAndGated(t *testing.T) {
 	is := is.New(t)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	cdpt "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/debugger"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 
@@ -193,6 +194,25 @@ func (a *attachment) enable(ctx context.Context, domain string, params any) erro
 	}
 	a.enabled = append(a.enabled, domain)
 	return nil
+}
+
+// enableDebugger enables the Debugger domain (for the scripts it reports)
+// and then tells it to skip every pause: with a debugger attached, V8 stops
+// at each debugger statement (anti-debugging pages run them in a loop), so
+// without this a passive capture froze the page for its whole window and
+// saw none of its activity. A browser that refuses the skip is not an
+// error: the returned limitation says what it may mean.
+func (a *attachment) enableDebugger(ctx context.Context, params any) (limitation string, err error) {
+	if err := a.enable(ctx, "Debugger", params); err != nil {
+		return "", err
+	}
+	if err := a.page.c.call(ctx, a.page.id, debugger.CommandSetSkipAllPauses, debugger.SetSkipAllPausesParams{Skip: true}, nil); err != nil {
+		if ctx.Err() != nil {
+			return "", cancelled(ctx)
+		}
+		return "Debugger.setSkipAllPauses was refused, so the page may have paused at a debugger statement during the window.", nil
+	}
+	return "", nil
 }
 
 // close disables the enabled domains (errors ignored), detaches a flat

@@ -18,3 +18,19 @@ func SetWorkerAttachWait(d time.Duration) time.Duration {
 	workerAttachWait = d
 	return old
 }
+
+// SetMaxMessageBytes sets the bound on one CDP message, for a test, and
+// returns the bound it replaced.
+func SetMaxMessageBytes(n int64) int64 {
+	old := maxMessageBytes
+	maxMessageBytes = n
+	return old
+}
+
+// SetArtifactWait sets how long each scenario artifact may take, for a
+// test, and returns the wait it replaced.
+func SetArtifactWait(d time.Duration) time.Duration {
+	old := artifactWait
+	artifactWait = d
+	return old
+}

@@ -113,6 +113,23 @@ const other = new WebSocket("ws://127.0.0.1:" + p.get("port") + "/ws");
 other.onopen = () => other.send("other");
 </script>`)
 	})
+	mux.HandleFunc("/frames", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>frames</title><script>
+const s = new WebSocket("ws://" + location.host + "/ws");
+s.onopen = () => { s.send('{"kind":"hello","n":1}'); s.send(new Uint8Array([1, 2, 3])); };
+</script>`)
+	})
+	mux.HandleFunc("/stream", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>stream</title><script>
+const s = new WebSocket("ws://" + location.host + "/ws");
+s.onopen = () => { document.title = "streaming"; setInterval(() => s.send('{"tick":1}'), 50); };
+</script>`)
+	})
+	mux.HandleFunc("/debugger", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>debugger</title><script>
+setInterval(() => { debugger; fetch("/api?n=" + Date.now()); }, 50);
+</script>`)
+	})
 	mux.HandleFunc("/tall", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><body style="margin:0"><div style="height:20000px;background:linear-gradient(red,blue)">tall</div></body>`)
 	})

@@ -65,7 +65,7 @@ func FuzzMessage(f *testing.F) {
 		// feed it to the event handlers too
 		pc := &pageCapture{sc: newScope([]string{"http://a.test"}), lim: limitsOrDefault(limitsZero), led: newLedger(),
 			stop: make(chan struct{}), contexts: map[int64]string{}, scripts: map[string]*scriptT{},
-			requests: map[string]*requestT{}, metadata: map[string]*metadataT{}, sockets: map[string]*socketT{}}
+			requests: map[string]*requestT{}, metadata: map[string]*metadataT{}, sockets: map[string]*socketT{}, created: map[string]bool{}}
 		if m != nil && m.Method != nil {
 			var method string
 			if decode(m.Method, &method) {

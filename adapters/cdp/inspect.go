@@ -139,6 +139,11 @@ type pageCapture struct {
 	// browser is on loopback, so on this clock) are counted, not kept.
 	consoleFrom float64
 	replayed    int
+	// created holds every WebSocket opened during the capture, kept or
+	// not; unattributedFrames counts frames of the others, opened before
+	// the attach, whose URL (and so origin) Chromium never reports.
+	created            map[string]bool
+	unattributedFrames int
 }
 
 func (pc *pageCapture) violate() {
@@ -191,6 +196,7 @@ func (pc *pageCapture) onEvent(ev event) {
 			pc.led.exclude("websocket_connections", "invalid_protocol_value", 1)
 			return
 		}
+		pc.created[e.RequestID] = true
 		u := wsToHTTP(e.URL)
 		if r := pc.sc.reason(u); r != "" {
 			pc.led.exclude("websocket_connections", r, 1)
@@ -462,6 +468,14 @@ func (pc *pageCapture) webSocketFrame(ev event) {
 		return
 	}
 	if pc.sockets[e.RequestID] == nil {
+		if pc.created[e.RequestID] {
+			return // out of scope or over the cap, counted when it opened
+		}
+		// A socket opened before the attach: Chromium never reports its
+		// URL, so its origin cannot be checked and its frames are left
+		// out, counted so that an empty list is not read as no traffic.
+		pc.led.exclude("websocket_frames", "unattributed_origin", 1)
+		pc.unattributedFrames++
 		return
 	}
 	if len(pc.wsEvents) >= pc.lim.MaxWebSocketEvents {
@@ -511,7 +525,7 @@ func (e *Engine) InspectPage(ctx context.Context, req ports.BrowserInspectReques
 		sid: a.page.id, sc: a.scope, lim: limitsOrDefault(req.Limits), req: req, led: newLedger(),
 		stop: make(chan struct{}), contexts: map[int64]string{}, scripts: map[string]*ports.BrowserScript{},
 		requests: map[string]*ports.BrowserRequest{}, metadata: map[string]*ports.BrowserResponseMetadata{},
-		sockets: map[string]*ports.BrowserWebSocket{},
+		sockets: map[string]*ports.BrowserWebSocket{}, created: map[string]bool{},
 	}
 	out := &ports.BrowserPageCapture{Browser: a.info, Target: a.target, AllowedOrigins: a.scope.list}
 	if !req.IncludeConsoleText {
@@ -539,8 +553,12 @@ func (e *Engine) InspectPage(ctx context.Context, req ports.BrowserInspectReques
 	if err := a.enable(ctx, "Runtime", nil); err != nil {
 		return nil, err
 	}
-	if err := a.enable(ctx, "Debugger", debugger.EnableParams{MaxScriptsCacheSize: 4194304}); err != nil {
+	if note, err := a.enableDebugger(ctx, debugger.EnableParams{MaxScriptsCacheSize: 4194304}); err != nil {
 		return nil, err
+	} else if note != "" {
+		pc.mu.Lock()
+		pc.led.limitations = append(pc.led.limitations, note)
+		pc.mu.Unlock()
 	}
 	total, per := int64(4194304), int64(1048576)
 	if err := a.enable(ctx, "Network", network.EnableParams{MaxTotalBufferSize: &total, MaxResourceBufferSize: &per}); err != nil {
@@ -582,11 +600,13 @@ func (e *Engine) InspectPage(ctx context.Context, req ports.BrowserInspectReques
 	if out.Resources, err = e.resources(ctx, a, pc); err != nil {
 		return nil, err
 	}
-	if out.DOM, err = e.domSnapshot(ctx, a, pc); err != nil {
-		return nil, err
-	}
-	if out.Accessibility, err = e.accessibility(ctx, a, pc, out.Frames); err != nil {
-		return nil, err
+	if !req.ScriptsOnly {
+		if out.DOM, err = e.domSnapshot(ctx, a, pc); err != nil {
+			return nil, err
+		}
+		if out.Accessibility, err = e.accessibility(ctx, a, pc, out.Frames); err != nil {
+			return nil, err
+		}
 	}
 	pc.mu.Lock()
 	scripts := make([]ports.BrowserScript, 0, len(pc.scriptOrder))
@@ -601,8 +621,10 @@ func (e *Engine) InspectPage(ctx context.Context, req ports.BrowserInspectReques
 	if out.Workers, err = e.workers(ctx, a, pc, frameSet); err != nil {
 		return nil, err
 	}
-	if out.Storage, err = e.storage(ctx, a, pc, out.Frames[0]); err != nil {
-		return nil, err
+	if !req.ScriptsOnly {
+		if out.Storage, err = e.storage(ctx, a, pc, out.Frames[0]); err != nil {
+			return nil, err
+		}
 	}
 	// 12. The final gate.
 	ft2, err := e.gate(ctx, a)
@@ -630,6 +652,12 @@ func (e *Engine) InspectPage(ctx context.Context, req ports.BrowserInspectReques
 	out.Console = pc.console
 	out.Completeness = pc.led.completeness()
 	out.Limitations = pc.led.limitations
+	if out.Frames[0].URL != out.Target.URL {
+		out.Limitations = append(out.Limitations, fmt.Sprintf("The main frame's URL changed during the observation window: target.url and target.title are from the attach (%s); frames, DOM, scripts and resources are of %s.", out.Target.URL, out.Frames[0].URL))
+	}
+	if pc.unattributedFrames > 0 {
+		out.Limitations = append(out.Limitations, fmt.Sprintf("%d WebSocket frame(s) on sockets opened before the attach were left out: Chromium does not report such a socket's URL, so its origin could not be checked. capture_browser_scenario observes a page's sockets from their start.", pc.unattributedFrames))
+	}
 	if pc.replayed > 0 {
 		out.Limitations = append(out.Limitations, fmt.Sprintf("%d console message(s) logged before the attach, which Chromium replays when the console is enabled, were left out: console events start at the attach. capture_browser_scenario observes a page from its first request.", pc.replayed))
 	}

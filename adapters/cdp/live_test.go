@@ -503,3 +503,152 @@ func TestLiveScenarioBlockedRequestNamesItsOrigin(t *testing.T) {
 	is.True(strings.HasPrefix(ev.Failure, "blocked: the origin is outside allowed_origins"))
 	is.True(!strings.Contains(dump(out), "/orders/create"))
 }
+
+// A scenario's WebSocket frame events name their socket and tell text from
+// binary: a text frame keeps its payload, a binary one its decoded size.
+func TestLiveScenarioWebSocketFrames(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
+	}
+	is := is.New(t)
+	site := fixtureSite(t).URL
+	out, err := cdp.New(nil).RunScenario(context.Background(), ports.BrowserScenarioRequest{
+		StartURL: site + "/frames",
+		Steps:    []ports.BrowserScenarioStep{{StepID: "wait", Action: "wait", DurationMS: 500}},
+	})
+	is.NoErr(err)
+	socket := "ws://" + strings.TrimPrefix(site, "http://") + "/ws"
+	var text, binary []ports.BrowserScenarioEvent
+	for _, ev := range out.Events {
+		if !strings.HasPrefix(ev.Kind, "websocket-frame-") {
+			continue
+		}
+		is.Equal(ev.URL, socket) // the frame names its socket
+		if ev.PayloadBinary {
+			binary = append(binary, ev)
+		} else {
+			text = append(text, ev)
+		}
+	}
+	is.Equal(len(text), 2)   // sent and echoed
+	is.Equal(len(binary), 2) // sent and echoed
+	for _, ev := range text {
+		is.Equal(ev.Text, `{"kind":"hello","n":1}`)
+		is.Equal(ev.PayloadBytes, len(ev.Text))
+		is.True(!ev.PayloadTruncated)
+	}
+	for _, ev := range binary {
+		is.Equal(ev.Text, "")
+		is.Equal(ev.PayloadBytes, 3) // decoded, not base64
+	}
+}
+
+// Frames of a WebSocket opened before the attach have no URL Chromium
+// reports, so they are left out; the capture counts them and says so
+// rather than showing an empty list as if the page were silent.
+func TestLiveInspectCountsFramesOfEarlierSockets(t *testing.T) {
+	endpoint, site, _ := liveBrowser(t)
+	is := is.New(t)
+	tctx, tid := driver(t, endpoint)
+	is.NoErr(chromedp.Do(tctx, chromedp.Navigate(site+"/stream")))
+	streaming := func() bool { // the page sets its title once the socket is open
+		list, err := cdp.New(nil).ListTargets(context.Background(), ports.BrowserListRequest{Endpoint: endpoint})
+		return err == nil && slices.ContainsFunc(list.Targets, func(tg ports.BrowserTarget) bool { return tg.TargetID == tid && tg.Title == "streaming" })
+	}
+	for deadline := time.Now().Add(10 * time.Second); !streaming(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the /stream page never opened its socket")
+		}
+	}
+	c, err := cdp.New(nil).InspectPage(context.Background(), ports.BrowserInspectRequest{Target: ports.BrowserTargetRef{Endpoint: endpoint, TargetID: tid}, ObservationMS: 500})
+	is.NoErr(err)
+	is.Equal(len(c.Network.WebSockets), 0) // opened before the attach
+	is.Equal(len(c.Network.WebSocketEvents), 0)
+	i := slices.IndexFunc(c.Completeness.Excluded, func(x ports.BrowserExclusion) bool {
+		return x.Section == "websocket_frames" && x.Reason == "unattributed_origin"
+	})
+	is.True(i >= 0)
+	is.True(c.Completeness.Excluded[i].Count >= 2) // sent and echoed, every 50 ms
+	is.True(slices.ContainsFunc(c.Limitations, func(l string) bool { return strings.Contains(l, "on sockets opened before the attach were left out") }))
+}
+
+// A wait_for_timeout longer than the step timeout waits its whole duration:
+// the step timeout bounds what a step waits for, not a wait itself.
+func TestLiveScenarioWaitLongerThanStepTimeout(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
+	}
+	is := is.New(t)
+	site := fixtureSite(t).URL
+	out, err := cdp.New(nil).RunScenario(context.Background(), ports.BrowserScenarioRequest{
+		StartURL: site + "/app/other", StepTimeoutMS: 200,
+		Steps: []ports.BrowserScenarioStep{{StepID: "wait", Action: "wait", DurationMS: 600}},
+	})
+	is.NoErr(err)
+	is.Equal(out.Steps[1].Status, "completed")
+	is.Equal(out.Steps[1].Error, "")
+}
+
+// A scenario that outlasts its duration limit returns what it recorded: the
+// step the limit interrupted fails saying so, later steps are cancelled,
+// and the events so far are kept, instead of a bare timeout error.
+func TestLiveScenarioDurationLimitKeepsTheCapture(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
+	}
+	is := is.New(t)
+	site := fixtureSite(t).URL
+	out, err := cdp.New(nil).RunScenario(context.Background(), ports.BrowserScenarioRequest{
+		StartURL: site + "/app/other", DurationMS: 3000, CaptureAtEnd: []string{"url"},
+		Steps: []ports.BrowserScenarioStep{{StepID: "short", Action: "wait", DurationMS: 10},
+			{StepID: "long", Action: "wait", DurationMS: 10000}, {StepID: "after", Action: "wait", DurationMS: 10}},
+	})
+	is.NoErr(err)
+	is.Equal(len(out.Steps), 4)
+	i := slices.IndexFunc(out.Steps, func(s ports.BrowserScenarioStepResult) bool { return s.Status == "failed" })
+	is.True(i >= 0)
+	is.True(strings.HasPrefix(out.Steps[i].Error, "limits.duration_ms (3000 ms) ran out before this step finished"))
+	last := out.Steps[3]
+	is.Equal(last.Status, "cancelled")
+	is.True(len(out.Events) > 0) // the start page's requests, kept
+}
+
+// An artifact that does not come within its wait is missing with a reason
+// that says so, not "context deadline exceeded".
+func TestLiveScenarioArtifactWaitReason(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
+	}
+	is := is.New(t)
+	site := fixtureSite(t).URL
+	old := cdp.SetArtifactWait(time.Nanosecond)
+	defer cdp.SetArtifactWait(old)
+	out, err := cdp.New(nil).RunScenario(context.Background(), ports.BrowserScenarioRequest{
+		StartURL: site + "/app/other", CaptureAtEnd: []string{"dom", "history", "url"},
+		Steps: []ports.BrowserScenarioStep{{StepID: "w", Action: "wait", DurationMS: 10}},
+	})
+	is.NoErr(err)
+	a := out.Steps[1].Artifacts
+	is.Equal(a.Missing["dom"], "not captured within 1ns (a very large page takes longer)")
+	is.Equal(a.Missing["history"], "not captured within 1ns (a very large page takes longer)")
+	is.True(a.URL != nil) // needs no browser call
+}
+
+// A page that runs debugger statements (an anti-debugging loop) goes on
+// running while a passive capture watches it: the capture's Debugger skips
+// every pause, so the page's requests in the window are seen.
+func TestLiveInspectDoesNotPauseAtDebuggerStatements(t *testing.T) {
+	endpoint, site, _ := liveBrowser(t)
+	is := is.New(t)
+	tctx, tid := driver(t, endpoint)
+	is.NoErr(chromedp.Do(tctx, chromedp.Navigate(site+"/debugger")))
+	c, err := cdp.New(nil).InspectPage(context.Background(), ports.BrowserInspectRequest{Target: ports.BrowserTargetRef{Endpoint: endpoint, TargetID: tid}, ObservationMS: 700})
+	is.NoErr(err)
+	n := 0
+	for _, r := range c.Network.Requests {
+		if strings.Contains(r.URL, "/api?n=") {
+			n++
+		}
+	}
+	is.True(n >= 2) // a fetch every 50 ms; a paused page sends none
+}

@@ -3,6 +3,7 @@ package cdp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -64,7 +65,7 @@ func validateScenario(req *ports.BrowserScenarioRequest) (scope, error) {
 		switch s.Action {
 		case "navigate":
 			if _, o := sanitizeURL(s.URL); o == "" || !sc.set[o] {
-				return scope{}, invalidScenario(f+"/url", "navigate needs an http(s) URL within allowed_origins")
+				return scope{}, invalidScenario(f+"/url", "navigate needs an http(s) URL within allowed_origins ("+strings.Join(sc.list, ", ")+")")
 			}
 		case "click", "type":
 			if strings.TrimSpace(s.Selector) == "" {
@@ -101,7 +102,7 @@ func validateScenario(req *ports.BrowserScenarioRequest) (scope, error) {
 // scenarioRun is the event state of one run.
 type scenarioRun struct {
 	red     *strings.Replacer
-	sockets sync.Map // request id → true for in-scope WebSockets
+	sockets sync.Map // request id → URL of an in-scope WebSocket
 	// requests maps a request id to what a failure of it may say: an
 	// in-scope request's method and URL, an out-of-scope one's method and
 	// origin only (its path stays out of the capture, as its events do).
@@ -174,7 +175,24 @@ func (r *scenarioRun) add(ev ports.BrowserScenarioEvent) {
 	}
 	ev.Sequence, ev.StepIndex = len(r.events), r.step
 	ev.Text, ev.Stack, ev.URL, ev.Failure = r.red.Replace(ev.Text), r.red.Replace(ev.Stack), r.red.Replace(ev.URL), r.red.Replace(ev.Failure)
+	if strings.HasPrefix(ev.Kind, "websocket-frame-") && len(ev.Text) > 65536 { // cut after redaction: no secret is half kept
+		ev.Text, ev.PayloadTruncated = cut(ev.Text, 65536), true
+	}
 	r.events = append(r.events, ev)
+}
+
+// wsFrame is a WebSocket frame event on the socket at url. A text frame
+// (opcode 1) keeps its payload (add cuts it to 64 KiB once secrets are
+// redacted); any other frame keeps only its size (cdproto has decoded its
+// base64 payloadData).
+func wsFrame(kind, url string, f *network.WebSocketFrame) ports.BrowserScenarioEvent {
+	ev := ports.BrowserScenarioEvent{Kind: kind, URL: url, PayloadBytes: len(f.PayloadData)}
+	if f.Opcode != 1 {
+		ev.PayloadBinary = true
+		return ev
+	}
+	ev.Text = string(f.PayloadData)
+	return ev
 }
 
 func (r *scenarioRun) onEvent(ev any) {
@@ -233,20 +251,20 @@ func (r *scenarioRun) onEvent(ev any) {
 		r.add(ev)
 	case *network.EventWebSocketCreated:
 		if r.sc.allows(wsToHTTP(e.URL)) {
-			r.sockets.Store(e.RequestID, true)
+			r.sockets.Store(e.RequestID, e.URL)
 			r.add(ports.BrowserScenarioEvent{Kind: "websocket-opened", URL: e.URL})
 		}
 	case *network.EventWebSocketClosed:
-		if _, ok := r.sockets.Load(e.RequestID); ok {
-			r.add(ports.BrowserScenarioEvent{Kind: "websocket-closed"})
+		if u, ok := r.sockets.Load(e.RequestID); ok {
+			r.add(ports.BrowserScenarioEvent{Kind: "websocket-closed", URL: u.(string)})
 		}
 	case *network.EventWebSocketFrameSent:
-		if _, ok := r.sockets.Load(e.RequestID); ok && e.Response != nil {
-			r.add(ports.BrowserScenarioEvent{Kind: "websocket-frame-sent", PayloadBytes: len(e.Response.PayloadData)})
+		if u, ok := r.sockets.Load(e.RequestID); ok && e.Response != nil {
+			r.add(wsFrame("websocket-frame-sent", u.(string), e.Response))
 		}
 	case *network.EventWebSocketFrameReceived:
-		if _, ok := r.sockets.Load(e.RequestID); ok && e.Response != nil {
-			r.add(ports.BrowserScenarioEvent{Kind: "websocket-frame-received", PayloadBytes: len(e.Response.PayloadData)})
+		if u, ok := r.sockets.Load(e.RequestID); ok && e.Response != nil {
+			r.add(wsFrame("websocket-frame-received", u.(string), e.Response))
 		}
 	case *page.EventFrameStoppedLoading:
 		if e.FrameID == r.mainFrame {
@@ -299,7 +317,10 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 		vp.DeviceScaleFactor = 1
 	}
 	began := time.Now()
-	runCtx, cancelRun := context.WithTimeout(ctx, time.Duration(req.DurationMS)*time.Millisecond)
+	// Steps stop at the duration limit; the run itself gets a little longer
+	// to record that and return what it observed.
+	deadline := began.Add(time.Duration(req.DurationMS) * time.Millisecond)
+	runCtx, cancelRun := context.WithDeadline(ctx, deadline.Add(finishGrace))
 	defer cancelRun()
 	secrets := map[string]string{}
 	for _, x := range req.Secrets {
@@ -400,15 +421,22 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 			s.Text = secrets[s.SecretID]
 		}
 		asked := run.navAsked.Load()
-		serr := runStep(tctx, s, time.Duration(timeout)*time.Millisecond)
+		dctx, cancelStep := context.WithDeadline(tctx, deadline)
+		serr := runStep(dctx, s, time.Duration(timeout)*time.Millisecond)
 		if serr == nil && s.Action == "click" {
-			nctx, cancel := context.WithDeadline(tctx, t0.Add(time.Duration(timeout)*time.Millisecond))
+			nctx, cancel := context.WithDeadline(dctx, t0.Add(time.Duration(timeout)*time.Millisecond))
 			run.awaitClickNavigation(nctx, asked)
 			cancel()
 		}
+		outOfTime := serr != nil && dctx.Err() != nil && tctx.Err() == nil
+		late := !time.Now().Before(deadline)
+		cancelStep()
 		res.ElapsedMS = time.Since(t0).Milliseconds()
 		if runCtx.Err() != nil {
 			return nil, cancelled(runCtx)
+		}
+		if outOfTime {
+			serr = fmt.Errorf("limits.duration_ms (%d ms) ran out before this step finished; later steps were not run", req.DurationMS)
 		}
 		if serr != nil {
 			failed = true
@@ -422,7 +450,14 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 		if i == len(steps)-1 {
 			want = append(slices.Clone(want), req.CaptureAtEnd...)
 		}
-		res.Artifacts = captureArtifacts(tctx, sc, want, res.AfterURL, red)
+		if late {
+			res.Artifacts = ports.BrowserScenarioArtifacts{Missing: map[string]string{}}
+			for _, k := range want {
+				res.Artifacts.Missing[k] = "not captured: limits.duration_ms ran out"
+			}
+		} else {
+			res.Artifacts = captureArtifacts(tctx, sc, want, res.AfterURL, red, deadline)
+		}
 		run.mu.Lock()
 		if n := len(run.events); n > first {
 			res.EventSequenceStart, res.EventSequenceEnd = first, n-1
@@ -466,7 +501,17 @@ func scenarioErr(ctx context.Context, err error) error {
 	return &ports.BrowserError{Code: ports.BrowserProtocolError, Msg: "the owned browser failed", Err: err}
 }
 
+// finishGrace is how long past limits.duration_ms a run may take to end
+// its interrupted step and return the capture (reading the page's URL
+// takes at most 2 s; artifacts are not captured after the limit).
+const finishGrace = 5 * time.Second
+
 func runStep(ctx context.Context, s ports.BrowserScenarioStep, timeout time.Duration) error {
+	if s.Action == "wait" {
+		// A wait is the step's own duration (at most 10 s), not something
+		// waited for: the step timeout, 5 s by default, does not cut it.
+		return chromedp.Do(ctx, chromedp.Sleep(time.Duration(s.DurationMS)*time.Millisecond))
+	}
 	sctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var err error
@@ -477,8 +522,6 @@ func runStep(ctx context.Context, s ports.BrowserScenarioStep, timeout time.Dura
 		err = chromedp.Do(sctx, chromedp.Click(chromedp.CSS(s.Selector), chromedp.NodeVisible))
 	case "type":
 		err = chromedp.Do(sctx, chromedp.SendKeys(chromedp.CSS(s.Selector), s.Text, chromedp.NodeVisible))
-	case "wait":
-		return chromedp.Do(sctx, chromedp.Sleep(time.Duration(s.DurationMS)*time.Millisecond))
 	default:
 		return fmt.Errorf("unknown action %q", s.Action)
 	}
@@ -520,21 +563,46 @@ func currentURL(ctx context.Context) string {
 	return u
 }
 
-func captureArtifacts(ctx context.Context, sc scope, want []string, url string, red *strings.Replacer) ports.BrowserScenarioArtifacts {
+// artifactWait is how long each artifact of a step may take; a variable
+// only so that a test can shorten it.
+var artifactWait = 5 * time.Second
+
+// captureArtifacts takes the artifacts in want, each within artifactWait
+// (so a slow one, the DOM or accessibility tree of a very large page, does
+// not starve the others) and never past the run's deadline.
+func captureArtifacts(ctx context.Context, sc scope, want []string, url string, red *strings.Replacer, deadline time.Time) ports.BrowserScenarioArtifacts {
 	var a ports.BrowserScenarioArtifacts
+	var actx context.Context
 	missing := func(k, why string) {
 		if a.Missing == nil {
 			a.Missing = map[string]string{}
 		}
+		if actx != nil && errors.Is(actx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			why = fmt.Sprintf("not captured within %s (a very large page takes longer)", artifactWait)
+			if !time.Now().Before(deadline) {
+				why = "not captured: limits.duration_ms ran out"
+			}
+		}
 		a.Missing[k] = why
 	}
-	actx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	for _, k := range want {
+	// The cheap ones first: an accessibility tree still being built keeps
+	// the page busy after its wait is over.
+	for _, k := range []string{"url", "history", "screenshot", "dom", "accessibility"} {
+		if !slices.Contains(want, k) {
+			continue
+		}
+		actx = nil
 		if k != "url" && !sc.allows(url) {
 			missing(k, "current page is outside approved origins")
 			continue
 		}
+		until := time.Now().Add(artifactWait)
+		if deadline.Before(until) {
+			until = deadline
+		}
+		var cancel context.CancelFunc
+		actx, cancel = context.WithDeadline(ctx, until)
+		defer cancel() // at most one per artifact kind
 		switch k {
 		case "url":
 			u := url

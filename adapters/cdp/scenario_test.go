@@ -154,3 +154,15 @@ func TestScenarioSecretUnavailable(t *testing.T) {
 	is.Equal(code(t, err), ports.BrowserSecretUnavailable)
 	is.True(!launched)
 }
+
+// A step that would leave the scope is refused naming the origins it may
+// go to, so the caller can correct it.
+func TestScenarioNavigateOutNamesTheOrigins(t *testing.T) {
+	is := is.New(t)
+	_, err := cdp.New(nil).RunScenario(context.Background(), ports.BrowserScenarioRequest{StartURL: "http://a.test/",
+		Steps: []ports.BrowserScenarioStep{{StepID: "n", Action: "navigate", URL: "http://b.test/"}}})
+	be, ok := ports.AsBrowserError(err)
+	is.True(ok)
+	is.Equal(be.Field, "actions/0/url")
+	is.Equal(be.Msg, "navigate needs an http(s) URL within allowed_origins (http://a.test)")
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -44,6 +45,24 @@ func optional(ctx context.Context, s session, method string, params, result any,
 		return false, nil
 	}
 	return false, err
+}
+
+// oversized reports whether err is a reply over the 64 MiB message bound
+// (the connection read past it and goes on); if so it records the section
+// as truncated, its reply excluded as resource_budget_exhausted, and a
+// limitation naming the method, so that a page too large for one command
+// loses that section rather than the whole capture.
+func oversized(err error, method, section string, pc *pageCapture) bool {
+	be, ok := ports.AsBrowserError(err)
+	if !ok || be.Code != ports.BrowserPayloadLimit {
+		return false
+	}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	pc.led.truncated[section] = true
+	pc.led.exclude(section, "resource_budget_exhausted", 1)
+	pc.led.limitations = append(pc.led.limitations, fmt.Sprintf("%s's reply exceeded the %d MiB message bound, so the %s section is empty; the page is too large for it.", method, maxMessageBytes>>20, section))
+	return true
 }
 
 // framesOf walks the frame tree in pre-order.
@@ -147,6 +166,9 @@ func (e *Engine) domSnapshot(ctx context.Context, a *attachment, pc *pageCapture
 	f := false
 	err := a.page.c.call(ctx, a.page.id, domsnapshot.CommandCaptureSnapshot,
 		domsnapshot.CaptureSnapshotParams{ComputedStyles: []string{}, IncludePaintOrder: &f, IncludeDOMRects: &f}, &snap)
+	if oversized(err, domsnapshot.CommandCaptureSnapshot, "dom", pc) {
+		return ports.BrowserDOM{Nodes: []ports.BrowserDOMNode{}, URLs: []ports.BrowserDOMURL{}}, nil
+	}
 	if err != nil {
 		return ports.BrowserDOM{}, err
 	}
@@ -317,6 +339,9 @@ func (e *Engine) accessibility(ctx context.Context, a *attachment, pc *pageCaptu
 		}
 		ok, err := optional(ctx, a.page, accessibility.CommandGetFullAXTree,
 			accessibility.GetFullAXTreeParams{Depth: &depth, FrameID: cdpt.FrameID(f.FrameID)}, &res, "accessibility", pc)
+		if oversized(err, accessibility.CommandGetFullAXTree, "accessibility", pc) {
+			return out, nil // the frames before this one are kept
+		}
 		if err != nil {
 			return out, err
 		}

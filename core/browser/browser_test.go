@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"hash/crc32"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -388,7 +389,10 @@ func TestCompareScreenshotsFindsRegions(t *testing.T) {
 }
 
 // fakeRunner is a scenario runner that returns a fixed capture.
-type fakeRunner struct{ got ports.BrowserScenarioRequest }
+type fakeRunner struct {
+	got   ports.BrowserScenarioRequest
+	extra []ports.BrowserScenarioEvent // appended to the fixed events
+}
 
 func (r *fakeRunner) RunScenario(ctx context.Context, req ports.BrowserScenarioRequest) (*ports.BrowserScenarioCapture, error) {
 	if err := ctx.Err(); err != nil {
@@ -402,6 +406,10 @@ func (r *fakeRunner) RunScenario(ctx context.Context, req ports.BrowserScenarioR
 			{Sequence: 1, StepIndex: 0, Kind: "response", Method: "GET", URL: "http://app.test/", ResourceType: "Document", Status: 200, HeaderNames: []string{"content-type", "date"}},
 			{Sequence: 2, StepIndex: 1, Kind: "console", Level: "log", Text: "hi [REDACTED:pw]"},
 			{Sequence: 3, StepIndex: 1, Kind: "page-error", Text: "x is not a function", Stack: "TypeError: x is not a function\n    at http://app.test/a.js:1:2"}}}
+	for _, ev := range r.extra {
+		ev.Sequence = len(out.Events)
+		out.Events = append(out.Events, ev)
+	}
 	steps := append([]ports.BrowserScenarioStep{{StepID: "scenario_start", Action: "goto_start"}}, req.Steps...)
 	for i, s := range steps {
 		r := ports.BrowserScenarioStepResult{StepIndex: i, StepID: s.StepID, Action: s.Action, Status: "completed", BeforeURL: "http://app.test/", AfterURL: u, EventSequenceStart: -1, EventSequenceEnd: -1}
@@ -490,3 +498,153 @@ func (p *progress) Observe(phase, msg string) {
 	p.mu.Unlock()
 }
 func (p *progress) Finish(phase, msg string) { p.Observe(phase, msg) }
+
+// WebSocket frames keep what the engine saw: a text frame its payload (cut
+// to 64 KiB, marked truncated) and the socket's URL, a binary frame only
+// its size.
+func TestScenarioWebSocketFrames(t *testing.T) {
+	is := is.New(t)
+	const ws = "ws://app.test/live"
+	long := strings.Repeat("ab", 40000)
+	run := &fakeRunner{extra: []ports.BrowserScenarioEvent{
+		{StepIndex: 1, Kind: "websocket-opened", URL: ws},
+		{StepIndex: 1, Kind: "websocket-frame-received", URL: ws, Text: `{"tick":1}`, PayloadBytes: 10},
+		{StepIndex: 1, Kind: "websocket-frame-sent", URL: ws, PayloadBinary: true, PayloadBytes: 3},
+		{StepIndex: 1, Kind: "websocket-frame-received", URL: ws, Text: long, PayloadBytes: len(long)},
+		{StepIndex: 1, Kind: "websocket-closed", URL: ws},
+	}}
+	s := session(t, nil, run)
+	r := result(mustCall(t, s, "capture_browser_scenario", map[string]any{"browser": map[string]any{"mode": "launch"},
+		"start_url": map[string]any{"url": "http://app.test/"},
+		"actions":   []any{map[string]any{"step_id": "w", "action": "wait_for_timeout", "duration_ms": 10}}}))
+	var frames []map[string]any
+	for _, it := range r["events"].(map[string]any)["items"].([]any) {
+		ev := it.(map[string]any)
+		if k := ev["kind"].(string); strings.HasPrefix(k, "websocket-") {
+			is.Equal(ev["url"].(map[string]any)["url"], ws)
+			if strings.HasPrefix(k, "websocket-frame-") {
+				frames = append(frames, ev)
+			}
+		}
+	}
+	is.Equal(len(frames), 3)
+	is.Equal(frames[0]["payload_type"], "text")
+	is.Equal(frames[0]["payload_text"], `{"tick":1}`)
+	is.Equal(frames[0]["truncated"], false)
+	is.Equal(frames[1]["payload_type"], "binary")
+	is.Equal(frames[1]["payload_text"], nil)
+	is.Equal(frames[1]["payload_bytes"], 3.0)
+	is.Equal(frames[2]["payload_type"], "text")
+	is.Equal(len(frames[2]["payload_text"].(string)), 65536)
+	is.Equal(frames[2]["truncated"], true)
+	is.Equal(frames[2]["payload_bytes"], float64(len(long)))
+}
+
+// inspectRecorder records the inspection requests its fake answers.
+type inspectRecorder struct {
+	*portstest.BrowserFake
+	got []ports.BrowserInspectRequest
+}
+
+func (r *inspectRecorder) InspectPage(ctx context.Context, req ports.BrowserInspectRequest) (*ports.BrowserPageCapture, error) {
+	r.got = append(r.got, req)
+	return r.BrowserFake.InspectPage(ctx, req)
+}
+
+// analyze_web_bundle asks the engine for the scripts alone (no DOM
+// snapshot, accessibility tree or storage, which it never reports and which
+// on a large page are the slow, oversized replies); inspect_web_page still
+// asks for everything.
+func TestBundleAsksForScriptsOnly(t *testing.T) {
+	is := is.New(t)
+	r := &inspectRecorder{BrowserFake: portstest.NewBrowserFake()}
+	s := session(t, r, nil)
+	mustCall(t, s, "analyze_web_bundle", map[string]any{"cdp_endpoint": ep, "target_id": "T1", "include_accessibility_text": true})
+	mustCall(t, s, "inspect_web_page", map[string]any{"cdp_endpoint": ep, "target_id": "T1"})
+	is.Equal(len(r.got), 2)
+	is.True(r.got[0].ScriptsOnly)
+	is.True(r.got[0].IncludeScriptSources)
+	is.True(!r.got[1].ScriptsOnly)
+}
+
+// Text cut to a byte bound keeps every whole character that fits: a cut
+// that falls just after a two-byte character keeps it.
+func TestScenarioTextCutKeepsWholeCharacters(t *testing.T) {
+	is := is.New(t)
+	text := strings.Repeat("é", 32769) // 65538 bytes; 65536 end on a character boundary
+	run := &fakeRunner{extra: []ports.BrowserScenarioEvent{{StepIndex: 1, Kind: "console", Level: "log", Text: text}}}
+	s := session(t, nil, run)
+	r := result(mustCall(t, s, "capture_browser_scenario", map[string]any{"browser": map[string]any{"mode": "launch"},
+		"start_url": map[string]any{"url": "http://app.test/"},
+		"actions":   []any{map[string]any{"step_id": "w", "action": "wait_for_timeout", "duration_ms": 10}}}))
+	items := r["events"].(map[string]any)["items"].([]any)
+	got := items[len(items)-1].(map[string]any)["text"].(string)
+	is.Equal(len(got), 65536)
+	is.Equal(got, text[:65536])
+}
+
+// errRunner is a scenario runner that fails with err.
+type errRunner struct{ err error }
+
+func (r errRunner) RunScenario(context.Context, ports.BrowserScenarioRequest) (*ports.BrowserScenarioCapture, error) {
+	return nil, r.err
+}
+
+// The engine's refusals and failures reach the caller in the tool's own
+// terms: a goto out of scope names actions/N/destination and goto (not
+// the engine's url and navigate), and a browser that cannot be started is
+// advised about executable_path, not about a cdp_endpoint the tool has not.
+func TestScenarioEngineErrorsInTheToolsTerms(t *testing.T) {
+	is := is.New(t)
+	args := map[string]any{"browser": map[string]any{"mode": "launch", "executable_path": "/opt/chrome"}, "start_url": map[string]any{"url": "http://app.test/"},
+		"actions": []any{map[string]any{"step_id": "w", "action": "wait_for_timeout", "duration_ms": 1},
+			map[string]any{"step_id": "away", "action": "goto", "destination": "http://elsewhere.test/"}}}
+	s := session(t, nil, errRunner{&ports.BrowserError{Code: ports.BrowserInvalidRequest, Field: "actions/1/url",
+		Msg: "navigate needs an http(s) URL within allowed_origins (http://app.test)"}})
+	_, err := call(t, s, "capture_browser_scenario", args)
+	var e *core.Error
+	is.True(errors.As(err, &e))
+	is.Equal(e.Code, core.CodeInvalidRequest)
+	issue := e.Details["issues"].([]core.Issue)[0]
+	is.Equal(issue.Path, []any{"actions", 1, "destination"})
+	is.True(strings.Contains(issue.Message, "goto needs an http(s) URL within allowed_origins (http://app.test)"))
+	is.True(!strings.Contains(e.Message, "navigate"))
+
+	s = session(t, nil, errRunner{&ports.BrowserError{Code: ports.BrowserEndpointUnreachable, Msg: "cannot start /opt/chrome: no such file or directory"}})
+	_, err = call(t, s, "capture_browser_scenario", args)
+	is.True(errors.As(err, &e))
+	is.Equal(e.Code, core.CodeProviderUnavailable)
+	is.True(strings.Contains(e.Remediation, "executable_path"))
+	is.True(!strings.Contains(e.Remediation, "cdp_endpoint"))
+}
+
+// A screenshot over maximum_image_bytes is advised to raise it, not to
+// "correct the cause".
+func TestScreenshotPayloadLimitAdvice(t *testing.T) {
+	is := is.New(t)
+	f := portstest.NewBrowserFake()
+	f.Err = &ports.BrowserError{Code: ports.BrowserPayloadLimit, Msg: "the screenshot is over maximum_image_bytes"}
+	s := session(t, f, nil)
+	_, err := call(t, s, "capture_web_screenshot", map[string]any{"cdp_endpoint": ep, "target_id": "T1", "maximum_image_bytes": 100})
+	var e *core.Error
+	is.True(errors.As(err, &e))
+	is.Equal(e.Code, core.CodeTruncated)
+	is.True(strings.Contains(e.Remediation, "maximum_image_bytes"))
+}
+
+// An empty tool list from a browser whose WebMCP domain answers says that
+// it may be the browser (the feature off), not the page, so an agent does
+// not read it as "the page declares no tools".
+func TestWebMCPEmptyListSaysWhyItMayBe(t *testing.T) {
+	is := is.New(t)
+	const why = "No tool was registered: a page registers WebMCP tools only in a browser running with the WebMCP feature"
+	f := portstest.NewBrowserFake()
+	f.Tools = []ports.WebMCPTool{}
+	r := result(mustCall(t, session(t, f, nil), "discover_webmcp_tools", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
+	is.Equal(r["status"], "available")
+	is.True(slices.ContainsFunc(r["limitations"].([]any), func(l any) bool { return strings.HasPrefix(l.(string), why) }))
+
+	f.Tools = []ports.WebMCPTool{{Name: "search", FrameID: "F1", FrameURL: "http://app.test/", OwnerOrigin: "http://app.test"}}
+	r = result(mustCall(t, session(t, f, nil), "discover_webmcp_tools", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
+	is.True(!slices.ContainsFunc(r["limitations"].([]any), func(l any) bool { return strings.HasPrefix(l.(string), why) }))
+}

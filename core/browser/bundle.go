@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"rea/core"
 	"rea/ports"
@@ -155,6 +156,10 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The analysis reads the scripts alone: the DOM snapshot, accessibility
+	// tree and storage a page inspection also takes are left out, so a page
+	// with a large document neither slows the analysis nor fails it.
+	req.ScriptsOnly = true
 	fetchMaps := isSet(in.FetchSourceMaps)
 	maps := c.SourceMaps()
 	c.Observe(fmt.Sprintf("capturing page scripts over %d ms", req.ObservationMS))
@@ -376,18 +381,16 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 	return observed(b.Info(), pc.Browser, "rea.web-bundle-analysis/v1", res, nil), nil
 }
 
+// truncate cuts s to at most n bytes without splitting a character: the
+// cut moves back to the start of the character it would split.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	s = s[:n]
-	for len(s) > 0 && s[len(s)-1]&0xC0 == 0x80 {
-		s = s[:len(s)-1]
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
-	if len(s) > 0 && s[len(s)-1] >= 0xC0 {
-		s = s[:len(s)-1]
-	}
-	return s
+	return s[:n]
 }
 
 func schemaProps(v ports.JSValue) []string {

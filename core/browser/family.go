@@ -113,7 +113,11 @@ func browserErr(op string, err error) error {
 		details["cleanup"] = "incomplete"
 		details["resources"] = core.NonNil(be.Resources)
 	}
-	return &core.Error{Code: code, Message: msg, Err: err, Details: details, Remediation: browserRemediation[code]}
+	rem := browserRemediation[code]
+	if code == core.CodeTruncated && op == "capture_web_screenshot" {
+		rem = "Call again with a larger maximum_image_bytes (at most 8388608); a viewport over 32 million pixels cannot be captured at all."
+	}
+	return &core.Error{Code: code, Message: msg, Err: err, Details: details, Remediation: rem}
 }
 
 // browserRemediation replaces the kernel's default advice, which is about

@@ -236,6 +236,12 @@ func webMCPResult(d *ports.WebMCPDiscovery) *DiscoverWebMCPToolsResult {
 	if status == "unavailable" && d.UnavailableReason != "" {
 		lims = append(lims, "WebMCP is unavailable from this browser: "+d.UnavailableReason)
 	}
+	if status == "available" && len(items)+d.Dropped.WebMCPTools == 0 {
+		// Chromium answers WebMCP.enable with its feature off too, and a
+		// page then registers nothing (checked on Chromium 156).
+		lims = append(lims, "No tool was registered: a page registers WebMCP tools only in a browser running with the WebMCP feature "+
+			"(Chromium 156: --enable-features=WebMCPTesting,WebMCP), and this result cannot tell a browser without it from a page that declares none.")
+	}
 	return &DiscoverWebMCPToolsResult{SchemaVersion: 1, Browser: browserJSON(d.Browser),
 		Target: DiscoverWebMCPToolsResultTarget{TargetID: d.Target.TargetID, URL: d.Target.URL, Origin: d.Target.Origin},
 		Status: status, Tools: DiscoverWebMCPToolsResultTools{Total: len(items) + d.Dropped.WebMCPTools, Items: items},

@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"rea/core"
@@ -170,7 +172,7 @@ func handleCaptureScenario(ctx context.Context, c *core.Call) (any, error) {
 	c.Observe("launching owned browser")
 	capt, err := run.RunScenario(ctx, *req)
 	if err != nil {
-		return nil, browserErr(op, err)
+		return nil, scenarioErr(op, err)
 	}
 	res := normalizeScenario(capt, req, args)
 	ver := scenarioProviderVersion
@@ -334,7 +336,7 @@ func normalizeScenario(capt *ports.BrowserScenarioCapture, req *ports.BrowserSce
 			lims = append(lims, truncate(l, 2048))
 		}
 	}
-	lims = append(lims, "WebSocket frame payloads are not retained: frames report their byte counts with payload_type binary; workers, popups and downloads are not observed.")
+	lims = append(lims, "WebSocket text frames keep their first 64 KiB (secrets redacted), binary frames only their byte counts; workers, popups and downloads are not observed.")
 	origins := core.NonNil(capt.AllowedOrigins)
 	if len(origins) > 32 {
 		origins = origins[:32]
@@ -567,9 +569,70 @@ func scenarioEvent(e ports.BrowserScenarioEvent) scenarioEventRecord {
 	case "websocket-opened", "websocket-closed":
 		return &urlEvent{StepIndex: e.StepIndex, Kind: e.Kind, URL: u}
 	case "websocket-frame-sent", "websocket-frame-received":
-		return &frameEvent{StepIndex: e.StepIndex, Kind: e.Kind, URL: u, PayloadBytes: e.PayloadBytes, PayloadType: "binary"}
+		if e.PayloadBinary {
+			return &frameEvent{StepIndex: e.StepIndex, Kind: e.Kind, URL: u, PayloadBytes: e.PayloadBytes, PayloadType: "binary"}
+		}
+		text := truncate(e.Text, 65536)
+		return &frameEvent{StepIndex: e.StepIndex, Kind: e.Kind, URL: u, PayloadBytes: e.PayloadBytes, PayloadType: "text",
+			PayloadText: &text, Truncated: e.PayloadTruncated || len(text) < len(e.Text)}
 	case "frame-navigated", "frame-attached", "frame-detached":
 		return &frameNavigatedEvent{StepIndex: e.StepIndex, Kind: e.Kind, URL: u}
 	}
 	return nil
+}
+
+// scenarioErr is browserErr in capture_browser_scenario's own terms. The
+// engine names a step's fields and actions its way (url, selector, text,
+// secret_id; navigate, type, wait) where the caller wrote destination,
+// locator and value, goto, fill and wait_for_timeout, and its field paths
+// are slash-joined; and the browser it could not reach is one it launches
+// itself, so the advice is about browser.executable_path, not a
+// cdp_endpoint this tool does not take.
+func scenarioErr(op string, err error) error {
+	if be, ok := ports.AsBrowserError(err); ok && be.Code == ports.BrowserInvalidRequest {
+		return core.InvalidRequest(op, core.Issue{Path: scenarioPath(be.Field), Reason: core.ReasonInvalidValue, Message: scenarioTerms.Replace(be.Error())})
+	}
+	out := browserErr(op, err)
+	var ce *core.Error
+	if errors.As(out, &ce) {
+		if r, ok := scenarioRemediation[ce.Code]; ok {
+			ce.Remediation = r
+		}
+	}
+	return out
+}
+
+var scenarioTerms = strings.NewReplacer("navigate needs", "goto needs", "type needs a selector", "fill needs a locator",
+	"click needs a selector", "click needs a locator", "on a type step", "on a fill step", "wait needs", "wait_for_timeout needs")
+
+// scenarioFields maps the engine's step fields to the input's.
+var scenarioFields = map[string]string{"url": "destination", "selector": "locator", "text": "value", "secret_id": "value"}
+
+// scenarioPath turns an engine field ("actions/1/url", "start_url") into
+// the input's issue path (["actions", 1, "destination"], ["start_url", "url"]).
+func scenarioPath(field string) []any {
+	if field == "" {
+		return []any{}
+	}
+	if field == "start_url" {
+		return []any{"start_url", "url"}
+	}
+	parts := strings.Split(field, "/")
+	path := make([]any, 0, len(parts))
+	for i, p := range parts {
+		if n, err := strconv.Atoi(p); err == nil {
+			path = append(path, n)
+			continue
+		}
+		if i == 2 && parts[0] == "actions" && scenarioFields[p] != "" {
+			p = scenarioFields[p]
+		}
+		path = append(path, p)
+	}
+	return path
+}
+
+var scenarioRemediation = map[core.Code]string{
+	core.CodeProviderUnavailable: "capture_browser_scenario launches its own Chromium: install it (Debian: apt-get install chromium) or pass " +
+		"browser.executable_path naming a Chromium executable, then call again; a browser that crashed during the run also ends here.",
 }

@@ -33,9 +33,23 @@ const (
 	OpPong         = 10
 )
 
-// ErrTooLarge is returned by ReadMessage for a message over the limit. The
-// connection is unusable afterwards.
+// ErrTooLarge is returned by ReadMessage for a message over the limit.
+// When it comes as a *SkippedError the message was read past and the
+// connection is still usable; otherwise (a frame length no peer could
+// send) it is not.
 var ErrTooLarge = errors.New("websocket message over the size limit")
+
+// SkippedError is ReadMessage's error for a message over the limit whose
+// frames it read to the end and discarded: the next ReadMessage returns
+// the message after it. Head is the message's first bytes (at most
+// HeadBytes), so a caller can tell which reply it was.
+type SkippedError struct{ Head []byte }
+
+// HeadBytes bounds SkippedError.Head.
+const HeadBytes = 256
+
+func (e *SkippedError) Error() string { return ErrTooLarge.Error() }
+func (e *SkippedError) Unwrap() error { return ErrTooLarge }
 
 // ErrProtocol is a frame that breaks RFC 6455.
 var ErrProtocol = errors.New("websocket protocol violation")
@@ -153,14 +167,24 @@ func (c *Conn) Close() error {
 }
 
 // ReadMessage returns the next text or binary message, answering pings on
-// the way. A close frame ends with io.EOF.
+// the way. A close frame ends with io.EOF. A message over the size limit is
+// read to its end and reported as a *SkippedError holding its first bytes;
+// the connection stays usable.
 func (c *Conn) ReadMessage() (op int, data []byte, err error) {
 	var msgOp = -1
 	var buf []byte
+	skipping := false // over the limit: buf holds the head only
 	for {
-		fin, fop, payload, err := c.readFrame(int64(len(buf)))
+		limit := c.maxBytes - int64(len(buf))
+		if skipping {
+			limit = -1
+		}
+		fin, fop, payload, over, err := c.readFrame(limit, HeadBytes-int64(len(buf)))
 		if err != nil {
 			return 0, nil, err
+		}
+		if over && fop < 8 {
+			skipping = true
 		}
 		switch fop {
 		case OpPing:
@@ -183,20 +207,29 @@ func (c *Conn) ReadMessage() (op int, data []byte, err error) {
 			return 0, nil, ErrProtocol
 		}
 		buf = append(buf, payload...)
+		if skipping && len(buf) > HeadBytes {
+			buf = buf[:HeadBytes]
+		}
 		if fin {
+			if skipping {
+				return 0, nil, &SkippedError{Head: buf}
+			}
 			return msgOp, buf, nil
 		}
 	}
 }
 
-func (c *Conn) readFrame(have int64) (fin bool, op int, payload []byte, err error) {
+// readFrame reads one frame. A data frame longer than limit is read to its
+// end but only its first head bytes (none when head < 1) are returned, with
+// over set.
+func (c *Conn) readFrame(limit, head int64) (fin bool, op int, payload []byte, over bool, err error) {
 	var h [2]byte
 	if _, err = io.ReadFull(c.br, h[:]); err != nil {
 		return
 	}
 	fin = h[0]&0x80 != 0
 	if h[0]&0x70 != 0 {
-		return false, 0, nil, ErrProtocol // no extensions were negotiated
+		return false, 0, nil, false, ErrProtocol // no extensions were negotiated
 	}
 	op = int(h[0] & 0x0f)
 	masked := h[1]&0x80 != 0
@@ -215,15 +248,12 @@ func (c *Conn) readFrame(have int64) (fin bool, op int, payload []byte, err erro
 		}
 		u := binary.BigEndian.Uint64(b[:])
 		if u > 1<<62 {
-			return false, 0, nil, ErrTooLarge
+			return false, 0, nil, false, ErrTooLarge
 		}
 		n = int64(u)
 	}
 	if op >= 8 && (n > 125 || !fin) {
-		return false, 0, nil, ErrProtocol
-	}
-	if n+have > c.maxBytes {
-		return false, 0, nil, ErrTooLarge
+		return false, 0, nil, false, ErrProtocol
 	}
 	var key [4]byte
 	if masked {
@@ -231,16 +261,25 @@ func (c *Conn) readFrame(have int64) (fin bool, op int, payload []byte, err erro
 			return
 		}
 	}
-	payload = make([]byte, n)
+	keep := n
+	if op < 8 && n > limit {
+		over, keep = true, min(max(head, 0), n)
+	}
+	payload = make([]byte, keep)
 	if _, err = io.ReadFull(c.br, payload); err != nil {
 		return
+	}
+	if over {
+		if _, err = io.CopyN(io.Discard, c.br, n-keep); err != nil {
+			return
+		}
 	}
 	if masked {
 		for i := range payload {
 			payload[i] ^= key[i&3]
 		}
 	}
-	return fin, op, payload, nil
+	return fin, op, payload, over, nil
 }
 
 // WriteMessage writes one unfragmented message.

@@ -100,3 +100,34 @@ func TestDialRefusesNonWebSocket(t *testing.T) {
 	_, err = wsock.Dial(context.Background(), "http://127.0.0.1:1/", 1<<20)
 	is.True(err != nil)
 }
+
+// A message over the limit is read past, whole or fragmented with a ping
+// between its fragments: ReadMessage reports it with its first bytes, and
+// the next message still arrives.
+func TestOverLimitMessageIsSkipped(t *testing.T) {
+	is := is.New(t)
+	big := `{"id":7,"result":"` + strings.Repeat("x", 3000) + `"}`
+	frag := append([]byte("\x01\x7e\x03\xe8"), big[:1000]...)                 // text, not fin, 1000 bytes
+	frag = append(frag, "\x89\x00"...)                                        // a ping between
+	frag = append(frag, append([]byte("\x80\x7e\x07\xe4"), big[1000:]...)...) // continuation, fin, the rest
+	u := server(t, func(s *wsock.Conn) {
+		s.WriteMessage(wsock.OpText, []byte(big))
+		s.WriteMessage(wsock.OpText, []byte(`{"id":8}`))
+		s.WriteRaw(frag)
+		s.WriteMessage(wsock.OpText, []byte(`{"id":9}`))
+		s.ReadMessage() // hold the connection open
+	})
+	c, err := wsock.Dial(context.Background(), u, 2000)
+	is.NoErr(err)
+	defer c.Close()
+	for _, next := range []string{`{"id":8}`, `{"id":9}`} {
+		_, _, err = c.ReadMessage()
+		var skipped *wsock.SkippedError
+		is.True(errors.As(err, &skipped))
+		is.True(errors.Is(err, wsock.ErrTooLarge))
+		is.Equal(string(skipped.Head), big[:wsock.HeadBytes])
+		_, b, err := c.ReadMessage()
+		is.NoErr(err)
+		is.Equal(string(b), next)
+	}
+}
