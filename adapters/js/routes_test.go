@@ -65,6 +65,7 @@ fs.writeFileSync([{ path: "/etc/hosts" }, { path: "/etc/passwd" }]);
 copy({ files: [{ path: "/tmp/x" }] });
 const notRoutes = [{ path: "relative" }, { path: "/a" }, 3];
 const moreRoutes = [{ file: "/etc/shadow" }];
+const extraRoutes = [{ path: "etc/hosts" }];
 `
 	f := facts(t, src)
 	equalLists(t, "routes", routeList(f, []byte(src)), []string{

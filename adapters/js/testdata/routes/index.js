@@ -18,6 +18,7 @@ const mc = navigator.modelContext;
 mc.registerTool({ name: "search_items", description: "Search the items", inputSchema: { type: "object", properties: { q: { type: "string" } } }, execute: async (a) => Items(a) });
 const { registerTool } = navigator.modelContext;
 registerTool({ name: "open_item", execute: async (a) => Item(a) });
+navigator.modelContext.provideContext({ tools: [{ name: "list_items", description: "List the items", execute: async () => Items({}) }] });
 
 // A registerTool method of the page's own: not WebMCP.
 const store = { tools: [], registerTool(t) { this.tools.push(t); return t; } };
