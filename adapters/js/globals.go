@@ -23,7 +23,8 @@ import (
 // when declared at the top of its function), no direct eval or with, and
 // not a top-level binding of a script, which other scripts can assign;
 // the walk meets writes after the calls it renamed, so those calls keep
-// the local name back when a write turns up (settleGlobals).
+// the local name back when a write turns up (settleGlobals); such a call
+// is only reported, not read as a service worker registration.
 
 const maxGlobals = 1024
 

@@ -102,6 +102,8 @@ const store = { registerTool() {} };
 store.registerTool({ name: "store" });
 const doc = document.body;
 doc.registerTool({ name: "not-navigator" });
+const sw = navigator.serviceWorker;
+sw.register("/sw.js");
 export {};
 `
 	f := facts(t, src)
@@ -122,6 +124,13 @@ export {};
 	if !pc {
 		t.Error("the destructured provideContext was not followed")
 	}
+	var sw []string
+	for _, im := range f.Imports {
+		if im.Kind == ports.JSServiceWorker {
+			sw = append(sw, im.Specifier)
+		}
+	}
+	equalLists(t, "service workers", sw, []string{"/sw.js"})
 }
 
 // TestRoutesToolsAndBundlerInRealBundles builds testdata/routes with the
