@@ -77,6 +77,9 @@ type JSFacts struct {
 	Strings    []JSString
 	Calls      []JSCall
 	Modules    []JSBundledModule // module tables of webpack, rspack and esbuild bundles
+	// Routes are routes written as data: route objects in an array that
+	// reaches a router (see JSRoute), in source order.
+	Routes []JSRoute
 	// EntryRequires are the table modules the bundle's own code (runtime
 	// and inlined entry modules, outside any table module) requires
 	// through the runtime's require function.
@@ -289,6 +292,25 @@ type JSValue struct {
 type JSProp struct {
 	Key   string
 	Value JSValue
+}
+
+// JSRoute is one route object ({path: "/items", ...}) of a route table
+// written as data, the shape React Router, Vue Router and Angular take: an
+// array of object literals whose path is a string literal starting with
+// "/" or ":" or empty, where the array is passed to a router call
+// (createBrowserRouter, useRoutes, createRouter, new VueRouter,
+// RouterModule.forRoot, ...), is the value of a routes property, or is
+// bound to a name ending in "routes". Nested children arrays are
+// followed; their paths may be relative ("edit").
+type JSRoute struct {
+	Path   string // as written
+	Offset int64  // the path literal's
+	// Parent is the index in JSFacts.Routes of the route whose children
+	// hold this one, or -1.
+	Parent int
+	// Via says how the array reached a router: "call:createBrowserRouter",
+	// "property:routes" or "name:appRoutes".
+	Via string
 }
 
 // JSBundledModule is one entry of a bundle's module table.

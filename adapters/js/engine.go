@@ -148,6 +148,8 @@ func (Engine) Facts(ctx context.Context, req ports.JSRequest) (f *ports.JSFacts,
 		return nil, ctx.Err()
 	}
 	w.settleBindings()
+	w.settleGlobals()
+	w.resolveRoutes()
 	w.finish()
 	w.resolveExportShapes()
 	w.resolveEntryRequires()
@@ -367,6 +369,12 @@ type walker struct {
 	// names read from module objects (uses.go)
 	uses     map[useKey]*moduleUses
 	useOrder []useKey
+	// routes written as data (routes.go)
+	routeCands []routeCand
+	arrayBinds map[*tjs.Var]*tjs.ArrayExpr
+	// bindings to navigator members (globals.go)
+	globals        map[*tjs.Var]globalAlias
+	pendingGlobals []pendingGlobal
 }
 
 func newWalker(ctx context.Context, buf []byte, req ports.JSRequest, lim ports.JSLimits, f *ports.JSFacts) *walker {
@@ -581,9 +589,12 @@ func (w *walker) Enter(n tjs.INode) tjs.IVisitor {
 		w.newExpr(t)
 	case *tjs.ObjectExpr:
 		w.objectTable(t)
+		w.routeObject(t)
 	case *tjs.VarDecl:
 		w.noteVarDecl(t)
 		w.varDecl(t)
+		w.routeDecl(t)
+		w.noteGlobals(t)
 	case *tjs.FuncDecl:
 		if t.Name != nil {
 			w.noteDecl(t.Name, t)
@@ -988,6 +999,14 @@ func (w *walker) call(t *tjs.CallExpr) {
 	if !ok {
 		return
 	}
+	w.routeCall(path, t.Args.List)
+	path, gv, renamed := w.globalCallee(t.X, path)
+	if renamed && w.globals[gv].mutable {
+		// Settled at the end of the walk (globals.go): a later write
+		// may disprove the binding, and only the call is given back.
+		w.recordGlobalCall(false, t.X, path, al, t.Args.List, first, gv)
+		return
+	}
 	if path == "require.resolve" && first != nil {
 		w.addImport(ports.JSRequireResolved, first)
 	}
@@ -1026,6 +1045,12 @@ func (w *walker) newExpr(t *tjs.NewExpr) {
 	var first tjs.IExpr
 	if len(args) > 0 {
 		first = args[0].Value
+	}
+	w.routeCall(path, args)
+	path, gv, renamed := w.globalCallee(t.X, path)
+	if renamed && w.globals[gv].mutable {
+		w.recordGlobalCall(true, t.X, path, al, args, first, gv)
+		return
 	}
 	switch path {
 	case "Worker", "SharedWorker", "window.Worker", "self.Worker":
@@ -1117,6 +1142,17 @@ func (w *walker) recordCall(isNew bool, callee tjs.IExpr, path string, al alias,
 		c.CalleeOffset = int32(o)
 	}
 	w.f.Calls = append(w.f.Calls, c)
+}
+
+// recordGlobalCall records a call renamed through a let or var navigator
+// binding, for settleGlobals to give back its local name if need be.
+func (w *walker) recordGlobalCall(isNew bool, callee tjs.IExpr, path string, al alias, args []tjs.Arg, first tjs.IExpr, v *tjs.Var) {
+	n := len(w.f.Calls)
+	w.recordCall(isNew, callee, path, al, args, first)
+	if len(w.f.Calls) > n {
+		orig, _, _ := w.calleePath(callee, 0)
+		w.pendingGlobals = append(w.pendingGlobals, pendingGlobal{call: n, orig: orig, v: v})
+	}
 }
 
 // nameOffset is the offset of callee x's last name (JSCall.CalleeOffset):

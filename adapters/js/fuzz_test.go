@@ -39,7 +39,10 @@ func FuzzFacts(f *testing.F) {
 		`(self.webpackChunkx=self.webpackChunkx||[]).push([[3],{3(e,t,n){new Worker(new URL(n.p+n.u(1),n.b))}}]);`,
 		// named chunks: one name, several, with the runtime's own worker
 		`(()=>{var e={};function r(o){return e[o](s,s.exports,r)}r.u=e=>(812===e?"lazy":e)+"."+{812:"a",3:"b"}[e]+".js";new Worker(new URL(r.p+r.u(812),r.b));self.webpackChunkx=[]})()`,
-		`(()=>{var e={};function r(o){return e[o](s,s.exports,r)}r.u=e=>(({7:"a",8:"",9:0}[e]||e)+".js");new Worker(new URL(r.p+r.u(7),r.b));self.webpackChunkx=[]})()`} {
+		`(()=>{var e={};function r(o){return e[o](s,s.exports,r)}r.u=e=>(({7:"a",8:"",9:0}[e]||e)+".js");new Worker(new URL(r.p+r.u(7),r.b));self.webpackChunkx=[]})()`,
+		// route tables as data, and navigator bindings (routes.go, globals.go)
+		`const routes=[{path:"/",children:c},{path:":id",children:[{path:"e",children:routes}]}],c=[{path:"x"}];createRouter({routes});useRoutes(c)`,
+		`var n=navigator,{registerTool:r}=n.modelContext;let m=self.navigator.modelContext;m.registerTool({name:"a"});r({});m=1;new n.x.y(routes)`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
@@ -72,6 +75,12 @@ func FuzzFacts(f *testing.F) {
 		for _, c := range facts.Calls {
 			check("call", c.Offset)
 			check("callee", int64(c.CalleeOffset))
+		}
+		for i, r := range facts.Routes {
+			check("route", r.Offset)
+			if r.Parent < -1 || r.Parent >= i {
+				t.Fatalf("route %d has parent %d", i, r.Parent)
+			}
 		}
 		for _, m := range facts.Modules {
 			check("module start", m.Start)

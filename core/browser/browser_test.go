@@ -187,6 +187,7 @@ func TestBundleFindsRoutesEndpointsAndDeclarationsWithTheRealShape(t *testing.T)
 	is.Equal(obs["endpoints"].([]any)[0].(map[string]any)["value"], "/api/items")
 	is.Equal(obs["endpoints"].([]any)[1].(map[string]any)["value"], "${}/orders")
 	is.Equal(len(obs["routes"].([]any)), 1)
+	is.Equal(obs["routes"].([]any)[0].(map[string]any)["detector"], "data:property:routes")
 	d := obs["webmcp_declarations"].([]any)[0].(map[string]any)
 	is.Equal(d["name"], "search")
 	is.Equal(d["schema_property_names"], []any{"q"})
@@ -206,11 +207,13 @@ func (callsJS) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSFacts, 
 		// analyze_javascript_application reports too.
 		{Callee: "fetch", Offset: 40, Args: []ports.JSValue{{Kind: ports.JSValTemplate, Value: "${}/orders", Parts: []ports.JSValue{{Kind: ports.JSValName, Value: "base"}}}}},
 		{Callee: "fetch", Offset: 60, Args: []ports.JSValue{{Kind: ports.JSValName, Value: "url"}}}, // computed: none
-		{Callee: "define", Args: []ports.JSValue{{Kind: ports.JSValArray, Items: []ports.JSValue{{Kind: ports.JSValObject, Props: []ports.JSProp{{Key: "path", Value: str("/home")}}}}}}},
+		// A path in an argument is not a route by itself: route tables
+		// come from the engine as Routes.
+		{Callee: "define", Args: []ports.JSValue{{Kind: ports.JSValArray, Items: []ports.JSValue{{Kind: ports.JSValObject, Props: []ports.JSProp{{Key: "path", Value: str("/etc/hosts")}}}}}}},
 		{Callee: "navigator.modelContext.registerTool", Args: []ports.JSValue{{Kind: ports.JSValObject, Props: []ports.JSProp{
 			{Key: "name", Value: str("search")},
 			{Key: "inputSchema", Value: ports.JSValue{Kind: ports.JSValObject, Props: []ports.JSProp{{Key: "properties", Value: ports.JSValue{Kind: ports.JSValObject, Props: []ports.JSProp{{Key: "q", Value: ports.JSValue{Kind: ports.JSValObject}}}}}}}}}}}},
-	}}, nil
+	}, Routes: []ports.JSRoute{{Path: "/home", Offset: 10, Parent: -1, Via: "property:routes"}}}, nil
 }
 
 func TestEngineErrorsMapToCodes(t *testing.T) {

@@ -299,28 +299,43 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 			case endpointMethods[last] && strings.Contains(call.Callee, ".") && eok0:
 				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: "http_" + last, Value: sanitizeEndpoint(e0), Location: loc(call.Offset)})
 			case strings.HasSuffix(call.Callee, "modelContext.registerTool") && len(call.Args) > 0 && call.Args[0].Kind == ports.JSValObject:
-				d := BundleWebMCPDeclaration{SchemaPropertyNames: []string{}, Trust: "page-declared-untrusted", Location: loc(call.Offset)}
+				addFinding(f, &decls, webmcpDecl(call.Args[0], call.Offset, loc))
+			case strings.HasSuffix(call.Callee, "modelContext.provideContext") && len(call.Args) > 0:
+				// provideContext({tools: [{name, description, inputSchema, execute}, ...]})
 				for _, p := range call.Args[0].Props {
-					switch p.Key {
-					case "name":
-						if v, ok := literal(p.Value); ok {
-							d.Name = truncate(v, 256)
+					if p.Key == "tools" {
+						for _, it := range p.Value.Items {
+							if it.Kind == ports.JSValObject {
+								addFinding(f, &decls, webmcpDecl(it, -1, loc))
+							}
 						}
-					case "description":
-						if v, ok := literal(p.Value); ok {
-							d.Description = truncate(v, 2048)
-						}
-					case "inputSchema":
-						d.SchemaPropertyNames = schemaProps(p.Value)
 					}
 				}
-				addFinding(f, &decls, d)
 			}
-			for _, a := range call.Args {
-				routeProps(a, func(k, v string, off int64) {
-					addFinding(f, &routes, BundleRoute{ScriptKey: s.key, Value: v, Detector: "property:" + k, Location: loc(off)})
-				})
+		}
+		// Routes written as data (route tables that reach a router), each
+		// with its path joined to its parents'.
+		full := make([]string, len(facts.Routes))
+		for i, r := range facts.Routes {
+			full[i] = r.Path
+			if r.Parent >= 0 && r.Parent < i {
+				full[i] = joinRoute(full[r.Parent], r.Path)
 			}
+			addFinding(f, &routes, BundleRoute{ScriptKey: s.key, Value: full[i], Detector: "data:" + r.Via, Location: loc(r.Offset)})
+		}
+		if b := facts.Bundler; b != "" {
+			// The engine names the bundler from its runtime's markers,
+			// which minified builds keep (webpack's chunk-loading global)
+			// or from its helpers' shape (esbuild); the basis locates the
+			// chunk global, else the first module of the table.
+			det, off := "bundler:"+b, int64(-1)
+			if g := facts.ChunkGlobal; g != "" {
+				det, off = "chunk_global:"+g, int64(bytes.Index(src, []byte(g)))
+			} else if len(facts.Modules) > 0 {
+				det, off = "module_table:"+b, facts.Modules[0].Start
+			}
+			at := loc(off)
+			infer(basis{"bundle_runtime", b, "high"}, BundleBasis{ScriptKey: s.key, ArtifactSHA256: digest, Line: at.Line, Column: at.Column, Detector: det})
 		}
 		for _, p := range inferencePatterns {
 			if i := bytes.Index(src, []byte(p.pattern)); i >= 0 {
@@ -406,18 +421,41 @@ func schemaProps(v ports.JSValue) []string {
 	return out
 }
 
-func routeProps(v ports.JSValue, emit func(k, v string, off int64)) {
-	for _, p := range v.Props {
-		if p.Key == "path" || p.Key == "route" {
-			if s, ok := literal(p.Value); ok {
-				emit(p.Key, s, p.Value.Offset)
+// webmcpDecl reads a WebMCP tool object; it is located at the call's first
+// literal argument, else at the tool's name.
+func webmcpDecl(tool ports.JSValue, off int64, loc func(int64) BundleLocation) BundleWebMCPDeclaration {
+	d := BundleWebMCPDeclaration{SchemaPropertyNames: []string{}, Trust: "page-declared-untrusted"}
+	for _, p := range tool.Props {
+		switch p.Key {
+		case "name":
+			if v, ok := literal(p.Value); ok {
+				d.Name = truncate(v, 256)
+				if off < 0 {
+					off = p.Value.Offset
+				}
 			}
+		case "description":
+			if v, ok := literal(p.Value); ok {
+				d.Description = truncate(v, 2048)
+			}
+		case "inputSchema":
+			d.SchemaPropertyNames = schemaProps(p.Value)
 		}
-		routeProps(p.Value, emit)
 	}
-	for _, it := range v.Items {
-		routeProps(it, emit)
+	d.Location = loc(off)
+	return d
+}
+
+// joinRoute joins a nested route's path to its parent's: an absolute
+// child stands alone, an empty one (an index route) is its parent's.
+func joinRoute(parent, child string) string {
+	switch {
+	case strings.HasPrefix(child, "/"):
+		return child
+	case child == "":
+		return parent
 	}
+	return strings.TrimSuffix(parent, "/") + "/" + child
 }
 
 type mapRef struct{ key, url string }

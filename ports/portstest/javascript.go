@@ -207,6 +207,11 @@ func checkJSFacts(f *ports.JSFacts, size int, lim ports.JSLimits) error {
 			return fmt.Errorf("module %d: [%d, %d) outside the source", i, m.Start, m.End)
 		}
 	}
+	for i, r := range f.Routes {
+		if !off(r.Offset) || r.Parent < -1 || r.Parent >= i {
+			return fmt.Errorf("route %d: offset %d or parent %d out of range", i, r.Offset, r.Parent)
+		}
+	}
 	for i, e := range f.Errors {
 		if !off(e.Offset) || e.Message == "" {
 			return fmt.Errorf("syntax error %d: offset %d, message %q", i, e.Offset, e.Message)

@@ -1,0 +1,1 @@
+export function readAll(list) { for (const f of list) console.log("read", f.path); }

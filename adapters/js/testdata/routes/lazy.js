@@ -1,0 +1,1 @@
+export function run() { return fetch("/api/items"); }
