@@ -309,11 +309,14 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 		}
 		return nil, e
 	}
+	project := func(r *ports.TraceResult) (*TraceNativeCallsResult, map[string]any) {
+		return traceProjection(idx, r, program, sum, sigs, newPointees(ctx, a, idx))
+	}
 	res, err := tr.TraceCalls(ctx, req)
 	if err != nil {
-		return nil, traceError(op, err)
+		return nil, traceError(op, err, project)
 	}
-	result, rawResult := traceProjection(idx, res, program, sum, sigs, newPointees(ctx, a, idx))
+	result, rawResult := project(res)
 	var lim []string
 	lim = append(lim, res.Coverage.Notes...)
 	if l := unsignedLimitation(bps, sigs, econv); l != "" {
@@ -435,12 +438,20 @@ func traceRaw(res *ports.TraceResult, rawHits []any) map[string]any {
 }
 
 // traceError maps a tracer failure to the contract's codes, always with
-// the partial observation.
-func traceError(op string, err error) error {
+// the partial observation. project is the finished trace's projection (the
+// program's SHA-256, procedure names, parameters and texts), so the hits a
+// failed trace kept read as a finished trace's do; nil projects them
+// without the analysis.
+func traceError(op string, err error, project func(*ports.TraceResult) (*TraceNativeCallsResult, map[string]any)) error {
 	details := map[string]any{"partial_observation": nil}
 	var te *ports.TraceError
 	if errors.As(err, &te) && te.Partial != nil {
-		res, rawRes := traceProjection(&procIndex{}, te.Partial, "", "", nil, nil)
+		if project == nil {
+			project = func(r *ports.TraceResult) (*TraceNativeCallsResult, map[string]any) {
+				return traceProjection(&procIndex{}, r, "", "", nil, nil)
+			}
+		}
+		res, rawRes := project(te.Partial)
 		p := te.Partial
 		sigs := []any{}
 		for _, a := range p.Signals {
