@@ -83,6 +83,11 @@ type procIndex struct {
 	procs   []ports.Procedure // sorted by address
 	byName  map[string]ports.Procedure
 	analyst map[uint64]string // analysts' names, shown in place of the engine's
+	// entry is the ELF program's entry point when hasEntry: the loader
+	// jumps there, so a hit of it has no caller (the word the tracer reads
+	// as a return address is argc).
+	entry    uint64
+	hasEntry bool
 }
 
 func (x *procIndex) containing(addr uint64) (ports.Procedure, bool) {
@@ -192,6 +197,14 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 	// The names the other tools give: an analyst's (set_address_name),
 	// first, and sub_<hex> for a procedure without one.
 	idx.analyst = c.AnalystNames(ctx)
+	if target.Format == "elf" {
+		for _, p := range idx.procs {
+			if p.Source == "entry" {
+				idx.entry, idx.hasEntry = p.Address, true
+				break
+			}
+		}
+	}
 	for addr, n := range idx.analyst {
 		if p, ok := idx.containing(addr); ok && p.Address == addr {
 			idx.byName[n] = p
@@ -366,6 +379,9 @@ func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string
 		return n
 	}
 	for _, h := range res.Hits {
+		if idx.hasEntry && h.Address == idx.entry && h.Breakpoint >= 0 && h.Breakpoint < len(res.Breakpoints) && res.Breakpoints[h.Breakpoint].Module == "" {
+			h.Caller, h.CallerModule = 0, "" // jumped to, not called
+		}
 		// A caller in a library is given in it; one in no module the
 		// tracer knows (the vDSO, generated code) by its runtime address,
 		// with module "".

@@ -211,3 +211,39 @@ func TestTracePartialObservationNamesProcedures(t *testing.T) {
 		t.Errorf("hits %s", raw)
 	}
 }
+
+// entryTracer records one call of the program's entry point (the fake's
+// _start at 0x1010) whose stack top is argc, 2, as it is when the loader
+// jumps there.
+type entryTracer struct{}
+
+func (entryTracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports.TraceResult, error) {
+	b := req.Breakpoints[0]
+	return &ports.TraceResult{Architecture: "x86-64", Convention: ports.ConventionSysV, Coverage: ports.TraceCoverage{StopReason: "exited"},
+		Exit: &ports.TraceExit{Code: new(int)}, Modules: []ports.TraceModule{{Path: req.Launch.Path}},
+		Breakpoints: []ports.TraceResolved{{Address: b.Address, Name: b.Name}},
+		Hits:        []ports.TraceHit{{Name: b.Name, Address: b.Address, Caller: 2, ReturnAddress: 2, ReturnSequence: -1}}}, nil
+}
+
+// Nothing calls an ELF program's entry point: the loader jumps there, and
+// the word on the stack is argc, not a return address. Before, a hit of
+// _start had caller "0x2" in caller_module "".
+func TestTraceEntryPointHasNoCaller(t *testing.T) {
+	call := caller(t, standard.Families(), &core.RegistryOptions{Tracer: entryTracer{}})
+	call("open_binary", map[string]any{"path": "/bin/true"})
+	res := call("trace_native_calls", map[string]any{"procedures": []string{"_start"}})
+	var out struct {
+		Hits []map[string]any `json:"hits"`
+	}
+	if err := json.Unmarshal(res.Evidence.NormalizedResult, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Hits) != 1 {
+		t.Fatalf("%d hits", len(out.Hits))
+	}
+	for _, k := range []string{"caller", "caller_module", "caller_procedure"} {
+		if v, ok := out.Hits[0][k]; !ok || v != nil {
+			t.Errorf("%s = %v, want null", k, v)
+		}
+	}
+}
