@@ -492,6 +492,35 @@ func TestCompareBinariesStrippedAgainstSymbols(t *testing.T) {
 	}
 }
 
+// TestCompareBinariesStrippedCopyRelocation: a program that writes to
+// stderr holds a copy of it (a copy relocation) named twice in its symbol
+// table, stderr@GLIBC_2.2.5, and once in its dynamic symbols, stderr, all a
+// stripped copy keeps. Against its stripped self, nothing changed. Before,
+// every function that referenced stderr was "changed" with references
+// added: [stderr], the unstripped side's versioned name having been left
+// out as one the stripped side does not give.
+func TestCompareBinariesStrippedCopyRelocation(t *testing.T) {
+	const src = `#include <stdio.h>
+int warn(const char *s){ return fprintf(stderr, "warning: %s\n", s); }
+int main(int c, char **v){ if (c > 1) return warn(v[1]); fputs("usage\n", stderr); return 2; }
+`
+	stripped, _ := strippedBuild(t, "copyrel", src)
+	bin := strings.TrimSuffix(stripped, "-stripped")
+	if out, err := exec.Command("nm", bin).Output(); err != nil || !strings.Contains(string(out), "stderr@") {
+		t.Skipf("no versioned stderr symbol in the build (nm: %v)", err)
+	}
+	cs := mcpClient(t)
+	var d binDiffT
+	_, m := evidence(t, call(t, cs, "compare_binaries", map[string]any{"left_path": bin, "right_path": stripped}))
+	decode(t, m, &d)
+	for _, p := range d.Changed {
+		t.Errorf("%s against its stripped self: changed %v", p.Left.Name, p.ChangedDimensions)
+	}
+	if d.Summary.Matched != d.Summary.LeftFunctions || d.Summary.LeftFunctions < 2 {
+		t.Errorf("matched %d of %d functions", d.Summary.Matched, d.Summary.LeftFunctions)
+	}
+}
+
 // TestCompareBinariesDataOnly: a new build that changes only a table in
 // .data and a string reached through a pointer has no changed function,
 // and compare_binaries and find_changed_behavior say that its data did
