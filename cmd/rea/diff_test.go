@@ -521,6 +521,49 @@ int main(int c, char **v){ if (c > 1) return warn(v[1]); fputs("usage\n", stderr
 	}
 }
 
+// TestCompareBinariesStrippedLocalNamedAsImport: shout calls a static
+// function of its own named puts, while main calls libc's puts. Stripped,
+// the local puts is unnamed, so shout's reference to it is compared through
+// the function match and left out on the side with symbols; before, the
+// import's name on the stripped side passed for the local function's, and
+// shout was "changed" with references removed: [puts] (mingw's inline
+// fprintf beside msvcrt's fprintf does this in every PE that prints to a
+// stream).
+func TestCompareBinariesStrippedLocalNamedAsImport(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc is not installed: the C fixtures cannot be built")
+	}
+	dir := t.TempDir()
+	srcs := map[string]string{
+		"a.c": "#include <stdio.h>\nint shout(const char *s);\nint main(int c, char **v){ puts(\"hi\"); return shout(v[0]); }\n",
+		"b.c": "static int puts(const char *s){ int n = 0; while (s[n]) n++; return n; }\nint shout(const char *s){ return puts(s) + 1; }\n",
+	}
+	for name, src := range srcs {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin, stripped := filepath.Join(dir, "tu"), filepath.Join(dir, "tu-stripped")
+	if out, err := exec.Command("gcc", "-O0", "-o", bin, filepath.Join(dir, "a.c"), filepath.Join(dir, "b.c")).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("strip", "-o", stripped, bin).CombinedOutput(); err != nil {
+		t.Fatalf("strip: %v\n%s", err, out)
+	}
+	cs := mcpClient(t)
+	var d binDiffT
+	_, m := evidence(t, call(t, cs, "compare_binaries", map[string]any{"left_path": bin, "right_path": stripped}))
+	decode(t, m, &d)
+	if d.Summary.Matched != d.Summary.LeftFunctions {
+		t.Fatalf("matched %d of %d functions", d.Summary.Matched, d.Summary.LeftFunctions)
+	}
+	for _, p := range d.Changed {
+		if p.Left.Name == "shout" {
+			t.Errorf("shout against its stripped self: changed %v", p.ChangedDimensions)
+		}
+	}
+}
+
 // TestCompareBinariesDataOnly: a new build that changes only a table in
 // .data and a string reached through a pointer has no changed function,
 // and compare_binaries and find_changed_behavior say that its data did

@@ -497,11 +497,26 @@ func (m *matcher) symbol(side int, addr uint64, tok string) string {
 }
 
 // unnamed reports a name only this side can give: it has a symbol table,
-// the other side has none and lacks the name.
-func (m *matcher) unnamed(side int, name string) bool {
-	this, other := m.l, m.r
+// the other side has none and does not give it. A reference to a matched
+// function (addr) is given by the other side only when that side names its
+// match: the same name elsewhere on the other side (an import of the name
+// of a local function, as mingw's inline fprintf beside msvcrt's) does not
+// give it.
+func (m *matcher) unnamed(side int, addr uint64, name string) bool {
+	this, other, taken := m.l, m.r, m.lm
 	if side == 1 {
-		this, other = m.r, m.l
+		this, other, taken = m.r, m.l, m.rm
 	}
-	return this.symtab && !other.symtab && !other.names[name]
+	if !this.symtab || other.symtab {
+		return false
+	}
+	if i, ok := this.byAddr[addr]; ok && taken[i] >= 0 {
+		x := m.matches[taken[i]]
+		j := x.R
+		if side == 1 {
+			j = x.L
+		}
+		return isAutoName(other.funcs[j].Name)
+	}
+	return !other.names[name]
 }
