@@ -438,6 +438,12 @@ func TestBuildCallPath(t *testing.T) {
 	is.Equal(got, [][]string{{"main", "printf@plt"}, {"main", "greet", "printf@plt"}}) // shortest first
 	is.True(slices.Contains(names(res.Frontier), "limit"))                             // reached without a record of its own
 
+	// The import's own name finds its stub, as trace_call_path's goal and
+	// get_call_graph's address do (before: printf "is neither a supplied
+	// function nor one of their callees").
+	_, m2 := evidence(t, call(t, cs, "build_call_path", map[string]any{"functions": refs, "start": "main", "goal": "printf"}))
+	is.Equal(m2["paths"], m["paths"])
+
 	code, _ := errCode(t, call(t, cs, "build_call_path", map[string]any{"functions": refs, "start": "main", "goal": "no_such_function"}))
 	is.Equal(code, core.CodeInvalidRequest)
 }
