@@ -570,6 +570,42 @@ func TestCompareBinariesStrippedLocalNamedAsImport(t *testing.T) {
 	}
 }
 
+// TestCompareBinariesStrippedPEEntry: a mingw program's stripped copy
+// names its entry point "entry", the engine's placeholder, where the build
+// with symbols says mainCRTStartup; WinMainCRTStartup has the same
+// instructions with another constant, so no hash tells them apart. The
+// placeholder is matched by structure as a sub_ is; before, mainCRTStartup
+// was "removed" and entry "added" against the program's own stripped bytes.
+func TestCompareBinariesStrippedPEEntry(t *testing.T) {
+	const gcc = "x86_64-w64-mingw32-gcc"
+	if _, err := exec.LookPath(gcc); err != nil {
+		t.Skipf("%s is not installed (Debian package gcc-mingw-w64-x86-64): the PE fixture cannot be built", gcc)
+	}
+	dir := t.TempDir()
+	src, bin, stripped := filepath.Join(dir, "p.c"), filepath.Join(dir, "p.exe"), filepath.Join(dir, "p-stripped.exe")
+	if err := os.WriteFile(src, []byte("#include <stdio.h>\nint main(int c, char **v){ printf(\"%s %d\\n\", v[0], c); return 0; }\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(gcc, "-O2", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", gcc, err, out)
+	}
+	if out, err := exec.Command("x86_64-w64-mingw32-strip", "-o", stripped, bin).CombinedOutput(); err != nil {
+		t.Skipf("x86_64-w64-mingw32-strip: %v\n%s", err, out)
+	}
+	cs := mcpClient(t)
+	var d binDiffT
+	_, m := evidence(t, call(t, cs, "compare_binaries", map[string]any{"left_path": bin, "right_path": stripped, "detail": "complete"}))
+	decode(t, m, &d)
+	if len(d.Added)+len(d.Removed) > 0 || d.Summary.Matched != d.Summary.LeftFunctions {
+		t.Errorf("against its stripped self: added %v, removed %v, matched %d of %d", names(d.Added), names(d.Removed), d.Summary.Matched, d.Summary.LeftFunctions)
+	}
+	for _, p := range append(d.Changed, d.Unchanged...) {
+		if p.Left.Name == "mainCRTStartup" && (p.Right.Name != "entry" || p.Right.Address != p.Left.Address) {
+			t.Errorf("mainCRTStartup matched to %s at %s", p.Right.Name, p.Right.Address)
+		}
+	}
+}
+
 // TestCompareBinariesDataOnly: a new build that changes only a table in
 // .data and a string reached through a pointer has no changed function,
 // and compare_binaries and find_changed_behavior say that its data did

@@ -178,7 +178,8 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 			}
 			return err
 		}
-		f := &fnFacts{Name: displayName(p.Name, p.Address), Address: p.Address, Start: fn.Start, End: max(fn.End, fn.Start+1)}
+		f := &fnFacts{Name: displayName(p.Name, p.Address), Address: p.Address, Start: fn.Start, End: max(fn.End, fn.Start+1),
+			Placeholder: p.Source == "entry" && p.Name == "entry"}
 		partial := ""
 		if fn.Truncated || len(fn.Instructions) < fn.InstructionCount {
 			partial = fmt.Sprintf("only the first %d of %d instructions were decoded", len(fn.Instructions), fn.InstructionCount)
