@@ -257,10 +257,14 @@ var dimensions = []struct {
 // missed an earlier one.
 func processCommand(p map[string]any) string { return canon(p["command"]) }
 
-// onlyAbsences reports whether the items of one side are all among the
+// onlyAbsences reports whether one side has fewer items, all among the
 // other's (as a multiset of keys): the sides differ only by items one of
-// them did not see.
+// them did not see. As many items on both sides that differ (a process in
+// another group or session) are an observed difference.
 func onlyAbsences(l, r []map[string]any, key func(map[string]any) string) bool {
+	if len(l) == len(r) {
+		return false
+	}
 	if len(l) > len(r) {
 		l, r = r, l
 	}

@@ -139,15 +139,16 @@ func (s *sampledCapturer) CaptureProcess(ctx context.Context, req ports.CaptureR
 // process dimension is unknown, not removed, and is no first divergence
 // (before, a program that exited before its first sample was reported
 // "removed" and the comparison "changed"). A process whose command only
-// one side ran is still a change.
+// one side ran, or as many processes in another tree, is still a change.
 func TestCompareProcessCapturesSampledAbsence(t *testing.T) {
 	root := ports.NormalizedProcess{ID: 1, ParentID: 2, GroupID: 1, SessionID: 1, Command: "/bin/app conf"}
 	child := ports.NormalizedProcess{ID: 3, ParentID: 1, GroupID: 1, SessionID: 1, Command: "curl x"}
 	other := ports.NormalizedProcess{ID: 3, ParentID: 1, GroupID: 1, SessionID: 1, Command: "wget x"}
-	capt := &sampledCapturer{trees: [][]ports.NormalizedProcess{{root}, {}, {root, child}, {root, other}}}
+	daemon := ports.NormalizedProcess{ID: 3, ParentID: 4, GroupID: 3, SessionID: 3, Command: "curl x"} // the same command, setsid
+	capt := &sampledCapturer{trees: [][]ports.NormalizedProcess{{root}, {}, {root, child}, {root, other}, {root, daemon}}}
 	call := caller(t, standard.Families(), &core.RegistryOptions{Capturer: capt})
 	var caps []*core.Result
-	for range 4 {
+	for range 5 {
 		caps = append(caps, call("capture_process_scenario", map[string]any{"executable": "/bin/sh"}))
 	}
 	compare := func(l, r *core.Result) (status, process string, fd map[string]any) {
@@ -182,5 +183,8 @@ func TestCompareProcessCapturesSampledAbsence(t *testing.T) {
 	}
 	if st, p, fd := compare(caps[2], caps[3]); st != "changed" || p != "changed" || fd["dimension"] != "process" {
 		t.Errorf("another child: status %s, process %s, first divergence %v", st, p, fd)
+	}
+	if st, p, fd := compare(caps[2], caps[4]); st != "changed" || p != "changed" || fd["dimension"] != "process" {
+		t.Errorf("the child in its own session: status %s, process %s, first divergence %v", st, p, fd)
 	}
 }
