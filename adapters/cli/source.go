@@ -72,7 +72,7 @@ func (src *source) read(what, ref string) ([]byte, error) {
 		}
 		f, err := os.Open(name)
 		if err != nil {
-			return nil, core.TargetError("rea", abs(name), "missing", err)
+			return nil, core.TargetError(what, abs(name), "missing", err)
 		}
 		defer f.Close()
 		r = f

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -88,4 +89,15 @@ func TestCLIRemediation(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An @FILE that cannot be opened is named as what it was read for, once:
+// the CLI prefixes "rea: " itself (before: "rea: rea: open ...").
+func TestReadMissingArgumentsFile(t *testing.T) {
+	is := is.New(t)
+	_, err := (&source{}).read("arguments", "@"+t.TempDir()+"/absent.json")
+	var ce *core.Error
+	is.True(errors.As(err, &ce))
+	is.Equal(ce.Code, core.CodeTargetUnavailable)
+	is.True(strings.HasPrefix(ce.Message, "arguments: open "))
 }

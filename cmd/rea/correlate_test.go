@@ -39,7 +39,7 @@ func TestMCPCorrelateStaticAndRuntime(t *testing.T) {
 	dir := t.TempDir()
 	c1, _ := evidence(t, call(t, cs, "capture_process_scenario", map[string]any{"executable": v1, "working_directory": dir, "timeout_ms": 10000}))
 	c2, _ := evidence(t, call(t, cs, "capture_process_scenario", map[string]any{"executable": v2, "working_directory": dir, "timeout_ms": 10000}))
-	pc, _ := evidence(t, call(t, cs, "compare_process_captures", map[string]any{"left": ref(string(c1.EvidenceID)), "right": ref(string(c2.EvidenceID))}))
+	pc, pcm := evidence(t, call(t, cs, "compare_process_captures", map[string]any{"left": ref(string(c1.EvidenceID)), "right": ref(string(c2.EvidenceID))}))
 
 	res := sessionResult(t, call(t, cs, "correlate_static_and_runtime", map[string]any{
 		"static_comparisons":  []any{ref(string(static.EvidenceID))},
@@ -81,7 +81,17 @@ func TestMCPCorrelateStaticAndRuntime(t *testing.T) {
 	pcs := rt[2].(map[string]any)
 	is.Equal(pcs["side"], "both")
 	is.Equal(pcs["status"], "changed") // greet's string reached the terminal
-	is.True(len(pcs["changed_dimensions"].([]any)) > 0)
+	// changed_dimensions are the comparison's changed, added or removed
+	// dimensions; an unknown one (ports, under its residual unknown) is
+	// no change (before, every dimension not unchanged was listed).
+	want := []any{}
+	for _, d := range pcm["dimensions"].([]any) {
+		if d := d.(map[string]any); d["status"] == "changed" || d["status"] == "added" || d["status"] == "removed" {
+			want = append(want, d["dimension"])
+		}
+	}
+	is.True(len(want) > 0)
+	is.Equal(pcs["changed_dimensions"], want)
 
 	// Bad input: a trace without a mapping, Evidence of another operation.
 	code, _ := errCode(t, call(t, cs, "correlate_static_and_runtime", map[string]any{

@@ -438,6 +438,12 @@ func TestBuildCallPath(t *testing.T) {
 	is.Equal(got, [][]string{{"main", "printf@plt"}, {"main", "greet", "printf@plt"}}) // shortest first
 	is.True(slices.Contains(names(res.Frontier), "limit"))                             // reached without a record of its own
 
+	// The import's own name finds its stub, as trace_call_path's goal and
+	// get_call_graph's address do (before: printf "is neither a supplied
+	// function nor one of their callees").
+	_, m2 := evidence(t, call(t, cs, "build_call_path", map[string]any{"functions": refs, "start": "main", "goal": "printf"}))
+	is.Equal(m2["paths"], m["paths"])
+
 	code, _ := errCode(t, call(t, cs, "build_call_path", map[string]any{"functions": refs, "start": "main", "goal": "no_such_function"}))
 	is.Equal(code, core.CodeInvalidRequest)
 }
@@ -489,6 +495,114 @@ func TestCompareBinariesStrippedAgainstSymbols(t *testing.T) {
 	for _, n := range []string{"twice", "sum", "unchanged_a", "unchanged_b"} {
 		v, ok := changed[n]
 		is.True(ok && !v) // matched and unchanged
+	}
+}
+
+// TestCompareBinariesStrippedCopyRelocation: a program that writes to
+// stderr holds a copy of it (a copy relocation) named twice in its symbol
+// table, stderr@GLIBC_2.2.5, and once in its dynamic symbols, stderr, all a
+// stripped copy keeps. Against its stripped self, nothing changed. Before,
+// every function that referenced stderr was "changed" with references
+// added: [stderr], the unstripped side's versioned name having been left
+// out as one the stripped side does not give.
+func TestCompareBinariesStrippedCopyRelocation(t *testing.T) {
+	const src = `#include <stdio.h>
+int warn(const char *s){ return fprintf(stderr, "warning: %s\n", s); }
+int main(int c, char **v){ if (c > 1) return warn(v[1]); fputs("usage\n", stderr); return 2; }
+`
+	stripped, _ := strippedBuild(t, "copyrel", src)
+	bin := strings.TrimSuffix(stripped, "-stripped")
+	if out, err := exec.Command("nm", bin).Output(); err != nil || !strings.Contains(string(out), "stderr@") {
+		t.Skipf("no versioned stderr symbol in the build (nm: %v)", err)
+	}
+	cs := mcpClient(t)
+	var d binDiffT
+	_, m := evidence(t, call(t, cs, "compare_binaries", map[string]any{"left_path": bin, "right_path": stripped}))
+	decode(t, m, &d)
+	for _, p := range d.Changed {
+		t.Errorf("%s against its stripped self: changed %v", p.Left.Name, p.ChangedDimensions)
+	}
+	if d.Summary.Matched != d.Summary.LeftFunctions || d.Summary.LeftFunctions < 2 {
+		t.Errorf("matched %d of %d functions", d.Summary.Matched, d.Summary.LeftFunctions)
+	}
+}
+
+// TestCompareBinariesStrippedLocalNamedAsImport: shout calls a static
+// function of its own named puts, while main calls libc's puts. Stripped,
+// the local puts is unnamed, so shout's reference to it is compared through
+// the function match and left out on the side with symbols; before, the
+// import's name on the stripped side passed for the local function's, and
+// shout was "changed" with references removed: [puts] (mingw's inline
+// fprintf beside msvcrt's fprintf does this in every PE that prints to a
+// stream).
+func TestCompareBinariesStrippedLocalNamedAsImport(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc is not installed: the C fixtures cannot be built")
+	}
+	dir := t.TempDir()
+	srcs := map[string]string{
+		"a.c": "#include <stdio.h>\nint shout(const char *s);\nint main(int c, char **v){ puts(\"hi\"); return shout(v[0]); }\n",
+		"b.c": "static int puts(const char *s){ int n = 0; while (s[n]) n++; return n; }\nint shout(const char *s){ return puts(s) + 1; }\n",
+	}
+	for name, src := range srcs {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin, stripped := filepath.Join(dir, "tu"), filepath.Join(dir, "tu-stripped")
+	if out, err := exec.Command("gcc", "-O0", "-o", bin, filepath.Join(dir, "a.c"), filepath.Join(dir, "b.c")).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("strip", "-o", stripped, bin).CombinedOutput(); err != nil {
+		t.Fatalf("strip: %v\n%s", err, out)
+	}
+	cs := mcpClient(t)
+	var d binDiffT
+	_, m := evidence(t, call(t, cs, "compare_binaries", map[string]any{"left_path": bin, "right_path": stripped}))
+	decode(t, m, &d)
+	if d.Summary.Matched != d.Summary.LeftFunctions {
+		t.Fatalf("matched %d of %d functions", d.Summary.Matched, d.Summary.LeftFunctions)
+	}
+	for _, p := range d.Changed {
+		if p.Left.Name == "shout" {
+			t.Errorf("shout against its stripped self: changed %v", p.ChangedDimensions)
+		}
+	}
+}
+
+// TestCompareBinariesStrippedPEEntry: a mingw program's stripped copy
+// names its entry point "entry", the engine's placeholder, where the build
+// with symbols says mainCRTStartup; WinMainCRTStartup has the same
+// instructions with another constant, so no hash tells them apart. The
+// placeholder is matched by structure as a sub_ is; before, mainCRTStartup
+// was "removed" and entry "added" against the program's own stripped bytes.
+func TestCompareBinariesStrippedPEEntry(t *testing.T) {
+	const gcc = "x86_64-w64-mingw32-gcc"
+	if _, err := exec.LookPath(gcc); err != nil {
+		t.Skipf("%s is not installed (Debian package gcc-mingw-w64-x86-64): the PE fixture cannot be built", gcc)
+	}
+	dir := t.TempDir()
+	src, bin, stripped := filepath.Join(dir, "p.c"), filepath.Join(dir, "p.exe"), filepath.Join(dir, "p-stripped.exe")
+	if err := os.WriteFile(src, []byte("#include <stdio.h>\nint main(int c, char **v){ printf(\"%s %d\\n\", v[0], c); return 0; }\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(gcc, "-O2", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", gcc, err, out)
+	}
+	if out, err := exec.Command("x86_64-w64-mingw32-strip", "-o", stripped, bin).CombinedOutput(); err != nil {
+		t.Skipf("x86_64-w64-mingw32-strip: %v\n%s", err, out)
+	}
+	cs := mcpClient(t)
+	var d binDiffT
+	_, m := evidence(t, call(t, cs, "compare_binaries", map[string]any{"left_path": bin, "right_path": stripped, "detail": "complete"}))
+	decode(t, m, &d)
+	if len(d.Added)+len(d.Removed) > 0 || d.Summary.Matched != d.Summary.LeftFunctions {
+		t.Errorf("against its stripped self: added %v, removed %v, matched %d of %d", names(d.Added), names(d.Removed), d.Summary.Matched, d.Summary.LeftFunctions)
+	}
+	for _, p := range append(d.Changed, d.Unchanged...) {
+		if p.Left.Name == "mainCRTStartup" && (p.Right.Name != "entry" || p.Right.Address != p.Left.Address) {
+			t.Errorf("mainCRTStartup matched to %s at %s", p.Right.Name, p.Right.Address)
+		}
 	}
 }
 

@@ -471,6 +471,12 @@ func TestMCPBadTargets(t *testing.T) {
 	is := is.New(t)
 	_, details := errCode(t, call(t, cs, "open_binary", map[string]any{"path": dir}))
 	is.Equal(details["constraint"], "directory_requires_file")
+	// inspect_binary_layout refuses a directory for the same reason, in
+	// its own name (before: reason not_regular_file).
+	code, details := errCode(t, call(t, cs, "inspect_binary_layout", map[string]any{"path": dir}))
+	is.Equal(code, core.CodeTargetUnavailable)
+	is.Equal(details["reason"], "directory")
+	is.Equal(details["constraint"], "directory_requires_file")
 	_, details = errCode(t, call(t, cs, "open_binary", map[string]any{"path": "/usr/bin/ls", "provider_id": "no-such-engine"}))
 	is.Equal(details["selection_reason"], "unknown_provider")
 	// A registered engine that is not installed is refused for what it

@@ -500,12 +500,14 @@ func openLayoutTarget(path string) (*os.File, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, core.TargetError(op, path, "missing", err)
 	}
-	if !st.Mode().IsRegular() {
-		e := core.TargetError(op, path, "not_regular_file", nil)
-		if st.IsDir() {
-			e.Details["constraint"] = "directory_requires_file"
-		}
+	if st.IsDir() { // as open_binary says it
+		e := core.TargetError(op, path, "directory", nil)
+		e.Details["constraint"] = "directory_requires_file"
+		e.Message = op + ": " + path + " is a directory; " + op + " needs a file"
 		return nil, nil, e
+	}
+	if !st.Mode().IsRegular() {
+		return nil, nil, core.TargetError(op, path, "not_regular_file", nil)
 	}
 	f, err := os.Open(path)
 	if err != nil {

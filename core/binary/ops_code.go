@@ -167,6 +167,12 @@ func (v *codeView) startIndex(addr uint64) (int, bool) {
 	return i, i < len(v.procs) && v.procs[i].Address == addr
 }
 
+// startsProcedure reports whether a procedure starts at addr.
+func (v *codeView) startsProcedure(addr uint64) bool {
+	_, ok := v.startIndex(addr)
+	return ok
+}
+
 // containing finds the procedure whose range holds addr; of nested ranges
 // the innermost (latest start) wins. An address in a part of a procedure
 // is in that procedure.
@@ -424,6 +430,10 @@ func (v *codeView) callees(ctx context.Context, i int) ([]ProcedureCalleesResult
 	var out []ProcedureCalleesResultItem
 	var unresolved []ProcedureCalleesResultUnresolvedItem
 	jumpTables := map[uint64]bool{} // jumps with resolved targets inside the procedure
+	// A thunk to an import (a PLT stub) calls that import; its other jump,
+	// to no procedure or import, is the lazy-binding path into the PLT
+	// header, which runs the dynamic loader's resolver.
+	lazyBinding := v.procs[i].Thunk && v.procs[i].ThunkTarget != ""
 	for _, x := range refs {
 		if x.Kind == ports.RefJump && !x.Unresolved && v.inBody(i, x.To) {
 			jumpTables[x.From] = true
@@ -446,6 +456,8 @@ func (v *codeView) callees(ctx context.Context, i int) ([]ProcedureCalleesResult
 		switch {
 		case x.Kind == ports.RefCall:
 			kind = "call"
+		case x.Kind == ports.RefJump && lazyBinding && !v.startsProcedure(x.To) && v.importAt(x.To) == "":
+			continue // a PLT stub's jump to the PLT header: the loader's lazy binding, not a call
 		case x.Kind == ports.RefJump && !v.inBody(i, x.To) && !jumpTables[x.From]:
 			kind = "tail-call"
 		default:

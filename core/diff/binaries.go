@@ -64,6 +64,18 @@ func openSide(ctx context.Context, c *core.Call, path, provider string) (*binSid
 	return s, nil
 }
 
+// symbolVersioned reports an ELF symbol name with a version suffix
+// (stderr@GLIBC_2.2.5, memcpy@@GLIBC_2.14), not a PLT stub's @plt nor a
+// stdcall decoration (_Sleep@4).
+func symbolVersioned(name string) bool {
+	i := strings.IndexByte(name, '@')
+	if i <= 0 || strings.HasSuffix(name, "@plt") {
+		return false
+	}
+	v := strings.TrimPrefix(name[i+1:], "@")
+	return v != "" && (v[0] == '_' || v[0] >= 'A' && v[0] <= 'Z' || v[0] >= 'a' && v[0] <= 'z')
+}
+
 func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 	pl, ok1 := a.(ports.ProcedureLister)
 	fa, ok2 := a.(ports.FunctionAnalyzer)
@@ -86,7 +98,11 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 			return err
 		}
 		for _, n := range ns {
-			if n.Name != "" {
+			// Of several names at one address, a symbol version's
+			// (stderr@GLIBC_2.2.5, a copy relocation's .symtab name) never
+			// replaces a plain one (the dynamic symbol's stderr), which a
+			// stripped build gives too.
+			if old, ok := names[n.Address]; n.Name != "" && (!ok || !symbolVersioned(n.Name) || symbolVersioned(old)) {
 				names[n.Address] = n.Name
 			}
 			if _, dup := labels[n.Address]; n.Kind == "import" && n.Name != "" && !dup {
@@ -162,7 +178,8 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 			}
 			return err
 		}
-		f := &fnFacts{Name: displayName(p.Name, p.Address), Address: p.Address, Start: fn.Start, End: max(fn.End, fn.Start+1)}
+		f := &fnFacts{Name: displayName(p.Name, p.Address), Address: p.Address, Start: fn.Start, End: max(fn.End, fn.Start+1),
+			Placeholder: p.Source == "entry" && p.Name == "entry"}
 		partial := ""
 		if fn.Truncated || len(fn.Instructions) < fn.InstructionCount {
 			partial = fmt.Sprintf("only the first %d of %d instructions were decoded", len(fn.Instructions), fn.InstructionCount)

@@ -56,10 +56,11 @@ type compareOptions struct {
 	// instructions and references (a matched function's left name); nil
 	// keeps the names.
 	symbol func(side int, addr uint64, tok string) string
-	// unnamed reports a reference name that only this side can give: this
-	// binary has a symbol table and the other, stripped, has no such
-	// name. Such references are left out, counted in *omittedRefs.
-	unnamed     func(side int, name string) bool
+	// unnamed reports a reference, to addr named name, that only this
+	// side can name: this binary has a symbol table and the other,
+	// stripped, does not give the name. Such references are left out,
+	// counted in *omittedRefs.
+	unnamed     func(side int, addr uint64, name string) bool
 	omittedRefs *int
 }
 
@@ -98,7 +99,7 @@ func comparedRefs(side int, f *fnFacts, o compareOptions) (keys []string, shown 
 		}
 		if bySymbol {
 			n = o.symbol(side, f.RefAddrs[i], n)
-			if o.unnamed != nil && o.unnamed(side, n) {
+			if o.unnamed != nil && o.unnamed(side, f.RefAddrs[i], n) {
 				if o.omittedRefs != nil {
 					*o.omittedRefs++
 				}

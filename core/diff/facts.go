@@ -39,7 +39,14 @@ type fnFacts struct {
 	StrReason string
 	CFG       *cfgShape
 	CFGReason string
+	// Placeholder says the engine named the function, not the binary: an
+	// unnamed entry point is "entry".
+	Placeholder bool
 }
+
+// unnamed reports a function the binary gives no name: an engine's sub_...
+// or placeholder, which says nothing across builds.
+func (f *fnFacts) unnamed() bool { return f.Placeholder || isAutoName(f.Name) }
 
 // insnTarget is the name token of Insns[Index], which transfers to Addr.
 type insnTarget struct {

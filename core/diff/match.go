@@ -155,7 +155,7 @@ func nearInSize(funcs []*fnFacts, cands []int) func(n int) []int {
 // identical (the hash tier), else one was removed and the other added.
 func (m *matcher) run(ctx context.Context) (skipped bool, err error) {
 	m.uniqueKeys(func(f *fnFacts) string {
-		if isAutoName(f.Name) {
+		if f.unnamed() {
 			return ""
 		}
 		return f.Name
@@ -199,7 +199,7 @@ func (m *matcher) run(ctx context.Context) (skipped bool, err error) {
 				}
 			}
 			for _, ri := range candidates(li) {
-				if !isAutoName(m.l.funcs[li].Name) && !isAutoName(m.r.funcs[ri].Name) {
+				if !m.l.funcs[li].unnamed() && !m.r.funcs[ri].unnamed() {
 					continue // two differently named functions pair only on identical code
 				}
 				s := m.structure(li, ri)
@@ -266,7 +266,7 @@ func (m *matcher) callPositions() {
 			continue
 		}
 		for j := range lc {
-			if !isAutoName(m.l.funcs[lc[j]].Name) && !isAutoName(m.r.funcs[rc[j]].Name) {
+			if !m.l.funcs[lc[j]].unnamed() && !m.r.funcs[rc[j]].unnamed() {
 				continue
 			}
 			s := m.structure(lc[j], rc[j])
@@ -303,12 +303,12 @@ func (m *matcher) plausible(li, ri int, s float64, rivals func(side, i int) []in
 	}
 	lf, rf := m.l.funcs[li], m.r.funcs[ri]
 	for _, r := range rivals(0, li) {
-		if r != ri && m.rm[r] < 0 && (isAutoName(lf.Name) || isAutoName(m.r.funcs[r].Name)) && m.structure(li, r) >= s {
+		if r != ri && m.rm[r] < 0 && (lf.unnamed() || m.r.funcs[r].unnamed()) && m.structure(li, r) >= s {
 			return false
 		}
 	}
 	for _, l := range rivals(1, ri) {
-		if l != li && m.lm[l] < 0 && (isAutoName(rf.Name) || isAutoName(m.l.funcs[l].Name)) && m.structure(l, ri) >= s {
+		if l != li && m.lm[l] < 0 && (rf.unnamed() || m.l.funcs[l].unnamed()) && m.structure(l, ri) >= s {
 			return false
 		}
 	}
@@ -497,11 +497,26 @@ func (m *matcher) symbol(side int, addr uint64, tok string) string {
 }
 
 // unnamed reports a name only this side can give: it has a symbol table,
-// the other side has none and lacks the name.
-func (m *matcher) unnamed(side int, name string) bool {
-	this, other := m.l, m.r
+// the other side has none and does not give it. A reference to a matched
+// function (addr) is given by the other side only when that side names its
+// match: the same name elsewhere on the other side (an import of the name
+// of a local function, as mingw's inline fprintf beside msvcrt's) does not
+// give it.
+func (m *matcher) unnamed(side int, addr uint64, name string) bool {
+	this, other, taken := m.l, m.r, m.lm
 	if side == 1 {
-		this, other = m.r, m.l
+		this, other, taken = m.r, m.l, m.rm
 	}
-	return this.symtab && !other.symtab && !other.names[name]
+	if !this.symtab || other.symtab {
+		return false
+	}
+	if i, ok := this.byAddr[addr]; ok && taken[i] >= 0 {
+		x := m.matches[taken[i]]
+		j := x.R
+		if side == 1 {
+			j = x.L
+		}
+		return other.funcs[j].unnamed()
+	}
+	return !other.names[name]
 }

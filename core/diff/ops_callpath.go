@@ -119,6 +119,15 @@ func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
 				hit = n
 			}
 		}
+		if hit == nil && !strings.Contains(s, "@") {
+			// An import's own name (printf) names its stub (printf@plt),
+			// as trace_call_path's goal and get_call_graph's address do.
+			for _, n := range nodes {
+				if strings.Contains(n.name, "@") && importID(n.name) == s && (hit == nil || n.addr < hit.addr) {
+					hit = n
+				}
+			}
+		}
 		if hit == nil {
 			return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{arg}, Reason: core.ReasonInvalidValue,
 				Message: s + " is neither a supplied function nor one of their callees"})

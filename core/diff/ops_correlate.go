@@ -340,9 +340,9 @@ func handleCorrelate(_ context.Context, c *core.Call) (any, error) {
 				} `json:"dimensions"`
 			}
 			_ = json.Unmarshal(ev.NormalizedResult, &r)
-			changed := []string{}
+			changed := []string{} // unknown and truncated dimensions are no observed change
 			for _, d := range r.Dimensions {
-				if d.Status != "" && d.Status != "unchanged" {
+				if d.Status == "changed" || d.Status == "added" || d.Status == "removed" {
 					changed = append(changed, firstOf(d.Dim, d.Name))
 				}
 			}

@@ -238,13 +238,48 @@ var dimensions = []struct {
 	name, scope string
 	items       func(*captureDoc) []map[string]any
 	timeless    bool // times are reported, not compared
+	// sampled, when set, keys the items of a dimension observed by
+	// sampling: under a residual unknown of its scope, an item seen on one
+	// side only may have lived between two samples on the other, so
+	// absence is not observed.
+	sampled func(map[string]any) string
 }{
-	{"terminal", "terminal", terminalItems, true},
-	{"interaction", "interaction", interactionItems, false},
-	{"exit", "exit", exitItems, false},
-	{"process", "process", processItems, false},
-	{"filesystem", "filesystem", filesystemItems, false},
-	{"ports", "network", portItems, false},
+	{"terminal", "terminal", terminalItems, true, nil},
+	{"interaction", "interaction", interactionItems, false, nil},
+	{"exit", "exit", exitItems, false, nil},
+	{"process", "process", processItems, false, processCommand},
+	{"filesystem", "filesystem", filesystemItems, false, nil},
+	{"ports", "network", portItems, false, nil},
+}
+
+// processCommand keys a sampled process by its command: its normalized
+// ids count processes in first-seen order, so they shift when the sampler
+// missed an earlier one.
+func processCommand(p map[string]any) string { return canon(p["command"]) }
+
+// onlyAbsences reports whether one side has fewer items, all among the
+// other's (as a multiset of keys): the sides differ only by items one of
+// them did not see. As many items on both sides that differ (a process in
+// another group or session) are an observed difference.
+func onlyAbsences(l, r []map[string]any, key func(map[string]any) string) bool {
+	if len(l) == len(r) {
+		return false
+	}
+	if len(l) > len(r) {
+		l, r = r, l
+	}
+	n := map[string]int{}
+	for _, it := range r {
+		n[key(it)]++
+	}
+	for _, it := range l {
+		k := key(it)
+		if n[k] == 0 {
+			return false
+		}
+		n[k]--
+	}
+	return true
 }
 
 // rawJSON is the canonical form of an item the captures hold (null for
@@ -333,11 +368,15 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 		}
 		equal := canon(lc) == canon(rc)
 		status, reason := "", ""
+		unproven := false // a difference that is no observation of one
 		switch {
 		case truncated:
 			status, reason = "truncated", "At least one capture is truncated."
 		case !sameNorm:
 			status, reason = "unknown", "Capture normalization rules differ."
+		case !equal && dim.sampled != nil && residual[dim.scope] && onlyAbsences(li, ri, dim.sampled):
+			unproven = true
+			status, reason = "unknown", "The "+dim.name+" observations are sampled: what one side saw and the other did not may have lived between two of its samples."
 		case !equal && len(li) == 0:
 			status = "added"
 		case !equal && len(ri) == 0:
@@ -360,7 +399,7 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 		if rank[st] > rank[overall] {
 			overall = st
 		}
-		if equal || truncated {
+		if equal || truncated || unproven {
 			continue
 		}
 		for i := 0; i < max(len(li), len(ri)); i++ {

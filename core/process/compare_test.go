@@ -118,3 +118,73 @@ func mustRaw(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// sampledCapturer returns fakeCapturer's capture with the next run's
+// sampled process tree, under the residual unknown every sampled tree
+// carries.
+type sampledCapturer struct{ trees [][]ports.NormalizedProcess }
+
+func (s *sampledCapturer) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (*ports.ProcessCapture, error) {
+	c, err := fakeCapturer{}.CaptureProcess(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	c.NormalizedProcesses, s.trees = s.trees[0], s.trees[1:]
+	c.Coverage = []ports.CoverageNote{{Scope: ports.ScopeProcess, Reason: "the process tree was sampled from /proc every 50 ms"}}
+	return c, nil
+}
+
+// TestCompareProcessCapturesSampledAbsence: a process the sampler saw on
+// one side only may have lived between two samples on the other, so the
+// process dimension is unknown, not removed, and is no first divergence
+// (before, a program that exited before its first sample was reported
+// "removed" and the comparison "changed"). A process whose command only
+// one side ran, or as many processes in another tree, is still a change.
+func TestCompareProcessCapturesSampledAbsence(t *testing.T) {
+	root := ports.NormalizedProcess{ID: 1, ParentID: 2, GroupID: 1, SessionID: 1, Command: "/bin/app conf"}
+	child := ports.NormalizedProcess{ID: 3, ParentID: 1, GroupID: 1, SessionID: 1, Command: "curl x"}
+	other := ports.NormalizedProcess{ID: 3, ParentID: 1, GroupID: 1, SessionID: 1, Command: "wget x"}
+	daemon := ports.NormalizedProcess{ID: 3, ParentID: 4, GroupID: 3, SessionID: 3, Command: "curl x"} // the same command, setsid
+	capt := &sampledCapturer{trees: [][]ports.NormalizedProcess{{root}, {}, {root, child}, {root, other}, {root, daemon}}}
+	call := caller(t, standard.Families(), &core.RegistryOptions{Capturer: capt})
+	var caps []*core.Result
+	for range 5 {
+		caps = append(caps, call("capture_process_scenario", map[string]any{"executable": "/bin/sh"}))
+	}
+	compare := func(l, r *core.Result) (status, process string, fd map[string]any) {
+		t.Helper()
+		res := call("compare_process_captures", map[string]any{
+			"left":  map[string]any{"kind": "retained-evidence", "evidence_id": string(l.Evidence.EvidenceID)},
+			"right": map[string]any{"kind": "retained-evidence", "evidence_id": string(r.Evidence.EvidenceID)}})
+		var out struct {
+			Status     string
+			Dimensions []struct {
+				Dimension, Status string
+			}
+			FirstDivergence map[string]any `json:"first_divergence"`
+		}
+		if err := json.Unmarshal(res.Evidence.NormalizedResult, &out); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range out.Dimensions {
+			if d.Dimension == "process" {
+				process = d.Status
+			}
+		}
+		return out.Status, process, out.FirstDivergence
+	}
+	for _, c := range []struct {
+		name string
+		l, r *core.Result
+	}{{"never sampled on the right", caps[0], caps[1]}, {"never sampled on the left", caps[1], caps[0]}, {"a child sampled on one side", caps[2], caps[0]}} {
+		if st, p, fd := compare(c.l, c.r); st != "unknown" || p != "unknown" || fd["status"] != "unknown" {
+			t.Errorf("%s: status %s, process %s, first divergence %v; want unknown", c.name, st, p, fd)
+		}
+	}
+	if st, p, fd := compare(caps[2], caps[3]); st != "changed" || p != "changed" || fd["dimension"] != "process" {
+		t.Errorf("another child: status %s, process %s, first divergence %v", st, p, fd)
+	}
+	if st, p, fd := compare(caps[2], caps[4]); st != "changed" || p != "changed" || fd["dimension"] != "process" {
+		t.Errorf("the child in its own session: status %s, process %s, first divergence %v", st, p, fd)
+	}
+}

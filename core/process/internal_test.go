@@ -92,7 +92,7 @@ func TestTraceErrorMapping(t *testing.T) {
 		{context.DeadlineExceeded, core.CodeProviderTimeout},
 		{&ports.CleanupError{Resources: []ports.OwnedResource{{Kind: ports.ResourceProcess, ID: "1"}}}, core.CodeCleanupIncomplete},
 	} {
-		err := traceError("op", &ports.TraceError{Op: "trace", Err: c.err, Partial: &ports.TraceResult{}})
+		err := traceError("op", &ports.TraceError{Op: "trace", Err: c.err, Partial: &ports.TraceResult{}}, nil)
 		var ce *core.Error
 		if !errors.As(err, &ce) || ce.Code != c.want {
 			t.Errorf("%v: got %v, want %s", c.err, err, c.want)
@@ -103,21 +103,21 @@ func TestTraceErrorMapping(t *testing.T) {
 		}
 	}
 	// A missing emulator is a missing engine too, and the advice names it.
-	err0 := traceError("op", &ports.TraceError{Op: "launch", Err: fmt.Errorf("qemu-aarch64: %w", ports.ErrEmulatorMissing), Partial: &ports.TraceResult{}})
+	err0 := traceError("op", &ports.TraceError{Op: "launch", Err: fmt.Errorf("qemu-aarch64: %w", ports.ErrEmulatorMissing), Partial: &ports.TraceResult{}}, nil)
 	var ce0 *core.Error
 	if !errors.As(err0, &ce0) || ce0.Code != core.CodeProviderUnavailable || !strings.Contains(ce0.Envelope().Error.Remediation.Action, "qemu-user") {
 		t.Errorf("a missing emulator: got %v", err0)
 	}
 	// A program the tracer cannot run: the advice names what it runs, not
 	// the default's details.issues.
-	errX := traceError("op", &ports.TraceError{Op: "launch", Err: fmt.Errorf("/bin/mips: machine EM_MIPS: %w", ports.ErrTargetNotExecutable), Partial: &ports.TraceResult{}})
+	errX := traceError("op", &ports.TraceError{Op: "launch", Err: fmt.Errorf("/bin/mips: machine EM_MIPS: %w", ports.ErrTargetNotExecutable), Partial: &ports.TraceResult{}}, nil)
 	var ceX *core.Error
 	if !errors.As(errX, &ceX) || ceX.Code != core.CodeUnsupportedTarget || !strings.Contains(ceX.Envelope().Error.Remediation.Action, "32-bit x86 or AArch64") {
 		t.Errorf("an unsupported machine: got %v", errX)
 	}
 	// An unknown procedure: invalid_request with advice on what to name,
 	// not the default's details.issues, which this error has none of.
-	err := traceError("op", &ports.TraceError{Op: "trace", Err: fmt.Errorf("breakpoint 0: nosuchfn: %w", ports.ErrAddressNotMapped)})
+	err := traceError("op", &ports.TraceError{Op: "trace", Err: fmt.Errorf("breakpoint 0: nosuchfn: %w", ports.ErrAddressNotMapped)}, nil)
 	var ce *core.Error
 	if !errors.As(err, &ce) || ce.Code != core.CodeInvalidRequest || !strings.Contains(ce.Envelope().Error.Remediation.Action, "list_procedures") {
 		t.Errorf("an unknown procedure: got %v", err)

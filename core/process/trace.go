@@ -83,6 +83,11 @@ type procIndex struct {
 	procs   []ports.Procedure // sorted by address
 	byName  map[string]ports.Procedure
 	analyst map[uint64]string // analysts' names, shown in place of the engine's
+	// entry is the ELF program's entry point when hasEntry: the loader
+	// jumps there, so a hit of it has no caller (the word the tracer reads
+	// as a return address is argc).
+	entry    uint64
+	hasEntry bool
 }
 
 func (x *procIndex) containing(addr uint64) (ports.Procedure, bool) {
@@ -192,6 +197,14 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 	// The names the other tools give: an analyst's (set_address_name),
 	// first, and sub_<hex> for a procedure without one.
 	idx.analyst = c.AnalystNames(ctx)
+	if target.Format == "elf" {
+		for _, p := range idx.procs {
+			if p.Source == "entry" {
+				idx.entry, idx.hasEntry = p.Address, true
+				break
+			}
+		}
+	}
 	for addr, n := range idx.analyst {
 		if p, ok := idx.containing(addr); ok && p.Address == addr {
 			idx.byName[n] = p
@@ -309,11 +322,14 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 		}
 		return nil, e
 	}
+	project := func(r *ports.TraceResult) (*TraceNativeCallsResult, map[string]any) {
+		return traceProjection(idx, r, program, sum, sigs, newPointees(ctx, a, idx))
+	}
 	res, err := tr.TraceCalls(ctx, req)
 	if err != nil {
-		return nil, traceError(op, err)
+		return nil, traceError(op, err, project)
 	}
-	result, rawResult := traceProjection(idx, res, program, sum, sigs, newPointees(ctx, a, idx))
+	result, rawResult := project(res)
 	var lim []string
 	lim = append(lim, res.Coverage.Notes...)
 	if l := unsignedLimitation(bps, sigs, econv); l != "" {
@@ -363,6 +379,9 @@ func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string
 		return n
 	}
 	for _, h := range res.Hits {
+		if idx.hasEntry && h.Address == idx.entry && h.Breakpoint >= 0 && h.Breakpoint < len(res.Breakpoints) && res.Breakpoints[h.Breakpoint].Module == "" {
+			h.Caller, h.CallerModule = 0, "" // jumped to, not called
+		}
 		// A caller in a library is given in it; one in no module the
 		// tracer knows (the vDSO, generated code) by its runtime address,
 		// with module "".
@@ -435,12 +454,20 @@ func traceRaw(res *ports.TraceResult, rawHits []any) map[string]any {
 }
 
 // traceError maps a tracer failure to the contract's codes, always with
-// the partial observation.
-func traceError(op string, err error) error {
+// the partial observation. project is the finished trace's projection (the
+// program's SHA-256, procedure names, parameters and texts), so the hits a
+// failed trace kept read as a finished trace's do; nil projects them
+// without the analysis.
+func traceError(op string, err error, project func(*ports.TraceResult) (*TraceNativeCallsResult, map[string]any)) error {
 	details := map[string]any{"partial_observation": nil}
 	var te *ports.TraceError
 	if errors.As(err, &te) && te.Partial != nil {
-		res, rawRes := traceProjection(&procIndex{}, te.Partial, "", "", nil, nil)
+		if project == nil {
+			project = func(r *ports.TraceResult) (*TraceNativeCallsResult, map[string]any) {
+				return traceProjection(&procIndex{}, r, "", "", nil, nil)
+			}
+		}
+		res, rawRes := project(te.Partial)
 		p := te.Partial
 		sigs := []any{}
 		for _, a := range p.Signals {

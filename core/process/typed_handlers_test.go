@@ -3,6 +3,7 @@ package process_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"rea/core"
 	"rea/core/standard"
 	"rea/ports"
+	"rea/ports/portstest"
 )
 
 // fakeCapturer returns a small finished capture of the requested scenario.
@@ -137,5 +139,111 @@ func TestTraceCallerModules(t *testing.T) {
 	}
 	if h[2].CallerModule == nil || *h[2].CallerModule != "" || h[2].CallerProcedure != nil {
 		t.Errorf("a caller in no module: module %v, procedure %v", h[2].CallerModule, h[2].CallerProcedure)
+	}
+}
+
+// cancelledTracer records one call of the first breakpoint, from inside the
+// program, then fails as a cancelled trace does, with that hit as its
+// partial result.
+type cancelledTracer struct{}
+
+func (cancelledTracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports.TraceResult, error) {
+	b := req.Breakpoints[0]
+	res := &ports.TraceResult{Architecture: "x86-64", Convention: ports.ConventionSysV, Coverage: ports.TraceCoverage{StopReason: "cancelled"},
+		Modules:     []ports.TraceModule{{Path: req.Launch.Path}},
+		Breakpoints: []ports.TraceResolved{{Address: b.Address, Name: b.Name}},
+		Hits:        []ports.TraceHit{{Name: b.Name, Address: b.Address, Caller: b.Address + 4, CallerModule: req.Launch.Path, ReturnSequence: -1}}}
+	return nil, &ports.TraceError{Op: "trace", Err: context.Canceled, Partial: res}
+}
+
+// The partial observation of a failed trace is projected as a finished
+// one is: the program's SHA-256, and each hit's procedure and caller
+// procedure named from the open analysis (before, an agent reading a
+// cancelled trace saw program.sha256 "" and every procedure null).
+func TestTracePartialObservationNamesProcedures(t *testing.T) {
+	cat, err := core.Assemble(standard.Families()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := core.NewRegistry([]ports.Provider{portstest.NewFake()}, &core.RegistryOptions{Tracer: cancelledTracer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := core.NewSession(cat, reg, nil)
+	t.Cleanup(func() { s.Close(context.Background()) })
+	if _, err := s.Call(context.Background(), "open_binary", json.RawMessage(`{"path":"/bin/true"}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Call(context.Background(), "trace_native_calls", json.RawMessage(`{"procedures":["main"]}`), nil)
+	var ce *core.Error
+	if !errors.As(err, &ce) || ce.Code != core.CodeCancelled {
+		t.Fatalf("got %v, want a cancelled error", err)
+	}
+	raw, err := json.Marshal(ce.Details["partial_observation"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var po struct {
+		Trace struct {
+			Program struct {
+				SHA256 string `json:"sha256"`
+			} `json:"program"`
+			Breakpoints []struct {
+				Procedure *struct{ Name string } `json:"procedure"`
+			} `json:"breakpoints"`
+			Hits []struct {
+				Procedure       *struct{ Name string } `json:"procedure"`
+				CallerProcedure *struct{ Name string } `json:"caller_procedure"`
+			} `json:"hits"`
+		} `json:"trace"`
+	}
+	if err := json.Unmarshal(raw, &po); err != nil {
+		t.Fatal(err)
+	}
+	if len(po.Trace.Program.SHA256) != 64 {
+		t.Errorf("program.sha256 %q, want the traced program's", po.Trace.Program.SHA256)
+	}
+	if len(po.Trace.Breakpoints) != 1 || po.Trace.Breakpoints[0].Procedure == nil || po.Trace.Breakpoints[0].Procedure.Name != "main" {
+		t.Errorf("breakpoints %s", raw)
+	}
+	if len(po.Trace.Hits) != 1 || po.Trace.Hits[0].Procedure == nil || po.Trace.Hits[0].Procedure.Name != "main" ||
+		po.Trace.Hits[0].CallerProcedure == nil || po.Trace.Hits[0].CallerProcedure.Name != "main" {
+		t.Errorf("hits %s", raw)
+	}
+}
+
+// entryTracer records one call of the program's entry point (the fake's
+// _start at 0x1010) whose stack top is argc, 2, as it is when the loader
+// jumps there.
+type entryTracer struct{}
+
+func (entryTracer) TraceCalls(ctx context.Context, req ports.TraceRequest) (*ports.TraceResult, error) {
+	b := req.Breakpoints[0]
+	return &ports.TraceResult{Architecture: "x86-64", Convention: ports.ConventionSysV, Coverage: ports.TraceCoverage{StopReason: "exited"},
+		Exit: &ports.TraceExit{Code: new(int)}, Modules: []ports.TraceModule{{Path: req.Launch.Path}},
+		Breakpoints: []ports.TraceResolved{{Address: b.Address, Name: b.Name}},
+		Hits:        []ports.TraceHit{{Name: b.Name, Address: b.Address, Caller: 2, ReturnAddress: 2, ReturnSequence: -1}}}, nil
+}
+
+// Nothing calls an ELF program's entry point: the loader jumps there, and
+// the word on the stack is argc, not a return address. Before, a hit of
+// _start had caller "0x2" in caller_module "".
+func TestTraceEntryPointHasNoCaller(t *testing.T) {
+	call := caller(t, standard.Families(), &core.RegistryOptions{Tracer: entryTracer{}})
+	call("open_binary", map[string]any{"path": "/bin/true"})
+	res := call("trace_native_calls", map[string]any{"procedures": []string{"_start"}})
+	var out struct {
+		Hits []map[string]any `json:"hits"`
+	}
+	if err := json.Unmarshal(res.Evidence.NormalizedResult, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Hits) != 1 {
+		t.Fatalf("%d hits", len(out.Hits))
+	}
+	for _, k := range []string{"caller", "caller_module", "caller_procedure"} {
+		if v, ok := out.Hits[0][k]; !ok || v != nil {
+			t.Errorf("%s = %v, want null", k, v)
+		}
 	}
 }
