@@ -715,8 +715,9 @@ func TestInspectNavigatedDuringWindowSaysSo(t *testing.T) {
 }
 
 // The Debugger a passive capture enables (for the scripts it reports) is
-// told at once to skip every pause, so a debugger statement in the page
-// cannot freeze it; a browser refusing that is noted, not fatal.
+// told to skip every pause just before it is enabled, so a debugger
+// statement in the page cannot freeze it; a browser refusing that is asked
+// again after the enable, then noted, not fatal.
 func TestInspectSkipsAllPauses(t *testing.T) {
 	is := is.New(t)
 	f := cdptest.New(nil)
@@ -725,8 +726,9 @@ func TestInspectSkipsAllPauses(t *testing.T) {
 	is.NoErr(err)
 	m := f.Methods()
 	i := slices.Index(m, "Debugger.enable")
-	is.True(i >= 0 && i+1 < len(m))
-	is.Equal(m[i+1], "Debugger.setSkipAllPauses")
+	is.True(i >= 1)
+	is.Equal(m[i-1], "Debugger.setSkipAllPauses") // before the enable: no pause can come first
+	is.Equal(slices.Index(m, "Debugger.setSkipAllPauses"), i-1)
 	for _, call := range f.Calls() {
 		if call.Method == "Debugger.setSkipAllPauses" {
 			is.Equal(string(call.Params), `{"skip":true}`)
@@ -741,4 +743,11 @@ func TestInspectSkipsAllPauses(t *testing.T) {
 	c, err = engine().InspectPage(context.Background(), ports.BrowserInspectRequest{Target: ref(refused), ObservationMS: 10})
 	is.NoErr(err)
 	is.True(slices.Contains(c.Limitations, "Debugger.setSkipAllPauses was refused, so the page may have paused at a debugger statement during the window."))
+	skips := 0
+	for _, meth := range refused.Methods() {
+		if meth == "Debugger.setSkipAllPauses" {
+			skips++
+		}
+	}
+	is.Equal(skips, 2) // refused before the enable, asked again after it
 }
