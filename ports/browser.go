@@ -410,6 +410,8 @@ type BrowserRedirect struct {
 }
 
 // BrowserInitiator is who started a request. URL is nil when out of scope.
+// Line is 1-based and Column 0-based in UTF-16 code units (rea's code
+// locations; an engine converts CDP's 0-based lines).
 type BrowserInitiator struct {
 	Type   string
 	URL    *string
@@ -436,6 +438,8 @@ type BrowserWebSocketEvent struct {
 }
 
 // BrowserConsoleEvent is one console API call from an in-scope script.
+// Line (1-based, 0 when the browser gave none) and Column (0-based, UTF-16
+// code units) locate the call in URL.
 type BrowserConsoleEvent struct {
 	Type          string
 	Timestamp     float64
@@ -638,7 +642,8 @@ type WebMCPAnnotations struct {
 	Autosubmit       *bool
 }
 
-// BrowserSourceLocation is a script position.
+// BrowserSourceLocation is a script position: Line 1-based, Column 0-based
+// in UTF-16 code units.
 type BrowserSourceLocation struct {
 	URL    string
 	Line   int

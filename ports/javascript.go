@@ -357,7 +357,8 @@ type JSSourceMapRef struct {
 	Offset int64
 }
 
-// JSSyntaxError is where parsing stopped.
+// JSSyntaxError is where parsing stopped: Line is 1-based, Column 0-based
+// in UTF-16 code units (rea's code locations), Offset a byte offset or -1.
 type JSSyntaxError struct {
 	Message string
 	Line    int

@@ -282,6 +282,8 @@ func TestInspectOnFake(t *testing.T) {
 	is.Equal(*r.Status, 200)
 	is.Equal(*r.EncodedDataLength, 321.0)
 	is.Equal(*r.Initiator.URL, "http://app.test/app.js")
+	// CDP's 0-based lineNumber 4 is rea's line 5; the column stays 0-based.
+	is.Equal([2]int{*r.Initiator.Line, *r.Initiator.Column}, [2]int{5, 2})
 	is.Equal(string(r.RequestBody), `{"user":"u"}`)
 	is.Equal(string(r.ResponseBody), `{"ok":true}`)
 	is.Equal(len(c.Metadata.Responses), 1)
@@ -294,6 +296,8 @@ func TestInspectOnFake(t *testing.T) {
 	is.True(slices.ContainsFunc(c.Limitations, func(l string) bool { return strings.HasPrefix(l, "1 console message(s) logged before the attach") }))
 	is.Equal(c.Console[0].ArgumentTypes, []string{"string", "number", "object"})
 	is.Equal(len(c.Console[0].Values), 2) // the object is never rendered
+	// CDP's lineNumber 3 and columnNumber 7 are rea's line 4, column 7.
+	is.Equal([2]int{c.Console[0].Line, c.Console[0].Column}, [2]int{4, 7})
 	is.Equal(len(c.Network.WebSocketEvents), 2)
 	is.Equal(c.Network.WebSocketEvents[1].PayloadBytes, 0) // bad base64
 	is.Equal(len(c.Workers), 1)
@@ -471,7 +475,8 @@ func TestWebMCPOnFake(t *testing.T) {
 		is.Equal(*s.Annotations.ReadOnly, true)
 		is.Equal(s.Annotations.Autosubmit, nil)
 		is.Equal(string(s.InputSchema), `{"type":"object"}`)
-		is.Equal(s.RegistrationSource.Line, 3)
+		is.Equal(s.RegistrationSource.Line, 4)   // CDP's lineNumber 3 is 0-based; rea's lines are 1-based
+		is.Equal(s.RegistrationSource.Column, 1) // columns are 0-based in both
 		is.True(f.Received("WebMCP.disable"))
 	})
 	t.Run("malformed", func(t *testing.T) {
@@ -710,8 +715,9 @@ func TestInspectNavigatedDuringWindowSaysSo(t *testing.T) {
 }
 
 // The Debugger a passive capture enables (for the scripts it reports) is
-// told at once to skip every pause, so a debugger statement in the page
-// cannot freeze it; a browser refusing that is noted, not fatal.
+// told to skip every pause just before it is enabled, so a debugger
+// statement in the page cannot freeze it; a browser refusing that is asked
+// again after the enable, then noted, not fatal.
 func TestInspectSkipsAllPauses(t *testing.T) {
 	is := is.New(t)
 	f := cdptest.New(nil)
@@ -720,8 +726,9 @@ func TestInspectSkipsAllPauses(t *testing.T) {
 	is.NoErr(err)
 	m := f.Methods()
 	i := slices.Index(m, "Debugger.enable")
-	is.True(i >= 0 && i+1 < len(m))
-	is.Equal(m[i+1], "Debugger.setSkipAllPauses")
+	is.True(i >= 1)
+	is.Equal(m[i-1], "Debugger.setSkipAllPauses") // before the enable: no pause can come first
+	is.Equal(slices.Index(m, "Debugger.setSkipAllPauses"), i-1)
 	for _, call := range f.Calls() {
 		if call.Method == "Debugger.setSkipAllPauses" {
 			is.Equal(string(call.Params), `{"skip":true}`)
@@ -736,4 +743,11 @@ func TestInspectSkipsAllPauses(t *testing.T) {
 	c, err = engine().InspectPage(context.Background(), ports.BrowserInspectRequest{Target: ref(refused), ObservationMS: 10})
 	is.NoErr(err)
 	is.True(slices.Contains(c.Limitations, "Debugger.setSkipAllPauses was refused, so the page may have paused at a debugger statement during the window."))
+	skips := 0
+	for _, meth := range refused.Methods() {
+		if meth == "Debugger.setSkipAllPauses" {
+			skips++
+		}
+	}
+	is.Equal(skips, 2) // refused before the enable, asked again after it
 }

@@ -197,19 +197,38 @@ func (a *attachment) enable(ctx context.Context, domain string, params any) erro
 }
 
 // enableDebugger enables the Debugger domain (for the scripts it reports)
-// and then tells it to skip every pause: with a debugger attached, V8 stops
-// at each debugger statement (anti-debugging pages run them in a loop), so
+// and tells it to skip every pause: with a debugger attached, V8 stops at
+// each debugger statement (anti-debugging pages run them in a loop), so
 // without this a passive capture froze the page for its whole window and
-// saw none of its activity. A browser that refuses the skip is not an
-// error: the returned limitation says what it may mean.
+// saw none of its activity. The skip goes first: sent after the enable, a
+// timer's debugger statement could pause the page in between (a live page
+// with a 2 ms timer mostly did), and a skip does not resume a pause already
+// taken. A browser that refuses it before the enable is asked again after;
+// one that refuses it then too is not an error: the returned limitation
+// says what it may mean.
 func (a *attachment) enableDebugger(ctx context.Context, params any) (limitation string, err error) {
+	skip := func() (refused bool, err error) {
+		if err := a.page.c.call(ctx, a.page.id, debugger.CommandSetSkipAllPauses, debugger.SetSkipAllPausesParams{Skip: true}, nil); err != nil {
+			if ctx.Err() != nil {
+				return false, cancelled(ctx)
+			}
+			return true, nil
+		}
+		return false, nil
+	}
+	refused, err := skip()
+	if err != nil {
+		return "", err
+	}
 	if err := a.enable(ctx, "Debugger", params); err != nil {
 		return "", err
 	}
-	if err := a.page.c.call(ctx, a.page.id, debugger.CommandSetSkipAllPauses, debugger.SetSkipAllPausesParams{Skip: true}, nil); err != nil {
-		if ctx.Err() != nil {
-			return "", cancelled(ctx)
+	if refused {
+		if refused, err = skip(); err != nil {
+			return "", err
 		}
+	}
+	if refused {
 		return "Debugger.setSkipAllPauses was refused, so the page may have paused at a debugger statement during the window.", nil
 	}
 	return "", nil

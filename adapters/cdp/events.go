@@ -7,6 +7,17 @@ import "encoding/json"
 // cdproto's eager base64 decoding so a bad WebSocket payload is counted, not
 // fatal.
 
+// oneBased converts a CDP line number (0-based, as V8 counts) to rea's
+// 1-based line; nil stays nil. CDP columns are already rea's: 0-based, in
+// UTF-16 code units.
+func oneBased(line *int) *int {
+	if line == nil {
+		return nil
+	}
+	l := *line + 1
+	return &l
+}
+
 type evCallFrame struct {
 	URL          string `json:"url"`
 	LineNumber   *int   `json:"lineNumber"`

@@ -127,7 +127,7 @@ s.onopen = () => { document.title = "streaming"; setInterval(() => s.send('{"tic
 	})
 	mux.HandleFunc("/debugger", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>debugger</title><script>
-setInterval(() => { debugger; fetch("/api?n=" + Date.now()); }, 50);
+setInterval(() => { debugger; fetch("/api?n=" + Date.now()); }, 2);
 </script>`)
 	})
 	mux.HandleFunc("/tall", func(w http.ResponseWriter, r *http.Request) {

@@ -318,7 +318,7 @@ func (pc *pageCapture) requestWillBeSent(ev event) {
 			} else {
 				c, _ := sanitizeURL(loc.URL)
 				r.Initiator.URL = &c
-				r.Initiator.Line, r.Initiator.Column = loc.LineNumber, loc.ColumnNumber
+				r.Initiator.Line, r.Initiator.Column = oneBased(loc.LineNumber), loc.ColumnNumber
 			}
 		}
 	}
@@ -408,7 +408,7 @@ func (pc *pageCapture) consoleCalled(ev event) {
 	clean, _ := sanitizeURL(loc.URL)
 	ce := ports.BrowserConsoleEvent{Type: cut(e.Type, 100), Timestamp: e.Timestamp, URL: clean, ArgumentTypes: []string{}}
 	if loc.LineNumber != nil {
-		ce.Line = *loc.LineNumber
+		ce.Line = *loc.LineNumber + 1
 	}
 	if loc.ColumnNumber != nil {
 		ce.Column = *loc.ColumnNumber

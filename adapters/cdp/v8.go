@@ -505,9 +505,11 @@ func (c *v8Capture) onEvent(ev event) {
 	c.obs.EventsRetained++
 }
 
-// ObserveRuntime attaches to one inspector target, sends Runtime.enable and
-// Debugger.enable{} and nothing else, records what it reports over the
-// window and closes the socket.
+// ObserveRuntime attaches to one inspector target, sends Runtime.enable,
+// Debugger.setSkipAllPauses{skip:true} and Debugger.enable{} and nothing
+// else, records what it reports over the window and closes the socket. The
+// skip keeps the observation passive: without it the runtime stops at each
+// debugger statement for as long as the socket stays open.
 func (e *RuntimeEngine) ObserveRuntime(ctx context.Context, req ports.RuntimeObserveRequest) (*ports.RuntimeObservation, error) {
 	ep, err := parseEndpoint(req.Endpoint)
 	if err != nil {
@@ -571,8 +573,36 @@ func (e *RuntimeEngine) ObserveRuntime(ctx context.Context, req ports.RuntimeObs
 	if err := c.call(ctx, "", "Runtime.enable", nil, nil); err != nil {
 		return nil, err
 	}
+	// A debugger attached with pauses enabled stops the runtime at every
+	// debugger statement until it resumes, so an observed server stopped
+	// serving for the whole window. The skip goes first: sent after
+	// Debugger.enable, a timer's debugger statement could pause the runtime
+	// in between, and a skip does not resume a pause already taken. V8
+	// accepts it before the domain is enabled; a runtime that refuses it
+	// there is asked again after the enable.
+	skip := func() (refused bool, err error) {
+		if err := c.call(ctx, "", "Debugger.setSkipAllPauses", json.RawMessage(`{"skip":true}`), nil); err != nil {
+			if ctx.Err() != nil {
+				return false, cancelled(ctx)
+			}
+			if be := c.failureNow(); be != nil {
+				return false, &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "the target went away during the observation", Err: be}
+			}
+			return true, nil
+		}
+		return false, nil
+	}
+	skipRefused, err := skip()
+	if err != nil {
+		return nil, err
+	}
 	if err := c.call(ctx, "", "Debugger.enable", json.RawMessage(`{}`), nil); err != nil {
 		return nil, err
+	}
+	if skipRefused {
+		if skipRefused, err = skip(); err != nil {
+			return nil, err
+		}
 	}
 	ports.Observe(ctx, "observe", "observing the runtime for "+itoa(req.ObservationMS)+" ms")
 	timer := time.NewTimer(time.Duration(req.ObservationMS) * time.Millisecond)
@@ -596,6 +626,9 @@ func (e *RuntimeEngine) ObserveRuntime(ctx context.Context, req ports.RuntimeObs
 		obs.TruncationReasons = append(obs.TruncationReasons, r)
 	}
 	slices.Sort(obs.TruncationReasons)
+	if skipRefused {
+		obs.Limitations = append(slices.Clone(obs.Limitations), "Debugger.setSkipAllPauses was refused, so the runtime may have paused at a debugger statement during the window.")
+	}
 	obs.Scripts = slices.Clone(obs.Scripts)
 	obs.Contexts = slices.Clone(obs.Contexts)
 	return &obs, nil

@@ -37,7 +37,7 @@ func v8Code(err error) ports.BrowserErrorCode {
 	return ""
 }
 
-func TestV8ObserveSendsOnlyTheTwoEnables(t *testing.T) {
+func TestV8ObserveSendsOnlyTheEnablesAndTheSkip(t *testing.T) {
 	is := is.New(t)
 	dir, _ := filepath.Abs("testdata/nodeapp")
 	f := v8Fake(t, cdptest.InspectorOptions{Scripts: []map[string]any{
@@ -51,8 +51,10 @@ func TestV8ObserveSendsOnlyTheTwoEnables(t *testing.T) {
 	e := cdp.NewRuntime(nil)
 	o, err := e.ObserveRuntime(context.Background(), ports.RuntimeObserveRequest{Endpoint: f.URL, TargetID: "N1", RuntimeKind: "node", ObservationMS: 30})
 	is.NoErr(err)
-	is.Equal(f.Methods(), []string{"Runtime.enable", "Debugger.enable"})
-	is.Equal(string(f.Calls()[1].Params), "{}")
+	is.Equal(f.Methods(), []string{"Runtime.enable", "Debugger.setSkipAllPauses", "Debugger.enable"})
+	is.Equal(string(f.Calls()[2].Params), "{}")
+	is.Equal(string(f.Calls()[1].Params), `{"skip":true}`)
+	is.Equal(len(o.Limitations), 0)
 	is.Equal(len(o.Scripts), 1)
 	is.Equal(o.Scripts[0].Location, ports.RuntimeLocation{Kind: "file", FilePath: filepath.Join(dir, "main.mjs")})
 	is.Equal(o.Excluded.Builtin, 2)
@@ -232,4 +234,16 @@ func TestV8Conformance(t *testing.T) {
 		{"scriptId": "2", "url": "file:///usr/lib/x.js", "executionContextId": 1, "hash": "bb", "length": 5},
 	}})
 	portstest.RunRuntime(t, cdp.NewRuntime(nil), portstest.RuntimeEnv{Endpoint: f.URL, TargetID: "N1", Root: dir})
+}
+
+// TestV8ObserveSkipRefused: a runtime that refuses
+// Debugger.setSkipAllPauses before and after the enable is still observed,
+// and the observation says it may have paused.
+func TestV8ObserveSkipRefused(t *testing.T) {
+	is := is.New(t)
+	f := v8Fake(t, cdptest.InspectorOptions{Refuse: []string{"Debugger.setSkipAllPauses"}})
+	o, err := cdp.NewRuntime(nil).ObserveRuntime(context.Background(), ports.RuntimeObserveRequest{Endpoint: f.URL, TargetID: "N1", ObservationMS: 10})
+	is.NoErr(err)
+	is.Equal(f.Methods(), []string{"Runtime.enable", "Debugger.setSkipAllPauses", "Debugger.enable", "Debugger.setSkipAllPauses"})
+	is.Equal(o.Limitations, []string{"Debugger.setSkipAllPauses was refused, so the runtime may have paused at a debugger statement during the window."})
 }

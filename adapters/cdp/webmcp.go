@@ -153,7 +153,7 @@ func (st *wmState) add(t wmTool) {
 		c, _ := sanitizeURL(cf.URL)
 		loc := &ports.BrowserSourceLocation{URL: c}
 		if cf.LineNumber != nil {
-			loc.Line = *cf.LineNumber
+			loc.Line = *cf.LineNumber + 1
 		}
 		if cf.ColumnNumber != nil {
 			loc.Column = *cf.ColumnNumber

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
 
@@ -223,7 +224,8 @@ func syntaxError(buf []byte, err error) ports.JSSyntaxError {
 	var pe *parse.Error
 	if errors.As(err, &pe) {
 		msg := pe.Message
-		return ports.JSSyntaxError{Message: msg, Line: pe.Line, Column: pe.Column, Offset: lineColOffset(buf, pe.Line, pe.Column)}
+		off := lineColOffset(buf, pe.Line, pe.Column)
+		return ports.JSSyntaxError{Message: msg, Line: pe.Line, Column: utf16Column(buf, off, pe.Column), Offset: off}
 	}
 	return ports.JSSyntaxError{Message: truncate(err.Error(), 512), Offset: -1}
 }
@@ -249,6 +251,31 @@ func lineColOffset(buf []byte, line, col int) int64 {
 		off += n
 	}
 	return int64(off)
+}
+
+// utf16Column is rea's column of byte offset off: 0-based, in UTF-16 code
+// units from the start of its line (after the last \n, \r, U+2028 or
+// U+2029, the line terminators the parser counts lines by). The parser's
+// own column is 1-based in runes; it is used, less one, when off is
+// unknown (-1).
+func utf16Column(buf []byte, off int64, runeCol int) int {
+	if off < 0 || off > int64(len(buf)) {
+		return max(runeCol-1, 0)
+	}
+	line := buf[:off]
+	for i := len(line) - 1; i >= 0; i-- {
+		if c := line[i]; c == '\n' || c == '\r' || (c == 0xA8 || c == 0xA9) && i >= 2 && line[i-2] == 0xE2 && line[i-1] == 0x80 {
+			line = line[i+1:]
+			break
+		}
+	}
+	col := 0
+	for len(line) > 0 {
+		r, n := utf8.DecodeRune(line)
+		col += utf16.RuneLen(r)
+		line = line[n:]
+	}
+	return col
 }
 
 func truncate(s string, n int) string {

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"rea/core"
@@ -70,14 +71,23 @@ func addFinding[T any](f *findings, list *[]T, item T) {
 	*list = append(*list, item)
 }
 
-// lineCol maps a byte offset to a 1-based line and 0-based column.
+// lineCol maps a byte offset to rea's code location: a 1-based line and a
+// 0-based column in UTF-16 code units, as V8, CDP and source maps count, so
+// a finding here and a network initiator or console entry of
+// inspect_web_page name the same place alike. A byte that is not UTF-8
+// counts as one unit (U+FFFD).
 func lineCol(src []byte, off int64) (int, int) {
 	if off < 0 || off > int64(len(src)) {
 		return 0, 0
 	}
 	pre := src[:off]
 	line := bytes.Count(pre, []byte{'\n'}) + 1
-	col := int(off) - (bytes.LastIndexByte(pre, '\n') + 1)
+	col := 0
+	for rest := pre[bytes.LastIndexByte(pre, '\n')+1:]; len(rest) > 0; {
+		r, n := utf8.DecodeRune(rest)
+		col += utf16.RuneLen(r)
+		rest = rest[n:]
+	}
 	return line, col
 }
 

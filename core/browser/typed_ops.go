@@ -294,7 +294,8 @@ type AnalyzeWebBundleResultCapture struct {
 	SourceArtifacts []BundleSourceArtifact `json:"source_artifacts"`
 }
 
-// BundleLocation is where a finding is: script, 1-based line, 0-based column.
+// BundleLocation is where a finding is: script, 1-based line, 0-based column
+// in UTF-16 code units (rea's code locations).
 type BundleLocation struct {
 	ScriptKey string `json:"script_key"`
 	Line      int    `json:"line"`

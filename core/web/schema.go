@@ -102,6 +102,13 @@ func jsObj(props js, optional ...string) js {
 	return js{"type": "object", "additionalProperties": false, "required": req, "properties": props}
 }
 
+// jsLine and jsColumn are a code location in a script, as every rea tool
+// reports one (ARCHITECTURE.md, "Code locations"): line 1-based, column
+// 0-based in UTF-16 code units. Captures made before the convention carry
+// CDP's 0-based lines, so 0 stays valid.
+func jsLine() js   { return jsDesc(jsNullable(jsInt(0)), "1-based.") }
+func jsColumn() js { return jsDesc(jsNullable(jsInt(0)), "0-based, in UTF-16 code units.") }
+
 // jsDesc returns s with a description.
 func jsDesc(s js, d string) js {
 	c := js{}
@@ -243,7 +250,7 @@ func passiveCaptureDefs() js {
 					"request_id": jsStr(), "url": jsStr(), "origin": jsNullable(jsStr()), "method": jsStrLen(0, 32),
 					"resource_type": jsNullable(jsStr()), "status": jsNullable(js{"type": "number"}),
 					"mime_type": jsNullable(jsStr()), "encoded_data_length": jsNullable(jsNum(0)),
-					"initiator": jsObj(js{"type": jsStr(), "url": jsNullable(jsStr()), "line": jsNullable(jsInt(0)), "column": jsNullable(jsInt(0))}),
+					"initiator": jsObj(js{"type": jsStr(), "url": jsNullable(jsStr()), "line": jsLine(), "column": jsColumn()}),
 					"body_shapes": jsObj(js{
 						"status":   jsEnum("not_approved", "included", "partial", "unavailable", "truncated"),
 						"request":  jsNullable(jsRef("web_json_shape")),
@@ -264,7 +271,7 @@ func passiveCaptureDefs() js {
 			"console": jsObj(js{
 				"events": jsArr(jsObj(js{
 					"type": jsStrLen(0, 100), "timestamp": js{"type": "number"}, "argument_types": jsArr(jsStr()),
-					"url": jsNullable(jsStr()), "line": jsNullable(jsInt(0)), "column": jsNullable(jsInt(0)),
+					"url": jsNullable(jsStr()), "line": jsLine(), "column": jsColumn(),
 					"text_capture": jsObj(js{
 						"status":         jsEnum("not_approved", "included", "truncated", "unavailable"),
 						"values":         jsArr(jsObj(js{"argument_index": jsInt(0), "type": jsStr(), "text": jsStr()})),
@@ -354,7 +361,7 @@ func passiveCaptureDefs() js {
 					"annotations": jsObj(js{
 						"read_only": jsNullable(jsBool()), "untrusted_content": jsNullable(jsBool()), "autosubmit": jsNullable(jsBool()),
 					}),
-					"registration_source": jsNullable(jsObj(js{"url": jsStr(), "line": jsNullable(jsInt(0)), "column": jsNullable(jsInt(0))})),
+					"registration_source": jsNullable(jsObj(js{"url": jsStr(), "line": jsLine(), "column": jsColumn()})),
 					"trust":               jsConst("page-declared-untrusted"),
 				})),
 			}),

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 
@@ -53,6 +54,8 @@ type InspectorOptions struct {
 	CloseAfterEnable bool
 	// Version overrides /json/version's body.
 	Version map[string]any
+	// Refuse lists methods answered with a -32601 error instead of {}.
+	Refuse []string
 }
 
 // NewInspector starts a fake inspector.
@@ -154,6 +157,9 @@ func (s *Inspector) serve(c *wsock.Conn) {
 		s.calls = append(s.calls, Call{Method: m.Method, SessionID: m.SessionID, Params: m.Params})
 		s.mu.Unlock()
 		b, _ := json.Marshal(map[string]any{"id": m.ID, "result": map[string]any{}})
+		if slices.Contains(s.opts.Refuse, m.Method) {
+			b, _ = json.Marshal(map[string]any{"id": m.ID, "error": map[string]any{"code": -32601, "message": "'" + m.Method + "' wasn't found"}})
+		}
 		c.WriteMessage(wsock.OpText, b)
 		switch m.Method {
 		case "Runtime.enable":

@@ -1,0 +1,165 @@
+package cdp_test
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"rea/adapters/cdp"
+	"rea/ports"
+)
+
+// tickScript prints a numbered tick every 10 ms, each after a debugger
+// statement: a debugger that does not skip pauses stops it at the first.
+const tickScript = `let n = 0;
+setInterval(() => {
+  n++;
+  debugger;
+  process.stdout.write("tick " + n + "\n");
+}, 10);
+`
+
+// ticker is a running node --inspect process and the ticks it printed.
+type ticker struct {
+	endpoint string
+	mu       sync.Mutex
+	ticks    int
+	changed  chan struct{} // closed and replaced on each tick
+}
+
+func (tk *ticker) wait() <-chan struct{} {
+	tk.mu.Lock()
+	defer tk.mu.Unlock()
+	return tk.changed
+}
+
+func (tk *ticker) count() int {
+	tk.mu.Lock()
+	defer tk.mu.Unlock()
+	return tk.ticks
+}
+
+// startTicker runs tickScript under node --inspect=127.0.0.1:0 and returns
+// once the inspector is listening.
+func startTicker(t *testing.T) *ticker {
+	t.Helper()
+	needNode(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "tick.js")
+	if err := os.WriteFile(script, []byte(tickScript), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, "node", "--inspect=127.0.0.1:0", script)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start node: %v", err)
+	}
+	t.Cleanup(func() { cancel(); cmd.Wait() })
+	tk := &ticker{changed: make(chan struct{})}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if n, err := strconv.Atoi(strings.TrimPrefix(sc.Text(), "tick ")); err == nil {
+				tk.mu.Lock()
+				tk.ticks = n
+				close(tk.changed)
+				tk.changed = make(chan struct{})
+				tk.mu.Unlock()
+			}
+		}
+	}()
+	listening := regexp.MustCompile(`Debugger listening on ws://127\.0\.0\.1:(\d+)/`)
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case found <- m[1]:
+				default:
+				}
+			}
+		}
+	}()
+	select {
+	case port := <-found:
+		tk.endpoint = "http://127.0.0.1:" + port
+	case <-time.After(20 * time.Second):
+		t.Fatal("node never printed its inspector address")
+	}
+	return tk
+}
+
+// progressFunc adapts a function to ports.Progress.
+type progressFunc func(phase, message string)
+
+func (f progressFunc) Observe(phase, message string) { f(phase, message) }
+
+// TestV8ObserveDoesNotPauseAtDebuggerStatements observes a live Node
+// process whose timer runs a debugger statement before each tick it
+// prints. When the window opens (the "observe" progress step, sent after
+// the enables), the test waits for two more ticks from the script itself:
+// a runtime stopped at the debugger statement prints none (at most one
+// already past it), so without Debugger.setSkipAllPauses the wait fails.
+func TestV8ObserveDoesNotPauseAtDebuggerStatements(t *testing.T) {
+	is := is.New(t)
+	tk := startTicker(t)
+	e := cdp.NewRuntime(nil)
+	ctx := context.Background()
+	var list *ports.RuntimeTargetList
+	var err error
+	for i := 0; i < 100; i++ {
+		if list, err = e.ListRuntimeTargets(ctx, ports.RuntimeListRequest{Endpoint: tk.endpoint}); err == nil && len(list.Targets) > 0 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	is.NoErr(err)
+	is.True(len(list.Targets) == 1)
+	var inWindow, start int
+	var waitErr string
+	pctx := ports.WithProgress(ctx, progressFunc(func(phase, _ string) {
+		if phase != "observe" {
+			return
+		}
+		start = tk.count()
+		for tk.count() < start+2 {
+			select {
+			case <-tk.wait():
+			case <-time.After(10 * time.Second): // a deadlock guard, not a measurement
+				waitErr = "the script printed no tick after the observation window opened: the runtime is paused"
+				return
+			}
+		}
+		inWindow = tk.count() - start
+	}))
+	o, err := e.ObserveRuntime(pctx, ports.RuntimeObserveRequest{Endpoint: tk.endpoint, TargetID: list.Targets[0].TargetID, RuntimeKind: "node", ObservationMS: 200})
+	is.NoErr(err)
+	if waitErr != "" {
+		t.Fatal(waitErr)
+	}
+	is.True(inWindow >= 2)
+	is.Equal(len(o.Limitations), 0)
+}

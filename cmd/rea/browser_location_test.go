@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf16"
+
+	"github.com/matryer/is"
+
+	"rea/adapters/cdp"
+	"rea/ports"
+)
+
+// locJS puts a fetch and a console call on lines that hold non-ASCII text
+// before them, so a byte column, a rune column and a UTF-16 column differ.
+const locJS = `let n = 0;
+function tick() {
+  n++;
+  const a = "é😀"; fetch("/api/loc");
+  const b = "😀"; console.log("loc", n);
+  if (n < 100) setTimeout(tick, 50);
+}
+tick();
+`
+
+// textAt is the served script's text at a 1-based line and a 0-based
+// UTF-16 column (the oracle for every location rea reports).
+func textAt(t *testing.T, src string, line, col int) string {
+	t.Helper()
+	lines := strings.Split(src, "\n")
+	if line < 1 || line > len(lines) {
+		t.Fatalf("line %d is not in the script", line)
+	}
+	u := utf16.Encode([]rune(lines[line-1]))
+	if col < 0 || col > len(u) {
+		t.Fatalf("column %d is not on line %d", col, line)
+	}
+	return string(utf16.Decode(u[col:]))
+}
+
+// TestLiveCodeLocationsAgree: over MCP, inspect_web_page's network
+// initiator and console entry and analyze_web_bundle's endpoint name
+// places in the served script with one convention (line 1-based, column
+// 0-based in UTF-16 code units): each points at its text, and the bundle
+// analysis puts the fetch on the initiator's line.
+func TestLiveCodeLocationsAgree(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live browser tests skipped")
+	}
+	is := is.New(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/app", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><meta charset="utf-8"><script src="/loc.js"></script><title>loc</title><p>loc</p>`)
+	})
+	mux.HandleFunc("/loc.js", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+		fmt.Fprint(w, locJS)
+	})
+	mux.HandleFunc("/api/loc", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "{}") })
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+	b, err := cdp.ChromiumLauncher{}.Launch(ctx, cdp.LaunchSpec{StartURL: srv.URL + "/app"})
+	if err != nil {
+		t.Fatalf("launch chromium: %v", err)
+	}
+	t.Cleanup(func() { b.Close(ctx) })
+	target := ""
+	for deadline := time.Now().Add(20 * time.Second); target == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if l, err := cdp.New(nil).ListTargets(ctx, ports.BrowserListRequest{Endpoint: b.Endpoint()}); err == nil {
+			for _, tg := range l.Targets {
+				if strings.HasPrefix(tg.URL, srv.URL+"/app") && tg.Title == "loc" {
+					target = tg.TargetID
+				}
+			}
+		}
+	}
+	if target == "" {
+		t.Fatal("the page never appeared")
+	}
+	cs := mcpClient(t)
+	base := map[string]any{"cdp_endpoint": b.Endpoint(), "target_id": target}
+	_, insp := evidence(t, call(t, cs, "inspect_web_page", map[string]any{"cdp_endpoint": b.Endpoint(), "target_id": target, "observation_ms": 500}))
+	num := func(v any) int { return int(v.(float64)) }
+	initLine, initCol := -1, -1
+	for _, it := range insp["network"].(map[string]any)["requests"].([]any) {
+		r := it.(map[string]any)
+		if in := r["initiator"].(map[string]any); strings.Contains(r["url"].(string), "/api/loc") && in["line"] != nil {
+			initLine, initCol = num(in["line"]), num(in["column"])
+			t.Logf("initiator %d:%d %q", initLine, initCol, textAt(t, locJS, initLine, initCol))
+			break
+		}
+	}
+	is.True(initLine > 0)
+	is.True(strings.HasPrefix(textAt(t, locJS, initLine, initCol), `fetch("/api/loc")`))
+	events := insp["console"].(map[string]any)["events"].([]any)
+	is.True(len(events) > 0)
+	ev := events[0].(map[string]any)
+	t.Logf("console %v:%v %q", ev["line"], ev["column"], textAt(t, locJS, num(ev["line"]), num(ev["column"])))
+	is.True(strings.HasPrefix(textAt(t, locJS, num(ev["line"]), num(ev["column"])), `log("loc", n)`))
+
+	_, bundle := evidence(t, call(t, cs, "analyze_web_bundle", base))
+	found := false
+	for _, it := range bundle["observations"].(map[string]any)["endpoints"].([]any) {
+		e := it.(map[string]any)
+		loc := e["location"].(map[string]any)
+		t.Logf("endpoint %v at %v:%v %q", e["value"], loc["line"], loc["column"], textAt(t, locJS, num(loc["line"]), num(loc["column"])))
+		if strings.HasPrefix(textAt(t, locJS, num(loc["line"]), num(loc["column"])), `"/api/loc"`) {
+			is.Equal(num(loc["line"]), initLine) // the fetch the request came from
+			found = true
+		}
+	}
+	is.True(found)
+}
