@@ -398,7 +398,8 @@ func TestRegisterCallsPIC32(t *testing.T) {
 // stays unresolved; and on 32-bit PIC a load at close@GOT from a register
 // that is not the GOT register (an argument) is no load of the slot.
 // Their twins, one slot on both paths and the load through the GOT
-// register, resolve.
+// register, resolve, as does a function whose only transfer through the
+// register is a jump (tailonly).
 func TestRegisterCallsNotFollowed(t *testing.T) {
 	t.Run("amd64", func(t *testing.T) {
 		needToolPkg(t, "objdump", "binutils")
@@ -436,7 +437,14 @@ func TestRegisterCallsNotFollowed(t *testing.T) {
 				wantSlotRef(t, a, jumps[0].at, ports.RefJump, slot)
 			}
 		}
-		list := objdumpFn(t, "objdump", bin, "exitmixed")
+		// A jump through a register loaded from a slot, with no call.
+		list := objdumpFn(t, "objdump", bin, "tailonly")
+		if jumps := regTransfers(list, "jmp"); len(jumps) != 1 || list[0].comment == 0 {
+			t.Fatalf("objdump: tailonly: %+v", list)
+		} else {
+			wantSlotRef(t, a, jumps[0].at, ports.RefJump, list[0].comment)
+		}
+		list = objdumpFn(t, "objdump", bin, "exitmixed")
 		calls := regTransfers(list, "call")
 		if len(calls) != 1 {
 			t.Fatalf("objdump: exitmixed has %d register calls", len(calls))

@@ -33,6 +33,14 @@ onecopy:
 	jmp	*%rax
 	.size	onecopy, .-onecopy
 
+	.globl	tailonly
+	.type	tailonly, @function
+tailonly:
+	movq	close@GOTPCREL(%rip), %rax
+	movl	%esi, %edi
+	jmp	*%rax
+	.size	tailonly, .-tailonly
+
 	.globl	exitmixed
 	.type	exitmixed, @function
 exitmixed:
