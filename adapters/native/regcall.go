@@ -23,33 +23,51 @@ import (
 // as an import's (xref.go), so the call graph, the callees, the references
 // to the import and every tool that reads them see it.
 //
-// regCallSlots decides it per function over its basic blocks: a register
-// holds a slot at a call when every path from the entry to the call loads
-// it from that slot ("mov reg, [S]" of the whole register) with no write of
-// it since and no call that clobbers it under the calling convention in
+// regCallSlots decides it per procedure over its basic blocks, its parts
+// included (gcc's f.cold, parts.go: a part is entered by the parent's
+// jumps, with the parent's registers): a register holds a slot at a call
+// when every path from the entry to the call loads it from that slot
+// ("mov reg, [S]" of the whole register), or copies it whole from a
+// register that holds the slot there ("mov rax, rbp"), with no other write
+// of it since and no call that clobbers it under the calling convention in
 // between (callee-saved registers survive calls: ebx, esi, edi and ebp on
 // i386; rbx, rbp and r12 to r15 under x86-64 System V, and rsi and rdi too
-// under Microsoft x64); where paths join only the registers loaded from the
-// same slot on every side are kept. Only import slots count: the loader
-// writes them once, so a register loaded from one still holds what the slot
-// holds at the call, whereas a program's own function pointer may change in
-// between. The instructions' effects are the value flow's (x86Sem, or a
-// leaner summary that writes as much or more: regOp), and value flow's
+// under Microsoft x64); where paths join only the registers loaded from
+// the same slot on every side are kept. A jump through such a register
+// ("mov rax, rbp; ...; pop rbp; jmp rax", mingw's and gcc's tail call of
+// the import) is a tail call of the import, as "jmp [S]" is: its reference
+// is a jump to the slot, marked as the import's, and Function gives it the
+// tail-call edge to the slot; a call of an import that does not return
+// (exit, ExitProcess) ends its block in Function's blocks, as "call [S]"
+// does (registerFlows). On 32-bit position-independent code the slot's
+// load goes through the GOT register ("mov esi, [eax-0x4]", close@GOT
+// off the thunk's eax): the sweep's tracking of that register (pic32.go)
+// makes the operand a read of the slot, and the pass takes that read as
+// the load. Only import slots count: the loader writes them once, so a
+// register loaded from one still holds what the slot holds at the call,
+// whereas a program's own function pointer may change in between. The
+// instructions' effects are the value flow's (x86Sem, or a leaner summary
+// that writes as much or more, but for gcc's padding "lea esi,
+// [esi+eiz*1+0x0]", which writes nothing: regOp), and value flow's
 // Windows API stack heights run this same pass (valueflow_winapi.go's
-// slotCalls).
+// slotCalls) over calls and copies, not jumps nor GOT-register loads.
 //
 // Limits: control is taken to reach a block only along the edges the
 // blocks record (value flow takes it so too): a call in a block nothing
-// reaches from the entry (through a jump table not recovered, say) or in
-// a part of a procedure outside its range (gcc's f.cold, reached from the
-// parent) stays unresolved, and a block that an unrecovered indirect jump
-// also enters is judged by its other predecessors. A register copied from
-// another that holds a slot and a jump through a register (a tail call)
-// are not followed, nor 32-bit position-independent code that loads a
-// slot through the GOT register ("mov eax, [ebx+X@GOT]"). The pass runs
-// only for a function that calls a register it also loads whole from an
-// import's slot somewhere (resolve checks that from the bytes first), so
-// a file without such calls pays one look at each indirect call.
+// reaches from the entry (through a jump table not recovered, say) stays
+// unresolved, and a block that an unrecovered indirect jump also enters
+// is judged by its other predecessors. The blocks the pass runs over do
+// not end at the calls it finds go to no-return imports (it runs once),
+// which only adds paths. Discovery's own blocks and its no-return
+// procedures come before the reference sweep and do not take these calls
+// in: a procedure whose every path ends in "call esi" of ExitProcess is
+// not found to be no-return, and value flow's blocks keep the fallthrough.
+// Copies are of whole registers only (not xchg, lea or push/pop pairs).
+// The pass runs only for a procedure that calls or jumps through a
+// register and loads an import's slot into a register somewhere (resolve
+// checks that from the bytes first; a procedure with parts skips the
+// second check), so a file without such calls pays one look at each
+// indirect call and jump.
 
 // regOp is what the pass needs of one instruction.
 type regOp struct {
