@@ -65,8 +65,8 @@ import (
 // Copies are of whole registers only (not xchg, lea or push/pop pairs).
 // The pass runs only for a procedure that calls or jumps through a
 // register and loads an import's slot into a register somewhere (resolve
-// checks that from the bytes first; a procedure with parts skips the
-// second check), so a file without such calls pays one look at each
+// checks that from the bytes first; a part, whose loads are its parent's,
+// only the first), so a file without such calls pays one look at each
 // indirect call and jump.
 
 // regOp is what the pass needs of one instruction.
@@ -468,8 +468,8 @@ func (rc *regCalls) convention() convention {
 // included (parts.go): a part is entered by the parent's jumps, with the
 // parent's registers. It sweeps again (codeFor gives a range's bytes from
 // its start and where its sweep ends; code holds r's) only when r has such
-// a call or jump and, for a procedure without parts, loads an import's
-// slot into a register.
+// a call or jump and, unless it is a part, loads an import's slot into a
+// register.
 func (rc *regCalls) resolve(dec decoder, code []byte, r ports.FunctionRange, refs []xref, codeFor func(start, end uint64) ([]byte, uint64)) {
 	x, ok := dec.(*x86Decoder)
 	if !ok {
@@ -477,7 +477,7 @@ func (rc *regCalls) resolve(dec decoder, code []byte, r ports.FunctionRange, ref
 	}
 	// Cheap checks first, from the bytes: r calls or jumps through a
 	// register, and loads an import's slot into one somewhere.
-	var called, loaded uint16
+	var called uint16
 	for _, ref := range refs {
 		if (ref.kind == kindCall || ref.kind == kindJump) && ref.flags == flagUnresolved && ref.to == 0 {
 			if g, ok := transferRegister(code[ref.from-r.Start:], x.mode); ok {
@@ -489,17 +489,14 @@ func (rc *regCalls) resolve(dec decoder, code []byte, r ports.FunctionRange, ref
 		return
 	}
 	spans, entry := rc.p.body(r)
-	if len(spans) == 1 {
-		for _, ref := range refs {
-			if ref.kind == kindRead {
-				if g, ok := loadedRegister(code[ref.from-r.Start:], x.mode); ok && rc.p.labelAt(ref.to, "import") != "" {
-					loaded |= 1 << g
-				}
-			}
+	if entry == r.Start && !slices.ContainsFunc(refs, func(ref xref) bool { // a part's loads are its parent's: no check
+		if ref.kind != kindRead {
+			return false
 		}
-		if loaded == 0 {
-			return
-		}
+		_, ok := loadedRegister(code[ref.from-r.Start:], x.mode)
+		return ok && rc.p.labelAt(ref.to, "import") != ""
+	}) {
+		return
 	}
 	at := rc.bodySlots(x, spans, entry, codeFor)
 	for i := range refs {
