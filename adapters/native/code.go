@@ -178,6 +178,9 @@ func (a *Analysis) Function(ctx context.Context, req ports.FunctionRequest) (por
 			}
 			capped = capped || len(flows) >= maxFunctionInsns
 		}
+		if err := p.registerFlows(ctx, a.src, a.img.format(), d, spans, flows); err != nil {
+			return ports.Function{}, err
+		}
 		blocks, cut := spanBlocks(flows, spans, p.mm.clr.handlers(r.Start))
 		out.InstructionCount, out.Blocks, out.Truncated = count, blocks, capped || cut
 		if out.Blocks == nil {

@@ -1,6 +1,8 @@
 package native
 
 import (
+	"cmp"
+	"context"
 	"math/bits"
 	"slices"
 	"strings"
@@ -21,41 +23,63 @@ import (
 // as an import's (xref.go), so the call graph, the callees, the references
 // to the import and every tool that reads them see it.
 //
-// regCallSlots decides it per function over its basic blocks: a register
-// holds a slot at a call when every path from the entry to the call loads
-// it from that slot ("mov reg, [S]" of the whole register) with no write of
-// it since and no call that clobbers it under the calling convention in
+// regCallSlots decides it per procedure over its basic blocks, its parts
+// included (gcc's f.cold, parts.go: a part is entered by the parent's
+// jumps, with the parent's registers): a register holds a slot at a call
+// when every path from the entry to the call loads it from that slot
+// ("mov reg, [S]" of the whole register), or copies it whole from a
+// register that holds the slot there ("mov rax, rbp"), with no other write
+// of it since and no call that clobbers it under the calling convention in
 // between (callee-saved registers survive calls: ebx, esi, edi and ebp on
 // i386; rbx, rbp and r12 to r15 under x86-64 System V, and rsi and rdi too
-// under Microsoft x64); where paths join only the registers loaded from the
-// same slot on every side are kept. Only import slots count: the loader
-// writes them once, so a register loaded from one still holds what the slot
-// holds at the call, whereas a program's own function pointer may change in
-// between. The instructions' effects are the value flow's (x86Sem, or a
-// leaner summary that writes as much or more: regOp), and value flow's
+// under Microsoft x64); where paths join only the registers loaded from
+// the same slot on every side are kept. A jump through such a register
+// ("mov rax, rbp; ...; pop rbp; jmp rax", mingw's and gcc's tail call of
+// the import) is a tail call of the import, as "jmp [S]" is: its reference
+// is a jump to the slot, marked as the import's, and Function gives it the
+// tail-call edge to the slot; a call of an import that does not return
+// (exit, ExitProcess) ends its block in Function's blocks, as "call [S]"
+// does (registerFlows). On 32-bit position-independent code the slot's
+// load goes through the GOT register ("mov esi, [eax-0x4]", close@GOT
+// off the thunk's eax): the sweep's tracking of that register (pic32.go)
+// makes the operand a read of the slot, and the pass takes that read as
+// the load. Only import slots count: the loader writes them once, so a
+// register loaded from one still holds what the slot holds at the call,
+// whereas a program's own function pointer may change in between. The
+// instructions' effects are the value flow's (x86Sem, or a leaner summary
+// that writes as much or more, but for gcc's padding "lea esi,
+// [esi+eiz*1+0x0]", which writes nothing: regOp), and value flow's
 // Windows API stack heights run this same pass (valueflow_winapi.go's
-// slotCalls).
+// slotCalls) over calls and copies, not jumps nor GOT-register loads.
 //
 // Limits: control is taken to reach a block only along the edges the
 // blocks record (value flow takes it so too): a call in a block nothing
-// reaches from the entry (through a jump table not recovered, say) or in
-// a part of a procedure outside its range (gcc's f.cold, reached from the
-// parent) stays unresolved, and a block that an unrecovered indirect jump
-// also enters is judged by its other predecessors. A register copied from
-// another that holds a slot and a jump through a register (a tail call)
-// are not followed, nor 32-bit position-independent code that loads a
-// slot through the GOT register ("mov eax, [ebx+X@GOT]"). The pass runs
-// only for a function that calls a register it also loads whole from an
-// import's slot somewhere (resolve checks that from the bytes first), so
-// a file without such calls pays one look at each indirect call.
+// reaches from the entry (through a jump table not recovered, say) stays
+// unresolved, and a block that an unrecovered indirect jump also enters
+// is judged by its other predecessors. The blocks the pass runs over do
+// not end at the calls it finds go to no-return imports (it runs once),
+// which only adds paths. Discovery's own blocks and its no-return
+// procedures come before the reference sweep and do not take these calls
+// in: a procedure whose every path ends in "call esi" of ExitProcess is
+// not found to be no-return, and value flow's blocks keep the fallthrough.
+// Copies are of whole registers only (not xchg, lea or push/pop pairs).
+// The pass runs only for a procedure that calls or jumps through a
+// register and loads an import's slot into a register somewhere (resolve
+// checks that from the bytes first; a part, whose loads are its parent's,
+// only the first), so a file without such calls pays one look at each
+// indirect call and jump.
 
 // regOp is what the pass needs of one instruction.
 type regOp struct {
-	defs    uint16 // the general-purpose registers it writes (every one when it is not modelled)
-	slot    uint64 // the import slot it loads the whole of register load from, or 0
-	load    int8   // the register it loads slot into, or -1
+	defs uint16 // the general-purpose registers it writes (every one when it is not modelled)
+	slot uint64 // the import slot it loads the whole of register load from, or 0
+	load int8   // the register it loads slot into, or copies copyOf into, or -1
+	// copyOf is 1 + the register whose whole value it copies into load
+	// ("mov rax, rbp"; "mov eax, edi" on 32-bit x86), 0 for none.
+	copyOf  int8
 	call    bool
-	callReg int8 // the register an indirect call goes through, or -1
+	jump    bool // an indirect jump through callReg (a tail call when that holds a slot)
+	callReg int8 // the register an indirect call or jump goes through, or -1
 }
 
 // slotRegs holds, for each general-purpose register (gpr's numbering),
@@ -67,17 +91,24 @@ func (s *slotRegs) apply(op *regOp, clobber uint16) {
 	if op.call {
 		kill |= clobber
 	}
+	var copied uint64
+	if op.copyOf > 0 {
+		copied = s[op.copyOf-1]
+	}
 	for kill != 0 {
 		s[bits.TrailingZeros16(kill)] = 0
 		kill &= kill - 1
 	}
-	if op.slot != 0 {
+	switch {
+	case op.slot != 0:
 		s[op.load] = op.slot
+	case op.copyOf > 0 && op.load >= 0:
+		s[op.load] = copied
 	}
 }
 
 // regCallSlots returns, by instruction index, the import slot each call
-// through a register goes to (see above): flows and ops describe the
+// or jump through a register goes to (see above): flows and ops describe the
 // function's instructions in address order, blocks its basic blocks in
 // address order, entry the index of the entry block, clobber the registers
 // a call clobbers. It runs a worklist to the fixed point: a block's state
@@ -137,7 +168,7 @@ func regCallSlots(flows []flowInsn, blocks []ports.BasicBlock, entry int, ops []
 		}
 		s := in[bi]
 		for k := first[bi]; k < len(flows) && flows[k].addr < blocks[bi].End; k++ {
-			if op := &ops[k]; op.call && op.callReg >= 0 && s[op.callReg] != 0 {
+			if op := &ops[k]; (op.call || op.jump) && op.callReg >= 0 && s[op.callReg] != 0 {
 				if out == nil {
 					out = map[int]uint64{}
 				}
@@ -185,6 +216,11 @@ func regOpOf(s *vfSem, isSlot func(uint64) bool) regOp {
 			op.slot, op.load = s.loads, r
 		}
 	}
+	if s.copyOf > 0 && len(s.defs) == 1 {
+		if r, ok := x86GPR[s.defs[0]]; ok {
+			op.copyOf, op.load = int8(s.copyOf), r
+		}
+	}
 	return op
 }
 
@@ -194,7 +230,8 @@ func regOpOf(s *vfSem, isSlot func(uint64) bool) regOp {
 // functions it analyses. Its writes are those of x86Sem or more (an
 // instruction it does not know writes its first operand when that is a
 // register; every implicit write x86Sem models, and cpuid's, rdtscp's and
-// the like), never fewer, and its loads and calls are x86Sem's
+// the like), never fewer but for the padding lea (isPadLea), and its
+// loads, copies and calls are x86Sem's
 // (TestRegOpMatchesValueFlow); more writes only resolve fewer calls.
 func (d *x86Decoder) regOp(b []byte, in *insn, isSlot func(uint64) bool) regOp {
 	op := regOp{callReg: -1, load: -1}
@@ -246,6 +283,13 @@ func (d *x86Decoder) regOp(b []byte, in *insn, isSlot func(uint64) bool) regOp {
 		op.call = true
 		op.callReg = reg(inst.Args[0])
 		return op
+	case o == x86asm.JMP:
+		if r := reg(inst.Args[0]); r >= 0 {
+			op.jump, op.callReg = true, r
+		}
+		return op
+	case o == x86asm.LEA && isPadLea(&inst, d.mode):
+		return op // gcc's padding, "lea esi, [esi+eiz*1+0x0]": no change
 	case o == x86asm.PUSH || o == x86asm.PUSHF || o == x86asm.PUSHFD || o == x86asm.PUSHFQ || o == x86asm.RET || o == x86asm.LRET:
 		def(rsp)
 		return op
@@ -288,15 +332,46 @@ func (d *x86Decoder) regOp(b []byte, in *insn, isSlot func(uint64) bool) regOp {
 	}
 	def(reg(inst.Args[0]))
 	if r, ok := inst.Args[0].(x86asm.Reg); ok && o == x86asm.MOV && inst.Args[2] == nil {
-		if m, ok := inst.Args[1].(x86asm.Mem); ok {
-			if _, w := x86Reg(r); w == d.mode && reg(r) >= 0 {
-				if a, ok := d.memAddr(m, in.addr+uint64(inst.Len)); ok && isSlot(a) {
-					op.slot, op.load = a, reg(r)
+		if _, w := x86Reg(r); w != d.mode || reg(r) < 0 {
+			return op
+		}
+		switch a := inst.Args[1].(type) {
+		case x86asm.Mem:
+			if addr, ok := d.memAddr(a, in.addr+uint64(inst.Len)); ok && isSlot(addr) {
+				op.slot, op.load = addr, reg(r)
+			} else if !ok && d.mode == 32 {
+				// 32-bit PIC, "mov eax, [ebx+X@GOT]": the sweep's
+				// tracking of the GOT register (pic32.go) made the
+				// operand a read of the slot.
+				for _, x := range in.refs {
+					if x.kind == kindRead && x.from == in.addr && isSlot(x.to) {
+						op.slot, op.load = x.to, reg(r)
+					}
 				}
+			}
+		case x86asm.Reg:
+			if _, w := x86Reg(a); w == d.mode && reg(a) >= 0 {
+				op.copyOf, op.load = reg(a)+1, reg(r)
 			}
 		}
 	}
 	return op
+}
+
+// isPadLea reports whether inst is "lea r, [r+0]" of a whole register
+// (gcc and gas pad with "lea esi, [esi+eiz*1+0x0]" between a function's
+// blocks), which leaves r as it was. The value flow counts it as a write
+// of r; regOp, which may write more than the value flow but not fewer
+// otherwise, counts no write, so a slot held in esi across the padding
+// before a loop survives it.
+func isPadLea(inst *x86asm.Inst, mode int) bool {
+	r, ok := inst.Args[0].(x86asm.Reg)
+	m, ok2 := inst.Args[1].(x86asm.Mem)
+	if !ok || !ok2 || m.Base != r || m.Index != 0 || m.Disp != 0 || m.Segment != 0 || inst.AddrSize != mode {
+		return false
+	}
+	_, w := x86Reg(r)
+	return w == mode
 }
 
 // clobberMask is the set of registers of cc's clobber list (gpr's
@@ -311,10 +386,11 @@ func clobberMask(cc convention) uint16 {
 	return m
 }
 
-// calledRegister returns the register (gpr's numbering) of the call
-// through a register ("call rbx": FF /2 with a register operand, after a
-// REX or a segment prefix) that b starts with, if it is one.
-func calledRegister(b []byte, mode int) (int, bool) {
+// transferRegister returns the register (gpr's numbering) of the call or
+// jump through a register ("call rbx", "jmp rax": FF /2 or FF /4 with a
+// register operand, after a REX or a segment prefix) that b starts with,
+// if it is one.
+func transferRegister(b []byte, mode int) (int, bool) {
 	i, rex := 0, byte(0)
 	for i < len(b) && i < 2 && (b[i] == 0x3e || b[i] == 0x2e || mode == 64 && b[i]&0xf0 == 0x40) {
 		if b[i]&0xf0 == 0x40 {
@@ -322,7 +398,7 @@ func calledRegister(b []byte, mode int) (int, bool) {
 		}
 		i++
 	}
-	if i+1 >= len(b) || b[i] != 0xff || b[i+1]&0xf8 != 0xd0 {
+	if i+1 >= len(b) || b[i] != 0xff || b[i+1]&0xf8 != 0xd0 && b[i+1]&0xf8 != 0xe0 {
 		return 0, false
 	}
 	return int(b[i+1]&7) | int(rex&1)<<3, true
@@ -384,22 +460,27 @@ func (rc *regCalls) convention() convention {
 	return sysvAMD64
 }
 
-// resolve gives the calls through registers of the range r (whose sweep
-// made refs, sorted) the import slot regCallSlots finds for them, when
-// it finds one: the reference becomes a call to the slot, as "call [S]"'s
-// is. It sweeps r again (code holds its bytes from r.Start, the sweep
-// ends at stop) only when r has such a call and reads an import slot.
-func (rc *regCalls) resolve(dec decoder, code []byte, r ports.FunctionRange, stop uint64, refs []xref) {
+// resolve gives the calls and jumps through registers of the range r
+// (whose sweep made refs, sorted) the import slot regCallSlots finds for
+// them, when it finds one: the reference becomes a call to the slot, as
+// "call [S]"'s is, or a jump to it (a tail call), as "jmp [S]"'s is. The
+// pass runs over the whole body of the procedure r belongs to, its parts
+// included (parts.go): a part is entered by the parent's jumps, with the
+// parent's registers. It sweeps again (codeFor gives a range's bytes from
+// its start and where its sweep ends; code holds r's) only when r has such
+// a call or jump and, unless it is a part, loads an import's slot into a
+// register.
+func (rc *regCalls) resolve(dec decoder, code []byte, r ports.FunctionRange, refs []xref, codeFor func(start, end uint64) ([]byte, uint64)) {
 	x, ok := dec.(*x86Decoder)
 	if !ok {
 		return
 	}
-	// Cheap checks first, from the bytes: r calls a register that it
-	// loads from an import's slot somewhere.
-	var called, loaded uint16
+	// Cheap checks first, from the bytes: r calls or jumps through a
+	// register, and loads an import's slot into one somewhere.
+	var called uint16
 	for _, ref := range refs {
-		if ref.kind == kindCall && ref.flags == flagUnresolved && ref.to == 0 {
-			if g, ok := calledRegister(code[ref.from-r.Start:], x.mode); ok {
+		if (ref.kind == kindCall || ref.kind == kindJump) && ref.flags == flagUnresolved && ref.to == 0 {
+			if g, ok := transferRegister(code[ref.from-r.Start:], x.mode); ok {
 				called |= 1 << g
 			}
 		}
@@ -407,38 +488,119 @@ func (rc *regCalls) resolve(dec decoder, code []byte, r ports.FunctionRange, sto
 	if called == 0 {
 		return
 	}
-	for _, ref := range refs {
-		if ref.kind == kindRead {
-			if g, ok := loadedRegister(code[ref.from-r.Start:], x.mode); ok && called&(1<<g) != 0 && rc.p.labelAt(ref.to, "import") != "" {
-				loaded |= 1 << g
-			}
+	spans, entry := rc.p.body(r)
+	if entry == r.Start && !slices.ContainsFunc(refs, func(ref xref) bool { // a part's loads are its parent's: no check
+		if ref.kind != kindRead {
+			return false
 		}
-	}
-	if loaded == 0 {
+		_, ok := loadedRegister(code[ref.from-r.Start:], x.mode)
+		return ok && rc.p.labelAt(ref.to, "import") != ""
+	}) {
 		return
 	}
+	at := rc.bodySlots(x, spans, entry, codeFor)
+	for i := range refs {
+		ref := &refs[i]
+		if slot, ok := at[ref.from]; ok && (ref.kind == kindCall || ref.kind == kindJump) && ref.flags == flagUnresolved && ref.to == 0 {
+			ref.to, ref.flags = slot, flagImportSlot
+		}
+	}
+}
+
+// bodySlots runs regCallSlots over the body of a procedure, spans (its
+// ranges, sorted by start; codeFor gives each one's bytes and where its
+// sweep ends) entered at entry, and returns the slot each call or jump
+// through a register goes to, by the instruction's address. The blocks are
+// the procedure's, as Function builds them (spanBlocks over flowOf).
+func (rc *regCalls) bodySlots(x *x86Decoder, spans []ports.FunctionRange, entry uint64, codeFor func(start, end uint64) ([]byte, uint64)) map[uint64]uint64 {
 	isSlot := func(a uint64) bool { return rc.p.labelAt(a, "import") != "" }
 	var flows []flowInsn
 	var ops []regOp
-	sweep(dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
-		flows = append(flows, rc.p.flowOf(in))
-		ops = append(ops, x.regOp(code[in.addr-r.Start:], in, isSlot))
-		return true
-	})
-	blocks, _ := basicBlocks(flows, r.Start, r.End)
-	entry := slices.IndexFunc(blocks, func(b ports.BasicBlock) bool { return b.Start == r.Start })
-	found := regCallSlots(flows, blocks, entry, ops, rc.clobber())
+	for _, r := range spans {
+		code, stop := codeFor(r.Start, r.End)
+		if code == nil || len(flows) >= maxFunctionInsns {
+			continue
+		}
+		sweep(x, code, r.Start, stop, maxFunctionInsns-len(flows), func(in *insn) bool {
+			flows = append(flows, rc.p.flowOf(in))
+			ops = append(ops, x.regOp(code[in.addr-r.Start:], in, isSlot))
+			return true
+		})
+	}
+	if !slices.ContainsFunc(ops, func(op regOp) bool { return op.slot != 0 }) {
+		return nil
+	}
+	blocks, _ := spanBlocks(flows, spans, nil)
+	found := regCallSlots(flows, blocks, slices.IndexFunc(blocks, func(b ports.BasicBlock) bool { return b.Start == entry }), ops, rc.clobber())
 	if len(found) == 0 {
-		return
+		return nil
 	}
 	at := make(map[uint64]uint64, len(found))
 	for k, slot := range found {
 		at[flows[k].addr] = slot
 	}
-	for i := range refs {
-		ref := &refs[i]
-		if slot, ok := at[ref.from]; ok && ref.kind == kindCall && ref.flags == flagUnresolved && ref.to == 0 {
-			ref.to, ref.flags = slot, flagImportSlot
+	return at
+}
+
+// body returns the ranges of the body of the procedure that range r
+// belongs to, sorted by start, and its entry: r alone for a procedure
+// without parts; the parent's range and parts for a part or a parent.
+func (p *program) body(r ports.FunctionRange) ([]ports.FunctionRange, uint64) {
+	if len(p.parts) == 0 {
+		return []ports.FunctionRange{r}, r.Start
+	}
+	entry := r.Start
+	if k, ok := slices.BinarySearchFunc(p.parts, r.Start, func(pt procPart, t uint64) int { return cmp.Compare(pt.Start, t) }); ok {
+		entry = p.parts[k].parent
+	}
+	i, ok := p.rangeIndex(entry)
+	if !ok {
+		return []ports.FunctionRange{r}, r.Start
+	}
+	return p.sortedSpans(p.ranges[i]), entry
+}
+
+// registerFlows gives the calls and jumps through registers of a
+// procedure's body (spans, the procedure's range first; flows its sweep,
+// in address order) the control flow that calls and jumps through the
+// slot the reference sweep resolves them to (bodySlots) have (flowOf): a
+// jump is a tail call to the slot, a call of an import that does not
+// return ends its block. Function's blocks are built after it; discovery's
+// are not (it runs before the references, and the reference sweep's own
+// blocks do not take these in either).
+func (p *program) registerFlows(ctx context.Context, src source, format string, d decoder, spans []ports.FunctionRange, flows []flowInsn) error {
+	x, ok := d.(*x86Decoder)
+	if !ok || !slices.ContainsFunc(flows, func(f flowInsn) bool {
+		return (f.flow == ports.FlowCall || f.flow == ports.FlowJump) && !f.hasTarget && len(f.table) == 0
+	}) {
+		return nil
+	}
+	sorted := slices.Clone(spans)
+	slices.SortFunc(sorted, func(a, b ports.FunctionRange) int { return cmp.Compare(a.Start, b.Start) })
+	var err error
+	at := newRegCalls(p, format).bodySlots(x, sorted, spans[0].Start, func(start, end uint64) ([]byte, uint64) {
+		b, stop, e := p.partCode(ctx, src, ports.FunctionRange{Start: start, End: end})
+		if e != nil {
+			err = e
+			return nil, 0
+		}
+		return b, stop
+	})
+	if err != nil || len(at) == 0 {
+		return err
+	}
+	for k := range flows {
+		f := &flows[k]
+		slot, ok := at[f.addr]
+		if !ok {
+			continue
+		}
+		switch {
+		case f.flow == ports.FlowJump:
+			f.target, f.hasTarget = slot, true
+		case isNoReturn(p.labelAt(slot, "import")):
+			f.noreturn = true
 		}
 	}
+	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"golang.org/x/arch/x86/x86asm"
+
 	"rea/ports"
 )
 
@@ -85,10 +87,12 @@ func TestRegisterBytes(t *testing.T) {
 		{[]byte{0xff, 0x15, 0, 0, 0, 0}, 64, 0, false}, // call [rip+X]
 		{[]byte{0xff, 0x50, 0x08}, 64, 0, false},       // call [rax+8]
 		{[]byte{0x41, 0xff, 0xd4}, 32, 0, false},       // inc ecx; ... in 32-bit mode
-		{[]byte{0xff, 0xe0}, 64, 0, false},             // jmp rax
+		{[]byte{0xff, 0xe0}, 64, 0, true},              // jmp rax
+		{[]byte{0x41, 0xff, 0xe5}, 64, 13, true},       // jmp r13
+		{[]byte{0xff, 0x25, 0, 0, 0, 0}, 64, 0, false}, // jmp [rip+X]
 		{[]byte{0xff}, 64, 0, false},                   // cut short
 	} {
-		if reg, ok := calledRegister(c.b, c.mode); ok != c.want || ok && reg != c.reg {
+		if reg, ok := transferRegister(c.b, c.mode); ok != c.want || ok && reg != c.reg {
 			t.Errorf("call % x (%d-bit): %d %v, want %d %v", c.b, c.mode, reg, ok, c.reg, c.want)
 		}
 	}
@@ -127,7 +131,7 @@ func TestRegOpMatchesValueFlow(t *testing.T) {
 	for _, mode := range []int{32, 64} {
 		d := newX86(mode, mm, source{})
 		sem := &x86Sem{d: d}
-		loads, calls, more := 0, 0, 0
+		loads, calls, copies, more := 0, 0, 0, 0
 		for n := range 400_000 {
 			for i := range b {
 				b[i] = byte(r.Uint32())
@@ -162,11 +166,20 @@ func TestRegOpMatchesValueFlow(t *testing.T) {
 				want = regOpOf(&s, isSlot)
 			}
 			got := d.regOp(b, &in, isSlot)
-			if got.call != want.call || got.callReg != want.callReg || got.slot != want.slot || got.load != want.load || got.defs&want.defs != want.defs {
+			if got.jump {
+				got.jump, got.callReg = false, -1 // the value flow does not follow jumps
+			}
+			if inst, err := x86asm.Decode(b, mode); err == nil && inst.Op == x86asm.LEA && isPadLea(&inst, mode) {
+				want.defs = 0 // the padding lea writes nothing (isPadLea)
+			}
+			if got.call != want.call || got.callReg != want.callReg || got.slot != want.slot || got.load != want.load || got.copyOf != want.copyOf || got.defs&want.defs != want.defs {
 				t.Fatalf("mode %d, % x: regOp %+v, value flow's %+v", mode, b[:max(in.size, 1)], got, want)
 			}
 			if got.slot != 0 {
 				loads++
+			}
+			if got.copyOf > 0 {
+				copies++
 			}
 			if got.callReg >= 0 {
 				calls++
@@ -175,9 +188,9 @@ func TestRegOpMatchesValueFlow(t *testing.T) {
 				more++
 			}
 		}
-		if loads == 0 || calls == 0 {
-			t.Fatalf("mode %d: %d slot loads, %d register calls: the encodings miss the cases", mode, loads, calls)
+		if loads == 0 || calls == 0 || copies == 0 {
+			t.Fatalf("mode %d: %d slot loads, %d register calls, %d copies: the encodings miss the cases", mode, loads, calls, copies)
 		}
-		t.Logf("mode %d: %d slot loads, %d register calls, %d with more writes than the value flow's", mode, loads, calls, more)
+		t.Logf("mode %d: %d slot loads, %d register calls, %d copies, %d with more writes than the value flow's", mode, loads, calls, copies, more)
 	}
 }

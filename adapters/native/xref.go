@@ -127,7 +127,7 @@ func (p *program) rangeRefs(b *builder, dec decoder, rc *regCalls, r ports.Funct
 		}
 		return true
 	})
-	rc.resolve(dec, code, r, stop, buf[n:])
+	rc.resolve(dec, code, r, buf[n:], b.codeFor)
 	sortRefs(buf[n:])
 	return buf
 }
