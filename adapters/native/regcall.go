@@ -113,7 +113,11 @@ func (s *slotRegs) apply(op *regOp, clobber uint16) {
 // address order, entry the index of the entry block, clobber the registers
 // a call clobbers. It runs a worklist to the fixed point: a block's state
 // only loses registers, at most sixteen times, so it ends.
-func regCallSlots(flows []flowInsn, blocks []ports.BasicBlock, entry int, ops []regOp, clobber uint16) map[int]uint64 {
+//
+// When open is not nil, it receives the index of each call or jump through a
+// register that the pass reaches with the register holding no one slot
+// (loaded from none on some path, or from different ones).
+func regCallSlots(flows []flowInsn, blocks []ports.BasicBlock, entry int, ops []regOp, clobber uint16, open map[int]bool) map[int]uint64 {
 	if entry < 0 || entry >= len(blocks) || len(flows) == 0 || len(ops) != len(flows) {
 		return nil
 	}
@@ -168,11 +172,16 @@ func regCallSlots(flows []flowInsn, blocks []ports.BasicBlock, entry int, ops []
 		}
 		s := in[bi]
 		for k := first[bi]; k < len(flows) && flows[k].addr < blocks[bi].End; k++ {
-			if op := &ops[k]; (op.call || op.jump) && op.callReg >= 0 && s[op.callReg] != 0 {
-				if out == nil {
-					out = map[int]uint64{}
+			if op := &ops[k]; (op.call || op.jump) && op.callReg >= 0 {
+				switch {
+				case s[op.callReg] != 0:
+					if out == nil {
+						out = map[int]uint64{}
+					}
+					out[k] = s[op.callReg]
+				case open != nil:
+					open[k] = true
 				}
-				out[k] = s[op.callReg]
 			}
 			s.apply(&ops[k], clobber)
 		}
@@ -477,9 +486,15 @@ func (rc *regCalls) resolve(dec decoder, code []byte, r ports.FunctionRange, ref
 	}
 	// Cheap checks first, from the bytes: r calls or jumps through a
 	// register, and loads an import's slot into one somewhere.
+	//
+	// The decoder resolves "mov reg, [S]; call reg" from the instruction
+	// just before the call (loadedSlot), which is right only when nothing
+	// jumps to the call: where a path that loads another slot, or none,
+	// joins there, the pass decides (see joined).
 	var called uint16
+	joins := joined(refs, r)
 	for _, ref := range refs {
-		if (ref.kind == kindCall || ref.kind == kindJump) && ref.flags == flagUnresolved && ref.to == 0 {
+		if (ref.kind == kindCall || ref.kind == kindJump) && (ref.flags == flagUnresolved && ref.to == 0 || joins[ref.from]) {
 			if g, ok := transferRegister(code[ref.from-r.Start:], x.mode); ok {
 				called |= 1 << g
 			}
@@ -498,13 +513,60 @@ func (rc *regCalls) resolve(dec decoder, code []byte, r ports.FunctionRange, ref
 	}) {
 		return
 	}
-	at := rc.bodySlots(x, spans, entry, codeFor)
+	var open map[uint64]bool
+	if len(joins) > 0 {
+		open = map[uint64]bool{}
+	}
+	at := rc.bodySlots(x, spans, entry, codeFor, open)
 	for i := range refs {
 		ref := &refs[i]
-		if slot, ok := at[ref.from]; ok && (ref.kind == kindCall || ref.kind == kindJump) && ref.flags == flagUnresolved && ref.to == 0 {
+		if ref.kind != kindCall && ref.kind != kindJump {
+			continue
+		}
+		slot, ok := at[ref.from]
+		switch {
+		case ref.flags == flagUnresolved && ref.to == 0 && ok:
 			ref.to, ref.flags = slot, flagImportSlot
+		case !joins[ref.from]:
+		case ok && slot != ref.to:
+			ref.to, ref.flags = slot, flagImportSlot
+		case open[ref.from] && ref.flags == flagImportSlot:
+			// Another path joins with another slot, or none.
+			ref.to, ref.flags = 0, flagUnresolved
 		}
 	}
+}
+
+// joined is the set of the indirect calls and jumps in refs (a range's
+// references, from r) that have a slot and that a jump of the range
+// targets: of those through a register (loadedSlot resolved them), the
+// instruction before them may not speak for every path.
+func joined(refs []xref, r ports.FunctionRange) map[uint64]bool {
+	var adjacent map[uint64]bool
+	for _, ref := range refs {
+		if (ref.kind == kindCall || ref.kind == kindJump) && ref.flags&(flagUnresolved|flagImportSlot) != 0 && ref.to != 0 {
+			if adjacent == nil {
+				adjacent = map[uint64]bool{}
+			}
+			adjacent[ref.from] = false
+		}
+	}
+	if adjacent == nil {
+		return nil
+	}
+	var out map[uint64]bool
+	for _, ref := range refs {
+		if ref.kind != kindJump || !ref.resolved() || ref.to < r.Start || ref.to >= r.End {
+			continue
+		}
+		if _, ok := adjacent[ref.to]; ok {
+			if out == nil {
+				out = map[uint64]bool{}
+			}
+			out[ref.to] = true
+		}
+	}
+	return out
 }
 
 // bodySlots runs regCallSlots over the body of a procedure, spans (its
@@ -512,7 +574,10 @@ func (rc *regCalls) resolve(dec decoder, code []byte, r ports.FunctionRange, ref
 // sweep ends) entered at entry, and returns the slot each call or jump
 // through a register goes to, by the instruction's address. The blocks are
 // the procedure's, as Function builds them (spanBlocks over flowOf).
-func (rc *regCalls) bodySlots(x *x86Decoder, spans []ports.FunctionRange, entry uint64, codeFor func(start, end uint64) ([]byte, uint64)) map[uint64]uint64 {
+//
+// When open is not nil, it receives the addresses of the calls and jumps
+// through a register the pass reaches with no one slot in the register.
+func (rc *regCalls) bodySlots(x *x86Decoder, spans []ports.FunctionRange, entry uint64, codeFor func(start, end uint64) ([]byte, uint64), open map[uint64]bool) map[uint64]uint64 {
 	isSlot := func(a uint64) bool { return rc.p.labelAt(a, "import") != "" }
 	var flows []flowInsn
 	var ops []regOp
@@ -531,7 +596,14 @@ func (rc *regCalls) bodySlots(x *x86Decoder, spans []ports.FunctionRange, entry 
 		return nil
 	}
 	blocks, _ := spanBlocks(flows, spans, nil)
-	found := regCallSlots(flows, blocks, slices.IndexFunc(blocks, func(b ports.BasicBlock) bool { return b.Start == entry }), ops, rc.clobber())
+	var openAt map[int]bool
+	if open != nil {
+		openAt = map[int]bool{}
+	}
+	found := regCallSlots(flows, blocks, slices.IndexFunc(blocks, func(b ports.BasicBlock) bool { return b.Start == entry }), ops, rc.clobber(), openAt)
+	for k := range openAt {
+		open[flows[k].addr] = true
+	}
 	if len(found) == 0 {
 		return nil
 	}
@@ -585,7 +657,7 @@ func (p *program) registerFlows(ctx context.Context, src source, format string, 
 			return nil, 0
 		}
 		return b, stop
-	})
+	}, nil)
 	if err != nil || len(at) == 0 {
 		return err
 	}

@@ -53,19 +53,19 @@ func TestRegCallSlotsRules(t *testing.T) {
 	}
 	blocks, _ := basicBlocks(flows, 0, uint64(4*len(prog)))
 	clobber := clobberMask(cdecl)
-	got := regCallSlots(flows, blocks, 0, ops, clobber)
+	got := regCallSlots(flows, blocks, 0, ops, clobber, nil)
 	if want := map[int]uint64{4: s1}; !maps.Equal(got, want) {
 		t.Errorf("calls: got %v, want %v", got, want)
 	}
 	// Without the loop's rewrite, esi holds s2 at 0x24 and 0x2c.
 	ops[10] = none
-	got = regCallSlots(flows, blocks, 0, ops, clobber)
+	got = regCallSlots(flows, blocks, 0, ops, clobber, nil)
 	if want := map[int]uint64{4: s1, 9: s2, 11: s2}; !maps.Equal(got, want) {
 		t.Errorf("calls without the rewrite: got %v, want %v", got, want)
 	}
 	// Under a convention that clobbers ebx (Go's ABI0), the call at 0x0c
 	// takes it.
-	got = regCallSlots(flows, blocks, 0, ops, clobberMask(goABI0x86))
+	got = regCallSlots(flows, blocks, 0, ops, clobberMask(goABI0x86), nil)
 	if _, ok := got[4]; ok {
 		t.Errorf("ebx survived a call that clobbers it: %v", got)
 	}

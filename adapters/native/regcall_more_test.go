@@ -453,6 +453,21 @@ func TestRegisterCallsNotFollowed(t *testing.T) {
 		if b := blockHolding(t, a, list[0].at, calls[0].at); b.End == calls[0].next {
 			t.Errorf("exitmixed's call at %#x ends its block: %+v", calls[0].at, b)
 		}
+		// The call right after a load that another path jumps past: the
+		// load before it does not decide (loadedSlot's shortcut), every
+		// path does.
+		list = objdumpFn(t, "objdump", bin, "joinadjacent")
+		if calls = regTransfers(list, "call"); len(calls) != 1 {
+			t.Fatalf("objdump: joinadjacent has %d register calls", len(calls))
+		}
+		wantOpen(t, a, calls[0].at, ports.RefCall)
+		list = objdumpFn(t, "objdump", bin, "joinsame")
+		calls = regTransfers(list, "call")
+		at := slices.IndexFunc(list, func(in odInsn) bool { return len(calls) == 1 && in.at == calls[0].at })
+		if at < 1 || list[at-1].comment == 0 || list[3].comment != list[at-1].comment {
+			t.Fatalf("objdump: joinsame: %+v", list)
+		}
+		wantSlotRef(t, a, calls[0].at, ports.RefCall, list[at-1].comment)
 		parent, cold := objdumpFn(t, "objdump", bin, "coldneg"), objdumpFn(t, "objdump", bin, "coldneg.cold")
 		parts, err := a.ProcedureParts(t.Context())
 		if err != nil {

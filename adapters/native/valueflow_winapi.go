@@ -164,7 +164,7 @@ func slotCalls(cc convention, flows []flowInsn, sems []vfSem, blocks []ports.Bas
 	for k := range sems {
 		ops[k] = regOpOf(&sems[k], isSlot)
 	}
-	return regCallSlots(flows, blocks, entry, ops, clobberMask(cc))
+	return regCallSlots(flows, blocks, entry, ops, clobberMask(cc), nil)
 }
 
 // maxLostListed bounds the calls heightsLost names.

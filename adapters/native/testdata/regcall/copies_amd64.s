@@ -56,6 +56,38 @@ exitmixed:
 	ret
 	.size	exitmixed, .-exitmixed
 
+	# exitmixed without the spacer: the call right after close's load is
+	# also where exit's path jumps to, so the load before it does not
+	# speak for every path.
+	.globl	joinadjacent
+	.type	joinadjacent, @function
+joinadjacent:
+	pushq	%rbx
+	testl	%edi, %edi
+	je	1f
+	movq	exit@GOTPCREL(%rip), %rbx
+	jmp	2f
+1:	movq	close@GOTPCREL(%rip), %rbx
+2:	call	*%rbx
+	popq	%rbx
+	ret
+	.size	joinadjacent, .-joinadjacent
+
+	# Both paths load close: the call at the join is close's.
+	.globl	joinsame
+	.type	joinsame, @function
+joinsame:
+	pushq	%rbx
+	testl	%edi, %edi
+	je	1f
+	movq	close@GOTPCREL(%rip), %rbx
+	jmp	2f
+1:	movq	close@GOTPCREL(%rip), %rbx
+2:	call	*%rbx
+	popq	%rbx
+	ret
+	.size	joinsame, .-joinsame
+
 	.globl	coldneg
 	.type	coldneg, @function
 coldneg:
