@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -45,6 +46,20 @@ func TestUnknownRevisionChain(t *testing.T) {
 	after, _ := s.Ledger().Len()
 	is.Equal(after, before)
 
+	// An unknown_id this connection does not hold: the advice names
+	// list_unknowns, not the details.issues this refusal has none of.
+	none := "unk_" + strings.Repeat("0", 64)
+	for _, op := range []string{"update_unknown", "verify_unknown_resolution"} {
+		args := map[string]any{"unknown_id": none}
+		if op == "update_unknown" {
+			args["status"] = "blocked"
+		}
+		e = bndErr(t, s, op, args)
+		is.Equal(e.Code, core.CodeInvalidRequest)
+		is.Equal(e.Details["reason"], "missing")
+		is.True(strings.Contains(e.Envelope().Error.Remediation.Action, "list_unknowns"))
+	}
+
 	_, list := bndCall(t, s, "list_unknowns", map[string]any{})
 	is.Equal(list["total"], float64(1))
 	is.Equal(list["revisions"], float64(2))
@@ -76,6 +91,7 @@ func TestVerifiedResolutionRules(t *testing.T) {
 		e := resolve(ids...)
 		is.Equal(e.Code, core.CodeEvidenceIntegrityMismatch)
 		is.Equal(e.Details["reason"], "unverified-resolution")
+		is.True(strings.Contains(e.Envelope().Error.Remediation.Action, "required authority")) // not the integrity code's advice
 	}
 	// Without the authority requirement the observed record qualifies.
 	bndCall(t, s, "update_unknown", map[string]any{"unknown_id": id, "required_authority": nil})
