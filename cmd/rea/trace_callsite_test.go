@@ -61,7 +61,7 @@ func objdumpCalls(t *testing.T, objdump, exe string) (map[uint64]bool, []uint64)
 // checkCallSites traces target, cmp and puts in exe over MCP: every hit
 // from the program has a call_site, the call instruction objdump shows
 // right before the return address; the direct call of target and the call
-// of puts are the ones procedure_callers lists; cmp's hits, from the C
+// of puts are the ones procedure_callers and find_xrefs_to_name list; cmp's hits, from the C
 // library, have none. It returns the call sites' lengths (caller minus
 // call_site), so a caller can see calls of more than one length.
 func checkCallSites(t *testing.T, objdump, exe string) map[uint64]bool {
@@ -83,6 +83,16 @@ func checkCallSites(t *testing.T, objdump, exe string) map[uint64]bool {
 		for _, it := range cm["items"].([]any) {
 			for _, s := range it.(map[string]any)["call_sites"].([]any) {
 				static[p] = append(static[p], s.(string))
+			}
+		}
+	}
+	// find_xrefs_to_name gives the same address as a call reference's from.
+	xrefs := map[string][]string{}
+	for _, p := range []string{"target", "puts"} {
+		_, xm := evidence(t, call(t, cs, "find_xrefs_to_name", map[string]any{"name": p}))
+		for _, x := range xm["references"].([]any) {
+			if x := x.(map[string]any); x["kind"] == "call" {
+				xrefs[p] = append(xrefs[p], x["from"].(string))
 			}
 		}
 	}
@@ -113,6 +123,7 @@ func checkCallSites(t *testing.T, objdump, exe string) map[uint64]bool {
 		t.Logf("%s: caller %s, call_site %s", name, hm["caller"], site)
 		if name == "puts" || seen[name] == 1 { // the direct call of target, and puts's
 			is.True(slices.Contains(static[name], site)) // as procedure_callers names it
+			is.True(slices.Contains(xrefs[name], site))  // and find_xrefs_to_name
 		} else {
 			is.True(!slices.Contains(static[name], site)) // through the pointer: not a static call of target
 		}
