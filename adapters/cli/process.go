@@ -182,6 +182,7 @@ func (c *traceCmd) Run(e *env) error {
 			Name            string     `json:"name"`
 			Arguments       []traceArg `json:"arguments"`
 			Caller          *string    `json:"caller"`
+			CallSite        *string    `json:"call_site"`
 			CallerModule    *string    `json:"caller_module"`
 			CallerProcedure *proc      `json:"caller_procedure"`
 			Returned        bool       `json:"returned"`
@@ -221,6 +222,9 @@ func (c *traceCmd) Run(e *env) error {
 			caller = path.Base(*h.CallerModule) + "+" + *h.Caller // in a library: its link-time address
 		case h.Caller != nil:
 			caller = *h.Caller
+		}
+		if h.CallSite != nil {
+			caller += " at " + *h.CallSite // the call instruction, as procedure_callers names it
 		}
 		ret := "-" // it did not return while traced
 		switch {

@@ -323,7 +323,7 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 		return nil, e
 	}
 	project := func(r *ports.TraceResult) (*TraceNativeCallsResult, map[string]any) {
-		return traceProjection(idx, r, program, sum, sigs, newPointees(ctx, a, idx))
+		return traceProjection(idx, r, program, sum, sigs, newPointees(ctx, a, idx), newCallSites(ctx, a, idx))
 	}
 	res, err := tr.TraceCalls(ctx, req)
 	if err != nil {
@@ -345,7 +345,7 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 
 func itoaInt(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string, sigs []*traceSig, pt *pointees) (*TraceNativeCallsResult, map[string]any) {
+func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string, sigs []*traceSig, pt *pointees, cs *callSites) (*TraceNativeCallsResult, map[string]any) {
 	pt = pt.withBias(res)
 	bps := []TraceBreakpoint{}
 	for i, b := range res.Breakpoints {
@@ -405,13 +405,16 @@ func traceProjection(idx *procIndex, res *ports.TraceResult, program, sum string
 		ok = ok && h.Breakpoint >= 0 && h.Breakpoint < len(res.Breakpoints) && res.Breakpoints[h.Breakpoint].Module == ""
 		cp, cok := idx.containing(h.Caller)
 		rv, rbits := sig.result(h)
-		var caller *string
+		var caller, callSite *string
 		if h.Caller != 0 {
 			v := core.Hex(h.Caller)
 			caller = &v
+			if inMain {
+				callSite = cs.of(h.Caller)
+			}
 		}
 		hits = append(hits, TraceHit{Sequence: h.Sequence, Breakpoint: h.Breakpoint, Name: h.Name, Address: core.Hex(h.Address),
-			Procedure: idx.procName(p, ok), Arguments: argv, Caller: caller, CallerModule: callerModule,
+			Procedure: idx.procName(p, ok), Arguments: argv, Caller: caller, CallSite: callSite, CallerModule: callerModule,
 			CallerProcedure: idx.procName(cp, cok && inMain && h.Caller != 0), Returned: h.Returned, ReturnValue: rv, ReturnBits: rbits})
 		rawHits = append(rawHits, map[string]any{"sequence": h.Sequence, "thread": tid, "return_sequence": h.ReturnSequence})
 	}
@@ -464,7 +467,7 @@ func traceError(op string, err error, project func(*ports.TraceResult) (*TraceNa
 	if errors.As(err, &te) && te.Partial != nil {
 		if project == nil {
 			project = func(r *ports.TraceResult) (*TraceNativeCallsResult, map[string]any) {
-				return traceProjection(&procIndex{}, r, "", "", nil, nil)
+				return traceProjection(&procIndex{}, r, "", "", nil, nil, nil)
 			}
 		}
 		res, rawRes := project(te.Partial)

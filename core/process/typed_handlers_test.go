@@ -241,7 +241,7 @@ func TestTraceEntryPointHasNoCaller(t *testing.T) {
 	if len(out.Hits) != 1 {
 		t.Fatalf("%d hits", len(out.Hits))
 	}
-	for _, k := range []string{"caller", "caller_module", "caller_procedure"} {
+	for _, k := range []string{"caller", "call_site", "caller_module", "caller_procedure"} {
 		if v, ok := out.Hits[0][k]; !ok || v != nil {
 			t.Errorf("%s = %v, want null", k, v)
 		}

@@ -609,7 +609,8 @@ type TraceHit struct {
 	Address         string          `json:"address"`
 	Procedure       *TraceProcedure `json:"procedure"`
 	Arguments       []TraceArgument `json:"arguments"`
-	Caller          *string         `json:"caller"`
+	Caller          *string         `json:"caller"`        // the return address: what the call pushed or left in the link register
+	CallSite        *string         `json:"call_site"`     // the call instruction returning to Caller, as procedure_callers' call_sites give it; nil when the analysis has none ending there (a caller in a library or no module, undecoded code)
 	CallerModule    *string         `json:"caller_module"` // nil for the main executable; "" for none the tracer knows (the vDSO, generated code)
 	CallerProcedure *TraceProcedure `json:"caller_procedure"`
 	Returned        bool            `json:"returned"`
