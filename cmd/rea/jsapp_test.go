@@ -705,6 +705,40 @@ func TestJSAppASARIntegrity(t *testing.T) {
 	is.True(strings.Contains(out, "retained"))
 }
 
+// A file whose bytes contradict the ASAR's declared hash is quarantined, not
+// a parse failure: with record-and-continue the limitations name the
+// integrity contradiction and no longer also claim that a JavaScript file
+// "did not parse", while a real syntax error beside it still does.
+func TestJSAppQuarantineIsNotAParseFailure(t *testing.T) {
+	is := is.New(t)
+	archive := filepath.Join(t.TempDir(), "app.asar")
+	entries := []asar.WriteEntry{
+		{Path: "package.json", Type: asar.TypeFile, Data: []byte(`{"name":"x","main":"main.js"}`)},
+		{Path: "main.js", Type: asar.TypeFile, Data: []byte("exports.main = 1;\n")},
+		{Path: "other.js", Type: asar.TypeFile, Data: []byte("exports.x = 1;\n")},
+	}
+	if err := asar.WriteFile(archive, entries, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(archive)
+	i := bytes.LastIndex(b, []byte("exports.x = 1"))
+	b[i+12] = '2'
+	if err := os.WriteFile(archive, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := jaSession(t)
+	r := decodeApp(t, jaCall(t, s, "analyze_javascript_application", map[string]any{"path": archive, "integrity_policy": "record-and-continue"}))
+	for _, l := range r.Limitations {
+		is.True(!strings.Contains(l, "did not parse")) // other.js was quarantined, not unparsable
+	}
+	is.Equal(r.Statistics["syntax_errors"], 0)
+	is.Equal(r.Statistics["parsed_assets"], 1) // main.js; other.js is quarantined
+
+	dir := writeTree(t, map[string]string{"package.json": `{"name":"x","main":"main.js"}`, "main.js": "function broken( {\n"})
+	r = decodeApp(t, jaCall(t, s, "analyze_javascript_application", map[string]any{"path": dir}))
+	is.True(slices.ContainsFunc(r.Limitations, func(l string) bool { return strings.Contains(l, "1 JavaScript file did not parse") }))
+}
+
 func TestCLIAnalyzeChoosesJSApp(t *testing.T) {
 	is := is.New(t)
 	out, errOut, code := runCLI(t, "analyze", "testdata/jsapp/electron")

@@ -1869,7 +1869,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	b.g = nil
 	stats := map[string]any{
 		"files": len(st.files), "directories": st.dirs, "symlinks": st.symlinks, "javascript_assets": len(st.assets),
-		"parsed_assets": len(st.assets) - st.syntaxErrs - st.notParsed - unparsed, "syntax_errors": st.syntaxErrs,
+		"parsed_assets": len(st.assets) - st.syntaxErrs - st.notParsed - st.quarantined - unparsed, "syntax_errors": st.syntaxErrs,
 		"packages": len(st.packages), "bundled_modules": b.bundled, "source_maps": b.sourceMaps, "source_modules": b.sourceModules,
 		"html_documents": b.htmlDocs, "native_addons": len(b.addons), "bytes_parsed": st.bytesParsed, "graph_nodes": len(graph.Nodes),
 	}

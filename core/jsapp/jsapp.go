@@ -134,6 +134,10 @@ type jsappState struct {
 	bytesParsed int64
 	syntaxErrs  int
 	notParsed   int
+	// quarantined counts JavaScript assets whose bytes contradict their
+	// declared hash: they are not analysed, and the integrity limitation
+	// (not the parse one) reports them.
+	quarantined int
 	unknownsCut int
 	// resolved memoizes resolveModule once the packages are read (nil
 	// before: a resolution depends on them); the builder's goroutine only.
@@ -461,7 +465,7 @@ func (st *jsappState) parse(ctx context.Context) error {
 		st.assets[p] = a
 		st.assetOrder = append(st.assetOrder, p)
 		if f.quarant {
-			st.notParsed++
+			st.quarantined++
 			continue
 		}
 		if pf := st.pre[p]; pf != nil && pf.sha256 == f.sha256 {
@@ -471,7 +475,7 @@ func (st *jsappState) parse(ctx context.Context) error {
 		jobs = append(jobs, a)
 	}
 	st.pre = nil
-	st.req.observe(fmt.Sprintf("parsing %d JavaScript files (%d parsed during the inventory)", len(jobs), len(st.assetOrder)-st.notParsed-len(jobs)))
+	st.req.observe(fmt.Sprintf("parsing %d JavaScript files (%d parsed during the inventory)", len(jobs), len(st.assetOrder)-st.quarantined-len(jobs)))
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(jobs)))
 	// Parsing needs many times a source's size in memory: bound the bytes
 	// parsed at once, so two huge bundles never parse together.
