@@ -739,6 +739,56 @@ func TestJSAppQuarantineIsNotAParseFailure(t *testing.T) {
 	is.True(slices.ContainsFunc(r.Limitations, func(l string) bool { return strings.Contains(l, "1 JavaScript file did not parse") }))
 }
 
+// A worker's script is a URL: new Worker("worker.js") in a page's script
+// names worker.js beside the page that loads the script (index.html at the
+// root loading dist/renderer.js), and a bare name beside the script itself
+// is found too. Before, both were looked up as packages in node_modules
+// and reported as "not in the app" though the app holds them; a script
+// that is truly absent is still an unresolved-worker unknown.
+func TestJSAppWorkerScriptResolvedAgainstItsDocument(t *testing.T) {
+	is := is.New(t)
+	dir := writeTree(t, map[string]string{
+		"package.json":     `{"name":"x","main":"main.js"}`,
+		"main.js":          "module.exports = 1;\n",
+		"index.html":       `<html><body><script src="dist/renderer.js"></script></body></html>`,
+		"dist/renderer.js": "new Worker('worker.js');\nnew Worker('near.js');\nnew Worker('missing.js');\nnew Worker('/rooted.js');\n",
+		"dist/near.js":     "self.onmessage = () => {};\n",
+		"worker.js":        "self.onmessage = () => {};\n",
+		"rooted.js":        "self.onmessage = () => {};\n",
+	})
+	r := decodeApp(t, jaCall(t, jaSession(t), "analyze_javascript_application", map[string]any{"path": dir}))
+	resolved := map[string]any{}
+	assets := map[string]string{}
+	for _, n := range r.Graph.Nodes {
+		for _, o := range n.Observations {
+			switch n.Kind {
+			case "worker":
+				resolved[fmt.Sprint(o.Properties["specifier"])] = o.Properties["resolved"]
+			case "javascript-asset":
+				if p, ok := o.Properties["path"].(string); ok {
+					assets[n.NodeID] = p
+				}
+			}
+		}
+	}
+	is.Equal(resolved, map[string]any{"worker.js": true, "near.js": true, "missing.js": false, "/rooted.js": true})
+	var loaded []string
+	for _, e := range r.Graph.Edges {
+		if e.Relation == "loads" && assets[e.Target] != "" && e.Properties["path"] != nil && assets[e.Target] != "dist/renderer.js" {
+			loaded = append(loaded, assets[e.Target])
+		}
+	}
+	sort.Strings(loaded)
+	is.Equal(loaded, []string{"dist/near.js", "rooted.js", "worker.js"})
+	var unresolved []string
+	for _, u := range r.Unknowns {
+		if u["kind"] == "unresolved-worker" {
+			unresolved = append(unresolved, fmt.Sprint(u["detail"]))
+		}
+	}
+	is.Equal(unresolved, []string{"worker script missing.js is not in the app"})
+}
+
 func TestCLIAnalyzeChoosesJSApp(t *testing.T) {
 	is := is.New(t)
 	out, errOut, code := runCLI(t, "analyze", "testdata/jsapp/electron")
