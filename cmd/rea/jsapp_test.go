@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -787,6 +788,62 @@ func TestJSAppWorkerScriptResolvedAgainstItsDocument(t *testing.T) {
 		}
 	}
 	is.Equal(unresolved, []string{"worker script missing.js is not in the app"})
+}
+
+// A reconstruction covers an obligation only when it meets the whole match,
+// not its key alone: v2 keeps window.dogs but drops its deleteDog member,
+// keeps the dog:delete handler but nothing calls it, and keeps util.js
+// without its breedName export. Before, all three were "covered" because
+// the world key, the channel name and the file name were present.
+func TestReconstructionCoverageChecksTheWholeMatch(t *testing.T) {
+	is := is.New(t)
+	v1 := map[string]string{
+		"package.json": `{"name":"dogs","main":"main.js","devDependencies":{"electron":"31"}}`,
+		"main.js": "const { app, BrowserWindow, ipcMain } = require('electron');\n" +
+			"ipcMain.handle('dog:fetch', () => 1);\nipcMain.handle('dog:delete', () => true);\n" +
+			"app.whenReady().then(() => new BrowserWindow({ webPreferences: { preload: require('path').join(__dirname, 'preload.js') } }));\n",
+		"preload.js": "const { contextBridge, ipcRenderer } = require('electron');\nconst u = require('./util.js');\n" +
+			"contextBridge.exposeInMainWorld('dogs', {\n  fetchDog: (n) => ipcRenderer.invoke('dog:fetch', u.breedName(n)),\n" +
+			"  deleteDog: (id) => ipcRenderer.invoke('dog:delete', id),\n});\n",
+		"util.js": "exports.breedName = (n) => n.toLowerCase();\nexports.DEFAULT = 'beagle';\n",
+	}
+	v2 := maps.Clone(v1)
+	v2["preload.js"] = "const { contextBridge, ipcRenderer } = require('electron');\nconst u = require('./util.js');\n" +
+		"contextBridge.exposeInMainWorld('dogs', {\n  fetchDog: (n) => ipcRenderer.invoke('dog:fetch', u.DEFAULT),\n});\n"
+	v2["util.js"] = "exports.DEFAULT = 'beagle';\n"
+	s := jaSession(t)
+	ref := func(ev *core.Evidence) map[string]any {
+		return map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	}
+	a1 := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, v1)})
+	a2 := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, v2)})
+	tr := jaCall(t, s, "trace_application_feature", map[string]any{"application": ref(a1), "seed": map[string]any{"kind": "api", "value": "dogs"}})
+	ledger := jaCall(t, s, "build_reconstruction_obligation_ledger", map[string]any{"application": ref(a1), "trace": ref(tr)})
+	var cov struct {
+		Items []struct {
+			Kind, Key, Status string
+		} `json:"items"`
+	}
+	status := func(ev *core.Evidence) map[string]string {
+		is.NoErr(json.Unmarshal(ev.NormalizedResult, &cov))
+		out := map[string]string{}
+		for _, it := range cov.Items {
+			if it.Kind == "bridge-api" || it.Kind == "ipc-channel" || it.Kind == "module" {
+				out[it.Kind+" "+it.Key] = it.Status
+			}
+		}
+		return out
+	}
+	self := status(jaCall(t, s, "evaluate_reconstruction_coverage", map[string]any{"ledger": ref(ledger), "reconstruction": ref(a1)}))
+	for k, v := range self {
+		is.True(v == "covered" || k == "") // the app covers its own ledger
+	}
+	got := status(jaCall(t, s, "evaluate_reconstruction_coverage", map[string]any{"ledger": ref(ledger), "reconstruction": ref(a2)}))
+	is.Equal(got["bridge-api dogs"], "missing")        // deleteDog is gone
+	is.Equal(got["ipc-channel dog:delete"], "missing") // handled, no longer called
+	is.Equal(got["ipc-channel dog:fetch"], "covered")
+	is.Equal(got["module util.js"], "missing") // breedName is gone
+	is.Equal(got["module preload.js"], "covered")
 }
 
 func TestCLIAnalyzeChoosesJSApp(t *testing.T) {
