@@ -303,6 +303,19 @@ func (st *jsappState) inventory(ctx context.Context) error {
 		st.files[f.path] = f
 		st.order = append(st.order, f.path)
 	}
+	// A file of an expanded ASAR's unpacked companion directory is the
+	// ASAR's own entry, which reads its bytes from it: the app holds it
+	// once, at its place in the ASAR (so a native add-on is not counted
+	// twice, nor a JavaScript file parsed twice).
+	kept := st.order[:0]
+	for _, p := range st.order {
+		if t, ok := artifact.CompanionTwin(p); ok && st.files[t] != nil && st.files[t].sha256 == st.files[p].sha256 {
+			delete(st.files, p)
+			continue
+		}
+		kept = append(kept, p)
+	}
+	st.order = kept
 	// The files are read again through their handles only: the items,
 	// about a sixth of what the build holds live, go before the parse.
 	g.DropItems()
