@@ -819,6 +819,26 @@ func TestReconstructionCoverageChecksTheWholeMatch(t *testing.T) {
 	a2 := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, v2)})
 	tr := jaCall(t, s, "trace_application_feature", map[string]any{"application": ref(a1), "seed": map[string]any{"kind": "api", "value": "dogs"}})
 	ledger := jaCall(t, s, "build_reconstruction_obligation_ledger", map[string]any{"application": ref(a1), "trace": ref(tr)})
+	// A channel obligation's evidence is where it is handled and called
+	// (before, its derived node gave it none).
+	var led struct {
+		Obligations []struct {
+			Kind              string           `json:"kind"`
+			Match             map[string]any   `json:"match"`
+			EvidenceLocations []map[string]any `json:"evidence_locations"`
+		} `json:"obligations"`
+	}
+	is.NoErr(json.Unmarshal(ledger.NormalizedResult, &led))
+	var fetchAt []string
+	for _, o := range led.Obligations {
+		if o.Kind == "ipc-channel" && o.Match["channel"] == "dog:fetch" {
+			for _, l := range o.EvidenceLocations {
+				fetchAt = append(fetchAt, fmt.Sprint(l["path"]))
+			}
+		}
+	}
+	sort.Strings(fetchAt)
+	is.Equal(fetchAt, []string{"main.js", "preload.js"})
 	var cov struct {
 		Items []struct {
 			Kind, Key, Status string

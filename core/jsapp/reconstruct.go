@@ -211,6 +211,18 @@ func obligation(ix *appIndex, n *Node, kind string) map[string]any {
 			break
 		}
 	}
+	if n.Kind == "ipc-channel" && ix != nil {
+		// A channel's node is derived (no location of its own): its
+		// evidence is where it is handled and where it is called.
+		for _, e := range append(append([]*Edge(nil), ix.out[n.NodeID]...), ix.in[n.NodeID]...) {
+			for _, l := range e.Evidence.Locations {
+				if len(locs) > 8 {
+					break
+				}
+				locs = append(locs, l)
+			}
+		}
+	}
 	o := map[string]any{"node_id": n.NodeID, "kind": kind, "requirement": req, "status": status, "match": match, "evidence_locations": locs}
 	o["obligation_id"] = core.MustDigest(map[string]any{"node_id": n.NodeID, "kind": kind, "requirement": req})
 	return o
