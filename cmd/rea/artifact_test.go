@@ -575,3 +575,43 @@ func TestJSAppNamesUnsafeZipEntries(t *testing.T) {
 	is.True(named)
 	is.True(strings.Contains(strings.Join(r.Limitations, " "), "the unknowns of kind unsafe-archive-entry name them"))
 }
+
+// An Electron resources directory holds app.asar and its app.asar.unpacked
+// companion; the ASAR reads its unpacked add-on from the companion, so the
+// inventory lists the one file at both paths. Before, inspect_artifact said
+// the application "ships 2 native add-on(s)" (and proposed extracting both)
+// and analyze_javascript_application counted native_addons 2. Now both
+// count the add-on once, at its place in the ASAR; a second add-on with
+// other bytes under the companion would still count.
+func TestASARCompanionIsCountedOnce(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	writeASAR(t, filepath.Join(dir, "app.asar"), appASAR())
+	s := jaSession(t)
+	var insp struct {
+		Hypotheses []struct {
+			Statement string   `json:"statement"`
+			Basis     []string `json:"basis"`
+		} `json:"hypotheses"`
+		NextProbes []struct {
+			Arguments map[string]any `json:"arguments"`
+		} `json:"next_probes"`
+	}
+	is.NoErr(json.Unmarshal(jaCall(t, s, "inspect_artifact", map[string]any{"path": dir}).NormalizedResult, &insp))
+	var addons []string
+	for _, h := range insp.Hypotheses {
+		if strings.Contains(h.Statement, "native add-on") {
+			is.True(strings.Contains(h.Statement, "ships 1 native add-on(s)"))
+			addons = h.Basis
+		}
+	}
+	is.Equal(addons, []string{"app.asar/build/addon.node"})
+	is.Equal(len(insp.NextProbes[0].Arguments["occurrence_ids"].([]any)), 1)
+	r := decodeApp(t, jaCall(t, s, "analyze_javascript_application", map[string]any{"path": dir}))
+	is.Equal(r.Statistics["native_addons"], 1)
+
+	// Other bytes under the companion are another add-on.
+	writeTreeFile(t, filepath.Join(dir, "app.asar.unpacked", "build", "other.node"), append(elfAddon(), 1))
+	r = decodeApp(t, jaCall(t, s, "analyze_javascript_application", map[string]any{"path": dir}))
+	is.Equal(r.Statistics["native_addons"], 2)
+}

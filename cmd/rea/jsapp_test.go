@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -703,6 +704,166 @@ func TestJSAppASARIntegrity(t *testing.T) {
 	out, _, code = runCLI(t, "analyze-javascript-application", archive, "--integrity-policy", "record-and-continue", "--detail", "summary")
 	is.Equal(code, 0)
 	is.True(strings.Contains(out, "retained"))
+}
+
+// A file whose bytes contradict the ASAR's declared hash is quarantined, not
+// a parse failure: with record-and-continue the limitations name the
+// integrity contradiction and no longer also claim that a JavaScript file
+// "did not parse", while a real syntax error beside it still does.
+func TestJSAppQuarantineIsNotAParseFailure(t *testing.T) {
+	is := is.New(t)
+	archive := filepath.Join(t.TempDir(), "app.asar")
+	entries := []asar.WriteEntry{
+		{Path: "package.json", Type: asar.TypeFile, Data: []byte(`{"name":"x","main":"main.js"}`)},
+		{Path: "main.js", Type: asar.TypeFile, Data: []byte("exports.main = 1;\n")},
+		{Path: "other.js", Type: asar.TypeFile, Data: []byte("exports.x = 1;\n")},
+	}
+	if err := asar.WriteFile(archive, entries, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(archive)
+	i := bytes.LastIndex(b, []byte("exports.x = 1"))
+	b[i+12] = '2'
+	if err := os.WriteFile(archive, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := jaSession(t)
+	r := decodeApp(t, jaCall(t, s, "analyze_javascript_application", map[string]any{"path": archive, "integrity_policy": "record-and-continue"}))
+	for _, l := range r.Limitations {
+		is.True(!strings.Contains(l, "did not parse")) // other.js was quarantined, not unparsable
+	}
+	is.Equal(r.Statistics["syntax_errors"], 0)
+	is.Equal(r.Statistics["parsed_assets"], 1) // main.js; other.js is quarantined
+
+	dir := writeTree(t, map[string]string{"package.json": `{"name":"x","main":"main.js"}`, "main.js": "function broken( {\n"})
+	r = decodeApp(t, jaCall(t, s, "analyze_javascript_application", map[string]any{"path": dir}))
+	is.True(slices.ContainsFunc(r.Limitations, func(l string) bool { return strings.Contains(l, "1 JavaScript file did not parse") }))
+}
+
+// A worker's script is a URL: new Worker("worker.js") in a page's script
+// names worker.js beside the page that loads the script (index.html at the
+// root loading dist/renderer.js), and a bare name beside the script itself
+// is found too. Before, both were looked up as packages in node_modules
+// and reported as "not in the app" though the app holds them; a script
+// that is truly absent is still an unresolved-worker unknown.
+func TestJSAppWorkerScriptResolvedAgainstItsDocument(t *testing.T) {
+	is := is.New(t)
+	dir := writeTree(t, map[string]string{
+		"package.json":     `{"name":"x","main":"main.js"}`,
+		"main.js":          "module.exports = 1;\n",
+		"index.html":       `<html><body><script src="dist/renderer.js"></script></body></html>`,
+		"dist/renderer.js": "new Worker('worker.js');\nnew Worker('near.js');\nnew Worker('missing.js');\nnew Worker('/rooted.js');\n",
+		"dist/near.js":     "self.onmessage = () => {};\n",
+		"worker.js":        "self.onmessage = () => {};\n",
+		"rooted.js":        "self.onmessage = () => {};\n",
+	})
+	r := decodeApp(t, jaCall(t, jaSession(t), "analyze_javascript_application", map[string]any{"path": dir}))
+	resolved := map[string]any{}
+	assets := map[string]string{}
+	for _, n := range r.Graph.Nodes {
+		for _, o := range n.Observations {
+			switch n.Kind {
+			case "worker":
+				resolved[fmt.Sprint(o.Properties["specifier"])] = o.Properties["resolved"]
+			case "javascript-asset":
+				if p, ok := o.Properties["path"].(string); ok {
+					assets[n.NodeID] = p
+				}
+			}
+		}
+	}
+	is.Equal(resolved, map[string]any{"worker.js": true, "near.js": true, "missing.js": false, "/rooted.js": true})
+	var loaded []string
+	for _, e := range r.Graph.Edges {
+		if e.Relation == "loads" && assets[e.Target] != "" && e.Properties["path"] != nil && assets[e.Target] != "dist/renderer.js" {
+			loaded = append(loaded, assets[e.Target])
+		}
+	}
+	sort.Strings(loaded)
+	is.Equal(loaded, []string{"dist/near.js", "rooted.js", "worker.js"})
+	var unresolved []string
+	for _, u := range r.Unknowns {
+		if u["kind"] == "unresolved-worker" {
+			unresolved = append(unresolved, fmt.Sprint(u["detail"]))
+		}
+	}
+	is.Equal(unresolved, []string{"worker script missing.js is not in the app"})
+}
+
+// A reconstruction covers an obligation only when it meets the whole match,
+// not its key alone: v2 keeps window.dogs but drops its deleteDog member,
+// keeps the dog:delete handler but nothing calls it, and keeps util.js
+// without its breedName export. Before, all three were "covered" because
+// the world key, the channel name and the file name were present.
+func TestReconstructionCoverageChecksTheWholeMatch(t *testing.T) {
+	is := is.New(t)
+	v1 := map[string]string{
+		"package.json": `{"name":"dogs","main":"main.js","devDependencies":{"electron":"31"}}`,
+		"main.js": "const { app, BrowserWindow, ipcMain } = require('electron');\n" +
+			"ipcMain.handle('dog:fetch', () => 1);\nipcMain.handle('dog:delete', () => true);\n" +
+			"app.whenReady().then(() => new BrowserWindow({ webPreferences: { preload: require('path').join(__dirname, 'preload.js') } }));\n",
+		"preload.js": "const { contextBridge, ipcRenderer } = require('electron');\nconst u = require('./util.js');\n" +
+			"contextBridge.exposeInMainWorld('dogs', {\n  fetchDog: (n) => ipcRenderer.invoke('dog:fetch', u.breedName(n)),\n" +
+			"  deleteDog: (id) => ipcRenderer.invoke('dog:delete', id),\n});\n",
+		"util.js": "exports.breedName = (n) => n.toLowerCase();\nexports.DEFAULT = 'beagle';\n",
+	}
+	v2 := maps.Clone(v1)
+	v2["preload.js"] = "const { contextBridge, ipcRenderer } = require('electron');\nconst u = require('./util.js');\n" +
+		"contextBridge.exposeInMainWorld('dogs', {\n  fetchDog: (n) => ipcRenderer.invoke('dog:fetch', u.DEFAULT),\n});\n"
+	v2["util.js"] = "exports.DEFAULT = 'beagle';\n"
+	s := jaSession(t)
+	ref := func(ev *core.Evidence) map[string]any {
+		return map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	}
+	a1 := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, v1)})
+	a2 := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, v2)})
+	tr := jaCall(t, s, "trace_application_feature", map[string]any{"application": ref(a1), "seed": map[string]any{"kind": "api", "value": "dogs"}})
+	ledger := jaCall(t, s, "build_reconstruction_obligation_ledger", map[string]any{"application": ref(a1), "trace": ref(tr)})
+	// A channel obligation's evidence is where it is handled and called
+	// (before, its derived node gave it none).
+	var led struct {
+		Obligations []struct {
+			Kind              string           `json:"kind"`
+			Match             map[string]any   `json:"match"`
+			EvidenceLocations []map[string]any `json:"evidence_locations"`
+		} `json:"obligations"`
+	}
+	is.NoErr(json.Unmarshal(ledger.NormalizedResult, &led))
+	var fetchAt []string
+	for _, o := range led.Obligations {
+		if o.Kind == "ipc-channel" && o.Match["channel"] == "dog:fetch" {
+			for _, l := range o.EvidenceLocations {
+				fetchAt = append(fetchAt, fmt.Sprint(l["path"]))
+			}
+		}
+	}
+	sort.Strings(fetchAt)
+	is.Equal(fetchAt, []string{"main.js", "preload.js"})
+	var cov struct {
+		Items []struct {
+			Kind, Key, Status string
+		} `json:"items"`
+	}
+	status := func(ev *core.Evidence) map[string]string {
+		is.NoErr(json.Unmarshal(ev.NormalizedResult, &cov))
+		out := map[string]string{}
+		for _, it := range cov.Items {
+			if it.Kind == "bridge-api" || it.Kind == "ipc-channel" || it.Kind == "module" {
+				out[it.Kind+" "+it.Key] = it.Status
+			}
+		}
+		return out
+	}
+	self := status(jaCall(t, s, "evaluate_reconstruction_coverage", map[string]any{"ledger": ref(ledger), "reconstruction": ref(a1)}))
+	for k, v := range self {
+		is.True(v == "covered" || k == "") // the app covers its own ledger
+	}
+	got := status(jaCall(t, s, "evaluate_reconstruction_coverage", map[string]any{"ledger": ref(ledger), "reconstruction": ref(a2)}))
+	is.Equal(got["bridge-api dogs"], "missing")        // deleteDog is gone
+	is.Equal(got["ipc-channel dog:delete"], "missing") // handled, no longer called
+	is.Equal(got["ipc-channel dog:fetch"], "covered")
+	is.Equal(got["module util.js"], "missing") // breedName is gone
+	is.Equal(got["module preload.js"], "covered")
 }
 
 func TestCLIAnalyzeChoosesJSApp(t *testing.T) {

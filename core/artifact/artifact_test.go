@@ -640,3 +640,23 @@ func TestExtractCancelledLeavesNothing(t *testing.T) {
 	_, err := os.Lstat(created)
 	is.True(os.IsNotExist(err))
 }
+
+// CompanionTwin maps a file of an ASAR's unpacked companion directory to
+// the same entry inside the ASAR, at any depth, and nothing else.
+func TestCompanionTwin(t *testing.T) {
+	for p, want := range map[string]string{
+		"app.asar.unpacked/build/addon.node":          "app.asar/build/addon.node",
+		"resources/app.asar.unpacked/a.node":          "resources/app.asar/a.node",
+		"x/.asar.unpacked/a.node":                     "",
+		".asar.unpacked/a.node":                       "",
+		"app.asar/build/addon.node":                   "",
+		"app.asar.unpacked":                           "",
+		"notes.asar.unpackedX/a.node":                 "",
+		"a/.asar.unpacked/b/app.asar.unpacked/c.node": "a/.asar.unpacked/b/app.asar/c.node",
+	} {
+		got, ok := artifact.CompanionTwin(p)
+		if got != want || ok != (want != "") {
+			t.Errorf("CompanionTwin(%q) = %q, %v; want %q", p, got, ok, want)
+		}
+	}
+}

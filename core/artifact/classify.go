@@ -245,3 +245,25 @@ func universalSliceOffset(h []byte) int64 {
 	}
 	return off
 }
+
+// CompanionTwin returns, for a logical path inside an ASAR's unpacked
+// companion directory ("app.asar.unpacked/native/x.node"), the path of the
+// same entry inside the expanded ASAR ("app.asar/native/x.node"): the ASAR
+// reads that entry's bytes from the companion file, so an inventory of the
+// directory holding both lists one file twice. ok is false for any other
+// path.
+func CompanionTwin(p string) (twin string, ok bool) {
+	const dir = ".asar.unpacked"
+	for i := 0; i < len(p); {
+		j := strings.Index(p[i:], dir+"/")
+		if j < 0 {
+			return "", false
+		}
+		j += i
+		if j > 0 && p[j-1] != '/' {
+			return p[:j] + ".asar/" + p[j+len(dir)+1:], true
+		}
+		i = j + len(dir) + 1
+	}
+	return "", false
+}

@@ -337,6 +337,18 @@ func (g *Graph) inspection(invID string, pathArg string) *InspectArtifactResult 
 	cov := &r.Coverage
 	var addons, maps, js []string
 	declared := 0
+	// A file of an expanded ASAR's unpacked companion directory is the
+	// ASAR's own entry (CompanionTwin): the hypotheses count it once.
+	shaOf := map[string]string{}
+	for _, it := range g.Items {
+		if it.Kind == ports.EntryFile && it.Hashed {
+			shaOf[it.Path] = it.SHA256
+		}
+	}
+	twinned := func(it *Item) bool {
+		t, ok := CompanionTwin(it.Path)
+		return ok && it.Hashed && shaOf[t] == it.SHA256
+	}
 	for _, it := range g.Items {
 		cov.Occurrences++
 		if it.Kind != ports.EntryFile {
@@ -360,10 +372,16 @@ func (g *Graph) inspection(invID string, pathArg string) *InspectArtifactResult 
 		}
 		switch it.class.kind {
 		case "native-addon":
+			if twinned(it) {
+				break
+			}
 			addons = append(addons, it.Path)
 		case "source-map":
 			maps = append(maps, it.Path)
 		case "javascript":
+			if twinned(it) {
+				break
+			}
 			js = append(js, it.Path)
 		}
 	}
@@ -415,7 +433,7 @@ func (g *Graph) inspection(invID string, pathArg string) *InspectArtifactResult 
 			Statement: fmt.Sprintf("The application ships %d native add-on(s) that run with the host process's privileges.", len(addons))})
 		var ids []any
 		for _, it := range g.Items {
-			if it.class.kind == "native-addon" && it.Hashed && len(ids) < 50 {
+			if it.class.kind == "native-addon" && it.Hashed && !twinned(it) && len(ids) < 50 {
 				ids = append(ids, it.occurrenceID)
 			}
 		}

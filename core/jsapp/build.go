@@ -52,6 +52,9 @@ type jsappBuilder struct {
 	// the assets holding a runtime's chunk file names, by chunk global
 	// (chunkWorker; nil until a chunk file's worker asks)
 	chunkRuntimes map[string][]*jsAsset
+	// the directories of the HTML documents whose <script src> loads each
+	// asset (documentDirs; nil until a worker's script needs them)
+	scriptDocDirs map[string][]string
 }
 
 // callSiteKey is a call in an asset, by the offset mappedSite gives.
@@ -351,6 +354,9 @@ func (b *jsappBuilder) worker(a *jsAsset, im ports.JSImport, rel semRelation, vi
 		target, ok = via.file, via.found
 	} else {
 		target, ok = st.resolveModule(a.path, im.Specifier, im.Kind)
+		if !ok {
+			target, ok = b.resolveWorkerURL(a, im.Specifier)
+		}
 	}
 	kind := "worker"
 	if im.Kind == ports.JSServiceWorker {
@@ -377,6 +383,86 @@ func (b *jsappBuilder) worker(a *jsAsset, im ports.JSImport, rel semRelation, vi
 		st.unknown("unresolved-worker", b.callSite(a, im.InModule), a.path, im.Offset, "worker script "+im.Specifier+" is not in the app")
 	}
 	b.relation(rel)
+}
+
+// resolveWorkerURL finds the script of a worker that module resolution
+// did not: the argument of new Worker, new SharedWorker and
+// navigator.serviceWorker.register is a URL, so a bare name such as
+// "worker.js" is a relative URL (not a package), and a page's script
+// resolves it against its document, not its own directory. The bases are
+// the script's directory, then the directory of each HTML document of the
+// app whose <script src> loads the script (a src starting with / is looked
+// for as htmlModuleScripts does). A URL with a scheme, a host or a query
+// naming no file is not resolved, and no extension is added: a browser
+// fetches exactly the URL.
+func (b *jsappBuilder) resolveWorkerURL(a *jsAsset, spec string) (string, bool) {
+	if i := strings.IndexAny(spec, "?#"); i >= 0 {
+		spec = spec[:i]
+	}
+	if spec == "" || strings.Contains(spec, ":") || strings.HasPrefix(spec, "//") {
+		return "", false
+	}
+	var bases []string
+	if !strings.HasPrefix(spec, "/") {
+		bases = append(bases, path.Dir(a.path))
+	}
+	bases = append(bases, b.documentDirs(a.path, strings.HasPrefix(spec, "/"))...)
+	for _, base := range bases {
+		if t := path.Join(base, spec); !strings.HasPrefix(t, "../") && t != ".." && b.st.assets[t] != nil {
+			return t, true
+		}
+	}
+	return "", false
+}
+
+// documentDirs returns the directories of the app's HTML documents that
+// load script p with <script src>, in document order, and, when rooted
+// (for a URL starting with /), each document's package directory too. The
+// documents are scanned once per analysis; one that cannot be read is
+// passed over.
+func (b *jsappBuilder) documentDirs(p string, rooted bool) []string {
+	st := b.st
+	if b.scriptDocDirs == nil {
+		b.scriptDocDirs = map[string][]string{}
+		for _, dp := range st.order {
+			f := st.files[dp]
+			if f.kind != "html" || f.quarant || f.size > jsappMaxHTMLBytes {
+				continue
+			}
+			tags, err := st.scriptTagsOf(context.Background(), f)
+			if err != nil {
+				continue
+			}
+			for _, tag := range tags {
+				bases := []string{path.Dir(dp)}
+				if strings.HasPrefix(tag.src, "/") {
+					if pkg := st.nearestPackage(dp); pkg != nil {
+						bases = append(bases, pkg.dir)
+					}
+				}
+				for _, base := range bases {
+					if t := path.Join(base, tag.src); st.assets[t] != nil {
+						if !slices.Contains(b.scriptDocDirs[t], path.Dir(dp)) {
+							b.scriptDocDirs[t] = append(b.scriptDocDirs[t], path.Dir(dp))
+						}
+						break
+					}
+				}
+			}
+		}
+	}
+	dirs := b.scriptDocDirs[p]
+	if !rooted {
+		return dirs
+	}
+	var out []string
+	for _, d := range dirs {
+		out = append(out, d)
+		if pkg := st.nearestPackage(path.Join(d, "index.html")); pkg != nil && pkg.dir != d {
+			out = append(out, pkg.dir)
+		}
+	}
+	return out
 }
 
 // chunkVia is the script of a worker that a webpack build starts from a
@@ -1869,7 +1955,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	b.g = nil
 	stats := map[string]any{
 		"files": len(st.files), "directories": st.dirs, "symlinks": st.symlinks, "javascript_assets": len(st.assets),
-		"parsed_assets": len(st.assets) - st.syntaxErrs - st.notParsed - unparsed, "syntax_errors": st.syntaxErrs,
+		"parsed_assets": len(st.assets) - st.syntaxErrs - st.notParsed - st.quarantined - unparsed, "syntax_errors": st.syntaxErrs,
 		"packages": len(st.packages), "bundled_modules": b.bundled, "source_maps": b.sourceMaps, "source_modules": b.sourceModules,
 		"html_documents": b.htmlDocs, "native_addons": len(b.addons), "bytes_parsed": st.bytesParsed, "graph_nodes": len(graph.Nodes),
 	}

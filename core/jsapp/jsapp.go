@@ -134,6 +134,10 @@ type jsappState struct {
 	bytesParsed int64
 	syntaxErrs  int
 	notParsed   int
+	// quarantined counts JavaScript assets whose bytes contradict their
+	// declared hash: they are not analysed, and the integrity limitation
+	// (not the parse one) reports them.
+	quarantined int
 	unknownsCut int
 	// resolved memoizes resolveModule once the packages are read (nil
 	// before: a resolution depends on them); the builder's goroutine only.
@@ -299,6 +303,19 @@ func (st *jsappState) inventory(ctx context.Context) error {
 		st.files[f.path] = f
 		st.order = append(st.order, f.path)
 	}
+	// A file of an expanded ASAR's unpacked companion directory is the
+	// ASAR's own entry, which reads its bytes from it: the app holds it
+	// once, at its place in the ASAR (so a native add-on is not counted
+	// twice, nor a JavaScript file parsed twice).
+	kept := st.order[:0]
+	for _, p := range st.order {
+		if t, ok := artifact.CompanionTwin(p); ok && st.files[t] != nil && st.files[t].sha256 == st.files[p].sha256 {
+			delete(st.files, p)
+			continue
+		}
+		kept = append(kept, p)
+	}
+	st.order = kept
 	// The files are read again through their handles only: the items,
 	// about a sixth of what the build holds live, go before the parse.
 	g.DropItems()
@@ -461,7 +478,7 @@ func (st *jsappState) parse(ctx context.Context) error {
 		st.assets[p] = a
 		st.assetOrder = append(st.assetOrder, p)
 		if f.quarant {
-			st.notParsed++
+			st.quarantined++
 			continue
 		}
 		if pf := st.pre[p]; pf != nil && pf.sha256 == f.sha256 {
@@ -471,7 +488,7 @@ func (st *jsappState) parse(ctx context.Context) error {
 		jobs = append(jobs, a)
 	}
 	st.pre = nil
-	st.req.observe(fmt.Sprintf("parsing %d JavaScript files (%d parsed during the inventory)", len(jobs), len(st.assetOrder)-st.notParsed-len(jobs)))
+	st.req.observe(fmt.Sprintf("parsing %d JavaScript files (%d parsed during the inventory)", len(jobs), len(st.assetOrder)-st.quarantined-len(jobs)))
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(jobs)))
 	// Parsing needs many times a source's size in memory: bound the bytes
 	// parsed at once, so two huge bundles never parse together.

@@ -211,6 +211,18 @@ func obligation(ix *appIndex, n *Node, kind string) map[string]any {
 			break
 		}
 	}
+	if n.Kind == "ipc-channel" && ix != nil {
+		// A channel's node is derived (no location of its own): its
+		// evidence is where it is handled and where it is called.
+		for _, e := range append(append([]*Edge(nil), ix.out[n.NodeID]...), ix.in[n.NodeID]...) {
+			for _, l := range e.Evidence.Locations {
+				if len(locs) > 8 {
+					break
+				}
+				locs = append(locs, l)
+			}
+		}
+	}
 	o := map[string]any{"node_id": n.NodeID, "kind": kind, "requirement": req, "status": status, "match": match, "evidence_locations": locs}
 	o["obligation_id"] = core.MustDigest(map[string]any{"node_id": n.NodeID, "kind": kind, "requirement": req})
 	return o
@@ -265,10 +277,24 @@ func handleEvaluateCoverage(ctx context.Context, c *core.Call) (any, error) {
 		}
 		have[kind][key] = true
 	}
+	// What an obligation's match asks beyond its key: the exports of each
+	// module (by base name), the members of each bridge API (absent when
+	// the analysis could not list them) and whether each IPC channel is
+	// paired (handled and called).
+	moduleExports := map[string][]map[string]bool{}
+	bridgeMembers := map[string]map[string]bool{}
+	ipcPaired := map[string]bool{}
 	for _, n := range ix.res.Graph.Nodes {
 		switch n.Kind {
 		case "javascript-asset":
 			put("module", pathBase(n.propString("path")))
+			names := map[string]bool{}
+			if ex, ok := n.prop("exports").([]any); ok {
+				for _, x := range ex {
+					names[fmt.Sprint(x)] = true
+				}
+			}
+			moduleExports[pathBase(n.propString("path"))] = append(moduleExports[pathBase(n.propString("path"))], names)
 			if ex, ok := n.prop("exports").([]any); ok {
 				for _, x := range ex {
 					put("export", fmt.Sprint(x))
@@ -280,8 +306,21 @@ func handleEvaluateCoverage(ctx context.Context, c *core.Call) (any, error) {
 			put("original-source", normalizeOriginal(n.propString("original_source")))
 		case "ipc-channel":
 			put("ipc-channel", n.propString("channel"))
+			if n.propString("status") == "paired" {
+				ipcPaired[n.propString("channel")] = true
+			}
 		case "context-bridge-api":
 			put("bridge-api", n.propString("world_key"))
+			if ms, ok := n.prop("members").([]any); ok {
+				set := bridgeMembers[n.propString("world_key")]
+				if set == nil {
+					set = map[string]bool{}
+					bridgeMembers[n.propString("world_key")] = set
+				}
+				for _, m := range ms {
+					set[fmt.Sprint(m)] = true
+				}
+			}
 		case "endpoint", "target":
 			put("endpoint", n.propString("url"))
 		case "storage":
@@ -335,7 +374,7 @@ func handleEvaluateCoverage(ctx context.Context, c *core.Call) (any, error) {
 		}
 		status := "missing"
 		if have[kind][key] {
-			status = "covered"
+			status = matchedStatus(kind, key, o, m, moduleExports, bridgeMembers, ipcPaired)
 		}
 		if kind == "native-export" || kind == "native-addon" {
 			if status == "covered" {
@@ -363,4 +402,52 @@ func handleEvaluateCoverage(ctx context.Context, c *core.Call) (any, error) {
 		Coverage: ReconstructionCoverage{Status: "complete"}}
 	res.EvaluationID = digestWithout(res, "evaluation_id")
 	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{lev.EvidenceID, rev.EvidenceID}}, nil
+}
+
+// matchedStatus decides an obligation whose key the reconstruction has:
+// the key alone does not cover what the match also asks. A module must
+// export every name the ledger lists (one module of that base name
+// suffices); a bridge API must expose every member (unknown when the
+// reconstruction's members could not be listed); an IPC channel the
+// original both handled and called (its obligation evidenced) must be
+// paired in the reconstruction too, not only handled or only called.
+func matchedStatus(kind, key string, o, m map[string]any, moduleExports map[string][]map[string]bool, bridgeMembers map[string]map[string]bool, ipcPaired map[string]bool) string {
+	switch kind {
+	case "module":
+		want, _ := m["exports"].([]any)
+		for _, names := range moduleExports[key] {
+			if hasAll(names, want) {
+				return "covered"
+			}
+		}
+		return "missing"
+	case "bridge-api":
+		want, _ := m["members"].([]any)
+		if len(want) == 0 {
+			return "covered"
+		}
+		got, ok := bridgeMembers[key]
+		if !ok {
+			return "unknown"
+		}
+		if hasAll(got, want) {
+			return "covered"
+		}
+		return "missing"
+	case "ipc-channel":
+		if o["status"] == "evidenced" && !ipcPaired[key] {
+			return "missing"
+		}
+	}
+	return "covered"
+}
+
+// hasAll reports whether set holds every name in want.
+func hasAll(set map[string]bool, want []any) bool {
+	for _, w := range want {
+		if !set[fmt.Sprint(w)] {
+			return false
+		}
+	}
+	return true
 }
