@@ -225,10 +225,8 @@ func (s *Session) mutateUnknownLocked(op string, args map[string]any, u *Unknown
 	}
 	for _, rel := range u.Relationships {
 		if _, ok := r.unknowns[rel.UnknownID]; !ok && rel.UnknownID != u.UnknownID {
-			e := unknownErr(op, CodeInvalidRequest, "missing-unknown", "relationship names unknown "+string(rel.UnknownID)+", which this connection does not hold",
-				map[string]any{"unknown_id": string(rel.UnknownID)})
-			e.Remediation = missingUnknownAdvice
-			return nil, "", e
+			return nil, "", unknownErr(op, CodeInvalidRequest, "missing-unknown", "relationship names unknown "+string(rel.UnknownID)+", which this connection does not hold",
+				map[string]any{"unknown_id": string(rel.UnknownID)}, missingUnknownAdvice)
 		}
 	}
 	params, err := CanonicalJSON(args)
@@ -269,10 +267,8 @@ func (s *Session) mutateUnknownLocked(op string, args map[string]any, u *Unknown
 	}
 	if u.Resolution != nil && u.Resolution.Disposition == "verified" {
 		if ok, _, findings := u.checkResolution(lookup); !ok {
-			e := unknownErr(op, CodeEvidenceIntegrityMismatch, "unverified-resolution",
-				"the verified resolution does not qualify: "+fmt.Sprint(findings), map[string]any{"unknown_id": string(u.UnknownID), "findings": findings})
-			e.Remediation = unverifiedAdvice
-			return nil, "", e
+			return nil, "", unknownErr(op, CodeEvidenceIntegrityMismatch, "unverified-resolution",
+				"the verified resolution does not qualify: "+fmt.Sprint(findings), map[string]any{"unknown_id": string(u.UnknownID), "findings": findings}, unverifiedAdvice)
 		}
 	}
 	latest := r.latestLocked()
@@ -332,7 +328,7 @@ func handleUpdateUnknown(_ context.Context, c *Call) (any, error) {
 	defer r.mu.Unlock()
 	chain := r.unknowns[id]
 	if len(chain) == 0 {
-		return nil, missingUnknown(c.Op.Name, id)
+		return nil, unknownErr(c.Op.Name, CodeInvalidRequest, "missing", "this connection holds no unknown "+string(id), map[string]any{"unknown_id": string(id)}, missingUnknownAdvice)
 	}
 	cur := chain[len(chain)-1]
 	if want := in.ExpectedRevisionDigest; want != "" && want != cur.RevisionDigest {
@@ -416,7 +412,7 @@ func handleVerifyUnknownResolution(_ context.Context, c *Call) (any, error) {
 	defer r.mu.Unlock()
 	chain := r.unknowns[id]
 	if len(chain) == 0 {
-		return nil, missingUnknown(c.Op.Name, id)
+		return nil, unknownErr(c.Op.Name, CodeInvalidRequest, "missing", "this connection holds no unknown "+string(id), map[string]any{"unknown_id": string(id)}, missingUnknownAdvice)
 	}
 	u := chain[len(chain)-1]
 	out := &VerifyUnknownResolutionResult{UnknownID: string(id), Revision: u.Revision, RevisionDigest: u.RevisionDigest,
@@ -447,16 +443,5 @@ func handleVerifyUnknownResolution(_ context.Context, c *Call) (any, error) {
 	return out, nil
 }
 
-// The advice of the unknowns' own refusals, where the code's default (which
-// speaks of details.issues, or of Evidence altered in transit) does not fit.
-const (
-	missingUnknownAdvice = "Call list_unknowns for the unknown_ids this connection holds (they do not outlive close_binary or the connection), or record the unknown with record_unknown."
-	unverifiedAdvice     = "Name retained Evidence of this connection that meets the unknown's required authority, confidence and environment and is not a mutation or a contradicting record (details.findings says what each falls short of), or resolve it as withdrawn or out-of-scope."
-)
-
-// missingUnknown refuses an unknown_id this connection does not hold.
-func missingUnknown(op string, id UnknownID) *Error {
-	e := unknownErr(op, CodeInvalidRequest, "missing", "this connection holds no unknown "+string(id), map[string]any{"unknown_id": string(id)})
-	e.Remediation = missingUnknownAdvice
-	return e
-}
+const missingUnknownAdvice = "Call list_unknowns for the unknown_ids this connection holds (they do not outlive close_binary or the connection), or record the unknown with record_unknown."                                                                                               // not details.issues, which it has none of
+const unverifiedAdvice = "Name retained Evidence of this connection that meets the unknown's required authority, confidence and environment and is not a mutation or a contradicting record (details.findings says what each falls short of), or resolve it as withdrawn or out-of-scope." // not the integrity code's default

@@ -154,16 +154,13 @@ func (u *Unknown) normalize() {
 	}
 }
 
-// unknownErr is the UnknownRegistry error family (CONTRACTS.md §5).
-func unknownErr(op string, code Code, reason, msg string, details map[string]any) *Error {
-	if details == nil {
-		details = map[string]any{}
-	}
+// unknownErr is the UnknownRegistry error family (CONTRACTS.md §5); advice replaces the code's default.
+func unknownErr(op string, code Code, reason, msg string, details map[string]any, advice ...string) *Error {
 	details["reason"] = reason
 	if op != "" {
 		details["operation"] = op
 	}
-	return &Error{Code: code, Message: op + ": " + msg, Details: details}
+	return &Error{Code: code, Message: op + ": " + msg, Details: details, Remediation: strings.Join(advice, "")}
 }
 
 // check validates one revision on its own: identity, fields and digests.
