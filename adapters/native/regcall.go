@@ -439,6 +439,16 @@ func loadedRegister(b []byte, mode int) (int, bool) {
 // registers (xref.go): the program's calling convention, found on first
 // use (only a function with such a call and a load of an import slot asks
 // for it).
+// regScratch holds a procedure's instructions while bodySlots looks at
+// them; the reference sweep's workers reuse them (regScratchPool) rather
+// than make two slices per procedure the pass runs over.
+type regScratch struct {
+	flows []flowInsn
+	ops   []regOp
+}
+
+var regScratchPool = sync.Pool{New: func() any { return new(regScratch) }}
+
 type regCalls struct {
 	p       *program
 	format  string
@@ -579,8 +589,12 @@ func joined(refs []xref, r ports.FunctionRange) map[uint64]bool {
 // through a register the pass reaches with no one slot in the register.
 func (rc *regCalls) bodySlots(x *x86Decoder, spans []ports.FunctionRange, entry uint64, codeFor func(start, end uint64) ([]byte, uint64), open map[uint64]bool) map[uint64]uint64 {
 	isSlot := func(a uint64) bool { return rc.p.labelAt(a, "import") != "" }
-	var flows []flowInsn
-	var ops []regOp
+	sc := regScratchPool.Get().(*regScratch)
+	flows, ops := sc.flows[:0], sc.ops[:0]
+	defer func() {
+		sc.flows, sc.ops = flows[:0], ops[:0]
+		regScratchPool.Put(sc)
+	}()
 	for _, r := range spans {
 		code, stop := codeFor(r.Start, r.End)
 		if code == nil || len(flows) >= maxFunctionInsns {
