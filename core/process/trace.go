@@ -323,7 +323,9 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 		return nil, e
 	}
 	project := func(r *ports.TraceResult) (*TraceNativeCallsResult, map[string]any) {
-		return traceProjection(idx, r, program, sum, sigs, newPointees(ctx, a, idx), newCallSites(ctx, a, idx))
+		cs := newCallSites(a, idx)
+		cs.resolve(ctx, r)
+		return traceProjection(idx, r, program, sum, sigs, newPointees(ctx, a, idx), cs)
 	}
 	res, err := tr.TraceCalls(ctx, req)
 	if err != nil {

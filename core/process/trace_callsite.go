@@ -20,9 +20,9 @@ const callSiteWindow = 100_000
 // that ends at it and is a call, by the address procedure_callers and the
 // cross-reference tools give a call site. A procedure is swept linearly
 // from its start once, however many hits return into it; the answer for
-// each return address is cached.
+// each return address is cached. resolve does the decoding before the
+// projection, which then only reads the answers (of).
 type callSites struct {
-	ctx    context.Context
 	d      ports.Disassembler
 	idx    *procIndex
 	budget int
@@ -34,18 +34,36 @@ type callSites struct {
 
 // newCallSites is nil when the analysis does not disassemble: call sites
 // are then unknown.
-func newCallSites(ctx context.Context, a ports.Analysis, idx *procIndex) *callSites {
+func newCallSites(a ports.Analysis, idx *procIndex) *callSites {
 	d, ok := a.(ports.Disassembler)
 	if !ok || idx == nil {
 		return nil
 	}
-	return &callSites{ctx: ctx, d: d, idx: idx, budget: callSiteBudget, ends: map[uint64]map[uint64]uint64{}, memo: map[uint64]*string{}}
+	return &callSites{d: d, idx: idx, budget: callSiteBudget, ends: map[uint64]map[uint64]uint64{}, memo: map[uint64]*string{}}
 }
 
-// of is the call site of a call that returns to ret (a link-time address
+// resolve finds the call sites of the hits' return addresses.
+func (s *callSites) resolve(ctx context.Context, res *ports.TraceResult) {
+	if s == nil || res == nil {
+		return
+	}
+	for _, h := range res.Hits {
+		s.find(ctx, h.Caller)
+	}
+}
+
+// of is the call site resolve found for a call that returns to ret, or nil.
+func (s *callSites) of(ret uint64) *string {
+	if s == nil {
+		return nil
+	}
+	return s.memo[ret]
+}
+
+// find is the call site of a call that returns to ret (a link-time address
 // of the main program), or nil when no call instruction of the analysis
 // ends there.
-func (s *callSites) of(ret uint64) *string {
+func (s *callSites) find(ctx context.Context, ret uint64) *string {
 	if s == nil || ret == 0 {
 		return nil
 	}
@@ -57,7 +75,7 @@ func (s *callSites) of(ret uint64) *string {
 	// procedure even when the call is its last instruction (a call of a
 	// function that does not return).
 	if p, ok := s.idx.containing(ret - 1); ok && p.Address < ret {
-		if at, ok := s.sweep(p, ret)[ret]; ok {
+		if at, ok := s.sweep(ctx, p, ret)[ret]; ok {
 			h := core.Hex(at)
 			out = &h
 		}
@@ -68,7 +86,7 @@ func (s *callSites) of(ret uint64) *string {
 
 // sweep is the call ends of procedure p, decoded from its start to its
 // end (to ret for a procedure of unknown size, whose sweep is not kept).
-func (s *callSites) sweep(p ports.Procedure, ret uint64) map[uint64]uint64 {
+func (s *callSites) sweep(ctx context.Context, p ports.Procedure, ret uint64) map[uint64]uint64 {
 	if m, ok := s.ends[p.Address]; ok {
 		return m
 	}
@@ -77,8 +95,8 @@ func (s *callSites) sweep(p ports.Procedure, ret uint64) map[uint64]uint64 {
 		end = ret
 	}
 	m := map[uint64]uint64{}
-	for at := p.Address; at < end && s.budget > 0 && s.ctx.Err() == nil; {
-		dis, err := s.d.Disassemble(s.ctx, ports.DisassembleRequest{Address: at, End: end, MaxInstructions: min(callSiteWindow, s.budget)})
+	for at := p.Address; at < end && s.budget > 0 && ctx.Err() == nil; {
+		dis, err := s.d.Disassemble(ctx, ports.DisassembleRequest{Address: at, End: end, MaxInstructions: min(callSiteWindow, s.budget)})
 		if err != nil || len(dis.Instructions) == 0 {
 			break
 		}

@@ -51,7 +51,9 @@ func TestTraceCallSites(t *testing.T) {
 		res.Hits = append(res.Hits, ports.TraceHit{Sequence: i, Caller: c})
 	}
 	res.Hits = append(res.Hits, ports.TraceHit{Caller: 0x1006, CallerModule: "libc.so.6"}, ports.TraceHit{})
-	out, _ := traceProjection(idx, res, "", "", nil, nil, newCallSites(context.Background(), a, idx))
+	cs := newCallSites(a, idx)
+	cs.resolve(context.Background(), res)
+	out, _ := traceProjection(idx, res, "", "", nil, nil, cs)
 	var got []any
 	for _, h := range out.Hits {
 		if h.CallSite == nil {
@@ -63,10 +65,10 @@ func TestTraceCallSites(t *testing.T) {
 	is.Equal(got, []any{"0x1001", "0x1006", nil, nil, "0x100b", "0x1011", "0x1001", "0x1006", "0x1001", nil, nil})
 	is.Equal(decoded, 5+1) // main once, tail's one call up to its return address
 	// Past the budget of decoded instructions, call sites are unknown.
-	cs := newCallSites(context.Background(), a, idx)
+	cs = newCallSites(a, idx)
 	cs.budget, decoded = 3, 0
-	is.Equal(*cs.of(0x1006), "0x1001")
-	is.Equal(cs.of(0x1011), nil) // main decoded up to 0x100b only
+	is.Equal(*cs.find(context.Background(), 0x1006), "0x1001")
+	is.Equal(cs.find(context.Background(), 0x1011), nil) // main decoded up to 0x100b only
 	is.Equal(decoded, 3)
 	out, _ = traceProjection(idx, res, "", "", nil, nil, nil)
 	is.Equal(out.Hits[0].CallSite, nil) // an analysis that does not disassemble
