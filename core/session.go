@@ -94,8 +94,9 @@ func (s *Session) Ledger() *Ledger { return s.ledger }
 
 // CallOptions carry per-call context from the front end.
 type CallOptions struct {
-	Progress Progress    // nil means no progress reporting
-	Client   *ClientInfo // nil when the front end has no client identity
+	Progress    Progress    // nil means no progress reporting
+	Client      *ClientInfo // nil when the front end has no client identity
+	ResultBytes int64       // the room for the result in one response (ResponseBudget.ResultBudget); 0 means the default budget's
 }
 
 // Result is a successful call.
@@ -141,11 +142,10 @@ type Observation struct {
 
 // Call is one validated invocation handed to a Handler.
 type Call struct {
-	Session  *Session
-	Op       *Operation
-	Args     map[string]any
-	Progress Progress
-	Client   *ClientInfo
+	Session     *Session
+	Op          *Operation
+	Args        map[string]any
+	CallOptions // as the front end gave them (Progress never nil)
 
 	bound bound // the target and binding this call started with
 	// renamed lists analysts' names the result shows (Call.NoteRenamed).
@@ -206,7 +206,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage, o
 	}()
 	snap := s.acquire()
 	defer s.release(snap.analysis)
-	call := &Call{Session: s, Op: op, Args: m, Progress: opts.Progress, Client: opts.Client, bound: snap, raw: args}
+	call := &Call{Session: s, Op: op, Args: m, CallOptions: opts, bound: snap, raw: args}
 	if err := s.ready(ctx, op, snap); err != nil {
 		return nil, err
 	}

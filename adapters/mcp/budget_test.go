@@ -39,6 +39,12 @@ func bigOperations() []*core.Operation {
 				return nil, &core.Error{Code: core.CodeExecutionFailure, Message: "test_big_error: failed",
 					Details: map[string]any{"partial_observation": strings.Repeat("x", mibArg(c)<<20)}}
 			}},
+		&core.Operation{Name: "test_room", Title: "Room", Description: "reports the room the call was given", Kind: core.KindEnhanced,
+			Effects: core.Effects{MutatesSession: true, Idempotent: true},
+			Input:   json.RawMessage(`{"type":"object"}`), Result: json.RawMessage(`{"type":"object"}`), Examples: []json.RawMessage{json.RawMessage(`{}`)},
+			Handler: func(ctx context.Context, c *core.Call) (any, error) {
+				return &core.Observation{Result: map[string]any{"result_bytes": c.ResultBytes}, Unbound: true}, nil
+			}},
 		&core.Operation{Name: "test_lookup", Title: "Lookup", Description: "resolves a retained evidence id", Kind: core.KindSession,
 			RequiresSession: true, Result: json.RawMessage(`{"type":"object"}`),
 			Input:    json.RawMessage(`{"type":"object","required":["evidence_id"],"properties":{"evidence_id":{"type":"string"}}}`),
@@ -124,6 +130,26 @@ func TestRaisedBudgetDeliversInline(t *testing.T) {
 	ev, err := core.ParseEvidence(raw)
 	is.NoErr(err)
 	is.True(len(ev.NormalizedResult) > 11<<20)
+}
+
+// TestHandlersSeeTheServersBudget: a handler that fits its own result
+// (inspect_web_page's script sources) is given the room of the budget the
+// server runs with, not the default's.
+func TestHandlersSeeTheServersBudget(t *testing.T) {
+	is := is.New(t)
+	for _, max := range []int64{core.DefaultMaxResponseBytes, 32 << 20} {
+		var got struct {
+			Result struct {
+				ResultBytes int64 `json:"result_bytes"`
+			} `json:"normalized_result"`
+		}
+		res := callRaw(t, startBudget(t, max), "test_room", map[string]any{})
+		if res.IsError {
+			t.Fatal(res.Content[0].(*sdk.TextContent).Text)
+		}
+		is.NoErr(json.Unmarshal([]byte(res.Content[0].(*sdk.TextContent).Text), &got))
+		is.Equal(got.Result.ResultBytes, max-core.ResponseEnvelopeReserve)
+	}
 }
 
 func TestOversizedErrorIsRetained(t *testing.T) {

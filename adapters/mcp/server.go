@@ -216,7 +216,7 @@ func (s *Server) handler(op *core.Operation) sdk.ToolHandler {
 		cs := s.session(req.Session)
 		log := s.clientLog(req.Session)
 		log.Debug("call", "tool", op.Name)
-		opts := &core.CallOptions{Client: clientInfo(req)}
+		opts := &core.CallOptions{Client: clientInfo(req), ResultBytes: s.opts.Budget.ResultBudget()}
 		if tok := req.Params.GetProgressToken(); tok != nil {
 			opts.Progress = newProgress(ctx, req.Session, tok, s.opts.ProgressInterval)
 		}

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 
@@ -13,14 +14,14 @@ import (
 // limitations) when fitScriptSources measures the result alone.
 const evidenceReserve = 64 << 10
 
-// fitLimit is what inspect_web_page's result may cost in a success
-// response: the default response budget, the smallest an MCP server runs
-// with (REA_MCP_MAX_RESPONSE_BYTES may only raise it), less the reserves.
-// A handler does not see the server's budget, so the floor is what it can
-// promise to fit.
-var fitLimit = core.ResponseBudget{MaxResponseBytes: core.DefaultMaxResponseBytes}.ResultBudget() - evidenceReserve
+// defaultRoom is the room for a result when the front end names none: the
+// default response budget's, the smallest an MCP server runs with
+// (REA_MCP_MAX_RESPONSE_BYTES may only raise it).
+var defaultRoom = core.ResponseBudget{MaxResponseBytes: core.DefaultMaxResponseBytes}.ResultBudget()
 
-// fitScriptSources keeps inspect_web_page's result within fitLimit. Only
+// fitScriptSources keeps inspect_web_page's result within room, the call's
+// room for its result (core.CallOptions.ResultBytes, the server's response
+// budget less its envelope reserve) less evidenceReserve. Only
 // script texts grow without a bound the caller chose (include_script_sources
 // keeps up to 4 MiB of them, which JSON escaping and the response's two
 // copies can make more than 10 MiB): when the result is over, the largest
@@ -28,7 +29,9 @@ var fitLimit = core.ResponseBudget{MaxResponseBytes: core.DefaultMaxResponseByte
 // size, until it fits. The section is counted as truncated
 // (resource_budget_exhausted) and a limitation says how to get the texts
 // back. It returns the number of texts left out.
-func fitScriptSources(res *InspectWebPageResult, pc *ports.BrowserPageCapture) int {
+func fitScriptSources(res *InspectWebPageResult, pc *ports.BrowserPageCapture, room int64) int {
+	budget := cmp.Or(room, defaultRoom)
+	fitLimit := budget - evidenceReserve
 	size, ok := successSize(res)
 	if !ok || size <= fitLimit {
 		return 0
@@ -67,7 +70,7 @@ func fitScriptSources(res *InspectWebPageResult, pc *ports.BrowserPageCapture) i
 	res.Completeness = completeness(pc.Completeness, pageAttachLimited)
 	res.Limitations = append(res.Limitations, fmt.Sprintf("%d script source(s) (%d bytes) were left out, largest first, so that the result fits the %d-byte response budget; "+
 		"each says so in its source.reason with its sha256 and size. To get them, call again with allowed_origins naming fewer origins, so fewer scripts share the budget; "+
-		"analyze_web_bundle analyzes every script's text without returning it.", n, cut, core.DefaultMaxResponseBytes))
+		"analyze_web_bundle analyzes every script's text without returning it.", n, cut, budget+core.ResponseEnvelopeReserve))
 	return n
 }
 

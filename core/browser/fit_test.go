@@ -83,6 +83,21 @@ func TestInspectWithLargeScriptSourcesFitsTheResponseBudget(t *testing.T) {
 		return strings.Contains(l.(string), fmt.Sprintf("%d script source(s)", left)) && strings.Contains(l.(string), "allowed_origins")
 	}))
 
+	// A server running with a larger budget gives the call more room: the
+	// same capture keeps every text.
+	room := core.ResponseBudget{MaxResponseBytes: 32 << 20}.ResultBudget()
+	big, err := s.Call(context.Background(), "inspect_web_page", raw, &core.CallOptions{ResultBytes: room})
+	is.NoErr(err)
+	j, err = big.StructuredJSON()
+	is.NoErr(err)
+	is.True(core.SuccessBytes(j) > core.DefaultMaxResponseBytes) // it would not fit the default
+	is.True(core.ResponseBudget{MaxResponseBytes: 32 << 20}.CheckSuccess("inspect_web_page", big, j, true) == nil)
+	is.NoErr(json.Unmarshal(j, &ev))
+	for _, it := range result(ev)["scripts"].(map[string]any)["items"].([]any) {
+		is.Equal(it.(map[string]any)["source"].(map[string]any)["included"], true)
+	}
+	is.True(!strings.Contains(fmt.Sprint(result(ev)["limitations"]), "response budget"))
+
 	// Sources that fit are all kept, with no limitation about the budget.
 	f.Capture.Scripts = scripts[4:]
 	small := result(mustCall(t, s, "inspect_web_page", map[string]any{"cdp_endpoint": ep, "target_id": "T1", "include_script_sources": true}))

@@ -82,7 +82,7 @@ func handleInspectPage(ctx context.Context, c *core.Call) (any, error) {
 	}
 	c.Observe("normalizing capture")
 	res := normalizeInspection(pc, req)
-	fitScriptSources(res, pc)
+	fitScriptSources(res, pc, c.ResultBytes)
 	return observed(b.Info(), pc.Browser, "rea.web-page-inspection/v2", res, nil), nil
 }
 
