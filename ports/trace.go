@@ -2,12 +2,10 @@ package ports
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
 	"time"
-	"unicode/utf8"
 )
 
 // Native call tracing: an engine runs a native program under a debugger (or
@@ -166,7 +164,7 @@ type TraceBreakpoint struct {
 	// TraceHit.Stored, named by where the pointer arrived.
 	Scan bool
 	// WideFormat says Format is wchar_t text (wprintf's, wscanf's: Linux's
-	// 4-byte units): the tracer reads it as WideText decodes it, into
+	// 4-byte units): the tracer reads it as ports/libc.WideString decodes it, into
 	// TraceHit.Strings, and scans it as a narrow one.
 	WideFormat bool
 	// VaList is the argument register holding the va_list Format's
@@ -292,25 +290,6 @@ type TraceHit struct {
 	// %Lf, 16 for AArch64's, the width for %c), Value their first 8; no
 	// Bytes when the memory could not be read.
 	Stored []TraceRegister
-}
-
-// WideText is the UTF-8 text of Linux wchar_t units (4 bytes, the target's
-// byte order: little-endian on every target rea traces) up to a zero unit,
-// and whether one came; a unit that is no Unicode scalar value reads as
-// U+FFFD, and a partial last unit is left out.
-func WideText(b []byte) (text []byte, end bool) {
-	for ; len(b) >= 4; b = b[4:] {
-		u := binary.LittleEndian.Uint32(b)
-		if u == 0 {
-			return text, true
-		}
-		r := rune(u)
-		if u > utf8.MaxRune || !utf8.ValidRune(r) {
-			r = utf8.RuneError
-		}
-		text = utf8.AppendRune(text, r)
-	}
-	return text, false
 }
 
 // TraceString is the text one argument register pointed at: its bytes up

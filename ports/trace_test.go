@@ -2,7 +2,6 @@ package ports_test
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"testing"
@@ -71,34 +70,6 @@ func TestArgumentRegisters(t *testing.T) {
 		if len(ints) != c.ints || len(floats) != c.floats ||
 			c.ints > 0 && (ints[0] != c.firstInt || floats[len(floats)-1] != c.lastFl) {
 			t.Errorf("%s on %q: %v %v", c.conv, c.arch, ints, floats)
-		}
-	}
-}
-
-// wchar_t text: 4-byte little-endian units up to a zero unit, as UTF-8;
-// surrogates and units past U+10FFFF read as U+FFFD; no zero unit means
-// the text goes on past what was read.
-func TestWideText(t *testing.T) {
-	units := func(us ...uint32) []byte {
-		var b []byte
-		for _, u := range us {
-			b = binary.LittleEndian.AppendUint32(b, u)
-		}
-		return b
-	}
-	for _, c := range []struct {
-		in   []byte
-		want string
-		end  bool
-	}{
-		{units('h', 0xe9, 0x1F600, 0, 'x'), "h\u00e9\U0001F600", true},
-		{units(0xD800, 0x110000, 'a'), "\uFFFD\uFFFDa", false},
-		{append(units('a'), 0, 0), "a", false},
-		{nil, "", false},
-	} {
-		text, end := ports.WideText(c.in)
-		if string(text) != c.want || end != c.end {
-			t.Errorf("WideText(% x) = %q %v, want %q %v", c.in, text, end, c.want, c.end)
 		}
 	}
 }

@@ -415,7 +415,7 @@ func (s *session) vaArgs(ctx context.Context, ap uint64, args []libc.FormatArg, 
 }
 
 // readString reads the NUL-terminated text at addr for the argument named
-// reg: char text as readText does, or wchar_t text as ports.WideText decodes it,
+// reg: char text as readText does, or wchar_t text as libc.WideString decodes Linux's 4-byte units,
 // at most MaxTraceString units.
 func (s *session) readString(ctx context.Context, reg string, addr uint64, wide bool) (ports.TraceString, error) {
 	if !wide {
@@ -425,6 +425,6 @@ func (s *session) readString(ctx context.Context, reg string, addr uint64, wide 
 	if err != nil {
 		return raw, err
 	}
-	text, end := ports.WideText(raw.Text)
+	text, end := libc.WideString(raw.Text, 4)
 	return ports.TraceString{Register: reg, Text: text, Unreadable: raw.Unreadable, Truncated: !end && !raw.Unreadable}, nil
 }

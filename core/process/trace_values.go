@@ -12,6 +12,7 @@ import (
 
 	"rea/core"
 	"rea/ports"
+	"rea/ports/libc"
 )
 
 // Typed values: a parameter or result the signature gives as floating
@@ -373,7 +374,7 @@ func storedValue(arg *TraceArgument, typ string, b []byte) {
 		arg.StringAtReturn = &TraceString{Text: core.OptString(traceText(b))}
 		return
 	case typ == "wchar_t":
-		text, _ := ports.WideText(b)
+		text, _ := libc.WideString(b, 4)
 		arg.StringAtReturn = &TraceString{Text: core.OptString(traceText(text))}
 		return
 	case bits == 32 && len(b) == 4:

@@ -171,6 +171,27 @@ func TestWideString(t *testing.T) {
 	is.Equal(string(text), "\uFFFD")
 	text, end = libc.WideString(u32, 3)
 	is.True(!end && len(text) == 0)
+	// UTF-32: surrogates and units past U+10FFFF read as U+FFFD; a zero
+	// unit split by the end of what was read does not end the text.
+	for _, c := range []struct {
+		in   []uint32
+		tail []byte
+		want string
+		end  bool
+	}{
+		{[]uint32{'h', 0xe9, 0x1F600, 0, 'x'}, nil, "h\u00e9\U0001F600", true},
+		{[]uint32{0xD800, 0x110000, 'a'}, nil, "\uFFFD\uFFFDa", false},
+		{[]uint32{'a'}, []byte{0, 0}, "a", false},
+		{nil, nil, "", false},
+	} {
+		var b []byte
+		for _, u := range c.in {
+			b = append(b, byte(u), byte(u>>8), byte(u>>16), byte(u>>24))
+		}
+		text, end := libc.WideString(append(b, c.tail...), 4)
+		is.Equal(string(text), c.want)
+		is.Equal(end, c.end)
+	}
 }
 
 // A scanf format is untrusted bytes: any gives at most one pointer per
