@@ -399,6 +399,7 @@ type v8Capture struct {
 	scripts  map[string]bool
 	contexts map[int]int // context id -> index in obs.Contexts
 	trunc    map[string]bool
+	urlless  int // scripts with an empty URL (dynamic code)
 }
 
 func (c *v8Capture) truncate(reason string) {
@@ -435,11 +436,12 @@ func (c *v8Capture) onEvent(ev event) {
 			c.obs.Excluded.Builtin++
 			return
 		case "invalid_protocol_value":
+			// Node's own modules have node: URLs; a script without one is
+			// code the program compiled at run time (eval, new Function,
+			// vm without a filename), counted apart for a limitation.
+			c.obs.Excluded.InvalidProtocolValue++
 			if p.URL == "" {
-				// eval'd and internal scripts carry no URL.
-				c.obs.Excluded.Builtin++
-			} else {
-				c.obs.Excluded.InvalidProtocolValue++
+				c.urlless++
 			}
 			return
 		case "outside_file_roots":
@@ -626,8 +628,13 @@ func (e *RuntimeEngine) ObserveRuntime(ctx context.Context, req ports.RuntimeObs
 		obs.TruncationReasons = append(obs.TruncationReasons, r)
 	}
 	slices.Sort(obs.TruncationReasons)
+	obs.Limitations = slices.Clone(obs.Limitations)
+	if cap.urlless > 0 {
+		obs.Limitations = append(obs.Limitations, itoa(cap.urlless)+" script(s) had no URL: code compiled at run time (eval, new Function, vm without a filename); "+
+			"they have no location, are counted under invalid_protocol_value and are not listed.")
+	}
 	if skipRefused {
-		obs.Limitations = append(slices.Clone(obs.Limitations), "Debugger.setSkipAllPauses was refused, so the runtime may have paused at a debugger statement during the window.")
+		obs.Limitations = append(obs.Limitations, "Debugger.setSkipAllPauses was refused, so the runtime may have paused at a debugger statement during the window.")
 	}
 	obs.Scripts = slices.Clone(obs.Scripts)
 	obs.Contexts = slices.Clone(obs.Contexts)

@@ -54,12 +54,12 @@ func TestV8ObserveSendsOnlyTheEnablesAndTheSkip(t *testing.T) {
 	is.Equal(f.Methods(), []string{"Runtime.enable", "Debugger.setSkipAllPauses", "Debugger.enable"})
 	is.Equal(string(f.Calls()[2].Params), "{}")
 	is.Equal(string(f.Calls()[1].Params), `{"skip":true}`)
-	is.Equal(len(o.Limitations), 0)
+	is.Equal(len(o.Limitations), 1) // the URL-less script
 	is.Equal(len(o.Scripts), 1)
 	is.Equal(o.Scripts[0].Location, ports.RuntimeLocation{Kind: "file", FilePath: filepath.Join(dir, "main.mjs")})
-	is.Equal(o.Excluded.Builtin, 2)
+	is.Equal(o.Excluded.Builtin, 1)
 	is.Equal(o.Excluded.UnsupportedLocation, 1)
-	is.Equal(o.Excluded.InvalidProtocolValue, 1)
+	is.Equal(o.Excluded.InvalidProtocolValue, 2) // no scriptId; no URL
 	is.Equal(len(o.Contexts), 1)
 	is.Equal(o.Runtime.Product, "node.js/v20.0.0-fake")
 }
@@ -246,4 +246,26 @@ func TestV8ObserveSkipRefused(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(f.Methods(), []string{"Runtime.enable", "Debugger.setSkipAllPauses", "Debugger.enable", "Debugger.setSkipAllPauses"})
 	is.Equal(o.Limitations, []string{"Debugger.setSkipAllPauses was refused, so the runtime may have paused at a debugger statement during the window."})
+}
+
+// TestV8ObserveNamesURLlessScriptsAsDynamicCode: code compiled at run time
+// by eval, new Function or vm without a filename reaches the inspector
+// with an empty URL. Node's own modules all have node: URLs, so counting
+// these as builtin hid the program's dynamic code; they are invalid
+// protocol values (they have no location) and a limitation counts them.
+func TestV8ObserveNamesURLlessScriptsAsDynamicCode(t *testing.T) {
+	is := is.New(t)
+	dir, _ := filepath.Abs("testdata/nodeapp")
+	f := v8Fake(t, cdptest.InspectorOptions{Scripts: []map[string]any{
+		{"scriptId": "1", "url": "file://" + dir + "/main.mjs", "executionContextId": 1, "hash": "aa", "length": 10, "isModule": true},
+		{"scriptId": "2", "url": "node:internal/main", "executionContextId": 1, "hash": "bb", "length": 5},
+		{"scriptId": "3", "url": "", "executionContextId": 1, "hash": "cc", "length": 43}, // new Function
+		{"scriptId": "4", "url": "", "executionContextId": 1, "hash": "dd", "length": 7},  // eval
+	}})
+	o, err := cdp.NewRuntime(nil).ObserveRuntime(context.Background(), ports.RuntimeObserveRequest{Endpoint: f.URL, TargetID: "N1", RuntimeKind: "node", ObservationMS: 30})
+	is.NoErr(err)
+	is.Equal(o.Excluded.Builtin, 1)
+	is.Equal(o.Excluded.InvalidProtocolValue, 2)
+	is.Equal(o.Limitations, []string{"2 script(s) had no URL: code compiled at run time (eval, new Function, vm without a filename); " +
+		"they have no location, are counted under invalid_protocol_value and are not listed."})
 }
