@@ -269,3 +269,23 @@ func TestV8ObserveNamesURLlessScriptsAsDynamicCode(t *testing.T) {
 	is.Equal(o.Limitations, []string{"2 script(s) had no URL: code compiled at run time (eval, new Function, vm without a filename); " +
 		"they have no location, are counted under invalid_protocol_value and are not listed."})
 }
+
+// TestV8ObserveEndsWhenTheProgramExits: a Node program that ends while a
+// debugger is attached destroys its context and then waits for the
+// debugger to disconnect, so an observation that kept its socket open for
+// the whole window kept an exiting process alive for up to a minute and
+// said nothing of the exit. It now ends at the exit and says so.
+func TestV8ObserveEndsWhenTheProgramExits(t *testing.T) {
+	is := is.New(t)
+	f := v8Fake(t, cdptest.InspectorOptions{DestroyAfterEnable: true})
+	// Without the early end the call waits the whole minute; the deadline
+	// turns that into a failure instead of a slow pass.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	o, err := cdp.NewRuntime(nil).ObserveRuntime(ctx, ports.RuntimeObserveRequest{Endpoint: f.URL, TargetID: "N1", RuntimeKind: "node", ObservationMS: 60000})
+	is.NoErr(err)
+	is.Equal(len(o.Contexts), 1)
+	is.Equal(o.Contexts[0].State, "destroyed")
+	is.Equal(len(o.Limitations), 1)
+	is.True(strings.HasPrefix(o.Limitations[0], "The program ended during the window: every execution context was destroyed, and the observation stopped then"))
+}
