@@ -406,6 +406,10 @@ type v8Capture struct {
 	ended     chan struct{}
 	endOnExit bool
 	live      int
+	// mainURL is a node target's own URL; sawMain says a script with it
+	// was parsed (under --inspect-brk it never is).
+	mainURL string
+	sawMain bool
 }
 
 // contextGone notes a destroyed context; on a node target the last one
@@ -447,6 +451,9 @@ func (c *v8Capture) onEvent(ev event) {
 		if !decode(ev.Params, &p) || p.ScriptID == nil || *p.ScriptID == "" || len(*p.ScriptID) > 256 || len(p.Hash) > 256 || p.Length < 0 {
 			c.obs.Excluded.InvalidProtocolValue++
 			return
+		}
+		if c.mainURL != "" && p.URL == c.mainURL {
+			c.sawMain = true
 		}
 		loc, why := c.sc.locate(p.URL, c.lim.MaxLocationBytes)
 		switch why {
@@ -595,6 +602,9 @@ func (e *RuntimeEngine) ObserveRuntime(ctx context.Context, req ports.RuntimeObs
 	defer c.close()
 	cap := &v8Capture{sc: sc, lim: runtimeLimits(req.Limits), scripts: map[string]bool{}, contexts: map[int]int{}, trunc: map[string]bool{},
 		ended: make(chan struct{}), endOnExit: t.typ == "node"}
+	if t.typ == "node" && loc.Kind == "file" {
+		cap.mainURL = t.rawURL
+	}
 	cap.obs.Runtime = info
 	cap.obs.Target = ports.RuntimeTarget{TargetID: t.id, ProtocolType: t.typ, Title: t.title, Attached: t.attached, Location: loc}
 	c.setListener(cap.onEvent)
@@ -666,6 +676,11 @@ func (e *RuntimeEngine) ObserveRuntime(ctx context.Context, req ports.RuntimeObs
 	if exited {
 		obs.Limitations = append(obs.Limitations, "The program ended during the window: every execution context was destroyed, and the observation stopped then ("+
 			itoa(int(obs.EndedAt.Sub(started).Milliseconds()))+" of "+itoa(req.ObservationMS)+" ms) rather than keep the exiting process alive, as Node does while a debugger is attached.")
+	}
+	if cap.mainURL != "" && !cap.sawMain && !exited && len(obs.TruncationReasons) == 0 {
+		obs.Limitations = append(obs.Limitations, "The target's own script ("+loc.FilePath+") was not parsed: the program has not started "+
+			"(node --inspect-brk and --inspect-wait wait for a debugger to send Runtime.runIfWaitingForDebugger, which a passive observation never sends), "+
+			"or V8 had already collected that script.")
 	}
 	if skipRefused {
 		obs.Limitations = append(obs.Limitations, "Debugger.setSkipAllPauses was refused, so the runtime may have paused at a debugger statement during the window.")

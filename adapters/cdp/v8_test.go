@@ -241,7 +241,9 @@ func TestV8Conformance(t *testing.T) {
 // and the observation says it may have paused.
 func TestV8ObserveSkipRefused(t *testing.T) {
 	is := is.New(t)
-	f := v8Fake(t, cdptest.InspectorOptions{Refuse: []string{"Debugger.setSkipAllPauses"}})
+	dir, _ := filepath.Abs("testdata/nodeapp")
+	f := v8Fake(t, cdptest.InspectorOptions{Refuse: []string{"Debugger.setSkipAllPauses"}, Scripts: []map[string]any{
+		{"scriptId": "1", "url": "file://" + dir + "/main.mjs", "executionContextId": 1, "hash": "aa", "length": 10, "isModule": true}}})
 	o, err := cdp.NewRuntime(nil).ObserveRuntime(context.Background(), ports.RuntimeObserveRequest{Endpoint: f.URL, TargetID: "N1", ObservationMS: 10})
 	is.NoErr(err)
 	is.Equal(f.Methods(), []string{"Runtime.enable", "Debugger.setSkipAllPauses", "Debugger.enable", "Debugger.setSkipAllPauses"})
@@ -288,4 +290,24 @@ func TestV8ObserveEndsWhenTheProgramExits(t *testing.T) {
 	is.Equal(o.Contexts[0].State, "destroyed")
 	is.Equal(len(o.Limitations), 1)
 	is.True(strings.HasPrefix(o.Limitations[0], "The program ended during the window: every execution context was destroyed, and the observation stopped then"))
+}
+
+// TestV8ObserveSaysWhenTheProgramHasNotStarted: under node --inspect-brk
+// the program waits for a debugger to send
+// Runtime.runIfWaitingForDebugger, which a passive observation never
+// sends, so only Node's own modules are parsed. The observation listed no
+// script and said nothing, which reads as "this service loads no code"; it
+// now says the target's own script was not seen and why that may be.
+func TestV8ObserveSaysWhenTheProgramHasNotStarted(t *testing.T) {
+	is := is.New(t)
+	dir, _ := filepath.Abs("testdata/nodeapp")
+	f := v8Fake(t, cdptest.InspectorOptions{Scripts: []map[string]any{
+		{"scriptId": "2", "url": "node:internal/main/run_main_module", "executionContextId": 1, "hash": "bb", "length": 5},
+	}})
+	o, err := cdp.NewRuntime(nil).ObserveRuntime(context.Background(), ports.RuntimeObserveRequest{Endpoint: f.URL, TargetID: "N1", RuntimeKind: "node", ObservationMS: 30})
+	is.NoErr(err)
+	is.Equal(len(o.Scripts), 0)
+	is.Equal(o.Limitations, []string{"The target's own script (" + filepath.Join(dir, "main.mjs") + ") was not parsed: the program has not started " +
+		"(node --inspect-brk and --inspect-wait wait for a debugger to send Runtime.runIfWaitingForDebugger, which a passive observation never sends), " +
+		"or V8 had already collected that script."})
 }
