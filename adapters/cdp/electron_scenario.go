@@ -547,9 +547,19 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 		if len(m.Conflicts) > 0 {
 			out.Status = "hook_conflict"
 		}
+		// The roles observed: the processes alive at the snapshot and those
+		// that recorded an event before it (a renderer that crashed or
+		// was replaced is gone from the snapshot's process list).
 		roles := map[string]bool{}
 		for _, p := range out.Processes {
 			roles[p.Role] = true
+		}
+		for _, evs := range [][]ports.ElectronEvent{out.IPC, out.Timeline} {
+			for _, ev := range evs {
+				if ev.Role != "" {
+					roles[ev.Role] = true
+				}
+			}
 		}
 		for r := range roles {
 			out.ObservedRoles = append(out.ObservedRoles, r)

@@ -270,6 +270,9 @@ func TestElectronScenarioRendererReloadAndCrash(t *testing.T) {
 		is.True(!out.Windows[0].Destroyed)
 		is.Equal(len(out.Renderers), 1)
 		is.True(out.Renderers[0].Crashed)
+		// The renderer was observed (its hook attached) before it crashed:
+		// the snapshot's process list no longer has it, the roles still do.
+		is.Equal(out.ObservedRoles, []string{"main", "renderer"})
 	})
 
 	t.Run("crash then reload", func(t *testing.T) {
