@@ -755,7 +755,12 @@ func runtimeEntities(ev *core.Evidence, idx int) (capture, []*runtimeEntity, err
 			Unavailable   []string `json:"unavailable_sections"`
 		} `json:"completeness"`
 		Scripts json.RawMessage `json:"scripts"`
-		IPC     struct {
+		// inspect_electron_page's workers, each a gated file it saw run
+		Workers []struct {
+			TargetID string `json:"target_id"`
+			FilePath string `json:"file_path"`
+		} `json:"workers"`
+		IPC struct {
 			Events []struct {
 				Channel string `json:"channel"`
 			} `json:"events"`
@@ -812,6 +817,14 @@ func runtimeEntities(ev *core.Evidence, idx int) (capture, []*runtimeEntity, err
 		json.Unmarshal(r.Scripts, &s)
 		for _, it := range s.Items {
 			ents = append(ents, &runtimeEntity{nodeID: node("script", it.Key), kind: "script", capture: idx, hash: strings.ToLower(it.Hash), filePath: it.FilePath, label: it.FilePath})
+		}
+		// A worker's script ran in its own isolate, which the page's
+		// script list does not hold: it is matched by its location (the
+		// capture has no hash for it).
+		for _, w := range r.Workers {
+			if w.FilePath != "" {
+				ents = append(ents, &runtimeEntity{nodeID: node("worker", w.TargetID+"\x00"+w.FilePath), kind: "script", capture: idx, filePath: w.FilePath, label: w.FilePath})
+			}
 		}
 	case "inspect_web_page":
 		// A browser page: file: script URLs are files (mapped under the

@@ -488,3 +488,40 @@ func TestReconcileMainProcessModulesUnknownFromRendererCapture(t *testing.T) {
 	is.Equal(st["main.js"][0], "loaded")
 	is.Equal(st["lib/menu.js"][0], "not-observed-in-capture")
 }
+
+// TestReconcileElectronPageWorkersAreLoaded: inspect_electron_page lists
+// the page's workers with their gated files; reconciliation ignored them,
+// so a worker script the capture saw running stayed unknown ("a passive
+// observation ... does not see") or not-observed-in-capture. A worker's
+// file is now a runtime script matched by location (it has no hash).
+func TestReconcileElectronPageWorkersAreLoaded(t *testing.T) {
+	is := is.New(t)
+	dir, sums := electronApp(t)
+	f := portstest.NewRuntimeFake(dir)
+	f.Page = &ports.ElectronPageCapture{Browser: ports.BrowserInfo{Product: "Electron/31", Revision: "r"},
+		Target:       ports.ElectronTarget{TargetID: "P1", Type: "page", Title: "App", FilePath: dir + "/index.html"},
+		Frames:       []ports.ElectronFrame{{FrameID: "F1", FilePath: dir + "/index.html"}},
+		Scripts:      []ports.ElectronScript{{ScriptID: "1", FrameID: "F1", FilePath: dir + "/renderer.js", CDPHash: sums["renderer.js"], Length: 21, Language: "JavaScript"}},
+		Workers:      []ports.ElectronWorker{{TargetID: "W1", Type: "worker", FilePath: dir + "/worker.js"}},
+		ScriptsTotal: 1}
+	s := session(t, f)
+	pg := mustCall(t, s, "inspect_electron_page", map[string]any{"cdp_endpoint": "http://127.0.0.1:9222", "target_id": "P1"})
+	an := mustCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
+	rec := result(mustCall(t, s, "reconcile_javascript_runtime", map[string]any{
+		"static_layers":        []any{map[string]any{"role": "application", "analysis": retained(an)}},
+		"runtime_observations": []any{retained(pg)},
+	}))
+	is.Equal(loadStates(rec)["worker.js"][0], "loaded")
+	found := false
+	for _, it := range rec["reconciliations"].([]any) {
+		m := it.(map[string]any)
+		if m["reason"] == "unique-location-match" {
+			found = true
+			is.Equal(m["entity_kind"], "script")
+			is.Equal(m["status"], "matched")
+			is.Equal(m["confidence"], "medium")
+			is.Equal(m["basis"], "artifact-path")
+		}
+	}
+	is.True(found)
+}
