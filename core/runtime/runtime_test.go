@@ -525,3 +525,27 @@ func TestReconcileElectronPageWorkersAreLoaded(t *testing.T) {
 	}
 	is.True(found)
 }
+
+// TestObservePageTargetNamesItsWorkersHonestly: the NodeWorker domain is
+// Node's; for a page (or a worker) target the limitation named it anyway,
+// pointing an agent at a Node mechanism a browser does not have. A page's
+// workers are targets of their own that the list tool shows.
+func TestObservePageTargetNamesItsWorkersHonestly(t *testing.T) {
+	is := is.New(t)
+	dir, _ := app(t)
+	f := portstest.NewRuntimeFake(dir)
+	f.Targets = append(f.Targets, ports.RuntimeTarget{TargetID: "P1", ProtocolType: "page", Title: "App",
+		Location: ports.RuntimeLocation{Kind: "file", FilePath: dir + "/main.mjs"}})
+	s := session(t, f)
+	worker := func(target string) string {
+		r := result(mustCall(t, s, "observe_javascript_runtime", map[string]any{"inspector_endpoint": "http://127.0.0.1:9229", "target_id": target}))
+		for _, u := range r["unavailable_without_instrumentation"].([]any) {
+			if strings.Contains(u.(string), "worker") {
+				return u.(string)
+			}
+		}
+		return ""
+	}
+	is.Equal(worker("N1"), "worker thread scripts (the NodeWorker domain is not enabled by a passive observation)")
+	is.Equal(worker("P1"), "scripts of the workers the target started (each worker is a target of its own, which list_javascript_runtime_targets lists)")
+}
