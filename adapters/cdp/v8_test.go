@@ -311,3 +311,25 @@ func TestV8ObserveSaysWhenTheProgramHasNotStarted(t *testing.T) {
 		"(node --inspect-brk and --inspect-wait wait for a debugger to send Runtime.runIfWaitingForDebugger, which a passive observation never sends), " +
 		"or V8 had already collected that script."})
 }
+
+// TestEndpointErrorsNameTheFix: the endpoints an agent most often gets
+// wrong are refused with the message saying what to pass instead. Before,
+// http://127.0.0.1 (no port) was refused as "the endpoint host must be
+// 127.0.0.1 or [::1]", which names the host it has, and Node's own
+// "Debugger listening on ws://..." URL got only "must be an http: URL".
+func TestEndpointErrorsNameTheFix(t *testing.T) {
+	e := cdp.NewRuntime(nil)
+	for _, c := range []struct{ endpoint, want string }{
+		{"http://127.0.0.1", "the endpoint needs an explicit port 1..65535: http://127.0.0.1:PORT"},
+		{"http://[::1]", "the endpoint needs an explicit port 1..65535: http://[::1]:PORT"},
+		{"ws://127.0.0.1:9229/0f2c6a0e-5b7d-4c1e-9a55-0d3f1b2c4e6a", "the endpoint must be an http: URL: for the inspector socket " +
+			"ws://127.0.0.1:9229/0f2c6a0e-5b7d-4c1e-9a55-0d3f1b2c4e6a pass http://127.0.0.1:9229 (the last path segment is the target_id)"},
+		{"127.0.0.1:9229", "the endpoint is not a URL: pass http://127.0.0.1:9229"},
+	} {
+		_, err := e.ListRuntimeTargets(context.Background(), ports.RuntimeListRequest{Endpoint: c.endpoint})
+		be, ok := ports.AsBrowserError(err)
+		if !ok || be.Code != ports.BrowserInvalidRequest || be.Field != "inspector_endpoint" || be.Msg != c.want {
+			t.Errorf("%s: got %v, want invalid_request on inspector_endpoint: %s", c.endpoint, err, c.want)
+		}
+	}
+}
