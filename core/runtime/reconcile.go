@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/url"
@@ -348,12 +349,15 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 		if host == nil {
 			continue
 		}
+		// The path names the asset and, for what it holds, the module id
+		// or the original source as the map names it; static_node_id
+		// tells apart two entries with one path.
 		p := host.prop("path")
 		switch n.Kind {
 		case "javascript-module":
-			p += "#" + n.prop("module_id") + n.NodeID[len(n.NodeID)-8:]
+			p += "#" + n.prop("module_id")
 		case "source-module":
-			p += "#source:" + n.prop("original_source") + n.NodeID[len(n.NodeID)-8:]
+			p += "#source:" + n.prop("original_source")
 		}
 		ids := slices.Clone(loadedBy[host])
 		slices.Sort(ids)
@@ -377,7 +381,9 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 		stateCount[st.State]++
 		states = append(states, st)
 	}
-	slices.SortFunc(states, func(a, b StaticLoadState) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(states, func(a, b StaticLoadState) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), strings.Compare(a.StaticNodeID, b.StaticNodeID))
+	})
 	omittedStates := 0
 	if len(states) > maxStates {
 		omittedStates = len(states) - maxStates
