@@ -406,10 +406,12 @@ type v8Capture struct {
 	ended     chan struct{}
 	endOnExit bool
 	live      int
-	// mainURL is a node target's own URL; sawMain says a script with it
-	// was parsed (under --inspect-brk it never is).
-	mainURL string
-	sawMain bool
+	// mainPath is a node target's own file; sawMain says a script at it
+	// was parsed (under --inspect-brk it never is). Paths, not URLs, are
+	// compared: Node lists the target's URL unescaped and escapes the
+	// script's.
+	mainPath string
+	sawMain  bool
 }
 
 // contextGone notes a destroyed context; on a node target the last one
@@ -452,10 +454,10 @@ func (c *v8Capture) onEvent(ev event) {
 			c.obs.Excluded.InvalidProtocolValue++
 			return
 		}
-		if c.mainURL != "" && p.URL == c.mainURL {
+		loc, why := c.sc.locate(p.URL, c.lim.MaxLocationBytes)
+		if why == "" && c.mainPath != "" && loc.Kind == "file" && loc.FilePath == c.mainPath {
 			c.sawMain = true
 		}
-		loc, why := c.sc.locate(p.URL, c.lim.MaxLocationBytes)
 		switch why {
 		case "":
 		case "builtin":
@@ -603,7 +605,7 @@ func (e *RuntimeEngine) ObserveRuntime(ctx context.Context, req ports.RuntimeObs
 	cap := &v8Capture{sc: sc, lim: runtimeLimits(req.Limits), scripts: map[string]bool{}, contexts: map[int]int{}, trunc: map[string]bool{},
 		ended: make(chan struct{}), endOnExit: t.typ == "node"}
 	if t.typ == "node" && loc.Kind == "file" {
-		cap.mainURL = t.rawURL
+		cap.mainPath = loc.FilePath
 	}
 	cap.obs.Runtime = info
 	cap.obs.Target = ports.RuntimeTarget{TargetID: t.id, ProtocolType: t.typ, Title: t.title, Attached: t.attached, Location: loc}
@@ -677,7 +679,7 @@ func (e *RuntimeEngine) ObserveRuntime(ctx context.Context, req ports.RuntimeObs
 		obs.Limitations = append(obs.Limitations, "The program ended during the window: every execution context was destroyed, and the observation stopped then ("+
 			itoa(int(obs.EndedAt.Sub(started).Milliseconds()))+" of "+itoa(req.ObservationMS)+" ms) rather than keep the exiting process alive, as Node does while a debugger is attached.")
 	}
-	if cap.mainURL != "" && !cap.sawMain && !exited && len(obs.TruncationReasons) == 0 {
+	if cap.mainPath != "" && !cap.sawMain && !exited && len(obs.TruncationReasons) == 0 {
 		obs.Limitations = append(obs.Limitations, "The target's own script ("+loc.FilePath+") was not parsed: the program has not started "+
 			"(node --inspect-brk and --inspect-wait wait for a debugger to send Runtime.runIfWaitingForDebugger, which a passive observation never sends), "+
 			"or V8 had already collected that script.")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -332,4 +333,22 @@ func TestEndpointErrorsNameTheFix(t *testing.T) {
 			t.Errorf("%s: got %v, want invalid_request on inspector_endpoint: %s", c.endpoint, err, c.want)
 		}
 	}
+}
+
+// TestV8ObserveFindsTheOwnScriptUnderAnotherSpelling: Node lists its
+// target's URL unescaped (file:///srv/sp ace/main.cjs) and reports the
+// script escaped (file:///srv/sp%20ace/main.cjs); the two name one file,
+// so the program has started and no limitation says otherwise.
+func TestV8ObserveFindsTheOwnScriptUnderAnotherSpelling(t *testing.T) {
+	is := is.New(t)
+	dir := filepath.Join(t.TempDir(), "sp ace", "café")
+	is.NoErr(os.MkdirAll(dir, 0o755))
+	main := filepath.Join(dir, "main.cjs")
+	is.NoErr(os.WriteFile(main, []byte("setInterval(() => {}, 1000);\n"), 0o644))
+	f := v8Fake(t, cdptest.InspectorOptions{Targets: []cdptest.InspectorTarget{{ID: "N1", Type: "node", Title: "main.cjs", URL: "file://" + main}},
+		Scripts: []map[string]any{{"scriptId": "1", "url": (&url.URL{Scheme: "file", Path: main}).String(), "executionContextId": 1, "hash": "aa", "length": 29}}})
+	o, err := cdp.NewRuntime(nil).ObserveRuntime(context.Background(), ports.RuntimeObserveRequest{Endpoint: f.URL, TargetID: "N1", RuntimeKind: "node", ObservationMS: 30})
+	is.NoErr(err)
+	is.Equal(len(o.Scripts), 1)
+	is.Equal(len(o.Limitations), 0)
 }
