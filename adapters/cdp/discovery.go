@@ -41,9 +41,22 @@ func parseEndpoint(raw string) (endpoint, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
+		// A bare loopback host:port is the usual slip.
+		if h, p, herr := net.SplitHostPort(raw); herr == nil && (h == "127.0.0.1" || h == "::1") && p != "" {
+			return bad("the endpoint is not a URL: pass http://" + raw)
+		}
 		return bad("the endpoint is not a URL")
 	}
 	if u.Scheme != "http" || u.Opaque != "" {
+		// Node prints its inspector socket (ws://127.0.0.1:PORT/<id>) and
+		// Chromium its browser socket; the endpoint is their HTTP origin.
+		if (u.Scheme == "ws" || u.Scheme == "wss") && (u.Hostname() == "127.0.0.1" || u.Hostname() == "::1") && u.Port() != "" && u.User == nil {
+			hint := " (the last path segment is the target_id)"
+			if strings.Count(strings.Trim(u.Path, "/"), "/") > 0 || strings.Trim(u.Path, "/") == "" {
+				hint = ""
+			}
+			return bad("the endpoint must be an http: URL: for the inspector socket " + raw + " pass http://" + u.Host + hint)
+		}
 		return bad("the endpoint must be an http: URL")
 	}
 	if u.User != nil {
@@ -56,6 +69,8 @@ func parseEndpoint(raw string) (endpoint, error) {
 	switch {
 	case host == "127.0.0.1" && u.Host == "127.0.0.1:"+port:
 	case host == "::1" && u.Host == "[::1]:"+port:
+	case (host == "127.0.0.1" || host == "::1") && port == "":
+		return bad("the endpoint needs an explicit port 1..65535: http://" + strings.TrimSuffix(u.Host, ":") + ":PORT")
 	case strings.EqualFold(host, "localhost"):
 		// A name can resolve anywhere (and be rebound); the endpoint
 		// names the loopback address itself (BROWSER.md §1).

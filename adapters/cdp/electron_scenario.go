@@ -316,6 +316,9 @@ func cleanupKinds(ce *ports.CleanupError) []string {
 
 func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, req ports.ElectronScenarioRequest, exe, appPath, root string,
 	duration, actionMS, startTimeout time.Duration, maxIPC, maxEvents int) (*ports.ElectronScenarioCapture, error) {
+	// The scenario runs under limits.duration_ms; the snapshot after it
+	// runs out is bounded by the caller's context and actionMS only.
+	callCtx := ctx
 	ctx, cancel := context.WithTimeout(ctx, duration)
 	defer cancel()
 	dir, err := run.TempDir("rea-electron-*")
@@ -416,7 +419,8 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 			msgs <- m
 		}
 	}()
-	next := func(d time.Duration) (*hookMsg, error) {
+	durationOut := false // limits.duration_ms ran out (the caller's context did not end)
+	nextIn := func(ctx context.Context, d time.Duration) (*hookMsg, error) {
 		t := time.NewTimer(d)
 		defer t.Stop()
 		select {
@@ -428,9 +432,14 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 		case <-t.C:
 			return nil, &ports.BrowserError{Code: ports.BrowserTimeout, Msg: "the hook did not answer within " + d.String()}
 		case <-ctx.Done():
+			if callCtx.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				durationOut = true
+				return nil, &ports.BrowserError{Code: ports.BrowserTimeout, Msg: "the scenario ran past limits.duration_ms (" + strconv.Itoa(int(duration.Milliseconds())) + " ms)"}
+			}
 			return nil, cancelled(ctx)
 		}
 	}
+	next := func(d time.Duration) (*hookMsg, error) { return nextIn(ctx, d) }
 	out := &ports.ElectronScenarioCapture{ExecutablePath: exe, ApplicationPath: appPath, Status: "complete"}
 	m, err := next(startTimeout)
 	if err != nil {
@@ -447,9 +456,10 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 		return err
 	}
 	exited := false
+	stoppedAt := "" // the step during which limits.duration_ms ran out
 	for i, a := range req.Actions {
 		res := ports.ElectronActionResult{StepID: a.StepID, Kind: a.Kind}
-		if exited {
+		if exited || stoppedAt != "" {
 			res.Status = "skipped"
 			out.Actions = append(out.Actions, res)
 			continue
@@ -464,6 +474,9 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 			d := actionMS + time.Duration(a.DurationMS)*time.Millisecond
 			m, err := next(d)
 			switch {
+			case err != nil && durationOut:
+				res.Status, res.Error = "failed", "scenario_duration_exceeded"
+				stoppedAt = a.StepID
 			case err != nil && ports.IsCode(err, ports.BrowserTimeout):
 				res.Status, res.Error = "failed", "action_timeout"
 			case err != nil && ports.IsCode(err, ports.BrowserDisconnected):
@@ -491,8 +504,17 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 		out.Status = "target_exited"
 		return out, nil
 	}
+	if durationOut {
+		// The snapshot still comes: what the hook recorded up to the
+		// limit is the capture.
+		out.Status = "capture_truncated"
+		out.Limitations = append(out.Limitations, "limits.duration_ms ("+strconv.Itoa(int(duration.Milliseconds()))+" ms) ran out during step "+stoppedAt+
+			"; the later actions were skipped and the snapshot was taken then.")
+	}
 	for {
-		m, err := next(actionMS)
+		// The snapshot is bounded by actionMS and the caller, not by
+		// limits.duration_ms, which the actions may have used up.
+		m, err := nextIn(callCtx, actionMS)
 		if err != nil {
 			if ports.IsCode(err, ports.BrowserDisconnected) {
 				out.Status = "target_exited"
@@ -547,9 +569,19 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 		if len(m.Conflicts) > 0 {
 			out.Status = "hook_conflict"
 		}
+		// The roles observed: the processes alive at the snapshot and those
+		// that recorded an event before it (a renderer that crashed or
+		// was replaced is gone from the snapshot's process list).
 		roles := map[string]bool{}
 		for _, p := range out.Processes {
 			roles[p.Role] = true
+		}
+		for _, evs := range [][]ports.ElectronEvent{out.IPC, out.Timeline} {
+			for _, ev := range evs {
+				if ev.Role != "" {
+					roles[ev.Role] = true
+				}
+			}
 		}
 		for r := range roles {
 			out.ObservedRoles = append(out.ObservedRoles, r)

@@ -9,7 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -270,6 +272,9 @@ func TestElectronScenarioRendererReloadAndCrash(t *testing.T) {
 		is.True(!out.Windows[0].Destroyed)
 		is.Equal(len(out.Renderers), 1)
 		is.True(out.Renderers[0].Crashed)
+		// The renderer was observed (its hook attached) before it crashed:
+		// the snapshot's process list no longer has it, the roles still do.
+		is.Equal(out.ObservedRoles, []string{"main", "renderer"})
 	})
 
 	t.Run("crash then reload", func(t *testing.T) {
@@ -452,4 +457,41 @@ func TestElectronScenarioLive(t *testing.T) {
 	is.True(kinds["renderer on app:status"])
 	is.True(kinds["renderer receive app:status"])
 	is.Equal(out.Status, "complete")
+}
+
+// TestElectronScenarioDurationLimitKeepsTheSnapshot: when limits.duration_ms
+// runs out mid-scenario, every later action failed at once with
+// action_timeout, the snapshot was never asked for, and the call failed
+// with "timeout: context deadline exceeded" and no IPC, though the hook had
+// recorded the first click's traffic. The run now stops at the limit,
+// skips the later actions, still takes the snapshot and says why the
+// capture is truncated.
+func TestElectronScenarioDurationLimitKeepsTheSnapshot(t *testing.T) {
+	needNode(t)
+	is := is.New(t)
+	e, parent := scenarioEngine(t)
+	app, _ := filepath.Abs("testdata/electronapp")
+	exe, _ := filepath.Abs("testdata/fake-electron/electron")
+	id := runID(t)
+	out, err := e.RunElectronScenario(context.Background(), ports.ElectronScenarioRequest{ExecutablePath: exe, ApplicationPath: app, RunID: id,
+		DurationMS: 1500, Actions: []ports.ElectronAction{{StepID: "open", Kind: "click", Selector: "#open"},
+			{StepID: "long", Kind: "wait", DurationMS: 10000}, {StepID: "again", Kind: "click", Selector: "#open"}}})
+	assertClean(t, id, parent)
+	is.NoErr(err)
+	is.Equal(out.Status, "capture_truncated")
+	is.Equal(len(out.Actions), 3)
+	is.Equal(out.Actions[0].Status, "completed")
+	is.Equal(out.Actions[1].Status, "failed")
+	is.Equal(out.Actions[1].Error, "scenario_duration_exceeded")
+	is.Equal(out.Actions[2].Status, "skipped")
+	invoked := false
+	for _, ev := range out.IPC {
+		if ev.Channel == "dialog:open" && ev.Kind == "invoke" {
+			invoked = true
+		}
+	}
+	is.True(invoked) // the first click's traffic came with the snapshot
+	is.True(slices.ContainsFunc(out.Limitations, func(l string) bool {
+		return strings.HasPrefix(l, "limits.duration_ms (1500 ms) ran out during step long")
+	}))
 }

@@ -399,6 +399,32 @@ type v8Capture struct {
 	scripts  map[string]bool
 	contexts map[int]int // context id -> index in obs.Contexts
 	trunc    map[string]bool
+	urlless  int // scripts with an empty URL (dynamic code)
+	// ended is closed when every context seen has been destroyed on a
+	// node target: the program is exiting, and Node keeps an exiting
+	// process alive while a debugger stays attached.
+	ended     chan struct{}
+	endOnExit bool
+	live      int
+	// mainPath is a node target's own file; sawMain says a script at it
+	// was parsed (under --inspect-brk it never is). Paths, not URLs, are
+	// compared: Node lists the target's URL unescaped and escapes the
+	// script's.
+	mainPath string
+	sawMain  bool
+}
+
+// contextGone notes a destroyed context; on a node target the last one
+// ends the observation. Called with mu held.
+func (c *v8Capture) contextGone() {
+	c.live--
+	if c.live == 0 && c.endOnExit {
+		select {
+		case <-c.ended:
+		default:
+			close(c.ended)
+		}
+	}
 }
 
 func (c *v8Capture) truncate(reason string) {
@@ -429,17 +455,21 @@ func (c *v8Capture) onEvent(ev event) {
 			return
 		}
 		loc, why := c.sc.locate(p.URL, c.lim.MaxLocationBytes)
+		if why == "" && c.mainPath != "" && loc.Kind == "file" && loc.FilePath == c.mainPath {
+			c.sawMain = true
+		}
 		switch why {
 		case "":
 		case "builtin":
 			c.obs.Excluded.Builtin++
 			return
 		case "invalid_protocol_value":
+			// Node's own modules have node: URLs; a script without one is
+			// code the program compiled at run time (eval, new Function,
+			// vm without a filename), counted apart for a limitation.
+			c.obs.Excluded.InvalidProtocolValue++
 			if p.URL == "" {
-				// eval'd and internal scripts carry no URL.
-				c.obs.Excluded.Builtin++
-			} else {
-				c.obs.Excluded.InvalidProtocolValue++
+				c.urlless++
 			}
 			return
 		case "outside_file_roots":
@@ -490,16 +520,21 @@ func (c *v8Capture) onEvent(ev event) {
 		}
 		c.contexts[id] = len(c.obs.Contexts)
 		c.obs.Contexts = append(c.obs.Contexts, ports.RuntimeContext{ContextID: id, Name: p.Context.Name, Origin: p.Context.Origin, State: "live"})
+		c.live++
 	case "Runtime.executionContextDestroyed":
 		var p evExecutionContextDestroyed
 		if decode(ev.Params, &p) {
-			if i, ok := c.contexts[int(p.ExecutionContextID)]; ok {
+			if i, ok := c.contexts[int(p.ExecutionContextID)]; ok && c.obs.Contexts[i].State == "live" {
 				c.obs.Contexts[i].State = "destroyed"
+				c.contextGone()
 			}
 		}
 	case "Runtime.executionContextsCleared":
 		for _, i := range c.contexts {
-			c.obs.Contexts[i].State = "destroyed"
+			if c.obs.Contexts[i].State == "live" {
+				c.obs.Contexts[i].State = "destroyed"
+				c.contextGone()
+			}
 		}
 	}
 	c.obs.EventsRetained++
@@ -509,7 +544,9 @@ func (c *v8Capture) onEvent(ev event) {
 // Debugger.setSkipAllPauses{skip:true} and Debugger.enable{} and nothing
 // else, records what it reports over the window and closes the socket. The
 // skip keeps the observation passive: without it the runtime stops at each
-// debugger statement for as long as the socket stays open.
+// debugger statement for as long as the socket stays open. On a node
+// target the window ends early when every context is destroyed: Node keeps
+// an exiting program alive until the debugger disconnects.
 func (e *RuntimeEngine) ObserveRuntime(ctx context.Context, req ports.RuntimeObserveRequest) (*ports.RuntimeObservation, error) {
 	ep, err := parseEndpoint(req.Endpoint)
 	if err != nil {
@@ -565,7 +602,11 @@ func (e *RuntimeEngine) ObserveRuntime(ctx context.Context, req ports.RuntimeObs
 		return nil, err
 	}
 	defer c.close()
-	cap := &v8Capture{sc: sc, lim: runtimeLimits(req.Limits), scripts: map[string]bool{}, contexts: map[int]int{}, trunc: map[string]bool{}}
+	cap := &v8Capture{sc: sc, lim: runtimeLimits(req.Limits), scripts: map[string]bool{}, contexts: map[int]int{}, trunc: map[string]bool{},
+		ended: make(chan struct{}), endOnExit: t.typ == "node"}
+	if t.typ == "node" && loc.Kind == "file" {
+		cap.mainPath = loc.FilePath
+	}
 	cap.obs.Runtime = info
 	cap.obs.Target = ports.RuntimeTarget{TargetID: t.id, ProtocolType: t.typ, Title: t.title, Attached: t.attached, Location: loc}
 	c.setListener(cap.onEvent)
@@ -605,6 +646,7 @@ func (e *RuntimeEngine) ObserveRuntime(ctx context.Context, req ports.RuntimeObs
 		}
 	}
 	ports.Observe(ctx, "observe", "observing the runtime for "+itoa(req.ObservationMS)+" ms")
+	exited := false
 	timer := time.NewTimer(time.Duration(req.ObservationMS) * time.Millisecond)
 	defer timer.Stop()
 	select {
@@ -615,6 +657,8 @@ func (e *RuntimeEngine) ObserveRuntime(ctx context.Context, req ports.RuntimeObs
 			return nil, &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "the target went away during the observation", Err: be}
 		}
 		return nil, errDetached()
+	case <-cap.ended:
+		exited = true
 	case <-timer.C:
 	}
 	c.setListener(nil)
@@ -626,8 +670,22 @@ func (e *RuntimeEngine) ObserveRuntime(ctx context.Context, req ports.RuntimeObs
 		obs.TruncationReasons = append(obs.TruncationReasons, r)
 	}
 	slices.Sort(obs.TruncationReasons)
+	obs.Limitations = slices.Clone(obs.Limitations)
+	if cap.urlless > 0 {
+		obs.Limitations = append(obs.Limitations, itoa(cap.urlless)+" script(s) had no URL: code compiled at run time (eval, new Function, vm without a filename); "+
+			"they have no location, are counted under invalid_protocol_value and are not listed.")
+	}
+	if exited {
+		obs.Limitations = append(obs.Limitations, "The program ended during the window: every execution context was destroyed, and the observation stopped then ("+
+			itoa(int(obs.EndedAt.Sub(started).Milliseconds()))+" of "+itoa(req.ObservationMS)+" ms) rather than keep the exiting process alive, as Node does while a debugger is attached.")
+	}
+	if cap.mainPath != "" && !cap.sawMain && !exited && len(obs.TruncationReasons) == 0 {
+		obs.Limitations = append(obs.Limitations, "The target's own script ("+loc.FilePath+") was not parsed: the program has not started "+
+			"(node --inspect-brk and --inspect-wait wait for a debugger to send Runtime.runIfWaitingForDebugger, which a passive observation never sends), "+
+			"or V8 had already collected that script.")
+	}
 	if skipRefused {
-		obs.Limitations = append(slices.Clone(obs.Limitations), "Debugger.setSkipAllPauses was refused, so the runtime may have paused at a debugger statement during the window.")
+		obs.Limitations = append(obs.Limitations, "Debugger.setSkipAllPauses was refused, so the runtime may have paused at a debugger statement during the window.")
 	}
 	obs.Scripts = slices.Clone(obs.Scripts)
 	obs.Contexts = slices.Clone(obs.Contexts)

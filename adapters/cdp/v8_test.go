@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -54,12 +55,12 @@ func TestV8ObserveSendsOnlyTheEnablesAndTheSkip(t *testing.T) {
 	is.Equal(f.Methods(), []string{"Runtime.enable", "Debugger.setSkipAllPauses", "Debugger.enable"})
 	is.Equal(string(f.Calls()[2].Params), "{}")
 	is.Equal(string(f.Calls()[1].Params), `{"skip":true}`)
-	is.Equal(len(o.Limitations), 0)
+	is.Equal(len(o.Limitations), 1) // the URL-less script
 	is.Equal(len(o.Scripts), 1)
 	is.Equal(o.Scripts[0].Location, ports.RuntimeLocation{Kind: "file", FilePath: filepath.Join(dir, "main.mjs")})
-	is.Equal(o.Excluded.Builtin, 2)
+	is.Equal(o.Excluded.Builtin, 1)
 	is.Equal(o.Excluded.UnsupportedLocation, 1)
-	is.Equal(o.Excluded.InvalidProtocolValue, 1)
+	is.Equal(o.Excluded.InvalidProtocolValue, 2) // no scriptId; no URL
 	is.Equal(len(o.Contexts), 1)
 	is.Equal(o.Runtime.Product, "node.js/v20.0.0-fake")
 }
@@ -241,9 +242,113 @@ func TestV8Conformance(t *testing.T) {
 // and the observation says it may have paused.
 func TestV8ObserveSkipRefused(t *testing.T) {
 	is := is.New(t)
-	f := v8Fake(t, cdptest.InspectorOptions{Refuse: []string{"Debugger.setSkipAllPauses"}})
+	dir, _ := filepath.Abs("testdata/nodeapp")
+	f := v8Fake(t, cdptest.InspectorOptions{Refuse: []string{"Debugger.setSkipAllPauses"}, Scripts: []map[string]any{
+		{"scriptId": "1", "url": "file://" + dir + "/main.mjs", "executionContextId": 1, "hash": "aa", "length": 10, "isModule": true}}})
 	o, err := cdp.NewRuntime(nil).ObserveRuntime(context.Background(), ports.RuntimeObserveRequest{Endpoint: f.URL, TargetID: "N1", ObservationMS: 10})
 	is.NoErr(err)
 	is.Equal(f.Methods(), []string{"Runtime.enable", "Debugger.setSkipAllPauses", "Debugger.enable", "Debugger.setSkipAllPauses"})
 	is.Equal(o.Limitations, []string{"Debugger.setSkipAllPauses was refused, so the runtime may have paused at a debugger statement during the window."})
+}
+
+// TestV8ObserveNamesURLlessScriptsAsDynamicCode: code compiled at run time
+// by eval, new Function or vm without a filename reaches the inspector
+// with an empty URL. Node's own modules all have node: URLs, so counting
+// these as builtin hid the program's dynamic code; they are invalid
+// protocol values (they have no location) and a limitation counts them.
+func TestV8ObserveNamesURLlessScriptsAsDynamicCode(t *testing.T) {
+	is := is.New(t)
+	dir, _ := filepath.Abs("testdata/nodeapp")
+	f := v8Fake(t, cdptest.InspectorOptions{Scripts: []map[string]any{
+		{"scriptId": "1", "url": "file://" + dir + "/main.mjs", "executionContextId": 1, "hash": "aa", "length": 10, "isModule": true},
+		{"scriptId": "2", "url": "node:internal/main", "executionContextId": 1, "hash": "bb", "length": 5},
+		{"scriptId": "3", "url": "", "executionContextId": 1, "hash": "cc", "length": 43}, // new Function
+		{"scriptId": "4", "url": "", "executionContextId": 1, "hash": "dd", "length": 7},  // eval
+	}})
+	o, err := cdp.NewRuntime(nil).ObserveRuntime(context.Background(), ports.RuntimeObserveRequest{Endpoint: f.URL, TargetID: "N1", RuntimeKind: "node", ObservationMS: 30})
+	is.NoErr(err)
+	is.Equal(o.Excluded.Builtin, 1)
+	is.Equal(o.Excluded.InvalidProtocolValue, 2)
+	is.Equal(o.Limitations, []string{"2 script(s) had no URL: code compiled at run time (eval, new Function, vm without a filename); " +
+		"they have no location, are counted under invalid_protocol_value and are not listed."})
+}
+
+// TestV8ObserveEndsWhenTheProgramExits: a Node program that ends while a
+// debugger is attached destroys its context and then waits for the
+// debugger to disconnect, so an observation that kept its socket open for
+// the whole window kept an exiting process alive for up to a minute and
+// said nothing of the exit. It now ends at the exit and says so.
+func TestV8ObserveEndsWhenTheProgramExits(t *testing.T) {
+	is := is.New(t)
+	f := v8Fake(t, cdptest.InspectorOptions{DestroyAfterEnable: true})
+	// Without the early end the call waits the whole minute; the deadline
+	// turns that into a failure instead of a slow pass.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	o, err := cdp.NewRuntime(nil).ObserveRuntime(ctx, ports.RuntimeObserveRequest{Endpoint: f.URL, TargetID: "N1", RuntimeKind: "node", ObservationMS: 60000})
+	is.NoErr(err)
+	is.Equal(len(o.Contexts), 1)
+	is.Equal(o.Contexts[0].State, "destroyed")
+	is.Equal(len(o.Limitations), 1)
+	is.True(strings.HasPrefix(o.Limitations[0], "The program ended during the window: every execution context was destroyed, and the observation stopped then"))
+}
+
+// TestV8ObserveSaysWhenTheProgramHasNotStarted: under node --inspect-brk
+// the program waits for a debugger to send
+// Runtime.runIfWaitingForDebugger, which a passive observation never
+// sends, so only Node's own modules are parsed. The observation listed no
+// script and said nothing, which reads as "this service loads no code"; it
+// now says the target's own script was not seen and why that may be.
+func TestV8ObserveSaysWhenTheProgramHasNotStarted(t *testing.T) {
+	is := is.New(t)
+	dir, _ := filepath.Abs("testdata/nodeapp")
+	f := v8Fake(t, cdptest.InspectorOptions{Scripts: []map[string]any{
+		{"scriptId": "2", "url": "node:internal/main/run_main_module", "executionContextId": 1, "hash": "bb", "length": 5},
+	}})
+	o, err := cdp.NewRuntime(nil).ObserveRuntime(context.Background(), ports.RuntimeObserveRequest{Endpoint: f.URL, TargetID: "N1", RuntimeKind: "node", ObservationMS: 30})
+	is.NoErr(err)
+	is.Equal(len(o.Scripts), 0)
+	is.Equal(o.Limitations, []string{"The target's own script (" + filepath.Join(dir, "main.mjs") + ") was not parsed: the program has not started " +
+		"(node --inspect-brk and --inspect-wait wait for a debugger to send Runtime.runIfWaitingForDebugger, which a passive observation never sends), " +
+		"or V8 had already collected that script."})
+}
+
+// TestEndpointErrorsNameTheFix: the endpoints an agent most often gets
+// wrong are refused with the message saying what to pass instead. Before,
+// http://127.0.0.1 (no port) was refused as "the endpoint host must be
+// 127.0.0.1 or [::1]", which names the host it has, and Node's own
+// "Debugger listening on ws://..." URL got only "must be an http: URL".
+func TestEndpointErrorsNameTheFix(t *testing.T) {
+	e := cdp.NewRuntime(nil)
+	for _, c := range []struct{ endpoint, want string }{
+		{"http://127.0.0.1", "the endpoint needs an explicit port 1..65535: http://127.0.0.1:PORT"},
+		{"http://[::1]", "the endpoint needs an explicit port 1..65535: http://[::1]:PORT"},
+		{"ws://127.0.0.1:9229/0f2c6a0e-5b7d-4c1e-9a55-0d3f1b2c4e6a", "the endpoint must be an http: URL: for the inspector socket " +
+			"ws://127.0.0.1:9229/0f2c6a0e-5b7d-4c1e-9a55-0d3f1b2c4e6a pass http://127.0.0.1:9229 (the last path segment is the target_id)"},
+		{"127.0.0.1:9229", "the endpoint is not a URL: pass http://127.0.0.1:9229"},
+	} {
+		_, err := e.ListRuntimeTargets(context.Background(), ports.RuntimeListRequest{Endpoint: c.endpoint})
+		be, ok := ports.AsBrowserError(err)
+		if !ok || be.Code != ports.BrowserInvalidRequest || be.Field != "inspector_endpoint" || be.Msg != c.want {
+			t.Errorf("%s: got %v, want invalid_request on inspector_endpoint: %s", c.endpoint, err, c.want)
+		}
+	}
+}
+
+// TestV8ObserveFindsTheOwnScriptUnderAnotherSpelling: Node lists its
+// target's URL unescaped (file:///srv/sp ace/main.cjs) and reports the
+// script escaped (file:///srv/sp%20ace/main.cjs); the two name one file,
+// so the program has started and no limitation says otherwise.
+func TestV8ObserveFindsTheOwnScriptUnderAnotherSpelling(t *testing.T) {
+	is := is.New(t)
+	dir := filepath.Join(t.TempDir(), "sp ace", "café")
+	is.NoErr(os.MkdirAll(dir, 0o755))
+	main := filepath.Join(dir, "main.cjs")
+	is.NoErr(os.WriteFile(main, []byte("setInterval(() => {}, 1000);\n"), 0o644))
+	f := v8Fake(t, cdptest.InspectorOptions{Targets: []cdptest.InspectorTarget{{ID: "N1", Type: "node", Title: "main.cjs", URL: "file://" + main}},
+		Scripts: []map[string]any{{"scriptId": "1", "url": (&url.URL{Scheme: "file", Path: main}).String(), "executionContextId": 1, "hash": "aa", "length": 29}}})
+	o, err := cdp.NewRuntime(nil).ObserveRuntime(context.Background(), ports.RuntimeObserveRequest{Endpoint: f.URL, TargetID: "N1", RuntimeKind: "node", ObservationMS: 30})
+	is.NoErr(err)
+	is.Equal(len(o.Scripts), 1)
+	is.Equal(len(o.Limitations), 0)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -127,6 +128,13 @@ func TestLiveBundleResidentInLoadedAsset(t *testing.T) {
 	is.Equal(states["dist/bundle.js"], "loaded")
 	is.Equal(len(bundled), 2) // src/math.js and src/format.js, wrapped by __commonJS
 	is.Equal(len(sources), 3) // the map lists src/math.js, src/format.js, src/index.js
+	// A path names the asset and the source as the map names it, with
+	// nothing run on after it (the node id is in static_node_id).
+	slices.Sort(sources)
+	is.Equal(sources, []string{"dist/bundle.js#source:../src/format.js", "dist/bundle.js#source:../src/index.js", "dist/bundle.js#source:../src/math.js"})
+	for _, b := range bundled {
+		is.True(strings.HasSuffix(b, ".js")) // the module id ends the path
+	}
 	for _, f := range []string{"src/index.js", "src/math.js", "src/format.js"} {
 		is.Equal(states[f], "not-observed-in-capture")
 	}

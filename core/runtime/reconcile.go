@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/url"
@@ -164,6 +165,10 @@ type capture struct {
 	kind     string
 	targetID string
 	complete bool
+	// sees are the Electron process roles whose script loads the capture
+	// observes: a node inspector target is a main process, a page is a
+	// renderer; a scenario observes no script loads.
+	sees []string
 }
 
 func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
@@ -281,11 +286,16 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 
 	// Load states of the application's modules.
 	complete := false
+	sees := map[string]bool{} // Electron process roles a complete, exercised capture observed
 	for i, cp := range captures {
 		if cp.complete && exercised[i] {
 			complete = true
+			for _, r := range cp.sees {
+				sees[r] = true
+			}
 		}
 	}
+	roles := app.processRoles()
 	states := []StaticLoadState{}
 	stateCount := map[string]int{}
 	// A static module is resident in a loaded asset when loading that asset
@@ -339,12 +349,15 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 		if host == nil {
 			continue
 		}
+		// The path names the asset and, for what it holds, the module id
+		// or the original source as the map names it; static_node_id
+		// tells apart two entries with one path.
 		p := host.prop("path")
 		switch n.Kind {
 		case "javascript-module":
-			p += "#" + n.prop("module_id") + n.NodeID[len(n.NodeID)-8:]
+			p += "#" + n.prop("module_id")
 		case "source-module":
-			p += "#source:" + n.prop("original_source") + n.NodeID[len(n.NodeID)-8:]
+			p += "#source:" + n.prop("original_source")
 		}
 		ids := slices.Clone(loadedBy[host])
 		slices.Sort(ids)
@@ -358,6 +371,8 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 			st.State, st.Reason = "loaded", "a runtime script matched this module"
 		case app.inWorker[host.NodeID]:
 			st.State, st.Reason = "unknown", "the module runs in a worker isolate, which a passive observation of the main target does not see"
+		case len(roles[host.NodeID]) > 0 && !slices.ContainsFunc(roles[host.NodeID], func(r string) bool { return sees[r] }):
+			st.State, st.Reason = "unknown", unseenRolesReason(roles[host.NodeID])
 		case complete:
 			st.State, st.Reason = "not-observed-in-capture", "no complete capture that exercised the application root loaded this module"
 		default:
@@ -366,7 +381,9 @@ func handleReconcile(ctx context.Context, c *core.Call) (any, error) {
 		stateCount[st.State]++
 		states = append(states, st)
 	}
-	slices.SortFunc(states, func(a, b StaticLoadState) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(states, func(a, b StaticLoadState) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), strings.Compare(a.StaticNodeID, b.StaticNodeID))
+	})
 	omittedStates := 0
 	if len(states) > maxStates {
 		omittedStates = len(states) - maxStates
@@ -500,6 +517,105 @@ func (l *layer) index() {
 	}
 }
 
+// processRoles maps each node an Electron process runs to the process
+// roles (main, preload, renderer, utility) that run it, sorted: what an
+// electron-process node loads and what those modules import or load in
+// turn, plus the roles the analysis derived for an asset.
+func (l *layer) processRoles() map[string][]string {
+	byID := map[string]*staticNode{}
+	for _, n := range l.res.Graph.Nodes {
+		byID[n.NodeID] = n
+	}
+	next := map[string][]string{}
+	for _, e := range l.res.Graph.Edges {
+		if e.Relation == "loads" || e.Relation == "imports" {
+			next[e.Source] = append(next[e.Source], e.Target)
+		}
+	}
+	set := map[string]map[string]bool{}
+	add := func(id, role string) bool {
+		if set[id] == nil {
+			set[id] = map[string]bool{}
+		}
+		if set[id][role] {
+			return false
+		}
+		set[id][role] = true
+		return true
+	}
+	for _, n := range l.res.Graph.Nodes {
+		var seeds []string
+		if strings.HasPrefix(n.Kind, "electron-") && n.prop("role") != "" {
+			seeds = []string{n.prop("role")}
+		}
+		for _, o := range n.Observations {
+			if rs, ok := o.Properties["roles"].([]any); ok {
+				for _, r := range rs {
+					if r, ok := r.(string); ok && r != "" {
+						seeds = append(seeds, r)
+					}
+				}
+			}
+		}
+		for _, role := range seeds {
+			queue := []string{n.NodeID}
+			for len(queue) > 0 {
+				id := queue[0]
+				queue = queue[1:]
+				// A worker's code runs in its own isolate, not the process
+				// role's main context.
+				if byID[id] != nil && byID[id].Kind == "worker" {
+					continue
+				}
+				for _, t := range next[id] {
+					if add(t, role) {
+						queue = append(queue, t)
+					}
+				}
+			}
+			add(n.NodeID, role)
+		}
+	}
+	out := make(map[string][]string, len(set))
+	for id, rs := range set {
+		if byID[id] != nil && strings.HasPrefix(byID[id].Kind, "electron-") {
+			continue
+		}
+		for r := range rs {
+			out[id] = append(out[id], r)
+		}
+		slices.Sort(out[id])
+	}
+	return out
+}
+
+// unseenRolesReason is the load-state reason of a module whose Electron
+// process roles no complete capture observed.
+func unseenRolesReason(roles []string) string {
+	hints := map[string]string{
+		"main":     "observe_javascript_runtime on the main process's inspector target does",
+		"renderer": "inspect_electron_page or observe_javascript_runtime on the page target does",
+	}
+	names := map[string]string{"main": "the Electron main process", "renderer": "an Electron renderer", "preload": "an Electron preload",
+		"utility": "an Electron utility process"}
+	var hs, ns []string
+	for _, r := range roles {
+		if h := hints[r]; h != "" {
+			hs = append(hs, h)
+		}
+		n := names[r]
+		if n == "" {
+			n = "the Electron " + r + " role"
+		}
+		ns = append(ns, n)
+	}
+	s := "the module runs in " + strings.Join(ns, " and ") + ", whose script loads no complete capture observed"
+	if len(hs) > 0 {
+		s += " (" + strings.Join(hs, "; ") + ")"
+	}
+	return s
+}
+
 // artifactPath maps a runtime location into the layer: files under the
 // analyzed root (automatic) or an operator file-root, URLs under an
 // operator url-prefix. basis names how.
@@ -631,7 +747,8 @@ func reconcileEntity(e *runtimeEntity, layers []*layer) outcome {
 func runtimeEntities(ev *core.Evidence, idx int) (capture, []*runtimeEntity, error) {
 	var r struct {
 		Target struct {
-			TargetID string `json:"target_id"`
+			TargetID     string `json:"target_id"`
+			ProtocolType string `json:"protocol_type"`
 		} `json:"target"`
 		Capture struct {
 			Truncated bool `json:"truncated"`
@@ -644,7 +761,12 @@ func runtimeEntities(ev *core.Evidence, idx int) (capture, []*runtimeEntity, err
 			Unavailable   []string `json:"unavailable_sections"`
 		} `json:"completeness"`
 		Scripts json.RawMessage `json:"scripts"`
-		IPC     struct {
+		// inspect_electron_page's workers, each a gated file it saw run
+		Workers []struct {
+			TargetID string `json:"target_id"`
+			FilePath string `json:"file_path"`
+		} `json:"workers"`
+		IPC struct {
 			Events []struct {
 				Channel string `json:"channel"`
 			} `json:"events"`
@@ -666,6 +788,12 @@ func runtimeEntities(ev *core.Evidence, idx int) (capture, []*runtimeEntity, err
 	switch ev.Operation {
 	case "observe_javascript_runtime":
 		cp.kind, cp.complete = "v8-inspector", !r.Capture.Truncated
+		switch r.Target.ProtocolType {
+		case "node":
+			cp.sees = []string{"main"}
+		case "page":
+			cp.sees = []string{"renderer"}
+		}
 		var s struct {
 			Items []struct {
 				Key      string `json:"script_key"`
@@ -684,7 +812,7 @@ func runtimeEntities(ev *core.Evidence, idx int) (capture, []*runtimeEntity, err
 			ents = append(ents, e)
 		}
 	case "inspect_electron_page":
-		cp.kind, cp.complete = "electron", r.Completeness.Status == "complete"
+		cp.kind, cp.complete, cp.sees = "electron", r.Completeness.Status == "complete", []string{"renderer"}
 		var s struct {
 			Items []struct {
 				Key      string `json:"script_key"`
@@ -696,6 +824,14 @@ func runtimeEntities(ev *core.Evidence, idx int) (capture, []*runtimeEntity, err
 		for _, it := range s.Items {
 			ents = append(ents, &runtimeEntity{nodeID: node("script", it.Key), kind: "script", capture: idx, hash: strings.ToLower(it.Hash), filePath: it.FilePath, label: it.FilePath})
 		}
+		// A worker's script ran in its own isolate, which the page's
+		// script list does not hold: it is matched by its location (the
+		// capture has no hash for it).
+		for _, w := range r.Workers {
+			if w.FilePath != "" {
+				ents = append(ents, &runtimeEntity{nodeID: node("worker", w.TargetID+"\x00"+w.FilePath), kind: "script", capture: idx, filePath: w.FilePath, label: w.FilePath})
+			}
+		}
 	case "inspect_web_page":
 		// A browser page: file: script URLs are files (mapped under the
 		// analyzed root like Electron's), http(s) ones go through the
@@ -703,7 +839,7 @@ func runtimeEntities(ev *core.Evidence, idx int) (capture, []*runtimeEntity, err
 		// A passive attach always misses the network before it (status
 		// attach_limited); the scripts section alone decides here.
 		cc := r.Completeness
-		cp.kind = "browser"
+		cp.kind, cp.sees = "browser", []string{"renderer"}
 		cp.complete = !slices.Contains(cc.AttachLimited, "scripts") && !slices.Contains(cc.Truncated, "scripts") && !slices.Contains(cc.Unavailable, "scripts")
 		var s struct {
 			Items []struct {

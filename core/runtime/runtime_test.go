@@ -414,3 +414,138 @@ func fmtNil(v any) string {
 	}
 	return v.(string)
 }
+
+// electronApp writes an Electron-shaped application whose main process
+// (package.json main) requires a module of its own, and a renderer page.
+func electronApp(t *testing.T) (string, map[string]string) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"package.json": `{"name":"e","version":"1.0.0","main":"main.js","devDependencies":{"electron":"31.0.0"}}`,
+		"main.js":      "const { BrowserWindow } = require('electron');\nrequire('./lib/menu.js');\n",
+		"lib/menu.js":  "module.exports = 1;\n",
+		"index.html":   "<script src=\"renderer.js\"></script>",
+		"renderer.js":  "document.title = 'x';\n",
+		"worker.js":    "self.onmessage = () => {};\n",
+	}
+	sums := map[string]string{}
+	for p, body := range files {
+		full := filepath.Join(dir, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s := sha256.Sum256([]byte(body))
+		sums[p] = hex.EncodeToString(s[:])
+	}
+	return dir, sums
+}
+
+func loadStates(rec map[string]any) map[string][2]string {
+	out := map[string][2]string{}
+	for _, s := range rec["static_load_states"].([]any) {
+		m := s.(map[string]any)
+		out[m["path"].(string)] = [2]string{m["state"].(string), m["reason"].(string)}
+	}
+	return out
+}
+
+// TestReconcileMainProcessModulesUnknownFromRendererCapture: a renderer
+// page capture (inspect_electron_page) sees the renderer's scripts only.
+// The main process's modules were reported not-observed-in-capture from
+// it, as if the run had not loaded them, though the application cannot
+// run without its main process; they are unknown, with the reason.
+func TestReconcileMainProcessModulesUnknownFromRendererCapture(t *testing.T) {
+	is := is.New(t)
+	dir, sums := electronApp(t)
+	f := portstest.NewRuntimeFake(dir)
+	f.Page = &ports.ElectronPageCapture{Browser: ports.BrowserInfo{Product: "Electron/31", Revision: "r"},
+		Target:       ports.ElectronTarget{TargetID: "P1", Type: "page", Title: "App", FilePath: dir + "/index.html"},
+		Frames:       []ports.ElectronFrame{{FrameID: "F1", FilePath: dir + "/index.html"}},
+		Scripts:      []ports.ElectronScript{{ScriptID: "1", FrameID: "F1", FilePath: dir + "/renderer.js", CDPHash: sums["renderer.js"], Length: 21, Language: "JavaScript"}},
+		ScriptsTotal: 1}
+	s := session(t, f)
+	pg := mustCall(t, s, "inspect_electron_page", map[string]any{"cdp_endpoint": "http://127.0.0.1:9222", "target_id": "P1"})
+	an := mustCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
+	rec := result(mustCall(t, s, "reconcile_javascript_runtime", map[string]any{
+		"static_layers":        []any{map[string]any{"role": "application", "analysis": retained(an)}},
+		"runtime_observations": []any{retained(pg)},
+	}))
+	st := loadStates(rec)
+	is.Equal(st["renderer.js"][0], "loaded")
+	is.Equal(st["worker.js"][0], "not-observed-in-capture") // not tied to a process: the page capture's scope
+	for _, p := range []string{"main.js", "lib/menu.js"} {
+		is.Equal(st[p], [2]string{"unknown", "the module runs in the Electron main process, whose script loads no complete capture observed " +
+			"(observe_javascript_runtime on the main process's inspector target does)"})
+	}
+	// A complete observation of the main process's node target covers it.
+	f.Scripts = []ports.RuntimeScript{script("1", dir+"/main.js", sums["main.js"])}
+	obs := mustCall(t, s, "observe_javascript_runtime", map[string]any{"inspector_endpoint": "http://127.0.0.1:9229", "target_id": "N1", "runtime_kind": "electron-main"})
+	rec = result(mustCall(t, s, "reconcile_javascript_runtime", map[string]any{
+		"static_layers":        []any{map[string]any{"role": "application", "analysis": retained(an)}},
+		"runtime_observations": []any{retained(pg), retained(obs)},
+	}))
+	st = loadStates(rec)
+	is.Equal(st["main.js"][0], "loaded")
+	is.Equal(st["lib/menu.js"][0], "not-observed-in-capture")
+}
+
+// TestReconcileElectronPageWorkersAreLoaded: inspect_electron_page lists
+// the page's workers with their gated files; reconciliation ignored them,
+// so a worker script the capture saw running stayed unknown ("a passive
+// observation ... does not see") or not-observed-in-capture. A worker's
+// file is now a runtime script matched by location (it has no hash).
+func TestReconcileElectronPageWorkersAreLoaded(t *testing.T) {
+	is := is.New(t)
+	dir, sums := electronApp(t)
+	f := portstest.NewRuntimeFake(dir)
+	f.Page = &ports.ElectronPageCapture{Browser: ports.BrowserInfo{Product: "Electron/31", Revision: "r"},
+		Target:       ports.ElectronTarget{TargetID: "P1", Type: "page", Title: "App", FilePath: dir + "/index.html"},
+		Frames:       []ports.ElectronFrame{{FrameID: "F1", FilePath: dir + "/index.html"}},
+		Scripts:      []ports.ElectronScript{{ScriptID: "1", FrameID: "F1", FilePath: dir + "/renderer.js", CDPHash: sums["renderer.js"], Length: 21, Language: "JavaScript"}},
+		Workers:      []ports.ElectronWorker{{TargetID: "W1", Type: "worker", FilePath: dir + "/worker.js"}},
+		ScriptsTotal: 1}
+	s := session(t, f)
+	pg := mustCall(t, s, "inspect_electron_page", map[string]any{"cdp_endpoint": "http://127.0.0.1:9222", "target_id": "P1"})
+	an := mustCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
+	rec := result(mustCall(t, s, "reconcile_javascript_runtime", map[string]any{
+		"static_layers":        []any{map[string]any{"role": "application", "analysis": retained(an)}},
+		"runtime_observations": []any{retained(pg)},
+	}))
+	is.Equal(loadStates(rec)["worker.js"][0], "loaded")
+	found := false
+	for _, it := range rec["reconciliations"].([]any) {
+		m := it.(map[string]any)
+		if m["reason"] == "unique-location-match" {
+			found = true
+			is.Equal(m["entity_kind"], "script")
+			is.Equal(m["status"], "matched")
+			is.Equal(m["confidence"], "medium")
+			is.Equal(m["basis"], "artifact-path")
+		}
+	}
+	is.True(found)
+}
+
+// TestObservePageTargetNamesItsWorkersHonestly: the NodeWorker domain is
+// Node's; for a page (or a worker) target the limitation named it anyway,
+// pointing an agent at a Node mechanism a browser does not have. A page's
+// workers are targets of their own that the list tool shows.
+func TestObservePageTargetNamesItsWorkersHonestly(t *testing.T) {
+	is := is.New(t)
+	dir, _ := app(t)
+	f := portstest.NewRuntimeFake(dir)
+	f.Targets = append(f.Targets, ports.RuntimeTarget{TargetID: "P1", ProtocolType: "page", Title: "App",
+		Location: ports.RuntimeLocation{Kind: "file", FilePath: dir + "/main.mjs"}})
+	s := session(t, f)
+	worker := func(target string) string {
+		r := result(mustCall(t, s, "observe_javascript_runtime", map[string]any{"inspector_endpoint": "http://127.0.0.1:9229", "target_id": target}))
+		for _, u := range r["unavailable_without_instrumentation"].([]any) {
+			if strings.Contains(u.(string), "worker") {
+				return u.(string)
+			}
+		}
+		return ""
+	}
+	is.Equal(worker("N1"), "worker thread scripts (the NodeWorker domain is not enabled by a passive observation)")
+	is.Equal(worker("P1"), "scripts of the workers the target started (each worker is a target of its own, which list_javascript_runtime_targets lists)")
+}

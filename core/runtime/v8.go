@@ -288,8 +288,19 @@ func normalizeObservation(o *ports.RuntimeObservation, kind string) *ObserveJava
 		ExecutionContexts: contexts,
 		DirectlyObserved:  []string{"parsed scripts with their V8 content hashes and lengths", "execution contexts created and destroyed during the window"},
 		UnavailableWithoutInstrumentation: []string{"function calls and module evaluation order", "console output", "network and file system activity",
-			"worker thread scripts (the NodeWorker domain is not enabled by a passive observation)", "heap contents and values"},
+			workersUnavailable(o.Target.ProtocolType), "heap contents and values"},
 		Unknowns:    unknowns,
 		Limitations: lims,
 	}
+}
+
+// workersUnavailable says where a target's workers are: a Node program's
+// worker threads are reached through the NodeWorker domain, which a
+// passive observation does not enable; a page's workers are targets of
+// their own.
+func workersUnavailable(protocolType string) string {
+	if protocolType == "node" {
+		return "worker thread scripts (the NodeWorker domain is not enabled by a passive observation)"
+	}
+	return "scripts of the workers the target started (each worker is a target of its own, which list_javascript_runtime_targets lists)"
 }

@@ -52,6 +52,11 @@ type InspectorOptions struct {
 	// CloseAfterEnable closes the socket after Debugger.enable's reply
 	// (the process exited).
 	CloseAfterEnable bool
+	// DestroyAfterEnable reports every context destroyed after
+	// Debugger.enable's reply and keeps the socket open, as Node does when
+	// its program ends while a debugger is attached (it then waits for the
+	// debugger to disconnect).
+	DestroyAfterEnable bool
 	// Version overrides /json/version's body.
 	Version map[string]any
 	// Refuse lists methods answered with a -32601 error instead of {}.
@@ -175,6 +180,13 @@ func (s *Inspector) serve(c *wsock.Conn) {
 			}
 			if s.opts.CloseAfterEnable {
 				return
+			}
+			if s.opts.DestroyAfterEnable {
+				for _, cx := range s.opts.Contexts {
+					if m, ok := cx["context"].(map[string]any); ok {
+						event("Runtime.executionContextDestroyed", map[string]any{"executionContextId": m["id"]})
+					}
+				}
 			}
 		}
 	}
