@@ -473,6 +473,18 @@ func TestBadInput(t *testing.T) {
 		{"unknown event", func(s *ports.CaptureScenario) { s.Events = []ports.CaptureEvent{{AtMS: 1, Type: "click"}} }, "events", "click"},
 		{"zero columns", func(s *ports.CaptureScenario) { s.Terminal.Columns = 0 }, "terminal", "outside"},
 		{"zero timeout", func(s *ports.CaptureScenario) { s.TimeoutMS = 0 }, "timeout_ms", "outside"},
+		// Each dimension is in range, but the emulator would hold 65535x65535
+		// cells (hundreds of gigabytes): the run must be refused, not crash
+		// the server.
+		{"terminal too large", func(s *ports.CaptureScenario) {
+			s.Terminal.Columns, s.Terminal.Rows, s.Terminal.Scrollback = 65535, 65535, 0
+		}, "terminal", "cells"},
+		{"scrollback too large for the width", func(s *ports.CaptureScenario) {
+			s.Terminal.Columns, s.Terminal.Rows, s.Terminal.Scrollback = 2000, 24, 1_000_000
+		}, "terminal", "cells"},
+		{"resize too large", func(s *ports.CaptureScenario) {
+			s.Events = []ports.CaptureEvent{{AtMS: 1, Type: "resize", Columns: 65535, Rows: 65535}}
+		}, "events", "cells"},
 		{"empty pattern", func(s *ports.CaptureScenario) {
 			s.Normalization.Patterns = []ports.LiteralReplacement{{Pattern: ""}}
 		}, "normalization", "empty"},
