@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -170,6 +171,80 @@ func TestForkedTreeAndSetsidDaemonAreFoundAndCleanedUp(t *testing.T) {
 		}
 	}
 	is.True(kills >= 2) // the launcher's group and the daemon
+}
+
+// A grandchild started without the run ID, orphaned when its parent exits
+// but still in the launcher's process group, was seen as a descendant while
+// its parent lived: it is the capture's and is stopped. Before, the
+// supervisor first looked at the tree after the launcher had exited, could
+// not prove the orphan, left it running and the cleanup said cleaned.
+func TestOrphanWithoutRunIDIsStopped(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	sc := ports.NewCaptureScenario(program(t, "escape"))
+	sc.TimeoutMS = 10000
+	sc.Normalization.PIDs = false // the output names the orphan's pid
+	c, err := e.CaptureProcess(context.Background(), ports.CaptureRequest{Scenario: sc})
+	var pid int
+	if c != nil {
+		fmt.Sscanf(text(c)[strings.Index(text(c), "escaped "):], "escaped %d", &pid)
+	}
+	if pid > 0 {
+		defer syscall.Kill(pid, syscall.SIGKILL) // started by this test's capture
+	}
+	is.NoErr(err)
+	is.True(pid > 0)
+	is.Equal(c.Cleanup.OwnedProcessGroup.State, ports.CleanupCleaned)
+	gone := false
+	for range 100 {
+		if syscall.Kill(pid, 0) != nil {
+			gone = true
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	is.True(gone) // the orphan was stopped
+}
+
+// The same orphan, left by a child that exits at once: no look may have seen
+// it as a descendant, so it may be unproven. It is then left alone (never
+// signalled without proof) but reported: the cleanup is not "cleaned"
+// while a member of the launcher's process group is alive. Before, the
+// launcher's group was forgotten once the launcher exited, and the report
+// said cleaned with the orphan running.
+func TestUnprovenOrphanIsReportedNotHidden(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	sc := ports.NewCaptureScenario(program(t, "escape"))
+	sc.Arguments = []string{"fast"}
+	sc.TimeoutMS = 10000
+	sc.Normalization.PIDs = false
+	c, err := e.CaptureProcess(context.Background(), ports.CaptureRequest{Scenario: sc})
+	var ce *ports.CaptureError
+	if errors.As(err, &ce) {
+		c = ce.Partial
+	} else {
+		is.NoErr(err)
+	}
+	var pid int
+	if i := strings.Index(text(c), "escaped "); i >= 0 {
+		fmt.Sscanf(text(c)[i:], "escaped %d", &pid)
+	}
+	if pid > 0 {
+		defer syscall.Kill(pid, syscall.SIGKILL) // started by this test's capture
+	}
+	is.True(pid > 0)
+	time.Sleep(200 * time.Millisecond)
+	if syscall.Kill(pid, 0) != nil {
+		t.Logf("orphan %d stopped; cleanup %+v", pid, c.Cleanup.OwnedProcessGroup)
+		return // proven and stopped
+	}
+	t.Logf("orphan %d alive; err %v; cleanup %+v", pid, err, c.Cleanup.OwnedProcessGroup)
+	is.True(err != nil) // cleanup_incomplete
+	is.True(c.Cleanup.OwnedProcessGroup.State != ports.CleanupCleaned)
+	if !strings.Contains(c.Cleanup.OwnedProcessGroup.Reason, strconv.Itoa(pid)) {
+		t.Errorf("the cleanup does not name the orphan %d: %q", pid, c.Cleanup.OwnedProcessGroup.Reason)
+	}
 }
 
 // An unrelated process with the same name as the captured one, started here
