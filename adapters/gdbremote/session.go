@@ -218,6 +218,9 @@ func (s *session) relocate(ctx context.Context) error {
 	s.res.StackEnd = stackEnd(auxv, int(s.conv.word))
 	mainBias := entry - s.target.entry
 	s.res.Modules = append(s.res.Modules, ports.TraceModule{Name: "", Path: s.target.path, LoadBias: mainBias})
+	if err := s.refuseResolvers(); err != nil {
+		return err
+	}
 
 	needLibs := false
 	for _, b := range s.req.Breakpoints {
@@ -298,6 +301,55 @@ func (s *session) resolveSymbols() error {
 	}
 	if bps != nil {
 		s.req.Breakpoints = bps
+	}
+	return nil
+}
+
+// refuseResolvers refuses an address breakpoint on one of the program's own
+// indirect functions (a static program's strlen, memcpy, strcmp): the
+// symbol's address is the resolver's, which runs once while relocations are
+// applied and returns the implementation, so the trace would record that
+// call and none of the function's. The refusal names the implementations
+// the program holds (__strlen_avx2 ...), which can be traced.
+func (s *session) refuseResolvers() error {
+	var prog []elf.Symbol
+	read := false
+	for i, b := range s.req.Breakpoints {
+		if b.Symbol != "" || b.Module != "" || len(s.res.Modules) == 0 {
+			continue
+		}
+		if !read {
+			read = true
+			f, err := elf.Open(s.res.Modules[0].Path)
+			if err != nil {
+				return nil // unreadable: nothing to check against
+			}
+			prog, _ = f.Symbols()
+			dyn, _ := f.DynamicSymbols()
+			prog = append(prog, dyn...)
+			f.Close()
+		}
+		for _, sym := range prog {
+			if elf.ST_TYPE(sym.Info) != elf.STT_GNU_IFUNC || sym.Value != b.Address || sym.Section == elf.SHN_UNDEF {
+				continue
+			}
+			var impls []string
+			for _, o := range prog {
+				if t := elf.ST_TYPE(o.Info); t == elf.STT_FUNC && strings.HasPrefix(o.Name, "__"+sym.Name+"_") && !slices.Contains(impls, o.Name) {
+					impls = append(impls, o.Name)
+				}
+			}
+			slices.Sort(impls)
+			advice := "trace the implementation it picks instead"
+			if len(impls) > 0 {
+				if len(impls) > 6 {
+					impls = append(impls[:6], "...")
+				}
+				advice = "trace the implementation it picks instead (" + strings.Join(impls, ", ") + ")"
+			}
+			return fmt.Errorf("breakpoint %d: %s at %#x is an indirect function: the address is its resolver's, which runs once while relocations are applied; %s: %w",
+				i, sym.Name, b.Address, advice, ports.ErrAddressNotMapped)
+		}
 	}
 	return nil
 }
