@@ -619,6 +619,39 @@ func TestMCPTraceReadsStringArguments(t *testing.T) {
 	noDescendants(t)
 }
 
+// In a static program the C library's functions are the program's own,
+// named by its symbol table and without debug information: their
+// prototypes apply as an import's do, as they already did when a stripped
+// program's function was named from a signature library. Before, the
+// unstripped static build's printf had no parameters and its format was
+// not read, so stripping the program gave a better trace.
+func TestMCPTraceStaticProgramsLibraryFunctions(t *testing.T) {
+	if _, err := exec.LookPath("gdbserver"); err != nil {
+		t.Skip("gdbserver is not installed (Debian: apt-get install gdbserver)")
+	}
+	is := is.New(t)
+	exe := buildC(t, "password-static", passwordC, "-g", "-O0", "-static")
+	m := traceOverMCP(t, exe, "check", "printf")
+	bps := map[string]map[string]any{}
+	for _, b := range m["breakpoints"].([]any) {
+		bm := b.(map[string]any)
+		bps[bm["name"].(string)] = bm
+	}
+	is.Equal(bps["check"]["parameters_source"], "dwarf")
+	is.Equal(bps["printf"]["parameters_source"], "libc-prototype")
+	var format any
+	for _, h := range m["hits"].([]any) {
+		hm := h.(map[string]any)
+		if hm["name"] == "printf" {
+			if s, ok := hm["arguments"].([]any)[0].(map[string]any)["string"].(map[string]any); ok {
+				format = s["text"]
+			}
+		}
+	}
+	is.Equal(format, "checking %s\n")
+	noDescendants(t)
+}
+
 // A printf-family call's %s arguments past the argument registers are
 // words on the stack: the trace reads them there and lists each slot it
 // read as an argument named by its place ([rsp+8] on x86-64).

@@ -266,6 +266,13 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 	// What each breakpoint's parameters are, so the tracer reads the text
 	// its string arguments point at when the call begins.
 	econv := effectiveConvention(conv, target.Architecture)
+	// A program that defines __libc_start_main holds its C library (a
+	// static build): a function its symbol table names, without debug
+	// information, is then the library's, as a signature library's match
+	// is.
+	libcInside := slices.ContainsFunc(idx.procs, func(p ports.Procedure) bool {
+		return p.Name == "__libc_start_main" && !p.External && !p.Thunk && p.Source != "plt"
+	})
 	sigs := make([]*traceSig, len(bps))
 	for i := range bps {
 		b := &bps[i]
@@ -273,10 +280,12 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 			sigs[i] = dwarfSig(ctx, a, b.Address)
 		}
 		// A procedure the engine named after a C library archive's function
-		// (a static program's printf, Source "library") is that function:
-		// its prototype applies as an import's does.
+		// (a stripped static program's printf, Source "library"), or a
+		// static program's symbol without debug information, is that
+		// function: its prototype applies as an import's does.
 		p, ok := idx.containing(b.Address)
-		fromLibrary := b.Symbol == "" && ok && p.Address == b.Address && p.Source == "library"
+		fromLibrary := b.Symbol == "" && ok && p.Address == b.Address &&
+			(p.Source == "library" || libcInside && (p.Source == "symbol" || p.Source == "dynamic-symbol"))
 		if sigs[i] == nil && (b.Symbol != "" || strings.HasSuffix(b.Name, "@plt") || fromLibrary) {
 			sigs[i] = prototypeSig(b.Name, econv)
 		}
