@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -121,6 +122,27 @@ func TestTraceErrorMapping(t *testing.T) {
 	var ce *core.Error
 	if !errors.As(err, &ce) || ce.Code != core.CodeInvalidRequest || !strings.Contains(ce.Envelope().Error.Remediation.Action, "list_procedures") {
 		t.Errorf("an unknown procedure: got %v", err)
+	}
+}
+
+// A trace that failed before the tracer looked at its processes (an
+// unknown procedure, refused when the breakpoints are placed) says its
+// lineage was not observed, as binary_session's process_lineage does.
+// Before, it said status "" with pid and group 0.
+func TestTracePartialLineageNotObserved(t *testing.T) {
+	err := traceError("op", &ports.TraceError{Op: "breakpoint", Err: fmt.Errorf("breakpoint 0: nosuchfn: %w", ports.ErrAddressNotMapped),
+		Partial: &ports.TraceResult{}}, nil)
+	var ce *core.Error
+	if !errors.As(err, &ce) {
+		t.Fatalf("got %v", err)
+	}
+	po := ce.Details["partial_observation"].(map[string]any)
+	want := map[string]any{"status": "not_observed"}
+	if got := po["lineage"]; !reflect.DeepEqual(got, want) {
+		t.Errorf("partial_observation.lineage = %v, want %v", got, want)
+	}
+	if got := po["raw"].(map[string]any)["lineage"]; !reflect.DeepEqual(got, want) {
+		t.Errorf("partial_observation.raw.lineage = %v, want %v", got, want)
 	}
 }
 

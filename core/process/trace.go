@@ -463,8 +463,11 @@ func traceRaw(res *ports.TraceResult, rawHits []any) map[string]any {
 	for _, s := range res.Signals {
 		sigs = append(sigs, map[string]any{"target": s.Target, "signal": s.Signal, "result": string(s.Result), "reason": core.OrNull(s.Reason)})
 	}
-	return map[string]any{"libraries": mods, "hits": rawHits, "signals": sigs, "remaining": remaining,
-		"lineage": map[string]any{"status": string(res.Lineage.Status), "reason": core.OrNull(res.Lineage.Reason)}}
+	lineage := map[string]any{"status": "not_observed"}
+	if res.Lineage.Status != "" {
+		lineage = map[string]any{"status": string(res.Lineage.Status), "reason": core.OrNull(res.Lineage.Reason)}
+	}
+	return map[string]any{"libraries": mods, "hits": rawHits, "signals": sigs, "remaining": remaining, "lineage": lineage}
 }
 
 // traceError maps a tracer failure to the contract's codes, always with
@@ -491,10 +494,15 @@ func traceError(op string, err error, project func(*ports.TraceResult) (*TraceNa
 		for _, r := range p.Remaining {
 			remaining = append(remaining, map[string]any{"kind": r.Kind, "id": r.ID, "reason": r.Reason})
 		}
+		// A trace that failed before the tracer looked at its processes
+		// has no lineage: not_observed, as binary_session says.
+		lineage := map[string]any{"status": "not_observed"}
+		if p.Lineage.Status != "" {
+			lineage = map[string]any{"status": string(p.Lineage.Status), "launcher_pid": p.Lineage.LauncherPID,
+				"process_group_id": p.Lineage.ProcessGroupID, "reason": core.OrNull(p.Lineage.Reason)}
+		}
 		details["partial_observation"] = map[string]any{"trace": res, "raw": rawRes, "operation": te.Op, "process_id": p.ProcessID,
-			"signals": sigs, "remaining": remaining,
-			"lineage": map[string]any{"status": string(p.Lineage.Status), "launcher_pid": p.Lineage.LauncherPID,
-				"process_group_id": p.Lineage.ProcessGroupID, "reason": core.OrNull(p.Lineage.Reason)}}
+			"signals": sigs, "remaining": remaining, "lineage": lineage}
 	}
 	e := &core.Error{Message: op + ": " + err.Error(), Details: details}
 	var cl *ports.CleanupError
