@@ -348,6 +348,27 @@ func TestFilesInsideAndOutsideObservationPaths(t *testing.T) {
 	is.Equal(c.Truncation.FilesystemAfter.HashedBytes > 0, true)
 }
 
+// Limits of 0, which the advertised schema allows (minimum 0), keep
+// nothing of their kind and say the capture is truncated. Before, the
+// engine refused 0 output_bytes, files or processes as outside 1..2^53.
+func TestZeroLimitsKeepNothing(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	dir := t.TempDir()
+	is.NoErr(os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a"), 0o644))
+	sc := ports.NewCaptureScenario("/bin/sh")
+	sc.Arguments = []string{"-c", "echo hello"}
+	sc.FilesystemObservationPaths = []string{dir}
+	sc.Limits = ports.CaptureLimits{}
+	c, err := capture(t, e, context.Background(), sc)
+	is.NoErr(err)
+	is.Equal(len(c.Frames), 0)
+	is.Equal(len(c.FilesAfter), 0)
+	is.True(c.Truncation.Truncated)
+	is.True(c.Truncation.RawTerminal.ObservedBytes > 0) // the output was seen, not kept
+	is.True(c.Truncation.FilesystemAfter.EnumerationTruncated)
+}
+
 func TestLoopbackListener(t *testing.T) {
 	is := is.New(t)
 	e := engine(t)

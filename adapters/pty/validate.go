@@ -77,10 +77,10 @@ func validate(s ports.CaptureScenario) error {
 		rng(s.IdleTimeoutMS, 1, maxMS, "idle_timeout_ms"),
 		rng(s.SettleMS, 0, maxMS, "settle_ms"),
 		rng(s.FinalizationMS, 0, maxMS, "finalization_ms"),
-		rng(s.Limits.OutputBytes, 1, big, "limits", "output_bytes"),
-		rng(s.Limits.Files, 1, big, "limits", "files"),
+		rng(s.Limits.OutputBytes, 0, big, "limits", "output_bytes"),
+		rng(s.Limits.Files, 0, big, "limits", "files"),
 		rng(s.Limits.FileBytes, 0, big, "limits", "file_bytes"),
-		rng(s.Limits.Processes, 1, big, "limits", "processes"),
+		rng(s.Limits.Processes, 0, big, "limits", "processes"),
 		rng(s.Limits.FilesystemDepth, 0, 4096, "limits", "filesystem_depth"),
 		rng(s.Normalization.TimeBucketMS, 1, maxMS, "normalization", "time_bucket_ms"),
 	}
