@@ -188,3 +188,37 @@ func TestCompareProcessCapturesSampledAbsence(t *testing.T) {
 		t.Errorf("the child in its own session: status %s, process %s, first divergence %v", st, p, fd)
 	}
 }
+
+// Both captures carry the same residual unknowns; the comparison states
+// each once. Before, every shared limitation was listed twice.
+func TestCompareProcessCapturesStatesEachLimitationOnce(t *testing.T) {
+	r := run{input: 1, frames: []ports.CaptureFrame{{AtMS: 0, Data: "name? "}, {AtMS: 100, Data: "rea\r\n"}}}
+	call := caller(t, standard.Families(), &core.RegistryOptions{Capturer: &notedCapturer{&scriptedCapturer{runs: []run{r, r}}}})
+	scenario := map[string]any{"executable": "/bin/sh", "events": []any{map[string]any{"type": "input", "at_ms": 100, "data": "rea\n"}}}
+	l, rr := call("capture_process_scenario", scenario), call("capture_process_scenario", scenario)
+	if len(l.Evidence.Limitations) == 0 {
+		t.Fatal("the captures have no limitations to repeat")
+	}
+	res := call("compare_process_captures", map[string]any{
+		"left":  map[string]any{"kind": "retained-evidence", "evidence_id": string(l.Evidence.EvidenceID)},
+		"right": map[string]any{"kind": "retained-evidence", "evidence_id": string(rr.Evidence.EvidenceID)}})
+	seen := map[string]bool{}
+	for _, lim := range res.Evidence.Limitations {
+		if seen[lim] {
+			t.Errorf("limitation stated twice: %q", lim)
+		}
+		seen[lim] = true
+	}
+}
+
+// notedCapturer adds the residual unknowns every real capture has.
+type notedCapturer struct{ *scriptedCapturer }
+
+func (n *notedCapturer) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (*ports.ProcessCapture, error) {
+	c, err := n.scriptedCapturer.CaptureProcess(ctx, req)
+	if c != nil {
+		c.Coverage = []ports.CoverageNote{{Scope: ports.ScopeProcess, Reason: "the process tree was sampled"},
+			{Scope: ports.ScopeNetwork, Reason: "network traffic is not observed"}}
+	}
+	return c, err
+}
