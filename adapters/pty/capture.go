@@ -983,15 +983,16 @@ func (c *capture) finish(out *ports.ProcessCapture, stopStart time.Time) {
 		out.ProcessSamples[i] = s
 	}
 	out.Processes = c.samp.processes()
-	ids := map[int]int{}
-	id := func(pid int) int {
-		if v, ok := ids[pid]; ok {
-			return v
+	// Ids count the capture's processes, 1.. in first-seen order (the
+	// launcher first); a parent, group or session outside the capture (rea
+	// itself, init) is 0, as ports.NormalizedProcess says.
+	ids := map[int]int{c.sup.PID(): 1}
+	for _, p := range out.Processes {
+		if _, ok := ids[p.PID]; !ok {
+			ids[p.PID] = len(ids) + 1
 		}
-		ids[pid] = len(ids) + 1
-		return ids[pid]
 	}
-	id(c.sup.PID())
+	id := func(pid int) int { return ids[pid] }
 	out.NormalizedProcesses = make([]ports.NormalizedProcess, 0, len(out.Processes))
 	for i, p := range out.Processes {
 		out.Processes[i].FirstSeenMS = bucketMS(p.FirstSeenMS, b)

@@ -93,7 +93,8 @@ func TestPromptAnsweredByInputEvents(t *testing.T) {
 	is.Equal(c.Processes[0].Comm, "prompt")
 	is.True(c.Processes[0].ArgvReadable)
 	is.Equal(c.NormalizedProcesses[0].ID, 1)
-	is.Equal(c.NormalizedProcesses[0].GroupID, 1) // leads its own group
+	is.Equal(c.NormalizedProcesses[0].ParentID, 0) // rea, outside the capture
+	is.Equal(c.NormalizedProcesses[0].GroupID, 1)  // leads its own group
 	is.Equal(c.NormalizedProcesses[0].SessionID, 1)
 	is.Equal(c.NormalizedProcesses[0].Command, "<executable>")
 	is.True(len(c.ProcessSamples) >= 1)
@@ -160,6 +161,12 @@ func TestForkedTreeAndSetsidDaemonAreFoundAndCleanedUp(t *testing.T) {
 	}
 	is.True(sleepSeen)
 	is.True(daemonSeen)
+	// The normalized ids count the capture's processes only, 1.. in the
+	// order they were seen; a parent outside the capture is 0.
+	for i, p := range c.NormalizedProcesses {
+		is.Equal(p.ID, i+1)
+		is.True(p.ParentID < p.ID) // the launcher's is 0; a child's is seen before it
+	}
 	// The daemon left the session: it is in a group of its own, and it was
 	// signalled (it is gone: noneLeft in capture checked it).
 	is.Equal(c.Cleanup.OwnedProcessGroup.State, ports.CleanupCleaned)

@@ -431,6 +431,7 @@ func TestCLICaptureAndTrace(t *testing.T) {
 	is.True(strings.Contains(out, "| hello carol"))
 	is.True(strings.Contains(out, "created"))
 	is.True(strings.Contains(out, "out.txt"))
+	is.True(strings.Contains(out, "1 (parent outside the capture) ")) // not rea's pid under an id of its own
 	out, _, code = runCLI(t, "--format", "json", "capture", "--", "/bin/sh", "-c", "exit 4")
 	is.Equal(code, 0)
 	ev, err := core.ParseEvidence([]byte(out))

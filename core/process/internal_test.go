@@ -195,3 +195,25 @@ func TestTraceSigBuffers(t *testing.T) {
 		t.Errorf("debug information: entry %s, return %s", got, ret)
 	}
 }
+
+// A sample names each process by the id the tree gives it, whatever the
+// engine's numbering: here an engine that numbered the launcher's parent
+// (outside the capture) 2 and the child 3. Before, the samples numbered
+// the capture's pids on their own, so the child was 2 in the samples and
+// 3 in the tree, and the launcher's parent 0 in one and 2 in the other.
+func TestSamplesUseTheTreesIDs(t *testing.T) {
+	pc := &ports.ProcessCapture{
+		Processes: []ports.CapturedProcess{{PID: 500, ParentPID: 40, ProcessGroupID: 500, SessionID: 500},
+			{PID: 501, ParentPID: 500, ProcessGroupID: 500, SessionID: 500}},
+		NormalizedProcesses: []ports.NormalizedProcess{{ID: 1, ParentID: 2, GroupID: 1, SessionID: 1},
+			{ID: 3, ParentID: 1, GroupID: 1, SessionID: 1}},
+		ProcessSamples: []ports.ProcessSample{{PID: 500, ParentPID: 40, ProcessGroupID: 500, SessionID: 500},
+			{AtMS: 50, PID: 501, ParentPID: 500, ProcessGroupID: 500, SessionID: 500}},
+	}
+	got := normalizedSamples(pc)
+	want := []CaptureProcessSample{{ID: 1, ParentID: 2, GroupID: 1, SessionID: 1},
+		{AtMS: 50, ID: 3, ParentID: 1, GroupID: 1, SessionID: 1}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("samples %+v, want %+v", got, want)
+	}
+}
