@@ -434,6 +434,7 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 			if first == nil || f.min < first.min {
 				first = f
 			}
+			dims[len(dims)-1].Difference = &ProcessDimensionDifference{Index: i, Left: rawJSON(a), Right: rawJSON(b)}
 			break
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/matryer/is"
+
 	"rea/core"
 	"rea/core/standard"
 	"rea/ports"
@@ -221,4 +223,60 @@ func (n *notedCapturer) CaptureProcess(ctx context.Context, req ports.CaptureReq
 			{Scope: ports.ScopeNetwork, Reason: "network traffic is not observed"}}
 	}
 	return c, err
+}
+
+// exitCapturer is fakeCapturer's capture with the next output and exit code.
+type exitCapturer struct {
+	outputs []string
+	codes   []int
+}
+
+func (e *exitCapturer) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (*ports.ProcessCapture, error) {
+	c, err := fakeCapturer{}.CaptureProcess(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	c.Frames[0].Data, e.outputs = e.outputs[0], e.outputs[1:]
+	code := e.codes[0]
+	c.Exit.Code, e.codes = &code, e.codes[1:]
+	return c, nil
+}
+
+// Every dimension that changed says how: its first differing item on each
+// side, not only the earliest dimension's (first_divergence). Before, v1
+// exiting 2 and v2 exiting 7 with another output gave exit "changed" and
+// the exit codes only by reading both captures.
+func TestCompareProcessCapturesSaysHowEachDimensionChanged(t *testing.T) {
+	is := is.New(t)
+	call := caller(t, standard.Families(), &core.RegistryOptions{Capturer: &exitCapturer{outputs: []string{"done v1\r\n", "done v2\r\n"}, codes: []int{2, 7}}})
+	l, r := call("capture_process_scenario", map[string]any{"executable": "/bin/sh"}), call("capture_process_scenario", map[string]any{"executable": "/bin/sh"})
+	res := call("compare_process_captures", map[string]any{
+		"left":  map[string]any{"kind": "retained-evidence", "evidence_id": string(l.Evidence.EvidenceID)},
+		"right": map[string]any{"kind": "retained-evidence", "evidence_id": string(r.Evidence.EvidenceID)}})
+	var out struct {
+		Dimensions []struct {
+			Dimension, Status string
+			Difference        *struct {
+				Index       int
+				Left, Right map[string]any
+			}
+		}
+		FirstDivergence map[string]any `json:"first_divergence"`
+	}
+	is.NoErr(json.Unmarshal(res.Evidence.NormalizedResult, &out))
+	is.Equal(out.FirstDivergence["dimension"], "terminal")
+	for _, d := range out.Dimensions {
+		switch d.Dimension {
+		case "exit":
+			is.Equal(d.Status, "changed")
+			is.True(d.Difference != nil)
+			is.Equal(d.Difference.Left["exit"].(map[string]any)["exit_code"], float64(2))
+			is.Equal(d.Difference.Right["exit"].(map[string]any)["exit_code"], float64(7))
+		case "terminal":
+			is.True(d.Difference != nil)
+		case "interaction":
+			is.Equal(d.Status, "unchanged")
+			is.True(d.Difference == nil) // nothing differs
+		}
+	}
 }
