@@ -217,3 +217,21 @@ func TestSamplesUseTheTreesIDs(t *testing.T) {
 		t.Errorf("samples %+v, want %+v", got, want)
 	}
 }
+
+// A request the tracer refuses (a working directory that is no directory)
+// has no details.issues: its advice must not send the agent to them.
+// Before, it said "Correct the arguments listed in details.issues".
+func TestTraceRequestErrorAdviceNamesNoMissingIssues(t *testing.T) {
+	err := traceError("op", &ports.TraceError{Op: "launch", Err: fmt.Errorf("%w: working directory /nonexistent is not a directory", ports.ErrTraceRequest),
+		Partial: &ports.TraceResult{}}, nil)
+	var ce *core.Error
+	if !errors.As(err, &ce) || ce.Code != core.CodeInvalidRequest {
+		t.Fatalf("got %v", err)
+	}
+	if _, ok := ce.Details["issues"]; ok {
+		return // issues to correct: the default advice fits
+	}
+	if a := ce.Envelope().Error.Remediation.Action; strings.Contains(a, "details.issues") {
+		t.Errorf("advice %q names details.issues, which the error does not have", a)
+	}
+}

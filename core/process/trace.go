@@ -508,7 +508,9 @@ func traceError(op string, err error, project func(*ports.TraceResult) (*TraceNa
 	var cl *ports.CleanupError
 	switch {
 	case errors.Is(err, ports.ErrTraceRequest):
-		e.Code = core.CodeInvalidRequest
+		// The tracer's refusal names the argument in its message; there
+		// are no details.issues for the default advice to point at.
+		e.Code, e.Remediation = core.CodeInvalidRequest, "Correct the argument the message names (working_directory, environment, arguments or the limits) and call again."
 	case errors.Is(err, ports.ErrEmulatorMissing):
 		e.Code, e.Remediation = core.CodeProviderUnavailable, "install QEMU's user-mode emulator (Debian: apt-get install qemu-user)"
 	case errors.Is(err, ports.ErrDebuggerMissing):
