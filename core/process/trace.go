@@ -316,7 +316,13 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 	}
 	sum, err := fileSHA256(program)
 	if err != nil {
-		return nil, &core.Error{Code: core.CodeTargetUnavailable, Message: op + ": " + err.Error(),
+		// The target is open: what cannot be read is the process or the
+		// program the arguments name.
+		advice := "Pass a program path that exists and is readable (program), or omit program to launch the open target."
+		if req.Attach != nil {
+			advice = "Pass the pid of a running process of the open target whose executable rea may read (attach_pid), or omit attach_pid to launch the program."
+		}
+		return nil, &core.Error{Code: core.CodeTargetUnavailable, Message: op + ": " + err.Error(), Remediation: advice,
 			Details: map[string]any{"path": program}}
 	}
 	if sum != target.SHA256 {
