@@ -3,6 +3,7 @@
 package pty_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -204,13 +205,25 @@ func TestOrphanWithoutRunIDIsStopped(t *testing.T) {
 	is.Equal(c.Cleanup.OwnedProcessGroup.State, ports.CleanupCleaned)
 	gone := false
 	for range 100 {
-		if syscall.Kill(pid, 0) != nil {
+		if !running(pid) {
 			gone = true
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	is.True(gone) // the orphan was stopped
+}
+
+// running reports whether pid is a live process: a killed orphan whose new
+// parent (here, an init that does not reap) has not reaped it stays a
+// zombie, which signal 0 still finds.
+func running(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X'
 }
 
 // The same orphan, left by a child that exits at once: no look may have seen
@@ -242,7 +255,7 @@ func TestUnprovenOrphanIsReportedNotHidden(t *testing.T) {
 	}
 	is.True(pid > 0)
 	time.Sleep(200 * time.Millisecond)
-	if syscall.Kill(pid, 0) != nil {
+	if !running(pid) {
 		t.Logf("orphan %d stopped; cleanup %+v", pid, c.Cleanup.OwnedProcessGroup)
 		return // proven and stopped
 	}
