@@ -330,6 +330,11 @@ func (e *Engine) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (
 		stopStart = time.Now()
 		stopCtx, cancelStop := context.WithCancel(context.WithoutCancel(ctx))
 		if c.disposition == ports.DispositionCancelled || sc.FinalizationMS == 0 {
+			// No grace: the launcher gets SIGKILL first (its pid proven
+			// again), since the stop sequence's SIGTERM, however soon
+			// SIGKILL follows, would end it by SIGTERM or run its handler.
+			// The rest of the tree goes through the stop sequence.
+			c.signalLauncher(syscall.SIGKILL)
 			cancelStop()
 		} else {
 			go func() {
@@ -941,7 +946,8 @@ func (c *capture) finish(out *ports.ProcessCapture, stopStart time.Time) {
 		out.Exit.ElapsedMS = &v
 	}
 
-	// Signals: the scenario's and the supervisor's, in time order.
+	// Signals: the scenario's, the launcher's SIGKILL at a stop without
+	// grace, and the supervisor's, in time order.
 	all := append(append([]ports.SignalAttempt{}, c.eventSignals...), c.sup.Signals()...)
 	sort.SliceStable(all, func(i, j int) bool { return all[i].At.Before(all[j].At) })
 	out.SignalAttempts = all

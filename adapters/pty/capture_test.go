@@ -317,6 +317,32 @@ func TestIgnoresSIGTERMFinalizationAndUnrelatedNamesake(t *testing.T) {
 	is.NoErr(stranger.Process.Signal(syscallZero()))
 }
 
+// finalization_ms 0 kills at once, as the scenario's schema says: at a
+// deadline the program gets SIGKILL, not a SIGTERM it could act on. Before,
+// the stop sequence sent SIGTERM first even with no grace: a program that
+// keeps SIGTERM's default action died of it (exit signal SIGTERM, and the
+// only signal attempt a SIGTERM), and one with a handler could run it.
+func TestZeroFinalizationKillsAtOnce(t *testing.T) {
+	e := engine(t)
+	for _, prog := range []string{"/bin/sleep", program(t, "termhandler")} {
+		t.Run(filepath.Base(prog), func(t *testing.T) {
+			is := is.New(t)
+			sc := ports.NewCaptureScenario(prog)
+			if prog == "/bin/sleep" {
+				sc.Arguments = []string{"30"}
+			}
+			sc.TimeoutMS, sc.IdleTimeoutMS, sc.FinalizationMS = 10000, 300, 0
+			c, err := capture(t, e, context.Background(), sc)
+			is.NoErr(err)
+			is.True(!strings.Contains(text(c), "got SIGTERM")) // no handler ran
+			is.Equal(c.Exit.Reason, ports.DispositionIdleTimeout)
+			is.Equal(c.Exit.Signal, "SIGKILL")
+			is.True(c.Exit.Code == nil)
+			is.True(c.Exit.Finalization == nil)
+		})
+	}
+}
+
 func TestFilesInsideAndOutsideObservationPaths(t *testing.T) {
 	is := is.New(t)
 	e := engine(t)
