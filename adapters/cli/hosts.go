@@ -49,6 +49,7 @@ type Plan struct {
 	Text    string // the plan for a terminal
 	Blocked bool   // an invalid registration blocks the whole plan
 	Changes bool   // applying it would write something
+	Empty   bool   // no client was detected (or named) and no skill asked for: nothing to do
 	// Apply carries the plan out.
 	Apply func(ctx context.Context) (*Outcome, error)
 }

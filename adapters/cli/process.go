@@ -116,7 +116,11 @@ func (c *captureCmd) Run(e *env) error {
 	}
 	fmt.Fprintln(w, "processes:")
 	for _, p := range r.Processes.Tree {
-		fmt.Fprintf(w, "  %d (parent %d) %s\n", p.ID, p.ParentID, p.Command)
+		parent := "outside the capture" // 0: rea, init or a subreaper
+		if p.ParentID != 0 {
+			parent = fmt.Sprint(p.ParentID)
+		}
+		fmt.Fprintf(w, "  %d (parent %s) %s\n", p.ID, parent, p.Command)
 	}
 	if len(r.Ports) > 0 {
 		fmt.Fprintln(w, "listening:")

@@ -70,7 +70,8 @@ func (c *setupCmd) Run(e *env) error {
 	}
 	status := ""
 	switch {
-	case plan.Blocked:
+	case plan.Blocked || plan.Empty:
+		// Nothing detected is nothing registered: not ready.
 		status = statusNeedsHuman
 	case c.DryRun:
 		status = statusPlanned

@@ -341,4 +341,28 @@ func TestTraceSymbolBreakpoint(t *testing.T) {
 	static := buildC(t, "calls.c", "calls-static", "-static")
 	_, err = trace(static, nil, ports.TraceBreakpoint{Symbol: "no_such_function_anywhere", Name: "x"})
 	is.True(errors.Is(err, ports.ErrAddressNotMapped))
+
+	// In a static program an indirect function is the program's own: its
+	// address is the resolver's, which runs once while relocations are
+	// applied. Before, the trace silently recorded that one resolver call
+	// (a return value that is a code address) and none of the calls.
+	var ifunc uint64
+	f, ferr := elf.Open(static)
+	is.NoErr(ferr)
+	syms, ferr := f.Symbols()
+	f.Close()
+	is.NoErr(ferr)
+	for _, sym := range syms {
+		if sym.Name == "strlen" && elf.ST_TYPE(sym.Info) == elf.STT_GNU_IFUNC {
+			ifunc = sym.Value
+		}
+	}
+	if ifunc == 0 {
+		t.Skip("this C library's static strlen is no indirect function")
+	}
+	_, err = trace(static, nil, ports.TraceBreakpoint{Address: ifunc, Name: "strlen"})
+	is.True(errors.Is(err, ports.ErrAddressNotMapped))
+	if !strings.Contains(err.Error(), "indirect function") || !strings.Contains(err.Error(), "__strlen_") {
+		t.Errorf("the refusal does not say strlen is an indirect function and name its implementations: %v", err)
+	}
 }

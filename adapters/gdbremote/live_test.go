@@ -276,3 +276,41 @@ func TestTraceGoStrings(t *testing.T) {
 		}
 	}
 }
+
+// Two breakpoints at one address (a procedure named twice, by name and by
+// address) record each call once per breakpoint, and every one of those
+// hits returns: the return ends both. Before, the return ended only the
+// innermost pending hit and the other was counted missing. fact recurses,
+// so the hits of one activation must not take another's return.
+func TestTraceSameAddressTwice(t *testing.T) {
+	needServer(t)
+	is := is.New(t)
+	bin := buildC(t, "calls.c", "calls", "-no-pie", "-fno-pie")
+	target, fact := symbol(t, bin, "target"), symbol(t, bin, "fact")
+	id := runID(t)
+	defer noneLeft(t, id)
+	tr := gdbremote.New(nil)
+	debugTap(t, tr)
+	res, err := tr.TraceCalls(context.Background(), ports.TraceRequest{
+		Launch: &ports.TraceLaunch{Path: bin, Args: []string{"3"}},
+		Breakpoints: []ports.TraceBreakpoint{{Address: target, Name: "target"}, {Address: target, Name: "0xtarget"},
+			{Address: fact, Name: "fact"}, {Address: fact, Name: "0xfact"}},
+		RunID:       id,
+		MaxDuration: 5 * time.Second,
+	})
+	is.NoErr(err)
+	is.Equal(firstArgs(res.Hits, "target"), firstArgs(res.Hits, "0xtarget"))
+	is.Equal(firstArgs(res.Hits, "fact"), []uint64{5, 4, 3, 2, 1})
+	is.Equal(firstArgs(res.Hits, "0xfact"), []uint64{5, 4, 3, 2, 1})
+	is.Equal(res.Coverage.ReturnsMissing, 0)
+	for _, h := range res.Hits {
+		is.True(h.Returned)
+		if h.Name == "fact" || h.Name == "0xfact" {
+			want := uint64(1)
+			for i := uint64(2); i <= h.Arguments[0].Value; i++ {
+				want *= i
+			}
+			is.Equal(h.ReturnValue, want) // its own activation's return
+		}
+	}
+}

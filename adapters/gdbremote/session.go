@@ -121,6 +121,7 @@ type pendingReturn struct {
 	thread threadID
 	sp     uint64 // expected at the return address
 	g      uint64
+	entry  int // the stop at the entry: breakpoints at one address share it
 }
 
 func (s *session) trace(ctx context.Context) error {
@@ -217,6 +218,9 @@ func (s *session) relocate(ctx context.Context) error {
 	s.res.StackEnd = stackEnd(auxv, int(s.conv.word))
 	mainBias := entry - s.target.entry
 	s.res.Modules = append(s.res.Modules, ports.TraceModule{Name: "", Path: s.target.path, LoadBias: mainBias})
+	if err := s.refuseResolvers(); err != nil {
+		return err
+	}
 
 	needLibs := false
 	for _, b := range s.req.Breakpoints {
@@ -297,6 +301,55 @@ func (s *session) resolveSymbols() error {
 	}
 	if bps != nil {
 		s.req.Breakpoints = bps
+	}
+	return nil
+}
+
+// refuseResolvers refuses an address breakpoint on one of the program's own
+// indirect functions (a static program's strlen, memcpy, strcmp): the
+// symbol's address is the resolver's, which runs once while relocations are
+// applied and returns the implementation, so the trace would record that
+// call and none of the function's. The refusal names the implementations
+// the program holds (__strlen_avx2 ...), which can be traced.
+func (s *session) refuseResolvers() error {
+	var prog []elf.Symbol
+	read := false
+	for i, b := range s.req.Breakpoints {
+		if b.Symbol != "" || b.Module != "" || len(s.res.Modules) == 0 {
+			continue
+		}
+		if !read {
+			read = true
+			f, err := elf.Open(s.res.Modules[0].Path)
+			if err != nil {
+				return nil // unreadable: nothing to check against
+			}
+			prog, _ = f.Symbols()
+			dyn, _ := f.DynamicSymbols()
+			prog = append(prog, dyn...)
+			f.Close()
+		}
+		for _, sym := range prog {
+			if elf.ST_TYPE(sym.Info) != elf.STT_GNU_IFUNC || sym.Value != b.Address || sym.Section == elf.SHN_UNDEF {
+				continue
+			}
+			var impls []string
+			for _, o := range prog {
+				if t := elf.ST_TYPE(o.Info); t == elf.STT_FUNC && strings.HasPrefix(o.Name, "__"+sym.Name+"_") && !slices.Contains(impls, o.Name) {
+					impls = append(impls, o.Name)
+				}
+			}
+			slices.Sort(impls)
+			advice := "trace the implementation it picks instead"
+			if len(impls) > 0 {
+				if len(impls) > 6 {
+					impls = append(impls[:6], "...")
+				}
+				advice = "trace the implementation it picks instead (" + strings.Join(impls, ", ") + ")"
+			}
+			return fmt.Errorf("breakpoint %d: %s at %#x is an indirect function: the address is its resolver's, which runs once while relocations are applied; %s: %w",
+				i, sym.Name, b.Address, advice, ports.ErrAddressNotMapped)
+		}
 	}
 	return nil
 }
@@ -816,7 +869,7 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 			Variadic:       variadic,
 		}
 		s.res.Hits = append(s.res.Hits, h)
-		if err := s.expectReturn(ctx, ra, pendingReturn{hit: h.Sequence, thread: st.thread, sp: sp + s.conv.spAfterReturn, g: regs[s.conv.g]}); err != nil {
+		if err := s.expectReturn(ctx, ra, pendingReturn{hit: h.Sequence, thread: st.thread, sp: sp + s.conv.spAfterReturn, g: regs[s.conv.g], entry: s.stops}); err != nil {
 			return err
 		}
 	}
@@ -999,7 +1052,9 @@ func (s *session) expectReturn(ctx context.Context, ra uint64, p pendingReturn) 
 
 // onReturn matches a stop at a return address with the innermost pending
 // call it ends: the same thread with the stack pointer the return leaves (C),
-// or the same goroutine (Go).
+// or the same goroutine (Go). That call's hits are all those recorded at its
+// entry stop: one per breakpoint at the entry's address (a procedure named
+// twice, by name and by address).
 func (s *session) onReturn(ctx context.Context, pc uint64, bp *breakpoint, t threadID, regs map[string]uint64, wide map[string][]byte) error {
 	list := s.pending[pc]
 	for i := len(list) - 1; i >= 0; i-- {
@@ -1011,32 +1066,21 @@ func (s *session) onReturn(ctx context.Context, pc uint64, bp *breakpoint, t thr
 		} else if p.thread != t || p.sp != regs[s.conv.sp] {
 			continue
 		}
-		h := &s.res.Hits[p.hit]
-		h.Returned = true
-		h.ReturnValue = regs[s.conv.ret]
-		h.ReturnSequence = s.stops
-		for _, name := range s.rets[h.Breakpoint] {
-			h.ReturnRegisters = append(h.ReturnRegisters, wideRegister(name, wide[name]))
-		}
-		for _, reg := range s.req.Breakpoints[h.Breakpoint].ReturnStrings {
-			// The buffer's address is the register's value at the entry.
-			var ptr uint64 // a register that is no argument reads as unreadable
-			if at := slices.IndexFunc(h.Arguments, func(a ports.TraceRegister) bool { return a.Name == reg }); at >= 0 {
-				ptr = h.Arguments[at].Value
+		var ended, kept []pendingReturn
+		for _, q := range list {
+			if q.entry == p.entry && q.thread == p.thread {
+				ended = append(ended, q)
+			} else {
+				kept = append(kept, q)
 			}
-			ts, err := s.readText(ctx, reg, ptr, ports.MaxTraceString, true)
-			if err != nil {
-				return err
-			}
-			h.ReturnStrings = append(h.ReturnStrings, ts)
 		}
-		if b := s.req.Breakpoints[h.Breakpoint]; b.Scan && b.Format != "" {
-			if err := s.readStored(ctx, h, b.Format); err != nil {
+		for _, q := range ended {
+			if err := s.returned(ctx, q, regs, wide); err != nil {
 				return err
 			}
 		}
-		s.pending[pc] = append(list[:i], list[i+1:]...)
-		bp.returns--
+		s.pending[pc] = kept
+		bp.returns -= len(ended)
 		if bp.returns == 0 && len(bp.requests) == 0 {
 			delete(s.bps, pc)
 			delete(s.pending, pc)
@@ -1046,6 +1090,36 @@ func (s *session) onReturn(ctx context.Context, pc uint64, bp *breakpoint, t thr
 			return s.cl.removeBreakpoint(ctx, pc, s.conv.bpKind)
 		}
 		return nil
+	}
+	return nil
+}
+
+// returned completes the hit of p at its return: the return value and
+// registers, and the texts and stores read after the call.
+func (s *session) returned(ctx context.Context, p pendingReturn, regs map[string]uint64, wide map[string][]byte) error {
+	h := &s.res.Hits[p.hit]
+	h.Returned = true
+	h.ReturnValue = regs[s.conv.ret]
+	h.ReturnSequence = s.stops
+	for _, name := range s.rets[h.Breakpoint] {
+		h.ReturnRegisters = append(h.ReturnRegisters, wideRegister(name, wide[name]))
+	}
+	for _, reg := range s.req.Breakpoints[h.Breakpoint].ReturnStrings {
+		// The buffer's address is the register's value at the entry.
+		var ptr uint64 // a register that is no argument reads as unreadable
+		if at := slices.IndexFunc(h.Arguments, func(a ports.TraceRegister) bool { return a.Name == reg }); at >= 0 {
+			ptr = h.Arguments[at].Value
+		}
+		ts, err := s.readText(ctx, reg, ptr, ports.MaxTraceString, true)
+		if err != nil {
+			return err
+		}
+		h.ReturnStrings = append(h.ReturnStrings, ts)
+	}
+	if b := s.req.Breakpoints[h.Breakpoint]; b.Scan && b.Format != "" {
+		if err := s.readStored(ctx, h, b.Format); err != nil {
+			return err
+		}
 	}
 	return nil
 }

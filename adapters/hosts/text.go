@@ -22,7 +22,7 @@ func (a Action) label() string {
 func (p Plan) WriteText(w io.Writer) error {
 	var b strings.Builder
 	if len(p.Actions) == 0 {
-		b.WriteString("no supported client detected\n")
+		b.WriteString("no supported MCP client detected: install one (Claude Code, Codex, Cursor, Gemini CLI, ...) and start it once, or name it with --client, then run setup again\n")
 	}
 	for _, a := range p.Actions {
 		fmt.Fprintf(&b, "%-16s %-26s %s", a.Kind, a.label(), a.Path)

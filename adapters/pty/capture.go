@@ -330,6 +330,11 @@ func (e *Engine) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (
 		stopStart = time.Now()
 		stopCtx, cancelStop := context.WithCancel(context.WithoutCancel(ctx))
 		if c.disposition == ports.DispositionCancelled || sc.FinalizationMS == 0 {
+			// No grace: the launcher gets SIGKILL first (its pid proven
+			// again), since the stop sequence's SIGTERM, however soon
+			// SIGKILL follows, would end it by SIGTERM or run its handler.
+			// The rest of the tree goes through the stop sequence.
+			c.signalLauncher(syscall.SIGKILL)
 			cancelStop()
 		} else {
 			go func() {
@@ -536,7 +541,17 @@ func (c *capture) sample() []supervisor.Proc {
 	at := c.elapsed()
 	c.nextSample = at + sampleInterval
 	before := len(c.samp.samples)
+	known := len(c.samp.order)
 	live := c.samp.sample(at.Milliseconds())
+	if len(c.samp.order) > known {
+		// The supervisor proves ownership from its own looks only, and the
+		// first would otherwise come at the stop: a process that was ours
+		// by descent, orphaned since (a child that dropped the run ID from
+		// its environment, whose parent exited), could then not be proven
+		// and would be left running. A look now makes the supervisor know
+		// it while its parent lives. It never signals.
+		c.sup.Lineage(context.WithoutCancel(c.ctx))
+	}
 	for i := before; i < len(c.samp.samples); i++ {
 		c.record(ports.JournalProcessSamples, i)
 	}
@@ -931,7 +946,8 @@ func (c *capture) finish(out *ports.ProcessCapture, stopStart time.Time) {
 		out.Exit.ElapsedMS = &v
 	}
 
-	// Signals: the scenario's and the supervisor's, in time order.
+	// Signals: the scenario's, the launcher's SIGKILL at a stop without
+	// grace, and the supervisor's, in time order.
 	all := append(append([]ports.SignalAttempt{}, c.eventSignals...), c.sup.Signals()...)
 	sort.SliceStable(all, func(i, j int) bool { return all[i].At.Before(all[j].At) })
 	out.SignalAttempts = all
@@ -973,15 +989,16 @@ func (c *capture) finish(out *ports.ProcessCapture, stopStart time.Time) {
 		out.ProcessSamples[i] = s
 	}
 	out.Processes = c.samp.processes()
-	ids := map[int]int{}
-	id := func(pid int) int {
-		if v, ok := ids[pid]; ok {
-			return v
+	// Ids count the capture's processes, 1.. in first-seen order (the
+	// launcher first); a parent, group or session outside the capture (rea
+	// itself, init) is 0, as ports.NormalizedProcess says.
+	ids := map[int]int{c.sup.PID(): 1}
+	for _, p := range out.Processes {
+		if _, ok := ids[p.PID]; !ok {
+			ids[p.PID] = len(ids) + 1
 		}
-		ids[pid] = len(ids) + 1
-		return ids[pid]
 	}
-	id(c.sup.PID())
+	id := func(pid int) int { return ids[pid] }
 	out.NormalizedProcesses = make([]ports.NormalizedProcess, 0, len(out.Processes))
 	for i, p := range out.Processes {
 		out.Processes[i].FirstSeenMS = bucketMS(p.FirstSeenMS, b)

@@ -3,11 +3,13 @@
 package pty_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,7 +94,8 @@ func TestPromptAnsweredByInputEvents(t *testing.T) {
 	is.Equal(c.Processes[0].Comm, "prompt")
 	is.True(c.Processes[0].ArgvReadable)
 	is.Equal(c.NormalizedProcesses[0].ID, 1)
-	is.Equal(c.NormalizedProcesses[0].GroupID, 1) // leads its own group
+	is.Equal(c.NormalizedProcesses[0].ParentID, 0) // rea, outside the capture
+	is.Equal(c.NormalizedProcesses[0].GroupID, 1)  // leads its own group
 	is.Equal(c.NormalizedProcesses[0].SessionID, 1)
 	is.Equal(c.NormalizedProcesses[0].Command, "<executable>")
 	is.True(len(c.ProcessSamples) >= 1)
@@ -159,6 +162,12 @@ func TestForkedTreeAndSetsidDaemonAreFoundAndCleanedUp(t *testing.T) {
 	}
 	is.True(sleepSeen)
 	is.True(daemonSeen)
+	// The normalized ids count the capture's processes only, 1.. in the
+	// order they were seen; a parent outside the capture is 0.
+	for i, p := range c.NormalizedProcesses {
+		is.Equal(p.ID, i+1)
+		is.True(p.ParentID < p.ID) // the launcher's is 0; a child's is seen before it
+	}
 	// The daemon left the session: it is in a group of its own, and it was
 	// signalled (it is gone: noneLeft in capture checked it).
 	is.Equal(c.Cleanup.OwnedProcessGroup.State, ports.CleanupCleaned)
@@ -170,6 +179,92 @@ func TestForkedTreeAndSetsidDaemonAreFoundAndCleanedUp(t *testing.T) {
 		}
 	}
 	is.True(kills >= 2) // the launcher's group and the daemon
+}
+
+// A grandchild started without the run ID, orphaned when its parent exits
+// but still in the launcher's process group, was seen as a descendant while
+// its parent lived: it is the capture's and is stopped. Before, the
+// supervisor first looked at the tree after the launcher had exited, could
+// not prove the orphan, left it running and the cleanup said cleaned.
+func TestOrphanWithoutRunIDIsStopped(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	sc := ports.NewCaptureScenario(program(t, "escape"))
+	sc.TimeoutMS = 10000
+	sc.Normalization.PIDs = false // the output names the orphan's pid
+	c, err := e.CaptureProcess(context.Background(), ports.CaptureRequest{Scenario: sc})
+	var pid int
+	if c != nil {
+		fmt.Sscanf(text(c)[strings.Index(text(c), "escaped "):], "escaped %d", &pid)
+	}
+	if pid > 0 {
+		defer syscall.Kill(pid, syscall.SIGKILL) // started by this test's capture
+	}
+	is.NoErr(err)
+	is.True(pid > 0)
+	is.Equal(c.Cleanup.OwnedProcessGroup.State, ports.CleanupCleaned)
+	gone := false
+	for range 100 {
+		if !running(pid) {
+			gone = true
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	is.True(gone) // the orphan was stopped
+}
+
+// running reports whether pid is a live process: a killed orphan whose new
+// parent (here, an init that does not reap) has not reaped it stays a
+// zombie, which signal 0 still finds.
+func running(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X'
+}
+
+// The same orphan, left by a child that exits at once: no look may have seen
+// it as a descendant, so it may be unproven. It is then left alone (never
+// signalled without proof) but reported: the cleanup is not "cleaned"
+// while a member of the launcher's process group is alive. Before, the
+// launcher's group was forgotten once the launcher exited, and the report
+// said cleaned with the orphan running.
+func TestUnprovenOrphanIsReportedNotHidden(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	sc := ports.NewCaptureScenario(program(t, "escape"))
+	sc.Arguments = []string{"fast"}
+	sc.TimeoutMS = 10000
+	sc.Normalization.PIDs = false
+	c, err := e.CaptureProcess(context.Background(), ports.CaptureRequest{Scenario: sc})
+	var ce *ports.CaptureError
+	if errors.As(err, &ce) {
+		c = ce.Partial
+	} else {
+		is.NoErr(err)
+	}
+	var pid int
+	if i := strings.Index(text(c), "escaped "); i >= 0 {
+		fmt.Sscanf(text(c)[i:], "escaped %d", &pid)
+	}
+	if pid > 0 {
+		defer syscall.Kill(pid, syscall.SIGKILL) // started by this test's capture
+	}
+	is.True(pid > 0)
+	time.Sleep(200 * time.Millisecond)
+	if !running(pid) {
+		t.Logf("orphan %d stopped; cleanup %+v", pid, c.Cleanup.OwnedProcessGroup)
+		return // proven and stopped
+	}
+	t.Logf("orphan %d alive; err %v; cleanup %+v", pid, err, c.Cleanup.OwnedProcessGroup)
+	is.True(err != nil) // cleanup_incomplete
+	is.True(c.Cleanup.OwnedProcessGroup.State != ports.CleanupCleaned)
+	if !strings.Contains(c.Cleanup.OwnedProcessGroup.Reason, strconv.Itoa(pid)) {
+		t.Errorf("the cleanup does not name the orphan %d: %q", pid, c.Cleanup.OwnedProcessGroup.Reason)
+	}
 }
 
 // An unrelated process with the same name as the captured one, started here
@@ -222,6 +317,32 @@ func TestIgnoresSIGTERMFinalizationAndUnrelatedNamesake(t *testing.T) {
 	is.NoErr(stranger.Process.Signal(syscallZero()))
 }
 
+// finalization_ms 0 kills at once, as the scenario's schema says: at a
+// deadline the program gets SIGKILL, not a SIGTERM it could act on. Before,
+// the stop sequence sent SIGTERM first even with no grace: a program that
+// keeps SIGTERM's default action died of it (exit signal SIGTERM, and the
+// only signal attempt a SIGTERM), and one with a handler could run it.
+func TestZeroFinalizationKillsAtOnce(t *testing.T) {
+	e := engine(t)
+	for _, prog := range []string{"/bin/sleep", program(t, "termhandler")} {
+		t.Run(filepath.Base(prog), func(t *testing.T) {
+			is := is.New(t)
+			sc := ports.NewCaptureScenario(prog)
+			if prog == "/bin/sleep" {
+				sc.Arguments = []string{"30"}
+			}
+			sc.TimeoutMS, sc.IdleTimeoutMS, sc.FinalizationMS = 10000, 300, 0
+			c, err := capture(t, e, context.Background(), sc)
+			is.NoErr(err)
+			is.True(!strings.Contains(text(c), "got SIGTERM")) // no handler ran
+			is.Equal(c.Exit.Reason, ports.DispositionIdleTimeout)
+			is.Equal(c.Exit.Signal, "SIGKILL")
+			is.True(c.Exit.Code == nil)
+			is.True(c.Exit.Finalization == nil)
+		})
+	}
+}
+
 func TestFilesInsideAndOutsideObservationPaths(t *testing.T) {
 	is := is.New(t)
 	e := engine(t)
@@ -271,6 +392,27 @@ func TestFilesInsideAndOutsideObservationPaths(t *testing.T) {
 	is.Equal(string(b), "outside\n") // the program did write there; it is simply not observed
 	is.Equal(len(c.ObservationRoots), 1)
 	is.Equal(c.Truncation.FilesystemAfter.HashedBytes > 0, true)
+}
+
+// Limits of 0, which the advertised schema allows (minimum 0), keep
+// nothing of their kind and say the capture is truncated. Before, the
+// engine refused 0 output_bytes, files or processes as outside 1..2^53.
+func TestZeroLimitsKeepNothing(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	dir := t.TempDir()
+	is.NoErr(os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a"), 0o644))
+	sc := ports.NewCaptureScenario("/bin/sh")
+	sc.Arguments = []string{"-c", "echo hello"}
+	sc.FilesystemObservationPaths = []string{dir}
+	sc.Limits = ports.CaptureLimits{}
+	c, err := capture(t, e, context.Background(), sc)
+	is.NoErr(err)
+	is.Equal(len(c.Frames), 0)
+	is.Equal(len(c.FilesAfter), 0)
+	is.True(c.Truncation.Truncated)
+	is.True(c.Truncation.RawTerminal.ObservedBytes > 0) // the output was seen, not kept
+	is.True(c.Truncation.FilesystemAfter.EnumerationTruncated)
 }
 
 func TestLoopbackListener(t *testing.T) {
@@ -473,6 +615,18 @@ func TestBadInput(t *testing.T) {
 		{"unknown event", func(s *ports.CaptureScenario) { s.Events = []ports.CaptureEvent{{AtMS: 1, Type: "click"}} }, "events", "click"},
 		{"zero columns", func(s *ports.CaptureScenario) { s.Terminal.Columns = 0 }, "terminal", "outside"},
 		{"zero timeout", func(s *ports.CaptureScenario) { s.TimeoutMS = 0 }, "timeout_ms", "outside"},
+		// Each dimension is in range, but the emulator would hold 65535x65535
+		// cells (hundreds of gigabytes): the run must be refused, not crash
+		// the server.
+		{"terminal too large", func(s *ports.CaptureScenario) {
+			s.Terminal.Columns, s.Terminal.Rows, s.Terminal.Scrollback = 65535, 65535, 0
+		}, "terminal", "cells"},
+		{"scrollback too large for the width", func(s *ports.CaptureScenario) {
+			s.Terminal.Columns, s.Terminal.Rows, s.Terminal.Scrollback = 2000, 24, 1_000_000
+		}, "terminal", "cells"},
+		{"resize too large", func(s *ports.CaptureScenario) {
+			s.Events = []ports.CaptureEvent{{AtMS: 1, Type: "resize", Columns: 65535, Rows: 65535}}
+		}, "events", "cells"},
 		{"empty pattern", func(s *ports.CaptureScenario) {
 			s.Normalization.Patterns = []ports.LiteralReplacement{{Pattern: ""}}
 		}, "normalization", "empty"},

@@ -32,8 +32,7 @@ type Normalizer struct {
 	Paths map[string]string
 	// PIDs are replaced by <pid> where they stand as a whole run of digits.
 	PIDs map[string]bool
-	// Ports replaces 2 to 5 digits right after ':' or '=' and before a
-	// non-word byte or the end by <port>.
+	// Ports replaces the port of an endpoint (replacePorts) by <port>.
 	Ports    bool
 	Patterns []ports.LiteralReplacement
 }
@@ -128,14 +127,19 @@ func replacePIDs(s string, pids map[string]bool) string {
 	return b.String()
 }
 
-// replacePorts is (?<=[:=])\d{2,5}\b without look-behind: the run of digits
-// after ':' or '=' must be 2 to 5 long and end at a non-word byte (a longer
-// run has no word boundary inside it, so it never matches).
+// replacePorts replaces a port number where the text says it is one of an
+// endpoint ("contextual-endpoints-v2"): a run of 2 to 5 digits, at most
+// 65535 and ending at a non-word byte, that follows ':' after a loopback or
+// IPv4 host, a bracketed IPv6 host, a URL's host, '*' or nothing (a listen
+// address such as ":8080"), or follows the word port (PORT, --port=,
+// listenPort:, db_port ...). Any other number stays: "area=12" against
+// "area=24", "main.c:42" or "12:30" are output, and replacing them would
+// make two different outputs compare equal.
 func replacePorts(s string) string {
 	var b strings.Builder
 	last := 0
-	for i := 1; i < len(s); {
-		if !isDigit(s[i]) || (s[i-1] != ':' && s[i-1] != '=') {
+	for i := 0; i < len(s); {
+		if !isDigit(s[i]) {
 			i++
 			continue
 		}
@@ -143,7 +147,8 @@ func replacePorts(s string) string {
 		for j < len(s) && isDigit(s[j]) {
 			j++
 		}
-		if n := j - i; n >= 2 && n <= 5 && (j == len(s) || !isWord(s[j])) {
+		if n := j - i; n >= 2 && n <= 5 && (j == len(s) || !isWord(s[j])) && (i == 0 || !isWord(s[i-1]) || s[i-1] == '_') &&
+			atoiBelow(s[i:j], 65536) && (afterEndpointColon(s, i) || afterPortWord(s, i)) {
 			b.WriteString(s[last:i])
 			b.WriteString(placeholderPort)
 			last = j
@@ -155,6 +160,90 @@ func replacePorts(s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+func atoiBelow(digits string, limit int) bool {
+	v, err := strconv.Atoi(digits)
+	return err == nil && v < limit
+}
+
+// afterEndpointColon reports whether s[:i] ends in ':' after a host that
+// makes it an endpoint.
+func afterEndpointColon(s string, i int) bool {
+	if i == 0 || s[i-1] != ':' {
+		return false
+	}
+	h := i - 1 // the colon
+	if h == 0 {
+		return true
+	}
+	switch c := s[h-1]; {
+	case c == ']' || c == '*':
+		return true
+	case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '(' || c == '"' || c == '\'' || c == '=' || c == ',':
+		return true // ":8080", addr=":8080"
+	}
+	k := h
+	for k > 0 && (isWord(s[k-1]) || s[k-1] == '.' || s[k-1] == '-') {
+		k--
+	}
+	host := s[k:h]
+	if strings.EqualFold(host, "localhost") || isIPv4(host) {
+		return k == 0 || !isWord(s[k-1])
+	}
+	// A URL's authority: scheme://host:port or scheme://user@host:port.
+	if k >= 1 && s[k-1] == '@' {
+		k--
+		for k > 0 && s[k-1] != '/' && s[k-1] != ' ' {
+			k--
+		}
+	}
+	return host != "" && k >= 3 && s[k-3:k] == "://"
+}
+
+func isIPv4(h string) bool {
+	parts := strings.Split(h, ".")
+	if len(parts) != 4 {
+		return false
+	}
+	for _, p := range parts {
+		if p == "" || len(p) > 3 || !atoiBelow(p, 256) {
+			return false
+		}
+		for k := 0; k < len(p); k++ {
+			if !isDigit(p[k]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// afterPortWord reports whether s[:i] ends in the word port (any case, alone
+// or as the last part of a name: db_port, --port, listenPort), then blanks,
+// ':' or '=' and blanks.
+func afterPortWord(s string, i int) bool {
+	k := i
+	for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t') {
+		k--
+	}
+	if k > 0 && (s[k-1] == ':' || s[k-1] == '=') {
+		k--
+		for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t') {
+			k--
+		}
+	}
+	if k < 4 || !strings.EqualFold(s[k-4:k], "port") {
+		return false
+	}
+	p := k - 4
+	if p == 0 {
+		return true
+	}
+	prev := s[p-1]
+	isLetter := func(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+	// listenPort: a capital P after a lower-case letter starts a word.
+	return !isLetter(prev) || s[p] == 'P' && 'a' <= prev && prev <= 'z'
 }
 
 // secretsOf returns what a sensitive input may be seen as in the output: the

@@ -35,11 +35,20 @@ func TestNormalize(t *testing.T) {
 		{"tmp /tmp/rea-capture-1/f", "tmp <temporary-root>/f"},
 		{"pid 123 ppid 4567", "pid <pid> ppid <pid>"},
 		{"1234 12 0123 4567890 123", "1234 12 0123 4567890 <pid>"}, // whole digit runs only
-		{"host:8080 a=12 b=123456 c:80x d:1 e:65535/", "host:<port> a=<port> b=123456 c:80x d:1 e:<port>/"},
+		// Ports only where the text says they are endpoints: after a loopback
+		// or IPv4 host, a bracketed IPv6 host, a URL's host, a bare ':' (a
+		// listen address) or the word port.
+		{"on 127.0.0.1:8080, http://localhost:3000/x, https://api.example.com:8443/ and [::1]:9000", "on 127.0.0.1:<port>, http://localhost:<port>/x, https://api.example.com:<port>/ and [::1]:<port>"},
+		{"listen :8080 or *:80; port 5432, PORT=6379, --port=9229, listenPort: 4000, db_port 27017", "listen :<port> or *:<port>; port <port>, PORT=<port>, --port=<port>, listenPort: <port>, db_port <port>"},
+		// Values that only look like ports are output, and a change in
+		// them is a change: a=12 against a=24 must not compare equal.
+		{"area=12 count=100 x:10 main.c:42: at 12:30:45 host:8080", "area=12 count=100 x:10 main.c:42: at 12:30:45 host:8080"},
+		{"export=12 report: 42 support 10 import 80", "export=12 report: 42 support 10 import 80"},
+		{"127.0.0.1:123456 localhost:80x localhost:1 port 70000 e:65535/", "127.0.0.1:123456 localhost:80x localhost:1 port 70000 e:65535/"},
 		{"pid=123", "pid=<pid>"},                    // pids before ports
 		{"at 127.0.0.1:4567", "at 127.0.0.1:<pid>"}, // a known pid wins over the port pass
 		{"on Tuesday", "on <day>"},
-		{"é:80é", "é:<port>é"},
+		{"é:80é localhost:80é", "é:80é localhost:<port>é"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.in, func(t *testing.T) {

@@ -77,10 +77,10 @@ func validate(s ports.CaptureScenario) error {
 		rng(s.IdleTimeoutMS, 1, maxMS, "idle_timeout_ms"),
 		rng(s.SettleMS, 0, maxMS, "settle_ms"),
 		rng(s.FinalizationMS, 0, maxMS, "finalization_ms"),
-		rng(s.Limits.OutputBytes, 1, big, "limits", "output_bytes"),
-		rng(s.Limits.Files, 1, big, "limits", "files"),
+		rng(s.Limits.OutputBytes, 0, big, "limits", "output_bytes"),
+		rng(s.Limits.Files, 0, big, "limits", "files"),
 		rng(s.Limits.FileBytes, 0, big, "limits", "file_bytes"),
-		rng(s.Limits.Processes, 1, big, "limits", "processes"),
+		rng(s.Limits.Processes, 0, big, "limits", "processes"),
 		rng(s.Limits.FilesystemDepth, 0, 4096, "limits", "filesystem_depth"),
 		rng(s.Normalization.TimeBucketMS, 1, maxMS, "normalization", "time_bucket_ms"),
 	}
@@ -88,6 +88,13 @@ func validate(s ports.CaptureScenario) error {
 		if err != nil {
 			return err
 		}
+	}
+	// The emulator holds every cell of the viewport and of each scrollback
+	// line at the current width (about 200 bytes a cell): each dimension may
+	// be in range while their product is not (65535x65535 is 4 billion cells
+	// and ended the server out of memory).
+	if err := cells(s.Terminal.Columns, s.Terminal.Rows, s.Terminal.Scrollback, "terminal"); err != nil {
+		return err
 	}
 	for i, p := range s.Normalization.Patterns {
 		if p.Pattern == "" {
@@ -112,6 +119,9 @@ func validate(s ports.CaptureScenario) error {
 			if err := rng(int64(ev.Rows), 1, 65535, "events", i, "rows"); err != nil {
 				return err
 			}
+			if err := cells(ev.Columns, ev.Rows, s.Terminal.Scrollback, "events", i); err != nil {
+				return err
+			}
 		case ports.EventSignal:
 			if _, ok := signalNames[ev.Signal]; !ok {
 				return issue(ports.IssueInvalidValue, fmt.Sprintf("signal %q is not SIGINT, SIGTERM or SIGKILL", ev.Signal), "events", i, "signal")
@@ -119,6 +129,19 @@ func validate(s ports.CaptureScenario) error {
 		default:
 			return issue(ports.IssueInvalidValue, fmt.Sprintf("event type %q is not input, resize or signal", ev.Type), "events", i, "type")
 		}
+	}
+	return nil
+}
+
+// maxTerminalCells bounds columns x (rows + scrollback), the cells the
+// emulator may hold: about 200 MB. The default terminal (80x24 with 1000
+// lines of scrollback) holds 81,920.
+const maxTerminalCells = 1 << 20
+
+func cells(columns, rows, scrollback int, path ...any) error {
+	if n := int64(columns) * (int64(rows) + int64(scrollback)); n > maxTerminalCells {
+		return issue(ports.IssueOutOfRange, fmt.Sprintf("columns x (rows + scrollback) is %d cells, over the %d the terminal emulator may hold; "+
+			"lower the size or the scrollback", n, maxTerminalCells), path...)
 	}
 	return nil
 }

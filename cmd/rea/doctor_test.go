@@ -271,6 +271,26 @@ func TestSetupBlockedByInvalidFile(t *testing.T) {
 	is.Equal(code, 2)
 }
 
+// rea setup on a machine with no MCP client registers nothing and says so:
+// needs_human, exit 1, advice to install a client. Before, it printed "no
+// supported client detected" and then "rea setup: ready (restart the MCP
+// clients that were configured)" with exit 0, so a script took rea for
+// registered.
+func TestSetupWithoutClientsIsNotReady(t *testing.T) {
+	is := is.New(t)
+	h := newHome(t)
+	out, _, code := h.run("setup", "--yes")
+	is.Equal(code, 1)
+	is.True(strings.Contains(out, "needs_human"))
+	is.True(!strings.Contains(out, "ready"))
+	is.True(strings.Contains(out, "no supported MCP client"))
+	out, _, code = h.run("setup", "--yes", "--format", "json")
+	is.Equal(code, 1)
+	var res struct{ Status string }
+	is.NoErr(json.Unmarshal([]byte(out), &res))
+	is.Equal(res.Status, "needs_human")
+}
+
 // TestDoctorExtractDirectories: only rea's own, old, unused extraction
 // directories are stale, and --clean removes exactly those.
 func TestDoctorExtractDirectories(t *testing.T) {

@@ -134,7 +134,7 @@ func (r *registrar) PlanUninstall(_ context.Context, req cli.RegistrationRequest
 func projectPlan(plan hosts.Plan, apply func(hosts.Plan) (hosts.Result, error)) *cli.Plan {
 	var b strings.Builder
 	_ = plan.WriteText(&b)
-	return &cli.Plan{Value: plan, Text: b.String(), Blocked: plan.Blocked, Changes: plan.Changes(),
+	return &cli.Plan{Value: plan, Text: b.String(), Blocked: plan.Blocked, Changes: plan.Changes(), Empty: len(plan.Actions) == 0,
 		Apply: func(context.Context) (*cli.Outcome, error) {
 			res, err := apply(plan)
 			if err != nil && !errors.Is(err, hosts.ErrBlocked) {

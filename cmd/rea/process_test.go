@@ -431,6 +431,7 @@ func TestCLICaptureAndTrace(t *testing.T) {
 	is.True(strings.Contains(out, "| hello carol"))
 	is.True(strings.Contains(out, "created"))
 	is.True(strings.Contains(out, "out.txt"))
+	is.True(strings.Contains(out, "1 (parent outside the capture) ")) // not rea's pid under an id of its own
 	out, _, code = runCLI(t, "--format", "json", "capture", "--", "/bin/sh", "-c", "exit 4")
 	is.Equal(code, 0)
 	ev, err := core.ParseEvidence([]byte(out))
@@ -616,6 +617,39 @@ func TestMCPTraceReadsStringArguments(t *testing.T) {
 	is.Equal(text(args["printf"][1]), "letmein") // the format's %s
 	is.Equal(args["printf"][1].(map[string]any)["parameter"], "%s")
 	is.Equal(m["exit"].(map[string]any)["code"], float64(1))
+	noDescendants(t)
+}
+
+// In a static program the C library's functions are the program's own,
+// named by its symbol table and without debug information: their
+// prototypes apply as an import's do, as they already did when a stripped
+// program's function was named from a signature library. Before, the
+// unstripped static build's printf had no parameters and its format was
+// not read, so stripping the program gave a better trace.
+func TestMCPTraceStaticProgramsLibraryFunctions(t *testing.T) {
+	if _, err := exec.LookPath("gdbserver"); err != nil {
+		t.Skip("gdbserver is not installed (Debian: apt-get install gdbserver)")
+	}
+	is := is.New(t)
+	exe := buildC(t, "password-static", passwordC, "-g", "-O0", "-static")
+	m := traceOverMCP(t, exe, "check", "printf")
+	bps := map[string]map[string]any{}
+	for _, b := range m["breakpoints"].([]any) {
+		bm := b.(map[string]any)
+		bps[bm["name"].(string)] = bm
+	}
+	is.Equal(bps["check"]["parameters_source"], "dwarf")
+	is.Equal(bps["printf"]["parameters_source"], "libc-prototype")
+	var format any
+	for _, h := range m["hits"].([]any) {
+		hm := h.(map[string]any)
+		if hm["name"] == "printf" {
+			if s, ok := hm["arguments"].([]any)[0].(map[string]any)["string"].(map[string]any); ok {
+				format = s["text"]
+			}
+		}
+	}
+	is.Equal(format, "checking %s\n")
 	noDescendants(t)
 }
 

@@ -340,10 +340,14 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 		lim = append(lim, "Capture normalization rules differ.")
 	}
 	residual := map[string]bool{}
+	stated := map[string]bool{} // both sides' residual unknowns, each stated once
 	for _, d := range []*captureDoc{l, r} {
 		for _, u := range d.Unknowns {
 			residual[u.Scope] = true
-			lim = append(lim, u.Scope+": "+u.Reason)
+			if s := u.Scope + ": " + u.Reason; !stated[s] {
+				stated[s] = true
+				lim = append(lim, s)
+			}
 		}
 	}
 	type found struct {
@@ -430,6 +434,7 @@ func handleCompareProcessCaptures(ctx context.Context, c *core.Call) (any, error
 			if first == nil || f.min < first.min {
 				first = f
 			}
+			dims[len(dims)-1].Difference = &ProcessDimensionDifference{Index: i, Left: rawJSON(a), Right: rawJSON(b)}
 			break
 		}
 	}

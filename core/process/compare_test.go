@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/matryer/is"
+
 	"rea/core"
 	"rea/core/standard"
 	"rea/ports"
@@ -186,5 +188,95 @@ func TestCompareProcessCapturesSampledAbsence(t *testing.T) {
 	}
 	if st, p, fd := compare(caps[2], caps[4]); st != "changed" || p != "changed" || fd["dimension"] != "process" {
 		t.Errorf("the child in its own session: status %s, process %s, first divergence %v", st, p, fd)
+	}
+}
+
+// Both captures carry the same residual unknowns; the comparison states
+// each once. Before, every shared limitation was listed twice.
+func TestCompareProcessCapturesStatesEachLimitationOnce(t *testing.T) {
+	r := run{input: 1, frames: []ports.CaptureFrame{{AtMS: 0, Data: "name? "}, {AtMS: 100, Data: "rea\r\n"}}}
+	call := caller(t, standard.Families(), &core.RegistryOptions{Capturer: &notedCapturer{&scriptedCapturer{runs: []run{r, r}}}})
+	scenario := map[string]any{"executable": "/bin/sh", "events": []any{map[string]any{"type": "input", "at_ms": 100, "data": "rea\n"}}}
+	l, rr := call("capture_process_scenario", scenario), call("capture_process_scenario", scenario)
+	if len(l.Evidence.Limitations) == 0 {
+		t.Fatal("the captures have no limitations to repeat")
+	}
+	res := call("compare_process_captures", map[string]any{
+		"left":  map[string]any{"kind": "retained-evidence", "evidence_id": string(l.Evidence.EvidenceID)},
+		"right": map[string]any{"kind": "retained-evidence", "evidence_id": string(rr.Evidence.EvidenceID)}})
+	seen := map[string]bool{}
+	for _, lim := range res.Evidence.Limitations {
+		if seen[lim] {
+			t.Errorf("limitation stated twice: %q", lim)
+		}
+		seen[lim] = true
+	}
+}
+
+// notedCapturer adds the residual unknowns every real capture has.
+type notedCapturer struct{ *scriptedCapturer }
+
+func (n *notedCapturer) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (*ports.ProcessCapture, error) {
+	c, err := n.scriptedCapturer.CaptureProcess(ctx, req)
+	if c != nil {
+		c.Coverage = []ports.CoverageNote{{Scope: ports.ScopeProcess, Reason: "the process tree was sampled"},
+			{Scope: ports.ScopeNetwork, Reason: "network traffic is not observed"}}
+	}
+	return c, err
+}
+
+// exitCapturer is fakeCapturer's capture with the next output and exit code.
+type exitCapturer struct {
+	outputs []string
+	codes   []int
+}
+
+func (e *exitCapturer) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (*ports.ProcessCapture, error) {
+	c, err := fakeCapturer{}.CaptureProcess(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	c.Frames[0].Data, e.outputs = e.outputs[0], e.outputs[1:]
+	code := e.codes[0]
+	c.Exit.Code, e.codes = &code, e.codes[1:]
+	return c, nil
+}
+
+// Every dimension that changed says how: its first differing item on each
+// side, not only the earliest dimension's (first_divergence). Before, v1
+// exiting 2 and v2 exiting 7 with another output gave exit "changed" and
+// the exit codes only by reading both captures.
+func TestCompareProcessCapturesSaysHowEachDimensionChanged(t *testing.T) {
+	is := is.New(t)
+	call := caller(t, standard.Families(), &core.RegistryOptions{Capturer: &exitCapturer{outputs: []string{"done v1\r\n", "done v2\r\n"}, codes: []int{2, 7}}})
+	l, r := call("capture_process_scenario", map[string]any{"executable": "/bin/sh"}), call("capture_process_scenario", map[string]any{"executable": "/bin/sh"})
+	res := call("compare_process_captures", map[string]any{
+		"left":  map[string]any{"kind": "retained-evidence", "evidence_id": string(l.Evidence.EvidenceID)},
+		"right": map[string]any{"kind": "retained-evidence", "evidence_id": string(r.Evidence.EvidenceID)}})
+	var out struct {
+		Dimensions []struct {
+			Dimension, Status string
+			Difference        *struct {
+				Index       int
+				Left, Right map[string]any
+			}
+		}
+		FirstDivergence map[string]any `json:"first_divergence"`
+	}
+	is.NoErr(json.Unmarshal(res.Evidence.NormalizedResult, &out))
+	is.Equal(out.FirstDivergence["dimension"], "terminal")
+	for _, d := range out.Dimensions {
+		switch d.Dimension {
+		case "exit":
+			is.Equal(d.Status, "changed")
+			is.True(d.Difference != nil)
+			is.Equal(d.Difference.Left["exit"].(map[string]any)["exit_code"], float64(2))
+			is.Equal(d.Difference.Right["exit"].(map[string]any)["exit_code"], float64(7))
+		case "terminal":
+			is.True(d.Difference != nil)
+		case "interaction":
+			is.Equal(d.Status, "unchanged")
+			is.True(d.Difference == nil) // nothing differs
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -124,6 +125,27 @@ func TestTraceErrorMapping(t *testing.T) {
 	}
 }
 
+// A trace that failed before the tracer looked at its processes (an
+// unknown procedure, refused when the breakpoints are placed) says its
+// lineage was not observed, as binary_session's process_lineage does.
+// Before, it said status "" with pid and group 0.
+func TestTracePartialLineageNotObserved(t *testing.T) {
+	err := traceError("op", &ports.TraceError{Op: "breakpoint", Err: fmt.Errorf("breakpoint 0: nosuchfn: %w", ports.ErrAddressNotMapped),
+		Partial: &ports.TraceResult{}}, nil)
+	var ce *core.Error
+	if !errors.As(err, &ce) {
+		t.Fatalf("got %v", err)
+	}
+	po := ce.Details["partial_observation"].(map[string]any)
+	want := map[string]any{"status": "not_observed"}
+	if got := po["lineage"]; !reflect.DeepEqual(got, want) {
+		t.Errorf("partial_observation.lineage = %v, want %v", got, want)
+	}
+	if got := po["raw"].(map[string]any)["lineage"]; !reflect.DeepEqual(got, want) {
+		t.Errorf("partial_observation.raw.lineage = %v, want %v", got, want)
+	}
+}
+
 // A Go parameter of several registers names each (s, s.len; b, b.len,
 // b.cap; e, e.1) and a string or []byte is read by its pointer and length
 // registers; a C char pointer is read up to its NUL.
@@ -171,5 +193,45 @@ func TestTraceSigBuffers(t *testing.T) {
 		{Name: "name", Type: "char *", Location: "rdi"}, {Name: "path", Type: "const char *", Location: "rsi"}}}
 	if got, ret := fmt.Sprint(own.strings()), fmt.Sprint(own.returnStrings()); got != "[rdi rsi]" || ret != "[rdi]" {
 		t.Errorf("debug information: entry %s, return %s", got, ret)
+	}
+}
+
+// A sample names each process by the id the tree gives it, whatever the
+// engine's numbering: here an engine that numbered the launcher's parent
+// (outside the capture) 2 and the child 3. Before, the samples numbered
+// the capture's pids on their own, so the child was 2 in the samples and
+// 3 in the tree, and the launcher's parent 0 in one and 2 in the other.
+func TestSamplesUseTheTreesIDs(t *testing.T) {
+	pc := &ports.ProcessCapture{
+		Processes: []ports.CapturedProcess{{PID: 500, ParentPID: 40, ProcessGroupID: 500, SessionID: 500},
+			{PID: 501, ParentPID: 500, ProcessGroupID: 500, SessionID: 500}},
+		NormalizedProcesses: []ports.NormalizedProcess{{ID: 1, ParentID: 2, GroupID: 1, SessionID: 1},
+			{ID: 3, ParentID: 1, GroupID: 1, SessionID: 1}},
+		ProcessSamples: []ports.ProcessSample{{PID: 500, ParentPID: 40, ProcessGroupID: 500, SessionID: 500},
+			{AtMS: 50, PID: 501, ParentPID: 500, ProcessGroupID: 500, SessionID: 500}},
+	}
+	got := normalizedSamples(pc)
+	want := []CaptureProcessSample{{ID: 1, ParentID: 2, GroupID: 1, SessionID: 1},
+		{AtMS: 50, ID: 3, ParentID: 1, GroupID: 1, SessionID: 1}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("samples %+v, want %+v", got, want)
+	}
+}
+
+// A request the tracer refuses (a working directory that is no directory)
+// has no details.issues: its advice must not send the agent to them.
+// Before, it said "Correct the arguments listed in details.issues".
+func TestTraceRequestErrorAdviceNamesNoMissingIssues(t *testing.T) {
+	err := traceError("op", &ports.TraceError{Op: "launch", Err: fmt.Errorf("%w: working directory /nonexistent is not a directory", ports.ErrTraceRequest),
+		Partial: &ports.TraceResult{}}, nil)
+	var ce *core.Error
+	if !errors.As(err, &ce) || ce.Code != core.CodeInvalidRequest {
+		t.Fatalf("got %v", err)
+	}
+	if _, ok := ce.Details["issues"]; ok {
+		return // issues to correct: the default advice fits
+	}
+	if a := ce.Envelope().Error.Remediation.Action; strings.Contains(a, "details.issues") {
+		t.Errorf("advice %q names details.issues, which the error does not have", a)
 	}
 }

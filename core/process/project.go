@@ -249,28 +249,37 @@ func captureResultOf(pc *ports.ProcessCapture) *CaptureProcessScenarioResult {
 	}
 }
 
-// normalizedSamples renumbers the sampled pids as NormalizedProcesses
-// does: 1.. in first-seen order, 0 outside the capture.
+// normalizedSamples names the sampled pids by the ids the engine gave them
+// in NormalizedProcesses (the tree), so that a sample and the tree name one
+// process alike; 0 is outside the capture. A pid the tree does not hold
+// takes the next id.
 func normalizedSamples(pc *ports.ProcessCapture) []CaptureProcessSample {
 	ids := map[int]int{}
-	id := func(pid int) int {
+	next := 0
+	learn := func(pid, id int) {
 		if pid == 0 {
-			return 0
+			return
 		}
-		if n, ok := ids[pid]; ok {
-			return n
+		if _, ok := ids[pid]; !ok {
+			ids[pid] = id
 		}
-		return 0
+		next = max(next, id)
 	}
-	for _, p := range pc.Processes {
-		if _, ok := ids[p.PID]; !ok {
-			ids[p.PID] = len(ids) + 1
+	if len(pc.NormalizedProcesses) == len(pc.Processes) {
+		for i, p := range pc.Processes {
+			n := pc.NormalizedProcesses[i]
+			learn(p.PID, n.ID)
+			learn(p.ParentPID, n.ParentID)
+			learn(p.ProcessGroupID, n.GroupID)
+			learn(p.SessionID, n.SessionID)
 		}
 	}
+	id := func(pid int) int { return ids[pid] }
 	out := []CaptureProcessSample{}
 	for _, s := range pc.ProcessSamples {
-		if _, ok := ids[s.PID]; !ok {
-			ids[s.PID] = len(ids) + 1
+		if _, ok := ids[s.PID]; !ok && s.PID != 0 {
+			next++
+			ids[s.PID] = next
 		}
 		out = append(out, CaptureProcessSample{AtMS: s.AtMS, ID: id(s.PID), ParentID: id(s.ParentPID), GroupID: id(s.ProcessGroupID),
 			SessionID: id(s.SessionID)})

@@ -266,6 +266,13 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 	// What each breakpoint's parameters are, so the tracer reads the text
 	// its string arguments point at when the call begins.
 	econv := effectiveConvention(conv, target.Architecture)
+	// A program that defines __libc_start_main holds its C library (a
+	// static build): a function its symbol table names, without debug
+	// information, is then the library's, as a signature library's match
+	// is.
+	libcInside := slices.ContainsFunc(idx.procs, func(p ports.Procedure) bool {
+		return p.Name == "__libc_start_main" && !p.External && !p.Thunk && p.Source != "plt"
+	})
 	sigs := make([]*traceSig, len(bps))
 	for i := range bps {
 		b := &bps[i]
@@ -273,10 +280,12 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 			sigs[i] = dwarfSig(ctx, a, b.Address)
 		}
 		// A procedure the engine named after a C library archive's function
-		// (a static program's printf, Source "library") is that function:
-		// its prototype applies as an import's does.
+		// (a stripped static program's printf, Source "library"), or a
+		// static program's symbol without debug information, is that
+		// function: its prototype applies as an import's does.
 		p, ok := idx.containing(b.Address)
-		fromLibrary := b.Symbol == "" && ok && p.Address == b.Address && p.Source == "library"
+		fromLibrary := b.Symbol == "" && ok && p.Address == b.Address &&
+			(p.Source == "library" || libcInside && (p.Source == "symbol" || p.Source == "dynamic-symbol"))
 		if sigs[i] == nil && (b.Symbol != "" || strings.HasSuffix(b.Name, "@plt") || fromLibrary) {
 			sigs[i] = prototypeSig(b.Name, econv)
 		}
@@ -307,7 +316,13 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 	}
 	sum, err := fileSHA256(program)
 	if err != nil {
-		return nil, &core.Error{Code: core.CodeTargetUnavailable, Message: op + ": " + err.Error(),
+		// The target is open: what cannot be read is the process or the
+		// program the arguments name.
+		advice := "Pass a program path that exists and is readable (program), or omit program to launch the open target."
+		if req.Attach != nil {
+			advice = "Pass the pid of a running process of the open target whose executable rea may read (attach_pid), or omit attach_pid to launch the program."
+		}
+		return nil, &core.Error{Code: core.CodeTargetUnavailable, Message: op + ": " + err.Error(), Remediation: advice,
 			Details: map[string]any{"path": program}}
 	}
 	if sum != target.SHA256 {
@@ -454,8 +469,11 @@ func traceRaw(res *ports.TraceResult, rawHits []any) map[string]any {
 	for _, s := range res.Signals {
 		sigs = append(sigs, map[string]any{"target": s.Target, "signal": s.Signal, "result": string(s.Result), "reason": core.OrNull(s.Reason)})
 	}
-	return map[string]any{"libraries": mods, "hits": rawHits, "signals": sigs, "remaining": remaining,
-		"lineage": map[string]any{"status": string(res.Lineage.Status), "reason": core.OrNull(res.Lineage.Reason)}}
+	lineage := map[string]any{"status": "not_observed"}
+	if res.Lineage.Status != "" {
+		lineage = map[string]any{"status": string(res.Lineage.Status), "reason": core.OrNull(res.Lineage.Reason)}
+	}
+	return map[string]any{"libraries": mods, "hits": rawHits, "signals": sigs, "remaining": remaining, "lineage": lineage}
 }
 
 // traceError maps a tracer failure to the contract's codes, always with
@@ -482,16 +500,23 @@ func traceError(op string, err error, project func(*ports.TraceResult) (*TraceNa
 		for _, r := range p.Remaining {
 			remaining = append(remaining, map[string]any{"kind": r.Kind, "id": r.ID, "reason": r.Reason})
 		}
+		// A trace that failed before the tracer looked at its processes
+		// has no lineage: not_observed, as binary_session says.
+		lineage := map[string]any{"status": "not_observed"}
+		if p.Lineage.Status != "" {
+			lineage = map[string]any{"status": string(p.Lineage.Status), "launcher_pid": p.Lineage.LauncherPID,
+				"process_group_id": p.Lineage.ProcessGroupID, "reason": core.OrNull(p.Lineage.Reason)}
+		}
 		details["partial_observation"] = map[string]any{"trace": res, "raw": rawRes, "operation": te.Op, "process_id": p.ProcessID,
-			"signals": sigs, "remaining": remaining,
-			"lineage": map[string]any{"status": string(p.Lineage.Status), "launcher_pid": p.Lineage.LauncherPID,
-				"process_group_id": p.Lineage.ProcessGroupID, "reason": core.OrNull(p.Lineage.Reason)}}
+			"signals": sigs, "remaining": remaining, "lineage": lineage}
 	}
 	e := &core.Error{Message: op + ": " + err.Error(), Details: details}
 	var cl *ports.CleanupError
 	switch {
 	case errors.Is(err, ports.ErrTraceRequest):
-		e.Code = core.CodeInvalidRequest
+		// The tracer's refusal names the argument in its message; there
+		// are no details.issues for the default advice to point at.
+		e.Code, e.Remediation = core.CodeInvalidRequest, "Correct the argument the message names (working_directory, environment, arguments or the limits) and call again."
 	case errors.Is(err, ports.ErrEmulatorMissing):
 		e.Code, e.Remediation = core.CodeProviderUnavailable, "install QEMU's user-mode emulator (Debian: apt-get install qemu-user)"
 	case errors.Is(err, ports.ErrDebuggerMissing):

@@ -247,3 +247,37 @@ func TestTraceEntryPointHasNoCaller(t *testing.T) {
 		}
 	}
 }
+
+// A pid that runs nothing, or a program path that does not exist, is named
+// with advice about that argument. Before, both answered target_unavailable
+// with the kernel's default advice "Call open_binary with a readable file
+// path first", though a target was open.
+func TestTraceUnreadableProgramAdvice(t *testing.T) {
+	cat, err := core.Assemble(standard.Families()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := core.NewRegistry([]ports.Provider{portstest.NewFake()}, &core.RegistryOptions{Tracer: fakeTracer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := core.NewSession(cat, reg, nil)
+	t.Cleanup(func() { s.Close(context.Background()) })
+	if _, err := s.Call(context.Background(), "open_binary", json.RawMessage(`{"path":"/bin/true"}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ args, want string }{
+		{`{"procedures":["main"],"attach_pid":2147483647}`, "attach_pid"},
+		{`{"procedures":["main"],"program":"/nonexistent/prog"}`, "program"},
+	} {
+		_, err := s.Call(context.Background(), "trace_native_calls", json.RawMessage(c.args), nil)
+		var ce *core.Error
+		if !errors.As(err, &ce) {
+			t.Fatalf("%s: got %v", c.args, err)
+		}
+		t.Logf("%s: %s / %s", c.args, ce.Message, ce.Envelope().Error.Remediation.Action)
+		if a := ce.Envelope().Error.Remediation.Action; !strings.Contains(a, c.want) || strings.Contains(a, "open_binary with a readable") {
+			t.Errorf("%s: advice %q does not name %s", c.args, a, c.want)
+		}
+	}
+}

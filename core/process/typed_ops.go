@@ -448,6 +448,18 @@ type ProcessComparisonDimension struct {
 	Reason     *string `json:"reason"`
 	LeftCount  int     `json:"left_count"`
 	RightCount int     `json:"right_count"`
+	// Difference is the dimension's first differing item on each side
+	// (null on a side that has none): how an exit, a file or a process
+	// changed. Only an observed difference has one.
+	Difference *ProcessDimensionDifference `json:"difference,omitempty"`
+}
+
+// ProcessDimensionDifference is a dimension's first unequal item, as the
+// captures hold it (open-ended JSON, null on the side that has none).
+type ProcessDimensionDifference struct {
+	Index int             `json:"index"`
+	Left  json.RawMessage `json:"left"`
+	Right json.RawMessage `json:"right"`
 }
 
 // ProcessFirstDivergence is the earliest difference: status found (with
