@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -29,4 +30,52 @@ func TestUnmappedAddressReadersAgree(t *testing.T) {
 	// A mapped address with no name is still an empty answer.
 	_, page := evidence(t, call(t, cs, "list_names", map[string]any{"address": "0x1"}))
 	is.Equal(page["total"], 0.0)
+}
+
+// tableProgram dispatches a request through a table of handlers, as a
+// protocol parser does: main -> dispatch -> table[type](), an indirect call.
+const tableProgram = `#include <stdio.h>
+static int ping(int v){ printf("pong %d\n", v); return 0; }
+static int count(int v){ static int n; n += v; printf("count %d\n", n); return n; }
+static int (*const table[])(int) = { ping, count };
+__attribute__((noinline)) int dispatch(int type, int v){ if (type < 0 || type > 1) return -1; return table[type](v); }
+int main(int c, char **v){ (void)v; return dispatch(c - 1, c) + count(0); }
+`
+
+// TestBuildCallPathNamesUnresolvedCalls: a handler reached only through a
+// table has no path from main over the records' direct calls, and
+// build_call_path says which supplied records make indirect calls it could
+// not follow, as trace_call_path does. Before, its only note was "No path
+// from main to ping within max_depth", which reads as "ping is not reached".
+func TestBuildCallPathNamesUnresolvedCalls(t *testing.T) {
+	is := is.New(t)
+	bin := buildC(t, "table", tableProgram)
+	cs := mcpClient(t)
+	is.True(!call(t, cs, "open_binary", map[string]any{"path": bin}).isError)
+	var refs []any
+	for _, p := range []string{"main", "dispatch", "ping"} {
+		ev, _ := evidence(t, call(t, cs, "analyze_function", map[string]any{"procedure": p}))
+		refs = append(refs, map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)})
+	}
+	var res struct {
+		Total int
+		Notes []string
+	}
+	_, m := evidence(t, call(t, cs, "build_call_path", map[string]any{"functions": refs, "start": "main", "goal": "ping"}))
+	decode(t, m, &res)
+	is.Equal(res.Total, 0)
+	unresolved := ""
+	for _, n := range res.Notes {
+		if strings.Contains(strings.ToLower(n), "unresolved") {
+			unresolved = n
+		}
+	}
+	is.True(strings.Contains(unresolved, "dispatch")) // names the record with the indirect call
+	is.True(!strings.Contains(unresolved, "main "))   // and not one without
+
+	// A path that exists over direct calls carries no such note.
+	_, m = evidence(t, call(t, cs, "build_call_path", map[string]any{"functions": refs, "start": "main", "goal": "dispatch"}))
+	decode(t, m, &res)
+	is.Equal(res.Total, 1)
+	is.Equal(len(res.Notes), 0)
 }
