@@ -79,3 +79,32 @@ func TestBuildCallPathNamesUnresolvedCalls(t *testing.T) {
 	is.Equal(res.Total, 1)
 	is.Equal(len(res.Notes), 0)
 }
+
+// TestAnalystNameShapedLikeAnotherAddress: sub_<hex> is how every address
+// argument names an unnamed address, so naming main "sub_<entry>" would
+// make that name mean main, not the entry point, in every later argument.
+// It is refused as a name collision with the address it denotes; a
+// function may still take its own sub_ name. Before, it was accepted and
+// goto_address sub_<entry> went to main.
+func TestAnalystNameShapedLikeAnotherAddress(t *testing.T) {
+	is := is.New(t)
+	bin := needFixture(t)
+	cs := mcpClient(t)
+	is.True(!call(t, cs, "open_binary", map[string]any{"path": bin}).isError)
+	_, entry := evidence(t, call(t, cs, "current_address", map[string]any{}))
+	_, mainAt := evidence(t, call(t, cs, "goto_address", map[string]any{"address": "main"}))
+	other := "sub_" + strings.TrimPrefix(entry["address"].(string), "0x")
+	own := "sub_" + strings.TrimPrefix(mainAt["address"].(string), "0x")
+
+	code, details := errCode(t, call(t, cs, "set_address_name", map[string]any{"address": "main", "name": other}))
+	is.Equal(code, core.CodeInvalidRequest)
+	is.Equal(details["reason"], "name_collision")
+	is.Equal(details["address"], entry["address"])
+	code, details = errCode(t, call(t, cs, "set_addresses_names", map[string]any{"names": map[string]any{"main": other}}))
+	is.Equal(code, core.CodeInvalidRequest)
+	is.Equal(details["reason"], "name_collision")
+	_, gone := evidence(t, call(t, cs, "goto_address", map[string]any{"address": other}))
+	is.Equal(gone["address"], entry["address"])
+
+	is.True(!call(t, cs, "set_address_name", map[string]any{"address": "main", "name": own}).isError)
+}

@@ -481,6 +481,9 @@ func setNames(ctx context.Context, c *core.Call, document string, req []nameChan
 		if other, ok := v.byName[r.name]; ok && other != addrs[i] {
 			return nil, collision(c.Op.Name, r.name, other, r.namePath) // the engine's name stays resolvable
 		}
+		if other, ok := subAddress(r.name); ok && other != addrs[i] {
+			return nil, collision(c.Op.Name, r.name, other, r.namePath) // sub_<hex> keeps naming its address
+		}
 		for k, e := range st.ov.entries {
 			if k.kind == ports.AnnotationName && e.value == r.name && k.addr != addrs[i] && !renamed[k.addr] {
 				return nil, collision(c.Op.Name, r.name, k.addr, r.namePath)

@@ -190,6 +190,17 @@ func (v *view) document(op string, name string, ok bool, cur string) (string, er
 		Message: fmt.Sprintf("unknown document %q", name), Expected: names})
 }
 
+// subAddress reads sub_<hex>, the name every address argument gives an
+// address with no name of its own.
+func subAddress(s string) (uint64, bool) {
+	hexPart, ok := strings.CutPrefix(s, "sub_")
+	if !ok {
+		return 0, false
+	}
+	a, err := strconv.ParseUint(hexPart, 16, 64)
+	return a, err == nil
+}
+
 // resolveAddress reads an address argument: 0x hex or decimal, else a name
 // (an analyst's name, a procedure's, a label's, or sub_<hex>). It must lie
 // in a segment.
@@ -206,10 +217,8 @@ func resolveAddress(op string, v *view, ov *overlay, s string, path []any) (uint
 		if !found {
 			addr, found = v.byName[s]
 		}
-		if hexPart, ok := strings.CutPrefix(s, "sub_"); !found && ok {
-			if a, err := strconv.ParseUint(hexPart, 16, 64); err == nil {
-				addr, found = a, true
-			}
+		if a, ok := subAddress(s); !found && ok {
+			addr, found = a, true
 		}
 		if !found {
 			return 0, core.InvalidRequest(op, core.Issue{Path: path, Reason: core.ReasonInvalidValue,
