@@ -391,10 +391,18 @@ func mutation(doc string, st *store, changes []AnnotationChange, addrs []uint64)
 		locs = append(locs, core.Location{Kind: "address", Address: core.Hex(a)})
 	}
 	lims := []string{"This record documents an analyst's annotation, not an observation of the artifact; the target's bytes are unchanged."}
-	if st.engine == nil {
-		lims = append(lims, "rea keeps this annotation in its overlay of the session's mutation records; export a bundle to keep it, and import it to restore it.")
+	name := st.name()
+	if len(changes) > 0 {
+		name = st.nameOf(changes[0].Kind) // one kind per call
 	}
-	return &core.Observation{Result: AnnotationMutation{Document: doc, Store: st.name(), Changes: changes},
+	if name == storeOverlay {
+		lim := "rea keeps this annotation in its overlay of the session's mutation records; export a bundle to keep it, and import it to restore it."
+		if st.engine != nil {
+			lim = "The engine does not keep this kind of annotation: " + lim
+		}
+		lims = append(lims, lim)
+	}
+	return &core.Observation{Result: AnnotationMutation{Document: doc, Store: name, Changes: changes},
 		Predicate: Predicate, Authority: "analyst-inference", Confidence: core.ConfidenceObserved, Limitations: lims, Locations: locs}
 }
 
@@ -615,7 +623,7 @@ func opListBookmarks() *core.Operation {
 			for i, b := range l {
 				items[i] = Bookmark{Address: core.Hex(b.Address), Name: b.Text, Procedure: procedureAt(v, st.ov, b.Address)}
 			}
-			return &core.Observation{Result: &ListBookmarksResult{Document: doc, Store: st.name(), Items: items, Total: len(items)}}, nil
+			return &core.Observation{Result: &ListBookmarksResult{Document: doc, Store: st.nameOf(ports.AnnotationBookmark), Items: items, Total: len(items)}}, nil
 		},
 	}
 }
@@ -653,7 +661,7 @@ func opReadComment(name string, kind ports.AnnotationKind) *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			return &core.Observation{Result: &CommentResult{Document: doc, Address: core.Hex(addr), Comment: orNil(text, ok), Store: st.name()},
+			return &core.Observation{Result: &CommentResult{Document: doc, Address: core.Hex(addr), Comment: orNil(text, ok), Store: st.nameOf(kind)},
 				Locations: addrLocation(addr)}, nil
 		},
 	}

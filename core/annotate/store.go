@@ -200,16 +200,21 @@ func validKind(k ports.AnnotationKind) bool {
 }
 
 // store reads and changes annotations: the engine's own when the bound
-// analysis is a ports.Annotator, else rea's overlay.
+// analysis is a ports.Annotator, else rea's overlay. A kind the engine does
+// not keep (its Annotations says ErrUnsupported: Hopper's bookmarks) is
+// kept in the overlay too, so every annotation tool that binary_session
+// lists as available works with every engine.
 type store struct {
 	c      *core.Call
 	engine ports.Annotator // nil: the overlay
 	ov     *overlay
+	// overlaid marks the kinds the engine does not keep.
+	overlaid map[ports.AnnotationKind]bool
 }
 
 func storeOf(c *core.Call) *store {
 	a, _, _ := c.Bound()
-	s := &store{c: c, ov: overlayOf(c)}
+	s := &store{c: c, ov: overlayOf(c), overlaid: map[ports.AnnotationKind]bool{}}
 	s.engine, _ = a.(ports.Annotator)
 	return s
 }
@@ -221,18 +226,50 @@ func (s *store) name() string {
 	return storeOverlay
 }
 
+// keeps reports whether the engine keeps kind k, as far as known: a kind
+// is overlaid once the engine has refused to list it.
+func (s *store) keeps(k ports.AnnotationKind) bool {
+	return s.engine != nil && !s.overlaid[k]
+}
+
+// nameOf is the store of kind k: the overlay for a kind the engine does not
+// keep. A caller asks after get or list, which find that out.
+func (s *store) nameOf(k ports.AnnotationKind) string {
+	if s.keeps(k) {
+		return storeEngine
+	}
+	return storeOverlay
+}
+
+// annotations is the engine's listing of kind k; ok is false when the
+// engine does not keep k, which overlays it from then on.
+func (s *store) annotations(ctx context.Context, k ports.AnnotationKind) (l []ports.Annotation, ok bool, err error) {
+	if !s.keeps(k) {
+		return nil, false, nil
+	}
+	l, err = s.engine.Annotations(ctx, k)
+	if errors.Is(err, ports.ErrUnsupported) {
+		s.overlaid[k] = true
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, s.engineErr(k, err)
+	}
+	return l, true, nil
+}
+
 // errUnsupportedKind is returned for a kind the engine does not keep.
 var errUnsupportedKind = errors.New("the engine does not keep this kind of annotation")
 
 // get returns the annotation of kind at addr.
 func (s *store) get(ctx context.Context, k ports.AnnotationKind, addr uint64) (string, bool, error) {
-	if s.engine == nil {
+	l, kept, err := s.annotations(ctx, k)
+	if err != nil {
+		return "", false, err
+	}
+	if !kept {
 		v, ok := s.ov.get(k, addr)
 		return v, ok, nil
-	}
-	l, err := s.engine.Annotations(ctx, k)
-	if err != nil {
-		return "", false, s.engineErr(k, err)
 	}
 	for _, a := range l {
 		if a.Address == addr {
@@ -243,12 +280,12 @@ func (s *store) get(ctx context.Context, k ports.AnnotationKind, addr uint64) (s
 }
 
 func (s *store) list(ctx context.Context, k ports.AnnotationKind) ([]ports.Annotation, error) {
-	if s.engine == nil {
-		return s.ov.list(k), nil
-	}
-	l, err := s.engine.Annotations(ctx, k)
+	l, kept, err := s.annotations(ctx, k)
 	if err != nil {
-		return nil, s.engineErr(k, err)
+		return nil, err
+	}
+	if !kept {
+		return s.ov.list(k), nil
 	}
 	sort.Slice(l, func(i, j int) bool { return l[i].Address < l[j].Address })
 	return l, nil
@@ -301,7 +338,7 @@ func (s *store) set(ctx context.Context, k ports.AnnotationKind, addr uint64, va
 		return ch, nil // recorded, but not a new revision
 	}
 	ch.Changed = true
-	if s.engine != nil {
+	if s.keeps(k) { // else the mutation record is the change, in the overlay
 		var err error
 		if value == nil {
 			err = s.engine.RemoveAnnotation(ctx, k, addr)
