@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -107,4 +110,40 @@ func TestAnalystNameShapedLikeAnotherAddress(t *testing.T) {
 	is.Equal(gone["address"], entry["address"])
 
 	is.True(!call(t, cs, "set_address_name", map[string]any{"address": "main", "name": own}).isError)
+}
+
+// TestAnnotateAtThePEHeaders: a PE's headers at its image base are mapped
+// (list_segments lists them as the segment "headers"; read_bytes reads
+// them), and the analyst's tools agree: goto_address, set_comment and
+// inspect_address_context work there. Before, they said the image base
+// "lies outside every segment of the target" while read_bytes read MZ.
+func TestAnnotateAtThePEHeaders(t *testing.T) {
+	const gcc = "x86_64-w64-mingw32-gcc"
+	if _, err := exec.LookPath(gcc); err != nil {
+		t.Skipf("%s is not installed (Debian package gcc-mingw-w64-x86-64): the PE fixture cannot be built", gcc)
+	}
+	is := is.New(t)
+	dir := t.TempDir()
+	src, bin := filepath.Join(dir, "p.c"), filepath.Join(dir, "p.exe")
+	is.NoErr(os.WriteFile(src, []byte("int main(void){ return 0; }\n"), 0o600))
+	if out, err := exec.Command(gcc, "-O1", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", gcc, err, out)
+	}
+	cs := mcpClient(t)
+	is.True(!call(t, cs, "open_binary", map[string]any{"path": bin}).isError)
+	_, segs := evidence(t, call(t, cs, "list_segments", map[string]any{}))
+	first := segs["items"].([]any)[0].(map[string]any)
+	is.Equal(first["name"], "headers")
+	base := first["start"].(string)
+	_, rb := evidence(t, call(t, cs, "read_bytes", map[string]any{"address": base, "length": 2}))
+	is.Equal(rb["bytes"], "4d5a") // MZ
+
+	_, gone := evidence(t, call(t, cs, "goto_address", map[string]any{"address": base}))
+	is.Equal(gone["address"], base)
+	is.True(!call(t, cs, "set_comment", map[string]any{"address": base, "comment": "DOS header"}).isError)
+	ctx := sessionResult(t, call(t, cs, "inspect_address_context", map[string]any{"address": base}))
+	is.Equal(facet(ctx, "comment")["value"], "DOS header")
+	// Past the image's last section it is still unmapped.
+	code, _ := errCode(t, call(t, cs, "goto_address", map[string]any{"address": "0x7fffffff0000"}))
+	is.Equal(code, core.CodeInvalidRequest)
 }

@@ -20,6 +20,7 @@ import (
 type view struct {
 	docs   []ports.Document
 	segs   []ports.Segment
+	loads  []ports.Segment       // load segments (loadSegmentLister): mapped too
 	procs  []ports.Procedure     // sorted by address
 	ranges []ports.FunctionRange // parallel to procs; empty when unknown
 	names  []ports.Name          // sorted by address
@@ -67,6 +68,13 @@ func viewOf(ctx context.Context, c *core.Call) (*view, error) {
 			return nil, err
 		}
 		v.segs = segs
+		if ll, ok := a.(loadSegmentLister); ok {
+			loads, err := ll.LoadSegments(ctx)
+			if err != nil {
+				return nil, err
+			}
+			v.loads = loads
+		}
 	} else {
 		v.err["segments"] = "the provider does not list segments"
 	}
@@ -128,15 +136,25 @@ func viewOf(ctx context.Context, c *core.Call) (*view, error) {
 	return v, nil
 }
 
-// mapped reports whether addr lies in a segment (true when the provider
-// lists none: then nothing can be checked).
+// loadSegmentLister is an analysis that also lists the segments its loader
+// maps (rea-native's ELF PT_LOAD entries, PE headers, Mach-O segments),
+// which cover bytes no section does: list_segments and read_bytes take
+// them as mapped, and so do the analyst's tools.
+type loadSegmentLister interface {
+	LoadSegments(ctx context.Context) ([]ports.Segment, error)
+}
+
+// mapped reports whether addr lies in a segment or a load segment (true
+// when the provider lists none: then nothing can be checked).
 func (v *view) mapped(addr uint64) bool {
 	if _, missing := v.err["segments"]; missing {
 		return true
 	}
-	for _, s := range v.segs {
-		if addr >= s.Start && addr-s.Start < max(s.Size, 1) {
-			return true
+	for _, segs := range [][]ports.Segment{v.segs, v.loads} {
+		for _, s := range segs {
+			if addr >= s.Start && addr-s.Start < max(s.Size, 1) {
+				return true
+			}
 		}
 	}
 	return false
