@@ -4,10 +4,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/matryer/is"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"rea/core"
 )
@@ -146,4 +148,36 @@ func TestAnnotateAtThePEHeaders(t *testing.T) {
 	// Past the image's last section it is still unmapped.
 	code, _ := errCode(t, call(t, cs, "goto_address", map[string]any{"address": "0x7fffffff0000"}))
 	is.Equal(code, core.CodeInvalidRequest)
+}
+
+// TestImportedAnnotationConflictIsReported: two agents comment the same
+// address (each its revision 1); when one imports the other's bundle, one
+// value wins by the documented tie-break (the greater evidence_id), and
+// the reading tools say which value was set aside and how to restore it.
+// Before, the receiving agent's own comment vanished without a word.
+func TestImportedAnnotationConflictIsReported(t *testing.T) {
+	is := is.New(t)
+	bin := needFixture(t)
+	bundle := filepath.Join(t.TempDir(), "a.json")
+	a, b := mcpClient(t), mcpClient(t)
+	for _, cs := range []*sdk.ClientSession{a, b} {
+		is.True(!call(t, cs, "open_binary", map[string]any{"path": bin}).isError)
+	}
+	is.True(!call(t, a, "set_comment", map[string]any{"address": "main", "comment": "A's reading"}).isError)
+	is.True(!call(t, a, "export_evidence_bundle", map[string]any{"path": bundle}).isError)
+	is.True(!call(t, b, "set_comment", map[string]any{"address": "main", "comment": "B's reading"}).isError)
+	is.True(!call(t, b, "import_evidence_bundle", map[string]any{"path": bundle}).isError)
+
+	ev, got := evidence(t, call(t, b, "comment", map[string]any{"address": "main"}))
+	won := got["comment"].(string)
+	lost := map[string]string{"A's reading": "B's reading", "B's reading": "A's reading"}[won]
+	is.True(lost != "")
+	note := strings.Join(ev.Limitations, " ")
+	is.True(strings.Contains(note, strconv.Quote(lost))) // names the value set aside
+	is.True(strings.Contains(note, "set_comment"))       // and how to restore it
+
+	// A comment without a competing record carries no such note.
+	is.True(!call(t, b, "set_comment", map[string]any{"address": "main", "comment": "settled"}).isError)
+	ev, _ = evidence(t, call(t, b, "comment", map[string]any{"address": "main"}))
+	is.Equal(len(ev.Limitations), 0)
 }

@@ -620,10 +620,15 @@ func opListBookmarks() *core.Operation {
 				return nil, err
 			}
 			items := make([]Bookmark, len(l))
+			var lims []string
 			for i, b := range l {
 				items[i] = Bookmark{Address: core.Hex(b.Address), Name: b.Text, Procedure: procedureAt(v, st.ov, b.Address)}
+				if n := st.setAsideNote(ports.AnnotationBookmark, b.Address); n != "" {
+					lims = append(lims, n)
+				}
 			}
-			return &core.Observation{Result: &ListBookmarksResult{Document: doc, Store: st.nameOf(ports.AnnotationBookmark), Items: items, Total: len(items)}}, nil
+			return &core.Observation{Result: &ListBookmarksResult{Document: doc, Store: st.nameOf(ports.AnnotationBookmark), Items: items, Total: len(items)},
+				Limitations: lims}, nil
 		},
 	}
 }
@@ -661,8 +666,12 @@ func opReadComment(name string, kind ports.AnnotationKind) *core.Operation {
 			if err != nil {
 				return nil, err
 			}
+			var lims []string
+			if n := st.setAsideNote(kind, addr); n != "" {
+				lims = append(lims, n)
+			}
 			return &core.Observation{Result: &CommentResult{Document: doc, Address: core.Hex(addr), Comment: orNil(text, ok), Store: st.nameOf(kind)},
-				Locations: addrLocation(addr)}, nil
+				Locations: addrLocation(addr), Limitations: lims}, nil
 		},
 	}
 }

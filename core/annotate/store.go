@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -76,6 +77,7 @@ type entry struct {
 	value    string
 	revision int
 	id       core.EvidenceID
+	removed  bool // the record removed the annotation
 }
 
 type key struct {
@@ -89,7 +91,10 @@ type overlay struct {
 	entries map[key]entry
 	// revisions holds the latest revision of every key, removed ones too.
 	revisions map[key]entry
-	skipped   int // changes that could not be read
+	// setAside holds, by key, the records of the latest revision that the
+	// tie-break passed over: two sessions' changes merged by an import.
+	setAside map[key][]entry
+	skipped  int // changes that could not be read
 }
 
 func (o *overlay) get(k ports.AnnotationKind, addr uint64) (string, bool) {
@@ -107,6 +112,27 @@ func (o *overlay) list(k ports.AnnotationKind) []ports.Annotation {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Address < out[j].Address })
 	return out
+}
+
+// setAsideNote says, for a reading tool's limitations, which values of the
+// annotation of kind at addr another session set at the same revision and
+// the tie-break set aside; "" when none was. tool sets the annotation.
+func (o *overlay) setAsideNote(k ports.AnnotationKind, addr uint64, tool string) string {
+	lost := o.setAside[key{k, addr}]
+	if len(lost) == 0 {
+		return ""
+	}
+	win := o.revisions[key{k, addr}]
+	var vals []string
+	for _, e := range lost {
+		v := strconv.Quote(e.value)
+		if e.removed {
+			v = "a removal"
+		}
+		vals = append(vals, fmt.Sprintf("%s (%s)", v, e.id))
+	}
+	return fmt.Sprintf("Sessions merged by an import changed the %s at %s at the same revision %d: %s set aside for the record with the greatest evidence_id (%s); call %s to set another value.",
+		k, core.Hex(addr), win.revision, strings.Join(vals, ", ")+map[bool]string{true: " was", false: " were"}[len(vals) == 1], win.id, tool)
 }
 
 // overlayCache keeps the latest overlay of a session until its ledger
@@ -152,7 +178,7 @@ func buildOverlays(recs []*core.Evidence) map[string]*overlay {
 		sha := e.Subject.Digest.SHA256
 		o := out[sha]
 		if o == nil {
-			o = &overlay{sha: sha, entries: map[key]entry{}, revisions: map[key]entry{}}
+			o = &overlay{sha: sha, entries: map[key]entry{}, revisions: map[key]entry{}, setAside: map[key][]entry{}}
 			out[sha] = o
 		}
 		var r AnnotationMutation
@@ -170,20 +196,46 @@ func buildOverlays(recs []*core.Evidence) map[string]*overlay {
 				continue
 			}
 			k := key{ch.Kind, addr}
-			cur, have := o.revisions[k]
-			if have && (cur.revision > ch.Revision || (cur.revision == ch.Revision && cur.id > e.EvidenceID)) {
-				continue
-			}
 			v := ""
 			if ch.Value != nil {
 				v = *ch.Value
 			}
-			en := entry{value: v, revision: ch.Revision, id: e.EvidenceID}
+			en := entry{value: v, revision: ch.Revision, id: e.EvidenceID, removed: ch.Value == nil}
+			cur, have := o.revisions[k]
+			if have && cur.revision == ch.Revision && cur.id != e.EvidenceID {
+				lost := en
+				if cur.id < e.EvidenceID {
+					lost = cur
+				}
+				o.setAside[k] = append(o.setAside[k], lost)
+			}
+			if have && (cur.revision > ch.Revision || (cur.revision == ch.Revision && cur.id > e.EvidenceID)) {
+				continue
+			}
 			o.revisions[k] = en
 			if ch.Value != nil {
 				o.entries[k] = en
 			} else {
 				delete(o.entries, k)
+			}
+		}
+	}
+	// Only the latest revision's ties matter, and not one that repeats the
+	// value kept.
+	for _, o := range out {
+		for k, lost := range o.setAside {
+			win := o.revisions[k]
+			kept := lost[:0]
+			for _, e := range lost {
+				if e.revision == win.revision && (e.value != win.value || e.removed != win.removed) {
+					kept = append(kept, e)
+				}
+			}
+			sort.Slice(kept, func(i, j int) bool { return kept[i].id < kept[j].id })
+			if len(kept) == 0 {
+				delete(o.setAside, k)
+			} else {
+				o.setAside[k] = kept
 			}
 		}
 	}
@@ -224,6 +276,17 @@ func (s *store) name() string {
 		return storeEngine
 	}
 	return storeOverlay
+}
+
+// setAsideNote is the overlay's note on a merge that set a value of kind
+// at addr aside (overlay.setAsideNote); "" for a kind the engine keeps.
+func (s *store) setAsideNote(k ports.AnnotationKind, addr uint64) string {
+	if s.keeps(k) {
+		return ""
+	}
+	tool := map[ports.AnnotationKind]string{ports.AnnotationName: "set_address_name", ports.AnnotationComment: "set_comment",
+		ports.AnnotationInlineComment: "set_inline_comment", ports.AnnotationBookmark: "set_bookmark"}[k]
+	return s.ov.setAsideNote(k, addr, tool)
 }
 
 // keeps reports whether the engine keeps kind k, as far as known: a kind
