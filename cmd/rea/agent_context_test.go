@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -180,4 +181,28 @@ func TestImportedAnnotationConflictIsReported(t *testing.T) {
 	is.True(!call(t, b, "set_comment", map[string]any{"address": "main", "comment": "settled"}).isError)
 	ev, _ = evidence(t, call(t, b, "comment", map[string]any{"address": "main"}))
 	is.Equal(len(ev.Limitations), 0)
+}
+
+// TestCLIAnnotateKeepsChangesBeforeAFailingStep: rea annotate writes the
+// bundle after the steps that changed an annotation even when a later step
+// fails, as its --bundle help says ("replaced after a step that changed an
+// annotation"). Before, a failing third step lost the first two steps'
+// comment: nothing was written.
+func TestCLIAnnotateKeepsChangesBeforeAFailingStep(t *testing.T) {
+	is := is.New(t)
+	bin := needFixture(t)
+	bundle := filepath.Join(t.TempDir(), "notes.json")
+	_, errOut, code := runCLI(t, "annotate", bin, "--bundle", bundle,
+		`set_comment={"address":"main","comment":"kept"}`, `goto_address={"address":"0xffffffffff00"}`)
+	is.Equal(code, 2)
+	is.True(strings.Contains(errOut, "outside every segment"))
+	out, _, code := runCLI(t, "--format", "json", "annotate", bin, "--bundle", bundle, `comment={"address":"main"}`)
+	is.Equal(code, 0)
+	var res []json.RawMessage
+	is.NoErr(json.Unmarshal([]byte(out), &res))
+	ev, err := core.ParseEvidence(res[0])
+	is.NoErr(err)
+	var got struct{ Comment *string }
+	is.NoErr(json.Unmarshal(ev.NormalizedResult, &got))
+	is.True(got.Comment != nil && *got.Comment == "kept")
 }
