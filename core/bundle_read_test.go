@@ -173,6 +173,7 @@ func TestReadBundleDependsOnCycle(t *testing.T) {
 	bndCall(t, s, "update_unknown", map[string]any{"unknown_id": ids[0], "relationships": []any{map[string]any{"type": "depends-on", "unknown_id": ids[1]}}})
 	e := bndErr(t, s, "update_unknown", map[string]any{"unknown_id": ids[1], "relationships": []any{map[string]any{"type": "depends-on", "unknown_id": ids[0]}}})
 	is.Equal(e.Details["reason"], "depends-on-cycle")
+	is.True(strings.Contains(e.Envelope().Error.Remediation.Action, "details.cycle")) // not the details.issues it has none of
 
 	// Forge the cycle in a bundle: revisions with valid digests that
 	// depend on each other.

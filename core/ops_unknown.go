@@ -252,7 +252,7 @@ func (s *Session) mutateUnknownLocked(op string, args map[string]any, u *Unknown
 	u.RevisionDigest = d
 	if err := u.check(op); err != nil {
 		ce := err.(*Error)
-		ce.Code = CodeInvalidRequest
+		ce.Code, ce.Remediation = CodeInvalidRequest, `Change what the message names and call again: a resolution needs status "resolved", and status "resolved" a resolution.`
 		return nil, "", ce
 	}
 	lookup := func(id EvidenceID) (evidenceFacts, bool) {
@@ -275,7 +275,7 @@ func (s *Session) mutateUnknownLocked(op string, args map[string]any, u *Unknown
 	latest[u.UnknownID] = u
 	if cyc := dependsOnCycle(latest); cyc != nil {
 		return nil, "", unknownErr(op, CodeInvalidRequest, "depends-on-cycle", "depends-on relationships would form a cycle: "+fmt.Sprint(cyc),
-			map[string]any{"cycle": cyc})
+			map[string]any{"cycle": cyc}, "Drop one of the depends-on relationships that details.cycle lists and call again.")
 	}
 	if _, err := s.ledger.Record(mut); err != nil {
 		return nil, "", err

@@ -38,7 +38,13 @@ func TestUnknownRevisionChain(t *testing.T) {
 	is.Equal(e.Details["reason"], "revision-conflict")
 	// A no-op update is refused; so is a resolution without status resolved.
 	is.Equal(bndErr(t, s, "update_unknown", map[string]any{"unknown_id": id, "status": "investigating"}).Code, core.CodeInvalidRequest)
-	is.Equal(bndErr(t, s, "update_unknown", map[string]any{"unknown_id": id, "resolution": map[string]any{"disposition": "withdrawn", "rationale": "x"}}).Code, core.CodeInvalidRequest)
+	e = bndErr(t, s, "update_unknown", map[string]any{"unknown_id": id, "resolution": map[string]any{"disposition": "withdrawn", "rationale": "x"}})
+	is.Equal(e.Code, core.CodeInvalidRequest)
+	// Its advice says what to change, not to correct the details.issues it
+	// has none of.
+	advice := e.Envelope().Error.Remediation.Action
+	is.True(strings.Contains(advice, `status "resolved"`))
+	is.True(!strings.Contains(advice, "details.issues"))
 	// Unknown references are refused before anything is recorded.
 	before, _ := s.Ledger().Len()
 	e = bndErr(t, s, "update_unknown", map[string]any{"unknown_id": id, "supporting_evidence_ids": []string{"ev_" + sha}})

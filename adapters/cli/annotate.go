@@ -79,22 +79,29 @@ func (c *annotateCmd) Run(e *env) error {
 	}
 	var results []json.RawMessage
 	changed := false
+	save := func() error {
+		if !changed || bundle == "" {
+			return nil
+		}
+		_, err := e.call(s, "export_evidence_bundle", map[string]any{"path": bundle, "overwrite": true})
+		return err
+	}
 	for _, st := range steps {
 		res, err := e.call(s, st.tool, st.args)
 		if err != nil {
-			return err
+			// The changes of the steps before stay: a failed step changed
+			// nothing (the annotation tools refuse atomically).
+			return errors.Join(err, save())
 		}
 		j, err := res.StructuredJSON()
 		if err != nil {
-			return err
+			return errors.Join(err, save())
 		}
 		results = append(results, j)
 		changed = changed || annotationChanging[st.tool]
 	}
-	if changed && bundle != "" {
-		if _, err := e.call(s, "export_evidence_bundle", map[string]any{"path": bundle, "overwrite": true}); err != nil {
-			return err
-		}
+	if err := save(); err != nil {
+		return err
 	}
 	if e.g.Format == "json" {
 		return e.writeJSON(results)

@@ -22,7 +22,7 @@ const maxAnnotation = 4096
 // Hopper each time) and every name Hopper lists.
 const AnnotationLimitation = "Hopper lists names but not comments: rea lists the comments and inline comments it set in this session, " +
 	"read back from Hopper; comments made in Hopper itself or kept in a .hop database from an earlier session are not listed. " +
-	"Bookmarks are not offered through Hopper's Python API."
+	"Bookmarks are not offered through Hopper's Python API: rea keeps them in its overlay of the session's mutation records."
 
 type annotationJSON struct {
 	Kind    string  `json:"kind"`

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -102,15 +103,25 @@ func TestEngineStoreIsUsed(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(got, []ports.Annotation{{Kind: ports.AnnotationComment, Address: 0x1030, Text: "kept by the engine"}})
 
-	// An unsupported kind is an unavailable facet, and a typed error when set.
+	// A kind the engine does not keep (Hopper's bookmarks) is kept in
+	// rea's overlay, as for an engine without a store, and says so: before,
+	// it was refused with capability_unavailable while binary_session
+	// listed the tool as available.
 	ctx := sessionValue(t, s, "inspect_address_context", `{"address":"main"}`)
 	is.Equal(facet(ctx, "comment")["value"], "kept by the engine")
-	is.Equal(facet(ctx, "inline_comment")["status"], "unavailable")
-	is.True(facet(ctx, "inline_comment")["reason"] != nil)
-	_, err = s.Call(context.Background(), "set_inline_comment", json.RawMessage(`{"address":"main","comment":"x"}`), nil)
+	is.Equal(facet(ctx, "inline_comment")["status"], "available")
+	is.Equal(facet(ctx, "inline_comment")["value"], nil)
+	im, iev := result(t, s, "set_inline_comment", `{"address":"main","comment":"kept by rea"}`)
+	is.Equal(im["store"], "rea-overlay")
+	is.True(strings.Contains(strings.Join(iev.Limitations, " "), "overlay"))
+	ic, _ := result(t, s, "inline_comment", `{"address":"main"}`)
+	is.Equal(ic["comment"], "kept by rea")
+	is.Equal(ic["store"], "rea-overlay")
+	ctx = sessionValue(t, s, "inspect_address_context", `{"address":"main"}`)
+	is.Equal(facet(ctx, "inline_comment")["value"], "kept by rea")
+	_, err = store.Annotations(context.Background(), ports.AnnotationInlineComment)
+	is.True(errors.Is(err, ports.ErrUnsupported)) // the engine was not asked to keep it
 	var ce *core.Error
-	is.True(errors.As(err, &ce))
-	is.Equal(ce.Code, core.CodeCapabilityUnavailable)
 
 	// The engine's own annotations are read, also ones rea did not make.
 	is.NoErr(store.SetAnnotation(context.Background(), ports.Annotation{Kind: ports.AnnotationBookmark, Address: 0x2000, Text: "data"}))

@@ -391,10 +391,18 @@ func mutation(doc string, st *store, changes []AnnotationChange, addrs []uint64)
 		locs = append(locs, core.Location{Kind: "address", Address: core.Hex(a)})
 	}
 	lims := []string{"This record documents an analyst's annotation, not an observation of the artifact; the target's bytes are unchanged."}
-	if st.engine == nil {
-		lims = append(lims, "rea keeps this annotation in its overlay of the session's mutation records; export a bundle to keep it, and import it to restore it.")
+	name := st.name()
+	if len(changes) > 0 {
+		name = st.nameOf(changes[0].Kind) // one kind per call
 	}
-	return &core.Observation{Result: AnnotationMutation{Document: doc, Store: st.name(), Changes: changes},
+	if name == storeOverlay {
+		lim := "rea keeps this annotation in its overlay of the session's mutation records; export a bundle to keep it, and import it to restore it."
+		if st.engine != nil {
+			lim = "The engine does not keep this kind of annotation: " + lim
+		}
+		lims = append(lims, lim)
+	}
+	return &core.Observation{Result: AnnotationMutation{Document: doc, Store: name, Changes: changes},
 		Predicate: Predicate, Authority: "analyst-inference", Confidence: core.ConfidenceObserved, Limitations: lims, Locations: locs}
 }
 
@@ -480,6 +488,9 @@ func setNames(ctx context.Context, c *core.Call, document string, req []nameChan
 	for i, r := range req {
 		if other, ok := v.byName[r.name]; ok && other != addrs[i] {
 			return nil, collision(c.Op.Name, r.name, other, r.namePath) // the engine's name stays resolvable
+		}
+		if other, ok := subAddress(r.name); ok && other != addrs[i] {
+			return nil, collision(c.Op.Name, r.name, other, r.namePath) // sub_<hex> keeps naming its address
 		}
 		for k, e := range st.ov.entries {
 			if k.kind == ports.AnnotationName && e.value == r.name && k.addr != addrs[i] && !renamed[k.addr] {
@@ -609,10 +620,15 @@ func opListBookmarks() *core.Operation {
 				return nil, err
 			}
 			items := make([]Bookmark, len(l))
+			var lims []string
 			for i, b := range l {
 				items[i] = Bookmark{Address: core.Hex(b.Address), Name: b.Text, Procedure: procedureAt(v, st.ov, b.Address)}
+				if n := st.setAsideNote(ports.AnnotationBookmark, b.Address); n != "" {
+					lims = append(lims, n)
+				}
 			}
-			return &core.Observation{Result: &ListBookmarksResult{Document: doc, Store: st.name(), Items: items, Total: len(items)}}, nil
+			return &core.Observation{Result: &ListBookmarksResult{Document: doc, Store: st.nameOf(ports.AnnotationBookmark), Items: items, Total: len(items)},
+				Limitations: lims}, nil
 		},
 	}
 }
@@ -650,8 +666,12 @@ func opReadComment(name string, kind ports.AnnotationKind) *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			return &core.Observation{Result: &CommentResult{Document: doc, Address: core.Hex(addr), Comment: orNil(text, ok), Store: st.name()},
-				Locations: addrLocation(addr)}, nil
+			var lims []string
+			if n := st.setAsideNote(kind, addr); n != "" {
+				lims = append(lims, n)
+			}
+			return &core.Observation{Result: &CommentResult{Document: doc, Address: core.Hex(addr), Comment: orNil(text, ok), Store: st.nameOf(kind)},
+				Locations: addrLocation(addr), Limitations: lims}, nil
 		},
 	}
 }

@@ -2,6 +2,7 @@ package annotate
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"rea/core"
@@ -49,6 +50,17 @@ func TestBuildOverlays(t *testing.T) {
 		}
 		if _, ok := o.get(ports.AnnotationName, 0x30); ok {
 			t.Errorf("order %v: an unchanged record set a name", order)
+		}
+		// The revision-2 record the tie-break passed over is noted, not
+		// the revision-1 one a later revision replaced.
+		if lost := o.setAside[key{ports.AnnotationComment, 0x10}]; len(lost) != 1 || lost[0].id != "ev_b" || lost[0].value != "second" {
+			t.Errorf("order %v: set aside %+v, want ev_b's \"second\"", order, lost)
+		}
+		if n := o.setAsideNote(ports.AnnotationComment, 0x10, "set_comment"); !strings.Contains(n, `"second" (ev_b) was set aside`) || !strings.Contains(n, "(ev_c)") {
+			t.Errorf("order %v: note %q", order, n)
+		}
+		if len(o.setAside) != 1 {
+			t.Errorf("order %v: %d keys set aside, want 1", order, len(o.setAside))
 		}
 		if o.skipped != 2 {
 			t.Errorf("order %v: skipped %d unreadable changes, want 2", order, o.skipped)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -76,6 +77,7 @@ type entry struct {
 	value    string
 	revision int
 	id       core.EvidenceID
+	removed  bool // the record removed the annotation
 }
 
 type key struct {
@@ -89,7 +91,10 @@ type overlay struct {
 	entries map[key]entry
 	// revisions holds the latest revision of every key, removed ones too.
 	revisions map[key]entry
-	skipped   int // changes that could not be read
+	// setAside holds, by key, the records of the latest revision that the
+	// tie-break passed over: two sessions' changes merged by an import.
+	setAside map[key][]entry
+	skipped  int // changes that could not be read
 }
 
 func (o *overlay) get(k ports.AnnotationKind, addr uint64) (string, bool) {
@@ -107,6 +112,27 @@ func (o *overlay) list(k ports.AnnotationKind) []ports.Annotation {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Address < out[j].Address })
 	return out
+}
+
+// setAsideNote says, for a reading tool's limitations, which values of the
+// annotation of kind at addr another session set at the same revision and
+// the tie-break set aside; "" when none was. tool sets the annotation.
+func (o *overlay) setAsideNote(k ports.AnnotationKind, addr uint64, tool string) string {
+	lost := o.setAside[key{k, addr}]
+	if len(lost) == 0 {
+		return ""
+	}
+	win := o.revisions[key{k, addr}]
+	var vals []string
+	for _, e := range lost {
+		v := strconv.Quote(e.value)
+		if e.removed {
+			v = "a removal"
+		}
+		vals = append(vals, fmt.Sprintf("%s (%s)", v, e.id))
+	}
+	return fmt.Sprintf("Sessions merged by an import changed the %s at %s at the same revision %d: %s set aside for the record with the greatest evidence_id (%s); call %s to set another value.",
+		k, core.Hex(addr), win.revision, strings.Join(vals, ", ")+map[bool]string{true: " was", false: " were"}[len(vals) == 1], win.id, tool)
 }
 
 // overlayCache keeps the latest overlay of a session until its ledger
@@ -152,7 +178,7 @@ func buildOverlays(recs []*core.Evidence) map[string]*overlay {
 		sha := e.Subject.Digest.SHA256
 		o := out[sha]
 		if o == nil {
-			o = &overlay{sha: sha, entries: map[key]entry{}, revisions: map[key]entry{}}
+			o = &overlay{sha: sha, entries: map[key]entry{}, revisions: map[key]entry{}, setAside: map[key][]entry{}}
 			out[sha] = o
 		}
 		var r AnnotationMutation
@@ -170,20 +196,46 @@ func buildOverlays(recs []*core.Evidence) map[string]*overlay {
 				continue
 			}
 			k := key{ch.Kind, addr}
-			cur, have := o.revisions[k]
-			if have && (cur.revision > ch.Revision || (cur.revision == ch.Revision && cur.id > e.EvidenceID)) {
-				continue
-			}
 			v := ""
 			if ch.Value != nil {
 				v = *ch.Value
 			}
-			en := entry{value: v, revision: ch.Revision, id: e.EvidenceID}
+			en := entry{value: v, revision: ch.Revision, id: e.EvidenceID, removed: ch.Value == nil}
+			cur, have := o.revisions[k]
+			if have && cur.revision == ch.Revision && cur.id != e.EvidenceID {
+				lost := en
+				if cur.id < e.EvidenceID {
+					lost = cur
+				}
+				o.setAside[k] = append(o.setAside[k], lost)
+			}
+			if have && (cur.revision > ch.Revision || (cur.revision == ch.Revision && cur.id > e.EvidenceID)) {
+				continue
+			}
 			o.revisions[k] = en
 			if ch.Value != nil {
 				o.entries[k] = en
 			} else {
 				delete(o.entries, k)
+			}
+		}
+	}
+	// Only the latest revision's ties matter, and not one that repeats the
+	// value kept.
+	for _, o := range out {
+		for k, lost := range o.setAside {
+			win := o.revisions[k]
+			kept := lost[:0]
+			for _, e := range lost {
+				if e.revision == win.revision && (e.value != win.value || e.removed != win.removed) {
+					kept = append(kept, e)
+				}
+			}
+			sort.Slice(kept, func(i, j int) bool { return kept[i].id < kept[j].id })
+			if len(kept) == 0 {
+				delete(o.setAside, k)
+			} else {
+				o.setAside[k] = kept
 			}
 		}
 	}
@@ -200,16 +252,21 @@ func validKind(k ports.AnnotationKind) bool {
 }
 
 // store reads and changes annotations: the engine's own when the bound
-// analysis is a ports.Annotator, else rea's overlay.
+// analysis is a ports.Annotator, else rea's overlay. A kind the engine does
+// not keep (its Annotations says ErrUnsupported: Hopper's bookmarks) is
+// kept in the overlay too, so every annotation tool that binary_session
+// lists as available works with every engine.
 type store struct {
 	c      *core.Call
 	engine ports.Annotator // nil: the overlay
 	ov     *overlay
+	// overlaid marks the kinds the engine does not keep.
+	overlaid map[ports.AnnotationKind]bool
 }
 
 func storeOf(c *core.Call) *store {
 	a, _, _ := c.Bound()
-	s := &store{c: c, ov: overlayOf(c)}
+	s := &store{c: c, ov: overlayOf(c), overlaid: map[ports.AnnotationKind]bool{}}
 	s.engine, _ = a.(ports.Annotator)
 	return s
 }
@@ -221,18 +278,61 @@ func (s *store) name() string {
 	return storeOverlay
 }
 
+// setAsideNote is the overlay's note on a merge that set a value of kind
+// at addr aside (overlay.setAsideNote); "" for a kind the engine keeps.
+func (s *store) setAsideNote(k ports.AnnotationKind, addr uint64) string {
+	if s.keeps(k) {
+		return ""
+	}
+	tool := map[ports.AnnotationKind]string{ports.AnnotationName: "set_address_name", ports.AnnotationComment: "set_comment",
+		ports.AnnotationInlineComment: "set_inline_comment", ports.AnnotationBookmark: "set_bookmark"}[k]
+	return s.ov.setAsideNote(k, addr, tool)
+}
+
+// keeps reports whether the engine keeps kind k, as far as known: a kind
+// is overlaid once the engine has refused to list it.
+func (s *store) keeps(k ports.AnnotationKind) bool {
+	return s.engine != nil && !s.overlaid[k]
+}
+
+// nameOf is the store of kind k: the overlay for a kind the engine does not
+// keep. A caller asks after get or list, which find that out.
+func (s *store) nameOf(k ports.AnnotationKind) string {
+	if s.keeps(k) {
+		return storeEngine
+	}
+	return storeOverlay
+}
+
+// annotations is the engine's listing of kind k; ok is false when the
+// engine does not keep k, which overlays it from then on.
+func (s *store) annotations(ctx context.Context, k ports.AnnotationKind) (l []ports.Annotation, ok bool, err error) {
+	if !s.keeps(k) {
+		return nil, false, nil
+	}
+	l, err = s.engine.Annotations(ctx, k)
+	if errors.Is(err, ports.ErrUnsupported) {
+		s.overlaid[k] = true
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, s.engineErr(k, err)
+	}
+	return l, true, nil
+}
+
 // errUnsupportedKind is returned for a kind the engine does not keep.
 var errUnsupportedKind = errors.New("the engine does not keep this kind of annotation")
 
 // get returns the annotation of kind at addr.
 func (s *store) get(ctx context.Context, k ports.AnnotationKind, addr uint64) (string, bool, error) {
-	if s.engine == nil {
+	l, kept, err := s.annotations(ctx, k)
+	if err != nil {
+		return "", false, err
+	}
+	if !kept {
 		v, ok := s.ov.get(k, addr)
 		return v, ok, nil
-	}
-	l, err := s.engine.Annotations(ctx, k)
-	if err != nil {
-		return "", false, s.engineErr(k, err)
 	}
 	for _, a := range l {
 		if a.Address == addr {
@@ -243,12 +343,12 @@ func (s *store) get(ctx context.Context, k ports.AnnotationKind, addr uint64) (s
 }
 
 func (s *store) list(ctx context.Context, k ports.AnnotationKind) ([]ports.Annotation, error) {
-	if s.engine == nil {
-		return s.ov.list(k), nil
-	}
-	l, err := s.engine.Annotations(ctx, k)
+	l, kept, err := s.annotations(ctx, k)
 	if err != nil {
-		return nil, s.engineErr(k, err)
+		return nil, err
+	}
+	if !kept {
+		return s.ov.list(k), nil
 	}
 	sort.Slice(l, func(i, j int) bool { return l[i].Address < l[j].Address })
 	return l, nil
@@ -301,7 +401,7 @@ func (s *store) set(ctx context.Context, k ports.AnnotationKind, addr uint64, va
 		return ch, nil // recorded, but not a new revision
 	}
 	ch.Changed = true
-	if s.engine != nil {
+	if s.keeps(k) { // else the mutation record is the change, in the overlay
 		var err error
 		if value == nil {
 			err = s.engine.RemoveAnnotation(ctx, k, addr)

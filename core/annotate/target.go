@@ -20,6 +20,7 @@ import (
 type view struct {
 	docs   []ports.Document
 	segs   []ports.Segment
+	loads  []ports.Segment       // load segments (loadSegmentLister): mapped too
 	procs  []ports.Procedure     // sorted by address
 	ranges []ports.FunctionRange // parallel to procs; empty when unknown
 	names  []ports.Name          // sorted by address
@@ -67,6 +68,13 @@ func viewOf(ctx context.Context, c *core.Call) (*view, error) {
 			return nil, err
 		}
 		v.segs = segs
+		if ll, ok := a.(loadSegmentLister); ok {
+			loads, err := ll.LoadSegments(ctx)
+			if err != nil {
+				return nil, err
+			}
+			v.loads = loads
+		}
 	} else {
 		v.err["segments"] = "the provider does not list segments"
 	}
@@ -128,15 +136,25 @@ func viewOf(ctx context.Context, c *core.Call) (*view, error) {
 	return v, nil
 }
 
-// mapped reports whether addr lies in a segment (true when the provider
-// lists none: then nothing can be checked).
+// loadSegmentLister is an analysis that also lists the segments its loader
+// maps (rea-native's ELF PT_LOAD entries, PE headers, Mach-O segments),
+// which cover bytes no section does: list_segments and read_bytes take
+// them as mapped, and so do the analyst's tools.
+type loadSegmentLister interface {
+	LoadSegments(ctx context.Context) ([]ports.Segment, error)
+}
+
+// mapped reports whether addr lies in a segment or a load segment (true
+// when the provider lists none: then nothing can be checked).
 func (v *view) mapped(addr uint64) bool {
 	if _, missing := v.err["segments"]; missing {
 		return true
 	}
-	for _, s := range v.segs {
-		if addr >= s.Start && addr-s.Start < max(s.Size, 1) {
-			return true
+	for _, segs := range [][]ports.Segment{v.segs, v.loads} {
+		for _, s := range segs {
+			if addr >= s.Start && addr-s.Start < max(s.Size, 1) {
+				return true
+			}
 		}
 	}
 	return false
@@ -190,6 +208,17 @@ func (v *view) document(op string, name string, ok bool, cur string) (string, er
 		Message: fmt.Sprintf("unknown document %q", name), Expected: names})
 }
 
+// subAddress reads sub_<hex>, the name every address argument gives an
+// address with no name of its own.
+func subAddress(s string) (uint64, bool) {
+	hexPart, ok := strings.CutPrefix(s, "sub_")
+	if !ok {
+		return 0, false
+	}
+	a, err := strconv.ParseUint(hexPart, 16, 64)
+	return a, err == nil
+}
+
 // resolveAddress reads an address argument: 0x hex or decimal, else a name
 // (an analyst's name, a procedure's, a label's, or sub_<hex>). It must lie
 // in a segment.
@@ -206,10 +235,8 @@ func resolveAddress(op string, v *view, ov *overlay, s string, path []any) (uint
 		if !found {
 			addr, found = v.byName[s]
 		}
-		if hexPart, ok := strings.CutPrefix(s, "sub_"); !found && ok {
-			if a, err := strconv.ParseUint(hexPart, 16, 64); err == nil {
-				addr, found = a, true
-			}
+		if a, ok := subAddress(s); !found && ok {
+			addr, found = a, true
 		}
 		if !found {
 			return 0, core.InvalidRequest(op, core.Issue{Path: path, Reason: core.ReasonInvalidValue,

@@ -890,6 +890,11 @@ func opXrefs() *core.Operation {
 			if err != nil {
 				return nil, codeError(c, err)
 			}
+			if len(refs) == 0 {
+				if err := unmapped(ctx, c, at); err != nil {
+					return nil, err
+				}
+			}
 			out := []string{}
 			var froms []uint64
 			for _, r := range refs {
@@ -1013,6 +1018,21 @@ func segmentOf(ctx context.Context, c *core.Call, at uint64) (ports.Segment, err
 			Message: fmt.Sprintf("%s is outside every section and segment (list_segments)", core.Hex(at))})
 	}
 	return *best, nil
+}
+
+// unmapped is read_bytes's out_of_range error for an address that a reader
+// found nothing at (no reference, no name) and that no section or load
+// segment maps, so xrefs, list_names and address_name answer there as
+// read_bytes does instead of with an empty list, which reads as "mapped but
+// unnamed". It is nil for a mapped address, and when the engine does not
+// list segments (nothing to check against).
+func unmapped(ctx context.Context, c *core.Call, at uint64) error {
+	a, _, _ := c.Bound()
+	if _, ok := a.(ports.SegmentLister); !ok {
+		return nil
+	}
+	_, _, err := mappedSegment(ctx, c, at)
+	return err
 }
 
 const (

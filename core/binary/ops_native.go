@@ -451,6 +451,12 @@ func opListNames() *core.Operation {
 					items = append(items, nameItemOf(n))
 				}
 			}
+			if len(items) == 0 && in.Address != "" {
+				at, _ := addressArg(c.Op.Name, "address", in.Address)
+				if err := unmapped(ctx, c, at); err != nil {
+					return nil, err
+				}
+			}
 			return &core.Observation{Result: paginate(items, deref(in.Offset, 0), deref(in.Limit, defaultPageLimit))}, nil
 		},
 	}
@@ -786,6 +792,11 @@ func opAddressName() *core.Operation {
 			found := []string{}
 			for ; i < len(all) && all[i].Address == at; i++ {
 				found = append(found, all[i].Name)
+			}
+			if len(found) == 0 {
+				if err := unmapped(ctx, c, at); err != nil {
+					return nil, err
+				}
 			}
 			out := &AddressNameResult{Address: core.Hex(at), Names: found}
 			if len(found) > 0 {

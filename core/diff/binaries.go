@@ -325,9 +325,10 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 // maps a stub's or a slot's address to its identity; home maps an identity
 // to the lowest such address, where its calls are counted as one callee.
 //
-// A stub is an external procedure or thunk whose target is no function of
-// the binary's own (frame_dummy's jmp register_tm_clones and libc's
-// IRELATIVE *ABS*+0x9f550@plt are none); a slot is an import label where no
+// A stub is an external procedure (puts@plt, even beside a static puts),
+// or a thunk whose target is no function of the binary's own (frame_dummy's
+// jmp register_tm_clones is none), whose name is no placeholder (libc's
+// IRELATIVE *ABS*+0x9f550@plt is none); a slot is an import label where no
 // procedure starts.
 func importIdentities(procs []ports.Procedure, labels map[uint64]string, local map[string]bool) (imports map[uint64]string, home map[string]uint64) {
 	imports, home = map[uint64]string{}, map[string]uint64{}
@@ -347,7 +348,10 @@ func importIdentities(procs []ports.Procedure, labels map[uint64]string, local m
 		if !p.External && !p.Thunk {
 			continue
 		}
-		if n := firstOf(p.ThunkTarget, p.Name); !isAutoName(n) && !local[n] {
+		// An external stub (a PLT entry) names its import even when a
+		// static function has the same name; only a thunk of the binary's
+		// own (frame_dummy's jmp) can lead to a local function.
+		if n := firstOf(p.ThunkTarget, p.Name); !isAutoName(n) && (p.External || !local[n]) {
 			add(p.Address, n)
 		}
 	}

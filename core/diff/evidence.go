@@ -148,8 +148,10 @@ func factsOfEvidence(ev *core.Evidence) (*fnFacts, error) {
 					slot := hexArg(*u.Slot)
 					importAt[slot] = id
 					slotJumps = append(slotJumps, slotJump{hexArg(u.From), callee{Addr: slot, Name: *u.SlotName, Import: id}})
+					continue
 				}
 			}
+			f.Indirect = append(f.Indirect, hexArg(u.From))
 		}
 	}
 	if r.Callees != nil {

@@ -42,6 +42,11 @@ type fnFacts struct {
 	// Placeholder says the engine named the function, not the binary: an
 	// unnamed entry point is "entry".
 	Placeholder bool
+	// Indirect lists where the function calls or jumps through a register
+	// or a table that the record leaves unresolved (a jump through an
+	// import's slot aside): callees that Calls cannot name. Only facts read
+	// from Evidence fill it.
+	Indirect []uint64
 }
 
 // unnamed reports a function the binary gives no name: an engine's sub_...

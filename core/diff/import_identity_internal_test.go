@@ -231,3 +231,24 @@ func TestImportCallTest(t *testing.T) {
 	is.True(old("system@plt"))
 	is.True(!old("system"))
 }
+
+// TestImportStubBesideAStaticNamesake: a PLT stub names its import even when
+// the binary has a static function of the same name (a.c's static puts
+// beside libc's puts@plt). Before, the stub was taken for a thunk to the
+// local function, so a build with a symbol table had no puts import while
+// its stripped copy had one, and main's call of puts@plt was both added and
+// removed. A non-external thunk to a local function (frame_dummy ->
+// register_tm_clones) is still no import.
+func TestImportStubBesideAStaticNamesake(t *testing.T) {
+	is := is.New(t)
+	procs := []ports.Procedure{
+		{Address: 0x1030, Name: "puts@plt", Source: "plt", External: true, Thunk: true, ThunkTarget: "puts"},
+		{Address: 0x1100, Name: "register_tm_clones", Source: "symbol"},
+		{Address: 0x1140, Name: "frame_dummy", Source: "symbol", Thunk: true, ThunkTarget: "register_tm_clones"},
+		{Address: 0x1149, Name: "puts", Source: "symbol"},
+	}
+	local := map[string]bool{"register_tm_clones": true, "puts": true}
+	imports, home := importIdentities(procs, nil, local)
+	is.Equal(imports, map[uint64]string{0x1030: "puts"})
+	is.Equal(home, map[string]uint64{"puts": 0x1030})
+}

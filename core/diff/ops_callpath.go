@@ -46,10 +46,11 @@ func opBuildCallPath() *core.Operation {
 }
 
 type cpNode struct {
-	name    string
-	addr    uint64
-	ev      string // "" when no record covers it
-	callees []uint64
+	name     string
+	addr     uint64
+	ev       string // "" when no record covers it
+	callees  []uint64
+	indirect []uint64 // unresolved indirect call sites its record lists
 }
 
 func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
@@ -93,7 +94,7 @@ func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
 			n = &cpNode{addr: f.Address}
 			nodes[f.Address] = n
 		}
-		n.name, n.ev = f.Name, string(ev.EvidenceID)
+		n.name, n.ev, n.indirect = f.Name, string(ev.EvidenceID), f.Indirect
 		links = append(links, ev.EvidenceID)
 		if f.Calls == nil {
 			notes = append(notes, f.Name+": its record lists no complete callees ("+f.CallsReason+")")
@@ -145,6 +146,7 @@ func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
 	maxDepth, maxPaths := intOr(in.MaxDepth, 8), intOr(in.MaxPaths, 100)
 	var paths [][]*cpNode
 	frontier := map[uint64]*cpNode{}
+	expanded := map[uint64]*cpNode{}
 	truncated := false
 	// Breadth-first over simple paths, so shorter paths come first.
 	queue := [][]*cpNode{{start}}
@@ -170,6 +172,7 @@ func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
 			frontier[last.addr] = last
 			continue
 		}
+		expanded[last.addr] = last
 		for _, a := range last.callees {
 			n := nodes[a]
 			if onPath(p, n) {
@@ -211,6 +214,9 @@ func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
 	}
 	if len(paths) == 0 {
 		notes = append(notes, "No path from "+start.name+" to "+goal.name+" within max_depth over the supplied records.")
+		if n := indirectNote(expanded); n != "" {
+			notes = append(notes, n)
+		}
 	}
 	sort.Slice(links, func(i, j int) bool { return links[i] < links[j] })
 	links = dedupe(links)
@@ -218,6 +224,33 @@ func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
 		Goal:  CompareBinariesResultChangedItemLeft{Name: goal.name, Address: core.Hex(goal.addr)},
 		Paths: page, Total: len(out), NextOffset: next, Truncated: truncated, Frontier: fr, Notes: core.NonNil(notes)}
 	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: links}, nil
+}
+
+// indirectNote says which searched functions make indirect calls that
+// their records leave unresolved (through a register or a table, as a
+// dispatch table's handlers are called), since the goal may be reached
+// through one; "" when none does.
+func indirectNote(expanded map[uint64]*cpNode) string {
+	var with []*cpNode
+	for _, n := range expanded {
+		if len(n.indirect) > 0 {
+			with = append(with, n)
+		}
+	}
+	if len(with) == 0 {
+		return ""
+	}
+	sort.Slice(with, func(i, j int) bool { return with[i].addr < with[j].addr })
+	var parts []string
+	for _, n := range with {
+		sites := make([]string, 0, len(n.indirect))
+		for _, a := range n.indirect {
+			sites = append(sites, core.Hex(a))
+		}
+		parts = append(parts, displayName(n.name, n.addr)+" (at "+strings.Join(sites, ", ")+")")
+	}
+	return "Unresolved indirect calls or jumps (through a register or a table) were not followed, and the goal may be reached " +
+		"through one: " + strings.Join(parts, "; ") + ". xrefs on the goal lists the data slots that hold its address."
 }
 
 func onPath(p []*cpNode, n *cpNode) bool {
