@@ -1245,3 +1245,44 @@ func TestSemanticReferencesThroughModuleObjects(t *testing.T) {
 	is.Equal(computed, 1)
 	is.Equal(strings.Count(string(app.NormalizedResult), `"require specifier is computed at run time"`), 2)
 }
+
+// A main.js that does not parse does not make an Electron app something
+// else: the app's own package.json (its electron dependency) or the ASAR it
+// ships in says it is Electron, main.js is still its main process, and a
+// limitation names main.js and what its syntax error hides. Without either,
+// the limitation says the question is open. Before, the ASAR without an
+// electron dependency was "detected": false, and no limitation named the
+// main process.
+func TestJSAppMainSyntaxErrorKeepsElectron(t *testing.T) {
+	is := is.New(t)
+	files := map[string]string{
+		"package.json": `{"name":"s","main":"main.js"}`,
+		"main.js":      "const { ipcMain } = require(\"electron\");\nipcMain.handle(\"ok:one\", () => 1);\nfunction broken( {\n  return 1\n",
+		"util.js":      "exports.one = 1;\n",
+	}
+	s := jaSession(t)
+	analyze := func(p string) jaResult {
+		return decodeApp(t, jaCall(t, s, "analyze_javascript_application", map[string]any{"path": p}))
+	}
+	limitation := func(r jaResult, part string) bool {
+		return slices.ContainsFunc(r.Limitations, func(l string) bool { return strings.Contains(l, part) })
+	}
+	// Depends on electron: Electron, main.js its main process.
+	withDep := maps.Clone(files)
+	withDep["package.json"] = `{"name":"s","main":"main.js","devDependencies":{"electron":"31"}}`
+	r := analyze(writeTree(t, withDep))
+	is.Equal(r.Electron["detected"], true)
+	is.Equal(r.Electron["main"], []any{"main.js"})
+	is.True(limitation(r, "main.js, the main process (package.json's main), did not parse"))
+	// Packed in an ASAR without the dependency: the archive says Electron.
+	archive := filepath.Join(t.TempDir(), "app.asar")
+	packASAR(t, writeTree(t, files), archive)
+	r = analyze(archive)
+	is.Equal(r.Electron["detected"], true)
+	is.Equal(r.Electron["main"], []any{"main.js"})
+	is.True(limitation(r, "main.js, the main process (package.json's main), did not parse"))
+	// Neither: not known to be Electron, and said so.
+	r = analyze(writeTree(t, files))
+	is.Equal(r.Electron["detected"], false)
+	is.True(limitation(r, "whether it starts an Electron main process is not known"))
+}

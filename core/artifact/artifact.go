@@ -249,6 +249,11 @@ func (g *Graph) OpenHandle(ctx context.Context, h *Handle) (io.ReadCloser, error
 // Root is the graph's root occurrence.
 func (g *Graph) Root() *Item { return g.b.root }
 
+// Format is the item's format as the inventory classified it from its name
+// and first bytes (the node's format: asar, zip, javascript-bundle, file,
+// ...); empty for a directory.
+func (it *Item) Format() string { return it.class.format }
+
 // Open reads an occurrence's content again (the graph must have been built
 // with KeepOpen).
 func (g *Graph) Open(ctx context.Context, it *Item) (io.ReadCloser, error) {

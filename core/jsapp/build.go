@@ -644,16 +644,35 @@ func (b *jsappBuilder) electronPhase() {
 			}
 		}
 	}
+	// An ASAR is Electron's archive: the app packed in one is Electron
+	// even when no code that parsed says so (its main may not parse).
+	if st.asar != "" {
+		b.electron = true
+	}
 	// The root package's main is the main process when the app is Electron.
-	if b.electron {
-		for _, dir := range jaKeys(st.packages) {
-			pkg := st.packages[dir]
-			if strings.Contains(pkg.path, "node_modules/") || pkg.main == "" {
-				continue
-			}
-			if p, ok := st.resolveFile(path.Join(pkg.dir, pkg.main)); ok && st.assets[p] != nil {
-				b.process("electron-main", st.assets[p], GraphEvidence{Basis: "package-metadata", Locations: []GraphLocation{{Path: pkg.path}}})
-			}
+	// A main that did not parse hides its windows, preloads and handlers;
+	// and, when nothing else says the app is Electron, whether it is.
+	for _, dir := range jaKeys(st.packages) {
+		pkg := st.packages[dir]
+		if strings.Contains(pkg.path, "node_modules/") || pkg.main == "" {
+			continue
+		}
+		p, ok := st.resolveFile(path.Join(pkg.dir, pkg.main))
+		if !ok || st.assets[p] == nil {
+			continue
+		}
+		a := st.assets[p]
+		if b.electron {
+			b.process("electron-main", a, GraphEvidence{Basis: "package-metadata", Locations: []GraphLocation{{Path: pkg.path}}})
+		}
+		if a.facts == nil || a.facts.Parsed || len(a.facts.Errors) == 0 {
+			continue
+		}
+		e := a.facts.Errors[0]
+		if b.electron {
+			st.limitations = append(st.limitations, fmt.Sprintf("%s, the main process (%s's main), did not parse (%s at line %d): the windows, preloads and IPC handlers it sets up are not known.", p, pkg.path, truncateUTF8(e.Message, 200), e.Line))
+		} else {
+			st.limitations = append(st.limitations, fmt.Sprintf("%s (%s's main) did not parse (%s at line %d): whether it starts an Electron main process is not known, and %s does not depend on electron.", p, pkg.path, truncateUTF8(e.Message, 200), e.Line, pkg.path))
 		}
 	}
 	for _, a := range st.sortedAssets() {
