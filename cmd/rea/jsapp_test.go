@@ -1286,3 +1286,48 @@ func TestJSAppMainSyntaxErrorKeepsElectron(t *testing.T) {
 	is.Equal(r.Electron["detected"], false)
 	is.True(limitation(r, "whether it starts an Electron main process is not known"))
 }
+
+// Files an app ships as they are (main.js and preload.js, copied beside the
+// bundle rather than bundled) are matched by their bytes, or by their path
+// when they changed, not reported as removed because no source map names
+// them. A source file in neither a map nor the app stays removed.
+func TestSourceToBundleMatchesFilesShippedAsTheyAre(t *testing.T) {
+	is := is.New(t)
+	src := t.TempDir()
+	copyTree(t, "testdata/jsapp/src", src)
+	for _, f := range []string{"main.js", "preload.js"} {
+		b, err := os.ReadFile(filepath.Join("testdata/jsapp/electron", f))
+		is.NoErr(err)
+		if f == "preload.js" {
+			b = append(b, "\n// edited after the build\n"...)
+		}
+		is.NoErr(os.WriteFile(filepath.Join(src, f), b, 0o644))
+	}
+	is.NoErr(os.WriteFile(filepath.Join(src, "gone.js"), []byte("exports.gone = 1;\n"), 0o644))
+	s := jaSession(t)
+	ref := func(ev *core.Evidence) map[string]any {
+		return map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	}
+	left := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": src})
+	right := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": "testdata/jsapp/electron"})
+	var stb struct {
+		Items []struct {
+			SourcePath string   `json:"source_path"`
+			Status     string   `json:"status"`
+			Candidates []string `json:"candidates"`
+			Confidence string   `json:"confidence"`
+		} `json:"items"`
+		Summary map[string]int `json:"summary"`
+	}
+	cmp := jaCall(t, s, "compare_source_to_bundle", map[string]any{"left": ref(left), "right": ref(right)})
+	is.NoErr(json.Unmarshal(cmp.NormalizedResult, &stb))
+	got := map[string]string{}
+	for _, it := range stb.Items {
+		got[it.SourcePath] = it.Status + " " + it.Confidence
+		if it.Status != "removed" {
+			is.Equal(len(it.Candidates), 1)
+		}
+	}
+	is.Equal(got, map[string]string{"index.js": "unchanged observed", "math.js": "modified derived",
+		"main.js": "unchanged observed", "preload.js": "modified derived", "gone.js": "removed derived"})
+}

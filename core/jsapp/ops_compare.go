@@ -355,8 +355,8 @@ func opCompareSourceToBundle() *core.Operation {
 		Name:  "compare_source_to_bundle",
 		Title: "Compare Source to Bundle",
 		Description: "Map an original source tree (left: analyze_javascript_application of the source directory) onto a bundled app " +
-			"(right: its analysis, with source maps), inline or retained. Each source file is unchanged (the map's sourcesContent hash " +
-			"equals the file's), modified, removed (in no source map), duplicated (in several maps) or unknown (ambiguous path); bundled " +
+			"(right: its analysis, with source maps), inline or retained. Each file is unchanged (a map's sourcesContent or a shipped file " +
+			"has its bytes), modified, removed (gone from output), duplicated (in several maps) or unknown (ambiguous path); bundled " +
 			"sources with no file on the left are listed as unmapped.",
 		Kind:    core.KindApplication,
 		Effects: jsappEffects,
@@ -426,6 +426,16 @@ func handleSourceToBundle(ctx context.Context, c *core.Call) (any, error) {
 			origs = append(origs, orig{n, normalizeOriginal(n.propString("original_source")), sha})
 		}
 	}
+	// The right side's files by content and by path: a source file no map
+	// names may be shipped as it is (main.js and preload.js are copied
+	// beside the bundle, not bundled).
+	shipped, shippedAt := map[string][]*Node{}, map[string]*Node{}
+	for _, n := range rix.res.Graph.Nodes {
+		if n.Kind == "javascript-asset" {
+			shipped[n.propString("sha256")] = append(shipped[n.propString("sha256")], n)
+			shippedAt[n.propString("path")] = n
+		}
+	}
 	used := map[string]bool{}
 	items := []SourceMapping{}
 	summary := map[string]int{"unchanged": 0, "modified": 0, "removed": 0, "split": 0, "merged": 0, "duplicated": 0, "unknown": 0}
@@ -456,6 +466,23 @@ func handleSourceToBundle(ctx context.Context, c *core.Call) (any, error) {
 		}
 		switch {
 		case len(cands) == 0:
+			// In no map: shipped as it is, byte for byte (one file, else
+			// the one at the same path), or changed at the same path.
+			same := shipped[sha]
+			if len(same) > 1 && shippedAt[p] != nil && shippedAt[p].propString("sha256") == sha {
+				same = []*Node{shippedAt[p]}
+			}
+			switch {
+			case sha != "" && len(same) == 1:
+				status, conf, candIDs = "unchanged", core.ConfidenceObserved, []string{same[0].NodeID}
+			case sha != "" && len(same) > 1:
+				status, conf = "duplicated", core.ConfidenceObserved
+				for _, o := range same {
+					candIDs = append(candIDs, o.NodeID)
+				}
+			case shippedAt[p] != nil:
+				status, candIDs = "modified", []string{shippedAt[p].NodeID}
+			}
 		case len(norms) > 1:
 			status, conf = "unknown", core.ConfidenceInferred
 		case len(cands) > 1:
