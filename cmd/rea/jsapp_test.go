@@ -1331,3 +1331,55 @@ func TestSourceToBundleMatchesFilesShippedAsTheyAre(t *testing.T) {
 	is.Equal(got, map[string]string{"index.js": "unchanged observed", "math.js": "modified derived",
 		"main.js": "unchanged observed", "preload.js": "modified derived", "gone.js": "removed derived"})
 }
+
+// A changed item of compare_application_versions names the properties that
+// changed, with their values on each side: before, an agent saw only
+// "properties": "changed" and had to diff the two graphs itself.
+func TestVersionChangesNameTheProperty(t *testing.T) {
+	is := is.New(t)
+	v1 := map[string]string{
+		"package.json": `{"name":"dogs","version":"1.0.0","main":"main.js","devDependencies":{"electron":"31"}}`,
+		"main.js": "const { app, BrowserWindow } = require('electron');\n" +
+			"app.whenReady().then(() => new BrowserWindow({ webPreferences: { preload: require('path').join(__dirname, 'preload.js'), sandbox: true } }));\n",
+		"preload.js": "const { contextBridge, ipcRenderer } = require('electron');\n" +
+			"contextBridge.exposeInMainWorld('dogs', {\n  fetchDog: (n) => ipcRenderer.invoke('dog:fetch', n),\n  deleteDog: (id) => ipcRenderer.invoke('dog:delete', id),\n});\n",
+	}
+	v2 := maps.Clone(v1)
+	v2["package.json"] = strings.Replace(v1["package.json"], "1.0.0", "2.0.0", 1)
+	v2["main.js"] = strings.Replace(v1["main.js"], "sandbox: true", "sandbox: false", 1)
+	v2["preload.js"] = strings.Replace(v1["preload.js"], "  deleteDog: (id) => ipcRenderer.invoke('dog:delete', id),\n", "", 1)
+	s := jaSession(t)
+	ref := func(ev *core.Evidence) map[string]any {
+		return map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	}
+	a1 := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, v1)})
+	a2 := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, v2)})
+	var res struct {
+		Items []struct {
+			NodeKind string `json:"node_kind"`
+			Status   string `json:"status"`
+			Changes  []struct {
+				Property       string `json:"property"`
+				Before, After  any
+				Added, Removed []any
+			} `json:"changes"`
+		} `json:"items"`
+	}
+	cv := jaCall(t, s, "compare_application_versions", map[string]any{"left": ref(a1), "right": ref(a2)})
+	is.NoErr(json.Unmarshal(cv.NormalizedResult, &res))
+	got := map[string]string{}
+	for _, it := range res.Items {
+		if it.Status != "changed" {
+			is.Equal(len(it.Changes), 0)
+			continue
+		}
+		is.True(len(it.Changes) > 0) // every changed item says what changed
+		for _, c := range it.Changes {
+			b, _ := json.Marshal(map[string]any{"before": c.Before, "after": c.After})
+			got[it.NodeKind+" "+c.Property] = string(b)
+		}
+	}
+	is.Equal(got["package version"], `{"after":"2.0.0","before":"1.0.0"}`)
+	is.Equal(got["context-bridge-api members"], `{"after":["fetchDog"],"before":["deleteDog","fetchDog"]}`)
+	is.Equal(got["browser-window sandbox"], `{"after":false,"before":true}`)
+}

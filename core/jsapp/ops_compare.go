@@ -44,6 +44,7 @@ type cmpNode struct {
 	path     string
 	local    string // namespace/key without the artifact digest
 	props    string // the digest of the observation properties that matter
+	propMap  map[string]any
 	contra   bool
 	// Keys of the later tiers, which pair what the first five leave
 	// ambiguous: the original source within the source map of the same
@@ -117,7 +118,7 @@ func cmpNodes(ix *appIndex) []*cmpNode {
 				props[k] = v
 			}
 		}
-		c.props = core.MustDigest(props)
+		c.props, c.propMap = core.MustDigest(props), props
 		out = append(out, c)
 	}
 	return out
@@ -329,6 +330,7 @@ func compareItem(l, r *cmpNode, strategy string) VersionItem {
 		it.Status = "unchanged"
 		if it.Dimensions["content"] == "changed" || it.Dimensions["properties"] == "changed" {
 			it.Status = "changed"
+			it.Changes = propertyChanges(l.propMap, r.propMap)
 		}
 		if l.contra || r.contra {
 			it.Status = "contradiction"
@@ -759,4 +761,113 @@ func unlistedExports(ix *appIndex, side ExportModuleSide, listed int) int {
 	}
 	total, _ := ix.nodes[*side.SelectedNodeID].prop("exports_total").(float64) // decoded JSON
 	return max(0, int(total)-listed)
+}
+
+// Bounds of a changed item's property changes: how many properties it
+// names, the encoded size up to which a value is given whole, and how
+// many elements of a changed list it names on each side.
+const (
+	maxPropertyChanges = 16
+	maxChangeValue     = 160
+	maxChangeElements  = 10
+)
+
+// propertyChanges says which properties differ between a pair's left and
+// right observations (positions and paths left out, as the properties
+// dimension leaves them), in name order: each with its before and after
+// value (null when absent) when they are short; a long list with the
+// elements only one side has; a long object by its changed members,
+// named property.member; a long string cut, with its length.
+func propertyChanges(l, r map[string]any) []PropertyChange {
+	var out []PropertyChange
+	keys := map[string]bool{}
+	for k := range l {
+		keys[k] = true
+	}
+	for k := range r {
+		keys[k] = true
+	}
+	for _, k := range jaKeys(keys) {
+		out = appendChange(out, k, l[k], r[k], 0)
+	}
+	if len(out) > maxPropertyChanges {
+		n := len(out) - maxPropertyChanges + 1
+		out = append(out[:maxPropertyChanges-1], PropertyChange{Property: fmt.Sprintf("(%d more)", n)})
+	}
+	return out
+}
+
+func appendChange(out []PropertyChange, k string, a, b any, depth int) []PropertyChange {
+	ja, jb := canonicalOf(a), canonicalOf(b)
+	if string(ja) == string(jb) {
+		return out
+	}
+	if len(ja) <= maxChangeValue && len(jb) <= maxChangeValue {
+		return append(out, PropertyChange{Property: k, Before: a, After: b})
+	}
+	ma, oka := a.(map[string]any)
+	mb, okb := b.(map[string]any)
+	if oka && okb && depth == 0 {
+		keys := map[string]bool{}
+		for x := range ma {
+			keys[x] = true
+		}
+		for x := range mb {
+			keys[x] = true
+		}
+		for _, x := range jaKeys(keys) {
+			out = appendChange(out, k+"."+x, ma[x], mb[x], depth+1)
+		}
+		return out
+	}
+	la, oka := a.([]any)
+	lb, okb := b.([]any)
+	if oka && okb {
+		c := PropertyChange{Property: k, Before: fmt.Sprintf("%d items", len(la)), After: fmt.Sprintf("%d items", len(lb))}
+		c.Removed, c.Added = listDiff(la, lb), listDiff(lb, la)
+		return append(out, c)
+	}
+	return append(out, PropertyChange{Property: k, Before: shortValue(a, ja), After: shortValue(b, jb)})
+}
+
+// listDiff is the elements of a that b lacks, at most maxChangeElements.
+func listDiff(a, b []any) []any {
+	in := make(map[string]bool, len(b))
+	for _, x := range b {
+		in[string(canonicalOf(x))] = true
+	}
+	var out []any
+	for _, x := range a {
+		if !in[string(canonicalOf(x))] {
+			if len(out) == maxChangeElements {
+				break
+			}
+			out = append(out, shortValue(x, canonicalOf(x)))
+		}
+	}
+	return out
+}
+
+// shortValue is v when its encoding j is short, else a cut string or a
+// description of its size.
+func shortValue(v any, j []byte) any {
+	if len(j) <= maxChangeValue {
+		return v
+	}
+	switch t := v.(type) {
+	case string:
+		return truncateUTF8(t, maxChangeValue) + fmt.Sprintf("… (%d bytes)", len(t))
+	case []any:
+		return fmt.Sprintf("%d items", len(t))
+	case map[string]any:
+		return fmt.Sprintf("object of %d members", len(t))
+	}
+	return fmt.Sprintf("%d bytes", len(j))
+}
+
+// canonicalOf is v's canonical JSON (a value decoded from JSON always
+// encodes; nil on the impossible failure).
+func canonicalOf(v any) []byte {
+	j, _ := core.CanonicalJSON(v)
+	return j
 }
