@@ -1383,3 +1383,54 @@ func TestVersionChangesNameTheProperty(t *testing.T) {
 	is.Equal(got["context-bridge-api members"], `{"after":["fetchDog"],"before":["deleteDog","fetchDog"]}`)
 	is.Equal(got["browser-window sandbox"], `{"after":false,"before":true}`)
 }
+
+// Reconstruction coverage keys a module by its path: a reconstruction that
+// has lib/util.js does not cover the ledger's src/util.js (before, the two
+// met on their file name), while one that keeps src/util.js does.
+func TestReconstructionCoverageKeysModulesByPath(t *testing.T) {
+	is := is.New(t)
+	v1 := map[string]string{
+		"package.json": `{"name":"dogs","main":"main.js","devDependencies":{"electron":"31"}}`,
+		"main.js": "const { app, BrowserWindow, ipcMain } = require('electron');\nipcMain.handle('dog:fetch', () => 1);\n" +
+			"app.whenReady().then(() => new BrowserWindow({ webPreferences: { preload: require('path').join(__dirname, 'preload.js') } }));\n",
+		"preload.js": "const { contextBridge, ipcRenderer } = require('electron');\nconst u = require('./src/util.js');\n" +
+			"contextBridge.exposeInMainWorld('dogs', {\n  fetchDog: (n) => ipcRenderer.invoke('dog:fetch', u.breedName(n)),\n});\n",
+		"src/util.js": "exports.breedName = (n) => n.toLowerCase();\n",
+	}
+	moved := maps.Clone(v1)
+	delete(moved, "src/util.js")
+	moved["lib/util.js"] = v1["src/util.js"]
+	moved["preload.js"] = strings.Replace(v1["preload.js"], "./src/util.js", "./lib/util.js", 1)
+	s := jaSession(t)
+	ref := func(ev *core.Evidence) map[string]any {
+		return map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	}
+	a1 := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, v1)})
+	tr := jaCall(t, s, "trace_application_feature", map[string]any{"application": ref(a1), "seed": map[string]any{"kind": "api", "value": "dogs"}})
+	ledger := jaCall(t, s, "build_reconstruction_obligation_ledger", map[string]any{"application": ref(a1), "trace": ref(tr)})
+	modules := func(rec map[string]string) map[string]string {
+		var cov struct {
+			Items []struct{ Kind, Key, Status string } `json:"items"`
+		}
+		a := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, rec)})
+		ev := jaCall(t, s, "evaluate_reconstruction_coverage", map[string]any{"ledger": ref(ledger), "reconstruction": ref(a)})
+		is.NoErr(json.Unmarshal(ev.NormalizedResult, &cov))
+		out := map[string]string{}
+		for _, it := range cov.Items {
+			if it.Kind == "module" {
+				out[it.Key] = it.Status
+			}
+		}
+		return out
+	}
+	is.Equal(modules(v1)["src/util.js"], "covered")
+	got := modules(moved)
+	is.Equal(got["src/util.js"], "missing")
+	is.Equal(got["preload.js"], "covered")
+	// The same tree under another root (as in an ASAR inside a ZIP) meets.
+	nested := map[string]string{}
+	for p, text := range v1 {
+		nested["app/"+p] = text
+	}
+	is.Equal(modules(nested)["src/util.js"], "covered")
+}
