@@ -2024,7 +2024,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	switch {
 	case st.format == "asar":
 		format = "asar"
-	case st.format == "javascript-bundle":
+	case st.format == "javascript-bundle" || st.format == "file":
 		format = "file"
 	case zipFormats[st.format]:
 		format = st.format
