@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -1343,8 +1345,11 @@ func TestVersionChangesNameTheProperty(t *testing.T) {
 			"app.whenReady().then(() => new BrowserWindow({ webPreferences: { preload: require('path').join(__dirname, 'preload.js'), sandbox: true } }));\n",
 		"preload.js": "const { contextBridge, ipcRenderer } = require('electron');\n" +
 			"contextBridge.exposeInMainWorld('dogs', {\n  fetchDog: (n) => ipcRenderer.invoke('dog:fetch', n),\n  deleteDog: (id) => ipcRenderer.invoke('dog:delete', id),\n});\n",
+		"dist/app.js":     "console.log(1);\n//# sourceMappingURL=app.js.map\n",
+		"dist/app.js.map": `{"version":3,"sources":["../src/a.js"],"sourcesContent":["console.log(1);\n"],"mappings":"AAAA"}`,
 	}
 	v2 := maps.Clone(v1)
+	v2["dist/app.js.map"] = strings.Replace(v1["dist/app.js.map"], "console.log(1)", "console.log(2)", 1)
 	v2["package.json"] = strings.Replace(v1["package.json"], "1.0.0", "2.0.0", 1)
 	v2["main.js"] = strings.Replace(v1["main.js"], "sandbox: true", "sandbox: false", 1)
 	v2["preload.js"] = strings.Replace(v1["preload.js"], "  deleteDog: (id) => ipcRenderer.invoke('dog:delete', id),\n", "", 1)
@@ -1382,6 +1387,8 @@ func TestVersionChangesNameTheProperty(t *testing.T) {
 	is.Equal(got["package version"], `{"after":"2.0.0","before":"1.0.0"}`)
 	is.Equal(got["context-bridge-api members"], `{"after":["fetchDog"],"before":["deleteDog","fetchDog"]}`)
 	is.Equal(got["browser-window sandbox"], `{"after":false,"before":true}`)
+	sum := func(text string) string { h := sha256.Sum256([]byte(text)); return hex.EncodeToString(h[:]) }
+	is.Equal(got["source-module content"], `{"after":"`+sum("console.log(2);\n")+`","before":"`+sum("console.log(1);\n")+`"}`)
 }
 
 // Reconstruction coverage keys a module by its path: a reconstruction that

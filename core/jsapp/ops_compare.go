@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -331,6 +332,11 @@ func compareItem(l, r *cmpNode, strategy string) VersionItem {
 		if it.Dimensions["content"] == "changed" || it.Dimensions["properties"] == "changed" {
 			it.Status = "changed"
 			it.Changes = propertyChanges(l.propMap, r.propMap)
+			if it.Dimensions["content"] == "changed" && !slices.ContainsFunc(it.Changes, func(c PropertyChange) bool { return c.Property == "sha256" }) {
+				// A digest held in the identity only (a source map's
+				// original: its sourcesContent's sha256).
+				it.Changes = append([]PropertyChange{{Property: "content", Before: orNil(l.content), After: orNil(r.content)}}, it.Changes...)
+			}
 		}
 		if l.contra || r.contra {
 			it.Status = "contradiction"
@@ -870,4 +876,12 @@ func shortValue(v any, j []byte) any {
 func canonicalOf(v any) []byte {
 	j, _ := core.CanonicalJSON(v)
 	return j
+}
+
+// orNil is s, or nil when it is empty (a change's absent side).
+func orNil(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
