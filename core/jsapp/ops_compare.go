@@ -109,20 +109,56 @@ func cmpNodes(ix *appIndex) []*cmpNode {
 		}
 		c.contra = contra[c.path]
 		c.label = humanLabel(ix, n)
-		props := map[string]any{}
-		for _, o := range n.Observations {
-			for k, v := range o.Properties {
-				switch k {
-				case "path", "start", "end", "asset", "created_in", "exposed_by":
-					continue // positions and paths are not content
-				}
-				props[k] = v
-			}
-		}
+		props := comparedProps(n)
 		c.props, c.propMap = core.MustDigest(props), props
 		out = append(out, c)
 	}
 	return out
+}
+
+// comparedProps merges a node's observations' properties, positions and
+// paths left out (they are not content). The observations come in the
+// evidence's order, which is not the app's: a property they give
+// different values is the set of those values (in canonical order), so
+// the same observations in another order compare as equal.
+func comparedProps(n *Node) map[string]any {
+	props := map[string]any{}
+	var several map[string][]any
+	for i, o := range n.Observations {
+		for k, v := range o.Properties {
+			switch k {
+			case "path", "start", "end", "asset", "created_in", "exposed_by":
+				continue // positions and paths are not content
+			}
+			prev, seen := props[k]
+			if i == 0 || !seen {
+				props[k] = v
+				continue
+			}
+			if several[k] == nil {
+				if string(canonicalOf(prev)) == string(canonicalOf(v)) {
+					continue
+				}
+				if several == nil {
+					several = map[string][]any{}
+				}
+				several[k] = []any{prev}
+			}
+			several[k] = append(several[k], v)
+		}
+	}
+	for k, vs := range several {
+		set := map[string]any{}
+		for _, v := range vs {
+			set[string(canonicalOf(v))] = v
+		}
+		values := make([]any, 0, len(set))
+		for _, j := range jaKeys(set) {
+			values = append(values, set[j])
+		}
+		props[k] = values
+	}
+	return props
 }
 
 type tier struct {
