@@ -64,6 +64,7 @@ func cmpNodes(ix *appIndex) []*cmpNode {
 			contra[p] = true
 		}
 	}
+	root := asarRoot(ix)
 	var out []*cmpNode
 	for _, n := range ix.res.Graph.Nodes {
 		if n.Kind == "artifact" {
@@ -110,10 +111,69 @@ func cmpNodes(ix *appIndex) []*cmpNode {
 		c.contra = contra[c.path]
 		c.label = humanLabel(ix, n)
 		props := comparedProps(n)
+		if root != "" {
+			c.path, c.local, c.inMap = unroot(c.path, root), unroot(c.local, root), unroot(c.inMap, root)
+			props = unrootValue(props, root, 0).(map[string]any)
+		}
 		c.props, c.propMap = core.MustDigest(props), props
 		out = append(out, c)
 	}
 	return out
+}
+
+// asarRoot is the ASAR a release ZIP holds the app in ("app-1.0.0.asar"),
+// when every JavaScript file and package of the analysis lies in that one
+// ASAR at the ZIP's top; else "". Versions name it differently, so paths
+// and keys are compared with it named alike (unroot).
+func asarRoot(ix *appIndex) string {
+	root := ""
+	for _, n := range ix.res.Graph.Nodes {
+		if n.Kind != "javascript-asset" && n.Kind != "package" {
+			continue
+		}
+		first, _, ok := strings.Cut(n.propString("path"), "/")
+		if !ok || !strings.HasSuffix(first, ".asar") || root != "" && first != root {
+			return ""
+		}
+		root = first
+	}
+	return root
+}
+
+// unroot names the ASAR root of the paths s holds alike on both sides
+// ("main:app-1.asar/main.js" is "main:<asar>/main.js"); the root is kept
+// as a name, not dropped, so a resolved worker's key (the path
+// app-1.asar/worker.js) stays apart from an unresolved one's (the
+// specifier worker.js).
+func unroot(s, root string) string {
+	return strings.ReplaceAll(s, root+"/", "<asar>/")
+}
+
+// unrootValue is v with unroot applied to its strings, a few levels deep.
+func unrootValue(v any, root string, depth int) any {
+	switch t := v.(type) {
+	case string:
+		return unroot(t, root)
+	case []any:
+		if depth > 4 {
+			return t
+		}
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = unrootValue(x, root, depth+1)
+		}
+		return out
+	case map[string]any:
+		if depth > 4 {
+			return t
+		}
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = unrootValue(x, root, depth+1)
+		}
+		return out
+	}
+	return v
 }
 
 // comparedProps merges a node's observations' properties, positions and
