@@ -254,6 +254,10 @@ func (g *Graph) Root() *Item { return g.b.root }
 // ...); empty for a directory.
 func (it *Item) Format() string { return it.class.format }
 
+// NodeKind is the item's node kind as the inventory classified it
+// (javascript, source-map, container, ...).
+func (it *Item) NodeKind() string { return it.class.kind }
+
 // Open reads an occurrence's content again (the graph must have been built
 // with KeepOpen).
 func (g *Graph) Open(ctx context.Context, it *Item) (io.ReadCloser, error) {

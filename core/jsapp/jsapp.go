@@ -279,7 +279,7 @@ func (st *jsappState) inventory(ctx context.Context) error {
 	st.format = g.Manifest.RootFormat
 	// A single JavaScript file is an application of one asset, named by
 	// its base name (the root of the inventory is the file itself).
-	single := !info.IsDir() && (st.format == "javascript-bundle" || st.format == "file" && classifyJSFile(req.path) == "javascript")
+	single := !info.IsDir() && g.Root().NodeKind() == "javascript"
 	zipped := !info.IsDir() && zipFormats[st.format]
 	if (!info.IsDir() && st.format != "asar" && !single && !zipped) || (req.format == "zip" && !zipped) || (req.format == "asar" && st.format != "asar") {
 		g.Close()
