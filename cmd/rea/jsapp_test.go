@@ -1441,3 +1441,21 @@ func TestReconstructionCoverageKeysModulesByPath(t *testing.T) {
 	}
 	is.Equal(modules(nested)["src/util.js"], "covered")
 }
+
+// A dynamic call's unknown is located at its callee when no literal
+// argument locates it: fetch(u) and ipcRenderer.invoke(ch) inside a
+// function. Before, these unknowns (the very calls with no literal) had
+// offset null.
+func TestDynamicCallUnknownsAreLocated(t *testing.T) {
+	is := is.New(t)
+	main := "const { ipcRenderer } = require('electron');\nfunction go(u, ch) {\n  fetch(u);\n  ipcRenderer.invoke(ch);\n}\n"
+	s := jaSession(t)
+	r := decodeApp(t, jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, map[string]string{
+		"package.json": `{"name":"d","main":"main.js"}`, "main.js": main})}))
+	got := map[string]any{}
+	for _, u := range r.Unknowns {
+		got[u["kind"].(string)] = u["offset"]
+	}
+	is.Equal(got["dynamic-endpoint"], float64(strings.Index(main, "fetch(u)")))
+	is.Equal(got["dynamic-ipc-channel"], float64(strings.Index(main, "invoke(ch)")))
+}

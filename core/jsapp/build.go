@@ -880,7 +880,7 @@ func (b *jsappBuilder) load(a *jsAsset, c ports.JSCall, windows []string) {
 		target, ok = b.pathValue(a, arg, b.appBase(a))
 	}
 	if !ok {
-		b.st.unknown("dynamic-load", a.nodeID, a.path, c.Offset, c.Callee+" argument is computed at run time")
+		b.st.unknown("dynamic-load", a.nodeID, a.path, callOffset(c), c.Callee+" argument is computed at run time")
 		return
 	}
 	f := b.st.files[target]
@@ -938,7 +938,7 @@ func (b *jsappBuilder) utility(a *jsAsset, c ports.JSCall) {
 	}
 	p, ok := b.pathValue(a, c.Args[0], path.Dir(a.path))
 	if !ok {
-		b.st.unknown("dynamic-utility", a.nodeID, a.path, c.Offset, "utilityProcess.fork argument is computed at run time")
+		b.st.unknown("dynamic-utility", a.nodeID, a.path, callOffset(c), "utilityProcess.fork argument is computed at run time")
 		return
 	}
 	ua := b.st.assets[p]
@@ -953,7 +953,7 @@ func (b *jsappBuilder) utility(a *jsAsset, c ports.JSCall) {
 func (b *jsappBuilder) expose(a *jsAsset, c ports.JSCall) {
 	name, off, ok := firstString(c)
 	if !ok {
-		b.st.unknown("dynamic-context-bridge", a.nodeID, a.path, c.Offset, "exposeInMainWorld key is computed at run time")
+		b.st.unknown("dynamic-context-bridge", a.nodeID, a.path, callOffset(c), "exposeInMainWorld key is computed at run time")
 		return
 	}
 	var members []string
@@ -1013,7 +1013,7 @@ func (b *jsappBuilder) endpoint(a *jsAsset, c ports.JSCall) {
 	case ports.JSValTemplate:
 		url = v.Value
 	default:
-		b.st.unknown("dynamic-endpoint", a.nodeID, a.path, c.Offset, api+" target is computed at run time")
+		b.st.unknown("dynamic-endpoint", a.nodeID, a.path, callOffset(c), api+" target is computed at run time")
 		return
 	}
 	id := b.g.node("endpoint", b.localKey("endpoint", url), url, map[string]any{"url": url, "api": api, "literal": v.Kind == ports.JSValString}, at(a.path, v.Offset))
@@ -1051,6 +1051,16 @@ func mappedSite(c ports.JSCall) (int64, bool) {
 		site = int64(c.CalleeOffset)
 	}
 	return site, true
+}
+
+// callOffset locates a call for an unknown: its first literal argument,
+// else its callee's name (ports.JSCall.CalleeOffset), else -1. The
+// unknowns of dynamic calls are the calls with no literal to locate them.
+func callOffset(c ports.JSCall) int64 {
+	if c.Offset >= 0 {
+		return c.Offset
+	}
+	return int64(c.CalleeOffset)
 }
 
 // sitedCall reports the calls other than network calls whose edges go
@@ -1325,7 +1335,7 @@ func (b *jsappBuilder) ipcPhase() {
 			name, off, ok := firstString(c)
 			if !ok {
 				detail := c.Callee + " channel is computed at run time"
-				st.unknown("dynamic-ipc-channel", a.nodeID, a.path, c.Offset, detail)
+				st.unknown("dynamic-ipc-channel", a.nodeID, a.path, callOffset(c), detail)
 				b.frontier(a, "dynamic-ipc-channel", c.Offset, detail)
 				continue
 			}
