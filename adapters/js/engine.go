@@ -231,26 +231,63 @@ func syntaxError(buf []byte, err error) ports.JSSyntaxError {
 }
 
 // lineColOffset converts a 1-based line and rune column to a byte offset.
+// Lines end where the parser ends them (parse.Position): at \n, \r, \r\n,
+// U+2028 and U+2029.
 func lineColOffset(buf []byte, line, col int) int64 {
 	if line < 1 || col < 1 {
 		return -1
 	}
 	off := 0
 	for l := 1; l < line; l++ {
-		i := bytes.IndexByte(buf[off:], '\n')
-		if i < 0 {
+		n := nextLine(buf, off)
+		if n < 0 {
 			return -1
 		}
-		off += i + 1
+		off = n
 	}
 	for c := 1; c < col && off < len(buf); c++ {
-		if buf[off] == '\n' {
+		if lineEnd(buf, off) > 0 {
 			break
 		}
 		_, n := utf8.DecodeRune(buf[off:])
 		off += n
 	}
 	return int64(off)
+}
+
+// lineEnd is the length of the line terminator at buf[off:] (\r\n is
+// one), or 0.
+func lineEnd(buf []byte, off int) int {
+	switch c := buf[off]; {
+	case c == '\n':
+		return 1
+	case c == '\r':
+		if off+1 < len(buf) && buf[off+1] == '\n' {
+			return 2
+		}
+		return 1
+	case c == 0xE2 && off+2 < len(buf) && buf[off+1] == 0x80 && (buf[off+2] == 0xA8 || buf[off+2] == 0xA9):
+		return 3
+	}
+	return 0
+}
+
+// nextLine is the offset just after the first line terminator at or after
+// off, or -1 when there is none.
+func nextLine(buf []byte, off int) int {
+	for off < len(buf) {
+		i := bytes.IndexAny(buf[off:], "\n\r\u2028\u2029")
+		if i < 0 {
+			return -1
+		}
+		off += i
+		if n := lineEnd(buf, off); n > 0 {
+			return off + n
+		}
+		_, n := utf8.DecodeRune(buf[off:])
+		off += n
+	}
+	return -1
 }
 
 // utf16Column is rea's column of byte offset off: 0-based, in UTF-16 code

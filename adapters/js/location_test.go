@@ -24,3 +24,22 @@ func TestSyntaxErrorLocation(t *testing.T) {
 	is.Equal(e.Column, len(utf16.Encode([]rune(prefix))))
 	is.Equal(e.Offset, int64(len("let a = 1;\n")+len(prefix)))
 }
+
+// TestSyntaxErrorLocationAfterOtherLineTerminators: the parser counts lines
+// by \n, \r, \r\n, U+2028 and U+2029, so the error's offset is found by the
+// same terminators. Before, only \n was counted: after a \r\n line, a lone
+// \r line and a U+2028 line (4 lines by the parser, 2 by \n), the offset
+// pointed past the end of the source and was -1.
+func TestSyntaxErrorLocationAfterOtherLineTerminators(t *testing.T) {
+	is := is.New(t)
+	head := "let a = 1;\r\nlet b = 2;\rlet c = 3;\u2028let d = 4;\u2029"
+	bad := `const s = "é"; function ( {`
+	f := facts(t, head+bad+"\n")
+	is.True(!f.Parsed)
+	is.Equal(len(f.Errors), 1)
+	e := f.Errors[0]
+	is.Equal(e.Line, 5)
+	prefix := bad[:len(`const s = "é"; function `)]
+	is.Equal(e.Offset, int64(len(head)+len(prefix)))
+	is.Equal(e.Column, len(utf16.Encode([]rune(prefix))))
+}

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -1244,4 +1246,216 @@ func TestSemanticReferencesThroughModuleObjects(t *testing.T) {
 	}
 	is.Equal(computed, 1)
 	is.Equal(strings.Count(string(app.NormalizedResult), `"require specifier is computed at run time"`), 2)
+}
+
+// A main.js that does not parse does not make an Electron app something
+// else: the app's own package.json (its electron dependency) or the ASAR it
+// ships in says it is Electron, main.js is still its main process, and a
+// limitation names main.js and what its syntax error hides. Without either,
+// the limitation says the question is open. Before, the ASAR without an
+// electron dependency was "detected": false, and no limitation named the
+// main process.
+func TestJSAppMainSyntaxErrorKeepsElectron(t *testing.T) {
+	is := is.New(t)
+	files := map[string]string{
+		"package.json": `{"name":"s","main":"main.js"}`,
+		"main.js":      "const { ipcMain } = require(\"electron\");\nipcMain.handle(\"ok:one\", () => 1);\nfunction broken( {\n  return 1\n",
+		"util.js":      "exports.one = 1;\n",
+	}
+	s := jaSession(t)
+	analyze := func(p string) jaResult {
+		return decodeApp(t, jaCall(t, s, "analyze_javascript_application", map[string]any{"path": p}))
+	}
+	limitation := func(r jaResult, part string) bool {
+		return slices.ContainsFunc(r.Limitations, func(l string) bool { return strings.Contains(l, part) })
+	}
+	// Depends on electron: Electron, main.js its main process.
+	withDep := maps.Clone(files)
+	withDep["package.json"] = `{"name":"s","main":"main.js","devDependencies":{"electron":"31"}}`
+	r := analyze(writeTree(t, withDep))
+	is.Equal(r.Electron["detected"], true)
+	is.Equal(r.Electron["main"], []any{"main.js"})
+	is.True(limitation(r, "main.js, the main process (package.json's main), did not parse"))
+	// Packed in an ASAR without the dependency: the archive says Electron.
+	archive := filepath.Join(t.TempDir(), "app.asar")
+	packASAR(t, writeTree(t, files), archive)
+	r = analyze(archive)
+	is.Equal(r.Electron["detected"], true)
+	is.Equal(r.Electron["main"], []any{"main.js"})
+	is.True(limitation(r, "main.js, the main process (package.json's main), did not parse"))
+	// Neither: not known to be Electron, and said so.
+	r = analyze(writeTree(t, files))
+	is.Equal(r.Electron["detected"], false)
+	is.True(limitation(r, "whether it starts an Electron main process is not known"))
+}
+
+// Files an app ships as they are (main.js and preload.js, copied beside the
+// bundle rather than bundled) are matched by their bytes, or by their path
+// when they changed, not reported as removed because no source map names
+// them. A source file in neither a map nor the app stays removed.
+func TestSourceToBundleMatchesFilesShippedAsTheyAre(t *testing.T) {
+	is := is.New(t)
+	src := t.TempDir()
+	copyTree(t, "testdata/jsapp/src", src)
+	for _, f := range []string{"main.js", "preload.js"} {
+		b, err := os.ReadFile(filepath.Join("testdata/jsapp/electron", f))
+		is.NoErr(err)
+		if f == "preload.js" {
+			b = append(b, "\n// edited after the build\n"...)
+		}
+		is.NoErr(os.WriteFile(filepath.Join(src, f), b, 0o644))
+	}
+	is.NoErr(os.WriteFile(filepath.Join(src, "gone.js"), []byte("exports.gone = 1;\n"), 0o644))
+	s := jaSession(t)
+	ref := func(ev *core.Evidence) map[string]any {
+		return map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	}
+	left := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": src})
+	right := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": "testdata/jsapp/electron"})
+	var stb struct {
+		Items []struct {
+			SourcePath string   `json:"source_path"`
+			Status     string   `json:"status"`
+			Candidates []string `json:"candidates"`
+			Confidence string   `json:"confidence"`
+		} `json:"items"`
+		Summary map[string]int `json:"summary"`
+	}
+	cmp := jaCall(t, s, "compare_source_to_bundle", map[string]any{"left": ref(left), "right": ref(right)})
+	is.NoErr(json.Unmarshal(cmp.NormalizedResult, &stb))
+	got := map[string]string{}
+	for _, it := range stb.Items {
+		got[it.SourcePath] = it.Status + " " + it.Confidence
+		if it.Status != "removed" {
+			is.Equal(len(it.Candidates), 1)
+		}
+	}
+	is.Equal(got, map[string]string{"index.js": "unchanged observed", "math.js": "modified derived",
+		"main.js": "unchanged observed", "preload.js": "modified derived", "gone.js": "removed derived"})
+}
+
+// A changed item of compare_application_versions names the properties that
+// changed, with their values on each side: before, an agent saw only
+// "properties": "changed" and had to diff the two graphs itself.
+func TestVersionChangesNameTheProperty(t *testing.T) {
+	is := is.New(t)
+	v1 := map[string]string{
+		"package.json": `{"name":"dogs","version":"1.0.0","main":"main.js","devDependencies":{"electron":"31"}}`,
+		"main.js": "const { app, BrowserWindow } = require('electron');\n" +
+			"app.whenReady().then(() => new BrowserWindow({ webPreferences: { preload: require('path').join(__dirname, 'preload.js'), sandbox: true } }));\n",
+		"preload.js": "const { contextBridge, ipcRenderer } = require('electron');\n" +
+			"contextBridge.exposeInMainWorld('dogs', {\n  fetchDog: (n) => ipcRenderer.invoke('dog:fetch', n),\n  deleteDog: (id) => ipcRenderer.invoke('dog:delete', id),\n});\n",
+		"dist/app.js":     "console.log(1);\n//# sourceMappingURL=app.js.map\n",
+		"dist/app.js.map": `{"version":3,"sources":["../src/a.js"],"sourcesContent":["console.log(1);\n"],"mappings":"AAAA"}`,
+	}
+	v2 := maps.Clone(v1)
+	v2["dist/app.js.map"] = strings.Replace(v1["dist/app.js.map"], "console.log(1)", "console.log(2)", 1)
+	v2["package.json"] = strings.Replace(v1["package.json"], "1.0.0", "2.0.0", 1)
+	v2["main.js"] = strings.Replace(v1["main.js"], "sandbox: true", "sandbox: false", 1)
+	v2["preload.js"] = strings.Replace(v1["preload.js"], "  deleteDog: (id) => ipcRenderer.invoke('dog:delete', id),\n", "", 1)
+	s := jaSession(t)
+	ref := func(ev *core.Evidence) map[string]any {
+		return map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	}
+	a1 := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, v1)})
+	a2 := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, v2)})
+	var res struct {
+		Items []struct {
+			NodeKind string `json:"node_kind"`
+			Status   string `json:"status"`
+			Changes  []struct {
+				Property       string `json:"property"`
+				Before, After  any
+				Added, Removed []any
+			} `json:"changes"`
+		} `json:"items"`
+	}
+	cv := jaCall(t, s, "compare_application_versions", map[string]any{"left": ref(a1), "right": ref(a2)})
+	is.NoErr(json.Unmarshal(cv.NormalizedResult, &res))
+	got := map[string]string{}
+	for _, it := range res.Items {
+		if it.Status != "changed" {
+			is.Equal(len(it.Changes), 0)
+			continue
+		}
+		is.True(len(it.Changes) > 0) // every changed item says what changed
+		for _, c := range it.Changes {
+			b, _ := json.Marshal(map[string]any{"before": c.Before, "after": c.After})
+			got[it.NodeKind+" "+c.Property] = string(b)
+		}
+	}
+	is.Equal(got["package version"], `{"after":"2.0.0","before":"1.0.0"}`)
+	is.Equal(got["context-bridge-api members"], `{"after":["fetchDog"],"before":["deleteDog","fetchDog"]}`)
+	is.Equal(got["browser-window sandbox"], `{"after":false,"before":true}`)
+	sum := func(text string) string { h := sha256.Sum256([]byte(text)); return hex.EncodeToString(h[:]) }
+	is.Equal(got["source-module content"], `{"after":"`+sum("console.log(2);\n")+`","before":"`+sum("console.log(1);\n")+`"}`)
+}
+
+// Reconstruction coverage keys a module by its path: a reconstruction that
+// has lib/util.js does not cover the ledger's src/util.js (before, the two
+// met on their file name), while one that keeps src/util.js does.
+func TestReconstructionCoverageKeysModulesByPath(t *testing.T) {
+	is := is.New(t)
+	v1 := map[string]string{
+		"package.json": `{"name":"dogs","main":"main.js","devDependencies":{"electron":"31"}}`,
+		"main.js": "const { app, BrowserWindow, ipcMain } = require('electron');\nipcMain.handle('dog:fetch', () => 1);\n" +
+			"app.whenReady().then(() => new BrowserWindow({ webPreferences: { preload: require('path').join(__dirname, 'preload.js') } }));\n",
+		"preload.js": "const { contextBridge, ipcRenderer } = require('electron');\nconst u = require('./src/util.js');\n" +
+			"contextBridge.exposeInMainWorld('dogs', {\n  fetchDog: (n) => ipcRenderer.invoke('dog:fetch', u.breedName(n)),\n});\n",
+		"src/util.js": "exports.breedName = (n) => n.toLowerCase();\n",
+	}
+	moved := maps.Clone(v1)
+	delete(moved, "src/util.js")
+	moved["lib/util.js"] = v1["src/util.js"]
+	moved["preload.js"] = strings.Replace(v1["preload.js"], "./src/util.js", "./lib/util.js", 1)
+	s := jaSession(t)
+	ref := func(ev *core.Evidence) map[string]any {
+		return map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	}
+	a1 := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, v1)})
+	tr := jaCall(t, s, "trace_application_feature", map[string]any{"application": ref(a1), "seed": map[string]any{"kind": "api", "value": "dogs"}})
+	ledger := jaCall(t, s, "build_reconstruction_obligation_ledger", map[string]any{"application": ref(a1), "trace": ref(tr)})
+	modules := func(rec map[string]string) map[string]string {
+		var cov struct {
+			Items []struct{ Kind, Key, Status string } `json:"items"`
+		}
+		a := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, rec)})
+		ev := jaCall(t, s, "evaluate_reconstruction_coverage", map[string]any{"ledger": ref(ledger), "reconstruction": ref(a)})
+		is.NoErr(json.Unmarshal(ev.NormalizedResult, &cov))
+		out := map[string]string{}
+		for _, it := range cov.Items {
+			if it.Kind == "module" {
+				out[it.Key] = it.Status
+			}
+		}
+		return out
+	}
+	is.Equal(modules(v1)["src/util.js"], "covered")
+	got := modules(moved)
+	is.Equal(got["src/util.js"], "missing")
+	is.Equal(got["preload.js"], "covered")
+	// The same tree under another root (as in an ASAR inside a ZIP) meets.
+	nested := map[string]string{}
+	for p, text := range v1 {
+		nested["app/"+p] = text
+	}
+	is.Equal(modules(nested)["src/util.js"], "covered")
+}
+
+// A dynamic call's unknown is located at its callee when no literal
+// argument locates it: fetch(u) and ipcRenderer.invoke(ch) inside a
+// function. Before, these unknowns (the very calls with no literal) had
+// offset null.
+func TestDynamicCallUnknownsAreLocated(t *testing.T) {
+	is := is.New(t)
+	main := "const { ipcRenderer } = require('electron');\nfunction go(u, ch) {\n  fetch(u);\n  ipcRenderer.invoke(ch);\n}\n"
+	s := jaSession(t)
+	r := decodeApp(t, jaCall(t, s, "analyze_javascript_application", map[string]any{"path": writeTree(t, map[string]string{
+		"package.json": `{"name":"d","main":"main.js"}`, "main.js": main})}))
+	got := map[string]any{}
+	for _, u := range r.Unknowns {
+		got[u["kind"].(string)] = u["offset"]
+	}
+	is.Equal(got["dynamic-endpoint"], float64(strings.Index(main, "fetch(u)")))
+	is.Equal(got["dynamic-ipc-channel"], float64(strings.Index(main, "invoke(ch)")))
 }

@@ -2,10 +2,12 @@ package main
 
 import (
 	"archive/zip"
+	"encoding/json"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -127,4 +129,58 @@ func TestJSAppZipApplications(t *testing.T) {
 			t.Errorf("rea analyze %s: exit %d, output lacks %q:\n%s\n%s", filepath.Base(c.path), code, c.want, out, errOut)
 		}
 	}
+}
+
+// Two release ZIPs whose ASARs are named by version (app-1.asar,
+// app-2.asar) hold the same app: compare_application_versions pairs
+// main.js with main.js and the main process with the main process. Before,
+// every path-keyed node was removed under app-1.asar/ and added under
+// app-2.asar/, hiding the one channel that changed.
+func TestVersionsInReleaseZIPsPairAcrossASARNames(t *testing.T) {
+	is := is.New(t)
+	v1 := map[string]string{
+		"package.json": `{"name":"dogs","version":"1.0.0","main":"main.js"}`,
+		"main.js": "const { app, BrowserWindow, ipcMain } = require('electron');\nipcMain.handle('dog:fetch', () => 1);\n" +
+			"app.whenReady().then(() => new BrowserWindow({ webPreferences: { preload: require('path').join(__dirname, 'preload.js') } }));\n",
+		"preload.js": "const { contextBridge, ipcRenderer } = require('electron');\n" +
+			"contextBridge.exposeInMainWorld('dogs', { fetchDog: (n) => ipcRenderer.invoke('dog:fetch', n) });\n",
+	}
+	v2 := map[string]string{}
+	for k, v := range v1 {
+		v2[k] = strings.ReplaceAll(strings.Replace(v, "1.0.0", "2.0.0", 1), "dog:fetch", "dog:load")
+	}
+	release := func(files map[string]string, name string) string {
+		holder := t.TempDir()
+		packASAR(t, writeTree(t, files), filepath.Join(holder, name+".asar"))
+		archive := filepath.Join(t.TempDir(), name+".zip")
+		writeAppZip(t, archive, holder, "", nil)
+		return archive
+	}
+	s := jaSession(t)
+	ref := func(ev *core.Evidence) map[string]any {
+		return map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	}
+	a1 := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": release(v1, "app-1")})
+	a2 := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": release(v2, "app-2")})
+	var res struct {
+		Items []struct {
+			NodeKind   string  `json:"node_kind"`
+			Status     string  `json:"status"`
+			LeftLabel  *string `json:"left_label"`
+			RightLabel *string `json:"right_label"`
+		} `json:"items"`
+	}
+	cv := jaCall(t, s, "compare_application_versions", map[string]any{"left": ref(a1), "right": ref(a2)})
+	is.NoErr(json.Unmarshal(cv.NormalizedResult, &res))
+	var oneSided []string
+	for _, it := range res.Items {
+		switch it.Status {
+		case "added":
+			oneSided = append(oneSided, "added "+it.NodeKind+" "+*it.RightLabel)
+		case "removed":
+			oneSided = append(oneSided, "removed "+it.NodeKind+" "+*it.LeftLabel)
+		}
+	}
+	sort.Strings(oneSided)
+	is.Equal(oneSided, []string{"added ipc-channel ipc dog:load", "removed ipc-channel ipc dog:fetch"})
 }

@@ -249,6 +249,15 @@ func (g *Graph) OpenHandle(ctx context.Context, h *Handle) (io.ReadCloser, error
 // Root is the graph's root occurrence.
 func (g *Graph) Root() *Item { return g.b.root }
 
+// Format is the item's format as the inventory classified it from its name
+// and first bytes (the node's format: asar, zip, javascript-bundle, file,
+// ...); empty for a directory.
+func (it *Item) Format() string { return it.class.format }
+
+// NodeKind is the item's node kind as the inventory classified it
+// (javascript, source-map, container, ...).
+func (it *Item) NodeKind() string { return it.class.kind }
+
 // Open reads an occurrence's content again (the graph must have been built
 // with KeepOpen).
 func (g *Graph) Open(ctx context.Context, it *Item) (io.ReadCloser, error) {
@@ -931,11 +940,12 @@ func (b *graphBuilder) openRegular(name string) (*os.File, error) {
 type hashScratch struct {
 	buf  []byte // read buffer
 	head []byte // the first headBytes of the item being hashed
+	tail []byte // its last tailBytes, for a JavaScript file
 	h    hash.Hash
 }
 
 func newHashScratch() *hashScratch {
-	return &hashScratch{buf: make([]byte, 1<<20), head: make([]byte, 0, headBytes), h: sha256.New()}
+	return &hashScratch{buf: make([]byte, 1<<20), head: make([]byte, 0, headBytes), tail: make([]byte, 0, tailBytes), h: sha256.New()}
 }
 
 // hashItem reads one item within the limits, recording its hash, size and
@@ -989,6 +999,9 @@ func (b *graphBuilder) hashItem(ctx context.Context, it *Item, sc *hashScratch) 
 // the caller calls hw.charged.done when it is finished with it.
 func (b *graphBuilder) newHashWriter(ctx context.Context, it *Item, sc *hashScratch) *hashWriter {
 	hw := &hashWriter{b: b, ctx: ctx, it: it, h: sc.h, head: sc.head[:0], keep: -1, sliceAt: -1, ratioMax: -1}
+	if isJSName(it.name) {
+		hw.tail = sc.tail[:0]
+	}
 	hw.h.Reset()
 	l := b.req.Limits
 	if it.compressedSize != nil {
@@ -1027,7 +1040,7 @@ func (b *graphBuilder) finishItem(it *Item, hw *hashWriter) {
 	var sum [sha256.Size]byte
 	it.SHA256, it.Size, it.Hashed = hex.EncodeToString(hw.h.Sum(sum[:0])), hw.n, true
 	it.status = hashVerified
-	it.class = classifyArtifact(it.name, hw.head, it.slice, b.req.Openers)
+	it.class = classifyArtifact(it.name, hw.head, hw.tail, it.slice, b.req.Openers)
 	if b.recognizeHead(hw.head, it.name) != nil {
 		it.head = slices.Clone(hw.head) // kept for expansion
 	}
@@ -1043,6 +1056,7 @@ type hashWriter struct {
 	it       *Item
 	h        hash.Hash
 	head     []byte
+	tail     []byte // the last tailBytes so far; nil unless the item is JavaScript
 	n        int64
 	ratioMax int64
 	keep     int // undecided -1; 0 no; 1 yes
@@ -1077,6 +1091,9 @@ func (w *hashWriter) write(chunk []byte) error {
 	prev := w.n
 	if len(w.head) < headBytes {
 		w.head = append(w.head, chunk[:min(k, headBytes-len(w.head))]...)
+	}
+	if w.tail != nil {
+		w.tail = keepTail(w.tail, chunk)
 	}
 	if w.sliceAt < 0 && len(w.head) >= 28 {
 		w.sliceAt = universalSliceOffset(w.head)
@@ -1122,6 +1139,24 @@ func (w *hashWriter) write(chunk []byte) error {
 		}
 	}
 	return w.ctx.Err()
+}
+
+// keepTail is tail (a buffer of capacity tailBytes) holding the last
+// tailBytes of its bytes followed by chunk.
+func keepTail(tail, chunk []byte) []byte {
+	if len(chunk) >= tailBytes {
+		return append(tail[:0], chunk[len(chunk)-tailBytes:]...)
+	}
+	if over := len(tail) + len(chunk) - tailBytes; over > 0 {
+		tail = tail[:copy(tail, tail[over:])]
+	}
+	return append(tail, chunk...)
+}
+
+// isJSName reports a JavaScript file's name (classifyArtifact's test).
+func isJSName(name string) bool {
+	ext := strings.ToLower(path.Ext(name))
+	return ext == ".js" || ext == ".mjs" || ext == ".cjs"
 }
 
 // artCapture appends to dst the bytes of chunk (which starts at stream offset
@@ -1304,6 +1339,15 @@ func (b *graphBuilder) sealRoot(items []*Item) (*Graph, map[string]*Node, []*Ite
 	// Then the nodes, children before parents (deepest paths first): a
 	// directory's ID needs its children's, and the first occurrence of a
 	// content in this order describes its node.
+	// A JavaScript file whose source map sits beside it (x.js.map) was
+	// built: its node says javascript-bundle whatever its bytes showed.
+	for _, it := range items {
+		if it.Kind == ports.EntryFile && it.class.kind == "source-map" && len(it.name) > 4 && strings.HasSuffix(it.name, ".map") {
+			if js, ok := b.byPath[strings.TrimSuffix(it.Path, ".map")]; ok && js.class.kind == "javascript" {
+				js.class.format = "javascript-bundle"
+			}
+		}
+	}
 	order := deepestFirst(items)
 	nodes := make(map[string]*Node, len(items))
 	addNode := func(it *Item, n func() Node) {

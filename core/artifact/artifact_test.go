@@ -660,3 +660,37 @@ func TestCompanionTwin(t *testing.T) {
 		}
 	}
 }
+
+// The inventory tells a bundle from a plain module or script: a bundler's
+// runtime or a minified line in the first 4 KiB, a sourceMappingURL at the
+// end (of a file read in several chunks too) or a source map beside it make
+// a javascript-bundle; other JavaScript is format file, still of kind
+// javascript. Before, every .js file was a javascript-bundle.
+func TestJavaScriptBundleOrPlainScript(t *testing.T) {
+	s := artSession(t)
+	long := strings.Repeat("// a long hand-written file\n", 100000) // 2.8 MB: read in several chunks
+	dir := writeTree(t, t.TempDir(),
+		node{path: "main.js", data: "const { app } = require('electron');\napp.whenReady().then(() => {});\n"},
+		node{path: "lib/esm.mjs", data: "export const a = 1;\n"},
+		node{path: "dist/webpack.js", data: "/******/ (() => { // webpackBootstrap\n/******/ \tvar __webpack_modules__ = ({});\n"},
+		node{path: "dist/esbuild.js", data: "var __commonJS = (cb, mod) => function __require() {};\nvar require_a = __commonJS({});\n"},
+		node{path: "dist/min.js", data: "!function(){" + strings.Repeat("var a=1;", 600) + "}();"},
+		node{path: "dist/mapped.js", data: "console.log(1);\n//# sourceMappingURL=mapped.js.map\n"},
+		node{path: "dist/long.js", data: long + "//# sourceMappingURL=long.js.map\n"},
+		node{path: "dist/beside.js", data: "console.log(2);\n"},
+		node{path: "dist/beside.js.map", data: `{"version":3,"sources":["a.js"],"mappings":""}`},
+		node{path: "src/long.js", data: long},
+	)
+	_, ev := mustCall(t, s, "inventory_artifact", map[string]any{"path": dir})
+	_, occ, nodes := decodeGraph(t, ev)
+	for p, want := range map[string]string{
+		"main.js": "file", "lib/esm.mjs": "file", "src/long.js": "file",
+		"dist/webpack.js": "javascript-bundle", "dist/esbuild.js": "javascript-bundle", "dist/min.js": "javascript-bundle",
+		"dist/mapped.js": "javascript-bundle", "dist/long.js": "javascript-bundle", "dist/beside.js": "javascript-bundle",
+	} {
+		n := nodeAt(t, occ, nodes, p)
+		if n["kind"] != "javascript" || n["format"] != want {
+			t.Errorf("%s: kind %v format %v, want javascript %s", p, n["kind"], n["format"], want)
+		}
+	}
+}

@@ -17,9 +17,10 @@ type artClass struct {
 }
 
 // classifyArtifact classifies a file from its name, its first bytes (head,
-// up to 4 KiB) and, for a universal Mach-O, 16 bytes at its first slice. It
-// reads nothing else, so it works on bytes streamed out of a container.
-func classifyArtifact(name string, head, slice []byte, openers []ports.ContainerOpener) artClass {
+// up to 4 KiB), its last bytes (tail, up to tailBytes, kept for JavaScript
+// only) and, for a universal Mach-O, 16 bytes at its first slice. It reads
+// nothing else, so it works on bytes streamed out of a container.
+func classifyArtifact(name string, head, tail, slice []byte, openers []ports.ContainerOpener) artClass {
 	ext := strings.ToLower(path.Ext(name))
 	lower := strings.ToLower(name)
 	addon := ext == ".node"
@@ -80,7 +81,7 @@ func classifyArtifact(name string, head, slice []byte, openers []ports.Container
 	case ext == ".map":
 		c.kind, c.format = "source-map", "source-map"
 	case ext == ".js" || ext == ".mjs" || ext == ".cjs":
-		c.kind, c.format = "javascript", "javascript-bundle"
+		c.kind, c.format = "javascript", jsFormat(head, tail)
 	case lower == "package.json":
 		c.kind = "package-metadata"
 	case ext == ".entitlements" || ext == ".xcent":
@@ -266,4 +267,38 @@ func CompanionTwin(p string) (twin string, ok bool) {
 		i = j + len(dir) + 1
 	}
 	return "", false
+}
+
+// tailBytes is how much of a JavaScript file's end classification sees:
+// a sourceMappingURL comment is the file's last line.
+const tailBytes = 512
+
+// bundleMarks are bundler runtimes' names and shapes, as they appear in a
+// bundle's first 4 KiB: webpack's bootstrap and chunk loading, esbuild's
+// helpers (named, or minified to their body's shape), Parcel's, SystemJS's
+// and browserify's preludes.
+var bundleMarks = [][]byte{
+	[]byte("__webpack_require__"), []byte("__webpack_modules__"), []byte("webpackChunk"), []byte("webpackJsonp"), []byte("/******/"),
+	[]byte("__commonJS("), []byte("__esm("), []byte("__toESM("), []byte("__toCommonJS("), []byte("{exports:{}}).exports"),
+	[]byte("parcelRequire"), []byte("System.register("), []byte("function r(e,n,t){function o(i,f)"),
+}
+
+// jsFormat tells a JavaScript file a build produced from one written by
+// hand: javascript-bundle when its first 4 KiB hold a bundler's runtime or
+// a minifier's line (4 KiB without a line break), or its end names a
+// source map; else file (a plain module or script). A file whose source
+// map sits beside it (x.js.map) is made a bundle when the graph is sealed.
+func jsFormat(head, tail []byte) string {
+	for _, m := range bundleMarks {
+		if bytes.Contains(head, m) {
+			return "javascript-bundle"
+		}
+	}
+	if len(head) >= 4096 && bytes.IndexByte(head, '\n') < 0 {
+		return "javascript-bundle"
+	}
+	if bytes.Contains(tail, []byte("sourceMappingURL=")) {
+		return "javascript-bundle"
+	}
+	return "file"
 }

@@ -558,7 +558,7 @@ func exampleInventoryEvidence(content string) *core.Evidence {
 	sum := sha256.Sum256(data)
 	size := int64(len(data))
 	root := &Item{Path: ".", name: "main.js", Kind: ports.EntryFile, Hashed: true, SHA256: hex.EncodeToString(sum[:]), Size: size,
-		head: data, status: hashVerified, declaredSize: &size, class: classifyArtifact("main.js", data, nil, nil)}
+		head: data, status: hashVerified, declaredSize: &size, class: classifyArtifact("main.js", data, data, nil, nil)}
 	b := &graphBuilder{req: Request{Op: "inventory_artifact", Policy: IntegrityFail, Limits: defaultArtifactLimits},
 		root: root, items: []*Item{root}, byPath: map[string]*Item{".": root}}
 	g, err := b.seal()

@@ -193,6 +193,43 @@ func TestBundleFindsRoutesEndpointsAndDeclarationsWithTheRealShape(t *testing.T)
 	is.Equal(d["schema_property_names"], []any{"q"})
 }
 
+// A finding whose call has no literal first argument (fetch("/x?" + n),
+// api.get(url)) is placed at its template's first literal, else at its
+// callee's name, not at line 0.
+func TestBundleFindingsWithoutALiteralArgumentAreLocated(t *testing.T) {
+	is := is.New(t)
+	f := richFake()
+	src := "let n = 1;\r\nfunction go() {\r\n  fetch(\"/x?\" + n);\r\n  api.get(`${base}/v1`);\r\n}\r\n"
+	f.Capture.Scripts[0].Source = []byte(src)
+	reg, _ := core.NewRegistry(nil, &core.RegistryOptions{Browser: f, JavaScript: siteJS{src}})
+	s := core.NewSession(catalog(t), reg, nil)
+	b := result(mustCall(t, s, "analyze_web_bundle", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
+	obs := b["observations"].(map[string]any)
+	loc := obs["endpoints"].([]any)[0].(map[string]any)["location"].(map[string]any)
+	is.Equal([]any{loc["line"], loc["column"]}, []any{3.0, 8.0}) // "/x?"
+	loc = obs["endpoints"].([]any)[1].(map[string]any)["location"].(map[string]any)
+	is.Equal([]any{loc["line"], loc["column"]}, []any{4.0, 6.0}) // get
+}
+
+// siteJS reports the two calls of its source as the engine does: neither
+// has a literal first argument (Offset -1); the first template has a
+// literal, whose offset it carries, the second none, and the member
+// callee's name carries its offset.
+type siteJS struct{ src string }
+
+func (siteJS) Info() ports.ProviderInfo {
+	return ports.ProviderInfo{ID: "site-js", Name: "site", Version: "1"}
+}
+func (e siteJS) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSFacts, error) {
+	at := func(s string) int64 { return int64(strings.Index(e.src, s)) }
+	return &ports.JSFacts{Parsed: true, Calls: []ports.JSCall{
+		{Callee: "fetch", Offset: -1, CalleeOffset: -1, Args: []ports.JSValue{{Kind: ports.JSValTemplate, Value: "/x?${}", Offset: at(`"/x?"`),
+			Parts: []ports.JSValue{{Kind: ports.JSValName, Value: "n"}}}}},
+		{Callee: "api.get", Offset: -1, CalleeOffset: int32(at("get(")), Args: []ports.JSValue{{Kind: ports.JSValTemplate, Value: "${}/v1", Offset: -1,
+			Parts: []ports.JSValue{{Kind: ports.JSValName, Value: "base"}}}}},
+	}}, nil
+}
+
 // callsJS reports fixed calls, standing in for the tdewolff engine.
 type callsJS struct{}
 

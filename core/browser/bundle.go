@@ -81,14 +81,38 @@ func lineCol(src []byte, off int64) (int, int) {
 		return 0, 0
 	}
 	pre := src[:off]
-	line := bytes.Count(pre, []byte{'\n'}) + 1
+	// Lines end at \n, \r, \r\n, U+2028 and U+2029, as the parser and
+	// V8 end them (\r\n is one end: its \n is counted, its \r is not).
+	line, start := 1, 0
+	for i := 0; i < len(pre); i++ {
+		switch c := pre[i]; {
+		case c == '\n' || c == '\r' && (i+1 >= len(src) || src[i+1] != '\n'):
+			line, start = line+1, i+1
+		case c == 0xE2 && i+2 < len(pre) && pre[i+1] == 0x80 && (pre[i+2] == 0xA8 || pre[i+2] == 0xA9):
+			line, start = line+1, i+3
+			i += 2
+		}
+	}
 	col := 0
-	for rest := pre[bytes.LastIndexByte(pre, '\n')+1:]; len(rest) > 0; {
+	for rest := pre[start:]; len(rest) > 0; {
 		r, n := utf8.DecodeRune(rest)
 		col += utf16.RuneLen(r)
 		rest = rest[n:]
 	}
 	return line, col
+}
+
+// callSite is where a finding of call is placed: its first literal
+// argument, else the first literal of the value it reports (a template's,
+// as in fetch("/x?" + n)), else its callee's name; -1 when none is known.
+func callSite(call ports.JSCall, v ports.JSValue) int64 {
+	if call.Offset >= 0 {
+		return call.Offset
+	}
+	if v.Offset >= 0 {
+		return v.Offset
+	}
+	return int64(call.CalleeOffset)
 }
 
 var inferencePatterns = []struct{ kind, value, pattern, confidence string }{
@@ -289,6 +313,13 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 			if len(call.Args) > 1 {
 				e1, eok1 = endpointValue(call.Args[1])
 			}
+			a0v, a1v := ports.JSValue{Offset: -1}, ports.JSValue{Offset: -1}
+			if len(call.Args) > 0 {
+				a0v = call.Args[0]
+			}
+			if len(call.Args) > 1 {
+				a1v = call.Args[1]
+			}
 			switch {
 			case routeCalls[last] && ok0:
 				addFinding(f, &routes, BundleRoute{ScriptKey: s.key, Value: a0, Detector: "call:" + last, Location: loc(call.Offset)})
@@ -303,11 +334,11 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 				if call.Callee == "WebSocket" {
 					kind = "websocket"
 				}
-				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: kind, Value: sanitizeEndpoint(e0), Location: loc(call.Offset)})
+				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: kind, Value: sanitizeEndpoint(e0), Location: loc(callSite(call, a0v))})
 			case last == "open" && strings.Contains(call.Callee, ".") && eok1:
-				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: "xhr_open", Value: sanitizeEndpoint(e1), Location: loc(call.Offset)})
+				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: "xhr_open", Value: sanitizeEndpoint(e1), Location: loc(callSite(call, a1v))})
 			case endpointMethods[last] && strings.Contains(call.Callee, ".") && eok0:
-				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: "http_" + last, Value: sanitizeEndpoint(e0), Location: loc(call.Offset)})
+				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: "http_" + last, Value: sanitizeEndpoint(e0), Location: loc(callSite(call, a0v))})
 			case strings.HasSuffix(call.Callee, "modelContext.registerTool") && len(call.Args) > 0 && call.Args[0].Kind == ports.JSValObject:
 				addFinding(f, &decls, webmcpDecl(call.Args[0], call.Offset, loc))
 			case strings.HasSuffix(call.Callee, "modelContext.provideContext") && len(call.Args) > 0:

@@ -25,3 +25,24 @@ func TestLineColIsOneBasedLineUTF16Column(t *testing.T) {
 		}
 	}
 }
+
+// TestLineColCountsTheParsersLineTerminators: lines end at \n, \r, \r\n,
+// U+2028 and U+2029, as the JavaScript parser and V8 end them; before, only
+// \n was counted, so a finding after a \r\n line was a line short when
+// the file used \r alone or U+2028.
+func TestLineColCountsTheParsersLineTerminators(t *testing.T) {
+	src := []byte("a\r\nb\rc\u2028d\u2029é f")
+	for _, c := range []struct {
+		off       int64
+		line, col int
+	}{
+		{int64(len("a\r\n")), 2, 0},
+		{int64(len("a\r\nb\r")), 3, 0},
+		{int64(len("a\r\nb\rc\u2028")), 4, 0},
+		{int64(len("a\r\nb\rc\u2028d\u2029é ")), 5, 2},
+	} {
+		if l, col := lineCol(src, c.off); l != c.line || col != c.col {
+			t.Errorf("lineCol(%d) = %d:%d, want %d:%d", c.off, l, col, c.line, c.col)
+		}
+	}
+}

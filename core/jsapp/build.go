@@ -644,16 +644,35 @@ func (b *jsappBuilder) electronPhase() {
 			}
 		}
 	}
+	// An ASAR is Electron's archive: the app packed in one is Electron
+	// even when no code that parsed says so (its main may not parse).
+	if st.asar != "" {
+		b.electron = true
+	}
 	// The root package's main is the main process when the app is Electron.
-	if b.electron {
-		for _, dir := range jaKeys(st.packages) {
-			pkg := st.packages[dir]
-			if strings.Contains(pkg.path, "node_modules/") || pkg.main == "" {
-				continue
-			}
-			if p, ok := st.resolveFile(path.Join(pkg.dir, pkg.main)); ok && st.assets[p] != nil {
-				b.process("electron-main", st.assets[p], GraphEvidence{Basis: "package-metadata", Locations: []GraphLocation{{Path: pkg.path}}})
-			}
+	// A main that did not parse hides its windows, preloads and handlers;
+	// and, when nothing else says the app is Electron, whether it is.
+	for _, dir := range jaKeys(st.packages) {
+		pkg := st.packages[dir]
+		if strings.Contains(pkg.path, "node_modules/") || pkg.main == "" {
+			continue
+		}
+		p, ok := st.resolveFile(path.Join(pkg.dir, pkg.main))
+		if !ok || st.assets[p] == nil {
+			continue
+		}
+		a := st.assets[p]
+		if b.electron {
+			b.process("electron-main", a, GraphEvidence{Basis: "package-metadata", Locations: []GraphLocation{{Path: pkg.path}}})
+		}
+		if a.facts == nil || a.facts.Parsed || len(a.facts.Errors) == 0 {
+			continue
+		}
+		e := a.facts.Errors[0]
+		if b.electron {
+			st.limitations = append(st.limitations, fmt.Sprintf("%s, the main process (%s's main), did not parse (%s at line %d): the windows, preloads and IPC handlers it sets up are not known.", p, pkg.path, truncateUTF8(e.Message, 200), e.Line))
+		} else {
+			st.limitations = append(st.limitations, fmt.Sprintf("%s (%s's main) did not parse (%s at line %d): whether it starts an Electron main process is not known, and %s does not depend on electron.", p, pkg.path, truncateUTF8(e.Message, 200), e.Line, pkg.path))
 		}
 	}
 	for _, a := range st.sortedAssets() {
@@ -861,7 +880,7 @@ func (b *jsappBuilder) load(a *jsAsset, c ports.JSCall, windows []string) {
 		target, ok = b.pathValue(a, arg, b.appBase(a))
 	}
 	if !ok {
-		b.st.unknown("dynamic-load", a.nodeID, a.path, c.Offset, c.Callee+" argument is computed at run time")
+		b.st.unknown("dynamic-load", a.nodeID, a.path, callOffset(c), c.Callee+" argument is computed at run time")
 		return
 	}
 	f := b.st.files[target]
@@ -919,7 +938,7 @@ func (b *jsappBuilder) utility(a *jsAsset, c ports.JSCall) {
 	}
 	p, ok := b.pathValue(a, c.Args[0], path.Dir(a.path))
 	if !ok {
-		b.st.unknown("dynamic-utility", a.nodeID, a.path, c.Offset, "utilityProcess.fork argument is computed at run time")
+		b.st.unknown("dynamic-utility", a.nodeID, a.path, callOffset(c), "utilityProcess.fork argument is computed at run time")
 		return
 	}
 	ua := b.st.assets[p]
@@ -934,7 +953,7 @@ func (b *jsappBuilder) utility(a *jsAsset, c ports.JSCall) {
 func (b *jsappBuilder) expose(a *jsAsset, c ports.JSCall) {
 	name, off, ok := firstString(c)
 	if !ok {
-		b.st.unknown("dynamic-context-bridge", a.nodeID, a.path, c.Offset, "exposeInMainWorld key is computed at run time")
+		b.st.unknown("dynamic-context-bridge", a.nodeID, a.path, callOffset(c), "exposeInMainWorld key is computed at run time")
 		return
 	}
 	var members []string
@@ -994,7 +1013,7 @@ func (b *jsappBuilder) endpoint(a *jsAsset, c ports.JSCall) {
 	case ports.JSValTemplate:
 		url = v.Value
 	default:
-		b.st.unknown("dynamic-endpoint", a.nodeID, a.path, c.Offset, api+" target is computed at run time")
+		b.st.unknown("dynamic-endpoint", a.nodeID, a.path, callOffset(c), api+" target is computed at run time")
 		return
 	}
 	id := b.g.node("endpoint", b.localKey("endpoint", url), url, map[string]any{"url": url, "api": api, "literal": v.Kind == ports.JSValString}, at(a.path, v.Offset))
@@ -1032,6 +1051,16 @@ func mappedSite(c ports.JSCall) (int64, bool) {
 		site = int64(c.CalleeOffset)
 	}
 	return site, true
+}
+
+// callOffset locates a call for an unknown: its first literal argument,
+// else its callee's name (ports.JSCall.CalleeOffset), else -1. The
+// unknowns of dynamic calls are the calls with no literal to locate them.
+func callOffset(c ports.JSCall) int64 {
+	if c.Offset >= 0 {
+		return c.Offset
+	}
+	return int64(c.CalleeOffset)
 }
 
 // sitedCall reports the calls other than network calls whose edges go
@@ -1306,7 +1335,7 @@ func (b *jsappBuilder) ipcPhase() {
 			name, off, ok := firstString(c)
 			if !ok {
 				detail := c.Callee + " channel is computed at run time"
-				st.unknown("dynamic-ipc-channel", a.nodeID, a.path, c.Offset, detail)
+				st.unknown("dynamic-ipc-channel", a.nodeID, a.path, callOffset(c), detail)
 				b.frontier(a, "dynamic-ipc-channel", c.Offset, detail)
 				continue
 			}
@@ -2005,7 +2034,7 @@ func (b *jsappBuilder) result() *jsappOutcome {
 	switch {
 	case st.format == "asar":
 		format = "asar"
-	case st.format == "javascript-bundle":
+	case st.format == "javascript-bundle" || st.format == "file":
 		format = "file"
 	case zipFormats[st.format]:
 		format = st.format

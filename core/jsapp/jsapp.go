@@ -153,6 +153,11 @@ type jsappState struct {
 	contradictions []artifact.Contradiction
 	// the seal's relaxed collection target (result()), ended on return
 	sealing *gcRelax
+
+	// asar is the path of an ASAR archive the input is or holds ("." for
+	// the root), "" when there is none: Electron's archive format makes
+	// the app Electron whatever its code says (a syntax error hides it).
+	asar string
 }
 
 // prefetched is a JavaScript file parsed from the bytes the inventory
@@ -274,7 +279,7 @@ func (st *jsappState) inventory(ctx context.Context) error {
 	st.format = g.Manifest.RootFormat
 	// A single JavaScript file is an application of one asset, named by
 	// its base name (the root of the inventory is the file itself).
-	single := !info.IsDir() && st.format == "javascript-bundle"
+	single := !info.IsDir() && g.Root().NodeKind() == "javascript"
 	zipped := !info.IsDir() && zipFormats[st.format]
 	if (!info.IsDir() && st.format != "asar" && !single && !zipped) || (req.format == "zip" && !zipped) || (req.format == "asar" && st.format != "asar") {
 		g.Close()
@@ -282,7 +287,16 @@ func (st *jsappState) inventory(ctx context.Context) error {
 			Remediation: "Pass an application directory, an ASAR or ZIP archive or a JavaScript file; inventory other archives with inventory_artifact.",
 			Details:     map[string]any{"operation": req.op, "path": req.path, "reason": "format_mismatch"}}
 	}
+	if st.format == "asar" {
+		st.asar = "."
+	}
 	for _, it := range g.Items {
+		// An ASAR inside a ZIP is the packed app; in a directory only
+		// Electron's own name for it (resources/app.asar) counts, so an
+		// ASAR among a project's test fixtures does not.
+		if st.asar == "" && it.Format() == "asar" && !strings.Contains(it.Path, "node_modules/") && (zipped || path.Base(it.Path) == "app.asar") {
+			st.asar = it.Path
+		}
 		switch it.Kind {
 		case ports.EntryDirectory:
 			if it != g.Root() {

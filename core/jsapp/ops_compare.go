@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -44,6 +45,7 @@ type cmpNode struct {
 	path     string
 	local    string // namespace/key without the artifact digest
 	props    string // the digest of the observation properties that matter
+	propMap  map[string]any
 	contra   bool
 	// Keys of the later tiers, which pair what the first five leave
 	// ambiguous: the original source within the source map of the same
@@ -62,6 +64,7 @@ func cmpNodes(ix *appIndex) []*cmpNode {
 			contra[p] = true
 		}
 	}
+	root := asarRoot(ix)
 	var out []*cmpNode
 	for _, n := range ix.res.Graph.Nodes {
 		if n.Kind == "artifact" {
@@ -107,20 +110,115 @@ func cmpNodes(ix *appIndex) []*cmpNode {
 		}
 		c.contra = contra[c.path]
 		c.label = humanLabel(ix, n)
-		props := map[string]any{}
-		for _, o := range n.Observations {
-			for k, v := range o.Properties {
-				switch k {
-				case "path", "start", "end", "asset", "created_in", "exposed_by":
-					continue // positions and paths are not content
-				}
-				props[k] = v
-			}
+		props := comparedProps(n)
+		if root != "" {
+			c.path, c.local, c.inMap = unroot(c.path, root), unroot(c.local, root), unroot(c.inMap, root)
+			props = unrootValue(props, root, 0).(map[string]any)
 		}
-		c.props = core.MustDigest(props)
+		c.props, c.propMap = core.MustDigest(props), props
 		out = append(out, c)
 	}
 	return out
+}
+
+// asarRoot is the ASAR a release ZIP holds the app in ("app-1.0.0.asar"),
+// when every JavaScript file and package of the analysis lies in that one
+// ASAR at the ZIP's top; else "". Versions name it differently, so paths
+// and keys are compared with it named alike (unroot).
+func asarRoot(ix *appIndex) string {
+	root := ""
+	for _, n := range ix.res.Graph.Nodes {
+		if n.Kind != "javascript-asset" && n.Kind != "package" {
+			continue
+		}
+		first, _, ok := strings.Cut(n.propString("path"), "/")
+		if !ok || !strings.HasSuffix(first, ".asar") || root != "" && first != root {
+			return ""
+		}
+		root = first
+	}
+	return root
+}
+
+// unroot names the ASAR root of the paths s holds alike on both sides
+// ("main:app-1.asar/main.js" is "main:<asar>/main.js"); the root is kept
+// as a name, not dropped, so a resolved worker's key (the path
+// app-1.asar/worker.js) stays apart from an unresolved one's (the
+// specifier worker.js).
+func unroot(s, root string) string {
+	return strings.ReplaceAll(s, root+"/", "<asar>/")
+}
+
+// unrootValue is v with unroot applied to its strings, a few levels deep.
+func unrootValue(v any, root string, depth int) any {
+	switch t := v.(type) {
+	case string:
+		return unroot(t, root)
+	case []any:
+		if depth > 4 {
+			return t
+		}
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = unrootValue(x, root, depth+1)
+		}
+		return out
+	case map[string]any:
+		if depth > 4 {
+			return t
+		}
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = unrootValue(x, root, depth+1)
+		}
+		return out
+	}
+	return v
+}
+
+// comparedProps merges a node's observations' properties, positions and
+// paths left out (they are not content). The observations come in the
+// evidence's order, which is not the app's: a property they give
+// different values is the set of those values (in canonical order), so
+// the same observations in another order compare as equal.
+func comparedProps(n *Node) map[string]any {
+	props := map[string]any{}
+	var several map[string][]any
+	for i, o := range n.Observations {
+		for k, v := range o.Properties {
+			switch k {
+			case "path", "start", "end", "asset", "created_in", "exposed_by":
+				continue // positions and paths are not content
+			}
+			prev, seen := props[k]
+			if i == 0 || !seen {
+				props[k] = v
+				continue
+			}
+			if several[k] == nil {
+				if string(canonicalOf(prev)) == string(canonicalOf(v)) {
+					continue
+				}
+				if several == nil {
+					several = map[string][]any{}
+				}
+				several[k] = []any{prev}
+			}
+			several[k] = append(several[k], v)
+		}
+	}
+	for k, vs := range several {
+		set := map[string]any{}
+		for _, v := range vs {
+			set[string(canonicalOf(v))] = v
+		}
+		values := make([]any, 0, len(set))
+		for _, j := range jaKeys(set) {
+			values = append(values, set[j])
+		}
+		props[k] = values
+	}
+	return props
 }
 
 type tier struct {
@@ -329,6 +427,12 @@ func compareItem(l, r *cmpNode, strategy string) VersionItem {
 		it.Status = "unchanged"
 		if it.Dimensions["content"] == "changed" || it.Dimensions["properties"] == "changed" {
 			it.Status = "changed"
+			it.Changes = propertyChanges(l.propMap, r.propMap)
+			if it.Dimensions["content"] == "changed" && !slices.ContainsFunc(it.Changes, func(c PropertyChange) bool { return c.Property == "sha256" }) {
+				// A digest held in the identity only (a source map's
+				// original: its sourcesContent's sha256).
+				it.Changes = append([]PropertyChange{{Property: "content", Before: orNil(l.content), After: orNil(r.content)}}, it.Changes...)
+			}
 		}
 		if l.contra || r.contra {
 			it.Status = "contradiction"
@@ -355,8 +459,8 @@ func opCompareSourceToBundle() *core.Operation {
 		Name:  "compare_source_to_bundle",
 		Title: "Compare Source to Bundle",
 		Description: "Map an original source tree (left: analyze_javascript_application of the source directory) onto a bundled app " +
-			"(right: its analysis, with source maps), inline or retained. Each source file is unchanged (the map's sourcesContent hash " +
-			"equals the file's), modified, removed (in no source map), duplicated (in several maps) or unknown (ambiguous path); bundled " +
+			"(right: its analysis, with source maps), inline or retained. Each file is unchanged (a map's sourcesContent or a shipped file " +
+			"has its bytes), modified, removed (gone from output), duplicated (in several maps) or unknown (ambiguous path); bundled " +
 			"sources with no file on the left are listed as unmapped.",
 		Kind:    core.KindApplication,
 		Effects: jsappEffects,
@@ -426,6 +530,16 @@ func handleSourceToBundle(ctx context.Context, c *core.Call) (any, error) {
 			origs = append(origs, orig{n, normalizeOriginal(n.propString("original_source")), sha})
 		}
 	}
+	// The right side's files by content and by path: a source file no map
+	// names may be shipped as it is (main.js and preload.js are copied
+	// beside the bundle, not bundled).
+	shipped, shippedAt := map[string][]*Node{}, map[string]*Node{}
+	for _, n := range rix.res.Graph.Nodes {
+		if n.Kind == "javascript-asset" {
+			shipped[n.propString("sha256")] = append(shipped[n.propString("sha256")], n)
+			shippedAt[n.propString("path")] = n
+		}
+	}
 	used := map[string]bool{}
 	items := []SourceMapping{}
 	summary := map[string]int{"unchanged": 0, "modified": 0, "removed": 0, "split": 0, "merged": 0, "duplicated": 0, "unknown": 0}
@@ -456,6 +570,23 @@ func handleSourceToBundle(ctx context.Context, c *core.Call) (any, error) {
 		}
 		switch {
 		case len(cands) == 0:
+			// In no map: shipped as it is, byte for byte (one file, else
+			// the one at the same path), or changed at the same path.
+			same := shipped[sha]
+			if len(same) > 1 && shippedAt[p] != nil && shippedAt[p].propString("sha256") == sha {
+				same = []*Node{shippedAt[p]}
+			}
+			switch {
+			case sha != "" && len(same) == 1:
+				status, conf, candIDs = "unchanged", core.ConfidenceObserved, []string{same[0].NodeID}
+			case sha != "" && len(same) > 1:
+				status, conf = "duplicated", core.ConfidenceObserved
+				for _, o := range same {
+					candIDs = append(candIDs, o.NodeID)
+				}
+			case shippedAt[p] != nil:
+				status, candIDs = "modified", []string{shippedAt[p].NodeID}
+			}
 		case len(norms) > 1:
 			status, conf = "unknown", core.ConfidenceInferred
 		case len(cands) > 1:
@@ -732,4 +863,121 @@ func unlistedExports(ix *appIndex, side ExportModuleSide, listed int) int {
 	}
 	total, _ := ix.nodes[*side.SelectedNodeID].prop("exports_total").(float64) // decoded JSON
 	return max(0, int(total)-listed)
+}
+
+// Bounds of a changed item's property changes: how many properties it
+// names, the encoded size up to which a value is given whole, and how
+// many elements of a changed list it names on each side.
+const (
+	maxPropertyChanges = 16
+	maxChangeValue     = 160
+	maxChangeElements  = 10
+)
+
+// propertyChanges says which properties differ between a pair's left and
+// right observations (positions and paths left out, as the properties
+// dimension leaves them), in name order: each with its before and after
+// value (null when absent) when they are short; a long list with the
+// elements only one side has; a long object by its changed members,
+// named property.member; a long string cut, with its length.
+func propertyChanges(l, r map[string]any) []PropertyChange {
+	var out []PropertyChange
+	keys := map[string]bool{}
+	for k := range l {
+		keys[k] = true
+	}
+	for k := range r {
+		keys[k] = true
+	}
+	for _, k := range jaKeys(keys) {
+		out = appendChange(out, k, l[k], r[k], 0)
+	}
+	if len(out) > maxPropertyChanges {
+		n := len(out) - maxPropertyChanges + 1
+		out = append(out[:maxPropertyChanges-1], PropertyChange{Property: fmt.Sprintf("(%d more)", n)})
+	}
+	return out
+}
+
+func appendChange(out []PropertyChange, k string, a, b any, depth int) []PropertyChange {
+	ja, jb := canonicalOf(a), canonicalOf(b)
+	if string(ja) == string(jb) {
+		return out
+	}
+	if len(ja) <= maxChangeValue && len(jb) <= maxChangeValue {
+		return append(out, PropertyChange{Property: k, Before: a, After: b})
+	}
+	ma, oka := a.(map[string]any)
+	mb, okb := b.(map[string]any)
+	if oka && okb && depth == 0 {
+		keys := map[string]bool{}
+		for x := range ma {
+			keys[x] = true
+		}
+		for x := range mb {
+			keys[x] = true
+		}
+		for _, x := range jaKeys(keys) {
+			out = appendChange(out, k+"."+x, ma[x], mb[x], depth+1)
+		}
+		return out
+	}
+	la, oka := a.([]any)
+	lb, okb := b.([]any)
+	if oka && okb {
+		c := PropertyChange{Property: k, Before: fmt.Sprintf("%d items", len(la)), After: fmt.Sprintf("%d items", len(lb))}
+		c.Removed, c.Added = listDiff(la, lb), listDiff(lb, la)
+		return append(out, c)
+	}
+	return append(out, PropertyChange{Property: k, Before: shortValue(a, ja), After: shortValue(b, jb)})
+}
+
+// listDiff is the elements of a that b lacks, at most maxChangeElements.
+func listDiff(a, b []any) []any {
+	in := make(map[string]bool, len(b))
+	for _, x := range b {
+		in[string(canonicalOf(x))] = true
+	}
+	var out []any
+	for _, x := range a {
+		if !in[string(canonicalOf(x))] {
+			if len(out) == maxChangeElements {
+				break
+			}
+			out = append(out, shortValue(x, canonicalOf(x)))
+		}
+	}
+	return out
+}
+
+// shortValue is v when its encoding j is short, else a cut string or a
+// description of its size.
+func shortValue(v any, j []byte) any {
+	if len(j) <= maxChangeValue {
+		return v
+	}
+	switch t := v.(type) {
+	case string:
+		return truncateUTF8(t, maxChangeValue) + fmt.Sprintf("… (%d bytes)", len(t))
+	case []any:
+		return fmt.Sprintf("%d items", len(t))
+	case map[string]any:
+		return fmt.Sprintf("object of %d members", len(t))
+	}
+	return fmt.Sprintf("%d bytes", len(j))
+}
+
+// canonicalOf is v's canonical JSON (a value decoded from JSON always
+// encodes; nil on the impossible failure).
+func canonicalOf(v any) []byte {
+	j, _ := core.CanonicalJSON(v)
+	return j
+}
+
+// orNil is s, or nil when it is empty (a change's absent side).
+func orNil(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }

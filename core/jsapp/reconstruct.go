@@ -278,7 +278,7 @@ func handleEvaluateCoverage(ctx context.Context, c *core.Call) (any, error) {
 		have[kind][key] = true
 	}
 	// What an obligation's match asks beyond its key: the exports of each
-	// module (by base name), the members of each bridge API (absent when
+	// module (by path), the members of each bridge API (absent when
 	// the analysis could not list them) and whether each IPC channel is
 	// paired (handled and called).
 	moduleExports := map[string][]map[string]bool{}
@@ -287,14 +287,15 @@ func handleEvaluateCoverage(ctx context.Context, c *core.Call) (any, error) {
 	for _, n := range ix.res.Graph.Nodes {
 		switch n.Kind {
 		case "javascript-asset":
-			put("module", pathBase(n.propString("path")))
+			p := n.propString("path")
+			put("module", p)
 			names := map[string]bool{}
 			if ex, ok := n.prop("exports").([]any); ok {
 				for _, x := range ex {
 					names[fmt.Sprint(x)] = true
 				}
 			}
-			moduleExports[pathBase(n.propString("path"))] = append(moduleExports[pathBase(n.propString("path"))], names)
+			moduleExports[p] = append(moduleExports[p], names)
 			if ex, ok := n.prop("exports").([]any); ok {
 				for _, x := range ex {
 					put("export", fmt.Sprint(x))
@@ -330,7 +331,7 @@ func handleEvaluateCoverage(ctx context.Context, c *core.Call) (any, error) {
 		case "native-export":
 			put("native-export", n.propString("export"))
 		case "native-addon":
-			put("native-addon", pathBase(n.propString("path")))
+			put("native-addon", n.propString("path"))
 		case "electron-main", "electron-preload", "electron-renderer", "electron-utility":
 			put("process", n.propString("role"))
 		case "browser-window":
@@ -348,7 +349,7 @@ func handleEvaluateCoverage(ctx context.Context, c *core.Call) (any, error) {
 		key := ""
 		switch kind {
 		case "module":
-			key = pathBase(fmt.Sprint(m["path"]))
+			key = fmt.Sprint(m["path"])
 		case "bundled-module":
 			key = fmt.Sprint(m["fingerprint_sha256"])
 		case "original-source":
@@ -366,15 +367,18 @@ func handleEvaluateCoverage(ctx context.Context, c *core.Call) (any, error) {
 		case "native-export":
 			key = fmt.Sprint(m["export"])
 		case "native-addon":
-			key = pathBase(fmt.Sprint(m["path"]))
+			key = fmt.Sprint(m["path"])
 		case "process":
 			key = fmt.Sprint(m["role"])
 		case "window":
 			key = "window"
 		}
-		status := "missing"
-		if have[kind][key] {
-			status = matchedStatus(kind, key, o, m, moduleExports, bridgeMembers, ipcPaired)
+		status, at := "missing", key
+		if kind == "module" || kind == "native-addon" {
+			at = pathIn(have[kind], key)
+		}
+		if have[kind][at] {
+			status = matchedStatus(kind, at, o, m, moduleExports, bridgeMembers, ipcPaired)
 		}
 		if kind == "native-export" || kind == "native-addon" {
 			if status == "covered" {
@@ -404,10 +408,30 @@ func handleEvaluateCoverage(ctx context.Context, c *core.Call) (any, error) {
 	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{lev.EvidenceID, rev.EvidenceID}}, nil
 }
 
+// pathIn is the path of have that a ledger's file path p names: p itself,
+// else the one path that ends in /p or that p ends in with a / before it
+// (the same tree under another root: an ASAR inside a ZIP). Files of the
+// same name in other folders do not meet (src/util.js, lib/util.js).
+// It is p when none or several do.
+func pathIn(have map[string]bool, p string) string {
+	if have[p] {
+		return p
+	}
+	found := ""
+	for q := range have {
+		if strings.HasSuffix(q, "/"+p) || strings.HasSuffix(p, "/"+q) {
+			if found != "" {
+				return p
+			}
+			found = q
+		}
+	}
+	return cmp.Or(found, p)
+}
+
 // matchedStatus decides an obligation whose key the reconstruction has:
 // the key alone does not cover what the match also asks. A module must
-// export every name the ledger lists (one module of that base name
-// suffices); a bridge API must expose every member (unknown when the
+// export every name the ledger lists; a bridge API must expose every member (unknown when the
 // reconstruction's members could not be listed); an IPC channel the
 // original both handled and called (its obligation evidenced) must be
 // paired in the reconstruction too, not only handled or only called.

@@ -182,6 +182,20 @@ type VersionItem struct {
 	Status      string            `json:"status"` // added, removed, changed, unchanged, unknown, contradiction
 	Match       *VersionMatch     `json:"match"`
 	Dimensions  map[string]string `json:"dimensions"` // content, properties, path of a pair; empty otherwise
+	// Changes names the properties a changed pair differs in (absent
+	// otherwise): what an agent asks first of a changed item.
+	Changes []PropertyChange `json:"changes,omitempty"`
+}
+
+// PropertyChange is one property a changed pair differs in: its value on
+// each side (null when absent), or for a long list the elements only one
+// side has, with each side's length in before and after.
+type PropertyChange struct {
+	Property string `json:"property"`
+	Before   any    `json:"before"`
+	After    any    `json:"after"`
+	Added    []any  `json:"added,omitempty"`
+	Removed  []any  `json:"removed,omitempty"`
 }
 
 // VersionCoverage is compare_application_versions' coverage, with each

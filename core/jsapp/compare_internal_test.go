@@ -1,0 +1,35 @@
+package jsapp
+
+import "testing"
+
+// A node seen from several sites has one observation per site, in an order
+// that follows the evidence, not the app: the worker worker.js started
+// from dist/renderer.js (resolved) and from src/renderer.js (not) came in
+// one order in v1 and the other in v2, and compare_application_versions
+// called it changed (resolved true -> false) because the last
+// observation's value won. The properties compared are the same whatever
+// the order; a property with several values compares as their set.
+func TestComparedPropertiesIgnoreObservationOrder(t *testing.T) {
+	obs := func(resolved bool, at string) Observation {
+		return Observation{Properties: map[string]any{"resolved": resolved, "specifier": "worker.js", "type": "worker"},
+			Evidence: GraphEvidence{Locations: []GraphLocation{{Path: at}}}}
+	}
+	index := func(o ...Observation) *appIndex {
+		n := &Node{NodeID: "w", Kind: "worker", Identity: map[string]any{"namespace": "worker", "key": "worker.js"}, Observations: o}
+		ix := &appIndex{nodes: map[string]*Node{"w": n}}
+		ix.res.Graph.Nodes = []*Node{n}
+		return ix
+	}
+	a := cmpNodes(index(obs(true, "dist/renderer.js"), obs(false, "src/renderer.js")))
+	b := cmpNodes(index(obs(false, "src/renderer.js"), obs(true, "dist/renderer.js")))
+	if a[0].props != b[0].props {
+		t.Fatalf("the same observations in another order compare as changed: %v vs %v", a[0].propMap, b[0].propMap)
+	}
+	if it := compareItem(a[0], b[0], "artifact_local_key"); it.Status != "unchanged" || len(it.Changes) != 0 {
+		t.Fatalf("status %s, changes %v", it.Status, it.Changes)
+	}
+	c := cmpNodes(index(obs(true, "dist/renderer.js"), obs(true, "src/renderer.js")))
+	if it := compareItem(a[0], c[0], "artifact_local_key"); it.Status != "changed" {
+		t.Fatalf("a site that now resolves its worker is a change; status %s", it.Status)
+	}
+}
