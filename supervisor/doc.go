@@ -23,7 +23,8 @@
 //
 // Stopping closes stdin (optionally waiting for the processes to exit by
 // themselves), sends SIGTERM, waits a grace delay, sends SIGKILL and waits
-// again; every attempt is kept as a [ports.SignalAttempt]. Cancelling the
+// again (a stop whose context has already ended, so with no grace, sends
+// SIGKILL only); every attempt is kept as a [ports.SignalAttempt]. Cancelling the
 // context given to Start runs the same sequence. [Run.Cleanup]
 // also removes temporary roots and sockets and returns a
 // [*ports.CleanupError] listing only the owned resources that remain.

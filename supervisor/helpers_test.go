@@ -47,7 +47,7 @@ func TestMain(m *testing.M) {
 //	                  environment, in the launcher's group (WHERE "group") or
 //	                  in a group of its own (WHERE "session"); print; exit 0
 //	termfile PATH     start a child that writes PATH when it gets SIGTERM;
-//	                  print; sleep (itself ignoring SIGTERM)
+//	                  print; sleep
 //	env               print the run ID the process received, then sleep
 //	stdin             print, then exit 0 when stdin reaches EOF
 //	tty               print "tty SID PID TTY_NR" read from /proc/self/stat, then sleep
@@ -105,7 +105,6 @@ func helper(mode string, args []string) int {
 		fmt.Println(pidLine([]int{c.Process.Pid}))
 		return 0
 	case "termfile":
-		signal.Ignore(syscall.SIGTERM)
 		c, out := spawn("termhandler", nil, args...)
 		readPids(out)
 		fmt.Println(pidLine([]int{c.Process.Pid}))

@@ -670,3 +670,38 @@ func TestLauncherGoneBeforeAnyLookStillOwnsItsGroupAndSession(t *testing.T) {
 		})
 	}
 }
+
+// A stop without grace (its context already ended: finalization 0, or a
+// cancelled call) sends SIGKILL to every proven process at once. Before,
+// the stop sequence sent SIGTERM first, however soon SIGKILL followed, so a
+// child with a SIGTERM handler could run it.
+func TestStopWithoutGraceSendsNoSIGTERM(t *testing.T) {
+	is := is.New(t)
+	file := filepath.Join(t.TempDir(), "handled")
+	r, pids := start(t, context.Background(), fast(t), helperSpec("termfile", nil, file))
+	ids := identify(t, pids...)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	is.NoErr(r.Stop(ctx))
+	is.NoErr(r.Cleanup(context.Background()))
+	checkGone(t, r, ids)
+	for _, a := range r.Signals() {
+		is.Equal(a.Signal, "SIGKILL") // never SIGTERM
+	}
+	is.True(delivered(r.Signals(), "SIGKILL") > 0)
+	_, err := os.Stat(file)
+	is.True(errors.Is(err, os.ErrNotExist)) // the handler never ran
+
+	// With grace the handler runs: SIGTERM comes first (a long grace, so
+	// the handler has all the time it needs; it exits once it wrote).
+	file = filepath.Join(t.TempDir(), "handled")
+	opts := fast(t)
+	opts.GraceDelay = 2 * time.Minute
+	r, pids = start(t, context.Background(), opts, helperSpec("termfile", nil, file))
+	ids = identify(t, pids...)
+	is.NoErr(r.Cleanup(context.Background()))
+	checkGone(t, r, ids)
+	is.True(delivered(r.Signals(), "SIGTERM") > 0)
+	_, err = os.Stat(file)
+	is.NoErr(err)
+}
