@@ -361,8 +361,18 @@ func applyDefaults(schema json.RawMessage, args map[string]any) {
 // issuesOf flattens a validation error tree into input issues.
 func issuesOf(ve *jsonschema.ValidationError) []Issue {
 	var out []Issue
-	var walk func(*jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
+	var walk func(e *jsonschema.ValidationError, at []string)
+	walk = func(e *jsonschema.ValidationError, at []string) { // at: under propertyNames, where the name is
+		if pn, ok := e.ErrorKind.(*kind.PropertyNames); ok { // its causes checked the name alone, at ""
+			_, ptr, _ := strings.Cut(strings.TrimSuffix(e.SchemaURL, "/propertyNames"), "#") // the object's schema: /properties/A/properties/B
+			// The object's names: e.InstanceLocation may name a later sibling (the validator reuses its buffer).
+			if at = strings.Split(strings.ReplaceAll(ptr, "/properties/", "/"), "/")[1:]; "/properties/"+strings.Join(at, "/properties/") != ptr {
+				at = e.InstanceLocation // not a chain of properties ($ref, items)
+			}
+			at = append(slices.Clip(at), pn.Property)
+		} else if c := *e; at != nil { // a copy, located at the name: a oneOf may walk a cause twice
+			c.InstanceLocation, e = append(slices.Clip(at), e.InstanceLocation...), &c
+		}
 		if _, alt := e.ErrorKind.(*kind.OneOf); alt && len(e.Causes) > 1 {
 			// The closest alternative (the fewest issues) says what to
 			// fix: an Evidence record of the wrong operation is one issue
@@ -371,26 +381,22 @@ func issuesOf(ve *jsonschema.ValidationError) []Issue {
 		}
 		if len(e.Causes) > 0 {
 			for _, c := range e.Causes {
-				walk(c)
+				walk(c, at)
 			}
 			return
 		}
 		out = append(out, issuesFor(e)...)
 	}
-	walk(ve)
+	walk(ve, nil)
 	if len(out) == 0 {
 		out = append(out, Issue{Path: []any{}, Reason: ReasonInvalidValue, Message: ve.Error()})
 	}
 	seen := map[string]bool{}
-	uniq := out[:0]
-	for _, is := range out {
+	return slices.DeleteFunc(out, func(is Issue) bool { // keeps the first of equal issues
 		k := fmt.Sprint(is.Path, is.Reason, is.Message)
-		if !seen[k] {
-			seen[k] = true
-			uniq = append(uniq, is)
-		}
-	}
-	return uniq
+		defer func() { seen[k] = true }()
+		return seen[k]
+	})
 }
 
 func instancePath(loc []string) []any {
@@ -407,26 +413,19 @@ func instancePath(loc []string) []any {
 
 func issuesFor(e *jsonschema.ValidationError) []Issue {
 	base := instancePath(e.InstanceLocation)
-	with := func(name string) []any { return append(append([]any{}, base...), name) }
+	each := func(names []string, reason, format string, a ...any) (out []Issue) { // an issue at each name; format takes the name first
+		for _, p := range names {
+			out = append(out, Issue{Path: append(slices.Clip(base), p), Reason: reason, Message: fmt.Sprintf(format, append([]any{p}, a...)...)})
+		}
+		return out
+	}
 	switch k := e.ErrorKind.(type) {
 	case *kind.AdditionalProperties:
-		var out []Issue
-		for _, p := range k.Properties {
-			out = append(out, Issue{Path: with(p), Reason: ReasonUnknownArgument, Message: "unknown argument " + strconv.Quote(p)})
-		}
-		return out
+		return each(k.Properties, ReasonUnknownArgument, "unknown argument %q")
 	case *kind.Required:
-		var out []Issue
-		for _, p := range k.Missing {
-			out = append(out, Issue{Path: with(p), Reason: ReasonMissingArgument, Message: "missing required argument " + strconv.Quote(p)})
-		}
-		return out
+		return each(k.Missing, ReasonMissingArgument, "missing required argument %q")
 	case *kind.DependentRequired:
-		var out []Issue
-		for _, p := range k.Missing {
-			out = append(out, Issue{Path: with(p), Reason: ReasonMissingArgument, Message: fmt.Sprintf("%q is required with %q", p, k.Prop)})
-		}
-		return out
+		return each(k.Missing, ReasonMissingArgument, "%q is required with %q", k.Prop)
 	case *kind.Type:
 		return []Issue{{Path: base, Reason: ReasonInvalidType, Message: fmt.Sprintf("got %s, want %s", k.Got, strings.Join(k.Want, " or ")), Expected: strings.Join(k.Want, "|")}}
 	case *kind.Minimum:

@@ -93,6 +93,11 @@ func TestValidationIssues(t *testing.T) {
 		{"binary_overview", `{"detail":"everything"}`, []any{"detail"}, core.ReasonInvalidValue, ""},
 		{"address_name", `{"address":"main"}`, []any{"address"}, core.ReasonInvalidFormat, ""},
 		{"list_names", `[1]`, []any{}, core.ReasonInvalidType, ""},
+		// A bad property name (propertyNames) is located at that name, not
+		// at the root where the validator checked the name by itself.
+		{"capture_process_scenario", `{"executable":"/bin/true","environment":{"A=B":"x"}}`, []any{"environment", "A=B"}, core.ReasonInvalidFormat, ""},
+		{"capture_process_scenario", `{"executable":"/bin/true","environment":{"REA_PROCESS_RUN_ID":"x"}}`, []any{"environment", "REA_PROCESS_RUN_ID"}, core.ReasonInvalidValue, ""},
+		{"trace_native_calls", `{"procedures":["main"],"environment":{"":"x"}}`, []any{"environment", ""}, core.ReasonOutOfRange, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.tool+tc.args, func(t *testing.T) {
@@ -105,6 +110,7 @@ func TestValidationIssues(t *testing.T) {
 			issues := ce.Details["issues"].([]core.Issue)
 			found := false
 			for _, iss := range issues {
+				is.True(!strings.Contains(iss.Message, "at ''")) // no message locates an issue at the root by mistake
 				if iss.Reason == tc.reason && equalPath(iss.Path, tc.path) && (tc.message == "" || iss.Message == tc.message) {
 					found = true
 				}

@@ -83,8 +83,10 @@ type TraceRequest struct {
 	// Convention says which registers are arguments. "" means the platform's
 	// C convention (sysv-amd64 on x86-64, cdecl on x86, aapcs64 on arm64).
 	Convention CallingConvention
-	// MaxHits bounds the recorded hits; later hits are counted in
-	// TraceCoverage.HitsDropped. 0 means DefaultTraceMaxHits; at most
+	// MaxHits bounds the recorded hits. The first hit past it ends the
+	// trace (TraceStopHitLimit; that hit, and any other at the same stop, is
+	// counted in TraceCoverage.HitsDropped): a launched program is killed,
+	// an attached one released. 0 means DefaultTraceMaxHits; at most
 	// MaxTraceHits.
 	MaxHits int
 	// MaxDuration bounds the trace from launch or attach; when it passes the
@@ -381,6 +383,7 @@ type TracePlace struct {
 const (
 	TraceStopExited    = "exited"     // the program exited or was killed by a signal
 	TraceStopTimeLimit = "time-limit" // MaxDuration passed
+	TraceStopHitLimit  = "hit-limit"  // MaxHits were recorded and another hit came
 	TraceStopCancelled = "cancelled"  // ctx ended
 	TraceStopFailed    = "failed"     // see the error
 )
@@ -390,7 +393,8 @@ type TraceCoverage struct {
 	StopReason string
 	// Threads are the thread IDs that stopped at a breakpoint, sorted.
 	Threads []int
-	// HitsDropped counts hits past MaxHits (observed, not recorded).
+	// HitsDropped counts hits past MaxHits (observed, not recorded): those
+	// at the stop that ended the trace (TraceStopHitLimit).
 	HitsDropped int
 	// ReturnsMissing counts recorded hits whose return was not observed.
 	ReturnsMissing int

@@ -16,11 +16,15 @@
 // it is led by a process proven ours and every live member is proven ours;
 // otherwise proven members are signalled one by one (through a pidfd where
 // the kernel has them) and the unproven members of an owned group are
-// recorded as refused, never signalled.
+// recorded as refused, never signalled. The launcher's group, and its session
+// when it leads one, are owned from the launch on (not only from the first
+// look at /proc), so an unproven process a short-lived launcher leaves in them
+// is reported as remaining, never forgotten and never signalled.
 //
 // Stopping closes stdin (optionally waiting for the processes to exit by
 // themselves), sends SIGTERM, waits a grace delay, sends SIGKILL and waits
-// again; every attempt is kept as a [ports.SignalAttempt]. Cancelling the
+// again (a stop whose context has already ended, so with no grace, sends
+// SIGKILL only); every attempt is kept as a [ports.SignalAttempt]. Cancelling the
 // context given to Start runs the same sequence. [Run.Cleanup]
 // also removes temporary roots and sockets and returns a
 // [*ports.CleanupError] listing only the owned resources that remain.

@@ -43,6 +43,11 @@ func TestMain(m *testing.M) {
 //	daemon STAY       start a sleeping child in a new session (setsid); print;
 //	                  exit if STAY is "exit", else sleep
 //	join PGID         start a sleeping child in process group PGID; print; sleep
+//	hide WHERE        start a sleeping child without the run ID in its
+//	                  environment, in the launcher's group (WHERE "group") or
+//	                  in a group of its own (WHERE "session"); print; exit 0
+//	termfile PATH     start a child that writes PATH when it gets SIGTERM;
+//	                  print; sleep
 //	env               print the run ID the process received, then sleep
 //	stdin             print, then exit 0 when stdin reaches EOF
 //	tty               print "tty SID PID TTY_NR" read from /proc/self/stat, then sleep
@@ -90,6 +95,27 @@ func helper(mode string, args []string) int {
 		readPids(out)
 		fmt.Println(pidLine([]int{c.Process.Pid}))
 		sleepForever()
+	case "hide":
+		var attr *syscall.SysProcAttr
+		if len(args) > 0 && args[0] == "session" {
+			attr = &syscall.SysProcAttr{Setpgid: true}
+		}
+		c, out := spawnWithout(supervisor.RunIDEnv, "tree", attr, "0", "0")
+		readPids(out)
+		fmt.Println(pidLine([]int{c.Process.Pid}))
+		return 0
+	case "termfile":
+		c, out := spawn("termhandler", nil, args...)
+		readPids(out)
+		fmt.Println(pidLine([]int{c.Process.Pid}))
+		sleepForever()
+	case "termhandler":
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, syscall.SIGTERM)
+		fmt.Println(pidLine(nil))
+		<-ch
+		os.WriteFile(args[0], []byte("got SIGTERM\n"), 0o600)
+		return 0
 	case "env":
 		fmt.Println("env " + os.Getenv(supervisor.RunIDEnv))
 		sleepForever()
@@ -118,6 +144,28 @@ func sleepForever() {
 func spawn(mode string, attr *syscall.SysProcAttr, args ...string) (*exec.Cmd, *bufio.Reader) {
 	c := exec.Command(os.Args[0], args...)
 	c.Env = append(os.Environ(), helperEnv+"="+mode)
+	c.SysProcAttr = attr
+	c.Stderr = os.Stderr
+	out, err := c.StdoutPipe()
+	if err != nil {
+		panic(err)
+	}
+	if err := c.Start(); err != nil {
+		panic(err)
+	}
+	return c, bufio.NewReader(out)
+}
+
+// spawnWithout is spawn with the variable name removed from the child's
+// environment, so nothing there says the child is the run's.
+func spawnWithout(name, mode string, attr *syscall.SysProcAttr, args ...string) (*exec.Cmd, *bufio.Reader) {
+	c := exec.Command(os.Args[0], args...)
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, name+"=") {
+			c.Env = append(c.Env, e)
+		}
+	}
+	c.Env = append(c.Env, helperEnv+"="+mode)
 	c.SysProcAttr = attr
 	c.Stderr = os.Stderr
 	out, err := c.StdoutPipe()

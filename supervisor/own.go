@@ -47,6 +47,7 @@ func (r *Run) take(ctx context.Context) census {
 		known[k] = v
 	}
 	ownedGroups := append([]int(nil), r.groups...)
+	session := r.session
 	r.mu.Unlock()
 
 	c := census{owned: map[int]procInfo{}, unverified: map[int]string{}, members: map[int][]int{}}
@@ -134,6 +135,26 @@ func (r *Run) take(ctx context.Context) census {
 		}
 		groups[g] = true
 	}
+	// The launcher's session: only descendants of the launcher can be in it
+	// (a session is inherited, never joined), and its ID cannot be reused
+	// while it has a member. So every group with a member in it is ours to
+	// report, though its members are signalled only when proven. A stranger
+	// leading the ID, or no member left, means the session is over.
+	if session != 0 {
+		if p, led := tab[session]; led && p.start != start {
+			session = 0
+		} else {
+			seen := false
+			for _, p := range tab {
+				if p.sid == session {
+					groups[p.pgid], seen = true, true
+				}
+			}
+			if !seen {
+				session = 0
+			}
+		}
+	}
 	for k, p := range tab {
 		if !groups[p.pgid] {
 			continue
@@ -155,6 +176,7 @@ func (r *Run) take(ctx context.Context) census {
 	}
 
 	r.mu.Lock()
+	r.session = session
 	r.groups = r.groups[:0]
 	for g := range groups {
 		r.groups = append(r.groups, g)

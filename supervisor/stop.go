@@ -21,7 +21,8 @@ const pollInterval = 20 * time.Millisecond
 // SIGTERM to the proven processes, wait up to GraceDelay, SIGKILL to those
 // left (and to any proven process that appears meanwhile), wait up to
 // WaitDelay. When ctx ends, the exit and grace delays are cut short; the
-// wait after SIGKILL is not. Stop returns nil when no proven process
+// wait after SIGKILL is not. A stop whose ctx has already ended by the time
+// a signal is due (no grace) sends SIGKILL only. Stop returns nil when no proven process
 // remains, else a *ports.CleanupError listing the processes (and owned
 // process groups) left. Every signal attempt is kept (Signals).
 func (r *Run) Stop(ctx context.Context) error {
@@ -47,10 +48,15 @@ func (r *Run) Stop(ctx context.Context) error {
 	if r.quiet(c) {
 		return r.processesLeft(c)
 	}
-	ports.Observe(ctx, "cleanup", fmt.Sprintf("SIGTERM to %d owned processes", r.countLive(c)))
-	term := newRound(syscall.SIGTERM)
-	r.signalRound(c, term)
-	c = r.waitQuiet(ctx, r.opts.GraceDelay, nil)
+	// A stop without grace (ctx already ended: "kill at once", or a
+	// cancelled call) sends no SIGTERM: however soon SIGKILL followed, a
+	// process could die of SIGTERM or run its handler.
+	if ctx.Err() == nil {
+		ports.Observe(ctx, "cleanup", fmt.Sprintf("SIGTERM to %d owned processes", r.countLive(c)))
+		term := newRound(syscall.SIGTERM)
+		r.signalRound(c, term)
+		c = r.waitQuiet(ctx, r.opts.GraceDelay, nil)
+	}
 	if !r.quiet(c) {
 		ports.Observe(ctx, "cleanup", fmt.Sprintf("SIGKILL to %d owned processes", r.countLive(c)))
 		kill := newRound(syscall.SIGKILL)

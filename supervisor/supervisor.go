@@ -86,7 +86,8 @@ type Run struct {
 	startTick uint64 // launcher start time in clock ticks after boot; 0 when unknown
 	pgid      int
 	known     map[int]uint64 // every process proven ours so far: pid -> start ticks
-	groups    []int          // process groups that had owned members, still live at the last look
+	groups    []int          // owned process groups (the launcher's from launch on), still live at the last look
+	session   int            // the session the launcher leads (Spec.Session), 0 once it emptied or when none
 	signals   []ports.SignalAttempt
 	roots     []ownedRoot
 	sockets   []string
@@ -297,6 +298,13 @@ func (r *Run) Start(ctx context.Context, spec Spec) error {
 	r.cmd = cmd
 	r.pid = cmd.Process.Pid
 	r.pgid = r.pid
+	// The launcher's group (and session) are known from this instant, not
+	// only from the first look at the process table: a launcher that exits
+	// before that look must not hide an unproven process it left in them.
+	r.groups = []int{r.pgid}
+	if spec.Session || spec.ControllingTerminal {
+		r.session = r.pid
+	}
 	r.stdin, r.stdout, r.stderr = stdin, stdout, stderr
 	if st, err := readStat(r.pid); err == nil && st.pid == r.pid {
 		r.startTick = st.start

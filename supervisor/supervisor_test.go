@@ -630,3 +630,78 @@ func openPTY() (master, slave *os.File, err error) {
 	}
 	return master, slave, nil
 }
+
+// A launcher that exits before anyone looked at the process table must not
+// hide an unproven process it left in its group or session (here a child
+// without the run ID, reparented when the launcher exited). Before, the
+// launcher's group was remembered only from a look taken while the launcher
+// lived, so Cleanup found nothing owned and reported success.
+func TestLauncherGoneBeforeAnyLookStillOwnsItsGroupAndSession(t *testing.T) {
+	for _, where := range []string{"group", "session"} {
+		t.Run(where, func(t *testing.T) {
+			is := is.New(t)
+			spec := helperSpec("hide", nil, where)
+			spec.Session = where == "session"
+			r, pids := start(t, context.Background(), fast(t), spec)
+			is.Equal(len(pids), 1)
+			hidden := identify(t, pids...)[0]
+			t.Cleanup(func() { syscall.Kill(hidden.pid, syscall.SIGKILL) })
+			_, err := r.Wait(context.Background())
+			is.NoErr(err)
+			s, _ := readStat(hidden.pid)
+			is.Equal(s.sid == r.PID(), where == "session")
+			is.Equal(s.pgid == r.PID(), where == "group")
+
+			err = r.Cleanup(context.Background())
+			var ce *ports.CleanupError
+			is.True(errors.As(err, &ce)) // the unproven process is reported, not forgotten
+			is.Equal(ce.Kinds(), []string{ports.ResourceProcessGroup})
+			is.Equal(ce.Resources[0].ID, strconv.Itoa(s.pgid))
+			is.True(strings.Contains(ce.Resources[0].Reason, strconv.Itoa(hidden.pid)))
+			is.True(alive(hidden)) // and never signalled
+			for _, a := range r.Signals() {
+				is.True(a.ID != hidden.pid || a.Result == ports.SignalRefusedNotOwned)
+			}
+
+			syscall.Kill(hidden.pid, syscall.SIGKILL)
+			eventually(t, "the hidden process to be reaped", func() bool { return !alive(hidden) })
+			is.NoErr(r.Cleanup(context.Background()))
+			checkGone(t, r, nil)
+		})
+	}
+}
+
+// A stop without grace (its context already ended: finalization 0, or a
+// cancelled call) sends SIGKILL to every proven process at once. Before,
+// the stop sequence sent SIGTERM first, however soon SIGKILL followed, so a
+// child with a SIGTERM handler could run it.
+func TestStopWithoutGraceSendsNoSIGTERM(t *testing.T) {
+	is := is.New(t)
+	file := filepath.Join(t.TempDir(), "handled")
+	r, pids := start(t, context.Background(), fast(t), helperSpec("termfile", nil, file))
+	ids := identify(t, pids...)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	is.NoErr(r.Stop(ctx))
+	is.NoErr(r.Cleanup(context.Background()))
+	checkGone(t, r, ids)
+	for _, a := range r.Signals() {
+		is.Equal(a.Signal, "SIGKILL") // never SIGTERM
+	}
+	is.True(delivered(r.Signals(), "SIGKILL") > 0)
+	_, err := os.Stat(file)
+	is.True(errors.Is(err, os.ErrNotExist)) // the handler never ran
+
+	// With grace the handler runs: SIGTERM comes first (a long grace, so
+	// the handler has all the time it needs; it exits once it wrote).
+	file = filepath.Join(t.TempDir(), "handled")
+	opts := fast(t)
+	opts.GraceDelay = 2 * time.Minute
+	r, pids = start(t, context.Background(), opts, helperSpec("termfile", nil, file))
+	ids = identify(t, pids...)
+	is.NoErr(r.Cleanup(context.Background()))
+	checkGone(t, r, ids)
+	is.True(delivered(r.Signals(), "SIGTERM") > 0)
+	_, err = os.Stat(file)
+	is.NoErr(err)
+}

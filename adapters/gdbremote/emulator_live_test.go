@@ -264,3 +264,27 @@ func variadic(h ports.TraceHit) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// The hit limit ends a trace under the emulator as it does under gdbserver:
+// the first call past max_hits stops it, and the emulator (the program rea
+// launched) is killed, nothing of the run left.
+func TestEmulatedHitLimitEndsTheProgram(t *testing.T) {
+	needEmulation(t, "arm64")
+	is := is.New(t)
+	bin := buildFor(t, "arm64", "loop.c", "loop")
+	id := runID(t)
+	defer noneLeft(t, id)
+	res, err := gdbremote.New(nil).TraceCalls(context.Background(), ports.TraceRequest{
+		Launch:      &ports.TraceLaunch{Path: bin},
+		Breakpoints: []ports.TraceBreakpoint{{Address: symbol(t, bin, "target"), Name: "target"}},
+		MaxHits:     4,
+		MaxDuration: 2 * time.Minute, // the loop never ends: only the hit limit stops it
+		RunID:       id,
+	})
+	is.NoErr(err)
+	is.Equal(res.Architecture, "arm64")
+	is.Equal(res.Coverage.StopReason, ports.TraceStopHitLimit)
+	is.True(res.Exit == nil)
+	is.Equal(firstArgs(res.Hits, "target"), []uint64{0, 1, 2, 3})
+	is.Equal(res.Coverage.HitsDropped, 1)
+}

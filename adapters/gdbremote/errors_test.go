@@ -156,15 +156,18 @@ func TestTraceTimeLimit(t *testing.T) {
 	res, err := gdbremote.New(nil).TraceCalls(context.Background(), ports.TraceRequest{
 		Launch:      &ports.TraceLaunch{Path: bin},
 		Breakpoints: []ports.TraceBreakpoint{{Address: symbol(t, bin, "target"), Name: "target"}},
-		MaxHits:     5,
 		MaxDuration: time.Second,
 		RunID:       id,
 	})
 	is.NoErr(err)
 	is.Equal(res.Coverage.StopReason, ports.TraceStopTimeLimit)
 	is.True(res.Exit == nil)
-	is.Equal(firstArgs(res.Hits, "target"), []uint64{0, 1, 2, 3, 4})
-	is.True(res.Coverage.HitsDropped > 0)
+	args := firstArgs(res.Hits, "target")
+	is.True(len(args) > 0)
+	for i, a := range args {
+		is.Equal(a, uint64(i)) // every call, in order, until the deadline
+	}
+	is.Equal(res.Coverage.HitsDropped, 0)
 	is.True(other.Process.Signal(syscall.Signal(0)) == nil) // the decoy is alive
 	for _, a := range res.Signals {
 		is.True(a.ID != other.Process.Pid)
@@ -221,8 +224,48 @@ func TestTraceServerDies(t *testing.T) {
 	is.True(len(te.Partial.Hits) > 0)
 }
 
-// Attach to a process the test started: the trace detaches, and the program
-// runs on without its breakpoints.
+// Once max_hits are recorded, the first call past them ends the trace at
+// once: the program rea launched is killed (no exit), the deadline is not
+// waited for, and that call is counted in hits_dropped. Before, the trace
+// kept stopping at every call, counting it, until the program ended or the
+// deadline passed.
+func TestTraceHitLimitEndsALaunchedProgram(t *testing.T) {
+	needServer(t)
+	is := is.New(t)
+	bin := buildC(t, "loop.c", "loop")
+	id := runID(t)
+	defer noneLeft(t, id)
+	res, err := gdbremote.New(nil).TraceCalls(context.Background(), ports.TraceRequest{
+		Launch:      &ports.TraceLaunch{Path: bin},
+		Breakpoints: []ports.TraceBreakpoint{{Address: symbol(t, bin, "target"), Name: "target"}},
+		MaxHits:     5,
+		MaxDuration: 2 * time.Minute, // the loop never ends: only the hit limit stops it
+		RunID:       id,
+	})
+	is.NoErr(err)
+	is.Equal(res.Coverage.StopReason, ports.TraceStopHitLimit)
+	is.True(res.Exit == nil) // killed, not exited
+	is.Equal(firstArgs(res.Hits, "target"), []uint64{0, 1, 2, 3, 4})
+	is.Equal(res.Coverage.HitsDropped, 1) // the call that ended the trace
+	is.True(hasNote(res.Coverage.Notes, "max_hits (5) was reached", "launched was killed"))
+}
+
+func hasNote(notes []string, parts ...string) bool {
+	for _, n := range notes {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(n, p)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// Attach to a process the test started: once max_hits are recorded the next
+// call ends the trace, which detaches (never kills: rea did not start it),
+// and the program runs on without its breakpoints.
 func TestTraceAttach(t *testing.T) {
 	needServer(t)
 	is := is.New(t)
@@ -239,13 +282,18 @@ func TestTraceAttach(t *testing.T) {
 		Attach:      &ports.TraceAttach{PID: cmd.Process.Pid},
 		Breakpoints: []ports.TraceBreakpoint{{Address: symbol(t, bin, "target"), Name: "target"}},
 		MaxHits:     3,
-		MaxDuration: 700 * time.Millisecond,
+		MaxDuration: 2 * time.Minute, // only the hit limit ends the trace
 		RunID:       id,
 	})
 	noneLeft(t, id)
 	is.NoErr(err)
 	is.Equal(res.ProcessID, cmd.Process.Pid)
-	is.Equal(res.Coverage.StopReason, ports.TraceStopTimeLimit)
+	is.Equal(res.Coverage.StopReason, ports.TraceStopHitLimit)
+	is.Equal(res.Coverage.HitsDropped, 1)
+	is.True(hasNote(res.Coverage.Notes, "max_hits (3) was reached", "attached process was released"))
+	for _, a := range res.Signals {
+		is.True(a.ID != cmd.Process.Pid) // never signalled
+	}
 	args := firstArgs(res.Hits, "target")
 	is.Equal(len(args), 3)
 	is.Equal(args[1], args[0]+1)

@@ -44,6 +44,9 @@ type session struct {
 	sigThread threadID
 	alive     bool // the program is running or stopped under the server
 	traps     int  // SIGTRAP stops no breakpoint explains
+	// hitLimit is set at the first hit past MaxHits: the trace ends at that
+	// stop (run), so no more breakpoints are paid for.
+	hitLimit bool
 	// reentries counts stops at an entry by an activation already recorded.
 	reentries int
 	// sysroot is the directory an emulator takes the program's libraries
@@ -590,6 +593,14 @@ func (s *session) run(ctx context.Context) error {
 		if done {
 			return nil
 		}
+		if s.hitLimit {
+			// MaxHits are recorded and another call came: the program is
+			// stopped here, and release kills it (launched) or detaches
+			// from it (attached) rather than paying for breakpoints whose
+			// hits would only be counted.
+			s.res.Coverage.StopReason = ports.TraceStopHitLimit
+			return nil
+		}
 	}
 	s.res.Coverage.Notes = append(s.res.Coverage.Notes, fmt.Sprintf("stopped after %d stops", maxStops))
 	return nil
@@ -782,6 +793,7 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 	}
 	if len(s.res.Hits) >= s.req.MaxHits {
 		s.res.Coverage.HitsDropped += len(bp.requests)
+		s.hitLimit = true
 		return nil
 	}
 	if err := read(); err != nil {
@@ -811,6 +823,7 @@ func (s *session) onTrap(ctx context.Context, st stopReply) error {
 	for _, i := range bp.requests {
 		if len(s.res.Hits) >= s.req.MaxHits {
 			s.res.Coverage.HitsDropped++
+			s.hitLimit = true
 			continue
 		}
 		b := s.res.Breakpoints[i]
@@ -1370,6 +1383,13 @@ func (s *session) finishCoverage() {
 		if !h.Returned {
 			cov.ReturnsMissing++
 		}
+	}
+	if cov.StopReason == ports.TraceStopHitLimit {
+		ended := "the program rea launched was killed (exit null)"
+		if s.req.Attach != nil {
+			ended = "the attached process was released to run on (breakpoints removed, detached)"
+		}
+		cov.Notes = append(cov.Notes, fmt.Sprintf("max_hits (%d) was reached: the trace ended at the next call, counted in hits_dropped, and %s; later calls were not observed", s.req.MaxHits, ended))
 	}
 	if len(cov.ForksNotFollowed) > 0 {
 		cov.Notes = append(cov.Notes, fmt.Sprintf("%d forked child process(es) were detached and ran without breakpoints", len(cov.ForksNotFollowed)))

@@ -331,9 +331,10 @@ func (e *Engine) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (
 		stopCtx, cancelStop := context.WithCancel(context.WithoutCancel(ctx))
 		if c.disposition == ports.DispositionCancelled || sc.FinalizationMS == 0 {
 			// No grace: the launcher gets SIGKILL first (its pid proven
-			// again), since the stop sequence's SIGTERM, however soon
-			// SIGKILL follows, would end it by SIGTERM or run its handler.
-			// The rest of the tree goes through the stop sequence.
+			// again), since a SIGTERM, however soon SIGKILL follows, would
+			// end it by SIGTERM or run its handler. The stop sequence, its
+			// context already ended, then sends the rest of the tree
+			// SIGKILL only.
 			c.signalLauncher(syscall.SIGKILL)
 			cancelStop()
 		} else {

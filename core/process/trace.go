@@ -39,7 +39,7 @@ func opTraceNativeCalls() *core.Operation {
 			`"environment":{"type":"object","propertyNames":{"minLength":1,"pattern":"^[^=]+$"},"additionalProperties":{"type":"string"},"description":"Variables set on top of rea's environment."}`,
 			`"attach_pid":{"type":"integer","minimum":1,"description":"Attach to this running process instead of launching one; its executable must be the open target."}`,
 			`"convention":{"enum":["sysv-amd64","aapcs64","cdecl","go-abiinternal"],"description":"Calling convention as analyze_function names it; default go-abiinternal for Go, else the platform's C one."}`,
-			`"max_hits":{"type":"integer","minimum":1,"maximum":1000000,"default":10000,"description":"Hits recorded; later ones are counted."}`,
+			`"max_hits":{"type":"integer","minimum":1,"maximum":1000000,"default":10000,"description":"Hits recorded; the next stops tracing."}`,
 			`"timeout_ms":{"type":"integer","minimum":1,"maximum":3600000,"default":30000,"description":"Time limit of the trace."}`),
 		Result: json.RawMessage(`{"type":"object","required":["program","architecture","convention","breakpoints","hits","coverage","exit"],"properties":{
  "program":{"type":"object"},"architecture":{"type":"string"},"convention":{"type":"string"},"breakpoints":{"type":"array"},"hits":{"type":"array"},
