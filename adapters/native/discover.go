@@ -274,6 +274,7 @@ type builder struct {
 	known   *codeSet                 // code addresses that are procedure starts
 	covered *codeSet                 // code inside a range whose end is known
 	starts  *codeSet                 // instruction starts of the sweeps of ranges with inferred ends (fnResult.walk)
+	exits   *codeSet                 // returns and register jumps the sweeps met (exitInsn), for no-return inference
 	spans   map[[2]uint64]spanBounds // boundaries of swept spans outside every inferred range
 	parts   *partSeeds               // candidate parts of procedures and the references into them (parts.go); nil when none
 
@@ -400,6 +401,7 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 	st.ranges = functionRanges(nil, st.procs, st.sizeSrc, mm)
 	b.covered = newCodeSet(mm)
 	b.starts = newCodeSet(mm)
+	b.exits = newCodeSet(mm)
 	for _, r := range st.ranges {
 		if reliable(r) {
 			b.covered.addRange(r.Start, r.End)
@@ -455,6 +457,8 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 	p.decoded = b.decoded.Load()
 	p.finish(st.results, b.cut.Load())
 	p.foldParts(b.parts)
+	b.inferNoReturn(ctx, p) // adds to p.noret (noreturn.go)
+	b.scratches = nil
 	return p, ctx.Err()
 }
 
@@ -847,7 +851,9 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) (*fnResult, []uin
 	if walk {
 		b.starts.clearRange(r.Start, stop)
 		starts = b.starts.writer(b.mm, reg)
+		b.exits.clearRange(r.Start, stop)
 	}
+	exits := b.exits.writer(b.mm, reg)
 	res.walk, res.stop = walk, r.Start
 	w.flows, w.tabs, w.bounds = w.flows[:0], w.tabs[:0], w.bounds[:0]
 	if walk {
@@ -860,6 +866,9 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) (*fnResult, []uin
 	n, capped := sweep(w.dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
 		noret := in.flow == ports.FlowCall && in.hasTarget && b.noret[in.target]
 		res.stop = in.addr + uint64(in.size)
+		if exitInsn(in) {
+			exits.add(in.addr)
+		}
 		if walk {
 			starts.add(in.addr)
 			pad := b.padding(code[in.addr-r.Start:], in.size)
@@ -893,6 +902,7 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) (*fnResult, []uin
 		return true
 	})
 	starts.flush()
+	exits.flush()
 	w.refs = refs
 	sortRefs(refs)
 	if b.parts != nil {

@@ -1,0 +1,323 @@
+package native
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"rea/ports"
+)
+
+// No-return inference: which of a program's own procedures never return,
+// so that a call of one ends its block (cfg.go) like a call of exit does.
+//
+// The named set (noReturnStarts: procedures named after exit, abort, ...)
+// is the start. A procedure is added when, from its entry, every path ends
+// in a call of (or a jump to) a procedure of the set, a call or jump
+// through the slot of an import named so, or a valid trap or halt (ud2,
+// hlt, int3, brk, udf), at least one path does, and none reaches an exit:
+// a return, a jump the decoder could not resolve (through a register, or
+// through a slot that is not such an import), a jump out of the procedure
+// to anything not in the set, a fallthrough out of its ranges, or bytes
+// that do not decode. Calls of other procedures, and indirect calls, are
+// taken to return.
+//
+// The set is the greatest fixed point among the candidates: every
+// candidate is first taken not to return, and those with a path to an
+// exit under that assumption are dropped, and the callers of a dropped one
+// judged again, until none is dropped. A cycle of procedures that only
+// call or jump to one another and to no-return ones (mutual recursion with
+// exit on its other paths) is so found not to return, which a least fixed
+// point from the named set never finds; the result does not depend on the
+// order procedures are judged in, nor on the number of cores. A loop that
+// calls nothing that ends it (for (;;) sink++) has no path ending in such
+// a call and is not inferred: nothing tells a server's main loop from a
+// hang, and a caller's fallthrough after it stays.
+//
+// Cost: the candidates are the procedures whose ranges (and parts) hold
+// no return and no register jump, as discovery's own sweep recorded them
+// (builder.exits, a bit per code byte); only they are decoded again, once.
+// A procedure with a return anywhere in its range is never a candidate, so
+// a return that only an inferred call makes unreachable (call of an extern
+// die, then ret) does not make its procedure no-return, and an exception
+// landing pad after a throwing call, reached only by unwinding, is never
+// taken for dead code.
+//
+// Discovery's boundaries and gaps (decodeOne, gapChain) use the named set
+// only: they were computed before the inference, and a caller's range is
+// not decoded again for it.
+
+// nrKind is what no-return inference needs of one instruction.
+type nrKind uint8
+
+const (
+	nrNext   nrKind = iota // control continues to the next instruction
+	nrCall                 // a direct call: ends the path when target is in the set, else continues
+	nrJump                 // a direct jump: inside the procedure, else ends the path when target is in the set
+	nrBranch               // nrJump and nrNext
+	nrTable                // a jump through a recovered table: each target as nrJump
+	nrEnd                  // a trap, or a call or jump through a no-return import's slot
+	nrExit                 // a return, an unresolved jump, invalid bytes
+)
+
+type nrInsn struct {
+	addr, target uint64
+	tab0         int32
+	ntab         uint16
+	size         uint8
+	kind         nrKind
+}
+
+// nrBody is the decoded body of one candidate, in address order.
+type nrBody struct {
+	insns []nrInsn
+	tabs  []uint64
+}
+
+func (b *nrBody) index(addr uint64) int {
+	i, ok := slices.BinarySearchFunc(b.insns, addr, func(x nrInsn, t uint64) int { return cmp.Compare(x.addr, t) })
+	if !ok {
+		return -1
+	}
+	return i
+}
+
+// exit reports whether the sweep of an instruction marks its range as
+// holding an exit (builder.exits): a return or a jump through a register.
+// A jump through memory may be through a no-return import's slot, and is
+// judged when the procedure is decoded again.
+func exitInsn(in *insn) bool {
+	if in.flow == ports.FlowReturn {
+		return true
+	}
+	return in.flow == ports.FlowJump && !in.hasTarget && len(in.table) == 0 && len(in.refs) == 0
+}
+
+// inferNoReturn adds to b.noret the procedures of p found not to return.
+// It runs once discovery has ended and parts are folded (p.spans).
+func (b *builder) inferNoReturn(ctx context.Context, p *program) {
+	if b.exits == nil {
+		return
+	}
+	var cands []int // procedure indexes
+	for i, r := range p.ranges {
+		if b.noret[r.Start] || r.End <= r.Start {
+			continue
+		}
+		ok := true
+		for _, s := range p.spans(i) {
+			reg := b.mm.code(s.Start)
+			if reg == nil || reg.plt || s.End <= s.Start || b.exits.countRange(s.Start, s.End) > 0 {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			cands = append(cands, i)
+		}
+	}
+	if len(cands) == 0 {
+		return
+	}
+	bodies := make([]nrBody, len(cands))
+	b.parallel(ctx, len(cands), "judged for no-return", func(w *scratch, k int) {
+		bodies[k] = b.nrDecode(w, p, p.spans(cands[k]))
+	}, nil)
+	if ctx.Err() != nil {
+		return
+	}
+	// in[k]: candidate k is still taken not to return; at maps a start to
+	// its candidate.
+	at := make(map[uint64]int, len(cands))
+	for k, i := range cands {
+		at[p.ranges[i].Start] = k
+	}
+	in := make([]bool, len(cands))
+	for k := range in {
+		in[k] = true
+	}
+	member := func(t uint64) bool {
+		if b.noret[t] {
+			return true
+		}
+		k, ok := at[t]
+		return ok && in[k]
+	}
+	// callers[k]: the candidates whose bodies call or jump to candidate k.
+	callers := make([][]int32, len(cands))
+	for k := range bodies {
+		body := &bodies[k]
+		seen := map[int]bool{}
+		note := func(t uint64) {
+			if j, ok := at[t]; ok && !seen[j] {
+				seen[j] = true
+				callers[j] = append(callers[j], int32(k))
+			}
+		}
+		for _, x := range body.insns {
+			switch x.kind {
+			case nrCall, nrJump, nrBranch:
+				note(x.target)
+			case nrTable:
+				for _, t := range body.tabs[x.tab0 : x.tab0+int32(x.ntab)] {
+					note(t)
+				}
+			}
+		}
+	}
+	var seen []bool
+	var work []int32
+	queue := make([]int32, 0, len(cands))
+	for k := range cands {
+		queue = append(queue, int32(k))
+	}
+	for len(queue) > 0 {
+		k := queue[0]
+		queue = queue[1:]
+		if !in[k] {
+			continue
+		}
+		var ok bool
+		ok, seen, work = bodies[k].noReturn(p.ranges[cands[k]].Start, member, seen, work)
+		if ok {
+			continue
+		}
+		in[k] = false
+		for _, j := range callers[k] {
+			if in[j] {
+				queue = append(queue, j)
+			}
+		}
+	}
+	for k, i := range cands {
+		if in[k] {
+			b.noret[p.ranges[i].Start] = true
+		}
+	}
+}
+
+// noReturn reports whether no exit is reachable from entry, and a path
+// ends in a no-return call, jump or trap, when member tells the procedures
+// taken not to return. seen and work are buffers, returned for reuse.
+func (body *nrBody) noReturn(entry uint64, member func(uint64) bool, seen []bool, work []int32) (bool, []bool, []int32) {
+	seen = slices.Grow(seen[:0], len(body.insns))[:len(body.insns)]
+	clear(seen)
+	work = work[:0]
+	i := body.index(entry)
+	if i < 0 {
+		return false, seen, work
+	}
+	work = append(work, int32(i))
+	ended := false
+	// jump follows a jump to t: inside the body, else it ends the path
+	// when t does not return and is an exit otherwise.
+	jump := func(t uint64) bool {
+		if j := body.index(t); j >= 0 {
+			if !seen[j] {
+				work = append(work, int32(j))
+			}
+			return true
+		}
+		if member(t) {
+			ended = true
+			return true
+		}
+		return false
+	}
+	next := func(x *nrInsn) bool { return jump(x.addr + uint64(x.size)) }
+	for len(work) > 0 {
+		j := work[len(work)-1]
+		work = work[:len(work)-1]
+		if seen[j] {
+			continue
+		}
+		seen[j] = true
+		x := &body.insns[j]
+		ok := true
+		switch x.kind {
+		case nrNext:
+			// A fallthrough out of the body is an exit (jump finds no
+			// instruction there, and the next start is not taken as a
+			// target that does not return).
+			ok = body.index(x.addr+uint64(x.size)) >= 0 && next(x)
+		case nrCall:
+			if member(x.target) {
+				ended = true
+			} else {
+				ok = body.index(x.addr+uint64(x.size)) >= 0 && next(x)
+			}
+		case nrJump:
+			ok = jump(x.target)
+		case nrBranch:
+			ok = jump(x.target) && body.index(x.addr+uint64(x.size)) >= 0 && next(x)
+		case nrTable:
+			for _, t := range body.tabs[x.tab0 : x.tab0+int32(x.ntab)] {
+				ok = ok && jump(t)
+			}
+		case nrEnd:
+			ended = true
+		case nrExit:
+			ok = false
+		}
+		if !ok {
+			return false, seen, work
+		}
+	}
+	return ended, seen, work
+}
+
+// nrDecode decodes a candidate's spans (its range, then its parts) for
+// noReturn.
+func (b *builder) nrDecode(w *scratch, p *program, spans []ports.FunctionRange) nrBody {
+	var body nrBody
+	for _, s := range spans {
+		code, stop := b.codeFor(s.Start, s.End)
+		if code == nil {
+			continue
+		}
+		sweep(w.dec, code, s.Start, stop, maxFunctionInsns-len(body.insns), func(in *insn) bool {
+			x := nrInsn{addr: in.addr, size: uint8(in.size), target: in.target}
+			switch {
+			case in.invalid || in.flow == ports.FlowReturn:
+				x.kind = nrExit
+			case in.flow == ports.FlowStop:
+				x.kind = nrEnd
+			case in.flow == ports.FlowCall && in.hasTarget:
+				x.kind = nrCall
+			case in.flow == ports.FlowCall:
+				if p.slotNoReturn(in) {
+					x.kind = nrEnd
+				}
+			case in.flow == ports.FlowJump && in.hasTarget:
+				x.kind = nrJump
+			case in.flow == ports.FlowJump && len(in.table) > 0:
+				x.kind, x.tab0, x.ntab = nrTable, int32(len(body.tabs)), uint16(min(len(in.table), 1<<16-1))
+				body.tabs = append(body.tabs, in.table[:x.ntab]...)
+			case in.flow == ports.FlowJump:
+				x.kind = nrExit
+				if p.slotNoReturn(in) {
+					x.kind = nrEnd
+				}
+			case in.flow == ports.FlowBranch && in.hasTarget:
+				x.kind = nrBranch
+			case in.flow == ports.FlowBranch:
+				x.kind = nrExit
+			}
+			body.insns = append(body.insns, x)
+			return true
+		})
+	}
+	slices.SortStableFunc(body.insns, func(a, b nrInsn) int { return cmp.Compare(a.addr, b.addr) })
+	return body
+}
+
+// slotNoReturn reports an indirect call or jump through the slot of an
+// import named after a function that does not return (flowOf's rule).
+func (p *program) slotNoReturn(in *insn) bool {
+	for _, x := range in.refs {
+		if x.flags == flagUnresolved && x.to != 0 && (x.kind == kindCall || x.kind == kindJump) && isNoReturn(p.labelAt(x.to, "import")) {
+			return true
+		}
+	}
+	return false
+}
