@@ -270,13 +270,15 @@ type builder struct {
 	cut     atomic.Uint32   // limits that stopped discovery itself (limitRounds), a bit each
 	noret   map[uint64]bool // starts of functions that do not return
 
-	gate    *gate                    // foreground queries the decoders give way to (background.go)
-	known   *codeSet                 // code addresses that are procedure starts
-	covered *codeSet                 // code inside a range whose end is known
-	starts  *codeSet                 // instruction starts of the sweeps of ranges with inferred ends (fnResult.walk)
-	exits   *codeSet                 // returns and register jumps the sweeps met (exitInsn), for no-return inference
-	spans   map[[2]uint64]spanBounds // boundaries of swept spans outside every inferred range
-	parts   *partSeeds               // candidate parts of procedures and the references into them (parts.go); nil when none
+	gate     *gate    // foreground queries the decoders give way to (background.go)
+	known    *codeSet // code addresses that are procedure starts
+	covered  *codeSet // code inside a range whose end is known
+	starts   *codeSet // instruction starts of the sweeps of ranges with inferred ends (fnResult.walk)
+	exits    *codeSet // returns and register jumps the sweeps met (exitInsn), for no-return inference
+	padMu    sync.Mutex
+	padCalls map[uint64]uint64        // calls a function may follow, to their targets (notePadCalls)
+	spans    map[[2]uint64]spanBounds // boundaries of swept spans outside every inferred range
+	parts    *partSeeds               // candidate parts of procedures and the references into them (parts.go); nil when none
 
 	// scratches are the workers' buffers, kept from round to round
 	// (parallel): a worker's grow to the longest range it sweeps once,
@@ -409,6 +411,7 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 	}
 
 	pointersDone := false
+	inferPasses, settled := 0, false // settled: the inference has seen the current ranges
 	for round := 0; ; round++ {
 		if round > 0 {
 			st.ranges = functionRanges(st.ranges, st.procs, st.sizeSrc, mm)
@@ -442,6 +445,16 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if len(found) == 0 && inferPasses < maxInferPasses {
+			// Calls of procedures inferred not to return end blocks:
+			// the ranges whose boundaries that changes are decoded
+			// again (noreturn.go).
+			inferPasses++
+			if b.reinfer(ctx, p, st) {
+				continue
+			}
+			settled = true
+		}
 		if len(found) == 0 {
 			break
 		}
@@ -457,7 +470,10 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 	p.decoded = b.decoded.Load()
 	p.finish(st.results, b.cut.Load())
 	p.foldParts(b.parts)
-	b.inferNoReturn(ctx, p) // adds to p.noret (noreturn.go)
+	if !settled || len(p.parts) > 0 {
+		// A procedure's parts are a part of its body (noreturn.go).
+		b.inferNoReturn(ctx, p, p.ranges, p.spans)
+	}
 	b.scratches = nil
 	return p, ctx.Err()
 }
@@ -863,6 +879,8 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) (*fnResult, []uin
 	}
 	refs := w.refs[:0]
 	first, open := true, false
+	var padCalls [][2]uint64 // the calls a function may follow (notePadCalls)
+	var lastCall [2]uint64   // the call just before, to a procedure not known not to return, or zero
 	n, capped := sweep(w.dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
 		noret := in.flow == ports.FlowCall && in.hasTarget && b.noret[in.target]
 		res.stop = in.addr + uint64(in.size)
@@ -872,6 +890,13 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) (*fnResult, []uin
 		if walk {
 			starts.add(in.addr)
 			pad := b.padding(code[in.addr-r.Start:], in.size)
+			if lastCall[0] != 0 && (pad || in.addr%16 == 0) {
+				padCalls = append(padCalls, lastCall)
+			}
+			lastCall = [2]uint64{}
+			if in.flow == ports.FlowCall && in.hasTarget && !noret {
+				lastCall = [2]uint64{in.addr, in.target}
+			}
 			if !open {
 				w.bounds = append(w.bounds, uint32(in.addr-r.Start))
 			}
@@ -903,6 +928,7 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) (*fnResult, []uin
 	})
 	starts.flush()
 	exits.flush()
+	b.notePadCalls(padCalls)
 	w.refs = refs
 	sortRefs(refs)
 	if b.parts != nil {

@@ -36,16 +36,25 @@ import (
 //
 // Cost: the candidates are the procedures whose ranges (and parts) hold
 // no return and no register jump, as discovery's own sweep recorded them
-// (builder.exits, a bit per code byte); only they are decoded again, once.
+// (builder.exits, a bit per code byte); only they are decoded again, once
+// a pass.
 // A procedure with a return anywhere in its range is never a candidate, so
 // a return that only an inferred call makes unreachable (call of an extern
 // die, then ret) does not make its procedure no-return, and an exception
 // landing pad after a throwing call, reached only by unwinding, is never
 // taken for dead code.
 //
-// Discovery's boundaries and gaps (decodeOne, gapChain) use the named set
-// only: they were computed before the inference, and a caller's range is
-// not decoded again for it.
+// Discovery (discover.go) infers once its rounds find nothing more, over
+// the ranges as they stand (a procedure's parts are not folded yet, so a
+// cold part is judged as a procedure of its own), and decodes again the
+// ranges with inferred ends (next-start, section-end) where a call of a
+// procedure just added may be followed by a function (notePadCalls): their
+// boundaries and gaps now end at the call, which finds the function after
+// it. Rounds and passes repeat until a pass adds nothing that changes a
+// range, at most maxInferPasses times; a last pass over the folded
+// procedures judges a body with its parts. The set only grows. Other
+// boundaries (boundaryAt's sweeps of spans outside every range) keep the
+// set they were swept with.
 
 // nrKind is what no-return inference needs of one instruction.
 type nrKind uint8
@@ -93,19 +102,20 @@ func exitInsn(in *insn) bool {
 	return in.flow == ports.FlowJump && !in.hasTarget && len(in.table) == 0 && len(in.refs) == 0
 }
 
-// inferNoReturn adds to b.noret the procedures of p found not to return.
-// It runs once discovery has ended and parts are folded (p.spans).
-func (b *builder) inferNoReturn(ctx context.Context, p *program) {
-	if b.exits == nil {
-		return
+// inferNoReturn adds to b.noret the procedures of ranges found not to
+// return, and returns those it added. spans(i) are the ranges of procedure
+// i's body (its range, then its parts once they are folded).
+func (b *builder) inferNoReturn(ctx context.Context, p *program, ranges []ports.FunctionRange, spans func(i int) []ports.FunctionRange) map[uint64]bool {
+	if b.exits == nil || b.arch == archCIL {
+		return nil
 	}
 	var cands []int // procedure indexes
-	for i, r := range p.ranges {
+	for i, r := range ranges {
 		if b.noret[r.Start] || r.End <= r.Start {
 			continue
 		}
 		ok := true
-		for _, s := range p.spans(i) {
+		for _, s := range spans(i) {
 			reg := b.mm.code(s.Start)
 			if reg == nil || reg.plt || s.End <= s.Start || b.exits.countRange(s.Start, s.End) > 0 {
 				ok = false
@@ -117,20 +127,20 @@ func (b *builder) inferNoReturn(ctx context.Context, p *program) {
 		}
 	}
 	if len(cands) == 0 {
-		return
+		return nil
 	}
 	bodies := make([]nrBody, len(cands))
 	b.parallel(ctx, len(cands), "judged for no-return", func(w *scratch, k int) {
-		bodies[k] = b.nrDecode(w, p, p.spans(cands[k]))
+		bodies[k] = b.nrDecode(w, p, spans(cands[k]))
 	}, nil)
 	if ctx.Err() != nil {
-		return
+		return nil
 	}
 	// in[k]: candidate k is still taken not to return; at maps a start to
 	// its candidate.
 	at := make(map[uint64]int, len(cands))
 	for k, i := range cands {
-		at[p.ranges[i].Start] = k
+		at[ranges[i].Start] = k
 	}
 	in := make([]bool, len(cands))
 	for k := range in {
@@ -178,7 +188,7 @@ func (b *builder) inferNoReturn(ctx context.Context, p *program) {
 			continue
 		}
 		var ok bool
-		ok, seen, work = bodies[k].noReturn(p.ranges[cands[k]].Start, member, seen, work)
+		ok, seen, work = bodies[k].noReturn(ranges[cands[k]].Start, member, seen, work)
 		if ok {
 			continue
 		}
@@ -189,11 +199,68 @@ func (b *builder) inferNoReturn(ctx context.Context, p *program) {
 			}
 		}
 	}
+	added := map[uint64]bool{}
 	for k, i := range cands {
 		if in[k] {
-			b.noret[p.ranges[i].Start] = true
+			b.noret[ranges[i].Start] = true
+			added[ranges[i].Start] = true
 		}
 	}
+	return added
+}
+
+// maxInferPasses bounds the times discovery infers no-return procedures
+// and decodes again the ranges whose boundaries they change.
+const maxInferPasses = 8
+
+// reinfer runs the inference over the current ranges once discovery has
+// converged, and drops the decoding of every range with an inferred end
+// that calls a procedure it added where the code after the call may be a
+// function boundary (b.padCalls): the next round decodes them again, and
+// their boundaries and gaps then end at those calls. It reports whether it
+// dropped any.
+func (b *builder) reinfer(ctx context.Context, p *program, st *state) bool {
+	added := b.inferNoReturn(ctx, p, st.ranges, func(i int) []ports.FunctionRange { return st.ranges[i : i+1] })
+	redo := false
+	b.padMu.Lock()
+	defer b.padMu.Unlock()
+	for at, t := range b.padCalls {
+		if !added[t] {
+			continue
+		}
+		delete(b.padCalls, at)
+		i, ok := slices.BinarySearchFunc(st.ranges, at, func(r ports.FunctionRange, t uint64) int {
+			if r.Start <= t {
+				return -1
+			}
+			return 1
+		})
+		if ok || i == 0 || st.ranges[i-1].End <= at {
+			continue
+		}
+		if res := st.results[i-1]; res != nil && res.walk {
+			st.results[i-1], redo = nil, true
+		}
+	}
+	return redo
+}
+
+// notePadCalls records the direct calls of a range with an inferred end
+// after which a function may begin (the next instruction is padding, or
+// starts a 16-byte line), to a procedure not known not to return: where
+// an inferred one makes the next code a boundary (reinfer).
+func (b *builder) notePadCalls(calls [][2]uint64) {
+	if len(calls) == 0 {
+		return
+	}
+	b.padMu.Lock()
+	if b.padCalls == nil {
+		b.padCalls = map[uint64]uint64{}
+	}
+	for _, c := range calls {
+		b.padCalls[c[0]] = c[1]
+	}
+	b.padMu.Unlock()
 }
 
 // noReturn reports whether no exit is reachable from entry, and a path

@@ -248,3 +248,51 @@ func dwarfSubprograms(t *testing.T, path string) (map[string]uint64, []string) {
 	}
 	return addrs, declared
 }
+
+// noReturnGapC's check ends in a call of die, which gcc knows does not
+// return (so nothing follows the call but padding), and hidden, after it,
+// is reached only through a pointer in data.
+const noReturnGapC = `#include <stdio.h>
+#include <stdlib.h>
+__attribute__((noinline)) static void die(const char *m) { fprintf(stderr, "fatal: %s\n", m); exit(2); }
+__attribute__((noinline)) int check(int x) { if (x < 0) die("negative"); return x * 3; }
+__attribute__((noinline)) static int hidden(int x) { return x * 5 + 1; }
+int (*volatile fp)(int) = hidden;
+int main(int argc, char **argv) { return check(argc) + fp(argc); }
+`
+
+// TestNoReturnExtents checks that discovery's boundaries use the inferred
+// set: in a stripped build without unwind tables, the code after check's
+// call of die is a function boundary, so hidden is found (from the data
+// pointer) and check's range ends there rather than taking hidden in.
+func TestNoReturnExtents(t *testing.T) {
+	needTool(t, "gcc")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "gap.c")
+	if err := os.WriteFile(src, []byte(noReturnGapC), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(dir, "gap")
+	if b, err := exec.Command("gcc", "-O2", "-fno-toplevel-reorder", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables", "-o", exe, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	check, hidden := elfSymbolValue(t, exe, "check"), elfSymbolValue(t, exe, "hidden")
+	if b, err := exec.Command("strip", exe).CombinedOutput(); err != nil {
+		t.Fatalf("strip: %v\n%s", err, b)
+	}
+	a := openAnalysis(t, exe)
+	ranges, err := a.FunctionRanges(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range ranges {
+		if r.Start == check && r.End != hidden {
+			t.Errorf("check's range %#x-%#x (%s), want it to end at hidden, %#x", r.Start, r.End, r.EndSource, hidden)
+		}
+		found = found || r.Start == hidden
+	}
+	if !found {
+		t.Errorf("hidden (%#x) is not found", hidden)
+	}
+}
