@@ -470,9 +470,18 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 	p.decoded = b.decoded.Load()
 	p.finish(st.results, b.cut.Load())
 	p.foldParts(b.parts)
-	if !settled || len(p.parts) > 0 {
-		// A procedure's parts are a part of its body (noreturn.go).
+	switch {
+	case !settled:
 		b.inferNoReturn(ctx, p, p.ranges, p.spans)
+	case len(p.parts) > 0:
+		// A procedure's parts are a part of its body: those with parts
+		// are judged again with them (noreturn.go).
+		b.inferNoReturn(ctx, p, p.ranges, func(i int) []ports.FunctionRange {
+			if len(p.partsOf[p.procs[i].Address]) == 0 {
+				return nil
+			}
+			return p.spans(i)
+		})
 	}
 	b.scratches = nil
 	return p, ctx.Err()
@@ -788,6 +797,11 @@ type scratch struct {
 	insnBits  []uint64 // by offset in the range: the instruction starts
 	jumps     []jumpRef
 	boundBits []uint64 // by offset in the range: the boundaries (decodeOne; zero between uses)
+	nr        []nrInsn // a candidate's body (noreturn.go)
+	nrTabs    []uint64
+	nrTargets []uint64
+	nrSeen    []bool
+	nrWork    []int32
 }
 
 // trim lets go of the buffers a very long range grew, between rounds:
@@ -812,6 +826,9 @@ func (w *scratch) trim() {
 	}
 	if cap(w.jumps) > most {
 		w.jumps = nil
+	}
+	if cap(w.nr) > most {
+		w.nr, w.nrTabs, w.nrTargets, w.nrSeen, w.nrWork = nil, nil, nil, nil, nil
 	}
 }
 

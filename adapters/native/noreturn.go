@@ -51,8 +51,8 @@ import (
 // procedure just added may be followed by a function (notePadCalls): their
 // boundaries and gaps now end at the call, which finds the function after
 // it. Rounds and passes repeat until a pass adds nothing that changes a
-// range, at most maxInferPasses times; a last pass over the folded
-// procedures judges a body with its parts. The set only grows. Other
+// range, at most maxInferPasses times; a last pass judges the procedures
+// that have parts (parts.go) with them. The set only grows. Other
 // boundaries (boundaryAt's sweeps of spans outside every range) keep the
 // set they were swept with.
 
@@ -69,12 +69,14 @@ const (
 	nrExit                 // a return, an unresolved jump, invalid bytes
 )
 
+// nrInsn is one instruction, or (nrNext) a run of instructions control
+// goes through in order, that no jump in the body enters but at its first.
 type nrInsn struct {
-	addr, target uint64
-	tab0         int32
-	ntab         uint16
-	size         uint8
-	kind         nrKind
+	addr   uint64
+	target uint64 // nrTable: the first target's index in nrBody.tabs
+	size   uint32
+	ntab   uint16
+	kind   nrKind
 }
 
 // nrBody is the decoded body of one candidate, in address order.
@@ -104,7 +106,8 @@ func exitInsn(in *insn) bool {
 
 // inferNoReturn adds to b.noret the procedures of ranges found not to
 // return, and returns those it added. spans(i) are the ranges of procedure
-// i's body (its range, then its parts once they are folded).
+// i's body (its range, then its parts once they are folded), none for a
+// procedure not to judge.
 func (b *builder) inferNoReturn(ctx context.Context, p *program, ranges []ports.FunctionRange, spans func(i int) []ports.FunctionRange) map[uint64]bool {
 	if b.exits == nil || b.arch == archCIL {
 		return nil
@@ -114,8 +117,9 @@ func (b *builder) inferNoReturn(ctx context.Context, p *program, ranges []ports.
 		if b.noret[r.Start] || r.End <= r.Start {
 			continue
 		}
-		ok := true
-		for _, s := range spans(i) {
+		sp := spans(i)
+		ok := len(sp) > 0
+		for _, s := range sp {
 			reg := b.mm.code(s.Start)
 			if reg == nil || reg.plt || s.End <= s.Start || b.exits.countRange(s.Start, s.End) > 0 {
 				ok = false
@@ -129,22 +133,33 @@ func (b *builder) inferNoReturn(ctx context.Context, p *program, ranges []ports.
 	if len(cands) == 0 {
 		return nil
 	}
-	bodies := make([]nrBody, len(cands))
-	b.parallel(ctx, len(cands), "judged for no-return", func(w *scratch, k int) {
-		bodies[k] = b.nrDecode(w, p, spans(cands[k]))
-	}, nil)
-	if ctx.Err() != nil {
-		return nil
-	}
-	// in[k]: candidate k is still taken not to return; at maps a start to
-	// its candidate.
+	// at maps a candidate's start to its index.
 	at := make(map[uint64]int, len(cands))
 	for k, i := range cands {
 		at[ranges[i].Start] = k
 	}
-	in := make([]bool, len(cands))
-	for k := range in {
-		in[k] = true
+	may := func(t uint64) bool {
+		_, ok := at[t]
+		return ok || b.noret[t]
+	}
+	// A candidate with a path to an exit while every candidate is taken
+	// not to return is out at once, and its body is not kept.
+	bodies := make([]nrBody, len(cands))
+	in := make([]bool, len(cands)) // in[k]: candidate k is still taken not to return
+	b.parallel(ctx, len(cands), "judged for no-return", func(w *scratch, k int) {
+		body := b.nrDecode(w, p, spans(cands[k]), may)
+		in[k], w.nrSeen, w.nrWork = body.noReturn(ranges[cands[k]].Start, may, w.nrSeen, w.nrWork)
+		if in[k] {
+			bodies[k] = body
+		}
+	}, func(lo, hi int) {
+		// The candidates are spread over the code: its pages are let go
+		// as they are read (dropCode), and a part read out of order (in
+		// spans) is read again on access.
+		b.dropSpan(ranges[cands[lo]].Start, ranges[cands[hi-1]].End)
+	})
+	if ctx.Err() != nil {
+		return nil
 	}
 	member := func(t uint64) bool {
 		if b.noret[t] {
@@ -155,13 +170,13 @@ func (b *builder) inferNoReturn(ctx context.Context, p *program, ranges []ports.
 	}
 	// callers[k]: the candidates whose bodies call or jump to candidate k.
 	callers := make([][]int32, len(cands))
+	var callees []int
 	for k := range bodies {
 		body := &bodies[k]
-		seen := map[int]bool{}
+		callees = callees[:0]
 		note := func(t uint64) {
-			if j, ok := at[t]; ok && !seen[j] {
-				seen[j] = true
-				callers[j] = append(callers[j], int32(k))
+			if j, ok := at[t]; ok {
+				callees = append(callees, j)
 			}
 		}
 		for _, x := range body.insns {
@@ -169,17 +184,23 @@ func (b *builder) inferNoReturn(ctx context.Context, p *program, ranges []ports.
 			case nrCall, nrJump, nrBranch:
 				note(x.target)
 			case nrTable:
-				for _, t := range body.tabs[x.tab0 : x.tab0+int32(x.ntab)] {
+				for _, t := range body.tabs[x.target : x.target+uint64(x.ntab)] {
 					note(t)
 				}
 			}
+		}
+		slices.Sort(callees)
+		for _, j := range slices.Compact(callees) {
+			callers[j] = append(callers[j], int32(k))
 		}
 	}
 	var seen []bool
 	var work []int32
 	queue := make([]int32, 0, len(cands))
 	for k := range cands {
-		queue = append(queue, int32(k))
+		if in[k] {
+			queue = append(queue, int32(k))
+		}
 	}
 	for len(queue) > 0 {
 		k := queue[0]
@@ -318,7 +339,7 @@ func (body *nrBody) noReturn(entry uint64, member func(uint64) bool, seen []bool
 		case nrBranch:
 			ok = jump(x.target) && body.index(x.addr+uint64(x.size)) >= 0 && next(x)
 		case nrTable:
-			for _, t := range body.tabs[x.tab0 : x.tab0+int32(x.ntab)] {
+			for _, t := range body.tabs[x.target : x.target+uint64(x.ntab)] {
 				ok = ok && jump(t)
 			}
 		case nrEnd:
@@ -334,23 +355,31 @@ func (body *nrBody) noReturn(entry uint64, member func(uint64) bool, seen []bool
 }
 
 // nrDecode decodes a candidate's spans (its range, then its parts) for
-// noReturn.
-func (b *builder) nrDecode(w *scratch, p *program, spans []ports.FunctionRange) nrBody {
-	var body nrBody
+// noReturn. A call of a procedure that may not return (may: one of the
+// set or a candidate) is kept; others are plain instructions, and runs of
+// those are one record.
+func (b *builder) nrDecode(w *scratch, p *program, spans []ports.FunctionRange, may func(uint64) bool) nrBody {
+	// Decoded into the worker's buffers, then copied at size: the bodies
+	// are kept until the fixed point, and growing each by appends would
+	// leave as much again to collect.
+	body := nrBody{insns: w.nr[:0], tabs: w.nrTabs[:0]}
+	defer func() { w.nr, w.nrTabs = body.insns[:0], body.tabs[:0] }()
 	for _, s := range spans {
 		code, stop := b.codeFor(s.Start, s.End)
 		if code == nil {
 			continue
 		}
 		sweep(w.dec, code, s.Start, stop, maxFunctionInsns-len(body.insns), func(in *insn) bool {
-			x := nrInsn{addr: in.addr, size: uint8(in.size), target: in.target}
+			x := nrInsn{addr: in.addr, size: uint32(in.size), target: in.target}
 			switch {
 			case in.invalid || in.flow == ports.FlowReturn:
 				x.kind = nrExit
 			case in.flow == ports.FlowStop:
 				x.kind = nrEnd
 			case in.flow == ports.FlowCall && in.hasTarget:
-				x.kind = nrCall
+				if may(in.target) {
+					x.kind = nrCall
+				}
 			case in.flow == ports.FlowCall:
 				if p.slotNoReturn(in) {
 					x.kind = nrEnd
@@ -358,7 +387,7 @@ func (b *builder) nrDecode(w *scratch, p *program, spans []ports.FunctionRange) 
 			case in.flow == ports.FlowJump && in.hasTarget:
 				x.kind = nrJump
 			case in.flow == ports.FlowJump && len(in.table) > 0:
-				x.kind, x.tab0, x.ntab = nrTable, int32(len(body.tabs)), uint16(min(len(in.table), 1<<16-1))
+				x.kind, x.target, x.ntab = nrTable, uint64(len(body.tabs)), uint16(min(len(in.table), 1<<16-1))
 				body.tabs = append(body.tabs, in.table[:x.ntab]...)
 			case in.flow == ports.FlowJump:
 				x.kind = nrExit
@@ -375,7 +404,35 @@ func (b *builder) nrDecode(w *scratch, p *program, spans []ports.FunctionRange) 
 		})
 	}
 	slices.SortStableFunc(body.insns, func(a, b nrInsn) int { return cmp.Compare(a.addr, b.addr) })
-	return body
+	// Runs: a plain instruction joins the one before when that is plain
+	// too, ends where it starts and no jump of the body lands on it.
+	targets := w.nrTargets[:0]
+	for _, x := range body.insns {
+		switch x.kind {
+		case nrJump, nrBranch:
+			targets = append(targets, x.target)
+		case nrTable:
+			targets = append(targets, body.tabs[x.target:x.target+uint64(x.ntab)]...)
+		}
+	}
+	slices.Sort(targets)
+	w.nrTargets = targets
+	runs := body.insns[:0]
+	for _, x := range body.insns {
+		if n := len(runs); n > 0 && x.kind == nrNext && runs[n-1].kind == nrNext && runs[n-1].addr+uint64(runs[n-1].size) == x.addr {
+			if _, hit := slices.BinarySearch(targets, x.addr); !hit {
+				runs[n-1].size += x.size
+				continue
+			}
+		}
+		runs = append(runs, x)
+	}
+	body.insns = runs
+	out := nrBody{insns: slices.Clone(body.insns)}
+	if len(body.tabs) > 0 {
+		out.tabs = slices.Clone(body.tabs)
+	}
+	return out
 }
 
 // slotNoReturn reports an indirect call or jump through the slot of an

@@ -13,7 +13,7 @@ func TestNoReturnBody(t *testing.T) {
 	call := func(addr, to uint64) nrInsn { return nrInsn{addr: addr, size: 5, kind: nrCall, target: to} }
 	jump := func(addr, to uint64) nrInsn { return nrInsn{addr: addr, size: 2, kind: nrJump, target: to} }
 	branch := func(addr, to uint64) nrInsn { return nrInsn{addr: addr, size: 2, kind: nrBranch, target: to} }
-	next := func(addr uint64, size uint8) nrInsn { return nrInsn{addr: addr, size: size} }
+	next := func(addr uint64, size uint32) nrInsn { return nrInsn{addr: addr, size: size} }
 	for _, c := range []struct {
 		name  string
 		insns []nrInsn
