@@ -37,7 +37,11 @@ import (
 // Cost: the candidates are the procedures whose ranges (and parts) hold
 // no return and no register jump, as discovery's own sweep recorded them
 // (builder.exits, a bit per code byte); only they are decoded again, once
-// a pass.
+// a pass, and only the bodies of those not dropped at once (a path to an
+// exit while every candidate is taken not to return) are kept, with runs
+// of plain instructions as one record. On gcc 12's cc1 (33 MB, 45,699
+// ranges) 11,051 are candidates, 300,000 instructions, and 6,619 are
+// inferred, most of them cold parts that call fancy_abort.
 // A procedure with a return anywhere in its range is never a candidate, so
 // a return that only an inferred call makes unreachable (call of an extern
 // die, then ret) does not make its procedure no-return, and an exception
