@@ -270,12 +270,15 @@ type builder struct {
 	cut     atomic.Uint32   // limits that stopped discovery itself (limitRounds), a bit each
 	noret   map[uint64]bool // starts of functions that do not return
 
-	gate    *gate                    // foreground queries the decoders give way to (background.go)
-	known   *codeSet                 // code addresses that are procedure starts
-	covered *codeSet                 // code inside a range whose end is known
-	starts  *codeSet                 // instruction starts of the sweeps of ranges with inferred ends (fnResult.walk)
-	spans   map[[2]uint64]spanBounds // boundaries of swept spans outside every inferred range
-	parts   *partSeeds               // candidate parts of procedures and the references into them (parts.go); nil when none
+	gate     *gate    // foreground queries the decoders give way to (background.go)
+	known    *codeSet // code addresses that are procedure starts
+	covered  *codeSet // code inside a range whose end is known
+	starts   *codeSet // instruction starts of the sweeps of ranges with inferred ends (fnResult.walk)
+	exits    *codeSet // returns and register jumps the sweeps met (exitInsn), for no-return inference
+	padMu    sync.Mutex
+	padCalls map[uint64]uint64        // calls a function may follow, to their targets (notePadCalls)
+	spans    map[[2]uint64]spanBounds // boundaries of swept spans outside every inferred range
+	parts    *partSeeds               // candidate parts of procedures and the references into them (parts.go); nil when none
 
 	// scratches are the workers' buffers, kept from round to round
 	// (parallel): a worker's grow to the longest range it sweeps once,
@@ -400,6 +403,7 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 	st.ranges = functionRanges(nil, st.procs, st.sizeSrc, mm)
 	b.covered = newCodeSet(mm)
 	b.starts = newCodeSet(mm)
+	b.exits = newCodeSet(mm)
 	for _, r := range st.ranges {
 		if reliable(r) {
 			b.covered.addRange(r.Start, r.End)
@@ -407,6 +411,7 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 	}
 
 	pointersDone := false
+	inferPasses, settled := 0, false // settled: the inference has seen the current ranges
 	for round := 0; ; round++ {
 		if round > 0 {
 			st.ranges = functionRanges(st.ranges, st.procs, st.sizeSrc, mm)
@@ -440,6 +445,16 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if len(found) == 0 && inferPasses < maxInferPasses {
+			// Calls of procedures inferred not to return end blocks:
+			// the ranges whose boundaries that changes are decoded
+			// again (noreturn.go).
+			inferPasses++
+			if b.reinfer(ctx, p, st) {
+				continue
+			}
+			settled = true
+		}
 		if len(found) == 0 {
 			break
 		}
@@ -455,6 +470,20 @@ func (a *Analysis) buildProgram(ctx context.Context) (*program, error) {
 	p.decoded = b.decoded.Load()
 	p.finish(st.results, b.cut.Load())
 	p.foldParts(b.parts)
+	switch {
+	case !settled:
+		b.inferNoReturn(ctx, p, p.ranges, p.spans)
+	case len(p.parts) > 0:
+		// A procedure's parts are a part of its body: those with parts
+		// are judged again with them (noreturn.go).
+		b.inferNoReturn(ctx, p, p.ranges, func(i int) []ports.FunctionRange {
+			if len(p.partsOf[p.procs[i].Address]) == 0 {
+				return nil
+			}
+			return p.spans(i)
+		})
+	}
+	b.scratches = nil
 	return p, ctx.Err()
 }
 
@@ -768,6 +797,11 @@ type scratch struct {
 	insnBits  []uint64 // by offset in the range: the instruction starts
 	jumps     []jumpRef
 	boundBits []uint64 // by offset in the range: the boundaries (decodeOne; zero between uses)
+	nr        []nrInsn // a candidate's body (noreturn.go)
+	nrTabs    []uint64
+	nrTargets []uint64
+	nrSeen    []bool
+	nrWork    []int32
 }
 
 // trim lets go of the buffers a very long range grew, between rounds:
@@ -792,6 +826,9 @@ func (w *scratch) trim() {
 	}
 	if cap(w.jumps) > most {
 		w.jumps = nil
+	}
+	if cap(w.nr) > most {
+		w.nr, w.nrTabs, w.nrTargets, w.nrSeen, w.nrWork = nil, nil, nil, nil, nil
 	}
 }
 
@@ -847,7 +884,9 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) (*fnResult, []uin
 	if walk {
 		b.starts.clearRange(r.Start, stop)
 		starts = b.starts.writer(b.mm, reg)
+		b.exits.clearRange(r.Start, stop)
 	}
+	exits := b.exits.writer(b.mm, reg)
 	res.walk, res.stop = walk, r.Start
 	w.flows, w.tabs, w.bounds = w.flows[:0], w.tabs[:0], w.bounds[:0]
 	if walk {
@@ -857,12 +896,24 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) (*fnResult, []uin
 	}
 	refs := w.refs[:0]
 	first, open := true, false
+	var padCalls [][2]uint64 // the calls a function may follow (notePadCalls)
+	var lastCall [2]uint64   // the call just before, to a procedure not known not to return, or zero
 	n, capped := sweep(w.dec, code, r.Start, stop, maxFunctionInsns, func(in *insn) bool {
 		noret := in.flow == ports.FlowCall && in.hasTarget && b.noret[in.target]
 		res.stop = in.addr + uint64(in.size)
+		if exitInsn(in) {
+			exits.add(in.addr)
+		}
 		if walk {
 			starts.add(in.addr)
 			pad := b.padding(code[in.addr-r.Start:], in.size)
+			if lastCall[0] != 0 && (pad || in.addr%16 == 0) {
+				padCalls = append(padCalls, lastCall)
+			}
+			lastCall = [2]uint64{}
+			if in.flow == ports.FlowCall && in.hasTarget && !noret {
+				lastCall = [2]uint64{in.addr, in.target}
+			}
 			if !open {
 				w.bounds = append(w.bounds, uint32(in.addr-r.Start))
 			}
@@ -893,6 +944,8 @@ func (b *builder) decodeOne(w *scratch, r ports.FunctionRange) (*fnResult, []uin
 		return true
 	})
 	starts.flush()
+	exits.flush()
+	b.notePadCalls(padCalls)
 	w.refs = refs
 	sortRefs(refs)
 	if b.parts != nil {

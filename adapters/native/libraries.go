@@ -500,6 +500,12 @@ func (res *libResult) matchOpen(ctx context.Context, src source, mm *memMap, ix 
 	}
 }
 
+// endsLife reports a short pattern whose calls are all of functions named
+// as not returning (isNoReturn).
+func endsLife(p *libPattern) bool {
+	return len(p.calls) > 0 && !slices.ContainsFunc(p.calls, func(c libCall) bool { return c.next || !isNoReturn(c.target) })
+}
+
 // match names the procedures of ms whose bytes equal a pattern's and
 // returns the names, by address; it counts what it did in res.
 //
@@ -550,6 +556,14 @@ func (res *libResult) match(ctx context.Context, src source, mm *memMap, ix *lib
 			n := uint64(len(p.code))
 			if m := ms.size[addr]; m != 0 && m != n {
 				return // its FDE says the procedure has another length
+			}
+			if p.fixed < minFixedBits && hasRoom && endsLife(p) {
+				// A few bytes that end in a call of abort (a cold part,
+				// mov ebx, [esp+8]; call abort, or glibc's static
+				// _dl_start) are the same in many functions, which
+				// discovery finds one by one once it knows the call does
+				// not return (noreturn.go): they name none of them.
+				return
 			}
 			if p.fixed < minFixedBits {
 				if hasRoom && n > room {

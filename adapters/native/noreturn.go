@@ -1,0 +1,451 @@
+package native
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"rea/ports"
+)
+
+// No-return inference: which of a program's own procedures never return,
+// so that a call of one ends its block (cfg.go) like a call of exit does.
+//
+// The named set (noReturnStarts: procedures named after exit, abort, ...)
+// is the start. A procedure is added when, from its entry, every path ends
+// in a call of (or a jump to) a procedure of the set, a call or jump
+// through the slot of an import named so, or a valid trap or halt (ud2,
+// hlt, int3, brk, udf), at least one path does, and none reaches an exit:
+// a return, a jump the decoder could not resolve (through a register, or
+// through a slot that is not such an import), a jump out of the procedure
+// to anything not in the set, a fallthrough out of its ranges, or bytes
+// that do not decode. Calls of other procedures, and indirect calls, are
+// taken to return.
+//
+// The set is the greatest fixed point among the candidates: every
+// candidate is first taken not to return, and those with a path to an
+// exit under that assumption are dropped, and the callers of a dropped one
+// judged again, until none is dropped. A cycle of procedures that only
+// call or jump to one another and to no-return ones (mutual recursion with
+// exit on its other paths) is so found not to return, which a least fixed
+// point from the named set never finds; the result does not depend on the
+// order procedures are judged in, nor on the number of cores. A loop that
+// calls nothing that ends it (for (;;) sink++) has no path ending in such
+// a call and is not inferred: nothing tells a server's main loop from a
+// hang, and a caller's fallthrough after it stays.
+//
+// Cost: the candidates are the procedures whose ranges (and parts) hold
+// no return and no register jump, as discovery's own sweep recorded them
+// (builder.exits, a bit per code byte); only they are decoded again, once
+// a pass, and only the bodies of those not dropped at once (a path to an
+// exit while every candidate is taken not to return) are kept, with runs
+// of plain instructions as one record. On gcc 12's cc1 (33 MB, 45,699
+// ranges) 11,051 are candidates, 300,000 instructions, and 6,619 are
+// inferred, most of them cold parts that call fancy_abort.
+// A procedure with a return anywhere in its range is never a candidate, so
+// a return that only an inferred call makes unreachable (call of an extern
+// die, then ret) does not make its procedure no-return, and an exception
+// landing pad after a throwing call, reached only by unwinding, is never
+// taken for dead code.
+//
+// Discovery (discover.go) infers once its rounds find nothing more, over
+// the ranges as they stand (a procedure's parts are not folded yet, so a
+// cold part is judged as a procedure of its own), and decodes again the
+// ranges with inferred ends (next-start, section-end) where a call of a
+// procedure just added may be followed by a function (notePadCalls): their
+// boundaries and gaps now end at the call, which finds the function after
+// it. Rounds and passes repeat until a pass adds nothing that changes a
+// range, at most maxInferPasses times; a last pass judges the procedures
+// that have parts (parts.go) with them. The set only grows. Other
+// boundaries (boundaryAt's sweeps of spans outside every range) keep the
+// set they were swept with.
+
+// nrKind is what no-return inference needs of one instruction.
+type nrKind uint8
+
+const (
+	nrNext   nrKind = iota // control continues to the next instruction
+	nrCall                 // a direct call: ends the path when target is in the set, else continues
+	nrJump                 // a direct jump: inside the procedure, else ends the path when target is in the set
+	nrBranch               // nrJump and nrNext
+	nrTable                // a jump through a recovered table: each target as nrJump
+	nrEnd                  // a trap, or a call or jump through a no-return import's slot
+	nrExit                 // a return, an unresolved jump, invalid bytes
+)
+
+// nrInsn is one instruction, or (nrNext) a run of instructions control
+// goes through in order, that no jump in the body enters but at its first.
+type nrInsn struct {
+	addr   uint64
+	target uint64 // nrTable: the first target's index in nrBody.tabs
+	size   uint32
+	ntab   uint16
+	kind   nrKind
+}
+
+// nrBody is the decoded body of one candidate, in address order.
+type nrBody struct {
+	insns []nrInsn
+	tabs  []uint64
+}
+
+func (b *nrBody) index(addr uint64) int {
+	i, ok := slices.BinarySearchFunc(b.insns, addr, func(x nrInsn, t uint64) int { return cmp.Compare(x.addr, t) })
+	if !ok {
+		return -1
+	}
+	return i
+}
+
+// exit reports whether the sweep of an instruction marks its range as
+// holding an exit (builder.exits): a return or a jump through a register.
+// A jump through memory may be through a no-return import's slot, and is
+// judged when the procedure is decoded again.
+func exitInsn(in *insn) bool {
+	if in.flow == ports.FlowReturn {
+		return true
+	}
+	return in.flow == ports.FlowJump && !in.hasTarget && len(in.table) == 0 && len(in.refs) == 0
+}
+
+// inferNoReturn adds to b.noret the procedures of ranges found not to
+// return, and returns those it added. spans(i) are the ranges of procedure
+// i's body (its range, then its parts once they are folded), none for a
+// procedure not to judge.
+func (b *builder) inferNoReturn(ctx context.Context, p *program, ranges []ports.FunctionRange, spans func(i int) []ports.FunctionRange) map[uint64]bool {
+	if b.exits == nil || b.arch == archCIL {
+		return nil
+	}
+	var cands []int // procedure indexes
+	for i, r := range ranges {
+		if b.noret[r.Start] || r.End <= r.Start {
+			continue
+		}
+		sp := spans(i)
+		ok := len(sp) > 0
+		for _, s := range sp {
+			reg := b.mm.code(s.Start)
+			if reg == nil || reg.plt || s.End <= s.Start || b.exits.countRange(s.Start, s.End) > 0 {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			cands = append(cands, i)
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	// at maps a candidate's start to its index.
+	at := make(map[uint64]int, len(cands))
+	for k, i := range cands {
+		at[ranges[i].Start] = k
+	}
+	may := func(t uint64) bool {
+		_, ok := at[t]
+		return ok || b.noret[t]
+	}
+	// A candidate with a path to an exit while every candidate is taken
+	// not to return is out at once, and its body is not kept.
+	bodies := make([]nrBody, len(cands))
+	in := make([]bool, len(cands)) // in[k]: candidate k is still taken not to return
+	b.parallel(ctx, len(cands), "judged for no-return", func(w *scratch, k int) {
+		body := b.nrDecode(w, p, spans(cands[k]), may)
+		in[k], w.nrSeen, w.nrWork = body.noReturn(ranges[cands[k]].Start, may, w.nrSeen, w.nrWork)
+		if in[k] {
+			bodies[k] = body
+		}
+	}, func(lo, hi int) {
+		// The candidates are spread over the code: its pages are let go
+		// as they are read (dropCode), and a part read out of order (in
+		// spans) is read again on access.
+		b.dropSpan(ranges[cands[lo]].Start, ranges[cands[hi-1]].End)
+	})
+	if ctx.Err() != nil {
+		return nil
+	}
+	member := func(t uint64) bool {
+		if b.noret[t] {
+			return true
+		}
+		k, ok := at[t]
+		return ok && in[k]
+	}
+	// callers[k]: the candidates whose bodies call or jump to candidate k.
+	callers := make([][]int32, len(cands))
+	var callees []int
+	for k := range bodies {
+		body := &bodies[k]
+		callees = callees[:0]
+		note := func(t uint64) {
+			if j, ok := at[t]; ok {
+				callees = append(callees, j)
+			}
+		}
+		for _, x := range body.insns {
+			switch x.kind {
+			case nrCall, nrJump, nrBranch:
+				note(x.target)
+			case nrTable:
+				for _, t := range body.tabs[x.target : x.target+uint64(x.ntab)] {
+					note(t)
+				}
+			}
+		}
+		slices.Sort(callees)
+		for _, j := range slices.Compact(callees) {
+			callers[j] = append(callers[j], int32(k))
+		}
+	}
+	var seen []bool
+	var work []int32
+	queue := make([]int32, 0, len(cands))
+	for k := range cands {
+		if in[k] {
+			queue = append(queue, int32(k))
+		}
+	}
+	for len(queue) > 0 {
+		k := queue[0]
+		queue = queue[1:]
+		if !in[k] {
+			continue
+		}
+		var ok bool
+		ok, seen, work = bodies[k].noReturn(ranges[cands[k]].Start, member, seen, work)
+		if ok {
+			continue
+		}
+		in[k] = false
+		for _, j := range callers[k] {
+			if in[j] {
+				queue = append(queue, j)
+			}
+		}
+	}
+	added := map[uint64]bool{}
+	for k, i := range cands {
+		if in[k] {
+			b.noret[ranges[i].Start] = true
+			added[ranges[i].Start] = true
+		}
+	}
+	return added
+}
+
+// maxInferPasses bounds the times discovery infers no-return procedures
+// and decodes again the ranges whose boundaries they change.
+const maxInferPasses = 8
+
+// reinfer runs the inference over the current ranges once discovery has
+// converged, and drops the decoding of every range with an inferred end
+// that calls a procedure it added where the code after the call may be a
+// function boundary (b.padCalls): the next round decodes them again, and
+// their boundaries and gaps then end at those calls. It reports whether it
+// dropped any.
+func (b *builder) reinfer(ctx context.Context, p *program, st *state) bool {
+	added := b.inferNoReturn(ctx, p, st.ranges, func(i int) []ports.FunctionRange { return st.ranges[i : i+1] })
+	redo := false
+	b.padMu.Lock()
+	defer b.padMu.Unlock()
+	for at, t := range b.padCalls {
+		if !added[t] {
+			continue
+		}
+		delete(b.padCalls, at)
+		i, ok := slices.BinarySearchFunc(st.ranges, at, func(r ports.FunctionRange, t uint64) int {
+			if r.Start <= t {
+				return -1
+			}
+			return 1
+		})
+		if ok || i == 0 || st.ranges[i-1].End <= at {
+			continue
+		}
+		if res := st.results[i-1]; res != nil && res.walk {
+			st.results[i-1], redo = nil, true
+		}
+	}
+	return redo
+}
+
+// notePadCalls records the direct calls of a range with an inferred end
+// after which a function may begin (the next instruction is padding, or
+// starts a 16-byte line), to a procedure not known not to return: where
+// an inferred one makes the next code a boundary (reinfer).
+func (b *builder) notePadCalls(calls [][2]uint64) {
+	if len(calls) == 0 {
+		return
+	}
+	b.padMu.Lock()
+	if b.padCalls == nil {
+		b.padCalls = map[uint64]uint64{}
+	}
+	for _, c := range calls {
+		b.padCalls[c[0]] = c[1]
+	}
+	b.padMu.Unlock()
+}
+
+// noReturn reports whether no exit is reachable from entry, and a path
+// ends in a no-return call, jump or trap, when member tells the procedures
+// taken not to return. seen and work are buffers, returned for reuse.
+func (body *nrBody) noReturn(entry uint64, member func(uint64) bool, seen []bool, work []int32) (bool, []bool, []int32) {
+	seen = slices.Grow(seen[:0], len(body.insns))[:len(body.insns)]
+	clear(seen)
+	work = work[:0]
+	i := body.index(entry)
+	if i < 0 {
+		return false, seen, work
+	}
+	work = append(work, int32(i))
+	ended := false
+	// jump follows a jump to t: inside the body, else it ends the path
+	// when t does not return and is an exit otherwise.
+	jump := func(t uint64) bool {
+		if j := body.index(t); j >= 0 {
+			if !seen[j] {
+				work = append(work, int32(j))
+			}
+			return true
+		}
+		if member(t) {
+			ended = true
+			return true
+		}
+		return false
+	}
+	next := func(x *nrInsn) bool { return jump(x.addr + uint64(x.size)) }
+	for len(work) > 0 {
+		j := work[len(work)-1]
+		work = work[:len(work)-1]
+		if seen[j] {
+			continue
+		}
+		seen[j] = true
+		x := &body.insns[j]
+		ok := true
+		switch x.kind {
+		case nrNext:
+			// A fallthrough out of the body is an exit (jump finds no
+			// instruction there, and the next start is not taken as a
+			// target that does not return).
+			ok = body.index(x.addr+uint64(x.size)) >= 0 && next(x)
+		case nrCall:
+			if member(x.target) {
+				ended = true
+			} else {
+				ok = body.index(x.addr+uint64(x.size)) >= 0 && next(x)
+			}
+		case nrJump:
+			ok = jump(x.target)
+		case nrBranch:
+			ok = jump(x.target) && body.index(x.addr+uint64(x.size)) >= 0 && next(x)
+		case nrTable:
+			for _, t := range body.tabs[x.target : x.target+uint64(x.ntab)] {
+				ok = ok && jump(t)
+			}
+		case nrEnd:
+			ended = true
+		case nrExit:
+			ok = false
+		}
+		if !ok {
+			return false, seen, work
+		}
+	}
+	return ended, seen, work
+}
+
+// nrDecode decodes a candidate's spans (its range, then its parts) for
+// noReturn. A call of a procedure that may not return (may: one of the
+// set or a candidate) is kept; others are plain instructions, and runs of
+// those are one record.
+func (b *builder) nrDecode(w *scratch, p *program, spans []ports.FunctionRange, may func(uint64) bool) nrBody {
+	// Decoded into the worker's buffers, then copied at size: the bodies
+	// are kept until the fixed point, and growing each by appends would
+	// leave as much again to collect.
+	body := nrBody{insns: w.nr[:0], tabs: w.nrTabs[:0]}
+	defer func() { w.nr, w.nrTabs = body.insns[:0], body.tabs[:0] }()
+	for _, s := range spans {
+		code, stop := b.codeFor(s.Start, s.End)
+		if code == nil {
+			continue
+		}
+		sweep(w.dec, code, s.Start, stop, maxFunctionInsns-len(body.insns), func(in *insn) bool {
+			x := nrInsn{addr: in.addr, size: uint32(in.size), target: in.target}
+			switch {
+			case in.invalid || in.flow == ports.FlowReturn:
+				x.kind = nrExit
+			case in.flow == ports.FlowStop:
+				x.kind = nrEnd
+			case in.flow == ports.FlowCall && in.hasTarget:
+				if may(in.target) {
+					x.kind = nrCall
+				}
+			case in.flow == ports.FlowCall:
+				if p.slotNoReturn(in) {
+					x.kind = nrEnd
+				}
+			case in.flow == ports.FlowJump && in.hasTarget:
+				x.kind = nrJump
+			case in.flow == ports.FlowJump && len(in.table) > 0:
+				x.kind, x.target, x.ntab = nrTable, uint64(len(body.tabs)), uint16(min(len(in.table), 1<<16-1))
+				body.tabs = append(body.tabs, in.table[:x.ntab]...)
+			case in.flow == ports.FlowJump:
+				x.kind = nrExit
+				if p.slotNoReturn(in) {
+					x.kind = nrEnd
+				}
+			case in.flow == ports.FlowBranch && in.hasTarget:
+				x.kind = nrBranch
+			case in.flow == ports.FlowBranch:
+				x.kind = nrExit
+			}
+			body.insns = append(body.insns, x)
+			return true
+		})
+	}
+	slices.SortStableFunc(body.insns, func(a, b nrInsn) int { return cmp.Compare(a.addr, b.addr) })
+	// Runs: a plain instruction joins the one before when that is plain
+	// too, ends where it starts and no jump of the body lands on it.
+	targets := w.nrTargets[:0]
+	for _, x := range body.insns {
+		switch x.kind {
+		case nrJump, nrBranch:
+			targets = append(targets, x.target)
+		case nrTable:
+			targets = append(targets, body.tabs[x.target:x.target+uint64(x.ntab)]...)
+		}
+	}
+	slices.Sort(targets)
+	w.nrTargets = targets
+	runs := body.insns[:0]
+	for _, x := range body.insns {
+		if n := len(runs); n > 0 && x.kind == nrNext && runs[n-1].kind == nrNext && runs[n-1].addr+uint64(runs[n-1].size) == x.addr {
+			if _, hit := slices.BinarySearch(targets, x.addr); !hit {
+				runs[n-1].size += x.size
+				continue
+			}
+		}
+		runs = append(runs, x)
+	}
+	body.insns = runs
+	out := nrBody{insns: slices.Clone(body.insns)}
+	if len(body.tabs) > 0 {
+		out.tabs = slices.Clone(body.tabs)
+	}
+	return out
+}
+
+// slotNoReturn reports an indirect call or jump through the slot of an
+// import named after a function that does not return (flowOf's rule).
+func (p *program) slotNoReturn(in *insn) bool {
+	for _, x := range in.refs {
+		if x.flags == flagUnresolved && x.to != 0 && (x.kind == kindCall || x.kind == kindJump) && isNoReturn(p.labelAt(x.to, "import")) {
+			return true
+		}
+	}
+	return false
+}
