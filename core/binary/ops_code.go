@@ -843,11 +843,21 @@ func opProcedureReferences() *core.Operation {
 	}
 }
 
-// defaultAddress is the address argument, or the entry point when it is
-// absent (empty; there is no session cursor).
+// cursorKind asks Call.Annotations for the session's cursor: the
+// annotation family keeps it (goto_address) and answers this kind with one
+// annotation at the cursor's address.
+const cursorKind ports.AnnotationKind = "cursor"
+
+// defaultAddress is the address argument, or when it is absent (empty) the
+// session's cursor, else (a catalog without the cursor) the entry point.
 func defaultAddress(ctx context.Context, c *core.Call, address string) (uint64, error) {
 	if address != "" {
 		return addressArg(c.Op.Name, "address", address)
+	}
+	if cur, err := c.Annotations(ctx, cursorKind); err != nil {
+		return 0, err
+	} else if len(cur) == 1 {
+		return cur[0].Address, nil
 	}
 	docs, err := documents(ctx, c)
 	if err != nil {
@@ -866,7 +876,7 @@ func opXrefs() *core.Operation {
 		Name: "xrefs", Title: "Cross-References To An Address", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
 		Needs: []ports.Capability{core.CapReferences},
 		Description: "The addresses that reference an address (calls, jumps, data reads and writes, address constants, data slots holding it), sorted. " +
-			"Without address, the entry point. At most 10000.",
+			"Without address, the cursor. At most 10000.",
 		Input:    core.InputSchema(nil, documentProp, addressProp),
 		Result:   withHexDefs(json.RawMessage(`{"type":"array","items":{"$ref":"#/$defs/hex"}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"address":"0x1000"}`)},
@@ -1130,7 +1140,7 @@ func opStepAddress(name string) *core.Operation {
 		Name: name, Title: title, Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
 		Needs: []ports.Capability{core.CapSegments, core.CapProcedures, core.CapFunctions, core.CapDisassemble},
 		Description: "The address of the " + what + " item: in a code section the " + what + " instruction (by linear sweep from the containing procedure's start), " +
-			"elsewhere the " + what + " byte. Without address, the entry point. Null at the edge of the address space.",
+			"elsewhere the " + what + " byte. Without address, the cursor. Null at the edge of the address space.",
 		Input: core.InputSchema(nil, documentProp, addressProp),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["address","` + field + `","unit","segment"],
  "properties":{"address":{"$ref":"#/$defs/hex"},"` + field + `":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"unit":{"enum":["instruction","byte"]},"segment":{"type":"string"}}}`)),
