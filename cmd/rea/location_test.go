@@ -1,9 +1,15 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
+
+	"rea/core"
 )
 
 // TestStepAndXrefsStartAtTheCursor: next_address, prev_address and xrefs
@@ -27,4 +33,48 @@ func TestStepAndXrefsStartAtTheCursor(t *testing.T) {
 	got, _ := evidence(t, call(t, cs, "xrefs", map[string]any{}))
 	is.Equal(string(got.NormalizedResult), string(want.NormalizedResult))
 	is.Equal(got.Locations[0].Address, at)
+}
+
+// TestEveryToolTakesTheSameLocations: every input that means a code
+// location accepts the same forms (0x hex, decimal, an engine's name, an
+// analyst's name, the engine's name after a rename, sub_<hex>) and refuses
+// an unknown name with the same code and issue. Before, address_name,
+// xrefs, next_address, prev_address, list_names, resolve_containing_procedure,
+// read_bytes and address_to_file_offset took only hex or decimal ("'helper'
+// does not match pattern ...") while goto_address took names.
+func TestEveryToolTakesTheSameLocations(t *testing.T) {
+	is := is.New(t)
+	bin := needFixture(t)
+	cs := mcpClient(t)
+	if r := call(t, cs, "open_binary", map[string]any{"path": bin}); r.isError {
+		t.Fatal(r.text)
+	}
+	_, gone := evidence(t, call(t, cs, "goto_address", map[string]any{"address": "helper"}))
+	at := gone["address"].(string)
+	n, err := strconv.ParseUint(strings.TrimPrefix(at, "0x"), 16, 64)
+	is.NoErr(err)
+	evidence(t, call(t, cs, "set_address_name", map[string]any{"address": at, "name": "scale_banner"}))
+	tools := []string{"goto_address", "inspect_address_context", "comment", "address_name", "xrefs", "next_address", "prev_address",
+		"list_names", "resolve_containing_procedure", "read_bytes", "address_to_file_offset"}
+	var refusal string
+	for _, tool := range tools {
+		for _, form := range []string{at, strconv.FormatUint(n, 10), "helper", "scale_banner", fmt.Sprintf("sub_%x", n)} {
+			r := call(t, cs, tool, map[string]any{"address": form})
+			if r.isError {
+				t.Errorf("%s %q: %s", tool, form, r.text)
+				continue
+			}
+			if !strings.Contains(r.text, at) {
+				t.Errorf("%s %q: %s does not name %s", tool, form, r.text, at)
+			}
+		}
+		code, details := errCode(t, call(t, cs, tool, map[string]any{"address": "no_such_name"}))
+		is.Equal(code, core.CodeInvalidRequest)
+		b, _ := json.Marshal(details["issues"])
+		if refusal == "" {
+			refusal = string(b)
+		} else if string(b) != refusal {
+			t.Errorf("%s refuses an unknown name with %s; goto_address with %s", tool, b, refusal)
+		}
+	}
 }

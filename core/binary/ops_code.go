@@ -45,8 +45,6 @@ var (
 
 const procedureProp = `"procedure": {"type":"string","minLength":1,"maxLength":4096,"description":"Procedure name (e.g. main, puts@plt, sub_401000) or address (0x hex or decimal); an address inside a procedure selects that procedure.","examples":["main"]}`
 
-const addressProp = `"address": {"type":"string","pattern":"` + addressPattern + `","description":"Address as 0x hex or decimal.","examples":["0x401000"]}`
-
 // procRefSchema is a procedure named by address and name (its symbol, or
 // sub_<address>).
 const procRefSchema = `{"type":"object","additionalProperties":false,"required":["address","name"],"properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"}}}`
@@ -852,7 +850,7 @@ const cursorKind ports.AnnotationKind = "cursor"
 // session's cursor, else (a catalog without the cursor) the entry point.
 func defaultAddress(ctx context.Context, c *core.Call, address string) (uint64, error) {
 	if address != "" {
-		return addressArg(c.Op.Name, "address", address)
+		return locationArg(ctx, c, "address", address)
 	}
 	if cur, err := c.Annotations(ctx, cursorKind); err != nil {
 		return 0, err
@@ -876,8 +874,8 @@ func opXrefs() *core.Operation {
 		Name: "xrefs", Title: "Cross-References To An Address", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
 		Needs: []ports.Capability{core.CapReferences},
 		Description: "The addresses that reference an address (calls, jumps, data reads and writes, address constants, data slots holding it), sorted. " +
-			"Without address, the cursor. At most 10000.",
-		Input:    core.InputSchema(nil, documentProp, addressProp),
+			"At most 10000.",
+		Input:    core.InputSchema(nil, documentProp, optionalAddressProp),
 		Result:   withHexDefs(json.RawMessage(`{"type":"array","items":{"$ref":"#/$defs/hex"}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"address":"0x1000"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
@@ -944,7 +942,7 @@ func opResolveContainingProcedure() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			at, err := addressArg(c.Op.Name, "address", in.Address)
+			at, err := locationArg(ctx, c, "address", in.Address)
 			if err != nil {
 				return nil, err
 			}
@@ -972,7 +970,7 @@ func addressedSegment(ctx context.Context, c *core.Call, doc, address string) (u
 	if err := checkDocument(ctx, c, doc); err != nil {
 		return 0, ports.Segment{}, err
 	}
-	at, err := addressArg(c.Op.Name, "address", address)
+	at, err := locationArg(ctx, c, "address", address)
 	if err != nil {
 		return 0, ports.Segment{}, err
 	}
@@ -1140,8 +1138,8 @@ func opStepAddress(name string) *core.Operation {
 		Name: name, Title: title, Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
 		Needs: []ports.Capability{core.CapSegments, core.CapProcedures, core.CapFunctions, core.CapDisassemble},
 		Description: "The address of the " + what + " item: in a code section the " + what + " instruction (by linear sweep from the containing procedure's start), " +
-			"elsewhere the " + what + " byte. Without address, the cursor. Null at the edge of the address space.",
-		Input: core.InputSchema(nil, documentProp, addressProp),
+			"elsewhere the " + what + " byte. Null at the edge of the address space.",
+		Input: core.InputSchema(nil, documentProp, optionalAddressProp),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["address","` + field + `","unit","segment"],
  "properties":{"address":{"$ref":"#/$defs/hex"},"` + field + `":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"unit":{"enum":["instruction","byte"]},"segment":{"type":"string"}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"address":"0x1000"}`)},

@@ -90,7 +90,7 @@ type ListProceduresResult struct {
 
 // ListNamesInput is the input of list_names.
 type ListNamesInput struct {
-	Address  string `json:"address,omitempty"`  // Only names at this address (0x hex or decimal).
+	Address  string `json:"address,omitempty"`  // Only names at this address (0x hex, decimal, or a name).
 	Document string `json:"document,omitempty"` // Document name from list_documents; defaults to the current document.
 	Limit    *int   `json:"limit,omitempty"`    // Maximum number of items to return (1-500).
 	Offset   *int   `json:"offset,omitempty"`   // Index of the first item to return.
@@ -155,7 +155,7 @@ type ProcedureAddressResult struct {
 
 // AddressNameInput is the input of address_name.
 type AddressNameInput struct {
-	Address  string `json:"address"`            // Address as 0x hex or decimal.
+	Address  string `json:"address"`            // 0x hex, decimal, or a name (locationArg).
 	Document string `json:"document,omitempty"` // Document name from list_documents; defaults to the current document.
 }
 
@@ -346,7 +346,7 @@ type ProcedureReferencesResult struct {
 
 // XrefsInput is the input of xrefs.
 type XrefsInput struct {
-	Address  string `json:"address,omitempty"`  // Address as 0x hex or decimal.
+	Address  string `json:"address,omitempty"`  // 0x hex, decimal, or a name; defaults to the cursor's.
 	Document string `json:"document,omitempty"` // Document name from list_documents; defaults to the current document.
 }
 
@@ -365,7 +365,7 @@ type ResolveContainingProcedureInput = AddressNameInput
 
 // ReadBytesInput is the input of read_bytes.
 type ReadBytesInput struct {
-	Address  string `json:"address"`            // Address as 0x hex or decimal.
+	Address  string `json:"address"`            // 0x hex, decimal, or a name (locationArg).
 	Document string `json:"document,omitempty"` // Document name from list_documents; defaults to the current document.
 	Length   *int   `json:"length,omitempty"`   // Bytes to read (1-65536).
 }
