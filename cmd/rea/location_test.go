@@ -78,3 +78,38 @@ func TestEveryToolTakesTheSameLocations(t *testing.T) {
 		}
 	}
 }
+
+// TestCallPathsTakeBothNamesOfARenamedFunction: after set_address_name,
+// build_call_path takes the engine's name of the renamed function as
+// trace_call_path does (before: "helper is neither a supplied function nor
+// one of their callees"), and both take the analyst's.
+func TestCallPathsTakeBothNamesOfARenamedFunction(t *testing.T) {
+	is := is.New(t)
+	bin := needFixture(t)
+	cs := mcpClient(t)
+	if r := call(t, cs, "open_binary", map[string]any{"path": bin}); r.isError {
+		t.Fatal(r.text)
+	}
+	evidence(t, call(t, cs, "set_address_name", map[string]any{"address": "helper", "name": "scale_banner"}))
+	af := call(t, cs, "analyze_function", map[string]any{"procedure": "main"})
+	ev, _ := evidence(t, af)
+	refs := []any{map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}}
+	for _, goal := range []string{"helper", "scale_banner"} {
+		_, tr := evidence(t, call(t, cs, "trace_call_path", map[string]any{"start": "main", "goal": goal}))
+		is.Equal(tr["found"], true)
+		r := call(t, cs, "build_call_path", map[string]any{"functions": refs, "start": "main", "goal": goal})
+		if r.isError {
+			t.Errorf("build_call_path goal %s: %s", goal, r.text)
+			continue
+		}
+		_, bp := evidence(t, r)
+		is.Equal(bp["total"], 1.0)
+	}
+	// In a session without the binary, the inline record is all there is:
+	// its limitation names the engine's name it replaced.
+	var inline map[string]any
+	is.NoErr(json.Unmarshal([]byte(af.text), &inline))
+	other := mcpClient(t)
+	_, bp := evidence(t, call(t, other, "build_call_path", map[string]any{"functions": []any{inline}, "start": "main", "goal": "helper"}))
+	is.Equal(bp["total"], 1.0)
+}
