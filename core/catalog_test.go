@@ -91,7 +91,7 @@ func TestValidationIssues(t *testing.T) {
 		{"read_bytes", `{"address":"0x0","length":100000000}`, []any{"length"}, core.ReasonOutOfRange, "got 100000000, want at most 65536"},
 		{"list_procedures", `{"limit":2.5}`, []any{"limit"}, core.ReasonInvalidType, ""},
 		{"binary_overview", `{"detail":"everything"}`, []any{"detail"}, core.ReasonInvalidValue, ""},
-		{"address_name", `{"address":"main"}`, []any{"address"}, core.ReasonInvalidFormat, ""},
+		{"list_strings", `{"address":"main"}`, []any{"address"}, core.ReasonInvalidFormat, ""}, // address_name takes names
 		{"list_names", `[1]`, []any{}, core.ReasonInvalidType, ""},
 	}
 	for _, tc := range cases {
