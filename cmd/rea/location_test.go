@@ -12,10 +12,11 @@ import (
 	"rea/core"
 )
 
-// TestStepAndXrefsStartAtTheCursor: next_address, prev_address and xrefs
-// without an address start from the session's cursor (goto_address), as
-// the contract's cursor-default tools do; before, they started from the
-// entry point whatever goto_address had done.
+// TestStepAndXrefsStartAtTheCursor: next_address, prev_address, xrefs and
+// address_name without an address start from the session's cursor
+// (goto_address), as the contract's cursor-default tools do; before, the
+// first three started from the entry point whatever goto_address had done,
+// and address_name required an address.
 func TestStepAndXrefsStartAtTheCursor(t *testing.T) {
 	is := is.New(t)
 	bin := needFixture(t)
@@ -25,7 +26,7 @@ func TestStepAndXrefsStartAtTheCursor(t *testing.T) {
 	}
 	_, gone := evidence(t, call(t, cs, "goto_address", map[string]any{"address": "helper"}))
 	at := gone["address"].(string)
-	for _, tool := range []string{"next_address", "prev_address"} {
+	for _, tool := range []string{"next_address", "prev_address", "address_name"} {
 		_, m := evidence(t, call(t, cs, tool, map[string]any{}))
 		is.Equal(m["address"], at) // from the cursor
 	}

@@ -758,7 +758,7 @@ func opAddressName() *core.Operation {
 		Name: "address_name", Title: "Address Name", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
 		Needs:       []ports.Capability{core.CapNames},
 		Description: "Return the name at an address, or null when the address has no label.",
-		Input:       core.InputSchema([]string{"address"}, documentProp, addressProp),
+		Input:       core.InputSchema(nil, documentProp, optionalAddressProp),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["address","name","names"],
  "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":["string","null"]},"names":{"type":"array","items":{"type":"string"}}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"address":"0x401000"}`)},
@@ -770,7 +770,7 @@ func opAddressName() *core.Operation {
 			if err := checkDocument(ctx, c, in.Document); err != nil {
 				return nil, err
 			}
-			at, err := locationArg(ctx, c, "address", in.Address)
+			at, err := defaultAddress(ctx, c, in.Address)
 			if err != nil {
 				return nil, err
 			}

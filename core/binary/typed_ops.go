@@ -153,11 +153,8 @@ type ProcedureAddressResult struct {
 	Matches   []string `json:"matches"`
 }
 
-// AddressNameInput is the input of address_name.
-type AddressNameInput struct {
-	Address  string `json:"address"`            // 0x hex, decimal, or a name (locationArg).
-	Document string `json:"document,omitempty"` // Document name from list_documents; defaults to the current document.
-}
+// AddressNameInput is the input of address_name, the same as XrefsInput.
+type AddressNameInput = XrefsInput
 
 // AddressNameResult is the result of address_name.
 type AddressNameResult struct {
@@ -360,8 +357,11 @@ type ResolveContainingProcedureResult struct {
 	Offset    *string                   `json:"offset"`
 }
 
-// ResolveContainingProcedureInput is the input of resolve_containing_procedure, the same as AddressNameInput.
-type ResolveContainingProcedureInput = AddressNameInput
+// ResolveContainingProcedureInput is the input of resolve_containing_procedure.
+type ResolveContainingProcedureInput struct {
+	Address  string `json:"address"`            // 0x hex, decimal, or a name (locationArg).
+	Document string `json:"document,omitempty"` // Document name from list_documents; defaults to the current document.
+}
 
 // ReadBytesInput is the input of read_bytes.
 type ReadBytesInput struct {
@@ -390,8 +390,8 @@ type AddressToFileOffsetResult struct {
 	InFile       bool    `json:"in_file"`
 }
 
-// AddressToFileOffsetInput is the input of address_to_file_offset, the same as AddressNameInput.
-type AddressToFileOffsetInput = AddressNameInput
+// AddressToFileOffsetInput is the input of address_to_file_offset, the same as ResolveContainingProcedureInput.
+type AddressToFileOffsetInput = ResolveContainingProcedureInput
 
 // NextAddressResult is the result of next_address.
 type NextAddressResult struct {
