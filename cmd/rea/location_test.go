@@ -114,3 +114,32 @@ func TestCallPathsTakeBothNamesOfARenamedFunction(t *testing.T) {
 	_, bp := evidence(t, call(t, other, "build_call_path", map[string]any{"functions": []any{inline}, "start": "main", "goal": "helper"}))
 	is.Equal(bp["total"], 1.0)
 }
+
+// TestCallPathsTakeTheSameLocationForms: build_call_path's start and goal
+// take the forms trace_call_path's do, a decimal address and sub_<hex>
+// among them (before: "4441 is neither a supplied function nor one of
+// their callees").
+func TestCallPathsTakeTheSameLocationForms(t *testing.T) {
+	is := is.New(t)
+	bin := needFixture(t)
+	cs := mcpClient(t)
+	if r := call(t, cs, "open_binary", map[string]any{"path": bin}); r.isError {
+		t.Fatal(r.text)
+	}
+	_, gone := evidence(t, call(t, cs, "goto_address", map[string]any{"address": "helper"}))
+	n, err := strconv.ParseUint(strings.TrimPrefix(gone["address"].(string), "0x"), 16, 64)
+	is.NoErr(err)
+	ev, _ := evidence(t, call(t, cs, "analyze_function", map[string]any{"procedure": "main"}))
+	refs := []any{map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}}
+	for _, goal := range []string{strconv.FormatUint(n, 10), fmt.Sprintf("sub_%x", n)} {
+		_, tr := evidence(t, call(t, cs, "trace_call_path", map[string]any{"start": "main", "goal": goal}))
+		is.Equal(tr["found"], true)
+		r := call(t, cs, "build_call_path", map[string]any{"functions": refs, "start": "main", "goal": goal})
+		if r.isError {
+			t.Errorf("build_call_path goal %s: %s", goal, r.text)
+			continue
+		}
+		_, bp := evidence(t, r)
+		is.Equal(bp["total"], 1.0)
+	}
+}

@@ -233,9 +233,9 @@ func (v *codeView) resolveValue(s string, path []any) (int, error) {
 			}
 		}
 	}
-	if hexPart, ok := strings.CutPrefix(s, "sub_"); ok { // the display name of an unnamed procedure
+	if hexPart, ok := strings.CutPrefix(s, "sub_"); ok { // an unnamed procedure's display name; any procedure's start, as locationArg reads it
 		if a, err := strconv.ParseUint(hexPart, 16, 64); err == nil {
-			if i, ok := v.startIndex(a); ok && v.procs[i].Name == "" {
+			if i, ok := v.startIndex(a); ok {
 				return i, nil
 			}
 		}

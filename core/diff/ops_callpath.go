@@ -30,8 +30,8 @@ func opBuildCallPath() *core.Operation {
 		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,
  "required":["functions","start","goal"],"properties":{
   "functions":{"type":"array","minItems":1,"maxItems":500,"items":` + functionEvidenceInput + `},
-  "start":{"type":"string","minLength":1,"maxLength":4096,"description":"Function name or 0x address the paths start at."},
-  "goal":{"type":"string","minLength":1,"maxLength":4096,"description":"Function name or 0x address the paths end at."},
+  "start":{"type":"string","minLength":1,"maxLength":4096,"description":"The procedure to start from: a name or an address."},
+  "goal":{"type":"string","minLength":1,"maxLength":4096,"description":"The procedure to reach: a name or an address."},
   "max_depth":{"type":"integer","minimum":1,"maximum":32,"default":8,"description":"Calls per path at most."},
   "max_paths":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Paths enumerated at most."},
   "limit":{"type":"integer","minimum":1,"maximum":200,"default":20,"description":"Paths returned."},
@@ -116,7 +116,7 @@ func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
 		}
 	}
 	find := func(arg, s string) (*cpNode, error) {
-		if a, err := core.ParseHex(s); err == nil && strings.HasPrefix(s, "0x") {
+		if a, err := core.ParseHex(s); err == nil {
 			if n := nodes[a]; n != nil {
 				return n, nil
 			}
