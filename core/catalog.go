@@ -373,11 +373,11 @@ func issuesOf(ve *jsonschema.ValidationError) []Issue {
 		} else if c := *e; at != nil { // a copy, located at the name: a oneOf may walk a cause twice
 			c.InstanceLocation, e = append(slices.Clip(at), e.InstanceLocation...), &c
 		}
-		if _, alt := e.ErrorKind.(*kind.OneOf); alt && len(e.Causes) > 1 {
-			// The closest alternative (the fewest issues) says what to
-			// fix: an Evidence record of the wrong operation is one issue
-			// there, not a dozen from the retained-reference form.
-			e = slices.MinFunc(e.Causes, func(a, b *jsonschema.ValidationError) int { return cmp.Compare(len(issuesOf(a)), len(issuesOf(b))) })
+		right := slices.DeleteFunc(slices.Clone(e.Causes), func(x *jsonschema.ValidationError) bool { _, ty := x.ErrorKind.(*kind.Type); return ty })
+		if kw := fmt.Sprint(e.ErrorKind.KeywordPath()); len(e.Causes) > 1 && len(right) > 0 && (kw == "[oneOf]" || kw == "[anyOf]") {
+			// The closest alternative of the right type (the fewest issues) says what to fix: an Evidence record of the wrong operation
+			// is one issue there, not a dozen from the retained-reference form, and a wrong resolution object gets no "want null".
+			e = slices.MinFunc(right, func(a, b *jsonschema.ValidationError) int { return cmp.Compare(len(issuesOf(a)), len(issuesOf(b))) })
 		}
 		if len(e.Causes) > 0 {
 			for _, c := range e.Causes {

@@ -91,7 +91,7 @@ func TestValidationIssues(t *testing.T) {
 		{"read_bytes", `{"address":"0x0","length":100000000}`, []any{"length"}, core.ReasonOutOfRange, "got 100000000, want at most 65536"},
 		{"list_procedures", `{"limit":2.5}`, []any{"limit"}, core.ReasonInvalidType, ""},
 		{"binary_overview", `{"detail":"everything"}`, []any{"detail"}, core.ReasonInvalidValue, ""},
-		{"address_name", `{"address":"main"}`, []any{"address"}, core.ReasonInvalidFormat, ""},
+		{"list_strings", `{"address":"main"}`, []any{"address"}, core.ReasonInvalidFormat, ""}, // address_name takes names
 		{"list_names", `[1]`, []any{}, core.ReasonInvalidType, ""},
 		// A bad property name (propertyNames) is located at that name, not
 		// at the root where the validator checked the name by itself.
@@ -173,4 +173,27 @@ func TestCatalogRejectsDuplicatesAndBadExamples(t *testing.T) {
 	c, err := core.NewCatalog(bad)
 	is.NoErr(err)
 	is.True(c.Check() != nil)
+}
+
+// TestAnyOfReportsTheClosestAlternative: an input that fails every branch
+// of an anyOf is told what to fix in the branch it comes closest to, as
+// for oneOf. Before, update_unknown's resolution {"disposition":"verified"}
+// without evidence_ids got every branch's complaint: "got object, want
+// null", the missing evidence_ids, and the disposition the withdrawn and
+// out-of-scope branch wants.
+func TestAnyOfReportsTheClosestAlternative(t *testing.T) {
+	is := is.New(t)
+	c := catalog(t)
+	op, ok := c.Lookup("update_unknown")
+	is.True(ok)
+	_, err := c.Validate(op, json.RawMessage(`{"unknown_id":"unk_`+strings.Repeat("0", 64)+`","resolution":{"disposition":"verified","rationale":"seen"}}`))
+	issues := core.AsError("update_unknown", err).Details["issues"].([]core.Issue)
+	is.Equal(len(issues), 1) // only the verified branch's
+	is.Equal(issues[0].Reason, core.ReasonMissingArgument)
+	is.Equal(issues[0].Path, []any{"resolution", "evidence_ids"})
+	// A resolution of no branch's type is told every type it may take.
+	_, err = c.Validate(op, json.RawMessage(`{"unknown_id":"unk_`+strings.Repeat("0", 64)+`","resolution":5}`))
+	issues = core.AsError("update_unknown", err).Details["issues"].([]core.Issue)
+	is.Equal(len(issues), 2) // got number, want null; got number, want object
+	is.Equal(issues[0].Reason, core.ReasonInvalidType)
 }

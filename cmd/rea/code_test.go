@@ -284,7 +284,7 @@ func TestMCPCodePrimitives(t *testing.T) {
 		{"analyze_function", map[string]any{"procedure": "main", "max_instructions": 1000000}},
 		{"read_bytes", map[string]any{"address": "0xfffffffffff0"}},
 		{"read_bytes", map[string]any{"address": start, "length": 70000}},
-		{"read_bytes", map[string]any{"address": "main"}},
+		{"read_bytes", map[string]any{"address": "no_such_name"}}, // a name is a location; an unknown one is not
 		{"address_to_file_offset", map[string]any{"address": "0xfffffffffff0"}},
 		{"get_call_graph", map[string]any{"address": "main", "depth": 9}},
 		{"resolve_containing_procedure", map[string]any{"address": "12g"}},

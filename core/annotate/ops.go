@@ -20,10 +20,13 @@ var (
 
 const (
 	documentProp        = `"document": {"type":"string","minLength":1,"maxLength":4096,"description":"Document name from list_documents; defaults to the cursor's document."}`
-	addressProp         = `"address": {"type":"string","minLength":1,"maxLength":4096,"description":"Address as 0x hex or decimal, or a name (an analyst's, a procedure's, a label's, or sub_<hex>); it must lie in a segment.","examples":["0x401000"]}`
-	optionalAddressProp = `"address": {"type":"string","minLength":1,"maxLength":4096,"description":"Address as 0x hex or decimal, or a name; defaults to the cursor's address.","examples":["0x401000"]}`
-	commentProp         = `"comment": {"type":"string","minLength":1,"maxLength":4096,"description":"The comment text (at most 4096 characters; newlines and tabs allowed, no other control characters)."}`
-	nameProp            = `"name": {"type":"string","minLength":1,"maxLength":255,"description":"The new name: no white space or control characters, not shaped like an address, and not a name another address has.","examples":["check_license"]}`
+	addressProp         = `"address": {"type":"string","minLength":1,"maxLength":4096,"description":"` + locationText + `.","examples":["0x401000"]}`
+	optionalAddressProp = `"address": {"type":"string","minLength":1,"maxLength":4096,"description":"` + locationText + `; defaults to the cursor's.","examples":["0x401000"]}`
+	// locationText describes a code location argument; core/binary's
+	// address inputs say the same (resolveAddress reads it).
+	locationText = "0x hex, decimal, or a name (an analyst's, a procedure's, a label's, sub_401000)"
+	commentProp  = `"comment": {"type":"string","minLength":1,"maxLength":4096,"description":"The comment text (at most 4096 characters; newlines and tabs allowed, no other control characters)."}`
+	nameProp     = `"name": {"type":"string","minLength":1,"maxLength":255,"description":"The new name: no white space or control characters, not shaped like an address, and not a name another address has.","examples":["check_license"]}`
 )
 
 func operations() []*core.Operation {

@@ -45,8 +45,6 @@ var (
 
 const procedureProp = `"procedure": {"type":"string","minLength":1,"maxLength":4096,"description":"Procedure name (e.g. main, puts@plt, sub_401000) or address (0x hex or decimal); an address inside a procedure selects that procedure.","examples":["main"]}`
 
-const addressProp = `"address": {"type":"string","pattern":"` + addressPattern + `","description":"Address as 0x hex or decimal.","examples":["0x401000"]}`
-
 // procRefSchema is a procedure named by address and name (its symbol, or
 // sub_<address>).
 const procRefSchema = `{"type":"object","additionalProperties":false,"required":["address","name"],"properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":"string"}}}`
@@ -235,9 +233,9 @@ func (v *codeView) resolveValue(s string, path []any) (int, error) {
 			}
 		}
 	}
-	if hexPart, ok := strings.CutPrefix(s, "sub_"); ok { // the display name of an unnamed procedure
+	if hexPart, ok := strings.CutPrefix(s, "sub_"); ok { // an unnamed procedure's display name; any procedure's start, as locationArg reads it
 		if a, err := strconv.ParseUint(hexPart, 16, 64); err == nil {
-			if i, ok := v.startIndex(a); ok && v.procs[i].Name == "" {
+			if i, ok := v.startIndex(a); ok {
 				return i, nil
 			}
 		}
@@ -843,11 +841,21 @@ func opProcedureReferences() *core.Operation {
 	}
 }
 
-// defaultAddress is the address argument, or the entry point when it is
-// absent (empty; there is no session cursor).
+// cursorKind asks Call.Annotations for the session's cursor: the
+// annotation family keeps it (goto_address) and answers this kind with one
+// annotation at the cursor's address.
+const cursorKind ports.AnnotationKind = "cursor"
+
+// defaultAddress is the address argument, or when it is absent (empty) the
+// session's cursor, else (a catalog without the cursor) the entry point.
 func defaultAddress(ctx context.Context, c *core.Call, address string) (uint64, error) {
 	if address != "" {
-		return addressArg(c.Op.Name, "address", address)
+		return locationArg(ctx, c, "address", address)
+	}
+	if cur, err := c.Annotations(ctx, cursorKind); err != nil {
+		return 0, err
+	} else if len(cur) == 1 {
+		return cur[0].Address, nil
 	}
 	docs, err := documents(ctx, c)
 	if err != nil {
@@ -866,8 +874,8 @@ func opXrefs() *core.Operation {
 		Name: "xrefs", Title: "Cross-References To An Address", Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
 		Needs: []ports.Capability{core.CapReferences},
 		Description: "The addresses that reference an address (calls, jumps, data reads and writes, address constants, data slots holding it), sorted. " +
-			"Without address, the entry point. At most 10000.",
-		Input:    core.InputSchema(nil, documentProp, addressProp),
+			"At most 10000.",
+		Input:    core.InputSchema(nil, documentProp, optionalAddressProp),
 		Result:   withHexDefs(json.RawMessage(`{"type":"array","items":{"$ref":"#/$defs/hex"}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"address":"0x1000"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
@@ -934,7 +942,7 @@ func opResolveContainingProcedure() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			at, err := addressArg(c.Op.Name, "address", in.Address)
+			at, err := locationArg(ctx, c, "address", in.Address)
 			if err != nil {
 				return nil, err
 			}
@@ -962,7 +970,7 @@ func addressedSegment(ctx context.Context, c *core.Call, doc, address string) (u
 	if err := checkDocument(ctx, c, doc); err != nil {
 		return 0, ports.Segment{}, err
 	}
-	at, err := addressArg(c.Op.Name, "address", address)
+	at, err := locationArg(ctx, c, "address", address)
 	if err != nil {
 		return 0, ports.Segment{}, err
 	}
@@ -1130,8 +1138,8 @@ func opStepAddress(name string) *core.Operation {
 		Name: name, Title: title, Kind: core.KindOfficialProxy, Effects: codeEffects, NeedsTarget: true,
 		Needs: []ports.Capability{core.CapSegments, core.CapProcedures, core.CapFunctions, core.CapDisassemble},
 		Description: "The address of the " + what + " item: in a code section the " + what + " instruction (by linear sweep from the containing procedure's start), " +
-			"elsewhere the " + what + " byte. Without address, the entry point. Null at the edge of the address space.",
-		Input: core.InputSchema(nil, documentProp, addressProp),
+			"elsewhere the " + what + " byte. Null at the edge of the address space.",
+		Input: core.InputSchema(nil, documentProp, optionalAddressProp),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["address","` + field + `","unit","segment"],
  "properties":{"address":{"$ref":"#/$defs/hex"},"` + field + `":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/hex"}]},"unit":{"enum":["instruction","byte"]},"segment":{"type":"string"}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"address":"0x1000"}`)},

@@ -94,22 +94,13 @@ func deref[T any](p *T, def T) T {
 	return *p
 }
 
-// addressArg parses the address argument name, whose value is s.
-func addressArg(op, name, s string) (uint64, error) {
-	a, err := core.ParseHex(s)
-	if err != nil {
-		return 0, core.InvalidRequest(op, core.Issue{Path: []any{name}, Reason: core.ReasonInvalidFormat, Message: "not a hex (0x...) or decimal address", Expected: "0x hex or decimal"})
-	}
-	return a, nil
-}
-
 // addressFilter keeps everything, or only the optional "address" argument
 // (address, when not empty).
-func addressFilter(c *core.Call, address string) (func(uint64) bool, error) {
+func addressFilter(ctx context.Context, c *core.Call, address string) (func(uint64) bool, error) {
 	if address == "" {
 		return func(uint64) bool { return true }, nil
 	}
-	at, err := addressArg(c.Op.Name, "address", address)
+	at, err := locationArg(ctx, c, "address", address)
 	if err != nil {
 		return nil, err
 	}
@@ -425,7 +416,7 @@ func opListNames() *core.Operation {
 		Name: "list_names", Title: "List Names", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
 		Needs:       []ports.Capability{core.CapNames},
 		Description: "List labels (function, object and import names) sorted by address, a page at a time with an exact total; with address, only the names at that address.",
-		Input:       core.InputSchema(nil, documentProp, `"address": {"type":"string","pattern":"`+addressPattern+`","description":"Only names at this address (0x hex or decimal).","examples":["0x401000"]}`, pageProps),
+		Input:       core.InputSchema(nil, documentProp, `"address": {"type":"string","minLength":1,"maxLength":4096,"description":"Only names at this address (0x hex, decimal, or a name).","examples":["0x401000"]}`, pageProps),
 		Result:      withHexDefs(pageSchema(nameItemSchema)),
 		Examples:    []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"address":"0x401000"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
@@ -440,7 +431,7 @@ func opListNames() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			keep, err := addressFilter(c, in.Address)
+			keep, err := addressFilter(ctx, c, in.Address)
 			if err != nil {
 				return nil, err
 			}
@@ -452,7 +443,7 @@ func opListNames() *core.Operation {
 				}
 			}
 			if len(items) == 0 && in.Address != "" {
-				at, _ := addressArg(c.Op.Name, "address", in.Address)
+				at, _ := locationArg(ctx, c, "address", in.Address)
 				if err := unmapped(ctx, c, at); err != nil {
 					return nil, err
 				}
@@ -577,7 +568,7 @@ func opListStrings() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			keep, err := addressFilter(c, in.Address)
+			keep, err := addressFilter(ctx, c, in.Address)
 			if err != nil {
 				return nil, err
 			}
@@ -767,7 +758,7 @@ func opAddressName() *core.Operation {
 		Name: "address_name", Title: "Address Name", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
 		Needs:       []ports.Capability{core.CapNames},
 		Description: "Return the name at an address, or null when the address has no label.",
-		Input:       core.InputSchema([]string{"address"}, documentProp, `"address": {"type":"string","pattern":"`+addressPattern+`","description":"Address as 0x hex or decimal.","examples":["0x401000"]}`),
+		Input:       core.InputSchema(nil, documentProp, optionalAddressProp),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["address","name","names"],
  "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":["string","null"]},"names":{"type":"array","items":{"type":"string"}}}}`)),
 		Examples: []json.RawMessage{json.RawMessage(`{"address":"0x401000"}`)},
@@ -779,7 +770,7 @@ func opAddressName() *core.Operation {
 			if err := checkDocument(ctx, c, in.Document); err != nil {
 				return nil, err
 			}
-			at, err := addressArg(c.Op.Name, "address", in.Address)
+			at, err := defaultAddress(ctx, c, in.Address)
 			if err != nil {
 				return nil, err
 			}

@@ -90,7 +90,7 @@ type ListProceduresResult struct {
 
 // ListNamesInput is the input of list_names.
 type ListNamesInput struct {
-	Address  string `json:"address,omitempty"`  // Only names at this address (0x hex or decimal).
+	Address  string `json:"address,omitempty"`  // Only names at this address (0x hex, decimal, or a name).
 	Document string `json:"document,omitempty"` // Document name from list_documents; defaults to the current document.
 	Limit    *int   `json:"limit,omitempty"`    // Maximum number of items to return (1-500).
 	Offset   *int   `json:"offset,omitempty"`   // Index of the first item to return.
@@ -153,11 +153,8 @@ type ProcedureAddressResult struct {
 	Matches   []string `json:"matches"`
 }
 
-// AddressNameInput is the input of address_name.
-type AddressNameInput struct {
-	Address  string `json:"address"`            // Address as 0x hex or decimal.
-	Document string `json:"document,omitempty"` // Document name from list_documents; defaults to the current document.
-}
+// AddressNameInput is the input of address_name, the same as XrefsInput.
+type AddressNameInput = XrefsInput
 
 // AddressNameResult is the result of address_name.
 type AddressNameResult struct {
@@ -346,7 +343,7 @@ type ProcedureReferencesResult struct {
 
 // XrefsInput is the input of xrefs.
 type XrefsInput struct {
-	Address  string `json:"address,omitempty"`  // Address as 0x hex or decimal.
+	Address  string `json:"address,omitempty"`  // 0x hex, decimal, or a name; defaults to the cursor's.
 	Document string `json:"document,omitempty"` // Document name from list_documents; defaults to the current document.
 }
 
@@ -360,12 +357,15 @@ type ResolveContainingProcedureResult struct {
 	Offset    *string                   `json:"offset"`
 }
 
-// ResolveContainingProcedureInput is the input of resolve_containing_procedure, the same as AddressNameInput.
-type ResolveContainingProcedureInput = AddressNameInput
+// ResolveContainingProcedureInput is the input of resolve_containing_procedure.
+type ResolveContainingProcedureInput struct {
+	Address  string `json:"address"`            // 0x hex, decimal, or a name (locationArg).
+	Document string `json:"document,omitempty"` // Document name from list_documents; defaults to the current document.
+}
 
 // ReadBytesInput is the input of read_bytes.
 type ReadBytesInput struct {
-	Address  string `json:"address"`            // Address as 0x hex or decimal.
+	Address  string `json:"address"`            // 0x hex, decimal, or a name (locationArg).
 	Document string `json:"document,omitempty"` // Document name from list_documents; defaults to the current document.
 	Length   *int   `json:"length,omitempty"`   // Bytes to read (1-65536).
 }
@@ -390,8 +390,8 @@ type AddressToFileOffsetResult struct {
 	InFile       bool    `json:"in_file"`
 }
 
-// AddressToFileOffsetInput is the input of address_to_file_offset, the same as AddressNameInput.
-type AddressToFileOffsetInput = AddressNameInput
+// AddressToFileOffsetInput is the input of address_to_file_offset, the same as ResolveContainingProcedureInput.
+type AddressToFileOffsetInput = ResolveContainingProcedureInput
 
 // NextAddressResult is the result of next_address.
 type NextAddressResult struct {

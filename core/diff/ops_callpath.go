@@ -3,10 +3,13 @@ package diff
 import (
 	"context"
 	"encoding/json"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"rea/core"
+	"rea/ports"
 )
 
 // build_call_path finds call paths from one function to another over the
@@ -27,8 +30,8 @@ func opBuildCallPath() *core.Operation {
 		Input: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,
  "required":["functions","start","goal"],"properties":{
   "functions":{"type":"array","minItems":1,"maxItems":500,"items":` + functionEvidenceInput + `},
-  "start":{"type":"string","minLength":1,"maxLength":4096,"description":"Function name or 0x address the paths start at."},
-  "goal":{"type":"string","minLength":1,"maxLength":4096,"description":"Function name or 0x address the paths end at."},
+  "start":{"type":"string","minLength":1,"maxLength":4096,"description":"The procedure to start from: a name or an address."},
+  "goal":{"type":"string","minLength":1,"maxLength":4096,"description":"The procedure to reach: a name or an address."},
   "max_depth":{"type":"integer","minimum":1,"maximum":32,"default":8,"description":"Calls per path at most."},
   "max_paths":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Paths enumerated at most."},
   "limit":{"type":"integer","minimum":1,"maximum":200,"default":20,"description":"Paths returned."},
@@ -63,6 +66,7 @@ func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
 	var links []core.EvidenceID
 	sha := ""
 	var notes []string
+	aliases := map[string]uint64{} // the engine's names of functions the records show renamed
 	for k, x := range raw {
 		name := "functions"
 		c.Args["__fn"] = x
@@ -89,6 +93,9 @@ func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		for name, a := range engineNames(ev.Limitations) {
+			aliases[name] = a
+		}
 		n := nodes[f.Address]
 		if n == nil {
 			n = &cpNode{addr: f.Address}
@@ -109,10 +116,13 @@ func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
 		}
 	}
 	find := func(arg, s string) (*cpNode, error) {
-		if a, err := core.ParseHex(s); err == nil && strings.HasPrefix(s, "0x") {
+		if a, err := core.ParseHex(s); err == nil {
 			if n := nodes[a]; n != nil {
 				return n, nil
 			}
+		}
+		if a, ok := locationAlias(ctx, c, sha, aliases, s); ok && nodes[a] != nil {
+			return nodes[a], nil
 		}
 		var hit *cpNode
 		for _, n := range nodes {
@@ -278,4 +288,71 @@ func intOr(p *int, def int) int {
 		return def
 	}
 	return *p
+}
+
+// locationAlias resolves s, a start or goal that no record names, as the
+// code tools would read that location: the engine's name of a function
+// the records show under an analyst's name (aliases, from their renamed
+// limitations), else, when the session has the records' binary open, an
+// analyst's name given since or the engine's name of a procedure or label
+// there, else sub_<hex>.
+func locationAlias(ctx context.Context, c *core.Call, sha string, aliases map[string]uint64, s string) (uint64, bool) {
+	if a, ok := aliases[s]; ok {
+		return a, true
+	}
+	if an, _, t := c.Bound(); t != nil && sha != "" && t.SHA256 == sha {
+		for a, n := range c.AnalystNames(ctx) {
+			if n == s {
+				return a, true
+			}
+		}
+		if pl, ok := an.(ports.ProcedureLister); ok {
+			if procs, err := pl.Procedures(ctx); err == nil {
+				for _, p := range procs {
+					if p.Name == s {
+						return p.Address, true
+					}
+				}
+			}
+		}
+		if nl, ok := an.(ports.NameLister); ok {
+			if ns, err := nl.Names(ctx); err == nil {
+				for _, n := range ns {
+					if n.Name == s {
+						return n.Address, true
+					}
+				}
+			}
+		}
+	}
+	if h, ok := strings.CutPrefix(s, "sub_"); ok {
+		if a, err := strconv.ParseUint(h, 16, 64); err == nil {
+			return a, true
+		}
+	}
+	return 0, false
+}
+
+// renamedRe reads one entry of the limitation a record gets when it shows
+// an analyst's name in place of the engine's (core's renamedLimitation):
+// 0x1159 "scale_banner" (engine: "helper").
+var renamedRe = regexp.MustCompile(`(0x[0-9a-f]+) ("(?:[^"\\]|\\.)*") \(engine: ("(?:[^"\\]|\\.)*")\)`)
+
+// engineNames maps the engine's names that a record's limitations say it
+// replaced with analysts' names to their addresses.
+func engineNames(limitations []string) map[string]uint64 {
+	out := map[string]uint64{}
+	for _, l := range limitations {
+		if !strings.HasPrefix(l, "Names set by the analyst (set_address_name) replace the engine's names") {
+			continue
+		}
+		for _, m := range renamedRe.FindAllStringSubmatch(l, -1) {
+			a, err := core.ParseHex(m[1])
+			name, uerr := strconv.Unquote(m[3])
+			if err == nil && uerr == nil {
+				out[name] = a
+			}
+		}
+	}
+	return out
 }

@@ -203,8 +203,8 @@ type FindChangedBehaviorResult struct {
 // BuildCallPathInput is the input of build_call_path.
 type BuildCallPathInput struct {
 	Functions []json.RawMessage `json:"functions"`
-	Start     string            `json:"start"`               // Function name or 0x address the paths start at.
-	Goal      string            `json:"goal"`                // Function name or 0x address the paths end at.
+	Start     string            `json:"start"`               // The procedure to start from: a name or an address.
+	Goal      string            `json:"goal"`                // The procedure to reach: a name or an address.
 	Limit     *int              `json:"limit,omitempty"`     // Paths returned.
 	MaxDepth  *int              `json:"max_depth,omitempty"` // Calls per path at most.
 	MaxPaths  *int              `json:"max_paths,omitempty"` // Paths enumerated at most.
