@@ -247,7 +247,13 @@ func (e *env) printError(err error) {
 	}
 	if issues, ok := env.Details["issues"].([]core.Issue); ok {
 		for _, is := range issues {
-			fmt.Fprintf(e.opts.Stderr, "  %v: %s %s\n", is.Path, is.Reason, is.Message)
+			// An empty path is the arguments as a whole (not one JSON
+			// object, say): named so, not printed as "[]".
+			var where any = is.Path
+			if len(is.Path) == 0 {
+				where = "arguments"
+			}
+			fmt.Fprintf(e.opts.Stderr, "  %v: %s %s\n", where, is.Reason, is.Message)
 		}
 	}
 }
@@ -355,6 +361,9 @@ type callCmd struct {
 }
 
 func (c *callCmd) Run(e *env) error {
+	// Named before the arguments are read, so that arguments that are not
+	// JSON get the tool's own advice (rea tools NAME).
+	e.tool = c.Tool
 	raw, err := e.source().jsonArg(c.Tool, "arguments", c.Arguments)
 	if err != nil {
 		return err
@@ -408,7 +417,6 @@ func (c *callCmd) Run(e *env) error {
 			return err
 		}
 	}
-	e.tool = c.Tool
 	res, err := e.call(s, c.Tool, args)
 	if err != nil {
 		return err

@@ -29,3 +29,27 @@ func TestCompareOneBinaryAndOneOther(t *testing.T) {
 		t.Errorf("json: exit %d\n%s", code, out)
 	}
 }
+
+// An invalid_request in text mode points at the issues printed below it,
+// never at details.issues (a field only --format json shows), and an issue
+// about the whole arguments is labelled so instead of "[]:". Before:
+// rea call binary_overview '{bad' printed "what to do: Correct the
+// arguments listed in details.issues and call again." and "[]: invalid_type
+// ..."; so did rea disassemble FILE --section .data.
+func TestTextErrorsPointAtTheIssuesShown(t *testing.T) {
+	bin := needFixture(t)
+	for _, args := range [][]string{
+		{"call", "binary_overview", "{bad", "--target", bin},
+		{"call", "binary_overview", "{bad"},
+		{"disassemble", bin, "--section", ".data"},
+	} {
+		_, errOut, code := runCLI(t, args...)
+		if code != 2 || strings.Contains(errOut, "details.issues") || strings.Contains(errOut, "  []:") ||
+			!strings.Contains(errOut, "listed below") || !strings.Contains(errOut, "  arguments: ") {
+			t.Errorf("rea %q: exit %d\n%s", args, code, errOut)
+		}
+		if args[0] == "call" && !strings.Contains(errOut, "rea tools binary_overview") {
+			t.Errorf("rea %q does not name rea tools binary_overview:\n%s", args, errOut)
+		}
+	}
+}
