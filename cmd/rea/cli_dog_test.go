@@ -1,10 +1,14 @@
 package main
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // rea compare takes two native binaries or two bundle files. One binary and
@@ -50,6 +54,57 @@ func TestTextErrorsPointAtTheIssuesShown(t *testing.T) {
 		}
 		if args[0] == "call" && !strings.Contains(errOut, "rea tools binary_overview") {
 			t.Errorf("rea %q does not name rea tools binary_overview:\n%s", args, errOut)
+		}
+	}
+}
+
+// The first SIGINT cancels the running operation; a second one ends rea at
+// once, for an operation that cannot see the cancellation (here a read of
+// @FILE from a FIFO whose writer never writes). Before, rea caught every
+// signal after the first too and could only be stopped with SIGKILL.
+func TestSecondInterruptEndsRea(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "args")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	cmd := exec.Command(reaBin, "call", "list_tools", "@"+fifo)
+	dieWithTests(cmd)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	defer cmd.Process.Kill()
+	// A writer can open the FIFO without blocking once rea has it open to
+	// read: rea has started and set up its signal handling by then.
+	var w *os.File
+	for guard := time.Now().Add(time.Minute); w == nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(guard) {
+			t.Fatal("rea never opened the FIFO")
+		}
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w = f
+		}
+	}
+	defer w.Close()
+	// Interrupt until rea ends; a hang guard, not a timing assertion.
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	guard := time.After(time.Minute)
+	for {
+		if err := cmd.Process.Signal(os.Interrupt); err != nil && !errors.Is(err, os.ErrProcessDone) {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-done:
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) {
+				t.Fatalf("rea ended with %v", err)
+			}
+			return
+		case <-guard:
+			t.Fatal("rea did not end after repeated SIGINT")
+		case <-tick.C:
 		}
 	}
 }
