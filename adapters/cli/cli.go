@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/alecthomas/kong"
 
@@ -169,6 +170,16 @@ func Run(ctx context.Context, args []string, opts *Options) int {
 	}
 	if o.Stderr == nil {
 		o.Stderr = os.Stderr
+	}
+	// The command-line parser replaces the bytes of an argument that is
+	// not valid UTF-8 with U+FFFD, and JSON arguments could not carry them
+	// anyway: such a path named a file that did not exist ("stat
+	// dir/bad\ufffdname: no such file or directory"). Say so instead.
+	for _, a := range args {
+		if !utf8.ValidString(a) {
+			fmt.Fprintf(o.Stderr, "rea: argument %q is not valid UTF-8, which rea cannot pass on; rename the file or link it under a UTF-8 name (ln -s)\n", a)
+			return 2
+		}
 	}
 	exited := -1
 	newParser := func(grammar any, stdout, stderr io.Writer, exit func(int)) (*kong.Kong, error) {

@@ -108,3 +108,27 @@ func TestSecondInterruptEndsRea(t *testing.T) {
 		}
 	}
 }
+
+// A path that is not UTF-8 cannot travel through the command-line parser
+// or the JSON arguments rea's operations take; the CLI says so, naming the
+// argument with its bytes escaped. Before, the bytes were replaced with
+// U+FFFD on the way and rea analyze answered "stat /dir/bad\ufffdname: no
+// such file or directory" for a file that exists.
+func TestNonUTF8PathIsNamed(t *testing.T) {
+	bin := needFixture(t)
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad\xff\xfename")
+	if err := os.WriteFile(bad, b, 0o700); err != nil {
+		t.Skipf("this file system refuses the name: %v", err)
+	}
+	for _, args := range [][]string{{"analyze", bad}, {"call", "list_procedures", "--target", bad}, {"inventory", bad}} {
+		_, errOut, code := runCLI(t, args...)
+		if code != 2 || strings.Contains(errOut, "no such file") || !strings.Contains(errOut, "not valid UTF-8") ||
+			!strings.Contains(errOut, `bad\xff\xfename`) {
+			t.Errorf("rea %q: exit %d\n%s", args, code, errOut)
+		}
+	}
+}
