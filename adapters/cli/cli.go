@@ -247,11 +247,14 @@ func (e *env) printError(err error) {
 	// A command's own error is named after the command: the line below
 	// already says rea (this was "rea: rea: native: ...").
 	ce := core.AsError(cmp.Or(e.command, "rea"), err)
+	env := ce.Envelope().Error
 	if e.g.Format == "json" {
+		// The envelope is the output; the line on stderr is for whoever
+		// redirected stdout to a file.
 		fmt.Fprintln(e.opts.Stdout, string(ce.JSON()))
+		fmt.Fprintf(e.opts.Stderr, "rea: %s (%s)\n", env.Message, env.Code)
 		return
 	}
-	env := ce.Envelope().Error
 	fmt.Fprintf(e.opts.Stderr, "rea: %s (%s)\n", env.Message, env.Code)
 	if rem := cliRemediation(e.command, e.tool, env); rem != "" {
 		fmt.Fprintf(e.opts.Stderr, "  what to do: %s\n", rem)

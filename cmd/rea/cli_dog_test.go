@@ -132,3 +132,19 @@ func TestNonUTF8PathIsNamed(t *testing.T) {
 		}
 	}
 }
+
+// With --format json an error is the envelope on stdout and one line on
+// stderr, so that rea --format json ... > out.json still tells the person
+// at the terminal what failed. Before, stderr was empty and the envelope
+// went only into the file.
+func TestJSONErrorsAlsoSayOneLine(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "absent")
+	out, errOut, code := runCLI(t, "--format", "json", "analyze", missing)
+	if code != 3 || !strings.HasPrefix(out, `{"error":{"code":"target_unavailable"`) {
+		t.Fatalf("exit %d, stdout %s", code, out)
+	}
+	if strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "rea: ") || !strings.Contains(errOut, missing) ||
+		!strings.HasSuffix(errOut, "(target_unavailable)\n") {
+		t.Errorf("stderr %q", errOut)
+	}
+}
