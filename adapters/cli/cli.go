@@ -236,11 +236,12 @@ func (e *env) printError(err error) {
 		return // the report says why
 	}
 	var ue usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintln(e.opts.Stderr, "rea:", ue.Error())
-		return
-	}
-	if errors.Is(err, ErrUsage) {
+	if errors.As(err, &ue) || errors.Is(err, ErrUsage) {
+		if e.g.Format == "json" {
+			// What a JSON reader of stdout gets for any other error.
+			fmt.Fprintln(e.opts.Stdout, string((&core.Error{Code: core.CodeInvalidRequest, Message: err.Error(),
+				Remediation: "Correct the command line; rea " + cmp.Or(e.command, "COMMAND") + " --help describes it."}).JSON()))
+		}
 		fmt.Fprintln(e.opts.Stderr, "rea:", err.Error())
 		return
 	}

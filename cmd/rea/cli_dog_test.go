@@ -148,3 +148,19 @@ func TestJSONErrorsAlsoSayOneLine(t *testing.T) {
 		t.Errorf("stderr %q", errOut)
 	}
 }
+
+// A usage error found by a command (not by the parser) is an invalid_request
+// envelope on stdout with --format json, as every other error is. Before,
+// rea --format json disassemble FILE printed nothing on stdout.
+func TestJSONUsageErrorsHaveTheEnvelope(t *testing.T) {
+	bin := needFixture(t)
+	out, errOut, code := runCLI(t, "--format", "json", "disassemble", bin)
+	if code != 2 || !strings.HasPrefix(out, `{"error":{"code":"invalid_request"`) || !strings.Contains(out, "prints text only") ||
+		!strings.Contains(errOut, "prints text only") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	out, _, code = runCLI(t, "disassemble", bin, "--section", ".text")
+	if code != 0 || strings.Contains(out, `"error"`) {
+		t.Errorf("text mode: exit %d", code)
+	}
+}
