@@ -164,3 +164,26 @@ func TestJSONUsageErrorsHaveTheEnvelope(t *testing.T) {
 		t.Errorf("text mode: exit %d", code)
 	}
 }
+
+// The text of analyze-javascript-application lists the endpoints it found,
+// not only their number. Before, an app calling fetch on an API printed
+// "found 1 endpoints" and the URL was only in --format json.
+func TestJSAppTextListsEndpoints(t *testing.T) {
+	app := t.TempDir()
+	for name, body := range map[string]string{
+		"package.json": `{"name":"demo","version":"1.0.0","main":"main.js"}`,
+		"main.js":      "fetch('https://api.example.com/v1/items');\nfetch('https://cdn.example.com/list.json');\n",
+	} {
+		if err := os.WriteFile(filepath.Join(app, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errOut, code := runCLI(t, "analyze-javascript-application", app)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "endpoints") || !strings.Contains(out, "https://api.example.com/v1/items") ||
+		!strings.Contains(out, "https://cdn.example.com/list.json") {
+		t.Errorf("endpoints not listed:\n%s", out)
+	}
+}
