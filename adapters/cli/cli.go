@@ -253,10 +253,10 @@ func (e *env) printError(err error) {
 		// The envelope is the output; the line on stderr is for whoever
 		// redirected stdout to a file.
 		fmt.Fprintln(e.opts.Stdout, string(ce.JSON()))
-		fmt.Fprintf(e.opts.Stderr, "rea: %s (%s)\n", env.Message, env.Code)
+		fmt.Fprintf(e.opts.Stderr, "rea: %s (%s)\n", cliMessage(e.command, env.Message), env.Code)
 		return
 	}
-	fmt.Fprintf(e.opts.Stderr, "rea: %s (%s)\n", env.Message, env.Code)
+	fmt.Fprintf(e.opts.Stderr, "rea: %s (%s)\n", cliMessage(e.command, env.Message), env.Code)
 	if rem := cliRemediation(e.command, e.tool, env); rem != "" {
 		fmt.Fprintf(e.opts.Stderr, "  what to do: %s\n", rem)
 	}

@@ -45,6 +45,17 @@ func cliRemediation(command, tool string, body core.EnvelopeBody) string {
 	return rewriteRemediation(command, body.Remediation.Action)
 }
 
+// cliMessage rewrites the one argument core's messages name for a file
+// that exists (overwrite:true) into the flag the subcommands take, so the
+// message and its remediation give the same advice; rea call keeps it,
+// since it takes the tool's own arguments.
+func cliMessage(command, msg string) string {
+	if command == "call" || !strings.Contains(msg, "overwrite") {
+		return msg
+	}
+	return remediationRewrites()[0].re.ReplaceAllString(msg, remediationRewrites()[0].with)
+}
+
 func orTool(tool string) string {
 	if tool == "" {
 		return "TOOL"
@@ -74,6 +85,7 @@ func tail(s string) string {
 // rewrite), not at every start-up.
 var remediationRewrites = sync.OnceValue(func() []remediationRewrite {
 	return []remediationRewrite{
+		// First: cliMessage applies this one to messages as well.
 		{regexp.MustCompile(`pass overwrite: ?true`), "pass --overwrite"},
 		// The text output prints the issues under this line; details.issues
 		// is where --format json has them.

@@ -187,3 +187,23 @@ func TestJSAppTextListsEndpoints(t *testing.T) {
 		t.Errorf("endpoints not listed:\n%s", out)
 	}
 }
+
+// An existing output file is reported in the CLI's own terms on both lines.
+// Before, rea evidence-export printed "... exists; pass overwrite:true to
+// replace it" (the MCP argument) above "what to do: ... pass --overwrite".
+func TestExistingOutputNamesTheFlag(t *testing.T) {
+	bin := needFixture(t)
+	out := filepath.Join(t.TempDir(), "b.bundle")
+	if err := os.WriteFile(out, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCLI(t, "evidence-export", out, "--target", bin, "--call", "list_segments")
+	if code != 2 || strings.Contains(errOut, "overwrite:true") || strings.Count(errOut, "--overwrite") != 2 {
+		t.Errorf("exit %d\n%s", code, errOut)
+	}
+	// rea call keeps the tool's argument.
+	_, errOut, _ = runCLI(t, "call", "export_evidence_bundle", `{"path":"`+out+`"}`)
+	if strings.Contains(errOut, "--overwrite") {
+		t.Errorf("rea call names the flag:\n%s", errOut)
+	}
+}
