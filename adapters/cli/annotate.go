@@ -20,7 +20,7 @@ import (
 
 type annotateCmd struct {
 	Path   string   `arg:"" help:"The binary to open." type:"path"`
-	Steps  []string `arg:"" help:"Tool calls in order: TOOL or TOOL=JSON, e.g. 'set_comment={\"address\":\"main\",\"comment\":\"entry\"}' inspect_address_context='{\"address\":\"main\"}'."`
+	Steps  []string `arg:"" help:"Tool calls in order: TOOL, TOOL=JSON or TOOL JSON, e.g. 'set_comment={\"address\":\"main\",\"comment\":\"entry\"}' inspect_address_context='{\"address\":\"main\"}'."`
 	Bundle string   `name:"bundle" placeholder:"FILE" type:"path" help:"Evidence bundle that keeps the annotations: imported before the steps when it exists, replaced after a step that changed an annotation."`
 }
 
@@ -33,13 +33,25 @@ type annotateStep struct {
 	args json.RawMessage
 }
 
+// splitStep splits one step of rea annotate or --call of rea evidence-export
+// into the tool and its JSON arguments ("{}" when there are none) at the
+// first = or blank: TOOL, TOOL=JSON and TOOL JSON all work in both commands.
+func splitStep(s string) (tool, args string) {
+	s = strings.TrimSpace(s)
+	i := strings.IndexAny(s, "= \t")
+	if i < 0 {
+		return s, "{}"
+	}
+	if args = strings.TrimSpace(s[i+1:]); args == "" {
+		args = "{}"
+	}
+	return s[:i], args
+}
+
 func parseAnnotateSteps(steps []string) ([]annotateStep, error) {
 	out := make([]annotateStep, 0, len(steps))
 	for i, s := range steps {
-		tool, raw, hasArgs := strings.Cut(s, "=")
-		if !hasArgs {
-			raw = "{}"
-		}
+		tool, raw := splitStep(s)
 		if tool == "open_binary" || tool == "close_binary" {
 			return nil, usageError{fmt.Errorf("step %d: annotate opens and closes the target itself; %s is not a step", i+1, tool)}
 		}

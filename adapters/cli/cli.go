@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/alecthomas/kong"
 
@@ -170,6 +171,16 @@ func Run(ctx context.Context, args []string, opts *Options) int {
 	if o.Stderr == nil {
 		o.Stderr = os.Stderr
 	}
+	// The command-line parser replaces the bytes of an argument that is
+	// not valid UTF-8 with U+FFFD, and JSON arguments could not carry them
+	// anyway: such a path named a file that did not exist ("stat
+	// dir/bad\ufffdname: no such file or directory"). Say so instead.
+	for _, a := range args {
+		if !utf8.ValidString(a) {
+			fmt.Fprintf(o.Stderr, "rea: argument %q is not valid UTF-8, which rea cannot pass on; rename the file or link it under a UTF-8 name (ln -s)\n", a)
+			return 2
+		}
+	}
 	exited := -1
 	newParser := func(grammar any, stdout, stderr io.Writer, exit func(int)) (*kong.Kong, error) {
 		return kong.New(grammar, kong.Name("rea"),
@@ -225,29 +236,39 @@ func (e *env) printError(err error) {
 		return // the report says why
 	}
 	var ue usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintln(e.opts.Stderr, "rea:", ue.Error())
-		return
-	}
-	if errors.Is(err, ErrUsage) {
+	if errors.As(err, &ue) || errors.Is(err, ErrUsage) {
+		if e.g.Format == "json" {
+			// What a JSON reader of stdout gets for any other error.
+			fmt.Fprintln(e.opts.Stdout, string((&core.Error{Code: core.CodeInvalidRequest, Message: err.Error(),
+				Remediation: "Correct the command line; rea " + cmp.Or(e.command, "COMMAND") + " --help describes it."}).JSON()))
+		}
 		fmt.Fprintln(e.opts.Stderr, "rea:", err.Error())
 		return
 	}
 	// A command's own error is named after the command: the line below
 	// already says rea (this was "rea: rea: native: ...").
 	ce := core.AsError(cmp.Or(e.command, "rea"), err)
+	env := ce.Envelope().Error
 	if e.g.Format == "json" {
+		// The envelope is the output; the line on stderr is for whoever
+		// redirected stdout to a file.
 		fmt.Fprintln(e.opts.Stdout, string(ce.JSON()))
+		fmt.Fprintf(e.opts.Stderr, "rea: %s (%s)\n", cliMessage(e.command, env.Message), env.Code)
 		return
 	}
-	env := ce.Envelope().Error
-	fmt.Fprintf(e.opts.Stderr, "rea: %s (%s)\n", env.Message, env.Code)
+	fmt.Fprintf(e.opts.Stderr, "rea: %s (%s)\n", cliMessage(e.command, env.Message), env.Code)
 	if rem := cliRemediation(e.command, e.tool, env); rem != "" {
 		fmt.Fprintf(e.opts.Stderr, "  what to do: %s\n", rem)
 	}
 	if issues, ok := env.Details["issues"].([]core.Issue); ok {
 		for _, is := range issues {
-			fmt.Fprintf(e.opts.Stderr, "  %v: %s %s\n", is.Path, is.Reason, is.Message)
+			// An empty path is the arguments as a whole (not one JSON
+			// object, say): named so, not printed as "[]".
+			var where any = is.Path
+			if len(is.Path) == 0 {
+				where = "arguments"
+			}
+			fmt.Fprintf(e.opts.Stderr, "  %v: %s %s\n", where, is.Reason, is.Message)
 		}
 	}
 }
@@ -355,6 +376,9 @@ type callCmd struct {
 }
 
 func (c *callCmd) Run(e *env) error {
+	// Named before the arguments are read, so that arguments that are not
+	// JSON get the tool's own advice (rea tools NAME).
+	e.tool = c.Tool
 	raw, err := e.source().jsonArg(c.Tool, "arguments", c.Arguments)
 	if err != nil {
 		return err
@@ -408,7 +432,6 @@ func (c *callCmd) Run(e *env) error {
 			return err
 		}
 	}
-	e.tool = c.Tool
 	res, err := e.call(s, c.Tool, args)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -15,12 +16,42 @@ var nativeFormats = map[string]bool{"elf": true, "pe": true, "mach-o": true, "ma
 
 // compareBinaries runs compare_binaries when both paths are native
 // binaries; ok is false otherwise, and the files are compared as bundles.
+// One native binary and one file of another kind is an invalid_request
+// naming the other (or the error that file gave), since the bundle reader
+// would only say the binary is not JSON.
 func (c *compareCmd) compareBinaries(e *env) (ok bool, err error) {
-	for _, p := range []string{c.Left, c.Right} {
-		t, err := core.Identify(e.ctx, abs(p))
-		if err != nil || !nativeFormats[t.Format] {
-			return false, nil
+	sides := [2]struct {
+		name, path, format string
+		err                error
+	}{{name: "left", path: c.Left}, {name: "right", path: c.Right}}
+	natives := 0
+	for i := range sides {
+		t, err := core.Identify(e.ctx, abs(sides[i].path))
+		sides[i].format, sides[i].err = t.Format, err
+		if err == nil && nativeFormats[t.Format] {
+			natives++
 		}
+	}
+	switch natives {
+	case 0:
+		return false, nil
+	case 1:
+		bin, other := sides[0], sides[1]
+		if nativeFormats[other.format] && other.err == nil {
+			bin, other = other, bin
+		}
+		if other.err != nil {
+			if ce := (*core.Error)(nil); errors.As(other.err, &ce) && ce.Code != core.CodeUnsupportedTarget {
+				return true, other.err
+			}
+		}
+		kind := "not a native binary"
+		if other.err == nil {
+			kind = "not a native binary (" + other.format + ")"
+		}
+		return true, core.InvalidRequest("compare", core.Issue{Path: []any{other.name}, Reason: core.ReasonInvalidValue,
+			Message: fmt.Sprintf("%s is %s but %s is a native binary (%s); rea compare takes two native binaries or two Evidence bundle files",
+				other.path, kind, bin.path, bin.format)})
 	}
 	s := e.session()
 	defer s.Close(context.WithoutCancel(e.ctx))

@@ -88,7 +88,7 @@ type evidenceExportCmd struct {
 	Output    string   `arg:"" help:"Destination bundle file." type:"path"`
 	From      []string `sep:"none" help:"Bundle files to import first (validated; repeatable)." type:"path"`
 	Target    string   `help:"Open this file with open_binary before the calls." type:"path"`
-	Call      []string `sep:"none" help:"A call to record first, as 'TOOL', 'TOOL {json}' or 'TOOL @FILE' (repeatable, in order)."`
+	Call      []string `sep:"none" help:"A call to record first, as 'TOOL', 'TOOL {json}', 'TOOL={json}' or 'TOOL @FILE' (repeatable, in order)."`
 	Overwrite bool     `help:"Replace an existing regular file at OUTPUT."`
 }
 
@@ -106,11 +106,7 @@ func (c *evidenceExportCmd) Run(e *env) error {
 		}
 	}
 	for _, spec := range c.Call {
-		tool, args, _ := strings.Cut(strings.TrimSpace(spec), " ")
-		args = strings.TrimSpace(args)
-		if args == "" {
-			args = "{}"
-		}
+		tool, args := splitStep(spec)
 		raw, err := e.source().jsonArg(tool, "--call arguments", args)
 		if err != nil {
 			return err

@@ -152,9 +152,30 @@ func writeJSApp(w io.Writer, ev *core.Evidence) error {
 		Coverage    map[string]any   `json:"coverage"`
 		Limitations []string         `json:"limitations"`
 		Unknowns    []map[string]any `json:"unknowns"`
+		Graph       struct {
+			Nodes []struct {
+				Kind string            `json:"kind"`
+				Rows []json.RawMessage `json:"rows"`
+			} `json:"nodes"`
+		} `json:"graph"`
 	}
 	if err := json.Unmarshal(ev.NormalizedResult, &r); err != nil {
 		return err
+	}
+	// The endpoints are what an engineer looks for first; the summary
+	// counts them, the graph's endpoint rows name them (key first).
+	var endpoints []string
+	for _, n := range r.Graph.Nodes {
+		if n.Kind != "endpoint" {
+			continue
+		}
+		for _, row := range n.Rows {
+			var cells []json.RawMessage
+			var key string
+			if json.Unmarshal(row, &cells) == nil && len(cells) > 0 && json.Unmarshal(cells[0], &key) == nil {
+				endpoints = append(endpoints, key)
+			}
+		}
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	if r.Parent != "" {
@@ -193,6 +214,17 @@ func writeJSApp(w io.Writer, ev *core.Evidence) error {
 		fmt.Fprintf(tw, "  ipc paired\t%s\n", list(r.Electron.IPC.Paired))
 	}
 	fmt.Fprintf(tw, "  found\t%s\n", counts(summary))
+	for i, u := range endpoints {
+		if i == 10 {
+			fmt.Fprintf(tw, "  \t… %d more (--format json)\n", len(endpoints)-10)
+			break
+		}
+		label := ""
+		if i == 0 {
+			label = "endpoints"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", label, truncate(u, 160))
+	}
 	fmt.Fprintf(tw, "  coverage\t%v\n", r.Coverage["status"])
 	fmt.Fprintf(tw, "  evidence\t%s\n", ev.EvidenceID)
 	tw.Flush()

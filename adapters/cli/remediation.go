@@ -35,12 +35,25 @@ func cliRemediation(command, tool string, body core.EnvelopeBody) string {
 		return "Run rea tools to list the tools, and call one of them."
 	case body.Code == core.CodeCapabilityUnavailable && command == "call":
 		return "Run rea capabilities, or rea call --target FILE binary_session, to see which operations the target's engine offers." + tail(body.Remediation.Action)
-	case body.Code == core.CodeInvalidRequest && command == "call" && tool != "":
+	// Only the tool's own invalid arguments: open_binary's (a bad
+	// --provider) are not described by rea tools TOOL.
+	case body.Code == core.CodeInvalidRequest && command == "call" && tool != "" && strings.HasPrefix(body.Message, tool+": "):
 		if _, ok := body.Details["issues"]; ok {
 			return "Correct the arguments listed below; rea tools " + tool + " describes them."
 		}
 	}
 	return rewriteRemediation(command, body.Remediation.Action)
+}
+
+// cliMessage rewrites the one argument core's messages name for a file
+// that exists (overwrite:true) into the flag the subcommands take, so the
+// message and its remediation give the same advice; rea call keeps it,
+// since it takes the tool's own arguments.
+func cliMessage(command, msg string) string {
+	if command == "call" || !strings.Contains(msg, "overwrite") {
+		return msg
+	}
+	return remediationRewrites()[0].re.ReplaceAllString(msg, remediationRewrites()[0].with)
 }
 
 func orTool(tool string) string {
@@ -72,7 +85,11 @@ func tail(s string) string {
 // rewrite), not at every start-up.
 var remediationRewrites = sync.OnceValue(func() []remediationRewrite {
 	return []remediationRewrite{
+		// First: cliMessage applies this one to messages as well.
 		{regexp.MustCompile(`pass overwrite: ?true`), "pass --overwrite"},
+		// The text output prints the issues under this line; details.issues
+		// is where --format json has them.
+		{regexp.MustCompile(`listed in details\.issues and call again`), "listed below and run the command again"},
 		{regexp.MustCompile(`(?i)call open_binary with (a readable file path|the path of the file to analyze)( first)?`), "pass the file to analyze (rea call --target FILE, or the command's path)"},
 		{regexp.MustCompile(`(?i)open (the binary to trace|a target) with open_binary first`), "pass the file with --target FILE"},
 		{regexp.MustCompile(`with open_binary provider_id, CLI --provider or REA_ANALYSIS_PROVIDER`), "with --provider ID (or REA_ANALYSIS_PROVIDER)"},

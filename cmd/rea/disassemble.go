@@ -21,6 +21,10 @@ func disassembleNative(ctx context.Context, opts *native.Options, path, section 
 		e.Message = "disassemble: " + path + " is a directory; rea disassemble needs a file"
 		e.Remediation = "Name one ELF, PE or Mach-O file; rea inventory lists the binaries a directory holds."
 		return e
+	} else if err == nil && !st.Mode().IsRegular() {
+		// A FIFO would block the open below until a writer came, and a
+		// device is no binary: refused as open_binary refuses them.
+		return core.TargetError("disassemble", path, "not_regular_file", nil)
 	}
 	an, err := native.New(opts).Open(ctx, ports.Target{Path: path})
 	if err != nil {

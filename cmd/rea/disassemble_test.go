@@ -1,10 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // rea disassemble streams one line per instruction of the sections asked
@@ -49,5 +56,35 @@ func TestDisassembleCommand(t *testing.T) {
 	}
 	if _, _, code := runCLI(t, "--format", "json", "disassemble", target); code == 0 {
 		t.Error("--format json accepted")
+	}
+}
+
+// A FIFO or a device where rea disassemble expects a file is a target
+// error at once, as open_binary answers: before, rea opened the FIFO and
+// waited for a writer forever (and /dev/zero was "unrecognised file
+// format", capability_unavailable).
+func TestDisassembleRefusesNonRegularFiles(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "pipe")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	for _, p := range []string{fifo, "/dev/zero"} {
+		// A hang guard, not a timing assertion: the FIFO has no writer.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		cmd := exec.CommandContext(ctx, reaBin, "disassemble", p)
+		dieWithTests(cmd)
+		var errOut bytes.Buffer
+		cmd.Stderr = &errOut
+		err := cmd.Run()
+		hung := ctx.Err() != nil
+		cancel()
+		if hung {
+			t.Fatalf("rea disassemble %s hung", p)
+		}
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 3 || !strings.Contains(errOut.String(), "not_regular_file") ||
+			!strings.Contains(errOut.String(), "target_unavailable") {
+			t.Errorf("%s: %v, %s", p, err, errOut.String())
+		}
 	}
 }

@@ -66,6 +66,10 @@ func run() int {
 	// context.WithoutCancel so it still completes.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal is caught to cancel; a second one ends rea at once
+	// with the default action, for work that cannot see the cancellation
+	// (an open or read blocked in the kernel).
+	go func() { <-ctx.Done(); stop() }()
 	return runArgs(ctx, os.Args[1:], os.LookupEnv, os.Stdin, os.Stdout, os.Stderr)
 }
 

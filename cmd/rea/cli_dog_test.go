@@ -1,0 +1,209 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// rea compare takes two native binaries or two bundle files. One binary and
+// one file of another kind is named as such: before, the pair went to the
+// bundle reader, which answered "evidence bundle read: bundle: invalid
+// character '\x7f'" (evidence_integrity_mismatch, exit 5) about the binary.
+func TestCompareOneBinaryAndOneOther(t *testing.T) {
+	bin := needFixture(t)
+	other := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(other, []byte("not a binary\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, pair := range [][2]string{{bin, other}, {other, bin}} {
+		_, errOut, code := runCLI(t, "compare", pair[0], pair[1])
+		if code != 2 || strings.Contains(errOut, `\x7f`) || !strings.Contains(errOut, "invalid_request") ||
+			!strings.Contains(errOut, filepath.Base(other)+" is not") || !strings.Contains(errOut, "two native binaries or two Evidence bundle files") {
+			t.Errorf("compare %s %s: exit %d\n%s", pair[0], pair[1], code, errOut)
+		}
+	}
+	out, _, code := runCLI(t, "--format", "json", "compare", bin, other)
+	if code != 2 || !strings.Contains(out, `"code":"invalid_request"`) || !strings.Contains(out, `"path":["right"]`) {
+		t.Errorf("json: exit %d\n%s", code, out)
+	}
+}
+
+// An invalid_request in text mode points at the issues printed below it,
+// never at details.issues (a field only --format json shows), and an issue
+// about the whole arguments is labelled so instead of "[]:". Before:
+// rea call binary_overview '{bad' printed "what to do: Correct the
+// arguments listed in details.issues and call again." and "[]: invalid_type
+// ..."; so did rea disassemble FILE --section .data.
+func TestTextErrorsPointAtTheIssuesShown(t *testing.T) {
+	bin := needFixture(t)
+	for _, args := range [][]string{
+		{"call", "binary_overview", "{bad", "--target", bin},
+		{"call", "binary_overview", "{bad"},
+		{"disassemble", bin, "--section", ".data"},
+	} {
+		_, errOut, code := runCLI(t, args...)
+		if code != 2 || strings.Contains(errOut, "details.issues") || strings.Contains(errOut, "  []:") ||
+			!strings.Contains(errOut, "listed below") || !strings.Contains(errOut, "  arguments: ") {
+			t.Errorf("rea %q: exit %d\n%s", args, code, errOut)
+		}
+		if args[0] == "call" && !strings.Contains(errOut, "rea tools binary_overview") {
+			t.Errorf("rea %q does not name rea tools binary_overview:\n%s", args, errOut)
+		}
+	}
+}
+
+// The first SIGINT cancels the running operation; a second one ends rea at
+// once, for an operation that cannot see the cancellation (here a read of
+// @FILE from a FIFO whose writer never writes). Before, rea caught every
+// signal after the first too and could only be stopped with SIGKILL.
+func TestSecondInterruptEndsRea(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "args")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	cmd := exec.Command(reaBin, "call", "list_tools", "@"+fifo)
+	dieWithTests(cmd)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	defer cmd.Process.Kill()
+	// A writer can open the FIFO without blocking once rea has it open to
+	// read: rea has started and set up its signal handling by then.
+	var w *os.File
+	for guard := time.Now().Add(time.Minute); w == nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(guard) {
+			t.Fatal("rea never opened the FIFO")
+		}
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w = f
+		}
+	}
+	defer w.Close()
+	// Interrupt until rea ends; a hang guard, not a timing assertion.
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	guard := time.After(time.Minute)
+	for {
+		if err := cmd.Process.Signal(os.Interrupt); err != nil && !errors.Is(err, os.ErrProcessDone) {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-done:
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) {
+				t.Fatalf("rea ended with %v", err)
+			}
+			return
+		case <-guard:
+			t.Fatal("rea did not end after repeated SIGINT")
+		case <-tick.C:
+		}
+	}
+}
+
+// A path that is not UTF-8 cannot travel through the command-line parser
+// or the JSON arguments rea's operations take; the CLI says so, naming the
+// argument with its bytes escaped. Before, the bytes were replaced with
+// U+FFFD on the way and rea analyze answered "stat /dir/bad\ufffdname: no
+// such file or directory" for a file that exists.
+func TestNonUTF8PathIsNamed(t *testing.T) {
+	bin := needFixture(t)
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad\xff\xfename")
+	if err := os.WriteFile(bad, b, 0o700); err != nil {
+		t.Skipf("this file system refuses the name: %v", err)
+	}
+	for _, args := range [][]string{{"analyze", bad}, {"call", "list_procedures", "--target", bad}, {"inventory", bad}} {
+		_, errOut, code := runCLI(t, args...)
+		if code != 2 || strings.Contains(errOut, "no such file") || !strings.Contains(errOut, "not valid UTF-8") ||
+			!strings.Contains(errOut, `bad\xff\xfename`) {
+			t.Errorf("rea %q: exit %d\n%s", args, code, errOut)
+		}
+	}
+}
+
+// With --format json an error is the envelope on stdout and one line on
+// stderr, so that rea --format json ... > out.json still tells the person
+// at the terminal what failed. Before, stderr was empty and the envelope
+// went only into the file.
+func TestJSONErrorsAlsoSayOneLine(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "absent")
+	out, errOut, code := runCLI(t, "--format", "json", "analyze", missing)
+	if code != 3 || !strings.HasPrefix(out, `{"error":{"code":"target_unavailable"`) {
+		t.Fatalf("exit %d, stdout %s", code, out)
+	}
+	if strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "rea: ") || !strings.Contains(errOut, missing) ||
+		!strings.HasSuffix(errOut, "(target_unavailable)\n") {
+		t.Errorf("stderr %q", errOut)
+	}
+}
+
+// A usage error found by a command (not by the parser) is an invalid_request
+// envelope on stdout with --format json, as every other error is. Before,
+// rea --format json disassemble FILE printed nothing on stdout.
+func TestJSONUsageErrorsHaveTheEnvelope(t *testing.T) {
+	bin := needFixture(t)
+	out, errOut, code := runCLI(t, "--format", "json", "disassemble", bin)
+	if code != 2 || !strings.HasPrefix(out, `{"error":{"code":"invalid_request"`) || !strings.Contains(out, "prints text only") ||
+		!strings.Contains(errOut, "prints text only") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	out, _, code = runCLI(t, "disassemble", bin, "--section", ".text")
+	if code != 0 || strings.Contains(out, `"error"`) {
+		t.Errorf("text mode: exit %d", code)
+	}
+}
+
+// The text of analyze-javascript-application lists the endpoints it found,
+// not only their number. Before, an app calling fetch on an API printed
+// "found 1 endpoints" and the URL was only in --format json.
+func TestJSAppTextListsEndpoints(t *testing.T) {
+	app := t.TempDir()
+	for name, body := range map[string]string{
+		"package.json": `{"name":"demo","version":"1.0.0","main":"main.js"}`,
+		"main.js":      "fetch('https://api.example.com/v1/items');\nfetch('https://cdn.example.com/list.json');\n",
+	} {
+		if err := os.WriteFile(filepath.Join(app, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errOut, code := runCLI(t, "analyze-javascript-application", app)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "endpoints") || !strings.Contains(out, "https://api.example.com/v1/items") ||
+		!strings.Contains(out, "https://cdn.example.com/list.json") {
+		t.Errorf("endpoints not listed:\n%s", out)
+	}
+}
+
+// An existing output file is reported in the CLI's own terms on both lines.
+// Before, rea evidence-export printed "... exists; pass overwrite:true to
+// replace it" (the MCP argument) above "what to do: ... pass --overwrite".
+func TestExistingOutputNamesTheFlag(t *testing.T) {
+	bin := needFixture(t)
+	out := filepath.Join(t.TempDir(), "b.bundle")
+	if err := os.WriteFile(out, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCLI(t, "evidence-export", out, "--target", bin, "--call", "list_segments")
+	if code != 2 || strings.Contains(errOut, "overwrite:true") || strings.Count(errOut, "--overwrite") != 2 {
+		t.Errorf("exit %d\n%s", code, errOut)
+	}
+	// rea call keeps the tool's argument.
+	_, errOut, _ = runCLI(t, "call", "export_evidence_bundle", `{"path":"`+out+`"}`)
+	if strings.Contains(errOut, "--overwrite") {
+		t.Errorf("rea call names the flag:\n%s", errOut)
+	}
+}
