@@ -761,7 +761,7 @@ func opAddressName() *core.Operation {
 		Input:       core.InputSchema(nil, documentProp, optionalAddressProp),
 		Result: withHexDefs(json.RawMessage(`{"type":"object","additionalProperties":false,"required":["address","name","names"],
  "properties":{"address":{"$ref":"#/$defs/hex"},"name":{"type":["string","null"]},"names":{"type":"array","items":{"type":"string"}}}}`)),
-		Examples: []json.RawMessage{json.RawMessage(`{"address":"0x401000"}`)},
+		Examples: []json.RawMessage{json.RawMessage(`{"address":"main"}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
 			in, err := core.Input[AddressNameInput](c)
 			if err != nil {
