@@ -279,6 +279,7 @@ func (b *jsappBuilder) importsPhase() {
 				im, via = b.chunkWorker(a, im)
 			}
 			rel := semRelation{relation: im.Kind, source: a.nodeID, specifier: im.Specifier, offset: im.Offset, names: im.Names}
+			rel.line, rel.col = siteAt(a.sites, im.Offset)
 			if im.Dynamic {
 				st.unknown(dynamicKind(im.Kind), a.nodeID, a.path, im.Offset, im.Kind+" specifier is computed at run time")
 				b.frontier(a, dynamicKind(im.Kind), im.Offset, "computed specifier")
@@ -333,8 +334,10 @@ func (b *jsappBuilder) importsPhase() {
 				continue
 			}
 			seen[k] = true
-			b.relation(semRelation{export: true, relation: "exports", source: a.nodeID, name: e.Name, kind: e.Kind,
-				specifier: e.Source, offset: e.Offset, value: e.Value})
+			r := semRelation{export: true, relation: "exports", source: a.nodeID, name: e.Name, kind: e.Kind,
+				specifier: e.Source, offset: e.Offset, value: e.Value}
+			r.line, r.col = siteAt(a.sites, e.Offset)
+			b.relation(r)
 		}
 	}
 }
@@ -592,7 +595,11 @@ func (b *jsappBuilder) relation(r semRelation) {
 
 func (b *jsappBuilder) frontier(a *jsAsset, kind string, off int64, detail string) {
 	if len(b.frontiers) < jsappMaxUnknowns {
-		b.frontiers = append(b.frontiers, map[string]any{"node_id": a.nodeID, "kind": kind, "offset": offsetPtr(off), "detail": detail})
+		f := map[string]any{"node_id": a.nodeID, "kind": kind, "offset": offsetPtr(off), "detail": detail}
+		if l, c := siteAt(a.sites, off); l > 0 {
+			f["line"], f["column"] = l, c
+		}
+		b.frontiers = append(b.frontiers, f)
 	}
 }
 

@@ -2,6 +2,7 @@ package jsapp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -16,6 +17,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"rea/ports"
 
@@ -92,7 +95,8 @@ type jsFile struct {
 type jsAsset struct {
 	*jsFile
 	facts  *ports.JSFacts
-	src    *sourceLines // what source maps need of the bytes, while they are resolved
+	src    *sourceLines   // what source maps need of the bytes, while they are resolved
+	sites  []callPosition // where its relations and frontiers lie (sitePositions)
 	nodeID string
 	roles  map[string]bool
 	pkg    *jsPackage
@@ -166,6 +170,7 @@ type prefetched struct {
 	sha256 string
 	facts  *ports.JSFacts
 	src    *sourceLines
+	sites  []callPosition
 }
 
 // jsappOutcome is the analysis result plus whether it is partial.
@@ -450,7 +455,7 @@ func (st *jsappState) prefetch(ctx context.Context, p, sha string, data []byte) 
 	if err != nil {
 		return // cancelled: the parse phase reports it
 	}
-	pf := &prefetched{sha256: sha, facts: facts, src: keepFacts(facts, data)}
+	pf := &prefetched{sha256: sha, facts: facts, src: keepFacts(facts, data), sites: sitePositions(facts, data)}
 	st.preMu.Lock()
 	st.pre[p] = pf
 	st.preMu.Unlock()
@@ -496,7 +501,7 @@ func (st *jsappState) parse(ctx context.Context) error {
 			continue
 		}
 		if pf := st.pre[p]; pf != nil && pf.sha256 == f.sha256 {
-			a.facts, a.src = pf.facts, pf.src
+			a.facts, a.src, a.sites = pf.facts, pf.src, pf.sites
 			continue
 		}
 		jobs = append(jobs, a)
@@ -558,7 +563,7 @@ func (st *jsappState) parseOne(ctx context.Context, a *jsAsset, helpers []ports.
 	if err != nil {
 		return err
 	}
-	a.facts, a.src = facts, keepFacts(facts, src)
+	a.facts, a.src, a.sites = facts, keepFacts(facts, src), sitePositions(facts, src)
 	return nil
 }
 
@@ -901,14 +906,79 @@ func lineStarts(src []byte) []int {
 	}
 }
 
-// position converts a byte offset to a 0-based line and column (bytes; the
-// same as UTF-16 columns for ASCII, which bundles nearly always are).
-func position(starts []int, off int64) (int32, int32) {
+// position converts a byte offset of src to a 0-based line (lines end at
+// \n; \r\n is one end) and a 0-based column in UTF-16 code units, as
+// source maps and rea's code locations count them (ARCHITECTURE.md, Code
+// locations).
+func position(src []byte, starts []int, off int64) (int32, int32) {
 	i := sort.SearchInts(starts, int(off)+1) - 1
 	if i < 0 {
 		i = 0
 	}
-	return int32(i), int32(int(off) - starts[i])
+	col, end := 0, min(int(off), len(src))
+	for j := starts[i]; j < end; {
+		if c := src[j]; c < utf8.RuneSelf {
+			col, j = col+1, j+1
+			continue
+		}
+		r, n := utf8.DecodeRune(src[j:end])
+		col, j = col+utf16.RuneLen(r), j+n
+	}
+	if end < int(off) {
+		col += int(off) - end // past the end: as bytes
+	}
+	return int32(i), int32(col)
+}
+
+// sitePositions are the positions of the offsets a relation or an unknown
+// frontier of the file names (its imports and exports outside bundled
+// modules, its IPC calls), sorted by offset, so the graph can give their
+// line and column once the bytes are gone.
+func sitePositions(f *ports.JSFacts, src []byte) []callPosition {
+	if f == nil {
+		return nil
+	}
+	var offs []int64
+	for _, im := range f.Imports {
+		if im.InModule < 0 && im.Offset >= 0 {
+			offs = append(offs, im.Offset)
+		}
+	}
+	for _, e := range f.Exports {
+		if e.Offset >= 0 {
+			offs = append(offs, e.Offset)
+		}
+	}
+	for _, c := range f.Calls {
+		if rel, _ := ipcRole(c); rel != "" && c.Offset >= 0 {
+			offs = append(offs, c.Offset)
+		}
+	}
+	if len(offs) == 0 {
+		return nil
+	}
+	slices.Sort(offs)
+	offs = slices.Compact(offs)
+	starts := lineStarts(src)
+	out := make([]callPosition, len(offs))
+	for i, off := range offs {
+		l, c := position(src, starts, off)
+		out[i] = callPosition{off, genPos{l, c}}
+	}
+	return out
+}
+
+// siteAt is the 1-based line and the column of offset off of a file whose
+// sitePositions are sites; line 0 when it was not kept.
+func siteAt(sites []callPosition, off int64) (line, col int32) {
+	if off < 0 {
+		return 0, 0
+	}
+	i, ok := slices.BinarySearchFunc(sites, off, func(c callPosition, off int64) int { return cmp.Compare(c.off, off) })
+	if !ok {
+		return 0, 0
+	}
+	return sites[i].line + 1, sites[i].col
 }
 
 func statPath(p string) (os.FileInfo, error) {

@@ -515,16 +515,17 @@ func (e *leanEncoder) stringIndex(in []indexedString) core.Canonical {
 }
 
 // Semantic relation rows. An exports relation is
-// [source, "exports", name, value_kind, params, rest, kind, specifier, offset]
-// (defaults: params null, rest false, kind "named", specifier "", offset
-// null); any other relation is
-// [source, relation, specifier, target, offset, names, external]
-// (defaults: target null, offset null, names [], external left out).
-// Trailing defaults are left out. A record of another shape is written as
-// an object, source and target as node references.
+// [source, "exports", name, value_kind, params, rest, kind, specifier, offset,
+// line, column]
+// (defaults: params null, rest false, kind "named", specifier "", offset,
+// line and column null); any other relation is
+// [source, relation, specifier, target, offset, names, external, line, column]
+// (defaults: target null, offset null, names [], external left out, line
+// and column null). Trailing defaults are left out. A record of another
+// shape is written as an object, source and target as node references.
 var (
-	exportCells = []any{nil, nil, nil, nil, nil, false, "named", "", nil}
-	otherCells  = []any{nil, nil, "", nil, nil, []any{}, nil}
+	exportCells = []any{nil, nil, nil, nil, nil, false, "named", "", nil, nil, nil}
+	otherCells  = []any{nil, nil, "", nil, nil, []any{}, nil, nil, nil}
 )
 
 func (e *leanEncoder) relation(r map[string]any) any {
@@ -545,12 +546,19 @@ func (e *leanEncoder) relationRow(src string, r map[string]any) []any {
 	if rel == "" || !ok || !okOff || !isNull(r["target_node_id"]) && rel == "exports" {
 		return nil
 	}
+	line, okLine := intCell(r["line"])
+	col, okCol := intCell(r["column"])
+	_, hasLine := r["line"]
+	_, hasCol := r["column"]
+	if !okLine || !okCol || !hasLine || !hasCol || (line == nil) != (col == nil) {
+		return nil
+	}
 	var row []any
 	if rel == "exports" {
 		name, ok1 := str("name")
 		kind, ok2 := str("kind")
 		shape, ok3 := r["value"].(map[string]any)
-		if !ok1 || !ok2 || !ok3 || len(r) != 8 || len(shape) != 3 {
+		if !ok1 || !ok2 || !ok3 || len(r) != 10 || len(shape) != 3 {
 			return nil
 		}
 		vk, ok4 := shape["kind"].(string)
@@ -559,7 +567,7 @@ func (e *leanEncoder) relationRow(src string, r map[string]any) []any {
 		if !ok4 || !ok5 || !ok6 {
 			return nil
 		}
-		row = []any{e.ref(src), rel, name, vk, params, rest, kind, spec, off}
+		row = []any{e.ref(src), rel, name, vk, params, rest, kind, spec, off, line, col}
 		return trimRow(row, exportCells)
 	}
 	names, ok1 := r["names"].([]any)
@@ -575,18 +583,18 @@ func (e *leanEncoder) relationRow(src string, r map[string]any) []any {
 		return nil
 	}
 	_, hasTarget := r["target_node_id"]
-	want := 6
+	want := 8
 	var external any
 	if x, ok := r["external"]; ok {
 		if x != true {
 			return nil
 		}
-		external, want = true, 7
+		external, want = true, 9
 	}
 	if !ok1 || !hasTarget || len(r) != want {
 		return nil
 	}
-	row = []any{e.ref(src), rel, spec, target, off, names, external}
+	row = []any{e.ref(src), rel, spec, target, off, names, external, line, col}
 	return trimRow(row, otherCells)
 }
 
@@ -1031,9 +1039,11 @@ func (d *graphDecoder) expandRelation(raw json.RawMessage) (map[string]any, erro
 	if rel == "exports" {
 		r["name"], r["value"] = row[2], map[string]any{"kind": row[3], "params": row[4], "rest": row[5]}
 		r["kind"], r["specifier"], r["offset"], r["target_node_id"] = row[6], row[7], row[8], nil
+		r["line"], r["column"] = row[9], row[10]
 		return r, nil
 	}
 	r["specifier"], r["offset"], r["names"] = row[2], row[4], row[5]
+	r["line"], r["column"] = row[7], row[8]
 	r["target_node_id"] = nil
 	if row[3] != nil {
 		if r["target_node_id"], err = d.anyRef(row[3]); err != nil {

@@ -135,7 +135,8 @@ func (e *leanEncoder) relationOf(r *semRelation) any {
 		if kind == "" {
 			kind = ports.JSValueUnknown
 		}
-		return trimRow([]any{e.ref(r.source), "exports", r.name, kind, params, r.value.Rest, r.kind, r.specifier, offsetCellOf(r.offset)}, exportCells)
+		line, col := lineCellsOf(r)
+		return trimRow([]any{e.ref(r.source), "exports", r.name, kind, params, r.value.Rest, r.kind, r.specifier, offsetCellOf(r.offset), line, col}, exportCells)
 	}
 	if r.relation == "" || r.relation == "exports" {
 		return e.relation(r.asMap()) // no row shape: the object form
@@ -147,5 +148,14 @@ func (e *leanEncoder) relationOf(r *semRelation) any {
 	if r.external {
 		external = true
 	}
-	return trimRow([]any{e.ref(r.source), r.relation, r.specifier, target, offsetCellOf(r.offset), strSlice(r.names), external}, otherCells)
+	line, col := lineCellsOf(r)
+	return trimRow([]any{e.ref(r.source), r.relation, r.specifier, target, offsetCellOf(r.offset), strSlice(r.names), external, line, col}, otherCells)
+}
+
+// lineCellsOf is a relation's line and column cells.
+func lineCellsOf(r *semRelation) (any, any) {
+	if r.line <= 0 {
+		return nil, nil
+	}
+	return int64(r.line), int64(r.col)
 }

@@ -23,6 +23,7 @@ type semRelation struct {
 	specifier string
 	target    string // node ID, when hasTarget
 	offset    int64  // < 0: none
+	line, col int32  // of offset: line 1-based, column in UTF-16 units; line 0: unknown
 	names     []string
 	// exports
 	name  string
@@ -39,16 +40,30 @@ func (r *semRelation) asMap() map[string]any {
 	if r.hasTarget {
 		target = r.target
 	}
+	var line, col any
+	if r.line > 0 {
+		line, col = int64(r.line), int64(r.col)
+	}
 	if r.export {
 		return map[string]any{"relation": "exports", "source_node_id": r.source, "name": r.name, "kind": r.kind,
-			"specifier": r.specifier, "offset": offsetPtr(r.offset), "target_node_id": nil, "value": shapeJSON(r.value)}
+			"specifier": r.specifier, "offset": offsetPtr(r.offset), "target_node_id": nil, "value": shapeJSON(r.value),
+			"line": line, "column": col}
 	}
 	m := map[string]any{"relation": r.relation, "source_node_id": r.source, "specifier": r.specifier, "offset": offsetPtr(r.offset),
-		"names": strSlice(r.names), "target_node_id": target}
+		"names": strSlice(r.names), "target_node_id": target, "line": line, "column": col}
 	if r.external {
 		m["external"] = true
 	}
 	return m
+}
+
+// appendLineColumn appends the line and column cells (null, null when the
+// line is unknown).
+func appendLineColumn(dst []byte, r *semRelation) []byte {
+	if r.line <= 0 {
+		return append(dst, "null,null"...)
+	}
+	return appendInt(append(appendInt(dst, int64(r.line)), ','), int64(r.col))
 }
 
 // appendRelation appends the canonical form of relationOf(r) (the
@@ -65,6 +80,8 @@ func (e *leanEncoder) appendRelation(dst []byte, r *semRelation) ([]byte, error)
 		dst = core.AppendCanonicalString(append(core.AppendCanonicalString(dst, r.name), ','), shapeKind(r.value))
 		last := 3
 		switch {
+		case r.line > 0:
+			last = 10
 		case r.offset >= 0:
 			last = 8
 		case r.specifier != "":
@@ -92,7 +109,14 @@ func (e *leanEncoder) appendRelation(dst []byte, r *semRelation) ([]byte, error)
 			case 7:
 				dst = core.AppendCanonicalString(dst, r.specifier)
 			case 8:
-				dst = appendInt(dst, r.offset)
+				if r.offset >= 0 {
+					dst = appendInt(dst, r.offset)
+				} else {
+					dst = append(dst, "null"...)
+				}
+			case 9:
+				dst = appendLineColumn(dst, r)
+				c = 10
 			}
 		}
 		return append(dst, ']'), nil
@@ -100,6 +124,8 @@ func (e *leanEncoder) appendRelation(dst []byte, r *semRelation) ([]byte, error)
 	dst = core.AppendCanonicalString(append(dst, ','), r.relation)
 	last := 1
 	switch {
+	case r.line > 0:
+		last = 8
 	case r.external:
 		last = 6
 	case len(r.names) > 0:
@@ -138,7 +164,14 @@ func (e *leanEncoder) appendRelation(dst []byte, r *semRelation) ([]byte, error)
 			}
 			dst = append(dst, ']')
 		case 6:
-			dst = append(dst, "true"...)
+			if r.external {
+				dst = append(dst, "true"...)
+			} else {
+				dst = append(dst, "null"...)
+			}
+		case 7:
+			dst = appendLineColumn(dst, r)
+			c = 8
 		}
 	}
 	return append(dst, ']'), nil

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf16"
+)
+
+// semLocApp writes a small application whose exported and imported names
+// follow non-ASCII text (é, 😀) and, in one file, CRLF line endings.
+func semLocApp(t *testing.T) (string, map[string]string) {
+	t.Helper()
+	files := map[string]string{
+		"util.mjs":   "// Café 😀 utilities\n/* é😀 */ export function formatName(a) { return a; }\nexport const greeting = \"héllo 😀\";\n",
+		"main.mjs":   "// crlf é\r\nimport { formatName } from \"./util.mjs\";\r\nconst n = 'x' + Math.random();\r\n\"😀\"; import(n);\r\nexport { formatName as fmt };\r\n",
+		"legacy.cjs": "// naïve 😀\nconst u = require(\"./util.mjs\");\n  exports.helper = u;\n",
+	}
+	dir := t.TempDir()
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, files
+}
+
+// lineColumn is the convention's position of byte offset off in text:
+// line 1-based (\r\n is one terminator), column 0-based in UTF-16 units.
+func lineColumn(text string, off int) (int, int) {
+	before := text[:off]
+	line := strings.Count(before, "\n") + 1
+	start := strings.LastIndexAny(before, "\n\r") + 1
+	return line, len(utf16.Encode([]rune(before[start:])))
+}
+
+type semEntry struct {
+	Name       string   `json:"name"`
+	Names      []string `json:"names"`
+	Relation   string   `json:"relation"`
+	Specifier  string   `json:"specifier"`
+	SourcePath string   `json:"source_path"`
+	Offset     *int     `json:"offset"`
+	Line       *int     `json:"line"`
+	Column     *int     `json:"column"`
+}
+
+type semAnswer struct {
+	Definitions      []semEntry       `json:"definitions"`
+	References       []semEntry       `json:"references"`
+	UnknownFrontiers []map[string]any `json:"unknown_frontiers"`
+}
+
+// TestJSSemanticsLocationsHaveLineAndColumn: every definition and
+// reference trace_javascript_semantics returns with an offset also has
+// the line and column of that offset by the shared convention, checked
+// against the files' text.
+func TestJSSemanticsLocationsHaveLineAndColumn(t *testing.T) {
+	dir, files := semLocApp(t)
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
+	app := map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	located := 0
+	for _, q := range []map[string]any{
+		{"kind": "symbol", "value": "formatName"}, {"kind": "symbol", "value": "greeting"}, {"kind": "symbol", "value": "helper"},
+		{"kind": "module", "value": "main.mjs"}, {"kind": "specifier", "value": "./util", "match": "prefix"},
+	} {
+		res := jaCall(t, s, "trace_javascript_semantics", map[string]any{"application": app, "query": q})
+		var a semAnswer
+		if err := json.Unmarshal(res.NormalizedResult, &a); err != nil {
+			t.Fatal(err)
+		}
+		if len(a.Definitions)+len(a.References) == 0 {
+			t.Fatalf("query %v found nothing", q)
+		}
+		for _, e := range append(a.Definitions, a.References...) {
+			if e.Offset == nil {
+				continue
+			}
+			text := files[e.SourcePath]
+			wl, wc := lineColumn(text, *e.Offset)
+			if e.Line == nil || e.Column == nil || *e.Line != wl || *e.Column != wc {
+				t.Errorf("%v: %s %s%v in %s at offset %d: line %v column %v, want %d:%d", q, e.Relation, e.Name, e.Names, e.SourcePath, *e.Offset, deref(e.Line), deref(e.Column), wl, wc)
+			}
+			located++
+		}
+		for _, f := range a.UnknownFrontiers {
+			off, ok := f["offset"].(float64)
+			if !ok {
+				continue
+			}
+			wl, wc := lineColumn(files["main.mjs"], int(off))
+			if f["line"] != float64(wl) || f["column"] != float64(wc) {
+				t.Errorf("%v: frontier %v: want line %d column %d", q, f, wl, wc)
+			}
+		}
+	}
+	if located == 0 {
+		t.Fatal("no result had an offset")
+	}
+}
+
+func deref(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
