@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,14 +38,17 @@ func lineColumn(text string, off int) (int, int) {
 }
 
 type semEntry struct {
-	Name       string   `json:"name"`
-	Names      []string `json:"names"`
-	Relation   string   `json:"relation"`
-	Specifier  string   `json:"specifier"`
-	SourcePath string   `json:"source_path"`
-	Offset     *int     `json:"offset"`
-	Line       *int     `json:"line"`
-	Column     *int     `json:"column"`
+	OriginalSource *string  `json:"original_source"`
+	OriginalLine   *int     `json:"original_line"`
+	OriginalColumn *int     `json:"original_column"`
+	Name           string   `json:"name"`
+	Names          []string `json:"names"`
+	Relation       string   `json:"relation"`
+	Specifier      string   `json:"specifier"`
+	SourcePath     string   `json:"source_path"`
+	Offset         *int     `json:"offset"`
+	Line           *int     `json:"line"`
+	Column         *int     `json:"column"`
 }
 
 type semAnswer struct {
@@ -103,6 +107,67 @@ func TestJSSemanticsLocationsHaveLineAndColumn(t *testing.T) {
 }
 
 func deref(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// TestJSSemanticsMapsToOriginalSource: an import in an esbuild bundle with
+// a source map is given the original source, line and column the map
+// names, as well as its position in the bundle.
+func TestJSSemanticsMapsToOriginalSource(t *testing.T) {
+	root := needNodeModule(t, "esbuild")
+	dir := t.TempDir()
+	src := map[string]string{
+		"src/util.ts":  "// Café 😀\nimport { join } from \"node:path\";\nexport function formatName(a: string): string { return join(a, \"é\"); }\n",
+		"src/entry.ts": "// crlf é\r\nexport { formatName } from \"./util\";\r\n",
+	}
+	for name, text := range src {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	app := filepath.Join(dir, "app")
+	cmd := exec.Command(filepath.Join(root, "node_modules", ".bin", "esbuild"), filepath.Join(dir, "src/entry.ts"), "--bundle", "--format=esm",
+		"--platform=node", "--sourcemap", "--charset=utf8", "--outfile="+filepath.Join(app, "bundle.js"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("esbuild: %v\n%s", err, out)
+	}
+	bundle, err := os.ReadFile(filepath.Join(app, "bundle.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": app})
+	res := jaCall(t, s, "trace_javascript_semantics", map[string]any{"application": map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)},
+		"query": map[string]any{"kind": "specifier", "value": "node:path"}})
+	var a semAnswer
+	if err := json.Unmarshal(res.NormalizedResult, &a); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.References) != 1 {
+		t.Fatalf("references %s", res.NormalizedResult)
+	}
+	r := a.References[0]
+	if r.Offset == nil || r.Line == nil {
+		t.Fatalf("reference has no position: %s", res.NormalizedResult)
+	}
+	if wl, _ := lineColumn(string(bundle), *r.Offset); *r.Line != wl {
+		t.Errorf("bundle line %d, want %d", *r.Line, wl)
+	}
+	// esbuild maps the specifier to the specifier in src/util.ts.
+	ol, oc := lineColumn(src["src/util.ts"], strings.Index(src["src/util.ts"], `"node:path"`))
+	if r.OriginalSource == nil || !strings.HasSuffix(*r.OriginalSource, "src/util.ts") || deref(r.OriginalLine) != ol || deref(r.OriginalColumn) != oc {
+		t.Errorf("original %v:%v:%v, want src/util.ts:%d:%d (%s)", deref2(r.OriginalSource), deref(r.OriginalLine), deref(r.OriginalColumn), ol, oc, res.NormalizedResult)
+	}
+}
+
+func deref2(p *string) any {
 	if p == nil {
 		return nil
 	}

@@ -516,17 +516,35 @@ func (e *leanEncoder) stringIndex(in []indexedString) core.Canonical {
 
 // Semantic relation rows. An exports relation is
 // [source, "exports", name, value_kind, params, rest, kind, specifier, offset,
-// line, column]
-// (defaults: params null, rest false, kind "named", specifier "", offset,
-// line and column null); any other relation is
-// [source, relation, specifier, target, offset, names, external, line, column]
-// (defaults: target null, offset null, names [], external left out, line
-// and column null). Trailing defaults are left out. A record of another
-// shape is written as an object, source and target as node references.
+// line, column, original_source, original_line, original_column]
+// (defaults: params null, rest false, kind "named", specifier "", the rest
+// null); any other relation is
+// [source, relation, specifier, target, offset, names, external, line, column,
+// original_source, original_line, original_column]
+// (defaults: target null, offset null, names [], external left out, the
+// rest null). A null original_source leaves the original_* members out of
+// the relation. Trailing defaults are left out. A record of another shape
+// is written as an object, source and target as node references.
 var (
-	exportCells = []any{nil, nil, nil, nil, nil, false, "named", "", nil, nil, nil}
-	otherCells  = []any{nil, nil, "", nil, nil, []any{}, nil, nil, nil}
+	exportCells = []any{nil, nil, nil, nil, nil, false, "named", "", nil, nil, nil, nil, nil, nil}
+	otherCells  = []any{nil, nil, "", nil, nil, []any{}, nil, nil, nil, nil, nil, nil}
 )
+
+// originalCells is a relation's original_* members as cells, and how many
+// members they are (0 or 3); ok is false for members of another shape.
+func originalCells(r map[string]any) (cells [3]any, members int, ok bool) {
+	src, has := r["original_source"]
+	if !has {
+		return cells, 0, true
+	}
+	s, ok1 := src.(string)
+	l, ok2 := intCell(r["original_line"])
+	c, ok3 := intCell(r["original_column"])
+	if !ok1 || !ok2 || !ok3 || l == nil || c == nil {
+		return cells, 0, false
+	}
+	return [3]any{s, l, c}, 3, true
+}
 
 func (e *leanEncoder) relation(r map[string]any) any {
 	src, _ := r["source_node_id"].(string)
@@ -550,7 +568,8 @@ func (e *leanEncoder) relationRow(src string, r map[string]any) []any {
 	col, okCol := intCell(r["column"])
 	_, hasLine := r["line"]
 	_, hasCol := r["column"]
-	if !okLine || !okCol || !hasLine || !hasCol || (line == nil) != (col == nil) {
+	orig, origN, okOrig := originalCells(r)
+	if !okLine || !okCol || !hasLine || !hasCol || (line == nil) != (col == nil) || !okOrig {
 		return nil
 	}
 	var row []any
@@ -558,7 +577,7 @@ func (e *leanEncoder) relationRow(src string, r map[string]any) []any {
 		name, ok1 := str("name")
 		kind, ok2 := str("kind")
 		shape, ok3 := r["value"].(map[string]any)
-		if !ok1 || !ok2 || !ok3 || len(r) != 10 || len(shape) != 3 {
+		if !ok1 || !ok2 || !ok3 || len(r) != 10+origN || len(shape) != 3 {
 			return nil
 		}
 		vk, ok4 := shape["kind"].(string)
@@ -567,7 +586,7 @@ func (e *leanEncoder) relationRow(src string, r map[string]any) []any {
 		if !ok4 || !ok5 || !ok6 {
 			return nil
 		}
-		row = []any{e.ref(src), rel, name, vk, params, rest, kind, spec, off, line, col}
+		row = []any{e.ref(src), rel, name, vk, params, rest, kind, spec, off, line, col, orig[0], orig[1], orig[2]}
 		return trimRow(row, exportCells)
 	}
 	names, ok1 := r["names"].([]any)
@@ -583,18 +602,18 @@ func (e *leanEncoder) relationRow(src string, r map[string]any) []any {
 		return nil
 	}
 	_, hasTarget := r["target_node_id"]
-	want := 8
+	want := 8 + origN
 	var external any
 	if x, ok := r["external"]; ok {
 		if x != true {
 			return nil
 		}
-		external, want = true, 9
+		external, want = true, want+1
 	}
 	if !ok1 || !hasTarget || len(r) != want {
 		return nil
 	}
-	row = []any{e.ref(src), rel, spec, target, off, names, external, line, col}
+	row = []any{e.ref(src), rel, spec, target, off, names, external, line, col, orig[0], orig[1], orig[2]}
 	return trimRow(row, otherCells)
 }
 
@@ -1040,10 +1059,16 @@ func (d *graphDecoder) expandRelation(raw json.RawMessage) (map[string]any, erro
 		r["name"], r["value"] = row[2], map[string]any{"kind": row[3], "params": row[4], "rest": row[5]}
 		r["kind"], r["specifier"], r["offset"], r["target_node_id"] = row[6], row[7], row[8], nil
 		r["line"], r["column"] = row[9], row[10]
+		if row[11] != nil {
+			r["original_source"], r["original_line"], r["original_column"] = row[11], row[12], row[13]
+		}
 		return r, nil
 	}
 	r["specifier"], r["offset"], r["names"] = row[2], row[4], row[5]
 	r["line"], r["column"] = row[7], row[8]
+	if row[9] != nil {
+		r["original_source"], r["original_line"], r["original_column"] = row[9], row[10], row[11]
+	}
 	r["target_node_id"] = nil
 	if row[3] != nil {
 		if r["target_node_id"], err = d.anyRef(row[3]); err != nil {

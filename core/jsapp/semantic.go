@@ -24,7 +24,12 @@ type semRelation struct {
 	target    string // node ID, when hasTarget
 	offset    int64  // < 0: none
 	line, col int32  // of offset: line 1-based, column in UTF-16 units; line 0: unknown
-	names     []string
+	// The original source position the file's source map gives for
+	// line/col (origLine 1-based, origCol in UTF-16 units); origLine 0:
+	// none.
+	origSrc           string
+	origLine, origCol int32
+	names             []string
 	// exports
 	name  string
 	kind  string
@@ -44,17 +49,29 @@ func (r *semRelation) asMap() map[string]any {
 	if r.line > 0 {
 		line, col = int64(r.line), int64(r.col)
 	}
+	var m map[string]any
 	if r.export {
-		return map[string]any{"relation": "exports", "source_node_id": r.source, "name": r.name, "kind": r.kind,
+		m = map[string]any{"relation": "exports", "source_node_id": r.source, "name": r.name, "kind": r.kind,
 			"specifier": r.specifier, "offset": offsetPtr(r.offset), "target_node_id": nil, "value": shapeJSON(r.value),
 			"line": line, "column": col}
+	} else {
+		m = map[string]any{"relation": r.relation, "source_node_id": r.source, "specifier": r.specifier, "offset": offsetPtr(r.offset),
+			"names": strSlice(r.names), "target_node_id": target, "line": line, "column": col}
+		if r.external {
+			m["external"] = true
+		}
 	}
-	m := map[string]any{"relation": r.relation, "source_node_id": r.source, "specifier": r.specifier, "offset": offsetPtr(r.offset),
-		"names": strSlice(r.names), "target_node_id": target, "line": line, "column": col}
-	if r.external {
-		m["external"] = true
+	if r.origLine > 0 {
+		m["original_source"], m["original_line"], m["original_column"] = r.origSrc, int64(r.origLine), int64(r.origCol)
 	}
 	return m
+}
+
+// appendOriginal appends the original_source, original_line and
+// original_column cells.
+func appendOriginal(dst []byte, r *semRelation) []byte {
+	dst = append(core.AppendCanonicalString(dst, r.origSrc), ',')
+	return appendInt(append(appendInt(dst, int64(r.origLine)), ','), int64(r.origCol))
 }
 
 // appendLineColumn appends the line and column cells (null, null when the
@@ -80,6 +97,8 @@ func (e *leanEncoder) appendRelation(dst []byte, r *semRelation) ([]byte, error)
 		dst = core.AppendCanonicalString(append(core.AppendCanonicalString(dst, r.name), ','), shapeKind(r.value))
 		last := 3
 		switch {
+		case r.origLine > 0:
+			last = 13
 		case r.line > 0:
 			last = 10
 		case r.offset >= 0:
@@ -117,6 +136,9 @@ func (e *leanEncoder) appendRelation(dst []byte, r *semRelation) ([]byte, error)
 			case 9:
 				dst = appendLineColumn(dst, r)
 				c = 10
+			case 11:
+				dst = appendOriginal(dst, r)
+				c = 13
 			}
 		}
 		return append(dst, ']'), nil
@@ -124,6 +146,8 @@ func (e *leanEncoder) appendRelation(dst []byte, r *semRelation) ([]byte, error)
 	dst = core.AppendCanonicalString(append(dst, ','), r.relation)
 	last := 1
 	switch {
+	case r.origLine > 0:
+		last = 11
 	case r.line > 0:
 		last = 8
 	case r.external:
@@ -172,6 +196,9 @@ func (e *leanEncoder) appendRelation(dst []byte, r *semRelation) ([]byte, error)
 		case 7:
 			dst = appendLineColumn(dst, r)
 			c = 8
+		case 9:
+			dst = appendOriginal(dst, r)
+			c = 11
 		}
 	}
 	return append(dst, ']'), nil
