@@ -173,3 +173,66 @@ func deref2(p *string) any {
 	}
 	return *p
 }
+
+// TestJSSemanticsSaysWhyALocationIsUnknown: a definition or reference
+// without an offset says why instead of leaving a bare null.
+func TestJSSemanticsSaysWhyALocationIsUnknown(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "anon.mjs"), []byte("export default class {}\nconst n = 'x' + Math.random();\nimport(n);\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
+	res := jaCall(t, s, "trace_javascript_semantics", map[string]any{"application": map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)},
+		"query": map[string]any{"kind": "module", "value": "anon.mjs"}})
+	var a struct {
+		Definitions []map[string]any `json:"definitions"`
+		References  []map[string]any `json:"references"`
+	}
+	if err := json.Unmarshal(res.NormalizedResult, &a); err != nil {
+		t.Fatal(err)
+	}
+	all := append(a.Definitions, a.References...)
+	if len(all) < 2 {
+		t.Fatalf("want the default export and the dynamic import: %s", res.NormalizedResult)
+	}
+	for _, r := range all {
+		reason, _ := r["unknown_reason"].(string)
+		if (r["offset"] == nil) != (reason != "") {
+			t.Errorf("offset %v with unknown_reason %q: %v", r["offset"], reason, r)
+		}
+	}
+}
+
+// TestJSSemanticsCoverageNamesItsLimit: a cut answer names max_results and
+// how many matches it left out.
+func TestJSSemanticsCoverageNamesItsLimit(t *testing.T) {
+	dir, _ := semLocApp(t)
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
+	app := map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	var cov struct {
+		Coverage struct {
+			Status       string         `json:"status"`
+			Truncated    bool           `json:"truncated"`
+			Limits       map[string]int `json:"limits"`
+			OmittedCount *int           `json:"omitted_count"`
+		} `json:"coverage"`
+	}
+	res := jaCall(t, s, "trace_javascript_semantics", map[string]any{"application": app, "query": map[string]any{"kind": "specifier", "value": "./util.mjs"}, "limits": map[string]any{"max_results": 1}})
+	if err := json.Unmarshal(res.NormalizedResult, &cov); err != nil {
+		t.Fatal(err)
+	}
+	c := cov.Coverage
+	if !c.Truncated || c.Status != "partial" || c.Limits["max_results"] != 1 || c.OmittedCount == nil || *c.OmittedCount != 1 {
+		t.Errorf("coverage %s: want partial, truncated, limits.max_results 1, omitted_count 1", res.NormalizedResult)
+	}
+	res = jaCall(t, s, "trace_javascript_semantics", map[string]any{"application": app, "query": map[string]any{"kind": "specifier", "value": "./util.mjs"}})
+	cov.Coverage.OmittedCount = nil
+	if err := json.Unmarshal(res.NormalizedResult, &cov); err != nil {
+		t.Fatal(err)
+	}
+	if c := cov.Coverage; c.Truncated || c.Status != "complete" || c.Limits["max_results"] != 100 || c.OmittedCount == nil || *c.OmittedCount != 0 {
+		t.Errorf("coverage %s: want complete, limits.max_results 100, omitted_count 0", res.NormalizedResult)
+	}
+}

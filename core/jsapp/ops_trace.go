@@ -481,6 +481,9 @@ func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
 				}
 			}
 		}
+		if isNull(r["offset"]) {
+			out["unknown_reason"] = unlocatedReason(r)
+		}
 		*list = append(*list, out)
 		if s, ok := r["source_node_id"].(string); ok {
 			involved[s] = true
@@ -550,4 +553,20 @@ func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
 			"string seed, or inspect_analysis_view on modules, reaches them.", int(n)))
 	}
 	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{ev.EvidenceID}, Limitations: lim}, nil
+}
+
+// unlocatedReason says why a semantic relation has no offset (and so no
+// line, column or original position).
+func unlocatedReason(r map[string]any) string {
+	rel, _ := r["relation"].(string)
+	spec, _ := r["specifier"].(string)
+	switch {
+	case rel == "exports" && r["kind"] == "default":
+		return "anonymous default export: no name in the source locates it"
+	case rel == "exports":
+		return "the parser recorded no position for this export"
+	case spec == "":
+		return "computed specifier: no literal in the source locates it"
+	}
+	return "the parser recorded no position for this import"
 }

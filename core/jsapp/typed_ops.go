@@ -139,6 +139,8 @@ type SemanticsCoverage struct {
 // Definitions, references and frontiers are the semantic graph's records as
 // the analysis holds them, expanded (lean.go): open records whose members
 // depend on the relation (exports, require, import, ...), so they stay maps.
+// The trace adds source_path and target_path, and unknown_reason to a
+// definition or reference without an offset.
 type TraceJavascriptSemanticsResult struct {
 	Query            SemanticsQuery    `json:"query"`
 	SourceGraphID    string            `json:"source_graph_id"`
