@@ -218,11 +218,13 @@ func TestJSSemanticsCoverageNamesItsLimit(t *testing.T) {
 			Limits       map[string]int `json:"limits"`
 			OmittedCount *int           `json:"omitted_count"`
 		} `json:"coverage"`
+		UnknownFrontiers []map[string]any `json:"unknown_frontiers"`
 	}
 	res := jaCall(t, s, "trace_javascript_semantics", map[string]any{"application": app, "query": map[string]any{"kind": "specifier", "value": "./util.mjs"}, "limits": map[string]any{"max_results": 1}})
 	if err := json.Unmarshal(res.NormalizedResult, &cov); err != nil {
 		t.Fatal(err)
 	}
+	cut := cov.UnknownFrontiers
 	c := cov.Coverage
 	if !c.Truncated || c.Status != "partial" || c.Limits["max_results"] != 1 || c.OmittedCount == nil || *c.OmittedCount != 1 {
 		t.Errorf("coverage %s: want partial, truncated, limits.max_results 1, omitted_count 1", res.NormalizedResult)
@@ -234,5 +236,9 @@ func TestJSSemanticsCoverageNamesItsLimit(t *testing.T) {
 	}
 	if c := cov.Coverage; c.Truncated || c.Status != "complete" || c.Limits["max_results"] != 100 || c.OmittedCount == nil || *c.OmittedCount != 0 {
 		t.Errorf("coverage %s: want complete, limits.max_results 100, omitted_count 0", res.NormalizedResult)
+	}
+	// The frontiers of the modules a cut match involves are still listed.
+	if len(cut) != len(cov.UnknownFrontiers) || len(cut) == 0 {
+		t.Errorf("frontiers: %d when cut, %d in full; want the same, at least one", len(cut), len(cov.UnknownFrontiers))
 	}
 }

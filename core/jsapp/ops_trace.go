@@ -466,10 +466,15 @@ func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
 			}
 		}
 	}
-	truncated := false
+	omitted := 0
 	add := func(list *[]map[string]any, r map[string]any) {
+		// A match left out still involves its module: its frontiers are
+		// listed whatever max_results cut.
+		if s, ok := r["source_node_id"].(string); ok {
+			involved[s] = true
+		}
 		if len(defs)+len(refs) >= maxResults {
-			truncated = true
+			omitted++
 			return
 		}
 		// Each result names its modules by path as well as by node.
@@ -485,9 +490,6 @@ func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
 			out["unknown_reason"] = unlocatedReason(r)
 		}
 		*list = append(*list, out)
-		if s, ok := r["source_node_id"].(string); ok {
-			involved[s] = true
-		}
 	}
 	for i, r := range ix.res.Semantic.Relations {
 		if i%4096 == 0 && ctx.Err() != nil {
@@ -535,8 +537,8 @@ func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
 			frontiers = append(frontiers, f)
 		}
 	}
-	cov := SemanticsCoverage{Status: "complete", Truncated: truncated}
-	if truncated {
+	cov := SemanticsCoverage{Status: "complete", Truncated: omitted > 0, Limits: SemanticsLimits{MaxResults: maxResults}, OmittedCount: omitted}
+	if omitted > 0 {
 		cov.Status = "partial"
 	}
 	res := &TraceJavascriptSemanticsResult{Query: SemanticsQuery{Kind: kind, Value: value, Match: match}, SourceGraphID: ix.res.Graph.GraphID,

@@ -133,6 +133,16 @@ type SemanticsSummary struct {
 type SemanticsCoverage struct {
 	Status    string `json:"status"` // complete, partial
 	Truncated bool   `json:"truncated"`
+	// Limits is the max_results in force; OmittedCount the matches
+	// max_results left out.
+	Limits       SemanticsLimits `json:"limits"`
+	OmittedCount int             `json:"omitted_count"`
+}
+
+// SemanticsLimits is the limit a trace_javascript_semantics answer ran
+// under.
+type SemanticsLimits struct {
+	MaxResults int `json:"max_results"`
 }
 
 // TraceJavascriptSemanticsResult is the result of trace_javascript_semantics.
