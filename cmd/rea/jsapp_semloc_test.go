@@ -256,3 +256,30 @@ func TestJSSemanticsCoverageNamesItsLimit(t *testing.T) {
 		t.Errorf("frontiers: %d when cut, %d in full; want the same, at least one", len(cut), len(cov.UnknownFrontiers))
 	}
 }
+
+// TestJSSemanticsEmptyAnswerSaysSo: a query nothing matches is an empty
+// answer that says what did not match, not a complete one.
+func TestJSSemanticsEmptyAnswerSaysSo(t *testing.T) {
+	dir, _ := semLocApp(t)
+	s := jaSession(t)
+	ev := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
+	app := map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	for _, q := range []map[string]any{{"kind": "module", "value": "nope.js"}, {"kind": "symbol", "value": "nope"}, {"kind": "specifier", "value": "nope"}} {
+		res := jaCall(t, s, "trace_javascript_semantics", map[string]any{"application": app, "query": q})
+		var a struct {
+			Coverage struct {
+				Status string `json:"status"`
+			} `json:"coverage"`
+		}
+		if err := json.Unmarshal(res.NormalizedResult, &a); err != nil {
+			t.Fatal(err)
+		}
+		said := false
+		for _, l := range res.Limitations {
+			said = said || strings.Contains(l, "matches the query")
+		}
+		if a.Coverage.Status != "empty" || !said {
+			t.Errorf("%v: coverage %q, limitations %q; want empty and a limitation naming the query", q, a.Coverage.Status, res.Limitations)
+		}
+	}
+}

@@ -541,6 +541,10 @@ func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
 	if omitted > 0 {
 		cov.Status = "partial"
 	}
+	empty := len(defs)+len(refs)+omitted == 0
+	if empty {
+		cov.Status = "empty"
+	}
 	res := &TraceJavascriptSemanticsResult{Query: SemanticsQuery{Kind: kind, Value: value, Match: match}, SourceGraphID: ix.res.Graph.GraphID,
 		SemanticGraphID: ix.res.Semantic.GraphID, Definitions: defs, References: refs, UnknownFrontiers: frontiers,
 		Summary: SemanticsSummary{Definitions: len(defs), References: len(refs), UnknownFrontiers: len(frontiers)}, Coverage: cov}
@@ -549,6 +553,14 @@ func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
 	// exports. A symbol defined inside a bundle without a module table is
 	// therefore not found, and an empty answer must say so.
 	var lim []string
+	switch {
+	case empty && kind == "module" && len(modules) == 0:
+		lim = append(lim, "No JavaScript file's path or name matches the query; the answer is empty.")
+	case empty && kind == "module":
+		lim = append(lim, "The files that match the query have no import, require or export recorded; the answer is empty.")
+	case empty:
+		lim = append(lim, fmt.Sprintf("No %s of an import, require or export matches the query; the answer is empty.", map[string]string{"symbol": "exported or imported name", "specifier": "specifier"}[kind]))
+	}
 	if n, _ := ix.res.Statistics["source_modules"].(float64); n > 0 && len(defs)+len(refs) == 0 && kind != "specifier" {
 		lim = append(lim, fmt.Sprintf("The application's %d source module(s), known from source maps, are not in the semantic graph: "+
 			"a symbol defined inside a bundle whose modules were not recovered is not found here. trace_application_feature with a "+

@@ -131,7 +131,7 @@ type SemanticsSummary struct {
 
 // SemanticsCoverage says whether max_results cut the result.
 type SemanticsCoverage struct {
-	Status    string `json:"status"` // complete, partial
+	Status    string `json:"status"` // complete, partial, empty (nothing matched)
 	Truncated bool   `json:"truncated"`
 	// Limits is the max_results in force; OmittedCount the matches
 	// max_results left out.
