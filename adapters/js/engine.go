@@ -793,18 +793,11 @@ func (w *walker) exportStmt(t *tjs.ExportStmt) {
 			local = a.Binding
 		}
 		var value tjs.INode
-		// Located at the declaration the clause names (a bundle's map
-		// maps it; its closing export clause it does not), else at the
-		// exported name.
-		off := w.offsetOf(a.Binding)
 		if v := w.declaredAt(local); v != nil {
 			value = v
 			w.noteWrite(v, 0) // an exported var or let is not followed (consts.go)
-			if d := w.varOffset(v); d >= 0 {
-				off = d
-			}
 		}
-		w.addExport(ports.JSExport{Name: string(a.Binding), Kind: "named", Offset: off, Value: unknownShape()}, value)
+		w.addExport(ports.JSExport{Name: string(a.Binding), Kind: "named", Offset: w.offsetOf(a.Binding), Value: unknownShape()}, value)
 	}
 	switch d := t.Decl.(type) {
 	case *tjs.FuncDecl:
