@@ -160,6 +160,24 @@ func TestJSSemanticsMapsToOriginalSource(t *testing.T) {
 	if wl, _ := lineColumn(string(bundle), *r.Offset); *r.Line != wl {
 		t.Errorf("bundle line %d, want %d", *r.Line, wl)
 	}
+	// The relation row names the source by its source-module node (a
+	// reference), not by a path repeated in every row.
+	var raw struct {
+		Semantic struct {
+			Relations []json.RawMessage `json:"relations"`
+		} `json:"semantic_graph"`
+	}
+	if err := json.Unmarshal(ev.NormalizedResult, &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range raw.Semantic.Relations {
+		var cells []any
+		if json.Unmarshal(row, &cells) == nil && len(cells) > 9 && cells[2] == "node:path" {
+			if _, ok := cells[9].(float64); !ok {
+				t.Errorf("original cell %v is not a node reference: %s", cells[9], row)
+			}
+		}
+	}
 	// esbuild maps the specifier to the specifier in src/util.ts.
 	ol, oc := lineColumn(src["src/util.ts"], strings.Index(src["src/util.ts"], `"node:path"`))
 	if r.OriginalSource == nil || !strings.HasSuffix(*r.OriginalSource, "src/util.ts") || deref(r.OriginalLine) != ol || deref(r.OriginalColumn) != oc {

@@ -1895,7 +1895,7 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, p *preparedMap, refOff int64)
 		st.unknown("source-map-out-of-range", smID, mapPath, -1, fmt.Sprintf("%d mappings are out of range", bad))
 	}
 	srcNodes := b.sourceModuleNodes(sm, smID, mapPath, mapSHA, p.srcSHA)
-	b.mapRelations(a, sm)
+	b.mapRelations(a, sm, srcNodes)
 	b.mapCalls(a, sm, srcNodes)
 	b.mapIPCSites(a, sm, srcNodes)
 	// Attribute bundled modules to original sources.
@@ -1920,7 +1920,7 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, p *preparedMap, refOff int64)
 // mapRelations gives each of a's semantic relations with a line the
 // original source position a's map gives for it (the segment at or before
 // it on its line, as a source map consumer reads one).
-func (b *jsappBuilder) mapRelations(a *jsAsset, sm *sourceMap) {
+func (b *jsappBuilder) mapRelations(a *jsAsset, sm *sourceMap, srcNodes []string) {
 	span, ok := b.assetRelations[a]
 	if !ok {
 		return
@@ -1931,10 +1931,10 @@ func (b *jsappBuilder) mapRelations(a *jsAsset, sm *sourceMap) {
 			continue
 		}
 		seg, ok := sm.originalAt(genPos{r.line - 1, r.col})
-		if !ok || int(seg.src) >= len(sm.Sources) || seg.sline < 0 || seg.scol < 0 {
-			continue
+		if !ok || int(seg.src) >= len(srcNodes) || srcNodes[seg.src] == "" || seg.sline < 0 || seg.scol < 0 {
+			continue // no source-module node past jsappMaxSourceModules
 		}
-		r.origSrc, r.origLine, r.origCol = sm.Sources[seg.src], seg.sline+1, seg.scol
+		r.origNode, r.origLine, r.origCol = srcNodes[seg.src], seg.sline+1, seg.scol
 	}
 }
 

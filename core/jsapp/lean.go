@@ -516,14 +516,15 @@ func (e *leanEncoder) stringIndex(in []indexedString) core.Canonical {
 
 // Semantic relation rows. An exports relation is
 // [source, "exports", name, value_kind, params, rest, kind, specifier, offset,
-// line, column, original_source, original_line, original_column]
+// line, column, original, original_line, original_column]
 // (defaults: params null, rest false, kind "named", specifier "", the rest
 // null); any other relation is
 // [source, relation, specifier, target, offset, names, external, line, column,
-// original_source, original_line, original_column]
+// original, original_line, original_column]
 // (defaults: target null, offset null, names [], external left out, the
-// rest null). A null original_source leaves the original_* members out of
-// the relation. Trailing defaults are left out. A record of another shape
+// rest null). original is the source-module node (a reference) of the
+// original_node_id member; when null the original_* members are left out
+// of the relation. Trailing defaults are left out. A record of another shape
 // is written as an object, source and target as node references.
 var (
 	exportCells = []any{nil, nil, nil, nil, nil, false, "named", "", nil, nil, nil, nil, nil, nil}
@@ -532,8 +533,8 @@ var (
 
 // originalCells is a relation's original_* members as cells, and how many
 // members they are (0 or 3); ok is false for members of another shape.
-func originalCells(r map[string]any) (cells [3]any, members int, ok bool) {
-	src, has := r["original_source"]
+func (e *leanEncoder) originalCells(r map[string]any) (cells [3]any, members int, ok bool) {
+	src, has := r["original_node_id"]
 	if !has {
 		return cells, 0, true
 	}
@@ -543,7 +544,7 @@ func originalCells(r map[string]any) (cells [3]any, members int, ok bool) {
 	if !ok1 || !ok2 || !ok3 || l == nil || c == nil {
 		return cells, 0, false
 	}
-	return [3]any{s, l, c}, 3, true
+	return [3]any{e.ref(s), l, c}, 3, true
 }
 
 func (e *leanEncoder) relation(r map[string]any) any {
@@ -568,7 +569,7 @@ func (e *leanEncoder) relationRow(src string, r map[string]any) []any {
 	col, okCol := intCell(r["column"])
 	_, hasLine := r["line"]
 	_, hasCol := r["column"]
-	orig, origN, okOrig := originalCells(r)
+	orig, origN, okOrig := e.originalCells(r)
 	if !okLine || !okCol || !hasLine || !hasCol || (line == nil) != (col == nil) || !okOrig {
 		return nil
 	}
@@ -1060,14 +1061,20 @@ func (d *graphDecoder) expandRelation(raw json.RawMessage) (map[string]any, erro
 		r["kind"], r["specifier"], r["offset"], r["target_node_id"] = row[6], row[7], row[8], nil
 		r["line"], r["column"] = row[9], row[10]
 		if row[11] != nil {
-			r["original_source"], r["original_line"], r["original_column"] = row[11], row[12], row[13]
+			if r["original_node_id"], err = d.anyRef(row[11]); err != nil {
+				return nil, err
+			}
+			r["original_line"], r["original_column"] = row[12], row[13]
 		}
 		return r, nil
 	}
 	r["specifier"], r["offset"], r["names"] = row[2], row[4], row[5]
 	r["line"], r["column"] = row[7], row[8]
 	if row[9] != nil {
-		r["original_source"], r["original_line"], r["original_column"] = row[9], row[10], row[11]
+		if r["original_node_id"], err = d.anyRef(row[9]); err != nil {
+			return nil, err
+		}
+		r["original_line"], r["original_column"] = row[10], row[11]
 	}
 	r["target_node_id"] = nil
 	if row[3] != nil {

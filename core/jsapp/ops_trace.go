@@ -489,6 +489,11 @@ func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
 		if isNull(r["offset"]) {
 			out["unknown_reason"] = unlocatedReason(r)
 		}
+		// The original source by its path, as the source-module node
+		// names it.
+		if id, ok := r["original_node_id"].(string); ok && ix.nodes[id] != nil {
+			out["original_source"] = ix.nodes[id].propString("original_source")
+		}
 		*list = append(*list, out)
 	}
 	for i, r := range ix.res.Semantic.Relations {

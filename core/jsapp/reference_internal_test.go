@@ -136,7 +136,7 @@ func (e *leanEncoder) relationOf(r *semRelation) any {
 			kind = ports.JSValueUnknown
 		}
 		line, col := lineCellsOf(r)
-		os, ol, oc := originalCellsOf(r)
+		os, ol, oc := e.originalCellsOf(r)
 		return trimRow([]any{e.ref(r.source), "exports", r.name, kind, params, r.value.Rest, r.kind, r.specifier, offsetCellOf(r.offset), line, col, os, ol, oc}, exportCells)
 	}
 	if r.relation == "" || r.relation == "exports" {
@@ -150,17 +150,17 @@ func (e *leanEncoder) relationOf(r *semRelation) any {
 		external = true
 	}
 	line, col := lineCellsOf(r)
-	os, ol, oc := originalCellsOf(r)
+	os, ol, oc := e.originalCellsOf(r)
 	return trimRow([]any{e.ref(r.source), r.relation, r.specifier, target, offsetCellOf(r.offset), strSlice(r.names), external, line, col, os, ol, oc}, otherCells)
 }
 
-// originalCellsOf is a relation's original_source, original_line and
-// original_column cells.
-func originalCellsOf(r *semRelation) (any, any, any) {
+// originalCellsOf is a relation's original (a reference), original_line
+// and original_column cells.
+func (e *leanEncoder) originalCellsOf(r *semRelation) (any, any, any) {
 	if r.origLine <= 0 {
 		return nil, nil, nil
 	}
-	return r.origSrc, int64(r.origLine), int64(r.origCol)
+	return e.ref(r.origNode), int64(r.origLine), int64(r.origCol)
 }
 
 // lineCellsOf is a relation's line and column cells.

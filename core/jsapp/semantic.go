@@ -25,9 +25,10 @@ type semRelation struct {
 	offset    int64  // < 0: none
 	line, col int32  // of offset: line 1-based, column in UTF-16 units; line 0: unknown
 	// The original source position the file's source map gives for
-	// line/col (origLine 1-based, origCol in UTF-16 units); origLine 0:
-	// none.
-	origSrc           string
+	// line/col: the source-module node (a reference in the row, as a
+	// path would repeat in every relation), origLine 1-based, origCol in
+	// UTF-16 units; origLine 0: none.
+	origNode          string
 	origLine, origCol int32
 	names             []string
 	// exports
@@ -62,15 +63,15 @@ func (r *semRelation) asMap() map[string]any {
 		}
 	}
 	if r.origLine > 0 {
-		m["original_source"], m["original_line"], m["original_column"] = r.origSrc, int64(r.origLine), int64(r.origCol)
+		m["original_node_id"], m["original_line"], m["original_column"] = r.origNode, int64(r.origLine), int64(r.origCol)
 	}
 	return m
 }
 
-// appendOriginal appends the original_source, original_line and
-// original_column cells.
-func appendOriginal(dst []byte, r *semRelation) []byte {
-	dst = append(core.AppendCanonicalString(dst, r.origSrc), ',')
+// appendOriginal appends the original_node_id (a reference),
+// original_line and original_column cells.
+func (e *leanEncoder) appendOriginal(dst []byte, r *semRelation) []byte {
+	dst = append(e.appendRef(dst, r.origNode), ',')
 	return appendInt(append(appendInt(dst, int64(r.origLine)), ','), int64(r.origCol))
 }
 
@@ -137,7 +138,7 @@ func (e *leanEncoder) appendRelation(dst []byte, r *semRelation) ([]byte, error)
 				dst = appendLineColumn(dst, r)
 				c = 10
 			case 11:
-				dst = appendOriginal(dst, r)
+				dst = e.appendOriginal(dst, r)
 				c = 13
 			}
 		}
@@ -197,7 +198,7 @@ func (e *leanEncoder) appendRelation(dst []byte, r *semRelation) ([]byte, error)
 			dst = appendLineColumn(dst, r)
 			c = 8
 		case 9:
-			dst = appendOriginal(dst, r)
+			dst = e.appendOriginal(dst, r)
 			c = 11
 		}
 	}
