@@ -17,8 +17,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"rea/ports"
 
@@ -906,34 +904,23 @@ func lineStarts(src []byte) []int {
 	}
 }
 
-// position converts a byte offset of src to a 0-based line (lines end at
-// \n; \r\n is one end) and a 0-based column in UTF-16 code units, as
-// source maps and rea's code locations count them (ARCHITECTURE.md, Code
-// locations).
-func position(src []byte, starts []int, off int64) (int32, int32) {
+// position converts a byte offset to a 0-based line and column (bytes; the
+// same as UTF-16 columns for ASCII, which bundles nearly always are).
+func position(starts []int, off int64) (int32, int32) {
 	i := sort.SearchInts(starts, int(off)+1) - 1
 	if i < 0 {
 		i = 0
 	}
-	col, end := 0, min(int(off), len(src))
-	for j := starts[i]; j < end; {
-		if c := src[j]; c < utf8.RuneSelf {
-			col, j = col+1, j+1
-			continue
-		}
-		r, n := utf8.DecodeRune(src[j:end])
-		col, j = col+utf16.RuneLen(r), j+n
-	}
-	if end < int(off) {
-		col += int(off) - end // past the end: as bytes
-	}
-	return int32(i), int32(col)
+	return int32(i), int32(int(off) - starts[i])
 }
 
 // sitePositions are the positions of the offsets a relation or an unknown
 // frontier of the file names (its imports and exports outside bundled
 // modules, its IPC calls), sorted by offset, so the graph can give their
-// line and column once the bytes are gone.
+// line and column once the bytes are gone: 0-based lines (ending at \n;
+// \r\n is one end) and 0-based columns in UTF-16 code units (ARCHITECTURE.md,
+// Code locations). One sweep over src: a minified bundle's one long line
+// is not counted again for each offset on it.
 func sitePositions(f *ports.JSFacts, src []byte) []callPosition {
 	if f == nil {
 		return nil
@@ -959,11 +946,31 @@ func sitePositions(f *ports.JSFacts, src []byte) []callPosition {
 	}
 	slices.Sort(offs)
 	offs = slices.Compact(offs)
-	starts := lineStarts(src)
-	out := make([]callPosition, len(offs))
-	for i, off := range offs {
-		l, c := position(src, starts, off)
-		out[i] = callPosition{off, genPos{l, c}}
+	out := make([]callPosition, 0, len(offs))
+	line, col, pos := 0, 0, 0 // col counts src[start of line:pos]
+	for _, off := range offs {
+		if off > int64(len(src)) {
+			break
+		}
+		seg := src[pos:off]
+		if n := bytes.Count(seg, []byte{'\n'}); n > 0 {
+			line += n
+			pos += bytes.LastIndexByte(seg, '\n') + 1
+			col = 0
+		}
+		for _, c := range src[pos:off] {
+			// A UTF-8 lead byte starts a code point: one UTF-16 unit, two
+			// for a 4-byte sequence (outside the BMP); continuation bytes
+			// add nothing.
+			switch {
+			case c < 0x80 || c >= 0xC0 && c < 0xF0:
+				col++
+			case c >= 0xF0:
+				col += 2
+			}
+		}
+		pos = int(off)
+		out = append(out, callPosition{off, genPos{int32(line), int32(col)}})
 	}
 	return out
 }

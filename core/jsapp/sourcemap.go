@@ -353,7 +353,7 @@ type sourceLines struct {
 	calls   []callPosition   // calls (and worker creations) outside module functions whose edges a map attributes, by their site (mappedSite)
 }
 
-// genPos is a generated position: 0-based line and column (UTF-16 units).
+// genPos is a generated position: 0-based line and column.
 type genPos struct{ line, col int32 }
 
 // callPosition is where a call lies (endpointSite).
@@ -424,7 +424,7 @@ func keepFacts(f *ports.JSFacts, src []byte) *sourceLines {
 		if starts == nil {
 			starts = lineStarts(src)
 		}
-		l, col := position(src, starts, off)
+		l, col := position(starts, off)
 		out.calls = append(out.calls, callPosition{off, genPos{l, col}})
 	}
 	for _, c := range f.Calls {
@@ -447,8 +447,8 @@ func keepFacts(f *ports.JSFacts, src []byte) *sourceLines {
 			if m.Start < 0 {
 				continue
 			}
-			fl, fc := position(src, starts, m.Start)
-			tl, tc := position(src, starts, max(m.End, m.Start+1))
+			fl, fc := position(starts, m.Start)
+			tl, tc := position(starts, max(m.End, m.Start+1))
 			out.modules[i] = modulePosition{fl, fc, tl, tc}
 		}
 	}
