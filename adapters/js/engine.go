@@ -755,7 +755,12 @@ func (w *walker) exportStmt(t *tjs.ExportStmt) {
 				if local == "" {
 					local = string(a.Binding)
 				}
-				w.addExport(ports.JSExport{Name: string(a.Binding), Kind: ek, Source: spec, Local: local, Offset: off, Value: unknownShape()}, nil)
+				// Located by the exported name, else by the specifier.
+				at := w.offsetOf(a.Binding)
+				if at < 0 {
+					at = off
+				}
+				w.addExport(ports.JSExport{Name: string(a.Binding), Kind: ek, Source: spec, Local: local, Offset: at, Value: unknownShape()}, nil)
 			} else {
 				w.addExport(ports.JSExport{Name: "*", Kind: ek, Source: spec, Offset: off, Value: unknownShape()}, nil)
 			}
@@ -767,7 +772,16 @@ func (w *walker) exportStmt(t *tjs.ExportStmt) {
 		return
 	}
 	if t.Default {
-		w.addExport(ports.JSExport{Name: "default", Kind: "default", Offset: -1, Value: unknownShape()}, t.Decl)
+		// A named default function or class is located by its name; an
+		// anonymous one or an expression names nothing (-1).
+		off := int64(-1)
+		switch d := t.Decl.(type) {
+		case *tjs.FuncDecl:
+			off = w.varOffset(d.Name)
+		case *tjs.ClassDecl:
+			off = w.varOffset(d.Name)
+		}
+		w.addExport(ports.JSExport{Name: "default", Kind: "default", Offset: off, Value: unknownShape()}, t.Decl)
 		return
 	}
 	for _, a := range t.List {
@@ -783,16 +797,16 @@ func (w *walker) exportStmt(t *tjs.ExportStmt) {
 			value = v
 			w.noteWrite(v, 0) // an exported var or let is not followed (consts.go)
 		}
-		w.addExport(ports.JSExport{Name: string(a.Binding), Kind: "named", Offset: -1, Value: unknownShape()}, value)
+		w.addExport(ports.JSExport{Name: string(a.Binding), Kind: "named", Offset: w.offsetOf(a.Binding), Value: unknownShape()}, value)
 	}
 	switch d := t.Decl.(type) {
 	case *tjs.FuncDecl:
 		if d.Name != nil {
-			w.addExport(ports.JSExport{Name: string(d.Name.Name()), Kind: "named", Offset: -1, Value: unknownShape()}, d)
+			w.addExport(ports.JSExport{Name: string(d.Name.Name()), Kind: "named", Offset: w.varOffset(d.Name), Value: unknownShape()}, d)
 		}
 	case *tjs.ClassDecl:
 		if d.Name != nil {
-			w.addExport(ports.JSExport{Name: string(d.Name.Name()), Kind: "named", Offset: -1, Value: unknownShape()}, d)
+			w.addExport(ports.JSExport{Name: string(d.Name.Name()), Kind: "named", Offset: w.varOffset(d.Name), Value: unknownShape()}, d)
 		}
 	case *tjs.VarDecl:
 		for _, b := range d.List {
@@ -800,34 +814,44 @@ func (w *walker) exportStmt(t *tjs.ExportStmt) {
 				w.noteBindingWrite(b.Binding, 0) // not followed (consts.go)
 			}
 			if v, ok := b.Binding.(*tjs.Var); ok {
-				w.addExport(ports.JSExport{Name: string(v.Name()), Kind: "named", Offset: -1, Value: unknownShape()}, b.Default)
+				w.addExport(ports.JSExport{Name: string(v.Name()), Kind: "named", Offset: w.varOffset(v), Value: unknownShape()}, b.Default)
 				continue
 			}
-			for _, name := range bindingNames(b.Binding) {
-				w.addExport(ports.JSExport{Name: name, Kind: "named", Offset: -1, Value: unknownShape()}, nil)
+			for _, v := range bindingVars(b.Binding) {
+				w.addExport(ports.JSExport{Name: string(v.Name()), Kind: "named", Offset: w.varOffset(v), Value: unknownShape()}, nil)
 			}
 		}
 	}
 }
 
-func bindingNames(b tjs.IBinding) []string {
+// bindingVars lists the variables a binding pattern declares.
+func bindingVars(b tjs.IBinding) []*tjs.Var {
 	switch t := b.(type) {
 	case *tjs.Var:
-		return []string{string(t.Name())}
+		return []*tjs.Var{t}
 	case *tjs.BindingArray:
-		var out []string
+		var out []*tjs.Var
 		for _, e := range t.List {
-			out = append(out, bindingNames(e.Binding)...)
+			out = append(out, bindingVars(e.Binding)...)
 		}
 		return out
 	case *tjs.BindingObject:
-		var out []string
+		var out []*tjs.Var
 		for _, e := range t.List {
-			out = append(out, bindingNames(e.Value.Binding)...)
+			out = append(out, bindingVars(e.Value.Binding)...)
 		}
 		return out
 	}
 	return nil
+}
+
+// varOffset is where a declared name lies in the source (the declaration's
+// token), or -1.
+func (w *walker) varOffset(v *tjs.Var) int64 {
+	if v == nil {
+		return -1
+	}
+	return w.offsetOf(v.Data)
 }
 
 func (w *walker) literal(t *tjs.LiteralExpr) {
@@ -938,6 +962,19 @@ func dotName(y tjs.IExpr) string {
 		return string(t.Name())
 	}
 	return ""
+}
+
+// dotOffset is where a member expression's property name lies, or -1.
+func (w *walker) dotOffset(y tjs.IExpr) int64 {
+	switch t := y.(type) {
+	case tjs.LiteralExpr:
+		return w.offsetOf(t.Data)
+	case *tjs.LiteralExpr:
+		return w.offsetOf(t.Data)
+	case *tjs.Var:
+		return w.offsetOf(t.Data)
+	}
+	return -1
 }
 
 func joinPath(a, b string) string {
@@ -1548,7 +1585,11 @@ func (w *walker) assign(t *tjs.BinaryExpr) {
 		return
 	}
 	w.hasCJS = true
-	w.addExport(ports.JSExport{Name: name, Kind: "commonjs", Offset: -1, Value: unknownShape()}, t.Y)
+	off := int64(-1)
+	if d, ok := t.X.(*tjs.DotExpr); ok {
+		off = w.dotOffset(d.Y) // exports.name =, module.exports = (at "exports")
+	}
+	w.addExport(ports.JSExport{Name: name, Kind: "commonjs", Offset: off, Value: unknownShape()}, t.Y)
 }
 
 // objectTable detects a webpack or rspack module table: an object whose

@@ -90,3 +90,42 @@ func TestExportShapeAliasCycleEnds(t *testing.T) {
 	f := facts(t, `var a = b; var b = a; exports.x = a;`)
 	is.Equal(shapes(f), "x=unknown")
 }
+
+// TestExportOffsetsNameTheExport checks that every export the source names
+// has the offset of that name (the exported binding, the declared name, the
+// exports property), so a definition can be located; an anonymous default
+// export names nothing and keeps -1.
+func TestExportOffsetsNameTheExport(t *testing.T) {
+	is := is.New(t)
+	src := "// é 😀\n" + `export function plain(a) {}
+export class Base {}
+export const one = 1, two = 2;
+export let { destr } = {};
+const local = 1;
+export { local as renamed, local };
+export default function main() {}
+export { x } from "./other.js";
+exports.cjs = 1;
+module.exports.more = 2;
+`
+	f := facts(t, src)
+	is.True(f.Parsed)
+	want := map[string]string{"plain": "plain", "Base": "Base", "one": "one", "two": "two", "destr": "destr", "renamed": "renamed",
+		"local": "local", "default": "main", "x": "x", "cjs": "cjs", "more": "more"}
+	for _, e := range f.Exports {
+		w, ok := want[e.Name]
+		if !ok {
+			t.Errorf("unexpected export %q", e.Name)
+			continue
+		}
+		if e.Offset < 0 || int(e.Offset)+len(w) > len(src) || src[e.Offset:int(e.Offset)+len(w)] != w {
+			t.Errorf("export %s (%s): offset %d does not name %q", e.Name, e.Kind, e.Offset, w)
+		}
+	}
+	g := facts(t, "export default class {}\nmodule.exports = function () {};\n")
+	for _, e := range g.Exports {
+		if e.Name == "default" && e.Kind == "default" {
+			is.Equal(e.Offset, int64(-1)) // nothing names an anonymous default export
+		}
+	}
+}

@@ -132,7 +132,7 @@ func (w *walker) moduleAssign(m *modCtx, t *tjs.BinaryExpr) bool {
 	if name == "" {
 		return false
 	}
-	w.addModuleExport(m.idx, ports.JSExport{Name: name, Kind: "commonjs", Offset: -1, Value: unknownShape()}, t.Y)
+	w.addModuleExport(m.idx, ports.JSExport{Name: name, Kind: "commonjs", Offset: w.dotOffset(d.Y), Value: unknownShape()}, t.Y)
 	return true
 }
 

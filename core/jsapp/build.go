@@ -34,6 +34,7 @@ type jsappBuilder struct {
 	bundled, sourceMaps, sourceModules    int
 	htmlDocs                              int
 	relations                             []semRelation
+	assetRelations                        map[*jsAsset][2]int // [from, to) of relations: an asset's own, made by importsPhase
 	fingerprints                          []map[string]any
 	frontiers                             []map[string]any
 	stringIndex                           []indexedString
@@ -76,7 +77,8 @@ func newJSAppBuilder(st *jsappState) *jsappBuilder {
 	return &jsappBuilder{st: st, g: newGraphBuild(), ipc: map[string]*ipcChannel{}, apis: map[string]string{},
 		mains: map[string]bool{}, preloads: map[string]bool{}, renderers: map[string]bool{}, utilities: map[string]bool{},
 		endpoints: map[string]bool{}, storage: map[string]bool{}, workers: map[string]bool{}, addons: map[string]bool{},
-		bundleModuleNode: map[string]map[string]string{}, moduleNodes: map[string][]string{}, exportViews: map[*jsAsset][]ports.JSExport{}}
+		bundleModuleNode: map[string]map[string]string{}, moduleNodes: map[string][]string{}, exportViews: map[*jsAsset][]ports.JSExport{},
+		assetRelations: map[*jsAsset][2]int{}}
 }
 
 func (b *jsappBuilder) localKey(namespace, key string) map[string]any {
@@ -266,6 +268,7 @@ func (b *jsappBuilder) importsPhase() {
 		if a.facts == nil {
 			continue
 		}
+		from := len(b.relations)
 		// A computed specifier without a literal has no offset: the
 		// file's such imports of one kind are one relation (each is
 		// still an unknown).
@@ -279,6 +282,7 @@ func (b *jsappBuilder) importsPhase() {
 				im, via = b.chunkWorker(a, im)
 			}
 			rel := semRelation{relation: im.Kind, source: a.nodeID, specifier: im.Specifier, offset: im.Offset, names: im.Names}
+			rel.line, rel.col = siteAt(a.sites, im.Offset)
 			if im.Dynamic {
 				st.unknown(dynamicKind(im.Kind), a.nodeID, a.path, im.Offset, im.Kind+" specifier is computed at run time")
 				b.frontier(a, dynamicKind(im.Kind), im.Offset, "computed specifier")
@@ -333,8 +337,13 @@ func (b *jsappBuilder) importsPhase() {
 				continue
 			}
 			seen[k] = true
-			b.relation(semRelation{export: true, relation: "exports", source: a.nodeID, name: e.Name, kind: e.Kind,
-				specifier: e.Source, offset: e.Offset, value: e.Value})
+			r := semRelation{export: true, relation: "exports", source: a.nodeID, name: e.Name, kind: e.Kind,
+				specifier: e.Source, offset: e.Offset, value: e.Value}
+			r.line, r.col = siteAt(a.sites, e.Offset)
+			b.relation(r)
+		}
+		if len(b.relations) > from {
+			b.assetRelations[a] = [2]int{from, len(b.relations)}
 		}
 	}
 }
@@ -592,7 +601,11 @@ func (b *jsappBuilder) relation(r semRelation) {
 
 func (b *jsappBuilder) frontier(a *jsAsset, kind string, off int64, detail string) {
 	if len(b.frontiers) < jsappMaxUnknowns {
-		b.frontiers = append(b.frontiers, map[string]any{"node_id": a.nodeID, "kind": kind, "offset": offsetPtr(off), "detail": detail})
+		f := map[string]any{"node_id": a.nodeID, "kind": kind, "offset": offsetPtr(off), "detail": detail}
+		if l, c := siteAt(a.sites, off); l > 0 {
+			f["line"], f["column"] = l, c
+		}
+		b.frontiers = append(b.frontiers, f)
 	}
 }
 
@@ -1882,6 +1895,7 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, p *preparedMap, refOff int64)
 		st.unknown("source-map-out-of-range", smID, mapPath, -1, fmt.Sprintf("%d mappings are out of range", bad))
 	}
 	srcNodes := b.sourceModuleNodes(sm, smID, mapPath, mapSHA, p.srcSHA)
+	b.mapRelations(a, sm, srcNodes)
 	b.mapCalls(a, sm, srcNodes)
 	b.mapIPCSites(a, sm, srcNodes)
 	// Attribute bundled modules to original sources.
@@ -1900,6 +1914,27 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, p *preparedMap, refOff int64)
 			continue
 		}
 		b.g.edge(id, srcNodes[srcs[0]], "maps_to", map[string]any{"segments_sources": len(srcs)}, GraphEvidence{Basis: "source-map", Confidence: core.ConfidenceDerived, Locations: []GraphLocation{{Path: mapPath}}})
+	}
+}
+
+// mapRelations gives each of a's semantic relations with a line the
+// original source position a's map gives for it (the segment at or before
+// it on its line, as a source map consumer reads one).
+func (b *jsappBuilder) mapRelations(a *jsAsset, sm *sourceMap, srcNodes []string) {
+	span, ok := b.assetRelations[a]
+	if !ok {
+		return
+	}
+	for i := span[0]; i < span[1]; i++ {
+		r := &b.relations[i]
+		if r.line <= 0 {
+			continue
+		}
+		seg, ok := sm.originalAt(genPos{r.line - 1, r.col})
+		if !ok || int(seg.src) >= len(srcNodes) || srcNodes[seg.src] == "" || seg.sline < 0 || seg.scol < 0 {
+			continue // no source-module node past jsappMaxSourceModules
+		}
+		r.origNode, r.origLine, r.origCol = srcNodes[seg.src], seg.sline+1, seg.scol
 	}
 }
 

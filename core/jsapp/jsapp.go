@@ -2,6 +2,7 @@ package jsapp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -92,7 +93,8 @@ type jsFile struct {
 type jsAsset struct {
 	*jsFile
 	facts  *ports.JSFacts
-	src    *sourceLines // what source maps need of the bytes, while they are resolved
+	src    *sourceLines   // what source maps need of the bytes, while they are resolved
+	sites  []callPosition // where its relations and frontiers lie (sitePositions)
 	nodeID string
 	roles  map[string]bool
 	pkg    *jsPackage
@@ -166,6 +168,7 @@ type prefetched struct {
 	sha256 string
 	facts  *ports.JSFacts
 	src    *sourceLines
+	sites  []callPosition
 }
 
 // jsappOutcome is the analysis result plus whether it is partial.
@@ -450,7 +453,7 @@ func (st *jsappState) prefetch(ctx context.Context, p, sha string, data []byte) 
 	if err != nil {
 		return // cancelled: the parse phase reports it
 	}
-	pf := &prefetched{sha256: sha, facts: facts, src: keepFacts(facts, data)}
+	pf := &prefetched{sha256: sha, facts: facts, src: keepFacts(facts, data), sites: sitePositions(facts, data)}
 	st.preMu.Lock()
 	st.pre[p] = pf
 	st.preMu.Unlock()
@@ -496,7 +499,7 @@ func (st *jsappState) parse(ctx context.Context) error {
 			continue
 		}
 		if pf := st.pre[p]; pf != nil && pf.sha256 == f.sha256 {
-			a.facts, a.src = pf.facts, pf.src
+			a.facts, a.src, a.sites = pf.facts, pf.src, pf.sites
 			continue
 		}
 		jobs = append(jobs, a)
@@ -558,7 +561,7 @@ func (st *jsappState) parseOne(ctx context.Context, a *jsAsset, helpers []ports.
 	if err != nil {
 		return err
 	}
-	a.facts, a.src = facts, keepFacts(facts, src)
+	a.facts, a.src, a.sites = facts, keepFacts(facts, src), sitePositions(facts, src)
 	return nil
 }
 
@@ -909,6 +912,80 @@ func position(starts []int, off int64) (int32, int32) {
 		i = 0
 	}
 	return int32(i), int32(int(off) - starts[i])
+}
+
+// sitePositions are the positions of the offsets a relation or an unknown
+// frontier of the file names (its imports and exports outside bundled
+// modules, its IPC calls), sorted by offset, so the graph can give their
+// line and column once the bytes are gone: 0-based lines (ending at \n;
+// \r\n is one end) and 0-based columns in UTF-16 code units (ARCHITECTURE.md,
+// Code locations). One sweep over src: a minified bundle's one long line
+// is not counted again for each offset on it.
+func sitePositions(f *ports.JSFacts, src []byte) []callPosition {
+	if f == nil {
+		return nil
+	}
+	var offs []int64
+	for _, im := range f.Imports {
+		if im.InModule < 0 && im.Offset >= 0 {
+			offs = append(offs, im.Offset)
+		}
+	}
+	for _, e := range f.Exports {
+		if e.Offset >= 0 {
+			offs = append(offs, e.Offset)
+		}
+	}
+	for _, c := range f.Calls {
+		if rel, _ := ipcRole(c); rel != "" && c.Offset >= 0 {
+			offs = append(offs, c.Offset)
+		}
+	}
+	if len(offs) == 0 {
+		return nil
+	}
+	slices.Sort(offs)
+	offs = slices.Compact(offs)
+	out := make([]callPosition, 0, len(offs))
+	line, col, pos := 0, 0, 0 // col counts src[start of line:pos]
+	for _, off := range offs {
+		if off > int64(len(src)) {
+			break
+		}
+		seg := src[pos:off]
+		if n := bytes.Count(seg, []byte{'\n'}); n > 0 {
+			line += n
+			pos += bytes.LastIndexByte(seg, '\n') + 1
+			col = 0
+		}
+		for _, c := range src[pos:off] {
+			// A UTF-8 lead byte starts a code point: one UTF-16 unit, two
+			// for a 4-byte sequence (outside the BMP); continuation bytes
+			// add nothing.
+			switch {
+			case c < 0x80 || c >= 0xC0 && c < 0xF0:
+				col++
+			case c >= 0xF0:
+				col += 2
+			}
+		}
+		pos = int(off)
+		out = append(out, callPosition{off, genPos{int32(line), int32(col)}})
+	}
+	return out
+}
+
+// siteAt is the 1-based line and the column of offset off of a file whose
+// sitePositions are sites; line 0 when it was not kept.
+func siteAt(sites []callPosition, off int64) (line, col int32) {
+	if off < 0 {
+		return 0, 0
+	}
+	i, ok := slices.BinarySearchFunc(sites, off, func(c callPosition, off int64) int { return cmp.Compare(c.off, off) })
+	if !ok {
+		return 0, 0
+	}
+	return sites[i].line + 1, sites[i].col
 }
 
 func statPath(p string) (os.FileInfo, error) {

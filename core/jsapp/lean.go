@@ -515,17 +515,37 @@ func (e *leanEncoder) stringIndex(in []indexedString) core.Canonical {
 }
 
 // Semantic relation rows. An exports relation is
-// [source, "exports", name, value_kind, params, rest, kind, specifier, offset]
-// (defaults: params null, rest false, kind "named", specifier "", offset
+// [source, "exports", name, value_kind, params, rest, kind, specifier, offset,
+// line, column, original, original_line, original_column]
+// (defaults: params null, rest false, kind "named", specifier "", the rest
 // null); any other relation is
-// [source, relation, specifier, target, offset, names, external]
-// (defaults: target null, offset null, names [], external left out).
-// Trailing defaults are left out. A record of another shape is written as
-// an object, source and target as node references.
+// [source, relation, specifier, target, offset, names, external, line, column,
+// original, original_line, original_column]
+// (defaults: target null, offset null, names [], external left out, the
+// rest null). original is the source-module node (a reference) of the
+// original_node_id member; when null the original_* members are left out
+// of the relation. Trailing defaults are left out. A record of another shape
+// is written as an object, source and target as node references.
 var (
-	exportCells = []any{nil, nil, nil, nil, nil, false, "named", "", nil}
-	otherCells  = []any{nil, nil, "", nil, nil, []any{}, nil}
+	exportCells = []any{nil, nil, nil, nil, nil, false, "named", "", nil, nil, nil, nil, nil, nil}
+	otherCells  = []any{nil, nil, "", nil, nil, []any{}, nil, nil, nil, nil, nil, nil}
 )
+
+// originalCells is a relation's original_* members as cells, and how many
+// members they are (0 or 3); ok is false for members of another shape.
+func (e *leanEncoder) originalCells(r map[string]any) (cells [3]any, members int, ok bool) {
+	src, has := r["original_node_id"]
+	if !has {
+		return cells, 0, true
+	}
+	s, ok1 := src.(string)
+	l, ok2 := intCell(r["original_line"])
+	c, ok3 := intCell(r["original_column"])
+	if !ok1 || !ok2 || !ok3 || l == nil || c == nil {
+		return cells, 0, false
+	}
+	return [3]any{e.ref(s), l, c}, 3, true
+}
 
 func (e *leanEncoder) relation(r map[string]any) any {
 	src, _ := r["source_node_id"].(string)
@@ -545,12 +565,20 @@ func (e *leanEncoder) relationRow(src string, r map[string]any) []any {
 	if rel == "" || !ok || !okOff || !isNull(r["target_node_id"]) && rel == "exports" {
 		return nil
 	}
+	line, okLine := intCell(r["line"])
+	col, okCol := intCell(r["column"])
+	_, hasLine := r["line"]
+	_, hasCol := r["column"]
+	orig, origN, okOrig := e.originalCells(r)
+	if !okLine || !okCol || !hasLine || !hasCol || (line == nil) != (col == nil) || !okOrig {
+		return nil
+	}
 	var row []any
 	if rel == "exports" {
 		name, ok1 := str("name")
 		kind, ok2 := str("kind")
 		shape, ok3 := r["value"].(map[string]any)
-		if !ok1 || !ok2 || !ok3 || len(r) != 8 || len(shape) != 3 {
+		if !ok1 || !ok2 || !ok3 || len(r) != 10+origN || len(shape) != 3 {
 			return nil
 		}
 		vk, ok4 := shape["kind"].(string)
@@ -559,7 +587,7 @@ func (e *leanEncoder) relationRow(src string, r map[string]any) []any {
 		if !ok4 || !ok5 || !ok6 {
 			return nil
 		}
-		row = []any{e.ref(src), rel, name, vk, params, rest, kind, spec, off}
+		row = []any{e.ref(src), rel, name, vk, params, rest, kind, spec, off, line, col, orig[0], orig[1], orig[2]}
 		return trimRow(row, exportCells)
 	}
 	names, ok1 := r["names"].([]any)
@@ -575,18 +603,18 @@ func (e *leanEncoder) relationRow(src string, r map[string]any) []any {
 		return nil
 	}
 	_, hasTarget := r["target_node_id"]
-	want := 6
+	want := 8 + origN
 	var external any
 	if x, ok := r["external"]; ok {
 		if x != true {
 			return nil
 		}
-		external, want = true, 7
+		external, want = true, want+1
 	}
 	if !ok1 || !hasTarget || len(r) != want {
 		return nil
 	}
-	row = []any{e.ref(src), rel, spec, target, off, names, external}
+	row = []any{e.ref(src), rel, spec, target, off, names, external, line, col, orig[0], orig[1], orig[2]}
 	return trimRow(row, otherCells)
 }
 
@@ -1031,9 +1059,23 @@ func (d *graphDecoder) expandRelation(raw json.RawMessage) (map[string]any, erro
 	if rel == "exports" {
 		r["name"], r["value"] = row[2], map[string]any{"kind": row[3], "params": row[4], "rest": row[5]}
 		r["kind"], r["specifier"], r["offset"], r["target_node_id"] = row[6], row[7], row[8], nil
+		r["line"], r["column"] = row[9], row[10]
+		if row[11] != nil {
+			if r["original_node_id"], err = d.anyRef(row[11]); err != nil {
+				return nil, err
+			}
+			r["original_line"], r["original_column"] = row[12], row[13]
+		}
 		return r, nil
 	}
 	r["specifier"], r["offset"], r["names"] = row[2], row[4], row[5]
+	r["line"], r["column"] = row[7], row[8]
+	if row[9] != nil {
+		if r["original_node_id"], err = d.anyRef(row[9]); err != nil {
+			return nil, err
+		}
+		r["original_line"], r["original_column"] = row[10], row[11]
+	}
 	r["target_node_id"] = nil
 	if row[3] != nil {
 		if r["target_node_id"], err = d.anyRef(row[3]); err != nil {

@@ -466,10 +466,15 @@ func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
 			}
 		}
 	}
-	truncated := false
+	omitted := 0
 	add := func(list *[]map[string]any, r map[string]any) {
+		// A match left out still involves its module: its frontiers are
+		// listed whatever max_results cut.
+		if s, ok := r["source_node_id"].(string); ok {
+			involved[s] = true
+		}
 		if len(defs)+len(refs) >= maxResults {
-			truncated = true
+			omitted++
 			return
 		}
 		// Each result names its modules by path as well as by node.
@@ -481,10 +486,15 @@ func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
 				}
 			}
 		}
-		*list = append(*list, out)
-		if s, ok := r["source_node_id"].(string); ok {
-			involved[s] = true
+		if isNull(r["offset"]) {
+			out["unknown_reason"] = unlocatedReason(r)
 		}
+		// The original source by its path, as the source-module node
+		// names it.
+		if id, ok := r["original_node_id"].(string); ok && ix.nodes[id] != nil {
+			out["original_source"] = ix.nodes[id].propString("original_source")
+		}
+		*list = append(*list, out)
 	}
 	for i, r := range ix.res.Semantic.Relations {
 		if i%4096 == 0 && ctx.Err() != nil {
@@ -532,9 +542,13 @@ func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
 			frontiers = append(frontiers, f)
 		}
 	}
-	cov := SemanticsCoverage{Status: "complete", Truncated: truncated}
-	if truncated {
+	cov := SemanticsCoverage{Status: "complete", Truncated: omitted > 0, Limits: SemanticsLimits{MaxResults: maxResults}, OmittedCount: omitted}
+	if omitted > 0 {
 		cov.Status = "partial"
+	}
+	empty := len(defs)+len(refs)+omitted == 0
+	if empty {
+		cov.Status = "empty"
 	}
 	res := &TraceJavascriptSemanticsResult{Query: SemanticsQuery{Kind: kind, Value: value, Match: match}, SourceGraphID: ix.res.Graph.GraphID,
 		SemanticGraphID: ix.res.Semantic.GraphID, Definitions: defs, References: refs, UnknownFrontiers: frontiers,
@@ -544,10 +558,34 @@ func handleTraceSemantics(ctx context.Context, c *core.Call) (any, error) {
 	// exports. A symbol defined inside a bundle without a module table is
 	// therefore not found, and an empty answer must say so.
 	var lim []string
+	switch {
+	case empty && kind == "module" && len(modules) == 0:
+		lim = append(lim, "No JavaScript file's path or name matches the query; the answer is empty.")
+	case empty && kind == "module":
+		lim = append(lim, "The files that match the query have no import, require or export recorded; the answer is empty.")
+	case empty:
+		lim = append(lim, fmt.Sprintf("No %s of an import, require or export matches the query; the answer is empty.", map[string]string{"symbol": "exported or imported name", "specifier": "specifier"}[kind]))
+	}
 	if n, _ := ix.res.Statistics["source_modules"].(float64); n > 0 && len(defs)+len(refs) == 0 && kind != "specifier" {
 		lim = append(lim, fmt.Sprintf("The application's %d source module(s), known from source maps, are not in the semantic graph: "+
 			"a symbol defined inside a bundle whose modules were not recovered is not found here. trace_application_feature with a "+
 			"string seed, or inspect_analysis_view on modules, reaches them.", int(n)))
 	}
 	return &core.Observation{Result: res, Unbound: true, Confidence: core.ConfidenceDerived, Links: []core.EvidenceID{ev.EvidenceID}, Limitations: lim}, nil
+}
+
+// unlocatedReason says why a semantic relation has no offset (and so no
+// line, column or original position).
+func unlocatedReason(r map[string]any) string {
+	rel, _ := r["relation"].(string)
+	spec, _ := r["specifier"].(string)
+	switch {
+	case rel == "exports" && r["kind"] == "default":
+		return "anonymous default export: no name in the source locates it"
+	case rel == "exports":
+		return "the parser recorded no position for this export"
+	case spec == "":
+		return "computed specifier: no literal in the source locates it"
+	}
+	return "the parser recorded no position for this import"
 }

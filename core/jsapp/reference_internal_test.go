@@ -135,7 +135,9 @@ func (e *leanEncoder) relationOf(r *semRelation) any {
 		if kind == "" {
 			kind = ports.JSValueUnknown
 		}
-		return trimRow([]any{e.ref(r.source), "exports", r.name, kind, params, r.value.Rest, r.kind, r.specifier, offsetCellOf(r.offset)}, exportCells)
+		line, col := lineCellsOf(r)
+		os, ol, oc := e.originalCellsOf(r)
+		return trimRow([]any{e.ref(r.source), "exports", r.name, kind, params, r.value.Rest, r.kind, r.specifier, offsetCellOf(r.offset), line, col, os, ol, oc}, exportCells)
 	}
 	if r.relation == "" || r.relation == "exports" {
 		return e.relation(r.asMap()) // no row shape: the object form
@@ -147,5 +149,24 @@ func (e *leanEncoder) relationOf(r *semRelation) any {
 	if r.external {
 		external = true
 	}
-	return trimRow([]any{e.ref(r.source), r.relation, r.specifier, target, offsetCellOf(r.offset), strSlice(r.names), external}, otherCells)
+	line, col := lineCellsOf(r)
+	os, ol, oc := e.originalCellsOf(r)
+	return trimRow([]any{e.ref(r.source), r.relation, r.specifier, target, offsetCellOf(r.offset), strSlice(r.names), external, line, col, os, ol, oc}, otherCells)
+}
+
+// originalCellsOf is a relation's original (a reference), original_line
+// and original_column cells.
+func (e *leanEncoder) originalCellsOf(r *semRelation) (any, any, any) {
+	if r.origLine <= 0 {
+		return nil, nil, nil
+	}
+	return e.ref(r.origNode), int64(r.origLine), int64(r.origCol)
+}
+
+// lineCellsOf is a relation's line and column cells.
+func lineCellsOf(r *semRelation) (any, any) {
+	if r.line <= 0 {
+		return nil, nil
+	}
+	return int64(r.line), int64(r.col)
 }

@@ -23,7 +23,14 @@ type semRelation struct {
 	specifier string
 	target    string // node ID, when hasTarget
 	offset    int64  // < 0: none
-	names     []string
+	line, col int32  // of offset: line 1-based, column in UTF-16 units; line 0: unknown
+	// The original source position the file's source map gives for
+	// line/col: the source-module node (a reference in the row, as a
+	// path would repeat in every relation), origLine 1-based, origCol in
+	// UTF-16 units; origLine 0: none.
+	origNode          string
+	origLine, origCol int32
+	names             []string
 	// exports
 	name  string
 	kind  string
@@ -39,16 +46,42 @@ func (r *semRelation) asMap() map[string]any {
 	if r.hasTarget {
 		target = r.target
 	}
-	if r.export {
-		return map[string]any{"relation": "exports", "source_node_id": r.source, "name": r.name, "kind": r.kind,
-			"specifier": r.specifier, "offset": offsetPtr(r.offset), "target_node_id": nil, "value": shapeJSON(r.value)}
+	var line, col any
+	if r.line > 0 {
+		line, col = int64(r.line), int64(r.col)
 	}
-	m := map[string]any{"relation": r.relation, "source_node_id": r.source, "specifier": r.specifier, "offset": offsetPtr(r.offset),
-		"names": strSlice(r.names), "target_node_id": target}
-	if r.external {
-		m["external"] = true
+	var m map[string]any
+	if r.export {
+		m = map[string]any{"relation": "exports", "source_node_id": r.source, "name": r.name, "kind": r.kind,
+			"specifier": r.specifier, "offset": offsetPtr(r.offset), "target_node_id": nil, "value": shapeJSON(r.value),
+			"line": line, "column": col}
+	} else {
+		m = map[string]any{"relation": r.relation, "source_node_id": r.source, "specifier": r.specifier, "offset": offsetPtr(r.offset),
+			"names": strSlice(r.names), "target_node_id": target, "line": line, "column": col}
+		if r.external {
+			m["external"] = true
+		}
+	}
+	if r.origLine > 0 {
+		m["original_node_id"], m["original_line"], m["original_column"] = r.origNode, int64(r.origLine), int64(r.origCol)
 	}
 	return m
+}
+
+// appendOriginal appends the original_node_id (a reference),
+// original_line and original_column cells.
+func (e *leanEncoder) appendOriginal(dst []byte, r *semRelation) []byte {
+	dst = append(e.appendRef(dst, r.origNode), ',')
+	return appendInt(append(appendInt(dst, int64(r.origLine)), ','), int64(r.origCol))
+}
+
+// appendLineColumn appends the line and column cells (null, null when the
+// line is unknown).
+func appendLineColumn(dst []byte, r *semRelation) []byte {
+	if r.line <= 0 {
+		return append(dst, "null,null"...)
+	}
+	return appendInt(append(appendInt(dst, int64(r.line)), ','), int64(r.col))
 }
 
 // appendRelation appends the canonical form of relationOf(r) (the
@@ -65,6 +98,10 @@ func (e *leanEncoder) appendRelation(dst []byte, r *semRelation) ([]byte, error)
 		dst = core.AppendCanonicalString(append(core.AppendCanonicalString(dst, r.name), ','), shapeKind(r.value))
 		last := 3
 		switch {
+		case r.origLine > 0:
+			last = 13
+		case r.line > 0:
+			last = 10
 		case r.offset >= 0:
 			last = 8
 		case r.specifier != "":
@@ -92,7 +129,17 @@ func (e *leanEncoder) appendRelation(dst []byte, r *semRelation) ([]byte, error)
 			case 7:
 				dst = core.AppendCanonicalString(dst, r.specifier)
 			case 8:
-				dst = appendInt(dst, r.offset)
+				if r.offset >= 0 {
+					dst = appendInt(dst, r.offset)
+				} else {
+					dst = append(dst, "null"...)
+				}
+			case 9:
+				dst = appendLineColumn(dst, r)
+				c = 10
+			case 11:
+				dst = e.appendOriginal(dst, r)
+				c = 13
 			}
 		}
 		return append(dst, ']'), nil
@@ -100,6 +147,10 @@ func (e *leanEncoder) appendRelation(dst []byte, r *semRelation) ([]byte, error)
 	dst = core.AppendCanonicalString(append(dst, ','), r.relation)
 	last := 1
 	switch {
+	case r.origLine > 0:
+		last = 11
+	case r.line > 0:
+		last = 8
 	case r.external:
 		last = 6
 	case len(r.names) > 0:
@@ -138,7 +189,17 @@ func (e *leanEncoder) appendRelation(dst []byte, r *semRelation) ([]byte, error)
 			}
 			dst = append(dst, ']')
 		case 6:
-			dst = append(dst, "true"...)
+			if r.external {
+				dst = append(dst, "true"...)
+			} else {
+				dst = append(dst, "null"...)
+			}
+		case 7:
+			dst = appendLineColumn(dst, r)
+			c = 8
+		case 9:
+			dst = e.appendOriginal(dst, r)
+			c = 11
 		}
 	}
 	return append(dst, ']'), nil

@@ -6,7 +6,7 @@ import "testing"
 // segment at or before it on its line; a segment without a source, or
 // none on the line, maps to nothing.
 func TestSourceAt(t *testing.T) {
-	sm := &sourceMap{Segments: []smSegment{{0, 0, 0}, {0, 10, 1}, {1, 0, -1}, {1, 5, 2}, {3, 4, 0}}}
+	sm := &sourceMap{Segments: []smSegment{{0, 0, 0, 0, 0}, {0, 10, 1, 0, 0}, {1, 0, -1, 0, 0}, {1, 5, 2, 0, 0}, {3, 4, 0, 0, 0}}}
 	for _, tc := range []struct {
 		p    genPos
 		want int32

@@ -23,8 +23,9 @@ import (
 // smSegment is one decoded mapping: a generated position and the source
 // it maps to (src -1 for a segment without a source).
 type smSegment struct {
-	line, col int32
-	src       int32
+	line, col   int32
+	src         int32
+	sline, scol int32 // the original position (0-based) when src >= 0
 }
 
 type sourceMap struct {
@@ -158,7 +159,7 @@ func (sm *sourceMap) add(raw *rawSourceMap, lineOff, colOff int32) error {
 			if src < 0 || src >= n {
 				sm.OutOfRange++
 			} else {
-				seg.src = base + src
+				seg.src, seg.sline, seg.scol = base+src, sline, scol
 			}
 		}
 		if k >= 5 {
@@ -277,6 +278,19 @@ func (sm *sourceMap) sourceAt(p genPos) int32 {
 		return -1
 	}
 	return sm.Segments[i].src
+}
+
+// originalAt returns the segment generated position p maps to, read as
+// sourceAt reads it; ok is false when none does or it names no source.
+func (sm *sourceMap) originalAt(p genPos) (smSegment, bool) {
+	i := sort.Search(len(sm.Segments), func(i int) bool {
+		s := sm.Segments[i]
+		return s.line > p.line || s.line == p.line && s.col > p.col
+	}) - 1
+	if i < 0 || sm.Segments[i].line != p.line || sm.Segments[i].src < 0 {
+		return smSegment{}, false
+	}
+	return sm.Segments[i], true
 }
 
 // sortSegments orders segments by generated position (index maps and

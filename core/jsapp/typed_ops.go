@@ -131,14 +131,26 @@ type SemanticsSummary struct {
 
 // SemanticsCoverage says whether max_results cut the result.
 type SemanticsCoverage struct {
-	Status    string `json:"status"` // complete, partial
+	Status    string `json:"status"` // complete, partial, empty (nothing matched)
 	Truncated bool   `json:"truncated"`
+	// Limits is the max_results in force; OmittedCount the matches
+	// max_results left out.
+	Limits       SemanticsLimits `json:"limits"`
+	OmittedCount int             `json:"omitted_count"`
+}
+
+// SemanticsLimits is the limit a trace_javascript_semantics answer ran
+// under.
+type SemanticsLimits struct {
+	MaxResults int `json:"max_results"`
 }
 
 // TraceJavascriptSemanticsResult is the result of trace_javascript_semantics.
 // Definitions, references and frontiers are the semantic graph's records as
 // the analysis holds them, expanded (lean.go): open records whose members
 // depend on the relation (exports, require, import, ...), so they stay maps.
+// The trace adds source_path and target_path, and unknown_reason to a
+// definition or reference without an offset.
 type TraceJavascriptSemanticsResult struct {
 	Query            SemanticsQuery    `json:"query"`
 	SourceGraphID    string            `json:"source_graph_id"`
