@@ -917,8 +917,8 @@ func position(starts []int, off int64) (int32, int32) {
 // sitePositions are the positions of the offsets a relation or an unknown
 // frontier of the file names (its imports and exports outside bundled
 // modules, its IPC calls), sorted by offset, so the graph can give their
-// line and column once the bytes are gone: 0-based lines (ending at \n;
-// \r\n is one end) and 0-based columns in UTF-16 code units (ARCHITECTURE.md,
+// line and column once the bytes are gone: 0-based lines (ending at \n, \r,
+// \r\n, U+2028 and U+2029) and 0-based columns in UTF-16 code units (ARCHITECTURE.md,
 // Code locations). One sweep over src: a minified bundle's one long line
 // is not counted again for each offset on it.
 func sitePositions(f *ports.JSFacts, src []byte) []callPosition {
@@ -947,18 +947,36 @@ func sitePositions(f *ports.JSFacts, src []byte) []callPosition {
 	slices.Sort(offs)
 	offs = slices.Compact(offs)
 	out := make([]callPosition, 0, len(offs))
-	line, col, pos := 0, 0, 0 // col counts src[start of line:pos]
+	line, start, scan := 0, 0, 0 // start: the current line's first byte; scan: where line ends were counted to
+	col, colAt := 0, 0           // col: UTF-16 units of src[start:colAt]
 	for _, off := range offs {
 		if off > int64(len(src)) {
 			break
 		}
-		seg := src[pos:off]
-		if n := bytes.Count(seg, []byte{'\n'}); n > 0 {
-			line += n
-			pos += bytes.LastIndexByte(seg, '\n') + 1
-			col = 0
+		end := max(int(off), scan)
+		if seg := src[scan:end]; bytes.IndexByte(seg, '\r') < 0 && bytes.IndexByte(seg, 0xE2) < 0 {
+			if n := bytes.Count(seg, []byte{'\n'}); n > 0 {
+				line, start = line+n, scan+bytes.LastIndexByte(seg, '\n')+1
+			}
+		} else {
+			// Lines also end at \r (\r\n is one end, at its \n), U+2028 and
+			// U+2029, as the parser and V8 end them (core/browser's lineCol).
+			for i := scan; i < end; i++ {
+				switch c := src[i]; {
+				case c == '\n' || c == '\r' && (i+1 >= len(src) || src[i+1] != '\n'):
+					line, start = line+1, i+1
+				case c == 0xE2 && i+2 < len(src) && src[i+1] == 0x80 && (src[i+2] == 0xA8 || src[i+2] == 0xA9):
+					line, start = line+1, i+3
+					i += 2
+					end = max(end, i+1)
+				}
+			}
 		}
-		for _, c := range src[pos:off] {
+		scan = end
+		if start > colAt {
+			col, colAt = 0, start
+		}
+		for _, c := range src[colAt:max(int(off), colAt)] {
 			// A UTF-8 lead byte starts a code point: one UTF-16 unit, two
 			// for a 4-byte sequence (outside the BMP); continuation bytes
 			// add nothing.
@@ -969,7 +987,7 @@ func sitePositions(f *ports.JSFacts, src []byte) []callPosition {
 				col += 2
 			}
 		}
-		pos = int(off)
+		colAt = max(int(off), colAt)
 		out = append(out, callPosition{off, genPos{int32(line), int32(col)}})
 	}
 	return out
