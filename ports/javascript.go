@@ -365,3 +365,22 @@ type JSSyntaxError struct {
 	Column  int
 	Offset  int64
 }
+
+// LineEnd is the length of the line terminator at b[i:], or 0: \n, \r,
+// \r\n (one terminator, 2 bytes), U+2028 or U+2029 (3 bytes), the ends the
+// JavaScript parser and V8 count lines by. Every code location rea gives
+// (line 1-based, column 0-based in UTF-16 code units) counts lines with it.
+func LineEnd(b []byte, i int) int {
+	switch c := b[i]; {
+	case c == '\n':
+		return 1
+	case c == '\r':
+		if i+1 < len(b) && b[i+1] == '\n' {
+			return 2
+		}
+		return 1
+	case c == 0xE2 && i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9):
+		return 3
+	}
+	return 0
+}

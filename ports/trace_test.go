@@ -73,3 +73,19 @@ func TestArgumentRegisters(t *testing.T) {
 		}
 	}
 }
+
+// The line terminators every code location counts lines by.
+func TestLineEnd(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		at   int
+		want int
+	}{
+		{"a\nb", 1, 1}, {"a\r\nb", 1, 2}, {"a\rb", 1, 1}, {"a\r", 1, 1}, {"a\u2028b", 1, 3}, {"a\u2029", 1, 3},
+		{"a\u2027b", 1, 0}, {"\xe2\x80", 0, 0}, {"ab", 0, 0}, {"é", 0, 0},
+	} {
+		if got := ports.LineEnd([]byte(c.in), c.at); got != c.want {
+			t.Errorf("LineEnd(%q, %d) = %d, want %d", c.in, c.at, got, c.want)
+		}
+	}
+}

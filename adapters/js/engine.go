@@ -246,30 +246,13 @@ func lineColOffset(buf []byte, line, col int) int64 {
 		off = n
 	}
 	for c := 1; c < col && off < len(buf); c++ {
-		if lineEnd(buf, off) > 0 {
+		if ports.LineEnd(buf, off) > 0 {
 			break
 		}
 		_, n := utf8.DecodeRune(buf[off:])
 		off += n
 	}
 	return int64(off)
-}
-
-// lineEnd is the length of the line terminator at buf[off:] (\r\n is
-// one), or 0.
-func lineEnd(buf []byte, off int) int {
-	switch c := buf[off]; {
-	case c == '\n':
-		return 1
-	case c == '\r':
-		if off+1 < len(buf) && buf[off+1] == '\n' {
-			return 2
-		}
-		return 1
-	case c == 0xE2 && off+2 < len(buf) && buf[off+1] == 0x80 && (buf[off+2] == 0xA8 || buf[off+2] == 0xA9):
-		return 3
-	}
-	return 0
 }
 
 // nextLine is the offset just after the first line terminator at or after
@@ -281,7 +264,7 @@ func nextLine(buf []byte, off int) int {
 			return -1
 		}
 		off += i
-		if n := lineEnd(buf, off); n > 0 {
+		if n := ports.LineEnd(buf, off); n > 0 {
 			return off + n
 		}
 		_, n := utf8.DecodeRune(buf[off:])

@@ -85,12 +85,9 @@ func lineCol(src []byte, off int64) (int, int) {
 	// V8 end them (\r\n is one end: its \n is counted, its \r is not).
 	line, start := 1, 0
 	for i := 0; i < len(pre); i++ {
-		switch c := pre[i]; {
-		case c == '\n' || c == '\r' && (i+1 >= len(src) || src[i+1] != '\n'):
-			line, start = line+1, i+1
-		case c == 0xE2 && i+2 < len(pre) && pre[i+1] == 0x80 && (pre[i+2] == 0xA8 || pre[i+2] == 0xA9):
-			line, start = line+1, i+3
-			i += 2
+		if n := ports.LineEnd(src, i); n > 0 && i+n <= len(pre) {
+			line, start = line+1, i+n
+			i += n - 1
 		}
 	}
 	col := 0

@@ -959,15 +959,11 @@ func sitePositions(f *ports.JSFacts, src []byte) []callPosition {
 				line, start = line+n, scan+bytes.LastIndexByte(seg, '\n')+1
 			}
 		} else {
-			// Lines also end at \r (\r\n is one end, at its \n), U+2028 and
-			// U+2029, as the parser and V8 end them (core/browser's lineCol).
+			// Lines also end at \r, \r\n, U+2028 and U+2029 (ports.LineEnd).
 			for i := scan; i < end; i++ {
-				switch c := src[i]; {
-				case c == '\n' || c == '\r' && (i+1 >= len(src) || src[i+1] != '\n'):
-					line, start = line+1, i+1
-				case c == 0xE2 && i+2 < len(src) && src[i+1] == 0x80 && (src[i+2] == 0xA8 || src[i+2] == 0xA9):
-					line, start = line+1, i+3
-					i += 2
+				if n := ports.LineEnd(src, i); n > 0 {
+					line, start = line+1, i+n
+					i += n - 1
 					end = max(end, i+1)
 				}
 			}
