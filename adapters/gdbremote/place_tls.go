@@ -132,17 +132,45 @@ func staticTLSUsed(b tlsBlock, variant1 bool, tcb uint64) uint64 {
 // file: larger ones (no real program's) leave the layout unknown.
 const maxTLSBlock = 1 << 30
 
-// tlsBlockOf reads a module's PT_TLS segment; ok is false for a file that
-// cannot be read as ELF, and a module without TLS has a zero block.
-func tlsBlockOf(path string) (b tlsBlock, ok bool) {
+// tlsFile is what the TLS layout reads of one module's file, all in one
+// opening: ok is false for a file that cannot be read as ELF (or whose
+// PT_TLS segment is absurd); block is its PT_TLS segment (zero without
+// TLS); needed and soname its DT_NEEDED and DT_SONAME entries; pthreadDyn
+// and pthreadSym glibc's _thread_db_sizeof_pthread from its dynamic
+// symbols and, for a file without any (a static program), its symbol
+// table (0 without it); abiTag that it has the ABI
+// note of a glibc static program.
+type tlsFile struct {
+	ok                     bool
+	block                  tlsBlock
+	needed, soname         []string
+	pthreadDyn, pthreadSym uint64
+	abiTag                 bool
+}
+
+// tlsFiles reads each module's file once per layout.
+type tlsFiles map[string]*tlsFile
+
+func (fs tlsFiles) get(path string) *tlsFile {
+	if t, ok := fs[path]; ok {
+		return t
+	}
+	t := readTLSFile(path)
+	fs[path] = t
+	return t
+}
+
+// readTLSFile reads path's tlsFile; a malformed file reads as not ok.
+func readTLSFile(path string) (t *tlsFile) {
+	t = &tlsFile{}
 	defer func() {
 		if recover() != nil {
-			b, ok = tlsBlock{}, false
+			t = &tlsFile{}
 		}
 	}()
 	f, err := elf.Open(path)
 	if err != nil {
-		return tlsBlock{}, false
+		return t
 	}
 	defer f.Close()
 	for _, p := range f.Progs {
@@ -151,31 +179,27 @@ func tlsBlockOf(path string) (b tlsBlock, ok bool) {
 		}
 		align := max(p.Align, 1)
 		if align&(align-1) != 0 || align > maxTLSBlock || p.Memsz > maxTLSBlock {
-			return tlsBlock{}, false
+			return t
 		}
-		return tlsBlock{size: p.Memsz, align: align, firstByte: p.Vaddr & (align - 1)}, true
+		t.block = tlsBlock{size: p.Memsz, align: align, firstByte: p.Vaddr & (align - 1)}
+		break
 	}
-	return tlsBlock{}, true
+	t.ok = true
+	t.needed, _ = f.DynString(elf.DT_NEEDED)
+	t.soname, _ = f.DynString(elf.DT_SONAME)
+	t.abiTag = f.Section(".note.ABI-tag") != nil
+	dyn, _ := f.DynamicSymbols()
+	if t.pthreadDyn = sizeofPthread(f, dyn); len(dyn) == 0 {
+		// A static program: only its symbol table can hold it.
+		syms, _ := f.Symbols()
+		t.pthreadSym = sizeofPthread(f, syms)
+	}
+	return t
 }
 
-// sizeofPthread reads glibc's _thread_db_sizeof_pthread (a uint32 libthread_db
-// reads) from a module's dynamic symbols, or its symbol table when dynamic
-// is false; 0 when it has none.
-func sizeofPthread(path string, dynamic bool) (n uint64) {
-	defer func() {
-		if recover() != nil {
-			n = 0
-		}
-	}()
-	f, err := elf.Open(path)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	syms, _ := f.DynamicSymbols()
-	if !dynamic {
-		syms, _ = f.Symbols()
-	}
+// sizeofPthread reads glibc's _thread_db_sizeof_pthread (a uint32
+// libthread_db reads) among syms of f; 0 when it is not there.
+func sizeofPthread(f *elf.File, syms []elf.Symbol) uint64 {
 	for _, sym := range syms {
 		if sym.Name != "_thread_db_sizeof_pthread" || sym.Size != 4 || sym.Section >= elf.SHN_LORESERVE || int(sym.Section) >= len(f.Sections) {
 			continue
@@ -220,39 +244,37 @@ func (s *session) tlsLayoutOf(ctx context.Context) (tlsLayout, error) {
 			return s.tls.layout, quiet(err)
 		}
 	}
-	libs = initialLibraries(s.target.path, libs)
+	files := tlsFiles{}
+	libs = initialLibraries(files, s.target.path, libs)
 	variant1 := s.res.Architecture == "arm64"
+	prog := files.get(s.target.path)
 	glibc := false
 	if s.target.interp != "" {
 		base := filepath.Base(s.target.interp)
 		glibc = strings.HasPrefix(base, "ld-linux") || base == "ld.so.1"
-	} else if f, err := elf.Open(s.target.path); err == nil {
-		glibc = f.Section(".note.ABI-tag") != nil
-		f.Close()
+	} else {
+		glibc = prog.abiTag
 	}
-	if !glibc {
+	if !glibc || !prog.ok {
 		return s.tls.layout, nil
 	}
-	main, ok := tlsBlockOf(s.target.path)
-	if !ok {
-		return s.tls.layout, nil
-	}
+	main := prog.block
 	blocks := []tlsBlock{main}
 	var pthread uint64
 	if s.target.interp == "" {
-		pthread = sizeofPthread(s.target.path, false)
+		pthread = prog.pthreadSym
 	}
 	for _, m := range libs {
-		b, ok := tlsBlockOf(m.Path)
-		if !ok {
+		lib := files.get(m.Path)
+		if !lib.ok {
 			if _, err := os.Stat(m.Path); errors.Is(err, fs.ErrNotExist) && isVDSO(m.Path) {
 				continue // the kernel's vDSO: no file, no TLS
 			}
 			return s.tls.layout, nil
 		}
-		blocks = append(blocks, b)
+		blocks = append(blocks, lib.block)
 		if pthread == 0 {
-			pthread = sizeofPthread(m.Path, true)
+			pthread = lib.pthreadDyn
 		}
 	}
 	used := tlsUsed(blocks, variant1, 2*s.conv.word)
@@ -274,15 +296,15 @@ func (s *session) tlsLayoutOf(ctx context.Context) (tlsLayout, error) {
 // first (with any LD_PRELOAD ones before them), then what dlopen loaded,
 // whose TLS has no place among the initial modules': it takes static TLS
 // only from the surplus, if it fits, and else is allocated in the heap.
-func initialLibraries(program string, libs []ports.TraceModule) []ports.TraceModule {
+func initialLibraries(files tlsFiles, program string, libs []ports.TraceModule) []ports.TraceModule {
 	reached := map[string]bool{}
-	for _, n := range dynStrings(program, elf.DT_NEEDED) {
+	for _, n := range files.get(program).needed {
 		reached[n] = true
 	}
 	keys := make([]string, len(libs))
 	for i, l := range libs {
 		keys[i] = filepath.Base(l.Path)
-		if so := dynStrings(l.Path, elf.DT_SONAME); len(so) == 1 {
+		if so := files.get(l.Path).soname; len(so) == 1 {
 			keys[i] = so[0]
 		}
 	}
@@ -294,29 +316,12 @@ func initialLibraries(program string, libs []ports.TraceModule) []ports.TraceMod
 				continue
 			}
 			done[i], changed, last = true, true, max(last, i)
-			for _, n := range dynStrings(l.Path, elf.DT_NEEDED) {
+			for _, n := range files.get(l.Path).needed {
 				reached[n] = true
 			}
 		}
 	}
 	return libs[:last+1]
-}
-
-// dynStrings are a file's dynamic entries of tag (DT_NEEDED's names); none
-// for a file that cannot be read.
-func dynStrings(path string, tag elf.DynTag) (out []string) {
-	defer func() {
-		if recover() != nil {
-			out = nil
-		}
-	}()
-	f, err := elf.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	out, _ = f.DynString(tag)
-	return out
 }
 
 // isVDSO reports whether a module the loader lists is the kernel's vDSO.

@@ -236,7 +236,7 @@ func TestTLSFiles(t *testing.T) {
 	if b, err := exec.Command("gcc", "-shared", "-fPIC", "-o", lib, src).CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, b)
 	}
-	b, ok := tlsBlockOf(lib)
+	b, ok := readTLSFile(lib).block, readTLSFile(lib).ok
 	if !ok || b.size != 40 || b.align != 32 || b.firstByte != 0 {
 		t.Errorf("library block %+v %v, want 40 bytes 32-aligned", b, ok)
 	}
@@ -247,13 +247,13 @@ func TestTLSFiles(t *testing.T) {
 	if b, err := exec.Command("gcc", "-o", prog, src).CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, b)
 	}
-	if b, ok := tlsBlockOf(prog); !ok || b != (tlsBlock{}) {
-		t.Errorf("program without TLS: %+v %v", b, ok)
+	if p := readTLSFile(prog); !p.ok || p.block != (tlsBlock{}) {
+		t.Errorf("program without TLS: %+v", p)
 	}
-	if _, ok := tlsBlockOf(src); ok {
+	if readTLSFile(src).ok {
 		t.Error("a C source read as ELF")
 	}
-	if n := sizeofPthread(lib, true); n != 0 {
+	if n := readTLSFile(lib).pthreadDyn; n != 0 {
 		t.Errorf("a library without glibc's symbol: %d", n)
 	}
 	out, err := exec.Command("gcc", "-print-file-name=libc.so.6").Output()
@@ -261,7 +261,7 @@ func TestTLSFiles(t *testing.T) {
 	if err != nil || !filepath.IsAbs(libc) {
 		t.Skip("gcc names no libc.so.6")
 	}
-	if n := sizeofPthread(libc, true); n < 0x400 || n > 0x1000 || n%16 != 0 {
+	if n := readTLSFile(libc).pthreadDyn; n < 0x400 || n > 0x1000 || n%16 != 0 {
 		t.Errorf("%s: sizeof(struct pthread) %#x", libc, n)
 	}
 	// The loader's list: the program's needed libc, then the library
@@ -269,14 +269,14 @@ func TestTLSFiles(t *testing.T) {
 	// LD_PRELOAD puts it) is kept.
 	vdso := ports.TraceModule{Name: "linux-vdso.so.1", Path: "linux-vdso.so.1"}
 	mods := []ports.TraceModule{vdso, {Path: libc}, {Path: lib}}
-	if got := initialLibraries(prog, mods); len(got) != 2 || got[1].Path != libc {
+	if got := initialLibraries(tlsFiles{}, prog, mods); len(got) != 2 || got[1].Path != libc {
 		t.Errorf("dlopen'd library: %+v", got)
 	}
 	mods = []ports.TraceModule{vdso, {Path: lib}, {Path: libc}}
-	if got := initialLibraries(prog, mods); len(got) != 3 {
+	if got := initialLibraries(tlsFiles{}, prog, mods); len(got) != 3 {
 		t.Errorf("preloaded library: %+v", got)
 	}
-	if got := initialLibraries(src, mods); len(got) != 0 {
+	if got := initialLibraries(tlsFiles{}, src, mods); len(got) != 0 {
 		t.Errorf("a program that needs nothing: %+v", got)
 	}
 }
