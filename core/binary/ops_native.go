@@ -431,19 +431,20 @@ func opListNames() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			keep, err := addressFilter(ctx, c, in.Address)
-			if err != nil {
-				return nil, err
+			var at uint64
+			if in.Address != "" {
+				if at, err = locationArg(ctx, c, "address", in.Address); err != nil {
+					return nil, err
+				}
 			}
 			items := []ListNamesResultItem{}
 			an := withAnalystNames(namerOf(ctx, c), all)
 			for _, n := range an {
-				if keep(n.Address) {
+				if in.Address == "" || n.Address == at {
 					items = append(items, nameItemOf(n))
 				}
 			}
 			if len(items) == 0 && in.Address != "" {
-				at, _ := locationArg(ctx, c, "address", in.Address)
 				if err := unmapped(ctx, c, at); err != nil {
 					return nil, err
 				}
