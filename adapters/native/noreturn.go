@@ -36,12 +36,20 @@ import (
 //
 // Cost: the candidates are the procedures whose ranges (and parts) hold
 // no return and no register jump, as discovery's own sweep recorded them
-// (builder.exits, a bit per code byte); only they are decoded again, once
-// a pass, and only the bodies of those not dropped at once (a path to an
-// exit while every candidate is taken not to return) are kept, with runs
-// of plain instructions as one record. On gcc 12's cc1 (33 MB, 45,699
-// ranges) 11,051 are candidates, 300,000 instructions, and 6,619 are
-// inferred, most of them cold parts that call fancy_abort.
+// (builder.exits, a bit per code byte); only they are decoded again, runs
+// of plain instructions as one record (a jump into a run enters it: what
+// is reachable from inside a run is what is reachable from its start).
+// A range is decoded once for all passes while it stands: a pass keeps
+// for the next (builder.nrCache) the body of each candidate it judged but
+// did not infer, and of one out at once (a path to an exit while every
+// candidate is taken not to return) only the targets outside it that were
+// not taken to be in the set; such a candidate stays out at once, without
+// being decoded again, while none of those targets is in the set or a
+// candidate. On gcc 12's cc1 (33 MB, 45,699 ranges) 11,051 are
+// candidates and 6,625 are inferred, most of them cold parts that call
+// fancy_abort. On chromium (297 MB, 702,009 ranges) the first pass
+// decodes 155,685 candidates and infers 5,985; the second, after the
+// rounds that follow, decodes 273 and infers 26 more.
 // A procedure with a return anywhere in its range is never a candidate, so
 // a return that only an inferred call makes unreachable (call of an extern
 // die, then ret) does not make its procedure no-return, and an exception
@@ -89,12 +97,126 @@ type nrBody struct {
 	tabs  []uint64
 }
 
+// index returns the record that control landing at addr enters: the one
+// starting there, or the run of plain instructions holding it (what is
+// reachable from inside a run is what is reachable from its start); -1
+// when none does.
 func (b *nrBody) index(addr uint64) int {
 	i, ok := slices.BinarySearchFunc(b.insns, addr, func(x nrInsn, t uint64) int { return cmp.Compare(x.addr, t) })
-	if !ok {
-		return -1
+	if ok {
+		return i
 	}
-	return i
+	if i > 0 {
+		if x := &b.insns[i-1]; x.kind == nrNext && addr < x.addr+uint64(x.size) {
+			return i - 1
+		}
+	}
+	return -1
+}
+
+// add appends the record of one instruction of a sweep in address order,
+// a plain one to the run before it when that ends where it starts. Every
+// direct call is kept: whether its target returns is judged in noReturn.
+func (b *nrBody) add(p *program, in *insn) {
+	x := nrInsn{addr: in.addr, size: uint32(in.size), target: in.target}
+	switch {
+	case in.invalid || in.flow == ports.FlowReturn:
+		x.kind = nrExit
+	case in.flow == ports.FlowStop:
+		x.kind = nrEnd
+	case in.flow == ports.FlowCall && in.hasTarget:
+		x.kind = nrCall
+	case in.flow == ports.FlowCall:
+		if p.slotNoReturn(in) {
+			x.kind = nrEnd
+		}
+	case in.flow == ports.FlowJump && in.hasTarget:
+		x.kind = nrJump
+	case in.flow == ports.FlowJump && len(in.table) > 0:
+		x.kind, x.target, x.ntab = nrTable, uint64(len(b.tabs)), uint16(min(len(in.table), 1<<16-1))
+		b.tabs = append(b.tabs, in.table[:x.ntab]...)
+	case in.flow == ports.FlowJump:
+		x.kind = nrExit
+		if p.slotNoReturn(in) {
+			x.kind = nrEnd
+		}
+	case in.flow == ports.FlowBranch && in.hasTarget:
+		x.kind = nrBranch
+	case in.flow == ports.FlowBranch:
+		x.kind = nrExit
+	}
+	if n := len(b.insns); n > 0 && x.kind == nrNext {
+		if last := &b.insns[n-1]; last.kind == nrNext && last.addr+uint64(last.size) == x.addr {
+			last.size += x.size
+			return
+		}
+	}
+	b.insns = append(b.insns, x)
+}
+
+// clone copies a body built in a worker's buffers at its size.
+func (b *nrBody) clone() *nrBody {
+	out := &nrBody{insns: slices.Clone(b.insns)}
+	if len(b.tabs) > 0 {
+		out.tabs = slices.Clone(b.tabs)
+	}
+	return out
+}
+
+// outside returns the targets the body calls or jumps to, out of it, that
+// in does not report (sorted, once each).
+func (b *nrBody) outside(in func(uint64) bool) []uint64 {
+	var out []uint64
+	note := func(t uint64) {
+		if !in(t) && b.index(t) < 0 {
+			out = append(out, t)
+		}
+	}
+	for _, x := range b.insns {
+		switch x.kind {
+		case nrCall, nrJump, nrBranch:
+			note(x.target)
+		case nrTable:
+			for _, t := range b.tabs[x.target : x.target+uint64(x.ntab)] {
+				note(t)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	slices.Sort(out)
+	return slices.Clip(slices.Compact(out))
+}
+
+// nrCached is what a pass learnt of a range's candidate it did not infer:
+// its body when it was not out at once, else its targets then outside the
+// set (nrBody.outside).
+type nrCached struct {
+	end  uint64
+	body *nrBody
+	outs []uint64
+}
+
+// join is the body of several spans (a procedure's range and its parts):
+// their records in address order, table indexes moved with them.
+func join(parts []*nrBody) *nrBody {
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	out := &nrBody{}
+	for _, pt := range parts {
+		base := uint64(len(out.tabs))
+		for _, x := range pt.insns {
+			if x.kind == nrTable {
+				x.target += base
+			}
+			out.insns = append(out.insns, x)
+		}
+		out.tabs = append(out.tabs, pt.tabs...)
+	}
+	slices.SortStableFunc(out.insns, func(a, b nrInsn) int { return cmp.Compare(a.addr, b.addr) })
+	return out
 }
 
 // exit reports whether the sweep of an instruction marks its range as
@@ -135,6 +257,7 @@ func (b *builder) inferNoReturn(ctx context.Context, p *program, ranges []ports.
 		}
 	}
 	if len(cands) == 0 {
+		b.nrCache = nil
 		return nil
 	}
 	// at maps a candidate's start to its index.
@@ -147,20 +270,52 @@ func (b *builder) inferNoReturn(ctx context.Context, p *program, ranges []ports.
 		return ok || b.noret[t]
 	}
 	// A candidate with a path to an exit while every candidate is taken
-	// not to return is out at once, and its body is not kept.
-	bodies := make([]nrBody, len(cands))
-	in := make([]bool, len(cands)) // in[k]: candidate k is still taken not to return
+	// not to return is out at once. What a pass learnt of a candidate it
+	// did not infer is kept for the next (b.nrCache), while its range
+	// stands: the body, or for one out at once only the targets it calls
+	// or jumps to that were not taken to be in the set then. It stays out
+	// at once while none of those is now, and is decoded again otherwise.
+	bodies := make([]*nrBody, len(cands))
+	decoded := make([]bool, len(cands))
+	outs := make([][]uint64, len(cands)) // of a candidate out at once: its targets then outside the set
+	in := make([]bool, len(cands))       // in[k]: candidate k is still taken not to return
 	b.parallel(ctx, len(cands), "judged for no-return", func(w *scratch, k int) {
-		body := b.nrDecode(w, p, spans(cands[k]), may)
+		sp := spans(cands[k])
+		var body *nrBody
+		if c, ok := b.nrCache[sp[0].Start]; ok && len(sp) == 1 && c.end == sp[0].End {
+			if c.body == nil && !slices.ContainsFunc(c.outs, may) {
+				outs[k] = c.outs
+				return
+			}
+			body = c.body
+		}
+		if body == nil {
+			parts := make([]*nrBody, len(sp))
+			for n, s := range sp {
+				parts[n] = b.nrDecode(w, p, s)
+			}
+			body, decoded[k] = join(parts), true
+		}
 		in[k], w.nrSeen, w.nrWork = body.noReturn(ranges[cands[k]].Start, may, w.nrSeen, w.nrWork)
 		if in[k] {
 			bodies[k] = body
+		} else {
+			outs[k] = body.outside(may)
 		}
 	}, func(lo, hi int) {
-		// The candidates are spread over the code: its pages are let go
-		// as they are read (dropCode), and a part read out of order (in
-		// spans) is read again on access.
-		b.dropSpan(ranges[cands[lo]].Start, ranges[cands[hi-1]].End)
+		// The candidates are spread over the code: the pages read are let
+		// go as a batch is done, from its first decoded range to its last
+		// (a range shorter than a page would let go of none), and a part
+		// read out of order (in spans) is read again on access.
+		for lo < hi && !decoded[lo] {
+			lo++
+		}
+		for hi > lo && !decoded[hi-1] {
+			hi--
+		}
+		if lo < hi {
+			b.dropSpan(ranges[cands[lo]].Start, ranges[cands[hi-1]].End)
+		}
 	})
 	if ctx.Err() != nil {
 		return nil
@@ -175,8 +330,10 @@ func (b *builder) inferNoReturn(ctx context.Context, p *program, ranges []ports.
 	// callers[k]: the candidates whose bodies call or jump to candidate k.
 	callers := make([][]int32, len(cands))
 	var callees []int
-	for k := range bodies {
-		body := &bodies[k]
+	for k, body := range bodies {
+		if body == nil {
+			continue
+		}
 		callees = callees[:0]
 		note := func(t uint64) {
 			if j, ok := at[t]; ok {
@@ -225,12 +382,23 @@ func (b *builder) inferNoReturn(ctx context.Context, p *program, ranges []ports.
 		}
 	}
 	added := map[uint64]bool{}
+	cache := make(map[uint64]nrCached, len(cands))
 	for k, i := range cands {
-		if in[k] {
-			b.noret[ranges[i].Start] = true
-			added[ranges[i].Start] = true
+		r := ranges[i]
+		switch {
+		case in[k]:
+			b.noret[r.Start] = true
+			added[r.Start] = true
+		case len(spans(i)) > 1:
+			// judged with its parts: the passes over ranges alone
+			// do not look it up
+		case bodies[k] != nil:
+			cache[r.Start] = nrCached{end: r.End, body: bodies[k]}
+		default:
+			cache[r.Start] = nrCached{end: r.End, outs: outs[k]}
 		}
 	}
+	b.nrCache = cache
 	return added
 }
 
@@ -316,7 +484,19 @@ func (body *nrBody) noReturn(entry uint64, member func(uint64) bool, seen []bool
 		}
 		return false
 	}
-	next := func(x *nrInsn) bool { return jump(x.addr + uint64(x.size)) }
+	// fall follows control from record j to the next: a fallthrough out
+	// of the body is an exit (the next start is not taken as a target
+	// that does not return).
+	fall := func(j int32) bool {
+		x := &body.insns[j]
+		if int(j)+1 >= len(body.insns) || body.insns[j+1].addr != x.addr+uint64(x.size) {
+			return false
+		}
+		if !seen[j+1] {
+			work = append(work, j+1)
+		}
+		return true
+	}
 	for len(work) > 0 {
 		j := work[len(work)-1]
 		work = work[:len(work)-1]
@@ -328,20 +508,17 @@ func (body *nrBody) noReturn(entry uint64, member func(uint64) bool, seen []bool
 		ok := true
 		switch x.kind {
 		case nrNext:
-			// A fallthrough out of the body is an exit (jump finds no
-			// instruction there, and the next start is not taken as a
-			// target that does not return).
-			ok = body.index(x.addr+uint64(x.size)) >= 0 && next(x)
+			ok = fall(j)
 		case nrCall:
 			if member(x.target) {
 				ended = true
 			} else {
-				ok = body.index(x.addr+uint64(x.size)) >= 0 && next(x)
+				ok = fall(j)
 			}
 		case nrJump:
 			ok = jump(x.target)
 		case nrBranch:
-			ok = jump(x.target) && body.index(x.addr+uint64(x.size)) >= 0 && next(x)
+			ok = jump(x.target) && fall(j)
 		case nrTable:
 			for _, t := range body.tabs[x.target : x.target+uint64(x.ntab)] {
 				ok = ok && jump(t)
@@ -358,85 +535,19 @@ func (body *nrBody) noReturn(entry uint64, member func(uint64) bool, seen []bool
 	return ended, seen, work
 }
 
-// nrDecode decodes a candidate's spans (its range, then its parts) for
-// noReturn. A call of a procedure that may not return (may: one of the
-// set or a candidate) is kept; others are plain instructions, and runs of
-// those are one record.
-func (b *builder) nrDecode(w *scratch, p *program, spans []ports.FunctionRange, may func(uint64) bool) nrBody {
-	// Decoded into the worker's buffers, then copied at size: the bodies
-	// are kept until the fixed point, and growing each by appends would
-	// leave as much again to collect.
+// nrDecode decodes a span of a candidate (its range or a part) for
+// noReturn, every direct call kept: the body serves every pass, whatever
+// the candidates are then.
+func (b *builder) nrDecode(w *scratch, p *program, s ports.FunctionRange) *nrBody {
 	body := nrBody{insns: w.nr[:0], tabs: w.nrTabs[:0]}
-	defer func() { w.nr, w.nrTabs = body.insns[:0], body.tabs[:0] }()
-	for _, s := range spans {
-		code, stop := b.codeFor(s.Start, s.End)
-		if code == nil {
-			continue
-		}
-		sweep(w.dec, code, s.Start, stop, maxFunctionInsns-len(body.insns), func(in *insn) bool {
-			x := nrInsn{addr: in.addr, size: uint32(in.size), target: in.target}
-			switch {
-			case in.invalid || in.flow == ports.FlowReturn:
-				x.kind = nrExit
-			case in.flow == ports.FlowStop:
-				x.kind = nrEnd
-			case in.flow == ports.FlowCall && in.hasTarget:
-				if may(in.target) {
-					x.kind = nrCall
-				}
-			case in.flow == ports.FlowCall:
-				if p.slotNoReturn(in) {
-					x.kind = nrEnd
-				}
-			case in.flow == ports.FlowJump && in.hasTarget:
-				x.kind = nrJump
-			case in.flow == ports.FlowJump && len(in.table) > 0:
-				x.kind, x.target, x.ntab = nrTable, uint64(len(body.tabs)), uint16(min(len(in.table), 1<<16-1))
-				body.tabs = append(body.tabs, in.table[:x.ntab]...)
-			case in.flow == ports.FlowJump:
-				x.kind = nrExit
-				if p.slotNoReturn(in) {
-					x.kind = nrEnd
-				}
-			case in.flow == ports.FlowBranch && in.hasTarget:
-				x.kind = nrBranch
-			case in.flow == ports.FlowBranch:
-				x.kind = nrExit
-			}
-			body.insns = append(body.insns, x)
+	if code, stop := b.codeFor(s.Start, s.End); code != nil {
+		sweep(w.dec, code, s.Start, stop, maxFunctionInsns, func(in *insn) bool {
+			body.add(p, in)
 			return true
 		})
 	}
-	slices.SortStableFunc(body.insns, func(a, b nrInsn) int { return cmp.Compare(a.addr, b.addr) })
-	// Runs: a plain instruction joins the one before when that is plain
-	// too, ends where it starts and no jump of the body lands on it.
-	targets := w.nrTargets[:0]
-	for _, x := range body.insns {
-		switch x.kind {
-		case nrJump, nrBranch:
-			targets = append(targets, x.target)
-		case nrTable:
-			targets = append(targets, body.tabs[x.target:x.target+uint64(x.ntab)]...)
-		}
-	}
-	slices.Sort(targets)
-	w.nrTargets = targets
-	runs := body.insns[:0]
-	for _, x := range body.insns {
-		if n := len(runs); n > 0 && x.kind == nrNext && runs[n-1].kind == nrNext && runs[n-1].addr+uint64(runs[n-1].size) == x.addr {
-			if _, hit := slices.BinarySearch(targets, x.addr); !hit {
-				runs[n-1].size += x.size
-				continue
-			}
-		}
-		runs = append(runs, x)
-	}
-	body.insns = runs
-	out := nrBody{insns: slices.Clone(body.insns)}
-	if len(body.tabs) > 0 {
-		out.tabs = slices.Clone(body.tabs)
-	}
-	return out
+	w.nr, w.nrTabs = body.insns[:0], body.tabs[:0]
+	return body.clone()
 }
 
 // slotNoReturn reports an indirect call or jump through the slot of an

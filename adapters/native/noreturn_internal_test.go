@@ -30,6 +30,8 @@ func TestNoReturnBody(t *testing.T) {
 		{"tail jump to a returning procedure", []nrInsn{branch(0x100, 0x107), call(0x102, die), jump(0x107, ok)}, false},
 		{"loop", []nrInsn{next(0x100, 3), jump(0x103, 0x100)}, false},
 		{"loop, or die", []nrInsn{branch(0x100, 0x109), next(0x102, 5), jump(0x107, 0x100), call(0x109, die)}, true},
+		{"jump into a run, then die", []nrInsn{branch(0x100, 0x104), next(0x102, 5), call(0x107, die)}, true},
+		{"jump into a run, then off the end", []nrInsn{branch(0x100, 0x10a), call(0x102, die), next(0x107, 5)}, false},
 		{"jump table, one case returns", []nrInsn{{addr: 0x100, size: 2, kind: nrTable, ntab: 2}, call(0x102, die), {addr: 0x107, size: 1, kind: nrExit}}, false},
 	} {
 		body := nrBody{insns: c.insns}

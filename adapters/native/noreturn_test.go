@@ -296,3 +296,82 @@ func TestNoReturnExtents(t *testing.T) {
 		t.Errorf("hidden (%#x) is not found", hidden)
 	}
 }
+
+// noReturnLaterS is a program (no unwind tables, no symbol sizes) where
+// ff's only path is a jump to tt, code after fa's call of die that no
+// start is known at until die is inferred not to return: the first pass
+// finds ff out at once (its jump lands inside fa), the rounds after it
+// find tt, and the second pass must judge ff again rather than keep the
+// first pass's verdict (noreturn.go's cache of out-at-once candidates).
+const noReturnLaterS = `	.text
+	.globl main
+	.type main, @function
+main:
+	push %rbx
+	test %edi, %edi
+	je 1f
+	call fa
+1:	call ff
+	xor %eax, %eax
+	pop %rbx
+	ret
+	.p2align 4
+die:
+	mov $2, %edi
+	call exit@PLT
+	.p2align 4
+fa:
+	push %rbx
+	mov %edi, %ebx
+	call die
+	.p2align 4
+tt:
+	mov $3, %edi
+	call exit@PLT
+	.p2align 4
+ff:
+	sub $8, %rsp
+	jmp tt
+	.section .note.GNU-stack,"",@progbits
+`
+
+func TestNoReturnLaterPassJudgesAgain(t *testing.T) {
+	needTool(t, "gcc")
+	needTool(t, "strip")
+	needTool(t, "nm")
+	dir := t.TempDir()
+	src, exe := filepath.Join(dir, "later.s"), filepath.Join(dir, "later")
+	if err := os.WriteFile(src, []byte(noReturnLaterS), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := exec.Command("gcc", "-o", exe, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	if b, err := exec.Command("strip", "-o", exe+".s", exe).CombinedOutput(); err != nil {
+		t.Fatalf("strip: %v\n%s", err, b)
+	}
+	f, err := elf.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms, err := f.Symbols()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := map[string]uint64{}
+	for _, s := range syms {
+		addr[s.Name] = s.Value
+	}
+	for _, path := range []string{exe, exe + ".s"} {
+		got := noReturnSet(t, path)
+		for _, n := range []string{"die", "fa", "tt", "ff"} {
+			if a, ok := addr[n]; !ok || !got[a] {
+				t.Errorf("%s: %s (%#x) is not taken not to return; the set is %x", filepath.Base(path), n, a, keysOf(got))
+			}
+		}
+		if got[addr["main"]] {
+			t.Errorf("%s: main is taken not to return", filepath.Base(path))
+		}
+	}
+}
