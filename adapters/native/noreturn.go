@@ -167,26 +167,31 @@ func (b *nrBody) clone() *nrBody {
 // in does not report (sorted, once each).
 func (b *nrBody) outside(in func(uint64) bool) []uint64 {
 	var out []uint64
-	note := func(t uint64) {
+	b.eachTarget(func(t uint64) {
 		if !in(t) && b.index(t) < 0 {
 			out = append(out, t)
 		}
-	}
-	for _, x := range b.insns {
-		switch x.kind {
-		case nrCall, nrJump, nrBranch:
-			note(x.target)
-		case nrTable:
-			for _, t := range b.tabs[x.target : x.target+uint64(x.ntab)] {
-				note(t)
-			}
-		}
-	}
+	})
 	if len(out) == 0 {
 		return nil
 	}
 	slices.Sort(out)
 	return slices.Clip(slices.Compact(out))
+}
+
+// eachTarget calls f with the target of each direct call, jump and branch
+// of the body and each target of its tables.
+func (b *nrBody) eachTarget(f func(uint64)) {
+	for _, x := range b.insns {
+		switch x.kind {
+		case nrCall, nrJump, nrBranch:
+			f(x.target)
+		case nrTable:
+			for _, t := range b.tabs[x.target : x.target+uint64(x.ntab)] {
+				f(t)
+			}
+		}
+	}
 }
 
 // nrCached is what a pass learnt of a range's candidate it did not infer:
@@ -335,21 +340,11 @@ func (b *builder) inferNoReturn(ctx context.Context, p *program, ranges []ports.
 			continue
 		}
 		callees = callees[:0]
-		note := func(t uint64) {
+		body.eachTarget(func(t uint64) {
 			if j, ok := at[t]; ok {
 				callees = append(callees, j)
 			}
-		}
-		for _, x := range body.insns {
-			switch x.kind {
-			case nrCall, nrJump, nrBranch:
-				note(x.target)
-			case nrTable:
-				for _, t := range body.tabs[x.target : x.target+uint64(x.ntab)] {
-					note(t)
-				}
-			}
-		}
+		})
 		slices.Sort(callees)
 		for _, j := range slices.Compact(callees) {
 			callers[j] = append(callers[j], int32(k))
