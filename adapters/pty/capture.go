@@ -330,12 +330,11 @@ func (e *Engine) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (
 		stopStart = time.Now()
 		stopCtx, cancelStop := context.WithCancel(context.WithoutCancel(ctx))
 		if c.disposition == ports.DispositionCancelled || sc.FinalizationMS == 0 {
-			// No grace: the launcher gets SIGKILL first (its pid proven
-			// again), since a SIGTERM, however soon SIGKILL follows, would
-			// end it by SIGTERM or run its handler. The stop sequence, its
-			// context already ended, then sends the rest of the tree
-			// SIGKILL only.
-			c.signalLauncher(syscall.SIGKILL)
+			// No grace: the stop sequence, its context already ended,
+			// sends no SIGTERM (which could end a process by SIGTERM or
+			// run its handler) but SIGKILL to every proven process of the
+			// tree, the launcher included. It is the one owner that
+			// signals at a stop.
 			cancelStop()
 		} else {
 			go func() {
@@ -947,8 +946,7 @@ func (c *capture) finish(out *ports.ProcessCapture, stopStart time.Time) {
 		out.Exit.ElapsedMS = &v
 	}
 
-	// Signals: the scenario's, the launcher's SIGKILL at a stop without
-	// grace, and the supervisor's, in time order.
+	// Signals: the scenario's and the supervisor's, in time order.
 	all := append(append([]ports.SignalAttempt{}, c.eventSignals...), c.sup.Signals()...)
 	sort.SliceStable(all, func(i, j int) bool { return all[i].At.Before(all[j].At) })
 	out.SignalAttempts = all

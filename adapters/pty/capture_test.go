@@ -744,3 +744,26 @@ func TestZeroFinalizationKillsTheChildrenAtOnce(t *testing.T) {
 	}
 	is.True(!strings.Contains(text(c), "got SIGTERM"))
 }
+
+// A stop without grace has one owner signal: the supervisor's stop
+// sequence, whose context has already ended, sends SIGKILL only, to the
+// whole owned group at once. Before, the capture first sent the launcher a
+// SIGKILL of its own (a process attempt), and the shell's death then hung
+// up the child, so the supervisor found nothing left to stop.
+func TestZeroFinalizationSignalsTheLauncherOnce(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	sc := ports.NewCaptureScenario("/bin/sh")
+	sc.Arguments = []string{"-c", program(t, "termhandler") + " & wait"}
+	sc.TimeoutMS, sc.IdleTimeoutMS, sc.FinalizationMS = 10000, 500, 0
+	c, err := capture(t, e, context.Background(), sc)
+	is.NoErr(err)
+	is.Equal(c.Exit.Reason, ports.DispositionIdleTimeout)
+	is.Equal(c.Exit.Signal, "SIGKILL")
+	is.Equal(len(c.SignalAttempts), 1)
+	a := c.SignalAttempts[0]
+	is.Equal(a.Signal, "SIGKILL")
+	is.Equal(a.Target, ports.TargetProcessGroup) // the supervisor's round, not a launcher-only kill
+	is.Equal(a.ID, c.Processes[0].PID)           // the launcher leads its group
+	is.Equal(a.Result, ports.SignalDelivered)
+}
