@@ -903,6 +903,15 @@ func (c *capture) finish(out *ports.ProcessCapture, stopStart time.Time) {
 	if sc.Normalization.PIDs {
 		n.PIDs = pidSet(c.samp.pids())
 	}
+	// Process commands always name the launched program <executable>,
+	// path normalization or not: its path is where the caller put the
+	// build, not what the program did, and it would make the same program
+	// run from two directories differ in every comparison.
+	cn := n
+	if !sc.Normalization.Paths {
+		cn = &Normalizer{Secrets: n.Secrets, Patterns: n.Patterns, Ports: n.Ports, PIDs: n.PIDs,
+			Paths: map[string]string{out.Executable.Path: placeholderExecutable}}
+	}
 
 	out.Frames = make([]ports.CaptureFrame, len(c.frames))
 	norm := sha256.New()
@@ -1008,7 +1017,7 @@ func (c *capture) finish(out *ports.ProcessCapture, stopStart time.Time) {
 		}
 		out.NormalizedProcesses = append(out.NormalizedProcesses, ports.NormalizedProcess{
 			ID: id(p.PID), ParentID: id(p.ParentPID), GroupID: id(p.ProcessGroupID), SessionID: id(p.SessionID),
-			Command: strings.TrimSpace(n.Normalize(cmd)), FirstSeenMS: bucketMS(p.FirstSeenMS, b),
+			Command: strings.TrimSpace(cn.Normalize(cmd)), FirstSeenMS: bucketMS(p.FirstSeenMS, b),
 		})
 	}
 	out.ListeningSockets = c.samp.listening()
@@ -1052,6 +1061,9 @@ func (c *capture) finish(out *ports.ProcessCapture, stopStart time.Time) {
 	if sc.Normalization.Paths {
 		out.NormalizationApplied.Placeholders = append(out.NormalizationApplied.Placeholders,
 			placeholderTemporaryRoot, placeholderWorkingDir, placeholderExecutable, "<filesystem-root-N>")
+	} else {
+		// In process commands only (cn above).
+		out.NormalizationApplied.Placeholders = append(out.NormalizationApplied.Placeholders, placeholderExecutable)
 	}
 	if sc.Normalization.PIDs {
 		out.NormalizationApplied.Placeholders = append(out.NormalizationApplied.Placeholders, placeholderPID)

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -766,4 +767,40 @@ func TestZeroFinalizationSignalsTheLauncherOnce(t *testing.T) {
 	is.Equal(a.Target, ports.TargetProcessGroup) // the supervisor's round, not a launcher-only kill
 	is.Equal(a.ID, c.Processes[0].PID)           // the launcher leads its group
 	is.Equal(a.Result, ports.SignalDelivered)
+}
+
+// The same program run from two places (a v1 and a v2 build directory)
+// gives the same normalized process commands: the launched program's path
+// is replaced by <executable> in the process tree even when path
+// normalization is off (the default), as pids and ports are, and the
+// capture lists the placeholder among those applied. Before, the commands
+// kept the two paths, so compare_process_captures reported the launcher
+// as changed.
+func TestProgramPathIsNormalizedInProcessCommands(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	src, err := os.ReadFile(program(t, "termhandler"))
+	is.NoErr(err)
+	var cmds [][]string
+	for _, v := range []string{"v1", "v2"} {
+		dir := filepath.Join(t.TempDir(), v)
+		is.NoErr(os.MkdirAll(dir, 0o755))
+		bin := filepath.Join(dir, "app")
+		is.NoErr(os.WriteFile(bin, src, 0o755))
+		sc := ports.NewCaptureScenario(bin)
+		sc.Arguments = []string{"--flag", bin + ".conf"}
+		sc.TimeoutMS, sc.IdleTimeoutMS = 10000, 400
+		is.True(!sc.Normalization.Paths)
+		c, err := capture(t, e, context.Background(), sc)
+		is.NoErr(err)
+		is.True(slices.Contains(c.NormalizationApplied.Placeholders, "<executable>"))
+		var got []string
+		for _, p := range c.NormalizedProcesses {
+			got = append(got, p.Command)
+		}
+		cmds = append(cmds, got)
+	}
+	is.True(len(cmds[0]) > 0)
+	is.Equal(cmds[0][0], "<executable> --flag <executable>.conf")
+	is.Equal(cmds[0], cmds[1])
 }
