@@ -89,7 +89,7 @@ func opInspectElectronPage() *core.Operation {
 		Kind:    core.KindApplication,
 		Effects: passiveEffects,
 		Input: core.InputSchema([]string{"cdp_endpoint", "target_id"}, propCDP, propTarget, propRoots,
-			`"observation_ms":{"type":"integer","minimum":0,"maximum":10000,"default":100,"description":"Observation window in milliseconds."}`,
+			`"observation_ms":{"type":"integer","minimum":0,"maximum":10000,"default":100,"description":"Observation window in ms; 0 reads the page at once."}`,
 			`"include_script_sources":{"type":"boolean","default":false,"description":"Keep script sources (1 MiB each, 4 MiB in all) as artifacts."}`,
 			`"limits":{"type":"object","additionalProperties":false,"properties":{"max_frames":{"type":"integer","minimum":1,"maximum":10000,"default":200},
   "max_dom_nodes":{"type":"integer","minimum":1,"maximum":100000,"default":2000},"max_scripts":{"type":"integer","minimum":1,"maximum":100000,"default":500},

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 
@@ -269,6 +270,58 @@ func TestRuntimeErrorsAreTyped(t *testing.T) {
 	_, err = call(t, session(t, nil), "observe_javascript_runtime", map[string]any{"inspector_endpoint": "http://127.0.0.1:9229", "target_id": "N1"})
 	if codeOf(err) != core.CodeCapabilityUnavailable {
 		t.Errorf("no engine: got %v", err)
+	}
+}
+
+// A target lost mid-window fails as disconnected (provider_unavailable),
+// and the error's details carry the partial observation, normalized like a
+// result, with the limitation naming the loss. Before, the details held
+// only the operation and the reason.
+func TestObserveDisconnectKeepsThePartialObservation(t *testing.T) {
+	dir, _ := app(t)
+	f := portstest.NewRuntimeFake(dir)
+	s := session(t, f)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	f.Err = &ports.RuntimeObservationError{
+		Err: &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "the target went away during the observation"},
+		Partial: &ports.RuntimeObservation{Target: f.Targets[0], StartedAt: now, EndedAt: now.Add(40 * time.Millisecond), ObservationMS: 5000,
+			Scripts:     []ports.RuntimeScript{script("1", filepath.Join(dir, "main.js"), strings.Repeat("a", 64))},
+			Contexts:    []ports.RuntimeContext{{ContextID: 1, Name: "main", State: "live"}},
+			Limitations: []string{"The target went away 40 ms into the 5000 ms window"}},
+	}
+	_, err := call(t, s, "observe_javascript_runtime", map[string]any{"inspector_endpoint": "http://127.0.0.1:9229", "target_id": f.Targets[0].TargetID, "runtime_kind": "node"})
+	var ce *core.Error
+	if !errors.As(err, &ce) || ce.Code != core.CodeProviderUnavailable {
+		t.Fatalf("got %v, want provider_unavailable", err)
+	}
+	b, _ := json.Marshal(ce.Envelope())
+	var env struct {
+		Error struct {
+			Details struct {
+				Reason  string `json:"reason"`
+				Partial *struct {
+					Capture struct {
+						ObservationMS int `json:"observation_ms"`
+					} `json:"capture"`
+					Scripts struct {
+						Items []map[string]any `json:"items"`
+					} `json:"scripts"`
+					ExecutionContexts []map[string]any `json:"execution_contexts"`
+					Limitations       []string         `json:"limitations"`
+				} `json:"partial_observation"`
+			} `json:"details"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(b, &env); err != nil {
+		t.Fatal(err)
+	}
+	d := env.Error.Details
+	if d.Reason != "disconnected" || d.Partial == nil {
+		t.Fatalf("details: %s", b)
+	}
+	if d.Partial.Capture.ObservationMS != 5000 || len(d.Partial.Scripts.Items) != 1 || len(d.Partial.ExecutionContexts) != 1 ||
+		!strings.Contains(strings.Join(d.Partial.Limitations, "\n"), "went away") {
+		t.Errorf("partial observation: %s", b)
 	}
 }
 
