@@ -337,8 +337,11 @@ type ElectronScenarioCapture struct {
 	ElectronVersion string
 	Actions         []ElectronActionResult
 	Windows         []ElectronWindow
-	Processes       []ElectronProcess
-	ProcessesTrunc  bool
+	// Processes are those alive at the snapshot (app.getAppMetrics);
+	// EndedProcesses those that went away before it, with their exit.
+	Processes      []ElectronProcess
+	ProcessesTrunc bool
+	EndedProcesses []ElectronEndedProcess
 	// Renderers are the live webContents with the hook's renderer half
 	// attached or not (partial_attach when a loaded one is not).
 	Renderers   []ElectronRenderer
@@ -390,6 +393,18 @@ type ElectronRenderer struct {
 type ElectronProcess struct {
 	PID  int
 	Role string // main | renderer | utility | unknown
+}
+
+// ElectronEndedProcess is an owned process that went away before the
+// snapshot: a renderer (render-process-gone, with the pid it last had) or
+// another child (child-process-gone, which names no pid: PID 0). Reason is
+// Electron's ("crashed", "killed", "clean-exit", ...); ExitCode is nil when
+// it gave none.
+type ElectronEndedProcess struct {
+	PID      int
+	Role     string
+	Reason   string
+	ExitCode *int
 }
 
 // ElectronEvent is one recorded event: an IPC message or an effect

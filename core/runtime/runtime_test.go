@@ -329,7 +329,7 @@ func TestElectronToolsNormalize(t *testing.T) {
 	is := is.New(t)
 	dir, sums := app(t)
 	f := portstest.NewRuntimeFake(dir)
-	size := 12.0
+	size, nine := 12.0, 9
 	f.Page = &ports.ElectronPageCapture{Browser: ports.BrowserInfo{Product: "Electron/31", Revision: "r"},
 		Target:       ports.ElectronTarget{TargetID: "P1", Type: "page", Title: "App", FilePath: dir + "/index.html"},
 		Frames:       []ports.ElectronFrame{{FrameID: "F1", FilePath: dir + "/index.html"}},
@@ -339,7 +339,8 @@ func TestElectronToolsNormalize(t *testing.T) {
 	f.Scenario = &ports.ElectronScenarioCapture{ExecutablePath: "/opt/e/electron", ApplicationPath: dir, ElectronVersion: "31.0.0", Status: "complete",
 		Actions:     []ports.ElectronActionResult{{StepID: "s1", Kind: "click", Status: "completed", ElapsedMS: 5}},
 		IPC:         []ports.ElectronEvent{{Sequence: 0, Family: "ipc", Kind: "invoke", Phase: "observed", Channel: "dialog:open", Direction: "renderer-to-main", ArgumentShapes: []string{"object{path}"}}},
-		IPCObserved: 1, Processes: []ports.ElectronProcess{{PID: 42, Role: "main"}}, ObservedRoles: []string{"main"}}
+		IPCObserved: 1, Processes: []ports.ElectronProcess{{PID: 42, Role: "main"}}, ObservedRoles: []string{"main"},
+		EndedProcesses: []ports.ElectronEndedProcess{{PID: 43, Role: "renderer", Reason: "crashed", ExitCode: &nine}, {Role: "gpu", Reason: "killed"}}}
 	s := session(t, f)
 	l := result(mustCall(t, s, "list_electron_targets", map[string]any{"cdp_endpoint": "http://127.0.0.1:9222"}))
 	is.Equal(len(l["targets"].(map[string]any)["items"].([]any)), 1)
@@ -351,6 +352,12 @@ func TestElectronToolsNormalize(t *testing.T) {
 	is.Equal(sc["environment"].(map[string]any)["isolation"], "process")
 	ipc := result(sc)["ipc"].(map[string]any)
 	is.Equal(ipc["retained"], 1.0)
+	// Processes gone before the snapshot are listed with their exit; an
+	// unnamed pid and a missing exit code are null.
+	procs := result(sc)["processes"].(map[string]any)
+	is.Equal(len(procs["items"].([]any)), 1)
+	is.Equal(procs["ended"], []any{map[string]any{"pid": 43.0, "role": "renderer", "reason": "crashed", "exit_code": 9.0},
+		map[string]any{"pid": nil, "role": "gpu", "reason": "killed", "exit_code": nil}})
 	an := mustCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
 	rec := result(mustCall(t, s, "reconcile_javascript_runtime", map[string]any{
 		"static_layers":        []any{map[string]any{"role": "application", "analysis": retained(an)}},
