@@ -289,6 +289,9 @@ func (e *Engine) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (
 	idle := time.Duration(sc.IdleTimeoutMS) * time.Millisecond
 	var exitSeenAt time.Duration
 	exited := sup.Exited()
+	if loopStartDelay > 0 {
+		time.Sleep(loopStartDelay)
+	}
 	for c.disposition == "" {
 		select {
 		case <-ctx.Done():
@@ -303,6 +306,11 @@ func (e *Engine) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (
 			exitSeenAt = c.elapsed()
 			c.disposition = ports.DispositionExited
 		case <-evTimer.C:
+			// Output already read came before the event: store it first,
+			// or a loop that fell behind (a slow sample on a loaded host)
+			// could journal a prompt after the input that answers it,
+			// since select picks among ready cases at random.
+			chunks = c.drain(chunks)
 			for evIdx < len(sc.Events) && time.Duration(sc.Events[evIdx].AtMS)*time.Millisecond <= c.elapsed() {
 				c.dispatch(evIdx, sc.Events[evIdx])
 				evIdx++
@@ -516,6 +524,27 @@ func (c *capture) abort(out *ports.ProcessCapture, cause error) (*ports.ProcessC
 
 // pump stores output until done closes, sampling on the way. It returns
 // the channel, nil once it closed.
+// drain stores the chunks already waiting, without blocking; nil once the
+// reader has closed the channel.
+func (c *capture) drain(chunks chan chunk) chan chunk {
+	for chunks != nil {
+		select {
+		case ch, ok := <-chunks:
+			if !ok {
+				return nil
+			}
+			c.store(ch)
+		default:
+			return chunks
+		}
+	}
+	return nil
+}
+
+// loopStartDelay holds the capture loop back before its first select, so
+// that output already read and a due event are ready together (tests only).
+var loopStartDelay time.Duration
+
 func (c *capture) pump(chunks chan chunk, done <-chan struct{}) chan chunk {
 	tick := time.NewTicker(sampleInterval)
 	defer tick.Stop()

@@ -23,6 +23,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"rea/adapters/pty"
 	"rea/ports"
 )
 
@@ -803,4 +804,35 @@ func TestProgramPathIsNormalizedInProcessCommands(t *testing.T) {
 	is.True(len(cmds[0]) > 0)
 	is.Equal(cmds[0][0], "<executable> --flag <executable>.conf")
 	is.Equal(cmds[0], cmds[1])
+}
+
+// Output read before an input event is journaled before it, even when the
+// capture loop falls behind and finds both ready at once (held back here,
+// as a slow process sample on a loaded host holds it): the prompt comes
+// first, then the input that answers it. Before, select chose between the
+// waiting output and the due event at random, so about half the captures
+// journaled the prompt after the input, and compare_process_captures
+// reported the terminal changed between two runs of the same program.
+func TestOutputReadBeforeAnEventIsJournaledFirst(t *testing.T) {
+	defer pty.SetLoopStartDelay(300 * time.Millisecond)()
+	e := engine(t)
+	for i := 0; i < 8; i++ {
+		is := is.New(t)
+		sc := ports.NewCaptureScenario(program(t, "prompt"))
+		sc.Events = []ports.CaptureEvent{{Type: ports.EventInput, AtMS: 50, Data: "bob\n"}, {Type: ports.EventInput, AtMS: 400, Data: "pw\n"}}
+		sc.TimeoutMS = 5000
+		c, err := capture(t, e, context.Background(), sc)
+		is.NoErr(err)
+		prompt, input := -1, -1
+		for k, j := range c.EventJournal {
+			switch {
+			case j.Collection == ports.JournalFrames && prompt < 0 && strings.Contains(c.Frames[j.Index].Data, "name? "):
+				prompt = k
+			case j.Collection == ports.JournalInteractionEvents && input < 0:
+				input = k
+			}
+		}
+		is.True(prompt >= 0 && input >= 0)
+		is.True(prompt < input) // the prompt, then the answer
+	}
 }
