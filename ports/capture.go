@@ -415,7 +415,8 @@ type CapturedProcess struct {
 
 // NormalizedProcess is a CapturedProcess with pids renumbered 1.. in first
 // seen order (the launcher, then pid, parent, group, session); 0 means a
-// process outside the capture. Command is normalized.
+// process outside the capture. Command is normalized; the launched
+// program's path in it is <executable> even when Paths normalization is off.
 type NormalizedProcess struct {
 	ID, ParentID, GroupID, SessionID int
 	Command                          string

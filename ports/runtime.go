@@ -125,13 +125,29 @@ type RuntimeListExclusions struct {
 // the caller did not declare one; a declared kind must fit the target's
 // protocol type (node and electron-main need node, the others page).
 type RuntimeObserveRequest struct {
-	Endpoint      string
-	TargetID      string
-	Scope         RuntimeScope
-	RuntimeKind   string
-	ObservationMS int // 0 means 100; at most 60000
+	Endpoint    string
+	TargetID    string
+	Scope       RuntimeScope
+	RuntimeKind string
+	// ObservationMS is the window after the attach, at most 60000. 0
+	// records only what the runtime reports on attach (the scripts and
+	// contexts already there) and waits for nothing more.
+	ObservationMS int
 	Limits        RuntimeLimits
 }
+
+// RuntimeObservationError is an observation that failed after the attach
+// (the target went away mid-window): Err is the classified failure (a
+// *BrowserError, disconnected), Partial what was observed before it, with
+// a limitation saying when the observation broke off.
+type RuntimeObservationError struct {
+	Err     error
+	Partial *RuntimeObservation
+}
+
+func (e *RuntimeObservationError) Error() string { return e.Err.Error() }
+
+func (e *RuntimeObservationError) Unwrap() error { return e.Err }
 
 // RuntimeLimits bound an observation; zero means the default in brackets.
 type RuntimeLimits struct {
@@ -224,7 +240,7 @@ type ElectronInspectRequest struct {
 	Endpoint             string
 	TargetID             string
 	AllowedFileRoots     []string
-	ObservationMS        int // 0 means 100
+	ObservationMS        int // 0 reads the page at once, waiting for nothing
 	IncludeScriptSources bool
 	Limits               BrowserLimits // frames, DOM nodes, scripts, resources, workers, sources
 }
@@ -321,8 +337,11 @@ type ElectronScenarioCapture struct {
 	ElectronVersion string
 	Actions         []ElectronActionResult
 	Windows         []ElectronWindow
-	Processes       []ElectronProcess
-	ProcessesTrunc  bool
+	// Processes are those alive at the snapshot (app.getAppMetrics);
+	// EndedProcesses those that went away before it, with their exit.
+	Processes      []ElectronProcess
+	ProcessesTrunc bool
+	EndedProcesses []ElectronEndedProcess
 	// Renderers are the live webContents with the hook's renderer half
 	// attached or not (partial_attach when a loaded one is not).
 	Renderers   []ElectronRenderer
@@ -374,6 +393,18 @@ type ElectronRenderer struct {
 type ElectronProcess struct {
 	PID  int
 	Role string // main | renderer | utility | unknown
+}
+
+// ElectronEndedProcess is an owned process that went away before the
+// snapshot: a renderer (render-process-gone, with the pid it last had) or
+// another child (child-process-gone, which names no pid: PID 0). Reason is
+// Electron's ("crashed", "killed", "clean-exit", ...); ExitCode is nil when
+// it gave none.
+type ElectronEndedProcess struct {
+	PID      int
+	Role     string
+	Reason   string
+	ExitCode *int
 }
 
 // ElectronEvent is one recorded event: an IPC message or an effect

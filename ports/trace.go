@@ -396,7 +396,10 @@ type TraceCoverage struct {
 	// HitsDropped counts hits past MaxHits (observed, not recorded): those
 	// at the stop that ended the trace (TraceStopHitLimit).
 	HitsDropped int
-	// ReturnsMissing counts recorded hits whose return was not observed.
+	// ReturnsMissing counts recorded hits whose return was not observed
+	// while the program ran on. A hit still waiting for its return when a
+	// limit or cancellation stopped the program is pending instead: it is
+	// not counted here, and a note gives the number.
 	ReturnsMissing int
 	// ForksNotFollowed are the child PIDs the program forked; children run
 	// without breakpoints and are not traced.

@@ -182,9 +182,6 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 	if req.ObservationMS < 0 || req.ObservationMS > 10000 {
 		return nil, &ports.BrowserError{Code: ports.BrowserInvalidRequest, Field: "observation_ms", Msg: "observation_ms must be 0..10000"}
 	}
-	if req.ObservationMS == 0 {
-		req.ObservationMS = 100
-	}
 	sc, err := electronScope(req.AllowedFileRoots)
 	if err != nil {
 		return nil, err
@@ -242,6 +239,12 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 		cap.mu.Unlock()
 	}
 	started := time.Now().UTC()
+	if req.ObservationMS == 0 {
+		cap.mu.Lock()
+		cap.led.limitations = append(cap.led.limitations, "observation_ms was 0: the page was read at once, with only the scripts and contexts "+
+			"the enables reported; nothing was waited for.")
+		cap.mu.Unlock()
+	}
 	if err := sleep(ctx, time.Duration(req.ObservationMS)*time.Millisecond, a.gone()); err != nil {
 		return nil, err
 	}

@@ -103,6 +103,12 @@ type hookMsg struct {
 		PID  int    `json:"pid"`
 		Role string `json:"role"`
 	} `json:"processes"`
+	EndedProcesses []struct {
+		PID      *int    `json:"pid"`
+		Role     string  `json:"role"`
+		Reason   *string `json:"reason"`
+		ExitCode *int    `json:"exit_code"`
+	} `json:"ended_processes"`
 	Renderers        []hookRenderer `json:"renderers"`
 	IPC              []hookEvent    `json:"ipc"`
 	IPCObserved      int            `json:"ipc_observed"`
@@ -292,6 +298,9 @@ func (e *RuntimeEngine) RunElectronScenario(ctx context.Context, req ports.Elect
 func (e *RuntimeEngine) capScenario(out *ports.ElectronScenarioCapture, maxProcs, maxWindows int) *ports.ElectronScenarioCapture {
 	if len(out.Processes) > maxProcs {
 		out.Processes, out.ProcessesTrunc = out.Processes[:maxProcs], true
+	}
+	if len(out.EndedProcesses) > maxProcs {
+		out.EndedProcesses, out.ProcessesTrunc = out.EndedProcesses[:maxProcs], true
 	}
 	if len(out.Windows) > maxWindows {
 		out.Windows = out.Windows[:maxWindows]
@@ -535,6 +544,16 @@ func (e *RuntimeEngine) runScenario(ctx context.Context, run *supervisor.Run, re
 		}
 		for _, p := range m.RawProcesses {
 			out.Processes = append(out.Processes, ports.ElectronProcess{PID: p.PID, Role: cut(p.Role, 32)})
+		}
+		for _, p := range m.EndedProcesses {
+			if len(out.EndedProcesses) >= 64 {
+				break
+			}
+			ep := ports.ElectronEndedProcess{PID: positive(p.PID), Role: cut(p.Role, 32), ExitCode: p.ExitCode}
+			if p.Reason != nil {
+				ep.Reason = cut(*p.Reason, 64)
+			}
+			out.EndedProcesses = append(out.EndedProcesses, ep)
 		}
 		for _, ev := range m.IPC {
 			if len(out.IPC) < maxIPC {

@@ -275,6 +275,25 @@ func TestElectronScenarioRendererReloadAndCrash(t *testing.T) {
 		// The renderer was observed (its hook attached) before it crashed:
 		// the snapshot's process list no longer has it, the roles still do.
 		is.Equal(out.ObservedRoles, []string{"main", "renderer"})
+		// It is listed among the ended processes with the pid it had and
+		// its exit. Before, a process gone before the snapshot was in no
+		// list at all.
+		for _, p := range out.Processes {
+			is.True(p.Role != "renderer")
+		}
+		var attached int
+		for _, ev := range out.Timeline {
+			if ev.Kind == "hook-attached" {
+				attached = ev.PID
+			}
+		}
+		is.True(attached > 0)
+		is.Equal(len(out.EndedProcesses), 1)
+		gone := out.EndedProcesses[0]
+		is.Equal(gone.Role, "renderer")
+		is.Equal(gone.PID, attached)
+		is.Equal(gone.Reason, "crashed")
+		is.True(gone.ExitCode != nil && *gone.ExitCode == 9)
 	})
 
 	t.Run("crash then reload", func(t *testing.T) {

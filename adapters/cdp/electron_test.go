@@ -107,3 +107,16 @@ func TestElectronPagesLiveOnChromium(t *testing.T) {
 	}
 	is.True(found)
 }
+
+// observation_ms 0 reads the page at once and says so; before, 0 ran as a
+// 100 ms window and the capture window said 100.
+func TestElectronInspectZeroWindowReadsAtOnce(t *testing.T) {
+	is := is.New(t)
+	dir, _ := filepath.Abs("testdata/electronapp")
+	f := cdptest.New(&cdptest.Options{Targets: []cdptest.Target{{ID: "T1", Type: "page", Title: "Fixture", URL: "file://" + dir + "/index.html"}}})
+	defer f.Close()
+	pc, err := cdp.NewRuntime(nil).InspectElectronPage(context.Background(), ports.ElectronInspectRequest{Endpoint: f.URL, TargetID: "T1", AllowedFileRoots: []string{dir}})
+	is.NoErr(err)
+	is.Equal(pc.CaptureWindow.ObservationMS, 0)
+	is.True(slices.ContainsFunc(pc.Limitations, func(l string) bool { return strings.Contains(l, "observation_ms was 0") }))
+}

@@ -563,9 +563,6 @@ func (e *RuntimeEngine) ObserveRuntime(ctx context.Context, req ports.RuntimeObs
 	if req.ObservationMS < 0 || req.ObservationMS > 60000 {
 		return nil, &ports.BrowserError{Code: ports.BrowserInvalidRequest, Field: "observation_ms", Msg: "observation_ms must be 0..60000"}
 	}
-	if req.ObservationMS == 0 {
-		req.ObservationMS = 100
-	}
 	sc, err := newRuntimeScope(req.Scope)
 	if err != nil {
 		return nil, err
@@ -653,10 +650,21 @@ func (e *RuntimeEngine) ObserveRuntime(ctx context.Context, req ports.RuntimeObs
 	case <-ctx.Done():
 		return nil, cancelled(ctx)
 	case <-c.done:
+		// The target went away (a process killed mid-window closes the
+		// socket without destroying its contexts): the status stays
+		// disconnected, and what was seen before travels with it.
+		var err error = errDetached()
 		if be := c.failureNow(); be != nil {
-			return nil, &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "the target went away during the observation", Err: be}
+			err = &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "the target went away during the observation", Err: be}
 		}
-		return nil, errDetached()
+		c.setListener(nil)
+		cap.mu.Lock()
+		defer cap.mu.Unlock()
+		obs := cap.finish(started, req.ObservationMS, loc, false, skipRefused)
+		obs.Limitations = append(obs.Limitations, "The target went away "+itoa(int(obs.EndedAt.Sub(started).Milliseconds()))+" ms into the "+
+			itoa(req.ObservationMS)+" ms window (the inspector socket closed without the contexts being destroyed, as when the process is killed): "+
+			"this partial observation holds what was reported before; anything later is unknown.")
+		return nil, &ports.RuntimeObservationError{Err: err, Partial: obs}
 	case <-cap.ended:
 		exited = true
 	case <-timer.C:
@@ -664,22 +672,32 @@ func (e *RuntimeEngine) ObserveRuntime(ctx context.Context, req ports.RuntimeObs
 	c.setListener(nil)
 	cap.mu.Lock()
 	defer cap.mu.Unlock()
-	obs := cap.obs
-	obs.StartedAt, obs.EndedAt, obs.ObservationMS = started, time.Now().UTC(), req.ObservationMS
-	for r := range cap.trunc {
+	return cap.finish(started, req.ObservationMS, loc, exited, skipRefused), nil
+}
+
+// finish is the observation as it stands, with the limitations it needs.
+// Called with mu held, after the listener is removed.
+func (c *v8Capture) finish(started time.Time, windowMS int, loc ports.RuntimeLocation, exited, skipRefused bool) *ports.RuntimeObservation {
+	obs := c.obs
+	obs.StartedAt, obs.EndedAt, obs.ObservationMS = started, time.Now().UTC(), windowMS
+	for r := range c.trunc {
 		obs.TruncationReasons = append(obs.TruncationReasons, r)
 	}
 	slices.Sort(obs.TruncationReasons)
 	obs.Limitations = slices.Clone(obs.Limitations)
-	if cap.urlless > 0 {
-		obs.Limitations = append(obs.Limitations, itoa(cap.urlless)+" script(s) had no URL: code compiled at run time (eval, new Function, vm without a filename); "+
+	if windowMS == 0 {
+		obs.Limitations = append(obs.Limitations, "observation_ms was 0: only what the runtime reported on attach (the scripts and contexts "+
+			"already there when Runtime.enable and Debugger.enable answered) was recorded; no window followed.")
+	}
+	if c.urlless > 0 {
+		obs.Limitations = append(obs.Limitations, itoa(c.urlless)+" script(s) had no URL: code compiled at run time (eval, new Function, vm without a filename); "+
 			"they have no location, are counted under invalid_protocol_value and are not listed.")
 	}
 	if exited {
 		obs.Limitations = append(obs.Limitations, "The program ended during the window: every execution context was destroyed, and the observation stopped then ("+
-			itoa(int(obs.EndedAt.Sub(started).Milliseconds()))+" of "+itoa(req.ObservationMS)+" ms) rather than keep the exiting process alive, as Node does while a debugger is attached.")
+			itoa(int(obs.EndedAt.Sub(started).Milliseconds()))+" of "+itoa(windowMS)+" ms) rather than keep the exiting process alive, as Node does while a debugger is attached.")
 	}
-	if cap.mainPath != "" && !cap.sawMain && !exited && len(obs.TruncationReasons) == 0 {
+	if c.mainPath != "" && !c.sawMain && !exited && len(obs.TruncationReasons) == 0 {
 		obs.Limitations = append(obs.Limitations, "The target's own script ("+loc.FilePath+") was not parsed: the program has not started "+
 			"(node --inspect-brk and --inspect-wait wait for a debugger to send Runtime.runIfWaitingForDebugger, which a passive observation never sends), "+
 			"or V8 had already collected that script.")
@@ -689,7 +707,7 @@ func (e *RuntimeEngine) ObserveRuntime(ctx context.Context, req ports.RuntimeObs
 	}
 	obs.Scripts = slices.Clone(obs.Scripts)
 	obs.Contexts = slices.Clone(obs.Contexts)
-	return &obs, nil
+	return &obs
 }
 
 // statExists reports whether p exists (for tests and the scenario runner).

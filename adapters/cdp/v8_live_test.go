@@ -3,10 +3,12 @@ package cdp_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,6 +35,8 @@ setInterval(() => {
 // ticker is a running node --inspect process and the ticks it printed.
 type ticker struct {
 	endpoint string
+	pid      int
+	script   string
 	mu       sync.Mutex
 	ticks    int
 	changed  chan struct{} // closed and replaced on each tick
@@ -77,7 +81,7 @@ func startTicker(t *testing.T) *ticker {
 		t.Fatalf("start node: %v", err)
 	}
 	t.Cleanup(func() { cancel(); cmd.Wait() })
-	tk := &ticker{changed: make(chan struct{})}
+	tk := &ticker{changed: make(chan struct{}), pid: cmd.Process.Pid, script: script}
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
@@ -162,4 +166,68 @@ func TestV8ObserveDoesNotPauseAtDebuggerStatements(t *testing.T) {
 	}
 	is.True(inWindow >= 2)
 	is.Equal(len(o.Limitations), 0)
+}
+
+// tickerTarget waits until the ticker's inspector lists its target.
+func tickerTarget(t *testing.T, e *cdp.RuntimeEngine, tk *ticker) string {
+	t.Helper()
+	for i := 0; i < 100; i++ {
+		if list, err := e.ListRuntimeTargets(context.Background(), ports.RuntimeListRequest{Endpoint: tk.endpoint}); err == nil && len(list.Targets) == 1 {
+			return list.Targets[0].TargetID
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("the ticker's inspector never listed its target")
+	return ""
+}
+
+func hasLimitation(lims []string, part string) bool {
+	return slices.ContainsFunc(lims, func(l string) bool { return strings.Contains(l, part) })
+}
+
+// observation_ms 0 records what the attach reports (the scripts already
+// loaded, the main context) and opens no window, saying so. Before, 0 ran
+// as a 100 ms window and the capture said observation_ms 100.
+func TestV8ObserveZeroWindowKeepsOnlyTheAttach(t *testing.T) {
+	is := is.New(t)
+	tk := startTicker(t)
+	e := cdp.NewRuntime(nil)
+	root, err := filepath.EvalSymlinks(filepath.Dir(tk.script))
+	is.NoErr(err)
+	o, err := e.ObserveRuntime(context.Background(), ports.RuntimeObserveRequest{Endpoint: tk.endpoint, TargetID: tickerTarget(t, e, tk),
+		RuntimeKind: "node", ObservationMS: 0, Scope: ports.RuntimeScope{AllowedFileRoots: []string{root}}})
+	is.NoErr(err)
+	is.Equal(o.ObservationMS, 0)
+	is.True(hasLimitation(o.Limitations, "observation_ms was 0"))
+	is.True(len(o.Contexts) >= 1) // the main context, reported on attach
+	is.True(slices.ContainsFunc(o.Scripts, func(s ports.RuntimeScript) bool { return strings.HasSuffix(s.Location.FilePath, "/tick.js") }))
+}
+
+// A target killed with SIGKILL mid-window fails as disconnected, and the
+// error carries what was observed before: the program's own script and
+// its context, with a limitation naming the loss. Before, the error had
+// no observation at all.
+func TestV8ObserveKeepsWhatWasSeenWhenTheTargetIsKilled(t *testing.T) {
+	is := is.New(t)
+	tk := startTicker(t)
+	e := cdp.NewRuntime(nil)
+	root, err := filepath.EvalSymlinks(filepath.Dir(tk.script))
+	is.NoErr(err)
+	pctx := ports.WithProgress(context.Background(), progressFunc(func(phase, _ string) {
+		if phase == "observe" {
+			syscall.Kill(tk.pid, syscall.SIGKILL) // the test started it
+		}
+	}))
+	_, err = e.ObserveRuntime(pctx, ports.RuntimeObserveRequest{Endpoint: tk.endpoint, TargetID: tickerTarget(t, e, tk),
+		RuntimeKind: "node", ObservationMS: 60000, Scope: ports.RuntimeScope{AllowedFileRoots: []string{root}}})
+	be, ok := ports.AsBrowserError(err)
+	is.True(ok)
+	is.Equal(be.Code, ports.BrowserDisconnected)
+	var pe *ports.RuntimeObservationError
+	is.True(errors.As(err, &pe))
+	is.True(pe.Partial != nil)
+	is.Equal(pe.Partial.ObservationMS, 60000)
+	is.True(len(pe.Partial.Contexts) >= 1)
+	is.True(slices.ContainsFunc(pe.Partial.Scripts, func(s ports.RuntimeScript) bool { return strings.HasSuffix(s.Location.FilePath, "/tick.js") }))
+	is.True(hasLimitation(pe.Partial.Limitations, "The target went away"))
 }

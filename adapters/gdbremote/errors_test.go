@@ -250,6 +250,35 @@ func TestTraceHitLimitEndsALaunchedProgram(t *testing.T) {
 	is.True(hasNote(res.Coverage.Notes, "max_hits (5) was reached", "launched was killed"))
 }
 
+// A call still waiting for its return when the hit limit ends the trace
+// is pending, not missing: the program was stopped before it could return.
+// Here main never returns before the limit, so the trace holds main's hit
+// unreturned; it is named in a note and not counted in returns_missing.
+// Before, returns_missing said 1, as if main's return had been lost.
+func TestTraceHitLimitLeavesPendingReturnsOutOfMissing(t *testing.T) {
+	needServer(t)
+	is := is.New(t)
+	bin := buildC(t, "loop.c", "loop")
+	id := runID(t)
+	defer noneLeft(t, id)
+	res, err := gdbremote.New(nil).TraceCalls(context.Background(), ports.TraceRequest{
+		Launch: &ports.TraceLaunch{Path: bin},
+		Breakpoints: []ports.TraceBreakpoint{{Address: symbol(t, bin, "main"), Name: "main"},
+			{Address: symbol(t, bin, "target"), Name: "target"}},
+		MaxHits:     3,
+		MaxDuration: 2 * time.Minute,
+		RunID:       id,
+	})
+	is.NoErr(err)
+	is.Equal(res.Coverage.StopReason, ports.TraceStopHitLimit)
+	is.Equal(len(res.Hits), 3)
+	is.Equal(res.Hits[0].Name, "main")
+	is.True(!res.Hits[0].Returned)
+	is.True(res.Hits[1].Returned)
+	is.Equal(res.Coverage.ReturnsMissing, 0)
+	is.True(hasNote(res.Coverage.Notes, "1 recorded call(s) were still waiting for their return", "pending"))
+}
+
 func hasNote(notes []string, parts ...string) bool {
 	for _, n := range notes {
 		all := true

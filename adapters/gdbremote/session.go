@@ -1379,10 +1379,30 @@ func (s *session) finishCoverage() {
 		cov.Threads = append(cov.Threads, t)
 	}
 	sort.Ints(cov.Threads)
-	for _, h := range s.res.Hits {
-		if !h.Returned {
+	// A hit still waiting for its return when a limit or cancellation
+	// stopped the program is pending: the trace ended before the call
+	// could return, so its return is not missing. Only an exited program
+	// (or a stack that never came back to the return address) loses one.
+	waiting := map[int]bool{}
+	if cov.StopReason != ports.TraceStopExited {
+		for _, list := range s.pending {
+			for _, p := range list {
+				waiting[p.hit] = true
+			}
+		}
+	}
+	pending := 0
+	for i, h := range s.res.Hits {
+		switch {
+		case h.Returned:
+		case waiting[i]:
+			pending++
+		default:
 			cov.ReturnsMissing++
 		}
+	}
+	if pending > 0 {
+		cov.Notes = append(cov.Notes, fmt.Sprintf("%d recorded call(s) were still waiting for their return when the trace ended (%s): pending, not counted in returns_missing", pending, cov.StopReason))
 	}
 	if cov.StopReason == ports.TraceStopHitLimit {
 		ended := "the program rea launched was killed (exit null)"

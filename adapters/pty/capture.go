@@ -289,6 +289,9 @@ func (e *Engine) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (
 	idle := time.Duration(sc.IdleTimeoutMS) * time.Millisecond
 	var exitSeenAt time.Duration
 	exited := sup.Exited()
+	if loopStartDelay > 0 {
+		time.Sleep(loopStartDelay)
+	}
 	for c.disposition == "" {
 		select {
 		case <-ctx.Done():
@@ -303,6 +306,11 @@ func (e *Engine) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (
 			exitSeenAt = c.elapsed()
 			c.disposition = ports.DispositionExited
 		case <-evTimer.C:
+			// Output already read came before the event: store it first,
+			// or a loop that fell behind (a slow sample on a loaded host)
+			// could journal a prompt after the input that answers it,
+			// since select picks among ready cases at random.
+			chunks = c.drain(chunks)
 			for evIdx < len(sc.Events) && time.Duration(sc.Events[evIdx].AtMS)*time.Millisecond <= c.elapsed() {
 				c.dispatch(evIdx, sc.Events[evIdx])
 				evIdx++
@@ -330,12 +338,11 @@ func (e *Engine) CaptureProcess(ctx context.Context, req ports.CaptureRequest) (
 		stopStart = time.Now()
 		stopCtx, cancelStop := context.WithCancel(context.WithoutCancel(ctx))
 		if c.disposition == ports.DispositionCancelled || sc.FinalizationMS == 0 {
-			// No grace: the launcher gets SIGKILL first (its pid proven
-			// again), since a SIGTERM, however soon SIGKILL follows, would
-			// end it by SIGTERM or run its handler. The stop sequence, its
-			// context already ended, then sends the rest of the tree
-			// SIGKILL only.
-			c.signalLauncher(syscall.SIGKILL)
+			// No grace: the stop sequence, its context already ended,
+			// sends no SIGTERM (which could end a process by SIGTERM or
+			// run its handler) but SIGKILL to every proven process of the
+			// tree, the launcher included. It is the one owner that
+			// signals at a stop.
 			cancelStop()
 		} else {
 			go func() {
@@ -517,6 +524,27 @@ func (c *capture) abort(out *ports.ProcessCapture, cause error) (*ports.ProcessC
 
 // pump stores output until done closes, sampling on the way. It returns
 // the channel, nil once it closed.
+// drain stores the chunks already waiting, without blocking; nil once the
+// reader has closed the channel.
+func (c *capture) drain(chunks chan chunk) chan chunk {
+	for chunks != nil {
+		select {
+		case ch, ok := <-chunks:
+			if !ok {
+				return nil
+			}
+			c.store(ch)
+		default:
+			return chunks
+		}
+	}
+	return nil
+}
+
+// loopStartDelay holds the capture loop back before its first select, so
+// that output already read and a due event are ready together (tests only).
+var loopStartDelay time.Duration
+
 func (c *capture) pump(chunks chan chunk, done <-chan struct{}) chan chunk {
 	tick := time.NewTicker(sampleInterval)
 	defer tick.Stop()
@@ -904,6 +932,15 @@ func (c *capture) finish(out *ports.ProcessCapture, stopStart time.Time) {
 	if sc.Normalization.PIDs {
 		n.PIDs = pidSet(c.samp.pids())
 	}
+	// Process commands always name the launched program <executable>,
+	// path normalization or not: its path is where the caller put the
+	// build, not what the program did, and it would make the same program
+	// run from two directories differ in every comparison.
+	cn := n
+	if !sc.Normalization.Paths {
+		cn = &Normalizer{Secrets: n.Secrets, Patterns: n.Patterns, Ports: n.Ports, PIDs: n.PIDs,
+			Paths: map[string]string{out.Executable.Path: placeholderExecutable}}
+	}
 
 	out.Frames = make([]ports.CaptureFrame, len(c.frames))
 	norm := sha256.New()
@@ -947,8 +984,7 @@ func (c *capture) finish(out *ports.ProcessCapture, stopStart time.Time) {
 		out.Exit.ElapsedMS = &v
 	}
 
-	// Signals: the scenario's, the launcher's SIGKILL at a stop without
-	// grace, and the supervisor's, in time order.
+	// Signals: the scenario's and the supervisor's, in time order.
 	all := append(append([]ports.SignalAttempt{}, c.eventSignals...), c.sup.Signals()...)
 	sort.SliceStable(all, func(i, j int) bool { return all[i].At.Before(all[j].At) })
 	out.SignalAttempts = all
@@ -1010,7 +1046,7 @@ func (c *capture) finish(out *ports.ProcessCapture, stopStart time.Time) {
 		}
 		out.NormalizedProcesses = append(out.NormalizedProcesses, ports.NormalizedProcess{
 			ID: id(p.PID), ParentID: id(p.ParentPID), GroupID: id(p.ProcessGroupID), SessionID: id(p.SessionID),
-			Command: strings.TrimSpace(n.Normalize(cmd)), FirstSeenMS: bucketMS(p.FirstSeenMS, b),
+			Command: strings.TrimSpace(cn.Normalize(cmd)), FirstSeenMS: bucketMS(p.FirstSeenMS, b),
 		})
 	}
 	out.ListeningSockets = c.samp.listening()
@@ -1054,6 +1090,9 @@ func (c *capture) finish(out *ports.ProcessCapture, stopStart time.Time) {
 	if sc.Normalization.Paths {
 		out.NormalizationApplied.Placeholders = append(out.NormalizationApplied.Placeholders,
 			placeholderTemporaryRoot, placeholderWorkingDir, placeholderExecutable, "<filesystem-root-N>")
+	} else {
+		// In process commands only (cn above).
+		out.NormalizationApplied.Placeholders = append(out.NormalizationApplied.Placeholders, placeholderExecutable)
 	}
 	if sc.Normalization.PIDs {
 		out.NormalizationApplied.Placeholders = append(out.NormalizationApplied.Placeholders, placeholderPID)

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"rea/adapters/pty"
 	"rea/ports"
 )
 
@@ -743,4 +745,94 @@ func TestZeroFinalizationKillsTheChildrenAtOnce(t *testing.T) {
 		is.True(a.Signal != "SIGTERM") // nothing got a SIGTERM it could act on
 	}
 	is.True(!strings.Contains(text(c), "got SIGTERM"))
+}
+
+// A stop without grace has one owner signal: the supervisor's stop
+// sequence, whose context has already ended, sends SIGKILL only, to the
+// whole owned group at once. Before, the capture first sent the launcher a
+// SIGKILL of its own (a process attempt), and the shell's death then hung
+// up the child, so the supervisor found nothing left to stop.
+func TestZeroFinalizationSignalsTheLauncherOnce(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	sc := ports.NewCaptureScenario("/bin/sh")
+	sc.Arguments = []string{"-c", program(t, "termhandler") + " & wait"}
+	sc.TimeoutMS, sc.IdleTimeoutMS, sc.FinalizationMS = 10000, 500, 0
+	c, err := capture(t, e, context.Background(), sc)
+	is.NoErr(err)
+	is.Equal(c.Exit.Reason, ports.DispositionIdleTimeout)
+	is.Equal(c.Exit.Signal, "SIGKILL")
+	is.Equal(len(c.SignalAttempts), 1)
+	a := c.SignalAttempts[0]
+	is.Equal(a.Signal, "SIGKILL")
+	is.Equal(a.Target, ports.TargetProcessGroup) // the supervisor's round, not a launcher-only kill
+	is.Equal(a.ID, c.Processes[0].PID)           // the launcher leads its group
+	is.Equal(a.Result, ports.SignalDelivered)
+}
+
+// The same program run from two places (a v1 and a v2 build directory)
+// gives the same normalized process commands: the launched program's path
+// is replaced by <executable> in the process tree even when path
+// normalization is off (the default), as pids and ports are, and the
+// capture lists the placeholder among those applied. Before, the commands
+// kept the two paths, so compare_process_captures reported the launcher
+// as changed.
+func TestProgramPathIsNormalizedInProcessCommands(t *testing.T) {
+	is := is.New(t)
+	e := engine(t)
+	src, err := os.ReadFile(program(t, "termhandler"))
+	is.NoErr(err)
+	var cmds [][]string
+	for _, v := range []string{"v1", "v2"} {
+		dir := filepath.Join(t.TempDir(), v)
+		is.NoErr(os.MkdirAll(dir, 0o755))
+		bin := filepath.Join(dir, "app")
+		is.NoErr(os.WriteFile(bin, src, 0o755))
+		sc := ports.NewCaptureScenario(bin)
+		sc.Arguments = []string{"--flag", bin + ".conf"}
+		sc.TimeoutMS, sc.IdleTimeoutMS = 10000, 400
+		is.True(!sc.Normalization.Paths)
+		c, err := capture(t, e, context.Background(), sc)
+		is.NoErr(err)
+		is.True(slices.Contains(c.NormalizationApplied.Placeholders, "<executable>"))
+		var got []string
+		for _, p := range c.NormalizedProcesses {
+			got = append(got, p.Command)
+		}
+		cmds = append(cmds, got)
+	}
+	is.True(len(cmds[0]) > 0)
+	is.Equal(cmds[0][0], "<executable> --flag <executable>.conf")
+	is.Equal(cmds[0], cmds[1])
+}
+
+// Output read before an input event is journaled before it, even when the
+// capture loop falls behind and finds both ready at once (held back here,
+// as a slow process sample on a loaded host holds it): the prompt comes
+// first, then the input that answers it. Before, select chose between the
+// waiting output and the due event at random, so about half the captures
+// journaled the prompt after the input, and compare_process_captures
+// reported the terminal changed between two runs of the same program.
+func TestOutputReadBeforeAnEventIsJournaledFirst(t *testing.T) {
+	defer pty.SetLoopStartDelay(300 * time.Millisecond)()
+	e := engine(t)
+	for i := 0; i < 8; i++ {
+		is := is.New(t)
+		sc := ports.NewCaptureScenario(program(t, "prompt"))
+		sc.Events = []ports.CaptureEvent{{Type: ports.EventInput, AtMS: 50, Data: "bob\n"}, {Type: ports.EventInput, AtMS: 400, Data: "pw\n"}}
+		sc.TimeoutMS = 5000
+		c, err := capture(t, e, context.Background(), sc)
+		is.NoErr(err)
+		prompt, input := -1, -1
+		for k, j := range c.EventJournal {
+			switch {
+			case j.Collection == ports.JournalFrames && prompt < 0 && strings.Contains(c.Frames[j.Index].Data, "name? "):
+				prompt = k
+			case j.Collection == ports.JournalInteractionEvents && input < 0:
+				input = k
+			}
+		}
+		is.True(prompt >= 0 && input >= 0)
+		is.True(prompt < input) // the prompt, then the answer
+	}
 }

@@ -235,3 +235,39 @@ func TestTraceRequestErrorAdviceNamesNoMissingIssues(t *testing.T) {
 		t.Errorf("advice %q names details.issues, which the error does not have", a)
 	}
 }
+
+// An IFUNC implementation takes its public function's prototype: a static
+// program's __strcmp_avx2 is strcmp, with s1 and s2 read as text. Before,
+// it had no prototype and no parameters. A name whose words after the
+// function are not all CPU variants (a checking or locale variant, the
+// resolver itself) gets none, since its parameters may differ.
+func TestIFUNCImplementationsTakeTheirFunctionsPrototype(t *testing.T) {
+	for _, tc := range []struct{ name, of, entry string }{
+		{"__strcmp_avx2", "strcmp", "[rdi rsi]"},
+		{"__strcmp_sse4_2", "strcmp", "[rdi rsi]"},
+		{"__strlen_sse2_bsf", "strlen", "[rdi]"},
+		{"__memmove_avx_unaligned_erms", "memmove", "[]"},
+		{"__strchr_evex", "strchr", "[rdi]"},
+		{"__memcpy_thunderx2", "memcpy", "[]"},
+	} {
+		sig := prototypeSig(tc.name, ports.ConventionSysV)
+		if sig == nil {
+			t.Errorf("%s: no prototype", tc.name)
+			continue
+		}
+		if sig.of != tc.of || sig.source != "libc-prototype" || len(sig.params) == 0 {
+			t.Errorf("%s: of %q, source %q, %d parameters", tc.name, sig.of, sig.source, len(sig.params))
+		}
+		if got := fmt.Sprint(sig.strings()); got != tc.entry {
+			t.Errorf("%s: text read at the entry %s, want %s", tc.name, got, tc.entry)
+		}
+	}
+	for _, name := range []string{"__memcpy_chk_erms", "__strcasecmp_l_avx", "__memchr_ifunc", "__strtol_internal", "strcmp_avx2", "__avx2"} {
+		if sig := prototypeSig(name, ports.ConventionSysV); sig != nil {
+			t.Errorf("%s: got %+v, want no prototype", name, sig)
+		}
+	}
+	if sig := prototypeSig("strcmp", ports.ConventionSysV); sig == nil || sig.of != "" {
+		t.Errorf("strcmp itself: %+v", sig)
+	}
+}

@@ -352,6 +352,11 @@ func handleTraceNativeCalls(ctx context.Context, c *core.Call) (any, error) {
 	if l := unsignedLimitation(bps, sigs, econv); l != "" {
 		lim = append(lim, l)
 	}
+	for i, sig := range sigs {
+		if sig != nil && sig.of != "" {
+			lim = append(lim, fmt.Sprintf("%s is an IFUNC implementation of %s: its parameters are %s's C library prototype", bps[i].Name, sig.of, sig.of))
+		}
+	}
 	var locs []core.Location
 	for _, b := range res.Breakpoints {
 		locs = append(locs, core.Location{Kind: "address", Address: core.Hex(b.Address)})

@@ -35,6 +35,9 @@ type traceSig struct {
 	// valist is the register of the va_list the format's arguments come
 	// from (vprintf's ap), or "": they follow the format otherwise.
 	valist string
+	// of is the public function whose prototype an IFUNC implementation
+	// took (strcmp for __strcmp_avx2), or "".
+	of string
 }
 
 // cString matches a pointer to char, which a call's argument register
@@ -120,15 +123,24 @@ func (s *traceSig) byRegister() map[string]string {
 }
 
 // prototypeSig is the C library's prototype of name (an import, name@plt,
-// or a versioned name@GLIBC_2.2.5) under conv, or nil.
+// or a versioned name@GLIBC_2.2.5) under conv, or nil. An IFUNC
+// implementation (__strcmp_avx2) gets its public function's (strcmp's):
+// the resolver picks it to be that function.
 func prototypeSig(name string, conv ports.CallingConvention) *traceSig {
 	regs, floats := ports.ArgumentRegisters(conv, "")
 	base, _, _ := strings.Cut(name, "@")
 	fn, ok := libc.Lookup(base)
+	of := ""
+	if !ok {
+		if of = ifuncPublic(base); of != "" {
+			base = of
+			fn, ok = libc.Lookup(of)
+		}
+	}
 	if !ok || regs == nil && conv != ports.ConventionCdecl { // Go's has no C prototypes
 		return nil
 	}
-	s := &traceSig{source: "libc-prototype", placed: true, ret: fn.Result}
+	s := &traceSig{source: "libc-prototype", placed: true, ret: fn.Result, of: of}
 	ni, nf, slot := 0, 0, 4 // the next integer and floating-point registers, cdecl's next slot
 	for _, prm := range fn.Params {
 		p := ports.Parameter{Name: prm.Name, Type: prm.Type}
@@ -160,6 +172,43 @@ func prototypeSig(name string, conv ports.CallingConvention) *traceSig {
 		}
 	}
 	return s
+}
+
+// ifuncVariants are the words glibc's IFUNC implementations add to their
+// function's name: the instruction set or CPU they are for and how
+// (__memmove_avx_unaligned_erms, __strlen_sse2_bsf, __memcpy_thunderx2).
+var ifuncVariants = map[string]bool{
+	"sse2": true, "sse3": true, "ssse3": true, "sse41": true, "sse42": true, "avx": true, "avx2": true, "avx512": true,
+	"evex": true, "evex512": true, "rtm": true, "movbe": true, "unaligned": true, "aligned": true, "erms": true,
+	"no": true, "vzeroupper": true, "bsf": true, "rep": true, "back": true, "ia32": true, "generic": true,
+	"simd": true, "nosimd": true, "asimd": true, "sve": true, "mte": true, "a64fx": true, "falkor": true,
+	"thunderx": true, "thunderx2": true, "emag": true, "kunpeng": true, "oryon1": true, "zva64": true, "mops": true,
+}
+
+// ifuncPublic is the C library function an IFUNC implementation's name
+// implements ("strcmp" for __strcmp_avx2), or "": the name is "__", a
+// function the prototypes know, and one or more variant words. The longest
+// known function wins, and every word after it must be a variant, so a
+// checking or locale variant (__memcpy_chk_erms, __strcasecmp_l_avx) gets
+// no prototype of a function whose parameters differ from its own.
+func ifuncPublic(name string) string {
+	rest, ok := strings.CutPrefix(name, "__")
+	if !ok {
+		return ""
+	}
+	rest = strings.NewReplacer("sse4_1", "sse41", "sse4_2", "sse42").Replace(rest)
+	words := strings.Split(rest, "_")
+	for n := len(words) - 1; n >= 1; n-- {
+		if !ifuncVariants[words[n]] {
+			return ""
+		}
+		if fn := strings.Join(words[:n], "_"); fn != "" {
+			if _, ok := libc.Lookup(fn); ok {
+				return fn
+			}
+		}
+	}
+	return ""
 }
 
 // dwarfSig is the debug information's signature of the procedure at addr,

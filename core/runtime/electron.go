@@ -89,7 +89,7 @@ func opInspectElectronPage() *core.Operation {
 		Kind:    core.KindApplication,
 		Effects: passiveEffects,
 		Input: core.InputSchema([]string{"cdp_endpoint", "target_id"}, propCDP, propTarget, propRoots,
-			`"observation_ms":{"type":"integer","minimum":0,"maximum":10000,"default":100,"description":"Observation window in milliseconds."}`,
+			`"observation_ms":{"type":"integer","minimum":0,"maximum":10000,"default":100,"description":"Observation window in ms; 0 reads the page at once."}`,
 			`"include_script_sources":{"type":"boolean","default":false,"description":"Keep script sources (1 MiB each, 4 MiB in all) as artifacts."}`,
 			`"limits":{"type":"object","additionalProperties":false,"properties":{"max_frames":{"type":"integer","minimum":1,"maximum":10000,"default":200},
   "max_dom_nodes":{"type":"integer","minimum":1,"maximum":100000,"default":2000},"max_scripts":{"type":"integer","minimum":1,"maximum":100000,"default":500},
@@ -271,7 +271,7 @@ var scenarioSchema = json.RawMessage(`{"type":"object","additionalProperties":fa
  "application":{"type":"object","required":["executable_path","application_path","electron_version","process_ownership","cleanup"]},
  "actions":{"type":"array","items":{"type":"object","required":["step_id","kind","status","error","elapsed_ms"]}},
  "windows":{"type":"array","items":{"type":"object","required":["window_id","web_contents_id","url","title","visible","destroyed","crashed"]}},
- "processes":{"type":"object","required":["items","truncated"]},
+ "processes":{"type":"object","required":["items","truncated","ended"]},
  "renderers":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["web_contents_id","window_id","pid","loaded","attached","crashed"],"properties":{
    "web_contents_id":{"type":"integer"},"window_id":{"type":["integer","null"]},"pid":{"type":["integer","null"]},"loaded":{"type":"boolean"},"attached":{"type":"boolean","description":"The hook's renderer half reported from this renderer since its last load."},"crashed":{"type":"boolean"}}}},
  "ipc":{"type":"object","required":["events","observed","retained","truncated"],"properties":{"events":{"type":"array","items":` + eventSchema + `},"observed":{"type":"integer"},"retained":{"type":"integer"},"truncated":{"type":"boolean"}}},
@@ -355,6 +355,10 @@ func normalizeScenario(c *ports.ElectronScenarioCapture) *CaptureElectronScenari
 	for i, p := range c.Processes {
 		procs[i] = ElectronProcess{PID: p.PID, Role: p.Role}
 	}
+	ended := make([]ElectronEndedProcess, len(c.EndedProcesses))
+	for i, p := range c.EndedProcesses {
+		ended[i] = ElectronEndedProcess{PID: intPtr(p.PID), Role: p.Role, Reason: strPtr(p.Reason), ExitCode: p.ExitCode}
+	}
 	renderers := make([]ElectronRenderer, len(c.Renderers))
 	for i, r := range c.Renderers {
 		renderers[i] = ElectronRenderer{WebContentsID: r.WebContentsID, WindowID: intPtr(r.WindowID), PID: intPtr(r.PID), Loaded: r.Loaded, Attached: r.Attached, Crashed: r.Crashed}
@@ -378,7 +382,7 @@ func normalizeScenario(c *ports.ElectronScenarioCapture) *CaptureElectronScenari
 			ProcessOwnership: "provider-owned", Cleanup: "terminated-owned-process"},
 		Actions:   actions,
 		Windows:   windows,
-		Processes: ElectronProcesses{Items: procs, Truncated: c.ProcessesTrunc},
+		Processes: ElectronProcesses{Items: procs, Truncated: c.ProcessesTrunc, Ended: ended},
 		Renderers: renderers,
 		IPC:       ElectronEvents{Events: events(c.IPC), Observed: c.IPCObserved, Retained: len(c.IPC), Truncated: c.IPCObserved > len(c.IPC)},
 		Timeline:  ElectronEvents{Events: events(c.Timeline), Observed: c.TimelineObs, Retained: len(c.Timeline), Truncated: c.TimelineObs > len(c.Timeline)},

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 
@@ -272,11 +273,63 @@ func TestRuntimeErrorsAreTyped(t *testing.T) {
 	}
 }
 
+// A target lost mid-window fails as disconnected (provider_unavailable),
+// and the error's details carry the partial observation, normalized like a
+// result, with the limitation naming the loss. Before, the details held
+// only the operation and the reason.
+func TestObserveDisconnectKeepsThePartialObservation(t *testing.T) {
+	dir, _ := app(t)
+	f := portstest.NewRuntimeFake(dir)
+	s := session(t, f)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	f.Err = &ports.RuntimeObservationError{
+		Err: &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "the target went away during the observation"},
+		Partial: &ports.RuntimeObservation{Target: f.Targets[0], StartedAt: now, EndedAt: now.Add(40 * time.Millisecond), ObservationMS: 5000,
+			Scripts:     []ports.RuntimeScript{script("1", filepath.Join(dir, "main.js"), strings.Repeat("a", 64))},
+			Contexts:    []ports.RuntimeContext{{ContextID: 1, Name: "main", State: "live"}},
+			Limitations: []string{"The target went away 40 ms into the 5000 ms window"}},
+	}
+	_, err := call(t, s, "observe_javascript_runtime", map[string]any{"inspector_endpoint": "http://127.0.0.1:9229", "target_id": f.Targets[0].TargetID, "runtime_kind": "node"})
+	var ce *core.Error
+	if !errors.As(err, &ce) || ce.Code != core.CodeProviderUnavailable {
+		t.Fatalf("got %v, want provider_unavailable", err)
+	}
+	b, _ := json.Marshal(ce.Envelope())
+	var env struct {
+		Error struct {
+			Details struct {
+				Reason  string `json:"reason"`
+				Partial *struct {
+					Capture struct {
+						ObservationMS int `json:"observation_ms"`
+					} `json:"capture"`
+					Scripts struct {
+						Items []map[string]any `json:"items"`
+					} `json:"scripts"`
+					ExecutionContexts []map[string]any `json:"execution_contexts"`
+					Limitations       []string         `json:"limitations"`
+				} `json:"partial_observation"`
+			} `json:"details"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(b, &env); err != nil {
+		t.Fatal(err)
+	}
+	d := env.Error.Details
+	if d.Reason != "disconnected" || d.Partial == nil {
+		t.Fatalf("details: %s", b)
+	}
+	if d.Partial.Capture.ObservationMS != 5000 || len(d.Partial.Scripts.Items) != 1 || len(d.Partial.ExecutionContexts) != 1 ||
+		!strings.Contains(strings.Join(d.Partial.Limitations, "\n"), "went away") {
+		t.Errorf("partial observation: %s", b)
+	}
+}
+
 func TestElectronToolsNormalize(t *testing.T) {
 	is := is.New(t)
 	dir, sums := app(t)
 	f := portstest.NewRuntimeFake(dir)
-	size := 12.0
+	size, nine := 12.0, 9
 	f.Page = &ports.ElectronPageCapture{Browser: ports.BrowserInfo{Product: "Electron/31", Revision: "r"},
 		Target:       ports.ElectronTarget{TargetID: "P1", Type: "page", Title: "App", FilePath: dir + "/index.html"},
 		Frames:       []ports.ElectronFrame{{FrameID: "F1", FilePath: dir + "/index.html"}},
@@ -286,7 +339,8 @@ func TestElectronToolsNormalize(t *testing.T) {
 	f.Scenario = &ports.ElectronScenarioCapture{ExecutablePath: "/opt/e/electron", ApplicationPath: dir, ElectronVersion: "31.0.0", Status: "complete",
 		Actions:     []ports.ElectronActionResult{{StepID: "s1", Kind: "click", Status: "completed", ElapsedMS: 5}},
 		IPC:         []ports.ElectronEvent{{Sequence: 0, Family: "ipc", Kind: "invoke", Phase: "observed", Channel: "dialog:open", Direction: "renderer-to-main", ArgumentShapes: []string{"object{path}"}}},
-		IPCObserved: 1, Processes: []ports.ElectronProcess{{PID: 42, Role: "main"}}, ObservedRoles: []string{"main"}}
+		IPCObserved: 1, Processes: []ports.ElectronProcess{{PID: 42, Role: "main"}}, ObservedRoles: []string{"main"},
+		EndedProcesses: []ports.ElectronEndedProcess{{PID: 43, Role: "renderer", Reason: "crashed", ExitCode: &nine}, {Role: "gpu", Reason: "killed"}}}
 	s := session(t, f)
 	l := result(mustCall(t, s, "list_electron_targets", map[string]any{"cdp_endpoint": "http://127.0.0.1:9222"}))
 	is.Equal(len(l["targets"].(map[string]any)["items"].([]any)), 1)
@@ -298,6 +352,12 @@ func TestElectronToolsNormalize(t *testing.T) {
 	is.Equal(sc["environment"].(map[string]any)["isolation"], "process")
 	ipc := result(sc)["ipc"].(map[string]any)
 	is.Equal(ipc["retained"], 1.0)
+	// Processes gone before the snapshot are listed with their exit; an
+	// unnamed pid and a missing exit code are null.
+	procs := result(sc)["processes"].(map[string]any)
+	is.Equal(len(procs["items"].([]any)), 1)
+	is.Equal(procs["ended"], []any{map[string]any{"pid": 43.0, "role": "renderer", "reason": "crashed", "exit_code": 9.0},
+		map[string]any{"pid": nil, "role": "gpu", "reason": "killed", "exit_code": nil}})
 	an := mustCall(t, s, "analyze_javascript_application", map[string]any{"path": dir})
 	rec := result(mustCall(t, s, "reconcile_javascript_runtime", map[string]any{
 		"static_layers":        []any{map[string]any{"role": "application", "analysis": retained(an)}},

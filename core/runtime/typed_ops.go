@@ -435,10 +435,22 @@ type ElectronProcess struct {
 	Role string `json:"role"`
 }
 
-// ElectronProcesses are a scenario's owned processes.
+// ElectronProcesses are a scenario's owned processes: Items those alive at
+// the snapshot, Ended those that went away before it, with their exit.
 type ElectronProcesses struct {
-	Items     []ElectronProcess `json:"items"`
-	Truncated bool              `json:"truncated"`
+	Items     []ElectronProcess      `json:"items"`
+	Truncated bool                   `json:"truncated"`
+	Ended     []ElectronEndedProcess `json:"ended"`
+}
+
+// ElectronEndedProcess is an owned process gone before the snapshot. PID is
+// null when Electron named none (child-process-gone); Reason and ExitCode
+// are Electron's, null when it gave none.
+type ElectronEndedProcess struct {
+	PID      *int    `json:"pid"`
+	Role     string  `json:"role"`
+	Reason   *string `json:"reason"`
+	ExitCode *int    `json:"exit_code"`
 }
 
 // ElectronEvent is one IPC message or effect of a scenario (argument

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -129,7 +130,7 @@ func opObserveRuntime() *core.Operation {
 		Effects: passiveEffects,
 		Input: core.InputSchema([]string{"inspector_endpoint", "target_id"}, propInspector, propTarget, propRoots, propOrigins,
 			`"runtime_kind":{"enum":["node","electron-main","electron-preload","electron-renderer"],"description":"What the caller says the target is; node and electron-main need a node target, the others a page. Absent: unknown."}`,
-			`"observation_ms":{"type":"integer","minimum":0,"maximum":60000,"default":100,"description":"Observation window in milliseconds."}`,
+			`"observation_ms":{"type":"integer","minimum":0,"maximum":60000,"default":100,"description":"Observation window in ms; 0 keeps only what the attach reports."}`,
 			`"limits":{"type":"object","additionalProperties":false,"description":"Caps; events over them are dropped and counted.","properties":{
   "max_events":{"type":"integer","minimum":1,"maximum":100000,"default":10000},"max_scripts":{"type":"integer","minimum":1,"maximum":100000,"default":2000},
   "max_execution_contexts":{"type":"integer","minimum":1,"maximum":10000,"default":1000},"max_location_bytes":{"type":"integer","minimum":64,"maximum":65536,"default":16384},
@@ -225,7 +226,16 @@ func handleObserveRuntime(ctx context.Context, c *core.Call) (any, error) {
 	c.Observe(fmt.Sprintf("observing the runtime over %d ms", req.ObservationMS))
 	o, err := r.ObserveRuntime(ctx, req)
 	if err != nil {
-		return nil, runtimeErr(c.Op.Name, err)
+		ce := runtimeErr(c.Op.Name, err)
+		// A target lost mid-window (disconnected) keeps what was seen
+		// before: the error carries it, as a capture's does.
+		var pe *ports.RuntimeObservationError
+		if e, ok := ce.(*core.Error); ok && errors.As(err, &pe) && pe.Partial != nil && e.Details != nil {
+			e.Details["partial_observation"] = normalizeObservation(pe.Partial, in.RuntimeKind)
+			e.Remediation = "The target went away during the window; details.partial_observation holds what was seen before. " +
+				"Observe again once it runs, with a window that ends before it exits."
+		}
+		return nil, ce
 	}
 	res := normalizeObservation(o, in.RuntimeKind)
 	return observed(v8ProviderID, "1", envID(o.Runtime), "rea.javascript-runtime-observation/v1", authorityExternal, res, nil), nil

@@ -107,10 +107,7 @@ func (f *RuntimeFake) ObserveRuntime(ctx context.Context, req ports.RuntimeObser
 		(req.RuntimeKind == "electron-preload" || req.RuntimeKind == "electron-renderer") && t.ProtocolType != "page":
 		return nil, &ports.BrowserError{Code: ports.BrowserTargetNotAllowed, Msg: "runtime kind does not fit the target"}
 	}
-	ms := req.ObservationMS
-	if ms == 0 {
-		ms = 100
-	}
+	ms := req.ObservationMS // 0: only what the attach reports
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	o := &ports.RuntimeObservation{Runtime: f.Runtime, Target: t, StartedAt: now, EndedAt: now.Add(time.Duration(ms) * time.Millisecond), ObservationMS: ms,
 		Contexts: []ports.RuntimeContext{{ContextID: 1, Name: "main", State: "live"}}}

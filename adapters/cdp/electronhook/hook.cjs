@@ -88,7 +88,15 @@ const { app, ipcMain, shell, BrowserWindow, webContents } = electron;
 const maxIPC = Number(process.env.REA_ELECTRON_ACTIVE_MAX_IPC_EVENTS) || 2000;
 const maxRuntime = Number(process.env.REA_ELECTRON_ACTIVE_MAX_RUNTIME_EVENTS) || 5000;
 const started = Date.now();
-const state = { ipc: [], ipcObserved: 0, timeline: [], timelineObserved: 0, seq: 0, windows: new Map(), contents: new Map(), conflicts: [] };
+const state = { ipc: [], ipcObserved: 0, timeline: [], timelineObserved: 0, seq: 0, windows: new Map(), contents: new Map(), conflicts: [], ended: [] };
+// ended lists the owned processes that went away before the snapshot, which
+// app.getAppMetrics() no longer lists, with their exit as Electron reports it.
+function ended(role, pid, details) {
+  if (state.ended.length >= 64) return;
+  const d = details || {};
+  state.ended.push({ pid: Number.isInteger(pid) && pid > 0 ? pid : null, role: String(role || 'unknown').toLowerCase().slice(0, 32),
+    reason: typeof d.reason === 'string' ? d.reason.slice(0, 64) : null, exit_code: Number.isInteger(d.exitCode) ? d.exitCode : null });
+}
 
 // where() names the process that saw an event and the window it concerns.
 function where(role, pid, wc) {
@@ -120,7 +128,7 @@ ipcMain.on(HOOK_CHANNEL, (event, m) => {
   const seen = where('renderer', pid, wc);
   const at = Number.isFinite(m.at) ? m.at : Date.now();
   if (m.type === 'attach') {
-    if (wc) contentsState(wc).attached = true;
+    if (wc) { const s = contentsState(wc); s.attached = true; if (Number.isInteger(pid) && pid > 0) s.pid = pid; }
     record('renderer', 'hook-attached', 'observed', seen, at);
   } else if (m.type === 'ipc' && typeof m.kind === 'string' && Array.isArray(m.argument_shapes)) {
     record('ipc', String(m.kind).slice(0, 100), 'observed', Object.assign({ channel: String(m.channel).slice(0, 1024),
@@ -190,10 +198,19 @@ function watchContents(wc) {
   if (wc.on) {
     wc.on('will-navigate', () => { effect('navigation', 'will-navigate', 'observed', inMain(wc)); });
     wc.on('did-start-loading', () => { const s = contentsState(wc); s.loaded = false; s.attached = false; s.crashed = false; });
-    wc.on('did-finish-load', () => { contentsState(wc).loaded = true; record('renderer', 'did-finish-load', 'observed', inMain(wc)); });
-    wc.on('render-process-gone', () => {
+    wc.on('did-finish-load', () => {
+      const s = contentsState(wc);
+      s.loaded = true;
+      try { const pid = wc.getOSProcessId ? wc.getOSProcessId() : 0; if (Number.isInteger(pid) && pid > 0) s.pid = pid; } catch (_) {}
+      record('renderer', 'did-finish-load', 'observed', inMain(wc));
+    });
+    // The renderer's pid is the last one seen alive: once gone, Electron
+    // reports none.
+    wc.on('render-process-gone', (_e, details) => {
       const s = contentsState(wc);
       s.crashed = true; s.loaded = false; s.attached = false;
+      ended('renderer', s.pid, details);
+      s.pid = null;
       record('renderer', 'render-process-gone', 'observed', inMain(wc));
     });
     wc.on('destroyed', () => { const s = state.contents.get(wc.id); if (s) s.destroyed = true; });
@@ -211,6 +228,8 @@ function watchContents(wc) {
   }
 }
 if (app && app.on) app.on('web-contents-created', (_e, wc) => watchContents(wc));
+// Utility, GPU and other child processes: Electron names their type, not their pid.
+if (app && app.on) app.on('child-process-gone', (_e, details) => ended(details && details.type, null, details));
 if (app && app.on) app.on('browser-window-created', (_e, w) => {
   state.windows.set(w.id, w);
   if (w.webContents) watchContents(w.webContents);
@@ -256,7 +275,7 @@ function processes() {
   }
 }
 function snapshot() {
-  return { windows: windows(), processes: processes(), renderers: renderers(), ipc: state.ipc, ipc_observed: state.ipcObserved, timeline: state.timeline,
+  return { windows: windows(), processes: processes(), ended_processes: state.ended, renderers: renderers(), ipc: state.ipc, ipc_observed: state.ipcObserved, timeline: state.timeline,
     timeline_observed: state.timelineObserved, conflicts: state.conflicts };
 }
 globalThis.__reaElectronActiveSnapshot = snapshot;
