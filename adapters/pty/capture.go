@@ -522,8 +522,6 @@ func (c *capture) abort(out *ports.ProcessCapture, cause error) (*ports.ProcessC
 	return nil, &ports.CaptureError{Disposition: ports.DispositionFailed, Cause: cause, Partial: out}
 }
 
-// pump stores output until done closes, sampling on the way. It returns
-// the channel, nil once it closed.
 // drain stores the chunks already waiting, without blocking; nil once the
 // reader has closed the channel.
 func (c *capture) drain(chunks chan chunk) chan chunk {
@@ -545,6 +543,8 @@ func (c *capture) drain(chunks chan chunk) chan chunk {
 // that output already read and a due event are ready together (tests only).
 var loopStartDelay time.Duration
 
+// pump stores output until done closes, sampling on the way. It returns
+// the channel, nil once it closed.
 func (c *capture) pump(chunks chan chunk, done <-chan struct{}) chan chunk {
 	tick := time.NewTicker(sampleInterval)
 	defer tick.Stop()
