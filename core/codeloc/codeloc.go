@@ -166,6 +166,14 @@ func splitOffset(s string) (string, uint64, bool) {
 	return s[:i], off, true
 }
 
+// HasOffset reports whether s has the NAME+OFFSET shape (OFFSET 0x hex or
+// decimal), which a location argument reads as an offset when s is no name
+// itself: an analyst's name of that shape is refused.
+func HasOffset(s string) bool {
+	_, _, ok := splitOffset(s)
+	return ok
+}
+
 // SubAddress reads sub_<hex>, the name every location argument gives an
 // address with no name of its own.
 func SubAddress(s string) (uint64, bool) {

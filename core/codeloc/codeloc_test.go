@@ -139,3 +139,10 @@ func TestSuggest(t *testing.T) {
 	is.Equal(codeloc.Suggest(names, "key"), []string{"Check_Key", "check_key"})       // holding it, in any case
 	is.Equal(len(codeloc.Suggest(names, "zzzz")), 0)
 }
+
+func TestHasOffset(t *testing.T) {
+	is := is.New(t)
+	for s, want := range map[string]bool{"main+0x10": true, "x+16": true, "a+b": false, "+16": false, "*ABS*+0x9f550@plt": false, "main": false} {
+		is.Equal(codeloc.HasOffset(s), want)
+	}
+}
