@@ -27,6 +27,9 @@ import (
 //	core/product       core + ports: the product catalog (rea catalog)
 //	core/typecheck     standard library only: the check that an operation's
 //	                   Go types and schemas agree; tests import it
+//	core/codeloc       core + ports: the one code-location resolver, which
+//	                   core/binary and core/annotate (and core/diff's
+//	                   unknown-name refusal) share; it imports no family
 //	core/<family>      core + ports + the JSON libraries; core/jsapp also
 //	                   core/artifact (the application graph is built over the
 //	                   artifact graph's inventory); no other family imports
@@ -71,15 +74,16 @@ var policy = []struct {
 	{"rea/core/browser", append([]string{"rea/core/web"}, familyAllowed...), familyTests},
 	{"rea/core/jsapp", append([]string{"rea/core/artifact"}, familyAllowed...), familyTests},
 	{"rea/core/artifact", familyAllowed, familyTests},
-	{"rea/core/binary", append([]string{"github.com/ianlancetaylor/demangle"}, familyAllowed...), familyTests},
+	{"rea/core/binary", append([]string{"github.com/ianlancetaylor/demangle", "rea/core/codeloc"}, familyAllowed...), familyTests},
 	{"rea/core/web", familyAllowed, familyTests},
 	{"rea/core/process", append([]string{"rea/ports/libc"}, familyAllowed...), familyTests},
-	{"rea/core/diff", familyAllowed, familyTests},
+	{"rea/core/diff", append([]string{"rea/core/codeloc"}, familyAllowed...), familyTests},
 	{"rea/core/present", nil, []string{"github.com/matryer/is"}},
 	{"rea/core/product", []string{"rea/core", "rea/ports"}, []string{"github.com/matryer/is"}},
 	{"rea/core/typecheck", nil, []string{"github.com/matryer/is"}},
 	{"rea/core/runtime", append([]string{"rea/core/jsapp"}, familyAllowed...), familyTests},
-	{"rea/core/annotate", familyAllowed, familyTests},
+	{"rea/core/annotate", append([]string{"rea/core/codeloc"}, familyAllowed...), familyTests},
+	{"rea/core/codeloc", []string{"rea/core", "rea/ports"}, []string{"github.com/matryer/is"}},
 	{"rea/core/internal/jcs", nil, []string{"github.com/matryer/is"}},
 	{"rea/core/internal/identify", nil, []string{"github.com/matryer/is"}},
 	{"rea/core/", nil, nil}, // a new family needs its own row

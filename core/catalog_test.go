@@ -91,7 +91,7 @@ func TestValidationIssues(t *testing.T) {
 		{"read_bytes", `{"address":"0x0","length":100000000}`, []any{"length"}, core.ReasonOutOfRange, "got 100000000, want at most 65536"},
 		{"list_procedures", `{"limit":2.5}`, []any{"limit"}, core.ReasonInvalidType, ""},
 		{"binary_overview", `{"detail":"everything"}`, []any{"detail"}, core.ReasonInvalidValue, ""},
-		{"list_strings", `{"address":"main"}`, []any{"address"}, core.ReasonInvalidFormat, ""}, // address_name takes names
+		{"list_unknowns", `{"unknown_id":"main"}`, []any{"unknown_id"}, core.ReasonInvalidFormat, ""}, // code locations take names
 		{"list_names", `[1]`, []any{}, core.ReasonInvalidType, ""},
 		// A bad property name (propertyNames) is located at that name, not
 		// at the root where the validator checked the name by itself.

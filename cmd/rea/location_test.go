@@ -38,8 +38,14 @@ func TestStepAndXrefsStartAtTheCursor(t *testing.T) {
 
 // TestEveryToolTakesTheSameLocations: every input that means a code
 // location accepts the same forms (0x hex, decimal, an engine's name, an
-// analyst's name, the engine's name after a rename, sub_<hex>) and refuses
-// an unknown name with the same code and issue. Before, address_name,
+// analyst's name, the engine's name after a rename, sub_<hex>, each of
+// those names +OFFSET) and refuses an unknown name, and an address outside
+// every segment, with the same details: the two families' tools resolve
+// through the one resolver, core/codeloc. Before that, "helper+2" was
+// "neither an address nor a known name", and an unmapped address was
+// refused by the annotation tools as "outside every segment" and by the
+// others as "outside every section and segment (list_segments)", with
+// different details and no nearest segment. Before, address_name,
 // xrefs, next_address, prev_address, list_names, resolve_containing_procedure,
 // read_bytes and address_to_file_offset took only hex or decimal ("'helper'
 // does not match pattern ...") while goto_address took names.
@@ -57,7 +63,7 @@ func TestEveryToolTakesTheSameLocations(t *testing.T) {
 	evidence(t, call(t, cs, "set_address_name", map[string]any{"address": at, "name": "scale_banner"}))
 	tools := []string{"goto_address", "inspect_address_context", "comment", "address_name", "xrefs", "next_address", "prev_address",
 		"list_names", "resolve_containing_procedure", "read_bytes", "address_to_file_offset"}
-	var refusal string
+	var refusal, unmapped string
 	for _, tool := range tools {
 		for _, form := range []string{at, strconv.FormatUint(n, 10), "helper", "scale_banner", fmt.Sprintf("sub_%x", n)} {
 			r := call(t, cs, tool, map[string]any{"address": form})
@@ -69,13 +75,32 @@ func TestEveryToolTakesTheSameLocations(t *testing.T) {
 				t.Errorf("%s %q: %s does not name %s", tool, form, r.text, at)
 			}
 		}
+		plus := fmt.Sprintf("0x%x", n+2)
+		for _, form := range []string{"helper+2", "scale_banner+0x2", fmt.Sprintf("sub_%x+2", n)} {
+			if r := call(t, cs, tool, map[string]any{"address": form}); r.isError || (tool != "list_names" && !strings.Contains(r.text, plus)) { // no name there: an empty list
+				t.Errorf("%s %q: %s does not name %s", tool, form, r.text, plus)
+			}
+		}
 		code, details := errCode(t, call(t, cs, tool, map[string]any{"address": "no_such_name"}))
 		is.Equal(code, core.CodeInvalidRequest)
-		b, _ := json.Marshal(details["issues"])
+		is.Equal(details["operation"], tool)
+		delete(details, "operation")
+		b, _ := json.Marshal(details)
 		if refusal == "" {
 			refusal = string(b)
 		} else if string(b) != refusal {
 			t.Errorf("%s refuses an unknown name with %s; goto_address with %s", tool, b, refusal)
+		}
+		code, details = errCode(t, call(t, cs, tool, map[string]any{"address": "0xfffffffffff0"}))
+		is.Equal(code, core.CodeInvalidRequest)
+		delete(details, "operation")
+		b, _ = json.Marshal(details)
+		if unmapped == "" {
+			unmapped = string(b)
+			is.Equal(details["reason"], "address_unmapped")
+			is.True(len(details["nearest_segments"].([]any)) == 1) // the last segment, below
+		} else if string(b) != unmapped {
+			t.Errorf("%s refuses an unmapped address with %s; goto_address with %s", tool, b, unmapped)
 		}
 	}
 }
@@ -141,5 +166,75 @@ func TestCallPathsTakeTheSameLocationForms(t *testing.T) {
 		}
 		_, bp := evidence(t, r)
 		is.Equal(bp["total"], 1.0)
+	}
+}
+
+// TestStepAddressCrossesAGap: next_address and prev_address from an
+// address in a gap between two segments step into the nearest segment
+// that way (the first byte above, the last byte below, segment naming it);
+// before the first segment or past the last they refuse, as every address
+// input does, with out_of_range and the nearest segment. Before, both
+// refused the gap too ("outside every section and segment").
+func TestStepAddressCrossesAGap(t *testing.T) {
+	is := is.New(t)
+	bin := needFixture(t)
+	cs := mcpClient(t)
+	if r := call(t, cs, "open_binary", map[string]any{"path": bin}); r.isError {
+		t.Fatal(r.text)
+	}
+	_, segs := evidence(t, call(t, cs, "list_segments", map[string]any{}))
+	type span struct {
+		name       string
+		start, end uint64
+	}
+	var all []span
+	for _, it := range segs["items"].([]any) {
+		m := it.(map[string]any)
+		s, _ := strconv.ParseUint(strings.TrimPrefix(m["start"].(string), "0x"), 16, 64)
+		e, _ := strconv.ParseUint(strings.TrimPrefix(m["end"].(string), "0x"), 16, 64)
+		if e > s && (s != 0 || m["permissions"].(map[string]any)["read"] == true) {
+			all = append(all, span{m["name"].(string), s, e})
+		}
+	}
+	var below, above *span
+	var gap, last uint64
+	for i := range all {
+		last = max(last, all[i].end)
+	}
+	for i := range all {
+		g := all[i].end
+		mapped := false
+		for _, o := range all {
+			mapped = mapped || (g >= o.start && g < o.end)
+		}
+		if mapped || g >= last {
+			continue
+		}
+		gap, below, above = g, nil, nil
+		for j := range all {
+			if all[j].end <= gap && (below == nil || all[j].end > below.end || (all[j].end == below.end && all[j].end-all[j].start < below.end-below.start)) {
+				below = &all[j]
+			}
+			if all[j].start > gap && (above == nil || all[j].start < above.start || (all[j].start == above.start && all[j].end < above.end)) {
+				above = &all[j]
+			}
+		}
+		break
+	}
+	if above == nil {
+		t.Fatal("the fixture has no gap between segments")
+	}
+	_, next := evidence(t, call(t, cs, "next_address", map[string]any{"address": fmt.Sprintf("0x%x", gap)}))
+	is.Equal(next["next_address"], fmt.Sprintf("0x%x", above.start))
+	is.Equal(next["segment"], above.name)
+	is.Equal(next["unit"], "byte")
+	_, prev := evidence(t, call(t, cs, "prev_address", map[string]any{"address": fmt.Sprintf("0x%x", gap)}))
+	is.Equal(prev["previous_address"], fmt.Sprintf("0x%x", below.end-1))
+	is.Equal(prev["segment"], below.name)
+	for _, tool := range []string{"next_address", "prev_address"} {
+		code, details := errCode(t, call(t, cs, tool, map[string]any{"address": fmt.Sprintf("0x%x", last+0x100000)}))
+		is.Equal(code, core.CodeInvalidRequest)
+		is.Equal(details["reason"], "address_unmapped")
+		is.Equal(len(details["nearest_segments"].([]any)), 1)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"rea/core"
+	"rea/core/codeloc"
 	"rea/ports"
 )
 
@@ -23,8 +24,8 @@ const (
 	addressProp         = `"address": {"type":"string","minLength":1,"maxLength":4096,"description":"` + locationText + `.","examples":["0x401000"]}`
 	optionalAddressProp = `"address": {"type":"string","minLength":1,"maxLength":4096,"description":"` + locationText + `; defaults to the cursor's.","examples":["0x401000"]}`
 	// locationText describes a code location argument; core/binary's
-	// address inputs say the same (resolveAddress reads it).
-	locationText = "0x hex, decimal, or a name (an analyst's, a procedure's, a label's, sub_401000)"
+	// address inputs say the same (codeloc.Resolve reads it).
+	locationText = "0x hex, decimal, a name (analyst's, procedure's, label's, sub_401000) or name+0x10"
 	commentProp  = `"comment": {"type":"string","minLength":1,"maxLength":4096,"description":"The comment text (at most 4096 characters; newlines and tabs allowed, no other control characters)."}`
 	nameProp     = `"name": {"type":"string","minLength":1,"maxLength":255,"description":"The new name: no white space or control characters, not shaped like an address, and not a name another address has.","examples":["check_license"]}`
 )
@@ -68,7 +69,7 @@ func atAddress(ctx context.Context, c *core.Call, address, document string) (*vi
 	if err != nil {
 		return nil, nil, cur, "", 0, err
 	}
-	addr, err := resolveAddress(c.Op.Name, v, st.ov, address, []any{"address"})
+	addr, err := resolveAddress(ctx, c.Op.Name, v, st.ov, address, []any{"address"})
 	if err != nil {
 		return nil, nil, cur, "", 0, err
 	}
@@ -83,7 +84,7 @@ func documentArg(c *core.Call, v *view, cur position, name string) (string, erro
 
 // addressArgOrCursor resolves the address argument s, or gives the
 // cursor's when s is empty (absent).
-func addressArgOrCursor(c *core.Call, v *view, st *store, cur position, s string) (uint64, error) {
+func addressArgOrCursor(ctx context.Context, c *core.Call, v *view, st *store, cur position, s string) (uint64, error) {
 	if s == "" {
 		if cur.address == nil {
 			return 0, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"address"}, Reason: core.ReasonMissingArgument,
@@ -91,7 +92,7 @@ func addressArgOrCursor(c *core.Call, v *view, st *store, cur position, s string
 		}
 		return *cur.address, nil
 	}
-	return resolveAddress(c.Op.Name, v, st.ov, s, []any{"address"})
+	return resolveAddress(ctx, c.Op.Name, v, st.ov, s, []any{"address"})
 }
 
 func addrLocation(a uint64) []core.Location {
@@ -127,7 +128,7 @@ func opGotoAddress() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			addr, err := resolveAddress(c.Op.Name, v, st.ov, in.Address, []any{"address"})
+			addr, err := resolveAddress(ctx, c.Op.Name, v, st.ov, in.Address, []any{"address"})
 			if err != nil {
 				return nil, err
 			}
@@ -466,7 +467,7 @@ func setNames(ctx context.Context, c *core.Call, document string, req []nameChan
 	addrs := make([]uint64, len(req))
 	taken := map[string]uint64{}
 	for i, r := range req {
-		if addrs[i], err = resolveAddress(c.Op.Name, v, st.ov, r.address, r.addrPath); err != nil {
+		if addrs[i], err = resolveAddress(ctx, c.Op.Name, v, st.ov, r.address, r.addrPath); err != nil {
 			return nil, err
 		}
 		if err := checkText(c.Op.Name, ports.AnnotationName, r.name, r.namePath); err != nil {
@@ -492,7 +493,7 @@ func setNames(ctx context.Context, c *core.Call, document string, req []nameChan
 		if other, ok := v.byName[r.name]; ok && other != addrs[i] {
 			return nil, collision(c.Op.Name, r.name, other, r.namePath) // the engine's name stays resolvable
 		}
-		if other, ok := subAddress(r.name); ok && other != addrs[i] {
+		if other, ok := codeloc.SubAddress(r.name); ok && other != addrs[i] {
 			return nil, collision(c.Op.Name, r.name, other, r.namePath) // sub_<hex> keeps naming its address
 		}
 		for k, e := range st.ov.entries {
@@ -661,7 +662,7 @@ func opReadComment(name string, kind ports.AnnotationKind) *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			addr, err := addressArgOrCursor(c, v, st, cur, in.Address)
+			addr, err := addressArgOrCursor(ctx, c, v, st, cur, in.Address)
 			if err != nil {
 				return nil, err
 			}

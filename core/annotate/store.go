@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"rea/core"
+	"rea/core/codeloc"
 	"rea/ports"
 )
 
@@ -435,6 +436,9 @@ func checkText(op string, k ports.AnnotationKind, text string, path []any) error
 		}
 		if _, err := core.ParseHex(text); err == nil {
 			return bad("a name cannot look like an address (it would be read as one)")
+		}
+		if codeloc.HasOffset(text) {
+			return bad("a name cannot end in +OFFSET (it would be read as an offset from the name before it)")
 		}
 	case ports.AnnotationComment, ports.AnnotationInlineComment, ports.AnnotationBookmark:
 		if k != ports.AnnotationBookmark && strings.TrimSpace(text) == "" {

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
 	"rea/core"
+	"rea/core/codeloc"
 	"rea/ports"
 )
 
@@ -144,22 +144,6 @@ type loadSegmentLister interface {
 	LoadSegments(ctx context.Context) ([]ports.Segment, error)
 }
 
-// mapped reports whether addr lies in a segment or a load segment (true
-// when the provider lists none: then nothing can be checked).
-func (v *view) mapped(addr uint64) bool {
-	if _, missing := v.err["segments"]; missing {
-		return true
-	}
-	for _, segs := range [][]ports.Segment{v.segs, v.loads} {
-		for _, s := range segs {
-			if addr >= s.Start && addr-s.Start < max(s.Size, 1) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // containing returns the index of the procedure whose extent holds addr
 // (the innermost of nested ones), or -1.
 func (v *view) containing(addr uint64) int {
@@ -208,47 +192,41 @@ func (v *view) document(op string, name string, ok bool, cur string) (string, er
 		Message: fmt.Sprintf("unknown document %q", name), Expected: names})
 }
 
-// subAddress reads sub_<hex>, the name every address argument gives an
-// address with no name of its own.
-func subAddress(s string) (uint64, bool) {
-	hexPart, ok := strings.CutPrefix(s, "sub_")
-	if !ok {
-		return 0, false
-	}
-	a, err := strconv.ParseUint(hexPart, 16, 64)
-	return a, err == nil
+// viewTarget is codeloc's view of the bound target as the annotation
+// tools see it: the overlay's names, the view's procedures, labels,
+// sections and load segments.
+type viewTarget struct {
+	v  *view
+	ov *overlay
 }
 
-// resolveAddress reads an address argument: 0x hex or decimal, else a name
-// (an analyst's name, a procedure's, a label's, or sub_<hex>). It must lie
-// in a segment.
-func resolveAddress(op string, v *view, ov *overlay, s string, path []any) (uint64, error) {
-	addr, err := core.ParseHex(s)
-	if err != nil {
-		found := false
-		for k, e := range ov.entries {
-			if k.kind == ports.AnnotationName && e.value == s {
-				addr, found = k.addr, true
-				break
+func (t viewTarget) AnalystNames(context.Context) (map[uint64]string, error) {
+	var out map[uint64]string
+	for k, e := range t.ov.entries {
+		if k.kind == ports.AnnotationName {
+			if out == nil {
+				out = map[uint64]string{}
 			}
-		}
-		if !found {
-			addr, found = v.byName[s]
-		}
-		if a, ok := subAddress(s); !found && ok {
-			addr, found = a, true
-		}
-		if !found {
-			return 0, core.InvalidRequest(op, core.Issue{Path: path, Reason: core.ReasonInvalidValue,
-				Message: fmt.Sprintf("%q is neither an address nor a known name", s), Expected: "0x hex, decimal, or a name from list_names or list_procedures"})
+			out[k.addr] = e.value
 		}
 	}
-	if !v.mapped(addr) {
-		return 0, &core.Error{Code: core.CodeInvalidRequest,
-			Message:     fmt.Sprintf("%s: %s lies outside every segment of the target", op, core.Hex(addr)),
-			Remediation: "Use an address inside a segment (list_segments).",
-			Details: map[string]any{"operation": op, "reason": "address_unmapped", "address": core.Hex(addr),
-				"issues": []core.Issue{{Path: path, Reason: core.ReasonOutOfRange, Message: "outside every segment"}}}}
+	return out, nil
+}
+
+func (t viewTarget) EngineNames(context.Context) ([]ports.Procedure, []ports.Name, error) {
+	return t.v.procs, t.v.names, nil
+}
+
+func (t viewTarget) Segments(context.Context) ([]ports.Segment, bool, error) {
+	if _, missing := t.v.err["segments"]; missing {
+		return nil, false, nil
 	}
-	return addr, nil
+	return append(t.v.segs[:len(t.v.segs):len(t.v.segs)], t.v.loads...), true, nil
+}
+
+// resolveAddress reads an address argument (codeloc.Resolve: 0x hex or
+// decimal, an analyst's name, a procedure's, a label's, sub_<hex>,
+// NAME+OFFSET), which must be mapped.
+func resolveAddress(ctx context.Context, op string, v *view, ov *overlay, s string, path []any) (uint64, error) {
+	return codeloc.Resolve(ctx, op, path, s, viewTarget{v, ov}, nil)
 }

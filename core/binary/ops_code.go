@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"rea/ports"
 
 	"rea/core"
+	"rea/core/codeloc"
 )
 
 // Code operations: the primitives over the ports code capabilities
@@ -43,7 +43,7 @@ var (
 	traceEffects = core.Effects{MutatesSession: true}
 )
 
-const procedureProp = `"procedure": {"type":"string","minLength":1,"maxLength":4096,"description":"Procedure name (e.g. main, puts@plt, sub_401000) or address (0x hex or decimal); an address inside a procedure selects that procedure.","examples":["main"]}`
+const procedureProp = `"procedure": {"type":"string","minLength":1,"maxLength":4096,"description":"Procedure name (e.g. main, puts@plt, sub_401000) or address (0x hex, decimal, main+0x10); an address inside a procedure selects it.","examples":["main"]}`
 
 // procRefSchema is a procedure named by address and name (its symbol, or
 // sub_<address>).
@@ -208,13 +208,14 @@ func procedureArg(ctx context.Context, c *core.Call, doc, proc string) (*codeVie
 	if err != nil {
 		return nil, 0, err
 	}
-	i, err := v.resolveValue(proc, []any{"procedure"})
+	i, err := v.resolveValue(ctx, proc, []any{"procedure"})
 	return v, i, err
 }
 
 // resolveValue selects the procedure s names (the argument at path): an
-// exact name, else an address that starts or lies inside a procedure.
-func (v *codeView) resolveValue(s string, path []any) (int, error) {
+// exact name, else an address (a number or NAME+OFFSET, codeloc's forms)
+// that starts or lies inside a procedure.
+func (v *codeView) resolveValue(ctx context.Context, s string, path []any) (int, error) {
 	if a, ok := v.analyst.lookup(s); ok {
 		if i, ok := v.startIndex(a); ok {
 			return i, nil
@@ -233,14 +234,22 @@ func (v *codeView) resolveValue(s string, path []any) (int, error) {
 			}
 		}
 	}
-	if hexPart, ok := strings.CutPrefix(s, "sub_"); ok { // an unnamed procedure's display name; any procedure's start, as locationArg reads it
-		if a, err := strconv.ParseUint(hexPart, 16, 64); err == nil {
-			if i, ok := v.startIndex(a); ok {
-				return i, nil
-			}
+	if a, ok := codeloc.SubAddress(s); ok { // an unnamed procedure's display name; any procedure's start, as locationArg reads it
+		if i, ok := v.startIndex(a); ok {
+			return i, nil
 		}
 	}
-	if a, err := core.ParseHex(s); err == nil {
+	a, err := core.ParseHex(s)
+	isAddr := err == nil
+	if !isAddr && strings.Contains(s, "+") { // main+0x10: the procedure holding it
+		if a, isAddr, err = codeloc.Lookup(ctx, callTarget{v.c}, s); err != nil {
+			if errors.Is(err, codeloc.ErrOverflow) {
+				return -1, core.InvalidRequest(v.c.Op.Name, core.Issue{Path: path, Reason: core.ReasonOutOfRange, Message: err.Error()})
+			}
+			return -1, err
+		}
+	}
+	if isAddr {
 		if i, ok := v.startIndex(a); ok {
 			return i, nil
 		}
@@ -250,8 +259,11 @@ func (v *codeView) resolveValue(s string, path []any) (int, error) {
 			}
 			return i, nil
 		}
+		if err := codeloc.Check(ctx, v.c.Op.Name, path, a, callTarget{v.c}); err != nil {
+			return -1, err // outside every segment: say where the segments are
+		}
 		return -1, core.InvalidRequest(v.c.Op.Name, core.Issue{Path: path, Reason: core.ReasonInvalidValue,
-			Message: fmt.Sprintf("no procedure starts at or contains %s", core.Hex(a)), Expected: "the name or address of a procedure (list_procedures)"})
+			Message: fmt.Sprintf("no procedure starts at or contains %s", core.Hex(a)), Expected: codeloc.ExpectProcedure})
 	}
 	if i := v.importStub(s); i >= 0 {
 		return i, nil // puts: the one procedure named puts@plt
@@ -262,8 +274,7 @@ func (v *codeView) resolveValue(s string, path []any) (int, error) {
 	if i := v.decorated(s); i >= 0 {
 		return i, nil // main: the one procedure _main; Sleep: _Sleep@4
 	}
-	return -1, core.InvalidRequest(v.c.Op.Name, core.Issue{Path: path, Reason: core.ReasonInvalidValue,
-		Message: fmt.Sprintf("no procedure is named %q", s) + didYouMean(v.suggest(s)), Expected: "the name or address of a procedure (list_procedures)"})
+	return -1, codeloc.UnknownName(v.c.Op.Name, path, s, "procedure", codeloc.ExpectProcedure, v.suggest(s))
 }
 
 // nameAt returns the procedure name or label at addr, or "" (unnamed
@@ -848,9 +859,10 @@ const cursorKind ports.AnnotationKind = "cursor"
 
 // defaultAddress is the address argument, or when it is absent (empty) the
 // session's cursor, else (a catalog without the cursor) the entry point.
-func defaultAddress(ctx context.Context, c *core.Call, address string) (uint64, error) {
+// An address outside every segment is refused unless opts says otherwise.
+func defaultAddress(ctx context.Context, c *core.Call, address string, opts *codeloc.Options) (uint64, error) {
 	if address != "" {
-		return locationArg(ctx, c, "address", address)
+		return codeloc.Resolve(ctx, c.Op.Name, []any{"address"}, address, callTarget{c}, opts)
 	}
 	if cur, err := c.Annotations(ctx, cursorKind); err != nil {
 		return 0, err
@@ -886,7 +898,7 @@ func opXrefs() *core.Operation {
 			if err := checkDocument(ctx, c, in.Document); err != nil {
 				return nil, err
 			}
-			at, err := defaultAddress(ctx, c, in.Address)
+			at, err := defaultAddress(ctx, c, in.Address, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -897,11 +909,6 @@ func opXrefs() *core.Operation {
 			refs, err := xr.ReferencesTo(ctx, at, at+1)
 			if err != nil {
 				return nil, codeError(c, err)
-			}
-			if len(refs) == 0 {
-				if err := unmapped(ctx, c, at); err != nil {
-					return nil, err
-				}
 			}
 			out := []string{}
 			var froms []uint64
@@ -981,25 +988,29 @@ func addressedSegment(ctx context.Context, c *core.Call, doc, address string) (u
 	return at, seg, nil
 }
 
-// mappedSegment is segmentOf, falling back to the load segments of an
-// analysis that offers them for an address no section holds (load then
-// says it did).
+// mappedSegment finds the section mapping at, else the load segment of an
+// analysis that offers them (load then says it did); an address neither
+// maps is codeloc's out_of_range refusal, naming the nearest segments.
 func mappedSegment(ctx context.Context, c *core.Call, at uint64) (seg ports.Segment, load bool, err error) {
-	seg, err = segmentOf(ctx, c, at)
-	var ce *core.Error
-	if err == nil || !errors.As(err, &ce) || ce.Code != core.CodeInvalidRequest {
-		return seg, false, err
+	sl, err := analysisFor[ports.SegmentLister](c)
+	if err != nil {
+		return ports.Segment{}, false, err
 	}
-	if ll, lerr := analysisFor[loadSegmentLister](c); lerr == nil {
-		loads, lerr := ll.LoadSegments(ctx)
-		if lerr != nil {
-			return ports.Segment{}, false, lerr
-		}
-		if s := ports.Holding(loads, at); s != nil {
-			return *s, true, nil
-		}
+	secs, err := sl.Segments(ctx)
+	if err != nil {
+		return ports.Segment{}, false, err
 	}
-	return seg, false, err
+	if s := ports.Holding(secs, at); s != nil {
+		return *s, false, nil
+	}
+	all, _, err := callTarget{c}.Segments(ctx)
+	if err != nil {
+		return ports.Segment{}, false, err
+	}
+	if s := ports.Holding(all[len(secs):], at); s != nil {
+		return *s, true, nil
+	}
+	return ports.Segment{}, false, codeloc.Unmapped(c.Op.Name, []any{"address"}, at, all)
 }
 
 // loadSegmentLister is an analysis that lists the segments its loader maps
@@ -1007,40 +1018,6 @@ func mappedSegment(ctx context.Context, c *core.Call, at uint64) (seg ports.Segm
 // which cover bytes that no section does.
 type loadSegmentLister interface {
 	LoadSegments(ctx context.Context) ([]ports.Segment, error)
-}
-
-// segmentOf finds the section (or segment) mapping an address; an address
-// outside every one is invalid_request.
-func segmentOf(ctx context.Context, c *core.Call, at uint64) (ports.Segment, error) {
-	sl, err := analysisFor[ports.SegmentLister](c)
-	if err != nil {
-		return ports.Segment{}, err
-	}
-	segs, err := sl.Segments(ctx)
-	if err != nil {
-		return ports.Segment{}, err
-	}
-	best := ports.Holding(segs, at)
-	if best == nil {
-		return ports.Segment{}, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"address"}, Reason: core.ReasonOutOfRange,
-			Message: fmt.Sprintf("%s is outside every section and segment (list_segments)", core.Hex(at))})
-	}
-	return *best, nil
-}
-
-// unmapped is read_bytes's out_of_range error for an address that a reader
-// found nothing at (no reference, no name) and that no section or load
-// segment maps, so xrefs, list_names and address_name answer there as
-// read_bytes does instead of with an empty list, which reads as "mapped but
-// unnamed". It is nil for a mapped address, and when the engine does not
-// list segments (nothing to check against).
-func unmapped(ctx context.Context, c *core.Call, at uint64) error {
-	a, _, _ := c.Bound()
-	if _, ok := a.(ports.SegmentLister); !ok {
-		return nil
-	}
-	_, _, err := mappedSegment(ctx, c, at)
-	return err
 }
 
 const (
@@ -1151,11 +1128,21 @@ func opStepAddress(name string) *core.Operation {
 			if err := checkDocument(ctx, c, in.Document); err != nil {
 				return nil, err
 			}
-			at, err := defaultAddress(ctx, c, in.Address)
+			// From a gap between segments (an address the resolver
+			// lets through), the step lands in the nearest segment that
+			// way; before the first or past the last it is refused.
+			at, err := defaultAddress(ctx, c, in.Address, &codeloc.Options{Unmapped: true})
 			if err != nil {
 				return nil, err
 			}
 			seg, load, err := mappedSegment(ctx, c, at)
+			if gap, ok := gapStep(ctx, c, at, forward, err); ok {
+				loc := []core.Location{{Kind: "address", Address: core.Hex(at)}}
+				if forward {
+					return &core.Observation{Result: &NextAddressResult{Address: core.Hex(at), NextAddress: &gap.to, Unit: "byte", Segment: gap.seg}, Locations: loc}, nil
+				}
+				return &core.Observation{Result: &PrevAddressResult{Address: core.Hex(at), PreviousAddress: &gap.to, Unit: "byte", Segment: gap.seg}, Locations: loc}, nil
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -1175,6 +1162,34 @@ func opStepAddress(name string) *core.Operation {
 			return &core.Observation{Result: &PrevAddressResult{Address: core.Hex(at), PreviousAddress: step, Unit: unit, Segment: seg.Name}, Locations: loc}, nil
 		},
 	}
+}
+
+// gapStep is next_address's or prev_address's answer from at, which no
+// segment maps (err, mappedSegment's, says so) but which lies between two
+// that do: the first byte of the nearest segment above (forward) or the
+// last of the nearest below, and that segment's name. It is false when err
+// is another error or at lies before the first segment or past the last
+// (the refusal stands).
+func gapStep(ctx context.Context, c *core.Call, at uint64, forward bool, err error) (struct{ to, seg string }, bool) {
+	var out struct{ to, seg string }
+	var ce *core.Error
+	if err == nil || !errors.As(err, &ce) || ce.Details["nearest_segments"] == nil {
+		return out, false
+	}
+	segs, _, serr := callTarget{c}.Segments(ctx)
+	if serr != nil {
+		return out, false
+	}
+	below, above := codeloc.Nearest(segs, at)
+	if below == nil || above == nil {
+		return out, false // before the first segment or past the last: no gap
+	}
+	if forward {
+		out.to, out.seg = core.Hex(above.Start), above.Name
+	} else {
+		out.to, out.seg = core.Hex(below.Start+below.Size-1), below.Name
+	}
+	return out, true
 }
 
 // stepAddress is the address after (forward) or before at in segment seg,

@@ -13,6 +13,7 @@ import (
 	"rea/ports"
 
 	"rea/core"
+	"rea/core/codeloc"
 )
 
 // Paging defaults for list operations.
@@ -34,8 +35,6 @@ const pageProps = `"offset": {"type": "integer", "minimum": 0, "default": 0, "de
   "limit": {"type": "integer", "minimum": 1, "maximum": 500, "default": 100, "description": "Maximum number of items to return (1-500)."}`
 
 const documentProp = `"document": {"type": "string", "minLength": 1, "description": "Document name from list_documents; defaults to the current document."}`
-
-const addressPattern = `^(0[xX][0-9a-fA-F]{1,16}|[0-9]{1,20})$`
 
 // pageRequired and pageResultProps are the paging fields of a result (a
 // Page's, beside its items): every paged result schema, pageSchema's and
@@ -444,11 +443,6 @@ func opListNames() *core.Operation {
 					items = append(items, nameItemOf(n))
 				}
 			}
-			if len(items) == 0 && in.Address != "" {
-				if err := unmapped(ctx, c, at); err != nil {
-					return nil, err
-				}
-			}
 			return &core.Observation{Result: paginate(items, deref(in.Offset, 0), deref(in.Limit, defaultPageLimit))}, nil
 		},
 	}
@@ -539,7 +533,7 @@ func opListStrings() *core.Operation {
 		Name: "list_strings", Title: "List Strings", Kind: core.KindOfficialProxy, Effects: listEffects, NeedsTarget: true,
 		Needs:       []ports.Capability{core.CapStrings},
 		Description: "List ASCII and UTF-16LE strings found in data sections, sorted by address, with charset, byte length and truncation facts; a page at a time with an exact total.",
-		Input:       core.InputSchema(nil, documentProp, `"address": {"type":"string","pattern":"`+addressPattern+`","description":"Only the string starting at this address."}`, pageProps),
+		Input:       core.InputSchema(nil, documentProp, `"address": {"type":"string","minLength":1,"maxLength":4096,"description":"Only the string starting at this address (0x hex, decimal, or a name)."}`, pageProps),
 		Result:      withHexDefs(pageSchema(stringItemSchema)),
 		Examples:    []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"offset":0,"limit":20}`)},
 		Handler: func(ctx context.Context, c *core.Call) (any, error) {
@@ -746,7 +740,11 @@ func opProcedureAddress() *core.Operation {
 				}
 			}
 			if len(matches) == 0 {
-				return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"procedure"}, Reason: core.ReasonInvalidValue, Message: "no procedure named " + name})
+				sugs, err := codeloc.Suggestions(ctx, callTarget{c}, name)
+				if err != nil {
+					return nil, err
+				}
+				return nil, codeloc.UnknownName(c.Op.Name, []any{"procedure"}, name, "procedure", "a procedure's name (list_procedures)", sugs)
 			}
 			loc := []core.Location{{Kind: "address", Address: matches[0]}}
 			return &core.Observation{Result: &ProcedureAddressResult{Procedure: name, Address: matches[0], Matches: matches}, Locations: loc}, nil
@@ -771,7 +769,7 @@ func opAddressName() *core.Operation {
 			if err := checkDocument(ctx, c, in.Document); err != nil {
 				return nil, err
 			}
-			at, err := defaultAddress(ctx, c, in.Address)
+			at, err := defaultAddress(ctx, c, in.Address, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -784,11 +782,6 @@ func opAddressName() *core.Operation {
 			found := []string{}
 			for ; i < len(all) && all[i].Address == at; i++ {
 				found = append(found, all[i].Name)
-			}
-			if len(found) == 0 {
-				if err := unmapped(ctx, c, at); err != nil {
-					return nil, err
-				}
 			}
 			out := &AddressNameResult{Address: core.Hex(at), Names: found}
 			if len(found) > 0 {

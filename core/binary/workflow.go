@@ -480,7 +480,7 @@ func analyzeFunction(ctx context.Context, c *core.Call, in AnalyzeFunctionInput)
 	if err != nil {
 		return nil, nil, err
 	}
-	i, err := v.resolveValue(in.Procedure, []any{"procedure"})
+	i, err := v.resolveValue(ctx, in.Procedure, []any{"procedure"})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -878,7 +878,7 @@ func opBatchDecompile() *core.Operation {
 			for k, s := range in.Addresses {
 				c.Observe(fmt.Sprintf("%d of %d procedures", k+1, len(in.Addresses)))
 				it := BatchDecompileResultItem{Request: s, Status: "error"}
-				i, err := v.resolveValue(s, []any{"addresses", k})
+				i, err := v.resolveValue(ctx, s, []any{"addresses", k})
 				if err != nil {
 					reason := core.AsError(c.Op.Name, err).Message
 					it.Reason = &reason

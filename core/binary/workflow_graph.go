@@ -12,6 +12,7 @@ import (
 	"unicode/utf16"
 
 	"rea/core"
+	"rea/core/codeloc"
 	"rea/ports"
 )
 
@@ -199,7 +200,7 @@ func opGetCallGraph() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			i, err := v.resolveValue(in.Address, []any{"address"})
+			i, err := v.resolveValue(ctx, in.Address, []any{"address"})
 			root, ref, loc := uint64(0), ProcedureRef{}, []core.Location(nil)
 			if slot, ok := v.importArg(in.Address, err); ok {
 				root, ref = slot, ProcedureRef{Address: core.Hex(slot), Name: v.analyst.name(slot, v.importAt(slot))}
@@ -311,8 +312,7 @@ func opFindXrefsToName() *core.Operation {
 				matches = append(matches, ListNamesResultItem{Address: core.Hex(a), Name: want, Kind: "analyst"})
 			}
 			if len(matches) == 0 {
-				return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{"name"}, Reason: core.ReasonInvalidValue,
-					Message: "no procedure, label or import is named " + want + didYouMean(v.suggest(want))})
+				return nil, codeloc.UnknownName(c.Op.Name, []any{"name"}, want, "procedure, label or import", "a name from list_names or list_procedures", v.suggest(want))
 			}
 			var refs []ports.Reference
 			keys := make([]uint64, 0, len(addrs))
@@ -661,7 +661,7 @@ func opTraceCallPath() *core.Operation {
 			if err != nil {
 				return nil, err
 			}
-			si, err := v.resolveValue(in.Start, []any{"start"})
+			si, err := v.resolveValue(ctx, in.Start, []any{"start"})
 			if err != nil {
 				return nil, err
 			}
@@ -669,7 +669,7 @@ func opTraceCallPath() *core.Operation {
 			gi := -1
 			goals := map[uint64]bool{} // the goal, and the slot of the import it names or stubs
 			if in.Goal != "" {
-				gi, err = v.resolveValue(in.Goal, []any{"goal"})
+				gi, err = v.resolveValue(ctx, in.Goal, []any{"goal"})
 				if slot, ok := v.importArg(in.Goal, err); ok {
 					goals[slot], gi, err = true, -2, nil
 					goal = &ProcedureRef{Address: core.Hex(slot), Name: v.analyst.name(slot, v.importAt(slot))}

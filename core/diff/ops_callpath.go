@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"rea/core"
+	"rea/core/codeloc"
 	"rea/ports"
 )
 
@@ -140,8 +141,11 @@ func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
 			}
 		}
 		if hit == nil {
-			return nil, core.InvalidRequest(c.Op.Name, core.Issue{Path: []any{arg}, Reason: core.ReasonInvalidValue,
-				Message: s + " is neither a supplied function nor one of their callees"})
+			names := make([]string, 0, len(nodes))
+			for _, n := range nodes {
+				names = append(names, n.name)
+			}
+			return nil, codeloc.UnknownName(c.Op.Name, []any{arg}, s, "supplied function or callee", "the name or address of a function in functions or one of their callees", codeloc.Suggest(names, s))
 		}
 		return hit, nil
 	}
