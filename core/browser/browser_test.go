@@ -688,3 +688,66 @@ func TestWebMCPEmptyListSaysWhyItMayBe(t *testing.T) {
 	r = result(mustCall(t, session(t, f, nil), "discover_webmcp_tools", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
 	is.True(!slices.ContainsFunc(r["limitations"].([]any), func(l any) bool { return strings.HasPrefix(l.(string), why) }))
 }
+
+// mapFetcher serves one source map body for every request.
+type mapFetcher struct{ body string }
+
+func (m mapFetcher) FetchSourceMap(ctx context.Context, req ports.SourceMapRequest) (*ports.SourceMapFetch, error) {
+	return &ports.SourceMapFetch{URL: req.URL, Status: "included", Body: []byte(m.body)}, nil
+}
+
+// With an included source map each finding also names where the original
+// source has it: an agent asking which source line sends a request got
+// only the bundle's line 1 and a column before.
+func TestBundleFindingsNameTheirOriginalSourcePosition(t *testing.T) {
+	is := is.New(t)
+	f := richFake()
+	// Line 1 holds two calls from two sources; line 2 (after \r\n) one more
+	// from the second; line 3 has no mapping.
+	src := "fetch(\"/a\");fetch(\"/b\")\r\nfetch(\"/c\")\nfetch(\"/d\")\n"
+	f.Capture.Scripts[0].Source = []byte(src)
+	f.Capture.Scripts[0].SourceMapURL = "http://app.test/app.js.map"
+	at := func(s string) int64 { return int64(strings.Index(src, s)) }
+	str := func(s string) ports.JSValue {
+		return ports.JSValue{Kind: ports.JSValString, Value: s, Offset: at(`"` + s + `"`)}
+	}
+	js := factsJS{&ports.JSFacts{Parsed: true, Calls: []ports.JSCall{
+		{Callee: "fetch", Offset: -1, Args: []ports.JSValue{str("/a")}},
+		{Callee: "fetch", Offset: -1, Args: []ports.JSValue{str("/b")}},
+		{Callee: "fetch", Offset: -1, Args: []ports.JSValue{str("/c")}},
+		{Callee: "fetch", Offset: -1, Args: []ports.JSValue{str("/d")}},
+	}}}
+	// AACE: column 0 -> a.js line 2 column 2; kBCEE: column 18 (at "/b") -> b.js
+	// line 4 column 4; ;AAAA: line 2 column 0 -> b.js line 4 column 4.
+	m := mapFetcher{`{"version":3,"sources":["src/a.js","src/b.js"],"names":[],"mappings":"AACE,kBCEE;AAAA"}`}
+	reg, _ := core.NewRegistry(nil, &core.RegistryOptions{Browser: f, JavaScript: js, SourceMaps: m})
+	s := core.NewSession(catalog(t), reg, nil)
+	b := result(mustCall(t, s, "analyze_web_bundle", map[string]any{"cdp_endpoint": ep, "target_id": "T1", "fetch_source_maps": true}))
+	obs := b["observations"].(map[string]any)
+	is.Equal(obs["source_maps"].(map[string]any)["status"], "included")
+	got := map[string]any{}
+	for _, e := range obs["endpoints"].([]any) {
+		e := e.(map[string]any)
+		got[e["value"].(string)] = e["location"].(map[string]any)["original"]
+	}
+	is.Equal(got["/a"], map[string]any{"source": "src/a.js", "line": 2.0, "column": 2.0})
+	is.Equal(got["/b"], map[string]any{"source": "src/b.js", "line": 4.0, "column": 4.0})
+	is.Equal(got["/c"], map[string]any{"source": "src/b.js", "line": 4.0, "column": 4.0})
+	is.Equal(got["/d"], nil) // line 3 has no mapping
+
+	// Without fetch_source_maps no finding claims an original position.
+	b = result(mustCall(t, s, "analyze_web_bundle", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
+	for _, e := range b["observations"].(map[string]any)["endpoints"].([]any) {
+		is.Equal(e.(map[string]any)["location"].(map[string]any)["original"], nil)
+	}
+}
+
+// factsJS reports fixed facts for every script.
+type factsJS struct{ facts *ports.JSFacts }
+
+func (factsJS) Info() ports.ProviderInfo {
+	return ports.ProviderInfo{ID: "facts-js", Name: "facts", Version: "1"}
+}
+func (e factsJS) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSFacts, error) {
+	return e.facts, nil
+}
