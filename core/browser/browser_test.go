@@ -751,3 +751,39 @@ func (factsJS) Info() ports.ProviderInfo {
 func (e factsJS) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSFacts, error) {
 	return e.facts, nil
 }
+
+// A page attached to long after it loaded lists its bundle under resources
+// while the debugger reports no script for it (V8 discarded it). Before,
+// analyze_web_bundle said complete with 0 scripts and inspect_web_page
+// said nothing; now both say which script resources went unseen and why.
+func TestScriptResourcesWithoutAScriptAreReported(t *testing.T) {
+	is := is.New(t)
+	f := richFake()
+	f.Capture.Scripts, f.Capture.ScriptsTotal = nil, 0
+	s := session(t, f, nil)
+	b := result(mustCall(t, s, "analyze_web_bundle", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
+	is.Equal(b["completeness"].(map[string]any)["status"], "partial")
+	var reasons []string
+	for _, u := range b["unknowns"].([]any) {
+		u := u.(map[string]any)
+		if u["dimension"] == "script_source" {
+			reasons = append(reasons, u["reason"].(string))
+		}
+	}
+	is.Equal(len(reasons), 1)
+	is.True(strings.Contains(reasons[0], "http://app.test/app.js"))
+	r := result(mustCall(t, s, "inspect_web_page", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
+	found := false
+	for _, l := range r["limitations"].([]any) {
+		found = found || strings.Contains(l.(string), "1 script resource(s) the page loaded have no script in this capture (http://app.test/app.js)")
+	}
+	is.True(found)
+
+	// With the script reported, neither says so.
+	f = richFake()
+	s = session(t, f, nil)
+	r = result(mustCall(t, s, "inspect_web_page", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
+	for _, l := range r["limitations"].([]any) {
+		is.True(!strings.Contains(l.(string), "have no script"))
+	}
+}

@@ -385,6 +385,9 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 	if len(noSource) > 0 {
 		unknowns = append(unknowns, AnalyzeWebBundleResultUnknown{Dimension: "script_source", Reason: "source was not captured (limits or browser)", AffectedScriptKeys: noSource})
 	}
+	if gone := unreportedScripts(pc); len(gone) > 0 {
+		unknowns = append(unknowns, AnalyzeWebBundleResultUnknown{Dimension: "script_source", Reason: unreportedScriptsNote(gone), AffectedScriptKeys: []string{}})
+	}
 	if len(parseFailed) > 0 {
 		unknowns = append(unknowns, AnalyzeWebBundleResultUnknown{Dimension: "javascript_ast", Reason: "source did not parse completely", AffectedScriptKeys: parseFailed})
 	}
