@@ -658,3 +658,43 @@ func TestLiveInspectDoesNotPauseAtDebuggerStatements(t *testing.T) {
 	}
 	is.True(n >= 2) // a fetch every few ms; a paused page sends none
 }
+
+// A scenario's request and response events name the headers Chromium
+// reports only in its ExtraInfo events: an agent asking what a login
+// stores saw a response without set-cookie and the next request without
+// cookie. Names only: no cookie value reaches the capture.
+func TestLiveScenarioHeaderNamesIncludeCookies(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
+	}
+	is := is.New(t)
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/login":
+			w.Header().Set("Set-Cookie", "srv=cookie-value-1; Path=/; HttpOnly")
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"ok":true}`))
+		case "/me":
+			w.Write([]byte(`{}`))
+		default:
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte(`<html><body><script>fetch("/login", {method: "POST"}).then(() => fetch("/me"));</script></body></html>`))
+		}
+	}))
+	defer page.Close()
+	out, err := cdp.New(nil).RunScenario(context.Background(), ports.BrowserScenarioRequest{
+		StartURL: page.URL + "/",
+		Steps:    []ports.BrowserScenarioStep{{StepID: "wait", Action: "wait", DurationMS: 500}},
+	})
+	is.NoErr(err)
+	names := map[string][]string{}
+	for _, ev := range out.Events {
+		if ev.Kind == "request" || ev.Kind == "response" {
+			names[ev.Kind+" "+ev.URL[len(page.URL):]] = ev.HeaderNames
+		}
+	}
+	is.True(slices.Contains(names["response /login"], "set-cookie"))
+	is.True(slices.Contains(names["request /me"], "cookie"))
+	is.True(!slices.Contains(names["request /login"], "cookie")) // no cookie was set before it
+	is.True(!strings.Contains(dump(out), "cookie-value-1"))
+}

@@ -117,6 +117,69 @@ type scenarioRun struct {
 	// document's load failed): a click waits for the one it started.
 	mainFrame            cdpt.FrameID
 	navAsked, navSettled atomic.Int64
+	// Chromium reports the headers its network stack adds or receives
+	// beyond the page's view (cookie, set-cookie among them) only in the
+	// ExtraInfo events, which come before or after their request or
+	// response event: their names join that event's (headerAt locates it
+	// by kind and request id; extraNames holds names that came first).
+	headerAt   map[string]int
+	extraNames map[string][]string
+}
+
+// maxExtraNames bounds the header names held for events not seen (yet):
+// those of requests outside the scope never find theirs.
+const maxExtraNames = 4096
+
+// addWithHeaders adds a request or response event of request id and
+// merges into it the header names its ExtraInfo event gave or will give.
+func (r *scenarioRun) addWithHeaders(ev ports.BrowserScenarioEvent, id network.RequestID) {
+	key := ev.Kind + "\x00" + string(id)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.headerAt == nil {
+		r.headerAt, r.extraNames = map[string]int{}, map[string][]string{}
+	}
+	if extra, ok := r.extraNames[key]; ok {
+		ev.HeaderNames = mergeNames(ev.HeaderNames, extra)
+		delete(r.extraNames, key)
+	}
+	if i := r.addLocked(ev); i >= 0 {
+		r.headerAt[key] = i
+	}
+}
+
+// extraHeaders merges the names of an ExtraInfo event into its request or
+// response event (kind), or holds them until that event comes.
+func (r *scenarioRun) extraHeaders(kind string, id network.RequestID, h network.Headers) {
+	key := kind + "\x00" + string(id)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.headerAt == nil {
+		r.headerAt, r.extraNames = map[string]int{}, map[string][]string{}
+	}
+	if i, ok := r.headerAt[key]; ok {
+		r.events[i].HeaderNames = mergeNames(r.events[i].HeaderNames, headerNames(h))
+		return
+	}
+	if _, ok := r.extraNames[key]; ok || len(r.extraNames) < maxExtraNames {
+		r.extraNames[key] = mergeNames(r.extraNames[key], headerNames(h))
+	}
+}
+
+// forgetResponseHeaders drops the response header names held for id: a
+// redirect's ExtraInfo names belong to the redirect, not to the response
+// the request ends with.
+func (r *scenarioRun) forgetResponseHeaders(id network.RequestID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.extraNames, "response\x00"+string(id))
+	delete(r.headerAt, "response\x00"+string(id))
+}
+
+func mergeNames(a, b []string) []string {
+	out := append(append(make([]string, 0, len(a)+len(b)), a...), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // settle counts a main-frame navigation as settled, never past those asked
@@ -169,9 +232,15 @@ type requestSeen struct {
 func (r *scenarioRun) add(ev ports.BrowserScenarioEvent) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.addLocked(ev)
+}
+
+// addLocked adds ev with r.mu held and returns its index, or -1 when the
+// event limit dropped it.
+func (r *scenarioRun) addLocked(ev ports.BrowserScenarioEvent) int {
 	if len(r.events) >= r.max {
 		r.dropped++
-		return
+		return -1
 	}
 	ev.Sequence, ev.StepIndex = len(r.events), r.step
 	ev.Text, ev.Stack, ev.URL, ev.Failure = r.red.Replace(ev.Text), r.red.Replace(ev.Stack), r.red.Replace(ev.URL), r.red.Replace(ev.Failure)
@@ -179,6 +248,7 @@ func (r *scenarioRun) add(ev ports.BrowserScenarioEvent) {
 		ev.Text, ev.PayloadTruncated = cut(ev.Text, 65536), true
 	}
 	r.events = append(r.events, ev)
+	return len(r.events) - 1
 }
 
 // wsFrame is a WebSocket frame event on the socket at url. A text frame
@@ -219,10 +289,13 @@ func (r *scenarioRun) onEvent(ev any) {
 		if e.Request == nil {
 			break
 		}
+		if e.RedirectResponse != nil {
+			r.forgetResponseHeaders(e.RequestID)
+		}
 		if r.sc.allows(e.Request.URL) {
 			r.requests.Store(e.RequestID, requestSeen{method: e.Request.Method, url: e.Request.URL})
-			r.add(ports.BrowserScenarioEvent{Kind: "request", Method: e.Request.Method, URL: e.Request.URL, ResourceType: string(e.Type),
-				HeaderNames: headerNames(e.Request.Headers)})
+			r.addWithHeaders(ports.BrowserScenarioEvent{Kind: "request", Method: e.Request.Method, URL: e.Request.URL, ResourceType: string(e.Type),
+				HeaderNames: headerNames(e.Request.Headers)}, e.RequestID)
 		} else if o := originOfString(e.Request.URL); o != "" {
 			r.requests.Store(e.RequestID, requestSeen{method: e.Request.Method, url: o, outside: true})
 		}
@@ -234,8 +307,12 @@ func (r *scenarioRun) onEvent(ev any) {
 			if v, ok := r.requests.Load(e.RequestID); ok {
 				ev.Method = v.(requestSeen).method
 			}
-			r.add(ev)
+			r.addWithHeaders(ev, e.RequestID)
 		}
+	case *network.EventRequestWillBeSentExtraInfo:
+		r.extraHeaders("request", e.RequestID, e.Headers)
+	case *network.EventResponseReceivedExtraInfo:
+		r.extraHeaders("response", e.RequestID, e.Headers)
 	case *network.EventLoadingFailed:
 		if e.Type == network.ResourceTypeDocument {
 			r.settle()
