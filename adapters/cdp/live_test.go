@@ -698,3 +698,55 @@ func TestLiveScenarioHeaderNamesIncludeCookies(t *testing.T) {
 	is.True(!slices.Contains(names["request /login"], "cookie")) // no cookie was set before it
 	is.True(!strings.Contains(dump(out), "cookie-value-1"))
 }
+
+// The storage artifact reads what the page stored through the browser:
+// the cookies sent to the page (a script's and an HttpOnly one the server
+// set), localStorage and sessionStorage, with a secret typed into a field
+// and stored by the page replaced before core digests it.
+func TestLiveScenarioStorageArtifact(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
+	}
+	is := is.New(t)
+	t.Setenv("REA_TEST_STORAGE_PW", "pw-secret-42")
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/login" {
+			w.Header().Set("Set-Cookie", "srv=1; Path=/; HttpOnly; SameSite=Strict")
+			w.Write([]byte(`{}`))
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<html><body><input id="pw"><button id="go" onclick="` +
+			`fetch('/login').then(() => { localStorage.setItem('token', 'tok-1'); localStorage.setItem('pw', document.getElementById('pw').value); ` +
+			`sessionStorage.setItem('user', 'alice'); document.cookie = 'sid=s123; path=/'; })">go</button></body></html>`))
+	}))
+	defer page.Close()
+	out, err := cdp.New(nil).RunScenario(context.Background(), ports.BrowserScenarioRequest{
+		StartURL: page.URL + "/",
+		Secrets:  []ports.BrowserScenarioSecret{{SecretID: "pw", EnvironmentVariable: "REA_TEST_STORAGE_PW"}},
+		Steps: []ports.BrowserScenarioStep{{StepID: "pw", Action: "type", Selector: "#pw", SecretID: "pw"},
+			{StepID: "go", Action: "click", Selector: "#go"}, {StepID: "wait", Action: "wait", DurationMS: 300}},
+		CaptureAtEnd: []string{"storage"},
+	})
+	is.NoErr(err)
+	last := out.Steps[len(out.Steps)-1]
+	is.Equal(last.Artifacts.Missing, nil)
+	st := last.Artifacts.Storage
+	is.True(st != nil)
+	cookies := map[string]ports.BrowserStoredCookie{}
+	for _, c := range st.Cookies {
+		cookies[c.Name] = c
+	}
+	is.Equal(cookies["sid"].Value, "s123")
+	is.True(cookies["srv"].HTTPOnly)
+	is.Equal(cookies["srv"].SameSite, "Strict")
+	local := map[string]ports.BrowserStoredValue{}
+	for _, v := range st.LocalStorage {
+		local[v.Name] = v
+	}
+	is.Equal(local["token"], ports.BrowserStoredValue{Name: "token", Value: "tok-1"})
+	is.Equal(local["pw"], ports.BrowserStoredValue{Name: "pw", Value: "[REDACTED:pw]", HadSecret: true})
+	is.Equal(st.SessionStorage, []ports.BrowserStoredValue{{Name: "user", Value: "alice"}})
+	is.True(!strings.Contains(dump(out), "pw-secret-42"))
+	is.Equal(out.Steps[0].Artifacts.Storage, nil) // not asked for after each step
+}

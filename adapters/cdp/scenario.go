@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromedp/cdproto/accessibility"
 	cdpt "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/domstorage"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
@@ -28,7 +29,7 @@ import (
 
 var stepIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._-]*$`) })
 
-var scenarioArtifacts = map[string]bool{"screenshot": true, "dom": true, "accessibility": true, "url": true, "history": true}
+var scenarioArtifacts = map[string]bool{"screenshot": true, "dom": true, "accessibility": true, "url": true, "history": true, "storage": true}
 
 const maxDOMArtifactBytes = 1 << 20
 
@@ -664,7 +665,7 @@ func captureArtifacts(ctx context.Context, sc scope, want []string, url string, 
 	}
 	// The cheap ones first: an accessibility tree still being built keeps
 	// the page busy after its wait is over.
-	for _, k := range []string{"url", "history", "screenshot", "dom", "accessibility"} {
+	for _, k := range []string{"url", "history", "storage", "screenshot", "dom", "accessibility"} {
 		if !slices.Contains(want, k) {
 			continue
 		}
@@ -728,9 +729,66 @@ func captureArtifacts(ctx context.Context, sc scope, want []string, url string, 
 				hist.NavigationEntries = append(hist.NavigationEntries, ports.BrowserHistoryEntry{Type: t, Name: name})
 			}
 			a.History = hist
+		case "storage":
+			st, err := storageArtifact(actx, url, red)
+			if err != nil {
+				missing(k, err.Error())
+				continue
+			}
+			a.Storage = st
 		}
 	}
 	return a
+}
+
+// maxStoredItems bounds each list of the storage artifact (the schema's
+// bound); what lies beyond is left out and the artifact marked truncated
+// by core.
+const maxStoredItems = 512
+
+// storageArtifact reads the cookies Chromium would send to url and the
+// localStorage and sessionStorage of url's origin, through the browser
+// rather than the page's script (which may replace its Storage objects).
+// Values keep the scenario's secrets replaced; core digests them.
+func storageArtifact(ctx context.Context, url string, red *strings.Replacer) (*ports.BrowserScenarioStorage, error) {
+	origin := originOfString(url)
+	if origin == "" {
+		return nil, errors.New("the page has no http(s) origin")
+	}
+	value := func(name, v string) ports.BrowserStoredValue {
+		r := red.Replace(v)
+		return ports.BrowserStoredValue{Name: cut(red.Replace(name), 1024), Value: r, HadSecret: r != v}
+	}
+	st := &ports.BrowserScenarioStorage{Cookies: []ports.BrowserStoredCookie{}, LocalStorage: []ports.BrowserStoredValue{}, SessionStorage: []ports.BrowserStoredValue{}}
+	cookies, err := chromedp.Call(ctx, network.GetCookies, network.GetCookiesParams{URLs: []string{url}})
+	if err != nil {
+		return nil, fmt.Errorf("reading cookies: %w", err)
+	}
+	for _, c := range cookies.Cookies {
+		ss := string(c.SameSite)
+		if ss != "Strict" && ss != "None" {
+			ss = "Lax" // Chromium's default when the cookie set none
+		}
+		st.Cookies = append(st.Cookies, ports.BrowserStoredCookie{BrowserStoredValue: value(c.Name, c.Value),
+			Domain: cut(c.Domain, 2048), Path: cut(c.Path, 4096), Secure: c.Secure, HTTPOnly: c.HTTPOnly, SameSite: ss})
+	}
+	for _, local := range []bool{true, false} {
+		items, err := chromedp.Call(ctx, domstorage.GetDOMStorageItems,
+			domstorage.GetDOMStorageItemsParams{StorageID: &domstorage.StorageID{SecurityOrigin: origin, IsLocalStorage: local}})
+		if err != nil {
+			return nil, fmt.Errorf("reading DOM storage: %w", err)
+		}
+		list := &st.SessionStorage
+		if local {
+			list = &st.LocalStorage
+		}
+		for _, kv := range items.Entries {
+			if len(kv) == 2 {
+				*list = append(*list, value(kv[0], kv[1]))
+			}
+		}
+	}
+	return st, nil
 }
 
 // axText renders the accessibility tree as indented "role name" lines, a

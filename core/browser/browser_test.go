@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"compress/zlib"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"hash/crc32"
@@ -430,11 +432,13 @@ func TestCompareScreenshotsFindsRegions(t *testing.T) {
 
 // fakeRunner is a scenario runner that returns a fixed capture.
 type fakeRunner struct {
-	got   ports.BrowserScenarioRequest
-	extra []ports.BrowserScenarioEvent // appended to the fixed events
+	got     ports.BrowserScenarioRequest
+	extra   []ports.BrowserScenarioEvent  // appended to the fixed events
+	storage *ports.BrowserScenarioStorage // the last step's storage artifact
 }
 
 func (r *fakeRunner) RunScenario(ctx context.Context, req ports.BrowserScenarioRequest) (*ports.BrowserScenarioCapture, error) {
+	run := r // the loop below names each step's result r
 	if err := ctx.Err(); err != nil {
 		return nil, &ports.BrowserError{Code: ports.BrowserCancelled, Err: err}
 	}
@@ -457,6 +461,7 @@ func (r *fakeRunner) RunScenario(ctx context.Context, req ports.BrowserScenarioR
 		if i == len(steps)-1 {
 			r.Artifacts.Screenshot = portstest.FakePNG
 			r.Artifacts.DOM = []byte("<html></html>")
+			r.Artifacts.Storage = run.storage
 		}
 		out.Steps = append(out.Steps, r)
 	}
@@ -786,4 +791,44 @@ func TestScriptResourcesWithoutAScriptAreReported(t *testing.T) {
 	for _, l := range r["limitations"].([]any) {
 		is.True(!strings.Contains(l.(string), "have no script"))
 	}
+}
+
+// "Log in and tell me what the app stores": the scenario's storage
+// artifact lists cookies and localStorage/sessionStorage names with their
+// values only as digests, and a value that held a secret without one.
+// Before, storage could not be requested and was always not_requested.
+func TestScenarioStorageArtifact(t *testing.T) {
+	is := is.New(t)
+	run := &fakeRunner{storage: &ports.BrowserScenarioStorage{
+		Cookies: []ports.BrowserStoredCookie{{BrowserStoredValue: ports.BrowserStoredValue{Name: "sid", Value: "s123"}, Domain: "app.test", Path: "/",
+			HTTPOnly: true, SameSite: "Lax"}},
+		LocalStorage:   []ports.BrowserStoredValue{{Name: "token", Value: "tok-1"}, {Name: "pw", Value: "[REDACTED:pw]", HadSecret: true}},
+		SessionStorage: []ports.BrowserStoredValue{{Name: "user", Value: "alice"}},
+	}}
+	s := session(t, nil, run)
+	args := map[string]any{"browser": map[string]any{"mode": "launch"}, "start_url": map[string]any{"url": "http://app.test/login"},
+		"actions": []any{map[string]any{"step_id": "go", "action": "click", "locator": map[string]any{"css": map[string]any{"selector": "#go"}}}},
+		"capture": map[string]any{"at_end": []any{"storage"}}}
+	r := result(mustCall(t, s, "capture_browser_scenario", args))
+	is.Equal(run.got.CaptureAtEnd, []string{"storage"})
+	steps := r["steps"].([]any)
+	st := steps[1].(map[string]any)["artifacts"].(map[string]any)["storage"].(map[string]any)
+	is.Equal(st["state"], "captured")
+	v := st["value"].(map[string]any)
+	sum := func(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }
+	is.Equal(v["cookies"], []any{map[string]any{"name": "sid", "domain": "app.test", "path": "/", "secure": false, "http_only": true, "same_site": "Lax",
+		"value_state": "hashed", "value_sha256": sum("s123")}})
+	is.Equal(v["local_storage"], []any{map[string]any{"name": "token", "value_state": "hashed", "value_sha256": sum("tok-1")},
+		map[string]any{"name": "pw", "value_state": "redacted-secret", "value_sha256": nil}})
+	is.Equal(v["session_storage"], []any{map[string]any{"name": "user", "value_state": "hashed", "value_sha256": sum("alice")}})
+	b, _ := json.Marshal(r)
+	is.True(!strings.Contains(string(b), "tok-1")) // values never appear
+	// The first step did not ask for it.
+	is.Equal(steps[0].(map[string]any)["artifacts"].(map[string]any)["storage"], map[string]any{"state": "not_requested"})
+	// Two equal runs compare unchanged; a changed value is a change.
+	diff := result(mustCall(t, s, "compare_web_captures", map[string]any{"before_scenario": r, "after_scenario": result(mustCall(t, s, "capture_browser_scenario", args))}))
+	is.Equal(diff["overall_status"], "unchanged")
+	run.storage.LocalStorage[0].Value = "tok-2"
+	diff = result(mustCall(t, s, "compare_web_captures", map[string]any{"before_scenario": r, "after_scenario": result(mustCall(t, s, "capture_browser_scenario", args))}))
+	is.Equal(diff["overall_status"], "changed")
 }
