@@ -750,3 +750,33 @@ func TestLiveScenarioStorageArtifact(t *testing.T) {
 	is.True(!strings.Contains(dump(out), "pw-secret-42"))
 	is.Equal(out.Steps[0].Artifacts.Storage, nil) // not asked for after each step
 }
+
+// A page that navigates itself out of the scope is blocked and left on
+// Chromium's error page. Before, the step's after_url and url artifact named
+// the refused URL with its path and query (which the failed request keeps
+// out) as if the page had gone there; now they name its origin alone, and
+// the other artifacts say the navigation was blocked.
+func TestLiveScenarioBlockedNavigationKeepsItsPathOut(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
+	}
+	is := is.New(t)
+	foreign := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("elsewhere")) }))
+	defer foreign.Close()
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<html><body><script>setTimeout(() => { location.href = %q }, 100)</script></body></html>`, foreign.URL+"/account/42?token=x")
+	}))
+	defer page.Close()
+	out, err := cdp.New(nil).RunScenario(context.Background(), ports.BrowserScenarioRequest{
+		StartURL:             page.URL + "/",
+		Steps:                []ports.BrowserScenarioStep{{StepID: "wait", Action: "wait", DurationMS: 600}},
+		CaptureAfterEachStep: []string{"url", "dom"},
+	})
+	is.NoErr(err)
+	last := out.Steps[len(out.Steps)-1]
+	is.Equal(last.AfterURL, foreign.URL)
+	is.Equal(*last.Artifacts.URL, foreign.URL)
+	is.True(strings.Contains(last.Artifacts.Missing["dom"], "was blocked"))
+	is.True(!strings.Contains(dump(out), "/account/42"))
+}

@@ -522,8 +522,8 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 		} else {
 			res.Status = "completed"
 		}
-		res.AfterURL = red.Replace(currentURL(tctx))
-		res.BeforeURL = red.Replace(res.BeforeURL)
+		res.AfterURL = red.Replace(sc.stepURL(currentURL(tctx)))
+		res.BeforeURL = red.Replace(sc.stepURL(res.BeforeURL))
 		want := req.CaptureAfterEachStep
 		if i == len(steps)-1 {
 			want = append(slices.Clone(want), req.CaptureAtEnd...)
@@ -619,6 +619,18 @@ func stepError(s ports.BrowserScenarioStep, timeout time.Duration, err error, ti
 	return fmt.Errorf("the page at %s did not load within %s: %w", s.URL, timeout, err)
 }
 
+// stepURL is u as a step reports it. An http(s) page outside the scope
+// can only be Chromium's error page for a navigation the policy blocked
+// (every such request is failed), whose history entry keeps the URL it was
+// refused: it is named by its origin alone, as the failed request is, so
+// its path and query stay out of the capture.
+func (sc scope) stepURL(u string) string {
+	if o := originOfString(u); o != "" && !sc.allows(u) {
+		return o
+	}
+	return u
+}
+
 // currentURL is the current history entry's URL, "" when unknown.
 func currentURL(ctx context.Context) string {
 	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -671,7 +683,11 @@ func captureArtifacts(ctx context.Context, sc scope, want []string, url string, 
 		}
 		actx = nil
 		if k != "url" && !sc.allows(url) {
-			missing(k, "current page is outside approved origins")
+			why := "current page is outside approved origins"
+			if originOfString(url) != "" {
+				why = "the page's navigation to " + url + " was blocked (outside allowed_origins): the tab shows Chromium's error page"
+			}
+			missing(k, why)
 			continue
 		}
 		until := time.Now().Add(artifactWait)
