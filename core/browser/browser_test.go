@@ -567,6 +567,9 @@ func TestScenarioWebSocketFrames(t *testing.T) {
 		ev := it.(map[string]any)
 		if k := ev["kind"].(string); strings.HasPrefix(k, "websocket-") {
 			is.Equal(ev["url"].(map[string]any)["url"], ws)
+			// A socket URL has an origin, as a browser's URL parser gives
+			// it (null before: an agent could not tie it to its page).
+			is.Equal(ev["url"].(map[string]any)["origin"], "ws://app.test")
 			if strings.HasPrefix(k, "websocket-frame-") {
 				frames = append(frames, ev)
 			}

@@ -195,7 +195,13 @@ func sanitizedURL(s string) WebSanitizedURL {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	return WebSanitizedURL{URL: u.String(), Origin: core.OptString(originOf(u)), QueryParameterNames: names, Redacted: red}
+	origin := originOf(u)
+	if (u.Scheme == "ws" || u.Scheme == "wss") && u.Host != "" {
+		// ws and wss URLs have origins of their own, as a browser's URL
+		// parser gives them (new URL("ws://h/x").origin is "ws://h").
+		origin = u.Scheme + "://" + u.Host
+	}
+	return WebSanitizedURL{URL: u.String(), Origin: core.OptString(origin), QueryParameterNames: names, Redacted: red}
 }
 
 // scenarioTextArtifact is a redacted text artifact (DOM, accessibility).
