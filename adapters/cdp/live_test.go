@@ -780,3 +780,37 @@ func TestLiveScenarioBlockedNavigationKeepsItsPathOut(t *testing.T) {
 	is.True(strings.Contains(last.Artifacts.Missing["dom"], "was blocked"))
 	is.True(!strings.Contains(dump(out), "/account/42"))
 }
+
+// A start page whose load event never fires (a script that never arrives)
+// fails the start step; the error now names what was still loading, where
+// it said only "did not load within 5s: context deadline exceeded".
+func TestLiveScenarioLoadTimeoutNamesWhatIsLoading(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
+	}
+	is := is.New(t)
+	release := make(chan struct{})
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/never.js" {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<html><body><p>slow</p><script src="/never.js"></script></body></html>`))
+	}))
+	defer page.Close()
+	defer close(release)
+	out, err := cdp.New(nil).RunScenario(context.Background(), ports.BrowserScenarioRequest{
+		StartURL:      page.URL + "/",
+		StepTimeoutMS: 1500,
+		Steps:         []ports.BrowserScenarioStep{{StepID: "wait", Action: "wait", DurationMS: 10}},
+	})
+	is.NoErr(err)
+	start := out.Steps[0]
+	is.Equal(start.Status, "failed")
+	is.True(strings.Contains(start.Error, "did not load within 1.5s"))
+	is.True(strings.Contains(start.Error, "1 request(s) were still loading: "+page.URL+"/never.js"))
+}

@@ -125,6 +125,28 @@ type scenarioRun struct {
 	// by kind and request id; extraNames holds names that came first).
 	headerAt   map[string]int
 	extraNames map[string][]string
+	// loading holds the in-scope requests not yet finished or failed, by
+	// request id: a page whose load event never fires names them.
+	loading sync.Map
+}
+
+// stillLoading names up to three in-scope requests still loading, sorted,
+// and how many there are; "" when none is.
+func (r *scenarioRun) stillLoading() string {
+	var urls []string
+	r.loading.Range(func(_, v any) bool {
+		urls = append(urls, v.(string))
+		return true
+	})
+	if len(urls) == 0 {
+		return ""
+	}
+	slices.Sort(urls)
+	n := len(urls)
+	if len(urls) > 3 {
+		urls = urls[:3]
+	}
+	return fmt.Sprintf("%d request(s) were still loading: %s", n, strings.Join(urls, ", "))
 }
 
 // maxExtraNames bounds the header names held for events not seen (yet):
@@ -295,6 +317,7 @@ func (r *scenarioRun) onEvent(ev any) {
 		}
 		if r.sc.allows(e.Request.URL) {
 			r.requests.Store(e.RequestID, requestSeen{method: e.Request.Method, url: e.Request.URL})
+			r.loading.Store(e.RequestID, e.Request.URL)
 			r.addWithHeaders(ports.BrowserScenarioEvent{Kind: "request", Method: e.Request.Method, URL: e.Request.URL, ResourceType: string(e.Type),
 				HeaderNames: headerNames(e.Request.Headers)}, e.RequestID)
 		} else if o := originOfString(e.Request.URL); o != "" {
@@ -314,7 +337,10 @@ func (r *scenarioRun) onEvent(ev any) {
 		r.extraHeaders("request", e.RequestID, e.Headers)
 	case *network.EventResponseReceivedExtraInfo:
 		r.extraHeaders("response", e.RequestID, e.Headers)
+	case *network.EventLoadingFinished:
+		r.loading.Delete(e.RequestID)
 	case *network.EventLoadingFailed:
+		r.loading.Delete(e.RequestID)
 		if e.Type == network.ResourceTypeDocument {
 			r.settle()
 		}
@@ -515,6 +541,11 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 		}
 		if outOfTime {
 			serr = fmt.Errorf("limits.duration_ms (%d ms) ran out before this step finished; later steps were not run", req.DurationMS)
+		} else if serr != nil && (s.Action == "goto_start" || s.Action == "navigate") && errors.Is(serr, context.DeadlineExceeded) {
+			// Say what kept the load event from firing.
+			if pending := run.stillLoading(); pending != "" {
+				serr = fmt.Errorf("%w; %s", serr, pending)
+			}
 		}
 		if serr != nil {
 			failed = true
