@@ -557,6 +557,9 @@ func TestScenarioWebSocketFrames(t *testing.T) {
 		{StepIndex: 1, Kind: "websocket-frame-sent", URL: ws, PayloadBinary: true, PayloadBytes: 3},
 		{StepIndex: 1, Kind: "websocket-frame-received", URL: ws, Text: long, PayloadBytes: len(long)},
 		{StepIndex: 1, Kind: "websocket-closed", URL: ws},
+		// The engine reports a main frame on Chromium's error page (a
+		// refused or failed navigation) with no URL.
+		{StepIndex: 1, Kind: "frame-navigated"},
 	}}
 	s := session(t, nil, run)
 	r := result(mustCall(t, s, "capture_browser_scenario", map[string]any{"browser": map[string]any{"mode": "launch"},
@@ -576,6 +579,12 @@ func TestScenarioWebSocketFrames(t *testing.T) {
 		}
 	}
 	is.Equal(len(frames), 3)
+	// A frame on no in-scope URL has url null, not an empty URL with a
+	// null origin.
+	items := r["events"].(map[string]any)["items"].([]any)
+	last := items[len(items)-1].(map[string]any)
+	is.Equal(last["kind"], "frame-navigated")
+	is.Equal(last["url"], nil)
 	is.Equal(frames[0]["payload_type"], "text")
 	is.Equal(frames[0]["payload_text"], `{"tick":1}`)
 	is.Equal(frames[0]["truncated"], false)

@@ -572,11 +572,11 @@ type (
 		PayloadText  *string         `json:"payload_text"`
 	}
 	frameNavigatedEvent struct {
-		Sequence  int             `json:"sequence"`
-		StepIndex int             `json:"step_index"`
-		Kind      string          `json:"kind"`
-		URL       WebSanitizedURL `json:"url"`
-		Name      *string         `json:"name"`
+		Sequence  int              `json:"sequence"`
+		StepIndex int              `json:"step_index"`
+		Kind      string           `json:"kind"`
+		URL       *WebSanitizedURL `json:"url"` // null: no in-scope http(s) URL (Chromium's error page)
+		Name      *string          `json:"name"`
 	}
 )
 
@@ -653,7 +653,11 @@ func scenarioEvent(e ports.BrowserScenarioEvent) scenarioEventRecord {
 		return &frameEvent{StepIndex: e.StepIndex, Kind: e.Kind, URL: u, PayloadBytes: e.PayloadBytes, PayloadType: "text",
 			PayloadText: &text, Truncated: e.PayloadTruncated || len(text) < len(e.Text)}
 	case "frame-navigated", "frame-attached", "frame-detached":
-		return &frameNavigatedEvent{StepIndex: e.StepIndex, Kind: e.Kind, URL: u}
+		var fu *WebSanitizedURL
+		if e.URL != "" {
+			fu = &u
+		}
+		return &frameNavigatedEvent{StepIndex: e.StepIndex, Kind: e.Kind, URL: fu}
 	}
 	return nil
 }
