@@ -844,3 +844,27 @@ func TestScenarioStorageArtifact(t *testing.T) {
 	diff = result(mustCall(t, s, "compare_web_captures", map[string]any{"before_scenario": r, "after_scenario": result(mustCall(t, s, "capture_browser_scenario", args))}))
 	is.Equal(diff["overall_status"], "changed")
 }
+
+// A passive capture that saw no network activity says that its window
+// started at the attach: asked what a page calls, an agent saw empty
+// request lists that read as "nothing" for a page that had fetched JSON
+// and opened a WebSocket while loading.
+func TestInspectWithoutNetworkActivitySaysWhy(t *testing.T) {
+	is := is.New(t)
+	f := richFake()
+	f.Capture.Network = ports.BrowserNetwork{}
+	f.Capture.CaptureWindow.ObservationMS = 500
+	s := session(t, f, nil)
+	has := func(r map[string]any) bool {
+		for _, l := range r["limitations"].([]any) {
+			if strings.HasPrefix(l.(string), "No request or WebSocket activity was seen in the 500 ms after the attach") {
+				return true
+			}
+		}
+		return false
+	}
+	is.True(has(result(mustCall(t, s, "inspect_web_page", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))))
+	f = richFake() // one request observed
+	f.Capture.CaptureWindow.ObservationMS = 500
+	is.True(!has(result(mustCall(t, session(t, f, nil), "inspect_web_page", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))))
+}

@@ -117,6 +117,11 @@ func normalizeInspection(pc *ports.BrowserPageCapture, req ports.BrowserInspectR
 	if gone := unreportedScripts(pc); len(gone) > 0 {
 		lims = append(lims, unreportedScriptsNote(gone))
 	}
+	if len(pc.Network.Requests) == 0 && len(pc.Network.WebSockets) == 0 && len(pc.Network.WebSocketEvents) == 0 {
+		lims = append(lims, fmt.Sprintf("No request or WebSocket activity was seen in the %d ms after the attach; what the page requested "+
+			"before (its load, the calls it made then) is not observable here: capture_browser_scenario records a page from its first "+
+			"request, and a longer observation_ms catches periodic calls.", pc.CaptureWindow.ObservationMS))
+	}
 	truncatedFields := ax.TruncatedFields
 	return &InspectWebPageResult{
 		SchemaVersion: 2,
