@@ -813,4 +813,5 @@ func TestLiveScenarioLoadTimeoutNamesWhatIsLoading(t *testing.T) {
 	is.Equal(start.Status, "failed")
 	is.True(strings.Contains(start.Error, "did not load within 1.5s"))
 	is.True(strings.Contains(start.Error, "1 request(s) were still loading: "+page.URL+"/never.js"))
+	is.True(strings.HasSuffix(start.Error, "a slower page needs a larger limits.step_timeout_ms (or the step's timeout_ms), at most 60000"))
 }

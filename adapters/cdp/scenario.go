@@ -542,10 +542,12 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 		if outOfTime {
 			serr = fmt.Errorf("limits.duration_ms (%d ms) ran out before this step finished; later steps were not run", req.DurationMS)
 		} else if serr != nil && (s.Action == "goto_start" || s.Action == "navigate") && errors.Is(serr, context.DeadlineExceeded) {
-			// Say what kept the load event from firing.
+			// Say what kept the load event from firing, and how to wait
+			// longer for a page that is only slow.
 			if pending := run.stillLoading(); pending != "" {
 				serr = fmt.Errorf("%w; %s", serr, pending)
 			}
+			serr = fmt.Errorf("%w; a slower page needs a larger limits.step_timeout_ms (or the step's timeout_ms), at most 60000", serr)
 		}
 		if serr != nil {
 			failed = true
