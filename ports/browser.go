@@ -693,7 +693,7 @@ type BrowserScenarioRequest struct {
 	Viewport       BrowserViewport
 	Steps          []BrowserScenarioStep
 	// CaptureAfterEachStep and CaptureAtEnd list artifacts: screenshot,
-	// dom, accessibility, url, history.
+	// dom, accessibility, url, history, storage.
 	CaptureAfterEachStep []string
 	CaptureAtEnd         []string
 	MaxEvents            int // 0 means 10000
@@ -784,8 +784,35 @@ type BrowserScenarioArtifacts struct {
 	Accessibility []byte // a deterministic text rendering of the AX tree
 	URL           *string
 	History       *BrowserHistory
+	Storage       *BrowserScenarioStorage
 	Missing       map[string]string
 	Truncated     []string
+}
+
+// BrowserScenarioStorage is what the page's origin stores after a step:
+// the cookies sent to the page's URL and its localStorage and
+// sessionStorage items, each value with the scenario's secrets already
+// replaced (core keeps only a digest of it).
+type BrowserScenarioStorage struct {
+	Cookies        []BrowserStoredCookie
+	LocalStorage   []BrowserStoredValue
+	SessionStorage []BrowserStoredValue
+}
+
+// BrowserStoredValue is one stored name and value; HadSecret says that the
+// value held a scenario secret (replaced in Value).
+type BrowserStoredValue struct {
+	Name      string
+	Value     string
+	HadSecret bool
+}
+
+// BrowserStoredCookie is one cookie; SameSite is Strict, Lax or None.
+type BrowserStoredCookie struct {
+	BrowserStoredValue
+	Domain, Path     string
+	Secure, HTTPOnly bool
+	SameSite         string
 }
 
 // BrowserHistory is the page's navigation history.

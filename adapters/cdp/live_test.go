@@ -658,3 +658,160 @@ func TestLiveInspectDoesNotPauseAtDebuggerStatements(t *testing.T) {
 	}
 	is.True(n >= 2) // a fetch every few ms; a paused page sends none
 }
+
+// A scenario's request and response events name the headers Chromium
+// reports only in its ExtraInfo events: an agent asking what a login
+// stores saw a response without set-cookie and the next request without
+// cookie. Names only: no cookie value reaches the capture.
+func TestLiveScenarioHeaderNamesIncludeCookies(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
+	}
+	is := is.New(t)
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/login":
+			w.Header().Set("Set-Cookie", "srv=cookie-value-1; Path=/; HttpOnly")
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"ok":true}`))
+		case "/me":
+			w.Write([]byte(`{}`))
+		default:
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte(`<html><body><script>fetch("/login", {method: "POST"}).then(() => fetch("/me"));</script></body></html>`))
+		}
+	}))
+	defer page.Close()
+	out, err := cdp.New(nil).RunScenario(context.Background(), ports.BrowserScenarioRequest{
+		StartURL: page.URL + "/",
+		Steps:    []ports.BrowserScenarioStep{{StepID: "wait", Action: "wait", DurationMS: 500}},
+	})
+	is.NoErr(err)
+	names := map[string][]string{}
+	for _, ev := range out.Events {
+		if ev.Kind == "request" || ev.Kind == "response" {
+			names[ev.Kind+" "+ev.URL[len(page.URL):]] = ev.HeaderNames
+		}
+	}
+	is.True(slices.Contains(names["response /login"], "set-cookie"))
+	is.True(slices.Contains(names["request /me"], "cookie"))
+	is.True(!slices.Contains(names["request /login"], "cookie")) // no cookie was set before it
+	is.True(!strings.Contains(dump(out), "cookie-value-1"))
+}
+
+// The storage artifact reads what the page stored through the browser:
+// the cookies sent to the page (a script's and an HttpOnly one the server
+// set), localStorage and sessionStorage, with a secret typed into a field
+// and stored by the page replaced before core digests it.
+func TestLiveScenarioStorageArtifact(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
+	}
+	is := is.New(t)
+	t.Setenv("REA_TEST_STORAGE_PW", "pw-secret-42")
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/login" {
+			w.Header().Set("Set-Cookie", "srv=1; Path=/; HttpOnly; SameSite=Strict")
+			w.Write([]byte(`{}`))
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<html><body><input id="pw"><button id="go" onclick="` +
+			`fetch('/login').then(() => { localStorage.setItem('token', 'tok-1'); localStorage.setItem('pw', document.getElementById('pw').value); ` +
+			`sessionStorage.setItem('user', 'alice'); document.cookie = 'sid=s123; path=/'; })">go</button></body></html>`))
+	}))
+	defer page.Close()
+	out, err := cdp.New(nil).RunScenario(context.Background(), ports.BrowserScenarioRequest{
+		StartURL: page.URL + "/",
+		Secrets:  []ports.BrowserScenarioSecret{{SecretID: "pw", EnvironmentVariable: "REA_TEST_STORAGE_PW"}},
+		Steps: []ports.BrowserScenarioStep{{StepID: "pw", Action: "type", Selector: "#pw", SecretID: "pw"},
+			{StepID: "go", Action: "click", Selector: "#go"}, {StepID: "wait", Action: "wait", DurationMS: 300}},
+		CaptureAtEnd: []string{"storage"},
+	})
+	is.NoErr(err)
+	last := out.Steps[len(out.Steps)-1]
+	is.Equal(last.Artifacts.Missing, nil)
+	st := last.Artifacts.Storage
+	is.True(st != nil)
+	cookies := map[string]ports.BrowserStoredCookie{}
+	for _, c := range st.Cookies {
+		cookies[c.Name] = c
+	}
+	is.Equal(cookies["sid"].Value, "s123")
+	is.True(cookies["srv"].HTTPOnly)
+	is.Equal(cookies["srv"].SameSite, "Strict")
+	local := map[string]ports.BrowserStoredValue{}
+	for _, v := range st.LocalStorage {
+		local[v.Name] = v
+	}
+	is.Equal(local["token"], ports.BrowserStoredValue{Name: "token", Value: "tok-1"})
+	is.Equal(local["pw"], ports.BrowserStoredValue{Name: "pw", Value: "[REDACTED:pw]", HadSecret: true})
+	is.Equal(st.SessionStorage, []ports.BrowserStoredValue{{Name: "user", Value: "alice"}})
+	is.True(!strings.Contains(dump(out), "pw-secret-42"))
+	is.Equal(out.Steps[0].Artifacts.Storage, nil) // not asked for after each step
+}
+
+// A page that navigates itself out of the scope is blocked and left on
+// Chromium's error page. Before, the step's after_url and url artifact named
+// the refused URL with its path and query (which the failed request keeps
+// out) as if the page had gone there; now they name its origin alone, and
+// the other artifacts say the navigation was blocked.
+func TestLiveScenarioBlockedNavigationKeepsItsPathOut(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
+	}
+	is := is.New(t)
+	foreign := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("elsewhere")) }))
+	defer foreign.Close()
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<html><body><script>setTimeout(() => { location.href = %q }, 100)</script></body></html>`, foreign.URL+"/account/42?token=x")
+	}))
+	defer page.Close()
+	out, err := cdp.New(nil).RunScenario(context.Background(), ports.BrowserScenarioRequest{
+		StartURL:             page.URL + "/",
+		Steps:                []ports.BrowserScenarioStep{{StepID: "wait", Action: "wait", DurationMS: 600}},
+		CaptureAfterEachStep: []string{"url", "dom"},
+	})
+	is.NoErr(err)
+	last := out.Steps[len(out.Steps)-1]
+	is.Equal(last.AfterURL, foreign.URL)
+	is.Equal(*last.Artifacts.URL, foreign.URL)
+	is.True(strings.Contains(last.Artifacts.Missing["dom"], "was blocked"))
+	is.True(!strings.Contains(dump(out), "/account/42"))
+}
+
+// A start page whose load event never fires (a script that never arrives)
+// fails the start step; the error now names what was still loading, where
+// it said only "did not load within 5s: context deadline exceeded".
+func TestLiveScenarioLoadTimeoutNamesWhatIsLoading(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live CDP tests skipped")
+	}
+	is := is.New(t)
+	release := make(chan struct{})
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/never.js" {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<html><body><p>slow</p><script src="/never.js"></script></body></html>`))
+	}))
+	defer page.Close()
+	defer close(release)
+	out, err := cdp.New(nil).RunScenario(context.Background(), ports.BrowserScenarioRequest{
+		StartURL:      page.URL + "/",
+		StepTimeoutMS: 1500,
+		Steps:         []ports.BrowserScenarioStep{{StepID: "wait", Action: "wait", DurationMS: 10}},
+	})
+	is.NoErr(err)
+	start := out.Steps[0]
+	is.Equal(start.Status, "failed")
+	is.True(strings.Contains(start.Error, "did not load within 1.5s"))
+	is.True(strings.Contains(start.Error, "1 request(s) were still loading: "+page.URL+"/never.js"))
+	is.True(strings.HasSuffix(start.Error, "a slower page needs a larger limits.step_timeout_ms (or the step's timeout_ms), at most 60000"))
+}

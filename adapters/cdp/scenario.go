@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromedp/cdproto/accessibility"
 	cdpt "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/domstorage"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
@@ -28,7 +29,7 @@ import (
 
 var stepIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._-]*$`) })
 
-var scenarioArtifacts = map[string]bool{"screenshot": true, "dom": true, "accessibility": true, "url": true, "history": true}
+var scenarioArtifacts = map[string]bool{"screenshot": true, "dom": true, "accessibility": true, "url": true, "history": true, "storage": true}
 
 const maxDOMArtifactBytes = 1 << 20
 
@@ -117,6 +118,91 @@ type scenarioRun struct {
 	// document's load failed): a click waits for the one it started.
 	mainFrame            cdpt.FrameID
 	navAsked, navSettled atomic.Int64
+	// Chromium reports the headers its network stack adds or receives
+	// beyond the page's view (cookie, set-cookie among them) only in the
+	// ExtraInfo events, which come before or after their request or
+	// response event: their names join that event's (headerAt locates it
+	// by kind and request id; extraNames holds names that came first).
+	headerAt   map[string]int
+	extraNames map[string][]string
+	// loading holds the in-scope requests not yet finished or failed, by
+	// request id: a page whose load event never fires names them.
+	loading sync.Map
+}
+
+// stillLoading names up to three in-scope requests still loading, sorted,
+// and how many there are; "" when none is.
+func (r *scenarioRun) stillLoading() string {
+	var urls []string
+	r.loading.Range(func(_, v any) bool {
+		urls = append(urls, v.(string))
+		return true
+	})
+	if len(urls) == 0 {
+		return ""
+	}
+	slices.Sort(urls)
+	n := len(urls)
+	if len(urls) > 3 {
+		urls = urls[:3]
+	}
+	return fmt.Sprintf("%d request(s) were still loading: %s", n, strings.Join(urls, ", "))
+}
+
+// maxExtraNames bounds the header names held for events not seen (yet):
+// those of requests outside the scope never find theirs.
+const maxExtraNames = 4096
+
+// addWithHeaders adds a request or response event of request id and
+// merges into it the header names its ExtraInfo event gave or will give.
+func (r *scenarioRun) addWithHeaders(ev ports.BrowserScenarioEvent, id network.RequestID) {
+	key := ev.Kind + "\x00" + string(id)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.headerAt == nil {
+		r.headerAt, r.extraNames = map[string]int{}, map[string][]string{}
+	}
+	if extra, ok := r.extraNames[key]; ok {
+		ev.HeaderNames = mergeNames(ev.HeaderNames, extra)
+		delete(r.extraNames, key)
+	}
+	if i := r.addLocked(ev); i >= 0 {
+		r.headerAt[key] = i
+	}
+}
+
+// extraHeaders merges the names of an ExtraInfo event into its request or
+// response event (kind), or holds them until that event comes.
+func (r *scenarioRun) extraHeaders(kind string, id network.RequestID, h network.Headers) {
+	key := kind + "\x00" + string(id)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.headerAt == nil {
+		r.headerAt, r.extraNames = map[string]int{}, map[string][]string{}
+	}
+	if i, ok := r.headerAt[key]; ok {
+		r.events[i].HeaderNames = mergeNames(r.events[i].HeaderNames, headerNames(h))
+		return
+	}
+	if _, ok := r.extraNames[key]; ok || len(r.extraNames) < maxExtraNames {
+		r.extraNames[key] = mergeNames(r.extraNames[key], headerNames(h))
+	}
+}
+
+// forgetResponseHeaders drops the response header names held for id: a
+// redirect's ExtraInfo names belong to the redirect, not to the response
+// the request ends with.
+func (r *scenarioRun) forgetResponseHeaders(id network.RequestID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.extraNames, "response\x00"+string(id))
+	delete(r.headerAt, "response\x00"+string(id))
+}
+
+func mergeNames(a, b []string) []string {
+	out := append(append(make([]string, 0, len(a)+len(b)), a...), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // settle counts a main-frame navigation as settled, never past those asked
@@ -169,9 +255,15 @@ type requestSeen struct {
 func (r *scenarioRun) add(ev ports.BrowserScenarioEvent) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.addLocked(ev)
+}
+
+// addLocked adds ev with r.mu held and returns its index, or -1 when the
+// event limit dropped it.
+func (r *scenarioRun) addLocked(ev ports.BrowserScenarioEvent) int {
 	if len(r.events) >= r.max {
 		r.dropped++
-		return
+		return -1
 	}
 	ev.Sequence, ev.StepIndex = len(r.events), r.step
 	ev.Text, ev.Stack, ev.URL, ev.Failure = r.red.Replace(ev.Text), r.red.Replace(ev.Stack), r.red.Replace(ev.URL), r.red.Replace(ev.Failure)
@@ -179,6 +271,7 @@ func (r *scenarioRun) add(ev ports.BrowserScenarioEvent) {
 		ev.Text, ev.PayloadTruncated = cut(ev.Text, 65536), true
 	}
 	r.events = append(r.events, ev)
+	return len(r.events) - 1
 }
 
 // wsFrame is a WebSocket frame event on the socket at url. A text frame
@@ -219,10 +312,14 @@ func (r *scenarioRun) onEvent(ev any) {
 		if e.Request == nil {
 			break
 		}
+		if e.RedirectResponse != nil {
+			r.forgetResponseHeaders(e.RequestID)
+		}
 		if r.sc.allows(e.Request.URL) {
 			r.requests.Store(e.RequestID, requestSeen{method: e.Request.Method, url: e.Request.URL})
-			r.add(ports.BrowserScenarioEvent{Kind: "request", Method: e.Request.Method, URL: e.Request.URL, ResourceType: string(e.Type),
-				HeaderNames: headerNames(e.Request.Headers)})
+			r.loading.Store(e.RequestID, e.Request.URL)
+			r.addWithHeaders(ports.BrowserScenarioEvent{Kind: "request", Method: e.Request.Method, URL: e.Request.URL, ResourceType: string(e.Type),
+				HeaderNames: headerNames(e.Request.Headers)}, e.RequestID)
 		} else if o := originOfString(e.Request.URL); o != "" {
 			r.requests.Store(e.RequestID, requestSeen{method: e.Request.Method, url: o, outside: true})
 		}
@@ -234,9 +331,16 @@ func (r *scenarioRun) onEvent(ev any) {
 			if v, ok := r.requests.Load(e.RequestID); ok {
 				ev.Method = v.(requestSeen).method
 			}
-			r.add(ev)
+			r.addWithHeaders(ev, e.RequestID)
 		}
+	case *network.EventRequestWillBeSentExtraInfo:
+		r.extraHeaders("request", e.RequestID, e.Headers)
+	case *network.EventResponseReceivedExtraInfo:
+		r.extraHeaders("response", e.RequestID, e.Headers)
+	case *network.EventLoadingFinished:
+		r.loading.Delete(e.RequestID)
 	case *network.EventLoadingFailed:
+		r.loading.Delete(e.RequestID)
 		if e.Type == network.ResourceTypeDocument {
 			r.settle()
 		}
@@ -437,6 +541,13 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 		}
 		if outOfTime {
 			serr = fmt.Errorf("limits.duration_ms (%d ms) ran out before this step finished; later steps were not run", req.DurationMS)
+		} else if serr != nil && (s.Action == "goto_start" || s.Action == "navigate") && errors.Is(serr, context.DeadlineExceeded) {
+			// Say what kept the load event from firing, and how to wait
+			// longer for a page that is only slow.
+			if pending := run.stillLoading(); pending != "" {
+				serr = fmt.Errorf("%w; %s", serr, pending)
+			}
+			serr = fmt.Errorf("%w; a slower page needs a larger limits.step_timeout_ms (or the step's timeout_ms), at most 60000", serr)
 		}
 		if serr != nil {
 			failed = true
@@ -444,8 +555,8 @@ func (e *Engine) RunScenario(ctx context.Context, req ports.BrowserScenarioReque
 		} else {
 			res.Status = "completed"
 		}
-		res.AfterURL = red.Replace(currentURL(tctx))
-		res.BeforeURL = red.Replace(res.BeforeURL)
+		res.AfterURL = red.Replace(sc.stepURL(currentURL(tctx)))
+		res.BeforeURL = red.Replace(sc.stepURL(res.BeforeURL))
 		want := req.CaptureAfterEachStep
 		if i == len(steps)-1 {
 			want = append(slices.Clone(want), req.CaptureAtEnd...)
@@ -541,6 +652,18 @@ func stepError(s ports.BrowserScenarioStep, timeout time.Duration, err error, ti
 	return fmt.Errorf("the page at %s did not load within %s: %w", s.URL, timeout, err)
 }
 
+// stepURL is u as a step reports it. An http(s) page outside the scope
+// can only be Chromium's error page for a navigation the policy blocked
+// (every such request is failed), whose history entry keeps the URL it was
+// refused: it is named by its origin alone, as the failed request is, so
+// its path and query stay out of the capture.
+func (sc scope) stepURL(u string) string {
+	if o := originOfString(u); o != "" && !sc.allows(u) {
+		return o
+	}
+	return u
+}
+
 // currentURL is the current history entry's URL, "" when unknown.
 func currentURL(ctx context.Context) string {
 	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -587,13 +710,17 @@ func captureArtifacts(ctx context.Context, sc scope, want []string, url string, 
 	}
 	// The cheap ones first: an accessibility tree still being built keeps
 	// the page busy after its wait is over.
-	for _, k := range []string{"url", "history", "screenshot", "dom", "accessibility"} {
+	for _, k := range []string{"url", "history", "storage", "screenshot", "dom", "accessibility"} {
 		if !slices.Contains(want, k) {
 			continue
 		}
 		actx = nil
 		if k != "url" && !sc.allows(url) {
-			missing(k, "current page is outside approved origins")
+			why := "current page is outside approved origins"
+			if originOfString(url) != "" {
+				why = "the page's navigation to " + url + " was blocked (outside allowed_origins): the tab shows Chromium's error page"
+			}
+			missing(k, why)
 			continue
 		}
 		until := time.Now().Add(artifactWait)
@@ -651,9 +778,66 @@ func captureArtifacts(ctx context.Context, sc scope, want []string, url string, 
 				hist.NavigationEntries = append(hist.NavigationEntries, ports.BrowserHistoryEntry{Type: t, Name: name})
 			}
 			a.History = hist
+		case "storage":
+			st, err := storageArtifact(actx, url, red)
+			if err != nil {
+				missing(k, err.Error())
+				continue
+			}
+			a.Storage = st
 		}
 	}
 	return a
+}
+
+// maxStoredItems bounds each list of the storage artifact (the schema's
+// bound); what lies beyond is left out and the artifact marked truncated
+// by core.
+const maxStoredItems = 512
+
+// storageArtifact reads the cookies Chromium would send to url and the
+// localStorage and sessionStorage of url's origin, through the browser
+// rather than the page's script (which may replace its Storage objects).
+// Values keep the scenario's secrets replaced; core digests them.
+func storageArtifact(ctx context.Context, url string, red *strings.Replacer) (*ports.BrowserScenarioStorage, error) {
+	origin := originOfString(url)
+	if origin == "" {
+		return nil, errors.New("the page has no http(s) origin")
+	}
+	value := func(name, v string) ports.BrowserStoredValue {
+		r := red.Replace(v)
+		return ports.BrowserStoredValue{Name: cut(red.Replace(name), 1024), Value: r, HadSecret: r != v}
+	}
+	st := &ports.BrowserScenarioStorage{Cookies: []ports.BrowserStoredCookie{}, LocalStorage: []ports.BrowserStoredValue{}, SessionStorage: []ports.BrowserStoredValue{}}
+	cookies, err := chromedp.Call(ctx, network.GetCookies, network.GetCookiesParams{URLs: []string{url}})
+	if err != nil {
+		return nil, fmt.Errorf("reading cookies: %w", err)
+	}
+	for _, c := range cookies.Cookies {
+		ss := string(c.SameSite)
+		if ss != "Strict" && ss != "None" {
+			ss = "Lax" // Chromium's default when the cookie set none
+		}
+		st.Cookies = append(st.Cookies, ports.BrowserStoredCookie{BrowserStoredValue: value(c.Name, c.Value),
+			Domain: cut(c.Domain, 2048), Path: cut(c.Path, 4096), Secure: c.Secure, HTTPOnly: c.HTTPOnly, SameSite: ss})
+	}
+	for _, local := range []bool{true, false} {
+		items, err := chromedp.Call(ctx, domstorage.GetDOMStorageItems,
+			domstorage.GetDOMStorageItemsParams{StorageID: &domstorage.StorageID{SecurityOrigin: origin, IsLocalStorage: local}})
+		if err != nil {
+			return nil, fmt.Errorf("reading DOM storage: %w", err)
+		}
+		list := &st.SessionStorage
+		if local {
+			list = &st.LocalStorage
+		}
+		for _, kv := range items.Entries {
+			if len(kv) == 2 {
+				*list = append(*list, value(kv[0], kv[1]))
+			}
+		}
+	}
+	return st, nil
 }
 
 // axText renders the accessibility tree as indented "role name" lines, a

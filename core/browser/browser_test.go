@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"compress/zlib"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"hash/crc32"
@@ -430,11 +432,13 @@ func TestCompareScreenshotsFindsRegions(t *testing.T) {
 
 // fakeRunner is a scenario runner that returns a fixed capture.
 type fakeRunner struct {
-	got   ports.BrowserScenarioRequest
-	extra []ports.BrowserScenarioEvent // appended to the fixed events
+	got     ports.BrowserScenarioRequest
+	extra   []ports.BrowserScenarioEvent  // appended to the fixed events
+	storage *ports.BrowserScenarioStorage // the last step's storage artifact
 }
 
 func (r *fakeRunner) RunScenario(ctx context.Context, req ports.BrowserScenarioRequest) (*ports.BrowserScenarioCapture, error) {
+	run := r // the loop below names each step's result r
 	if err := ctx.Err(); err != nil {
 		return nil, &ports.BrowserError{Code: ports.BrowserCancelled, Err: err}
 	}
@@ -457,6 +461,7 @@ func (r *fakeRunner) RunScenario(ctx context.Context, req ports.BrowserScenarioR
 		if i == len(steps)-1 {
 			r.Artifacts.Screenshot = portstest.FakePNG
 			r.Artifacts.DOM = []byte("<html></html>")
+			r.Artifacts.Storage = run.storage
 		}
 		out.Steps = append(out.Steps, r)
 	}
@@ -552,6 +557,9 @@ func TestScenarioWebSocketFrames(t *testing.T) {
 		{StepIndex: 1, Kind: "websocket-frame-sent", URL: ws, PayloadBinary: true, PayloadBytes: 3},
 		{StepIndex: 1, Kind: "websocket-frame-received", URL: ws, Text: long, PayloadBytes: len(long)},
 		{StepIndex: 1, Kind: "websocket-closed", URL: ws},
+		// The engine reports a main frame on Chromium's error page (a
+		// refused or failed navigation) with no URL.
+		{StepIndex: 1, Kind: "frame-navigated"},
 	}}
 	s := session(t, nil, run)
 	r := result(mustCall(t, s, "capture_browser_scenario", map[string]any{"browser": map[string]any{"mode": "launch"},
@@ -562,12 +570,21 @@ func TestScenarioWebSocketFrames(t *testing.T) {
 		ev := it.(map[string]any)
 		if k := ev["kind"].(string); strings.HasPrefix(k, "websocket-") {
 			is.Equal(ev["url"].(map[string]any)["url"], ws)
+			// A socket URL has an origin, as a browser's URL parser gives
+			// it (null before: an agent could not tie it to its page).
+			is.Equal(ev["url"].(map[string]any)["origin"], "ws://app.test")
 			if strings.HasPrefix(k, "websocket-frame-") {
 				frames = append(frames, ev)
 			}
 		}
 	}
 	is.Equal(len(frames), 3)
+	// A frame on no in-scope URL has url null, not an empty URL with a
+	// null origin.
+	items := r["events"].(map[string]any)["items"].([]any)
+	last := items[len(items)-1].(map[string]any)
+	is.Equal(last["kind"], "frame-navigated")
+	is.Equal(last["url"], nil)
 	is.Equal(frames[0]["payload_type"], "text")
 	is.Equal(frames[0]["payload_text"], `{"tick":1}`)
 	is.Equal(frames[0]["truncated"], false)
@@ -687,4 +704,167 @@ func TestWebMCPEmptyListSaysWhyItMayBe(t *testing.T) {
 	f.Tools = []ports.WebMCPTool{{Name: "search", FrameID: "F1", FrameURL: "http://app.test/", OwnerOrigin: "http://app.test"}}
 	r = result(mustCall(t, session(t, f, nil), "discover_webmcp_tools", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
 	is.True(!slices.ContainsFunc(r["limitations"].([]any), func(l any) bool { return strings.HasPrefix(l.(string), why) }))
+}
+
+// mapFetcher serves one source map body for every request.
+type mapFetcher struct{ body string }
+
+func (m mapFetcher) FetchSourceMap(ctx context.Context, req ports.SourceMapRequest) (*ports.SourceMapFetch, error) {
+	return &ports.SourceMapFetch{URL: req.URL, Status: "included", Body: []byte(m.body)}, nil
+}
+
+// With an included source map each finding also names where the original
+// source has it: an agent asking which source line sends a request got
+// only the bundle's line 1 and a column before.
+func TestBundleFindingsNameTheirOriginalSourcePosition(t *testing.T) {
+	is := is.New(t)
+	f := richFake()
+	// Line 1 holds two calls from two sources; line 2 (after \r\n) one more
+	// from the second; line 3 has no mapping.
+	src := "fetch(\"/a\");fetch(\"/b\")\r\nfetch(\"/c\")\nfetch(\"/d\")\n"
+	f.Capture.Scripts[0].Source = []byte(src)
+	f.Capture.Scripts[0].SourceMapURL = "http://app.test/app.js.map"
+	at := func(s string) int64 { return int64(strings.Index(src, s)) }
+	str := func(s string) ports.JSValue {
+		return ports.JSValue{Kind: ports.JSValString, Value: s, Offset: at(`"` + s + `"`)}
+	}
+	js := factsJS{&ports.JSFacts{Parsed: true, Calls: []ports.JSCall{
+		{Callee: "fetch", Offset: -1, Args: []ports.JSValue{str("/a")}},
+		{Callee: "fetch", Offset: -1, Args: []ports.JSValue{str("/b")}},
+		{Callee: "fetch", Offset: -1, Args: []ports.JSValue{str("/c")}},
+		{Callee: "fetch", Offset: -1, Args: []ports.JSValue{str("/d")}},
+	}}}
+	// AACE: column 0 -> a.js line 2 column 2; kBCEE: column 18 (at "/b") -> b.js
+	// line 4 column 4; ;AAAA: line 2 column 0 -> b.js line 4 column 4.
+	m := mapFetcher{`{"version":3,"sources":["src/a.js","src/b.js"],"names":[],"mappings":"AACE,kBCEE;AAAA"}`}
+	reg, _ := core.NewRegistry(nil, &core.RegistryOptions{Browser: f, JavaScript: js, SourceMaps: m})
+	s := core.NewSession(catalog(t), reg, nil)
+	b := result(mustCall(t, s, "analyze_web_bundle", map[string]any{"cdp_endpoint": ep, "target_id": "T1", "fetch_source_maps": true}))
+	obs := b["observations"].(map[string]any)
+	is.Equal(obs["source_maps"].(map[string]any)["status"], "included")
+	got := map[string]any{}
+	for _, e := range obs["endpoints"].([]any) {
+		e := e.(map[string]any)
+		got[e["value"].(string)] = e["location"].(map[string]any)["original"]
+	}
+	is.Equal(got["/a"], map[string]any{"source": "src/a.js", "line": 2.0, "column": 2.0})
+	is.Equal(got["/b"], map[string]any{"source": "src/b.js", "line": 4.0, "column": 4.0})
+	is.Equal(got["/c"], map[string]any{"source": "src/b.js", "line": 4.0, "column": 4.0})
+	is.Equal(got["/d"], nil) // line 3 has no mapping
+
+	// Without fetch_source_maps no finding claims an original position.
+	b = result(mustCall(t, s, "analyze_web_bundle", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
+	for _, e := range b["observations"].(map[string]any)["endpoints"].([]any) {
+		is.Equal(e.(map[string]any)["location"].(map[string]any)["original"], nil)
+	}
+}
+
+// factsJS reports fixed facts for every script.
+type factsJS struct{ facts *ports.JSFacts }
+
+func (factsJS) Info() ports.ProviderInfo {
+	return ports.ProviderInfo{ID: "facts-js", Name: "facts", Version: "1"}
+}
+func (e factsJS) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSFacts, error) {
+	return e.facts, nil
+}
+
+// A page attached to long after it loaded lists its bundle under resources
+// while the debugger reports no script for it (V8 discarded it). Before,
+// analyze_web_bundle said complete with 0 scripts and inspect_web_page
+// said nothing; now both say which script resources went unseen and why.
+func TestScriptResourcesWithoutAScriptAreReported(t *testing.T) {
+	is := is.New(t)
+	f := richFake()
+	f.Capture.Scripts, f.Capture.ScriptsTotal = nil, 0
+	s := session(t, f, nil)
+	b := result(mustCall(t, s, "analyze_web_bundle", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
+	is.Equal(b["completeness"].(map[string]any)["status"], "partial")
+	var reasons []string
+	for _, u := range b["unknowns"].([]any) {
+		u := u.(map[string]any)
+		if u["dimension"] == "script_source" {
+			reasons = append(reasons, u["reason"].(string))
+		}
+	}
+	is.Equal(len(reasons), 1)
+	is.True(strings.Contains(reasons[0], "http://app.test/app.js"))
+	r := result(mustCall(t, s, "inspect_web_page", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
+	found := false
+	for _, l := range r["limitations"].([]any) {
+		found = found || strings.Contains(l.(string), "1 script resource(s) the page loaded have no script in this capture (http://app.test/app.js)")
+	}
+	is.True(found)
+
+	// With the script reported, neither says so.
+	f = richFake()
+	s = session(t, f, nil)
+	r = result(mustCall(t, s, "inspect_web_page", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))
+	for _, l := range r["limitations"].([]any) {
+		is.True(!strings.Contains(l.(string), "have no script"))
+	}
+}
+
+// "Log in and tell me what the app stores": the scenario's storage
+// artifact lists cookies and localStorage/sessionStorage names with their
+// values only as digests, and a value that held a secret without one.
+// Before, storage could not be requested and was always not_requested.
+func TestScenarioStorageArtifact(t *testing.T) {
+	is := is.New(t)
+	run := &fakeRunner{storage: &ports.BrowserScenarioStorage{
+		Cookies: []ports.BrowserStoredCookie{{BrowserStoredValue: ports.BrowserStoredValue{Name: "sid", Value: "s123"}, Domain: "app.test", Path: "/",
+			HTTPOnly: true, SameSite: "Lax"}},
+		LocalStorage:   []ports.BrowserStoredValue{{Name: "token", Value: "tok-1"}, {Name: "pw", Value: "[REDACTED:pw]", HadSecret: true}},
+		SessionStorage: []ports.BrowserStoredValue{{Name: "user", Value: "alice"}},
+	}}
+	s := session(t, nil, run)
+	args := map[string]any{"browser": map[string]any{"mode": "launch"}, "start_url": map[string]any{"url": "http://app.test/login"},
+		"actions": []any{map[string]any{"step_id": "go", "action": "click", "locator": map[string]any{"css": map[string]any{"selector": "#go"}}}},
+		"capture": map[string]any{"at_end": []any{"storage"}}}
+	r := result(mustCall(t, s, "capture_browser_scenario", args))
+	is.Equal(run.got.CaptureAtEnd, []string{"storage"})
+	steps := r["steps"].([]any)
+	st := steps[1].(map[string]any)["artifacts"].(map[string]any)["storage"].(map[string]any)
+	is.Equal(st["state"], "captured")
+	v := st["value"].(map[string]any)
+	sum := func(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }
+	is.Equal(v["cookies"], []any{map[string]any{"name": "sid", "domain": "app.test", "path": "/", "secure": false, "http_only": true, "same_site": "Lax",
+		"value_state": "hashed", "value_sha256": sum("s123")}})
+	is.Equal(v["local_storage"], []any{map[string]any{"name": "token", "value_state": "hashed", "value_sha256": sum("tok-1")},
+		map[string]any{"name": "pw", "value_state": "redacted-secret", "value_sha256": nil}})
+	is.Equal(v["session_storage"], []any{map[string]any{"name": "user", "value_state": "hashed", "value_sha256": sum("alice")}})
+	b, _ := json.Marshal(r)
+	is.True(!strings.Contains(string(b), "tok-1")) // values never appear
+	// The first step did not ask for it.
+	is.Equal(steps[0].(map[string]any)["artifacts"].(map[string]any)["storage"], map[string]any{"state": "not_requested"})
+	// Two equal runs compare unchanged; a changed value is a change.
+	diff := result(mustCall(t, s, "compare_web_captures", map[string]any{"before_scenario": r, "after_scenario": result(mustCall(t, s, "capture_browser_scenario", args))}))
+	is.Equal(diff["overall_status"], "unchanged")
+	run.storage.LocalStorage[0].Value = "tok-2"
+	diff = result(mustCall(t, s, "compare_web_captures", map[string]any{"before_scenario": r, "after_scenario": result(mustCall(t, s, "capture_browser_scenario", args))}))
+	is.Equal(diff["overall_status"], "changed")
+}
+
+// A passive capture that saw no network activity says that its window
+// started at the attach: asked what a page calls, an agent saw empty
+// request lists that read as "nothing" for a page that had fetched JSON
+// and opened a WebSocket while loading.
+func TestInspectWithoutNetworkActivitySaysWhy(t *testing.T) {
+	is := is.New(t)
+	f := richFake()
+	f.Capture.Network = ports.BrowserNetwork{}
+	f.Capture.CaptureWindow.ObservationMS = 500
+	s := session(t, f, nil)
+	has := func(r map[string]any) bool {
+		for _, l := range r["limitations"].([]any) {
+			if strings.HasPrefix(l.(string), "No request or WebSocket activity was seen in the 500 ms after the attach") {
+				return true
+			}
+		}
+		return false
+	}
+	is.True(has(result(mustCall(t, s, "inspect_web_page", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))))
+	f = richFake() // one request observed
+	f.Capture.CaptureWindow.ObservationMS = 500
+	is.True(!has(result(mustCall(t, session(t, f, nil), "inspect_web_page", map[string]any{"cdp_endpoint": ep, "target_id": "T1"}))))
 }

@@ -24,7 +24,7 @@ func opAnalyzeBundle() *core.Operation {
 		Description: "Capture one page target passively with its script sources and analyze them statically (nothing runs): module " +
 			"edges (static and dynamic imports, require, importScripts, workers), routes, network endpoints, WebMCP registerTool " +
 			"declarations and framework fingerprints, each located by script, line and column; with fetch_source_maps, in-scope v3 " +
-			"source maps are fetched and their original sources listed.",
+			"source maps are fetched, their original sources listed and each finding placed in them.",
 		Kind:    core.KindApplication,
 		Effects: passiveEffects,
 		Input: schemaObj([]string{"cdp_endpoint", "target_id"}, propEndpoint, propTarget, propOrigins, inspectOptions,
@@ -385,6 +385,9 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 	if len(noSource) > 0 {
 		unknowns = append(unknowns, AnalyzeWebBundleResultUnknown{Dimension: "script_source", Reason: "source was not captured (limits or browser)", AffectedScriptKeys: noSource})
 	}
+	if gone := unreportedScripts(pc); len(gone) > 0 {
+		unknowns = append(unknowns, AnalyzeWebBundleResultUnknown{Dimension: "script_source", Reason: unreportedScriptsNote(gone), AffectedScriptKeys: []string{}})
+	}
 	if len(parseFailed) > 0 {
 		unknowns = append(unknowns, AnalyzeWebBundleResultUnknown{Dimension: "javascript_ast", Reason: "source did not parse completely", AffectedScriptKeys: parseFailed})
 	}
@@ -411,10 +414,11 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 		inferences = append(inferences, AnalyzeWebBundleResultInference{Kind: bs.kind, Value: bs.value, Confidence: bs.conf,
 			Basis: append([]BundleBasis{}, inferred[bs]...)})
 	}
-	sm, smUnknown, err := sourceMaps(ctx, c, maps, fetchMaps, scripts2maps(scripts), pc.AllowedOrigins)
+	sm, positions, smUnknown, err := sourceMaps(ctx, c, maps, fetchMaps, scripts2maps(scripts), pc.AllowedOrigins)
 	if err != nil {
 		return nil, err
 	}
+	placeOriginals(positions, edges, routes, endpoints, decls)
 	if smUnknown != nil {
 		unknowns = append(unknowns, *smUnknown)
 	}
@@ -516,17 +520,20 @@ func scripts2maps(ss []bundleScript) []mapRef {
 
 const maxSourceMaps = 100
 
-func sourceMaps(ctx context.Context, c *core.Call, f ports.SourceMapFetcher, requested bool, refs []mapRef, origins []string) (AnalyzeWebBundleResultObservationsSourceMaps, *AnalyzeWebBundleResultUnknown, error) {
+// sourceMaps fetches the scripts' maps; it also returns the included
+// maps' decoded positions by script key.
+func sourceMaps(ctx context.Context, c *core.Call, f ports.SourceMapFetcher, requested bool, refs []mapRef, origins []string) (AnalyzeWebBundleResultObservationsSourceMaps, map[string]*positionMap, *AnalyzeWebBundleResultUnknown, error) {
 	type out = AnalyzeWebBundleResultObservationsSourceMaps
+	positions := map[string]*positionMap{}
 	if !requested {
-		return out{Status: "not_requested", Items: []BundleSourceMap{}}, nil, nil
+		return out{Status: "not_requested", Items: []BundleSourceMap{}}, positions, nil, nil
 	}
 	if f == nil {
 		keys := make([]string, len(refs))
 		for i, r := range refs {
 			keys[i] = r.key
 		}
-		return out{Status: "unavailable", Requested: len(refs), Items: []BundleSourceMap{}},
+		return out{Status: "unavailable", Requested: len(refs), Items: []BundleSourceMap{}}, positions,
 			&AnalyzeWebBundleResultUnknown{Dimension: "source_maps", Reason: "no source map fetcher is wired into this build", AffectedScriptKeys: keys}, nil
 	}
 	items := []BundleSourceMap{}
@@ -539,7 +546,7 @@ func sourceMaps(ctx context.Context, c *core.Call, f ports.SourceMapFetcher, req
 		got, err := f.FetchSourceMap(ctx, ports.SourceMapRequest{URL: r.url, AllowedOrigins: origins})
 		if err != nil {
 			if ctx.Err() != nil {
-				return out{}, nil, ctx.Err()
+				return out{}, nil, nil, ctx.Err()
 			}
 			msg := err.Error()
 			items = append(items, BundleSourceMap{ScriptKey: r.key, DeclaredURL: r.url, Status: "fetch_failed", OriginalSources: []BundleOriginalSource{}, Limitation: &msg})
@@ -554,6 +561,12 @@ func sourceMaps(ctx context.Context, c *core.Call, f ports.SourceMapFetcher, req
 				h := hex.EncodeToString(sum[:])
 				item.Artifact = &BundleSourceMapArtifact{URI: "rea://web-content/sha256/" + h, SHA256: h, Bytes: len(got.Body), MediaType: "application/json"}
 				item.OriginalSources = srcs
+				if pm, ok := decodePositions(got.Body); ok {
+					positions[r.key] = pm
+				} else {
+					lim := "its mappings could not be decoded: findings keep generated positions only"
+					item.Limitation = &lim
+				}
 				included++
 			} else {
 				lim := "not a v3 source map"
@@ -574,7 +587,29 @@ func sourceMaps(ctx context.Context, c *core.Call, f ports.SourceMapFetcher, req
 	if len(refs) == 0 {
 		status = "included"
 	}
-	return out{Status: status, Requested: len(refs), Processed: processed, Items: items}, nil, nil
+	return out{Status: status, Requested: len(refs), Processed: processed, Items: items}, positions, nil, nil
+}
+
+// placeOriginals sets each finding's original position from its script's
+// decoded source map.
+func placeOriginals(positions map[string]*positionMap, edges []BundleChunkEdge, routes []BundleRoute, endpoints []BundleEndpoint, decls []BundleWebMCPDeclaration) {
+	set := func(l *BundleLocation) {
+		if pm := positions[l.ScriptKey]; pm != nil && l.Line > 0 {
+			l.Original = pm.original(l.Line, l.Column)
+		}
+	}
+	for i := range edges {
+		set(&edges[i].Location)
+	}
+	for i := range routes {
+		set(&routes[i].Location)
+	}
+	for i := range endpoints {
+		set(&endpoints[i].Location)
+	}
+	for i := range decls {
+		set(&decls[i].Location)
+	}
 }
 
 // parseV3 checks the v3 envelope and lists its original sources.

@@ -114,6 +114,14 @@ func normalizeInspection(pc *ports.BrowserPageCapture, req ports.BrowserInspectR
 	resources, byURL := normalizeResources(pc.Resources)
 	lims := append([]string{}, pc.Limitations...)
 	lims = append(lims, "Accessibility states keep names only; value true marks a state that holds on the node (a state Chromium reports as false is left out).")
+	if gone := unreportedScripts(pc); len(gone) > 0 {
+		lims = append(lims, unreportedScriptsNote(gone))
+	}
+	if len(pc.Network.Requests) == 0 && len(pc.Network.WebSockets) == 0 && len(pc.Network.WebSocketEvents) == 0 {
+		lims = append(lims, fmt.Sprintf("No request or WebSocket activity was seen in the %d ms after the attach; what the page requested "+
+			"before (its load, the calls it made then) is not observable here: capture_browser_scenario records a page from its first "+
+			"request, and a longer observation_ms catches periodic calls.", pc.CaptureWindow.ObservationMS))
+	}
 	truncatedFields := ax.TruncatedFields
 	return &InspectWebPageResult{
 		SchemaVersion: 2,
@@ -137,6 +145,43 @@ func normalizeInspection(pc *ports.BrowserPageCapture, req ports.BrowserInspectR
 		Storage:     normalizeStorage(pc.Storage),
 		Limitations: lims,
 	}
+}
+
+// unreportedScripts lists, sorted, the URLs of script resources the page
+// loaded that the debugger reported no script for. Chromium's debugger
+// replays only the scripts V8 still holds: a classic script whose code is
+// no longer reachable once it ran is discarded, so a page attached to
+// minutes after it loaded can show its bundle under resources and no
+// script at all.
+func unreportedScripts(pc *ports.BrowserPageCapture) []string {
+	seen := map[string]bool{}
+	for _, s := range pc.Scripts {
+		seen[s.URL] = true
+	}
+	var out []string
+	for _, r := range pc.Resources {
+		if r.Type == "Script" && !seen[r.URL] {
+			seen[r.URL] = true
+			out = append(out, r.URL)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// unreportedScriptsNote says which script resources have no script and why.
+func unreportedScriptsNote(urls []string) string {
+	list := urls
+	if len(list) > 5 {
+		list = list[:5]
+	}
+	more := ""
+	if len(urls) > len(list) {
+		more = fmt.Sprintf(" and %d more", len(urls)-len(list))
+	}
+	return fmt.Sprintf("%d script resource(s) the page loaded have no script in this capture (%s%s): Chromium's debugger reports only "+
+		"the scripts V8 still holds, and V8 discards a script none of whose code is reachable any more. Their sources were not seen; "+
+		"reload the page and capture it again soon after it loads to see them.", len(urls), strings.Join(list, ", "), more)
 }
 
 // resourceIdentity is what a resource_key digests.

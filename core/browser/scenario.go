@@ -17,16 +17,16 @@ import (
 	"rea/ports"
 )
 
-var artifactKinds = []string{"screenshot", "dom", "accessibility", "url", "history"}
+var artifactKinds = []string{"screenshot", "dom", "accessibility", "url", "history", "storage"}
 
 func opCaptureScenario() *core.Operation {
-	kinds := `{"type":"array","uniqueItems":true,"items":{"enum":["screenshot","dom","accessibility","url","history"]}}`
+	kinds := `{"type":"array","uniqueItems":true,"items":{"enum":["screenshot","dom","accessibility","url","history","storage"]}}`
 	return &core.Operation{
 		Name:  "capture_browser_scenario",
 		Title: "Capture Browser Scenario",
 		Description: "Launch a headless Chromium that rea owns (fresh profile and temporary directory), open start_url, run the scripted " +
 			"actions (goto, click, fill, wait_for_timeout; CSS locators), record in-scope console, network, WebSocket and frame events " +
-			"per step and the requested artifacts (screenshot, DOM, accessibility text, URL, history), fail out-of-scope requests, " +
+			"per step and the requested artifacts (screenshot, DOM, accessibility text, URL, history, storage), fail out-of-scope requests, " +
 			"and remove every process and file afterwards. Secrets are read from the server's environment and appear only as " +
 			"[REDACTED:<secret_id>]. The result is valid input to compare_web_captures.",
 		Kind: core.KindApplication,
@@ -195,7 +195,13 @@ func sanitizedURL(s string) WebSanitizedURL {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	return WebSanitizedURL{URL: u.String(), Origin: core.OptString(originOf(u)), QueryParameterNames: names, Redacted: red}
+	origin := originOf(u)
+	if (u.Scheme == "ws" || u.Scheme == "wss") && u.Host != "" {
+		// ws and wss URLs have origins of their own, as a browser's URL
+		// parser gives them (new URL("ws://h/x").origin is "ws://h").
+		origin = u.Scheme + "://" + u.Host
+	}
+	return WebSanitizedURL{URL: u.String(), Origin: core.OptString(origin), QueryParameterNames: names, Redacted: red}
 }
 
 // scenarioTextArtifact is a redacted text artifact (DOM, accessibility).
@@ -239,7 +245,69 @@ type (
 		CurrentURL        WebSanitizedURL        `json:"current_url"`
 		NavigationEntries []scenarioHistoryEntry `json:"navigation_entries"`
 	}
+	// scenarioStorage is the storage artifact: names and cookie
+	// attributes, each value only as the SHA-256 of its text with the
+	// scenario's secrets replaced (value_state hashed), or, for a value that
+	// held a secret, no digest at all (redacted-secret).
+	scenarioStorage struct {
+		Cookies        []scenarioCookie      `json:"cookies"`
+		LocalStorage   []scenarioStoredValue `json:"local_storage"`
+		SessionStorage []scenarioStoredValue `json:"session_storage"`
+	}
+	scenarioStoredValue struct {
+		Name        string  `json:"name"`
+		ValueState  string  `json:"value_state"`
+		ValueSHA256 *string `json:"value_sha256"`
+	}
+	scenarioCookie struct {
+		Name        string  `json:"name"`
+		Domain      string  `json:"domain"`
+		Path        string  `json:"path"`
+		Secure      bool    `json:"secure"`
+		HTTPOnly    bool    `json:"http_only"`
+		SameSite    string  `json:"same_site"`
+		ValueState  string  `json:"value_state"`
+		ValueSHA256 *string `json:"value_sha256"`
+	}
 )
+
+// storedValue is a stored value as the storage artifact keeps it.
+func storedValue(v ports.BrowserStoredValue) scenarioStoredValue {
+	out := scenarioStoredValue{Name: truncate(v.Name, 1024), ValueState: "redacted-secret"}
+	if !v.HadSecret {
+		sum := sha256.Sum256([]byte(v.Value))
+		h := hex.EncodeToString(sum[:])
+		out.ValueState, out.ValueSHA256 = "hashed", &h
+	}
+	return out
+}
+
+// storageArtifact keeps at most 512 items per list (the schema's bound);
+// it also returns how many items there were and how many it kept.
+func storageArtifact(st *ports.BrowserScenarioStorage) (scenarioStorage, int, int) {
+	out := scenarioStorage{Cookies: []scenarioCookie{}, LocalStorage: []scenarioStoredValue{}, SessionStorage: []scenarioStoredValue{}}
+	total := len(st.Cookies) + len(st.LocalStorage) + len(st.SessionStorage)
+	for i, c := range st.Cookies {
+		if i == 512 {
+			break
+		}
+		v := storedValue(c.BrowserStoredValue)
+		out.Cookies = append(out.Cookies, scenarioCookie{Name: v.Name, Domain: truncate(c.Domain, 2048), Path: truncate(c.Path, 4096), Secure: c.Secure,
+			HTTPOnly: c.HTTPOnly, SameSite: c.SameSite, ValueState: v.ValueState, ValueSHA256: v.ValueSHA256})
+	}
+	for _, l := range []struct {
+		in  []ports.BrowserStoredValue
+		out *[]scenarioStoredValue
+	}{{st.LocalStorage, &out.LocalStorage}, {st.SessionStorage, &out.SessionStorage}} {
+		for i, v := range l.in {
+			if i == 512 {
+				break
+			}
+			*l.out = append(*l.out, storedValue(v))
+		}
+	}
+	return out, total, len(out.Cookies) + len(out.LocalStorage) + len(out.SessionStorage)
+}
 
 func normalizeScenario(capt *ports.BrowserScenarioCapture, req *ports.BrowserScenarioRequest, args CaptureBrowserScenarioInput) *CaptureBrowserScenarioResult {
 	type pending struct {
@@ -374,9 +442,9 @@ func scenarioCompleteness(missing, trunc []string) web.WebScenarioCompleteness {
 
 func scenarioArtifacts(s ports.BrowserScenarioStepResult, want []string) (WebScenarioArtifacts, []string, []string) {
 	a := s.Artifacts
-	out := WebScenarioArtifacts{Storage: artifactNotRequested{State: "not_requested"}}
+	out := WebScenarioArtifacts{}
 	field := map[string]*any{"screenshot": &out.Screenshot, "dom": &out.DOM, "accessibility": &out.Accessibility,
-		"url": &out.URL, "history": &out.History}
+		"url": &out.URL, "history": &out.History, "storage": &out.Storage}
 	var missing, trunc []string
 	for _, k := range artifactKinds {
 		dst := field[k]
@@ -398,8 +466,14 @@ func scenarioArtifacts(s ports.BrowserScenarioStepResult, want []string) (WebSce
 			continue
 		}
 		var v any
-		var size int
+		var size, kept int
+		cutHere := slices.Contains(a.Truncated, k)
 		switch k {
+		case "storage":
+			if a.Storage != nil {
+				v, size, kept = storageArtifact(a.Storage)
+				cutHere = cutHere || kept < size
+			}
 		case "screenshot":
 			if len(a.Screenshot) > 0 {
 				v, size = screenshotArtifact(a.Screenshot), len(a.Screenshot)
@@ -436,7 +510,10 @@ func scenarioArtifacts(s ports.BrowserScenarioStepResult, want []string) (WebSce
 		case v == nil:
 			*dst = artifactMissing{State: "missing", Reason: "the engine returned no " + k}
 			missing = append(missing, k)
-		case slices.Contains(a.Truncated, k):
+		case k == "storage" && cutHere:
+			*dst = artifactTruncated{State: "truncated", Observed: size, Retained: kept, Reason: "each storage list keeps its first 512 items"}
+			trunc = append(trunc, k)
+		case cutHere:
 			*dst = artifactTruncated{State: "truncated", Observed: size, Retained: size, Reason: "cut at the engine's size limit; the full size was not measured"}
 			trunc = append(trunc, k)
 		default:
@@ -495,11 +572,11 @@ type (
 		PayloadText  *string         `json:"payload_text"`
 	}
 	frameNavigatedEvent struct {
-		Sequence  int             `json:"sequence"`
-		StepIndex int             `json:"step_index"`
-		Kind      string          `json:"kind"`
-		URL       WebSanitizedURL `json:"url"`
-		Name      *string         `json:"name"`
+		Sequence  int              `json:"sequence"`
+		StepIndex int              `json:"step_index"`
+		Kind      string           `json:"kind"`
+		URL       *WebSanitizedURL `json:"url"` // null: no in-scope http(s) URL (Chromium's error page)
+		Name      *string          `json:"name"`
 	}
 )
 
@@ -576,7 +653,11 @@ func scenarioEvent(e ports.BrowserScenarioEvent) scenarioEventRecord {
 		return &frameEvent{StepIndex: e.StepIndex, Kind: e.Kind, URL: u, PayloadBytes: e.PayloadBytes, PayloadType: "text",
 			PayloadText: &text, Truncated: e.PayloadTruncated || len(text) < len(e.Text)}
 	case "frame-navigated", "frame-attached", "frame-detached":
-		return &frameNavigatedEvent{StepIndex: e.StepIndex, Kind: e.Kind, URL: u}
+		var fu *WebSanitizedURL
+		if e.URL != "" {
+			fu = &u
+		}
+		return &frameNavigatedEvent{StepIndex: e.StepIndex, Kind: e.Kind, URL: fu}
 	}
 	return nil
 }

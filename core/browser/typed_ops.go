@@ -295,11 +295,23 @@ type AnalyzeWebBundleResultCapture struct {
 }
 
 // BundleLocation is where a finding is: script, 1-based line, 0-based column
-// in UTF-16 code units (rea's code locations).
+// in UTF-16 code units (rea's code locations), and where the script's
+// fetched source map places it (null without an included map, or when the
+// map names no source for that line up to that column).
 type BundleLocation struct {
-	ScriptKey string `json:"script_key"`
-	Line      int    `json:"line"`
-	Column    int    `json:"column"`
+	ScriptKey string                  `json:"script_key"`
+	Line      int                     `json:"line"`
+	Column    int                     `json:"column"`
+	Original  *BundleOriginalLocation `json:"original"`
+}
+
+// BundleOriginalLocation is a position in an original source, as a source
+// map gives it: source as the map's sources list writes it (and
+// original_sources lists it), 1-based line, 0-based column.
+type BundleOriginalLocation struct {
+	Source string `json:"source"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
 }
 
 // BundleSourceArtifact is one analyzed script's source (digest, no text).

@@ -1,0 +1,169 @@
+package browser
+
+import (
+	"encoding/json"
+	"sort"
+)
+
+// Original positions for analyze_web_bundle's findings: a fetched v3
+// source map is decoded so that each finding's generated line and column
+// also name the original source, line and column the bundler wrote down,
+// which is what an agent asking "where in the sources is this request
+// sent?" needs. core/jsapp decodes maps for its own graph; a family may not
+// import a sibling, so this small decoder does only lookups.
+
+// maxMapSegments bounds one map's decoded segments; a larger map gives no
+// original positions (the findings keep their generated ones).
+const maxMapSegments = 4 << 20
+
+type mapSegment struct {
+	col, src, sline, scol int32
+}
+
+// positionMap is a decoded source map: per generated line (0-based), its
+// segments that name a source, in column order.
+type positionMap struct {
+	sources []string
+	lines   map[int32][]mapSegment
+}
+
+type rawPositionMap struct {
+	Sources  []*string `json:"sources"`
+	Mappings string    `json:"mappings"`
+	Sections []struct {
+		Offset struct {
+			Line   int32 `json:"line"`
+			Column int32 `json:"column"`
+		} `json:"offset"`
+		Map *rawPositionMap `json:"map"`
+	} `json:"sections"`
+}
+
+// decodePositions decodes b (a v3 map or an index map of inline maps); it
+// reports false for a map it cannot read or one beyond maxMapSegments.
+func decodePositions(b []byte) (*positionMap, bool) {
+	var raw rawPositionMap
+	if json.Unmarshal(b, &raw) != nil {
+		return nil, false
+	}
+	pm := &positionMap{lines: map[int32][]mapSegment{}}
+	n := 0
+	if len(raw.Sections) > 0 {
+		for _, sec := range raw.Sections {
+			if sec.Map == nil || len(sec.Map.Sections) > 0 || sec.Offset.Line < 0 || sec.Offset.Column < 0 {
+				return nil, false
+			}
+			if !pm.add(sec.Map, sec.Offset.Line, sec.Offset.Column, &n) {
+				return nil, false
+			}
+		}
+	} else if !pm.add(&raw, 0, 0, &n) {
+		return nil, false
+	}
+	for l, segs := range pm.lines {
+		sort.SliceStable(segs, func(i, j int) bool { return segs[i].col < segs[j].col })
+		pm.lines[l] = segs
+	}
+	return pm, true
+}
+
+func (pm *positionMap) add(raw *rawPositionMap, lineOff, colOff int32, n *int) bool {
+	base := int32(len(pm.sources))
+	for _, s := range raw.Sources {
+		name := ""
+		if s != nil {
+			name = *s
+		}
+		pm.sources = append(pm.sources, name)
+	}
+	count := int32(len(raw.Sources))
+	m := raw.Mappings
+	line, col := lineOff, int32(0)
+	var src, sline, scol int32
+	for i := 0; i < len(m); {
+		switch m[i] {
+		case ';':
+			line, col = line+1, 0
+			i++
+			continue
+		case ',':
+			i++
+			continue
+		}
+		var fields [5]int32
+		k := 0
+		for i < len(m) && m[i] != ',' && m[i] != ';' {
+			v, next, ok := vlqValue(m, i)
+			if !ok {
+				return false
+			}
+			if k < 5 {
+				fields[k] = v
+			}
+			k++
+			i = next
+		}
+		col += fields[0]
+		if k < 4 {
+			continue
+		}
+		src, sline, scol = src+fields[1], sline+fields[2], scol+fields[3]
+		if src < 0 || src >= count || sline < 0 || scol < 0 || col < 0 {
+			continue
+		}
+		if *n++; *n > maxMapSegments {
+			return false
+		}
+		gc := col
+		if line == lineOff {
+			gc += colOff
+		}
+		pm.lines[line] = append(pm.lines[line], mapSegment{col: gc, src: base + src, sline: sline, scol: scol})
+	}
+	return true
+}
+
+var vlqDigits = func() (t [256]int8) {
+	for i := range t {
+		t[i] = -1
+	}
+	for i, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/" {
+		t[c] = int8(i)
+	}
+	return t
+}()
+
+func vlqValue(s string, i int) (int32, int, bool) {
+	var v int64
+	for shift := 0; ; shift += 5 {
+		if i >= len(s) || shift > 30 {
+			return 0, i, false
+		}
+		d := vlqDigits[s[i]]
+		if d < 0 {
+			return 0, i, false
+		}
+		i++
+		v |= int64(d&31) << shift
+		if d&32 == 0 {
+			break
+		}
+	}
+	if v&1 == 1 {
+		return int32(-(v >> 1)), i, true
+	}
+	return int32(v >> 1), i, true
+}
+
+// original maps a generated position (1-based line, 0-based UTF-16 column,
+// rea's code locations) to the last segment at or before it on that line,
+// as browsers' devtools resolve a position; nil when the line has none.
+func (pm *positionMap) original(line, col int) *BundleOriginalLocation {
+	segs := pm.lines[int32(line-1)]
+	i := sort.Search(len(segs), func(i int) bool { return segs[i].col > int32(col) })
+	if i == 0 {
+		return nil
+	}
+	s := segs[i-1]
+	return &BundleOriginalLocation{Source: pm.sources[s.src], Line: int(s.sline) + 1, Column: int(s.scol)}
+}
