@@ -21,11 +21,8 @@ var (
 
 const (
 	documentProp        = `"document": {"type":"string","minLength":1,"maxLength":4096,"description":"Document name from list_documents; defaults to the cursor's document."}`
-	addressProp         = `"address": {"type":"string","minLength":1,"maxLength":4096,"description":"` + locationText + `.","examples":["0x401000"]}`
-	optionalAddressProp = `"address": {"type":"string","minLength":1,"maxLength":4096,"description":"` + locationText + `; defaults to the cursor's.","examples":["0x401000"]}`
-	// locationText describes a code location argument; core/binary's
-	// address inputs say the same (codeloc.Resolve reads it).
-	locationText = "0x hex, decimal, a name (analyst's, procedure's, label's, sub_401000) or name+0x10"
+	addressProp         = codeloc.AddressProp
+	optionalAddressProp = codeloc.OptionalAddressProp
 	commentProp  = `"comment": {"type":"string","minLength":1,"maxLength":4096,"description":"The comment text (at most 4096 characters; newlines and tabs allowed, no other control characters)."}`
 	nameProp     = `"name": {"type":"string","minLength":1,"maxLength":255,"description":"The new name: no white space or control characters, not shaped like an address, and not a name another address has.","examples":["check_license"]}`
 )

@@ -12,11 +12,11 @@ import (
 // annotation family's are: 0x hex or decimal, an analyst's name, the
 // engine's name of a procedure or a label, sub_<hex>, NAME+OFFSET; an
 // address outside every segment is refused unless the tool opts out. The
-// schema property and its description are the annotation family's too.
+// schema property and its description are codeloc's, as the annotation
+// family's are.
 const (
-	addressProp         = `"address": {"type":"string","minLength":1,"maxLength":4096,"description":"` + locationText + `.","examples":["0x401000"]}`
-	optionalAddressProp = `"address": {"type":"string","minLength":1,"maxLength":4096,"description":"` + locationText + `; defaults to the cursor's.","examples":["0x401000"]}`
-	locationText        = "0x hex, decimal, a name (analyst's, procedure's, label's, sub_401000) or name+0x10"
+	addressProp         = codeloc.AddressProp
+	optionalAddressProp = codeloc.OptionalAddressProp
 )
 
 // callTarget is codeloc's view of the analysis c is bound to: the

@@ -21,10 +21,10 @@ func opAnalyzeBundle() *core.Operation {
 	return &core.Operation{
 		Name:  "analyze_web_bundle",
 		Title: "Analyze Web Bundle",
-		Description: "Capture one page target passively with its script sources and analyze them statically (nothing runs): module " +
+		Description: "Capture one page target passively with its script sources and analyze them statically: module " +
 			"edges (static and dynamic imports, require, importScripts, workers), routes, network endpoints, WebMCP registerTool " +
 			"declarations and framework fingerprints, each located by script, line and column; with fetch_source_maps, in-scope v3 " +
-			"source maps are fetched, their original sources listed and each finding placed in them.",
+			"source maps are fetched, their sources listed and each finding placed in them.",
 		Kind:    core.KindApplication,
 		Effects: passiveEffects,
 		Input: schemaObj([]string{"cdp_endpoint", "target_id"}, propEndpoint, propTarget, propOrigins, inspectOptions,

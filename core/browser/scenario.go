@@ -24,7 +24,7 @@ func opCaptureScenario() *core.Operation {
 	return &core.Operation{
 		Name:  "capture_browser_scenario",
 		Title: "Capture Browser Scenario",
-		Description: "Launch a headless Chromium that rea owns (fresh profile and temporary directory), open start_url, run the scripted " +
+		Description: "Launch a headless Chromium that rea owns (fresh profile, temporary directory), open start_url, run the scripted " +
 			"actions (goto, click, fill, wait_for_timeout; CSS locators), record in-scope console, network, WebSocket and frame events " +
 			"per step and the requested artifacts (screenshot, DOM, accessibility text, URL, history, storage), fail out-of-scope requests, " +
 			"and remove every process and file afterwards. Secrets are read from the server's environment and appear only as " +

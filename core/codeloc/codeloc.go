@@ -32,6 +32,14 @@ import (
 	"rea/ports"
 )
 
+// The schema property of an address input and its description, the same
+// in every family.
+const (
+	AddressProp         = `"address": {"type":"string","minLength":1,"maxLength":4096,"description":"` + Text + `.","examples":["0x401000"]}`
+	OptionalAddressProp = `"address": {"type":"string","minLength":1,"maxLength":4096,"description":"` + Text + `; defaults to the cursor's.","examples":["0x401000"]}`
+	Text                = "0x hex, decimal, a name (analyst's, procedure, label, sub_401000) or name+0x10"
+)
+
 // Target is what a family knows of the bound target's names and mapping.
 // Implementations are called on the request's goroutine only; the slices
 // and map they return are read, never kept or changed.
