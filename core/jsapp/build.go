@@ -34,7 +34,7 @@ type jsappBuilder struct {
 	bundled, sourceMaps, sourceModules    int
 	htmlDocs                              int
 	relations                             []semRelation
-	assetRelations                        map[*jsAsset][2]int // [from, to) of relations: an asset's own, made by importsPhase
+	assetRelations                        map[*jsAsset][][2]int // [from, to) of relations: an asset's own (importsPhase), then its bundled modules' (bundlePhase)
 	fingerprints                          []map[string]any
 	frontiers                             []map[string]any
 	stringIndex                           []indexedString
@@ -78,7 +78,7 @@ func newJSAppBuilder(st *jsappState) *jsappBuilder {
 		mains: map[string]bool{}, preloads: map[string]bool{}, renderers: map[string]bool{}, utilities: map[string]bool{},
 		endpoints: map[string]bool{}, storage: map[string]bool{}, workers: map[string]bool{}, addons: map[string]bool{},
 		bundleModuleNode: map[string]map[string]string{}, moduleNodes: map[string][]string{}, exportViews: map[*jsAsset][]ports.JSExport{},
-		assetRelations: map[*jsAsset][2]int{}}
+		assetRelations: map[*jsAsset][][2]int{}}
 }
 
 func (b *jsappBuilder) localKey(namespace, key string) map[string]any {
@@ -343,7 +343,7 @@ func (b *jsappBuilder) importsPhase() {
 			b.relation(r)
 		}
 		if len(b.relations) > from {
-			b.assetRelations[a] = [2]int{from, len(b.relations)}
+			b.assetRelations[a] = append(b.assetRelations[a], [2]int{from, len(b.relations)})
 		}
 	}
 }
@@ -1508,7 +1508,9 @@ func (b *jsappBuilder) bundlePhase() {
 				st.unknown("unresolved-bundle-module", a.nodeID, a.path, r.Offset, "the bundle requires module "+r.ID+", which no table in the app holds uniquely")
 			}
 		}
-		// Imports written inside modules (require of externals, dynamic chunks).
+		// Imports written inside modules (require of externals, dynamic
+		// chunks); the workers they start are the asset's relations too.
+		first := len(b.relations)
 		for _, im := range a.facts.Imports {
 			if im.InModule < 0 || im.InModule >= len(a.facts.Modules) {
 				continue
@@ -1530,8 +1532,13 @@ func (b *jsappBuilder) bundlePhase() {
 				// A module function that starts a worker (a webpack
 				// module's new Worker(new URL(r.p + r.u(id), r.b)), its
 				// chunk named by the runtime's r.u) creates it.
-				b.worker(a, im, semRelation{relation: im.Kind, source: a.nodeID, specifier: im.Specifier, offset: im.Offset, names: im.Names}, via)
+				rel := semRelation{relation: im.Kind, source: a.nodeID, specifier: im.Specifier, offset: im.Offset, names: im.Names}
+				rel.line, rel.col = siteAt(a.sites, im.Offset)
+				b.worker(a, im, rel, via)
 			}
+		}
+		if len(b.relations) > first {
+			b.assetRelations[a] = append(b.assetRelations[a], [2]int{first, len(b.relations)})
 		}
 	}
 }
@@ -1921,20 +1928,18 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, p *preparedMap, refOff int64)
 // original source position a's map gives for it (the segment at or before
 // it on its line, as a source map consumer reads one).
 func (b *jsappBuilder) mapRelations(a *jsAsset, sm *sourceMap, srcNodes []string) {
-	span, ok := b.assetRelations[a]
-	if !ok {
-		return
-	}
-	for i := span[0]; i < span[1]; i++ {
-		r := &b.relations[i]
-		if r.line <= 0 {
-			continue
+	for _, span := range b.assetRelations[a] {
+		for i := span[0]; i < span[1]; i++ {
+			r := &b.relations[i]
+			if r.line <= 0 {
+				continue
+			}
+			seg, ok := sm.originalAt(genPos{r.line - 1, r.col})
+			if !ok || int(seg.src) >= len(srcNodes) || srcNodes[seg.src] == "" || seg.sline < 0 || seg.scol < 0 {
+				continue // no source-module node past jsappMaxSourceModules
+			}
+			r.origNode, r.origLine, r.origCol = srcNodes[seg.src], seg.sline+1, seg.scol
 		}
-		seg, ok := sm.originalAt(genPos{r.line - 1, r.col})
-		if !ok || int(seg.src) >= len(srcNodes) || srcNodes[seg.src] == "" || seg.sline < 0 || seg.scol < 0 {
-			continue // no source-module node past jsappMaxSourceModules
-		}
-		r.origNode, r.origLine, r.origCol = srcNodes[seg.src], seg.sline+1, seg.scol
 	}
 }
 

@@ -891,43 +891,19 @@ func (st *jsappState) nearestPackage(p string) *jsPackage {
 	}
 }
 
-// lineStarts indexes line starts for offset-to-position conversion.
-func lineStarts(src []byte) []int {
-	out := []int{0}
-	for i := 0; ; {
-		j := bytes.IndexByte(src[i:], '\n')
-		if j < 0 {
-			return out
-		}
-		i += j + 1
-		out = append(out, i)
-	}
-}
-
-// position converts a byte offset to a 0-based line and column (bytes; the
-// same as UTF-16 columns for ASCII, which bundles nearly always are).
-func position(starts []int, off int64) (int32, int32) {
-	i := sort.SearchInts(starts, int(off)+1) - 1
-	if i < 0 {
-		i = 0
-	}
-	return int32(i), int32(int(off) - starts[i])
-}
-
 // sitePositions are the positions of the offsets a relation or an unknown
 // frontier of the file names (its imports and exports outside bundled
-// modules, its IPC calls), sorted by offset, so the graph can give their
-// line and column once the bytes are gone: 0-based lines (ending at \n, \r,
-// \r\n, U+2028 and U+2029) and 0-based columns in UTF-16 code units (ARCHITECTURE.md,
-// Code locations). One sweep over src: a minified bundle's one long line
-// is not counted again for each offset on it.
+// modules, the workers bundled modules start, its IPC calls), sorted by
+// offset, so the graph can give their line and column once the bytes are
+// gone (positionsAt).
 func sitePositions(f *ports.JSFacts, src []byte) []callPosition {
 	if f == nil {
 		return nil
 	}
 	var offs []int64
 	for _, im := range f.Imports {
-		if im.InModule < 0 && im.Offset >= 0 {
+		// Inside a bundled module only a worker is a relation (worker).
+		if (im.InModule < 0 || isWorkerKind(im.Kind)) && im.Offset >= 0 {
 			offs = append(offs, im.Offset)
 		}
 	}
@@ -941,6 +917,19 @@ func sitePositions(f *ports.JSFacts, src []byte) []callPosition {
 			offs = append(offs, c.Offset)
 		}
 	}
+	return positionsAt(src, offs)
+}
+
+// positionsAt is the position of each offset of offs in src (sorted by
+// offset, one per offset; offsets past src are left out), the one
+// position rule of the graph, for relations as for the call sites and
+// module bounds source maps are read at: 0-based lines (ending at \n, \r,
+// \r\n, U+2028 and U+2029, ports.LineEnd, as esbuild and V8 count the
+// generated lines of a source map) and 0-based columns in UTF-16 code units
+// (ARCHITECTURE.md, Code locations; a source map's generated columns).
+// offs is sorted in place. One sweep over src: a minified bundle's one long
+// line is not counted again for each offset on it.
+func positionsAt(src []byte, offs []int64) []callPosition {
 	if len(offs) == 0 {
 		return nil
 	}
@@ -950,6 +939,9 @@ func sitePositions(f *ports.JSFacts, src []byte) []callPosition {
 	line, start, scan := 0, 0, 0 // start: the current line's first byte; scan: where line ends were counted to
 	col, colAt := 0, 0           // col: UTF-16 units of src[start:colAt]
 	for _, off := range offs {
+		if off < 0 {
+			continue
+		}
 		if off > int64(len(src)) {
 			break
 		}
@@ -959,7 +951,6 @@ func sitePositions(f *ports.JSFacts, src []byte) []callPosition {
 				line, start = line+n, scan+bytes.LastIndexByte(seg, '\n')+1
 			}
 		} else {
-			// Lines also end at \r, \r\n, U+2028 and U+2029 (ports.LineEnd).
 			for i := scan; i < end; i++ {
 				if n := ports.LineEnd(src, i); n > 0 {
 					line, start = line+1, i+n
@@ -987,6 +978,21 @@ func sitePositions(f *ports.JSFacts, src []byte) []callPosition {
 		out = append(out, callPosition{off, genPos{int32(line), int32(col)}})
 	}
 	return out
+}
+
+// lineCount is the number of lines of src as positionsAt ends them.
+func lineCount(src []byte) int {
+	if bytes.IndexByte(src, '\r') < 0 && bytes.IndexByte(src, 0xE2) < 0 {
+		return bytes.Count(src, []byte{'\n'}) + 1
+	}
+	n := 1
+	for i := 0; i < len(src); i++ {
+		if k := ports.LineEnd(src, i); k > 0 {
+			n++
+			i += k - 1
+		}
+	}
+	return n
 }
 
 // siteAt is the 1-based line and the column of offset off of a file whose

@@ -1,0 +1,253 @@
+package jsapp
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode/utf16"
+
+	"rea/core"
+	"rea/ports"
+	"rea/ports/portstest"
+)
+
+// esbuildBin is the esbuild of the repository's node_modules, or skips.
+func esbuildBin(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(wd, "..", "..", "node_modules", ".bin", "esbuild")
+	if _, err := os.Stat(bin); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("node_modules/.bin/esbuild is missing in CI: run npm ci")
+		}
+		t.Skip("node_modules/.bin/esbuild is missing: run npm ci at the repository root")
+	}
+	return bin
+}
+
+// conventionPos is the 0-based line (ended by \n, \r, \r\n, U+2028, U+2029)
+// and UTF-16 column of byte offset off in text, computed apart from
+// positionsAt.
+func conventionPos(text string, off int) genPos {
+	pre := text[:off]
+	ends := regexp.MustCompile("\r\n|\r|\n|\u2028|\u2029").FindAllStringIndex(pre, -1)
+	start := 0
+	if len(ends) > 0 {
+		start = ends[len(ends)-1][1]
+	}
+	return genPos{int32(len(ends)), int32(len(utf16.Encode([]rune(pre[start:]))))}
+}
+
+// TestMappedCallSitesUseSourceMapColumns: the positions source maps are
+// read at (a call site's, keepFacts) are the ones relations get: UTF-16
+// columns and lines ending at \r\n too. A minified esbuild bundle of
+// sources with non-ASCII text and CRLF line ends, its own lines then ended
+// with \r\n (a Windows checkout), puts each IPC call after non-ASCII
+// literals on its one line: the map, read at the call's position, names
+// the call's literal in its original source, at its line and column.
+func TestMappedCallSitesUseSourceMapColumns(t *testing.T) {
+	bin := esbuildBin(t)
+	dir := t.TempDir()
+	srcs := map[string]string{
+		"src/a.js": "// Ünïcödé 😀 header\r\nconst s = window.x || \"é😀é“”\";\r\nexport function hello(n) {\r\n  return s + n;\r\n}\r\nipcRenderer.send(\"a:ch\", hello(\"ö\"));\r\n",
+		"src/b.js": "// Ωmega\r\nimport { hello } from './a.js';\r\nconst t = '😀😀😀ü';\r\nhello(t); window.api.send('b:ch', t + 'ä');\r\n",
+	}
+	for name, text := range srcs {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "out.js")
+	cmd := exec.Command(bin, filepath.Join(dir, "src/b.js"), "--bundle", "--minify", "--format=iife", "--sourcemap", "--charset=utf8", "--outfile="+out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("esbuild: %v\n%s", err, b)
+	}
+	bundle, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapText, err := os.ReadFile(out + ".map")
+	if err != nil {
+		t.Fatal(err)
+	}
+	crlf := strings.ReplaceAll(string(bundle), "\n", "\r\n")
+	sm, err := parseSourceMap(mapText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ callee, channel, src string }{
+		{"ipcRenderer.send", "a:ch", "src/a.js"},
+		{"window.api.send", "b:ch", "src/b.js"},
+	} {
+		off := strings.Index(crlf, `"`+tc.channel+`"`)
+		if off < 0 {
+			t.Fatalf("%s is not in the bundle:\n%s", tc.channel, crlf)
+		}
+		if !strings.ContainsFunc(crlf[strings.LastIndexByte(crlf[:off], '\n')+1:off], func(r rune) bool { return r > 0x7f }) {
+			t.Fatalf("no non-ASCII text before %s on its line: the case tests nothing", tc.channel)
+		}
+		f := &ports.JSFacts{
+			SourceMap: &ports.JSSourceMapRef{URL: "out.js.map"},
+			Calls: []ports.JSCall{{Callee: tc.callee, Offset: int64(off), CalleeOffset: -1, InModule: -1,
+				Args: []ports.JSValue{{Kind: ports.JSValString, Value: tc.channel, Offset: int64(off)}}}},
+		}
+		kept := keepFacts(f, []byte(crlf))
+		pos, ok := kept.callAt(int64(off))
+		if !ok {
+			t.Fatalf("%s: the call site was not kept", tc.channel)
+		}
+		if want := conventionPos(crlf, off); pos != want {
+			t.Errorf("%s: generated position %+v, want %+v", tc.channel, pos, want)
+		}
+		seg, ok := sm.originalAt(pos)
+		if !ok || seg.src < 0 || !strings.HasSuffix(sm.Sources[seg.src], tc.src) {
+			t.Fatalf("%s: the map names %+v at %+v (sources %v)", tc.channel, seg, pos, sm.Sources)
+		}
+		orig := srcs[tc.src]
+		lit := strings.Index(orig, `"`+tc.channel+`"`)
+		if lit < 0 {
+			lit = strings.Index(orig, `'`+tc.channel+`'`)
+		}
+		if want := conventionPos(orig, lit); seg.sline != want.line || seg.scol != want.col {
+			t.Errorf("%s: original %s:%d:%d, want %d:%d", tc.channel, tc.src, seg.sline, seg.scol, want.line, want.col)
+		}
+	}
+	// The generated lines a map may name end as positions' lines do.
+	for src, want := range map[string]int{crlf: strings.Count(crlf, "\n") + 1, "a\rb\u2028c\r\n\u2029d": 5, "": 1} {
+		if got := kept(src); got != want {
+			t.Errorf("%q: %d lines, want %d", src, got, want)
+		}
+	}
+}
+
+func kept(src string) int {
+	return keepFacts(&ports.JSFacts{SourceMap: &ports.JSSourceMapRef{}}, []byte(src)).lines
+}
+
+// bundleEngine gives the facts of one file as written (a real bundle whose
+// module table and worker the test locates), and the fake's elsewhere.
+type bundleEngine struct {
+	portstest.FakeJS
+	path  string
+	facts ports.JSFacts
+}
+
+func (e bundleEngine) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSFacts, error) {
+	if filepath.Base(req.Path) != e.path {
+		return e.FakeJS.Facts(ctx, req)
+	}
+	f := e.facts
+	return &f, nil
+}
+
+// TestBundledModuleWorkerHasItsPosition: a worker a bundled module starts
+// (new Worker inside an esbuild __commonJS module) is a semantic relation
+// with the line and column of its specifier, as the asset's own relations
+// are, and the original position the bundle's source map gives there.
+func TestBundledModuleWorkerHasItsPosition(t *testing.T) {
+	bin := esbuildBin(t)
+	dir := t.TempDir()
+	srcs := map[string]string{
+		"src/w.cjs":   "// ωorker ü\r\nmodule.exports = function start() {\r\n  const label = \"é😀\" + Math.random(); console.log(label);\r\n  return new Worker(\"./worker.js\", { name: label });\r\n};\r\n",
+		"src/main.js": "const start = require(\"./w.cjs\");\nstart();\n",
+	}
+	for name, text := range srcs {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	app := filepath.Join(dir, "app")
+	cmd := exec.Command(bin, filepath.Join(dir, "src/main.js"), "--bundle", "--minify", "--format=iife", "--sourcemap", "--charset=utf8",
+		"--outfile="+filepath.Join(app, "bundle.js"))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("esbuild: %v\n%s", err, b)
+	}
+	raw, err := os.ReadFile(filepath.Join(app, "bundle.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle := strings.ReplaceAll(string(raw), "\n", "\r\n")
+	if err := os.WriteFile(filepath.Join(app, "bundle.js"), []byte(bundle), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(app, "worker.js"), []byte("self.onmessage = () => {};\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	off := strings.Index(bundle, `"./worker.js"`)
+	start := strings.LastIndex(bundle[:off], "var ")
+	end := off + strings.Index(bundle[off:], "});") + 3
+	if off < 0 || start < 0 || !strings.Contains(bundle[start:off], "é😀") {
+		t.Fatalf("the bundle is not as the test expects:\n%s", bundle)
+	}
+	facts := ports.JSFacts{
+		Parsed: true, ModuleType: "script", Bundler: "esbuild",
+		Modules:   []ports.JSBundledModule{{Bundler: "esbuild", ID: "esbuild:cjs:0123456789ab", Start: int64(start), End: int64(end)}},
+		Imports:   []ports.JSImport{{Kind: ports.JSWorker, Specifier: "./worker.js", Offset: int64(off), InModule: 0}},
+		SourceMap: &ports.JSSourceMapRef{URL: "bundle.js.map", Offset: int64(strings.Index(bundle, "//# sourceMappingURL"))},
+	}
+	req := jsappRequest{op: "analyze_javascript_application", path: app, given: app, format: "directory", policy: "fail",
+		engine: bundleEngine{path: "bundle.js", facts: facts}, observe: func(string) {}}
+	out, err := analyzeJSApp(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := core.CanonicalJSON(out.result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := decodeApp(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, r := range res.Semantic.Relations {
+		if r["relation"] != ports.JSWorker {
+			continue
+		}
+		found = true
+		gen := conventionPos(bundle, off)
+		if num(r["line"]) != int64(gen.line+1) || num(r["column"]) != int64(gen.col) {
+			t.Errorf("worker relation at %v:%v, want %d:%d (%v)", r["line"], r["column"], gen.line+1, gen.col, r)
+		}
+		w := srcs["src/w.cjs"]
+		orig := conventionPos(w, strings.Index(w, `"./worker.js"`))
+		if num(r["original_line"]) != int64(orig.line+1) || num(r["original_column"]) != int64(orig.col) || r["original_node_id"] == nil {
+			t.Errorf("worker relation's original %v %v:%v, want src/w.cjs:%d:%d (%v)", r["original_node_id"], r["original_line"], r["original_column"], orig.line+1, orig.col, r)
+		}
+	}
+	if !found {
+		t.Fatalf("no worker relation in %v", res.Semantic.Relations)
+	}
+}
+
+// num is a decoded number cell, or -1.
+func num(v any) int64 {
+	switch n := v.(type) {
+	case int64:
+		return n
+	case float64:
+		return int64(n)
+	case json.Number:
+		i, err := n.Int64()
+		if err == nil {
+			return i
+		}
+	}
+	return -1
+}
