@@ -1349,7 +1349,7 @@ func (b *jsappBuilder) ipcPhase() {
 			if !ok {
 				detail := c.Callee + " channel is computed at run time"
 				st.unknown("dynamic-ipc-channel", a.nodeID, a.path, callOffset(c), detail)
-				b.frontier(a, "dynamic-ipc-channel", c.Offset, detail)
+				b.frontier(a, "dynamic-ipc-channel", callOffset(c), detail)
 				continue
 			}
 			uses = append(uses, use{a, relation, side, c, name, off})

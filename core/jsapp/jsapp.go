@@ -893,7 +893,8 @@ func (st *jsappState) nearestPackage(p string) *jsPackage {
 
 // sitePositions are the positions of the offsets a relation or an unknown
 // frontier of the file names (its imports and exports outside bundled
-// modules, the workers bundled modules start, its IPC calls), sorted by
+// modules, the workers bundled modules start, its IPC calls: a literal
+// channel's, else the callee's), sorted by
 // offset, so the graph can give their line and column once the bytes are
 // gone (positionsAt).
 func sitePositions(f *ports.JSFacts, src []byte) []callPosition {
@@ -913,8 +914,9 @@ func sitePositions(f *ports.JSFacts, src []byte) []callPosition {
 		}
 	}
 	for _, c := range f.Calls {
-		if rel, _ := ipcRole(c); rel != "" && c.Offset >= 0 {
-			offs = append(offs, c.Offset)
+		// A dynamic channel's frontier is located at its callee.
+		if rel, _ := ipcRole(c); rel != "" && callOffset(c) >= 0 {
+			offs = append(offs, callOffset(c))
 		}
 	}
 	return positionsAt(src, offs)

@@ -251,3 +251,53 @@ func num(v any) int64 {
 	}
 	return -1
 }
+
+// TestDynamicIPCChannelFrontierIsLocated: an IPC call whose channel is
+// computed (ipcMain.handle(ch, ...)) has no literal to locate it; its
+// unknown frontier is located at the callee, with the line and column of
+// that offset, as its unknown is.
+func TestDynamicIPCChannelFrontierIsLocated(t *testing.T) {
+	dir := t.TempDir()
+	src := "const { ipcMain } = require(\"electron\");\r\nconst ch = \"é😀\" + Date.now(); ipcMain.handle(ch, () => 1);\r\n"
+	files := map[string]string{"package.json": `{"name":"d","main":"main.js","devDependencies":{"electron":"1"}}`, "main.js": src}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	callee := strings.Index(src, "handle(")
+	facts := ports.JSFacts{
+		Parsed: true, ModuleType: "commonjs",
+		Imports: []ports.JSImport{{Kind: ports.JSRequire, Specifier: "electron", Offset: int64(strings.Index(src, `"electron"`)), InModule: -1, Names: []string{"ipcMain"}}},
+		Calls: []ports.JSCall{{Callee: "ipcMain.handle", Module: "electron", Member: "ipcMain.handle", Offset: -1, CalleeOffset: int32(callee), InModule: -1,
+			Args: []ports.JSValue{{Kind: ports.JSValName, Value: "ch", Offset: int64(strings.Index(src, "ch, "))}, {Kind: ports.JSValFunction, Offset: -1}}}},
+	}
+	req := jsappRequest{op: "analyze_javascript_application", path: dir, given: dir, format: "directory", policy: "fail",
+		engine: bundleEngine{path: "main.js", facts: facts}, observe: func(string) {}}
+	out, err := analyzeJSApp(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := core.CanonicalJSON(out.result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := decodeApp(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, f := range res.Semantic.Frontiers {
+		if f["kind"] != "dynamic-ipc-channel" {
+			continue
+		}
+		found = true
+		pos := conventionPos(src, callee)
+		if num(f["offset"]) != int64(callee) || num(f["line"]) != int64(pos.line+1) || num(f["column"]) != int64(pos.col) {
+			t.Errorf("frontier %v, want offset %d at %d:%d", f, callee, pos.line+1, pos.col)
+		}
+	}
+	if !found {
+		t.Fatalf("no dynamic-ipc-channel frontier in %v", res.Semantic.Frontiers)
+	}
+}
