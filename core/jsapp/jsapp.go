@@ -284,6 +284,10 @@ func (st *jsappState) inventory(ctx context.Context) error {
 	// its base name (the root of the inventory is the file itself).
 	single := !info.IsDir() && g.Root().NodeKind() == "javascript"
 	zipped := !info.IsDir() && zipFormats[st.format]
+	if !info.IsDir() && st.format != "asar" && (req.format == "asar" || req.format != "zip" && strings.EqualFold(path.Ext(req.path), ".asar")) {
+		g.Close()
+		return notASAR(req.op, req.path, info.Size())
+	}
 	if (!info.IsDir() && st.format != "asar" && !single && !zipped) || (req.format == "zip" && !zipped) || (req.format == "asar" && st.format != "asar") {
 		g.Close()
 		return &core.Error{Code: core.CodeUnsupportedTarget, Message: fmt.Sprintf("%s: %s is neither a directory, an ASAR archive, a ZIP archive nor a JavaScript file (it is %s)", req.op, req.path, st.format),
@@ -877,6 +881,26 @@ func (st *jsappState) readPackages(ctx context.Context) {
 		}
 		parsePackageJSON(pkg, b)
 	}
+}
+
+// notASAR refuses a file named as an ASAR archive (or passed with format
+// asar) whose bytes do not start as one, as a malformed ASAR is refused
+// (artifact_operation_failed, reason format) rather than as a file of
+// another kind: a 0-byte app.asar (a copy or download that failed) is an
+// archive that is not there, not an empty application.
+func notASAR(op, p string, size int64) error {
+	why := "its first bytes are not an ASAR header (a 16-byte pickle prefix, then a JSON header)"
+	switch {
+	case size == 0:
+		why = "it is empty (0 bytes)"
+	case size < 17:
+		why = fmt.Sprintf("its %d bytes are too few for an ASAR header (a 16-byte pickle prefix, then a JSON header)", size)
+	}
+	detail := "asar: not an ASAR archive: " + why
+	return &core.Error{Code: core.CodeArtifactOperationFailed, Category: core.CategoryExecutionFailure,
+		Message:     fmt.Sprintf("%s: %s is not an ASAR archive: %s", op, p, why),
+		Remediation: "The artifact is malformed (see details.reason and details.detail); rea refuses it rather than guess. Pass the application's complete app.asar, or its unpacked directory.",
+		Details:     map[string]any{"operation": op, "path": p, "logical_path": ".", "reason": "format", "detail": detail, "size": size}}
 }
 
 // nearestPackage returns the package whose directory holds p most closely.

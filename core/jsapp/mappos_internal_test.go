@@ -3,6 +3,7 @@ package jsapp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -299,5 +300,44 @@ func TestDynamicIPCChannelFrontierIsLocated(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("no dynamic-ipc-channel frontier in %v", res.Semantic.Frontiers)
+	}
+}
+
+// TestEmptyASARIsRefusedAsMalformed: a file named as an ASAR archive, or
+// passed with format asar, whose bytes are not one (0 bytes, too few for
+// the header, or another content) is refused as a malformed archive is,
+// saying why; before, a 0-byte app.asar was "neither a directory, an ASAR
+// archive, ... (it is file)".
+func TestEmptyASARIsRefusedAsMalformed(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, format, data, why string
+	}{
+		{"app.asar", "auto", "", "it is empty (0 bytes)"},
+		{"App.ASAR", "auto", "\x04\x00\x00\x00\x10", "its 5 bytes are too few"},
+		{"app.asar", "asar", strings.Repeat("x", 64), "its first bytes are not an ASAR header"},
+		{"main.js", "asar", "console.log(\"a plain script\");\n", "its first bytes are not an ASAR header"},
+	} {
+		p := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(p, []byte(tc.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		req := jsappRequest{op: "analyze_javascript_application", path: p, given: p, format: tc.format, policy: "fail",
+			engine: portstest.FakeJS{}, observe: func(string) {}}
+		_, err := analyzeJSApp(context.Background(), req)
+		var ce *core.Error
+		if !errors.As(err, &ce) || ce.Code != core.CodeArtifactOperationFailed || ce.Details["reason"] != "format" || !strings.Contains(ce.Message, "is not an ASAR archive: "+tc.why) {
+			t.Errorf("%s (%d bytes, format %s): %v", tc.name, len(tc.data), tc.format, err)
+		}
+		os.Remove(p)
+	}
+	// A JavaScript file is still an application of one file.
+	p := filepath.Join(dir, "main.js")
+	if err := os.WriteFile(p, []byte("console.log(1);\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	req := jsappRequest{op: "analyze_javascript_application", path: p, given: p, format: "auto", policy: "fail", engine: portstest.FakeJS{}, observe: func(string) {}}
+	if _, err := analyzeJSApp(context.Background(), req); err != nil {
+		t.Errorf("main.js: %v", err)
 	}
 }
