@@ -320,16 +320,11 @@ func minifiedLine(head []byte) bool {
 		if len(line) < 128 {
 			continue
 		}
-		var blanks, code int
-		for _, c := range line {
-			switch c {
-			case ' ', '\t':
-				blanks++
-			case ';', '{':
-				code++
-			}
+		blanks := bytes.Count(line, []byte{' '}) + bytes.Count(line, []byte{'\t'})
+		if blanks*100 >= 6*len(line) {
+			continue
 		}
-		if blanks*100 < 6*len(line) && code*64 >= len(line) {
+		if code := bytes.Count(line, []byte{';'}) + bytes.Count(line, []byte{'{'}); code*64 >= len(line) {
 			return true
 		}
 	}
