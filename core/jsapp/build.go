@@ -1926,7 +1926,8 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, p *preparedMap, refOff int64)
 
 // mapRelations gives each of a's semantic relations with a line the
 // original source position a's map gives for it (the segment at or before
-// it on its line, as a source map consumer reads one).
+// it on its line, as a source map consumer reads one; for an export, the
+// segment at it).
 func (b *jsappBuilder) mapRelations(a *jsAsset, sm *sourceMap, srcNodes []string) {
 	for _, span := range b.assetRelations[a] {
 		for i := span[0]; i < span[1]; i++ {
@@ -1937,6 +1938,14 @@ func (b *jsappBuilder) mapRelations(a *jsAsset, sm *sourceMap, srcNodes []string
 			seg, ok := sm.originalAt(genPos{r.line - 1, r.col})
 			if !ok || int(seg.src) >= len(srcNodes) || srcNodes[seg.src] == "" || seg.sline < 0 || seg.scol < 0 {
 				continue // no source-module node past jsappMaxSourceModules
+			}
+			if r.export && seg.col != r.col {
+				// An export is an original definition only where the map
+				// maps its name: a minified bundle's closing export
+				// {t as Store, r as formatPrice} has no segment, and the
+				// one before it on the line is other code (a call of the
+				// last module), not where formatPrice is defined.
+				continue
 			}
 			r.origNode, r.origLine, r.origCol = srcNodes[seg.src], seg.sline+1, seg.scol
 		}

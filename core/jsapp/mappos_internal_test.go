@@ -341,3 +341,107 @@ func TestEmptyASARIsRefusedAsMalformed(t *testing.T) {
 		t.Errorf("main.js: %v", err)
 	}
 }
+
+// multiEngine gives the facts of the files it names as written, and the
+// fake's elsewhere.
+type multiEngine struct {
+	portstest.FakeJS
+	facts map[string]ports.JSFacts
+}
+
+func (e multiEngine) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSFacts, error) {
+	f, ok := e.facts[filepath.Base(req.Path)]
+	if !ok {
+		return e.FakeJS.Facts(ctx, req)
+	}
+	return &f, nil
+}
+
+// TestClauseExportHasNoBorrowedOriginal: a minified esbuild bundle ends
+// with export{t as Store,r as formatPrice}, which its map does not map;
+// the segment before it on the line is the last module's code, so the
+// export has its bundle position and no original one (before, formatPrice
+// was "defined" at the fetch call before the clause). An export whose name
+// the map maps (esbuild's transform of a module) keeps its original.
+func TestClauseExportHasNoBorrowedOriginal(t *testing.T) {
+	bin := esbuildBin(t)
+	dir := t.TempDir()
+	app := filepath.Join(dir, "app")
+	srcs := map[string]string{
+		"src/store.js": "export class Store { add(x) { return x; } }\nexport function formatPrice(c) { return (c / 100).toFixed(2) + \" €\"; }\n",
+		"src/index.js": "import { Store, formatPrice } from \"./store.js\";\nconst s = new Store();\nfetch(\"/api/items\").then((r) => r.json());\nexport { Store, formatPrice };\n",
+		"src/mod.js":   "// ü\nexport function formatName(a) { return a; }\n",
+	}
+	for name, text := range srcs {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{
+		{filepath.Join(dir, "src/index.js"), "--bundle", "--minify", "--format=esm", "--outfile=" + filepath.Join(app, "bundle.js")},
+		{filepath.Join(dir, "src/mod.js"), "--outfile=" + filepath.Join(app, "mod.js")},
+	} {
+		if b, err := exec.Command(bin, append(args, "--sourcemap", "--charset=utf8")...).CombinedOutput(); err != nil {
+			t.Fatalf("esbuild: %v\n%s", err, b)
+		}
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(app, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	bundle, mod := read("bundle.js"), read("mod.js")
+	clause := strings.LastIndex(bundle, "export{")
+	price := clause + strings.Index(bundle[clause:], "formatPrice")
+	name := strings.Index(mod, "formatName")
+	if clause < 0 || price < clause {
+		t.Fatalf("no export clause in the bundle:\n%s", bundle)
+	}
+	ref := func(name, src string) *ports.JSSourceMapRef {
+		return &ports.JSSourceMapRef{URL: name + ".map", Offset: int64(strings.Index(src, "//# sourceMappingURL"))}
+	}
+	engine := multiEngine{facts: map[string]ports.JSFacts{
+		"bundle.js": {Parsed: true, ModuleType: "esm", Bundler: "esbuild", SourceMap: ref("bundle.js", bundle),
+			Exports: []ports.JSExport{{Name: "formatPrice", Kind: "named", Offset: int64(price), Value: ports.JSValueShape{Kind: ports.JSValueFunction, Params: 1}}}},
+		"mod.js": {Parsed: true, ModuleType: "esm", SourceMap: ref("mod.js", mod),
+			Exports: []ports.JSExport{{Name: "formatName", Kind: "named", Offset: int64(name), Value: ports.JSValueShape{Kind: ports.JSValueFunction, Params: 1}}}},
+	}}
+	req := jsappRequest{op: "analyze_javascript_application", path: app, given: app, format: "directory", policy: "fail", engine: engine, observe: func(string) {}}
+	out, err := analyzeJSApp(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := core.CanonicalJSON(out.result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := decodeApp(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range res.Semantic.Relations {
+		switch r["name"] {
+		case "formatPrice":
+			seen["formatPrice"] = true
+			if pos := conventionPos(bundle, price); num(r["line"]) != int64(pos.line+1) || num(r["column"]) != int64(pos.col) || r["original_line"] != nil {
+				t.Errorf("formatPrice: %v; want the bundle's %d:%d and no original", r, pos.line+1, pos.col)
+			}
+		case "formatName":
+			seen["formatName"] = true
+			orig := conventionPos(srcs["src/mod.js"], strings.Index(srcs["src/mod.js"], "formatName"))
+			if num(r["original_line"]) != int64(orig.line+1) || num(r["original_column"]) != int64(orig.col) {
+				t.Errorf("formatName: %v; want the original %d:%d", r, orig.line+1, orig.col)
+			}
+		}
+	}
+	if !seen["formatPrice"] || !seen["formatName"] {
+		t.Fatalf("relations %v", res.Semantic.Relations)
+	}
+}
