@@ -187,9 +187,11 @@ func TestVersionsInReleaseZIPsPairAcrossASARNames(t *testing.T) {
 
 // TestVersionsBareASARAgainstItsReleaseZIP: the same app as a bare ASAR and
 // as a release ZIP holding it (app.asar at the ZIP's top) pairs every node:
-// the ZIP's paths under app.asar/ are the ASAR's own. Before, main.js,
-// preload.js, the package, the processes and the window were each removed
-// from one side and added on the other.
+// the ZIP's paths under app.asar/ are the ASAR's own, and a source map's
+// source is the same source module whether its path resolves outside the
+// bare ASAR or inside the ZIP. Before, the processes and the window were
+// each removed from one side and added on the other, and the source module
+// changed (outside_app against a resolved_path).
 func TestVersionsBareASARAgainstItsReleaseZIP(t *testing.T) {
 	is := is.New(t)
 	files := map[string]string{
@@ -198,6 +200,10 @@ func TestVersionsBareASARAgainstItsReleaseZIP(t *testing.T) {
 			"app.whenReady().then(() => new BrowserWindow({ webPreferences: { preload: require('path').join(__dirname, 'preload.js') } }));\n",
 		"preload.js": "const { contextBridge, ipcRenderer } = require('electron');\n" +
 			"contextBridge.exposeInMainWorld('dogs', { fetchDog: (n) => ipcRenderer.invoke('dog:fetch', n) });\n",
+		// A map whose source lies above the ASAR: outside the bare ASAR's
+		// root, inside the ZIP's.
+		"renderer/bundle.js":     "console.log('dogs');\n//# sourceMappingURL=bundle.js.map\n",
+		"renderer/bundle.js.map": `{"version":3,"sources":["../../src/dogs.ts"],"sourcesContent":["console.log('dogs')"],"mappings":"AAAA"}`,
 	}
 	holder := t.TempDir()
 	bare := filepath.Join(holder, "app.asar")

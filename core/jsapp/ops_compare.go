@@ -196,10 +196,11 @@ func unrootValue(v any, root, as string, depth int) any {
 }
 
 // comparedProps merges a node's observations' properties, positions and
-// paths left out (they are not content). The observations come in the
-// evidence's order, which is not the app's: a property they give
-// different values is the set of those values (in canonical order), so
-// the same observations in another order compare as equal.
+// paths left out (they are not content, and neither is where a source
+// module's path resolves). The observations come in the evidence's order,
+// which is not the app's: a property they give different values is the
+// set of those values (in canonical order), so the same observations in
+// another order compare as equal.
 func comparedProps(n *Node) map[string]any {
 	props := map[string]any{}
 	var several map[string][]any
@@ -208,6 +209,11 @@ func comparedProps(n *Node) map[string]any {
 			switch k {
 			case "path", "start", "end", "asset", "created_in", "exposed_by":
 				continue // positions and paths are not content
+			case "resolved_path", "outside_app":
+				// A source module's follow from where its map lies (an
+				// ASAR's ../../src is outside the bare ASAR, inside the ZIP
+				// that holds it); its original_source is compared.
+				continue
 			}
 			prev, seen := props[k]
 			if i == 0 || !seen {
