@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -235,6 +236,18 @@ func TestBundledModuleWorkerHasItsPosition(t *testing.T) {
 	if !found {
 		t.Fatalf("no worker relation in %v", res.Semantic.Relations)
 	}
+	// The module's bounds, read in the map at UTF-16 columns, hold
+	// src/w.cjs's segments alone (at byte columns its end, past "é😀",
+	// took in main.js's code after it).
+	var maps []string
+	for _, e := range res.Graph.Edges {
+		if n := res.nodeByID(e.SourceNodeID); e.Relation == "maps_to" && n != nil && n.Kind == "javascript-module" {
+			maps = append(maps, fmt.Sprint(res.nodeByID(e.TargetNodeID).propString("original_source"), " ", e.Properties["segments_sources"]))
+		}
+	}
+	if len(maps) != 1 || !strings.HasSuffix(maps[0], "src/w.cjs 1") {
+		t.Errorf("the module maps to %v, want src/w.cjs alone", maps)
+	}
 }
 
 // num is a decoded number cell, or -1.
@@ -444,4 +457,13 @@ func TestClauseExportHasNoBorrowedOriginal(t *testing.T) {
 	if !seen["formatPrice"] || !seen["formatName"] {
 		t.Fatalf("relations %v", res.Semantic.Relations)
 	}
+}
+
+func (r *appResult) nodeByID(id string) *Node {
+	for _, n := range r.Graph.Nodes {
+		if n.NodeID == id {
+			return n
+		}
+	}
+	return nil
 }
