@@ -1926,8 +1926,8 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, p *preparedMap, refOff int64)
 
 // mapRelations gives each of a's semantic relations with a line the
 // original source position a's map gives for it (the segment at or before
-// it on its line, as a source map consumer reads one; for an export, the
-// segment at it).
+// it on its line, as a source map consumer reads one; for an export, not
+// the last segment of the line when the export lies past it).
 func (b *jsappBuilder) mapRelations(a *jsAsset, sm *sourceMap, srcNodes []string) {
 	for _, span := range b.assetRelations[a] {
 		for i := span[0]; i < span[1]; i++ {
@@ -1939,12 +1939,13 @@ func (b *jsappBuilder) mapRelations(a *jsAsset, sm *sourceMap, srcNodes []string
 			if !ok || int(seg.src) >= len(srcNodes) || srcNodes[seg.src] == "" || seg.sline < 0 || seg.scol < 0 {
 				continue // no source-module node past jsappMaxSourceModules
 			}
-			if r.export && seg.col != r.col {
-				// An export is an original definition only where the map
-				// maps its name: a minified bundle's closing export
-				// {t as Store, r as formatPrice} has no segment, and the
-				// one before it on the line is other code (a call of the
-				// last module), not where formatPrice is defined.
+			if r.export && seg.col != r.col && !sm.segmentAfter(genPos{r.line - 1, r.col}) {
+				// An export past its line's last segment is not mapped: a
+				// minified bundle's closing export{t as Store,r as
+				// formatPrice} follows the last module's code, which the
+				// segment before it maps, not where formatPrice is
+				// defined. Between two segments (exports.f = f, mapped
+				// from its statement's start) it takes the one before.
 				continue
 			}
 			r.origNode, r.origLine, r.origCol = srcNodes[seg.src], seg.sline+1, seg.scol

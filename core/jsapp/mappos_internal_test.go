@@ -375,7 +375,8 @@ func (e multiEngine) Facts(ctx context.Context, req ports.JSRequest) (*ports.JSF
 // the segment before it on the line is the last module's code, so the
 // export has its bundle position and no original one (before, formatPrice
 // was "defined" at the fetch call before the clause). An export whose name
-// the map maps (esbuild's transform of a module) keeps its original.
+// the map maps (esbuild's transform of a module) keeps its original, and
+// so does one between two segments of its line (a compiled exports.f = f).
 func TestClauseExportHasNoBorrowedOriginal(t *testing.T) {
 	bin := esbuildBin(t)
 	dir := t.TempDir()
@@ -409,6 +410,16 @@ func TestClauseExportHasNoBorrowedOriginal(t *testing.T) {
 		}
 		return string(b)
 	}
+	// A compiled CommonJS export statement mapped from its start and its
+	// right-hand name (tsc's shape): the export's name lies between the
+	// two segments and takes the first, the declaration's line.
+	cjs := "exports.formatName = formatName;\n//# sourceMappingURL=cjs.js.map\n"
+	for name, text := range map[string]string{"cjs.js": cjs,
+		"cjs.js.map": `{"version":3,"sources":["../src/cjs.ts"],"mappings":"AACA,qBAAgB"}`} {
+		if err := os.WriteFile(filepath.Join(app, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	bundle, mod := read("bundle.js"), read("mod.js")
 	clause := strings.LastIndex(bundle, "export{")
 	price := clause + strings.Index(bundle[clause:], "formatPrice")
@@ -422,6 +433,8 @@ func TestClauseExportHasNoBorrowedOriginal(t *testing.T) {
 	engine := multiEngine{facts: map[string]ports.JSFacts{
 		"bundle.js": {Parsed: true, ModuleType: "esm", Bundler: "esbuild", SourceMap: ref("bundle.js", bundle),
 			Exports: []ports.JSExport{{Name: "formatPrice", Kind: "named", Offset: int64(price), Value: ports.JSValueShape{Kind: ports.JSValueFunction, Params: 1}}}},
+		"cjs.js": {Parsed: true, ModuleType: "commonjs", SourceMap: ref("cjs.js", cjs),
+			Exports: []ports.JSExport{{Name: "formatName", Kind: "commonjs", Offset: int64(strings.Index(cjs, "formatName"))}}},
 		"mod.js": {Parsed: true, ModuleType: "esm", SourceMap: ref("mod.js", mod),
 			Exports: []ports.JSExport{{Name: "formatName", Kind: "named", Offset: int64(name), Value: ports.JSValueShape{Kind: ports.JSValueFunction, Params: 1}}}},
 	}}
@@ -447,6 +460,13 @@ func TestClauseExportHasNoBorrowedOriginal(t *testing.T) {
 				t.Errorf("formatPrice: %v; want the bundle's %d:%d and no original", r, pos.line+1, pos.col)
 			}
 		case "formatName":
+			if r["kind"] == "commonjs" {
+				seen["cjs"] = true
+				if num(r["original_line"]) != 2 || num(r["original_column"]) != 0 {
+					t.Errorf("cjs.js formatName: %v; want the original 2:0", r)
+				}
+				continue
+			}
 			seen["formatName"] = true
 			orig := conventionPos(srcs["src/mod.js"], strings.Index(srcs["src/mod.js"], "formatName"))
 			if num(r["original_line"]) != int64(orig.line+1) || num(r["original_column"]) != int64(orig.col) {
@@ -454,7 +474,7 @@ func TestClauseExportHasNoBorrowedOriginal(t *testing.T) {
 			}
 		}
 	}
-	if !seen["formatPrice"] || !seen["formatName"] {
+	if !seen["formatPrice"] || !seen["formatName"] || !seen["cjs"] {
 		t.Fatalf("relations %v", res.Semantic.Relations)
 	}
 }

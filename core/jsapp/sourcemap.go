@@ -292,6 +292,15 @@ func (sm *sourceMap) originalAt(p genPos) (smSegment, bool) {
 	return sm.Segments[i], true
 }
 
+// segmentAfter reports whether a segment lies after p on p's line.
+func (sm *sourceMap) segmentAfter(p genPos) bool {
+	i := sort.Search(len(sm.Segments), func(i int) bool {
+		s := sm.Segments[i]
+		return s.line > p.line || s.line == p.line && s.col > p.col
+	})
+	return i < len(sm.Segments) && sm.Segments[i].line == p.line
+}
+
 // sortSegments orders segments by generated position (index maps and
 // hand-written maps may not be ordered).
 func (sm *sourceMap) sortSegments() {
