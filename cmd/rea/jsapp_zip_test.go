@@ -184,3 +184,54 @@ func TestVersionsInReleaseZIPsPairAcrossASARNames(t *testing.T) {
 	sort.Strings(oneSided)
 	is.Equal(oneSided, []string{"added ipc-channel ipc dog:load", "removed ipc-channel ipc dog:fetch"})
 }
+
+// TestVersionsBareASARAgainstItsReleaseZIP: the same app as a bare ASAR and
+// as a release ZIP holding it (app.asar at the ZIP's top) pairs every node:
+// the ZIP's paths under app.asar/ are the ASAR's own, and a source map's
+// source is the same source module whether its path resolves outside the
+// bare ASAR or inside the ZIP. Before, the processes and the window were
+// each removed from one side and added on the other, and the source module
+// changed (outside_app against a resolved_path).
+func TestVersionsBareASARAgainstItsReleaseZIP(t *testing.T) {
+	is := is.New(t)
+	files := map[string]string{
+		"package.json": `{"name":"dogs","version":"1.0.0","main":"main.js"}`,
+		"main.js": "const { app, BrowserWindow, ipcMain } = require('electron');\nipcMain.handle('dog:fetch', () => 1);\n" +
+			"app.whenReady().then(() => new BrowserWindow({ webPreferences: { preload: require('path').join(__dirname, 'preload.js') } }));\n",
+		"preload.js": "const { contextBridge, ipcRenderer } = require('electron');\n" +
+			"contextBridge.exposeInMainWorld('dogs', { fetchDog: (n) => ipcRenderer.invoke('dog:fetch', n) });\n",
+		// A map whose source lies above the ASAR: outside the bare ASAR's
+		// root, inside the ZIP's.
+		"renderer/bundle.js":     "console.log('dogs');\n//# sourceMappingURL=bundle.js.map\n",
+		"renderer/bundle.js.map": `{"version":3,"sources":["../../src/dogs.ts"],"sourcesContent":["console.log('dogs')"],"mappings":"AAAA"}`,
+	}
+	holder := t.TempDir()
+	bare := filepath.Join(holder, "app.asar")
+	packASAR(t, writeTree(t, files), bare)
+	archive := filepath.Join(t.TempDir(), "release.zip")
+	writeAppZip(t, archive, holder, "", nil)
+	s := jaSession(t)
+	ref := func(ev *core.Evidence) map[string]any {
+		return map[string]any{"kind": "retained-evidence", "evidence_id": string(ev.EvidenceID)}
+	}
+	a1 := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": bare})
+	a2 := jaCall(t, s, "analyze_javascript_application", map[string]any{"path": archive})
+	for _, pair := range [][2]*core.Evidence{{a1, a2}, {a2, a1}} {
+		var res struct {
+			Items []struct {
+				NodeKind string `json:"node_kind"`
+				Status   string `json:"status"`
+			} `json:"items"`
+		}
+		cv := jaCall(t, s, "compare_application_versions", map[string]any{"left": ref(pair[0]), "right": ref(pair[1])})
+		is.NoErr(json.Unmarshal(cv.NormalizedResult, &res))
+		var notSame []string
+		for _, it := range res.Items {
+			if it.Status != "unchanged" {
+				notSame = append(notSame, it.Status+" "+it.NodeKind)
+			}
+		}
+		sort.Strings(notSame)
+		is.Equal(notSame, []string(nil))
+	}
+}

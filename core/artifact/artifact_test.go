@@ -680,11 +680,20 @@ func TestJavaScriptBundleOrPlainScript(t *testing.T) {
 		node{path: "dist/beside.js", data: "console.log(2);\n"},
 		node{path: "dist/beside.js.map", data: `{"version":3,"sources":["a.js"],"mappings":""}`},
 		node{path: "src/long.js", data: long},
+		// esbuild --minify output of a small library (234 bytes, no
+		// bundler runtime), and hand-written lines of about its length:
+		// spaced code, a table of numbers, a base64 literal.
+		node{path: "dist/small.min.js", data: `function u(n,e){let t=null;return function(...o){t!==null&&clearTimeout(t),t=setTimeout(()=>{t=null,n.apply(this,o)},e)}}` +
+			`function i(n,e,t){return Math.min(t,Math.max(e,n))}const l="1.2.3";export{i as clamp,u as debounce,l as version};` + "\n"},
+		node{path: "src/spaced.js", data: "export function area(width, height) { if (width < 0 || height < 0) { throw new RangeError('negative size'); } return width * height; } // one long line\n"},
+		node{path: "src/table.js", data: "export const table = [" + strings.Repeat("1,22,333,4444,", 20) + "0];\n"},
+		node{path: "src/blob.js", data: "export const blob = \"" + strings.Repeat("QUJDREVGR0g=", 20) + "\";\n"},
 	)
 	_, ev := mustCall(t, s, "inventory_artifact", map[string]any{"path": dir})
 	_, occ, nodes := decodeGraph(t, ev)
 	for p, want := range map[string]string{
-		"main.js": "file", "lib/esm.mjs": "file", "src/long.js": "file",
+		"main.js": "file", "lib/esm.mjs": "file", "src/long.js": "file", "dist/small.min.js": "javascript-bundle",
+		"src/spaced.js": "file", "src/table.js": "file", "src/blob.js": "file",
 		"dist/webpack.js": "javascript-bundle", "dist/esbuild.js": "javascript-bundle", "dist/min.js": "javascript-bundle",
 		"dist/mapped.js": "javascript-bundle", "dist/long.js": "javascript-bundle", "dist/beside.js": "javascript-bundle",
 	} {

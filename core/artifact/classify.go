@@ -285,8 +285,8 @@ var bundleMarks = [][]byte{
 
 // jsFormat tells a JavaScript file a build produced from one written by
 // hand: javascript-bundle when its first 4 KiB hold a bundler's runtime or
-// a minifier's line (4 KiB without a line break), or its end names a
-// source map; else file (a plain module or script). A file whose source
+// a minifier's line (4 KiB without a line break, or a shorter line that
+// reads as minified: minifiedLine), or its end names a source map; else file (a plain module or script). A file whose source
 // map sits beside it (x.js.map) is made a bundle when the graph is sealed.
 func jsFormat(head, tail []byte) string {
 	for _, m := range bundleMarks {
@@ -294,11 +294,39 @@ func jsFormat(head, tail []byte) string {
 			return "javascript-bundle"
 		}
 	}
-	if len(head) >= 4096 && bytes.IndexByte(head, '\n') < 0 {
+	if len(head) >= 4096 && bytes.IndexByte(head, '\n') < 0 || minifiedLine(head) {
 		return "javascript-bundle"
 	}
 	if bytes.Contains(tail, []byte("sourceMappingURL=")) {
 		return "javascript-bundle"
 	}
 	return "file"
+}
+
+// minifiedLine reports a line in head that reads as a minifier's output,
+// so a minified file under 4 KiB is told apart: at least 128 bytes, under
+// 6% of them blanks (hand-written code indents and spaces its operators:
+// 10% and more), and code rather than data (a ';' or '{' per 64 bytes, so
+// a long array of numbers or a base64 literal is not one). esbuild's and
+// terser's output have about 3% blanks and a ';' or '{' every 10 bytes.
+func minifiedLine(head []byte) bool {
+	for len(head) > 0 {
+		line := head
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			head = nil
+		}
+		if len(line) < 128 {
+			continue
+		}
+		blanks := bytes.Count(line, []byte{' '}) + bytes.Count(line, []byte{'\t'})
+		if blanks*100 >= 6*len(line) {
+			continue
+		}
+		if code := bytes.Count(line, []byte{';'}) + bytes.Count(line, []byte{'{'}); code*64 >= len(line) {
+			return true
+		}
+	}
+	return false
 }

@@ -34,7 +34,7 @@ type jsappBuilder struct {
 	bundled, sourceMaps, sourceModules    int
 	htmlDocs                              int
 	relations                             []semRelation
-	assetRelations                        map[*jsAsset][2]int // [from, to) of relations: an asset's own, made by importsPhase
+	assetRelations                        map[*jsAsset][][2]int // [from, to) of relations: an asset's own (importsPhase), then its bundled modules' (bundlePhase)
 	fingerprints                          []map[string]any
 	frontiers                             []map[string]any
 	stringIndex                           []indexedString
@@ -78,7 +78,7 @@ func newJSAppBuilder(st *jsappState) *jsappBuilder {
 		mains: map[string]bool{}, preloads: map[string]bool{}, renderers: map[string]bool{}, utilities: map[string]bool{},
 		endpoints: map[string]bool{}, storage: map[string]bool{}, workers: map[string]bool{}, addons: map[string]bool{},
 		bundleModuleNode: map[string]map[string]string{}, moduleNodes: map[string][]string{}, exportViews: map[*jsAsset][]ports.JSExport{},
-		assetRelations: map[*jsAsset][2]int{}}
+		assetRelations: map[*jsAsset][][2]int{}}
 }
 
 func (b *jsappBuilder) localKey(namespace, key string) map[string]any {
@@ -343,7 +343,7 @@ func (b *jsappBuilder) importsPhase() {
 			b.relation(r)
 		}
 		if len(b.relations) > from {
-			b.assetRelations[a] = [2]int{from, len(b.relations)}
+			b.assetRelations[a] = append(b.assetRelations[a], [2]int{from, len(b.relations)})
 		}
 	}
 }
@@ -1349,7 +1349,7 @@ func (b *jsappBuilder) ipcPhase() {
 			if !ok {
 				detail := c.Callee + " channel is computed at run time"
 				st.unknown("dynamic-ipc-channel", a.nodeID, a.path, callOffset(c), detail)
-				b.frontier(a, "dynamic-ipc-channel", c.Offset, detail)
+				b.frontier(a, "dynamic-ipc-channel", callOffset(c), detail)
 				continue
 			}
 			uses = append(uses, use{a, relation, side, c, name, off})
@@ -1508,7 +1508,9 @@ func (b *jsappBuilder) bundlePhase() {
 				st.unknown("unresolved-bundle-module", a.nodeID, a.path, r.Offset, "the bundle requires module "+r.ID+", which no table in the app holds uniquely")
 			}
 		}
-		// Imports written inside modules (require of externals, dynamic chunks).
+		// Imports written inside modules (require of externals, dynamic
+		// chunks); the workers they start are the asset's relations too.
+		first := len(b.relations)
 		for _, im := range a.facts.Imports {
 			if im.InModule < 0 || im.InModule >= len(a.facts.Modules) {
 				continue
@@ -1530,8 +1532,13 @@ func (b *jsappBuilder) bundlePhase() {
 				// A module function that starts a worker (a webpack
 				// module's new Worker(new URL(r.p + r.u(id), r.b)), its
 				// chunk named by the runtime's r.u) creates it.
-				b.worker(a, im, semRelation{relation: im.Kind, source: a.nodeID, specifier: im.Specifier, offset: im.Offset, names: im.Names}, via)
+				rel := semRelation{relation: im.Kind, source: a.nodeID, specifier: im.Specifier, offset: im.Offset, names: im.Names}
+				rel.line, rel.col = siteAt(a.sites, im.Offset)
+				b.worker(a, im, rel, via)
 			}
+		}
+		if len(b.relations) > first {
+			b.assetRelations[a] = append(b.assetRelations[a], [2]int{first, len(b.relations)})
 		}
 	}
 }
@@ -1919,22 +1926,30 @@ func (b *jsappBuilder) attachSourceMap(a *jsAsset, p *preparedMap, refOff int64)
 
 // mapRelations gives each of a's semantic relations with a line the
 // original source position a's map gives for it (the segment at or before
-// it on its line, as a source map consumer reads one).
+// it on its line, as a source map consumer reads one; for an export, not
+// the last segment of the line when the export lies past it).
 func (b *jsappBuilder) mapRelations(a *jsAsset, sm *sourceMap, srcNodes []string) {
-	span, ok := b.assetRelations[a]
-	if !ok {
-		return
-	}
-	for i := span[0]; i < span[1]; i++ {
-		r := &b.relations[i]
-		if r.line <= 0 {
-			continue
+	for _, span := range b.assetRelations[a] {
+		for i := span[0]; i < span[1]; i++ {
+			r := &b.relations[i]
+			if r.line <= 0 {
+				continue
+			}
+			seg, ok := sm.originalAt(genPos{r.line - 1, r.col})
+			if !ok || int(seg.src) >= len(srcNodes) || srcNodes[seg.src] == "" || seg.sline < 0 || seg.scol < 0 {
+				continue // no source-module node past jsappMaxSourceModules
+			}
+			if r.export && seg.col != r.col && !sm.segmentAfter(genPos{r.line - 1, r.col}) {
+				// An export past its line's last segment is not mapped: a
+				// minified bundle's closing export{t as Store,r as
+				// formatPrice} follows the last module's code, which the
+				// segment before it maps, not where formatPrice is
+				// defined. Between two segments (exports.f = f, mapped
+				// from its statement's start) it takes the one before.
+				continue
+			}
+			r.origNode, r.origLine, r.origCol = srcNodes[seg.src], seg.sline+1, seg.scol
 		}
-		seg, ok := sm.originalAt(genPos{r.line - 1, r.col})
-		if !ok || int(seg.src) >= len(srcNodes) || srcNodes[seg.src] == "" || seg.sline < 0 || seg.scol < 0 {
-			continue // no source-module node past jsappMaxSourceModules
-		}
-		r.origNode, r.origLine, r.origCol = srcNodes[seg.src], seg.sline+1, seg.scol
 	}
 }
 

@@ -20,15 +20,15 @@ func TestComparedPropertiesIgnoreObservationOrder(t *testing.T) {
 		ix.res.Graph.Nodes = []*Node{n}
 		return ix
 	}
-	a := cmpNodes(index(obs(true, "dist/renderer.js"), obs(false, "src/renderer.js")))
-	b := cmpNodes(index(obs(false, "src/renderer.js"), obs(true, "dist/renderer.js")))
+	a := cmpNodes(index(obs(true, "dist/renderer.js"), obs(false, "src/renderer.js")), "<asar>/")
+	b := cmpNodes(index(obs(false, "src/renderer.js"), obs(true, "dist/renderer.js")), "<asar>/")
 	if a[0].props != b[0].props {
 		t.Fatalf("the same observations in another order compare as changed: %v vs %v", a[0].propMap, b[0].propMap)
 	}
 	if it := compareItem(a[0], b[0], "artifact_local_key"); it.Status != "unchanged" || len(it.Changes) != 0 {
 		t.Fatalf("status %s, changes %v", it.Status, it.Changes)
 	}
-	c := cmpNodes(index(obs(true, "dist/renderer.js"), obs(true, "src/renderer.js")))
+	c := cmpNodes(index(obs(true, "dist/renderer.js"), obs(true, "src/renderer.js")), "<asar>/")
 	if it := compareItem(a[0], c[0], "artifact_local_key"); it.Status != "changed" {
 		t.Fatalf("a site that now resolves its worker is a change; status %s", it.Status)
 	}

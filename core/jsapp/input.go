@@ -75,6 +75,7 @@ type appIndex struct {
 
 type appResult struct {
 	InputPath      string           `json:"input_path"`
+	Format         string           `json:"format"`
 	Root           string           `json:"root_artifact_sha256"`
 	Graph          Graph            `json:"-"` // decodeApp expands these three
 	Semantic       appSemantic      `json:"-"`

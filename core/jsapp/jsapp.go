@@ -284,6 +284,10 @@ func (st *jsappState) inventory(ctx context.Context) error {
 	// its base name (the root of the inventory is the file itself).
 	single := !info.IsDir() && g.Root().NodeKind() == "javascript"
 	zipped := !info.IsDir() && zipFormats[st.format]
+	if !info.IsDir() && st.format != "asar" && (req.format == "asar" || req.format != "zip" && strings.EqualFold(path.Ext(req.path), ".asar")) {
+		g.Close()
+		return notASAR(req.op, req.path, info.Size())
+	}
 	if (!info.IsDir() && st.format != "asar" && !single && !zipped) || (req.format == "zip" && !zipped) || (req.format == "asar" && st.format != "asar") {
 		g.Close()
 		return &core.Error{Code: core.CodeUnsupportedTarget, Message: fmt.Sprintf("%s: %s is neither a directory, an ASAR archive, a ZIP archive nor a JavaScript file (it is %s)", req.op, req.path, st.format),
@@ -879,6 +883,26 @@ func (st *jsappState) readPackages(ctx context.Context) {
 	}
 }
 
+// notASAR refuses a file named as an ASAR archive (or passed with format
+// asar) whose bytes do not start as one, as a malformed ASAR is refused
+// (artifact_operation_failed, reason format) rather than as a file of
+// another kind: a 0-byte app.asar (a copy or download that failed) is an
+// archive that is not there, not an empty application.
+func notASAR(op, p string, size int64) error {
+	why := "its first bytes are not an ASAR header (a 16-byte pickle prefix, then a JSON header)"
+	switch {
+	case size == 0:
+		why = "it is empty (0 bytes)"
+	case size < 17:
+		why = fmt.Sprintf("its %d bytes are too few for an ASAR header (a 16-byte pickle prefix, then a JSON header)", size)
+	}
+	detail := "asar: not an ASAR archive: " + why
+	return &core.Error{Code: core.CodeArtifactOperationFailed, Category: core.CategoryExecutionFailure,
+		Message:     fmt.Sprintf("%s: %s is not an ASAR archive: %s", op, p, why),
+		Remediation: "The artifact is malformed (see details.reason and details.detail); rea refuses it rather than guess. Pass the application's complete app.asar, or its unpacked directory.",
+		Details:     map[string]any{"operation": op, "path": p, "logical_path": ".", "reason": "format", "detail": detail, "size": size}}
+}
+
 // nearestPackage returns the package whose directory holds p most closely.
 func (st *jsappState) nearestPackage(p string) *jsPackage {
 	for d := path.Dir(p); ; d = path.Dir(d) {
@@ -891,43 +915,20 @@ func (st *jsappState) nearestPackage(p string) *jsPackage {
 	}
 }
 
-// lineStarts indexes line starts for offset-to-position conversion.
-func lineStarts(src []byte) []int {
-	out := []int{0}
-	for i := 0; ; {
-		j := bytes.IndexByte(src[i:], '\n')
-		if j < 0 {
-			return out
-		}
-		i += j + 1
-		out = append(out, i)
-	}
-}
-
-// position converts a byte offset to a 0-based line and column (bytes; the
-// same as UTF-16 columns for ASCII, which bundles nearly always are).
-func position(starts []int, off int64) (int32, int32) {
-	i := sort.SearchInts(starts, int(off)+1) - 1
-	if i < 0 {
-		i = 0
-	}
-	return int32(i), int32(int(off) - starts[i])
-}
-
 // sitePositions are the positions of the offsets a relation or an unknown
 // frontier of the file names (its imports and exports outside bundled
-// modules, its IPC calls), sorted by offset, so the graph can give their
-// line and column once the bytes are gone: 0-based lines (ending at \n, \r,
-// \r\n, U+2028 and U+2029) and 0-based columns in UTF-16 code units (ARCHITECTURE.md,
-// Code locations). One sweep over src: a minified bundle's one long line
-// is not counted again for each offset on it.
+// modules, the workers bundled modules start, its IPC calls: a literal
+// channel's, else the callee's), sorted by
+// offset, so the graph can give their line and column once the bytes are
+// gone (positionsAt).
 func sitePositions(f *ports.JSFacts, src []byte) []callPosition {
 	if f == nil {
 		return nil
 	}
 	var offs []int64
 	for _, im := range f.Imports {
-		if im.InModule < 0 && im.Offset >= 0 {
+		// Inside a bundled module only a worker is a relation (worker).
+		if (im.InModule < 0 || isWorkerKind(im.Kind)) && im.Offset >= 0 {
 			offs = append(offs, im.Offset)
 		}
 	}
@@ -937,10 +938,24 @@ func sitePositions(f *ports.JSFacts, src []byte) []callPosition {
 		}
 	}
 	for _, c := range f.Calls {
-		if rel, _ := ipcRole(c); rel != "" && c.Offset >= 0 {
-			offs = append(offs, c.Offset)
+		// A dynamic channel's frontier is located at its callee.
+		if rel, _ := ipcRole(c); rel != "" && callOffset(c) >= 0 {
+			offs = append(offs, callOffset(c))
 		}
 	}
+	return positionsAt(src, offs)
+}
+
+// positionsAt is the position of each offset of offs in src (sorted by
+// offset, one per offset; offsets past src are left out), the one
+// position rule of the graph, for relations as for the call sites and
+// module bounds source maps are read at: 0-based lines (ending at \n, \r,
+// \r\n, U+2028 and U+2029, ports.LineEnd, as esbuild and V8 count the
+// generated lines of a source map) and 0-based columns in UTF-16 code units
+// (ARCHITECTURE.md, Code locations; a source map's generated columns).
+// offs is sorted in place. One sweep over src: a minified bundle's one long
+// line is not counted again for each offset on it.
+func positionsAt(src []byte, offs []int64) []callPosition {
 	if len(offs) == 0 {
 		return nil
 	}
@@ -950,6 +965,9 @@ func sitePositions(f *ports.JSFacts, src []byte) []callPosition {
 	line, start, scan := 0, 0, 0 // start: the current line's first byte; scan: where line ends were counted to
 	col, colAt := 0, 0           // col: UTF-16 units of src[start:colAt]
 	for _, off := range offs {
+		if off < 0 {
+			continue
+		}
 		if off > int64(len(src)) {
 			break
 		}
@@ -959,7 +977,6 @@ func sitePositions(f *ports.JSFacts, src []byte) []callPosition {
 				line, start = line+n, scan+bytes.LastIndexByte(seg, '\n')+1
 			}
 		} else {
-			// Lines also end at \r, \r\n, U+2028 and U+2029 (ports.LineEnd).
 			for i := scan; i < end; i++ {
 				if n := ports.LineEnd(src, i); n > 0 {
 					line, start = line+1, i+n
@@ -987,6 +1004,21 @@ func sitePositions(f *ports.JSFacts, src []byte) []callPosition {
 		out = append(out, callPosition{off, genPos{int32(line), int32(col)}})
 	}
 	return out
+}
+
+// lineCount is the number of lines of src as positionsAt ends them.
+func lineCount(src []byte) int {
+	if bytes.IndexByte(src, '\r') < 0 && bytes.IndexByte(src, 0xE2) < 0 {
+		return bytes.Count(src, []byte{'\n'}) + 1
+	}
+	n := 1
+	for i := 0; i < len(src); i++ {
+		if k := ports.LineEnd(src, i); k > 0 {
+			n++
+			i += k - 1
+		}
+	}
+	return n
 }
 
 // siteAt is the 1-based line and the column of offset off of a file whose

@@ -57,7 +57,12 @@ type cmpNode struct {
 	label   string
 }
 
-func cmpNodes(ix *appIndex) []*cmpNode {
+// cmpNodes are ix's nodes as compare_application_versions pairs them.
+// When ix is a release ZIP holding its app in one ASAR (asarRoot), that
+// ASAR's paths are named as asName names them: "<asar>/" when the other
+// side is such a ZIP as well, "" when it is the bare ASAR, whose own paths
+// start inside the archive.
+func cmpNodes(ix *appIndex, asName string) []*cmpNode {
 	contra := map[string]bool{}
 	for _, c := range ix.res.Contradictions {
 		if p, ok := c["logical_path"].(string); ok {
@@ -112,8 +117,8 @@ func cmpNodes(ix *appIndex) []*cmpNode {
 		c.label = humanLabel(ix, n)
 		props := comparedProps(n)
 		if root != "" {
-			c.path, c.local, c.inMap = unroot(c.path, root), unroot(c.local, root), unroot(c.inMap, root)
-			props = unrootValue(props, root, 0).(map[string]any)
+			c.path, c.local, c.inMap = unroot(c.path, root, asName), unroot(c.local, root, asName), unroot(c.inMap, root, asName)
+			props = unrootValue(props, root, asName, 0).(map[string]any)
 		}
 		c.props, c.propMap = core.MustDigest(props), props
 		out = append(out, c)
@@ -141,26 +146,40 @@ func asarRoot(ix *appIndex) string {
 }
 
 // unroot names the ASAR root of the paths s holds alike on both sides
-// ("main:app-1.asar/main.js" is "main:<asar>/main.js"); the root is kept
-// as a name, not dropped, so a resolved worker's key (the path
-// app-1.asar/worker.js) stays apart from an unresolved one's (the
-// specifier worker.js).
-func unroot(s, root string) string {
-	return strings.ReplaceAll(s, root+"/", "<asar>/")
+// ("main:app-1.asar/main.js" is "main:<asar>/main.js" when as is
+// "<asar>/"); between two ZIPs the root is kept as a name, not dropped, so
+// a resolved worker's key (the path app-1.asar/worker.js) stays apart from
+// an unresolved one's (the specifier worker.js). Against the bare ASAR it
+// is dropped (as is ""), as the ASAR's own analysis names its paths.
+func unroot(s, root, as string) string {
+	return strings.ReplaceAll(s, root+"/", as)
+}
+
+// asarNames are the names cmpNodes gives the ASAR roots of the two sides
+// (see cmpNodes).
+func asarNames(l, r *appIndex) (string, string) {
+	ln, rn := "<asar>/", "<asar>/"
+	if l.res.Format == "asar" {
+		rn = ""
+	}
+	if r.res.Format == "asar" {
+		ln = ""
+	}
+	return ln, rn
 }
 
 // unrootValue is v with unroot applied to its strings, a few levels deep.
-func unrootValue(v any, root string, depth int) any {
+func unrootValue(v any, root, as string, depth int) any {
 	switch t := v.(type) {
 	case string:
-		return unroot(t, root)
+		return unroot(t, root, as)
 	case []any:
 		if depth > 4 {
 			return t
 		}
 		out := make([]any, len(t))
 		for i, x := range t {
-			out[i] = unrootValue(x, root, depth+1)
+			out[i] = unrootValue(x, root, as, depth+1)
 		}
 		return out
 	case map[string]any:
@@ -169,7 +188,7 @@ func unrootValue(v any, root string, depth int) any {
 		}
 		out := make(map[string]any, len(t))
 		for k, x := range t {
-			out[k] = unrootValue(x, root, depth+1)
+			out[k] = unrootValue(x, root, as, depth+1)
 		}
 		return out
 	}
@@ -177,10 +196,11 @@ func unrootValue(v any, root string, depth int) any {
 }
 
 // comparedProps merges a node's observations' properties, positions and
-// paths left out (they are not content). The observations come in the
-// evidence's order, which is not the app's: a property they give
-// different values is the set of those values (in canonical order), so
-// the same observations in another order compare as equal.
+// paths left out (they are not content, and neither is where a source
+// module's path resolves). The observations come in the evidence's order,
+// which is not the app's: a property they give different values is the
+// set of those values (in canonical order), so the same observations in
+// another order compare as equal.
 func comparedProps(n *Node) map[string]any {
 	props := map[string]any{}
 	var several map[string][]any
@@ -189,6 +209,11 @@ func comparedProps(n *Node) map[string]any {
 			switch k {
 			case "path", "start", "end", "asset", "created_in", "exposed_by":
 				continue // positions and paths are not content
+			case "resolved_path", "outside_app":
+				// A source module's follow from where its map lies (an
+				// ASAR's ../../src is outside the bare ASAR, inside the ZIP
+				// that holds it); its original_source is compared.
+				continue
 			}
 			prev, seen := props[k]
 			if i == 0 || !seen {
@@ -305,7 +330,8 @@ func handleCompareVersions(ctx context.Context, c *core.Call) (any, error) {
 	if in.Limits != nil {
 		maxItems = cmp.Or(in.Limits.MaxItems, maxItems)
 	}
-	left, right := cmpNodes(lix), cmpNodes(rix)
+	lname, rname := asarNames(lix, rix)
+	left, right := cmpNodes(lix, lname), cmpNodes(rix, rname)
 	matchedL, matchedR := map[*cmpNode]bool{}, map[*cmpNode]bool{}
 	// ambiguous holds, for each node a tier could not pair uniquely, the
 	// other side's candidates it competed for; it stays unknown only while

@@ -1,7 +1,6 @@
 package jsapp
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/base64"
 	"encoding/json"
@@ -293,6 +292,15 @@ func (sm *sourceMap) originalAt(p genPos) (smSegment, bool) {
 	return sm.Segments[i], true
 }
 
+// segmentAfter reports whether a segment lies after p on p's line.
+func (sm *sourceMap) segmentAfter(p genPos) bool {
+	i := sort.Search(len(sm.Segments), func(i int) bool {
+		s := sm.Segments[i]
+		return s.line > p.line || s.line == p.line && s.col > p.col
+	})
+	return i < len(sm.Segments) && sm.Segments[i].line == p.line
+}
+
 // sortSegments orders segments by generated position (index maps and
 // hand-written maps may not be ordered).
 func (sm *sourceMap) sortSegments() {
@@ -418,38 +426,46 @@ func keepFacts(f *ports.JSFacts, src []byte) *sourceLines {
 	if f.SourceMap == nil {
 		return nil
 	}
-	out := &sourceLines{lines: bytes.Count(src, []byte{'\n'}) + 1}
-	var starts []int
-	keep := func(off int64) {
-		if starts == nil {
-			starts = lineStarts(src)
-		}
-		l, col := position(starts, off)
-		out.calls = append(out.calls, callPosition{off, genPos{l, col}})
-	}
+	out := &sourceLines{lines: lineCount(src)}
+	var offs []int64
 	for _, c := range f.Calls {
 		if off, ok := mappedSite(c); ok && off >= 0 && c.InModule < 0 {
-			keep(off)
+			offs = append(offs, off)
 		}
 	}
 	for _, im := range f.Imports {
 		if isWorkerKind(im.Kind) && im.Offset >= 0 && im.InModule < 0 {
-			keep(im.Offset) // new Worker("w.js"): located by its specifier
+			offs = append(offs, im.Offset) // new Worker("w.js"): located by its specifier
 		}
 	}
-	slices.SortFunc(out.calls, func(a, b callPosition) int { return cmp.Compare(a.off, b.off) })
+	out.calls = positionsAt(src, offs)
 	if len(f.Modules) > 0 {
-		if starts == nil {
-			starts = lineStarts(src)
+		offs = offs[:0]
+		for _, m := range f.Modules {
+			if m.Start >= 0 {
+				offs = append(offs, m.Start, max(m.End, m.Start+1))
+			}
+		}
+		at := positionsAt(src, offs)
+		pos := func(off int64) genPos {
+			i, _ := slices.BinarySearchFunc(at, off, func(c callPosition, off int64) int { return cmp.Compare(c.off, off) })
+			if i < len(at) && at[i].off == off {
+				return at[i].genPos
+			}
+			// Past the end of src: the last line, as a consumer would
+			// read it (a bound the parser gave is within src).
+			if len(at) > 0 {
+				return at[len(at)-1].genPos
+			}
+			return genPos{}
 		}
 		out.modules = make([]modulePosition, len(f.Modules))
 		for i, m := range f.Modules {
 			if m.Start < 0 {
 				continue
 			}
-			fl, fc := position(starts, m.Start)
-			tl, tc := position(starts, max(m.End, m.Start+1))
-			out.modules[i] = modulePosition{fl, fc, tl, tc}
+			from, to := pos(m.Start), pos(max(m.End, m.Start+1))
+			out.modules[i] = modulePosition{from.line, from.col, to.line, to.col}
 		}
 	}
 	return out
