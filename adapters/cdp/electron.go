@@ -459,7 +459,7 @@ func (c *electronCapture) lost(out *ports.ElectronPageCapture, ft *page.FrameTre
 	c.led.limitations = append(c.led.limitations, "The page went away "+itoa(int(w.EndedAt.Sub(w.StartedAt).Milliseconds()))+" ms into the "+
 		itoa(w.ObservationMS)+" ms window (its session detached or the connection closed, as when the window is closed or the renderer or "+
 		"browser exits): this partial capture holds the frames read at the attach and the scripts reported before; the "+
-		strings.Join(unread, ", ")+" sections, read after the window, are unavailable, and anything later is unknown.")
+		strings.Join(unread[:len(unread)-1], ", ")+" and "+unread[len(unread)-1]+" sections, read after the window, are unavailable, and anything later is unknown.")
 	out.Completeness = c.led.completeness()
 	out.Limitations = slices.Clone(c.led.limitations)
 	return &ports.ElectronPageError{Err: errDetached(), Partial: out}
