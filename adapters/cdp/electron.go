@@ -248,42 +248,23 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 	if err := sleep(ctx, time.Duration(req.ObservationMS)*time.Millisecond, a.gone()); err != nil {
 		return nil, err
 	}
+	out.CaptureWindow = ports.BrowserCaptureWindow{StartedAt: started, EndedAt: time.Now().UTC(), ObservationMS: req.ObservationMS}
 	select {
 	case <-a.gone():
-		return nil, errDetached()
+		// The page went away (its window closed, the renderer or the
+		// browser gone): the status stays disconnected, and what was
+		// seen before travels with it.
+		return nil, cap.lost(out, ft, req)
 	default:
 	}
-	out.CaptureWindow = ports.BrowserCaptureWindow{StartedAt: started, EndedAt: time.Now().UTC(), ObservationMS: req.ObservationMS}
 
 	// Frames: breadth-first, ungated subtrees excluded. The listener
 	// writes the ledger too (script events keep coming), so each section
 	// holds cap.mu while it writes there, and never across a call (the
 	// listener runs on the connection's reader).
-	frames := map[string]bool{}
-	bfs := []*frameNode{{ft: ft}}
 	cap.mu.Lock()
-	for len(bfs) > 0 {
-		n := bfs[0]
-		bfs = bfs[1:]
-		f := n.ft.Frame
-		if f == nil {
-			continue
-		}
-		p, why := sc.fileGate(frameURL(f))
-		if why != "" {
-			cap.led.exclude("frames", electronReason(why), 1)
-			continue
-		}
-		if len(out.Frames) >= lim.MaxFrames {
-			cap.led.truncated["frames"] = true
-			continue
-		}
-		out.Frames = append(out.Frames, ports.ElectronFrame{FrameID: string(f.ID), ParentFrameID: n.parent, FilePath: p})
-		frames[string(f.ID)] = true
-		for _, c := range n.ft.ChildFrames {
-			bfs = append(bfs, &frameNode{ft: c, parent: string(f.ID)})
-		}
-	}
+	var frames map[string]bool
+	out.Frames, frames = cap.frames(ft)
 	cap.mu.Unlock()
 
 	// Resources.
@@ -421,6 +402,67 @@ func (e *RuntimeEngine) InspectElectronPage(ctx context.Context, req ports.Elect
 type frameNode struct {
 	ft     *page.FrameTree
 	parent string
+}
+
+// frames lists the gated frames of ft breadth-first, ungated subtrees
+// excluded, and the set of their IDs. Called with c.mu held.
+func (c *electronCapture) frames(ft *page.FrameTree) ([]ports.ElectronFrame, map[string]bool) {
+	out, ids := []ports.ElectronFrame{}, map[string]bool{}
+	bfs := []*frameNode{{ft: ft}}
+	for len(bfs) > 0 {
+		n := bfs[0]
+		bfs = bfs[1:]
+		f := n.ft.Frame
+		if f == nil {
+			continue
+		}
+		p, why := c.sc.fileGate(frameURL(f))
+		if why != "" {
+			c.led.exclude("frames", electronReason(why), 1)
+			continue
+		}
+		if len(out) >= c.lim.MaxFrames {
+			c.led.truncated["frames"] = true
+			continue
+		}
+		out = append(out, ports.ElectronFrame{FrameID: string(f.ID), ParentFrameID: n.parent, FilePath: p})
+		ids[string(f.ID)] = true
+		for _, ch := range n.ft.ChildFrames {
+			bfs = append(bfs, &frameNode{ft: ch, parent: string(f.ID)})
+		}
+	}
+	return out, ids
+}
+
+// lost is the error of a page that went away during the window: the
+// disconnected failure wrapped in an *ports.ElectronPageError whose
+// partial capture holds the frames of ft (read at the attach), the
+// scripts reported until then, and the sections read after the window
+// (DOM, resources, workers, sources) as unavailable, with a limitation
+// saying when the inspection broke off. out carries the browser, the
+// target and the window as it ended.
+func (c *electronCapture) lost(out *ports.ElectronPageCapture, ft *page.FrameTree, req ports.ElectronInspectRequest) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out.Frames, _ = c.frames(ft)
+	out.Scripts, out.ScriptsTotal = slices.Clone(c.scripts), c.total
+	out.Resources, out.Workers = []ports.ElectronResource{}, []ports.ElectronWorker{}
+	out.DOM = ports.BrowserDOM{Nodes: []ports.BrowserDOMNode{}, URLs: []ports.BrowserDOMURL{}, LinkRels: []string{}}
+	unread := []string{"dom", "resources", "workers"}
+	if req.IncludeScriptSources {
+		unread = append(unread, "script_sources")
+	}
+	for _, s := range unread {
+		c.led.unavailable[s] = "provider_unavailable"
+	}
+	w := out.CaptureWindow
+	c.led.limitations = append(c.led.limitations, "The page went away "+itoa(int(w.EndedAt.Sub(w.StartedAt).Milliseconds()))+" ms into the "+
+		itoa(w.ObservationMS)+" ms window (its session detached or the connection closed, as when the window is closed or the renderer or "+
+		"browser exits): this partial capture holds the frames read at the attach and the scripts reported before; the "+
+		strings.Join(unread[:len(unread)-1], ", ")+" and "+unread[len(unread)-1]+" sections, read after the window, are unavailable, and anything later is unknown.")
+	out.Completeness = c.led.completeness()
+	out.Limitations = slices.Clone(c.led.limitations)
+	return &ports.ElectronPageError{Err: errDetached(), Partial: out}
 }
 
 func electronDOM(ctx context.Context, a *attachment, c *electronCapture) (ports.BrowserDOM, error) {

@@ -4,9 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +19,7 @@ import (
 
 	"rea/adapters/cdp"
 	"rea/adapters/cdp/cdptest"
+	"rea/adapters/cdp/internal/wsock"
 	"rea/ports"
 )
 
@@ -119,4 +124,162 @@ func TestElectronInspectZeroWindowReadsAtOnce(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(pc.CaptureWindow.ObservationMS, 0)
 	is.True(slices.ContainsFunc(pc.Limitations, func(l string) bool { return strings.Contains(l, "observation_ms was 0") }))
+}
+
+// A page that goes away mid-window (its session detached, as when the
+// window is closed) fails as disconnected, and the error carries what was
+// seen before: the frame read at the attach, the scripts reported, the
+// sections read after the window unavailable, and a limitation naming the
+// loss. Before, the call failed with nothing of the observation.
+func TestElectronInspectLostPageKeepsThePartialCapture(t *testing.T) {
+	is := is.New(t)
+	dir, _ := filepath.Abs("testdata/electronapp")
+	dir, _ = filepath.EvalSymlinks(dir)
+	f := cdptest.New(&cdptest.Options{Targets: []cdptest.Target{{ID: "T1", Type: "page", Title: "Fixture", URL: "file://" + dir + "/index.html"}},
+		After: map[string][]cdptest.Event{"Debugger.enable": {
+			{Method: "Debugger.scriptParsed", Params: map[string]any{"scriptId": "7", "url": "file://" + dir + "/renderer.js", "executionContextId": 1, "hash": "abc", "length": 20}},
+			{Method: "Target.detachedFromTarget", Params: map[string]any{"sessionId": "S1", "targetId": "T1"}, Browser: true},
+		}}})
+	defer f.Close()
+	_, err := cdp.NewRuntime(nil).InspectElectronPage(context.Background(), ports.ElectronInspectRequest{Endpoint: f.URL, TargetID: "T1",
+		AllowedFileRoots: []string{dir}, ObservationMS: 10000})
+	is.True(ports.IsCode(err, ports.BrowserDisconnected))
+	var pe *ports.ElectronPageError
+	if !errors.As(err, &pe) || pe.Partial == nil {
+		t.Fatalf("no partial capture with %v", err)
+	}
+	pc := pe.Partial
+	is.Equal(pc.Target.TargetID, "T1")
+	is.Equal(pc.CaptureWindow.ObservationMS, 10000)
+	is.Equal(len(pc.Frames), 1)
+	is.Equal(pc.Frames[0].FilePath, filepath.Join(dir, "index.html"))
+	is.Equal(len(pc.Scripts), 1)
+	is.Equal(pc.Scripts[0].FilePath, filepath.Join(dir, "renderer.js"))
+	is.Equal(pc.Scripts[0].FrameID, "F1")
+	var unavailable []string
+	for _, u := range pc.Completeness.Unavailable {
+		unavailable = append(unavailable, u.Section)
+	}
+	is.Equal(unavailable, []string{"dom", "resources", "workers"})
+	is.True(slices.ContainsFunc(pc.Limitations, func(l string) bool { return strings.Contains(l, "went away") && strings.Contains(l, "10000 ms window") }))
+	for _, m := range f.Methods() {
+		if !slices.Contains(electronAllowed, m) {
+			t.Errorf("the passive Electron inspection sent %s", m)
+		}
+	}
+}
+
+// TestElectronInspectPageClosedLiveOnChromium: the fixture page is closed
+// (through the browser's own /json/close, by the test) while a 10 s
+// window is open; the inspection fails as disconnected with the page's
+// frame and renderer.js in its partial capture.
+func TestElectronInspectPageClosedLiveOnChromium(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed; live Electron page test skipped")
+	}
+	is := is.New(t)
+	ctx := context.Background()
+	dir, _ := filepath.Abs("testdata/electronapp")
+	dir, _ = filepath.EvalSymlinks(dir)
+	b, err := cdp.ChromiumLauncher{}.Launch(ctx, cdp.LaunchSpec{StartURL: "file://" + dir + "/index.html"})
+	if err != nil {
+		t.Fatalf("launch chromium: %v", err)
+	}
+	defer func() { is.NoErr(b.Close(ctx)) }()
+	e := cdp.NewRuntime(nil)
+	var target string
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && target == ""; time.Sleep(50 * time.Millisecond) {
+		l, err := e.ListElectronTargets(ctx, ports.ElectronListRequest{Endpoint: b.Endpoint(), AllowedFileRoots: []string{dir}})
+		if err == nil && len(l.Targets) == 1 {
+			target = l.Targets[0].TargetID
+		}
+	}
+	if target == "" {
+		t.Fatal("the fixture page never appeared")
+	}
+	time.Sleep(200 * time.Millisecond)
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.InspectElectronPage(ctx, ports.ElectronInspectRequest{Endpoint: b.Endpoint(), TargetID: target, AllowedFileRoots: []string{dir}, ObservationMS: 10000})
+		done <- err
+	}()
+	// Once the inspection has attached (the browser's Target.getTargets
+	// says so) and had a second to enable its domains, the page is closed:
+	// the window is still open. /json/list does not report a flat
+	// session's attach.
+	if !waitAttached(t, b.Endpoint(), target) {
+		t.Fatal("the inspection never attached")
+	}
+	time.Sleep(time.Second)
+	resp, err := http.Get(b.Endpoint() + "/json/close/" + target)
+	is.NoErr(err)
+	resp.Body.Close()
+	err = <-done
+	if !ports.IsCode(err, ports.BrowserDisconnected) {
+		t.Fatalf("got %v, want disconnected", err)
+	}
+	var pe *ports.ElectronPageError
+	if !errors.As(err, &pe) || pe.Partial == nil {
+		t.Fatalf("no partial capture with %v", err)
+	}
+	pc := pe.Partial
+	is.True(pc.CaptureWindow.EndedAt.Sub(pc.CaptureWindow.StartedAt) < 10*time.Second) // the window broke off
+	is.Equal(len(pc.Frames), 1)
+	is.Equal(pc.Frames[0].FilePath, filepath.Join(dir, "index.html"))
+	is.True(slices.ContainsFunc(pc.Scripts, func(s ports.ElectronScript) bool { return strings.HasSuffix(s.FilePath, "/renderer.js") }))
+	is.True(slices.ContainsFunc(pc.Limitations, func(l string) bool { return strings.Contains(l, "went away") }))
+}
+
+// waitAttached polls the browser's Target.getTargets, on its own socket,
+// until target has a client attached (up to 20 s).
+func waitAttached(t *testing.T, endpoint, target string) bool {
+	t.Helper()
+	resp, err := http.Get(endpoint + "/json/version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		WS string `json:"webSocketDebuggerUrl"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&v)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := wsock.Dial(context.Background(), v.WS, 1<<22)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for id, deadline := 1, time.Now().Add(20*time.Second); time.Now().Before(deadline); id++ {
+		if err := c.WriteMessage(wsock.OpText, []byte(`{"id":`+strconv.Itoa(id)+`,"method":"Target.getTargets"}`)); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			_, data, err := c.ReadMessage()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m struct {
+				ID     int `json:"id"`
+				Result struct {
+					TargetInfos []struct {
+						TargetID string `json:"targetId"`
+						Attached bool   `json:"attached"`
+					} `json:"targetInfos"`
+				} `json:"result"`
+			}
+			if json.Unmarshal(data, &m) != nil || m.ID != id {
+				continue
+			}
+			for _, ti := range m.Result.TargetInfos {
+				if ti.TargetID == target && ti.Attached {
+					return true
+				}
+			}
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return false
 }

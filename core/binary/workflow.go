@@ -404,7 +404,10 @@ func handleAnalyzeFunction(ctx context.Context, c *core.Call) (any, error) {
 	withArch(ctx, c, obs) // as the complete call's Evidence has them
 	params := maps.Clone(c.Args)
 	params["detail"] = "complete"
-	parent, err := c.SealAs("analyze_function", params, obs)
+	// Seal, not SealAs: the complete record gets the limitation naming the
+	// analyst's names this call showed, as the concise one and a
+	// "detail":"complete" call do.
+	parent, err := c.Seal(c.Op, params, obs)
 	if err != nil {
 		return nil, err
 	}

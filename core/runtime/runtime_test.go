@@ -325,6 +325,74 @@ func TestObserveDisconnectKeepsThePartialObservation(t *testing.T) {
 	}
 }
 
+// A page lost mid-window fails as disconnected (provider_unavailable), as
+// observe_javascript_runtime does, and the details carry the partial
+// capture normalized like a result, with the limitation naming the loss
+// and the sections not read marked unavailable. Before, the details held
+// only the operation and the reason.
+func TestInspectElectronPageDisconnectKeepsThePartialCapture(t *testing.T) {
+	dir, sums := app(t)
+	f := portstest.NewRuntimeFake(dir)
+	s := session(t, f)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	f.Page = &ports.ElectronPageCapture{Target: ports.ElectronTarget{TargetID: "P1", Type: "page", FilePath: dir + "/index.html"}}
+	f.Err = &ports.ElectronPageError{
+		Err: &ports.BrowserError{Code: ports.BrowserDisconnected, Msg: "target_terminated: the target closed or detached during the call"},
+		Partial: &ports.ElectronPageCapture{Browser: ports.BrowserInfo{Product: "Electron/31", Revision: "r"},
+			Target:        ports.ElectronTarget{TargetID: "P1", Type: "page", Title: "App", FilePath: dir + "/index.html"},
+			CaptureWindow: ports.BrowserCaptureWindow{StartedAt: now, EndedAt: now.Add(40 * time.Millisecond), ObservationMS: 5000},
+			Frames:        []ports.ElectronFrame{{FrameID: "F1", FilePath: dir + "/index.html"}},
+			Scripts:       []ports.ElectronScript{{ScriptID: "1", FrameID: "F1", FilePath: dir + "/main.mjs", CDPHash: sums["main.mjs"], Length: 25, IsModule: true}},
+			ScriptsTotal:  1,
+			Completeness: ports.BrowserCompleteness{Unavailable: []ports.BrowserUnavailable{{Section: "dom", Reason: "provider_unavailable"},
+				{Section: "resources", Reason: "provider_unavailable"}, {Section: "workers", Reason: "provider_unavailable"}}},
+			Limitations: []string{"The page went away 40 ms into the 5000 ms window"}},
+	}
+	_, err := call(t, s, "inspect_electron_page", map[string]any{"cdp_endpoint": "http://127.0.0.1:9222", "target_id": "P1", "observation_ms": 5000})
+	var ce *core.Error
+	if !errors.As(err, &ce) || ce.Code != core.CodeProviderUnavailable {
+		t.Fatalf("got %v, want provider_unavailable", err)
+	}
+	b, _ := json.Marshal(ce.Envelope())
+	var env struct {
+		Error struct {
+			Details struct {
+				Reason  string `json:"reason"`
+				Partial *struct {
+					CaptureWindow struct {
+						ObservationMS int `json:"observation_ms"`
+					} `json:"capture_window"`
+					Completeness struct {
+						Status string `json:"status"`
+					} `json:"completeness"`
+					Frames  []map[string]any `json:"frames"`
+					Scripts struct {
+						Items []map[string]any `json:"items"`
+					} `json:"scripts"`
+					Limitations []string `json:"limitations"`
+				} `json:"partial_observation"`
+			} `json:"details"`
+			Remediation struct {
+				Action string `json:"action"`
+			} `json:"remediation"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(b, &env); err != nil {
+		t.Fatal(err)
+	}
+	d := env.Error.Details
+	if d.Reason != "disconnected" || d.Partial == nil {
+		t.Fatalf("details: %s", b)
+	}
+	if d.Partial.CaptureWindow.ObservationMS != 5000 || d.Partial.Completeness.Status != "partial" || len(d.Partial.Frames) != 1 ||
+		len(d.Partial.Scripts.Items) != 1 || !strings.Contains(strings.Join(d.Partial.Limitations, "\n"), "went away") {
+		t.Errorf("partial observation: %s", b)
+	}
+	if !strings.Contains(env.Error.Remediation.Action, "partial_observation") {
+		t.Errorf("the remediation does not point at the partial capture: %s", b)
+	}
+}
+
 func TestElectronToolsNormalize(t *testing.T) {
 	is := is.New(t)
 	dir, sums := app(t)
