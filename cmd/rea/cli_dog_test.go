@@ -207,3 +207,26 @@ func TestExistingOutputNamesTheFlag(t *testing.T) {
 		t.Errorf("rea call names the flag:\n%s", errOut)
 	}
 }
+
+// evidence-export and evidence-import count in English and end no line in
+// spaces. Before: "wrote 1 records and 0 unknown revisions", "valid
+// canonical bundle, 1 records, 0 unknowns", and each record's row padded
+// out to an empty procedure column.
+func TestEvidenceTextCountsAndRows(t *testing.T) {
+	bin := needFixture(t)
+	bundle := filepath.Join(t.TempDir(), "b.bundle")
+	out, errOut, code := runCLI(t, "evidence-export", bundle, "--target", bin, "--call", "list_segments")
+	if code != 0 || !strings.HasPrefix(out, "wrote 1 record and 0 unknown revisions (") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = runCLI(t, "evidence-import", bundle)
+	if code != 0 || !strings.Contains(out, ": valid canonical bundle, 1 record, 0 unknowns\n") ||
+		!strings.Contains(out, "\n1 of 1 records match; 0 unknown revisions\n") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.TrimRight(l, " \t") != l {
+			t.Errorf("line %q ends in spaces", l)
+		}
+	}
+}
