@@ -224,7 +224,11 @@ func Run(ctx context.Context, args []string, opts *Options) int {
 	if i := strings.IndexAny(e.command, " <"); i >= 0 {
 		e.command = e.command[:i]
 	}
-	if err := kctx.Run(e); err != nil {
+	err := e.checkProvider()
+	if err == nil {
+		err = kctx.Run(e)
+	}
+	if err != nil {
 		e.printError(err)
 		return ExitCode(err)
 	}
@@ -262,15 +266,24 @@ func (e *env) printError(err error) {
 	}
 	if issues, ok := env.Details["issues"].([]core.Issue); ok {
 		for _, is := range issues {
-			// An empty path is the arguments as a whole (not one JSON
-			// object, say): named so, not printed as "[]".
-			var where any = is.Path
-			if len(is.Path) == 0 {
-				where = "arguments"
-			}
-			fmt.Fprintf(e.opts.Stderr, "  %v: %s %s\n", where, is.Reason, is.Message)
+			fmt.Fprintf(e.opts.Stderr, "  %s: %s %s\n", issueWhere(is.Path), is.Reason, is.Message)
 		}
 	}
+}
+
+// issueWhere names an issue's path for a person: its steps joined by dots
+// (files.0.name, --section), and an empty path, the arguments as a whole
+// (not one JSON object, say), as "arguments" (these were printed as Go
+// slices: "[files 0 name]", "[]").
+func issueWhere(path []any) string {
+	if len(path) == 0 {
+		return "arguments"
+	}
+	steps := make([]string, len(path))
+	for i, s := range path {
+		steps[i] = fmt.Sprint(s)
+	}
+	return strings.Join(steps, ".")
 }
 
 func (e *env) session() *core.Session {
@@ -444,6 +457,31 @@ func (c *callCmd) Run(e *env) error {
 		return e.writeJSON(json.RawMessage(j))
 	}
 	return renderResult(e.opts.Stdout, c.Tool, res)
+}
+
+// checkProvider refuses a --provider that names no provider of this build
+// as the command line's mistake (invalid_request, exit 2): open_binary's
+// provider_id answers an unknown id with capability_unavailable, which
+// sent a user who mistyped the flag to look for a missing engine.
+func (e *env) checkProvider() error {
+	p := e.g.Provider
+	if p == "" || p == core.SelectorAuto {
+		return nil
+	}
+	if _, err := core.ParseProviderSelector(p); err != nil {
+		return core.InvalidRequest(cmp.Or(e.command, "rea"), core.Issue{Path: []any{"--provider"}, Reason: core.ReasonInvalidFormat, Message: err.Error()})
+	}
+	var ids []string
+	for _, q := range e.opts.Registry.Providers() {
+		if q.Info().ID == p {
+			return nil
+		}
+		ids = append(ids, q.Info().ID)
+	}
+	ie := core.InvalidRequest(cmp.Or(e.command, "rea"), core.Issue{Path: []any{"--provider"}, Reason: core.ReasonInvalidValue,
+		Message: fmt.Sprintf("unknown provider %q (known: auto, %s)", p, strings.Join(ids, ", "))})
+	ie.Remediation = "Choose auto or a provider rea providers lists."
+	return ie
 }
 
 func (e *env) open(s *core.Session, path string) (*core.Result, error) {

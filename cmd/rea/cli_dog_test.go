@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,7 +41,8 @@ func TestCompareOneBinaryAndOneOther(t *testing.T) {
 // about the whole arguments is labelled so instead of "[]:". Before:
 // rea call binary_overview '{bad' printed "what to do: Correct the
 // arguments listed in details.issues and call again." and "[]: invalid_type
-// ..."; so did rea disassemble FILE --section .data.
+// ..."; so did rea disassemble FILE --section .data, whose issue is now
+// named after the flag.
 func TestTextErrorsPointAtTheIssuesShown(t *testing.T) {
 	bin := needFixture(t)
 	for _, args := range [][]string{
@@ -48,8 +51,12 @@ func TestTextErrorsPointAtTheIssuesShown(t *testing.T) {
 		{"disassemble", bin, "--section", ".data"},
 	} {
 		_, errOut, code := runCLI(t, args...)
+		where := "  arguments: "
+		if args[0] == "disassemble" {
+			where = "  --section: invalid_value " + bin + ` has no executable section named ".data"`
+		}
 		if code != 2 || strings.Contains(errOut, "details.issues") || strings.Contains(errOut, "  []:") ||
-			!strings.Contains(errOut, "listed below") || !strings.Contains(errOut, "  arguments: ") {
+			!strings.Contains(errOut, "listed below") || !strings.Contains(errOut, where) {
 			t.Errorf("rea %q: exit %d\n%s", args, code, errOut)
 		}
 		if args[0] == "call" && !strings.Contains(errOut, "rea tools binary_overview") {
@@ -205,6 +212,35 @@ func TestExistingOutputNamesTheFlag(t *testing.T) {
 	_, errOut, _ = runCLI(t, "call", "export_evidence_bundle", `{"path":"`+out+`"}`)
 	if strings.Contains(errOut, "--overwrite") {
 		t.Errorf("rea call names the flag:\n%s", errOut)
+	}
+}
+
+// A --provider that names no provider is the command line's mistake:
+// invalid_request (exit 2) with the flag as the issue's path, in text and
+// in the JSON envelope. Before, it was open_binary's capability_unavailable
+// (exit 4), as if an engine were missing.
+func TestUnknownProviderIsAUsageError(t *testing.T) {
+	bin := needFixture(t)
+	_, errOut, code := runCLI(t, "--provider", "nope", "analyze", bin)
+	if code != 2 || !strings.Contains(errOut, "(invalid_request)") ||
+		!strings.Contains(errOut, `  --provider: invalid_value unknown provider "nope" (known: auto, `) ||
+		!strings.Contains(errOut, "rea-native") {
+		t.Errorf("exit %d\n%s", code, errOut)
+	}
+	out, _, code := runCLI(t, "--format", "json", "--provider", "nope", "analyze", bin)
+	var env struct {
+		Error struct {
+			Code    string
+			Details struct{ Issues []struct{ Path []any } }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &env); err != nil || code != 2 || env.Error.Code != "invalid_request" ||
+		len(env.Error.Details.Issues) != 1 || fmt.Sprint(env.Error.Details.Issues[0].Path) != "[--provider]" {
+		t.Errorf("exit %d, %v\n%s", code, err, out)
+	}
+	// A known provider still runs.
+	if _, errOut, code := runCLI(t, "--provider", "rea-native", "analyze", bin); code != 0 {
+		t.Errorf("--provider rea-native: exit %d\n%s", code, errOut)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,5 +37,10 @@ func disassembleNative(ctx context.Context, opts *native.Options, path, section 
 		return fmt.Errorf("rea-native opened %s as %T: %w", path, an, ports.ErrUnsupported)
 	}
 	_, err = a.WriteDisassembly(ctx, w, section)
+	if section != "" && errors.Is(err, ports.ErrNotFound) {
+		// The flag's mistake, named as the flag (the issue had no path).
+		return core.InvalidRequest("disassemble", core.Issue{Path: []any{"--section"}, Reason: core.ReasonInvalidValue,
+			Message: fmt.Sprintf("%s has no executable section named %q with file bytes", path, section)})
+	}
 	return err
 }
