@@ -28,6 +28,12 @@ type Options struct {
 	Catalog  *core.Catalog
 	Registry *core.Registry
 	Identity core.ServerIdentity
+	// ModuleVersion is the main module's version as the go command
+	// recorded it ("(devel)" without VCS stamping), and VCSStamp whether
+	// it stamped the checkout's revision; rea version says which, so that
+	// a build without a commit says why.
+	ModuleVersion string
+	VCSStamp      bool
 	// Serve runs the MCP server (stdio, or loopback Streamable HTTP when
 	// httpAddr is set); cmd/rea injects it.
 	Serve  func(ctx context.Context, httpAddr string) error
@@ -323,12 +329,15 @@ type versionCmd struct{}
 func (versionCmd) Run(e *env) error {
 	id := e.opts.Identity
 	if e.g.Format == "json" {
-		var commit any
+		var commit, moduleVersion any
 		if id.BuildCommit != "" {
 			commit = id.BuildCommit
 		}
+		if e.opts.ModuleVersion != "" {
+			moduleVersion = e.opts.ModuleVersion
+		}
 		return e.writeJSON(map[string]any{"name": "rea", "version": id.Version, "commit": commit, "catalog_sha256": e.opts.Catalog.Identity().Combined,
-			"tools": len(e.opts.Catalog.Operations())})
+			"tools": len(e.opts.Catalog.Operations()), "module_version": moduleVersion, "vcs_stamp": e.opts.VCSStamp})
 	}
 	fmt.Fprintln(e.opts.Stdout, versionLine(e.opts))
 	return nil
@@ -349,8 +358,12 @@ func (versionFlag) BeforeReset(app *kong.Kong, o *Options) error {
 func versionLine(o *Options) string {
 	id := o.Identity
 	rev := "commit unknown"
-	if id.BuildCommit != "" {
+	switch {
+	case id.BuildCommit != "":
 		rev = "commit " + id.BuildCommit
+	case !o.VCSStamp:
+		// Nothing to name: say what is known and why the commit is not.
+		rev = "module " + cmp.Or(o.ModuleVersion, "version unknown") + ", no commit: built with -buildvcs=false or outside a git checkout"
 	}
 	return fmt.Sprintf("rea %s (%s, catalog %s, %d tools)", id.Version, rev, o.Catalog.Identity().Combined[:12], len(o.Catalog.Operations()))
 }
