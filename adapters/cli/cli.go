@@ -221,7 +221,14 @@ func Run(ctx context.Context, args []string, opts *Options) int {
 			return exited // --help
 		}
 		if err != nil {
-			fmt.Fprintln(o.Stderr, "rea:", err)
+			// An agent that asked for JSON gets the envelope of any other
+			// usage error on stdout; the parser never applied --format, so
+			// the arguments say whether it was asked for.
+			e := &env{ctx: ctx, opts: &o, g: &globals{Format: formatOf(args)}}
+			if pe, ok := errors.AsType[*kong.ParseError](err); ok && pe.Context != nil && pe.Context.Selected() != nil {
+				e.command, _, _ = strings.Cut(pe.Context.Command(), " <")
+			}
+			e.printError(usageError{err})
 			return 2
 		}
 		kctx, g = c, &whole.globals
@@ -241,6 +248,23 @@ func Run(ctx context.Context, args []string, opts *Options) int {
 	return 0
 }
 
+// formatOf is the --format the arguments ask for ("text" when none), read
+// as the parser would: before a "--", as "--format X" or "--format=X".
+func formatOf(args []string) string {
+	f := "text"
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return f
+		case a == "--format" && i+1 < len(args):
+			f = args[i+1]
+		case strings.HasPrefix(a, "--format="):
+			f = strings.TrimPrefix(a, "--format=")
+		}
+	}
+	return f
+}
+
 func (e *env) printError(err error) {
 	if errors.Is(err, errNotReady) {
 		return // the report says why
@@ -250,7 +274,7 @@ func (e *env) printError(err error) {
 		if e.g.Format == "json" {
 			// What a JSON reader of stdout gets for any other error.
 			fmt.Fprintln(e.opts.Stdout, string((&core.Error{Code: core.CodeInvalidRequest, Message: err.Error(),
-				Remediation: "Correct the command line; rea " + cmp.Or(e.command, "COMMAND") + " --help describes it."}).JSON()))
+				Remediation: "Correct the command line; " + strings.TrimSpace("rea "+e.command) + " --help describes it."}).JSON()))
 		}
 		fmt.Fprintln(e.opts.Stderr, "rea:", err.Error())
 		return

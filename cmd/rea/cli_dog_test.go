@@ -266,3 +266,30 @@ func TestEvidenceTextCountsAndRows(t *testing.T) {
 		}
 	}
 }
+
+// The argument parser's own errors (an unknown command or flag, a missing
+// argument) are the invalid_request envelope on stdout with --format json,
+// wherever --format stands, and still one line on stderr. Before, stdout
+// was empty: an agent shelling out had only the stderr text.
+func TestParserErrorsHaveTheEnvelope(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		msg  string
+		help string
+	}{
+		{[]string{"--format", "json", "analyze"}, `expected \"<path>\"`, "rea analyze --help"},
+		{[]string{"analyze", "--format=json", "--bogus", "x"}, "unknown flag --bogus", "rea analyze --help"},
+		{[]string{"--format", "json", "nosuch"}, "unexpected argument nosuch", "rea --help"},
+		{[]string{"--format", "json", "mcp", "doctor", "--nope"}, "unknown flag --nope", "rea mcp doctor --help"},
+	} {
+		out, errOut, code := runCLI(t, c.args...)
+		if code != 2 || !strings.HasPrefix(out, `{"error":{"code":"invalid_request"`) || !strings.Contains(out, c.msg) ||
+			!strings.Contains(out, "Correct the command line; "+c.help+" describes it.") || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("rea %q: exit %d\nstdout %s\nstderr %s", c.args, code, out, errOut)
+		}
+	}
+	// Text mode: nothing on stdout.
+	if out, errOut, code := runCLI(t, "analyze", "--bogus"); code != 2 || out != "" || errOut != "rea: unknown flag --bogus\n" {
+		t.Errorf("text: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
