@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -291,5 +292,40 @@ func TestParserErrorsHaveTheEnvelope(t *testing.T) {
 	// Text mode: nothing on stdout.
 	if out, errOut, code := runCLI(t, "analyze", "--bogus"); code != 2 || out != "" || errOut != "rea: unknown flag --bogus\n" {
 		t.Errorf("text: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// Bash completion after a command offers the global flags too (kong takes
+// them there: rea analyze --format json FILE), and --provider's values.
+// Before, rea analyze --<TAB> offered --detail and --limit only, and
+// --provider <TAB> offered file names.
+func TestBashCompletesGlobalFlagsAfterACommand(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("bash is not installed")
+	}
+	script, _, code := runCLI(t, "completion", "bash")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	f := filepath.Join(t.TempDir(), "rea.bash")
+	if err := os.WriteFile(f, []byte(script), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	complete := func(words string, cword int) string {
+		out, err := exec.Command(bash, "-c", `source "$1"; COMP_WORDS=(`+words+`); COMP_CWORD=`+fmt.Sprint(cword)+`; _rea; echo "${COMPREPLY[*]}"`, "-", f).Output()
+		if err != nil {
+			t.Fatalf("%s: %v", words, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	got := strings.Fields(complete(`rea analyze --`, 2))
+	for _, want := range []string{"--detail", "--limit", "--format", "--provider", "--help"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("rea analyze --<TAB> offers %q, not %s", got, want)
+		}
+	}
+	if got := complete(`rea analyze --provider ""`, 3); !strings.HasPrefix(got, "auto ") || !strings.Contains(got, "rea-native") {
+		t.Errorf("--provider <TAB> offers %q", got)
 	}
 }
