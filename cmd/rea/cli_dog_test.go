@@ -329,3 +329,22 @@ func TestBashCompletesGlobalFlagsAfterACommand(t *testing.T) {
 		t.Errorf("--provider <TAB> offers %q", got)
 	}
 }
+
+// No line of the text tables ends in spaces. Before, rea capabilities
+// padded the reason column of every operation with no needs out to an empty
+// last column (65 lines).
+func TestTextTablesEndNoLineInSpaces(t *testing.T) {
+	bin := needFixture(t)
+	for _, args := range [][]string{{"capabilities"}, {"providers"}, {"tools"}, {"analyze", bin}, {"tools", "list_procedures"}} {
+		out, errOut, code := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("rea %q: exit %d: %s", args, code, errOut)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if strings.TrimRight(l, " \t") != l {
+				t.Errorf("rea %q: line %q ends in spaces", args, l)
+				break
+			}
+		}
+	}
+}
