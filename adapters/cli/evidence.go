@@ -228,10 +228,16 @@ func writeSummary(w io.Writer, s *core.BundleSummary) {
 	tw.Flush()
 }
 
-// plural counts n of a noun: "1 record", "2 records", "0 records".
+// plural counts n of a noun: "1 record", "2 records", "0 records", "2
+// seed matches".
 func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
+	}
+	for _, end := range []string{"s", "x", "ch", "sh"} {
+		if strings.HasSuffix(noun, end) {
+			return fmt.Sprintf("%d %ses", n, noun)
+		}
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
