@@ -28,6 +28,14 @@ func disassembleNative(ctx context.Context, opts *native.Options, path, section 
 		return core.TargetError("disassemble", path, "not_regular_file", nil)
 	}
 	an, err := native.New(opts).Open(ctx, ports.Target{Path: path})
+	if errors.Is(err, ports.ErrUnsupported) && !errors.Is(err, ports.ErrMalformed) {
+		// The file's kind, not a missing capability (this was
+		// capability_unavailable, "check rea capabilities"): as open_binary
+		// answers a file it does not recognise.
+		return &core.Error{Code: core.CodeUnsupportedTarget, Message: "disassemble: " + path + " is not an ELF, PE or Mach-O file", Err: err,
+			Remediation: "rea disassemble takes an ELF, PE or Mach-O file (a .NET assembly too); rea analyze maps archives, ASARs and JavaScript.",
+			Details:     map[string]any{"operation": "disassemble", "path": path, "reason": "unrecognized_format"}}
+	}
 	if err != nil {
 		return err
 	}

@@ -56,8 +56,12 @@ func TestDisassembleCommand(t *testing.T) {
 		strings.Contains(errOut, "rea: rea:") || !strings.Contains(errOut, "target_unavailable") {
 		t.Errorf("a directory: exit %d, %s", code, errOut)
 	}
-	if _, _, code := runCLI(t, "disassemble", "main.go"); code == 0 {
-		t.Error("a Go source file disassembled")
+	// A file of another kind is an unsupported target, as open_binary
+	// says, not a missing capability (it was capability_unavailable with
+	// "check rea capabilities").
+	if _, errOut, code := runCLI(t, "disassemble", "main.go"); code != 4 || !strings.Contains(errOut, "(unsupported_target)") ||
+		!strings.Contains(errOut, "main.go is not an ELF, PE or Mach-O file") || !strings.Contains(errOut, "rea analyze") {
+		t.Errorf("a Go source file: exit %d, %s", code, errOut)
 	}
 	if _, _, code := runCLI(t, "--format", "json", "disassemble", target); code == 0 {
 		t.Error("--format json accepted")
