@@ -348,3 +348,24 @@ func TestTextTablesEndNoLineInSpaces(t *testing.T) {
 		}
 	}
 }
+
+// inventory and extract-artifact count in English. Before, a single file
+// read "elf, 1 entries (1 files, ...)", "1 nodes", "0 contradiction(s)" and
+// "extracted 1 files".
+func TestInventoryCountsOneThing(t *testing.T) {
+	bin := needFixture(t)
+	out, errOut, code := runCLI(t, "inventory", bin)
+	if code != 0 || !strings.Contains(out, "elf, 1 entry (1 file, ") || !strings.Contains(out, "graph      1 node, 0 edges,") ||
+		!strings.Contains(out, "1 of 1 file verified, 0 contradictions\n") {
+		t.Errorf("inventory: exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = runCLI(t, "extract-artifact", bin)
+	if code != 0 || !strings.Contains(out, "extracted       1 file, ") {
+		t.Errorf("extract-artifact: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if root, ok := strings.CutPrefix(strings.TrimSpace(l), "output_root"); ok {
+			os.RemoveAll(strings.TrimSpace(root))
+		}
+	}
+}
