@@ -369,3 +369,22 @@ func TestInventoryCountsOneThing(t *testing.T) {
 		}
 	}
 }
+
+// rea compare of two architectures says once which dimensions are not
+// comparable and why. Before, the same sentence was printed for
+// instructions, constants and cfg, three lines.
+func TestCompareAcrossArchitecturesSaysItOnce(t *testing.T) {
+	bin := needFixture(t)
+	cc, err := exec.LookPath("aarch64-linux-gnu-gcc")
+	if err != nil {
+		t.Skip("aarch64-linux-gnu-gcc is not installed")
+	}
+	arm := filepath.Join(t.TempDir(), "hello-arm64")
+	if out, err := exec.Command(cc, "-O1", "-o", arm, "testdata/hello.c").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	out, errOut, code := runCLI(t, "compare", bin, arm)
+	if code != 0 || strings.Count(out, "  not comparable: ") != 1 || !strings.Contains(out, "  not comparable: instructions, constants, cfg (the binaries are of different architectures") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+}
