@@ -36,3 +36,16 @@ func TestPluralCounts(t *testing.T) {
 		t.Errorf("header %q, want %q", b.String(), want)
 	}
 }
+
+// The application comparison counts contradictions in English. Before:
+// "0 contradiction".
+func TestAppComparisonCountsContradictions(t *testing.T) {
+	for n, want := range map[string]string{"0": "0 contradictions", "1": "1 contradiction", "2": "2 contradictions"} {
+		var b strings.Builder
+		appComparison(&b, map[string]any{"summary": map[string]any{"changed": json.Number("1"), "added": json.Number("0"), "removed": json.Number("0"),
+			"unknown": json.Number("0"), "contradiction": json.Number(n), "unchanged": json.Number("3")}})
+		if head := "application comparison: 1 changed, 0 added, 0 removed, 0 unknown, " + want + ", 3 unchanged\n"; !strings.HasPrefix(b.String(), head) {
+			t.Errorf("%s contradictions: %q", n, b.String())
+		}
+	}
+}

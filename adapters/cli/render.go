@@ -434,8 +434,8 @@ func orName(v any) string {
 // items that differ, each named by its label, then the counts.
 func appComparison(w io.Writer, m map[string]any) {
 	sum := obj(m["summary"])
-	fmt.Fprintf(w, "application comparison: %v changed, %v added, %v removed, %v unknown, %v contradiction, %v unchanged\n",
-		sum["changed"], sum["added"], sum["removed"], sum["unknown"], sum["contradiction"], sum["unchanged"])
+	fmt.Fprintf(w, "application comparison: %v changed, %v added, %v removed, %v unknown, %s, %v unchanged\n",
+		sum["changed"], sum["added"], sum["removed"], sum["unknown"], plural(num(sum["contradiction"]), "contradiction"), sum["unchanged"])
 	items := arr(m["items"])
 	order := map[string]int{"contradiction": 0, "changed": 1, "added": 2, "removed": 3, "unknown": 4, "unchanged": 5}
 	sorted := append([]any(nil), items...)
