@@ -388,3 +388,29 @@ func TestCompareAcrossArchitecturesSaysItOnce(t *testing.T) {
 		t.Errorf("exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// A malformed binary's advice in text points at what the text shows, and
+// names the CLI's command, not details fields and a tool only --format json
+// and MCP have. Before: "(details.check says what failed, details.offset
+// and file_size where, when known) ...; inspect_artifact still reports its
+// format, size and sha256". The JSON envelope keeps core's wording.
+func TestMalformedBinaryAdviceInText(t *testing.T) {
+	bin := needFixture(t)
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut")
+	if err := os.WriteFile(cut, b[:100], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCLI(t, "analyze", cut)
+	if code != 4 || !strings.Contains(errOut, "(the line above says what failed and where)") ||
+		!strings.Contains(errOut, "rea inventory FILE still reports") || strings.Contains(errOut, "details.") || strings.Contains(errOut, "inspect_artifact") {
+		t.Errorf("exit %d\n%s", code, errOut)
+	}
+	out, _, _ := runCLI(t, "--format", "json", "analyze", cut)
+	if !strings.Contains(out, "details.check says what failed") {
+		t.Errorf("the envelope changed: %s", out)
+	}
+}
