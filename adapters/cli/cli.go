@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -291,12 +292,23 @@ func (e *env) printError(err error) {
 		return
 	}
 	fmt.Fprintf(e.opts.Stderr, "rea: %s (%s)\n", cliMessage(e.command, env.Message), env.Code)
-	if rem := cliRemediation(e.command, e.tool, env); rem != "" {
+	rem := cliRemediation(e.command, e.tool, env)
+	if name, ok := strings.CutPrefix(env.Message, "unknown tool "); ok {
+		if n, err := strconv.Unquote(name); err == nil {
+			rem = didYouMean(e.opts.Catalog, n) + rem // as rea tools NAME suggests
+		}
+	}
+	if rem != "" {
 		fmt.Fprintf(e.opts.Stderr, "  what to do: %s\n", rem)
 	}
 	if issues, ok := env.Details["issues"].([]core.Issue); ok {
 		for _, is := range issues {
-			fmt.Fprintf(e.opts.Stderr, "  %s: %s %s\n", issueWhere(is.Path), is.Reason, is.Message)
+			where := issueWhere(is.Path)
+			if strings.HasPrefix(env.Message, "unknown tool ") && where == "name" {
+				// The MCP argument; the CLI took the name as TOOL or in --call.
+				where = map[string]string{"call": "TOOL", "evidence-export": "--call"}[e.command]
+			}
+			fmt.Fprintf(e.opts.Stderr, "  %s: %s %s\n", cmp.Or(where, "name"), is.Reason, is.Message)
 		}
 	}
 }

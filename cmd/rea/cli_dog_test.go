@@ -414,3 +414,25 @@ func TestMalformedBinaryAdviceInText(t *testing.T) {
 		t.Errorf("the envelope changed: %s", out)
 	}
 }
+
+// An unknown tool reads the same in rea tools, rea call and
+// evidence-export --call, suggests the near names in each, and names the
+// place on the command line the name came from. Before: rea tools said "no
+// operation named procedures" (with suggestions), rea call said "unknown
+// tool" without them, and its issue was "name:", the MCP argument.
+func TestUnknownToolReadsTheSameEverywhere(t *testing.T) {
+	for _, c := range []struct {
+		args  []string
+		where string
+	}{
+		{[]string{"tools", "procedures"}, ""},
+		{[]string{"call", "procedures", "{}"}, "  TOOL: invalid_value "},
+		{[]string{"evidence-export", filepath.Join(t.TempDir(), "b"), "--call", "procedures"}, "  --call: invalid_value "},
+	} {
+		_, errOut, code := runCLI(t, c.args...)
+		if code != 2 || !strings.HasPrefix(errOut, `rea: unknown tool "procedures" (invalid_request)`) ||
+			!strings.Contains(errOut, "Did you mean list_procedures, search_procedures?") || !strings.Contains(errOut, c.where) || strings.Contains(errOut, "  name:") {
+			t.Errorf("rea %q: exit %d\n%s", c.args, code, errOut)
+		}
+	}
+}
