@@ -2,6 +2,7 @@ package core
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -11,6 +12,7 @@ import (
 	"hash"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -117,11 +119,8 @@ func integrityError(path, reason, msg string, extra map[string]any) *Error {
 	if path != "" {
 		d["path"] = path
 	}
-	for k, v := range extra {
-		d[k] = v
-	}
-	return &Error{Code: CodeEvidenceIntegrityMismatch, Message: "evidence bundle: " + msg, Details: d,
-		Remediation: "Use the bundle exactly as export_evidence_bundle wrote it; re-export it from the session that produced it."}
+	maps.Copy(d, extra)
+	return &Error{Code: CodeEvidenceIntegrityMismatch, Message: "evidence bundle: " + msg, Details: d, Remediation: bundleEdited}
 }
 
 // BundleInfo describes a bundle ReadBundle accepted.
@@ -252,16 +251,19 @@ func ReadBundle(ctx context.Context, r io.Reader, limits *BundleLimits, visit fu
 }
 
 func readBundle(ctx context.Context, r io.Reader, path string, limits *BundleLimits, visit func(*Evidence) error) (*BundleInfo, error) {
-	lim := DefaultBundleLimits()
-	if limits != nil {
-		lim = *limits
-	}
+	lim := *cmp.Or(limits, new(DefaultBundleLimits()))
 	g := &guard{r: r, lim: lim, h: sha256.New()}
 	dec := json.NewDecoder(g)
 	dec.UseNumber()
+	// schema: a file that is not a bundle this rea reads, with advice that says what it is.
+	schema := func(advice, format string, args ...any) *Error {
+		e := fileError("read", FileReasonInvalidJSON, path, fmt.Sprintf(format, args...), nil)
+		e.Remediation = advice
+		return e
+	}
+	advice := bundleNot // for invalid JSON: no bundle until its first field is read, then a damaged one
 	fail := func(err error, what string) *Error {
-		var le *limitError
-		if errors.As(err, &le) {
+		if le, ok := errors.AsType[*limitError](err); ok {
 			e := fileError("read", FileReasonTooLarge, path, le.Error(), err)
 			e.Details["limit"], e.Details["maximum"] = le.limit, le.max
 			return e
@@ -269,31 +271,25 @@ func readBundle(ctx context.Context, r io.Reader, path string, limits *BundleLim
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return AsError("import_evidence_bundle", err)
 		}
-		var se *json.SyntaxError
-		var ue *json.UnmarshalTypeError
-		if errors.As(err, &se) || errors.As(err, &ue) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			return fileError("read", FileReasonInvalidJSON, path, what+": "+err.Error(), err)
-		}
-		var ce *Error
-		if errors.As(err, &ce) {
-			return ce
-		}
-		if errors.Is(err, errSchema) {
-			return fileError("read", FileReasonInvalidJSON, path, what+": "+err.Error(), err)
+		_, syntax := errors.AsType[*json.SyntaxError](err)
+		if _, typ := errors.AsType[*json.UnmarshalTypeError](err); syntax || typ { // the bytes, not the fields, are wrong: damaged or not JSON
+			return schema(advice, "%s is not valid JSON: %v", what, err)
+		} else if errors.Is(err, io.EOF) && g.n == 0 {
+			return schema(bundleNot, "the file is empty")
+		} else if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return schema("The bundle is cut short (a copy or download that stopped early): copy it again, or re-export it from the session that produced it.", "the file ends after %d bytes, before the end of %s: it was cut short", g.n, what)
+		} else if ce, ok := errors.AsType[*Error](err); ok {
+			return ce // a schema error, already a file error
 		}
 		return fileError("read", FileReasonIO, path, what+": "+err.Error(), err)
 	}
-	schema := func(format string, args ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{errSchema}, args...)...)
-	}
-
 	expected := sha256.New()
 	tok, err := dec.Token()
-	if err != nil {
-		return nil, fail(err, "bundle")
+	if d, ok := tok.(json.Delim); err == nil && (!ok || d != '{') {
+		err = schema(bundleNot, "the file is JSON but not an object, so not an Evidence bundle")
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, fail(schema("a bundle is a JSON object"), "bundle")
+	if err != nil {
+		return nil, fail(err, "the file")
 	}
 	expected.Write([]byte{'{'})
 	var (
@@ -311,23 +307,25 @@ func readBundle(ctx context.Context, r io.Reader, path string, limits *BundleLim
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, fail(err, "bundle")
+			return nil, fail(err, "the bundle object")
 		}
 		key, _ := tok.(string)
 		if !contains(bundleKeys, key) && contains(evidenceFields[:], key) {
-			return nil, fail(schema("the file holds one Evidence record (it has %q), not a bundle: write a bundle with export_evidence_bundle "+
-				"(rea evidence-export), or give the record where a tool takes Evidence inline (rea call --evidence NAME=@FILE)", key), "bundle")
+			return nil, schema(bundleNot, "the file holds one Evidence record (it has %q), not a bundle: write a bundle with export_evidence_bundle "+
+				"(rea evidence-export), or give the record where a tool takes Evidence inline (rea call --evidence NAME=@FILE)", key)
 		}
-		if !contains(bundleKeys, key) {
-			return nil, fail(schema("unknown bundle field %q", key), "bundle")
+		if !contains(bundleKeys, key) && len(order) == 0 { // a bundle's first field is "artifacts"
+			return nil, schema(bundleNot, "the file is a JSON object without a bundle's fields (its first field is %q)", key)
+		} else if !contains(bundleKeys, key) {
+			return nil, schema(bundleOther, "unknown bundle field %q", key)
 		}
 		if contains(order, key) {
-			return nil, fail(schema("bundle field %q appears twice", key), "bundle")
+			return nil, schema(bundleEdited, "bundle field %q appears twice", key)
 		}
 		if len(order) > 0 {
 			expected.Write([]byte{','})
 		}
-		order = append(order, key)
+		order, advice = append(order, key), bundleEdited
 		expected.Write(AppendCanonicalString(nil, key))
 		expected.Write([]byte{':'})
 		switch key {
@@ -335,16 +333,14 @@ func readBundle(ctx context.Context, r io.Reader, path string, limits *BundleLim
 			if tok, err := dec.Token(); err != nil {
 				return nil, fail(err, "records")
 			} else if d, ok := tok.(json.Delim); !ok || d != '[' {
-				return nil, fail(schema("records is an array"), "records")
+				return nil, schema(bundleEdited, "records is an array")
 			}
 			expected.Write([]byte{'['})
 			consume := func(r *parsedRecord) error {
 				if r.err != nil {
 					ce := AsError("import_evidence_bundle", r.err)
 					d := map[string]any{"operation": "read", "record_index": records}
-					for k, v := range ce.Details {
-						d[k] = v
-					}
+					maps.Copy(d, ce.Details)
 					if path != "" {
 						d["path"] = path
 					}
@@ -405,13 +401,13 @@ func readBundle(ctx context.Context, r io.Reader, path string, limits *BundleLim
 				return nil, fail(err, "unknowns")
 			}
 			if rawUnknowns == nil {
-				return nil, fail(schema("unknowns is an array"), "unknowns")
+				return nil, schema(bundleEdited, "unknowns is an array")
 			}
 			expected.Write([]byte{'['})
 			for i, raw := range rawUnknowns {
 				c, err := Canonicalize(raw)
 				if err != nil {
-					return nil, fail(schema("unknowns[%d]: %v", i, err), "unknowns")
+					return nil, schema(bundleEdited, "unknowns[%d]: %v", i, err)
 				}
 				if i > 0 {
 					expected.Write([]byte{','})
@@ -425,30 +421,30 @@ func readBundle(ctx context.Context, r io.Reader, path string, limits *BundleLim
 				return nil, fail(err, key)
 			}
 			if err := checkManifestSchema(key, raw); err != nil {
-				return nil, fail(schema("%s: %v", key, err), key)
+				return nil, schema(bundleEdited, "%s: %v", key, err)
 			}
 			c, err := Canonicalize(raw)
 			if err != nil {
-				return nil, fail(schema("%s: %v", key, err), key)
+				return nil, schema(bundleEdited, "%s: %v", key, err)
 			}
 			inputMan[key] = c
 			expected.Write(c)
 		}
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
-		return nil, fail(err, "bundle")
+		return nil, fail(err, "the bundle object")
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		if err == nil {
-			err = schema("data after the bundle object")
+			err = schema(bundleEdited, "data after the bundle object")
 		}
-		return nil, fail(err, "bundle")
+		return nil, fail(err, "the bundle object")
 	}
 	expected.Write([]byte{'}'})
 	// 1. schema: every field present.
 	for _, k := range bundleKeys {
 		if !contains(order, k) {
-			return nil, fail(schema("missing bundle field %q", k), "bundle")
+			return nil, schema(bundleOther, "missing bundle field %q", k)
 		}
 	}
 	// 2. duplicate ids.
@@ -460,7 +456,7 @@ func readBundle(ctx context.Context, r io.Reader, path string, limits *BundleLim
 	for i, raw := range rawUnknowns {
 		u, err := parseUnknown(raw)
 		if err != nil {
-			return nil, fail(schema("unknowns[%d]: %v", i, err), "unknowns")
+			return nil, schema(bundleEdited, "unknowns[%d]: %v", i, err)
 		}
 		unks = append(unks, u)
 	}
@@ -509,7 +505,12 @@ func readBundle(ctx context.Context, r io.Reader, path string, limits *BundleLim
 	return &BundleInfo{Bytes: g.n, Digest: hex.EncodeToString(in), Records: records, Unknowns: unks}, nil
 }
 
-var errSchema = errors.New("bundle schema")
+// Advice for a file that is no bundle, a bundle of other fields (another version's), or an edited one.
+const (
+	bundleNot    = "The file is not an Evidence bundle: name a file that export_evidence_bundle (rea evidence-export) wrote."
+	bundleOther  = "The bundle's fields are not this rea's (artifacts, captures, environments, providers, records, scenarios, unknowns): another version of rea wrote it; export it again with this one."
+	bundleEdited = "Use the bundle exactly as export_evidence_bundle wrote it; re-export it from the session that produced it."
+)
 
 // checkManifestSchema strictly decodes a manifest array.
 func checkManifestSchema(key string, raw json.RawMessage) error {
@@ -549,10 +550,7 @@ func decodeStrictJSON(raw []byte, v any) error {
 // allowed) and reads it with ReadBundle. A file larger than the byte limit
 // fails before any of it is read; FIFOs and devices are never opened.
 func ReadBundleFile(ctx context.Context, path string, limits *BundleLimits, visit func(*Evidence) error) (*BundleInfo, error) {
-	lim := DefaultBundleLimits()
-	if limits != nil {
-		lim = *limits
-	}
+	lim := *cmp.Or(limits, new(DefaultBundleLimits()))
 	if strings.ContainsRune(path, 0) {
 		return nil, fileError("read", FileReasonPath, path, "the path contains a NUL byte", nil)
 	}

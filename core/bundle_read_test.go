@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -157,6 +158,42 @@ func TestReadBundleRejectsBadInput(t *testing.T) {
 			is.Equal(ce.Details["reason"], c.reason)
 			if !strings.Contains(ce.Message, c.msg) {
 				t.Errorf("message %q lacks %q", ce.Message, c.msg)
+			}
+		})
+	}
+}
+
+// A file that is not a bundle this rea reads says so in one prefix, and its
+// advice says what the file is: no bundle at all, a bundle cut short, one
+// of other fields (another version's), or one damaged. Before, all of them
+// read "evidence bundle read: bundle: bundle schema: ..." (or "bundle:
+// invalid character ...") with the integrity code's generic advice.
+func TestReadBundleSaysWhatTheFileIs(t *testing.T) {
+	_, good := bndBundle(t)
+	cases := []struct {
+		name, in, msg, advice string
+	}{
+		{"not json", "PK\x03\x04", "evidence bundle read: the file is not valid JSON: invalid character", "not an Evidence bundle"},
+		{"empty", "", "evidence bundle read: the file is empty", "not an Evidence bundle"},
+		{"an array", "[1]", "evidence bundle read: the file is JSON but not an object", "not an Evidence bundle"},
+		{"another object", `{"name":"app","version":"1.0.0"}`, `evidence bundle read: the file is a JSON object without a bundle's fields (its first field is "name")`, "not an Evidence bundle"},
+		{"cut", string(good[:len(good)/2]), "evidence bundle read: the file ends after " + strconv.Itoa(len(good)/2) + " bytes, before the end of records[", "cut short"},
+		{"missing field", string(bndEdit(t, good, func(m map[string]any) { delete(m, "captures") })), `evidence bundle read: missing bundle field "captures"`, "another version of rea"},
+		{"unknown field", string(bndEdit(t, good, func(m map[string]any) { m["zz"] = 1 })), `evidence bundle read: unknown bundle field "zz"`, "another version of rea"},
+		{"damaged", `{"artifacts":[x`, "evidence bundle read: artifacts is not valid JSON: invalid character 'x'", "exactly as export_evidence_bundle wrote it"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			is := is.New(t)
+			_, _, err := bndRead([]byte(c.in), nil)
+			env := core.AsError("import_evidence_bundle", err).Envelope().Error
+			is.Equal(env.Code, core.CodeEvidenceIntegrityMismatch)
+			is.Equal(env.Details["reason"], "invalid-json")
+			if !strings.HasPrefix(env.Message, c.msg) || strings.Count(env.Message, ": ") > strings.Count(c.msg, ": ")+1 {
+				t.Errorf("message %q, want %q", env.Message, c.msg)
+			}
+			if !strings.Contains(env.Remediation.Action, c.advice) {
+				t.Errorf("advice %q lacks %q", env.Remediation.Action, c.advice)
 			}
 		})
 	}

@@ -315,9 +315,8 @@ func (c *Catalog) validate(op *Operation, raw json.RawMessage) (map[string]any, 
 		return nil, InvalidRequest(op.Name, Issue{Path: []any{}, Reason: ReasonInvalidType, Message: "arguments are not valid JSON: " + err.Error(), Expected: "object"})
 	}
 	if err := op.schema.Validate(inst); err != nil {
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
-			return nil, InvalidRequest(op.Name, issuesOf(ve)...)
+		if ve, ok := errors.AsType[*jsonschema.ValidationError](err); ok {
+			return nil, InvalidRequest(op.Name, issuesOf(ve, inst)...)
 		}
 		return nil, InvalidRequest(op.Name, Issue{Path: []any{}, Reason: ReasonInvalidValue, Message: err.Error()})
 	}
@@ -358,8 +357,8 @@ func applyDefaults(schema json.RawMessage, args map[string]any) {
 	}
 }
 
-// issuesOf flattens a validation error tree into input issues.
-func issuesOf(ve *jsonschema.ValidationError) []Issue {
+// issuesOf flattens a validation error tree about v into input issues.
+func issuesOf(ve *jsonschema.ValidationError, v any) []Issue {
 	var out []Issue
 	var walk func(e *jsonschema.ValidationError, at []string)
 	walk = func(e *jsonschema.ValidationError, at []string) { // at: under propertyNames, where the name is
@@ -377,7 +376,8 @@ func issuesOf(ve *jsonschema.ValidationError) []Issue {
 		if kw := fmt.Sprint(e.ErrorKind.KeywordPath()); len(e.Causes) > 1 && len(right) > 0 && (kw == "[oneOf]" || kw == "[anyOf]") {
 			// The closest alternative of the right type (the fewest issues) says what to fix: an Evidence record of the wrong operation
 			// is one issue there, not a dozen from the retained-reference form, and a wrong resolution object gets no "want null".
-			e = slices.MinFunc(right, func(a, b *jsonschema.ValidationError) int { return cmp.Compare(len(issuesOf(a)), len(issuesOf(b))) })
+			n := func(x *jsonschema.ValidationError) int { return len(issuesOf(x, v)) }
+			e = slices.MinFunc(right, func(a, b *jsonschema.ValidationError) int { return cmp.Compare(n(a), n(b)) })
 		}
 		if len(e.Causes) > 0 {
 			for _, c := range e.Causes {
@@ -385,7 +385,7 @@ func issuesOf(ve *jsonschema.ValidationError) []Issue {
 			}
 			return
 		}
-		out = append(out, issuesFor(e)...)
+		out = append(out, issuesFor(e, v)...)
 	}
 	walk(ve, nil)
 	if len(out) == 0 {
@@ -399,20 +399,20 @@ func issuesOf(ve *jsonschema.ValidationError) []Issue {
 	})
 }
 
-func instancePath(loc []string) []any {
-	p := make([]any, 0, len(loc))
-	for _, s := range loc {
-		if n, err := strconv.Atoi(s); err == nil && n >= 0 && strconv.Itoa(n) == s {
-			p = append(p, n)
-		} else {
-			p = append(p, s)
-		}
+func instancePath(loc []string, inst any) []any { // a token is a number only as an index into an array inst holds: an object's key "0" stays "0"
+	if len(loc) == 0 {
+		return []any{}
 	}
-	return p
+	a, _ := inst.([]any)
+	if n, err := strconv.Atoi(loc[0]); err == nil && uint(n) < uint(len(a)) {
+		return append([]any{n}, instancePath(loc[1:], a[n])...)
+	}
+	m, _ := inst.(map[string]any)
+	return append([]any{loc[0]}, instancePath(loc[1:], m[loc[0]])...)
 }
 
-func issuesFor(e *jsonschema.ValidationError) []Issue {
-	base := instancePath(e.InstanceLocation)
+func issuesFor(e *jsonschema.ValidationError, inst any) []Issue {
+	base := instancePath(e.InstanceLocation, inst)
 	each := func(names []string, reason, format string, a ...any) (out []Issue) { // an issue at each name; format takes the name first
 		for _, p := range names {
 			out = append(out, Issue{Path: append(slices.Clip(base), p), Reason: reason, Message: fmt.Sprintf(format, append([]any{p}, a...)...)})

@@ -98,6 +98,10 @@ func TestValidationIssues(t *testing.T) {
 		{"capture_process_scenario", `{"executable":"/bin/true","environment":{"A=B":"x"}}`, []any{"environment", "A=B"}, core.ReasonInvalidFormat, ""},
 		{"capture_process_scenario", `{"executable":"/bin/true","environment":{"REA_PROCESS_RUN_ID":"x"}}`, []any{"environment", "REA_PROCESS_RUN_ID"}, core.ReasonInvalidValue, ""},
 		{"trace_native_calls", `{"procedures":["main"],"environment":{"":"x"}}`, []any{"environment", ""}, core.ReasonOutOfRange, ""},
+		// A JSON pointer's token is an index only into an array: an
+		// object's key "0" stays the string "0" (it was the number 0).
+		{"capture_process_scenario", `{"executable":"/bin/true","environment":{"0":5}}`, []any{"environment", "0"}, core.ReasonInvalidType, ""},
+		{"trace_native_calls", `{"procedures":["main",5]}`, []any{"procedures", 1}, core.ReasonInvalidType, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.tool+tc.args, func(t *testing.T) {

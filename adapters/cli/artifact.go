@@ -114,7 +114,7 @@ func (c *extractArtifactCmd) Run(e *env) error {
 	tw := tabwriter.NewWriter(e.opts.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "%s\n", c.Path)
 	fmt.Fprintf(tw, "  output_root\t%s\n", r.OutputRoot)
-	fmt.Fprintf(tw, "  extracted\t%d files, %d bytes from %s\n", len(r.Artifacts), bytes, r.Manifest.RootFormat)
+	fmt.Fprintf(tw, "  extracted\t%s, %s from %s\n", plural(len(r.Artifacts), "file"), plural(int(bytes), "byte"), r.Manifest.RootFormat)
 	fmt.Fprintf(tw, "  containment\tverified=%v\n", r.ContainmentVerified)
 	fmt.Fprintf(tw, "  contradictions\t%d\n", len(r.IntegrityContradictions))
 	fmt.Fprintf(tw, "  extraction\t%s\n", r.ExtractionManifest.ExtractionID)
@@ -342,11 +342,11 @@ func writeInventory(w io.Writer, p string, ev *core.Evidence) error {
 	m := r.Manifest
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "%s\n", p)
-	fmt.Fprintf(tw, "  root\t%s, %d entries (%d files, %d bytes)\n", m.RootFormat, entries, files, bytes)
+	fmt.Fprintf(tw, "  root\t%s, %s (%s, %s)\n", m.RootFormat, counted(entries, "entry", "entries"), plural(files, "file"), plural(int(bytes), "byte"))
 	fmt.Fprintf(tw, "  sha256\t%s\n", m.RootSHA256)
-	fmt.Fprintf(tw, "  graph\t%d nodes, %d edges, sha256 %s\n", m.NodeCount, m.EdgeCount, m.GraphSHA256)
+	fmt.Fprintf(tw, "  graph\t%s, %s, sha256 %s\n", plural(m.NodeCount, "node"), plural(m.EdgeCount, "edge"), m.GraphSHA256)
 	fmt.Fprintf(tw, "  manifest\t%s\n", m.ManifestID)
-	fmt.Fprintf(tw, "  integrity\t%d of %d files verified, %d contradiction(s)\n", verified, files, len(r.IntegrityContradictions))
+	fmt.Fprintf(tw, "  integrity\t%d of %s verified, %s\n", verified, plural(files, "file"), plural(len(r.IntegrityContradictions), "contradiction"))
 	fmt.Fprintf(tw, "  evidence\t%s\n", ev.EvidenceID)
 	for _, l := range ev.Limitations {
 		fmt.Fprintf(tw, "  limitation\t%s\n", l)

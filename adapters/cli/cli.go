@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -28,6 +29,12 @@ type Options struct {
 	Catalog  *core.Catalog
 	Registry *core.Registry
 	Identity core.ServerIdentity
+	// ModuleVersion is the main module's version as the go command
+	// recorded it ("(devel)" without VCS stamping), and VCSStamp whether
+	// it stamped the checkout's revision; rea version says which, so that
+	// a build without a commit says why.
+	ModuleVersion string
+	VCSStamp      bool
 	// Serve runs the MCP server (stdio, or loopback Streamable HTTP when
 	// httpAddr is set); cmd/rea injects it.
 	Serve  func(ctx context.Context, httpAddr string) error
@@ -215,7 +222,14 @@ func Run(ctx context.Context, args []string, opts *Options) int {
 			return exited // --help
 		}
 		if err != nil {
-			fmt.Fprintln(o.Stderr, "rea:", err)
+			// An agent that asked for JSON gets the envelope of any other
+			// usage error on stdout; the parser never applied --format, so
+			// the arguments say whether it was asked for.
+			e := &env{ctx: ctx, opts: &o, g: &globals{Format: formatOf(args)}}
+			if pe, ok := errors.AsType[*kong.ParseError](err); ok && pe.Context != nil && pe.Context.Selected() != nil {
+				e.command, _, _ = strings.Cut(pe.Context.Command(), " <")
+			}
+			e.printError(usageError{err})
 			return 2
 		}
 		kctx, g = c, &whole.globals
@@ -224,11 +238,32 @@ func Run(ctx context.Context, args []string, opts *Options) int {
 	if i := strings.IndexAny(e.command, " <"); i >= 0 {
 		e.command = e.command[:i]
 	}
-	if err := kctx.Run(e); err != nil {
+	err := e.checkProvider()
+	if err == nil {
+		err = kctx.Run(e)
+	}
+	if err != nil {
 		e.printError(err)
 		return ExitCode(err)
 	}
 	return 0
+}
+
+// formatOf is the --format the arguments ask for ("text" when none), read
+// as the parser would: before a "--", as "--format X" or "--format=X".
+func formatOf(args []string) string {
+	f := "text"
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return f
+		case a == "--format" && i+1 < len(args):
+			f = args[i+1]
+		case strings.HasPrefix(a, "--format="):
+			f = strings.TrimPrefix(a, "--format=")
+		}
+	}
+	return f
 }
 
 func (e *env) printError(err error) {
@@ -240,7 +275,7 @@ func (e *env) printError(err error) {
 		if e.g.Format == "json" {
 			// What a JSON reader of stdout gets for any other error.
 			fmt.Fprintln(e.opts.Stdout, string((&core.Error{Code: core.CodeInvalidRequest, Message: err.Error(),
-				Remediation: "Correct the command line; rea " + cmp.Or(e.command, "COMMAND") + " --help describes it."}).JSON()))
+				Remediation: "Correct the command line; " + strings.TrimSpace("rea "+e.command) + " --help describes it."}).JSON()))
 		}
 		fmt.Fprintln(e.opts.Stderr, "rea:", err.Error())
 		return
@@ -257,20 +292,40 @@ func (e *env) printError(err error) {
 		return
 	}
 	fmt.Fprintf(e.opts.Stderr, "rea: %s (%s)\n", cliMessage(e.command, env.Message), env.Code)
-	if rem := cliRemediation(e.command, e.tool, env); rem != "" {
+	rem := cliRemediation(e.command, e.tool, env)
+	if name, ok := strings.CutPrefix(env.Message, "unknown tool "); ok {
+		if n, err := strconv.Unquote(name); err == nil {
+			rem = didYouMean(e.opts.Catalog, n) + rem // as rea tools NAME suggests
+		}
+	}
+	if rem != "" {
 		fmt.Fprintf(e.opts.Stderr, "  what to do: %s\n", rem)
 	}
 	if issues, ok := env.Details["issues"].([]core.Issue); ok {
 		for _, is := range issues {
-			// An empty path is the arguments as a whole (not one JSON
-			// object, say): named so, not printed as "[]".
-			var where any = is.Path
-			if len(is.Path) == 0 {
-				where = "arguments"
+			where := issueWhere(is.Path)
+			if strings.HasPrefix(env.Message, "unknown tool ") && where == "name" {
+				// The MCP argument; the CLI took the name as TOOL or in --call.
+				where = map[string]string{"call": "TOOL", "evidence-export": "--call"}[e.command]
 			}
-			fmt.Fprintf(e.opts.Stderr, "  %v: %s %s\n", where, is.Reason, is.Message)
+			fmt.Fprintf(e.opts.Stderr, "  %s: %s %s\n", cmp.Or(where, "name"), is.Reason, is.Message)
 		}
 	}
+}
+
+// issueWhere names an issue's path for a person: its steps joined by dots
+// (files.0.name, --section), and an empty path, the arguments as a whole
+// (not one JSON object, say), as "arguments" (these were printed as Go
+// slices: "[files 0 name]", "[]").
+func issueWhere(path []any) string {
+	if len(path) == 0 {
+		return "arguments"
+	}
+	steps := make([]string, len(path))
+	for i, s := range path {
+		steps[i] = fmt.Sprint(s)
+	}
+	return strings.Join(steps, ".")
 }
 
 func (e *env) session() *core.Session {
@@ -310,12 +365,15 @@ type versionCmd struct{}
 func (versionCmd) Run(e *env) error {
 	id := e.opts.Identity
 	if e.g.Format == "json" {
-		var commit any
+		var commit, moduleVersion any
 		if id.BuildCommit != "" {
 			commit = id.BuildCommit
 		}
+		if e.opts.ModuleVersion != "" {
+			moduleVersion = e.opts.ModuleVersion
+		}
 		return e.writeJSON(map[string]any{"name": "rea", "version": id.Version, "commit": commit, "catalog_sha256": e.opts.Catalog.Identity().Combined,
-			"tools": len(e.opts.Catalog.Operations())})
+			"tools": len(e.opts.Catalog.Operations()), "module_version": moduleVersion, "vcs_stamp": e.opts.VCSStamp})
 	}
 	fmt.Fprintln(e.opts.Stdout, versionLine(e.opts))
 	return nil
@@ -336,8 +394,12 @@ func (versionFlag) BeforeReset(app *kong.Kong, o *Options) error {
 func versionLine(o *Options) string {
 	id := o.Identity
 	rev := "commit unknown"
-	if id.BuildCommit != "" {
+	switch {
+	case id.BuildCommit != "":
 		rev = "commit " + id.BuildCommit
+	case !o.VCSStamp:
+		// Nothing to name: say what is known and why the commit is not.
+		rev = "module " + cmp.Or(o.ModuleVersion, "version unknown") + ", no commit: built with -buildvcs=false or outside a git checkout"
 	}
 	return fmt.Sprintf("rea %s (%s, catalog %s, %d tools)", id.Version, rev, o.Catalog.Identity().Combined[:12], len(o.Catalog.Operations()))
 }
@@ -444,6 +506,31 @@ func (c *callCmd) Run(e *env) error {
 		return e.writeJSON(json.RawMessage(j))
 	}
 	return renderResult(e.opts.Stdout, c.Tool, res)
+}
+
+// checkProvider refuses a --provider that names no provider of this build
+// as the command line's mistake (invalid_request, exit 2): open_binary's
+// provider_id answers an unknown id with capability_unavailable, which
+// sent a user who mistyped the flag to look for a missing engine.
+func (e *env) checkProvider() error {
+	p := e.g.Provider
+	if p == "" || p == core.SelectorAuto {
+		return nil
+	}
+	if _, err := core.ParseProviderSelector(p); err != nil {
+		return core.InvalidRequest(cmp.Or(e.command, "rea"), core.Issue{Path: []any{"--provider"}, Reason: core.ReasonInvalidFormat, Message: err.Error()})
+	}
+	var ids []string
+	for _, q := range e.opts.Registry.Providers() {
+		if q.Info().ID == p {
+			return nil
+		}
+		ids = append(ids, q.Info().ID)
+	}
+	ie := core.InvalidRequest(cmp.Or(e.command, "rea"), core.Issue{Path: []any{"--provider"}, Reason: core.ReasonInvalidValue,
+		Message: fmt.Sprintf("unknown provider %q (known: auto, %s)", p, strings.Join(ids, ", "))})
+	ie.Remediation = "Choose auto or a provider rea providers lists."
+	return ie
 }
 
 func (e *env) open(s *core.Session, path string) (*core.Result, error) {

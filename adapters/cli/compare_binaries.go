@@ -104,8 +104,14 @@ func (c *compareCmd) compareBinaries(e *env) (ok bool, err error) {
 	fmt.Fprintf(w, "%d and %d functions: %d matched (%s; by name %d, instruction hash %d, structure %d, call graph %d), %d unchanged, %d changed, %d added, %d removed\n",
 		sm.LeftFunctions, sm.RightFunctions, sm.Matched, rate, sm.ByBasis["name"], sm.ByBasis["instruction-hash"], sm.ByBasis["structure"], sm.ByBasis["call-graph"],
 		sm.Unchanged, sm.Changed, sm.Added, sm.Removed)
-	for _, n := range out.NotComparable {
-		fmt.Fprintf(w, "  not comparable: %s (%s)\n", n.Dimension, n.Reason)
+	// Dimensions with the same reason share one line: two binaries of
+	// different architectures printed the same sentence three times.
+	for i := 0; i < len(out.NotComparable); {
+		n, dims := out.NotComparable[i], []string{out.NotComparable[i].Dimension}
+		for i++; i < len(out.NotComparable) && out.NotComparable[i].Reason == n.Reason; i++ {
+			dims = append(dims, out.NotComparable[i].Dimension)
+		}
+		fmt.Fprintf(w, "  not comparable: %s (%s)\n", strings.Join(dims, ", "), n.Reason)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	if len(out.Changed)+len(out.Added)+len(out.Removed) > 0 {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
+
+	"rea/core"
 )
 
 // completionCmd prints a completion script generated from the grammar
@@ -21,6 +23,7 @@ type completionModel struct {
 	globalFlags []string
 	commands    []completionNode
 	tools       []string
+	providers   []string // --provider's values: auto and this build's providers
 }
 
 type completionNode struct {
@@ -55,6 +58,10 @@ func (e *env) completionModel() completionModel {
 	m := completionModel{}
 	for _, op := range e.opts.Catalog.Operations() {
 		m.tools = append(m.tools, op.Name)
+	}
+	m.providers = []string{core.SelectorAuto}
+	for _, p := range e.opts.Registry.Providers() {
+		m.providers = append(m.providers, p.Info().ID)
 	}
 	if err != nil {
 		return m
@@ -135,7 +142,8 @@ _rea() {
   done
   case "${COMP_WORDS[COMP_CWORD-1]}" in
     --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
-`, map[bool]string{false: "bash", true: "zsh"}[zsh], map[bool]string{false: "bash", true: "zsh"}[zsh])
+    --provider) COMPREPLY=($(compgen -W %q -- "$cur")); return ;;
+`, map[bool]string{false: "bash", true: "zsh"}[zsh], map[bool]string{false: "bash", true: "zsh"}[zsh], strings.Join(m.providers, " "))
 	for _, c := range m.commands {
 		for _, f := range sortedFlagNames(c.enums) {
 			fmt.Fprintf(w, "    %s) [[ $cmd == %s ]] && { COMPREPLY=($(compgen -W %q -- \"$cur\")); return; } ;;\n", f, c.name, strings.Join(c.enums[f], " "))
@@ -143,8 +151,16 @@ _rea() {
 	}
 	fmt.Fprintf(w, "  esac\n  case \"$cmd\" in\n    \"\") COMPREPLY=($(compgen -W %q -- \"$cur\")) ;;\n", strings.Join(append(append([]string{}, names...), m.globalFlags...), " "))
 	tools := strings.Join(m.tools, " ")
+	// Kong takes the global flags after the command too (rea analyze
+	// --format json FILE): every command offers them, --version aside.
+	var global []string
+	for _, f := range m.globalFlags {
+		if f != "--version" {
+			global = append(global, f)
+		}
+	}
 	for _, c := range m.commands {
-		words := append([]string{}, c.flags...)
+		words := append(append([]string{}, c.flags...), global...)
 		words = append(words, c.children...)
 		words = append(words, c.args...)
 		if c.name == "call" || c.name == "tools" {
@@ -173,7 +189,7 @@ func writeFish(w io.Writer, m completionModel) {
 	fmt.Fprintln(w, "# rea completion for fish; load with: rea completion fish | source")
 	fmt.Fprintln(w, "complete -c rea -f")
 	fmt.Fprintln(w, "complete -c rea -l format -x -a 'text json' -d 'Output format'")
-	fmt.Fprintln(w, "complete -c rea -l provider -x -d 'Analysis provider'")
+	fmt.Fprintf(w, "complete -c rea -l provider -x -a %s -d 'Analysis provider'\n", fishQuote(strings.Join(m.providers, " ")))
 	fmt.Fprintln(w, "complete -c rea -l version -d 'Print the version and exit'")
 	for _, c := range m.commands {
 		fmt.Fprintf(w, "complete -c rea -n __fish_use_subcommand -a %s -d %s\n", c.name, fishQuote(firstSentence(c.help)))

@@ -123,7 +123,7 @@ func (c *evidenceExportCmd) Run(e *env) error {
 		return e.writeJSON(res.Value)
 	}
 	r := res.Value.(*core.ExportResult)
-	fmt.Fprintf(e.opts.Stdout, "wrote %d records and %d unknown revisions (%d bytes) to %s\n", r.Records, r.Unknowns, r.Bytes, r.Path)
+	fmt.Fprintf(e.opts.Stdout, "wrote %s and %s (%d bytes) to %s\n", plural(r.Records, "record"), plural(r.Unknowns, "unknown revision"), r.Bytes, r.Path)
 	return nil
 }
 
@@ -146,7 +146,7 @@ func (c *evidenceImportCmd) Run(e *env) error {
 		return e.writeJSON(map[string]any{"import": res.Value, "summary": sum.Value})
 	}
 	r := res.Value.(*core.ImportResult)
-	fmt.Fprintf(e.opts.Stdout, "%s: valid canonical bundle, %d records, %d unknowns\n", abs(c.Path), r.Total, r.UnknownsAdded)
+	fmt.Fprintf(e.opts.Stdout, "%s: valid canonical bundle, %s, %s\n", abs(c.Path), plural(r.Total, "record"), plural(r.UnknownsAdded, "unknown"))
 	writeSummary(e.opts.Stdout, sum.Value.(*core.BundleSummary))
 	return nil
 }
@@ -209,18 +209,43 @@ func (c *compareCmd) Run(e *env) error {
 }
 
 func writeSummary(w io.Writer, s *core.BundleSummary) {
-	fmt.Fprintf(w, "%d of %d records match; %d unknown revisions\n", s.MatchingRecords, s.TotalRetainedRecords, s.UnknownRevisions)
+	fmt.Fprintf(w, "%d of %d records match; %s\n", s.MatchingRecords, s.TotalRetainedRecords, plural(s.UnknownRevisions, "unknown revision"))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, r := range s.Records {
 		target := "-"
 		if r.Subject != nil {
 			target = r.Subject.Name + " " + r.Subject.Digest.SHA256[:12]
 		}
+		// The procedure is the last column, and only where there is one:
+		// an empty last cell left the padding of the one before it at the
+		// end of the line.
 		proc := ""
 		if d, ok := r.NativeDossier.(map[string]any); ok && d["available"] == true {
-			proc = fmt.Sprint(d["procedure_address"])
+			proc = "\t" + fmt.Sprint(d["procedure_address"])
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.EvidenceID, r.Operation, r.Provider.ID, target, proc)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s%s\n", r.EvidenceID, r.Operation, r.Provider.ID, target, proc)
 	}
 	tw.Flush()
+}
+
+// plural counts n of a noun: "1 record", "2 records", "0 records", "2
+// seed matches".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	for _, end := range []string{"s", "x", "ch", "sh"} {
+		if strings.HasSuffix(noun, end) {
+			return fmt.Sprintf("%d %ses", n, noun)
+		}
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// counted counts n with the singular or plural given: "1 entry", "2 entries".
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -246,17 +246,42 @@ func writeJSApp(w io.Writer, ev *core.Evidence) error {
 	return nil
 }
 
+// counts writes statistics as "2 ipc channels, 1 browser window": each
+// key's words, the plural one made singular for a count of one.
 func counts(m map[string]int) string {
 	var parts []string
 	for _, k := range sortedNames(m) {
 		if m[k] != 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", m[k], strings.ReplaceAll(k, "_", " ")))
+			words := strings.Split(k, "_")
+			if m[k] == 1 {
+				for i := len(words) - 1; i >= 0; i-- {
+					if s := singular(words[i]); s != words[i] {
+						words[i] = s
+						break
+					}
+				}
+			}
+			parts = append(parts, fmt.Sprintf("%d %s", m[k], strings.Join(words, " ")))
 		}
 	}
 	if len(parts) == 0 {
 		return "none"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// singular is the singular of an English plural the statistics use
+// (directories, processes, windows), and any other word unchanged.
+func singular(w string) string {
+	switch {
+	case strings.HasSuffix(w, "ies") && len(w) > 4:
+		return strings.TrimSuffix(w, "ies") + "y"
+	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "xes"):
+		return strings.TrimSuffix(w, "es")
+	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && len(w) > 2:
+		return strings.TrimSuffix(w, "s")
+	}
+	return w
 }
 
 func sortedNames(m map[string]int) []string {

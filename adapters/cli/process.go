@@ -205,7 +205,7 @@ func (c *traceCmd) Run(e *env) error {
 		return err
 	}
 	w := e.opts.Stdout
-	fmt.Fprintf(w, "evidence  %s\nconvention %s, stop %s, %d hits", res.Evidence.EvidenceID, r.Convention, r.Coverage.StopReason, len(r.Hits))
+	fmt.Fprintf(w, "evidence  %s\nconvention %s, stop %s, %s", res.Evidence.EvidenceID, r.Convention, r.Coverage.StopReason, plural(len(r.Hits), "hit"))
 	if r.Coverage.HitsDropped > 0 {
 		fmt.Fprintf(w, " (%d more not recorded)", r.Coverage.HitsDropped)
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -157,7 +158,9 @@ func (capabilitiesCmd) Run(e *env) error {
 	tw := tabwriter.NewWriter(e.opts.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "OPERATION\tAVAILABLE\tREASON\tNEEDS")
 	for _, c := range caps {
-		fmt.Fprintf(tw, "%s\t%v\t%v\t%s\n", c.Operation, c.Available, c.Reason, strings.Join(c.Needs, ","))
+		// "-" for no needs: an empty last cell left the padding of the
+		// reason column at the end of the line.
+		fmt.Fprintf(tw, "%s\t%v\t%v\t%s\n", c.Operation, c.Available, c.Reason, cmp.Or(strings.Join(c.Needs, ","), "-"))
 	}
 	fmt.Fprintf(tw, "\n%d of %d operations available with no target open\n", avail, len(caps))
 	return tw.Flush()

@@ -101,6 +101,10 @@ var remediationRewrites = sync.OnceValue(func() []remediationRewrite {
 		{regexp.MustCompile(`export the Evidence bundle to a file`), "write the Evidence to a bundle file with rea evidence-export FILE"},
 		{regexp.MustCompile(`List the tools with tools/list \(or rea tools\)`), "List the operations with rea tools"},
 		{regexp.MustCompile(`get_evidence_bundle \{\\?"detail\\?":\\?"summary\\?"\}`), "rea inspect-evidence-bundle '{\"path\":FILE,\"detail\":\"summary\"}'"},
+		// A malformed binary: the error line above already says what
+		// failed and where; the details are --format json's.
+		{regexp.MustCompile(` \(details\.check says what failed, details\.offset and file_size where, when known\)`), " (the line above says what failed and where)"},
+		{regexp.MustCompile(`inspect_artifact still reports`), "rea inventory FILE still reports"},
 	}
 })
 

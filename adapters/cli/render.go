@@ -350,7 +350,7 @@ func callTree(w io.Writer, m map[string]any) {
 		}
 		return s
 	}
-	fmt.Fprintf(w, "call graph, %s, depth %v: %d procedures, %d calls\n", str(m["direction"]), m["depth"], len(nodes), len(arr(m["edges"])))
+	fmt.Fprintf(w, "call graph, %s, depth %v: %s, %s\n", str(m["direction"]), m["depth"], plural(len(nodes), "procedure"), plural(len(arr(m["edges"])), "call"))
 	printed := map[string]bool{}
 	var walk func(a, prefix string, depth int)
 	walk = func(a, prefix string, depth int) {
@@ -434,8 +434,8 @@ func orName(v any) string {
 // items that differ, each named by its label, then the counts.
 func appComparison(w io.Writer, m map[string]any) {
 	sum := obj(m["summary"])
-	fmt.Fprintf(w, "application comparison: %v changed, %v added, %v removed, %v unknown, %v contradiction, %v unchanged\n",
-		sum["changed"], sum["added"], sum["removed"], sum["unknown"], sum["contradiction"], sum["unchanged"])
+	fmt.Fprintf(w, "application comparison: %v changed, %v added, %v removed, %v unknown, %s, %v unchanged\n",
+		sum["changed"], sum["added"], sum["removed"], sum["unknown"], plural(num(sum["contradiction"]), "contradiction"), sum["unchanged"])
 	items := arr(m["items"])
 	order := map[string]int{"contradiction": 0, "changed": 1, "added": 2, "removed": 3, "unknown": 4, "unchanged": 5}
 	sorted := append([]any(nil), items...)
@@ -498,13 +498,27 @@ func itemLabel(im map[string]any) string {
 	return str(im["left_node_id"])
 }
 
+// num is a count in a decoded result (json.Number), 0 when it is not one.
+func num(v any) int {
+	switch n := v.(type) {
+	case json.Number:
+		i, _ := n.Int64()
+		return int(i)
+	case float64:
+		return int(n)
+	case int:
+		return n
+	}
+	return 0
+}
+
 // appTrace prints trace_application_feature: the seed matches, then each
 // path as its labelled steps.
 func appTrace(w io.Writer, m map[string]any) {
 	seed := obj(m["seed"])
 	sum := obj(m["summary"])
-	fmt.Fprintf(w, "trace of %s %q (%s, %s): %v seed matches, %v paths, %v nodes\n", str(seed["kind"]), str(seed["value"]), str(seed["match"]),
-		str(m["direction"]), sum["seed_matches"], sum["paths"], sum["nodes_visited"])
+	fmt.Fprintf(w, "trace of %s %q (%s, %s): %s, %s, %s\n", str(seed["kind"]), str(seed["value"]), str(seed["match"]),
+		str(m["direction"]), plural(num(sum["seed_matches"]), "seed match"), plural(num(sum["paths"]), "path"), plural(num(sum["nodes_visited"]), "node"))
 	for _, s := range arr(m["seed_matches"]) {
 		sm := obj(s)
 		fmt.Fprintf(w, "  seed  %s %s\n", str(sm["kind"]), nodeName(sm))

@@ -54,19 +54,27 @@ func (c *toolsCmd) Run(e *env) error {
 	return nil
 }
 
+// unknownTool is rea tools NAME for a name the catalog lacks, in the words
+// rea call uses for it (this said "no operation named NAME").
 func unknownTool(e *env, name string) error {
+	msg := fmt.Sprintf("unknown tool %q", name)
+	return &core.Error{Code: core.CodeInvalidRequest, Message: msg, Remediation: didYouMean(e.opts.Catalog, name) + "Run rea tools for the list.",
+		Details: map[string]any{"operation": name}}
+}
+
+// didYouMean names the operations whose names hold name or are held in
+// it ("Did you mean list_procedures? "), or nothing.
+func didYouMean(cat *core.Catalog, name string) string {
 	var near []string
-	for _, op := range e.opts.Catalog.Operations() {
-		if strings.Contains(op.Name, name) || strings.Contains(name, op.Name) {
+	for _, op := range cat.Operations() {
+		if name != "" && (strings.Contains(op.Name, name) || strings.Contains(name, op.Name)) {
 			near = append(near, op.Name)
 		}
 	}
-	msg := "no operation named " + name
-	rem := "Run rea tools for the list."
-	if len(near) > 0 {
-		rem = "Did you mean " + strings.Join(near, ", ") + "? Run rea tools for the list."
+	if len(near) == 0 {
+		return ""
 	}
-	return &core.Error{Code: core.CodeInvalidRequest, Message: msg, Remediation: rem, Details: map[string]any{"operation": name}}
+	return "Did you mean " + strings.Join(near, ", ") + "? "
 }
 
 // writeToolHelp prints what rea tools NAME shows: the description, each

@@ -327,7 +327,7 @@ func TestCLIInventoryAndExtract(t *testing.T) {
 	is.Equal(code, 0)
 	is.Equal(errOut, "")
 	flat := strings.Join(strings.Fields(out), " ")
-	for _, want := range []string{"root asar, 5 entries (4 files,", "4 of 4 files verified, 0 contradiction(s)", "native-addon 1", "manifest agm_", "evidence ev_"} {
+	for _, want := range []string{"root asar, 5 entries (4 files,", "4 of 4 files verified, 0 contradictions", "native-addon 1", "manifest agm_", "evidence ev_"} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("inventory output lacks %q:\n%s", want, out)
 		}

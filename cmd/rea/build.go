@@ -6,6 +6,13 @@ import "runtime/debug"
 type build struct {
 	Version string // -ldflags "-X main.version=...", else the default
 	Commit  string // REA_BUILD_COMMIT, else -ldflags "-X main.commit=...", else vcs.revision (+"-dirty")
+	// Module is the main module's version as the go command recorded it:
+	// a pseudo-version from the checkout, or "(devel)" without VCS stamping.
+	Module string
+	// VCS is whether the go command stamped the checkout's settings (it
+	// does not with -buildvcs=false, outside a checkout, or in go run and
+	// go test).
+	VCS bool
 }
 
 // commit is set at build time with -ldflags "-X main.commit=...".
@@ -19,6 +26,10 @@ var commit = ""
 func readBuild(getenv func(string) string, info *debug.BuildInfo, ok bool) build {
 	b := build{Version: version, Commit: commit}
 	if ok && info != nil {
+		b.Module = info.Main.Version
+		for _, s := range info.Settings {
+			b.VCS = b.VCS || s.Key == "vcs"
+		}
 		if b.Commit == "" {
 			var rev string
 			dirty := false

@@ -43,3 +43,17 @@ func TestVersionNamesTheCommit(t *testing.T) {
 	is.Equal(code, 0)
 	is.True(strings.HasPrefix(text, "rea "+version+" ("))
 }
+
+// A build without VCS stamping (GOFLAGS=-buildvcs=false, as this machine's
+// go env has, or outside a checkout) says so and names the module version
+// the go command recorded. Before, rea version said only "commit unknown".
+func TestVersionSaysWhyNoCommit(t *testing.T) {
+	is := is.New(t)
+	info := &debug.BuildInfo{Main: debug.Module{Path: "rea", Version: "(devel)"}}
+	b := readBuild(func(string) string { return "" }, info, true)
+	is.Equal(b.Module, "(devel)")
+	is.True(!b.VCS)
+	info.Settings = []debug.BuildSetting{{Key: "vcs", Value: "git"}}
+	is.True(readBuild(func(string) string { return "" }, info, true).VCS)
+
+}

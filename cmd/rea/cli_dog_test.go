@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -39,7 +42,8 @@ func TestCompareOneBinaryAndOneOther(t *testing.T) {
 // about the whole arguments is labelled so instead of "[]:". Before:
 // rea call binary_overview '{bad' printed "what to do: Correct the
 // arguments listed in details.issues and call again." and "[]: invalid_type
-// ..."; so did rea disassemble FILE --section .data.
+// ..."; so did rea disassemble FILE --section .data, whose issue is now
+// named after the flag.
 func TestTextErrorsPointAtTheIssuesShown(t *testing.T) {
 	bin := needFixture(t)
 	for _, args := range [][]string{
@@ -48,8 +52,12 @@ func TestTextErrorsPointAtTheIssuesShown(t *testing.T) {
 		{"disassemble", bin, "--section", ".data"},
 	} {
 		_, errOut, code := runCLI(t, args...)
+		where := "  arguments: "
+		if args[0] == "disassemble" {
+			where = "  --section: invalid_value " + bin + ` has no executable section named ".data"`
+		}
 		if code != 2 || strings.Contains(errOut, "details.issues") || strings.Contains(errOut, "  []:") ||
-			!strings.Contains(errOut, "listed below") || !strings.Contains(errOut, "  arguments: ") {
+			!strings.Contains(errOut, "listed below") || !strings.Contains(errOut, where) {
 			t.Errorf("rea %q: exit %d\n%s", args, code, errOut)
 		}
 		if args[0] == "call" && !strings.Contains(errOut, "rea tools binary_overview") {
@@ -205,5 +213,226 @@ func TestExistingOutputNamesTheFlag(t *testing.T) {
 	_, errOut, _ = runCLI(t, "call", "export_evidence_bundle", `{"path":"`+out+`"}`)
 	if strings.Contains(errOut, "--overwrite") {
 		t.Errorf("rea call names the flag:\n%s", errOut)
+	}
+}
+
+// A --provider that names no provider is the command line's mistake:
+// invalid_request (exit 2) with the flag as the issue's path, in text and
+// in the JSON envelope. Before, it was open_binary's capability_unavailable
+// (exit 4), as if an engine were missing.
+func TestUnknownProviderIsAUsageError(t *testing.T) {
+	bin := needFixture(t)
+	_, errOut, code := runCLI(t, "--provider", "nope", "analyze", bin)
+	if code != 2 || !strings.Contains(errOut, "(invalid_request)") ||
+		!strings.Contains(errOut, `  --provider: invalid_value unknown provider "nope" (known: auto, `) ||
+		!strings.Contains(errOut, "rea-native") {
+		t.Errorf("exit %d\n%s", code, errOut)
+	}
+	out, _, code := runCLI(t, "--format", "json", "--provider", "nope", "analyze", bin)
+	var env struct {
+		Error struct {
+			Code    string
+			Details struct{ Issues []struct{ Path []any } }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &env); err != nil || code != 2 || env.Error.Code != "invalid_request" ||
+		len(env.Error.Details.Issues) != 1 || fmt.Sprint(env.Error.Details.Issues[0].Path) != "[--provider]" {
+		t.Errorf("exit %d, %v\n%s", code, err, out)
+	}
+	// A known provider still runs.
+	if _, errOut, code := runCLI(t, "--provider", "rea-native", "analyze", bin); code != 0 {
+		t.Errorf("--provider rea-native: exit %d\n%s", code, errOut)
+	}
+}
+
+// evidence-export and evidence-import count in English and end no line in
+// spaces. Before: "wrote 1 records and 0 unknown revisions", "valid
+// canonical bundle, 1 records, 0 unknowns", and each record's row padded
+// out to an empty procedure column.
+func TestEvidenceTextCountsAndRows(t *testing.T) {
+	bin := needFixture(t)
+	bundle := filepath.Join(t.TempDir(), "b.bundle")
+	out, errOut, code := runCLI(t, "evidence-export", bundle, "--target", bin, "--call", "list_segments")
+	if code != 0 || !strings.HasPrefix(out, "wrote 1 record and 0 unknown revisions (") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = runCLI(t, "evidence-import", bundle)
+	if code != 0 || !strings.Contains(out, ": valid canonical bundle, 1 record, 0 unknowns\n") ||
+		!strings.Contains(out, "\n1 of 1 records match; 0 unknown revisions\n") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.TrimRight(l, " \t") != l {
+			t.Errorf("line %q ends in spaces", l)
+		}
+	}
+}
+
+// The argument parser's own errors (an unknown command or flag, a missing
+// argument) are the invalid_request envelope on stdout with --format json,
+// wherever --format stands, and still one line on stderr. Before, stdout
+// was empty: an agent shelling out had only the stderr text.
+func TestParserErrorsHaveTheEnvelope(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		msg  string
+		help string
+	}{
+		{[]string{"--format", "json", "analyze"}, `expected \"<path>\"`, "rea analyze --help"},
+		{[]string{"analyze", "--format=json", "--bogus", "x"}, "unknown flag --bogus", "rea analyze --help"},
+		{[]string{"--format", "json", "nosuch"}, "unexpected argument nosuch", "rea --help"},
+		{[]string{"--format", "json", "mcp", "doctor", "--nope"}, "unknown flag --nope", "rea mcp doctor --help"},
+	} {
+		out, errOut, code := runCLI(t, c.args...)
+		if code != 2 || !strings.HasPrefix(out, `{"error":{"code":"invalid_request"`) || !strings.Contains(out, c.msg) ||
+			!strings.Contains(out, "Correct the command line; "+c.help+" describes it.") || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("rea %q: exit %d\nstdout %s\nstderr %s", c.args, code, out, errOut)
+		}
+	}
+	// Text mode: nothing on stdout.
+	if out, errOut, code := runCLI(t, "analyze", "--bogus"); code != 2 || out != "" || errOut != "rea: unknown flag --bogus\n" {
+		t.Errorf("text: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// Bash completion after a command offers the global flags too (kong takes
+// them there: rea analyze --format json FILE), and --provider's values.
+// Before, rea analyze --<TAB> offered --detail and --limit only, and
+// --provider <TAB> offered file names.
+func TestBashCompletesGlobalFlagsAfterACommand(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("bash is not installed")
+	}
+	script, _, code := runCLI(t, "completion", "bash")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	f := filepath.Join(t.TempDir(), "rea.bash")
+	if err := os.WriteFile(f, []byte(script), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	complete := func(words string, cword int) string {
+		out, err := exec.Command(bash, "-c", `source "$1"; COMP_WORDS=(`+words+`); COMP_CWORD=`+fmt.Sprint(cword)+`; _rea; echo "${COMPREPLY[*]}"`, "-", f).Output()
+		if err != nil {
+			t.Fatalf("%s: %v", words, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	got := strings.Fields(complete(`rea analyze --`, 2))
+	for _, want := range []string{"--detail", "--limit", "--format", "--provider", "--help"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("rea analyze --<TAB> offers %q, not %s", got, want)
+		}
+	}
+	if got := complete(`rea analyze --provider ""`, 3); !strings.HasPrefix(got, "auto ") || !strings.Contains(got, "rea-native") {
+		t.Errorf("--provider <TAB> offers %q", got)
+	}
+}
+
+// No line of the text tables ends in spaces. Before, rea capabilities
+// padded the reason column of every operation with no needs out to an empty
+// last column (65 lines).
+func TestTextTablesEndNoLineInSpaces(t *testing.T) {
+	bin := needFixture(t)
+	for _, args := range [][]string{{"capabilities"}, {"providers"}, {"tools"}, {"analyze", bin}, {"tools", "list_procedures"}} {
+		out, errOut, code := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("rea %q: exit %d: %s", args, code, errOut)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if strings.TrimRight(l, " \t") != l {
+				t.Errorf("rea %q: line %q ends in spaces", args, l)
+				break
+			}
+		}
+	}
+}
+
+// inventory and extract-artifact count in English. Before, a single file
+// read "elf, 1 entries (1 files, ...)", "1 nodes", "0 contradiction(s)" and
+// "extracted 1 files".
+func TestInventoryCountsOneThing(t *testing.T) {
+	bin := needFixture(t)
+	out, errOut, code := runCLI(t, "inventory", bin)
+	if code != 0 || !strings.Contains(out, "elf, 1 entry (1 file, ") || !strings.Contains(out, "graph      1 node, 0 edges,") ||
+		!strings.Contains(out, "1 of 1 file verified, 0 contradictions\n") {
+		t.Errorf("inventory: exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = runCLI(t, "extract-artifact", bin)
+	if code != 0 || !strings.Contains(out, "extracted       1 file, ") {
+		t.Errorf("extract-artifact: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if root, ok := strings.CutPrefix(strings.TrimSpace(l), "output_root"); ok {
+			os.RemoveAll(strings.TrimSpace(root))
+		}
+	}
+}
+
+// rea compare of two architectures says once which dimensions are not
+// comparable and why. Before, the same sentence was printed for
+// instructions, constants and cfg, three lines.
+func TestCompareAcrossArchitecturesSaysItOnce(t *testing.T) {
+	bin := needFixture(t)
+	cc, err := exec.LookPath("aarch64-linux-gnu-gcc")
+	if err != nil {
+		t.Skip("aarch64-linux-gnu-gcc is not installed")
+	}
+	arm := filepath.Join(t.TempDir(), "hello-arm64")
+	if out, err := exec.Command(cc, "-O1", "-o", arm, "testdata/hello.c").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	out, errOut, code := runCLI(t, "compare", bin, arm)
+	if code != 0 || strings.Count(out, "  not comparable: ") != 1 || !strings.Contains(out, "  not comparable: instructions, constants, cfg (the binaries are of different architectures") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// A malformed binary's advice in text points at what the text shows, and
+// names the CLI's command, not details fields and a tool only --format json
+// and MCP have. Before: "(details.check says what failed, details.offset
+// and file_size where, when known) ...; inspect_artifact still reports its
+// format, size and sha256". The JSON envelope keeps core's wording.
+func TestMalformedBinaryAdviceInText(t *testing.T) {
+	bin := needFixture(t)
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut")
+	if err := os.WriteFile(cut, b[:100], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCLI(t, "analyze", cut)
+	if code != 4 || !strings.Contains(errOut, "(the line above says what failed and where)") ||
+		!strings.Contains(errOut, "rea inventory FILE still reports") || strings.Contains(errOut, "details.") || strings.Contains(errOut, "inspect_artifact") {
+		t.Errorf("exit %d\n%s", code, errOut)
+	}
+	out, _, _ := runCLI(t, "--format", "json", "analyze", cut)
+	if !strings.Contains(out, "details.check says what failed") {
+		t.Errorf("the envelope changed: %s", out)
+	}
+}
+
+// An unknown tool reads the same in rea tools, rea call and
+// evidence-export --call, suggests the near names in each, and names the
+// place on the command line the name came from. Before: rea tools said "no
+// operation named procedures" (with suggestions), rea call said "unknown
+// tool" without them, and its issue was "name:", the MCP argument.
+func TestUnknownToolReadsTheSameEverywhere(t *testing.T) {
+	for _, c := range []struct {
+		args  []string
+		where string
+	}{
+		{[]string{"tools", "procedures"}, ""},
+		{[]string{"call", "procedures", "{}"}, "  TOOL: invalid_value "},
+		{[]string{"evidence-export", filepath.Join(t.TempDir(), "b"), "--call", "procedures"}, "  --call: invalid_value "},
+	} {
+		_, errOut, code := runCLI(t, c.args...)
+		if code != 2 || !strings.HasPrefix(errOut, `rea: unknown tool "procedures" (invalid_request)`) ||
+			!strings.Contains(errOut, "Did you mean list_procedures, search_procedures?") || !strings.Contains(errOut, c.where) || strings.Contains(errOut, "  name:") {
+			t.Errorf("rea %q: exit %d\n%s", c.args, code, errOut)
+		}
 	}
 }

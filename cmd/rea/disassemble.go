@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -27,6 +28,14 @@ func disassembleNative(ctx context.Context, opts *native.Options, path, section 
 		return core.TargetError("disassemble", path, "not_regular_file", nil)
 	}
 	an, err := native.New(opts).Open(ctx, ports.Target{Path: path})
+	if errors.Is(err, ports.ErrUnsupported) && !errors.Is(err, ports.ErrMalformed) {
+		// The file's kind, not a missing capability (this was
+		// capability_unavailable, "check rea capabilities"): as open_binary
+		// answers a file it does not recognise.
+		return &core.Error{Code: core.CodeUnsupportedTarget, Message: "disassemble: " + path + " is not an ELF, PE or Mach-O file", Err: err,
+			Remediation: "rea disassemble takes an ELF, PE or Mach-O file (a .NET assembly too); rea analyze maps archives, ASARs and JavaScript.",
+			Details:     map[string]any{"operation": "disassemble", "path": path, "reason": "unrecognized_format"}}
+	}
 	if err != nil {
 		return err
 	}
@@ -35,6 +44,17 @@ func disassembleNative(ctx context.Context, opts *native.Options, path, section 
 	if !ok {
 		return fmt.Errorf("rea-native opened %s as %T: %w", path, an, ports.ErrUnsupported)
 	}
-	_, err = a.WriteDisassembly(ctx, w, section)
+	maxBytes := 7 // objdump -d's bytes column on x86
+	if docs, derr := a.Documents(ctx); derr == nil && len(docs) > 0 && docs[0].Architecture == "arm64" {
+		maxBytes = 4
+	}
+	cw := newColumns(w, maxBytes)
+	_, err = a.WriteDisassembly(ctx, cw, section)
+	err = errors.Join(err, cw.Close())
+	if section != "" && errors.Is(err, ports.ErrNotFound) {
+		// The flag's mistake, named as the flag (the issue had no path).
+		return core.InvalidRequest("disassemble", core.Issue{Path: []any{"--section"}, Reason: core.ReasonInvalidValue,
+			Message: fmt.Sprintf("%s has no executable section named %q with file bytes", path, section)})
+	}
 	return err
 }

@@ -29,14 +29,19 @@ func TestDisassembleCommand(t *testing.T) {
 	if !strings.HasPrefix(out, "\nDisassembly of section .text:\n") || strings.Count(out, "Disassembly of section") != 1 {
 		t.Fatalf("not one .text section:\n%.300s", out)
 	}
-	line := regexp.MustCompile(`^ *[0-9a-f]+:\t[0-9a-f]{2}( [0-9a-f]{2})*\t\S.*$`)
+	// The bytes column is padded to objdump's seven bytes (21 characters).
+	line := regexp.MustCompile(`^ *[0-9a-f]+:\t([0-9a-f]{2}( [0-9a-f]{2})* *)\t\S(.*\S)?$`)
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")[2:]
 	if len(lines) < 1000 {
 		t.Fatalf("%d instruction lines", len(lines))
 	}
 	for _, l := range lines {
-		if !line.MatchString(l) {
+		m := line.FindStringSubmatch(l)
+		if m == nil {
 			t.Fatalf("line %q is not address, bytes and text", l)
+		}
+		if len(m[1]) < 21 {
+			t.Fatalf("line %q: the bytes column is not padded", l)
 		}
 	}
 	all, _, code := runCLI(t, "disassemble", target)
@@ -51,8 +56,12 @@ func TestDisassembleCommand(t *testing.T) {
 		strings.Contains(errOut, "rea: rea:") || !strings.Contains(errOut, "target_unavailable") {
 		t.Errorf("a directory: exit %d, %s", code, errOut)
 	}
-	if _, _, code := runCLI(t, "disassemble", "main.go"); code == 0 {
-		t.Error("a Go source file disassembled")
+	// A file of another kind is an unsupported target, as open_binary
+	// says, not a missing capability (it was capability_unavailable with
+	// "check rea capabilities").
+	if _, errOut, code := runCLI(t, "disassemble", "main.go"); code != 4 || !strings.Contains(errOut, "(unsupported_target)") ||
+		!strings.Contains(errOut, "main.go is not an ELF, PE or Mach-O file") || !strings.Contains(errOut, "rea analyze") {
+		t.Errorf("a Go source file: exit %d, %s", code, errOut)
 	}
 	if _, _, code := runCLI(t, "--format", "json", "disassemble", target); code == 0 {
 		t.Error("--format json accepted")
@@ -86,5 +95,44 @@ func TestDisassembleRefusesNonRegularFiles(t *testing.T) {
 			!strings.Contains(errOut.String(), "target_unavailable") {
 			t.Errorf("%s: %v, %s", p, err, errOut.String())
 		}
+	}
+}
+
+// rea disassemble pads the bytes column as objdump -d does, so that the
+// texts line up, and ends no line in a space. Before, the bytes were
+// followed by a tab only (texts started wherever the bytes ended), and an
+// AArch64 nop read "nop " with a trailing space.
+func TestDisassembleColumns(t *testing.T) {
+	cc, err := exec.LookPath("aarch64-linux-gnu-gcc")
+	if err != nil {
+		t.Skip("aarch64-linux-gnu-gcc is not installed")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "n.c")
+	if err := os.WriteFile(src, []byte("int main(void) { __asm__(\"nop\"); return 0; }\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "n")
+	if out, err := exec.Command(cc, "-O1", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	out, errOut, code := runCLI(t, "disassemble", bin, "--section", ".text")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	nop := false
+	for _, l := range strings.Split(out, "\n") {
+		if strings.TrimRight(l, " ") != l {
+			t.Errorf("line %q ends in a space", l)
+		}
+		if f := strings.Split(l, "\t"); len(f) == 3 {
+			if len(f[1]) != 12 { // four bytes, padded as "xx xx xx xx "
+				t.Errorf("line %q: bytes column %q", l, f[1])
+			}
+			nop = nop || f[1] == "1f 20 03 d5 " && f[2] == "nop"
+		}
+	}
+	if !nop {
+		t.Errorf("no nop line:\n%.600s", out)
 	}
 }

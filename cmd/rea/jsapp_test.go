@@ -873,7 +873,7 @@ func TestCLIAnalyzeChoosesJSApp(t *testing.T) {
 	out, errOut, code := runCLI(t, "analyze", "testdata/jsapp/electron")
 	is.Equal(code, 0)
 	is.Equal(errOut, "")
-	for _, want := range []string{"electron", "main main.js", "preload preload.js", "ipc paired  dialog:open, log", "found       1 browser windows", "evidence    ev_"} {
+	for _, want := range []string{"electron", "main main.js", "preload preload.js", "ipc paired  dialog:open, log", "found       1 browser window,", "evidence    ev_"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("analyze output lacks %q:\n%s", want, out)
 		}

@@ -83,6 +83,7 @@ type app struct {
 	reg         *core.Registry
 	id          core.ServerIdentity
 	budget      core.ResponseBudget
+	build       build // what rea version says of the build beyond id
 }
 
 // wire builds the catalog, the provider registry and the server identity
@@ -194,7 +195,7 @@ func wireFor(lookupEnv func(string) (string, bool), serving bool) (*app, error) 
 	exe, _ := os.Executable()
 	info, ok := debug.ReadBuildInfo()
 	b := readBuild(getenv, info, ok)
-	return &app{nativeCache: nativeCache, debugDirs: debugDirs, debuginfod: debuginfod, sigLibs: sigLibs, cat: cat, reg: reg, budget: budget, id: core.ServerIdentity{
+	return &app{build: b, nativeCache: nativeCache, debugDirs: debugDirs, debuginfod: debuginfod, sigLibs: sigLibs, cat: cat, reg: reg, budget: budget, id: core.ServerIdentity{
 		PackageName:   "rea",
 		Version:       b.Version,
 		RootPath:      filepath.Dir(exe),
@@ -233,7 +234,7 @@ func runArgs(ctx context.Context, args []string, lookupEnv func(string) (string,
 		return err
 	}
 	return cli.Run(ctx, args, &cli.Options{
-		Catalog: a.cat, Registry: a.reg, Identity: a.id, Serve: serve,
+		Catalog: a.cat, Registry: a.reg, Identity: a.id, Serve: serve, ModuleVersion: a.build.Module, VCSStamp: a.build.VCS,
 		Stdout: stdout, Stderr: stderr, StderrIsTerminal: isTerminal(stderr),
 		Stdin: stdin, StdinIsTerminal: isTerminal(os.Stdin) && stdin == os.Stdin,
 		Registrar: newRegistrar(a.id.Version), SetupClients: setupClients(), Executable: a.id.CommandPath,
