@@ -118,3 +118,87 @@ func TestLiveCodeLocationsAgree(t *testing.T) {
 	}
 	is.True(found)
 }
+
+// wmJS registers one WebMCP tool after non-ASCII text on the same line,
+// through whichever object this Chromium build exposes the API on.
+const wmJS = `const api = document.modelContext ? "document" : "navigator";
+if (api === "document") {
+  const a = "é😀"; const p = document.modelContext.registerTool({ name: "loc_tool", description: "d", inputSchema: { type: "object" }, execute: async () => ({}) });
+  if (p && p.catch) p.catch(() => {});
+} else {
+  const b = "😀"; navigator.modelContext.registerTool({ name: "loc_tool", description: "d", inputSchema: { type: "object" }, execute: async () => ({}) });
+}
+`
+
+// TestLiveWebMCPLocationAgrees: one registerTool call is one location.
+// discover_webmcp_tools reports V8's position of the call (its stack
+// trace's top frame) and analyze_web_bundle the declaration it parsed;
+// both must name the same line and column, the callee's name
+// registerTool, as rea places a call with no literal argument.
+func TestLiveWebMCPLocationAgrees(t *testing.T) {
+	if cdp.FindChromium() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); live browser tests skipped")
+	}
+	is := is.New(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/app", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><meta charset="utf-8"><script src="/wm.js"></script><title>wm</title><p>wm</p>`)
+	})
+	mux.HandleFunc("/wm.js", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+		fmt.Fprint(w, wmJS)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+	b, err := cdp.ChromiumLauncher{}.Launch(ctx, cdp.LaunchSpec{StartURL: srv.URL + "/app",
+		ExtraArgs: []string{"--enable-features=WebMCPTesting,WebMCP"}})
+	if err != nil {
+		t.Fatalf("launch chromium: %v", err)
+	}
+	t.Cleanup(func() { b.Close(ctx) })
+	target := ""
+	for deadline := time.Now().Add(20 * time.Second); target == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if l, err := cdp.New(nil).ListTargets(ctx, ports.BrowserListRequest{Endpoint: b.Endpoint()}); err == nil {
+			for _, tg := range l.Targets {
+				if strings.HasPrefix(tg.URL, srv.URL+"/app") && tg.Title == "wm" {
+					target = tg.TargetID
+				}
+			}
+		}
+	}
+	if target == "" {
+		t.Fatal("the page never appeared")
+	}
+	cs := mcpClient(t)
+	base := map[string]any{"cdp_endpoint": b.Endpoint(), "target_id": target}
+	num := func(v any) int { return int(v.(float64)) }
+	_, disc := evidence(t, call(t, cs, "discover_webmcp_tools", map[string]any{"cdp_endpoint": b.Endpoint(), "target_id": target, "observation_ms": 300}))
+	if disc["status"] != "available" {
+		t.Skipf("this Chromium build has no WebMCP domain: %v", disc["unavailable_reason"])
+	}
+	var src map[string]any
+	for _, it := range disc["tools"].(map[string]any)["items"].([]any) {
+		if tool := it.(map[string]any); tool["name"] == "loc_tool" {
+			src, _ = tool["registration_source"].(map[string]any)
+		}
+	}
+	is.True(src != nil) // the discovered tool carries V8's call position
+	line, col := num(src["line"]), num(src["column"])
+	t.Logf("discover_webmcp_tools %d:%d %q", line, col, textAt(t, wmJS, line, col))
+	is.True(strings.HasPrefix(textAt(t, wmJS, line, col), "registerTool("))
+
+	_, bundle := evidence(t, call(t, cs, "analyze_web_bundle", base))
+	found := false
+	for _, it := range bundle["observations"].(map[string]any)["webmcp_declarations"].([]any) {
+		d := it.(map[string]any)
+		loc := d["location"].(map[string]any)
+		t.Logf("analyze_web_bundle %v at %v:%v %q", d["name"], loc["line"], loc["column"], textAt(t, wmJS, num(loc["line"]), num(loc["column"])))
+		if num(loc["line"]) == line {
+			is.Equal(num(loc["column"]), col) // the same call, the same column
+			found = true
+		}
+	}
+	is.True(found)
+}

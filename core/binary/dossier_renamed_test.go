@@ -60,3 +60,43 @@ func TestConciseDossierLinkKeepsTheRenamedLimitation(t *testing.T) {
 	is.NoErr(err)
 	is.True(renamed(direct.Evidence.Limitations))
 }
+
+// notingFake is busyFake whose engine notes, for the call it answers, that
+// the answer came from an analysis snapshot (ports.Note, as the lazy engine
+// does on a warm start).
+type notingFake struct{ busyFake }
+
+func (notingFake) Open(context.Context, ports.Target) (ports.Analysis, error) {
+	return notingFake{}, nil
+}
+
+func (f notingFake) ReferencesFrom(ctx context.Context, start, end uint64) ([]ports.Reference, error) {
+	ports.Note(ctx, ports.SnapshotLimitation)
+	return f.busyFake.ReferencesFrom(ctx, start, end)
+}
+
+// The complete dossier a concise analyze_function links to carries the
+// engine's notes for the call, as a "detail":"complete" call's Evidence
+// does, and the concise one keeps them. Before, the linked record was
+// sealed inside the handler, without the notes the session adds after it.
+func TestConciseDossierLinkKeepsTheEngineNotes(t *testing.T) {
+	is := is.New(t)
+	s := fakeSession(t, notingFake{})
+	ctx := context.Background()
+	direct, err := s.Call(ctx, "analyze_function", json.RawMessage(`{"procedure":"g","detail":"complete"}`), nil)
+	is.NoErr(err)
+	is.True(slices.Contains(direct.Evidence.Limitations, ports.SnapshotLimitation))
+	res, err := s.Call(ctx, "analyze_function", json.RawMessage(`{"procedure":"g"}`), nil)
+	is.NoErr(err)
+	concise := res.Evidence
+	is.True(slices.Contains(concise.Limitations, ports.SnapshotLimitation))
+	if len(concise.EvidenceLinks) != 1 {
+		t.Fatalf("the concise dossier links %d records, want the complete one", len(concise.EvidenceLinks))
+	}
+	complete, err := s.Ledger().Resolve(concise.EvidenceLinks[0])
+	is.NoErr(err)
+	if !slices.Contains(complete.Limitations, ports.SnapshotLimitation) {
+		t.Errorf("the linked complete dossier lacks the engine's note: %q", complete.Limitations)
+	}
+	is.Equal(complete.Limitations, direct.Evidence.Limitations) // the same record's limitations, in the same order
+}

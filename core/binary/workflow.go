@@ -370,6 +370,20 @@ func handleAnalyzeFunction(ctx context.Context, c *core.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The engine's notes for this call (ports.Note: an answer from an
+	// analysis snapshot, ...) are sealed by the session with the result it
+	// returns, after this handler; the complete record a concise dossier
+	// links to is sealed here, before that. So the notes are collected
+	// here, sealed with that record as the session seals them with a
+	// "detail":"complete" call, and handed on to the session's own.
+	notes := &ports.CallNotes{}
+	outer := ctx
+	ctx = ports.WithCallNotes(ctx, notes)
+	defer func() {
+		for _, n := range notes.List() {
+			ports.Note(outer, n)
+		}
+	}()
 	obs, flow, err := analyzeFunction(ctx, c, in)
 	if err != nil {
 		return nil, err
@@ -407,7 +421,14 @@ func handleAnalyzeFunction(ctx context.Context, c *core.Call) (any, error) {
 	// Seal, not SealAs: the complete record gets the limitation naming the
 	// analyst's names this call showed, as the concise one and a
 	// "detail":"complete" call do.
-	parent, err := c.Seal(c.Op, params, obs)
+	full := *obs
+	full.Limitations = slices.Clone(obs.Limitations)
+	for _, n := range notes.List() {
+		if !slices.Contains(full.Limitations, n) {
+			full.Limitations = append(full.Limitations, n)
+		}
+	}
+	parent, err := c.Seal(c.Op, params, &full)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"slices"
 	"strings"
@@ -830,8 +831,8 @@ func TestScenarioStorageArtifact(t *testing.T) {
 	sum := func(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }
 	is.Equal(v["cookies"], []any{map[string]any{"name": "sid", "domain": "app.test", "path": "/", "secure": false, "http_only": true, "same_site": "Lax",
 		"value_state": "hashed", "value_sha256": sum("s123")}})
-	is.Equal(v["local_storage"], []any{map[string]any{"name": "token", "value_state": "hashed", "value_sha256": sum("tok-1")},
-		map[string]any{"name": "pw", "value_state": "redacted-secret", "value_sha256": nil}})
+	is.Equal(v["local_storage"], []any{map[string]any{"name": "pw", "value_state": "redacted-secret", "value_sha256": nil}, // by name
+		map[string]any{"name": "token", "value_state": "hashed", "value_sha256": sum("tok-1")}})
 	is.Equal(v["session_storage"], []any{map[string]any{"name": "user", "value_state": "hashed", "value_sha256": sum("alice")}})
 	b, _ := json.Marshal(r)
 	is.True(!strings.Contains(string(b), "tok-1")) // values never appear
@@ -840,9 +841,52 @@ func TestScenarioStorageArtifact(t *testing.T) {
 	// Two equal runs compare unchanged; a changed value is a change.
 	diff := result(mustCall(t, s, "compare_web_captures", map[string]any{"before_scenario": r, "after_scenario": result(mustCall(t, s, "capture_browser_scenario", args))}))
 	is.Equal(diff["overall_status"], "unchanged")
-	run.storage.LocalStorage[0].Value = "tok-2"
+	run.storage.LocalStorage[0].Value = "tok-2" // token
 	diff = result(mustCall(t, s, "compare_web_captures", map[string]any{"before_scenario": r, "after_scenario": result(mustCall(t, s, "capture_browser_scenario", args))}))
 	is.Equal(diff["overall_status"], "changed")
+}
+
+// A page with more than 512 localStorage items: the storage artifact is
+// truncated and still carries what it kept, the first 512 items of each
+// list by name whatever order the browser listed them in, with the total
+// count as observed. Before, the truncated state had no value, so the
+// whole artifact (cookies and sessionStorage too) was lost.
+func TestScenarioStorageOver512Items(t *testing.T) {
+	is := is.New(t)
+	local := make([]ports.BrowserStoredValue, 600)
+	for i := range local {
+		local[i] = ports.BrowserStoredValue{Name: fmt.Sprintf("k%04d", 599-i), Value: "v"} // the browser's order: reversed
+	}
+	run := &fakeRunner{storage: &ports.BrowserScenarioStorage{
+		Cookies:        []ports.BrowserStoredCookie{{BrowserStoredValue: ports.BrowserStoredValue{Name: "sid", Value: "s"}, Domain: "app.test", Path: "/", SameSite: "Lax"}},
+		LocalStorage:   local,
+		SessionStorage: []ports.BrowserStoredValue{{Name: "user", Value: "alice"}},
+	}}
+	s := session(t, nil, run)
+	args := map[string]any{"browser": map[string]any{"mode": "launch"}, "start_url": map[string]any{"url": "http://app.test/"},
+		"actions": []any{map[string]any{"step_id": "go", "action": "click", "locator": map[string]any{"css": map[string]any{"selector": "#go"}}}},
+		"capture": map[string]any{"at_end": []any{"storage"}}}
+	r := result(mustCall(t, s, "capture_browser_scenario", args))
+	st := r["steps"].([]any)[1].(map[string]any)["artifacts"].(map[string]any)["storage"].(map[string]any)
+	is.Equal(st["state"], "truncated")
+	is.Equal(st["observed"], 602.0) // 1 cookie, 600 local, 1 session
+	is.Equal(st["retained"], 514.0)
+	v := st["value"].(map[string]any)
+	kept := v["local_storage"].([]any)
+	is.Equal(len(kept), 512)
+	is.Equal(kept[0].(map[string]any)["name"], "k0000")
+	is.Equal(kept[511].(map[string]any)["name"], "k0511")
+	is.Equal(len(v["cookies"].([]any)), 1)
+	is.Equal(len(v["session_storage"].([]any)), 1)
+	is.Equal(r["completeness"].(map[string]any)["status"], "truncated")
+
+	// The browser listing the same items in another order keeps the same.
+	slices.Reverse(run.storage.LocalStorage)
+	r2 := result(mustCall(t, s, "capture_browser_scenario", args))
+	is.Equal(r2["steps"].([]any)[1].(map[string]any)["artifacts"].(map[string]any)["storage"], st)
+	// compare_web_captures accepts it and claims nothing about truncated storage.
+	diff := result(mustCall(t, s, "compare_web_captures", map[string]any{"before_scenario": r, "after_scenario": r2}))
+	is.True(diff["overall_status"] != "unchanged")
 }
 
 // A passive capture that saw no network activity says that its window

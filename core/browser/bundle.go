@@ -337,14 +337,14 @@ func handleAnalyzeBundle(ctx context.Context, c *core.Call) (any, error) {
 			case endpointMethods[last] && strings.Contains(call.Callee, ".") && eok0:
 				addFinding(f, &endpoints, BundleEndpoint{ScriptKey: s.key, Kind: "http_" + last, Value: sanitizeEndpoint(e0), Location: loc(callSite(call, a0v))})
 			case strings.HasSuffix(call.Callee, "modelContext.registerTool") && len(call.Args) > 0 && call.Args[0].Kind == ports.JSValObject:
-				addFinding(f, &decls, webmcpDecl(call.Args[0], call.Offset, loc))
+				addFinding(f, &decls, webmcpDecl(call.Args[0], int64(call.CalleeOffset), loc))
 			case strings.HasSuffix(call.Callee, "modelContext.provideContext") && len(call.Args) > 0:
 				// provideContext({tools: [{name, description, inputSchema, execute}, ...]})
 				for _, p := range call.Args[0].Props {
 					if p.Key == "tools" {
 						for _, it := range p.Value.Items {
 							if it.Kind == ports.JSValObject {
-								addFinding(f, &decls, webmcpDecl(it, -1, loc))
+								addFinding(f, &decls, webmcpDecl(it, int64(call.CalleeOffset), loc))
 							}
 						}
 					}
@@ -463,8 +463,13 @@ func schemaProps(v ports.JSValue) []string {
 	return out
 }
 
-// webmcpDecl reads a WebMCP tool object; it is located at the call's first
-// literal argument, else at the tool's name.
+// webmcpDecl reads one declared tool. It is placed where discover_webmcp_tools
+// places the same registration (V8's position of the registering call, the
+// top frame of its stack trace): at off, the callee's last name
+// (registerTool in navigator.modelContext.registerTool(...), which is rea's
+// rule for a call with no literal argument, ports.JSCall.CalleeOffset).
+// When that is unknown (-1: a plain-name callee at a script's top level),
+// the tool's name literal stands in.
 func webmcpDecl(tool ports.JSValue, off int64, loc func(int64) BundleLocation) BundleWebMCPDeclaration {
 	d := BundleWebMCPDeclaration{SchemaPropertyNames: []string{}, Trust: "page-declared-untrusted"}
 	for _, p := range tool.Props {

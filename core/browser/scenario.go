@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -231,6 +232,9 @@ type (
 		Observed int    `json:"observed"`
 		Retained int    `json:"retained"`
 		Reason   string `json:"reason"`
+		// Value is what was kept, for the storage artifact (its first 512
+		// items per list); the others keep none.
+		Value any `json:"value,omitempty"`
 	}
 	artifactCaptured struct {
 		State string `json:"state"`
@@ -282,12 +286,23 @@ func storedValue(v ports.BrowserStoredValue) scenarioStoredValue {
 	return out
 }
 
-// storageArtifact keeps at most 512 items per list (the schema's bound);
-// it also returns how many items there were and how many it kept.
+// storageArtifact keeps at most 512 items per list (the schema's bound),
+// the first by name (cookies then by domain and path), since the browser
+// lists them in no stable order and a run-to-run comparison needs the same
+// items; it also returns how many items there were and how many it kept.
 func storageArtifact(st *ports.BrowserScenarioStorage) (scenarioStorage, int, int) {
 	out := scenarioStorage{Cookies: []scenarioCookie{}, LocalStorage: []scenarioStoredValue{}, SessionStorage: []scenarioStoredValue{}}
 	total := len(st.Cookies) + len(st.LocalStorage) + len(st.SessionStorage)
-	for i, c := range st.Cookies {
+	cookies := slices.Clone(st.Cookies)
+	slices.SortStableFunc(cookies, func(a, b ports.BrowserStoredCookie) int {
+		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Domain, b.Domain), strings.Compare(a.Path, b.Path))
+	})
+	byName := func(l []ports.BrowserStoredValue) []ports.BrowserStoredValue {
+		l = slices.Clone(l)
+		slices.SortStableFunc(l, func(a, b ports.BrowserStoredValue) int { return strings.Compare(a.Name, b.Name) })
+		return l
+	}
+	for i, c := range cookies {
 		if i == 512 {
 			break
 		}
@@ -298,7 +313,7 @@ func storageArtifact(st *ports.BrowserScenarioStorage) (scenarioStorage, int, in
 	for _, l := range []struct {
 		in  []ports.BrowserStoredValue
 		out *[]scenarioStoredValue
-	}{{st.LocalStorage, &out.LocalStorage}, {st.SessionStorage, &out.SessionStorage}} {
+	}{{byName(st.LocalStorage), &out.LocalStorage}, {byName(st.SessionStorage), &out.SessionStorage}} {
 		for i, v := range l.in {
 			if i == 512 {
 				break
@@ -511,7 +526,8 @@ func scenarioArtifacts(s ports.BrowserScenarioStepResult, want []string) (WebSce
 			*dst = artifactMissing{State: "missing", Reason: "the engine returned no " + k}
 			missing = append(missing, k)
 		case k == "storage" && cutHere:
-			*dst = artifactTruncated{State: "truncated", Observed: size, Retained: kept, Reason: "each storage list keeps its first 512 items"}
+			*dst = artifactTruncated{State: "truncated", Observed: size, Retained: kept, Value: v,
+				Reason: "each storage list keeps its first 512 items by name; observed counts the items of all three lists"}
 			trunc = append(trunc, k)
 		case cutHere:
 			*dst = artifactTruncated{State: "truncated", Observed: size, Retained: size, Reason: "cut at the engine's size limit; the full size was not measured"}

@@ -441,6 +441,11 @@ func scenarioCaptureDefs() js {
 		"web_state_truncated": jsObj(js{
 			"state": jsConst("truncated"), "observed": jsInt(0), "retained": jsInt(0), "reason": jsStrLen(1, 1024),
 		}),
+		"web_scenario_storage": jsObj(js{
+			"cookies":         jsArrN(jsAnyOf(hashed(cookie), redacted(cookie)), 0, 512),
+			"local_storage":   jsArrN(jsAnyOf(hashed(value), redacted(value)), 0, 512),
+			"session_storage": jsArrN(jsAnyOf(hashed(value), redacted(value)), 0, 512),
+		}),
 		"web_text_artifact": jsDesc(jsObj(js{
 			"sha256": jsSHA256(), "bytes": jsIntRange(0, 16*1024*1024), "text": jsStrLen(0, 1048576),
 		}), "Redacted text with its UTF-8 byte length and SHA-256 (checked against text)."),
@@ -466,11 +471,13 @@ func scenarioCaptureDefs() js {
 					"type": jsEnum("navigate", "reload", "back_forward", "prerender", "unknown"), "name": url,
 				}), 0, 256),
 			})),
-			"storage": state(jsObj(js{
-				"cookies":         jsArrN(jsAnyOf(hashed(cookie), redacted(cookie)), 0, 512),
-				"local_storage":   jsArrN(jsAnyOf(hashed(value), redacted(value)), 0, 512),
-				"session_storage": jsArrN(jsAnyOf(hashed(value), redacted(value)), 0, 512),
-			})),
+			// A storage list over 512 items keeps its first 512 by name: the
+			// truncated state carries them.
+			"storage": jsAnyOf(
+				jsObj(js{"state": jsConst("captured"), "value": jsRef("web_scenario_storage")}),
+				jsRef("web_state_not_requested"), jsRef("web_state_missing"),
+				jsObj(js{"state": jsConst("truncated"), "observed": jsInt(0), "retained": jsInt(0), "reason": jsStrLen(1, 1024), "value": jsRef("web_scenario_storage")}),
+			),
 		}), "Artifacts captured after the step; each is captured, not_requested, missing or truncated."),
 		"web_scenario_step": jsObj(js{
 			"step_index":           jsInt(0),
