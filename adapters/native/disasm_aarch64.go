@@ -218,7 +218,8 @@ func (d *arm64Decoder) format(b []byte, pc uint64, in *insn, name func(uint64) s
 		}
 		return out
 	}
-	text, suffix := arm64asm.GNUSyntax(inst), ""
+	// GNUSyntax leaves a space after a mnemonic with no operands ("nop ").
+	text, suffix := strings.TrimRight(arm64asm.GNUSyntax(inst), " "), ""
 	for _, arg := range inst.Args {
 		rel, ok := arg.(arm64asm.PCRel)
 		if !ok {
