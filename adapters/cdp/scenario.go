@@ -790,11 +790,6 @@ func captureArtifacts(ctx context.Context, sc scope, want []string, url string, 
 	return a
 }
 
-// maxStoredItems bounds each list of the storage artifact (the schema's
-// bound); what lies beyond is left out and the artifact marked truncated
-// by core.
-const maxStoredItems = 512
-
 // storageArtifact reads the cookies Chromium would send to url and the
 // localStorage and sessionStorage of url's origin, through the browser
 // rather than the page's script (which may replace its Storage objects).
