@@ -91,7 +91,8 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 		sort.Slice(procs, func(i, j int) bool { return procs[i].Address < procs[j].Address })
 	}
 	names := map[uint64]string{}
-	labels := map[uint64]string{} // import labels: a slot's, or a stub's
+	aliases := map[uint64][]string{} // every name at an address
+	labels := map[uint64]string{}    // import labels: a slot's, or a stub's
 	if nl, ok := a.(ports.NameLister); ok {
 		ns, err := nl.Names(ctx)
 		if err != nil && !errors.Is(err, ports.ErrUnsupported) {
@@ -104,6 +105,9 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 			// stripped build gives too.
 			if old, ok := names[n.Address]; n.Name != "" && (!ok || !symbolVersioned(n.Name) || symbolVersioned(old)) {
 				names[n.Address] = n.Name
+			}
+			if n.Name != "" && !symbolVersioned(n.Name) && !slices.Contains(aliases[n.Address], n.Name) {
+				aliases[n.Address] = append(aliases[n.Address], n.Name)
 			}
 			if _, dup := labels[n.Address]; n.Kind == "import" && n.Name != "" && !dup {
 				labels[n.Address] = n.Name
@@ -217,6 +221,11 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 			if n != "" && !seenN[seen] {
 				seenN[seen] = true
 				f.Refs, f.RefAddrs, f.RefImports = append(f.Refs, n), append(f.RefAddrs, to), append(f.RefImports, id)
+				var also []string
+				if len(aliases[to]) > 1 {
+					also = aliases[to]
+				}
+				f.RefAliases = append(f.RefAliases, also)
 			}
 		}
 		for _, x := range refs {
@@ -260,7 +269,7 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 			addRef(x.To)
 		}
 		if !hasXR {
-			f.Refs, f.RefAddrs, f.RefImports, f.Strings, f.Calls = nil, nil, nil, nil, nil
+			f.Refs, f.RefAddrs, f.RefImports, f.RefAliases, f.Strings, f.Calls = nil, nil, nil, nil, nil, nil
 			f.RefsReason, f.StrReason, f.CallsReason = "no references from the provider", "no references from the provider", "no references from the provider"
 		} else if strs == nil {
 			f.Strings, f.StrReason = nil, "no strings from the provider"

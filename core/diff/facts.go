@@ -33,12 +33,17 @@ type fnFacts struct {
 	// when the facts come from an open binary (nil from Evidence): a
 	// comparison of two binaries names a matched function alike on both
 	// sides, whatever each binary calls it.
-	Targets   []insnTarget
-	RefAddrs  []uint64 // parallel to Refs
-	Strings   []string // values of referenced strings
-	StrReason string
-	CFG       *cfgShape
-	CFGReason string
+	Targets  []insnTarget
+	RefAddrs []uint64 // parallel to Refs
+	// RefAliases is parallel to Refs when set: every name at a referenced
+	// address that has several (the linker's __TMC_END__ and _edata
+	// beside a copy-relocated stdout), else nil. Which one Refs shows
+	// depends on what else the linker put there.
+	RefAliases [][]string
+	Strings    []string // values of referenced strings
+	StrReason  string
+	CFG        *cfgShape
+	CFGReason  string
 	// Placeholder says the engine named the function, not the binary: an
 	// unnamed entry point is "entry".
 	Placeholder bool
