@@ -138,9 +138,20 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 	for _, in := range ins {
 		starts[in.Addr] = true
 	}
+	bases := picBases(ins, refFrom)
 	text = make([]string, 0, len(ins))
-	for _, in := range ins {
+	for k, in := range ins {
 		ops := cutComment(in.Operands)
+		if k > 0 && ins[k-1].Flow == "call" {
+			// i386 position-independent code: after call __x86.get_pc_thunk.bx,
+			// add ebx, OFFSET makes ebx the GOT's address, this
+			// instruction's plus OFFSET. OFFSET moves with the code.
+			if reg, v, ok := addImmediate(in.Mnemonic, ops); ok && (bases[in.Addr+v] ||
+				strings.HasPrefix(nameOf(ins[k-1].Target), "__x86.get_pc_thunk.")) {
+				text = append(text, in.Mnemonic+" "+reg+", ADDR")
+				continue
+			}
+		}
 		if strings.Contains(ops, "<") {
 			ops = symbolRe.ReplaceAllString(ops, "")
 		}
@@ -159,7 +170,9 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 				dst = stableName(nameOf(in.Target))
 				targets = append(targets, insnTarget{Index: len(text), Addr: in.Target, Token: dst})
 			}
-			if n := numberRe.FindStringIndex(ops); n != nil && !strings.Contains(ops, "[") {
+			// The target is the last number: tbnz w1, #31, 0x17c4 tests a bit.
+			if ns := numberRe.FindAllStringIndex(ops, -1); ns != nil && !strings.Contains(ops, "[") {
+				n := ns[len(ns)-1]
 				ops = ops[:n[0]] + dst + ops[n[1]:]
 			} else {
 				ops = dst
@@ -185,22 +198,49 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 				return numberRe.ReplaceAllString(m, "DISP")
 			}
 			if len(refs) > 0 {
-				return numberRe.ReplaceAllStringFunc(m, func(s string) string {
+				m = numberRe.ReplaceAllStringFunc(m, func(s string) string {
 					if v, ok := parseNumber(s); ok && v >= 0x1000 && slices.Contains(refs, v) {
 						return "ADDR"
 					}
 					return s
 				})
+				if !strings.Contains(m, "ADDR") && !framePointerRe.MatchString(m) {
+					// The engine knew the base register: its displacement
+					// is part of the address referenced (i386's [ebx-0x1f81]
+					// from the GOT, AArch64's [x8,#232] after adrp).
+					m = addressPartRe.ReplaceAllStringFunc(m, func(s string) string {
+						if strings.HasPrefix(s, "*") {
+							return s
+						}
+						return "+ADDR"
+					})
+					m = strings.Replace(m, "[+ADDR", "[ADDR", 1)
+					m = strings.ReplaceAll(m, ",+ADDR", ",ADDR")
+					m = strings.ReplaceAll(m, "++ADDR", "+ADDR")
+				}
 			}
 			return m
 		})
+		// AArch64's add xD, xN, #LOW after adrp: the low 12 bits of the
+		// address the engine resolved.
+		// AArch64's adrp and adr form a PC-relative address.
+		pcRel := in.Mnemonic == "adrp" || in.Mnemonic == "adr"
+		lowBits := func(v uint64) bool {
+			if pcRel {
+				return true
+			}
+			if in.Mnemonic != "add" || strings.Contains(ops, "[") {
+				return false
+			}
+			return slices.ContainsFunc(refs, func(r uint64) bool { return r&0xfff == v })
+		}
 		// Outside brackets: an address operand, or a constant; but the
 		// size of a stack frame (sub rsp, 0x18) is the compiler's choice.
 		outside := bracketRe.ReplaceAllString(ops, "")
 		if !adjustsStack(ops) {
 			for _, s := range numberRe.FindAllString(outside, -1) {
 				v, ok := parseNumber(s)
-				if ok && len(refs) > 0 && (slices.Contains(refs, v) || v >= 0x1000) {
+				if ok && (pcRel || len(refs) > 0 && (slices.Contains(refs, v) || v >= 0x1000 || lowBits(v))) {
 					continue
 				}
 				consts = append(consts, "0x"+strconv.FormatUint(v, 16))
@@ -230,7 +270,7 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 		}
 		ops = replaceOutside(ops, func(s string) string {
 			v, ok := parseNumber(s)
-			if ok && len(refs) > 0 && (slices.Contains(refs, v) || v >= 0x1000) {
+			if ok && (pcRel || len(refs) > 0 && (slices.Contains(refs, v) || v >= 0x1000 || lowBits(v))) {
 				return "ADDR"
 			}
 			return s
@@ -242,6 +282,61 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 	}
 	slices.Sort(consts)
 	return text, consts, targets
+}
+
+// addressPartRe matches a displacement in a memory operand, with its sign
+// or AArch64's #, or a scale (*8), which stays.
+var addressPartRe = regexp.MustCompile(`\*[0-9]+|[-+]?#?-?\b(0x[0-9a-fA-F]+|[0-9]+)\b`)
+
+// picBases are the addresses a register holds in a function's memory
+// operands that the engine resolved: a reference to R from [REG-D] says
+// REG holds R+D (i386's GOT, from lea eax, [ebx-0x1f81]).
+func picBases(ins []insn, refFrom map[uint64][]uint64) map[uint64]bool {
+	var bases map[uint64]bool
+	for _, in := range ins {
+		refs := refFrom[in.Addr]
+		if len(refs) == 0 {
+			continue
+		}
+		for _, m := range bracketRe.FindAllString(cutComment(in.Operands), -1) {
+			if strings.Contains(m, "*") || framePointerRe.MatchString(m) || strings.Contains(m, "rip") {
+				continue
+			}
+			ns := numberRe.FindAllString(m, -1)
+			if len(ns) != 1 {
+				continue
+			}
+			neg := strings.HasPrefix(strings.TrimPrefix(ns[0], "#"), "-")
+			d, ok := parseNumber(strings.TrimPrefix(strings.TrimPrefix(ns[0], "#"), "-"))
+			if !ok {
+				continue
+			}
+			for _, r := range refs {
+				if bases == nil {
+					bases = map[uint64]bool{}
+				}
+				if neg {
+					bases[r+d] = true
+				} else {
+					bases[r-d] = true
+				}
+			}
+		}
+	}
+	return bases
+}
+
+// addImmediate reads add REG, IMM: the register and the immediate.
+func addImmediate(mnemonic, ops string) (reg string, v uint64, ok bool) {
+	if mnemonic != "add" || strings.Contains(ops, "[") {
+		return "", 0, false
+	}
+	reg, imm, found := strings.Cut(ops, ",")
+	if !found || strings.Contains(imm, ",") {
+		return "", 0, false
+	}
+	v, ok = parseNumber(strings.TrimSpace(imm))
+	return strings.TrimSpace(reg), v, ok && v != 0
 }
 
 // framePointerRe matches a memory operand based on the stack or frame
