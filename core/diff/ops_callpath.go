@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"regexp"
@@ -117,13 +118,30 @@ func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
 		}
 	}
 	find := func(arg, s string) (*cpNode, error) {
+		at, given := uint64(0), false
 		if a, err := core.ParseHex(s); err == nil {
 			if n := nodes[a]; n != nil {
 				return n, nil
 			}
+			at, given = a, true
 		}
-		if a, ok := locationAlias(ctx, c, sha, aliases, s); ok && nodes[a] != nil {
-			return nodes[a], nil
+		if a, ok := locationAlias(ctx, c, sha, aliases, s); ok {
+			if nodes[a] != nil {
+				return nodes[a], nil
+			}
+			at, given = a, true
+		}
+		if given {
+			// A function no record analyzes or calls directly (a handler
+			// called only through a dispatch table): no path reaches it
+			// over the records, and the notes say which records make
+			// indirect calls. With the binary open it must be a procedure
+			// there; otherwise an address or sub_<hex> is taken as given.
+			if name, open, ok := procedureAt(ctx, c, sha, at); ok || !open {
+				n := &cpNode{name: cmp.Or(name, displayName("", at)), addr: at}
+				nodes[at] = n
+				return n, nil
+			}
 		}
 		var hit *cpNode
 		for _, n := range nodes {
@@ -335,6 +353,30 @@ func locationAlias(ctx context.Context, c *core.Call, sha string, aliases map[st
 		}
 	}
 	return 0, false
+}
+
+// procedureAt names the procedure that starts at a in the session's open
+// binary when it is the records' (sha): open says it is, ok that a
+// procedure starts there.
+func procedureAt(ctx context.Context, c *core.Call, sha string, a uint64) (name string, open, ok bool) {
+	an, _, t := c.Bound()
+	if t == nil || sha == "" || t.SHA256 != sha {
+		return "", false, false
+	}
+	pl, isPL := an.(ports.ProcedureLister)
+	if !isPL {
+		return "", false, false
+	}
+	procs, err := pl.Procedures(ctx)
+	if err != nil {
+		return "", false, false
+	}
+	for _, p := range procs {
+		if p.Address == a {
+			return p.Name, true, true
+		}
+	}
+	return "", true, false
 }
 
 // renamedRe reads one entry of the limitation a record gets when it shows
