@@ -195,7 +195,7 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 		// Memory operands: a RIP- or PC-relative displacement is an address.
 		ops = bracketRe.ReplaceAllStringFunc(ops, func(m string) string {
 			if strings.Contains(m, "rip") || strings.Contains(m, "eip") || strings.Contains(m, "pc") {
-				return numberRe.ReplaceAllString(m, "DISP")
+				return unsigned(m, "DISP")
 			}
 			if len(refs) > 0 {
 				m = numberRe.ReplaceAllStringFunc(m, func(s string) string {
@@ -208,15 +208,7 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 					// The engine knew the base register: its displacement
 					// is part of the address referenced (i386's [ebx-0x1f81]
 					// from the GOT, AArch64's [x8,#232] after adrp).
-					m = addressPartRe.ReplaceAllStringFunc(m, func(s string) string {
-						if strings.HasPrefix(s, "*") {
-							return s
-						}
-						return "+ADDR"
-					})
-					m = strings.Replace(m, "[+ADDR", "[ADDR", 1)
-					m = strings.ReplaceAll(m, ",+ADDR", ",ADDR")
-					m = strings.ReplaceAll(m, "++ADDR", "+ADDR")
+					m = unsigned(m, "ADDR")
 				}
 			}
 			return m
@@ -284,9 +276,33 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 	return text, consts, targets
 }
 
-// addressPartRe matches a displacement in a memory operand, with its sign
-// or AArch64's #, or a scale (*8), which stays.
-var addressPartRe = regexp.MustCompile(`\*[0-9]+|[-+]?#?-?\b(0x[0-9a-fA-F]+|[0-9]+)\b`)
+// unsigned replaces each displacement in the memory operand m by word,
+// whatever its sign: [rip-0x120] and [rip+0x120] are both [rip+DISP], as
+// where the target lies is the layout's; AArch64's [x8,#232] is
+// [x8,#ADDR]. A scale (*8) stays.
+func unsigned(m, word string) string {
+	var b strings.Builder
+	last := 0
+	for _, loc := range numberRe.FindAllStringIndex(m, -1) {
+		if loc[0] > 0 && m[loc[0]-1] == '*' {
+			continue
+		}
+		tok := m[loc[0]:loc[1]]
+		hash := strings.HasPrefix(tok, "#")
+		b.WriteString(m[last:loc[0]])
+		switch {
+		case hash:
+			b.WriteString("#" + word)
+		case strings.HasPrefix(tok, "-"):
+			b.WriteString("+" + word)
+		default:
+			b.WriteString(word)
+		}
+		last = loc[1]
+	}
+	b.WriteString(m[last:])
+	return b.String()
+}
 
 // picBases are the addresses a register holds in a function's memory
 // operands that the engine resolved: a reference to R from [REG-D] says

@@ -131,4 +131,20 @@ func TestNormalizeAddressParts(t *testing.T) {
 	is.Equal(lc, rc)
 	is.Equal(lc, []string{"0x10", "0x2d"})
 	is.Equal(lt[9], "tbnz w1, #31, L") // the bit stays, the target is L
+
+	// A RIP-relative operand is DISP whichever side of the instruction
+	// its target lies (before: [rip+DISP] against [ripDISP], so _start's
+	// lea rdi, [rip+main] changed when main moved before it).
+	fwd, _, _ := normalize([]insn{{Addr: 0x1000, Mnemonic: "lea", Operands: "rdi, [rip+0x120]", Flow: "next"}}, 0x1000, 0x1008, func(uint64) string { return "" }, nil)
+	back, _, _ := normalize([]insn{{Addr: 0x1000, Mnemonic: "lea", Operands: "rdi, [rip-0x120]", Flow: "next"}}, 0x1000, 0x1008, func(uint64) string { return "" }, nil)
+	is.Equal(fwd, []string{"lea rdi, [rip+DISP]"})
+	is.Equal(back, fwd)
+	// And a resolved base's displacement is ADDR whatever its sign.
+	refs := map[uint64][]uint64{0x1000: {0x2000}}
+	neg, _, _ := normalize([]insn{{Addr: 0x1000, Mnemonic: "lea", Operands: "eax, [ebx-0x1f81]", Flow: "next"}}, 0x1000, 0x1008, func(uint64) string { return "" }, refs)
+	pos, _, _ := normalize([]insn{{Addr: 0x1000, Mnemonic: "lea", Operands: "eax, [ebx+0x1f81]", Flow: "next"}}, 0x1000, 0x1008, func(uint64) string { return "" }, refs)
+	is.Equal(neg, []string{"lea eax, [ebx+ADDR]"})
+	is.Equal(pos, neg)
+	arm, _, _ := normalize([]insn{{Addr: 0x1000, Mnemonic: "ldr", Operands: "w8, [x8,#232]", Flow: "next"}}, 0x1000, 0x1008, func(uint64) string { return "" }, refs)
+	is.Equal(arm, []string{"ldr w8, [x8,#ADDR]"})
 }
