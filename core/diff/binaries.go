@@ -31,6 +31,15 @@ type binSide struct {
 	// none); data are its data sections' SHA-256 digests by name (data.go).
 	strs []string
 	data map[string]string
+	// segs are the binary's sections and load segments (nil when the
+	// provider lists none): what mapped reads.
+	segs []ports.Segment
+}
+
+// mapped reports an address inside one of the binary's sections or load
+// segments; with none listed, nothing is.
+func (s *binSide) mapped(v uint64) bool {
+	return ports.Holding(s.segs, v) != nil
 }
 
 // maxFunctionInstructions bounds the instructions decoded per function.
@@ -285,7 +294,7 @@ func (s *binSide) read(ctx context.Context, a ports.Analysis) error {
 		if partial != "" {
 			f.InsnsReason = partial
 		} else {
-			f.Insns, f.Consts, f.Targets = normalize(ins, f.Start, f.End, func(a uint64) string { return names[a] }, refFrom)
+			f.Insns, f.Consts, f.Targets = normalize(ins, f.Start, f.End, func(a uint64) string { return names[a] }, refFrom, s.mapped)
 			if f.Consts == nil {
 				f.Consts = []string{}
 			}

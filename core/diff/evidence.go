@@ -234,7 +234,7 @@ func factsOfEvidence(ev *core.Evidence) (*fnFacts, error) {
 			}
 			ins = append(ins, in)
 		}
-		f.Insns, f.Consts, _ = normalize(ins, f.Start, f.End, func(a uint64) string { return names[a] }, refFrom)
+		f.Insns, f.Consts, _ = normalize(ins, f.Start, f.End, func(a uint64) string { return names[a] }, refFrom, nil)
 		if f.Consts == nil {
 			f.Consts = []string{}
 		}

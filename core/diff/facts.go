@@ -132,8 +132,10 @@ func stableName(name string) string {
 // displacement is DISP, and an operand equal to a referenced address is
 // ADDR. What remains of the numbers are constants, returned apart; targets
 // lists the lines that name a target outside the function, with the token
-// they name it by.
-func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFrom map[uint64][]uint64) (text, consts []string, targets []insnTarget) {
+// they name it by. mapped, when not nil, says which absolute numbers lie in
+// the binary's image: one from 1 MiB up that does is an address too, as a
+// 32-bit PE's [4*ebx+0x409850] table is.
+func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFrom map[uint64][]uint64, mapped func(uint64) bool) (text, consts []string, targets []insnTarget) {
 	starts := make(map[uint64]bool, len(ins)) // the function's instruction starts
 	for _, in := range ins {
 		starts[in.Addr] = true
@@ -181,6 +183,13 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 			continue
 		}
 		refs := refFrom[in.Addr]
+		if mapped != nil && hasBigHex(ops) {
+			for _, n := range numberRe.FindAllString(ops, -1) {
+				if v, ok := parseNumber(n); ok && v >= 1<<20 && mapped(v) && !slices.Contains(refs, v) {
+					refs = append(slices.Clip(refs), v)
+				}
+			}
+		}
 		// Without references the rest depends on the instruction's text
 		// alone, which repeats across a binary's functions: memoized.
 		key := normKey{in.Mnemonic, in.Operands}
@@ -246,7 +255,7 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 				continue
 			}
 			for _, loc := range numberRe.FindAllStringIndex(m, -1) {
-				if loc[0] > 0 && m[loc[0]-1] == '*' {
+				if loc[0] > 0 && m[loc[0]-1] == '*' || loc[1] < len(m) && m[loc[1]] == '*' {
 					continue
 				}
 				num := strings.TrimPrefix(m[loc[0]:loc[1]], "#")
@@ -276,6 +285,25 @@ func normalize(ins []insn, start, end uint64, nameOf func(uint64) string, refFro
 	return text, consts, targets
 }
 
+// hasBigHex reports a hex literal of at least 1 MiB (0x and six digits) in
+// s, the cheap test before looking for absolute addresses.
+func hasBigHex(s string) bool {
+	for {
+		i := strings.Index(s, "0x")
+		if i < 0 {
+			return false
+		}
+		s = s[i+2:]
+		n := 0
+		for n < len(s) && (s[n] >= '0' && s[n] <= '9' || s[n] >= 'a' && s[n] <= 'f' || s[n] >= 'A' && s[n] <= 'F') {
+			n++
+		}
+		if n >= 6 {
+			return true
+		}
+	}
+}
+
 // unsigned replaces each displacement in the memory operand m by word,
 // whatever its sign: [rip-0x120] and [rip+0x120] are both [rip+DISP], as
 // where the target lies is the layout's; AArch64's [x8,#232] is
@@ -284,7 +312,7 @@ func unsigned(m, word string) string {
 	var b strings.Builder
 	last := 0
 	for _, loc := range numberRe.FindAllStringIndex(m, -1) {
-		if loc[0] > 0 && m[loc[0]-1] == '*' {
+		if loc[0] > 0 && m[loc[0]-1] == '*' || loc[1] < len(m) && m[loc[1]] == '*' {
 			continue
 		}
 		tok := m[loc[0]:loc[1]]
