@@ -106,7 +106,9 @@ func TestBuildCallPathNamesUnresolvedCalls(t *testing.T) {
 		is.Equal(out.Total, 0)
 		is.Equal(out.Goal.Name, "ping")
 		is.Equal(out.Goal.Address, pa["address"])
-		is.True(slices.ContainsFunc(out.Notes, func(n string) bool { return strings.Contains(n, "dispatch") && strings.Contains(strings.ToLower(n), "unresolved") }))
+		is.True(slices.ContainsFunc(out.Notes, func(n string) bool {
+			return strings.Contains(n, "dispatch") && strings.Contains(strings.ToLower(n), "unresolved")
+		}))
 	}
 	// A name the binary does not have is still refused.
 	code, _ := errCode(t, call(t, cs, "build_call_path", map[string]any{"functions": refs[:2], "start": "main", "goal": "pong"}))
