@@ -110,6 +110,13 @@ func TestBuildCallPathNamesUnresolvedCalls(t *testing.T) {
 			return strings.Contains(n, "dispatch") && strings.Contains(strings.ToLower(n), "unresolved")
 		}))
 	}
+	// An import's own name names its stub though no record calls it.
+	r := call(t, cs, "build_call_path", map[string]any{"functions": refs[:2], "start": "main", "goal": "printf"})
+	if r.isError {
+		t.Fatalf("goal printf: %s", r.text)
+	}
+	_, m = evidence(t, r)
+	is.Equal(m["goal"].(map[string]any)["name"], "printf@plt")
 	// A name the binary does not have is still refused.
 	code, _ := errCode(t, call(t, cs, "build_call_path", map[string]any{"functions": refs[:2], "start": "main", "goal": "pong"}))
 	is.Equal(code, core.CodeInvalidRequest)

@@ -131,18 +131,6 @@ func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
 			}
 			at, given = a, true
 		}
-		if given {
-			// A function no record analyzes or calls directly (a handler
-			// called only through a dispatch table): no path reaches it
-			// over the records, and the notes say which records make
-			// indirect calls. With the binary open it must be a procedure
-			// there; otherwise an address or sub_<hex> is taken as given.
-			if name, open, ok := procedureAt(ctx, c, sha, at); ok || !open {
-				n := &cpNode{name: cmp.Or(name, displayName("", at)), addr: at}
-				nodes[at] = n
-				return n, nil
-			}
-		}
 		var hit *cpNode
 		for _, n := range nodes {
 			if n.name == s && (hit == nil || n.addr < hit.addr) {
@@ -159,6 +147,32 @@ func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
 			}
 		}
 		if hit == nil {
+			isProc := false
+			if given {
+				_, _, isProc = procedureAt(ctx, c, sha, at)
+			}
+			if !isProc && !strings.Contains(s, "@") {
+				// An import's own name names its stub in the open binary too
+				// (read is read@plt's, not the label of its GOT slot).
+				if a, ok := stubNamed(ctx, c, sha, s); ok {
+					at, given = a, true
+				}
+			}
+			if given {
+				// A function no record analyzes or calls directly (a handler
+				// called only through a dispatch table): no path reaches it
+				// over the records, and the notes say which records make
+				// indirect calls. With the binary open it must be a procedure
+				// there; otherwise an address or sub_<hex> is taken as given.
+				if name, open, ok := procedureAt(ctx, c, sha, at); ok || !open {
+					if n := nodes[at]; n != nil {
+						return n, nil
+					}
+					n := &cpNode{name: cmp.Or(name, displayName("", at)), addr: at}
+					nodes[at] = n
+					return n, nil
+				}
+			}
 			names := make([]string, 0, len(nodes))
 			for _, n := range nodes {
 				names = append(names, n.name)
@@ -350,6 +364,30 @@ func locationAlias(ctx context.Context, c *core.Call, sha string, aliases map[st
 	if h, ok := strings.CutPrefix(s, "sub_"); ok {
 		if a, err := strconv.ParseUint(h, 16, 64); err == nil {
 			return a, true
+		}
+	}
+	return 0, false
+}
+
+// stubNamed finds, in the session's open binary when it is the records'
+// (sha), the lowest import stub whose import is named s (read@plt for
+// read).
+func stubNamed(ctx context.Context, c *core.Call, sha, s string) (uint64, bool) {
+	an, _, t := c.Bound()
+	if t == nil || sha == "" || t.SHA256 != sha {
+		return 0, false
+	}
+	pl, ok := an.(ports.ProcedureLister)
+	if !ok {
+		return 0, false
+	}
+	procs, err := pl.Procedures(ctx)
+	if err != nil {
+		return 0, false
+	}
+	for _, p := range procs { // sorted by address
+		if strings.Contains(p.Name, "@") && importID(p.Name) == s {
+			return p.Address, true
 		}
 	}
 	return 0, false
