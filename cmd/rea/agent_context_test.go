@@ -117,8 +117,19 @@ func TestBuildCallPathNamesUnresolvedCalls(t *testing.T) {
 	}
 	_, m = evidence(t, r)
 	is.Equal(m["goal"].(map[string]any)["name"], "printf@plt")
+	// NAME+OFFSET inside a recorded function is that function, as
+	// trace_call_path reads it (before: "no supplied function or callee is
+	// named \"main+0x4\"").
+	r = call(t, cs, "build_call_path", map[string]any{"functions": refs[:2], "start": "main+0x4", "goal": "dispatch"})
+	if r.isError {
+		t.Fatalf("start main+0x4: %s", r.text)
+	}
+	_, m = evidence(t, r)
+	is.Equal(m["total"], 1.0)
+	code, _ := errCode(t, call(t, cs, "build_call_path", map[string]any{"functions": refs[:2], "start": "main+0x100000", "goal": "dispatch"}))
+	is.Equal(code, core.CodeInvalidRequest) // past main's end
 	// A name the binary does not have is still refused.
-	code, _ := errCode(t, call(t, cs, "build_call_path", map[string]any{"functions": refs[:2], "start": "main", "goal": "pong"}))
+	code, _ = errCode(t, call(t, cs, "build_call_path", map[string]any{"functions": refs[:2], "start": "main", "goal": "pong"}))
 	is.Equal(code, core.CodeInvalidRequest)
 }
 

@@ -54,6 +54,7 @@ type cpNode struct {
 	name     string
 	addr     uint64
 	ev       string // "" when no record covers it
+	end      uint64 // one past the function's last byte, from its record (0 without)
 	callees  []uint64
 	indirect []uint64 // unresolved indirect call sites its record lists
 }
@@ -103,7 +104,7 @@ func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
 			n = &cpNode{addr: f.Address}
 			nodes[f.Address] = n
 		}
-		n.name, n.ev, n.indirect = f.Name, string(ev.EvidenceID), f.Indirect
+		n.name, n.ev, n.indirect, n.end = f.Name, string(ev.EvidenceID), f.Indirect, f.End
 		links = append(links, ev.EvidenceID)
 		if f.Calls == nil {
 			notes = append(notes, f.Name+": its record lists no complete callees ("+f.CallsReason+")")
@@ -117,7 +118,8 @@ func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
 			}
 		}
 	}
-	find := func(arg, s string) (*cpNode, error) {
+	var find func(arg, s string) (*cpNode, error)
+	find = func(arg, s string) (*cpNode, error) {
 		at, given := uint64(0), false
 		if a, err := core.ParseHex(s); err == nil {
 			if n := nodes[a]; n != nil {
@@ -171,6 +173,15 @@ func handleBuildCallPath(ctx context.Context, c *core.Call) (any, error) {
 					n := &cpNode{name: cmp.Or(name, displayName("", at)), addr: at}
 					nodes[at] = n
 					return n, nil
+				}
+			}
+			if base, off, ok := strings.Cut(s, "+"); ok {
+				// NAME+OFFSET inside a recorded function is that function,
+				// as trace_call_path reads a location.
+				if v, err := strconv.ParseUint(off, 0, 64); err == nil {
+					if n, err := find(arg, base); err == nil && n.end > n.addr && v < n.end-n.addr {
+						return n, nil
+					}
 				}
 			}
 			names := make([]string, 0, len(nodes))
